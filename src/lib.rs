@@ -1,0 +1,19 @@
+//! smrtl: a bit-accurate, cycle-accurate RTL model of a GPU streaming
+//! multiprocessor (NVIDIA Tesla/GT200/Fermi class) and of its GPU-CC
+//! extension.
+//!
+//! * [`hdl`]: the embedded HDL every block is written in (bit vectors,
+//!   `Backend` trait with a concrete and a tracing interpretation, registers,
+//!   memories, clock scheduler, VCD writer, Verilog emitter).
+//! * [`cosim`]: Verilator and Icarus harnesses for lock-step co-simulation.
+//! * [`units`]: the SM blocks.
+//! * [`sm`]: `SmConfig` and the presets.
+//! * [`testbenches`]: reusable stimulus, reference models and monitors
+//!   (source in the top-level `testbenches/` folder).
+
+pub mod cosim;
+pub mod hdl;
+pub mod sm;
+pub mod units;
+#[path = "../testbenches/mod.rs"]
+pub mod testbenches;

@@ -1,0 +1,239 @@
+//! `SmConfig`: the one struct that holds every size of the modelled SM.
+//!
+//! Every width in every block is derived from these fields (each derivation
+//! carries a comment saying why). Named presets live in `configs/*.toml`; all
+//! of them set every field (serde rejects missing or unknown fields), and
+//! [`SmConfig::validate`] rejects values no block can be built from, naming
+//! the field and the reason.
+//!
+//! Seed references (see `docs/presets.md`): `tesla` follows seed 001 (P&H
+//! appendix B.4), `gt200` seeds 000/003, `fermi` seed 004, `gpucc` seed 002.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// How FP32 multiply-add is done by the SP lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MulAdd {
+    /// Tesla/GT200 FMAD: product truncated, not fused (seed 000/001).
+    Fmad,
+    /// Fermi FFMA: IEEE 754-2008 fused multiply-add (seed 004).
+    Ffma,
+}
+
+/// GPU-CC communication network parameters (seed 002).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuccConfig {
+    /// Data lanes between cores (A-E).
+    pub lanes: u32,
+    /// Input FIFOs per core (a core executes instructions of up to 3 operands).
+    pub input_fifos: u32,
+    /// Entries per core input FIFO.
+    pub fifo_depth: u32,
+    /// Entries of a load-store unit's address FIFO.
+    pub lsu_addr_fifo_depth: u32,
+    /// Entries of a load-store unit's data FIFO.
+    pub lsu_data_fifo_depth: u32,
+}
+
+/// Every size of one SM.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmConfig {
+    /// Preset name, used in reports and module names.
+    pub name: String,
+    /// SP lanes (FP32 multiply-add + INT32 ALU).
+    pub sp_lanes: u32,
+    /// Special function units.
+    pub sfu_units: u32,
+    /// Dedicated FP64 FMA units (0 when FP64 runs in the SP lanes or is absent).
+    pub fp64_units: u32,
+    /// FP64 throughput as a divisor of the FP32 rate (0 = no FP64).
+    pub fp64_rate_divisor: u32,
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// Resident warps.
+    pub max_warps: u32,
+    /// Resident threads.
+    pub max_threads: u32,
+    /// 32-bit registers in the register file.
+    pub registers: u32,
+    /// Register-file banks.
+    pub reg_banks: u32,
+    /// Fewest registers a thread may declare.
+    pub min_regs_per_thread: u32,
+    /// Most registers a thread may declare.
+    pub max_regs_per_thread: u32,
+    /// Shared memory in bytes.
+    pub smem_bytes: u32,
+    /// Shared-memory banks (32-bit wide each).
+    pub smem_banks: u32,
+    /// Threads served by one shared-memory pass (16 = half-warp on GT200).
+    pub smem_request_threads: u32,
+    /// Warp schedulers.
+    pub warp_schedulers: u32,
+    /// SP + SFU co-issue ("dual issue").
+    pub dual_issue: bool,
+    /// FP32 multiply-add flavour.
+    pub mul_add: MulAdd,
+    /// Hot (shader) clock cycles per core clock cycle. Must be 2.
+    pub hot_clock_ratio: u32,
+    /// GPU-CC network; absent for SMs without it.
+    pub gpucc: Option<GpuccConfig>,
+}
+
+/// A configuration that cannot be loaded or does not describe a buildable SM.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("config {path} is not valid TOML for SmConfig: {msg}")]
+    Parse { path: String, msg: String },
+    #[error("config {path}: field `{field}` = {value}: {reason}")]
+    Invalid { path: String, field: &'static str, value: String, reason: String },
+    #[error("unknown preset `{0}` (known: tesla, gt200, fermi, gpucc)")]
+    UnknownPreset(String),
+}
+
+const PRESETS: [(&str, &str); 4] = [
+    ("tesla", include_str!("../../configs/tesla.toml")),
+    ("gt200", include_str!("../../configs/gt200.toml")),
+    ("fermi", include_str!("../../configs/fermi.toml")),
+    ("gpucc", include_str!("../../configs/gpucc.toml")),
+];
+
+impl SmConfig {
+    /// A named preset (the same text as `configs/<name>.toml`).
+    pub fn preset(name: &str) -> Result<Self, ConfigError> {
+        let (_, text) = PRESETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| ConfigError::UnknownPreset(name.to_string()))?;
+        Self::from_toml(text, &format!("configs/{name}.toml"))
+    }
+
+    /// Names of the built-in presets.
+    pub fn preset_names() -> impl Iterator<Item = &'static str> {
+        PRESETS.iter().map(|(n, _)| *n)
+    }
+
+    /// Parse and validate TOML text; `origin` names it in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Self, ConfigError> {
+        let cfg: SmConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: origin.to_string(),
+            msg: e.to_string(),
+        })?;
+        cfg.validate(origin)?;
+        Ok(cfg)
+    }
+
+    /// Load a config file, or a preset when `spec` is a preset name.
+    pub fn load(spec: &str) -> Result<Self, ConfigError> {
+        if PRESETS.iter().any(|(n, _)| *n == spec) {
+            return Self::preset(spec);
+        }
+        let path = Path::new(spec);
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: spec.to_string(),
+            source,
+        })?;
+        Self::from_toml(&text, spec)
+    }
+
+    /// Check every field a block derives a width or a size from.
+    pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
+        let bad = |field: &'static str, value: u32, reason: &str| ConfigError::Invalid {
+            path: origin.to_string(),
+            field,
+            value: value.to_string(),
+            reason: reason.to_string(),
+        };
+        let pow2 = |field: &'static str, v: u32| -> Result<(), ConfigError> {
+            if v == 0 || !v.is_power_of_two() {
+                Err(bad(field, v, "must be a power of two (it is used as an address bit field)"))
+            } else {
+                Ok(())
+            }
+        };
+        pow2("sp_lanes", self.sp_lanes)?;
+        pow2("warp_size", self.warp_size)?;
+        pow2("reg_banks", self.reg_banks)?;
+        pow2("smem_banks", self.smem_banks)?;
+        pow2("smem_request_threads", self.smem_request_threads)?;
+        if self.sfu_units == 0 {
+            return Err(bad("sfu_units", 0, "an SM needs at least one SFU"));
+        }
+        if self.warp_size % self.sp_lanes != 0 {
+            return Err(bad("sp_lanes", self.sp_lanes, "must divide warp_size"));
+        }
+        if self.max_threads != self.max_warps * self.warp_size {
+            return Err(bad("max_threads", self.max_threads, "must equal max_warps * warp_size"));
+        }
+        if self.registers % (self.reg_banks * 32) != 0 {
+            return Err(bad("registers", self.registers, "must be a multiple of 32 * reg_banks"));
+        }
+        if self.min_regs_per_thread == 0 || self.min_regs_per_thread > self.max_regs_per_thread {
+            return Err(bad(
+                "min_regs_per_thread",
+                self.min_regs_per_thread,
+                "must be >= 1 and <= max_regs_per_thread",
+            ));
+        }
+        if self.smem_bytes == 0 || self.smem_bytes % (4 * self.smem_banks) != 0 {
+            return Err(bad("smem_bytes", self.smem_bytes, "must be a non-zero multiple of 4 * smem_banks"));
+        }
+        if self.smem_request_threads > self.warp_size {
+            return Err(bad("smem_request_threads", self.smem_request_threads, "must be <= warp_size"));
+        }
+        if self.warp_schedulers == 0 || self.max_warps % self.warp_schedulers != 0 {
+            return Err(bad("warp_schedulers", self.warp_schedulers, "must be >= 1 and divide max_warps"));
+        }
+        if self.hot_clock_ratio != 2 {
+            return Err(bad("hot_clock_ratio", self.hot_clock_ratio, "the hot clock runs at exactly 2x the core clock"));
+        }
+        if let Some(g) = &self.gpucc {
+            if g.lanes == 0 {
+                return Err(bad("gpucc.lanes", g.lanes, "must be >= 1"));
+            }
+            pow2("gpucc.fifo_depth", g.fifo_depth)?;
+            pow2("gpucc.lsu_addr_fifo_depth", g.lsu_addr_fifo_depth)?;
+            pow2("gpucc.lsu_data_fifo_depth", g.lsu_data_fifo_depth)?;
+            if g.input_fifos == 0 {
+                return Err(bad("gpucc.input_fifos", g.input_fifos, "must be >= 1"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_load_and_validate() {
+        for n in SmConfig::preset_names() {
+            let c = SmConfig::preset(n).unwrap();
+            assert_eq!(c.name, n);
+        }
+        assert_eq!(SmConfig::preset("gt200").unwrap().registers, 16384);
+        assert_eq!(SmConfig::preset("fermi").unwrap().smem_banks, 32);
+    }
+
+    #[test]
+    fn bank_count_not_power_of_two_is_named() {
+        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 12");
+        let e = SmConfig::from_toml(&text, "bad.toml").unwrap_err().to_string();
+        assert!(e.contains("reg_banks") && e.contains("power of two") && e.contains("bad.toml"), "{e}");
+    }
+
+    #[test]
+    fn unknown_field_and_missing_file_are_errors() {
+        let text = format!("{}\nbogus = 1\n", include_str!("../../configs/gt200.toml"));
+        assert!(SmConfig::from_toml(&text, "x").unwrap_err().to_string().contains("bogus"));
+        let e = SmConfig::load("/nonexistent/cfg.toml").unwrap_err().to_string();
+        assert!(e.contains("cannot read config /nonexistent/cfg.toml"), "{e}");
+    }
+}

@@ -1,0 +1,2 @@
+pub mod config;
+pub use config::{ConfigError, SmConfig};

@@ -1,1 +1,24 @@
-//! (under construction)
+//! The embedded HDL every smrtl block is written in.
+//!
+//! * [`bits`]: `Bits<W>`, fixed-width bit vectors (1..=256 bits).
+//! * [`signal`]: the `Backend`/`Sig` traits and the concrete backend.
+//! * [`block`]: `Block`, `Ctx`, ports, registers, memories, clock domains.
+//! * [`trace`]: the tracing backend and the elaborator (design checks).
+//! * [`sim`]: the cycle simulator and its two-clock scheduler.
+//! * [`vcd`]: the VCD writer.
+//! * [`verilog`]: the Verilog-2005 emitter.
+
+pub mod bits;
+pub mod fifo;
+pub mod block;
+pub mod signal;
+pub mod sim;
+pub mod trace;
+pub mod vcd;
+pub mod verilog;
+
+pub use bits::Bits;
+pub use block::{Block, Ctx, Decl, Domain, Mem, PortBuilder, PortVisitor, Ports, Reg, S};
+pub use signal::{Backend, Concrete, Sig};
+pub use sim::Sim;
+pub use trace::{elaborate, Design, ElabError, Tracing};

@@ -1,1 +1,6 @@
-//! (under construction)
+//! The SM blocks, one folder per block.
+//!
+//! * [`mad_rf`]: dual-clock proof block (hot-clock multiply-add pipeline
+//!   feeding a core-clock banked register file).
+
+pub mod mad_rf;

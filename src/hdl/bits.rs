@@ -1,0 +1,457 @@
+//! `Bits<W>`: a fixed-width bit vector with the width in the type.
+//!
+//! Storage is four 64-bit words (so 1 <= W <= 256; the FP64 FMA adder needs
+//! 163 bits). Every operation branches on the constant `W`, so after
+//! monomorphization a 32-bit add is one machine add and a mask; widths up to
+//! 64 bits take a one-word path, wider ones a carry chain over `(W+63)/64`
+//! words. Bits above `W` are always zero (every constructor masks).
+//!
+//! Width mistakes are compile-time errors where Rust allows: `W` outside
+//! 1..=256, a slice past the top, a concat whose result width is not the sum,
+//! an extension to a narrower width all fail during monomorphization
+//! (`const { assert!(..) }`), i.e. when the offending block is compiled.
+
+use std::fmt;
+
+/// Number of 64-bit words of storage.
+pub const WORDS: usize = 4;
+/// Largest supported width.
+pub const MAX_WIDTH: usize = 64 * WORDS;
+
+/// A `W`-bit unsigned bit vector.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Bits<const W: usize> {
+    w: [u64; WORDS],
+}
+
+#[inline(always)]
+const fn top_mask(w: usize) -> u64 {
+    if w % 64 == 0 {
+        !0
+    } else {
+        (1u64 << (w % 64)) - 1
+    }
+}
+
+/// Number of words a `w`-bit value occupies.
+#[inline(always)]
+pub const fn words_for(w: usize) -> usize {
+    (w + 63) / 64
+}
+
+impl<const W: usize> Bits<W> {
+    pub(crate) const CHECK: () = assert!(W >= 1 && W <= MAX_WIDTH, "Bits<W>: W must be in 1..=256");
+    const NW: usize = words_for(W);
+
+    /// All zeros.
+    #[inline(always)]
+    pub fn zero() -> Self {
+        let () = Self::CHECK;
+        Bits { w: [0; WORDS] }
+    }
+
+    /// All ones.
+    #[inline(always)]
+    pub fn ones() -> Self {
+        Self::from_words([!0; WORDS])
+    }
+
+    /// From words (little-endian), truncated to `W` bits.
+    #[inline(always)]
+    pub fn from_words(mut w: [u64; WORDS]) -> Self {
+        let () = Self::CHECK;
+        let mut i = Self::NW;
+        while i < WORDS {
+            w[i] = 0;
+            i += 1;
+        }
+        w[Self::NW - 1] &= top_mask(W);
+        Bits { w }
+    }
+
+    /// From a slice of at least `(W+63)/64` words.
+    #[inline(always)]
+    pub fn from_slice(s: &[u64]) -> Self {
+        let mut w = [0u64; WORDS];
+        w[..Self::NW].copy_from_slice(&s[..Self::NW]);
+        Self::from_words(w)
+    }
+
+    /// From a `u64`, truncated to `W` bits.
+    #[inline(always)]
+    pub fn new(v: u64) -> Self {
+        Self::from_words([v, 0, 0, 0])
+    }
+
+    /// From a `u128`, truncated to `W` bits.
+    #[inline(always)]
+    pub fn from_u128(v: u128) -> Self {
+        Self::from_words([v as u64, (v >> 64) as u64, 0, 0])
+    }
+
+    /// The width.
+    pub const fn width(&self) -> usize {
+        W
+    }
+
+    /// The low 64 bits.
+    #[inline(always)]
+    pub fn to_u64(self) -> u64 {
+        self.w[0]
+    }
+
+    /// The low 128 bits.
+    #[inline(always)]
+    pub fn to_u128(self) -> u128 {
+        self.w[0] as u128 | (self.w[1] as u128) << 64
+    }
+
+    /// The storage words.
+    #[inline(always)]
+    pub fn words(&self) -> &[u64; WORDS] {
+        &self.w
+    }
+
+    /// Write the `(W+63)/64` significant words into `out`.
+    #[inline(always)]
+    pub fn write_to(&self, out: &mut [u64]) {
+        out[..Self::NW].copy_from_slice(&self.w[..Self::NW]);
+    }
+
+    /// Bit `i` (0 = LSB).
+    #[inline(always)]
+    pub fn bit(self, i: usize) -> bool {
+        i < W && (self.w[i / 64] >> (i % 64)) & 1 == 1
+    }
+
+    /// True when any bit is set.
+    #[inline(always)]
+    pub fn any(self) -> bool {
+        let mut r = 0;
+        for i in 0..Self::NW {
+            r |= self.w[i];
+        }
+        r != 0
+    }
+
+    /// Wrapping add.
+    #[inline(always)]
+    pub fn add(self, o: Self) -> Self {
+        if W <= 64 {
+            return Self::new(self.w[0].wrapping_add(o.w[0]));
+        }
+        let mut r = [0u64; WORDS];
+        let mut c = false;
+        for i in 0..Self::NW {
+            let (s1, c1) = self.w[i].overflowing_add(o.w[i]);
+            let (s2, c2) = s1.overflowing_add(c as u64);
+            r[i] = s2;
+            c = c1 | c2;
+        }
+        Self::from_words(r)
+    }
+
+    /// Wrapping subtract.
+    #[inline(always)]
+    pub fn sub(self, o: Self) -> Self {
+        if W <= 64 {
+            return Self::new(self.w[0].wrapping_sub(o.w[0]));
+        }
+        let mut r = [0u64; WORDS];
+        let mut b = false;
+        for i in 0..Self::NW {
+            let (s1, b1) = self.w[i].overflowing_sub(o.w[i]);
+            let (s2, b2) = s1.overflowing_sub(b as u64);
+            r[i] = s2;
+            b = b1 | b2;
+        }
+        Self::from_words(r)
+    }
+
+    #[inline(always)]
+    fn zip(self, o: Self, f: impl Fn(u64, u64) -> u64) -> Self {
+        let mut r = [0u64; WORDS];
+        for i in 0..Self::NW {
+            r[i] = f(self.w[i], o.w[i]);
+        }
+        Bits { w: r }
+    }
+
+    /// Bitwise and.
+    #[inline(always)]
+    pub fn and(self, o: Self) -> Self {
+        self.zip(o, |a, b| a & b)
+    }
+    /// Bitwise or.
+    #[inline(always)]
+    pub fn or(self, o: Self) -> Self {
+        self.zip(o, |a, b| a | b)
+    }
+    /// Bitwise xor.
+    #[inline(always)]
+    pub fn xor(self, o: Self) -> Self {
+        self.zip(o, |a, b| a ^ b)
+    }
+    /// Bitwise not.
+    #[inline(always)]
+    pub fn not(self) -> Self {
+        let mut r = [0u64; WORDS];
+        for i in 0..Self::NW {
+            r[i] = !self.w[i];
+        }
+        Self::from_words(r)
+    }
+
+    /// Shift left by `n` (zero when `n >= W`).
+    #[inline(always)]
+    pub fn shl(self, n: u64) -> Self {
+        if n >= W as u64 {
+            return Self::zero();
+        }
+        if W <= 64 {
+            return Self::new(self.w[0] << n);
+        }
+        let (ws, bs) = ((n / 64) as usize, (n % 64) as u32);
+        let mut r = [0u64; WORDS];
+        for i in (ws..Self::NW).rev() {
+            let lo = self.w[i - ws];
+            r[i] = lo << bs;
+            if bs != 0 && i > ws {
+                r[i] |= self.w[i - ws - 1] >> (64 - bs);
+            }
+        }
+        Self::from_words(r)
+    }
+
+    /// Logical shift right by `n` (zero when `n >= W`).
+    #[inline(always)]
+    pub fn shr(self, n: u64) -> Self {
+        if n >= W as u64 {
+            return Self::zero();
+        }
+        if W <= 64 {
+            return Self::new(self.w[0] >> n);
+        }
+        let (ws, bs) = ((n / 64) as usize, (n % 64) as u32);
+        let mut r = [0u64; WORDS];
+        for i in 0..Self::NW - ws {
+            r[i] = self.w[i + ws] >> bs;
+            if bs != 0 && i + ws + 1 < Self::NW {
+                r[i] |= self.w[i + ws + 1] << (64 - bs);
+            }
+        }
+        Self::from_words(r)
+    }
+
+    /// Arithmetic shift right by `n` (all sign bits when `n >= W`).
+    #[inline(always)]
+    pub fn sar(self, n: u64) -> Self {
+        let neg = self.bit(W - 1);
+        if !neg {
+            return self.shr(n);
+        }
+        if n >= W as u64 {
+            return Self::ones();
+        }
+        // Fill the vacated top n bits with ones.
+        self.shr(n).or(Self::ones().shl(W as u64 - n))
+    }
+
+    /// Unsigned less-than.
+    #[inline(always)]
+    pub fn ult(self, o: Self) -> bool {
+        for i in (0..Self::NW).rev() {
+            if self.w[i] != o.w[i] {
+                return self.w[i] < o.w[i];
+            }
+        }
+        false
+    }
+
+    /// Signed (two's complement) less-than.
+    #[inline(always)]
+    pub fn slt(self, o: Self) -> bool {
+        let (sa, sb) = (self.bit(W - 1), o.bit(W - 1));
+        if sa != sb {
+            sa
+        } else {
+            self.ult(o)
+        }
+    }
+
+    /// Bits `LO .. LO+N`.
+    #[inline(always)]
+    pub fn slice<const LO: usize, const N: usize>(self) -> Bits<N> {
+        const { assert!(LO + N <= W, "slice past the top of the vector") };
+        if W <= 64 {
+            return Bits::<N>::new(self.w[0] >> LO);
+        }
+        let s = self.shr(LO as u64);
+        Bits::<N>::from_words(s.w)
+    }
+
+    /// `{self, lo}`: self in the high bits. `N` must be `W + M`.
+    #[inline(always)]
+    pub fn concat<const M: usize, const N: usize>(self, lo: Bits<M>) -> Bits<N> {
+        const { assert!(N == W + M, "concat: result width must be the sum of the operand widths") };
+        if N <= 64 {
+            return Bits::<N>::new((self.w[0] << M) | lo.w[0]);
+        }
+        let hi = Bits::<N>::from_words(self.w).shl(M as u64);
+        hi.or(Bits::<N>::from_words(lo.w))
+    }
+
+    /// Zero-extend to `N >= W` bits.
+    #[inline(always)]
+    pub fn zext<const N: usize>(self) -> Bits<N> {
+        const { assert!(N >= W, "zext to a narrower width") };
+        Bits::<N>::from_words(self.w)
+    }
+
+    /// Sign-extend to `N >= W` bits.
+    #[inline(always)]
+    pub fn sext<const N: usize>(self) -> Bits<N> {
+        const { assert!(N >= W, "sext to a narrower width") };
+        let z = Bits::<N>::from_words(self.w);
+        if self.bit(W - 1) && N > W {
+            z.or(Bits::<N>::ones().shl(W as u64))
+        } else {
+            z
+        }
+    }
+
+    /// Product of `self` and `o`, both zero-extended, truncated to `N` bits
+    /// (`N = W + M` is the full widening product).
+    #[inline(always)]
+    pub fn mul<const M: usize, const N: usize>(self, o: Bits<M>) -> Bits<N> {
+        const { assert!(N >= W && N >= M, "mul: result narrower than an operand") };
+        if N <= 64 {
+            return Bits::<N>::new(self.w[0].wrapping_mul(o.w[0]));
+        }
+        if N <= 128 {
+            return Bits::<N>::from_u128(self.to_u128().wrapping_mul(o.to_u128()));
+        }
+        let mut r = [0u64; WORDS];
+        for i in 0..Self::NW {
+            let mut carry: u128 = 0;
+            for j in 0..words_for(M) {
+                if i + j >= WORDS {
+                    break;
+                }
+                let t = self.w[i] as u128 * o.w[j] as u128 + r[i + j] as u128 + carry;
+                r[i + j] = t as u64;
+                carry = t >> 64;
+            }
+            let k = i + words_for(M);
+            if k < WORDS {
+                r[k] = r[k].wrapping_add(carry as u64);
+            }
+        }
+        Bits::<N>::from_words(r)
+    }
+}
+
+impl<const W: usize> fmt::Debug for Bits<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{W}'h{self:x}")
+    }
+}
+
+impl<const W: usize> fmt::LowerHex for Bits<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex_words(&self.w, W))
+    }
+}
+
+/// Hex digits of a `width`-bit value held in little-endian words, no prefix,
+/// exactly `ceil(width/4)` digits.
+pub fn hex_words(w: &[u64], width: usize) -> String {
+    let digits = (width + 3) / 4;
+    let mut s = String::with_capacity(digits);
+    for d in (0..digits).rev() {
+        let nib = (w[d * 4 / 64] >> ((d * 4) % 64)) & 0xf;
+        s.push(char::from_digit(nib as u32, 16).unwrap());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn big(v: &Bits<200>) -> u128 {
+        v.to_u128()
+    }
+
+    #[test]
+    fn masking_and_basic_ops() {
+        let a = Bits::<8>::new(0x1ff);
+        assert_eq!(a.to_u64(), 0xff);
+        assert_eq!(a.add(Bits::new(1)).to_u64(), 0);
+        assert_eq!(Bits::<8>::new(0).sub(Bits::new(1)).to_u64(), 0xff);
+        assert_eq!(Bits::<8>::new(0x80).sar(3).to_u64(), 0xf0);
+        assert_eq!(Bits::<8>::new(0x0f).not().to_u64(), 0xf0);
+        assert!(Bits::<8>::new(0x80).slt(Bits::new(1)));
+        assert!(!Bits::<8>::new(0x80).ult(Bits::new(1)));
+        assert_eq!(Bits::<8>::new(0xa5).slice::<4, 4>().to_u64(), 0xa);
+        assert_eq!(Bits::<4>::new(0xa).concat::<4, 8>(Bits::new(5)).to_u64(), 0xa5);
+        assert_eq!(Bits::<4>::new(0xa).sext::<8>().to_u64(), 0xfa);
+        assert_eq!(format!("{:?}", Bits::<12>::new(0xabc)), "12'habc");
+    }
+
+    #[test]
+    fn wide_163_bit_add_carries_across_words() {
+        let a = Bits::<163>::from_words([!0, !0, 0, 0]);
+        let s = a.add(Bits::new(1));
+        assert_eq!(s.words(), &[0, 0, 1, 0]);
+        let top = Bits::<163>::ones();
+        assert_eq!(top.add(Bits::new(1)), Bits::zero());
+        assert_eq!(top.words()[2], (1 << 35) - 1);
+    }
+
+    #[test]
+    fn wide_mul_matches_schoolbook_in_u128_range() {
+        let a = Bits::<100>::from_u128(0xdead_beef_1234_5678_9abc);
+        let b = Bits::<100>::from_u128(0x1_0000_0001);
+        let p: Bits<200> = a.mul(b);
+        assert_eq!(big(&p), 0xdead_beef_1234_5678_9abc_u128 * 0x1_0000_0001);
+        // 256-bit product of two 128-bit all-ones values: (2^128-1)^2.
+        let m = Bits::<128>::ones();
+        let p: Bits<256> = m.mul(m);
+        assert_eq!(p.words(), &[1, 0, !0 - 1, !0]);
+    }
+
+    proptest! {
+        #[test]
+        fn ops_match_u128_reference(a: u128, b: u128, n in 0u64..140) {
+            let m = (1u128 << 100) - 1;
+            let (x, y) = (Bits::<100>::from_u128(a), Bits::<100>::from_u128(b));
+            let (a, b) = (a & m, b & m);
+            prop_assert_eq!(x.add(y).to_u128(), a.wrapping_add(b) & m);
+            prop_assert_eq!(x.sub(y).to_u128(), a.wrapping_sub(b) & m);
+            prop_assert_eq!(x.shl(n).to_u128(), if n >= 100 { 0 } else { (a << n) & m });
+            prop_assert_eq!(x.shr(n).to_u128(), if n >= 100 { 0 } else { a >> n });
+            prop_assert_eq!(x.ult(y), a < b);
+            let sa = ((a << 28) as i128) >> 28;
+            let sb = ((b << 28) as i128) >> 28;
+            prop_assert_eq!(x.slt(y), sa < sb);
+            prop_assert_eq!(x.sar(n).to_u128(), ((sa >> n.min(127)) as u128) & m);
+            prop_assert_eq!(x.slice::<30, 50>().to_u128(), (a >> 30) & ((1 << 50) - 1));
+            let c: Bits<200> = x.concat(y);
+            prop_assert_eq!(c.shr(100).to_u128(), a);
+            prop_assert_eq!(c.slice::<0, 100>().to_u128(), b);
+        }
+
+        #[test]
+        fn narrow_ops_match_u32(a: u32, b: u32) {
+            let (x, y) = (Bits::<32>::new(a as u64), Bits::<32>::new(b as u64));
+            prop_assert_eq!(x.add(y).to_u64() as u32, a.wrapping_add(b));
+            let p: Bits<64> = x.mul(y);
+            prop_assert_eq!(p.to_u64(), a as u64 * b as u64);
+            let q: Bits<32> = x.mul(y);
+            prop_assert_eq!(q.to_u64() as u32, a.wrapping_mul(b));
+            prop_assert_eq!(x.sext::<64>().to_u64(), a as i32 as i64 as u64);
+        }
+    }
+}

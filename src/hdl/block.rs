@@ -1,0 +1,295 @@
+//! Blocks, their ports, registers and memories.
+//!
+//! A block is a Rust value (its parameters plus handles to the registers and
+//! memories it declared in a [`Decl`]) implementing [`Block`]: one `eval`
+//! function, generic over the evaluation context [`Ctx`], computes the
+//! outputs and the next value (`_d`) of every register from the inputs and
+//! the current values (`_q`). The same `eval` runs natively in the simulator
+//! and symbolically in the elaborator, which checks it and writes Verilog.
+//!
+//! Ports are plain structs declared with [`ports!`](crate::ports), one field
+//! per port, each with a width and a clock domain:
+//!
+//! ```ignore
+//! smrtl::ports! {
+//!     /// FIFO inputs.
+//!     pub struct FifoIn[W] { push_i: 1 @ Core, wdata_i: W @ Core, pop_i: 1 @ Core }
+//! }
+//! ```
+
+use super::bits::{Bits, WORDS};
+use super::signal::Backend;
+
+/// A clock domain. The hot clock runs at exactly twice the core clock with
+/// rising edges aligned: every hot edge is a hot-domain edge, every second
+/// one (hot cycles 0, 2, 4, ...) is also a core-domain edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Domain {
+    /// Core clock (`clk_core_i`): issue, register file, shared memory.
+    Core = 0,
+    /// Hot (shader) clock (`clk_hot_i`), 2x core: SP/SFU/FP64 datapaths.
+    Hot = 1,
+}
+
+impl Domain {
+    /// Bit of this domain in a domain mask.
+    pub const fn mask(self) -> u8 {
+        1 << self as u8
+    }
+    /// The Verilog clock port of the domain.
+    pub const fn clock(self) -> &'static str {
+        match self {
+            Domain::Core => "clk_core_i",
+            Domain::Hot => "clk_hot_i",
+        }
+    }
+    /// Lower-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Domain::Core => "core",
+            Domain::Hot => "hot",
+        }
+    }
+    /// True when this domain has a rising edge at hot cycle `t`.
+    #[inline(always)]
+    pub const fn edge_at(self, t: u64) -> bool {
+        match self {
+            Domain::Core => t % 2 == 0,
+            Domain::Hot => true,
+        }
+    }
+}
+
+/// Handle to a `W`-bit register declared in a [`Decl`].
+#[derive(Debug, Clone, Copy)]
+pub struct Reg<const W: usize> {
+    pub(crate) idx: u32,
+    pub(crate) dom: Domain,
+    pub(crate) off: u32,
+}
+
+/// Handle to a memory of `2^A` words of `W` bits declared in a [`Decl`].
+#[derive(Debug, Clone, Copy)]
+pub struct Mem<const W: usize, const A: usize> {
+    pub(crate) idx: u32,
+}
+
+/// One declared register.
+#[derive(Debug, Clone)]
+pub struct RegInfo {
+    /// Base name; Verilog and VCD use `<name>_q` and `<name>_d`.
+    pub name: String,
+    pub width: usize,
+    pub dom: Domain,
+    /// Value on reset (`rst_ni` low), or none for a datapath register.
+    pub reset: Option<[u64; WORDS]>,
+    /// Word offset in the block's state of this domain.
+    pub off: usize,
+}
+
+/// One declared memory (RAM, or ROM when `init` is set and there are no
+/// write ports). Reads are synchronous: the data of the address presented at
+/// an edge of `dom` appears on the read port after that edge (read-first when
+/// the same edge writes the same word).
+#[derive(Debug, Clone)]
+pub struct MemInfo {
+    /// Base name; the array is `<name>_q`, read data `<name>_rdata<k>_q`.
+    pub name: String,
+    pub width: usize,
+    pub addr_width: usize,
+    pub dom: Domain,
+    pub read_ports: usize,
+    pub write_ports: usize,
+    /// ROM contents (or RAM power-up contents), `2^addr_width` words.
+    pub init: Option<Vec<[u64; WORDS]>>,
+}
+
+impl MemInfo {
+    /// Words of storage.
+    pub fn depth(&self) -> usize {
+        1 << self.addr_width
+    }
+}
+
+/// The registers and memories of a block, in declaration order.
+#[derive(Debug, Clone, Default)]
+pub struct Decl {
+    pub regs: Vec<RegInfo>,
+    pub mems: Vec<MemInfo>,
+    /// State words per domain (`[core, hot]`).
+    pub words: [usize; 2],
+}
+
+impl Decl {
+    /// An empty declaration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn push_reg<const W: usize>(&mut self, name: &str, dom: Domain, reset: Option<[u64; WORDS]>) -> Reg<W> {
+        let off = self.words[dom as usize];
+        self.words[dom as usize] += super::bits::words_for(W);
+        self.regs.push(RegInfo { name: name.to_string(), width: W, dom, reset, off });
+        Reg { idx: self.regs.len() as u32 - 1, dom, off: off as u32 }
+    }
+
+    /// A register reset to `reset` when `rst_ni` is low.
+    pub fn reg<const W: usize>(&mut self, name: &str, dom: Domain, reset: u64) -> Reg<W> {
+        self.push_reg(name, dom, Some(*Bits::<W>::new(reset).words()))
+    }
+
+    /// A datapath register without reset (starts at 0 in the Rust and
+    /// Verilator models, X in Icarus).
+    pub fn reg_noreset<const W: usize>(&mut self, name: &str, dom: Domain) -> Reg<W> {
+        self.push_reg(name, dom, None)
+    }
+
+    /// A RAM of `2^A` words with `read_ports` synchronous read ports and
+    /// `write_ports` write ports, all on the clock of `dom`. Powers up zero.
+    pub fn mem<const W: usize, const A: usize>(
+        &mut self,
+        name: &str,
+        dom: Domain,
+        read_ports: usize,
+        write_ports: usize,
+    ) -> Mem<W, A> {
+        let () = Bits::<W>::CHECK;
+        const { assert!(A >= 1 && A <= 20, "memory address width must be 1..=20") };
+        self.mems.push(MemInfo {
+            name: name.to_string(),
+            width: W,
+            addr_width: A,
+            dom,
+            read_ports,
+            write_ports,
+            init: None,
+        });
+        Mem { idx: self.mems.len() as u32 - 1 }
+    }
+
+    /// A ROM of `2^A` words initialised from `table` (missing entries are 0,
+    /// values are truncated to `W` bits).
+    pub fn rom<const W: usize, const A: usize>(
+        &mut self,
+        name: &str,
+        dom: Domain,
+        read_ports: usize,
+        table: &[u64],
+    ) -> Mem<W, A> {
+        let m = self.mem::<W, A>(name, dom, read_ports, 0);
+        let mut init = vec![[0u64; WORDS]; 1 << A];
+        for (slot, &v) in init.iter_mut().zip(table) {
+            *slot = *Bits::<W>::new(v).words();
+        }
+        self.mems[m.idx as usize].init = Some(init);
+        m
+    }
+}
+
+/// Visits every port of a port struct.
+pub trait PortVisitor<B: Backend> {
+    fn port<const W: usize>(&mut self, name: &'static str, dom: Domain, s: &B::S<W>);
+}
+
+/// Builds every port of a port struct.
+pub trait PortBuilder<B: Backend> {
+    fn port<const W: usize>(&mut self, name: &'static str, dom: Domain) -> B::S<W>;
+}
+
+/// A struct of ports (see [`ports!`](crate::ports)).
+pub trait Ports<B: Backend>: Sized + Copy {
+    /// Call `v.port` for each field, in declaration order.
+    fn visit<V: PortVisitor<B>>(&self, v: &mut V);
+    /// Make each field with `f.port`, in declaration order.
+    fn build<F: PortBuilder<B>>(f: &mut F) -> Self;
+}
+
+/// The signal type of width `W` in context `C`.
+pub type S<C, const W: usize> = <<C as Ctx>::B as Backend>::S<W>;
+
+/// What a block's `eval` may do besides operating on signals.
+pub trait Ctx: Sized {
+    /// The signal family.
+    type B: Backend;
+
+    /// A `W`-bit constant (`v` must fit; the elaborator rejects it otherwise).
+    fn lit<const W: usize>(&mut self, v: u64) -> S<Self, W>;
+    /// A wide constant.
+    fn lit_bits<const W: usize>(&mut self, v: Bits<W>) -> S<Self, W> {
+        <Self::B as Backend>::lit(v)
+    }
+    /// Current value of a register (`<name>_q`).
+    fn q<const W: usize>(&mut self, r: Reg<W>) -> S<Self, W>;
+    /// Set the next value of a register (`<name>_d`); a register whose `_d`
+    /// is never set holds its value.
+    fn d<const W: usize>(&mut self, r: Reg<W>, v: S<Self, W>);
+    /// Synchronous read port `port`: returns the data read at the previous
+    /// edge of the memory's clock; `en`/`addr` are sampled at the next edge.
+    fn mem_read<const W: usize, const A: usize>(
+        &mut self,
+        m: Mem<W, A>,
+        port: usize,
+        en: S<Self, 1>,
+        addr: S<Self, A>,
+    ) -> S<Self, W>;
+    /// Write port `port`: writes `data` at `addr` on the next edge when `en`.
+    /// When two ports write one word at one edge, the higher port wins.
+    fn mem_write<const W: usize, const A: usize>(
+        &mut self,
+        m: Mem<W, A>,
+        port: usize,
+        en: S<Self, 1>,
+        addr: S<Self, A>,
+        data: S<Self, W>,
+    );
+    /// Give a signal a name (a named wire in Verilog).
+    fn name<const W: usize>(&mut self, name: &str, v: S<Self, W>) -> S<Self, W>;
+    /// Mark `v` as crossing into clock domain `to`. Every path from one
+    /// domain's state to another's must pass through `cross`; the elaborator
+    /// rejects the design otherwise.
+    fn cross<const W: usize>(&mut self, v: S<Self, W>, to: Domain) -> S<Self, W>;
+    /// Instantiate `blk` as instance `name` with inputs `i`.
+    fn instance<K: Block>(&mut self, name: &str, blk: &K, i: &K::In<Self::B>) -> K::Out<Self::B>;
+}
+
+/// A synchronous hardware block.
+pub trait Block {
+    /// Input ports (names end in `_i`).
+    type In<B: Backend>: Ports<B>;
+    /// Output ports (names end in `_o`).
+    type Out<B: Backend>: Ports<B>;
+    /// Verilog module name: one per block and parameter set.
+    fn module_name(&self) -> String;
+    /// Registers and memories.
+    fn decl(&self) -> &Decl;
+    /// Combinational logic: outputs and next state from inputs and state.
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &Self::In<C::B>) -> Self::Out<C::B>;
+}
+
+/// Declare a port struct generic over the backend (and optional const
+/// width parameters): `name: WIDTH @ Domain` per field.
+#[macro_export]
+macro_rules! ports {
+    ($(#[$m:meta])* $vis:vis struct $name:ident $([$($g:ident),*])? {
+        $($(#[$fm:meta])* $f:ident : $w:tt @ $dom:ident),* $(,)?
+    }) => {
+        $(#[$m])*
+        $vis struct $name<B: $crate::hdl::Backend $($(, const $g: usize)*)?> {
+            $($(#[$fm])* pub $f: <B as $crate::hdl::Backend>::S<$w>,)*
+        }
+        impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> Clone for $name<B $($(, $g)*)?> {
+            fn clone(&self) -> Self { *self }
+        }
+        impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> Copy for $name<B $($(, $g)*)?> {}
+        impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> $crate::hdl::Ports<B> for $name<B $($(, $g)*)?> {
+            #[allow(unused_variables)]
+            fn visit<V: $crate::hdl::PortVisitor<B>>(&self, v: &mut V) {
+                $( v.port::<$w>(stringify!($f), $crate::hdl::Domain::$dom, &self.$f); )*
+            }
+            #[allow(unused_variables)]
+            fn build<F: $crate::hdl::PortBuilder<B>>(f: &mut F) -> Self {
+                Self { $($f: f.port::<$w>(stringify!($f), $crate::hdl::Domain::$dom),)* }
+            }
+        }
+    };
+}

@@ -1,0 +1,425 @@
+//! The cycle simulator: runs a block natively on [`Bits`] with the two-clock
+//! scheduler.
+//!
+//! Time advances in hot cycles. At hot cycle `t` the simulator
+//! 1. evaluates the whole hierarchy once with the inputs of cycle `t`
+//!    (outputs and every register's `_d` from the pre-edge `_q` values);
+//! 2. commits, from those same pre-edge values, every domain that has a rising
+//!    edge at `t`: the hot domain always, the core domain when `t` is even
+//!    (the hot clock is exactly 2x the core clock, rising edges aligned).
+//!    Memories of a committing domain capture their read data first, then
+//!    apply their writes (read-first), then registers copy `_d` into `_q`.
+//!
+//! Because all commits read pre-edge values there is no ordering race between
+//! domains or registers. Register state lives in one flat word array per
+//! domain (`_q` and `_d`), laid out per instance in pre-order; committing a
+//! domain is one `copy_from_slice`.
+
+use super::bits::{words_for, Bits, WORDS};
+use super::block::{Block, Ctx, Domain, Mem, PortBuilder, PortVisitor, Ports, Reg};
+use super::signal::Concrete;
+use super::trace::{elaborate, Design, ElabError};
+use super::vcd::VcdWriter;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Base {
+    q: [usize; 2],
+    mem: usize,
+}
+
+#[derive(Debug, Clone)]
+struct MemState {
+    dom: Domain,
+    nw: usize,
+    mask: usize,
+    data: Vec<u64>,
+    rdata: Vec<u64>,
+    rd: Vec<(bool, usize)>,
+    wr: Vec<(bool, usize, [u64; WORDS])>,
+}
+
+/// Flat simulation state of a whole hierarchy.
+#[derive(Debug, Clone)]
+pub struct State {
+    q: [Vec<u64>; 2],
+    d: [Vec<u64>; 2],
+    reset: [Vec<u64>; 2],
+    mems: Vec<MemState>,
+    mems_of: [Vec<usize>; 2],
+}
+
+/// The concrete evaluation context.
+pub struct SimCx<'a> {
+    st: &'a mut State,
+    layout: &'a [Base],
+    cur: Base,
+    cursor: usize,
+}
+
+impl Ctx for SimCx<'_> {
+    type B = Concrete;
+
+    #[inline(always)]
+    fn lit<const W: usize>(&mut self, v: u64) -> Bits<W> {
+        Bits::new(v)
+    }
+
+    #[inline(always)]
+    fn q<const W: usize>(&mut self, r: Reg<W>) -> Bits<W> {
+        let o = self.cur.q[r.dom as usize] + r.off as usize;
+        Bits::from_slice(&self.st.q[r.dom as usize][o..o + words_for(W)])
+    }
+
+    #[inline(always)]
+    fn d<const W: usize>(&mut self, r: Reg<W>, v: Bits<W>) {
+        let o = self.cur.q[r.dom as usize] + r.off as usize;
+        v.write_to(&mut self.st.d[r.dom as usize][o..o + words_for(W)]);
+    }
+
+    #[inline(always)]
+    fn mem_read<const W: usize, const A: usize>(&mut self, m: Mem<W, A>, port: usize, en: Bits<1>, addr: Bits<A>) -> Bits<W> {
+        let ms = &mut self.st.mems[self.cur.mem + m.idx as usize];
+        ms.rd[port] = (en.to_u64() != 0, addr.to_u64() as usize);
+        Bits::from_slice(&ms.rdata[port * ms.nw..])
+    }
+
+    #[inline(always)]
+    fn mem_write<const W: usize, const A: usize>(
+        &mut self,
+        m: Mem<W, A>,
+        port: usize,
+        en: Bits<1>,
+        addr: Bits<A>,
+        data: Bits<W>,
+    ) {
+        let ms = &mut self.st.mems[self.cur.mem + m.idx as usize];
+        ms.wr[port] = (en.to_u64() != 0, addr.to_u64() as usize, *data.words());
+    }
+
+    #[inline(always)]
+    fn name<const W: usize>(&mut self, _name: &str, v: Bits<W>) -> Bits<W> {
+        v
+    }
+
+    #[inline(always)]
+    fn cross<const W: usize>(&mut self, v: Bits<W>, _to: Domain) -> Bits<W> {
+        v
+    }
+
+    #[inline(always)]
+    fn instance<K: Block>(&mut self, _name: &str, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
+        self.cursor += 1;
+        let saved = std::mem::replace(&mut self.cur, self.layout[self.cursor]);
+        let o = blk.eval(self, i);
+        self.cur = saved;
+        o
+    }
+}
+
+impl State {
+    fn new(design: &Design) -> (State, Vec<Base>) {
+        let mut st = State {
+            q: [vec![], vec![]],
+            d: [vec![], vec![]],
+            reset: [vec![], vec![]],
+            mems: vec![],
+            mems_of: [vec![], vec![]],
+        };
+        let mut layout = vec![];
+        fn walk(d: &Design, m: usize, st: &mut State, layout: &mut Vec<Base>) {
+            let md = &d.modules[m];
+            let base = Base { q: [st.q[0].len(), st.q[1].len()], mem: st.mems.len() };
+            layout.push(base);
+            for dom in 0..2 {
+                let n = st.q[dom].len() + md.decl.words[dom];
+                st.q[dom].resize(n, 0);
+                st.reset[dom].resize(n, 0);
+            }
+            for r in &md.decl.regs {
+                if let Some(v) = r.reset {
+                    let o = base.q[r.dom as usize] + r.off;
+                    let nw = words_for(r.width);
+                    st.reset[r.dom as usize][o..o + nw].copy_from_slice(&v[..nw]);
+                }
+            }
+            for mi in &md.decl.mems {
+                let nw = words_for(mi.width);
+                let mut data = vec![0u64; nw * mi.depth()];
+                if let Some(init) = &mi.init {
+                    for (k, w) in init.iter().enumerate() {
+                        data[k * nw..(k + 1) * nw].copy_from_slice(&w[..nw]);
+                    }
+                }
+                st.mems_of[mi.dom as usize].push(st.mems.len());
+                st.mems.push(MemState {
+                    dom: mi.dom,
+                    nw,
+                    mask: mi.depth() - 1,
+                    data,
+                    rdata: vec![0; nw * mi.read_ports],
+                    rd: vec![(false, 0); mi.read_ports],
+                    wr: vec![(false, 0, [0; WORDS]); mi.write_ports],
+                });
+            }
+            for inst in &md.insts {
+                walk(d, inst.module, st, layout);
+            }
+        }
+        walk(design, design.top, &mut st, &mut layout);
+        st.d = st.q.clone();
+        (st, layout)
+    }
+
+    fn reset(&mut self) {
+        for dom in 0..2 {
+            self.q[dom].copy_from_slice(&self.reset[dom]);
+            self.d[dom].copy_from_slice(&self.reset[dom]);
+        }
+    }
+
+    #[inline]
+    fn commit(&mut self, dom: Domain) {
+        let di = dom as usize;
+        for &k in &self.mems_of[di] {
+            let m = &mut self.mems[k];
+            debug_assert_eq!(m.dom, dom);
+            let nw = m.nw;
+            for (p, &(en, a)) in m.rd.iter().enumerate() {
+                if en {
+                    let a = a & m.mask;
+                    m.rdata[p * nw..(p + 1) * nw].copy_from_slice(&m.data[a * nw..(a + 1) * nw]);
+                }
+            }
+            for &(en, a, v) in &m.wr {
+                if en {
+                    let a = a & m.mask;
+                    m.data[a * nw..(a + 1) * nw].copy_from_slice(&v[..nw]);
+                }
+            }
+        }
+        let (q, d) = (&mut self.q[di], &self.d[di]);
+        q.copy_from_slice(d);
+    }
+}
+
+/// Flattens a port struct into words (for VCD and co-simulation).
+pub(crate) struct Flatten<'a> {
+    pub out: &'a mut Vec<u64>,
+}
+impl PortVisitor<Concrete> for Flatten<'_> {
+    fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain, s: &Bits<W>) {
+        self.out.extend_from_slice(&s.words()[..words_for(W)]);
+    }
+}
+
+/// Builds a port struct from words.
+pub(crate) struct Unflatten<'a> {
+    pub words: &'a [u64],
+    pub pos: usize,
+}
+impl PortBuilder<Concrete> for Unflatten<'_> {
+    fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain) -> Bits<W> {
+        let v = Bits::from_slice(&self.words[self.pos..]);
+        self.pos += words_for(W);
+        v
+    }
+}
+
+struct Zero;
+impl PortBuilder<Concrete> for Zero {
+    fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain) -> Bits<W> {
+        Bits::zero()
+    }
+}
+
+/// A port struct with every port zero.
+pub fn zero_ports<P: Ports<Concrete>>() -> P {
+    P::build(&mut Zero)
+}
+
+/// Flatten a port struct into words, each port taking `(W+63)/64` words.
+pub fn flatten<P: Ports<Concrete>>(p: &P, out: &mut Vec<u64>) {
+    out.clear();
+    p.visit(&mut Flatten { out });
+}
+
+/// Build a port struct from words laid out as by [`flatten`].
+pub fn unflatten<P: Ports<Concrete>>(words: &[u64]) -> P {
+    P::build(&mut Unflatten { words, pos: 0 })
+}
+
+/// A simulation of block `K`.
+pub struct Sim<K: Block> {
+    blk: K,
+    design: Design,
+    st: State,
+    layout: Vec<Base>,
+    t: u64,
+    vcd: Option<VcdWriter>,
+    buf_in: Vec<u64>,
+    buf_out: Vec<u64>,
+}
+
+impl<K: Block> Sim<K> {
+    /// Elaborate `blk` (all design checks run here) and build its state, in
+    /// reset.
+    pub fn new(blk: K) -> Result<Self, ElabError> {
+        let design = elaborate(&blk)?;
+        let (st, layout) = State::new(&design);
+        let mut s = Sim { blk, design, st, layout, t: 0, vcd: None, buf_in: vec![], buf_out: vec![] };
+        s.reset();
+        Ok(s)
+    }
+
+    /// The elaborated design.
+    pub fn design(&self) -> &Design {
+        &self.design
+    }
+
+    /// The block.
+    pub fn block(&self) -> &K {
+        &self.blk
+    }
+
+    /// Hot cycles simulated so far (the next step is hot cycle `hot_cycle()`).
+    pub fn hot_cycle(&self) -> u64 {
+        self.t
+    }
+
+    /// Core cycles completed so far.
+    pub fn core_cycle(&self) -> u64 {
+        self.t.div_ceil(2)
+    }
+
+    /// True when the next step has a core-clock edge.
+    pub fn next_is_core_edge(&self) -> bool {
+        Domain::Core.edge_at(self.t)
+    }
+
+    /// Assert reset: every register with a reset value takes it (memories
+    /// keep their contents). Time is not advanced.
+    pub fn reset(&mut self) {
+        self.st.reset();
+    }
+
+    /// Evaluate the combinational logic only (no clock edge).
+    #[inline]
+    pub fn eval(&mut self, i: &K::In<Concrete>) -> K::Out<Concrete> {
+        let mut cx = SimCx { st: &mut self.st, layout: &self.layout, cur: self.layout[0], cursor: 0 };
+        self.blk.eval(&mut cx, i)
+    }
+
+    /// One hot cycle: evaluate with inputs `i`, then commit every domain with
+    /// an edge now. Returns the outputs seen before the edge.
+    #[inline]
+    pub fn step(&mut self, i: &K::In<Concrete>) -> K::Out<Concrete> {
+        let o = self.eval(i);
+        if self.vcd.is_some() {
+            self.dump_pre(i, &o);
+        }
+        self.st.commit(Domain::Hot);
+        if Domain::Core.edge_at(self.t) {
+            self.st.commit(Domain::Core);
+        }
+        self.t += 1;
+        if self.vcd.is_some() {
+            self.dump_post();
+        }
+        o
+    }
+
+    /// One core cycle (two hot cycles with the same inputs); returns the
+    /// outputs before the core edge.
+    pub fn step_core(&mut self, i: &K::In<Concrete>) -> K::Out<Concrete> {
+        debug_assert!(self.next_is_core_edge(), "step_core must start on a core edge");
+        let o = self.step(i);
+        self.step(i);
+        o
+    }
+
+    /// Current value of register `name` (e.g. `"count"`; `"u_fifo.count"` in
+    /// an instance) as words, or `None` if there is no such register.
+    pub fn peek(&self, path: &str) -> Option<Vec<u64>> {
+        let mut mi = self.design.top;
+        let mut li = 0usize;
+        let mut parts: Vec<&str> = path.split('.').collect();
+        let reg = parts.pop()?;
+        // Walk the pre-order layout to find the instance.
+        for inst_name in parts {
+            let m = &self.design.modules[mi];
+            let mut next = li + 1;
+            let mut found = None;
+            for inst in &m.insts {
+                if inst.name == inst_name {
+                    found = Some((inst.module, next));
+                    break;
+                }
+                next += subtree_size(&self.design, inst.module);
+            }
+            (mi, li) = found?;
+        }
+        let m = &self.design.modules[mi];
+        let r = m.decl.regs.iter().find(|r| r.name == reg)?;
+        let o = self.layout[li].q[r.dom as usize] + r.off;
+        Some(self.st.q[r.dom as usize][o..o + words_for(r.width)].to_vec())
+    }
+
+    /// Start writing a VCD of every port, register and memory read register
+    /// to `path` (parent folders are created). Call before the first step of
+    /// the window you want.
+    pub fn open_vcd(&mut self, path: impl AsRef<Path>) -> std::io::Result<()> {
+        let w = VcdWriter::create(path.as_ref(), &self.design, &self.layout_info())?;
+        self.vcd = Some(w);
+        let t = self.t;
+        let st = &self.st;
+        self.vcd.as_mut().unwrap().initial(t, &st.q, &st.mems.iter().map(|m| m.rdata.clone()).collect::<Vec<_>>())?;
+        Ok(())
+    }
+
+    /// Finish and close the VCD (also done on drop).
+    pub fn close_vcd(&mut self) -> std::io::Result<()> {
+        match self.vcd.take() {
+            Some(w) => w.finish(),
+            None => Ok(()),
+        }
+    }
+
+    fn layout_info(&self) -> Vec<([usize; 2], usize)> {
+        self.layout.iter().map(|b| (b.q, b.mem)).collect()
+    }
+
+    fn dump_pre(&mut self, i: &K::In<Concrete>, o: &K::Out<Concrete>) {
+        flatten(i, &mut self.buf_in);
+        flatten(o, &mut self.buf_out);
+        let t = self.t;
+        if let Some(w) = &mut self.vcd {
+            if let Err(e) = w.pre_edge(t, &self.buf_in, &self.buf_out) {
+                eprintln!("warning: VCD write failed, closing it: {e}");
+                self.vcd = None;
+            }
+        }
+    }
+
+    fn dump_post(&mut self) {
+        let t = self.t;
+        let st = &self.st;
+        if let Some(w) = &mut self.vcd {
+            if let Err(e) = w.post_edge(t - 1, &st.q, |k| &st.mems[k].rdata) {
+                eprintln!("warning: VCD write failed, closing it: {e}");
+                self.vcd = None;
+            }
+        }
+    }
+}
+
+impl<K: Block> Drop for Sim<K> {
+    fn drop(&mut self) {
+        let _ = self.close_vcd();
+    }
+}
+
+/// Number of instances in the subtree of module `m` (itself included).
+pub(crate) fn subtree_size(d: &Design, m: usize) -> usize {
+    1 + d.modules[m].insts.iter().map(|i| subtree_size(d, i.module)).sum::<usize>()
+}

@@ -12,8 +12,9 @@
 //!   (source in the top-level `testbenches/` folder).
 
 pub mod cosim;
+pub mod flows;
 pub mod hdl;
 pub mod sm;
-pub mod units;
 #[path = "../testbenches/mod.rs"]
 pub mod testbenches;
+pub mod units;

@@ -1,8 +1,17 @@
 //! The `smrtl` command line.
+use anyhow::Result;
 use clap::{Parser, Subcommand};
+use smrtl::cosim::Options;
+use smrtl::flows::{self, BlockName};
+use smrtl::sm::SmConfig;
+use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "smrtl", version, about = "Bit-accurate, cycle-accurate RTL model of a GPU SM")]
+#[command(
+    name = "smrtl",
+    version,
+    about = "Bit-accurate, cycle-accurate RTL model of a GPU streaming multiprocessor"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -10,30 +19,152 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Print a preset configuration as TOML.
+    /// Print a configuration (preset name or TOML file) after validating it.
     Config {
-        /// Preset name or path to a TOML file.
         #[arg(default_value = "gt200")]
         config: String,
+    },
+    /// Write a block's Verilog (one file per module) into a folder.
+    Export {
+        block: BlockName,
+        /// Preset name or TOML file.
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        #[arg(long, default_value = "rtl")]
+        out: PathBuf,
+    },
+    /// Simulate a block on random stimulus; write a VCD and print a report.
+    Sim {
+        block: BlockName,
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Hot-clock cycles to simulate (two per core cycle).
+        #[arg(long, default_value_t = 20_000)]
+        cycles: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// VCD path (default waves/<module>.vcd).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+    },
+    /// Co-simulate a block against its Verilog: lock-step in Verilator, then Icarus.
+    Cosim {
+        block: BlockName,
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Hot-clock cycles of lock-step.
+        #[arg(long, default_value_t = 1_000_000)]
+        cycles: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Hot-clock cycles in Icarus (0 skips it).
+        #[arg(long, default_value_t = 20_000)]
+        icarus_cycles: u64,
+        /// Where mismatch VCD windows and Icarus files go.
+        #[arg(long, default_value = "waves")]
+        wave_dir: PathBuf,
+    },
+    /// Speed of the Rust model vs the Verilated export of a block, same run.
+    Bench {
+        #[arg(default_value = "mad-rf")]
+        block: BlockName,
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Hot-clock cycles per measurement.
+        #[arg(long, default_value_t = 4_000_000)]
+        cycles: u64,
     },
 }
 
 fn main() {
     let cli = Cli::parse();
-    let r: anyhow::Result<i32> = match cli.cmd {
-        Cmd::Config { config } => smrtl::sm::SmConfig::load(&config)
-            .map_err(anyhow::Error::from)
-            .and_then(|c| Ok(toml::to_string(&c)?))
-            .map(|s| {
-                print!("{s}");
-                0
-            }),
-    };
-    match r {
+    match run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::exit(1);
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<i32> {
+    match cli.cmd {
+        Cmd::Config { config } => {
+            print!("{}", toml::to_string(&SmConfig::load(&config)?)?);
+            Ok(0)
+        }
+        Cmd::Export { block, config, out } => {
+            let cfg = SmConfig::load(&config)?;
+            flows::writable_dir(&out)?;
+            for f in flows::with_block(block, &cfg, &mut flows::Export { out })? {
+                println!("wrote {}", f.display());
+            }
+            Ok(0)
+        }
+        Cmd::Sim {
+            block,
+            config,
+            cycles,
+            seed,
+            vcd,
+        } => {
+            let cfg = SmConfig::load(&config)?;
+            let r = flows::with_block(
+                block,
+                &cfg,
+                &mut flows::Simulate {
+                    hot_cycles: cycles,
+                    seed,
+                    p_one: 0.6,
+                    vcd,
+                },
+            )?;
+            print!("{r}");
+            Ok(0)
+        }
+        Cmd::Cosim {
+            block,
+            config,
+            cycles,
+            seed,
+            icarus_cycles,
+            wave_dir,
+        } => {
+            let cfg = SmConfig::load(&config)?;
+            let opts = Options {
+                hot_cycles: cycles,
+                seed,
+                p_one: 0.6,
+                wave_dir,
+                window: 64,
+            };
+            let (r, ok) = flows::with_block(
+                block,
+                &cfg,
+                &mut flows::Cosim {
+                    opts,
+                    icarus_cycles,
+                },
+            )?;
+            print!("{r}");
+            Ok(if ok { 0 } else { 2 })
+        }
+        Cmd::Bench {
+            block,
+            config,
+            cycles,
+        } => {
+            let cfg = SmConfig::load(&config)?;
+            let rows = flows::with_block(
+                block,
+                &cfg,
+                &mut flows::Bench {
+                    hot_cycles: cycles,
+                    wave_dir: PathBuf::from("waves"),
+                },
+            )?;
+            print!("{}", flows::bench_table(&rows, cycles));
+            Ok(0)
         }
     }
 }

@@ -1,1 +1,11 @@
-//! (under construction)
+//! Reusable stimulus, reference models and monitors for the testbenches,
+//! the co-simulation tests and the benchmarks.
+//!
+//! * [`stimulus`]: random port values that respect clock domains.
+//! * [`fifo_ref`]: a plain-Rust model of the FIFO's cycle behaviour.
+//! * [`mad_rf_ref`]: a plain-Rust model of the dual-clock slice.
+
+pub mod fifo_pair;
+pub mod fifo_ref;
+pub mod mad_rf_ref;
+pub mod stimulus;

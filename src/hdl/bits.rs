@@ -19,7 +19,7 @@ pub const WORDS: usize = 4;
 pub const MAX_WIDTH: usize = 64 * WORDS;
 
 /// A `W`-bit unsigned bit vector.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Hash, Default)]
 pub struct Bits<const W: usize> {
     w: [u64; WORDS],
 }
@@ -293,7 +293,12 @@ impl<const W: usize> Bits<W> {
     /// `{self, lo}`: self in the high bits. `N` must be `W + M`.
     #[inline(always)]
     pub fn concat<const M: usize, const N: usize>(self, lo: Bits<M>) -> Bits<N> {
-        const { assert!(N == W + M, "concat: result width must be the sum of the operand widths") };
+        const {
+            assert!(
+                N == W + M,
+                "concat: result width must be the sum of the operand widths"
+            )
+        };
         if N <= 64 {
             return Bits::<N>::new((self.w[0] << M) | lo.w[0]);
         }
@@ -351,6 +356,23 @@ impl<const W: usize> Bits<W> {
     }
 }
 
+impl<const W: usize> PartialEq for Bits<W> {
+    /// Compares only the `(W+63)/64` significant words (the rest are zero),
+    /// word by word, so narrow compares stay scalar.
+    #[inline(always)]
+    fn eq(&self, o: &Self) -> bool {
+        if W <= 64 {
+            return self.w[0] == o.w[0];
+        }
+        let mut d = 0;
+        for i in 0..Self::NW {
+            d |= self.w[i] ^ o.w[i];
+        }
+        d == 0
+    }
+}
+impl<const W: usize> Eq for Bits<W> {}
+
 impl<const W: usize> fmt::Debug for Bits<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{W}'h{self:x}")
@@ -395,7 +417,10 @@ mod tests {
         assert!(Bits::<8>::new(0x80).slt(Bits::new(1)));
         assert!(!Bits::<8>::new(0x80).ult(Bits::new(1)));
         assert_eq!(Bits::<8>::new(0xa5).slice::<4, 4>().to_u64(), 0xa);
-        assert_eq!(Bits::<4>::new(0xa).concat::<4, 8>(Bits::new(5)).to_u64(), 0xa5);
+        assert_eq!(
+            Bits::<4>::new(0xa).concat::<4, 8>(Bits::new(5)).to_u64(),
+            0xa5
+        );
         assert_eq!(Bits::<4>::new(0xa).sext::<8>().to_u64(), 0xfa);
         assert_eq!(format!("{:?}", Bits::<12>::new(0xabc)), "12'habc");
     }

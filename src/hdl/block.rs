@@ -126,11 +126,26 @@ impl Decl {
         Self::default()
     }
 
-    fn push_reg<const W: usize>(&mut self, name: &str, dom: Domain, reset: Option<[u64; WORDS]>) -> Reg<W> {
+    fn push_reg<const W: usize>(
+        &mut self,
+        name: &str,
+        dom: Domain,
+        reset: Option<[u64; WORDS]>,
+    ) -> Reg<W> {
         let off = self.words[dom as usize];
         self.words[dom as usize] += super::bits::words_for(W);
-        self.regs.push(RegInfo { name: name.to_string(), width: W, dom, reset, off });
-        Reg { idx: self.regs.len() as u32 - 1, dom, off: off as u32 }
+        self.regs.push(RegInfo {
+            name: name.to_string(),
+            width: W,
+            dom,
+            reset,
+            off,
+        });
+        Reg {
+            idx: self.regs.len() as u32 - 1,
+            dom,
+            off: off as u32,
+        }
     }
 
     /// A register reset to `reset` when `rst_ni` is low.
@@ -164,7 +179,9 @@ impl Decl {
             write_ports,
             init: None,
         });
-        Mem { idx: self.mems.len() as u32 - 1 }
+        Mem {
+            idx: self.mems.len() as u32 - 1,
+        }
     }
 
     /// A ROM of `2^A` words initialised from `table` (missing entries are 0,
@@ -250,6 +267,23 @@ pub trait Ctx: Sized {
     fn cross<const W: usize>(&mut self, v: S<Self, W>, to: Domain) -> S<Self, W>;
     /// Instantiate `blk` as instance `name` with inputs `i`.
     fn instance<K: Block>(&mut self, name: &str, blk: &K, i: &K::In<Self::B>) -> K::Out<Self::B>;
+    /// Instantiate `blk` when its inputs depend on its own outputs (e.g. a
+    /// parent that pops a FIFO when `empty_o` is low): `f` receives the
+    /// child's outputs and returns its inputs. Only allowed when no output of
+    /// `blk` depends combinationally on an input (a Moore block); the
+    /// elaborator rejects the design otherwise. Instances created inside `f`
+    /// are ordinary instances of the parent.
+    fn instance_fb<K: Block, F>(&mut self, name: &str, blk: &K, f: F) -> K::Out<Self::B>
+    where
+        F: FnOnce(&mut Self, &K::Out<Self::B>) -> K::In<Self::B>;
+}
+
+/// Builds ports that are all constant zero, in any backend.
+pub struct ZeroPorts;
+impl<B: Backend> PortBuilder<B> for ZeroPorts {
+    fn port<const W: usize>(&mut self, _name: &'static str, _dom: Domain) -> B::S<W> {
+        B::lit(Bits::<W>::zero())
+    }
 }
 
 /// A synchronous hardware block.

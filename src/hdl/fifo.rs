@@ -68,7 +68,14 @@ impl<const W: usize, const A: usize> Fifo<W, A> {
         let full = decl.reg::<1>("full", Domain::Core, 0);
         let rvalid = decl.reg::<1>("rvalid", Domain::Core, 0);
         let mem = decl.mem::<W, A>("mem", Domain::Core, 1, 1);
-        Fifo { decl, wr_ptr, rd_ptr, full, rvalid, mem }
+        Fifo {
+            decl,
+            wr_ptr,
+            rd_ptr,
+            full,
+            rvalid,
+            mem,
+        }
     }
 }
 
@@ -106,7 +113,12 @@ impl<const W: usize, const A: usize> Block for Fifo<W, A> {
         cx.d(self.rvalid, pop);
         let rdata = cx.mem_read(self.mem, 0, pop, rd);
         cx.mem_write(self.mem, 0, push, wr, i.wdata_i);
-        FifoOut { rdata_o: rdata, rvalid_o: cx.q(self.rvalid), full_o: full, empty_o: empty }
+        FifoOut {
+            rdata_o: rdata,
+            rvalid_o: cx.q(self.rvalid),
+            full_o: full,
+            empty_o: empty,
+        }
     }
 }
 
@@ -117,7 +129,11 @@ mod tests {
     use std::collections::VecDeque;
 
     fn inp(push: bool, v: u32, pop: bool) -> FifoIn<crate::hdl::Concrete, 32> {
-        FifoIn { push_i: Bits::new(push as u64), wdata_i: Bits::new(v as u64), pop_i: Bits::new(pop as u64) }
+        FifoIn {
+            push_i: Bits::new(push as u64),
+            wdata_i: Bits::new(v as u64),
+            pop_i: Bits::new(pop as u64),
+        }
     }
 
     #[test]
@@ -125,7 +141,11 @@ mod tests {
         let mut s = Sim::new(Fifo::<32, 2>::new()).unwrap();
         for k in 0..6 {
             let o = s.step_core(&inp(true, 100 + k, false));
-            assert_eq!(o.full_o.to_u64() == 1, k >= 4, "full after 4 pushes (k={k})");
+            assert_eq!(
+                o.full_o.to_u64() == 1,
+                k >= 4,
+                "full after 4 pushes (k={k})"
+            );
         }
         let mut got = vec![];
         for _ in 0..6 {
@@ -138,7 +158,11 @@ mod tests {
         if o.rvalid_o.to_u64() == 1 {
             got.push(o.rdata_o.to_u64() as u32);
         }
-        assert_eq!(got, vec![100, 101, 102, 103], "pushes beyond depth 4 are refused");
+        assert_eq!(
+            got,
+            vec![100, 101, 102, 103],
+            "pushes beyond depth 4 are refused"
+        );
         assert_eq!(o.empty_o.to_u64(), 1);
     }
 

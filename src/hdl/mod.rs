@@ -9,8 +9,8 @@
 //! * [`verilog`]: the Verilog-2005 emitter.
 
 pub mod bits;
-pub mod fifo;
 pub mod block;
+pub mod fifo;
 pub mod signal;
 pub mod sim;
 pub mod trace;

@@ -40,13 +40,19 @@ pub trait Sig<const W: usize>:
     /// Bits `LO .. LO+N`.
     fn slice<const LO: usize, const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// `{self, lo}`; `N == W + M`.
-    fn concat<const M: usize, const N: usize>(self, lo: <Self::B as Backend>::S<M>) -> <Self::B as Backend>::S<N>;
+    fn concat<const M: usize, const N: usize>(
+        self,
+        lo: <Self::B as Backend>::S<M>,
+    ) -> <Self::B as Backend>::S<N>;
     /// Zero extension to `N >= W`.
     fn zext<const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// Sign extension to `N >= W`.
     fn sext<const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// Unsigned product, operands zero-extended, truncated to `N >= max(W, M)`.
-    fn mul<const M: usize, const N: usize>(self, o: <Self::B as Backend>::S<M>) -> <Self::B as Backend>::S<N>;
+    fn mul<const M: usize, const N: usize>(
+        self,
+        o: <Self::B as Backend>::S<M>,
+    ) -> <Self::B as Backend>::S<N>;
     /// Shift left by an unsigned amount.
     fn shl<const K: usize>(self, n: <Self::B as Backend>::S<K>) -> Self;
     /// Logical shift right.
@@ -62,7 +68,11 @@ pub trait Sig<const W: usize>:
     /// OR of all bits.
     fn any(self) -> <Self::B as Backend>::S<1>;
     /// `self ? t : f`; only for `W == 1`.
-    fn mux<const N: usize>(self, t: <Self::B as Backend>::S<N>, f: <Self::B as Backend>::S<N>) -> <Self::B as Backend>::S<N>;
+    fn mux<const N: usize>(
+        self,
+        t: <Self::B as Backend>::S<N>,
+        f: <Self::B as Backend>::S<N>,
+    ) -> <Self::B as Backend>::S<N>;
 
     /// `self != o`.
     fn ne(self, o: Self) -> <Self::B as Backend>::S<1> {

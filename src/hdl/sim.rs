@@ -26,6 +26,9 @@ use std::path::Path;
 struct Base {
     q: [usize; 2],
     mem: usize,
+    /// Module of this instance and its index in the pre-order layout.
+    module: usize,
+    idx: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -53,8 +56,22 @@ pub struct State {
 pub struct SimCx<'a> {
     st: &'a mut State,
     layout: &'a [Base],
+    /// Per module: pre-order offset of its k-th instance from itself.
+    rel: &'a [Vec<usize>],
     cur: Base,
-    cursor: usize,
+    /// Instance calls started so far in the current frame.
+    ord: usize,
+}
+
+impl SimCx<'_> {
+    #[inline(always)]
+    fn enter(&mut self, ord: usize) -> (Base, usize) {
+        let child = self.layout[self.cur.idx + self.rel[self.cur.module][ord]];
+        (
+            std::mem::replace(&mut self.cur, child),
+            std::mem::replace(&mut self.ord, 0),
+        )
+    }
 }
 
 impl Ctx for SimCx<'_> {
@@ -78,7 +95,13 @@ impl Ctx for SimCx<'_> {
     }
 
     #[inline(always)]
-    fn mem_read<const W: usize, const A: usize>(&mut self, m: Mem<W, A>, port: usize, en: Bits<1>, addr: Bits<A>) -> Bits<W> {
+    fn mem_read<const W: usize, const A: usize>(
+        &mut self,
+        m: Mem<W, A>,
+        port: usize,
+        en: Bits<1>,
+        addr: Bits<A>,
+    ) -> Bits<W> {
         let ms = &mut self.st.mems[self.cur.mem + m.idx as usize];
         ms.rd[port] = (en.to_u64() != 0, addr.to_u64() as usize);
         Bits::from_slice(&ms.rdata[port * ms.nw..])
@@ -108,17 +131,46 @@ impl Ctx for SimCx<'_> {
     }
 
     #[inline(always)]
-    fn instance<K: Block>(&mut self, _name: &str, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
-        self.cursor += 1;
-        let saved = std::mem::replace(&mut self.cur, self.layout[self.cursor]);
+    fn instance<K: Block>(
+        &mut self,
+        _name: &str,
+        blk: &K,
+        i: &K::In<Concrete>,
+    ) -> K::Out<Concrete> {
+        let ord = self.ord;
+        self.ord += 1;
+        let saved = self.enter(ord);
         let o = blk.eval(self, i);
-        self.cur = saved;
+        (self.cur, self.ord) = saved;
+        o
+    }
+
+    #[inline(always)]
+    fn instance_fb<K: Block, F>(&mut self, _name: &str, blk: &K, f: F) -> K::Out<Concrete>
+    where
+        F: FnOnce(&mut Self, &K::Out<Concrete>) -> K::In<Concrete>,
+    {
+        let ord = self.ord;
+        self.ord += 1;
+        // Probe: the child is Moore (checked at elaboration), so its outputs
+        // do not depend on the inputs given here. Every `_d` and memory port
+        // it sets is set again by the real evaluation below.
+        let saved = self.enter(ord);
+        let probe = blk.eval(
+            self,
+            &K::In::<Concrete>::build(&mut crate::hdl::block::ZeroPorts),
+        );
+        (self.cur, self.ord) = saved;
+        let i = f(self, &probe);
+        let saved = self.enter(ord);
+        let o = blk.eval(self, &i);
+        (self.cur, self.ord) = saved;
         o
     }
 }
 
 impl State {
-    fn new(design: &Design) -> (State, Vec<Base>) {
+    fn new(design: &Design) -> (State, Vec<Base>, Vec<Vec<usize>>) {
         let mut st = State {
             q: [vec![], vec![]],
             d: [vec![], vec![]],
@@ -129,7 +181,12 @@ impl State {
         let mut layout = vec![];
         fn walk(d: &Design, m: usize, st: &mut State, layout: &mut Vec<Base>) {
             let md = &d.modules[m];
-            let base = Base { q: [st.q[0].len(), st.q[1].len()], mem: st.mems.len() };
+            let base = Base {
+                q: [st.q[0].len(), st.q[1].len()],
+                mem: st.mems.len(),
+                module: m,
+                idx: layout.len(),
+            };
             layout.push(base);
             for dom in 0..2 {
                 let n = st.q[dom].len() + md.decl.words[dom];
@@ -168,7 +225,22 @@ impl State {
         }
         walk(design, design.top, &mut st, &mut layout);
         st.d = st.q.clone();
-        (st, layout)
+        let rel = design
+            .modules
+            .iter()
+            .map(|md| {
+                let mut off = 1;
+                md.insts
+                    .iter()
+                    .map(|i| {
+                        let o = off;
+                        off += subtree_size(design, i.module);
+                        o
+                    })
+                    .collect()
+            })
+            .collect();
+        (st, layout, rel)
     }
 
     fn reset(&mut self) {
@@ -255,6 +327,7 @@ pub struct Sim<K: Block> {
     design: Design,
     st: State,
     layout: Vec<Base>,
+    rel: Vec<Vec<usize>>,
     t: u64,
     vcd: Option<VcdWriter>,
     buf_in: Vec<u64>,
@@ -266,8 +339,18 @@ impl<K: Block> Sim<K> {
     /// reset.
     pub fn new(blk: K) -> Result<Self, ElabError> {
         let design = elaborate(&blk)?;
-        let (st, layout) = State::new(&design);
-        let mut s = Sim { blk, design, st, layout, t: 0, vcd: None, buf_in: vec![], buf_out: vec![] };
+        let (st, layout, rel) = State::new(&design);
+        let mut s = Sim {
+            blk,
+            design,
+            st,
+            layout,
+            rel,
+            t: 0,
+            vcd: None,
+            buf_in: vec![],
+            buf_out: vec![],
+        };
         s.reset();
         Ok(s)
     }
@@ -306,7 +389,13 @@ impl<K: Block> Sim<K> {
     /// Evaluate the combinational logic only (no clock edge).
     #[inline]
     pub fn eval(&mut self, i: &K::In<Concrete>) -> K::Out<Concrete> {
-        let mut cx = SimCx { st: &mut self.st, layout: &self.layout, cur: self.layout[0], cursor: 0 };
+        let mut cx = SimCx {
+            st: &mut self.st,
+            layout: &self.layout,
+            rel: &self.rel,
+            cur: self.layout[0],
+            ord: 0,
+        };
         self.blk.eval(&mut cx, i)
     }
 
@@ -332,7 +421,10 @@ impl<K: Block> Sim<K> {
     /// One core cycle (two hot cycles with the same inputs); returns the
     /// outputs before the core edge.
     pub fn step_core(&mut self, i: &K::In<Concrete>) -> K::Out<Concrete> {
-        debug_assert!(self.next_is_core_edge(), "step_core must start on a core edge");
+        debug_assert!(
+            self.next_is_core_edge(),
+            "step_core must start on a core edge"
+        );
         let o = self.step(i);
         self.step(i);
         o
@@ -373,7 +465,11 @@ impl<K: Block> Sim<K> {
         self.vcd = Some(w);
         let t = self.t;
         let st = &self.st;
-        self.vcd.as_mut().unwrap().initial(t, &st.q, &st.mems.iter().map(|m| m.rdata.clone()).collect::<Vec<_>>())?;
+        self.vcd.as_mut().unwrap().initial(
+            t,
+            &st.q,
+            &st.mems.iter().map(|m| m.rdata.clone()).collect::<Vec<_>>(),
+        )?;
         Ok(())
     }
 
@@ -421,5 +517,9 @@ impl<K: Block> Drop for Sim<K> {
 
 /// Number of instances in the subtree of module `m` (itself included).
 pub(crate) fn subtree_size(d: &Design, m: usize) -> usize {
-    1 + d.modules[m].insts.iter().map(|i| subtree_size(d, i.module)).sum::<usize>()
+    1 + d.modules[m]
+        .insts
+        .iter()
+        .map(|i| subtree_size(d, i.module))
+        .sum::<usize>()
 }

@@ -65,8 +65,19 @@ impl Op {
         match *self {
             Input(_) | Const(_) | RegQ(_) | MemRd(..) | InstOut(..) => vec![],
             Not(a) | Any(a) | Slice(a, _) | Zext(a) | Sext(a) | Cross(a, _) | Wire(a) => vec![a],
-            Add(a, b) | Sub(a, b) | And(a, b) | Or(a, b) | Xor(a, b) | Mul(a, b) | Shl(a, b) | Shr(a, b)
-            | Sar(a, b) | Eq(a, b) | Ult(a, b) | Slt(a, b) | Concat(a, b) => vec![a, b],
+            Add(a, b)
+            | Sub(a, b)
+            | And(a, b)
+            | Or(a, b)
+            | Xor(a, b)
+            | Mul(a, b)
+            | Shl(a, b)
+            | Shr(a, b)
+            | Sar(a, b)
+            | Eq(a, b)
+            | Ult(a, b)
+            | Slt(a, b)
+            | Concat(a, b) => vec![a, b],
             Mux(s, a, b) => vec![s, a, b],
         }
     }
@@ -88,8 +99,15 @@ thread_local! {
 fn push(op: Op, width: usize, dom: u8) -> Id {
     GRAPHS.with(|g| {
         let mut g = g.borrow_mut();
-        let nodes = g.last_mut().expect("a tracing signal was used outside elaboration");
-        nodes.push(Node { op, width, dom, name: None });
+        let nodes = g
+            .last_mut()
+            .expect("a tracing signal was used outside elaboration");
+        nodes.push(Node {
+            op,
+            width,
+            dom,
+            name: None,
+        });
         (nodes.len() - 1) as Id
     })
 }
@@ -146,7 +164,12 @@ impl<const W: usize> Sig<W> for Sym<W> {
         Sym(push(Op::Slice(self.0, LO as u32), N, dom(self.0)))
     }
     fn concat<const M: usize, const N: usize>(self, lo: Sym<M>) -> Sym<N> {
-        const { assert!(N == W + M, "concat: result width must be the sum of the operand widths") };
+        const {
+            assert!(
+                N == W + M,
+                "concat: result width must be the sum of the operand widths"
+            )
+        };
         bin::<W, N>(Op::Concat, self.0, lo.0)
     }
     fn zext<const N: usize>(self) -> Sym<N> {
@@ -184,7 +207,11 @@ impl<const W: usize> Sig<W> for Sym<W> {
     }
     fn mux<const N: usize>(self, t: Sym<N>, f: Sym<N>) -> Sym<N> {
         const { assert!(W == 1, "mux select must be 1 bit wide") };
-        Sym(push(Op::Mux(self.0, t.0, f.0), N, dom(self.0) | dom(t.0) | dom(f.0)))
+        Sym(push(
+            Op::Mux(self.0, t.0, f.0),
+            N,
+            dom(self.0) | dom(t.0) | dom(f.0),
+        ))
     }
 }
 
@@ -225,6 +252,9 @@ pub struct Module {
     pub mem_rd: Vec<Vec<Option<RdPort>>>,
     pub mem_wr: Vec<Vec<Option<WrPort>>>,
     pub insts: Vec<Inst>,
+    /// No output depends combinationally on an input (usable with
+    /// `instance_fb`).
+    pub moore: bool,
 }
 
 /// A design: modules in dependency order (children before parents).
@@ -257,7 +287,11 @@ struct InputMaker {
 }
 impl PortBuilder<Tracing> for InputMaker {
     fn port<const W: usize>(&mut self, name: &'static str, d: Domain) -> Sym<W> {
-        self.ports.push(PortInfo { name: name.to_string(), width: W, dom: d });
+        self.ports.push(PortInfo {
+            name: name.to_string(),
+            width: W,
+            dom: d,
+        });
         Sym(push(Op::Input(self.ports.len() as u32 - 1), W, d.mask()))
     }
 }
@@ -268,7 +302,11 @@ struct Collect {
 }
 impl PortVisitor<Tracing> for Collect {
     fn port<const W: usize>(&mut self, name: &'static str, d: Domain, s: &Sym<W>) {
-        self.ports.push(PortInfo { name: name.to_string(), width: W, dom: d });
+        self.ports.push(PortInfo {
+            name: name.to_string(),
+            width: W,
+            dom: d,
+        });
         self.ids.push(s.0);
     }
 }
@@ -282,7 +320,11 @@ impl PortBuilder<Tracing> for InstOutMaker<'_> {
     fn port<const W: usize>(&mut self, _name: &'static str, d: Domain) -> Sym<W> {
         let dm = self.ports.get(self.k).map(|p| p.dom).unwrap_or(d);
         self.k += 1;
-        Sym(push(Op::InstOut(self.inst, self.k as u32 - 1), W, dm.mask()))
+        Sym(push(
+            Op::InstOut(self.inst, self.k as u32 - 1),
+            W,
+            dm.mask(),
+        ))
     }
 }
 
@@ -291,7 +333,8 @@ impl Ctx for TraceCx<'_> {
 
     fn lit<const W: usize>(&mut self, v: u64) -> Sym<W> {
         if W < 64 && v >> W != 0 {
-            self.errors.push(format!("constant {v:#x} does not fit in {W} bits"));
+            self.errors
+                .push(format!("constant {v:#x} does not fit in {W} bits"));
         }
         Tracing::lit(Bits::<W>::new(v))
     }
@@ -300,7 +343,10 @@ impl Ctx for TraceCx<'_> {
         match self.decl.regs.get(r.idx as usize) {
             Some(ri) if ri.width == W => Sym(push(Op::RegQ(r.idx), W, r.dom.mask())),
             _ => {
-                self.errors.push(format!("register handle #{} does not belong to this block", r.idx));
+                self.errors.push(format!(
+                    "register handle #{} does not belong to this block",
+                    r.idx
+                ));
                 Tracing::lit(Bits::zero())
             }
         }
@@ -311,21 +357,40 @@ impl Ctx for TraceCx<'_> {
             Some(slot @ None) => *slot = Some(v.0),
             Some(Some(_)) => {
                 let n = &self.decl.regs[r.idx as usize].name;
-                self.errors.push(format!("register `{n}_q` has its `_d` set twice in one eval"));
+                self.errors.push(format!(
+                    "register `{n}_q` has its `_d` set twice in one eval"
+                ));
             }
-            None => self.errors.push(format!("register handle #{} does not belong to this block", r.idx)),
+            None => self.errors.push(format!(
+                "register handle #{} does not belong to this block",
+                r.idx
+            )),
         }
     }
 
-    fn mem_read<const W: usize, const A: usize>(&mut self, m: Mem<W, A>, port: usize, en: Sym<1>, addr: Sym<A>) -> Sym<W> {
+    fn mem_read<const W: usize, const A: usize>(
+        &mut self,
+        m: Mem<W, A>,
+        port: usize,
+        en: Sym<1>,
+        addr: Sym<A>,
+    ) -> Sym<W> {
         let Some(mi) = self.decl.mems.get(m.idx as usize) else {
-            self.errors.push(format!("memory handle #{} does not belong to this block", m.idx));
+            self.errors.push(format!(
+                "memory handle #{} does not belong to this block",
+                m.idx
+            ));
             return Tracing::lit(Bits::zero());
         };
         match self.mem_rd[m.idx as usize].get_mut(port) {
             Some(slot @ None) => *slot = Some((en.0, addr.0)),
-            Some(Some(_)) => self.errors.push(format!("read port {port} of memory `{}` used twice", mi.name)),
-            None => self.errors.push(format!("memory `{}` has no read port {port}", mi.name)),
+            Some(Some(_)) => self.errors.push(format!(
+                "read port {port} of memory `{}` used twice",
+                mi.name
+            )),
+            None => self
+                .errors
+                .push(format!("memory `{}` has no read port {port}", mi.name)),
         }
         Sym(push(Op::MemRd(m.idx, port as u32), W, mi.dom.mask()))
     }
@@ -339,19 +404,29 @@ impl Ctx for TraceCx<'_> {
         data: Sym<W>,
     ) {
         let Some(mi) = self.decl.mems.get(m.idx as usize) else {
-            self.errors.push(format!("memory handle #{} does not belong to this block", m.idx));
+            self.errors.push(format!(
+                "memory handle #{} does not belong to this block",
+                m.idx
+            ));
             return;
         };
         match self.mem_wr[m.idx as usize].get_mut(port) {
             Some(slot @ None) => *slot = Some((en.0, addr.0, data.0)),
-            Some(Some(_)) => self.errors.push(format!("write port {port} of memory `{}` used twice", mi.name)),
-            None => self.errors.push(format!("memory `{}` has no write port {port}", mi.name)),
+            Some(Some(_)) => self.errors.push(format!(
+                "write port {port} of memory `{}` used twice",
+                mi.name
+            )),
+            None => self
+                .errors
+                .push(format!("memory `{}` has no write port {port}", mi.name)),
         }
     }
 
     fn name<const W: usize>(&mut self, name: &str, v: Sym<W>) -> Sym<W> {
         let id = push(Op::Wire(v.0), W, dom(v.0));
-        GRAPHS.with(|g| g.borrow_mut().last_mut().unwrap()[id as usize].name = Some(name.to_string()));
+        GRAPHS.with(|g| {
+            g.borrow_mut().last_mut().unwrap()[id as usize].name = Some(name.to_string())
+        });
         Sym(id)
     }
 
@@ -360,19 +435,81 @@ impl Ctx for TraceCx<'_> {
     }
 
     fn instance<K: Block>(&mut self, name: &str, blk: &K, i: &K::In<Tracing>) -> K::Out<Tracing> {
-        let mut c = Collect { ports: vec![], ids: vec![] };
+        let mut c = Collect {
+            ports: vec![],
+            ids: vec![],
+        };
         i.visit(&mut c);
-        let inst = self.insts.len() as u32;
+        let (inst, out) = self.begin_instance(name, blk, false);
+        self.insts[inst].inputs = c.ids;
+        out
+    }
+
+    fn instance_fb<K: Block, F>(&mut self, name: &str, blk: &K, f: F) -> K::Out<Tracing>
+    where
+        F: FnOnce(&mut Self, &K::Out<Tracing>) -> K::In<Tracing>,
+    {
+        let (inst, out) = self.begin_instance(name, blk, true);
+        let i = f(self, &out);
+        let mut c = Collect {
+            ports: vec![],
+            ids: vec![],
+        };
+        i.visit(&mut c);
+        self.insts[inst].inputs = c.ids;
+        out
+    }
+}
+
+impl TraceCx<'_> {
+    /// Elaborate the child, reserve its instance slot (instances are
+    /// numbered in the order their calls start) and make its output nodes.
+    fn begin_instance<K: Block>(
+        &mut self,
+        name: &str,
+        blk: &K,
+        fb: bool,
+    ) -> (usize, K::Out<Tracing>) {
+        let inst = self.insts.len();
         match elaborate_into(blk, self.design) {
             Ok(module) => {
-                let outs = self.design.modules[module].outputs.clone();
-                self.insts.push(Inst { name: name.to_string(), module, inputs: c.ids });
-                K::Out::<Tracing>::build(&mut InstOutMaker { inst, ports: &outs, k: 0 })
+                let child = &self.design.modules[module];
+                if fb && !child.moore {
+                    self.errors.push(format!(
+                        "instance `{name}` uses instance_fb but an output of `{}` depends combinationally on an input",
+                        child.name
+                    ));
+                }
+                let outs = child.outputs.clone();
+                self.insts.push(Inst {
+                    name: name.to_string(),
+                    module,
+                    inputs: vec![],
+                });
+                (
+                    inst,
+                    K::Out::<Tracing>::build(&mut InstOutMaker {
+                        inst: inst as u32,
+                        ports: &outs,
+                        k: 0,
+                    }),
+                )
             }
             Err(e) => {
                 self.errors.push(format!("in instance `{name}`: {e}"));
-                self.insts.push(Inst { name: name.to_string(), module: usize::MAX, inputs: c.ids });
-                K::Out::<Tracing>::build(&mut InstOutMaker { inst, ports: &[], k: 0 })
+                self.insts.push(Inst {
+                    name: name.to_string(),
+                    module: usize::MAX,
+                    inputs: vec![],
+                });
+                (
+                    inst,
+                    K::Out::<Tracing>::build(&mut InstOutMaker {
+                        inst: inst as u32,
+                        ports: &[],
+                        k: 0,
+                    }),
+                )
             }
         }
     }
@@ -387,7 +524,10 @@ pub fn is_ident(s: &str) -> bool {
 
 /// Elaborate `blk` and everything it instantiates.
 pub fn elaborate<K: Block>(blk: &K) -> Result<Design, ElabError> {
-    let mut design = Design { modules: vec![], top: 0 };
+    let mut design = Design {
+        modules: vec![],
+        top: 0,
+    };
     design.top = elaborate_into(blk, &mut design)?;
     Ok(design)
 }
@@ -397,7 +537,10 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
     if let Some(ix) = design.modules.iter().position(|m| m.name == name) {
         return Ok(ix);
     }
-    let err = |msg: String| ElabError { module: name.clone(), msg };
+    let err = |msg: String| ElabError {
+        module: name.clone(),
+        msg,
+    };
     if !is_ident(&name) {
         return Err(err("module name is not a Verilog identifier".into()));
     }
@@ -410,15 +553,30 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
         decl,
         reg_d: vec![None; decl.regs.len()],
         mem_rd: decl.mems.iter().map(|m| vec![None; m.read_ports]).collect(),
-        mem_wr: decl.mems.iter().map(|m| vec![None; m.write_ports]).collect(),
+        mem_wr: decl
+            .mems
+            .iter()
+            .map(|m| vec![None; m.write_ports])
+            .collect(),
         insts: vec![],
         errors: vec![],
     };
     let outs = blk.eval(&mut cx, &inputs);
-    let mut oc = Collect { ports: vec![], ids: vec![] };
+    let mut oc = Collect {
+        ports: vec![],
+        ids: vec![],
+    };
     outs.visit(&mut oc);
     let nodes = GRAPHS.with(|g| g.borrow_mut().pop().unwrap());
-    let TraceCx { design, reg_d, mem_rd, mem_wr, insts, errors, .. } = cx;
+    let TraceCx {
+        design,
+        reg_d,
+        mem_rd,
+        mem_wr,
+        insts,
+        errors,
+        ..
+    } = cx;
     if let Some(e) = errors.into_iter().next() {
         return Err(err(e));
     }
@@ -433,10 +591,35 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
         mem_rd,
         mem_wr,
         insts,
+        moore: false,
     };
+    let mut m = m;
+    m.moore = !m.out.iter().any(|&o| reaches_input(&m, design, o));
     check(&m, design).map_err(err)?;
     design.modules.push(m);
     Ok(design.modules.len() - 1)
+}
+
+/// Does node `id` depend combinationally on an input of its module?
+fn reaches_input(m: &Module, d: &Design, id: Id) -> bool {
+    let mut stack = vec![id];
+    let mut seen = vec![false; m.nodes.len()];
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n as usize], true) {
+            continue;
+        }
+        match m.nodes[n as usize].op {
+            Op::Input(_) => return true,
+            Op::InstOut(i, _) => {
+                let inst = &m.insts[i as usize];
+                if !d.modules[inst.module].moore {
+                    stack.extend(&inst.inputs);
+                }
+            }
+            ref op => stack.extend(op.operands()),
+        }
+    }
+    false
 }
 
 /// Human name of the state or port a leaf node stands for.
@@ -447,7 +630,10 @@ pub fn leaf_name(m: &Module, d: &Design, id: Id) -> Option<String> {
         Op::MemRd(mm, p) => format!("{}_rdata{p}_q", m.decl.mems[mm as usize].name),
         Op::InstOut(i, p) => {
             let inst = &m.insts[i as usize];
-            format!("{}_{}", inst.name, d.modules[inst.module].outputs[p as usize].name)
+            format!(
+                "{}_{}",
+                inst.name, d.modules[inst.module].outputs[p as usize].name
+            )
         }
         _ => return None,
     })
@@ -474,7 +660,13 @@ fn culprit(m: &Module, d: &Design, id: Id, bad: u8) -> String {
 }
 
 fn check(m: &Module, d: &Design) -> Result<(), String> {
-    let dname = |mask: u8| if mask & Domain::Hot.mask() != 0 { "hot" } else { "core" };
+    let dname = |mask: u8| {
+        if mask & Domain::Hot.mask() != 0 {
+            "hot"
+        } else {
+            "core"
+        }
+    };
     let sink = |what: String, id: Id, dom: Domain| -> Result<(), String> {
         let bad = m.nodes[id as usize].dom & !dom.mask();
         if bad != 0 {
@@ -520,12 +712,18 @@ fn check(m: &Module, d: &Design) -> Result<(), String> {
         for p in 0..mem.read_ports {
             claim(format!("{}_rdata{p}_q", mem.name))?;
             if m.mem_rd[k][p].is_none() {
-                return Err(format!("read port {p} of memory `{}` is never used", mem.name));
+                return Err(format!(
+                    "read port {p} of memory `{}` is never used",
+                    mem.name
+                ));
             }
         }
         for p in 0..mem.write_ports {
             if m.mem_wr[k][p].is_none() {
-                return Err(format!("write port {p} of memory `{}` is never used", mem.name));
+                return Err(format!(
+                    "write port {p} of memory `{}` is never used",
+                    mem.name
+                ));
             }
         }
         if mem.read_ports == 0 {
@@ -554,20 +752,44 @@ fn check(m: &Module, d: &Design) -> Result<(), String> {
     for (k, mem) in m.decl.mems.iter().enumerate() {
         for (p, rd) in m.mem_rd[k].iter().enumerate() {
             let (en, a) = rd.unwrap();
-            sink(format!("read enable {p} of memory `{}`", mem.name), en, mem.dom)?;
-            sink(format!("read address {p} of memory `{}`", mem.name), a, mem.dom)?;
+            sink(
+                format!("read enable {p} of memory `{}`", mem.name),
+                en,
+                mem.dom,
+            )?;
+            sink(
+                format!("read address {p} of memory `{}`", mem.name),
+                a,
+                mem.dom,
+            )?;
         }
         for (p, wr) in m.mem_wr[k].iter().enumerate() {
             let (en, a, v) = wr.unwrap();
-            sink(format!("write enable {p} of memory `{}`", mem.name), en, mem.dom)?;
-            sink(format!("write address {p} of memory `{}`", mem.name), a, mem.dom)?;
-            sink(format!("write data {p} of memory `{}`", mem.name), v, mem.dom)?;
+            sink(
+                format!("write enable {p} of memory `{}`", mem.name),
+                en,
+                mem.dom,
+            )?;
+            sink(
+                format!("write address {p} of memory `{}`", mem.name),
+                a,
+                mem.dom,
+            )?;
+            sink(
+                format!("write data {p} of memory `{}`", mem.name),
+                v,
+                mem.dom,
+            )?;
         }
     }
     for inst in &m.insts {
         let child = &d.modules[inst.module];
         for (k, p) in child.inputs.iter().enumerate() {
-            sink(format!("input `{}` of instance `{}`", p.name, inst.name), inst.inputs[k], p.dom)?;
+            sink(
+                format!("input `{}` of instance `{}`", p.name, inst.name),
+                inst.inputs[k],
+                p.dom,
+            )?;
         }
     }
     Ok(())

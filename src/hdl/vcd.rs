@@ -20,7 +20,7 @@ use super::trace::Design;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use vcd::{IdCode, TimescaleUnit, Value, Writer};
+use vcd::{IdCode, TimescaleUnit, Writer};
 
 #[derive(Debug, Clone, Copy)]
 enum Src {
@@ -36,7 +36,8 @@ enum Src {
 struct Var {
     src: Src,
     width: usize,
-    id: IdCode,
+    /// The VCD identifier code, as text.
+    code: Vec<u8>,
     last: Vec<u64>,
     fresh: bool,
 }
@@ -46,20 +47,39 @@ pub struct VcdWriter {
     w: Writer<BufWriter<File>>,
     vars: Vec<Var>,
     time: u64,
+    line: Vec<u8>,
 }
 
-fn values(words: &[u64], width: usize) -> impl Iterator<Item = Value> + '_ {
-    (0..width).rev().map(move |b| if (words[b / 64] >> (b % 64)) & 1 == 1 { Value::V1 } else { Value::V0 })
-}
+/// ASCII '0'/'1' of each byte value, MSB first.
+static BYTE_BITS: [[u8; 8]; 256] = {
+    let mut t = [[b'0'; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut b = 0;
+        while b < 8 {
+            if (v >> (7 - b)) & 1 == 1 {
+                t[v][b] = b'1';
+            }
+            b += 1;
+        }
+        v += 1;
+    }
+    t
+};
 
 impl VcdWriter {
-    pub(crate) fn create(path: &Path, d: &Design, layout: &[([usize; 2], usize)]) -> std::io::Result<Self> {
+    pub(crate) fn create(
+        path: &Path,
+        d: &Design,
+        layout: &[([usize; 2], usize)],
+    ) -> std::io::Result<Self> {
         if let Some(dir) = path.parent() {
             if !dir.as_os_str().is_empty() {
                 std::fs::create_dir_all(dir)?;
             }
         }
-        let f = File::create(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let f = File::create(path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let mut w = Writer::new(BufWriter::with_capacity(1 << 20, f));
         w.version(concat!("smrtl ", env!("CARGO_PKG_VERSION")))?;
         w.timescale(1, TimescaleUnit::NS)?;
@@ -67,8 +87,14 @@ impl VcdWriter {
         let top = &d.modules[d.top];
         w.add_module(&top.name)?;
         let mut add = |w: &mut Writer<_>, src, width: usize, name: &str| -> std::io::Result<()> {
-            let id = w.add_wire(width as u32, name)?;
-            vars.push(Var { src, width, id, last: vec![0; words_for(width)], fresh: true });
+            let id: IdCode = w.add_wire(width as u32, name)?;
+            vars.push(Var {
+                src,
+                width,
+                code: id.to_string().into_bytes(),
+                last: vec![0; words_for(width)],
+                fresh: true,
+            });
             Ok(())
         };
         add(&mut w, Src::ClkCore, 1, "clk_core_i")?;
@@ -91,16 +117,31 @@ impl VcdWriter {
             li: &mut usize,
             layout: &[([usize; 2], usize)],
             w: &mut Writer<BufWriter<File>>,
-            add: &mut dyn FnMut(&mut Writer<BufWriter<File>>, Src, usize, &str) -> std::io::Result<()>,
+            add: &mut dyn FnMut(
+                &mut Writer<BufWriter<File>>,
+                Src,
+                usize,
+                &str,
+            ) -> std::io::Result<()>,
         ) -> std::io::Result<()> {
             let md = &d.modules[m];
             let (q, mb) = layout[*li];
             for r in &md.decl.regs {
-                add(w, Src::Reg(r.dom as usize, q[r.dom as usize] + r.off), r.width, &format!("{}_q", r.name))?;
+                add(
+                    w,
+                    Src::Reg(r.dom as usize, q[r.dom as usize] + r.off),
+                    r.width,
+                    &format!("{}_q", r.name),
+                )?;
             }
             for (k, mi) in md.decl.mems.iter().enumerate() {
                 for p in 0..mi.read_ports {
-                    add(w, Src::MemRd(mb + k, p), mi.width, &format!("{}_rdata{p}_q", mi.name))?;
+                    add(
+                        w,
+                        Src::MemRd(mb + k, p),
+                        mi.width,
+                        &format!("{}_rdata{p}_q", mi.name),
+                    )?;
                 }
             }
             for inst in &md.insts {
@@ -115,9 +156,17 @@ impl VcdWriter {
         walk(d, d.top, &mut li, layout, &mut w, &mut add)?;
         w.upscope()?;
         w.enddefinitions()?;
-        Ok(VcdWriter { w, vars, time: 0 })
+        Ok(VcdWriter {
+            w,
+            vars,
+            time: 0,
+            line: Vec::with_capacity(300),
+        })
     }
 
+    /// Write a value change of var `k` if it changed. Value changes are
+    /// formatted here (the `vcd` crate formats bit by bit through `Display`,
+    /// which dominated the run time).
     fn emit(&mut self, k: usize, words: &[u64]) -> std::io::Result<()> {
         let v = &mut self.vars[k];
         let nw = words_for(v.width);
@@ -126,11 +175,34 @@ impl VcdWriter {
         }
         v.fresh = false;
         v.last.copy_from_slice(&words[..nw]);
+        let buf = &mut self.line;
+        buf.clear();
         if v.width == 1 {
-            self.w.change_scalar(v.id, if words[0] & 1 == 1 { Value::V1 } else { Value::V0 })
+            buf.push(b'0' + (words[0] & 1) as u8);
         } else {
-            self.w.change_vector(v.id, values(words, v.width))
+            buf.push(b'b');
+            // Leading zeros are dropped (VCD left-extends with 0); the rest
+            // is written a byte (8 characters) at a time from a table.
+            let top = (0..nw)
+                .rev()
+                .find(|&i| words[i] != 0)
+                .map(|i| 64 * i + 63 - words[i].leading_zeros() as usize);
+            let top = top.unwrap_or(0);
+            let mut b = top as isize;
+            while b >= 0 && (b + 1) % 8 != 0 {
+                buf.push(b'0' + ((words[b as usize / 64] >> (b as usize % 64)) & 1) as u8);
+                b -= 1;
+            }
+            while b >= 7 {
+                let byte = (words[b as usize / 64] >> ((b as usize - 7) % 64)) as u8;
+                buf.extend_from_slice(&BYTE_BITS[byte as usize]);
+                b -= 8;
+            }
+            buf.push(b' ');
         }
+        buf.extend_from_slice(&v.code);
+        buf.push(b'\n');
+        self.w.writer().write_all(buf)
     }
 
     fn at(&mut self, t: u64) -> std::io::Result<()> {
@@ -142,27 +214,34 @@ impl VcdWriter {
     }
 
     /// Clocks, reset, registers and memory read registers.
-    fn state(&mut self, clk: (u64, u64), q: &[Vec<u64>; 2], rdata: &dyn Fn(usize) -> Vec<u64>) -> std::io::Result<()> {
+    fn state<'a>(
+        &mut self,
+        clk: (u64, u64),
+        q: &[Vec<u64>; 2],
+        rdata: &dyn Fn(usize) -> &'a [u64],
+    ) -> std::io::Result<()> {
         for k in 0..self.vars.len() {
-            let v: Vec<u64> = match self.vars[k].src {
-                Src::ClkCore => vec![clk.0],
-                Src::ClkHot => vec![clk.1],
-                Src::Rst => vec![1],
-                Src::In(_) | Src::Out(_) => continue,
-                Src::Reg(dom, o) => q[dom][o..].to_vec(),
-                Src::MemRd(m, p) => {
-                    let nw = words_for(self.vars[k].width);
-                    rdata(m)[p * nw..].to_vec()
-                }
-            };
-            self.emit(k, &v)?;
+            let (src, nw) = (self.vars[k].src, words_for(self.vars[k].width));
+            match src {
+                Src::ClkCore => self.emit(k, &[clk.0])?,
+                Src::ClkHot => self.emit(k, &[clk.1])?,
+                Src::Rst => self.emit(k, &[1])?,
+                Src::In(_) | Src::Out(_) => {}
+                Src::Reg(dom, o) => self.emit(k, &q[dom][o..o + nw])?,
+                Src::MemRd(m, p) => self.emit(k, &rdata(m)[p * nw..(p + 1) * nw])?,
+            }
         }
         Ok(())
     }
 
-    pub(crate) fn initial(&mut self, t: u64, q: &[Vec<u64>; 2], rdata: &[Vec<u64>]) -> std::io::Result<()> {
+    pub(crate) fn initial(
+        &mut self,
+        t: u64,
+        q: &[Vec<u64>; 2],
+        rdata: &[Vec<u64>],
+    ) -> std::io::Result<()> {
         self.at(2 * t)?;
-        self.state((t % 2, 0), q, &|m| rdata[m].clone())?;
+        self.state((t % 2, 0), q, &|m| &rdata[m][..])?;
         // Ports start at zero until the first step shows them.
         for k in 0..self.vars.len() {
             if matches!(self.vars[k].src, Src::In(_) | Src::Out(_)) {
@@ -172,17 +251,21 @@ impl VcdWriter {
         Ok(())
     }
 
-    pub(crate) fn pre_edge(&mut self, t: u64, inputs: &[u64], outputs: &[u64]) -> std::io::Result<()> {
+    pub(crate) fn pre_edge(
+        &mut self,
+        t: u64,
+        inputs: &[u64],
+        outputs: &[u64],
+    ) -> std::io::Result<()> {
         self.at(2 * t + 1)?;
         for k in 0..self.vars.len() {
-            let v: Vec<u64> = match self.vars[k].src {
-                Src::ClkCore => vec![t % 2],
-                Src::ClkHot => vec![0],
-                Src::In(o) => inputs[o..].to_vec(),
-                Src::Out(o) => outputs[o..].to_vec(),
-                _ => continue,
-            };
-            self.emit(k, &v)?;
+            match self.vars[k].src {
+                Src::ClkCore => self.emit(k, &[t % 2])?,
+                Src::ClkHot => self.emit(k, &[0])?,
+                Src::In(o) => self.emit(k, &inputs[o..])?,
+                Src::Out(o) => self.emit(k, &outputs[o..])?,
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -194,7 +277,7 @@ impl VcdWriter {
         rdata: impl Fn(usize) -> &'a Vec<u64>,
     ) -> std::io::Result<()> {
         self.at(2 * t + 2)?;
-        self.state((1 - t % 2, 1), q, &|m| rdata(m).clone())
+        self.state((1 - t % 2, 1), q, &|m| &rdata(m)[..])
     }
 
     pub(crate) fn finish(mut self) -> std::io::Result<()> {

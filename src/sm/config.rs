@@ -88,11 +88,19 @@ pub struct SmConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("config {path} is not valid TOML for SmConfig: {msg}")]
     Parse { path: String, msg: String },
     #[error("config {path}: field `{field}` = {value}: {reason}")]
-    Invalid { path: String, field: &'static str, value: String, reason: String },
+    Invalid {
+        path: String,
+        field: &'static str,
+        value: String,
+        reason: String,
+    },
     #[error("unknown preset `{0}` (known: tesla, gt200, fermi, gpucc)")]
     UnknownPreset(String),
 }
@@ -152,7 +160,11 @@ impl SmConfig {
         };
         let pow2 = |field: &'static str, v: u32| -> Result<(), ConfigError> {
             if v == 0 || !v.is_power_of_two() {
-                Err(bad(field, v, "must be a power of two (it is used as an address bit field)"))
+                Err(bad(
+                    field,
+                    v,
+                    "must be a power of two (it is used as an address bit field)",
+                ))
             } else {
                 Ok(())
             }
@@ -169,10 +181,18 @@ impl SmConfig {
             return Err(bad("sp_lanes", self.sp_lanes, "must divide warp_size"));
         }
         if self.max_threads != self.max_warps * self.warp_size {
-            return Err(bad("max_threads", self.max_threads, "must equal max_warps * warp_size"));
+            return Err(bad(
+                "max_threads",
+                self.max_threads,
+                "must equal max_warps * warp_size",
+            ));
         }
         if self.registers % (self.reg_banks * 32) != 0 {
-            return Err(bad("registers", self.registers, "must be a multiple of 32 * reg_banks"));
+            return Err(bad(
+                "registers",
+                self.registers,
+                "must be a multiple of 32 * reg_banks",
+            ));
         }
         if self.min_regs_per_thread == 0 || self.min_regs_per_thread > self.max_regs_per_thread {
             return Err(bad(
@@ -182,16 +202,32 @@ impl SmConfig {
             ));
         }
         if self.smem_bytes == 0 || self.smem_bytes % (4 * self.smem_banks) != 0 {
-            return Err(bad("smem_bytes", self.smem_bytes, "must be a non-zero multiple of 4 * smem_banks"));
+            return Err(bad(
+                "smem_bytes",
+                self.smem_bytes,
+                "must be a non-zero multiple of 4 * smem_banks",
+            ));
         }
         if self.smem_request_threads > self.warp_size {
-            return Err(bad("smem_request_threads", self.smem_request_threads, "must be <= warp_size"));
+            return Err(bad(
+                "smem_request_threads",
+                self.smem_request_threads,
+                "must be <= warp_size",
+            ));
         }
         if self.warp_schedulers == 0 || self.max_warps % self.warp_schedulers != 0 {
-            return Err(bad("warp_schedulers", self.warp_schedulers, "must be >= 1 and divide max_warps"));
+            return Err(bad(
+                "warp_schedulers",
+                self.warp_schedulers,
+                "must be >= 1 and divide max_warps",
+            ));
         }
         if self.hot_clock_ratio != 2 {
-            return Err(bad("hot_clock_ratio", self.hot_clock_ratio, "the hot clock runs at exactly 2x the core clock"));
+            return Err(bad(
+                "hot_clock_ratio",
+                self.hot_clock_ratio,
+                "the hot clock runs at exactly 2x the core clock",
+            ));
         }
         if let Some(g) = &self.gpucc {
             if g.lanes == 0 {
@@ -224,16 +260,30 @@ mod tests {
 
     #[test]
     fn bank_count_not_power_of_two_is_named() {
-        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 12");
-        let e = SmConfig::from_toml(&text, "bad.toml").unwrap_err().to_string();
-        assert!(e.contains("reg_banks") && e.contains("power of two") && e.contains("bad.toml"), "{e}");
+        let text =
+            include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 12");
+        let e = SmConfig::from_toml(&text, "bad.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("reg_banks") && e.contains("power of two") && e.contains("bad.toml"),
+            "{e}"
+        );
     }
 
     #[test]
     fn unknown_field_and_missing_file_are_errors() {
         let text = format!("{}\nbogus = 1\n", include_str!("../../configs/gt200.toml"));
-        assert!(SmConfig::from_toml(&text, "x").unwrap_err().to_string().contains("bogus"));
-        let e = SmConfig::load("/nonexistent/cfg.toml").unwrap_err().to_string();
-        assert!(e.contains("cannot read config /nonexistent/cfg.toml"), "{e}");
+        assert!(SmConfig::from_toml(&text, "x")
+            .unwrap_err()
+            .to_string()
+            .contains("bogus"));
+        let e = SmConfig::load("/nonexistent/cfg.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cannot read config /nonexistent/cfg.toml"),
+            "{e}"
+        );
     }
 }

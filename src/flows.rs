@@ -1,0 +1,348 @@
+//! The flows behind the `smrtl` commands: export, simulate, co-simulate,
+//! benchmark. Each takes a block by name and an `SmConfig`, builds the block
+//! with the sizes the config implies, and returns a report or a clear error.
+
+use crate::cosim::{self, icarus, verilator::PortsOf, verilator::Verilated, Options};
+use crate::hdl::bits::words_for;
+use crate::hdl::fifo::Fifo;
+use crate::hdl::sim::flatten;
+use crate::hdl::{verilog, Block, Concrete, Sim};
+use crate::sm::SmConfig;
+use crate::testbenches::stimulus::random_inputs;
+use crate::units::mad_rf::MadRf;
+use anyhow::{bail, Context, Result};
+use rand::SeedableRng;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The blocks the command line knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BlockName {
+    /// Synchronous FIFO, 32 bits wide; depth = `gpucc.fifo_depth` of the
+    /// config, 16 when the config has no GPU-CC section.
+    Fifo,
+    /// Dual-clock proof slice: hot-clock multiply-add pipeline feeding a
+    /// 4-bank x 64 x 32 register file on the core clock.
+    MadRf,
+}
+
+/// Something to do with a block, whatever its type.
+pub trait BlockFn {
+    type Out;
+    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<Self::Out>;
+}
+
+/// Build block `name` for `cfg` and hand it to `f`.
+pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Result<F::Out> {
+    match name {
+        BlockName::Fifo => {
+            let depth = cfg.gpucc.as_ref().map(|g| g.fifo_depth).unwrap_or(16);
+            // The depth is a type parameter (address width A = log2(depth)),
+            // so each supported depth is one monomorphized block.
+            match depth {
+                2 => f.call(Fifo::<32, 1>::new()),
+                4 => f.call(Fifo::<32, 2>::new()),
+                8 => f.call(Fifo::<32, 3>::new()),
+                16 => f.call(Fifo::<32, 4>::new()),
+                32 => f.call(Fifo::<32, 5>::new()),
+                64 => f.call(Fifo::<32, 6>::new()),
+                128 => f.call(Fifo::<32, 7>::new()),
+                256 => f.call(Fifo::<32, 8>::new()),
+                d => bail!("config `{}`: gpucc.fifo_depth = {d} is not supported by the fifo block (2..=256, a power of two)", cfg.name),
+            }
+        }
+        BlockName::MadRf => f.call(MadRf::new()),
+    }
+}
+
+/// `smrtl export`: write the block's modules to `out`, one file each.
+pub struct Export {
+    pub out: PathBuf,
+}
+
+impl BlockFn for Export {
+    type Out = Vec<PathBuf>;
+    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<Vec<PathBuf>> {
+        let sim = Sim::new(blk)?;
+        let texts = verilog::emit(sim.design());
+        cosim::write_rtl(&texts, &self.out)
+            .with_context(|| format!("cannot write Verilog into {}", self.out.display()))
+    }
+}
+
+/// `smrtl sim`: random stimulus, VCD, activity report.
+pub struct Simulate {
+    pub hot_cycles: u64,
+    pub seed: u64,
+    pub p_one: f64,
+    pub vcd: Option<PathBuf>,
+}
+
+impl BlockFn for Simulate {
+    type Out = String;
+    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<String> {
+        let mut sim = Sim::new(blk)?;
+        let top = sim.design().modules[sim.design().top].clone();
+        let path = self
+            .vcd
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("waves/{}.vcd", top.name)));
+        sim.open_vcd(&path)
+            .with_context(|| format!("cannot write VCD {}", path.display()))?;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(self.seed);
+        let (mut prev, mut ro) = (vec![], vec![]);
+        let mut high = vec![0u64; top.outputs.len()];
+        let t0 = Instant::now();
+        for t in 0..self.hot_cycles {
+            let i: K::In<Concrete> = random_inputs(&mut rng, t, &prev, self.p_one);
+            flatten(&i, &mut prev);
+            let o = sim.step(&i);
+            flatten(&o, &mut ro);
+            let mut pos = 0;
+            for (k, p) in top.outputs.iter().enumerate() {
+                if p.width == 1 && ro[pos] & 1 == 1 {
+                    high[k] += 1;
+                }
+                pos += words_for(p.width);
+            }
+        }
+        sim.close_vcd()
+            .with_context(|| format!("cannot finish VCD {}", path.display()))?;
+        let secs = t0.elapsed().as_secs_f64();
+        let mut r = String::new();
+        let _ = writeln!(r, "block        {}", top.name);
+        let _ = writeln!(
+            r,
+            "cycles       {} hot, {} core (seed {})",
+            self.hot_cycles,
+            self.hot_cycles / 2,
+            self.seed
+        );
+        let _ = writeln!(
+            r,
+            "time         {secs:.3} s with VCD ({:.0} core cycles/s)",
+            self.hot_cycles as f64 / 2.0 / secs
+        );
+        let _ = writeln!(
+            r,
+            "VCD          {}  (open with: gtkwave {})",
+            path.display(),
+            path.display()
+        );
+        let _ = writeln!(r, "1-bit outputs, cycles high:");
+        for (k, p) in top.outputs.iter().enumerate() {
+            if p.width == 1 {
+                let _ = writeln!(
+                    r,
+                    "  {:<16} {:>10} of {} hot cycles ({} domain)",
+                    p.name,
+                    high[k],
+                    self.hot_cycles,
+                    p.dom.name()
+                );
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// `smrtl cosim`: lock-step against Verilator, then a short Icarus run.
+pub struct Cosim {
+    pub opts: Options,
+    pub icarus_cycles: u64,
+}
+
+impl BlockFn for Cosim {
+    type Out = (String, bool);
+    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<(String, bool)> {
+        let t0 = Instant::now();
+        let r = cosim::lockstep(&blk, None, &self.opts)?;
+        let secs = t0.elapsed().as_secs_f64();
+        let mut s = String::new();
+        let mut ok = true;
+        match &r.mismatch {
+            None => {
+                let _ = writeln!(
+                    s,
+                    "verilator  {}: {} hot cycles ({} core) lock-step, 0 mismatches, every output compared every hot cycle ({secs:.1} s)",
+                    r.top,
+                    r.hot_cycles,
+                    r.hot_cycles / 2
+                );
+            }
+            Some(m) => {
+                ok = false;
+                let _ = writeln!(s, "verilator  {}: {m}", r.top);
+            }
+        }
+        if self.icarus_cycles > 0 {
+            let work = self.opts.wave_dir.join(format!("icarus_{}", r.top));
+            let ir = icarus::check(
+                blk,
+                None,
+                self.icarus_cycles,
+                self.opts.seed,
+                self.opts.p_one,
+                &work,
+            )?;
+            ok &= ir.mismatches == 0;
+            let _ = writeln!(
+                s,
+                "icarus     {}: {} hot cycles, {} mismatches (4-state, X counts)",
+                r.top, ir.hot_cycles, ir.mismatches
+            );
+            for l in ir.first {
+                let _ = writeln!(s, "  {l}");
+            }
+        }
+        Ok((s, ok))
+    }
+}
+
+/// `smrtl bench`: Rust model vs Verilated export, same stimulus, same run.
+pub struct Bench {
+    pub hot_cycles: u64,
+    pub wave_dir: PathBuf,
+}
+
+/// One line of the benchmark table.
+#[derive(Debug, Clone)]
+pub struct BenchRow {
+    pub what: String,
+    pub core_cycles_per_s: f64,
+}
+
+impl BlockFn for Bench {
+    type Out = Vec<BenchRow>;
+    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<Vec<BenchRow>> {
+        // Stimulus is generated up front and replayed, so neither side pays
+        // for random numbers.
+        const N: usize = 4096;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+        let mut prev = vec![];
+        let mut stim: Vec<K::In<Concrete>> = Vec::with_capacity(N);
+        let mut flat: Vec<Vec<u64>> = Vec::with_capacity(N);
+        for t in 0..N as u64 {
+            let i: K::In<Concrete> = random_inputs(&mut rng, t, &prev, 0.6);
+            flatten(&i, &mut prev);
+            stim.push(i);
+            flat.push(prev.clone());
+        }
+        let n = self.hot_cycles;
+        let core = n as f64 / 2.0;
+        let mut rows = vec![];
+        let name = crate::hdl::elaborate(&blk)?
+            .modules
+            .last()
+            .unwrap()
+            .name
+            .clone();
+
+        let mut sim = Sim::new(blk.clone())?;
+        let mut sink = 0u64;
+        let t0 = Instant::now();
+        for t in 0..n {
+            let o = sim.step(&stim[t as usize % N]);
+            sink = sink.wrapping_add(std::hint::black_box(&o) as *const _ as u64 & 1);
+        }
+        rows.push(BenchRow {
+            what: format!("{name} rust"),
+            core_cycles_per_s: core / t0.elapsed().as_secs_f64(),
+        });
+
+        let mut sim = Sim::new(blk.clone())?;
+        let rv = self.wave_dir.join(format!("bench_{name}_rust.vcd"));
+        sim.open_vcd(&rv)?;
+        let t0 = Instant::now();
+        for t in 0..n {
+            std::hint::black_box(sim.step(&stim[t as usize % N]));
+        }
+        sim.close_vcd()?;
+        rows.push(BenchRow {
+            what: format!("{name} rust + VCD"),
+            core_cycles_per_s: core / t0.elapsed().as_secs_f64(),
+        });
+        let _ = std::fs::remove_file(&rv);
+
+        let texts = verilog::emit(sim.design());
+        let top = PortsOf::top(sim.design());
+        for with_vcd in [false, true] {
+            let mut v = Verilated::new(&texts, &top)?;
+            let vv = self.wave_dir.join(format!("bench_{name}_verilator.vcd"));
+            if with_vcd {
+                v.open_vcd(&vv)?;
+            }
+            v.reset();
+            let mut out = vec![];
+            let t0 = Instant::now();
+            for t in 0..n {
+                v.set_inputs(&flat[t as usize % N]);
+                v.pre_edge(t);
+                v.get_outputs(&mut out);
+                if with_vcd {
+                    v.dump(2 * t + 1);
+                }
+                v.edge(t);
+                if with_vcd {
+                    v.dump(2 * t + 2);
+                }
+                std::hint::black_box(&out);
+            }
+            let secs = t0.elapsed().as_secs_f64();
+            if with_vcd {
+                v.close_vcd();
+                let _ = std::fs::remove_file(&vv);
+            }
+            let what = if with_vcd {
+                "verilator + VCD"
+            } else {
+                "verilator"
+            };
+            rows.push(BenchRow {
+                what: format!("{name} {what}"),
+                core_cycles_per_s: core / secs,
+            });
+        }
+        std::hint::black_box(sink);
+        Ok(rows)
+    }
+}
+
+/// Format benchmark rows with the Rust/Verilator ratios.
+pub fn bench_table(rows: &[BenchRow], hot_cycles: u64) -> String {
+    let mut s = format!(
+        "{hot_cycles} hot cycles each ({} core cycles)\n",
+        hot_cycles / 2
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "  {:<36} {:>14.0} core cycles/s",
+            r.what, r.core_cycles_per_s
+        );
+    }
+    let find = |k: &str| {
+        rows.iter()
+            .find(|r| r.what.ends_with(k))
+            .map(|r| r.core_cycles_per_s)
+    };
+    if let (Some(a), Some(b)) = (find(" rust"), find(" verilator")) {
+        let _ = writeln!(s, "  ratio rust / verilator (no VCD):   {:.2}x", a / b);
+    }
+    if let (Some(a), Some(b)) = (find(" rust + VCD"), find(" verilator + VCD")) {
+        let _ = writeln!(s, "  ratio rust / verilator (with VCD): {:.2}x", a / b);
+    }
+    s
+}
+
+/// Ensure `dir` exists and is writable (clear error otherwise).
+pub fn writable_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create output folder {}", dir.display()))?;
+    let probe = dir.join(".smrtl-write-test");
+    std::fs::write(&probe, b"")
+        .with_context(|| format!("output folder {} is not writable", dir.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! Random stimulus that respects clock domains: a core-domain input changes
+//! only before a core edge (even hot cycles) and holds for the whole core
+//! cycle; a hot-domain input may change every hot cycle.
+
+use crate::hdl::bits::words_for;
+use crate::hdl::{Bits, Concrete, Domain, PortBuilder, Ports};
+use rand::{Rng, RngCore};
+
+/// Per-port bias: probability that a 1-bit input is high.
+pub struct RandomPorts<'a, R: RngCore> {
+    pub rng: &'a mut R,
+    /// Hot cycle the values are for.
+    pub t: u64,
+    /// Previous values (flattened), held for core ports on odd cycles.
+    pub prev: &'a [u64],
+    /// Probability of a 1 on single-bit ports.
+    pub p_one: f64,
+    pos: usize,
+}
+
+impl<'a, R: RngCore> RandomPorts<'a, R> {
+    pub fn new(rng: &'a mut R, t: u64, prev: &'a [u64], p_one: f64) -> Self {
+        RandomPorts {
+            rng,
+            t,
+            prev,
+            p_one,
+            pos: 0,
+        }
+    }
+}
+
+impl<R: RngCore> PortBuilder<Concrete> for RandomPorts<'_, R> {
+    fn port<const W: usize>(&mut self, _name: &'static str, dom: Domain) -> Bits<W> {
+        let nw = words_for(W);
+        let hold = !dom.edge_at(self.t) && self.prev.len() >= self.pos + nw;
+        let v = if hold {
+            Bits::from_slice(&self.prev[self.pos..])
+        } else if W == 1 {
+            Bits::new(self.rng.gen_bool(self.p_one) as u64)
+        } else {
+            Bits::from_words([
+                self.rng.gen(),
+                self.rng.gen(),
+                self.rng.gen(),
+                self.rng.gen(),
+            ])
+        };
+        self.pos += nw;
+        v
+    }
+}
+
+/// Random inputs for hot cycle `t`, holding core-domain ports from `prev`
+/// (the flattened inputs of cycle `t-1`) on odd cycles.
+pub fn random_inputs<P: Ports<Concrete>, R: RngCore>(
+    rng: &mut R,
+    t: u64,
+    prev: &[u64],
+    p_one: f64,
+) -> P {
+    P::build(&mut RandomPorts::new(rng, t, prev, p_one))
+}

@@ -130,3 +130,19 @@ fn icarus_catches_a_flipped_bit() {
         r.first
     );
 }
+
+/// The acceptance run: 1,000,000 core cycles (2,000,000 hot cycles) of
+/// lock-step per proof block. Run with
+/// `cargo test --release --test cosim -- --ignored`.
+#[test]
+#[ignore]
+fn one_million_core_cycles_lockstep() {
+    tools();
+    let o = opts(2_000_000, 2024, 0.6, "long");
+    let r = cosim::lockstep(&Fifo::<32, 4>::new(), None, &o).unwrap();
+    assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+    let r = cosim::lockstep(&MadRf::new(), None, &o).unwrap();
+    assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+    let r = cosim::lockstep(&smrtl::testbenches::fifo_pair::FifoPair::new(), None, &o).unwrap();
+    assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+}

@@ -10,6 +10,35 @@
 //! 1..=256, a slice past the top, a concat whose result width is not the sum,
 //! an extension to a narrower width all fail during monomorphization
 //! (`const { assert!(..) }`), i.e. when the offending block is compiled.
+//!
+//! ```
+//! use smrtl::hdl::Bits;
+//! let a = Bits::<8>::new(0xa5);
+//! let hi: Bits<4> = a.slice::<4, 4>();
+//! let w: Bits<12> = hi.concat(a);
+//! assert_eq!(w.to_u64(), 0xaa5);
+//! ```
+//!
+//! A slice past the top does not compile:
+//!
+//! ```compile_fail
+//! use smrtl::hdl::Bits;
+//! let a = Bits::<8>::new(1);
+//! let b: Bits<4> = a.slice::<6, 4>();
+//! ```
+//!
+//! Nor does a concat whose result width is not the sum:
+//!
+//! ```compile_fail
+//! use smrtl::hdl::Bits;
+//! let w: Bits<16> = Bits::<8>::new(1).concat(Bits::<4>::new(2));
+//! ```
+//!
+//! Nor a width over 256 bits:
+//!
+//! ```compile_fail
+//! let _ = smrtl::hdl::Bits::<300>::zero();
+//! ```
 
 use std::fmt;
 

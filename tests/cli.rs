@@ -1,0 +1,92 @@
+//! The command line on bad input: a clear message naming the problem, a
+//! non-zero exit, never a panic.
+
+use std::process::{Command, Output};
+
+fn smrtl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_smrtl")).args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_clean_failure(o: &Output, needles: &[&str]) {
+    let e = stderr(o);
+    assert!(!o.status.success(), "expected failure, got success: {e}");
+    assert!(!e.contains("panicked"), "panic instead of an error:\n{e}");
+    for n in needles {
+        assert!(e.contains(n), "error message lacks `{n}`:\n{e}");
+    }
+}
+
+#[test]
+fn unknown_block_name() {
+    let o = smrtl(&["export", "warp_sched9"]);
+    assert_clean_failure(&o, &["invalid value 'warp_sched9'", "fifo", "mad-rf"]);
+}
+
+#[test]
+fn unreadable_config() {
+    let o = smrtl(&["export", "fifo", "--config", "/nonexistent/sm.toml"]);
+    assert_clean_failure(&o, &["cannot read config /nonexistent/sm.toml"]);
+}
+
+#[test]
+fn invalid_config_bank_count_not_power_of_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("bad.toml");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200.toml")).unwrap();
+    std::fs::write(&cfg, text.replace("reg_banks = 16", "reg_banks = 24")).unwrap();
+    let o = smrtl(&["export", "mad-rf", "--config", cfg.to_str().unwrap(), "--out", dir.path().to_str().unwrap()]);
+    assert_clean_failure(&o, &["reg_banks", "24", "power of two", "bad.toml"]);
+    assert!(!dir.path().join("mad_rf_slice.v").exists(), "nothing written on a bad config");
+}
+
+#[test]
+fn malformed_config_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("broken.toml");
+    std::fs::write(&cfg, "name = \"x\"\nsp_lanes = [oops\n").unwrap();
+    let o = smrtl(&["sim", "fifo", "--config", cfg.to_str().unwrap()]);
+    assert_clean_failure(&o, &["broken.toml", "not valid TOML"]);
+}
+
+#[test]
+fn unsupported_fifo_depth_from_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("deep.toml");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gpucc.toml")).unwrap();
+    std::fs::write(&cfg, text.replace("fifo_depth = 16", "fifo_depth = 1024")).unwrap();
+    let o = smrtl(&["export", "fifo", "--config", cfg.to_str().unwrap(), "--out", dir.path().to_str().unwrap()]);
+    assert_clean_failure(&o, &["fifo_depth = 1024", "not supported"]);
+}
+
+#[test]
+fn unwritable_output_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a_file");
+    std::fs::write(&file, "x").unwrap();
+    // A folder below a regular file cannot be created (even as root).
+    let out = file.join("rtl");
+    let o = smrtl(&["export", "fifo", "--out", out.to_str().unwrap()]);
+    assert_clean_failure(&o, &["cannot create output folder", "a_file/rtl"]);
+    let vcd = file.join("w.vcd");
+    let o = smrtl(&["sim", "mad-rf", "--cycles", "10", "--vcd", vcd.to_str().unwrap()]);
+    assert_clean_failure(&o, &["cannot write VCD", "a_file/w.vcd"]);
+}
+
+#[test]
+fn export_and_sim_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = smrtl(&["export", "fifo", "--config", "gpucc", "--out", dir.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = std::fs::read_to_string(dir.path().join("fifo_w32_d16.v")).unwrap();
+    assert!(v.contains("module fifo_w32_d16 (") && v.contains("input  wire clk_core_i"));
+    let vcd = dir.path().join("s.vcd");
+    let o = smrtl(&["sim", "mad-rf", "--cycles", "1000", "--vcd", vcd.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("1000 hot, 500 core") && out.contains("conflict_o"), "{out}");
+    assert!(std::fs::read_to_string(&vcd).unwrap().contains("$var wire 32"));
+}

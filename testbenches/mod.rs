@@ -8,4 +8,5 @@
 pub mod fifo_pair;
 pub mod fifo_ref;
 pub mod mad_rf_ref;
+pub mod mem_ports;
 pub mod stimulus;

@@ -4,7 +4,10 @@
 use std::process::{Command, Output};
 
 fn smrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_smrtl"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -36,11 +39,22 @@ fn unreadable_config() {
 fn invalid_config_bank_count_not_power_of_two() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("bad.toml");
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200.toml")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200.toml"))
+        .unwrap();
     std::fs::write(&cfg, text.replace("reg_banks = 16", "reg_banks = 24")).unwrap();
-    let o = smrtl(&["export", "mad-rf", "--config", cfg.to_str().unwrap(), "--out", dir.path().to_str().unwrap()]);
+    let o = smrtl(&[
+        "export",
+        "mad-rf",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
     assert_clean_failure(&o, &["reg_banks", "24", "power of two", "bad.toml"]);
-    assert!(!dir.path().join("mad_rf_slice.v").exists(), "nothing written on a bad config");
+    assert!(
+        !dir.path().join("mad_rf_slice.v").exists(),
+        "nothing written on a bad config"
+    );
 }
 
 #[test]
@@ -56,9 +70,17 @@ fn malformed_config_toml() {
 fn unsupported_fifo_depth_from_config() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("deep.toml");
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gpucc.toml")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gpucc.toml"))
+        .unwrap();
     std::fs::write(&cfg, text.replace("fifo_depth = 16", "fifo_depth = 1024")).unwrap();
-    let o = smrtl(&["export", "fifo", "--config", cfg.to_str().unwrap(), "--out", dir.path().to_str().unwrap()]);
+    let o = smrtl(&[
+        "export",
+        "fifo",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
     assert_clean_failure(&o, &["fifo_depth = 1024", "not supported"]);
 }
 
@@ -72,21 +94,47 @@ fn unwritable_output_path() {
     let o = smrtl(&["export", "fifo", "--out", out.to_str().unwrap()]);
     assert_clean_failure(&o, &["cannot create output folder", "a_file/rtl"]);
     let vcd = file.join("w.vcd");
-    let o = smrtl(&["sim", "mad-rf", "--cycles", "10", "--vcd", vcd.to_str().unwrap()]);
+    let o = smrtl(&[
+        "sim",
+        "mad-rf",
+        "--cycles",
+        "10",
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]);
     assert_clean_failure(&o, &["cannot write VCD", "a_file/w.vcd"]);
 }
 
 #[test]
 fn export_and_sim_work() {
     let dir = tempfile::tempdir().unwrap();
-    let o = smrtl(&["export", "fifo", "--config", "gpucc", "--out", dir.path().to_str().unwrap()]);
+    let o = smrtl(&[
+        "export",
+        "fifo",
+        "--config",
+        "gpucc",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v = std::fs::read_to_string(dir.path().join("fifo_w32_d16.v")).unwrap();
     assert!(v.contains("module fifo_w32_d16 (") && v.contains("input  wire clk_core_i"));
     let vcd = dir.path().join("s.vcd");
-    let o = smrtl(&["sim", "mad-rf", "--cycles", "1000", "--vcd", vcd.to_str().unwrap()]);
+    let o = smrtl(&[
+        "sim",
+        "mad-rf",
+        "--cycles",
+        "1000",
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("1000 hot, 500 core") && out.contains("conflict_o"), "{out}");
-    assert!(std::fs::read_to_string(&vcd).unwrap().contains("$var wire 32"));
+    assert!(
+        out.contains("1000 hot, 500 core") && out.contains("conflict_o"),
+        "{out}"
+    );
+    assert!(std::fs::read_to_string(&vcd)
+        .unwrap()
+        .contains("$var wire 32"));
 }

@@ -228,6 +228,9 @@ fn verilog_lints_clean_with_wall() {
     let mut texts = exported();
     texts.extend(verilog::emit(&elaborate(&FifoPair::new()).unwrap()));
     texts.extend(verilog::emit(&elaborate(&Crossing::new(true)).unwrap()));
+    texts.extend(verilog::emit(
+        &elaborate(&smrtl::testbenches::mem_ports::MemPorts::new()).unwrap(),
+    ));
     cosim::write_rtl(&texts, &tmp).unwrap();
     for (name, _) in &texts {
         let o = Command::new("verilator")
@@ -385,6 +388,72 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
     }
 }
 
+/// Every proof block's VCD has both clocks and every register and memory
+/// read register under the module's scope, and converts with vcd2fst.
+#[test]
+fn proof_block_vcds_parse_and_convert() {
+    fn check<K: Block>(blk: K, dir: &Path) {
+        let mut sim = Sim::new(blk).unwrap();
+        let m = sim.design().modules[sim.design().top].clone();
+        let path = dir.join(format!("{}.vcd", m.name));
+        sim.open_vcd(&path).unwrap();
+        let z = zero_ports::<K::In<Concrete>>();
+        for _ in 0..100 {
+            sim.step(&z);
+        }
+        sim.close_vcd().unwrap();
+        let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+        let h = p.parse_header().unwrap();
+        let scope = h.find_scope(&[m.name.clone()]).expect("top scope");
+        let vars: Vec<String> = scope
+            .items
+            .iter()
+            .filter_map(|i| {
+                if let vcd::ScopeItem::Var(v) = i {
+                    Some(v.reference.clone())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let mut want = vec![
+            "clk_core_i".to_string(),
+            "clk_hot_i".into(),
+            "rst_ni".into(),
+        ];
+        want.extend(m.decl.regs.iter().map(|r| format!("{}_q", r.name)));
+        for mem in &m.decl.mems {
+            want.extend((0..mem.read_ports).map(|p| format!("{}_rdata{p}_q", mem.name)));
+        }
+        want.extend(m.inputs.iter().chain(&m.outputs).map(|p| p.name.clone()));
+        for w in want {
+            assert!(vars.contains(&w), "{}: VCD lacks {w}", m.name);
+        }
+        for c in p {
+            c.unwrap();
+        }
+        if std::env::var_os("CI").is_some() {
+            require_tools(&["vcd2fst"]);
+        }
+        if cosim::have_tool("vcd2fst") {
+            let fst = path.with_extension("fst");
+            let o = Command::new("vcd2fst")
+                .arg(&path)
+                .arg(&fst)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success() && fst.metadata().unwrap().len() > 0,
+                "vcd2fst {}: {o:?}",
+                path.display()
+            );
+        }
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vcd_blocks");
+    check(Fifo::<32, 4>::new(), &dir);
+    check(MadRf::new(), &dir);
+}
+
 #[test]
 fn hierarchical_block_cosimulates() {
     require_tools(&["verilator"]);
@@ -403,4 +472,87 @@ fn hierarchical_block_cosimulates() {
 fn zero_inputs_and_fifo_in_helpers() {
     let z: FifoIn<Concrete, 32> = zero_ports();
     assert_eq!(z.wdata_i, Bits::zero());
+}
+
+mod mem_ports {
+    use super::*;
+    use smrtl::testbenches::mem_ports::{MemPorts, MemPortsIn, ROM};
+
+    fn cfg_in() -> MemPortsIn<Concrete> {
+        zero_ports()
+    }
+
+    #[test]
+    fn rom_ram_ports_and_priorities() {
+        let mut s = Sim::new(MemPorts::new()).unwrap();
+        // Hot-domain ROM: the address of hot cycle t is on rom_o at t+1.
+        let mut i = cfg_in();
+        for a in 0..16u64 {
+            i.rom_addr_i = Bits::new(a);
+            s.step(&i);
+            let o = s.eval(&i);
+            assert_eq!(o.rom_o.to_u64(), ROM[a as usize]);
+        }
+        // Two writes to one word at one edge: port 1 wins. Read-first.
+        let mut w = cfg_in();
+        (w.we0_i, w.wa0_i, w.wd0_i) = (Bits::new(1), Bits::new(5), Bits::new(0x1111));
+        (w.we1_i, w.wa1_i, w.wd1_i) = (Bits::new(1), Bits::new(5), Bits::new(0x2222));
+        (w.re0_i, w.ra0_i) = (Bits::new(1), Bits::new(5));
+        s.step_core(&w);
+        let o = s.eval(&cfg_in());
+        assert_eq!(o.rd0_o.to_u64(), 0, "read-first: old contents");
+        let mut r = cfg_in();
+        (r.re0_i, r.ra0_i, r.re1_i, r.ra1_i) =
+            (Bits::new(1), Bits::new(5), Bits::new(1), Bits::new(6));
+        s.step_core(&r);
+        let o = s.eval(&cfg_in());
+        assert_eq!((o.rd0_o.to_u64(), o.rd1_o.to_u64()), (0x2222, 0));
+    }
+
+    #[test]
+    fn rom_and_multiport_ram_cosimulate_and_infer() {
+        require_tools(&["verilator", "yosys"]);
+        let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mem_ports");
+        let o = Options {
+            hot_cycles: 100_000,
+            seed: 8,
+            p_one: 0.5,
+            wave_dir: tmp.clone(),
+            window: 16,
+        };
+        let r = cosim::lockstep(&MemPorts::new(), None, &o).unwrap();
+        assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+        let texts = verilog::emit(&elaborate(&MemPorts::new()).unwrap());
+        cosim::write_rtl(&texts, &tmp).unwrap();
+        let f = tmp.join("mem_ports.v");
+        // The ROM and the RAM stay memories through Yosys' memory passes.
+        yosys(&format!(
+            "read_verilog {}; synth -top mem_ports -run begin:fine; tee -o {}/mem.stat stat",
+            f.display(),
+            tmp.display()
+        ));
+        let stat = std::fs::read_to_string(tmp.join("mem.stat")).unwrap();
+        assert!(stat.contains("$mem"), "no $mem cells:\n{stat}");
+    }
+
+    #[test]
+    fn icarus_flags_x_from_a_register_without_reset() {
+        require_tools(&["iverilog"]);
+        let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mem_ports_icarus");
+        let r = smrtl::cosim::icarus::check(MemPorts::new(), None, 200, 1, 0.5, &tmp).unwrap();
+        assert!(
+            r.mismatches > 0,
+            "latched_q has no reset: Icarus must see X before its first core edge"
+        );
+        assert!(
+            r.first[0].contains("port=latched_o") && r.first[0].contains("got=xxxx"),
+            "{:?}",
+            r.first
+        );
+        assert!(
+            r.first.iter().all(|l| l.contains("latched_o")),
+            "only the no-reset register differs: {:?}",
+            r.first
+        );
+    }
 }

@@ -3,7 +3,6 @@
 //! with the sizes the config implies, and returns a report or a clear error.
 
 use crate::cosim::{self, icarus, verilator::PortsOf, verilator::Verilated, Options};
-use crate::hdl::bits::words_for;
 use crate::hdl::fifo::Fifo;
 use crate::hdl::sim::flatten;
 use crate::hdl::{verilog, Block, Concrete, Sim};
@@ -49,7 +48,10 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 64 => f.call(Fifo::<32, 6>::new()),
                 128 => f.call(Fifo::<32, 7>::new()),
                 256 => f.call(Fifo::<32, 8>::new()),
-                d => bail!("config `{}`: gpucc.fifo_depth = {d} is not supported by the fifo block (2..=256, a power of two)", cfg.name),
+                d => bail!(
+                    "config `{}`: gpucc.fifo_depth = {d} is not supported by the fifo block (2..=256, a power of two)",
+                    cfg.name
+                ),
             }
         }
         BlockName::MadRf => f.call(MadRf::new()),
@@ -66,8 +68,7 @@ impl BlockFn for Export {
     fn call<K: Block + Clone>(&mut self, blk: K) -> Result<Vec<PathBuf>> {
         let sim = Sim::new(blk)?;
         let texts = verilog::emit(sim.design());
-        cosim::write_rtl(&texts, &self.out)
-            .with_context(|| format!("cannot write Verilog into {}", self.out.display()))
+        cosim::write_rtl(&texts, &self.out).with_context(|| format!("cannot write Verilog into {}", self.out.display()))
     }
 }
 
@@ -101,10 +102,10 @@ impl BlockFn for Simulate {
             flatten(&o, &mut ro);
             let mut pos = 0;
             for (k, p) in top.outputs.iter().enumerate() {
-                if p.width == 1 && ro[pos] & 1 == 1 {
+                if p.bits() == 1 && ro[pos] & 1 == 1 {
                     high[k] += 1;
                 }
-                pos += words_for(p.width);
+                pos += p.words();
             }
         }
         sim.close_vcd()
@@ -132,7 +133,7 @@ impl BlockFn for Simulate {
         );
         let _ = writeln!(r, "1-bit outputs, cycles high:");
         for (k, p) in top.outputs.iter().enumerate() {
-            if p.width == 1 {
+            if p.bits() == 1 {
                 let _ = writeln!(
                     r,
                     "  {:<16} {:>10} of {} hot cycles ({} domain)",
@@ -178,14 +179,7 @@ impl BlockFn for Cosim {
         }
         if self.icarus_cycles > 0 {
             let work = self.opts.wave_dir.join(format!("icarus_{}", r.top));
-            let ir = icarus::check(
-                blk,
-                None,
-                self.icarus_cycles,
-                self.opts.seed,
-                self.opts.p_one,
-                &work,
-            )?;
+            let ir = icarus::check(blk, None, self.icarus_cycles, self.opts.seed, self.opts.p_one, &work)?;
             ok &= ir.mismatches == 0;
             let _ = writeln!(
                 s,
@@ -232,12 +226,7 @@ impl BlockFn for Bench {
         let n = self.hot_cycles;
         let core = n as f64 / 2.0;
         let mut rows = vec![];
-        let name = crate::hdl::elaborate(&blk)?
-            .modules
-            .last()
-            .unwrap()
-            .name
-            .clone();
+        let name = crate::hdl::elaborate(&blk)?.modules.last().unwrap().name.clone();
 
         let mut sim = Sim::new(blk.clone())?;
         let mut sink = 0u64;
@@ -294,11 +283,7 @@ impl BlockFn for Bench {
                 v.close_vcd();
                 let _ = std::fs::remove_file(&vv);
             }
-            let what = if with_vcd {
-                "verilator + VCD"
-            } else {
-                "verilator"
-            };
+            let what = if with_vcd { "verilator + VCD" } else { "verilator" };
             rows.push(BenchRow {
                 what: format!("{name} {what}"),
                 core_cycles_per_s: core / secs,
@@ -311,22 +296,11 @@ impl BlockFn for Bench {
 
 /// Format benchmark rows with the Rust/Verilator ratios.
 pub fn bench_table(rows: &[BenchRow], hot_cycles: u64) -> String {
-    let mut s = format!(
-        "{hot_cycles} hot cycles each ({} core cycles)\n",
-        hot_cycles / 2
-    );
+    let mut s = format!("{hot_cycles} hot cycles each ({} core cycles)\n", hot_cycles / 2);
     for r in rows {
-        let _ = writeln!(
-            s,
-            "  {:<36} {:>14.0} core cycles/s",
-            r.what, r.core_cycles_per_s
-        );
+        let _ = writeln!(s, "  {:<36} {:>14.0} core cycles/s", r.what, r.core_cycles_per_s);
     }
-    let find = |k: &str| {
-        rows.iter()
-            .find(|r| r.what.ends_with(k))
-            .map(|r| r.core_cycles_per_s)
-    };
+    let find = |k: &str| rows.iter().find(|r| r.what.ends_with(k)).map(|r| r.core_cycles_per_s);
     if let (Some(a), Some(b)) = (find(" rust"), find(" verilator")) {
         let _ = writeln!(s, "  ratio rust / verilator (no VCD):   {:.2}x", a / b);
     }
@@ -338,11 +312,9 @@ pub fn bench_table(rows: &[BenchRow], hot_cycles: u64) -> String {
 
 /// Ensure `dir` exists and is writable (clear error otherwise).
 pub fn writable_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create output folder {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create output folder {}", dir.display()))?;
     let probe = dir.join(".smrtl-write-test");
-    std::fs::write(&probe, b"")
-        .with_context(|| format!("output folder {} is not writable", dir.display()))?;
+    std::fs::write(&probe, b"").with_context(|| format!("output folder {} is not writable", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
 }

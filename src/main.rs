@@ -138,22 +138,11 @@ fn run(cli: Cli) -> Result<i32> {
                 wave_dir,
                 window: 64,
             };
-            let (r, ok) = flows::with_block(
-                block,
-                &cfg,
-                &mut flows::Cosim {
-                    opts,
-                    icarus_cycles,
-                },
-            )?;
+            let (r, ok) = flows::with_block(block, &cfg, &mut flows::Cosim { opts, icarus_cycles })?;
             print!("{r}");
             Ok(if ok { 0 } else { 2 })
         }
-        Cmd::Bench {
-            block,
-            config,
-            cycles,
-        } => {
+        Cmd::Bench { block, config, cycles } => {
             let cfg = SmConfig::load(&config)?;
             let rows = flows::with_block(
                 block,

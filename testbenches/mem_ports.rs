@@ -21,9 +21,7 @@ crate::ports! {
 }
 
 /// The ROM contents: a quarter sine wave, 8 bits.
-pub const ROM: [u64; 16] = [
-    0, 25, 50, 74, 98, 120, 142, 162, 180, 197, 212, 225, 236, 244, 250, 254,
-];
+pub const ROM: [u64; 16] = [0, 25, 50, 74, 98, 120, 142, 162, 180, 197, 212, 225, 236, 244, 250, 254];
 
 /// See the module doc.
 #[derive(Debug, Clone)]

@@ -7,6 +7,7 @@
 
 pub mod fifo_pair;
 pub mod fifo_ref;
+pub mod lanes;
 pub mod mad_rf_ref;
 pub mod mem_ports;
 pub mod stimulus;

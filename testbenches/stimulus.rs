@@ -39,12 +39,7 @@ impl<R: RngCore> PortBuilder<Concrete> for RandomPorts<'_, R> {
         } else if W == 1 {
             Bits::new(self.rng.gen_bool(self.p_one) as u64)
         } else {
-            Bits::from_words([
-                self.rng.gen(),
-                self.rng.gen(),
-                self.rng.gen(),
-                self.rng.gen(),
-            ])
+            Bits::from_words([self.rng.gen(), self.rng.gen(), self.rng.gen(), self.rng.gen()])
         };
         self.pos += nw;
         v
@@ -53,11 +48,6 @@ impl<R: RngCore> PortBuilder<Concrete> for RandomPorts<'_, R> {
 
 /// Random inputs for hot cycle `t`, holding core-domain ports from `prev`
 /// (the flattened inputs of cycle `t-1`) on odd cycles.
-pub fn random_inputs<P: Ports<Concrete>, R: RngCore>(
-    rng: &mut R,
-    t: u64,
-    prev: &[u64],
-    p_one: f64,
-) -> P {
+pub fn random_inputs<P: Ports<Concrete>, R: RngCore>(rng: &mut R, t: u64, prev: &[u64], p_one: f64) -> P {
     P::build(&mut RandomPorts::new(rng, t, prev, p_one))
 }

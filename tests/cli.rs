@@ -4,10 +4,7 @@
 use std::process::{Command, Output};
 
 fn smrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .args(args)
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_smrtl")).args(args).output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -39,8 +36,7 @@ fn unreadable_config() {
 fn invalid_config_bank_count_not_power_of_two() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("bad.toml");
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200.toml"))
-        .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200.toml")).unwrap();
     std::fs::write(&cfg, text.replace("reg_banks = 16", "reg_banks = 24")).unwrap();
     let o = smrtl(&[
         "export",
@@ -70,8 +66,7 @@ fn malformed_config_toml() {
 fn unsupported_fifo_depth_from_config() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("deep.toml");
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gpucc.toml"))
-        .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gpucc.toml")).unwrap();
     std::fs::write(&cfg, text.replace("fifo_depth = 16", "fifo_depth = 1024")).unwrap();
     let o = smrtl(&[
         "export",
@@ -94,14 +89,7 @@ fn unwritable_output_path() {
     let o = smrtl(&["export", "fifo", "--out", out.to_str().unwrap()]);
     assert_clean_failure(&o, &["cannot create output folder", "a_file/rtl"]);
     let vcd = file.join("w.vcd");
-    let o = smrtl(&[
-        "sim",
-        "mad-rf",
-        "--cycles",
-        "10",
-        "--vcd",
-        vcd.to_str().unwrap(),
-    ]);
+    let o = smrtl(&["sim", "mad-rf", "--cycles", "10", "--vcd", vcd.to_str().unwrap()]);
     assert_clean_failure(&o, &["cannot write VCD", "a_file/w.vcd"]);
 }
 
@@ -120,21 +108,12 @@ fn export_and_sim_work() {
     let v = std::fs::read_to_string(dir.path().join("fifo_w32_d16.v")).unwrap();
     assert!(v.contains("module fifo_w32_d16 (") && v.contains("input  wire clk_core_i"));
     let vcd = dir.path().join("s.vcd");
-    let o = smrtl(&[
-        "sim",
-        "mad-rf",
-        "--cycles",
-        "1000",
-        "--vcd",
-        vcd.to_str().unwrap(),
-    ]);
+    let o = smrtl(&["sim", "mad-rf", "--cycles", "1000", "--vcd", vcd.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("1000 hot, 500 core") && out.contains("conflict_o"),
         "{out}"
     );
-    assert!(std::fs::read_to_string(&vcd)
-        .unwrap()
-        .contains("$var wire 32"));
+    assert!(std::fs::read_to_string(&vcd).unwrap().contains("$var wire 32"));
 }

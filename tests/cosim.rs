@@ -29,8 +29,7 @@ fn fifo_lockstep_verilator() {
         return;
     }
     for (seed, p) in [(1, 0.5), (2, 0.8), (3, 0.2)] {
-        let r =
-            cosim::lockstep(&Fifo::<32, 4>::new(), None, &opts(100_000, seed, p, "fifo")).unwrap();
+        let r = cosim::lockstep(&Fifo::<32, 4>::new(), None, &opts(100_000, seed, p, "fifo")).unwrap();
         assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
         assert_eq!(r.hot_cycles, 100_000);
     }
@@ -51,10 +50,7 @@ fn flipped_bit_is_caught_with_vcd_window() {
         return;
     }
     for (name, texts) in [
-        (
-            "fifo",
-            verilog::emit(&elaborate(&Fifo::<32, 4>::new()).unwrap()),
-        ),
+        ("fifo", verilog::emit(&elaborate(&Fifo::<32, 4>::new()).unwrap())),
         ("mad_rf", verilog::emit(&elaborate(&MadRf::new()).unwrap())),
     ] {
         let mut texts = texts;
@@ -75,12 +71,7 @@ fn flipped_bit_is_caught_with_vcd_window() {
         for p in &m.vcd {
             let text = std::fs::read_to_string(p).unwrap();
             assert!(text.contains("$enddefinitions"), "{}", p.display());
-            assert!(
-                text.contains(&m.signal),
-                "VCD {} lacks {}",
-                p.display(),
-                m.signal
-            );
+            assert!(text.contains(&m.signal), "VCD {} lacks {}", p.display(), m.signal);
         }
     }
 }
@@ -91,25 +82,9 @@ fn icarus_agrees_on_short_runs() {
         return;
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let r = icarus::check(
-        Fifo::<32, 4>::new(),
-        None,
-        20_000,
-        3,
-        0.5,
-        &dir.join("icarus_fifo"),
-    )
-    .unwrap();
+    let r = icarus::check(Fifo::<32, 4>::new(), None, 20_000, 3, 0.5, &dir.join("icarus_fifo")).unwrap();
     assert_eq!((r.hot_cycles, r.mismatches), (20_000, 0), "{:?}", r.first);
-    let r = icarus::check(
-        MadRf::new(),
-        None,
-        20_000,
-        4,
-        0.7,
-        &dir.join("icarus_mad_rf"),
-    )
-    .unwrap();
+    let r = icarus::check(MadRf::new(), None, 20_000, 4, 0.7, &dir.join("icarus_mad_rf")).unwrap();
     assert_eq!((r.hot_cycles, r.mismatches), (20_000, 0), "{:?}", r.first);
 }
 
@@ -124,11 +99,7 @@ fn icarus_catches_a_flipped_bit() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("icarus_flip");
     let r = icarus::check(MadRf::new(), Some(texts), 2_000, 4, 0.7, &dir).unwrap();
     assert!(r.mismatches > 0);
-    assert!(
-        r.first[0].starts_with("MISMATCH hot_cycle="),
-        "{:?}",
-        r.first
-    );
+    assert!(r.first[0].starts_with("MISMATCH hot_cycle="), "{:?}", r.first);
 }
 
 /// The acceptance run: 1,000,000 core cycles (2,000,000 hot cycles) of

@@ -32,12 +32,7 @@ impl Crossing {
         let mut decl = Decl::new();
         let a = decl.reg("a", Domain::Core, 0);
         let b = decl.reg("b", Domain::Hot, 0);
-        Crossing {
-            decl,
-            a,
-            b,
-            explicit,
-        }
+        Crossing { decl, a, b, explicit }
     }
 }
 
@@ -53,11 +48,7 @@ impl Block for Crossing {
     fn eval<C: Ctx>(&self, cx: &mut C, i: &OneIn<C::B>) -> OneOut<C::B> {
         cx.d(self.a, i.x_i);
         let a = cx.q(self.a);
-        let a = if self.explicit {
-            cx.cross(a, Domain::Hot)
-        } else {
-            a
-        };
+        let a = if self.explicit { cx.cross(a, Domain::Hot) } else { a };
         cx.d(self.b, a);
         OneOut { y_o: cx.q(self.b) }
     }
@@ -70,9 +61,7 @@ fn wrong_domain_crossing_is_rejected() {
         .expect("implicit core->hot path must be rejected")
         .to_string();
     assert!(
-        e.contains("register `b_q` is in the hot domain")
-            && e.contains("`a_q`")
-            && e.contains("cross"),
+        e.contains("register `b_q` is in the hot domain") && e.contains("`a_q`") && e.contains("cross"),
         "{e}"
     );
     Sim::new(Crossing::new(true)).expect("explicit crossing is accepted");
@@ -217,7 +206,11 @@ fn rtl_folder_is_current() {
         let path = rtl_dir().join(format!("{name}.v"));
         let on_disk = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{}: {e}; run `smrtl export` (see README)", path.display()));
-        assert!(on_disk == text, "{} is stale: run `cargo run -- export fifo --config gpucc && cargo run -- export mad-rf`", path.display());
+        assert!(
+            on_disk == text,
+            "{} is stale: run `cargo run -- export fifo --config gpucc && cargo run -- export mad-rf`",
+            path.display()
+        );
     }
 }
 
@@ -307,9 +300,7 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
     fn walk(items: &[vcd::ScopeItem], prefix: &str, out: &mut Vec<(String, vcd::IdCode)>) {
         for it in items {
             match it {
-                vcd::ScopeItem::Scope(s) => {
-                    walk(&s.items, &format!("{prefix}{}.", s.identifier), out)
-                }
+                vcd::ScopeItem::Scope(s) => walk(&s.items, &format!("{prefix}{}.", s.identifier), out),
                 vcd::ScopeItem::Var(v) => out.push((format!("{prefix}{}", v.reference), v.code)),
                 _ => {}
             }
@@ -350,9 +341,7 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
                 last.insert(i, b);
             }
             vcd::Command::ChangeVector(i, v) => {
-                let n = v
-                    .iter()
-                    .fold(0u64, |a, b| (a << 1) | (b == vcd::Value::V1) as u64);
+                let n = v.iter().fold(0u64, |a, b| (a << 1) | (b == vcd::Value::V1) as u64);
                 last.insert(i, n);
             }
             _ => {}
@@ -376,11 +365,7 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
     }
     if cosim::have_tool("vcd2fst") {
         let fst = dir.join("fifo_pair.fst");
-        let o = Command::new("vcd2fst")
-            .arg(&path)
-            .arg(&fst)
-            .output()
-            .unwrap();
+        let o = Command::new("vcd2fst").arg(&path).arg(&fst).output().unwrap();
         assert!(
             o.status.success() && fst.metadata().unwrap().len() > 0,
             "vcd2fst failed: {o:?}"
@@ -416,11 +401,7 @@ fn proof_block_vcds_parse_and_convert() {
                 }
             })
             .collect();
-        let mut want = vec![
-            "clk_core_i".to_string(),
-            "clk_hot_i".into(),
-            "rst_ni".into(),
-        ];
+        let mut want = vec!["clk_core_i".to_string(), "clk_hot_i".into(), "rst_ni".into()];
         want.extend(m.decl.regs.iter().map(|r| format!("{}_q", r.name)));
         for mem in &m.decl.mems {
             want.extend((0..mem.read_ports).map(|p| format!("{}_rdata{p}_q", mem.name)));
@@ -437,11 +418,7 @@ fn proof_block_vcds_parse_and_convert() {
         }
         if cosim::have_tool("vcd2fst") {
             let fst = path.with_extension("fst");
-            let o = Command::new("vcd2fst")
-                .arg(&path)
-                .arg(&fst)
-                .output()
-                .unwrap();
+            let o = Command::new("vcd2fst").arg(&path).arg(&fst).output().unwrap();
             assert!(
                 o.status.success() && fst.metadata().unwrap().len() > 0,
                 "vcd2fst {}: {o:?}",
@@ -502,8 +479,7 @@ mod mem_ports {
         let o = s.eval(&cfg_in());
         assert_eq!(o.rd0_o.to_u64(), 0, "read-first: old contents");
         let mut r = cfg_in();
-        (r.re0_i, r.ra0_i, r.re1_i, r.ra1_i) =
-            (Bits::new(1), Bits::new(5), Bits::new(1), Bits::new(6));
+        (r.re0_i, r.ra0_i, r.re1_i, r.ra1_i) = (Bits::new(1), Bits::new(5), Bits::new(1), Bits::new(6));
         s.step_core(&r);
         let o = s.eval(&cfg_in());
         assert_eq!((o.rd0_o.to_u64(), o.rd1_o.to_u64()), (0x2222, 0));
@@ -554,5 +530,80 @@ mod mem_ports {
             "only the no-reset register differs: {:?}",
             r.first
         );
+    }
+}
+
+mod array_ports {
+    use super::*;
+    use smrtl::testbenches::lanes::{LanesIn, LanesTop};
+
+    #[test]
+    fn lanes_compute_per_lane() {
+        let mut s = Sim::new(LanesTop::new()).unwrap();
+        let mut i: LanesIn<Concrete> = zero_ports();
+        for k in 0..32 {
+            i.a_i[k] = Bits::new(1000 + k as u64);
+            i.b_i[k] = Bits::new(7 * k as u64);
+        }
+        i.en_i = Bits::new(1);
+        s.step_core(&i);
+        let o = s.eval(&i);
+        for k in 0..32u64 {
+            assert_eq!(o.sum_o[k as usize].to_u64(), (1000 + 8 * k) ^ k, "lane {k}");
+        }
+        let v = &verilog::emit(s.design())[1].1;
+        assert!(
+            v.contains("input  wire [511:0] a_i") && v.contains("output wire [511:0] sum_o"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn array_ports_cosimulate_and_lint() {
+        require_tools(&["verilator", "iverilog"]);
+        let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lanes");
+        let o = Options {
+            hot_cycles: 20_000,
+            seed: 4,
+            p_one: 0.5,
+            wave_dir: tmp.clone(),
+            window: 8,
+        };
+        let r = cosim::lockstep(&LanesTop::new(), None, &o).unwrap();
+        assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+        let ir = smrtl::cosim::icarus::check(LanesTop::new(), None, 2_000, 5, 0.5, &tmp.join("icarus")).unwrap();
+        assert_eq!(ir.mismatches, 0, "{:?}", ir.first);
+        // A flipped bit in one lane is reported with its lane index.
+        let mut texts = verilog::emit(&elaborate(&LanesTop::new()).unwrap());
+        texts[0].1 = cosim::flip_one_bit(&texts[0].1).unwrap().0;
+        let r = cosim::lockstep(&LanesTop::new(), Some(texts), &o).unwrap();
+        let m = r.mismatch.expect("caught");
+        assert_eq!(m.signal, "sum_o[0]", "{m}");
+        let texts = verilog::emit(&elaborate(&LanesTop::new()).unwrap());
+        cosim::write_rtl(&texts, &tmp.join("rtl")).unwrap();
+        for (name, _) in &texts {
+            let out = Command::new("verilator")
+                .args(["--lint-only", "-Wall"])
+                .arg(format!("-I{}", tmp.join("rtl").display()))
+                .arg(tmp.join("rtl").join(format!("{name}.v")))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success() && out.stderr.is_empty(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        // The VCD shows the 512-bit buses packed, element 0 in the low bits.
+        let mut s = Sim::new(LanesTop::new()).unwrap();
+        s.open_vcd(tmp.join("lanes.vcd")).unwrap();
+        let mut i: LanesIn<Concrete> = zero_ports();
+        i.a_i[0] = Bits::new(0x8001);
+        i.a_i[31] = Bits::new(0x4000);
+        s.step(&i);
+        s.close_vcd().unwrap();
+        let text = std::fs::read_to_string(tmp.join("lanes.vcd")).unwrap();
+        let want = format!("b1{}1000000000000001 ", "0".repeat(14 + 30 * 16));
+        assert!(text.contains(&want), "packed a_i not found");
     }
 }

@@ -50,8 +50,8 @@ pub fn check<K: Block>(
     let texts = texts.unwrap_or_else(|| verilog::emit(sim.design()));
     let top = sim.design().modules[sim.design().top].clone();
     std::fs::create_dir_all(work).map_err(err)?;
-    let in_w: usize = top.inputs.iter().map(|p| p.width).sum();
-    let out_w: usize = top.outputs.iter().map(|p| p.width).sum();
+    let in_w: usize = top.inputs.iter().map(|p| p.bits()).sum();
+    let out_w: usize = top.outputs.iter().map(|p| p.bits()).sum();
     let total = in_w + out_w;
 
     // Vectors: inputs (first port in the top bits) then outputs.
@@ -66,13 +66,13 @@ pub fn check<K: Block>(
         let mut line = String::new();
         let mut pos = 0;
         for p in &top.inputs {
-            line.push_str(&bin(&prev[pos..], p.width));
-            pos += words_for(p.width);
+            line.push_str(&bin_port(&prev[pos..], p));
+            pos += p.words();
         }
         pos = 0;
         for p in &top.outputs {
-            line.push_str(&bin(&ro[pos..], p.width));
-            pos += words_for(p.width);
+            line.push_str(&bin_port(&ro[pos..], p));
+            pos += p.words();
         }
         vec_text.push_str(&line);
         vec_text.push('\n');
@@ -85,10 +85,10 @@ pub fn check<K: Block>(
     let _ = writeln!(tb, "`timescale 1ns/1ps\nmodule tb;");
     let _ = writeln!(tb, "  reg clk_core_i, clk_hot_i, rst_ni;");
     for p in &top.inputs {
-        let _ = writeln!(tb, "  reg  {}{};", range(p.width), p.name);
+        let _ = writeln!(tb, "  reg  {}{};", range(p.bits()), p.name);
     }
     for p in &top.outputs {
-        let _ = writeln!(tb, "  wire {}{};", range(p.width), p.name);
+        let _ = writeln!(tb, "  wire {}{};", range(p.bits()), p.name);
     }
     let mut conns = vec![
         ".clk_core_i(clk_core_i)".to_string(),
@@ -102,50 +102,42 @@ pub fn check<K: Block>(
             .map(|p| format!(".{0}({0})", p.name)),
     );
     let _ = writeln!(tb, "  {} dut ({});", top.name, conns.join(", "));
-    let _ = writeln!(
-        tb,
-        "  reg [{}:0] vecs [0:{}];",
-        total - 1,
-        hot_cycles.max(1) - 1
-    );
+    let _ = writeln!(tb, "  reg [{}:0] vecs [0:{}];", total - 1, hot_cycles.max(1) - 1);
     let _ = writeln!(tb, "  reg [{}:0] v;\n  integer t, errors;", total - 1);
     let _ = writeln!(tb, "  initial begin");
     let _ = writeln!(tb, "    $readmemb(\"{}\", vecs);", vec_path.display());
-    let _ = writeln!(
-        tb,
-        "    errors = 0; clk_core_i = 0; clk_hot_i = 0; rst_ni = 1;"
-    );
+    let _ = writeln!(tb, "    errors = 0; clk_core_i = 0; clk_hot_i = 0; rst_ni = 1;");
     let _ = writeln!(tb, "    #1 rst_ni = 0;\n    #1 rst_ni = 1;\n    #1;");
     let _ = writeln!(tb, "    for (t = 0; t < {hot_cycles}; t = t + 1) begin");
     let _ = writeln!(tb, "      v = vecs[t];");
     let mut hi = total;
     for p in &top.inputs {
-        let _ = writeln!(tb, "      {} = v[{}:{}];", p.name, hi - 1, hi - p.width);
-        hi -= p.width;
+        let _ = writeln!(tb, "      {} = v[{}:{}];", p.name, hi - 1, hi - p.bits());
+        hi -= p.bits();
     }
-    let _ = writeln!(
-        tb,
-        "      clk_hot_i = 0; clk_core_i = (t % 2 == 1);\n      #1;"
-    );
+    let _ = writeln!(tb, "      clk_hot_i = 0; clk_core_i = (t % 2 == 1);\n      #1;");
     for p in &top.outputs {
         let _ = writeln!(
             tb,
             "      if ({} !== v[{}:{}]) begin errors = errors + 1; if (errors <= 5) $display(\"MISMATCH hot_cycle=%0d port={} expected=%h got=%h\", t, v[{}:{}], {}); end",
             p.name,
             hi - 1,
-            hi - p.width,
+            hi - p.bits(),
             p.name,
             hi - 1,
-            hi - p.width,
+            hi - p.bits(),
             p.name
         );
-        hi -= p.width;
+        hi -= p.bits();
     }
     let _ = writeln!(
         tb,
         "      clk_hot_i = 1; clk_core_i = (t % 2 == 0);\n      #1;\n    end"
     );
-    let _ = writeln!(tb, "    $display(\"ICARUS DONE cycles=%0d errors=%0d\", t, errors);\n    $finish;\n  end\nendmodule");
+    let _ = writeln!(
+        tb,
+        "    $display(\"ICARUS DONE cycles=%0d errors=%0d\", t, errors);\n    $finish;\n  end\nendmodule"
+    );
     let tb_path = work.join("tb.v");
     std::fs::write(&tb_path, tb).map_err(err)?;
     let mut files = super::write_rtl(&texts, &work.join("rtl")).map_err(err)?;
@@ -157,11 +149,7 @@ pub fn check<K: Block>(
         .arg(&out)
         .args(&files)
         .output()
-        .map_err(|e| {
-            CosimError::Other(format!(
-                "cannot run iverilog: {e} (apt-get install iverilog)"
-            ))
-        })?;
+        .map_err(|e| CosimError::Other(format!("cannot run iverilog: {e} (apt-get install iverilog)")))?;
     if !o.status.success() {
         return Err(CosimError::Other(format!(
             "iverilog failed:\n{}{}",
@@ -201,15 +189,16 @@ pub fn check<K: Block>(
     })
 }
 
+/// A port's value in binary, last element first (so element k sits in bits
+/// `k*width ..` of the Verilog port).
+fn bin_port(words: &[u64], p: &crate::hdl::trace::PortInfo) -> String {
+    let nw = words_for(p.width);
+    (0..p.count).rev().map(|k| bin(&words[k * nw..], p.width)).collect()
+}
+
 fn bin(words: &[u64], width: usize) -> String {
     (0..width)
         .rev()
-        .map(|b| {
-            if (words[b / 64] >> (b % 64)) & 1 == 1 {
-                '1'
-            } else {
-                '0'
-            }
-        })
+        .map(|b| if (words[b / 64] >> (b % 64)) & 1 == 1 { '1' } else { '0' })
         .collect()
 }

@@ -97,14 +97,17 @@ fn compare(outs: &[PortInfo], rust: &[u64], ver: &[u64]) -> Option<(String, Stri
     let mut pos = 0;
     for p in outs {
         let nw = words_for(p.width);
-        if rust[pos..pos + nw] != ver[pos..pos + nw] {
-            return Some((
-                p.name.clone(),
-                hex_words(&rust[pos..], p.width),
-                hex_words(&ver[pos..], p.width),
-            ));
+        for k in 0..p.count {
+            if rust[pos..pos + nw] != ver[pos..pos + nw] {
+                let name = if p.count > 1 {
+                    format!("{}[{k}]", p.name)
+                } else {
+                    p.name.clone()
+                };
+                return Some((name, hex_words(&rust[pos..], p.width), hex_words(&ver[pos..], p.width)));
+            }
+            pos += nw;
         }
-        pos += nw;
     }
     None
 }
@@ -130,9 +133,7 @@ pub fn lockstep<K: Block + Clone>(
     // Re-run both from reset with VCD around the mismatch.
     let from = t.saturating_sub(opt.window);
     let rust_vcd = opt.wave_dir.join(format!("cosim_{}_rust.vcd", top.name));
-    let ver_vcd = opt
-        .wave_dir
-        .join(format!("cosim_{}_verilator.vcd", top.name));
+    let ver_vcd = opt.wave_dir.join(format!("cosim_{}_verilator.vcd", top.name));
     let mut v2 = Verilated::new(&texts, &top)?;
     let mut o2 = opt.clone();
     o2.hot_cycles = t + 3;
@@ -205,8 +206,7 @@ fn run<K: Block>(
     }
     if vcd.is_some() {
         v.close_vcd();
-        sim.close_vcd()
-            .map_err(|e| CosimError::Other(e.to_string()))?;
+        sim.close_vcd().map_err(|e| CosimError::Other(e.to_string()))?;
     }
     Ok(first)
 }
@@ -219,8 +219,7 @@ pub fn flip_one_bit(text: &str) -> Option<(String, String)> {
     let mut changed = None;
     for line in text.lines() {
         let l = line.trim_start();
-        if changed.is_none() && l.starts_with("assign ") && l.contains("_d = ") && l.ends_with(';')
-        {
+        if changed.is_none() && l.starts_with("assign ") && l.contains("_d = ") && l.ends_with(';') {
             let (lhs, rhs) = l.trim_end_matches(';').split_once(" = ").unwrap();
             let reg = lhs.trim_start_matches("assign ").to_string();
             out.push_str(&format!("  {lhs} = ({rhs}) ^ 1'b1;\n"));

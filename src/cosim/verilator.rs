@@ -16,7 +16,7 @@
 //! tests may build and run models in parallel. Ports are read and written
 //! through typed pointers: only `eval()` and VCD dumps cross the FFI.
 
-use crate::hdl::bits::words_for;
+use crate::hdl::bits::{pack_elems, unpack_elems, words_for};
 use crate::hdl::trace::{Design, PortInfo};
 use sha2::{Digest, Sha256};
 use std::ffi::{c_void, CString};
@@ -76,10 +76,9 @@ const SHIM_VERSION: &str = "smrtl-shim-2";
 
 fn run(cmd: &mut Command) -> Result<(), VerilatorError> {
     let name = format!("{cmd:?}");
-    let out = cmd.output().map_err(|err| VerilatorError::Spawn {
-        cmd: name.clone(),
-        err,
-    })?;
+    let out = cmd
+        .output()
+        .map_err(|err| VerilatorError::Spawn { cmd: name.clone(), err })?;
     if !out.status.success() {
         let mut log = String::from_utf8_lossy(&out.stdout).into_owned();
         log.push_str(&String::from_utf8_lossy(&out.stderr));
@@ -151,12 +150,7 @@ pub fn build(texts: &[(String, String)], top: &PortsOf) -> Result<PathBuf, Veril
         h.update(t.as_bytes());
         h.update([0]);
     }
-    let hash: String = h
-        .finalize()
-        .iter()
-        .take(12)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hash: String = h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect();
     let dir = cache_root().join(format!("{}-{hash}", top.name));
     let so = dir.join(format!("libsmrtl_{}.so", top.name));
     if so.exists() {
@@ -165,11 +159,7 @@ pub fn build(texts: &[(String, String)], top: &PortsOf) -> Result<PathBuf, Veril
     // Build in a private folder, then rename: parallel builders don't clash.
     static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = cache_root().join(format!(
-        ".build-{}-{hash}-{}-{n}",
-        top.name,
-        std::process::id()
-    ));
+    let tmp = cache_root().join(format!(".build-{}-{hash}-{}-{n}", top.name, std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let src = tmp.join("src");
     let obj = tmp.join("obj");
@@ -207,8 +197,8 @@ pub fn build(texts: &[(String, String)], top: &PortsOf) -> Result<PathBuf, Veril
         ("clk_hot_i".into(), 1, true),
         ("rst_ni".into(), 1, true),
     ];
-    want.extend(top.inputs.iter().map(|p| (p.name.clone(), p.width, true)));
-    want.extend(top.outputs.iter().map(|p| (p.name.clone(), p.width, false)));
+    want.extend(top.inputs.iter().map(|p| (p.name.clone(), p.bits(), true)));
+    want.extend(top.outputs.iter().map(|p| (p.name.clone(), p.bits(), false)));
     for w in &want {
         if !ports.contains(w) {
             return Err(VerilatorError::Ports {
@@ -253,11 +243,7 @@ fn verilator_root() -> PathBuf {
     if let Some(r) = std::env::var_os("VERILATOR_ROOT") {
         return PathBuf::from(r);
     }
-    if let Ok(out) = Command::new("verilator")
-        .arg("--getenv")
-        .arg("VERILATOR_ROOT")
-        .output()
-    {
+    if let Ok(out) = Command::new("verilator").arg("--getenv").arg("VERILATOR_ROOT").output() {
         let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if !s.is_empty() {
             return PathBuf::from(s);
@@ -286,44 +272,69 @@ impl PortsOf {
     }
 }
 
+/// A port of the Verilated model: `count` elements of `width` bits packed
+/// into one Verilog vector (element k at bit `k*width`).
 #[derive(Debug, Clone, Copy)]
 struct Port {
     ptr: *mut u8,
     width: usize,
+    count: usize,
 }
 
 impl Port {
+    /// Write from flattened words (`words_for(width)` per element).
     #[inline(always)]
     unsafe fn write(&self, words: &[u64]) {
-        match storage_bytes(self.width) {
-            1 => *self.ptr = words[0] as u8,
-            2 => *(self.ptr as *mut u16) = words[0] as u16,
-            4 if self.width <= 32 => *(self.ptr as *mut u32) = words[0] as u32,
-            8 => *(self.ptr as *mut u64) = words[0],
-            _ => {
-                let p = self.ptr as *mut u32;
-                for k in 0..self.width.div_ceil(32) {
-                    *p.add(k) = (words[k / 2] >> (32 * (k % 2))) as u32;
-                }
+        if self.count > 1 {
+            let mut packed = Vec::new();
+            pack_elems(words, self.width, self.count, &mut packed);
+            return write_raw(self.ptr, self.width * self.count, &packed);
+        }
+        write_raw(self.ptr, self.width, words)
+    }
+
+    /// Read into flattened words.
+    #[inline(always)]
+    unsafe fn read(&self, out: &mut [u64]) {
+        if self.count > 1 {
+            let mut packed = vec![0u64; words_for(self.width * self.count)];
+            read_raw(self.ptr, self.width * self.count, &mut packed);
+            return unpack_elems(&packed, self.width, self.count, out);
+        }
+        read_raw(self.ptr, self.width, out)
+    }
+}
+
+#[inline(always)]
+unsafe fn write_raw(ptr: *mut u8, width: usize, words: &[u64]) {
+    match storage_bytes(width) {
+        1 => *ptr = words[0] as u8,
+        2 => *(ptr as *mut u16) = words[0] as u16,
+        4 if width <= 32 => *(ptr as *mut u32) = words[0] as u32,
+        8 => *(ptr as *mut u64) = words[0],
+        _ => {
+            let p = ptr as *mut u32;
+            for k in 0..width.div_ceil(32) {
+                *p.add(k) = (words[k / 2] >> (32 * (k % 2))) as u32;
             }
         }
     }
+}
 
-    #[inline(always)]
-    unsafe fn read(&self, out: &mut [u64]) {
-        match storage_bytes(self.width) {
-            1 => out[0] = *self.ptr as u64,
-            2 => out[0] = *(self.ptr as *const u16) as u64,
-            4 if self.width <= 32 => out[0] = *(self.ptr as *const u32) as u64,
-            8 => out[0] = *(self.ptr as *const u64),
-            _ => {
-                let p = self.ptr as *const u32;
-                for w in out.iter_mut().take(words_for(self.width)) {
-                    *w = 0;
-                }
-                for k in 0..self.width.div_ceil(32) {
-                    out[k / 2] |= (*p.add(k) as u64) << (32 * (k % 2));
-                }
+#[inline(always)]
+unsafe fn read_raw(ptr: *const u8, width: usize, out: &mut [u64]) {
+    match storage_bytes(width) {
+        1 => out[0] = *ptr as u64,
+        2 => out[0] = *(ptr as *const u16) as u64,
+        4 if width <= 32 => out[0] = *(ptr as *const u32) as u64,
+        8 => out[0] = *(ptr as *const u64),
+        _ => {
+            let p = ptr as *const u32;
+            for w in out.iter_mut().take(words_for(width)) {
+                *w = 0;
+            }
+            for k in 0..width.div_ceil(32) {
+                out[k / 2] |= (*p.add(k) as u64) << (32 * (k % 2));
             }
         }
     }
@@ -372,22 +383,23 @@ impl Verilated {
             let dump_fn: FnDump = *lib.get::<FnDump>(b"smrtl_trace_dump").map_err(load_err)?;
             let close_fn: FnP = *lib.get::<FnP>(b"smrtl_trace_close").map_err(load_err)?;
             let h = new_fn();
-            let port = |k: usize, width: usize| Port {
+            let port = |k: usize, width: usize, count: usize| Port {
                 ptr: port_fn(h, k as i32) as *mut u8,
                 width,
+                count,
             };
             let n_in = top.inputs.len();
             let inputs = top
                 .inputs
                 .iter()
                 .enumerate()
-                .map(|(k, p)| port(3 + k, p.width))
+                .map(|(k, p)| port(3 + k, p.width, p.count))
                 .collect();
             let outputs = top
                 .outputs
                 .iter()
                 .enumerate()
-                .map(|(k, p)| port(3 + n_in + k, p.width))
+                .map(|(k, p)| port(3 + n_in + k, p.width, p.count))
                 .collect();
             Ok(Verilated {
                 h,
@@ -396,9 +408,9 @@ impl Verilated {
                 open_fn,
                 dump_fn,
                 close_fn,
-                clk_core: port(0, 1),
-                clk_hot: port(1, 1),
-                rst: port(2, 1),
+                clk_core: port(0, 1, 1),
+                clk_hot: port(1, 1, 1),
+                rst: port(2, 1, 1),
                 inputs,
                 outputs,
                 _lib: lib,
@@ -429,7 +441,7 @@ impl Verilated {
         let mut pos = 0;
         for p in &self.inputs {
             unsafe { p.write(&words[pos..]) };
-            pos += words_for(p.width);
+            pos += p.count * words_for(p.width);
         }
     }
 
@@ -439,7 +451,7 @@ impl Verilated {
         out.clear();
         for p in &self.outputs {
             let n = out.len();
-            out.resize(n + words_for(p.width), 0);
+            out.resize(n + p.count * words_for(p.width), 0);
             unsafe { p.read(&mut out[n..]) };
         }
     }

@@ -322,12 +322,7 @@ impl<const W: usize> Bits<W> {
     /// `{self, lo}`: self in the high bits. `N` must be `W + M`.
     #[inline(always)]
     pub fn concat<const M: usize, const N: usize>(self, lo: Bits<M>) -> Bits<N> {
-        const {
-            assert!(
-                N == W + M,
-                "concat: result width must be the sum of the operand widths"
-            )
-        };
+        const { assert!(N == W + M, "concat: result width must be the sum of the operand widths") };
         if N <= 64 {
             return Bits::<N>::new((self.w[0] << M) | lo.w[0]);
         }
@@ -426,6 +421,36 @@ pub fn hex_words(w: &[u64], width: usize) -> String {
     s
 }
 
+/// Pack `n` elements of `w` bits, each stored in `words_for(w)` words of
+/// `src` (element 0 first), into one bit vector (element k at bit `k*w`).
+pub fn pack_elems(src: &[u64], w: usize, n: usize, out: &mut Vec<u64>) {
+    out.clear();
+    out.resize(words_for(w * n), 0);
+    let nw = words_for(w);
+    for k in 0..n {
+        for b in 0..w {
+            if (src[k * nw + b / 64] >> (b % 64)) & 1 == 1 {
+                let at = k * w + b;
+                out[at / 64] |= 1 << (at % 64);
+            }
+        }
+    }
+}
+
+/// Inverse of [`pack_elems`].
+pub fn unpack_elems(packed: &[u64], w: usize, n: usize, out: &mut [u64]) {
+    let nw = words_for(w);
+    out[..n * nw].fill(0);
+    for k in 0..n {
+        for b in 0..w {
+            let at = k * w + b;
+            if (packed[at / 64] >> (at % 64)) & 1 == 1 {
+                out[k * nw + b / 64] |= 1 << (b % 64);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,10 +471,7 @@ mod tests {
         assert!(Bits::<8>::new(0x80).slt(Bits::new(1)));
         assert!(!Bits::<8>::new(0x80).ult(Bits::new(1)));
         assert_eq!(Bits::<8>::new(0xa5).slice::<4, 4>().to_u64(), 0xa);
-        assert_eq!(
-            Bits::<4>::new(0xa).concat::<4, 8>(Bits::new(5)).to_u64(),
-            0xa5
-        );
+        assert_eq!(Bits::<4>::new(0xa).concat::<4, 8>(Bits::new(5)).to_u64(), 0xa5);
         assert_eq!(Bits::<4>::new(0xa).sext::<8>().to_u64(), 0xfa);
         assert_eq!(format!("{:?}", Bits::<12>::new(0xabc)), "12'habc");
     }
@@ -474,6 +496,19 @@ mod tests {
         let m = Bits::<128>::ones();
         let p: Bits<256> = m.mul(m);
         assert_eq!(p.words(), &[1, 0, !0 - 1, !0]);
+    }
+
+    #[test]
+    fn pack_unpack_round_trip() {
+        let src: Vec<u64> = (0..32u64).map(|k| k * 0x0101 + 3).collect();
+        let mut packed = vec![];
+        pack_elems(&src, 16, 32, &mut packed);
+        assert_eq!(packed.len(), 8);
+        assert_eq!(packed[0] & 0xffff, 3);
+        assert_eq!((packed[0] >> 16) & 0xffff, 0x0104);
+        let mut back = vec![0u64; 32];
+        unpack_elems(&packed, 16, 32, &mut back);
+        assert_eq!(back, src);
     }
 
     proptest! {

@@ -126,12 +126,7 @@ impl Decl {
         Self::default()
     }
 
-    fn push_reg<const W: usize>(
-        &mut self,
-        name: &str,
-        dom: Domain,
-        reset: Option<[u64; WORDS]>,
-    ) -> Reg<W> {
+    fn push_reg<const W: usize>(&mut self, name: &str, dom: Domain, reset: Option<[u64; WORDS]>) -> Reg<W> {
         let off = self.words[dom as usize];
         self.words[dom as usize] += super::bits::words_for(W);
         self.regs.push(RegInfo {
@@ -206,11 +201,23 @@ impl Decl {
 /// Visits every port of a port struct.
 pub trait PortVisitor<B: Backend> {
     fn port<const W: usize>(&mut self, name: &'static str, dom: Domain, s: &B::S<W>);
+    /// An array port of `N` elements of `W` bits (one `W*N`-bit Verilog
+    /// port, element k in bits `k*W ..`). By default, element by element.
+    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, dom: Domain, s: &[B::S<W>; N]) {
+        for e in s {
+            self.port::<W>(name, dom, e);
+        }
+    }
 }
 
 /// Builds every port of a port struct.
 pub trait PortBuilder<B: Backend> {
     fn port<const W: usize>(&mut self, name: &'static str, dom: Domain) -> B::S<W>;
+    /// An array port (see [`PortVisitor::array`]). By default, element by
+    /// element.
+    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, dom: Domain) -> [B::S<W>; N] {
+        std::array::from_fn(|_| self.port::<W>(name, dom))
+    }
 }
 
 /// A struct of ports (see [`ports!`](crate::ports)).
@@ -301,7 +308,9 @@ pub trait Block {
 }
 
 /// Declare a port struct generic over the backend (and optional const
-/// width parameters): `name: WIDTH @ Domain` per field.
+/// width parameters): `name: WIDTH @ Domain` per field, or
+/// `name: [WIDTH; COUNT] @ Domain` for an array port (a per-lane bus: one
+/// `WIDTH*COUNT`-bit Verilog port, element k in bits `k*WIDTH ..`).
 #[macro_export]
 macro_rules! ports {
     ($(#[$m:meta])* $vis:vis struct $name:ident $([$($g:ident),*])? {
@@ -309,7 +318,7 @@ macro_rules! ports {
     }) => {
         $(#[$m])*
         $vis struct $name<B: $crate::hdl::Backend $($(, const $g: usize)*)?> {
-            $($(#[$fm])* pub $f: <B as $crate::hdl::Backend>::S<$w>,)*
+            $($(#[$fm])* pub $f: $crate::__port_ty!(B, $w),)*
         }
         impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> Clone for $name<B $($(, $g)*)?> {
             fn clone(&self) -> Self { *self }
@@ -318,12 +327,41 @@ macro_rules! ports {
         impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> $crate::hdl::Ports<B> for $name<B $($(, $g)*)?> {
             #[allow(unused_variables)]
             fn visit<V: $crate::hdl::PortVisitor<B>>(&self, v: &mut V) {
-                $( v.port::<$w>(stringify!($f), $crate::hdl::Domain::$dom, &self.$f); )*
+                $( $crate::__port_visit!(v, stringify!($f), $crate::hdl::Domain::$dom, &self.$f, $w); )*
             }
             #[allow(unused_variables)]
             fn build<F: $crate::hdl::PortBuilder<B>>(f: &mut F) -> Self {
-                Self { $($f: f.port::<$w>(stringify!($f), $crate::hdl::Domain::$dom),)* }
+                Self { $($f: $crate::__port_build!(f, stringify!($f), $crate::hdl::Domain::$dom, $w),)* }
             }
         }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __port_ty {
+    ($B:ident, [$w:tt ; $n:tt]) => { [<$B as $crate::hdl::Backend>::S<$w>; $n] };
+    ($B:ident, $w:tt) => { <$B as $crate::hdl::Backend>::S<$w> };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __port_visit {
+    ($v:ident, $name:expr, $dom:expr, $s:expr, [$w:tt ; $n:tt]) => {
+        $v.array::<$w, $n>($name, $dom, $s)
+    };
+    ($v:ident, $name:expr, $dom:expr, $s:expr, $w:tt) => {
+        $v.port::<$w>($name, $dom, $s)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __port_build {
+    ($f:ident, $name:expr, $dom:expr, [$w:tt ; $n:tt]) => {
+        $f.array::<$w, $n>($name, $dom)
+    };
+    ($f:ident, $name:expr, $dom:expr, $w:tt) => {
+        $f.port::<$w>($name, $dom)
     };
 }

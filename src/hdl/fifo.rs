@@ -141,11 +141,7 @@ mod tests {
         let mut s = Sim::new(Fifo::<32, 2>::new()).unwrap();
         for k in 0..6 {
             let o = s.step_core(&inp(true, 100 + k, false));
-            assert_eq!(
-                o.full_o.to_u64() == 1,
-                k >= 4,
-                "full after 4 pushes (k={k})"
-            );
+            assert_eq!(o.full_o.to_u64() == 1, k >= 4, "full after 4 pushes (k={k})");
         }
         let mut got = vec![];
         for _ in 0..6 {
@@ -158,11 +154,7 @@ mod tests {
         if o.rvalid_o.to_u64() == 1 {
             got.push(o.rdata_o.to_u64() as u32);
         }
-        assert_eq!(
-            got,
-            vec![100, 101, 102, 103],
-            "pushes beyond depth 4 are refused"
-        );
+        assert_eq!(got, vec![100, 101, 102, 103], "pushes beyond depth 4 are refused");
         assert_eq!(o.empty_o.to_u64(), 1);
     }
 

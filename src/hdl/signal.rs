@@ -40,19 +40,13 @@ pub trait Sig<const W: usize>:
     /// Bits `LO .. LO+N`.
     fn slice<const LO: usize, const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// `{self, lo}`; `N == W + M`.
-    fn concat<const M: usize, const N: usize>(
-        self,
-        lo: <Self::B as Backend>::S<M>,
-    ) -> <Self::B as Backend>::S<N>;
+    fn concat<const M: usize, const N: usize>(self, lo: <Self::B as Backend>::S<M>) -> <Self::B as Backend>::S<N>;
     /// Zero extension to `N >= W`.
     fn zext<const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// Sign extension to `N >= W`.
     fn sext<const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// Unsigned product, operands zero-extended, truncated to `N >= max(W, M)`.
-    fn mul<const M: usize, const N: usize>(
-        self,
-        o: <Self::B as Backend>::S<M>,
-    ) -> <Self::B as Backend>::S<N>;
+    fn mul<const M: usize, const N: usize>(self, o: <Self::B as Backend>::S<M>) -> <Self::B as Backend>::S<N>;
     /// Shift left by an unsigned amount.
     fn shl<const K: usize>(self, n: <Self::B as Backend>::S<K>) -> Self;
     /// Logical shift right.

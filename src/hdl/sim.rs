@@ -131,12 +131,7 @@ impl Ctx for SimCx<'_> {
     }
 
     #[inline(always)]
-    fn instance<K: Block>(
-        &mut self,
-        _name: &str,
-        blk: &K,
-        i: &K::In<Concrete>,
-    ) -> K::Out<Concrete> {
+    fn instance<K: Block>(&mut self, _name: &str, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
         let ord = self.ord;
         self.ord += 1;
         let saved = self.enter(ord);
@@ -156,10 +151,7 @@ impl Ctx for SimCx<'_> {
         // do not depend on the inputs given here. Every `_d` and memory port
         // it sets is set again by the real evaluation below.
         let saved = self.enter(ord);
-        let probe = blk.eval(
-            self,
-            &K::In::<Concrete>::build(&mut crate::hdl::block::ZeroPorts),
-        );
+        let probe = blk.eval(self, &K::In::<Concrete>::build(&mut crate::hdl::block::ZeroPorts));
         (self.cur, self.ord) = saved;
         let i = f(self, &probe);
         let saved = self.enter(ord);
@@ -421,10 +413,7 @@ impl<K: Block> Sim<K> {
     /// One core cycle (two hot cycles with the same inputs); returns the
     /// outputs before the core edge.
     pub fn step_core(&mut self, i: &K::In<Concrete>) -> K::Out<Concrete> {
-        debug_assert!(
-            self.next_is_core_edge(),
-            "step_core must start on a core edge"
-        );
+        debug_assert!(self.next_is_core_edge(), "step_core must start on a core edge");
         let o = self.step(i);
         self.step(i);
         o
@@ -465,11 +454,10 @@ impl<K: Block> Sim<K> {
         self.vcd = Some(w);
         let t = self.t;
         let st = &self.st;
-        self.vcd.as_mut().unwrap().initial(
-            t,
-            &st.q,
-            &st.mems.iter().map(|m| m.rdata.clone()).collect::<Vec<_>>(),
-        )?;
+        self.vcd
+            .as_mut()
+            .unwrap()
+            .initial(t, &st.q, &st.mems.iter().map(|m| m.rdata.clone()).collect::<Vec<_>>())?;
         Ok(())
     }
 

@@ -56,6 +56,9 @@ pub enum Op {
     Cross(Id, Domain),
     /// A named wire (identity).
     Wire(Id),
+    /// Concatenation of many operands, first operand in the top bits
+    /// (array outputs and array inputs of instances).
+    Cat(Vec<Id>),
 }
 
 impl Op {
@@ -79,6 +82,7 @@ impl Op {
             | Slt(a, b)
             | Concat(a, b) => vec![a, b],
             Mux(s, a, b) => vec![s, a, b],
+            Cat(ref v) => v.clone(),
         }
     }
 }
@@ -99,9 +103,7 @@ thread_local! {
 fn push(op: Op, width: usize, dom: u8) -> Id {
     GRAPHS.with(|g| {
         let mut g = g.borrow_mut();
-        let nodes = g
-            .last_mut()
-            .expect("a tracing signal was used outside elaboration");
+        let nodes = g.last_mut().expect("a tracing signal was used outside elaboration");
         nodes.push(Node {
             op,
             width,
@@ -164,12 +166,7 @@ impl<const W: usize> Sig<W> for Sym<W> {
         Sym(push(Op::Slice(self.0, LO as u32), N, dom(self.0)))
     }
     fn concat<const M: usize, const N: usize>(self, lo: Sym<M>) -> Sym<N> {
-        const {
-            assert!(
-                N == W + M,
-                "concat: result width must be the sum of the operand widths"
-            )
-        };
+        const { assert!(N == W + M, "concat: result width must be the sum of the operand widths") };
         bin::<W, N>(Op::Concat, self.0, lo.0)
     }
     fn zext<const N: usize>(self) -> Sym<N> {
@@ -207,20 +204,29 @@ impl<const W: usize> Sig<W> for Sym<W> {
     }
     fn mux<const N: usize>(self, t: Sym<N>, f: Sym<N>) -> Sym<N> {
         const { assert!(W == 1, "mux select must be 1 bit wide") };
-        Sym(push(
-            Op::Mux(self.0, t.0, f.0),
-            N,
-            dom(self.0) | dom(t.0) | dom(f.0),
-        ))
+        Sym(push(Op::Mux(self.0, t.0, f.0), N, dom(self.0) | dom(t.0) | dom(f.0)))
     }
 }
 
-/// A port of an elaborated module.
+/// A port of an elaborated module: `count` elements of `width` bits
+/// (`count == 1` for a plain port).
 #[derive(Debug, Clone)]
 pub struct PortInfo {
     pub name: String,
     pub width: usize,
+    pub count: usize,
     pub dom: Domain,
+}
+
+impl PortInfo {
+    /// Bits of the Verilog port.
+    pub fn bits(&self) -> usize {
+        self.width * self.count
+    }
+    /// Words the port takes in flattened form (`words_for(width)` per element).
+    pub fn words(&self) -> usize {
+        self.count * super::bits::words_for(self.width)
+    }
 }
 
 /// An instance inside a module.
@@ -290,9 +296,20 @@ impl PortBuilder<Tracing> for InputMaker {
         self.ports.push(PortInfo {
             name: name.to_string(),
             width: W,
+            count: 1,
             dom: d,
         });
         Sym(push(Op::Input(self.ports.len() as u32 - 1), W, d.mask()))
+    }
+    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, d: Domain) -> [Sym<W>; N] {
+        self.ports.push(PortInfo {
+            name: name.to_string(),
+            width: W,
+            count: N,
+            dom: d,
+        });
+        let bus = push(Op::Input(self.ports.len() as u32 - 1), W * N, d.mask());
+        std::array::from_fn(|k| Sym(push(Op::Slice(bus, (k * W) as u32), W, d.mask())))
     }
 }
 
@@ -305,9 +322,21 @@ impl PortVisitor<Tracing> for Collect {
         self.ports.push(PortInfo {
             name: name.to_string(),
             width: W,
+            count: 1,
             dom: d,
         });
         self.ids.push(s.0);
+    }
+    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, d: Domain, s: &[Sym<W>; N]) {
+        self.ports.push(PortInfo {
+            name: name.to_string(),
+            width: W,
+            count: N,
+            dom: d,
+        });
+        let ids: Vec<Id> = s.iter().rev().map(|e| e.0).collect();
+        let dm = ids.iter().fold(0, |m, &i| m | dom(i));
+        self.ids.push(push(Op::Cat(ids), W * N, dm));
     }
 }
 
@@ -320,11 +349,13 @@ impl PortBuilder<Tracing> for InstOutMaker<'_> {
     fn port<const W: usize>(&mut self, _name: &'static str, d: Domain) -> Sym<W> {
         let dm = self.ports.get(self.k).map(|p| p.dom).unwrap_or(d);
         self.k += 1;
-        Sym(push(
-            Op::InstOut(self.inst, self.k as u32 - 1),
-            W,
-            dm.mask(),
-        ))
+        Sym(push(Op::InstOut(self.inst, self.k as u32 - 1), W, dm.mask()))
+    }
+    fn array<const W: usize, const N: usize>(&mut self, _name: &'static str, d: Domain) -> [Sym<W>; N] {
+        let dm = self.ports.get(self.k).map(|p| p.dom).unwrap_or(d).mask();
+        self.k += 1;
+        let bus = push(Op::InstOut(self.inst, self.k as u32 - 1), W * N, dm);
+        std::array::from_fn(|k| Sym(push(Op::Slice(bus, (k * W) as u32), W, dm)))
     }
 }
 
@@ -333,8 +364,7 @@ impl Ctx for TraceCx<'_> {
 
     fn lit<const W: usize>(&mut self, v: u64) -> Sym<W> {
         if W < 64 && v >> W != 0 {
-            self.errors
-                .push(format!("constant {v:#x} does not fit in {W} bits"));
+            self.errors.push(format!("constant {v:#x} does not fit in {W} bits"));
         }
         Tracing::lit(Bits::<W>::new(v))
     }
@@ -343,10 +373,8 @@ impl Ctx for TraceCx<'_> {
         match self.decl.regs.get(r.idx as usize) {
             Some(ri) if ri.width == W => Sym(push(Op::RegQ(r.idx), W, r.dom.mask())),
             _ => {
-                self.errors.push(format!(
-                    "register handle #{} does not belong to this block",
-                    r.idx
-                ));
+                self.errors
+                    .push(format!("register handle #{} does not belong to this block", r.idx));
                 Tracing::lit(Bits::zero())
             }
         }
@@ -357,14 +385,12 @@ impl Ctx for TraceCx<'_> {
             Some(slot @ None) => *slot = Some(v.0),
             Some(Some(_)) => {
                 let n = &self.decl.regs[r.idx as usize].name;
-                self.errors.push(format!(
-                    "register `{n}_q` has its `_d` set twice in one eval"
-                ));
+                self.errors
+                    .push(format!("register `{n}_q` has its `_d` set twice in one eval"));
             }
-            None => self.errors.push(format!(
-                "register handle #{} does not belong to this block",
-                r.idx
-            )),
+            None => self
+                .errors
+                .push(format!("register handle #{} does not belong to this block", r.idx)),
         }
     }
 
@@ -376,18 +402,15 @@ impl Ctx for TraceCx<'_> {
         addr: Sym<A>,
     ) -> Sym<W> {
         let Some(mi) = self.decl.mems.get(m.idx as usize) else {
-            self.errors.push(format!(
-                "memory handle #{} does not belong to this block",
-                m.idx
-            ));
+            self.errors
+                .push(format!("memory handle #{} does not belong to this block", m.idx));
             return Tracing::lit(Bits::zero());
         };
         match self.mem_rd[m.idx as usize].get_mut(port) {
             Some(slot @ None) => *slot = Some((en.0, addr.0)),
-            Some(Some(_)) => self.errors.push(format!(
-                "read port {port} of memory `{}` used twice",
-                mi.name
-            )),
+            Some(Some(_)) => self
+                .errors
+                .push(format!("read port {port} of memory `{}` used twice", mi.name)),
             None => self
                 .errors
                 .push(format!("memory `{}` has no read port {port}", mi.name)),
@@ -404,18 +427,15 @@ impl Ctx for TraceCx<'_> {
         data: Sym<W>,
     ) {
         let Some(mi) = self.decl.mems.get(m.idx as usize) else {
-            self.errors.push(format!(
-                "memory handle #{} does not belong to this block",
-                m.idx
-            ));
+            self.errors
+                .push(format!("memory handle #{} does not belong to this block", m.idx));
             return;
         };
         match self.mem_wr[m.idx as usize].get_mut(port) {
             Some(slot @ None) => *slot = Some((en.0, addr.0, data.0)),
-            Some(Some(_)) => self.errors.push(format!(
-                "write port {port} of memory `{}` used twice",
-                mi.name
-            )),
+            Some(Some(_)) => self
+                .errors
+                .push(format!("write port {port} of memory `{}` used twice", mi.name)),
             None => self
                 .errors
                 .push(format!("memory `{}` has no write port {port}", mi.name)),
@@ -424,9 +444,7 @@ impl Ctx for TraceCx<'_> {
 
     fn name<const W: usize>(&mut self, name: &str, v: Sym<W>) -> Sym<W> {
         let id = push(Op::Wire(v.0), W, dom(v.0));
-        GRAPHS.with(|g| {
-            g.borrow_mut().last_mut().unwrap()[id as usize].name = Some(name.to_string())
-        });
+        GRAPHS.with(|g| g.borrow_mut().last_mut().unwrap()[id as usize].name = Some(name.to_string()));
         Sym(id)
     }
 
@@ -464,12 +482,7 @@ impl Ctx for TraceCx<'_> {
 impl TraceCx<'_> {
     /// Elaborate the child, reserve its instance slot (instances are
     /// numbered in the order their calls start) and make its output nodes.
-    fn begin_instance<K: Block>(
-        &mut self,
-        name: &str,
-        blk: &K,
-        fb: bool,
-    ) -> (usize, K::Out<Tracing>) {
+    fn begin_instance<K: Block>(&mut self, name: &str, blk: &K, fb: bool) -> (usize, K::Out<Tracing>) {
         let inst = self.insts.len();
         match elaborate_into(blk, self.design) {
             Ok(module) => {
@@ -553,11 +566,7 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
         decl,
         reg_d: vec![None; decl.regs.len()],
         mem_rd: decl.mems.iter().map(|m| vec![None; m.read_ports]).collect(),
-        mem_wr: decl
-            .mems
-            .iter()
-            .map(|m| vec![None; m.write_ports])
-            .collect(),
+        mem_wr: decl.mems.iter().map(|m| vec![None; m.write_ports]).collect(),
         insts: vec![],
         errors: vec![],
     };
@@ -630,10 +639,7 @@ pub fn leaf_name(m: &Module, d: &Design, id: Id) -> Option<String> {
         Op::MemRd(mm, p) => format!("{}_rdata{p}_q", m.decl.mems[mm as usize].name),
         Op::InstOut(i, p) => {
             let inst = &m.insts[i as usize];
-            format!(
-                "{}_{}",
-                inst.name, d.modules[inst.module].outputs[p as usize].name
-            )
+            format!("{}_{}", inst.name, d.modules[inst.module].outputs[p as usize].name)
         }
         _ => return None,
     })
@@ -712,18 +718,12 @@ fn check(m: &Module, d: &Design) -> Result<(), String> {
         for p in 0..mem.read_ports {
             claim(format!("{}_rdata{p}_q", mem.name))?;
             if m.mem_rd[k][p].is_none() {
-                return Err(format!(
-                    "read port {p} of memory `{}` is never used",
-                    mem.name
-                ));
+                return Err(format!("read port {p} of memory `{}` is never used", mem.name));
             }
         }
         for p in 0..mem.write_ports {
             if m.mem_wr[k][p].is_none() {
-                return Err(format!(
-                    "write port {p} of memory `{}` is never used",
-                    mem.name
-                ));
+                return Err(format!("write port {p} of memory `{}` is never used", mem.name));
             }
         }
         if mem.read_ports == 0 {
@@ -752,34 +752,14 @@ fn check(m: &Module, d: &Design) -> Result<(), String> {
     for (k, mem) in m.decl.mems.iter().enumerate() {
         for (p, rd) in m.mem_rd[k].iter().enumerate() {
             let (en, a) = rd.unwrap();
-            sink(
-                format!("read enable {p} of memory `{}`", mem.name),
-                en,
-                mem.dom,
-            )?;
-            sink(
-                format!("read address {p} of memory `{}`", mem.name),
-                a,
-                mem.dom,
-            )?;
+            sink(format!("read enable {p} of memory `{}`", mem.name), en, mem.dom)?;
+            sink(format!("read address {p} of memory `{}`", mem.name), a, mem.dom)?;
         }
         for (p, wr) in m.mem_wr[k].iter().enumerate() {
             let (en, a, v) = wr.unwrap();
-            sink(
-                format!("write enable {p} of memory `{}`", mem.name),
-                en,
-                mem.dom,
-            )?;
-            sink(
-                format!("write address {p} of memory `{}`", mem.name),
-                a,
-                mem.dom,
-            )?;
-            sink(
-                format!("write data {p} of memory `{}`", mem.name),
-                v,
-                mem.dom,
-            )?;
+            sink(format!("write enable {p} of memory `{}`", mem.name), en, mem.dom)?;
+            sink(format!("write address {p} of memory `{}`", mem.name), a, mem.dom)?;
+            sink(format!("write data {p} of memory `{}`", mem.name), v, mem.dom)?;
         }
     }
     for inst in &m.insts {

@@ -15,7 +15,7 @@
 //! and outputs of cycle `t` are shown from time `2t+1`, half a hot cycle
 //! before that edge.
 
-use super::bits::words_for;
+use super::bits::{pack_elems, words_for};
 use super::trace::Design;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -27,8 +27,9 @@ enum Src {
     ClkCore,
     ClkHot,
     Rst,
-    In(usize),
-    Out(usize),
+    /// Flattened word offset, element width, element count.
+    In(usize, usize, usize),
+    Out(usize, usize, usize),
     Reg(usize, usize),
     MemRd(usize, usize),
 }
@@ -48,6 +49,7 @@ pub struct VcdWriter {
     vars: Vec<Var>,
     time: u64,
     line: Vec<u8>,
+    packed: Vec<u64>,
 }
 
 /// ASCII '0'/'1' of each byte value, MSB first.
@@ -68,18 +70,13 @@ static BYTE_BITS: [[u8; 8]; 256] = {
 };
 
 impl VcdWriter {
-    pub(crate) fn create(
-        path: &Path,
-        d: &Design,
-        layout: &[([usize; 2], usize)],
-    ) -> std::io::Result<Self> {
+    pub(crate) fn create(path: &Path, d: &Design, layout: &[([usize; 2], usize)]) -> std::io::Result<Self> {
         if let Some(dir) = path.parent() {
             if !dir.as_os_str().is_empty() {
                 std::fs::create_dir_all(dir)?;
             }
         }
-        let f = File::create(path)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let f = File::create(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let mut w = Writer::new(BufWriter::with_capacity(1 << 20, f));
         w.version(concat!("smrtl ", env!("CARGO_PKG_VERSION")))?;
         w.timescale(1, TimescaleUnit::NS)?;
@@ -102,13 +99,13 @@ impl VcdWriter {
         add(&mut w, Src::Rst, 1, "rst_ni")?;
         let mut off = 0;
         for p in &top.inputs {
-            add(&mut w, Src::In(off), p.width, &p.name)?;
-            off += words_for(p.width);
+            add(&mut w, Src::In(off, p.width, p.count), p.bits(), &p.name)?;
+            off += p.words();
         }
         off = 0;
         for p in &top.outputs {
-            add(&mut w, Src::Out(off), p.width, &p.name)?;
-            off += words_for(p.width);
+            add(&mut w, Src::Out(off, p.width, p.count), p.bits(), &p.name)?;
+            off += p.words();
         }
         // Pre-order walk matching the simulator's layout.
         fn walk(
@@ -117,12 +114,7 @@ impl VcdWriter {
             li: &mut usize,
             layout: &[([usize; 2], usize)],
             w: &mut Writer<BufWriter<File>>,
-            add: &mut dyn FnMut(
-                &mut Writer<BufWriter<File>>,
-                Src,
-                usize,
-                &str,
-            ) -> std::io::Result<()>,
+            add: &mut dyn FnMut(&mut Writer<BufWriter<File>>, Src, usize, &str) -> std::io::Result<()>,
         ) -> std::io::Result<()> {
             let md = &d.modules[m];
             let (q, mb) = layout[*li];
@@ -136,12 +128,7 @@ impl VcdWriter {
             }
             for (k, mi) in md.decl.mems.iter().enumerate() {
                 for p in 0..mi.read_ports {
-                    add(
-                        w,
-                        Src::MemRd(mb + k, p),
-                        mi.width,
-                        &format!("{}_rdata{p}_q", mi.name),
-                    )?;
+                    add(w, Src::MemRd(mb + k, p), mi.width, &format!("{}_rdata{p}_q", mi.name))?;
                 }
             }
             for inst in &md.insts {
@@ -161,6 +148,7 @@ impl VcdWriter {
             vars,
             time: 0,
             line: Vec::with_capacity(300),
+            packed: vec![],
         })
     }
 
@@ -226,7 +214,7 @@ impl VcdWriter {
                 Src::ClkCore => self.emit(k, &[clk.0])?,
                 Src::ClkHot => self.emit(k, &[clk.1])?,
                 Src::Rst => self.emit(k, &[1])?,
-                Src::In(_) | Src::Out(_) => {}
+                Src::In(..) | Src::Out(..) => {}
                 Src::Reg(dom, o) => self.emit(k, &q[dom][o..o + nw])?,
                 Src::MemRd(m, p) => self.emit(k, &rdata(m)[p * nw..(p + 1) * nw])?,
             }
@@ -234,36 +222,38 @@ impl VcdWriter {
         Ok(())
     }
 
-    pub(crate) fn initial(
-        &mut self,
-        t: u64,
-        q: &[Vec<u64>; 2],
-        rdata: &[Vec<u64>],
-    ) -> std::io::Result<()> {
+    pub(crate) fn initial(&mut self, t: u64, q: &[Vec<u64>; 2], rdata: &[Vec<u64>]) -> std::io::Result<()> {
         self.at(2 * t)?;
         self.state((t % 2, 0), q, &|m| &rdata[m][..])?;
         // Ports start at zero until the first step shows them.
         for k in 0..self.vars.len() {
-            if matches!(self.vars[k].src, Src::In(_) | Src::Out(_)) {
+            if matches!(self.vars[k].src, Src::In(..) | Src::Out(..)) {
                 self.emit(k, &vec![0; words_for(self.vars[k].width)])?;
             }
         }
         Ok(())
     }
 
-    pub(crate) fn pre_edge(
-        &mut self,
-        t: u64,
-        inputs: &[u64],
-        outputs: &[u64],
-    ) -> std::io::Result<()> {
+    pub(crate) fn pre_edge(&mut self, t: u64, inputs: &[u64], outputs: &[u64]) -> std::io::Result<()> {
         self.at(2 * t + 1)?;
         for k in 0..self.vars.len() {
             match self.vars[k].src {
                 Src::ClkCore => self.emit(k, &[t % 2])?,
                 Src::ClkHot => self.emit(k, &[0])?,
-                Src::In(o) => self.emit(k, &inputs[o..])?,
-                Src::Out(o) => self.emit(k, &outputs[o..])?,
+                Src::In(o, _, 1) => self.emit(k, &inputs[o..])?,
+                Src::Out(o, _, 1) => self.emit(k, &outputs[o..])?,
+                Src::In(o, w, n) => {
+                    pack_elems(&inputs[o..], w, n, &mut self.packed);
+                    let packed = std::mem::take(&mut self.packed);
+                    self.emit(k, &packed)?;
+                    self.packed = packed;
+                }
+                Src::Out(o, w, n) => {
+                    pack_elems(&outputs[o..], w, n, &mut self.packed);
+                    let packed = std::mem::take(&mut self.packed);
+                    self.emit(k, &packed)?;
+                    self.packed = packed;
+                }
                 _ => {}
             }
         }

@@ -80,8 +80,7 @@ impl<'a> Emit<'a> {
             for a in op.operands() {
                 e.live[a as usize] = true;
                 uses[a as usize] += 1;
-                let partial =
-                    matches!(op, Op::Slice(..)) && m.nodes[id].width < m.nodes[a as usize].width;
+                let partial = matches!(op, Op::Slice(..)) && m.nodes[id].width < m.nodes[a as usize].width;
                 if !partial {
                     e.full_use[a as usize] = true;
                 }
@@ -140,9 +139,7 @@ impl<'a> Emit<'a> {
         let w = node.width;
         let o = |a: Id| self.opnd(a);
         match node.op {
-            Op::Input(_) | Op::RegQ(_) | Op::MemRd(..) | Op::InstOut(..) => {
-                leaf_name(self.m, self.d, id).unwrap()
-            }
+            Op::Input(_) | Op::RegQ(_) | Op::MemRd(..) | Op::InstOut(..) => leaf_name(self.m, self.d, id).unwrap(),
             Op::Const(v) => lit(&v, w),
             Op::Add(a, b) => format!("({} + {})", o(a), o(b)),
             Op::Sub(a, b) => format!("({} - {})", o(a), o(b)),
@@ -182,6 +179,7 @@ impl<'a> Emit<'a> {
             }
             Op::Mux(s, a, b) => format!("({} ? {} : {})", o(s), o(a), o(b)),
             Op::Cross(a, _) | Op::Wire(a) => o(a),
+            Op::Cat(ref v) => format!("{{{}}}", v.iter().map(|&a| o(a)).collect::<Vec<_>>().join(", ")),
         }
     }
 
@@ -194,7 +192,10 @@ impl<'a> Emit<'a> {
             m.name,
             env!("CARGO_PKG_VERSION")
         );
-        let _ = writeln!(s, "// Regenerate with `smrtl export`. Clocks: clk_hot_i = 2 x clk_core_i, rising edges aligned.");
+        let _ = writeln!(
+            s,
+            "// Regenerate with `smrtl export`. Clocks: clk_hot_i = 2 x clk_core_i, rising edges aligned."
+        );
         let _ = writeln!(s, "module {} (", m.name);
         let mut ports = vec![
             "  input  wire clk_core_i".to_string(),
@@ -202,17 +203,15 @@ impl<'a> Emit<'a> {
             "  input  wire rst_ni".to_string(),
         ];
         for p in &m.inputs {
-            ports.push(format!("  input  wire {}{}", range(p.width), p.name));
+            ports.push(format!("  input  wire {}{}", range(p.bits()), p.name));
         }
         for p in &m.outputs {
-            ports.push(format!("  output wire {}{}", range(p.width), p.name));
+            ports.push(format!("  output wire {}{}", range(p.bits()), p.name));
         }
         let _ = writeln!(s, "{}\n);", ports.join(",\n"));
 
         let uses_dom = |dm: Domain| {
-            m.decl.regs.iter().any(|r| r.dom == dm)
-                || m.decl.mems.iter().any(|x| x.dom == dm)
-                || !m.insts.is_empty()
+            m.decl.regs.iter().any(|r| r.dom == dm) || m.decl.mems.iter().any(|x| x.dom == dm) || !m.insts.is_empty()
         };
         let uses_rst = m.decl.regs.iter().any(|r| r.reset.is_some()) || !m.insts.is_empty();
         let mut unused: Vec<String> = vec![];
@@ -256,13 +255,7 @@ impl<'a> Emit<'a> {
                 mem.read_ports,
                 mem.write_ports
             );
-            let _ = writeln!(
-                s,
-                "  reg  {}{}_q [0:{}];",
-                range(mem.width),
-                mem.name,
-                mem.depth() - 1
-            );
+            let _ = writeln!(s, "  reg  {}{}_q [0:{}];", range(mem.width), mem.name, mem.depth() - 1);
             for p in 0..mem.read_ports {
                 let _ = writeln!(s, "  reg  {}{}_rdata{p}_q;", range(mem.width), mem.name);
             }
@@ -270,19 +263,14 @@ impl<'a> Emit<'a> {
         for inst in &m.insts {
             let c = &self.d.modules[inst.module];
             for p in &c.outputs {
-                let _ = writeln!(s, "  wire {}{}_{};", range(p.width), inst.name, p.name);
+                let _ = writeln!(s, "  wire {}{}_{};", range(p.bits()), inst.name, p.name);
             }
         }
 
         // Combinational logic.
         let _ = writeln!(s, "\n  // Combinational logic");
         for (id, node) in m.nodes.iter().enumerate() {
-            if !self.live[id]
-                || matches!(
-                    node.op,
-                    Op::Input(_) | Op::RegQ(_) | Op::MemRd(..) | Op::InstOut(..)
-                )
-            {
+            if !self.live[id] || matches!(node.op, Op::Input(_) | Op::RegQ(_) | Op::MemRd(..) | Op::InstOut(..)) {
                 continue;
             }
             if let Some(name) = &self.ident[id] {
@@ -325,19 +313,10 @@ impl<'a> Emit<'a> {
                 .filter(|r| r.dom == dom && r.reset.is_none())
                 .collect();
             if !with.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "\n  always @(posedge {} or negedge rst_ni) begin",
-                    dom.clock()
-                );
+                let _ = writeln!(s, "\n  always @(posedge {} or negedge rst_ni) begin", dom.clock());
                 let _ = writeln!(s, "    if (!rst_ni) begin");
                 for r in &with {
-                    let _ = writeln!(
-                        s,
-                        "      {}_q <= {};",
-                        r.name,
-                        lit(&r.reset.unwrap(), r.width)
-                    );
+                    let _ = writeln!(s, "      {}_q <= {};", r.name, lit(&r.reset.unwrap(), r.width));
                 }
                 let _ = writeln!(s, "    end else begin");
                 for r in &with {
@@ -410,12 +389,7 @@ impl<'a> Emit<'a> {
                 }
             }
             for p in 0..mem.read_ports {
-                let _ = writeln!(
-                    s,
-                    "    {}_rdata{p}_q = {};",
-                    mem.name,
-                    lit(&[0; 4], mem.width)
-                );
+                let _ = writeln!(s, "    {}_rdata{p}_q = {};", mem.name, lit(&[0; 4], mem.width));
             }
             let _ = writeln!(s, "  end\n`endif");
         }
@@ -434,13 +408,7 @@ impl<'a> Emit<'a> {
             for p in &c.outputs {
                 conns.push(format!("    .{} ({}_{})", p.name, inst.name, p.name));
             }
-            let _ = writeln!(
-                s,
-                "\n  {} {} (\n{}\n  );",
-                c.name,
-                inst.name,
-                conns.join(",\n")
-            );
+            let _ = writeln!(s, "\n  {} {} (\n{}\n  );", c.name, inst.name, conns.join(",\n"));
         }
 
         // Identifiers nothing reads in full: per name, over all nodes of it.

@@ -88,10 +88,7 @@ pub struct SmConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    Read { path: String, source: std::io::Error },
     #[error("config {path} is not valid TOML for SmConfig: {msg}")]
     Parse { path: String, msg: String },
     #[error("config {path}: field `{field}` = {value}: {reason}")]
@@ -181,18 +178,10 @@ impl SmConfig {
             return Err(bad("sp_lanes", self.sp_lanes, "must divide warp_size"));
         }
         if self.max_threads != self.max_warps * self.warp_size {
-            return Err(bad(
-                "max_threads",
-                self.max_threads,
-                "must equal max_warps * warp_size",
-            ));
+            return Err(bad("max_threads", self.max_threads, "must equal max_warps * warp_size"));
         }
         if self.registers % (self.reg_banks * 32) != 0 {
-            return Err(bad(
-                "registers",
-                self.registers,
-                "must be a multiple of 32 * reg_banks",
-            ));
+            return Err(bad("registers", self.registers, "must be a multiple of 32 * reg_banks"));
         }
         if self.min_regs_per_thread == 0 || self.min_regs_per_thread > self.max_regs_per_thread {
             return Err(bad(
@@ -260,11 +249,8 @@ mod tests {
 
     #[test]
     fn bank_count_not_power_of_two_is_named() {
-        let text =
-            include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 12");
-        let e = SmConfig::from_toml(&text, "bad.toml")
-            .unwrap_err()
-            .to_string();
+        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 12");
+        let e = SmConfig::from_toml(&text, "bad.toml").unwrap_err().to_string();
         assert!(
             e.contains("reg_banks") && e.contains("power of two") && e.contains("bad.toml"),
             "{e}"
@@ -278,12 +264,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("bogus"));
-        let e = SmConfig::load("/nonexistent/cfg.toml")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("cannot read config /nonexistent/cfg.toml"),
-            "{e}"
-        );
+        let e = SmConfig::load("/nonexistent/cfg.toml").unwrap_err().to_string();
+        assert!(e.contains("cannot read config /nonexistent/cfg.toml"), "{e}");
     }
 }

@@ -290,10 +290,7 @@ mod tests {
     #[test]
     fn matches_reference_on_random_stimulus() {
         let dropped = run(1, 50_000, 0.7);
-        assert!(
-            dropped > 100,
-            "stimulus must exercise bank conflicts ({dropped})"
-        );
+        assert!(dropped > 100, "stimulus must exercise bank conflicts ({dropped})");
     }
 
     #[test]

@@ -7,8 +7,9 @@ use crate::hdl::fifo::Fifo;
 use crate::hdl::sim::flatten;
 use crate::hdl::{verilog, Block, Concrete, Sim};
 use crate::sm::SmConfig;
-use crate::testbenches::stimulus::random_inputs;
+use crate::testbenches::stimulus::block_inputs;
 use crate::units::mad_rf::MadRf;
+use crate::units::smem::Smem;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
 use std::fmt::Write as _;
@@ -24,6 +25,9 @@ pub enum BlockName {
     /// Dual-clock proof slice: hot-clock multiply-add pipeline feeding a
     /// 4-bank x 64 x 32 register file on the core clock.
     MadRf,
+    /// Shared-memory unit: `smem_banks` banks, `smem_bytes`, requests served
+    /// per `smem_request_threads` lanes, `smem_multicast` broadcast rule.
+    Smem,
 }
 
 /// Something to do with a block, whatever its type.
@@ -55,6 +59,32 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::MadRf => f.call(MadRf::new()),
+        BlockName::Smem => {
+            let words = cfg.smem_bytes as usize / 4;
+            let banks = cfg.smem_banks as usize;
+            let depth = (words / banks).next_power_of_two();
+            let (group, mc) = (cfg.smem_request_threads as usize, cfg.smem_multicast);
+            // Banks (2^LB) and entries per bank (2^A) are type parameters.
+            macro_rules! smem {
+                ($lb:literal, $a:literal) => {
+                    f.call(Smem::<$lb, $a>::new(words, group, mc).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?)
+                };
+            }
+            match (banks, depth) {
+                (16, 256) => smem!(4, 8),
+                (16, 512) => smem!(4, 9),
+                (16, 1024) => smem!(4, 10),
+                (32, 256) => smem!(5, 8),
+                (32, 512) => smem!(5, 9),
+                (32, 1024) => smem!(5, 10),
+                _ => bail!(
+                    "config `{}`: {banks} shared-memory banks of {} words are not supported by the smem block \
+                     (16 or 32 banks of up to 1024 words)",
+                    cfg.name,
+                    words / banks
+                ),
+            }
+        }
     }
 }
 
@@ -96,7 +126,7 @@ impl BlockFn for Simulate {
         let mut high = vec![0u64; top.outputs.len()];
         let t0 = Instant::now();
         for t in 0..self.hot_cycles {
-            let i: K::In<Concrete> = random_inputs(&mut rng, t, &prev, self.p_one);
+            let i = block_inputs(sim.block(), &mut rng, t, &prev, self.p_one);
             flatten(&i, &mut prev);
             let o = sim.step(&i);
             flatten(&o, &mut ro);
@@ -218,7 +248,7 @@ impl BlockFn for Bench {
         let mut stim: Vec<K::In<Concrete>> = Vec::with_capacity(N);
         let mut flat: Vec<Vec<u64>> = Vec::with_capacity(N);
         for t in 0..N as u64 {
-            let i: K::In<Concrete> = random_inputs(&mut rng, t, &prev, 0.6);
+            let i = block_inputs(&blk, &mut rng, t, &prev, 0.6);
             flatten(&i, &mut prev);
             stim.push(i);
             flat.push(prev.clone());

@@ -10,4 +10,6 @@ pub mod fifo_ref;
 pub mod lanes;
 pub mod mad_rf_ref;
 pub mod mem_ports;
+pub mod smem_ref;
+pub mod smem_tb;
 pub mod stimulus;

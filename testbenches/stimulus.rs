@@ -51,3 +51,19 @@ impl<R: RngCore> PortBuilder<Concrete> for RandomPorts<'_, R> {
 pub fn random_inputs<P: Ports<Concrete>, R: RngCore>(rng: &mut R, t: u64, prev: &[u64], p_one: f64) -> P {
     P::build(&mut RandomPorts::new(rng, t, prev, p_one))
 }
+
+/// Random inputs for block `blk` at hot cycle `t`, constrained by
+/// [`Block::constrain`] before core edges.
+pub fn block_inputs<K: crate::hdl::Block, R: RngCore>(
+    blk: &K,
+    rng: &mut R,
+    t: u64,
+    prev: &[u64],
+    p_one: f64,
+) -> K::In<Concrete> {
+    let mut i: K::In<Concrete> = random_inputs(rng, t, prev, p_one);
+    if Domain::Core.edge_at(t) {
+        blk.constrain(rng.gen(), &mut i);
+    }
+    i
+}

@@ -11,8 +11,8 @@
 use super::CosimError;
 use crate::hdl::bits::words_for;
 use crate::hdl::sim::flatten;
-use crate::hdl::{verilog, Block, Concrete, Sim};
-use crate::testbenches::stimulus::random_inputs;
+use crate::hdl::{verilog, Block, Sim};
+use crate::testbenches::stimulus::block_inputs;
 use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -59,7 +59,7 @@ pub fn check<K: Block>(
     let (mut prev, mut ro) = (vec![], vec![]);
     let mut vec_text = String::new();
     for t in 0..hot_cycles {
-        let i: K::In<Concrete> = random_inputs(&mut rng, t, &prev, p_one);
+        let i = block_inputs(sim.block(), &mut rng, t, &prev, p_one);
         flatten(&i, &mut prev);
         let o = sim.step(&i);
         flatten(&o, &mut ro);

@@ -16,8 +16,8 @@ pub mod verilator;
 use crate::hdl::bits::{hex_words, words_for};
 use crate::hdl::sim::flatten;
 use crate::hdl::trace::PortInfo;
-use crate::hdl::{verilog, Block, Concrete, ElabError, Sim};
-use crate::testbenches::stimulus::random_inputs;
+use crate::hdl::{verilog, Block, ElabError, Sim};
+use crate::testbenches::stimulus::block_inputs;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use verilator::{PortsOf, Verilated, VerilatorError};
@@ -180,7 +180,7 @@ fn run<K: Block>(
                 v.open_vcd(vp)?;
             }
         }
-        let i: K::In<Concrete> = random_inputs(&mut rng, t, &prev, opt.p_one);
+        let i = block_inputs(sim.block(), &mut rng, t, &prev, opt.p_one);
         flatten(&i, &mut prev);
         let o = sim.step(&i);
         flatten(&o, &mut ro);

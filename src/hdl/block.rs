@@ -305,6 +305,13 @@ pub trait Block {
     fn decl(&self) -> &Decl;
     /// Combinational logic: outputs and next state from inputs and state.
     fn eval<C: Ctx>(&self, cx: &mut C, i: &Self::In<C::B>) -> Self::Out<C::B>;
+
+    /// Constrain uniformly random stimulus to meaningful values (e.g.
+    /// addresses in range) before a core edge; `r` is a fresh random word.
+    /// Random-stimulus flows (co-simulation, `smrtl sim`, `smrtl bench`)
+    /// call it on even hot cycles only, so core-domain inputs stay constant
+    /// for a whole core cycle. Default: no constraint.
+    fn constrain(&self, _r: u64, _i: &mut Self::In<super::signal::Concrete>) {}
 }
 
 /// Declare a port struct generic over the backend (and optional const

@@ -72,6 +72,10 @@ pub struct SmConfig {
     pub smem_banks: u32,
     /// Threads served by one shared-memory pass (16 = half-warp on GT200).
     pub smem_request_threads: u32,
+    /// Shared-memory broadcast: `true` = every bank can broadcast its word
+    /// to all lanes reading it in one pass (Fermi); `false` = one broadcast
+    /// word per pass, other banks serve one lane each (Tesla/GT200).
+    pub smem_multicast: bool,
     /// Warp schedulers.
     pub warp_schedulers: u32,
     /// SP + SFU co-issue ("dual issue").

@@ -4,3 +4,4 @@
 //!   feeding a core-clock banked register file).
 
 pub mod mad_rf;
+pub mod smem;

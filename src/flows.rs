@@ -67,7 +67,10 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             // Banks (2^LB) and entries per bank (2^A) are type parameters.
             macro_rules! smem {
                 ($lb:literal, $a:literal) => {
-                    f.call(Smem::<$lb, $a>::new(words, group, mc).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?)
+                    f.call(
+                        Smem::<$lb, $a>::new(words, group, mc)
+                            .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?,
+                    )
                 };
             }
             match (banks, depth) {
@@ -86,6 +89,38 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
     }
+}
+
+/// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
+/// `smrtl export-all`; a test fails when a file there is stale).
+pub const RTL_SET: [(BlockName, &str); 4] = [
+    (BlockName::Fifo, "gpucc"),
+    (BlockName::MadRf, "gt200"),
+    (BlockName::Smem, "gt200"),
+    (BlockName::Smem, "fermi"),
+];
+
+/// `(module, verilog)` of every module of block `name` built for `cfg`.
+pub struct Emit;
+
+impl BlockFn for Emit {
+    type Out = Vec<(String, String)>;
+    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<Vec<(String, String)>> {
+        Ok(verilog::emit(&crate::hdl::elaborate(&blk)?))
+    }
+}
+
+/// The Verilog of [`RTL_SET`], deduplicated by module name.
+pub fn rtl_set_texts() -> Result<Vec<(String, String)>> {
+    let mut all: Vec<(String, String)> = vec![];
+    for (b, c) in RTL_SET {
+        for t in with_block(b, &SmConfig::preset(c)?, &mut Emit)? {
+            if !all.iter().any(|(n, _)| *n == t.0) {
+                all.push(t);
+            }
+        }
+    }
+    Ok(all)
 }
 
 /// `smrtl export`: write the block's modules to `out`, one file each.
@@ -347,4 +382,101 @@ pub fn writable_dir(dir: &Path) -> Result<()> {
     std::fs::write(&probe, b"").with_context(|| format!("output folder {} is not writable", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
+}
+
+/// `smrtl smem-patterns`: the shared-memory testbench.
+pub struct SmemPatterns {
+    pub cfg: SmConfig,
+    pub random: usize,
+    pub vcd: PathBuf,
+}
+
+impl BlockFn for SmemPatterns {
+    type Out = (String, bool);
+    fn call<K: Block + Clone>(&mut self, _blk: K) -> Result<(String, bool)> {
+        use crate::testbenches::smem_ref::SmemGeom;
+        use crate::testbenches::smem_tb::{check_request, patterns, random_request};
+        let g = SmemGeom::from_config(&self.cfg);
+        let words = g.words;
+        let depth = (words / g.banks).next_power_of_two();
+        macro_rules! go {
+            ($lb:literal, $a:literal) => {{
+                let mut sim = Sim::new(Smem::<$lb, $a>::new(words, g.group, g.multicast)?)?;
+                sim.open_vcd(&self.vcd)
+                    .with_context(|| format!("cannot write VCD {}", self.vcd.display()))?;
+                let mut shadow = vec![0u32; words];
+                let mut r = String::new();
+                let mut ok = true;
+                let _ = writeln!(
+                    r,
+                    "smem {} ({} banks, {} words, {}-lane groups, {})",
+                    self.cfg.name,
+                    g.banks,
+                    words,
+                    g.group,
+                    if g.multicast {
+                        "multicast"
+                    } else {
+                        "single broadcast word per pass"
+                    }
+                );
+                let _ = writeln!(r, "  {:<40} {:>6} {:>8}", "pattern", "passes", "checked");
+                for (name, req) in patterns(&g) {
+                    match check_request(&mut sim, &g, &mut shadow, &req) {
+                        Ok(e) => {
+                            let _ = writeln!(r, "  {name:<40} {:>6} {:>8}", e.passes, "ok");
+                        }
+                        Err(e) => {
+                            ok = false;
+                            let _ = writeln!(r, "  {name:<40} MISMATCH {e}");
+                        }
+                    }
+                }
+                let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+                let (mut passes, mut bad) = (0u64, 0usize);
+                for n in 0..self.random {
+                    let w = [2, 8, 40, 400][n % 4];
+                    match check_request(&mut sim, &g, &mut shadow, &random_request(&mut rng, &g, w, true)) {
+                        Ok(e) => passes += e.passes as u64,
+                        Err(e) => {
+                            bad += 1;
+                            ok = false;
+                            if bad == 1 {
+                                let _ = writeln!(r, "  random: first mismatch {e}");
+                            }
+                        }
+                    }
+                }
+                let _ = writeln!(
+                    r,
+                    "  {:<40} {:>6} {:>8}",
+                    format!("{} random requests", self.random),
+                    passes,
+                    if bad == 0 {
+                        "ok".to_string()
+                    } else {
+                        format!("{bad} bad")
+                    }
+                );
+                let _ = writeln!(
+                    r,
+                    "  core cycles: {}   VCD: {}",
+                    sim.core_cycle(),
+                    self.vcd.display()
+                );
+                sim.close_vcd()?;
+                Ok((r, ok))
+            }};
+        }
+        match (g.banks, depth) {
+            (16, 256) => go!(4, 8),
+            (16, 512) => go!(4, 9),
+            (32, 512) => go!(5, 9),
+            (32, 256) => go!(5, 8),
+            _ => bail!(
+                "smem-patterns: {} banks x {depth} entries is not a supported geometry",
+                g.banks
+            ),
+        }
+    }
 }

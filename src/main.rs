@@ -33,6 +33,24 @@ enum Cmd {
         #[arg(long, default_value = "rtl")]
         out: PathBuf,
     },
+    /// Write the Verilog of every block kept in rtl/ (all presets that have one).
+    ExportAll {
+        #[arg(long, default_value = "rtl")]
+        out: PathBuf,
+    },
+    /// Run the shared-memory access patterns (stride 1, 2, banks, broadcast,
+    /// atomics, random) on the smem unit, check them against the reference,
+    /// print pass counts and write a VCD.
+    SmemPatterns {
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Random requests after the named patterns.
+        #[arg(long, default_value_t = 200)]
+        random: usize,
+        /// VCD path (default waves/smem_<config>.vcd).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+    },
     /// Simulate a block on random stimulus; write a VCD and print a report.
     Sim {
         block: BlockName,
@@ -100,6 +118,25 @@ fn run(cli: Cli) -> Result<i32> {
                 println!("wrote {}", f.display());
             }
             Ok(0)
+        }
+        Cmd::ExportAll { out } => {
+            flows::writable_dir(&out)?;
+            for f in smrtl::cosim::write_rtl(&flows::rtl_set_texts()?, &out)? {
+                println!("wrote {}", f.display());
+            }
+            Ok(0)
+        }
+        Cmd::SmemPatterns { config, random, vcd } => {
+            let cfg = SmConfig::load(&config)?;
+            let vcd = vcd.unwrap_or_else(|| PathBuf::from(format!("waves/smem_{}.vcd", cfg.name)));
+            let mut flow = flows::SmemPatterns {
+                cfg: cfg.clone(),
+                random,
+                vcd,
+            };
+            let (report, ok) = flows::with_block(BlockName::Smem, &cfg, &mut flow)?;
+            print!("{report}");
+            Ok(if ok { 0 } else { 2 })
         }
         Cmd::Sim {
             block,

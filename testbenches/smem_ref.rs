@@ -132,7 +132,12 @@ pub fn execute(g: &SmemGeom, mem: &mut [u32], req: &SmemReq) -> SmemResp {
         }
     }
     let Some(op) = op else {
-        return SmemResp { rdata, passes: 0, err, pass_sets: vec![] };
+        return SmemResp {
+            rdata,
+            passes: 0,
+            err,
+            pass_sets: vec![],
+        };
     };
     let bank = |k: usize| req.addr[k] as usize % g.banks;
     let mut pass_sets = vec![];
@@ -150,10 +155,16 @@ pub fn execute(g: &SmemGeom, mem: &mut [u32], req: &SmemReq) -> SmemResp {
             let served: Vec<usize> = if op.is_atomic() {
                 first_in_bank.iter().flatten().copied().collect()
             } else if g.multicast {
-                live.iter().copied().filter(|&k| req.addr[first_in_bank[bank(k)].unwrap()] == req.addr[k]).collect()
+                live.iter()
+                    .copied()
+                    .filter(|&k| req.addr[first_in_bank[bank(k)].unwrap()] == req.addr[k])
+                    .collect()
             } else {
                 let bcast = req.addr[live[0]];
-                live.iter().copied().filter(|&k| req.addr[k] == bcast || first_in_bank[bank(k)] == Some(k)).collect()
+                live.iter()
+                    .copied()
+                    .filter(|&k| req.addr[k] == bcast || first_in_bank[bank(k)] == Some(k))
+                    .collect()
             };
             let mut set = 0u32;
             let old: Vec<u32> = mem.to_vec();
@@ -174,7 +185,12 @@ pub fn execute(g: &SmemGeom, mem: &mut [u32], req: &SmemReq) -> SmemResp {
             pass_sets.push(set);
         }
     }
-    SmemResp { rdata, passes: pass_sets.len() as u32, err, pass_sets }
+    SmemResp {
+        rdata,
+        passes: pass_sets.len() as u32,
+        err,
+        pass_sets,
+    }
 }
 
 #[cfg(test)]
@@ -183,9 +199,19 @@ mod tests {
 
     fn geom(multicast: bool) -> SmemGeom {
         if multicast {
-            SmemGeom { words: 12288, banks: 32, group: 32, multicast }
+            SmemGeom {
+                words: 12288,
+                banks: 32,
+                group: 32,
+                multicast,
+            }
         } else {
-            SmemGeom { words: 4096, banks: 16, group: 16, multicast }
+            SmemGeom {
+                words: 4096,
+                banks: 16,
+                group: 16,
+                multicast,
+            }
         }
     }
 

@@ -39,7 +39,10 @@ pub struct Observed {
 
 /// Drive one request to its response. Errors (instead of hanging) if the
 /// unit never answers.
-pub fn run_request<const LB: usize, const A: usize>(sim: &mut Sim<Smem<LB, A>>, r: &SmemReq) -> Result<Observed, String> {
+pub fn run_request<const LB: usize, const A: usize>(
+    sim: &mut Sim<Smem<LB, A>>,
+    r: &SmemReq,
+) -> Result<Observed, String> {
     let idle: SmemIn<Concrete> = zero_ports();
     let req = to_in(r);
     // Wait for ready.
@@ -132,7 +135,11 @@ pub fn strided(op: SmemOp, base: u16, stride: u16) -> SmemReq {
 /// active mask, addresses in a window of `window` words (small windows
 /// force bank conflicts and same-word collisions), 1% out of range.
 pub fn random_request<R: Rng>(rng: &mut R, g: &SmemGeom, window: usize, bad_ops: bool) -> SmemReq {
-    let op = if bad_ops && rng.gen_bool(0.1) { rng.gen_range(10..16) } else { rng.gen_range(0..10) };
+    let op = if bad_ops && rng.gen_bool(0.1) {
+        rng.gen_range(10..16)
+    } else {
+        rng.gen_range(0..10)
+    };
     let base = rng.gen_range(0..g.words - window.min(g.words - 1));
     let active = match rng.gen_range(0..4) {
         0 => !0,
@@ -164,7 +171,10 @@ pub fn patterns(g: &SmemGeom) -> Vec<(String, SmemReq)> {
         ("load stride 1".into(), strided(SmemOp::Load, 0, 1)),
         ("load stride 2".into(), strided(SmemOp::Load, 0, 2)),
         (format!("load stride {b} (= banks)"), strided(SmemOp::Load, 0, b)),
-        ("load broadcast (all lanes one word)".into(), strided(SmemOp::Load, 7, 0)),
+        (
+            "load broadcast (all lanes one word)".into(),
+            strided(SmemOp::Load, 7, 0),
+        ),
         ("store stride 1".into(), strided(SmemOp::Store, 64, 1)),
         ("store stride 2".into(), strided(SmemOp::Store, 64, 2)),
         ("atomic add, all lanes one word".into(), strided(SmemOp::Add, 9, 0)),

@@ -117,3 +117,51 @@ fn export_and_sim_work() {
     );
     assert!(std::fs::read_to_string(&vcd).unwrap().contains("$var wire 32"));
 }
+
+#[test]
+fn unsupported_smem_geometry_from_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("wide.toml");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/fermi.toml")).unwrap();
+    std::fs::write(&cfg, text.replace("smem_banks = 32", "smem_banks = 64")).unwrap();
+    let o = smrtl(&[
+        "export",
+        "smem",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_clean_failure(&o, &["64 shared-memory banks", "not supported"]);
+}
+
+#[test]
+fn smem_patterns_report_seed_pass_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let vcd = dir.path().join("s.vcd");
+    let o = smrtl(&[
+        "smem-patterns",
+        "--config",
+        "gt200",
+        "--random",
+        "20",
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for (pattern, passes) in [
+        ("load stride 1", 2),
+        ("load stride 2", 4),
+        ("load stride 16 (= banks)", 32),
+        ("load broadcast", 2),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(pattern))
+            .unwrap_or_else(|| panic!("{out}"));
+        let got: u32 = line.split_whitespace().rev().nth(1).unwrap().parse().unwrap();
+        assert_eq!(got, passes, "{line}");
+    }
+    assert!(std::fs::metadata(&vcd).unwrap().len() > 1000);
+}

@@ -194,10 +194,9 @@ fn rtl_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("rtl")
 }
 
+/// Everything kept in rtl/ (the proof blocks and the smem presets).
 fn exported() -> Vec<(String, String)> {
-    let mut all = verilog::emit(&elaborate(&Fifo::<32, 4>::new()).unwrap());
-    all.extend(verilog::emit(&elaborate(&MadRf::new()).unwrap()));
-    all
+    smrtl::flows::rtl_set_texts().unwrap()
 }
 
 #[test]
@@ -208,7 +207,7 @@ fn rtl_folder_is_current() {
             .unwrap_or_else(|e| panic!("{}: {e}; run `smrtl export` (see README)", path.display()));
         assert!(
             on_disk == text,
-            "{} is stale: run `cargo run -- export fifo --config gpucc && cargo run -- export mad-rf`",
+            "{} is stale: run `cargo run --release -- export-all`",
             path.display()
         );
     }
@@ -265,6 +264,26 @@ fn yosys_synthesizes_and_infers_ram() {
     let texts = exported();
     cosim::write_rtl(&texts, &tmp).unwrap();
     for (name, _) in &texts {
+        if name.starts_with("smem") && std::env::var_os("SMRTL_SYNTH_ALL").is_none() {
+            // Full synthesis takes minutes of ABC (figures in docs/smem.md;
+            // `SMRTL_SYNTH_ALL=1` runs it). Here: the front end and memory
+            // inference, one $mem per bank.
+            let f = tmp.join(format!("{name}.v"));
+            yosys(&format!(
+                "read_verilog {}; synth -top {name} -run begin:fine; tee -o {}/{name}.mem stat",
+                f.display(),
+                tmp.display()
+            ));
+            let stat = std::fs::read_to_string(tmp.join(format!("{name}.mem"))).unwrap();
+            let banks: u64 = name[6..8].parse().unwrap();
+            let mems: u64 = stat
+                .lines()
+                .find(|l| l.trim_start().starts_with("$mem"))
+                .and_then(|l| l.split_whitespace().last()?.parse().ok())
+                .unwrap_or(0);
+            assert_eq!(mems, banks, "{name}: one memory per bank expected:\n{stat}");
+            continue;
+        }
         let f = tmp.join(format!("{name}.v"));
         yosys(&format!("read_verilog {}; synth -top {name}", f.display()));
         let log = yosys(&format!(

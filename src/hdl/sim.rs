@@ -151,7 +151,7 @@ impl Ctx for SimCx<'_> {
         // do not depend on the inputs given here. Every `_d` and memory port
         // it sets is set again by the real evaluation below.
         let saved = self.enter(ord);
-        let probe = blk.eval(self, &K::In::<Concrete>::build(&mut crate::hdl::block::ZeroPorts));
+        let probe = blk.eval(self, &zero_ports::<K::In<Concrete>>());
         (self.cur, self.ord) = saved;
         let i = f(self, &probe);
         let saved = self.enter(ord);
@@ -290,16 +290,9 @@ impl PortBuilder<Concrete> for Unflatten<'_> {
     }
 }
 
-struct Zero;
-impl PortBuilder<Concrete> for Zero {
-    fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain) -> Bits<W> {
-        Bits::zero()
-    }
-}
-
 /// A port struct with every port zero.
 pub fn zero_ports<P: Ports<Concrete>>() -> P {
-    P::build(&mut Zero)
+    P::build(&mut crate::hdl::block::ZeroPorts)
 }
 
 /// Flatten a port struct into words, each port taking `(W+63)/64` words.

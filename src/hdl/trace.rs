@@ -589,7 +589,7 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
     if let Some(e) = errors.into_iter().next() {
         return Err(err(e));
     }
-    let m = Module {
+    let mut m = Module {
         name: name.clone(),
         decl: decl.clone(),
         inputs: im.ports,
@@ -602,7 +602,6 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
         insts,
         moore: false,
     };
-    let mut m = m;
     m.moore = !m.out.iter().any(|&o| reaches_input(&m, design, o));
     check(&m, design).map_err(err)?;
     design.modules.push(m);

@@ -147,7 +147,7 @@ impl VcdWriter {
             w,
             vars,
             time: 0,
-            line: Vec::with_capacity(300),
+            line: Vec::with_capacity((1 << 20) + 4096),
             packed: vec![],
         })
     }
@@ -158,13 +158,22 @@ impl VcdWriter {
     fn emit(&mut self, k: usize, words: &[u64]) -> std::io::Result<()> {
         let v = &mut self.vars[k];
         let nw = words_for(v.width);
-        if !v.fresh && v.last[..] == words[..nw] {
-            return Ok(());
+        if nw == 1 {
+            // Most signals: one word, compared and stored without a call.
+            if !v.fresh && v.last[0] == words[0] {
+                return Ok(());
+            }
+            v.last[0] = words[0];
+        } else {
+            if !v.fresh && v.last[..] == words[..nw] {
+                return Ok(());
+            }
+            v.last.copy_from_slice(&words[..nw]);
         }
         v.fresh = false;
-        v.last.copy_from_slice(&words[..nw]);
+        // Value changes and timestamps are formatted into one large buffer
+        // that goes to the file when full (the `vcd` crate writes the header).
         let buf = &mut self.line;
-        buf.clear();
         if v.width == 1 {
             buf.push(b'0' + (words[0] & 1) as u8);
         } else {
@@ -190,12 +199,16 @@ impl VcdWriter {
         }
         buf.extend_from_slice(&v.code);
         buf.push(b'\n');
-        self.w.writer().write_all(buf)
+        if buf.len() >= 1 << 20 {
+            self.w.writer().write_all(buf)?;
+            buf.clear();
+        }
+        Ok(())
     }
 
     fn at(&mut self, t: u64) -> std::io::Result<()> {
         if t > self.time || t == 0 {
-            self.w.timestamp(t)?;
+            let _ = writeln!(self.line, "#{t}");
             self.time = t;
         }
         Ok(())
@@ -271,6 +284,8 @@ impl VcdWriter {
     }
 
     pub(crate) fn finish(mut self) -> std::io::Result<()> {
+        let buf = std::mem::take(&mut self.line);
+        self.w.writer().write_all(&buf)?;
         self.w.writer().flush()
     }
 }

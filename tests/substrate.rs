@@ -366,6 +366,11 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
             _ => {}
         }
     }
+    let gtkw = std::fs::read_to_string(dir.join("fifo_pair.vcd.gtkw")).unwrap();
+    assert!(
+        gtkw.contains("[dumpfile] \"fifo_pair.vcd\"") && gtkw.contains("fifo_pair.count_q[15:0]"),
+        "{gtkw}"
+    );
     assert_eq!(hot_edges, 300);
     assert_eq!(core_edges, 150);
     for reg in [

@@ -475,10 +475,13 @@ impl<K: Block> Sim<K> {
     }
 
     /// Start writing a VCD of every port, register and memory read register
-    /// to `path` (parent folders are created). Call before the first step of
-    /// the window you want.
+    /// to `path` (parent folders are created), and a GTKWave save file next
+    /// to it (`<path>.gtkw`: clocks, inputs, outputs and the top's registers,
+    /// grouped; `gtkwave <path>.gtkw` opens both). Call before the first step
+    /// of the window you want.
     pub fn open_vcd(&mut self, path: impl AsRef<Path>) -> std::io::Result<()> {
         let w = VcdWriter::create(path.as_ref(), &self.design, &self.layout_info())?;
+        super::vcd::write_gtkw(path.as_ref(), &self.design)?;
         self.vcd = Some(w);
         let t = self.t;
         let st = &self.st;

@@ -289,3 +289,42 @@ impl VcdWriter {
         self.w.writer().flush()
     }
 }
+
+/// Write `<vcd>.gtkw`, a GTKWave save file that opens `vcd` with the clocks,
+/// the inputs, the outputs and the top module's registers shown, in groups,
+/// buses in hex.
+pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
+    let top = &d.modules[d.top];
+    let mut s = String::new();
+    let file = vcd
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    s.push_str(&format!("[dumpfile] \"{file}\"\n[timestart] 0\n"));
+    let sig = |s: &mut String, name: &str, width: usize| {
+        if width == 1 {
+            s.push_str(&format!("@28\n{}.{name}\n", top.name));
+        } else {
+            s.push_str(&format!("@22\n{}.{name}[{}:0]\n", top.name, width - 1));
+        }
+    };
+    s.push_str("@200\n-clocks\n");
+    for c in ["clk_core_i", "clk_hot_i", "rst_ni"] {
+        sig(&mut s, c, 1);
+    }
+    s.push_str("@200\n-inputs\n");
+    for p in &top.inputs {
+        sig(&mut s, &p.name, p.bits());
+    }
+    s.push_str("@200\n-outputs\n");
+    for p in &top.outputs {
+        sig(&mut s, &p.name, p.bits());
+    }
+    s.push_str("@200\n-registers\n");
+    for r in &top.decl.regs {
+        sig(&mut s, &format!("{}_q", r.name), r.width);
+    }
+    let mut out = vcd.as_os_str().to_owned();
+    out.push(".gtkw");
+    std::fs::write(out, s)
+}

@@ -275,7 +275,7 @@ fn yosys_synthesizes_and_infers_ram() {
                 tmp.display()
             ));
             let stat = std::fs::read_to_string(tmp.join(format!("{name}.mem"))).unwrap();
-            let banks: u64 = name[6..8].parse().unwrap();
+            let banks: u64 = name.split('_').find_map(|f| f.strip_prefix('b')?.parse().ok()).unwrap();
             let mems: u64 = stat
                 .lines()
                 .find(|l| l.trim_start().starts_with("$mem"))
@@ -630,4 +630,53 @@ mod array_ports {
         let want = format!("b1{}1000000000000001 ", "0".repeat(14 + 30 * 16));
         assert!(text.contains(&want), "packed a_i not found");
     }
+}
+
+#[test]
+fn two_blocks_with_one_module_name_are_rejected() {
+    #[derive(Clone)]
+    struct Twice(Decl, Fifo<8, 2>, Fifo<8, 3>);
+    impl Block for Twice {
+        type In<B: Backend> = MIn<B>;
+        type Out<B: Backend> = MOut<B>;
+        fn module_name(&self) -> String {
+            "twice".into()
+        }
+        fn decl(&self) -> &Decl {
+            &self.0
+        }
+        fn eval<C: Ctx>(&self, cx: &mut C, i: &MIn<C::B>) -> MOut<C::B> {
+            let z8 = cx.lit::<8>(0);
+            let z1 = cx.lit::<1>(0);
+            let f = FifoIn {
+                push_i: z1,
+                wdata_i: z8,
+                pop_i: z1,
+            };
+            cx.instance("u_a", &self.1, &f);
+            cx.instance("u_b", &Renamed(self.2.clone()), &f);
+            MOut { m_o: i.m_i }
+        }
+    }
+    /// A depth-8 FIFO that claims the depth-4 FIFO's module name.
+    #[derive(Clone)]
+    struct Renamed(Fifo<8, 3>);
+    impl Block for Renamed {
+        type In<B: Backend> = FifoIn<B, 8>;
+        type Out<B: Backend> = smrtl::hdl::fifo::FifoOut<B, 8>;
+        fn module_name(&self) -> String {
+            "fifo_w8_d4".into()
+        }
+        fn decl(&self) -> &Decl {
+            self.0.decl()
+        }
+        fn eval<C: Ctx>(&self, cx: &mut C, i: &FifoIn<C::B, 8>) -> smrtl::hdl::fifo::FifoOut<C::B, 8> {
+            self.0.eval(cx, i)
+        }
+    }
+    let e = Sim::new(Twice(Decl::new(), Fifo::new(), Fifo::new()))
+        .err()
+        .expect("name clash")
+        .to_string();
+    assert!(e.contains("fifo_w8_d4") && e.contains("two different blocks"), "{e}");
 }

@@ -548,6 +548,22 @@ pub fn elaborate<K: Block>(blk: &K) -> Result<Design, ElabError> {
 fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabError> {
     let name = blk.module_name();
     if let Some(ix) = design.modules.iter().position(|m| m.name == name) {
+        // One module per block and parameter set: a second block with this
+        // name must declare the same state.
+        let (a, b) = (&design.modules[ix].decl, blk.decl());
+        let shape = |d: &Decl| -> Vec<(String, usize)> {
+            d.regs
+                .iter()
+                .map(|r| (r.name.clone(), r.width))
+                .chain(d.mems.iter().map(|m| (m.name.clone(), m.width << 8 | m.addr_width)))
+                .collect()
+        };
+        if shape(a) != shape(b) {
+            return Err(ElabError {
+                module: name,
+                msg: "two different blocks use this module name; put every parameter in module_name()".into(),
+            });
+        }
         return Ok(ix);
     }
     let err = |msg: String| ElabError {

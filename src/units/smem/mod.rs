@@ -187,8 +187,11 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
     type Out<B: Backend> = SmemOut<B>;
 
     fn module_name(&self) -> String {
+        // Every parameter: words (the range check), banks, entries per bank,
+        // group size and broadcast rule.
         format!(
-            "smem_b{}_d{}_g{}_{}",
+            "smem_w{}_b{}_d{}_g{}_{}",
+            self.words,
             Self::BANKS,
             1 << A,
             self.group,

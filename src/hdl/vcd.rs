@@ -175,7 +175,35 @@ impl VcdWriter {
         // that goes to the file when full (the `vcd` crate writes the header).
         let buf = &mut self.line;
         if v.width == 1 {
-            buf.push(b'0' + (words[0] & 1) as u8);
+            buf.extend_from_slice(&[b'0' + (words[0] & 1) as u8]);
+            buf.extend_from_slice(&v.code);
+            buf.extend_from_slice(b"\n");
+        } else if v.width <= 256 {
+            // Common case: format in a stack buffer, append once.
+            let mut tmp = [0u8; 256 + 2 + 8 + 1];
+            tmp[0] = b'b';
+            let mut n = 1;
+            let top = (0..nw)
+                .rev()
+                .find(|&i| words[i] != 0)
+                .map(|i| 64 * i + 63 - words[i].leading_zeros() as usize);
+            let mut b = top.unwrap_or(0) as isize;
+            while b >= 0 && (b + 1) % 8 != 0 {
+                tmp[n] = b'0' + ((words[b as usize / 64] >> (b as usize % 64)) & 1) as u8;
+                n += 1;
+                b -= 1;
+            }
+            while b >= 7 {
+                let byte = (words[b as usize / 64] >> ((b as usize - 7) % 64)) as u8;
+                tmp[n..n + 8].copy_from_slice(&BYTE_BITS[byte as usize]);
+                n += 8;
+                b -= 8;
+            }
+            tmp[n] = b' ';
+            n += 1;
+            buf.extend_from_slice(&tmp[..n]);
+            buf.extend_from_slice(&v.code);
+            buf.extend_from_slice(b"\n");
         } else {
             buf.push(b'b');
             // Leading zeros are dropped (VCD left-extends with 0); the rest
@@ -196,9 +224,9 @@ impl VcdWriter {
                 b -= 8;
             }
             buf.push(b' ');
+            buf.extend_from_slice(&v.code);
+            buf.push(b'\n');
         }
-        buf.extend_from_slice(&v.code);
-        buf.push(b'\n');
         if buf.len() >= 1 << 20 {
             self.w.writer().write_all(buf)?;
             buf.clear();

@@ -13,6 +13,7 @@
 
 pub mod cosim;
 pub mod flows;
+pub mod golden;
 pub mod hdl;
 pub mod sm;
 #[path = "../testbenches/mod.rs"]

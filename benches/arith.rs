@@ -1,0 +1,2 @@
+//! Placeholder: the reference-arithmetic benchmark (issue 3) goes here.
+fn main() {}

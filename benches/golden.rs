@@ -1,0 +1,2 @@
+//! Placeholder: the golden-model benchmark (issue 4) goes here.
+fn main() {}

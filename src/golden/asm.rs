@@ -1,0 +1,1 @@
+//! Assembler and disassembler (issue 4). Placeholder: filled in by the assembler work.

@@ -1,0 +1,1 @@
+//! Berkeley TestFloat vector checker (issue 3). Placeholder: filled in by the arithmetic work.

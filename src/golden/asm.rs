@@ -387,7 +387,6 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
     let neg = negatable(i.op);
     let na = if neg && i.neg_a() { "-" } else { "" };
     let nbc = if neg && i.neg_bc() { "-" } else { "" };
-    let three = matches!(info.form, Form::DABC);
     let b_text = |negb: &str| match i.b {
         Src::Reg(r) => format!("{negb}{}", reg_text(r)),
         Src::Imm(v) => format!("{negb}0x{v:x}"),
@@ -404,7 +403,7 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
         Form::DABC => vec![
             reg_text(i.d),
             format!("{na}{}", reg_text(i.a)),
-            b_text(if three { "" } else { nbc }),
+            b_text(""),
             format!("{nbc}{}", reg_text(i.c)),
         ],
         Form::PAB => vec![pred_text(i.d), reg_text(i.a), b_text("")],
@@ -696,7 +695,7 @@ impl<'a> Ops<'a> {
             return Err((
                 col,
                 format!(
-                    "operand {name} of {} is an FP64 register pair and must be even, found R{r}",
+                    "operand {name} of {} is a 64-bit register pair and must be an even register, found R{r}",
                     self.mn()
                 ),
             ));
@@ -867,6 +866,12 @@ impl<'a> Ops<'a> {
         })?;
         self.end(n, close + 1)?;
         let inner = &toks[1..close];
+        if inner.is_empty() {
+            return Err((
+                toks[close].col,
+                "empty memory operand: write [R4], [R4+16] or [0x100]".into(),
+            ));
+        }
         let (a, rest) = match inner.first().map(|t| &t.t) {
             Some(Tok::Word(w)) => match reg_word(w, inner[0].col)? {
                 Some(RegWord::Reg(r)) => {
@@ -1083,6 +1088,8 @@ struct Asm<'s> {
     errors: Vec<AsmError>,
     name: Option<(String, u32)>,
     regs: Option<(u32, u32)>,
+    /// A `.regs` line exists (even a bad one).
+    regs_seen: bool,
     shared: Option<(u32, u32)>,
     params: Vec<String>,
     labels: HashMap<String, (u32, u32)>,
@@ -1155,6 +1162,7 @@ impl<'s> Asm<'s> {
                 self.name = Some((name, ln));
             }
             ".regs" => {
+                self.regs_seen = true;
                 let t = one("a register count (1..=128)")?;
                 let v = number(t, "a register count (1..=128)")?;
                 if !(1..=MAX_REGS as u64).contains(&v) {
@@ -1497,6 +1505,7 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
         errors: Vec::new(),
         name: None,
         regs: None,
+        regs_seen: false,
         shared: None,
         params: Vec::new(),
         labels: HashMap::new(),
@@ -1526,7 +1535,8 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
     }
     // Registers against .regs.
     match a.regs {
-        None => a.err(1, 1, "missing .regs directive (registers per thread, 1..=128)"),
+        None if !a.regs_seen => a.err(1, 1, "missing .regs directive (registers per thread, 1..=128)"),
+        None => {}
         Some((regs, rl)) => {
             let uses = std::mem::take(&mut a.reg_uses);
             for (ln, op, u) in uses {

@@ -150,6 +150,127 @@ proptest! {
     }
 }
 
+/// Token soup: the assembler returns a program or an error, never panics,
+/// and every error points inside the source.
+fn soup() -> impl Strategy<Value = String> {
+    let tok = prop::sample::select(vec![
+        "R1",
+        "R127",
+        "R128",
+        "RZ",
+        "P0",
+        "PT",
+        "!",
+        "@",
+        "-",
+        "+",
+        ",",
+        "[",
+        "]",
+        ":",
+        "c",
+        "c[",
+        "0x10",
+        "7",
+        "-3",
+        "1.5",
+        "1e",
+        "inf",
+        "nan",
+        "FADD.RZ",
+        "FFMA",
+        "IMUL.HI.U32",
+        "ISETP.LT.U32",
+        "SEL",
+        "LDG.64",
+        "STS",
+        "ATOMS.CAS",
+        "S2R",
+        "SR_TID.X",
+        "LDC",
+        "BRA",
+        "SSY",
+        "SYNC",
+        "EXIT",
+        "lbl",
+        "lbl:",
+        ".regs",
+        ".param",
+        ".kernel",
+        ".shared",
+        "; c",
+        "//",
+        "\t",
+        "\u{e9}",
+        "99999999999999999999999",
+        "0x",
+        ".5",
+        "DADD",
+        "R3",
+    ]);
+    prop::collection::vec(prop::collection::vec(tok, 0..8).prop_map(|v| v.join(" ")), 0..12)
+        .prop_map(|lines| format!(".regs 8\n{}", lines.join("\n")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn garbage_text_never_panics(src in soup()) {
+        if let Err(e) = assemble(&src, "g.s") {
+            let n = src.lines().count() as u32;
+            prop_assert!(e.line >= 1 && e.line <= n.max(1), "{e}");
+            let len = src.lines().nth(e.line as usize - 1).map_or(0, |l| l.chars().count()) as u32;
+            prop_assert!(e.col >= 1 && e.col <= len + 1, "{e}");
+            let _ = e.render(&src);
+        }
+    }
+
+    #[test]
+    fn damaged_binaries_never_panic(seed in any::<u64>(), flips in prop::collection::vec((any::<usize>(), any::<u8>()), 1..4), cut in any::<usize>()) {
+        let b = random_program(seed, 8).to_bytes();
+        let mut v = b.clone();
+        for (at, x) in flips {
+            let n = v.len();
+            v[at % n] ^= x;
+        }
+        let _ = Program::from_bytes(&v);
+        let _ = Program::from_bytes(&b[..cut % (b.len() + 1)]);
+    }
+}
+
+/// Many more random programs than the proptest (run with `--ignored`).
+#[test]
+#[ignore]
+fn round_trip_random_streams_long() {
+    let t = std::time::Instant::now();
+    let mut instrs = 0;
+    for seed in 0..20_000u64 {
+        let p = random_program(seed ^ 0x5eed, (seed % 200) as usize);
+        instrs += p.code.len();
+        let q = assemble(&disassemble(&Program::from_bytes(&p.to_bytes()).unwrap()), "l.s").unwrap();
+        assert_same_program(&q, &p);
+    }
+    eprintln!(
+        "20000 programs, {instrs} instructions round-tripped in {:.1?}",
+        t.elapsed()
+    );
+}
+
+/// The first example of docs/isa.md's syntax section assembles.
+#[test]
+fn docs_syntax_example_assembles() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/isa.md")).unwrap();
+    let start = doc.find("```asm\n").expect("an asm block") + 7;
+    let text = &doc[start..start + doc[start..].find("```").unwrap()];
+    let p = assemble(text, "doc.s").unwrap_or_else(|e| panic!("{}", e.render(text)));
+    assert_eq!(
+        (p.name.as_str(), p.regs, p.shared_bytes, p.code.len()),
+        ("vadd", 8, 4096, 5)
+    );
+    assert_eq!(p.params, ["a", "n"]);
+}
+
 /// The generator reaches every opcode and every valid modifier value of
 /// each (so the round trip above covers the whole table).
 #[test]
@@ -513,6 +634,25 @@ fn bad_immediate_range() {
         &["offset 32768 is out of range", "-32768..=32767"],
     );
     check(".regs 4\nMOV R1, 12xy\n", 2, 9, &["malformed number '12xy'"]);
+    check(
+        ".regs 4\nMOV R1, 99999999999999999999999\n",
+        2,
+        9,
+        &["does not fit in 32 bits"],
+    );
+    check(
+        ".regs 4\nMOV R1, -99999999999999999999999\n",
+        2,
+        9,
+        &["does not fit in 32 bits"],
+    );
+    check(
+        ".regs 4\nLDC R1, c[70000]\n",
+        2,
+        11,
+        &["word index 70000 is out of range"],
+    );
+    check(".regs 4\nBRA 0x100000000\n", 2, 5, &["does not fit in 32 bits"]);
 }
 
 #[test]

@@ -606,15 +606,17 @@ fn is_ident(w: &str) -> bool {
     c.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Parse an unsigned integer literal (decimal or `0x` hex).
+/// Parse an unsigned integer literal (decimal or `0x` hex); values beyond
+/// `u64` saturate (every caller then reports them out of range).
 fn parse_uint(s: &str) -> Option<u64> {
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else if s.bytes().all(|b| b.is_ascii_digit()) {
-        s.parse().ok()
-    } else {
-        None
+    let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (s, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
     }
+    Some(u64::from_str_radix(digits, radix).unwrap_or(u64::MAX))
 }
 
 fn is_hex(s: &str) -> bool {
@@ -835,7 +837,8 @@ impl<'a> Ops<'a> {
                 return Ok((Src::Imm(mag as u32 ^ 0x8000_0000), false));
             }
         }
-        let v: i64 = if sign.is_some() { -(mag as i64) } else { mag as i64 };
+        let mag = mag.min(1 << 40) as i64;
+        let v: i64 = if sign.is_some() { -mag } else { mag };
         if v < i32::MIN as i64 || v > u32::MAX as i64 {
             return Err((
                 col,

@@ -469,6 +469,9 @@ fn bad_unknown_mnemonic_suggests_nearest() {
         &["unknown mnemonic 'FMULL'", "did you mean FMUL"],
     );
     check(".regs 4\nfrobnicate\n", 2, 1, &["unknown mnemonic 'FROBNICATE'"]);
+    check(".regs 4\nISTEP.EQ P0, R1, R2\n", 2, 1, &["did you mean ISETP"]);
+    // No far-fetched suggestion.
+    assert!(!err(".regs 4\nFOO R1\n").msg.contains("did you mean"));
 }
 
 #[test]

@@ -529,13 +529,11 @@ fn lex(line: &str) -> Result<Vec<Token>, (u32, String)> {
             let hex = c == '0' && matches!(ch.get(i + 1), Some('x' | 'X'));
             while i < ch.len() {
                 let d = ch[i];
-                if word_char(d) {
-                    i += 1;
-                } else if !hex && (d == '+' || d == '-') && matches!(ch[i - 1], 'e' | 'E') {
-                    i += 1;
-                } else {
+                let exp_sign = !hex && (d == '+' || d == '-') && matches!(ch[i - 1], 'e' | 'E');
+                if !(word_char(d) || exp_sign) {
                     break;
                 }
+                i += 1;
             }
             out.push(Token {
                 t: Tok::Num(ch[start..i].iter().collect()),
@@ -1069,7 +1067,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 fn nearest<'a>(w: &str, cands: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     cands
         .map(|c| (levenshtein(w, c), c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 2))
+        .filter(|(d, c)| *d <= c.len().div_ceil(3).max(1))
         .min()
         .map(|(_, c)| c)
 }

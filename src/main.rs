@@ -106,6 +106,9 @@ enum Cmd {
         /// Output file (default: standard output).
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// Add each instruction's pc and 64-bit word as a comment.
+        #[arg(long)]
+        words: bool,
     },
 }
 
@@ -230,11 +233,15 @@ fn run(cli: Cli) -> Result<i32> {
             println!("{}: {} instructions -> {}", p.name, p.code.len(), out.display());
             Ok(0)
         }
-        Cmd::Disasm { input, out } => {
+        Cmd::Disasm { input, out, words } => {
             use anyhow::Context;
             let b = std::fs::read(&input).with_context(|| format!("cannot read {}", input.display()))?;
             let p = smrtl::golden::isa::Program::from_bytes(&b).with_context(|| format!("{}", input.display()))?;
-            let text = smrtl::golden::asm::disassemble(&p);
+            let text = if words {
+                smrtl::golden::asm::disassemble_with_words(&p)
+            } else {
+                smrtl::golden::asm::disassemble(&p)
+            };
             match out {
                 Some(o) => std::fs::write(&o, text).with_context(|| format!("cannot write {}", o.display()))?,
                 None => print!("{text}"),

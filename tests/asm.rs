@@ -804,6 +804,25 @@ fn cli_asm_then_disasm() {
 }
 
 #[test]
+fn cli_disasm_words_still_assembles() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("w.s");
+    std::fs::write(&src, ".regs 4\nloop: IADD R1, R2, 0x10\nBRA loop\n").unwrap();
+    assert!(smrtl(&["asm", src.to_str().unwrap()]).status.success());
+    let o = smrtl(&["disasm", "--words", dir.path().join("w.bin").to_str().unwrap()]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    // IADD R1, R2, 0x10 by hand: opcode 0x01, I, pred 7, d 1, a 2, imm 0x10.
+    assert!(text.contains("; 0000: 0x0370010200000010"), "{text}");
+    let q = assemble(&text, "w.dis").unwrap();
+    assert_eq!(
+        q.code,
+        assemble(".regs 4\nloop: IADD R1, R2, 0x10\nBRA loop\n", "w")
+            .unwrap()
+            .code
+    );
+}
+
+#[test]
 fn cli_asm_error_shows_place_and_caret() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("bad.s");

@@ -455,6 +455,17 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
 /// per line, with a label `L<pc>:` before every branch or `SSY` target.
 /// `assemble(&disassemble(p), _)` gives `p` back (except `src_lines`).
 pub fn disassemble(p: &Program) -> String {
+    disassemble_opts(p, false)
+}
+
+/// [`disassemble`] with a comment after each instruction giving its pc and
+/// its 64-bit word (`; 0005: 0x2029...`), for matching waves and dumps.
+/// The text still assembles to the same program.
+pub fn disassemble_with_words(p: &Program) -> String {
+    disassemble_opts(p, true)
+}
+
+fn disassemble_opts(p: &Program, words: bool) -> String {
     let n = p.code.len() as u32;
     let labels: BTreeMap<u32, String> = p
         .code
@@ -475,7 +486,12 @@ pub fn disassemble(p: &Program) -> String {
         if let Some(l) = labels.get(&(pc as u32)) {
             let _ = writeln!(s, "{l}:");
         }
-        let _ = writeln!(s, "    {}", format_instr_with(i, Some(&labels), &p.params));
+        let text = format_instr_with(i, Some(&labels), &p.params);
+        if words {
+            let _ = writeln!(s, "    {text:<40} ; {pc:04}: 0x{:016x}", i.encode());
+        } else {
+            let _ = writeln!(s, "    {text}");
+        }
     }
     if let Some(l) = labels.get(&n) {
         let _ = writeln!(s, "{l}:");

@@ -1324,10 +1324,10 @@ impl<'s> Asm<'s> {
             }
         }
         let mut m = join_mod(info.modk, &choice).map_err(|(_, msg)| (mcol, format!("{}: {msg}", info.mnemonic)))?;
-        if op == Op::Ssy && guard != Guard::ALWAYS {
+        if matches!(op, Op::Ssy | Op::Sync | Op::Bar) && guard != Guard::ALWAYS {
             return Err((
                 guard_col.unwrap_or(mcol),
-                "SSY executes for the whole warp and cannot have a guard".into(),
+                format!("{} acts on the whole warp and cannot have a guard", info.mnemonic),
             ));
         }
         // Operands, split at commas.

@@ -363,8 +363,8 @@ fn mem_text(a: u8, off: i32) -> String {
     }
 }
 
-/// Does operand `b` (two-operand FP) or `c` (multiply-add) carry the
-/// `neg_bc` bit? Also whether `a` can be negated at all.
+/// Can this opcode negate its sources (`-a`, and `-b` of a two-operand
+/// op or `-c` of a multiply-add), through modifier bits 2 and 3?
 fn negatable(op: Op) -> bool {
     matches!(op.info().modk, ModKind::FpRound | ModKind::FpNegOnly)
 }

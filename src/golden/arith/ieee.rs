@@ -161,19 +161,25 @@ fn sign_bit<F: Format>(s: bool) -> F::W {
     w::<F>(s as u64) << K::<F>::SIGN_SHIFT
 }
 
+/// All ones if `b`, else zero.
+#[inline(always)]
+fn all_or_none<F: Format>(b: bool) -> F::W {
+    !zero::<F>() * w::<F>(b as u64)
+}
+
 /// Shift right by `n`, ORing every bit shifted out into bit 0.
+///
+/// Requires the top bit of `x` clear (always true of working
+/// significands): a shift by `BITS - 1` or more then leaves only the jam
+/// bit, so `n` can be clamped.
 #[inline(always)]
 fn shr_jam<W: UInt>(x: W, n: u32) -> W {
     if n == 0 {
-        x
-    } else if n < W::BITS {
-        let lost = x & ((W::ONE << n) - W::ONE);
-        (x >> n) | if lost != W::ZERO { W::ONE } else { W::ZERO }
-    } else if x != W::ZERO {
-        W::ONE
-    } else {
-        W::ZERO
+        return x;
     }
+    let n = n.min(W::BITS - 1);
+    let lost = x & ((W::ONE << n) - W::ONE);
+    (x >> n) | W::from_u64((lost != W::ZERO) as u64)
 }
 
 /// Operand class after unpacking.
@@ -252,24 +258,13 @@ pub fn round_pack<F: Format>(sign: bool, exp: i32, sig: F::W, rm: Round, tin: Ti
     let e = K::<F>::EXTRA;
     let mask = (one::<F>() << e) - one::<F>();
     let half = one::<F>() << (e - 1);
-    let inc = match rm {
-        Round::NearEven | Round::NearMaxMag => half,
-        Round::MinMag => zero::<F>(),
-        Round::Min => {
-            if sign {
-                mask
-            } else {
-                zero::<F>()
-            }
-        }
-        Round::Max => {
-            if sign {
-                zero::<F>()
-            } else {
-                mask
-            }
-        }
-    };
+    // Increment added below the last kept bit: half for the two nearest
+    // modes, all ones (round up on any remainder) for the directed mode
+    // pointing away from zero, zero otherwise. Written without branches:
+    // the mode often changes from one instruction to the next.
+    let nearest = matches!(rm, Round::NearEven | Round::NearMaxMag);
+    let up = (rm == Round::Max && !sign) || (rm == Round::Min && sign);
+    let inc = (half & all_or_none::<F>(nearest)) | (mask & all_or_none::<F>(up));
     let mut be = exp + K::<F>::BIAS;
     let mut sig = sig;
     let mut flags = 0u8;
@@ -287,10 +282,8 @@ pub fn round_pack<F: Format>(sign: bool, exp: i32, sig: F::W, rm: Round, tin: Ti
     if rbits != zero::<F>() {
         flags |= Flags::INEXACT;
     }
-    let mut s = (sig + inc) >> e;
-    if rm == Round::NearEven && rbits == half {
-        s = s & !one::<F>();
-    }
+    let tie_even = rm == Round::NearEven && rbits == half;
+    let s = ((sig + inc) >> e) & !w::<F>(tie_even as u64);
     // The leading one of `s` (bit FRAC_BITS, or FRAC_BITS + 1 after a
     // carry) adds into the exponent field.
     let mag = (w::<F>((be - 1) as u64) << F::FRAC_BITS) + s;

@@ -49,7 +49,7 @@
 //! [`F64_CANONICAL_NAN`]) as GPUs return it. An exact zero sum is `+0`,
 //! except in roundTowardNegative (`-0`); `(-0) + (-0) = -0`.
 use super::{Flags, Round, Tininess, F32_CANONICAL_NAN, F64_CANONICAL_NAN};
-use std::ops::{Add, BitAnd, BitOr, Mul, Not, Shl, Shr, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr, Sub};
 
 /// An unsigned machine integer used as working significand.
 pub trait UInt:
@@ -63,6 +63,7 @@ pub trait UInt:
     + Shr<u32, Output = Self>
     + BitAnd<Output = Self>
     + BitOr<Output = Self>
+    + BitXor<Output = Self>
     + Not<Output = Self>
 {
     const BITS: u32;
@@ -71,6 +72,7 @@ pub trait UInt:
     fn lz(self) -> u32;
     fn from_u64(x: u64) -> Self;
     fn low_u64(self) -> u64;
+    fn wrapping_add(self, o: Self) -> Self;
 }
 
 macro_rules! uint {
@@ -90,6 +92,10 @@ macro_rules! uint {
             #[inline(always)]
             fn low_u64(self) -> u64 {
                 self as u64
+            }
+            #[inline(always)]
+            fn wrapping_add(self, o: Self) -> Self {
+                <$t>::wrapping_add(self, o)
             }
         }
     };
@@ -317,27 +323,27 @@ fn sum_round<F: Format>(
     rm: Round,
     tin: Tininess,
 ) -> (F::W, u8) {
-    let ((sx, mut ex, mx), (sy, ey, my)) = if ex < ey || (ex == ey && mx < my) {
-        ((sy, ey, my), (sx, ex, mx))
-    } else {
-        ((sx, ex, mx), (sy, ey, my))
-    };
-    let my = shr_jam(my, (ex - ey) as u32);
-    if sx == sy {
-        let mut s = mx + my;
-        if s >> (K::<F>::T + 1) != zero::<F>() {
-            s = (s >> 1) | (s & one::<F>());
-            ex += 1;
-        }
-        round_pack::<F>(sx, ex, s, rm, tin)
-    } else {
-        let d = mx - my;
-        if d == zero::<F>() {
-            return signed_zero::<F>(rm == Round::Min);
-        }
-        let sh = d.lz() - 1;
-        round_pack::<F>(sx, ex - sh as i32, d << sh, rm, tin)
+    // Order by magnitude (selects rather than branches: which operand is
+    // larger is data dependent and unpredictable).
+    let swap = ex < ey || (ex == ey && mx < my);
+    let m = all_or_none::<F>(swap);
+    let (hi, lo) = ((mx & !m) | (my & m), (my & !m) | (mx & m));
+    let (ehi, elo) = if swap { (ey, ex) } else { (ex, ey) };
+    let sign = if swap { sy } else { sx };
+    let lo = shr_jam(lo, (ehi - elo) as u32);
+    // hi + lo or hi - lo (lo <= hi, and hi + lo < 2^(T+2) fits).
+    let neg = all_or_none::<F>(sx != sy);
+    let r = hi.wrapping_add((lo ^ neg).wrapping_add(neg & one::<F>()));
+    if r == zero::<F>() {
+        return signed_zero::<F>(rm == Round::Min);
     }
+    // Renormalize to the leading one at T: one step right after a carry
+    // (jamming the bit shifted out), or left after cancellation.
+    let lz = r.lz();
+    let carry = (lz == 0) as u32;
+    let r = (r >> carry) | (r & w::<F>(carry as u64));
+    let sh = lz + carry - 1;
+    round_pack::<F>(sign, ehi + carry as i32 - sh as i32, r << sh, rm, tin)
 }
 
 /// Exact product of two finite operands, normalized to leading one at T.

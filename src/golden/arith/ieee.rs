@@ -577,7 +577,7 @@ pub fn f32_to_f64(x: u32) -> u64 {
 }
 /// FP64 -> FP32 rounded in `rm` (NaN -> canonical).
 pub fn f64_to_f32(x: u64, rm: Round) -> u32 {
-    convert::<Binary64, Binary32>(x as u128, rm).0 as u64 as u32
+    convert::<Binary64, Binary32>(x as u128, rm).0 as u32
 }
 
 /// Order key of a non-NaN FP32 encoding: monotonic, with -0 < +0.
@@ -868,5 +868,69 @@ mod tests {
         assert_eq!(f32_max(0xff80_0000, 1), 1);
         assert_eq!(f32_min(0xff80_0000, 1), 0xff80_0000);
         assert_eq!(f32_max(1, 2), 2);
+    }
+
+    mod props {
+        //! Identities that tie the add, mul and fma paths together
+        //! (independent of SoftFloat): they hold for every encoding, every
+        //! rounding mode and both tininess modes, flags included.
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn rm_of(i: u8) -> Round {
+            Round::ALL[i as usize % 5]
+        }
+        fn tin_of(b: bool) -> Tininess {
+            if b {
+                Tininess::BeforeRounding
+            } else {
+                Tininess::AfterRounding
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn f32_commutative(a: u32, b: u32, c: u32, m: u8, t: bool) {
+                let (rm, t) = (rm_of(m), tin_of(t));
+                prop_assert_eq!(f32_add(a, b, rm, t), f32_add(b, a, rm, t));
+                prop_assert_eq!(f32_mul(a, b, rm, t), f32_mul(b, a, rm, t));
+                prop_assert_eq!(f32_fma(a, b, c, rm, t), f32_fma(b, a, c, rm, t));
+            }
+
+            /// a + c = fma(a, 1, c) and a * b = fma(a, b, -0) (unless the
+            /// product is an exact zero, where -0 changes the zero's sign).
+            #[test]
+            fn f32_fma_reduces_to_add_and_mul(a: u32, b: u32, c: u32, m: u8, t: bool) {
+                let (rm, t) = (rm_of(m), tin_of(t));
+                prop_assert_eq!(f32_fma(a, 0x3f80_0000, c, rm, t), f32_add(a, c, rm, t));
+                let p = f32_mul(a, b, rm, t);
+                if p.0 & 0x7fff_ffff != 0 {
+                    prop_assert_eq!(f32_fma(a, b, 0x8000_0000, rm, t), p);
+                }
+            }
+
+            #[test]
+            fn f64_fma_reduces_to_add_and_mul(a: u64, b: u64, c: u64, m: u8, t: bool) {
+                let (rm, t) = (rm_of(m), tin_of(t));
+                let one = 0x3ff0_0000_0000_0000;
+                prop_assert_eq!(f64_fma(a, one, c, rm, t), f64_add(a, c, rm, t));
+                prop_assert_eq!(f64_add(a, c, rm, t), f64_add(c, a, rm, t));
+                let p = f64_mul(a, b, rm, t);
+                if p.0 & !(1 << 63) != 0 {
+                    prop_assert_eq!(f64_fma(a, b, 1 << 63, rm, t), p);
+                }
+            }
+
+            /// Widening is exact, so narrowing it back is the identity.
+            #[test]
+            fn f32_f64_round_trip(x: u32, m: u8) {
+                let back = f64_to_f32(f32_to_f64(x), rm_of(m));
+                if x & 0x7fff_ffff > 0x7f80_0000 {
+                    prop_assert_eq!(back, F32_CANONICAL_NAN);
+                } else {
+                    prop_assert_eq!(back, x);
+                }
+            }
+        }
     }
 }

@@ -246,6 +246,30 @@ fn unpack<F: Format>(x: F::W) -> (bool, Class<F::W>) {
     (sign, class)
 }
 
+/// Exponent field of an encoding.
+#[inline(always)]
+fn field<F: Format>(x: F::W) -> u32 {
+    (x >> F::FRAC_BITS).low_u64() as u32 & K::<F>::EXP_MAX
+}
+
+/// Whether an exponent field is that of a normal number.
+#[inline(always)]
+fn is_normal_field<F: Format>(f: u32) -> bool {
+    f.wrapping_sub(1) < K::<F>::EXP_MAX - 1
+}
+
+/// Sign, unbiased exponent and significand (leading one at bit T) of a
+/// normal encoding with exponent field `f`: the fast path's unpacking.
+#[inline(always)]
+fn normal_parts<F: Format>(x: F::W, f: u32) -> (bool, i32, F::W) {
+    let frac = x & ((one::<F>() << F::FRAC_BITS) - one::<F>());
+    (
+        (x >> K::<F>::SIGN_SHIFT) & one::<F>() != zero::<F>(),
+        f as i32 - K::<F>::BIAS,
+        (frac | (one::<F>() << F::FRAC_BITS)) << (K::<F>::T - F::FRAC_BITS),
+    )
+}
+
 #[inline(always)]
 fn nan<F: Format>(invalid: bool) -> (F::W, u8) {
     (w::<F>(F::NAN), if invalid { Flags::INVALID } else { 0 })
@@ -358,6 +382,12 @@ fn product<F: Format>(ea: i32, ma: F::W, eb: i32, mb: F::W) -> (i32, F::W) {
 /// `a + b` in format `F` (operands and result are raw encodings).
 #[inline(always)]
 pub fn add<F: Format>(a: F::W, b: F::W, rm: Round, tin: Tininess) -> (F::W, u8) {
+    let (fa, fb) = (field::<F>(a), field::<F>(b));
+    if is_normal_field::<F>(fa) & is_normal_field::<F>(fb) {
+        let (sa, ea, ma) = normal_parts::<F>(a, fa);
+        let (sb, eb, mb) = normal_parts::<F>(b, fb);
+        return sum_round::<F>(sa, ea, ma, sb, eb, mb, rm, tin);
+    }
     let (sa, ca) = unpack::<F>(a);
     let (sb, cb) = unpack::<F>(b);
     let up = K::<F>::T - F::FRAC_BITS;
@@ -400,6 +430,16 @@ pub fn mul<F: Format>(a: F::W, b: F::W, rm: Round, tin: Tininess) -> (F::W, u8) 
 /// `a * b + c` with a single rounding, in format `F`.
 #[inline(always)]
 pub fn fma<F: Format>(a: F::W, b: F::W, c: F::W, rm: Round, tin: Tininess) -> (F::W, u8) {
+    let (fa, fb, fc) = (field::<F>(a), field::<F>(b), field::<F>(c));
+    if is_normal_field::<F>(fa) & is_normal_field::<F>(fb) & is_normal_field::<F>(fc) {
+        // Fast path: three normal operands.
+        let (sa, ea, ma) = normal_parts::<F>(a, fa);
+        let (sb, eb, mb) = normal_parts::<F>(b, fb);
+        let (sc, ec, mc) = normal_parts::<F>(c, fc);
+        let up = K::<F>::T - F::FRAC_BITS;
+        let (ep, mp) = product::<F>(ea, ma >> up, eb, mb >> up);
+        return sum_round::<F>(sa != sb, ep, mp, sc, ec, mc, rm, tin);
+    }
     let (sa, ca) = unpack::<F>(a);
     let (sb, cb) = unpack::<F>(b);
     let (sc, cc) = unpack::<F>(c);

@@ -650,3 +650,213 @@ mod tests {
         assert_eq!(fmad(NEG_ONE, ONE, ONE), 0);
     }
 }
+
+#[cfg(test)]
+mod props {
+    //! Property tests: algebraic invariants, and agreement with Berkeley
+    //! SoftFloat (IEEE) wherever the Tesla rules and IEEE coincide.
+    use super::*;
+    use proptest::prelude::*;
+    use softfloat_wrapper::{Float, RoundingMode, F32};
+
+    fn sf_mode(rm: Round) -> RoundingMode {
+        match rm {
+            Round::NearEven => RoundingMode::TiesToEven,
+            Round::MinMag => RoundingMode::TowardZero,
+            Round::Min => RoundingMode::TowardNegative,
+            Round::Max => RoundingMode::TowardPositive,
+            Round::NearMaxMag => RoundingMode::TiesToAway,
+        }
+    }
+    fn sf_add(a: u32, b: u32, rm: Round) -> u32 {
+        F32::from_bits(a).add(F32::from_bits(b), sf_mode(rm)).to_bits()
+    }
+    fn sf_mul(a: u32, b: u32, rm: Round) -> u32 {
+        F32::from_bits(a).mul(F32::from_bits(b), sf_mode(rm)).to_bits()
+    }
+    fn sf_fma(a: u32, b: u32, c: u32) -> u32 {
+        F32::from_bits(a)
+            .fused_mul_add(F32::from_bits(b), F32::from_bits(c), RoundingMode::TiesToEven)
+            .to_bits()
+    }
+    fn field(x: u32) -> u32 {
+        (x >> 23) & 0xff
+    }
+    fn is_nan(x: u32) -> bool {
+        field(x) == 0xff && x & 0x7f_ffff != 0
+    }
+    fn flush(x: u32) -> u32 {
+        if field(x) == 0 {
+            x & SIGN
+        } else {
+            x
+        }
+    }
+    /// Checks a Tesla result `t` against the IEEE result `i` of the same
+    /// operation on normal inputs.
+    fn agrees_with_ieee(t: u32, i: u32) -> Result<(), TestCaseError> {
+        if is_nan(i) {
+            prop_assert_eq!(t, F32_CANONICAL_NAN);
+        } else if field(i) == 0 && i & 0x7f_ffff != 0 {
+            // IEEE denormal: Tesla gives a zero of its sign.
+            prop_assert_eq!(t, i & SIGN, "ieee {:08x}", i);
+        } else if field(i) != 0 && i & 0x7fff_ffff != MIN_NORMAL_BITS {
+            // Normal (above 2^-126) or infinite: identical.
+            prop_assert_eq!(t, i);
+        } else if i & 0x7fff_ffff == MIN_NORMAL_BITS {
+            // IEEE 2^-126 may come from rounding on the denormal grid, which
+            // the unbounded-exponent rounding can leave below 2^-126.
+            prop_assert!(t == i || t == i & SIGN, "tesla {:08x} ieee {:08x}", t, i);
+        }
+        Ok(())
+    }
+    const MIN_NORMAL_BITS: u32 = 0x0080_0000;
+
+    fn rounding() -> impl Strategy<Value = Round> {
+        prop::sample::select(Round::ALL.to_vec())
+    }
+    /// Any bit pattern, biased toward specials, denormals and the edges.
+    fn any_f32() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            4 => any::<u32>(),
+            1 => prop::sample::select(vec![
+                0, SIGN, 1, 0x8000_0001, 0x007f_ffff, 0x0080_0000, 0x8080_0000, 0x3f80_0000, 0xbf80_0000,
+                0x7f7f_ffff, 0xff7f_ffff, INF, SIGN | INF, 0x7fc0_0000, 0x7f80_0001, 0xffff_ffff,
+            ]),
+            2 => (any::<bool>(), 0u32..3, any::<u32>()).prop_map(|(s, f, m)| (s as u32) << 31 | f << 23 | (m & 0x7f_ffff)),
+        ]
+    }
+    /// A normal number with the given exponent field range.
+    fn normal_in(lo: u32, hi: u32) -> impl Strategy<Value = u32> {
+        (any::<bool>(), lo..=hi, 0u32..1 << 23).prop_map(|(s, f, m)| (s as u32) << 31 | f << 23 | m)
+    }
+    fn normal() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            normal_in(1, 254),
+            normal_in(100, 154),
+            normal_in(1, 40),
+            normal_in(215, 254)
+        ]
+    }
+    /// Two normals with close exponents (cancellation, ties).
+    fn close_pair() -> impl Strategy<Value = (u32, u32)> {
+        (normal(), -26i32..=26, any::<bool>(), 0u32..1 << 23).prop_map(|(a, d, s, m)| {
+            let f = (field(a) as i32 + d).clamp(1, 254) as u32;
+            (a, (s as u32) << 31 | f << 23 | m)
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn commutative(a in any_f32(), b in any_f32(), rm in rounding()) {
+            prop_assert_eq!(fadd(a, b, rm), fadd(b, a, rm));
+            prop_assert_eq!(fmul(a, b, rm), fmul(b, a, rm));
+            prop_assert_eq!(fmad(a, b, 0x3f80_0000), fmad(b, a, 0x3f80_0000));
+        }
+
+        #[test]
+        fn outputs_are_never_denormal_nor_other_nans(a in any_f32(), b in any_f32(), c in any_f32(), rm in rounding()) {
+            for r in [fadd(a, b, rm), fmul(a, b, rm), fmad(a, b, c)] {
+                prop_assert!(field(r) != 0 || r & 0x7f_ffff == 0, "denormal {:08x}", r);
+                prop_assert!(!is_nan(r) || r == F32_CANONICAL_NAN, "nan {:08x}", r);
+            }
+        }
+
+        #[test]
+        fn denormal_inputs_act_as_signed_zeros(a in any_f32(), b in any_f32(), c in any_f32(), rm in rounding()) {
+            prop_assert_eq!(fadd(a, b, rm), fadd(flush(a), flush(b), rm));
+            prop_assert_eq!(fmul(a, b, rm), fmul(flush(a), flush(b), rm));
+            prop_assert_eq!(fmad(a, b, c), fmad(flush(a), flush(b), flush(c)));
+        }
+
+        #[test]
+        fn negation_symmetry(a in any_f32(), b in any_f32()) {
+            // Nearest-even is symmetric: -(a + b) = (-a) + (-b) unless the sum is
+            // an exact +0 (x + (-x)) or a NaN.
+            let s = fadd(a, b, Round::NearEven);
+            if s != 0 && s != F32_CANONICAL_NAN {
+                prop_assert_eq!(fadd(a ^ SIGN, b ^ SIGN, Round::NearEven), s ^ SIGN);
+            }
+            // Toward +inf of a negated pair is toward -inf, negated.
+            let s = fadd(a, b, Round::Max);
+            if s != 0 && s != F32_CANONICAL_NAN {
+                prop_assert_eq!(fadd(a ^ SIGN, b ^ SIGN, Round::Min), s ^ SIGN);
+            }
+        }
+
+        #[test]
+        fn fadd_matches_ieee_on_normals(a in normal(), b in normal(), rm in rounding()) {
+            agrees_with_ieee(fadd(a, b, rm), sf_add(a, b, rm))?;
+        }
+
+        #[test]
+        fn fadd_matches_ieee_on_close_normals((a, b) in close_pair(), rm in rounding()) {
+            let t = fadd(a, b, rm);
+            let i = sf_add(a, b, rm);
+            if i & 0x7fff_ffff == 0 {
+                // Exact cancellation: +0 for Tesla (IEEE: -0 toward -inf).
+                prop_assert_eq!(t, 0);
+            } else {
+                agrees_with_ieee(t, i)?;
+            }
+        }
+
+        #[test]
+        fn fmul_matches_ieee_on_normals(a in normal(), b in normal(), rm in rounding()) {
+            agrees_with_ieee(fmul(a, b, rm), sf_mul(a, b, rm))?;
+        }
+
+        #[test]
+        fn fmad_is_the_truncated_product_added_to_c((a, c) in close_pair(), b in normal_in(100, 154)) {
+            // The exact product of two 24-bit significands fits an f64 (48 bits);
+            // clearing its low 29 fraction bits truncates it to 24 bits toward
+            // zero. When that value is a normal f32, FMAD is FADD(t, c).
+            let p = f32::from_bits(a) as f64 * f32::from_bits(b) as f64;
+            let t = f64::from_bits(p.to_bits() & !((1u64 << 29) - 1)) as f32;
+            let t = t.to_bits();
+            if field(t) != 0 && field(t) != 0xff {
+                prop_assert_eq!(fmad(a, b, c), fadd(t, c, Round::NearEven));
+                agrees_with_ieee(fmad(a, b, c), sf_add(t, c, Round::NearEven))?;
+            }
+        }
+
+        #[test]
+        fn fmad_equals_ieee_fma_when_the_product_is_exact((a, c) in close_pair(), e in 60u32..=194, neg in any::<bool>()) {
+            // b a power of two: the product needs no truncation, so FMAD is
+            // the correctly rounded a * b + c, as IEEE's fused multiply-add.
+            let b = (neg as u32) << 31 | e << 23;
+            let t = fmad(a, b, c);
+            let i = sf_fma(a, b, c);
+            if i & 0x7fff_ffff == 0 {
+                prop_assert_eq!(t, 0);
+            } else if field(i) == 0 {
+                prop_assert_eq!(t, i & SIGN);
+            } else {
+                prop_assert_eq!(t, i);
+            }
+        }
+
+        #[test]
+        fn fmad_with_zero_c_is_the_rounded_product(a in normal(), b in normal()) {
+            let p = fmul(a, b, Round::NearEven);
+            if p & 0x7fff_ffff != 0 {
+                prop_assert_eq!(fmad(a, b, 0), p);
+                prop_assert_eq!(fmad(a, b, SIGN), p);
+            }
+        }
+
+        #[test]
+        fn fmad_never_exceeds_ieee_fma_by_more_than_the_truncation(a in normal_in(100, 154), b in normal_in(100, 154), c in normal_in(100, 154)) {
+            // The truncated product is below the exact one in magnitude by less
+            // than one ulp of the product, so FMAD and the IEEE FMA, both normal,
+            // differ by less than ulp(product) + one ulp of the result.
+            let t = f32::from_bits(fmad(a, b, c)) as f64;
+            let i = f32::from_bits(sf_fma(a, b, c)) as f64;
+            let p = (f32::from_bits(a) as f64 * f32::from_bits(b) as f64).abs();
+            let bound = p * 2f64.powi(-23) + t.abs().max(i.abs()) * 2f64.powi(-23);
+            prop_assert!((t - i).abs() <= bound, "fmad {} fma {} bound {}", t, i, bound);
+        }
+    }
+}

@@ -530,7 +530,7 @@ mod tests {
         let (code, _, err) = run_str(&opts, "3F800000 3F80000G 3F800000 40000000\n");
         assert_eq!(code, 2);
         assert!(
-            err.contains("line 1: operand \"3F80000G\" is not 8 hex digits"),
+            err.contains("line 1: operand \"3F80000G\" (field 2) is not 8 hex digits"),
             "{err}"
         );
         // Too short a field is rejected as well (fixed width).

@@ -67,7 +67,7 @@ enum Class {
 }
 
 /// Splits `x` into its sign and class, flushing a denormal to zero.
-#[inline]
+#[inline(always)]
 fn unpack(x: u32) -> (bool, Class) {
     let neg = x & SIGN != 0;
     let field = (x >> 23) & 0xff;
@@ -99,7 +99,7 @@ fn signed_inf(neg: bool) -> u32 {
 }
 
 /// The result of an overflow in mode `rm`.
-#[inline]
+#[inline(always)]
 fn overflow(neg: bool, rm: Round) -> u32 {
     let to_inf = match rm {
         Round::NearEven | Round::NearMaxMag => true,
@@ -111,7 +111,7 @@ fn overflow(neg: bool, rm: Round) -> u32 {
 }
 
 /// `sig >> shift` rounded in mode `rm` (the value's sign is `neg`).
-#[inline]
+#[inline(always)]
 fn shift_round(sig: u64, shift: u32, neg: bool, rm: Round) -> u64 {
     use std::cmp::Ordering::{Equal, Greater, Less};
     if shift == 0 {
@@ -140,7 +140,7 @@ fn shift_round(sig: u64, shift: u32, neg: bool, rm: Round) -> u64 {
 /// with an unbounded exponent (or, with `denormal_grid`, to a multiple of
 /// 2^-149 when the value is below 2^-126), then flushes a result below
 /// 2^-126 to a signed zero and maps overflow per `rm`.
-#[inline]
+#[inline(always)]
 fn round_pack(neg: bool, sig: u64, e: i32, rm: Round, denormal_grid: bool) -> u32 {
     debug_assert!(sig != 0);
     let top = 63 - sig.leading_zeros() as i32; // value in [2^(e+top), 2^(e+top+1))
@@ -175,32 +175,31 @@ fn round_pack(neg: bool, sig: u64, e: i32, rm: Round, denormal_grid: bool) -> u3
 /// Guard bits kept below a 24-bit significand in [`add_exact`].
 const GUARD: u32 = 38;
 
-/// `x >> d` with every bit shifted out ORed into bit 0 (sticky).
-#[inline]
+/// `x >> d` with every bit shifted out ORed into bit 0 (sticky). `x` must
+/// be below 2^63 (then any `d >= 63` leaves just the sticky bit).
+#[inline(always)]
 fn shift_right_jam(x: u64, d: u32) -> u64 {
-    if d == 0 {
-        x
-    } else if d < 64 {
-        (x >> d) | ((x << (64 - d)) != 0) as u64
-    } else {
-        (x != 0) as u64
-    }
+    let d = d.min(63);
+    (x >> d) | (x & ((1u64 << d) - 1) != 0) as u64
 }
 
 /// The sum of two nonzero values `(-1)^s * m * 2^e` with 24-bit normalized
 /// significands, as `(sign, sig, e)` of `sig * 2^e`: exact, or with a
 /// sticky bit far below any rounding position; `None` for an exact zero.
-#[inline]
+/// Written without data-dependent branches (random signs and magnitudes
+/// would defeat branch prediction in the golden model's inner loop).
+#[inline(always)]
 fn add_exact(sa: bool, ea: i32, ma: u64, sb: bool, eb: i32, mb: u64) -> Option<(bool, u64, i32)> {
-    let ((sx, ex, mx), (sy, ey, my)) = if (ea, ma) >= (eb, mb) {
-        ((sa, ea, ma), (sb, eb, mb))
-    } else {
-        ((sb, eb, mb), (sa, ea, ma))
-    };
+    // Both significands have bit 23 set, so (e, m) orders the magnitudes.
+    let a_big = ((ea as i64) << 32 | ma as i64) >= ((eb as i64) << 32 | mb as i64);
+    let (sx, ex, mx) = if a_big { (sa, ea, ma) } else { (sb, eb, mb) };
+    let (ey, my) = if a_big { (eb, mb) } else { (ea, ma) };
     let d = (ex - ey) as u32;
     let x = mx << GUARD;
     let y = shift_right_jam(my << GUARD, d);
-    let sig = if sx == sy { x + y } else { x - y };
+    // Subtract when the signs differ: add the two's complement of y.
+    let neg = ((sa != sb) as u64).wrapping_neg();
+    let sig = x.wrapping_add((y ^ neg).wrapping_sub(neg));
     if sig == 0 {
         None
     } else {
@@ -248,6 +247,9 @@ pub fn fmul(a: u32, b: u32, rm: Round) -> u32 {
 /// nearest-even only (see the module doc for the rules).
 #[inline]
 pub fn fmad(a: u32, b: u32, c: u32) -> u32 {
+    if is_normal(a) && is_normal(b) && is_normal(c) {
+        return fmad_normal(a, b, c);
+    }
     let (sa, ca) = unpack(a);
     let (sb, cb) = unpack(b);
     let (sc, cc) = unpack(c);
@@ -271,17 +273,31 @@ pub fn fmad(a: u32, b: u32, c: u32) -> u32 {
         return signed_inf(sp);
     }
     match (ca, cb, cc) {
-        (Class::Finite { e: ea, m: ma }, Class::Finite { e: eb, m: mb }, Class::Finite { e: ec, m: mc }) => {
-            let prod = ma * mb; // in [2^46, 2^48)
-            let drop = if prod >> 47 != 0 { 24 } else { 23 };
-            let (pm, pe) = (prod >> drop, ea + eb + drop as i32);
-            match add_exact(sp, pe, pm, sc, ec, mc) {
-                None => signed_zero(sp && sc),
-                Some((s, sig, e)) => round_pack(s, sig, e, Round::NearEven, true),
-            }
-        }
+        (Class::Finite { .. }, Class::Finite { .. }, Class::Finite { .. }) => fmad_normal(a, b, c),
         // Some operand is zero: a rounded multiply, then a rounded add.
         _ => fadd(fmul(a, b, Round::NearEven), c, Round::NearEven),
+    }
+}
+
+/// Whether `x` is a normal number (exponent field 1..=254).
+#[inline(always)]
+fn is_normal(x: u32) -> bool {
+    ((x >> 23) & 0xff).wrapping_sub(1) < 254
+}
+
+/// FMAD step 6: `a`, `b`, `c` all normal.
+#[inline(always)]
+fn fmad_normal(a: u32, b: u32, c: u32) -> u32 {
+    let sig = |x: u32| (x & 0x7f_ffff | 0x80_0000) as u64;
+    let exp = |x: u32| ((x >> 23) & 0xff) as i32 - 150;
+    let sp = (a ^ b) & SIGN != 0;
+    let prod = sig(a) * sig(b); // in [2^46, 2^48)
+    let drop = if prod >> 47 != 0 { 24 } else { 23 };
+    let (pm, pe) = (prod >> drop, exp(a) + exp(b) + drop as i32);
+    let sc = c & SIGN != 0;
+    match add_exact(sp, pe, pm, sc, exp(c), sig(c)) {
+        None => signed_zero(sp && sc),
+        Some((s, sig, e)) => round_pack(s, sig, e, Round::NearEven, true),
     }
 }
 

@@ -719,6 +719,9 @@ mod props {
         } else if field(i) != 0 && i & 0x7fff_ffff != MIN_NORMAL_BITS {
             // Normal (above 2^-126) or infinite: identical.
             prop_assert_eq!(t, i);
+        } else if i & 0x7fff_ffff == 0 {
+            // IEEE underflow to zero: the same zero.
+            prop_assert_eq!(t, i);
         } else if i & 0x7fff_ffff == MIN_NORMAL_BITS {
             // IEEE 2^-126 may come from rounding on the denormal grid, which
             // the unbounded-exponent rounding can leave below 2^-126.
@@ -727,6 +730,46 @@ mod props {
         Ok(())
     }
     const MIN_NORMAL_BITS: u32 = 0x0080_0000;
+
+    /// FMAD of normals computed another way, when it can be: the truncated
+    /// product t (the exact f64 product with its low 29 fraction bits
+    /// cleared) plus c is exact in an f64 when their exponents are within 28
+    /// (at most 53 bits); the host's f64 -> f32 conversion then rounds it to
+    /// nearest even on the denormal grid, and a result below 2^-126 becomes a
+    /// zero of its sign. `None` when the sum would not be exact.
+    fn tiny_sum_reference(a: u32, b: u32, c: u32) -> Option<u32> {
+        let p = f32::from_bits(a) as f64 * f32::from_bits(b) as f64;
+        let t = f64::from_bits(p.to_bits() & !((1u64 << 29) - 1));
+        let cf = f32::from_bits(c) as f64;
+        let (et, ec) = ((t.to_bits() >> 52) & 0x7ff, (cf.to_bits() >> 52) & 0x7ff);
+        if et.abs_diff(ec) > 28 {
+            return None;
+        }
+        let sum = t + cf;
+        Some(if sum == 0.0 {
+            0 // opposite signs: +0
+        } else {
+            let r = (sum as f32).to_bits();
+            if field(r) == 0 {
+                r & SIGN
+            } else {
+                r
+            }
+        })
+    }
+
+    /// FADD of normals against IEEE: a sum of normals is exact when it is
+    /// tiny, so IEEE gives zero only for an exact cancellation, which is +0
+    /// for Tesla in every mode (IEEE: -0 toward -inf).
+    fn fadd_agrees(a: u32, b: u32, rm: Round) -> Result<(), TestCaseError> {
+        let (t, i) = (fadd(a, b, rm), sf_add(a, b, rm));
+        if i & 0x7fff_ffff == 0 {
+            prop_assert_eq!(t, 0);
+            Ok(())
+        } else {
+            agrees_with_ieee(t, i)
+        }
+    }
 
     fn rounding() -> impl Strategy<Value = Round> {
         prop::sample::select(Round::ALL.to_vec())
@@ -760,6 +803,47 @@ mod props {
             let f = (field(a) as i32 + d).clamp(1, 254) as u32;
             (a, (s as u32) << 31 | f << 23 | m)
         })
+    }
+
+    /// The same agreements as the property tests on 10M random vectors per
+    /// operation (all modes for FADD/FMUL): run once with `--ignored`.
+    #[test]
+    #[ignore = "long: 3 x 10M vectors; cargo test --lib golden::arith::tesla -- --ignored"]
+    fn long_random_agreement_with_softfloat() {
+        use rand::{rngs::SmallRng, Rng, SeedableRng};
+        const N: u64 = 10_000_000;
+        let mut rng = SmallRng::seed_from_u64(2026);
+        let normal = |rng: &mut SmallRng, near: Option<u32>| -> u32 {
+            let f = match near {
+                Some(e) if rng.gen::<bool>() => (e as i32 + rng.gen_range(-26..=26)).clamp(1, 254) as u32,
+                _ => rng.gen_range(1..=254),
+            };
+            (rng.gen::<u32>() & SIGN) | f << 23 | (rng.gen::<u32>() & 0x7f_ffff)
+        };
+        let mut fmad_checked = 0u64;
+        for i in 0..N {
+            let rm = Round::ALL[(i % 5) as usize];
+            let a = normal(&mut rng, None);
+            let b = normal(&mut rng, Some(field(a)));
+            fadd_agrees(a, b, rm).unwrap_or_else(|e| panic!("fadd {a:08x} {b:08x} {rm:?}: {e}"));
+            let b = normal(&mut rng, Some(254 - field(a)));
+            agrees_with_ieee(fmul(a, b, rm), sf_mul(a, b, rm))
+                .unwrap_or_else(|e| panic!("fmul {a:08x} {b:08x} {rm:?}: {e}"));
+            let c = normal(&mut rng, Some((field(a) + field(b)).saturating_sub(127).max(1)));
+            let p = f32::from_bits(a) as f64 * f32::from_bits(b) as f64;
+            let t = (f64::from_bits(p.to_bits() & !((1u64 << 29) - 1)) as f32).to_bits();
+            if field(t) != 0 && field(t) != 0xff {
+                fmad_checked += 1;
+                let i = sf_add(t, c, Round::NearEven);
+                let r = fmad(a, b, c);
+                if i & 0x7fff_ffff == 0 {
+                    assert_eq!(r, 0, "fmad {a:08x} {b:08x} {c:08x}");
+                } else {
+                    agrees_with_ieee(r, i).unwrap_or_else(|e| panic!("fmad {a:08x} {b:08x} {c:08x}: {e}"));
+                }
+            }
+        }
+        println!("fadd {N}, fmul {N}, fmad {fmad_checked} vectors agree with SoftFloat");
     }
 
     proptest! {
@@ -804,19 +888,12 @@ mod props {
 
         #[test]
         fn fadd_matches_ieee_on_normals(a in normal(), b in normal(), rm in rounding()) {
-            agrees_with_ieee(fadd(a, b, rm), sf_add(a, b, rm))?;
+            fadd_agrees(a, b, rm)?;
         }
 
         #[test]
         fn fadd_matches_ieee_on_close_normals((a, b) in close_pair(), rm in rounding()) {
-            let t = fadd(a, b, rm);
-            let i = sf_add(a, b, rm);
-            if i & 0x7fff_ffff == 0 {
-                // Exact cancellation: +0 for Tesla (IEEE: -0 toward -inf).
-                prop_assert_eq!(t, 0);
-            } else {
-                agrees_with_ieee(t, i)?;
-            }
+            fadd_agrees(a, b, rm)?;
         }
 
         #[test]
@@ -852,6 +929,36 @@ mod props {
             } else {
                 prop_assert_eq!(t, i);
             }
+        }
+
+        #[test]
+        fn fmad_tiny_sums_round_on_the_denormal_grid(
+            a in normal_in(55, 90), b in normal_in(55, 90), d in -25i32..=25, c_bits in any::<u32>()
+        ) {
+            // c's exponent field is near the product's, within 1..=40.
+            let fc = (field(a) as i32 + field(b) as i32 - 127 + d).clamp(1, 40) as u32;
+            let c = (c_bits & (SIGN | 0x7f_ffff)) | fc << 23;
+            // Products from 2^-144 to 2^-74, c from 2^-126 to 2^-87: the
+            // region where the sum can fall below 2^-126.
+            let expected = tiny_sum_reference(a, b, c);
+            prop_assume!(expected.is_some());
+            prop_assert_eq!(fmad(a, b, c), expected.unwrap());
+        }
+
+        #[test]
+        fn fmad_sums_next_to_2_pow_minus_126(
+            fa in 40u32..64, db in -1i32..=1, fra in 0u32..1 << 23, frb in 0u32..1 << 23,
+            sa in any::<bool>(), sb in any::<bool>(), cf in 1u32..=2, cfrac in 0u32..4, sc in any::<bool>()
+        ) {
+            // Products near 2^-150 against c a few ulps above 2^-126: sums
+            // straddle 2^-126 and land on the grid's ties.
+            let fb = (104 - fa as i32 + db) as u32;
+            let a = (sa as u32) << 31 | fa << 23 | fra;
+            let b = (sb as u32) << 31 | fb << 23 | frb;
+            let c = (sc as u32) << 31 | cf << 23 | cfrac;
+            let expected = tiny_sum_reference(a, b, c);
+            prop_assume!(expected.is_some());
+            prop_assert_eq!(fmad(a, b, c), expected.unwrap());
         }
 
         #[test]

@@ -455,7 +455,7 @@ pub fn run<R: BufRead, W: Write, E: Write>(input: R, out: &mut W, err: &mut E, o
             2
         }
     };
-    if !matches!(opts.validate(), Err(_)) {
+    if opts.validate().is_ok() {
         writeln!(out, "{summary}")?;
     }
     out.flush()?;

@@ -292,8 +292,8 @@ fn fmad_normal(a: u32, b: u32, c: u32) -> u32 {
     let exp = |x: u32| ((x >> 23) & 0xff) as i32 - 150;
     let sp = (a ^ b) & SIGN != 0;
     let prod = sig(a) * sig(b); // in [2^46, 2^48)
-    let drop = if prod >> 47 != 0 { 24 } else { 23 };
-    let (pm, pe) = (prod >> drop, exp(a) + exp(b) + drop as i32);
+    let drop = if prod >> 47 != 0 { 24i32 } else { 23 };
+    let (pm, pe) = (prod >> drop, exp(a) + exp(b) + drop);
     let sc = c & SIGN != 0;
     match add_exact(sp, pe, pm, sc, exp(c), sig(c)) {
         None => signed_zero(sp && sc),

@@ -49,7 +49,7 @@
 //! [`F64_CANONICAL_NAN`]) as GPUs return it. An exact zero sum is `+0`,
 //! except in roundTowardNegative (`-0`); `(-0) + (-0) = -0`.
 use super::{Flags, Round, Tininess, F32_CANONICAL_NAN, F64_CANONICAL_NAN};
-use std::ops::{Add, BitAnd, BitOr, Mul, Not, Shl, Shr, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Mul, Not, Shl, Shr, Sub};
 
 /// An unsigned machine integer used as working significand.
 pub trait UInt:
@@ -63,6 +63,7 @@ pub trait UInt:
     + Shr<u32, Output = Self>
     + BitAnd<Output = Self>
     + BitOr<Output = Self>
+    + BitXor<Output = Self>
     + Not<Output = Self>
 {
     const BITS: u32;
@@ -71,6 +72,7 @@ pub trait UInt:
     fn lz(self) -> u32;
     fn from_u64(x: u64) -> Self;
     fn low_u64(self) -> u64;
+    fn wrapping_add(self, o: Self) -> Self;
 }
 
 macro_rules! uint {
@@ -90,6 +92,10 @@ macro_rules! uint {
             #[inline(always)]
             fn low_u64(self) -> u64 {
                 self as u64
+            }
+            #[inline(always)]
+            fn wrapping_add(self, o: Self) -> Self {
+                <$t>::wrapping_add(self, o)
             }
         }
     };
@@ -161,19 +167,25 @@ fn sign_bit<F: Format>(s: bool) -> F::W {
     w::<F>(s as u64) << K::<F>::SIGN_SHIFT
 }
 
+/// All ones if `b`, else zero.
+#[inline(always)]
+fn all_or_none<F: Format>(b: bool) -> F::W {
+    !zero::<F>() * w::<F>(b as u64)
+}
+
 /// Shift right by `n`, ORing every bit shifted out into bit 0.
+///
+/// Requires the top bit of `x` clear (always true of working
+/// significands): a shift by `BITS - 1` or more then leaves only the jam
+/// bit, so `n` can be clamped.
 #[inline(always)]
 fn shr_jam<W: UInt>(x: W, n: u32) -> W {
     if n == 0 {
-        x
-    } else if n < W::BITS {
-        let lost = x & ((W::ONE << n) - W::ONE);
-        (x >> n) | if lost != W::ZERO { W::ONE } else { W::ZERO }
-    } else if x != W::ZERO {
-        W::ONE
-    } else {
-        W::ZERO
+        return x;
     }
+    let n = n.min(W::BITS - 1);
+    let lost = x & ((W::ONE << n) - W::ONE);
+    (x >> n) | W::from_u64((lost != W::ZERO) as u64)
 }
 
 /// Operand class after unpacking.
@@ -234,6 +246,30 @@ fn unpack<F: Format>(x: F::W) -> (bool, Class<F::W>) {
     (sign, class)
 }
 
+/// Exponent field of an encoding.
+#[inline(always)]
+fn field<F: Format>(x: F::W) -> u32 {
+    (x >> F::FRAC_BITS).low_u64() as u32 & K::<F>::EXP_MAX
+}
+
+/// Whether an exponent field is that of a normal number.
+#[inline(always)]
+fn is_normal_field<F: Format>(f: u32) -> bool {
+    f.wrapping_sub(1) < K::<F>::EXP_MAX - 1
+}
+
+/// Sign, unbiased exponent and significand (leading one at bit T) of a
+/// normal encoding with exponent field `f`: the fast path's unpacking.
+#[inline(always)]
+fn normal_parts<F: Format>(x: F::W, f: u32) -> (bool, i32, F::W) {
+    let frac = x & ((one::<F>() << F::FRAC_BITS) - one::<F>());
+    (
+        (x >> K::<F>::SIGN_SHIFT) & one::<F>() != zero::<F>(),
+        f as i32 - K::<F>::BIAS,
+        (frac | (one::<F>() << F::FRAC_BITS)) << (K::<F>::T - F::FRAC_BITS),
+    )
+}
+
 #[inline(always)]
 fn nan<F: Format>(invalid: bool) -> (F::W, u8) {
     (w::<F>(F::NAN), if invalid { Flags::INVALID } else { 0 })
@@ -252,24 +288,13 @@ pub fn round_pack<F: Format>(sign: bool, exp: i32, sig: F::W, rm: Round, tin: Ti
     let e = K::<F>::EXTRA;
     let mask = (one::<F>() << e) - one::<F>();
     let half = one::<F>() << (e - 1);
-    let inc = match rm {
-        Round::NearEven | Round::NearMaxMag => half,
-        Round::MinMag => zero::<F>(),
-        Round::Min => {
-            if sign {
-                mask
-            } else {
-                zero::<F>()
-            }
-        }
-        Round::Max => {
-            if sign {
-                zero::<F>()
-            } else {
-                mask
-            }
-        }
-    };
+    // Increment added below the last kept bit: half for the two nearest
+    // modes, all ones (round up on any remainder) for the directed mode
+    // pointing away from zero, zero otherwise. Written without branches:
+    // the mode often changes from one instruction to the next.
+    let nearest = matches!(rm, Round::NearEven | Round::NearMaxMag);
+    let up = (rm == Round::Max && !sign) || (rm == Round::Min && sign);
+    let inc = (half & all_or_none::<F>(nearest)) | (mask & all_or_none::<F>(up));
     let mut be = exp + K::<F>::BIAS;
     let mut sig = sig;
     let mut flags = 0u8;
@@ -287,10 +312,8 @@ pub fn round_pack<F: Format>(sign: bool, exp: i32, sig: F::W, rm: Round, tin: Ti
     if rbits != zero::<F>() {
         flags |= Flags::INEXACT;
     }
-    let mut s = (sig + inc) >> e;
-    if rm == Round::NearEven && rbits == half {
-        s = s & !one::<F>();
-    }
+    let tie_even = rm == Round::NearEven && rbits == half;
+    let s = ((sig + inc) >> e) & !w::<F>(tie_even as u64);
     // The leading one of `s` (bit FRAC_BITS, or FRAC_BITS + 1 after a
     // carry) adds into the exponent field.
     let mag = (w::<F>((be - 1) as u64) << F::FRAC_BITS) + s;
@@ -324,27 +347,27 @@ fn sum_round<F: Format>(
     rm: Round,
     tin: Tininess,
 ) -> (F::W, u8) {
-    let ((sx, mut ex, mx), (sy, ey, my)) = if ex < ey || (ex == ey && mx < my) {
-        ((sy, ey, my), (sx, ex, mx))
-    } else {
-        ((sx, ex, mx), (sy, ey, my))
-    };
-    let my = shr_jam(my, (ex - ey) as u32);
-    if sx == sy {
-        let mut s = mx + my;
-        if s >> (K::<F>::T + 1) != zero::<F>() {
-            s = (s >> 1) | (s & one::<F>());
-            ex += 1;
-        }
-        round_pack::<F>(sx, ex, s, rm, tin)
-    } else {
-        let d = mx - my;
-        if d == zero::<F>() {
-            return signed_zero::<F>(rm == Round::Min);
-        }
-        let sh = d.lz() - 1;
-        round_pack::<F>(sx, ex - sh as i32, d << sh, rm, tin)
+    // Order by magnitude (selects rather than branches: which operand is
+    // larger is data dependent and unpredictable).
+    let swap = ex < ey || (ex == ey && mx < my);
+    let m = all_or_none::<F>(swap);
+    let (hi, lo) = ((mx & !m) | (my & m), (my & !m) | (mx & m));
+    let (ehi, elo) = if swap { (ey, ex) } else { (ex, ey) };
+    let sign = if swap { sy } else { sx };
+    let lo = shr_jam(lo, (ehi - elo) as u32);
+    // hi + lo or hi - lo (lo <= hi, and hi + lo < 2^(T+2) fits).
+    let neg = all_or_none::<F>(sx != sy);
+    let r = hi.wrapping_add((lo ^ neg).wrapping_add(neg & one::<F>()));
+    if r == zero::<F>() {
+        return signed_zero::<F>(rm == Round::Min);
     }
+    // Renormalize to the leading one at T: one step right after a carry
+    // (jamming the bit shifted out), or left after cancellation.
+    let lz = r.lz();
+    let carry = (lz == 0) as u32;
+    let r = (r >> carry) | (r & w::<F>(carry as u64));
+    let sh = lz + carry - 1;
+    round_pack::<F>(sign, ehi + carry as i32 - sh as i32, r << sh, rm, tin)
 }
 
 /// Exact product of two finite operands, normalized to leading one at T.
@@ -359,6 +382,12 @@ fn product<F: Format>(ea: i32, ma: F::W, eb: i32, mb: F::W) -> (i32, F::W) {
 /// `a + b` in format `F` (operands and result are raw encodings).
 #[inline(always)]
 pub fn add<F: Format>(a: F::W, b: F::W, rm: Round, tin: Tininess) -> (F::W, u8) {
+    let (fa, fb) = (field::<F>(a), field::<F>(b));
+    if is_normal_field::<F>(fa) & is_normal_field::<F>(fb) {
+        let (sa, ea, ma) = normal_parts::<F>(a, fa);
+        let (sb, eb, mb) = normal_parts::<F>(b, fb);
+        return sum_round::<F>(sa, ea, ma, sb, eb, mb, rm, tin);
+    }
     let (sa, ca) = unpack::<F>(a);
     let (sb, cb) = unpack::<F>(b);
     let up = K::<F>::T - F::FRAC_BITS;
@@ -401,6 +430,16 @@ pub fn mul<F: Format>(a: F::W, b: F::W, rm: Round, tin: Tininess) -> (F::W, u8) 
 /// `a * b + c` with a single rounding, in format `F`.
 #[inline(always)]
 pub fn fma<F: Format>(a: F::W, b: F::W, c: F::W, rm: Round, tin: Tininess) -> (F::W, u8) {
+    let (fa, fb, fc) = (field::<F>(a), field::<F>(b), field::<F>(c));
+    if is_normal_field::<F>(fa) & is_normal_field::<F>(fb) & is_normal_field::<F>(fc) {
+        // Fast path: three normal operands.
+        let (sa, ea, ma) = normal_parts::<F>(a, fa);
+        let (sb, eb, mb) = normal_parts::<F>(b, fb);
+        let (sc, ec, mc) = normal_parts::<F>(c, fc);
+        let up = K::<F>::T - F::FRAC_BITS;
+        let (ep, mp) = product::<F>(ea, ma >> up, eb, mb >> up);
+        return sum_round::<F>(sa != sb, ep, mp, sc, ec, mc, rm, tin);
+    }
     let (sa, ca) = unpack::<F>(a);
     let (sb, cb) = unpack::<F>(b);
     let (sc, cc) = unpack::<F>(c);
@@ -578,7 +617,7 @@ pub fn f32_to_f64(x: u32) -> u64 {
 }
 /// FP64 -> FP32 rounded in `rm` (NaN -> canonical).
 pub fn f64_to_f32(x: u64, rm: Round) -> u32 {
-    convert::<Binary64, Binary32>(x as u128, rm).0 as u64 as u32
+    convert::<Binary64, Binary32>(x as u128, rm).0 as u32
 }
 
 /// Order key of a non-NaN FP32 encoding: monotonic, with -0 < +0.
@@ -869,5 +908,69 @@ mod tests {
         assert_eq!(f32_max(0xff80_0000, 1), 1);
         assert_eq!(f32_min(0xff80_0000, 1), 0xff80_0000);
         assert_eq!(f32_max(1, 2), 2);
+    }
+
+    mod props {
+        //! Identities that tie the add, mul and fma paths together
+        //! (independent of SoftFloat): they hold for every encoding, every
+        //! rounding mode and both tininess modes, flags included.
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn rm_of(i: u8) -> Round {
+            Round::ALL[i as usize % 5]
+        }
+        fn tin_of(b: bool) -> Tininess {
+            if b {
+                Tininess::BeforeRounding
+            } else {
+                Tininess::AfterRounding
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn f32_commutative(a: u32, b: u32, c: u32, m: u8, t: bool) {
+                let (rm, t) = (rm_of(m), tin_of(t));
+                prop_assert_eq!(f32_add(a, b, rm, t), f32_add(b, a, rm, t));
+                prop_assert_eq!(f32_mul(a, b, rm, t), f32_mul(b, a, rm, t));
+                prop_assert_eq!(f32_fma(a, b, c, rm, t), f32_fma(b, a, c, rm, t));
+            }
+
+            /// a + c = fma(a, 1, c) and a * b = fma(a, b, -0) (unless the
+            /// product is an exact zero, where -0 changes the zero's sign).
+            #[test]
+            fn f32_fma_reduces_to_add_and_mul(a: u32, b: u32, c: u32, m: u8, t: bool) {
+                let (rm, t) = (rm_of(m), tin_of(t));
+                prop_assert_eq!(f32_fma(a, 0x3f80_0000, c, rm, t), f32_add(a, c, rm, t));
+                let p = f32_mul(a, b, rm, t);
+                if p.0 & 0x7fff_ffff != 0 {
+                    prop_assert_eq!(f32_fma(a, b, 0x8000_0000, rm, t), p);
+                }
+            }
+
+            #[test]
+            fn f64_fma_reduces_to_add_and_mul(a: u64, b: u64, c: u64, m: u8, t: bool) {
+                let (rm, t) = (rm_of(m), tin_of(t));
+                let one = 0x3ff0_0000_0000_0000;
+                prop_assert_eq!(f64_fma(a, one, c, rm, t), f64_add(a, c, rm, t));
+                prop_assert_eq!(f64_add(a, c, rm, t), f64_add(c, a, rm, t));
+                let p = f64_mul(a, b, rm, t);
+                if p.0 & !(1 << 63) != 0 {
+                    prop_assert_eq!(f64_fma(a, b, 1 << 63, rm, t), p);
+                }
+            }
+
+            /// Widening is exact, so narrowing it back is the identity.
+            #[test]
+            fn f32_f64_round_trip(x: u32, m: u8) {
+                let back = f64_to_f32(f32_to_f64(x), rm_of(m));
+                if x & 0x7fff_ffff > 0x7f80_0000 {
+                    prop_assert_eq!(back, F32_CANONICAL_NAN);
+                } else {
+                    prop_assert_eq!(back, x);
+                }
+            }
+        }
     }
 }

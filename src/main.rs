@@ -3,6 +3,8 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use smrtl::cosim::Options;
 use smrtl::flows::{self, BlockName};
+use smrtl::golden::arith::{Round, Tininess};
+use smrtl::golden::testfloat::{self, Op};
 use smrtl::sm::SmConfig;
 use std::path::PathBuf;
 
@@ -110,10 +112,35 @@ enum Cmd {
         #[arg(long)]
         words: bool,
     },
+    /// Check Berkeley TestFloat vectors (testfloat_gen's line format) read
+    /// on stdin against the reference arithmetic; prints each mismatch and
+    /// a summary; exit 0 all match, 1 mismatches, 2 malformed input.
+    /// TestFloat's `-rmin`, `-tininessbefore`, `-checkNaNs` spellings work.
+    Testfloat {
+        /// f32_add, f32_mul, f32_mulAdd, f64_add, f64_mul, f64_mulAdd (TestFloat's
+        /// names, with flags), f32_add_tesla, f32_mul_tesla, f32_mad_tesla,
+        /// sfu_rcp, sfu_rsqrt, sfu_lg2, sfu_ex2, sfu_sin, sfu_cos (no flags column).
+        #[arg(value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<Op>()))]
+        op: Op,
+        /// Rounding mode: near_even, minMag, min, max, near_maxMag.
+        #[arg(short = 'r', long = "rounding", default_value = "near_even",
+              value_parser = clap::builder::ValueParser::new(testfloat::parse_round))]
+        rounding: Round,
+        /// Tininess detection for the IEEE ops' underflow flag: before, after.
+        #[arg(long, default_value = "after",
+              value_parser = clap::builder::ValueParser::new(testfloat::parse_tininess))]
+        tininess: Tininess,
+        /// Compare an expected NaN's bits exactly (IEEE ops).
+        #[arg(long)]
+        check_nans: bool,
+        /// Mismatches printed in full (the rest are counted).
+        #[arg(long, default_value_t = 20)]
+        max_errors: u64,
+    },
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(testfloat::rewrite_testfloat_args(std::env::args_os()));
     match run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
@@ -247,6 +274,24 @@ fn run(cli: Cli) -> Result<i32> {
                 None => print!("{text}"),
             }
             Ok(0)
+        }
+        Cmd::Testfloat {
+            op,
+            rounding,
+            tininess,
+            check_nans,
+            max_errors,
+        } => {
+            let opts = testfloat::Options {
+                op,
+                rm: rounding,
+                tininess,
+                check_nans,
+                max_errors,
+            };
+            let stdin = std::io::stdin().lock();
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            Ok(testfloat::run(stdin, &mut out, &mut std::io::stderr(), &opts)?)
         }
     }
 }

@@ -162,7 +162,7 @@ impl fmt::Display for Retired {
             self.warp,
             self.pc,
             self.active,
-            instr_text(&self.instr)
+            crate::golden::asm::format_instr(&self.instr, None)
         )?;
         let lanes = |m: u32| (0..32).filter(move |l| m >> l & 1 != 0);
         match &self.write {
@@ -211,76 +211,6 @@ impl fmt::Display for Retired {
             }
         }
     }
-}
-
-/// A short readable form of an instruction for traces and errors (the
-/// assembler's disassembler gives the canonical text).
-fn instr_text(i: &Instr) -> String {
-    let info = i.info();
-    let mut s = String::new();
-    if i.guard.pred != PT {
-        s += &format!("@{}P{} ", if i.guard.neg { "!" } else { "" }, i.guard.pred);
-    }
-    s += info.mnemonic;
-    if i.m != 0 {
-        s += &format!(".m{}", i.m);
-    }
-    let r = |r: u8| if r == RZ { "RZ".to_string() } else { format!("R{r}") };
-    let b = match i.b {
-        Src::Reg(x) => r(x),
-        Src::Imm(v) => format!("0x{v:x}"),
-    };
-    let u = info.form.uses();
-    let mut ops = Vec::new();
-    match info.form {
-        Form::Target => ops.push(format!("{}", i.target())),
-        Form::PAB => {
-            ops.push(format!("P{}", i.d));
-            ops.push(r(i.a));
-            ops.push(b);
-        }
-        Form::Sreg => {
-            ops.push(r(i.d));
-            ops.push(i.sreg().name().to_string());
-        }
-        Form::Param => {
-            ops.push(r(i.d));
-            ops.push(format!("c[{}+{}]", r(i.a), i.e));
-        }
-        Form::Load => {
-            ops.push(r(i.d));
-            ops.push(format!("[{}{:+}]", r(i.a), i.offset()));
-        }
-        Form::Store => {
-            ops.push(format!("[{}{:+}]", r(i.a), i.offset()));
-            ops.push(b);
-        }
-        Form::Atom => {
-            ops.push(r(i.d));
-            ops.push(format!("[{}{:+}]", r(i.a), i.offset()));
-            ops.push(b);
-            ops.push(r(i.c));
-        }
-        _ => {
-            if u.d {
-                ops.push(r(i.d));
-            }
-            if u.a {
-                ops.push(r(i.a));
-            }
-            if u.b {
-                ops.push(b);
-            }
-            if u.c {
-                ops.push(r(i.c));
-            }
-        }
-    }
-    if !ops.is_empty() {
-        s += " ";
-        s += &ops.join(", ");
-    }
-    s
 }
 
 /// Where an error happened; fields that do not apply are `None`.
@@ -1034,7 +964,7 @@ fn instr_text_safe(i: &Instr) -> String {
     if i.validate().is_err() {
         return format!("{:?}", i);
     }
-    instr_text(i)
+    crate::golden::asm::format_instr(i, None)
 }
 
 /// Apply `f` to every lane in `mask` (a straight loop when all 32 are on).
@@ -1579,6 +1509,88 @@ pub fn run_kernel(
     Ok((g.into_gmem(), stats))
 }
 
+/// Parse one `--param` value for `smrtl run`: a decimal integer (`-5`,
+/// `4096`, signed or unsigned 32-bit), hexadecimal (`0x3f800000`), or an
+/// FP32 value written with a `.`, an exponent or an `f` suffix (`1.5`,
+/// `-2e-3`, `3f`, `inf`, `nan`), stored as its IEEE bits (rounded to
+/// nearest).
+pub fn parse_param_value(text: &str) -> Result<u32, String> {
+    let t = text.trim();
+    let bad = || format!("parameter value `{text}` is not a 32-bit integer, 0x hex or an FP32 number (1.5, 2e3, 3f)");
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return u32::from_str_radix(h, 16).map_err(|_| bad());
+    }
+    if let Ok(v) = t.parse::<i64>() {
+        if v < i32::MIN as i64 || v > u32::MAX as i64 {
+            return Err(format!("parameter value `{text}` does not fit in 32 bits"));
+        }
+        return Ok(v as u32);
+    }
+    let lower = t.to_ascii_lowercase();
+    let f = lower.strip_suffix('f').filter(|r| !r.ends_with("in")).unwrap_or(&lower);
+    if f.contains(['.', 'e']) || f.ends_with("inf") || f.ends_with("nan") || lower.ends_with('f') {
+        if let Ok(x) = f.parse::<f32>() {
+            return Ok(x.to_bits());
+        }
+    }
+    Err(bad())
+}
+
+/// Resolve `smrtl run --param` arguments against the kernel's `.param`
+/// names: either all positional (`VALUE`, in declaration order) or all
+/// named (`NAME=VALUE`, each declared name exactly once).
+pub fn resolve_params(declared: &[String], args: &[String]) -> Result<Vec<u32>, String> {
+    let named: Vec<Option<(&str, &str)>> = args.iter().map(|a| a.split_once('=')).collect();
+    let n_named = named.iter().filter(|n| n.is_some()).count();
+    if n_named == 0 {
+        return args.iter().map(|a| parse_param_value(a)).collect();
+    }
+    if n_named != args.len() {
+        return Err("mix of named (NAME=VALUE) and positional --param values; use one style".into());
+    }
+    let mut vals: Vec<Option<u32>> = vec![None; declared.len()];
+    for (name, v) in named.into_iter().flatten() {
+        let name = name.trim();
+        let idx = declared.iter().position(|d| d == name).ok_or_else(|| {
+            format!(
+                "--param {name}: the kernel has no parameter `{name}` (it declares: {})",
+                declared.join(", ")
+            )
+        })?;
+        if vals[idx].is_some() {
+            return Err(format!("--param {name} given twice"));
+        }
+        vals[idx] = Some(parse_param_value(v)?);
+    }
+    let missing: Vec<&str> = declared
+        .iter()
+        .zip(&vals)
+        .filter(|(_, v)| v.is_none())
+        .map(|(d, _)| d.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!("missing --param for: {}", missing.join(", ")));
+    }
+    Ok(vals.into_iter().flatten().collect())
+}
+
+/// Parse a dimension list `X[,Y[,Z]]` with at most `max` numbers; missing
+/// ones are 1.
+pub fn parse_dims<const N: usize>(text: &str) -> Result<[u32; N], String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.is_empty() || parts.len() > N {
+        return Err(format!("`{text}`: expected 1 to {N} comma-separated numbers"));
+    }
+    let mut out = [1u32; N];
+    for (i, p) in parts.iter().enumerate() {
+        out[i] = p
+            .trim()
+            .parse::<u32>()
+            .map_err(|_| format!("`{text}`: `{p}` is not a non-negative 32-bit number"))?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2046,6 +2058,36 @@ mod tests {
         g.run(100).unwrap();
         assert_eq!(g.reg(0, 1)[0], 2);
         assert_eq!(g.reg(0, 2)[0], 2);
+    }
+
+    #[test]
+    fn cli_value_parsing() {
+        assert_eq!(parse_param_value("-5"), Ok(0xffff_fffb));
+        assert_eq!(parse_param_value("4294967295"), Ok(u32::MAX));
+        assert_eq!(parse_param_value("0x3f800000"), Ok(0x3f80_0000));
+        assert_eq!(parse_param_value("1.5"), Ok(0x3fc0_0000));
+        assert_eq!(parse_param_value("3f"), Ok(0x4040_0000));
+        assert_eq!(parse_param_value("-2e0"), Ok(0xc000_0000));
+        assert_eq!(parse_param_value("inf"), Ok(0x7f80_0000));
+        assert!(parse_param_value("4294967296").is_err());
+        assert!(parse_param_value("abc").is_err());
+        let names = vec!["a".to_string(), "n".to_string()];
+        assert_eq!(
+            resolve_params(&names, &["n=3".into(), "a=0x10".into()]),
+            Ok(vec![16, 3])
+        );
+        assert_eq!(resolve_params(&names, &["7".into()]), Ok(vec![7]));
+        assert!(resolve_params(&names, &["a=1".into()])
+            .unwrap_err()
+            .contains("missing --param for: n"));
+        assert!(resolve_params(&names, &["b=1".into(), "a=1".into()])
+            .unwrap_err()
+            .contains("no parameter `b`"));
+        assert!(resolve_params(&names, &["a=1".into(), "2".into()]).is_err());
+        assert_eq!(parse_dims::<2>("4"), Ok([4, 1]));
+        assert_eq!(parse_dims::<3>("4,2,3"), Ok([4, 2, 3]));
+        assert!(parse_dims::<2>("1,2,3").is_err());
+        assert!(parse_dims::<2>("x").is_err());
     }
 
     #[test]

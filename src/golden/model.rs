@@ -271,6 +271,8 @@ pub enum Reason {
          waits or is done"
     )]
     Deadlock { arrived: u32, parked: u32 },
+    #[error("step_warp: the warp does not exist, is done, or waits at a barrier")]
+    NotRunnable,
     #[error("SYNC with an empty reconvergence stack")]
     SyncEmptyStack,
     #[error("reconvergence stack overflow (more than {max} entries)")]
@@ -797,8 +799,17 @@ impl Golden {
     /// [`Golden::step`]/[`Golden::run`] (call [`Golden::step`] when no
     /// warp can run).
     pub fn step_warp(&mut self, warp: usize) -> Result<Retired, RunError> {
-        let w = &self.warps[warp];
-        assert!(!w.done && !w.waiting, "step_warp on a warp that cannot run");
+        let runnable = !self.finished && self.warps.get(warp).is_some_and(|w| !w.done && !w.waiting);
+        if !runnable {
+            return Err(RunError {
+                place: Place {
+                    cta: Some((self.cur_cta, self.ctx.cta_xy)),
+                    warp: Some(warp as u32),
+                    ..Place::default()
+                },
+                reason: Reason::NotRunnable,
+            });
+        }
         let r = self.step_warp_inner(warp);
         self.sync_stats();
         r
@@ -2036,6 +2047,118 @@ mod tests {
         assert!(g.step().unwrap().is_none());
         assert_eq!(g.stats().ctas, 2);
         assert_eq!(g.stats().warp_instrs, 16);
+    }
+
+    #[test]
+    fn step_and_run_agree_and_step_warp_checks_its_warp() {
+        // A divergent, barrier-using kernel over 3 CTAs of 40 threads.
+        let code = vec![
+            s2r(0, Sreg::TidX),
+            s2r(1, Sreg::CtaidX),
+            ssy(6),
+            with_m(ri(Isetp, 0, 0, 7), ICmp::Lt as u8),
+            guard(ri(Iadd, 0, 0, 100), 0, false),
+            Instr::new(Sync),
+            Instr::new(Bar), // 6
+            ri(Imul, 2, 1, 40),
+            rr(Iadd, 2, 2, 0),
+            ri(Shl, 3, 2, 2),
+            with_m(mem(Atomg, 4, 3, 0), AtomOp::Add as u8),
+            Instr::new(Exit),
+        ];
+        let mut code = code;
+        code[10].b = Src::Reg(2);
+        code[4] = guard(bra(5), 0, false);
+        let p = prog(8, 0, 0, code);
+        let l = launch([3, 1], [40, 1, 1], vec![]);
+        let c = cfg("gt200");
+        let mut a = Golden::new(&c, &p, &l, vec![0; 4 * 120 + 400]).unwrap();
+        let sa = a.run(10_000).unwrap();
+        let mut b = Golden::new(&c, &p, &l, vec![0; 4 * 120 + 400]).unwrap();
+        let mut n = 0;
+        while b.step().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, sa.warp_instrs);
+        assert_eq!(b.stats(), &sa);
+        assert_eq!(a.gmem(), b.gmem());
+        assert_eq!(sa.ctas, 3);
+        // step_warp on a warp that does not exist or is done: an error.
+        let mut g = Golden::new(&c, &p, &l, vec![0; 880]).unwrap();
+        assert_eq!(g.step_warp(5).unwrap_err().reason, Reason::NotRunnable);
+        let r = g.step_warp(1).unwrap();
+        assert_eq!((r.warp, r.pc, r.active), (1, 0, 0xff));
+        assert_eq!(g.step_warp(1).unwrap().pc, 1);
+        assert_eq!(g.step().unwrap().unwrap().warp, 0);
+    }
+
+    /// Nested if/else and a per-lane loop on random lane patterns and
+    /// partial warps: every lane gets its own result and the warp
+    /// reconverges (stack empty, all lanes at the final store).
+    const NESTED: &str = "
+.regs 8
+.param m1
+.param m2
+    S2R R0, SR_TID.X
+    LDC R1, c[m1]
+    LDC R2, c[m2]
+    SHR R3, R1, R0
+    AND R3, R3, 1
+    SHR R4, R2, R0
+    AND R4, R4, 1
+    MOV R5, 0
+    SSY outer_join
+    ISETP.NE P0, R3, 0
+    @P0 BRA then1
+    MOV R5, 1              ; bit1 = 0
+    SYNC
+then1:
+    SSY inner_join
+    ISETP.NE P1, R4, 0
+    @!P1 BRA else2
+    AND R6, R0, 3          ; bit1 = 1, bit2 = 1: loop tid & 3 times
+loop:
+    ISETP.EQ P2, R6, 0
+    @P2 BRA loop_done
+    IADD R5, R5, 10
+    ISUB R6, R6, 1
+    BRA loop
+loop_done:
+    SYNC
+else2:
+    MOV R5, 2
+    SYNC
+inner_join:
+    IADD R5, R5, 1000
+    SYNC
+outer_join:
+    SHL R7, R0, 2
+    STG [R7], R5
+    EXIT
+";
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn nested_divergence_matches_per_lane_reference(m1: u32, m2: u32, threads in 1u32..=32) {
+            let p = crate::golden::asm::assemble(NESTED, "nested.s").unwrap();
+            let (out, s) = run_kernel(&cfg("gt200"), &p, &launch([1, 1], [threads, 1, 1], vec![m1, m2]), vec![0; 128]).unwrap();
+            for t in 0..32u32 {
+                let got = u32::from_le_bytes(out[4 * t as usize..4 * t as usize + 4].try_into().unwrap());
+                let want = if t >= threads {
+                    0
+                } else if m1 >> t & 1 == 0 {
+                    1
+                } else if m2 >> t & 1 == 0 {
+                    1002
+                } else {
+                    1000 + 10 * (t & 3)
+                };
+                proptest::prop_assert_eq!(got, want, "lane {}", t);
+            }
+            // The final STG runs once, with every thread.
+            proptest::prop_assert_eq!(s.per_class[&Class::Global], ClassCount { warp: 1, thread: threads as u64 });
+        }
     }
 
     #[test]

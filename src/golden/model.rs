@@ -892,6 +892,7 @@ impl Golden {
 }
 
 /// Thread indices of the lanes of warp `w`.
+#[allow(clippy::needless_range_loop)]
 fn tids(w: usize, block: [u32; 3]) -> [[u32; 32]; 3] {
     let mut t = [[0; 32]; 3];
     for l in 0..WARP {
@@ -1281,7 +1282,7 @@ fn exec(i: &Dec, w: &mut Warp, gmem: &mut [u8], shared: &mut [u8], ctx: &Ctx, s:
         }
         Op::Sel => {
             let pi = i.m & 7;
-            let p = w.preds[if pi as u8 == PT { 4 } else { pi as usize }];
+            let p = w.preds[if pi == PT { 4 } else { pi as usize }];
             let p = if i.m & 8 != 0 { !p } else { p };
             op2(w, i, mask & p, |a, _| a);
             op2(w, i, mask & !p, |_, b| b);

@@ -293,6 +293,9 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         None => Vec::new(),
     };
     if let Some(n) = a.gmem_size {
+        if n > 1 << 32 {
+            bail!("--gmem-size {n} exceeds the 32-bit address space (4 GiB)");
+        }
         if n < gmem.len() {
             bail!("--gmem-size {n} is smaller than the input image ({} bytes)", gmem.len());
         }

@@ -264,6 +264,15 @@ fn empty_launch() {
         .err()
         .unwrap();
     has(&e, &["grid y is 0"]);
+    let e = Golden::new(
+        &cfg("gt200"),
+        &p,
+        &launch([100_000, 100_000], [32, 1, 1], vec![]),
+        vec![],
+    )
+    .err()
+    .unwrap();
+    has(&e, &["a grid of 10000000000 CTAs is too large"]);
 }
 
 #[test]

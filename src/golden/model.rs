@@ -14,6 +14,11 @@
 //!   [`SmConfig`], registers beyond `.regs`, out-of-bounds or misaligned
 //!   accesses, branches out of the code, running off the end, an exhausted
 //!   instruction budget, barrier deadlocks, reconvergence-stack misuse.
+//!   `SSY`, `SYNC` and `BAR` act on the whole warp: a guard on them is
+//!   rejected at load. A barrier counts threads: it releases when every
+//!   non-exited thread of the CTA has arrived, so a `BAR` reached by only
+//!   some lanes of a warp (the others parked on its stack) is reported as a
+//!   deadlock once no warp can run.
 //!
 //! Use: [`Golden::new`] checks the launch and decodes the program once;
 //! [`Golden::run`] is the fast path (no per-instruction records, no heap
@@ -232,6 +237,8 @@ pub enum Reason {
     WarpSize(u32),
     #[error("{what} is 0: every grid and block dimension must be at least 1")]
     EmptyLaunch { what: &'static str },
+    #[error("a grid of {ctas} CTAs is too large (at most 2^32 - 1)")]
+    TooManyCtas { ctas: u64 },
     #[error("{threads} threads per CTA exceed max_threads = {max} of the {config} preset")]
     TooManyThreads { threads: u64, max: u32, config: String },
     #[error(".regs {regs} exceeds max_regs_per_thread = {max} of the {config} preset")]
@@ -471,6 +478,10 @@ impl Golden {
             if v == 0 {
                 return err(Reason::EmptyLaunch { what });
             }
+        }
+        let ctas = launch.grid[0] as u64 * launch.grid[1] as u64;
+        if ctas > u32::MAX as u64 {
+            return err(Reason::TooManyCtas { ctas });
         }
         let threads = launch.block.iter().map(|&v| v as u64).product::<u64>();
         if threads > cfg.max_threads as u64 {

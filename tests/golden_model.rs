@@ -506,3 +506,33 @@ fn cli_run_bad_params_and_trace() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("addc.s:2"), "{e}");
 }
+
+#[test]
+fn cli_run_loads_a_program_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("addc.bin");
+    std::fs::write(&bin, assemble(VADD, "addc.s").unwrap().to_bytes()).unwrap();
+    let out = dir.path().join("out.bin");
+    let o = smrtl(&[
+        "run",
+        bin.to_str().unwrap(),
+        "--param",
+        "2",
+        "--param",
+        "0x3f800000",
+        "--gmem-size",
+        "8",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        [1.0f32.to_le_bytes(), 1.0f32.to_le_bytes()].concat()
+    );
+    // A file that is not a program.
+    std::fs::write(&bin, b"garbage").unwrap();
+    let o = smrtl(&["run", bin.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("not an smrtl program file"), "{e}");
+}

@@ -1144,7 +1144,10 @@ fn addrs_checked(
     bytes: u32,
     size: usize,
 ) -> Result<[u32; 32], Fault> {
-    let addrs: [u32; 32] = std::array::from_fn(|l| a[l].wrapping_add(off));
+    let mut addrs = [0u32; 32];
+    for (x, &b) in addrs.iter_mut().zip(a) {
+        *x = b.wrapping_add(off);
+    }
     let mut bad = 0u32;
     for (l, &x) in addrs.iter().enumerate() {
         let b = (x & (bytes - 1) != 0) | (x as u64 + bytes as u64 > size as u64);

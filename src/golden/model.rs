@@ -1,1 +1,1580 @@
-//! The SIMT golden model (issue 4). Placeholder: filled in by the golden-model work.
+//! The golden SIMT model: runs a kernel ([`Program`]) over a grid of CTAs
+//! with the semantics of `docs/isa.md` (the ISA contract), and is the
+//! oracle the RTL SM is checked against.
+//!
+//! * Warps of 32 lanes, per-thread registers (zero at launch) and
+//!   predicates P0..P3 (false at launch), one pc and active mask per warp.
+//! * Tesla-style reconvergence on a per-warp stack of (kind, mask, pc)
+//!   entries (`SSY`/`BRA`/`SYNC`/`EXIT`), at most [`MAX_STACK`] deep.
+//! * `BAR` barriers per CTA with deadlock detection, per-CTA shared memory
+//!   (zero at CTA start), global memory as a little-endian byte image,
+//!   atomics performed lane by lane in ascending lane order.
+//! * Every bad input stops with a [`RunError`] naming the place (CTA, warp,
+//!   lane, pc, source line when known) and the reason: launch limits of the
+//!   [`SmConfig`], registers beyond `.regs`, out-of-bounds or misaligned
+//!   accesses, branches out of the code, running off the end, an exhausted
+//!   instruction budget, barrier deadlocks, reconvergence-stack misuse.
+//!
+//! Use: [`Golden::new`] checks the launch and decodes the program once;
+//! [`Golden::run`] is the fast path (no per-instruction records, no heap
+//! allocation per instruction); [`Golden::step`] executes one warp
+//! instruction (warps round robin inside the current CTA, CTAs one after
+//! the other in linear order) and returns a [`Retired`] record for
+//! lock-step checking; [`run_kernel`] does a whole launch.
+//!
+//! Registers are stored structure-of-arrays: one `[u32; 32]` row per
+//! register per warp, so each warp instruction is a loop over 32 lanes
+//! under a `u32` mask. `RZ` reads a row that is always zero and writes a
+//! scratch row nobody reads.
+
+use crate::golden::arith::{ieee, sfu, tesla, Round, Tininess};
+use crate::golden::isa::{Class, Form, Instr, ModKind, Op, Program, Rnd, Src, Sreg, MAX_REGS, NUM_PREDS, PT, RZ};
+use crate::sm::config::{MulAdd, SmConfig};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Lanes per warp (the model's masks are `u32`).
+pub const WARP: usize = 32;
+/// Deepest reconvergence stack a warp may build. DIV entries of one SSY
+/// region hold disjoint non-empty lane masks (at most 32 of them), plus a
+/// few nested SSY entries.
+pub const MAX_STACK: usize = 40;
+/// Warp instructions [`run_kernel`] and [`Golden::step`] allow by default.
+pub const DEFAULT_BUDGET: u64 = 100_000_000;
+
+const FULL: u32 = u32::MAX;
+const SIGN: u32 = 0x8000_0000;
+
+/// What a kernel launch names: grid and block dimensions and the
+/// parameter words (one per `.param`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// CTAs in x and y.
+    pub grid: [u32; 2],
+    /// Threads per CTA in x, y and z.
+    pub block: [u32; 3],
+    pub params: Vec<u32>,
+}
+
+/// Warp and thread instruction counts of one class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClassCount {
+    /// Warp instructions issued.
+    pub warp: u64,
+    /// Thread instructions: lanes that executed (active and guard true).
+    pub thread: u64,
+}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub warp_instrs: u64,
+    pub thread_instrs: u64,
+    /// Classes that issued at least one instruction.
+    pub per_class: BTreeMap<Class, ClassCount>,
+    /// CTAs run to completion.
+    pub ctas: u32,
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{:<8} {:>14} {:>16}", "class", "warp instrs", "thread instrs")?;
+        for c in Class::ALL {
+            let n = self.per_class.get(&c).copied().unwrap_or_default();
+            writeln!(f, "{:<8} {:>14} {:>16}", c.name(), n.warp, n.thread)?;
+        }
+        writeln!(f, "{:<8} {:>14} {:>16}", "total", self.warp_instrs, self.thread_instrs)?;
+        writeln!(f, "CTAs completed: {}", self.ctas)
+    }
+}
+
+/// A memory space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    Global,
+    Shared,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+        }
+    }
+}
+
+/// What one warp instruction wrote (only lanes in [`Retired::active`] are
+/// meaningful in the arrays).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Write {
+    /// A 32-bit register (values after the write).
+    Reg { reg: u8, values: [u32; 32] },
+    /// An FP64 register pair or a `.64` load: `reg` is the even register.
+    RegPair { reg: u8, values: [u64; 32] },
+    /// A predicate: its whole bit mask after the write.
+    Pred { pred: u8, values: u32 },
+    /// A 32-bit store.
+    Mem {
+        space: Space,
+        addrs: [u32; 32],
+        values: [u32; 32],
+    },
+    /// A `.64` store.
+    MemPair {
+        space: Space,
+        addrs: [u32; 32],
+        values: [u64; 32],
+    },
+    /// An atomic: `old` went to register `reg` (unless it is RZ), `new` to
+    /// memory, lane by lane in ascending order.
+    Atom {
+        space: Space,
+        reg: u8,
+        addrs: [u32; 32],
+        old: [u32; 32],
+        new: [u32; 32],
+    },
+}
+
+/// One retired warp instruction (from [`Golden::step`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retired {
+    /// Linear CTA index (x + y * grid x).
+    pub cta: u32,
+    /// Warp index in the CTA.
+    pub warp: u32,
+    pub pc: u32,
+    /// Lanes that executed (active and guard true; the whole active mask
+    /// for SSY, SYNC and BAR).
+    pub active: u32,
+    pub instr: Instr,
+    /// `None` for control instructions and writes to RZ/PT.
+    pub write: Option<Write>,
+}
+
+impl fmt::Display for Retired {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cta {} warp {} pc {} mask {:08x}  {}",
+            self.cta,
+            self.warp,
+            self.pc,
+            self.active,
+            instr_text(&self.instr)
+        )?;
+        let lanes = |m: u32| (0..32).filter(move |l| m >> l & 1 != 0);
+        match &self.write {
+            None => Ok(()),
+            Some(Write::Reg { reg, values }) => {
+                write!(f, "  -> R{reg}:")?;
+                for l in lanes(self.active) {
+                    write!(f, " {l}={:08x}", values[l])?;
+                }
+                Ok(())
+            }
+            Some(Write::RegPair { reg, values }) => {
+                write!(f, "  -> R{reg}:R{}:", reg + 1)?;
+                for l in lanes(self.active) {
+                    write!(f, " {l}={:016x}", values[l])?;
+                }
+                Ok(())
+            }
+            Some(Write::Pred { pred, values }) => write!(f, "  -> P{pred} = {values:08x}"),
+            Some(Write::Mem { space, addrs, values }) => {
+                write!(f, "  -> {}:", space.name())?;
+                for l in lanes(self.active) {
+                    write!(f, " [{:x}]={:08x}", addrs[l], values[l])?;
+                }
+                Ok(())
+            }
+            Some(Write::MemPair { space, addrs, values }) => {
+                write!(f, "  -> {}:", space.name())?;
+                for l in lanes(self.active) {
+                    write!(f, " [{:x}]={:016x}", addrs[l], values[l])?;
+                }
+                Ok(())
+            }
+            Some(Write::Atom {
+                space,
+                reg,
+                addrs,
+                old,
+                new,
+            }) => {
+                write!(f, "  -> {} atomic, old to R{reg}:", space.name())?;
+                for l in lanes(self.active) {
+                    write!(f, " [{:x}] {:08x}->{:08x}", addrs[l], old[l], new[l])?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A short readable form of an instruction for traces and errors (the
+/// assembler's disassembler gives the canonical text).
+fn instr_text(i: &Instr) -> String {
+    let info = i.info();
+    let mut s = String::new();
+    if i.guard.pred != PT {
+        s += &format!("@{}P{} ", if i.guard.neg { "!" } else { "" }, i.guard.pred);
+    }
+    s += info.mnemonic;
+    if i.m != 0 {
+        s += &format!(".m{}", i.m);
+    }
+    let r = |r: u8| if r == RZ { "RZ".to_string() } else { format!("R{r}") };
+    let b = match i.b {
+        Src::Reg(x) => r(x),
+        Src::Imm(v) => format!("0x{v:x}"),
+    };
+    let u = info.form.uses();
+    let mut ops = Vec::new();
+    match info.form {
+        Form::Target => ops.push(format!("{}", i.target())),
+        Form::PAB => {
+            ops.push(format!("P{}", i.d));
+            ops.push(r(i.a));
+            ops.push(b);
+        }
+        Form::Sreg => {
+            ops.push(r(i.d));
+            ops.push(i.sreg().name().to_string());
+        }
+        Form::Param => {
+            ops.push(r(i.d));
+            ops.push(format!("c[{}+{}]", r(i.a), i.e));
+        }
+        Form::Load => {
+            ops.push(r(i.d));
+            ops.push(format!("[{}{:+}]", r(i.a), i.offset()));
+        }
+        Form::Store => {
+            ops.push(format!("[{}{:+}]", r(i.a), i.offset()));
+            ops.push(b);
+        }
+        Form::Atom => {
+            ops.push(r(i.d));
+            ops.push(format!("[{}{:+}]", r(i.a), i.offset()));
+            ops.push(b);
+            ops.push(r(i.c));
+        }
+        _ => {
+            if u.d {
+                ops.push(r(i.d));
+            }
+            if u.a {
+                ops.push(r(i.a));
+            }
+            if u.b {
+                ops.push(b);
+            }
+            if u.c {
+                ops.push(r(i.c));
+            }
+        }
+    }
+    if !ops.is_empty() {
+        s += " ";
+        s += &ops.join(", ");
+    }
+    s
+}
+
+/// Where an error happened; fields that do not apply are `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    /// Linear CTA index and its (x, y).
+    pub cta: Option<(u32, [u32; 2])>,
+    pub warp: Option<u32>,
+    pub lane: Option<u32>,
+    pub pc: Option<u32>,
+    /// Source line of the instruction (when assembled from text).
+    pub line: Option<u32>,
+}
+
+/// Why a launch or a run stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Reason {
+    #[error("the model needs warp_size = 32, the config has {0}")]
+    WarpSize(u32),
+    #[error("{what} is 0: every grid and block dimension must be at least 1")]
+    EmptyLaunch { what: &'static str },
+    #[error("{threads} threads per CTA exceed max_threads = {max} of the {config} preset")]
+    TooManyThreads { threads: u64, max: u32, config: String },
+    #[error(".regs {regs} exceeds max_regs_per_thread = {max} of the {config} preset")]
+    TooManyRegs { regs: u32, max: u32, config: String },
+    #[error(
+        "{regs} registers x {threads} threads (whole warps) = {need} exceed the register file \
+         (registers = {have}) of the {config} preset"
+    )]
+    RegFile {
+        regs: u32,
+        threads: u64,
+        need: u64,
+        have: u32,
+        config: String,
+    },
+    #[error(".shared {bytes} bytes exceed smem_bytes = {max} of the {config} preset")]
+    TooMuchShared { bytes: u32, max: u32, config: String },
+    #[error("the kernel declares {declared} parameter words (.param) but the launch gives {given}")]
+    ParamCount { declared: usize, given: usize },
+    #[error(".regs {0} is out of range 1..=128")]
+    BadRegCount(u32),
+    #[error("invalid instruction {text}: {why}")]
+    InvalidInstr { text: String, why: String },
+    #[error("{text}: register R{reg} is not below .regs {regs}")]
+    RegOutOfRange { text: String, reg: u32, regs: u32 },
+    #[error("{text}: {op} must not have a guard predicate (it acts on the whole warp)")]
+    GuardedControl { text: String, op: &'static str },
+    #[error("ran off the end of the code ({len} instructions) without EXIT")]
+    RanOffEnd { len: usize },
+    #[error("branch target {target} is outside the code (0..{len})")]
+    BranchOutOfCode { target: u32, len: usize },
+    #[error("the instruction budget of {budget} warp instructions is exhausted (the kernel never exits?)")]
+    Budget { budget: u64 },
+    #[error(
+        "barrier deadlock: the warp waits at BAR with lanes {arrived:08x} but lanes {parked:08x} \
+         are parked on its reconvergence stack (BAR in divergent code) and every other warp \
+         waits or is done"
+    )]
+    Deadlock { arrived: u32, parked: u32 },
+    #[error("SYNC with an empty reconvergence stack")]
+    SyncEmptyStack,
+    #[error("reconvergence stack overflow (more than {max} entries)")]
+    StackOverflow { max: usize },
+    #[error("{space} access of {bytes} bytes at address 0x{addr:x} is out of bounds ({space} memory is {size} bytes)")]
+    OutOfBounds {
+        space: &'static str,
+        addr: u32,
+        bytes: u32,
+        size: usize,
+    },
+    #[error("misaligned {space} access at address 0x{addr:x} (needs {align}-byte alignment; {space} memory is {size} bytes)")]
+    Misaligned {
+        space: &'static str,
+        addr: u32,
+        align: u32,
+        size: usize,
+    },
+    #[error("parameter word index {index} is out of range (the launch has {count} words)")]
+    ParamOutOfRange { index: u64, count: usize },
+}
+
+/// A launch or run error: the place and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    pub place: Place,
+    pub reason: Reason,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.place;
+        let mut parts = Vec::new();
+        if let Some((i, [x, y])) = p.cta {
+            parts.push(format!("cta {i} ({x},{y})"));
+        }
+        if let Some(w) = p.warp {
+            parts.push(format!("warp {w}"));
+        }
+        if let Some(l) = p.lane {
+            parts.push(format!("lane {l}"));
+        }
+        if let Some(pc) = p.pc {
+            parts.push(format!("pc {pc}"));
+        }
+        if let Some(l) = p.line {
+            parts.push(format!("line {l}"));
+        }
+        if parts.is_empty() {
+            write!(f, "{}", self.reason)
+        } else {
+            write!(f, "{}: {}", parts.join(", "), self.reason)
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl RunError {
+    fn launch(reason: Reason) -> RunError {
+        RunError {
+            place: Place::default(),
+            reason,
+        }
+    }
+}
+
+/// An error inside one warp instruction (the caller adds the place).
+struct Fault {
+    lane: Option<u32>,
+    reason: Reason,
+}
+
+impl From<Reason> for Fault {
+    fn from(reason: Reason) -> Fault {
+        Fault { lane: None, reason }
+    }
+}
+
+/// One instruction, decoded once at load: register fields resolved to
+/// register-file rows (RZ reads the zero rows, writes the sink rows).
+#[derive(Debug, Clone, Copy)]
+struct Dec {
+    op: Op,
+    class: u8,
+    /// Guard predicate index into `Warp::preds` (4 = PT).
+    gpred: u8,
+    gneg: bool,
+    m: u8,
+    rnd: Round,
+    /// Row written by `d` (RZ: sink) and its field value.
+    d: u16,
+    a: u16,
+    b: u16,
+    b_imm: bool,
+    imm: u32,
+    c: u16,
+    /// Signed memory offset / LDC word offset / special register.
+    off: i32,
+    e: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Sync,
+    Div,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    kind: Kind,
+    mask: u32,
+    pc: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Warp {
+    /// `regs` rows, then two zero rows (RZ reads, pairs too), then two sink
+    /// rows (RZ writes).
+    regs: Vec<[u32; 32]>,
+    /// P0..P3 bit masks, then PT (all ones).
+    preds: [u32; 5],
+    pc: u32,
+    active: u32,
+    /// Lanes that exist and have not exited.
+    live: u32,
+    stack: Vec<Entry>,
+    waiting: bool,
+    arrived: u32,
+    done: bool,
+    clock: u64,
+    /// Thread index (x, y, z) per lane.
+    tid: [[u32; 32]; 3],
+    /// Warp index in the CTA.
+    index: u32,
+}
+
+/// Per-launch constants the instructions read.
+#[derive(Debug, Clone)]
+struct Ctx {
+    params: Vec<u32>,
+    block: [u32; 3],
+    grid: [u32; 2],
+    cta_xy: [u32; 2],
+    tesla_fp: bool,
+    code_len: u32,
+}
+
+/// Store/atomic details for [`Retired`] records.
+struct Scratch {
+    addrs: [u32; 32],
+    vals: [u64; 32],
+    new: [u32; 32],
+}
+
+/// The golden SIMT model of one kernel launch.
+pub struct Golden {
+    prog: Program,
+    code: Vec<Dec>,
+    ctx: Ctx,
+    gmem: Vec<u8>,
+    shared: Vec<u8>,
+    warps: Vec<Warp>,
+    threads: u32,
+    cur_cta: u32,
+    ncta: u32,
+    next_warp: usize,
+    finished: bool,
+    budget: u64,
+    counts: [ClassCount; 9],
+    /// Warp instructions executed so far.
+    issued: u64,
+    stats: Stats,
+    scratch: Scratch,
+}
+
+fn class_index(c: Class) -> u8 {
+    Class::ALL.iter().position(|&x| x == c).unwrap_or(0) as u8
+}
+
+impl Golden {
+    /// Check the launch against the config and the program, decode the
+    /// program, and set up CTA 0. `gmem` is the initial global memory.
+    pub fn new(cfg: &SmConfig, prog: &Program, launch: &Launch, gmem: Vec<u8>) -> Result<Golden, RunError> {
+        let err = |r| Err(RunError::launch(r));
+        if cfg.warp_size as usize != WARP {
+            return err(Reason::WarpSize(cfg.warp_size));
+        }
+        for (what, v) in [
+            ("grid x", launch.grid[0]),
+            ("grid y", launch.grid[1]),
+            ("block x", launch.block[0]),
+            ("block y", launch.block[1]),
+            ("block z", launch.block[2]),
+        ] {
+            if v == 0 {
+                return err(Reason::EmptyLaunch { what });
+            }
+        }
+        let threads = launch.block.iter().map(|&v| v as u64).product::<u64>();
+        if threads > cfg.max_threads as u64 {
+            return err(Reason::TooManyThreads {
+                threads,
+                max: cfg.max_threads,
+                config: cfg.name.clone(),
+            });
+        }
+        if prog.regs == 0 || prog.regs > MAX_REGS as u32 {
+            return err(Reason::BadRegCount(prog.regs));
+        }
+        if prog.regs > cfg.max_regs_per_thread {
+            return err(Reason::TooManyRegs {
+                regs: prog.regs,
+                max: cfg.max_regs_per_thread,
+                config: cfg.name.clone(),
+            });
+        }
+        let warps = threads.div_ceil(WARP as u64);
+        let need = prog.regs as u64 * warps * WARP as u64;
+        if need > cfg.registers as u64 {
+            return err(Reason::RegFile {
+                regs: prog.regs,
+                threads: warps * WARP as u64,
+                need,
+                have: cfg.registers,
+                config: cfg.name.clone(),
+            });
+        }
+        if prog.shared_bytes > cfg.smem_bytes {
+            return err(Reason::TooMuchShared {
+                bytes: prog.shared_bytes,
+                max: cfg.smem_bytes,
+                config: cfg.name.clone(),
+            });
+        }
+        if prog.params.len() != launch.params.len() {
+            return err(Reason::ParamCount {
+                declared: prog.params.len(),
+                given: launch.params.len(),
+            });
+        }
+        let nregs = prog.regs as usize;
+        let mut code = Vec::with_capacity(prog.code.len());
+        for (pc, i) in prog.code.iter().enumerate() {
+            let at = |reason| RunError {
+                place: Place {
+                    pc: Some(pc as u32),
+                    line: prog.src_lines.get(pc).copied(),
+                    ..Place::default()
+                },
+                reason,
+            };
+            code.push(decode(i, nregs).map_err(at)?);
+        }
+        let threads = threads as u32;
+        let nwarps = warps as usize;
+        let mut g = Golden {
+            prog: prog.clone(),
+            code,
+            ctx: Ctx {
+                params: launch.params.clone(),
+                block: launch.block,
+                grid: launch.grid,
+                cta_xy: [0, 0],
+                tesla_fp: cfg.mul_add == MulAdd::Fmad,
+                code_len: prog.code.len() as u32,
+            },
+            gmem,
+            shared: vec![0; prog.shared_bytes as usize],
+            warps: (0..nwarps)
+                .map(|w| Warp {
+                    regs: vec![[0; 32]; nregs + 4],
+                    preds: [0, 0, 0, 0, FULL],
+                    pc: 0,
+                    active: 0,
+                    live: 0,
+                    stack: Vec::with_capacity(MAX_STACK),
+                    waiting: false,
+                    arrived: 0,
+                    done: false,
+                    clock: 0,
+                    tid: tids(w, launch.block),
+                    index: w as u32,
+                })
+                .collect(),
+            threads,
+            cur_cta: 0,
+            ncta: launch.grid[0] * launch.grid[1],
+            next_warp: 0,
+            finished: false,
+            budget: DEFAULT_BUDGET,
+            counts: [ClassCount::default(); 9],
+            issued: 0,
+            stats: Stats::default(),
+            scratch: Scratch {
+                addrs: [0; 32],
+                vals: [0; 32],
+                new: [0; 32],
+            },
+        };
+        g.start_cta();
+        Ok(g)
+    }
+
+    /// Reset warps and shared memory for CTA `cur_cta`.
+    fn start_cta(&mut self) {
+        let c = self.cur_cta;
+        self.ctx.cta_xy = [c % self.ctx.grid[0], c / self.ctx.grid[0]];
+        self.shared.fill(0);
+        self.next_warp = 0;
+        let nw = self.warps.len();
+        for (w, warp) in self.warps.iter_mut().enumerate() {
+            for r in warp.regs.iter_mut() {
+                *r = [0; 32];
+            }
+            warp.preds = [0, 0, 0, 0, FULL];
+            warp.pc = 0;
+            let lanes = if w + 1 == nw {
+                self.threads - (w as u32) * WARP as u32
+            } else {
+                WARP as u32
+            };
+            let m = if lanes >= 32 { FULL } else { (1u32 << lanes) - 1 };
+            warp.active = m;
+            warp.live = m;
+            warp.stack.clear();
+            warp.waiting = false;
+            warp.arrived = 0;
+            warp.done = false;
+            warp.clock = 0;
+        }
+    }
+
+    /// Warp instructions [`Golden::step`] may execute in total before it
+    /// reports an exhausted budget (default [`DEFAULT_BUDGET`]).
+    pub fn set_budget(&mut self, budget: u64) {
+        self.budget = budget;
+    }
+
+    /// Is the whole grid done?
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Linear index of the CTA running now (== number of CTAs when done).
+    pub fn current_cta(&self) -> u32 {
+        self.cur_cta
+    }
+
+    /// Warps per CTA.
+    pub fn warps_per_cta(&self) -> usize {
+        self.warps.len()
+    }
+
+    /// Register `reg` of every lane of warp `warp` in the current CTA.
+    pub fn reg(&self, warp: usize, reg: u8) -> [u32; 32] {
+        self.warps[warp].regs[reg as usize]
+    }
+
+    /// Predicate `pred` (0..=3) of warp `warp` as a lane bit mask.
+    pub fn pred(&self, warp: usize, pred: u8) -> u32 {
+        self.warps[warp].preds[pred as usize]
+    }
+
+    /// pc, active mask, done flag and stack depth of a warp.
+    pub fn warp_state(&self, warp: usize) -> (u32, u32, bool, usize) {
+        let w = &self.warps[warp];
+        (w.pc, w.active, w.done, w.stack.len())
+    }
+
+    /// Shared memory of the current CTA.
+    pub fn shared(&self) -> &[u8] {
+        &self.shared
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    pub fn gmem(&self) -> &[u8] {
+        &self.gmem
+    }
+
+    pub fn into_gmem(self) -> Vec<u8> {
+        self.gmem
+    }
+
+    fn sync_stats(&mut self) {
+        let mut m = BTreeMap::new();
+        let (mut w, mut t) = (0, 0);
+        for (i, c) in self.counts.iter().enumerate() {
+            if c.warp > 0 {
+                m.insert(Class::ALL[i], *c);
+            }
+            w += c.warp;
+            t += c.thread;
+        }
+        self.stats.per_class = m;
+        self.stats.warp_instrs = w;
+        self.stats.thread_instrs = t;
+    }
+
+    fn place(&self, warp: usize, lane: Option<u32>, pc: u32) -> Place {
+        Place {
+            cta: Some((self.cur_cta, self.ctx.cta_xy)),
+            warp: Some(warp as u32),
+            lane,
+            pc: Some(pc),
+            line: self.prog.src_lines.get(pc as usize).copied(),
+        }
+    }
+
+    /// The next warp to run (round robin), advancing CTAs and releasing
+    /// barriers as needed; `None` when the grid is done.
+    fn pick(&mut self) -> Result<Option<usize>, RunError> {
+        loop {
+            if self.finished {
+                return Ok(None);
+            }
+            let n = self.warps.len();
+            let mut i = self.next_warp;
+            for _ in 0..n {
+                let w = &self.warps[i];
+                if !w.done && !w.waiting {
+                    self.next_warp = if i + 1 == n { 0 } else { i + 1 };
+                    return Ok(Some(i));
+                }
+                i = if i + 1 == n { 0 } else { i + 1 };
+            }
+            // Nobody can run: the CTA is done, or every live warp waits.
+            if self.warps.iter().all(|w| w.done) {
+                self.stats.ctas += 1;
+                self.cur_cta += 1;
+                if self.cur_cta >= self.ncta {
+                    self.finished = true;
+                    return Ok(None);
+                }
+                self.start_cta();
+                continue;
+            }
+            if let Some((wi, w)) = self
+                .warps
+                .iter()
+                .enumerate()
+                .find(|(_, w)| !w.done && w.arrived != w.live)
+            {
+                let reason = Reason::Deadlock {
+                    arrived: w.arrived,
+                    parked: w.live & !w.arrived,
+                };
+                return Err(RunError {
+                    place: self.place(wi, None, w.pc.wrapping_sub(1)),
+                    reason,
+                });
+            }
+            for w in self.warps.iter_mut() {
+                w.waiting = false;
+                w.arrived = 0;
+            }
+        }
+    }
+
+    /// Execute the instruction at warp `wi`'s pc; returns (pc, lanes that
+    /// executed).
+    #[inline]
+    fn exec_warp(&mut self, wi: usize, limit: u64) -> Result<(u32, u32), RunError> {
+        let pc = self.warps[wi].pc;
+        if pc >= self.ctx.code_len {
+            return Err(RunError {
+                place: self.place(wi, None, pc),
+                reason: Reason::RanOffEnd { len: self.code.len() },
+            });
+        }
+        if self.issued >= limit {
+            return Err(RunError {
+                place: self.place(wi, None, pc),
+                reason: Reason::Budget { budget: limit },
+            });
+        }
+        let dec = self.code[pc as usize];
+        let warp = &mut self.warps[wi];
+        let r = exec(
+            &dec,
+            warp,
+            &mut self.gmem,
+            &mut self.shared,
+            &self.ctx,
+            &mut self.scratch,
+        );
+        warp.clock += 1;
+        match r {
+            Ok(mask) => {
+                let c = &mut self.counts[dec.class as usize];
+                c.warp += 1;
+                self.issued += 1;
+                c.thread += mask.count_ones() as u64;
+                Ok((pc, mask))
+            }
+            Err(f) => Err(RunError {
+                place: self.place(wi, f.lane, pc),
+                reason: f.reason,
+            }),
+        }
+    }
+
+    /// Execute one warp instruction and describe it; `Ok(None)` once the
+    /// grid is done.
+    pub fn step(&mut self) -> Result<Option<Retired>, RunError> {
+        let wi = match self.pick()? {
+            Some(w) => w,
+            None => {
+                self.sync_stats();
+                return Ok(None);
+            }
+        };
+        let r = self.step_warp_inner(wi);
+        self.sync_stats();
+        r.map(Some)
+    }
+
+    /// Execute one instruction of warp `warp` of the current CTA (for an
+    /// SM model that picks the order itself). Errors if that warp is done
+    /// or waiting at a barrier. Barrier release and CTA advance happen in
+    /// [`Golden::step`]/[`Golden::run`] (call [`Golden::step`] when no
+    /// warp can run).
+    pub fn step_warp(&mut self, warp: usize) -> Result<Retired, RunError> {
+        let w = &self.warps[warp];
+        assert!(!w.done && !w.waiting, "step_warp on a warp that cannot run");
+        let r = self.step_warp_inner(warp);
+        self.sync_stats();
+        r
+    }
+
+    fn step_warp_inner(&mut self, wi: usize) -> Result<Retired, RunError> {
+        let budget = self.budget;
+        let (pc, active) = self.exec_warp(wi, budget)?;
+        let instr = self.prog.code[pc as usize];
+        let dec = self.code[pc as usize];
+        let w = &self.warps[wi];
+        let s = &self.scratch;
+        let info = instr.info();
+        let space = if info.class == Class::Global {
+            Space::Global
+        } else {
+            Space::Shared
+        };
+        let write = match info.form {
+            Form::None | Form::Target => None,
+            Form::PAB => (instr.d < NUM_PREDS).then(|| Write::Pred {
+                pred: instr.d,
+                values: w.preds[instr.d as usize],
+            }),
+            Form::Store if instr.wide() => Some(Write::MemPair {
+                space,
+                addrs: s.addrs,
+                values: s.vals,
+            }),
+            Form::Store => Some(Write::Mem {
+                space,
+                addrs: s.addrs,
+                values: s.vals.map(|v| v as u32),
+            }),
+            Form::Atom => Some(Write::Atom {
+                space,
+                reg: instr.d,
+                addrs: s.addrs,
+                old: s.vals.map(|v| v as u32),
+                new: s.new,
+            }),
+            _ if instr.d == RZ => None,
+            _ if info.pairs.d || (info.modk == ModKind::Width && instr.wide()) => {
+                let (lo, hi) = (&w.regs[dec.d as usize], &w.regs[dec.d as usize + 1]);
+                Some(Write::RegPair {
+                    reg: instr.d,
+                    values: std::array::from_fn(|l| lo[l] as u64 | (hi[l] as u64) << 32),
+                })
+            }
+            _ => Some(Write::Reg {
+                reg: instr.d,
+                values: w.regs[dec.d as usize],
+            }),
+        };
+        Ok(Retired {
+            cta: self.cur_cta,
+            warp: wi as u32,
+            pc,
+            active,
+            instr,
+            write,
+        })
+    }
+
+    /// Run until the grid is done or `budget` more warp instructions have
+    /// been executed (then an error naming the warp that would run next).
+    pub fn run(&mut self, budget: u64) -> Result<Stats, RunError> {
+        let limit = self.issued.saturating_add(budget);
+        let r = self.run_inner(limit);
+        self.sync_stats();
+        r.map(|()| self.stats.clone())
+    }
+
+    fn run_inner(&mut self, limit: u64) -> Result<(), RunError> {
+        while let Some(wi) = self.pick()? {
+            self.exec_warp(wi, limit)?;
+        }
+        Ok(())
+    }
+}
+
+/// Thread indices of the lanes of warp `w`.
+fn tids(w: usize, block: [u32; 3]) -> [[u32; 32]; 3] {
+    let mut t = [[0; 32]; 3];
+    for l in 0..WARP {
+        let lin = (w * WARP + l) as u64;
+        let (bx, by) = (block[0] as u64, block[1] as u64);
+        t[0][l] = (lin % bx) as u32;
+        t[1][l] = (lin / bx % by) as u32;
+        t[2][l] = (lin / (bx * by)) as u32;
+    }
+    t
+}
+
+/// Check and pre-resolve one instruction.
+fn decode(i: &Instr, nregs: usize) -> Result<Dec, Reason> {
+    let text = instr_text_safe(i);
+    i.validate().map_err(|e| Reason::InvalidInstr {
+        text: text.clone(),
+        why: e.to_string(),
+    })?;
+    let info = i.info();
+    let uses = info.form.uses();
+    if i.guard.pred != PT && matches!(i.op, Op::Ssy | Op::Sync | Op::Bar) {
+        return Err(Reason::GuardedControl {
+            text,
+            op: info.mnemonic,
+        });
+    }
+    let wide = info.modk == ModKind::Width && i.wide();
+    let check = |r: u8, used: bool, pair: bool| -> Result<(), Reason> {
+        if !used || r == RZ {
+            return Ok(());
+        }
+        let top = r as u32 + pair as u32;
+        if top as usize >= nregs {
+            return Err(Reason::RegOutOfRange {
+                text: text.clone(),
+                reg: top,
+                regs: nregs as u32,
+            });
+        }
+        Ok(())
+    };
+    if info.form != Form::PAB {
+        check(i.d, uses.d, info.pairs.d || (wide && info.form == Form::Load))?;
+    }
+    check(i.a, uses.a, info.pairs.a)?;
+    if let Src::Reg(b) = i.b {
+        check(b, uses.b, info.pairs.b || (wide && info.form == Form::Store))?;
+    }
+    check(i.c, uses.c, info.pairs.c)?;
+    let rd = |r: u8| if r == RZ { nregs as u16 } else { r as u16 };
+    let wr = |r: u8| if r == RZ { nregs as u16 + 2 } else { r as u16 };
+    let (b, b_imm, imm) = match i.b {
+        Src::Reg(r) => (rd(r), false, 0),
+        Src::Imm(v) => (nregs as u16, true, v),
+    };
+    Ok(Dec {
+        op: i.op,
+        class: class_index(info.class),
+        gpred: if i.guard.pred == PT { 4 } else { i.guard.pred },
+        gneg: i.guard.neg,
+        m: i.m,
+        rnd: Rnd::from_bits(i.m).round(),
+        d: if info.form == Form::PAB { i.d as u16 } else { wr(i.d) },
+        a: rd(i.a),
+        b,
+        b_imm,
+        imm,
+        c: rd(i.c),
+        off: i.offset(),
+        e: i.e,
+    })
+}
+
+/// [`instr_text`] for instructions that may not validate (no panics on
+/// bad special-register numbers).
+fn instr_text_safe(i: &Instr) -> String {
+    if i.info().form == Form::Sreg && Sreg::from_bits(i.e).is_none() {
+        return format!("{} (special register {})", i.info().mnemonic, i.e);
+    }
+    if i.validate().is_err() {
+        return format!("{:?}", i);
+    }
+    instr_text(i)
+}
+
+/// Apply `f` to every lane in `mask` (a straight loop when all 32 are on).
+#[inline(always)]
+fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
+    if mask == FULL {
+        for l in 0..WARP {
+            f(l);
+        }
+    } else {
+        let mut m = mask;
+        while m != 0 {
+            f(m.trailing_zeros() as usize);
+            m &= m - 1;
+        }
+    }
+}
+
+#[inline(always)]
+fn row_b(w: &Warp, i: &Dec) -> [u32; 32] {
+    if i.b_imm {
+        [i.imm; 32]
+    } else {
+        w.regs[i.b as usize]
+    }
+}
+
+#[inline(always)]
+fn op1(w: &mut Warp, i: &Dec, mask: u32, f: impl Fn(u32) -> u32) {
+    let a = w.regs[i.a as usize];
+    let d = &mut w.regs[i.d as usize];
+    for_lanes(mask, |l| d[l] = f(a[l]));
+}
+
+#[inline(always)]
+fn op2(w: &mut Warp, i: &Dec, mask: u32, f: impl Fn(u32, u32) -> u32) {
+    let a = w.regs[i.a as usize];
+    let b = row_b(w, i);
+    let d = &mut w.regs[i.d as usize];
+    for_lanes(mask, |l| d[l] = f(a[l], b[l]));
+}
+
+#[inline(always)]
+fn op3(w: &mut Warp, i: &Dec, mask: u32, f: impl Fn(u32, u32, u32) -> u32) {
+    let a = w.regs[i.a as usize];
+    let b = row_b(w, i);
+    let c = w.regs[i.c as usize];
+    let d = &mut w.regs[i.d as usize];
+    for_lanes(mask, |l| d[l] = f(a[l], b[l], c[l]));
+}
+
+#[inline(always)]
+fn pair(w: &Warp, r: u16, l: usize) -> u64 {
+    w.regs[r as usize][l] as u64 | (w.regs[r as usize + 1][l] as u64) << 32
+}
+
+#[inline(always)]
+fn set_pair(w: &mut Warp, r: u16, l: usize, v: u64) {
+    w.regs[r as usize][l] = v as u32;
+    w.regs[r as usize + 1][l] = (v >> 32) as u32;
+}
+
+/// Write the compare results `bits` into predicate `d` on lanes `mask`.
+#[inline(always)]
+fn set_pred(w: &mut Warp, d: u16, mask: u32, bits: u32) {
+    if (d as u8) < NUM_PREDS {
+        let p = &mut w.preds[d as usize];
+        *p = (*p & !mask) | (bits & mask);
+    }
+}
+
+#[inline(always)]
+fn cmp_bits(mask: u32, f: impl Fn(usize) -> bool) -> u32 {
+    let mut bits = 0;
+    for_lanes(mask, |l| bits |= (f(l) as u32) << l);
+    bits
+}
+
+/// Check an access of `bytes` at `addr` in a space of `size` bytes.
+#[inline(always)]
+fn check_addr(space: Space, addr: u32, bytes: u32, size: usize, lane: usize) -> Result<usize, Fault> {
+    if addr & (bytes - 1) != 0 {
+        return Err(Fault {
+            lane: Some(lane as u32),
+            reason: Reason::Misaligned {
+                space: space.name(),
+                addr,
+                align: bytes,
+                size,
+            },
+        });
+    }
+    if addr as u64 + bytes as u64 > size as u64 {
+        return Err(Fault {
+            lane: Some(lane as u32),
+            reason: Reason::OutOfBounds {
+                space: space.name(),
+                addr,
+                bytes,
+                size,
+            },
+        });
+    }
+    Ok(addr as usize)
+}
+
+#[inline(always)]
+fn rd32(m: &[u8], a: usize) -> u32 {
+    u32::from_le_bytes([m[a], m[a + 1], m[a + 2], m[a + 3]])
+}
+
+#[inline(always)]
+fn wr32(m: &mut [u8], a: usize, v: u32) {
+    m[a..a + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[inline(always)]
+fn rd64(m: &[u8], a: usize) -> u64 {
+    rd32(m, a) as u64 | (rd32(m, a + 4) as u64) << 32
+}
+
+/// Push onto the reconvergence stack.
+#[inline(always)]
+fn push(w: &mut Warp, e: Entry) -> Result<(), Fault> {
+    if w.stack.len() >= MAX_STACK {
+        return Err(Reason::StackOverflow { max: MAX_STACK }.into());
+    }
+    w.stack.push(e);
+    Ok(())
+}
+
+/// The active mask became empty: resume the topmost stack entry that
+/// still has lanes, or finish the warp.
+fn resume(w: &mut Warp) {
+    while let Some(e) = w.stack.pop() {
+        if e.mask != 0 {
+            w.active = e.mask;
+            w.pc = e.pc;
+            return;
+        }
+    }
+    w.active = 0;
+    w.done = true;
+}
+
+fn load(w: &mut Warp, i: &Dec, mask: u32, mem: &[u8], space: Space, wide: bool) -> Result<(), Fault> {
+    let a = w.regs[i.a as usize];
+    let off = i.off as u32;
+    let bytes = if wide { 8 } else { 4 };
+    let mut err = None;
+    for_lanes(mask, |l| {
+        if err.is_none() {
+            if let Err(f) = check_addr(space, a[l].wrapping_add(off), bytes, mem.len(), l) {
+                err = Some(f);
+            }
+        }
+    });
+    if let Some(f) = err {
+        return Err(f);
+    }
+    if wide {
+        let mut v = [0u64; 32];
+        for_lanes(mask, |l| v[l] = rd64(mem, a[l].wrapping_add(off) as usize));
+        for_lanes(mask, |l| set_pair(w, i.d, l, v[l]));
+    } else {
+        let d = &mut w.regs[i.d as usize];
+        for_lanes(mask, |l| d[l] = rd32(mem, a[l].wrapping_add(off) as usize));
+    }
+    Ok(())
+}
+
+fn store(w: &Warp, i: &Dec, mask: u32, mem: &mut [u8], space: Space, wide: bool, s: &mut Scratch) -> Result<(), Fault> {
+    let a = w.regs[i.a as usize];
+    let off = i.off as u32;
+    let bytes = if wide { 8 } else { 4 };
+    let mut err = None;
+    for_lanes(mask, |l| {
+        let addr = a[l].wrapping_add(off);
+        s.addrs[l] = addr;
+        if err.is_none() {
+            if let Err(f) = check_addr(space, addr, bytes, mem.len(), l) {
+                err = Some(f);
+            }
+        }
+    });
+    if let Some(f) = err {
+        return Err(f);
+    }
+    // Ascending lanes: the highest lane writing an address wins.
+    if wide {
+        for_lanes(mask, |l| {
+            let v = pair(w, i.b, l);
+            s.vals[l] = v;
+            let at = s.addrs[l] as usize;
+            mem[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        });
+    } else {
+        let b = w.regs[i.b as usize];
+        for_lanes(mask, |l| {
+            s.vals[l] = b[l] as u64;
+            wr32(mem, s.addrs[l] as usize, b[l]);
+        });
+    }
+    Ok(())
+}
+
+fn atomic(w: &mut Warp, i: &Dec, mask: u32, mem: &mut [u8], space: Space, s: &mut Scratch) -> Result<(), Fault> {
+    let a = w.regs[i.a as usize];
+    let b = w.regs[i.b as usize];
+    let c = w.regs[i.c as usize];
+    let op = crate::golden::isa::AtomOp::from_bits(i.m).expect("validated at load");
+    let off = i.off as u32;
+    let mut err = None;
+    for_lanes(mask, |l| {
+        let addr = a[l].wrapping_add(off);
+        s.addrs[l] = addr;
+        if err.is_none() {
+            if let Err(f) = check_addr(space, addr, 4, mem.len(), l) {
+                err = Some(f);
+            }
+        }
+    });
+    if let Some(f) = err {
+        return Err(f);
+    }
+    let mut old = [0u32; 32];
+    for_lanes(mask, |l| {
+        let at = s.addrs[l] as usize;
+        let o = rd32(mem, at);
+        let n = op.apply(o, b[l], c[l]);
+        wr32(mem, at, n);
+        old[l] = o;
+        s.vals[l] = o as u64;
+        s.new[l] = n;
+    });
+    let d = &mut w.regs[i.d as usize];
+    for_lanes(mask, |l| d[l] = old[l]);
+    Ok(())
+}
+
+/// Execute one instruction on a warp; returns the lanes that executed.
+#[inline(always)]
+fn exec(i: &Dec, w: &mut Warp, gmem: &mut [u8], shared: &mut [u8], ctx: &Ctx, s: &mut Scratch) -> Result<u32, Fault> {
+    let g = {
+        let p = w.preds[i.gpred as usize];
+        if i.gneg {
+            !p
+        } else {
+            p
+        }
+    };
+    let mask = w.active & g;
+    let pc = w.pc;
+    w.pc = pc + 1;
+    let rnd = i.rnd;
+    let na = if i.m & 4 != 0 { SIGN } else { 0 };
+    let nbc = if i.m & 8 != 0 { SIGN } else { 0 };
+    const TIN: Tininess = Tininess::AfterRounding;
+    match i.op {
+        Op::Nop => {}
+        Op::Iadd => op2(w, i, mask, |a, b| a.wrapping_add(b)),
+        Op::Isub => op2(w, i, mask, |a, b| a.wrapping_sub(b)),
+        Op::Imul => {
+            let mm = crate::golden::isa::MulMode::from_bits(i.m).expect("validated");
+            op2(w, i, mask, |a, b| mm.eval(a, b))
+        }
+        Op::Imad => {
+            let mm = crate::golden::isa::MulMode::from_bits(i.m).expect("validated");
+            op3(w, i, mask, |a, b, c| mm.eval(a, b).wrapping_add(c))
+        }
+        Op::Imin => {
+            if i.m & 1 != 0 {
+                op2(w, i, mask, |a, b| a.min(b))
+            } else {
+                op2(w, i, mask, |a, b| (a as i32).min(b as i32) as u32)
+            }
+        }
+        Op::Imax => {
+            if i.m & 1 != 0 {
+                op2(w, i, mask, |a, b| a.max(b))
+            } else {
+                op2(w, i, mask, |a, b| (a as i32).max(b as i32) as u32)
+            }
+        }
+        Op::Shl => op2(w, i, mask, |a, b| if b >= 32 { 0 } else { a << b }),
+        Op::Shr => {
+            if i.m & 1 != 0 {
+                op2(w, i, mask, |a, b| ((a as i32) >> b.min(31)) as u32)
+            } else {
+                op2(w, i, mask, |a, b| if b >= 32 { 0 } else { a >> b })
+            }
+        }
+        Op::And => op2(w, i, mask, |a, b| a & b),
+        Op::Or => op2(w, i, mask, |a, b| a | b),
+        Op::Xor => op2(w, i, mask, |a, b| a ^ b),
+        Op::Not => {
+            let b = row_b(w, i);
+            let d = &mut w.regs[i.d as usize];
+            for_lanes(mask, |l| d[l] = !b[l]);
+        }
+        Op::Iabs => op1(w, i, mask, |a| (a as i32).wrapping_abs() as u32),
+        Op::Isetp => {
+            let cmp = crate::golden::isa::ICmp::from_bits(i.m).expect("validated");
+            let uns = i.m & 8 != 0;
+            let a = w.regs[i.a as usize];
+            let b = row_b(w, i);
+            let bits = cmp_bits(mask, |l| cmp.eval(a[l], b[l], uns));
+            set_pred(w, i.d, mask, bits);
+        }
+        Op::Sel => {
+            let pi = i.m & 7;
+            let p = w.preds[if pi as u8 == PT { 4 } else { pi as usize }];
+            let p = if i.m & 8 != 0 { !p } else { p };
+            op2(w, i, mask & p, |a, _| a);
+            op2(w, i, mask & !p, |_, b| b);
+        }
+        Op::Fadd => {
+            if ctx.tesla_fp {
+                op2(w, i, mask, |a, b| tesla::fadd(a ^ na, b ^ nbc, rnd))
+            } else {
+                op2(w, i, mask, |a, b| ieee::f32_add(a ^ na, b ^ nbc, rnd, TIN).0)
+            }
+        }
+        Op::Fmul => {
+            if ctx.tesla_fp {
+                op2(w, i, mask, |a, b| tesla::fmul(a ^ na, b ^ nbc, rnd))
+            } else {
+                op2(w, i, mask, |a, b| ieee::f32_mul(a ^ na, b ^ nbc, rnd, TIN).0)
+            }
+        }
+        Op::Fmad => op3(w, i, mask, |a, b, c| tesla::fmad(a ^ na, b, c ^ nbc)),
+        Op::Ffma => op3(w, i, mask, |a, b, c| ieee::f32_fma(a ^ na, b, c ^ nbc, rnd, TIN).0),
+        Op::Fmin => op2(w, i, mask, ieee::f32_min),
+        Op::Fmax => op2(w, i, mask, ieee::f32_max),
+        Op::Fsetp => {
+            let fc = crate::golden::isa::FCmp(i.m & 15);
+            let a = w.regs[i.a as usize];
+            let b = row_b(w, i);
+            let bits = cmp_bits(mask, |l| fc.eval_f32(a[l], b[l]));
+            set_pred(w, i.d, mask, bits);
+        }
+        Op::Rcp => op1(w, i, mask, sfu::rcp),
+        Op::Rsq => op1(w, i, mask, sfu::rsqrt),
+        Op::Lg2 => op1(w, i, mask, sfu::lg2),
+        Op::Ex2 => op1(w, i, mask, sfu::ex2),
+        Op::Sin => op1(w, i, mask, sfu::sin),
+        Op::Cos => op1(w, i, mask, sfu::cos),
+        Op::Presin => op1(w, i, mask, sfu::presin),
+        Op::Preex2 => op1(w, i, mask, sfu::preex2),
+        Op::Dadd | Op::Dmul | Op::Dfma => {
+            let nb = (nbc as u64) << 32;
+            let na = (na as u64) << 32;
+            let mut r = [0u64; 32];
+            for_lanes(mask, |l| {
+                let (a, b) = (pair(w, i.a, l) ^ na, pair(w, i.b, l));
+                r[l] = match i.op {
+                    Op::Dadd => ieee::f64_add(a, b ^ nb, rnd, TIN).0,
+                    Op::Dmul => ieee::f64_mul(a, b ^ nb, rnd, TIN).0,
+                    _ => ieee::f64_fma(a, b, pair(w, i.c, l) ^ nb, rnd, TIN).0,
+                };
+            });
+            for_lanes(mask, |l| set_pair(w, i.d, l, r[l]));
+        }
+        Op::Dsetp => {
+            let fc = crate::golden::isa::FCmp(i.m & 15);
+            let bits = cmp_bits(mask, |l| fc.eval_f64(pair(w, i.a, l), pair(w, i.b, l)));
+            set_pred(w, i.d, mask, bits);
+        }
+        Op::I2f => {
+            let signed = i.m & 4 == 0;
+            op1(w, i, mask, |a| ieee::i32_to_f32(a, signed, rnd))
+        }
+        Op::F2i => {
+            let signed = i.m & 4 == 0;
+            op1(w, i, mask, |a| ieee::f32_to_i32(a, signed, rnd))
+        }
+        Op::I2d => {
+            let signed = i.m & 4 == 0;
+            let a = w.regs[i.a as usize];
+            for_lanes(mask, |l| set_pair(w, i.d, l, ieee::i32_to_f64(a[l], signed)));
+        }
+        Op::D2i => {
+            let signed = i.m & 4 == 0;
+            let mut r = [0u32; 32];
+            for_lanes(mask, |l| r[l] = ieee::f64_to_i32(pair(w, i.a, l), signed, rnd));
+            let d = &mut w.regs[i.d as usize];
+            for_lanes(mask, |l| d[l] = r[l]);
+        }
+        Op::F2d => {
+            let a = w.regs[i.a as usize];
+            for_lanes(mask, |l| set_pair(w, i.d, l, ieee::f32_to_f64(a[l])));
+        }
+        Op::D2f => {
+            let mut r = [0u32; 32];
+            for_lanes(mask, |l| r[l] = ieee::f64_to_f32(pair(w, i.a, l), rnd));
+            let d = &mut w.regs[i.d as usize];
+            for_lanes(mask, |l| d[l] = r[l]);
+        }
+        Op::Mov => {
+            let b = row_b(w, i);
+            let d = &mut w.regs[i.d as usize];
+            for_lanes(mask, |l| d[l] = b[l]);
+        }
+        Op::S2r => {
+            let sr = Sreg::from_bits(i.e).expect("validated");
+            let v: [u32; 32] = match sr {
+                Sreg::TidX => w.tid[0],
+                Sreg::TidY => w.tid[1],
+                Sreg::TidZ => w.tid[2],
+                Sreg::NtidX => [ctx.block[0]; 32],
+                Sreg::NtidY => [ctx.block[1]; 32],
+                Sreg::NtidZ => [ctx.block[2]; 32],
+                Sreg::CtaidX => [ctx.cta_xy[0]; 32],
+                Sreg::CtaidY => [ctx.cta_xy[1]; 32],
+                Sreg::NctaidX => [ctx.grid[0]; 32],
+                Sreg::NctaidY => [ctx.grid[1]; 32],
+                Sreg::LaneId => std::array::from_fn(|l| l as u32),
+                Sreg::WarpId => [w.index; 32],
+                Sreg::Clock => [w.clock as u32; 32],
+            };
+            let d = &mut w.regs[i.d as usize];
+            for_lanes(mask, |l| d[l] = v[l]);
+        }
+        Op::Ldc => {
+            let a = w.regs[i.a as usize];
+            let n = ctx.params.len();
+            let mut err = None;
+            let mut v = [0u32; 32];
+            for_lanes(mask, |l| {
+                let idx = a[l] as u64 + i.e as u64;
+                if idx < n as u64 {
+                    v[l] = ctx.params[idx as usize];
+                } else if err.is_none() {
+                    err = Some(Fault {
+                        lane: Some(l as u32),
+                        reason: Reason::ParamOutOfRange { index: idx, count: n },
+                    });
+                }
+            });
+            if let Some(f) = err {
+                return Err(f);
+            }
+            let d = &mut w.regs[i.d as usize];
+            for_lanes(mask, |l| d[l] = v[l]);
+        }
+        Op::Ldg => load(w, i, mask, gmem, Space::Global, i.m & 1 != 0)?,
+        Op::Lds => load(w, i, mask, shared, Space::Shared, i.m & 1 != 0)?,
+        Op::Stg => store(w, i, mask, gmem, Space::Global, i.m & 1 != 0, s)?,
+        Op::Sts => store(w, i, mask, shared, Space::Shared, i.m & 1 != 0, s)?,
+        Op::Atomg => atomic(w, i, mask, gmem, Space::Global, s)?,
+        Op::Atoms => atomic(w, i, mask, shared, Space::Shared, s)?,
+        Op::Bra => {
+            let t = i.imm;
+            if mask != 0 {
+                if t >= ctx.code_len {
+                    return Err(Reason::BranchOutOfCode {
+                        target: t,
+                        len: ctx.code_len as usize,
+                    }
+                    .into());
+                }
+                if mask != w.active {
+                    push(
+                        w,
+                        Entry {
+                            kind: Kind::Div,
+                            mask: w.active & !mask,
+                            pc: pc + 1,
+                        },
+                    )?;
+                    w.active = mask;
+                }
+                w.pc = t;
+            }
+        }
+        Op::Ssy => {
+            let t = i.imm;
+            if t >= ctx.code_len {
+                return Err(Reason::BranchOutOfCode {
+                    target: t,
+                    len: ctx.code_len as usize,
+                }
+                .into());
+            }
+            push(
+                w,
+                Entry {
+                    kind: Kind::Sync,
+                    mask: w.active,
+                    pc: t,
+                },
+            )?;
+            return Ok(w.active);
+        }
+        Op::Sync => {
+            let executed = w.active;
+            match w.stack.pop() {
+                None => return Err(Reason::SyncEmptyStack.into()),
+                Some(e) => {
+                    let _ = e.kind;
+                    if e.mask != 0 {
+                        w.active = e.mask;
+                        w.pc = e.pc;
+                    } else {
+                        resume(w);
+                    }
+                }
+            }
+            return Ok(executed);
+        }
+        Op::Bar => {
+            w.waiting = true;
+            w.arrived = w.active;
+            return Ok(w.active);
+        }
+        Op::Exit => {
+            if mask != 0 {
+                w.live &= !mask;
+                w.active &= !mask;
+                for e in w.stack.iter_mut() {
+                    e.mask &= !mask;
+                }
+                if w.active == 0 {
+                    resume(w);
+                }
+            }
+        }
+    }
+    Ok(mask)
+}
+
+/// Run a whole launch with the default budget; returns the final global
+/// memory and the counts.
+pub fn run_kernel(
+    cfg: &SmConfig,
+    prog: &Program,
+    launch: &Launch,
+    gmem: Vec<u8>,
+) -> Result<(Vec<u8>, Stats), RunError> {
+    let mut g = Golden::new(cfg, prog, launch, gmem)?;
+    let stats = g.run(DEFAULT_BUDGET)?;
+    Ok((g.into_gmem(), stats))
+}

@@ -28,6 +28,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::golden::arith::{ieee, sfu, tesla, Round, Tininess};
+use crate::golden::model::Launch;
 use crate::sm::config::{MulAdd, SmConfig};
 
 /// FP32 add/multiply flavour of a preset (the contract: Tesla FADD/FMUL on
@@ -160,6 +161,15 @@ impl Case {
     /// Parameter values in `.param` order.
     pub fn param_values(&self) -> Vec<u32> {
         self.params.iter().map(|p| p.1).collect()
+    }
+
+    /// The golden model's launch description.
+    pub fn launch(&self) -> Launch {
+        Launch {
+            grid: self.grid,
+            block: self.block,
+            params: self.param_values(),
+        }
     }
 
     /// Arguments of `smrtl run` for this case (after `run`), with the input

@@ -82,6 +82,45 @@ enum Cmd {
         #[arg(long, default_value = "waves")]
         wave_dir: PathBuf,
     },
+    /// Run a kernel (assembly `.s` or program `.bin`) on the golden SIMT
+    /// model; print instruction counts per class.
+    ///
+    /// Parameter values: decimal (-5, 4096), hex (0x3f800000), or FP32
+    /// written with '.', an exponent or an 'f' suffix (1.5, 2e-3, 3f, inf,
+    /// nan); give them all positionally in .param order or all as NAME=VALUE.
+    Run {
+        /// Kernel: assembly text, or a program file ending in `.bin`.
+        kernel: PathBuf,
+        /// Preset name or TOML file.
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Grid dimensions X[,Y] (CTAs).
+        #[arg(long, default_value = "1")]
+        grid: String,
+        /// Block dimensions X[,Y[,Z]] (threads per CTA).
+        #[arg(long, default_value = "32")]
+        block: String,
+        /// One parameter word: VALUE or NAME=VALUE (repeat in .param order).
+        #[arg(long = "param", allow_hyphen_values = true)]
+        params: Vec<String>,
+        /// Initial global memory image (bytes, little-endian words).
+        #[arg(long)]
+        input: Option<PathBuf>,
+        /// Global memory size in bytes (default: the input's size, else 0);
+        /// the input is zero-extended to it.
+        #[arg(long)]
+        gmem_size: Option<usize>,
+        /// Where to write the final global memory image (also written when
+        /// the run fails).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Instruction budget in warp instructions.
+        #[arg(long, default_value_t = smrtl::golden::model::DEFAULT_BUDGET)]
+        budget: u64,
+        /// Print each retired warp instruction to stderr.
+        #[arg(long)]
+        trace: bool,
+    },
     /// Speed of the Rust model vs the Verilated export of a block, same run.
     Bench {
         #[arg(default_value = "mad-rf")]
@@ -179,6 +218,29 @@ fn run(cli: Cli) -> Result<i32> {
             print!("{r}");
             Ok(if ok { 0 } else { 2 })
         }
+        Cmd::Run {
+            kernel,
+            config,
+            grid,
+            block,
+            params,
+            input,
+            gmem_size,
+            output,
+            budget,
+            trace,
+        } => golden_run(GoldenRun {
+            kernel,
+            config,
+            grid,
+            block,
+            params,
+            input,
+            gmem_size,
+            output,
+            budget,
+            trace,
+        }),
         Cmd::Bench { block, config, cycles } => {
             let cfg = SmConfig::load(&config)?;
             let rows = flows::with_block(
@@ -192,5 +254,75 @@ fn run(cli: Cli) -> Result<i32> {
             print!("{}", flows::bench_table(&rows, cycles));
             Ok(0)
         }
+    }
+}
+
+/// Arguments of `smrtl run`.
+struct GoldenRun {
+    kernel: PathBuf,
+    config: String,
+    grid: String,
+    block: String,
+    params: Vec<String>,
+    input: Option<PathBuf>,
+    gmem_size: Option<usize>,
+    output: Option<PathBuf>,
+    budget: u64,
+    trace: bool,
+}
+
+/// `smrtl run`: assemble or load the kernel, run it on the golden model,
+/// write the output image (even after a failed run), print the counts.
+fn golden_run(a: GoldenRun) -> Result<i32> {
+    use anyhow::{anyhow, bail, Context};
+    use smrtl::golden::{asm, isa::Program, model};
+    let cfg = SmConfig::load(&a.config)?;
+    let name = a.kernel.display().to_string();
+    let prog = if a.kernel.extension().is_some_and(|e| e == "bin") {
+        let bytes = std::fs::read(&a.kernel).with_context(|| format!("cannot read {name}"))?;
+        Program::from_bytes(&bytes).map_err(|e| anyhow!("{name}: {e}"))?
+    } else {
+        let src = std::fs::read_to_string(&a.kernel).with_context(|| format!("cannot read {name}"))?;
+        asm::assemble(&src, &name).map_err(|e| anyhow!("{}", e.render(&src)))?
+    };
+    let grid = model::parse_dims::<2>(&a.grid).map_err(|e| anyhow!("--grid {e}"))?;
+    let block = model::parse_dims::<3>(&a.block).map_err(|e| anyhow!("--block {e}"))?;
+    let params = model::resolve_params(&prog.params, &a.params).map_err(|e| anyhow!("{e}"))?;
+    let mut gmem = match &a.input {
+        Some(p) => std::fs::read(p).with_context(|| format!("cannot read input image {}", p.display()))?,
+        None => Vec::new(),
+    };
+    if let Some(n) = a.gmem_size {
+        if n < gmem.len() {
+            bail!("--gmem-size {n} is smaller than the input image ({} bytes)", gmem.len());
+        }
+        gmem.resize(n, 0);
+    }
+    let launch = model::Launch { grid, block, params };
+    let mut g = model::Golden::new(&cfg, &prog, &launch, gmem)?;
+    let result = if a.trace {
+        g.set_budget(a.budget);
+        loop {
+            match g.step() {
+                Ok(Some(r)) => eprintln!("{r}"),
+                Ok(None) => break Ok(g.stats().clone()),
+                Err(e) => break Err(e),
+            }
+        }
+    } else {
+        g.run(a.budget)
+    };
+    if let Some(out) = &a.output {
+        std::fs::write(out, g.gmem()).with_context(|| format!("cannot write output image {}", out.display()))?;
+    }
+    print!("{}", g.stats());
+    match result {
+        Ok(_) => {
+            if let Some(out) = &a.output {
+                println!("wrote {} ({} bytes)", out.display(), g.gmem().len());
+            }
+            Ok(0)
+        }
+        Err(e) => Err(anyhow!("{name}: {e}")),
     }
 }

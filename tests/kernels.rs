@@ -184,3 +184,71 @@ fn mutated_kernels_are_caught() {
         assert!(caught, "{}: `{from}` -> `{to}` not detected", case.label);
     }
 }
+
+/// The first case of every kernel through the command line (`smrtl run`
+/// with the case's `cli_args`): the written image matches the reference.
+#[test]
+fn smrtl_run_cli_matches_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    for k in all_kernels() {
+        // The smallest case keeps the process runs short.
+        let case = (k.cases)(Fp32::Tesla).into_iter().min_by_key(|c| c.gmem.len()).unwrap();
+        let kpath = dir.path().join(k.file);
+        let input = dir.path().join(format!("{}.gmem.bin", k.name));
+        let output = dir.path().join(format!("{}.out.bin", k.name));
+        std::fs::write(&kpath, k.source).unwrap();
+        std::fs::write(&input, &case.gmem).unwrap();
+        let args = case.cli_args(
+            kpath.to_str().unwrap(),
+            "gt200",
+            input.to_str().unwrap(),
+            output.to_str().unwrap(),
+        );
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_smrtl"))
+            .arg("run")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "smrtl run {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = std::fs::read(&output).unwrap();
+        if let Err(m) = case.check(&out) {
+            panic!("smrtl run {}: {m}", args.join(" "));
+        }
+    }
+}
+
+/// Writes every test case's input image, reference image and `smrtl run`
+/// command line into `$SMRTL_KERNEL_DIR` (default `target/kernel-cases`),
+/// for running the kernels by hand:
+/// `cargo test --test kernels write_case_files -- --ignored`.
+#[test]
+#[ignore]
+fn write_case_files() {
+    let dir = std::env::var("SMRTL_KERNEL_DIR").unwrap_or_else(|_| "target/kernel-cases".into());
+    let dir = std::path::Path::new(&dir);
+    std::fs::create_dir_all(dir).unwrap();
+    for (preset, fp) in [("gt200", Fp32::Tesla), ("fermi", Fp32::Ieee)] {
+        for k in all_kernels() {
+            for (i, case) in (k.cases)(fp).iter().enumerate() {
+                let stem = format!("{}-{preset}-{i}", k.name);
+                let input = dir.join(format!("{stem}.gmem.bin"));
+                std::fs::write(&input, &case.gmem).unwrap();
+                std::fs::write(dir.join(format!("{stem}.expected.bin")), &case.expected).unwrap();
+                let args = case.cli_args(
+                    &format!("testbenches/kernels/{}", k.file),
+                    preset,
+                    input.to_str().unwrap(),
+                    dir.join(format!("{stem}.out.bin")).to_str().unwrap(),
+                );
+                let cmd = format!("# {}\nsmrtl run {}\n", case.label, args.join(" "));
+                std::fs::write(dir.join(format!("{stem}.cmd")), cmd).unwrap();
+            }
+        }
+    }
+    eprintln!("case files in {}", dir.display());
+}

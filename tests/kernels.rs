@@ -9,6 +9,8 @@
 
 use std::time::Instant;
 
+use proptest::prelude::*;
+
 use smrtl::golden::asm::assemble;
 use smrtl::golden::model::{run_kernel, Stats};
 use smrtl::sm::config::SmConfig;
@@ -108,8 +110,18 @@ fn conv3x3_gt200() {
 }
 
 #[test]
+fn conv3x3_fermi() {
+    run_kernel_cases("conv3x3", "fermi");
+}
+
+#[test]
 fn conv5x5_fermi() {
     run_kernel_cases("conv5x5", "fermi");
+}
+
+#[test]
+fn conv5x5_gt200() {
+    run_kernel_cases("conv5x5", "gt200");
 }
 
 #[test]
@@ -251,4 +263,45 @@ fn write_case_files() {
         }
     }
     eprintln!("case files in {}", dir.display());
+}
+
+/// Run one case on gt200 and report a mismatch or a model error as text.
+fn outcome(case: &Case) -> Result<(), String> {
+    let cfg = SmConfig::load("gt200").unwrap();
+    let prog = assemble(case.source, case.file).map_err(|e| e.to_string())?;
+    let (out, _) =
+        run_kernel(&cfg, &prog, &case.launch(), case.gmem.clone()).map_err(|e| format!("{}: {e}", case.label))?;
+    case.check(&out).map_err(|m| m.to_string())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Any size and block shape, including partial warps and CTAs.
+    #[test]
+    fn vadd_any_shape(n in 1u32..700, block in 1u32..=512, seed: u64) {
+        prop_assert_eq!(outcome(&kernels::vadd(Fp32::Tesla, n, block, seed)), Ok(()));
+    }
+
+    #[test]
+    fn divergence_any_shape(n in 1u32..400, block in 1u32..=256, thresh: u32, seed: u64) {
+        prop_assert_eq!(outcome(&kernels::divergence(n, block, thresh, seed)), Ok(()));
+    }
+
+    #[test]
+    fn histogram_any_shape(n in 0u32..2000, grid in 1u32..6, block in 1u32..=300, shift in 0u32..26, seed: u64) {
+        prop_assert_eq!(outcome(&kernels::histogram(n, grid, block, shift, seed)), Ok(()));
+    }
+
+    #[test]
+    fn reduce_any_shape(n in 1u32..3000, log_block in 1u32..=10, seed: u64) {
+        prop_assert_eq!(outcome(&kernels::reduce(Fp32::Tesla, n, 1 << log_block, seed)), Ok(()));
+    }
+
+    #[test]
+    fn tiled_kernels_any_shape(m in 1u32..40, n in 1u32..40, k in 1u32..40, seed: u64) {
+        prop_assert_eq!(outcome(&kernels::matmul(seed % 2 == 0, m, n, k, seed)), Ok(()));
+        prop_assert_eq!(outcome(&kernels::transpose(seed % 2 == 1, m, n, seed)), Ok(()));
+        prop_assert_eq!(outcome(&kernels::conv(if seed % 2 == 0 { 3 } else { 5 }, m, n, seed)), Ok(()));
+    }
 }

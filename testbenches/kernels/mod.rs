@@ -666,8 +666,10 @@ pub fn matmul(fused: bool, m: u32, n: u32, kd: u32, seed: u64) -> Case {
 }
 
 /// `histogram.s`: `n` keys, `grid` CTAs of `block` threads, bins of
-/// `(key >> shift) & 63`; the global histogram starts with small counts.
+/// `(key >> shift) & 63` (`shift` <= 26 here); the global histogram starts
+/// with small counts.
 pub fn histogram(n: u32, grid: u32, block: u32, shift: u32, seed: u64) -> Case {
+    assert!(shift <= 26, "the key generator needs shift <= 26");
     let mut r = rng(seed);
     // Skewed keys: a quarter land in bin 5 (contention on one address).
     let keys: Vec<u32> = (0..n)

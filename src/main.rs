@@ -131,6 +131,24 @@ enum Cmd {
         #[arg(long, default_value_t = 4_000_000)]
         cycles: u64,
     },
+    /// Assemble a kernel source file into a program binary (prints the
+    /// instruction count; errors as file:line:col with the source line).
+    Asm {
+        input: PathBuf,
+        /// Output file (default: the input with the extension .bin).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+    /// Print a program binary as canonical assembly text.
+    Disasm {
+        input: PathBuf,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// Add each instruction's pc and 64-bit word as a comment.
+        #[arg(long)]
+        words: bool,
+    },
 }
 
 fn main() {
@@ -252,6 +270,44 @@ fn run(cli: Cli) -> Result<i32> {
                 },
             )?;
             print!("{}", flows::bench_table(&rows, cycles));
+            Ok(0)
+        }
+        Cmd::Asm { input, out } => {
+            use anyhow::Context;
+            let src = std::fs::read_to_string(&input).with_context(|| format!("cannot read {}", input.display()))?;
+            let file = input.display().to_string();
+            let p = match smrtl::golden::asm::assemble_all(&src, &file) {
+                Ok(p) => p,
+                Err(errs) => {
+                    for e in errs.iter().take(20) {
+                        eprintln!("{}", e.render(&src));
+                    }
+                    eprintln!(
+                        "{} error{} in {file}",
+                        errs.len(),
+                        if errs.len() == 1 { "" } else { "s" }
+                    );
+                    return Ok(1);
+                }
+            };
+            let out = out.unwrap_or_else(|| input.with_extension("bin"));
+            std::fs::write(&out, p.to_bytes()).with_context(|| format!("cannot write {}", out.display()))?;
+            println!("{}: {} instructions -> {}", p.name, p.code.len(), out.display());
+            Ok(0)
+        }
+        Cmd::Disasm { input, out, words } => {
+            use anyhow::Context;
+            let b = std::fs::read(&input).with_context(|| format!("cannot read {}", input.display()))?;
+            let p = smrtl::golden::isa::Program::from_bytes(&b).with_context(|| format!("{}", input.display()))?;
+            let text = if words {
+                smrtl::golden::asm::disassemble_with_words(&p)
+            } else {
+                smrtl::golden::asm::disassemble(&p)
+            };
+            match out {
+                Some(o) => std::fs::write(&o, text).with_context(|| format!("cannot write {}", o.display()))?,
+                None => print!("{text}"),
+            }
             Ok(0)
         }
     }

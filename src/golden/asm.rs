@@ -387,7 +387,6 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
     let neg = negatable(i.op);
     let na = if neg && i.neg_a() { "-" } else { "" };
     let nbc = if neg && i.neg_bc() { "-" } else { "" };
-    let three = matches!(info.form, Form::DABC);
     let b_text = |negb: &str| match i.b {
         Src::Reg(r) => format!("{negb}{}", reg_text(r)),
         Src::Imm(v) => format!("{negb}0x{v:x}"),
@@ -404,7 +403,7 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
         Form::DABC => vec![
             reg_text(i.d),
             format!("{na}{}", reg_text(i.a)),
-            b_text(if three { "" } else { nbc }),
+            b_text(""),
             format!("{nbc}{}", reg_text(i.c)),
         ],
         Form::PAB => vec![pred_text(i.d), reg_text(i.a), b_text("")],
@@ -456,6 +455,17 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
 /// per line, with a label `L<pc>:` before every branch or `SSY` target.
 /// `assemble(&disassemble(p), _)` gives `p` back (except `src_lines`).
 pub fn disassemble(p: &Program) -> String {
+    disassemble_opts(p, false)
+}
+
+/// [`disassemble`] with a comment after each instruction giving its pc and
+/// its 64-bit word (`; 0005: 0x2029...`), for matching waves and dumps.
+/// The text still assembles to the same program.
+pub fn disassemble_with_words(p: &Program) -> String {
+    disassemble_opts(p, true)
+}
+
+fn disassemble_opts(p: &Program, words: bool) -> String {
     let n = p.code.len() as u32;
     let labels: BTreeMap<u32, String> = p
         .code
@@ -476,7 +486,12 @@ pub fn disassemble(p: &Program) -> String {
         if let Some(l) = labels.get(&(pc as u32)) {
             let _ = writeln!(s, "{l}:");
         }
-        let _ = writeln!(s, "    {}", format_instr_with(i, Some(&labels), &p.params));
+        let text = format_instr_with(i, Some(&labels), &p.params);
+        if words {
+            let _ = writeln!(s, "    {text:<40} ; {pc:04}: 0x{:016x}", i.encode());
+        } else {
+            let _ = writeln!(s, "    {text}");
+        }
     }
     if let Some(l) = labels.get(&n) {
         let _ = writeln!(s, "{l}:");
@@ -530,13 +545,11 @@ fn lex(line: &str) -> Result<Vec<Token>, (u32, String)> {
             let hex = c == '0' && matches!(ch.get(i + 1), Some('x' | 'X'));
             while i < ch.len() {
                 let d = ch[i];
-                if word_char(d) {
-                    i += 1;
-                } else if !hex && (d == '+' || d == '-') && matches!(ch[i - 1], 'e' | 'E') {
-                    i += 1;
-                } else {
+                let exp_sign = !hex && (d == '+' || d == '-') && matches!(ch[i - 1], 'e' | 'E');
+                if !(word_char(d) || exp_sign) {
                     break;
                 }
+                i += 1;
             }
             out.push(Token {
                 t: Tok::Num(ch[start..i].iter().collect()),
@@ -607,15 +620,17 @@ fn is_ident(w: &str) -> bool {
     c.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Parse an unsigned integer literal (decimal or `0x` hex).
+/// Parse an unsigned integer literal (decimal or `0x` hex); values beyond
+/// `u64` saturate (every caller then reports them out of range).
 fn parse_uint(s: &str) -> Option<u64> {
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else if s.bytes().all(|b| b.is_ascii_digit()) {
-        s.parse().ok()
-    } else {
-        None
+    let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (s, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
     }
+    Some(u64::from_str_radix(digits, radix).unwrap_or(u64::MAX))
 }
 
 fn is_hex(s: &str) -> bool {
@@ -696,7 +711,7 @@ impl<'a> Ops<'a> {
             return Err((
                 col,
                 format!(
-                    "operand {name} of {} is an FP64 register pair and must be even, found R{r}",
+                    "operand {name} of {} is a 64-bit register pair and must be an even register, found R{r}",
                     self.mn()
                 ),
             ));
@@ -836,7 +851,8 @@ impl<'a> Ops<'a> {
                 return Ok((Src::Imm(mag as u32 ^ 0x8000_0000), false));
             }
         }
-        let v: i64 = if sign.is_some() { -(mag as i64) } else { mag as i64 };
+        let mag = mag.min(1 << 40) as i64;
+        let v: i64 = if sign.is_some() { -mag } else { mag };
         if v < i32::MIN as i64 || v > u32::MAX as i64 {
             return Err((
                 col,
@@ -867,6 +883,12 @@ impl<'a> Ops<'a> {
         })?;
         self.end(n, close + 1)?;
         let inner = &toks[1..close];
+        if inner.is_empty() {
+            return Err((
+                toks[close].col,
+                "empty memory operand: write [R4], [R4+16] or [0x100]".into(),
+            ));
+        }
         let (a, rest) = match inner.first().map(|t| &t.t) {
             Some(Tok::Word(w)) => match reg_word(w, inner[0].col)? {
                 Some(RegWord::Reg(r)) => {
@@ -1061,7 +1083,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 fn nearest<'a>(w: &str, cands: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     cands
         .map(|c| (levenshtein(w, c), c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 2))
+        .filter(|(d, c)| *d <= c.len().div_ceil(3).max(1))
         .min()
         .map(|(_, c)| c)
 }
@@ -1083,6 +1105,8 @@ struct Asm<'s> {
     errors: Vec<AsmError>,
     name: Option<(String, u32)>,
     regs: Option<(u32, u32)>,
+    /// A `.regs` line exists (even a bad one).
+    regs_seen: bool,
     shared: Option<(u32, u32)>,
     params: Vec<String>,
     labels: HashMap<String, (u32, u32)>,
@@ -1155,6 +1179,7 @@ impl<'s> Asm<'s> {
                 self.name = Some((name, ln));
             }
             ".regs" => {
+                self.regs_seen = true;
                 let t = one("a register count (1..=128)")?;
                 let v = number(t, "a register count (1..=128)")?;
                 if !(1..=MAX_REGS as u64).contains(&v) {
@@ -1497,6 +1522,7 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
         errors: Vec::new(),
         name: None,
         regs: None,
+        regs_seen: false,
         shared: None,
         params: Vec::new(),
         labels: HashMap::new(),
@@ -1526,7 +1552,8 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
     }
     // Registers against .regs.
     match a.regs {
-        None => a.err(1, 1, "missing .regs directive (registers per thread, 1..=128)"),
+        None if !a.regs_seen => a.err(1, 1, "missing .regs directive (registers per thread, 1..=128)"),
+        None => {}
         Some((regs, rl)) => {
             let uses = std::mem::take(&mut a.reg_uses);
             for (ln, op, u) in uses {

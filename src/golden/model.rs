@@ -1110,49 +1110,56 @@ fn resume(w: &mut Warp) {
     w.done = true;
 }
 
-fn load(w: &mut Warp, i: &Dec, mask: u32, mem: &[u8], space: Space, wide: bool) -> Result<(), Fault> {
-    let a = w.regs[i.a as usize];
-    let off = i.off as u32;
-    let bytes = if wide { 8 } else { 4 };
-    let mut err = None;
-    for_lanes(mask, |l| {
-        if err.is_none() {
-            if let Err(f) = check_addr(space, a[l].wrapping_add(off), bytes, mem.len(), l) {
-                err = Some(f);
-            }
-        }
-    });
-    if let Some(f) = err {
-        return Err(f);
+/// Addresses `a + off` of every lane, checked on the lanes in `mask`:
+/// one vectorizable pass, then the first bad lane (ascending) is reported.
+#[inline(always)]
+fn addrs_checked(
+    a: &[u32; 32],
+    off: u32,
+    mask: u32,
+    space: Space,
+    bytes: u32,
+    size: usize,
+) -> Result<[u32; 32], Fault> {
+    let addrs: [u32; 32] = std::array::from_fn(|l| a[l].wrapping_add(off));
+    let mut bad = 0u32;
+    for (l, &x) in addrs.iter().enumerate() {
+        let b = (x & (bytes - 1) != 0) | (x as u64 + bytes as u64 > size as u64);
+        bad |= (b as u32) << l;
     }
+    bad &= mask;
+    if bad != 0 {
+        let l = bad.trailing_zeros() as usize;
+        check_addr(space, addrs[l], bytes, size, l)?;
+    }
+    Ok(addrs)
+}
+
+#[inline(always)]
+fn rd32s(m: &[u8], a: u32) -> u32 {
+    let a = a as usize;
+    u32::from_le_bytes(m[a..a + 4].try_into().expect("4 bytes"))
+}
+
+#[inline(always)]
+fn load(w: &mut Warp, i: &Dec, mask: u32, mem: &[u8], space: Space, wide: bool) -> Result<(), Fault> {
+    let bytes = if wide { 8 } else { 4 };
+    let addrs = addrs_checked(&w.regs[i.a as usize], i.off as u32, mask, space, bytes, mem.len())?;
     if wide {
         let mut v = [0u64; 32];
-        for_lanes(mask, |l| v[l] = rd64(mem, a[l].wrapping_add(off) as usize));
+        for_lanes(mask, |l| v[l] = rd64(mem, addrs[l] as usize));
         for_lanes(mask, |l| set_pair(w, i.d, l, v[l]));
     } else {
         let d = &mut w.regs[i.d as usize];
-        for_lanes(mask, |l| d[l] = rd32(mem, a[l].wrapping_add(off) as usize));
+        for_lanes(mask, |l| d[l] = rd32s(mem, addrs[l]));
     }
     Ok(())
 }
 
+#[inline(always)]
 fn store(w: &Warp, i: &Dec, mask: u32, mem: &mut [u8], space: Space, wide: bool, s: &mut Scratch) -> Result<(), Fault> {
-    let a = w.regs[i.a as usize];
-    let off = i.off as u32;
     let bytes = if wide { 8 } else { 4 };
-    let mut err = None;
-    for_lanes(mask, |l| {
-        let addr = a[l].wrapping_add(off);
-        s.addrs[l] = addr;
-        if err.is_none() {
-            if let Err(f) = check_addr(space, addr, bytes, mem.len(), l) {
-                err = Some(f);
-            }
-        }
-    });
-    if let Some(f) = err {
-        return Err(f);
-    }
+    s.addrs = addrs_checked(&w.regs[i.a as usize], i.off as u32, mask, space, bytes, mem.len())?;
     // Ascending lanes: the highest lane writing an address wins.
     if wide {
         for_lanes(mask, |l| {
@@ -1176,20 +1183,7 @@ fn atomic(w: &mut Warp, i: &Dec, mask: u32, mem: &mut [u8], space: Space, s: &mu
     let b = w.regs[i.b as usize];
     let c = w.regs[i.c as usize];
     let op = crate::golden::isa::AtomOp::from_bits(i.m).expect("validated at load");
-    let off = i.off as u32;
-    let mut err = None;
-    for_lanes(mask, |l| {
-        let addr = a[l].wrapping_add(off);
-        s.addrs[l] = addr;
-        if err.is_none() {
-            if let Err(f) = check_addr(space, addr, 4, mem.len(), l) {
-                err = Some(f);
-            }
-        }
-    });
-    if let Some(f) = err {
-        return Err(f);
-    }
+    s.addrs = addrs_checked(&a, i.off as u32, mask, space, 4, mem.len())?;
     let mut old = [0u32; 32];
     for_lanes(mask, |l| {
         let at = s.addrs[l] as usize;

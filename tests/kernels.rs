@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use proptest::prelude::*;
 
-use smrtl::golden::asm::assemble;
+use smrtl::golden::asm::{assemble, disassemble};
 use smrtl::golden::model::{run_kernel, Stats};
 use smrtl::sm::config::SmConfig;
 use smrtl::testbenches::kernels::{self, all_kernels, by_name, Case, Fp32};
@@ -137,6 +137,24 @@ fn every_kernel_has_a_test() {
             src.contains(&format!("run_kernel_cases(\"{}\"", k.name)),
             "{} untested",
             k.name
+        );
+    }
+}
+
+/// Every kernel survives the disassembler: the canonical text assembles
+/// back to the same code and directives.
+#[test]
+fn kernels_round_trip_through_the_disassembler() {
+    for k in all_kernels() {
+        let p = assemble(k.source, k.file).unwrap();
+        assert_eq!(p.name, k.name);
+        let text = disassemble(&p);
+        let q = assemble(&text, k.file).unwrap_or_else(|e| panic!("{}: {e}\n{text}", k.file));
+        assert_eq!(
+            (&q.name, q.regs, q.shared_bytes, &q.params, &q.code),
+            (&p.name, p.regs, p.shared_bytes, &p.params, &p.code),
+            "{}",
+            k.file
         );
     }
 }

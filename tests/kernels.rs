@@ -323,3 +323,20 @@ proptest! {
         prop_assert_eq!(outcome(&kernels::conv(if seed % 2 == 0 { 3 } else { 5 }, m, n, seed)), Ok(()));
     }
 }
+
+/// `divergence.s` really diverges: its warps run with far fewer active
+/// lanes on average than the convergent `vadd.s` on the same warp count.
+#[test]
+fn divergence_kernel_diverges() {
+    let cfg = SmConfig::load("gt200").unwrap();
+    let lanes = |s: &Stats| s.thread_instrs as f64 / s.warp_instrs as f64;
+    let d = run_case(&cfg, &kernels::divergence(1024, 128, 0x8000_0000, 3));
+    let v = run_case(&cfg, &kernels::vadd(Fp32::Tesla, 1024, 128, 3));
+    eprintln!(
+        "active lanes per warp instruction: divergence {:.2}, vadd {:.2}",
+        lanes(&d),
+        lanes(&v)
+    );
+    assert!(lanes(&v) > 28.0); // guarded EXITs count only their exiting lanes
+    assert!(lanes(&d) < 16.0);
+}

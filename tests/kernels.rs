@@ -293,7 +293,13 @@ fn outcome(case: &Case) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    // 24 cases each (PROPTEST_CASES overrides it for a long run); failing
+    // inputs are printed, no regression file next to tests/.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     /// Any size and block shape, including partial warps and CTAs.
     #[test]

@@ -37,7 +37,7 @@ fn random_instr(rng: &mut SmallRng, op: Op, regs: u32, len: u32) -> Instr {
     let uses = info.form.uses();
     loop {
         let mut i = Instr::new(op);
-        if op != Op::Ssy && rng.gen_bool(0.5) {
+        if !matches!(op, Op::Ssy | Op::Sync | Op::Bar) && rng.gen_bool(0.5) {
             let pred = if rng.gen_bool(0.2) { PT } else { rng.gen_range(0..4) };
             i.guard = Guard {
                 pred,
@@ -727,6 +727,15 @@ fn bad_negation_and_guards() {
     check(".regs 4\nFSETP.LT P0, -R1, R2\n", 2, 14, &["cannot be negated"]);
     check(".regs 4\n@!PT NOP\n", 2, 1, &["@!PT"]);
     check(".regs 4\n@P0 SSY x\nx: SYNC\n", 2, 1, &["SSY", "cannot have a guard"]);
+    check(
+        ".regs 4\n  @!P1 SYNC\n",
+        2,
+        3,
+        &["SYNC acts on the whole warp", "cannot have a guard"],
+    );
+    check(".regs 4\n@P3 BAR\n", 2, 1, &["BAR", "cannot have a guard"]);
+    // @PT is no guard at all.
+    assert!(assemble(".regs 4\n@PT SYNC\n@PT BAR\n", "ok.s").is_ok());
     check(".regs 4\n@R1 NOP\n", 2, 2, &["expected a guard predicate"]);
 }
 

@@ -363,8 +363,8 @@ fn mem_text(a: u8, off: i32) -> String {
     }
 }
 
-/// Does operand `b` (two-operand FP) or `c` (multiply-add) carry the
-/// `neg_bc` bit? Also whether `a` can be negated at all.
+/// Can this opcode negate its sources (`-a`, and `-b` of a two-operand
+/// op or `-c` of a multiply-add), through modifier bits 2 and 3?
 fn negatable(op: Op) -> bool {
     matches!(op.info().modk, ModKind::FpRound | ModKind::FpNegOnly)
 }
@@ -1324,10 +1324,10 @@ impl<'s> Asm<'s> {
             }
         }
         let mut m = join_mod(info.modk, &choice).map_err(|(_, msg)| (mcol, format!("{}: {msg}", info.mnemonic)))?;
-        if op == Op::Ssy && guard != Guard::ALWAYS {
+        if matches!(op, Op::Ssy | Op::Sync | Op::Bar) && guard != Guard::ALWAYS {
             return Err((
                 guard_col.unwrap_or(mcol),
-                "SSY executes for the whole warp and cannot have a guard".into(),
+                format!("{} acts on the whole warp and cannot have a guard", info.mnemonic),
             ));
         }
         // Operands, split at commas.

@@ -4,9 +4,12 @@
 //! * [`stimulus`]: random port values that respect clock domains.
 //! * [`fifo_ref`]: a plain-Rust model of the FIFO's cycle behaviour.
 //! * [`mad_rf_ref`]: a plain-Rust model of the dual-clock slice.
+//! * [`kernels`]: the benchmark kernels (assembly) with bit-exact host
+//!   references.
 
 pub mod fifo_pair;
 pub mod fifo_ref;
+pub mod kernels;
 pub mod lanes;
 pub mod mad_rf_ref;
 pub mod mem_ports;

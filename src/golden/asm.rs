@@ -1324,7 +1324,7 @@ impl<'s> Asm<'s> {
             }
         }
         let mut m = join_mod(info.modk, &choice).map_err(|(_, msg)| (mcol, format!("{}: {msg}", info.mnemonic)))?;
-        if matches!(op, Op::Ssy | Op::Sync | Op::Bar) && guard != Guard::ALWAYS {
+        if !op.takes_guard() && guard != Guard::ALWAYS {
             return Err((
                 guard_col.unwrap_or(mcol),
                 format!("{} acts on the whole warp and cannot have a guard", info.mnemonic),

@@ -585,6 +585,13 @@ const P_AB_D: Pairs = Pairs {
 };
 
 impl Op {
+    /// May the instruction carry a guard predicate? `SSY`, `SYNC` and `BAR`
+    /// act on the warp as a whole (the reconvergence stack, the CTA
+    /// barrier), so a per-lane guard has no meaning for them.
+    pub fn takes_guard(self) -> bool {
+        !matches!(self, Op::Ssy | Op::Sync | Op::Bar)
+    }
+
     /// Look an opcode up by its base mnemonic (`"FADD"`).
     pub fn from_mnemonic(m: &str) -> Option<Op> {
         Op::ALL.iter().copied().find(|o| o.info().mnemonic == m)
@@ -777,6 +784,9 @@ impl Instr {
         }
         if self.guard.pred == PT && self.guard.neg {
             return Err(bad(op, "guard @!PT (never) is not allowed"));
+        }
+        if self.guard != Guard::ALWAYS && !op.takes_guard() {
+            return Err(bad(op, "acts on the whole warp and cannot have a guard predicate"));
         }
         if self.m > 15 {
             return Err(bad(op, "modifier wider than 4 bits"));
@@ -989,6 +999,10 @@ mod tests {
         let mut d = Instr::new(Op::Dadd);
         d.d = 3;
         assert!(d.validate().is_err());
+        // SYNC acts on the whole warp: no guard.
+        let mut s = Instr::new(Op::Sync);
+        s.guard = Guard { pred: 0, neg: false };
+        assert!(s.validate().is_err());
         // Register 200 is neither R0-R127 nor RZ.
         let mut x = Instr::new(Op::Iadd);
         x.a = 200;

@@ -33,7 +33,9 @@
 //! scratch row nobody reads.
 
 use crate::golden::arith::{ieee, sfu, tesla, Round, Tininess};
-use crate::golden::isa::{Class, Form, Instr, ModKind, Op, Program, Rnd, Src, Sreg, MAX_REGS, NUM_PREDS, PT, RZ};
+use crate::golden::isa::{
+    Class, Form, Guard, Instr, ModKind, Op, Program, Rnd, Src, Sreg, MAX_REGS, NUM_PREDS, PT, RZ,
+};
 use crate::sm::config::{MulAdd, SmConfig};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -919,18 +921,18 @@ fn tids(w: usize, block: [u32; 3]) -> [[u32; 32]; 3] {
 /// Check and pre-resolve one instruction.
 fn decode(i: &Instr, nregs: usize) -> Result<Dec, Reason> {
     let text = instr_text_safe(i);
-    i.validate().map_err(|e| Reason::InvalidInstr {
-        text: text.clone(),
-        why: e.to_string(),
-    })?;
     let info = i.info();
-    let uses = info.form.uses();
-    if i.guard.pred != PT && matches!(i.op, Op::Ssy | Op::Sync | Op::Bar) {
+    if i.guard != Guard::ALWAYS && !i.op.takes_guard() {
         return Err(Reason::GuardedControl {
             text,
             op: info.mnemonic,
         });
     }
+    i.validate().map_err(|e| Reason::InvalidInstr {
+        text: text.clone(),
+        why: e.to_string(),
+    })?;
+    let uses = info.form.uses();
     let wide = info.modk == ModKind::Width && i.wide();
     let check = |r: u8, used: bool, pair: bool| -> Result<(), Reason> {
         if !used || r == RZ {

@@ -477,3 +477,79 @@ impl BlockFn for SmemPatterns {
         }
     }
 }
+
+/// `smrtl kernels`: run the benchmark kernels (`testbenches/kernels/`) on
+/// the golden model, every launch shape each has, and compare each result
+/// image with the kernel's host reference. Returns the report and whether
+/// every case matched. With `cases_dir`, also writes each case's input
+/// image, reference image and the `smrtl run` command line that reproduces
+/// it.
+pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) -> Result<(String, bool)> {
+    use crate::golden::{asm, model};
+    use crate::testbenches::kernels::{self, Fp32};
+    let all = kernels::all_kernels();
+    let chosen: Vec<&kernels::Kernel> = if names.is_empty() {
+        all.iter().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| {
+                kernels::by_name(n).with_context(|| {
+                    let known: Vec<&str> = all.iter().map(|k| k.name).collect();
+                    format!("unknown kernel '{n}' (known: {})", known.join(", "))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    if let Some(d) = cases_dir {
+        writable_dir(d)?;
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "golden model, preset {}", cfg.name);
+    let _ = writeln!(
+        out,
+        "{:<56} {:>10} {:>12} {:>9}  result",
+        "case", "warp instr", "thread instr", "ms"
+    );
+    let (mut pass, mut fail) = (0, 0);
+    for k in chosen {
+        let prog = asm::assemble(k.source, k.file).with_context(|| format!("assembling {}", k.file))?;
+        for (i, case) in (k.cases)(Fp32::of(cfg)).into_iter().enumerate() {
+            if let Some(d) = cases_dir {
+                let stem = d.join(format!("{}-{}-{i}", k.name, cfg.name));
+                let p = |ext: &str| PathBuf::from(format!("{}.{ext}", stem.display()));
+                std::fs::write(p("gmem.bin"), &case.gmem)?;
+                std::fs::write(p("expected.bin"), &case.expected)?;
+                let args = case.cli_args(
+                    &format!("testbenches/kernels/{}", k.file),
+                    &cfg.name,
+                    &p("gmem.bin").display().to_string(),
+                    &p("out.bin").display().to_string(),
+                );
+                std::fs::write(p("cmd"), format!("smrtl run {}\n", args.join(" ")))?;
+            }
+            let t = Instant::now();
+            let r = model::run_kernel(cfg, &prog, &case.launch(), case.gmem.clone());
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let (w, th, verdict) = match r {
+                Ok((img, stats)) => (
+                    stats.warp_instrs.to_string(),
+                    stats.thread_instrs.to_string(),
+                    match case.check(&img) {
+                        Ok(()) => "PASS".to_string(),
+                        Err(m) => format!("FAIL {m}"),
+                    },
+                ),
+                Err(e) => ("-".into(), "-".into(), format!("ERROR {e}")),
+            };
+            if verdict == "PASS" {
+                pass += 1;
+            } else {
+                fail += 1;
+            }
+            let _ = writeln!(out, "{:<56} {w:>10} {th:>12} {ms:>9.1}  {verdict}", case.label);
+        }
+    }
+    let _ = writeln!(out, "{pass} passed, {fail} failed");
+    Ok((out, fail == 0))
+}

@@ -151,6 +151,19 @@ enum Cmd {
         #[arg(long)]
         words: bool,
     },
+    /// Run the benchmark kernels (testbenches/kernels) on the golden model,
+    /// every launch shape each has, check each result against the kernel's
+    /// host reference and print a report (exit 2 on a mismatch).
+    Kernels {
+        /// Kernel names (default: all).
+        names: Vec<String>,
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Also write each case's input and reference images and its
+        /// `smrtl run` command line into this folder.
+        #[arg(long)]
+        cases: Option<PathBuf>,
+    },
     /// Check Berkeley TestFloat vectors (testfloat_gen's line format) read
     /// on stdin against the reference arithmetic; prints each mismatch and
     /// a summary; exit 0 all match, 1 mismatches, 2 malformed input.
@@ -336,6 +349,12 @@ fn run(cli: Cli) -> Result<i32> {
                 None => print!("{text}"),
             }
             Ok(0)
+        }
+        Cmd::Kernels { names, config, cases } => {
+            let cfg = SmConfig::load(&config)?;
+            let (report, ok) = flows::kernel_suite(&cfg, &names, cases.as_deref())?;
+            print!("{report}");
+            Ok(if ok { 0 } else { 2 })
         }
         Cmd::Testfloat {
             op,

@@ -150,7 +150,10 @@ impl Func {
         }
         let d = (y - r).abs();
         let err = d / r.abs().max(self.floor());
-        let ulp = 2f64.powi((r.abs().log2().floor() as i32).max(-126) - 23);
+        // floor(log2|r|) from the f64 exponent field (r is never an f64
+        // subnormal here: those are below every FP32 value).
+        let e = ((r.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+        let ulp = f64::from_bits((((e.max(-126) - 23) + 1023) as u64) << 52);
         (err, d / ulp)
     }
 }

@@ -1,5 +1,5 @@
 //! The `smrtl` command line.
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use smrtl::cosim::Options;
 use smrtl::flows::{self, BlockName};
@@ -221,7 +221,7 @@ fn run(cli: Cli) -> Result<i32> {
         } => sfu_accuracy(func, threads, &inputs, seed),
         Cmd::GenSfuTables { out } => {
             let text = smrtl::golden::arith::sfu::gen::generate_source();
-            std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
+            anyhow::Context::with_context(std::fs::write(&out, text), || format!("cannot write {}", out.display()))?;
             println!("wrote {}", out.display());
             Ok(0)
         }
@@ -234,7 +234,7 @@ fn sfu_accuracy(func: Option<String>, threads: Option<usize>, inputs: &str, seed
         None => Func::MAIN.to_vec(),
         Some(name) => match Func::parse(name) {
             Some(f) => vec![f],
-            None => bail!(
+            None => anyhow::bail!(
                 "unknown SFU function `{name}` (want one of: {})",
                 Func::ALL.map(|f| f.name()).join(", ")
             ),
@@ -242,7 +242,7 @@ fn sfu_accuracy(func: Option<String>, threads: Option<usize>, inputs: &str, seed
     };
     let inputs: Inputs = inputs.parse().map_err(anyhow::Error::msg)?;
     let threads = match threads {
-        Some(0) => bail!("--threads must be at least 1"),
+        Some(0) => anyhow::bail!("--threads must be at least 1"),
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };

@@ -189,6 +189,27 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         max_errors: u64,
     },
+    /// Sweep the SFU functions (bit-exact path incl. range reduction) against
+    /// an f64 reference: max error in ulps and good bits per function.
+    SfuAccuracy {
+        /// rcp, rsqrt, lg2, ex2, sin, cos, sin-wide or cos-wide (default: the
+        /// first six).
+        func: Option<String>,
+        /// Worker threads (default: available cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// `all` (every FP32 pattern in the domain) or `sample:N`.
+        #[arg(long, default_value = "all")]
+        inputs: String,
+        /// Seed of the random sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Regenerate the SFU coefficient tables (src/golden/arith/sfu/tables.rs).
+    GenSfuTables {
+        #[arg(long, default_value = "src/golden/arith/sfu/tables.rs")]
+        out: PathBuf,
+    },
 }
 
 fn main() {
@@ -374,6 +395,18 @@ fn run(cli: Cli) -> Result<i32> {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             Ok(testfloat::run(stdin, &mut out, &mut std::io::stderr(), &opts)?)
         }
+        Cmd::SfuAccuracy {
+            func,
+            threads,
+            inputs,
+            seed,
+        } => sfu_accuracy(func, threads, &inputs, seed),
+        Cmd::GenSfuTables { out } => {
+            let text = smrtl::golden::arith::sfu::gen::generate_source();
+            anyhow::Context::with_context(std::fs::write(&out, text), || format!("cannot write {}", out.display()))?;
+            println!("wrote {}", out.display());
+            Ok(0)
+        }
     }
 }
 
@@ -448,4 +481,52 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         }
         Err(e) => Err(anyhow!("{name}: {e}")),
     }
+}
+
+fn sfu_accuracy(func: Option<String>, threads: Option<usize>, inputs: &str, seed: u64) -> Result<i32> {
+    use smrtl::golden::arith::sfu::accuracy::{self, Func, Inputs};
+    let funcs: Vec<Func> = match func.as_deref() {
+        None => Func::MAIN.to_vec(),
+        Some(name) => match Func::parse(name) {
+            Some(f) => vec![f],
+            None => anyhow::bail!(
+                "unknown SFU function `{name}` (want one of: {})",
+                Func::ALL.map(|f| f.name()).join(", ")
+            ),
+        },
+    };
+    let inputs: Inputs = inputs.parse().map_err(anyhow::Error::msg)?;
+    let threads = match threads {
+        Some(0) => anyhow::bail!("--threads must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let mut rows = Vec::new();
+    let start = std::time::Instant::now();
+    for f in funcs {
+        let t = std::time::Instant::now();
+        let row = accuracy::sweep(f, inputs, threads, true, seed);
+        eprintln!(
+            "{}: {} inputs in {:.1} s",
+            f.name(),
+            row.inputs,
+            t.elapsed().as_secs_f64()
+        );
+        rows.push(row);
+    }
+    print!("{}", accuracy::table(&rows));
+    println!(
+        "inputs: {inputs:?}, threads: {threads}, total time {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    let ok = rows.iter().all(|r| r.good_bits() >= 22.0);
+    println!(
+        "{}",
+        if ok {
+            "all >= 22 good bits"
+        } else {
+            "FAIL: some function below 22 good bits"
+        }
+    );
+    Ok(if ok { 0 } else { 2 })
 }

@@ -90,39 +90,7 @@ enum Cmd {
     /// Parameter values: decimal (-5, 4096), hex (0x3f800000), or FP32
     /// written with '.', an exponent or an 'f' suffix (1.5, 2e-3, 3f, inf,
     /// nan); give them all positionally in .param order or all as NAME=VALUE.
-    Run {
-        /// Kernel: assembly text, or a program file ending in `.bin`.
-        kernel: PathBuf,
-        /// Preset name or TOML file.
-        #[arg(long, default_value = "gt200")]
-        config: String,
-        /// Grid dimensions X[,Y] (CTAs).
-        #[arg(long, default_value = "1")]
-        grid: String,
-        /// Block dimensions X[,Y[,Z]] (threads per CTA).
-        #[arg(long, default_value = "32")]
-        block: String,
-        /// One parameter word: VALUE or NAME=VALUE (repeat in .param order).
-        #[arg(long = "param", allow_hyphen_values = true)]
-        params: Vec<String>,
-        /// Initial global memory image (bytes, little-endian words).
-        #[arg(long)]
-        input: Option<PathBuf>,
-        /// Global memory size in bytes (default: the input's size, else 0);
-        /// the input is zero-extended to it.
-        #[arg(long)]
-        gmem_size: Option<usize>,
-        /// Where to write the final global memory image (also written when
-        /// the run fails).
-        #[arg(long)]
-        output: Option<PathBuf>,
-        /// Instruction budget in warp instructions.
-        #[arg(long, default_value_t = smrtl::golden::model::DEFAULT_BUDGET)]
-        budget: u64,
-        /// Print each retired warp instruction to stderr.
-        #[arg(long)]
-        trace: bool,
-    },
+    Run(GoldenRun),
     /// Speed of the Rust model vs the Verilated export of a block, same run.
     Bench {
         #[arg(default_value = "mad-rf")]
@@ -297,29 +265,7 @@ fn run(cli: Cli) -> Result<i32> {
             print!("{r}");
             Ok(if ok { 0 } else { 2 })
         }
-        Cmd::Run {
-            kernel,
-            config,
-            grid,
-            block,
-            params,
-            input,
-            gmem_size,
-            output,
-            budget,
-            trace,
-        } => golden_run(GoldenRun {
-            kernel,
-            config,
-            grid,
-            block,
-            params,
-            input,
-            gmem_size,
-            output,
-            budget,
-            trace,
-        }),
+        Cmd::Run(a) => golden_run(a),
         Cmd::Bench { block, config, cycles } => {
             let cfg = SmConfig::load(&config)?;
             let rows = flows::with_block(
@@ -411,16 +357,38 @@ fn run(cli: Cli) -> Result<i32> {
 }
 
 /// Arguments of `smrtl run`.
+#[derive(clap::Args)]
 struct GoldenRun {
+    /// Kernel: assembly text, or a program file ending in `.bin`.
     kernel: PathBuf,
+    /// Preset name or TOML file.
+    #[arg(long, default_value = "gt200")]
     config: String,
+    /// Grid dimensions X[,Y] (CTAs).
+    #[arg(long, default_value = "1")]
     grid: String,
+    /// Block dimensions X[,Y[,Z]] (threads per CTA).
+    #[arg(long, default_value = "32")]
     block: String,
+    /// One parameter word: VALUE or NAME=VALUE (repeat in .param order).
+    #[arg(long = "param", allow_hyphen_values = true)]
     params: Vec<String>,
+    /// Initial global memory image (bytes, little-endian words).
+    #[arg(long)]
     input: Option<PathBuf>,
+    /// Global memory size in bytes (default: the input's size, else 0);
+    /// the input is zero-extended to it.
+    #[arg(long)]
     gmem_size: Option<usize>,
+    /// Where to write the final global memory image (also written when
+    /// the run fails).
+    #[arg(long)]
     output: Option<PathBuf>,
+    /// Instruction budget in warp instructions.
+    #[arg(long, default_value_t = smrtl::golden::model::DEFAULT_BUDGET)]
     budget: u64,
+    /// Print each retired warp instruction to stderr.
+    #[arg(long)]
     trace: bool,
 }
 

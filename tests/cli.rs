@@ -165,3 +165,41 @@ fn smem_patterns_report_seed_pass_counts() {
     }
     assert!(std::fs::metadata(&vcd).unwrap().len() > 1000);
 }
+
+#[test]
+fn kernels_command_runs_checks_and_writes_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    let o = smrtl(&[
+        "kernels",
+        "vadd",
+        "histogram",
+        "--config",
+        "fermi",
+        "--cases",
+        cases.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("preset fermi"), "{out}");
+    // vadd has 3 shapes, histogram 3: every one checked against its host reference.
+    assert!(out.contains("6 passed, 0 failed"), "{out}");
+    assert_eq!(out.matches(" PASS").count(), 6, "{out}");
+    // The written case reproduces through `smrtl run`.
+    let cmd = std::fs::read_to_string(cases.join("vadd-fermi-0.cmd")).unwrap();
+    let args: Vec<&str> = cmd.trim().split(' ').skip(2).collect();
+    let kernel = concat!(env!("CARGO_MANIFEST_DIR"), "/testbenches/kernels/vadd.s");
+    let mut run = vec!["run", kernel];
+    run.extend(&args[1..]);
+    let r = smrtl(&run);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let got = std::fs::read(cases.join("vadd-fermi-0.out.bin")).unwrap();
+    let want = std::fs::read(cases.join("vadd-fermi-0.expected.bin")).unwrap();
+    assert!(got == want, "smrtl run output differs from the reference image");
+}
+
+#[test]
+fn kernels_command_unknown_kernel() {
+    let o = smrtl(&["kernels", "vad"]);
+    assert_clean_failure(&o, &["unknown kernel 'vad'", "vadd", "conv5x5"]);
+}

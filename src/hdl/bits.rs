@@ -48,7 +48,7 @@ pub const WORDS: usize = 4;
 pub const MAX_WIDTH: usize = 64 * WORDS;
 
 /// A `W`-bit unsigned bit vector.
-#[derive(Clone, Copy, Hash, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct Bits<const W: usize> {
     w: [u64; WORDS],
 }
@@ -377,6 +377,13 @@ impl<const W: usize> Bits<W> {
             }
         }
         Bits::<N>::from_words(r)
+    }
+}
+
+impl<const W: usize> std::hash::Hash for Bits<W> {
+    /// Hashes the significant words, the same ones `eq` compares.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.w[..Self::NW].hash(h);
     }
 }
 

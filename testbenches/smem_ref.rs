@@ -17,6 +17,8 @@
 //! * a lane whose address is out of range is not performed, reads 0, and
 //!   sets the error flag; so does every lane of a request with an unknown op.
 
+use crate::golden::isa::AtomOp;
+
 /// Operations (the `op_i` encoding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -52,26 +54,16 @@ impl SmemOp {
     pub fn is_atomic(self) -> bool {
         (self as u8) >= 2
     }
+    /// The ISA atomic this request op performs (`None` for load/store):
+    /// the codes 2..=9 are `AtomOp`'s 0..=7 in the same order.
+    pub fn atom(self) -> Option<AtomOp> {
+        (self as u8).checked_sub(2).and_then(AtomOp::from_bits)
+    }
     /// New value of a word under an atomic (`d` the lane's data, `c` its
-    /// compare value). Min/max are signed 32-bit.
+    /// compare value): the ISA's definition, `AtomOp::apply` (min/max
+    /// signed 32-bit, CAS writes `d` where the old word equals `c`).
     pub fn apply(self, old: u32, d: u32, c: u32) -> u32 {
-        match self {
-            SmemOp::Load | SmemOp::Store => unreachable!("not an atomic"),
-            SmemOp::Add => old.wrapping_add(d),
-            SmemOp::Min => (old as i32).min(d as i32) as u32,
-            SmemOp::Max => (old as i32).max(d as i32) as u32,
-            SmemOp::Exch => d,
-            SmemOp::Cas => {
-                if old == c {
-                    d
-                } else {
-                    old
-                }
-            }
-            SmemOp::And => old & d,
-            SmemOp::Or => old | d,
-            SmemOp::Xor => old ^ d,
-        }
+        self.atom().expect("not an atomic").apply(old, d, c)
     }
 }
 
@@ -290,5 +282,24 @@ mod tests {
         r.op = 12;
         let resp = execute(&geom(false), &mut m, &r);
         assert!(resp.err && resp.passes == 0);
+    }
+}
+
+#[cfg(test)]
+mod atom_map_tests {
+    use super::*;
+
+    #[test]
+    fn smem_ops_map_to_the_isa_atomics_by_name() {
+        assert_eq!(SmemOp::Load.atom(), None);
+        assert_eq!(SmemOp::Store.atom(), None);
+        for op in SmemOp::ALL.into_iter().filter(|o| o.is_atomic()) {
+            let a = op.atom().unwrap();
+            assert_eq!(format!("{op:?}").to_ascii_uppercase(), a.suffix(), "{op:?}");
+        }
+        // CAS: data is written where the old word equals the compare value.
+        assert_eq!(SmemOp::Cas.apply(5, 9, 5), 9);
+        assert_eq!(SmemOp::Cas.apply(5, 9, 4), 5);
+        assert_eq!(SmemOp::Min.apply(3, (-1i32) as u32, 0), (-1i32) as u32);
     }
 }

@@ -84,6 +84,46 @@ pub struct SmConfig {
     pub mul_add: MulAdd,
     /// Hot (shader) clock cycles per core clock cycle. Must be 2.
     pub hot_clock_ratio: u32,
+    /// Resident CTAs per SM at most (CUDA guide: 8 on compute 1.x and 2.x).
+    pub max_ctas: u32,
+    /// Register allocation granularity in registers (compute 1.0: 256 per
+    /// CTA, 1.2/1.3: 512 per CTA, 2.x: 64 per warp; CUDA occupancy
+    /// calculator). A CTA's (or warp's) registers are rounded up to it.
+    pub reg_alloc_unit: u32,
+    /// `true`: `reg_alloc_unit` applies per warp (Fermi); `false`: per CTA.
+    pub reg_alloc_per_warp: bool,
+    /// Shared-memory allocation granularity in bytes (1.x: 512, 2.x: 128).
+    pub smem_alloc_unit: u32,
+    /// SP lane pipeline depth in hot cycles (operands in to result out of
+    /// one lane). Chosen so that the SM's dependent-issue latency matches
+    /// the measured figures in `docs/sm.md`; the SM top calibrates it.
+    pub sp_latency: u32,
+    /// Passes a 32-bit integer multiply (IMUL/IMAD without `.U24`/`.S24`)
+    /// takes through the SP lanes: GT200 has no 32-bit multiplier (96 vs 24
+    /// hot cycles measured, 4 passes); Fermi runs it at half rate (2).
+    pub imul32_passes: u32,
+    /// SFU datapath depth in hot cycles (input to result of one lane).
+    pub sfu_latency: u32,
+    /// The SFU's multipliers also execute FMUL ("MUL co-issue", seed 000):
+    /// the scheduler may send an FMUL to the SFU when the SP is busy.
+    pub sfu_fmul: bool,
+    /// FP64 datapath depth in hot cycles.
+    pub dpu_latency: u32,
+    /// Operand collector units (each holds one issued warp instruction
+    /// while its operands are read).
+    pub opcoll_units: u32,
+    /// Instruction cache size in bytes (GT200: 8 KB L1 per SM).
+    pub icache_bytes: u32,
+    /// Instruction cache line in bytes (a multiple of the 8-byte word).
+    pub icache_line_bytes: u32,
+    /// Instruction cache associativity.
+    pub icache_ways: u32,
+    /// Core cycles from an instruction-cache miss request to its line.
+    pub imem_latency: u32,
+    /// Instruction-buffer entries per warp (1 or 2, seed 003).
+    pub ibuffer_entries: u32,
+    /// Reconvergence-stack entries per warp.
+    pub simt_stack_depth: u32,
     /// GPU-CC network; absent for SMs without it.
     pub gpucc: Option<GpuccConfig>,
 }
@@ -221,6 +261,75 @@ impl SmConfig {
                 self.hot_clock_ratio,
                 "the hot clock runs at exactly 2x the core clock",
             ));
+        }
+        // The SM's buses are 32 lanes wide and its tags have fixed fields
+        // (docs/sm.md, "Widths"): bound what those fields can hold.
+        if self.warp_size != 32 {
+            return Err(bad(
+                "warp_size",
+                self.warp_size,
+                "the SM's per-lane buses are 32 lanes wide",
+            ));
+        }
+        if self.max_warps == 0 || self.max_warps > 64 {
+            return Err(bad("max_warps", self.max_warps, "must be 1..=64 (6-bit warp id)"));
+        }
+        if self.max_ctas == 0 || self.max_ctas > 16 {
+            return Err(bad("max_ctas", self.max_ctas, "must be 1..=16 (4-bit CTA slot)"));
+        }
+        if self.max_regs_per_thread > 128 {
+            return Err(bad(
+                "max_regs_per_thread",
+                self.max_regs_per_thread,
+                "the ISA names at most 128 registers per thread",
+            ));
+        }
+        pow2("reg_alloc_unit", self.reg_alloc_unit)?;
+        pow2("smem_alloc_unit", self.smem_alloc_unit)?;
+        if self.warp_schedulers > 2 || self.sp_lanes % self.warp_schedulers != 0 {
+            return Err(bad(
+                "warp_schedulers",
+                self.warp_schedulers,
+                "must be 1 or 2 and divide sp_lanes (one SP group per scheduler)",
+            ));
+        }
+        for (field, v) in [
+            ("sp_latency", self.sp_latency),
+            ("sfu_latency", self.sfu_latency),
+            ("dpu_latency", self.dpu_latency),
+        ] {
+            if v == 0 || v > 64 {
+                return Err(bad(field, v, "must be 1..=64 hot cycles"));
+            }
+        }
+        if !matches!(self.imul32_passes, 1 | 2 | 4) {
+            return Err(bad("imul32_passes", self.imul32_passes, "must be 1, 2 or 4"));
+        }
+        if self.opcoll_units == 0 || self.opcoll_units > 16 {
+            return Err(bad("opcoll_units", self.opcoll_units, "must be 1..=16"));
+        }
+        pow2("icache_line_bytes", self.icache_line_bytes)?;
+        pow2("icache_ways", self.icache_ways)?;
+        pow2("icache_bytes", self.icache_bytes)?;
+        if self.icache_line_bytes < 8 || self.icache_bytes < self.icache_line_bytes * self.icache_ways {
+            return Err(bad(
+                "icache_bytes",
+                self.icache_bytes,
+                "must hold at least one line per way, lines of >= 8 bytes",
+            ));
+        }
+        if self.imem_latency == 0 || self.imem_latency > 4096 {
+            return Err(bad("imem_latency", self.imem_latency, "must be 1..=4096 core cycles"));
+        }
+        if !matches!(self.ibuffer_entries, 1 | 2) {
+            return Err(bad(
+                "ibuffer_entries",
+                self.ibuffer_entries,
+                "must be 1 or 2 (seed 003)",
+            ));
+        }
+        if self.simt_stack_depth < 2 || self.simt_stack_depth > 64 {
+            return Err(bad("simt_stack_depth", self.simt_stack_depth, "must be 2..=64"));
         }
         if let Some(g) = &self.gpucc {
             if g.lanes == 0 {

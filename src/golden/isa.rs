@@ -598,6 +598,56 @@ impl Op {
     }
 }
 
+/// The SM unit that executes an instruction (`docs/sm.md` section 4): the
+/// one mapping that decode, the SM's dispatch and the tests share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Unit {
+    /// SP lanes: integer, FP32, 32-bit conversions, MOV.
+    Sp = 0,
+    /// Special function units (and FMUL when co-issued, see [`Op::unit`]).
+    Sfu = 1,
+    /// FP64 datapath (GT200's FMA unit, Fermi's half-rate FP64 cores).
+    Dpu = 2,
+    /// Load-store unit: shared, global, parameter memory.
+    Lsu = 3,
+    /// Completed by the front end itself: control flow, S2R.
+    Ctrl = 4,
+}
+
+impl Unit {
+    pub const ALL: [Unit; 5] = [Unit::Sp, Unit::Sfu, Unit::Dpu, Unit::Lsu, Unit::Ctrl];
+    pub fn name(self) -> &'static str {
+        ["sp", "sfu", "dpu", "lsu", "ctrl"][self as usize]
+    }
+}
+
+impl Op {
+    /// The unit an instruction is decoded to. FMUL decodes to the SP; on
+    /// presets with `sfu_fmul` the scheduler may send it to the SFU instead
+    /// (MUL co-issue), which is an issue decision, not a decode one. FP64
+    /// instructions decode to the DPU whatever the preset; on a preset
+    /// without FP64 (`fp64_rate_divisor = 0`) decode raises error code 1.
+    pub fn unit(self) -> Unit {
+        let info = self.info();
+        let p = info.pairs;
+        match info.class {
+            Class::Int | Class::Fp32 => Unit::Sp,
+            Class::Cvt if p.d || p.a || p.b || p.c => Unit::Dpu,
+            Class::Cvt => Unit::Sp,
+            Class::Sfu => Unit::Sfu,
+            Class::Fp64 => Unit::Dpu,
+            Class::Global | Class::Shared => Unit::Lsu,
+            Class::Move => match self {
+                Op::Ldc => Unit::Lsu,
+                Op::S2r => Unit::Ctrl,
+                _ => Unit::Sp,
+            },
+            Class::Control => Unit::Ctrl,
+        }
+    }
+}
+
 impl Form {
     /// May operand B be a 32-bit immediate?
     pub fn allows_imm(self) -> bool {
@@ -952,6 +1002,45 @@ impl fmt::Display for Op {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_mapping_follows_docs_sm_md() {
+        // Spot checks written from the table in docs/sm.md section 4.
+        let want = [
+            (Op::Iadd, Unit::Sp),
+            (Op::Fsetp, Unit::Sp),
+            (Op::Sel, Unit::Sp),
+            (Op::I2f, Unit::Sp),
+            (Op::F2i, Unit::Sp),
+            (Op::Mov, Unit::Sp),
+            (Op::Fmul, Unit::Sp),
+            (Op::Rcp, Unit::Sfu),
+            (Op::Presin, Unit::Sfu),
+            (Op::Dfma, Unit::Dpu),
+            (Op::Dsetp, Unit::Dpu),
+            (Op::I2d, Unit::Dpu),
+            (Op::D2i, Unit::Dpu),
+            (Op::F2d, Unit::Dpu),
+            (Op::D2f, Unit::Dpu),
+            (Op::Ldg, Unit::Lsu),
+            (Op::Atoms, Unit::Lsu),
+            (Op::Ldc, Unit::Lsu),
+            (Op::S2r, Unit::Ctrl),
+            (Op::Bra, Unit::Ctrl),
+            (Op::Exit, Unit::Ctrl),
+            (Op::Nop, Unit::Ctrl),
+        ];
+        for (op, u) in want {
+            assert_eq!(op.unit(), u, "{op}");
+        }
+        // Every opcode has a unit; memory classes never land on the SP.
+        for &op in Op::ALL {
+            let u = op.unit();
+            if matches!(op.info().class, Class::Global | Class::Shared) {
+                assert_eq!(u, Unit::Lsu, "{op}");
+            }
+        }
+    }
 
     #[test]
     fn every_opcode_round_trips_and_mnemonics_are_unique() {

@@ -9,6 +9,7 @@
 
 pub mod fifo_pair;
 pub mod fifo_ref;
+pub mod fp_vec;
 pub mod kernels;
 pub mod lanes;
 pub mod mad_rf_ref;

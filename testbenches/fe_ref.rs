@@ -1,0 +1,205 @@
+//! Reference models of the front-end blocks (issue 12, first half): decode,
+//! scoreboard, predicate file and warp scheduler. Plain Rust written from
+//! the ISA's `Instr` (decode) and from the behaviour stated in each block's
+//! doc comment; nothing here calls the RTL code.
+
+use crate::golden::isa::{Form, Instr, ModKind, Op, Src, Unit, PT, RZ};
+
+/// Decoded fields as the reference sees them (same meaning as the ports
+/// of `units::decode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Dec {
+    pub err: bool,
+    pub unit: u8,
+    pub op: u8,
+    pub m: u8,
+    pub gpred: u8,
+    pub gneg: bool,
+    pub ra: u8,
+    pub rb: u8,
+    pub rc: u8,
+    /// bit 0 a, bit 1 b, bit 2 c.
+    pub pair: u8,
+    pub kind: u8,
+    pub dst: u8,
+    pub use_imm: bool,
+    pub imm: u32,
+    pub prd: u8,
+    pub fmul: bool,
+}
+
+/// The reference decode of one word, from `Instr::decode` and `Op::unit`.
+pub fn ref_decode(w: u64, fp64_ok: bool) -> Dec {
+    let i = match Instr::decode(w) {
+        Ok(i) => i,
+        Err(_) => {
+            return Dec {
+                err: true,
+                ..Dec::default()
+            }
+        }
+    };
+    dec_of(&i, fp64_ok)
+}
+
+/// The reference decode of a valid instruction.
+pub fn dec_of(i: &Instr, fp64_ok: bool) -> Dec {
+    let info = i.info();
+    let uses = info.form.uses();
+    let unit = i.op.unit();
+    let breg = match i.b {
+        Src::Reg(r) => Some(r),
+        Src::Imm(_) => None,
+    };
+    let wide = info.modk == ModKind::Width && i.wide();
+    let non_cas_atom = info.form == Form::Atom && i.atom_op() != crate::golden::isa::AtomOp::Cas;
+    let kind = if info.form == Form::PAB {
+        if i.d == PT {
+            0
+        } else {
+            3
+        }
+    } else if uses.d && i.d != RZ {
+        if info.pairs.d || (info.form == Form::Load && wide) {
+            2
+        } else {
+            1
+        }
+    } else {
+        0
+    };
+    let mut prd = 0u8;
+    if i.guard.pred != PT {
+        prd |= 1 << i.guard.pred;
+    }
+    if info.modk == ModKind::Pred && i.sel_pred().pred != PT {
+        prd |= 1 << i.sel_pred().pred;
+    }
+    Dec {
+        err: unit == Unit::Dpu && !fp64_ok,
+        unit: unit as u8,
+        op: i.op as u8,
+        m: i.m,
+        gpred: i.guard.pred,
+        gneg: i.guard.neg,
+        ra: if uses.a { i.a } else { RZ },
+        rb: match breg {
+            Some(r) if uses.b => r,
+            _ => RZ,
+        },
+        rc: if uses.c && breg.is_some() && !non_cas_atom {
+            i.c
+        } else {
+            RZ
+        },
+        pair: info.pairs.a as u8
+            | ((info.pairs.b || (info.form == Form::Store && wide)) as u8) << 1
+            | (info.pairs.c as u8) << 2,
+        kind,
+        dst: i.d,
+        use_imm: breg.is_none(),
+        imm: match i.b {
+            Src::Imm(v) => v,
+            Src::Reg(_) => match info.form {
+                Form::Load | Form::Store | Form::Atom => i.offset() as u32,
+                _ => i.e as u32,
+            },
+        },
+        prd,
+        fmul: i.op == Op::Fmul,
+    }
+}
+
+pub fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// A word that is usually a valid instruction: random opcode of the ISA,
+/// guard P0-P3 or PT, registers R0-R127 (sometimes RZ), unused fields 0.
+/// One word in 8 is `raw` unchanged and one in 8 keeps one raw field, so
+/// the error paths are exercised too.
+pub fn plausible_word(r: u64, raw: u64) -> u64 {
+    let h = mix(r);
+    match h & 7 {
+        0 => return raw,
+        1 => return random_instr(mix(h)).encode() ^ (raw & (0xffu64 << (8 * (h >> 3 & 7)))),
+        _ => {}
+    }
+    random_instr(mix(h ^ raw)).encode()
+}
+
+/// A random valid instruction built from `h`.
+pub fn random_instr(h: u64) -> Instr {
+    let mut x = h;
+    let mut next = |n: u64| {
+        x = mix(x);
+        x % n
+    };
+    loop {
+        let op = Op::ALL[next(Op::ALL.len() as u64) as usize];
+        let info = op.info();
+        let u = info.form.uses();
+        let reg = |v: u64| if v % 16 == 0 { RZ } else { (v % 128) as u8 };
+        let mut i = Instr::new(op);
+        if op.takes_guard() && next(2) == 0 {
+            i.guard.pred = next(4) as u8;
+            i.guard.neg = next(2) == 0;
+        }
+        i.m = next(16) as u8;
+        let pick = |v: u64, pair: bool| {
+            let r = reg(v);
+            if pair && r != RZ {
+                r & !1
+            } else {
+                r
+            }
+        };
+        if u.d {
+            i.d = if info.form == Form::PAB {
+                [0, 1, 2, 3, PT][next(5) as usize]
+            } else {
+                pick(next(1 << 20), info.pairs.d)
+            };
+        }
+        if u.a {
+            i.a = pick(next(1 << 20), info.pairs.a);
+        }
+        if info.form == Form::Target || (info.allows_imm() && next(3) == 0) {
+            i.b = Src::Imm(next(1 << 32) as u32);
+        } else {
+            if u.b {
+                i.b = Src::Reg(pick(next(1 << 20), info.pairs.b));
+            }
+            if u.c {
+                i.c = pick(next(1 << 20), info.pairs.c);
+            }
+            if u.e {
+                i.e = if info.form == Form::Sreg {
+                    next(13) as u16
+                } else {
+                    next(1 << 16) as u16
+                };
+            }
+        }
+        if info.modk == ModKind::Width && i.m & 1 == 1 {
+            if info.form == Form::Store {
+                if let Src::Reg(r) = i.b {
+                    if r != RZ {
+                        i.b = Src::Reg(r & !1);
+                    }
+                }
+            } else if i.d != RZ {
+                i.d &= !1;
+            }
+        }
+        if info.form == Form::Atom && i.m != 4 {
+            i.c = 0;
+        }
+        if i.validate().is_ok() {
+            return i;
+        }
+    }
+}

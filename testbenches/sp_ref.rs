@@ -223,3 +223,35 @@ pub fn int_windows(
     }
     Ok(n)
 }
+
+/// The FP64 counterpart of [`sp_sweep`] against [`dpu_ref`]; conversions
+/// from a 32-bit value get FP32 / integer operands in the low half.
+pub fn dpu_sweep(
+    op: Op,
+    mods: &[u8],
+    n: u64,
+    seed: u64,
+    lane: impl Fn(u8, u8, u64, u64, u64) -> RefOut,
+) -> Result<(), String> {
+    use super::fp_vec::{int_operand, operands, F32, F64};
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::SmallRng::seed_from_u64(seed);
+    for _ in 0..n {
+        let m = mods[r.gen_range(0..mods.len())];
+        let [mut a, b, c] = operands::<_, 3>(&mut r, F64);
+        if op == Op::F2d {
+            a = operands::<_, 1>(&mut r, F32)[0];
+        } else if op == Op::I2d {
+            a = int_operand(&mut r) as u64;
+        }
+        let want = dpu_ref(op as u8, m, a, b, c);
+        let got = lane(op as u8, m, a, b, c);
+        if got != want {
+            return Err(format!(
+                "{} mod {m:#x} a={a:016x} b={b:016x} c={c:016x}: rtl {got:?}, reference {want:?}",
+                op.info().mnemonic
+            ));
+        }
+    }
+    Ok(())
+}

@@ -18,4 +18,5 @@ pub mod mad_rf_ref;
 pub mod mem_ports;
 pub mod smem_ref;
 pub mod smem_tb;
+pub mod sp_ref;
 pub mod stimulus;

@@ -2,8 +2,12 @@
 //!
 //! * [`mad_rf`]: dual-clock proof block (hot-clock multiply-add pipeline
 //!   feeding a core-clock banked register file).
+//! * [`fp`]: FP datapath building blocks (shared by sp, dpu, sfu).
+//! * [`sp`]: SP array and `sp_lane`; [`dpu`]: the FP64 unit.
 
 pub mod decode;
+pub mod dpu;
 pub mod fp;
 pub mod mad_rf;
 pub mod smem;
+pub mod sp;

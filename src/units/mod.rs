@@ -5,3 +5,5 @@
 
 pub mod mad_rf;
 pub mod smem;
+pub mod opcoll;
+pub mod regfile;

@@ -235,7 +235,9 @@ impl OpcollRef {
             .filter(|&(c, r)| epend[c][r] && !grant[c][r])
             .count() as u32;
         // 3. Dispatch.
-        let complete: Vec<bool> = (0..n).map(|c| self.colls[c].valid && !epend[c].iter().any(|&p| p)).collect();
+        let complete: Vec<bool> = (0..n)
+            .map(|c| self.colls[c].valid && !epend[c].iter().any(|&p| p))
+            .collect();
         let ok = [
             b(i.sp0_ready_i) && b(i.wb_room_sp0_i),
             b(i.sp1_ready_i) && b(i.wb_room_sp1_i),

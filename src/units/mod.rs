@@ -4,6 +4,6 @@
 //!   feeding a core-clock banked register file).
 
 pub mod mad_rf;
-pub mod smem;
 pub mod opcoll;
 pub mod regfile;
+pub mod smem;

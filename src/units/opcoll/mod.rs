@@ -49,7 +49,7 @@
 //! * Sizes: see [`RfGeom`]; per-lane buses are 32 lanes.
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::units::regfile::{index, or_all, pick, place, RegfileIn, RegfileOut, Regfile, RfGeom, LANES, RZ};
+use crate::units::regfile::{index, or_all, pick, place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
 
 /// Reads per collector: a.lo, a.hi, b.lo, b.hi, c.lo, c.hi.
 pub const READS: usize = 6;
@@ -256,11 +256,7 @@ impl<const G: usize, const NL: usize, const A: usize> Opcoll<G, NL, A> {
                     grp: (0..READS).map(|r| d.reg(&format!("c{c}_grp{r}"), core, 0)).collect(),
                     row: (0..READS).map(|r| d.reg(&format!("c{c}_row{r}"), core, 0)).collect(),
                     data: (0..READS)
-                        .map(|r| {
-                            (0..LANES)
-                                .map(|l| d.reg(&format!("c{c}_d{r}_{l}"), core, 0))
-                                .collect()
-                        })
+                        .map(|r| (0..LANES).map(|l| d.reg(&format!("c{c}_d{r}_{l}"), core, 0)).collect())
                         .collect(),
                 }
             })
@@ -332,7 +328,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
 
     fn module_name(&self) -> String {
         let g = &self.geom;
-        format!("opcoll_g{G}_r{}_s{}_w{}_n{}", g.rows, g.scheds, g.max_warps, g.collectors)
+        format!(
+            "opcoll_g{G}_r{}_s{}_w{}_n{}",
+            g.rows, g.scheds, g.max_warps, g.collectors
+        )
     }
 
     fn decl(&self) -> &Decl {
@@ -354,10 +353,26 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         // Collector state.
         let valid: Vec<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.valid)).collect();
         let unit: Vec<S<C, 3>> = self.colls.iter().map(|c| cx.q(c.unit)).collect();
-        let pend: Vec<Vec<S<C, 1>>> = self.colls.iter().map(|c| c.pend.iter().map(|&r| cx.q(r)).collect()).collect();
-        let got: Vec<Vec<S<C, 1>>> = self.colls.iter().map(|c| c.got.iter().map(|&r| cx.q(r)).collect()).collect();
-        let grp: Vec<Vec<S<C, 3>>> = self.colls.iter().map(|c| c.grp.iter().map(|&r| cx.q(r)).collect()).collect();
-        let row: Vec<Vec<S<C, 8>>> = self.colls.iter().map(|c| c.row.iter().map(|&r| cx.q(r)).collect()).collect();
+        let pend: Vec<Vec<S<C, 1>>> = self
+            .colls
+            .iter()
+            .map(|c| c.pend.iter().map(|&r| cx.q(r)).collect())
+            .collect();
+        let got: Vec<Vec<S<C, 1>>> = self
+            .colls
+            .iter()
+            .map(|c| c.got.iter().map(|&r| cx.q(r)).collect())
+            .collect();
+        let grp: Vec<Vec<S<C, 3>>> = self
+            .colls
+            .iter()
+            .map(|c| c.grp.iter().map(|&r| cx.q(r)).collect())
+            .collect();
+        let row: Vec<Vec<S<C, 8>>> = self
+            .colls
+            .iter()
+            .map(|c| c.row.iter().map(|&r| cx.q(r)).collect())
+            .collect();
         let older: Vec<Vec<Option<S<C, 1>>>> = self
             .older
             .iter()
@@ -444,7 +459,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             }
         });
         for k in 0..G {
-            let any: Vec<S<C, 1>> = (0..n).flat_map(|c| (0..READS).map(move |r| (c, r))).map(|(c, r)| grants[c][r] & gsel[c][r][k]).collect();
+            let any: Vec<S<C, 1>> = (0..n)
+                .flat_map(|c| (0..READS).map(move |r| (c, r)))
+                .map(|(c, r)| grants[c][r] & gsel[c][r][k])
+                .collect();
             let en = or_all(cx, &any);
             cx.d(self.ren[k], en);
         }
@@ -710,7 +728,12 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         cx.d(self.err_code, err_code);
         cx.d(self.err_warp, err_warp);
         cx.d(self.err_reg, err_reg);
-        let (e, ec, ew, er) = (cx.q(self.err), cx.q(self.err_code), cx.q(self.err_warp), cx.q(self.err_reg));
+        let (e, ec, ew, er) = (
+            cx.q(self.err),
+            cx.q(self.err_code),
+            cx.q(self.err_warp),
+            cx.q(self.err_reg),
+        );
         let rfe = rf_out.err_o;
 
         let [(s0v, s0op, s0md, s0mask, s0a, s0b, s0c, s0pa, s0pb, s0tag), (s1v, s1op, s1md, s1mask, s1a, s1b, s1c, s1pa, s1pb, s1tag)] =
@@ -799,9 +822,13 @@ pub fn with_opcoll<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hdl::Bits;
     use crate::hdl::Sim;
     use crate::sm::SmConfig;
-    use crate::testbenches::opcoll_tb::random_run;
+    use crate::testbenches::opcoll_ref::OpcollRef;
+    use crate::testbenches::opcoll_tb::{
+        dual_issue_stream, idle, lockstep, pattern, random_run, reg_in_group, set_issue, set_write,
+    };
 
     fn gt200_24() -> SmConfig {
         let text = include_str!("../../../configs/gt200_24banks.toml");
@@ -813,7 +840,10 @@ mod tests {
         let g = RfGeom::from_config(&SmConfig::preset("gt200").unwrap()).unwrap();
         let mut sim = Sim::new(Opcoll::<4, 128, 7>::new(g).unwrap()).unwrap();
         let st = random_run(&mut sim, &g, 3000, 1).unwrap();
-        assert!(st.dispatched > 1000 && st.cnt[0] > 0 && st.cnt[1] > 0 && st.errors > 0, "{st:?}");
+        assert!(
+            st.dispatched > 1000 && st.cnt[0] > 0 && st.cnt[1] > 0 && st.errors > 0,
+            "{st:?}"
+        );
     }
 
     #[test]
@@ -821,7 +851,10 @@ mod tests {
         let g = RfGeom::from_config(&SmConfig::preset("fermi").unwrap()).unwrap();
         let mut sim = Sim::new(Opcoll::<8, 256, 7>::new(g).unwrap()).unwrap();
         let st = random_run(&mut sim, &g, 3000, 2).unwrap();
-        assert!(st.dispatched > 1000 && st.cnt[0] > 0 && st.cnt[1] > 0 && st.errors > 0, "{st:?}");
+        assert!(
+            st.dispatched > 1000 && st.cnt[0] > 0 && st.cnt[1] > 0 && st.errors > 0,
+            "{st:?}"
+        );
     }
 
     #[test]
@@ -831,5 +864,210 @@ mod tests {
         let mut sim = Sim::new(Opcoll::<6, 192, 7>::new(g).unwrap()).unwrap();
         let st = random_run(&mut sim, &g, 3000, 3).unwrap();
         assert!(st.dispatched > 1000 && st.cnt[0] > 0, "{st:?}");
+    }
+
+    fn sims() -> Vec<(&'static str, RfGeom)> {
+        vec![
+            (
+                "gt200",
+                RfGeom::from_config(&SmConfig::preset("gt200").unwrap()).unwrap(),
+            ),
+            (
+                "fermi",
+                RfGeom::from_config(&SmConfig::preset("fermi").unwrap()).unwrap(),
+            ),
+            ("gt200_24banks", RfGeom::from_config(&gt200_24()).unwrap()),
+        ]
+    }
+
+    macro_rules! with_sim {
+        ($g:expr, |$sim:ident| $body:expr) => {{
+            let g: RfGeom = $g;
+            match g.groups {
+                4 => {
+                    let mut $sim = Sim::new(Opcoll::<4, 128, 7>::new(g).unwrap()).unwrap();
+                    $body
+                }
+                6 => {
+                    let mut $sim = Sim::new(Opcoll::<6, 192, 7>::new(g).unwrap()).unwrap();
+                    $body
+                }
+                _ => {
+                    let mut $sim = Sim::new(Opcoll::<8, 256, 7>::new(g).unwrap()).unwrap();
+                    $body
+                }
+            }
+        }};
+    }
+
+    /// Dual issue with no bank conflicts: every issue accepted, every
+    /// instruction dispatched 2 cycles after issue, no conflict or stall
+    /// counted; GT200: SP + SFU every 2 cycles; Fermi: 2 issues per cycle.
+    #[test]
+    fn conflict_free_stream_sustains_dual_issue() {
+        for (name, g) in sims() {
+            let cycles = 400;
+            let st =
+                with_sim!(g, |sim| dual_issue_stream(&mut sim, &g, cycles)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let per_cycle = g.scheds as u64;
+            assert_eq!(st.issued, cycles * per_cycle, "{name}: {st:?}");
+            assert_eq!(st.issue_stalls, 0, "{name}");
+            assert_eq!(st.dispatched, cycles * per_cycle, "{name}");
+            assert!(st.latencies.iter().all(|&l| l == 2), "{name}: {:?}", &st.latencies[..8]);
+            assert_eq!(st.cnt, [0, 0, 0], "{name}");
+        }
+    }
+
+    /// All three operands in one group: the group serves them in 3 cycles,
+    /// dispatch at e0+4 (2 extra cycles), 3 read-read losses counted.
+    #[test]
+    fn three_operands_in_one_group_cost_two_cycles() {
+        for (name, g) in sims() {
+            with_sim!(g, |sim| {
+                let mut rf = OpcollRef::new(g);
+                let regs: Vec<u64> = (0..3).map(|k| reg_in_group(&g, 0, 1, k)).collect();
+                let mut seq = vec![];
+                let mut i = idle();
+                i.al_valid_i = Bits::new(1);
+                i.al_nregs_i = Bits::new(32);
+                seq.push(i);
+                for &r in &regs {
+                    let mut i = idle();
+                    set_write(&mut i, 0, 0, r, |l| pattern(0, r, l));
+                    seq.push(i);
+                }
+                let mut i = idle();
+                set_issue(&mut i, 0, 0, 0, 7, [regs[0], regs[1], regs[2]], 0);
+                seq.push(i);
+                let e0 = seq.len() as u64 - 1;
+                let mut at = None;
+                let st = lockstep(&mut sim, &mut rf, e0 + 8, |t, o| {
+                    if o.sp0_valid_o.to_u64() == 1 {
+                        at = Some(t - 1);
+                        for l in 0..32 {
+                            assert_eq!(o.sp0_a_o[l].to_u64() as u32, pattern(0, regs[0], l));
+                            assert_eq!(o.sp0_b_o[l].to_u64() as u32, pattern(0, regs[1], l));
+                            assert_eq!(o.sp0_c_o[l].to_u64() as u32, pattern(0, regs[2], l));
+                        }
+                    }
+                    seq.get(t as usize).copied().unwrap_or_else(idle)
+                })
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(at, Some(e0 + 4), "{name}");
+                assert_eq!(st.cnt, [3, 0, 0], "{name}");
+            });
+        }
+    }
+
+    /// A write to a group a read wants wins; the read retries and the loss
+    /// is counted once.
+    #[test]
+    fn write_wins_over_read() {
+        let g = sims()[0].1;
+        with_sim!(g, |sim| {
+            let mut rf = OpcollRef::new(g);
+            let mut seq = vec![];
+            let mut i = idle();
+            i.al_valid_i = Bits::new(1);
+            i.al_nregs_i = Bits::new(16);
+            seq.push(i);
+            let mut i = idle();
+            set_issue(&mut i, 0, 0, 0, 1, [0, 255, 255], 0);
+            seq.push(i);
+            let mut i = idle();
+            set_write(&mut i, 0, 0, reg_in_group(&g, 0, 0, 1), |l| l as u32);
+            seq.push(i);
+            let mut at = None;
+            let st = lockstep(&mut sim, &mut rf, 8, |t, o| {
+                if o.sp0_valid_o.to_u64() == 1 {
+                    at = Some(t - 1);
+                }
+                seq.get(t as usize).copied().unwrap_or_else(idle)
+            })
+            .unwrap();
+            assert_eq!(at, Some(1 + 3));
+            assert_eq!(st.cnt, [0, 1, 0]);
+        });
+    }
+
+    /// Bad registers: beyond the allocation (3), odd FP64 pair (4), write
+    /// on the wrong channel (12): reported with warp and register, never
+    /// reaching another warp's registers.
+    #[test]
+    fn bad_registers_raise_errors_and_never_wrap() {
+        for (name, g) in sims() {
+            with_sim!(g, |sim| {
+                let mut rf = OpcollRef::new(g);
+                let s = g.scheds as u64;
+                // Warp 0: 8 registers at row 0; warp s (same half): 8 at the next rows.
+                let rows = 8u64.div_ceil(g.half as u64);
+                let mut seq = vec![];
+                for (w, base) in [(0, 0), (s, rows)] {
+                    let mut i = idle();
+                    i.al_valid_i = Bits::new(1);
+                    i.al_warp_i = Bits::new(w);
+                    i.al_base_i = Bits::new(base);
+                    i.al_nregs_i = Bits::new(8);
+                    seq.push(i);
+                }
+                for r in 0..8 {
+                    let mut i = idle();
+                    set_write(&mut i, 0, s, r, |l| pattern(s, r, l));
+                    seq.push(i);
+                }
+                // Writes beyond warp 0's allocation: R8..R15 (would be warp s's rows).
+                for r in 8..16 {
+                    let mut i = idle();
+                    set_write(&mut i, 0, 0, r, |_| 0xdead);
+                    seq.push(i);
+                }
+                if s == 2 {
+                    // Warp 0 on channel 1 (warp 0 belongs to scheduler 0).
+                    let mut i = idle();
+                    set_write(&mut i, 1, 0, 1, |_| 0xdead);
+                    seq.push(i);
+                }
+                let mut i = idle();
+                set_issue(&mut i, 0, 0, 0, 1, [9, 255, 255], 0);
+                seq.push(i);
+                let mut i = idle();
+                set_issue(&mut i, 0, 2, 0, 2, [3, 255, 255], 1);
+                seq.push(i);
+                // Read warp s's registers back.
+                for r in 0..8 {
+                    let mut i = idle();
+                    set_issue(&mut i, 0, 0, s, 10 + r, [r, 255, 255], 0);
+                    seq.push(i);
+                    seq.push(idle());
+                }
+                let mut errs = vec![];
+                let mut seen = vec![];
+                lockstep(&mut sim, &mut rf, seq.len() as u64 + 6, |t, o| {
+                    if o.err_o.to_u64() == 1 {
+                        errs.push((o.err_code_o.to_u64(), o.err_warp_o.to_u64(), o.err_reg_o.to_u64()));
+                    }
+                    if o.sp0_valid_o.to_u64() == 1 && o.sp0_tag_o.to_u64() >> 16 >= 10 {
+                        let r = (o.sp0_tag_o.to_u64() >> 16) - 10;
+                        seen.push(r);
+                        for l in 0..32 {
+                            assert_eq!(o.sp0_a_o[l].to_u64() as u32, pattern(s, r, l), "{name} R{r}");
+                        }
+                    }
+                    if o.sp0_valid_o.to_u64() == 1 && o.sp0_tag_o.to_u64() >> 16 == 1 {
+                        assert!(o.sp0_a_o.iter().all(|x| x.to_u64() == 0));
+                    }
+                    seq.get(t as usize).copied().unwrap_or_else(idle)
+                })
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let mut want: Vec<(u64, u64, u64)> = (8..16).map(|r| (3, 0, r)).collect();
+                if s == 2 {
+                    want.push((12, 0, 1));
+                }
+                want.push((3, 0, 9));
+                want.push((4, 0, 3));
+                assert_eq!(errs, want, "{name}");
+                assert_eq!(seen, (0..8).collect::<Vec<_>>(), "{name}");
+            });
+        }
     }
 }

@@ -337,8 +337,12 @@ impl<const G: usize, const NL: usize, const A: usize> Regfile<G, NL, A> {
                     .collect()
             })
             .collect();
-        let base = (0..geom.max_warps).map(|w| d.reg(&format!("base{w}"), core, 0)).collect();
-        let nregs = (0..geom.max_warps).map(|w| d.reg(&format!("nregs{w}"), core, 0)).collect();
+        let base = (0..geom.max_warps)
+            .map(|w| d.reg(&format!("base{w}"), core, 0))
+            .collect();
+        let nregs = (0..geom.max_warps)
+            .map(|w| d.reg(&format!("nregs{w}"), core, 0))
+            .collect();
         let done = (0..G).map(|g| d.reg(&format!("done{g}"), core, 0)).collect();
         let err = d.reg("err", core, 0);
         let err_code = d.reg("err_code", core, 0);
@@ -473,4 +477,3 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
         }
     }
 }
-

@@ -9,5 +9,7 @@ pub mod decode;
 pub mod dpu;
 pub mod fp;
 pub mod mad_rf;
+pub mod opcoll;
+pub mod regfile;
 pub mod smem;
 pub mod sp;

@@ -203,3 +203,84 @@ pub fn random_instr(h: u64) -> Instr {
         }
     }
 }
+
+/// Reference scoreboard: for every warp the set of pending registers and
+/// predicates, kept as lists.
+#[derive(Debug, Clone)]
+pub struct SbRef {
+    pub regs: Vec<Vec<u8>>,
+    pub preds: Vec<Vec<u8>>,
+}
+
+/// A tag's destination as (registers, predicates).
+pub fn tag_dst(tag: u32) -> (Vec<u8>, Vec<u8>) {
+    let dst = (tag >> 6 & 0xff) as u8;
+    match tag >> 14 & 3 {
+        1 if dst < 128 => (vec![dst], vec![]),
+        2 if dst < 128 => (if dst < 127 { vec![dst, dst + 1] } else { vec![dst] }, vec![]),
+        3 => (vec![], vec![dst & 3]),
+        _ => (vec![], vec![]),
+    }
+}
+
+impl SbRef {
+    pub fn new(warps: usize) -> Self {
+        SbRef {
+            regs: vec![vec![]; warps],
+            preds: vec![vec![]; warps],
+        }
+    }
+    /// May warp `w`'s head (fields as in [`Dec`]) issue?
+    pub fn ok(&self, w: usize, d: &Dec) -> bool {
+        let mut regs = vec![];
+        for (k, r) in [d.ra, d.rb, d.rc].into_iter().enumerate() {
+            if r < 128 {
+                regs.push(r);
+                if d.pair >> k & 1 == 1 && r < 127 {
+                    regs.push(r + 1);
+                }
+            }
+        }
+        let (dr, dp) = tag_dst((d.kind as u32) << 14 | (d.dst as u32) << 6);
+        regs.extend(dr);
+        let mut preds = dp;
+        preds.extend((0..4).filter(|p| d.prd >> p & 1 == 1));
+        !regs.iter().any(|r| self.regs[w].contains(r)) && !preds.iter().any(|p| self.preds[w].contains(p))
+    }
+    pub fn idle(&self, w: usize) -> bool {
+        self.regs[w].is_empty() && self.preds[w].is_empty()
+    }
+    /// One edge: releases, then sets, then the clear.
+    pub fn edge(&mut self, sets: &[Option<u32>], rels: &[Option<u32>], clr: Option<usize>) {
+        for t in rels.iter().flatten() {
+            let w = (t & 0x3f) as usize;
+            if w < self.regs.len() {
+                let (r, p) = tag_dst(*t);
+                self.regs[w].retain(|x| !r.contains(x));
+                self.preds[w].retain(|x| !p.contains(x));
+            }
+        }
+        for t in sets.iter().flatten() {
+            let w = (t & 0x3f) as usize;
+            if w < self.regs.len() {
+                let (r, p) = tag_dst(*t);
+                for x in r {
+                    if !self.regs[w].contains(&x) {
+                        self.regs[w].push(x);
+                    }
+                }
+                for x in p {
+                    if !self.preds[w].contains(&x) {
+                        self.preds[w].push(x);
+                    }
+                }
+            }
+        }
+        if let Some(w) = clr {
+            if w < self.regs.len() {
+                self.regs[w].clear();
+                self.preds[w].clear();
+            }
+        }
+    }
+}

@@ -56,3 +56,51 @@ pub fn decode_random(seed: u64, n: u64, fp64_ok: bool) -> Result<(u64, u64), Str
     }
     Ok((n, rejected))
 }
+
+/// Random stimulus (the block's own `constrain`) on the scoreboard for
+/// `cycles` core cycles, every output compared with [`SbRef`] every cycle.
+pub fn scoreboard_random<const MW: usize, const NS: usize>(seed: u64, cycles: u64) -> Result<(), String> {
+    use crate::hdl::Block;
+    use crate::testbenches::fe_ref::SbRef;
+    use crate::testbenches::stimulus::random_inputs;
+    use crate::units::scoreboard::{SbIn, Scoreboard};
+    use rand::{Rng, SeedableRng};
+    let blk = Scoreboard::<MW, NS>::new();
+    let mut sim = Sim::new(blk.clone()).map_err(|e| e.to_string())?;
+    let mut rf = SbRef::new(MW);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let p = [0.2, 0.5, 0.8];
+    for c in 0..cycles {
+        let mut i: SbIn<Concrete, MW, NS> = random_inputs(&mut rng, 0, &[], p[(c / 1000 % 3) as usize]);
+        blk.constrain(rng.gen(), &mut i);
+        let o = sim.step_core(&i);
+        for w in 0..MW {
+            let d = Dec {
+                ra: i.q_ra_i[w].to_u64() as u8,
+                rb: i.q_rb_i[w].to_u64() as u8,
+                rc: i.q_rc_i[w].to_u64() as u8,
+                pair: i.q_pair_i[w].to_u64() as u8,
+                kind: i.q_kind_i[w].to_u64() as u8,
+                dst: i.q_dst_i[w].to_u64() as u8,
+                prd: i.q_prd_i[w].to_u64() as u8,
+                ..Dec::default()
+            };
+            let (ok, idle) = (o.ok_o[w].to_u64() == 1, o.idle_o[w].to_u64() == 1);
+            if ok != rf.ok(w, &d) || idle != rf.idle(w) {
+                return Err(format!(
+                    "scoreboard cycle {c} warp {w}: rtl ok={ok} idle={idle}, reference ok={} idle={} for {d:?}; pending {:?} {:?}",
+                    rf.ok(w, &d),
+                    rf.idle(w),
+                    rf.regs[w],
+                    rf.preds[w]
+                ));
+            }
+        }
+        let tags = |v: &[Bits<1>; NS], t: &[Bits<32>; NS]| -> Vec<Option<u32>> {
+            (0..NS).map(|s| (v[s].to_u64() == 1).then_some(t[s].to_u64() as u32)).collect()
+        };
+        let clr = (i.clr_valid_i.to_u64() == 1).then_some(i.clr_warp_i.to_u64() as usize);
+        rf.edge(&tags(&i.set_valid_i, &i.set_tag_i), &tags(&i.rel_valid_i, &i.rel_tag_i), clr);
+    }
+    Ok(())
+}

@@ -6,3 +6,4 @@
 pub mod decode;
 pub mod mad_rf;
 pub mod smem;
+pub mod scoreboard;

@@ -284,3 +284,34 @@ impl SbRef {
         }
     }
 }
+
+/// Reference predicate file: `p[w][pred]` is the lane vector of predicate
+/// `pred` of warp `w`.
+#[derive(Debug, Clone)]
+pub struct PfRef {
+    pub p: Vec<[u32; 4]>,
+}
+
+impl PfRef {
+    pub fn new(warps: usize) -> Self {
+        PfRef { p: vec![[0; 4]; warps] }
+    }
+    /// One edge: writes `(warp, idx, mask, val)` in channel order, then the clear.
+    pub fn edge(&mut self, writes: &[(usize, usize, u32, u32)], clr: Option<usize>) {
+        for &(w, idx, mask, val) in writes {
+            if w < self.p.len() {
+                let p = &mut self.p[w][idx & 3];
+                *p = (*p & !mask) | (val & mask);
+            }
+        }
+        if let Some(w) = clr {
+            if w < self.p.len() {
+                self.p[w] = [0; 4];
+            }
+        }
+    }
+    /// The 128-bit row of warp `w` as the RTL shows it.
+    pub fn row(&self, w: usize) -> u128 {
+        (0..4).map(|k| (self.p[w][k] as u128) << (32 * k)).fold(0, |a, b| a | b)
+    }
+}

@@ -104,3 +104,50 @@ pub fn scoreboard_random<const MW: usize, const NS: usize>(seed: u64, cycles: u6
     }
     Ok(())
 }
+
+/// Random stimulus on the predicate file for `cycles` core cycles, every
+/// warp's row compared with [`PfRef`] every cycle.
+pub fn predfile_random<const MW: usize, const NS: usize>(seed: u64, cycles: u64) -> Result<(), String> {
+    use crate::hdl::Block;
+    use crate::testbenches::fe_ref::PfRef;
+    use crate::testbenches::stimulus::random_inputs;
+    use crate::units::predfile::{PfIn, Predfile};
+    use rand::{Rng, SeedableRng};
+    let blk = Predfile::<MW, NS>::new();
+    let mut sim = Sim::new(blk.clone()).map_err(|e| e.to_string())?;
+    let mut rf = PfRef::new(MW);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    for c in 0..cycles {
+        let mut i: PfIn<Concrete, NS> = random_inputs(&mut rng, 0, &[], 0.5);
+        blk.constrain(rng.gen(), &mut i);
+        let o = sim.step_core(&i);
+        for w in 0..MW {
+            if o.p_o[w].to_u128() != rf.row(w) {
+                return Err(format!(
+                    "predfile cycle {c} warp {w}: rtl {:032x}, reference {:032x}",
+                    o.p_o[w].to_u128(),
+                    rf.row(w)
+                ));
+            }
+        }
+        let lanes = |v: &[Bits<1>; 32]| (0..32).fold(0u32, |a, k| a | (v[k].to_u64() as u32) << k);
+        let mut writes = vec![];
+        if i.wr_valid_i.to_u64() == 1 {
+            let w = i.wr_warp_i.to_u64() as usize;
+            writes.push((w, i.wr_idx_i.to_u64() as usize, lanes(&i.wr_mask_i), lanes(&i.wr_val_i)));
+        }
+        for s in 0..NS {
+            if i.sw_valid_i[s].to_u64() == 1 {
+                writes.push((
+                    i.sw_warp_i[s].to_u64() as usize,
+                    i.sw_idx_i[s].to_u64() as usize,
+                    i.sw_mask_i[s].to_u64() as u32,
+                    i.sw_val_i[s].to_u64() as u32,
+                ));
+            }
+        }
+        let clr = (i.clr_valid_i.to_u64() == 1).then_some(i.clr_warp_i.to_u64() as usize);
+        rf.edge(&writes, clr);
+    }
+    Ok(())
+}

@@ -7,3 +7,4 @@ pub mod decode;
 pub mod mad_rf;
 pub mod smem;
 pub mod scoreboard;
+pub mod predfile;

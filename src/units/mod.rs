@@ -8,3 +8,4 @@ pub mod mad_rf;
 pub mod smem;
 pub mod scoreboard;
 pub mod predfile;
+pub mod sched;

@@ -13,3 +13,6 @@ pub mod opcoll;
 pub mod regfile;
 pub mod smem;
 pub mod sp;
+pub mod scoreboard;
+pub mod predfile;
+pub mod sched;

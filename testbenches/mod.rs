@@ -17,4 +17,5 @@ pub mod mem_ports;
 pub mod smem_ref;
 pub mod smem_tb;
 pub mod sp_ref;
+pub mod sp_tb;
 pub mod stimulus;

@@ -28,6 +28,12 @@ pub enum BlockName {
     /// Shared-memory unit: `smem_banks` banks, `smem_bytes`, requests served
     /// per `smem_request_threads` lanes, `smem_multicast` broadcast rule.
     Smem,
+    /// SP array: `warp_schedulers` groups of `sp_lanes / warp_schedulers`
+    /// lanes, FP32 flavour from `mul_add`, `sp_latency`, `imul32_passes`.
+    Sp,
+    /// FP64 unit: `fp64_units` lanes (else `sp_lanes / fp64_rate_divisor`),
+    /// `dpu_latency`.
+    Dpu,
 }
 
 /// Something to do with a block, whatever its type.
@@ -59,6 +65,19 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::MadRf => f.call(MadRf::new()),
+        BlockName::Sp => {
+            let g = crate::units::sp::SpGeom::of(cfg);
+            let e = |e: crate::units::sp::SpError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+            match g.groups {
+                1 => f.call(crate::units::sp::SpArray1::new(g).map_err(e)?),
+                2 => f.call(crate::units::sp::SpArray2::new(g).map_err(e)?),
+                n => bail!(
+                    "config `{}`: {n} SP groups (warp_schedulers) are not supported (1 or 2)",
+                    cfg.name
+                ),
+            }
+        }
+        BlockName::Dpu => f.call(crate::units::dpu::Dpu::of(cfg).map_err(|e| anyhow::anyhow!("{e}"))?),
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;
@@ -93,11 +112,15 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 4] = [
+pub const RTL_SET: [(BlockName, &str); 8] = [
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
     (BlockName::Smem, "fermi"),
+    (BlockName::Sp, "gt200"),
+    (BlockName::Sp, "fermi"),
+    (BlockName::Dpu, "gt200"),
+    (BlockName::Dpu, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

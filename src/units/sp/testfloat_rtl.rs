@@ -126,7 +126,9 @@ pub fn rtl_compute(cfg: &SmConfig, op: Op, rm: Round, verilator: bool) -> Result
         }))
     };
     let dp = |isa: Isa| -> Result<Compute> {
-        let lat = Dpu::of(cfg).map_err(|e| anyhow::anyhow!("{op} needs FP64 hardware: {e}"))?.latency();
+        let lat = Dpu::of(cfg)
+            .map_err(|e| anyhow::anyhow!("{op} needs FP64 hardware: {e}"))?
+            .latency();
         let mut d = Driver::new(DpuLane::new(lat), lat, verilator)?;
         Ok(Box::new(move |v: &[u64]| {
             let i = DpuLaneIn::<Concrete> {
@@ -143,7 +145,10 @@ pub fn rtl_compute(cfg: &SmConfig, op: Op, rm: Round, verilator: bool) -> Result
     match op {
         Op::F32Add | Op::F32Mul | Op::F32MulAdd => {
             need(Flavor::Ieee)?;
-            let isa = [Isa::Fadd, Isa::Fmul, Isa::Ffma][[Op::F32Add, Op::F32Mul, Op::F32MulAdd].iter().position(|o| *o == op).unwrap()];
+            let isa = [Isa::Fadd, Isa::Fmul, Isa::Ffma][[Op::F32Add, Op::F32Mul, Op::F32MulAdd]
+                .iter()
+                .position(|o| *o == op)
+                .unwrap()];
             sp(isa, m, Flavor::Ieee)
         }
         Op::F32AddTesla | Op::F32MulTesla | Op::F32MadTesla => {

@@ -32,6 +32,12 @@ pub enum BlockName {
     /// `reg_banks / 4` groups, `opcoll_units` collectors pooled per
     /// scheduler, `warp_schedulers` issue ports and write channels.
     Opcoll,
+    /// SP array: `warp_schedulers` groups of `sp_lanes / warp_schedulers`
+    /// lanes, FP32 flavour from `mul_add`, `sp_latency`, `imul32_passes`.
+    Sp,
+    /// FP64 unit: `fp64_units` lanes (else `sp_lanes / fp64_rate_divisor`),
+    /// `dpu_latency`.
+    Dpu,
 }
 
 /// Something to do with a block, whatever its type.
@@ -64,6 +70,19 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         }
         BlockName::MadRf => f.call(MadRf::new()),
         BlockName::Opcoll => crate::units::opcoll::with_opcoll(cfg, f),
+        BlockName::Sp => {
+            let g = crate::units::sp::SpGeom::of(cfg);
+            let e = |e: crate::units::sp::SpError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+            match g.groups {
+                1 => f.call(crate::units::sp::SpArray1::new(g).map_err(e)?),
+                2 => f.call(crate::units::sp::SpArray2::new(g).map_err(e)?),
+                n => bail!(
+                    "config `{}`: {n} SP groups (warp_schedulers) are not supported (1 or 2)",
+                    cfg.name
+                ),
+            }
+        }
+        BlockName::Dpu => f.call(crate::units::dpu::Dpu::of(cfg).map_err(|e| anyhow::anyhow!("{e}"))?),
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;
@@ -98,13 +117,17 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 6] = [
+pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
     (BlockName::Smem, "fermi"),
     (BlockName::Opcoll, "gt200"),
     (BlockName::Opcoll, "fermi"),
+    (BlockName::Sp, "gt200"),
+    (BlockName::Sp, "fermi"),
+    (BlockName::Dpu, "gt200"),
+    (BlockName::Dpu, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.
@@ -120,7 +143,7 @@ impl BlockFn for Emit {
 /// The Verilog of [`RTL_SET`], deduplicated by module name.
 pub fn rtl_set_texts() -> Result<Vec<(String, String)>> {
     let mut all: Vec<(String, String)> = vec![];
-    for (b, c) in RTL_SET {
+    for &(b, c) in RTL_SET {
         for t in with_block(b, &SmConfig::preset(c)?, &mut Emit)? {
             if !all.iter().any(|(n, _)| *n == t.0) {
                 all.push(t);

@@ -156,6 +156,35 @@ enum Cmd {
         /// Mismatches printed in full (the rest are counted).
         #[arg(long, default_value_t = 20)]
         max_errors: u64,
+        /// Run each vector through the preset's RTL lane (SP lane for FP32,
+        /// FP64 lane for f64) instead of the reference arithmetic; results
+        /// compared bit for bit, flags not (the RTL has none).
+        #[arg(long)]
+        rtl: bool,
+        /// Preset (or TOML) whose RTL `--rtl` uses.
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// With `--rtl`: through the Verilated export of the lane.
+        #[arg(long)]
+        verilator: bool,
+    },
+    /// Stream random mixed warp instructions through the SP array (or the
+    /// FP64 unit) with the checking testbench; write a VCD and a .gtkw
+    /// grouped per lane and per thread.
+    SpWaves {
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// The FP64 unit instead of the SP array.
+        #[arg(long)]
+        dpu: bool,
+        /// Core cycles of traffic.
+        #[arg(long, default_value_t = 400)]
+        cycles: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// VCD path (default waves/sp_<config>.vcd or waves/dpu_<config>.vcd).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
     },
     /// Sweep the SFU functions (bit-exact path incl. range reduction) against
     /// an f64 reference: max error in ulps and good bits per function.
@@ -329,6 +358,9 @@ fn run(cli: Cli) -> Result<i32> {
             tininess,
             check_nans,
             max_errors,
+            rtl,
+            config,
+            verilator,
         } => {
             let opts = testfloat::Options {
                 op,
@@ -339,7 +371,37 @@ fn run(cli: Cli) -> Result<i32> {
             };
             let stdin = std::io::stdin().lock();
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            if verilator && !rtl {
+                anyhow::bail!("--verilator needs --rtl");
+            }
+            if rtl {
+                let cfg = SmConfig::load(&config)?;
+                let mut f = smrtl::units::sp::testfloat_rtl::rtl_compute(&cfg, op, rounding, verilator)?;
+                return Ok(testfloat::run_with(
+                    stdin,
+                    &mut out,
+                    &mut std::io::stderr(),
+                    &opts,
+                    &mut *f,
+                )?);
+            }
             Ok(testfloat::run(stdin, &mut out, &mut std::io::stderr(), &opts)?)
+        }
+        Cmd::SpWaves {
+            config,
+            dpu,
+            cycles,
+            seed,
+            vcd,
+        } => {
+            let cfg = SmConfig::load(&config)?;
+            let vcd = vcd
+                .unwrap_or_else(|| PathBuf::from(format!("waves/{}_{}.vcd", if dpu { "dpu" } else { "sp" }, cfg.name)));
+            if let Some(d) = vcd.parent().filter(|d| !d.as_os_str().is_empty()) {
+                flows::writable_dir(d)?;
+            }
+            print!("{}", smrtl::units::sp::waves::sp_waves(&cfg, dpu, cycles, seed, &vcd)?);
+            Ok(0)
         }
         Cmd::SfuAccuracy {
             func,

@@ -21,4 +21,5 @@ pub mod opcoll_tb;
 pub mod smem_ref;
 pub mod smem_tb;
 pub mod sp_ref;
+pub mod sp_tb;
 pub mod stimulus;

@@ -370,10 +370,27 @@ fn parse_line(op: Op, line: &[u8]) -> Result<Option<([u64; MAX_FIELDS], usize)>,
 /// Checks every line of `input`, writing mismatches to `out` and counting
 /// into `summary` (left as far as it got when an error stops the run).
 pub fn check<R: BufRead, W: Write>(
+    input: R,
+    out: &mut W,
+    opts: &Options,
+    summary: &mut Summary,
+) -> Result<(), CheckError> {
+    let (rm, tin) = (opts.rm, opts.tininess);
+    check_with(input, out, opts, summary, &mut |ops| {
+        let (r, f) = opts.op.compute(ops, rm, tin);
+        (r, Some(f))
+    })
+}
+
+/// [`check`] with another implementation of the op (e.g. the RTL:
+/// `smrtl testfloat --rtl`): `compute` maps the operands to the result and,
+/// when it has them, the flags (`None`: the flags column is not compared).
+pub fn check_with<R: BufRead, W: Write>(
     mut input: R,
     out: &mut W,
     opts: &Options,
     summary: &mut Summary,
+    compute: &mut dyn FnMut(&[u64]) -> (u64, Option<Flags>),
 ) -> Result<(), CheckError> {
     opts.validate()?;
     let op = opts.op;
@@ -397,7 +414,8 @@ pub fn check<R: BufRead, W: Write>(
         };
         let expected = vals[k];
         let expected_flags = vals[k + 1] as u8;
-        let (got, got_flags) = op.compute(&vals[..k], opts.rm, opts.tininess);
+        let (got, flags) = compute(&vals[..k]);
+        let got_flags = flags.unwrap_or(Flags(expected_flags));
         let result_ok = if op.is_ieee() && !opts.check_nans && op.is_nan(expected) {
             op.is_nan(got)
         } else {
@@ -432,6 +450,21 @@ pub fn check<R: BufRead, W: Write>(
 /// and the summary on `out`, errors on `err`; returns the exit code (0 all
 /// match, 1 mismatches, 2 malformed input or a bad option).
 pub fn run<R: BufRead, W: Write, E: Write>(input: R, out: &mut W, err: &mut E, opts: &Options) -> std::io::Result<i32> {
+    let (rm, tin) = (opts.rm, opts.tininess);
+    run_with(input, out, err, opts, &mut |ops| {
+        let (r, f) = opts.op.compute(ops, rm, tin);
+        (r, Some(f))
+    })
+}
+
+/// [`run`] with another implementation of the op (see [`check_with`]).
+pub fn run_with<R: BufRead, W: Write, E: Write>(
+    input: R,
+    out: &mut W,
+    err: &mut E,
+    opts: &Options,
+    compute: &mut dyn FnMut(&[u64]) -> (u64, Option<Flags>),
+) -> std::io::Result<i32> {
     let mut summary = Summary {
         op: opts.op,
         rm: opts.rm,
@@ -439,7 +472,7 @@ pub fn run<R: BufRead, W: Write, E: Write>(input: R, out: &mut W, err: &mut E, o
         vectors: 0,
         mismatches: 0,
     };
-    let res = check(input, out, opts, &mut summary);
+    let res = check_with(input, out, opts, &mut summary, compute);
     if summary.mismatches > opts.max_errors {
         writeln!(
             out,

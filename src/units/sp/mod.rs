@@ -40,6 +40,8 @@
 
 pub mod engine;
 pub mod lane;
+pub mod testfloat_rtl;
+pub mod waves;
 
 use crate::golden::isa::Op;
 use crate::hdl::{Backend, Block, Ctx, Decl, Sig, S};

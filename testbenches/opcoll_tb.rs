@@ -471,3 +471,41 @@ where
     st.cycles = cycles;
     Ok(st)
 }
+
+/// Call `$body` with `$sim`, a fresh simulation of the opcoll built for
+/// geometry `$g` (16, 24 or 32 banks of 128 rows).
+#[macro_export]
+macro_rules! with_opcoll_sim {
+    ($g:expr, |$sim:ident| $body:expr) => {{
+        use $crate::units::opcoll::Opcoll;
+        let g: $crate::units::regfile::RfGeom = $g;
+        match (g.groups, g.addr_bits()) {
+            (4, 7) => {
+                let mut $sim = $crate::hdl::Sim::new(Opcoll::<4, 128, 7>::new(g).map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?;
+                $body
+            }
+            (6, 7) => {
+                let mut $sim = $crate::hdl::Sim::new(Opcoll::<6, 192, 7>::new(g).map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?;
+                $body
+            }
+            (8, 7) => {
+                let mut $sim = $crate::hdl::Sim::new(Opcoll::<8, 256, 7>::new(g).map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?;
+                $body
+            }
+            (gr, a) => Err(format!("{} banks of {} rows: no test build", gr * 4, 1 << a)),
+        }
+    }};
+}
+
+/// [`random_run`] on the block built for `g`.
+pub fn random_run_geom(g: &RfGeom, cycles: u64, seed: u64) -> Result<RunStats, String> {
+    crate::with_opcoll_sim!(*g, |sim| random_run(&mut sim, g, cycles, seed))
+}
+
+/// [`dual_issue_stream`] on the block built for `g`.
+pub fn dual_issue_geom(g: &RfGeom, cycles: u64) -> Result<StreamStats, String> {
+    crate::with_opcoll_sim!(*g, |sim| dual_issue_stream(&mut sim, g, cycles))
+}

@@ -28,6 +28,16 @@ pub enum BlockName {
     /// Shared-memory unit: `smem_banks` banks, `smem_bytes`, requests served
     /// per `smem_request_threads` lanes, `smem_multicast` broadcast rule.
     Smem,
+    /// Instruction decode (ISA table); FP64 instructions are errors when
+    /// `fp64_rate_divisor = 0`.
+    Decode,
+    /// Scoreboard of `max_warps` warps, `warp_schedulers` channels.
+    Scoreboard,
+    /// Predicate file of `max_warps` warps, `warp_schedulers` channels.
+    Predfile,
+    /// Warp scheduler `warp_schedulers - 1` (Fermi: the odd-warp one, with
+    /// the FP64/SP peer rule) over `max_warps / warp_schedulers` warps.
+    Sched,
 }
 
 /// Something to do with a block, whatever its type.
@@ -59,6 +69,9 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::MadRf => f.call(MadRf::new()),
+        BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched => {
+            crate::units::frontend_blocks(name, cfg, f)
+        }
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;
@@ -93,11 +106,19 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 4] = [
+pub const RTL_SET: [(BlockName, &str); 12] = [
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
     (BlockName::Smem, "fermi"),
+    (BlockName::Decode, "gt200"),
+    (BlockName::Decode, "tesla"),
+    (BlockName::Scoreboard, "gt200"),
+    (BlockName::Scoreboard, "fermi"),
+    (BlockName::Predfile, "gt200"),
+    (BlockName::Predfile, "fermi"),
+    (BlockName::Sched, "gt200"),
+    (BlockName::Sched, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

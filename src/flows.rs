@@ -38,6 +38,16 @@ pub enum BlockName {
     /// FP64 unit: `fp64_units` lanes (else `sp_lanes / fp64_rate_divisor`),
     /// `dpu_latency`.
     Dpu,
+    /// Instruction decode (ISA table); FP64 instructions are errors when
+    /// `fp64_rate_divisor = 0`.
+    Decode,
+    /// Scoreboard of `max_warps` warps, `warp_schedulers` channels.
+    Scoreboard,
+    /// Predicate file of `max_warps` warps, `warp_schedulers` channels.
+    Predfile,
+    /// Warp scheduler `warp_schedulers - 1` (Fermi: the odd-warp one, with
+    /// the FP64/SP peer rule) over `max_warps / warp_schedulers` warps.
+    Sched,
 }
 
 /// Something to do with a block, whatever its type.
@@ -83,6 +93,9 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::Dpu => f.call(crate::units::dpu::Dpu::of(cfg).map_err(|e| anyhow::anyhow!("{e}"))?),
+        BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched => {
+            crate::units::frontend_blocks(name, cfg, f)
+        }
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;
@@ -128,6 +141,14 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Sp, "fermi"),
     (BlockName::Dpu, "gt200"),
     (BlockName::Dpu, "fermi"),
+    (BlockName::Decode, "gt200"),
+    (BlockName::Decode, "tesla"),
+    (BlockName::Scoreboard, "gt200"),
+    (BlockName::Scoreboard, "fermi"),
+    (BlockName::Predfile, "gt200"),
+    (BlockName::Predfile, "fermi"),
+    (BlockName::Sched, "gt200"),
+    (BlockName::Sched, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

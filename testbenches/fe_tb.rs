@@ -97,10 +97,16 @@ pub fn scoreboard_random<const MW: usize, const NS: usize>(seed: u64, cycles: u6
             }
         }
         let tags = |v: &[Bits<1>; NS], t: &[Bits<32>; NS]| -> Vec<Option<u32>> {
-            (0..NS).map(|s| (v[s].to_u64() == 1).then_some(t[s].to_u64() as u32)).collect()
+            (0..NS)
+                .map(|s| (v[s].to_u64() == 1).then_some(t[s].to_u64() as u32))
+                .collect()
         };
         let clr = (i.clr_valid_i.to_u64() == 1).then_some(i.clr_warp_i.to_u64() as usize);
-        rf.edge(&tags(&i.set_valid_i, &i.set_tag_i), &tags(&i.rel_valid_i, &i.rel_tag_i), clr);
+        rf.edge(
+            &tags(&i.set_valid_i, &i.set_tag_i),
+            &tags(&i.rel_valid_i, &i.rel_tag_i),
+            clr,
+        );
     }
     Ok(())
 }
@@ -246,7 +252,10 @@ pub fn issue_of(o: &crate::units::sched::SchedOut<Concrete>) -> (super::fe_ref::
         pa: lanes(&o.is_pa_o),
         set: t(o.iss_set_o),
     };
-    (iss, t(o.err_o).then_some((o.err_warp_o.to_u64() as u8, o.err_pc_o.to_u64() as u16)))
+    (
+        iss,
+        t(o.err_o).then_some((o.err_warp_o.to_u64() as u8, o.err_pc_o.to_u64() as u16)),
+    )
 }
 
 /// Check the RTL outputs' internal consistency rules that the [`Issue`]
@@ -269,7 +278,11 @@ fn sched_side_checks(o: &crate::units::sched::SchedOut<Concrete>) -> Result<(), 
 
 /// Random stimulus on one scheduler, outputs compared with [`super::fe_ref::SchedRef`]
 /// every core cycle. Returns the number of issues.
-pub fn sched_random<const LW: usize>(p: crate::units::sched::SchedParams, seed: u64, cycles: u64) -> Result<u64, String> {
+pub fn sched_random<const LW: usize>(
+    p: crate::units::sched::SchedParams,
+    seed: u64,
+    cycles: u64,
+) -> Result<u64, String> {
     use crate::hdl::Block;
     use crate::testbenches::stimulus::random_inputs;
     use crate::units::sched::{Sched, SchedIn};
@@ -294,4 +307,135 @@ pub fn sched_random<const LW: usize>(p: crate::units::sched::SchedParams, seed: 
         issues += got.0.valid as u64;
     }
     Ok(issues)
+}
+
+/// One issue seen by [`run_schedulers`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Issued {
+    pub cycle: u64,
+    pub sched: usize,
+    pub warp: u8,
+    pub unit: u8,
+    pub op: u8,
+}
+
+/// Stand-in for the operand collectors in directed scheduler tests (not
+/// RTL): unit `u` accepts one warp instruction every `interval[u]` core
+/// cycles (SFU: `sfu_fmul_interval` for FMUL, `interval[1]` otherwise);
+/// `ready` is a function of its counters only (Moore, as docs/sm.md says).
+#[derive(Debug, Clone)]
+pub struct UnitStandIn {
+    pub interval: [u64; 4],
+    pub sfu_fmul_interval: u64,
+    busy: [u64; 4],
+}
+
+impl UnitStandIn {
+    pub fn new(interval: [u64; 4], sfu_fmul_interval: u64) -> Self {
+        UnitStandIn {
+            interval,
+            sfu_fmul_interval,
+            busy: [0; 4],
+        }
+    }
+    pub fn ready(&self) -> u8 {
+        (0..4).fold(0, |a, u| a | ((self.busy[u] == 0) as u8) << u)
+    }
+    /// End of a cycle: `issued` = (unit, op) accepted at this edge.
+    pub fn edge(&mut self, issued: Option<(u8, u8)>) {
+        for b in &mut self.busy {
+            *b = b.saturating_sub(1);
+        }
+        if let Some((u, op)) = issued {
+            if u < 4 {
+                let n = if u == 1 && op == crate::golden::isa::Op::Fmul as u8 {
+                    self.sfu_fmul_interval
+                } else {
+                    self.interval[u as usize]
+                };
+                self.busy[u as usize] = n - 1;
+            }
+        }
+    }
+}
+
+/// Drive the `ns` schedulers of a preset for `cycles` core cycles: every
+/// warp of `warps` (global ids) is valid, never waits at a barrier, always
+/// has a head (an endless stream `stream(warp, n)` of independent
+/// instructions: the scoreboard stand-in is always clear), active mask all
+/// lanes, predicates P0 = all lanes. Each scheduler has its own
+/// [`UnitStandIn`]; scheduler 1 sees scheduler 0's issue as its peer.
+pub fn run_schedulers<const LW: usize>(
+    cfg: &crate::sm::SmConfig,
+    warps: usize,
+    units: UnitStandIn,
+    stream: &dyn Fn(usize, u64) -> crate::golden::isa::Instr,
+    cycles: u64,
+) -> Result<Vec<Issued>, String> {
+    use crate::hdl::sim::zero_ports;
+    use crate::units::sched::{Sched, SchedIn, SchedParams};
+    let ns = cfg.warp_schedulers as usize;
+    let fp64 = cfg.fp64_rate_divisor > 0;
+    let mut sims: Vec<Sim<Sched<LW>>> = (0..ns)
+        .map(|s| Sim::new(Sched::<LW>::new(SchedParams::of(cfg, s as u32))).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let mut unit: Vec<UnitStandIn> = vec![units; ns];
+    let mut next = vec![0u64; ns * LW];
+    let mut out = vec![];
+    for c in 0..cycles {
+        let mut peer: Option<u8> = None;
+        for s in 0..ns {
+            let mut i: SchedIn<Concrete, LW> = zero_ports();
+            for l in 0..LW {
+                let g = l * ns + s;
+                if g >= warps {
+                    continue;
+                }
+                i.wv_i[l] = Bits::new(1);
+                i.hv_i[l] = Bits::new(1);
+                i.sb_ok_i[l] = Bits::new(1);
+                i.act_i[l] = Bits::new(u32::MAX as u64);
+                i.pred_i[l] = Bits::new(u32::MAX as u64);
+                let n = next[g];
+                let d = super::fe_ref::dec_of(&stream(g, n), fp64);
+                set_head(&mut i, l, &d, n as u16);
+            }
+            i.ready_i = Bits::new(unit[s].ready() as u64);
+            i.peer_valid_i = Bits::new(peer.is_some() as u64);
+            i.peer_unit_i = Bits::new(peer.unwrap_or(0) as u64);
+            let o = sims[s].step_core(&i);
+            let (iss, err) = issue_of(&o);
+            if let Some((w, pc)) = err {
+                return Err(format!("scheduler {s}: decode error on warp {w} at pc {pc}"));
+            }
+            if iss.valid {
+                next[iss.warp as usize] += 1;
+                out.push(Issued {
+                    cycle: c,
+                    sched: s,
+                    warp: iss.warp,
+                    unit: iss.unit,
+                    op: iss.op,
+                });
+                if s == 0 && !iss.ctrl {
+                    peer = Some(iss.unit);
+                }
+            }
+            unit[s].edge((iss.valid && !iss.ctrl).then_some((iss.unit, iss.op)));
+        }
+    }
+    Ok(out)
+}
+
+/// Largest number of issues of one scheduler between two issues of the
+/// same warp (over warps that issued at least twice).
+pub fn max_wait(trace: &[Issued], sched: usize) -> usize {
+    let mut last: std::collections::HashMap<u8, usize> = Default::default();
+    let mut worst = 0;
+    for (k, t) in trace.iter().filter(|t| t.sched == sched).enumerate() {
+        if let Some(p) = last.insert(t.warp, k) {
+            worst = worst.max(k - p - 1);
+        }
+    }
+    worst
 }

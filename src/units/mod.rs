@@ -1,5 +1,7 @@
 //! The SM blocks, one folder per block.
 //!
+//! * [`decode`], [`scoreboard`], [`predfile`], [`sched`]: the front end
+//!   (issue 12, docs/frontend.md).
 //! * [`mad_rf`]: dual-clock proof block (hot-clock multiply-add pipeline
 //!   feeding a core-clock banked register file).
 //! * [`fp`]: FP datapath building blocks (shared by sp, dpu, sfu).
@@ -10,9 +12,54 @@ pub mod dpu;
 pub mod fp;
 pub mod mad_rf;
 pub mod opcoll;
+pub mod predfile;
 pub mod regfile;
+pub mod sched;
+pub mod scoreboard;
 pub mod smem;
 pub mod sp;
-pub mod scoreboard;
-pub mod predfile;
-pub mod sched;
+
+/// Build front-end block `name` (decode, scoreboard, predfile, sched) for
+/// `cfg`: warp counts are type parameters, one arm per supported count.
+pub fn frontend_blocks<F: crate::flows::BlockFn>(
+    name: crate::flows::BlockName,
+    cfg: &crate::sm::SmConfig,
+    f: &mut F,
+) -> anyhow::Result<F::Out> {
+    use crate::flows::BlockName as B;
+    let (mw, ns) = (cfg.max_warps as usize, cfg.warp_schedulers as usize);
+    let unsupported = || {
+        anyhow::anyhow!(
+            "config `{}`: {mw} warps on {ns} schedulers are not supported by the front-end blocks \\
+             (16, 32 or 48 warps; 1 or 2 schedulers)",
+            cfg.name
+        )
+    };
+    match name {
+        B::Decode => f.call(decode::Decode::new(cfg.fp64_rate_divisor > 0)),
+        B::Scoreboard => match (mw, ns) {
+            (16, 1) => f.call(scoreboard::Scoreboard::<16, 1>::new()),
+            (32, 1) => f.call(scoreboard::Scoreboard::<32, 1>::new()),
+            (48, 2) => f.call(scoreboard::Scoreboard::<48, 2>::new()),
+            (32, 2) => f.call(scoreboard::Scoreboard::<32, 2>::new()),
+            _ => Err(unsupported()),
+        },
+        B::Predfile => match (mw, ns) {
+            (16, 1) => f.call(predfile::Predfile::<16, 1>::new()),
+            (32, 1) => f.call(predfile::Predfile::<32, 1>::new()),
+            (48, 2) => f.call(predfile::Predfile::<48, 2>::new()),
+            (32, 2) => f.call(predfile::Predfile::<32, 2>::new()),
+            _ => Err(unsupported()),
+        },
+        B::Sched => {
+            let p = sched::SchedParams::of(cfg, cfg.warp_schedulers - 1);
+            match (mw, ns) {
+                (16, 1) | (32, 2) => f.call(sched::Sched::<16>::new(p)),
+                (32, 1) => f.call(sched::Sched::<32>::new(p)),
+                (48, 2) => f.call(sched::Sched::<24>::new(p)),
+                _ => Err(unsupported()),
+            }
+        }
+        _ => Err(anyhow::anyhow!("{name:?} is not a front-end block")),
+    }
+}

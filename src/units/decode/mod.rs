@@ -390,3 +390,26 @@ mod tests {
         decode_random(8, 5_000, false).unwrap();
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use crate::hdl::Sim;
+    use crate::testbenches::fe_ref::random_instr;
+    use crate::testbenches::fe_tb::check_decode;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Any 64-bit word, and any valid instruction with one field
+        /// disturbed: the RTL decode agrees with `Instr::decode`.
+        #[test]
+        fn any_word(w in any::<u64>(), h in any::<u64>(), flip in 0u32..64) {
+            let mut sim = Sim::new(Decode::new(true)).unwrap();
+            check_decode(&mut sim, w, true).map_err(TestCaseError::fail)?;
+            let v = random_instr(h).encode();
+            check_decode(&mut sim, v, true).map_err(TestCaseError::fail)?;
+            check_decode(&mut sim, v ^ 1 << flip, true).map_err(TestCaseError::fail)?;
+        }
+    }
+}

@@ -157,7 +157,12 @@ impl<const LW: usize> Sched<LW> {
         // Reset to the last warp so that local warp 0 has priority first.
         let rr = d.reg("rr", Domain::Core, LW as u64 - 1);
         let last_sp = d.reg("last_sp", Domain::Core, 0);
-        Sched { decl: d, p, rr, last_sp }
+        Sched {
+            decl: d,
+            p,
+            rr,
+            last_sp,
+        }
     }
     pub fn params(&self) -> SchedParams {
         self.p
@@ -254,7 +259,13 @@ impl<const LW: usize> Block for Sched<LW> {
             pref.push(el & is_sp.ne(last_sp));
             elig.push(el);
             eff.push(e);
-            hi.push(rr.ult(cx.lit::<6>(w as u64)));
+            // Warp 0 is never after the pointer (a constant, so no `rr < 0`).
+            let after = if w == 0 {
+                cx.lit::<1>(0)
+            } else {
+                rr.ult(cx.lit::<6>(w as u64))
+            };
+            hi.push(after);
             bad.push(i.wv_i[w] & i.hv_i[w] & i.h_err_i[w]);
         }
         let (sel, any) = if p.alt {
@@ -348,7 +359,12 @@ mod tests {
     use crate::testbenches::fe_tb::sched_random;
 
     fn params(sidx: u32, ns: u32, alt: bool, sfu_fmul: bool) -> SchedParams {
-        SchedParams { sidx, ns, alt, sfu_fmul }
+        SchedParams {
+            sidx,
+            ns,
+            alt,
+            sfu_fmul,
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::hdl::{verilog, Block, Concrete, Sim};
 use crate::sm::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
 use crate::units::mad_rf::MadRf;
+use crate::units::simt::Simt;
 use crate::units::smem::Smem;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
@@ -28,6 +29,10 @@ pub enum BlockName {
     /// Shared-memory unit: `smem_banks` banks, `smem_bytes`, requests served
     /// per `smem_request_threads` lanes, `smem_multicast` broadcast rule.
     Smem,
+    /// SIMT control: per-warp pc, active mask and reconvergence stack;
+    /// `max_warps` warps, `warp_schedulers` advance ports,
+    /// `simt_stack_depth` entries.
+    Simt,
 }
 
 /// Something to do with a block, whatever its type.
@@ -88,16 +93,34 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 ),
             }
         }
+        BlockName::Simt => {
+            let d = cfg.simt_stack_depth;
+            let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+            // Warps (MW) and schedulers (NS) are type parameters.
+            match (cfg.max_warps, cfg.warp_schedulers) {
+                (16, 1) => f.call(Simt::<16, 1>::new(d).map_err(e)?),
+                (32, 1) => f.call(Simt::<32, 1>::new(d).map_err(e)?),
+                (48, 2) => f.call(Simt::<48, 2>::new(d).map_err(e)?),
+                (64, 2) => f.call(Simt::<64, 2>::new(d).map_err(e)?),
+                (w, s) => bail!(
+                    "config `{}`: {w} warps with {s} schedulers are not supported by the simt block \
+                     (16/32 warps with 1, 48/64 with 2)",
+                    cfg.name
+                ),
+            }
+        }
     }
 }
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 4] = [
+pub const RTL_SET: [(BlockName, &str); 6] = [
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
     (BlockName::Smem, "fermi"),
+    (BlockName::Simt, "gt200"),
+    (BlockName::Simt, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

@@ -13,6 +13,8 @@ pub mod kernels;
 pub mod lanes;
 pub mod mad_rf_ref;
 pub mod mem_ports;
+pub mod simt_ref;
+pub mod simt_tb;
 pub mod smem_ref;
 pub mod smem_tb;
 pub mod stimulus;

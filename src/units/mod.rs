@@ -4,4 +4,5 @@
 //!   feeding a core-clock banked register file).
 
 pub mod mad_rf;
+pub mod simt;
 pub mod smem;

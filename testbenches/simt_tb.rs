@@ -55,6 +55,7 @@ pub fn from_out<const MW: usize>(o: &SimtOut<Concrete, MW>) -> SimtObs {
         f_active: mask(&o.f_active_o),
         s_pc: o.s_pc_o.to_u64() as u32,
         s_active: mask(&o.s_active_o),
+        s_live: mask(&o.s_live_o),
         s_depth: o.s_depth_o.to_u64() as u32,
         run: bits(&o.run_o),
         busy: bits(&o.busy_o),

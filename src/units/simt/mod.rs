@@ -45,7 +45,8 @@
 //!   `busy_o[w]` is high for the warp the engine holds.
 //! * Read ports (combinational, Mealy in the warp index only): `f_warp_i`
 //!   -> `f_pc_o`, `f_active_o` (fetch), `s_warp_i` -> `s_pc_o`,
-//!   `s_active_o`, `s_depth_o` (the scheduler's chosen warp).
+//!   `s_active_o`, `s_live_o` (lanes not exited; the barrier needs them
+//!   with a `BAR`), `s_depth_o` (the scheduler's chosen warp).
 //! * Pulses one cycle after the edge that caused them (registered):
 //!   `redir_valid_o`/`redir_warp_o`/`redir_pc_o` (fetch flushes the warp's
 //!   buffer and refetches), `exit_valid_o`/`exit_warp_o` (cta, barrier,
@@ -92,6 +93,7 @@ crate::ports! {
         f_active_o: [1; 32] @ Core,
         s_pc_o: 16 @ Core,
         s_active_o: [1; 32] @ Core,
+        s_live_o: [1; 32] @ Core,
         s_depth_o: 7 @ Core,
         run_o: [1; MW] @ Core,
         busy_o: [1; MW] @ Core,
@@ -437,6 +439,7 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
         let sw = i.s_warp_i;
         let s_pc = pick(cx, sw, &pc);
         let s_act = pick(cx, sw, &act);
+        let s_live = pick(cx, sw, &live);
         let s_depth = pick(cx, sw, &depth);
         let ev = cx.q(self.err_v);
         let code = cx.lit::<8>(ERR_STACK);
@@ -446,6 +449,7 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
             f_active_o: unpack32(cx, f_act),
             s_pc_o: s_pc,
             s_active_o: unpack32(cx, s_act),
+            s_live_o: unpack32(cx, s_live),
             s_depth_o: s_depth,
             run_o,
             busy_o,

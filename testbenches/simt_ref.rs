@@ -90,11 +90,11 @@ impl SimtRef {
     pub fn step(&mut self, s: &SimtStim) -> SimtObs {
         let rd = |w: u32| {
             self.get(w)
-                .map(|x| (x.pc & 0xffff, x.active, x.stack.len() as u32))
-                .unwrap_or((0, 0, 0))
+                .map(|x| (x.pc & 0xffff, x.active, x.live, x.stack.len() as u32))
+                .unwrap_or((0, 0, 0, 0))
         };
-        let (f_pc, f_active, _) = rd(s.f_warp);
-        let (s_pc, s_active, s_depth) = rd(s.s_warp);
+        let (f_pc, f_active, _, _) = rd(s.f_warp);
+        let (s_pc, s_active, s_live, s_depth) = rd(s.s_warp);
         let mut run = 0u64;
         for (k, w) in self.warps.iter().enumerate() {
             run |= (w.run as u64) << k;

@@ -9,6 +9,7 @@ use crate::hdl::{verilog, Block, Concrete, Sim};
 use crate::sm::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
 use crate::units::mad_rf::MadRf;
+use crate::units::simt::Simt;
 use crate::units::smem::Smem;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
@@ -48,6 +49,10 @@ pub enum BlockName {
     /// Warp scheduler `warp_schedulers - 1` (Fermi: the odd-warp one, with
     /// the FP64/SP peer rule) over `max_warps / warp_schedulers` warps.
     Sched,
+    /// SIMT control: per-warp pc, active mask and reconvergence stack;
+    /// `max_warps` warps, `warp_schedulers` advance ports,
+    /// `simt_stack_depth` entries.
+    Simt,
 }
 
 /// Something to do with a block, whatever its type.
@@ -125,6 +130,22 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 ),
             }
         }
+        BlockName::Simt => {
+            let d = cfg.simt_stack_depth;
+            let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+            // Warps (MW) and schedulers (NS) are type parameters.
+            match (cfg.max_warps, cfg.warp_schedulers) {
+                (16, 1) => f.call(Simt::<16, 1>::new(d).map_err(e)?),
+                (32, 1) => f.call(Simt::<32, 1>::new(d).map_err(e)?),
+                (48, 2) => f.call(Simt::<48, 2>::new(d).map_err(e)?),
+                (64, 2) => f.call(Simt::<64, 2>::new(d).map_err(e)?),
+                (w, s) => bail!(
+                    "config `{}`: {w} warps with {s} schedulers are not supported by the simt block \
+                     (16/32 warps with 1, 48/64 with 2)",
+                    cfg.name
+                ),
+            }
+        }
     }
 }
 
@@ -149,6 +170,8 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Predfile, "fermi"),
     (BlockName::Sched, "gt200"),
     (BlockName::Sched, "fermi"),
+    (BlockName::Simt, "gt200"),
+    (BlockName::Simt, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

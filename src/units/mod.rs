@@ -16,6 +16,7 @@ pub mod predfile;
 pub mod regfile;
 pub mod sched;
 pub mod scoreboard;
+pub mod simt;
 pub mod smem;
 pub mod sp;
 

@@ -31,6 +31,15 @@ fn fails(src: &str, ctas: u32, threads: u32, params: Vec<u32>, gmem: usize) -> R
     }
 }
 
+/// Like [`fails`], with instruction `pc`'s branch target patched to
+/// `target` after assembly (the assembler rejects targets outside the
+/// program; a program built in memory can still hold one).
+fn fails_with_target(src: &str, pc: usize, target: u32) -> RunError {
+    let mut p = assemble(src, "bad.s").unwrap();
+    p.code[pc].b = smrtl::golden::isa::Src::Imm(target);
+    run_kernel(&cfg("gt200"), &p, &launch([1, 1], [32, 1, 1], vec![]), vec![]).expect_err("expected an error")
+}
+
 fn has(e: &RunError, needles: &[&str]) {
     let s = e.to_string();
     for n in needles {
@@ -59,7 +68,7 @@ fn kernel_that_never_exits_hits_the_budget() {
 
 #[test]
 fn branch_out_of_the_program() {
-    let e = fails(".regs 4\n  NOP\n  BRA 17\n  EXIT\n", 1, 32, vec![], 0);
+    let e = fails_with_target(".regs 4\n  NOP\n  BRA 0\n  EXIT\n", 1, 17);
     assert!(matches!(e.reason, Reason::BranchOutOfCode { target: 17, len: 3 }));
     has(
         &e,
@@ -74,7 +83,7 @@ fn branch_out_of_the_program() {
 
 #[test]
 fn ssy_target_out_of_the_program() {
-    let e = fails(".regs 4\n  SSY 99\n  EXIT\n", 1, 32, vec![], 0);
+    let e = fails_with_target(".regs 4\n  SSY 1\n  EXIT\n", 0, 99);
     has(&e, &["pc 0", "branch target 99 is outside the code"]);
 }
 

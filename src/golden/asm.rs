@@ -82,6 +82,18 @@ pub enum BinError {
     Word { index: usize, word: u64, err: IsaError },
     #[error("program file: {0} unexpected bytes after the last instruction")]
     Trailing(usize),
+    #[error(
+        "program file: {what} {name:?} is not a name the assembler accepts (letters, digits, '_', not a register)"
+    )]
+    Name { what: &'static str, name: String },
+    #[error("program file: duplicate parameter name {0:?}")]
+    DuplicateParam(String),
+    /// The file decodes but its disassembly would not assemble back to it
+    /// (a register beyond `.regs`, a branch outside the program, ...).
+    #[error("program file: instruction {pc} ({text}): {msg}")]
+    Inexpressible { pc: usize, text: String, msg: String },
+    #[error("program file: {0}")]
+    NotCanonical(String),
 }
 
 // ---------------------------------------------------------------------------
@@ -184,14 +196,72 @@ impl Program {
         if r.pos != b.len() {
             return Err(BinError::Trailing(b.len() - r.pos));
         }
-        Ok(Program {
+        let p = Program {
             name,
             regs,
             shared_bytes,
             params,
             code,
             src_lines: Vec::new(),
-        })
+        };
+        p.check_expressible(b)?;
+        Ok(p)
+    }
+
+    /// Reject a decoded program the assembler cannot express, so that the
+    /// disassembly of every loadable file re-assembles to the same bytes:
+    /// names must be identifiers, parameters distinct, and the canonical
+    /// text must assemble back to `bytes`.
+    fn check_expressible(&self, bytes: &[u8]) -> Result<(), BinError> {
+        if !is_ident(&self.name) {
+            return Err(BinError::Name {
+                what: "kernel name",
+                name: self.name.clone(),
+            });
+        }
+        for (k, q) in self.params.iter().enumerate() {
+            if !is_ident(q) || is_reg_like(q) {
+                return Err(BinError::Name {
+                    what: "parameter name",
+                    name: q.clone(),
+                });
+            }
+            if self.params[..k].contains(q) {
+                return Err(BinError::DuplicateParam(q.clone()));
+            }
+        }
+        let text = disassemble_with_words(self);
+        match assemble(&text, "program") {
+            Ok(back) if back.to_bytes() == bytes => Ok(()),
+            Ok(back) => {
+                let pc =
+                    (0..self.code.len()).find(|&k| back.code.get(k).map(Instr::encode) != Some(self.code[k].encode()));
+                match pc {
+                    Some(pc) => Err(BinError::NotCanonical(format!(
+                        "instruction {pc} (0x{:016x}) is not the canonical encoding of `{}`",
+                        self.code[pc].encode(),
+                        format_instr_with(&self.code[pc], None, &self.params)
+                    ))),
+                    None => Err(BinError::NotCanonical("the header is not in canonical form".into())),
+                }
+            }
+            Err(e) => {
+                // The failing line carries its pc in the `; NNNN: 0x...` comment.
+                let line = text.lines().nth(e.line.saturating_sub(1) as usize).unwrap_or("");
+                let pc = line
+                    .split_once("; ")
+                    .and_then(|(_, c)| c.split(':').next())
+                    .and_then(|d| d.trim().parse::<usize>().ok());
+                match pc {
+                    Some(pc) => Err(BinError::Inexpressible {
+                        pc,
+                        text: format_instr_with(&self.code[pc], None, &self.params),
+                        msg: e.msg,
+                    }),
+                    None => Err(BinError::NotCanonical(format!("{} (in `{}`)", e.msg, line.trim()))),
+                }
+            }
+        }
     }
 }
 
@@ -1114,6 +1184,9 @@ struct Asm<'s> {
     lines: Vec<u32>,
     fixups: Vec<Fixup>,
     reg_uses: Vec<(u32, Op, RegUse)>,
+    /// (pc, line, column) of every branch or SSY target, checked against
+    /// the program length once it is known.
+    target_uses: Vec<(usize, u32, u32)>,
 }
 
 impl<'s> Asm<'s> {
@@ -1379,11 +1452,13 @@ impl<'s> Asm<'s> {
         let pairs = info.pairs;
         let neg = negatable(op);
         let mut fixup = None;
+        let mut target_col = None;
         match info.form {
             Form::None => {}
             Form::Target => {
                 let t = &o.parts[0][0];
                 o.end(0, 1)?;
+                target_col = Some(t.col);
                 match &t.t {
                     Tok::Num(s) => {
                         let v = parse_uint(s).ok_or_else(|| (t.col, format!("malformed number '{s}'")))?;
@@ -1490,6 +1565,9 @@ impl<'s> Asm<'s> {
         i.m = m;
         i.validate().map_err(|e| (mcol, e.to_string()))?;
         let pc = self.code.len();
+        if let Some(col) = target_col {
+            self.target_uses.push((pc, ln, col));
+        }
         if let Some((name, col)) = fixup {
             self.fixups.push(Fixup {
                 pc,
@@ -1504,6 +1582,30 @@ impl<'s> Asm<'s> {
         self.code.push(i);
         self.lines.push(ln);
         Ok(())
+    }
+}
+
+/// Source text from a file's bytes: an error at the line and column of the
+/// first byte that is not UTF-8 (the assembler reads text only).
+pub fn source_from_bytes(bytes: &[u8], file: &str) -> Result<String, AsmError> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            // The column counts characters, as the assembler's columns do.
+            let col = std::str::from_utf8(&good[line_start..]).map_or(0, |s| s.chars().count()) as u32 + 1;
+            Err(AsmError {
+                file: file.to_string(),
+                line,
+                col,
+                msg: format!(
+                    "byte 0x{:02x} is not valid UTF-8 (assembly source must be UTF-8 text)",
+                    bytes[e.valid_up_to()]
+                ),
+            })
+        }
     }
 }
 
@@ -1529,6 +1631,7 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
         code: Vec::new(),
         lines: Vec::new(),
         fixups: Vec::new(),
+        target_uses: Vec::new(),
         reg_uses: Vec::new(),
     };
     for (n, text) in src.lines().enumerate() {
@@ -1548,6 +1651,23 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
                     .unwrap_or_default();
                 a.err(f.line, f.col, format!("unknown label '{}'{hint}", f.name));
             }
+        }
+    }
+    // Branch and SSY targets inside the program (a target past the last
+    // instruction would run off the end at run time).
+    let n = a.code.len();
+    for (pc, ln, col) in std::mem::take(&mut a.target_uses) {
+        let t = a.code[pc].target();
+        if t as usize >= n {
+            let op = a.code[pc].op;
+            a.err(
+                ln,
+                col,
+                format!(
+                    "{op} target {t} is outside the program (instructions 0..={})",
+                    n.saturating_sub(1)
+                ),
+            );
         }
     }
     // Registers against .regs.

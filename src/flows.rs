@@ -28,6 +28,10 @@ pub enum BlockName {
     /// Shared-memory unit: `smem_banks` banks, `smem_bytes`, requests served
     /// per `smem_request_threads` lanes, `smem_multicast` broadcast rule.
     Smem,
+    /// Operand collectors with the banked register file (`u_rf`):
+    /// `reg_banks / 4` groups, `opcoll_units` collectors pooled per
+    /// scheduler, `warp_schedulers` issue ports and write channels.
+    Opcoll,
 }
 
 /// Something to do with a block, whatever its type.
@@ -59,6 +63,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::MadRf => f.call(MadRf::new()),
+        BlockName::Opcoll => crate::units::opcoll::with_opcoll(cfg, f),
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;
@@ -93,11 +98,13 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 4] = [
+pub const RTL_SET: [(BlockName, &str); 6] = [
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
     (BlockName::Smem, "fermi"),
+    (BlockName::Opcoll, "gt200"),
+    (BlockName::Opcoll, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

@@ -7,12 +7,18 @@
 //! * [`kernels`]: the benchmark kernels (assembly) with bit-exact host
 //!   references.
 
+pub mod fe_ref;
+pub mod fe_tb;
 pub mod fifo_pair;
 pub mod fifo_ref;
+pub mod fp_vec;
 pub mod kernels;
 pub mod lanes;
 pub mod mad_rf_ref;
 pub mod mem_ports;
+pub mod opcoll_ref;
+pub mod opcoll_tb;
 pub mod smem_ref;
 pub mod smem_tb;
+pub mod sp_ref;
 pub mod stimulus;

@@ -165,6 +165,26 @@ pub enum ModKind {
     Pred,
 }
 
+impl ModKind {
+    /// Is `m` a valid modifier value for this kind? (The one rule that
+    /// [`Instr::validate`] and the RTL decoders share.)
+    pub fn accepts(self, m: u8) -> bool {
+        match self {
+            ModKind::None => m == 0,
+            ModKind::FpRound => true,
+            ModKind::FpNegOnly => m & 3 == 0,
+            ModKind::ICmp => ICmp::from_bits(m).is_some() && m & 7 < 6,
+            ModKind::FCmp => true,
+            ModKind::Flag(_) | ModKind::Width => m <= 1,
+            ModKind::Mul => MulMode::from_bits(m).is_some(),
+            ModKind::Cvt => m <= 7,
+            ModKind::Round => m <= 3,
+            ModKind::Atom => AtomOp::from_bits(m).is_some(),
+            ModKind::Pred => (m & 7) < NUM_PREDS || (m & 7) == PT,
+        }
+    }
+}
+
 /// Rounding of FP instructions (the GPU's four modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -897,19 +917,7 @@ impl Instr {
             return Err(bad(op, format!("unknown special register {}", self.e)));
         }
         let m = self.m;
-        let mod_ok = match info.modk {
-            ModKind::None => m == 0,
-            ModKind::FpRound => true,
-            ModKind::FpNegOnly => m & 3 == 0,
-            ModKind::ICmp => ICmp::from_bits(m).is_some() && m & 7 < 6,
-            ModKind::FCmp => true,
-            ModKind::Flag(_) | ModKind::Width => m <= 1,
-            ModKind::Mul => MulMode::from_bits(m).is_some(),
-            ModKind::Cvt => m <= 7,
-            ModKind::Round => m <= 3,
-            ModKind::Atom => AtomOp::from_bits(m).is_some(),
-            ModKind::Pred => (m & 7) < NUM_PREDS || (m & 7) == PT,
-        };
+        let mod_ok = info.modk.accepts(m);
         if !mod_ok {
             return Err(bad(op, format!("modifier value {m} is not valid")));
         }

@@ -282,7 +282,15 @@ impl SmConfig {
         }
         pow2("sp_lanes", self.sp_lanes)?;
         pow2("warp_size", self.warp_size)?;
-        pow2("reg_banks", self.reg_banks)?;
+        // Register banks: groups of 4 banks of 8 lanes hold one warp
+        // register (docs/regfile.md), so any multiple of 4 works, 24 too.
+        if self.reg_banks % 4 != 0 || !(8..=32).contains(&self.reg_banks) {
+            return Err(bad(
+                "reg_banks",
+                self.reg_banks,
+                "must be a multiple of 4 in 8..=32 (4 banks of 8 lanes hold one warp register)",
+            ));
+        }
         pow2("smem_banks", self.smem_banks)?;
         pow2("smem_request_threads", self.smem_request_threads)?;
         if self.sfu_units == 0 {
@@ -294,8 +302,12 @@ impl SmConfig {
         if self.max_threads as u64 != self.max_warps as u64 * self.warp_size as u64 {
             return Err(bad("max_threads", self.max_threads, "must equal max_warps * warp_size"));
         }
-        if self.registers as u64 % (self.reg_banks as u64 * 32) != 0 {
-            return Err(bad("registers", self.registers, "must be a multiple of 32 * reg_banks"));
+        if self.registers % 128 != 0 || (self.registers as u64) < self.reg_banks as u64 * 32 {
+            return Err(bad(
+                "registers",
+                self.registers,
+                "must be a multiple of 128 and at least 32 * reg_banks",
+            ));
         }
         if self.min_regs_per_thread == 0 || self.min_regs_per_thread > self.max_regs_per_thread {
             return Err(bad(
@@ -433,11 +445,11 @@ mod tests {
     }
 
     #[test]
-    fn bank_count_not_power_of_two_is_named() {
-        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 12");
+    fn bank_count_not_multiple_of_four_is_named() {
+        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 10");
         let e = SmConfig::from_toml(&text, "bad.toml").unwrap_err().to_string();
         assert!(
-            e.contains("reg_banks") && e.contains("power of two") && e.contains("bad.toml"),
+            e.contains("reg_banks") && e.contains("multiple of 4") && e.contains("bad.toml"),
             "{e}"
         );
     }
@@ -461,6 +473,14 @@ mod tests {
             let e = r.expect("validate panicked").unwrap_err().to_string();
             assert!(e.contains(field) && e.contains("big.toml"), "{e}");
         }
+    }
+
+    #[test]
+    fn twenty_four_banks_load() {
+        let c = SmConfig::load(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200_24banks.toml")).unwrap();
+        assert_eq!(c.reg_banks, 24);
+        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 24");
+        assert!(SmConfig::from_toml(&text, "x").is_ok());
     }
 
     #[test]

@@ -1,0 +1,663 @@
+//! Floating-point datapath building blocks, written as hardware over the
+//! substrate's signals: leading-zero normalizer, sticky right shifter,
+//! aligned adder, rounder for the four ISA modes, multiplier arrays, and the
+//! complete FP32/FP64 operations the SP lanes, the FP64 unit and the SFU
+//! instantiate.
+//!
+//! Every function is generic over the [`Backend`] (so it runs natively in
+//! the simulator and records a netlist in the tracing backend) and, where
+//! the two formats share the structure, over the format widths, so the FP32
+//! lane and the FP64 unit use one datapath. The format widths are const
+//! parameters named alike everywhere:
+//!
+//! | param | meaning | FP32 | FP64 |
+//! |---|---|---|---|
+//! | `N` | encoding width | 32 | 64 |
+//! | `E` | exponent field | 8 | 11 |
+//! | `F` | fraction field | 23 | 52 |
+//! | `P` | significand (F + 1) | 24 | 53 |
+//! | `P2` | product (2P) | 48 | 106 |
+//! | `D` | adder window (2P + 3) | 51 | 109 |
+//! | `MW` | packed magnitude (N + 16, signed) | 48 | 80 |
+//!
+//! # The datapath
+//!
+//! ```text
+//!  a b c --unpack--> sign, exponent (16-bit two's complement), significand
+//!  a.sig x b.sig ---multiplier array (P x P -> 2P)---> normalize (LZC)
+//!  c.sig --------------------------------------------> normalize (LZC)
+//!        both placed with the leading one at bit T = D-2 of a D-bit window
+//!  compare (exp, sig) -> swap -> smaller shifted right with sticky (jam)
+//!  add / subtract (D bits) -> normalize (LZC) -> leading one at T
+//!  round: optional shift to the subnormal position (sticky), increment
+//!         by mode (RN half / RP,RM all-ones / RZ none), tie-to-even fix,
+//!         pack (exponent + significand, the carry adds into the exponent),
+//!         overflow per mode, optional flush of results below the normal
+//!         range (Tesla)
+//! ```
+//!
+//! The window keeps two spare bits below the product and the addend, so an
+//! exponent difference of 0 or 1 (the only case with cancellation) loses no
+//! bit, and a larger difference leaves a sticky bit far below the rounding
+//! position. Exponents are 16-bit two's complement (`XW`): the FP64 product
+//! exponent spans about -2200..2100.
+//!
+//! # Flavours
+//!
+//! * IEEE 754-2008 ([`fma`], used as FFMA/FADD/FMUL and DFMA/DADD/DMUL):
+//!   subnormals in and out, one rounding, every NaN result the canonical
+//!   NaN (`0x7fffffff`, `0x7fffffffffffffff`), exact zero sums `+0` except
+//!   `-0` in RM, `0 * inf` invalid whatever the addend. No exception flags
+//!   (the ISA has none).
+//! * Tesla/GT200 FP32 ([`tesla_fmul`], [`tesla_fadd`], [`tesla_fmad`],
+//!   shared in the lane by [`tesla_fp32`]): denormal inputs flushed, NaN
+//!   and invalid give the canonical NaN, rounding with an unbounded exponent
+//!   then results below 2^-126 flushed to a signed zero, `x + (-x) = +0` in
+//!   every mode; FMAD truncates the product to 24 bits, adds, aligns a tiny
+//!   sum to the subnormal grid, rounds to nearest even and flushes; with a
+//!   zero operand FMAD is a rounded FMUL then a rounded FADD.
+//!
+//! None of this code calls or copies `golden::arith`; the tests compare the
+//! two, which is only meaningful because they are independent.
+
+use crate::hdl::{Backend, Bits, Sig};
+
+/// Signal of width `W` in backend `B`.
+pub type S<B, const W: usize> = <B as Backend>::S<W>;
+
+/// Exponent work width (two's complement).
+pub const XW: usize = 16;
+
+/// FP32 canonical NaN.
+pub const NAN32: u64 = 0x7fff_ffff;
+/// FP64 canonical NaN.
+pub const NAN64: u64 = 0x7fff_ffff_ffff_ffff;
+
+/// A constant.
+#[inline(always)]
+pub fn k<B: Backend, const W: usize>(v: u64) -> S<B, W> {
+    B::lit(Bits::<W>::new(v))
+}
+
+/// A 16-bit (exponent-width) constant from a signed value.
+#[inline(always)]
+pub fn kx<B: Backend>(v: i64) -> S<B, XW> {
+    B::lit(Bits::<XW>::new(v as u64))
+}
+
+/// Bits `[lo, lo+N)` of `x` with a shift amount known at elaboration.
+#[inline(always)]
+pub fn field<B: Backend, const W: usize, const N: usize>(x: S<B, W>, lo: usize) -> S<B, N> {
+    x.shr(k::<B, XW>(lo as u64)).slice::<0, N>()
+}
+
+/// `x << n` for a constant `n`.
+#[inline(always)]
+pub fn shl_c<B: Backend, const W: usize>(x: S<B, W>, n: usize) -> S<B, W> {
+    x.shl(k::<B, XW>(n as u64))
+}
+
+/// `x >> n` for a constant `n`.
+#[inline(always)]
+pub fn shr_c<B: Backend, const W: usize>(x: S<B, W>, n: usize) -> S<B, W> {
+    x.shr(k::<B, XW>(n as u64))
+}
+
+/// Leading-zero normalizer: returns `x` shifted left until its top bit is
+/// set, and the shift (the leading-zero count, 16 bits). A log-depth chain
+/// of "top 2^s bits zero? shift by 2^s" stages; for `x == 0` the count is
+/// `2^ceil(log2 W) - 1` and the value stays 0 (callers flag zero apart).
+#[inline(always)]
+pub fn normalize<B: Backend, const W: usize>(x: S<B, W>) -> (S<B, W>, S<B, XW>) {
+    let zero = k::<B, W>(0);
+    let mut x = x;
+    let mut n = k::<B, XW>(0);
+    let stages = usize::BITS - (W.max(2) - 1).leading_zeros();
+    for s in (0..stages).rev() {
+        let step = 1usize << s;
+        if step >= W {
+            continue;
+        }
+        let top_zero = shr_c::<B, W>(x, W - step).eq(zero);
+        x = top_zero.mux(shl_c::<B, W>(x, step), x);
+        n = n | top_zero.mux(k::<B, XW>(step as u64), k::<B, XW>(0));
+    }
+    (x, n)
+}
+
+/// Logical right shift by `n` with every bit shifted out ORed into bit 0
+/// (sticky). Any `n >= W` leaves only the sticky bit.
+#[inline(always)]
+pub fn shr_jam<B: Backend, const W: usize>(x: S<B, W>, n: S<B, XW>) -> S<B, W> {
+    let ones = !k::<B, W>(0);
+    let lost = x & !ones.shl(n);
+    x.shr(n) | lost.any().zext::<W>()
+}
+
+/// `shr_jam` by one bit.
+#[inline(always)]
+pub fn shr1_jam<B: Backend, const W: usize>(x: S<B, W>) -> S<B, W> {
+    shr_c::<B, W>(x, 1) | x.slice::<0, 1>().zext::<W>()
+}
+
+/// An unpacked IEEE operand.
+#[derive(Clone, Copy)]
+pub struct Unpacked<B: Backend, const P: usize> {
+    pub sign: S<B, 1>,
+    pub zero: S<B, 1>,
+    pub inf: S<B, 1>,
+    pub nan: S<B, 1>,
+    /// Effective biased exponent (1 for zero and subnormals).
+    pub exp: S<B, XW>,
+    /// Significand with the hidden bit (0 for subnormals).
+    pub sig: S<B, P>,
+}
+
+/// Unpack an IEEE encoding. With `flush`, a subnormal reads as a zero of
+/// its sign (Tesla).
+#[inline(always)]
+pub fn unpack<B: Backend, const N: usize, const E: usize, const F: usize, const P: usize>(
+    x: S<B, N>,
+    flush: bool,
+) -> Unpacked<B, P> {
+    const { assert!(P == F + 1 && N == E + F + 1) };
+    let frac = x.slice::<0, F>();
+    let ef = field::<B, N, E>(x, F);
+    let sign = field::<B, N, 1>(x, N - 1);
+    let e_zero = ef.eq(k::<B, E>(0));
+    let e_ones = ef.eq(!k::<B, E>(0));
+    let f_zero = frac.eq(k::<B, F>(0));
+    let hidden = !e_zero;
+    let sig: S<B, P> = hidden.concat::<F, P>(frac);
+    let exp = e_zero.mux(k::<B, XW>(1), ef.zext::<XW>());
+    let zero = if flush { e_zero } else { e_zero & f_zero };
+    Unpacked {
+        sign,
+        zero,
+        inf: e_ones & f_zero,
+        nan: e_ones & !f_zero,
+        exp,
+        sig,
+    }
+}
+
+/// Round the nonzero value `(-1)^sign * r * 2^(e - T)` (leading one of `r`
+/// at bit `T = D-2`, sticky in the low bits) to format `(N, E, F)` in ISA
+/// mode `rm` (0 RN, 1 RZ, 2 RM, 3 RP).
+///
+/// * `denorm`: a value below the normal range is first shifted to the
+///   subnormal position (IEEE, and FMAD's subnormal grid); otherwise the
+///   exponent is unbounded.
+/// * `flush`: a rounded result below 2^emin becomes a zero of its sign.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn round_pack<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize, const MW: usize>(
+    sign: S<B, 1>,
+    e: S<B, XW>,
+    r: S<B, D>,
+    rm: S<B, 2>,
+    denorm: S<B, 1>,
+    flush: S<B, 1>,
+) -> S<B, N> {
+    const { assert!(D <= 256 && N + 16 == MW && D >= N && D - 2 > F + 1) };
+    let t = D - 2;
+    let rb = t - F;
+    let bias = (1i64 << (E - 1)) - 1;
+    let be = e + kx::<B>(bias);
+    let tiny = be.slt(kx::<B>(1));
+    let do_den = denorm & tiny;
+    let r = do_den.mux(shr_jam::<B, D>(r, kx::<B>(1) - be), r);
+    let be = do_den.mux(kx::<B>(1), be);
+    let mask = k::<B, D>((1u64 << rb) - 1);
+    let half = k::<B, D>(1u64 << (rb - 1));
+    let rbits = r & mask;
+    let rm_rn = rm.eq(k::<B, 2>(0));
+    let up = (rm.eq(k::<B, 2>(3)) & !sign) | (rm.eq(k::<B, 2>(2)) & sign);
+    let inc = rm_rn.mux(half, up.mux(mask, k::<B, D>(0)));
+    let s = shr_c::<B, D>(r + inc, rb);
+    let tie = rm_rn & rbits.eq(half);
+    let s = s & !tie.zext::<D>();
+    let s: S<B, MW> = s.slice::<0, N>().zext::<MW>();
+    let mag = shl_c::<B, MW>((be - kx::<B>(1)).sext::<MW>(), F) + s;
+    let inf = k::<B, MW>(((1u64 << E) - 1) << F);
+    let overflow = !mag.slt(inf);
+    let tiny_out = flush & mag.slt(k::<B, MW>(1u64 << F));
+    let away = rm_rn | up;
+    let ovf = away.mux(inf, inf - k::<B, MW>(1));
+    let m = overflow.mux(ovf, tiny_out.mux(k::<B, MW>(0), mag));
+    let m: S<B, N> = m.slice::<0, N>();
+    shl_c::<B, N>(sign.zext::<N>(), N - 1) | m
+}
+
+/// Exact sum of two values `(-1)^s * x * 2^(e - T)` in a `D`-bit window
+/// (leading ones at `T = D-2`); operand 2 reads as zero when `z2`. Returns
+/// `(sign, e, r, zero)`: the sum normalized with its leading one at `T`
+/// (sticky in bit 0), and whether it is exactly zero.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn add_core<B: Backend, const D: usize>(
+    s1: S<B, 1>,
+    e1: S<B, XW>,
+    x1: S<B, D>,
+    s2: S<B, 1>,
+    e2: S<B, XW>,
+    x2: S<B, D>,
+    z2: S<B, 1>,
+) -> (S<B, 1>, S<B, XW>, S<B, D>, S<B, 1>) {
+    let swap = !z2 & (e1.slt(e2) | (e1.eq(e2) & x1.ult(x2)));
+    let hi = swap.mux(x2, x1);
+    let lo = swap.mux(x1, x2);
+    let ehi = swap.mux(e2, e1);
+    let elo = swap.mux(e1, e2);
+    let sign = swap.mux(s2, s1);
+    let lo = z2.mux(k::<B, D>(0), shr_jam::<B, D>(lo, ehi - elo));
+    let sub = s1 ^ s2;
+    let sum = sub.mux(hi - lo, hi + lo);
+    let zero = sum.eq(k::<B, D>(0));
+    let (xn, lz) = normalize::<B, D>(sum);
+    (sign, ehi + kx::<B>(1) - lz, shr1_jam::<B, D>(xn), zero)
+}
+
+/// A `P`-bit significand placed in the window with its leading one at `T`
+/// (normalized with the LZC, so subnormal significands work), and the
+/// exponent adjustment (`-shift`) to add to its exponent.
+#[inline(always)]
+fn place<B: Backend, const P: usize, const D: usize>(sig: S<B, P>) -> (S<B, D>, S<B, XW>) {
+    let (xn, lz) = normalize::<B, D>(sig.zext::<D>());
+    // The leading one lands at D-1; T = D-2 is one below, and the bit
+    // shifted out is a shifted-in zero. A normal significand has lz = D-P.
+    (shr_c::<B, D>(xn, 1), kx::<B>((D - P) as i64) - lz)
+}
+
+/// `{sign, 0...}`.
+#[inline(always)]
+fn signed_zero<B: Backend, const N: usize>(sign: S<B, 1>) -> S<B, N> {
+    shl_c::<B, N>(sign.zext::<N>(), N - 1)
+}
+
+/// `{sign, inf}`.
+#[inline(always)]
+fn signed_inf<B: Backend, const N: usize, const E: usize, const F: usize>(sign: S<B, 1>) -> S<B, N> {
+    signed_zero::<B, N>(sign) | k::<B, N>(((1u64 << E) - 1) << F)
+}
+
+/// IEEE 754-2008 fused multiply-add `a * b + c` with one rounding in mode
+/// `rm`; with `mul_only` the addend is absent (an exact `a * b`, so FMUL
+/// has its own zero signs). FADD is `fma(a, 1.0, b)`. Subnormals in and
+/// out; every NaN result is the canonical NaN.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn fma<
+    B: Backend,
+    const N: usize,
+    const E: usize,
+    const F: usize,
+    const P: usize,
+    const P2: usize,
+    const D: usize,
+    const MW: usize,
+>(
+    a: S<B, N>,
+    b: S<B, N>,
+    c: S<B, N>,
+    rm: S<B, 2>,
+    mul_only: S<B, 1>,
+) -> S<B, N> {
+    const { assert!(P2 == 2 * P && D == 2 * P + 3) };
+    let bias = (1i64 << (E - 1)) - 1;
+    let ua = unpack::<B, N, E, F, P>(a, false);
+    let ub = unpack::<B, N, E, F, P>(b, false);
+    let uc = unpack::<B, N, E, F, P>(c, false);
+    let sp = ua.sign ^ ub.sign;
+    // Multiplier array and product normalization.
+    let prod: S<B, P2> = ua.sig.mul::<P, P2>(ub.sig);
+    let (xp, adj_p) = place::<B, P2, D>(prod);
+    // Leading product bit 2P-1 weighs 2^(ea + eb - 2 bias + 1).
+    let ep = ua.exp + ub.exp - kx::<B>(2 * bias - 1) + adj_p;
+    let (xc, adj_c) = place::<B, P, D>(uc.sig);
+    let ec = uc.exp - kx::<B>(bias) + adj_c;
+    let c_zero = mul_only | uc.zero;
+    let sc = mul_only.mux(sp, uc.sign);
+    let (s, e, r, z) = add_core::<B, D>(sp, ep, xp, sc, ec, xc, c_zero);
+    let one = k::<B, 1>(1);
+    let fin = round_pack::<B, N, E, F, D, MW>(s, e, r, rm, one, !one);
+    let rm_rm = rm.eq(k::<B, 2>(2));
+    let fin = z.mux(signed_zero::<B, N>(rm_rm), fin);
+    // Special operands.
+    let c_inf = !mul_only & uc.inf;
+    let p_inf = ua.inf | ub.inf;
+    let p_zero = ua.zero | ub.zero;
+    let nan = ua.nan | ub.nan | (!mul_only & uc.nan) | (p_inf & p_zero) | (p_inf & c_inf & (sp ^ uc.sign));
+    let zsign = (sp ^ sc).mux(rm_rm, sp);
+    let zero_prod = c_zero.mux(signed_zero::<B, N>(zsign), c);
+    let r = p_zero.mux(zero_prod, fin);
+    let r = c_inf.mux(signed_inf::<B, N, E, F>(uc.sign), r);
+    let r = p_inf.mux(signed_inf::<B, N, E, F>(sp), r);
+    nan.mux(k::<B, N>((1u64 << (N - 1)) - 1), r)
+}
+
+/// IEEE FP32 FMA (FFMA; FADD and FMUL through [`f32_op`]).
+#[inline(always)]
+pub fn f32_fma<B: Backend>(a: S<B, 32>, b: S<B, 32>, c: S<B, 32>, rm: S<B, 2>, mul_only: S<B, 1>) -> S<B, 32> {
+    fma::<B, 32, 8, 23, 24, 48, 51, 48>(a, b, c, rm, mul_only)
+}
+
+/// IEEE FP64 FMA (DFMA; DADD and DMUL through [`f64_op`]).
+#[inline(always)]
+pub fn f64_fma<B: Backend>(a: S<B, 64>, b: S<B, 64>, c: S<B, 64>, rm: S<B, 2>, mul_only: S<B, 1>) -> S<B, 64> {
+    fma::<B, 64, 11, 52, 53, 106, 109, 80>(a, b, c, rm, mul_only)
+}
+
+/// One shared IEEE FP32 datapath for FADD (`add`), FMUL (`mul`) and FFMA
+/// (neither): FADD feeds `a * 1.0 + b`, FMUL drops the addend.
+#[inline(always)]
+pub fn f32_op<B: Backend>(add: S<B, 1>, mul: S<B, 1>, a: S<B, 32>, b: S<B, 32>, c: S<B, 32>, rm: S<B, 2>) -> S<B, 32> {
+    let one = k::<B, 32>(0x3f80_0000);
+    f32_fma::<B>(a, add.mux(one, b), add.mux(b, c), rm, mul)
+}
+
+/// FP64 counterpart of [`f32_op`] (DADD, DMUL, DFMA).
+#[inline(always)]
+pub fn f64_op<B: Backend>(add: S<B, 1>, mul: S<B, 1>, a: S<B, 64>, b: S<B, 64>, c: S<B, 64>, rm: S<B, 2>) -> S<B, 64> {
+    let one = k::<B, 64>(0x3ff0_0000_0000_0000);
+    f64_fma::<B>(a, add.mux(one, b), add.mux(b, c), rm, mul)
+}
+
+// ------------------------------------------------------------------ Tesla
+
+/// Tesla FP32 unpack: denormals read as zero.
+#[inline(always)]
+fn tunpack<B: Backend>(x: S<B, 32>) -> Unpacked<B, 24> {
+    unpack::<B, 32, 8, 23, 24>(x, true)
+}
+
+/// The window exponent and significand of a Tesla operand (normal).
+#[inline(always)]
+fn tplace<B: Backend>(u: &Unpacked<B, 24>) -> (S<B, XW>, S<B, 51>) {
+    // Leading one at T = 49: shift the 24-bit significand up by 26.
+    (u.exp - kx::<B>(127), shl_c::<B, 51>(u.sig.zext::<51>(), 26))
+}
+
+/// Tesla FMUL: `a * b` in mode `rm`, denormal inputs flushed, canonical
+/// NaN, rounded with an unbounded exponent, results below 2^-126 flushed
+/// to a signed zero. The SFU's co-issued FMUL reuses this datapath.
+#[inline(always)]
+pub fn tesla_fmul<B: Backend>(a: S<B, 32>, b: S<B, 32>, rm: S<B, 2>) -> S<B, 32> {
+    let ua = tunpack::<B>(a);
+    let ub = tunpack::<B>(b);
+    tesla_fmul_u::<B>(&ua, &ub, rm).0
+}
+
+/// Tesla FMUL on unpacked operands; also returns the exact 48-bit product
+/// (FMAD truncates it).
+#[inline(always)]
+fn tesla_fmul_u<B: Backend>(ua: &Unpacked<B, 24>, ub: &Unpacked<B, 24>, rm: S<B, 2>) -> (S<B, 32>, S<B, 48>) {
+    let sp = ua.sign ^ ub.sign;
+    let prod: S<B, 48> = ua.sig.mul::<24, 48>(ub.sig);
+    // Both significands are normal: the product's top bit is 47 or 46.
+    let top = prod.slice::<47, 1>();
+    let x0 = shl_c::<B, 51>(prod.zext::<51>(), 2);
+    let xp = top.mux(x0, shl_c::<B, 51>(x0, 1));
+    let ep = ua.exp + ub.exp - kx::<B>(253) - (!top).zext::<XW>();
+    let one = k::<B, 1>(1);
+    let fin = round_pack::<B, 32, 8, 23, 51, 48>(sp, ep, xp, rm, !one, one);
+    let nan = ua.nan | ub.nan | ((ua.inf | ub.inf) & (ua.zero | ub.zero));
+    let r = (ua.zero | ub.zero).mux(signed_zero::<B, 32>(sp), fin);
+    let r = (ua.inf | ub.inf).mux(signed_inf::<B, 32, 8, 23>(sp), r);
+    (nan.mux(k::<B, 32>(NAN32), r), prod)
+}
+
+/// Tesla FADD: `a + b` in mode `rm` (flushed inputs, canonical NaN,
+/// unbounded-exponent rounding then flush; an exact zero sum of nonzero
+/// operands is +0 in every mode).
+#[inline(always)]
+pub fn tesla_fadd<B: Backend>(a: S<B, 32>, b: S<B, 32>, rm: S<B, 2>) -> S<B, 32> {
+    let c = k::<B, 32>(0);
+    let z = k::<B, 1>(0);
+    tesla_fp32::<B>(z, z, a, b, c, rm).0
+}
+
+/// Tesla FMAD `a * b + c` (nearest even only; the caller raises the error
+/// for other modes).
+#[inline(always)]
+pub fn tesla_fmad<B: Backend>(a: S<B, 32>, b: S<B, 32>, c: S<B, 32>) -> S<B, 32> {
+    let rn = k::<B, 2>(0);
+    tesla_fp32::<B>(k::<B, 1>(0), k::<B, 1>(1), a, b, c, rn).0
+}
+
+/// The Tesla FP32 unit of an SP lane: one multiplier (FMUL, and FMAD's
+/// product), one aligned adder and rounder shared by FADD (`a + b`, mode
+/// `rm`) and FMAD (truncated product + `c`, RN on the subnormal grid).
+/// Selects: `mul` FMUL, `mad` FMAD, neither FADD. Returns the result and the
+/// FMUL result alone.
+#[inline(always)]
+pub fn tesla_fp32<B: Backend>(
+    mul: S<B, 1>,
+    mad: S<B, 1>,
+    a: S<B, 32>,
+    b: S<B, 32>,
+    c: S<B, 32>,
+    rm: S<B, 2>,
+) -> (S<B, 32>, S<B, 32>) {
+    let ua = tunpack::<B>(a);
+    let ub = tunpack::<B>(b);
+    let uc = tunpack::<B>(c);
+    let rn = k::<B, 2>(0);
+    let (fm, prod) = tesla_fmul_u::<B>(&ua, &ub, mad.mux(rn, rm));
+    let sp = ua.sign ^ ub.sign;
+    // FMAD: the product truncated toward zero to 24 bits (normalized).
+    let top = prod.slice::<47, 1>();
+    let pm: S<B, 24> = top.mux(prod.slice::<24, 24>(), prod.slice::<23, 24>());
+    let ep = ua.exp + ub.exp - kx::<B>(253) - (!top).zext::<XW>();
+    let xpm = shl_c::<B, 51>(pm.zext::<51>(), 26);
+    // Adder operands: FADD a + b, FMAD product + c.
+    let (ea, xa) = tplace::<B>(&ua);
+    let (eb, xb) = tplace::<B>(&ub);
+    let (ec, xc) = tplace::<B>(&uc);
+    let s1 = mad.mux(sp, ua.sign);
+    let e1 = mad.mux(ep, ea);
+    let x1 = mad.mux(xpm, xa);
+    let s2 = mad.mux(uc.sign, ub.sign);
+    let e2 = mad.mux(ec, eb);
+    let x2 = mad.mux(xc, xb);
+    let (s, e, r, z) = add_core::<B, 51>(s1, e1, x1, s2, e2, x2, k::<B, 1>(0));
+    let sum = round_pack::<B, 32, 8, 23, 51, 48>(s, e, r, mad.mux(rn, rm), mad, k::<B, 1>(1));
+    // An exact zero needs opposite signs: +0.
+    let sum = z.mux(k::<B, 32>(0), sum);
+    let nan_c = k::<B, 32>(NAN32);
+
+    // FADD specials.
+    let fadd_nan = ua.nan | ub.nan | (ua.inf & ub.inf & (ua.sign ^ ub.sign));
+    let fadd = (ua.zero & ub.zero).mux(
+        signed_zero::<B, 32>(ua.sign & ub.sign),
+        ua.zero.mux(b, ub.zero.mux(a, sum)),
+    );
+    let fadd = ub.inf.mux(signed_inf::<B, 32, 8, 23>(ub.sign), fadd);
+    let fadd = ua.inf.mux(signed_inf::<B, 32, 8, 23>(ua.sign), fadd);
+    let fadd = fadd_nan.mux(nan_c, fadd);
+
+    // FMAD specials.
+    let p_inf = ua.inf | ub.inf;
+    let p_zero = ua.zero | ub.zero;
+    let mad_nan = ua.nan | ub.nan | uc.nan | (p_inf & p_zero) | (p_inf & uc.inf & (sp ^ uc.sign));
+    let zc = signed_zero::<B, 32>(sp & uc.sign);
+    // A zero operand: rounded multiply then rounded add.
+    let fm_zero = fm.slice::<0, 31>().eq(k::<B, 31>(0));
+    let zero_path = p_zero.mux(uc.zero.mux(zc, c), fm_zero.mux(zc, fm));
+    let fmad = (p_zero | uc.zero).mux(zero_path, sum);
+    let fmad = p_inf.mux(signed_inf::<B, 32, 8, 23>(sp), fmad);
+    let fmad = uc.inf.mux(signed_inf::<B, 32, 8, 23>(uc.sign), fmad);
+    let fmad = mad_nan.mux(nan_c, fmad);
+
+    (mul.mux(fm, mad.mux(fmad, fadd)), fm)
+}
+
+// ------------------------------------------------------ compare, min/max
+
+/// Relation of two IEEE values as a one-hot nibble: bit 0 less, 1 equal,
+/// 2 greater, 3 unordered (+0 == -0).
+#[inline(always)]
+pub fn fcmp_rel<B: Backend, const N: usize, const E: usize, const F: usize>(a: S<B, N>, b: S<B, N>) -> S<B, 4> {
+    let an = is_nan::<B, N, E, F>(a);
+    let bn = is_nan::<B, N, E, F>(b);
+    let un = an | bn;
+    let mag_mask = k::<B, N>(if N == 64 { u64::MAX >> 1 } else { (1u64 << (N - 1)) - 1 });
+    let both_zero = ((a | b) & mag_mask).eq(k::<B, N>(0));
+    let eq = !un & (a.eq(b) | both_zero);
+    let lt = !un & !eq & order_key::<B, N>(a).ult(order_key::<B, N>(b));
+    let gt = !un & !eq & !lt;
+    un.concat::<3, 4>(gt.concat::<2, 3>(eq.concat::<1, 2>(lt)))
+}
+
+/// FSETP/DSETP: the 4-bit condition code has a bit per relation
+/// (`docs/isa.md`); true when the operands' relation has its bit set.
+#[inline(always)]
+pub fn fsetp<B: Backend, const N: usize, const E: usize, const F: usize>(
+    code: S<B, 4>,
+    a: S<B, N>,
+    b: S<B, N>,
+) -> S<B, 1> {
+    (code & fcmp_rel::<B, N, E, F>(a, b)).any()
+}
+
+/// NaN test.
+#[inline(always)]
+pub fn is_nan<B: Backend, const N: usize, const E: usize, const F: usize>(x: S<B, N>) -> S<B, 1> {
+    let ef = field::<B, N, E>(x, F);
+    ef.eq(!k::<B, E>(0)) & x.slice::<0, F>().ne(k::<B, F>(0))
+}
+
+/// Monotonic unsigned key of a non-NaN encoding (-0 < +0).
+#[inline(always)]
+fn order_key<B: Backend, const N: usize>(x: S<B, N>) -> S<B, N> {
+    let sign = field::<B, N, 1>(x, N - 1);
+    let top = signed_zero::<B, N>(k::<B, 1>(1));
+    sign.mux(!x, x | top)
+}
+
+/// FMIN (`max = 0`) / FMAX (`max = 1`) on FP32: IEEE minNum/maxNum, a NaN
+/// operand yields the other, two NaNs the canonical NaN, -0 < +0.
+#[inline(always)]
+pub fn f32_minmax<B: Backend>(max: S<B, 1>, a: S<B, 32>, b: S<B, 32>) -> S<B, 32> {
+    let an = is_nan::<B, 32, 8, 23>(a);
+    let bn = is_nan::<B, 32, 8, 23>(b);
+    let (ka, kb) = (order_key::<B, 32>(a), order_key::<B, 32>(b));
+    // min picks a when ka <= kb; max picks a when ka >= kb.
+    let pick_a = max.mux(!ka.ult(kb), !kb.ult(ka));
+    let r = pick_a.mux(a, b);
+    let r = an.mux(b, bn.mux(a, r));
+    (an & bn).mux(k::<B, 32>(NAN32), r)
+}
+
+// ----------------------------------------------------------- conversions
+
+/// 32-bit integer (signed when `signed`) to format `(N, E, F)`, rounded in
+/// `rm`.
+#[inline(always)]
+pub fn int_to_fp<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize, const MW: usize>(
+    x: S<B, 32>,
+    signed: S<B, 1>,
+    rm: S<B, 2>,
+) -> S<B, N> {
+    let neg = signed & x.slice::<31, 1>();
+    let mag = neg.mux(k::<B, 32>(0) - x, x);
+    let (xn, lz) = normalize::<B, D>(mag.zext::<D>());
+    let e = kx::<B>(D as i64 - 1) - lz;
+    let one = k::<B, 1>(1);
+    let r = round_pack::<B, N, E, F, D, MW>(neg, e, shr_c::<B, D>(xn, 1), rm, one, !one);
+    mag.eq(k::<B, 32>(0)).mux(k::<B, N>(0), r)
+}
+
+/// Format `(N, E, F)` to a 32-bit integer, GPU semantics: rounded in `rm`,
+/// saturated to the destination range (signed or unsigned), NaN -> 0.
+#[inline(always)]
+pub fn fp_to_int<B: Backend, const N: usize, const E: usize, const F: usize, const P: usize>(
+    x: S<B, N>,
+    signed: S<B, 1>,
+    rm: S<B, 2>,
+) -> S<B, 32> {
+    let u = unpack::<B, N, E, F, P>(x, false);
+    let bias = (1i64 << (E - 1)) - 1;
+    let e = u.exp - kx::<B>(bias); // value = sig * 2^(e - F)
+    let big = !e.slt(kx::<B>(33)) | u.inf;
+    let x64 = shl_c::<B, 64>(u.sig.zext::<64>(), 2);
+    let left = x64.shl(e - kx::<B>(F as i64));
+    let right = shr_jam::<B, 64>(x64, kx::<B>(F as i64) - e);
+    let v = e.slt(kx::<B>(F as i64 + 1)).mux(right, left);
+    let int = shr_c::<B, 64>(v, 2);
+    let g = v.slice::<1, 1>();
+    let st = v.slice::<0, 1>();
+    let neg = u.sign;
+    let up = rm.eq(k::<B, 2>(0)).mux(
+        g & (st | int.slice::<0, 1>()),
+        rm.eq(k::<B, 2>(2))
+            .mux(neg & (g | st), rm.eq(k::<B, 2>(3)).mux(!neg & (g | st), k::<B, 1>(0))),
+    );
+    let mag = int + up.zext::<64>();
+    let sat = |lim: u64| -> S<B, 64> { (big | k::<B, 64>(lim).ult(mag)).mux(k::<B, 64>(lim), mag) };
+    let pos_s = sat(0x7fff_ffff);
+    let neg_s = k::<B, 64>(0) - sat(0x8000_0000);
+    let pos_u = sat(0xffff_ffff);
+    let r = signed.mux(neg.mux(neg_s, pos_s), neg.mux(k::<B, 64>(0), pos_u));
+    u.nan.mux(k::<B, 32>(0), r.slice::<0, 32>())
+}
+
+/// I2F: integer to FP32.
+#[inline(always)]
+pub fn i2f<B: Backend>(x: S<B, 32>, signed: S<B, 1>, rm: S<B, 2>) -> S<B, 32> {
+    int_to_fp::<B, 32, 8, 23, 51, 48>(x, signed, rm)
+}
+
+/// I2D: integer to FP64 (exact).
+#[inline(always)]
+pub fn i2d<B: Backend>(x: S<B, 32>, signed: S<B, 1>) -> S<B, 64> {
+    int_to_fp::<B, 64, 11, 52, 109, 80>(x, signed, k::<B, 2>(0))
+}
+
+/// F2I: FP32 to integer.
+#[inline(always)]
+pub fn f2i<B: Backend>(x: S<B, 32>, signed: S<B, 1>, rm: S<B, 2>) -> S<B, 32> {
+    fp_to_int::<B, 32, 8, 23, 24>(x, signed, rm)
+}
+
+/// D2I: FP64 to integer.
+#[inline(always)]
+pub fn d2i<B: Backend>(x: S<B, 64>, signed: S<B, 1>, rm: S<B, 2>) -> S<B, 32> {
+    fp_to_int::<B, 64, 11, 52, 53>(x, signed, rm)
+}
+
+/// F2D: FP32 to FP64 (exact; NaN -> canonical).
+#[inline(always)]
+pub fn f2d<B: Backend>(x: S<B, 32>) -> S<B, 64> {
+    let u = unpack::<B, 32, 8, 23, 24>(x, false);
+    // Significand into the FP64 window (D = 109, T = 107).
+    let (xn, lz) = normalize::<B, 109>(u.sig.zext::<109>());
+    // A normal significand has its leading one at bit 23 (lz = 85 before
+    // the window's one-bit drop to T).
+    let e = u.exp - kx::<B>(127) + kx::<B>(85) - lz;
+    let one = k::<B, 1>(1);
+    let r = round_pack::<B, 64, 11, 52, 109, 80>(u.sign, e, shr_c::<B, 109>(xn, 1), k::<B, 2>(0), one, !one);
+    let r = u.zero.mux(signed_zero::<B, 64>(u.sign), r);
+    let r = u.inf.mux(signed_inf::<B, 64, 11, 52>(u.sign), r);
+    u.nan.mux(k::<B, 64>(NAN64), r)
+}
+
+/// D2F: FP64 to FP32 rounded in `rm` (subnormal results; NaN ->
+/// canonical).
+#[inline(always)]
+pub fn d2f<B: Backend>(x: S<B, 64>, rm: S<B, 2>) -> S<B, 32> {
+    let u = unpack::<B, 64, 11, 52, 53>(x, false);
+    let (xn, lz) = normalize::<B, 64>(u.sig.zext::<64>());
+    // Leading one at 63 -> window T = 49: shift right 14 with sticky.
+    let w: S<B, 51> = shr_jam::<B, 64>(xn, kx::<B>(14)).slice::<0, 51>();
+    // A normal significand has its leading one at bit 52 (lz = 11).
+    let e = u.exp - kx::<B>(1023) + kx::<B>(11) - lz;
+    let one = k::<B, 1>(1);
+    let r = round_pack::<B, 32, 8, 23, 51, 48>(u.sign, e, w, rm, one, !one);
+    let r = u.zero.mux(signed_zero::<B, 32>(u.sign), r);
+    let r = u.inf.mux(signed_inf::<B, 32, 8, 23>(u.sign), r);
+    u.nan.mux(k::<B, 32>(NAN32), r)
+}
+
+#[cfg(test)]
+mod tests;

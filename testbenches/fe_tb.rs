@@ -1,0 +1,297 @@
+//! Drivers for the front-end blocks: apply stimulus to the RTL blocks and
+//! compare with the reference models of [`super::fe_ref`], every output,
+//! every core cycle.
+
+use super::fe_ref::{plausible_word, ref_decode, Dec};
+use crate::hdl::sim::zero_ports;
+use crate::hdl::{Bits, Concrete, Sim};
+use crate::units::decode::{Decode, DecodeIn, DecodeOut};
+
+/// The decode block's outputs as a [`Dec`].
+pub fn dec_from_out(o: &DecodeOut<Concrete>) -> Dec {
+    let u = |b: u64| b as u8;
+    Dec {
+        err: o.err_o.to_u64() == 1,
+        unit: u(o.unit_o.to_u64()),
+        op: u(o.op_o.to_u64()),
+        m: u(o.mod_o.to_u64()),
+        gpred: u(o.gpred_o.to_u64()),
+        gneg: o.gneg_o.to_u64() == 1,
+        ra: u(o.ra_o.to_u64()),
+        rb: u(o.rb_o.to_u64()),
+        rc: u(o.rc_o.to_u64()),
+        pair: u(o.pair_o.to_u64()),
+        kind: u(o.kind_o.to_u64()),
+        dst: u(o.dst_o.to_u64()),
+        use_imm: o.use_imm_o.to_u64() == 1,
+        imm: o.imm_o.to_u64() as u32,
+        prd: u(o.prd_o.to_u64()),
+        fmul: o.fmul_o.to_u64() == 1,
+    }
+}
+
+/// Decode `w` in the RTL and the reference; an error names the word and
+/// both results. A word the reference rejects only needs `err` to agree.
+pub fn check_decode(sim: &mut Sim<Decode>, w: u64, fp64_ok: bool) -> Result<bool, String> {
+    let mut i: DecodeIn<Concrete> = zero_ports();
+    i.word_i = Bits::new(w);
+    let got = dec_from_out(&sim.step_core(&i));
+    let want = ref_decode(w, fp64_ok);
+    let same = if want.err { got.err } else { got == want };
+    if same {
+        Ok(want.err)
+    } else {
+        Err(format!("decode of 0x{w:016x}: rtl {got:?}, reference {want:?}"))
+    }
+}
+
+/// `n` random words through the decoder; returns (words, rejected).
+pub fn decode_random(seed: u64, n: u64, fp64_ok: bool) -> Result<(u64, u64), String> {
+    let mut sim = Sim::new(Decode::new(fp64_ok)).map_err(|e| e.to_string())?;
+    let mut rejected = 0;
+    for k in 0..n {
+        let r = super::fe_ref::mix(seed ^ k.wrapping_mul(0x51_7cc1_b727_220a));
+        let w = plausible_word(r, super::fe_ref::mix(r ^ 0x1234));
+        rejected += check_decode(&mut sim, w, fp64_ok)? as u64;
+    }
+    Ok((n, rejected))
+}
+
+/// Random stimulus (the block's own `constrain`) on the scoreboard for
+/// `cycles` core cycles, every output compared with [`SbRef`] every cycle.
+pub fn scoreboard_random<const MW: usize, const NS: usize>(seed: u64, cycles: u64) -> Result<(), String> {
+    use crate::hdl::Block;
+    use crate::testbenches::fe_ref::SbRef;
+    use crate::testbenches::stimulus::random_inputs;
+    use crate::units::scoreboard::{SbIn, Scoreboard};
+    use rand::{Rng, SeedableRng};
+    let blk = Scoreboard::<MW, NS>::new();
+    let mut sim = Sim::new(blk.clone()).map_err(|e| e.to_string())?;
+    let mut rf = SbRef::new(MW);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let p = [0.2, 0.5, 0.8];
+    for c in 0..cycles {
+        let mut i: SbIn<Concrete, MW, NS> = random_inputs(&mut rng, 0, &[], p[(c / 1000 % 3) as usize]);
+        blk.constrain(rng.gen(), &mut i);
+        let o = sim.step_core(&i);
+        for w in 0..MW {
+            let d = Dec {
+                ra: i.q_ra_i[w].to_u64() as u8,
+                rb: i.q_rb_i[w].to_u64() as u8,
+                rc: i.q_rc_i[w].to_u64() as u8,
+                pair: i.q_pair_i[w].to_u64() as u8,
+                kind: i.q_kind_i[w].to_u64() as u8,
+                dst: i.q_dst_i[w].to_u64() as u8,
+                prd: i.q_prd_i[w].to_u64() as u8,
+                ..Dec::default()
+            };
+            let (ok, idle) = (o.ok_o[w].to_u64() == 1, o.idle_o[w].to_u64() == 1);
+            if ok != rf.ok(w, &d) || idle != rf.idle(w) {
+                return Err(format!(
+                    "scoreboard cycle {c} warp {w}: rtl ok={ok} idle={idle}, reference ok={} idle={} for {d:?}; pending {:?} {:?}",
+                    rf.ok(w, &d),
+                    rf.idle(w),
+                    rf.regs[w],
+                    rf.preds[w]
+                ));
+            }
+        }
+        let tags = |v: &[Bits<1>; NS], t: &[Bits<32>; NS]| -> Vec<Option<u32>> {
+            (0..NS).map(|s| (v[s].to_u64() == 1).then_some(t[s].to_u64() as u32)).collect()
+        };
+        let clr = (i.clr_valid_i.to_u64() == 1).then_some(i.clr_warp_i.to_u64() as usize);
+        rf.edge(&tags(&i.set_valid_i, &i.set_tag_i), &tags(&i.rel_valid_i, &i.rel_tag_i), clr);
+    }
+    Ok(())
+}
+
+/// Random stimulus on the predicate file for `cycles` core cycles, every
+/// warp's row compared with [`PfRef`] every cycle.
+pub fn predfile_random<const MW: usize, const NS: usize>(seed: u64, cycles: u64) -> Result<(), String> {
+    use crate::hdl::Block;
+    use crate::testbenches::fe_ref::PfRef;
+    use crate::testbenches::stimulus::random_inputs;
+    use crate::units::predfile::{PfIn, Predfile};
+    use rand::{Rng, SeedableRng};
+    let blk = Predfile::<MW, NS>::new();
+    let mut sim = Sim::new(blk.clone()).map_err(|e| e.to_string())?;
+    let mut rf = PfRef::new(MW);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    for c in 0..cycles {
+        let mut i: PfIn<Concrete, NS> = random_inputs(&mut rng, 0, &[], 0.5);
+        blk.constrain(rng.gen(), &mut i);
+        let o = sim.step_core(&i);
+        for w in 0..MW {
+            if o.p_o[w].to_u128() != rf.row(w) {
+                return Err(format!(
+                    "predfile cycle {c} warp {w}: rtl {:032x}, reference {:032x}",
+                    o.p_o[w].to_u128(),
+                    rf.row(w)
+                ));
+            }
+        }
+        let lanes = |v: &[Bits<1>; 32]| (0..32).fold(0u32, |a, k| a | (v[k].to_u64() as u32) << k);
+        let mut writes = vec![];
+        if i.wr_valid_i.to_u64() == 1 {
+            let w = i.wr_warp_i.to_u64() as usize;
+            writes.push((w, i.wr_idx_i.to_u64() as usize, lanes(&i.wr_mask_i), lanes(&i.wr_val_i)));
+        }
+        for s in 0..NS {
+            if i.sw_valid_i[s].to_u64() == 1 {
+                writes.push((
+                    i.sw_warp_i[s].to_u64() as usize,
+                    i.sw_idx_i[s].to_u64() as usize,
+                    i.sw_mask_i[s].to_u64() as u32,
+                    i.sw_val_i[s].to_u64() as u32,
+                ));
+            }
+        }
+        let clr = (i.clr_valid_i.to_u64() == 1).then_some(i.clr_warp_i.to_u64() as usize);
+        rf.edge(&writes, clr);
+    }
+    Ok(())
+}
+
+/// Random heads for the scheduler's `constrain`: decoded random
+/// instructions (1 in 32 marked as a decode error).
+pub fn constrain_sched<const LW: usize>(r: u64, i: &mut crate::units::sched::SchedIn<Concrete, LW>) {
+    use super::fe_ref::{dec_of, mix, random_instr};
+    for w in 0..LW {
+        let h = mix(r ^ i.h_imm_i[w].to_u64() ^ (w as u64) << 40);
+        let mut d = dec_of(&random_instr(h), true);
+        d.err |= h >> 50 & 31 == 0;
+        set_head(i, w, &d, i.h_pc_i[w].to_u64() as u16);
+    }
+    i.peer_unit_i = Bits::new(i.peer_unit_i.to_u64() % 5);
+}
+
+/// Put decoded head `d` at local warp `w` of the scheduler's inputs.
+pub fn set_head<const LW: usize>(i: &mut crate::units::sched::SchedIn<Concrete, LW>, w: usize, d: &Dec, pc: u16) {
+    i.h_err_i[w] = Bits::new(d.err as u64);
+    i.h_unit_i[w] = Bits::new(d.unit as u64);
+    i.h_fmul_i[w] = Bits::new(d.fmul as u64);
+    i.h_op_i[w] = Bits::new(d.op as u64);
+    i.h_mod_i[w] = Bits::new(d.m as u64);
+    i.h_gpred_i[w] = Bits::new(d.gpred as u64);
+    i.h_gneg_i[w] = Bits::new(d.gneg as u64);
+    i.h_ra_i[w] = Bits::new(d.ra as u64);
+    i.h_rb_i[w] = Bits::new(d.rb as u64);
+    i.h_rc_i[w] = Bits::new(d.rc as u64);
+    i.h_pair_i[w] = Bits::new(d.pair as u64);
+    i.h_kind_i[w] = Bits::new(d.kind as u64);
+    i.h_dst_i[w] = Bits::new(d.dst as u64);
+    i.h_use_imm_i[w] = Bits::new(d.use_imm as u64);
+    i.h_imm_i[w] = Bits::new(d.imm as u64);
+    i.h_pc_i[w] = Bits::new(pc as u64);
+}
+
+/// The scheduler's inputs as the reference's warp views.
+pub fn sched_views<const LW: usize>(i: &crate::units::sched::SchedIn<Concrete, LW>) -> Vec<super::fe_ref::WarpView> {
+    let t = |b: Bits<1>| b.to_u64() == 1;
+    (0..LW)
+        .map(|w| {
+            let p = i.pred_i[w].to_u128();
+            super::fe_ref::WarpView {
+                valid: t(i.wv_i[w]),
+                bar_wait: t(i.bw_i[w]),
+                head: t(i.hv_i[w]),
+                sb_ok: t(i.sb_ok_i[w]),
+                dec: Dec {
+                    err: t(i.h_err_i[w]),
+                    unit: i.h_unit_i[w].to_u64() as u8,
+                    op: i.h_op_i[w].to_u64() as u8,
+                    m: i.h_mod_i[w].to_u64() as u8,
+                    gpred: i.h_gpred_i[w].to_u64() as u8,
+                    gneg: t(i.h_gneg_i[w]),
+                    ra: i.h_ra_i[w].to_u64() as u8,
+                    rb: i.h_rb_i[w].to_u64() as u8,
+                    rc: i.h_rc_i[w].to_u64() as u8,
+                    pair: i.h_pair_i[w].to_u64() as u8,
+                    kind: i.h_kind_i[w].to_u64() as u8,
+                    dst: i.h_dst_i[w].to_u64() as u8,
+                    use_imm: t(i.h_use_imm_i[w]),
+                    imm: i.h_imm_i[w].to_u64() as u32,
+                    prd: 0,
+                    fmul: t(i.h_fmul_i[w]),
+                },
+                pc: i.h_pc_i[w].to_u64() as u16,
+                active: i.act_i[w].to_u64() as u32,
+                preds: std::array::from_fn(|k| (p >> (32 * k)) as u32),
+            }
+        })
+        .collect()
+}
+
+/// The scheduler's outputs as an [`super::fe_ref::Issue`] plus its error report.
+pub fn issue_of(o: &crate::units::sched::SchedOut<Concrete>) -> (super::fe_ref::Issue, Option<(u8, u16)>) {
+    let t = |b: Bits<1>| b.to_u64() == 1;
+    let lanes = |v: &[Bits<1>; 32]| (0..32).fold(0u32, |a, k| a | (v[k].to_u64() as u32) << k);
+    let valid = t(o.iss_valid_o);
+    let iss = super::fe_ref::Issue {
+        valid,
+        ctrl: t(o.ctl_valid_o),
+        unit: o.is_unit_o.to_u64() as u8,
+        warp: o.iss_warp_o.to_u64() as u8,
+        op: o.is_op_o.to_u64() as u8,
+        m: o.is_mod_o.to_u64() as u8,
+        tag: o.is_tag_o.to_u64() as u32,
+        ra: o.is_ra_o.to_u64() as u8,
+        rb: o.is_rb_o.to_u64() as u8,
+        rc: o.is_rc_o.to_u64() as u8,
+        pair: o.is_pair_o.to_u64() as u8,
+        use_imm: t(o.is_use_imm_o),
+        imm: o.is_imm_o.to_u64() as u32,
+        pc: o.ctl_pc_o.to_u64() as u16,
+        mask: lanes(&o.is_mask_o),
+        pa: lanes(&o.is_pa_o),
+        set: t(o.iss_set_o),
+    };
+    (iss, t(o.err_o).then_some((o.err_warp_o.to_u64() as u8, o.err_pc_o.to_u64() as u16)))
+}
+
+/// Check the RTL outputs' internal consistency rules that the [`Issue`]
+/// comparison does not see: `is_valid` = issue and not control, control
+/// copies of the fields, `pb` zero, error code 1.
+fn sched_side_checks(o: &crate::units::sched::SchedOut<Concrete>) -> Result<(), String> {
+    let t = |b: Bits<1>| b.to_u64() == 1;
+    let ok = t(o.is_valid_o) == (t(o.iss_valid_o) && !t(o.ctl_valid_o))
+        && o.ctl_op_o == o.is_op_o
+        && o.ctl_imm_o == o.is_imm_o
+        && o.ctl_taken_o == o.is_mask_o
+        && o.is_pb_o.iter().all(|b| b.to_u64() == 0)
+        && o.err_code_o.to_u64() == 1;
+    if ok {
+        Ok(())
+    } else {
+        Err("scheduler side outputs inconsistent".into())
+    }
+}
+
+/// Random stimulus on one scheduler, outputs compared with [`super::fe_ref::SchedRef`]
+/// every core cycle. Returns the number of issues.
+pub fn sched_random<const LW: usize>(p: crate::units::sched::SchedParams, seed: u64, cycles: u64) -> Result<u64, String> {
+    use crate::hdl::Block;
+    use crate::testbenches::stimulus::random_inputs;
+    use crate::units::sched::{Sched, SchedIn};
+    use rand::{Rng, SeedableRng};
+    let blk = Sched::<LW>::new(p);
+    let mut sim = Sim::new(blk.clone()).map_err(|e| e.to_string())?;
+    let mut rf = super::fe_ref::SchedRef::new(p, LW);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut issues = 0;
+    for c in 0..cycles {
+        let mut i: SchedIn<Concrete, LW> = random_inputs(&mut rng, 0, &[], [0.7, 0.9][(c / 500 % 2) as usize]);
+        blk.constrain(rng.gen(), &mut i);
+        let views = sched_views(&i);
+        let peer = (i.peer_valid_i.to_u64() == 1).then_some(i.peer_unit_i.to_u64() as u8);
+        let o = sim.step_core(&i);
+        let want = rf.cycle(&views, i.ready_i.to_u64() as u8, peer);
+        let got = issue_of(&o);
+        if got != want {
+            return Err(format!("sched cycle {c}: rtl {got:?}\n reference {want:?}"));
+        }
+        sched_side_checks(&o).map_err(|e| format!("cycle {c}: {e}"))?;
+        issues += got.0.valid as u64;
+    }
+    Ok(issues)
+}

@@ -97,10 +97,16 @@ pub fn scoreboard_random<const MW: usize, const NS: usize>(seed: u64, cycles: u6
             }
         }
         let tags = |v: &[Bits<1>; NS], t: &[Bits<32>; NS]| -> Vec<Option<u32>> {
-            (0..NS).map(|s| (v[s].to_u64() == 1).then_some(t[s].to_u64() as u32)).collect()
+            (0..NS)
+                .map(|s| (v[s].to_u64() == 1).then_some(t[s].to_u64() as u32))
+                .collect()
         };
         let clr = (i.clr_valid_i.to_u64() == 1).then_some(i.clr_warp_i.to_u64() as usize);
-        rf.edge(&tags(&i.set_valid_i, &i.set_tag_i), &tags(&i.rel_valid_i, &i.rel_tag_i), clr);
+        rf.edge(
+            &tags(&i.set_valid_i, &i.set_tag_i),
+            &tags(&i.rel_valid_i, &i.rel_tag_i),
+            clr,
+        );
     }
     Ok(())
 }
@@ -246,7 +252,10 @@ pub fn issue_of(o: &crate::units::sched::SchedOut<Concrete>) -> (super::fe_ref::
         pa: lanes(&o.is_pa_o),
         set: t(o.iss_set_o),
     };
-    (iss, t(o.err_o).then_some((o.err_warp_o.to_u64() as u8, o.err_pc_o.to_u64() as u16)))
+    (
+        iss,
+        t(o.err_o).then_some((o.err_warp_o.to_u64() as u8, o.err_pc_o.to_u64() as u16)),
+    )
 }
 
 /// Check the RTL outputs' internal consistency rules that the [`Issue`]
@@ -269,7 +278,11 @@ fn sched_side_checks(o: &crate::units::sched::SchedOut<Concrete>) -> Result<(), 
 
 /// Random stimulus on one scheduler, outputs compared with [`super::fe_ref::SchedRef`]
 /// every core cycle. Returns the number of issues.
-pub fn sched_random<const LW: usize>(p: crate::units::sched::SchedParams, seed: u64, cycles: u64) -> Result<u64, String> {
+pub fn sched_random<const LW: usize>(
+    p: crate::units::sched::SchedParams,
+    seed: u64,
+    cycles: u64,
+) -> Result<u64, String> {
     use crate::hdl::Block;
     use crate::testbenches::stimulus::random_inputs;
     use crate::units::sched::{Sched, SchedIn};

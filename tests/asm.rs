@@ -45,6 +45,16 @@ fn random_instr(rng: &mut SmallRng, op: Op, regs: u32, len: u32) -> Instr {
             };
         }
         i.m = rng.gen_range(0..16);
+        if info.form == Form::PPP {
+            let mut p = || [0, 1, 2, 3, PT][rng.gen_range(0..5)];
+            i.d = p();
+            i.a = p();
+            i.b = Src::Reg(p());
+            if i.validate().is_ok() {
+                return i;
+            }
+            continue;
+        }
         let wide = info.modk == ModKind::Width && i.m & 1 == 1;
         i.d = if info.form == Form::PAB {
             if rng.gen_bool(0.2) {
@@ -325,6 +335,8 @@ start:  IADD R3, R0, 1
         IABS R8, R8
         ISETP.GE.U32 P0, R8, R2
         SEL R9, R8, R7, !P0
+        PSETP.XOR P3, !P0, PT
+        IMAD.HI R4, R3, 0x100, R4
         @!P0 BRA skip          // forward reference
         FADD.RZ R9, -R9, 1.5
         FMUL R9, R9, -2e-3
@@ -539,7 +551,8 @@ fn bad_operand_count() {
 #[test]
 fn bad_operand_kind() {
     check(
-        ".regs 4\nIMAD R1, R2, 5, R3\n",
+        // IMAD takes an immediate since issue 14 (with c = d); FFMA does not.
+        ".regs 4\nFFMA R1, R2, 5, R3\n",
         2,
         14,
         &["expected a register for operand b", "immediate 5"],
@@ -962,4 +975,65 @@ fn non_utf8_source_error_names_line_and_column() {
             "{cmd}: {e}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// ISA additions of issue 14: PSETP and IMAD with an immediate
+// ---------------------------------------------------------------------------
+
+#[test]
+fn psetp_and_imad_immediate_assemble_encode_and_print() {
+    let p = asm_ok(".regs 8\nPSETP.AND P1, !P0, P2\nPSETP.OR PT, P3, !PT\n@P1 IMAD R3, R1, 0x10, R3\nIMAD.U24 R4, R1, -1, R4\nEXIT\n");
+    let i = p.code[0];
+    assert_eq!((i.op, i.d, i.a, i.b, i.m), (Op::Psetp, 1, 0, Src::Reg(2), 4));
+    // Hand-encoded from the field diagram: opcode 0x10, pred PT, m = 4, d = 1, a = 0, b = 2.
+    assert_eq!(i.encode(), 0x10u64 << 57 | 7 << 52 | 4 << 48 | 1 << 40 | 2 << 24);
+    assert_eq!(p.code[1].m, 1 | 8);
+    let k = p.code[2];
+    assert_eq!((k.op, k.d, k.a, k.b, k.c), (Op::Imad, 3, 1, Src::Imm(0x10), 0));
+    assert_eq!(k.addend(), 3);
+    assert_eq!(k.encode(), 0x04u64 << 57 | 1 << 56 | 1 << 52 | 3 << 40 | 1 << 32 | 0x10);
+    assert_eq!(p.code[3].b, Src::Imm(0xffff_ffff));
+    let text = disassemble(&p);
+    assert!(text.contains("PSETP.AND P1, !P0, P2"), "{text}");
+    assert!(text.contains("PSETP.OR PT, P3, !PT"), "{text}");
+    assert!(text.contains("@P1 IMAD R3, R1, 0x10, R3"), "{text}");
+    assert!(text.contains("IMAD.U24 R4, R1, 0xffffffff, R4"), "{text}");
+    assert_eq!(assemble(&text, "rt.s").unwrap().to_bytes(), p.to_bytes());
+    for w in p.code.iter().map(|i| i.encode()) {
+        assert_eq!(Instr::decode(w).unwrap().encode(), w);
+    }
+}
+
+fn asm_ok(s: &str) -> Program {
+    assemble(s, "t.s").unwrap_or_else(|e| panic!("{}", e.render(s)))
+}
+
+#[test]
+fn bad_psetp_and_imad_immediate() {
+    check(
+        ".regs 8\nIMAD R3, R1, 0x10, R4\n",
+        2,
+        20,
+        &["adds into its destination", "must be R3"],
+    );
+    check(
+        ".regs 8\nPSETP.AND P1, R0, P2\n",
+        2,
+        15,
+        &["expected a predicate", "R0"],
+    );
+    let e = err(".regs 8\nPSETP P1, P0, P2\n");
+    assert!(e.line == 2 && e.msg.contains(".AND"), "{e}");
+    check(".regs 8\nPSETP.AND !P1, P0, P2\n", 2, 11, &["predicate"]);
+    check(".regs 8\nPSETP.AND P1, P0, 1\n", 2, 19, &["predicate"]);
+    // Words the table rejects: modifier 3 (no operation), a predicate 5.
+    let ok = Instr::decode(0x10u64 << 57 | 7 << 52 | 1 << 40 | 2 << 24).unwrap();
+    assert_eq!(ok.plogic(), smrtl::golden::isa::PLogic::And);
+    assert!(Instr::decode(0x10u64 << 57 | 7 << 52 | 3 << 48).is_err());
+    assert!(Instr::decode(0x10u64 << 57 | 7 << 52 | 5 << 32).is_err());
+    assert!(Instr::decode(0x10u64 << 57 | 1 << 56 | 7 << 52).is_err());
+    // IMAD's immediate form has no c field: a word with c bits set reads them as the immediate.
+    let w = 0x04u64 << 57 | 1 << 56 | 7 << 52 | 3 << 40 | 0x00ff_0000;
+    assert_eq!(Instr::decode(w).unwrap().b, Src::Imm(0x00ff_0000));
 }

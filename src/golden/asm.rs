@@ -304,6 +304,7 @@ fn slots(modk: ModKind) -> &'static [Slot] {
     static CVT: [Slot; 2] = [slot(RND_NAMES, false, true), slot(U32, false, false)];
     static WIDTH: [Slot; 1] = [slot(&["64"], false, false)];
     static ATOM: [Slot; 1] = [slot(ATOM_NAMES, true, false)];
+    static PLOGIC: [Slot; 1] = [slot(&["AND", "OR", "XOR"], true, false)];
     match modk {
         ModKind::None | ModKind::Pred => &[],
         ModKind::FpRound | ModKind::Round => &RND,
@@ -316,6 +317,7 @@ fn slots(modk: ModKind) -> &'static [Slot] {
         ModKind::Cvt => &CVT,
         ModKind::Width => &WIDTH,
         ModKind::Atom => &ATOM,
+        ModKind::PLogic => &PLOGIC,
     }
 }
 
@@ -338,6 +340,7 @@ fn split_mod(modk: ModKind, m: u8) -> Vec<Option<usize>> {
         },
         ModKind::Cvt => vec![Some((m & 3) as usize), some(m & 4 != 0, 0)],
         ModKind::Atom => vec![Some((m & 7) as usize)],
+        ModKind::PLogic => vec![Some((m & 3) as usize)],
     }
 }
 
@@ -347,7 +350,7 @@ fn join_mod(modk: ModKind, ch: &[Option<usize>]) -> Result<u8, (usize, String)> 
     let v = |i: usize| ch[i].unwrap_or(0) as u8;
     Ok(match modk {
         ModKind::None | ModKind::Pred | ModKind::FpNegOnly => 0,
-        ModKind::FpRound | ModKind::Round | ModKind::FCmp | ModKind::Atom => v(0),
+        ModKind::FpRound | ModKind::Round | ModKind::FCmp | ModKind::Atom | ModKind::PLogic => v(0),
         ModKind::ICmp => v(0) | (ch[1].is_some() as u8) << 3,
         ModKind::Flag(_) | ModKind::Width => ch[0].is_some() as u8,
         ModKind::Mul => match (ch[0], ch[1]) {
@@ -391,7 +394,7 @@ fn mnemonic_text(i: &Instr) -> String {
     let info = i.info();
     let mut s = info.mnemonic.to_string();
     let mut m = i.m;
-    if matches!(info.modk, ModKind::FpRound | ModKind::FpNegOnly) {
+    if matches!(info.modk, ModKind::FpRound | ModKind::FpNegOnly | ModKind::PLogic) {
         m &= 3;
     }
     for (sl, c) in slots(info.modk).iter().zip(split_mod(info.modk, m)) {
@@ -476,7 +479,12 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
             b_text(""),
             format!("{nbc}{}", reg_text(i.c)),
         ],
+        Form::DABCI => vec![reg_text(i.d), reg_text(i.a), b_text(""), reg_text(i.addend())],
         Form::PAB => vec![pred_text(i.d), reg_text(i.a), b_text("")],
+        Form::PPP => {
+            let p = |g: Guard| format!("{}{}", if g.neg { "!" } else { "" }, pred_text(g.pred));
+            vec![pred_text(i.d), p(i.pred_src(0)), p(i.pred_src(1))]
+        }
         Form::DABP => {
             let p = i.sel_pred();
             vec![
@@ -1114,7 +1122,9 @@ fn form_syntax(form: Form, cas: bool) -> &'static str {
         Form::DB => "d, b",
         Form::DAB => "d, a, b",
         Form::DABC => "d, a, b, c",
+        Form::DABCI => "d, a, b|imm, c (c is d with an immediate)",
         Form::PAB => "Pd, a, b",
+        Form::PPP => "Pd, [!]Pa, [!]Pb",
         Form::DABP => "d, a, b, [!]Pm",
         Form::Load => "d, [a+offset]",
         Form::Store => "[a+offset], b",
@@ -1130,10 +1140,10 @@ fn operand_count(form: Form, cas: bool) -> usize {
         Form::None => 0,
         Form::Target => 1,
         Form::DA | Form::DB | Form::Load | Form::Store | Form::Sreg | Form::Param => 2,
-        Form::DAB | Form::PAB => 3,
+        Form::DAB | Form::PAB | Form::PPP => 3,
         Form::Atom if cas => 4,
         Form::Atom => 3,
-        Form::DABC | Form::DABP => 4,
+        Form::DABC | Form::DABCI | Form::DABP => 4,
     }
 }
 
@@ -1511,6 +1521,34 @@ impl<'s> Asm<'s> {
                 let (c, nc) = o.reg(3, "c", pairs.c, neg)?;
                 i.c = c;
                 m |= (na as u8) << 2 | (nc as u8) << 3;
+            }
+            Form::DABCI => {
+                i.d = o.reg(0, "d", pairs.d, false)?.0;
+                i.a = o.reg(1, "a", pairs.a, false)?.0;
+                i.b = o.src_b(2, pairs.b, false, info.allows_imm())?.0;
+                let c = o.reg(3, "c", pairs.c, false)?.0;
+                if let Src::Imm(_) = i.b {
+                    if c != i.d {
+                        return Err((
+                            o.cols[3],
+                            format!(
+                                "{} with an immediate adds into its destination: operand c must be {} (the immediate takes the c field)",
+                                o.mn(),
+                                reg_text(i.d)
+                            ),
+                        ));
+                    }
+                } else {
+                    i.c = c;
+                }
+            }
+            Form::PPP => {
+                i.d = o.pred(0, "d", false)?.0;
+                let (a, na) = o.pred(1, "a", true)?;
+                let (b, nb) = o.pred(2, "b", true)?;
+                i.a = a;
+                i.b = Src::Reg(b);
+                m |= (na as u8) << 2 | (nb as u8) << 3;
             }
             Form::Load => {
                 let wide = m & 1 == 1 && info.modk == ModKind::Width;

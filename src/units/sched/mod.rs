@@ -157,7 +157,12 @@ impl<const LW: usize> Sched<LW> {
         // Reset to the last warp so that local warp 0 has priority first.
         let rr = d.reg("rr", Domain::Core, LW as u64 - 1);
         let last_sp = d.reg("last_sp", Domain::Core, 0);
-        Sched { decl: d, p, rr, last_sp }
+        Sched {
+            decl: d,
+            p,
+            rr,
+            last_sp,
+        }
     }
     pub fn params(&self) -> SchedParams {
         self.p
@@ -348,7 +353,12 @@ mod tests {
     use crate::testbenches::fe_tb::sched_random;
 
     fn params(sidx: u32, ns: u32, alt: bool, sfu_fmul: bool) -> SchedParams {
-        SchedParams { sidx, ns, alt, sfu_fmul }
+        SchedParams {
+            sidx,
+            ns,
+            alt,
+            sfu_fmul,
+        }
     }
 
     #[test]

@@ -8,11 +8,13 @@
 //! * [`cosim`]: Verilator and Icarus harnesses for lock-step co-simulation.
 //! * [`units`]: the SM blocks.
 //! * [`sm`]: `SmConfig` and the presets.
+//! * [`fuzz`]: the fuzz driver behind `smrtl fuzz` (docs/fuzz.md).
 //! * [`testbenches`]: reusable stimulus, reference models and monitors
 //!   (source in the top-level `testbenches/` folder).
 
 pub mod cosim;
 pub mod flows;
+pub mod fuzz;
 pub mod golden;
 pub mod hdl;
 pub mod sm;

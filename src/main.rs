@@ -215,6 +215,11 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Fuzz every input reader (assembler, program loader + disassembler,
+    /// config loader, TestFloat parser, `smrtl run`) in a worker process;
+    /// report cases per target and every panic, abort, hang or round-trip
+    /// failure with a reproducer file (exit 2 on a finding). docs/fuzz.md.
+    Fuzz(FuzzArgs),
     /// Regenerate the SFU coefficient tables (src/golden/arith/sfu/tables.rs).
     GenSfuTables {
         #[arg(long, default_value = "src/golden/arith/sfu/tables.rs")]
@@ -330,8 +335,9 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Asm { input, out } => {
             use anyhow::Context;
-            let src = std::fs::read_to_string(&input).with_context(|| format!("cannot read {}", input.display()))?;
             let file = input.display().to_string();
+            let bytes = std::fs::read(&input).with_context(|| format!("cannot read {file}"))?;
+            let src = smrtl::golden::asm::source_from_bytes(&bytes, &file).map_err(|e| anyhow::anyhow!("{e}"))?;
             let p = match smrtl::golden::asm::assemble_all(&src, &file) {
                 Ok(p) => p,
                 Err(errs) => {
@@ -429,6 +435,7 @@ fn run(cli: Cli) -> Result<i32> {
             inputs,
             seed,
         } => sfu_accuracy(func, threads, &inputs, seed),
+        Cmd::Fuzz(a) => fuzz(a),
         Cmd::GenSfuTables { out } => {
             let text = smrtl::golden::arith::sfu::gen::generate_source();
             anyhow::Context::with_context(std::fs::write(&out, text), || format!("cannot write {}", out.display()))?;
@@ -436,6 +443,77 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// Arguments of `smrtl fuzz`.
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// Seed of the case generator (case N of a seed is always the same input).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stop after this many cases.
+    #[arg(long, default_value_t = u64::MAX)]
+    cases: u64,
+    /// Stop after this many seconds.
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+    /// Per-case timeout in milliseconds (a slower case is a hang).
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// Targets, comma separated (default: all; see docs/fuzz.md).
+    #[arg(long, value_delimiter = ',')]
+    targets: Vec<String>,
+    /// Folder for reproducer files.
+    #[arg(long, default_value = "fuzz-out")]
+    out: PathBuf,
+    /// Run as the worker process of a supervising `smrtl fuzz`.
+    #[arg(long, hide = true)]
+    worker: bool,
+    /// First case (worker).
+    #[arg(long, hide = true, default_value_t = 0)]
+    start: u64,
+}
+
+/// `smrtl fuzz`: supervise worker processes (or be one).
+fn fuzz(a: FuzzArgs) -> Result<i32> {
+    use smrtl::fuzz;
+    let targets = fuzz::select_targets(&a.targets).map_err(anyhow::Error::msg)?;
+    if a.worker {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        fuzz::worker(&targets, a.seed, a.start, a.cases, &mut out)?;
+        return Ok(0);
+    }
+    let bar = indicatif::ProgressBar::new(a.seconds);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise}/{duration_precise} [{bar:30}] {msg}")
+            .map_err(anyhow::Error::msg)?
+            .progress_chars("=> "),
+    );
+    let mut last = std::time::Instant::now();
+    let t0 = last;
+    let mut progress = |r: &fuzz::Report| {
+        if last.elapsed().as_millis() >= 250 {
+            last = std::time::Instant::now();
+            bar.set_position(t0.elapsed().as_secs());
+            bar.set_message(format!("{} | findings {}", r.tried_line(), r.findings.len()));
+        }
+    };
+    let rep = fuzz::supervise(
+        &targets,
+        fuzz::Supervise {
+            exe: std::env::current_exe()?,
+            target_names: a.targets.clone(),
+            seed: a.seed,
+            cases: a.cases,
+            duration: std::time::Duration::from_secs(a.seconds),
+            timeout: std::time::Duration::from_millis(a.timeout_ms),
+            out: a.out.clone(),
+            progress: &mut progress,
+        },
+    )?;
+    bar.finish_and_clear();
+    print!("{rep}");
+    Ok(if rep.findings.is_empty() { 0 } else { 2 })
 }
 
 /// Arguments of `smrtl run`.
@@ -462,8 +540,10 @@ struct GoldenRun {
     /// the input is zero-extended to it.
     #[arg(long)]
     gmem_size: Option<usize>,
-    /// Where to write the final global memory image (also written when
-    /// the run fails).
+    /// Where to write the final global memory image; also written when
+    /// the launch is rejected (the initial image) or the run fails (the
+    /// image so far). Not written when the config, kernel, --input or
+    /// --gmem-size is unusable.
     #[arg(long)]
     output: Option<PathBuf>,
     /// Instruction budget in warp instructions.
@@ -485,27 +565,50 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         let bytes = std::fs::read(&a.kernel).with_context(|| format!("cannot read {name}"))?;
         Program::from_bytes(&bytes).map_err(|e| anyhow!("{name}: {e}"))?
     } else {
-        let src = std::fs::read_to_string(&a.kernel).with_context(|| format!("cannot read {name}"))?;
+        let bytes = std::fs::read(&a.kernel).with_context(|| format!("cannot read {name}"))?;
+        let src = asm::source_from_bytes(&bytes, &name).map_err(|e| anyhow!("{e}"))?;
         asm::assemble(&src, &name).map_err(|e| anyhow!("{}", e.render(&src)))?
     };
-    let grid = model::parse_dims::<2>(&a.grid).map_err(|e| anyhow!("--grid {e}"))?;
-    let block = model::parse_dims::<3>(&a.block).map_err(|e| anyhow!("--block {e}"))?;
-    let params = model::resolve_params(&prog.params, &a.params).map_err(|e| anyhow!("{e}"))?;
-    let mut gmem = match &a.input {
-        Some(p) => std::fs::read(p).with_context(|| format!("cannot read input image {}", p.display()))?,
-        None => Vec::new(),
+    // The initial image: --input zero-extended to --gmem-size.
+    let initial_image = || -> Result<Vec<u8>> {
+        let mut gmem = match &a.input {
+            Some(p) => std::fs::read(p).with_context(|| format!("cannot read input image {}", p.display()))?,
+            None => Vec::new(),
+        };
+        if let Some(n) = a.gmem_size {
+            if n > 1 << 32 {
+                bail!("--gmem-size {n} exceeds the 32-bit address space (4 GiB)");
+            }
+            if n < gmem.len() {
+                bail!("--gmem-size {n} is smaller than the input image ({} bytes)", gmem.len());
+            }
+            if gmem.try_reserve_exact(n - gmem.len()).is_err() {
+                bail!("--gmem-size {n}: cannot allocate that much host memory");
+            }
+            gmem.resize(n, 0);
+        }
+        Ok(gmem)
     };
-    if let Some(n) = a.gmem_size {
-        if n > 1 << 32 {
-            bail!("--gmem-size {n} exceeds the 32-bit address space (4 GiB)");
+    let gmem = initial_image()?;
+    // From here on a failure still writes --output (a rejected launch
+    // leaves the initial image).
+    let launch = (|| -> Result<model::Launch> {
+        let grid = model::parse_dims::<2>(&a.grid).map_err(|e| anyhow!("--grid {e}"))?;
+        let block = model::parse_dims::<3>(&a.block).map_err(|e| anyhow!("--block {e}"))?;
+        let params = model::resolve_params(&prog.params, &a.params).map_err(|e| anyhow!("{e}"))?;
+        Ok(model::Launch { grid, block, params })
+    })();
+    let started = launch.and_then(|l| model::Golden::new(&cfg, &prog, &l, gmem).map_err(anyhow::Error::from));
+    let mut g = match started {
+        Ok(g) => g,
+        Err(e) => {
+            if let Some(out) = &a.output {
+                let image = initial_image()?;
+                std::fs::write(out, image).with_context(|| format!("cannot write output image {}", out.display()))?;
+            }
+            return Err(e);
         }
-        if n < gmem.len() {
-            bail!("--gmem-size {n} is smaller than the input image ({} bytes)", gmem.len());
-        }
-        gmem.resize(n, 0);
-    }
-    let launch = model::Launch { grid, block, params };
-    let mut g = model::Golden::new(&cfg, &prog, &launch, gmem)?;
+    };
     let result = if a.trace {
         g.set_budget(a.budget);
         loop {

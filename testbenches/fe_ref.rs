@@ -53,7 +53,8 @@ pub fn dec_of(i: &Instr, fp64_ok: bool) -> Dec {
     };
     let wide = info.modk == ModKind::Width && i.wide();
     let non_cas_atom = info.form == Form::Atom && i.atom_op() != crate::golden::isa::AtomOp::Cas;
-    let kind = if info.form == Form::PAB {
+    let ppp = info.form == Form::PPP;
+    let kind = if info.form == Form::PAB || ppp {
         if i.d == PT {
             0
         } else {
@@ -75,6 +76,14 @@ pub fn dec_of(i: &Instr, fp64_ok: bool) -> Dec {
     if info.modk == ModKind::Pred && i.sel_pred().pred != PT {
         prd |= 1 << i.sel_pred().pred;
     }
+    if ppp {
+        for k in 0..2 {
+            let p = i.pred_src(k).pred;
+            if p != PT {
+                prd |= 1 << p;
+            }
+        }
+    }
     Dec {
         err: unit == Unit::Dpu && !fp64_ok,
         unit: unit as u8,
@@ -82,13 +91,15 @@ pub fn dec_of(i: &Instr, fp64_ok: bool) -> Dec {
         m: i.m,
         gpred: i.guard.pred,
         gneg: i.guard.neg,
-        ra: if uses.a { i.a } else { RZ },
+        ra: if uses.a && !ppp { i.a } else { RZ },
         rb: match breg {
-            Some(r) if uses.b => r,
+            Some(r) if uses.b && !ppp => r,
             _ => RZ,
         },
         rc: if uses.c && breg.is_some() && !non_cas_atom {
             i.c
+        } else if info.form == Form::DABCI && breg.is_none() {
+            i.d
         } else {
             RZ
         },
@@ -157,6 +168,17 @@ pub fn random_instr(h: u64) -> Instr {
                 r
             }
         };
+        if info.form == Form::PPP {
+            let p = |v: u64| [0, 1, 2, 3, PT][v as usize];
+            i.d = p(next(5));
+            i.a = p(next(5));
+            i.b = Src::Reg(p(next(5)));
+            i.m = next(16) as u8;
+            if i.validate().is_ok() {
+                return i;
+            }
+            continue;
+        }
         if u.d {
             i.d = if info.form == Form::PAB {
                 [0, 1, 2, 3, PT][next(5) as usize]

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use smrtl::golden::asm::{assemble, disassemble, format_instr, AsmError, BinError};
+use smrtl::golden::asm::{assemble, disassemble, format_instr, source_from_bytes, AsmError, BinError};
 use smrtl::golden::isa::{Form, Guard, Instr, IsaError, ModKind, Op, Program, Src, PT, RZ};
 use std::collections::BTreeSet;
 use std::process::{Command, Output};
@@ -31,7 +31,7 @@ fn reg(rng: &mut SmallRng, regs: u32, pair: bool) -> u8 {
 }
 
 /// A random instruction of opcode `op` that validates and uses registers
-/// below `regs`; branch targets mostly inside `0..=len`.
+/// below `regs`; branch targets inside `0..len`.
 fn random_instr(rng: &mut SmallRng, op: Op, regs: u32, len: u32) -> Instr {
     let info = op.info();
     let uses = info.form.uses();
@@ -45,6 +45,16 @@ fn random_instr(rng: &mut SmallRng, op: Op, regs: u32, len: u32) -> Instr {
             };
         }
         i.m = rng.gen_range(0..16);
+        if info.form == Form::PPP {
+            let mut p = || [0, 1, 2, 3, PT][rng.gen_range(0..5)];
+            i.d = p();
+            i.a = p();
+            i.b = Src::Reg(p());
+            if i.validate().is_ok() {
+                return i;
+            }
+            continue;
+        }
         let wide = info.modk == ModKind::Width && i.m & 1 == 1;
         i.d = if info.form == Form::PAB {
             if rng.gen_bool(0.2) {
@@ -59,11 +69,9 @@ fn random_instr(rng: &mut SmallRng, op: Op, regs: u32, len: u32) -> Instr {
         };
         i.a = if uses.a { reg(rng, regs, info.pairs.a) } else { 0 };
         if info.form == Form::Target {
-            i.b = Src::Imm(if rng.gen_bool(0.9) {
-                rng.gen_range(0..=len)
-            } else {
-                rng.gen()
-            });
+            // Targets outside the program are assembly errors (and the
+            // loader rejects them), so stay inside it.
+            i.b = Src::Imm(rng.gen_range(0..len.max(1)));
         } else if uses.b && info.allows_imm() && rng.gen_bool(0.4) {
             i.b = Src::Imm(rng.gen());
         } else if uses.b {
@@ -327,6 +335,8 @@ start:  IADD R3, R0, 1
         IABS R8, R8
         ISETP.GE.U32 P0, R8, R2
         SEL R9, R8, R7, !P0
+        PSETP.XOR P3, !P0, PT
+        IMAD.HI R4, R3, 0x100, R4
         @!P0 BRA skip          // forward reference
         FADD.RZ R9, -R9, 1.5
         FMUL R9, R9, -2e-3
@@ -541,7 +551,8 @@ fn bad_operand_count() {
 #[test]
 fn bad_operand_kind() {
     check(
-        ".regs 4\nIMAD R1, R2, 5, R3\n",
+        // IMAD takes an immediate since issue 14 (with c = d); FFMA does not.
+        ".regs 4\nFFMA R1, R2, 5, R3\n",
         2,
         14,
         &["expected a register for operand b", "immediate 5"],
@@ -858,4 +869,171 @@ fn cli_disasm_rejects_bad_file() {
     let o = smrtl(&["asm", "/nonexistent/k.s"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read /nonexistent/k.s"));
+}
+
+// ---------------------------------------------------------------------------
+// Regressions from issue 14 (each failed before its fix)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn branch_and_ssy_targets_outside_the_program_are_errors() {
+    let mut src = String::from(".regs 4\n");
+    for _ in 0..18 {
+        src.push_str("NOP\n");
+    }
+    src.push_str("BRA 1000\nEXIT\n");
+    check(&src, 20, 5, &["BRA target 1000 is outside the program", "0..=19"]);
+    check(".regs 4\nSSY 2\nEXIT\n", 2, 5, &["SSY target 2 is outside the program"]);
+    // A label after the last instruction is past the end too.
+    check(".regs 4\nBRA end\nEXIT\nend:\n", 2, 5, &["BRA target 2 is outside"]);
+    // The rendered error carries the caret under the target.
+    let e = err(".regs 4\nBRA 1000\nEXIT\n");
+    assert!(e.render(".regs 4\nBRA 1000\nEXIT\n").ends_with("BRA 1000\n    ^"));
+}
+
+/// Write a program (built in memory, so the assembler's checks are not in
+/// the way) and load it back.
+fn load_built(p: &Program) -> Result<Program, BinError> {
+    Program::from_bytes(&p.to_bytes())
+}
+
+#[test]
+fn loader_rejects_what_the_assembler_cannot_express() {
+    let ok = assemble(
+        ".kernel k\n.regs 4\n.param a\n.param b\nMOV R1, 7\nBRA 0\nEXIT\n",
+        "b.s",
+    )
+    .unwrap();
+    assert!(load_built(&ok).is_ok());
+    let mut p = ok.clone();
+    p.params = vec!["a".into(), "a".into()];
+    assert_eq!(load_built(&p), Err(BinError::DuplicateParam("a".into())));
+    for bad in ["x y", "1a", "", "R3", "a\nEXIT"] {
+        let mut p = ok.clone();
+        p.params[1] = bad.into();
+        let e = load_built(&p).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                BinError::Name {
+                    what: "parameter name",
+                    ..
+                }
+            ),
+            "{bad:?}: {e}"
+        );
+    }
+    let mut p = ok.clone();
+    p.name = "k;".into();
+    assert!(matches!(
+        load_built(&p),
+        Err(BinError::Name {
+            what: "kernel name",
+            ..
+        })
+    ));
+    // A register beyond .regs, and a branch outside the program.
+    let mut p = ok.clone();
+    p.code[0].d = 9;
+    let e = load_built(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("instruction 0") && e.contains("R9") && e.contains(".regs 4"),
+        "{e}"
+    );
+    let mut p = ok.clone();
+    p.code[1].b = Src::Imm(3);
+    let e = load_built(&p).unwrap_err().to_string();
+    assert!(e.contains("instruction 1") && e.contains("outside the program"), "{e}");
+}
+
+#[test]
+fn cli_disasm_of_any_loadable_file_reassembles() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = assemble(".regs 4\n.param a\nEXIT\n", "b.s").unwrap();
+    p.params = vec!["not an identifier".into()];
+    let bin = dir.path().join("p.bin");
+    std::fs::write(&bin, p.to_bytes()).unwrap();
+    let o = smrtl(&["disasm", bin.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("parameter name") && e.contains("not an identifier"), "{e}");
+}
+
+#[test]
+fn non_utf8_source_error_names_line_and_column() {
+    let e = source_from_bytes(b".regs 4\nNOP\nMOV R1, \xff\nEXIT\n", "u.s").unwrap_err();
+    assert_eq!((e.line, e.col), (3, 9), "{e}");
+    assert!(e.to_string().starts_with("u.s:3:9:") && e.msg.contains("0xff"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("u.s");
+    std::fs::write(&f, b".regs 4\n\xc3(\nEXIT\n").unwrap();
+    for cmd in ["asm", "run"] {
+        let o = smrtl(&[cmd, f.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && e.contains("u.s:2:1:") && e.contains("UTF-8"),
+            "{cmd}: {e}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// ISA additions of issue 14: PSETP and IMAD with an immediate
+// ---------------------------------------------------------------------------
+
+#[test]
+fn psetp_and_imad_immediate_assemble_encode_and_print() {
+    let p = asm_ok(".regs 8\nPSETP.AND P1, !P0, P2\nPSETP.OR PT, P3, !PT\n@P1 IMAD R3, R1, 0x10, R3\nIMAD.U24 R4, R1, -1, R4\nEXIT\n");
+    let i = p.code[0];
+    assert_eq!((i.op, i.d, i.a, i.b, i.m), (Op::Psetp, 1, 0, Src::Reg(2), 4));
+    // Hand-encoded from the field diagram: opcode 0x10, pred PT, m = 4, d = 1, a = 0, b = 2.
+    assert_eq!(i.encode(), 0x10u64 << 57 | 7 << 52 | 4 << 48 | 1 << 40 | 2 << 24);
+    assert_eq!(p.code[1].m, 1 | 8);
+    let k = p.code[2];
+    assert_eq!((k.op, k.d, k.a, k.b, k.c), (Op::Imad, 3, 1, Src::Imm(0x10), 0));
+    assert_eq!(k.addend(), 3);
+    assert_eq!(k.encode(), 0x04u64 << 57 | 1 << 56 | 1 << 52 | 3 << 40 | 1 << 32 | 0x10);
+    assert_eq!(p.code[3].b, Src::Imm(0xffff_ffff));
+    let text = disassemble(&p);
+    assert!(text.contains("PSETP.AND P1, !P0, P2"), "{text}");
+    assert!(text.contains("PSETP.OR PT, P3, !PT"), "{text}");
+    assert!(text.contains("@P1 IMAD R3, R1, 0x10, R3"), "{text}");
+    assert!(text.contains("IMAD.U24 R4, R1, 0xffffffff, R4"), "{text}");
+    assert_eq!(assemble(&text, "rt.s").unwrap().to_bytes(), p.to_bytes());
+    for w in p.code.iter().map(|i| i.encode()) {
+        assert_eq!(Instr::decode(w).unwrap().encode(), w);
+    }
+}
+
+fn asm_ok(s: &str) -> Program {
+    assemble(s, "t.s").unwrap_or_else(|e| panic!("{}", e.render(s)))
+}
+
+#[test]
+fn bad_psetp_and_imad_immediate() {
+    check(
+        ".regs 8\nIMAD R3, R1, 0x10, R4\n",
+        2,
+        20,
+        &["adds into its destination", "must be R3"],
+    );
+    check(
+        ".regs 8\nPSETP.AND P1, R0, P2\n",
+        2,
+        15,
+        &["expected a predicate", "R0"],
+    );
+    let e = err(".regs 8\nPSETP P1, P0, P2\n");
+    assert!(e.line == 2 && e.msg.contains(".AND"), "{e}");
+    check(".regs 8\nPSETP.AND !P1, P0, P2\n", 2, 11, &["predicate"]);
+    check(".regs 8\nPSETP.AND P1, P0, 1\n", 2, 19, &["predicate"]);
+    // Words the table rejects: modifier 3 (no operation), a predicate 5.
+    let ok = Instr::decode(0x10u64 << 57 | 7 << 52 | 1 << 40 | 2 << 24).unwrap();
+    assert_eq!(ok.plogic(), smrtl::golden::isa::PLogic::And);
+    assert!(Instr::decode(0x10u64 << 57 | 7 << 52 | 3 << 48).is_err());
+    assert!(Instr::decode(0x10u64 << 57 | 7 << 52 | 5 << 32).is_err());
+    assert!(Instr::decode(0x10u64 << 57 | 1 << 56 | 7 << 52).is_err());
+    // IMAD's immediate form has no c field: a word with c bits set reads them as the immediate.
+    let w = 0x04u64 << 57 | 1 << 56 | 7 << 52 | 3 << 40 | 0x00ff_0000;
+    assert_eq!(Instr::decode(w).unwrap().b, Src::Imm(0x00ff_0000));
 }

@@ -29,7 +29,73 @@ fn unknown_block_name() {
 #[test]
 fn unreadable_config() {
     let o = smrtl(&["export", "fifo", "--config", "/nonexistent/sm.toml"]);
-    assert_clean_failure(&o, &["cannot read config /nonexistent/sm.toml"]);
+    assert_clean_failure(&o, &["/nonexistent/sm.toml", "neither a preset"]);
+}
+
+/// Issue 14: an unknown name printed "No such file or directory" twice and
+/// no presets.
+#[test]
+fn unknown_config_name_lists_the_presets_once() {
+    for args in [&["config", "gt300"][..], &["run", "x.s", "--config", "gt300"][..]] {
+        let o = smrtl(args);
+        assert_clean_failure(&o, &["gt300", "tesla, gt200, fermi, gpucc"]);
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(!e.contains("No such file"), "{e}");
+    }
+}
+
+/// Issue 14: huge power-of-two bank counts panicked (divide by zero).
+#[test]
+fn huge_bank_count_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200.toml")).unwrap();
+    for (from, to, field) in [
+        ("reg_banks = 16 ", "reg_banks = 134217728 ", "reg_banks"),
+        ("smem_banks = 16\n", "smem_banks = 2147483648\n", "smem_banks"),
+    ] {
+        let cfg = dir.path().join("big.toml");
+        std::fs::write(&cfg, text.replace(from, to)).unwrap();
+        let o = smrtl(&["config", cfg.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_clean_failure(&o, &[field, "must be 1..="]);
+    }
+}
+
+/// Issue 14: launch errors did not write --output although the help said
+/// the image is written when the run fails.
+#[test]
+fn launch_error_still_writes_the_output_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.s");
+    std::fs::write(&k, ".regs 4\n.param n\nEXIT\n").unwrap();
+    let input = dir.path().join("in.bin");
+    std::fs::write(&input, [1u8, 2, 3, 4]).unwrap();
+    for (bad, needle) in [
+        (&["--block", "1000000,16"][..], "16000000 threads"),
+        (&["--grid", "0"][..], "grid x"),
+        (&["--param", "zz"][..], "zz"),
+    ] {
+        let out = dir.path().join("out.bin");
+        let _ = std::fs::remove_file(&out);
+        let mut args = vec![
+            "run",
+            k.to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+            "--gmem-size",
+            "8",
+            "--output",
+            out.to_str().unwrap(),
+        ];
+        if !bad.contains(&"--param") {
+            args.extend(["--param", "1"]);
+        }
+        args.extend(bad);
+        let o = smrtl(&args);
+        assert_clean_failure(&o, &[needle]);
+        assert_eq!(std::fs::read(&out).unwrap(), [1, 2, 3, 4, 0, 0, 0, 0], "{bad:?}");
+    }
 }
 
 #[test]
@@ -37,7 +103,8 @@ fn invalid_config_bank_count_not_power_of_two() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("bad.toml");
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200.toml")).unwrap();
-    std::fs::write(&cfg, text.replace("reg_banks = 16", "reg_banks = 24")).unwrap();
+    // 24 banks are valid since the register file allows multiples of 4.
+    std::fs::write(&cfg, text.replace("reg_banks = 16", "reg_banks = 10")).unwrap();
     let o = smrtl(&[
         "export",
         "mad-rf",
@@ -46,7 +113,7 @@ fn invalid_config_bank_count_not_power_of_two() {
         "--out",
         dir.path().to_str().unwrap(),
     ]);
-    assert_clean_failure(&o, &["reg_banks", "24", "power of two", "bad.toml"]);
+    assert_clean_failure(&o, &["reg_banks", "10", "multiple of 4", "bad.toml"]);
     assert!(
         !dir.path().join("mad_rf_slice.v").exists(),
         "nothing written on a bad config"

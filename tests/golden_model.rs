@@ -31,6 +31,15 @@ fn fails(src: &str, ctas: u32, threads: u32, params: Vec<u32>, gmem: usize) -> R
     }
 }
 
+/// Like [`fails`], with instruction `pc`'s branch target patched to
+/// `target` after assembly (the assembler rejects targets outside the
+/// program; a program built in memory can still hold one).
+fn fails_with_target(src: &str, pc: usize, target: u32) -> RunError {
+    let mut p = assemble(src, "bad.s").unwrap();
+    p.code[pc].b = smrtl::golden::isa::Src::Imm(target);
+    run_kernel(&cfg("gt200"), &p, &launch([1, 1], [32, 1, 1], vec![]), vec![]).expect_err("expected an error")
+}
+
 fn has(e: &RunError, needles: &[&str]) {
     let s = e.to_string();
     for n in needles {
@@ -59,7 +68,7 @@ fn kernel_that_never_exits_hits_the_budget() {
 
 #[test]
 fn branch_out_of_the_program() {
-    let e = fails(".regs 4\n  NOP\n  BRA 17\n  EXIT\n", 1, 32, vec![], 0);
+    let e = fails_with_target(".regs 4\n  NOP\n  BRA 0\n  EXIT\n", 1, 17);
     assert!(matches!(e.reason, Reason::BranchOutOfCode { target: 17, len: 3 }));
     has(
         &e,
@@ -74,7 +83,7 @@ fn branch_out_of_the_program() {
 
 #[test]
 fn ssy_target_out_of_the_program() {
-    let e = fails(".regs 4\n  SSY 99\n  EXIT\n", 1, 32, vec![], 0);
+    let e = fails_with_target(".regs 4\n  SSY 1\n  EXIT\n", 0, 99);
     has(&e, &["pc 0", "branch target 99 is outside the code"]);
 }
 
@@ -87,8 +96,36 @@ fn running_off_the_end() {
             "warp 0",
             "pc 2",
             "ran off the end of the code (2 instructions) without EXIT",
+            // Issue 14: the message named no source line (pc 2 has none).
+            "the last instruction is at line 3",
         ],
     );
+}
+
+/// Issue 14: `--param 1e39` became +inf and `1e-50` became 0 silently.
+#[test]
+fn param_values_fp32_cannot_hold_are_errors() {
+    use smrtl::golden::model::parse_param_value as p;
+    for (t, needle) in [
+        ("1e39", "overflows FP32"),
+        ("-1e39", "overflows FP32"),
+        ("1e400", "overflows FP32"),
+        ("1e-50", "underflows FP32 to zero"),
+        ("-1e-46f", "underflows FP32 to zero"),
+        ("1.5e-45", "not exact in FP32's subnormal range"),
+    ] {
+        let e = p(t).expect_err(t);
+        assert!(e.contains(needle) && e.contains(t) && e.contains("hex"), "{t}: {e}");
+    }
+    // What FP32 holds (or rounds within its normal range) still parses.
+    assert_eq!(p("3.4028235e38"), Ok(0x7f7f_ffff));
+    assert_eq!(p("1.1754944e-38"), Ok(0x0080_0000));
+    assert_eq!(p("1.401298464324817e-45"), Ok(1));
+    assert_eq!(p("0.1"), Ok(0x3dcc_cccd));
+    assert_eq!(p("0.0"), Ok(0));
+    assert_eq!(p("-0e5"), Ok(0x8000_0000));
+    assert_eq!(p("-inf"), Ok(0xff80_0000));
+    assert_eq!(p("0x7f800000"), Ok(0x7f80_0000));
 }
 
 #[test]
@@ -535,4 +572,54 @@ fn cli_run_loads_a_program_file() {
     let o = smrtl(&["run", bin.to_str().unwrap()]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("not an smrtl program file"), "{e}");
+}
+
+/// Issue 14's ISA additions on the model: PSETP (AND/OR/XOR with negated
+/// operands, under a guard) and IMAD with an immediate (addend = d).
+/// Expected values are written per lane in plain Rust.
+#[test]
+fn psetp_and_imad_immediate_execute() {
+    let src = "\
+.regs 8
+    S2R R0, SR_TID.X
+    ISETP.LT P0, R0, 10
+    AND R1, R0, 1
+    ISETP.NE P1, R1, 0
+    MOV R4, 0
+    MOV R6, 1
+    PSETP.AND P2, P0, !P1
+    SEL R4, R6, 0, P2
+    PSETP.OR P3, !P0, P1
+    @P3 OR R4, R4, 2
+    PSETP.XOR P2, P0, P1
+    @P2 OR R4, R4, 4
+    PSETP.AND P2, PT, !P0
+    @P2 OR R4, R4, 8
+    @P0 PSETP.OR P1, PT, PT
+    @P1 OR R4, R4, 16
+    MOV R3, 100
+    IMAD R3, R0, 7, R3
+    SHL R7, R0, 3
+    STG [R7], R4
+    STG [R7+4], R3
+    EXIT
+";
+    let p = assemble(src, "psetp.s").unwrap_or_else(|e| panic!("{}", e.render(src)));
+    let (out, _) = run_kernel(&cfg("gt200"), &p, &launch([1, 1], [64, 1, 1], vec![]), vec![0; 512]).unwrap();
+    for t in 0..64u32 {
+        let lt = t < 10;
+        let odd = t & 1 == 1;
+        let want = (lt && !odd) as u32
+            | ((!lt || odd) as u32) << 1
+            | ((lt ^ odd) as u32) << 2
+            | (!lt as u32) << 3
+            | ((odd || lt) as u32) << 4;
+        let at = (t * 8) as usize;
+        let word = |o: usize| u32::from_le_bytes(out[at + o..at + o + 4].try_into().unwrap());
+        assert_eq!(word(0), want, "thread {t} predicate bits");
+        assert_eq!(word(4), 7 * t + 100, "thread {t} IMAD immediate");
+    }
+    use smrtl::golden::isa::Unit;
+    assert_eq!(Op::Psetp.unit(), Unit::Ctrl);
+    assert_eq!(Op::Imad.unit(), Unit::Sp);
 }

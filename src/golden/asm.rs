@@ -82,6 +82,18 @@ pub enum BinError {
     Word { index: usize, word: u64, err: IsaError },
     #[error("program file: {0} unexpected bytes after the last instruction")]
     Trailing(usize),
+    #[error(
+        "program file: {what} {name:?} is not a name the assembler accepts (letters, digits, '_', not a register)"
+    )]
+    Name { what: &'static str, name: String },
+    #[error("program file: duplicate parameter name {0:?}")]
+    DuplicateParam(String),
+    /// The file decodes but its disassembly would not assemble back to it
+    /// (a register beyond `.regs`, a branch outside the program, ...).
+    #[error("program file: instruction {pc} ({text}): {msg}")]
+    Inexpressible { pc: usize, text: String, msg: String },
+    #[error("program file: {0}")]
+    NotCanonical(String),
 }
 
 // ---------------------------------------------------------------------------
@@ -184,14 +196,72 @@ impl Program {
         if r.pos != b.len() {
             return Err(BinError::Trailing(b.len() - r.pos));
         }
-        Ok(Program {
+        let p = Program {
             name,
             regs,
             shared_bytes,
             params,
             code,
             src_lines: Vec::new(),
-        })
+        };
+        p.check_expressible(b)?;
+        Ok(p)
+    }
+
+    /// Reject a decoded program the assembler cannot express, so that the
+    /// disassembly of every loadable file re-assembles to the same bytes:
+    /// names must be identifiers, parameters distinct, and the canonical
+    /// text must assemble back to `bytes`.
+    fn check_expressible(&self, bytes: &[u8]) -> Result<(), BinError> {
+        if !is_ident(&self.name) {
+            return Err(BinError::Name {
+                what: "kernel name",
+                name: self.name.clone(),
+            });
+        }
+        for (k, q) in self.params.iter().enumerate() {
+            if !is_ident(q) || is_reg_like(q) {
+                return Err(BinError::Name {
+                    what: "parameter name",
+                    name: q.clone(),
+                });
+            }
+            if self.params[..k].contains(q) {
+                return Err(BinError::DuplicateParam(q.clone()));
+            }
+        }
+        let text = disassemble_with_words(self);
+        match assemble(&text, "program") {
+            Ok(back) if back.to_bytes() == bytes => Ok(()),
+            Ok(back) => {
+                let pc =
+                    (0..self.code.len()).find(|&k| back.code.get(k).map(Instr::encode) != Some(self.code[k].encode()));
+                match pc {
+                    Some(pc) => Err(BinError::NotCanonical(format!(
+                        "instruction {pc} (0x{:016x}) is not the canonical encoding of `{}`",
+                        self.code[pc].encode(),
+                        format_instr_with(&self.code[pc], None, &self.params)
+                    ))),
+                    None => Err(BinError::NotCanonical("the header is not in canonical form".into())),
+                }
+            }
+            Err(e) => {
+                // The failing line carries its pc in the `; NNNN: 0x...` comment.
+                let line = text.lines().nth(e.line.saturating_sub(1) as usize).unwrap_or("");
+                let pc = line
+                    .split_once("; ")
+                    .and_then(|(_, c)| c.split(':').next())
+                    .and_then(|d| d.trim().parse::<usize>().ok());
+                match pc {
+                    Some(pc) => Err(BinError::Inexpressible {
+                        pc,
+                        text: format_instr_with(&self.code[pc], None, &self.params),
+                        msg: e.msg,
+                    }),
+                    None => Err(BinError::NotCanonical(format!("{} (in `{}`)", e.msg, line.trim()))),
+                }
+            }
+        }
     }
 }
 
@@ -234,6 +304,7 @@ fn slots(modk: ModKind) -> &'static [Slot] {
     static CVT: [Slot; 2] = [slot(RND_NAMES, false, true), slot(U32, false, false)];
     static WIDTH: [Slot; 1] = [slot(&["64"], false, false)];
     static ATOM: [Slot; 1] = [slot(ATOM_NAMES, true, false)];
+    static PLOGIC: [Slot; 1] = [slot(&["AND", "OR", "XOR"], true, false)];
     match modk {
         ModKind::None | ModKind::Pred => &[],
         ModKind::FpRound | ModKind::Round => &RND,
@@ -246,6 +317,7 @@ fn slots(modk: ModKind) -> &'static [Slot] {
         ModKind::Cvt => &CVT,
         ModKind::Width => &WIDTH,
         ModKind::Atom => &ATOM,
+        ModKind::PLogic => &PLOGIC,
     }
 }
 
@@ -268,6 +340,7 @@ fn split_mod(modk: ModKind, m: u8) -> Vec<Option<usize>> {
         },
         ModKind::Cvt => vec![Some((m & 3) as usize), some(m & 4 != 0, 0)],
         ModKind::Atom => vec![Some((m & 7) as usize)],
+        ModKind::PLogic => vec![Some((m & 3) as usize)],
     }
 }
 
@@ -277,7 +350,7 @@ fn join_mod(modk: ModKind, ch: &[Option<usize>]) -> Result<u8, (usize, String)> 
     let v = |i: usize| ch[i].unwrap_or(0) as u8;
     Ok(match modk {
         ModKind::None | ModKind::Pred | ModKind::FpNegOnly => 0,
-        ModKind::FpRound | ModKind::Round | ModKind::FCmp | ModKind::Atom => v(0),
+        ModKind::FpRound | ModKind::Round | ModKind::FCmp | ModKind::Atom | ModKind::PLogic => v(0),
         ModKind::ICmp => v(0) | (ch[1].is_some() as u8) << 3,
         ModKind::Flag(_) | ModKind::Width => ch[0].is_some() as u8,
         ModKind::Mul => match (ch[0], ch[1]) {
@@ -321,7 +394,7 @@ fn mnemonic_text(i: &Instr) -> String {
     let info = i.info();
     let mut s = info.mnemonic.to_string();
     let mut m = i.m;
-    if matches!(info.modk, ModKind::FpRound | ModKind::FpNegOnly) {
+    if matches!(info.modk, ModKind::FpRound | ModKind::FpNegOnly | ModKind::PLogic) {
         m &= 3;
     }
     for (sl, c) in slots(info.modk).iter().zip(split_mod(info.modk, m)) {
@@ -406,7 +479,12 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
             b_text(""),
             format!("{nbc}{}", reg_text(i.c)),
         ],
+        Form::DABCI => vec![reg_text(i.d), reg_text(i.a), b_text(""), reg_text(i.addend())],
         Form::PAB => vec![pred_text(i.d), reg_text(i.a), b_text("")],
+        Form::PPP => {
+            let p = |g: Guard| format!("{}{}", if g.neg { "!" } else { "" }, pred_text(g.pred));
+            vec![pred_text(i.d), p(i.pred_src(0)), p(i.pred_src(1))]
+        }
         Form::DABP => {
             let p = i.sel_pred();
             vec![
@@ -1044,7 +1122,9 @@ fn form_syntax(form: Form, cas: bool) -> &'static str {
         Form::DB => "d, b",
         Form::DAB => "d, a, b",
         Form::DABC => "d, a, b, c",
+        Form::DABCI => "d, a, b|imm, c (c is d with an immediate)",
         Form::PAB => "Pd, a, b",
+        Form::PPP => "Pd, [!]Pa, [!]Pb",
         Form::DABP => "d, a, b, [!]Pm",
         Form::Load => "d, [a+offset]",
         Form::Store => "[a+offset], b",
@@ -1060,10 +1140,10 @@ fn operand_count(form: Form, cas: bool) -> usize {
         Form::None => 0,
         Form::Target => 1,
         Form::DA | Form::DB | Form::Load | Form::Store | Form::Sreg | Form::Param => 2,
-        Form::DAB | Form::PAB => 3,
+        Form::DAB | Form::PAB | Form::PPP => 3,
         Form::Atom if cas => 4,
         Form::Atom => 3,
-        Form::DABC | Form::DABP => 4,
+        Form::DABC | Form::DABCI | Form::DABP => 4,
     }
 }
 
@@ -1114,6 +1194,9 @@ struct Asm<'s> {
     lines: Vec<u32>,
     fixups: Vec<Fixup>,
     reg_uses: Vec<(u32, Op, RegUse)>,
+    /// (pc, line, column) of every branch or SSY target, checked against
+    /// the program length once it is known.
+    target_uses: Vec<(usize, u32, u32)>,
 }
 
 impl<'s> Asm<'s> {
@@ -1379,11 +1462,13 @@ impl<'s> Asm<'s> {
         let pairs = info.pairs;
         let neg = negatable(op);
         let mut fixup = None;
+        let mut target_col = None;
         match info.form {
             Form::None => {}
             Form::Target => {
                 let t = &o.parts[0][0];
                 o.end(0, 1)?;
+                target_col = Some(t.col);
                 match &t.t {
                     Tok::Num(s) => {
                         let v = parse_uint(s).ok_or_else(|| (t.col, format!("malformed number '{s}'")))?;
@@ -1436,6 +1521,34 @@ impl<'s> Asm<'s> {
                 let (c, nc) = o.reg(3, "c", pairs.c, neg)?;
                 i.c = c;
                 m |= (na as u8) << 2 | (nc as u8) << 3;
+            }
+            Form::DABCI => {
+                i.d = o.reg(0, "d", pairs.d, false)?.0;
+                i.a = o.reg(1, "a", pairs.a, false)?.0;
+                i.b = o.src_b(2, pairs.b, false, info.allows_imm())?.0;
+                let c = o.reg(3, "c", pairs.c, false)?.0;
+                if let Src::Imm(_) = i.b {
+                    if c != i.d {
+                        return Err((
+                            o.cols[3],
+                            format!(
+                                "{} with an immediate adds into its destination: operand c must be {} (the immediate takes the c field)",
+                                o.mn(),
+                                reg_text(i.d)
+                            ),
+                        ));
+                    }
+                } else {
+                    i.c = c;
+                }
+            }
+            Form::PPP => {
+                i.d = o.pred(0, "d", false)?.0;
+                let (a, na) = o.pred(1, "a", true)?;
+                let (b, nb) = o.pred(2, "b", true)?;
+                i.a = a;
+                i.b = Src::Reg(b);
+                m |= (na as u8) << 2 | (nb as u8) << 3;
             }
             Form::Load => {
                 let wide = m & 1 == 1 && info.modk == ModKind::Width;
@@ -1490,6 +1603,9 @@ impl<'s> Asm<'s> {
         i.m = m;
         i.validate().map_err(|e| (mcol, e.to_string()))?;
         let pc = self.code.len();
+        if let Some(col) = target_col {
+            self.target_uses.push((pc, ln, col));
+        }
         if let Some((name, col)) = fixup {
             self.fixups.push(Fixup {
                 pc,
@@ -1504,6 +1620,30 @@ impl<'s> Asm<'s> {
         self.code.push(i);
         self.lines.push(ln);
         Ok(())
+    }
+}
+
+/// Source text from a file's bytes: an error at the line and column of the
+/// first byte that is not UTF-8 (the assembler reads text only).
+pub fn source_from_bytes(bytes: &[u8], file: &str) -> Result<String, AsmError> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            // The column counts characters, as the assembler's columns do.
+            let col = std::str::from_utf8(&good[line_start..]).map_or(0, |s| s.chars().count()) as u32 + 1;
+            Err(AsmError {
+                file: file.to_string(),
+                line,
+                col,
+                msg: format!(
+                    "byte 0x{:02x} is not valid UTF-8 (assembly source must be UTF-8 text)",
+                    bytes[e.valid_up_to()]
+                ),
+            })
+        }
     }
 }
 
@@ -1529,6 +1669,7 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
         code: Vec::new(),
         lines: Vec::new(),
         fixups: Vec::new(),
+        target_uses: Vec::new(),
         reg_uses: Vec::new(),
     };
     for (n, text) in src.lines().enumerate() {
@@ -1548,6 +1689,23 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
                     .unwrap_or_default();
                 a.err(f.line, f.col, format!("unknown label '{}'{hint}", f.name));
             }
+        }
+    }
+    // Branch and SSY targets inside the program (a target past the last
+    // instruction would run off the end at run time).
+    let n = a.code.len();
+    for (pc, ln, col) in std::mem::take(&mut a.target_uses) {
+        let t = a.code[pc].target();
+        if t as usize >= n {
+            let op = a.code[pc].op;
+            a.err(
+                ln,
+                col,
+                format!(
+                    "{op} target {t} is outside the program (instructions 0..={})",
+                    n.saturating_sub(1)
+                ),
+            );
         }
     }
     // Registers against .regs.

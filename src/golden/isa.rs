@@ -117,6 +117,13 @@ pub enum Form {
     DAB,
     /// `OP d, a, b, c` (registers only).
     DABC,
+    /// `OP d, a, b|imm, c`: with an immediate the addend register is `d`
+    /// itself (`c` must be written as `d`; the immediate takes the `c`
+    /// field, as Fermi's `IMAD32I`). [`Instr::addend`] names it.
+    DABCI,
+    /// `OP Pd, [!]Pa, [!]Pb`: predicate logic; `a` and `b` hold predicate
+    /// numbers (0..=3 or PT), the modifier the operation and negations.
+    PPP,
     /// `OP Pd, a, b|imm`: compare into predicate `d` (0..=3).
     PAB,
     /// `OP d, a, b|imm, [!]Pm`: select, predicate in the modifier.
@@ -163,6 +170,36 @@ pub enum ModKind {
     Atom,
     /// A predicate operand: bit 3 negate, bits 2..0 the predicate.
     Pred,
+    /// Predicate logic: bits 1..0 [`PLogic`], bit 2 negates `Pa`, bit 3
+    /// negates `Pb` (written on the operands: `!P1`).
+    PLogic,
+}
+
+/// The operation of `PSETP`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PLogic {
+    And = 0,
+    Or = 1,
+    Xor = 2,
+}
+
+impl PLogic {
+    pub const ALL: [PLogic; 3] = [PLogic::And, PLogic::Or, PLogic::Xor];
+    pub fn from_bits(b: u8) -> Option<PLogic> {
+        PLogic::ALL.get((b & 3) as usize).copied()
+    }
+    pub fn suffix(self) -> &'static str {
+        ["AND", "OR", "XOR"][self as usize]
+    }
+    /// Combine 32 lanes of two predicates.
+    pub fn eval(self, a: u32, b: u32) -> u32 {
+        match self {
+            PLogic::And => a & b,
+            PLogic::Or => a | b,
+            PLogic::Xor => a ^ b,
+        }
+    }
 }
 
 impl ModKind {
@@ -181,6 +218,7 @@ impl ModKind {
             ModKind::Round => m <= 3,
             ModKind::Atom => AtomOp::from_bits(m).is_some(),
             ModKind::Pred => (m & 7) < NUM_PREDS || (m & 7) == PT,
+            ModKind::PLogic => PLogic::from_bits(m).is_some(),
         }
     }
 }
@@ -536,7 +574,7 @@ isa_table! {
     0x01 Iadd   "IADD"    DAB     Int      ModKind::None,          NO;
     0x02 Isub   "ISUB"    DAB     Int      ModKind::None,          NO;
     0x03 Imul   "IMUL"    DAB     Int      ModKind::Mul,           NO;
-    0x04 Imad   "IMAD"    DABC    Int      ModKind::Mul,           NO;
+    0x04 Imad   "IMAD"    DABCI   Int      ModKind::Mul,           NO;
     0x05 Imin   "IMIN"    DAB     Int      ModKind::Flag(".U32"),  NO;
     0x06 Imax   "IMAX"    DAB     Int      ModKind::Flag(".U32"),  NO;
     0x07 Shl    "SHL"     DAB     Int      ModKind::None,          NO;
@@ -548,6 +586,8 @@ isa_table! {
     0x0d Isetp  "ISETP"   PAB     Int      ModKind::ICmp,          NO;
     0x0e Sel    "SEL"     DABP    Int      ModKind::Pred,          NO;
     0x0f Iabs   "IABS"    DA      Int      ModKind::None,          NO;
+    // Predicate logic (executed by the front end at issue, Unit::Ctrl).
+    0x10 Psetp  "PSETP"   PPP     Control  ModKind::PLogic,        NO;
     // FP32 on the SP lanes.
     0x20 Fadd   "FADD"    DAB     Fp32     ModKind::FpRound,       NO;
     0x21 Fmul   "FMUL"    DAB     Fp32     ModKind::FpRound,       NO;
@@ -671,7 +711,10 @@ impl Op {
 impl Form {
     /// May operand B be a 32-bit immediate?
     pub fn allows_imm(self) -> bool {
-        matches!(self, Form::DB | Form::DAB | Form::PAB | Form::DABP | Form::Target)
+        matches!(
+            self,
+            Form::DB | Form::DAB | Form::PAB | Form::DABP | Form::Target | Form::DABCI
+        )
     }
     /// Which of the register fields d, a, b, c, and e this form uses.
     pub fn uses(self) -> Uses {
@@ -680,8 +723,8 @@ impl Form {
             Form::Target => (false, false, false, false, false),
             Form::DA => (true, true, false, false, false),
             Form::DB => (true, false, true, false, false),
-            Form::DAB | Form::PAB | Form::DABP => (true, true, true, false, false),
-            Form::DABC => (true, true, true, true, false),
+            Form::DAB | Form::PAB | Form::DABP | Form::PPP => (true, true, true, false, false),
+            Form::DABC | Form::DABCI => (true, true, true, true, false),
             Form::Load => (true, true, false, false, true),
             Form::Store => (false, true, true, false, true),
             Form::Atom => (true, true, true, true, true),
@@ -833,6 +876,32 @@ impl Instr {
     pub fn offset(&self) -> i32 {
         self.e as i16 as i32
     }
+    /// The operation of `PSETP`.
+    pub fn plogic(&self) -> PLogic {
+        PLogic::from_bits(self.m).expect("validated")
+    }
+    /// The register added by a multiply-add: `c`, or `d` when operand B
+    /// is an immediate (form [`Form::DABCI`]).
+    pub fn addend(&self) -> u8 {
+        match (self.info().form, self.b) {
+            (Form::DABCI, Src::Imm(_)) => self.d,
+            _ => self.c,
+        }
+    }
+    /// `PSETP`'s predicate operand `Pa` (`which` = 0) or `Pb` (1), with
+    /// its negation.
+    pub fn pred_src(&self, which: usize) -> Guard {
+        let (pred, neg) = if which == 0 {
+            (self.a, self.m & 4 != 0)
+        } else {
+            let b = match self.b {
+                Src::Reg(r) => r,
+                Src::Imm(_) => 0,
+            };
+            (b, self.m & 8 != 0)
+        };
+        Guard { pred, neg }
+    }
     /// The branch target of `BRA`/`SSY`.
     pub fn target(&self) -> u32 {
         match self.b {
@@ -881,6 +950,25 @@ impl Instr {
             }
             Ok(())
         };
+        if info.form == Form::PPP {
+            let pred_ok = |p: u8| p < NUM_PREDS || p == PT;
+            let b = match self.b {
+                Src::Reg(r) => r,
+                Src::Imm(_) => return Err(bad(op, "operand Pb cannot be an immediate")),
+            };
+            for (name, p) in [("destination", self.d), ("a", self.a), ("b", b)] {
+                if !pred_ok(p) {
+                    return Err(bad(op, format!("{name} predicate {p} is not P0-P3 or PT")));
+                }
+            }
+            if self.c != 0 || self.e != 0 {
+                return Err(bad(op, "unused fields c and e must be 0"));
+            }
+            if !info.modk.accepts(self.m) {
+                return Err(bad(op, format!("modifier value {} is not valid", self.m)));
+            }
+            return Ok(());
+        }
         // d: a register, or a predicate for compares.
         if info.form == Form::PAB {
             if self.d >= NUM_PREDS && self.d != PT {

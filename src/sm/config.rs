@@ -131,8 +131,9 @@ pub struct SmConfig {
 /// A configuration that cannot be loaded or does not describe a buildable SM.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    // `err` is not `#[source]`: it is printed here once, not again by `{:#}`.
+    #[error("cannot read config {path}: {err}")]
+    Read { path: String, err: std::io::Error },
     #[error("config {path} is not valid TOML for SmConfig: {msg}")]
     Parse { path: String, msg: String },
     #[error("config {path}: field `{field}` = {value}: {reason}")]
@@ -144,6 +145,8 @@ pub enum ConfigError {
     },
     #[error("unknown preset `{0}` (known: tesla, gt200, fermi, gpucc)")]
     UnknownPreset(String),
+    #[error("config `{0}` is neither a preset (tesla, gt200, fermi, gpucc) nor an existing file")]
+    NotFound(String),
 }
 
 const PRESETS: [(&str, &str); 4] = [
@@ -184,11 +187,67 @@ impl SmConfig {
             return Self::preset(spec);
         }
         let path = Path::new(spec);
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: spec.to_string(),
-            source,
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            if err.kind() == std::io::ErrorKind::NotFound {
+                ConfigError::NotFound(spec.to_string())
+            } else {
+                ConfigError::Read {
+                    path: spec.to_string(),
+                    err,
+                }
+            }
         })?;
         Self::from_toml(&text, spec)
+    }
+
+    /// Inclusive range of every integer field (name, value, min, max): the
+    /// largest sizes the model builds, so that sizes and products derived
+    /// from them fit comfortably in `u32` and in memory. Finer rules
+    /// (powers of two, divisibility, the tag widths of docs/sm.md) follow in
+    /// [`SmConfig::validate`].
+    pub fn field_bounds(&self) -> Vec<(&'static str, u32, u32, u32)> {
+        let mut v = vec![
+            ("sp_lanes", self.sp_lanes, 1, 32),
+            ("sfu_units", self.sfu_units, 1, 32),
+            ("fp64_units", self.fp64_units, 0, 32),
+            ("fp64_rate_divisor", self.fp64_rate_divisor, 0, 64),
+            ("warp_size", self.warp_size, 1, 32),
+            ("max_warps", self.max_warps, 1, 64),
+            ("max_threads", self.max_threads, 1, 64 * 32),
+            ("registers", self.registers, 1, 1 << 20),
+            ("reg_banks", self.reg_banks, 1, 64),
+            ("min_regs_per_thread", self.min_regs_per_thread, 1, 128),
+            ("max_regs_per_thread", self.max_regs_per_thread, 1, 128),
+            ("smem_bytes", self.smem_bytes, 1, 1 << 20),
+            ("smem_banks", self.smem_banks, 1, 64),
+            ("smem_request_threads", self.smem_request_threads, 1, 32),
+            ("warp_schedulers", self.warp_schedulers, 1, 2),
+            ("hot_clock_ratio", self.hot_clock_ratio, 1, 16),
+            ("max_ctas", self.max_ctas, 1, 16),
+            ("reg_alloc_unit", self.reg_alloc_unit, 1, 1 << 16),
+            ("smem_alloc_unit", self.smem_alloc_unit, 1, 1 << 16),
+            ("sp_latency", self.sp_latency, 1, 64),
+            ("imul32_passes", self.imul32_passes, 1, 4),
+            ("sfu_latency", self.sfu_latency, 1, 64),
+            ("dpu_latency", self.dpu_latency, 1, 64),
+            ("opcoll_units", self.opcoll_units, 1, 16),
+            ("icache_bytes", self.icache_bytes, 8, 1 << 20),
+            ("icache_line_bytes", self.icache_line_bytes, 8, 4096),
+            ("icache_ways", self.icache_ways, 1, 64),
+            ("imem_latency", self.imem_latency, 1, 4096),
+            ("ibuffer_entries", self.ibuffer_entries, 1, 2),
+            ("simt_stack_depth", self.simt_stack_depth, 2, 64),
+        ];
+        if let Some(g) = &self.gpucc {
+            v.extend([
+                ("gpucc.lanes", g.lanes, 1, 64),
+                ("gpucc.input_fifos", g.input_fifos, 1, 16),
+                ("gpucc.fifo_depth", g.fifo_depth, 1, 4096),
+                ("gpucc.lsu_addr_fifo_depth", g.lsu_addr_fifo_depth, 1, 4096),
+                ("gpucc.lsu_data_fifo_depth", g.lsu_data_fifo_depth, 1, 4096),
+            ]);
+        }
+        v
     }
 
     /// Check every field a block derives a width or a size from.
@@ -210,6 +269,17 @@ impl SmConfig {
                 Ok(())
             }
         };
+        // Bound every field to what a block can be built from before any
+        // product of two fields is formed (no u32 product below can wrap).
+        for (field, v, lo, hi) in self.field_bounds() {
+            if v < lo || v > hi {
+                return Err(bad(
+                    field,
+                    v,
+                    &format!("must be {lo}..={hi} (the largest size the model builds)"),
+                ));
+            }
+        }
         pow2("sp_lanes", self.sp_lanes)?;
         pow2("warp_size", self.warp_size)?;
         // Register banks: groups of 4 banks of 8 lanes hold one warp
@@ -229,10 +299,10 @@ impl SmConfig {
         if self.warp_size % self.sp_lanes != 0 {
             return Err(bad("sp_lanes", self.sp_lanes, "must divide warp_size"));
         }
-        if self.max_threads != self.max_warps * self.warp_size {
+        if self.max_threads as u64 != self.max_warps as u64 * self.warp_size as u64 {
             return Err(bad("max_threads", self.max_threads, "must equal max_warps * warp_size"));
         }
-        if self.registers % 128 != 0 || self.registers < self.reg_banks * 32 {
+        if self.registers % 128 != 0 || (self.registers as u64) < self.reg_banks as u64 * 32 {
             return Err(bad(
                 "registers",
                 self.registers,
@@ -246,7 +316,7 @@ impl SmConfig {
                 "must be >= 1 and <= max_regs_per_thread",
             ));
         }
-        if self.smem_bytes == 0 || self.smem_bytes % (4 * self.smem_banks) != 0 {
+        if self.smem_bytes == 0 || self.smem_bytes as u64 % (4 * self.smem_banks as u64) != 0 {
             return Err(bad(
                 "smem_bytes",
                 self.smem_bytes,
@@ -323,7 +393,9 @@ impl SmConfig {
         pow2("icache_line_bytes", self.icache_line_bytes)?;
         pow2("icache_ways", self.icache_ways)?;
         pow2("icache_bytes", self.icache_bytes)?;
-        if self.icache_line_bytes < 8 || self.icache_bytes < self.icache_line_bytes * self.icache_ways {
+        if self.icache_line_bytes < 8
+            || (self.icache_bytes as u64) < self.icache_line_bytes as u64 * self.icache_ways as u64
+        {
             return Err(bad(
                 "icache_bytes",
                 self.icache_bytes,
@@ -383,6 +455,27 @@ mod tests {
     }
 
     #[test]
+    fn huge_power_of_two_banks_are_errors_not_panics() {
+        // Before the bounds, `reg_banks * 32` and `4 * smem_banks` wrapped to
+        // 0 in u32 and `validate` divided by zero.
+        let gt = include_str!("../../configs/gt200.toml");
+        for (from, to, field) in [
+            ("reg_banks = 16 ", "reg_banks = 134217728 ", "reg_banks"),
+            ("smem_banks = 16\n", "smem_banks = 2147483648\n", "smem_banks"),
+            ("registers = 16384 ", "registers = 4294967295 ", "registers"),
+            ("smem_bytes = 16384 ", "smem_bytes = 4294967295 ", "smem_bytes"),
+            ("icache_ways = 4 ", "icache_ways = 2147483648 ", "icache_ways"),
+            ("max_warps = 32 ", "max_warps = 2147483648 ", "max_warps"),
+        ] {
+            let text = gt.replace(from, to);
+            assert_ne!(text, gt, "{from}");
+            let r = std::panic::catch_unwind(|| SmConfig::from_toml(&text, "big.toml"));
+            let e = r.expect("validate panicked").unwrap_err().to_string();
+            assert!(e.contains(field) && e.contains("big.toml"), "{e}");
+        }
+    }
+
+    #[test]
     fn twenty_four_banks_load() {
         let c = SmConfig::load(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200_24banks.toml")).unwrap();
         assert_eq!(c.reg_banks, 24);
@@ -398,6 +491,8 @@ mod tests {
             .to_string()
             .contains("bogus"));
         let e = SmConfig::load("/nonexistent/cfg.toml").unwrap_err().to_string();
-        assert!(e.contains("cannot read config /nonexistent/cfg.toml"), "{e}");
+        assert!(e.contains("/nonexistent/cfg.toml") && e.contains("gt200"), "{e}");
+        let e = SmConfig::load("/").unwrap_err().to_string();
+        assert!(e.contains("cannot read config /"), "{e}");
     }
 }

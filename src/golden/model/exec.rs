@@ -68,14 +68,20 @@ pub(super) fn decode(i: &Instr, nregs: usize) -> Result<Dec, Reason> {
         }
         Ok(())
     };
-    if info.form != Form::PAB {
+    // PSETP's a and b name predicates, not registers.
+    let ppp = info.form == Form::PPP;
+    let pred_dst = info.form == Form::PAB || ppp;
+    if !pred_dst {
         check(i.d, uses.d, info.pairs.d || (wide && info.form == Form::Load))?;
     }
-    check(i.a, uses.a, info.pairs.a)?;
-    if let Src::Reg(b) = i.b {
-        check(b, uses.b, info.pairs.b || (wide && info.form == Form::Store))?;
+    if !ppp {
+        check(i.a, uses.a, info.pairs.a)?;
+        if let Src::Reg(b) = i.b {
+            check(b, uses.b, info.pairs.b || (wide && info.form == Form::Store))?;
+        }
     }
-    check(i.c, uses.c, info.pairs.c)?;
+    check(i.addend(), uses.c, info.pairs.c)?;
+    let pidx = |p: u8| if p == PT { 4 } else { p as u16 };
     let rd = |r: u8| if r == RZ { nregs as u16 } else { r as u16 };
     let wr = |r: u8| if r == RZ { nregs as u16 + 2 } else { r as u16 };
     let (b, b_imm, imm) = match i.b {
@@ -89,12 +95,13 @@ pub(super) fn decode(i: &Instr, nregs: usize) -> Result<Dec, Reason> {
         gneg: i.guard.neg,
         m: i.m,
         rnd: Rnd::from_bits(i.m).round(),
-        d: if info.form == Form::PAB { i.d as u16 } else { wr(i.d) },
-        a: rd(i.a),
-        b,
+        d: if pred_dst { i.d as u16 } else { wr(i.d) },
+        a: if ppp { pidx(i.a) } else { rd(i.a) },
+        b: if ppp { pidx(i.pred_src(1).pred) } else { b },
         b_imm,
         imm,
-        c: rd(i.c),
+        // With IMAD's immediate form the addend is the destination.
+        c: rd(i.addend()),
         off: i.offset(),
         e: i.e,
     })
@@ -263,6 +270,15 @@ pub(super) fn exec(
             let b = row_b(w, i);
             let bits = cmp_bits(mask, |l| cmp.eval(a[l], b[l], uns));
             set_pred(w, i.d, mask, bits);
+        }
+        Op::Psetp => {
+            let neg = |on: bool| if on { FULL } else { 0 };
+            let pa = w.preds[i.a as usize] ^ neg(i.m & 4 != 0);
+            let pb = w.preds[i.b as usize] ^ neg(i.m & 8 != 0);
+            let r = crate::golden::isa::PLogic::from_bits(i.m)
+                .expect("validated")
+                .eval(pa, pb);
+            set_pred(w, i.d, mask, r);
         }
         Op::Sel => {
             let pi = i.m & 7;

@@ -263,7 +263,10 @@ pub fn run_kernel(
 /// `4096`, signed or unsigned 32-bit), hexadecimal (`0x3f800000`), or an
 /// FP32 value written with a `.`, an exponent or an `f` suffix (`1.5`,
 /// `-2e-3`, `3f`, `inf`, `nan`), stored as its IEEE bits (rounded to
-/// nearest).
+/// nearest). A decimal that FP32 cannot hold is an error rather than a
+/// silent infinity or zero: one beyond the largest finite FP32, one that
+/// would round to zero, and one in the subnormal range that is not exact
+/// (write the bits in hex for those).
 pub fn parse_param_value(text: &str) -> Result<u32, String> {
     let t = text.trim();
     let bad = || format!("parameter value `{text}` is not a 32-bit integer, 0x hex or an FP32 number (1.5, 2e3, 3f)");
@@ -280,6 +283,26 @@ pub fn parse_param_value(text: &str) -> Result<u32, String> {
     let f = lower.strip_suffix('f').filter(|r| !r.ends_with("in")).unwrap_or(&lower);
     if f.contains(['.', 'e']) || f.ends_with("inf") || f.ends_with("nan") || lower.ends_with('f') {
         if let Ok(x) = f.parse::<f32>() {
+            let named = f.contains("inf") || f.contains("nan");
+            let mantissa = f.split('e').next().unwrap_or("");
+            let nonzero = mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
+            let wide = f.parse::<f64>().unwrap_or(f64::NAN);
+            let hint = "write the FP32 bits in hex (0x...) for such a value";
+            if x.is_infinite() && !named {
+                return Err(format!(
+                    "parameter value `{text}` overflows FP32 (largest finite 3.4028235e38); {hint}"
+                ));
+            }
+            if x == 0.0 && nonzero {
+                return Err(format!(
+                    "parameter value `{text}` underflows FP32 to zero (smallest 1.4e-45); {hint}"
+                ));
+            }
+            if x.is_subnormal() && x as f64 != wide {
+                return Err(format!(
+                    "parameter value `{text}` is not exact in FP32's subnormal range (nearest {x:e}); {hint}"
+                ));
+            }
             return Ok(x.to_bits());
         }
     }

@@ -190,7 +190,10 @@ impl Golden {
         if pc >= self.ctx.code_len {
             return Err(RunError {
                 place: self.place(wi, None, pc),
-                reason: Reason::RanOffEnd { len: self.code.len() },
+                reason: Reason::RanOffEnd {
+                    len: self.code.len(),
+                    last_line: self.prog.src_lines.last().copied(),
+                },
             });
         }
         if self.issued >= limit {
@@ -277,7 +280,7 @@ impl Golden {
         };
         let write = match info.form {
             Form::None | Form::Target => None,
-            Form::PAB => (instr.d < NUM_PREDS).then(|| Write::Pred {
+            Form::PAB | Form::PPP => (instr.d < NUM_PREDS).then(|| Write::Pred {
                 pred: instr.d,
                 values: w.preds[instr.d as usize],
             }),

@@ -196,8 +196,8 @@ pub enum Reason {
     RegOutOfRange { text: String, reg: u32, regs: u32 },
     #[error("{text}: {op} must not have a guard predicate (it acts on the whole warp)")]
     GuardedControl { text: String, op: &'static str },
-    #[error("ran off the end of the code ({len} instructions) without EXIT")]
-    RanOffEnd { len: usize },
+    #[error("ran off the end of the code ({len} instructions) without EXIT{}", last_line.map(|l| format!(" (the last instruction is at line {l})")).unwrap_or_default())]
+    RanOffEnd { len: usize, last_line: Option<u32> },
     #[error("branch target {target} is outside the code (0..{len})")]
     BranchOutOfCode { target: u32, len: usize },
     #[error("the instruction budget of {budget} warp instructions is exhausted (the kernel never exits?)")]

@@ -22,7 +22,8 @@
 //!   `pair_o[3]` (a, b, c name FP64 pairs; bit 0 = a), `kind_o[2]`/`dst_o[8]`
 //!   (destination, tag kind of docs/sm.md section 3), `use_imm_o`,
 //!   `imm_o[32]` (imm32, or the sign-extended offset `e` of memory ops, or
-//!   `e` for LDC/S2R), `prd_o[4]` (predicates read: guard and SEL's Pm),
+//!   `e` for LDC/S2R), `prd_o[4]` (predicates read: guard, SEL's Pm,
+//!   PSETP's Pa and Pb; `rc_o` is `d` for IMAD with an immediate),
 //!   `fmul_o` (FMUL, which the scheduler may send to the SFU).
 //! * The table: for every opcode of `Op::ALL` one row of constant bits is
 //!   built from `OpInfo` (form uses, pairs, allowed immediate, guard rule,
@@ -107,6 +108,8 @@ const R_WIDTH: u32 = 17;
 const R_PREDMOD: u32 = 18;
 const R_VALID: u32 = 19;
 const R_UNIT: u32 = 20; // 3 bits
+const R_PPP: u32 = 23; // PSETP: a, b are predicates
+const R_ADD_D: u32 = 24; // IMAD: with an immediate, the addend is d
 const R_MODS: u32 = 32; // 16 bits: valid modifier values
 
 /// Row of constant decode bits of `op`, from the ISA table.
@@ -135,6 +138,8 @@ pub fn table_row(op: Op) -> u64 {
         (R_SREG, f == Form::Sreg),
         (R_WIDTH, info.modk == ModKind::Width),
         (R_PREDMOD, info.modk == ModKind::Pred),
+        (R_PPP, f == Form::PPP),
+        (R_ADD_D, f == Form::DABCI),
         (R_VALID, true),
     ];
     let mut row = 0u64;
@@ -207,6 +212,8 @@ pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::
     let sreg = bit!(R_SREG);
     let width = bit!(R_WIDTH);
     let predmod = bit!(R_PREDMOD);
+    let ppp = bit!(R_PPP);
+    let add_d = bit!(R_ADD_D);
     let valid = bit!(R_VALID);
     let unit: S<C, 3> = row.slice::<{ R_UNIT as usize }, 3>();
     let mods: S<C, 16> = row.slice::<{ R_MODS as usize }, 16>();
@@ -222,10 +229,13 @@ pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::
         let ok = reg_ok(cx, r) & !(pair & r.ne(rz) & r.slice::<0, 1>());
         used.mux(ok, r.eq(z8))
     };
-    let d_pred_ok = d.ult(l8(cx, 4)) | d.eq(l8(cx, 7));
-    let d_ok = pab.mux(d_pred_ok, check(cx, use_d, d, pair_d));
-    let a_ok = check(cx, use_a, a, pair_a);
-    let b_reg_ok = !target & check(cx, use_b, b, pair_b) & check(cx, use_c, c, pair_c) & (use_e | e.eq(z16));
+    let pred_ok = |cx: &mut C, p: S<C, 8>| p.ult(l8(cx, 4)) | p.eq(l8(cx, 7));
+    // Compares and PSETP write a predicate; PSETP also reads two.
+    let pred_dst = pab | ppp;
+    let d_ok = pred_dst.mux(pred_ok(cx, d), check(cx, use_d, d, pair_d));
+    let a_ok = ppp.mux(pred_ok(cx, a), check(cx, use_a, a, pair_a));
+    let b_src_ok = ppp.mux(pred_ok(cx, b), check(cx, use_b, b, pair_b));
+    let b_reg_ok = !target & b_src_ok & check(cx, use_c, c, pair_c) & (use_e | e.eq(z16));
     let b_ok = imm.mux(imm_ok, b_reg_ok);
     let cas = m.eq(cx.lit::<4>(AtomOp::Cas as u64));
     let atom_ok = !(atom & !cas & c.ne(z8));
@@ -238,9 +248,10 @@ pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::
     let ok = valid & !bad_guard & mod_ok & d_ok & a_ok & b_ok & atom_ok & sreg_ok & wide_ok & !fp64_bad;
     let err = cx.name("dec_err", !ok);
 
-    let ra = use_a.mux(a, rz);
-    let rb = (use_b & !imm).mux(b, rz);
-    let rc = (use_c & !imm & !(atom & !cas)).mux(c, rz);
+    let ra = (use_a & !ppp).mux(a, rz);
+    let rb = (use_b & !imm & !ppp).mux(b, rz);
+    // IMAD with an immediate adds register d (the immediate holds c's field).
+    let rc = (use_c & !imm & !(atom & !cas)).mux(c, (add_d & imm).mux(d, rz));
     let pb = pair_b | (store & wide);
     let pair: S<C, 3> = pair_c.concat::<2, 3>(pb.concat::<1, 2>(pair_a));
     let k0 = cx.lit::<2>(0);
@@ -248,7 +259,7 @@ pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::
     let k2 = cx.lit::<2>(2);
     let k3 = cx.lit::<2>(3);
     let reg_kind = (use_d & d.ne(rz)).mux((pair_d | (load & wide)).mux(k2, k1), k0);
-    let kind = pab.mux(d.eq(l8(cx, 7)).mux(k0, k3), reg_kind);
+    let kind = pred_dst.mux(d.eq(l8(cx, 7)).mux(k0, k3), reg_kind);
     let e_ext = (load | store | atom).mux(e.sext::<32>(), e.zext::<32>());
     let immv = imm.mux(imm32, e_ext);
     // Predicates read: the guard (unless PT) and SEL's Pm (unless PT).
@@ -260,6 +271,10 @@ pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::
     let g_rd = onehot(cx, !is_pt, gpred.slice::<0, 2>());
     let pm: S<C, 3> = m.slice::<0, 3>();
     let s_rd = onehot(cx, predmod & pm.ne(pt), m.slice::<0, 2>());
+    // PSETP's Pa and Pb (unless PT).
+    let p7 = l8(cx, 7);
+    let pa_rd = onehot(cx, ppp & a.ne(p7), a.slice::<0, 2>());
+    let pb_rd = onehot(cx, ppp & b.ne(p7), b.slice::<0, 2>());
     let fmul = opc.eq(cx.lit::<7>(Op::Fmul as u64));
     Fields {
         err,
@@ -276,7 +291,7 @@ pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::
         dst: d,
         use_imm: imm,
         imm: immv,
-        prd: g_rd | s_rd,
+        prd: g_rd | s_rd | pa_rd | pb_rd,
         fmul,
     }
 }

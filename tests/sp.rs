@@ -66,3 +66,113 @@ fn no_dpu_on_tesla() {
     let e = Dpu::of(&cfg("tesla")).unwrap_err().to_string();
     assert!(e.contains("no FP64"), "{e}");
 }
+
+/// Operand sets per op and mode of the long sweep (`SP_SWEEP_N`, default
+/// 10,000,000).
+fn sweep_n() -> u64 {
+    std::env::var("SP_SWEEP_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000)
+}
+
+/// Run `jobs` on two threads, printing one line per job.
+fn par(jobs: Vec<(String, Box<dyn Fn() -> Result<(), String> + Send + Sync>)>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let fails = std::sync::Mutex::new(vec![]);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((name, f)) = jobs.get(i) else { break };
+                let t = std::time::Instant::now();
+                match f() {
+                    Ok(()) => println!("{name}: 0 mismatches ({:.0} s)", t.elapsed().as_secs_f64()),
+                    Err(e) => {
+                        println!("{name}: MISMATCH {e}");
+                        fails.lock().unwrap().push(e);
+                    }
+                }
+            });
+        }
+    });
+    let f = fails.into_inner().unwrap();
+    assert!(f.is_empty(), "{} failing sweeps, first: {}", f.len(), f[0]);
+}
+
+/// `SP_SWEEP_N` operand sets per op and rounding / multiply mode through
+/// the SP lane's combinational datapath (both flavours) against
+/// golden::arith, plus every 16-bit integer window.
+/// `SP_SWEEP_N=10000000 cargo test --release --test sp -- --ignored --nocapture sp_lane_long`
+#[test]
+#[ignore]
+fn sp_lane_long_sweep() {
+    use smrtl::golden::isa::Op;
+    use smrtl::testbenches::sp_ref::{int_windows, mod_groups, sp_sweep};
+    use smrtl::units::sp::lane::Flavor;
+    let n = sweep_n();
+    let only = std::env::var("SP_SWEEP_OPS").unwrap_or_default();
+    let mut jobs: Vec<(String, Box<dyn Fn() -> Result<(), String> + Send + Sync>)> = vec![];
+    for flavor in [Flavor::Tesla, Flavor::Ieee] {
+        for &op in Op::ALL.iter().filter(|o| flavor.implements(**o)) {
+            let mn = op.info().mnemonic;
+            if !only.is_empty() && !only.split(',').any(|o| o == mn) {
+                continue;
+            }
+            for (gi, mods) in mod_groups(op).into_iter().enumerate() {
+                let name = format!("{flavor:?} {mn} mods {mods:?}: {n}");
+                jobs.push((
+                    name,
+                    Box::new(move || {
+                        sp_sweep(
+                            flavor,
+                            op,
+                            &mods,
+                            n,
+                            0x5eed ^ (op as u64) << 8 ^ gi as u64,
+                            smrtl::units::sp::lane::lane_fn(flavor),
+                        )
+                    }),
+                ));
+                if matches!(op.info().class, smrtl::golden::isa::Class::Int) && flavor == Flavor::Ieee {
+                    let m = mod_groups(op)[gi][0];
+                    jobs.push((
+                        format!("{mn} mod {m} exhaustive 18 16-bit windows (1,179,648 pairs)"),
+                        Box::new(move || {
+                            int_windows(flavor, op, m, 18, smrtl::units::sp::lane::lane_fn(flavor)).map(|_| ())
+                        }),
+                    ));
+                }
+            }
+        }
+    }
+    par(jobs);
+}
+
+/// The FP64 lane: `SP_SWEEP_N` per op and mode.
+#[test]
+#[ignore]
+fn dpu_lane_long_sweep() {
+    use smrtl::golden::isa::{Op, Unit};
+    use smrtl::testbenches::sp_ref::{dpu_sweep, mod_groups};
+    let n = sweep_n();
+    let mut jobs: Vec<(String, Box<dyn Fn() -> Result<(), String> + Send + Sync>)> = vec![];
+    for &op in Op::ALL.iter().filter(|o| o.unit() == Unit::Dpu) {
+        for (gi, mods) in mod_groups(op).into_iter().enumerate() {
+            jobs.push((
+                format!("{} mods {mods:?}: {n}", op.info().mnemonic),
+                Box::new(move || {
+                    dpu_sweep(
+                        op,
+                        &mods,
+                        n,
+                        0xd00 ^ (op as u64) << 8 ^ gi as u64,
+                        smrtl::units::dpu::dpu_fn,
+                    )
+                }),
+            ));
+        }
+    }
+    par(jobs);
+}

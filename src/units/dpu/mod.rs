@@ -98,6 +98,22 @@ pub fn dpu_comb<B: Backend>(
     (ok.mux(res, z), ok & pred, err)
 }
 
+/// The FP64 lane's datapath as a function of integers (concrete backend).
+pub fn dpu_fn(op: u8, m: u8, a: u64, b: u64, c: u64) -> crate::testbenches::sp_ref::RefOut {
+    let (r, p, e) = dpu_comb::<crate::hdl::Concrete>(
+        crate::hdl::Bits::new(op as u64),
+        crate::hdl::Bits::new(m as u64),
+        crate::hdl::Bits::new(a),
+        crate::hdl::Bits::new(b),
+        crate::hdl::Bits::new(c),
+    );
+    crate::testbenches::sp_ref::RefOut {
+        res: r.to_u64(),
+        pred: p.to_u64() == 1,
+        err: e.to_u64() as u8,
+    }
+}
+
 /// One FP64 lane with `LAT` pipeline stages (`dpu_lane_l<LAT>`).
 #[derive(Debug, Clone)]
 pub struct DpuLane {
@@ -325,24 +341,7 @@ mod tests {
     //! The FP64 lane's datapath against the reference, 100,000 operand sets
     //! per op and rounding mode.
     use super::*;
-    use crate::hdl::{Bits, Concrete};
-    use crate::testbenches::sp_ref::{dpu_ref, mod_groups, RefOut};
-
-    /// The lane as a function of integers.
-    pub fn dpu_fn(op: u8, m: u8, a: u64, b: u64, c: u64) -> RefOut {
-        let (r, p, e) = dpu_comb::<Concrete>(
-            Bits::new(op as u64),
-            Bits::new(m as u64),
-            Bits::new(a),
-            Bits::new(b),
-            Bits::new(c),
-        );
-        RefOut {
-            res: r.to_u64(),
-            pred: p.to_u64() == 1,
-            err: e.to_u64() as u8,
-        }
-    }
+    use crate::testbenches::sp_ref::mod_groups;
 
     #[test]
     fn dpu_lane_matches_reference_100k_per_op_and_mode() {

@@ -229,6 +229,28 @@ pub fn lane_comb<B: Backend>(
     }
 }
 
+/// The lane's datapath as a function of plain integers (concrete backend):
+/// what the bit-exact sweeps and `smrtl testfloat --rtl`'s checks drive.
+pub fn lane_fn(flavor: Flavor) -> impl Fn(u8, u8, u32, u32, u32, bool) -> crate::testbenches::sp_ref::RefOut {
+    use crate::hdl::{Bits, Concrete};
+    move |op, m, a, b, c, pa| {
+        let o = lane_comb::<Concrete>(
+            flavor,
+            Bits::new(op as u64),
+            Bits::new(m as u64),
+            Bits::new(a as u64),
+            Bits::new(b as u64),
+            Bits::new(c as u64),
+            Bits::new(pa as u64),
+        );
+        crate::testbenches::sp_ref::RefOut {
+            res: o.res.to_u64(),
+            pred: o.pred.to_u64() == 1,
+            err: o.err.to_u64() as u8,
+        }
+    }
+}
+
 /// Bit `i` of a 4-bit modifier.
 #[inline(always)]
 fn field<B: Backend>(md: S<B, 4>, i: usize) -> S<B, 1> {

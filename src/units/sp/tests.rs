@@ -3,30 +3,11 @@
 //! random + edge-class operand sets per op and rounding mode (or multiply
 //! mode), and the error outputs.
 
-use super::lane::{lane_comb, Flavor};
+use super::lane::Flavor;
 use crate::golden::isa::Op;
-use crate::hdl::{Bits, Concrete};
 use crate::testbenches::sp_ref::{mod_groups, sp_sweep, RefOut};
 
-/// The lane as a function of plain integers.
-pub fn lane_fn(flavor: Flavor) -> impl Fn(u8, u8, u32, u32, u32, bool) -> RefOut {
-    move |op, m, a, b, c, pa| {
-        let o = lane_comb::<Concrete>(
-            flavor,
-            Bits::new(op as u64),
-            Bits::new(m as u64),
-            Bits::new(a as u64),
-            Bits::new(b as u64),
-            Bits::new(c as u64),
-            Bits::new(pa as u64),
-        );
-        RefOut {
-            res: o.res.to_u64(),
-            pred: o.pred.to_u64() == 1,
-            err: o.err.to_u64() as u8,
-        }
-    }
-}
+use super::lane::lane_fn;
 
 fn sweep_all(flavor: Flavor, n: u64) {
     let lane = lane_fn(flavor);

@@ -257,6 +257,22 @@ fn yosys(script: &str) -> String {
     log
 }
 
+/// Yosys front end and memory inference of `<tmp>/<name>.v`: the number
+/// of `$mem` cells.
+fn front_end_mems(tmp: &Path, name: &str) -> u64 {
+    let f = tmp.join(format!("{name}.v"));
+    yosys(&format!(
+        "read_verilog {}; synth -top {name} -run begin:fine; tee -o {}/{name}.mem stat",
+        f.display(),
+        tmp.display()
+    ));
+    let stat = std::fs::read_to_string(tmp.join(format!("{name}.mem"))).unwrap();
+    stat.lines()
+        .find(|l| l.trim_start().starts_with("$mem"))
+        .and_then(|l| l.split_whitespace().last()?.parse().ok())
+        .unwrap_or(0)
+}
+
 #[test]
 fn yosys_synthesizes_and_infers_ram() {
     require_tools(&["yosys"]);
@@ -268,50 +284,37 @@ fn yosys_synthesizes_and_infers_ram() {
             // The operand collectors instantiate their register file (its
             // own file, checked below); here: elaboration of the hierarchy.
             // synth_xilinx figures: docs/regfile.md.
-            let rf = texts.iter().find(|(n, _)| n.starts_with("regfile")).unwrap();
+            let files: Vec<String> = texts
+                .iter()
+                .filter(|(n, _)| n.starts_with("regfile") || n == name)
+                .map(|(n, _)| tmp.join(format!("{n}.v")).display().to_string())
+                .collect();
             yosys(&format!(
-                "read_verilog {} {}; hierarchy -check -top {name}; proc",
-                tmp.join(format!("{}.v", rf.0)).display(),
-                tmp.join(format!("{name}.v")).display()
+                "read_verilog {}; hierarchy -check -top {name}; proc",
+                files.join(" ")
             ));
             continue;
         }
         if name.starts_with("regfile") && std::env::var_os("SMRTL_SYNTH_ALL").is_none() {
             // One $mem per lane memory: 8 per bank, 32 per group of 4 banks.
-            let f = tmp.join(format!("{name}.v"));
-            yosys(&format!(
-                "read_verilog {}; synth -top {name} -run begin:fine; tee -o {}/{name}.mem stat",
-                f.display(),
-                tmp.display()
-            ));
-            let stat = std::fs::read_to_string(tmp.join(format!("{name}.mem"))).unwrap();
             let groups: u64 = name.split('_').find_map(|f| f.strip_prefix('g')?.parse().ok()).unwrap();
-            let mems: u64 = stat
-                .lines()
-                .find(|l| l.trim_start().starts_with("$mem"))
-                .and_then(|l| l.split_whitespace().last()?.parse().ok())
-                .unwrap_or(0);
-            assert_eq!(mems, 32 * groups, "{name}: one memory per lane of each bank:\n{stat}");
+            assert_eq!(
+                front_end_mems(&tmp, name),
+                32 * groups,
+                "{name}: one memory per lane of each bank"
+            );
             continue;
         }
         if name.starts_with("smem") && std::env::var_os("SMRTL_SYNTH_ALL").is_none() {
             // Full synthesis takes minutes of ABC (figures in docs/smem.md;
             // `SMRTL_SYNTH_ALL=1` runs it). Here: the front end and memory
             // inference, one $mem per bank.
-            let f = tmp.join(format!("{name}.v"));
-            yosys(&format!(
-                "read_verilog {}; synth -top {name} -run begin:fine; tee -o {}/{name}.mem stat",
-                f.display(),
-                tmp.display()
-            ));
-            let stat = std::fs::read_to_string(tmp.join(format!("{name}.mem"))).unwrap();
             let banks: u64 = name.split('_').find_map(|f| f.strip_prefix('b')?.parse().ok()).unwrap();
-            let mems: u64 = stat
-                .lines()
-                .find(|l| l.trim_start().starts_with("$mem"))
-                .and_then(|l| l.split_whitespace().last()?.parse().ok())
-                .unwrap_or(0);
-            assert_eq!(mems, banks, "{name}: one memory per bank expected:\n{stat}");
+            assert_eq!(
+                front_end_mems(&tmp, name),
+                banks,
+                "{name}: one memory per bank expected"
+            );
             continue;
         }
         let f = tmp.join(format!("{name}.v"));

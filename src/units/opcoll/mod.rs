@@ -521,9 +521,13 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
 
         // Payload of the winner of each port.
         let lane_pick = |cx: &mut C, w: &[S<C, 1>], r: usize| -> [S<C, 32>; 32] {
+            // Fixed arrays (n <= 16): no allocation per lane.
             std::array::from_fn(|l| {
-                let v: Vec<S<C, 32>> = (0..n).map(|c| val[c][r][l]).collect();
-                pick(cx, w, &v)
+                let mut v = [z32; 16];
+                for c in 0..n {
+                    v[c] = val[c][r][l];
+                }
+                pick(cx, w, &v[..n])
             })
         };
         let pick_reg = |cx: &mut C, w: &[S<C, 1>], regs: &dyn Fn(&Coll) -> Reg<32>| -> S<C, 32> {
@@ -532,8 +536,11 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         };
         let pick_bits = |cx: &mut C, w: &[S<C, 1>], regs: &dyn Fn(&Coll) -> &Vec<Reg<1>>| -> [S<C, 1>; 32] {
             std::array::from_fn(|l| {
-                let v: Vec<S<C, 1>> = self.colls.iter().map(|c| cx.q(regs(c)[l])).collect();
-                pick(cx, w, &v)
+                let mut v = [zero1; 16];
+                for (c, co) in self.colls.iter().enumerate() {
+                    v[c] = cx.q(regs(co)[l]);
+                }
+                pick(cx, w, &v[..n])
             })
         };
         let head = |cx: &mut C, w: &[S<C, 1>]| {
@@ -827,7 +834,7 @@ mod tests {
     use crate::sm::SmConfig;
     use crate::testbenches::opcoll_ref::OpcollRef;
     use crate::testbenches::opcoll_tb::{
-        dual_issue_stream, idle, lockstep, pattern, random_run, reg_in_group, set_issue, set_write,
+        dual_issue_stream, idle, lockstep, pattern, random_run, reg_in_group, same_group, set_issue, set_write,
     };
 
     fn gt200_24() -> SmConfig {
@@ -923,39 +930,8 @@ mod tests {
     #[test]
     fn three_operands_in_one_group_cost_two_cycles() {
         for (name, g) in sims() {
-            with_sim!(g, |sim| {
-                let mut rf = OpcollRef::new(g);
-                let regs: Vec<u64> = (0..3).map(|k| reg_in_group(&g, 0, 1, k)).collect();
-                let mut seq = vec![];
-                let mut i = idle();
-                i.al_valid_i = Bits::new(1);
-                i.al_nregs_i = Bits::new(32);
-                seq.push(i);
-                for &r in &regs {
-                    let mut i = idle();
-                    set_write(&mut i, 0, 0, r, |l| pattern(0, r, l));
-                    seq.push(i);
-                }
-                let mut i = idle();
-                set_issue(&mut i, 0, 0, 0, 7, [regs[0], regs[1], regs[2]], 0);
-                seq.push(i);
-                let e0 = seq.len() as u64 - 1;
-                let mut at = None;
-                let st = lockstep(&mut sim, &mut rf, e0 + 8, |t, o| {
-                    if o.sp0_valid_o.to_u64() == 1 {
-                        at = Some(t - 1);
-                        for l in 0..32 {
-                            assert_eq!(o.sp0_a_o[l].to_u64() as u32, pattern(0, regs[0], l));
-                            assert_eq!(o.sp0_b_o[l].to_u64() as u32, pattern(0, regs[1], l));
-                            assert_eq!(o.sp0_c_o[l].to_u64() as u32, pattern(0, regs[2], l));
-                        }
-                    }
-                    seq.get(t as usize).copied().unwrap_or_else(idle)
-                })
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert_eq!(at, Some(e0 + 4), "{name}");
-                assert_eq!(st.cnt, [3, 0, 0], "{name}");
-            });
+            let (lat, cnt) = with_sim!(g, |sim| same_group(&mut sim, &g)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!((lat, cnt), (4, [3, 0, 0]), "{name}");
         }
     }
 

@@ -451,11 +451,13 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
             let ren = i.rd_en_i[k] & !busy;
             let addr8 = busy.mux(wrow, i.rd_row_i[k]);
             let addr: S<C, A> = addr8.slice::<0, A>();
+            let ns = 2 * g.scheds;
             for l in 0..LANES {
-                let data: Vec<S<C, 32>> = (0..g.scheds).flat_map(|w| [wr[w].lo[l], wr[w].hi[l]]).collect();
-                let masks: Vec<S<C, 1>> = (0..g.scheds).flat_map(|w| [wr[w].mask[l], wr[w].mask[l]]).collect();
-                let wd = pick(cx, &sel, &data);
-                let we = pick(cx, &sel, &masks);
+                // Fixed arrays: no allocation per lane.
+                let data = [wr[0].lo[l], wr[0].hi[l], wr[1].lo[l], wr[1].hi[l]];
+                let masks = [wr[0].mask[l], wr[0].mask[l], wr[1].mask[l], wr[1].mask[l]];
+                let wd = pick(cx, &sel, &data[..ns]);
+                let we = pick(cx, &sel, &masks[..ns]);
                 rd_data[k * LANES + l] = cx.mem_read(self.mems[k][l], 0, ren, addr);
                 cx.mem_write(self.mems[k][l], 0, we, addr, wd);
             }

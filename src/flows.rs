@@ -9,6 +9,7 @@ use crate::hdl::{verilog, Block, Concrete, Sim};
 use crate::sm::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
 use crate::units::mad_rf::MadRf;
+use crate::units::sfu::Sfu;
 use crate::units::smem::Smem;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
@@ -28,6 +29,9 @@ pub enum BlockName {
     /// Shared-memory unit: `smem_banks` banks, `smem_bytes`, requests served
     /// per `smem_request_threads` lanes, `smem_multicast` broadcast rule.
     Smem,
+    /// Special-function units: `sfu_units` interpolators serving `sp_lanes`
+    /// lanes, datapath depth `sfu_latency`.
+    Sfu,
 }
 
 /// Something to do with a block, whatever its type.
@@ -59,6 +63,10 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::MadRf => f.call(MadRf::new()),
+        BlockName::Sfu => f.call(
+            Sfu::new(cfg.sfu_units as usize, cfg.sp_lanes as usize, cfg.sfu_latency as usize)
+                .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?,
+        ),
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;
@@ -93,11 +101,13 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 4] = [
+pub const RTL_SET: [(BlockName, &str); 6] = [
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
     (BlockName::Smem, "fermi"),
+    (BlockName::Sfu, "gt200"),
+    (BlockName::Sfu, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

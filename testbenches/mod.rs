@@ -13,6 +13,7 @@ pub mod kernels;
 pub mod lanes;
 pub mod mad_rf_ref;
 pub mod mem_ports;
+pub mod sfu_tb;
 pub mod smem_ref;
 pub mod smem_tb;
 pub mod stimulus;

@@ -144,7 +144,9 @@ pub fn run_random(sim: &mut Sim<Sfu>, n: u64, p_offer: f64, rng: &mut impl Rng) 
             o.sfu_res_mask_o,
             o.sfu_err_o,
         );
-        if t % 2 == 1 {
+        // Registers behind the outputs change at ph_q = 1 edges (ends of odd
+        // hot cycles): an even cycle and the odd one after it agree.
+        if t % 2 == 0 {
             prev_out = Some(flat);
         } else if let Some(p) = prev_out.take() {
             if p != flat {

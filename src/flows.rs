@@ -10,6 +10,7 @@ use crate::sm::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
 use crate::units::mad_rf::MadRf;
 use crate::units::simt::Simt;
+use crate::units::sfu::Sfu;
 use crate::units::smem::Smem;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
@@ -53,6 +54,9 @@ pub enum BlockName {
     /// `max_warps` warps, `warp_schedulers` advance ports,
     /// `simt_stack_depth` entries.
     Simt,
+    /// Special-function units: `sfu_units` interpolators serving `sp_lanes`
+    /// lanes, datapath depth `sfu_latency`.
+    Sfu,
 }
 
 /// Something to do with a block, whatever its type.
@@ -101,6 +105,10 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched => {
             crate::units::frontend_blocks(name, cfg, f)
         }
+        BlockName::Sfu => f.call(
+            Sfu::new(cfg.sfu_units as usize, cfg.sp_lanes as usize, cfg.sfu_latency as usize)
+                .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?,
+        ),
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;
@@ -172,6 +180,8 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Sched, "fermi"),
     (BlockName::Simt, "gt200"),
     (BlockName::Simt, "fermi"),
+    (BlockName::Sfu, "gt200"),
+    (BlockName::Sfu, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

@@ -214,6 +214,36 @@ enum Cmd {
         /// Seed of the random sample.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Table exploration: fit the function's table with these
+        /// parameters `m,f,w1,w2,sq` (index bits, accumulator fraction bits,
+        /// C1 and C2 widths, squarer width) and sweep with it instead of the
+        /// checked-in table.
+        #[arg(long)]
+        params: Option<String>,
+    },
+    /// Every 32-bit input of the SFU functions through the RTL block's
+    /// combinational datapath against the golden model (progress bar; exit 2
+    /// on a mismatch). Run it in release.
+    SfuExhaustive {
+        /// rcp rsq lg2 ex2 sin cos presin preex2 (default: all eight).
+        funcs: Vec<String>,
+        /// Worker threads (default: available cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Evaluate an SFU function on FP32 inputs (hex, one per line, on stdin)
+    /// as a program runs it: rcp, rsqrt, lg2 (one instruction), ex2 =
+    /// EX2(PREEX2(x)), sin = SIN(PRESIN(x)), cos = COS(PRESIN(x)), sqrt =
+    /// RCP(RSQ(x)); presin and preex2 alone. Prints `x result` lines (hex).
+    Sfu {
+        func: String,
+        /// Through the clocked RTL block (concrete simulation) instead of
+        /// the golden model.
+        #[arg(long)]
+        rtl: bool,
+        /// Preset or TOML file for --rtl.
+        #[arg(long, default_value = "gt200")]
+        config: String,
     },
     /// Fuzz every input reader (assembler, program loader + disassembler,
     /// config loader, TestFloat parser, `smrtl run`) in a worker process;
@@ -434,7 +464,10 @@ fn run(cli: Cli) -> Result<i32> {
             threads,
             inputs,
             seed,
-        } => sfu_accuracy(func, threads, &inputs, seed),
+            params,
+        } => sfu_accuracy(func, threads, &inputs, seed, params.as_deref()),
+        Cmd::SfuExhaustive { funcs, threads } => sfu_exhaustive(&funcs, threads),
+        Cmd::Sfu { func, rtl, config } => sfu_cmd(&func, rtl, &config),
         Cmd::Fuzz(a) => fuzz(a),
         Cmd::GenSfuTables { out } => {
             let text = smrtl::golden::arith::sfu::gen::generate_source();
@@ -636,8 +669,15 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
     }
 }
 
-fn sfu_accuracy(func: Option<String>, threads: Option<usize>, inputs: &str, seed: u64) -> Result<i32> {
+fn sfu_accuracy(
+    func: Option<String>,
+    threads: Option<usize>,
+    inputs: &str,
+    seed: u64,
+    params: Option<&str>,
+) -> Result<i32> {
     use smrtl::golden::arith::sfu::accuracy::{self, Func, Inputs};
+    use smrtl::golden::arith::sfu::gen;
     let funcs: Vec<Func> = match func.as_deref() {
         None => Func::MAIN.to_vec(),
         Some(name) => match Func::parse(name) {
@@ -654,11 +694,36 @@ fn sfu_accuracy(func: Option<String>, threads: Option<usize>, inputs: &str, seed
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    let table = match params {
+        None => None,
+        Some(p) => {
+            let [f] = funcs[..] else {
+                anyhow::bail!("--params needs one function name")
+            };
+            let mut all = gen::CHOSEN;
+            all[f.table_index()] = p.parse().map_err(anyhow::Error::msg)?;
+            let spec = gen::specs_with(&all)[f.table_index()];
+            let fit = gen::fit(&spec);
+            let t = gen::to_table(&spec, &fit);
+            println!(
+                "table {} params {p}: {} rows x ({} + {} + {}) = {} bits, fit error {:.3} units of 2^-{}",
+                spec.name,
+                t.rows(),
+                t.w0,
+                t.w1,
+                t.w2,
+                t.storage_bits(),
+                fit.max_err,
+                t.f
+            );
+            Some(t)
+        }
+    };
     let mut rows = Vec::new();
     let start = std::time::Instant::now();
     for f in funcs {
         let t = std::time::Instant::now();
-        let row = accuracy::sweep(f, inputs, threads, true, seed);
+        let row = accuracy::sweep_with(f, table.as_ref(), inputs, threads, true, seed);
         eprintln!(
             "{}: {} inputs in {:.1} s",
             f.name(),
@@ -682,4 +747,93 @@ fn sfu_accuracy(func: Option<String>, threads: Option<usize>, inputs: &str, seed
         }
     );
     Ok(if ok { 0 } else { 2 })
+}
+
+fn sfu_exhaustive(funcs: &[String], threads: Option<usize>) -> Result<i32> {
+    use smrtl::testbenches::sfu_tb::{exhaustive, NAMES};
+    let ops: Vec<u8> = if funcs.is_empty() {
+        (0x30..=0x37).collect()
+    } else {
+        funcs
+            .iter()
+            .map(|f| match NAMES.iter().position(|n| n == f) {
+                Some(k) => Ok(0x30 + k as u8),
+                None => Err(anyhow::anyhow!(
+                    "unknown SFU function `{f}` (want one of: {})",
+                    NAMES.join(", ")
+                )),
+            })
+            .collect::<Result<_>>()?
+    };
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut bad_total = 0;
+    println!("| fn | inputs | mismatches | seconds |");
+    println!("|---|---:|---:|---:|");
+    for op in ops {
+        let t = std::time::Instant::now();
+        let (n, bad, first) = exhaustive(op, 0, 1 << 32, threads, true);
+        println!(
+            "| {} | {n} | {bad} | {:.1} |",
+            NAMES[(op & 7) as usize],
+            t.elapsed().as_secs_f64()
+        );
+        for m in first {
+            println!("  x {:#010x}: RTL {:#010x}, golden {:#010x}", m.x, m.rtl, m.golden);
+        }
+        bad_total += bad;
+    }
+    println!("threads: {threads}");
+    Ok(if bad_total == 0 { 0 } else { 2 })
+}
+
+fn sfu_cmd(func: &str, rtl: bool, config: &str) -> Result<i32> {
+    use anyhow::{bail, Context};
+    use std::io::BufRead;
+    let seq: &[u8] = match func {
+        "rcp" => &[0x30],
+        "rsqrt" | "rsq" => &[0x31],
+        "lg2" => &[0x32],
+        "ex2" => &[0x37, 0x33],
+        "sin" => &[0x36, 0x34],
+        "cos" => &[0x36, 0x35],
+        "sqrt" => &[0x31, 0x30],
+        "presin" => &[0x36],
+        "preex2" => &[0x37],
+        _ => bail!("unknown SFU function `{func}` (want rcp, rsqrt, lg2, ex2, sin, cos, sqrt, presin, preex2)"),
+    };
+    let mut xs = Vec::new();
+    for (k, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.context("cannot read stdin")?;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let h = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+        match u32::from_str_radix(h, 16) {
+            Ok(v) => xs.push(v),
+            Err(e) => bail!("stdin line {}: `{t}` is not a 32-bit hex value ({e})", k + 1),
+        }
+    }
+    let mut ys = xs.clone();
+    if rtl {
+        let cfg = SmConfig::load(config)?;
+        let blk = smrtl::units::sfu::Sfu::new(cfg.sfu_units as usize, cfg.sp_lanes as usize, cfg.sfu_latency as usize)
+            .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
+        let mut sim = smrtl::hdl::Sim::new(blk)?;
+        for &op in seq {
+            ys = smrtl::testbenches::sfu_tb::rtl_apply(&mut sim, op, &ys).map_err(anyhow::Error::msg)?;
+        }
+    } else {
+        for &op in seq {
+            for y in ys.iter_mut() {
+                *y = smrtl::testbenches::sfu_tb::golden(op, *y).unwrap_or(0);
+            }
+        }
+    }
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (x, y) in xs.iter().zip(&ys) {
+        writeln!(out, "{x:08x} {y:08x}")?;
+    }
+    Ok(0)
 }

@@ -6,6 +6,7 @@
 //!   feeding a core-clock banked register file).
 //! * [`fp`]: FP datapath building blocks (shared by sp, dpu, sfu).
 //! * [`sp`]: SP array and `sp_lane`; [`dpu`]: the FP64 unit.
+//! * [`sfu`]: the special-function units (quadratic interpolators).
 
 pub mod decode;
 pub mod dpu;
@@ -16,6 +17,7 @@ pub mod predfile;
 pub mod regfile;
 pub mod sched;
 pub mod scoreboard;
+pub mod sfu;
 pub mod simt;
 pub mod smem;
 pub mod sp;

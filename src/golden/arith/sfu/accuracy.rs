@@ -28,6 +28,8 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use super::Table;
+
 /// A function as swept: SFU path, domain, reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Func {
@@ -117,14 +119,31 @@ impl Func {
 
     /// The SFU path, range reduction included.
     pub fn sfu(self, x: u32) -> u32 {
+        self.sfu_with(None, x)
+    }
+
+    /// The SFU path with table `t` instead of the checked-in one (the
+    /// explorer's candidates).
+    pub fn sfu_with(self, t: Option<&Table>, x: u32) -> u32 {
         use super::*;
         match self {
-            Func::Rcp => rcp(x),
-            Func::Rsqrt => rsqrt(x),
-            Func::Lg2 => lg2(x),
-            Func::Ex2 => ex2(preex2(x)),
-            Func::Sin | Func::SinWide => sin(presin(x)),
-            Func::Cos | Func::CosWide => cos(presin(x)),
+            Func::Rcp => rcp_with(t.unwrap_or(&RCP), x),
+            Func::Rsqrt => rsqrt_with(t.unwrap_or(&RSQRT), x),
+            Func::Lg2 => lg2_with(t.unwrap_or(&LG2), x),
+            Func::Ex2 => ex2_with(t.unwrap_or(&EX2), preex2(x)),
+            Func::Sin | Func::SinWide => sin_with(t.unwrap_or(&SIN), presin(x)),
+            Func::Cos | Func::CosWide => cos_with(t.unwrap_or(&SIN), presin(x)),
+        }
+    }
+
+    /// Index of this function's table in [`super::gen::specs`].
+    pub fn table_index(self) -> usize {
+        match self {
+            Func::Rcp => 0,
+            Func::Rsqrt => 1,
+            Func::Lg2 => 2,
+            Func::Ex2 => 3,
+            _ => 4,
         }
     }
 
@@ -143,7 +162,12 @@ impl Func {
 
     /// (err as defined in the module doc, ulp error) of one input.
     pub fn error(self, x: u32) -> (f64, f64) {
-        let y = f32::from_bits(self.sfu(x)) as f64;
+        self.error_with(None, x)
+    }
+
+    /// [`Func::error`] with table `t`.
+    pub fn error_with(self, t: Option<&Table>, x: u32) -> (f64, f64) {
+        let y = f32::from_bits(self.sfu_with(t, x)) as f64;
         let r = self.reference(x);
         if !y.is_finite() {
             return (f64::INFINITY, f64::INFINITY);
@@ -224,8 +248,8 @@ impl Acc {
         ulp: -1.0,
         worst_ulp: 0,
     };
-    fn add(&mut self, func: Func, x: u32) {
-        let (err, ulp) = func.error(x);
+    fn add(&mut self, func: Func, t: Option<&Table>, x: u32) {
+        let (err, ulp) = func.error_with(t, x);
         self.n += 1;
         // NaN-safe: a NaN error counts as infinite.
         let err = if err.is_nan() { f64::INFINITY } else { err };
@@ -268,6 +292,11 @@ pub fn sample_domain(func: Func, n: u64, seed: u64) -> Vec<u32> {
 /// Sweep one function over `inputs` with `threads` workers; `progress`
 /// shows an indicatif bar on stderr.
 pub fn sweep(func: Func, inputs: Inputs, threads: usize, progress: bool, seed: u64) -> Row {
+    sweep_with(func, None, inputs, threads, progress, seed)
+}
+
+/// [`sweep`] with table `t` instead of the checked-in one.
+pub fn sweep_with(func: Func, t: Option<&Table>, inputs: Inputs, threads: usize, progress: bool, seed: u64) -> Row {
     let threads = threads.max(1);
     let sample = match inputs {
         Inputs::All => None,
@@ -308,13 +337,13 @@ pub fn sweep(func: Func, inputs: Inputs, threads: usize, progress: bool, seed: u
                             for x in lo..hi {
                                 let x = x as u32;
                                 if func.in_domain(x) {
-                                    acc.add(func, x);
+                                    acc.add(func, t, x);
                                 }
                             }
                         }
                         Some(v) => {
                             for &x in &v[lo as usize..hi as usize] {
-                                acc.add(func, x);
+                                acc.add(func, t, x);
                             }
                         }
                     }
@@ -332,7 +361,7 @@ pub fn sweep(func: Func, inputs: Inputs, threads: usize, progress: bool, seed: u
         max_err: acc.err.max(0.0),
         max_ulp: acc.ulp.max(0.0),
         worst: acc.worst,
-        worst_out: func.sfu(acc.worst),
+        worst_out: func.sfu_with(t, acc.worst),
         worst_ulp: acc.worst_ulp,
     }
 }

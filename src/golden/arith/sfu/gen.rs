@@ -36,7 +36,7 @@
 //! is deterministic (it depends on the host libm's `sin`, `cos`, `log2`,
 //! `exp2` being the usual correctly-rounded-in-practice glibc/musl ones).
 
-use super::{term1, term2, SQ_BITS};
+use super::{term1, term2, Table};
 
 /// What to fit for one function.
 #[derive(Clone, Copy)]
@@ -56,132 +56,170 @@ pub struct Spec {
     /// Widths of C1 and C2 (two's complement).
     pub w1: u32,
     pub w2: u32,
-    /// The exact function on row `i` at local `t` in `[0, 1]`.
-    pub value: fn(usize, f64) -> f64,
+    /// Width of the truncated squarer output.
+    pub sq: u32,
+    /// The exact function on row `i` at local `t` in `[0, 1]` of a table
+    /// with `m` index bits.
+    pub value: fn(u32, usize, f64) -> f64,
     /// What a row covers (for the generated comment).
     pub covers: &'static str,
     /// +1 if the function increases with the row input, -1 if it decreases,
-    /// 0 for no boundary fix (sin/cos: one step of their 29-bit input moves
-    /// the value by less than an accumulator unit, so the rounding noise
-    /// decides the order of neighbours anyway).
+    /// 0 for no boundary fix (sin: it serves cos mirrored, so neither order
+    /// holds for both).
     pub dir: i64,
 }
 
-const M_RCP: u32 = 7;
-const M_RSQRT: u32 = 7;
-const M_LG2: u32 = 7;
-const M_EX2: u32 = 6;
-const M_SIN: u32 = 7;
+/// The free parameters of one table: index bits, accumulator fraction
+/// bits, C1 and C2 widths, squarer output width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Params {
+    pub m: u32,
+    pub f: u32,
+    pub w1: u32,
+    pub w2: u32,
+    pub sq: u32,
+}
+
+impl std::str::FromStr for Params {
+    type Err = String;
+    /// `m,f,w1,w2,sq`, e.g. `7,28,19,12,17`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let v: Vec<u32> = s
+            .split(',')
+            .map(|p| p.trim().parse::<u32>().map_err(|e| format!("`{s}`: {e}")))
+            .collect::<Result<_, _>>()?;
+        match v[..] {
+            [m, f, w1, w2, sq]
+                if (3..=9).contains(&m)
+                    && (20..=34).contains(&f)
+                    && (8..=24).contains(&w1)
+                    && (6..=18).contains(&w2)
+                    && (8..=24).contains(&sq) =>
+            {
+                Ok(Params { m, f, w1, w2, sq })
+            }
+            _ => Err(format!(
+                "`{s}`: want m,f,w1,w2,sq with m 3..=9, f 20..=34, w1 8..=24, w2 6..=18, sq 8..=24"
+            )),
+        }
+    }
+}
+
+/// The chosen parameters, in table order RCP, RSQRT, LG2, EX2, SIN
+/// (the exploration behind them is in `docs/sfu.md`).
+pub const CHOSEN: [Params; 5] = [
+    Params {
+        m: 7,
+        f: 28,
+        w1: 18,
+        w2: 12,
+        sq: 17,
+    },
+    Params {
+        m: 6,
+        f: 28,
+        w1: 18,
+        w2: 12,
+        sq: 17,
+    },
+    Params {
+        m: 7,
+        f: 28,
+        w1: 18,
+        w2: 12,
+        sq: 17,
+    },
+    Params {
+        m: 7,
+        f: 28,
+        w1: 18,
+        w2: 12,
+        sq: 17,
+    },
+    Params {
+        m: 7,
+        f: 28,
+        w1: 18,
+        w2: 12,
+        sq: 17,
+    },
+];
 
 fn seg(i: usize, t: f64, m: u32) -> f64 {
     (i as f64 + t) / (1u64 << m) as f64
 }
 
-fn v_rcp(i: usize, t: f64) -> f64 {
-    1.0 / (1.0 + seg(i, t, M_RCP))
+fn v_rcp(m: u32, i: usize, t: f64) -> f64 {
+    1.0 / (1.0 + seg(i, t, m))
 }
-fn v_rsqrt(i: usize, t: f64) -> f64 {
-    let half = 1usize << M_RSQRT;
+fn v_rsqrt(m: u32, i: usize, t: f64) -> f64 {
+    let half = 1usize << m;
     if i < half {
-        1.0 / (1.0 + seg(i, t, M_RSQRT)).sqrt()
+        1.0 / (1.0 + seg(i, t, m)).sqrt()
     } else {
-        1.0 / (2.0 * (1.0 + seg(i - half, t, M_RSQRT))).sqrt()
+        1.0 / (2.0 * (1.0 + seg(i - half, t, m))).sqrt()
     }
 }
-fn v_lg2(i: usize, t: f64) -> f64 {
-    (1.0 + seg(i, t, M_LG2)).log2()
+fn v_lg2(m: u32, i: usize, t: f64) -> f64 {
+    (1.0 + seg(i, t, m)).log2()
 }
-fn v_ex2(i: usize, t: f64) -> f64 {
-    seg(i, t, M_EX2).exp2()
+fn v_ex2(m: u32, i: usize, t: f64) -> f64 {
+    seg(i, t, m).exp2()
 }
-fn v_sin(i: usize, t: f64) -> f64 {
-    (std::f64::consts::FRAC_PI_2 * seg(i, t, M_SIN)).sin()
-}
-fn v_cos(i: usize, t: f64) -> f64 {
-    (std::f64::consts::FRAC_PI_2 * seg(i, t, M_SIN)).cos()
+/// Centred on the truncated input: row `i` at `t` stands for the angle
+/// half an input LSB (`2^-(23 - m)` of a row) further, the middle of the
+/// interval PRESIN's truncation maps to it.
+fn v_sin(m: u32, i: usize, t: f64) -> f64 {
+    let half = 0.5 * 2f64.powi(m as i32 - 23);
+    (std::f64::consts::FRAC_PI_2 * seg(i, t + half, m)).sin()
 }
 
-/// The six tables and their formats.
+/// The five tables and their formats with the [`CHOSEN`] parameters.
 pub fn specs() -> Vec<Spec> {
+    specs_with(&CHOSEN)
+}
+
+/// The five tables with parameters `p` (order RCP, RSQRT, LG2, EX2, SIN).
+pub fn specs_with(p: &[Params; 5]) -> Vec<Spec> {
+    let mk = |k: usize, name, ident, dir, rows_mul: usize, value, covers| {
+        let q = p[k];
+        Spec {
+            name,
+            ident,
+            m: q.m,
+            in_bits: 23,
+            rows: rows_mul << q.m,
+            f: q.f,
+            w1: q.w1,
+            w2: q.w2,
+            sq: q.sq,
+            value,
+            covers,
+            dir,
+        }
+    };
     vec![
-        Spec {
-            name: "rcp",
-            dir: -1,
-            ident: "RCP",
-            m: M_RCP,
-            in_bits: 23,
-            rows: 1 << M_RCP,
-            f: 26,
-            w1: 18,
-            w2: 12,
-            value: v_rcp,
-            covers: "1/X, X = 1 + (row + t)/2^m in [1, 2)",
-        },
-        Spec {
-            name: "rsqrt",
-            dir: -1,
-            ident: "RSQRT",
-            m: M_RSQRT,
-            in_bits: 23,
-            rows: 2 << M_RSQRT,
-            f: 26,
-            w1: 18,
-            w2: 12,
-            value: v_rsqrt,
-            covers: "1/sqrt(2^p X), row = p*2^m + X_hi, p = exponent parity, X in [1, 2)",
-        },
-        Spec {
-            name: "lg2",
-            dir: 1,
-            ident: "LG2",
-            m: M_LG2,
-            in_bits: 23,
-            rows: 1 << M_LG2,
-            f: 26,
-            w1: 18,
-            w2: 12,
-            value: v_lg2,
-            covers: "log2(X), X = 1 + (row + t)/2^m in [1, 2)",
-        },
-        Spec {
-            name: "ex2",
-            dir: 1,
-            ident: "EX2",
-            m: M_EX2,
-            in_bits: 23,
-            rows: 1 << M_EX2,
-            f: 26,
-            w1: 18,
-            w2: 12,
-            value: v_ex2,
-            covers: "2^u, u = (row + t)/2^m in [0, 1)",
-        },
-        Spec {
-            name: "sin",
-            dir: 0,
-            ident: "SIN",
-            m: M_SIN,
-            in_bits: 29,
-            rows: 1 << M_SIN,
-            f: 26,
-            w1: 18,
-            w2: 12,
-            value: v_sin,
-            covers: "sin(pi/2 u), u = (row + t)/2^m in [0, 1) (a quadrant)",
-        },
-        Spec {
-            name: "cos",
-            dir: 0,
-            ident: "COS",
-            m: M_SIN,
-            in_bits: 29,
-            rows: 1 << M_SIN,
-            f: 26,
-            w1: 18,
-            w2: 12,
-            value: v_cos,
-            covers: "cos(pi/2 u), u = (row + t)/2^m in [0, 1) (a quadrant)",
-        },
+        mk(0, "rcp", "RCP", -1, 1, v_rcp as fn(u32, usize, f64) -> f64, "1/X, X = 1 + (row + t)/2^m in [1, 2)"),
+        mk(
+            1,
+            "rsqrt",
+            "RSQRT",
+            -1,
+            2,
+            v_rsqrt,
+            "1/sqrt(2^p X), row = p*2^m + X_hi, p = exponent parity, X in [1, 2)",
+        ),
+        mk(2, "lg2", "LG2", 1, 1, v_lg2, "log2(X), X = 1 + (row + t)/2^m in [1, 2)"),
+        mk(3, "ex2", "EX2", 1, 1, v_ex2, "2^u, u = (row + t)/2^m in [0, 1)"),
+        mk(
+            4,
+            "sin",
+            "SIN",
+            0,
+            1,
+            v_sin,
+            "sin(pi/2 u), u = (row + t + 2^-n/2)/2^m in [0, 1) (a quadrant, centred on the truncated angle; cos reads it at the complemented index)",
+        ),
     ]
 }
 
@@ -226,6 +264,7 @@ fn search(
     g: &[f64],
     xs: &[u64],
     n: u32,
+    sq: u32,
     c2_est: f64,
     s1: u32,
     s2: u32,
@@ -245,7 +284,7 @@ fn search(
     let c2r = c2_est.round() as i64;
     for c2 in c2r - r2..=c2r + r2 {
         for (k, &x) in xs.iter().enumerate() {
-            res1[k] = g[k] - term2(c2 as i32, x, n, s2) as f64;
+            res1[k] = g[k] - term2(c2 as i32, x, n, sq, s2) as f64;
         }
         let slope = (res1[xs.len() - 1] - res1[0]) / t_last;
         let c1r = (slope * slope_scale).round() as i64;
@@ -285,7 +324,7 @@ pub fn fit(spec: &Spec) -> Fitted {
         .collect();
     let a2: Vec<f64> = (0..spec.rows)
         .map(|i| {
-            let y: Vec<f64> = nodes.iter().map(|&t| (spec.value)(i, t)).collect();
+            let y: Vec<f64> = nodes.iter().map(|&t| (spec.value)(spec.m, i, t)).collect();
             let d01 = (y[1] - y[0]) / (nodes[1] - nodes[0]);
             let d12 = (y[2] - y[1]) / (nodes[2] - nodes[1]);
             (d12 - d01) / (nodes[2] - nodes[0])
@@ -293,28 +332,44 @@ pub fn fit(spec: &Spec) -> Fitted {
         .collect();
     let a2max = a2.iter().fold(0f64, |m, v| m.max(v.abs()));
     let a1max = (0..spec.rows)
-        .map(|i| ((spec.value)(i, 1.0) - (spec.value)(i, 0.0)).abs() + a2[i].abs())
+        .map(|i| ((spec.value)(spec.m, i, 1.0) - (spec.value)(spec.m, i, 0.0)).abs() + a2[i].abs())
         .fold(0f64, f64::max);
     let f1 = ((2f64.powi(spec.w1 as i32 - 1) - 8.0) / a1max).log2().floor() as i32;
     let f2 = ((2f64.powi(spec.w2 as i32 - 1) - 4.0) / a2max).log2().floor() as i32;
     let s1 = f1 + n as i32 - spec.f as i32;
-    let s2 = f2 + SQ_BITS as i32 - spec.f as i32;
+    let s2 = f2 + spec.sq as i32 - spec.f as i32;
     assert!(s1 >= 0 && s2 >= 0, "{}: negative shift s1={s1} s2={s2}", spec.name);
     let (s1, s2) = (s1 as u32, s2 as u32);
     let slope_scale = 2f64.powi(f1 - spec.f as i32);
 
-    let samples = |i: usize| -> Vec<f64> { xs.iter().map(|&x| (spec.value)(i, x as f64 / tn) * scale_f).collect() };
+    let samples = |i: usize| -> Vec<f64> {
+        xs.iter()
+            .map(|&x| (spec.value)(spec.m, i, x as f64 / tn) * scale_f)
+            .collect()
+    };
 
     let mut rows: Vec<Best> = (0..spec.rows)
         .map(|i| {
             let g = samples(i);
-            search(&g, &xs, n, a2[i] * 2f64.powi(f2), s1, s2, slope_scale, None, 2, 2)
+            search(
+                &g,
+                &xs,
+                n,
+                spec.sq,
+                a2[i] * 2f64.powi(f2),
+                s1,
+                s2,
+                slope_scale,
+                None,
+                2,
+                2,
+            )
         })
         .collect();
     let worst = rows.iter().fold(0f64, |m, b| m.max(b.err));
     let mut pinned = Vec::new();
     for (i, row) in rows.iter_mut().enumerate() {
-        let v0 = (spec.value)(i, 0.0) * scale_f;
+        let v0 = (spec.value)(spec.m, i, 0.0) * scale_f;
         if v0.fract() != 0.0 || v0.abs() >= 2f64.powi(40) {
             continue;
         }
@@ -323,6 +378,7 @@ pub fn fit(spec: &Spec) -> Fitted {
             &g,
             &xs,
             n,
+            spec.sq,
             a2[i] * 2f64.powi(f2),
             s1,
             s2,
@@ -342,7 +398,7 @@ pub fn fit(spec: &Spec) -> Fitted {
     let (mut moved, mut left) = (Vec::new(), Vec::new());
     for i in (1..spec.rows).filter(|_| spec.dir != 0) {
         let p = &rows[i - 1];
-        let end = p.c0 + term1(p.c1 as i32, last_x, s1) + term2(p.c2 as i32, last_x, n, s2);
+        let end = p.c0 + term1(p.c1 as i32, last_x, s1) + term2(p.c2 as i32, last_x, n, spec.sq, s2);
         let c0 = rows[i].c0;
         let fixed = if spec.dir > 0 { c0.max(end) } else { c0.min(end) };
         if fixed != c0 {
@@ -351,7 +407,9 @@ pub fn fit(spec: &Spec) -> Fitted {
             let err = xs
                 .iter()
                 .enumerate()
-                .map(|(k, &x)| (g[k] - (fixed + term1(r.c1 as i32, x, s1) + term2(r.c2 as i32, x, n, s2)) as f64).abs())
+                .map(|(k, &x)| {
+                    (g[k] - (fixed + term1(r.c1 as i32, x, s1) + term2(r.c2 as i32, x, n, spec.sq, s2)) as f64).abs()
+                })
                 .fold(0f64, f64::max);
             if err <= worst + PIN_SLACK {
                 rows[i].c0 = fixed;
@@ -415,8 +473,8 @@ pub fn generate_source() -> String {
         ));
         out.push_str(&format!("pub const {}: Table = Table {{\n", spec.ident));
         out.push_str(&format!(
-            "    name: \"{}\",\n    m: {},\n    n: {},\n    f: {},\n    w0: {},\n    w1: {},\n    w2: {},\n    s1: {},\n    s2: {},\n",
-            spec.name, spec.m, t.n, spec.f, t.w0, spec.w1, spec.w2, t.s1, t.s2
+            "    name: \"{}\",\n    m: {},\n    n: {},\n    f: {},\n    w0: {},\n    w1: {},\n    w2: {},\n    sq: {},\n    s1: {},\n    s2: {},\n",
+            spec.name, spec.m, t.n, spec.f, t.w0, spec.w1, spec.w2, spec.sq, t.s1, t.s2
         ));
         array(&mut out, "c0", &t.c0);
         array(&mut out, "c1", &t.c1);
@@ -424,4 +482,25 @@ pub fn generate_source() -> String {
         out.push_str("};\n");
     }
     out
+}
+
+/// A fitted table as a [`Table`] (its arrays leaked: for the explorer and
+/// tests, which fit a handful of candidate tables per run).
+pub fn to_table(spec: &Spec, t: &Fitted) -> Table {
+    let leak = |v: &Vec<i32>| -> &'static [i32] { Box::leak(v.clone().into_boxed_slice()) };
+    Table {
+        name: spec.name,
+        m: spec.m,
+        n: t.n,
+        f: spec.f,
+        w0: t.w0,
+        w1: spec.w1,
+        w2: spec.w2,
+        sq: spec.sq,
+        s1: t.s1,
+        s2: t.s2,
+        c0: leak(&t.c0),
+        c1: leak(&t.c1),
+        c2: leak(&t.c2),
+    }
 }

@@ -38,6 +38,9 @@ pub enum BlockName {
     /// Warp scheduler `warp_schedulers - 1` (Fermi: the odd-warp one, with
     /// the FP64/SP peer rule) over `max_warps / warp_schedulers` warps.
     Sched,
+    /// Instruction buffer: `max_warps` warps x `ibuffer_entries` decoded
+    /// entries, `warp_schedulers` pop ports.
+    Ibuffer,
 }
 
 /// Something to do with a block, whatever its type.
@@ -69,7 +72,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::MadRf => f.call(MadRf::new()),
-        BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched => {
+        BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched | BlockName::Ibuffer => {
             crate::units::frontend_blocks(name, cfg, f)
         }
         BlockName::Smem => {
@@ -106,7 +109,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 12] = [
+pub const RTL_SET: [(BlockName, &str); 14] = [
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
@@ -119,6 +122,8 @@ pub const RTL_SET: [(BlockName, &str); 12] = [
     (BlockName::Predfile, "fermi"),
     (BlockName::Sched, "gt200"),
     (BlockName::Sched, "fermi"),
+    (BlockName::Ibuffer, "gt200"),
+    (BlockName::Ibuffer, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

@@ -57,6 +57,9 @@ pub enum BlockName {
     /// Special-function units: `sfu_units` interpolators serving `sp_lanes`
     /// lanes, datapath depth `sfu_latency`.
     Sfu,
+    /// Instruction buffer: `max_warps` warps x `ibuffer_entries` decoded
+    /// entries, `warp_schedulers` pop ports.
+    Ibuffer,
 }
 
 /// Something to do with a block, whatever its type.
@@ -102,7 +105,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::Dpu => f.call(crate::units::dpu::Dpu::of(cfg).map_err(|e| anyhow::anyhow!("{e}"))?),
-        BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched => {
+        BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched | BlockName::Ibuffer => {
             crate::units::frontend_blocks(name, cfg, f)
         }
         BlockName::Sfu => f.call(
@@ -182,6 +185,8 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Simt, "fermi"),
     (BlockName::Sfu, "gt200"),
     (BlockName::Sfu, "fermi"),
+    (BlockName::Ibuffer, "gt200"),
+    (BlockName::Ibuffer, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

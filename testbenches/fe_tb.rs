@@ -439,3 +439,87 @@ pub fn max_wait(trace: &[Issued], sched: usize) -> usize {
     }
     worst
 }
+
+/// Random stimulus on the instruction buffer, every warp's `hv`, `room`
+/// and (when valid) decoded head compared every core cycle with a
+/// reference of per-warp queues of [`super::fe_ref::ref_decode`]d words.
+pub fn ibuffer_random<const MW: usize, const NS: usize, const E: usize>(
+    seed: u64,
+    cycles: u64,
+    fp64_ok: bool,
+) -> Result<(), String> {
+    use crate::hdl::Block;
+    use crate::testbenches::stimulus::random_inputs;
+    use crate::units::ibuffer::{IbIn, Ibuffer};
+    use rand::{Rng, SeedableRng};
+    use std::collections::VecDeque;
+    let blk = Ibuffer::<MW, NS, E>::new(fp64_ok);
+    let mut sim = Sim::new(blk.clone()).map_err(|e| e.to_string())?;
+    let mut q: Vec<VecDeque<(Dec, u16)>> = vec![VecDeque::new(); MW];
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    for c in 0..cycles {
+        let mut i: IbIn<Concrete, NS> = random_inputs(&mut rng, 0, &[], [0.3, 0.6, 0.9][(c / 700 % 3) as usize]);
+        blk.constrain(rng.gen(), &mut i);
+        let o = sim.step_core(&i);
+        for w in 0..MW {
+            let hv = o.hv_o[w].to_u64() == 1;
+            let room = o.room_o[w].to_u64() == 1;
+            if hv != !q[w].is_empty() || room != (q[w].len() < E) {
+                return Err(format!(
+                    "ibuffer cycle {c} warp {w}: rtl hv={hv} room={room}, reference {} entries",
+                    q[w].len()
+                ));
+            }
+            if let Some(&(want, pc)) = q[w].front() {
+                let got = Dec {
+                    err: o.h_err_o[w].to_u64() == 1,
+                    unit: o.h_unit_o[w].to_u64() as u8,
+                    op: o.h_op_o[w].to_u64() as u8,
+                    m: o.h_mod_o[w].to_u64() as u8,
+                    gpred: o.h_gpred_o[w].to_u64() as u8,
+                    gneg: o.h_gneg_o[w].to_u64() == 1,
+                    ra: o.h_ra_o[w].to_u64() as u8,
+                    rb: o.h_rb_o[w].to_u64() as u8,
+                    rc: o.h_rc_o[w].to_u64() as u8,
+                    pair: o.h_pair_o[w].to_u64() as u8,
+                    kind: o.h_kind_o[w].to_u64() as u8,
+                    dst: o.h_dst_o[w].to_u64() as u8,
+                    use_imm: o.h_use_imm_o[w].to_u64() == 1,
+                    imm: o.h_imm_o[w].to_u64() as u32,
+                    prd: o.h_prd_o[w].to_u64() as u8,
+                    fmul: o.h_fmul_o[w].to_u64() == 1,
+                };
+                let gpc = o.h_pc_o[w].to_u64() as u16;
+                let same = if want.err { got.err } else { got == want };
+                if !same || gpc != pc {
+                    return Err(format!(
+                        "ibuffer cycle {c} warp {w}: head rtl {got:?} pc {gpc}, reference {want:?} pc {pc}"
+                    ));
+                }
+            }
+        }
+        // Reference edge: flush wins, else pop then push.
+        let flushed: Vec<usize> = (0..2)
+            .filter(|&k| i.fl_valid_i[k].to_u64() == 1)
+            .map(|k| i.fl_warp_i[k].to_u64() as usize)
+            .collect();
+        for s in 0..NS {
+            if i.pop_valid_i[s].to_u64() == 1 {
+                q[i.pop_warp_i[s].to_u64() as usize].pop_front();
+            }
+        }
+        if i.push_valid_i.to_u64() == 1 {
+            let w = i.push_warp_i.to_u64() as usize;
+            if q[w].len() < E {
+                q[w].push_back((
+                    super::fe_ref::ref_decode(i.push_word_i.to_u64(), fp64_ok),
+                    i.push_pc_i.to_u64() as u16,
+                ));
+            }
+        }
+        for w in flushed {
+            q[w].clear();
+        }
+    }
+    Ok(())
+}

@@ -65,7 +65,10 @@ fn fermi_two_schedulers_odd_even_and_fp64_not_with_sp() {
     let always = UnitStandIn::new([1; 4], 1);
     let t = run_schedulers::<24>(&cfg, 48, always.clone(), &|_, _| instr(Op::Ffma, 4), 1_200).unwrap();
     assert_eq!(t.len(), 2_400, "two issues per core cycle");
-    assert!(t.iter().all(|x| x.warp as usize % 2 == x.sched), "even warps on 0, odd on 1");
+    assert!(
+        t.iter().all(|x| x.warp as usize % 2 == x.sched),
+        "even warps on 0, odd on 1"
+    );
     assert_eq!((max_wait(&t, 0), max_wait(&t, 1)), (23, 23));
     // Every warp alternates DADD and FFMA: whenever scheduler 0 issues
     // DPU, scheduler 1 issues no SP in that cycle (and vice versa).
@@ -80,12 +83,15 @@ fn fermi_two_schedulers_odd_even_and_fp64_not_with_sp() {
     assert!(dpu > 200, "{dpu} FP64 issues");
     for c in 0..1_000 {
         let u: Vec<u8> = t.iter().filter(|x| x.cycle == c).map(|x| x.unit).collect();
-        assert!(!(u.contains(&0) && u.contains(&2)), "cycle {c}: SP and DPU co-issued {u:?}");
+        assert!(
+            !(u.contains(&0) && u.contains(&2)),
+            "cycle {c}: SP and DPU co-issued {u:?}"
+        );
     }
 }
 
 mod random {
-    use smrtl::testbenches::fe_tb::{decode_random, predfile_random, sched_random, scoreboard_random};
+    use smrtl::testbenches::fe_tb::{decode_random, ibuffer_random, predfile_random, sched_random, scoreboard_random};
     use smrtl::units::sched::SchedParams;
 
     const N: u64 = 1_000_000;
@@ -105,17 +111,30 @@ mod random {
         predfile_random::<32, 1>(15, N).unwrap();
         predfile_random::<48, 2>(16, N).unwrap();
         println!("predfile 32x1, 48x2: {N} cycles each, 0 mismatches");
-        let gt = SchedParams { sidx: 0, ns: 1, alt: true, sfu_fmul: true };
-        let fe = SchedParams { sidx: 1, ns: 2, alt: false, sfu_fmul: false };
+        let gt = SchedParams {
+            sidx: 0,
+            ns: 1,
+            alt: true,
+            sfu_fmul: true,
+        };
+        let fe = SchedParams {
+            sidx: 1,
+            ns: 2,
+            alt: false,
+            sfu_fmul: false,
+        };
         let a = sched_random::<32>(gt, 17, N).unwrap();
         let b = sched_random::<24>(fe, 18, N).unwrap();
         println!("sched gt200 {N} cycles {a} issues, fermi s1 {N} cycles {b} issues, 0 mismatches");
+        ibuffer_random::<32, 1, 2>(19, N, true).unwrap();
+        ibuffer_random::<48, 2, 2>(20, N, true).unwrap();
+        println!("ibuffer 32x1x2, 48x2x2: {N} cycles each, 0 mismatches");
     }
 }
 
 mod props {
     use proptest::prelude::*;
-    use smrtl::testbenches::fe_tb::{predfile_random, sched_random, scoreboard_random};
+    use smrtl::testbenches::fe_tb::{ibuffer_random, predfile_random, sched_random, scoreboard_random};
     use smrtl::units::sched::SchedParams;
 
     proptest! {
@@ -128,6 +147,7 @@ mod props {
             predfile_random::<16, 2>(seed, 300).map_err(TestCaseError::fail)?;
             let p = SchedParams { sidx: 0, ns: 1, alt, sfu_fmul: fmul };
             sched_random::<16>(p, seed, 300).map_err(TestCaseError::fail)?;
+            ibuffer_random::<16, 2, 2>(seed, 300, fmul).map_err(TestCaseError::fail)?;
         }
     }
 }

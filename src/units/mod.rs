@@ -1,6 +1,6 @@
 //! The SM blocks, one folder per block.
 //!
-//! * [`decode`], [`scoreboard`], [`predfile`], [`sched`]: the front end
+//! * [`decode`], [`ibuffer`], [`scoreboard`], [`predfile`], [`sched`]: the front end
 //!   (issue 12, docs/frontend.md).
 //! * [`mad_rf`]: dual-clock proof block (hot-clock multiply-add pipeline
 //!   feeding a core-clock banked register file).
@@ -63,6 +63,19 @@ pub fn frontend_blocks<F: crate::flows::BlockFn>(
                 _ => Err(unsupported()),
             }
         }
+        B::Ibuffer => {
+            let fp64 = cfg.fp64_rate_divisor > 0;
+            match (mw, ns, cfg.ibuffer_entries) {
+                (16, 1, 2) => f.call(ibuffer::Ibuffer::<16, 1, 2>::new(fp64)),
+                (32, 1, 2) => f.call(ibuffer::Ibuffer::<32, 1, 2>::new(fp64)),
+                (48, 2, 2) => f.call(ibuffer::Ibuffer::<48, 2, 2>::new(fp64)),
+                (16, 1, 1) => f.call(ibuffer::Ibuffer::<16, 1, 1>::new(fp64)),
+                (32, 1, 1) => f.call(ibuffer::Ibuffer::<32, 1, 1>::new(fp64)),
+                (48, 2, 1) => f.call(ibuffer::Ibuffer::<48, 2, 1>::new(fp64)),
+                _ => Err(unsupported()),
+            }
+        }
         _ => Err(anyhow::anyhow!("{name:?} is not a front-end block")),
     }
 }
+pub mod ibuffer;

@@ -8,6 +8,7 @@ use crate::hdl::sim::flatten;
 use crate::hdl::{verilog, Block, Concrete, Sim};
 use crate::sm::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
+use crate::units::barrier::Barrier;
 use crate::units::mad_rf::MadRf;
 use crate::units::simt::Simt;
 use crate::units::smem::Smem;
@@ -33,6 +34,9 @@ pub enum BlockName {
     /// `max_warps` warps, `warp_schedulers` advance ports,
     /// `simt_stack_depth` entries.
     Simt,
+    /// Barrier: one per CTA slot (`max_ctas`) over `max_warps` warps, with
+    /// deadlock detection.
+    Barrier,
 }
 
 /// Something to do with a block, whatever its type.
@@ -109,18 +113,31 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 ),
             }
         }
+        BlockName::Barrier => match (cfg.max_warps, cfg.max_ctas) {
+            (16, 8) => f.call(Barrier::<16, 8>::new()),
+            (32, 8) => f.call(Barrier::<32, 8>::new()),
+            (48, 8) => f.call(Barrier::<48, 8>::new()),
+            (64, 16) => f.call(Barrier::<64, 16>::new()),
+            (w, c) => bail!(
+                "config `{}`: {w} warps with {c} CTA slots are not supported by the barrier block \
+                 (16/32/48 warps with 8 CTAs, 64 with 16)",
+                cfg.name
+            ),
+        },
     }
 }
 
 /// The blocks and configs whose Verilog is kept in `rtl/` (regenerate with
 /// `smrtl export-all`; a test fails when a file there is stale).
-pub const RTL_SET: [(BlockName, &str); 6] = [
+pub const RTL_SET: [(BlockName, &str); 8] = [
     (BlockName::Fifo, "gpucc"),
     (BlockName::MadRf, "gt200"),
     (BlockName::Smem, "gt200"),
     (BlockName::Smem, "fermi"),
     (BlockName::Simt, "gt200"),
     (BlockName::Simt, "fermi"),
+    (BlockName::Barrier, "gt200"),
+    (BlockName::Barrier, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

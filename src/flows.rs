@@ -8,9 +8,10 @@ use crate::hdl::sim::flatten;
 use crate::hdl::{verilog, Block, Concrete, Sim};
 use crate::sm::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
+use crate::units::barrier::Barrier;
 use crate::units::mad_rf::MadRf;
-use crate::units::simt::Simt;
 use crate::units::sfu::Sfu;
+use crate::units::simt::Simt;
 use crate::units::smem::Smem;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
@@ -60,6 +61,9 @@ pub enum BlockName {
     /// Instruction buffer: `max_warps` warps x `ibuffer_entries` decoded
     /// entries, `warp_schedulers` pop ports.
     Ibuffer,
+    /// Barrier: one per CTA slot (`max_ctas`) over `max_warps` warps, with
+    /// deadlock detection.
+    Barrier,
 }
 
 /// Something to do with a block, whatever its type.
@@ -157,6 +161,17 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 ),
             }
         }
+        BlockName::Barrier => match (cfg.max_warps, cfg.max_ctas) {
+            (16, 8) => f.call(Barrier::<16, 8>::new()),
+            (32, 8) => f.call(Barrier::<32, 8>::new()),
+            (48, 8) => f.call(Barrier::<48, 8>::new()),
+            (64, 16) => f.call(Barrier::<64, 16>::new()),
+            (w, c) => bail!(
+                "config `{}`: {w} warps with {c} CTA slots are not supported by the barrier block \
+                 (16/32/48 warps with 8 CTAs, 64 with 16)",
+                cfg.name
+            ),
+        },
     }
 }
 
@@ -187,6 +202,8 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Sfu, "fermi"),
     (BlockName::Ibuffer, "gt200"),
     (BlockName::Ibuffer, "fermi"),
+    (BlockName::Barrier, "gt200"),
+    (BlockName::Barrier, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

@@ -7,6 +7,8 @@
 //! * [`kernels`]: the benchmark kernels (assembly) with bit-exact host
 //!   references.
 
+pub mod barrier_ref;
+pub mod barrier_tb;
 pub mod fe_ref;
 pub mod fe_tb;
 pub mod fifo_pair;

@@ -8,9 +8,11 @@
 //! * [`sp`]: SP array and `sp_lane`; [`dpu`]: the FP64 unit.
 //! * [`sfu`]: the special-function units (quadratic interpolators).
 
+pub mod barrier;
 pub mod decode;
 pub mod dpu;
 pub mod fp;
+pub mod ibuffer;
 pub mod mad_rf;
 pub mod opcoll;
 pub mod predfile;
@@ -78,4 +80,3 @@ pub fn frontend_blocks<F: crate::flows::BlockFn>(
         _ => Err(anyhow::anyhow!("{name:?} is not a front-end block")),
     }
 }
-pub mod ibuffer;

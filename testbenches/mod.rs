@@ -28,3 +28,5 @@ pub mod smem_tb;
 pub mod sp_ref;
 pub mod sp_tb;
 pub mod stimulus;
+pub mod wb_ref;
+pub mod wb_tb;

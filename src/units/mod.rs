@@ -23,6 +23,7 @@ pub mod sfu;
 pub mod simt;
 pub mod smem;
 pub mod sp;
+pub mod wb;
 
 /// Build front-end block `name` (decode, scoreboard, predfile, sched) for
 /// `cfg`: warp counts are type parameters, one arm per supported count.

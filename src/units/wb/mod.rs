@@ -1,0 +1,684 @@
+//! Write-back: takes the result pulses of every unit, queues them per
+//! source, and writes them into the register file (`rf_wr<w>_*`) or the
+//! predicate file (`pr_wr_*`), releasing the scoreboard (`rel_*`) at the
+//! same edge. It also drives the retire monitor (`ret<w>_*`).
+//!
+//! ```text
+//!  sp0_res  sp1_res  sfu_res  dpu_res  lsu_res  fe_res     (pulses, Moore sources)
+//!     |        |        |        |        |        |
+//!   [q0]     [q1]     [q2]     [q3]     [q4]     [q5]      circular queues, depth D_s
+//!     |  head (or the pulse itself when the queue is empty: bypass)
+//!     v
+//!  per channel w (warp mod NS == w): round robin from rr_q[w] among the heads
+//!     |                           kind 1/2 -> rf_wr<w>_*  (reg / pair)
+//!     +-- one result per channel  kind 3   -> pr_wr_*     (one per cycle in all)
+//!                                 any kind -> rel_*[w], ret<w>_*
+//!  credits: cnt_q[s] += disp_<s>_i, -= written; wb_room_<s>_o = cnt_q[s] < D_s
+//! ```
+//!
+//! * Clock domain: core. Sources (index): 0 `sp0`, 1 `sp1`, 2 `sfu`,
+//!   3 `dpu`, 4 `lsu`, 5 `fe` (S2R values from the CTA launcher).
+//! * Timing: a pulse in cycle k that wins its channel is written (and the
+//!   scoreboard released) at edge k (docs/sm.md section 8, "0" case); one
+//!   that loses waits in its queue and is written at the first edge it
+//!   wins. Results of one source leave in arrival order.
+//! * Channel: a result goes to channel `warp mod NS` (the register file's
+//!   write channel of that warp's scheduler, docs/sm.md 5.2); each channel
+//!   writes one result per core cycle. A predicate result (tag kind 3)
+//!   uses the one predicate-file port, so in a cycle where channel 0 writes
+//!   a predicate, channel 1 takes no predicate result. A kind-0 result
+//!   (store, a write to RZ/PT) is retired through the channel without a
+//!   write.
+//! * Arbitration per channel: round robin over the six sources starting
+//!   after the source that channel served last (`rr<w>_q`), so no source
+//!   waits for more than 5 other results of its channel.
+//! * Credits: the operand collectors dispatch to a unit only while
+//!   `wb_room_<s>_o` (Moore) is high; every dispatch (`disp_<s>_i`, the
+//!   handshake of `<s>_valid && <s>_ready`) takes a credit that the write
+//!   of its result returns. So a queue never holds more than `D_s`
+//!   entries; a pulse that finds its queue full anyway (a unit returning a
+//!   result it was not given credit for) raises `err_o`, code 13, and is
+//!   dropped. The S2R path (`fe`) is credited by the scheduler's S2R issue.
+//! * Sizes: `NS` = `warp_schedulers` channels (1 or 2; with 1, `rf_wr1_*`
+//!   and `ret1_*` stay 0); `D_s` from [`WbParams::of`]: enough entries for
+//!   every result a unit can have in flight at its full rate, so credits
+//!   never throttle a unit that streams into a free channel.
+//! * Retire monitor: `ret<w>_valid_o`, `ret<w>_tag_o`, `ret<w>_mask_o`
+//!   with the values on `rf_wr<w>_lo_o`/`_hi_o` (kind 1/2) or
+//!   `pr_wr_val_o` (kind 3). Counter `cnt_wait_o`: results that found no
+//!   free channel in their arrival cycle.
+
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
+use crate::sm::SmConfig;
+use crate::units::regfile::{bit_of, index, or_all, pick};
+
+fn pack<C: Ctx>(cx: &mut C, v: &[S<C, 1>; 32]) -> S<C, 32> {
+    crate::units::predfile::pack_lanes(cx, v)
+}
+
+/// Sources, in index order.
+pub const SOURCES: [&str; 6] = ["sp0", "sp1", "sfu", "dpu", "lsu", "fe"];
+/// Error code of a queue overflow (docs/sm.md section 7).
+pub const ERR_WB_OVERFLOW: u64 = 13;
+/// Largest queue depth (3-bit pointers).
+pub const MAX_DEPTH: usize = 8;
+
+crate::ports! {
+    /// Result pulses of the units, dispatch handshakes (credits).
+    pub struct WbIn {
+        sp0_res_valid_i: 1 @ Core,
+        sp0_res_tag_i: 32 @ Core,
+        sp0_res_mask_i: [1; 32] @ Core,
+        sp0_res_data_i: [32; 32] @ Core,
+        sp0_res_pred_i: [1; 32] @ Core,
+        sp1_res_valid_i: 1 @ Core,
+        sp1_res_tag_i: 32 @ Core,
+        sp1_res_mask_i: [1; 32] @ Core,
+        sp1_res_data_i: [32; 32] @ Core,
+        sp1_res_pred_i: [1; 32] @ Core,
+        sfu_res_valid_i: 1 @ Core,
+        sfu_res_tag_i: 32 @ Core,
+        sfu_res_mask_i: [1; 32] @ Core,
+        sfu_res_data_i: [32; 32] @ Core,
+        dpu_res_valid_i: 1 @ Core,
+        dpu_res_tag_i: 32 @ Core,
+        dpu_res_mask_i: [1; 32] @ Core,
+        dpu_res_data_i: [64; 32] @ Core,
+        dpu_res_pred_i: [1; 32] @ Core,
+        lsu_res_valid_i: 1 @ Core,
+        lsu_res_tag_i: 32 @ Core,
+        lsu_res_mask_i: [1; 32] @ Core,
+        lsu_res_data_i: [64; 32] @ Core,
+        fe_res_valid_i: 1 @ Core,
+        fe_res_tag_i: 32 @ Core,
+        fe_res_mask_i: [1; 32] @ Core,
+        fe_res_data_i: [32; 32] @ Core,
+        disp_sp0_i: 1 @ Core,
+        disp_sp1_i: 1 @ Core,
+        disp_sfu_i: 1 @ Core,
+        disp_dpu_i: 1 @ Core,
+        disp_lsu_i: 1 @ Core,
+        disp_fe_i: 1 @ Core,
+    }
+}
+
+crate::ports! {
+    /// Register and predicate writes, scoreboard release, credits, retire
+    /// monitor.
+    pub struct WbOut[NS] {
+        rf_wr0_valid_o: 1 @ Core,
+        rf_wr0_warp_o: 6 @ Core,
+        rf_wr0_reg_o: 8 @ Core,
+        rf_wr0_pair_o: 1 @ Core,
+        rf_wr0_mask_o: [1; 32] @ Core,
+        rf_wr0_lo_o: [32; 32] @ Core,
+        rf_wr0_hi_o: [32; 32] @ Core,
+        rf_wr1_valid_o: 1 @ Core,
+        rf_wr1_warp_o: 6 @ Core,
+        rf_wr1_reg_o: 8 @ Core,
+        rf_wr1_pair_o: 1 @ Core,
+        rf_wr1_mask_o: [1; 32] @ Core,
+        rf_wr1_lo_o: [32; 32] @ Core,
+        rf_wr1_hi_o: [32; 32] @ Core,
+        pr_wr_valid_o: 1 @ Core,
+        pr_wr_warp_o: 6 @ Core,
+        pr_wr_idx_o: 2 @ Core,
+        pr_wr_mask_o: [1; 32] @ Core,
+        pr_wr_val_o: [1; 32] @ Core,
+        rel_valid_o: [1; NS] @ Core,
+        rel_tag_o: [32; NS] @ Core,
+        wb_room_sp0_o: 1 @ Core,
+        wb_room_sp1_o: 1 @ Core,
+        wb_room_sfu_o: 1 @ Core,
+        wb_room_dpu_o: 1 @ Core,
+        wb_room_lsu_o: 1 @ Core,
+        wb_room_fe_o: 1 @ Core,
+        ret0_valid_o: 1 @ Core,
+        ret0_tag_o: 32 @ Core,
+        ret0_mask_o: [1; 32] @ Core,
+        ret1_valid_o: 1 @ Core,
+        ret1_tag_o: 32 @ Core,
+        ret1_mask_o: [1; 32] @ Core,
+        cnt_wait_o: 32 @ Core,
+        err_o: 1 @ Core,
+        err_code_o: 8 @ Core,
+        err_src_o: 3 @ Core,
+    }
+}
+
+/// Queue depths per source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WbParams {
+    /// `D_s` for sp0, sp1, sfu, dpu, lsu, fe.
+    pub depth: [usize; 6],
+}
+
+impl WbParams {
+    /// Depths for `cfg`: a unit accepting a warp instruction every `i`
+    /// core cycles whose result comes `l` core cycles after the accept has
+    /// at most `ceil(l / i)` results in flight; one more entry covers the
+    /// cycle between a write and the next dispatch. `lsu_max_out` is the
+    /// LSU's limit on outstanding instructions.
+    pub fn of(cfg: &SmConfig, lsu_max_out: usize) -> WbParams {
+        let ns = cfg.warp_schedulers.max(1) as usize;
+        let lanes_grp = (cfg.sp_lanes as usize / ns).max(1);
+        let div = |a: usize, b: usize| a.div_ceil(b.max(1));
+        // SP group: streams 32/lanes hot cycles, `sp_latency` stages, +2 to
+        // the core edge; accepts every (32/lanes)/2 core cycles.
+        let sp_stream = 32 / lanes_grp;
+        let sp_lat = div(sp_stream + cfg.sp_latency as usize + 2, 2);
+        let sp = div(sp_lat, div(sp_stream, 2)) + 1;
+        // SFU: FMUL co-issue every 2 core cycles is its fastest rate.
+        let sfu_stream = 32 / (cfg.sfu_units.max(1) as usize);
+        let sfu_lat = div(sfu_stream + cfg.sfu_latency as usize, 2);
+        let sfu_int = if cfg.sfu_fmul { 2 } else { div(sfu_stream, 2) };
+        let sfu = div(sfu_lat, sfu_int) + 1;
+        let dl = if cfg.fp64_units > 0 {
+            cfg.fp64_units as usize
+        } else if cfg.fp64_rate_divisor > 0 {
+            cfg.sp_lanes as usize / cfg.fp64_rate_divisor as usize
+        } else {
+            32
+        };
+        let d_stream = 32 / dl.clamp(1, 32);
+        let d_lat = div(d_stream + cfg.dpu_latency as usize + 2, 2);
+        let dpu = div(d_lat, div(d_stream, 2)) + 1;
+        let cap = |d: usize| d.clamp(2, MAX_DEPTH);
+        WbParams {
+            depth: [cap(sp), cap(sp), cap(sfu), cap(dpu), cap(lsu_max_out + 1), 2],
+        }
+    }
+}
+
+/// One queue entry's registers.
+#[derive(Debug, Clone)]
+struct Entry {
+    tag: Reg<32>,
+    mask: Reg<32>,
+    pred: Reg<32>,
+    lo: Vec<Reg<32>>,
+    hi: Vec<Reg<32>>,
+}
+
+/// One source's queue.
+#[derive(Debug, Clone)]
+struct Queue {
+    ent: Vec<Entry>,
+    head: Reg<3>,
+    tail: Reg<3>,
+    count: Reg<4>,
+    cnt: Reg<4>,
+    wide: bool,
+}
+
+/// The write-back block of `NS` channels.
+#[derive(Debug, Clone)]
+pub struct Wb<const NS: usize> {
+    decl: Decl,
+    p: WbParams,
+    q: Vec<Queue>,
+    rr: Vec<Reg<3>>,
+    cnt_wait: Reg<32>,
+    err: Reg<1>,
+    err_src: Reg<3>,
+}
+
+/// Why a write-back block cannot be built.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("write-back: {0}")]
+pub struct WbError(pub String);
+
+impl<const NS: usize> Wb<NS> {
+    /// A write-back block with queue depths `p`.
+    pub fn new(p: WbParams) -> Result<Self, WbError> {
+        if !(1..=2).contains(&NS) {
+            return Err(WbError(format!("{NS} channels (warp_schedulers) must be 1 or 2")));
+        }
+        if let Some(d) = p.depth.iter().find(|&&d| d == 0 || d > MAX_DEPTH) {
+            return Err(WbError(format!("queue depth {d} must be 1..={MAX_DEPTH}")));
+        }
+        let mut d = Decl::new();
+        let c = Domain::Core;
+        let q = SOURCES
+            .iter()
+            .enumerate()
+            .map(|(s, name)| {
+                let wide = s == 3 || s == 4;
+                let ent = (0..p.depth[s])
+                    .map(|e| Entry {
+                        tag: d.reg(&format!("q_{name}_{e}_tag"), c, 0),
+                        mask: d.reg(&format!("q_{name}_{e}_mask"), c, 0),
+                        pred: d.reg(&format!("q_{name}_{e}_pred"), c, 0),
+                        lo: (0..32).map(|l| d.reg(&format!("q_{name}_{e}_lo{l}"), c, 0)).collect(),
+                        hi: if wide {
+                            (0..32).map(|l| d.reg(&format!("q_{name}_{e}_hi{l}"), c, 0)).collect()
+                        } else {
+                            vec![]
+                        },
+                    })
+                    .collect();
+                Queue {
+                    ent,
+                    head: d.reg(&format!("q_{name}_head"), c, 0),
+                    tail: d.reg(&format!("q_{name}_tail"), c, 0),
+                    count: d.reg(&format!("q_{name}_count"), c, 0),
+                    cnt: d.reg(&format!("credit_{name}"), c, 0),
+                    wide,
+                }
+            })
+            .collect();
+        let rr = (0..NS).map(|w| d.reg(&format!("rr{w}"), c, 0)).collect();
+        Ok(Wb {
+            cnt_wait: d.reg("cnt_wait", c, 0),
+            err: d.reg("err", c, 0),
+            err_src: d.reg("err_src", c, 0),
+            decl: d,
+            p,
+            q,
+            rr,
+        })
+    }
+    /// The queue depths.
+    pub fn params(&self) -> WbParams {
+        self.p
+    }
+}
+
+/// A result as the arbiter sees it (queue head or incoming pulse).
+#[derive(Clone, Copy)]
+struct Res<C: Ctx> {
+    valid: S<C, 1>,
+    tag: S<C, 32>,
+    mask: S<C, 32>,
+    pred: S<C, 32>,
+    lo: [S<C, 32>; 32],
+    hi: [S<C, 32>; 32],
+}
+
+fn unpack<C: Ctx>(cx: &mut C, v: S<C, 32>) -> [S<C, 1>; 32] {
+    std::array::from_fn(|l| bit_of(cx, v, l))
+}
+
+/// One source's inputs, gathered (`hi` zero for 32-bit sources).
+#[derive(Clone, Copy)]
+struct Pulse<C: Ctx> {
+    valid: S<C, 1>,
+    tag: S<C, 32>,
+    mask: S<C, 32>,
+    pred: S<C, 32>,
+    lo: [S<C, 32>; 32],
+    hi: [S<C, 32>; 32],
+    disp: S<C, 1>,
+}
+
+impl<const NS: usize> Block for Wb<NS> {
+    type In<B: Backend> = WbIn<B>;
+    type Out<B: Backend> = WbOut<B, NS>;
+    fn module_name(&self) -> String {
+        let d = self.p.depth;
+        format!("wb_s{NS}_d{}{}{}{}{}{}", d[0], d[1], d[2], d[3], d[4], d[5])
+    }
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+    /// Pulses only on sources with credit, warps and kinds mixed, credits
+    /// taken by dispatches the reference also sees.
+    fn constrain(&self, r: u64, i: &mut WbIn<crate::hdl::Concrete>) {
+        use crate::hdl::Bits;
+        let fix = |t: Bits<32>, k: u64| {
+            let t = t.to_u64();
+            Bits::<32>::new((t & !0x3f) | (k % 48))
+        };
+        i.sp0_res_tag_i = fix(i.sp0_res_tag_i, r);
+        i.sp1_res_tag_i = fix(i.sp1_res_tag_i, r >> 6);
+        i.sfu_res_tag_i = fix(i.sfu_res_tag_i, r >> 12);
+        i.dpu_res_tag_i = fix(i.dpu_res_tag_i, r >> 18);
+        i.lsu_res_tag_i = fix(i.lsu_res_tag_i, r >> 24);
+        i.fe_res_tag_i = fix(i.fe_res_tag_i, r >> 30);
+    }
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &WbIn<C::B>) -> WbOut<C::B, NS> {
+        let z32 = cx.lit::<32>(0);
+        let zl = [z32; 32];
+        let lo64 = |v: &[S<C, 64>; 32]| -> [S<C, 32>; 32] { std::array::from_fn(|l| v[l].slice::<0, 32>()) };
+        let hi64 = |v: &[S<C, 64>; 32]| -> [S<C, 32>; 32] { std::array::from_fn(|l| v[l].slice::<32, 32>()) };
+        let m = |cx: &mut C, v: &[S<C, 1>; 32]| pack(cx, v);
+        let pulses: [Pulse<C>; 6] = [
+            Pulse {
+                valid: i.sp0_res_valid_i,
+                tag: i.sp0_res_tag_i,
+                mask: m(cx, &i.sp0_res_mask_i),
+                pred: m(cx, &i.sp0_res_pred_i),
+                lo: i.sp0_res_data_i,
+                hi: zl,
+                disp: i.disp_sp0_i,
+            },
+            Pulse {
+                valid: i.sp1_res_valid_i,
+                tag: i.sp1_res_tag_i,
+                mask: m(cx, &i.sp1_res_mask_i),
+                pred: m(cx, &i.sp1_res_pred_i),
+                lo: i.sp1_res_data_i,
+                hi: zl,
+                disp: i.disp_sp1_i,
+            },
+            Pulse {
+                valid: i.sfu_res_valid_i,
+                tag: i.sfu_res_tag_i,
+                mask: m(cx, &i.sfu_res_mask_i),
+                pred: z32,
+                lo: i.sfu_res_data_i,
+                hi: zl,
+                disp: i.disp_sfu_i,
+            },
+            Pulse {
+                valid: i.dpu_res_valid_i,
+                tag: i.dpu_res_tag_i,
+                mask: m(cx, &i.dpu_res_mask_i),
+                pred: m(cx, &i.dpu_res_pred_i),
+                lo: lo64(&i.dpu_res_data_i),
+                hi: hi64(&i.dpu_res_data_i),
+                disp: i.disp_dpu_i,
+            },
+            Pulse {
+                valid: i.lsu_res_valid_i,
+                tag: i.lsu_res_tag_i,
+                mask: m(cx, &i.lsu_res_mask_i),
+                pred: z32,
+                lo: lo64(&i.lsu_res_data_i),
+                hi: hi64(&i.lsu_res_data_i),
+                disp: i.disp_lsu_i,
+            },
+            Pulse {
+                valid: i.fe_res_valid_i,
+                tag: i.fe_res_tag_i,
+                mask: m(cx, &i.fe_res_mask_i),
+                pred: z32,
+                lo: i.fe_res_data_i,
+                hi: zl,
+                disp: i.disp_fe_i,
+            },
+        ];
+        let one4 = cx.lit::<4>(1);
+        // Candidates: the queue head, or the pulse when the queue is empty.
+        let mut cand: Vec<Res<C>> = vec![];
+        let mut empty = vec![];
+        for (s, q) in self.q.iter().enumerate() {
+            let p = &pulses[s];
+            let count = cx.q(q.count);
+            let head = cx.q(q.head);
+            let is_empty = !count.any();
+            let tags: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
+            let masks: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
+            let preds: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.pred)).collect();
+            let htag = index(cx, &tags, head);
+            let hmask = index(cx, &masks, head);
+            let hpred = index(cx, &preds, head);
+            let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
+                let v: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.lo[l])).collect();
+                let h = index(cx, &v, head);
+                is_empty.mux(p.lo[l], h)
+            });
+            let hi: [S<C, 32>; 32] = if q.wide {
+                std::array::from_fn(|l| {
+                    let v: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.hi[l])).collect();
+                    let h = index(cx, &v, head);
+                    is_empty.mux(p.hi[l], h)
+                })
+            } else {
+                zl
+            };
+            cand.push(Res {
+                valid: is_empty.mux(p.valid, cx.lit::<1>(1)),
+                tag: is_empty.mux(p.tag, htag),
+                mask: is_empty.mux(p.mask, hmask),
+                pred: is_empty.mux(p.pred, hpred),
+                lo,
+                hi,
+            });
+            empty.push(is_empty);
+        }
+        // Per channel: round robin among the candidates of that channel.
+        let n = SOURCES.len();
+        let mut taken = vec![cx.lit::<1>(0); n];
+        let mut pr_taken = cx.lit::<1>(0);
+        let mut chan_sel: Vec<Vec<S<C, 1>>> = vec![];
+        for w in 0..NS {
+            let wl = cx.lit::<1>(w as u64);
+            let elig: Vec<S<C, 1>> = (0..n)
+                .map(|s| {
+                    let c = &cand[s];
+                    let warp: S<C, 6> = c.tag.slice::<0, 6>();
+                    let mine = if NS == 1 {
+                        cx.lit::<1>(1)
+                    } else {
+                        warp.slice::<0, 1>().eq(wl)
+                    };
+                    let kind: S<C, 2> = c.tag.slice::<14, 2>();
+                    let is_pred = kind.eq(cx.lit::<2>(3));
+                    c.valid & mine & !taken[s] & !(is_pred & pr_taken)
+                })
+                .collect();
+            let rr = cx.q(self.rr[w]);
+            // Priority order rr+1, rr+2, ..., rr (mod 6): a source s wins
+            // when eligible and no eligible source precedes it in that order.
+            let mut sel = vec![cx.lit::<1>(0); n];
+            for start in 0..n {
+                let is_start = rr.eq(cx.lit::<3>(((start + n - 1) % n) as u64));
+                let mut before = cx.lit::<1>(0);
+                for k in 0..n {
+                    let s = (start + k) % n;
+                    let win = is_start & elig[s] & !before;
+                    sel[s] = sel[s] | win;
+                    before = before | elig[s];
+                }
+            }
+            let any = or_all(cx, &sel);
+            let srcs: Vec<S<C, 3>> = (0..n).map(|s| cx.lit::<3>(s as u64)).collect();
+            let won = pick(cx, &sel, &srcs);
+            cx.d(self.rr[w], any.mux(won, rr));
+            for s in 0..n {
+                taken[s] = taken[s] | sel[s];
+            }
+            let tags: Vec<S<C, 32>> = cand.iter().map(|c| c.tag).collect();
+            let tag = pick(cx, &sel, &tags);
+            let kind: S<C, 2> = tag.slice::<14, 2>();
+            pr_taken = pr_taken | (any & kind.eq(cx.lit::<2>(3)));
+            chan_sel.push(sel);
+        }
+        // Outputs per channel.
+        let mut rf: Vec<(
+            S<C, 1>,
+            S<C, 6>,
+            S<C, 8>,
+            S<C, 1>,
+            [S<C, 1>; 32],
+            [S<C, 32>; 32],
+            [S<C, 32>; 32],
+        )> = vec![];
+        let mut ret: Vec<(S<C, 1>, S<C, 32>, [S<C, 1>; 32])> = vec![];
+        let mut rel_valid = [cx.lit::<1>(0); NS];
+        let mut rel_tag = [z32; NS];
+        let (mut prv, mut prw, mut pri, mut prm, mut prval) =
+            (cx.lit::<1>(0), cx.lit::<6>(0), cx.lit::<2>(0), z32, z32);
+        for w in 0..2 {
+            if w >= NS {
+                let z1 = cx.lit::<1>(0);
+                rf.push((z1, cx.lit::<6>(0), cx.lit::<8>(0), z1, [z1; 32], zl, zl));
+                ret.push((z1, z32, [z1; 32]));
+                continue;
+            }
+            let sel = &chan_sel[w];
+            let any = or_all(cx, sel);
+            let tags: Vec<S<C, 32>> = cand.iter().map(|c| c.tag).collect();
+            let masks: Vec<S<C, 32>> = cand.iter().map(|c| c.mask).collect();
+            let preds: Vec<S<C, 32>> = cand.iter().map(|c| c.pred).collect();
+            let tag = pick(cx, sel, &tags);
+            let mask = pick(cx, sel, &masks);
+            let pred = pick(cx, sel, &preds);
+            let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
+                let v: Vec<S<C, 32>> = cand.iter().map(|c| c.lo[l]).collect();
+                pick(cx, sel, &v)
+            });
+            let hi: [S<C, 32>; 32] = std::array::from_fn(|l| {
+                let v: Vec<S<C, 32>> = cand.iter().map(|c| c.hi[l]).collect();
+                pick(cx, sel, &v)
+            });
+            let kind: S<C, 2> = tag.slice::<14, 2>();
+            let k1 = kind.eq(cx.lit::<2>(1));
+            let k2 = kind.eq(cx.lit::<2>(2));
+            let k3 = kind.eq(cx.lit::<2>(3));
+            let warp: S<C, 6> = tag.slice::<0, 6>();
+            let dst: S<C, 8> = tag.slice::<6, 8>();
+            let mlanes = unpack(cx, mask);
+            rf.push((any & (k1 | k2), warp, dst, k2, mlanes, lo, hi));
+            ret.push((any, tag, mlanes));
+            rel_valid[w] = any;
+            rel_tag[w] = tag;
+            let pw = any & k3;
+            prv = prv | pw;
+            prw = pw.mux(warp, prw);
+            pri = pw.mux(dst.slice::<0, 2>(), pri);
+            prm = pw.mux(mask, prm);
+            prval = pw.mux(pred, prval);
+        }
+        // Queues: pop the head when it won, push a pulse that did not go
+        // straight through; credits.
+        let mut waited = cx.lit::<1>(0);
+        let mut overflow = cx.lit::<1>(0);
+        let mut ovf_src = cx.lit::<3>(0);
+        let mut room = vec![];
+        for (s, q) in self.q.iter().enumerate() {
+            let p = &pulses[s];
+            let d = q.ent.len();
+            let count = cx.q(q.count);
+            let head = cx.q(q.head);
+            let tail = cx.q(q.tail);
+            let credit = cx.q(q.cnt);
+            let won = taken[s];
+            let pop = won & !empty[s];
+            let push = p.valid & !(empty[s] & won);
+            let full = count.eq(cx.lit::<4>(d as u64));
+            let ovf = push & full & !pop;
+            overflow = overflow | ovf;
+            ovf_src = ovf.mux(cx.lit::<3>(s as u64), ovf_src);
+            waited = waited | (p.valid & empty[s] & !won);
+            let push_ok = push & !ovf;
+            let wrap = |cx: &mut C, v: S<C, 3>| {
+                let last = v.eq(cx.lit::<3>(d as u64 - 1));
+                last.mux(cx.lit::<3>(0), v + cx.lit::<3>(1))
+            };
+            let nh = wrap(cx, head);
+            let nt = wrap(cx, tail);
+            cx.d(q.head, pop.mux(nh, head));
+            cx.d(q.tail, push_ok.mux(nt, tail));
+            let inc = push_ok.mux(count + one4, count);
+            cx.d(q.count, pop.mux(inc - one4, inc));
+            for (e, ent) in q.ent.iter().enumerate() {
+                let here = push_ok & tail.eq(cx.lit::<3>(e as u64));
+                let t = cx.q(ent.tag);
+                cx.d(ent.tag, here.mux(p.tag, t));
+                let mk = cx.q(ent.mask);
+                cx.d(ent.mask, here.mux(p.mask, mk));
+                let pr = cx.q(ent.pred);
+                cx.d(ent.pred, here.mux(p.pred, pr));
+                for l in 0..32 {
+                    let v = cx.q(ent.lo[l]);
+                    cx.d(ent.lo[l], here.mux(p.lo[l], v));
+                    if q.wide {
+                        let v = cx.q(ent.hi[l]);
+                        cx.d(ent.hi[l], here.mux(p.hi[l], v));
+                    }
+                }
+            }
+            let up = p.disp.mux(credit + one4, credit);
+            let c2 = won.mux(up - one4, up);
+            cx.d(q.cnt, c2);
+            room.push(credit.ult(cx.lit::<4>(d as u64)));
+        }
+        let cw = cx.q(self.cnt_wait);
+        let one32 = cx.lit::<32>(1);
+        cx.d(self.cnt_wait, waited.mux(cw + one32, cw));
+        let err = cx.q(self.err);
+        let err_src = cx.q(self.err_src);
+        cx.d(self.err, overflow);
+        cx.d(self.err_src, overflow.mux(ovf_src, err_src));
+        let prm_l = unpack(cx, prm);
+        let prv_l = unpack(cx, prval);
+        WbOut {
+            rf_wr0_valid_o: rf[0].0,
+            rf_wr0_warp_o: rf[0].1,
+            rf_wr0_reg_o: rf[0].2,
+            rf_wr0_pair_o: rf[0].3,
+            rf_wr0_mask_o: rf[0].4,
+            rf_wr0_lo_o: rf[0].5,
+            rf_wr0_hi_o: rf[0].6,
+            rf_wr1_valid_o: rf[1].0,
+            rf_wr1_warp_o: rf[1].1,
+            rf_wr1_reg_o: rf[1].2,
+            rf_wr1_pair_o: rf[1].3,
+            rf_wr1_mask_o: rf[1].4,
+            rf_wr1_lo_o: rf[1].5,
+            rf_wr1_hi_o: rf[1].6,
+            pr_wr_valid_o: prv,
+            pr_wr_warp_o: prw,
+            pr_wr_idx_o: pri,
+            pr_wr_mask_o: prm_l,
+            pr_wr_val_o: prv_l,
+            rel_valid_o: rel_valid,
+            rel_tag_o: rel_tag,
+            wb_room_sp0_o: room[0],
+            wb_room_sp1_o: room[1],
+            wb_room_sfu_o: room[2],
+            wb_room_dpu_o: room[3],
+            wb_room_lsu_o: room[4],
+            wb_room_fe_o: room[5],
+            ret0_valid_o: ret[0].0,
+            ret0_tag_o: ret[0].1,
+            ret0_mask_o: ret[0].2,
+            ret1_valid_o: ret[1].0,
+            ret1_tag_o: ret[1].1,
+            ret1_mask_o: ret[1].2,
+            cnt_wait_o: cw,
+            err_o: err,
+            err_code_o: err.mux(cx.lit::<8>(ERR_WB_OVERFLOW), cx.lit::<8>(0)),
+            err_src_o: err_src,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WbParams;
+    use crate::testbenches::wb_tb::wb_random;
+
+    #[test]
+    fn random_matches_reference() {
+        for seed in 0..3 {
+            wb_random::<1>(
+                seed,
+                3_000,
+                WbParams {
+                    depth: [4, 2, 3, 2, 5, 2],
+                },
+            )
+            .unwrap();
+            wb_random::<2>(
+                seed + 10,
+                3_000,
+                WbParams {
+                    depth: [6, 6, 3, 7, 8, 2],
+                },
+            )
+            .unwrap();
+        }
+    }
+
+    #[test]
+    fn depths_from_presets() {
+        for name in ["tesla", "gt200", "fermi"] {
+            let cfg = crate::sm::SmConfig::preset(name).unwrap();
+            let p = WbParams::of(&cfg, 4);
+            assert!(p.depth.iter().all(|&d| (2..=8).contains(&d)), "{name}: {p:?}");
+        }
+    }
+}

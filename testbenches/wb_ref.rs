@@ -1,6 +1,6 @@
 //! Transaction-level reference of the write-back block (`units::wb`):
-//! per-source FIFOs of results, one write per channel per cycle chosen
-//! round robin, one predicate write per cycle, credits per source.
+//! per-source FIFOs of results (a pulse is written at the earliest the
+//! cycle after it arrives), one write per channel per cycle chosen round robin, one predicate write per cycle, credits per source.
 //! Written from the block's documented behaviour; shares no code with it.
 
 use std::collections::VecDeque;
@@ -77,9 +77,7 @@ impl WbRef {
         let err = self.err_next;
         let cnt_wait = self.cnt_wait;
         // Candidates.
-        let cand: Vec<Option<WbRes>> = (0..6)
-            .map(|s| self.q[s].front().cloned().or_else(|| pulses[s].clone()))
-            .collect();
+        let cand: Vec<Option<WbRes>> = (0..6).map(|s| self.q[s].front().cloned()).collect();
         let mut taken = [false; 6];
         let mut pred_used = false;
         let mut chans = vec![];
@@ -109,21 +107,17 @@ impl WbRef {
         let mut overflow = false;
         let mut waited = false;
         for s in 0..6 {
-            let was_empty = self.q[s].is_empty();
-            if taken[s] && !was_empty {
+            if cand[s].is_some() && !taken[s] {
+                waited = true;
+            }
+            if taken[s] {
                 self.q[s].pop_front();
             }
             if let Some(p) = &pulses[s] {
-                let through = was_empty && taken[s];
-                if was_empty && !taken[s] {
-                    waited = true;
-                }
-                if !through {
-                    if self.q[s].len() >= self.depth[s] {
-                        overflow = true;
-                    } else {
-                        self.q[s].push_back(p.clone());
-                    }
+                if self.q[s].len() >= self.depth[s] {
+                    overflow = true;
+                } else {
+                    self.q[s].push_back(p.clone());
                 }
             }
             if disp[s] {

@@ -4,7 +4,7 @@
 use smrtl::cosim::{self, require_tools, Options};
 use smrtl::hdl::fifo::{Fifo, FifoIn};
 use smrtl::hdl::sim::zero_ports;
-use smrtl::hdl::{elaborate, verilog, Backend, Bits, Block, Concrete, Ctx, Decl, Domain, Reg, Sim};
+use smrtl::hdl::{elaborate, verilog, Backend, Bits, Block, Concrete, Ctx, Decl, Domain, Reg, Sig, Sim};
 use smrtl::testbenches::fifo_pair::{FifoPair, PairIn};
 use smrtl::units::mad_rf::MadRf;
 use std::path::{Path, PathBuf};
@@ -108,6 +108,81 @@ fn feedback_through_a_mealy_block_is_rejected() {
         .expect("comb loop")
         .to_string();
     assert!(e.contains("instance_fb") && e.contains("mealy"), "{e}");
+}
+
+/// A block with one Moore output (a counter) and one Mealy output
+/// (input + counter): feedback from the Moore output is accepted, the
+/// Mealy output is usable after the call, and it simulates as wired.
+#[derive(Clone)]
+struct Mixed(Decl, smrtl::hdl::Reg<4>);
+smrtl::ports! { pub struct XIn { x_i: 4 @ Core, en_i: 1 @ Core } }
+smrtl::ports! { pub struct XOut { cnt_o: 4 @ Core, sum_o: 4 @ Core } }
+impl Mixed {
+    fn new() -> Self {
+        let mut d = Decl::new();
+        let r = d.reg::<4>("cnt", Domain::Core, 0);
+        Mixed(d, r)
+    }
+}
+impl Block for Mixed {
+    type In<B: Backend> = XIn<B>;
+    type Out<B: Backend> = XOut<B>;
+    fn module_name(&self) -> String {
+        "mixed".into()
+    }
+    fn decl(&self) -> &Decl {
+        &self.0
+    }
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &XIn<C::B>) -> XOut<C::B> {
+        let c = cx.q(self.1);
+        let one = cx.lit::<4>(1);
+        cx.d(self.1, i.en_i.mux(c + one, c));
+        XOut {
+            cnt_o: c,
+            sum_o: c + i.x_i,
+        }
+    }
+}
+#[derive(Clone)]
+struct UsesMixed(Decl, Mixed, bool);
+impl Block for UsesMixed {
+    type In<B: Backend> = MIn<B>;
+    type Out<B: Backend> = MOut<B>;
+    fn module_name(&self) -> String {
+        format!("uses_mixed_{}", self.2 as u8)
+    }
+    fn decl(&self) -> &Decl {
+        &self.0
+    }
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &MIn<C::B>) -> MOut<C::B> {
+        let bad = self.2;
+        let o = cx.instance_fb("u_x", &self.1, |cx, o| {
+            // Count while the counter is below 5 (Moore feedback).
+            let five = cx.lit::<4>(5);
+            let en = if bad { o.sum_o.ult(five) } else { o.cnt_o.ult(five) };
+            XIn { x_i: i.m_i, en_i: en }
+        });
+        MOut { m_o: o.sum_o }
+    }
+}
+
+#[test]
+fn feedback_from_the_moore_outputs_of_a_mealy_block() {
+    let mut sim = Sim::new(UsesMixed(Decl::new(), Mixed::new(), false)).expect("moore feedback is accepted");
+    let mut outs = vec![];
+    for k in 0..8u64 {
+        let o = sim.step_core(&MIn {
+            m_i: smrtl::hdl::Bits::new(k),
+        });
+        outs.push(o.m_o.to_u64());
+    }
+    // cnt = 0,1,2,3,4,5,5,5; sum = cnt + k.
+    assert_eq!(outs, vec![0, 2, 4, 6, 8, 10, 11, 12]);
+    let e = Sim::new(UsesMixed(Decl::new(), Mixed::new(), true))
+        .err()
+        .expect("the Mealy output in the closure must be rejected")
+        .to_string();
+    assert!(e.contains("u_x.sum_o") && e.contains("instance_fb"), "{e}");
 }
 
 #[test]

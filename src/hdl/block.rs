@@ -283,7 +283,21 @@ pub trait Ctx: Sized {
     fn instance_fb<K: Block, F>(&mut self, name: &str, blk: &K, f: F) -> K::Out<Self::B>
     where
         F: FnOnce(&mut Self, &K::Out<Self::B>) -> K::In<Self::B>;
+    /// The first half of an instance whose inputs are computed later (the
+    /// closure of [`Ctx::instance_fb`] turned inside out, for a parent that
+    /// wires many children in a ring): returns a handle and the child's
+    /// outputs, of which only the Moore ones (no combinational path from an
+    /// input) may be used before [`Ctx::instance_end`]; the elaborator
+    /// rejects a use of any other, and an instance never ended.
+    fn instance_begin<K: Block>(&mut self, name: &str, blk: &K) -> (Pending, K::Out<Self::B>);
+    /// Give a begun instance its inputs; returns all its outputs.
+    fn instance_end<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Self::B>) -> K::Out<Self::B>;
 }
+
+/// Handle of an instance between [`Ctx::instance_begin`] and
+/// [`Ctx::instance_end`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pending(pub(crate) usize);
 
 /// Builds ports that are all constant zero, in any backend.
 pub struct ZeroPorts;

@@ -16,7 +16,7 @@
 //! domain is one `copy_from_slice`.
 
 use super::bits::{words_for, Bits, WORDS};
-use super::block::{Block, Ctx, Domain, Mem, PortBuilder, PortVisitor, Ports, Reg};
+use super::block::{Block, Ctx, Domain, Mem, Pending, PortBuilder, PortVisitor, Ports, Reg};
 use super::signal::Concrete;
 use super::trace::{elaborate, Design, ElabError};
 use super::vcd::VcdWriter;
@@ -156,6 +156,25 @@ impl Ctx for SimCx<'_> {
         let i = f(self, &probe);
         let saved = self.enter(ord);
         let o = blk.eval(self, &i);
+        (self.cur, self.ord) = saved;
+        o
+    }
+
+    #[inline(always)]
+    fn instance_begin<K: Block>(&mut self, _name: &str, blk: &K) -> (Pending, K::Out<Concrete>) {
+        let ord = self.ord;
+        self.ord += 1;
+        // Probe, as in `instance_fb`: only Moore outputs are meaningful.
+        let saved = self.enter(ord);
+        let probe = blk.eval(self, &zero_ports::<K::In<Concrete>>());
+        (self.cur, self.ord) = saved;
+        (Pending(ord), probe)
+    }
+
+    #[inline(always)]
+    fn instance_end<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
+        let saved = self.enter(h.0);
+        let o = blk.eval(self, i);
         (self.cur, self.ord) = saved;
         o
     }

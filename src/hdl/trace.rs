@@ -17,7 +17,7 @@
 //! Verilog (a comment marks it).
 
 use super::bits::{Bits, WORDS};
-use super::block::{Block, Ctx, Decl, Domain, Mem, PortBuilder, PortVisitor, Ports, Reg};
+use super::block::{Block, Ctx, Decl, Domain, Mem, Pending, PortBuilder, PortVisitor, Ports, Reg};
 use super::signal::{Backend, Sig};
 use std::cell::RefCell;
 use std::ops::{Add, BitAnd, BitOr, BitXor, Not, Sub};
@@ -258,9 +258,11 @@ pub struct Module {
     pub mem_rd: Vec<Vec<Option<RdPort>>>,
     pub mem_wr: Vec<Vec<Option<WrPort>>>,
     pub insts: Vec<Inst>,
-    /// No output depends combinationally on an input (usable with
-    /// `instance_fb`).
+    /// No output depends combinationally on an input.
     pub moore: bool,
+    /// Per output: it depends on no input combinationally (a Moore
+    /// output). `instance_fb` closures may read only these outputs.
+    pub moore_out: Vec<bool>,
 }
 
 /// A design: modules in dependency order (children before parents).
@@ -286,6 +288,11 @@ struct TraceCx<'a> {
     mem_wr: Vec<Vec<Option<WrPort>>>,
     insts: Vec<Inst>,
     errors: Vec<String>,
+    /// Placeholders of Mealy outputs handed to `instance_fb` closures,
+    /// with `instance.port`.
+    forbidden: Vec<(Id, String)>,
+    /// Instances begun (`instance_begin`) and not yet ended.
+    open: Vec<(usize, String)>,
 }
 
 struct InputMaker {
@@ -344,18 +351,43 @@ struct InstOutMaker<'a> {
     inst: u32,
     ports: &'a [PortInfo],
     k: usize,
+    /// For an `instance_fb` closure: per output, is it Moore? Mealy outputs
+    /// become placeholder constants whose ids land in `forbidden` (with the
+    /// port name), so a use of one is reported after elaboration.
+    moore_out: Option<&'a [bool]>,
+    forbidden: Vec<(Id, String)>,
+}
+impl InstOutMaker<'_> {
+    fn leaf(&mut self, width: usize, dm: u8, name: &str) -> Id {
+        let k = self.k as u32 - 1;
+        match self.moore_out {
+            Some(mo) if !mo.get(k as usize).copied().unwrap_or(true) => {
+                let id = push(Op::Const([0; WORDS]), width, dm);
+                self.forbidden.push((id, name.to_string()));
+                id
+            }
+            _ => push(Op::InstOut(self.inst, k), width, dm),
+        }
+    }
 }
 impl PortBuilder<Tracing> for InstOutMaker<'_> {
-    fn port<const W: usize>(&mut self, _name: &'static str, d: Domain) -> Sym<W> {
+    fn port<const W: usize>(&mut self, name: &'static str, d: Domain) -> Sym<W> {
         let dm = self.ports.get(self.k).map(|p| p.dom).unwrap_or(d);
         self.k += 1;
-        Sym(push(Op::InstOut(self.inst, self.k as u32 - 1), W, dm.mask()))
+        Sym(self.leaf(W, dm.mask(), name))
     }
-    fn array<const W: usize, const N: usize>(&mut self, _name: &'static str, d: Domain) -> [Sym<W>; N] {
+    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, d: Domain) -> [Sym<W>; N] {
         let dm = self.ports.get(self.k).map(|p| p.dom).unwrap_or(d).mask();
         self.k += 1;
-        let bus = push(Op::InstOut(self.inst, self.k as u32 - 1), W * N, dm);
-        std::array::from_fn(|k| Sym(push(Op::Slice(bus, (k * W) as u32), W, dm)))
+        let bus = self.leaf(W * N, dm, name);
+        let forb = self.forbidden.iter().any(|f| f.0 == bus);
+        std::array::from_fn(|k| {
+            let id = push(Op::Slice(bus, (k * W) as u32), W, dm);
+            if forb {
+                self.forbidden.push((id, name.to_string()));
+            }
+            Sym(id)
+        })
     }
 }
 
@@ -468,7 +500,8 @@ impl Ctx for TraceCx<'_> {
         F: FnOnce(&mut Self, &K::Out<Tracing>) -> K::In<Tracing>,
     {
         let (inst, out) = self.begin_instance(name, blk, true);
-        let i = f(self, &out);
+        let probe = self.probe_outputs::<K>(inst, name, out);
+        let i = f(self, &probe);
         let mut c = Collect {
             ports: vec![],
             ids: vec![],
@@ -477,9 +510,74 @@ impl Ctx for TraceCx<'_> {
         self.insts[inst].inputs = c.ids;
         out
     }
+
+    fn instance_begin<K: Block>(&mut self, name: &str, blk: &K) -> (Pending, K::Out<Tracing>) {
+        let (inst, out) = self.begin_instance(name, blk, true);
+        self.open.push((inst, name.to_string()));
+        (Pending(inst), self.probe_outputs::<K>(inst, name, out))
+    }
+
+    fn instance_end<K: Block>(&mut self, h: Pending, _blk: &K, i: &K::In<Tracing>) -> K::Out<Tracing> {
+        let inst = h.0;
+        match self.open.iter().position(|o| o.0 == inst) {
+            Some(k) => {
+                self.open.remove(k);
+            }
+            None => self
+                .errors
+                .push(format!("instance_end of instance {inst}, which is not open")),
+        }
+        let mut c = Collect {
+            ports: vec![],
+            ids: vec![],
+        };
+        i.visit(&mut c);
+        self.insts[inst].inputs = c.ids;
+        let module = self.insts[inst].module;
+        let outs = if module == usize::MAX {
+            vec![]
+        } else {
+            self.design.modules[module].outputs.clone()
+        };
+        K::Out::<Tracing>::build(&mut InstOutMaker {
+            inst: inst as u32,
+            ports: &outs,
+            k: 0,
+            moore_out: None,
+            forbidden: vec![],
+        })
+    }
 }
 
 impl TraceCx<'_> {
+    /// The outputs an `instance_fb` closure (or the code between
+    /// `instance_begin` and `instance_end`) sees: the Moore outputs; Mealy
+    /// ones are placeholders that must stay unused (checked at the end of
+    /// elaboration), since the native simulator evaluates that code on a
+    /// probe of the child.
+    fn probe_outputs<K: Block>(&mut self, inst: usize, name: &str, out: K::Out<Tracing>) -> K::Out<Tracing> {
+        let module = self.insts[inst].module;
+        if module == usize::MAX {
+            return out;
+        }
+        let child = &self.design.modules[module];
+        let (outs, mo) = (child.outputs.clone(), child.moore_out.clone());
+        let mut mk = InstOutMaker {
+            inst: inst as u32,
+            ports: &outs,
+            k: 0,
+            moore_out: Some(&mo),
+            forbidden: vec![],
+        };
+        let p = K::Out::<Tracing>::build(&mut mk);
+        self.forbidden.extend(
+            mk.forbidden
+                .into_iter()
+                .map(|(id, port)| (id, format!("{name}.{port}"))),
+        );
+        p
+    }
+
     /// Elaborate the child, reserve its instance slot (instances are
     /// numbered in the order their calls start) and make its output nodes.
     fn begin_instance<K: Block>(&mut self, name: &str, blk: &K, fb: bool) -> (usize, K::Out<Tracing>) {
@@ -487,12 +585,7 @@ impl TraceCx<'_> {
         match elaborate_into(blk, self.design) {
             Ok(module) => {
                 let child = &self.design.modules[module];
-                if fb && !child.moore {
-                    self.errors.push(format!(
-                        "instance `{name}` uses instance_fb but an output of `{}` depends combinationally on an input",
-                        child.name
-                    ));
-                }
+                let _ = fb;
                 let outs = child.outputs.clone();
                 self.insts.push(Inst {
                     name: name.to_string(),
@@ -505,6 +598,8 @@ impl TraceCx<'_> {
                         inst: inst as u32,
                         ports: &outs,
                         k: 0,
+                        moore_out: None,
+                        forbidden: vec![],
                     }),
                 )
             }
@@ -521,6 +616,8 @@ impl TraceCx<'_> {
                         inst: inst as u32,
                         ports: &[],
                         k: 0,
+                        moore_out: None,
+                        forbidden: vec![],
                     }),
                 )
             }
@@ -585,6 +682,8 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
         mem_wr: decl.mems.iter().map(|m| vec![None; m.write_ports]).collect(),
         insts: vec![],
         errors: vec![],
+        forbidden: vec![],
+        open: vec![],
     };
     let outs = blk.eval(&mut cx, &inputs);
     let mut oc = Collect {
@@ -600,9 +699,19 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
         mem_wr,
         insts,
         errors,
+        forbidden,
+        open,
         ..
     } = cx;
     if let Some(e) = errors.into_iter().next() {
+        return Err(err(e));
+    }
+    if let Some((_, name)) = open.first() {
+        return Err(err(format!(
+            "instance `{name}` was begun (instance_begin) but never given its inputs"
+        )));
+    }
+    if let Some(e) = forbidden_use(&nodes, &forbidden, &oc.ids, &reg_d, &mem_rd, &mem_wr, &insts) {
         return Err(err(e));
     }
     let mut m = Module {
@@ -617,8 +726,10 @@ fn elaborate_into<K: Block>(blk: &K, design: &mut Design) -> Result<usize, ElabE
         mem_wr,
         insts,
         moore: false,
+        moore_out: vec![],
     };
-    m.moore = !m.out.iter().any(|&o| reaches_input(&m, design, o));
+    m.moore_out = m.out.iter().map(|&o| !reaches_input(&m, design, o)).collect();
+    m.moore = m.moore_out.iter().all(|&b| b);
     check(&m, design).map_err(err)?;
     design.modules.push(m);
     Ok(design.modules.len() - 1)
@@ -634,9 +745,9 @@ fn reaches_input(m: &Module, d: &Design, id: Id) -> bool {
         }
         match m.nodes[n as usize].op {
             Op::Input(_) => return true,
-            Op::InstOut(i, _) => {
+            Op::InstOut(i, p) => {
                 let inst = &m.insts[i as usize];
-                if !d.modules[inst.module].moore {
+                if !d.modules[inst.module].moore_out[p as usize] {
                     stack.extend(&inst.inputs);
                 }
             }
@@ -644,6 +755,53 @@ fn reaches_input(m: &Module, d: &Design, id: Id) -> bool {
         }
     }
     false
+}
+
+/// The first use of a Mealy output inside an `instance_fb` closure (a
+/// placeholder in `forbidden` read by any node, output, register, memory
+/// port or instance input), as an error message.
+fn forbidden_use(
+    nodes: &[Node],
+    forbidden: &[(Id, String)],
+    out: &[Id],
+    reg_d: &[Option<Id>],
+    mem_rd: &[Vec<Option<RdPort>>],
+    mem_wr: &[Vec<Option<WrPort>>],
+    insts: &[Inst],
+) -> Option<String> {
+    if forbidden.is_empty() {
+        return None;
+    }
+    let mut bad = vec![None; nodes.len()];
+    for (id, name) in forbidden {
+        bad[*id as usize] = Some(name.as_str());
+    }
+    let msg = |name: &str| {
+        format!(
+            "an instance_fb closure uses `{name}`, an output that depends combinationally on the instance's inputs \
+             (only Moore outputs may feed back; use it after the instance call)"
+        )
+    };
+    for (k, n) in nodes.iter().enumerate() {
+        if bad[k].is_some() {
+            continue;
+        }
+        if let Some(name) = n.op.operands().iter().find_map(|&o| bad[o as usize]) {
+            return Some(msg(name));
+        }
+    }
+    let mut roots: Vec<Id> = out.to_vec();
+    roots.extend(reg_d.iter().flatten());
+    for p in mem_rd.iter().flatten().flatten() {
+        roots.extend([p.0, p.1]);
+    }
+    for p in mem_wr.iter().flatten().flatten() {
+        roots.extend([p.0, p.1, p.2]);
+    }
+    for i in insts {
+        roots.extend(&i.inputs);
+    }
+    roots.iter().find_map(|&r| bad[r as usize]).map(msg)
 }
 
 /// Human name of the state or port a leaf node stands for.

@@ -25,6 +25,10 @@
 //!   RAW; destination: no WAW). RZ (255) and registers >= 128 are never
 //!   pending. A release at edge k lets the dependent instruction issue at
 //!   edge k+1 (docs/sm.md section 8).
+//! * `pend_o[w]`, `ppend_o[w]` (Moore): the pending bits themselves; the
+//!   SM top computes readiness from them with [`head_ok`] (the same
+//!   function as `ok_o`) so that the scoreboard has no combinational path
+//!   in the SM's issue ring.
 //! * Sizes: `max_warps` (MW) warps, `warp_schedulers` (NS) set and release
 //!   channels; 128 register bits per warp (the ISA's R0..R127).
 
@@ -53,6 +57,8 @@ crate::ports! {
     pub struct SbOut[MW] {
         ok_o: [1; MW] @ Core,
         idle_o: [1; MW] @ Core,
+        pend_o: [128; MW] @ Core,
+        ppend_o: [4; MW] @ Core,
     }
 }
 
@@ -104,6 +110,33 @@ fn reg_busy<C: Ctx>(cx: &mut C, pend: S<C, 128>, r: S<C, 8>, pair: S<C, 1>) -> S
     (two & m).any()
 }
 
+/// The head fields a readiness query reads (the `q_*` inputs of one warp).
+#[derive(Clone, Copy)]
+pub struct Query<B: Backend> {
+    pub ra: B::S<8>,
+    pub rb: B::S<8>,
+    pub rc: B::S<8>,
+    pub pair: B::S<3>,
+    pub kind: B::S<2>,
+    pub dst: B::S<8>,
+    pub prd: B::S<4>,
+}
+
+/// `ok`: the head `q` reads nothing pending in `pend`/`pp` (RAW, pairs,
+/// predicates) and its destination is not pending (WAW). Used by the block
+/// for `ok_o` and by the SM top, which computes readiness from the Moore
+/// `pend_o`/`ppend_o` so the scoreboard can sit in its ring.
+pub fn head_ok<C: Ctx>(cx: &mut C, pend: S<C, 128>, pp: S<C, 4>, q: &Query<C::B>) -> S<C, 1> {
+    let busy = reg_busy(cx, pend, q.ra, q.pair.slice::<0, 1>())
+        | reg_busy(cx, pend, q.rb, q.pair.slice::<1, 1>())
+        | reg_busy(cx, pend, q.rc, q.pair.slice::<2, 1>());
+    // Destination: as a query tag (kind, dst) on this warp.
+    let qtag: S<C, 32> = q.kind.zext::<16>().shl(cx.lit::<4>(14)).zext::<32>() | q.dst.zext::<32>().shl(cx.lit::<3>(6));
+    let (dr, dp) = tag_masks(cx, qtag);
+    let busy = busy | (dr & pend).any() | (dp & pp).any() | (q.prd & pp).any();
+    !busy
+}
+
 impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
     type In<B: Backend> = SbIn<B, MW, NS>;
     type Out<B: Backend> = SbOut<B, MW>;
@@ -139,19 +172,24 @@ impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
         let rels: [(S<C, 128>, S<C, 4>); NS] = std::array::from_fn(|s| tag_masks(cx, i.rel_tag_i[s]));
         let mut ok = [cx.lit::<1>(0); MW];
         let mut idle = [cx.lit::<1>(0); MW];
+        let mut pend_o = [z128; MW];
+        let mut ppend_o = [z4; MW];
         for w in 0..MW {
             let wl = cx.lit::<6>(w as u64);
             let pend = cx.q(self.pend[w]);
             let pp = cx.q(self.ppend[w]);
-            let busy = reg_busy(cx, pend, i.q_ra_i[w], i.q_pair_i[w].slice::<0, 1>())
-                | reg_busy(cx, pend, i.q_rb_i[w], i.q_pair_i[w].slice::<1, 1>())
-                | reg_busy(cx, pend, i.q_rc_i[w], i.q_pair_i[w].slice::<2, 1>());
-            // Destination: as a query tag (kind, dst) on this warp.
-            let qtag: S<C, 32> = i.q_kind_i[w].zext::<16>().shl(cx.lit::<4>(14)).zext::<32>()
-                | i.q_dst_i[w].zext::<32>().shl(cx.lit::<3>(6));
-            let (dr, dp) = tag_masks(cx, qtag);
-            let busy = busy | (dr & pend).any() | (dp & pp).any() | (i.q_prd_i[w] & pp).any();
-            ok[w] = !busy;
+            let q = Query {
+                ra: i.q_ra_i[w],
+                rb: i.q_rb_i[w],
+                rc: i.q_rc_i[w],
+                pair: i.q_pair_i[w],
+                kind: i.q_kind_i[w],
+                dst: i.q_dst_i[w],
+                prd: i.q_prd_i[w],
+            };
+            ok[w] = head_ok(cx, pend, pp, &q);
+            pend_o[w] = pend;
+            ppend_o[w] = pp;
             idle[w] = !(pend.any() | pp.any());
             let (mut setr, mut setp, mut relr, mut relp) = (z128, z4, z128, z4);
             for s in 0..NS {
@@ -166,7 +204,12 @@ impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
             cx.d(self.pend[w], clr.mux(z128, (pend & !relr) | setr));
             cx.d(self.ppend[w], clr.mux(z4, (pp & !relp) | setp));
         }
-        SbOut { ok_o: ok, idle_o: idle }
+        SbOut {
+            ok_o: ok,
+            idle_o: idle,
+            pend_o,
+            ppend_o,
+        }
     }
 }
 

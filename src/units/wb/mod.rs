@@ -4,10 +4,10 @@
 //! same edge. It also drives the retire monitor (`ret<w>_*`).
 //!
 //! ```text
-//!  sp0_res  sp1_res  sfu_res  dpu_res  lsu_res  fe_res     (pulses, Moore sources)
+//!  sp0_res  sp1_res  sfu_res  dpu_res  lsu_res  fe_res     (pulses)
 //!     |        |        |        |        |        |
 //!   [q0]     [q1]     [q2]     [q3]     [q4]     [q5]      circular queues, depth D_s
-//!     |  head (or the pulse itself when the queue is empty: bypass)
+//!     |  heads (registers)
 //!     v
 //!  per channel w (warp mod NS == w): round robin from rr_q[w] among the heads
 //!     |                           kind 1/2 -> rf_wr<w>_*  (reg / pair)
@@ -18,10 +18,12 @@
 //!
 //! * Clock domain: core. Sources (index): 0 `sp0`, 1 `sp1`, 2 `sfu`,
 //!   3 `dpu`, 4 `lsu`, 5 `fe` (S2R values from the CTA launcher).
-//! * Timing: a pulse in cycle k that wins its channel is written (and the
-//!   scoreboard released) at edge k (docs/sm.md section 8, "0" case); one
-//!   that loses waits in its queue and is written at the first edge it
-//!   wins. Results of one source leave in arrival order.
+//! * Timing: a pulse in cycle k enters its queue at edge k; the queue head
+//!   competes from cycle k+1 and is written (and the scoreboard released)
+//!   at the edge it wins: k+1 without contention (docs/sm.md section 8,
+//!   the "1" case). Every output is a function of registers only (Moore),
+//!   so the SM top can close its ring through wb. Results of one source
+//!   leave in arrival order.
 //! * Channel: a result goes to channel `warp mod NS` (the register file's
 //!   write channel of that warp's scheduler, docs/sm.md 5.2); each channel
 //!   writes one result per core cycle. A predicate result (tag kind 3)
@@ -45,8 +47,8 @@
 //!   never throttle a unit that streams into a free channel.
 //! * Retire monitor: `ret<w>_valid_o`, `ret<w>_tag_o`, `ret<w>_mask_o`
 //!   with the values on `rf_wr<w>_lo_o`/`_hi_o` (kind 1/2) or
-//!   `pr_wr_val_o` (kind 3). Counter `cnt_wait_o`: results that found no
-//!   free channel in their arrival cycle.
+//!   `pr_wr_val_o` (kind 3). Counter `cnt_wait_o`: cycles in which some
+//!   queue head was not written (channel contention).
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::sm::SmConfig;
@@ -399,43 +401,38 @@ impl<const NS: usize> Block for Wb<NS> {
             },
         ];
         let one4 = cx.lit::<4>(1);
-        // Candidates: the queue head, or the pulse when the queue is empty.
+        // Candidates: the queue heads (registers only, so every output is
+        // Moore and the SM top can wire wb in its ring).
         let mut cand: Vec<Res<C>> = vec![];
-        let mut empty = vec![];
-        for (s, q) in self.q.iter().enumerate() {
-            let p = &pulses[s];
+        for q in self.q.iter() {
             let count = cx.q(q.count);
             let head = cx.q(q.head);
-            let is_empty = !count.any();
             let tags: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
             let masks: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
             let preds: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.pred)).collect();
-            let htag = index(cx, &tags, head);
-            let hmask = index(cx, &masks, head);
-            let hpred = index(cx, &preds, head);
+            let tag = index(cx, &tags, head);
+            let mask = index(cx, &masks, head);
+            let pred = index(cx, &preds, head);
             let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
                 let v: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.lo[l])).collect();
-                let h = index(cx, &v, head);
-                is_empty.mux(p.lo[l], h)
+                index(cx, &v, head)
             });
             let hi: [S<C, 32>; 32] = if q.wide {
                 std::array::from_fn(|l| {
                     let v: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.hi[l])).collect();
-                    let h = index(cx, &v, head);
-                    is_empty.mux(p.hi[l], h)
+                    index(cx, &v, head)
                 })
             } else {
                 zl
             };
             cand.push(Res {
-                valid: is_empty.mux(p.valid, cx.lit::<1>(1)),
-                tag: is_empty.mux(p.tag, htag),
-                mask: is_empty.mux(p.mask, hmask),
-                pred: is_empty.mux(p.pred, hpred),
+                valid: count.any(),
+                tag,
+                mask,
+                pred,
                 lo,
                 hi,
             });
-            empty.push(is_empty);
         }
         // Per channel: round robin among the candidates of that channel.
         let n = SOURCES.len();
@@ -555,13 +552,13 @@ impl<const NS: usize> Block for Wb<NS> {
             let tail = cx.q(q.tail);
             let credit = cx.q(q.cnt);
             let won = taken[s];
-            let pop = won & !empty[s];
-            let push = p.valid & !(empty[s] & won);
+            let pop = won;
+            let push = p.valid;
             let full = count.eq(cx.lit::<4>(d as u64));
             let ovf = push & full & !pop;
             overflow = overflow | ovf;
             ovf_src = ovf.mux(cx.lit::<3>(s as u64), ovf_src);
-            waited = waited | (p.valid & empty[s] & !won);
+            waited = waited | (cand[s].valid & !won);
             let push_ok = push & !ovf;
             let wrap = |cx: &mut C, v: S<C, 3>| {
                 let last = v.eq(cx.lit::<3>(d as u64 - 1));

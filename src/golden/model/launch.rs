@@ -11,6 +11,7 @@ use super::warp::Warp;
 use super::{Ctx, Golden, DEFAULT_BUDGET, FULL, WARP};
 use crate::golden::isa::{Program, MAX_REGS};
 use crate::sm::config::{MulAdd, SmConfig};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a kernel launch names: grid and block dimensions and the
 /// parameter words (one per `.param`).
@@ -147,8 +148,13 @@ impl Golden {
                 vals: [0; 32],
                 new: [0; 32],
             },
+            multi: false,
+            resident: BTreeMap::new(),
+            retired_ctas: BTreeSet::new(),
+            fresh: Vec::new(),
         };
         g.start_cta();
+        g.fresh = g.warps.clone();
         Ok(g)
     }
 

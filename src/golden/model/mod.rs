@@ -41,6 +41,7 @@
 mod exec;
 mod launch;
 mod memory;
+mod multi;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -48,12 +49,13 @@ mod warp;
 
 pub use launch::{parse_dims, parse_param_value, resolve_params, run_kernel, Launch};
 pub use memory::Space;
-pub use report::{ClassCount, Place, Reason, Retired, RunError, Stats, Write};
+pub use multi::{CtaWarps, WarpView};
+pub use report::{AtomValues, ClassCount, Place, Reason, Retired, RunError, Stats, Write};
 
 use crate::golden::isa::{Class, Form, ModKind, Program, NUM_PREDS, RZ};
 use exec::Dec;
 use memory::Scratch;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use warp::Warp;
 
 /// Lanes per warp (the model's masks are `u32`).
@@ -100,6 +102,15 @@ pub struct Golden {
     issued: u64,
     stats: Stats,
     scratch: Scratch,
+    /// Multi-CTA mode ([`Golden::step_cta_warp`]) is in use: `warps` and
+    /// `shared` are then only the slot a resident CTA is swapped into.
+    multi: bool,
+    /// Resident CTAs of the multi-CTA mode by linear index.
+    resident: BTreeMap<u32, multi::Resident>,
+    /// CTAs of the multi-CTA mode that have finished.
+    retired_ctas: BTreeSet<u32>,
+    /// The warps of a CTA at its start (identical for every CTA).
+    fresh: Vec<Warp>,
 }
 
 impl Golden {
@@ -231,6 +242,7 @@ impl Golden {
     /// Execute one warp instruction and describe it; `Ok(None)` once the
     /// grid is done.
     pub fn step(&mut self) -> Result<Option<Retired>, RunError> {
+        self.single_mode()?;
         let wi = match self.pick()? {
             Some(w) => w,
             None => {
@@ -249,6 +261,7 @@ impl Golden {
     /// [`Golden::step`]/[`Golden::run`] (call [`Golden::step`] when no
     /// warp can run).
     pub fn step_warp(&mut self, warp: usize) -> Result<Retired, RunError> {
+        self.single_mode()?;
         let runnable = !self.finished && self.warps.get(warp).is_some_and(|w| !w.done && !w.waiting);
         if !runnable {
             return Err(RunError {
@@ -327,6 +340,7 @@ impl Golden {
     /// Run until the grid is done or `budget` more warp instructions have
     /// been executed (then an error naming the warp that would run next).
     pub fn run(&mut self, budget: u64) -> Result<Stats, RunError> {
+        self.single_mode()?;
         let limit = self.issued.saturating_add(budget);
         let r = self.run_inner(limit);
         self.sync_stats();

@@ -148,6 +148,109 @@ impl fmt::Display for Retired {
     }
 }
 
+/// How [`Retired::diff`] compares atomics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomValues {
+    /// Old and new values too (one warp alone on its addresses, or a
+    /// deterministic order).
+    Exact,
+    /// Space, destination register and addresses only: the old/new values
+    /// of atomics from concurrently running warps depend on their order.
+    Ignore,
+}
+
+impl Write {
+    /// The first difference from `other` on the lanes `lanes`, as text.
+    pub fn diff(&self, other: &Write, lanes: u32, atoms: AtomValues) -> Option<String> {
+        let first = |n: usize, f: &dyn Fn(usize) -> Option<String>| (0..n).filter(|l| lanes >> l & 1 != 0).find_map(f);
+        let lane32 = |what: &str, a: &[u32; 32], b: &[u32; 32]| {
+            first(32, &|l| {
+                (a[l] != b[l]).then(|| format!("lane {l} {what} {:08x} vs {:08x}", a[l], b[l]))
+            })
+        };
+        let lane64 = |what: &str, a: &[u64; 32], b: &[u64; 32]| {
+            first(32, &|l| {
+                (a[l] != b[l]).then(|| format!("lane {l} {what} {:016x} vs {:016x}", a[l], b[l]))
+            })
+        };
+        match (self, other) {
+            (Write::Reg { reg, values }, Write::Reg { reg: r2, values: v2 }) if reg == r2 => {
+                lane32("value", values, v2)
+            }
+            (Write::RegPair { reg, values }, Write::RegPair { reg: r2, values: v2 }) if reg == r2 => {
+                lane64("value", values, v2)
+            }
+            (Write::Pred { pred, values }, Write::Pred { pred: p2, values: v2 }) if pred == p2 => {
+                let d = (values ^ v2) & lanes;
+                (d != 0).then(|| format!("P{pred} {:08x} vs {:08x} (lanes {d:08x})", values & lanes, v2 & lanes))
+            }
+            (
+                Write::Mem { space, addrs, values },
+                Write::Mem {
+                    space: s2,
+                    addrs: a2,
+                    values: v2,
+                },
+            ) if space == s2 => lane32("address", addrs, a2).or_else(|| lane32("value", values, v2)),
+            (
+                Write::MemPair { space, addrs, values },
+                Write::MemPair {
+                    space: s2,
+                    addrs: a2,
+                    values: v2,
+                },
+            ) if space == s2 => lane32("address", addrs, a2).or_else(|| lane64("value", values, v2)),
+            (
+                Write::Atom {
+                    space,
+                    reg,
+                    addrs,
+                    old,
+                    new,
+                },
+                Write::Atom {
+                    space: s2,
+                    reg: r2,
+                    addrs: a2,
+                    old: o2,
+                    new: n2,
+                },
+            ) if space == s2 && reg == r2 => lane32("address", addrs, a2).or_else(|| match atoms {
+                AtomValues::Ignore => None,
+                AtomValues::Exact => lane32("old value", old, o2).or_else(|| lane32("new value", new, n2)),
+            }),
+            _ => Some(format!("write {self:?} vs {other:?}")),
+        }
+    }
+}
+
+impl Retired {
+    /// Compare with another record of the same instruction (e.g. the RTL
+    /// SM's) on everything the ISA fixes: CTA, warp, pc, executed lanes,
+    /// the instruction word, the destination, and the written values on
+    /// the executed lanes (other lanes of the arrays are not compared).
+    /// Returns the first difference as text, `None` when they agree.
+    pub fn diff(&self, other: &Retired, atoms: AtomValues) -> Option<String> {
+        if (self.cta, self.warp, self.pc) != (other.cta, other.warp, other.pc) {
+            return Some(format!(
+                "place cta {} warp {} pc {} vs cta {} warp {} pc {}",
+                self.cta, self.warp, self.pc, other.cta, other.warp, other.pc
+            ));
+        }
+        if self.instr != other.instr {
+            return Some(format!("instruction {:?} vs {:?}", self.instr, other.instr));
+        }
+        if self.active != other.active {
+            return Some(format!("executed lanes {:08x} vs {:08x}", self.active, other.active));
+        }
+        match (&self.write, &other.write) {
+            (None, None) => None,
+            (Some(a), Some(b)) => a.diff(b, self.active, atoms),
+            (a, b) => Some(format!("write {a:?} vs {b:?}")),
+        }
+    }
+}
+
 /// Where an error happened; fields that do not apply are `None`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Place {
@@ -210,6 +313,15 @@ pub enum Reason {
     Deadlock { arrived: u32, parked: u32 },
     #[error("step_warp: the warp does not exist, is done, or waits at a barrier")]
     NotRunnable,
+    #[error("step_cta_warp: CTA {cta} does not exist (the grid has {ctas} CTAs)")]
+    NoSuchCta { cta: u32, ctas: u32 },
+    #[error("step_cta_warp: CTA {cta} has already finished")]
+    CtaFinished { cta: u32 },
+    #[error(
+        "the one-CTA-at-a-time mode (run, step, step_warp) and the multi-CTA mode \
+         (step_cta_warp) cannot be mixed in one launch"
+    )]
+    ModeMix,
     #[error("SYNC with an empty reconvergence stack")]
     SyncEmptyStack,
     #[error("reconvergence stack overflow (more than {max} entries)")]

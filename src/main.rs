@@ -104,6 +104,21 @@ enum Cmd {
     /// written with '.', an exponent or an 'f' suffix (1.5, 2e-3, 3f, inf,
     /// nan); give them all positionally in .param order or all as NAME=VALUE.
     Run(GoldenRun),
+    /// Generate a random valid program (testbenches/progen.rs): writes the
+    /// assembly (headed by the `smrtl run` command that reproduces the
+    /// launch) and its input image (`<out stem>.gmem.bin`).
+    Progen {
+        #[arg(long)]
+        seed: u64,
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Assembly output (default progen_<seed>_<config>.sasm).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also emit S2R SR_CLOCK (differs between model and SM).
+        #[arg(long)]
+        clock: bool,
+    },
     /// Speed of the Rust model vs the Verilated export of a block, same run.
     Bench {
         #[arg(default_value = "mad-rf")]
@@ -350,6 +365,12 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(if ok { 0 } else { 2 })
         }
         Cmd::Run(a) => golden_run(a),
+        Cmd::Progen {
+            seed,
+            config,
+            out,
+            clock,
+        } => progen(seed, &config, out, clock),
         Cmd::Bench { block, config, cycles } => {
             let cfg = SmConfig::load(&config)?;
             let rows = flows::with_block(
@@ -835,5 +856,36 @@ fn sfu_cmd(func: &str, rtl: bool, config: &str) -> Result<i32> {
     for (x, y) in xs.iter().zip(&ys) {
         writeln!(out, "{x:08x} {y:08x}")?;
     }
+    Ok(0)
+}
+
+/// `smrtl progen`: write a generated program and its input image.
+fn progen(seed: u64, config: &str, out: Option<PathBuf>, clock: bool) -> Result<i32> {
+    use anyhow::Context;
+    use smrtl::testbenches::progen::{generate_with, Opts};
+    let cfg = SmConfig::load(config)?;
+    let case = generate_with(
+        &cfg,
+        seed,
+        Opts {
+            clock,
+            ..Opts::default()
+        },
+    );
+    let out = out.unwrap_or_else(|| PathBuf::from(format!("progen_{seed}_{config}.sasm")));
+    let input = out.with_extension("gmem.bin");
+    let text = case.text(&out.display().to_string(), &input.display().to_string());
+    std::fs::write(&out, &text).with_context(|| format!("cannot write {}", out.display()))?;
+    std::fs::write(&input, &case.gmem).with_context(|| format!("cannot write {}", input.display()))?;
+    println!(
+        "{}: {} instructions, grid {:?} block {:?} -> {} + {}",
+        case.program.name,
+        case.program.code.len(),
+        case.launch.grid,
+        case.launch.block,
+        out.display(),
+        input.display()
+    );
+    println!("{}", text.lines().nth(1).unwrap_or_default().trim_start_matches("; "));
     Ok(0)
 }

@@ -20,6 +20,7 @@ pub mod mad_rf_ref;
 pub mod mem_ports;
 pub mod opcoll_ref;
 pub mod opcoll_tb;
+pub mod progen;
 pub mod sfu_tb;
 pub mod simt_ref;
 pub mod simt_tb;

@@ -38,9 +38,14 @@ fn check(cfg: &SmConfig, c: &ProgenCase) -> u64 {
 fn seeds(preset: &str, range: std::ops::Range<u64>) -> (BTreeSet<Op>, BTreeSet<u16>, u64) {
     let cfg = SmConfig::load(preset).unwrap();
     let (mut ops, mut sregs, mut instrs) = (BTreeSet::new(), BTreeSet::new(), 0);
+    let (mut exchanges, mut exits, mut regions, n) = (0, 0, 0, range.end - range.start);
     for seed in range {
         let c = generate(&cfg, seed);
         instrs += check(&cfg, &c);
+        let count = |op: Op| c.program.code.iter().filter(|i| i.op == op).count();
+        exchanges += (count(Op::Bar) > 1) as u64;
+        exits += (count(Op::Exit) > 1) as u64;
+        regions += (count(Op::Ssy) > 0) as u64;
         for i in &c.program.code {
             ops.insert(i.op);
             if i.op == Op::S2r {
@@ -48,6 +53,9 @@ fn seeds(preset: &str, range: std::ops::Range<u64>) -> (BTreeSet<Op>, BTreeSet<u
             }
         }
     }
+    // The structures the generator promises are common, not one-offs.
+    eprintln!("{preset}: of {n} programs {exchanges} with BAR exchanges, {exits} with early EXITs, {regions} with SSY regions");
+    assert!(exchanges * 5 > n && exits * 5 > n && regions * 2 > n);
     (ops, sregs, instrs)
 }
 

@@ -13,6 +13,7 @@ pub mod decode;
 pub mod dpu;
 pub mod fp;
 pub mod ibuffer;
+pub mod lsu;
 pub mod mad_rf;
 pub mod opcoll;
 pub mod predfile;

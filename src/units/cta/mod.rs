@@ -62,8 +62,10 @@
 //!   golden model's numbering), clock = core cycles since reset (the golden
 //!   model, untimed, counts the warp's instructions there). Unknown
 //!   numbers read 0 (decode rejects them).
-//! * Latency: launch at edge e, CALC in cycle e+1, the first CTA's first
-//!   warp start pulse in cycle e+3, then one warp per cycle; a released slot
+//! * Latency: launch at edge e, CALC in cycle e+1, the first CTA begins in
+//!   cycle e+2 and its first warp start pulse is visible in cycle e+4 (from
+//!   the register stages; not yet pinned by a directed test), then one warp
+//!   per cycle; a released slot
 //!   takes the next CTA in the cycle after the release.
 //! * Sizes: `MW` = `max_warps`, `NC` = `max_ctas` slots, `NS` =
 //!   `warp_schedulers`; limits are constants from `SmConfig`.

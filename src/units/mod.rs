@@ -9,11 +9,13 @@
 //! * [`sfu`]: the special-function units (quadratic interpolators).
 
 pub mod barrier;
+pub mod cta;
 pub mod decode;
 pub mod dpu;
 pub mod fp;
 pub mod ibuffer;
 pub mod lsu;
+pub mod ifetch;
 pub mod mad_rf;
 pub mod opcoll;
 pub mod predfile;

@@ -73,14 +73,7 @@ impl SfuMul {
     pub fn new(latency: usize) -> Self {
         let mut d = Decl::new();
         let hot = Domain::Hot;
-        let delay = (0..latency.saturating_sub(4))
-            .map(|k| {
-                (
-                    d.reg(&format!("vd{k}"), hot, 0),
-                    d.reg_noreset(&format!("res_d{k}"), hot),
-                )
-            })
-            .collect();
+        let delay = super::delay_regs(&mut d, latency.saturating_sub(4));
         SfuMul {
             extra: latency.saturating_sub(4),
             va: d.reg("va", hot, 0),
@@ -124,13 +117,8 @@ impl Block for SfuMul {
         let (vb, rb) = (cx.q(self.vb), cx.q(self.res_b));
         cx.d(self.vc, vb);
         cx.d(self.res_c, rb);
-        let (mut v, mut r) = (cx.q(self.vc), cx.q(self.res_c));
-        for &(vd, rd) in &self.delay {
-            cx.d(vd, v);
-            cx.d(rd, r);
-            v = cx.q(vd);
-            r = cx.q(rd);
-        }
+        let (v, r) = (cx.q(self.vc), cx.q(self.res_c));
+        let (v, r) = super::delay_chain(cx, &self.delay, v, r);
         SfuMulOut { valid_o: v, res_o: r }
     }
 }

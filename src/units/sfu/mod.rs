@@ -110,6 +110,34 @@ crate::ports! {
     }
 }
 
+/// `n` delay stages (valid, result) of a unit pipeline.
+pub(crate) fn delay_regs(d: &mut Decl, n: usize) -> Vec<(Reg<1>, Reg<32>)> {
+    (0..n)
+        .map(|k| {
+            (
+                d.reg(&format!("vd{k}"), Domain::Hot, 0),
+                d.reg_noreset(&format!("res_d{k}"), Domain::Hot),
+            )
+        })
+        .collect()
+}
+
+/// `(v, r)` through the delay stages `delay`.
+pub(crate) fn delay_chain<C: Ctx>(
+    cx: &mut C,
+    delay: &[(Reg<1>, Reg<32>)],
+    mut v: S<C, 1>,
+    mut r: S<C, 32>,
+) -> (S<C, 1>, S<C, 32>) {
+    for &(vd, rd) in delay {
+        cx.d(vd, v);
+        cx.d(rd, r);
+        v = cx.q(vd);
+        r = cx.q(rd);
+    }
+    (v, r)
+}
+
 /// One SFU: the pipelined interpolator, one thread per hot cycle.
 #[derive(Debug, Clone)]
 pub struct SfuUnit {
@@ -152,14 +180,7 @@ impl SfuUnit {
         let mut d = Decl::new();
         let hot = Domain::Hot;
         let rom = d.rom::<ROM_W, ROM_A>("rom", hot, 1, &datapath::rom_words());
-        let delay = (0..latency - 4)
-            .map(|k| {
-                (
-                    d.reg(&format!("vd{k}"), hot, 0),
-                    d.reg_noreset(&format!("res_d{k}"), hot),
-                )
-            })
-            .collect();
+        let delay = delay_regs(&mut d, latency - 4);
         Ok(SfuUnit {
             extra: latency - 4,
             rom,
@@ -234,13 +255,8 @@ impl Block for SfuUnit {
         let vb = cx.q(self.vb);
         cx.d(self.vc, vb);
         cx.d(self.res_c, res);
-        let (mut v, mut r) = (cx.q(self.vc), cx.q(self.res_c));
-        for &(vd, rd) in &self.delay {
-            cx.d(vd, v);
-            cx.d(rd, r);
-            v = cx.q(vd);
-            r = cx.q(rd);
-        }
+        let (v, r) = (cx.q(self.vc), cx.q(self.res_c));
+        let (v, r) = delay_chain(cx, &self.delay, v, r);
         SfuUnitOut { valid_o: v, res_o: r }
     }
 }

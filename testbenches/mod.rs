@@ -14,6 +14,8 @@ pub mod fe_tb;
 pub mod fifo_pair;
 pub mod fifo_ref;
 pub mod fp_vec;
+pub mod gmem;
+pub mod imem;
 pub mod kernels;
 pub mod lanes;
 pub mod mad_rf_ref;

@@ -9,10 +9,13 @@
 //! * [`sfu`]: the special-function units (quadratic interpolators).
 
 pub mod barrier;
+pub mod cta;
 pub mod decode;
 pub mod dpu;
 pub mod fp;
 pub mod ibuffer;
+pub mod ifetch;
+pub mod lsu;
 pub mod mad_rf;
 pub mod opcoll;
 pub mod predfile;

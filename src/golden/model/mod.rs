@@ -45,6 +45,7 @@ mod multi;
 mod report;
 #[cfg(test)]
 mod tests;
+pub mod unit_access;
 mod warp;
 
 pub use launch::{parse_dims, parse_param_value, resolve_params, run_kernel, Launch};

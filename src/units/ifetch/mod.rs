@@ -1,0 +1,472 @@
+//! Instruction fetch with the instruction cache (seed 003: "instruction
+//! cache", "multithreaded instruction buffer"): picks one warp per core
+//! cycle, looks its fetch pc up in a set-associative cache and pushes the
+//! instruction word into the warp's instruction buffer (`ibuffer`); a miss
+//! fetches the whole line from the instruction memory port `im_*`.
+//!
+//! ```text
+//!  per warp w: fpc_q[w] (next pc to fetch), wm_q[w] (waits on the miss),
+//!              rep_q[w] (pc error reported)
+//!   stage 0 (cycle k): eligible[w] = run & room & !wm & fpc < plen
+//!                      & not in stage 1 & no st/redir of w now; no pick
+//!                      in a fill cycle.  Round robin from rr_q + 1.
+//!                      tag RAMs (one per way) and data RAMs (one per way
+//!                      and word of the line) read at the set of fpc
+//!   stage 1 (cycle k+1): l1v_q l1w_q l1pc_q + RAM data
+//!        hit  -> push_* to the ibuffer, fpc := pc + 1
+//!        miss -> wm[w]; if the miss unit is idle it requests the line
+//!   miss unit: IDLE -> REQ (im_req_valid_o, line address) -> WAIT ->
+//!              fill at im_resp_valid_i (whole line, victim way of the set,
+//!              per-set round-robin pointer) -> IDLE, all wm cleared
+//! ```
+//!
+//! * Clock domain: core, every port, register and RAM.
+//! * Inputs: `st_valid_i`, `st_warp_i[6]` (cta's warp start: fpc := 0, the
+//!   warp's lookup in stage 1 is dropped); `redir_valid_i`, `redir_warp_i`,
+//!   `redir_pc_i[16]` (simt: fpc := redir pc, lookup dropped; a start wins
+//!   over a redirect of the same warp); `run_i[w]` (simt `run_o`), `busy_i[w]`
+//!   (simt `busy_o`), `room_i[w]` and `hv_i[w]` (ibuffer `room_o`, `hv_o`);
+//!   `plen_i[16]` (program length in instructions, constant during a run);
+//!   `im_req_ready_i`, `im_resp_valid_i`, `im_resp_data_i[64; LW]` (one
+//!   whole line per response, word k = instruction `line * LW + k`).
+//! * Outputs: `push_valid_o`, `push_warp_o`, `push_pc_o`, `push_word_o[64]`
+//!   (ibuffer push port; at most one per core cycle, only where `room_i` is
+//!   high and not for a warp started or redirected in that cycle);
+//!   `im_req_valid_o` (Moore), `im_req_addr_o[16]` (line address = pc / LW);
+//!   `err_o`, `err_code_o` (10), `err_warp_o`, `err_pc_o`; `cnt_hit_o[32]`
+//!   (words pushed), `cnt_miss_o[32]` (lines requested); `miss_o[w]` (Moore:
+//!   the warp waits for the line being fetched).
+//! * Latency: a hit picked in cycle k is pushed in cycle k+1 (visible in the
+//!   ibuffer in k+2). A warp is not picked in two consecutive cycles (its
+//!   room would not yet show the push), so one warp fetches at most every 2
+//!   core cycles; with two or more warps running the port pushes every
+//!   cycle. A miss: request in the cycle after the lookup, the line arrives
+//!   `imem_latency` cycles after the request is taken, fill at that edge,
+//!   the warp is eligible again in the next cycle and hits.
+//! * One outstanding miss (documented simplification): a lookup that misses
+//!   while the miss unit is busy marks its warp waiting (`miss_o`); every
+//!   waiting warp retries after the fill. Hits of other warps continue under
+//!   the miss. No pick in the fill cycle (a lookup then would read the tag
+//!   RAM being written). Replacement: per set a round-robin pointer (FIFO
+//!   order; after reset the ways fill 0, 1, 2, ... so free ways go first).
+//! * Pc error (code 10), only when it is certain the warp needs the
+//!   instruction: running, not held by simt's pop engine (`busy_i`), its
+//!   instruction buffer empty (`hv_i` low), its fetch pc >= `plen_i`, and
+//!   no start or redirect of it in that cycle (simt pulses a redirect one
+//!   cycle after a taken branch or reconvergence; EXIT as the last
+//!   instruction clears `run_o` at the issuing edge). Fetch never reads
+//!   beyond the program (prefetching up to `plen` past an EXIT is normal).
+//!   The lowest such warp is reported, registered (one cycle later), once
+//!   until the warp is started or redirected again.
+//! * Sizes: `MW` = `max_warps` (per-warp state), `LW` =
+//!   `icache_line_bytes / 8` instructions per line, `SB` = log2 of the sets
+//!   (`icache_bytes / icache_line_bytes / icache_ways`), `ways` =
+//!   `icache_ways` (1..=8). RAMs: `ways` tag RAMs of 2^SB x 16 bits ({valid,
+//!   tag}) and `ways * LW` data RAMs of 2^SB x 64 bits, 1 read + 1 write
+//!   port each (all word RAMs of the victim way are written at a fill).
+
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
+
+/// Error code of a pc outside the program (docs/sm.md 7).
+pub const ERR_PC: u64 = 10;
+
+crate::ports! {
+    /// Warp starts, redirects, warp state, instruction memory responses.
+    pub struct IfIn[MW, LW] {
+        st_valid_i: 1 @ Core,
+        st_warp_i: 6 @ Core,
+        redir_valid_i: 1 @ Core,
+        redir_warp_i: 6 @ Core,
+        redir_pc_i: 16 @ Core,
+        run_i: [1; MW] @ Core,
+        busy_i: [1; MW] @ Core,
+        room_i: [1; MW] @ Core,
+        hv_i: [1; MW] @ Core,
+        plen_i: 16 @ Core,
+        im_req_ready_i: 1 @ Core,
+        im_resp_valid_i: 1 @ Core,
+        im_resp_data_i: [64; LW] @ Core,
+    }
+}
+crate::ports! {
+    /// Push to the instruction buffer, memory requests, errors, counters.
+    pub struct IfOut[MW] {
+        push_valid_o: 1 @ Core,
+        push_warp_o: 6 @ Core,
+        push_pc_o: 16 @ Core,
+        push_word_o: 64 @ Core,
+        im_req_valid_o: 1 @ Core,
+        im_req_addr_o: 16 @ Core,
+        err_o: 1 @ Core,
+        err_code_o: 8 @ Core,
+        err_warp_o: 6 @ Core,
+        err_pc_o: 16 @ Core,
+        cnt_hit_o: 32 @ Core,
+        cnt_miss_o: 32 @ Core,
+        miss_o: [1; MW] @ Core,
+    }
+}
+
+/// Miss unit states.
+const MS_IDLE: u64 = 0;
+const MS_REQ: u64 = 1;
+const MS_WAIT: u64 = 2;
+
+/// Instruction fetch of `MW` warps with a cache of `2^SB` sets x `ways`
+/// ways of `LW`-instruction lines.
+#[derive(Debug, Clone)]
+pub struct Ifetch<const MW: usize, const LW: usize, const SB: usize> {
+    decl: Decl,
+    ways: usize,
+    fpc: Vec<Reg<16>>,
+    wm: Vec<Reg<1>>,
+    rep: Vec<Reg<1>>,
+    rr: Reg<6>,
+    l1v: Reg<1>,
+    l1w: Reg<6>,
+    l1pc: Reg<16>,
+    ms: Reg<2>,
+    mline: Reg<16>,
+    mway: Reg<3>,
+    vict: Vec<Reg<3>>,
+    cnt_hit: Reg<32>,
+    cnt_miss: Reg<32>,
+    err_v: Reg<1>,
+    err_warp: Reg<6>,
+    err_pc: Reg<16>,
+    tag: Vec<Mem<16, SB>>,
+    data: Vec<Vec<Mem<64, SB>>>,
+}
+
+impl<const MW: usize, const LW: usize, const SB: usize> Ifetch<MW, LW, SB> {
+    /// A fetch unit with `ways` ways (1..=8).
+    pub fn new(ways: usize) -> Result<Self, String> {
+        const { assert!(MW >= 2 && MW <= 64 && LW >= 2 && LW <= 64 && LW.is_power_of_two() && SB >= 1 && SB <= 10) };
+        if !(1..=8).contains(&ways) {
+            return Err(format!("icache_ways = {ways}: the ifetch block supports 1..=8 ways"));
+        }
+        let lb = LW.trailing_zeros() as usize;
+        if lb + SB >= 16 {
+            return Err(format!(
+                "{} sets of {LW}-instruction lines exceed the 16-bit pc: nothing left for the tag",
+                1 << SB
+            ));
+        }
+        let mut d = Decl::new();
+        let c = Domain::Core;
+        let fpc = (0..MW).map(|w| d.reg(&format!("fpc{w}"), c, 0)).collect();
+        let wm = (0..MW).map(|w| d.reg(&format!("wm{w}"), c, 0)).collect();
+        let rep = (0..MW).map(|w| d.reg(&format!("rep{w}"), c, 0)).collect();
+        let vict = (0..1usize << SB).map(|s| d.reg(&format!("vict{s}"), c, 0)).collect();
+        let tag = (0..ways).map(|k| d.mem(&format!("tag{k}"), c, 1, 1)).collect();
+        let data = (0..ways)
+            .map(|k| (0..LW).map(|j| d.mem(&format!("data{k}_{j}"), c, 1, 1)).collect())
+            .collect();
+        Ok(Ifetch {
+            ways,
+            fpc,
+            wm,
+            rep,
+            rr: d.reg("rr", c, (MW - 1) as u64),
+            l1v: d.reg("l1v", c, 0),
+            l1w: d.reg("l1w", c, 0),
+            l1pc: d.reg("l1pc", c, 0),
+            ms: d.reg("ms", c, MS_IDLE),
+            mline: d.reg("mline", c, 0),
+            mway: d.reg("mway", c, 0),
+            vict,
+            cnt_hit: d.reg("cnt_hit", c, 0),
+            cnt_miss: d.reg("cnt_miss", c, 0),
+            err_v: d.reg("err_v", c, 0),
+            err_warp: d.reg("err_warp", c, 0),
+            err_pc: d.reg("err_pc", c, 0),
+            tag,
+            data,
+            decl: d,
+        })
+    }
+
+    /// Ways of the cache.
+    pub fn ways(&self) -> usize {
+        self.ways
+    }
+}
+
+/// Lowest index whose bit is set (0 when none).
+fn lowest<C: Ctx>(cx: &mut C, e: &[S<C, 1>]) -> S<C, 6> {
+    let mut idx = cx.lit::<6>(0);
+    for w in (0..e.len()).rev() {
+        let l = cx.lit::<6>(w as u64);
+        idx = e[w].mux(l, idx);
+    }
+    idx
+}
+
+/// `v[sel]`.
+fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: S<C, 6>, v: &[S<C, W>]) -> S<C, W> {
+    let mut acc = cx.lit::<W>(0);
+    for (k, x) in v.iter().enumerate() {
+        let hit = sel.eq(cx.lit::<6>(k as u64));
+        acc = hit.mux(*x, acc);
+    }
+    acc
+}
+
+impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW, SB> {
+    type In<B: Backend> = IfIn<B, MW, LW>;
+    type Out<B: Backend> = IfOut<B, MW>;
+
+    fn module_name(&self) -> String {
+        format!("ifetch_w{MW}_l{LW}_s{}_a{}", 1usize << SB, self.ways)
+    }
+
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+
+    /// Warps in range (1 in 32 out), starts and redirects now and then,
+    /// most warps running with room, programs of 1..1024 instructions,
+    /// redirect pcs mostly inside the program, memory responses now and then.
+    fn constrain(&self, r: u64, i: &mut IfIn<crate::hdl::Concrete, MW, LW>) {
+        use crate::hdl::Bits;
+        let mw = MW as u64;
+        let warp = |x: u64| if x % 32 == 31 { 63 } else { x % mw };
+        i.st_valid_i = Bits::new((r & 15 == 0) as u64);
+        i.st_warp_i = Bits::new(warp(r >> 4));
+        i.redir_valid_i = Bits::new((r >> 10 & 7 == 0) as u64);
+        i.redir_warp_i = Bits::new(warp(r >> 13));
+        let plen = 1 + (r >> 19 & 0x3ff);
+        // The program length changes rarely (every 4096 core cycles would be
+        // closer to a run; random is fine for the lock-step).
+        i.plen_i = Bits::new(plen);
+        i.redir_pc_i = Bits::new(i.redir_pc_i.to_u64() % (plen + 2));
+        for w in 0..MW {
+            if r >> (29 + w % 8) & 1 == 1 {
+                i.run_i[w] = Bits::new(1);
+                i.room_i[w] = Bits::new(1);
+            }
+        }
+        i.im_resp_valid_i = Bits::new((r >> 37 & 7 == 0) as u64);
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &IfIn<C::B, MW, LW>) -> IfOut<C::B, MW> {
+        let lb = LW.trailing_zeros() as u64;
+        let z1 = cx.lit::<1>(0);
+        let one16 = cx.lit::<16>(1);
+        let one32 = cx.lit::<32>(1);
+        let fpc: Vec<S<C, 16>> = self.fpc.iter().map(|r| cx.q(*r)).collect();
+        let wm: Vec<S<C, 1>> = self.wm.iter().map(|r| cx.q(*r)).collect();
+        let rep: Vec<S<C, 1>> = self.rep.iter().map(|r| cx.q(*r)).collect();
+        let rr = cx.q(self.rr);
+        let l1v = cx.q(self.l1v);
+        let l1w = cx.q(self.l1w);
+        let l1pc = cx.q(self.l1pc);
+        let ms = cx.q(self.ms);
+        let mline = cx.q(self.mline);
+        let mway = cx.q(self.mway);
+        let s_idle = ms.eq(cx.lit::<2>(MS_IDLE));
+        let s_req = ms.eq(cx.lit::<2>(MS_REQ));
+        let s_wait = ms.eq(cx.lit::<2>(MS_WAIT));
+        let fill = cx.name("fill", s_wait & i.im_resp_valid_i);
+        let plen = i.plen_i;
+        let lbl = cx.lit::<4>(lb);
+        let sbl = cx.lit::<4>(SB as u64);
+
+        // ---- per-warp kill (start or redirect now)
+        let mut kill = vec![z1; MW];
+        let mut st = vec![z1; MW];
+        for (w, k) in kill.iter_mut().enumerate() {
+            let wl = cx.lit::<6>(w as u64);
+            st[w] = i.st_valid_i & i.st_warp_i.eq(wl);
+            *k = st[w] | (i.redir_valid_i & i.redir_warp_i.eq(wl));
+        }
+
+        // ---- stage 0: pick a warp (round robin after rr_q), read the RAMs
+        let mut elig = vec![z1; MW];
+        for w in 0..MW {
+            let wl = cx.lit::<6>(w as u64);
+            let in1 = l1v & l1w.eq(wl);
+            elig[w] = i.run_i[w] & i.room_i[w] & !wm[w] & fpc[w].ult(plen) & !in1 & !kill[w] & !fill;
+        }
+        let mut after = vec![z1; MW];
+        for w in 1..MW {
+            let wl = cx.lit::<6>(w as u64);
+            after[w] = elig[w] & rr.ult(wl);
+        }
+        let mut any_after = z1;
+        let mut any = z1;
+        for w in 0..MW {
+            any_after = any_after | after[w];
+            any = any | elig[w];
+        }
+        let first_after = lowest(cx, &after);
+        let first = lowest(cx, &elig);
+        let sel = any_after.mux(first_after, first);
+        let sel = cx.name("pick_warp", sel);
+        let pick_v = cx.name("pick_valid", any);
+        let pc0 = pick(cx, sel, &fpc);
+        let set0: S<C, SB> = pc0.shr(lbl).slice::<0, SB>();
+        cx.d(self.rr, pick_v.mux(sel, rr));
+        cx.d(self.l1v, pick_v);
+        cx.d(self.l1w, pick_v.mux(sel, l1w));
+        cx.d(self.l1pc, pick_v.mux(pc0, l1pc));
+
+        // ---- miss unit fill: victim way of the missing line's set
+        let mset: S<C, SB> = mline.slice::<0, SB>();
+        let mtag: S<C, 16> = mline.shr(sbl) | cx.lit::<16>(1 << 15);
+        let mut tags = Vec::with_capacity(self.ways);
+        let mut words = Vec::with_capacity(self.ways);
+        for k in 0..self.ways {
+            let kw = fill & mway.eq(cx.lit::<3>(k as u64));
+            tags.push(cx.mem_read(self.tag[k], 0, pick_v, set0));
+            cx.mem_write(self.tag[k], 0, kw, mset, mtag);
+            let mut row = Vec::with_capacity(LW);
+            for j in 0..LW {
+                row.push(cx.mem_read(self.data[k][j], 0, pick_v, set0));
+                cx.mem_write(self.data[k][j], 0, kw, mset, i.im_resp_data_i[j]);
+            }
+            words.push(row);
+        }
+
+        // ---- stage 1: tag compare, push or miss
+        let tag1: S<C, 16> = l1pc.shr(lbl).shr(sbl) | cx.lit::<16>(1 << 15);
+        let widx: S<C, 16> = l1pc & cx.lit::<16>(LW as u64 - 1);
+        let k1 = pick(cx, l1w, &kill);
+        let room1 = pick(cx, l1w, &i.room_i);
+        let v1 = l1v & !k1;
+        let mut hit_any = z1;
+        let mut word = cx.lit::<64>(0);
+        for k in 0..self.ways {
+            let h = tags[k].eq(tag1);
+            let mut wd = cx.lit::<64>(0);
+            for j in 0..LW {
+                let at = widx.eq(cx.lit::<16>(j as u64));
+                wd = at.mux(words[k][j], wd);
+            }
+            word = h.mux(wd, word);
+            hit_any = hit_any | h;
+        }
+        let hit = cx.name("hit", v1 & hit_any);
+        let push = cx.name("push", hit & room1);
+        let miss1 = cx.name("miss", v1 & !hit_any);
+        let start_miss = miss1 & s_idle;
+        let line1: S<C, 16> = l1pc.shr(lbl);
+        let set1: S<C, SB> = line1.slice::<0, SB>();
+        let mut vsel = cx.lit::<3>(0);
+        for (s, v) in self.vict.iter().enumerate() {
+            let vq = cx.q(*v);
+            let here = set1.eq(cx.lit::<SB>(s as u64));
+            vsel = here.mux(vq, vsel);
+            // Advance the set's pointer at its fill.
+            let fh = fill & mset.eq(cx.lit::<SB>(s as u64));
+            let nx = vq + cx.lit::<3>(1);
+            let wrap = nx.eq(cx.lit::<3>(self.ways as u64));
+            let nx = wrap.mux(cx.lit::<3>(0), nx);
+            cx.d(*v, fh.mux(nx, vq));
+        }
+        let ms_n = start_miss.mux(cx.lit::<2>(MS_REQ), ms);
+        let ms_n = (s_req & i.im_req_ready_i).mux(cx.lit::<2>(MS_WAIT), ms_n);
+        let ms_n = fill.mux(cx.lit::<2>(MS_IDLE), ms_n);
+        cx.d(self.ms, ms_n);
+        cx.d(self.mline, start_miss.mux(line1, mline));
+        cx.d(self.mway, start_miss.mux(vsel, mway));
+        let ch = cx.q(self.cnt_hit);
+        cx.d(self.cnt_hit, push.mux(ch + one32, ch));
+        let cm = cx.q(self.cnt_miss);
+        cx.d(self.cnt_miss, start_miss.mux(cm + one32, cm));
+
+        // ---- per-warp state and the pc error
+        let mut miss_o = [z1; MW];
+        let mut bad = vec![z1; MW];
+        for w in 0..MW {
+            let wl = cx.lit::<6>(w as u64);
+            let here1 = l1w.eq(wl);
+            let adv = push & here1;
+            let n = adv.mux(l1pc + one16, fpc[w]);
+            let n = (i.redir_valid_i & i.redir_warp_i.eq(wl)).mux(i.redir_pc_i, n);
+            let n = st[w].mux(cx.lit::<16>(0), n);
+            cx.d(self.fpc[w], n);
+            let keep = wm[w] & !fill & !kill[w];
+            cx.d(self.wm[w], keep | (miss1 & here1 & !fill));
+            miss_o[w] = wm[w];
+            bad[w] = i.run_i[w] & !i.busy_i[w] & !i.hv_i[w] & fpc[w].uge(plen) & !kill[w] & !rep[w];
+        }
+        let mut err = z1;
+        for b in &bad {
+            err = err | *b;
+        }
+        let err = cx.name("pc_err", err);
+        let ew = lowest(cx, &bad);
+        for w in 0..MW {
+            let wl = cx.lit::<6>(w as u64);
+            let mine = err & ew.eq(wl);
+            cx.d(self.rep[w], (rep[w] & !kill[w]) | mine);
+        }
+        let epc = pick(cx, ew, &fpc);
+        cx.d(self.err_v, err);
+        let ewq = cx.q(self.err_warp);
+        let epq = cx.q(self.err_pc);
+        cx.d(self.err_warp, err.mux(ew, ewq));
+        cx.d(self.err_pc, err.mux(epc, epq));
+        let ev = cx.q(self.err_v);
+        let code = cx.lit::<8>(ERR_PC);
+        let z8 = cx.lit::<8>(0);
+        IfOut {
+            push_valid_o: push,
+            push_warp_o: l1w,
+            push_pc_o: l1pc,
+            push_word_o: word,
+            im_req_valid_o: s_req,
+            im_req_addr_o: mline,
+            err_o: ev,
+            err_code_o: ev.mux(code, z8),
+            err_warp_o: ewq,
+            err_pc_o: epq,
+            cnt_hit_o: ch,
+            cnt_miss_o: cm,
+            miss_o,
+        }
+    }
+}
+
+/// Build the fetch unit for `cfg` (warps, line words and set bits are type
+/// parameters: one arm per supported geometry) and hand it to `f`.
+pub fn with_ifetch<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+    let lw = cfg.icache_line_bytes as usize / 8;
+    let ways = cfg.icache_ways as usize;
+    let sets = cfg.icache_bytes as usize / cfg.icache_line_bytes.max(1) as usize / ways.max(1);
+    let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+    macro_rules! go {
+        ($mw:literal, $lw:literal, $sb:literal) => {
+            f.call(Ifetch::<$mw, $lw, $sb>::new(ways).map_err(e)?)
+        };
+    }
+    match (cfg.max_warps, lw, sets) {
+        (16, 8, 32) => go!(16, 8, 5),
+        (32, 8, 32) => go!(32, 8, 5),
+        (48, 8, 32) => go!(48, 8, 5),
+        (64, 8, 32) => go!(64, 8, 5),
+        (32, 8, 16) => go!(32, 8, 4),
+        (32, 8, 64) => go!(32, 8, 6),
+        (32, 16, 16) => go!(32, 16, 4),
+        (mw, lw, sets) => anyhow::bail!(
+            "config `{}`: {mw} warps with {sets} sets of {lw}-instruction lines are not supported by the ifetch block \
+             (16/32/48/64 warps with 32 sets of 8; 32 warps with 16 or 64 sets of 8 or 16 sets of 16)",
+            cfg.name
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testbenches::ifetch_tb::ifetch_random;
+
+    #[test]
+    fn random_matches_reference() {
+        let a = ifetch_random::<32, 8, 5>(1, 6_000, 4, 20).unwrap();
+        assert!(a.pushes > 1000 && a.misses >= 10 && a.errors > 0, "{a:?}");
+        let b = ifetch_random::<48, 8, 5>(2, 4_000, 4, 3).unwrap();
+        assert!(b.pushes > 1000, "{b:?}");
+        ifetch_random::<16, 8, 4>(3, 4_000, 1, 1).unwrap();
+    }
+}

@@ -1,0 +1,736 @@
+//! Load/store unit: address generation, range checks, shared-memory
+//! requests through the `smem` unit, global-memory coalescing to the `gm_*`
+//! port, parameter memory (`LDC`), global atomics.
+//!
+//! ```text
+//!  lsu_valid_i op mod mask[32] a[32] b[64] c[32] off tag   (opcoll, 5.3)
+//!        | accepted when lsu_ready_o (IDLE); addresses a+off and every
+//!        | lane's range/alignment check computed at the accepting edge
+//!        v
+//!  [instruction registers: op, tag, mask, addr[32], lo[32], hi[32], c[32]]
+//!        |                 |                        |
+//!   SREQ/SWAIT        GREQ: coalescer            CREQ: param RAM
+//!   sm_req_* (lo,     per group (half-warp       256 x 32, one distinct
+//!   then hi for .64)  on GT200) -> segment       index per cycle,
+//!   -> u_smem         requests gm_req_*,         broadcast to equal lanes
+//!   <- sm_resp_*      responses by id -> lanes
+//!        \________________|________________________/
+//!                         v
+//!            RESP: lsu_res_* pulse (one cycle), err_* on an error
+//! ```
+//!
+//! * Clock domain: core. All outputs are functions of registers (Moore).
+//! * One warp instruction at a time (`LSU_MAX_OUT = 1`): `lsu_ready_o` is
+//!   high in IDLE only; the result pulse comes in the cycle RESP, then IDLE.
+//! * Checks at the accepting edge, exactly the golden model's
+//!   (`golden/model/memory.rs`): per lane in the mask, byte address
+//!   `A = a + off` (32-bit wrap), access `B` = 8 bytes for `.64`
+//!   loads/stores, else 4; bad when `A mod B != 0` or `A + B > size`
+//!   (size = `ssize_i` shared, `gm_size_i` global). LDC: index
+//!   `a + off` (33 bits, no wrap) must be below the parameter count (the
+//!   highest parameter word written + 1). The lowest bad lane is reported:
+//!   code 7 shared, 8 global, 13 parameter, 1 for an op that is not an LSU
+//!   op; nothing is performed and the result pulse carries the error.
+//! * Timing (cycle 1 = the cycle after the accepting edge):
+//!   - error: result pulse in cycle 1.
+//!   - shared: `sm_req_valid_o` from cycle 1 until `sm_ready_i`; the LSU
+//!     waits for `sm_resp_valid_i`; `.64` repeats for the high words
+//!     (second request in the cycle after the first response); the result
+//!     pulse is in the cycle after the last response.
+//!   - global: one request per cycle from cycle 1 while a group has
+//!     pending lanes (held until `gm_req_ready_i`); loads and atomics wait
+//!     for every response, stores only for the acceptance of the last
+//!     request; result pulse in the cycle after the last of these.
+//!   - LDC: D distinct indices read the RAM in cycles 1..D, the result
+//!     pulse is in cycle D + 2.
+//! * Coalescing (`gm_req_*`): per group of `group` lanes (16 = half-warp on
+//!   Tesla/GT200, compute 1.2/1.3; 32 on Fermi), lower group first: the
+//!   128-byte segment of the lowest pending lane, all pending lanes of the
+//!   group in it; with `shrink` (GT200) a 128-byte request whose lanes use
+//!   one 64-byte half shrinks to 64, and a 64-byte one using one 32-byte
+//!   half to 32 (size code 0/1/2 = 32/64/128 bytes, `addr` the segment
+//!   base). Word `i` of `wmask/wdata/rdata` is the word at
+//!   `(addr & ~127) + 4 i`; a store's word comes from the highest lane
+//!   writing it. Atomics: one request per lane in ascending lane order,
+//!   `atom` = op + 1, `addr` = the lane's word address, `size` 0, operand
+//!   in `wdata[0]`, CAS compare in `wdata[1]`; the memory returns the old
+//!   word in `rdata[0]`. Ids are the request's index in the instruction
+//!   (0..31); responses may come in any order. Writes get no response.
+//! * Sizes from `SmConfig`: `MW` = `max_warps` (per-warp shared bases),
+//!   `group` = `smem_request_threads` (16 or 32), `shrink` = group 16.
+//!   The parameter RAM holds 256 words (`param_addr_i` is 8 bits).
+
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
+
+/// Lanes per warp.
+pub const LANES: usize = 32;
+/// Warp instructions the LSU holds at once (accepted, result not yet
+/// pulsed): the write-back queue for LSU results needs this many entries.
+pub const LSU_MAX_OUT: usize = 1;
+
+/// Opcodes (ISA table, `golden/isa.rs`).
+pub const OP_LDC: u64 = 0x52;
+pub const OP_LDG: u64 = 0x58;
+pub const OP_STG: u64 = 0x59;
+pub const OP_ATOMG: u64 = 0x5a;
+pub const OP_LDS: u64 = 0x5c;
+pub const OP_STS: u64 = 0x5d;
+pub const OP_ATOMS: u64 = 0x5e;
+
+/// Error codes (docs/sm.md section 7).
+pub const ERR_OP: u64 = 1;
+pub const ERR_SHARED: u64 = 7;
+pub const ERR_GLOBAL: u64 = 8;
+pub const ERR_PARAM: u64 = 13;
+
+crate::ports! {
+    /// Dispatch, shared window, parameters, memory responses.
+    pub struct LsuIn[MW] {
+        lsu_valid_i: 1 @ Core,
+        lsu_op_i: 7 @ Core,
+        lsu_mod_i: 4 @ Core,
+        lsu_mask_i: [1; 32] @ Core,
+        lsu_a_i: [32; 32] @ Core,
+        lsu_b_i: [64; 32] @ Core,
+        lsu_c_i: [32; 32] @ Core,
+        lsu_off_i: 32 @ Core,
+        lsu_tag_i: 32 @ Core,
+        sbase_i: [17; MW] @ Core,
+        ssize_i: 17 @ Core,
+        param_we_i: 1 @ Core,
+        param_addr_i: 8 @ Core,
+        param_data_i: 32 @ Core,
+        gm_size_i: 32 @ Core,
+        sm_ready_i: 1 @ Core,
+        sm_resp_valid_i: 1 @ Core,
+        sm_rdata_i: [32; 32] @ Core,
+        sm_passes_i: 8 @ Core,
+        sm_err_i: 1 @ Core,
+        sm_pass_i: 1 @ Core,
+        sm_conflict_i: 1 @ Core,
+        gm_req_ready_i: 1 @ Core,
+        gm_resp_valid_i: 1 @ Core,
+        gm_resp_id_i: 8 @ Core,
+        gm_resp_rdata_i: [32; 32] @ Core,
+    }
+}
+crate::ports! {
+    /// Ready, memory requests, result, status, counters, error.
+    pub struct LsuOut {
+        lsu_ready_o: 1 @ Core,
+        sm_req_valid_o: 1 @ Core,
+        sm_op_o: 4 @ Core,
+        sm_active_o: [1; 32] @ Core,
+        sm_addr_o: [16; 32] @ Core,
+        sm_data_o: [32; 32] @ Core,
+        sm_cmp_o: [32; 32] @ Core,
+        gm_req_valid_o: 1 @ Core,
+        gm_req_id_o: 8 @ Core,
+        gm_req_write_o: 1 @ Core,
+        gm_req_atom_o: 4 @ Core,
+        gm_req_addr_o: 32 @ Core,
+        gm_req_size_o: 2 @ Core,
+        gm_req_wmask_o: [1; 32] @ Core,
+        gm_req_wdata_o: [32; 32] @ Core,
+        lsu_res_valid_o: 1 @ Core,
+        lsu_res_tag_o: 32 @ Core,
+        lsu_res_mask_o: [1; 32] @ Core,
+        lsu_res_data_o: [64; 32] @ Core,
+        lsu_res_err_o: 1 @ Core,
+        lsu_res_err_code_o: 8 @ Core,
+        lsu_res_addr_o: [32; 32] @ Core,
+        lsu_idle_o: 1 @ Core,
+        cnt_gm_req_o: 32 @ Core,
+        cnt_sm_conf_o: 32 @ Core,
+        cnt_busy_o: 32 @ Core,
+        err_o: 1 @ Core,
+        err_code_o: 8 @ Core,
+        err_warp_o: 6 @ Core,
+        err_lane_o: 5 @ Core,
+        err_addr_o: 32 @ Core,
+    }
+}
+
+const IDLE: u64 = 0;
+const SREQ: u64 = 1;
+const SWAIT: u64 = 2;
+const GREQ: u64 = 3;
+const CREQ: u64 = 4;
+const RESP: u64 = 5;
+
+/// The LSU for `MW` resident warps.
+#[derive(Debug, Clone)]
+pub struct Lsu<const MW: usize> {
+    decl: Decl,
+    group: usize,
+    shrink: bool,
+    params: Mem<32, 8>,
+    pcount: Reg<9>,
+    state: Reg<3>,
+    op: Reg<7>,
+    wide: Reg<1>,
+    aop: Reg<3>,
+    tag: Reg<32>,
+    phase: Reg<1>,
+    errv: Reg<1>,
+    ecode: Reg<8>,
+    elane: Reg<5>,
+    eaddr: Reg<32>,
+    issued: Reg<6>,
+    recvd: Reg<6>,
+    cnt_gm: Reg<32>,
+    cnt_conf: Reg<32>,
+    cnt_busy: Reg<32>,
+    mask: Vec<Reg<1>>,
+    pending: Vec<Reg<1>>,
+    capt: Vec<Reg<1>>,
+    addr: Vec<Reg<32>>,
+    lo: Vec<Reg<32>>,
+    hi: Vec<Reg<32>>,
+    cmp: Vec<Reg<32>>,
+    /// `tab[r][l]`: lane `l` is served by global request `r`.
+    tab: Vec<Vec<Reg<1>>>,
+}
+
+/// Why an LSU cannot be built.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("lsu: {0}")]
+pub struct LsuError(pub String);
+
+impl<const MW: usize> Lsu<MW> {
+    /// An LSU coalescing per `group` lanes (16 or 32); `shrink` enables the
+    /// compute 1.2/1.3 segment reduction.
+    pub fn new(group: usize, shrink: bool) -> Result<Self, LsuError> {
+        if group != 16 && group != 32 {
+            return Err(LsuError(format!("coalescing group of {group} lanes (16 or 32 supported)")));
+        }
+        if MW == 0 || MW > 64 {
+            return Err(LsuError(format!("{MW} warps (1..=64 supported)")));
+        }
+        let mut d = Decl::new();
+        let core = Domain::Core;
+        let params = d.mem::<32, 8>("params", core, 1, 1);
+        let pcount = d.reg("pcount", core, 0);
+        let state = d.reg("state", core, IDLE);
+        let op = d.reg("op", core, 0);
+        let wide = d.reg("wide", core, 0);
+        let aop = d.reg("aop", core, 0);
+        let tag = d.reg("tag", core, 0);
+        let phase = d.reg("phase", core, 0);
+        let errv = d.reg("errv", core, 0);
+        let ecode = d.reg("ecode", core, 0);
+        let elane = d.reg("elane", core, 0);
+        let eaddr = d.reg("eaddr", core, 0);
+        let issued = d.reg("issued", core, 0);
+        let recvd = d.reg("recvd", core, 0);
+        let cnt_gm = d.reg("cnt_gm", core, 0);
+        let cnt_conf = d.reg("cnt_conf", core, 0);
+        let cnt_busy = d.reg("cnt_busy", core, 0);
+        let lanes = |d: &mut Decl, n: &str| (0..LANES).map(|k| d.reg(&format!("{n}{k}"), core, 0)).collect::<Vec<_>>();
+        let mask = lanes(&mut d, "mask");
+        let pending = lanes(&mut d, "pending");
+        let capt = lanes(&mut d, "capt");
+        let addr = (0..LANES).map(|k| d.reg(&format!("addr{k}"), core, 0)).collect();
+        let lo = (0..LANES).map(|k| d.reg(&format!("lo{k}"), core, 0)).collect();
+        let hi = (0..LANES).map(|k| d.reg(&format!("hi{k}"), core, 0)).collect();
+        let cmp = (0..LANES).map(|k| d.reg(&format!("cmp{k}"), core, 0)).collect();
+        let tab = (0..LANES)
+            .map(|r| (0..LANES).map(|k| d.reg(&format!("tab{r}_{k}"), core, 0)).collect())
+            .collect();
+        Ok(Lsu {
+            decl: d,
+            group,
+            shrink,
+            params,
+            pcount,
+            state,
+            op,
+            wide,
+            aop,
+            tag,
+            phase,
+            errv,
+            ecode,
+            elane,
+            eaddr,
+            issued,
+            recvd,
+            cnt_gm,
+            cnt_conf,
+            cnt_busy,
+            mask,
+            pending,
+            capt,
+            addr,
+            lo,
+            hi,
+            cmp,
+            tab,
+        })
+    }
+
+    /// The LSU of a configuration: group = `smem_request_threads`, segment
+    /// shrinking on 16-lane (compute 1.x) groups.
+    pub fn of(cfg: &crate::sm::SmConfig) -> Result<Self, LsuError> {
+        if cfg.max_warps as usize != MW {
+            return Err(LsuError(format!("config has {} warps, block built for {MW}", cfg.max_warps)));
+        }
+        let g = cfg.smem_request_threads as usize;
+        Self::new(g, g == 16)
+    }
+}
+
+/// Build the LSU of `cfg` (the warp count is a type parameter) and hand it
+/// to `f`.
+pub fn with_lsu<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+    let e = |e: LsuError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+    match cfg.max_warps {
+        16 => f.call(Lsu::<16>::of(cfg).map_err(e)?),
+        24 => f.call(Lsu::<24>::of(cfg).map_err(e)?),
+        32 => f.call(Lsu::<32>::of(cfg).map_err(e)?),
+        48 => f.call(Lsu::<48>::of(cfg).map_err(e)?),
+        64 => f.call(Lsu::<64>::of(cfg).map_err(e)?),
+        w => anyhow::bail!(
+            "config `{}`: {w} warps are not supported by the lsu block (16, 24, 32, 48 or 64)",
+            cfg.name
+        ),
+    }
+}
+
+/// OR of a list of 1-bit signals.
+fn or_all<C: Ctx>(cx: &mut C, v: &[S<C, 1>]) -> S<C, 1> {
+    let mut acc = cx.lit::<1>(0);
+    for &x in v {
+        acc = acc | x;
+    }
+    acc
+}
+
+/// `v[sel]` for a one-hot (or all-zero) select vector.
+fn onehot_pick<C: Ctx, const W: usize>(cx: &mut C, sel: &[S<C, 1>], v: &[S<C, W>]) -> S<C, W> {
+    let zero = cx.lit::<W>(0);
+    let mut acc = zero;
+    for (s, x) in sel.iter().zip(v) {
+        acc = acc | s.mux(*x, zero);
+    }
+    acc
+}
+
+/// Lowest set element of `v` as a one-hot vector.
+fn first_one<C: Ctx>(cx: &mut C, v: &[S<C, 1>; LANES]) -> [S<C, 1>; LANES] {
+    let mut seen = cx.lit::<1>(0);
+    std::array::from_fn(|k| {
+        let f = v[k] & !seen;
+        seen = seen | v[k];
+        f
+    })
+}
+
+/// Index of the lowest set element (0 when none).
+fn first_index<C: Ctx>(cx: &mut C, v: &[S<C, 1>; LANES]) -> S<C, 5> {
+    let mut acc = cx.lit::<5>(0);
+    for k in (0..LANES).rev() {
+        let kl = cx.lit::<5>(k as u64);
+        acc = v[k].mux(kl, acc);
+    }
+    acc
+}
+
+/// `v[sel]`, a binary mux tree on the 5 select bits.
+fn mux32<C: Ctx>(sel: S<C, 5>, v: &[S<C, 32>; LANES]) -> S<C, 32> {
+    let b = [
+        sel.slice::<0, 1>(),
+        sel.slice::<1, 1>(),
+        sel.slice::<2, 1>(),
+        sel.slice::<3, 1>(),
+        sel.slice::<4, 1>(),
+    ];
+    let mut cur: Vec<S<C, 32>> = v.to_vec();
+    for bit in b {
+        cur = cur.chunks(2).map(|p| bit.mux(p[1], p[0])).collect();
+    }
+    cur[0]
+}
+
+impl<const MW: usize> Block for Lsu<MW> {
+    type In<B: Backend> = LsuIn<B, MW>;
+    type Out<B: Backend> = LsuOut<B>;
+
+    fn module_name(&self) -> String {
+        format!("lsu_w{MW}_g{}_{}", self.group, if self.shrink { "seg" } else { "line" })
+    }
+
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+
+    /// Random instructions that exercise every path: the seven LSU ops (1
+    /// in 32 not an LSU op), addresses in small windows so lanes share
+    /// segments and banks, about 1 in 16 instructions with a bad lane,
+    /// plausible memory handshakes.
+    fn constrain(&self, r: u64, i: &mut LsuIn<crate::hdl::Concrete, MW>) {
+        use crate::hdl::Bits;
+        let ops = [OP_LDC, OP_LDG, OP_STG, OP_ATOMG, OP_LDS, OP_STS, OP_ATOMS];
+        let op = if r & 31 == 31 { 0x10 } else { ops[((r >> 5) % 7) as usize] };
+        i.lsu_op_i = Bits::new(op);
+        i.lsu_mod_i = Bits::new((r >> 8) & 7);
+        i.ssize_i = Bits::new(4096);
+        i.gm_size_i = Bits::new(1 << 16);
+        let win = [64u64, 512, 8192][((r >> 11) % 3) as usize];
+        let bad = (r >> 13) & 15 == 0;
+        i.lsu_off_i = Bits::new(if op == OP_LDC { (r >> 17) & 3 } else { ((r >> 17) & 0xf) << 2 });
+        for k in 0..LANES {
+            let a = i.lsu_a_i[k].to_u64();
+            let v = if op == OP_LDC { a % 8 } else { (a % win) & !7 };
+            i.lsu_a_i[k] = Bits::new(if bad && k == 7 { a } else { v });
+        }
+        for w in 0..MW {
+            i.sbase_i[w] = Bits::new((i.sbase_i[w].to_u64() & 0x3) << 12);
+        }
+        i.gm_resp_id_i = Bits::new(i.gm_resp_id_i.to_u64() & 31);
+        i.param_addr_i = Bits::new(i.param_addr_i.to_u64() & 7);
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &LsuIn<C::B, MW>) -> LsuOut<C::B> {
+        let st = cx.q(self.state);
+        let s3 = |cx: &mut C, v: u64| cx.lit::<3>(v);
+        let (s_idle, s_sreq, s_swait, s_greq, s_creq, s_resp) = (
+            s3(cx, IDLE),
+            s3(cx, SREQ),
+            s3(cx, SWAIT),
+            s3(cx, GREQ),
+            s3(cx, CREQ),
+            s3(cx, RESP),
+        );
+        let idle = st.eq(s_idle);
+        let sreq = st.eq(s_sreq);
+        let swait = st.eq(s_swait);
+        let greq = st.eq(s_greq);
+        let creq = st.eq(s_creq);
+        let resp = st.eq(s_resp);
+        let zero1 = cx.lit::<1>(0);
+        let one1 = cx.lit::<1>(1);
+        let zero32 = cx.lit::<32>(0);
+
+        // ---- instruction registers
+        let op = cx.q(self.op);
+        let opl = |cx: &mut C, v: u64| cx.lit::<7>(v);
+        let (l_ldc, l_ldg, l_stg, l_atg, l_lds, l_sts, l_ats) = (
+            opl(cx, OP_LDC),
+            opl(cx, OP_LDG),
+            opl(cx, OP_STG),
+            opl(cx, OP_ATOMG),
+            opl(cx, OP_LDS),
+            opl(cx, OP_STS),
+            opl(cx, OP_ATOMS),
+        );
+        let is_store = op.eq(l_stg) | op.eq(l_sts);
+        let is_atom = op.eq(l_atg) | op.eq(l_ats);
+        let wide = cx.q(self.wide);
+        let aop = cx.q(self.aop);
+        let tag = cx.q(self.tag);
+        let phase = cx.q(self.phase);
+        let mask: [S<C, 1>; LANES] = std::array::from_fn(|k| cx.q(self.mask[k]));
+        let pending: [S<C, 1>; LANES] = std::array::from_fn(|k| cx.q(self.pending[k]));
+        let capt: [S<C, 1>; LANES] = std::array::from_fn(|k| cx.q(self.capt[k]));
+        let addr: [S<C, 32>; LANES] = std::array::from_fn(|k| cx.q(self.addr[k]));
+        let lo: [S<C, 32>; LANES] = std::array::from_fn(|k| cx.q(self.lo[k]));
+        let hi: [S<C, 32>; LANES] = std::array::from_fn(|k| cx.q(self.hi[k]));
+        let cmp: [S<C, 32>; LANES] = std::array::from_fn(|k| cx.q(self.cmp[k]));
+        let mut lo_d = lo;
+        let mut hi_d = hi;
+
+        // ---- parameter memory: host writes, count = highest word + 1
+        let pcount = cx.q(self.pcount);
+        let pa9: S<C, 9> = i.param_addr_i.zext::<9>() + cx.lit::<9>(1);
+        let pcount_n = (i.param_we_i & pcount.ult(pa9)).mux(pa9, pcount);
+        cx.d(self.pcount, pcount_n);
+        cx.mem_write(self.params, 0, i.param_we_i, i.param_addr_i, i.param_data_i);
+
+        // ---- accept and check (combinational on the dispatch inputs)
+        let accept = cx.name("accept", idle & i.lsu_valid_i);
+        let iop = i.lsu_op_i;
+        let i_sh = iop.eq(l_lds) | iop.eq(l_sts) | iop.eq(l_ats);
+        let i_gl = iop.eq(l_ldg) | iop.eq(l_stg) | iop.eq(l_atg);
+        let i_ldc = iop.eq(l_ldc);
+        let i_atom = iop.eq(l_atg) | iop.eq(l_ats);
+        let i_store = iop.eq(l_stg) | iop.eq(l_sts);
+        let i_load = iop.eq(l_ldg) | iop.eq(l_lds);
+        let i_wide = i.lsu_mod_i.slice::<0, 1>() & !i_atom & !i_ldc;
+        let size34: S<C, 34> = i_sh.mux(i.ssize_i.zext::<34>(), i.gm_size_i.zext::<34>());
+        let bytes34 = i_wide.mux(cx.lit::<34>(8), cx.lit::<34>(4));
+        let pc33: S<C, 33> = pcount.zext::<33>();
+        let off33: S<C, 33> = i.lsu_off_i.zext::<33>();
+        let mut bad = [zero1; LANES];
+        let mut a_in = [zero32; LANES];
+        for k in 0..LANES {
+            let a = i.lsu_a_i[k] + i.lsu_off_i;
+            a_in[k] = a;
+            let mis = a.slice::<0, 2>().any() | (i_wide & a.slice::<2, 1>());
+            let over = size34.ult(a.zext::<34>() + bytes34);
+            let idx = i.lsu_a_i[k].zext::<33>() + off33;
+            let pbad = !idx.ult(pc33);
+            let b = i_ldc.mux(pbad, mis | over);
+            bad[k] = i.lsu_mask_i[k] & b;
+        }
+        let any_bad = or_all(cx, &bad);
+        let bad_op = !(i_sh | i_gl | i_ldc);
+        let i_err = bad_op | any_bad;
+        let blane = first_index(cx, &bad);
+        let bad1 = first_one(cx, &bad);
+        let baddr = onehot_pick(cx, &bad1, &a_in);
+        let code = i_ldc.mux(cx.lit::<8>(ERR_PARAM), i_sh.mux(cx.lit::<8>(ERR_SHARED), cx.lit::<8>(ERR_GLOBAL)));
+        let code = bad_op.mux(cx.lit::<8>(ERR_OP), code);
+        let blane = bad_op.mux(cx.lit::<5>(0), blane);
+        let baddr = bad_op.mux(zero32, baddr);
+
+        // ---- shared path
+        let warp = tag.slice::<0, 6>();
+        let mut sbase: S<C, 17> = cx.lit::<17>(0);
+        for w in 0..MW {
+            let wl = cx.lit::<6>(w as u64);
+            sbase = warp.eq(wl).mux(i.sbase_i[w], sbase);
+        }
+        let sbase = cx.name("sbase", sbase);
+        let sm_addr: [S<C, 16>; LANES] = std::array::from_fn(|k| {
+            let b: S<C, 18> = sbase.zext::<18>() + addr[k].slice::<0, 17>().zext::<18>();
+            let w: S<C, 16> = b.slice::<2, 16>();
+            w + phase.zext::<16>()
+        });
+        let sm_op = is_atom.mux(aop.zext::<4>() + cx.lit::<4>(2), is_store.mux(cx.lit::<4>(1), cx.lit::<4>(0)));
+        let sm_data: [S<C, 32>; LANES] = std::array::from_fn(|k| phase.mux(hi[k], lo[k]));
+        let s_take = swait & i.sm_resp_valid_i;
+        for k in 0..LANES {
+            let w = s_take & mask[k] & !is_store;
+            lo_d[k] = (w & !phase).mux(i.sm_rdata_i[k], lo_d[k]);
+            hi_d[k] = (w & phase).mux(i.sm_rdata_i[k], hi_d[k]);
+        }
+        let s_again = wide & !phase & !is_atom;
+        let s_err = s_take & i.sm_err_i;
+
+        // ---- global path: coalescer
+        let elig: [S<C, 1>; LANES] = if self.group == LANES {
+            pending
+        } else {
+            let lower = or_all(cx, &pending[..16]);
+            std::array::from_fn(|k| if k < 16 { pending[k] & lower } else { pending[k] & !lower })
+        };
+        let any_elig = or_all(cx, &elig);
+        let lead = first_one(cx, &elig);
+        let lead_addr = onehot_pick(cx, &lead, &addr);
+        let lead_addr = cx.name("lead_addr", lead_addr);
+        let seg = lead_addr.slice::<7, 25>();
+        let same: [S<C, 1>; LANES] = std::array::from_fn(|k| elig[k] & addr[k].slice::<7, 25>().eq(seg));
+        let memb: [S<C, 1>; LANES] = std::array::from_fn(|k| is_atom.mux(lead[k], same[k]));
+        let (g_size, g_base) = if self.shrink {
+            let lo6: Vec<_> = (0..LANES).map(|k| same[k] & !addr[k].slice::<6, 1>()).collect();
+            let hi6: Vec<_> = (0..LANES).map(|k| same[k] & addr[k].slice::<6, 1>()).collect();
+            let lo5: Vec<_> = (0..LANES).map(|k| same[k] & !addr[k].slice::<5, 1>()).collect();
+            let hi5: Vec<_> = (0..LANES).map(|k| same[k] & addr[k].slice::<5, 1>()).collect();
+            let both6 = or_all(cx, &lo6) & or_all(cx, &hi6);
+            let both5 = or_all(cx, &lo5) & or_all(cx, &hi5);
+            let b128: S<C, 32> = seg.concat::<7, 32>(cx.lit::<7>(0));
+            let b64: S<C, 32> = lead_addr.slice::<6, 26>().concat::<6, 32>(cx.lit::<6>(0));
+            let b32: S<C, 32> = lead_addr.slice::<5, 27>().concat::<5, 32>(cx.lit::<5>(0));
+            let size = both6.mux(cx.lit::<2>(2), both5.mux(cx.lit::<2>(1), cx.lit::<2>(0)));
+            let base = both6.mux(b128, both5.mux(b64, b32));
+            (size, base)
+        } else {
+            (cx.lit::<2>(2), seg.concat::<7, 32>(cx.lit::<7>(0)))
+        };
+        let g_size = is_atom.mux(cx.lit::<2>(0), g_size);
+        let g_addr = is_atom.mux(lead_addr, g_base);
+        // Word i of the 128-byte block: the highest member lane writing it.
+        let wsel: [S<C, 5>; LANES] = std::array::from_fn(|k| addr[k].slice::<2, 5>());
+        let mut wmask = [zero1; LANES];
+        let mut wdata = [zero32; LANES];
+        for (w, (wm, wd)) in wmask.iter_mut().zip(wdata.iter_mut()).enumerate() {
+            let wl = cx.lit::<5>(w as u64);
+            let pl = cx.lit::<4>((w >> 1) as u64);
+            for k in 0..LANES {
+                let narrow_hit = wsel[k].eq(wl);
+                let wide_hit = wsel[k].slice::<1, 4>().eq(pl);
+                let hit = memb[k] & is_store & wide.mux(wide_hit, narrow_hit);
+                let v = if w & 1 == 1 { wide.mux(hi[k], lo[k]) } else { lo[k] };
+                *wd = hit.mux(v, *wd);
+                *wm = *wm | hit;
+            }
+        }
+        let lead_lo = onehot_pick(cx, &lead, &lo);
+        let lead_c = onehot_pick(cx, &lead, &cmp);
+        let g_valid = cx.name("g_valid", greq & any_elig);
+        // Payloads are zero while no request is presented (clean waves).
+        let gm_wmask: [S<C, 1>; LANES] = std::array::from_fn(|w| {
+            let m = if w == 0 { is_atom | wmask[w] } else { wmask[w] };
+            g_valid & m
+        });
+        let gm_wdata: [S<C, 32>; LANES] = std::array::from_fn(|w| {
+            let v = match w {
+                0 => is_atom.mux(lead_lo, wdata[0]),
+                1 => is_atom.mux(lead_c, wdata[1]),
+                _ => wdata[w],
+            };
+            g_valid.mux(v, zero32)
+        });
+        let g_fire = g_valid & i.gm_req_ready_i;
+        let issued = cx.q(self.issued);
+        let recvd = cx.q(self.recvd);
+        let one6 = cx.lit::<6>(1);
+        let issued_n = g_fire.mux(issued + one6, issued);
+        let g_resp = greq & i.gm_resp_valid_i;
+        let recvd_n = g_resp.mux(recvd + one6, recvd);
+        let rid = i.gm_resp_id_i.slice::<0, 5>();
+        let rlanes: [S<C, 1>; LANES] = std::array::from_fn(|k| {
+            let col: [S<C, 32>; LANES] = std::array::from_fn(|r| cx.q(self.tab[r][k]).zext::<32>());
+            mux32::<C>(rid, &col).slice::<0, 1>()
+        });
+        for k in 0..LANES {
+            let hit = g_resp & rlanes[k];
+            let w = wsel[k];
+            let wl = wide.mux(w.slice::<1, 4>().concat::<1, 5>(zero1), w);
+            let wh = w.slice::<1, 4>().concat::<1, 5>(one1);
+            let d_lo = is_atom.mux(i.gm_resp_rdata_i[0], mux32::<C>(wl, &i.gm_resp_rdata_i));
+            let d_hi = mux32::<C>(wh, &i.gm_resp_rdata_i);
+            lo_d[k] = hit.mux(d_lo, lo_d[k]);
+            hi_d[k] = (hit & wide & !is_atom).mux(d_hi, hi_d[k]);
+        }
+        let islot = issued.slice::<0, 5>();
+        for r in 0..LANES {
+            let rl = cx.lit::<5>(r as u64);
+            let wr = g_fire & islot.eq(rl);
+            for k in 0..LANES {
+                let t = cx.q(self.tab[r][k]);
+                cx.d(self.tab[r][k], wr.mux(memb[k], t));
+            }
+        }
+
+        // ---- LDC path: one distinct index per cycle
+        let c_lead = first_one(cx, &pending);
+        let c_idx = onehot_pick(cx, &c_lead, &addr).slice::<0, 8>();
+        let c_any = or_all(cx, &pending);
+        let c_rd = creq & c_any;
+        let pword = cx.mem_read(self.params, 0, c_rd, c_idx);
+        let c_memb: [S<C, 1>; LANES] = std::array::from_fn(|k| pending[k] & addr[k].slice::<0, 8>().eq(c_idx));
+        for k in 0..LANES {
+            lo_d[k] = (creq & capt[k]).mux(pword, lo_d[k]);
+        }
+
+        // ---- pending lanes, next state
+        let served: [S<C, 1>; LANES] = std::array::from_fn(|k| (g_fire & memb[k]) | (c_rd & c_memb[k]));
+        let pend_n: [S<C, 1>; LANES] = std::array::from_fn(|k| pending[k] & !served[k]);
+        let pend_left = or_all(cx, &pend_n);
+        let capt_n: [S<C, 1>; LANES] = std::array::from_fn(|k| c_rd & c_memb[k]);
+        let capt_left = or_all(cx, &capt_n);
+        let g_done = !pend_left & (is_store | issued_n.eq(recvd_n));
+        let c_done = !pend_left & !capt_left;
+
+        let i_next = i_err.mux(s_resp, i_sh.mux(s_sreq, i_gl.mux(s_greq, s_creq)));
+        let n = resp.mux(s_idle, st);
+        let n = creq.mux(c_done.mux(s_resp, s_creq), n);
+        let n = greq.mux(g_done.mux(s_resp, s_greq), n);
+        let n = s_take.mux((s_again & !i.sm_err_i).mux(s_sreq, s_resp), n);
+        let n = (sreq & i.sm_ready_i).mux(s_swait, n);
+        let n = accept.mux(i_next, n);
+        cx.d(self.state, n);
+        cx.d(self.phase, accept.mux(zero1, (s_take & s_again).mux(one1, phase)));
+
+        // ---- instruction registers and lanes
+        let i_zero_hi = !(i_store & i_wide);
+        for k in 0..LANES {
+            cx.d(self.mask[k], accept.mux(i.lsu_mask_i[k], mask[k]));
+            let p0 = i.lsu_mask_i[k] & !i_err & (i_gl | i_ldc);
+            cx.d(self.pending[k], accept.mux(p0, pend_n[k]));
+            cx.d(self.capt[k], accept.mux(zero1, capt_n[k]));
+            let a_keep = i_ldc.mux(i.lsu_a_i[k] + i.lsu_off_i, a_in[k]);
+            cx.d(self.addr[k], accept.mux(a_keep, addr[k]));
+            let b_lo = i.lsu_b_i[k].slice::<0, 32>();
+            let b_hi = i.lsu_b_i[k].slice::<32, 32>();
+            let lo_in = i_load.mux(zero32, i_ldc.mux(zero32, b_lo));
+            cx.d(self.lo[k], accept.mux(lo_in, lo_d[k]));
+            cx.d(self.hi[k], accept.mux(i_zero_hi.mux(zero32, b_hi), hi_d[k]));
+            cx.d(self.cmp[k], accept.mux(i.lsu_c_i[k], cmp[k]));
+        }
+        cx.d(self.op, accept.mux(iop, op));
+        cx.d(self.wide, accept.mux(i_wide, wide));
+        cx.d(self.aop, accept.mux(i.lsu_mod_i.slice::<0, 3>(), aop));
+        cx.d(self.tag, accept.mux(i.lsu_tag_i, tag));
+        let z6i = cx.lit::<6>(0);
+        cx.d(self.issued, accept.mux(z6i, issued_n));
+        cx.d(self.recvd, accept.mux(z6i, recvd_n));
+
+        // Errors: at accept, or a shared-memory unit error on a response.
+        let errv = cx.q(self.errv);
+        let ecode = cx.q(self.ecode);
+        let elane = cx.q(self.elane);
+        let eaddr = cx.q(self.eaddr);
+        let m1 = first_one(cx, &mask);
+        let mlane = first_index(cx, &mask);
+        let maddr = onehot_pick(cx, &m1, &addr);
+        let s_err_new = s_err & !errv;
+        cx.d(self.errv, accept.mux(i_err, errv | s_err));
+        let c7 = cx.lit::<8>(ERR_SHARED);
+        cx.d(self.ecode, accept.mux(code, s_err_new.mux(c7, ecode)));
+        cx.d(self.elane, accept.mux(blane, s_err_new.mux(mlane, elane)));
+        cx.d(self.eaddr, accept.mux(baddr, s_err_new.mux(maddr, eaddr)));
+
+        // ---- counters
+        let c_gm = cx.q(self.cnt_gm);
+        let c_conf = cx.q(self.cnt_conf);
+        let c_busy = cx.q(self.cnt_busy);
+        let one32 = cx.lit::<32>(1);
+        cx.d(self.cnt_gm, g_fire.mux(c_gm + one32, c_gm));
+        cx.d(self.cnt_conf, i.sm_conflict_i.mux(c_conf + one32, c_conf));
+        cx.d(self.cnt_busy, idle.mux(c_busy, c_busy + one32));
+        // Unused inputs of the smem response (kept for a one-to-one wiring).
+        let _ = (i.sm_passes_i, i.sm_pass_i);
+
+        // Payloads are zero outside their valid cycle (clean waves, and a
+        // reference model need not know the don't-care values).
+        let z1 = |v: S<C, 1>, on: S<C, 1>| on & v;
+        let z16 = cx.lit::<16>(0);
+        let z64 = cx.lit::<64>(0);
+        let err_on = resp & errv;
+        let atom_code = aop.zext::<4>() + cx.lit::<4>(1);
+        let z4 = cx.lit::<4>(0);
+        let z2 = cx.lit::<2>(0);
+        let z8 = cx.lit::<8>(0);
+        let z5 = cx.lit::<5>(0);
+        let z6 = cx.lit::<6>(0);
+        LsuOut {
+            lsu_ready_o: idle,
+            sm_req_valid_o: sreq,
+            sm_op_o: sreq.mux(sm_op, z4),
+            sm_active_o: std::array::from_fn(|k| z1(mask[k], sreq)),
+            sm_addr_o: std::array::from_fn(|k| sreq.mux(sm_addr[k], z16)),
+            sm_data_o: std::array::from_fn(|k| sreq.mux(sm_data[k], zero32)),
+            sm_cmp_o: std::array::from_fn(|k| sreq.mux(cmp[k], zero32)),
+            gm_req_valid_o: g_valid,
+            gm_req_id_o: g_valid.mux(issued.zext::<8>(), z8),
+            gm_req_write_o: g_valid & is_store,
+            gm_req_atom_o: (g_valid & is_atom).mux(atom_code, z4),
+            gm_req_addr_o: g_valid.mux(g_addr, zero32),
+            gm_req_size_o: g_valid.mux(g_size, z2),
+            gm_req_wmask_o: gm_wmask,
+            gm_req_wdata_o: gm_wdata,
+            lsu_res_valid_o: resp,
+            lsu_res_tag_o: resp.mux(tag, zero32),
+            lsu_res_mask_o: std::array::from_fn(|k| z1(mask[k], resp)),
+            lsu_res_data_o: std::array::from_fn(|k| resp.mux(hi[k].concat::<32, 64>(lo[k]), z64)),
+            lsu_res_err_o: err_on,
+            lsu_res_err_code_o: err_on.mux(ecode, z8),
+            lsu_res_addr_o: std::array::from_fn(|k| resp.mux(addr[k], zero32)),
+            lsu_idle_o: idle,
+            cnt_gm_req_o: c_gm,
+            cnt_sm_conf_o: c_conf,
+            cnt_busy_o: c_busy,
+            err_o: err_on,
+            err_code_o: err_on.mux(ecode, z8),
+            err_warp_o: err_on.mux(warp, z6),
+            err_lane_o: err_on.mux(elane, z5),
+            err_addr_o: err_on.mux(eaddr, zero32),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

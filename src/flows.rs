@@ -64,6 +64,9 @@ pub enum BlockName {
     /// Barrier: one per CTA slot (`max_ctas`) over `max_warps` warps, with
     /// deadlock detection.
     Barrier,
+    /// Load/store unit: `max_warps` shared windows, coalescing per
+    /// `smem_request_threads` lanes (16: GT200 segments, 32: Fermi lines).
+    Lsu,
 }
 
 /// Something to do with a block, whatever its type.
@@ -161,6 +164,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 ),
             }
         }
+        BlockName::Lsu => crate::units::lsu::with_lsu(cfg, f),
         BlockName::Barrier => match (cfg.max_warps, cfg.max_ctas) {
             (16, 8) => f.call(Barrier::<16, 8>::new()),
             (32, 8) => f.call(Barrier::<32, 8>::new()),
@@ -204,6 +208,8 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Ibuffer, "fermi"),
     (BlockName::Barrier, "gt200"),
     (BlockName::Barrier, "fermi"),
+    (BlockName::Lsu, "gt200"),
+    (BlockName::Lsu, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

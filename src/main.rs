@@ -732,7 +732,7 @@ fn rtl_run(
     gmem: Vec<u8>,
 ) -> Result<i32> {
     use anyhow::{anyhow, Context};
-    use smrtl::sm::run::{run_rtl, RtlOptions, RtlResult};
+    use smrtl::sm::run::RtlOptions;
     let window = match &a.vcd_window {
         None => None,
         Some(w) => {
@@ -758,44 +758,7 @@ fn rtl_run(
         gmem: None,
         progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) { 100_000 } else { 0 },
     };
-    struct Go<'a> {
-        cfg: &'a SmConfig,
-        prog: &'a smrtl::golden::isa::Program,
-        launch: &'a smrtl::golden::model::Launch,
-        gmem: Option<Vec<u8>>,
-        opts: RtlOptions,
-    }
-    impl smrtl::sm::top::SmFn for Go<'_> {
-        type Out = Result<RtlResult, Box<smrtl::sm::run::RtlError>>;
-        fn call<K>(&mut self, sm: K) -> Result<Self::Out>
-        where
-            K: smrtl::hdl::Block<
-                    In<smrtl::hdl::Concrete> = smrtl::sm::top::SmIn<smrtl::hdl::Concrete>,
-                    Out<smrtl::hdl::Concrete> = smrtl::sm::top::SmOut<smrtl::hdl::Concrete>,
-                > + Clone
-                + 'static,
-        {
-            let mut sim = smrtl::hdl::Sim::new(sm).map_err(|e| anyhow!("{e}"))?;
-            let gmem = self.gmem.take().unwrap_or_default();
-            Ok(run_rtl(&mut sim, self.cfg, self.prog, self.launch, gmem, &self.opts))
-        }
-    }
-    let mut go = Go {
-        cfg,
-        prog,
-        launch,
-        gmem: Some(gmem.clone()),
-        opts,
-    };
-    let r = match smrtl::sm::top::with_sm(cfg, &mut go) {
-        Ok(r) => r,
-        Err(e) => {
-            if let Some(out) = &a.output {
-                std::fs::write(out, &gmem).with_context(|| format!("cannot write output image {}", out.display()))?;
-            }
-            return Err(e);
-        }
-    };
+    let r = smrtl::sm::run::run_program(cfg, prog, launch, gmem, &opts);
     let (report, image, err) = match r {
         Ok(ok) => (ok.report, ok.gmem, None),
         Err(e) => (e.report.clone(), e.gmem.clone(), Some(e)),

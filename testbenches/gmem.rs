@@ -266,7 +266,7 @@ mod tests {
         g.edge(None); // one cycle of tokens
         assert!(g.ready());
         g.edge(Some(&read(3, 128, 2))); // accepted at the edge ending cycle 1
-        // 128 bytes at 32 per cycle: ready again 3 cycles later.
+                                        // 128 bytes at 32 per cycle: ready again 3 cycles later.
         let mut seen = None;
         for c in 2..12u64 {
             if let Some(r) = g.response() {

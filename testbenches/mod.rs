@@ -18,6 +18,8 @@ pub mod gmem;
 pub mod imem;
 pub mod kernels;
 pub mod lanes;
+pub mod lsu_ref;
+pub mod lsu_tb;
 pub mod mad_rf_ref;
 pub mod mem_ports;
 pub mod opcoll_ref;

@@ -576,3 +576,48 @@ pub fn run_rtl(
         gmem: gmem.mem,
     })
 }
+
+/// Build the SM of `cfg` and run `prog` on it ([`run_rtl`]); an SM that
+/// cannot be built for `cfg` is an error at cycle 0.
+pub fn run_program(
+    cfg: &SmConfig,
+    prog: &Program,
+    launch: &Launch,
+    gmem: Vec<u8>,
+    opts: &RtlOptions,
+) -> Result<RtlResult, Box<RtlError>> {
+    struct Go<'a> {
+        cfg: &'a SmConfig,
+        prog: &'a Program,
+        launch: &'a Launch,
+        gmem: Option<Vec<u8>>,
+        opts: &'a RtlOptions,
+    }
+    impl crate::sm::top::SmFn for Go<'_> {
+        type Out = Result<RtlResult, Box<RtlError>>;
+        fn call<K>(&mut self, sm: K) -> anyhow::Result<Self::Out>
+        where
+            K: crate::hdl::Block<In<Concrete> = SmIn<Concrete>, Out<Concrete> = SmOut<Concrete>> + Clone + 'static,
+        {
+            let mut sim = crate::hdl::Sim::new(sm).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let gmem = self.gmem.take().unwrap_or_default();
+            Ok(run_rtl(&mut sim, self.cfg, self.prog, self.launch, gmem, self.opts))
+        }
+    }
+    let mut go = Go {
+        cfg,
+        prog,
+        launch,
+        gmem: Some(gmem.clone()),
+        opts,
+    };
+    match crate::sm::top::with_sm(cfg, &mut go) {
+        Ok(r) => r,
+        Err(e) => Err(Box::new(RtlError {
+            cycle: 0,
+            msg: format!("{e:#}"),
+            report: RtlReport::default(),
+            gmem,
+        })),
+    }
+}

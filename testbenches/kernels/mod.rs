@@ -22,6 +22,8 @@
 //! case.check(&out)?;
 //! ```
 
+pub mod micro;
+
 use std::fmt;
 
 use rand::rngs::SmallRng;

@@ -37,7 +37,12 @@ pub fn memory_access(
     i.d = if uses.d { 6 } else { 0 };
     i.a = 0;
     i.b = Src::Reg(if uses.b { 2 } else { 0 });
-    i.c = if uses.c { 4 } else { 0 };
+    // Only CAS names a third operand (the decoder rejects it elsewhere).
+    i.c = if uses.c && x.m == crate::golden::isa::AtomOp::Cas as u8 {
+        4
+    } else {
+        0
+    };
     i.e = if uses.e { x.e } else { 0 };
     let nregs = 8;
     let dec = decode(&i, nregs).map_err(|r| (None, r.to_string()))?;

@@ -202,7 +202,9 @@ impl<const MW: usize> Lsu<MW> {
     /// compute 1.2/1.3 segment reduction.
     pub fn new(group: usize, shrink: bool) -> Result<Self, LsuError> {
         if group != 16 && group != 32 {
-            return Err(LsuError(format!("coalescing group of {group} lanes (16 or 32 supported)")));
+            return Err(LsuError(format!(
+                "coalescing group of {group} lanes (16 or 32 supported)"
+            )));
         }
         if MW == 0 || MW > 64 {
             return Err(LsuError(format!("{MW} warps (1..=64 supported)")));
@@ -226,7 +228,11 @@ impl<const MW: usize> Lsu<MW> {
         let cnt_gm = d.reg("cnt_gm", core, 0);
         let cnt_conf = d.reg("cnt_conf", core, 0);
         let cnt_busy = d.reg("cnt_busy", core, 0);
-        let lanes = |d: &mut Decl, n: &str| (0..LANES).map(|k| d.reg(&format!("{n}{k}"), core, 0)).collect::<Vec<_>>();
+        let lanes = |d: &mut Decl, n: &str| {
+            (0..LANES)
+                .map(|k| d.reg(&format!("{n}{k}"), core, 0))
+                .collect::<Vec<_>>()
+        };
         let mask = lanes(&mut d, "mask");
         let pending = lanes(&mut d, "pending");
         let capt = lanes(&mut d, "capt");
@@ -273,7 +279,10 @@ impl<const MW: usize> Lsu<MW> {
     /// shrinking on 16-lane (compute 1.x) groups.
     pub fn of(cfg: &crate::sm::SmConfig) -> Result<Self, LsuError> {
         if cfg.max_warps as usize != MW {
-            return Err(LsuError(format!("config has {} warps, block built for {MW}", cfg.max_warps)));
+            return Err(LsuError(format!(
+                "config has {} warps, block built for {MW}",
+                cfg.max_warps
+            )));
         }
         let g = cfg.smem_request_threads as usize;
         Self::new(g, g == 16)
@@ -371,14 +380,22 @@ impl<const MW: usize> Block for Lsu<MW> {
     fn constrain(&self, r: u64, i: &mut LsuIn<crate::hdl::Concrete, MW>) {
         use crate::hdl::Bits;
         let ops = [OP_LDC, OP_LDG, OP_STG, OP_ATOMG, OP_LDS, OP_STS, OP_ATOMS];
-        let op = if r & 31 == 31 { 0x10 } else { ops[((r >> 5) % 7) as usize] };
+        let op = if r & 31 == 31 {
+            0x10
+        } else {
+            ops[((r >> 5) % 7) as usize]
+        };
         i.lsu_op_i = Bits::new(op);
         i.lsu_mod_i = Bits::new((r >> 8) & 7);
         i.ssize_i = Bits::new(4096);
         i.gm_size_i = Bits::new(1 << 16);
         let win = [64u64, 512, 8192][((r >> 11) % 3) as usize];
         let bad = (r >> 13) & 15 == 0;
-        i.lsu_off_i = Bits::new(if op == OP_LDC { (r >> 17) & 3 } else { ((r >> 17) & 0xf) << 2 });
+        i.lsu_off_i = Bits::new(if op == OP_LDC {
+            (r >> 17) & 3
+        } else {
+            ((r >> 17) & 0xf) << 2
+        });
         for k in 0..LANES {
             let a = i.lsu_a_i[k].to_u64();
             let v = if op == OP_LDC { a % 8 } else { (a % win) & !7 };
@@ -479,7 +496,10 @@ impl<const MW: usize> Block for Lsu<MW> {
         let blane = first_index(cx, &bad);
         let bad1 = first_one(cx, &bad);
         let baddr = onehot_pick(cx, &bad1, &a_in);
-        let code = i_ldc.mux(cx.lit::<8>(ERR_PARAM), i_sh.mux(cx.lit::<8>(ERR_SHARED), cx.lit::<8>(ERR_GLOBAL)));
+        let code = i_ldc.mux(
+            cx.lit::<8>(ERR_PARAM),
+            i_sh.mux(cx.lit::<8>(ERR_SHARED), cx.lit::<8>(ERR_GLOBAL)),
+        );
         let code = bad_op.mux(cx.lit::<8>(ERR_OP), code);
         let blane = bad_op.mux(cx.lit::<5>(0), blane);
         let baddr = bad_op.mux(zero32, baddr);
@@ -497,7 +517,10 @@ impl<const MW: usize> Block for Lsu<MW> {
             let w: S<C, 16> = b.slice::<2, 16>();
             w + phase.zext::<16>()
         });
-        let sm_op = is_atom.mux(aop.zext::<4>() + cx.lit::<4>(2), is_store.mux(cx.lit::<4>(1), cx.lit::<4>(0)));
+        let sm_op = is_atom.mux(
+            aop.zext::<4>() + cx.lit::<4>(2),
+            is_store.mux(cx.lit::<4>(1), cx.lit::<4>(0)),
+        );
         let sm_data: [S<C, 32>; LANES] = std::array::from_fn(|k| phase.mux(hi[k], lo[k]));
         let s_take = swait & i.sm_resp_valid_i;
         for k in 0..LANES {
@@ -513,7 +536,13 @@ impl<const MW: usize> Block for Lsu<MW> {
             pending
         } else {
             let lower = or_all(cx, &pending[..16]);
-            std::array::from_fn(|k| if k < 16 { pending[k] & lower } else { pending[k] & !lower })
+            std::array::from_fn(|k| {
+                if k < 16 {
+                    pending[k] & lower
+                } else {
+                    pending[k] & !lower
+                }
+            })
         };
         let any_elig = or_all(cx, &elig);
         let lead = first_one(cx, &elig);

@@ -41,7 +41,10 @@ fn errors_answer_in_one_cycle() {
     assert_eq!(s.step_core(&i).lsu_ready_o.to_u64(), 1);
     i.lsu_valid_i = Bits::new(0);
     let o = s.step_core(&i);
-    assert_eq!((o.lsu_res_valid_o.to_u64(), o.err_code_o.to_u64(), o.err_warp_o.to_u64()), (1, ERR_OP, 5));
+    assert_eq!(
+        (o.lsu_res_valid_o.to_u64(), o.err_code_o.to_u64(), o.err_warp_o.to_u64()),
+        (1, ERR_OP, 5)
+    );
     // LDC, offset 1: lanes 0..3 index 1, 2^32 (33-bit, no wrap: out of
     // range), 1, 2 (out of range). The lowest bad lane is reported.
     i.lsu_valid_i = Bits::new(1);
@@ -54,7 +57,10 @@ fn errors_answer_in_one_cycle() {
     assert_eq!(s.step_core(&i).lsu_ready_o.to_u64(), 1);
     i.lsu_valid_i = Bits::new(0);
     let o = s.step_core(&i);
-    assert_eq!((o.lsu_res_valid_o.to_u64(), o.err_code_o.to_u64(), o.err_lane_o.to_u64()), (1, ERR_PARAM, 1));
+    assert_eq!(
+        (o.lsu_res_valid_o.to_u64(), o.err_code_o.to_u64(), o.err_lane_o.to_u64()),
+        (1, ERR_PARAM, 1)
+    );
     // Lanes 0 and 2 only: one distinct word, result in cycle D + 2 = 3.
     i.lsu_mask_i[1] = Bits::new(0);
     i.lsu_mask_i[3] = Bits::new(0);

@@ -67,6 +67,12 @@ pub enum BlockName {
     /// Load/store unit: `max_warps` shared windows, coalescing per
     /// `smem_request_threads` lanes (16: GT200 segments, 32: Fermi lines).
     Lsu,
+    /// Instruction fetch and instruction cache: `max_warps` warps,
+    /// `icache_bytes` in `icache_ways` ways of `icache_line_bytes` lines.
+    Ifetch,
+    /// CTA launcher: `max_warps` warp slots, `max_ctas` CTA slots,
+    /// occupancy from the preset's limits, special registers for S2R.
+    Cta,
 }
 
 /// Something to do with a block, whatever its type.
@@ -165,6 +171,8 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
         }
         BlockName::Lsu => crate::units::lsu::with_lsu(cfg, f),
+        BlockName::Ifetch => crate::units::ifetch::with_ifetch(cfg, f),
+        BlockName::Cta => crate::units::cta::with_cta(cfg, f),
         BlockName::Barrier => match (cfg.max_warps, cfg.max_ctas) {
             (16, 8) => f.call(Barrier::<16, 8>::new()),
             (32, 8) => f.call(Barrier::<32, 8>::new()),
@@ -210,6 +218,10 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Barrier, "fermi"),
     (BlockName::Lsu, "gt200"),
     (BlockName::Lsu, "fermi"),
+    (BlockName::Ifetch, "gt200"),
+    (BlockName::Ifetch, "fermi"),
+    (BlockName::Cta, "gt200"),
+    (BlockName::Cta, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

@@ -9,12 +9,16 @@
 
 pub mod barrier_ref;
 pub mod barrier_tb;
+pub mod cta_ref;
+pub mod cta_tb;
 pub mod fe_ref;
 pub mod fe_tb;
 pub mod fifo_pair;
 pub mod fifo_ref;
 pub mod fp_vec;
 pub mod gmem;
+pub mod ifetch_ref;
+pub mod ifetch_tb;
 pub mod imem;
 pub mod kernels;
 pub mod lanes;

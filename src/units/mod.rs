@@ -16,6 +16,7 @@ pub mod fp;
 pub mod ibuffer;
 pub mod ifetch;
 pub mod lsu;
+pub mod ifetch;
 pub mod mad_rf;
 pub mod opcoll;
 pub mod predfile;

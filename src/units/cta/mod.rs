@@ -62,8 +62,10 @@
 //!   golden model's numbering), clock = core cycles since reset (the golden
 //!   model, untimed, counts the warp's instructions there). Unknown
 //!   numbers read 0 (decode rejects them).
-//! * Latency: launch at edge e, CALC in cycle e+1, the first CTA's first
-//!   warp start pulse in cycle e+3, then one warp per cycle; a released slot
+//! * Latency: launch at edge e, CALC in cycle e+1, the first CTA begins in
+//!   cycle e+2 and its first warp start pulse is visible in cycle e+4 (from
+//!   the register stages; not yet pinned by a directed test), then one warp
+//!   per cycle; a released slot
 //!   takes the next CTA in the cycle after the release.
 //! * Sizes: `MW` = `max_warps`, `NC` = `max_ctas` slots, `NS` =
 //!   `warp_schedulers`; limits are constants from `SmConfig`.
@@ -254,7 +256,9 @@ impl<const MW: usize, const NC: usize, const NS: usize> Cta<MW, NC, NS> {
         const { assert!(MW >= 1 && MW <= 64 && NC >= 1 && NC <= 16 && (NS == 1 || NS == 2)) };
         let h = lim.half_groups as u64;
         if h == 0 || h > 16 {
-            return Err(format!("{h} register groups per scheduler: the cta block supports 1..=16"));
+            return Err(format!(
+                "{h} register groups per scheduler: the cta block supports 1..=16"
+            ));
         }
         let recip = (65536 + h - 1) / h;
         if (0..512u64).any(|x| (x * recip) >> 16 != x / h) {
@@ -380,7 +384,10 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
     type Out<B: Backend> = CtaOut<B, MW>;
 
     fn module_name(&self) -> String {
-        format!("cta_w{MW}_c{NC}_s{NS}_t{}_r{}", self.lim.max_threads, self.lim.registers)
+        format!(
+            "cta_w{MW}_c{NC}_s{NS}_t{}_r{}",
+            self.lim.max_threads, self.lim.registers
+        )
     }
 
     fn decl(&self) -> &Decl {
@@ -459,7 +466,9 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         let nr24: S<C, 24> = nregs.zext();
         let wpc24: S<C, 24> = c_wpc.zext();
         let t32 = nr24.shl(cx.lit::<3>(5));
-        let round = |cx: &mut C, x: S<C, 24>, u: u64| -> S<C, 24> { (x + cx.lit::<24>(u - 1)) & cx.lit::<24>(!(u - 1) & 0xff_ffff) };
+        let round = |cx: &mut C, x: S<C, 24>, u: u64| -> S<C, 24> {
+            (x + cx.lit::<24>(u - 1)) & cx.lit::<24>(!(u - 1) & 0xff_ffff)
+        };
         let regs_cta = if lim.reg_alloc_per_warp {
             let pw = round(cx, t32, ru);
             pw.mul::<24, 24>(wpc24)
@@ -786,5 +795,40 @@ impl<C: Ctx, const W: usize> CmpLit<C, W> for S<C, W> {
     fn ule_lit(self, cx: &mut C, v: u64) -> S<C, 1> {
         let l = cx.lit::<W>(v);
         !l.ult(self)
+    }
+}
+
+/// Build the launcher for `cfg` (warps, CTA slots and schedulers are type
+/// parameters: one arm per supported combination) and hand it to `f`.
+pub fn with_cta<F: crate::flows::BlockFn>(cfg: &SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+    let lim = CtaLimits::of(cfg);
+    let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+    match (cfg.max_warps, cfg.max_ctas, cfg.warp_schedulers) {
+        (16, 8, 1) => f.call(Cta::<16, 8, 1>::new(lim).map_err(e)?),
+        (32, 8, 1) => f.call(Cta::<32, 8, 1>::new(lim).map_err(e)?),
+        (48, 8, 2) => f.call(Cta::<48, 8, 2>::new(lim).map_err(e)?),
+        (64, 16, 2) => f.call(Cta::<64, 16, 2>::new(lim).map_err(e)?),
+        (w, c, s) => anyhow::bail!(
+            "config `{}`: {w} warps, {c} CTA slots, {s} schedulers are not supported by the cta block \
+             (16/32 warps, 8 slots, 1 scheduler; 48 warps, 8 slots or 64, 16, with 2)",
+            cfg.name
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sm::SmConfig;
+    use crate::testbenches::cta_tb::cta_random;
+
+    #[test]
+    fn random_matches_reference() {
+        let g = cta_random::<32, 8, 1>(&SmConfig::preset("gt200").unwrap(), 1, 3000).unwrap();
+        assert!(
+            g.warps > 100 && g.errors > 0 && g.grids_done > 0 && g.s2r > 100,
+            "{g:?}"
+        );
+        cta_random::<48, 8, 2>(&SmConfig::preset("fermi").unwrap(), 2, 2000).unwrap();
+        cta_random::<16, 8, 1>(&SmConfig::preset("tesla").unwrap(), 3, 2000).unwrap();
     }
 }

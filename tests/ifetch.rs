@@ -1,0 +1,168 @@
+//! Instruction fetch block: random lock-step against the reference with the
+//! instruction memory model in the loop (proptest here, a million cycles in
+//! the ignored test), and directed timing tests: cold miss latency, one push
+//! per core cycle with two warps, the pc error (code 10) raised for a warp
+//! that runs off the program and not for one whose last instruction is EXIT.
+
+use proptest::prelude::*;
+use smrtl::testbenches::ifetch_ref::IfStim;
+use smrtl::testbenches::ifetch_tb::{ifetch_random, IfCheck};
+use smrtl::testbenches::imem::Imem;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4))]
+    #[test]
+    fn random_lockstep_matches_reference(seed in any::<u64>()) {
+        ifetch_random::<32, 8, 5>(seed, 3000, 4, 20).unwrap();
+        ifetch_random::<48, 8, 5>(seed ^ 1, 3000, 4, 5).unwrap();
+        ifetch_random::<16, 8, 4>(seed ^ 2, 3000, 2, 1).unwrap();
+    }
+}
+
+#[test]
+#[ignore]
+fn million_random_cycles() {
+    let a = ifetch_random::<32, 8, 5>(1, 1_000_000, 4, 20).unwrap();
+    let b = ifetch_random::<48, 8, 5>(2, 1_000_000, 4, 20).unwrap();
+    let c = ifetch_random::<16, 8, 4>(3, 1_000_000, 1, 2).unwrap();
+    eprintln!("ifetch: 3 x 1,000,000 core cycles, 0 mismatches: {a:?} {b:?} {c:?}");
+}
+
+/// A program of `n` words (distinct values).
+fn prog(n: u32) -> Vec<u64> {
+    (0..n as u64).map(|k| 0x1000_0000_0000 + k * 0x101).collect()
+}
+
+/// One warp (0) started at cycle 0, an instruction buffer of 2 entries
+/// popped every cycle it holds one (the "issue"), `exit_at`: the pc whose
+/// issue stops the warp (simt's `run_o` falls at that edge). Returns the
+/// cycles of the pushes and of the pc errors.
+fn one_warp(n: u32, latency: u32, cycles: u64, exit_at: Option<u32>) -> (Vec<(u64, u32)>, Vec<(u64, u32)>) {
+    let words = prog(n);
+    let mut c = IfCheck::<32, 8, 5>::new(4).unwrap();
+    let mut mem = Imem::new(words.clone(), 8, latency);
+    let mut buf: std::collections::VecDeque<u32> = Default::default();
+    let (mut run, mut pushes, mut errs) = (false, vec![], vec![]);
+    for t in 0..cycles {
+        let s = IfStim {
+            st: (t == 0).then_some(0),
+            run: run as u64,
+            room: (buf.len() < 2) as u64,
+            hv: !buf.is_empty() as u64,
+            plen: n,
+            im_req_ready: mem.ready(),
+            im_resp: mem.resp(),
+            ..IfStim::default()
+        };
+        let o = c.step(&s).unwrap();
+        mem.edge(o.im_req.filter(|_| s.im_req_ready));
+        if let Some(pc) = buf.pop_front() {
+            if Some(pc) == exit_at {
+                run = false;
+            }
+        }
+        if let Some((w, pc, word)) = o.push {
+            assert_eq!((w, word), (0, words[pc as usize]));
+            pushes.push((t, pc));
+            buf.push_back(pc);
+        }
+        if let Some((w, pc)) = o.err {
+            assert_eq!(w, 0);
+            errs.push((t, pc));
+        }
+        if t == 0 {
+            run = true;
+        }
+    }
+    (pushes, errs)
+}
+
+/// Cold start: pick in cycle 1, miss found in 2, request in 3 (taken),
+/// line in cycle 3 + latency, fill at that edge, pick, push two cycles
+/// later; then the warp's 8 words come every 2 cycles (a warp is not
+/// picked twice in a row) and the next line misses again.
+#[test]
+fn cold_miss_latency_and_sequential_fetch() {
+    let (p, e) = one_warp(16, 20, 200, Some(15));
+    assert!(e.is_empty(), "{e:?}");
+    assert_eq!(p[0], (25, 0), "first push: 2 + 1 + 20 + 2 cycles");
+    assert_eq!(p[1], (27, 1));
+    assert_eq!(p.len(), 16);
+    // Second line: pc 8 picked in cycle 40 (pc 7 pushed in 39), miss found
+    // in 41, request 42, line 62, pick 63, push 64: 24 cycles as the first.
+    assert_eq!(p[8], (64, 8));
+}
+
+/// EXIT as the last instruction: prefetching stops at plen, the warp stops
+/// at the EXIT's issue edge, no pc error. Without the EXIT the warp runs
+/// on and the error names pc = plen, once, one cycle after it is certain.
+#[test]
+fn pc_error_only_when_certain() {
+    let (p, e) = one_warp(10, 3, 100, Some(9));
+    assert_eq!(p.len(), 10);
+    assert!(e.is_empty(), "EXIT at the end: no error, got {e:?}");
+    let (p, e) = one_warp(10, 3, 100, None);
+    assert_eq!(p.len(), 10);
+    let last_push = p[9].0;
+    // pushed in t, head in t+1, popped at edge t+1, buffer empty in t+2,
+    // error registered: visible in t+3; reported once.
+    assert_eq!(e, vec![(last_push + 3, 10)]);
+}
+
+/// Two warps looping over a cached program (a redirect to 0 after the
+/// last word): the port pushes every core cycle, alternating warps (round
+/// robin), except a bubble in the cycle after a redirect (the redirected
+/// warp is not picked in the redirect's cycle, the other was picked just
+/// before).
+#[test]
+fn two_warps_push_every_cycle() {
+    let words = prog(64);
+    let mut c = IfCheck::<32, 8, 5>::new(4).unwrap();
+    let mut mem = Imem::new(words, 8, 2);
+    let mut got = vec![];
+    let mut redir_at = vec![];
+    let mut redir = None;
+    for t in 0..600u64 {
+        let s = IfStim {
+            st: match t {
+                0 => Some(0),
+                1 => Some(1),
+                _ => None,
+            },
+            redir: redir.take(),
+            run: if t >= 2 { 3 } else { 0 },
+            room: 3,
+            plen: 64,
+            im_req_ready: mem.ready(),
+            im_resp: mem.resp(),
+            ..IfStim::default()
+        };
+        let o = c.step(&s).unwrap();
+        mem.edge(o.im_req.filter(|_| s.im_req_ready));
+        if let Some((w, 63, _)) = o.push {
+            redir = Some((w, 0));
+        }
+        if t >= 300 {
+            got.push((t, o.push.map(|p| p.0)));
+        }
+        if s.redir.is_some() {
+            redir_at.push(t);
+        }
+        if t == 599 {
+            assert_eq!(o.misses, 8, "8 lines of the 64-word program, each missed once");
+        }
+    }
+    let bubbles: Vec<u64> = got.iter().filter(|(_, p)| p.is_none()).map(|(t, _)| *t).collect();
+    assert!(bubbles.len() <= 6, "{bubbles:?}");
+    for t in &bubbles {
+        assert!(
+            redir_at.contains(&(t - 1)),
+            "bubble in cycle {t} without a redirect before it"
+        );
+    }
+    for p in got.windows(2) {
+        if let [(_, Some(a)), (_, Some(b))] = p {
+            assert_ne!(a, b, "alternating warps");
+        }
+    }
+}

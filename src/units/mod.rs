@@ -16,7 +16,6 @@ pub mod fp;
 pub mod ibuffer;
 pub mod ifetch;
 pub mod lsu;
-pub mod ifetch;
 pub mod mad_rf;
 pub mod opcoll;
 pub mod predfile;

@@ -676,7 +676,8 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
             Ok(l) => l,
             Err(e) => {
                 if let Some(out) = &a.output {
-                    std::fs::write(out, &gmem).with_context(|| format!("cannot write output image {}", out.display()))?;
+                    std::fs::write(out, &gmem)
+                        .with_context(|| format!("cannot write output image {}", out.display()))?;
                 }
                 return Err(e);
             }
@@ -739,8 +740,14 @@ fn rtl_run(
             let (f, t) = w
                 .split_once(':')
                 .ok_or_else(|| anyhow!("--vcd-window `{w}`: want FROM:TO (core cycles)"))?;
-            let f: u64 = f.trim().parse().map_err(|_| anyhow!("--vcd-window `{w}`: FROM is not a number"))?;
-            let t: u64 = t.trim().parse().map_err(|_| anyhow!("--vcd-window `{w}`: TO is not a number"))?;
+            let f: u64 = f
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("--vcd-window `{w}`: FROM is not a number"))?;
+            let t: u64 = t
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("--vcd-window `{w}`: TO is not a number"))?;
             if t <= f {
                 anyhow::bail!("--vcd-window `{w}`: TO must be after FROM");
             }
@@ -756,7 +763,11 @@ fn rtl_run(
         vcd_window: window,
         check: !a.no_check,
         gmem: None,
-        progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) { 100_000 } else { 0 },
+        progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            100_000
+        } else {
+            0
+        },
     };
     let r = smrtl::sm::run::run_program(cfg, prog, launch, gmem, &opts);
     let (report, image, err) = match r {

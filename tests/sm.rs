@@ -16,7 +16,8 @@ fn run(cfg: &SmConfig, case: &Case) -> String {
     let t = std::time::Instant::now();
     let r = run_program(cfg, &prog, &case.launch(), case.gmem.clone(), &RtlOptions::default())
         .unwrap_or_else(|e| panic!("{} on {}: {e}\n{}", case.label, cfg.name, e.report.render()));
-    case.check(&r.gmem).unwrap_or_else(|m| panic!("{} on {}: {m}", case.label, cfg.name));
+    case.check(&r.gmem)
+        .unwrap_or_else(|m| panic!("{} on {}: {m}", case.label, cfg.name));
     let rep = &r.report;
     let line = format!(
         "{} [{}]: {} core cycles, IPC {:.3}, {} checked, {:.1} s",

@@ -150,7 +150,12 @@ impl RtlReport {
             let _ = write!(s, "  scheduler {k} cycles:");
             for (n, name) in STALL_NAMES.iter().enumerate() {
                 if self.stall[k][n] > 0 {
-                    let _ = write!(s, " {name} {} ({:.1}%)", self.stall[k][n], 100.0 * self.stall[k][n] as f64 / c);
+                    let _ = write!(
+                        s,
+                        " {name} {} ({:.1}%)",
+                        self.stall[k][n],
+                        100.0 * self.stall[k][n] as f64 / c
+                    );
                 }
             }
             let _ = writeln!(s);
@@ -270,7 +275,12 @@ pub fn run_rtl(
         Err(e) => return Err(fail(0, format!("launch rejected: {e}"), &rep, &gmem_init)),
     };
     if prog.code.len() > u16::MAX as usize {
-        return Err(fail(0, "program longer than 65,535 instructions".into(), &rep, &gmem_init));
+        return Err(fail(
+            0,
+            "program longer than 65,535 instructions".into(),
+            &rep,
+            &gmem_init,
+        ));
     }
     if launch.params.len() > 256 {
         return Err(fail(0, "more than 256 parameter words".into(), &rep, &gmem_init));
@@ -304,7 +314,12 @@ pub fn run_rtl(
         if let (Some(p), Some((from, to))) = (&vcd_path, opts.vcd_window) {
             if cycle == from && !vcd_open {
                 if let Err(e) = sim.open_vcd(p) {
-                    return Err(fail(cycle, format!("cannot write {}: {e}", p.display()), &rep, &gmem.mem));
+                    return Err(fail(
+                        cycle,
+                        format!("cannot write {}: {e}", p.display()),
+                        &rep,
+                        &gmem.mem,
+                    ));
                 }
                 vcd_open = true;
             }
@@ -326,7 +341,10 @@ pub fn run_rtl(
             ));
         }
         if opts.progress > 0 && cycle > 0 && cycle % opts.progress == 0 {
-            eprintln!("  ... core cycle {cycle}, {} warp instructions", rep.issued.iter().sum::<u64>());
+            eprintln!(
+                "  ... core cycle {cycle}, {} warp instructions",
+                rep.issued.iter().sum::<u64>()
+            );
         }
         let mut i: SmIn<Concrete> = crate::hdl::sim::zero_ports();
         i.plen_i = b(prog.code.len() as u64);
@@ -412,7 +430,12 @@ pub fn run_rtl(
             if opts.check {
                 let Some(&(cta, wic)) = map.warp.get(&w) else {
                     close(sim, &mut vcd_open);
-                    return Err(fail(cycle, format!("warp slot {w} issued pc {pc} but was never started"), &rep, &gmem.mem));
+                    return Err(fail(
+                        cycle,
+                        format!("warp slot {w} issued pc {pc} but was never started"),
+                        &rep,
+                        &gmem.mem,
+                    ));
                 };
                 let r = match golden.step_cta_warp(cta, wic) {
                     Ok(r) => r,
@@ -461,7 +484,12 @@ pub fn run_rtl(
             let q = pend.entry(w).or_default();
             let Some(k) = q.iter().position(|p| p.pc == pc) else {
                 close(sim, &mut vcd_open);
-                return Err(fail(cycle, format!("warp slot {w} retired pc {pc}, which it has not issued"), &rep, &gmem.mem));
+                return Err(fail(
+                    cycle,
+                    format!("warp slot {w} retired pc {pc}, which it has not issued"),
+                    &rep,
+                    &gmem.mem,
+                ));
             };
             let p = q.remove(k).unwrap();
             if !opts.check {
@@ -480,21 +508,34 @@ pub fn run_rtl(
                 (_, _) if m != p.active && kind != 0 => diff(format!("lanes RTL {m:08x}, golden {:08x}", p.active)),
                 (Some(Write::Reg { values, .. }), 1) => first(&|l| lo32(l) != values[l])
                     .and_then(|l| diff(format!("lane {l}: RTL {:08x}, golden {:08x}", lo32(l), values[l]))),
-                (Some(Write::RegPair { values, .. }), 2) => first(&|l| (lo32(l) as u64 | (hi32(l) as u64) << 32) != values[l])
-                    .and_then(|l| {
+                (Some(Write::RegPair { values, .. }), 2) => {
+                    first(&|l| (lo32(l) as u64 | (hi32(l) as u64) << 32) != values[l]).and_then(|l| {
                         diff(format!(
                             "lane {l}: RTL {:08x}{:08x}, golden {:016x}",
                             hi32(l),
                             lo32(l),
                             values[l]
                         ))
-                    }),
+                    })
+                }
                 (Some(Write::Pred { values, .. }), 3) => {
                     let got = lanes(&o.ret_pred_o) & m;
-                    (got != values & m).then(|| format!("divergence at write-back, {place}: predicate lanes RTL {got:08x}, golden {:08x}", values & m))
+                    (got != values & m).then(|| {
+                        format!(
+                            "divergence at write-back, {place}: predicate lanes RTL {got:08x}, golden {:08x}",
+                            values & m
+                        )
+                    })
                 }
-                (Some(Write::Atom { old, reg, .. }), 1) if *reg != crate::golden::isa::RZ => first(&|l| lo32(l) != old[l])
-                    .and_then(|l| diff(format!("atomic old value lane {l}: RTL {:08x}, golden {:08x}", lo32(l), old[l]))),
+                (Some(Write::Atom { old, reg, .. }), 1) if *reg != crate::golden::isa::RZ => {
+                    first(&|l| lo32(l) != old[l]).and_then(|l| {
+                        diff(format!(
+                            "atomic old value lane {l}: RTL {:08x}, golden {:08x}",
+                            lo32(l),
+                            old[l]
+                        ))
+                    })
+                }
                 (Some(Write::Mem { .. } | Write::MemPair { .. } | Write::Atom { .. }), 0) | (None, 0) => None,
                 (w, k) => diff(format!("RTL wrote kind {k}, golden expected {w:?}")),
             };
@@ -504,7 +545,11 @@ pub fn run_rtl(
             }
         }
         for s in 0..2 {
-            let c = if s == 0 { o.stall0_o.to_u64() } else { o.stall1_o.to_u64() } as usize;
+            let c = if s == 0 {
+                o.stall0_o.to_u64()
+            } else {
+                o.stall1_o.to_u64()
+            } as usize;
             rep.stall[s][c.min(7)] += 1;
         }
         let ub = o.unit_busy_o.to_u64();
@@ -559,10 +604,20 @@ pub fn run_rtl(
             ));
         }
         if !golden.all_done() {
-            return Err(fail(cycle, "the RTL SM finished but the golden model has CTAs left".into(), &rep, &gmem.mem));
+            return Err(fail(
+                cycle,
+                "the RTL SM finished but the golden model has CTAs left".into(),
+                &rep,
+                &gmem.mem,
+            ));
         }
         if golden.gmem() != &gmem.mem[..] {
-            let k = golden.gmem().iter().zip(&gmem.mem).position(|(a, b)| a != b).unwrap_or(0);
+            let k = golden
+                .gmem()
+                .iter()
+                .zip(&gmem.mem)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
             return Err(fail(
                 cycle,
                 format!("final global memory differs from the golden model's first at byte {k:#x}"),

@@ -50,7 +50,7 @@ use crate::units::barrier::{BarIn, Barrier};
 use crate::units::cta::{Cta, CtaIn};
 use crate::units::dpu::{Dpu, DpuIn, DpuOut};
 use crate::units::ibuffer::{IbIn, Ibuffer};
-use crate::units::ifetch::{Ifetch, IfIn as IfetchIn};
+use crate::units::ifetch::{IfIn as IfetchIn, Ifetch};
 use crate::units::lsu::{Lsu, LsuIn};
 use crate::units::opcoll::{Opcoll, OpcollIn};
 use crate::units::predfile::{PfIn, Predfile};
@@ -65,8 +65,7 @@ use crate::units::wb::{Wb, WbIn, WbParams};
 
 /// `err_src_o` values: which block raised the latched error.
 pub const ERR_SOURCES: [&str; 14] = [
-    "none", "cta", "ifetch", "sched0", "sched1", "simt", "barrier", "opcoll", "sp0", "sp1", "sfu", "dpu", "lsu",
-    "wb",
+    "none", "cta", "ifetch", "sched0", "sched1", "simt", "barrier", "opcoll", "sp0", "sp1", "sfu", "dpu", "lsu", "wb",
 ];
 /// `stall<s>_o` values.
 pub const STALL_NAMES: [&str; 8] = [
@@ -213,6 +212,10 @@ pub struct SmTop<
     smem: Smem<LB, SA>,
     wb: Wb<NS>,
     err: ErrRegs,
+    /// LSU instructions issued and not yet answered by the LSU (stores have
+    /// no scoreboard entry; the CTA launcher must not release a CTA with
+    /// one in flight).
+    mem_q: Reg<8>,
 }
 
 /// Name of an error code (docs/sm.md section 7).
@@ -265,7 +268,10 @@ impl<
             msg,
         };
         if cfg.icache_line_bytes as usize != IM_WORDS * 8 {
-            return Err(e(format!("icache_line_bytes = {}: the SM top fetches 64-byte lines", cfg.icache_line_bytes)));
+            return Err(e(format!(
+                "icache_line_bytes = {}: the SM top fetches 64-byte lines",
+                cfg.icache_line_bytes
+            )));
         }
         let geom = crate::units::regfile::RfGeom::from_config(cfg).map_err(|x| e(x.to_string()))?;
         let oc = Opcoll::<G, NL, A>::new(geom).map_err(|x| e(x.to_string()))?;
@@ -296,10 +302,17 @@ impl<
             pc: d.reg("err_pc", c, 0),
             info: d.reg("err_info", c, 0),
         };
+        let mem_q = d.reg("mem_inflight", c, 0);
         let name: String = cfg
             .name
             .chars()
-            .map(|ch| if ch.is_ascii_alphanumeric() { ch.to_ascii_lowercase() } else { '_' })
+            .map(|ch| {
+                if ch.is_ascii_alphanumeric() {
+                    ch.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
             .collect();
         Ok(SmTop {
             decl: d,
@@ -320,6 +333,7 @@ impl<
             smem,
             wb,
             err,
+            mem_q,
         })
     }
 }
@@ -329,8 +343,10 @@ pub trait SmFn {
     type Out;
     fn call<K>(&mut self, sm: K) -> anyhow::Result<Self::Out>
     where
-        K: Block<In<crate::hdl::Concrete> = SmIn<crate::hdl::Concrete>, Out<crate::hdl::Concrete> = SmOut<crate::hdl::Concrete>>
-            + Clone
+        K: Block<
+                In<crate::hdl::Concrete> = SmIn<crate::hdl::Concrete>,
+                Out<crate::hdl::Concrete> = SmOut<crate::hdl::Concrete>,
+            > + Clone
             + 'static;
 }
 
@@ -338,9 +354,12 @@ pub trait SmFn {
 /// (tesla, gt200, fermi, gpucc) and configs with the same block shapes are
 /// supported; others are an error naming the shape.
 pub fn with_sm<F: SmFn>(cfg: &SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
-    let geom = crate::units::regfile::RfGeom::from_config(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
+    let geom =
+        crate::units::regfile::RfGeom::from_config(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
     let smem_words = cfg.smem_bytes as usize / 4;
-    let sa = (smem_words / cfg.smem_banks.max(1) as usize).next_power_of_two().trailing_zeros() as usize;
+    let sa = (smem_words / cfg.smem_banks.max(1) as usize)
+        .next_power_of_two()
+        .trailing_zeros() as usize;
     let lines = cfg.icache_bytes / cfg.icache_line_bytes.max(1);
     let sets = lines / cfg.icache_ways.max(1);
     let sb = sets.max(1).trailing_zeros() as usize;
@@ -357,7 +376,19 @@ pub fn with_sm<F: SmFn>(cfg: &SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     );
     macro_rules! sm {
         ($mw:literal, $ns:literal, $lw:literal, $ie:literal, $nc:literal, $g:literal, $a:literal, $lb:literal, $sa:literal, $sb:literal) => {
-            f.call(SmTop::<$mw, $ns, $lw, $ie, $nc, $g, { 32 * $g }, $a, $lb, $sa, $sb>::new(cfg)?)
+            f.call(SmTop::<
+                $mw,
+                $ns,
+                $lw,
+                $ie,
+                $nc,
+                $g,
+                { 32 * $g },
+                $a,
+                $lb,
+                $sa,
+                $sb,
+            >::new(cfg)?)
         };
     }
     match key {
@@ -560,6 +591,18 @@ impl<
         let pcs: Vec<S<C, 16>> = so.iter().map(|o| o.ctl_pc_o).collect();
         let bar_pc = pick(cx, &c_bar, &pcs);
         let s2r_any = or_all(cx, &c_s2r);
+        // Memory instructions in flight (issue to LSU result).
+        let mem_q = cx.q(self.mem_q);
+        let u_lsu = cx.lit::<3>(crate::golden::isa::Unit::Lsu as u64);
+        let one8 = cx.lit::<8>(1);
+        let mut mem_n = mem_q;
+        for o in &so {
+            let inc = o.is_valid_o & o.is_unit_o.eq(u_lsu);
+            mem_n = inc.mux(mem_n + one8, mem_n);
+        }
+        let mem_n = lsu.lsu_res_valid_o.mux(mem_n - one8, mem_n);
+        cx.d(self.mem_q, mem_n);
+        let mem_idle = !mem_q.any() & lsu.lsu_idle_o;
 
         // 4. Instruction fetch.
         let ifo = cx.instance(
@@ -621,7 +664,13 @@ impl<
         let s2r = |s: usize| -> (S<C, 1>, S<C, 6>, S<C, 8>, [S<C, 1>; 32], S<C, 32>) {
             if s < NS {
                 let o = &so[s];
-                (c_s2r[s], o.iss_warp_o, o.ctl_imm_o.slice::<0, 8>(), o.ctl_taken_o, o.is_tag_o)
+                (
+                    c_s2r[s],
+                    o.iss_warp_o,
+                    o.ctl_imm_o.slice::<0, 8>(),
+                    o.ctl_taken_o,
+                    o.is_tag_o,
+                )
             } else {
                 (z1, z6, o1.zext::<8>() ^ o1.zext::<8>(), [z1; 32], z32)
             }
@@ -642,7 +691,7 @@ impl<
                 exit_valid_i: simt.exit_valid_o,
                 exit_warp_i: simt.exit_warp_o,
                 idle_i: sb.idle_o,
-                lsu_idle_i: lsu.lsu_idle_o,
+                lsu_idle_i: mem_idle,
                 s2r_valid_i: r0.0,
                 s2r_warp_i: r0.1,
                 s2r_idx_i: r0.2,
@@ -714,13 +763,36 @@ impl<
         let zl1 = [z1; 32];
         let iss = |k: usize| match is(k) {
             Some(o) => (
-                o.is_valid_o, o.is_unit_o, o.is_op_o, o.is_mod_o, o.is_tag_o, o.is_ra_o, o.is_rb_o, o.is_rc_o,
-                o.is_pair_o, o.is_use_imm_o, o.is_imm_o, o.is_mask_o, o.is_pa_o, o.is_pb_o,
+                o.is_valid_o,
+                o.is_unit_o,
+                o.is_op_o,
+                o.is_mod_o,
+                o.is_tag_o,
+                o.is_ra_o,
+                o.is_rb_o,
+                o.is_rc_o,
+                o.is_pair_o,
+                o.is_use_imm_o,
+                o.is_imm_o,
+                o.is_mask_o,
+                o.is_pa_o,
+                o.is_pb_o,
             ),
             None => (
-                z1, o1.zext::<3>() ^ o1.zext::<3>(), o1.zext::<7>() ^ o1.zext::<7>(), o1.zext::<4>() ^ o1.zext::<4>(),
-                z32, o1.zext::<8>() ^ o1.zext::<8>(), o1.zext::<8>() ^ o1.zext::<8>(), o1.zext::<8>() ^ o1.zext::<8>(),
-                o1.zext::<3>() ^ o1.zext::<3>(), z1, z32, zl1, zl1, zl1,
+                z1,
+                o1.zext::<3>() ^ o1.zext::<3>(),
+                o1.zext::<7>() ^ o1.zext::<7>(),
+                o1.zext::<4>() ^ o1.zext::<4>(),
+                z32,
+                o1.zext::<8>() ^ o1.zext::<8>(),
+                o1.zext::<8>() ^ o1.zext::<8>(),
+                o1.zext::<8>() ^ o1.zext::<8>(),
+                o1.zext::<3>() ^ o1.zext::<3>(),
+                z1,
+                z32,
+                zl1,
+                zl1,
+                zl1,
             ),
         };
         let (a0, a1) = (iss(0), iss(1));
@@ -890,7 +962,11 @@ impl<
         let fe_sel = cta.fe_res_valid_o;
         let fe_mask: [S<C, 1>; 32] = std::array::from_fn(|l| fe_sel.mux(cta.fe_res_mask_o[l], cta.fe_res1_mask_o[l]));
         let fe_data: [S<C, 32>; 32] = std::array::from_fn(|l| fe_sel.mux(cta.fe_res_data_o[l], cta.fe_res1_data_o[l]));
-        let sp1o = if NS > 1 { spo[1] } else { <SpGroupOut<C::B> as crate::hdl::Ports<C::B>>::build(&mut crate::hdl::block::ZeroPorts) };
+        let sp1o = if NS > 1 {
+            spo[1]
+        } else {
+            <SpGroupOut<C::B> as crate::hdl::Ports<C::B>>::build(&mut crate::hdl::block::ZeroPorts)
+        };
         cx.instance_end(
             h_wb,
             &self.wb,
@@ -943,18 +1019,60 @@ impl<
             srcs.push((o.err_o, o.err_code_o, 3 + s as u64, o.err_warp_o, o.err_pc_o, z32));
         }
         srcs.push((simt.err_o, simt.err_code_o, 5, simt.err_warp_o, simt.err_pc_o, z32));
-        srcs.push((bar.err_o, bar.err_code_o, 6, bar.err_warp_o, bar.err_pc_o, bar.err_cta_o.zext::<32>()));
-        srcs.push((oc.err_o, oc.err_code_o, 7, oc.err_warp_o, z16, oc.err_reg_o.zext::<32>()));
+        srcs.push((
+            bar.err_o,
+            bar.err_code_o,
+            6,
+            bar.err_warp_o,
+            bar.err_pc_o,
+            bar.err_cta_o.zext::<32>(),
+        ));
+        srcs.push((
+            oc.err_o,
+            oc.err_code_o,
+            7,
+            oc.err_warp_o,
+            z16,
+            oc.err_reg_o.zext::<32>(),
+        ));
         for (g, o) in spo.iter().enumerate() {
             let v = o.res_valid_o & o.err_o;
-            srcs.push((v, o.err_code_o, 8 + g as u64, tagw(o.res_tag_o), tagpc(o.res_tag_o), z32));
+            srcs.push((
+                v,
+                o.err_code_o,
+                8 + g as u64,
+                tagw(o.res_tag_o),
+                tagpc(o.res_tag_o),
+                z32,
+            ));
         }
         let v = sfu.sfu_res_valid_o & sfu.sfu_err_o;
-        srcs.push((v, sfu.sfu_err_code_o, 10, tagw(sfu.sfu_res_tag_o), tagpc(sfu.sfu_res_tag_o), z32));
+        srcs.push((
+            v,
+            sfu.sfu_err_code_o,
+            10,
+            tagw(sfu.sfu_res_tag_o),
+            tagpc(sfu.sfu_res_tag_o),
+            z32,
+        ));
         let v = dpu.dpu_res_valid_o & dpu.dpu_err_o;
-        srcs.push((v, dpu.dpu_err_code_o, 11, tagw(dpu.dpu_res_tag_o), tagpc(dpu.dpu_res_tag_o), z32));
+        srcs.push((
+            v,
+            dpu.dpu_err_code_o,
+            11,
+            tagw(dpu.dpu_res_tag_o),
+            tagpc(dpu.dpu_res_tag_o),
+            z32,
+        ));
         let v = lsu.lsu_res_valid_o & lsu.lsu_res_err_o;
-        srcs.push((v, lsu.lsu_res_err_code_o, 12, tagw(lsu.lsu_res_tag_o), tagpc(lsu.lsu_res_tag_o), lsu.err_addr_o));
+        srcs.push((
+            v,
+            lsu.lsu_res_err_code_o,
+            12,
+            tagw(lsu.lsu_res_tag_o),
+            tagpc(lsu.lsu_res_tag_o),
+            lsu.err_addr_o,
+        ));
         srcs.push((lsu.err_o, lsu.err_code_o, 12, lsu.err_warp_o, z16, lsu.err_addr_o));
         srcs.push((wb.err_o, wb.err_code_o, 13, z6, z16, wb.err_src_o.zext::<32>()));
         let (mut nv, mut ncode, mut nsrc, mut nwarp, mut npc, mut ninfo) =
@@ -1021,7 +1139,13 @@ impl<
             }
         };
         let (m0, m1) = (mon(0), mon(1));
-        let ub = [!spo[0].ready_o, !sp1_ready & cx.lit::<1>((NS > 1) as u64), !sfu.sfu_ready_o, !dpu.dpu_ready_o & cx.lit::<1>(self.dpu.is_some() as u64), !lsu.lsu_ready_o];
+        let ub = [
+            !spo[0].ready_o,
+            !sp1_ready & cx.lit::<1>((NS > 1) as u64),
+            !sfu.sfu_ready_o,
+            !dpu.dpu_ready_o & cx.lit::<1>(self.dpu.is_some() as u64),
+            !lsu.lsu_ready_o,
+        ];
         let mut unit_busy = cx.lit::<5>(0);
         for (k, b) in ub.iter().enumerate() {
             unit_busy = unit_busy | b.zext::<5>().shl(cx.lit::<3>(k as u64));

@@ -36,6 +36,10 @@ module sfu_u2_l8_d4 (
   wire [2:0] func_d;
   reg  bad_q;  // hot clock, reset 1'h0
   wire bad_d;
+  reg  is_mul_q;  // hot clock, reset 1'h0
+  wire is_mul_d;
+  reg  [3:0] fmod_q;  // hot clock, reset 4'h0
+  wire [3:0] fmod_d;
   reg  [31:0] tag_q;  // hot clock, reset 32'h00000000
   wire [31:0] tag_d;
   reg  mask0_q;  // hot clock, reset 1'h0
@@ -234,6 +238,70 @@ module sfu_u2_l8_d4 (
   wire [31:0] opnd1_14_d;
   reg  [31:0] opnd1_15_q;  // hot clock, no reset
   wire [31:0] opnd1_15_d;
+  reg  [31:0] opndb0_0_q;  // hot clock, no reset
+  wire [31:0] opndb0_0_d;
+  reg  [31:0] opndb0_1_q;  // hot clock, no reset
+  wire [31:0] opndb0_1_d;
+  reg  [31:0] opndb0_2_q;  // hot clock, no reset
+  wire [31:0] opndb0_2_d;
+  reg  [31:0] opndb0_3_q;  // hot clock, no reset
+  wire [31:0] opndb0_3_d;
+  reg  [31:0] opndb0_4_q;  // hot clock, no reset
+  wire [31:0] opndb0_4_d;
+  reg  [31:0] opndb0_5_q;  // hot clock, no reset
+  wire [31:0] opndb0_5_d;
+  reg  [31:0] opndb0_6_q;  // hot clock, no reset
+  wire [31:0] opndb0_6_d;
+  reg  [31:0] opndb0_7_q;  // hot clock, no reset
+  wire [31:0] opndb0_7_d;
+  reg  [31:0] opndb0_8_q;  // hot clock, no reset
+  wire [31:0] opndb0_8_d;
+  reg  [31:0] opndb0_9_q;  // hot clock, no reset
+  wire [31:0] opndb0_9_d;
+  reg  [31:0] opndb0_10_q;  // hot clock, no reset
+  wire [31:0] opndb0_10_d;
+  reg  [31:0] opndb0_11_q;  // hot clock, no reset
+  wire [31:0] opndb0_11_d;
+  reg  [31:0] opndb0_12_q;  // hot clock, no reset
+  wire [31:0] opndb0_12_d;
+  reg  [31:0] opndb0_13_q;  // hot clock, no reset
+  wire [31:0] opndb0_13_d;
+  reg  [31:0] opndb0_14_q;  // hot clock, no reset
+  wire [31:0] opndb0_14_d;
+  reg  [31:0] opndb0_15_q;  // hot clock, no reset
+  wire [31:0] opndb0_15_d;
+  reg  [31:0] opndb1_0_q;  // hot clock, no reset
+  wire [31:0] opndb1_0_d;
+  reg  [31:0] opndb1_1_q;  // hot clock, no reset
+  wire [31:0] opndb1_1_d;
+  reg  [31:0] opndb1_2_q;  // hot clock, no reset
+  wire [31:0] opndb1_2_d;
+  reg  [31:0] opndb1_3_q;  // hot clock, no reset
+  wire [31:0] opndb1_3_d;
+  reg  [31:0] opndb1_4_q;  // hot clock, no reset
+  wire [31:0] opndb1_4_d;
+  reg  [31:0] opndb1_5_q;  // hot clock, no reset
+  wire [31:0] opndb1_5_d;
+  reg  [31:0] opndb1_6_q;  // hot clock, no reset
+  wire [31:0] opndb1_6_d;
+  reg  [31:0] opndb1_7_q;  // hot clock, no reset
+  wire [31:0] opndb1_7_d;
+  reg  [31:0] opndb1_8_q;  // hot clock, no reset
+  wire [31:0] opndb1_8_d;
+  reg  [31:0] opndb1_9_q;  // hot clock, no reset
+  wire [31:0] opndb1_9_d;
+  reg  [31:0] opndb1_10_q;  // hot clock, no reset
+  wire [31:0] opndb1_10_d;
+  reg  [31:0] opndb1_11_q;  // hot clock, no reset
+  wire [31:0] opndb1_11_d;
+  reg  [31:0] opndb1_12_q;  // hot clock, no reset
+  wire [31:0] opndb1_12_d;
+  reg  [31:0] opndb1_13_q;  // hot clock, no reset
+  wire [31:0] opndb1_13_d;
+  reg  [31:0] opndb1_14_q;  // hot clock, no reset
+  wire [31:0] opndb1_14_d;
+  reg  [31:0] opndb1_15_q;  // hot clock, no reset
+  wire [31:0] opndb1_15_d;
   reg  [31:0] rsh0_0_q;  // hot clock, no reset
   wire [31:0] rsh0_0_d;
   reg  [31:0] rsh0_1_q;  // hot clock, no reset
@@ -434,23 +502,75 @@ module sfu_u2_l8_d4 (
   wire [31:0] out_data31_d;
   wire u_unit0_valid_o;
   wire [31:0] u_unit0_res_o;
+  wire u_mul0_0_valid_o;
+  wire [31:0] u_mul0_0_res_o;
+  wire u_mul0_1_valid_o;
+  wire [31:0] u_mul0_1_res_o;
+  wire u_mul0_2_valid_o;
+  wire [31:0] u_mul0_2_res_o;
+  wire u_mul0_3_valid_o;
+  wire [31:0] u_mul0_3_res_o;
   wire u_unit1_valid_o;
   wire [31:0] u_unit1_res_o;
+  wire u_mul1_0_valid_o;
+  wire [31:0] u_mul1_0_res_o;
+  wire u_mul1_1_valid_o;
+  wire [31:0] u_mul1_1_res_o;
+  wire u_mul1_2_valid_o;
+  wire [31:0] u_mul1_2_res_o;
+  wire u_mul1_3_valid_o;
+  wire [31:0] u_mul1_3_res_o;
 
   // Combinational logic
   wire accept = (((~ph_q) & sfu_valid_i) & ready_q);
   wire [6:0] n113 = sfu_op_i;  // crossing into the hot domain
-  wire n224 = (busy_q & (cnt_q == 5'h0f));
-  wire n441 = (u_unit0_valid_o & (rcnt_q == 5'h0f));
-  wire n448 = (n441 & ph_q);
-  wire n839 = (out_valid_q & out_err_q);
+  wire n119 = (n113 == 7'h21);
+  wire n237 = (busy_q & (cnt_q == (is_mul_q ? 5'h03 : 5'h0f)));
+  wire n598 = (u_unit0_valid_o | u_mul0_0_valid_o);
+  wire n604 = (n598 & (rcnt_q == (u_mul0_0_valid_o ? 5'h03 : 5'h0f)));
+  wire n611 = (n604 & ph_q);
+  wire [31:0] n628 = (u_mul0_0_valid_o ? rsh0_4_q : rsh0_1_q);
+  wire [31:0] n636 = (u_mul0_0_valid_o ? rsh0_5_q : rsh0_2_q);
+  wire [31:0] n644 = (u_mul0_0_valid_o ? rsh0_6_q : rsh0_3_q);
+  wire [31:0] n652 = (u_mul0_0_valid_o ? rsh0_7_q : rsh0_4_q);
+  wire [31:0] n660 = (u_mul0_0_valid_o ? rsh0_8_q : rsh0_5_q);
+  wire [31:0] n668 = (u_mul0_0_valid_o ? rsh0_9_q : rsh0_6_q);
+  wire [31:0] n676 = (u_mul0_0_valid_o ? rsh0_10_q : rsh0_7_q);
+  wire [31:0] n684 = (u_mul0_0_valid_o ? rsh0_11_q : rsh0_8_q);
+  wire [31:0] n692 = (u_mul0_0_valid_o ? rsh0_12_q : rsh0_9_q);
+  wire [31:0] n700 = (u_mul0_0_valid_o ? rsh0_13_q : rsh0_10_q);
+  wire [31:0] n708 = (u_mul0_0_valid_o ? rsh0_14_q : rsh0_11_q);
+  wire [31:0] n716 = (u_mul0_0_valid_o ? rsh0_15_q : rsh0_12_q);
+  wire [31:0] n724 = (u_mul0_0_valid_o ? u_mul0_0_res_o : rsh0_13_q);
+  wire [31:0] n732 = (u_mul0_0_valid_o ? u_mul0_1_res_o : rsh0_14_q);
+  wire [31:0] n740 = (u_mul0_0_valid_o ? u_mul0_2_res_o : rsh0_15_q);
+  wire [31:0] n748 = (u_mul0_0_valid_o ? u_mul0_3_res_o : u_unit0_res_o);
+  wire [31:0] n772 = (u_mul0_0_valid_o ? rsh1_4_q : rsh1_1_q);
+  wire [31:0] n780 = (u_mul0_0_valid_o ? rsh1_5_q : rsh1_2_q);
+  wire [31:0] n788 = (u_mul0_0_valid_o ? rsh1_6_q : rsh1_3_q);
+  wire [31:0] n796 = (u_mul0_0_valid_o ? rsh1_7_q : rsh1_4_q);
+  wire [31:0] n804 = (u_mul0_0_valid_o ? rsh1_8_q : rsh1_5_q);
+  wire [31:0] n812 = (u_mul0_0_valid_o ? rsh1_9_q : rsh1_6_q);
+  wire [31:0] n820 = (u_mul0_0_valid_o ? rsh1_10_q : rsh1_7_q);
+  wire [31:0] n828 = (u_mul0_0_valid_o ? rsh1_11_q : rsh1_8_q);
+  wire [31:0] n836 = (u_mul0_0_valid_o ? rsh1_12_q : rsh1_9_q);
+  wire [31:0] n844 = (u_mul0_0_valid_o ? rsh1_13_q : rsh1_10_q);
+  wire [31:0] n852 = (u_mul0_0_valid_o ? rsh1_14_q : rsh1_11_q);
+  wire [31:0] n860 = (u_mul0_0_valid_o ? rsh1_15_q : rsh1_12_q);
+  wire [31:0] n868 = (u_mul0_0_valid_o ? u_mul1_0_res_o : rsh1_13_q);
+  wire [31:0] n876 = (u_mul0_0_valid_o ? u_mul1_1_res_o : rsh1_14_q);
+  wire [31:0] n884 = (u_mul0_0_valid_o ? u_mul1_2_res_o : rsh1_15_q);
+  wire [31:0] n892 = (u_mul0_0_valid_o ? u_mul1_3_res_o : u_unit1_res_o);
+  wire n1034 = (out_valid_q & out_err_q);
   assign ph_d = (~ph_q);
-  assign ready_d = (ph_q ? ((~busy_q) | (cnt_q == 5'h0e)) : ready_q);
-  assign busy_d = (accept | (busy_q & (~n224)));
+  assign ready_d = (ph_q ? ((~busy_q) | (cnt_q == (is_mul_q ? 5'h02 : 5'h0e))) : ready_q);
+  assign busy_d = (accept | (busy_q & (~n237)));
   assign cnt_d = (accept ? 5'h00 : (busy_q ? (cnt_q + 5'h01) : cnt_q));
-  assign rcnt_d = (n441 ? 5'h00 : (u_unit0_valid_o ? (rcnt_q + 5'h01) : rcnt_q));
+  assign rcnt_d = (n604 ? 5'h00 : (n598 ? (rcnt_q + 5'h01) : rcnt_q));
   assign func_d = (accept ? n113[2:0] : func_q);
-  assign bad_d = (accept ? (~(n113[6:3] == 4'h6)) : bad_q);
+  assign bad_d = (accept ? (~((n113[6:3] == 4'h6) | n119)) : bad_q);
+  assign is_mul_d = (accept ? n119 : is_mul_q);
+  assign fmod_d = (accept ? sfu_mod_i : fmod_q);
   assign tag_d = (accept ? sfu_tag_i : tag_q);
   assign mask0_d = (accept ? sfu_mask_i[0] : mask0_q);
   assign mask1_d = (accept ? sfu_mask_i[1] : mask1_q);
@@ -484,179 +604,211 @@ module sfu_u2_l8_d4 (
   assign mask29_d = (accept ? sfu_mask_i[29] : mask29_q);
   assign mask30_d = (accept ? sfu_mask_i[30] : mask30_q);
   assign mask31_d = (accept ? sfu_mask_i[31] : mask31_q);
-  assign bad2_d = (n224 ? bad_q : bad2_q);
-  assign tag2_d = (n224 ? tag_q : tag2_q);
-  assign mask2_0_d = (n224 ? mask0_q : mask2_0_q);
-  assign mask2_1_d = (n224 ? mask1_q : mask2_1_q);
-  assign mask2_2_d = (n224 ? mask2_q : mask2_2_q);
-  assign mask2_3_d = (n224 ? mask3_q : mask2_3_q);
-  assign mask2_4_d = (n224 ? mask4_q : mask2_4_q);
-  assign mask2_5_d = (n224 ? mask5_q : mask2_5_q);
-  assign mask2_6_d = (n224 ? mask6_q : mask2_6_q);
-  assign mask2_7_d = (n224 ? mask7_q : mask2_7_q);
-  assign mask2_8_d = (n224 ? mask8_q : mask2_8_q);
-  assign mask2_9_d = (n224 ? mask9_q : mask2_9_q);
-  assign mask2_10_d = (n224 ? mask10_q : mask2_10_q);
-  assign mask2_11_d = (n224 ? mask11_q : mask2_11_q);
-  assign mask2_12_d = (n224 ? mask12_q : mask2_12_q);
-  assign mask2_13_d = (n224 ? mask13_q : mask2_13_q);
-  assign mask2_14_d = (n224 ? mask14_q : mask2_14_q);
-  assign mask2_15_d = (n224 ? mask15_q : mask2_15_q);
-  assign mask2_16_d = (n224 ? mask16_q : mask2_16_q);
-  assign mask2_17_d = (n224 ? mask17_q : mask2_17_q);
-  assign mask2_18_d = (n224 ? mask18_q : mask2_18_q);
-  assign mask2_19_d = (n224 ? mask19_q : mask2_19_q);
-  assign mask2_20_d = (n224 ? mask20_q : mask2_20_q);
-  assign mask2_21_d = (n224 ? mask21_q : mask2_21_q);
-  assign mask2_22_d = (n224 ? mask22_q : mask2_22_q);
-  assign mask2_23_d = (n224 ? mask23_q : mask2_23_q);
-  assign mask2_24_d = (n224 ? mask24_q : mask2_24_q);
-  assign mask2_25_d = (n224 ? mask25_q : mask2_25_q);
-  assign mask2_26_d = (n224 ? mask26_q : mask2_26_q);
-  assign mask2_27_d = (n224 ? mask27_q : mask2_27_q);
-  assign mask2_28_d = (n224 ? mask28_q : mask2_28_q);
-  assign mask2_29_d = (n224 ? mask29_q : mask2_29_q);
-  assign mask2_30_d = (n224 ? mask30_q : mask2_30_q);
-  assign mask2_31_d = (n224 ? mask31_q : mask2_31_q);
-  assign opnd0_0_d = (accept ? sfu_a_i[31:0] : opnd0_1_q);
-  assign opnd0_1_d = (accept ? sfu_a_i[63:32] : opnd0_2_q);
-  assign opnd0_2_d = (accept ? sfu_a_i[95:64] : opnd0_3_q);
-  assign opnd0_3_d = (accept ? sfu_a_i[127:96] : opnd0_4_q);
-  assign opnd0_4_d = (accept ? sfu_a_i[287:256] : opnd0_5_q);
-  assign opnd0_5_d = (accept ? sfu_a_i[319:288] : opnd0_6_q);
-  assign opnd0_6_d = (accept ? sfu_a_i[351:320] : opnd0_7_q);
-  assign opnd0_7_d = (accept ? sfu_a_i[383:352] : opnd0_8_q);
-  assign opnd0_8_d = (accept ? sfu_a_i[543:512] : opnd0_9_q);
-  assign opnd0_9_d = (accept ? sfu_a_i[575:544] : opnd0_10_q);
-  assign opnd0_10_d = (accept ? sfu_a_i[607:576] : opnd0_11_q);
-  assign opnd0_11_d = (accept ? sfu_a_i[639:608] : opnd0_12_q);
+  assign bad2_d = (n237 ? bad_q : bad2_q);
+  assign tag2_d = (n237 ? tag_q : tag2_q);
+  assign mask2_0_d = (n237 ? mask0_q : mask2_0_q);
+  assign mask2_1_d = (n237 ? mask1_q : mask2_1_q);
+  assign mask2_2_d = (n237 ? mask2_q : mask2_2_q);
+  assign mask2_3_d = (n237 ? mask3_q : mask2_3_q);
+  assign mask2_4_d = (n237 ? mask4_q : mask2_4_q);
+  assign mask2_5_d = (n237 ? mask5_q : mask2_5_q);
+  assign mask2_6_d = (n237 ? mask6_q : mask2_6_q);
+  assign mask2_7_d = (n237 ? mask7_q : mask2_7_q);
+  assign mask2_8_d = (n237 ? mask8_q : mask2_8_q);
+  assign mask2_9_d = (n237 ? mask9_q : mask2_9_q);
+  assign mask2_10_d = (n237 ? mask10_q : mask2_10_q);
+  assign mask2_11_d = (n237 ? mask11_q : mask2_11_q);
+  assign mask2_12_d = (n237 ? mask12_q : mask2_12_q);
+  assign mask2_13_d = (n237 ? mask13_q : mask2_13_q);
+  assign mask2_14_d = (n237 ? mask14_q : mask2_14_q);
+  assign mask2_15_d = (n237 ? mask15_q : mask2_15_q);
+  assign mask2_16_d = (n237 ? mask16_q : mask2_16_q);
+  assign mask2_17_d = (n237 ? mask17_q : mask2_17_q);
+  assign mask2_18_d = (n237 ? mask18_q : mask2_18_q);
+  assign mask2_19_d = (n237 ? mask19_q : mask2_19_q);
+  assign mask2_20_d = (n237 ? mask20_q : mask2_20_q);
+  assign mask2_21_d = (n237 ? mask21_q : mask2_21_q);
+  assign mask2_22_d = (n237 ? mask22_q : mask2_22_q);
+  assign mask2_23_d = (n237 ? mask23_q : mask2_23_q);
+  assign mask2_24_d = (n237 ? mask24_q : mask2_24_q);
+  assign mask2_25_d = (n237 ? mask25_q : mask2_25_q);
+  assign mask2_26_d = (n237 ? mask26_q : mask2_26_q);
+  assign mask2_27_d = (n237 ? mask27_q : mask2_27_q);
+  assign mask2_28_d = (n237 ? mask28_q : mask2_28_q);
+  assign mask2_29_d = (n237 ? mask29_q : mask2_29_q);
+  assign mask2_30_d = (n237 ? mask30_q : mask2_30_q);
+  assign mask2_31_d = (n237 ? mask31_q : mask2_31_q);
+  assign opnd0_0_d = (accept ? sfu_a_i[31:0] : (is_mul_q ? opnd0_4_q : opnd0_1_q));
+  assign opnd0_1_d = (accept ? sfu_a_i[63:32] : (is_mul_q ? opnd0_5_q : opnd0_2_q));
+  assign opnd0_2_d = (accept ? sfu_a_i[95:64] : (is_mul_q ? opnd0_6_q : opnd0_3_q));
+  assign opnd0_3_d = (accept ? sfu_a_i[127:96] : (is_mul_q ? opnd0_7_q : opnd0_4_q));
+  assign opnd0_4_d = (accept ? sfu_a_i[287:256] : (is_mul_q ? opnd0_8_q : opnd0_5_q));
+  assign opnd0_5_d = (accept ? sfu_a_i[319:288] : (is_mul_q ? opnd0_9_q : opnd0_6_q));
+  assign opnd0_6_d = (accept ? sfu_a_i[351:320] : (is_mul_q ? opnd0_10_q : opnd0_7_q));
+  assign opnd0_7_d = (accept ? sfu_a_i[383:352] : (is_mul_q ? opnd0_11_q : opnd0_8_q));
+  assign opnd0_8_d = (accept ? sfu_a_i[543:512] : (is_mul_q ? opnd0_12_q : opnd0_9_q));
+  assign opnd0_9_d = (accept ? sfu_a_i[575:544] : (is_mul_q ? opnd0_13_q : opnd0_10_q));
+  assign opnd0_10_d = (accept ? sfu_a_i[607:576] : (is_mul_q ? opnd0_14_q : opnd0_11_q));
+  assign opnd0_11_d = (accept ? sfu_a_i[639:608] : (is_mul_q ? opnd0_15_q : opnd0_12_q));
   assign opnd0_12_d = (accept ? sfu_a_i[799:768] : opnd0_13_q);
   assign opnd0_13_d = (accept ? sfu_a_i[831:800] : opnd0_14_q);
   assign opnd0_14_d = (accept ? sfu_a_i[863:832] : opnd0_15_q);
   assign opnd0_15_d = (accept ? sfu_a_i[895:864] : opnd0_15_q);
-  assign opnd1_0_d = (accept ? sfu_a_i[159:128] : opnd1_1_q);
-  assign opnd1_1_d = (accept ? sfu_a_i[191:160] : opnd1_2_q);
-  assign opnd1_2_d = (accept ? sfu_a_i[223:192] : opnd1_3_q);
-  assign opnd1_3_d = (accept ? sfu_a_i[255:224] : opnd1_4_q);
-  assign opnd1_4_d = (accept ? sfu_a_i[415:384] : opnd1_5_q);
-  assign opnd1_5_d = (accept ? sfu_a_i[447:416] : opnd1_6_q);
-  assign opnd1_6_d = (accept ? sfu_a_i[479:448] : opnd1_7_q);
-  assign opnd1_7_d = (accept ? sfu_a_i[511:480] : opnd1_8_q);
-  assign opnd1_8_d = (accept ? sfu_a_i[671:640] : opnd1_9_q);
-  assign opnd1_9_d = (accept ? sfu_a_i[703:672] : opnd1_10_q);
-  assign opnd1_10_d = (accept ? sfu_a_i[735:704] : opnd1_11_q);
-  assign opnd1_11_d = (accept ? sfu_a_i[767:736] : opnd1_12_q);
+  assign opnd1_0_d = (accept ? sfu_a_i[159:128] : (is_mul_q ? opnd1_4_q : opnd1_1_q));
+  assign opnd1_1_d = (accept ? sfu_a_i[191:160] : (is_mul_q ? opnd1_5_q : opnd1_2_q));
+  assign opnd1_2_d = (accept ? sfu_a_i[223:192] : (is_mul_q ? opnd1_6_q : opnd1_3_q));
+  assign opnd1_3_d = (accept ? sfu_a_i[255:224] : (is_mul_q ? opnd1_7_q : opnd1_4_q));
+  assign opnd1_4_d = (accept ? sfu_a_i[415:384] : (is_mul_q ? opnd1_8_q : opnd1_5_q));
+  assign opnd1_5_d = (accept ? sfu_a_i[447:416] : (is_mul_q ? opnd1_9_q : opnd1_6_q));
+  assign opnd1_6_d = (accept ? sfu_a_i[479:448] : (is_mul_q ? opnd1_10_q : opnd1_7_q));
+  assign opnd1_7_d = (accept ? sfu_a_i[511:480] : (is_mul_q ? opnd1_11_q : opnd1_8_q));
+  assign opnd1_8_d = (accept ? sfu_a_i[671:640] : (is_mul_q ? opnd1_12_q : opnd1_9_q));
+  assign opnd1_9_d = (accept ? sfu_a_i[703:672] : (is_mul_q ? opnd1_13_q : opnd1_10_q));
+  assign opnd1_10_d = (accept ? sfu_a_i[735:704] : (is_mul_q ? opnd1_14_q : opnd1_11_q));
+  assign opnd1_11_d = (accept ? sfu_a_i[767:736] : (is_mul_q ? opnd1_15_q : opnd1_12_q));
   assign opnd1_12_d = (accept ? sfu_a_i[927:896] : opnd1_13_q);
   assign opnd1_13_d = (accept ? sfu_a_i[959:928] : opnd1_14_q);
   assign opnd1_14_d = (accept ? sfu_a_i[991:960] : opnd1_15_q);
   assign opnd1_15_d = (accept ? sfu_a_i[1023:992] : opnd1_15_q);
-  assign rsh0_0_d = (u_unit0_valid_o ? rsh0_1_q : rsh0_0_q);
-  assign rsh0_1_d = (u_unit0_valid_o ? rsh0_2_q : rsh0_1_q);
-  assign rsh0_2_d = (u_unit0_valid_o ? rsh0_3_q : rsh0_2_q);
-  assign rsh0_3_d = (u_unit0_valid_o ? rsh0_4_q : rsh0_3_q);
-  assign rsh0_4_d = (u_unit0_valid_o ? rsh0_5_q : rsh0_4_q);
-  assign rsh0_5_d = (u_unit0_valid_o ? rsh0_6_q : rsh0_5_q);
-  assign rsh0_6_d = (u_unit0_valid_o ? rsh0_7_q : rsh0_6_q);
-  assign rsh0_7_d = (u_unit0_valid_o ? rsh0_8_q : rsh0_7_q);
-  assign rsh0_8_d = (u_unit0_valid_o ? rsh0_9_q : rsh0_8_q);
-  assign rsh0_9_d = (u_unit0_valid_o ? rsh0_10_q : rsh0_9_q);
-  assign rsh0_10_d = (u_unit0_valid_o ? rsh0_11_q : rsh0_10_q);
-  assign rsh0_11_d = (u_unit0_valid_o ? rsh0_12_q : rsh0_11_q);
-  assign rsh0_12_d = (u_unit0_valid_o ? rsh0_13_q : rsh0_12_q);
-  assign rsh0_13_d = (u_unit0_valid_o ? rsh0_14_q : rsh0_13_q);
-  assign rsh0_14_d = (u_unit0_valid_o ? rsh0_15_q : rsh0_14_q);
-  assign rsh0_15_d = (u_unit0_valid_o ? u_unit0_res_o : rsh0_15_q);
-  assign rsh1_0_d = (u_unit0_valid_o ? rsh1_1_q : rsh1_0_q);
-  assign rsh1_1_d = (u_unit0_valid_o ? rsh1_2_q : rsh1_1_q);
-  assign rsh1_2_d = (u_unit0_valid_o ? rsh1_3_q : rsh1_2_q);
-  assign rsh1_3_d = (u_unit0_valid_o ? rsh1_4_q : rsh1_3_q);
-  assign rsh1_4_d = (u_unit0_valid_o ? rsh1_5_q : rsh1_4_q);
-  assign rsh1_5_d = (u_unit0_valid_o ? rsh1_6_q : rsh1_5_q);
-  assign rsh1_6_d = (u_unit0_valid_o ? rsh1_7_q : rsh1_6_q);
-  assign rsh1_7_d = (u_unit0_valid_o ? rsh1_8_q : rsh1_7_q);
-  assign rsh1_8_d = (u_unit0_valid_o ? rsh1_9_q : rsh1_8_q);
-  assign rsh1_9_d = (u_unit0_valid_o ? rsh1_10_q : rsh1_9_q);
-  assign rsh1_10_d = (u_unit0_valid_o ? rsh1_11_q : rsh1_10_q);
-  assign rsh1_11_d = (u_unit0_valid_o ? rsh1_12_q : rsh1_11_q);
-  assign rsh1_12_d = (u_unit0_valid_o ? rsh1_13_q : rsh1_12_q);
-  assign rsh1_13_d = (u_unit0_valid_o ? rsh1_14_q : rsh1_13_q);
-  assign rsh1_14_d = (u_unit0_valid_o ? rsh1_15_q : rsh1_14_q);
-  assign rsh1_15_d = (u_unit0_valid_o ? u_unit1_res_o : rsh1_15_q);
-  assign out_valid_d = (ph_q ? n448 : out_valid_q);
-  assign out_err_d = (n448 ? bad2_q : out_err_q);
-  assign out_tag_d = (n448 ? tag2_q : out_tag_q);
-  assign out_mask0_d = (n448 ? mask2_0_q : out_mask0_q);
-  assign out_mask1_d = (n448 ? mask2_1_q : out_mask1_q);
-  assign out_mask2_d = (n448 ? mask2_2_q : out_mask2_q);
-  assign out_mask3_d = (n448 ? mask2_3_q : out_mask3_q);
-  assign out_mask4_d = (n448 ? mask2_4_q : out_mask4_q);
-  assign out_mask5_d = (n448 ? mask2_5_q : out_mask5_q);
-  assign out_mask6_d = (n448 ? mask2_6_q : out_mask6_q);
-  assign out_mask7_d = (n448 ? mask2_7_q : out_mask7_q);
-  assign out_mask8_d = (n448 ? mask2_8_q : out_mask8_q);
-  assign out_mask9_d = (n448 ? mask2_9_q : out_mask9_q);
-  assign out_mask10_d = (n448 ? mask2_10_q : out_mask10_q);
-  assign out_mask11_d = (n448 ? mask2_11_q : out_mask11_q);
-  assign out_mask12_d = (n448 ? mask2_12_q : out_mask12_q);
-  assign out_mask13_d = (n448 ? mask2_13_q : out_mask13_q);
-  assign out_mask14_d = (n448 ? mask2_14_q : out_mask14_q);
-  assign out_mask15_d = (n448 ? mask2_15_q : out_mask15_q);
-  assign out_mask16_d = (n448 ? mask2_16_q : out_mask16_q);
-  assign out_mask17_d = (n448 ? mask2_17_q : out_mask17_q);
-  assign out_mask18_d = (n448 ? mask2_18_q : out_mask18_q);
-  assign out_mask19_d = (n448 ? mask2_19_q : out_mask19_q);
-  assign out_mask20_d = (n448 ? mask2_20_q : out_mask20_q);
-  assign out_mask21_d = (n448 ? mask2_21_q : out_mask21_q);
-  assign out_mask22_d = (n448 ? mask2_22_q : out_mask22_q);
-  assign out_mask23_d = (n448 ? mask2_23_q : out_mask23_q);
-  assign out_mask24_d = (n448 ? mask2_24_q : out_mask24_q);
-  assign out_mask25_d = (n448 ? mask2_25_q : out_mask25_q);
-  assign out_mask26_d = (n448 ? mask2_26_q : out_mask26_q);
-  assign out_mask27_d = (n448 ? mask2_27_q : out_mask27_q);
-  assign out_mask28_d = (n448 ? mask2_28_q : out_mask28_q);
-  assign out_mask29_d = (n448 ? mask2_29_q : out_mask29_q);
-  assign out_mask30_d = (n448 ? mask2_30_q : out_mask30_q);
-  assign out_mask31_d = (n448 ? mask2_31_q : out_mask31_q);
-  assign out_data0_d = (n448 ? ((mask2_0_q & (~bad2_q)) ? rsh0_1_q : 32'h00000000) : out_data0_q);
-  assign out_data1_d = (n448 ? ((mask2_1_q & (~bad2_q)) ? rsh0_2_q : 32'h00000000) : out_data1_q);
-  assign out_data2_d = (n448 ? ((mask2_2_q & (~bad2_q)) ? rsh0_3_q : 32'h00000000) : out_data2_q);
-  assign out_data3_d = (n448 ? ((mask2_3_q & (~bad2_q)) ? rsh0_4_q : 32'h00000000) : out_data3_q);
-  assign out_data4_d = (n448 ? ((mask2_4_q & (~bad2_q)) ? rsh1_1_q : 32'h00000000) : out_data4_q);
-  assign out_data5_d = (n448 ? ((mask2_5_q & (~bad2_q)) ? rsh1_2_q : 32'h00000000) : out_data5_q);
-  assign out_data6_d = (n448 ? ((mask2_6_q & (~bad2_q)) ? rsh1_3_q : 32'h00000000) : out_data6_q);
-  assign out_data7_d = (n448 ? ((mask2_7_q & (~bad2_q)) ? rsh1_4_q : 32'h00000000) : out_data7_q);
-  assign out_data8_d = (n448 ? ((mask2_8_q & (~bad2_q)) ? rsh0_5_q : 32'h00000000) : out_data8_q);
-  assign out_data9_d = (n448 ? ((mask2_9_q & (~bad2_q)) ? rsh0_6_q : 32'h00000000) : out_data9_q);
-  assign out_data10_d = (n448 ? ((mask2_10_q & (~bad2_q)) ? rsh0_7_q : 32'h00000000) : out_data10_q);
-  assign out_data11_d = (n448 ? ((mask2_11_q & (~bad2_q)) ? rsh0_8_q : 32'h00000000) : out_data11_q);
-  assign out_data12_d = (n448 ? ((mask2_12_q & (~bad2_q)) ? rsh1_5_q : 32'h00000000) : out_data12_q);
-  assign out_data13_d = (n448 ? ((mask2_13_q & (~bad2_q)) ? rsh1_6_q : 32'h00000000) : out_data13_q);
-  assign out_data14_d = (n448 ? ((mask2_14_q & (~bad2_q)) ? rsh1_7_q : 32'h00000000) : out_data14_q);
-  assign out_data15_d = (n448 ? ((mask2_15_q & (~bad2_q)) ? rsh1_8_q : 32'h00000000) : out_data15_q);
-  assign out_data16_d = (n448 ? ((mask2_16_q & (~bad2_q)) ? rsh0_9_q : 32'h00000000) : out_data16_q);
-  assign out_data17_d = (n448 ? ((mask2_17_q & (~bad2_q)) ? rsh0_10_q : 32'h00000000) : out_data17_q);
-  assign out_data18_d = (n448 ? ((mask2_18_q & (~bad2_q)) ? rsh0_11_q : 32'h00000000) : out_data18_q);
-  assign out_data19_d = (n448 ? ((mask2_19_q & (~bad2_q)) ? rsh0_12_q : 32'h00000000) : out_data19_q);
-  assign out_data20_d = (n448 ? ((mask2_20_q & (~bad2_q)) ? rsh1_9_q : 32'h00000000) : out_data20_q);
-  assign out_data21_d = (n448 ? ((mask2_21_q & (~bad2_q)) ? rsh1_10_q : 32'h00000000) : out_data21_q);
-  assign out_data22_d = (n448 ? ((mask2_22_q & (~bad2_q)) ? rsh1_11_q : 32'h00000000) : out_data22_q);
-  assign out_data23_d = (n448 ? ((mask2_23_q & (~bad2_q)) ? rsh1_12_q : 32'h00000000) : out_data23_q);
-  assign out_data24_d = (n448 ? ((mask2_24_q & (~bad2_q)) ? rsh0_13_q : 32'h00000000) : out_data24_q);
-  assign out_data25_d = (n448 ? ((mask2_25_q & (~bad2_q)) ? rsh0_14_q : 32'h00000000) : out_data25_q);
-  assign out_data26_d = (n448 ? ((mask2_26_q & (~bad2_q)) ? rsh0_15_q : 32'h00000000) : out_data26_q);
-  assign out_data27_d = (n448 ? ((mask2_27_q & (~bad2_q)) ? u_unit0_res_o : 32'h00000000) : out_data27_q);
-  assign out_data28_d = (n448 ? ((mask2_28_q & (~bad2_q)) ? rsh1_13_q : 32'h00000000) : out_data28_q);
-  assign out_data29_d = (n448 ? ((mask2_29_q & (~bad2_q)) ? rsh1_14_q : 32'h00000000) : out_data29_q);
-  assign out_data30_d = (n448 ? ((mask2_30_q & (~bad2_q)) ? rsh1_15_q : 32'h00000000) : out_data30_q);
-  assign out_data31_d = (n448 ? ((mask2_31_q & (~bad2_q)) ? u_unit1_res_o : 32'h00000000) : out_data31_q);
+  assign opndb0_0_d = (accept ? sfu_b_i[31:0] : opndb0_4_q);
+  assign opndb0_1_d = (accept ? sfu_b_i[63:32] : opndb0_5_q);
+  assign opndb0_2_d = (accept ? sfu_b_i[95:64] : opndb0_6_q);
+  assign opndb0_3_d = (accept ? sfu_b_i[127:96] : opndb0_7_q);
+  assign opndb0_4_d = (accept ? sfu_b_i[287:256] : opndb0_8_q);
+  assign opndb0_5_d = (accept ? sfu_b_i[319:288] : opndb0_9_q);
+  assign opndb0_6_d = (accept ? sfu_b_i[351:320] : opndb0_10_q);
+  assign opndb0_7_d = (accept ? sfu_b_i[383:352] : opndb0_11_q);
+  assign opndb0_8_d = (accept ? sfu_b_i[543:512] : opndb0_12_q);
+  assign opndb0_9_d = (accept ? sfu_b_i[575:544] : opndb0_13_q);
+  assign opndb0_10_d = (accept ? sfu_b_i[607:576] : opndb0_14_q);
+  assign opndb0_11_d = (accept ? sfu_b_i[639:608] : opndb0_15_q);
+  assign opndb0_12_d = (accept ? sfu_b_i[799:768] : opndb0_12_q);
+  assign opndb0_13_d = (accept ? sfu_b_i[831:800] : opndb0_13_q);
+  assign opndb0_14_d = (accept ? sfu_b_i[863:832] : opndb0_14_q);
+  assign opndb0_15_d = (accept ? sfu_b_i[895:864] : opndb0_15_q);
+  assign opndb1_0_d = (accept ? sfu_b_i[159:128] : opndb1_4_q);
+  assign opndb1_1_d = (accept ? sfu_b_i[191:160] : opndb1_5_q);
+  assign opndb1_2_d = (accept ? sfu_b_i[223:192] : opndb1_6_q);
+  assign opndb1_3_d = (accept ? sfu_b_i[255:224] : opndb1_7_q);
+  assign opndb1_4_d = (accept ? sfu_b_i[415:384] : opndb1_8_q);
+  assign opndb1_5_d = (accept ? sfu_b_i[447:416] : opndb1_9_q);
+  assign opndb1_6_d = (accept ? sfu_b_i[479:448] : opndb1_10_q);
+  assign opndb1_7_d = (accept ? sfu_b_i[511:480] : opndb1_11_q);
+  assign opndb1_8_d = (accept ? sfu_b_i[671:640] : opndb1_12_q);
+  assign opndb1_9_d = (accept ? sfu_b_i[703:672] : opndb1_13_q);
+  assign opndb1_10_d = (accept ? sfu_b_i[735:704] : opndb1_14_q);
+  assign opndb1_11_d = (accept ? sfu_b_i[767:736] : opndb1_15_q);
+  assign opndb1_12_d = (accept ? sfu_b_i[927:896] : opndb1_12_q);
+  assign opndb1_13_d = (accept ? sfu_b_i[959:928] : opndb1_13_q);
+  assign opndb1_14_d = (accept ? sfu_b_i[991:960] : opndb1_14_q);
+  assign opndb1_15_d = (accept ? sfu_b_i[1023:992] : opndb1_15_q);
+  assign rsh0_0_d = (n598 ? n628 : rsh0_0_q);
+  assign rsh0_1_d = (n598 ? n636 : rsh0_1_q);
+  assign rsh0_2_d = (n598 ? n644 : rsh0_2_q);
+  assign rsh0_3_d = (n598 ? n652 : rsh0_3_q);
+  assign rsh0_4_d = (n598 ? n660 : rsh0_4_q);
+  assign rsh0_5_d = (n598 ? n668 : rsh0_5_q);
+  assign rsh0_6_d = (n598 ? n676 : rsh0_6_q);
+  assign rsh0_7_d = (n598 ? n684 : rsh0_7_q);
+  assign rsh0_8_d = (n598 ? n692 : rsh0_8_q);
+  assign rsh0_9_d = (n598 ? n700 : rsh0_9_q);
+  assign rsh0_10_d = (n598 ? n708 : rsh0_10_q);
+  assign rsh0_11_d = (n598 ? n716 : rsh0_11_q);
+  assign rsh0_12_d = (n598 ? n724 : rsh0_12_q);
+  assign rsh0_13_d = (n598 ? n732 : rsh0_13_q);
+  assign rsh0_14_d = (n598 ? n740 : rsh0_14_q);
+  assign rsh0_15_d = (n598 ? n748 : rsh0_15_q);
+  assign rsh1_0_d = (n598 ? n772 : rsh1_0_q);
+  assign rsh1_1_d = (n598 ? n780 : rsh1_1_q);
+  assign rsh1_2_d = (n598 ? n788 : rsh1_2_q);
+  assign rsh1_3_d = (n598 ? n796 : rsh1_3_q);
+  assign rsh1_4_d = (n598 ? n804 : rsh1_4_q);
+  assign rsh1_5_d = (n598 ? n812 : rsh1_5_q);
+  assign rsh1_6_d = (n598 ? n820 : rsh1_6_q);
+  assign rsh1_7_d = (n598 ? n828 : rsh1_7_q);
+  assign rsh1_8_d = (n598 ? n836 : rsh1_8_q);
+  assign rsh1_9_d = (n598 ? n844 : rsh1_9_q);
+  assign rsh1_10_d = (n598 ? n852 : rsh1_10_q);
+  assign rsh1_11_d = (n598 ? n860 : rsh1_11_q);
+  assign rsh1_12_d = (n598 ? n868 : rsh1_12_q);
+  assign rsh1_13_d = (n598 ? n876 : rsh1_13_q);
+  assign rsh1_14_d = (n598 ? n884 : rsh1_14_q);
+  assign rsh1_15_d = (n598 ? n892 : rsh1_15_q);
+  assign out_valid_d = (ph_q ? n611 : out_valid_q);
+  assign out_err_d = (n611 ? bad2_q : out_err_q);
+  assign out_tag_d = (n611 ? tag2_q : out_tag_q);
+  assign out_mask0_d = (n611 ? mask2_0_q : out_mask0_q);
+  assign out_mask1_d = (n611 ? mask2_1_q : out_mask1_q);
+  assign out_mask2_d = (n611 ? mask2_2_q : out_mask2_q);
+  assign out_mask3_d = (n611 ? mask2_3_q : out_mask3_q);
+  assign out_mask4_d = (n611 ? mask2_4_q : out_mask4_q);
+  assign out_mask5_d = (n611 ? mask2_5_q : out_mask5_q);
+  assign out_mask6_d = (n611 ? mask2_6_q : out_mask6_q);
+  assign out_mask7_d = (n611 ? mask2_7_q : out_mask7_q);
+  assign out_mask8_d = (n611 ? mask2_8_q : out_mask8_q);
+  assign out_mask9_d = (n611 ? mask2_9_q : out_mask9_q);
+  assign out_mask10_d = (n611 ? mask2_10_q : out_mask10_q);
+  assign out_mask11_d = (n611 ? mask2_11_q : out_mask11_q);
+  assign out_mask12_d = (n611 ? mask2_12_q : out_mask12_q);
+  assign out_mask13_d = (n611 ? mask2_13_q : out_mask13_q);
+  assign out_mask14_d = (n611 ? mask2_14_q : out_mask14_q);
+  assign out_mask15_d = (n611 ? mask2_15_q : out_mask15_q);
+  assign out_mask16_d = (n611 ? mask2_16_q : out_mask16_q);
+  assign out_mask17_d = (n611 ? mask2_17_q : out_mask17_q);
+  assign out_mask18_d = (n611 ? mask2_18_q : out_mask18_q);
+  assign out_mask19_d = (n611 ? mask2_19_q : out_mask19_q);
+  assign out_mask20_d = (n611 ? mask2_20_q : out_mask20_q);
+  assign out_mask21_d = (n611 ? mask2_21_q : out_mask21_q);
+  assign out_mask22_d = (n611 ? mask2_22_q : out_mask22_q);
+  assign out_mask23_d = (n611 ? mask2_23_q : out_mask23_q);
+  assign out_mask24_d = (n611 ? mask2_24_q : out_mask24_q);
+  assign out_mask25_d = (n611 ? mask2_25_q : out_mask25_q);
+  assign out_mask26_d = (n611 ? mask2_26_q : out_mask26_q);
+  assign out_mask27_d = (n611 ? mask2_27_q : out_mask27_q);
+  assign out_mask28_d = (n611 ? mask2_28_q : out_mask28_q);
+  assign out_mask29_d = (n611 ? mask2_29_q : out_mask29_q);
+  assign out_mask30_d = (n611 ? mask2_30_q : out_mask30_q);
+  assign out_mask31_d = (n611 ? mask2_31_q : out_mask31_q);
+  assign out_data0_d = (n611 ? ((mask2_0_q & (~bad2_q)) ? n628 : 32'h00000000) : out_data0_q);
+  assign out_data1_d = (n611 ? ((mask2_1_q & (~bad2_q)) ? n636 : 32'h00000000) : out_data1_q);
+  assign out_data2_d = (n611 ? ((mask2_2_q & (~bad2_q)) ? n644 : 32'h00000000) : out_data2_q);
+  assign out_data3_d = (n611 ? ((mask2_3_q & (~bad2_q)) ? n652 : 32'h00000000) : out_data3_q);
+  assign out_data4_d = (n611 ? ((mask2_4_q & (~bad2_q)) ? n772 : 32'h00000000) : out_data4_q);
+  assign out_data5_d = (n611 ? ((mask2_5_q & (~bad2_q)) ? n780 : 32'h00000000) : out_data5_q);
+  assign out_data6_d = (n611 ? ((mask2_6_q & (~bad2_q)) ? n788 : 32'h00000000) : out_data6_q);
+  assign out_data7_d = (n611 ? ((mask2_7_q & (~bad2_q)) ? n796 : 32'h00000000) : out_data7_q);
+  assign out_data8_d = (n611 ? ((mask2_8_q & (~bad2_q)) ? n660 : 32'h00000000) : out_data8_q);
+  assign out_data9_d = (n611 ? ((mask2_9_q & (~bad2_q)) ? n668 : 32'h00000000) : out_data9_q);
+  assign out_data10_d = (n611 ? ((mask2_10_q & (~bad2_q)) ? n676 : 32'h00000000) : out_data10_q);
+  assign out_data11_d = (n611 ? ((mask2_11_q & (~bad2_q)) ? n684 : 32'h00000000) : out_data11_q);
+  assign out_data12_d = (n611 ? ((mask2_12_q & (~bad2_q)) ? n804 : 32'h00000000) : out_data12_q);
+  assign out_data13_d = (n611 ? ((mask2_13_q & (~bad2_q)) ? n812 : 32'h00000000) : out_data13_q);
+  assign out_data14_d = (n611 ? ((mask2_14_q & (~bad2_q)) ? n820 : 32'h00000000) : out_data14_q);
+  assign out_data15_d = (n611 ? ((mask2_15_q & (~bad2_q)) ? n828 : 32'h00000000) : out_data15_q);
+  assign out_data16_d = (n611 ? ((mask2_16_q & (~bad2_q)) ? n692 : 32'h00000000) : out_data16_q);
+  assign out_data17_d = (n611 ? ((mask2_17_q & (~bad2_q)) ? n700 : 32'h00000000) : out_data17_q);
+  assign out_data18_d = (n611 ? ((mask2_18_q & (~bad2_q)) ? n708 : 32'h00000000) : out_data18_q);
+  assign out_data19_d = (n611 ? ((mask2_19_q & (~bad2_q)) ? n716 : 32'h00000000) : out_data19_q);
+  assign out_data20_d = (n611 ? ((mask2_20_q & (~bad2_q)) ? n836 : 32'h00000000) : out_data20_q);
+  assign out_data21_d = (n611 ? ((mask2_21_q & (~bad2_q)) ? n844 : 32'h00000000) : out_data21_q);
+  assign out_data22_d = (n611 ? ((mask2_22_q & (~bad2_q)) ? n852 : 32'h00000000) : out_data22_q);
+  assign out_data23_d = (n611 ? ((mask2_23_q & (~bad2_q)) ? n860 : 32'h00000000) : out_data23_q);
+  assign out_data24_d = (n611 ? ((mask2_24_q & (~bad2_q)) ? n724 : 32'h00000000) : out_data24_q);
+  assign out_data25_d = (n611 ? ((mask2_25_q & (~bad2_q)) ? n732 : 32'h00000000) : out_data25_q);
+  assign out_data26_d = (n611 ? ((mask2_26_q & (~bad2_q)) ? n740 : 32'h00000000) : out_data26_q);
+  assign out_data27_d = (n611 ? ((mask2_27_q & (~bad2_q)) ? n748 : 32'h00000000) : out_data27_q);
+  assign out_data28_d = (n611 ? ((mask2_28_q & (~bad2_q)) ? n868 : 32'h00000000) : out_data28_q);
+  assign out_data29_d = (n611 ? ((mask2_29_q & (~bad2_q)) ? n876 : 32'h00000000) : out_data29_q);
+  assign out_data30_d = (n611 ? ((mask2_30_q & (~bad2_q)) ? n884 : 32'h00000000) : out_data30_q);
+  assign out_data31_d = (n611 ? ((mask2_31_q & (~bad2_q)) ? n892 : 32'h00000000) : out_data31_q);
   assign sfu_ready_o = ready_q;
   assign sfu_res_valid_o = out_valid_q;
   assign sfu_res_tag_o = out_tag_q;
   assign sfu_res_mask_o = {out_mask31_q, out_mask30_q, out_mask29_q, out_mask28_q, out_mask27_q, out_mask26_q, out_mask25_q, out_mask24_q, out_mask23_q, out_mask22_q, out_mask21_q, out_mask20_q, out_mask19_q, out_mask18_q, out_mask17_q, out_mask16_q, out_mask15_q, out_mask14_q, out_mask13_q, out_mask12_q, out_mask11_q, out_mask10_q, out_mask9_q, out_mask8_q, out_mask7_q, out_mask6_q, out_mask5_q, out_mask4_q, out_mask3_q, out_mask2_q, out_mask1_q, out_mask0_q};
   assign sfu_res_data_o = {out_data31_q, out_data30_q, out_data29_q, out_data28_q, out_data27_q, out_data26_q, out_data25_q, out_data24_q, out_data23_q, out_data22_q, out_data21_q, out_data20_q, out_data19_q, out_data18_q, out_data17_q, out_data16_q, out_data15_q, out_data14_q, out_data13_q, out_data12_q, out_data11_q, out_data10_q, out_data9_q, out_data8_q, out_data7_q, out_data6_q, out_data5_q, out_data4_q, out_data3_q, out_data2_q, out_data1_q, out_data0_q};
   assign sfu_res_pred_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0};
-  assign sfu_err_o = n839;
-  assign sfu_err_code_o = (n839 ? 8'h01 : 8'h00);
+  assign sfu_err_o = n1034;
+  assign sfu_err_code_o = (n1034 ? 8'h01 : 8'h00);
 
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -667,6 +819,8 @@ module sfu_u2_l8_d4 (
       rcnt_q <= 5'h00;
       func_q <= 3'h0;
       bad_q <= 1'h0;
+      is_mul_q <= 1'h0;
+      fmod_q <= 4'h0;
       tag_q <= 32'h00000000;
       mask0_q <= 1'h0;
       mask1_q <= 1'h0;
@@ -809,6 +963,8 @@ module sfu_u2_l8_d4 (
       rcnt_q <= rcnt_d;
       func_q <= func_d;
       bad_q <= bad_d;
+      is_mul_q <= is_mul_d;
+      fmod_q <= fmod_d;
       tag_q <= tag_d;
       mask0_q <= mask0_d;
       mask1_q <= mask1_d;
@@ -979,6 +1135,38 @@ module sfu_u2_l8_d4 (
     opnd1_13_q <= opnd1_13_d;
     opnd1_14_q <= opnd1_14_d;
     opnd1_15_q <= opnd1_15_d;
+    opndb0_0_q <= opndb0_0_d;
+    opndb0_1_q <= opndb0_1_d;
+    opndb0_2_q <= opndb0_2_d;
+    opndb0_3_q <= opndb0_3_d;
+    opndb0_4_q <= opndb0_4_d;
+    opndb0_5_q <= opndb0_5_d;
+    opndb0_6_q <= opndb0_6_d;
+    opndb0_7_q <= opndb0_7_d;
+    opndb0_8_q <= opndb0_8_d;
+    opndb0_9_q <= opndb0_9_d;
+    opndb0_10_q <= opndb0_10_d;
+    opndb0_11_q <= opndb0_11_d;
+    opndb0_12_q <= opndb0_12_d;
+    opndb0_13_q <= opndb0_13_d;
+    opndb0_14_q <= opndb0_14_d;
+    opndb0_15_q <= opndb0_15_d;
+    opndb1_0_q <= opndb1_0_d;
+    opndb1_1_q <= opndb1_1_d;
+    opndb1_2_q <= opndb1_2_d;
+    opndb1_3_q <= opndb1_3_d;
+    opndb1_4_q <= opndb1_4_d;
+    opndb1_5_q <= opndb1_5_d;
+    opndb1_6_q <= opndb1_6_d;
+    opndb1_7_q <= opndb1_7_d;
+    opndb1_8_q <= opndb1_8_d;
+    opndb1_9_q <= opndb1_9_d;
+    opndb1_10_q <= opndb1_10_d;
+    opndb1_11_q <= opndb1_11_d;
+    opndb1_12_q <= opndb1_12_d;
+    opndb1_13_q <= opndb1_13_d;
+    opndb1_14_q <= opndb1_14_d;
+    opndb1_15_q <= opndb1_15_d;
     rsh0_0_q <= rsh0_0_d;
     rsh0_1_q <= rsh0_1_d;
     rsh0_2_q <= rsh0_2_d;
@@ -1017,26 +1205,122 @@ module sfu_u2_l8_d4 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .valid_i (busy_q),
+    .valid_i ((busy_q & (~is_mul_q))),
     .op_i (func_q),
     .x_i (opnd0_0_q),
     .valid_o (u_unit0_valid_o),
     .res_o (u_unit0_res_o)
   );
 
+  sfu_mul_x0 u_mul0_0 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd0_0_q),
+    .b_i (opndb0_0_q),
+    .valid_o (u_mul0_0_valid_o),
+    .res_o (u_mul0_0_res_o)
+  );
+
+  sfu_mul_x0 u_mul0_1 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd0_1_q),
+    .b_i (opndb0_1_q),
+    .valid_o (u_mul0_1_valid_o),
+    .res_o (u_mul0_1_res_o)
+  );
+
+  sfu_mul_x0 u_mul0_2 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd0_2_q),
+    .b_i (opndb0_2_q),
+    .valid_o (u_mul0_2_valid_o),
+    .res_o (u_mul0_2_res_o)
+  );
+
+  sfu_mul_x0 u_mul0_3 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd0_3_q),
+    .b_i (opndb0_3_q),
+    .valid_o (u_mul0_3_valid_o),
+    .res_o (u_mul0_3_res_o)
+  );
+
   sfu_unit_x0 u_unit1 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .valid_i (busy_q),
+    .valid_i ((busy_q & (~is_mul_q))),
     .op_i (func_q),
     .x_i (opnd1_0_q),
     .valid_o (u_unit1_valid_o),
     .res_o (u_unit1_res_o)
   );
 
+  sfu_mul_x0 u_mul1_0 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd1_0_q),
+    .b_i (opndb1_0_q),
+    .valid_o (u_mul1_0_valid_o),
+    .res_o (u_mul1_0_res_o)
+  );
+
+  sfu_mul_x0 u_mul1_1 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd1_1_q),
+    .b_i (opndb1_1_q),
+    .valid_o (u_mul1_1_valid_o),
+    .res_o (u_mul1_1_res_o)
+  );
+
+  sfu_mul_x0 u_mul1_2 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd1_2_q),
+    .b_i (opndb1_2_q),
+    .valid_o (u_mul1_2_valid_o),
+    .res_o (u_mul1_2_res_o)
+  );
+
+  sfu_mul_x0 u_mul1_3 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .valid_i ((busy_q & is_mul_q)),
+    .mod_i (fmod_q),
+    .a_i (opnd1_3_q),
+    .b_i (opndb1_3_q),
+    .valid_o (u_mul1_3_valid_o),
+    .res_o (u_mul1_3_res_o)
+  );
+
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{n113, sfu_a_i, sfu_b_i, sfu_mask_i, sfu_mod_i, u_unit1_valid_o};
+  assign unused_signals = ^{sfu_a_i, sfu_b_i, sfu_mask_i, u_mul0_1_valid_o, u_mul0_2_valid_o, u_mul0_3_valid_o, u_mul1_0_valid_o, u_mul1_1_valid_o, u_mul1_2_valid_o, u_mul1_3_valid_o, u_unit1_valid_o};
 
 endmodule

@@ -444,15 +444,16 @@ module sfu_u4_l32_d4 (
   // Combinational logic
   wire accept = (((~ph_q) & sfu_valid_i) & ready_q);
   wire [6:0] n113 = sfu_op_i;  // crossing into the hot domain
-  wire n224 = (busy_q & (cnt_q == 5'h07));
-  wire n445 = (u_unit0_valid_o & (rcnt_q == 5'h07));
-  wire n452 = (n445 & ph_q);
-  wire n843 = (out_valid_q & out_err_q);
+  wire n231 = (busy_q & (cnt_q == (1'h0 ? 5'h03 : 5'h07)));
+  wire n457 = (u_unit0_valid_o | 1'h0);
+  wire n463 = (n457 & (rcnt_q == (1'h0 ? 5'h03 : 5'h07)));
+  wire n470 = (n463 & ph_q);
+  wire n861 = (out_valid_q & out_err_q);
   assign ph_d = (~ph_q);
-  assign ready_d = (ph_q ? ((~busy_q) | (cnt_q == 5'h06)) : ready_q);
-  assign busy_d = (accept | (busy_q & (~n224)));
+  assign ready_d = (ph_q ? ((~busy_q) | (cnt_q == (1'h0 ? 5'h02 : 5'h06))) : ready_q);
+  assign busy_d = (accept | (busy_q & (~n231)));
   assign cnt_d = (accept ? 5'h00 : (busy_q ? (cnt_q + 5'h01) : cnt_q));
-  assign rcnt_d = (n445 ? 5'h00 : (u_unit0_valid_o ? (rcnt_q + 5'h01) : rcnt_q));
+  assign rcnt_d = (n463 ? 5'h00 : (n457 ? (rcnt_q + 5'h01) : rcnt_q));
   assign func_d = (accept ? n113[2:0] : func_q);
   assign bad_d = (accept ? (~(n113[6:3] == 4'h6)) : bad_q);
   assign tag_d = (accept ? sfu_tag_i : tag_q);
@@ -488,40 +489,40 @@ module sfu_u4_l32_d4 (
   assign mask29_d = (accept ? sfu_mask_i[29] : mask29_q);
   assign mask30_d = (accept ? sfu_mask_i[30] : mask30_q);
   assign mask31_d = (accept ? sfu_mask_i[31] : mask31_q);
-  assign bad2_d = (n224 ? bad_q : bad2_q);
-  assign tag2_d = (n224 ? tag_q : tag2_q);
-  assign mask2_0_d = (n224 ? mask0_q : mask2_0_q);
-  assign mask2_1_d = (n224 ? mask1_q : mask2_1_q);
-  assign mask2_2_d = (n224 ? mask2_q : mask2_2_q);
-  assign mask2_3_d = (n224 ? mask3_q : mask2_3_q);
-  assign mask2_4_d = (n224 ? mask4_q : mask2_4_q);
-  assign mask2_5_d = (n224 ? mask5_q : mask2_5_q);
-  assign mask2_6_d = (n224 ? mask6_q : mask2_6_q);
-  assign mask2_7_d = (n224 ? mask7_q : mask2_7_q);
-  assign mask2_8_d = (n224 ? mask8_q : mask2_8_q);
-  assign mask2_9_d = (n224 ? mask9_q : mask2_9_q);
-  assign mask2_10_d = (n224 ? mask10_q : mask2_10_q);
-  assign mask2_11_d = (n224 ? mask11_q : mask2_11_q);
-  assign mask2_12_d = (n224 ? mask12_q : mask2_12_q);
-  assign mask2_13_d = (n224 ? mask13_q : mask2_13_q);
-  assign mask2_14_d = (n224 ? mask14_q : mask2_14_q);
-  assign mask2_15_d = (n224 ? mask15_q : mask2_15_q);
-  assign mask2_16_d = (n224 ? mask16_q : mask2_16_q);
-  assign mask2_17_d = (n224 ? mask17_q : mask2_17_q);
-  assign mask2_18_d = (n224 ? mask18_q : mask2_18_q);
-  assign mask2_19_d = (n224 ? mask19_q : mask2_19_q);
-  assign mask2_20_d = (n224 ? mask20_q : mask2_20_q);
-  assign mask2_21_d = (n224 ? mask21_q : mask2_21_q);
-  assign mask2_22_d = (n224 ? mask22_q : mask2_22_q);
-  assign mask2_23_d = (n224 ? mask23_q : mask2_23_q);
-  assign mask2_24_d = (n224 ? mask24_q : mask2_24_q);
-  assign mask2_25_d = (n224 ? mask25_q : mask2_25_q);
-  assign mask2_26_d = (n224 ? mask26_q : mask2_26_q);
-  assign mask2_27_d = (n224 ? mask27_q : mask2_27_q);
-  assign mask2_28_d = (n224 ? mask28_q : mask2_28_q);
-  assign mask2_29_d = (n224 ? mask29_q : mask2_29_q);
-  assign mask2_30_d = (n224 ? mask30_q : mask2_30_q);
-  assign mask2_31_d = (n224 ? mask31_q : mask2_31_q);
+  assign bad2_d = (n231 ? bad_q : bad2_q);
+  assign tag2_d = (n231 ? tag_q : tag2_q);
+  assign mask2_0_d = (n231 ? mask0_q : mask2_0_q);
+  assign mask2_1_d = (n231 ? mask1_q : mask2_1_q);
+  assign mask2_2_d = (n231 ? mask2_q : mask2_2_q);
+  assign mask2_3_d = (n231 ? mask3_q : mask2_3_q);
+  assign mask2_4_d = (n231 ? mask4_q : mask2_4_q);
+  assign mask2_5_d = (n231 ? mask5_q : mask2_5_q);
+  assign mask2_6_d = (n231 ? mask6_q : mask2_6_q);
+  assign mask2_7_d = (n231 ? mask7_q : mask2_7_q);
+  assign mask2_8_d = (n231 ? mask8_q : mask2_8_q);
+  assign mask2_9_d = (n231 ? mask9_q : mask2_9_q);
+  assign mask2_10_d = (n231 ? mask10_q : mask2_10_q);
+  assign mask2_11_d = (n231 ? mask11_q : mask2_11_q);
+  assign mask2_12_d = (n231 ? mask12_q : mask2_12_q);
+  assign mask2_13_d = (n231 ? mask13_q : mask2_13_q);
+  assign mask2_14_d = (n231 ? mask14_q : mask2_14_q);
+  assign mask2_15_d = (n231 ? mask15_q : mask2_15_q);
+  assign mask2_16_d = (n231 ? mask16_q : mask2_16_q);
+  assign mask2_17_d = (n231 ? mask17_q : mask2_17_q);
+  assign mask2_18_d = (n231 ? mask18_q : mask2_18_q);
+  assign mask2_19_d = (n231 ? mask19_q : mask2_19_q);
+  assign mask2_20_d = (n231 ? mask20_q : mask2_20_q);
+  assign mask2_21_d = (n231 ? mask21_q : mask2_21_q);
+  assign mask2_22_d = (n231 ? mask22_q : mask2_22_q);
+  assign mask2_23_d = (n231 ? mask23_q : mask2_23_q);
+  assign mask2_24_d = (n231 ? mask24_q : mask2_24_q);
+  assign mask2_25_d = (n231 ? mask25_q : mask2_25_q);
+  assign mask2_26_d = (n231 ? mask26_q : mask2_26_q);
+  assign mask2_27_d = (n231 ? mask27_q : mask2_27_q);
+  assign mask2_28_d = (n231 ? mask28_q : mask2_28_q);
+  assign mask2_29_d = (n231 ? mask29_q : mask2_29_q);
+  assign mask2_30_d = (n231 ? mask30_q : mask2_30_q);
+  assign mask2_31_d = (n231 ? mask31_q : mask2_31_q);
   assign opnd0_0_d = (accept ? sfu_a_i[31:0] : opnd0_1_q);
   assign opnd0_1_d = (accept ? sfu_a_i[63:32] : opnd0_2_q);
   assign opnd0_2_d = (accept ? sfu_a_i[95:64] : opnd0_3_q);
@@ -554,113 +555,113 @@ module sfu_u4_l32_d4 (
   assign opnd3_5_d = (accept ? sfu_a_i[959:928] : opnd3_6_q);
   assign opnd3_6_d = (accept ? sfu_a_i[991:960] : opnd3_7_q);
   assign opnd3_7_d = (accept ? sfu_a_i[1023:992] : opnd3_7_q);
-  assign rsh0_0_d = (u_unit0_valid_o ? rsh0_1_q : rsh0_0_q);
-  assign rsh0_1_d = (u_unit0_valid_o ? rsh0_2_q : rsh0_1_q);
-  assign rsh0_2_d = (u_unit0_valid_o ? rsh0_3_q : rsh0_2_q);
-  assign rsh0_3_d = (u_unit0_valid_o ? rsh0_4_q : rsh0_3_q);
-  assign rsh0_4_d = (u_unit0_valid_o ? rsh0_5_q : rsh0_4_q);
-  assign rsh0_5_d = (u_unit0_valid_o ? rsh0_6_q : rsh0_5_q);
-  assign rsh0_6_d = (u_unit0_valid_o ? rsh0_7_q : rsh0_6_q);
-  assign rsh0_7_d = (u_unit0_valid_o ? u_unit0_res_o : rsh0_7_q);
-  assign rsh1_0_d = (u_unit0_valid_o ? rsh1_1_q : rsh1_0_q);
-  assign rsh1_1_d = (u_unit0_valid_o ? rsh1_2_q : rsh1_1_q);
-  assign rsh1_2_d = (u_unit0_valid_o ? rsh1_3_q : rsh1_2_q);
-  assign rsh1_3_d = (u_unit0_valid_o ? rsh1_4_q : rsh1_3_q);
-  assign rsh1_4_d = (u_unit0_valid_o ? rsh1_5_q : rsh1_4_q);
-  assign rsh1_5_d = (u_unit0_valid_o ? rsh1_6_q : rsh1_5_q);
-  assign rsh1_6_d = (u_unit0_valid_o ? rsh1_7_q : rsh1_6_q);
-  assign rsh1_7_d = (u_unit0_valid_o ? u_unit1_res_o : rsh1_7_q);
-  assign rsh2_0_d = (u_unit0_valid_o ? rsh2_1_q : rsh2_0_q);
-  assign rsh2_1_d = (u_unit0_valid_o ? rsh2_2_q : rsh2_1_q);
-  assign rsh2_2_d = (u_unit0_valid_o ? rsh2_3_q : rsh2_2_q);
-  assign rsh2_3_d = (u_unit0_valid_o ? rsh2_4_q : rsh2_3_q);
-  assign rsh2_4_d = (u_unit0_valid_o ? rsh2_5_q : rsh2_4_q);
-  assign rsh2_5_d = (u_unit0_valid_o ? rsh2_6_q : rsh2_5_q);
-  assign rsh2_6_d = (u_unit0_valid_o ? rsh2_7_q : rsh2_6_q);
-  assign rsh2_7_d = (u_unit0_valid_o ? u_unit2_res_o : rsh2_7_q);
-  assign rsh3_0_d = (u_unit0_valid_o ? rsh3_1_q : rsh3_0_q);
-  assign rsh3_1_d = (u_unit0_valid_o ? rsh3_2_q : rsh3_1_q);
-  assign rsh3_2_d = (u_unit0_valid_o ? rsh3_3_q : rsh3_2_q);
-  assign rsh3_3_d = (u_unit0_valid_o ? rsh3_4_q : rsh3_3_q);
-  assign rsh3_4_d = (u_unit0_valid_o ? rsh3_5_q : rsh3_4_q);
-  assign rsh3_5_d = (u_unit0_valid_o ? rsh3_6_q : rsh3_5_q);
-  assign rsh3_6_d = (u_unit0_valid_o ? rsh3_7_q : rsh3_6_q);
-  assign rsh3_7_d = (u_unit0_valid_o ? u_unit3_res_o : rsh3_7_q);
-  assign out_valid_d = (ph_q ? n452 : out_valid_q);
-  assign out_err_d = (n452 ? bad2_q : out_err_q);
-  assign out_tag_d = (n452 ? tag2_q : out_tag_q);
-  assign out_mask0_d = (n452 ? mask2_0_q : out_mask0_q);
-  assign out_mask1_d = (n452 ? mask2_1_q : out_mask1_q);
-  assign out_mask2_d = (n452 ? mask2_2_q : out_mask2_q);
-  assign out_mask3_d = (n452 ? mask2_3_q : out_mask3_q);
-  assign out_mask4_d = (n452 ? mask2_4_q : out_mask4_q);
-  assign out_mask5_d = (n452 ? mask2_5_q : out_mask5_q);
-  assign out_mask6_d = (n452 ? mask2_6_q : out_mask6_q);
-  assign out_mask7_d = (n452 ? mask2_7_q : out_mask7_q);
-  assign out_mask8_d = (n452 ? mask2_8_q : out_mask8_q);
-  assign out_mask9_d = (n452 ? mask2_9_q : out_mask9_q);
-  assign out_mask10_d = (n452 ? mask2_10_q : out_mask10_q);
-  assign out_mask11_d = (n452 ? mask2_11_q : out_mask11_q);
-  assign out_mask12_d = (n452 ? mask2_12_q : out_mask12_q);
-  assign out_mask13_d = (n452 ? mask2_13_q : out_mask13_q);
-  assign out_mask14_d = (n452 ? mask2_14_q : out_mask14_q);
-  assign out_mask15_d = (n452 ? mask2_15_q : out_mask15_q);
-  assign out_mask16_d = (n452 ? mask2_16_q : out_mask16_q);
-  assign out_mask17_d = (n452 ? mask2_17_q : out_mask17_q);
-  assign out_mask18_d = (n452 ? mask2_18_q : out_mask18_q);
-  assign out_mask19_d = (n452 ? mask2_19_q : out_mask19_q);
-  assign out_mask20_d = (n452 ? mask2_20_q : out_mask20_q);
-  assign out_mask21_d = (n452 ? mask2_21_q : out_mask21_q);
-  assign out_mask22_d = (n452 ? mask2_22_q : out_mask22_q);
-  assign out_mask23_d = (n452 ? mask2_23_q : out_mask23_q);
-  assign out_mask24_d = (n452 ? mask2_24_q : out_mask24_q);
-  assign out_mask25_d = (n452 ? mask2_25_q : out_mask25_q);
-  assign out_mask26_d = (n452 ? mask2_26_q : out_mask26_q);
-  assign out_mask27_d = (n452 ? mask2_27_q : out_mask27_q);
-  assign out_mask28_d = (n452 ? mask2_28_q : out_mask28_q);
-  assign out_mask29_d = (n452 ? mask2_29_q : out_mask29_q);
-  assign out_mask30_d = (n452 ? mask2_30_q : out_mask30_q);
-  assign out_mask31_d = (n452 ? mask2_31_q : out_mask31_q);
-  assign out_data0_d = (n452 ? ((mask2_0_q & (~bad2_q)) ? rsh0_1_q : 32'h00000000) : out_data0_q);
-  assign out_data1_d = (n452 ? ((mask2_1_q & (~bad2_q)) ? rsh0_2_q : 32'h00000000) : out_data1_q);
-  assign out_data2_d = (n452 ? ((mask2_2_q & (~bad2_q)) ? rsh0_3_q : 32'h00000000) : out_data2_q);
-  assign out_data3_d = (n452 ? ((mask2_3_q & (~bad2_q)) ? rsh0_4_q : 32'h00000000) : out_data3_q);
-  assign out_data4_d = (n452 ? ((mask2_4_q & (~bad2_q)) ? rsh0_5_q : 32'h00000000) : out_data4_q);
-  assign out_data5_d = (n452 ? ((mask2_5_q & (~bad2_q)) ? rsh0_6_q : 32'h00000000) : out_data5_q);
-  assign out_data6_d = (n452 ? ((mask2_6_q & (~bad2_q)) ? rsh0_7_q : 32'h00000000) : out_data6_q);
-  assign out_data7_d = (n452 ? ((mask2_7_q & (~bad2_q)) ? u_unit0_res_o : 32'h00000000) : out_data7_q);
-  assign out_data8_d = (n452 ? ((mask2_8_q & (~bad2_q)) ? rsh1_1_q : 32'h00000000) : out_data8_q);
-  assign out_data9_d = (n452 ? ((mask2_9_q & (~bad2_q)) ? rsh1_2_q : 32'h00000000) : out_data9_q);
-  assign out_data10_d = (n452 ? ((mask2_10_q & (~bad2_q)) ? rsh1_3_q : 32'h00000000) : out_data10_q);
-  assign out_data11_d = (n452 ? ((mask2_11_q & (~bad2_q)) ? rsh1_4_q : 32'h00000000) : out_data11_q);
-  assign out_data12_d = (n452 ? ((mask2_12_q & (~bad2_q)) ? rsh1_5_q : 32'h00000000) : out_data12_q);
-  assign out_data13_d = (n452 ? ((mask2_13_q & (~bad2_q)) ? rsh1_6_q : 32'h00000000) : out_data13_q);
-  assign out_data14_d = (n452 ? ((mask2_14_q & (~bad2_q)) ? rsh1_7_q : 32'h00000000) : out_data14_q);
-  assign out_data15_d = (n452 ? ((mask2_15_q & (~bad2_q)) ? u_unit1_res_o : 32'h00000000) : out_data15_q);
-  assign out_data16_d = (n452 ? ((mask2_16_q & (~bad2_q)) ? rsh2_1_q : 32'h00000000) : out_data16_q);
-  assign out_data17_d = (n452 ? ((mask2_17_q & (~bad2_q)) ? rsh2_2_q : 32'h00000000) : out_data17_q);
-  assign out_data18_d = (n452 ? ((mask2_18_q & (~bad2_q)) ? rsh2_3_q : 32'h00000000) : out_data18_q);
-  assign out_data19_d = (n452 ? ((mask2_19_q & (~bad2_q)) ? rsh2_4_q : 32'h00000000) : out_data19_q);
-  assign out_data20_d = (n452 ? ((mask2_20_q & (~bad2_q)) ? rsh2_5_q : 32'h00000000) : out_data20_q);
-  assign out_data21_d = (n452 ? ((mask2_21_q & (~bad2_q)) ? rsh2_6_q : 32'h00000000) : out_data21_q);
-  assign out_data22_d = (n452 ? ((mask2_22_q & (~bad2_q)) ? rsh2_7_q : 32'h00000000) : out_data22_q);
-  assign out_data23_d = (n452 ? ((mask2_23_q & (~bad2_q)) ? u_unit2_res_o : 32'h00000000) : out_data23_q);
-  assign out_data24_d = (n452 ? ((mask2_24_q & (~bad2_q)) ? rsh3_1_q : 32'h00000000) : out_data24_q);
-  assign out_data25_d = (n452 ? ((mask2_25_q & (~bad2_q)) ? rsh3_2_q : 32'h00000000) : out_data25_q);
-  assign out_data26_d = (n452 ? ((mask2_26_q & (~bad2_q)) ? rsh3_3_q : 32'h00000000) : out_data26_q);
-  assign out_data27_d = (n452 ? ((mask2_27_q & (~bad2_q)) ? rsh3_4_q : 32'h00000000) : out_data27_q);
-  assign out_data28_d = (n452 ? ((mask2_28_q & (~bad2_q)) ? rsh3_5_q : 32'h00000000) : out_data28_q);
-  assign out_data29_d = (n452 ? ((mask2_29_q & (~bad2_q)) ? rsh3_6_q : 32'h00000000) : out_data29_q);
-  assign out_data30_d = (n452 ? ((mask2_30_q & (~bad2_q)) ? rsh3_7_q : 32'h00000000) : out_data30_q);
-  assign out_data31_d = (n452 ? ((mask2_31_q & (~bad2_q)) ? u_unit3_res_o : 32'h00000000) : out_data31_q);
+  assign rsh0_0_d = (n457 ? rsh0_1_q : rsh0_0_q);
+  assign rsh0_1_d = (n457 ? rsh0_2_q : rsh0_1_q);
+  assign rsh0_2_d = (n457 ? rsh0_3_q : rsh0_2_q);
+  assign rsh0_3_d = (n457 ? rsh0_4_q : rsh0_3_q);
+  assign rsh0_4_d = (n457 ? rsh0_5_q : rsh0_4_q);
+  assign rsh0_5_d = (n457 ? rsh0_6_q : rsh0_5_q);
+  assign rsh0_6_d = (n457 ? rsh0_7_q : rsh0_6_q);
+  assign rsh0_7_d = (n457 ? u_unit0_res_o : rsh0_7_q);
+  assign rsh1_0_d = (n457 ? rsh1_1_q : rsh1_0_q);
+  assign rsh1_1_d = (n457 ? rsh1_2_q : rsh1_1_q);
+  assign rsh1_2_d = (n457 ? rsh1_3_q : rsh1_2_q);
+  assign rsh1_3_d = (n457 ? rsh1_4_q : rsh1_3_q);
+  assign rsh1_4_d = (n457 ? rsh1_5_q : rsh1_4_q);
+  assign rsh1_5_d = (n457 ? rsh1_6_q : rsh1_5_q);
+  assign rsh1_6_d = (n457 ? rsh1_7_q : rsh1_6_q);
+  assign rsh1_7_d = (n457 ? u_unit1_res_o : rsh1_7_q);
+  assign rsh2_0_d = (n457 ? rsh2_1_q : rsh2_0_q);
+  assign rsh2_1_d = (n457 ? rsh2_2_q : rsh2_1_q);
+  assign rsh2_2_d = (n457 ? rsh2_3_q : rsh2_2_q);
+  assign rsh2_3_d = (n457 ? rsh2_4_q : rsh2_3_q);
+  assign rsh2_4_d = (n457 ? rsh2_5_q : rsh2_4_q);
+  assign rsh2_5_d = (n457 ? rsh2_6_q : rsh2_5_q);
+  assign rsh2_6_d = (n457 ? rsh2_7_q : rsh2_6_q);
+  assign rsh2_7_d = (n457 ? u_unit2_res_o : rsh2_7_q);
+  assign rsh3_0_d = (n457 ? rsh3_1_q : rsh3_0_q);
+  assign rsh3_1_d = (n457 ? rsh3_2_q : rsh3_1_q);
+  assign rsh3_2_d = (n457 ? rsh3_3_q : rsh3_2_q);
+  assign rsh3_3_d = (n457 ? rsh3_4_q : rsh3_3_q);
+  assign rsh3_4_d = (n457 ? rsh3_5_q : rsh3_4_q);
+  assign rsh3_5_d = (n457 ? rsh3_6_q : rsh3_5_q);
+  assign rsh3_6_d = (n457 ? rsh3_7_q : rsh3_6_q);
+  assign rsh3_7_d = (n457 ? u_unit3_res_o : rsh3_7_q);
+  assign out_valid_d = (ph_q ? n470 : out_valid_q);
+  assign out_err_d = (n470 ? bad2_q : out_err_q);
+  assign out_tag_d = (n470 ? tag2_q : out_tag_q);
+  assign out_mask0_d = (n470 ? mask2_0_q : out_mask0_q);
+  assign out_mask1_d = (n470 ? mask2_1_q : out_mask1_q);
+  assign out_mask2_d = (n470 ? mask2_2_q : out_mask2_q);
+  assign out_mask3_d = (n470 ? mask2_3_q : out_mask3_q);
+  assign out_mask4_d = (n470 ? mask2_4_q : out_mask4_q);
+  assign out_mask5_d = (n470 ? mask2_5_q : out_mask5_q);
+  assign out_mask6_d = (n470 ? mask2_6_q : out_mask6_q);
+  assign out_mask7_d = (n470 ? mask2_7_q : out_mask7_q);
+  assign out_mask8_d = (n470 ? mask2_8_q : out_mask8_q);
+  assign out_mask9_d = (n470 ? mask2_9_q : out_mask9_q);
+  assign out_mask10_d = (n470 ? mask2_10_q : out_mask10_q);
+  assign out_mask11_d = (n470 ? mask2_11_q : out_mask11_q);
+  assign out_mask12_d = (n470 ? mask2_12_q : out_mask12_q);
+  assign out_mask13_d = (n470 ? mask2_13_q : out_mask13_q);
+  assign out_mask14_d = (n470 ? mask2_14_q : out_mask14_q);
+  assign out_mask15_d = (n470 ? mask2_15_q : out_mask15_q);
+  assign out_mask16_d = (n470 ? mask2_16_q : out_mask16_q);
+  assign out_mask17_d = (n470 ? mask2_17_q : out_mask17_q);
+  assign out_mask18_d = (n470 ? mask2_18_q : out_mask18_q);
+  assign out_mask19_d = (n470 ? mask2_19_q : out_mask19_q);
+  assign out_mask20_d = (n470 ? mask2_20_q : out_mask20_q);
+  assign out_mask21_d = (n470 ? mask2_21_q : out_mask21_q);
+  assign out_mask22_d = (n470 ? mask2_22_q : out_mask22_q);
+  assign out_mask23_d = (n470 ? mask2_23_q : out_mask23_q);
+  assign out_mask24_d = (n470 ? mask2_24_q : out_mask24_q);
+  assign out_mask25_d = (n470 ? mask2_25_q : out_mask25_q);
+  assign out_mask26_d = (n470 ? mask2_26_q : out_mask26_q);
+  assign out_mask27_d = (n470 ? mask2_27_q : out_mask27_q);
+  assign out_mask28_d = (n470 ? mask2_28_q : out_mask28_q);
+  assign out_mask29_d = (n470 ? mask2_29_q : out_mask29_q);
+  assign out_mask30_d = (n470 ? mask2_30_q : out_mask30_q);
+  assign out_mask31_d = (n470 ? mask2_31_q : out_mask31_q);
+  assign out_data0_d = (n470 ? ((mask2_0_q & (~bad2_q)) ? rsh0_1_q : 32'h00000000) : out_data0_q);
+  assign out_data1_d = (n470 ? ((mask2_1_q & (~bad2_q)) ? rsh0_2_q : 32'h00000000) : out_data1_q);
+  assign out_data2_d = (n470 ? ((mask2_2_q & (~bad2_q)) ? rsh0_3_q : 32'h00000000) : out_data2_q);
+  assign out_data3_d = (n470 ? ((mask2_3_q & (~bad2_q)) ? rsh0_4_q : 32'h00000000) : out_data3_q);
+  assign out_data4_d = (n470 ? ((mask2_4_q & (~bad2_q)) ? rsh0_5_q : 32'h00000000) : out_data4_q);
+  assign out_data5_d = (n470 ? ((mask2_5_q & (~bad2_q)) ? rsh0_6_q : 32'h00000000) : out_data5_q);
+  assign out_data6_d = (n470 ? ((mask2_6_q & (~bad2_q)) ? rsh0_7_q : 32'h00000000) : out_data6_q);
+  assign out_data7_d = (n470 ? ((mask2_7_q & (~bad2_q)) ? u_unit0_res_o : 32'h00000000) : out_data7_q);
+  assign out_data8_d = (n470 ? ((mask2_8_q & (~bad2_q)) ? rsh1_1_q : 32'h00000000) : out_data8_q);
+  assign out_data9_d = (n470 ? ((mask2_9_q & (~bad2_q)) ? rsh1_2_q : 32'h00000000) : out_data9_q);
+  assign out_data10_d = (n470 ? ((mask2_10_q & (~bad2_q)) ? rsh1_3_q : 32'h00000000) : out_data10_q);
+  assign out_data11_d = (n470 ? ((mask2_11_q & (~bad2_q)) ? rsh1_4_q : 32'h00000000) : out_data11_q);
+  assign out_data12_d = (n470 ? ((mask2_12_q & (~bad2_q)) ? rsh1_5_q : 32'h00000000) : out_data12_q);
+  assign out_data13_d = (n470 ? ((mask2_13_q & (~bad2_q)) ? rsh1_6_q : 32'h00000000) : out_data13_q);
+  assign out_data14_d = (n470 ? ((mask2_14_q & (~bad2_q)) ? rsh1_7_q : 32'h00000000) : out_data14_q);
+  assign out_data15_d = (n470 ? ((mask2_15_q & (~bad2_q)) ? u_unit1_res_o : 32'h00000000) : out_data15_q);
+  assign out_data16_d = (n470 ? ((mask2_16_q & (~bad2_q)) ? rsh2_1_q : 32'h00000000) : out_data16_q);
+  assign out_data17_d = (n470 ? ((mask2_17_q & (~bad2_q)) ? rsh2_2_q : 32'h00000000) : out_data17_q);
+  assign out_data18_d = (n470 ? ((mask2_18_q & (~bad2_q)) ? rsh2_3_q : 32'h00000000) : out_data18_q);
+  assign out_data19_d = (n470 ? ((mask2_19_q & (~bad2_q)) ? rsh2_4_q : 32'h00000000) : out_data19_q);
+  assign out_data20_d = (n470 ? ((mask2_20_q & (~bad2_q)) ? rsh2_5_q : 32'h00000000) : out_data20_q);
+  assign out_data21_d = (n470 ? ((mask2_21_q & (~bad2_q)) ? rsh2_6_q : 32'h00000000) : out_data21_q);
+  assign out_data22_d = (n470 ? ((mask2_22_q & (~bad2_q)) ? rsh2_7_q : 32'h00000000) : out_data22_q);
+  assign out_data23_d = (n470 ? ((mask2_23_q & (~bad2_q)) ? u_unit2_res_o : 32'h00000000) : out_data23_q);
+  assign out_data24_d = (n470 ? ((mask2_24_q & (~bad2_q)) ? rsh3_1_q : 32'h00000000) : out_data24_q);
+  assign out_data25_d = (n470 ? ((mask2_25_q & (~bad2_q)) ? rsh3_2_q : 32'h00000000) : out_data25_q);
+  assign out_data26_d = (n470 ? ((mask2_26_q & (~bad2_q)) ? rsh3_3_q : 32'h00000000) : out_data26_q);
+  assign out_data27_d = (n470 ? ((mask2_27_q & (~bad2_q)) ? rsh3_4_q : 32'h00000000) : out_data27_q);
+  assign out_data28_d = (n470 ? ((mask2_28_q & (~bad2_q)) ? rsh3_5_q : 32'h00000000) : out_data28_q);
+  assign out_data29_d = (n470 ? ((mask2_29_q & (~bad2_q)) ? rsh3_6_q : 32'h00000000) : out_data29_q);
+  assign out_data30_d = (n470 ? ((mask2_30_q & (~bad2_q)) ? rsh3_7_q : 32'h00000000) : out_data30_q);
+  assign out_data31_d = (n470 ? ((mask2_31_q & (~bad2_q)) ? u_unit3_res_o : 32'h00000000) : out_data31_q);
   assign sfu_ready_o = ready_q;
   assign sfu_res_valid_o = out_valid_q;
   assign sfu_res_tag_o = out_tag_q;
   assign sfu_res_mask_o = {out_mask31_q, out_mask30_q, out_mask29_q, out_mask28_q, out_mask27_q, out_mask26_q, out_mask25_q, out_mask24_q, out_mask23_q, out_mask22_q, out_mask21_q, out_mask20_q, out_mask19_q, out_mask18_q, out_mask17_q, out_mask16_q, out_mask15_q, out_mask14_q, out_mask13_q, out_mask12_q, out_mask11_q, out_mask10_q, out_mask9_q, out_mask8_q, out_mask7_q, out_mask6_q, out_mask5_q, out_mask4_q, out_mask3_q, out_mask2_q, out_mask1_q, out_mask0_q};
   assign sfu_res_data_o = {out_data31_q, out_data30_q, out_data29_q, out_data28_q, out_data27_q, out_data26_q, out_data25_q, out_data24_q, out_data23_q, out_data22_q, out_data21_q, out_data20_q, out_data19_q, out_data18_q, out_data17_q, out_data16_q, out_data15_q, out_data14_q, out_data13_q, out_data12_q, out_data11_q, out_data10_q, out_data9_q, out_data8_q, out_data7_q, out_data6_q, out_data5_q, out_data4_q, out_data3_q, out_data2_q, out_data1_q, out_data0_q};
   assign sfu_res_pred_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0};
-  assign sfu_err_o = n843;
-  assign sfu_err_code_o = (n843 ? 8'h01 : 8'h00);
+  assign sfu_err_o = n861;
+  assign sfu_err_code_o = (n861 ? 8'h01 : 8'h00);
 
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -1021,7 +1022,7 @@ module sfu_u4_l32_d4 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .valid_i (busy_q),
+    .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
     .x_i (opnd0_0_q),
     .valid_o (u_unit0_valid_o),
@@ -1032,7 +1033,7 @@ module sfu_u4_l32_d4 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .valid_i (busy_q),
+    .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
     .x_i (opnd1_0_q),
     .valid_o (u_unit1_valid_o),
@@ -1043,7 +1044,7 @@ module sfu_u4_l32_d4 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .valid_i (busy_q),
+    .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
     .x_i (opnd2_0_q),
     .valid_o (u_unit2_valid_o),
@@ -1054,7 +1055,7 @@ module sfu_u4_l32_d4 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .valid_i (busy_q),
+    .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
     .x_i (opnd3_0_q),
     .valid_o (u_unit3_valid_o),

@@ -121,10 +121,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Decode | BlockName::Scoreboard | BlockName::Predfile | BlockName::Sched | BlockName::Ibuffer => {
             crate::units::frontend_blocks(name, cfg, f)
         }
-        BlockName::Sfu => f.call(
-            Sfu::new(cfg.sfu_units as usize, cfg.sp_lanes as usize, cfg.sfu_latency as usize)
-                .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?,
-        ),
+        BlockName::Sfu => f.call(Sfu::from_config(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?),
         BlockName::Smem => {
             let words = cfg.smem_bytes as usize / 4;
             let banks = cfg.smem_banks as usize;

@@ -214,6 +214,22 @@ enum Cmd {
         #[arg(long)]
         vcd: Option<PathBuf>,
     },
+    /// Random warp instructions through a preset's SFU block with the
+    /// checking testbench; write a VCD and a grouped .gtkw (dispatch,
+    /// stream control, each unit's interpolator and multipliers, each
+    /// thread's result).
+    SfuWaves {
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// Warp instructions.
+        #[arg(long, default_value_t = 40)]
+        warps: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// VCD path (default waves/sfu_<config>.vcd).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+    },
     /// Sweep the SFU functions (bit-exact path incl. range reduction) against
     /// an f64 reference: max error in ulps and good bits per function.
     SfuAccuracy {
@@ -256,6 +272,9 @@ enum Cmd {
         /// the golden model.
         #[arg(long)]
         rtl: bool,
+        /// With --rtl: run the block's Verilated export (Verilator build).
+        #[arg(long)]
+        verilator: bool,
         /// Preset or TOML file for --rtl.
         #[arg(long, default_value = "gt200")]
         config: String,
@@ -480,6 +499,20 @@ fn run(cli: Cli) -> Result<i32> {
             print!("{}", smrtl::units::sp::waves::sp_waves(&cfg, dpu, cycles, seed, &vcd)?);
             Ok(0)
         }
+        Cmd::SfuWaves {
+            config,
+            warps,
+            seed,
+            vcd,
+        } => {
+            let cfg = SmConfig::load(&config)?;
+            let vcd = vcd.unwrap_or_else(|| PathBuf::from(format!("waves/sfu_{}.vcd", cfg.name)));
+            if let Some(d) = vcd.parent().filter(|d| !d.as_os_str().is_empty()) {
+                flows::writable_dir(d)?;
+            }
+            print!("{}", smrtl::units::sfu::waves::sfu_waves(&cfg, warps, seed, &vcd)?);
+            Ok(0)
+        }
         Cmd::SfuAccuracy {
             func,
             threads,
@@ -488,7 +521,12 @@ fn run(cli: Cli) -> Result<i32> {
             params,
         } => sfu_accuracy(func, threads, &inputs, seed, params.as_deref()),
         Cmd::SfuExhaustive { funcs, threads } => sfu_exhaustive(&funcs, threads),
-        Cmd::Sfu { func, rtl, config } => sfu_cmd(&func, rtl, &config),
+        Cmd::Sfu {
+            func,
+            rtl,
+            verilator,
+            config,
+        } => sfu_cmd(&func, rtl, verilator, &config),
         Cmd::Fuzz(a) => fuzz(a),
         Cmd::GenSfuTables { out } => {
             let text = smrtl::golden::arith::sfu::gen::generate_source();
@@ -910,7 +948,10 @@ fn sfu_exhaustive(funcs: &[String], threads: Option<usize>) -> Result<i32> {
     Ok(if bad_total == 0 { 0 } else { 2 })
 }
 
-fn sfu_cmd(func: &str, rtl: bool, config: &str) -> Result<i32> {
+fn sfu_cmd(func: &str, rtl: bool, verilator: bool, config: &str) -> Result<i32> {
+    if verilator && !rtl {
+        anyhow::bail!("--verilator runs the RTL: use it with --rtl");
+    }
     use anyhow::{bail, Context};
     use std::io::BufRead;
     let seq: &[u8] = match func {
@@ -941,9 +982,9 @@ fn sfu_cmd(func: &str, rtl: bool, config: &str) -> Result<i32> {
     let mut ys = xs.clone();
     if rtl {
         let cfg = SmConfig::load(config)?;
-        let blk = smrtl::units::sfu::Sfu::new(cfg.sfu_units as usize, cfg.sp_lanes as usize, cfg.sfu_latency as usize)
-            .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
-        let mut sim = smrtl::hdl::Sim::new(blk)?;
+        let blk =
+            smrtl::units::sfu::Sfu::from_config(&cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
+        let mut sim = smrtl::testbenches::sfu_tb::SfuStepper::new(blk, verilator)?;
         for &op in seq {
             ys = smrtl::testbenches::sfu_tb::rtl_apply(&mut sim, op, &ys).map_err(anyhow::Error::msg)?;
         }

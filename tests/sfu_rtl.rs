@@ -1,5 +1,7 @@
 //! The SFU block against the golden SFU functions: the clocked block on
-//! random warp instructions (results, tags, masks, error codes, timing),
+//! random warp instructions (results, tags, masks, error codes, timing;
+//! a quarter of them FMUL, checked against the golden Tesla FMUL on the
+//! `sfu_fmul` presets and as error code 1 on the others),
 //! and the combinational datapath on slices of the input space. The full
 //! 2^32 sweep per function is `smrtl sfu-exhaustive` (run in release, see
 //! docs/sfu.md).
@@ -12,7 +14,15 @@ use smrtl::units::sfu::Sfu;
 
 fn block(preset: &str) -> Sim<Sfu> {
     let c = SmConfig::preset(preset).unwrap();
-    Sim::new(Sfu::new(c.sfu_units as usize, c.sp_lanes as usize, c.sfu_latency as usize).unwrap()).unwrap()
+    Sim::new(Sfu::from_config(&c).unwrap()).unwrap()
+}
+
+/// Fermi with the deepest datapath its 8-cycle stream allows (8 hot
+/// cycles; the tag copy behind the stream is read last then).
+fn fermi_deep() -> Sim<Sfu> {
+    let mut c = SmConfig::preset("fermi").unwrap();
+    c.sfu_latency = 8;
+    Sim::new(Sfu::from_config(&c).unwrap()).unwrap()
 }
 
 /// 100,000 threads (3125 warps) in total over GT200 and Fermi, back to back
@@ -22,14 +32,20 @@ fn clocked_block_matches_golden_100k_threads() {
     let mut rng = SmallRng::seed_from_u64(1);
     let mut threads = 0;
     for (preset, p, n) in [
-        ("gt200", 1.0, 1200),
+        ("gt200", 1.0, 1000),
         ("gt200", 0.3, 400),
+        ("fermi-lat8", 1.0, 200),
         ("fermi", 1.0, 1200),
         ("fermi", 0.5, 325),
     ] {
-        let mut sim = block(preset);
+        let mut sim = if preset == "fermi-lat8" {
+            fermi_deep()
+        } else {
+            block(preset)
+        };
         let st = run_random(&mut sim, n, p, &mut rng).unwrap_or_else(|e| panic!("{preset}: {e}"));
         assert_eq!(st.warps, n);
+        assert_eq!(st.fmul_warps > 0, preset.starts_with("gt200"), "{preset}: {st:?}");
         threads += st.threads;
     }
     assert_eq!(threads, 100_000);
@@ -46,8 +62,8 @@ fn clocked_block_matches_golden_10m_threads() {
         let st = run_random(&mut sim, 156_250, 0.9, &mut rng).unwrap_or_else(|e| panic!("{preset}: {e}"));
         threads += st.threads;
         eprintln!(
-            "{preset}: {} warps, {} threads, {} hot cycles",
-            st.warps, st.threads, st.hot_cycles
+            "{preset}: {} warps ({} FMUL on the multipliers), {} threads, {} hot cycles",
+            st.warps, st.fmul_warps, st.threads, st.hot_cycles
         );
     }
     assert_eq!(threads, 10_000_000);

@@ -3,9 +3,11 @@
 //!
 //! ```text
 //!  core ports (docs/sm.md 5.3)         hot clock
-//!  sfu_valid_i op mod mask a tag --cross--> accept at a core edge (ph_q = 0)
-//!                                            | a[32] into per-unit operand
-//!                                            v shift registers, S per unit
+//!  sfu_valid_i op mod mask a b tag -cross-> accept at a core edge (ph_q = 0)
+//!                                            | a[32] (b[32]: FMUL) into per-
+//!                                            v unit operand shift registers
+//!   (sfu_fmul: + u_mul<u>_<m>, M Tesla FP32 multipliers per unit, fed M
+//!    threads per hot cycle, same depth, results into the same shift regs)
 //!   +-- u_unit0 ------------------------+   ...   +-- u_unit<U-1> --+
 //!   | pre: decode, specials, PRESIN,    |         |                 |
 //!   |      PREEX2, row, X_lo --> ROM    |         |                 |
@@ -28,10 +30,25 @@
 //!   (`sfu_ready_o`, the result registers) changes only at hot edges with
 //!   `ph_q == 1`.
 //! * Ops (`sfu_op_i`, the ISA opcode): RCP RSQ LG2 EX2 SIN COS PRESIN
-//!   PREEX2 (0x30..0x37), bit exact to `golden::arith::sfu`. Any other
-//!   opcode (FMUL co-issue is not built yet) streams like a
-//!   transcendental and answers with `sfu_err_o = 1`, code 1, data 0.
-//!   `sfu_mod_i` and `sfu_b_i` are not used by these ops.
+//!   PREEX2 (0x30..0x37), bit exact to `golden::arith::sfu`; with
+//!   `sfu_fmul` (tesla, gt200) also FMUL (0x21, `a * b`, `sfu_mod_i` the
+//!   ISA's FMUL modifier: rounding in bits 1..0, negations in bits 2, 3) on
+//!   the SFU's FP32 multipliers ([`fmul::SfuMul`], the SP lane's Tesla FMUL
+//!   datapath `units::fp::tesla_fmul`). Any other opcode, and FMUL
+//!   without `sfu_fmul`, streams like a transcendental and answers with
+//!   `sfu_err_o = 1`, code 1, data 0. The transcendentals do not use
+//!   `sfu_mod_i` and `sfu_b_i`.
+//! * FMUL co-issue: `M = 32 / (4 U)` multipliers per unit (GT200: 4 per
+//!   SFU, 8 in all, the width of the SP array), each a pipeline of the
+//!   interpolator's depth. An FMUL warp streams for 4 hot cycles (seed
+//!   000: "in the same 4 cycles as in the FMAD unit"): in stream cycle `c`
+//!   unit `u` multiplies its threads `order[u][c M .. c M + M]` (GT200:
+//!   threads `8c .. 8c + 7`, as the SP array), the result pulse is at core
+//!   edge `E + 4 + sfu_latency` (4 core cycles after the accept with
+//!   `sfu_latency = 4`), and `sfu_ready_o` is high again 2 core cycles
+//!   after the accept (docs/sm.md 5.3: an SFU FMUL every 2 core cycles).
+//!   FMUL and transcendentals may follow each other back to back; results
+//!   stay in issue order (both pipelines have one depth).
 //! * Lanes: thread `t` belongs to unit `((t mod L) / (L / U))` where `L`
 //!   = `sp_lanes` and `U` = `sfu_units` (GT200: 2 units each serving 4 of
 //!   the 8 lanes, 16 threads each; Fermi: 4 units, 8 threads each). Each
@@ -51,15 +68,28 @@
 //! * Inactive lanes (`sfu_mask_i` low) are computed but their result data
 //!   is 0; `sfu_res_mask_o` is the dispatch mask; `sfu_res_pred_o` is 0.
 //! * Sizes from `SmConfig`: `sfu_units` (U), `sp_lanes` (L; 32 mod L = 0,
-//!   L mod U = 0), `sfu_latency` (even, >= 4, at most S + 2: the tag is
-//!   held in one copy behind the stream). The ROM (`rom`, 1024 x 59 bits,
+//!   L mod U = 0), `sfu_latency` (even, >= 4, at most S: the tag is held
+//!   in one copy behind the stream; with `sfu_fmul` at most 4, the FMUL
+//!   stream, and 32 mod 4U = 0), `sfu_fmul` (the multipliers and
+//!   the second operand's shift registers exist only then). The ROM (`rom`, 1024 x 59 bits,
 //!   5 x 128 rows used) holds the golden model's tables; its widths are
 //!   the tables' format, checked at construction.
 
 pub mod datapath;
+pub mod fmul;
+pub mod waves;
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
+use crate::sm::SmConfig;
 use datapath::{ROM_A, ROM_W};
+use fmul::{SfuMul, SfuMulIn};
+
+/// The FMUL opcode (co-issued to the SFU on `sfu_fmul` presets).
+pub const OP_FMUL: u64 = crate::golden::isa::Op::Fmul as u64;
+/// Hot cycles an FMUL warp instruction streams (seed 000: "multiply
+/// instructions issued to the SFU execute in the same 4 cycles as in the
+/// FMAD unit").
+pub const FMUL_STREAM: usize = 4;
 
 /// Threads per warp.
 pub const LANES: usize = 32;
@@ -78,6 +108,34 @@ crate::ports! {
         valid_o: 1 @ Hot,
         res_o: 32 @ Hot,
     }
+}
+
+/// `n` delay stages (valid, result) of a unit pipeline.
+pub(crate) fn delay_regs(d: &mut Decl, n: usize) -> Vec<(Reg<1>, Reg<32>)> {
+    (0..n)
+        .map(|k| {
+            (
+                d.reg(&format!("vd{k}"), Domain::Hot, 0),
+                d.reg_noreset(&format!("res_d{k}"), Domain::Hot),
+            )
+        })
+        .collect()
+}
+
+/// `(v, r)` through the delay stages `delay`.
+pub(crate) fn delay_chain<C: Ctx>(
+    cx: &mut C,
+    delay: &[(Reg<1>, Reg<32>)],
+    mut v: S<C, 1>,
+    mut r: S<C, 32>,
+) -> (S<C, 1>, S<C, 32>) {
+    for &(vd, rd) in delay {
+        cx.d(vd, v);
+        cx.d(rd, r);
+        v = cx.q(vd);
+        r = cx.q(rd);
+    }
+    (v, r)
 }
 
 /// One SFU: the pipelined interpolator, one thread per hot cycle.
@@ -122,14 +180,7 @@ impl SfuUnit {
         let mut d = Decl::new();
         let hot = Domain::Hot;
         let rom = d.rom::<ROM_W, ROM_A>("rom", hot, 1, &datapath::rom_words());
-        let delay = (0..latency - 4)
-            .map(|k| {
-                (
-                    d.reg(&format!("vd{k}"), hot, 0),
-                    d.reg_noreset(&format!("res_d{k}"), hot),
-                )
-            })
-            .collect();
+        let delay = delay_regs(&mut d, latency - 4);
         Ok(SfuUnit {
             extra: latency - 4,
             rom,
@@ -204,13 +255,8 @@ impl Block for SfuUnit {
         let vb = cx.q(self.vb);
         cx.d(self.vc, vb);
         cx.d(self.res_c, res);
-        let (mut v, mut r) = (cx.q(self.vc), cx.q(self.res_c));
-        for &(vd, rd) in &self.delay {
-            cx.d(vd, v);
-            cx.d(rd, r);
-            v = cx.q(vd);
-            r = cx.q(rd);
-        }
+        let (v, r) = (cx.q(self.vc), cx.q(self.res_c));
+        let (v, r) = delay_chain(cx, &self.delay, v, r);
         SfuUnitOut { valid_o: v, res_o: r }
     }
 }
@@ -246,6 +292,10 @@ crate::ports! {
 pub struct Sfu {
     decl: Decl,
     unit: SfuUnit,
+    /// The FP32 multipliers (FMUL co-issue), `None` without `sfu_fmul`.
+    mul: Option<SfuMul>,
+    /// Multipliers per unit: `32 / (FMUL_STREAM * units)`.
+    mpu: usize,
     units: usize,
     lanes: usize,
     latency: usize,
@@ -258,12 +308,17 @@ pub struct Sfu {
     rcnt: Reg<5>,
     func: Reg<3>,
     bad: Reg<1>,
+    /// `is_mul` (the stream is an FMUL) and the FMUL modifier, with
+    /// `sfu_fmul` only.
+    mulst: Option<(Reg<1>, Reg<4>)>,
     tag: Reg<32>,
     mask: Vec<Reg<1>>,
     bad2: Reg<1>,
     tag2: Reg<32>,
     mask2: Vec<Reg<1>>,
     opnd: Vec<Vec<Reg<32>>>,
+    /// Second FMUL operand (empty without `sfu_fmul`).
+    opnd_b: Vec<Vec<Reg<32>>>,
     rsh: Vec<Vec<Reg<32>>>,
     out_valid: Reg<1>,
     out_err: Reg<1>,
@@ -273,21 +328,41 @@ pub struct Sfu {
 }
 
 impl Sfu {
+    /// The SFUs of an SM of configuration `c` (`sfu_units`, `sp_lanes`,
+    /// `sfu_latency`, `sfu_fmul`).
+    pub fn from_config(c: &SmConfig) -> Result<Self, SfuError> {
+        Sfu::new(
+            c.sfu_units as usize,
+            c.sp_lanes as usize,
+            c.sfu_latency as usize,
+            c.sfu_fmul,
+        )
+    }
+
     /// `units` SFUs for an SM of `lanes` SP lanes, datapath depth
-    /// `latency` hot cycles.
-    pub fn new(units: usize, lanes: usize, latency: usize) -> Result<Self, SfuError> {
+    /// `latency` hot cycles, with the FMUL co-issue multipliers when
+    /// `fmul`.
+    pub fn new(units: usize, lanes: usize, latency: usize, fmul: bool) -> Result<Self, SfuError> {
         if units == 0 || lanes == 0 || LANES % lanes != 0 || lanes % units != 0 || units > 16 {
             return Err(SfuError(format!(
                 "{units} SFUs for {lanes} SP lanes: need 32 mod lanes = 0, lanes mod SFUs = 0, at most 16 SFUs"
             )));
         }
         let s = LANES / units;
-        if latency > s + 2 {
+        if latency > s {
             return Err(SfuError(format!(
-                "sfu_latency = {latency} is more than the stream ({s} hot cycles) + 2: the tag copy would be overwritten"
+                "sfu_latency = {latency} is more than the stream ({s} hot cycles): the tag copy would be overwritten"
+            )));
+        }
+        let mpu = LANES / (FMUL_STREAM * units).max(1);
+        if fmul && (LANES % (FMUL_STREAM * units) != 0 || latency > FMUL_STREAM) {
+            return Err(SfuError(format!(
+                "sfu_fmul with {units} SFUs and sfu_latency = {latency}: FMUL streams a warp in {FMUL_STREAM} hot \
+                 cycles, so 32 mod (4 * sfu_units) must be 0 and sfu_latency at most {FMUL_STREAM}"
             )));
         }
         let unit = SfuUnit::new(latency)?;
+        let mul = fmul.then(|| SfuMul::new(latency));
         let per = lanes / units;
         let order: Vec<Vec<usize>> = (0..units)
             .map(|u| (0..LANES).filter(|t| (t % lanes) / per == u).collect())
@@ -306,6 +381,7 @@ impl Sfu {
         let rcnt = d.reg("rcnt", hot, 0);
         let func = d.reg("func", hot, 0);
         let bad = d.reg("bad", hot, 0);
+        let mulst = fmul.then(|| (d.reg("is_mul", hot, 0), d.reg("fmod", hot, 0)));
         let tag = d.reg("tag", hot, 0);
         let mask = lanes_regs(&mut d, "mask");
         let bad2 = d.reg("bad2", hot, 0);
@@ -314,6 +390,13 @@ impl Sfu {
         let opnd = (0..units)
             .map(|u| (0..s).map(|j| d.reg_noreset(&format!("opnd{u}_{j}"), hot)).collect())
             .collect();
+        let opnd_b = if fmul {
+            (0..units)
+                .map(|u| (0..s).map(|j| d.reg_noreset(&format!("opndb{u}_{j}"), hot)).collect())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let rsh = (0..units)
             .map(|u| (0..s).map(|j| d.reg_noreset(&format!("rsh{u}_{j}"), hot)).collect())
             .collect();
@@ -325,6 +408,8 @@ impl Sfu {
         Ok(Sfu {
             decl: d,
             unit,
+            mul,
+            mpu,
             units,
             lanes,
             latency,
@@ -336,12 +421,14 @@ impl Sfu {
             rcnt,
             func,
             bad,
+            mulst,
             tag,
             mask,
             bad2,
             tag2,
             mask2,
             opnd,
+            opnd_b,
             rsh,
             out_valid,
             out_err,
@@ -356,9 +443,24 @@ impl Sfu {
         self.latency
     }
 
-    /// Hot cycles a warp instruction streams.
+    /// Hot cycles a transcendental warp instruction streams.
     pub fn stream(&self) -> usize {
         LANES / self.units
+    }
+
+    /// Whether the block executes FMUL (`sfu_fmul`).
+    pub fn fmul(&self) -> bool {
+        self.mul.is_some()
+    }
+
+    /// Hot cycles a warp instruction of opcode `op` streams: 4 for FMUL
+    /// when the block has the multipliers, [`Sfu::stream`] otherwise.
+    pub fn stream_of(&self, op: u8) -> usize {
+        if self.fmul() && op as u64 == OP_FMUL {
+            FMUL_STREAM
+        } else {
+            self.stream()
+        }
     }
 }
 
@@ -387,8 +489,26 @@ impl Block for Sfu {
         let acc = !ph & valid & ready;
         let acc = cx.name("accept", acc);
         let op = cx.cross(i.sfu_op_i, hot);
-        let known = op.slice::<3, 4>().eq(cx.lit(0x30 >> 3));
+        let trans = op.slice::<3, 4>().eq(cx.lit(0x30 >> 3));
         let func_i = op.slice::<0, 3>();
+        // FMUL co-issue: the stream is 4 hot cycles, `mpu` threads per unit
+        // and hot cycle on the multipliers.
+        let (known, is_mul, fmod) = match self.mulst {
+            Some((rm, rf)) => {
+                let fm_op = op.eq(cx.lit(OP_FMUL));
+                let md_i = cx.cross(i.sfu_mod_i, hot);
+                let (is_mul, fmod) = (cx.q(rm), cx.q(rf));
+                cx.d(rm, acc.mux(fm_op, is_mul));
+                cx.d(rf, acc.mux(md_i, fmod));
+                (trans | fm_op, is_mul, fmod)
+            }
+            None => (trans, cx.lit(0), cx.lit(0)),
+        };
+        let fmul = self.mul.is_some();
+        let m = self.mpu;
+        // Stream length - 1 and - 2 of the current stream.
+        let len1 = is_mul.mux(cx.lit::<5>((FMUL_STREAM - 1) as u64), cx.lit((s - 1) as u64));
+        let len2 = is_mul.mux(cx.lit::<5>((FMUL_STREAM - 2) as u64), cx.lit((s - 2) as u64));
         let tag_i = cx.cross(i.sfu_tag_i, hot);
         let (tag, bad, func) = (cx.q(self.tag), cx.q(self.bad), cx.q(self.func));
         cx.d(self.tag, acc.mux(tag_i, tag));
@@ -401,14 +521,14 @@ impl Block for Sfu {
         }
 
         // Stream: thread `cnt` of every unit this cycle.
-        let last_in = busy & cnt.eq(cx.lit((s - 1) as u64));
+        let last_in = busy & cnt.eq(len1);
         cx.d(self.busy, acc | (busy & !last_in));
         let cnt1 = cnt + cx.lit(1);
         let z5 = cx.lit(0);
         cx.d(self.cnt, acc.mux(z5, busy.mux(cnt1, cnt)));
         // Ready changes at ph_q = 1 edges only: low while streaming, high
         // again for the core edge that ends the stream.
-        let free = !busy | cnt.eq(cx.lit((s - 2) as u64));
+        let free = !busy | cnt.eq(len2);
         cx.d(self.ready, ph.mux(free, ready));
         // Tag, mask and error follow the stream's end into one copy.
         let (tag2, bad2) = (cx.q(self.tag2), cx.q(self.bad2));
@@ -420,29 +540,61 @@ impl Block for Sfu {
         }
 
         let mut outs = Vec::with_capacity(self.units);
+        let mut mouts = Vec::with_capacity(self.units);
         for u in 0..self.units {
+            // Operands shift by one thread per hot cycle (transcendental)
+            // or by `m` (FMUL).
             let q: Vec<_> = self.opnd[u].iter().map(|&r| cx.q(r)).collect();
             for j in 0..s {
                 let a = cx.cross(i.sfu_a_i[self.order[u][j]], hot);
-                let next = if j + 1 < s { q[j + 1] } else { q[j] };
+                let n1 = if j + 1 < s { q[j + 1] } else { q[j] };
+                let next = if fmul && j + m < s {
+                    is_mul.mux(q[j + m], n1)
+                } else {
+                    n1
+                };
                 cx.d(self.opnd[u][j], acc.mux(a, next));
             }
             let o = cx.instance(
                 &format!("u_unit{u}"),
                 &self.unit,
                 &SfuUnitIn {
-                    valid_i: busy,
+                    valid_i: busy & !is_mul,
                     op_i: func,
                     x_i: q[0],
                 },
             );
             outs.push(o);
+            let Some(mul) = &self.mul else { continue };
+            let qb: Vec<_> = self.opnd_b[u].iter().map(|&r| cx.q(r)).collect();
+            for j in 0..s {
+                let b = cx.cross(i.sfu_b_i[self.order[u][j]], hot);
+                let next = if j + m < s { qb[j + m] } else { qb[j] };
+                cx.d(self.opnd_b[u][j], acc.mux(b, next));
+            }
+            let mo: Vec<_> = (0..m)
+                .map(|k| {
+                    cx.instance(
+                        &format!("u_mul{u}_{k}"),
+                        mul,
+                        &SfuMulIn {
+                            valid_i: busy & is_mul,
+                            mod_i: fmod,
+                            a_i: q[k],
+                            b_i: qb[k],
+                        },
+                    )
+                })
+                .collect();
+            mouts.push(mo);
         }
 
         // Results: shift in; the edge of the last one writes the outputs.
-        let rv = outs[0].valid_o;
+        let rv_m = if fmul { mouts[0][0].valid_o } else { cx.lit(0) };
+        let rv = outs[0].valid_o | rv_m;
         let rcnt = cx.q(self.rcnt);
-        let last_out = rv & rcnt.eq(cx.lit((s - 1) as u64));
+        let out_len1 = rv_m.mux(cx.lit::<5>((FMUL_STREAM - 1) as u64), cx.lit((s - 1) as u64));
+        let last_out = rv & rcnt.eq(out_len1);
         let (z5, o5) = (cx.lit(0), cx.lit(1));
         let rcnt_n = last_out.mux(z5, rv.mux(rcnt + o5, rcnt));
         cx.d(self.rcnt, rcnt_n);
@@ -452,7 +604,14 @@ impl Block for Sfu {
             let q: Vec<_> = self.rsh[u].iter().map(|&r| cx.q(r)).collect();
             let res = outs[u].res_o;
             for j in 0..s {
-                let shifted = if j + 1 < s { q[j + 1] } else { res };
+                let sh1 = if j + 1 < s { q[j + 1] } else { res };
+                let shifted = if !fmul {
+                    sh1
+                } else if j + m < s {
+                    rv_m.mux(q[j + m], sh1)
+                } else {
+                    rv_m.mux(mouts[u][j + m - s].res_o, sh1)
+                };
                 cx.d(self.rsh[u][j], rv.mux(shifted, q[j]));
                 let t = self.order[u][j];
                 let m2 = cx.q(self.mask2[t]);
@@ -496,9 +655,11 @@ impl Block for Sfu {
     }
 
     fn constrain(&self, r: u64, i: &mut SfuIn<crate::hdl::Concrete>) {
-        // Mostly SFU opcodes (0x30..0x37), sometimes another one.
+        // Mostly SFU opcodes (0x30..0x37), sometimes FMUL or another one.
         let op = if r & 0xf0 == 0 {
             (r >> 8) & 0x7f
+        } else if r & 0xf0 == 0x10 {
+            OP_FMUL
         } else {
             0x30 | (r >> 8) & 7
         };
@@ -553,10 +714,15 @@ mod tests {
 
     #[test]
     fn bad_configurations_are_errors() {
-        assert!(Sfu::new(3, 8, 4).is_err());
-        assert!(Sfu::new(2, 8, 5).is_err());
-        assert!(Sfu::new(2, 8, 2).is_err());
-        assert!(Sfu::new(4, 32, 12).is_err());
-        assert!(Sfu::new(2, 8, 4).is_ok());
+        assert!(Sfu::new(3, 8, 4, false).is_err());
+        assert!(Sfu::new(2, 8, 5, false).is_err());
+        assert!(Sfu::new(2, 8, 2, false).is_err());
+        assert!(Sfu::new(4, 32, 12, false).is_err());
+        assert!(Sfu::new(2, 8, 6, true).is_err());
+        assert!(Sfu::new(4, 32, 10, false).is_err());
+        assert!(Sfu::new(4, 32, 8, false).is_ok());
+        assert!(Sfu::new(16, 16, 4, true).is_err());
+        assert!(Sfu::new(2, 8, 4, false).is_ok());
+        assert!(Sfu::new(2, 8, 4, true).is_ok());
     }
 }

@@ -2,7 +2,9 @@
 //! lane instead of the reference arithmetic. The `_tesla` ops go through
 //! the Tesla SP lane (fmad presets), the IEEE FP32 ops through the IEEE SP
 //! lane (ffma presets), the FP64 ops through the preset's FP64 lane
-//! (`dpu_lane`); an op the preset's hardware lacks is an error naming the
+//! (`dpu_lane`), the `sfu_*` ops through one SFU interpolator
+//! (`sfu_unit`, the op's own instruction: `sfu_ex2` takes a PREEX2 value,
+//! `sfu_sin`/`sfu_cos` a PRESIN value, as in `smrtl testfloat`); an op the preset's hardware lacks is an error naming the
 //! preset and what it has. The lane is simulated as a clocked block (its
 //! `LAT` pipeline stages stepped per vector), natively or, with
 //! `--verilator`, in its Verilated export. The RTL has no exception flags
@@ -13,11 +15,12 @@
 use crate::cosim::verilator::{PortsOf, Verilated};
 use crate::golden::arith::{Flags, Round};
 use crate::golden::isa::Op as Isa;
-use crate::golden::testfloat::{round_name, Op};
+use crate::golden::testfloat::Op;
 use crate::hdl::sim::{flatten, unflatten};
 use crate::hdl::{verilog, Bits, Block, Concrete, Sim};
 use crate::sm::SmConfig;
 use crate::units::dpu::{Dpu, DpuLane, DpuLaneIn, DpuLaneOut};
+use crate::units::sfu::{SfuUnit, SfuUnitIn, SfuUnitOut};
 use crate::units::sp::lane::{Flavor, SpLane, SpLaneIn, SpLaneOut};
 use crate::units::sp::SpGeom;
 use anyhow::{bail, Result};
@@ -163,10 +166,28 @@ pub fn rtl_compute(cfg: &SmConfig, op: Op, rm: Round, verilator: bool) -> Result
         Op::F64Add => dp(Isa::Dadd),
         Op::F64Mul => dp(Isa::Dmul),
         Op::F64MulAdd => dp(Isa::Dfma),
-        _ => bail!(
-            "{op} ({}) is an SFU op: the SFU RTL is not part of the SP/DPU blocks; `smrtl testfloat --rtl` covers \
-             f32_add f32_mul f32_mulAdd (ffma presets), f32_*_tesla (fmad presets), f64_* (presets with FP64)",
-            round_name(rm)
-        ),
+        Op::SfuRcp | Op::SfuRsqrt | Op::SfuLg2 | Op::SfuEx2 | Op::SfuSin | Op::SfuCos => {
+            let isa = match op {
+                Op::SfuRcp => Isa::Rcp,
+                Op::SfuRsqrt => Isa::Rsq,
+                Op::SfuLg2 => Isa::Lg2,
+                Op::SfuEx2 => Isa::Ex2,
+                Op::SfuSin => Isa::Sin,
+                _ => Isa::Cos,
+            };
+            let lat = cfg.sfu_latency as usize;
+            let unit = SfuUnit::new(lat).map_err(|e| anyhow::anyhow!("preset `{}`: {e}", cfg.name))?;
+            // The unit's depth is sfu_latency - 1 hot cycles.
+            let mut d = Driver::new(unit, lat - 1, verilator)?;
+            Ok(Box::new(move |v: &[u64]| {
+                let i = SfuUnitIn::<Concrete> {
+                    valid_i: Bits::new(1),
+                    op_i: Bits::new(isa as u64 & 7),
+                    x_i: Bits::new(v[0]),
+                };
+                let o: SfuUnitOut<Concrete> = d.run(&i);
+                (o.res_o.to_u64(), None)
+            }))
+        }
     }
 }

@@ -284,7 +284,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
             self.run.gm_bytes as u32
         };
         let mut addr = [0u32; 32];
-        let mut e: u16 = 0;
+        let e: u16;
         if is(Op::Ldc) {
             let n = self.params.len() as u32;
             e = r.gen_range(0..4);

@@ -57,3 +57,44 @@ fn kernels_on_gt200() {
         run(&cfg, &c);
     }
 }
+
+#[test]
+fn kernels_on_fermi() {
+    let cfg = SmConfig::load("fermi").unwrap();
+    for c in small_cases(&cfg) {
+        // FMAD (Tesla multiply-add: saxpy, matmul_fmad, conv, sfu) is not
+        // in Fermi's lanes (error 1, see `fmad_on_fermi_is_error_1`).
+        if c.source.lines().any(|l| l.trim_start().starts_with("FMAD")) {
+            continue;
+        }
+        run(&cfg, &c);
+    }
+}
+
+#[test]
+fn fmad_on_fermi_is_error_1() {
+    let cfg = SmConfig::load("fermi").unwrap();
+    let case = kernels::saxpy(64, 32, 2);
+    let prog = assemble(case.source, case.file).unwrap();
+    let e = run_program(&cfg, &prog, &case.launch(), case.gmem.clone(), &RtlOptions::default()).unwrap_err();
+    assert!(e.msg.contains("error 1 ") && e.msg.contains("sp0"), "{}", e.msg);
+}
+
+#[test]
+fn a_kernel_that_never_exits_stops_at_the_budget() {
+    let cfg = SmConfig::load("gt200").unwrap();
+    let src = ".kernel spin\n.regs 2\nL: IADD R0, R0, 1\n    BRA L\n";
+    let prog = assemble(src, "spin.s").unwrap();
+    let launch = smrtl::golden::model::Launch {
+        grid: [1, 1],
+        block: [32, 1, 1],
+        params: vec![],
+    };
+    let opts = RtlOptions {
+        max_cycles: 500,
+        ..RtlOptions::default()
+    };
+    let e = run_program(&cfg, &prog, &launch, vec![], &opts).unwrap_err();
+    assert!(e.msg.contains("error 11") && e.cycle == 500, "{}", e.msg);
+    assert!(e.report.issued[0] > 10, "the report so far is kept");
+}

@@ -399,6 +399,27 @@ pub fn run_rtl(
             close(sim, &mut vcd_open);
             return Err(fail(cycle, format!("global memory model: {e}"), &rep, &gmem.mem));
         }
+        if o.err_o.to_u64() == 1 {
+            close(sim, &mut vcd_open);
+            let src = ERR_SOURCES.get(o.err_src_o.to_u64() as usize).copied().unwrap_or("?");
+            let w = o.err_warp_o.to_u64();
+            let place = match map.warp.get(&w) {
+                Some((c, k)) => format!("cta {c} warp {k} (slot {w})"),
+                None => format!("warp slot {w}"),
+            };
+            return Err(fail(
+                cycle + 1,
+                format!(
+                    "error {} ({}) raised by {src}, {place}, pc {}, info {:#x}",
+                    o.err_code_o.to_u64(),
+                    crate::sm::top::error_name(o.err_code_o.to_u64()),
+                    o.err_pc_o.to_u64(),
+                    o.err_info_o.to_u64()
+                ),
+                &rep,
+                &gmem.mem,
+            ));
+        }
         // Monitors.
         if o.st_valid_o.to_u64() == 1 {
             map.start(o.st_warp_o.to_u64(), o.st_cta_o.to_u64(), per_cta);
@@ -568,27 +589,6 @@ pub fn run_rtl(
         rep.smem_conflict_passes = o.cnt_sm_conf_o.to_u64();
         cycle += 1;
         rep.core_cycles = cycle;
-        if o.err_o.to_u64() == 1 {
-            close(sim, &mut vcd_open);
-            let src = ERR_SOURCES.get(o.err_src_o.to_u64() as usize).copied().unwrap_or("?");
-            let w = o.err_warp_o.to_u64();
-            let place = match map.warp.get(&w) {
-                Some((c, k)) => format!("cta {c} warp {k} (slot {w})"),
-                None => format!("warp slot {w}"),
-            };
-            return Err(fail(
-                cycle,
-                format!(
-                    "error {} ({}) raised by {src}, {place}, pc {}, info {:#x}",
-                    o.err_code_o.to_u64(),
-                    crate::sm::top::error_name(o.err_code_o.to_u64()),
-                    o.err_pc_o.to_u64(),
-                    o.err_info_o.to_u64()
-                ),
-                &rep,
-                &gmem.mem,
-            ));
-        }
         if o.done_o.to_u64() == 1 && launched {
             break;
         }

@@ -277,8 +277,7 @@ impl<
         let oc = Opcoll::<G, NL, A>::new(geom).map_err(|x| e(x.to_string()))?;
         let spg = SpGeom::of(cfg);
         let sp = (0..NS).map(|_| SpGroup::new(spg)).collect();
-        let sfu = Sfu::new(cfg.sfu_units as usize, cfg.sp_lanes as usize, cfg.sfu_latency as usize)
-            .map_err(|x| e(x.to_string()))?;
+        let sfu = Sfu::from_config(cfg).map_err(|x| e(x.to_string()))?;
         let dpu = if cfg.fp64_units > 0 || cfg.fp64_rate_divisor > 0 {
             Some(Dpu::of(cfg).map_err(|x| e(x.to_string()))?)
         } else {

@@ -644,6 +644,25 @@ struct GoldenRun {
     /// Print each retired warp instruction to stderr.
     #[arg(long)]
     trace: bool,
+    /// Run on the RTL SM (lock-step against the golden model) and print
+    /// its performance report.
+    #[arg(long)]
+    rtl: bool,
+    /// With --rtl: waves of the whole SM (VCD).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// With --rtl --vcd: only core cycles FROM:TO.
+    #[arg(long)]
+    vcd_window: Option<String>,
+    /// With --rtl: core-cycle budget (error 11 when exhausted).
+    #[arg(long, default_value_t = 5_000_000)]
+    max_cycles: u64,
+    /// With --rtl: do not check against the golden model (speed runs).
+    #[arg(long)]
+    no_check: bool,
+    /// With --rtl: write the report to this file too.
+    #[arg(long)]
+    report: Option<PathBuf>,
 }
 
 /// `smrtl run`: assemble or load the kernel, run it on the golden model,
@@ -690,6 +709,19 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         let params = model::resolve_params(&prog.params, &a.params).map_err(|e| anyhow!("{e}"))?;
         Ok(model::Launch { grid, block, params })
     })();
+    if a.rtl {
+        let l = match launch {
+            Ok(l) => l,
+            Err(e) => {
+                if let Some(out) = &a.output {
+                    std::fs::write(out, &gmem)
+                        .with_context(|| format!("cannot write output image {}", out.display()))?;
+                }
+                return Err(e);
+            }
+        };
+        return rtl_run(&a, &cfg, &prog, &l, gmem);
+    }
     let started = launch.and_then(|l| model::Golden::new(&cfg, &prog, &l, gmem).map_err(anyhow::Error::from));
     let mut g = match started {
         Ok(g) => g,
@@ -725,6 +757,77 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
             Ok(0)
         }
         Err(e) => Err(anyhow!("{name}: {e}")),
+    }
+}
+
+/// `smrtl run --rtl`: the kernel on the RTL SM, lock-step against the
+/// golden model; the output image, the report and the waves are written
+/// even when the run fails.
+fn rtl_run(
+    a: &GoldenRun,
+    cfg: &SmConfig,
+    prog: &smrtl::golden::isa::Program,
+    launch: &smrtl::golden::model::Launch,
+    gmem: Vec<u8>,
+) -> Result<i32> {
+    use anyhow::{anyhow, Context};
+    use smrtl::sm::run::RtlOptions;
+    let window = match &a.vcd_window {
+        None => None,
+        Some(w) => {
+            let (f, t) = w
+                .split_once(':')
+                .ok_or_else(|| anyhow!("--vcd-window `{w}`: want FROM:TO (core cycles)"))?;
+            let f: u64 = f
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("--vcd-window `{w}`: FROM is not a number"))?;
+            let t: u64 = t
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("--vcd-window `{w}`: TO is not a number"))?;
+            if t <= f {
+                anyhow::bail!("--vcd-window `{w}`: TO must be after FROM");
+            }
+            Some((f, t))
+        }
+    };
+    if window.is_some() && a.vcd.is_none() {
+        anyhow::bail!("--vcd-window needs --vcd PATH");
+    }
+    let opts = RtlOptions {
+        max_cycles: a.max_cycles,
+        vcd: a.vcd.clone(),
+        vcd_window: window,
+        check: !a.no_check,
+        gmem: None,
+        progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            100_000
+        } else {
+            0
+        },
+    };
+    let r = smrtl::sm::run::run_program(cfg, prog, launch, gmem, &opts);
+    let (report, image, err) = match r {
+        Ok(ok) => (ok.report, ok.gmem, None),
+        Err(e) => (e.report.clone(), e.gmem.clone(), Some(e)),
+    };
+    let text = report.render();
+    print!("{text}");
+    if let Some(p) = &a.report {
+        std::fs::write(p, &text).with_context(|| format!("cannot write report {}", p.display()))?;
+        println!("wrote {}", p.display());
+    }
+    if let Some(out) = &a.output {
+        std::fs::write(out, &image).with_context(|| format!("cannot write output image {}", out.display()))?;
+        println!("wrote {} ({} bytes)", out.display(), image.len());
+    }
+    if let Some(v) = &a.vcd {
+        println!("wrote {}", v.display());
+    }
+    match err {
+        None => Ok(0),
+        Some(e) => Err(anyhow!("{}: {e}", a.kernel.display())),
     }
 }
 

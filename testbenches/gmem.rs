@@ -18,8 +18,11 @@
 //!   while the bucket is positive and takes its size (32, 64 or 128 bytes;
 //!   4 for an atomic) from it, so the long-run rate is the configured one.
 //! * Word `i` of `wmask/wdata/rdata` is the word at `(addr & !127) + 4 i`
-//!   (docs/lsu.md). A request outside the image is not performed and is
-//!   recorded in `errors` (never a panic).
+//!   (docs/lsu.md). A segment may reach past the end of the image (the
+//!   coalescer reads and writes whole segments): words beyond it read 0 and
+//!   must not be written. A request starting outside the image, or writing
+//!   a word outside it, is not performed and is recorded in `errors` (never
+//!   a panic).
 
 use crate::golden::isa::AtomOp;
 use std::collections::VecDeque;
@@ -198,7 +201,14 @@ impl Gmem {
         self.tokens -= bytes as i64 * 1000;
         self.bytes += bytes as u64;
         let lo = r.addr as usize;
-        if r.size > 2 || r.addr % bytes != 0 || lo + bytes as usize > self.mem.len() {
+        // A segment may reach past the end of the image (the last segment of
+        // an array whose size is not a multiple of the segment): words
+        // beyond it read 0, and a write may only set words inside it.
+        let first = (lo - base) / 4;
+        let words = bytes as usize / 4;
+        let inside = |w: usize| base + 4 * w + 4 <= self.mem.len();
+        let bad_write = r.write && (first..first + words).any(|w| r.wmask >> w & 1 == 1 && !inside(w));
+        if r.size > 2 || r.addr % bytes != 0 || lo >= self.mem.len() || bad_write {
             self.errors.push(format!(
                 "cycle {}: {} of size code {} at {:#x} (image {} bytes)",
                 self.cycle,
@@ -209,8 +219,6 @@ impl Gmem {
             ));
             return;
         }
-        let first = (lo - base) / 4;
-        let words = bytes as usize / 4;
         if r.write {
             for w in first..first + words {
                 if r.wmask >> w & 1 == 1 {
@@ -220,7 +228,9 @@ impl Gmem {
         } else {
             let mut rdata = [0u32; 32];
             for (w, x) in rdata.iter_mut().enumerate().skip(first).take(words) {
-                *x = self.rd(base + 4 * w);
+                if base + 4 * w + 4 <= self.mem.len() {
+                    *x = self.rd(base + 4 * w);
+                }
             }
             self.push(r.id, rdata);
         }

@@ -1,2 +1,4 @@
 pub mod config;
 pub use config::{ConfigError, SmConfig};
+pub mod run;
+pub mod top;

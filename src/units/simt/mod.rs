@@ -96,6 +96,7 @@ crate::ports! {
         s_live_o: [1; 32] @ Core,
         s_depth_o: 7 @ Core,
         run_o: [1; MW] @ Core,
+        act_o: [32; MW] @ Core,
         busy_o: [1; MW] @ Core,
         ctl_ready_o: 1 @ Core,
         redir_valid_o: 1 @ Core,
@@ -370,6 +371,7 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
         // ---- per-warp next state
         let ctl_ok = ctl & !err;
         let mut run_o = [zero1; MW];
+        let mut act_o = [zero32; MW];
         let mut busy_o = [zero1; MW];
         for (k, w) in self.w.iter().enumerate() {
             let kl = cx.lit::<6>(k as u64);
@@ -405,6 +407,7 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
             let nr = st.mux(smask.any(), nr);
             cx.d(w.run, nr);
             run_o[k] = run[k];
+            act_o[k] = act[k];
             busy_o[k] = ph;
         }
         // A start of the engine's warp cancels the engine.
@@ -452,6 +455,7 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
             s_live_o: unpack32(cx, s_live),
             s_depth_o: s_depth,
             run_o,
+            act_o,
             busy_o,
             ctl_ready_o: ctl_ready,
             redir_valid_o: cx.q(self.redir_v),

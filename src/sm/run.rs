@@ -1,0 +1,678 @@
+//! `smrtl run --rtl`: a kernel on the RTL SM ([`SmTop`]), lock-step against
+//! the golden model, with the host models (instruction memory, global
+//! memory) around it, waves and a performance report.
+//!
+//! * Host sequence: parameter words written one per core cycle
+//!   (`param_*`), then a launch pulse; the run ends when `done_o` rises,
+//!   on the first error of the SM, on the first divergence from the golden
+//!   model, or at the cycle budget (error code 11).
+//! * Lock-step: every issue on `iss<s>_*` steps the golden model's warp of
+//!   the same CTA (multi-CTA mode, `Golden::step_cta_warp`) and compares pc
+//!   and lanes; the golden record of an instruction that writes back is
+//!   kept until the SM retires it on `ret<w>_*`, where the lanes and values
+//!   are compared bit for bit. Control instructions complete at issue.
+//!   RTL warp slots map to (CTA, warp in CTA) through the warp-start
+//!   monitor: the CTA launcher starts the CTAs of the grid in linear order
+//!   and the warps of a CTA in order.
+//! * The golden model executes a warp instruction when the RTL issues it,
+//!   the RTL memory instruction executes later in its LSU; kernels whose
+//!   result depends on the interleaving of unsynchronised accesses of
+//!   different warps (data races, the order of global atomics) can differ
+//!   there: the values an atomic returns are compared only where the
+//!   kernel's semantics fixes them (docs/sm.md, "Lock-step checking").
+
+use crate::golden::isa::{Op, Program};
+use crate::golden::model::{Golden, Launch, Write};
+use crate::hdl::{Bits, Concrete};
+use crate::sm::top::{SmIn, SmOut, ERR_SOURCES, IM_WORDS, STALL_NAMES};
+use crate::sm::SmConfig;
+use crate::testbenches::gmem::{GmReq, Gmem, GmemConfig};
+use crate::testbenches::imem::Imem;
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// A simulation of the SM of some preset, behind one interface.
+pub trait SmSim {
+    /// One core cycle: outputs of the cycle, then both edges.
+    fn step_core(&mut self, i: &SmIn<Concrete>) -> SmOut<Concrete>;
+    /// Start writing waves.
+    fn open_vcd(&mut self, path: &std::path::Path) -> std::io::Result<()>;
+    /// Stop writing waves (flushes).
+    fn close_vcd(&mut self) -> std::io::Result<()>;
+    /// Verilog module name of the top.
+    fn top_name(&self) -> String;
+}
+
+impl<K> SmSim for crate::hdl::Sim<K>
+where
+    K: crate::hdl::Block<In<Concrete> = SmIn<Concrete>, Out<Concrete> = SmOut<Concrete>>,
+{
+    fn step_core(&mut self, i: &SmIn<Concrete>) -> SmOut<Concrete> {
+        crate::hdl::Sim::step_core(self, i)
+    }
+    fn open_vcd(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        crate::hdl::Sim::open_vcd(self, path)
+    }
+    fn close_vcd(&mut self) -> std::io::Result<()> {
+        crate::hdl::Sim::close_vcd(self)
+    }
+    fn top_name(&self) -> String {
+        crate::hdl::Block::module_name(self.block())
+    }
+}
+
+/// Options of a run.
+#[derive(Debug, Clone)]
+pub struct RtlOptions {
+    /// Core-cycle budget (error 11 when exhausted).
+    pub max_cycles: u64,
+    /// Waves of the whole SM.
+    pub vcd: Option<PathBuf>,
+    /// Only these core cycles (inclusive from, exclusive to).
+    pub vcd_window: Option<(u64, u64)>,
+    /// Check against the golden model (default on).
+    pub check: bool,
+    /// Global memory timing (default: the preset's).
+    pub gmem: Option<GmemConfig>,
+    /// Print a progress line every this many core cycles (0: never).
+    pub progress: u64,
+}
+
+impl Default for RtlOptions {
+    fn default() -> Self {
+        RtlOptions {
+            max_cycles: 5_000_000,
+            vcd: None,
+            vcd_window: None,
+            check: true,
+            gmem: None,
+            progress: 0,
+        }
+    }
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Default)]
+pub struct RtlReport {
+    pub config: String,
+    pub kernel: String,
+    pub core_cycles: u64,
+    /// Warp instructions issued, per scheduler.
+    pub issued: [u64; 2],
+    /// Thread instructions (lanes of every issue).
+    pub thread_instrs: u64,
+    /// Per scheduler, cycles per stall cause ([`STALL_NAMES`]).
+    pub stall: [[u64; 8]; 2],
+    /// Cycles each unit was not ready: sp0 sp1 sfu dpu lsu.
+    pub unit_busy: [u64; 5],
+    /// Retired (written-back) instructions.
+    pub retired: u64,
+    /// Instructions checked against the golden model.
+    pub checked: u64,
+    pub rf_read_conflicts: u64,
+    pub rf_write_preempt: u64,
+    pub oc_dispatch_stalls: u64,
+    pub wb_waits: u64,
+    pub icache_hits: u64,
+    pub icache_misses: u64,
+    pub gm_requests: u64,
+    pub smem_conflict_passes: u64,
+    pub resident_ctas: u64,
+    pub max_resident_warps: u64,
+    pub sp_lanes: u32,
+    pub schedulers: u32,
+}
+
+impl RtlReport {
+    /// Human-readable report.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let c = self.core_cycles.max(1) as f64;
+        let issued: u64 = self.issued.iter().sum();
+        let hot = 2 * self.core_cycles;
+        let _ = writeln!(s, "kernel {} on the RTL SM `{}`", self.kernel, self.config);
+        let _ = writeln!(s, "  cycles: {} core, {} hot", self.core_cycles, hot);
+        let _ = writeln!(
+            s,
+            "  IPC: {:.3} warp instructions per core cycle (peak {}), {:.2} thread instructions per hot cycle (SP peak {})",
+            issued as f64 / c,
+            self.schedulers,
+            self.thread_instrs as f64 / hot.max(1) as f64,
+            self.sp_lanes
+        );
+        let _ = writeln!(
+            s,
+            "  issued {} warp instructions, {} thread instructions; retired {}; checked against the golden model: {}",
+            issued, self.thread_instrs, self.retired, self.checked
+        );
+        for k in 0..self.schedulers as usize {
+            let _ = write!(s, "  scheduler {k} cycles:");
+            for (n, name) in STALL_NAMES.iter().enumerate() {
+                if self.stall[k][n] > 0 {
+                    let _ = write!(
+                        s,
+                        " {name} {} ({:.1}%)",
+                        self.stall[k][n],
+                        100.0 * self.stall[k][n] as f64 / c
+                    );
+                }
+            }
+            let _ = writeln!(s);
+        }
+        let _ = write!(s, "  unit busy (not ready):");
+        for (n, name) in ["sp0", "sp1", "sfu", "dpu", "lsu"].iter().enumerate() {
+            let _ = write!(s, " {name} {:.1}%", 100.0 * self.unit_busy[n] as f64 / c);
+        }
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "  register file: {} bank-conflict read cycles, {} reads pre-empted by writes; {} dispatch stalls; {} write-back waits",
+            self.rf_read_conflicts, self.rf_write_preempt, self.oc_dispatch_stalls, self.wb_waits
+        );
+        let _ = writeln!(
+            s,
+            "  shared memory: {} extra conflict passes; global memory: {} transactions; instruction cache: {} hits, {} misses",
+            self.smem_conflict_passes, self.gm_requests, self.icache_hits, self.icache_misses
+        );
+        let _ = writeln!(
+            s,
+            "  occupancy: {} resident CTAs, at most {} resident warps",
+            self.resident_ctas, self.max_resident_warps
+        );
+        s
+    }
+}
+
+/// A failed run: where and why, the report so far and the memory image.
+#[derive(Debug, Clone)]
+pub struct RtlError {
+    pub cycle: u64,
+    pub msg: String,
+    pub report: RtlReport,
+    pub gmem: Vec<u8>,
+}
+
+impl std::fmt::Display for RtlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RTL SM, core cycle {}: {}", self.cycle, self.msg)
+    }
+}
+impl std::error::Error for RtlError {}
+
+/// A successful run.
+#[derive(Debug, Clone)]
+pub struct RtlResult {
+    pub report: RtlReport,
+    pub gmem: Vec<u8>,
+}
+
+fn b<const W: usize>(v: u64) -> Bits<W> {
+    Bits::new(v)
+}
+
+fn lanes(v: &[Bits<1>; 32]) -> u32 {
+    (0..32).fold(0u32, |a, k| a | (v[k].to_u64() as u32) << k)
+}
+
+/// An instruction issued and not yet retired: the golden record.
+struct Pending {
+    pc: u32,
+    write: Option<Write>,
+    active: u32,
+    op: Op,
+}
+
+/// Map RTL warp slots to (CTA, warp in CTA) from the warp starts.
+#[derive(Default)]
+struct WarpMap {
+    /// Per CTA slot: (CTA linear id, warps started).
+    slot: BTreeMap<u64, (u32, usize)>,
+    next_cta: u32,
+    warp: BTreeMap<u64, (u32, usize)>,
+}
+
+impl WarpMap {
+    fn start(&mut self, warp: u64, slot: u64, per_cta: usize) -> (u32, usize) {
+        let e = self.slot.entry(slot).or_insert((u32::MAX, per_cta));
+        if e.1 >= per_cta {
+            *e = (self.next_cta, 0);
+            self.next_cta += 1;
+        }
+        let m = (e.0, e.1);
+        e.1 += 1;
+        self.warp.insert(warp, m);
+        m
+    }
+}
+
+/// Run `prog` with `launch` on the RTL SM `sim` of `cfg`.
+pub fn run_rtl(
+    sim: &mut dyn SmSim,
+    cfg: &SmConfig,
+    prog: &Program,
+    launch: &Launch,
+    gmem_init: Vec<u8>,
+    opts: &RtlOptions,
+) -> Result<RtlResult, Box<RtlError>> {
+    let mut rep = RtlReport {
+        config: cfg.name.clone(),
+        kernel: prog.name.clone(),
+        sp_lanes: cfg.sp_lanes,
+        schedulers: cfg.warp_schedulers,
+        ..RtlReport::default()
+    };
+    let fail = |cycle: u64, msg: String, rep: &RtlReport, mem: &[u8]| {
+        Box::new(RtlError {
+            cycle,
+            msg,
+            report: rep.clone(),
+            gmem: mem.to_vec(),
+        })
+    };
+    let mut golden = match Golden::new(cfg, prog, launch, gmem_init.clone()) {
+        Ok(g) => g,
+        Err(e) => return Err(fail(0, format!("launch rejected: {e}"), &rep, &gmem_init)),
+    };
+    if prog.code.len() > u16::MAX as usize {
+        return Err(fail(
+            0,
+            "program longer than 65,535 instructions".into(),
+            &rep,
+            &gmem_init,
+        ));
+    }
+    if launch.params.len() > 256 {
+        return Err(fail(0, "more than 256 parameter words".into(), &rep, &gmem_init));
+    }
+    let words: Vec<u64> = prog.code.iter().map(|i| i.encode()).collect();
+    let mut imem = Imem::new(words, IM_WORDS, cfg.imem_latency);
+    let gcfg = opts.gmem.unwrap_or_else(|| GmemConfig::preset(&cfg.name));
+    let mut gmem = Gmem::new(gcfg, gmem_init);
+    let threads = launch.block.iter().product::<u32>() as usize;
+    let per_cta = threads.div_ceil(32);
+    let mut map = WarpMap::default();
+    let mut pend: BTreeMap<u64, VecDeque<Pending>> = BTreeMap::new();
+    let mut vcd_open = false;
+    let vcd_path = opts.vcd.clone();
+    if let (Some(p), None) = (&vcd_path, opts.vcd_window) {
+        if let Err(e) = sim.open_vcd(p) {
+            return Err(fail(0, format!("cannot write {}: {e}", p.display()), &rep, &gmem.mem));
+        }
+        vcd_open = true;
+    }
+    let close = |sim: &mut dyn SmSim, open: &mut bool| {
+        if *open {
+            let _ = sim.close_vcd();
+            *open = false;
+        }
+    };
+    let nparams = launch.params.len() as u64;
+    let mut launched = false;
+    let mut cycle: u64 = 0;
+    loop {
+        if let (Some(p), Some((from, to))) = (&vcd_path, opts.vcd_window) {
+            if cycle == from && !vcd_open {
+                if let Err(e) = sim.open_vcd(p) {
+                    return Err(fail(
+                        cycle,
+                        format!("cannot write {}: {e}", p.display()),
+                        &rep,
+                        &gmem.mem,
+                    ));
+                }
+                vcd_open = true;
+            }
+            if cycle == to {
+                close(sim, &mut vcd_open);
+            }
+        }
+        if cycle >= opts.max_cycles {
+            close(sim, &mut vcd_open);
+            return Err(fail(
+                cycle,
+                format!(
+                    "error 11: cycle budget of {} core cycles exhausted (the kernel never finished); {} warp instructions issued",
+                    opts.max_cycles,
+                    rep.issued.iter().sum::<u64>()
+                ),
+                &rep,
+                &gmem.mem,
+            ));
+        }
+        if opts.progress > 0 && cycle > 0 && cycle % opts.progress == 0 {
+            eprintln!(
+                "  ... core cycle {cycle}, {} warp instructions",
+                rep.issued.iter().sum::<u64>()
+            );
+        }
+        let mut i: SmIn<Concrete> = crate::hdl::sim::zero_ports();
+        i.plen_i = b(prog.code.len() as u64);
+        i.gm_size_i = b(gmem.mem.len().min(u32::MAX as usize) as u64);
+        if cycle < nparams {
+            i.param_we_i = b(1);
+            i.param_addr_i = b(cycle);
+            i.param_data_i = b(launch.params[cycle as usize] as u64);
+        } else if !launched {
+            i.launch_valid_i = b(1);
+            i.launch_grid_x_i = b(launch.grid[0] as u64);
+            i.launch_grid_y_i = b(launch.grid[1] as u64);
+            i.launch_block_x_i = b(launch.block[0] as u64);
+            i.launch_block_y_i = b(launch.block[1] as u64);
+            i.launch_block_z_i = b(launch.block[2] as u64);
+            i.launch_nregs_i = b(prog.regs as u64);
+            i.launch_smem_i = b(prog.shared_bytes as u64);
+        }
+        i.im_req_ready_i = b(imem.ready() as u64);
+        if let Some(line) = imem.resp() {
+            i.im_resp_valid_i = b(1);
+            for (k, w) in line.iter().enumerate() {
+                i.im_resp_data_i[k] = b(*w);
+            }
+        }
+        i.gm_req_ready_i = b(gmem.ready() as u64);
+        if let Some(r) = gmem.response() {
+            i.gm_resp_valid_i = b(1);
+            i.gm_resp_id_i = b(r.id as u64);
+            for k in 0..32 {
+                i.gm_resp_rdata_i[k] = b(r.rdata[k] as u64);
+            }
+        }
+        let o = sim.step_core(&i);
+        if cycle == nparams && !launched && i.launch_valid_i.to_u64() == 1 {
+            launched = true;
+        }
+        // Host models see the edge.
+        let im_req = (o.im_req_valid_o.to_u64() == 1 && imem.ready()).then(|| o.im_req_addr_o.to_u64() as u32);
+        imem.edge(im_req);
+        let gm_req = (o.gm_req_valid_o.to_u64() == 1 && gmem.ready()).then(|| GmReq {
+            id: o.gm_req_id_o.to_u64() as u8,
+            write: o.gm_req_write_o.to_u64() == 1,
+            atom: o.gm_req_atom_o.to_u64() as u8,
+            addr: o.gm_req_addr_o.to_u64() as u32,
+            size: o.gm_req_size_o.to_u64() as u8,
+            wmask: lanes(&o.gm_req_wmask_o),
+            wdata: std::array::from_fn(|k| o.gm_req_wdata_o[k].to_u64() as u32),
+        });
+        gmem.edge(gm_req.as_ref());
+        if let Some(e) = gmem.errors.first() {
+            close(sim, &mut vcd_open);
+            return Err(fail(cycle, format!("global memory model: {e}"), &rep, &gmem.mem));
+        }
+        if o.err_o.to_u64() == 1 {
+            close(sim, &mut vcd_open);
+            let src = ERR_SOURCES.get(o.err_src_o.to_u64() as usize).copied().unwrap_or("?");
+            let w = o.err_warp_o.to_u64();
+            let place = match map.warp.get(&w) {
+                Some((c, k)) => format!("cta {c} warp {k} (slot {w})"),
+                None => format!("warp slot {w}"),
+            };
+            return Err(fail(
+                cycle + 1,
+                format!(
+                    "error {} ({}) raised by {src}, {place}, pc {}, info {:#x}",
+                    o.err_code_o.to_u64(),
+                    crate::sm::top::error_name(o.err_code_o.to_u64()),
+                    o.err_pc_o.to_u64(),
+                    o.err_info_o.to_u64()
+                ),
+                &rep,
+                &gmem.mem,
+            ));
+        }
+        // Monitors.
+        if o.st_valid_o.to_u64() == 1 {
+            map.start(o.st_warp_o.to_u64(), o.st_cta_o.to_u64(), per_cta);
+        }
+        for (s, (v, tag, mask)) in [
+            (o.iss0_valid_o, o.iss0_tag_o, o.iss0_mask_o),
+            (o.iss1_valid_o, o.iss1_tag_o, o.iss1_mask_o),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if v.to_u64() == 0 {
+                continue;
+            }
+            let tag = tag.to_u64();
+            let (w, pc) = (tag & 63, (tag >> 16) as u32);
+            let m = lanes(&mask);
+            rep.issued[s] += 1;
+            rep.thread_instrs += m.count_ones() as u64;
+            let op = prog.code.get(pc as usize).map(|x| x.op).unwrap_or(Op::Nop);
+            let unit = op.unit();
+            let ctrl = unit == crate::golden::isa::Unit::Ctrl && op != Op::S2r;
+            let mut rec = Pending {
+                pc,
+                write: None,
+                active: m,
+                op,
+            };
+            if opts.check {
+                let Some(&(cta, wic)) = map.warp.get(&w) else {
+                    close(sim, &mut vcd_open);
+                    return Err(fail(
+                        cycle,
+                        format!("warp slot {w} issued pc {pc} but was never started"),
+                        &rep,
+                        &gmem.mem,
+                    ));
+                };
+                let r = match golden.step_cta_warp(cta, wic) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        close(sim, &mut vcd_open);
+                        return Err(fail(
+                            cycle,
+                            format!("divergence: the RTL issued cta {cta} warp {wic} (slot {w}) pc {pc}, the golden model says: {e}"),
+                            &rep,
+                            &gmem.mem,
+                        ));
+                    }
+                };
+                if r.pc != pc || r.active != m {
+                    close(sim, &mut vcd_open);
+                    return Err(fail(
+                        cycle,
+                        format!(
+                            "divergence at issue: cta {cta} warp {wic} (slot {w}): RTL pc {pc} lanes {m:08x}, golden pc {} lanes {:08x} ({})",
+                            r.pc,
+                            r.active,
+                            crate::golden::asm::format_instr(&r.instr, None)
+                        ),
+                        &rep,
+                        &gmem.mem,
+                    ));
+                }
+                rep.checked += 1;
+                rec.write = r.write;
+                rec.active = r.active;
+            }
+            if !ctrl {
+                pend.entry(w).or_default().push_back(rec);
+            }
+        }
+        for (v, tag, mask, lo, hi) in [
+            (o.ret0_valid_o, o.ret0_tag_o, o.ret0_mask_o, o.ret0_lo_o, o.ret0_hi_o),
+            (o.ret1_valid_o, o.ret1_tag_o, o.ret1_mask_o, o.ret1_lo_o, o.ret1_hi_o),
+        ] {
+            if v.to_u64() == 0 {
+                continue;
+            }
+            rep.retired += 1;
+            let tag = tag.to_u64();
+            let (w, pc, kind) = (tag & 63, (tag >> 16) as u32, (tag >> 14) & 3);
+            let q = pend.entry(w).or_default();
+            let Some(k) = q.iter().position(|p| p.pc == pc) else {
+                close(sim, &mut vcd_open);
+                return Err(fail(
+                    cycle,
+                    format!("warp slot {w} retired pc {pc}, which it has not issued"),
+                    &rep,
+                    &gmem.mem,
+                ));
+            };
+            let p = q.remove(k).unwrap();
+            if !opts.check {
+                continue;
+            }
+            let m = lanes(&mask);
+            let place = match map.warp.get(&w) {
+                Some((c, k)) => format!("cta {c} warp {k} (slot {w}) pc {pc} {:?}", p.op),
+                None => format!("slot {w} pc {pc}"),
+            };
+            let diff = |what: String| Some(format!("divergence at write-back, {place}: {what}"));
+            let lo32 = |l: usize| lo[l].to_u64() as u32;
+            let hi32 = |l: usize| hi[l].to_u64() as u32;
+            let first = |a: &dyn Fn(usize) -> bool| (0..32).find(|&l| p.active >> l & 1 == 1 && a(l));
+            let err = match (&p.write, kind) {
+                (_, _) if m != p.active && kind != 0 => diff(format!("lanes RTL {m:08x}, golden {:08x}", p.active)),
+                (Some(Write::Reg { values, .. }), 1) => first(&|l| lo32(l) != values[l])
+                    .and_then(|l| diff(format!("lane {l}: RTL {:08x}, golden {:08x}", lo32(l), values[l]))),
+                (Some(Write::RegPair { values, .. }), 2) => {
+                    first(&|l| (lo32(l) as u64 | (hi32(l) as u64) << 32) != values[l]).and_then(|l| {
+                        diff(format!(
+                            "lane {l}: RTL {:08x}{:08x}, golden {:016x}",
+                            hi32(l),
+                            lo32(l),
+                            values[l]
+                        ))
+                    })
+                }
+                (Some(Write::Pred { values, .. }), 3) => {
+                    let got = lanes(&o.ret_pred_o) & m;
+                    (got != values & m).then(|| {
+                        format!(
+                            "divergence at write-back, {place}: predicate lanes RTL {got:08x}, golden {:08x}",
+                            values & m
+                        )
+                    })
+                }
+                (Some(Write::Atom { old, reg, .. }), 1) if *reg != crate::golden::isa::RZ => {
+                    first(&|l| lo32(l) != old[l]).and_then(|l| {
+                        diff(format!(
+                            "atomic old value lane {l}: RTL {:08x}, golden {:08x}",
+                            lo32(l),
+                            old[l]
+                        ))
+                    })
+                }
+                (Some(Write::Mem { .. } | Write::MemPair { .. } | Write::Atom { .. }), 0) | (None, 0) => None,
+                (w, k) => diff(format!("RTL wrote kind {k}, golden expected {w:?}")),
+            };
+            if let Some(e) = err {
+                close(sim, &mut vcd_open);
+                return Err(fail(cycle, e, &rep, &gmem.mem));
+            }
+        }
+        for s in 0..2 {
+            let c = if s == 0 {
+                o.stall0_o.to_u64()
+            } else {
+                o.stall1_o.to_u64()
+            } as usize;
+            rep.stall[s][c.min(7)] += 1;
+        }
+        let ub = o.unit_busy_o.to_u64();
+        for k in 0..5 {
+            rep.unit_busy[k] += ub >> k & 1;
+        }
+        rep.max_resident_warps = rep.max_resident_warps.max(o.res_warps_o.to_u64());
+        rep.resident_ctas = o.occ_ctas_o.to_u64();
+        rep.rf_read_conflicts = o.cnt_rr_o.to_u64();
+        rep.rf_write_preempt = o.cnt_wr_o.to_u64();
+        rep.oc_dispatch_stalls = o.cnt_oc_stall_o.to_u64();
+        rep.wb_waits = o.cnt_wb_wait_o.to_u64();
+        rep.icache_hits = o.cnt_ic_hit_o.to_u64();
+        rep.icache_misses = o.cnt_ic_miss_o.to_u64();
+        rep.gm_requests = o.cnt_gm_req_o.to_u64();
+        rep.smem_conflict_passes = o.cnt_sm_conf_o.to_u64();
+        cycle += 1;
+        rep.core_cycles = cycle;
+        if o.done_o.to_u64() == 1 && launched {
+            break;
+        }
+    }
+    close(sim, &mut vcd_open);
+    if opts.check {
+        if let Some((w, q)) = pend.iter().find(|(_, q)| !q.is_empty()) {
+            return Err(fail(
+                cycle,
+                format!("the grid finished with warp slot {w} pc {} never retired", q[0].pc),
+                &rep,
+                &gmem.mem,
+            ));
+        }
+        if !golden.all_done() {
+            return Err(fail(
+                cycle,
+                "the RTL SM finished but the golden model has CTAs left".into(),
+                &rep,
+                &gmem.mem,
+            ));
+        }
+        if golden.gmem() != &gmem.mem[..] {
+            let k = golden
+                .gmem()
+                .iter()
+                .zip(&gmem.mem)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            return Err(fail(
+                cycle,
+                format!("final global memory differs from the golden model's first at byte {k:#x}"),
+                &rep,
+                &gmem.mem,
+            ));
+        }
+    }
+    Ok(RtlResult {
+        report: rep,
+        gmem: gmem.mem,
+    })
+}
+
+/// Build the SM of `cfg` and run `prog` on it ([`run_rtl`]); an SM that
+/// cannot be built for `cfg` is an error at cycle 0.
+pub fn run_program(
+    cfg: &SmConfig,
+    prog: &Program,
+    launch: &Launch,
+    gmem: Vec<u8>,
+    opts: &RtlOptions,
+) -> Result<RtlResult, Box<RtlError>> {
+    struct Go<'a> {
+        cfg: &'a SmConfig,
+        prog: &'a Program,
+        launch: &'a Launch,
+        gmem: Option<Vec<u8>>,
+        opts: &'a RtlOptions,
+    }
+    impl crate::sm::top::SmFn for Go<'_> {
+        type Out = Result<RtlResult, Box<RtlError>>;
+        fn call<K>(&mut self, sm: K) -> anyhow::Result<Self::Out>
+        where
+            K: crate::hdl::Block<In<Concrete> = SmIn<Concrete>, Out<Concrete> = SmOut<Concrete>> + Clone + 'static,
+        {
+            let mut sim = crate::hdl::Sim::new(sm).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let gmem = self.gmem.take().unwrap_or_default();
+            Ok(run_rtl(&mut sim, self.cfg, self.prog, self.launch, gmem, self.opts))
+        }
+    }
+    let mut go = Go {
+        cfg,
+        prog,
+        launch,
+        gmem: Some(gmem.clone()),
+        opts,
+    };
+    match crate::sm::top::with_sm(cfg, &mut go) {
+        Ok(r) => r,
+        Err(e) => Err(Box::new(RtlError {
+            cycle: 0,
+            msg: format!("{e:#}"),
+            report: RtlReport::default(),
+            gmem,
+        })),
+    }
+}

@@ -23,6 +23,7 @@ module simt_w32_s1_d40 (
   output wire [31:0] s_live_o,
   output wire [6:0] s_depth_o,
   output wire [31:0] run_o,
+  output wire [1023:0] act_o,
   output wire [31:0] busy_o,
   output wire ctl_ready_o,
   output wire redir_valid_o,
@@ -869,6 +870,7 @@ module simt_w32_s1_d40 (
   assign s_live_o = {n7523[0], n7520[0], n7517[0], n7514[0], n7511[0], n7508[0], n7505[0], n7502[0], n7499[0], n7496[0], n7493[0], n7490[0], n7487[0], n7484[0], n7481[0], n7478[0], n7475[0], n7472[0], n7469[0], n7466[0], n7463[0], n7460[0], n7457[0], n7454[0], n7451[0], n7448[0], n7445[0], n7442[0], n7439[0], n7436[0], n7433[0], n7430[0]};
   assign s_depth_o = ((s_warp_i == 6'h1f) ? depth31_q : ((s_warp_i == 6'h1e) ? depth30_q : ((s_warp_i == 6'h1d) ? depth29_q : ((s_warp_i == 6'h1c) ? depth28_q : ((s_warp_i == 6'h1b) ? depth27_q : ((s_warp_i == 6'h1a) ? depth26_q : ((s_warp_i == 6'h19) ? depth25_q : ((s_warp_i == 6'h18) ? depth24_q : ((s_warp_i == 6'h17) ? depth23_q : ((s_warp_i == 6'h16) ? depth22_q : ((s_warp_i == 6'h15) ? depth21_q : ((s_warp_i == 6'h14) ? depth20_q : ((s_warp_i == 6'h13) ? depth19_q : ((s_warp_i == 6'h12) ? depth18_q : ((s_warp_i == 6'h11) ? depth17_q : ((s_warp_i == 6'h10) ? depth16_q : ((s_warp_i == 6'h0f) ? depth15_q : ((s_warp_i == 6'h0e) ? depth14_q : ((s_warp_i == 6'h0d) ? depth13_q : ((s_warp_i == 6'h0c) ? depth12_q : ((s_warp_i == 6'h0b) ? depth11_q : ((s_warp_i == 6'h0a) ? depth10_q : ((s_warp_i == 6'h09) ? depth9_q : ((s_warp_i == 6'h08) ? depth8_q : ((s_warp_i == 6'h07) ? depth7_q : ((s_warp_i == 6'h06) ? depth6_q : ((s_warp_i == 6'h05) ? depth5_q : ((s_warp_i == 6'h04) ? depth4_q : ((s_warp_i == 6'h03) ? depth3_q : ((s_warp_i == 6'h02) ? depth2_q : ((s_warp_i == 6'h01) ? depth1_q : ((s_warp_i == 6'h00) ? depth0_q : 7'h00))))))))))))))))))))))))))))))));
   assign run_o = {run31_q, run30_q, run29_q, run28_q, run27_q, run26_q, run25_q, run24_q, run23_q, run22_q, run21_q, run20_q, run19_q, run18_q, run17_q, run16_q, run15_q, run14_q, run13_q, run12_q, run11_q, run10_q, run9_q, run8_q, run7_q, run6_q, run5_q, run4_q, run3_q, run2_q, run1_q, run0_q};
+  assign act_o = {act31_q, act30_q, act29_q, act28_q, act27_q, act26_q, act25_q, act24_q, act23_q, act22_q, act21_q, act20_q, act19_q, act18_q, act17_q, act16_q, act15_q, act14_q, act13_q, act12_q, act11_q, act10_q, act9_q, act8_q, act7_q, act6_q, act5_q, act4_q, act3_q, act2_q, act1_q, act0_q};
   assign busy_o = {n6465, n6294, n6123, n5952, n5781, n5610, n5439, n5268, n5097, n4926, n4755, n4584, n4413, n4242, n4071, n3900, n3729, n3558, n3387, n3216, n3045, n2874, n2703, n2532, n2361, n2190, n2019, n1848, n1677, n1506, n1335, n1164};
   assign ctl_ready_o = n732;
   assign redir_valid_o = redir_v_q;

@@ -233,7 +233,8 @@ pub fn error_name(code: u64) -> &'static str {
         10 => "pc outside the program",
         11 => "cycle budget exhausted",
         12 => "register write on the other scheduler's channel",
-        13 => "write-back queue overflow",
+        13 => "LDC index beyond the parameters",
+        14 => "write-back queue overflow",
         _ => "unknown error",
     }
 }

@@ -39,7 +39,7 @@
 //!   handshake of `<s>_valid && <s>_ready`) takes a credit that the write
 //!   of its result returns. So a queue never holds more than `D_s`
 //!   entries; a pulse that finds its queue full anyway (a unit returning a
-//!   result it was not given credit for) raises `err_o`, code 13, and is
+//!   result it was not given credit for) raises `err_o`, code 14, and is
 //!   dropped. The S2R path (`fe`) is credited by the scheduler's S2R issue.
 //! * Sizes: `NS` = `warp_schedulers` channels (1 or 2; with 1, `rf_wr1_*`
 //!   and `ret1_*` stay 0); `D_s` from [`WbParams::of`]: enough entries for
@@ -61,7 +61,7 @@ fn pack<C: Ctx>(cx: &mut C, v: &[S<C, 1>; 32]) -> S<C, 32> {
 /// Sources, in index order.
 pub const SOURCES: [&str; 6] = ["sp0", "sp1", "sfu", "dpu", "lsu", "fe"];
 /// Error code of a queue overflow (docs/sm.md section 7).
-pub const ERR_WB_OVERFLOW: u64 = 13;
+pub const ERR_WB_OVERFLOW: u64 = 14;
 /// Largest queue depth (3-bit pointers).
 pub const MAX_DEPTH: usize = 8;
 

@@ -462,11 +462,7 @@ impl SchedRef {
                 imm: d.imm,
                 pc: v.pc,
                 mask,
-                pa: if d.op == Op::Sel as u8 {
-                    pval(d.m & 7, d.m & 8 != 0)
-                } else {
-                    0
-                },
+                pa: if d.op == Op::Sel as u8 { pval(d.m & 7, false) } else { 0 },
                 set: d.kind != 0,
             },
             bad,

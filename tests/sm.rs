@@ -98,3 +98,25 @@ fn a_kernel_that_never_exits_stops_at_the_budget() {
     assert!(e.msg.contains("error 11") && e.cycle == 500, "{}", e.msg);
     assert!(e.report.issued[0] > 10, "the report so far is kept");
 }
+
+/// SEL with a negated predicate and PSETP-free predicates through the
+/// whole SM: the raw predicate reaches the SP lane, which negates it once.
+#[test]
+fn sel_with_negated_predicate() {
+    let cfg = SmConfig::load("gt200").unwrap();
+    let src = ".kernel sel\n.regs 4\n.param out\n    S2R R0, SR_TID.X\n    ISETP.LT P1, R0, 5\n    \
+               SEL R1, R0, 100, !P1\n    SEL R2, R0, 200, P1\n    IADD R1, R1, R2\n    LDC R3, c[out]\n    \
+               SHL R2, R0, 2\n    IADD R3, R3, R2\n    STG [R3], R1\n    EXIT\n";
+    let prog = assemble(src, "sel.s").unwrap();
+    let launch = smrtl::golden::model::Launch {
+        grid: [1, 1],
+        block: [32, 1, 1],
+        params: vec![0],
+    };
+    let r = run_program(&cfg, &prog, &launch, vec![0; 128], &RtlOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    for t in 0..32u32 {
+        let v = u32::from_le_bytes(r.gmem[4 * t as usize..4 * t as usize + 4].try_into().unwrap());
+        let want = if t < 5 { 100 + t } else { t + 200 };
+        assert_eq!(v, want, "thread {t}");
+    }
+}

@@ -41,8 +41,8 @@
 //!   an SP instruction in a cycle where scheduler 0 issues DPU, nor DPU
 //!   where 0 issues SP. Scheduler 0 has `peer_valid_i` tied low.
 //! * Outputs: `is_*` as docs/sm.md 5.1 (`is_mask_o` = active mask & guard;
-//!   `is_pa_o` = SEL's predicate Pm with its negation applied, all ones for
-//!   PT; `is_pb_o` = 0, reserved for predicate ops); `iss_valid_o`,
+//!   `is_pa_o` = SEL's predicate Pm, the raw value (all ones for PT; the
+//!   SP lane applies the `!` in mod bit 3); `is_pb_o` = 0, reserved for predicate ops); `iss_valid_o`,
 //!   `iss_warp_o` (any issue, control ops included: simt advance, ibuffer
 //!   pop), `iss_set_o` (scoreboard set with `is_tag_o`); `ctl_valid_o`,
 //!   `ctl_op_o`, `ctl_pc_o`, `ctl_imm_o` (BRA/SSY target, S2R register
@@ -306,7 +306,10 @@ impl<const LW: usize> Block for Sched<LW> {
         let g = prow(cx, gpred, gneg);
         let mask = cx.name("mask", act & g);
         let is_sel = op.eq(cx.lit::<7>(Op::Sel as u64));
-        let pa = prow(cx, m.slice::<0, 3>(), m.slice::<3, 1>());
+        // Raw value (PT: all ones); the SP lane applies SEL's negation (mod
+        // bit 3) itself (docs/sm.md 5.1).
+        let raw = cx.lit::<1>(0);
+        let pa = prow(cx, m.slice::<0, 3>(), raw);
         let pa = is_sel.mux(pa, z32);
         let tag: S<C, 32> = pc.concat::<2, 18>(kind).concat::<8, 26>(dst).concat::<6, 32>(gw);
         let ctrl = unit.eq(u_ctrl);

@@ -73,6 +73,10 @@ pub enum BlockName {
     /// CTA launcher: `max_warps` warp slots, `max_ctas` CTA slots,
     /// occupancy from the preset's limits, special registers for S2R.
     Cta,
+    /// Write-back: per-source result queues, write channels, credits.
+    Wb,
+    /// The whole SM of the preset (`src/sm/top.rs`).
+    Sm,
 }
 
 /// Something to do with a block, whatever its type.
@@ -170,6 +174,32 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Lsu => crate::units::lsu::with_lsu(cfg, f),
         BlockName::Ifetch => crate::units::ifetch::with_ifetch(cfg, f),
         BlockName::Cta => crate::units::cta::with_cta(cfg, f),
+        BlockName::Wb => {
+            let p = crate::units::wb::WbParams::of(cfg, crate::units::lsu::LSU_MAX_OUT);
+            let e = |e: crate::units::wb::WbError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+            match cfg.warp_schedulers {
+                1 => f.call(crate::units::wb::Wb::<1>::new(p).map_err(e)?),
+                2 => f.call(crate::units::wb::Wb::<2>::new(p).map_err(e)?),
+                n => bail!("config `{}`: {n} schedulers (1 or 2 supported by wb)", cfg.name),
+            }
+        }
+        BlockName::Sm => {
+            struct Adapt<'a, F>(&'a mut F);
+            impl<F: BlockFn> crate::sm::top::SmFn for Adapt<'_, F> {
+                type Out = F::Out;
+                fn call<K>(&mut self, sm: K) -> Result<F::Out>
+                where
+                    K: Block<
+                            In<crate::hdl::Concrete> = crate::sm::top::SmIn<crate::hdl::Concrete>,
+                            Out<crate::hdl::Concrete> = crate::sm::top::SmOut<crate::hdl::Concrete>,
+                        > + Clone
+                        + 'static,
+                {
+                    self.0.call(sm)
+                }
+            }
+            crate::sm::top::with_sm(cfg, &mut Adapt(f))
+        }
         BlockName::Barrier => match (cfg.max_warps, cfg.max_ctas) {
             (16, 8) => f.call(Barrier::<16, 8>::new()),
             (32, 8) => f.call(Barrier::<32, 8>::new()),
@@ -219,6 +249,8 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Ifetch, "fermi"),
     (BlockName::Cta, "gt200"),
     (BlockName::Cta, "fermi"),
+    (BlockName::Wb, "gt200"),
+    (BlockName::Wb, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

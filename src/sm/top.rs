@@ -462,7 +462,7 @@ impl<
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &SmIn<C::B>) -> SmOut<C::B> {
         let z1 = cx.lit::<1>(0);
-        let o1 = cx.lit::<1>(1);
+        let (z3, z4, z7, z8) = (cx.lit::<3>(0), cx.lit::<4>(0), cx.lit::<7>(0), cx.lit::<8>(0));
         let z6 = cx.lit::<6>(0);
         let z32 = cx.lit::<32>(0);
         let err_q = cx.q(self.err.v);
@@ -672,7 +672,7 @@ impl<
                     o.is_tag_o,
                 )
             } else {
-                (z1, z6, o1.zext::<8>() ^ o1.zext::<8>(), [z1; 32], z32)
+                (z1, z6, z8, [z1; 32], z32)
             }
         };
         let (r0, r1) = (s2r(0), s2r(1));
@@ -718,8 +718,6 @@ impl<
                 fl_warp_i: [simt.redir_warp_o, cta.st_warp_o],
             },
         );
-        let q_all = |f: &dyn Fn(usize) -> S<C, 8>| -> [S<C, 8>; MW] { std::array::from_fn(f) };
-        let _ = q_all;
         cx.instance_end(
             h_sb,
             &self.sb,
@@ -778,22 +776,7 @@ impl<
                 o.is_pa_o,
                 o.is_pb_o,
             ),
-            None => (
-                z1,
-                o1.zext::<3>() ^ o1.zext::<3>(),
-                o1.zext::<7>() ^ o1.zext::<7>(),
-                o1.zext::<4>() ^ o1.zext::<4>(),
-                z32,
-                o1.zext::<8>() ^ o1.zext::<8>(),
-                o1.zext::<8>() ^ o1.zext::<8>(),
-                o1.zext::<8>() ^ o1.zext::<8>(),
-                o1.zext::<3>() ^ o1.zext::<3>(),
-                z1,
-                z32,
-                zl1,
-                zl1,
-                zl1,
-            ),
+            None => (z1, z3, z7, z4, z32, z8, z8, z8, z3, z1, z32, zl1, zl1, zl1),
         };
         let (a0, a1) = (iss(0), iss(1));
         let oc_r = cx.instance_end(

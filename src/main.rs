@@ -119,6 +119,13 @@ enum Cmd {
         #[arg(long)]
         clock: bool,
     },
+    /// Run the micro-benchmark kernels (testbenches/kernels/micro) on the
+    /// RTL SM and print their latencies and throughputs in hot cycles beside
+    /// the hardware figures (docs/calibration.md).
+    Calibrate {
+        #[arg(long, default_value = "gt200")]
+        config: String,
+    },
     /// Speed of the Rust model vs the Verilated export of a block, same run.
     Bench {
         #[arg(default_value = "mad-rf")]
@@ -384,6 +391,13 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(if ok { 0 } else { 2 })
         }
         Cmd::Run(a) => golden_run(a),
+        Cmd::Calibrate { config } => {
+            let cfg = SmConfig::load(&config)?;
+            let rows = smrtl::sm::calibrate::calibrate(&cfg, |l| eprintln!("  running {l}"))
+                .map_err(|e| anyhow::anyhow!("calibrate on {}: {e}", cfg.name))?;
+            print!("{}", smrtl::sm::calibrate::render(&cfg, &rows));
+            Ok(0)
+        }
         Cmd::Progen {
             seed,
             config,
@@ -663,6 +677,22 @@ struct GoldenRun {
     /// With --rtl: write the report to this file too.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// With --rtl: simulate the SM's Verilated export instead of the Rust
+    /// model (builds it with Verilator on first use, then cached), or
+    /// `lockstep`: both, every output compared every hot cycle.
+    #[arg(long, value_enum, default_value_t = EngineArg::Rust)]
+    engine: EngineArg,
+}
+
+/// `--engine` of `smrtl run --rtl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EngineArg {
+    /// The Rust model.
+    Rust,
+    /// The Verilated export.
+    Verilator,
+    /// Both in lock-step, every output every hot cycle.
+    Lockstep,
 }
 
 /// `smrtl run`: assemble or load the kernel, run it on the golden model,
@@ -805,6 +835,11 @@ fn rtl_run(
             100_000
         } else {
             0
+        },
+        engine: match a.engine {
+            EngineArg::Rust => smrtl::sm::run::Engine::Rust,
+            EngineArg::Verilator => smrtl::sm::run::Engine::Verilator,
+            EngineArg::Lockstep => smrtl::sm::run::Engine::Lockstep,
         },
     };
     let r = smrtl::sm::run::run_program(cfg, prog, launch, gmem, &opts);

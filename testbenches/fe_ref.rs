@@ -111,6 +111,7 @@ pub fn dec_of(i: &Instr, fp64_ok: bool) -> Dec {
         use_imm: breg.is_none(),
         imm: match i.b {
             Src::Imm(v) => v,
+            Src::Reg(_) if ppp => (i.pred_src(0).pred as u32 & 7) | (i.pred_src(1).pred as u32 & 7) << 3,
             Src::Reg(_) => match info.form {
                 Form::Load | Form::Store | Form::Atom => i.offset() as u32,
                 _ => i.e as u32,
@@ -372,6 +373,8 @@ pub struct Issue {
     pub mask: u32,
     pub pa: u32,
     pub set: bool,
+    /// PSETP's predicate write: (Pd, lanes, values on those lanes).
+    pub sw: Option<(u8, u32, u32)>,
 }
 
 /// Reference warp scheduler (policy of `units::sched`'s doc comment).
@@ -463,7 +466,17 @@ impl SchedRef {
                 pc: v.pc,
                 mask,
                 pa: if d.op == Op::Sel as u8 { pval(d.m & 7, false) } else { 0 },
-                set: d.kind != 0,
+                set: d.kind != 0 && d.op != Op::Psetp as u8,
+                sw: (d.op == Op::Psetp as u8 && d.kind == 3).then(|| {
+                    let a = pval(d.imm as u8 & 7, d.m & 4 != 0);
+                    let b = pval(d.imm as u8 >> 3 & 7, d.m & 8 != 0);
+                    let v = match d.m & 3 {
+                        0 => a & b,
+                        1 => a | b,
+                        _ => a ^ b,
+                    };
+                    (d.dst & 3, mask, v & mask)
+                }),
             },
             bad,
         )

@@ -251,6 +251,13 @@ pub fn issue_of(o: &crate::units::sched::SchedOut<Concrete>) -> (super::fe_ref::
         mask: lanes(&o.is_mask_o),
         pa: lanes(&o.is_pa_o),
         set: t(o.iss_set_o),
+        sw: t(o.sw_valid_o).then(|| {
+            (
+                o.sw_idx_o.to_u64() as u8,
+                o.sw_mask_o.to_u64() as u32,
+                o.sw_val_o.to_u64() as u32,
+            )
+        }),
     };
     (
         iss,
@@ -260,7 +267,7 @@ pub fn issue_of(o: &crate::units::sched::SchedOut<Concrete>) -> (super::fe_ref::
 
 /// Check the RTL outputs' internal consistency rules that the [`Issue`]
 /// comparison does not see: `is_valid` = issue and not control, control
-/// copies of the fields, `pb` zero, error code 1.
+/// copies of the fields, `pb` zero, error code 1 exactly while `err_o`.
 fn sched_side_checks(o: &crate::units::sched::SchedOut<Concrete>) -> Result<(), String> {
     let t = |b: Bits<1>| b.to_u64() == 1;
     let ok = t(o.is_valid_o) == (t(o.iss_valid_o) && !t(o.ctl_valid_o))
@@ -268,7 +275,7 @@ fn sched_side_checks(o: &crate::units::sched::SchedOut<Concrete>) -> Result<(), 
         && o.ctl_imm_o == o.is_imm_o
         && o.ctl_taken_o == o.is_mask_o
         && o.is_pb_o.iter().all(|b| b.to_u64() == 0)
-        && o.err_code_o.to_u64() == 1;
+        && o.err_code_o.to_u64() == o.err_o.to_u64();
     if ok {
         Ok(())
     } else {

@@ -93,7 +93,9 @@ impl Default for Options {
     }
 }
 
-fn compare(outs: &[PortInfo], rust: &[u64], ver: &[u64]) -> Option<(String, String, String)> {
+/// The first output port (name, Rust value, Verilog value) where the
+/// flattened outputs differ.
+pub fn compare(outs: &[PortInfo], rust: &[u64], ver: &[u64]) -> Option<(String, String, String)> {
     let mut pos = 0;
     for p in outs {
         let nw = words_for(p.width);

@@ -42,6 +42,26 @@ pub trait SmSim {
     fn close_vcd(&mut self) -> std::io::Result<()>;
     /// Verilog module name of the top.
     fn top_name(&self) -> String;
+    /// A difference found by a checking engine (Verilator lock-step).
+    fn failure(&mut self) -> Option<String> {
+        None
+    }
+    /// What simulates, for the report.
+    fn engine(&self) -> String {
+        "Rust model".into()
+    }
+}
+
+/// What simulates the SM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The Rust model (`hdl::Sim`).
+    #[default]
+    Rust,
+    /// The Verilated export alone.
+    Verilator,
+    /// Both, every output compared every hot cycle.
+    Lockstep,
 }
 
 impl<K> SmSim for crate::hdl::Sim<K>
@@ -77,6 +97,8 @@ pub struct RtlOptions {
     pub gmem: Option<GmemConfig>,
     /// Print a progress line every this many core cycles (0: never).
     pub progress: u64,
+    /// Rust model, Verilated export, or both in lock-step.
+    pub engine: Engine,
 }
 
 impl Default for RtlOptions {
@@ -88,6 +110,7 @@ impl Default for RtlOptions {
             check: true,
             gmem: None,
             progress: 0,
+            engine: Engine::Rust,
         }
     }
 }
@@ -110,6 +133,8 @@ pub struct RtlReport {
     pub retired: u64,
     /// Instructions checked against the golden model.
     pub checked: u64,
+    /// What simulated the SM ([`SmSim::engine`]).
+    pub engine: String,
     pub rf_read_conflicts: u64,
     pub rf_write_preempt: u64,
     pub oc_dispatch_stalls: u64,
@@ -133,6 +158,9 @@ impl RtlReport {
         let hot = 2 * self.core_cycles;
         let _ = writeln!(s, "kernel {} on the RTL SM `{}`", self.kernel, self.config);
         let _ = writeln!(s, "  cycles: {} core, {} hot", self.core_cycles, hot);
+        if !self.engine.is_empty() {
+            let _ = writeln!(s, "  engine: {}", self.engine);
+        }
         let _ = writeln!(
             s,
             "  IPC: {:.3} warp instructions per core cycle (peak {}), {:.2} thread instructions per hot cycle (SP peak {})",
@@ -379,6 +407,11 @@ pub fn run_rtl(
             }
         }
         let o = sim.step_core(&i);
+        rep.engine = sim.engine();
+        if let Some(f) = sim.failure() {
+            close(sim, &mut vcd_open);
+            return Err(fail(cycle, f, &rep, &gmem.mem));
+        }
         if cycle == nparams && !launched && i.launch_valid_i.to_u64() == 1 {
             launched = true;
         }
@@ -424,9 +457,9 @@ pub fn run_rtl(
         if o.st_valid_o.to_u64() == 1 {
             map.start(o.st_warp_o.to_u64(), o.st_cta_o.to_u64(), per_cta);
         }
-        for (s, (v, tag, mask)) in [
-            (o.iss0_valid_o, o.iss0_tag_o, o.iss0_mask_o),
-            (o.iss1_valid_o, o.iss1_tag_o, o.iss1_mask_o),
+        for (s, (v, tag, mask, psw)) in [
+            (o.iss0_valid_o, o.iss0_tag_o, o.iss0_mask_o, o.iss0_psw_o),
+            (o.iss1_valid_o, o.iss1_tag_o, o.iss1_mask_o, o.iss1_psw_o),
         ]
         .into_iter()
         .enumerate()
@@ -483,6 +516,22 @@ pub fn run_rtl(
                         &rep,
                         &gmem.mem,
                     ));
+                }
+                // PSETP writes its predicate at issue: compare it here.
+                if let (Op::Psetp, Some(Write::Pred { values, .. })) = (op, &r.write) {
+                    let got = psw.to_u64() as u32 & m;
+                    if got != values & m {
+                        close(sim, &mut vcd_open);
+                        return Err(fail(
+                            cycle,
+                            format!(
+                                "divergence at issue: cta {cta} warp {wic} (slot {w}) pc {pc} PSETP: predicate lanes RTL {got:08x}, golden {:08x}",
+                                values & m
+                            ),
+                            &rep,
+                            &gmem.mem,
+                        ));
+                    }
                 }
                 rep.checked += 1;
                 rec.write = r.write;
@@ -654,9 +703,13 @@ pub fn run_program(
         where
             K: crate::hdl::Block<In<Concrete> = SmIn<Concrete>, Out<Concrete> = SmOut<Concrete>> + Clone + 'static,
         {
-            let mut sim = crate::hdl::Sim::new(sm).map_err(|e| anyhow::anyhow!("{e}"))?;
             let gmem = self.gmem.take().unwrap_or_default();
-            Ok(run_rtl(&mut sim, self.cfg, self.prog, self.launch, gmem, self.opts))
+            let mut sim: Box<dyn SmSim> = match self.opts.engine {
+                Engine::Rust => Box::new(crate::hdl::Sim::new(sm).map_err(|e| anyhow::anyhow!("{e}"))?),
+                Engine::Verilator => Box::new(crate::sm::verilated::VerilatedSm::new(&sm)?),
+                Engine::Lockstep => Box::new(crate::sm::verilated::LockstepSm::new(sm)?),
+            };
+            Ok(run_rtl(sim.as_mut(), self.cfg, self.prog, self.launch, gmem, self.opts))
         }
     }
     let mut go = Go {

@@ -129,6 +129,8 @@ crate::ports! {
         iss1_valid_o: 1 @ Core,
         iss1_tag_o: 32 @ Core,
         iss1_mask_o: [1; 32] @ Core,
+        iss0_psw_o: 32 @ Core,
+        iss1_psw_o: 32 @ Core,
         ret0_valid_o: 1 @ Core,
         ret0_tag_o: 32 @ Core,
         ret0_mask_o: [1; 32] @ Core,
@@ -216,6 +218,9 @@ pub struct SmTop<
     /// no scoreboard entry; the CTA launcher must not release a CTA with
     /// one in flight).
     mem_q: Reg<8>,
+    /// GT200 dual issue (`dual_issue`, one scheduler, `sfu_fmul`): SP-class
+    /// instructions issued and not yet dispatched to the SP group.
+    sp_wait: Option<Reg<2>>,
 }
 
 /// Name of an error code (docs/sm.md section 7).
@@ -303,6 +308,7 @@ impl<
             info: d.reg("err_info", c, 0),
         };
         let mem_q = d.reg("mem_inflight", c, 0);
+        let sp_wait = (cfg.dual_issue && cfg.warp_schedulers == 1 && cfg.sfu_fmul).then(|| d.reg("sp_wait", c, 0));
         let name: String = cfg
             .name
             .chars()
@@ -334,6 +340,7 @@ impl<
             wb,
             err,
             mem_q,
+            sp_wait,
         })
     }
 }
@@ -523,7 +530,15 @@ impl<
             is_ctrl.push(ib.h_unit_o[g].eq(u_ctrl));
         }
         // 3. Schedulers.
-        let ready = [oc.is0_ready_o, oc.is1_ready_o];
+        // Dual issue: with three SP instructions already waiting for the SP
+        // group the scheduler sees the SP class as not ready, so an FMUL
+        // goes to the SFU's multipliers beside them (docs/sm.md 5.8).
+        let sp_wait_q = self.sp_wait.map(|r| cx.q(r));
+        let sp_full = match sp_wait_q {
+            Some(q) => q.eq(cx.lit::<2>(3)).zext::<4>(),
+            None => cx.lit::<4>(0),
+        };
+        let ready = [oc.is0_ready_o & !sp_full, oc.is1_ready_o];
         let mut so: Vec<SchedOut<C::B>> = vec![];
         for s in 0..NS {
             let gw = |l: usize| l * NS + s;
@@ -737,7 +752,6 @@ impl<
                 q_prd_i: ib.h_prd_o,
             },
         );
-        let z2 = cx.lit::<2>(0);
         cx.instance_end(
             h_pf,
             &self.pf,
@@ -747,11 +761,12 @@ impl<
                 wr_idx_i: wb.pr_wr_idx_o,
                 wr_mask_i: wb.pr_wr_mask_o,
                 wr_val_i: wb.pr_wr_val_o,
-                sw_valid_i: [z1; NS],
-                sw_warp_i: [z6; NS],
-                sw_idx_i: [z2; NS],
-                sw_mask_i: [z32; NS],
-                sw_val_i: [z32; NS],
+                // PSETP, executed by the schedulers at issue.
+                sw_valid_i: std::array::from_fn(|s| so[s].sw_valid_o),
+                sw_warp_i: std::array::from_fn(|s| so[s].iss_warp_o),
+                sw_idx_i: std::array::from_fn(|s| so[s].sw_idx_o),
+                sw_mask_i: std::array::from_fn(|s| so[s].sw_mask_o),
+                sw_val_i: std::array::from_fn(|s| so[s].sw_val_o),
                 clr_valid_i: cta.st_valid_o,
                 clr_warp_i: cta.st_warp_o,
             },
@@ -841,6 +856,14 @@ impl<
                 wb_room_lsu_i: wb.wb_room_lsu_o,
             },
         );
+        if let (Some(r), Some(q)) = (self.sp_wait, sp_wait_q) {
+            let u_sp = cx.lit::<3>(crate::golden::isa::Unit::Sp as u64);
+            let one2 = cx.lit::<2>(1);
+            let inc = so[0].is_valid_o & so[0].is_unit_o.eq(u_sp);
+            let n = inc.mux(q + one2, q);
+            let n = oc_r.sp0_valid_o.mux(n - one2, n);
+            cx.d(r, n);
+        }
         let sp_in = [
             SpGroupIn::<C::B> {
                 valid_i: oc_r.sp0_valid_o,
@@ -1153,6 +1176,8 @@ impl<
             iss1_valid_o: m1.0,
             iss1_tag_o: m1.1,
             iss1_mask_o: m1.2,
+            iss0_psw_o: so[0].sw_val_o,
+            iss1_psw_o: so.get(1).map(|o| o.sw_val_o).unwrap_or(z32),
             ret0_valid_o: wb.ret0_valid_o,
             ret0_tag_o: wb.ret0_tag_o,
             ret0_mask_o: wb.ret0_mask_o,

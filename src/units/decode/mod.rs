@@ -22,7 +22,7 @@
 //!   `pair_o[3]` (a, b, c name FP64 pairs; bit 0 = a), `kind_o[2]`/`dst_o[8]`
 //!   (destination, tag kind of docs/sm.md section 3), `use_imm_o`,
 //!   `imm_o[32]` (imm32, or the sign-extended offset `e` of memory ops, or
-//!   `e` for LDC/S2R), `prd_o[4]` (predicates read: guard, SEL's Pm,
+//!   `e` for LDC/S2R, or PSETP's `Pa | Pb << 3`), `prd_o[4]` (predicates read: guard, SEL's Pm,
 //!   PSETP's Pa and Pb; `rc_o` is `d` for IMAD with an immediate),
 //!   `fmul_o` (FMUL, which the scheduler may send to the SFU).
 //! * The table: for every opcode of `Op::ALL` one row of constant bits is
@@ -112,8 +112,15 @@ const R_PPP: u32 = 23; // PSETP: a, b are predicates
 const R_ADD_D: u32 = 24; // IMAD: with an immediate, the addend is d
 const R_MODS: u32 = 32; // 16 bits: valid modifier values
 
-/// Row of constant decode bits of `op`, from the ISA table.
+/// Row of constant decode bits of `op`, from the ISA table (computed once
+/// per process: the rows are constants of the hardware).
 pub fn table_row(op: Op) -> u64 {
+    static ROWS: std::sync::OnceLock<Vec<(Op, u64)>> = std::sync::OnceLock::new();
+    let rows = ROWS.get_or_init(|| Op::ALL.iter().map(|&o| (o, build_row(o))).collect());
+    rows.iter().find(|r| r.0 == op).map(|r| r.1).unwrap_or_else(|| build_row(op))
+}
+
+fn build_row(op: Op) -> u64 {
     let info = op.info();
     let u = info.form.uses();
     let p = info.pairs;
@@ -261,7 +268,10 @@ pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::
     let reg_kind = (use_d & d.ne(rz)).mux((pair_d | (load & wide)).mux(k2, k1), k0);
     let kind = pred_dst.mux(d.eq(l8(cx, 7)).mux(k0, k3), reg_kind);
     let e_ext = (load | store | atom).mux(e.sext::<32>(), e.zext::<32>());
-    let immv = imm.mux(imm32, e_ext);
+    // PSETP carries its predicate sources in `imm_o`: Pa in bits 2..0, Pb in
+    // bits 5..3 (7 = PT); the scheduler reads them from the warp's row.
+    let psrc: S<C, 6> = b.slice::<0, 3>().concat::<3, 6>(a.slice::<0, 3>());
+    let immv = imm.mux(imm32, ppp.mux(psrc.zext::<32>(), e_ext));
     // Predicates read: the guard (unless PT) and SEL's Pm (unless PT).
     let onehot = |cx: &mut C, on: S<C, 1>, p: S<C, 2>| {
         let one = cx.lit::<4>(1);

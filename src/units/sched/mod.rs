@@ -47,9 +47,15 @@
 //!   pop), `iss_set_o` (scoreboard set with `is_tag_o`); `ctl_valid_o`,
 //!   `ctl_op_o`, `ctl_pc_o`, `ctl_imm_o` (BRA/SSY target, S2R register
 //!   number), `ctl_taken_o` (active & guard lanes) for unit-CTRL ops;
-//!   `is_tag_o` is valid for both. `err_o` (code 1) with `err_warp_o` and
-//!   `err_pc_o`: the lowest valid warp whose head failed to decode; that
-//!   warp never issues.
+//!   `is_tag_o` is valid for both. `err_o` (`err_code_o` 1, else 0) with
+//!   `err_warp_o` and `err_pc_o`: the lowest valid warp whose head failed
+//!   to decode; that warp never issues.
+//! * PSETP is executed here: `sw_valid_o`, `sw_idx_o` (Pd), `sw_mask_o`
+//!   (active & guard lanes), `sw_val_o` (`(Pa ^ neg a) op (Pb ^ neg b)` on
+//!   those lanes; Pa, Pb from decode's `imm_o`, PT = all ones) go to the
+//!   predicate file's `sw_*[s]` channel and commit at the issuing edge, so
+//!   the warp's next issue sees them. PSETP sets no scoreboard entry
+//!   (`iss_set_o` low): nothing of it is in flight.
 
 use crate::golden::isa::{Op, Unit};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
@@ -109,6 +115,10 @@ crate::ports! {
         ctl_pc_o: 16 @ Core,
         ctl_imm_o: 32 @ Core,
         ctl_taken_o: [1; 32] @ Core,
+        sw_valid_o: 1 @ Core,
+        sw_idx_o: 2 @ Core,
+        sw_mask_o: 32 @ Core,
+        sw_val_o: 32 @ Core,
         err_o: 1 @ Core,
         err_code_o: 8 @ Core,
         err_warp_o: 6 @ Core,
@@ -311,6 +321,15 @@ impl<const LW: usize> Block for Sched<LW> {
         let raw = cx.lit::<1>(0);
         let pa = prow(cx, m.slice::<0, 3>(), raw);
         let pa = is_sel.mux(pa, z32);
+        // PSETP: Pd = (Pa ^ !a) op (Pb ^ !b) on the guarded lanes, written to
+        // the predicate file at this edge (`sw_*`); decode put Pa, Pb in imm.
+        let is_psetp = op.eq(cx.lit::<7>(Op::Psetp as u64));
+        let psa = prow(cx, imm.slice::<0, 3>(), m.slice::<2, 1>());
+        let psb = prow(cx, imm.slice::<3, 3>(), m.slice::<3, 1>());
+        let lg: S<C, 2> = m.slice::<0, 2>();
+        let pv = lg.eq(cx.lit::<2>(0)).mux(psa & psb, lg.eq(cx.lit::<2>(1)).mux(psa | psb, psa ^ psb));
+        let k3 = cx.lit::<2>(3);
+        let sw_valid = any & is_psetp & kind.eq(k3);
         let tag: S<C, 32> = pc.concat::<2, 18>(kind).concat::<8, 26>(dst).concat::<6, 32>(gw);
         let ctrl = unit.eq(u_ctrl);
         let z1 = cx.lit::<1>(0);
@@ -342,14 +361,19 @@ impl<const LW: usize> Block for Sched<LW> {
             is_pb_o: [z1; 32],
             iss_valid_o: any,
             iss_warp_o: gw,
-            iss_set_o: any & kind.ne(cx.lit::<2>(0)),
+            // PSETP completes at issue: nothing pending.
+            iss_set_o: any & kind.ne(cx.lit::<2>(0)) & !is_psetp,
             ctl_valid_o: any & ctrl,
             ctl_op_o: op,
             ctl_pc_o: pc,
             ctl_imm_o: imm,
             ctl_taken_o: mask_l,
+            sw_valid_o: sw_valid,
+            sw_idx_o: dst.slice::<0, 2>(),
+            sw_mask_o: mask,
+            sw_val_o: pv & mask,
             err_o: bany,
-            err_code_o: cx.lit::<8>(1),
+            err_code_o: bany.zext::<8>(),
             err_warp_o: bw,
             err_pc_o: bpc,
         }

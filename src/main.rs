@@ -132,9 +132,15 @@ enum Cmd {
         block: BlockName,
         #[arg(long, default_value = "gt200")]
         config: String,
-        /// Hot-clock cycles per measurement.
+        /// Hot-clock cycles per measurement (runs with a VCD: at most
+        /// 50,000). Block `sm` runs a kernel instead (see --grid).
         #[arg(long, default_value_t = 4_000_000)]
         cycles: u64,
+        /// Block `sm`: `examples/sm_demo.s` on this many CTAs of 128
+        /// threads, on the Rust SM and the Verilated SM, with and without
+        /// VCD, and on the golden model.
+        #[arg(long, default_value_t = 16)]
+        grid: u32,
     },
     /// Assemble a kernel source file into a program binary (prints the
     /// instruction count; errors as file:line:col with the source line).
@@ -404,7 +410,21 @@ fn run(cli: Cli) -> Result<i32> {
             out,
             clock,
         } => progen(seed, &config, out, clock),
-        Cmd::Bench { block, config, cycles } => {
+        Cmd::Bench {
+            block: BlockName::Sm,
+            config,
+            grid,
+            ..
+        } => {
+            let cfg = SmConfig::load(&config)?;
+            let t = smrtl::sm::bench::bench_sm(&cfg, grid, std::path::Path::new("waves"))
+                .map_err(|e| anyhow::anyhow!("bench sm on {}: {e}", cfg.name))?;
+            print!("{t}");
+            Ok(0)
+        }
+        Cmd::Bench {
+            block, config, cycles, ..
+        } => {
             let cfg = SmConfig::load(&config)?;
             let rows = flows::with_block(
                 block,

@@ -1,3 +1,4 @@
+pub mod bench;
 pub mod calibrate;
 pub mod config;
 pub use config::{ConfigError, SmConfig};

@@ -163,7 +163,10 @@ fn psetp_in_the_scheduler() {
 fn kernel_shapes_on_the_rtl_sm() {
     use smrtl::sm::run::Engine;
     let preset = std::env::var("SM_PRESET").unwrap_or_else(|_| "gt200".into());
-    let max: u32 = std::env::var("SM_MAX_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(4096);
+    let max: u32 = std::env::var("SM_MAX_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4096);
     let engine = match std::env::var("SM_ENGINE").as_deref() {
         Ok("lockstep") => Engine::Lockstep,
         Ok("verilator") => Engine::Verilator,
@@ -193,7 +196,8 @@ fn kernel_shapes_on_the_rtl_sm() {
             };
             let r = run_program(&cfg, &prog, &l, case.gmem.clone(), &opts)
                 .unwrap_or_else(|e| panic!("{} on {}: {e}\n{}", case.label, cfg.name, e.report.render()));
-            case.check(&r.gmem).unwrap_or_else(|m| panic!("{} on {}: {m}", case.label, cfg.name));
+            case.check(&r.gmem)
+                .unwrap_or_else(|m| panic!("{} on {}: {m}", case.label, cfg.name));
             cycles += r.report.core_cycles;
             n += 1;
             eprintln!(
@@ -231,7 +235,10 @@ fn lockstep_catches_a_wrong_verilog() {
             K: Block<In<Concrete> = SmIn<Concrete>, Out<Concrete> = SmOut<Concrete>> + Clone + 'static,
         {
             let mut texts = verilog::emit(Sim::new(sm.clone()).unwrap().design());
-            let k = texts.iter().position(|(n, _)| n.starts_with("sched")).expect("a sched module");
+            let k = texts
+                .iter()
+                .position(|(n, _)| n.starts_with("sched"))
+                .expect("a sched module");
             let (mutated, reg) = smrtl::cosim::flip_one_bit(&texts[k].1).expect("a register to flip");
             texts[k].1 = mutated;
             eprintln!("flipped {reg} in {}", texts[k].0);

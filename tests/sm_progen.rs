@@ -55,7 +55,10 @@ fn run_seeds(preset: &str, range: std::ops::Range<u64>) -> (u64, u64, u64) {
 }
 
 fn n_env(default: u64) -> u64 {
-    std::env::var("SM_PROGEN_N").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("SM_PROGEN_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]

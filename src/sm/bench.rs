@@ -76,7 +76,11 @@ pub fn bench_sm(cfg: &SmConfig, grid: u32, wave_dir: &std::path::Path) -> Result
                 return Err(format!("{name}: the final image differs from the golden model's"));
             }
             cycles = r.report.core_cycles;
-            rows.push((format!("{name}{}", if vcd { " + VCD" } else { "" }), s, r.report.core_cycles));
+            rows.push((
+                format!("{name}{}", if vcd { " + VCD" } else { "" }),
+                s,
+                r.report.core_cycles,
+            ));
         }
     }
     let mut out = format!(

@@ -84,7 +84,13 @@ fn delta(cfg: &SmConfig, c: &MicroCase, stride: usize, threads: usize) -> Result
 /// Every micro case of `cfg` on the RTL SM.
 pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<Row>, String> {
     let cases = micro_cases(cfg);
-    let iters = |c: &MicroCase| c.launch.params.get(if c.name == "gmem_lat" { 2 } else { 1 }).copied().unwrap_or(1) as f64;
+    let iters = |c: &MicroCase| {
+        c.launch
+            .params
+            .get(if c.name == "gmem_lat" { 2 } else { 1 })
+            .copied()
+            .unwrap_or(1) as f64
+    };
     let lp = cases.iter().find(|c| c.name == "lat_loop").ok_or("no lat_loop case")?;
     let (loop_d, _) = delta(cfg, lp, 8, 1)?;
     let mut rows = vec![];
@@ -98,7 +104,11 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
         let (unit, rtl, cycles) = match c.name {
             "tput_fmad" | "tput_ffma" | "mix_mad_mul" => {
                 let (d, cyc) = delta(cfg, c, 20, threads)?;
-                ("thread ops per hot cycle", 32.0 * n * threads as f64 / (2.0 * d as f64), cyc)
+                (
+                    "thread ops per hot cycle",
+                    32.0 * n * threads as f64 / (2.0 * d as f64),
+                    cyc,
+                )
             }
             "bar_lat" => {
                 let (d, cyc) = delta(cfg, c, 4, threads)?;

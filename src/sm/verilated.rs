@@ -41,7 +41,10 @@ impl VerilatedSm {
     }
     /// As [`new`](Self::new) with these `(module, text)` Verilog sources
     /// instead of the export (negative tests: a deliberately wrong RTL).
-    pub fn with_verilog<K: Block + Clone>(sm: &K, texts: Option<Vec<(String, String)>>) -> Result<Self, VerilatorError> {
+    pub fn with_verilog<K: Block + Clone>(
+        sm: &K,
+        texts: Option<Vec<(String, String)>>,
+    ) -> Result<Self, VerilatorError> {
         let sim = Sim::new(sm.clone()).map_err(|e| VerilatorError::Failed {
             cmd: "elaborate the SM".into(),
             log: e.to_string(),
@@ -84,7 +87,9 @@ impl SmSim for VerilatedSm {
         o
     }
     fn open_vcd(&mut self, path: &std::path::Path) -> std::io::Result<()> {
-        self.v.open_vcd(path).map_err(|e| std::io::Error::other(e.to_string()))?;
+        self.v
+            .open_vcd(path)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
         self.vcd = true;
         Ok(())
     }
@@ -189,7 +194,11 @@ where
             "Rust model and Verilator ({}) in lock-step, every output compared every hot cycle: {} hot cycles, {}",
             self.ver.top.name,
             self.hot_cycles,
-            if self.first.is_some() { "a mismatch" } else { "0 mismatches" }
+            if self.first.is_some() {
+                "a mismatch"
+            } else {
+                "0 mismatches"
+            }
         )
     }
 }

@@ -117,7 +117,10 @@ const R_MODS: u32 = 32; // 16 bits: valid modifier values
 pub fn table_row(op: Op) -> u64 {
     static ROWS: std::sync::OnceLock<Vec<(Op, u64)>> = std::sync::OnceLock::new();
     let rows = ROWS.get_or_init(|| Op::ALL.iter().map(|&o| (o, build_row(o))).collect());
-    rows.iter().find(|r| r.0 == op).map(|r| r.1).unwrap_or_else(|| build_row(op))
+    rows.iter()
+        .find(|r| r.0 == op)
+        .map(|r| r.1)
+        .unwrap_or_else(|| build_row(op))
 }
 
 fn build_row(op: Op) -> u64 {

@@ -327,7 +327,9 @@ impl<const LW: usize> Block for Sched<LW> {
         let psa = prow(cx, imm.slice::<0, 3>(), m.slice::<2, 1>());
         let psb = prow(cx, imm.slice::<3, 3>(), m.slice::<3, 1>());
         let lg: S<C, 2> = m.slice::<0, 2>();
-        let pv = lg.eq(cx.lit::<2>(0)).mux(psa & psb, lg.eq(cx.lit::<2>(1)).mux(psa | psb, psa ^ psb));
+        let pv = lg
+            .eq(cx.lit::<2>(0))
+            .mux(psa & psb, lg.eq(cx.lit::<2>(1)).mux(psa | psb, psa ^ psb));
         let k3 = cx.lit::<2>(3);
         let sw_valid = any & is_psetp & kind.eq(k3);
         let tag: S<C, 32> = pc.concat::<2, 18>(kind).concat::<8, 26>(dst).concat::<6, 32>(gw);

@@ -329,7 +329,9 @@ pub fn run_rtl(
         }
         vcd_open = true;
     }
-    let close = |sim: &mut dyn SmSim, open: &mut bool| {
+    // Also records the engine line of the report (once per stop, not per cycle).
+    let close = |sim: &mut dyn SmSim, open: &mut bool, rep: &mut RtlReport| {
+        rep.engine = sim.engine();
         if *open {
             let _ = sim.close_vcd();
             *open = false;
@@ -352,11 +354,11 @@ pub fn run_rtl(
                 vcd_open = true;
             }
             if cycle == to {
-                close(sim, &mut vcd_open);
+                close(sim, &mut vcd_open, &mut rep);
             }
         }
         if cycle >= opts.max_cycles {
-            close(sim, &mut vcd_open);
+            close(sim, &mut vcd_open, &mut rep);
             return Err(fail(
                 cycle,
                 format!(
@@ -407,9 +409,8 @@ pub fn run_rtl(
             }
         }
         let o = sim.step_core(&i);
-        rep.engine = sim.engine();
         if let Some(f) = sim.failure() {
-            close(sim, &mut vcd_open);
+            close(sim, &mut vcd_open, &mut rep);
             return Err(fail(cycle, f, &rep, &gmem.mem));
         }
         if cycle == nparams && !launched && i.launch_valid_i.to_u64() == 1 {
@@ -429,11 +430,11 @@ pub fn run_rtl(
         });
         gmem.edge(gm_req.as_ref());
         if let Some(e) = gmem.errors.first() {
-            close(sim, &mut vcd_open);
+            close(sim, &mut vcd_open, &mut rep);
             return Err(fail(cycle, format!("global memory model: {e}"), &rep, &gmem.mem));
         }
         if o.err_o.to_u64() == 1 {
-            close(sim, &mut vcd_open);
+            close(sim, &mut vcd_open, &mut rep);
             let src = ERR_SOURCES.get(o.err_src_o.to_u64() as usize).copied().unwrap_or("?");
             let w = o.err_warp_o.to_u64();
             let place = match map.warp.get(&w) {
@@ -483,7 +484,7 @@ pub fn run_rtl(
             };
             if opts.check {
                 let Some(&(cta, wic)) = map.warp.get(&w) else {
-                    close(sim, &mut vcd_open);
+                    close(sim, &mut vcd_open, &mut rep);
                     return Err(fail(
                         cycle,
                         format!("warp slot {w} issued pc {pc} but was never started"),
@@ -494,7 +495,7 @@ pub fn run_rtl(
                 let r = match golden.step_cta_warp(cta, wic) {
                     Ok(r) => r,
                     Err(e) => {
-                        close(sim, &mut vcd_open);
+                        close(sim, &mut vcd_open, &mut rep);
                         return Err(fail(
                             cycle,
                             format!("divergence: the RTL issued cta {cta} warp {wic} (slot {w}) pc {pc}, the golden model says: {e}"),
@@ -504,7 +505,7 @@ pub fn run_rtl(
                     }
                 };
                 if r.pc != pc || r.active != m {
-                    close(sim, &mut vcd_open);
+                    close(sim, &mut vcd_open, &mut rep);
                     return Err(fail(
                         cycle,
                         format!(
@@ -521,7 +522,7 @@ pub fn run_rtl(
                 if let (Op::Psetp, Some(Write::Pred { values, .. })) = (op, &r.write) {
                     let got = psw.to_u64() as u32 & m;
                     if got != values & m {
-                        close(sim, &mut vcd_open);
+                        close(sim, &mut vcd_open, &mut rep);
                         return Err(fail(
                             cycle,
                             format!(
@@ -553,7 +554,7 @@ pub fn run_rtl(
             let (w, pc, kind) = (tag & 63, (tag >> 16) as u32, (tag >> 14) & 3);
             let q = pend.entry(w).or_default();
             let Some(k) = q.iter().position(|p| p.pc == pc) else {
-                close(sim, &mut vcd_open);
+                close(sim, &mut vcd_open, &mut rep);
                 return Err(fail(
                     cycle,
                     format!("warp slot {w} retired pc {pc}, which it has not issued"),
@@ -610,7 +611,7 @@ pub fn run_rtl(
                 (w, k) => diff(format!("RTL wrote kind {k}, golden expected {w:?}")),
             };
             if let Some(e) = err {
-                close(sim, &mut vcd_open);
+                close(sim, &mut vcd_open, &mut rep);
                 return Err(fail(cycle, e, &rep, &gmem.mem));
             }
         }
@@ -642,7 +643,7 @@ pub fn run_rtl(
             break;
         }
     }
-    close(sim, &mut vcd_open);
+    close(sim, &mut vcd_open, &mut rep);
     if opts.check {
         if let Some((w, q)) = pend.iter().find(|(_, q)| !q.is_empty()) {
             return Err(fail(

@@ -39,7 +39,12 @@ impl<R: RngCore> PortBuilder<Concrete> for RandomPorts<'_, R> {
         } else if W == 1 {
             Bits::new(self.rng.gen_bool(self.p_one) as u64)
         } else {
-            Bits::from_words([self.rng.gen(), self.rng.gen(), self.rng.gen(), self.rng.gen()])
+            // Four draws per port whatever the storage width, so stimulus
+            // streams do not depend on `bits::WORDS`.
+            let r: [u64; 4] = [self.rng.gen(), self.rng.gen(), self.rng.gen(), self.rng.gen()];
+            let mut w = [0u64; crate::hdl::bits::WORDS];
+            w.copy_from_slice(&r[..crate::hdl::bits::WORDS]);
+            Bits::from_words(w)
         };
         self.pos += nw;
         v

@@ -284,22 +284,22 @@ struct Port {
 impl Port {
     /// Write from flattened words (`words_for(width)` per element).
     #[inline(always)]
-    unsafe fn write(&self, words: &[u64]) {
+    unsafe fn write(&self, words: &[u64], packed: &mut Vec<u64>) {
         if self.count > 1 {
-            let mut packed = Vec::new();
-            pack_elems(words, self.width, self.count, &mut packed);
-            return write_raw(self.ptr, self.width * self.count, &packed);
+            pack_elems(words, self.width, self.count, packed);
+            return write_raw(self.ptr, self.width * self.count, packed);
         }
         write_raw(self.ptr, self.width, words)
     }
 
     /// Read into flattened words.
     #[inline(always)]
-    unsafe fn read(&self, out: &mut [u64]) {
+    unsafe fn read(&self, out: &mut [u64], packed: &mut Vec<u64>) {
         if self.count > 1 {
-            let mut packed = vec![0u64; words_for(self.width * self.count)];
-            read_raw(self.ptr, self.width * self.count, &mut packed);
-            return unpack_elems(&packed, self.width, self.count, out);
+            packed.clear();
+            packed.resize(words_for(self.width * self.count), 0);
+            read_raw(self.ptr, self.width * self.count, packed);
+            return unpack_elems(packed, self.width, self.count, out);
         }
         read_raw(self.ptr, self.width, out)
     }
@@ -359,6 +359,8 @@ pub struct Verilated {
     rst: Port,
     inputs: Vec<Port>,
     outputs: Vec<Port>,
+    /// Packing buffer for array ports (no allocation per port and cycle).
+    scratch: std::cell::RefCell<Vec<u64>>,
     _lib: libloading::Library,
     _not_send: PhantomData<*const ()>,
 }
@@ -413,6 +415,7 @@ impl Verilated {
                 rst: port(2, 1, 1),
                 inputs,
                 outputs,
+                scratch: Default::default(),
                 _lib: lib,
                 _not_send: PhantomData,
             })
@@ -429,9 +432,9 @@ impl Verilated {
     #[inline(always)]
     pub fn set_clocks(&mut self, core: bool, hot: bool, rst_n: bool) {
         unsafe {
-            self.clk_core.write(&[core as u64]);
-            self.clk_hot.write(&[hot as u64]);
-            self.rst.write(&[rst_n as u64]);
+            write_raw(self.clk_core.ptr, 1, &[core as u64]);
+            write_raw(self.clk_hot.ptr, 1, &[hot as u64]);
+            write_raw(self.rst.ptr, 1, &[rst_n as u64]);
         }
     }
 
@@ -439,8 +442,9 @@ impl Verilated {
     #[inline(always)]
     pub fn set_inputs(&mut self, words: &[u64]) {
         let mut pos = 0;
+        let packed = self.scratch.get_mut();
         for p in &self.inputs {
-            unsafe { p.write(&words[pos..]) };
+            unsafe { p.write(&words[pos..], packed) };
             pos += p.count * words_for(p.width);
         }
     }
@@ -449,10 +453,11 @@ impl Verilated {
     #[inline(always)]
     pub fn get_outputs(&self, out: &mut Vec<u64>) {
         out.clear();
+        let mut packed = self.scratch.borrow_mut();
         for p in &self.outputs {
             let n = out.len();
             out.resize(n + p.count * words_for(p.width), 0);
-            unsafe { p.read(&mut out[n..]) };
+            unsafe { p.read(&mut out[n..], &mut packed) };
         }
     }
 

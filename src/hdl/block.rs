@@ -242,8 +242,29 @@ pub trait Ctx: Sized {
     fn lit_bits<const W: usize>(&mut self, v: Bits<W>) -> S<Self, W> {
         <Self::B as Backend>::lit(v)
     }
+    /// True only when this evaluation knows `s` is 0: the concrete simulator
+    /// answers from the value, the tracer always answers false. A block may
+    /// skip logic whose result `s = 0` determines (a one-hot pick with no
+    /// select, a mux that keeps its held value), provided both paths give
+    /// the same value; the emitted Verilog is always the full logic.
+    fn known_low(&self, s: S<Self, 1>) -> bool {
+        self.known(s) == Some(0)
+    }
+    /// The value of `s` (its low 64 bits) when this evaluation knows it: the
+    /// concrete simulator always, the tracer never. Same contract as
+    /// [`known_low`](Ctx::known_low): a shortcut must give the value the
+    /// full logic gives.
+    fn known<const W: usize>(&self, _s: S<Self, W>) -> Option<u64> {
+        None
+    }
     /// Current value of a register (`<name>_q`).
     fn q<const W: usize>(&mut self, r: Reg<W>) -> S<Self, W>;
+    /// `d(r, q(r))`: the register keeps its value (the simulator copies the
+    /// words without building a value).
+    fn hold<const W: usize>(&mut self, r: Reg<W>) {
+        let v = self.q(r);
+        self.d(r, v);
+    }
     /// Set the next value of a register (`<name>_d`); a register whose `_d`
     /// is never set holds its value.
     fn d<const W: usize>(&mut self, r: Reg<W>, v: S<Self, W>);

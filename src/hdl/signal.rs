@@ -37,6 +37,15 @@ pub trait Sig<const W: usize>:
     /// The backend this signal belongs to.
     type B: Backend;
 
+    /// The value (low 64 bits) when the backend knows it: the simulator
+    /// always, the tracer never. Block code may use it to skip logic whose
+    /// result it then knows, giving the same value the full logic gives;
+    /// the emitted Verilog is always the full logic.
+    #[inline(always)]
+    fn known(self) -> Option<u64> {
+        None
+    }
+
     /// Bits `LO .. LO+N`.
     fn slice<const LO: usize, const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// `{self, lo}`; `N == W + M`.
@@ -132,6 +141,11 @@ fn amount<const K: usize>(n: Bits<K>) -> u64 {
 }
 
 impl<const W: usize> Sig<W> for Bits<W> {
+    #[inline(always)]
+    fn known(self) -> Option<u64> {
+        Some(self.to_u64())
+    }
+
     type B = Concrete;
     #[inline(always)]
     fn slice<const LO: usize, const N: usize>(self) -> Bits<N> {

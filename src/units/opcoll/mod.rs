@@ -306,20 +306,21 @@ fn popcount<C: Ctx>(cx: &mut C, v: &[S<C, 1>]) -> S<C, 32> {
     acc.zext::<32>()
 }
 
-/// Oldest of the candidates (one-hot or zero) under `older[j][i]`.
-fn oldest<C: Ctx>(cx: &mut C, cand: &[S<C, 1>], older: &[Vec<Option<S<C, 1>>>]) -> Vec<S<C, 1>> {
+/// Oldest of the candidates (one-hot or zero) under `older[j][i]`; entries
+/// past `cand.len()` (at most 16 collectors) are `zero`.
+fn oldest<C: Ctx>(cx: &mut C, cand: &[S<C, 1>], older: &[Vec<Option<S<C, 1>>>], zero: S<C, 1>) -> [S<C, 1>; 16] {
     let n = cand.len();
-    (0..n)
-        .map(|i| {
-            let mut beaten = cx.lit::<1>(0);
-            for j in 0..n {
-                if let Some(o) = older[j][i] {
-                    beaten = beaten | (cand[j] & o);
-                }
+    let mut out = [zero; 16];
+    for i in 0..n {
+        let mut beaten = cx.lit::<1>(0);
+        for j in 0..n {
+            if let Some(o) = older[j][i] {
+                beaten = beaten | (cand[j] & o);
             }
-            cand[i] & !beaten
-        })
-        .collect()
+        }
+        out[i] = cand[i] & !beaten;
+    }
+    out
 }
 
 impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A> {
@@ -389,8 +390,8 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let mut grants: Vec<Vec<S<C, 1>>> = vec![vec![zero1; READS]; n];
         let mut epend: Vec<Vec<S<C, 1>>> = vec![vec![zero1; READS]; n];
         let mut arrived: Vec<Vec<S<C, 1>>> = vec![vec![zero1; READS]; n];
-        let mut rr_lost: Vec<S<C, 1>> = vec![];
-        let mut dropped: Vec<S<C, 1>> = vec![];
+        let mut rr_lost: Vec<S<C, 1>> = Vec::with_capacity(n * READS);
+        let mut dropped: Vec<S<C, 1>> = Vec::with_capacity(G);
 
         let rf_out: RegfileOut<C::B, G, NL> = cx.instance_fb("u_rf", &self.rf, |cx, o| {
             // In-flight reads: arrived (done) or dropped by a write.
@@ -409,13 +410,21 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             let mut rd_en = [zero1; G];
             let mut rd_row = [cx.lit::<8>(0); G];
             for k in 0..G {
-                let req: Vec<Vec<S<C, 1>>> = (0..n)
-                    .map(|c| (0..READS).map(|r| epend[c][r] & gsel[c][r][k]).collect())
-                    .collect();
-                let cand: Vec<S<C, 1>> = req.iter().map(|v| or_all(cx, v)).collect();
-                let win = oldest(cx, &cand, &older);
-                let mut sels = vec![];
-                let mut rows = vec![];
+                // Fixed arrays (n <= 16): no allocation per group.
+                let mut req = [[zero1; READS]; 16];
+                for c in 0..n {
+                    for r in 0..READS {
+                        req[c][r] = epend[c][r] & gsel[c][r][k];
+                    }
+                }
+                let mut cand = [zero1; 16];
+                for c in 0..n {
+                    cand[c] = or_all(cx, &req[c]);
+                }
+                let cand = &cand[..n];
+                let win = oldest(cx, cand, &older, zero1);
+                let mut sels = Vec::with_capacity(n * READS);
+                let mut rows = Vec::with_capacity(n * READS);
                 for c in 0..n {
                     let mut seen = zero1;
                     for r in 0..READS {
@@ -427,7 +436,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                         rows.push(row[c][r]);
                     }
                 }
-                rd_en[k] = or_all(cx, &cand);
+                rd_en[k] = or_all(cx, cand);
                 rd_row[k] = pick(cx, &sels, &rows);
             }
             for c in 0..n {
@@ -467,21 +476,37 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             cx.d(self.ren[k], en);
         }
 
-        // Operand values now: arrived data from the banks, else held.
-        let val: Vec<Vec<[S<C, 32>; 32]>> = (0..n)
+        // Operand values now: arrived data from the banks, else held. `None`
+        // (simulation only, when nothing arrived): the held registers, read
+        // where used.
+        let val: Vec<Vec<Option<[S<C, 32>; 32]>>> = (0..n)
             .map(|c| {
                 (0..READS)
                     .map(|r| {
-                        std::array::from_fn(|l| {
-                            let banks: [S<C, 32>; G] = std::array::from_fn(|k| rf_out.rd_data_o[k * LANES + l]);
-                            let fresh = pick(cx, &gsel[c][r], &banks);
+                        if cx.known_low(arrived[c][r]) {
+                            return None;
+                        }
+                        Some(std::array::from_fn(|l| {
+                            // pick(gsel, banks), written out: no array of
+                            // bank values per lane (same logic, same order).
+                            let zero = cx.lit::<32>(0);
+                            let mut fresh = zero;
+                            for k in 0..G {
+                                fresh = fresh | gsel[c][r][k].mux(rf_out.rd_data_o[k * LANES + l], zero);
+                            }
                             let held = cx.q(self.colls[c].data[r][l]);
                             arrived[c][r].mux(fresh, held)
-                        })
+                        }))
                     })
                     .collect()
             })
             .collect();
+        let val_at = |cx: &mut C, c: usize, r: usize, l: usize| -> S<C, 32> {
+            match &val[c][r] {
+                Some(v) => v[l],
+                None => cx.q(self.colls[c].data[r][l]),
+            }
+        };
         let complete: Vec<S<C, 1>> = (0..n)
             .map(|c| {
                 let p = or_all(cx, &epend[c]);
@@ -499,19 +524,16 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             (UNIT_DPU, None, i.dpu_ready_i & i.wb_room_dpu_i),
             (UNIT_LSU, None, i.lsu_ready_i & i.wb_room_lsu_i),
         ];
-        let mut wins: Vec<Vec<S<C, 1>>> = vec![];
+        let mut wins: Vec<[S<C, 1>; 16]> = Vec::with_capacity(5);
         for (u, pool, ok) in ports {
-            let cand: Vec<S<C, 1>> = (0..n)
-                .map(|c| {
-                    let in_pool = pool.map_or(true, |p| p < g.scheds && c / psz == p);
-                    if in_pool {
-                        complete[c] & is_unit(cx, c, u) & ok
-                    } else {
-                        zero1
-                    }
-                })
-                .collect();
-            let w = oldest(cx, &cand, &older);
+            let mut cand = [zero1; 16];
+            for c in 0..n {
+                let in_pool = pool.map_or(true, |p| p < g.scheds && c / psz == p);
+                if in_pool {
+                    cand[c] = complete[c] & is_unit(cx, c, u) & ok;
+                }
+            }
+            let w = oldest(cx, &cand[..n], &older, zero1);
             for c in 0..n {
                 disp[c] = disp[c] | w[c];
             }
@@ -520,14 +542,21 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let stall: Vec<S<C, 1>> = (0..n).map(|c| complete[c] & !disp[c]).collect();
 
         // Payload of the winner of each port.
+        // pick(w, values) written out per lane (same logic, same order as
+        // `pick`), without building a value array per lane.
         let lane_pick = |cx: &mut C, w: &[S<C, 1>], r: usize| -> [S<C, 32>; 32] {
-            // Fixed arrays (n <= 16): no allocation per lane.
+            if w.iter().all(|&x| cx.known_low(x)) {
+                // Simulation only: no winner, the pick is 0 on every lane.
+                return [z32; 32];
+            }
             std::array::from_fn(|l| {
-                let mut v = [z32; 16];
+                let zero = cx.lit::<32>(0);
+                let mut acc = zero;
                 for c in 0..n {
-                    v[c] = val[c][r][l];
+                    let v = val_at(cx, c, r, l);
+                    acc = acc | w[c].mux(v, zero);
                 }
-                pick(cx, w, &v[..n])
+                acc
             })
         };
         let pick_reg = |cx: &mut C, w: &[S<C, 1>], regs: &dyn Fn(&Coll) -> Reg<32>| -> S<C, 32> {
@@ -535,12 +564,20 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             pick(cx, w, &v)
         };
         let pick_bits = |cx: &mut C, w: &[S<C, 1>], regs: &dyn Fn(&Coll) -> &Vec<Reg<1>>| -> [S<C, 1>; 32] {
+            if w.iter().all(|&x| cx.known_low(x)) {
+                return [zero1; 32];
+            }
             std::array::from_fn(|l| {
                 let mut v = [zero1; 16];
                 for (c, co) in self.colls.iter().enumerate() {
                     v[c] = cx.q(regs(co)[l]);
                 }
-                pick(cx, w, &v[..n])
+                let zero = cx.lit::<1>(0);
+                let mut acc = zero;
+                for c in 0..n {
+                    acc = acc | w[c].mux(v[c], zero);
+                }
+                acc
             })
         };
         let head = |cx: &mut C, w: &[S<C, 1>]| {
@@ -567,7 +604,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
 
         let mut sp = vec![];
         for s in 0..2 {
-            let w = &wins[s];
+            let w = &wins[s][..n];
             let (v, op, md, tag) = head(cx, w);
             let mask = pick_bits(cx, w, &|c| &c.mask);
             let a = lane_pick(cx, w, 0);
@@ -577,18 +614,18 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             let pb = pick_bits(cx, w, &|c| &c.pb);
             sp.push((v, op, md, mask, a, b, c3, pa, pb, tag));
         }
-        let w = &wins[2];
+        let w = &wins[2][..n];
         let (sfu_v, sfu_op, sfu_md, sfu_tag) = head(cx, w);
         let sfu_mask = pick_bits(cx, w, &|c| &c.mask);
         let sfu_a = lane_pick(cx, w, 0);
         let sfu_b = b_lo(cx, w);
-        let w = &wins[3];
+        let w = &wins[3][..n];
         let (dpu_v, dpu_op, dpu_md, dpu_tag) = head(cx, w);
         let dpu_mask = pick_bits(cx, w, &|c| &c.mask);
         let dpu_a = wide(lane_pick(cx, w, 1), lane_pick(cx, w, 0));
         let dpu_b = wide(lane_pick(cx, w, 3), b_lo(cx, w));
         let dpu_c = wide(lane_pick(cx, w, 5), lane_pick(cx, w, 4));
-        let w = &wins[4];
+        let w = &wins[4][..n];
         let (lsu_v, lsu_op, lsu_md, lsu_tag) = head(cx, w);
         let lsu_mask = pick_bits(cx, w, &|c| &c.mask);
         let lsu_a = lane_pick(cx, w, 0);
@@ -620,7 +657,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             let base = index(cx, &rf_out.tab_base_o, warp);
             let nregs = index(cx, &rf_out.tab_nregs_o, warp);
             let regs = [p.ra, p.rb, p.rc];
-            let mut reads = vec![];
+            let mut reads = Vec::with_capacity(2 * 3);
             let mut e_any = zero1;
             let mut e_code = cx.lit::<8>(0);
             let mut e_reg = cx.lit::<8>(0);
@@ -687,7 +724,15 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             cx.d(co.use_imm, a.mux(p.use_imm, q));
             let q = cx.q(co.imm);
             cx.d(co.imm, a.mux(p.imm, q));
+            let not_alloc = cx.known_low(a);
             for l in 0..LANES {
+                if not_alloc {
+                    // Simulation only: the collector keeps its lane bits.
+                    cx.hold(co.mask[l]);
+                    cx.hold(co.pa[l]);
+                    cx.hold(co.pb[l]);
+                    continue;
+                }
                 let q = cx.q(co.mask[l]);
                 cx.d(co.mask[l], a.mux(p.mask[l], q));
                 let q = cx.q(co.pa[l]);
@@ -702,8 +747,16 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                 cx.d(co.got[r], a.mux(zero1, grants[c][r]));
                 cx.d(co.grp[r], a.mux(gr, grp[c][r]));
                 cx.d(co.row[r], a.mux(rw, row[c][r]));
+                if val[c][r].is_none() && cx.known_low(a) {
+                    // Simulation only: not allocated, nothing arrived.
+                    for l in 0..LANES {
+                        cx.hold(co.data[r][l]);
+                    }
+                    continue;
+                }
                 for l in 0..LANES {
-                    cx.d(co.data[r][l], a.mux(z32, val[c][r][l]));
+                    let v = val_at(cx, c, r, l);
+                    cx.d(co.data[r][l], a.mux(z32, v));
                 }
             }
         }

@@ -223,6 +223,13 @@ pub(crate) fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: &[S<C, 1>], v: &[S<C
 
 /// `v[idx]` (0 beyond `v`): a binary mux tree on the index bits.
 pub(crate) fn index<C: Ctx, const W: usize, const K: usize>(cx: &mut C, v: &[S<C, W>], idx: S<C, K>) -> S<C, W> {
+    if let Some(k) = cx.known(idx) {
+        // Simulation: the tree's result, v[idx] or 0 beyond v.
+        return match v.get(k as usize) {
+            Some(&x) => x,
+            None => cx.lit::<W>(0),
+        };
+    }
     let zero = cx.lit::<W>(0);
     let mut level: Vec<S<C, W>> = (0..1usize << K).map(|k| v.get(k).copied().unwrap_or(zero)).collect();
     for b in 0..K {
@@ -440,7 +447,12 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
         cx.d(self.err_reg, err_reg);
 
         // Banks: a write to a group takes its banks; else the read.
-        let wr: [WrPort<C::B>; 2] = [i.wr(0), i.wr(1)];
+        // By reference: the channels' lane arrays are not copied.
+        let (lo, hi, mask) = (
+            [&i.rf_wr0_lo_i, &i.rf_wr1_lo_i],
+            [&i.rf_wr0_hi_i, &i.rf_wr1_hi_i],
+            [&i.rf_wr0_mask_i, &i.rf_wr1_mask_i],
+        );
         let mut rd_data = [cx.lit::<32>(0); NL];
         let mut done_o = [zero1; G];
         for k in 0..G {
@@ -452,12 +464,17 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
             let addr8 = busy.mux(wrow, i.rd_row_i[k]);
             let addr: S<C, A> = addr8.slice::<0, A>();
             let ns = 2 * g.scheds;
+            // Simulation only: no write to this group, so the picks are 0.
+            let no_write = sel.iter().all(|&x| cx.known_low(x));
             for l in 0..LANES {
-                // Fixed arrays: no allocation per lane.
-                let data = [wr[0].lo[l], wr[0].hi[l], wr[1].lo[l], wr[1].hi[l]];
-                let masks = [wr[0].mask[l], wr[0].mask[l], wr[1].mask[l], wr[1].mask[l]];
-                let wd = pick(cx, &sel, &data[..ns]);
-                let we = pick(cx, &sel, &masks[..ns]);
+                let (wd, we) = if no_write {
+                    (cx.lit::<32>(0), zero1)
+                } else {
+                    // Fixed arrays: no allocation per lane.
+                    let data = [lo[0][l], hi[0][l], lo[1][l], hi[1][l]];
+                    let masks = [mask[0][l], mask[0][l], mask[1][l], mask[1][l]];
+                    (pick(cx, &sel, &data[..ns]), pick(cx, &sel, &masks[..ns]))
+                };
                 rd_data[k * LANES + l] = cx.mem_read(self.mems[k][l], 0, ren, addr);
                 cx.mem_write(self.mems[k][l], 0, we, addr, wd);
             }

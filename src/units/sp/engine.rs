@@ -55,15 +55,17 @@ pub trait LaneUnit<const DW: usize> {
 }
 
 /// Dispatch port values (core domain).
-pub struct EngIn<C: Ctx, const DW: usize> {
+/// The lane arrays are borrowed from the block's input ports (no copy per
+/// hot cycle).
+pub struct EngIn<'a, C: Ctx, const DW: usize> {
     pub valid: S<C, 1>,
     pub op: S<C, 7>,
     pub md: S<C, 4>,
-    pub mask: [S<C, 1>; WARP],
-    pub a: [S<C, DW>; WARP],
-    pub b: [S<C, DW>; WARP],
-    pub c: [S<C, DW>; WARP],
-    pub pa: [S<C, 1>; WARP],
+    pub mask: &'a [S<C, 1>; WARP],
+    pub a: &'a [S<C, DW>; WARP],
+    pub b: &'a [S<C, DW>; WARP],
+    pub c: &'a [S<C, DW>; WARP],
+    pub pa: &'a [S<C, 1>; WARP],
     pub tag: S<C, 32>,
     /// Repetitions of each pass for this instruction (1..=4), from the
     /// dispatch op/mod (32-bit IMUL on GT200: 4).
@@ -173,7 +175,7 @@ impl<const DW: usize> Engine<DW> {
     }
 
     /// The engine's logic; `unit` instantiates the lanes.
-    pub fn eval<C: Ctx, U: LaneUnit<DW>>(&self, cx: &mut C, unit: &U, i: &EngIn<C, DW>) -> EngOut<C, DW> {
+    pub fn eval<C: Ctx, U: LaneUnit<DW>>(&self, cx: &mut C, unit: &U, i: &EngIn<'_, C, DW>) -> EngOut<C, DW> {
         let hot = Domain::Hot;
         let l = self.lanes;
         let np = self.passes();
@@ -196,16 +198,31 @@ impl<const DW: usize> Engine<DW> {
                 cx.d($reg, acc.mux(v, q));
             }};
         }
-        capture!(self.b_op, i.op);
-        capture!(self.b_md, i.md);
-        capture!(self.b_tag, i.tag);
-        capture!(self.b_reps, i.reps);
-        for t in 0..WARP {
-            capture!(self.b_mask[t], i.mask[t]);
-            capture!(self.b_a[t], i.a[t]);
-            capture!(self.b_b[t], i.b[t]);
-            capture!(self.b_c[t], i.c[t]);
-            capture!(self.b_pa[t], i.pa[t]);
+        if cx.known_low(acc) {
+            // Simulation only: nothing accepted, the buffer holds.
+            cx.hold(self.b_op);
+            cx.hold(self.b_md);
+            cx.hold(self.b_tag);
+            cx.hold(self.b_reps);
+            for t in 0..WARP {
+                cx.hold(self.b_mask[t]);
+                cx.hold(self.b_a[t]);
+                cx.hold(self.b_b[t]);
+                cx.hold(self.b_c[t]);
+                cx.hold(self.b_pa[t]);
+            }
+        } else {
+            capture!(self.b_op, i.op);
+            capture!(self.b_md, i.md);
+            capture!(self.b_tag, i.tag);
+            capture!(self.b_reps, i.reps);
+            for t in 0..WARP {
+                capture!(self.b_mask[t], i.mask[t]);
+                capture!(self.b_a[t], i.a[t]);
+                capture!(self.b_b[t], i.b[t]);
+                capture!(self.b_c[t], i.c[t]);
+                capture!(self.b_pa[t], i.pa[t]);
+            }
         }
 
         // Pass sequencer.
@@ -228,8 +245,14 @@ impl<const DW: usize> Engine<DW> {
         let op = cx.q(self.b_op);
         let md = cx.q(self.b_md);
         let mut lane_out = Vec::with_capacity(l);
+        // Simulation only: with the pass known, the pass mux is a lookup
+        // (pass values past the last one select pass 0, as the chain does).
+        let known_pass = cx.known(pass).map(|p| if (p as usize) < np { p as usize } else { 0 });
         for j in 0..l {
             let pick = |cx: &mut C, regs: &[Reg<DW>]| -> S<C, DW> {
+                if let Some(p) = known_pass {
+                    return cx.q(regs[p * l + j]);
+                }
                 let mut v = cx.q(regs[j]);
                 for p in 1..np {
                     let x = cx.q(regs[p * l + j]);
@@ -240,8 +263,8 @@ impl<const DW: usize> Engine<DW> {
             let a = pick(cx, &self.b_a);
             let b = pick(cx, &self.b_b);
             let c = pick(cx, &self.b_c);
-            let mut pa = cx.q(self.b_pa[j]);
-            for p in 1..np {
+            let mut pa = cx.q(self.b_pa[known_pass.unwrap_or(0) * l + j]);
+            for p in (1..np).filter(|_| known_pass.is_none()) {
                 let x = cx.q(self.b_pa[p * l + j]);
                 pa = pass.eq(k::<C::B, 6>(p as u64)).mux(x, pa);
             }
@@ -280,7 +303,17 @@ impl<const DW: usize> Engine<DW> {
         for o in &lane_out {
             err_any = err_any | o.2;
         }
+        let v_low = cx.known_low(v);
         for t in 0..WARP {
+            if v_low {
+                // Simulation only: no pass written, the collector holds.
+                let (rq, pq) = (cx.q(self.col_res[t]), cx.q(self.col_pred[t]));
+                cx.hold(self.col_res[t]);
+                cx.hold(self.col_pred[t]);
+                col_d.push((rq, rq));
+                colp_d.push((pq, pq));
+                continue;
+            }
             let (res, pred, _) = lane_out[t % l];
             let on = v & ps.eq(k::<C::B, 6>((t / l) as u64));
             let active = msk.slice::<0, 32>().shr(k::<C::B, 8>(t as u64)).slice::<0, 1>();
@@ -325,7 +358,14 @@ impl<const DW: usize> Engine<DW> {
         out!(self.o_tag, pick_tag);
         out!(self.o_mask, pick_mask);
         out!(self.o_err, pick_err);
+        let publish_low = cx.known_low(publish);
         for t in 0..WARP {
+            if publish_low {
+                // Simulation only: nothing published, the outputs hold.
+                cx.hold(self.o_res[t]);
+                cx.hold(self.o_pred[t]);
+                continue;
+            }
             out!(self.o_res[t], fin.mux(col_d[t].0, col_d[t].1));
             out!(self.o_pred[t], fin.mux(colp_d[t].0, colp_d[t].1));
         }

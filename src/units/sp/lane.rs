@@ -116,6 +116,25 @@ pub fn lane_comb<B: Backend>(
     let z32 = k::<B, 32>(0);
     let rm: S<B, 2> = md.slice::<0, 2>();
 
+    if let (Some(o), Some(mv)) = (op.known(), md.known()) {
+        // Simulation only: decode the known opcode and modifier from the
+        // ISA table directly (the loop below is the decoder's logic).
+        let e = match Op::from_code(o as u8).filter(|&x| flavor.implements(x)) {
+            None => 1,
+            Some(x) => {
+                let modk = x.info().modk;
+                if !(modk.accepts(mv as u8) || modk == ModKind::FpNegOnly) {
+                    1
+                } else if x == Op::Fmad && mv & 3 != 0 {
+                    2
+                } else {
+                    0
+                }
+            }
+        };
+        return lane_known::<B>(flavor, o, k::<B, 2>(e), md, a, b, c, pa);
+    }
+
     // Decode: implemented ops and their modifier rules, from the ISA table.
     let mut known = k::<B, 1>(0);
     let mut mod_bad = k::<B, 1>(0);
@@ -133,20 +152,7 @@ pub fn lane_comb<B: Backend>(
     let err1 = !known | mod_bad;
     let err: S<B, 2> = err1.mux(k::<B, 2>(1), fmad_rm.mux(k::<B, 2>(2), k::<B, 2>(0)));
 
-    // Integer multiplier: 64-bit product of sign- or zero-extended operands.
-    // Modes (MulMode): 0 lo, 1 hi signed, 2 hi unsigned, 3 u24, 4 s24.
-    let mmode: S<B, 3> = md.slice::<0, 3>();
-    let is24 = mmode.eq(k::<B, 3>(3)) | mmode.eq(k::<B, 3>(4));
-    let sgn = mmode.eq(k::<B, 3>(1)) | mmode.eq(k::<B, 3>(4));
-    let ext = |x: S<B, 32>| -> S<B, 64> {
-        let x24 = x & k::<B, 32>(0xff_ffff);
-        let s24 = x.slice::<0, 24>().sext::<64>();
-        let s32 = x.sext::<64>();
-        is24.mux(sgn.mux(s24, x24.zext::<64>()), sgn.mux(s32, x.zext::<64>()))
-    };
-    let prod: S<B, 64> = ext(a).mul::<64, 64>(ext(b));
-    let hi = mmode.eq(k::<B, 3>(1)) | mmode.eq(k::<B, 3>(2));
-    let mulr = hi.mux(prod.slice::<32, 32>(), prod.slice::<0, 32>());
+    let mulr = int_mul::<B>(md, a, b);
     let imad = mulr + c;
 
     // Integer ALU.
@@ -157,21 +163,7 @@ pub fn lane_comb<B: Backend>(
     let shl = a.shl(b);
     let shr = flag.mux(a.sar(b), a.shr(b));
     let iabs = a.slice::<31, 1>().mux(z32 - a, a);
-    // ISETP: mod[2:0] the comparison (EQ NE LT LE GT GE), mod[3] unsigned.
-    let ilt3 = m(3).mux(a.ult(b), a.slt(b));
-    let ieq = a.eq(b);
-    let cmp: S<B, 3> = md.slice::<0, 3>();
-    let isetp = cmp.eq(k::<B, 3>(0)).mux(
-        ieq,
-        cmp.eq(k::<B, 3>(1)).mux(
-            !ieq,
-            cmp.eq(k::<B, 3>(2)).mux(
-                ilt3,
-                cmp.eq(k::<B, 3>(3))
-                    .mux(ilt3 | ieq, cmp.eq(k::<B, 3>(4)).mux(!ilt3 & !ieq, !ilt3)),
-            ),
-        ),
-    );
+    let isetp = int_setp::<B>(md, a, b);
     let sel = (pa ^ m(3)).mux(a, b);
 
     // FP32: negations from the modifier (bit 2: a; bit 3: b of two-operand
@@ -227,6 +219,111 @@ pub fn lane_comb<B: Backend>(
         pred: ok & pred,
         err,
     }
+}
+
+/// Integer multiplier: 64-bit product of sign- or zero-extended operands,
+/// the low or high word. Modes (MulMode): 0 lo, 1 hi signed, 2 hi unsigned,
+/// 3 u24, 4 s24.
+#[inline(always)]
+fn int_mul<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> S<B, 32> {
+    let mmode: S<B, 3> = md.slice::<0, 3>();
+    let is24 = mmode.eq(k::<B, 3>(3)) | mmode.eq(k::<B, 3>(4));
+    let sgn = mmode.eq(k::<B, 3>(1)) | mmode.eq(k::<B, 3>(4));
+    let ext = |x: S<B, 32>| -> S<B, 64> {
+        let x24 = x & k::<B, 32>(0xff_ffff);
+        let s24 = x.slice::<0, 24>().sext::<64>();
+        let s32 = x.sext::<64>();
+        is24.mux(sgn.mux(s24, x24.zext::<64>()), sgn.mux(s32, x.zext::<64>()))
+    };
+    let prod: S<B, 64> = ext(a).mul::<64, 64>(ext(b));
+    let hi = mmode.eq(k::<B, 3>(1)) | mmode.eq(k::<B, 3>(2));
+    hi.mux(prod.slice::<32, 32>(), prod.slice::<0, 32>())
+}
+
+/// ISETP: mod[2:0] the comparison (EQ NE LT LE GT GE), mod[3] unsigned.
+#[inline(always)]
+fn int_setp<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> S<B, 1> {
+    let ilt3 = field::<B>(md, 3).mux(a.ult(b), a.slt(b));
+    let ieq = a.eq(b);
+    let cmp: S<B, 3> = md.slice::<0, 3>();
+    cmp.eq(k::<B, 3>(0)).mux(
+        ieq,
+        cmp.eq(k::<B, 3>(1)).mux(
+            !ieq,
+            cmp.eq(k::<B, 3>(2)).mux(
+                ilt3,
+                cmp.eq(k::<B, 3>(3))
+                    .mux(ilt3 | ieq, cmp.eq(k::<B, 3>(4)).mux(!ilt3 & !ieq, !ilt3)),
+            ),
+        ),
+    )
+}
+
+/// [`lane_comb`] for a known opcode `o` (simulation only): the same result,
+/// predicate and error, evaluating only the datapath `o` selects. The full
+/// logic (what the Verilog has) is checked against it every cycle by the
+/// co-simulation, and both against `golden::arith` by the sweeps.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn lane_known<B: Backend>(
+    flavor: Flavor,
+    o: u64,
+    err: S<B, 2>,
+    md: S<B, 4>,
+    a: S<B, 32>,
+    b: S<B, 32>,
+    c: S<B, 32>,
+    pa: S<B, 1>,
+) -> LaneOut<B> {
+    let z32 = k::<B, 32>(0);
+    let (f, t) = (k::<B, 1>(0), k::<B, 1>(1));
+    if err.known() != Some(0) {
+        return LaneOut { res: z32, pred: f, err };
+    }
+    let Some(op) = Op::from_code(o as u8) else {
+        // Not reached: an unknown opcode is an error above.
+        return LaneOut { res: z32, pred: f, err };
+    };
+    let m = |i: usize| field::<B>(md, i);
+    let rm: S<B, 2> = md.slice::<0, 2>();
+    let bit = |x: bool| if x { t } else { f };
+    let ilt = || m(0).mux(a.ult(b), a.slt(b));
+    let fp = || {
+        let sign = k::<B, 32>(0x8000_0000);
+        let three = matches!(op, Op::Fmad | Op::Ffma);
+        let fa = a ^ m(2).mux(sign, z32);
+        let fb = b ^ (m(3) & bit(!three)).mux(sign, z32);
+        let fc = c ^ (m(3) & bit(three)).mux(sign, z32);
+        match flavor {
+            Flavor::Tesla => fp::tesla_fp32::<B>(bit(op == Op::Fmul), bit(op == Op::Fmad), fa, fb, fc, rm).0,
+            Flavor::Ieee => fp::f32_op::<B>(bit(op == Op::Fadd), bit(op == Op::Fmul), fa, fb, fc, rm),
+        }
+    };
+    let (res, pred) = match op {
+        Op::Iadd => (a + b, f),
+        Op::Isub => (a - b, f),
+        Op::Imul => (int_mul::<B>(md, a, b), f),
+        Op::Imad => (int_mul::<B>(md, a, b) + c, f),
+        Op::Imin => (ilt().mux(a, b), f),
+        Op::Imax => (ilt().mux(b, a), f),
+        Op::Shl => (a.shl(b), f),
+        Op::Shr => (m(0).mux(a.sar(b), a.shr(b)), f),
+        Op::And => (a & b, f),
+        Op::Or => (a | b, f),
+        Op::Xor => (a ^ b, f),
+        Op::Not => (!b, f),
+        Op::Sel => ((pa ^ m(3)).mux(a, b), f),
+        Op::Iabs => (a.slice::<31, 1>().mux(z32 - a, a), f),
+        Op::Fadd | Op::Fmul | Op::Fmad | Op::Ffma => (fp(), f),
+        Op::Fmin | Op::Fmax => (fp::f32_minmax::<B>(bit(op == Op::Fmax), a, b), f),
+        Op::Mov => (b, f),
+        Op::I2f => (fp::i2f::<B>(a, !m(2), rm), f),
+        Op::F2i => (fp::f2i::<B>(a, !m(2), rm), f),
+        Op::Isetp => (z32, int_setp::<B>(md, a, b)),
+        Op::Fsetp => (z32, fp::fsetp::<B, 32, 8, 23>(md, a, b)),
+        _ => (z32, f),
+    };
+    LaneOut { res, pred, err }
 }
 
 /// The lane's datapath as a function of plain integers (concrete backend):

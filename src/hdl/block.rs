@@ -247,15 +247,17 @@ pub trait Ctx: Sized {
     /// skip logic whose result `s = 0` determines (a one-hot pick with no
     /// select, a mux that keeps its held value), provided both paths give
     /// the same value; the emitted Verilog is always the full logic.
+    #[inline(always)]
     fn known_low(&self, s: S<Self, 1>) -> bool {
         self.known(s) == Some(0)
     }
-    /// The value of `s` (its low 64 bits) when this evaluation knows it: the
-    /// concrete simulator always, the tracer never. Same contract as
-    /// [`known_low`](Ctx::known_low): a shortcut must give the value the
-    /// full logic gives.
-    fn known<const W: usize>(&self, _s: S<Self, W>) -> Option<u64> {
-        None
+    /// The value of `s` (its low 64 bits) when this evaluation knows it
+    /// ([`Sig::known`](super::Sig::known): the concrete simulator always,
+    /// the tracer never). Same contract as [`known_low`](Ctx::known_low): a
+    /// shortcut must give the value the full logic gives.
+    #[inline(always)]
+    fn known<const W: usize>(&self, s: S<Self, W>) -> Option<u64> {
+        super::Sig::known(s)
     }
     /// Current value of a register (`<name>_q`).
     fn q<const W: usize>(&mut self, r: Reg<W>) -> S<Self, W>;

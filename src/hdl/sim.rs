@@ -94,16 +94,6 @@ impl Ctx for SimCx<'_> {
     }
 
     #[inline(always)]
-    fn known_low(&self, s: Bits<1>) -> bool {
-        s.to_u64() == 0
-    }
-
-    #[inline(always)]
-    fn known<const W: usize>(&self, s: Bits<W>) -> Option<u64> {
-        Some(s.to_u64())
-    }
-
-    #[inline(always)]
     fn q<const W: usize>(&mut self, r: Reg<W>) -> Bits<W> {
         let o = self.cur.q[r.dom as usize] + r.off as usize;
         let q = &self.st.q[r.dom as usize];

@@ -7,9 +7,9 @@ module cta_w32_c8_s1_t1024_r16384 (
   input  wire launch_valid_i,
   input  wire [15:0] launch_grid_x_i,
   input  wire [15:0] launch_grid_y_i,
-  input  wire [9:0] launch_block_x_i,
-  input  wire [9:0] launch_block_y_i,
-  input  wire [5:0] launch_block_z_i,
+  input  wire [10:0] launch_block_x_i,
+  input  wire [10:0] launch_block_y_i,
+  input  wire [6:0] launch_block_z_i,
   input  wire [7:0] launch_nregs_i,
   input  wire [16:0] launch_smem_i,
   input  wire exit_valid_i,
@@ -63,10 +63,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot0_d;
   reg  [5:0] widx0_q;  // core clock, reset 6'h00
   wire [5:0] widx0_d;
-  reg  [9:0] wtx0_q;  // core clock, reset 10'h000
-  wire [9:0] wtx0_d;
-  reg  [9:0] wty0_q;  // core clock, reset 10'h000
-  wire [9:0] wty0_d;
+  reg  [10:0] wtx0_q;  // core clock, reset 11'h000
+  wire [10:0] wtx0_d;
+  reg  [10:0] wty0_q;  // core clock, reset 11'h000
+  wire [10:0] wty0_d;
   reg  [7:0] wtz0_q;  // core clock, reset 8'h00
   wire [7:0] wtz0_d;
   reg  [16:0] wsb0_q;  // core clock, reset 17'h00000
@@ -77,10 +77,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot1_d;
   reg  [5:0] widx1_q;  // core clock, reset 6'h00
   wire [5:0] widx1_d;
-  reg  [9:0] wtx1_q;  // core clock, reset 10'h000
-  wire [9:0] wtx1_d;
-  reg  [9:0] wty1_q;  // core clock, reset 10'h000
-  wire [9:0] wty1_d;
+  reg  [10:0] wtx1_q;  // core clock, reset 11'h000
+  wire [10:0] wtx1_d;
+  reg  [10:0] wty1_q;  // core clock, reset 11'h000
+  wire [10:0] wty1_d;
   reg  [7:0] wtz1_q;  // core clock, reset 8'h00
   wire [7:0] wtz1_d;
   reg  [16:0] wsb1_q;  // core clock, reset 17'h00000
@@ -91,10 +91,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot2_d;
   reg  [5:0] widx2_q;  // core clock, reset 6'h00
   wire [5:0] widx2_d;
-  reg  [9:0] wtx2_q;  // core clock, reset 10'h000
-  wire [9:0] wtx2_d;
-  reg  [9:0] wty2_q;  // core clock, reset 10'h000
-  wire [9:0] wty2_d;
+  reg  [10:0] wtx2_q;  // core clock, reset 11'h000
+  wire [10:0] wtx2_d;
+  reg  [10:0] wty2_q;  // core clock, reset 11'h000
+  wire [10:0] wty2_d;
   reg  [7:0] wtz2_q;  // core clock, reset 8'h00
   wire [7:0] wtz2_d;
   reg  [16:0] wsb2_q;  // core clock, reset 17'h00000
@@ -105,10 +105,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot3_d;
   reg  [5:0] widx3_q;  // core clock, reset 6'h00
   wire [5:0] widx3_d;
-  reg  [9:0] wtx3_q;  // core clock, reset 10'h000
-  wire [9:0] wtx3_d;
-  reg  [9:0] wty3_q;  // core clock, reset 10'h000
-  wire [9:0] wty3_d;
+  reg  [10:0] wtx3_q;  // core clock, reset 11'h000
+  wire [10:0] wtx3_d;
+  reg  [10:0] wty3_q;  // core clock, reset 11'h000
+  wire [10:0] wty3_d;
   reg  [7:0] wtz3_q;  // core clock, reset 8'h00
   wire [7:0] wtz3_d;
   reg  [16:0] wsb3_q;  // core clock, reset 17'h00000
@@ -119,10 +119,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot4_d;
   reg  [5:0] widx4_q;  // core clock, reset 6'h00
   wire [5:0] widx4_d;
-  reg  [9:0] wtx4_q;  // core clock, reset 10'h000
-  wire [9:0] wtx4_d;
-  reg  [9:0] wty4_q;  // core clock, reset 10'h000
-  wire [9:0] wty4_d;
+  reg  [10:0] wtx4_q;  // core clock, reset 11'h000
+  wire [10:0] wtx4_d;
+  reg  [10:0] wty4_q;  // core clock, reset 11'h000
+  wire [10:0] wty4_d;
   reg  [7:0] wtz4_q;  // core clock, reset 8'h00
   wire [7:0] wtz4_d;
   reg  [16:0] wsb4_q;  // core clock, reset 17'h00000
@@ -133,10 +133,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot5_d;
   reg  [5:0] widx5_q;  // core clock, reset 6'h00
   wire [5:0] widx5_d;
-  reg  [9:0] wtx5_q;  // core clock, reset 10'h000
-  wire [9:0] wtx5_d;
-  reg  [9:0] wty5_q;  // core clock, reset 10'h000
-  wire [9:0] wty5_d;
+  reg  [10:0] wtx5_q;  // core clock, reset 11'h000
+  wire [10:0] wtx5_d;
+  reg  [10:0] wty5_q;  // core clock, reset 11'h000
+  wire [10:0] wty5_d;
   reg  [7:0] wtz5_q;  // core clock, reset 8'h00
   wire [7:0] wtz5_d;
   reg  [16:0] wsb5_q;  // core clock, reset 17'h00000
@@ -147,10 +147,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot6_d;
   reg  [5:0] widx6_q;  // core clock, reset 6'h00
   wire [5:0] widx6_d;
-  reg  [9:0] wtx6_q;  // core clock, reset 10'h000
-  wire [9:0] wtx6_d;
-  reg  [9:0] wty6_q;  // core clock, reset 10'h000
-  wire [9:0] wty6_d;
+  reg  [10:0] wtx6_q;  // core clock, reset 11'h000
+  wire [10:0] wtx6_d;
+  reg  [10:0] wty6_q;  // core clock, reset 11'h000
+  wire [10:0] wty6_d;
   reg  [7:0] wtz6_q;  // core clock, reset 8'h00
   wire [7:0] wtz6_d;
   reg  [16:0] wsb6_q;  // core clock, reset 17'h00000
@@ -161,10 +161,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot7_d;
   reg  [5:0] widx7_q;  // core clock, reset 6'h00
   wire [5:0] widx7_d;
-  reg  [9:0] wtx7_q;  // core clock, reset 10'h000
-  wire [9:0] wtx7_d;
-  reg  [9:0] wty7_q;  // core clock, reset 10'h000
-  wire [9:0] wty7_d;
+  reg  [10:0] wtx7_q;  // core clock, reset 11'h000
+  wire [10:0] wtx7_d;
+  reg  [10:0] wty7_q;  // core clock, reset 11'h000
+  wire [10:0] wty7_d;
   reg  [7:0] wtz7_q;  // core clock, reset 8'h00
   wire [7:0] wtz7_d;
   reg  [16:0] wsb7_q;  // core clock, reset 17'h00000
@@ -175,10 +175,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot8_d;
   reg  [5:0] widx8_q;  // core clock, reset 6'h00
   wire [5:0] widx8_d;
-  reg  [9:0] wtx8_q;  // core clock, reset 10'h000
-  wire [9:0] wtx8_d;
-  reg  [9:0] wty8_q;  // core clock, reset 10'h000
-  wire [9:0] wty8_d;
+  reg  [10:0] wtx8_q;  // core clock, reset 11'h000
+  wire [10:0] wtx8_d;
+  reg  [10:0] wty8_q;  // core clock, reset 11'h000
+  wire [10:0] wty8_d;
   reg  [7:0] wtz8_q;  // core clock, reset 8'h00
   wire [7:0] wtz8_d;
   reg  [16:0] wsb8_q;  // core clock, reset 17'h00000
@@ -189,10 +189,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot9_d;
   reg  [5:0] widx9_q;  // core clock, reset 6'h00
   wire [5:0] widx9_d;
-  reg  [9:0] wtx9_q;  // core clock, reset 10'h000
-  wire [9:0] wtx9_d;
-  reg  [9:0] wty9_q;  // core clock, reset 10'h000
-  wire [9:0] wty9_d;
+  reg  [10:0] wtx9_q;  // core clock, reset 11'h000
+  wire [10:0] wtx9_d;
+  reg  [10:0] wty9_q;  // core clock, reset 11'h000
+  wire [10:0] wty9_d;
   reg  [7:0] wtz9_q;  // core clock, reset 8'h00
   wire [7:0] wtz9_d;
   reg  [16:0] wsb9_q;  // core clock, reset 17'h00000
@@ -203,10 +203,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot10_d;
   reg  [5:0] widx10_q;  // core clock, reset 6'h00
   wire [5:0] widx10_d;
-  reg  [9:0] wtx10_q;  // core clock, reset 10'h000
-  wire [9:0] wtx10_d;
-  reg  [9:0] wty10_q;  // core clock, reset 10'h000
-  wire [9:0] wty10_d;
+  reg  [10:0] wtx10_q;  // core clock, reset 11'h000
+  wire [10:0] wtx10_d;
+  reg  [10:0] wty10_q;  // core clock, reset 11'h000
+  wire [10:0] wty10_d;
   reg  [7:0] wtz10_q;  // core clock, reset 8'h00
   wire [7:0] wtz10_d;
   reg  [16:0] wsb10_q;  // core clock, reset 17'h00000
@@ -217,10 +217,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot11_d;
   reg  [5:0] widx11_q;  // core clock, reset 6'h00
   wire [5:0] widx11_d;
-  reg  [9:0] wtx11_q;  // core clock, reset 10'h000
-  wire [9:0] wtx11_d;
-  reg  [9:0] wty11_q;  // core clock, reset 10'h000
-  wire [9:0] wty11_d;
+  reg  [10:0] wtx11_q;  // core clock, reset 11'h000
+  wire [10:0] wtx11_d;
+  reg  [10:0] wty11_q;  // core clock, reset 11'h000
+  wire [10:0] wty11_d;
   reg  [7:0] wtz11_q;  // core clock, reset 8'h00
   wire [7:0] wtz11_d;
   reg  [16:0] wsb11_q;  // core clock, reset 17'h00000
@@ -231,10 +231,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot12_d;
   reg  [5:0] widx12_q;  // core clock, reset 6'h00
   wire [5:0] widx12_d;
-  reg  [9:0] wtx12_q;  // core clock, reset 10'h000
-  wire [9:0] wtx12_d;
-  reg  [9:0] wty12_q;  // core clock, reset 10'h000
-  wire [9:0] wty12_d;
+  reg  [10:0] wtx12_q;  // core clock, reset 11'h000
+  wire [10:0] wtx12_d;
+  reg  [10:0] wty12_q;  // core clock, reset 11'h000
+  wire [10:0] wty12_d;
   reg  [7:0] wtz12_q;  // core clock, reset 8'h00
   wire [7:0] wtz12_d;
   reg  [16:0] wsb12_q;  // core clock, reset 17'h00000
@@ -245,10 +245,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot13_d;
   reg  [5:0] widx13_q;  // core clock, reset 6'h00
   wire [5:0] widx13_d;
-  reg  [9:0] wtx13_q;  // core clock, reset 10'h000
-  wire [9:0] wtx13_d;
-  reg  [9:0] wty13_q;  // core clock, reset 10'h000
-  wire [9:0] wty13_d;
+  reg  [10:0] wtx13_q;  // core clock, reset 11'h000
+  wire [10:0] wtx13_d;
+  reg  [10:0] wty13_q;  // core clock, reset 11'h000
+  wire [10:0] wty13_d;
   reg  [7:0] wtz13_q;  // core clock, reset 8'h00
   wire [7:0] wtz13_d;
   reg  [16:0] wsb13_q;  // core clock, reset 17'h00000
@@ -259,10 +259,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot14_d;
   reg  [5:0] widx14_q;  // core clock, reset 6'h00
   wire [5:0] widx14_d;
-  reg  [9:0] wtx14_q;  // core clock, reset 10'h000
-  wire [9:0] wtx14_d;
-  reg  [9:0] wty14_q;  // core clock, reset 10'h000
-  wire [9:0] wty14_d;
+  reg  [10:0] wtx14_q;  // core clock, reset 11'h000
+  wire [10:0] wtx14_d;
+  reg  [10:0] wty14_q;  // core clock, reset 11'h000
+  wire [10:0] wty14_d;
   reg  [7:0] wtz14_q;  // core clock, reset 8'h00
   wire [7:0] wtz14_d;
   reg  [16:0] wsb14_q;  // core clock, reset 17'h00000
@@ -273,10 +273,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot15_d;
   reg  [5:0] widx15_q;  // core clock, reset 6'h00
   wire [5:0] widx15_d;
-  reg  [9:0] wtx15_q;  // core clock, reset 10'h000
-  wire [9:0] wtx15_d;
-  reg  [9:0] wty15_q;  // core clock, reset 10'h000
-  wire [9:0] wty15_d;
+  reg  [10:0] wtx15_q;  // core clock, reset 11'h000
+  wire [10:0] wtx15_d;
+  reg  [10:0] wty15_q;  // core clock, reset 11'h000
+  wire [10:0] wty15_d;
   reg  [7:0] wtz15_q;  // core clock, reset 8'h00
   wire [7:0] wtz15_d;
   reg  [16:0] wsb15_q;  // core clock, reset 17'h00000
@@ -287,10 +287,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot16_d;
   reg  [5:0] widx16_q;  // core clock, reset 6'h00
   wire [5:0] widx16_d;
-  reg  [9:0] wtx16_q;  // core clock, reset 10'h000
-  wire [9:0] wtx16_d;
-  reg  [9:0] wty16_q;  // core clock, reset 10'h000
-  wire [9:0] wty16_d;
+  reg  [10:0] wtx16_q;  // core clock, reset 11'h000
+  wire [10:0] wtx16_d;
+  reg  [10:0] wty16_q;  // core clock, reset 11'h000
+  wire [10:0] wty16_d;
   reg  [7:0] wtz16_q;  // core clock, reset 8'h00
   wire [7:0] wtz16_d;
   reg  [16:0] wsb16_q;  // core clock, reset 17'h00000
@@ -301,10 +301,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot17_d;
   reg  [5:0] widx17_q;  // core clock, reset 6'h00
   wire [5:0] widx17_d;
-  reg  [9:0] wtx17_q;  // core clock, reset 10'h000
-  wire [9:0] wtx17_d;
-  reg  [9:0] wty17_q;  // core clock, reset 10'h000
-  wire [9:0] wty17_d;
+  reg  [10:0] wtx17_q;  // core clock, reset 11'h000
+  wire [10:0] wtx17_d;
+  reg  [10:0] wty17_q;  // core clock, reset 11'h000
+  wire [10:0] wty17_d;
   reg  [7:0] wtz17_q;  // core clock, reset 8'h00
   wire [7:0] wtz17_d;
   reg  [16:0] wsb17_q;  // core clock, reset 17'h00000
@@ -315,10 +315,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot18_d;
   reg  [5:0] widx18_q;  // core clock, reset 6'h00
   wire [5:0] widx18_d;
-  reg  [9:0] wtx18_q;  // core clock, reset 10'h000
-  wire [9:0] wtx18_d;
-  reg  [9:0] wty18_q;  // core clock, reset 10'h000
-  wire [9:0] wty18_d;
+  reg  [10:0] wtx18_q;  // core clock, reset 11'h000
+  wire [10:0] wtx18_d;
+  reg  [10:0] wty18_q;  // core clock, reset 11'h000
+  wire [10:0] wty18_d;
   reg  [7:0] wtz18_q;  // core clock, reset 8'h00
   wire [7:0] wtz18_d;
   reg  [16:0] wsb18_q;  // core clock, reset 17'h00000
@@ -329,10 +329,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot19_d;
   reg  [5:0] widx19_q;  // core clock, reset 6'h00
   wire [5:0] widx19_d;
-  reg  [9:0] wtx19_q;  // core clock, reset 10'h000
-  wire [9:0] wtx19_d;
-  reg  [9:0] wty19_q;  // core clock, reset 10'h000
-  wire [9:0] wty19_d;
+  reg  [10:0] wtx19_q;  // core clock, reset 11'h000
+  wire [10:0] wtx19_d;
+  reg  [10:0] wty19_q;  // core clock, reset 11'h000
+  wire [10:0] wty19_d;
   reg  [7:0] wtz19_q;  // core clock, reset 8'h00
   wire [7:0] wtz19_d;
   reg  [16:0] wsb19_q;  // core clock, reset 17'h00000
@@ -343,10 +343,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot20_d;
   reg  [5:0] widx20_q;  // core clock, reset 6'h00
   wire [5:0] widx20_d;
-  reg  [9:0] wtx20_q;  // core clock, reset 10'h000
-  wire [9:0] wtx20_d;
-  reg  [9:0] wty20_q;  // core clock, reset 10'h000
-  wire [9:0] wty20_d;
+  reg  [10:0] wtx20_q;  // core clock, reset 11'h000
+  wire [10:0] wtx20_d;
+  reg  [10:0] wty20_q;  // core clock, reset 11'h000
+  wire [10:0] wty20_d;
   reg  [7:0] wtz20_q;  // core clock, reset 8'h00
   wire [7:0] wtz20_d;
   reg  [16:0] wsb20_q;  // core clock, reset 17'h00000
@@ -357,10 +357,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot21_d;
   reg  [5:0] widx21_q;  // core clock, reset 6'h00
   wire [5:0] widx21_d;
-  reg  [9:0] wtx21_q;  // core clock, reset 10'h000
-  wire [9:0] wtx21_d;
-  reg  [9:0] wty21_q;  // core clock, reset 10'h000
-  wire [9:0] wty21_d;
+  reg  [10:0] wtx21_q;  // core clock, reset 11'h000
+  wire [10:0] wtx21_d;
+  reg  [10:0] wty21_q;  // core clock, reset 11'h000
+  wire [10:0] wty21_d;
   reg  [7:0] wtz21_q;  // core clock, reset 8'h00
   wire [7:0] wtz21_d;
   reg  [16:0] wsb21_q;  // core clock, reset 17'h00000
@@ -371,10 +371,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot22_d;
   reg  [5:0] widx22_q;  // core clock, reset 6'h00
   wire [5:0] widx22_d;
-  reg  [9:0] wtx22_q;  // core clock, reset 10'h000
-  wire [9:0] wtx22_d;
-  reg  [9:0] wty22_q;  // core clock, reset 10'h000
-  wire [9:0] wty22_d;
+  reg  [10:0] wtx22_q;  // core clock, reset 11'h000
+  wire [10:0] wtx22_d;
+  reg  [10:0] wty22_q;  // core clock, reset 11'h000
+  wire [10:0] wty22_d;
   reg  [7:0] wtz22_q;  // core clock, reset 8'h00
   wire [7:0] wtz22_d;
   reg  [16:0] wsb22_q;  // core clock, reset 17'h00000
@@ -385,10 +385,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot23_d;
   reg  [5:0] widx23_q;  // core clock, reset 6'h00
   wire [5:0] widx23_d;
-  reg  [9:0] wtx23_q;  // core clock, reset 10'h000
-  wire [9:0] wtx23_d;
-  reg  [9:0] wty23_q;  // core clock, reset 10'h000
-  wire [9:0] wty23_d;
+  reg  [10:0] wtx23_q;  // core clock, reset 11'h000
+  wire [10:0] wtx23_d;
+  reg  [10:0] wty23_q;  // core clock, reset 11'h000
+  wire [10:0] wty23_d;
   reg  [7:0] wtz23_q;  // core clock, reset 8'h00
   wire [7:0] wtz23_d;
   reg  [16:0] wsb23_q;  // core clock, reset 17'h00000
@@ -399,10 +399,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot24_d;
   reg  [5:0] widx24_q;  // core clock, reset 6'h00
   wire [5:0] widx24_d;
-  reg  [9:0] wtx24_q;  // core clock, reset 10'h000
-  wire [9:0] wtx24_d;
-  reg  [9:0] wty24_q;  // core clock, reset 10'h000
-  wire [9:0] wty24_d;
+  reg  [10:0] wtx24_q;  // core clock, reset 11'h000
+  wire [10:0] wtx24_d;
+  reg  [10:0] wty24_q;  // core clock, reset 11'h000
+  wire [10:0] wty24_d;
   reg  [7:0] wtz24_q;  // core clock, reset 8'h00
   wire [7:0] wtz24_d;
   reg  [16:0] wsb24_q;  // core clock, reset 17'h00000
@@ -413,10 +413,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot25_d;
   reg  [5:0] widx25_q;  // core clock, reset 6'h00
   wire [5:0] widx25_d;
-  reg  [9:0] wtx25_q;  // core clock, reset 10'h000
-  wire [9:0] wtx25_d;
-  reg  [9:0] wty25_q;  // core clock, reset 10'h000
-  wire [9:0] wty25_d;
+  reg  [10:0] wtx25_q;  // core clock, reset 11'h000
+  wire [10:0] wtx25_d;
+  reg  [10:0] wty25_q;  // core clock, reset 11'h000
+  wire [10:0] wty25_d;
   reg  [7:0] wtz25_q;  // core clock, reset 8'h00
   wire [7:0] wtz25_d;
   reg  [16:0] wsb25_q;  // core clock, reset 17'h00000
@@ -427,10 +427,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot26_d;
   reg  [5:0] widx26_q;  // core clock, reset 6'h00
   wire [5:0] widx26_d;
-  reg  [9:0] wtx26_q;  // core clock, reset 10'h000
-  wire [9:0] wtx26_d;
-  reg  [9:0] wty26_q;  // core clock, reset 10'h000
-  wire [9:0] wty26_d;
+  reg  [10:0] wtx26_q;  // core clock, reset 11'h000
+  wire [10:0] wtx26_d;
+  reg  [10:0] wty26_q;  // core clock, reset 11'h000
+  wire [10:0] wty26_d;
   reg  [7:0] wtz26_q;  // core clock, reset 8'h00
   wire [7:0] wtz26_d;
   reg  [16:0] wsb26_q;  // core clock, reset 17'h00000
@@ -441,10 +441,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot27_d;
   reg  [5:0] widx27_q;  // core clock, reset 6'h00
   wire [5:0] widx27_d;
-  reg  [9:0] wtx27_q;  // core clock, reset 10'h000
-  wire [9:0] wtx27_d;
-  reg  [9:0] wty27_q;  // core clock, reset 10'h000
-  wire [9:0] wty27_d;
+  reg  [10:0] wtx27_q;  // core clock, reset 11'h000
+  wire [10:0] wtx27_d;
+  reg  [10:0] wty27_q;  // core clock, reset 11'h000
+  wire [10:0] wty27_d;
   reg  [7:0] wtz27_q;  // core clock, reset 8'h00
   wire [7:0] wtz27_d;
   reg  [16:0] wsb27_q;  // core clock, reset 17'h00000
@@ -455,10 +455,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot28_d;
   reg  [5:0] widx28_q;  // core clock, reset 6'h00
   wire [5:0] widx28_d;
-  reg  [9:0] wtx28_q;  // core clock, reset 10'h000
-  wire [9:0] wtx28_d;
-  reg  [9:0] wty28_q;  // core clock, reset 10'h000
-  wire [9:0] wty28_d;
+  reg  [10:0] wtx28_q;  // core clock, reset 11'h000
+  wire [10:0] wtx28_d;
+  reg  [10:0] wty28_q;  // core clock, reset 11'h000
+  wire [10:0] wty28_d;
   reg  [7:0] wtz28_q;  // core clock, reset 8'h00
   wire [7:0] wtz28_d;
   reg  [16:0] wsb28_q;  // core clock, reset 17'h00000
@@ -469,10 +469,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot29_d;
   reg  [5:0] widx29_q;  // core clock, reset 6'h00
   wire [5:0] widx29_d;
-  reg  [9:0] wtx29_q;  // core clock, reset 10'h000
-  wire [9:0] wtx29_d;
-  reg  [9:0] wty29_q;  // core clock, reset 10'h000
-  wire [9:0] wty29_d;
+  reg  [10:0] wtx29_q;  // core clock, reset 11'h000
+  wire [10:0] wtx29_d;
+  reg  [10:0] wty29_q;  // core clock, reset 11'h000
+  wire [10:0] wty29_d;
   reg  [7:0] wtz29_q;  // core clock, reset 8'h00
   wire [7:0] wtz29_d;
   reg  [16:0] wsb29_q;  // core clock, reset 17'h00000
@@ -483,10 +483,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot30_d;
   reg  [5:0] widx30_q;  // core clock, reset 6'h00
   wire [5:0] widx30_d;
-  reg  [9:0] wtx30_q;  // core clock, reset 10'h000
-  wire [9:0] wtx30_d;
-  reg  [9:0] wty30_q;  // core clock, reset 10'h000
-  wire [9:0] wty30_d;
+  reg  [10:0] wtx30_q;  // core clock, reset 11'h000
+  wire [10:0] wtx30_d;
+  reg  [10:0] wty30_q;  // core clock, reset 11'h000
+  wire [10:0] wty30_d;
   reg  [7:0] wtz30_q;  // core clock, reset 8'h00
   wire [7:0] wtz30_d;
   reg  [16:0] wsb30_q;  // core clock, reset 17'h00000
@@ -497,10 +497,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [3:0] wslot31_d;
   reg  [5:0] widx31_q;  // core clock, reset 6'h00
   wire [5:0] widx31_d;
-  reg  [9:0] wtx31_q;  // core clock, reset 10'h000
-  wire [9:0] wtx31_d;
-  reg  [9:0] wty31_q;  // core clock, reset 10'h000
-  wire [9:0] wty31_d;
+  reg  [10:0] wtx31_q;  // core clock, reset 11'h000
+  wire [10:0] wtx31_d;
+  reg  [10:0] wty31_q;  // core clock, reset 11'h000
+  wire [10:0] wty31_d;
   reg  [7:0] wtz31_q;  // core clock, reset 8'h00
   wire [7:0] wtz31_d;
   reg  [16:0] wsb31_q;  // core clock, reset 17'h00000
@@ -699,12 +699,12 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [15:0] gx_d;
   reg  [15:0] gy_q;  // core clock, reset 16'h0000
   wire [15:0] gy_d;
-  reg  [9:0] bx_q;  // core clock, reset 10'h000
-  wire [9:0] bx_d;
-  reg  [9:0] by_q;  // core clock, reset 10'h000
-  wire [9:0] by_d;
-  reg  [5:0] bz_q;  // core clock, reset 6'h00
-  wire [5:0] bz_d;
+  reg  [10:0] bx_q;  // core clock, reset 11'h000
+  wire [10:0] bx_d;
+  reg  [10:0] by_q;  // core clock, reset 11'h000
+  wire [10:0] by_d;
+  reg  [6:0] bz_q;  // core clock, reset 7'h00
+  wire [6:0] bz_d;
   reg  [7:0] nregs_q;  // core clock, reset 8'h00
   wire [7:0] nregs_d;
   reg  [16:0] smem_q;  // core clock, reset 17'h00000
@@ -731,10 +731,10 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [15:0] ny_d;
   reg  fin_q;  // core clock, reset 1'h0
   wire fin_d;
-  reg  [9:0] tx_q;  // core clock, reset 10'h000
-  wire [9:0] tx_d;
-  reg  [9:0] ty_q;  // core clock, reset 10'h000
-  wire [9:0] ty_d;
+  reg  [10:0] tx_q;  // core clock, reset 11'h000
+  wire [10:0] tx_d;
+  reg  [10:0] ty_q;  // core clock, reset 11'h000
+  wire [10:0] ty_d;
   reg  [7:0] tz_q;  // core clock, reset 8'h00
   wire [7:0] tz_d;
   reg  st_v_q;  // core clock, reset 1'h0
@@ -792,7 +792,7 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire n128 = (state_q == 2'h3);
   wire n129 = ((state_q == 2'h0) | n128);
   wire launch = (launch_valid_i & n129);
-  wire [25:0] n154 = (({{16{1'b0}}, bx_q} * {{16{1'b0}}, by_q}) * {{20{1'b0}}, bz_q});
+  wire [28:0] n154 = (({{18{1'b0}}, bx_q} * {{18{1'b0}}, by_q}) * {{22{1'b0}}, bz_q});
   wire [10:0] n157 = n154[10:0];
   wire [10:0] n161 = ((n157 + 11'h01f) >> 4'h5);
   wire [6:0] n162 = n161[6:0];
@@ -812,7 +812,7 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [23:0] n371 = (24'h000006 * n182);
   wire [23:0] n404 = (24'h000007 * n182);
   wire [23:0] n437 = (24'h000008 * n182);
-  wire [2:0] n480 = ((((((gx_q == 16'h0000) | (gy_q == 16'h0000)) | (bx_q == 10'h000)) | (by_q == 10'h000)) | (bz_q == 6'h00)) ? 3'h4 : ((26'h0000400 < n154) ? 3'h1 : ((((nregs_q == 8'h00) | (8'h80 < nregs_q)) | (~(n217 & n226))) ? 3'h2 : ((~n230) ? 3'h3 : 3'h0))));
+  wire [2:0] n480 = ((((((gx_q == 16'h0000) | (gy_q == 16'h0000)) | (bx_q == 11'h000)) | (by_q == 11'h000)) | (bz_q == 7'h00)) ? 3'h4 : ((29'h00000400 < n154) ? 3'h1 : ((((nregs_q == 8'h00) | (8'h80 < nregs_q)) | (~(n217 & n226))) ? 3'h2 : ((~n230) ? 3'h3 : 3'h0))));
   wire fit_fail = (n124 & (~(n480 == 3'h0)));
   wire n487 = (n124 & (~fit_fail));
   wire n748 = ((~act7_q) & (5'h07 < n_q));
@@ -830,195 +830,195 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire [15:0] n1985 = (ny_q + 16'h0001);
   wire [5:0] n1997 = wpc_q[5:0];
   wire [5:0] launch_warp = (({{2{1'b0}}, lslot_q} * n1997) + lk_q);
-  wire [9:0] n2021 = (tx_q + 10'h001);
+  wire [10:0] n2021 = (tx_q + 11'h001);
   wire n2023 = (~(n2021 < bx_q));
-  wire [9:0] n2024 = (ty_q + 10'h001);
+  wire [10:0] n2024 = (ty_q + 11'h001);
   wire n2027 = (n2023 & (~(n2024 < by_q)));
-  wire [9:0] n2030 = (n2023 ? (n2027 ? 10'h000 : n2024) : ty_q);
+  wire [10:0] n2030 = (n2023 ? (n2027 ? 11'h000 : n2024) : ty_q);
   wire [7:0] n2033 = (n2027 ? (tz_q + 8'h01) : tz_q);
-  wire [9:0] n2036 = ((n2023 ? 10'h000 : n2021) + 10'h001);
+  wire [10:0] n2036 = ((n2023 ? 11'h000 : n2021) + 11'h001);
   wire n2038 = (~(n2036 < bx_q));
-  wire [9:0] n2039 = (n2030 + 10'h001);
+  wire [10:0] n2039 = (n2030 + 11'h001);
   wire n2042 = (n2038 & (~(n2039 < by_q)));
-  wire [9:0] n2045 = (n2038 ? (n2042 ? 10'h000 : n2039) : n2030);
+  wire [10:0] n2045 = (n2038 ? (n2042 ? 11'h000 : n2039) : n2030);
   wire [7:0] n2048 = (n2042 ? (n2033 + 8'h01) : n2033);
-  wire [9:0] n2051 = ((n2038 ? 10'h000 : n2036) + 10'h001);
+  wire [10:0] n2051 = ((n2038 ? 11'h000 : n2036) + 11'h001);
   wire n2053 = (~(n2051 < bx_q));
-  wire [9:0] n2054 = (n2045 + 10'h001);
+  wire [10:0] n2054 = (n2045 + 11'h001);
   wire n2057 = (n2053 & (~(n2054 < by_q)));
-  wire [9:0] n2060 = (n2053 ? (n2057 ? 10'h000 : n2054) : n2045);
+  wire [10:0] n2060 = (n2053 ? (n2057 ? 11'h000 : n2054) : n2045);
   wire [7:0] n2063 = (n2057 ? (n2048 + 8'h01) : n2048);
-  wire [9:0] n2066 = ((n2053 ? 10'h000 : n2051) + 10'h001);
+  wire [10:0] n2066 = ((n2053 ? 11'h000 : n2051) + 11'h001);
   wire n2068 = (~(n2066 < bx_q));
-  wire [9:0] n2069 = (n2060 + 10'h001);
+  wire [10:0] n2069 = (n2060 + 11'h001);
   wire n2072 = (n2068 & (~(n2069 < by_q)));
-  wire [9:0] n2075 = (n2068 ? (n2072 ? 10'h000 : n2069) : n2060);
+  wire [10:0] n2075 = (n2068 ? (n2072 ? 11'h000 : n2069) : n2060);
   wire [7:0] n2078 = (n2072 ? (n2063 + 8'h01) : n2063);
-  wire [9:0] n2081 = ((n2068 ? 10'h000 : n2066) + 10'h001);
+  wire [10:0] n2081 = ((n2068 ? 11'h000 : n2066) + 11'h001);
   wire n2083 = (~(n2081 < bx_q));
-  wire [9:0] n2084 = (n2075 + 10'h001);
+  wire [10:0] n2084 = (n2075 + 11'h001);
   wire n2087 = (n2083 & (~(n2084 < by_q)));
-  wire [9:0] n2090 = (n2083 ? (n2087 ? 10'h000 : n2084) : n2075);
+  wire [10:0] n2090 = (n2083 ? (n2087 ? 11'h000 : n2084) : n2075);
   wire [7:0] n2093 = (n2087 ? (n2078 + 8'h01) : n2078);
-  wire [9:0] n2096 = ((n2083 ? 10'h000 : n2081) + 10'h001);
+  wire [10:0] n2096 = ((n2083 ? 11'h000 : n2081) + 11'h001);
   wire n2098 = (~(n2096 < bx_q));
-  wire [9:0] n2099 = (n2090 + 10'h001);
+  wire [10:0] n2099 = (n2090 + 11'h001);
   wire n2102 = (n2098 & (~(n2099 < by_q)));
-  wire [9:0] n2105 = (n2098 ? (n2102 ? 10'h000 : n2099) : n2090);
+  wire [10:0] n2105 = (n2098 ? (n2102 ? 11'h000 : n2099) : n2090);
   wire [7:0] n2108 = (n2102 ? (n2093 + 8'h01) : n2093);
-  wire [9:0] n2111 = ((n2098 ? 10'h000 : n2096) + 10'h001);
+  wire [10:0] n2111 = ((n2098 ? 11'h000 : n2096) + 11'h001);
   wire n2113 = (~(n2111 < bx_q));
-  wire [9:0] n2114 = (n2105 + 10'h001);
+  wire [10:0] n2114 = (n2105 + 11'h001);
   wire n2117 = (n2113 & (~(n2114 < by_q)));
-  wire [9:0] n2120 = (n2113 ? (n2117 ? 10'h000 : n2114) : n2105);
+  wire [10:0] n2120 = (n2113 ? (n2117 ? 11'h000 : n2114) : n2105);
   wire [7:0] n2123 = (n2117 ? (n2108 + 8'h01) : n2108);
-  wire [9:0] n2126 = ((n2113 ? 10'h000 : n2111) + 10'h001);
+  wire [10:0] n2126 = ((n2113 ? 11'h000 : n2111) + 11'h001);
   wire n2128 = (~(n2126 < bx_q));
-  wire [9:0] n2129 = (n2120 + 10'h001);
+  wire [10:0] n2129 = (n2120 + 11'h001);
   wire n2132 = (n2128 & (~(n2129 < by_q)));
-  wire [9:0] n2135 = (n2128 ? (n2132 ? 10'h000 : n2129) : n2120);
+  wire [10:0] n2135 = (n2128 ? (n2132 ? 11'h000 : n2129) : n2120);
   wire [7:0] n2138 = (n2132 ? (n2123 + 8'h01) : n2123);
-  wire [9:0] n2141 = ((n2128 ? 10'h000 : n2126) + 10'h001);
+  wire [10:0] n2141 = ((n2128 ? 11'h000 : n2126) + 11'h001);
   wire n2143 = (~(n2141 < bx_q));
-  wire [9:0] n2144 = (n2135 + 10'h001);
+  wire [10:0] n2144 = (n2135 + 11'h001);
   wire n2147 = (n2143 & (~(n2144 < by_q)));
-  wire [9:0] n2150 = (n2143 ? (n2147 ? 10'h000 : n2144) : n2135);
+  wire [10:0] n2150 = (n2143 ? (n2147 ? 11'h000 : n2144) : n2135);
   wire [7:0] n2153 = (n2147 ? (n2138 + 8'h01) : n2138);
-  wire [9:0] n2156 = ((n2143 ? 10'h000 : n2141) + 10'h001);
+  wire [10:0] n2156 = ((n2143 ? 11'h000 : n2141) + 11'h001);
   wire n2158 = (~(n2156 < bx_q));
-  wire [9:0] n2159 = (n2150 + 10'h001);
+  wire [10:0] n2159 = (n2150 + 11'h001);
   wire n2162 = (n2158 & (~(n2159 < by_q)));
-  wire [9:0] n2165 = (n2158 ? (n2162 ? 10'h000 : n2159) : n2150);
+  wire [10:0] n2165 = (n2158 ? (n2162 ? 11'h000 : n2159) : n2150);
   wire [7:0] n2168 = (n2162 ? (n2153 + 8'h01) : n2153);
-  wire [9:0] n2171 = ((n2158 ? 10'h000 : n2156) + 10'h001);
+  wire [10:0] n2171 = ((n2158 ? 11'h000 : n2156) + 11'h001);
   wire n2173 = (~(n2171 < bx_q));
-  wire [9:0] n2174 = (n2165 + 10'h001);
+  wire [10:0] n2174 = (n2165 + 11'h001);
   wire n2177 = (n2173 & (~(n2174 < by_q)));
-  wire [9:0] n2180 = (n2173 ? (n2177 ? 10'h000 : n2174) : n2165);
+  wire [10:0] n2180 = (n2173 ? (n2177 ? 11'h000 : n2174) : n2165);
   wire [7:0] n2183 = (n2177 ? (n2168 + 8'h01) : n2168);
-  wire [9:0] n2186 = ((n2173 ? 10'h000 : n2171) + 10'h001);
+  wire [10:0] n2186 = ((n2173 ? 11'h000 : n2171) + 11'h001);
   wire n2188 = (~(n2186 < bx_q));
-  wire [9:0] n2189 = (n2180 + 10'h001);
+  wire [10:0] n2189 = (n2180 + 11'h001);
   wire n2192 = (n2188 & (~(n2189 < by_q)));
-  wire [9:0] n2195 = (n2188 ? (n2192 ? 10'h000 : n2189) : n2180);
+  wire [10:0] n2195 = (n2188 ? (n2192 ? 11'h000 : n2189) : n2180);
   wire [7:0] n2198 = (n2192 ? (n2183 + 8'h01) : n2183);
-  wire [9:0] n2201 = ((n2188 ? 10'h000 : n2186) + 10'h001);
+  wire [10:0] n2201 = ((n2188 ? 11'h000 : n2186) + 11'h001);
   wire n2203 = (~(n2201 < bx_q));
-  wire [9:0] n2204 = (n2195 + 10'h001);
+  wire [10:0] n2204 = (n2195 + 11'h001);
   wire n2207 = (n2203 & (~(n2204 < by_q)));
-  wire [9:0] n2210 = (n2203 ? (n2207 ? 10'h000 : n2204) : n2195);
+  wire [10:0] n2210 = (n2203 ? (n2207 ? 11'h000 : n2204) : n2195);
   wire [7:0] n2213 = (n2207 ? (n2198 + 8'h01) : n2198);
-  wire [9:0] n2216 = ((n2203 ? 10'h000 : n2201) + 10'h001);
+  wire [10:0] n2216 = ((n2203 ? 11'h000 : n2201) + 11'h001);
   wire n2218 = (~(n2216 < bx_q));
-  wire [9:0] n2219 = (n2210 + 10'h001);
+  wire [10:0] n2219 = (n2210 + 11'h001);
   wire n2222 = (n2218 & (~(n2219 < by_q)));
-  wire [9:0] n2225 = (n2218 ? (n2222 ? 10'h000 : n2219) : n2210);
+  wire [10:0] n2225 = (n2218 ? (n2222 ? 11'h000 : n2219) : n2210);
   wire [7:0] n2228 = (n2222 ? (n2213 + 8'h01) : n2213);
-  wire [9:0] n2231 = ((n2218 ? 10'h000 : n2216) + 10'h001);
+  wire [10:0] n2231 = ((n2218 ? 11'h000 : n2216) + 11'h001);
   wire n2233 = (~(n2231 < bx_q));
-  wire [9:0] n2234 = (n2225 + 10'h001);
+  wire [10:0] n2234 = (n2225 + 11'h001);
   wire n2237 = (n2233 & (~(n2234 < by_q)));
-  wire [9:0] n2240 = (n2233 ? (n2237 ? 10'h000 : n2234) : n2225);
+  wire [10:0] n2240 = (n2233 ? (n2237 ? 11'h000 : n2234) : n2225);
   wire [7:0] n2243 = (n2237 ? (n2228 + 8'h01) : n2228);
-  wire [9:0] n2246 = ((n2233 ? 10'h000 : n2231) + 10'h001);
+  wire [10:0] n2246 = ((n2233 ? 11'h000 : n2231) + 11'h001);
   wire n2248 = (~(n2246 < bx_q));
-  wire [9:0] n2249 = (n2240 + 10'h001);
+  wire [10:0] n2249 = (n2240 + 11'h001);
   wire n2252 = (n2248 & (~(n2249 < by_q)));
-  wire [9:0] n2255 = (n2248 ? (n2252 ? 10'h000 : n2249) : n2240);
+  wire [10:0] n2255 = (n2248 ? (n2252 ? 11'h000 : n2249) : n2240);
   wire [7:0] n2258 = (n2252 ? (n2243 + 8'h01) : n2243);
-  wire [9:0] n2261 = ((n2248 ? 10'h000 : n2246) + 10'h001);
+  wire [10:0] n2261 = ((n2248 ? 11'h000 : n2246) + 11'h001);
   wire n2263 = (~(n2261 < bx_q));
-  wire [9:0] n2264 = (n2255 + 10'h001);
+  wire [10:0] n2264 = (n2255 + 11'h001);
   wire n2267 = (n2263 & (~(n2264 < by_q)));
-  wire [9:0] n2270 = (n2263 ? (n2267 ? 10'h000 : n2264) : n2255);
+  wire [10:0] n2270 = (n2263 ? (n2267 ? 11'h000 : n2264) : n2255);
   wire [7:0] n2273 = (n2267 ? (n2258 + 8'h01) : n2258);
-  wire [9:0] n2276 = ((n2263 ? 10'h000 : n2261) + 10'h001);
+  wire [10:0] n2276 = ((n2263 ? 11'h000 : n2261) + 11'h001);
   wire n2278 = (~(n2276 < bx_q));
-  wire [9:0] n2279 = (n2270 + 10'h001);
+  wire [10:0] n2279 = (n2270 + 11'h001);
   wire n2282 = (n2278 & (~(n2279 < by_q)));
-  wire [9:0] n2285 = (n2278 ? (n2282 ? 10'h000 : n2279) : n2270);
+  wire [10:0] n2285 = (n2278 ? (n2282 ? 11'h000 : n2279) : n2270);
   wire [7:0] n2288 = (n2282 ? (n2273 + 8'h01) : n2273);
-  wire [9:0] n2291 = ((n2278 ? 10'h000 : n2276) + 10'h001);
+  wire [10:0] n2291 = ((n2278 ? 11'h000 : n2276) + 11'h001);
   wire n2293 = (~(n2291 < bx_q));
-  wire [9:0] n2294 = (n2285 + 10'h001);
+  wire [10:0] n2294 = (n2285 + 11'h001);
   wire n2297 = (n2293 & (~(n2294 < by_q)));
-  wire [9:0] n2300 = (n2293 ? (n2297 ? 10'h000 : n2294) : n2285);
+  wire [10:0] n2300 = (n2293 ? (n2297 ? 11'h000 : n2294) : n2285);
   wire [7:0] n2303 = (n2297 ? (n2288 + 8'h01) : n2288);
-  wire [9:0] n2306 = ((n2293 ? 10'h000 : n2291) + 10'h001);
+  wire [10:0] n2306 = ((n2293 ? 11'h000 : n2291) + 11'h001);
   wire n2308 = (~(n2306 < bx_q));
-  wire [9:0] n2309 = (n2300 + 10'h001);
+  wire [10:0] n2309 = (n2300 + 11'h001);
   wire n2312 = (n2308 & (~(n2309 < by_q)));
-  wire [9:0] n2315 = (n2308 ? (n2312 ? 10'h000 : n2309) : n2300);
+  wire [10:0] n2315 = (n2308 ? (n2312 ? 11'h000 : n2309) : n2300);
   wire [7:0] n2318 = (n2312 ? (n2303 + 8'h01) : n2303);
-  wire [9:0] n2321 = ((n2308 ? 10'h000 : n2306) + 10'h001);
+  wire [10:0] n2321 = ((n2308 ? 11'h000 : n2306) + 11'h001);
   wire n2323 = (~(n2321 < bx_q));
-  wire [9:0] n2324 = (n2315 + 10'h001);
+  wire [10:0] n2324 = (n2315 + 11'h001);
   wire n2327 = (n2323 & (~(n2324 < by_q)));
-  wire [9:0] n2330 = (n2323 ? (n2327 ? 10'h000 : n2324) : n2315);
+  wire [10:0] n2330 = (n2323 ? (n2327 ? 11'h000 : n2324) : n2315);
   wire [7:0] n2333 = (n2327 ? (n2318 + 8'h01) : n2318);
-  wire [9:0] n2336 = ((n2323 ? 10'h000 : n2321) + 10'h001);
+  wire [10:0] n2336 = ((n2323 ? 11'h000 : n2321) + 11'h001);
   wire n2338 = (~(n2336 < bx_q));
-  wire [9:0] n2339 = (n2330 + 10'h001);
+  wire [10:0] n2339 = (n2330 + 11'h001);
   wire n2342 = (n2338 & (~(n2339 < by_q)));
-  wire [9:0] n2345 = (n2338 ? (n2342 ? 10'h000 : n2339) : n2330);
+  wire [10:0] n2345 = (n2338 ? (n2342 ? 11'h000 : n2339) : n2330);
   wire [7:0] n2348 = (n2342 ? (n2333 + 8'h01) : n2333);
-  wire [9:0] n2351 = ((n2338 ? 10'h000 : n2336) + 10'h001);
+  wire [10:0] n2351 = ((n2338 ? 11'h000 : n2336) + 11'h001);
   wire n2353 = (~(n2351 < bx_q));
-  wire [9:0] n2354 = (n2345 + 10'h001);
+  wire [10:0] n2354 = (n2345 + 11'h001);
   wire n2357 = (n2353 & (~(n2354 < by_q)));
-  wire [9:0] n2360 = (n2353 ? (n2357 ? 10'h000 : n2354) : n2345);
+  wire [10:0] n2360 = (n2353 ? (n2357 ? 11'h000 : n2354) : n2345);
   wire [7:0] n2363 = (n2357 ? (n2348 + 8'h01) : n2348);
-  wire [9:0] n2366 = ((n2353 ? 10'h000 : n2351) + 10'h001);
+  wire [10:0] n2366 = ((n2353 ? 11'h000 : n2351) + 11'h001);
   wire n2368 = (~(n2366 < bx_q));
-  wire [9:0] n2369 = (n2360 + 10'h001);
+  wire [10:0] n2369 = (n2360 + 11'h001);
   wire n2372 = (n2368 & (~(n2369 < by_q)));
-  wire [9:0] n2375 = (n2368 ? (n2372 ? 10'h000 : n2369) : n2360);
+  wire [10:0] n2375 = (n2368 ? (n2372 ? 11'h000 : n2369) : n2360);
   wire [7:0] n2378 = (n2372 ? (n2363 + 8'h01) : n2363);
-  wire [9:0] n2381 = ((n2368 ? 10'h000 : n2366) + 10'h001);
+  wire [10:0] n2381 = ((n2368 ? 11'h000 : n2366) + 11'h001);
   wire n2383 = (~(n2381 < bx_q));
-  wire [9:0] n2384 = (n2375 + 10'h001);
+  wire [10:0] n2384 = (n2375 + 11'h001);
   wire n2387 = (n2383 & (~(n2384 < by_q)));
-  wire [9:0] n2390 = (n2383 ? (n2387 ? 10'h000 : n2384) : n2375);
+  wire [10:0] n2390 = (n2383 ? (n2387 ? 11'h000 : n2384) : n2375);
   wire [7:0] n2393 = (n2387 ? (n2378 + 8'h01) : n2378);
-  wire [9:0] n2396 = ((n2383 ? 10'h000 : n2381) + 10'h001);
+  wire [10:0] n2396 = ((n2383 ? 11'h000 : n2381) + 11'h001);
   wire n2398 = (~(n2396 < bx_q));
-  wire [9:0] n2399 = (n2390 + 10'h001);
+  wire [10:0] n2399 = (n2390 + 11'h001);
   wire n2402 = (n2398 & (~(n2399 < by_q)));
-  wire [9:0] n2405 = (n2398 ? (n2402 ? 10'h000 : n2399) : n2390);
+  wire [10:0] n2405 = (n2398 ? (n2402 ? 11'h000 : n2399) : n2390);
   wire [7:0] n2408 = (n2402 ? (n2393 + 8'h01) : n2393);
-  wire [9:0] n2411 = ((n2398 ? 10'h000 : n2396) + 10'h001);
+  wire [10:0] n2411 = ((n2398 ? 11'h000 : n2396) + 11'h001);
   wire n2413 = (~(n2411 < bx_q));
-  wire [9:0] n2414 = (n2405 + 10'h001);
+  wire [10:0] n2414 = (n2405 + 11'h001);
   wire n2417 = (n2413 & (~(n2414 < by_q)));
-  wire [9:0] n2420 = (n2413 ? (n2417 ? 10'h000 : n2414) : n2405);
+  wire [10:0] n2420 = (n2413 ? (n2417 ? 11'h000 : n2414) : n2405);
   wire [7:0] n2423 = (n2417 ? (n2408 + 8'h01) : n2408);
-  wire [9:0] n2426 = ((n2413 ? 10'h000 : n2411) + 10'h001);
+  wire [10:0] n2426 = ((n2413 ? 11'h000 : n2411) + 11'h001);
   wire n2428 = (~(n2426 < bx_q));
-  wire [9:0] n2429 = (n2420 + 10'h001);
+  wire [10:0] n2429 = (n2420 + 11'h001);
   wire n2432 = (n2428 & (~(n2429 < by_q)));
-  wire [9:0] n2435 = (n2428 ? (n2432 ? 10'h000 : n2429) : n2420);
+  wire [10:0] n2435 = (n2428 ? (n2432 ? 11'h000 : n2429) : n2420);
   wire [7:0] n2438 = (n2432 ? (n2423 + 8'h01) : n2423);
-  wire [9:0] n2441 = ((n2428 ? 10'h000 : n2426) + 10'h001);
+  wire [10:0] n2441 = ((n2428 ? 11'h000 : n2426) + 11'h001);
   wire n2443 = (~(n2441 < bx_q));
-  wire [9:0] n2444 = (n2435 + 10'h001);
+  wire [10:0] n2444 = (n2435 + 11'h001);
   wire n2447 = (n2443 & (~(n2444 < by_q)));
-  wire [9:0] n2450 = (n2443 ? (n2447 ? 10'h000 : n2444) : n2435);
+  wire [10:0] n2450 = (n2443 ? (n2447 ? 11'h000 : n2444) : n2435);
   wire [7:0] n2453 = (n2447 ? (n2438 + 8'h01) : n2438);
-  wire [9:0] n2456 = ((n2443 ? 10'h000 : n2441) + 10'h001);
+  wire [10:0] n2456 = ((n2443 ? 11'h000 : n2441) + 11'h001);
   wire n2458 = (~(n2456 < bx_q));
-  wire [9:0] n2459 = (n2450 + 10'h001);
+  wire [10:0] n2459 = (n2450 + 11'h001);
   wire n2462 = (n2458 & (~(n2459 < by_q)));
-  wire [9:0] n2465 = (n2458 ? (n2462 ? 10'h000 : n2459) : n2450);
+  wire [10:0] n2465 = (n2458 ? (n2462 ? 11'h000 : n2459) : n2450);
   wire [7:0] n2468 = (n2462 ? (n2453 + 8'h01) : n2453);
-  wire [9:0] n2471 = ((n2458 ? 10'h000 : n2456) + 10'h001);
+  wire [10:0] n2471 = ((n2458 ? 11'h000 : n2456) + 11'h001);
   wire n2473 = (~(n2471 < bx_q));
-  wire [9:0] n2474 = (n2465 + 10'h001);
+  wire [10:0] n2474 = (n2465 + 11'h001);
   wire n2477 = (n2473 & (~(n2474 < by_q)));
-  wire [9:0] n2480 = (n2473 ? (n2477 ? 10'h000 : n2474) : n2465);
+  wire [10:0] n2480 = (n2473 ? (n2477 ? 11'h000 : n2474) : n2465);
   wire [7:0] n2483 = (n2477 ? (n2468 + 8'h01) : n2468);
-  wire [9:0] n2486 = ((n2473 ? 10'h000 : n2471) + 10'h001);
+  wire [10:0] n2486 = ((n2473 ? 11'h000 : n2471) + 11'h001);
   wire n2488 = (~(n2486 < bx_q));
-  wire [9:0] n2489 = (n2480 + 10'h001);
+  wire [10:0] n2489 = (n2480 + 11'h001);
   wire n2492 = (n2488 & (~(n2489 < by_q)));
   wire [15:0] n2511 = ({{5{1'b0}}, threads_q} - ({{10{1'b0}}, lk_q} << 3'h5));
   wire [17:0] n2536 = ({{14{1'b0}}, lslot_q} * smem_r_q);
@@ -1072,227 +1072,227 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire n3688 = (n3664 == 4'h5);
   wire n3692 = (n3664 == 4'h6);
   wire n3696 = (n3664 == 4'h7);
-  wire [9:0] n3892 = ((s2r_warp_i == 6'h1f) ? wtx31_q : ((s2r_warp_i == 6'h1e) ? wtx30_q : ((s2r_warp_i == 6'h1d) ? wtx29_q : ((s2r_warp_i == 6'h1c) ? wtx28_q : ((s2r_warp_i == 6'h1b) ? wtx27_q : ((s2r_warp_i == 6'h1a) ? wtx26_q : ((s2r_warp_i == 6'h19) ? wtx25_q : ((s2r_warp_i == 6'h18) ? wtx24_q : ((s2r_warp_i == 6'h17) ? wtx23_q : ((s2r_warp_i == 6'h16) ? wtx22_q : ((s2r_warp_i == 6'h15) ? wtx21_q : ((s2r_warp_i == 6'h14) ? wtx20_q : ((s2r_warp_i == 6'h13) ? wtx19_q : ((s2r_warp_i == 6'h12) ? wtx18_q : ((s2r_warp_i == 6'h11) ? wtx17_q : ((s2r_warp_i == 6'h10) ? wtx16_q : ((s2r_warp_i == 6'h0f) ? wtx15_q : ((s2r_warp_i == 6'h0e) ? wtx14_q : ((s2r_warp_i == 6'h0d) ? wtx13_q : ((s2r_warp_i == 6'h0c) ? wtx12_q : ((s2r_warp_i == 6'h0b) ? wtx11_q : ((s2r_warp_i == 6'h0a) ? wtx10_q : ((s2r_warp_i == 6'h09) ? wtx9_q : ((s2r_warp_i == 6'h08) ? wtx8_q : ((s2r_warp_i == 6'h07) ? wtx7_q : ((s2r_warp_i == 6'h06) ? wtx6_q : ((s2r_warp_i == 6'h05) ? wtx5_q : ((s2r_warp_i == 6'h04) ? wtx4_q : ((s2r_warp_i == 6'h03) ? wtx3_q : ((s2r_warp_i == 6'h02) ? wtx2_q : ((s2r_warp_i == 6'h01) ? wtx1_q : ((s2r_warp_i == 6'h00) ? wtx0_q : 10'h000))))))))))))))))))))))))))))))));
-  wire [9:0] n3989 = ((s2r_warp_i == 6'h1f) ? wty31_q : ((s2r_warp_i == 6'h1e) ? wty30_q : ((s2r_warp_i == 6'h1d) ? wty29_q : ((s2r_warp_i == 6'h1c) ? wty28_q : ((s2r_warp_i == 6'h1b) ? wty27_q : ((s2r_warp_i == 6'h1a) ? wty26_q : ((s2r_warp_i == 6'h19) ? wty25_q : ((s2r_warp_i == 6'h18) ? wty24_q : ((s2r_warp_i == 6'h17) ? wty23_q : ((s2r_warp_i == 6'h16) ? wty22_q : ((s2r_warp_i == 6'h15) ? wty21_q : ((s2r_warp_i == 6'h14) ? wty20_q : ((s2r_warp_i == 6'h13) ? wty19_q : ((s2r_warp_i == 6'h12) ? wty18_q : ((s2r_warp_i == 6'h11) ? wty17_q : ((s2r_warp_i == 6'h10) ? wty16_q : ((s2r_warp_i == 6'h0f) ? wty15_q : ((s2r_warp_i == 6'h0e) ? wty14_q : ((s2r_warp_i == 6'h0d) ? wty13_q : ((s2r_warp_i == 6'h0c) ? wty12_q : ((s2r_warp_i == 6'h0b) ? wty11_q : ((s2r_warp_i == 6'h0a) ? wty10_q : ((s2r_warp_i == 6'h09) ? wty9_q : ((s2r_warp_i == 6'h08) ? wty8_q : ((s2r_warp_i == 6'h07) ? wty7_q : ((s2r_warp_i == 6'h06) ? wty6_q : ((s2r_warp_i == 6'h05) ? wty5_q : ((s2r_warp_i == 6'h04) ? wty4_q : ((s2r_warp_i == 6'h03) ? wty3_q : ((s2r_warp_i == 6'h02) ? wty2_q : ((s2r_warp_i == 6'h01) ? wty1_q : ((s2r_warp_i == 6'h00) ? wty0_q : 10'h000))))))))))))))))))))))))))))))));
+  wire [10:0] n3892 = ((s2r_warp_i == 6'h1f) ? wtx31_q : ((s2r_warp_i == 6'h1e) ? wtx30_q : ((s2r_warp_i == 6'h1d) ? wtx29_q : ((s2r_warp_i == 6'h1c) ? wtx28_q : ((s2r_warp_i == 6'h1b) ? wtx27_q : ((s2r_warp_i == 6'h1a) ? wtx26_q : ((s2r_warp_i == 6'h19) ? wtx25_q : ((s2r_warp_i == 6'h18) ? wtx24_q : ((s2r_warp_i == 6'h17) ? wtx23_q : ((s2r_warp_i == 6'h16) ? wtx22_q : ((s2r_warp_i == 6'h15) ? wtx21_q : ((s2r_warp_i == 6'h14) ? wtx20_q : ((s2r_warp_i == 6'h13) ? wtx19_q : ((s2r_warp_i == 6'h12) ? wtx18_q : ((s2r_warp_i == 6'h11) ? wtx17_q : ((s2r_warp_i == 6'h10) ? wtx16_q : ((s2r_warp_i == 6'h0f) ? wtx15_q : ((s2r_warp_i == 6'h0e) ? wtx14_q : ((s2r_warp_i == 6'h0d) ? wtx13_q : ((s2r_warp_i == 6'h0c) ? wtx12_q : ((s2r_warp_i == 6'h0b) ? wtx11_q : ((s2r_warp_i == 6'h0a) ? wtx10_q : ((s2r_warp_i == 6'h09) ? wtx9_q : ((s2r_warp_i == 6'h08) ? wtx8_q : ((s2r_warp_i == 6'h07) ? wtx7_q : ((s2r_warp_i == 6'h06) ? wtx6_q : ((s2r_warp_i == 6'h05) ? wtx5_q : ((s2r_warp_i == 6'h04) ? wtx4_q : ((s2r_warp_i == 6'h03) ? wtx3_q : ((s2r_warp_i == 6'h02) ? wtx2_q : ((s2r_warp_i == 6'h01) ? wtx1_q : ((s2r_warp_i == 6'h00) ? wtx0_q : 11'h000))))))))))))))))))))))))))))))));
+  wire [10:0] n3989 = ((s2r_warp_i == 6'h1f) ? wty31_q : ((s2r_warp_i == 6'h1e) ? wty30_q : ((s2r_warp_i == 6'h1d) ? wty29_q : ((s2r_warp_i == 6'h1c) ? wty28_q : ((s2r_warp_i == 6'h1b) ? wty27_q : ((s2r_warp_i == 6'h1a) ? wty26_q : ((s2r_warp_i == 6'h19) ? wty25_q : ((s2r_warp_i == 6'h18) ? wty24_q : ((s2r_warp_i == 6'h17) ? wty23_q : ((s2r_warp_i == 6'h16) ? wty22_q : ((s2r_warp_i == 6'h15) ? wty21_q : ((s2r_warp_i == 6'h14) ? wty20_q : ((s2r_warp_i == 6'h13) ? wty19_q : ((s2r_warp_i == 6'h12) ? wty18_q : ((s2r_warp_i == 6'h11) ? wty17_q : ((s2r_warp_i == 6'h10) ? wty16_q : ((s2r_warp_i == 6'h0f) ? wty15_q : ((s2r_warp_i == 6'h0e) ? wty14_q : ((s2r_warp_i == 6'h0d) ? wty13_q : ((s2r_warp_i == 6'h0c) ? wty12_q : ((s2r_warp_i == 6'h0b) ? wty11_q : ((s2r_warp_i == 6'h0a) ? wty10_q : ((s2r_warp_i == 6'h09) ? wty9_q : ((s2r_warp_i == 6'h08) ? wty8_q : ((s2r_warp_i == 6'h07) ? wty7_q : ((s2r_warp_i == 6'h06) ? wty6_q : ((s2r_warp_i == 6'h05) ? wty5_q : ((s2r_warp_i == 6'h04) ? wty4_q : ((s2r_warp_i == 6'h03) ? wty3_q : ((s2r_warp_i == 6'h02) ? wty2_q : ((s2r_warp_i == 6'h01) ? wty1_q : ((s2r_warp_i == 6'h00) ? wty0_q : 11'h000))))))))))))))))))))))))))))))));
   wire [7:0] n4086 = ((s2r_warp_i == 6'h1f) ? wtz31_q : ((s2r_warp_i == 6'h1e) ? wtz30_q : ((s2r_warp_i == 6'h1d) ? wtz29_q : ((s2r_warp_i == 6'h1c) ? wtz28_q : ((s2r_warp_i == 6'h1b) ? wtz27_q : ((s2r_warp_i == 6'h1a) ? wtz26_q : ((s2r_warp_i == 6'h19) ? wtz25_q : ((s2r_warp_i == 6'h18) ? wtz24_q : ((s2r_warp_i == 6'h17) ? wtz23_q : ((s2r_warp_i == 6'h16) ? wtz22_q : ((s2r_warp_i == 6'h15) ? wtz21_q : ((s2r_warp_i == 6'h14) ? wtz20_q : ((s2r_warp_i == 6'h13) ? wtz19_q : ((s2r_warp_i == 6'h12) ? wtz18_q : ((s2r_warp_i == 6'h11) ? wtz17_q : ((s2r_warp_i == 6'h10) ? wtz16_q : ((s2r_warp_i == 6'h0f) ? wtz15_q : ((s2r_warp_i == 6'h0e) ? wtz14_q : ((s2r_warp_i == 6'h0d) ? wtz13_q : ((s2r_warp_i == 6'h0c) ? wtz12_q : ((s2r_warp_i == 6'h0b) ? wtz11_q : ((s2r_warp_i == 6'h0a) ? wtz10_q : ((s2r_warp_i == 6'h09) ? wtz9_q : ((s2r_warp_i == 6'h08) ? wtz8_q : ((s2r_warp_i == 6'h07) ? wtz7_q : ((s2r_warp_i == 6'h06) ? wtz6_q : ((s2r_warp_i == 6'h05) ? wtz5_q : ((s2r_warp_i == 6'h04) ? wtz4_q : ((s2r_warp_i == 6'h03) ? wtz3_q : ((s2r_warp_i == 6'h02) ? wtz2_q : ((s2r_warp_i == 6'h01) ? wtz1_q : ((s2r_warp_i == 6'h00) ? wtz0_q : 8'h00))))))))))))))))))))))))))))))));
   wire n4089 = (s2r_idx_i == 8'h00);
   wire n4091 = (s2r_idx_i == 8'h01);
   wire n4093 = (s2r_idx_i == 8'h02);
   wire n4109 = (s2r_idx_i == 8'h0a);
-  wire [31:0] n4130 = ((s2r_idx_i == 8'h0c) ? cyc_q : ((s2r_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r_warp_i == 6'h1f) ? widx31_q : ((s2r_warp_i == 6'h1e) ? widx30_q : ((s2r_warp_i == 6'h1d) ? widx29_q : ((s2r_warp_i == 6'h1c) ? widx28_q : ((s2r_warp_i == 6'h1b) ? widx27_q : ((s2r_warp_i == 6'h1a) ? widx26_q : ((s2r_warp_i == 6'h19) ? widx25_q : ((s2r_warp_i == 6'h18) ? widx24_q : ((s2r_warp_i == 6'h17) ? widx23_q : ((s2r_warp_i == 6'h16) ? widx22_q : ((s2r_warp_i == 6'h15) ? widx21_q : ((s2r_warp_i == 6'h14) ? widx20_q : ((s2r_warp_i == 6'h13) ? widx19_q : ((s2r_warp_i == 6'h12) ? widx18_q : ((s2r_warp_i == 6'h11) ? widx17_q : ((s2r_warp_i == 6'h10) ? widx16_q : ((s2r_warp_i == 6'h0f) ? widx15_q : ((s2r_warp_i == 6'h0e) ? widx14_q : ((s2r_warp_i == 6'h0d) ? widx13_q : ((s2r_warp_i == 6'h0c) ? widx12_q : ((s2r_warp_i == 6'h0b) ? widx11_q : ((s2r_warp_i == 6'h0a) ? widx10_q : ((s2r_warp_i == 6'h09) ? widx9_q : ((s2r_warp_i == 6'h08) ? widx8_q : ((s2r_warp_i == 6'h07) ? widx7_q : ((s2r_warp_i == 6'h06) ? widx6_q : ((s2r_warp_i == 6'h05) ? widx5_q : ((s2r_warp_i == 6'h04) ? widx4_q : ((s2r_warp_i == 6'h03) ? widx3_q : ((s2r_warp_i == 6'h02) ? widx2_q : ((s2r_warp_i == 6'h01) ? widx1_q : ((s2r_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))} : ((s2r_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r_idx_i == 8'h07) ? {{16{1'b0}}, (n3696 ? ctay7_q : (n3692 ? ctay6_q : (n3688 ? ctay5_q : (n3684 ? ctay4_q : (n3680 ? ctay3_q : (n3676 ? ctay2_q : (n3672 ? ctay1_q : (n3668 ? ctay0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h06) ? {{16{1'b0}}, (n3696 ? ctax7_q : (n3692 ? ctax6_q : (n3688 ? ctax5_q : (n3684 ? ctax4_q : (n3680 ? ctax3_q : (n3676 ? ctax2_q : (n3672 ? ctax1_q : (n3668 ? ctax0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h05) ? {{26{1'b0}}, bz_q} : ((s2r_idx_i == 8'h04) ? {{22{1'b0}}, by_q} : ((s2r_idx_i == 8'h03) ? {{22{1'b0}}, bx_q} : 32'h00000000)))))))));
-  wire [9:0] n4143 = (n3892 + 10'h001);
+  wire [31:0] n4130 = ((s2r_idx_i == 8'h0c) ? cyc_q : ((s2r_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r_warp_i == 6'h1f) ? widx31_q : ((s2r_warp_i == 6'h1e) ? widx30_q : ((s2r_warp_i == 6'h1d) ? widx29_q : ((s2r_warp_i == 6'h1c) ? widx28_q : ((s2r_warp_i == 6'h1b) ? widx27_q : ((s2r_warp_i == 6'h1a) ? widx26_q : ((s2r_warp_i == 6'h19) ? widx25_q : ((s2r_warp_i == 6'h18) ? widx24_q : ((s2r_warp_i == 6'h17) ? widx23_q : ((s2r_warp_i == 6'h16) ? widx22_q : ((s2r_warp_i == 6'h15) ? widx21_q : ((s2r_warp_i == 6'h14) ? widx20_q : ((s2r_warp_i == 6'h13) ? widx19_q : ((s2r_warp_i == 6'h12) ? widx18_q : ((s2r_warp_i == 6'h11) ? widx17_q : ((s2r_warp_i == 6'h10) ? widx16_q : ((s2r_warp_i == 6'h0f) ? widx15_q : ((s2r_warp_i == 6'h0e) ? widx14_q : ((s2r_warp_i == 6'h0d) ? widx13_q : ((s2r_warp_i == 6'h0c) ? widx12_q : ((s2r_warp_i == 6'h0b) ? widx11_q : ((s2r_warp_i == 6'h0a) ? widx10_q : ((s2r_warp_i == 6'h09) ? widx9_q : ((s2r_warp_i == 6'h08) ? widx8_q : ((s2r_warp_i == 6'h07) ? widx7_q : ((s2r_warp_i == 6'h06) ? widx6_q : ((s2r_warp_i == 6'h05) ? widx5_q : ((s2r_warp_i == 6'h04) ? widx4_q : ((s2r_warp_i == 6'h03) ? widx3_q : ((s2r_warp_i == 6'h02) ? widx2_q : ((s2r_warp_i == 6'h01) ? widx1_q : ((s2r_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))} : ((s2r_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r_idx_i == 8'h07) ? {{16{1'b0}}, (n3696 ? ctay7_q : (n3692 ? ctay6_q : (n3688 ? ctay5_q : (n3684 ? ctay4_q : (n3680 ? ctay3_q : (n3676 ? ctay2_q : (n3672 ? ctay1_q : (n3668 ? ctay0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h06) ? {{16{1'b0}}, (n3696 ? ctax7_q : (n3692 ? ctax6_q : (n3688 ? ctax5_q : (n3684 ? ctax4_q : (n3680 ? ctax3_q : (n3676 ? ctax2_q : (n3672 ? ctax1_q : (n3668 ? ctax0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h05) ? {{25{1'b0}}, bz_q} : ((s2r_idx_i == 8'h04) ? {{21{1'b0}}, by_q} : ((s2r_idx_i == 8'h03) ? {{21{1'b0}}, bx_q} : 32'h00000000)))))))));
+  wire [10:0] n4143 = (n3892 + 11'h001);
   wire n4145 = (~(n4143 < bx_q));
-  wire [9:0] n4146 = (n3989 + 10'h001);
+  wire [10:0] n4146 = (n3989 + 11'h001);
   wire n4149 = (n4145 & (~(n4146 < by_q)));
-  wire [9:0] n4150 = (n4145 ? 10'h000 : n4143);
-  wire [9:0] n4152 = (n4145 ? (n4149 ? 10'h000 : n4146) : n3989);
+  wire [10:0] n4150 = (n4145 ? 11'h000 : n4143);
+  wire [10:0] n4152 = (n4145 ? (n4149 ? 11'h000 : n4146) : n3989);
   wire [7:0] n4155 = (n4149 ? (n4086 + 8'h01) : n4086);
-  wire [9:0] n4168 = (n4150 + 10'h001);
+  wire [10:0] n4168 = (n4150 + 11'h001);
   wire n4170 = (~(n4168 < bx_q));
-  wire [9:0] n4171 = (n4152 + 10'h001);
+  wire [10:0] n4171 = (n4152 + 11'h001);
   wire n4174 = (n4170 & (~(n4171 < by_q)));
-  wire [9:0] n4175 = (n4170 ? 10'h000 : n4168);
-  wire [9:0] n4177 = (n4170 ? (n4174 ? 10'h000 : n4171) : n4152);
+  wire [10:0] n4175 = (n4170 ? 11'h000 : n4168);
+  wire [10:0] n4177 = (n4170 ? (n4174 ? 11'h000 : n4171) : n4152);
   wire [7:0] n4180 = (n4174 ? (n4155 + 8'h01) : n4155);
-  wire [9:0] n4193 = (n4175 + 10'h001);
+  wire [10:0] n4193 = (n4175 + 11'h001);
   wire n4195 = (~(n4193 < bx_q));
-  wire [9:0] n4196 = (n4177 + 10'h001);
+  wire [10:0] n4196 = (n4177 + 11'h001);
   wire n4199 = (n4195 & (~(n4196 < by_q)));
-  wire [9:0] n4200 = (n4195 ? 10'h000 : n4193);
-  wire [9:0] n4202 = (n4195 ? (n4199 ? 10'h000 : n4196) : n4177);
+  wire [10:0] n4200 = (n4195 ? 11'h000 : n4193);
+  wire [10:0] n4202 = (n4195 ? (n4199 ? 11'h000 : n4196) : n4177);
   wire [7:0] n4205 = (n4199 ? (n4180 + 8'h01) : n4180);
-  wire [9:0] n4218 = (n4200 + 10'h001);
+  wire [10:0] n4218 = (n4200 + 11'h001);
   wire n4220 = (~(n4218 < bx_q));
-  wire [9:0] n4221 = (n4202 + 10'h001);
+  wire [10:0] n4221 = (n4202 + 11'h001);
   wire n4224 = (n4220 & (~(n4221 < by_q)));
-  wire [9:0] n4225 = (n4220 ? 10'h000 : n4218);
-  wire [9:0] n4227 = (n4220 ? (n4224 ? 10'h000 : n4221) : n4202);
+  wire [10:0] n4225 = (n4220 ? 11'h000 : n4218);
+  wire [10:0] n4227 = (n4220 ? (n4224 ? 11'h000 : n4221) : n4202);
   wire [7:0] n4230 = (n4224 ? (n4205 + 8'h01) : n4205);
-  wire [9:0] n4243 = (n4225 + 10'h001);
+  wire [10:0] n4243 = (n4225 + 11'h001);
   wire n4245 = (~(n4243 < bx_q));
-  wire [9:0] n4246 = (n4227 + 10'h001);
+  wire [10:0] n4246 = (n4227 + 11'h001);
   wire n4249 = (n4245 & (~(n4246 < by_q)));
-  wire [9:0] n4250 = (n4245 ? 10'h000 : n4243);
-  wire [9:0] n4252 = (n4245 ? (n4249 ? 10'h000 : n4246) : n4227);
+  wire [10:0] n4250 = (n4245 ? 11'h000 : n4243);
+  wire [10:0] n4252 = (n4245 ? (n4249 ? 11'h000 : n4246) : n4227);
   wire [7:0] n4255 = (n4249 ? (n4230 + 8'h01) : n4230);
-  wire [9:0] n4268 = (n4250 + 10'h001);
+  wire [10:0] n4268 = (n4250 + 11'h001);
   wire n4270 = (~(n4268 < bx_q));
-  wire [9:0] n4271 = (n4252 + 10'h001);
+  wire [10:0] n4271 = (n4252 + 11'h001);
   wire n4274 = (n4270 & (~(n4271 < by_q)));
-  wire [9:0] n4275 = (n4270 ? 10'h000 : n4268);
-  wire [9:0] n4277 = (n4270 ? (n4274 ? 10'h000 : n4271) : n4252);
+  wire [10:0] n4275 = (n4270 ? 11'h000 : n4268);
+  wire [10:0] n4277 = (n4270 ? (n4274 ? 11'h000 : n4271) : n4252);
   wire [7:0] n4280 = (n4274 ? (n4255 + 8'h01) : n4255);
-  wire [9:0] n4293 = (n4275 + 10'h001);
+  wire [10:0] n4293 = (n4275 + 11'h001);
   wire n4295 = (~(n4293 < bx_q));
-  wire [9:0] n4296 = (n4277 + 10'h001);
+  wire [10:0] n4296 = (n4277 + 11'h001);
   wire n4299 = (n4295 & (~(n4296 < by_q)));
-  wire [9:0] n4300 = (n4295 ? 10'h000 : n4293);
-  wire [9:0] n4302 = (n4295 ? (n4299 ? 10'h000 : n4296) : n4277);
+  wire [10:0] n4300 = (n4295 ? 11'h000 : n4293);
+  wire [10:0] n4302 = (n4295 ? (n4299 ? 11'h000 : n4296) : n4277);
   wire [7:0] n4305 = (n4299 ? (n4280 + 8'h01) : n4280);
-  wire [9:0] n4318 = (n4300 + 10'h001);
+  wire [10:0] n4318 = (n4300 + 11'h001);
   wire n4320 = (~(n4318 < bx_q));
-  wire [9:0] n4321 = (n4302 + 10'h001);
+  wire [10:0] n4321 = (n4302 + 11'h001);
   wire n4324 = (n4320 & (~(n4321 < by_q)));
-  wire [9:0] n4325 = (n4320 ? 10'h000 : n4318);
-  wire [9:0] n4327 = (n4320 ? (n4324 ? 10'h000 : n4321) : n4302);
+  wire [10:0] n4325 = (n4320 ? 11'h000 : n4318);
+  wire [10:0] n4327 = (n4320 ? (n4324 ? 11'h000 : n4321) : n4302);
   wire [7:0] n4330 = (n4324 ? (n4305 + 8'h01) : n4305);
-  wire [9:0] n4343 = (n4325 + 10'h001);
+  wire [10:0] n4343 = (n4325 + 11'h001);
   wire n4345 = (~(n4343 < bx_q));
-  wire [9:0] n4346 = (n4327 + 10'h001);
+  wire [10:0] n4346 = (n4327 + 11'h001);
   wire n4349 = (n4345 & (~(n4346 < by_q)));
-  wire [9:0] n4350 = (n4345 ? 10'h000 : n4343);
-  wire [9:0] n4352 = (n4345 ? (n4349 ? 10'h000 : n4346) : n4327);
+  wire [10:0] n4350 = (n4345 ? 11'h000 : n4343);
+  wire [10:0] n4352 = (n4345 ? (n4349 ? 11'h000 : n4346) : n4327);
   wire [7:0] n4355 = (n4349 ? (n4330 + 8'h01) : n4330);
-  wire [9:0] n4368 = (n4350 + 10'h001);
+  wire [10:0] n4368 = (n4350 + 11'h001);
   wire n4370 = (~(n4368 < bx_q));
-  wire [9:0] n4371 = (n4352 + 10'h001);
+  wire [10:0] n4371 = (n4352 + 11'h001);
   wire n4374 = (n4370 & (~(n4371 < by_q)));
-  wire [9:0] n4375 = (n4370 ? 10'h000 : n4368);
-  wire [9:0] n4377 = (n4370 ? (n4374 ? 10'h000 : n4371) : n4352);
+  wire [10:0] n4375 = (n4370 ? 11'h000 : n4368);
+  wire [10:0] n4377 = (n4370 ? (n4374 ? 11'h000 : n4371) : n4352);
   wire [7:0] n4380 = (n4374 ? (n4355 + 8'h01) : n4355);
-  wire [9:0] n4393 = (n4375 + 10'h001);
+  wire [10:0] n4393 = (n4375 + 11'h001);
   wire n4395 = (~(n4393 < bx_q));
-  wire [9:0] n4396 = (n4377 + 10'h001);
+  wire [10:0] n4396 = (n4377 + 11'h001);
   wire n4399 = (n4395 & (~(n4396 < by_q)));
-  wire [9:0] n4400 = (n4395 ? 10'h000 : n4393);
-  wire [9:0] n4402 = (n4395 ? (n4399 ? 10'h000 : n4396) : n4377);
+  wire [10:0] n4400 = (n4395 ? 11'h000 : n4393);
+  wire [10:0] n4402 = (n4395 ? (n4399 ? 11'h000 : n4396) : n4377);
   wire [7:0] n4405 = (n4399 ? (n4380 + 8'h01) : n4380);
-  wire [9:0] n4418 = (n4400 + 10'h001);
+  wire [10:0] n4418 = (n4400 + 11'h001);
   wire n4420 = (~(n4418 < bx_q));
-  wire [9:0] n4421 = (n4402 + 10'h001);
+  wire [10:0] n4421 = (n4402 + 11'h001);
   wire n4424 = (n4420 & (~(n4421 < by_q)));
-  wire [9:0] n4425 = (n4420 ? 10'h000 : n4418);
-  wire [9:0] n4427 = (n4420 ? (n4424 ? 10'h000 : n4421) : n4402);
+  wire [10:0] n4425 = (n4420 ? 11'h000 : n4418);
+  wire [10:0] n4427 = (n4420 ? (n4424 ? 11'h000 : n4421) : n4402);
   wire [7:0] n4430 = (n4424 ? (n4405 + 8'h01) : n4405);
-  wire [9:0] n4443 = (n4425 + 10'h001);
+  wire [10:0] n4443 = (n4425 + 11'h001);
   wire n4445 = (~(n4443 < bx_q));
-  wire [9:0] n4446 = (n4427 + 10'h001);
+  wire [10:0] n4446 = (n4427 + 11'h001);
   wire n4449 = (n4445 & (~(n4446 < by_q)));
-  wire [9:0] n4450 = (n4445 ? 10'h000 : n4443);
-  wire [9:0] n4452 = (n4445 ? (n4449 ? 10'h000 : n4446) : n4427);
+  wire [10:0] n4450 = (n4445 ? 11'h000 : n4443);
+  wire [10:0] n4452 = (n4445 ? (n4449 ? 11'h000 : n4446) : n4427);
   wire [7:0] n4455 = (n4449 ? (n4430 + 8'h01) : n4430);
-  wire [9:0] n4468 = (n4450 + 10'h001);
+  wire [10:0] n4468 = (n4450 + 11'h001);
   wire n4470 = (~(n4468 < bx_q));
-  wire [9:0] n4471 = (n4452 + 10'h001);
+  wire [10:0] n4471 = (n4452 + 11'h001);
   wire n4474 = (n4470 & (~(n4471 < by_q)));
-  wire [9:0] n4475 = (n4470 ? 10'h000 : n4468);
-  wire [9:0] n4477 = (n4470 ? (n4474 ? 10'h000 : n4471) : n4452);
+  wire [10:0] n4475 = (n4470 ? 11'h000 : n4468);
+  wire [10:0] n4477 = (n4470 ? (n4474 ? 11'h000 : n4471) : n4452);
   wire [7:0] n4480 = (n4474 ? (n4455 + 8'h01) : n4455);
-  wire [9:0] n4493 = (n4475 + 10'h001);
+  wire [10:0] n4493 = (n4475 + 11'h001);
   wire n4495 = (~(n4493 < bx_q));
-  wire [9:0] n4496 = (n4477 + 10'h001);
+  wire [10:0] n4496 = (n4477 + 11'h001);
   wire n4499 = (n4495 & (~(n4496 < by_q)));
-  wire [9:0] n4500 = (n4495 ? 10'h000 : n4493);
-  wire [9:0] n4502 = (n4495 ? (n4499 ? 10'h000 : n4496) : n4477);
+  wire [10:0] n4500 = (n4495 ? 11'h000 : n4493);
+  wire [10:0] n4502 = (n4495 ? (n4499 ? 11'h000 : n4496) : n4477);
   wire [7:0] n4505 = (n4499 ? (n4480 + 8'h01) : n4480);
-  wire [9:0] n4518 = (n4500 + 10'h001);
+  wire [10:0] n4518 = (n4500 + 11'h001);
   wire n4520 = (~(n4518 < bx_q));
-  wire [9:0] n4521 = (n4502 + 10'h001);
+  wire [10:0] n4521 = (n4502 + 11'h001);
   wire n4524 = (n4520 & (~(n4521 < by_q)));
-  wire [9:0] n4525 = (n4520 ? 10'h000 : n4518);
-  wire [9:0] n4527 = (n4520 ? (n4524 ? 10'h000 : n4521) : n4502);
+  wire [10:0] n4525 = (n4520 ? 11'h000 : n4518);
+  wire [10:0] n4527 = (n4520 ? (n4524 ? 11'h000 : n4521) : n4502);
   wire [7:0] n4530 = (n4524 ? (n4505 + 8'h01) : n4505);
-  wire [9:0] n4543 = (n4525 + 10'h001);
+  wire [10:0] n4543 = (n4525 + 11'h001);
   wire n4545 = (~(n4543 < bx_q));
-  wire [9:0] n4546 = (n4527 + 10'h001);
+  wire [10:0] n4546 = (n4527 + 11'h001);
   wire n4549 = (n4545 & (~(n4546 < by_q)));
-  wire [9:0] n4550 = (n4545 ? 10'h000 : n4543);
-  wire [9:0] n4552 = (n4545 ? (n4549 ? 10'h000 : n4546) : n4527);
+  wire [10:0] n4550 = (n4545 ? 11'h000 : n4543);
+  wire [10:0] n4552 = (n4545 ? (n4549 ? 11'h000 : n4546) : n4527);
   wire [7:0] n4555 = (n4549 ? (n4530 + 8'h01) : n4530);
-  wire [9:0] n4568 = (n4550 + 10'h001);
+  wire [10:0] n4568 = (n4550 + 11'h001);
   wire n4570 = (~(n4568 < bx_q));
-  wire [9:0] n4571 = (n4552 + 10'h001);
+  wire [10:0] n4571 = (n4552 + 11'h001);
   wire n4574 = (n4570 & (~(n4571 < by_q)));
-  wire [9:0] n4575 = (n4570 ? 10'h000 : n4568);
-  wire [9:0] n4577 = (n4570 ? (n4574 ? 10'h000 : n4571) : n4552);
+  wire [10:0] n4575 = (n4570 ? 11'h000 : n4568);
+  wire [10:0] n4577 = (n4570 ? (n4574 ? 11'h000 : n4571) : n4552);
   wire [7:0] n4580 = (n4574 ? (n4555 + 8'h01) : n4555);
-  wire [9:0] n4593 = (n4575 + 10'h001);
+  wire [10:0] n4593 = (n4575 + 11'h001);
   wire n4595 = (~(n4593 < bx_q));
-  wire [9:0] n4596 = (n4577 + 10'h001);
+  wire [10:0] n4596 = (n4577 + 11'h001);
   wire n4599 = (n4595 & (~(n4596 < by_q)));
-  wire [9:0] n4600 = (n4595 ? 10'h000 : n4593);
-  wire [9:0] n4602 = (n4595 ? (n4599 ? 10'h000 : n4596) : n4577);
+  wire [10:0] n4600 = (n4595 ? 11'h000 : n4593);
+  wire [10:0] n4602 = (n4595 ? (n4599 ? 11'h000 : n4596) : n4577);
   wire [7:0] n4605 = (n4599 ? (n4580 + 8'h01) : n4580);
-  wire [9:0] n4618 = (n4600 + 10'h001);
+  wire [10:0] n4618 = (n4600 + 11'h001);
   wire n4620 = (~(n4618 < bx_q));
-  wire [9:0] n4621 = (n4602 + 10'h001);
+  wire [10:0] n4621 = (n4602 + 11'h001);
   wire n4624 = (n4620 & (~(n4621 < by_q)));
-  wire [9:0] n4625 = (n4620 ? 10'h000 : n4618);
-  wire [9:0] n4627 = (n4620 ? (n4624 ? 10'h000 : n4621) : n4602);
+  wire [10:0] n4625 = (n4620 ? 11'h000 : n4618);
+  wire [10:0] n4627 = (n4620 ? (n4624 ? 11'h000 : n4621) : n4602);
   wire [7:0] n4630 = (n4624 ? (n4605 + 8'h01) : n4605);
-  wire [9:0] n4643 = (n4625 + 10'h001);
+  wire [10:0] n4643 = (n4625 + 11'h001);
   wire n4645 = (~(n4643 < bx_q));
-  wire [9:0] n4646 = (n4627 + 10'h001);
+  wire [10:0] n4646 = (n4627 + 11'h001);
   wire n4649 = (n4645 & (~(n4646 < by_q)));
-  wire [9:0] n4650 = (n4645 ? 10'h000 : n4643);
-  wire [9:0] n4652 = (n4645 ? (n4649 ? 10'h000 : n4646) : n4627);
+  wire [10:0] n4650 = (n4645 ? 11'h000 : n4643);
+  wire [10:0] n4652 = (n4645 ? (n4649 ? 11'h000 : n4646) : n4627);
   wire [7:0] n4655 = (n4649 ? (n4630 + 8'h01) : n4630);
-  wire [9:0] n4668 = (n4650 + 10'h001);
+  wire [10:0] n4668 = (n4650 + 11'h001);
   wire n4670 = (~(n4668 < bx_q));
-  wire [9:0] n4671 = (n4652 + 10'h001);
+  wire [10:0] n4671 = (n4652 + 11'h001);
   wire n4674 = (n4670 & (~(n4671 < by_q)));
-  wire [9:0] n4675 = (n4670 ? 10'h000 : n4668);
-  wire [9:0] n4677 = (n4670 ? (n4674 ? 10'h000 : n4671) : n4652);
+  wire [10:0] n4675 = (n4670 ? 11'h000 : n4668);
+  wire [10:0] n4677 = (n4670 ? (n4674 ? 11'h000 : n4671) : n4652);
   wire [7:0] n4680 = (n4674 ? (n4655 + 8'h01) : n4655);
-  wire [9:0] n4693 = (n4675 + 10'h001);
+  wire [10:0] n4693 = (n4675 + 11'h001);
   wire n4695 = (~(n4693 < bx_q));
-  wire [9:0] n4696 = (n4677 + 10'h001);
+  wire [10:0] n4696 = (n4677 + 11'h001);
   wire n4699 = (n4695 & (~(n4696 < by_q)));
-  wire [9:0] n4700 = (n4695 ? 10'h000 : n4693);
-  wire [9:0] n4702 = (n4695 ? (n4699 ? 10'h000 : n4696) : n4677);
+  wire [10:0] n4700 = (n4695 ? 11'h000 : n4693);
+  wire [10:0] n4702 = (n4695 ? (n4699 ? 11'h000 : n4696) : n4677);
   wire [7:0] n4705 = (n4699 ? (n4680 + 8'h01) : n4680);
-  wire [9:0] n4718 = (n4700 + 10'h001);
+  wire [10:0] n4718 = (n4700 + 11'h001);
   wire n4720 = (~(n4718 < bx_q));
-  wire [9:0] n4721 = (n4702 + 10'h001);
+  wire [10:0] n4721 = (n4702 + 11'h001);
   wire n4724 = (n4720 & (~(n4721 < by_q)));
-  wire [9:0] n4725 = (n4720 ? 10'h000 : n4718);
-  wire [9:0] n4727 = (n4720 ? (n4724 ? 10'h000 : n4721) : n4702);
+  wire [10:0] n4725 = (n4720 ? 11'h000 : n4718);
+  wire [10:0] n4727 = (n4720 ? (n4724 ? 11'h000 : n4721) : n4702);
   wire [7:0] n4730 = (n4724 ? (n4705 + 8'h01) : n4705);
-  wire [9:0] n4743 = (n4725 + 10'h001);
+  wire [10:0] n4743 = (n4725 + 11'h001);
   wire n4745 = (~(n4743 < bx_q));
-  wire [9:0] n4746 = (n4727 + 10'h001);
+  wire [10:0] n4746 = (n4727 + 11'h001);
   wire n4749 = (n4745 & (~(n4746 < by_q)));
-  wire [9:0] n4750 = (n4745 ? 10'h000 : n4743);
-  wire [9:0] n4752 = (n4745 ? (n4749 ? 10'h000 : n4746) : n4727);
+  wire [10:0] n4750 = (n4745 ? 11'h000 : n4743);
+  wire [10:0] n4752 = (n4745 ? (n4749 ? 11'h000 : n4746) : n4727);
   wire [7:0] n4755 = (n4749 ? (n4730 + 8'h01) : n4730);
-  wire [9:0] n4768 = (n4750 + 10'h001);
+  wire [10:0] n4768 = (n4750 + 11'h001);
   wire n4770 = (~(n4768 < bx_q));
-  wire [9:0] n4771 = (n4752 + 10'h001);
+  wire [10:0] n4771 = (n4752 + 11'h001);
   wire n4774 = (n4770 & (~(n4771 < by_q)));
-  wire [9:0] n4775 = (n4770 ? 10'h000 : n4768);
-  wire [9:0] n4777 = (n4770 ? (n4774 ? 10'h000 : n4771) : n4752);
+  wire [10:0] n4775 = (n4770 ? 11'h000 : n4768);
+  wire [10:0] n4777 = (n4770 ? (n4774 ? 11'h000 : n4771) : n4752);
   wire [7:0] n4780 = (n4774 ? (n4755 + 8'h01) : n4755);
-  wire [9:0] n4793 = (n4775 + 10'h001);
+  wire [10:0] n4793 = (n4775 + 11'h001);
   wire n4795 = (~(n4793 < bx_q));
-  wire [9:0] n4796 = (n4777 + 10'h001);
+  wire [10:0] n4796 = (n4777 + 11'h001);
   wire n4799 = (n4795 & (~(n4796 < by_q)));
-  wire [9:0] n4800 = (n4795 ? 10'h000 : n4793);
-  wire [9:0] n4802 = (n4795 ? (n4799 ? 10'h000 : n4796) : n4777);
+  wire [10:0] n4800 = (n4795 ? 11'h000 : n4793);
+  wire [10:0] n4802 = (n4795 ? (n4799 ? 11'h000 : n4796) : n4777);
   wire [7:0] n4805 = (n4799 ? (n4780 + 8'h01) : n4780);
-  wire [9:0] n4818 = (n4800 + 10'h001);
+  wire [10:0] n4818 = (n4800 + 11'h001);
   wire n4820 = (~(n4818 < bx_q));
-  wire [9:0] n4821 = (n4802 + 10'h001);
+  wire [10:0] n4821 = (n4802 + 11'h001);
   wire n4824 = (n4820 & (~(n4821 < by_q)));
-  wire [9:0] n4825 = (n4820 ? 10'h000 : n4818);
-  wire [9:0] n4827 = (n4820 ? (n4824 ? 10'h000 : n4821) : n4802);
+  wire [10:0] n4825 = (n4820 ? 11'h000 : n4818);
+  wire [10:0] n4827 = (n4820 ? (n4824 ? 11'h000 : n4821) : n4802);
   wire [7:0] n4830 = (n4824 ? (n4805 + 8'h01) : n4805);
-  wire [9:0] n4843 = (n4825 + 10'h001);
+  wire [10:0] n4843 = (n4825 + 11'h001);
   wire n4845 = (~(n4843 < bx_q));
-  wire [9:0] n4846 = (n4827 + 10'h001);
+  wire [10:0] n4846 = (n4827 + 11'h001);
   wire n4849 = (n4845 & (~(n4846 < by_q)));
-  wire [9:0] n4850 = (n4845 ? 10'h000 : n4843);
-  wire [9:0] n4852 = (n4845 ? (n4849 ? 10'h000 : n4846) : n4827);
+  wire [10:0] n4850 = (n4845 ? 11'h000 : n4843);
+  wire [10:0] n4852 = (n4845 ? (n4849 ? 11'h000 : n4846) : n4827);
   wire [7:0] n4855 = (n4849 ? (n4830 + 8'h01) : n4830);
-  wire [9:0] n4868 = (n4850 + 10'h001);
+  wire [10:0] n4868 = (n4850 + 11'h001);
   wire n4870 = (~(n4868 < bx_q));
-  wire [9:0] n4871 = (n4852 + 10'h001);
+  wire [10:0] n4871 = (n4852 + 11'h001);
   wire n4874 = (n4870 & (~(n4871 < by_q)));
-  wire [9:0] n4875 = (n4870 ? 10'h000 : n4868);
-  wire [9:0] n4877 = (n4870 ? (n4874 ? 10'h000 : n4871) : n4852);
+  wire [10:0] n4875 = (n4870 ? 11'h000 : n4868);
+  wire [10:0] n4877 = (n4870 ? (n4874 ? 11'h000 : n4871) : n4852);
   wire [7:0] n4880 = (n4874 ? (n4855 + 8'h01) : n4855);
-  wire [9:0] n4893 = (n4875 + 10'h001);
+  wire [10:0] n4893 = (n4875 + 11'h001);
   wire n4895 = (~(n4893 < bx_q));
-  wire [9:0] n4896 = (n4877 + 10'h001);
+  wire [10:0] n4896 = (n4877 + 11'h001);
   wire n4899 = (n4895 & (~(n4896 < by_q)));
   wire [3:0] n5145 = ((s2r1_warp_i == 6'h1f) ? wslot31_q : ((s2r1_warp_i == 6'h1e) ? wslot30_q : ((s2r1_warp_i == 6'h1d) ? wslot29_q : ((s2r1_warp_i == 6'h1c) ? wslot28_q : ((s2r1_warp_i == 6'h1b) ? wslot27_q : ((s2r1_warp_i == 6'h1a) ? wslot26_q : ((s2r1_warp_i == 6'h19) ? wslot25_q : ((s2r1_warp_i == 6'h18) ? wslot24_q : ((s2r1_warp_i == 6'h17) ? wslot23_q : ((s2r1_warp_i == 6'h16) ? wslot22_q : ((s2r1_warp_i == 6'h15) ? wslot21_q : ((s2r1_warp_i == 6'h14) ? wslot20_q : ((s2r1_warp_i == 6'h13) ? wslot19_q : ((s2r1_warp_i == 6'h12) ? wslot18_q : ((s2r1_warp_i == 6'h11) ? wslot17_q : ((s2r1_warp_i == 6'h10) ? wslot16_q : ((s2r1_warp_i == 6'h0f) ? wslot15_q : ((s2r1_warp_i == 6'h0e) ? wslot14_q : ((s2r1_warp_i == 6'h0d) ? wslot13_q : ((s2r1_warp_i == 6'h0c) ? wslot12_q : ((s2r1_warp_i == 6'h0b) ? wslot11_q : ((s2r1_warp_i == 6'h0a) ? wslot10_q : ((s2r1_warp_i == 6'h09) ? wslot9_q : ((s2r1_warp_i == 6'h08) ? wslot8_q : ((s2r1_warp_i == 6'h07) ? wslot7_q : ((s2r1_warp_i == 6'h06) ? wslot6_q : ((s2r1_warp_i == 6'h05) ? wslot5_q : ((s2r1_warp_i == 6'h04) ? wslot4_q : ((s2r1_warp_i == 6'h03) ? wslot3_q : ((s2r1_warp_i == 6'h02) ? wslot2_q : ((s2r1_warp_i == 6'h01) ? wslot1_q : ((s2r1_warp_i == 6'h00) ? wslot0_q : 4'h0))))))))))))))))))))))))))))))));
   wire n5149 = (n5145 == 4'h0);
@@ -1303,227 +1303,227 @@ module cta_w32_c8_s1_t1024_r16384 (
   wire n5169 = (n5145 == 4'h5);
   wire n5173 = (n5145 == 4'h6);
   wire n5177 = (n5145 == 4'h7);
-  wire [9:0] n5373 = ((s2r1_warp_i == 6'h1f) ? wtx31_q : ((s2r1_warp_i == 6'h1e) ? wtx30_q : ((s2r1_warp_i == 6'h1d) ? wtx29_q : ((s2r1_warp_i == 6'h1c) ? wtx28_q : ((s2r1_warp_i == 6'h1b) ? wtx27_q : ((s2r1_warp_i == 6'h1a) ? wtx26_q : ((s2r1_warp_i == 6'h19) ? wtx25_q : ((s2r1_warp_i == 6'h18) ? wtx24_q : ((s2r1_warp_i == 6'h17) ? wtx23_q : ((s2r1_warp_i == 6'h16) ? wtx22_q : ((s2r1_warp_i == 6'h15) ? wtx21_q : ((s2r1_warp_i == 6'h14) ? wtx20_q : ((s2r1_warp_i == 6'h13) ? wtx19_q : ((s2r1_warp_i == 6'h12) ? wtx18_q : ((s2r1_warp_i == 6'h11) ? wtx17_q : ((s2r1_warp_i == 6'h10) ? wtx16_q : ((s2r1_warp_i == 6'h0f) ? wtx15_q : ((s2r1_warp_i == 6'h0e) ? wtx14_q : ((s2r1_warp_i == 6'h0d) ? wtx13_q : ((s2r1_warp_i == 6'h0c) ? wtx12_q : ((s2r1_warp_i == 6'h0b) ? wtx11_q : ((s2r1_warp_i == 6'h0a) ? wtx10_q : ((s2r1_warp_i == 6'h09) ? wtx9_q : ((s2r1_warp_i == 6'h08) ? wtx8_q : ((s2r1_warp_i == 6'h07) ? wtx7_q : ((s2r1_warp_i == 6'h06) ? wtx6_q : ((s2r1_warp_i == 6'h05) ? wtx5_q : ((s2r1_warp_i == 6'h04) ? wtx4_q : ((s2r1_warp_i == 6'h03) ? wtx3_q : ((s2r1_warp_i == 6'h02) ? wtx2_q : ((s2r1_warp_i == 6'h01) ? wtx1_q : ((s2r1_warp_i == 6'h00) ? wtx0_q : 10'h000))))))))))))))))))))))))))))))));
-  wire [9:0] n5470 = ((s2r1_warp_i == 6'h1f) ? wty31_q : ((s2r1_warp_i == 6'h1e) ? wty30_q : ((s2r1_warp_i == 6'h1d) ? wty29_q : ((s2r1_warp_i == 6'h1c) ? wty28_q : ((s2r1_warp_i == 6'h1b) ? wty27_q : ((s2r1_warp_i == 6'h1a) ? wty26_q : ((s2r1_warp_i == 6'h19) ? wty25_q : ((s2r1_warp_i == 6'h18) ? wty24_q : ((s2r1_warp_i == 6'h17) ? wty23_q : ((s2r1_warp_i == 6'h16) ? wty22_q : ((s2r1_warp_i == 6'h15) ? wty21_q : ((s2r1_warp_i == 6'h14) ? wty20_q : ((s2r1_warp_i == 6'h13) ? wty19_q : ((s2r1_warp_i == 6'h12) ? wty18_q : ((s2r1_warp_i == 6'h11) ? wty17_q : ((s2r1_warp_i == 6'h10) ? wty16_q : ((s2r1_warp_i == 6'h0f) ? wty15_q : ((s2r1_warp_i == 6'h0e) ? wty14_q : ((s2r1_warp_i == 6'h0d) ? wty13_q : ((s2r1_warp_i == 6'h0c) ? wty12_q : ((s2r1_warp_i == 6'h0b) ? wty11_q : ((s2r1_warp_i == 6'h0a) ? wty10_q : ((s2r1_warp_i == 6'h09) ? wty9_q : ((s2r1_warp_i == 6'h08) ? wty8_q : ((s2r1_warp_i == 6'h07) ? wty7_q : ((s2r1_warp_i == 6'h06) ? wty6_q : ((s2r1_warp_i == 6'h05) ? wty5_q : ((s2r1_warp_i == 6'h04) ? wty4_q : ((s2r1_warp_i == 6'h03) ? wty3_q : ((s2r1_warp_i == 6'h02) ? wty2_q : ((s2r1_warp_i == 6'h01) ? wty1_q : ((s2r1_warp_i == 6'h00) ? wty0_q : 10'h000))))))))))))))))))))))))))))))));
+  wire [10:0] n5373 = ((s2r1_warp_i == 6'h1f) ? wtx31_q : ((s2r1_warp_i == 6'h1e) ? wtx30_q : ((s2r1_warp_i == 6'h1d) ? wtx29_q : ((s2r1_warp_i == 6'h1c) ? wtx28_q : ((s2r1_warp_i == 6'h1b) ? wtx27_q : ((s2r1_warp_i == 6'h1a) ? wtx26_q : ((s2r1_warp_i == 6'h19) ? wtx25_q : ((s2r1_warp_i == 6'h18) ? wtx24_q : ((s2r1_warp_i == 6'h17) ? wtx23_q : ((s2r1_warp_i == 6'h16) ? wtx22_q : ((s2r1_warp_i == 6'h15) ? wtx21_q : ((s2r1_warp_i == 6'h14) ? wtx20_q : ((s2r1_warp_i == 6'h13) ? wtx19_q : ((s2r1_warp_i == 6'h12) ? wtx18_q : ((s2r1_warp_i == 6'h11) ? wtx17_q : ((s2r1_warp_i == 6'h10) ? wtx16_q : ((s2r1_warp_i == 6'h0f) ? wtx15_q : ((s2r1_warp_i == 6'h0e) ? wtx14_q : ((s2r1_warp_i == 6'h0d) ? wtx13_q : ((s2r1_warp_i == 6'h0c) ? wtx12_q : ((s2r1_warp_i == 6'h0b) ? wtx11_q : ((s2r1_warp_i == 6'h0a) ? wtx10_q : ((s2r1_warp_i == 6'h09) ? wtx9_q : ((s2r1_warp_i == 6'h08) ? wtx8_q : ((s2r1_warp_i == 6'h07) ? wtx7_q : ((s2r1_warp_i == 6'h06) ? wtx6_q : ((s2r1_warp_i == 6'h05) ? wtx5_q : ((s2r1_warp_i == 6'h04) ? wtx4_q : ((s2r1_warp_i == 6'h03) ? wtx3_q : ((s2r1_warp_i == 6'h02) ? wtx2_q : ((s2r1_warp_i == 6'h01) ? wtx1_q : ((s2r1_warp_i == 6'h00) ? wtx0_q : 11'h000))))))))))))))))))))))))))))))));
+  wire [10:0] n5470 = ((s2r1_warp_i == 6'h1f) ? wty31_q : ((s2r1_warp_i == 6'h1e) ? wty30_q : ((s2r1_warp_i == 6'h1d) ? wty29_q : ((s2r1_warp_i == 6'h1c) ? wty28_q : ((s2r1_warp_i == 6'h1b) ? wty27_q : ((s2r1_warp_i == 6'h1a) ? wty26_q : ((s2r1_warp_i == 6'h19) ? wty25_q : ((s2r1_warp_i == 6'h18) ? wty24_q : ((s2r1_warp_i == 6'h17) ? wty23_q : ((s2r1_warp_i == 6'h16) ? wty22_q : ((s2r1_warp_i == 6'h15) ? wty21_q : ((s2r1_warp_i == 6'h14) ? wty20_q : ((s2r1_warp_i == 6'h13) ? wty19_q : ((s2r1_warp_i == 6'h12) ? wty18_q : ((s2r1_warp_i == 6'h11) ? wty17_q : ((s2r1_warp_i == 6'h10) ? wty16_q : ((s2r1_warp_i == 6'h0f) ? wty15_q : ((s2r1_warp_i == 6'h0e) ? wty14_q : ((s2r1_warp_i == 6'h0d) ? wty13_q : ((s2r1_warp_i == 6'h0c) ? wty12_q : ((s2r1_warp_i == 6'h0b) ? wty11_q : ((s2r1_warp_i == 6'h0a) ? wty10_q : ((s2r1_warp_i == 6'h09) ? wty9_q : ((s2r1_warp_i == 6'h08) ? wty8_q : ((s2r1_warp_i == 6'h07) ? wty7_q : ((s2r1_warp_i == 6'h06) ? wty6_q : ((s2r1_warp_i == 6'h05) ? wty5_q : ((s2r1_warp_i == 6'h04) ? wty4_q : ((s2r1_warp_i == 6'h03) ? wty3_q : ((s2r1_warp_i == 6'h02) ? wty2_q : ((s2r1_warp_i == 6'h01) ? wty1_q : ((s2r1_warp_i == 6'h00) ? wty0_q : 11'h000))))))))))))))))))))))))))))))));
   wire [7:0] n5567 = ((s2r1_warp_i == 6'h1f) ? wtz31_q : ((s2r1_warp_i == 6'h1e) ? wtz30_q : ((s2r1_warp_i == 6'h1d) ? wtz29_q : ((s2r1_warp_i == 6'h1c) ? wtz28_q : ((s2r1_warp_i == 6'h1b) ? wtz27_q : ((s2r1_warp_i == 6'h1a) ? wtz26_q : ((s2r1_warp_i == 6'h19) ? wtz25_q : ((s2r1_warp_i == 6'h18) ? wtz24_q : ((s2r1_warp_i == 6'h17) ? wtz23_q : ((s2r1_warp_i == 6'h16) ? wtz22_q : ((s2r1_warp_i == 6'h15) ? wtz21_q : ((s2r1_warp_i == 6'h14) ? wtz20_q : ((s2r1_warp_i == 6'h13) ? wtz19_q : ((s2r1_warp_i == 6'h12) ? wtz18_q : ((s2r1_warp_i == 6'h11) ? wtz17_q : ((s2r1_warp_i == 6'h10) ? wtz16_q : ((s2r1_warp_i == 6'h0f) ? wtz15_q : ((s2r1_warp_i == 6'h0e) ? wtz14_q : ((s2r1_warp_i == 6'h0d) ? wtz13_q : ((s2r1_warp_i == 6'h0c) ? wtz12_q : ((s2r1_warp_i == 6'h0b) ? wtz11_q : ((s2r1_warp_i == 6'h0a) ? wtz10_q : ((s2r1_warp_i == 6'h09) ? wtz9_q : ((s2r1_warp_i == 6'h08) ? wtz8_q : ((s2r1_warp_i == 6'h07) ? wtz7_q : ((s2r1_warp_i == 6'h06) ? wtz6_q : ((s2r1_warp_i == 6'h05) ? wtz5_q : ((s2r1_warp_i == 6'h04) ? wtz4_q : ((s2r1_warp_i == 6'h03) ? wtz3_q : ((s2r1_warp_i == 6'h02) ? wtz2_q : ((s2r1_warp_i == 6'h01) ? wtz1_q : ((s2r1_warp_i == 6'h00) ? wtz0_q : 8'h00))))))))))))))))))))))))))))))));
   wire n5570 = (s2r1_idx_i == 8'h00);
   wire n5572 = (s2r1_idx_i == 8'h01);
   wire n5574 = (s2r1_idx_i == 8'h02);
   wire n5590 = (s2r1_idx_i == 8'h0a);
-  wire [31:0] n5611 = ((s2r1_idx_i == 8'h0c) ? cyc_q : ((s2r1_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r1_warp_i == 6'h1f) ? widx31_q : ((s2r1_warp_i == 6'h1e) ? widx30_q : ((s2r1_warp_i == 6'h1d) ? widx29_q : ((s2r1_warp_i == 6'h1c) ? widx28_q : ((s2r1_warp_i == 6'h1b) ? widx27_q : ((s2r1_warp_i == 6'h1a) ? widx26_q : ((s2r1_warp_i == 6'h19) ? widx25_q : ((s2r1_warp_i == 6'h18) ? widx24_q : ((s2r1_warp_i == 6'h17) ? widx23_q : ((s2r1_warp_i == 6'h16) ? widx22_q : ((s2r1_warp_i == 6'h15) ? widx21_q : ((s2r1_warp_i == 6'h14) ? widx20_q : ((s2r1_warp_i == 6'h13) ? widx19_q : ((s2r1_warp_i == 6'h12) ? widx18_q : ((s2r1_warp_i == 6'h11) ? widx17_q : ((s2r1_warp_i == 6'h10) ? widx16_q : ((s2r1_warp_i == 6'h0f) ? widx15_q : ((s2r1_warp_i == 6'h0e) ? widx14_q : ((s2r1_warp_i == 6'h0d) ? widx13_q : ((s2r1_warp_i == 6'h0c) ? widx12_q : ((s2r1_warp_i == 6'h0b) ? widx11_q : ((s2r1_warp_i == 6'h0a) ? widx10_q : ((s2r1_warp_i == 6'h09) ? widx9_q : ((s2r1_warp_i == 6'h08) ? widx8_q : ((s2r1_warp_i == 6'h07) ? widx7_q : ((s2r1_warp_i == 6'h06) ? widx6_q : ((s2r1_warp_i == 6'h05) ? widx5_q : ((s2r1_warp_i == 6'h04) ? widx4_q : ((s2r1_warp_i == 6'h03) ? widx3_q : ((s2r1_warp_i == 6'h02) ? widx2_q : ((s2r1_warp_i == 6'h01) ? widx1_q : ((s2r1_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))} : ((s2r1_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r1_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r1_idx_i == 8'h07) ? {{16{1'b0}}, (n5177 ? ctay7_q : (n5173 ? ctay6_q : (n5169 ? ctay5_q : (n5165 ? ctay4_q : (n5161 ? ctay3_q : (n5157 ? ctay2_q : (n5153 ? ctay1_q : (n5149 ? ctay0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h06) ? {{16{1'b0}}, (n5177 ? ctax7_q : (n5173 ? ctax6_q : (n5169 ? ctax5_q : (n5165 ? ctax4_q : (n5161 ? ctax3_q : (n5157 ? ctax2_q : (n5153 ? ctax1_q : (n5149 ? ctax0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h05) ? {{26{1'b0}}, bz_q} : ((s2r1_idx_i == 8'h04) ? {{22{1'b0}}, by_q} : ((s2r1_idx_i == 8'h03) ? {{22{1'b0}}, bx_q} : 32'h00000000)))))))));
-  wire [9:0] n5624 = (n5373 + 10'h001);
+  wire [31:0] n5611 = ((s2r1_idx_i == 8'h0c) ? cyc_q : ((s2r1_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r1_warp_i == 6'h1f) ? widx31_q : ((s2r1_warp_i == 6'h1e) ? widx30_q : ((s2r1_warp_i == 6'h1d) ? widx29_q : ((s2r1_warp_i == 6'h1c) ? widx28_q : ((s2r1_warp_i == 6'h1b) ? widx27_q : ((s2r1_warp_i == 6'h1a) ? widx26_q : ((s2r1_warp_i == 6'h19) ? widx25_q : ((s2r1_warp_i == 6'h18) ? widx24_q : ((s2r1_warp_i == 6'h17) ? widx23_q : ((s2r1_warp_i == 6'h16) ? widx22_q : ((s2r1_warp_i == 6'h15) ? widx21_q : ((s2r1_warp_i == 6'h14) ? widx20_q : ((s2r1_warp_i == 6'h13) ? widx19_q : ((s2r1_warp_i == 6'h12) ? widx18_q : ((s2r1_warp_i == 6'h11) ? widx17_q : ((s2r1_warp_i == 6'h10) ? widx16_q : ((s2r1_warp_i == 6'h0f) ? widx15_q : ((s2r1_warp_i == 6'h0e) ? widx14_q : ((s2r1_warp_i == 6'h0d) ? widx13_q : ((s2r1_warp_i == 6'h0c) ? widx12_q : ((s2r1_warp_i == 6'h0b) ? widx11_q : ((s2r1_warp_i == 6'h0a) ? widx10_q : ((s2r1_warp_i == 6'h09) ? widx9_q : ((s2r1_warp_i == 6'h08) ? widx8_q : ((s2r1_warp_i == 6'h07) ? widx7_q : ((s2r1_warp_i == 6'h06) ? widx6_q : ((s2r1_warp_i == 6'h05) ? widx5_q : ((s2r1_warp_i == 6'h04) ? widx4_q : ((s2r1_warp_i == 6'h03) ? widx3_q : ((s2r1_warp_i == 6'h02) ? widx2_q : ((s2r1_warp_i == 6'h01) ? widx1_q : ((s2r1_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))} : ((s2r1_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r1_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r1_idx_i == 8'h07) ? {{16{1'b0}}, (n5177 ? ctay7_q : (n5173 ? ctay6_q : (n5169 ? ctay5_q : (n5165 ? ctay4_q : (n5161 ? ctay3_q : (n5157 ? ctay2_q : (n5153 ? ctay1_q : (n5149 ? ctay0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h06) ? {{16{1'b0}}, (n5177 ? ctax7_q : (n5173 ? ctax6_q : (n5169 ? ctax5_q : (n5165 ? ctax4_q : (n5161 ? ctax3_q : (n5157 ? ctax2_q : (n5153 ? ctax1_q : (n5149 ? ctax0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h05) ? {{25{1'b0}}, bz_q} : ((s2r1_idx_i == 8'h04) ? {{21{1'b0}}, by_q} : ((s2r1_idx_i == 8'h03) ? {{21{1'b0}}, bx_q} : 32'h00000000)))))))));
+  wire [10:0] n5624 = (n5373 + 11'h001);
   wire n5626 = (~(n5624 < bx_q));
-  wire [9:0] n5627 = (n5470 + 10'h001);
+  wire [10:0] n5627 = (n5470 + 11'h001);
   wire n5630 = (n5626 & (~(n5627 < by_q)));
-  wire [9:0] n5631 = (n5626 ? 10'h000 : n5624);
-  wire [9:0] n5633 = (n5626 ? (n5630 ? 10'h000 : n5627) : n5470);
+  wire [10:0] n5631 = (n5626 ? 11'h000 : n5624);
+  wire [10:0] n5633 = (n5626 ? (n5630 ? 11'h000 : n5627) : n5470);
   wire [7:0] n5636 = (n5630 ? (n5567 + 8'h01) : n5567);
-  wire [9:0] n5649 = (n5631 + 10'h001);
+  wire [10:0] n5649 = (n5631 + 11'h001);
   wire n5651 = (~(n5649 < bx_q));
-  wire [9:0] n5652 = (n5633 + 10'h001);
+  wire [10:0] n5652 = (n5633 + 11'h001);
   wire n5655 = (n5651 & (~(n5652 < by_q)));
-  wire [9:0] n5656 = (n5651 ? 10'h000 : n5649);
-  wire [9:0] n5658 = (n5651 ? (n5655 ? 10'h000 : n5652) : n5633);
+  wire [10:0] n5656 = (n5651 ? 11'h000 : n5649);
+  wire [10:0] n5658 = (n5651 ? (n5655 ? 11'h000 : n5652) : n5633);
   wire [7:0] n5661 = (n5655 ? (n5636 + 8'h01) : n5636);
-  wire [9:0] n5674 = (n5656 + 10'h001);
+  wire [10:0] n5674 = (n5656 + 11'h001);
   wire n5676 = (~(n5674 < bx_q));
-  wire [9:0] n5677 = (n5658 + 10'h001);
+  wire [10:0] n5677 = (n5658 + 11'h001);
   wire n5680 = (n5676 & (~(n5677 < by_q)));
-  wire [9:0] n5681 = (n5676 ? 10'h000 : n5674);
-  wire [9:0] n5683 = (n5676 ? (n5680 ? 10'h000 : n5677) : n5658);
+  wire [10:0] n5681 = (n5676 ? 11'h000 : n5674);
+  wire [10:0] n5683 = (n5676 ? (n5680 ? 11'h000 : n5677) : n5658);
   wire [7:0] n5686 = (n5680 ? (n5661 + 8'h01) : n5661);
-  wire [9:0] n5699 = (n5681 + 10'h001);
+  wire [10:0] n5699 = (n5681 + 11'h001);
   wire n5701 = (~(n5699 < bx_q));
-  wire [9:0] n5702 = (n5683 + 10'h001);
+  wire [10:0] n5702 = (n5683 + 11'h001);
   wire n5705 = (n5701 & (~(n5702 < by_q)));
-  wire [9:0] n5706 = (n5701 ? 10'h000 : n5699);
-  wire [9:0] n5708 = (n5701 ? (n5705 ? 10'h000 : n5702) : n5683);
+  wire [10:0] n5706 = (n5701 ? 11'h000 : n5699);
+  wire [10:0] n5708 = (n5701 ? (n5705 ? 11'h000 : n5702) : n5683);
   wire [7:0] n5711 = (n5705 ? (n5686 + 8'h01) : n5686);
-  wire [9:0] n5724 = (n5706 + 10'h001);
+  wire [10:0] n5724 = (n5706 + 11'h001);
   wire n5726 = (~(n5724 < bx_q));
-  wire [9:0] n5727 = (n5708 + 10'h001);
+  wire [10:0] n5727 = (n5708 + 11'h001);
   wire n5730 = (n5726 & (~(n5727 < by_q)));
-  wire [9:0] n5731 = (n5726 ? 10'h000 : n5724);
-  wire [9:0] n5733 = (n5726 ? (n5730 ? 10'h000 : n5727) : n5708);
+  wire [10:0] n5731 = (n5726 ? 11'h000 : n5724);
+  wire [10:0] n5733 = (n5726 ? (n5730 ? 11'h000 : n5727) : n5708);
   wire [7:0] n5736 = (n5730 ? (n5711 + 8'h01) : n5711);
-  wire [9:0] n5749 = (n5731 + 10'h001);
+  wire [10:0] n5749 = (n5731 + 11'h001);
   wire n5751 = (~(n5749 < bx_q));
-  wire [9:0] n5752 = (n5733 + 10'h001);
+  wire [10:0] n5752 = (n5733 + 11'h001);
   wire n5755 = (n5751 & (~(n5752 < by_q)));
-  wire [9:0] n5756 = (n5751 ? 10'h000 : n5749);
-  wire [9:0] n5758 = (n5751 ? (n5755 ? 10'h000 : n5752) : n5733);
+  wire [10:0] n5756 = (n5751 ? 11'h000 : n5749);
+  wire [10:0] n5758 = (n5751 ? (n5755 ? 11'h000 : n5752) : n5733);
   wire [7:0] n5761 = (n5755 ? (n5736 + 8'h01) : n5736);
-  wire [9:0] n5774 = (n5756 + 10'h001);
+  wire [10:0] n5774 = (n5756 + 11'h001);
   wire n5776 = (~(n5774 < bx_q));
-  wire [9:0] n5777 = (n5758 + 10'h001);
+  wire [10:0] n5777 = (n5758 + 11'h001);
   wire n5780 = (n5776 & (~(n5777 < by_q)));
-  wire [9:0] n5781 = (n5776 ? 10'h000 : n5774);
-  wire [9:0] n5783 = (n5776 ? (n5780 ? 10'h000 : n5777) : n5758);
+  wire [10:0] n5781 = (n5776 ? 11'h000 : n5774);
+  wire [10:0] n5783 = (n5776 ? (n5780 ? 11'h000 : n5777) : n5758);
   wire [7:0] n5786 = (n5780 ? (n5761 + 8'h01) : n5761);
-  wire [9:0] n5799 = (n5781 + 10'h001);
+  wire [10:0] n5799 = (n5781 + 11'h001);
   wire n5801 = (~(n5799 < bx_q));
-  wire [9:0] n5802 = (n5783 + 10'h001);
+  wire [10:0] n5802 = (n5783 + 11'h001);
   wire n5805 = (n5801 & (~(n5802 < by_q)));
-  wire [9:0] n5806 = (n5801 ? 10'h000 : n5799);
-  wire [9:0] n5808 = (n5801 ? (n5805 ? 10'h000 : n5802) : n5783);
+  wire [10:0] n5806 = (n5801 ? 11'h000 : n5799);
+  wire [10:0] n5808 = (n5801 ? (n5805 ? 11'h000 : n5802) : n5783);
   wire [7:0] n5811 = (n5805 ? (n5786 + 8'h01) : n5786);
-  wire [9:0] n5824 = (n5806 + 10'h001);
+  wire [10:0] n5824 = (n5806 + 11'h001);
   wire n5826 = (~(n5824 < bx_q));
-  wire [9:0] n5827 = (n5808 + 10'h001);
+  wire [10:0] n5827 = (n5808 + 11'h001);
   wire n5830 = (n5826 & (~(n5827 < by_q)));
-  wire [9:0] n5831 = (n5826 ? 10'h000 : n5824);
-  wire [9:0] n5833 = (n5826 ? (n5830 ? 10'h000 : n5827) : n5808);
+  wire [10:0] n5831 = (n5826 ? 11'h000 : n5824);
+  wire [10:0] n5833 = (n5826 ? (n5830 ? 11'h000 : n5827) : n5808);
   wire [7:0] n5836 = (n5830 ? (n5811 + 8'h01) : n5811);
-  wire [9:0] n5849 = (n5831 + 10'h001);
+  wire [10:0] n5849 = (n5831 + 11'h001);
   wire n5851 = (~(n5849 < bx_q));
-  wire [9:0] n5852 = (n5833 + 10'h001);
+  wire [10:0] n5852 = (n5833 + 11'h001);
   wire n5855 = (n5851 & (~(n5852 < by_q)));
-  wire [9:0] n5856 = (n5851 ? 10'h000 : n5849);
-  wire [9:0] n5858 = (n5851 ? (n5855 ? 10'h000 : n5852) : n5833);
+  wire [10:0] n5856 = (n5851 ? 11'h000 : n5849);
+  wire [10:0] n5858 = (n5851 ? (n5855 ? 11'h000 : n5852) : n5833);
   wire [7:0] n5861 = (n5855 ? (n5836 + 8'h01) : n5836);
-  wire [9:0] n5874 = (n5856 + 10'h001);
+  wire [10:0] n5874 = (n5856 + 11'h001);
   wire n5876 = (~(n5874 < bx_q));
-  wire [9:0] n5877 = (n5858 + 10'h001);
+  wire [10:0] n5877 = (n5858 + 11'h001);
   wire n5880 = (n5876 & (~(n5877 < by_q)));
-  wire [9:0] n5881 = (n5876 ? 10'h000 : n5874);
-  wire [9:0] n5883 = (n5876 ? (n5880 ? 10'h000 : n5877) : n5858);
+  wire [10:0] n5881 = (n5876 ? 11'h000 : n5874);
+  wire [10:0] n5883 = (n5876 ? (n5880 ? 11'h000 : n5877) : n5858);
   wire [7:0] n5886 = (n5880 ? (n5861 + 8'h01) : n5861);
-  wire [9:0] n5899 = (n5881 + 10'h001);
+  wire [10:0] n5899 = (n5881 + 11'h001);
   wire n5901 = (~(n5899 < bx_q));
-  wire [9:0] n5902 = (n5883 + 10'h001);
+  wire [10:0] n5902 = (n5883 + 11'h001);
   wire n5905 = (n5901 & (~(n5902 < by_q)));
-  wire [9:0] n5906 = (n5901 ? 10'h000 : n5899);
-  wire [9:0] n5908 = (n5901 ? (n5905 ? 10'h000 : n5902) : n5883);
+  wire [10:0] n5906 = (n5901 ? 11'h000 : n5899);
+  wire [10:0] n5908 = (n5901 ? (n5905 ? 11'h000 : n5902) : n5883);
   wire [7:0] n5911 = (n5905 ? (n5886 + 8'h01) : n5886);
-  wire [9:0] n5924 = (n5906 + 10'h001);
+  wire [10:0] n5924 = (n5906 + 11'h001);
   wire n5926 = (~(n5924 < bx_q));
-  wire [9:0] n5927 = (n5908 + 10'h001);
+  wire [10:0] n5927 = (n5908 + 11'h001);
   wire n5930 = (n5926 & (~(n5927 < by_q)));
-  wire [9:0] n5931 = (n5926 ? 10'h000 : n5924);
-  wire [9:0] n5933 = (n5926 ? (n5930 ? 10'h000 : n5927) : n5908);
+  wire [10:0] n5931 = (n5926 ? 11'h000 : n5924);
+  wire [10:0] n5933 = (n5926 ? (n5930 ? 11'h000 : n5927) : n5908);
   wire [7:0] n5936 = (n5930 ? (n5911 + 8'h01) : n5911);
-  wire [9:0] n5949 = (n5931 + 10'h001);
+  wire [10:0] n5949 = (n5931 + 11'h001);
   wire n5951 = (~(n5949 < bx_q));
-  wire [9:0] n5952 = (n5933 + 10'h001);
+  wire [10:0] n5952 = (n5933 + 11'h001);
   wire n5955 = (n5951 & (~(n5952 < by_q)));
-  wire [9:0] n5956 = (n5951 ? 10'h000 : n5949);
-  wire [9:0] n5958 = (n5951 ? (n5955 ? 10'h000 : n5952) : n5933);
+  wire [10:0] n5956 = (n5951 ? 11'h000 : n5949);
+  wire [10:0] n5958 = (n5951 ? (n5955 ? 11'h000 : n5952) : n5933);
   wire [7:0] n5961 = (n5955 ? (n5936 + 8'h01) : n5936);
-  wire [9:0] n5974 = (n5956 + 10'h001);
+  wire [10:0] n5974 = (n5956 + 11'h001);
   wire n5976 = (~(n5974 < bx_q));
-  wire [9:0] n5977 = (n5958 + 10'h001);
+  wire [10:0] n5977 = (n5958 + 11'h001);
   wire n5980 = (n5976 & (~(n5977 < by_q)));
-  wire [9:0] n5981 = (n5976 ? 10'h000 : n5974);
-  wire [9:0] n5983 = (n5976 ? (n5980 ? 10'h000 : n5977) : n5958);
+  wire [10:0] n5981 = (n5976 ? 11'h000 : n5974);
+  wire [10:0] n5983 = (n5976 ? (n5980 ? 11'h000 : n5977) : n5958);
   wire [7:0] n5986 = (n5980 ? (n5961 + 8'h01) : n5961);
-  wire [9:0] n5999 = (n5981 + 10'h001);
+  wire [10:0] n5999 = (n5981 + 11'h001);
   wire n6001 = (~(n5999 < bx_q));
-  wire [9:0] n6002 = (n5983 + 10'h001);
+  wire [10:0] n6002 = (n5983 + 11'h001);
   wire n6005 = (n6001 & (~(n6002 < by_q)));
-  wire [9:0] n6006 = (n6001 ? 10'h000 : n5999);
-  wire [9:0] n6008 = (n6001 ? (n6005 ? 10'h000 : n6002) : n5983);
+  wire [10:0] n6006 = (n6001 ? 11'h000 : n5999);
+  wire [10:0] n6008 = (n6001 ? (n6005 ? 11'h000 : n6002) : n5983);
   wire [7:0] n6011 = (n6005 ? (n5986 + 8'h01) : n5986);
-  wire [9:0] n6024 = (n6006 + 10'h001);
+  wire [10:0] n6024 = (n6006 + 11'h001);
   wire n6026 = (~(n6024 < bx_q));
-  wire [9:0] n6027 = (n6008 + 10'h001);
+  wire [10:0] n6027 = (n6008 + 11'h001);
   wire n6030 = (n6026 & (~(n6027 < by_q)));
-  wire [9:0] n6031 = (n6026 ? 10'h000 : n6024);
-  wire [9:0] n6033 = (n6026 ? (n6030 ? 10'h000 : n6027) : n6008);
+  wire [10:0] n6031 = (n6026 ? 11'h000 : n6024);
+  wire [10:0] n6033 = (n6026 ? (n6030 ? 11'h000 : n6027) : n6008);
   wire [7:0] n6036 = (n6030 ? (n6011 + 8'h01) : n6011);
-  wire [9:0] n6049 = (n6031 + 10'h001);
+  wire [10:0] n6049 = (n6031 + 11'h001);
   wire n6051 = (~(n6049 < bx_q));
-  wire [9:0] n6052 = (n6033 + 10'h001);
+  wire [10:0] n6052 = (n6033 + 11'h001);
   wire n6055 = (n6051 & (~(n6052 < by_q)));
-  wire [9:0] n6056 = (n6051 ? 10'h000 : n6049);
-  wire [9:0] n6058 = (n6051 ? (n6055 ? 10'h000 : n6052) : n6033);
+  wire [10:0] n6056 = (n6051 ? 11'h000 : n6049);
+  wire [10:0] n6058 = (n6051 ? (n6055 ? 11'h000 : n6052) : n6033);
   wire [7:0] n6061 = (n6055 ? (n6036 + 8'h01) : n6036);
-  wire [9:0] n6074 = (n6056 + 10'h001);
+  wire [10:0] n6074 = (n6056 + 11'h001);
   wire n6076 = (~(n6074 < bx_q));
-  wire [9:0] n6077 = (n6058 + 10'h001);
+  wire [10:0] n6077 = (n6058 + 11'h001);
   wire n6080 = (n6076 & (~(n6077 < by_q)));
-  wire [9:0] n6081 = (n6076 ? 10'h000 : n6074);
-  wire [9:0] n6083 = (n6076 ? (n6080 ? 10'h000 : n6077) : n6058);
+  wire [10:0] n6081 = (n6076 ? 11'h000 : n6074);
+  wire [10:0] n6083 = (n6076 ? (n6080 ? 11'h000 : n6077) : n6058);
   wire [7:0] n6086 = (n6080 ? (n6061 + 8'h01) : n6061);
-  wire [9:0] n6099 = (n6081 + 10'h001);
+  wire [10:0] n6099 = (n6081 + 11'h001);
   wire n6101 = (~(n6099 < bx_q));
-  wire [9:0] n6102 = (n6083 + 10'h001);
+  wire [10:0] n6102 = (n6083 + 11'h001);
   wire n6105 = (n6101 & (~(n6102 < by_q)));
-  wire [9:0] n6106 = (n6101 ? 10'h000 : n6099);
-  wire [9:0] n6108 = (n6101 ? (n6105 ? 10'h000 : n6102) : n6083);
+  wire [10:0] n6106 = (n6101 ? 11'h000 : n6099);
+  wire [10:0] n6108 = (n6101 ? (n6105 ? 11'h000 : n6102) : n6083);
   wire [7:0] n6111 = (n6105 ? (n6086 + 8'h01) : n6086);
-  wire [9:0] n6124 = (n6106 + 10'h001);
+  wire [10:0] n6124 = (n6106 + 11'h001);
   wire n6126 = (~(n6124 < bx_q));
-  wire [9:0] n6127 = (n6108 + 10'h001);
+  wire [10:0] n6127 = (n6108 + 11'h001);
   wire n6130 = (n6126 & (~(n6127 < by_q)));
-  wire [9:0] n6131 = (n6126 ? 10'h000 : n6124);
-  wire [9:0] n6133 = (n6126 ? (n6130 ? 10'h000 : n6127) : n6108);
+  wire [10:0] n6131 = (n6126 ? 11'h000 : n6124);
+  wire [10:0] n6133 = (n6126 ? (n6130 ? 11'h000 : n6127) : n6108);
   wire [7:0] n6136 = (n6130 ? (n6111 + 8'h01) : n6111);
-  wire [9:0] n6149 = (n6131 + 10'h001);
+  wire [10:0] n6149 = (n6131 + 11'h001);
   wire n6151 = (~(n6149 < bx_q));
-  wire [9:0] n6152 = (n6133 + 10'h001);
+  wire [10:0] n6152 = (n6133 + 11'h001);
   wire n6155 = (n6151 & (~(n6152 < by_q)));
-  wire [9:0] n6156 = (n6151 ? 10'h000 : n6149);
-  wire [9:0] n6158 = (n6151 ? (n6155 ? 10'h000 : n6152) : n6133);
+  wire [10:0] n6156 = (n6151 ? 11'h000 : n6149);
+  wire [10:0] n6158 = (n6151 ? (n6155 ? 11'h000 : n6152) : n6133);
   wire [7:0] n6161 = (n6155 ? (n6136 + 8'h01) : n6136);
-  wire [9:0] n6174 = (n6156 + 10'h001);
+  wire [10:0] n6174 = (n6156 + 11'h001);
   wire n6176 = (~(n6174 < bx_q));
-  wire [9:0] n6177 = (n6158 + 10'h001);
+  wire [10:0] n6177 = (n6158 + 11'h001);
   wire n6180 = (n6176 & (~(n6177 < by_q)));
-  wire [9:0] n6181 = (n6176 ? 10'h000 : n6174);
-  wire [9:0] n6183 = (n6176 ? (n6180 ? 10'h000 : n6177) : n6158);
+  wire [10:0] n6181 = (n6176 ? 11'h000 : n6174);
+  wire [10:0] n6183 = (n6176 ? (n6180 ? 11'h000 : n6177) : n6158);
   wire [7:0] n6186 = (n6180 ? (n6161 + 8'h01) : n6161);
-  wire [9:0] n6199 = (n6181 + 10'h001);
+  wire [10:0] n6199 = (n6181 + 11'h001);
   wire n6201 = (~(n6199 < bx_q));
-  wire [9:0] n6202 = (n6183 + 10'h001);
+  wire [10:0] n6202 = (n6183 + 11'h001);
   wire n6205 = (n6201 & (~(n6202 < by_q)));
-  wire [9:0] n6206 = (n6201 ? 10'h000 : n6199);
-  wire [9:0] n6208 = (n6201 ? (n6205 ? 10'h000 : n6202) : n6183);
+  wire [10:0] n6206 = (n6201 ? 11'h000 : n6199);
+  wire [10:0] n6208 = (n6201 ? (n6205 ? 11'h000 : n6202) : n6183);
   wire [7:0] n6211 = (n6205 ? (n6186 + 8'h01) : n6186);
-  wire [9:0] n6224 = (n6206 + 10'h001);
+  wire [10:0] n6224 = (n6206 + 11'h001);
   wire n6226 = (~(n6224 < bx_q));
-  wire [9:0] n6227 = (n6208 + 10'h001);
+  wire [10:0] n6227 = (n6208 + 11'h001);
   wire n6230 = (n6226 & (~(n6227 < by_q)));
-  wire [9:0] n6231 = (n6226 ? 10'h000 : n6224);
-  wire [9:0] n6233 = (n6226 ? (n6230 ? 10'h000 : n6227) : n6208);
+  wire [10:0] n6231 = (n6226 ? 11'h000 : n6224);
+  wire [10:0] n6233 = (n6226 ? (n6230 ? 11'h000 : n6227) : n6208);
   wire [7:0] n6236 = (n6230 ? (n6211 + 8'h01) : n6211);
-  wire [9:0] n6249 = (n6231 + 10'h001);
+  wire [10:0] n6249 = (n6231 + 11'h001);
   wire n6251 = (~(n6249 < bx_q));
-  wire [9:0] n6252 = (n6233 + 10'h001);
+  wire [10:0] n6252 = (n6233 + 11'h001);
   wire n6255 = (n6251 & (~(n6252 < by_q)));
-  wire [9:0] n6256 = (n6251 ? 10'h000 : n6249);
-  wire [9:0] n6258 = (n6251 ? (n6255 ? 10'h000 : n6252) : n6233);
+  wire [10:0] n6256 = (n6251 ? 11'h000 : n6249);
+  wire [10:0] n6258 = (n6251 ? (n6255 ? 11'h000 : n6252) : n6233);
   wire [7:0] n6261 = (n6255 ? (n6236 + 8'h01) : n6236);
-  wire [9:0] n6274 = (n6256 + 10'h001);
+  wire [10:0] n6274 = (n6256 + 11'h001);
   wire n6276 = (~(n6274 < bx_q));
-  wire [9:0] n6277 = (n6258 + 10'h001);
+  wire [10:0] n6277 = (n6258 + 11'h001);
   wire n6280 = (n6276 & (~(n6277 < by_q)));
-  wire [9:0] n6281 = (n6276 ? 10'h000 : n6274);
-  wire [9:0] n6283 = (n6276 ? (n6280 ? 10'h000 : n6277) : n6258);
+  wire [10:0] n6281 = (n6276 ? 11'h000 : n6274);
+  wire [10:0] n6283 = (n6276 ? (n6280 ? 11'h000 : n6277) : n6258);
   wire [7:0] n6286 = (n6280 ? (n6261 + 8'h01) : n6261);
-  wire [9:0] n6299 = (n6281 + 10'h001);
+  wire [10:0] n6299 = (n6281 + 11'h001);
   wire n6301 = (~(n6299 < bx_q));
-  wire [9:0] n6302 = (n6283 + 10'h001);
+  wire [10:0] n6302 = (n6283 + 11'h001);
   wire n6305 = (n6301 & (~(n6302 < by_q)));
-  wire [9:0] n6306 = (n6301 ? 10'h000 : n6299);
-  wire [9:0] n6308 = (n6301 ? (n6305 ? 10'h000 : n6302) : n6283);
+  wire [10:0] n6306 = (n6301 ? 11'h000 : n6299);
+  wire [10:0] n6308 = (n6301 ? (n6305 ? 11'h000 : n6302) : n6283);
   wire [7:0] n6311 = (n6305 ? (n6286 + 8'h01) : n6286);
-  wire [9:0] n6324 = (n6306 + 10'h001);
+  wire [10:0] n6324 = (n6306 + 11'h001);
   wire n6326 = (~(n6324 < bx_q));
-  wire [9:0] n6327 = (n6308 + 10'h001);
+  wire [10:0] n6327 = (n6308 + 11'h001);
   wire n6330 = (n6326 & (~(n6327 < by_q)));
-  wire [9:0] n6331 = (n6326 ? 10'h000 : n6324);
-  wire [9:0] n6333 = (n6326 ? (n6330 ? 10'h000 : n6327) : n6308);
+  wire [10:0] n6331 = (n6326 ? 11'h000 : n6324);
+  wire [10:0] n6333 = (n6326 ? (n6330 ? 11'h000 : n6327) : n6308);
   wire [7:0] n6336 = (n6330 ? (n6311 + 8'h01) : n6311);
-  wire [9:0] n6349 = (n6331 + 10'h001);
+  wire [10:0] n6349 = (n6331 + 11'h001);
   wire n6351 = (~(n6349 < bx_q));
-  wire [9:0] n6352 = (n6333 + 10'h001);
+  wire [10:0] n6352 = (n6333 + 11'h001);
   wire n6355 = (n6351 & (~(n6352 < by_q)));
-  wire [9:0] n6356 = (n6351 ? 10'h000 : n6349);
-  wire [9:0] n6358 = (n6351 ? (n6355 ? 10'h000 : n6352) : n6333);
+  wire [10:0] n6356 = (n6351 ? 11'h000 : n6349);
+  wire [10:0] n6358 = (n6351 ? (n6355 ? 11'h000 : n6352) : n6333);
   wire [7:0] n6361 = (n6355 ? (n6336 + 8'h01) : n6336);
-  wire [9:0] n6374 = (n6356 + 10'h001);
+  wire [10:0] n6374 = (n6356 + 11'h001);
   wire n6376 = (~(n6374 < bx_q));
-  wire [9:0] n6377 = (n6358 + 10'h001);
+  wire [10:0] n6377 = (n6358 + 11'h001);
   wire n6380 = (n6376 & (~(n6377 < by_q)));
   wire [31:0] n6401 = (r0_mask_q >> 5'h00);
   wire [31:0] n6404 = (r0_mask_q >> 5'h01);
@@ -1872,73 +1872,73 @@ module cta_w32_c8_s1_t1024_r16384 (
   assign r0_v_d = s2r_valid_i;
   assign r0_tag_d = (s2r_valid_i ? s2r_tag_i : r0_tag_q);
   assign r0_mask_d = (s2r_valid_i ? ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, s2r_mask_i[0]} << 5'h00)) | ({{31{1'b0}}, s2r_mask_i[1]} << 5'h01)) | ({{31{1'b0}}, s2r_mask_i[2]} << 5'h02)) | ({{31{1'b0}}, s2r_mask_i[3]} << 5'h03)) | ({{31{1'b0}}, s2r_mask_i[4]} << 5'h04)) | ({{31{1'b0}}, s2r_mask_i[5]} << 5'h05)) | ({{31{1'b0}}, s2r_mask_i[6]} << 5'h06)) | ({{31{1'b0}}, s2r_mask_i[7]} << 5'h07)) | ({{31{1'b0}}, s2r_mask_i[8]} << 5'h08)) | ({{31{1'b0}}, s2r_mask_i[9]} << 5'h09)) | ({{31{1'b0}}, s2r_mask_i[10]} << 5'h0a)) | ({{31{1'b0}}, s2r_mask_i[11]} << 5'h0b)) | ({{31{1'b0}}, s2r_mask_i[12]} << 5'h0c)) | ({{31{1'b0}}, s2r_mask_i[13]} << 5'h0d)) | ({{31{1'b0}}, s2r_mask_i[14]} << 5'h0e)) | ({{31{1'b0}}, s2r_mask_i[15]} << 5'h0f)) | ({{31{1'b0}}, s2r_mask_i[16]} << 5'h10)) | ({{31{1'b0}}, s2r_mask_i[17]} << 5'h11)) | ({{31{1'b0}}, s2r_mask_i[18]} << 5'h12)) | ({{31{1'b0}}, s2r_mask_i[19]} << 5'h13)) | ({{31{1'b0}}, s2r_mask_i[20]} << 5'h14)) | ({{31{1'b0}}, s2r_mask_i[21]} << 5'h15)) | ({{31{1'b0}}, s2r_mask_i[22]} << 5'h16)) | ({{31{1'b0}}, s2r_mask_i[23]} << 5'h17)) | ({{31{1'b0}}, s2r_mask_i[24]} << 5'h18)) | ({{31{1'b0}}, s2r_mask_i[25]} << 5'h19)) | ({{31{1'b0}}, s2r_mask_i[26]} << 5'h1a)) | ({{31{1'b0}}, s2r_mask_i[27]} << 5'h1b)) | ({{31{1'b0}}, s2r_mask_i[28]} << 5'h1c)) | ({{31{1'b0}}, s2r_mask_i[29]} << 5'h1d)) | ({{31{1'b0}}, s2r_mask_i[30]} << 5'h1e)) | ({{31{1'b0}}, s2r_mask_i[31]} << 5'h1f)) : r0_mask_q);
-  assign r0_d0_d = (s2r_valid_i ? (n4109 ? 32'h00000000 : (n4093 ? {{24{1'b0}}, n4086} : (n4091 ? {{22{1'b0}}, n3989} : (n4089 ? {{22{1'b0}}, n3892} : n4130)))) : r0_d0_q);
-  assign r0_d1_d = (s2r_valid_i ? (n4109 ? 32'h00000001 : (n4093 ? {{24{1'b0}}, n4155} : (n4091 ? {{22{1'b0}}, n4152} : (n4089 ? {{22{1'b0}}, n4150} : n4130)))) : r0_d1_q);
-  assign r0_d2_d = (s2r_valid_i ? (n4109 ? 32'h00000002 : (n4093 ? {{24{1'b0}}, n4180} : (n4091 ? {{22{1'b0}}, n4177} : (n4089 ? {{22{1'b0}}, n4175} : n4130)))) : r0_d2_q);
-  assign r0_d3_d = (s2r_valid_i ? (n4109 ? 32'h00000003 : (n4093 ? {{24{1'b0}}, n4205} : (n4091 ? {{22{1'b0}}, n4202} : (n4089 ? {{22{1'b0}}, n4200} : n4130)))) : r0_d3_q);
-  assign r0_d4_d = (s2r_valid_i ? (n4109 ? 32'h00000004 : (n4093 ? {{24{1'b0}}, n4230} : (n4091 ? {{22{1'b0}}, n4227} : (n4089 ? {{22{1'b0}}, n4225} : n4130)))) : r0_d4_q);
-  assign r0_d5_d = (s2r_valid_i ? (n4109 ? 32'h00000005 : (n4093 ? {{24{1'b0}}, n4255} : (n4091 ? {{22{1'b0}}, n4252} : (n4089 ? {{22{1'b0}}, n4250} : n4130)))) : r0_d5_q);
-  assign r0_d6_d = (s2r_valid_i ? (n4109 ? 32'h00000006 : (n4093 ? {{24{1'b0}}, n4280} : (n4091 ? {{22{1'b0}}, n4277} : (n4089 ? {{22{1'b0}}, n4275} : n4130)))) : r0_d6_q);
-  assign r0_d7_d = (s2r_valid_i ? (n4109 ? 32'h00000007 : (n4093 ? {{24{1'b0}}, n4305} : (n4091 ? {{22{1'b0}}, n4302} : (n4089 ? {{22{1'b0}}, n4300} : n4130)))) : r0_d7_q);
-  assign r0_d8_d = (s2r_valid_i ? (n4109 ? 32'h00000008 : (n4093 ? {{24{1'b0}}, n4330} : (n4091 ? {{22{1'b0}}, n4327} : (n4089 ? {{22{1'b0}}, n4325} : n4130)))) : r0_d8_q);
-  assign r0_d9_d = (s2r_valid_i ? (n4109 ? 32'h00000009 : (n4093 ? {{24{1'b0}}, n4355} : (n4091 ? {{22{1'b0}}, n4352} : (n4089 ? {{22{1'b0}}, n4350} : n4130)))) : r0_d9_q);
-  assign r0_d10_d = (s2r_valid_i ? (n4109 ? 32'h0000000a : (n4093 ? {{24{1'b0}}, n4380} : (n4091 ? {{22{1'b0}}, n4377} : (n4089 ? {{22{1'b0}}, n4375} : n4130)))) : r0_d10_q);
-  assign r0_d11_d = (s2r_valid_i ? (n4109 ? 32'h0000000b : (n4093 ? {{24{1'b0}}, n4405} : (n4091 ? {{22{1'b0}}, n4402} : (n4089 ? {{22{1'b0}}, n4400} : n4130)))) : r0_d11_q);
-  assign r0_d12_d = (s2r_valid_i ? (n4109 ? 32'h0000000c : (n4093 ? {{24{1'b0}}, n4430} : (n4091 ? {{22{1'b0}}, n4427} : (n4089 ? {{22{1'b0}}, n4425} : n4130)))) : r0_d12_q);
-  assign r0_d13_d = (s2r_valid_i ? (n4109 ? 32'h0000000d : (n4093 ? {{24{1'b0}}, n4455} : (n4091 ? {{22{1'b0}}, n4452} : (n4089 ? {{22{1'b0}}, n4450} : n4130)))) : r0_d13_q);
-  assign r0_d14_d = (s2r_valid_i ? (n4109 ? 32'h0000000e : (n4093 ? {{24{1'b0}}, n4480} : (n4091 ? {{22{1'b0}}, n4477} : (n4089 ? {{22{1'b0}}, n4475} : n4130)))) : r0_d14_q);
-  assign r0_d15_d = (s2r_valid_i ? (n4109 ? 32'h0000000f : (n4093 ? {{24{1'b0}}, n4505} : (n4091 ? {{22{1'b0}}, n4502} : (n4089 ? {{22{1'b0}}, n4500} : n4130)))) : r0_d15_q);
-  assign r0_d16_d = (s2r_valid_i ? (n4109 ? 32'h00000010 : (n4093 ? {{24{1'b0}}, n4530} : (n4091 ? {{22{1'b0}}, n4527} : (n4089 ? {{22{1'b0}}, n4525} : n4130)))) : r0_d16_q);
-  assign r0_d17_d = (s2r_valid_i ? (n4109 ? 32'h00000011 : (n4093 ? {{24{1'b0}}, n4555} : (n4091 ? {{22{1'b0}}, n4552} : (n4089 ? {{22{1'b0}}, n4550} : n4130)))) : r0_d17_q);
-  assign r0_d18_d = (s2r_valid_i ? (n4109 ? 32'h00000012 : (n4093 ? {{24{1'b0}}, n4580} : (n4091 ? {{22{1'b0}}, n4577} : (n4089 ? {{22{1'b0}}, n4575} : n4130)))) : r0_d18_q);
-  assign r0_d19_d = (s2r_valid_i ? (n4109 ? 32'h00000013 : (n4093 ? {{24{1'b0}}, n4605} : (n4091 ? {{22{1'b0}}, n4602} : (n4089 ? {{22{1'b0}}, n4600} : n4130)))) : r0_d19_q);
-  assign r0_d20_d = (s2r_valid_i ? (n4109 ? 32'h00000014 : (n4093 ? {{24{1'b0}}, n4630} : (n4091 ? {{22{1'b0}}, n4627} : (n4089 ? {{22{1'b0}}, n4625} : n4130)))) : r0_d20_q);
-  assign r0_d21_d = (s2r_valid_i ? (n4109 ? 32'h00000015 : (n4093 ? {{24{1'b0}}, n4655} : (n4091 ? {{22{1'b0}}, n4652} : (n4089 ? {{22{1'b0}}, n4650} : n4130)))) : r0_d21_q);
-  assign r0_d22_d = (s2r_valid_i ? (n4109 ? 32'h00000016 : (n4093 ? {{24{1'b0}}, n4680} : (n4091 ? {{22{1'b0}}, n4677} : (n4089 ? {{22{1'b0}}, n4675} : n4130)))) : r0_d22_q);
-  assign r0_d23_d = (s2r_valid_i ? (n4109 ? 32'h00000017 : (n4093 ? {{24{1'b0}}, n4705} : (n4091 ? {{22{1'b0}}, n4702} : (n4089 ? {{22{1'b0}}, n4700} : n4130)))) : r0_d23_q);
-  assign r0_d24_d = (s2r_valid_i ? (n4109 ? 32'h00000018 : (n4093 ? {{24{1'b0}}, n4730} : (n4091 ? {{22{1'b0}}, n4727} : (n4089 ? {{22{1'b0}}, n4725} : n4130)))) : r0_d24_q);
-  assign r0_d25_d = (s2r_valid_i ? (n4109 ? 32'h00000019 : (n4093 ? {{24{1'b0}}, n4755} : (n4091 ? {{22{1'b0}}, n4752} : (n4089 ? {{22{1'b0}}, n4750} : n4130)))) : r0_d25_q);
-  assign r0_d26_d = (s2r_valid_i ? (n4109 ? 32'h0000001a : (n4093 ? {{24{1'b0}}, n4780} : (n4091 ? {{22{1'b0}}, n4777} : (n4089 ? {{22{1'b0}}, n4775} : n4130)))) : r0_d26_q);
-  assign r0_d27_d = (s2r_valid_i ? (n4109 ? 32'h0000001b : (n4093 ? {{24{1'b0}}, n4805} : (n4091 ? {{22{1'b0}}, n4802} : (n4089 ? {{22{1'b0}}, n4800} : n4130)))) : r0_d27_q);
-  assign r0_d28_d = (s2r_valid_i ? (n4109 ? 32'h0000001c : (n4093 ? {{24{1'b0}}, n4830} : (n4091 ? {{22{1'b0}}, n4827} : (n4089 ? {{22{1'b0}}, n4825} : n4130)))) : r0_d28_q);
-  assign r0_d29_d = (s2r_valid_i ? (n4109 ? 32'h0000001d : (n4093 ? {{24{1'b0}}, n4855} : (n4091 ? {{22{1'b0}}, n4852} : (n4089 ? {{22{1'b0}}, n4850} : n4130)))) : r0_d29_q);
-  assign r0_d30_d = (s2r_valid_i ? (n4109 ? 32'h0000001e : (n4093 ? {{24{1'b0}}, n4880} : (n4091 ? {{22{1'b0}}, n4877} : (n4089 ? {{22{1'b0}}, n4875} : n4130)))) : r0_d30_q);
-  assign r0_d31_d = (s2r_valid_i ? (n4109 ? 32'h0000001f : (n4093 ? {{24{1'b0}}, (n4899 ? (n4880 + 8'h01) : n4880)} : (n4091 ? {{22{1'b0}}, (n4895 ? (n4899 ? 10'h000 : n4896) : n4877)} : (n4089 ? {{22{1'b0}}, (n4895 ? 10'h000 : n4893)} : n4130)))) : r0_d31_q);
+  assign r0_d0_d = (s2r_valid_i ? (n4109 ? 32'h00000000 : (n4093 ? {{24{1'b0}}, n4086} : (n4091 ? {{21{1'b0}}, n3989} : (n4089 ? {{21{1'b0}}, n3892} : n4130)))) : r0_d0_q);
+  assign r0_d1_d = (s2r_valid_i ? (n4109 ? 32'h00000001 : (n4093 ? {{24{1'b0}}, n4155} : (n4091 ? {{21{1'b0}}, n4152} : (n4089 ? {{21{1'b0}}, n4150} : n4130)))) : r0_d1_q);
+  assign r0_d2_d = (s2r_valid_i ? (n4109 ? 32'h00000002 : (n4093 ? {{24{1'b0}}, n4180} : (n4091 ? {{21{1'b0}}, n4177} : (n4089 ? {{21{1'b0}}, n4175} : n4130)))) : r0_d2_q);
+  assign r0_d3_d = (s2r_valid_i ? (n4109 ? 32'h00000003 : (n4093 ? {{24{1'b0}}, n4205} : (n4091 ? {{21{1'b0}}, n4202} : (n4089 ? {{21{1'b0}}, n4200} : n4130)))) : r0_d3_q);
+  assign r0_d4_d = (s2r_valid_i ? (n4109 ? 32'h00000004 : (n4093 ? {{24{1'b0}}, n4230} : (n4091 ? {{21{1'b0}}, n4227} : (n4089 ? {{21{1'b0}}, n4225} : n4130)))) : r0_d4_q);
+  assign r0_d5_d = (s2r_valid_i ? (n4109 ? 32'h00000005 : (n4093 ? {{24{1'b0}}, n4255} : (n4091 ? {{21{1'b0}}, n4252} : (n4089 ? {{21{1'b0}}, n4250} : n4130)))) : r0_d5_q);
+  assign r0_d6_d = (s2r_valid_i ? (n4109 ? 32'h00000006 : (n4093 ? {{24{1'b0}}, n4280} : (n4091 ? {{21{1'b0}}, n4277} : (n4089 ? {{21{1'b0}}, n4275} : n4130)))) : r0_d6_q);
+  assign r0_d7_d = (s2r_valid_i ? (n4109 ? 32'h00000007 : (n4093 ? {{24{1'b0}}, n4305} : (n4091 ? {{21{1'b0}}, n4302} : (n4089 ? {{21{1'b0}}, n4300} : n4130)))) : r0_d7_q);
+  assign r0_d8_d = (s2r_valid_i ? (n4109 ? 32'h00000008 : (n4093 ? {{24{1'b0}}, n4330} : (n4091 ? {{21{1'b0}}, n4327} : (n4089 ? {{21{1'b0}}, n4325} : n4130)))) : r0_d8_q);
+  assign r0_d9_d = (s2r_valid_i ? (n4109 ? 32'h00000009 : (n4093 ? {{24{1'b0}}, n4355} : (n4091 ? {{21{1'b0}}, n4352} : (n4089 ? {{21{1'b0}}, n4350} : n4130)))) : r0_d9_q);
+  assign r0_d10_d = (s2r_valid_i ? (n4109 ? 32'h0000000a : (n4093 ? {{24{1'b0}}, n4380} : (n4091 ? {{21{1'b0}}, n4377} : (n4089 ? {{21{1'b0}}, n4375} : n4130)))) : r0_d10_q);
+  assign r0_d11_d = (s2r_valid_i ? (n4109 ? 32'h0000000b : (n4093 ? {{24{1'b0}}, n4405} : (n4091 ? {{21{1'b0}}, n4402} : (n4089 ? {{21{1'b0}}, n4400} : n4130)))) : r0_d11_q);
+  assign r0_d12_d = (s2r_valid_i ? (n4109 ? 32'h0000000c : (n4093 ? {{24{1'b0}}, n4430} : (n4091 ? {{21{1'b0}}, n4427} : (n4089 ? {{21{1'b0}}, n4425} : n4130)))) : r0_d12_q);
+  assign r0_d13_d = (s2r_valid_i ? (n4109 ? 32'h0000000d : (n4093 ? {{24{1'b0}}, n4455} : (n4091 ? {{21{1'b0}}, n4452} : (n4089 ? {{21{1'b0}}, n4450} : n4130)))) : r0_d13_q);
+  assign r0_d14_d = (s2r_valid_i ? (n4109 ? 32'h0000000e : (n4093 ? {{24{1'b0}}, n4480} : (n4091 ? {{21{1'b0}}, n4477} : (n4089 ? {{21{1'b0}}, n4475} : n4130)))) : r0_d14_q);
+  assign r0_d15_d = (s2r_valid_i ? (n4109 ? 32'h0000000f : (n4093 ? {{24{1'b0}}, n4505} : (n4091 ? {{21{1'b0}}, n4502} : (n4089 ? {{21{1'b0}}, n4500} : n4130)))) : r0_d15_q);
+  assign r0_d16_d = (s2r_valid_i ? (n4109 ? 32'h00000010 : (n4093 ? {{24{1'b0}}, n4530} : (n4091 ? {{21{1'b0}}, n4527} : (n4089 ? {{21{1'b0}}, n4525} : n4130)))) : r0_d16_q);
+  assign r0_d17_d = (s2r_valid_i ? (n4109 ? 32'h00000011 : (n4093 ? {{24{1'b0}}, n4555} : (n4091 ? {{21{1'b0}}, n4552} : (n4089 ? {{21{1'b0}}, n4550} : n4130)))) : r0_d17_q);
+  assign r0_d18_d = (s2r_valid_i ? (n4109 ? 32'h00000012 : (n4093 ? {{24{1'b0}}, n4580} : (n4091 ? {{21{1'b0}}, n4577} : (n4089 ? {{21{1'b0}}, n4575} : n4130)))) : r0_d18_q);
+  assign r0_d19_d = (s2r_valid_i ? (n4109 ? 32'h00000013 : (n4093 ? {{24{1'b0}}, n4605} : (n4091 ? {{21{1'b0}}, n4602} : (n4089 ? {{21{1'b0}}, n4600} : n4130)))) : r0_d19_q);
+  assign r0_d20_d = (s2r_valid_i ? (n4109 ? 32'h00000014 : (n4093 ? {{24{1'b0}}, n4630} : (n4091 ? {{21{1'b0}}, n4627} : (n4089 ? {{21{1'b0}}, n4625} : n4130)))) : r0_d20_q);
+  assign r0_d21_d = (s2r_valid_i ? (n4109 ? 32'h00000015 : (n4093 ? {{24{1'b0}}, n4655} : (n4091 ? {{21{1'b0}}, n4652} : (n4089 ? {{21{1'b0}}, n4650} : n4130)))) : r0_d21_q);
+  assign r0_d22_d = (s2r_valid_i ? (n4109 ? 32'h00000016 : (n4093 ? {{24{1'b0}}, n4680} : (n4091 ? {{21{1'b0}}, n4677} : (n4089 ? {{21{1'b0}}, n4675} : n4130)))) : r0_d22_q);
+  assign r0_d23_d = (s2r_valid_i ? (n4109 ? 32'h00000017 : (n4093 ? {{24{1'b0}}, n4705} : (n4091 ? {{21{1'b0}}, n4702} : (n4089 ? {{21{1'b0}}, n4700} : n4130)))) : r0_d23_q);
+  assign r0_d24_d = (s2r_valid_i ? (n4109 ? 32'h00000018 : (n4093 ? {{24{1'b0}}, n4730} : (n4091 ? {{21{1'b0}}, n4727} : (n4089 ? {{21{1'b0}}, n4725} : n4130)))) : r0_d24_q);
+  assign r0_d25_d = (s2r_valid_i ? (n4109 ? 32'h00000019 : (n4093 ? {{24{1'b0}}, n4755} : (n4091 ? {{21{1'b0}}, n4752} : (n4089 ? {{21{1'b0}}, n4750} : n4130)))) : r0_d25_q);
+  assign r0_d26_d = (s2r_valid_i ? (n4109 ? 32'h0000001a : (n4093 ? {{24{1'b0}}, n4780} : (n4091 ? {{21{1'b0}}, n4777} : (n4089 ? {{21{1'b0}}, n4775} : n4130)))) : r0_d26_q);
+  assign r0_d27_d = (s2r_valid_i ? (n4109 ? 32'h0000001b : (n4093 ? {{24{1'b0}}, n4805} : (n4091 ? {{21{1'b0}}, n4802} : (n4089 ? {{21{1'b0}}, n4800} : n4130)))) : r0_d27_q);
+  assign r0_d28_d = (s2r_valid_i ? (n4109 ? 32'h0000001c : (n4093 ? {{24{1'b0}}, n4830} : (n4091 ? {{21{1'b0}}, n4827} : (n4089 ? {{21{1'b0}}, n4825} : n4130)))) : r0_d28_q);
+  assign r0_d29_d = (s2r_valid_i ? (n4109 ? 32'h0000001d : (n4093 ? {{24{1'b0}}, n4855} : (n4091 ? {{21{1'b0}}, n4852} : (n4089 ? {{21{1'b0}}, n4850} : n4130)))) : r0_d29_q);
+  assign r0_d30_d = (s2r_valid_i ? (n4109 ? 32'h0000001e : (n4093 ? {{24{1'b0}}, n4880} : (n4091 ? {{21{1'b0}}, n4877} : (n4089 ? {{21{1'b0}}, n4875} : n4130)))) : r0_d30_q);
+  assign r0_d31_d = (s2r_valid_i ? (n4109 ? 32'h0000001f : (n4093 ? {{24{1'b0}}, (n4899 ? (n4880 + 8'h01) : n4880)} : (n4091 ? {{21{1'b0}}, (n4895 ? (n4899 ? 11'h000 : n4896) : n4877)} : (n4089 ? {{21{1'b0}}, (n4895 ? 11'h000 : n4893)} : n4130)))) : r0_d31_q);
   assign r1_v_d = s2r1_valid_i;
   assign r1_tag_d = (s2r1_valid_i ? s2r1_tag_i : r1_tag_q);
   assign r1_mask_d = (s2r1_valid_i ? ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, s2r1_mask_i[0]} << 5'h00)) | ({{31{1'b0}}, s2r1_mask_i[1]} << 5'h01)) | ({{31{1'b0}}, s2r1_mask_i[2]} << 5'h02)) | ({{31{1'b0}}, s2r1_mask_i[3]} << 5'h03)) | ({{31{1'b0}}, s2r1_mask_i[4]} << 5'h04)) | ({{31{1'b0}}, s2r1_mask_i[5]} << 5'h05)) | ({{31{1'b0}}, s2r1_mask_i[6]} << 5'h06)) | ({{31{1'b0}}, s2r1_mask_i[7]} << 5'h07)) | ({{31{1'b0}}, s2r1_mask_i[8]} << 5'h08)) | ({{31{1'b0}}, s2r1_mask_i[9]} << 5'h09)) | ({{31{1'b0}}, s2r1_mask_i[10]} << 5'h0a)) | ({{31{1'b0}}, s2r1_mask_i[11]} << 5'h0b)) | ({{31{1'b0}}, s2r1_mask_i[12]} << 5'h0c)) | ({{31{1'b0}}, s2r1_mask_i[13]} << 5'h0d)) | ({{31{1'b0}}, s2r1_mask_i[14]} << 5'h0e)) | ({{31{1'b0}}, s2r1_mask_i[15]} << 5'h0f)) | ({{31{1'b0}}, s2r1_mask_i[16]} << 5'h10)) | ({{31{1'b0}}, s2r1_mask_i[17]} << 5'h11)) | ({{31{1'b0}}, s2r1_mask_i[18]} << 5'h12)) | ({{31{1'b0}}, s2r1_mask_i[19]} << 5'h13)) | ({{31{1'b0}}, s2r1_mask_i[20]} << 5'h14)) | ({{31{1'b0}}, s2r1_mask_i[21]} << 5'h15)) | ({{31{1'b0}}, s2r1_mask_i[22]} << 5'h16)) | ({{31{1'b0}}, s2r1_mask_i[23]} << 5'h17)) | ({{31{1'b0}}, s2r1_mask_i[24]} << 5'h18)) | ({{31{1'b0}}, s2r1_mask_i[25]} << 5'h19)) | ({{31{1'b0}}, s2r1_mask_i[26]} << 5'h1a)) | ({{31{1'b0}}, s2r1_mask_i[27]} << 5'h1b)) | ({{31{1'b0}}, s2r1_mask_i[28]} << 5'h1c)) | ({{31{1'b0}}, s2r1_mask_i[29]} << 5'h1d)) | ({{31{1'b0}}, s2r1_mask_i[30]} << 5'h1e)) | ({{31{1'b0}}, s2r1_mask_i[31]} << 5'h1f)) : r1_mask_q);
-  assign r1_d0_d = (s2r1_valid_i ? (n5590 ? 32'h00000000 : (n5574 ? {{24{1'b0}}, n5567} : (n5572 ? {{22{1'b0}}, n5470} : (n5570 ? {{22{1'b0}}, n5373} : n5611)))) : r1_d0_q);
-  assign r1_d1_d = (s2r1_valid_i ? (n5590 ? 32'h00000001 : (n5574 ? {{24{1'b0}}, n5636} : (n5572 ? {{22{1'b0}}, n5633} : (n5570 ? {{22{1'b0}}, n5631} : n5611)))) : r1_d1_q);
-  assign r1_d2_d = (s2r1_valid_i ? (n5590 ? 32'h00000002 : (n5574 ? {{24{1'b0}}, n5661} : (n5572 ? {{22{1'b0}}, n5658} : (n5570 ? {{22{1'b0}}, n5656} : n5611)))) : r1_d2_q);
-  assign r1_d3_d = (s2r1_valid_i ? (n5590 ? 32'h00000003 : (n5574 ? {{24{1'b0}}, n5686} : (n5572 ? {{22{1'b0}}, n5683} : (n5570 ? {{22{1'b0}}, n5681} : n5611)))) : r1_d3_q);
-  assign r1_d4_d = (s2r1_valid_i ? (n5590 ? 32'h00000004 : (n5574 ? {{24{1'b0}}, n5711} : (n5572 ? {{22{1'b0}}, n5708} : (n5570 ? {{22{1'b0}}, n5706} : n5611)))) : r1_d4_q);
-  assign r1_d5_d = (s2r1_valid_i ? (n5590 ? 32'h00000005 : (n5574 ? {{24{1'b0}}, n5736} : (n5572 ? {{22{1'b0}}, n5733} : (n5570 ? {{22{1'b0}}, n5731} : n5611)))) : r1_d5_q);
-  assign r1_d6_d = (s2r1_valid_i ? (n5590 ? 32'h00000006 : (n5574 ? {{24{1'b0}}, n5761} : (n5572 ? {{22{1'b0}}, n5758} : (n5570 ? {{22{1'b0}}, n5756} : n5611)))) : r1_d6_q);
-  assign r1_d7_d = (s2r1_valid_i ? (n5590 ? 32'h00000007 : (n5574 ? {{24{1'b0}}, n5786} : (n5572 ? {{22{1'b0}}, n5783} : (n5570 ? {{22{1'b0}}, n5781} : n5611)))) : r1_d7_q);
-  assign r1_d8_d = (s2r1_valid_i ? (n5590 ? 32'h00000008 : (n5574 ? {{24{1'b0}}, n5811} : (n5572 ? {{22{1'b0}}, n5808} : (n5570 ? {{22{1'b0}}, n5806} : n5611)))) : r1_d8_q);
-  assign r1_d9_d = (s2r1_valid_i ? (n5590 ? 32'h00000009 : (n5574 ? {{24{1'b0}}, n5836} : (n5572 ? {{22{1'b0}}, n5833} : (n5570 ? {{22{1'b0}}, n5831} : n5611)))) : r1_d9_q);
-  assign r1_d10_d = (s2r1_valid_i ? (n5590 ? 32'h0000000a : (n5574 ? {{24{1'b0}}, n5861} : (n5572 ? {{22{1'b0}}, n5858} : (n5570 ? {{22{1'b0}}, n5856} : n5611)))) : r1_d10_q);
-  assign r1_d11_d = (s2r1_valid_i ? (n5590 ? 32'h0000000b : (n5574 ? {{24{1'b0}}, n5886} : (n5572 ? {{22{1'b0}}, n5883} : (n5570 ? {{22{1'b0}}, n5881} : n5611)))) : r1_d11_q);
-  assign r1_d12_d = (s2r1_valid_i ? (n5590 ? 32'h0000000c : (n5574 ? {{24{1'b0}}, n5911} : (n5572 ? {{22{1'b0}}, n5908} : (n5570 ? {{22{1'b0}}, n5906} : n5611)))) : r1_d12_q);
-  assign r1_d13_d = (s2r1_valid_i ? (n5590 ? 32'h0000000d : (n5574 ? {{24{1'b0}}, n5936} : (n5572 ? {{22{1'b0}}, n5933} : (n5570 ? {{22{1'b0}}, n5931} : n5611)))) : r1_d13_q);
-  assign r1_d14_d = (s2r1_valid_i ? (n5590 ? 32'h0000000e : (n5574 ? {{24{1'b0}}, n5961} : (n5572 ? {{22{1'b0}}, n5958} : (n5570 ? {{22{1'b0}}, n5956} : n5611)))) : r1_d14_q);
-  assign r1_d15_d = (s2r1_valid_i ? (n5590 ? 32'h0000000f : (n5574 ? {{24{1'b0}}, n5986} : (n5572 ? {{22{1'b0}}, n5983} : (n5570 ? {{22{1'b0}}, n5981} : n5611)))) : r1_d15_q);
-  assign r1_d16_d = (s2r1_valid_i ? (n5590 ? 32'h00000010 : (n5574 ? {{24{1'b0}}, n6011} : (n5572 ? {{22{1'b0}}, n6008} : (n5570 ? {{22{1'b0}}, n6006} : n5611)))) : r1_d16_q);
-  assign r1_d17_d = (s2r1_valid_i ? (n5590 ? 32'h00000011 : (n5574 ? {{24{1'b0}}, n6036} : (n5572 ? {{22{1'b0}}, n6033} : (n5570 ? {{22{1'b0}}, n6031} : n5611)))) : r1_d17_q);
-  assign r1_d18_d = (s2r1_valid_i ? (n5590 ? 32'h00000012 : (n5574 ? {{24{1'b0}}, n6061} : (n5572 ? {{22{1'b0}}, n6058} : (n5570 ? {{22{1'b0}}, n6056} : n5611)))) : r1_d18_q);
-  assign r1_d19_d = (s2r1_valid_i ? (n5590 ? 32'h00000013 : (n5574 ? {{24{1'b0}}, n6086} : (n5572 ? {{22{1'b0}}, n6083} : (n5570 ? {{22{1'b0}}, n6081} : n5611)))) : r1_d19_q);
-  assign r1_d20_d = (s2r1_valid_i ? (n5590 ? 32'h00000014 : (n5574 ? {{24{1'b0}}, n6111} : (n5572 ? {{22{1'b0}}, n6108} : (n5570 ? {{22{1'b0}}, n6106} : n5611)))) : r1_d20_q);
-  assign r1_d21_d = (s2r1_valid_i ? (n5590 ? 32'h00000015 : (n5574 ? {{24{1'b0}}, n6136} : (n5572 ? {{22{1'b0}}, n6133} : (n5570 ? {{22{1'b0}}, n6131} : n5611)))) : r1_d21_q);
-  assign r1_d22_d = (s2r1_valid_i ? (n5590 ? 32'h00000016 : (n5574 ? {{24{1'b0}}, n6161} : (n5572 ? {{22{1'b0}}, n6158} : (n5570 ? {{22{1'b0}}, n6156} : n5611)))) : r1_d22_q);
-  assign r1_d23_d = (s2r1_valid_i ? (n5590 ? 32'h00000017 : (n5574 ? {{24{1'b0}}, n6186} : (n5572 ? {{22{1'b0}}, n6183} : (n5570 ? {{22{1'b0}}, n6181} : n5611)))) : r1_d23_q);
-  assign r1_d24_d = (s2r1_valid_i ? (n5590 ? 32'h00000018 : (n5574 ? {{24{1'b0}}, n6211} : (n5572 ? {{22{1'b0}}, n6208} : (n5570 ? {{22{1'b0}}, n6206} : n5611)))) : r1_d24_q);
-  assign r1_d25_d = (s2r1_valid_i ? (n5590 ? 32'h00000019 : (n5574 ? {{24{1'b0}}, n6236} : (n5572 ? {{22{1'b0}}, n6233} : (n5570 ? {{22{1'b0}}, n6231} : n5611)))) : r1_d25_q);
-  assign r1_d26_d = (s2r1_valid_i ? (n5590 ? 32'h0000001a : (n5574 ? {{24{1'b0}}, n6261} : (n5572 ? {{22{1'b0}}, n6258} : (n5570 ? {{22{1'b0}}, n6256} : n5611)))) : r1_d26_q);
-  assign r1_d27_d = (s2r1_valid_i ? (n5590 ? 32'h0000001b : (n5574 ? {{24{1'b0}}, n6286} : (n5572 ? {{22{1'b0}}, n6283} : (n5570 ? {{22{1'b0}}, n6281} : n5611)))) : r1_d27_q);
-  assign r1_d28_d = (s2r1_valid_i ? (n5590 ? 32'h0000001c : (n5574 ? {{24{1'b0}}, n6311} : (n5572 ? {{22{1'b0}}, n6308} : (n5570 ? {{22{1'b0}}, n6306} : n5611)))) : r1_d28_q);
-  assign r1_d29_d = (s2r1_valid_i ? (n5590 ? 32'h0000001d : (n5574 ? {{24{1'b0}}, n6336} : (n5572 ? {{22{1'b0}}, n6333} : (n5570 ? {{22{1'b0}}, n6331} : n5611)))) : r1_d29_q);
-  assign r1_d30_d = (s2r1_valid_i ? (n5590 ? 32'h0000001e : (n5574 ? {{24{1'b0}}, n6361} : (n5572 ? {{22{1'b0}}, n6358} : (n5570 ? {{22{1'b0}}, n6356} : n5611)))) : r1_d30_q);
-  assign r1_d31_d = (s2r1_valid_i ? (n5590 ? 32'h0000001f : (n5574 ? {{24{1'b0}}, (n6380 ? (n6361 + 8'h01) : n6361)} : (n5572 ? {{22{1'b0}}, (n6376 ? (n6380 ? 10'h000 : n6377) : n6358)} : (n5570 ? {{22{1'b0}}, (n6376 ? 10'h000 : n6374)} : n5611)))) : r1_d31_q);
+  assign r1_d0_d = (s2r1_valid_i ? (n5590 ? 32'h00000000 : (n5574 ? {{24{1'b0}}, n5567} : (n5572 ? {{21{1'b0}}, n5470} : (n5570 ? {{21{1'b0}}, n5373} : n5611)))) : r1_d0_q);
+  assign r1_d1_d = (s2r1_valid_i ? (n5590 ? 32'h00000001 : (n5574 ? {{24{1'b0}}, n5636} : (n5572 ? {{21{1'b0}}, n5633} : (n5570 ? {{21{1'b0}}, n5631} : n5611)))) : r1_d1_q);
+  assign r1_d2_d = (s2r1_valid_i ? (n5590 ? 32'h00000002 : (n5574 ? {{24{1'b0}}, n5661} : (n5572 ? {{21{1'b0}}, n5658} : (n5570 ? {{21{1'b0}}, n5656} : n5611)))) : r1_d2_q);
+  assign r1_d3_d = (s2r1_valid_i ? (n5590 ? 32'h00000003 : (n5574 ? {{24{1'b0}}, n5686} : (n5572 ? {{21{1'b0}}, n5683} : (n5570 ? {{21{1'b0}}, n5681} : n5611)))) : r1_d3_q);
+  assign r1_d4_d = (s2r1_valid_i ? (n5590 ? 32'h00000004 : (n5574 ? {{24{1'b0}}, n5711} : (n5572 ? {{21{1'b0}}, n5708} : (n5570 ? {{21{1'b0}}, n5706} : n5611)))) : r1_d4_q);
+  assign r1_d5_d = (s2r1_valid_i ? (n5590 ? 32'h00000005 : (n5574 ? {{24{1'b0}}, n5736} : (n5572 ? {{21{1'b0}}, n5733} : (n5570 ? {{21{1'b0}}, n5731} : n5611)))) : r1_d5_q);
+  assign r1_d6_d = (s2r1_valid_i ? (n5590 ? 32'h00000006 : (n5574 ? {{24{1'b0}}, n5761} : (n5572 ? {{21{1'b0}}, n5758} : (n5570 ? {{21{1'b0}}, n5756} : n5611)))) : r1_d6_q);
+  assign r1_d7_d = (s2r1_valid_i ? (n5590 ? 32'h00000007 : (n5574 ? {{24{1'b0}}, n5786} : (n5572 ? {{21{1'b0}}, n5783} : (n5570 ? {{21{1'b0}}, n5781} : n5611)))) : r1_d7_q);
+  assign r1_d8_d = (s2r1_valid_i ? (n5590 ? 32'h00000008 : (n5574 ? {{24{1'b0}}, n5811} : (n5572 ? {{21{1'b0}}, n5808} : (n5570 ? {{21{1'b0}}, n5806} : n5611)))) : r1_d8_q);
+  assign r1_d9_d = (s2r1_valid_i ? (n5590 ? 32'h00000009 : (n5574 ? {{24{1'b0}}, n5836} : (n5572 ? {{21{1'b0}}, n5833} : (n5570 ? {{21{1'b0}}, n5831} : n5611)))) : r1_d9_q);
+  assign r1_d10_d = (s2r1_valid_i ? (n5590 ? 32'h0000000a : (n5574 ? {{24{1'b0}}, n5861} : (n5572 ? {{21{1'b0}}, n5858} : (n5570 ? {{21{1'b0}}, n5856} : n5611)))) : r1_d10_q);
+  assign r1_d11_d = (s2r1_valid_i ? (n5590 ? 32'h0000000b : (n5574 ? {{24{1'b0}}, n5886} : (n5572 ? {{21{1'b0}}, n5883} : (n5570 ? {{21{1'b0}}, n5881} : n5611)))) : r1_d11_q);
+  assign r1_d12_d = (s2r1_valid_i ? (n5590 ? 32'h0000000c : (n5574 ? {{24{1'b0}}, n5911} : (n5572 ? {{21{1'b0}}, n5908} : (n5570 ? {{21{1'b0}}, n5906} : n5611)))) : r1_d12_q);
+  assign r1_d13_d = (s2r1_valid_i ? (n5590 ? 32'h0000000d : (n5574 ? {{24{1'b0}}, n5936} : (n5572 ? {{21{1'b0}}, n5933} : (n5570 ? {{21{1'b0}}, n5931} : n5611)))) : r1_d13_q);
+  assign r1_d14_d = (s2r1_valid_i ? (n5590 ? 32'h0000000e : (n5574 ? {{24{1'b0}}, n5961} : (n5572 ? {{21{1'b0}}, n5958} : (n5570 ? {{21{1'b0}}, n5956} : n5611)))) : r1_d14_q);
+  assign r1_d15_d = (s2r1_valid_i ? (n5590 ? 32'h0000000f : (n5574 ? {{24{1'b0}}, n5986} : (n5572 ? {{21{1'b0}}, n5983} : (n5570 ? {{21{1'b0}}, n5981} : n5611)))) : r1_d15_q);
+  assign r1_d16_d = (s2r1_valid_i ? (n5590 ? 32'h00000010 : (n5574 ? {{24{1'b0}}, n6011} : (n5572 ? {{21{1'b0}}, n6008} : (n5570 ? {{21{1'b0}}, n6006} : n5611)))) : r1_d16_q);
+  assign r1_d17_d = (s2r1_valid_i ? (n5590 ? 32'h00000011 : (n5574 ? {{24{1'b0}}, n6036} : (n5572 ? {{21{1'b0}}, n6033} : (n5570 ? {{21{1'b0}}, n6031} : n5611)))) : r1_d17_q);
+  assign r1_d18_d = (s2r1_valid_i ? (n5590 ? 32'h00000012 : (n5574 ? {{24{1'b0}}, n6061} : (n5572 ? {{21{1'b0}}, n6058} : (n5570 ? {{21{1'b0}}, n6056} : n5611)))) : r1_d18_q);
+  assign r1_d19_d = (s2r1_valid_i ? (n5590 ? 32'h00000013 : (n5574 ? {{24{1'b0}}, n6086} : (n5572 ? {{21{1'b0}}, n6083} : (n5570 ? {{21{1'b0}}, n6081} : n5611)))) : r1_d19_q);
+  assign r1_d20_d = (s2r1_valid_i ? (n5590 ? 32'h00000014 : (n5574 ? {{24{1'b0}}, n6111} : (n5572 ? {{21{1'b0}}, n6108} : (n5570 ? {{21{1'b0}}, n6106} : n5611)))) : r1_d20_q);
+  assign r1_d21_d = (s2r1_valid_i ? (n5590 ? 32'h00000015 : (n5574 ? {{24{1'b0}}, n6136} : (n5572 ? {{21{1'b0}}, n6133} : (n5570 ? {{21{1'b0}}, n6131} : n5611)))) : r1_d21_q);
+  assign r1_d22_d = (s2r1_valid_i ? (n5590 ? 32'h00000016 : (n5574 ? {{24{1'b0}}, n6161} : (n5572 ? {{21{1'b0}}, n6158} : (n5570 ? {{21{1'b0}}, n6156} : n5611)))) : r1_d22_q);
+  assign r1_d23_d = (s2r1_valid_i ? (n5590 ? 32'h00000017 : (n5574 ? {{24{1'b0}}, n6186} : (n5572 ? {{21{1'b0}}, n6183} : (n5570 ? {{21{1'b0}}, n6181} : n5611)))) : r1_d23_q);
+  assign r1_d24_d = (s2r1_valid_i ? (n5590 ? 32'h00000018 : (n5574 ? {{24{1'b0}}, n6211} : (n5572 ? {{21{1'b0}}, n6208} : (n5570 ? {{21{1'b0}}, n6206} : n5611)))) : r1_d24_q);
+  assign r1_d25_d = (s2r1_valid_i ? (n5590 ? 32'h00000019 : (n5574 ? {{24{1'b0}}, n6236} : (n5572 ? {{21{1'b0}}, n6233} : (n5570 ? {{21{1'b0}}, n6231} : n5611)))) : r1_d25_q);
+  assign r1_d26_d = (s2r1_valid_i ? (n5590 ? 32'h0000001a : (n5574 ? {{24{1'b0}}, n6261} : (n5572 ? {{21{1'b0}}, n6258} : (n5570 ? {{21{1'b0}}, n6256} : n5611)))) : r1_d26_q);
+  assign r1_d27_d = (s2r1_valid_i ? (n5590 ? 32'h0000001b : (n5574 ? {{24{1'b0}}, n6286} : (n5572 ? {{21{1'b0}}, n6283} : (n5570 ? {{21{1'b0}}, n6281} : n5611)))) : r1_d27_q);
+  assign r1_d28_d = (s2r1_valid_i ? (n5590 ? 32'h0000001c : (n5574 ? {{24{1'b0}}, n6311} : (n5572 ? {{21{1'b0}}, n6308} : (n5570 ? {{21{1'b0}}, n6306} : n5611)))) : r1_d28_q);
+  assign r1_d29_d = (s2r1_valid_i ? (n5590 ? 32'h0000001d : (n5574 ? {{24{1'b0}}, n6336} : (n5572 ? {{21{1'b0}}, n6333} : (n5570 ? {{21{1'b0}}, n6331} : n5611)))) : r1_d29_q);
+  assign r1_d30_d = (s2r1_valid_i ? (n5590 ? 32'h0000001e : (n5574 ? {{24{1'b0}}, n6361} : (n5572 ? {{21{1'b0}}, n6358} : (n5570 ? {{21{1'b0}}, n6356} : n5611)))) : r1_d30_q);
+  assign r1_d31_d = (s2r1_valid_i ? (n5590 ? 32'h0000001f : (n5574 ? {{24{1'b0}}, (n6380 ? (n6361 + 8'h01) : n6361)} : (n5572 ? {{21{1'b0}}, (n6376 ? (n6380 ? 11'h000 : n6377) : n6358)} : (n5570 ? {{21{1'b0}}, (n6376 ? 11'h000 : n6374)} : n5611)))) : r1_d31_q);
   assign state_d = ((((n126 & fin_q) & (~ln_q)) & (~((((((((1'h0 | act0_q) | act1_q) | act2_q) | act3_q) | act4_q) | act5_q) | act6_q) | act7_q))) ? 2'h3 : (fit_fail ? 2'h0 : (n487 ? 2'h2 : (launch ? 2'h1 : state_q))));
   assign gx_d = (launch ? launch_grid_x_i : gx_q);
   assign gy_d = (launch ? launch_grid_y_i : gy_q);
@@ -1958,8 +1958,8 @@ module cta_w32_c8_s1_t1024_r16384 (
   assign nx_d = (launch ? 16'h0000 : (cta_begin ? (n1984 ? 16'h0000 : n1983) : nx_q));
   assign ny_d = (launch ? 16'h0000 : (cta_begin ? (n1984 ? n1985 : ny_q) : ny_q));
   assign fin_d = (launch ? 1'h0 : ((cta_begin & (n1984 & (n1985 == gy_q))) ? 1'h1 : fin_q));
-  assign tx_d = (cta_begin ? 10'h000 : (ln_q ? (n2488 ? 10'h000 : n2486) : tx_q));
-  assign ty_d = (cta_begin ? 10'h000 : (ln_q ? (n2488 ? (n2492 ? 10'h000 : n2489) : n2480) : ty_q));
+  assign tx_d = (cta_begin ? 11'h000 : (ln_q ? (n2488 ? 11'h000 : n2486) : tx_q));
+  assign ty_d = (cta_begin ? 11'h000 : (ln_q ? (n2488 ? (n2492 ? 11'h000 : n2489) : n2480) : ty_q));
   assign tz_d = (cta_begin ? 8'h00 : (ln_q ? (n2492 ? (n2483 + 8'h01) : n2483) : tz_q));
   assign st_v_d = ln_q;
   assign st_w_d = (ln_q ? launch_warp : st_w_q);
@@ -2003,225 +2003,225 @@ module cta_w32_c8_s1_t1024_r16384 (
       wv0_q <= 1'h0;
       wslot0_q <= 4'h0;
       widx0_q <= 6'h00;
-      wtx0_q <= 10'h000;
-      wty0_q <= 10'h000;
+      wtx0_q <= 11'h000;
+      wty0_q <= 11'h000;
       wtz0_q <= 8'h00;
       wsb0_q <= 17'h00000;
       wv1_q <= 1'h0;
       wslot1_q <= 4'h0;
       widx1_q <= 6'h00;
-      wtx1_q <= 10'h000;
-      wty1_q <= 10'h000;
+      wtx1_q <= 11'h000;
+      wty1_q <= 11'h000;
       wtz1_q <= 8'h00;
       wsb1_q <= 17'h00000;
       wv2_q <= 1'h0;
       wslot2_q <= 4'h0;
       widx2_q <= 6'h00;
-      wtx2_q <= 10'h000;
-      wty2_q <= 10'h000;
+      wtx2_q <= 11'h000;
+      wty2_q <= 11'h000;
       wtz2_q <= 8'h00;
       wsb2_q <= 17'h00000;
       wv3_q <= 1'h0;
       wslot3_q <= 4'h0;
       widx3_q <= 6'h00;
-      wtx3_q <= 10'h000;
-      wty3_q <= 10'h000;
+      wtx3_q <= 11'h000;
+      wty3_q <= 11'h000;
       wtz3_q <= 8'h00;
       wsb3_q <= 17'h00000;
       wv4_q <= 1'h0;
       wslot4_q <= 4'h0;
       widx4_q <= 6'h00;
-      wtx4_q <= 10'h000;
-      wty4_q <= 10'h000;
+      wtx4_q <= 11'h000;
+      wty4_q <= 11'h000;
       wtz4_q <= 8'h00;
       wsb4_q <= 17'h00000;
       wv5_q <= 1'h0;
       wslot5_q <= 4'h0;
       widx5_q <= 6'h00;
-      wtx5_q <= 10'h000;
-      wty5_q <= 10'h000;
+      wtx5_q <= 11'h000;
+      wty5_q <= 11'h000;
       wtz5_q <= 8'h00;
       wsb5_q <= 17'h00000;
       wv6_q <= 1'h0;
       wslot6_q <= 4'h0;
       widx6_q <= 6'h00;
-      wtx6_q <= 10'h000;
-      wty6_q <= 10'h000;
+      wtx6_q <= 11'h000;
+      wty6_q <= 11'h000;
       wtz6_q <= 8'h00;
       wsb6_q <= 17'h00000;
       wv7_q <= 1'h0;
       wslot7_q <= 4'h0;
       widx7_q <= 6'h00;
-      wtx7_q <= 10'h000;
-      wty7_q <= 10'h000;
+      wtx7_q <= 11'h000;
+      wty7_q <= 11'h000;
       wtz7_q <= 8'h00;
       wsb7_q <= 17'h00000;
       wv8_q <= 1'h0;
       wslot8_q <= 4'h0;
       widx8_q <= 6'h00;
-      wtx8_q <= 10'h000;
-      wty8_q <= 10'h000;
+      wtx8_q <= 11'h000;
+      wty8_q <= 11'h000;
       wtz8_q <= 8'h00;
       wsb8_q <= 17'h00000;
       wv9_q <= 1'h0;
       wslot9_q <= 4'h0;
       widx9_q <= 6'h00;
-      wtx9_q <= 10'h000;
-      wty9_q <= 10'h000;
+      wtx9_q <= 11'h000;
+      wty9_q <= 11'h000;
       wtz9_q <= 8'h00;
       wsb9_q <= 17'h00000;
       wv10_q <= 1'h0;
       wslot10_q <= 4'h0;
       widx10_q <= 6'h00;
-      wtx10_q <= 10'h000;
-      wty10_q <= 10'h000;
+      wtx10_q <= 11'h000;
+      wty10_q <= 11'h000;
       wtz10_q <= 8'h00;
       wsb10_q <= 17'h00000;
       wv11_q <= 1'h0;
       wslot11_q <= 4'h0;
       widx11_q <= 6'h00;
-      wtx11_q <= 10'h000;
-      wty11_q <= 10'h000;
+      wtx11_q <= 11'h000;
+      wty11_q <= 11'h000;
       wtz11_q <= 8'h00;
       wsb11_q <= 17'h00000;
       wv12_q <= 1'h0;
       wslot12_q <= 4'h0;
       widx12_q <= 6'h00;
-      wtx12_q <= 10'h000;
-      wty12_q <= 10'h000;
+      wtx12_q <= 11'h000;
+      wty12_q <= 11'h000;
       wtz12_q <= 8'h00;
       wsb12_q <= 17'h00000;
       wv13_q <= 1'h0;
       wslot13_q <= 4'h0;
       widx13_q <= 6'h00;
-      wtx13_q <= 10'h000;
-      wty13_q <= 10'h000;
+      wtx13_q <= 11'h000;
+      wty13_q <= 11'h000;
       wtz13_q <= 8'h00;
       wsb13_q <= 17'h00000;
       wv14_q <= 1'h0;
       wslot14_q <= 4'h0;
       widx14_q <= 6'h00;
-      wtx14_q <= 10'h000;
-      wty14_q <= 10'h000;
+      wtx14_q <= 11'h000;
+      wty14_q <= 11'h000;
       wtz14_q <= 8'h00;
       wsb14_q <= 17'h00000;
       wv15_q <= 1'h0;
       wslot15_q <= 4'h0;
       widx15_q <= 6'h00;
-      wtx15_q <= 10'h000;
-      wty15_q <= 10'h000;
+      wtx15_q <= 11'h000;
+      wty15_q <= 11'h000;
       wtz15_q <= 8'h00;
       wsb15_q <= 17'h00000;
       wv16_q <= 1'h0;
       wslot16_q <= 4'h0;
       widx16_q <= 6'h00;
-      wtx16_q <= 10'h000;
-      wty16_q <= 10'h000;
+      wtx16_q <= 11'h000;
+      wty16_q <= 11'h000;
       wtz16_q <= 8'h00;
       wsb16_q <= 17'h00000;
       wv17_q <= 1'h0;
       wslot17_q <= 4'h0;
       widx17_q <= 6'h00;
-      wtx17_q <= 10'h000;
-      wty17_q <= 10'h000;
+      wtx17_q <= 11'h000;
+      wty17_q <= 11'h000;
       wtz17_q <= 8'h00;
       wsb17_q <= 17'h00000;
       wv18_q <= 1'h0;
       wslot18_q <= 4'h0;
       widx18_q <= 6'h00;
-      wtx18_q <= 10'h000;
-      wty18_q <= 10'h000;
+      wtx18_q <= 11'h000;
+      wty18_q <= 11'h000;
       wtz18_q <= 8'h00;
       wsb18_q <= 17'h00000;
       wv19_q <= 1'h0;
       wslot19_q <= 4'h0;
       widx19_q <= 6'h00;
-      wtx19_q <= 10'h000;
-      wty19_q <= 10'h000;
+      wtx19_q <= 11'h000;
+      wty19_q <= 11'h000;
       wtz19_q <= 8'h00;
       wsb19_q <= 17'h00000;
       wv20_q <= 1'h0;
       wslot20_q <= 4'h0;
       widx20_q <= 6'h00;
-      wtx20_q <= 10'h000;
-      wty20_q <= 10'h000;
+      wtx20_q <= 11'h000;
+      wty20_q <= 11'h000;
       wtz20_q <= 8'h00;
       wsb20_q <= 17'h00000;
       wv21_q <= 1'h0;
       wslot21_q <= 4'h0;
       widx21_q <= 6'h00;
-      wtx21_q <= 10'h000;
-      wty21_q <= 10'h000;
+      wtx21_q <= 11'h000;
+      wty21_q <= 11'h000;
       wtz21_q <= 8'h00;
       wsb21_q <= 17'h00000;
       wv22_q <= 1'h0;
       wslot22_q <= 4'h0;
       widx22_q <= 6'h00;
-      wtx22_q <= 10'h000;
-      wty22_q <= 10'h000;
+      wtx22_q <= 11'h000;
+      wty22_q <= 11'h000;
       wtz22_q <= 8'h00;
       wsb22_q <= 17'h00000;
       wv23_q <= 1'h0;
       wslot23_q <= 4'h0;
       widx23_q <= 6'h00;
-      wtx23_q <= 10'h000;
-      wty23_q <= 10'h000;
+      wtx23_q <= 11'h000;
+      wty23_q <= 11'h000;
       wtz23_q <= 8'h00;
       wsb23_q <= 17'h00000;
       wv24_q <= 1'h0;
       wslot24_q <= 4'h0;
       widx24_q <= 6'h00;
-      wtx24_q <= 10'h000;
-      wty24_q <= 10'h000;
+      wtx24_q <= 11'h000;
+      wty24_q <= 11'h000;
       wtz24_q <= 8'h00;
       wsb24_q <= 17'h00000;
       wv25_q <= 1'h0;
       wslot25_q <= 4'h0;
       widx25_q <= 6'h00;
-      wtx25_q <= 10'h000;
-      wty25_q <= 10'h000;
+      wtx25_q <= 11'h000;
+      wty25_q <= 11'h000;
       wtz25_q <= 8'h00;
       wsb25_q <= 17'h00000;
       wv26_q <= 1'h0;
       wslot26_q <= 4'h0;
       widx26_q <= 6'h00;
-      wtx26_q <= 10'h000;
-      wty26_q <= 10'h000;
+      wtx26_q <= 11'h000;
+      wty26_q <= 11'h000;
       wtz26_q <= 8'h00;
       wsb26_q <= 17'h00000;
       wv27_q <= 1'h0;
       wslot27_q <= 4'h0;
       widx27_q <= 6'h00;
-      wtx27_q <= 10'h000;
-      wty27_q <= 10'h000;
+      wtx27_q <= 11'h000;
+      wty27_q <= 11'h000;
       wtz27_q <= 8'h00;
       wsb27_q <= 17'h00000;
       wv28_q <= 1'h0;
       wslot28_q <= 4'h0;
       widx28_q <= 6'h00;
-      wtx28_q <= 10'h000;
-      wty28_q <= 10'h000;
+      wtx28_q <= 11'h000;
+      wty28_q <= 11'h000;
       wtz28_q <= 8'h00;
       wsb28_q <= 17'h00000;
       wv29_q <= 1'h0;
       wslot29_q <= 4'h0;
       widx29_q <= 6'h00;
-      wtx29_q <= 10'h000;
-      wty29_q <= 10'h000;
+      wtx29_q <= 11'h000;
+      wty29_q <= 11'h000;
       wtz29_q <= 8'h00;
       wsb29_q <= 17'h00000;
       wv30_q <= 1'h0;
       wslot30_q <= 4'h0;
       widx30_q <= 6'h00;
-      wtx30_q <= 10'h000;
-      wty30_q <= 10'h000;
+      wtx30_q <= 11'h000;
+      wty30_q <= 11'h000;
       wtz30_q <= 8'h00;
       wsb30_q <= 17'h00000;
       wv31_q <= 1'h0;
       wslot31_q <= 4'h0;
       widx31_q <= 6'h00;
-      wtx31_q <= 10'h000;
-      wty31_q <= 10'h000;
+      wtx31_q <= 11'h000;
+      wty31_q <= 11'h000;
       wtz31_q <= 8'h00;
       wsb31_q <= 17'h00000;
       act0_q <= 1'h0;
@@ -2321,9 +2321,9 @@ module cta_w32_c8_s1_t1024_r16384 (
       state_q <= 2'h0;
       gx_q <= 16'h0000;
       gy_q <= 16'h0000;
-      bx_q <= 10'h000;
-      by_q <= 10'h000;
-      bz_q <= 6'h00;
+      bx_q <= 11'h000;
+      by_q <= 11'h000;
+      bz_q <= 7'h00;
       nregs_q <= 8'h00;
       smem_q <= 17'h00000;
       n_q <= 5'h00;
@@ -2337,8 +2337,8 @@ module cta_w32_c8_s1_t1024_r16384 (
       nx_q <= 16'h0000;
       ny_q <= 16'h0000;
       fin_q <= 1'h0;
-      tx_q <= 10'h000;
-      ty_q <= 10'h000;
+      tx_q <= 11'h000;
+      ty_q <= 11'h000;
       tz_q <= 8'h00;
       st_v_q <= 1'h0;
       st_w_q <= 6'h00;

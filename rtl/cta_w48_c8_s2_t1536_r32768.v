@@ -7,9 +7,9 @@ module cta_w48_c8_s2_t1536_r32768 (
   input  wire launch_valid_i,
   input  wire [15:0] launch_grid_x_i,
   input  wire [15:0] launch_grid_y_i,
-  input  wire [9:0] launch_block_x_i,
-  input  wire [9:0] launch_block_y_i,
-  input  wire [5:0] launch_block_z_i,
+  input  wire [10:0] launch_block_x_i,
+  input  wire [10:0] launch_block_y_i,
+  input  wire [6:0] launch_block_z_i,
   input  wire [7:0] launch_nregs_i,
   input  wire [16:0] launch_smem_i,
   input  wire exit_valid_i,
@@ -63,10 +63,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot0_d;
   reg  [5:0] widx0_q;  // core clock, reset 6'h00
   wire [5:0] widx0_d;
-  reg  [9:0] wtx0_q;  // core clock, reset 10'h000
-  wire [9:0] wtx0_d;
-  reg  [9:0] wty0_q;  // core clock, reset 10'h000
-  wire [9:0] wty0_d;
+  reg  [10:0] wtx0_q;  // core clock, reset 11'h000
+  wire [10:0] wtx0_d;
+  reg  [10:0] wty0_q;  // core clock, reset 11'h000
+  wire [10:0] wty0_d;
   reg  [7:0] wtz0_q;  // core clock, reset 8'h00
   wire [7:0] wtz0_d;
   reg  [16:0] wsb0_q;  // core clock, reset 17'h00000
@@ -77,10 +77,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot1_d;
   reg  [5:0] widx1_q;  // core clock, reset 6'h00
   wire [5:0] widx1_d;
-  reg  [9:0] wtx1_q;  // core clock, reset 10'h000
-  wire [9:0] wtx1_d;
-  reg  [9:0] wty1_q;  // core clock, reset 10'h000
-  wire [9:0] wty1_d;
+  reg  [10:0] wtx1_q;  // core clock, reset 11'h000
+  wire [10:0] wtx1_d;
+  reg  [10:0] wty1_q;  // core clock, reset 11'h000
+  wire [10:0] wty1_d;
   reg  [7:0] wtz1_q;  // core clock, reset 8'h00
   wire [7:0] wtz1_d;
   reg  [16:0] wsb1_q;  // core clock, reset 17'h00000
@@ -91,10 +91,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot2_d;
   reg  [5:0] widx2_q;  // core clock, reset 6'h00
   wire [5:0] widx2_d;
-  reg  [9:0] wtx2_q;  // core clock, reset 10'h000
-  wire [9:0] wtx2_d;
-  reg  [9:0] wty2_q;  // core clock, reset 10'h000
-  wire [9:0] wty2_d;
+  reg  [10:0] wtx2_q;  // core clock, reset 11'h000
+  wire [10:0] wtx2_d;
+  reg  [10:0] wty2_q;  // core clock, reset 11'h000
+  wire [10:0] wty2_d;
   reg  [7:0] wtz2_q;  // core clock, reset 8'h00
   wire [7:0] wtz2_d;
   reg  [16:0] wsb2_q;  // core clock, reset 17'h00000
@@ -105,10 +105,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot3_d;
   reg  [5:0] widx3_q;  // core clock, reset 6'h00
   wire [5:0] widx3_d;
-  reg  [9:0] wtx3_q;  // core clock, reset 10'h000
-  wire [9:0] wtx3_d;
-  reg  [9:0] wty3_q;  // core clock, reset 10'h000
-  wire [9:0] wty3_d;
+  reg  [10:0] wtx3_q;  // core clock, reset 11'h000
+  wire [10:0] wtx3_d;
+  reg  [10:0] wty3_q;  // core clock, reset 11'h000
+  wire [10:0] wty3_d;
   reg  [7:0] wtz3_q;  // core clock, reset 8'h00
   wire [7:0] wtz3_d;
   reg  [16:0] wsb3_q;  // core clock, reset 17'h00000
@@ -119,10 +119,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot4_d;
   reg  [5:0] widx4_q;  // core clock, reset 6'h00
   wire [5:0] widx4_d;
-  reg  [9:0] wtx4_q;  // core clock, reset 10'h000
-  wire [9:0] wtx4_d;
-  reg  [9:0] wty4_q;  // core clock, reset 10'h000
-  wire [9:0] wty4_d;
+  reg  [10:0] wtx4_q;  // core clock, reset 11'h000
+  wire [10:0] wtx4_d;
+  reg  [10:0] wty4_q;  // core clock, reset 11'h000
+  wire [10:0] wty4_d;
   reg  [7:0] wtz4_q;  // core clock, reset 8'h00
   wire [7:0] wtz4_d;
   reg  [16:0] wsb4_q;  // core clock, reset 17'h00000
@@ -133,10 +133,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot5_d;
   reg  [5:0] widx5_q;  // core clock, reset 6'h00
   wire [5:0] widx5_d;
-  reg  [9:0] wtx5_q;  // core clock, reset 10'h000
-  wire [9:0] wtx5_d;
-  reg  [9:0] wty5_q;  // core clock, reset 10'h000
-  wire [9:0] wty5_d;
+  reg  [10:0] wtx5_q;  // core clock, reset 11'h000
+  wire [10:0] wtx5_d;
+  reg  [10:0] wty5_q;  // core clock, reset 11'h000
+  wire [10:0] wty5_d;
   reg  [7:0] wtz5_q;  // core clock, reset 8'h00
   wire [7:0] wtz5_d;
   reg  [16:0] wsb5_q;  // core clock, reset 17'h00000
@@ -147,10 +147,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot6_d;
   reg  [5:0] widx6_q;  // core clock, reset 6'h00
   wire [5:0] widx6_d;
-  reg  [9:0] wtx6_q;  // core clock, reset 10'h000
-  wire [9:0] wtx6_d;
-  reg  [9:0] wty6_q;  // core clock, reset 10'h000
-  wire [9:0] wty6_d;
+  reg  [10:0] wtx6_q;  // core clock, reset 11'h000
+  wire [10:0] wtx6_d;
+  reg  [10:0] wty6_q;  // core clock, reset 11'h000
+  wire [10:0] wty6_d;
   reg  [7:0] wtz6_q;  // core clock, reset 8'h00
   wire [7:0] wtz6_d;
   reg  [16:0] wsb6_q;  // core clock, reset 17'h00000
@@ -161,10 +161,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot7_d;
   reg  [5:0] widx7_q;  // core clock, reset 6'h00
   wire [5:0] widx7_d;
-  reg  [9:0] wtx7_q;  // core clock, reset 10'h000
-  wire [9:0] wtx7_d;
-  reg  [9:0] wty7_q;  // core clock, reset 10'h000
-  wire [9:0] wty7_d;
+  reg  [10:0] wtx7_q;  // core clock, reset 11'h000
+  wire [10:0] wtx7_d;
+  reg  [10:0] wty7_q;  // core clock, reset 11'h000
+  wire [10:0] wty7_d;
   reg  [7:0] wtz7_q;  // core clock, reset 8'h00
   wire [7:0] wtz7_d;
   reg  [16:0] wsb7_q;  // core clock, reset 17'h00000
@@ -175,10 +175,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot8_d;
   reg  [5:0] widx8_q;  // core clock, reset 6'h00
   wire [5:0] widx8_d;
-  reg  [9:0] wtx8_q;  // core clock, reset 10'h000
-  wire [9:0] wtx8_d;
-  reg  [9:0] wty8_q;  // core clock, reset 10'h000
-  wire [9:0] wty8_d;
+  reg  [10:0] wtx8_q;  // core clock, reset 11'h000
+  wire [10:0] wtx8_d;
+  reg  [10:0] wty8_q;  // core clock, reset 11'h000
+  wire [10:0] wty8_d;
   reg  [7:0] wtz8_q;  // core clock, reset 8'h00
   wire [7:0] wtz8_d;
   reg  [16:0] wsb8_q;  // core clock, reset 17'h00000
@@ -189,10 +189,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot9_d;
   reg  [5:0] widx9_q;  // core clock, reset 6'h00
   wire [5:0] widx9_d;
-  reg  [9:0] wtx9_q;  // core clock, reset 10'h000
-  wire [9:0] wtx9_d;
-  reg  [9:0] wty9_q;  // core clock, reset 10'h000
-  wire [9:0] wty9_d;
+  reg  [10:0] wtx9_q;  // core clock, reset 11'h000
+  wire [10:0] wtx9_d;
+  reg  [10:0] wty9_q;  // core clock, reset 11'h000
+  wire [10:0] wty9_d;
   reg  [7:0] wtz9_q;  // core clock, reset 8'h00
   wire [7:0] wtz9_d;
   reg  [16:0] wsb9_q;  // core clock, reset 17'h00000
@@ -203,10 +203,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot10_d;
   reg  [5:0] widx10_q;  // core clock, reset 6'h00
   wire [5:0] widx10_d;
-  reg  [9:0] wtx10_q;  // core clock, reset 10'h000
-  wire [9:0] wtx10_d;
-  reg  [9:0] wty10_q;  // core clock, reset 10'h000
-  wire [9:0] wty10_d;
+  reg  [10:0] wtx10_q;  // core clock, reset 11'h000
+  wire [10:0] wtx10_d;
+  reg  [10:0] wty10_q;  // core clock, reset 11'h000
+  wire [10:0] wty10_d;
   reg  [7:0] wtz10_q;  // core clock, reset 8'h00
   wire [7:0] wtz10_d;
   reg  [16:0] wsb10_q;  // core clock, reset 17'h00000
@@ -217,10 +217,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot11_d;
   reg  [5:0] widx11_q;  // core clock, reset 6'h00
   wire [5:0] widx11_d;
-  reg  [9:0] wtx11_q;  // core clock, reset 10'h000
-  wire [9:0] wtx11_d;
-  reg  [9:0] wty11_q;  // core clock, reset 10'h000
-  wire [9:0] wty11_d;
+  reg  [10:0] wtx11_q;  // core clock, reset 11'h000
+  wire [10:0] wtx11_d;
+  reg  [10:0] wty11_q;  // core clock, reset 11'h000
+  wire [10:0] wty11_d;
   reg  [7:0] wtz11_q;  // core clock, reset 8'h00
   wire [7:0] wtz11_d;
   reg  [16:0] wsb11_q;  // core clock, reset 17'h00000
@@ -231,10 +231,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot12_d;
   reg  [5:0] widx12_q;  // core clock, reset 6'h00
   wire [5:0] widx12_d;
-  reg  [9:0] wtx12_q;  // core clock, reset 10'h000
-  wire [9:0] wtx12_d;
-  reg  [9:0] wty12_q;  // core clock, reset 10'h000
-  wire [9:0] wty12_d;
+  reg  [10:0] wtx12_q;  // core clock, reset 11'h000
+  wire [10:0] wtx12_d;
+  reg  [10:0] wty12_q;  // core clock, reset 11'h000
+  wire [10:0] wty12_d;
   reg  [7:0] wtz12_q;  // core clock, reset 8'h00
   wire [7:0] wtz12_d;
   reg  [16:0] wsb12_q;  // core clock, reset 17'h00000
@@ -245,10 +245,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot13_d;
   reg  [5:0] widx13_q;  // core clock, reset 6'h00
   wire [5:0] widx13_d;
-  reg  [9:0] wtx13_q;  // core clock, reset 10'h000
-  wire [9:0] wtx13_d;
-  reg  [9:0] wty13_q;  // core clock, reset 10'h000
-  wire [9:0] wty13_d;
+  reg  [10:0] wtx13_q;  // core clock, reset 11'h000
+  wire [10:0] wtx13_d;
+  reg  [10:0] wty13_q;  // core clock, reset 11'h000
+  wire [10:0] wty13_d;
   reg  [7:0] wtz13_q;  // core clock, reset 8'h00
   wire [7:0] wtz13_d;
   reg  [16:0] wsb13_q;  // core clock, reset 17'h00000
@@ -259,10 +259,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot14_d;
   reg  [5:0] widx14_q;  // core clock, reset 6'h00
   wire [5:0] widx14_d;
-  reg  [9:0] wtx14_q;  // core clock, reset 10'h000
-  wire [9:0] wtx14_d;
-  reg  [9:0] wty14_q;  // core clock, reset 10'h000
-  wire [9:0] wty14_d;
+  reg  [10:0] wtx14_q;  // core clock, reset 11'h000
+  wire [10:0] wtx14_d;
+  reg  [10:0] wty14_q;  // core clock, reset 11'h000
+  wire [10:0] wty14_d;
   reg  [7:0] wtz14_q;  // core clock, reset 8'h00
   wire [7:0] wtz14_d;
   reg  [16:0] wsb14_q;  // core clock, reset 17'h00000
@@ -273,10 +273,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot15_d;
   reg  [5:0] widx15_q;  // core clock, reset 6'h00
   wire [5:0] widx15_d;
-  reg  [9:0] wtx15_q;  // core clock, reset 10'h000
-  wire [9:0] wtx15_d;
-  reg  [9:0] wty15_q;  // core clock, reset 10'h000
-  wire [9:0] wty15_d;
+  reg  [10:0] wtx15_q;  // core clock, reset 11'h000
+  wire [10:0] wtx15_d;
+  reg  [10:0] wty15_q;  // core clock, reset 11'h000
+  wire [10:0] wty15_d;
   reg  [7:0] wtz15_q;  // core clock, reset 8'h00
   wire [7:0] wtz15_d;
   reg  [16:0] wsb15_q;  // core clock, reset 17'h00000
@@ -287,10 +287,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot16_d;
   reg  [5:0] widx16_q;  // core clock, reset 6'h00
   wire [5:0] widx16_d;
-  reg  [9:0] wtx16_q;  // core clock, reset 10'h000
-  wire [9:0] wtx16_d;
-  reg  [9:0] wty16_q;  // core clock, reset 10'h000
-  wire [9:0] wty16_d;
+  reg  [10:0] wtx16_q;  // core clock, reset 11'h000
+  wire [10:0] wtx16_d;
+  reg  [10:0] wty16_q;  // core clock, reset 11'h000
+  wire [10:0] wty16_d;
   reg  [7:0] wtz16_q;  // core clock, reset 8'h00
   wire [7:0] wtz16_d;
   reg  [16:0] wsb16_q;  // core clock, reset 17'h00000
@@ -301,10 +301,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot17_d;
   reg  [5:0] widx17_q;  // core clock, reset 6'h00
   wire [5:0] widx17_d;
-  reg  [9:0] wtx17_q;  // core clock, reset 10'h000
-  wire [9:0] wtx17_d;
-  reg  [9:0] wty17_q;  // core clock, reset 10'h000
-  wire [9:0] wty17_d;
+  reg  [10:0] wtx17_q;  // core clock, reset 11'h000
+  wire [10:0] wtx17_d;
+  reg  [10:0] wty17_q;  // core clock, reset 11'h000
+  wire [10:0] wty17_d;
   reg  [7:0] wtz17_q;  // core clock, reset 8'h00
   wire [7:0] wtz17_d;
   reg  [16:0] wsb17_q;  // core clock, reset 17'h00000
@@ -315,10 +315,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot18_d;
   reg  [5:0] widx18_q;  // core clock, reset 6'h00
   wire [5:0] widx18_d;
-  reg  [9:0] wtx18_q;  // core clock, reset 10'h000
-  wire [9:0] wtx18_d;
-  reg  [9:0] wty18_q;  // core clock, reset 10'h000
-  wire [9:0] wty18_d;
+  reg  [10:0] wtx18_q;  // core clock, reset 11'h000
+  wire [10:0] wtx18_d;
+  reg  [10:0] wty18_q;  // core clock, reset 11'h000
+  wire [10:0] wty18_d;
   reg  [7:0] wtz18_q;  // core clock, reset 8'h00
   wire [7:0] wtz18_d;
   reg  [16:0] wsb18_q;  // core clock, reset 17'h00000
@@ -329,10 +329,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot19_d;
   reg  [5:0] widx19_q;  // core clock, reset 6'h00
   wire [5:0] widx19_d;
-  reg  [9:0] wtx19_q;  // core clock, reset 10'h000
-  wire [9:0] wtx19_d;
-  reg  [9:0] wty19_q;  // core clock, reset 10'h000
-  wire [9:0] wty19_d;
+  reg  [10:0] wtx19_q;  // core clock, reset 11'h000
+  wire [10:0] wtx19_d;
+  reg  [10:0] wty19_q;  // core clock, reset 11'h000
+  wire [10:0] wty19_d;
   reg  [7:0] wtz19_q;  // core clock, reset 8'h00
   wire [7:0] wtz19_d;
   reg  [16:0] wsb19_q;  // core clock, reset 17'h00000
@@ -343,10 +343,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot20_d;
   reg  [5:0] widx20_q;  // core clock, reset 6'h00
   wire [5:0] widx20_d;
-  reg  [9:0] wtx20_q;  // core clock, reset 10'h000
-  wire [9:0] wtx20_d;
-  reg  [9:0] wty20_q;  // core clock, reset 10'h000
-  wire [9:0] wty20_d;
+  reg  [10:0] wtx20_q;  // core clock, reset 11'h000
+  wire [10:0] wtx20_d;
+  reg  [10:0] wty20_q;  // core clock, reset 11'h000
+  wire [10:0] wty20_d;
   reg  [7:0] wtz20_q;  // core clock, reset 8'h00
   wire [7:0] wtz20_d;
   reg  [16:0] wsb20_q;  // core clock, reset 17'h00000
@@ -357,10 +357,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot21_d;
   reg  [5:0] widx21_q;  // core clock, reset 6'h00
   wire [5:0] widx21_d;
-  reg  [9:0] wtx21_q;  // core clock, reset 10'h000
-  wire [9:0] wtx21_d;
-  reg  [9:0] wty21_q;  // core clock, reset 10'h000
-  wire [9:0] wty21_d;
+  reg  [10:0] wtx21_q;  // core clock, reset 11'h000
+  wire [10:0] wtx21_d;
+  reg  [10:0] wty21_q;  // core clock, reset 11'h000
+  wire [10:0] wty21_d;
   reg  [7:0] wtz21_q;  // core clock, reset 8'h00
   wire [7:0] wtz21_d;
   reg  [16:0] wsb21_q;  // core clock, reset 17'h00000
@@ -371,10 +371,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot22_d;
   reg  [5:0] widx22_q;  // core clock, reset 6'h00
   wire [5:0] widx22_d;
-  reg  [9:0] wtx22_q;  // core clock, reset 10'h000
-  wire [9:0] wtx22_d;
-  reg  [9:0] wty22_q;  // core clock, reset 10'h000
-  wire [9:0] wty22_d;
+  reg  [10:0] wtx22_q;  // core clock, reset 11'h000
+  wire [10:0] wtx22_d;
+  reg  [10:0] wty22_q;  // core clock, reset 11'h000
+  wire [10:0] wty22_d;
   reg  [7:0] wtz22_q;  // core clock, reset 8'h00
   wire [7:0] wtz22_d;
   reg  [16:0] wsb22_q;  // core clock, reset 17'h00000
@@ -385,10 +385,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot23_d;
   reg  [5:0] widx23_q;  // core clock, reset 6'h00
   wire [5:0] widx23_d;
-  reg  [9:0] wtx23_q;  // core clock, reset 10'h000
-  wire [9:0] wtx23_d;
-  reg  [9:0] wty23_q;  // core clock, reset 10'h000
-  wire [9:0] wty23_d;
+  reg  [10:0] wtx23_q;  // core clock, reset 11'h000
+  wire [10:0] wtx23_d;
+  reg  [10:0] wty23_q;  // core clock, reset 11'h000
+  wire [10:0] wty23_d;
   reg  [7:0] wtz23_q;  // core clock, reset 8'h00
   wire [7:0] wtz23_d;
   reg  [16:0] wsb23_q;  // core clock, reset 17'h00000
@@ -399,10 +399,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot24_d;
   reg  [5:0] widx24_q;  // core clock, reset 6'h00
   wire [5:0] widx24_d;
-  reg  [9:0] wtx24_q;  // core clock, reset 10'h000
-  wire [9:0] wtx24_d;
-  reg  [9:0] wty24_q;  // core clock, reset 10'h000
-  wire [9:0] wty24_d;
+  reg  [10:0] wtx24_q;  // core clock, reset 11'h000
+  wire [10:0] wtx24_d;
+  reg  [10:0] wty24_q;  // core clock, reset 11'h000
+  wire [10:0] wty24_d;
   reg  [7:0] wtz24_q;  // core clock, reset 8'h00
   wire [7:0] wtz24_d;
   reg  [16:0] wsb24_q;  // core clock, reset 17'h00000
@@ -413,10 +413,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot25_d;
   reg  [5:0] widx25_q;  // core clock, reset 6'h00
   wire [5:0] widx25_d;
-  reg  [9:0] wtx25_q;  // core clock, reset 10'h000
-  wire [9:0] wtx25_d;
-  reg  [9:0] wty25_q;  // core clock, reset 10'h000
-  wire [9:0] wty25_d;
+  reg  [10:0] wtx25_q;  // core clock, reset 11'h000
+  wire [10:0] wtx25_d;
+  reg  [10:0] wty25_q;  // core clock, reset 11'h000
+  wire [10:0] wty25_d;
   reg  [7:0] wtz25_q;  // core clock, reset 8'h00
   wire [7:0] wtz25_d;
   reg  [16:0] wsb25_q;  // core clock, reset 17'h00000
@@ -427,10 +427,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot26_d;
   reg  [5:0] widx26_q;  // core clock, reset 6'h00
   wire [5:0] widx26_d;
-  reg  [9:0] wtx26_q;  // core clock, reset 10'h000
-  wire [9:0] wtx26_d;
-  reg  [9:0] wty26_q;  // core clock, reset 10'h000
-  wire [9:0] wty26_d;
+  reg  [10:0] wtx26_q;  // core clock, reset 11'h000
+  wire [10:0] wtx26_d;
+  reg  [10:0] wty26_q;  // core clock, reset 11'h000
+  wire [10:0] wty26_d;
   reg  [7:0] wtz26_q;  // core clock, reset 8'h00
   wire [7:0] wtz26_d;
   reg  [16:0] wsb26_q;  // core clock, reset 17'h00000
@@ -441,10 +441,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot27_d;
   reg  [5:0] widx27_q;  // core clock, reset 6'h00
   wire [5:0] widx27_d;
-  reg  [9:0] wtx27_q;  // core clock, reset 10'h000
-  wire [9:0] wtx27_d;
-  reg  [9:0] wty27_q;  // core clock, reset 10'h000
-  wire [9:0] wty27_d;
+  reg  [10:0] wtx27_q;  // core clock, reset 11'h000
+  wire [10:0] wtx27_d;
+  reg  [10:0] wty27_q;  // core clock, reset 11'h000
+  wire [10:0] wty27_d;
   reg  [7:0] wtz27_q;  // core clock, reset 8'h00
   wire [7:0] wtz27_d;
   reg  [16:0] wsb27_q;  // core clock, reset 17'h00000
@@ -455,10 +455,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot28_d;
   reg  [5:0] widx28_q;  // core clock, reset 6'h00
   wire [5:0] widx28_d;
-  reg  [9:0] wtx28_q;  // core clock, reset 10'h000
-  wire [9:0] wtx28_d;
-  reg  [9:0] wty28_q;  // core clock, reset 10'h000
-  wire [9:0] wty28_d;
+  reg  [10:0] wtx28_q;  // core clock, reset 11'h000
+  wire [10:0] wtx28_d;
+  reg  [10:0] wty28_q;  // core clock, reset 11'h000
+  wire [10:0] wty28_d;
   reg  [7:0] wtz28_q;  // core clock, reset 8'h00
   wire [7:0] wtz28_d;
   reg  [16:0] wsb28_q;  // core clock, reset 17'h00000
@@ -469,10 +469,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot29_d;
   reg  [5:0] widx29_q;  // core clock, reset 6'h00
   wire [5:0] widx29_d;
-  reg  [9:0] wtx29_q;  // core clock, reset 10'h000
-  wire [9:0] wtx29_d;
-  reg  [9:0] wty29_q;  // core clock, reset 10'h000
-  wire [9:0] wty29_d;
+  reg  [10:0] wtx29_q;  // core clock, reset 11'h000
+  wire [10:0] wtx29_d;
+  reg  [10:0] wty29_q;  // core clock, reset 11'h000
+  wire [10:0] wty29_d;
   reg  [7:0] wtz29_q;  // core clock, reset 8'h00
   wire [7:0] wtz29_d;
   reg  [16:0] wsb29_q;  // core clock, reset 17'h00000
@@ -483,10 +483,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot30_d;
   reg  [5:0] widx30_q;  // core clock, reset 6'h00
   wire [5:0] widx30_d;
-  reg  [9:0] wtx30_q;  // core clock, reset 10'h000
-  wire [9:0] wtx30_d;
-  reg  [9:0] wty30_q;  // core clock, reset 10'h000
-  wire [9:0] wty30_d;
+  reg  [10:0] wtx30_q;  // core clock, reset 11'h000
+  wire [10:0] wtx30_d;
+  reg  [10:0] wty30_q;  // core clock, reset 11'h000
+  wire [10:0] wty30_d;
   reg  [7:0] wtz30_q;  // core clock, reset 8'h00
   wire [7:0] wtz30_d;
   reg  [16:0] wsb30_q;  // core clock, reset 17'h00000
@@ -497,10 +497,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot31_d;
   reg  [5:0] widx31_q;  // core clock, reset 6'h00
   wire [5:0] widx31_d;
-  reg  [9:0] wtx31_q;  // core clock, reset 10'h000
-  wire [9:0] wtx31_d;
-  reg  [9:0] wty31_q;  // core clock, reset 10'h000
-  wire [9:0] wty31_d;
+  reg  [10:0] wtx31_q;  // core clock, reset 11'h000
+  wire [10:0] wtx31_d;
+  reg  [10:0] wty31_q;  // core clock, reset 11'h000
+  wire [10:0] wty31_d;
   reg  [7:0] wtz31_q;  // core clock, reset 8'h00
   wire [7:0] wtz31_d;
   reg  [16:0] wsb31_q;  // core clock, reset 17'h00000
@@ -511,10 +511,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot32_d;
   reg  [5:0] widx32_q;  // core clock, reset 6'h00
   wire [5:0] widx32_d;
-  reg  [9:0] wtx32_q;  // core clock, reset 10'h000
-  wire [9:0] wtx32_d;
-  reg  [9:0] wty32_q;  // core clock, reset 10'h000
-  wire [9:0] wty32_d;
+  reg  [10:0] wtx32_q;  // core clock, reset 11'h000
+  wire [10:0] wtx32_d;
+  reg  [10:0] wty32_q;  // core clock, reset 11'h000
+  wire [10:0] wty32_d;
   reg  [7:0] wtz32_q;  // core clock, reset 8'h00
   wire [7:0] wtz32_d;
   reg  [16:0] wsb32_q;  // core clock, reset 17'h00000
@@ -525,10 +525,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot33_d;
   reg  [5:0] widx33_q;  // core clock, reset 6'h00
   wire [5:0] widx33_d;
-  reg  [9:0] wtx33_q;  // core clock, reset 10'h000
-  wire [9:0] wtx33_d;
-  reg  [9:0] wty33_q;  // core clock, reset 10'h000
-  wire [9:0] wty33_d;
+  reg  [10:0] wtx33_q;  // core clock, reset 11'h000
+  wire [10:0] wtx33_d;
+  reg  [10:0] wty33_q;  // core clock, reset 11'h000
+  wire [10:0] wty33_d;
   reg  [7:0] wtz33_q;  // core clock, reset 8'h00
   wire [7:0] wtz33_d;
   reg  [16:0] wsb33_q;  // core clock, reset 17'h00000
@@ -539,10 +539,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot34_d;
   reg  [5:0] widx34_q;  // core clock, reset 6'h00
   wire [5:0] widx34_d;
-  reg  [9:0] wtx34_q;  // core clock, reset 10'h000
-  wire [9:0] wtx34_d;
-  reg  [9:0] wty34_q;  // core clock, reset 10'h000
-  wire [9:0] wty34_d;
+  reg  [10:0] wtx34_q;  // core clock, reset 11'h000
+  wire [10:0] wtx34_d;
+  reg  [10:0] wty34_q;  // core clock, reset 11'h000
+  wire [10:0] wty34_d;
   reg  [7:0] wtz34_q;  // core clock, reset 8'h00
   wire [7:0] wtz34_d;
   reg  [16:0] wsb34_q;  // core clock, reset 17'h00000
@@ -553,10 +553,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot35_d;
   reg  [5:0] widx35_q;  // core clock, reset 6'h00
   wire [5:0] widx35_d;
-  reg  [9:0] wtx35_q;  // core clock, reset 10'h000
-  wire [9:0] wtx35_d;
-  reg  [9:0] wty35_q;  // core clock, reset 10'h000
-  wire [9:0] wty35_d;
+  reg  [10:0] wtx35_q;  // core clock, reset 11'h000
+  wire [10:0] wtx35_d;
+  reg  [10:0] wty35_q;  // core clock, reset 11'h000
+  wire [10:0] wty35_d;
   reg  [7:0] wtz35_q;  // core clock, reset 8'h00
   wire [7:0] wtz35_d;
   reg  [16:0] wsb35_q;  // core clock, reset 17'h00000
@@ -567,10 +567,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot36_d;
   reg  [5:0] widx36_q;  // core clock, reset 6'h00
   wire [5:0] widx36_d;
-  reg  [9:0] wtx36_q;  // core clock, reset 10'h000
-  wire [9:0] wtx36_d;
-  reg  [9:0] wty36_q;  // core clock, reset 10'h000
-  wire [9:0] wty36_d;
+  reg  [10:0] wtx36_q;  // core clock, reset 11'h000
+  wire [10:0] wtx36_d;
+  reg  [10:0] wty36_q;  // core clock, reset 11'h000
+  wire [10:0] wty36_d;
   reg  [7:0] wtz36_q;  // core clock, reset 8'h00
   wire [7:0] wtz36_d;
   reg  [16:0] wsb36_q;  // core clock, reset 17'h00000
@@ -581,10 +581,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot37_d;
   reg  [5:0] widx37_q;  // core clock, reset 6'h00
   wire [5:0] widx37_d;
-  reg  [9:0] wtx37_q;  // core clock, reset 10'h000
-  wire [9:0] wtx37_d;
-  reg  [9:0] wty37_q;  // core clock, reset 10'h000
-  wire [9:0] wty37_d;
+  reg  [10:0] wtx37_q;  // core clock, reset 11'h000
+  wire [10:0] wtx37_d;
+  reg  [10:0] wty37_q;  // core clock, reset 11'h000
+  wire [10:0] wty37_d;
   reg  [7:0] wtz37_q;  // core clock, reset 8'h00
   wire [7:0] wtz37_d;
   reg  [16:0] wsb37_q;  // core clock, reset 17'h00000
@@ -595,10 +595,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot38_d;
   reg  [5:0] widx38_q;  // core clock, reset 6'h00
   wire [5:0] widx38_d;
-  reg  [9:0] wtx38_q;  // core clock, reset 10'h000
-  wire [9:0] wtx38_d;
-  reg  [9:0] wty38_q;  // core clock, reset 10'h000
-  wire [9:0] wty38_d;
+  reg  [10:0] wtx38_q;  // core clock, reset 11'h000
+  wire [10:0] wtx38_d;
+  reg  [10:0] wty38_q;  // core clock, reset 11'h000
+  wire [10:0] wty38_d;
   reg  [7:0] wtz38_q;  // core clock, reset 8'h00
   wire [7:0] wtz38_d;
   reg  [16:0] wsb38_q;  // core clock, reset 17'h00000
@@ -609,10 +609,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot39_d;
   reg  [5:0] widx39_q;  // core clock, reset 6'h00
   wire [5:0] widx39_d;
-  reg  [9:0] wtx39_q;  // core clock, reset 10'h000
-  wire [9:0] wtx39_d;
-  reg  [9:0] wty39_q;  // core clock, reset 10'h000
-  wire [9:0] wty39_d;
+  reg  [10:0] wtx39_q;  // core clock, reset 11'h000
+  wire [10:0] wtx39_d;
+  reg  [10:0] wty39_q;  // core clock, reset 11'h000
+  wire [10:0] wty39_d;
   reg  [7:0] wtz39_q;  // core clock, reset 8'h00
   wire [7:0] wtz39_d;
   reg  [16:0] wsb39_q;  // core clock, reset 17'h00000
@@ -623,10 +623,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot40_d;
   reg  [5:0] widx40_q;  // core clock, reset 6'h00
   wire [5:0] widx40_d;
-  reg  [9:0] wtx40_q;  // core clock, reset 10'h000
-  wire [9:0] wtx40_d;
-  reg  [9:0] wty40_q;  // core clock, reset 10'h000
-  wire [9:0] wty40_d;
+  reg  [10:0] wtx40_q;  // core clock, reset 11'h000
+  wire [10:0] wtx40_d;
+  reg  [10:0] wty40_q;  // core clock, reset 11'h000
+  wire [10:0] wty40_d;
   reg  [7:0] wtz40_q;  // core clock, reset 8'h00
   wire [7:0] wtz40_d;
   reg  [16:0] wsb40_q;  // core clock, reset 17'h00000
@@ -637,10 +637,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot41_d;
   reg  [5:0] widx41_q;  // core clock, reset 6'h00
   wire [5:0] widx41_d;
-  reg  [9:0] wtx41_q;  // core clock, reset 10'h000
-  wire [9:0] wtx41_d;
-  reg  [9:0] wty41_q;  // core clock, reset 10'h000
-  wire [9:0] wty41_d;
+  reg  [10:0] wtx41_q;  // core clock, reset 11'h000
+  wire [10:0] wtx41_d;
+  reg  [10:0] wty41_q;  // core clock, reset 11'h000
+  wire [10:0] wty41_d;
   reg  [7:0] wtz41_q;  // core clock, reset 8'h00
   wire [7:0] wtz41_d;
   reg  [16:0] wsb41_q;  // core clock, reset 17'h00000
@@ -651,10 +651,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot42_d;
   reg  [5:0] widx42_q;  // core clock, reset 6'h00
   wire [5:0] widx42_d;
-  reg  [9:0] wtx42_q;  // core clock, reset 10'h000
-  wire [9:0] wtx42_d;
-  reg  [9:0] wty42_q;  // core clock, reset 10'h000
-  wire [9:0] wty42_d;
+  reg  [10:0] wtx42_q;  // core clock, reset 11'h000
+  wire [10:0] wtx42_d;
+  reg  [10:0] wty42_q;  // core clock, reset 11'h000
+  wire [10:0] wty42_d;
   reg  [7:0] wtz42_q;  // core clock, reset 8'h00
   wire [7:0] wtz42_d;
   reg  [16:0] wsb42_q;  // core clock, reset 17'h00000
@@ -665,10 +665,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot43_d;
   reg  [5:0] widx43_q;  // core clock, reset 6'h00
   wire [5:0] widx43_d;
-  reg  [9:0] wtx43_q;  // core clock, reset 10'h000
-  wire [9:0] wtx43_d;
-  reg  [9:0] wty43_q;  // core clock, reset 10'h000
-  wire [9:0] wty43_d;
+  reg  [10:0] wtx43_q;  // core clock, reset 11'h000
+  wire [10:0] wtx43_d;
+  reg  [10:0] wty43_q;  // core clock, reset 11'h000
+  wire [10:0] wty43_d;
   reg  [7:0] wtz43_q;  // core clock, reset 8'h00
   wire [7:0] wtz43_d;
   reg  [16:0] wsb43_q;  // core clock, reset 17'h00000
@@ -679,10 +679,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot44_d;
   reg  [5:0] widx44_q;  // core clock, reset 6'h00
   wire [5:0] widx44_d;
-  reg  [9:0] wtx44_q;  // core clock, reset 10'h000
-  wire [9:0] wtx44_d;
-  reg  [9:0] wty44_q;  // core clock, reset 10'h000
-  wire [9:0] wty44_d;
+  reg  [10:0] wtx44_q;  // core clock, reset 11'h000
+  wire [10:0] wtx44_d;
+  reg  [10:0] wty44_q;  // core clock, reset 11'h000
+  wire [10:0] wty44_d;
   reg  [7:0] wtz44_q;  // core clock, reset 8'h00
   wire [7:0] wtz44_d;
   reg  [16:0] wsb44_q;  // core clock, reset 17'h00000
@@ -693,10 +693,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot45_d;
   reg  [5:0] widx45_q;  // core clock, reset 6'h00
   wire [5:0] widx45_d;
-  reg  [9:0] wtx45_q;  // core clock, reset 10'h000
-  wire [9:0] wtx45_d;
-  reg  [9:0] wty45_q;  // core clock, reset 10'h000
-  wire [9:0] wty45_d;
+  reg  [10:0] wtx45_q;  // core clock, reset 11'h000
+  wire [10:0] wtx45_d;
+  reg  [10:0] wty45_q;  // core clock, reset 11'h000
+  wire [10:0] wty45_d;
   reg  [7:0] wtz45_q;  // core clock, reset 8'h00
   wire [7:0] wtz45_d;
   reg  [16:0] wsb45_q;  // core clock, reset 17'h00000
@@ -707,10 +707,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot46_d;
   reg  [5:0] widx46_q;  // core clock, reset 6'h00
   wire [5:0] widx46_d;
-  reg  [9:0] wtx46_q;  // core clock, reset 10'h000
-  wire [9:0] wtx46_d;
-  reg  [9:0] wty46_q;  // core clock, reset 10'h000
-  wire [9:0] wty46_d;
+  reg  [10:0] wtx46_q;  // core clock, reset 11'h000
+  wire [10:0] wtx46_d;
+  reg  [10:0] wty46_q;  // core clock, reset 11'h000
+  wire [10:0] wty46_d;
   reg  [7:0] wtz46_q;  // core clock, reset 8'h00
   wire [7:0] wtz46_d;
   reg  [16:0] wsb46_q;  // core clock, reset 17'h00000
@@ -721,10 +721,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [3:0] wslot47_d;
   reg  [5:0] widx47_q;  // core clock, reset 6'h00
   wire [5:0] widx47_d;
-  reg  [9:0] wtx47_q;  // core clock, reset 10'h000
-  wire [9:0] wtx47_d;
-  reg  [9:0] wty47_q;  // core clock, reset 10'h000
-  wire [9:0] wty47_d;
+  reg  [10:0] wtx47_q;  // core clock, reset 11'h000
+  wire [10:0] wtx47_d;
+  reg  [10:0] wty47_q;  // core clock, reset 11'h000
+  wire [10:0] wty47_d;
   reg  [7:0] wtz47_q;  // core clock, reset 8'h00
   wire [7:0] wtz47_d;
   reg  [16:0] wsb47_q;  // core clock, reset 17'h00000
@@ -923,12 +923,12 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [15:0] gx_d;
   reg  [15:0] gy_q;  // core clock, reset 16'h0000
   wire [15:0] gy_d;
-  reg  [9:0] bx_q;  // core clock, reset 10'h000
-  wire [9:0] bx_d;
-  reg  [9:0] by_q;  // core clock, reset 10'h000
-  wire [9:0] by_d;
-  reg  [5:0] bz_q;  // core clock, reset 6'h00
-  wire [5:0] bz_d;
+  reg  [10:0] bx_q;  // core clock, reset 11'h000
+  wire [10:0] bx_d;
+  reg  [10:0] by_q;  // core clock, reset 11'h000
+  wire [10:0] by_d;
+  reg  [6:0] bz_q;  // core clock, reset 7'h00
+  wire [6:0] bz_d;
   reg  [7:0] nregs_q;  // core clock, reset 8'h00
   wire [7:0] nregs_d;
   reg  [16:0] smem_q;  // core clock, reset 17'h00000
@@ -955,10 +955,10 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [15:0] ny_d;
   reg  fin_q;  // core clock, reset 1'h0
   wire fin_d;
-  reg  [9:0] tx_q;  // core clock, reset 10'h000
-  wire [9:0] tx_d;
-  reg  [9:0] ty_q;  // core clock, reset 10'h000
-  wire [9:0] ty_d;
+  reg  [10:0] tx_q;  // core clock, reset 11'h000
+  wire [10:0] tx_d;
+  reg  [10:0] ty_q;  // core clock, reset 11'h000
+  wire [10:0] ty_d;
   reg  [7:0] tz_q;  // core clock, reset 8'h00
   wire [7:0] tz_d;
   reg  st_v_q;  // core clock, reset 1'h0
@@ -1032,7 +1032,7 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire n144 = (state_q == 2'h3);
   wire n145 = ((state_q == 2'h0) | n144);
   wire launch = (launch_valid_i & n145);
-  wire [25:0] n170 = (({{16{1'b0}}, bx_q} * {{16{1'b0}}, by_q}) * {{20{1'b0}}, bz_q});
+  wire [28:0] n170 = (({{18{1'b0}}, bx_q} * {{18{1'b0}}, by_q}) * {{22{1'b0}}, bz_q});
   wire [10:0] n173 = n170[10:0];
   wire [10:0] n177 = ((n173 + 11'h01f) >> 4'h5);
   wire [6:0] n178 = n177[6:0];
@@ -1052,7 +1052,7 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [23:0] n387 = (24'h000006 * n198);
   wire [23:0] n420 = (24'h000007 * n198);
   wire [23:0] n453 = (24'h000008 * n198);
-  wire [2:0] n496 = ((((((gx_q == 16'h0000) | (gy_q == 16'h0000)) | (bx_q == 10'h000)) | (by_q == 10'h000)) | (bz_q == 6'h00)) ? 3'h4 : ((26'h0000600 < n170) ? 3'h1 : ((((nregs_q == 8'h00) | (8'h3f < nregs_q)) | (~(n233 & n242))) ? 3'h2 : ((~n246) ? 3'h3 : 3'h0))));
+  wire [2:0] n496 = ((((((gx_q == 16'h0000) | (gy_q == 16'h0000)) | (bx_q == 11'h000)) | (by_q == 11'h000)) | (bz_q == 7'h00)) ? 3'h4 : ((29'h00000600 < n170) ? 3'h1 : ((((nregs_q == 8'h00) | (8'h3f < nregs_q)) | (~(n233 & n242))) ? 3'h2 : ((~n246) ? 3'h3 : 3'h0))));
   wire fit_fail = (n140 & (~(n496 == 3'h0)));
   wire n503 = (n140 & (~fit_fail));
   wire n876 = ((~act7_q) & (5'h07 < n_q));
@@ -1070,195 +1070,195 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire [15:0] n2673 = (ny_q + 16'h0001);
   wire [5:0] n2685 = wpc_q[5:0];
   wire [5:0] launch_warp = (({{2{1'b0}}, lslot_q} * n2685) + lk_q);
-  wire [9:0] n2709 = (tx_q + 10'h001);
+  wire [10:0] n2709 = (tx_q + 11'h001);
   wire n2711 = (~(n2709 < bx_q));
-  wire [9:0] n2712 = (ty_q + 10'h001);
+  wire [10:0] n2712 = (ty_q + 11'h001);
   wire n2715 = (n2711 & (~(n2712 < by_q)));
-  wire [9:0] n2718 = (n2711 ? (n2715 ? 10'h000 : n2712) : ty_q);
+  wire [10:0] n2718 = (n2711 ? (n2715 ? 11'h000 : n2712) : ty_q);
   wire [7:0] n2721 = (n2715 ? (tz_q + 8'h01) : tz_q);
-  wire [9:0] n2724 = ((n2711 ? 10'h000 : n2709) + 10'h001);
+  wire [10:0] n2724 = ((n2711 ? 11'h000 : n2709) + 11'h001);
   wire n2726 = (~(n2724 < bx_q));
-  wire [9:0] n2727 = (n2718 + 10'h001);
+  wire [10:0] n2727 = (n2718 + 11'h001);
   wire n2730 = (n2726 & (~(n2727 < by_q)));
-  wire [9:0] n2733 = (n2726 ? (n2730 ? 10'h000 : n2727) : n2718);
+  wire [10:0] n2733 = (n2726 ? (n2730 ? 11'h000 : n2727) : n2718);
   wire [7:0] n2736 = (n2730 ? (n2721 + 8'h01) : n2721);
-  wire [9:0] n2739 = ((n2726 ? 10'h000 : n2724) + 10'h001);
+  wire [10:0] n2739 = ((n2726 ? 11'h000 : n2724) + 11'h001);
   wire n2741 = (~(n2739 < bx_q));
-  wire [9:0] n2742 = (n2733 + 10'h001);
+  wire [10:0] n2742 = (n2733 + 11'h001);
   wire n2745 = (n2741 & (~(n2742 < by_q)));
-  wire [9:0] n2748 = (n2741 ? (n2745 ? 10'h000 : n2742) : n2733);
+  wire [10:0] n2748 = (n2741 ? (n2745 ? 11'h000 : n2742) : n2733);
   wire [7:0] n2751 = (n2745 ? (n2736 + 8'h01) : n2736);
-  wire [9:0] n2754 = ((n2741 ? 10'h000 : n2739) + 10'h001);
+  wire [10:0] n2754 = ((n2741 ? 11'h000 : n2739) + 11'h001);
   wire n2756 = (~(n2754 < bx_q));
-  wire [9:0] n2757 = (n2748 + 10'h001);
+  wire [10:0] n2757 = (n2748 + 11'h001);
   wire n2760 = (n2756 & (~(n2757 < by_q)));
-  wire [9:0] n2763 = (n2756 ? (n2760 ? 10'h000 : n2757) : n2748);
+  wire [10:0] n2763 = (n2756 ? (n2760 ? 11'h000 : n2757) : n2748);
   wire [7:0] n2766 = (n2760 ? (n2751 + 8'h01) : n2751);
-  wire [9:0] n2769 = ((n2756 ? 10'h000 : n2754) + 10'h001);
+  wire [10:0] n2769 = ((n2756 ? 11'h000 : n2754) + 11'h001);
   wire n2771 = (~(n2769 < bx_q));
-  wire [9:0] n2772 = (n2763 + 10'h001);
+  wire [10:0] n2772 = (n2763 + 11'h001);
   wire n2775 = (n2771 & (~(n2772 < by_q)));
-  wire [9:0] n2778 = (n2771 ? (n2775 ? 10'h000 : n2772) : n2763);
+  wire [10:0] n2778 = (n2771 ? (n2775 ? 11'h000 : n2772) : n2763);
   wire [7:0] n2781 = (n2775 ? (n2766 + 8'h01) : n2766);
-  wire [9:0] n2784 = ((n2771 ? 10'h000 : n2769) + 10'h001);
+  wire [10:0] n2784 = ((n2771 ? 11'h000 : n2769) + 11'h001);
   wire n2786 = (~(n2784 < bx_q));
-  wire [9:0] n2787 = (n2778 + 10'h001);
+  wire [10:0] n2787 = (n2778 + 11'h001);
   wire n2790 = (n2786 & (~(n2787 < by_q)));
-  wire [9:0] n2793 = (n2786 ? (n2790 ? 10'h000 : n2787) : n2778);
+  wire [10:0] n2793 = (n2786 ? (n2790 ? 11'h000 : n2787) : n2778);
   wire [7:0] n2796 = (n2790 ? (n2781 + 8'h01) : n2781);
-  wire [9:0] n2799 = ((n2786 ? 10'h000 : n2784) + 10'h001);
+  wire [10:0] n2799 = ((n2786 ? 11'h000 : n2784) + 11'h001);
   wire n2801 = (~(n2799 < bx_q));
-  wire [9:0] n2802 = (n2793 + 10'h001);
+  wire [10:0] n2802 = (n2793 + 11'h001);
   wire n2805 = (n2801 & (~(n2802 < by_q)));
-  wire [9:0] n2808 = (n2801 ? (n2805 ? 10'h000 : n2802) : n2793);
+  wire [10:0] n2808 = (n2801 ? (n2805 ? 11'h000 : n2802) : n2793);
   wire [7:0] n2811 = (n2805 ? (n2796 + 8'h01) : n2796);
-  wire [9:0] n2814 = ((n2801 ? 10'h000 : n2799) + 10'h001);
+  wire [10:0] n2814 = ((n2801 ? 11'h000 : n2799) + 11'h001);
   wire n2816 = (~(n2814 < bx_q));
-  wire [9:0] n2817 = (n2808 + 10'h001);
+  wire [10:0] n2817 = (n2808 + 11'h001);
   wire n2820 = (n2816 & (~(n2817 < by_q)));
-  wire [9:0] n2823 = (n2816 ? (n2820 ? 10'h000 : n2817) : n2808);
+  wire [10:0] n2823 = (n2816 ? (n2820 ? 11'h000 : n2817) : n2808);
   wire [7:0] n2826 = (n2820 ? (n2811 + 8'h01) : n2811);
-  wire [9:0] n2829 = ((n2816 ? 10'h000 : n2814) + 10'h001);
+  wire [10:0] n2829 = ((n2816 ? 11'h000 : n2814) + 11'h001);
   wire n2831 = (~(n2829 < bx_q));
-  wire [9:0] n2832 = (n2823 + 10'h001);
+  wire [10:0] n2832 = (n2823 + 11'h001);
   wire n2835 = (n2831 & (~(n2832 < by_q)));
-  wire [9:0] n2838 = (n2831 ? (n2835 ? 10'h000 : n2832) : n2823);
+  wire [10:0] n2838 = (n2831 ? (n2835 ? 11'h000 : n2832) : n2823);
   wire [7:0] n2841 = (n2835 ? (n2826 + 8'h01) : n2826);
-  wire [9:0] n2844 = ((n2831 ? 10'h000 : n2829) + 10'h001);
+  wire [10:0] n2844 = ((n2831 ? 11'h000 : n2829) + 11'h001);
   wire n2846 = (~(n2844 < bx_q));
-  wire [9:0] n2847 = (n2838 + 10'h001);
+  wire [10:0] n2847 = (n2838 + 11'h001);
   wire n2850 = (n2846 & (~(n2847 < by_q)));
-  wire [9:0] n2853 = (n2846 ? (n2850 ? 10'h000 : n2847) : n2838);
+  wire [10:0] n2853 = (n2846 ? (n2850 ? 11'h000 : n2847) : n2838);
   wire [7:0] n2856 = (n2850 ? (n2841 + 8'h01) : n2841);
-  wire [9:0] n2859 = ((n2846 ? 10'h000 : n2844) + 10'h001);
+  wire [10:0] n2859 = ((n2846 ? 11'h000 : n2844) + 11'h001);
   wire n2861 = (~(n2859 < bx_q));
-  wire [9:0] n2862 = (n2853 + 10'h001);
+  wire [10:0] n2862 = (n2853 + 11'h001);
   wire n2865 = (n2861 & (~(n2862 < by_q)));
-  wire [9:0] n2868 = (n2861 ? (n2865 ? 10'h000 : n2862) : n2853);
+  wire [10:0] n2868 = (n2861 ? (n2865 ? 11'h000 : n2862) : n2853);
   wire [7:0] n2871 = (n2865 ? (n2856 + 8'h01) : n2856);
-  wire [9:0] n2874 = ((n2861 ? 10'h000 : n2859) + 10'h001);
+  wire [10:0] n2874 = ((n2861 ? 11'h000 : n2859) + 11'h001);
   wire n2876 = (~(n2874 < bx_q));
-  wire [9:0] n2877 = (n2868 + 10'h001);
+  wire [10:0] n2877 = (n2868 + 11'h001);
   wire n2880 = (n2876 & (~(n2877 < by_q)));
-  wire [9:0] n2883 = (n2876 ? (n2880 ? 10'h000 : n2877) : n2868);
+  wire [10:0] n2883 = (n2876 ? (n2880 ? 11'h000 : n2877) : n2868);
   wire [7:0] n2886 = (n2880 ? (n2871 + 8'h01) : n2871);
-  wire [9:0] n2889 = ((n2876 ? 10'h000 : n2874) + 10'h001);
+  wire [10:0] n2889 = ((n2876 ? 11'h000 : n2874) + 11'h001);
   wire n2891 = (~(n2889 < bx_q));
-  wire [9:0] n2892 = (n2883 + 10'h001);
+  wire [10:0] n2892 = (n2883 + 11'h001);
   wire n2895 = (n2891 & (~(n2892 < by_q)));
-  wire [9:0] n2898 = (n2891 ? (n2895 ? 10'h000 : n2892) : n2883);
+  wire [10:0] n2898 = (n2891 ? (n2895 ? 11'h000 : n2892) : n2883);
   wire [7:0] n2901 = (n2895 ? (n2886 + 8'h01) : n2886);
-  wire [9:0] n2904 = ((n2891 ? 10'h000 : n2889) + 10'h001);
+  wire [10:0] n2904 = ((n2891 ? 11'h000 : n2889) + 11'h001);
   wire n2906 = (~(n2904 < bx_q));
-  wire [9:0] n2907 = (n2898 + 10'h001);
+  wire [10:0] n2907 = (n2898 + 11'h001);
   wire n2910 = (n2906 & (~(n2907 < by_q)));
-  wire [9:0] n2913 = (n2906 ? (n2910 ? 10'h000 : n2907) : n2898);
+  wire [10:0] n2913 = (n2906 ? (n2910 ? 11'h000 : n2907) : n2898);
   wire [7:0] n2916 = (n2910 ? (n2901 + 8'h01) : n2901);
-  wire [9:0] n2919 = ((n2906 ? 10'h000 : n2904) + 10'h001);
+  wire [10:0] n2919 = ((n2906 ? 11'h000 : n2904) + 11'h001);
   wire n2921 = (~(n2919 < bx_q));
-  wire [9:0] n2922 = (n2913 + 10'h001);
+  wire [10:0] n2922 = (n2913 + 11'h001);
   wire n2925 = (n2921 & (~(n2922 < by_q)));
-  wire [9:0] n2928 = (n2921 ? (n2925 ? 10'h000 : n2922) : n2913);
+  wire [10:0] n2928 = (n2921 ? (n2925 ? 11'h000 : n2922) : n2913);
   wire [7:0] n2931 = (n2925 ? (n2916 + 8'h01) : n2916);
-  wire [9:0] n2934 = ((n2921 ? 10'h000 : n2919) + 10'h001);
+  wire [10:0] n2934 = ((n2921 ? 11'h000 : n2919) + 11'h001);
   wire n2936 = (~(n2934 < bx_q));
-  wire [9:0] n2937 = (n2928 + 10'h001);
+  wire [10:0] n2937 = (n2928 + 11'h001);
   wire n2940 = (n2936 & (~(n2937 < by_q)));
-  wire [9:0] n2943 = (n2936 ? (n2940 ? 10'h000 : n2937) : n2928);
+  wire [10:0] n2943 = (n2936 ? (n2940 ? 11'h000 : n2937) : n2928);
   wire [7:0] n2946 = (n2940 ? (n2931 + 8'h01) : n2931);
-  wire [9:0] n2949 = ((n2936 ? 10'h000 : n2934) + 10'h001);
+  wire [10:0] n2949 = ((n2936 ? 11'h000 : n2934) + 11'h001);
   wire n2951 = (~(n2949 < bx_q));
-  wire [9:0] n2952 = (n2943 + 10'h001);
+  wire [10:0] n2952 = (n2943 + 11'h001);
   wire n2955 = (n2951 & (~(n2952 < by_q)));
-  wire [9:0] n2958 = (n2951 ? (n2955 ? 10'h000 : n2952) : n2943);
+  wire [10:0] n2958 = (n2951 ? (n2955 ? 11'h000 : n2952) : n2943);
   wire [7:0] n2961 = (n2955 ? (n2946 + 8'h01) : n2946);
-  wire [9:0] n2964 = ((n2951 ? 10'h000 : n2949) + 10'h001);
+  wire [10:0] n2964 = ((n2951 ? 11'h000 : n2949) + 11'h001);
   wire n2966 = (~(n2964 < bx_q));
-  wire [9:0] n2967 = (n2958 + 10'h001);
+  wire [10:0] n2967 = (n2958 + 11'h001);
   wire n2970 = (n2966 & (~(n2967 < by_q)));
-  wire [9:0] n2973 = (n2966 ? (n2970 ? 10'h000 : n2967) : n2958);
+  wire [10:0] n2973 = (n2966 ? (n2970 ? 11'h000 : n2967) : n2958);
   wire [7:0] n2976 = (n2970 ? (n2961 + 8'h01) : n2961);
-  wire [9:0] n2979 = ((n2966 ? 10'h000 : n2964) + 10'h001);
+  wire [10:0] n2979 = ((n2966 ? 11'h000 : n2964) + 11'h001);
   wire n2981 = (~(n2979 < bx_q));
-  wire [9:0] n2982 = (n2973 + 10'h001);
+  wire [10:0] n2982 = (n2973 + 11'h001);
   wire n2985 = (n2981 & (~(n2982 < by_q)));
-  wire [9:0] n2988 = (n2981 ? (n2985 ? 10'h000 : n2982) : n2973);
+  wire [10:0] n2988 = (n2981 ? (n2985 ? 11'h000 : n2982) : n2973);
   wire [7:0] n2991 = (n2985 ? (n2976 + 8'h01) : n2976);
-  wire [9:0] n2994 = ((n2981 ? 10'h000 : n2979) + 10'h001);
+  wire [10:0] n2994 = ((n2981 ? 11'h000 : n2979) + 11'h001);
   wire n2996 = (~(n2994 < bx_q));
-  wire [9:0] n2997 = (n2988 + 10'h001);
+  wire [10:0] n2997 = (n2988 + 11'h001);
   wire n3000 = (n2996 & (~(n2997 < by_q)));
-  wire [9:0] n3003 = (n2996 ? (n3000 ? 10'h000 : n2997) : n2988);
+  wire [10:0] n3003 = (n2996 ? (n3000 ? 11'h000 : n2997) : n2988);
   wire [7:0] n3006 = (n3000 ? (n2991 + 8'h01) : n2991);
-  wire [9:0] n3009 = ((n2996 ? 10'h000 : n2994) + 10'h001);
+  wire [10:0] n3009 = ((n2996 ? 11'h000 : n2994) + 11'h001);
   wire n3011 = (~(n3009 < bx_q));
-  wire [9:0] n3012 = (n3003 + 10'h001);
+  wire [10:0] n3012 = (n3003 + 11'h001);
   wire n3015 = (n3011 & (~(n3012 < by_q)));
-  wire [9:0] n3018 = (n3011 ? (n3015 ? 10'h000 : n3012) : n3003);
+  wire [10:0] n3018 = (n3011 ? (n3015 ? 11'h000 : n3012) : n3003);
   wire [7:0] n3021 = (n3015 ? (n3006 + 8'h01) : n3006);
-  wire [9:0] n3024 = ((n3011 ? 10'h000 : n3009) + 10'h001);
+  wire [10:0] n3024 = ((n3011 ? 11'h000 : n3009) + 11'h001);
   wire n3026 = (~(n3024 < bx_q));
-  wire [9:0] n3027 = (n3018 + 10'h001);
+  wire [10:0] n3027 = (n3018 + 11'h001);
   wire n3030 = (n3026 & (~(n3027 < by_q)));
-  wire [9:0] n3033 = (n3026 ? (n3030 ? 10'h000 : n3027) : n3018);
+  wire [10:0] n3033 = (n3026 ? (n3030 ? 11'h000 : n3027) : n3018);
   wire [7:0] n3036 = (n3030 ? (n3021 + 8'h01) : n3021);
-  wire [9:0] n3039 = ((n3026 ? 10'h000 : n3024) + 10'h001);
+  wire [10:0] n3039 = ((n3026 ? 11'h000 : n3024) + 11'h001);
   wire n3041 = (~(n3039 < bx_q));
-  wire [9:0] n3042 = (n3033 + 10'h001);
+  wire [10:0] n3042 = (n3033 + 11'h001);
   wire n3045 = (n3041 & (~(n3042 < by_q)));
-  wire [9:0] n3048 = (n3041 ? (n3045 ? 10'h000 : n3042) : n3033);
+  wire [10:0] n3048 = (n3041 ? (n3045 ? 11'h000 : n3042) : n3033);
   wire [7:0] n3051 = (n3045 ? (n3036 + 8'h01) : n3036);
-  wire [9:0] n3054 = ((n3041 ? 10'h000 : n3039) + 10'h001);
+  wire [10:0] n3054 = ((n3041 ? 11'h000 : n3039) + 11'h001);
   wire n3056 = (~(n3054 < bx_q));
-  wire [9:0] n3057 = (n3048 + 10'h001);
+  wire [10:0] n3057 = (n3048 + 11'h001);
   wire n3060 = (n3056 & (~(n3057 < by_q)));
-  wire [9:0] n3063 = (n3056 ? (n3060 ? 10'h000 : n3057) : n3048);
+  wire [10:0] n3063 = (n3056 ? (n3060 ? 11'h000 : n3057) : n3048);
   wire [7:0] n3066 = (n3060 ? (n3051 + 8'h01) : n3051);
-  wire [9:0] n3069 = ((n3056 ? 10'h000 : n3054) + 10'h001);
+  wire [10:0] n3069 = ((n3056 ? 11'h000 : n3054) + 11'h001);
   wire n3071 = (~(n3069 < bx_q));
-  wire [9:0] n3072 = (n3063 + 10'h001);
+  wire [10:0] n3072 = (n3063 + 11'h001);
   wire n3075 = (n3071 & (~(n3072 < by_q)));
-  wire [9:0] n3078 = (n3071 ? (n3075 ? 10'h000 : n3072) : n3063);
+  wire [10:0] n3078 = (n3071 ? (n3075 ? 11'h000 : n3072) : n3063);
   wire [7:0] n3081 = (n3075 ? (n3066 + 8'h01) : n3066);
-  wire [9:0] n3084 = ((n3071 ? 10'h000 : n3069) + 10'h001);
+  wire [10:0] n3084 = ((n3071 ? 11'h000 : n3069) + 11'h001);
   wire n3086 = (~(n3084 < bx_q));
-  wire [9:0] n3087 = (n3078 + 10'h001);
+  wire [10:0] n3087 = (n3078 + 11'h001);
   wire n3090 = (n3086 & (~(n3087 < by_q)));
-  wire [9:0] n3093 = (n3086 ? (n3090 ? 10'h000 : n3087) : n3078);
+  wire [10:0] n3093 = (n3086 ? (n3090 ? 11'h000 : n3087) : n3078);
   wire [7:0] n3096 = (n3090 ? (n3081 + 8'h01) : n3081);
-  wire [9:0] n3099 = ((n3086 ? 10'h000 : n3084) + 10'h001);
+  wire [10:0] n3099 = ((n3086 ? 11'h000 : n3084) + 11'h001);
   wire n3101 = (~(n3099 < bx_q));
-  wire [9:0] n3102 = (n3093 + 10'h001);
+  wire [10:0] n3102 = (n3093 + 11'h001);
   wire n3105 = (n3101 & (~(n3102 < by_q)));
-  wire [9:0] n3108 = (n3101 ? (n3105 ? 10'h000 : n3102) : n3093);
+  wire [10:0] n3108 = (n3101 ? (n3105 ? 11'h000 : n3102) : n3093);
   wire [7:0] n3111 = (n3105 ? (n3096 + 8'h01) : n3096);
-  wire [9:0] n3114 = ((n3101 ? 10'h000 : n3099) + 10'h001);
+  wire [10:0] n3114 = ((n3101 ? 11'h000 : n3099) + 11'h001);
   wire n3116 = (~(n3114 < bx_q));
-  wire [9:0] n3117 = (n3108 + 10'h001);
+  wire [10:0] n3117 = (n3108 + 11'h001);
   wire n3120 = (n3116 & (~(n3117 < by_q)));
-  wire [9:0] n3123 = (n3116 ? (n3120 ? 10'h000 : n3117) : n3108);
+  wire [10:0] n3123 = (n3116 ? (n3120 ? 11'h000 : n3117) : n3108);
   wire [7:0] n3126 = (n3120 ? (n3111 + 8'h01) : n3111);
-  wire [9:0] n3129 = ((n3116 ? 10'h000 : n3114) + 10'h001);
+  wire [10:0] n3129 = ((n3116 ? 11'h000 : n3114) + 11'h001);
   wire n3131 = (~(n3129 < bx_q));
-  wire [9:0] n3132 = (n3123 + 10'h001);
+  wire [10:0] n3132 = (n3123 + 11'h001);
   wire n3135 = (n3131 & (~(n3132 < by_q)));
-  wire [9:0] n3138 = (n3131 ? (n3135 ? 10'h000 : n3132) : n3123);
+  wire [10:0] n3138 = (n3131 ? (n3135 ? 11'h000 : n3132) : n3123);
   wire [7:0] n3141 = (n3135 ? (n3126 + 8'h01) : n3126);
-  wire [9:0] n3144 = ((n3131 ? 10'h000 : n3129) + 10'h001);
+  wire [10:0] n3144 = ((n3131 ? 11'h000 : n3129) + 11'h001);
   wire n3146 = (~(n3144 < bx_q));
-  wire [9:0] n3147 = (n3138 + 10'h001);
+  wire [10:0] n3147 = (n3138 + 11'h001);
   wire n3150 = (n3146 & (~(n3147 < by_q)));
-  wire [9:0] n3153 = (n3146 ? (n3150 ? 10'h000 : n3147) : n3138);
+  wire [10:0] n3153 = (n3146 ? (n3150 ? 11'h000 : n3147) : n3138);
   wire [7:0] n3156 = (n3150 ? (n3141 + 8'h01) : n3141);
-  wire [9:0] n3159 = ((n3146 ? 10'h000 : n3144) + 10'h001);
+  wire [10:0] n3159 = ((n3146 ? 11'h000 : n3144) + 11'h001);
   wire n3161 = (~(n3159 < bx_q));
-  wire [9:0] n3162 = (n3153 + 10'h001);
+  wire [10:0] n3162 = (n3153 + 11'h001);
   wire n3165 = (n3161 & (~(n3162 < by_q)));
-  wire [9:0] n3168 = (n3161 ? (n3165 ? 10'h000 : n3162) : n3153);
+  wire [10:0] n3168 = (n3161 ? (n3165 ? 11'h000 : n3162) : n3153);
   wire [7:0] n3171 = (n3165 ? (n3156 + 8'h01) : n3156);
-  wire [9:0] n3174 = ((n3161 ? 10'h000 : n3159) + 10'h001);
+  wire [10:0] n3174 = ((n3161 ? 11'h000 : n3159) + 11'h001);
   wire n3176 = (~(n3174 < bx_q));
-  wire [9:0] n3177 = (n3168 + 10'h001);
+  wire [10:0] n3177 = (n3168 + 11'h001);
   wire n3180 = (n3176 & (~(n3177 < by_q)));
   wire [15:0] n3199 = ({{5{1'b0}}, threads_q} - ({{10{1'b0}}, lk_q} << 3'h5));
   wire [17:0] n3224 = ({{14{1'b0}}, lslot_q} * smem_r_q);
@@ -1328,227 +1328,227 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire n4808 = (n4784 == 4'h5);
   wire n4812 = (n4784 == 4'h6);
   wire n4816 = (n4784 == 4'h7);
-  wire [9:0] n5108 = ((s2r_warp_i == 6'h2f) ? wtx47_q : ((s2r_warp_i == 6'h2e) ? wtx46_q : ((s2r_warp_i == 6'h2d) ? wtx45_q : ((s2r_warp_i == 6'h2c) ? wtx44_q : ((s2r_warp_i == 6'h2b) ? wtx43_q : ((s2r_warp_i == 6'h2a) ? wtx42_q : ((s2r_warp_i == 6'h29) ? wtx41_q : ((s2r_warp_i == 6'h28) ? wtx40_q : ((s2r_warp_i == 6'h27) ? wtx39_q : ((s2r_warp_i == 6'h26) ? wtx38_q : ((s2r_warp_i == 6'h25) ? wtx37_q : ((s2r_warp_i == 6'h24) ? wtx36_q : ((s2r_warp_i == 6'h23) ? wtx35_q : ((s2r_warp_i == 6'h22) ? wtx34_q : ((s2r_warp_i == 6'h21) ? wtx33_q : ((s2r_warp_i == 6'h20) ? wtx32_q : ((s2r_warp_i == 6'h1f) ? wtx31_q : ((s2r_warp_i == 6'h1e) ? wtx30_q : ((s2r_warp_i == 6'h1d) ? wtx29_q : ((s2r_warp_i == 6'h1c) ? wtx28_q : ((s2r_warp_i == 6'h1b) ? wtx27_q : ((s2r_warp_i == 6'h1a) ? wtx26_q : ((s2r_warp_i == 6'h19) ? wtx25_q : ((s2r_warp_i == 6'h18) ? wtx24_q : ((s2r_warp_i == 6'h17) ? wtx23_q : ((s2r_warp_i == 6'h16) ? wtx22_q : ((s2r_warp_i == 6'h15) ? wtx21_q : ((s2r_warp_i == 6'h14) ? wtx20_q : ((s2r_warp_i == 6'h13) ? wtx19_q : ((s2r_warp_i == 6'h12) ? wtx18_q : ((s2r_warp_i == 6'h11) ? wtx17_q : ((s2r_warp_i == 6'h10) ? wtx16_q : ((s2r_warp_i == 6'h0f) ? wtx15_q : ((s2r_warp_i == 6'h0e) ? wtx14_q : ((s2r_warp_i == 6'h0d) ? wtx13_q : ((s2r_warp_i == 6'h0c) ? wtx12_q : ((s2r_warp_i == 6'h0b) ? wtx11_q : ((s2r_warp_i == 6'h0a) ? wtx10_q : ((s2r_warp_i == 6'h09) ? wtx9_q : ((s2r_warp_i == 6'h08) ? wtx8_q : ((s2r_warp_i == 6'h07) ? wtx7_q : ((s2r_warp_i == 6'h06) ? wtx6_q : ((s2r_warp_i == 6'h05) ? wtx5_q : ((s2r_warp_i == 6'h04) ? wtx4_q : ((s2r_warp_i == 6'h03) ? wtx3_q : ((s2r_warp_i == 6'h02) ? wtx2_q : ((s2r_warp_i == 6'h01) ? wtx1_q : ((s2r_warp_i == 6'h00) ? wtx0_q : 10'h000))))))))))))))))))))))))))))))))))))))))))))))));
-  wire [9:0] n5253 = ((s2r_warp_i == 6'h2f) ? wty47_q : ((s2r_warp_i == 6'h2e) ? wty46_q : ((s2r_warp_i == 6'h2d) ? wty45_q : ((s2r_warp_i == 6'h2c) ? wty44_q : ((s2r_warp_i == 6'h2b) ? wty43_q : ((s2r_warp_i == 6'h2a) ? wty42_q : ((s2r_warp_i == 6'h29) ? wty41_q : ((s2r_warp_i == 6'h28) ? wty40_q : ((s2r_warp_i == 6'h27) ? wty39_q : ((s2r_warp_i == 6'h26) ? wty38_q : ((s2r_warp_i == 6'h25) ? wty37_q : ((s2r_warp_i == 6'h24) ? wty36_q : ((s2r_warp_i == 6'h23) ? wty35_q : ((s2r_warp_i == 6'h22) ? wty34_q : ((s2r_warp_i == 6'h21) ? wty33_q : ((s2r_warp_i == 6'h20) ? wty32_q : ((s2r_warp_i == 6'h1f) ? wty31_q : ((s2r_warp_i == 6'h1e) ? wty30_q : ((s2r_warp_i == 6'h1d) ? wty29_q : ((s2r_warp_i == 6'h1c) ? wty28_q : ((s2r_warp_i == 6'h1b) ? wty27_q : ((s2r_warp_i == 6'h1a) ? wty26_q : ((s2r_warp_i == 6'h19) ? wty25_q : ((s2r_warp_i == 6'h18) ? wty24_q : ((s2r_warp_i == 6'h17) ? wty23_q : ((s2r_warp_i == 6'h16) ? wty22_q : ((s2r_warp_i == 6'h15) ? wty21_q : ((s2r_warp_i == 6'h14) ? wty20_q : ((s2r_warp_i == 6'h13) ? wty19_q : ((s2r_warp_i == 6'h12) ? wty18_q : ((s2r_warp_i == 6'h11) ? wty17_q : ((s2r_warp_i == 6'h10) ? wty16_q : ((s2r_warp_i == 6'h0f) ? wty15_q : ((s2r_warp_i == 6'h0e) ? wty14_q : ((s2r_warp_i == 6'h0d) ? wty13_q : ((s2r_warp_i == 6'h0c) ? wty12_q : ((s2r_warp_i == 6'h0b) ? wty11_q : ((s2r_warp_i == 6'h0a) ? wty10_q : ((s2r_warp_i == 6'h09) ? wty9_q : ((s2r_warp_i == 6'h08) ? wty8_q : ((s2r_warp_i == 6'h07) ? wty7_q : ((s2r_warp_i == 6'h06) ? wty6_q : ((s2r_warp_i == 6'h05) ? wty5_q : ((s2r_warp_i == 6'h04) ? wty4_q : ((s2r_warp_i == 6'h03) ? wty3_q : ((s2r_warp_i == 6'h02) ? wty2_q : ((s2r_warp_i == 6'h01) ? wty1_q : ((s2r_warp_i == 6'h00) ? wty0_q : 10'h000))))))))))))))))))))))))))))))))))))))))))))))));
+  wire [10:0] n5108 = ((s2r_warp_i == 6'h2f) ? wtx47_q : ((s2r_warp_i == 6'h2e) ? wtx46_q : ((s2r_warp_i == 6'h2d) ? wtx45_q : ((s2r_warp_i == 6'h2c) ? wtx44_q : ((s2r_warp_i == 6'h2b) ? wtx43_q : ((s2r_warp_i == 6'h2a) ? wtx42_q : ((s2r_warp_i == 6'h29) ? wtx41_q : ((s2r_warp_i == 6'h28) ? wtx40_q : ((s2r_warp_i == 6'h27) ? wtx39_q : ((s2r_warp_i == 6'h26) ? wtx38_q : ((s2r_warp_i == 6'h25) ? wtx37_q : ((s2r_warp_i == 6'h24) ? wtx36_q : ((s2r_warp_i == 6'h23) ? wtx35_q : ((s2r_warp_i == 6'h22) ? wtx34_q : ((s2r_warp_i == 6'h21) ? wtx33_q : ((s2r_warp_i == 6'h20) ? wtx32_q : ((s2r_warp_i == 6'h1f) ? wtx31_q : ((s2r_warp_i == 6'h1e) ? wtx30_q : ((s2r_warp_i == 6'h1d) ? wtx29_q : ((s2r_warp_i == 6'h1c) ? wtx28_q : ((s2r_warp_i == 6'h1b) ? wtx27_q : ((s2r_warp_i == 6'h1a) ? wtx26_q : ((s2r_warp_i == 6'h19) ? wtx25_q : ((s2r_warp_i == 6'h18) ? wtx24_q : ((s2r_warp_i == 6'h17) ? wtx23_q : ((s2r_warp_i == 6'h16) ? wtx22_q : ((s2r_warp_i == 6'h15) ? wtx21_q : ((s2r_warp_i == 6'h14) ? wtx20_q : ((s2r_warp_i == 6'h13) ? wtx19_q : ((s2r_warp_i == 6'h12) ? wtx18_q : ((s2r_warp_i == 6'h11) ? wtx17_q : ((s2r_warp_i == 6'h10) ? wtx16_q : ((s2r_warp_i == 6'h0f) ? wtx15_q : ((s2r_warp_i == 6'h0e) ? wtx14_q : ((s2r_warp_i == 6'h0d) ? wtx13_q : ((s2r_warp_i == 6'h0c) ? wtx12_q : ((s2r_warp_i == 6'h0b) ? wtx11_q : ((s2r_warp_i == 6'h0a) ? wtx10_q : ((s2r_warp_i == 6'h09) ? wtx9_q : ((s2r_warp_i == 6'h08) ? wtx8_q : ((s2r_warp_i == 6'h07) ? wtx7_q : ((s2r_warp_i == 6'h06) ? wtx6_q : ((s2r_warp_i == 6'h05) ? wtx5_q : ((s2r_warp_i == 6'h04) ? wtx4_q : ((s2r_warp_i == 6'h03) ? wtx3_q : ((s2r_warp_i == 6'h02) ? wtx2_q : ((s2r_warp_i == 6'h01) ? wtx1_q : ((s2r_warp_i == 6'h00) ? wtx0_q : 11'h000))))))))))))))))))))))))))))))))))))))))))))))));
+  wire [10:0] n5253 = ((s2r_warp_i == 6'h2f) ? wty47_q : ((s2r_warp_i == 6'h2e) ? wty46_q : ((s2r_warp_i == 6'h2d) ? wty45_q : ((s2r_warp_i == 6'h2c) ? wty44_q : ((s2r_warp_i == 6'h2b) ? wty43_q : ((s2r_warp_i == 6'h2a) ? wty42_q : ((s2r_warp_i == 6'h29) ? wty41_q : ((s2r_warp_i == 6'h28) ? wty40_q : ((s2r_warp_i == 6'h27) ? wty39_q : ((s2r_warp_i == 6'h26) ? wty38_q : ((s2r_warp_i == 6'h25) ? wty37_q : ((s2r_warp_i == 6'h24) ? wty36_q : ((s2r_warp_i == 6'h23) ? wty35_q : ((s2r_warp_i == 6'h22) ? wty34_q : ((s2r_warp_i == 6'h21) ? wty33_q : ((s2r_warp_i == 6'h20) ? wty32_q : ((s2r_warp_i == 6'h1f) ? wty31_q : ((s2r_warp_i == 6'h1e) ? wty30_q : ((s2r_warp_i == 6'h1d) ? wty29_q : ((s2r_warp_i == 6'h1c) ? wty28_q : ((s2r_warp_i == 6'h1b) ? wty27_q : ((s2r_warp_i == 6'h1a) ? wty26_q : ((s2r_warp_i == 6'h19) ? wty25_q : ((s2r_warp_i == 6'h18) ? wty24_q : ((s2r_warp_i == 6'h17) ? wty23_q : ((s2r_warp_i == 6'h16) ? wty22_q : ((s2r_warp_i == 6'h15) ? wty21_q : ((s2r_warp_i == 6'h14) ? wty20_q : ((s2r_warp_i == 6'h13) ? wty19_q : ((s2r_warp_i == 6'h12) ? wty18_q : ((s2r_warp_i == 6'h11) ? wty17_q : ((s2r_warp_i == 6'h10) ? wty16_q : ((s2r_warp_i == 6'h0f) ? wty15_q : ((s2r_warp_i == 6'h0e) ? wty14_q : ((s2r_warp_i == 6'h0d) ? wty13_q : ((s2r_warp_i == 6'h0c) ? wty12_q : ((s2r_warp_i == 6'h0b) ? wty11_q : ((s2r_warp_i == 6'h0a) ? wty10_q : ((s2r_warp_i == 6'h09) ? wty9_q : ((s2r_warp_i == 6'h08) ? wty8_q : ((s2r_warp_i == 6'h07) ? wty7_q : ((s2r_warp_i == 6'h06) ? wty6_q : ((s2r_warp_i == 6'h05) ? wty5_q : ((s2r_warp_i == 6'h04) ? wty4_q : ((s2r_warp_i == 6'h03) ? wty3_q : ((s2r_warp_i == 6'h02) ? wty2_q : ((s2r_warp_i == 6'h01) ? wty1_q : ((s2r_warp_i == 6'h00) ? wty0_q : 11'h000))))))))))))))))))))))))))))))))))))))))))))))));
   wire [7:0] n5398 = ((s2r_warp_i == 6'h2f) ? wtz47_q : ((s2r_warp_i == 6'h2e) ? wtz46_q : ((s2r_warp_i == 6'h2d) ? wtz45_q : ((s2r_warp_i == 6'h2c) ? wtz44_q : ((s2r_warp_i == 6'h2b) ? wtz43_q : ((s2r_warp_i == 6'h2a) ? wtz42_q : ((s2r_warp_i == 6'h29) ? wtz41_q : ((s2r_warp_i == 6'h28) ? wtz40_q : ((s2r_warp_i == 6'h27) ? wtz39_q : ((s2r_warp_i == 6'h26) ? wtz38_q : ((s2r_warp_i == 6'h25) ? wtz37_q : ((s2r_warp_i == 6'h24) ? wtz36_q : ((s2r_warp_i == 6'h23) ? wtz35_q : ((s2r_warp_i == 6'h22) ? wtz34_q : ((s2r_warp_i == 6'h21) ? wtz33_q : ((s2r_warp_i == 6'h20) ? wtz32_q : ((s2r_warp_i == 6'h1f) ? wtz31_q : ((s2r_warp_i == 6'h1e) ? wtz30_q : ((s2r_warp_i == 6'h1d) ? wtz29_q : ((s2r_warp_i == 6'h1c) ? wtz28_q : ((s2r_warp_i == 6'h1b) ? wtz27_q : ((s2r_warp_i == 6'h1a) ? wtz26_q : ((s2r_warp_i == 6'h19) ? wtz25_q : ((s2r_warp_i == 6'h18) ? wtz24_q : ((s2r_warp_i == 6'h17) ? wtz23_q : ((s2r_warp_i == 6'h16) ? wtz22_q : ((s2r_warp_i == 6'h15) ? wtz21_q : ((s2r_warp_i == 6'h14) ? wtz20_q : ((s2r_warp_i == 6'h13) ? wtz19_q : ((s2r_warp_i == 6'h12) ? wtz18_q : ((s2r_warp_i == 6'h11) ? wtz17_q : ((s2r_warp_i == 6'h10) ? wtz16_q : ((s2r_warp_i == 6'h0f) ? wtz15_q : ((s2r_warp_i == 6'h0e) ? wtz14_q : ((s2r_warp_i == 6'h0d) ? wtz13_q : ((s2r_warp_i == 6'h0c) ? wtz12_q : ((s2r_warp_i == 6'h0b) ? wtz11_q : ((s2r_warp_i == 6'h0a) ? wtz10_q : ((s2r_warp_i == 6'h09) ? wtz9_q : ((s2r_warp_i == 6'h08) ? wtz8_q : ((s2r_warp_i == 6'h07) ? wtz7_q : ((s2r_warp_i == 6'h06) ? wtz6_q : ((s2r_warp_i == 6'h05) ? wtz5_q : ((s2r_warp_i == 6'h04) ? wtz4_q : ((s2r_warp_i == 6'h03) ? wtz3_q : ((s2r_warp_i == 6'h02) ? wtz2_q : ((s2r_warp_i == 6'h01) ? wtz1_q : ((s2r_warp_i == 6'h00) ? wtz0_q : 8'h00))))))))))))))))))))))))))))))))))))))))))))))));
   wire n5401 = (s2r_idx_i == 8'h00);
   wire n5403 = (s2r_idx_i == 8'h01);
   wire n5405 = (s2r_idx_i == 8'h02);
   wire n5421 = (s2r_idx_i == 8'h0a);
-  wire [31:0] n5442 = ((s2r_idx_i == 8'h0c) ? cyc_q : ((s2r_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r_warp_i == 6'h2f) ? widx47_q : ((s2r_warp_i == 6'h2e) ? widx46_q : ((s2r_warp_i == 6'h2d) ? widx45_q : ((s2r_warp_i == 6'h2c) ? widx44_q : ((s2r_warp_i == 6'h2b) ? widx43_q : ((s2r_warp_i == 6'h2a) ? widx42_q : ((s2r_warp_i == 6'h29) ? widx41_q : ((s2r_warp_i == 6'h28) ? widx40_q : ((s2r_warp_i == 6'h27) ? widx39_q : ((s2r_warp_i == 6'h26) ? widx38_q : ((s2r_warp_i == 6'h25) ? widx37_q : ((s2r_warp_i == 6'h24) ? widx36_q : ((s2r_warp_i == 6'h23) ? widx35_q : ((s2r_warp_i == 6'h22) ? widx34_q : ((s2r_warp_i == 6'h21) ? widx33_q : ((s2r_warp_i == 6'h20) ? widx32_q : ((s2r_warp_i == 6'h1f) ? widx31_q : ((s2r_warp_i == 6'h1e) ? widx30_q : ((s2r_warp_i == 6'h1d) ? widx29_q : ((s2r_warp_i == 6'h1c) ? widx28_q : ((s2r_warp_i == 6'h1b) ? widx27_q : ((s2r_warp_i == 6'h1a) ? widx26_q : ((s2r_warp_i == 6'h19) ? widx25_q : ((s2r_warp_i == 6'h18) ? widx24_q : ((s2r_warp_i == 6'h17) ? widx23_q : ((s2r_warp_i == 6'h16) ? widx22_q : ((s2r_warp_i == 6'h15) ? widx21_q : ((s2r_warp_i == 6'h14) ? widx20_q : ((s2r_warp_i == 6'h13) ? widx19_q : ((s2r_warp_i == 6'h12) ? widx18_q : ((s2r_warp_i == 6'h11) ? widx17_q : ((s2r_warp_i == 6'h10) ? widx16_q : ((s2r_warp_i == 6'h0f) ? widx15_q : ((s2r_warp_i == 6'h0e) ? widx14_q : ((s2r_warp_i == 6'h0d) ? widx13_q : ((s2r_warp_i == 6'h0c) ? widx12_q : ((s2r_warp_i == 6'h0b) ? widx11_q : ((s2r_warp_i == 6'h0a) ? widx10_q : ((s2r_warp_i == 6'h09) ? widx9_q : ((s2r_warp_i == 6'h08) ? widx8_q : ((s2r_warp_i == 6'h07) ? widx7_q : ((s2r_warp_i == 6'h06) ? widx6_q : ((s2r_warp_i == 6'h05) ? widx5_q : ((s2r_warp_i == 6'h04) ? widx4_q : ((s2r_warp_i == 6'h03) ? widx3_q : ((s2r_warp_i == 6'h02) ? widx2_q : ((s2r_warp_i == 6'h01) ? widx1_q : ((s2r_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))))))))))))))))))} : ((s2r_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r_idx_i == 8'h07) ? {{16{1'b0}}, (n4816 ? ctay7_q : (n4812 ? ctay6_q : (n4808 ? ctay5_q : (n4804 ? ctay4_q : (n4800 ? ctay3_q : (n4796 ? ctay2_q : (n4792 ? ctay1_q : (n4788 ? ctay0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h06) ? {{16{1'b0}}, (n4816 ? ctax7_q : (n4812 ? ctax6_q : (n4808 ? ctax5_q : (n4804 ? ctax4_q : (n4800 ? ctax3_q : (n4796 ? ctax2_q : (n4792 ? ctax1_q : (n4788 ? ctax0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h05) ? {{26{1'b0}}, bz_q} : ((s2r_idx_i == 8'h04) ? {{22{1'b0}}, by_q} : ((s2r_idx_i == 8'h03) ? {{22{1'b0}}, bx_q} : 32'h00000000)))))))));
-  wire [9:0] n5455 = (n5108 + 10'h001);
+  wire [31:0] n5442 = ((s2r_idx_i == 8'h0c) ? cyc_q : ((s2r_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r_warp_i == 6'h2f) ? widx47_q : ((s2r_warp_i == 6'h2e) ? widx46_q : ((s2r_warp_i == 6'h2d) ? widx45_q : ((s2r_warp_i == 6'h2c) ? widx44_q : ((s2r_warp_i == 6'h2b) ? widx43_q : ((s2r_warp_i == 6'h2a) ? widx42_q : ((s2r_warp_i == 6'h29) ? widx41_q : ((s2r_warp_i == 6'h28) ? widx40_q : ((s2r_warp_i == 6'h27) ? widx39_q : ((s2r_warp_i == 6'h26) ? widx38_q : ((s2r_warp_i == 6'h25) ? widx37_q : ((s2r_warp_i == 6'h24) ? widx36_q : ((s2r_warp_i == 6'h23) ? widx35_q : ((s2r_warp_i == 6'h22) ? widx34_q : ((s2r_warp_i == 6'h21) ? widx33_q : ((s2r_warp_i == 6'h20) ? widx32_q : ((s2r_warp_i == 6'h1f) ? widx31_q : ((s2r_warp_i == 6'h1e) ? widx30_q : ((s2r_warp_i == 6'h1d) ? widx29_q : ((s2r_warp_i == 6'h1c) ? widx28_q : ((s2r_warp_i == 6'h1b) ? widx27_q : ((s2r_warp_i == 6'h1a) ? widx26_q : ((s2r_warp_i == 6'h19) ? widx25_q : ((s2r_warp_i == 6'h18) ? widx24_q : ((s2r_warp_i == 6'h17) ? widx23_q : ((s2r_warp_i == 6'h16) ? widx22_q : ((s2r_warp_i == 6'h15) ? widx21_q : ((s2r_warp_i == 6'h14) ? widx20_q : ((s2r_warp_i == 6'h13) ? widx19_q : ((s2r_warp_i == 6'h12) ? widx18_q : ((s2r_warp_i == 6'h11) ? widx17_q : ((s2r_warp_i == 6'h10) ? widx16_q : ((s2r_warp_i == 6'h0f) ? widx15_q : ((s2r_warp_i == 6'h0e) ? widx14_q : ((s2r_warp_i == 6'h0d) ? widx13_q : ((s2r_warp_i == 6'h0c) ? widx12_q : ((s2r_warp_i == 6'h0b) ? widx11_q : ((s2r_warp_i == 6'h0a) ? widx10_q : ((s2r_warp_i == 6'h09) ? widx9_q : ((s2r_warp_i == 6'h08) ? widx8_q : ((s2r_warp_i == 6'h07) ? widx7_q : ((s2r_warp_i == 6'h06) ? widx6_q : ((s2r_warp_i == 6'h05) ? widx5_q : ((s2r_warp_i == 6'h04) ? widx4_q : ((s2r_warp_i == 6'h03) ? widx3_q : ((s2r_warp_i == 6'h02) ? widx2_q : ((s2r_warp_i == 6'h01) ? widx1_q : ((s2r_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))))))))))))))))))} : ((s2r_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r_idx_i == 8'h07) ? {{16{1'b0}}, (n4816 ? ctay7_q : (n4812 ? ctay6_q : (n4808 ? ctay5_q : (n4804 ? ctay4_q : (n4800 ? ctay3_q : (n4796 ? ctay2_q : (n4792 ? ctay1_q : (n4788 ? ctay0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h06) ? {{16{1'b0}}, (n4816 ? ctax7_q : (n4812 ? ctax6_q : (n4808 ? ctax5_q : (n4804 ? ctax4_q : (n4800 ? ctax3_q : (n4796 ? ctax2_q : (n4792 ? ctax1_q : (n4788 ? ctax0_q : 16'h0000))))))))} : ((s2r_idx_i == 8'h05) ? {{25{1'b0}}, bz_q} : ((s2r_idx_i == 8'h04) ? {{21{1'b0}}, by_q} : ((s2r_idx_i == 8'h03) ? {{21{1'b0}}, bx_q} : 32'h00000000)))))))));
+  wire [10:0] n5455 = (n5108 + 11'h001);
   wire n5457 = (~(n5455 < bx_q));
-  wire [9:0] n5458 = (n5253 + 10'h001);
+  wire [10:0] n5458 = (n5253 + 11'h001);
   wire n5461 = (n5457 & (~(n5458 < by_q)));
-  wire [9:0] n5462 = (n5457 ? 10'h000 : n5455);
-  wire [9:0] n5464 = (n5457 ? (n5461 ? 10'h000 : n5458) : n5253);
+  wire [10:0] n5462 = (n5457 ? 11'h000 : n5455);
+  wire [10:0] n5464 = (n5457 ? (n5461 ? 11'h000 : n5458) : n5253);
   wire [7:0] n5467 = (n5461 ? (n5398 + 8'h01) : n5398);
-  wire [9:0] n5480 = (n5462 + 10'h001);
+  wire [10:0] n5480 = (n5462 + 11'h001);
   wire n5482 = (~(n5480 < bx_q));
-  wire [9:0] n5483 = (n5464 + 10'h001);
+  wire [10:0] n5483 = (n5464 + 11'h001);
   wire n5486 = (n5482 & (~(n5483 < by_q)));
-  wire [9:0] n5487 = (n5482 ? 10'h000 : n5480);
-  wire [9:0] n5489 = (n5482 ? (n5486 ? 10'h000 : n5483) : n5464);
+  wire [10:0] n5487 = (n5482 ? 11'h000 : n5480);
+  wire [10:0] n5489 = (n5482 ? (n5486 ? 11'h000 : n5483) : n5464);
   wire [7:0] n5492 = (n5486 ? (n5467 + 8'h01) : n5467);
-  wire [9:0] n5505 = (n5487 + 10'h001);
+  wire [10:0] n5505 = (n5487 + 11'h001);
   wire n5507 = (~(n5505 < bx_q));
-  wire [9:0] n5508 = (n5489 + 10'h001);
+  wire [10:0] n5508 = (n5489 + 11'h001);
   wire n5511 = (n5507 & (~(n5508 < by_q)));
-  wire [9:0] n5512 = (n5507 ? 10'h000 : n5505);
-  wire [9:0] n5514 = (n5507 ? (n5511 ? 10'h000 : n5508) : n5489);
+  wire [10:0] n5512 = (n5507 ? 11'h000 : n5505);
+  wire [10:0] n5514 = (n5507 ? (n5511 ? 11'h000 : n5508) : n5489);
   wire [7:0] n5517 = (n5511 ? (n5492 + 8'h01) : n5492);
-  wire [9:0] n5530 = (n5512 + 10'h001);
+  wire [10:0] n5530 = (n5512 + 11'h001);
   wire n5532 = (~(n5530 < bx_q));
-  wire [9:0] n5533 = (n5514 + 10'h001);
+  wire [10:0] n5533 = (n5514 + 11'h001);
   wire n5536 = (n5532 & (~(n5533 < by_q)));
-  wire [9:0] n5537 = (n5532 ? 10'h000 : n5530);
-  wire [9:0] n5539 = (n5532 ? (n5536 ? 10'h000 : n5533) : n5514);
+  wire [10:0] n5537 = (n5532 ? 11'h000 : n5530);
+  wire [10:0] n5539 = (n5532 ? (n5536 ? 11'h000 : n5533) : n5514);
   wire [7:0] n5542 = (n5536 ? (n5517 + 8'h01) : n5517);
-  wire [9:0] n5555 = (n5537 + 10'h001);
+  wire [10:0] n5555 = (n5537 + 11'h001);
   wire n5557 = (~(n5555 < bx_q));
-  wire [9:0] n5558 = (n5539 + 10'h001);
+  wire [10:0] n5558 = (n5539 + 11'h001);
   wire n5561 = (n5557 & (~(n5558 < by_q)));
-  wire [9:0] n5562 = (n5557 ? 10'h000 : n5555);
-  wire [9:0] n5564 = (n5557 ? (n5561 ? 10'h000 : n5558) : n5539);
+  wire [10:0] n5562 = (n5557 ? 11'h000 : n5555);
+  wire [10:0] n5564 = (n5557 ? (n5561 ? 11'h000 : n5558) : n5539);
   wire [7:0] n5567 = (n5561 ? (n5542 + 8'h01) : n5542);
-  wire [9:0] n5580 = (n5562 + 10'h001);
+  wire [10:0] n5580 = (n5562 + 11'h001);
   wire n5582 = (~(n5580 < bx_q));
-  wire [9:0] n5583 = (n5564 + 10'h001);
+  wire [10:0] n5583 = (n5564 + 11'h001);
   wire n5586 = (n5582 & (~(n5583 < by_q)));
-  wire [9:0] n5587 = (n5582 ? 10'h000 : n5580);
-  wire [9:0] n5589 = (n5582 ? (n5586 ? 10'h000 : n5583) : n5564);
+  wire [10:0] n5587 = (n5582 ? 11'h000 : n5580);
+  wire [10:0] n5589 = (n5582 ? (n5586 ? 11'h000 : n5583) : n5564);
   wire [7:0] n5592 = (n5586 ? (n5567 + 8'h01) : n5567);
-  wire [9:0] n5605 = (n5587 + 10'h001);
+  wire [10:0] n5605 = (n5587 + 11'h001);
   wire n5607 = (~(n5605 < bx_q));
-  wire [9:0] n5608 = (n5589 + 10'h001);
+  wire [10:0] n5608 = (n5589 + 11'h001);
   wire n5611 = (n5607 & (~(n5608 < by_q)));
-  wire [9:0] n5612 = (n5607 ? 10'h000 : n5605);
-  wire [9:0] n5614 = (n5607 ? (n5611 ? 10'h000 : n5608) : n5589);
+  wire [10:0] n5612 = (n5607 ? 11'h000 : n5605);
+  wire [10:0] n5614 = (n5607 ? (n5611 ? 11'h000 : n5608) : n5589);
   wire [7:0] n5617 = (n5611 ? (n5592 + 8'h01) : n5592);
-  wire [9:0] n5630 = (n5612 + 10'h001);
+  wire [10:0] n5630 = (n5612 + 11'h001);
   wire n5632 = (~(n5630 < bx_q));
-  wire [9:0] n5633 = (n5614 + 10'h001);
+  wire [10:0] n5633 = (n5614 + 11'h001);
   wire n5636 = (n5632 & (~(n5633 < by_q)));
-  wire [9:0] n5637 = (n5632 ? 10'h000 : n5630);
-  wire [9:0] n5639 = (n5632 ? (n5636 ? 10'h000 : n5633) : n5614);
+  wire [10:0] n5637 = (n5632 ? 11'h000 : n5630);
+  wire [10:0] n5639 = (n5632 ? (n5636 ? 11'h000 : n5633) : n5614);
   wire [7:0] n5642 = (n5636 ? (n5617 + 8'h01) : n5617);
-  wire [9:0] n5655 = (n5637 + 10'h001);
+  wire [10:0] n5655 = (n5637 + 11'h001);
   wire n5657 = (~(n5655 < bx_q));
-  wire [9:0] n5658 = (n5639 + 10'h001);
+  wire [10:0] n5658 = (n5639 + 11'h001);
   wire n5661 = (n5657 & (~(n5658 < by_q)));
-  wire [9:0] n5662 = (n5657 ? 10'h000 : n5655);
-  wire [9:0] n5664 = (n5657 ? (n5661 ? 10'h000 : n5658) : n5639);
+  wire [10:0] n5662 = (n5657 ? 11'h000 : n5655);
+  wire [10:0] n5664 = (n5657 ? (n5661 ? 11'h000 : n5658) : n5639);
   wire [7:0] n5667 = (n5661 ? (n5642 + 8'h01) : n5642);
-  wire [9:0] n5680 = (n5662 + 10'h001);
+  wire [10:0] n5680 = (n5662 + 11'h001);
   wire n5682 = (~(n5680 < bx_q));
-  wire [9:0] n5683 = (n5664 + 10'h001);
+  wire [10:0] n5683 = (n5664 + 11'h001);
   wire n5686 = (n5682 & (~(n5683 < by_q)));
-  wire [9:0] n5687 = (n5682 ? 10'h000 : n5680);
-  wire [9:0] n5689 = (n5682 ? (n5686 ? 10'h000 : n5683) : n5664);
+  wire [10:0] n5687 = (n5682 ? 11'h000 : n5680);
+  wire [10:0] n5689 = (n5682 ? (n5686 ? 11'h000 : n5683) : n5664);
   wire [7:0] n5692 = (n5686 ? (n5667 + 8'h01) : n5667);
-  wire [9:0] n5705 = (n5687 + 10'h001);
+  wire [10:0] n5705 = (n5687 + 11'h001);
   wire n5707 = (~(n5705 < bx_q));
-  wire [9:0] n5708 = (n5689 + 10'h001);
+  wire [10:0] n5708 = (n5689 + 11'h001);
   wire n5711 = (n5707 & (~(n5708 < by_q)));
-  wire [9:0] n5712 = (n5707 ? 10'h000 : n5705);
-  wire [9:0] n5714 = (n5707 ? (n5711 ? 10'h000 : n5708) : n5689);
+  wire [10:0] n5712 = (n5707 ? 11'h000 : n5705);
+  wire [10:0] n5714 = (n5707 ? (n5711 ? 11'h000 : n5708) : n5689);
   wire [7:0] n5717 = (n5711 ? (n5692 + 8'h01) : n5692);
-  wire [9:0] n5730 = (n5712 + 10'h001);
+  wire [10:0] n5730 = (n5712 + 11'h001);
   wire n5732 = (~(n5730 < bx_q));
-  wire [9:0] n5733 = (n5714 + 10'h001);
+  wire [10:0] n5733 = (n5714 + 11'h001);
   wire n5736 = (n5732 & (~(n5733 < by_q)));
-  wire [9:0] n5737 = (n5732 ? 10'h000 : n5730);
-  wire [9:0] n5739 = (n5732 ? (n5736 ? 10'h000 : n5733) : n5714);
+  wire [10:0] n5737 = (n5732 ? 11'h000 : n5730);
+  wire [10:0] n5739 = (n5732 ? (n5736 ? 11'h000 : n5733) : n5714);
   wire [7:0] n5742 = (n5736 ? (n5717 + 8'h01) : n5717);
-  wire [9:0] n5755 = (n5737 + 10'h001);
+  wire [10:0] n5755 = (n5737 + 11'h001);
   wire n5757 = (~(n5755 < bx_q));
-  wire [9:0] n5758 = (n5739 + 10'h001);
+  wire [10:0] n5758 = (n5739 + 11'h001);
   wire n5761 = (n5757 & (~(n5758 < by_q)));
-  wire [9:0] n5762 = (n5757 ? 10'h000 : n5755);
-  wire [9:0] n5764 = (n5757 ? (n5761 ? 10'h000 : n5758) : n5739);
+  wire [10:0] n5762 = (n5757 ? 11'h000 : n5755);
+  wire [10:0] n5764 = (n5757 ? (n5761 ? 11'h000 : n5758) : n5739);
   wire [7:0] n5767 = (n5761 ? (n5742 + 8'h01) : n5742);
-  wire [9:0] n5780 = (n5762 + 10'h001);
+  wire [10:0] n5780 = (n5762 + 11'h001);
   wire n5782 = (~(n5780 < bx_q));
-  wire [9:0] n5783 = (n5764 + 10'h001);
+  wire [10:0] n5783 = (n5764 + 11'h001);
   wire n5786 = (n5782 & (~(n5783 < by_q)));
-  wire [9:0] n5787 = (n5782 ? 10'h000 : n5780);
-  wire [9:0] n5789 = (n5782 ? (n5786 ? 10'h000 : n5783) : n5764);
+  wire [10:0] n5787 = (n5782 ? 11'h000 : n5780);
+  wire [10:0] n5789 = (n5782 ? (n5786 ? 11'h000 : n5783) : n5764);
   wire [7:0] n5792 = (n5786 ? (n5767 + 8'h01) : n5767);
-  wire [9:0] n5805 = (n5787 + 10'h001);
+  wire [10:0] n5805 = (n5787 + 11'h001);
   wire n5807 = (~(n5805 < bx_q));
-  wire [9:0] n5808 = (n5789 + 10'h001);
+  wire [10:0] n5808 = (n5789 + 11'h001);
   wire n5811 = (n5807 & (~(n5808 < by_q)));
-  wire [9:0] n5812 = (n5807 ? 10'h000 : n5805);
-  wire [9:0] n5814 = (n5807 ? (n5811 ? 10'h000 : n5808) : n5789);
+  wire [10:0] n5812 = (n5807 ? 11'h000 : n5805);
+  wire [10:0] n5814 = (n5807 ? (n5811 ? 11'h000 : n5808) : n5789);
   wire [7:0] n5817 = (n5811 ? (n5792 + 8'h01) : n5792);
-  wire [9:0] n5830 = (n5812 + 10'h001);
+  wire [10:0] n5830 = (n5812 + 11'h001);
   wire n5832 = (~(n5830 < bx_q));
-  wire [9:0] n5833 = (n5814 + 10'h001);
+  wire [10:0] n5833 = (n5814 + 11'h001);
   wire n5836 = (n5832 & (~(n5833 < by_q)));
-  wire [9:0] n5837 = (n5832 ? 10'h000 : n5830);
-  wire [9:0] n5839 = (n5832 ? (n5836 ? 10'h000 : n5833) : n5814);
+  wire [10:0] n5837 = (n5832 ? 11'h000 : n5830);
+  wire [10:0] n5839 = (n5832 ? (n5836 ? 11'h000 : n5833) : n5814);
   wire [7:0] n5842 = (n5836 ? (n5817 + 8'h01) : n5817);
-  wire [9:0] n5855 = (n5837 + 10'h001);
+  wire [10:0] n5855 = (n5837 + 11'h001);
   wire n5857 = (~(n5855 < bx_q));
-  wire [9:0] n5858 = (n5839 + 10'h001);
+  wire [10:0] n5858 = (n5839 + 11'h001);
   wire n5861 = (n5857 & (~(n5858 < by_q)));
-  wire [9:0] n5862 = (n5857 ? 10'h000 : n5855);
-  wire [9:0] n5864 = (n5857 ? (n5861 ? 10'h000 : n5858) : n5839);
+  wire [10:0] n5862 = (n5857 ? 11'h000 : n5855);
+  wire [10:0] n5864 = (n5857 ? (n5861 ? 11'h000 : n5858) : n5839);
   wire [7:0] n5867 = (n5861 ? (n5842 + 8'h01) : n5842);
-  wire [9:0] n5880 = (n5862 + 10'h001);
+  wire [10:0] n5880 = (n5862 + 11'h001);
   wire n5882 = (~(n5880 < bx_q));
-  wire [9:0] n5883 = (n5864 + 10'h001);
+  wire [10:0] n5883 = (n5864 + 11'h001);
   wire n5886 = (n5882 & (~(n5883 < by_q)));
-  wire [9:0] n5887 = (n5882 ? 10'h000 : n5880);
-  wire [9:0] n5889 = (n5882 ? (n5886 ? 10'h000 : n5883) : n5864);
+  wire [10:0] n5887 = (n5882 ? 11'h000 : n5880);
+  wire [10:0] n5889 = (n5882 ? (n5886 ? 11'h000 : n5883) : n5864);
   wire [7:0] n5892 = (n5886 ? (n5867 + 8'h01) : n5867);
-  wire [9:0] n5905 = (n5887 + 10'h001);
+  wire [10:0] n5905 = (n5887 + 11'h001);
   wire n5907 = (~(n5905 < bx_q));
-  wire [9:0] n5908 = (n5889 + 10'h001);
+  wire [10:0] n5908 = (n5889 + 11'h001);
   wire n5911 = (n5907 & (~(n5908 < by_q)));
-  wire [9:0] n5912 = (n5907 ? 10'h000 : n5905);
-  wire [9:0] n5914 = (n5907 ? (n5911 ? 10'h000 : n5908) : n5889);
+  wire [10:0] n5912 = (n5907 ? 11'h000 : n5905);
+  wire [10:0] n5914 = (n5907 ? (n5911 ? 11'h000 : n5908) : n5889);
   wire [7:0] n5917 = (n5911 ? (n5892 + 8'h01) : n5892);
-  wire [9:0] n5930 = (n5912 + 10'h001);
+  wire [10:0] n5930 = (n5912 + 11'h001);
   wire n5932 = (~(n5930 < bx_q));
-  wire [9:0] n5933 = (n5914 + 10'h001);
+  wire [10:0] n5933 = (n5914 + 11'h001);
   wire n5936 = (n5932 & (~(n5933 < by_q)));
-  wire [9:0] n5937 = (n5932 ? 10'h000 : n5930);
-  wire [9:0] n5939 = (n5932 ? (n5936 ? 10'h000 : n5933) : n5914);
+  wire [10:0] n5937 = (n5932 ? 11'h000 : n5930);
+  wire [10:0] n5939 = (n5932 ? (n5936 ? 11'h000 : n5933) : n5914);
   wire [7:0] n5942 = (n5936 ? (n5917 + 8'h01) : n5917);
-  wire [9:0] n5955 = (n5937 + 10'h001);
+  wire [10:0] n5955 = (n5937 + 11'h001);
   wire n5957 = (~(n5955 < bx_q));
-  wire [9:0] n5958 = (n5939 + 10'h001);
+  wire [10:0] n5958 = (n5939 + 11'h001);
   wire n5961 = (n5957 & (~(n5958 < by_q)));
-  wire [9:0] n5962 = (n5957 ? 10'h000 : n5955);
-  wire [9:0] n5964 = (n5957 ? (n5961 ? 10'h000 : n5958) : n5939);
+  wire [10:0] n5962 = (n5957 ? 11'h000 : n5955);
+  wire [10:0] n5964 = (n5957 ? (n5961 ? 11'h000 : n5958) : n5939);
   wire [7:0] n5967 = (n5961 ? (n5942 + 8'h01) : n5942);
-  wire [9:0] n5980 = (n5962 + 10'h001);
+  wire [10:0] n5980 = (n5962 + 11'h001);
   wire n5982 = (~(n5980 < bx_q));
-  wire [9:0] n5983 = (n5964 + 10'h001);
+  wire [10:0] n5983 = (n5964 + 11'h001);
   wire n5986 = (n5982 & (~(n5983 < by_q)));
-  wire [9:0] n5987 = (n5982 ? 10'h000 : n5980);
-  wire [9:0] n5989 = (n5982 ? (n5986 ? 10'h000 : n5983) : n5964);
+  wire [10:0] n5987 = (n5982 ? 11'h000 : n5980);
+  wire [10:0] n5989 = (n5982 ? (n5986 ? 11'h000 : n5983) : n5964);
   wire [7:0] n5992 = (n5986 ? (n5967 + 8'h01) : n5967);
-  wire [9:0] n6005 = (n5987 + 10'h001);
+  wire [10:0] n6005 = (n5987 + 11'h001);
   wire n6007 = (~(n6005 < bx_q));
-  wire [9:0] n6008 = (n5989 + 10'h001);
+  wire [10:0] n6008 = (n5989 + 11'h001);
   wire n6011 = (n6007 & (~(n6008 < by_q)));
-  wire [9:0] n6012 = (n6007 ? 10'h000 : n6005);
-  wire [9:0] n6014 = (n6007 ? (n6011 ? 10'h000 : n6008) : n5989);
+  wire [10:0] n6012 = (n6007 ? 11'h000 : n6005);
+  wire [10:0] n6014 = (n6007 ? (n6011 ? 11'h000 : n6008) : n5989);
   wire [7:0] n6017 = (n6011 ? (n5992 + 8'h01) : n5992);
-  wire [9:0] n6030 = (n6012 + 10'h001);
+  wire [10:0] n6030 = (n6012 + 11'h001);
   wire n6032 = (~(n6030 < bx_q));
-  wire [9:0] n6033 = (n6014 + 10'h001);
+  wire [10:0] n6033 = (n6014 + 11'h001);
   wire n6036 = (n6032 & (~(n6033 < by_q)));
-  wire [9:0] n6037 = (n6032 ? 10'h000 : n6030);
-  wire [9:0] n6039 = (n6032 ? (n6036 ? 10'h000 : n6033) : n6014);
+  wire [10:0] n6037 = (n6032 ? 11'h000 : n6030);
+  wire [10:0] n6039 = (n6032 ? (n6036 ? 11'h000 : n6033) : n6014);
   wire [7:0] n6042 = (n6036 ? (n6017 + 8'h01) : n6017);
-  wire [9:0] n6055 = (n6037 + 10'h001);
+  wire [10:0] n6055 = (n6037 + 11'h001);
   wire n6057 = (~(n6055 < bx_q));
-  wire [9:0] n6058 = (n6039 + 10'h001);
+  wire [10:0] n6058 = (n6039 + 11'h001);
   wire n6061 = (n6057 & (~(n6058 < by_q)));
-  wire [9:0] n6062 = (n6057 ? 10'h000 : n6055);
-  wire [9:0] n6064 = (n6057 ? (n6061 ? 10'h000 : n6058) : n6039);
+  wire [10:0] n6062 = (n6057 ? 11'h000 : n6055);
+  wire [10:0] n6064 = (n6057 ? (n6061 ? 11'h000 : n6058) : n6039);
   wire [7:0] n6067 = (n6061 ? (n6042 + 8'h01) : n6042);
-  wire [9:0] n6080 = (n6062 + 10'h001);
+  wire [10:0] n6080 = (n6062 + 11'h001);
   wire n6082 = (~(n6080 < bx_q));
-  wire [9:0] n6083 = (n6064 + 10'h001);
+  wire [10:0] n6083 = (n6064 + 11'h001);
   wire n6086 = (n6082 & (~(n6083 < by_q)));
-  wire [9:0] n6087 = (n6082 ? 10'h000 : n6080);
-  wire [9:0] n6089 = (n6082 ? (n6086 ? 10'h000 : n6083) : n6064);
+  wire [10:0] n6087 = (n6082 ? 11'h000 : n6080);
+  wire [10:0] n6089 = (n6082 ? (n6086 ? 11'h000 : n6083) : n6064);
   wire [7:0] n6092 = (n6086 ? (n6067 + 8'h01) : n6067);
-  wire [9:0] n6105 = (n6087 + 10'h001);
+  wire [10:0] n6105 = (n6087 + 11'h001);
   wire n6107 = (~(n6105 < bx_q));
-  wire [9:0] n6108 = (n6089 + 10'h001);
+  wire [10:0] n6108 = (n6089 + 11'h001);
   wire n6111 = (n6107 & (~(n6108 < by_q)));
-  wire [9:0] n6112 = (n6107 ? 10'h000 : n6105);
-  wire [9:0] n6114 = (n6107 ? (n6111 ? 10'h000 : n6108) : n6089);
+  wire [10:0] n6112 = (n6107 ? 11'h000 : n6105);
+  wire [10:0] n6114 = (n6107 ? (n6111 ? 11'h000 : n6108) : n6089);
   wire [7:0] n6117 = (n6111 ? (n6092 + 8'h01) : n6092);
-  wire [9:0] n6130 = (n6112 + 10'h001);
+  wire [10:0] n6130 = (n6112 + 11'h001);
   wire n6132 = (~(n6130 < bx_q));
-  wire [9:0] n6133 = (n6114 + 10'h001);
+  wire [10:0] n6133 = (n6114 + 11'h001);
   wire n6136 = (n6132 & (~(n6133 < by_q)));
-  wire [9:0] n6137 = (n6132 ? 10'h000 : n6130);
-  wire [9:0] n6139 = (n6132 ? (n6136 ? 10'h000 : n6133) : n6114);
+  wire [10:0] n6137 = (n6132 ? 11'h000 : n6130);
+  wire [10:0] n6139 = (n6132 ? (n6136 ? 11'h000 : n6133) : n6114);
   wire [7:0] n6142 = (n6136 ? (n6117 + 8'h01) : n6117);
-  wire [9:0] n6155 = (n6137 + 10'h001);
+  wire [10:0] n6155 = (n6137 + 11'h001);
   wire n6157 = (~(n6155 < bx_q));
-  wire [9:0] n6158 = (n6139 + 10'h001);
+  wire [10:0] n6158 = (n6139 + 11'h001);
   wire n6161 = (n6157 & (~(n6158 < by_q)));
-  wire [9:0] n6162 = (n6157 ? 10'h000 : n6155);
-  wire [9:0] n6164 = (n6157 ? (n6161 ? 10'h000 : n6158) : n6139);
+  wire [10:0] n6162 = (n6157 ? 11'h000 : n6155);
+  wire [10:0] n6164 = (n6157 ? (n6161 ? 11'h000 : n6158) : n6139);
   wire [7:0] n6167 = (n6161 ? (n6142 + 8'h01) : n6142);
-  wire [9:0] n6180 = (n6162 + 10'h001);
+  wire [10:0] n6180 = (n6162 + 11'h001);
   wire n6182 = (~(n6180 < bx_q));
-  wire [9:0] n6183 = (n6164 + 10'h001);
+  wire [10:0] n6183 = (n6164 + 11'h001);
   wire n6186 = (n6182 & (~(n6183 < by_q)));
-  wire [9:0] n6187 = (n6182 ? 10'h000 : n6180);
-  wire [9:0] n6189 = (n6182 ? (n6186 ? 10'h000 : n6183) : n6164);
+  wire [10:0] n6187 = (n6182 ? 11'h000 : n6180);
+  wire [10:0] n6189 = (n6182 ? (n6186 ? 11'h000 : n6183) : n6164);
   wire [7:0] n6192 = (n6186 ? (n6167 + 8'h01) : n6167);
-  wire [9:0] n6205 = (n6187 + 10'h001);
+  wire [10:0] n6205 = (n6187 + 11'h001);
   wire n6207 = (~(n6205 < bx_q));
-  wire [9:0] n6208 = (n6189 + 10'h001);
+  wire [10:0] n6208 = (n6189 + 11'h001);
   wire n6211 = (n6207 & (~(n6208 < by_q)));
   wire [3:0] n6505 = ((s2r1_warp_i == 6'h2f) ? wslot47_q : ((s2r1_warp_i == 6'h2e) ? wslot46_q : ((s2r1_warp_i == 6'h2d) ? wslot45_q : ((s2r1_warp_i == 6'h2c) ? wslot44_q : ((s2r1_warp_i == 6'h2b) ? wslot43_q : ((s2r1_warp_i == 6'h2a) ? wslot42_q : ((s2r1_warp_i == 6'h29) ? wslot41_q : ((s2r1_warp_i == 6'h28) ? wslot40_q : ((s2r1_warp_i == 6'h27) ? wslot39_q : ((s2r1_warp_i == 6'h26) ? wslot38_q : ((s2r1_warp_i == 6'h25) ? wslot37_q : ((s2r1_warp_i == 6'h24) ? wslot36_q : ((s2r1_warp_i == 6'h23) ? wslot35_q : ((s2r1_warp_i == 6'h22) ? wslot34_q : ((s2r1_warp_i == 6'h21) ? wslot33_q : ((s2r1_warp_i == 6'h20) ? wslot32_q : ((s2r1_warp_i == 6'h1f) ? wslot31_q : ((s2r1_warp_i == 6'h1e) ? wslot30_q : ((s2r1_warp_i == 6'h1d) ? wslot29_q : ((s2r1_warp_i == 6'h1c) ? wslot28_q : ((s2r1_warp_i == 6'h1b) ? wslot27_q : ((s2r1_warp_i == 6'h1a) ? wslot26_q : ((s2r1_warp_i == 6'h19) ? wslot25_q : ((s2r1_warp_i == 6'h18) ? wslot24_q : ((s2r1_warp_i == 6'h17) ? wslot23_q : ((s2r1_warp_i == 6'h16) ? wslot22_q : ((s2r1_warp_i == 6'h15) ? wslot21_q : ((s2r1_warp_i == 6'h14) ? wslot20_q : ((s2r1_warp_i == 6'h13) ? wslot19_q : ((s2r1_warp_i == 6'h12) ? wslot18_q : ((s2r1_warp_i == 6'h11) ? wslot17_q : ((s2r1_warp_i == 6'h10) ? wslot16_q : ((s2r1_warp_i == 6'h0f) ? wslot15_q : ((s2r1_warp_i == 6'h0e) ? wslot14_q : ((s2r1_warp_i == 6'h0d) ? wslot13_q : ((s2r1_warp_i == 6'h0c) ? wslot12_q : ((s2r1_warp_i == 6'h0b) ? wslot11_q : ((s2r1_warp_i == 6'h0a) ? wslot10_q : ((s2r1_warp_i == 6'h09) ? wslot9_q : ((s2r1_warp_i == 6'h08) ? wslot8_q : ((s2r1_warp_i == 6'h07) ? wslot7_q : ((s2r1_warp_i == 6'h06) ? wslot6_q : ((s2r1_warp_i == 6'h05) ? wslot5_q : ((s2r1_warp_i == 6'h04) ? wslot4_q : ((s2r1_warp_i == 6'h03) ? wslot3_q : ((s2r1_warp_i == 6'h02) ? wslot2_q : ((s2r1_warp_i == 6'h01) ? wslot1_q : ((s2r1_warp_i == 6'h00) ? wslot0_q : 4'h0))))))))))))))))))))))))))))))))))))))))))))))));
   wire n6509 = (n6505 == 4'h0);
@@ -1559,227 +1559,227 @@ module cta_w48_c8_s2_t1536_r32768 (
   wire n6529 = (n6505 == 4'h5);
   wire n6533 = (n6505 == 4'h6);
   wire n6537 = (n6505 == 4'h7);
-  wire [9:0] n6829 = ((s2r1_warp_i == 6'h2f) ? wtx47_q : ((s2r1_warp_i == 6'h2e) ? wtx46_q : ((s2r1_warp_i == 6'h2d) ? wtx45_q : ((s2r1_warp_i == 6'h2c) ? wtx44_q : ((s2r1_warp_i == 6'h2b) ? wtx43_q : ((s2r1_warp_i == 6'h2a) ? wtx42_q : ((s2r1_warp_i == 6'h29) ? wtx41_q : ((s2r1_warp_i == 6'h28) ? wtx40_q : ((s2r1_warp_i == 6'h27) ? wtx39_q : ((s2r1_warp_i == 6'h26) ? wtx38_q : ((s2r1_warp_i == 6'h25) ? wtx37_q : ((s2r1_warp_i == 6'h24) ? wtx36_q : ((s2r1_warp_i == 6'h23) ? wtx35_q : ((s2r1_warp_i == 6'h22) ? wtx34_q : ((s2r1_warp_i == 6'h21) ? wtx33_q : ((s2r1_warp_i == 6'h20) ? wtx32_q : ((s2r1_warp_i == 6'h1f) ? wtx31_q : ((s2r1_warp_i == 6'h1e) ? wtx30_q : ((s2r1_warp_i == 6'h1d) ? wtx29_q : ((s2r1_warp_i == 6'h1c) ? wtx28_q : ((s2r1_warp_i == 6'h1b) ? wtx27_q : ((s2r1_warp_i == 6'h1a) ? wtx26_q : ((s2r1_warp_i == 6'h19) ? wtx25_q : ((s2r1_warp_i == 6'h18) ? wtx24_q : ((s2r1_warp_i == 6'h17) ? wtx23_q : ((s2r1_warp_i == 6'h16) ? wtx22_q : ((s2r1_warp_i == 6'h15) ? wtx21_q : ((s2r1_warp_i == 6'h14) ? wtx20_q : ((s2r1_warp_i == 6'h13) ? wtx19_q : ((s2r1_warp_i == 6'h12) ? wtx18_q : ((s2r1_warp_i == 6'h11) ? wtx17_q : ((s2r1_warp_i == 6'h10) ? wtx16_q : ((s2r1_warp_i == 6'h0f) ? wtx15_q : ((s2r1_warp_i == 6'h0e) ? wtx14_q : ((s2r1_warp_i == 6'h0d) ? wtx13_q : ((s2r1_warp_i == 6'h0c) ? wtx12_q : ((s2r1_warp_i == 6'h0b) ? wtx11_q : ((s2r1_warp_i == 6'h0a) ? wtx10_q : ((s2r1_warp_i == 6'h09) ? wtx9_q : ((s2r1_warp_i == 6'h08) ? wtx8_q : ((s2r1_warp_i == 6'h07) ? wtx7_q : ((s2r1_warp_i == 6'h06) ? wtx6_q : ((s2r1_warp_i == 6'h05) ? wtx5_q : ((s2r1_warp_i == 6'h04) ? wtx4_q : ((s2r1_warp_i == 6'h03) ? wtx3_q : ((s2r1_warp_i == 6'h02) ? wtx2_q : ((s2r1_warp_i == 6'h01) ? wtx1_q : ((s2r1_warp_i == 6'h00) ? wtx0_q : 10'h000))))))))))))))))))))))))))))))))))))))))))))))));
-  wire [9:0] n6974 = ((s2r1_warp_i == 6'h2f) ? wty47_q : ((s2r1_warp_i == 6'h2e) ? wty46_q : ((s2r1_warp_i == 6'h2d) ? wty45_q : ((s2r1_warp_i == 6'h2c) ? wty44_q : ((s2r1_warp_i == 6'h2b) ? wty43_q : ((s2r1_warp_i == 6'h2a) ? wty42_q : ((s2r1_warp_i == 6'h29) ? wty41_q : ((s2r1_warp_i == 6'h28) ? wty40_q : ((s2r1_warp_i == 6'h27) ? wty39_q : ((s2r1_warp_i == 6'h26) ? wty38_q : ((s2r1_warp_i == 6'h25) ? wty37_q : ((s2r1_warp_i == 6'h24) ? wty36_q : ((s2r1_warp_i == 6'h23) ? wty35_q : ((s2r1_warp_i == 6'h22) ? wty34_q : ((s2r1_warp_i == 6'h21) ? wty33_q : ((s2r1_warp_i == 6'h20) ? wty32_q : ((s2r1_warp_i == 6'h1f) ? wty31_q : ((s2r1_warp_i == 6'h1e) ? wty30_q : ((s2r1_warp_i == 6'h1d) ? wty29_q : ((s2r1_warp_i == 6'h1c) ? wty28_q : ((s2r1_warp_i == 6'h1b) ? wty27_q : ((s2r1_warp_i == 6'h1a) ? wty26_q : ((s2r1_warp_i == 6'h19) ? wty25_q : ((s2r1_warp_i == 6'h18) ? wty24_q : ((s2r1_warp_i == 6'h17) ? wty23_q : ((s2r1_warp_i == 6'h16) ? wty22_q : ((s2r1_warp_i == 6'h15) ? wty21_q : ((s2r1_warp_i == 6'h14) ? wty20_q : ((s2r1_warp_i == 6'h13) ? wty19_q : ((s2r1_warp_i == 6'h12) ? wty18_q : ((s2r1_warp_i == 6'h11) ? wty17_q : ((s2r1_warp_i == 6'h10) ? wty16_q : ((s2r1_warp_i == 6'h0f) ? wty15_q : ((s2r1_warp_i == 6'h0e) ? wty14_q : ((s2r1_warp_i == 6'h0d) ? wty13_q : ((s2r1_warp_i == 6'h0c) ? wty12_q : ((s2r1_warp_i == 6'h0b) ? wty11_q : ((s2r1_warp_i == 6'h0a) ? wty10_q : ((s2r1_warp_i == 6'h09) ? wty9_q : ((s2r1_warp_i == 6'h08) ? wty8_q : ((s2r1_warp_i == 6'h07) ? wty7_q : ((s2r1_warp_i == 6'h06) ? wty6_q : ((s2r1_warp_i == 6'h05) ? wty5_q : ((s2r1_warp_i == 6'h04) ? wty4_q : ((s2r1_warp_i == 6'h03) ? wty3_q : ((s2r1_warp_i == 6'h02) ? wty2_q : ((s2r1_warp_i == 6'h01) ? wty1_q : ((s2r1_warp_i == 6'h00) ? wty0_q : 10'h000))))))))))))))))))))))))))))))))))))))))))))))));
+  wire [10:0] n6829 = ((s2r1_warp_i == 6'h2f) ? wtx47_q : ((s2r1_warp_i == 6'h2e) ? wtx46_q : ((s2r1_warp_i == 6'h2d) ? wtx45_q : ((s2r1_warp_i == 6'h2c) ? wtx44_q : ((s2r1_warp_i == 6'h2b) ? wtx43_q : ((s2r1_warp_i == 6'h2a) ? wtx42_q : ((s2r1_warp_i == 6'h29) ? wtx41_q : ((s2r1_warp_i == 6'h28) ? wtx40_q : ((s2r1_warp_i == 6'h27) ? wtx39_q : ((s2r1_warp_i == 6'h26) ? wtx38_q : ((s2r1_warp_i == 6'h25) ? wtx37_q : ((s2r1_warp_i == 6'h24) ? wtx36_q : ((s2r1_warp_i == 6'h23) ? wtx35_q : ((s2r1_warp_i == 6'h22) ? wtx34_q : ((s2r1_warp_i == 6'h21) ? wtx33_q : ((s2r1_warp_i == 6'h20) ? wtx32_q : ((s2r1_warp_i == 6'h1f) ? wtx31_q : ((s2r1_warp_i == 6'h1e) ? wtx30_q : ((s2r1_warp_i == 6'h1d) ? wtx29_q : ((s2r1_warp_i == 6'h1c) ? wtx28_q : ((s2r1_warp_i == 6'h1b) ? wtx27_q : ((s2r1_warp_i == 6'h1a) ? wtx26_q : ((s2r1_warp_i == 6'h19) ? wtx25_q : ((s2r1_warp_i == 6'h18) ? wtx24_q : ((s2r1_warp_i == 6'h17) ? wtx23_q : ((s2r1_warp_i == 6'h16) ? wtx22_q : ((s2r1_warp_i == 6'h15) ? wtx21_q : ((s2r1_warp_i == 6'h14) ? wtx20_q : ((s2r1_warp_i == 6'h13) ? wtx19_q : ((s2r1_warp_i == 6'h12) ? wtx18_q : ((s2r1_warp_i == 6'h11) ? wtx17_q : ((s2r1_warp_i == 6'h10) ? wtx16_q : ((s2r1_warp_i == 6'h0f) ? wtx15_q : ((s2r1_warp_i == 6'h0e) ? wtx14_q : ((s2r1_warp_i == 6'h0d) ? wtx13_q : ((s2r1_warp_i == 6'h0c) ? wtx12_q : ((s2r1_warp_i == 6'h0b) ? wtx11_q : ((s2r1_warp_i == 6'h0a) ? wtx10_q : ((s2r1_warp_i == 6'h09) ? wtx9_q : ((s2r1_warp_i == 6'h08) ? wtx8_q : ((s2r1_warp_i == 6'h07) ? wtx7_q : ((s2r1_warp_i == 6'h06) ? wtx6_q : ((s2r1_warp_i == 6'h05) ? wtx5_q : ((s2r1_warp_i == 6'h04) ? wtx4_q : ((s2r1_warp_i == 6'h03) ? wtx3_q : ((s2r1_warp_i == 6'h02) ? wtx2_q : ((s2r1_warp_i == 6'h01) ? wtx1_q : ((s2r1_warp_i == 6'h00) ? wtx0_q : 11'h000))))))))))))))))))))))))))))))))))))))))))))))));
+  wire [10:0] n6974 = ((s2r1_warp_i == 6'h2f) ? wty47_q : ((s2r1_warp_i == 6'h2e) ? wty46_q : ((s2r1_warp_i == 6'h2d) ? wty45_q : ((s2r1_warp_i == 6'h2c) ? wty44_q : ((s2r1_warp_i == 6'h2b) ? wty43_q : ((s2r1_warp_i == 6'h2a) ? wty42_q : ((s2r1_warp_i == 6'h29) ? wty41_q : ((s2r1_warp_i == 6'h28) ? wty40_q : ((s2r1_warp_i == 6'h27) ? wty39_q : ((s2r1_warp_i == 6'h26) ? wty38_q : ((s2r1_warp_i == 6'h25) ? wty37_q : ((s2r1_warp_i == 6'h24) ? wty36_q : ((s2r1_warp_i == 6'h23) ? wty35_q : ((s2r1_warp_i == 6'h22) ? wty34_q : ((s2r1_warp_i == 6'h21) ? wty33_q : ((s2r1_warp_i == 6'h20) ? wty32_q : ((s2r1_warp_i == 6'h1f) ? wty31_q : ((s2r1_warp_i == 6'h1e) ? wty30_q : ((s2r1_warp_i == 6'h1d) ? wty29_q : ((s2r1_warp_i == 6'h1c) ? wty28_q : ((s2r1_warp_i == 6'h1b) ? wty27_q : ((s2r1_warp_i == 6'h1a) ? wty26_q : ((s2r1_warp_i == 6'h19) ? wty25_q : ((s2r1_warp_i == 6'h18) ? wty24_q : ((s2r1_warp_i == 6'h17) ? wty23_q : ((s2r1_warp_i == 6'h16) ? wty22_q : ((s2r1_warp_i == 6'h15) ? wty21_q : ((s2r1_warp_i == 6'h14) ? wty20_q : ((s2r1_warp_i == 6'h13) ? wty19_q : ((s2r1_warp_i == 6'h12) ? wty18_q : ((s2r1_warp_i == 6'h11) ? wty17_q : ((s2r1_warp_i == 6'h10) ? wty16_q : ((s2r1_warp_i == 6'h0f) ? wty15_q : ((s2r1_warp_i == 6'h0e) ? wty14_q : ((s2r1_warp_i == 6'h0d) ? wty13_q : ((s2r1_warp_i == 6'h0c) ? wty12_q : ((s2r1_warp_i == 6'h0b) ? wty11_q : ((s2r1_warp_i == 6'h0a) ? wty10_q : ((s2r1_warp_i == 6'h09) ? wty9_q : ((s2r1_warp_i == 6'h08) ? wty8_q : ((s2r1_warp_i == 6'h07) ? wty7_q : ((s2r1_warp_i == 6'h06) ? wty6_q : ((s2r1_warp_i == 6'h05) ? wty5_q : ((s2r1_warp_i == 6'h04) ? wty4_q : ((s2r1_warp_i == 6'h03) ? wty3_q : ((s2r1_warp_i == 6'h02) ? wty2_q : ((s2r1_warp_i == 6'h01) ? wty1_q : ((s2r1_warp_i == 6'h00) ? wty0_q : 11'h000))))))))))))))))))))))))))))))))))))))))))))))));
   wire [7:0] n7119 = ((s2r1_warp_i == 6'h2f) ? wtz47_q : ((s2r1_warp_i == 6'h2e) ? wtz46_q : ((s2r1_warp_i == 6'h2d) ? wtz45_q : ((s2r1_warp_i == 6'h2c) ? wtz44_q : ((s2r1_warp_i == 6'h2b) ? wtz43_q : ((s2r1_warp_i == 6'h2a) ? wtz42_q : ((s2r1_warp_i == 6'h29) ? wtz41_q : ((s2r1_warp_i == 6'h28) ? wtz40_q : ((s2r1_warp_i == 6'h27) ? wtz39_q : ((s2r1_warp_i == 6'h26) ? wtz38_q : ((s2r1_warp_i == 6'h25) ? wtz37_q : ((s2r1_warp_i == 6'h24) ? wtz36_q : ((s2r1_warp_i == 6'h23) ? wtz35_q : ((s2r1_warp_i == 6'h22) ? wtz34_q : ((s2r1_warp_i == 6'h21) ? wtz33_q : ((s2r1_warp_i == 6'h20) ? wtz32_q : ((s2r1_warp_i == 6'h1f) ? wtz31_q : ((s2r1_warp_i == 6'h1e) ? wtz30_q : ((s2r1_warp_i == 6'h1d) ? wtz29_q : ((s2r1_warp_i == 6'h1c) ? wtz28_q : ((s2r1_warp_i == 6'h1b) ? wtz27_q : ((s2r1_warp_i == 6'h1a) ? wtz26_q : ((s2r1_warp_i == 6'h19) ? wtz25_q : ((s2r1_warp_i == 6'h18) ? wtz24_q : ((s2r1_warp_i == 6'h17) ? wtz23_q : ((s2r1_warp_i == 6'h16) ? wtz22_q : ((s2r1_warp_i == 6'h15) ? wtz21_q : ((s2r1_warp_i == 6'h14) ? wtz20_q : ((s2r1_warp_i == 6'h13) ? wtz19_q : ((s2r1_warp_i == 6'h12) ? wtz18_q : ((s2r1_warp_i == 6'h11) ? wtz17_q : ((s2r1_warp_i == 6'h10) ? wtz16_q : ((s2r1_warp_i == 6'h0f) ? wtz15_q : ((s2r1_warp_i == 6'h0e) ? wtz14_q : ((s2r1_warp_i == 6'h0d) ? wtz13_q : ((s2r1_warp_i == 6'h0c) ? wtz12_q : ((s2r1_warp_i == 6'h0b) ? wtz11_q : ((s2r1_warp_i == 6'h0a) ? wtz10_q : ((s2r1_warp_i == 6'h09) ? wtz9_q : ((s2r1_warp_i == 6'h08) ? wtz8_q : ((s2r1_warp_i == 6'h07) ? wtz7_q : ((s2r1_warp_i == 6'h06) ? wtz6_q : ((s2r1_warp_i == 6'h05) ? wtz5_q : ((s2r1_warp_i == 6'h04) ? wtz4_q : ((s2r1_warp_i == 6'h03) ? wtz3_q : ((s2r1_warp_i == 6'h02) ? wtz2_q : ((s2r1_warp_i == 6'h01) ? wtz1_q : ((s2r1_warp_i == 6'h00) ? wtz0_q : 8'h00))))))))))))))))))))))))))))))))))))))))))))))));
   wire n7122 = (s2r1_idx_i == 8'h00);
   wire n7124 = (s2r1_idx_i == 8'h01);
   wire n7126 = (s2r1_idx_i == 8'h02);
   wire n7142 = (s2r1_idx_i == 8'h0a);
-  wire [31:0] n7163 = ((s2r1_idx_i == 8'h0c) ? cyc_q : ((s2r1_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r1_warp_i == 6'h2f) ? widx47_q : ((s2r1_warp_i == 6'h2e) ? widx46_q : ((s2r1_warp_i == 6'h2d) ? widx45_q : ((s2r1_warp_i == 6'h2c) ? widx44_q : ((s2r1_warp_i == 6'h2b) ? widx43_q : ((s2r1_warp_i == 6'h2a) ? widx42_q : ((s2r1_warp_i == 6'h29) ? widx41_q : ((s2r1_warp_i == 6'h28) ? widx40_q : ((s2r1_warp_i == 6'h27) ? widx39_q : ((s2r1_warp_i == 6'h26) ? widx38_q : ((s2r1_warp_i == 6'h25) ? widx37_q : ((s2r1_warp_i == 6'h24) ? widx36_q : ((s2r1_warp_i == 6'h23) ? widx35_q : ((s2r1_warp_i == 6'h22) ? widx34_q : ((s2r1_warp_i == 6'h21) ? widx33_q : ((s2r1_warp_i == 6'h20) ? widx32_q : ((s2r1_warp_i == 6'h1f) ? widx31_q : ((s2r1_warp_i == 6'h1e) ? widx30_q : ((s2r1_warp_i == 6'h1d) ? widx29_q : ((s2r1_warp_i == 6'h1c) ? widx28_q : ((s2r1_warp_i == 6'h1b) ? widx27_q : ((s2r1_warp_i == 6'h1a) ? widx26_q : ((s2r1_warp_i == 6'h19) ? widx25_q : ((s2r1_warp_i == 6'h18) ? widx24_q : ((s2r1_warp_i == 6'h17) ? widx23_q : ((s2r1_warp_i == 6'h16) ? widx22_q : ((s2r1_warp_i == 6'h15) ? widx21_q : ((s2r1_warp_i == 6'h14) ? widx20_q : ((s2r1_warp_i == 6'h13) ? widx19_q : ((s2r1_warp_i == 6'h12) ? widx18_q : ((s2r1_warp_i == 6'h11) ? widx17_q : ((s2r1_warp_i == 6'h10) ? widx16_q : ((s2r1_warp_i == 6'h0f) ? widx15_q : ((s2r1_warp_i == 6'h0e) ? widx14_q : ((s2r1_warp_i == 6'h0d) ? widx13_q : ((s2r1_warp_i == 6'h0c) ? widx12_q : ((s2r1_warp_i == 6'h0b) ? widx11_q : ((s2r1_warp_i == 6'h0a) ? widx10_q : ((s2r1_warp_i == 6'h09) ? widx9_q : ((s2r1_warp_i == 6'h08) ? widx8_q : ((s2r1_warp_i == 6'h07) ? widx7_q : ((s2r1_warp_i == 6'h06) ? widx6_q : ((s2r1_warp_i == 6'h05) ? widx5_q : ((s2r1_warp_i == 6'h04) ? widx4_q : ((s2r1_warp_i == 6'h03) ? widx3_q : ((s2r1_warp_i == 6'h02) ? widx2_q : ((s2r1_warp_i == 6'h01) ? widx1_q : ((s2r1_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))))))))))))))))))} : ((s2r1_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r1_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r1_idx_i == 8'h07) ? {{16{1'b0}}, (n6537 ? ctay7_q : (n6533 ? ctay6_q : (n6529 ? ctay5_q : (n6525 ? ctay4_q : (n6521 ? ctay3_q : (n6517 ? ctay2_q : (n6513 ? ctay1_q : (n6509 ? ctay0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h06) ? {{16{1'b0}}, (n6537 ? ctax7_q : (n6533 ? ctax6_q : (n6529 ? ctax5_q : (n6525 ? ctax4_q : (n6521 ? ctax3_q : (n6517 ? ctax2_q : (n6513 ? ctax1_q : (n6509 ? ctax0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h05) ? {{26{1'b0}}, bz_q} : ((s2r1_idx_i == 8'h04) ? {{22{1'b0}}, by_q} : ((s2r1_idx_i == 8'h03) ? {{22{1'b0}}, bx_q} : 32'h00000000)))))))));
-  wire [9:0] n7176 = (n6829 + 10'h001);
+  wire [31:0] n7163 = ((s2r1_idx_i == 8'h0c) ? cyc_q : ((s2r1_idx_i == 8'h0b) ? {{26{1'b0}}, ((s2r1_warp_i == 6'h2f) ? widx47_q : ((s2r1_warp_i == 6'h2e) ? widx46_q : ((s2r1_warp_i == 6'h2d) ? widx45_q : ((s2r1_warp_i == 6'h2c) ? widx44_q : ((s2r1_warp_i == 6'h2b) ? widx43_q : ((s2r1_warp_i == 6'h2a) ? widx42_q : ((s2r1_warp_i == 6'h29) ? widx41_q : ((s2r1_warp_i == 6'h28) ? widx40_q : ((s2r1_warp_i == 6'h27) ? widx39_q : ((s2r1_warp_i == 6'h26) ? widx38_q : ((s2r1_warp_i == 6'h25) ? widx37_q : ((s2r1_warp_i == 6'h24) ? widx36_q : ((s2r1_warp_i == 6'h23) ? widx35_q : ((s2r1_warp_i == 6'h22) ? widx34_q : ((s2r1_warp_i == 6'h21) ? widx33_q : ((s2r1_warp_i == 6'h20) ? widx32_q : ((s2r1_warp_i == 6'h1f) ? widx31_q : ((s2r1_warp_i == 6'h1e) ? widx30_q : ((s2r1_warp_i == 6'h1d) ? widx29_q : ((s2r1_warp_i == 6'h1c) ? widx28_q : ((s2r1_warp_i == 6'h1b) ? widx27_q : ((s2r1_warp_i == 6'h1a) ? widx26_q : ((s2r1_warp_i == 6'h19) ? widx25_q : ((s2r1_warp_i == 6'h18) ? widx24_q : ((s2r1_warp_i == 6'h17) ? widx23_q : ((s2r1_warp_i == 6'h16) ? widx22_q : ((s2r1_warp_i == 6'h15) ? widx21_q : ((s2r1_warp_i == 6'h14) ? widx20_q : ((s2r1_warp_i == 6'h13) ? widx19_q : ((s2r1_warp_i == 6'h12) ? widx18_q : ((s2r1_warp_i == 6'h11) ? widx17_q : ((s2r1_warp_i == 6'h10) ? widx16_q : ((s2r1_warp_i == 6'h0f) ? widx15_q : ((s2r1_warp_i == 6'h0e) ? widx14_q : ((s2r1_warp_i == 6'h0d) ? widx13_q : ((s2r1_warp_i == 6'h0c) ? widx12_q : ((s2r1_warp_i == 6'h0b) ? widx11_q : ((s2r1_warp_i == 6'h0a) ? widx10_q : ((s2r1_warp_i == 6'h09) ? widx9_q : ((s2r1_warp_i == 6'h08) ? widx8_q : ((s2r1_warp_i == 6'h07) ? widx7_q : ((s2r1_warp_i == 6'h06) ? widx6_q : ((s2r1_warp_i == 6'h05) ? widx5_q : ((s2r1_warp_i == 6'h04) ? widx4_q : ((s2r1_warp_i == 6'h03) ? widx3_q : ((s2r1_warp_i == 6'h02) ? widx2_q : ((s2r1_warp_i == 6'h01) ? widx1_q : ((s2r1_warp_i == 6'h00) ? widx0_q : 6'h00))))))))))))))))))))))))))))))))))))))))))))))))} : ((s2r1_idx_i == 8'h09) ? {{16{1'b0}}, gy_q} : ((s2r1_idx_i == 8'h08) ? {{16{1'b0}}, gx_q} : ((s2r1_idx_i == 8'h07) ? {{16{1'b0}}, (n6537 ? ctay7_q : (n6533 ? ctay6_q : (n6529 ? ctay5_q : (n6525 ? ctay4_q : (n6521 ? ctay3_q : (n6517 ? ctay2_q : (n6513 ? ctay1_q : (n6509 ? ctay0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h06) ? {{16{1'b0}}, (n6537 ? ctax7_q : (n6533 ? ctax6_q : (n6529 ? ctax5_q : (n6525 ? ctax4_q : (n6521 ? ctax3_q : (n6517 ? ctax2_q : (n6513 ? ctax1_q : (n6509 ? ctax0_q : 16'h0000))))))))} : ((s2r1_idx_i == 8'h05) ? {{25{1'b0}}, bz_q} : ((s2r1_idx_i == 8'h04) ? {{21{1'b0}}, by_q} : ((s2r1_idx_i == 8'h03) ? {{21{1'b0}}, bx_q} : 32'h00000000)))))))));
+  wire [10:0] n7176 = (n6829 + 11'h001);
   wire n7178 = (~(n7176 < bx_q));
-  wire [9:0] n7179 = (n6974 + 10'h001);
+  wire [10:0] n7179 = (n6974 + 11'h001);
   wire n7182 = (n7178 & (~(n7179 < by_q)));
-  wire [9:0] n7183 = (n7178 ? 10'h000 : n7176);
-  wire [9:0] n7185 = (n7178 ? (n7182 ? 10'h000 : n7179) : n6974);
+  wire [10:0] n7183 = (n7178 ? 11'h000 : n7176);
+  wire [10:0] n7185 = (n7178 ? (n7182 ? 11'h000 : n7179) : n6974);
   wire [7:0] n7188 = (n7182 ? (n7119 + 8'h01) : n7119);
-  wire [9:0] n7201 = (n7183 + 10'h001);
+  wire [10:0] n7201 = (n7183 + 11'h001);
   wire n7203 = (~(n7201 < bx_q));
-  wire [9:0] n7204 = (n7185 + 10'h001);
+  wire [10:0] n7204 = (n7185 + 11'h001);
   wire n7207 = (n7203 & (~(n7204 < by_q)));
-  wire [9:0] n7208 = (n7203 ? 10'h000 : n7201);
-  wire [9:0] n7210 = (n7203 ? (n7207 ? 10'h000 : n7204) : n7185);
+  wire [10:0] n7208 = (n7203 ? 11'h000 : n7201);
+  wire [10:0] n7210 = (n7203 ? (n7207 ? 11'h000 : n7204) : n7185);
   wire [7:0] n7213 = (n7207 ? (n7188 + 8'h01) : n7188);
-  wire [9:0] n7226 = (n7208 + 10'h001);
+  wire [10:0] n7226 = (n7208 + 11'h001);
   wire n7228 = (~(n7226 < bx_q));
-  wire [9:0] n7229 = (n7210 + 10'h001);
+  wire [10:0] n7229 = (n7210 + 11'h001);
   wire n7232 = (n7228 & (~(n7229 < by_q)));
-  wire [9:0] n7233 = (n7228 ? 10'h000 : n7226);
-  wire [9:0] n7235 = (n7228 ? (n7232 ? 10'h000 : n7229) : n7210);
+  wire [10:0] n7233 = (n7228 ? 11'h000 : n7226);
+  wire [10:0] n7235 = (n7228 ? (n7232 ? 11'h000 : n7229) : n7210);
   wire [7:0] n7238 = (n7232 ? (n7213 + 8'h01) : n7213);
-  wire [9:0] n7251 = (n7233 + 10'h001);
+  wire [10:0] n7251 = (n7233 + 11'h001);
   wire n7253 = (~(n7251 < bx_q));
-  wire [9:0] n7254 = (n7235 + 10'h001);
+  wire [10:0] n7254 = (n7235 + 11'h001);
   wire n7257 = (n7253 & (~(n7254 < by_q)));
-  wire [9:0] n7258 = (n7253 ? 10'h000 : n7251);
-  wire [9:0] n7260 = (n7253 ? (n7257 ? 10'h000 : n7254) : n7235);
+  wire [10:0] n7258 = (n7253 ? 11'h000 : n7251);
+  wire [10:0] n7260 = (n7253 ? (n7257 ? 11'h000 : n7254) : n7235);
   wire [7:0] n7263 = (n7257 ? (n7238 + 8'h01) : n7238);
-  wire [9:0] n7276 = (n7258 + 10'h001);
+  wire [10:0] n7276 = (n7258 + 11'h001);
   wire n7278 = (~(n7276 < bx_q));
-  wire [9:0] n7279 = (n7260 + 10'h001);
+  wire [10:0] n7279 = (n7260 + 11'h001);
   wire n7282 = (n7278 & (~(n7279 < by_q)));
-  wire [9:0] n7283 = (n7278 ? 10'h000 : n7276);
-  wire [9:0] n7285 = (n7278 ? (n7282 ? 10'h000 : n7279) : n7260);
+  wire [10:0] n7283 = (n7278 ? 11'h000 : n7276);
+  wire [10:0] n7285 = (n7278 ? (n7282 ? 11'h000 : n7279) : n7260);
   wire [7:0] n7288 = (n7282 ? (n7263 + 8'h01) : n7263);
-  wire [9:0] n7301 = (n7283 + 10'h001);
+  wire [10:0] n7301 = (n7283 + 11'h001);
   wire n7303 = (~(n7301 < bx_q));
-  wire [9:0] n7304 = (n7285 + 10'h001);
+  wire [10:0] n7304 = (n7285 + 11'h001);
   wire n7307 = (n7303 & (~(n7304 < by_q)));
-  wire [9:0] n7308 = (n7303 ? 10'h000 : n7301);
-  wire [9:0] n7310 = (n7303 ? (n7307 ? 10'h000 : n7304) : n7285);
+  wire [10:0] n7308 = (n7303 ? 11'h000 : n7301);
+  wire [10:0] n7310 = (n7303 ? (n7307 ? 11'h000 : n7304) : n7285);
   wire [7:0] n7313 = (n7307 ? (n7288 + 8'h01) : n7288);
-  wire [9:0] n7326 = (n7308 + 10'h001);
+  wire [10:0] n7326 = (n7308 + 11'h001);
   wire n7328 = (~(n7326 < bx_q));
-  wire [9:0] n7329 = (n7310 + 10'h001);
+  wire [10:0] n7329 = (n7310 + 11'h001);
   wire n7332 = (n7328 & (~(n7329 < by_q)));
-  wire [9:0] n7333 = (n7328 ? 10'h000 : n7326);
-  wire [9:0] n7335 = (n7328 ? (n7332 ? 10'h000 : n7329) : n7310);
+  wire [10:0] n7333 = (n7328 ? 11'h000 : n7326);
+  wire [10:0] n7335 = (n7328 ? (n7332 ? 11'h000 : n7329) : n7310);
   wire [7:0] n7338 = (n7332 ? (n7313 + 8'h01) : n7313);
-  wire [9:0] n7351 = (n7333 + 10'h001);
+  wire [10:0] n7351 = (n7333 + 11'h001);
   wire n7353 = (~(n7351 < bx_q));
-  wire [9:0] n7354 = (n7335 + 10'h001);
+  wire [10:0] n7354 = (n7335 + 11'h001);
   wire n7357 = (n7353 & (~(n7354 < by_q)));
-  wire [9:0] n7358 = (n7353 ? 10'h000 : n7351);
-  wire [9:0] n7360 = (n7353 ? (n7357 ? 10'h000 : n7354) : n7335);
+  wire [10:0] n7358 = (n7353 ? 11'h000 : n7351);
+  wire [10:0] n7360 = (n7353 ? (n7357 ? 11'h000 : n7354) : n7335);
   wire [7:0] n7363 = (n7357 ? (n7338 + 8'h01) : n7338);
-  wire [9:0] n7376 = (n7358 + 10'h001);
+  wire [10:0] n7376 = (n7358 + 11'h001);
   wire n7378 = (~(n7376 < bx_q));
-  wire [9:0] n7379 = (n7360 + 10'h001);
+  wire [10:0] n7379 = (n7360 + 11'h001);
   wire n7382 = (n7378 & (~(n7379 < by_q)));
-  wire [9:0] n7383 = (n7378 ? 10'h000 : n7376);
-  wire [9:0] n7385 = (n7378 ? (n7382 ? 10'h000 : n7379) : n7360);
+  wire [10:0] n7383 = (n7378 ? 11'h000 : n7376);
+  wire [10:0] n7385 = (n7378 ? (n7382 ? 11'h000 : n7379) : n7360);
   wire [7:0] n7388 = (n7382 ? (n7363 + 8'h01) : n7363);
-  wire [9:0] n7401 = (n7383 + 10'h001);
+  wire [10:0] n7401 = (n7383 + 11'h001);
   wire n7403 = (~(n7401 < bx_q));
-  wire [9:0] n7404 = (n7385 + 10'h001);
+  wire [10:0] n7404 = (n7385 + 11'h001);
   wire n7407 = (n7403 & (~(n7404 < by_q)));
-  wire [9:0] n7408 = (n7403 ? 10'h000 : n7401);
-  wire [9:0] n7410 = (n7403 ? (n7407 ? 10'h000 : n7404) : n7385);
+  wire [10:0] n7408 = (n7403 ? 11'h000 : n7401);
+  wire [10:0] n7410 = (n7403 ? (n7407 ? 11'h000 : n7404) : n7385);
   wire [7:0] n7413 = (n7407 ? (n7388 + 8'h01) : n7388);
-  wire [9:0] n7426 = (n7408 + 10'h001);
+  wire [10:0] n7426 = (n7408 + 11'h001);
   wire n7428 = (~(n7426 < bx_q));
-  wire [9:0] n7429 = (n7410 + 10'h001);
+  wire [10:0] n7429 = (n7410 + 11'h001);
   wire n7432 = (n7428 & (~(n7429 < by_q)));
-  wire [9:0] n7433 = (n7428 ? 10'h000 : n7426);
-  wire [9:0] n7435 = (n7428 ? (n7432 ? 10'h000 : n7429) : n7410);
+  wire [10:0] n7433 = (n7428 ? 11'h000 : n7426);
+  wire [10:0] n7435 = (n7428 ? (n7432 ? 11'h000 : n7429) : n7410);
   wire [7:0] n7438 = (n7432 ? (n7413 + 8'h01) : n7413);
-  wire [9:0] n7451 = (n7433 + 10'h001);
+  wire [10:0] n7451 = (n7433 + 11'h001);
   wire n7453 = (~(n7451 < bx_q));
-  wire [9:0] n7454 = (n7435 + 10'h001);
+  wire [10:0] n7454 = (n7435 + 11'h001);
   wire n7457 = (n7453 & (~(n7454 < by_q)));
-  wire [9:0] n7458 = (n7453 ? 10'h000 : n7451);
-  wire [9:0] n7460 = (n7453 ? (n7457 ? 10'h000 : n7454) : n7435);
+  wire [10:0] n7458 = (n7453 ? 11'h000 : n7451);
+  wire [10:0] n7460 = (n7453 ? (n7457 ? 11'h000 : n7454) : n7435);
   wire [7:0] n7463 = (n7457 ? (n7438 + 8'h01) : n7438);
-  wire [9:0] n7476 = (n7458 + 10'h001);
+  wire [10:0] n7476 = (n7458 + 11'h001);
   wire n7478 = (~(n7476 < bx_q));
-  wire [9:0] n7479 = (n7460 + 10'h001);
+  wire [10:0] n7479 = (n7460 + 11'h001);
   wire n7482 = (n7478 & (~(n7479 < by_q)));
-  wire [9:0] n7483 = (n7478 ? 10'h000 : n7476);
-  wire [9:0] n7485 = (n7478 ? (n7482 ? 10'h000 : n7479) : n7460);
+  wire [10:0] n7483 = (n7478 ? 11'h000 : n7476);
+  wire [10:0] n7485 = (n7478 ? (n7482 ? 11'h000 : n7479) : n7460);
   wire [7:0] n7488 = (n7482 ? (n7463 + 8'h01) : n7463);
-  wire [9:0] n7501 = (n7483 + 10'h001);
+  wire [10:0] n7501 = (n7483 + 11'h001);
   wire n7503 = (~(n7501 < bx_q));
-  wire [9:0] n7504 = (n7485 + 10'h001);
+  wire [10:0] n7504 = (n7485 + 11'h001);
   wire n7507 = (n7503 & (~(n7504 < by_q)));
-  wire [9:0] n7508 = (n7503 ? 10'h000 : n7501);
-  wire [9:0] n7510 = (n7503 ? (n7507 ? 10'h000 : n7504) : n7485);
+  wire [10:0] n7508 = (n7503 ? 11'h000 : n7501);
+  wire [10:0] n7510 = (n7503 ? (n7507 ? 11'h000 : n7504) : n7485);
   wire [7:0] n7513 = (n7507 ? (n7488 + 8'h01) : n7488);
-  wire [9:0] n7526 = (n7508 + 10'h001);
+  wire [10:0] n7526 = (n7508 + 11'h001);
   wire n7528 = (~(n7526 < bx_q));
-  wire [9:0] n7529 = (n7510 + 10'h001);
+  wire [10:0] n7529 = (n7510 + 11'h001);
   wire n7532 = (n7528 & (~(n7529 < by_q)));
-  wire [9:0] n7533 = (n7528 ? 10'h000 : n7526);
-  wire [9:0] n7535 = (n7528 ? (n7532 ? 10'h000 : n7529) : n7510);
+  wire [10:0] n7533 = (n7528 ? 11'h000 : n7526);
+  wire [10:0] n7535 = (n7528 ? (n7532 ? 11'h000 : n7529) : n7510);
   wire [7:0] n7538 = (n7532 ? (n7513 + 8'h01) : n7513);
-  wire [9:0] n7551 = (n7533 + 10'h001);
+  wire [10:0] n7551 = (n7533 + 11'h001);
   wire n7553 = (~(n7551 < bx_q));
-  wire [9:0] n7554 = (n7535 + 10'h001);
+  wire [10:0] n7554 = (n7535 + 11'h001);
   wire n7557 = (n7553 & (~(n7554 < by_q)));
-  wire [9:0] n7558 = (n7553 ? 10'h000 : n7551);
-  wire [9:0] n7560 = (n7553 ? (n7557 ? 10'h000 : n7554) : n7535);
+  wire [10:0] n7558 = (n7553 ? 11'h000 : n7551);
+  wire [10:0] n7560 = (n7553 ? (n7557 ? 11'h000 : n7554) : n7535);
   wire [7:0] n7563 = (n7557 ? (n7538 + 8'h01) : n7538);
-  wire [9:0] n7576 = (n7558 + 10'h001);
+  wire [10:0] n7576 = (n7558 + 11'h001);
   wire n7578 = (~(n7576 < bx_q));
-  wire [9:0] n7579 = (n7560 + 10'h001);
+  wire [10:0] n7579 = (n7560 + 11'h001);
   wire n7582 = (n7578 & (~(n7579 < by_q)));
-  wire [9:0] n7583 = (n7578 ? 10'h000 : n7576);
-  wire [9:0] n7585 = (n7578 ? (n7582 ? 10'h000 : n7579) : n7560);
+  wire [10:0] n7583 = (n7578 ? 11'h000 : n7576);
+  wire [10:0] n7585 = (n7578 ? (n7582 ? 11'h000 : n7579) : n7560);
   wire [7:0] n7588 = (n7582 ? (n7563 + 8'h01) : n7563);
-  wire [9:0] n7601 = (n7583 + 10'h001);
+  wire [10:0] n7601 = (n7583 + 11'h001);
   wire n7603 = (~(n7601 < bx_q));
-  wire [9:0] n7604 = (n7585 + 10'h001);
+  wire [10:0] n7604 = (n7585 + 11'h001);
   wire n7607 = (n7603 & (~(n7604 < by_q)));
-  wire [9:0] n7608 = (n7603 ? 10'h000 : n7601);
-  wire [9:0] n7610 = (n7603 ? (n7607 ? 10'h000 : n7604) : n7585);
+  wire [10:0] n7608 = (n7603 ? 11'h000 : n7601);
+  wire [10:0] n7610 = (n7603 ? (n7607 ? 11'h000 : n7604) : n7585);
   wire [7:0] n7613 = (n7607 ? (n7588 + 8'h01) : n7588);
-  wire [9:0] n7626 = (n7608 + 10'h001);
+  wire [10:0] n7626 = (n7608 + 11'h001);
   wire n7628 = (~(n7626 < bx_q));
-  wire [9:0] n7629 = (n7610 + 10'h001);
+  wire [10:0] n7629 = (n7610 + 11'h001);
   wire n7632 = (n7628 & (~(n7629 < by_q)));
-  wire [9:0] n7633 = (n7628 ? 10'h000 : n7626);
-  wire [9:0] n7635 = (n7628 ? (n7632 ? 10'h000 : n7629) : n7610);
+  wire [10:0] n7633 = (n7628 ? 11'h000 : n7626);
+  wire [10:0] n7635 = (n7628 ? (n7632 ? 11'h000 : n7629) : n7610);
   wire [7:0] n7638 = (n7632 ? (n7613 + 8'h01) : n7613);
-  wire [9:0] n7651 = (n7633 + 10'h001);
+  wire [10:0] n7651 = (n7633 + 11'h001);
   wire n7653 = (~(n7651 < bx_q));
-  wire [9:0] n7654 = (n7635 + 10'h001);
+  wire [10:0] n7654 = (n7635 + 11'h001);
   wire n7657 = (n7653 & (~(n7654 < by_q)));
-  wire [9:0] n7658 = (n7653 ? 10'h000 : n7651);
-  wire [9:0] n7660 = (n7653 ? (n7657 ? 10'h000 : n7654) : n7635);
+  wire [10:0] n7658 = (n7653 ? 11'h000 : n7651);
+  wire [10:0] n7660 = (n7653 ? (n7657 ? 11'h000 : n7654) : n7635);
   wire [7:0] n7663 = (n7657 ? (n7638 + 8'h01) : n7638);
-  wire [9:0] n7676 = (n7658 + 10'h001);
+  wire [10:0] n7676 = (n7658 + 11'h001);
   wire n7678 = (~(n7676 < bx_q));
-  wire [9:0] n7679 = (n7660 + 10'h001);
+  wire [10:0] n7679 = (n7660 + 11'h001);
   wire n7682 = (n7678 & (~(n7679 < by_q)));
-  wire [9:0] n7683 = (n7678 ? 10'h000 : n7676);
-  wire [9:0] n7685 = (n7678 ? (n7682 ? 10'h000 : n7679) : n7660);
+  wire [10:0] n7683 = (n7678 ? 11'h000 : n7676);
+  wire [10:0] n7685 = (n7678 ? (n7682 ? 11'h000 : n7679) : n7660);
   wire [7:0] n7688 = (n7682 ? (n7663 + 8'h01) : n7663);
-  wire [9:0] n7701 = (n7683 + 10'h001);
+  wire [10:0] n7701 = (n7683 + 11'h001);
   wire n7703 = (~(n7701 < bx_q));
-  wire [9:0] n7704 = (n7685 + 10'h001);
+  wire [10:0] n7704 = (n7685 + 11'h001);
   wire n7707 = (n7703 & (~(n7704 < by_q)));
-  wire [9:0] n7708 = (n7703 ? 10'h000 : n7701);
-  wire [9:0] n7710 = (n7703 ? (n7707 ? 10'h000 : n7704) : n7685);
+  wire [10:0] n7708 = (n7703 ? 11'h000 : n7701);
+  wire [10:0] n7710 = (n7703 ? (n7707 ? 11'h000 : n7704) : n7685);
   wire [7:0] n7713 = (n7707 ? (n7688 + 8'h01) : n7688);
-  wire [9:0] n7726 = (n7708 + 10'h001);
+  wire [10:0] n7726 = (n7708 + 11'h001);
   wire n7728 = (~(n7726 < bx_q));
-  wire [9:0] n7729 = (n7710 + 10'h001);
+  wire [10:0] n7729 = (n7710 + 11'h001);
   wire n7732 = (n7728 & (~(n7729 < by_q)));
-  wire [9:0] n7733 = (n7728 ? 10'h000 : n7726);
-  wire [9:0] n7735 = (n7728 ? (n7732 ? 10'h000 : n7729) : n7710);
+  wire [10:0] n7733 = (n7728 ? 11'h000 : n7726);
+  wire [10:0] n7735 = (n7728 ? (n7732 ? 11'h000 : n7729) : n7710);
   wire [7:0] n7738 = (n7732 ? (n7713 + 8'h01) : n7713);
-  wire [9:0] n7751 = (n7733 + 10'h001);
+  wire [10:0] n7751 = (n7733 + 11'h001);
   wire n7753 = (~(n7751 < bx_q));
-  wire [9:0] n7754 = (n7735 + 10'h001);
+  wire [10:0] n7754 = (n7735 + 11'h001);
   wire n7757 = (n7753 & (~(n7754 < by_q)));
-  wire [9:0] n7758 = (n7753 ? 10'h000 : n7751);
-  wire [9:0] n7760 = (n7753 ? (n7757 ? 10'h000 : n7754) : n7735);
+  wire [10:0] n7758 = (n7753 ? 11'h000 : n7751);
+  wire [10:0] n7760 = (n7753 ? (n7757 ? 11'h000 : n7754) : n7735);
   wire [7:0] n7763 = (n7757 ? (n7738 + 8'h01) : n7738);
-  wire [9:0] n7776 = (n7758 + 10'h001);
+  wire [10:0] n7776 = (n7758 + 11'h001);
   wire n7778 = (~(n7776 < bx_q));
-  wire [9:0] n7779 = (n7760 + 10'h001);
+  wire [10:0] n7779 = (n7760 + 11'h001);
   wire n7782 = (n7778 & (~(n7779 < by_q)));
-  wire [9:0] n7783 = (n7778 ? 10'h000 : n7776);
-  wire [9:0] n7785 = (n7778 ? (n7782 ? 10'h000 : n7779) : n7760);
+  wire [10:0] n7783 = (n7778 ? 11'h000 : n7776);
+  wire [10:0] n7785 = (n7778 ? (n7782 ? 11'h000 : n7779) : n7760);
   wire [7:0] n7788 = (n7782 ? (n7763 + 8'h01) : n7763);
-  wire [9:0] n7801 = (n7783 + 10'h001);
+  wire [10:0] n7801 = (n7783 + 11'h001);
   wire n7803 = (~(n7801 < bx_q));
-  wire [9:0] n7804 = (n7785 + 10'h001);
+  wire [10:0] n7804 = (n7785 + 11'h001);
   wire n7807 = (n7803 & (~(n7804 < by_q)));
-  wire [9:0] n7808 = (n7803 ? 10'h000 : n7801);
-  wire [9:0] n7810 = (n7803 ? (n7807 ? 10'h000 : n7804) : n7785);
+  wire [10:0] n7808 = (n7803 ? 11'h000 : n7801);
+  wire [10:0] n7810 = (n7803 ? (n7807 ? 11'h000 : n7804) : n7785);
   wire [7:0] n7813 = (n7807 ? (n7788 + 8'h01) : n7788);
-  wire [9:0] n7826 = (n7808 + 10'h001);
+  wire [10:0] n7826 = (n7808 + 11'h001);
   wire n7828 = (~(n7826 < bx_q));
-  wire [9:0] n7829 = (n7810 + 10'h001);
+  wire [10:0] n7829 = (n7810 + 11'h001);
   wire n7832 = (n7828 & (~(n7829 < by_q)));
-  wire [9:0] n7833 = (n7828 ? 10'h000 : n7826);
-  wire [9:0] n7835 = (n7828 ? (n7832 ? 10'h000 : n7829) : n7810);
+  wire [10:0] n7833 = (n7828 ? 11'h000 : n7826);
+  wire [10:0] n7835 = (n7828 ? (n7832 ? 11'h000 : n7829) : n7810);
   wire [7:0] n7838 = (n7832 ? (n7813 + 8'h01) : n7813);
-  wire [9:0] n7851 = (n7833 + 10'h001);
+  wire [10:0] n7851 = (n7833 + 11'h001);
   wire n7853 = (~(n7851 < bx_q));
-  wire [9:0] n7854 = (n7835 + 10'h001);
+  wire [10:0] n7854 = (n7835 + 11'h001);
   wire n7857 = (n7853 & (~(n7854 < by_q)));
-  wire [9:0] n7858 = (n7853 ? 10'h000 : n7851);
-  wire [9:0] n7860 = (n7853 ? (n7857 ? 10'h000 : n7854) : n7835);
+  wire [10:0] n7858 = (n7853 ? 11'h000 : n7851);
+  wire [10:0] n7860 = (n7853 ? (n7857 ? 11'h000 : n7854) : n7835);
   wire [7:0] n7863 = (n7857 ? (n7838 + 8'h01) : n7838);
-  wire [9:0] n7876 = (n7858 + 10'h001);
+  wire [10:0] n7876 = (n7858 + 11'h001);
   wire n7878 = (~(n7876 < bx_q));
-  wire [9:0] n7879 = (n7860 + 10'h001);
+  wire [10:0] n7879 = (n7860 + 11'h001);
   wire n7882 = (n7878 & (~(n7879 < by_q)));
-  wire [9:0] n7883 = (n7878 ? 10'h000 : n7876);
-  wire [9:0] n7885 = (n7878 ? (n7882 ? 10'h000 : n7879) : n7860);
+  wire [10:0] n7883 = (n7878 ? 11'h000 : n7876);
+  wire [10:0] n7885 = (n7878 ? (n7882 ? 11'h000 : n7879) : n7860);
   wire [7:0] n7888 = (n7882 ? (n7863 + 8'h01) : n7863);
-  wire [9:0] n7901 = (n7883 + 10'h001);
+  wire [10:0] n7901 = (n7883 + 11'h001);
   wire n7903 = (~(n7901 < bx_q));
-  wire [9:0] n7904 = (n7885 + 10'h001);
+  wire [10:0] n7904 = (n7885 + 11'h001);
   wire n7907 = (n7903 & (~(n7904 < by_q)));
-  wire [9:0] n7908 = (n7903 ? 10'h000 : n7901);
-  wire [9:0] n7910 = (n7903 ? (n7907 ? 10'h000 : n7904) : n7885);
+  wire [10:0] n7908 = (n7903 ? 11'h000 : n7901);
+  wire [10:0] n7910 = (n7903 ? (n7907 ? 11'h000 : n7904) : n7885);
   wire [7:0] n7913 = (n7907 ? (n7888 + 8'h01) : n7888);
-  wire [9:0] n7926 = (n7908 + 10'h001);
+  wire [10:0] n7926 = (n7908 + 11'h001);
   wire n7928 = (~(n7926 < bx_q));
-  wire [9:0] n7929 = (n7910 + 10'h001);
+  wire [10:0] n7929 = (n7910 + 11'h001);
   wire n7932 = (n7928 & (~(n7929 < by_q)));
   wire [31:0] n7953 = (r0_mask_q >> 5'h00);
   wire [31:0] n7956 = (r0_mask_q >> 5'h01);
@@ -2240,73 +2240,73 @@ module cta_w48_c8_s2_t1536_r32768 (
   assign r0_v_d = s2r_valid_i;
   assign r0_tag_d = (s2r_valid_i ? s2r_tag_i : r0_tag_q);
   assign r0_mask_d = (s2r_valid_i ? ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, s2r_mask_i[0]} << 5'h00)) | ({{31{1'b0}}, s2r_mask_i[1]} << 5'h01)) | ({{31{1'b0}}, s2r_mask_i[2]} << 5'h02)) | ({{31{1'b0}}, s2r_mask_i[3]} << 5'h03)) | ({{31{1'b0}}, s2r_mask_i[4]} << 5'h04)) | ({{31{1'b0}}, s2r_mask_i[5]} << 5'h05)) | ({{31{1'b0}}, s2r_mask_i[6]} << 5'h06)) | ({{31{1'b0}}, s2r_mask_i[7]} << 5'h07)) | ({{31{1'b0}}, s2r_mask_i[8]} << 5'h08)) | ({{31{1'b0}}, s2r_mask_i[9]} << 5'h09)) | ({{31{1'b0}}, s2r_mask_i[10]} << 5'h0a)) | ({{31{1'b0}}, s2r_mask_i[11]} << 5'h0b)) | ({{31{1'b0}}, s2r_mask_i[12]} << 5'h0c)) | ({{31{1'b0}}, s2r_mask_i[13]} << 5'h0d)) | ({{31{1'b0}}, s2r_mask_i[14]} << 5'h0e)) | ({{31{1'b0}}, s2r_mask_i[15]} << 5'h0f)) | ({{31{1'b0}}, s2r_mask_i[16]} << 5'h10)) | ({{31{1'b0}}, s2r_mask_i[17]} << 5'h11)) | ({{31{1'b0}}, s2r_mask_i[18]} << 5'h12)) | ({{31{1'b0}}, s2r_mask_i[19]} << 5'h13)) | ({{31{1'b0}}, s2r_mask_i[20]} << 5'h14)) | ({{31{1'b0}}, s2r_mask_i[21]} << 5'h15)) | ({{31{1'b0}}, s2r_mask_i[22]} << 5'h16)) | ({{31{1'b0}}, s2r_mask_i[23]} << 5'h17)) | ({{31{1'b0}}, s2r_mask_i[24]} << 5'h18)) | ({{31{1'b0}}, s2r_mask_i[25]} << 5'h19)) | ({{31{1'b0}}, s2r_mask_i[26]} << 5'h1a)) | ({{31{1'b0}}, s2r_mask_i[27]} << 5'h1b)) | ({{31{1'b0}}, s2r_mask_i[28]} << 5'h1c)) | ({{31{1'b0}}, s2r_mask_i[29]} << 5'h1d)) | ({{31{1'b0}}, s2r_mask_i[30]} << 5'h1e)) | ({{31{1'b0}}, s2r_mask_i[31]} << 5'h1f)) : r0_mask_q);
-  assign r0_d0_d = (s2r_valid_i ? (n5421 ? 32'h00000000 : (n5405 ? {{24{1'b0}}, n5398} : (n5403 ? {{22{1'b0}}, n5253} : (n5401 ? {{22{1'b0}}, n5108} : n5442)))) : r0_d0_q);
-  assign r0_d1_d = (s2r_valid_i ? (n5421 ? 32'h00000001 : (n5405 ? {{24{1'b0}}, n5467} : (n5403 ? {{22{1'b0}}, n5464} : (n5401 ? {{22{1'b0}}, n5462} : n5442)))) : r0_d1_q);
-  assign r0_d2_d = (s2r_valid_i ? (n5421 ? 32'h00000002 : (n5405 ? {{24{1'b0}}, n5492} : (n5403 ? {{22{1'b0}}, n5489} : (n5401 ? {{22{1'b0}}, n5487} : n5442)))) : r0_d2_q);
-  assign r0_d3_d = (s2r_valid_i ? (n5421 ? 32'h00000003 : (n5405 ? {{24{1'b0}}, n5517} : (n5403 ? {{22{1'b0}}, n5514} : (n5401 ? {{22{1'b0}}, n5512} : n5442)))) : r0_d3_q);
-  assign r0_d4_d = (s2r_valid_i ? (n5421 ? 32'h00000004 : (n5405 ? {{24{1'b0}}, n5542} : (n5403 ? {{22{1'b0}}, n5539} : (n5401 ? {{22{1'b0}}, n5537} : n5442)))) : r0_d4_q);
-  assign r0_d5_d = (s2r_valid_i ? (n5421 ? 32'h00000005 : (n5405 ? {{24{1'b0}}, n5567} : (n5403 ? {{22{1'b0}}, n5564} : (n5401 ? {{22{1'b0}}, n5562} : n5442)))) : r0_d5_q);
-  assign r0_d6_d = (s2r_valid_i ? (n5421 ? 32'h00000006 : (n5405 ? {{24{1'b0}}, n5592} : (n5403 ? {{22{1'b0}}, n5589} : (n5401 ? {{22{1'b0}}, n5587} : n5442)))) : r0_d6_q);
-  assign r0_d7_d = (s2r_valid_i ? (n5421 ? 32'h00000007 : (n5405 ? {{24{1'b0}}, n5617} : (n5403 ? {{22{1'b0}}, n5614} : (n5401 ? {{22{1'b0}}, n5612} : n5442)))) : r0_d7_q);
-  assign r0_d8_d = (s2r_valid_i ? (n5421 ? 32'h00000008 : (n5405 ? {{24{1'b0}}, n5642} : (n5403 ? {{22{1'b0}}, n5639} : (n5401 ? {{22{1'b0}}, n5637} : n5442)))) : r0_d8_q);
-  assign r0_d9_d = (s2r_valid_i ? (n5421 ? 32'h00000009 : (n5405 ? {{24{1'b0}}, n5667} : (n5403 ? {{22{1'b0}}, n5664} : (n5401 ? {{22{1'b0}}, n5662} : n5442)))) : r0_d9_q);
-  assign r0_d10_d = (s2r_valid_i ? (n5421 ? 32'h0000000a : (n5405 ? {{24{1'b0}}, n5692} : (n5403 ? {{22{1'b0}}, n5689} : (n5401 ? {{22{1'b0}}, n5687} : n5442)))) : r0_d10_q);
-  assign r0_d11_d = (s2r_valid_i ? (n5421 ? 32'h0000000b : (n5405 ? {{24{1'b0}}, n5717} : (n5403 ? {{22{1'b0}}, n5714} : (n5401 ? {{22{1'b0}}, n5712} : n5442)))) : r0_d11_q);
-  assign r0_d12_d = (s2r_valid_i ? (n5421 ? 32'h0000000c : (n5405 ? {{24{1'b0}}, n5742} : (n5403 ? {{22{1'b0}}, n5739} : (n5401 ? {{22{1'b0}}, n5737} : n5442)))) : r0_d12_q);
-  assign r0_d13_d = (s2r_valid_i ? (n5421 ? 32'h0000000d : (n5405 ? {{24{1'b0}}, n5767} : (n5403 ? {{22{1'b0}}, n5764} : (n5401 ? {{22{1'b0}}, n5762} : n5442)))) : r0_d13_q);
-  assign r0_d14_d = (s2r_valid_i ? (n5421 ? 32'h0000000e : (n5405 ? {{24{1'b0}}, n5792} : (n5403 ? {{22{1'b0}}, n5789} : (n5401 ? {{22{1'b0}}, n5787} : n5442)))) : r0_d14_q);
-  assign r0_d15_d = (s2r_valid_i ? (n5421 ? 32'h0000000f : (n5405 ? {{24{1'b0}}, n5817} : (n5403 ? {{22{1'b0}}, n5814} : (n5401 ? {{22{1'b0}}, n5812} : n5442)))) : r0_d15_q);
-  assign r0_d16_d = (s2r_valid_i ? (n5421 ? 32'h00000010 : (n5405 ? {{24{1'b0}}, n5842} : (n5403 ? {{22{1'b0}}, n5839} : (n5401 ? {{22{1'b0}}, n5837} : n5442)))) : r0_d16_q);
-  assign r0_d17_d = (s2r_valid_i ? (n5421 ? 32'h00000011 : (n5405 ? {{24{1'b0}}, n5867} : (n5403 ? {{22{1'b0}}, n5864} : (n5401 ? {{22{1'b0}}, n5862} : n5442)))) : r0_d17_q);
-  assign r0_d18_d = (s2r_valid_i ? (n5421 ? 32'h00000012 : (n5405 ? {{24{1'b0}}, n5892} : (n5403 ? {{22{1'b0}}, n5889} : (n5401 ? {{22{1'b0}}, n5887} : n5442)))) : r0_d18_q);
-  assign r0_d19_d = (s2r_valid_i ? (n5421 ? 32'h00000013 : (n5405 ? {{24{1'b0}}, n5917} : (n5403 ? {{22{1'b0}}, n5914} : (n5401 ? {{22{1'b0}}, n5912} : n5442)))) : r0_d19_q);
-  assign r0_d20_d = (s2r_valid_i ? (n5421 ? 32'h00000014 : (n5405 ? {{24{1'b0}}, n5942} : (n5403 ? {{22{1'b0}}, n5939} : (n5401 ? {{22{1'b0}}, n5937} : n5442)))) : r0_d20_q);
-  assign r0_d21_d = (s2r_valid_i ? (n5421 ? 32'h00000015 : (n5405 ? {{24{1'b0}}, n5967} : (n5403 ? {{22{1'b0}}, n5964} : (n5401 ? {{22{1'b0}}, n5962} : n5442)))) : r0_d21_q);
-  assign r0_d22_d = (s2r_valid_i ? (n5421 ? 32'h00000016 : (n5405 ? {{24{1'b0}}, n5992} : (n5403 ? {{22{1'b0}}, n5989} : (n5401 ? {{22{1'b0}}, n5987} : n5442)))) : r0_d22_q);
-  assign r0_d23_d = (s2r_valid_i ? (n5421 ? 32'h00000017 : (n5405 ? {{24{1'b0}}, n6017} : (n5403 ? {{22{1'b0}}, n6014} : (n5401 ? {{22{1'b0}}, n6012} : n5442)))) : r0_d23_q);
-  assign r0_d24_d = (s2r_valid_i ? (n5421 ? 32'h00000018 : (n5405 ? {{24{1'b0}}, n6042} : (n5403 ? {{22{1'b0}}, n6039} : (n5401 ? {{22{1'b0}}, n6037} : n5442)))) : r0_d24_q);
-  assign r0_d25_d = (s2r_valid_i ? (n5421 ? 32'h00000019 : (n5405 ? {{24{1'b0}}, n6067} : (n5403 ? {{22{1'b0}}, n6064} : (n5401 ? {{22{1'b0}}, n6062} : n5442)))) : r0_d25_q);
-  assign r0_d26_d = (s2r_valid_i ? (n5421 ? 32'h0000001a : (n5405 ? {{24{1'b0}}, n6092} : (n5403 ? {{22{1'b0}}, n6089} : (n5401 ? {{22{1'b0}}, n6087} : n5442)))) : r0_d26_q);
-  assign r0_d27_d = (s2r_valid_i ? (n5421 ? 32'h0000001b : (n5405 ? {{24{1'b0}}, n6117} : (n5403 ? {{22{1'b0}}, n6114} : (n5401 ? {{22{1'b0}}, n6112} : n5442)))) : r0_d27_q);
-  assign r0_d28_d = (s2r_valid_i ? (n5421 ? 32'h0000001c : (n5405 ? {{24{1'b0}}, n6142} : (n5403 ? {{22{1'b0}}, n6139} : (n5401 ? {{22{1'b0}}, n6137} : n5442)))) : r0_d28_q);
-  assign r0_d29_d = (s2r_valid_i ? (n5421 ? 32'h0000001d : (n5405 ? {{24{1'b0}}, n6167} : (n5403 ? {{22{1'b0}}, n6164} : (n5401 ? {{22{1'b0}}, n6162} : n5442)))) : r0_d29_q);
-  assign r0_d30_d = (s2r_valid_i ? (n5421 ? 32'h0000001e : (n5405 ? {{24{1'b0}}, n6192} : (n5403 ? {{22{1'b0}}, n6189} : (n5401 ? {{22{1'b0}}, n6187} : n5442)))) : r0_d30_q);
-  assign r0_d31_d = (s2r_valid_i ? (n5421 ? 32'h0000001f : (n5405 ? {{24{1'b0}}, (n6211 ? (n6192 + 8'h01) : n6192)} : (n5403 ? {{22{1'b0}}, (n6207 ? (n6211 ? 10'h000 : n6208) : n6189)} : (n5401 ? {{22{1'b0}}, (n6207 ? 10'h000 : n6205)} : n5442)))) : r0_d31_q);
+  assign r0_d0_d = (s2r_valid_i ? (n5421 ? 32'h00000000 : (n5405 ? {{24{1'b0}}, n5398} : (n5403 ? {{21{1'b0}}, n5253} : (n5401 ? {{21{1'b0}}, n5108} : n5442)))) : r0_d0_q);
+  assign r0_d1_d = (s2r_valid_i ? (n5421 ? 32'h00000001 : (n5405 ? {{24{1'b0}}, n5467} : (n5403 ? {{21{1'b0}}, n5464} : (n5401 ? {{21{1'b0}}, n5462} : n5442)))) : r0_d1_q);
+  assign r0_d2_d = (s2r_valid_i ? (n5421 ? 32'h00000002 : (n5405 ? {{24{1'b0}}, n5492} : (n5403 ? {{21{1'b0}}, n5489} : (n5401 ? {{21{1'b0}}, n5487} : n5442)))) : r0_d2_q);
+  assign r0_d3_d = (s2r_valid_i ? (n5421 ? 32'h00000003 : (n5405 ? {{24{1'b0}}, n5517} : (n5403 ? {{21{1'b0}}, n5514} : (n5401 ? {{21{1'b0}}, n5512} : n5442)))) : r0_d3_q);
+  assign r0_d4_d = (s2r_valid_i ? (n5421 ? 32'h00000004 : (n5405 ? {{24{1'b0}}, n5542} : (n5403 ? {{21{1'b0}}, n5539} : (n5401 ? {{21{1'b0}}, n5537} : n5442)))) : r0_d4_q);
+  assign r0_d5_d = (s2r_valid_i ? (n5421 ? 32'h00000005 : (n5405 ? {{24{1'b0}}, n5567} : (n5403 ? {{21{1'b0}}, n5564} : (n5401 ? {{21{1'b0}}, n5562} : n5442)))) : r0_d5_q);
+  assign r0_d6_d = (s2r_valid_i ? (n5421 ? 32'h00000006 : (n5405 ? {{24{1'b0}}, n5592} : (n5403 ? {{21{1'b0}}, n5589} : (n5401 ? {{21{1'b0}}, n5587} : n5442)))) : r0_d6_q);
+  assign r0_d7_d = (s2r_valid_i ? (n5421 ? 32'h00000007 : (n5405 ? {{24{1'b0}}, n5617} : (n5403 ? {{21{1'b0}}, n5614} : (n5401 ? {{21{1'b0}}, n5612} : n5442)))) : r0_d7_q);
+  assign r0_d8_d = (s2r_valid_i ? (n5421 ? 32'h00000008 : (n5405 ? {{24{1'b0}}, n5642} : (n5403 ? {{21{1'b0}}, n5639} : (n5401 ? {{21{1'b0}}, n5637} : n5442)))) : r0_d8_q);
+  assign r0_d9_d = (s2r_valid_i ? (n5421 ? 32'h00000009 : (n5405 ? {{24{1'b0}}, n5667} : (n5403 ? {{21{1'b0}}, n5664} : (n5401 ? {{21{1'b0}}, n5662} : n5442)))) : r0_d9_q);
+  assign r0_d10_d = (s2r_valid_i ? (n5421 ? 32'h0000000a : (n5405 ? {{24{1'b0}}, n5692} : (n5403 ? {{21{1'b0}}, n5689} : (n5401 ? {{21{1'b0}}, n5687} : n5442)))) : r0_d10_q);
+  assign r0_d11_d = (s2r_valid_i ? (n5421 ? 32'h0000000b : (n5405 ? {{24{1'b0}}, n5717} : (n5403 ? {{21{1'b0}}, n5714} : (n5401 ? {{21{1'b0}}, n5712} : n5442)))) : r0_d11_q);
+  assign r0_d12_d = (s2r_valid_i ? (n5421 ? 32'h0000000c : (n5405 ? {{24{1'b0}}, n5742} : (n5403 ? {{21{1'b0}}, n5739} : (n5401 ? {{21{1'b0}}, n5737} : n5442)))) : r0_d12_q);
+  assign r0_d13_d = (s2r_valid_i ? (n5421 ? 32'h0000000d : (n5405 ? {{24{1'b0}}, n5767} : (n5403 ? {{21{1'b0}}, n5764} : (n5401 ? {{21{1'b0}}, n5762} : n5442)))) : r0_d13_q);
+  assign r0_d14_d = (s2r_valid_i ? (n5421 ? 32'h0000000e : (n5405 ? {{24{1'b0}}, n5792} : (n5403 ? {{21{1'b0}}, n5789} : (n5401 ? {{21{1'b0}}, n5787} : n5442)))) : r0_d14_q);
+  assign r0_d15_d = (s2r_valid_i ? (n5421 ? 32'h0000000f : (n5405 ? {{24{1'b0}}, n5817} : (n5403 ? {{21{1'b0}}, n5814} : (n5401 ? {{21{1'b0}}, n5812} : n5442)))) : r0_d15_q);
+  assign r0_d16_d = (s2r_valid_i ? (n5421 ? 32'h00000010 : (n5405 ? {{24{1'b0}}, n5842} : (n5403 ? {{21{1'b0}}, n5839} : (n5401 ? {{21{1'b0}}, n5837} : n5442)))) : r0_d16_q);
+  assign r0_d17_d = (s2r_valid_i ? (n5421 ? 32'h00000011 : (n5405 ? {{24{1'b0}}, n5867} : (n5403 ? {{21{1'b0}}, n5864} : (n5401 ? {{21{1'b0}}, n5862} : n5442)))) : r0_d17_q);
+  assign r0_d18_d = (s2r_valid_i ? (n5421 ? 32'h00000012 : (n5405 ? {{24{1'b0}}, n5892} : (n5403 ? {{21{1'b0}}, n5889} : (n5401 ? {{21{1'b0}}, n5887} : n5442)))) : r0_d18_q);
+  assign r0_d19_d = (s2r_valid_i ? (n5421 ? 32'h00000013 : (n5405 ? {{24{1'b0}}, n5917} : (n5403 ? {{21{1'b0}}, n5914} : (n5401 ? {{21{1'b0}}, n5912} : n5442)))) : r0_d19_q);
+  assign r0_d20_d = (s2r_valid_i ? (n5421 ? 32'h00000014 : (n5405 ? {{24{1'b0}}, n5942} : (n5403 ? {{21{1'b0}}, n5939} : (n5401 ? {{21{1'b0}}, n5937} : n5442)))) : r0_d20_q);
+  assign r0_d21_d = (s2r_valid_i ? (n5421 ? 32'h00000015 : (n5405 ? {{24{1'b0}}, n5967} : (n5403 ? {{21{1'b0}}, n5964} : (n5401 ? {{21{1'b0}}, n5962} : n5442)))) : r0_d21_q);
+  assign r0_d22_d = (s2r_valid_i ? (n5421 ? 32'h00000016 : (n5405 ? {{24{1'b0}}, n5992} : (n5403 ? {{21{1'b0}}, n5989} : (n5401 ? {{21{1'b0}}, n5987} : n5442)))) : r0_d22_q);
+  assign r0_d23_d = (s2r_valid_i ? (n5421 ? 32'h00000017 : (n5405 ? {{24{1'b0}}, n6017} : (n5403 ? {{21{1'b0}}, n6014} : (n5401 ? {{21{1'b0}}, n6012} : n5442)))) : r0_d23_q);
+  assign r0_d24_d = (s2r_valid_i ? (n5421 ? 32'h00000018 : (n5405 ? {{24{1'b0}}, n6042} : (n5403 ? {{21{1'b0}}, n6039} : (n5401 ? {{21{1'b0}}, n6037} : n5442)))) : r0_d24_q);
+  assign r0_d25_d = (s2r_valid_i ? (n5421 ? 32'h00000019 : (n5405 ? {{24{1'b0}}, n6067} : (n5403 ? {{21{1'b0}}, n6064} : (n5401 ? {{21{1'b0}}, n6062} : n5442)))) : r0_d25_q);
+  assign r0_d26_d = (s2r_valid_i ? (n5421 ? 32'h0000001a : (n5405 ? {{24{1'b0}}, n6092} : (n5403 ? {{21{1'b0}}, n6089} : (n5401 ? {{21{1'b0}}, n6087} : n5442)))) : r0_d26_q);
+  assign r0_d27_d = (s2r_valid_i ? (n5421 ? 32'h0000001b : (n5405 ? {{24{1'b0}}, n6117} : (n5403 ? {{21{1'b0}}, n6114} : (n5401 ? {{21{1'b0}}, n6112} : n5442)))) : r0_d27_q);
+  assign r0_d28_d = (s2r_valid_i ? (n5421 ? 32'h0000001c : (n5405 ? {{24{1'b0}}, n6142} : (n5403 ? {{21{1'b0}}, n6139} : (n5401 ? {{21{1'b0}}, n6137} : n5442)))) : r0_d28_q);
+  assign r0_d29_d = (s2r_valid_i ? (n5421 ? 32'h0000001d : (n5405 ? {{24{1'b0}}, n6167} : (n5403 ? {{21{1'b0}}, n6164} : (n5401 ? {{21{1'b0}}, n6162} : n5442)))) : r0_d29_q);
+  assign r0_d30_d = (s2r_valid_i ? (n5421 ? 32'h0000001e : (n5405 ? {{24{1'b0}}, n6192} : (n5403 ? {{21{1'b0}}, n6189} : (n5401 ? {{21{1'b0}}, n6187} : n5442)))) : r0_d30_q);
+  assign r0_d31_d = (s2r_valid_i ? (n5421 ? 32'h0000001f : (n5405 ? {{24{1'b0}}, (n6211 ? (n6192 + 8'h01) : n6192)} : (n5403 ? {{21{1'b0}}, (n6207 ? (n6211 ? 11'h000 : n6208) : n6189)} : (n5401 ? {{21{1'b0}}, (n6207 ? 11'h000 : n6205)} : n5442)))) : r0_d31_q);
   assign r1_v_d = s2r1_valid_i;
   assign r1_tag_d = (s2r1_valid_i ? s2r1_tag_i : r1_tag_q);
   assign r1_mask_d = (s2r1_valid_i ? ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, s2r1_mask_i[0]} << 5'h00)) | ({{31{1'b0}}, s2r1_mask_i[1]} << 5'h01)) | ({{31{1'b0}}, s2r1_mask_i[2]} << 5'h02)) | ({{31{1'b0}}, s2r1_mask_i[3]} << 5'h03)) | ({{31{1'b0}}, s2r1_mask_i[4]} << 5'h04)) | ({{31{1'b0}}, s2r1_mask_i[5]} << 5'h05)) | ({{31{1'b0}}, s2r1_mask_i[6]} << 5'h06)) | ({{31{1'b0}}, s2r1_mask_i[7]} << 5'h07)) | ({{31{1'b0}}, s2r1_mask_i[8]} << 5'h08)) | ({{31{1'b0}}, s2r1_mask_i[9]} << 5'h09)) | ({{31{1'b0}}, s2r1_mask_i[10]} << 5'h0a)) | ({{31{1'b0}}, s2r1_mask_i[11]} << 5'h0b)) | ({{31{1'b0}}, s2r1_mask_i[12]} << 5'h0c)) | ({{31{1'b0}}, s2r1_mask_i[13]} << 5'h0d)) | ({{31{1'b0}}, s2r1_mask_i[14]} << 5'h0e)) | ({{31{1'b0}}, s2r1_mask_i[15]} << 5'h0f)) | ({{31{1'b0}}, s2r1_mask_i[16]} << 5'h10)) | ({{31{1'b0}}, s2r1_mask_i[17]} << 5'h11)) | ({{31{1'b0}}, s2r1_mask_i[18]} << 5'h12)) | ({{31{1'b0}}, s2r1_mask_i[19]} << 5'h13)) | ({{31{1'b0}}, s2r1_mask_i[20]} << 5'h14)) | ({{31{1'b0}}, s2r1_mask_i[21]} << 5'h15)) | ({{31{1'b0}}, s2r1_mask_i[22]} << 5'h16)) | ({{31{1'b0}}, s2r1_mask_i[23]} << 5'h17)) | ({{31{1'b0}}, s2r1_mask_i[24]} << 5'h18)) | ({{31{1'b0}}, s2r1_mask_i[25]} << 5'h19)) | ({{31{1'b0}}, s2r1_mask_i[26]} << 5'h1a)) | ({{31{1'b0}}, s2r1_mask_i[27]} << 5'h1b)) | ({{31{1'b0}}, s2r1_mask_i[28]} << 5'h1c)) | ({{31{1'b0}}, s2r1_mask_i[29]} << 5'h1d)) | ({{31{1'b0}}, s2r1_mask_i[30]} << 5'h1e)) | ({{31{1'b0}}, s2r1_mask_i[31]} << 5'h1f)) : r1_mask_q);
-  assign r1_d0_d = (s2r1_valid_i ? (n7142 ? 32'h00000000 : (n7126 ? {{24{1'b0}}, n7119} : (n7124 ? {{22{1'b0}}, n6974} : (n7122 ? {{22{1'b0}}, n6829} : n7163)))) : r1_d0_q);
-  assign r1_d1_d = (s2r1_valid_i ? (n7142 ? 32'h00000001 : (n7126 ? {{24{1'b0}}, n7188} : (n7124 ? {{22{1'b0}}, n7185} : (n7122 ? {{22{1'b0}}, n7183} : n7163)))) : r1_d1_q);
-  assign r1_d2_d = (s2r1_valid_i ? (n7142 ? 32'h00000002 : (n7126 ? {{24{1'b0}}, n7213} : (n7124 ? {{22{1'b0}}, n7210} : (n7122 ? {{22{1'b0}}, n7208} : n7163)))) : r1_d2_q);
-  assign r1_d3_d = (s2r1_valid_i ? (n7142 ? 32'h00000003 : (n7126 ? {{24{1'b0}}, n7238} : (n7124 ? {{22{1'b0}}, n7235} : (n7122 ? {{22{1'b0}}, n7233} : n7163)))) : r1_d3_q);
-  assign r1_d4_d = (s2r1_valid_i ? (n7142 ? 32'h00000004 : (n7126 ? {{24{1'b0}}, n7263} : (n7124 ? {{22{1'b0}}, n7260} : (n7122 ? {{22{1'b0}}, n7258} : n7163)))) : r1_d4_q);
-  assign r1_d5_d = (s2r1_valid_i ? (n7142 ? 32'h00000005 : (n7126 ? {{24{1'b0}}, n7288} : (n7124 ? {{22{1'b0}}, n7285} : (n7122 ? {{22{1'b0}}, n7283} : n7163)))) : r1_d5_q);
-  assign r1_d6_d = (s2r1_valid_i ? (n7142 ? 32'h00000006 : (n7126 ? {{24{1'b0}}, n7313} : (n7124 ? {{22{1'b0}}, n7310} : (n7122 ? {{22{1'b0}}, n7308} : n7163)))) : r1_d6_q);
-  assign r1_d7_d = (s2r1_valid_i ? (n7142 ? 32'h00000007 : (n7126 ? {{24{1'b0}}, n7338} : (n7124 ? {{22{1'b0}}, n7335} : (n7122 ? {{22{1'b0}}, n7333} : n7163)))) : r1_d7_q);
-  assign r1_d8_d = (s2r1_valid_i ? (n7142 ? 32'h00000008 : (n7126 ? {{24{1'b0}}, n7363} : (n7124 ? {{22{1'b0}}, n7360} : (n7122 ? {{22{1'b0}}, n7358} : n7163)))) : r1_d8_q);
-  assign r1_d9_d = (s2r1_valid_i ? (n7142 ? 32'h00000009 : (n7126 ? {{24{1'b0}}, n7388} : (n7124 ? {{22{1'b0}}, n7385} : (n7122 ? {{22{1'b0}}, n7383} : n7163)))) : r1_d9_q);
-  assign r1_d10_d = (s2r1_valid_i ? (n7142 ? 32'h0000000a : (n7126 ? {{24{1'b0}}, n7413} : (n7124 ? {{22{1'b0}}, n7410} : (n7122 ? {{22{1'b0}}, n7408} : n7163)))) : r1_d10_q);
-  assign r1_d11_d = (s2r1_valid_i ? (n7142 ? 32'h0000000b : (n7126 ? {{24{1'b0}}, n7438} : (n7124 ? {{22{1'b0}}, n7435} : (n7122 ? {{22{1'b0}}, n7433} : n7163)))) : r1_d11_q);
-  assign r1_d12_d = (s2r1_valid_i ? (n7142 ? 32'h0000000c : (n7126 ? {{24{1'b0}}, n7463} : (n7124 ? {{22{1'b0}}, n7460} : (n7122 ? {{22{1'b0}}, n7458} : n7163)))) : r1_d12_q);
-  assign r1_d13_d = (s2r1_valid_i ? (n7142 ? 32'h0000000d : (n7126 ? {{24{1'b0}}, n7488} : (n7124 ? {{22{1'b0}}, n7485} : (n7122 ? {{22{1'b0}}, n7483} : n7163)))) : r1_d13_q);
-  assign r1_d14_d = (s2r1_valid_i ? (n7142 ? 32'h0000000e : (n7126 ? {{24{1'b0}}, n7513} : (n7124 ? {{22{1'b0}}, n7510} : (n7122 ? {{22{1'b0}}, n7508} : n7163)))) : r1_d14_q);
-  assign r1_d15_d = (s2r1_valid_i ? (n7142 ? 32'h0000000f : (n7126 ? {{24{1'b0}}, n7538} : (n7124 ? {{22{1'b0}}, n7535} : (n7122 ? {{22{1'b0}}, n7533} : n7163)))) : r1_d15_q);
-  assign r1_d16_d = (s2r1_valid_i ? (n7142 ? 32'h00000010 : (n7126 ? {{24{1'b0}}, n7563} : (n7124 ? {{22{1'b0}}, n7560} : (n7122 ? {{22{1'b0}}, n7558} : n7163)))) : r1_d16_q);
-  assign r1_d17_d = (s2r1_valid_i ? (n7142 ? 32'h00000011 : (n7126 ? {{24{1'b0}}, n7588} : (n7124 ? {{22{1'b0}}, n7585} : (n7122 ? {{22{1'b0}}, n7583} : n7163)))) : r1_d17_q);
-  assign r1_d18_d = (s2r1_valid_i ? (n7142 ? 32'h00000012 : (n7126 ? {{24{1'b0}}, n7613} : (n7124 ? {{22{1'b0}}, n7610} : (n7122 ? {{22{1'b0}}, n7608} : n7163)))) : r1_d18_q);
-  assign r1_d19_d = (s2r1_valid_i ? (n7142 ? 32'h00000013 : (n7126 ? {{24{1'b0}}, n7638} : (n7124 ? {{22{1'b0}}, n7635} : (n7122 ? {{22{1'b0}}, n7633} : n7163)))) : r1_d19_q);
-  assign r1_d20_d = (s2r1_valid_i ? (n7142 ? 32'h00000014 : (n7126 ? {{24{1'b0}}, n7663} : (n7124 ? {{22{1'b0}}, n7660} : (n7122 ? {{22{1'b0}}, n7658} : n7163)))) : r1_d20_q);
-  assign r1_d21_d = (s2r1_valid_i ? (n7142 ? 32'h00000015 : (n7126 ? {{24{1'b0}}, n7688} : (n7124 ? {{22{1'b0}}, n7685} : (n7122 ? {{22{1'b0}}, n7683} : n7163)))) : r1_d21_q);
-  assign r1_d22_d = (s2r1_valid_i ? (n7142 ? 32'h00000016 : (n7126 ? {{24{1'b0}}, n7713} : (n7124 ? {{22{1'b0}}, n7710} : (n7122 ? {{22{1'b0}}, n7708} : n7163)))) : r1_d22_q);
-  assign r1_d23_d = (s2r1_valid_i ? (n7142 ? 32'h00000017 : (n7126 ? {{24{1'b0}}, n7738} : (n7124 ? {{22{1'b0}}, n7735} : (n7122 ? {{22{1'b0}}, n7733} : n7163)))) : r1_d23_q);
-  assign r1_d24_d = (s2r1_valid_i ? (n7142 ? 32'h00000018 : (n7126 ? {{24{1'b0}}, n7763} : (n7124 ? {{22{1'b0}}, n7760} : (n7122 ? {{22{1'b0}}, n7758} : n7163)))) : r1_d24_q);
-  assign r1_d25_d = (s2r1_valid_i ? (n7142 ? 32'h00000019 : (n7126 ? {{24{1'b0}}, n7788} : (n7124 ? {{22{1'b0}}, n7785} : (n7122 ? {{22{1'b0}}, n7783} : n7163)))) : r1_d25_q);
-  assign r1_d26_d = (s2r1_valid_i ? (n7142 ? 32'h0000001a : (n7126 ? {{24{1'b0}}, n7813} : (n7124 ? {{22{1'b0}}, n7810} : (n7122 ? {{22{1'b0}}, n7808} : n7163)))) : r1_d26_q);
-  assign r1_d27_d = (s2r1_valid_i ? (n7142 ? 32'h0000001b : (n7126 ? {{24{1'b0}}, n7838} : (n7124 ? {{22{1'b0}}, n7835} : (n7122 ? {{22{1'b0}}, n7833} : n7163)))) : r1_d27_q);
-  assign r1_d28_d = (s2r1_valid_i ? (n7142 ? 32'h0000001c : (n7126 ? {{24{1'b0}}, n7863} : (n7124 ? {{22{1'b0}}, n7860} : (n7122 ? {{22{1'b0}}, n7858} : n7163)))) : r1_d28_q);
-  assign r1_d29_d = (s2r1_valid_i ? (n7142 ? 32'h0000001d : (n7126 ? {{24{1'b0}}, n7888} : (n7124 ? {{22{1'b0}}, n7885} : (n7122 ? {{22{1'b0}}, n7883} : n7163)))) : r1_d29_q);
-  assign r1_d30_d = (s2r1_valid_i ? (n7142 ? 32'h0000001e : (n7126 ? {{24{1'b0}}, n7913} : (n7124 ? {{22{1'b0}}, n7910} : (n7122 ? {{22{1'b0}}, n7908} : n7163)))) : r1_d30_q);
-  assign r1_d31_d = (s2r1_valid_i ? (n7142 ? 32'h0000001f : (n7126 ? {{24{1'b0}}, (n7932 ? (n7913 + 8'h01) : n7913)} : (n7124 ? {{22{1'b0}}, (n7928 ? (n7932 ? 10'h000 : n7929) : n7910)} : (n7122 ? {{22{1'b0}}, (n7928 ? 10'h000 : n7926)} : n7163)))) : r1_d31_q);
+  assign r1_d0_d = (s2r1_valid_i ? (n7142 ? 32'h00000000 : (n7126 ? {{24{1'b0}}, n7119} : (n7124 ? {{21{1'b0}}, n6974} : (n7122 ? {{21{1'b0}}, n6829} : n7163)))) : r1_d0_q);
+  assign r1_d1_d = (s2r1_valid_i ? (n7142 ? 32'h00000001 : (n7126 ? {{24{1'b0}}, n7188} : (n7124 ? {{21{1'b0}}, n7185} : (n7122 ? {{21{1'b0}}, n7183} : n7163)))) : r1_d1_q);
+  assign r1_d2_d = (s2r1_valid_i ? (n7142 ? 32'h00000002 : (n7126 ? {{24{1'b0}}, n7213} : (n7124 ? {{21{1'b0}}, n7210} : (n7122 ? {{21{1'b0}}, n7208} : n7163)))) : r1_d2_q);
+  assign r1_d3_d = (s2r1_valid_i ? (n7142 ? 32'h00000003 : (n7126 ? {{24{1'b0}}, n7238} : (n7124 ? {{21{1'b0}}, n7235} : (n7122 ? {{21{1'b0}}, n7233} : n7163)))) : r1_d3_q);
+  assign r1_d4_d = (s2r1_valid_i ? (n7142 ? 32'h00000004 : (n7126 ? {{24{1'b0}}, n7263} : (n7124 ? {{21{1'b0}}, n7260} : (n7122 ? {{21{1'b0}}, n7258} : n7163)))) : r1_d4_q);
+  assign r1_d5_d = (s2r1_valid_i ? (n7142 ? 32'h00000005 : (n7126 ? {{24{1'b0}}, n7288} : (n7124 ? {{21{1'b0}}, n7285} : (n7122 ? {{21{1'b0}}, n7283} : n7163)))) : r1_d5_q);
+  assign r1_d6_d = (s2r1_valid_i ? (n7142 ? 32'h00000006 : (n7126 ? {{24{1'b0}}, n7313} : (n7124 ? {{21{1'b0}}, n7310} : (n7122 ? {{21{1'b0}}, n7308} : n7163)))) : r1_d6_q);
+  assign r1_d7_d = (s2r1_valid_i ? (n7142 ? 32'h00000007 : (n7126 ? {{24{1'b0}}, n7338} : (n7124 ? {{21{1'b0}}, n7335} : (n7122 ? {{21{1'b0}}, n7333} : n7163)))) : r1_d7_q);
+  assign r1_d8_d = (s2r1_valid_i ? (n7142 ? 32'h00000008 : (n7126 ? {{24{1'b0}}, n7363} : (n7124 ? {{21{1'b0}}, n7360} : (n7122 ? {{21{1'b0}}, n7358} : n7163)))) : r1_d8_q);
+  assign r1_d9_d = (s2r1_valid_i ? (n7142 ? 32'h00000009 : (n7126 ? {{24{1'b0}}, n7388} : (n7124 ? {{21{1'b0}}, n7385} : (n7122 ? {{21{1'b0}}, n7383} : n7163)))) : r1_d9_q);
+  assign r1_d10_d = (s2r1_valid_i ? (n7142 ? 32'h0000000a : (n7126 ? {{24{1'b0}}, n7413} : (n7124 ? {{21{1'b0}}, n7410} : (n7122 ? {{21{1'b0}}, n7408} : n7163)))) : r1_d10_q);
+  assign r1_d11_d = (s2r1_valid_i ? (n7142 ? 32'h0000000b : (n7126 ? {{24{1'b0}}, n7438} : (n7124 ? {{21{1'b0}}, n7435} : (n7122 ? {{21{1'b0}}, n7433} : n7163)))) : r1_d11_q);
+  assign r1_d12_d = (s2r1_valid_i ? (n7142 ? 32'h0000000c : (n7126 ? {{24{1'b0}}, n7463} : (n7124 ? {{21{1'b0}}, n7460} : (n7122 ? {{21{1'b0}}, n7458} : n7163)))) : r1_d12_q);
+  assign r1_d13_d = (s2r1_valid_i ? (n7142 ? 32'h0000000d : (n7126 ? {{24{1'b0}}, n7488} : (n7124 ? {{21{1'b0}}, n7485} : (n7122 ? {{21{1'b0}}, n7483} : n7163)))) : r1_d13_q);
+  assign r1_d14_d = (s2r1_valid_i ? (n7142 ? 32'h0000000e : (n7126 ? {{24{1'b0}}, n7513} : (n7124 ? {{21{1'b0}}, n7510} : (n7122 ? {{21{1'b0}}, n7508} : n7163)))) : r1_d14_q);
+  assign r1_d15_d = (s2r1_valid_i ? (n7142 ? 32'h0000000f : (n7126 ? {{24{1'b0}}, n7538} : (n7124 ? {{21{1'b0}}, n7535} : (n7122 ? {{21{1'b0}}, n7533} : n7163)))) : r1_d15_q);
+  assign r1_d16_d = (s2r1_valid_i ? (n7142 ? 32'h00000010 : (n7126 ? {{24{1'b0}}, n7563} : (n7124 ? {{21{1'b0}}, n7560} : (n7122 ? {{21{1'b0}}, n7558} : n7163)))) : r1_d16_q);
+  assign r1_d17_d = (s2r1_valid_i ? (n7142 ? 32'h00000011 : (n7126 ? {{24{1'b0}}, n7588} : (n7124 ? {{21{1'b0}}, n7585} : (n7122 ? {{21{1'b0}}, n7583} : n7163)))) : r1_d17_q);
+  assign r1_d18_d = (s2r1_valid_i ? (n7142 ? 32'h00000012 : (n7126 ? {{24{1'b0}}, n7613} : (n7124 ? {{21{1'b0}}, n7610} : (n7122 ? {{21{1'b0}}, n7608} : n7163)))) : r1_d18_q);
+  assign r1_d19_d = (s2r1_valid_i ? (n7142 ? 32'h00000013 : (n7126 ? {{24{1'b0}}, n7638} : (n7124 ? {{21{1'b0}}, n7635} : (n7122 ? {{21{1'b0}}, n7633} : n7163)))) : r1_d19_q);
+  assign r1_d20_d = (s2r1_valid_i ? (n7142 ? 32'h00000014 : (n7126 ? {{24{1'b0}}, n7663} : (n7124 ? {{21{1'b0}}, n7660} : (n7122 ? {{21{1'b0}}, n7658} : n7163)))) : r1_d20_q);
+  assign r1_d21_d = (s2r1_valid_i ? (n7142 ? 32'h00000015 : (n7126 ? {{24{1'b0}}, n7688} : (n7124 ? {{21{1'b0}}, n7685} : (n7122 ? {{21{1'b0}}, n7683} : n7163)))) : r1_d21_q);
+  assign r1_d22_d = (s2r1_valid_i ? (n7142 ? 32'h00000016 : (n7126 ? {{24{1'b0}}, n7713} : (n7124 ? {{21{1'b0}}, n7710} : (n7122 ? {{21{1'b0}}, n7708} : n7163)))) : r1_d22_q);
+  assign r1_d23_d = (s2r1_valid_i ? (n7142 ? 32'h00000017 : (n7126 ? {{24{1'b0}}, n7738} : (n7124 ? {{21{1'b0}}, n7735} : (n7122 ? {{21{1'b0}}, n7733} : n7163)))) : r1_d23_q);
+  assign r1_d24_d = (s2r1_valid_i ? (n7142 ? 32'h00000018 : (n7126 ? {{24{1'b0}}, n7763} : (n7124 ? {{21{1'b0}}, n7760} : (n7122 ? {{21{1'b0}}, n7758} : n7163)))) : r1_d24_q);
+  assign r1_d25_d = (s2r1_valid_i ? (n7142 ? 32'h00000019 : (n7126 ? {{24{1'b0}}, n7788} : (n7124 ? {{21{1'b0}}, n7785} : (n7122 ? {{21{1'b0}}, n7783} : n7163)))) : r1_d25_q);
+  assign r1_d26_d = (s2r1_valid_i ? (n7142 ? 32'h0000001a : (n7126 ? {{24{1'b0}}, n7813} : (n7124 ? {{21{1'b0}}, n7810} : (n7122 ? {{21{1'b0}}, n7808} : n7163)))) : r1_d26_q);
+  assign r1_d27_d = (s2r1_valid_i ? (n7142 ? 32'h0000001b : (n7126 ? {{24{1'b0}}, n7838} : (n7124 ? {{21{1'b0}}, n7835} : (n7122 ? {{21{1'b0}}, n7833} : n7163)))) : r1_d27_q);
+  assign r1_d28_d = (s2r1_valid_i ? (n7142 ? 32'h0000001c : (n7126 ? {{24{1'b0}}, n7863} : (n7124 ? {{21{1'b0}}, n7860} : (n7122 ? {{21{1'b0}}, n7858} : n7163)))) : r1_d28_q);
+  assign r1_d29_d = (s2r1_valid_i ? (n7142 ? 32'h0000001d : (n7126 ? {{24{1'b0}}, n7888} : (n7124 ? {{21{1'b0}}, n7885} : (n7122 ? {{21{1'b0}}, n7883} : n7163)))) : r1_d29_q);
+  assign r1_d30_d = (s2r1_valid_i ? (n7142 ? 32'h0000001e : (n7126 ? {{24{1'b0}}, n7913} : (n7124 ? {{21{1'b0}}, n7910} : (n7122 ? {{21{1'b0}}, n7908} : n7163)))) : r1_d30_q);
+  assign r1_d31_d = (s2r1_valid_i ? (n7142 ? 32'h0000001f : (n7126 ? {{24{1'b0}}, (n7932 ? (n7913 + 8'h01) : n7913)} : (n7124 ? {{21{1'b0}}, (n7928 ? (n7932 ? 11'h000 : n7929) : n7910)} : (n7122 ? {{21{1'b0}}, (n7928 ? 11'h000 : n7926)} : n7163)))) : r1_d31_q);
   assign state_d = ((((n142 & fin_q) & (~ln_q)) & (~((((((((1'h0 | act0_q) | act1_q) | act2_q) | act3_q) | act4_q) | act5_q) | act6_q) | act7_q))) ? 2'h3 : (fit_fail ? 2'h0 : (n503 ? 2'h2 : (launch ? 2'h1 : state_q))));
   assign gx_d = (launch ? launch_grid_x_i : gx_q);
   assign gy_d = (launch ? launch_grid_y_i : gy_q);
@@ -2326,8 +2326,8 @@ module cta_w48_c8_s2_t1536_r32768 (
   assign nx_d = (launch ? 16'h0000 : (cta_begin ? (n2672 ? 16'h0000 : n2671) : nx_q));
   assign ny_d = (launch ? 16'h0000 : (cta_begin ? (n2672 ? n2673 : ny_q) : ny_q));
   assign fin_d = (launch ? 1'h0 : ((cta_begin & (n2672 & (n2673 == gy_q))) ? 1'h1 : fin_q));
-  assign tx_d = (cta_begin ? 10'h000 : (ln_q ? (n3176 ? 10'h000 : n3174) : tx_q));
-  assign ty_d = (cta_begin ? 10'h000 : (ln_q ? (n3176 ? (n3180 ? 10'h000 : n3177) : n3168) : ty_q));
+  assign tx_d = (cta_begin ? 11'h000 : (ln_q ? (n3176 ? 11'h000 : n3174) : tx_q));
+  assign ty_d = (cta_begin ? 11'h000 : (ln_q ? (n3176 ? (n3180 ? 11'h000 : n3177) : n3168) : ty_q));
   assign tz_d = (cta_begin ? 8'h00 : (ln_q ? (n3180 ? (n3171 + 8'h01) : n3171) : tz_q));
   assign st_v_d = ln_q;
   assign st_w_d = (ln_q ? launch_warp : st_w_q);
@@ -2371,337 +2371,337 @@ module cta_w48_c8_s2_t1536_r32768 (
       wv0_q <= 1'h0;
       wslot0_q <= 4'h0;
       widx0_q <= 6'h00;
-      wtx0_q <= 10'h000;
-      wty0_q <= 10'h000;
+      wtx0_q <= 11'h000;
+      wty0_q <= 11'h000;
       wtz0_q <= 8'h00;
       wsb0_q <= 17'h00000;
       wv1_q <= 1'h0;
       wslot1_q <= 4'h0;
       widx1_q <= 6'h00;
-      wtx1_q <= 10'h000;
-      wty1_q <= 10'h000;
+      wtx1_q <= 11'h000;
+      wty1_q <= 11'h000;
       wtz1_q <= 8'h00;
       wsb1_q <= 17'h00000;
       wv2_q <= 1'h0;
       wslot2_q <= 4'h0;
       widx2_q <= 6'h00;
-      wtx2_q <= 10'h000;
-      wty2_q <= 10'h000;
+      wtx2_q <= 11'h000;
+      wty2_q <= 11'h000;
       wtz2_q <= 8'h00;
       wsb2_q <= 17'h00000;
       wv3_q <= 1'h0;
       wslot3_q <= 4'h0;
       widx3_q <= 6'h00;
-      wtx3_q <= 10'h000;
-      wty3_q <= 10'h000;
+      wtx3_q <= 11'h000;
+      wty3_q <= 11'h000;
       wtz3_q <= 8'h00;
       wsb3_q <= 17'h00000;
       wv4_q <= 1'h0;
       wslot4_q <= 4'h0;
       widx4_q <= 6'h00;
-      wtx4_q <= 10'h000;
-      wty4_q <= 10'h000;
+      wtx4_q <= 11'h000;
+      wty4_q <= 11'h000;
       wtz4_q <= 8'h00;
       wsb4_q <= 17'h00000;
       wv5_q <= 1'h0;
       wslot5_q <= 4'h0;
       widx5_q <= 6'h00;
-      wtx5_q <= 10'h000;
-      wty5_q <= 10'h000;
+      wtx5_q <= 11'h000;
+      wty5_q <= 11'h000;
       wtz5_q <= 8'h00;
       wsb5_q <= 17'h00000;
       wv6_q <= 1'h0;
       wslot6_q <= 4'h0;
       widx6_q <= 6'h00;
-      wtx6_q <= 10'h000;
-      wty6_q <= 10'h000;
+      wtx6_q <= 11'h000;
+      wty6_q <= 11'h000;
       wtz6_q <= 8'h00;
       wsb6_q <= 17'h00000;
       wv7_q <= 1'h0;
       wslot7_q <= 4'h0;
       widx7_q <= 6'h00;
-      wtx7_q <= 10'h000;
-      wty7_q <= 10'h000;
+      wtx7_q <= 11'h000;
+      wty7_q <= 11'h000;
       wtz7_q <= 8'h00;
       wsb7_q <= 17'h00000;
       wv8_q <= 1'h0;
       wslot8_q <= 4'h0;
       widx8_q <= 6'h00;
-      wtx8_q <= 10'h000;
-      wty8_q <= 10'h000;
+      wtx8_q <= 11'h000;
+      wty8_q <= 11'h000;
       wtz8_q <= 8'h00;
       wsb8_q <= 17'h00000;
       wv9_q <= 1'h0;
       wslot9_q <= 4'h0;
       widx9_q <= 6'h00;
-      wtx9_q <= 10'h000;
-      wty9_q <= 10'h000;
+      wtx9_q <= 11'h000;
+      wty9_q <= 11'h000;
       wtz9_q <= 8'h00;
       wsb9_q <= 17'h00000;
       wv10_q <= 1'h0;
       wslot10_q <= 4'h0;
       widx10_q <= 6'h00;
-      wtx10_q <= 10'h000;
-      wty10_q <= 10'h000;
+      wtx10_q <= 11'h000;
+      wty10_q <= 11'h000;
       wtz10_q <= 8'h00;
       wsb10_q <= 17'h00000;
       wv11_q <= 1'h0;
       wslot11_q <= 4'h0;
       widx11_q <= 6'h00;
-      wtx11_q <= 10'h000;
-      wty11_q <= 10'h000;
+      wtx11_q <= 11'h000;
+      wty11_q <= 11'h000;
       wtz11_q <= 8'h00;
       wsb11_q <= 17'h00000;
       wv12_q <= 1'h0;
       wslot12_q <= 4'h0;
       widx12_q <= 6'h00;
-      wtx12_q <= 10'h000;
-      wty12_q <= 10'h000;
+      wtx12_q <= 11'h000;
+      wty12_q <= 11'h000;
       wtz12_q <= 8'h00;
       wsb12_q <= 17'h00000;
       wv13_q <= 1'h0;
       wslot13_q <= 4'h0;
       widx13_q <= 6'h00;
-      wtx13_q <= 10'h000;
-      wty13_q <= 10'h000;
+      wtx13_q <= 11'h000;
+      wty13_q <= 11'h000;
       wtz13_q <= 8'h00;
       wsb13_q <= 17'h00000;
       wv14_q <= 1'h0;
       wslot14_q <= 4'h0;
       widx14_q <= 6'h00;
-      wtx14_q <= 10'h000;
-      wty14_q <= 10'h000;
+      wtx14_q <= 11'h000;
+      wty14_q <= 11'h000;
       wtz14_q <= 8'h00;
       wsb14_q <= 17'h00000;
       wv15_q <= 1'h0;
       wslot15_q <= 4'h0;
       widx15_q <= 6'h00;
-      wtx15_q <= 10'h000;
-      wty15_q <= 10'h000;
+      wtx15_q <= 11'h000;
+      wty15_q <= 11'h000;
       wtz15_q <= 8'h00;
       wsb15_q <= 17'h00000;
       wv16_q <= 1'h0;
       wslot16_q <= 4'h0;
       widx16_q <= 6'h00;
-      wtx16_q <= 10'h000;
-      wty16_q <= 10'h000;
+      wtx16_q <= 11'h000;
+      wty16_q <= 11'h000;
       wtz16_q <= 8'h00;
       wsb16_q <= 17'h00000;
       wv17_q <= 1'h0;
       wslot17_q <= 4'h0;
       widx17_q <= 6'h00;
-      wtx17_q <= 10'h000;
-      wty17_q <= 10'h000;
+      wtx17_q <= 11'h000;
+      wty17_q <= 11'h000;
       wtz17_q <= 8'h00;
       wsb17_q <= 17'h00000;
       wv18_q <= 1'h0;
       wslot18_q <= 4'h0;
       widx18_q <= 6'h00;
-      wtx18_q <= 10'h000;
-      wty18_q <= 10'h000;
+      wtx18_q <= 11'h000;
+      wty18_q <= 11'h000;
       wtz18_q <= 8'h00;
       wsb18_q <= 17'h00000;
       wv19_q <= 1'h0;
       wslot19_q <= 4'h0;
       widx19_q <= 6'h00;
-      wtx19_q <= 10'h000;
-      wty19_q <= 10'h000;
+      wtx19_q <= 11'h000;
+      wty19_q <= 11'h000;
       wtz19_q <= 8'h00;
       wsb19_q <= 17'h00000;
       wv20_q <= 1'h0;
       wslot20_q <= 4'h0;
       widx20_q <= 6'h00;
-      wtx20_q <= 10'h000;
-      wty20_q <= 10'h000;
+      wtx20_q <= 11'h000;
+      wty20_q <= 11'h000;
       wtz20_q <= 8'h00;
       wsb20_q <= 17'h00000;
       wv21_q <= 1'h0;
       wslot21_q <= 4'h0;
       widx21_q <= 6'h00;
-      wtx21_q <= 10'h000;
-      wty21_q <= 10'h000;
+      wtx21_q <= 11'h000;
+      wty21_q <= 11'h000;
       wtz21_q <= 8'h00;
       wsb21_q <= 17'h00000;
       wv22_q <= 1'h0;
       wslot22_q <= 4'h0;
       widx22_q <= 6'h00;
-      wtx22_q <= 10'h000;
-      wty22_q <= 10'h000;
+      wtx22_q <= 11'h000;
+      wty22_q <= 11'h000;
       wtz22_q <= 8'h00;
       wsb22_q <= 17'h00000;
       wv23_q <= 1'h0;
       wslot23_q <= 4'h0;
       widx23_q <= 6'h00;
-      wtx23_q <= 10'h000;
-      wty23_q <= 10'h000;
+      wtx23_q <= 11'h000;
+      wty23_q <= 11'h000;
       wtz23_q <= 8'h00;
       wsb23_q <= 17'h00000;
       wv24_q <= 1'h0;
       wslot24_q <= 4'h0;
       widx24_q <= 6'h00;
-      wtx24_q <= 10'h000;
-      wty24_q <= 10'h000;
+      wtx24_q <= 11'h000;
+      wty24_q <= 11'h000;
       wtz24_q <= 8'h00;
       wsb24_q <= 17'h00000;
       wv25_q <= 1'h0;
       wslot25_q <= 4'h0;
       widx25_q <= 6'h00;
-      wtx25_q <= 10'h000;
-      wty25_q <= 10'h000;
+      wtx25_q <= 11'h000;
+      wty25_q <= 11'h000;
       wtz25_q <= 8'h00;
       wsb25_q <= 17'h00000;
       wv26_q <= 1'h0;
       wslot26_q <= 4'h0;
       widx26_q <= 6'h00;
-      wtx26_q <= 10'h000;
-      wty26_q <= 10'h000;
+      wtx26_q <= 11'h000;
+      wty26_q <= 11'h000;
       wtz26_q <= 8'h00;
       wsb26_q <= 17'h00000;
       wv27_q <= 1'h0;
       wslot27_q <= 4'h0;
       widx27_q <= 6'h00;
-      wtx27_q <= 10'h000;
-      wty27_q <= 10'h000;
+      wtx27_q <= 11'h000;
+      wty27_q <= 11'h000;
       wtz27_q <= 8'h00;
       wsb27_q <= 17'h00000;
       wv28_q <= 1'h0;
       wslot28_q <= 4'h0;
       widx28_q <= 6'h00;
-      wtx28_q <= 10'h000;
-      wty28_q <= 10'h000;
+      wtx28_q <= 11'h000;
+      wty28_q <= 11'h000;
       wtz28_q <= 8'h00;
       wsb28_q <= 17'h00000;
       wv29_q <= 1'h0;
       wslot29_q <= 4'h0;
       widx29_q <= 6'h00;
-      wtx29_q <= 10'h000;
-      wty29_q <= 10'h000;
+      wtx29_q <= 11'h000;
+      wty29_q <= 11'h000;
       wtz29_q <= 8'h00;
       wsb29_q <= 17'h00000;
       wv30_q <= 1'h0;
       wslot30_q <= 4'h0;
       widx30_q <= 6'h00;
-      wtx30_q <= 10'h000;
-      wty30_q <= 10'h000;
+      wtx30_q <= 11'h000;
+      wty30_q <= 11'h000;
       wtz30_q <= 8'h00;
       wsb30_q <= 17'h00000;
       wv31_q <= 1'h0;
       wslot31_q <= 4'h0;
       widx31_q <= 6'h00;
-      wtx31_q <= 10'h000;
-      wty31_q <= 10'h000;
+      wtx31_q <= 11'h000;
+      wty31_q <= 11'h000;
       wtz31_q <= 8'h00;
       wsb31_q <= 17'h00000;
       wv32_q <= 1'h0;
       wslot32_q <= 4'h0;
       widx32_q <= 6'h00;
-      wtx32_q <= 10'h000;
-      wty32_q <= 10'h000;
+      wtx32_q <= 11'h000;
+      wty32_q <= 11'h000;
       wtz32_q <= 8'h00;
       wsb32_q <= 17'h00000;
       wv33_q <= 1'h0;
       wslot33_q <= 4'h0;
       widx33_q <= 6'h00;
-      wtx33_q <= 10'h000;
-      wty33_q <= 10'h000;
+      wtx33_q <= 11'h000;
+      wty33_q <= 11'h000;
       wtz33_q <= 8'h00;
       wsb33_q <= 17'h00000;
       wv34_q <= 1'h0;
       wslot34_q <= 4'h0;
       widx34_q <= 6'h00;
-      wtx34_q <= 10'h000;
-      wty34_q <= 10'h000;
+      wtx34_q <= 11'h000;
+      wty34_q <= 11'h000;
       wtz34_q <= 8'h00;
       wsb34_q <= 17'h00000;
       wv35_q <= 1'h0;
       wslot35_q <= 4'h0;
       widx35_q <= 6'h00;
-      wtx35_q <= 10'h000;
-      wty35_q <= 10'h000;
+      wtx35_q <= 11'h000;
+      wty35_q <= 11'h000;
       wtz35_q <= 8'h00;
       wsb35_q <= 17'h00000;
       wv36_q <= 1'h0;
       wslot36_q <= 4'h0;
       widx36_q <= 6'h00;
-      wtx36_q <= 10'h000;
-      wty36_q <= 10'h000;
+      wtx36_q <= 11'h000;
+      wty36_q <= 11'h000;
       wtz36_q <= 8'h00;
       wsb36_q <= 17'h00000;
       wv37_q <= 1'h0;
       wslot37_q <= 4'h0;
       widx37_q <= 6'h00;
-      wtx37_q <= 10'h000;
-      wty37_q <= 10'h000;
+      wtx37_q <= 11'h000;
+      wty37_q <= 11'h000;
       wtz37_q <= 8'h00;
       wsb37_q <= 17'h00000;
       wv38_q <= 1'h0;
       wslot38_q <= 4'h0;
       widx38_q <= 6'h00;
-      wtx38_q <= 10'h000;
-      wty38_q <= 10'h000;
+      wtx38_q <= 11'h000;
+      wty38_q <= 11'h000;
       wtz38_q <= 8'h00;
       wsb38_q <= 17'h00000;
       wv39_q <= 1'h0;
       wslot39_q <= 4'h0;
       widx39_q <= 6'h00;
-      wtx39_q <= 10'h000;
-      wty39_q <= 10'h000;
+      wtx39_q <= 11'h000;
+      wty39_q <= 11'h000;
       wtz39_q <= 8'h00;
       wsb39_q <= 17'h00000;
       wv40_q <= 1'h0;
       wslot40_q <= 4'h0;
       widx40_q <= 6'h00;
-      wtx40_q <= 10'h000;
-      wty40_q <= 10'h000;
+      wtx40_q <= 11'h000;
+      wty40_q <= 11'h000;
       wtz40_q <= 8'h00;
       wsb40_q <= 17'h00000;
       wv41_q <= 1'h0;
       wslot41_q <= 4'h0;
       widx41_q <= 6'h00;
-      wtx41_q <= 10'h000;
-      wty41_q <= 10'h000;
+      wtx41_q <= 11'h000;
+      wty41_q <= 11'h000;
       wtz41_q <= 8'h00;
       wsb41_q <= 17'h00000;
       wv42_q <= 1'h0;
       wslot42_q <= 4'h0;
       widx42_q <= 6'h00;
-      wtx42_q <= 10'h000;
-      wty42_q <= 10'h000;
+      wtx42_q <= 11'h000;
+      wty42_q <= 11'h000;
       wtz42_q <= 8'h00;
       wsb42_q <= 17'h00000;
       wv43_q <= 1'h0;
       wslot43_q <= 4'h0;
       widx43_q <= 6'h00;
-      wtx43_q <= 10'h000;
-      wty43_q <= 10'h000;
+      wtx43_q <= 11'h000;
+      wty43_q <= 11'h000;
       wtz43_q <= 8'h00;
       wsb43_q <= 17'h00000;
       wv44_q <= 1'h0;
       wslot44_q <= 4'h0;
       widx44_q <= 6'h00;
-      wtx44_q <= 10'h000;
-      wty44_q <= 10'h000;
+      wtx44_q <= 11'h000;
+      wty44_q <= 11'h000;
       wtz44_q <= 8'h00;
       wsb44_q <= 17'h00000;
       wv45_q <= 1'h0;
       wslot45_q <= 4'h0;
       widx45_q <= 6'h00;
-      wtx45_q <= 10'h000;
-      wty45_q <= 10'h000;
+      wtx45_q <= 11'h000;
+      wty45_q <= 11'h000;
       wtz45_q <= 8'h00;
       wsb45_q <= 17'h00000;
       wv46_q <= 1'h0;
       wslot46_q <= 4'h0;
       widx46_q <= 6'h00;
-      wtx46_q <= 10'h000;
-      wty46_q <= 10'h000;
+      wtx46_q <= 11'h000;
+      wty46_q <= 11'h000;
       wtz46_q <= 8'h00;
       wsb46_q <= 17'h00000;
       wv47_q <= 1'h0;
       wslot47_q <= 4'h0;
       widx47_q <= 6'h00;
-      wtx47_q <= 10'h000;
-      wty47_q <= 10'h000;
+      wtx47_q <= 11'h000;
+      wty47_q <= 11'h000;
       wtz47_q <= 8'h00;
       wsb47_q <= 17'h00000;
       act0_q <= 1'h0;
@@ -2801,9 +2801,9 @@ module cta_w48_c8_s2_t1536_r32768 (
       state_q <= 2'h0;
       gx_q <= 16'h0000;
       gy_q <= 16'h0000;
-      bx_q <= 10'h000;
-      by_q <= 10'h000;
-      bz_q <= 6'h00;
+      bx_q <= 11'h000;
+      by_q <= 11'h000;
+      bz_q <= 7'h00;
       nregs_q <= 8'h00;
       smem_q <= 17'h00000;
       n_q <= 5'h00;
@@ -2817,8 +2817,8 @@ module cta_w48_c8_s2_t1536_r32768 (
       nx_q <= 16'h0000;
       ny_q <= 16'h0000;
       fin_q <= 1'h0;
-      tx_q <= 10'h000;
-      ty_q <= 10'h000;
+      tx_q <= 11'h000;
+      ty_q <= 11'h000;
       tz_q <= 8'h00;
       st_v_q <= 1'h0;
       st_w_q <= 6'h00;

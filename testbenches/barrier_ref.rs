@@ -68,6 +68,11 @@ impl BarRef {
         }
     }
 
+    /// Whether warp `w` waits at its CTA's barrier now.
+    pub fn waiting(&self, w: u32) -> bool {
+        self.w.get(w as usize).is_some_and(|x| x.member && x.wait)
+    }
+
     /// Outputs of this cycle, then the edge.
     pub fn step(&mut self, s: &BarStim) -> BarObs {
         let wait = self

@@ -73,6 +73,16 @@ impl<const MW: usize, const NC: usize> BarCheck<MW, NC> {
     }
 
     pub fn step(&mut self, s: &BarStim) -> Result<BarObs, String> {
+        // The block's precondition (the SM keeps it): a waiting warp
+        // neither leaves nor joins before its release.
+        for (what, w) in [("leaves", s.leave), ("joins", s.join.map(|j| j.0))] {
+            if let Some(w) = w.filter(|&w| self.rf.waiting(w)) {
+                return Err(format!(
+                    "stimulus breaks the barrier's precondition at core cycle {}: warp {w} {what} while it waits",
+                    self.cycle
+                ));
+            }
+        }
         let o = from_out(&self.sim.step_core(&to_in(s)));
         let r = self.rf.step(s);
         self.cycle += 1;
@@ -109,6 +119,19 @@ impl BarGen {
             p_partial,
             pending: 0,
         }
+    }
+
+    /// A leave of the lowest member that does not wait (CTAs finishing),
+    /// or `None` when every member waits.
+    pub fn retire(&mut self, wait: u64) -> Option<BarStim> {
+        let wait = wait | self.pending;
+        let w = (0..self.member.len()).find(|&w| self.member[w].is_some() && wait >> w & 1 == 0)?;
+        self.member[w] = None;
+        self.pending = 0;
+        Some(BarStim {
+            leave: Some(w as u32),
+            ..BarStim::default()
+        })
     }
 
     pub fn next<R: Rng>(&mut self, rng: &mut R, ctas: u32, wait: u64) -> BarStim {

@@ -148,8 +148,8 @@ impl<const MW: usize, const NC: usize, const NS: usize> CtaCheck<MW, NC, NS> {
 /// A random launch: mostly fitting shapes, now and then one that cannot
 /// fit (too many registers or too much shared memory) or an empty one.
 pub fn random_launch<R: Rng>(rng: &mut R, cfg: &SmConfig) -> CtaLaunch {
-    let bx = *[1, 7, 32, 33, 64, 96, 128, 200, 256, 512]
-        .get(rng.gen_range(0..10))
+    let bx = *[1, 7, 32, 33, 64, 96, 128, 200, 256, 512, 1024]
+        .get(rng.gen_range(0..11))
         .unwrap();
     let by = rng.gen_range(1..=3);
     let bz = if rng.gen_bool(0.1) { rng.gen_range(1..4) } else { 1 };

@@ -14,21 +14,10 @@ fn run<const MW: usize, const NC: usize>(seed: u64, cycles: u64, p_partial: f64)
     let (mut rels, mut dead) = (0, 0);
     let mut wait = 0;
     for n in 0..cycles {
-        // Now and then everybody leaves (the CTAs finish) to start afresh.
-        let s = if n % 3000 == 2999 {
-            let w = g.member.iter().position(|m| m.is_some());
-            match w {
-                Some(w) if wait >> w & 1 == 0 => {
-                    g.member[w] = None;
-                    BarStim {
-                        leave: Some(w as u32),
-                        ..BarStim::default()
-                    }
-                }
-                _ => g.next(&mut rng, NC as u32, wait),
-            }
-        } else {
-            g.next(&mut rng, NC as u32, wait)
+        // Now and then a warp leaves (its CTA finishes) to start afresh.
+        let s = match (n % 3000 == 2999).then(|| g.retire(wait)).flatten() {
+            Some(s) => s,
+            None => g.next(&mut rng, NC as u32, wait),
         };
         let o = c.step(&s).unwrap_or_else(|e| panic!("{e}"));
         // Deadlocked CTAs never release: restart the generator's world.

@@ -99,6 +99,33 @@ fn a_kernel_that_never_exits_stops_at_the_budget() {
     assert!(e.report.issued[0] > 10, "the report so far is kept");
 }
 
+/// A 1,024-wide block (compute 2.x's limit) launches on fermi (the 10-bit
+/// port of session 6 cut it to 0); a block dimension wider than its launch
+/// port (z = 200 needs 8 bits, the port has 7) is rejected before the run
+/// with the place instead of being cut.
+#[test]
+fn block_dimensions_and_the_launch_ports() {
+    let cfg = SmConfig::load("fermi").unwrap();
+    let src = ".kernel one\n.regs 1\n    EXIT\n";
+    let prog = assemble(src, "one.s").unwrap();
+    let launch = |block| smrtl::golden::model::Launch {
+        grid: [1, 1],
+        block,
+        params: vec![],
+    };
+    let r = run_program(&cfg, &prog, &launch([1024, 1, 1]), vec![], &RtlOptions::default()).unwrap();
+    assert_eq!(r.report.resident_ctas, 1);
+    // 32 warps each issue their EXIT (the first ones exit before the last
+    // ones start, so fewer than 32 are resident at once).
+    assert_eq!(r.report.issued.iter().sum::<u64>(), 32, "{}", r.report.render());
+    let e = run_program(&cfg, &prog, &launch([1, 1, 200]), vec![], &RtlOptions::default()).unwrap_err();
+    assert!(
+        e.msg.contains("block z = 200") && e.msg.contains("7-bit launch port") && e.cycle == 0,
+        "{}",
+        e.msg
+    );
+}
+
 /// SEL with a negated predicate and PSETP-free predicates through the
 /// whole SM: the raw predicate reaches the SP lane, which negates it once.
 #[test]

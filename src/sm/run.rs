@@ -310,6 +310,28 @@ pub fn run_rtl(
             &gmem_init,
         ));
     }
+    // The launch ports' widths (`SmIn`, src/units/cta): a dimension that
+    // does not fit would be cut silently by the hardware.
+    for (what, v, bits) in [
+        ("grid x", launch.grid[0], 16),
+        ("grid y", launch.grid[1], 16),
+        ("block x", launch.block[0], 11),
+        ("block y", launch.block[1], 11),
+        ("block z", launch.block[2], 7),
+        ("shared bytes", prog.shared_bytes, 17),
+    ] {
+        if v >> bits != 0 {
+            return Err(fail(
+                0,
+                format!(
+                    "launch rejected: {what} = {v} does not fit the SM's {bits}-bit launch port (at most {})",
+                    (1u32 << bits) - 1
+                ),
+                &rep,
+                &gmem_init,
+            ));
+        }
+    }
     if launch.params.len() > 256 {
         return Err(fail(0, "more than 256 parameter words".into(), &rep, &gmem_init));
     }

@@ -40,8 +40,8 @@
 //!   3 shared memory (one CTA does not fit); 4 an empty launch (a zero grid
 //!   or block dimension). The launcher returns to idle: no CTA starts.
 //! * Ports: host `launch_valid_i` (taken when `launch_ready_o`),
-//!   `launch_grid_x_i[16]`, `launch_grid_y_i[16]`, `launch_block_x_i[10]`,
-//!   `launch_block_y_i[10]`, `launch_block_z_i[6]`, `launch_nregs_i[8]`,
+//!   `launch_grid_x_i[16]`, `launch_grid_y_i[16]`, `launch_block_x_i[11]`,
+//!   `launch_block_y_i[11]`, `launch_block_z_i[7]`, `launch_nregs_i[8]`,
 //!   `launch_smem_i[17]`; `launch_ready_o` (idle or done), `busy_o`,
 //!   `done_o` (held until the next launch). Warps: `wv_o[w]` (Moore; set with
 //!   the start, cleared by the exit), `st_valid_o`, `st_warp_o`,
@@ -62,11 +62,17 @@
 //!   golden model's numbering), clock = core cycles since reset (the golden
 //!   model, untimed, counts the warp's instructions there). Unknown
 //!   numbers read 0 (decode rejects them).
-//! * Latency: launch at edge e, CALC in cycle e+1, the first CTA begins in
-//!   cycle e+2 and its first warp start pulse is visible in cycle e+4 (from
-//!   the register stages; not yet pinned by a directed test), then one warp
-//!   per cycle; a released slot
-//!   takes the next CTA in the cycle after the release.
+//! * Latency (pinned by `tests/cta.rs` `directed_launch_timing`): launch
+//!   at edge e, CALC in cycle e+1, the first CTA begins in cycle e+2 and its
+//!   first warp start pulse is visible in cycle e+4; then one warp per cycle
+//!   within a CTA and one idle cycle between CTAs (a CTA begins in the cycle
+//!   after the previous one's last warp started). A slot is released at the
+//!   edge after its last warp's exit edge (scoreboards and LSU idle), the
+//!   next CTA begins at the following edge, and its first warp's start pulse
+//!   is visible 4 cycles after that exit edge.
+//! * Block dimensions: x and y ports are 11 bits (up to 1,024, the compute
+//!   2.x limit), z 7 bits (up to 64); `smrtl run --rtl` rejects a launch
+//!   whose dimension does not fit a port before it starts.
 //! * Sizes: `MW` = `max_warps`, `NC` = `max_ctas` slots, `NS` =
 //!   `warp_schedulers`; limits are constants from `SmConfig`.
 
@@ -88,9 +94,9 @@ crate::ports! {
         launch_valid_i: 1 @ Core,
         launch_grid_x_i: 16 @ Core,
         launch_grid_y_i: 16 @ Core,
-        launch_block_x_i: 10 @ Core,
-        launch_block_y_i: 10 @ Core,
-        launch_block_z_i: 6 @ Core,
+        launch_block_x_i: 11 @ Core,
+        launch_block_y_i: 11 @ Core,
+        launch_block_z_i: 7 @ Core,
         launch_nregs_i: 8 @ Core,
         launch_smem_i: 17 @ Core,
         exit_valid_i: 1 @ Core,
@@ -186,8 +192,8 @@ struct WarpRegs {
     wv: Reg<1>,
     slot: Reg<4>,
     idx: Reg<6>,
-    tx: Reg<10>,
-    ty: Reg<10>,
+    tx: Reg<11>,
+    ty: Reg<11>,
     tz: Reg<8>,
     sb: Reg<17>,
 }
@@ -219,9 +225,9 @@ pub struct Cta<const MW: usize, const NC: usize, const NS: usize> {
     st: Reg<2>,
     gx: Reg<16>,
     gy: Reg<16>,
-    bx: Reg<10>,
-    by: Reg<10>,
-    bz: Reg<6>,
+    bx: Reg<11>,
+    by: Reg<11>,
+    bz: Reg<7>,
     nregs: Reg<8>,
     smem: Reg<17>,
     n: Reg<5>,
@@ -236,8 +242,8 @@ pub struct Cta<const MW: usize, const NC: usize, const NS: usize> {
     nx: Reg<16>,
     ny: Reg<16>,
     fin: Reg<1>,
-    tx: Reg<10>,
-    ty: Reg<10>,
+    tx: Reg<11>,
+    ty: Reg<11>,
     tz: Reg<8>,
     // pulses
     st_v: Reg<1>,
@@ -354,12 +360,12 @@ fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: S<C, 6>, v: &[S<C, W>]) -> S<C,
 /// Step a thread index (x, y, z) by one thread in a `bx` x `by` block.
 fn tid_next<C: Ctx>(
     cx: &mut C,
-    t: (S<C, 10>, S<C, 10>, S<C, 8>),
-    bx: S<C, 10>,
-    by: S<C, 10>,
-) -> (S<C, 10>, S<C, 10>, S<C, 8>) {
-    let one10 = cx.lit::<10>(1);
-    let z10 = cx.lit::<10>(0);
+    t: (S<C, 11>, S<C, 11>, S<C, 8>),
+    bx: S<C, 11>,
+    by: S<C, 11>,
+) -> (S<C, 11>, S<C, 11>, S<C, 8>) {
+    let one10 = cx.lit::<11>(1);
+    let z10 = cx.lit::<11>(0);
     let x1 = t.0 + one10;
     let wx = x1.uge(bx);
     let y1 = t.1 + one10;
@@ -451,15 +457,16 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         cx.d(self.smem, launch.mux(i.launch_smem_i, smem));
 
         // ---- CALC: occupancy from the latched launch
-        let bx26: S<C, 26> = bx.zext();
-        let by26: S<C, 26> = by.zext();
-        let bz26: S<C, 26> = bz.zext();
-        let thr: S<C, 26> = bx26.mul::<26, 26>(by26).mul::<26, 26>(bz26);
+        // 11 + 11 + 7 bits: the product of the three dimensions never wraps.
+        let bx29: S<C, 29> = bx.zext();
+        let by29: S<C, 29> = by.zext();
+        let bz29: S<C, 29> = bz.zext();
+        let thr: S<C, 29> = bx29.mul::<29, 29>(by29).mul::<29, 29>(bz29);
         let too_many = thr.ugt_lit(cx, lim.max_threads as u64);
         let thr11: S<C, 11> = thr.slice::<0, 11>();
         let c_wpc: S<C, 7> = (thr11 + cx.lit::<11>(31)).shr(cx.lit::<4>(5)).slice::<0, 7>();
         let z16 = cx.lit::<16>(0);
-        let empty = gx.eq(z16) | gy.eq(z16) | bx.eq(cx.lit::<10>(0)) | by.eq(cx.lit::<10>(0)) | bz.eq(cx.lit::<6>(0));
+        let empty = gx.eq(z16) | gy.eq(z16) | bx.eq(cx.lit::<11>(0)) | by.eq(cx.lit::<11>(0)) | bz.eq(cx.lit::<7>(0));
         let bad_regs = nregs.eq(cx.lit::<8>(0)) | nregs.ugt_lit(cx, lim.max_regs_per_thread as u64);
         // Registers per CTA (occupancy-calculator rule), 24 bits.
         let ru = lim.reg_alloc_unit as u64;
@@ -585,7 +592,7 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         for _ in 0..32 {
             t = tid_next(cx, t, bx, by);
         }
-        let z10 = cx.lit::<10>(0);
+        let z10 = cx.lit::<11>(0);
         let z8 = cx.lit::<8>(0);
         cx.d(self.tx, begin.mux(z10, ln.mux(t.0, txq)));
         cx.d(self.ty, begin.mux(z10, ln.mux(t.1, tyq)));
@@ -662,8 +669,8 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
 
         // ---- S2R
         let idx: Vec<S<C, 6>> = self.w.iter().map(|w| cx.q(w.idx)).collect();
-        let wtx: Vec<S<C, 10>> = self.w.iter().map(|w| cx.q(w.tx)).collect();
-        let wty: Vec<S<C, 10>> = self.w.iter().map(|w| cx.q(w.ty)).collect();
+        let wtx: Vec<S<C, 11>> = self.w.iter().map(|w| cx.q(w.tx)).collect();
+        let wty: Vec<S<C, 11>> = self.w.iter().map(|w| cx.q(w.ty)).collect();
         let wtz: Vec<S<C, 8>> = self.w.iter().map(|w| cx.q(w.tz)).collect();
         let ctax: Vec<S<C, 16>> = self.c.iter().map(|c| cx.q(c.cx)).collect();
         let ctay: Vec<S<C, 16>> = self.c.iter().map(|c| cx.q(c.cy)).collect();

@@ -227,6 +227,21 @@ enum Cmd {
         #[arg(long)]
         vcd: Option<PathBuf>,
     },
+    /// Directed waves of a front-end block with its checking testbench:
+    /// `simt` replays the divergence kernel (one CTA, two warps) against
+    /// the golden model's branch trace, `barrier` runs a release, an exit
+    /// that completes a barrier, and a deadlock. Writes a VCD and a .gtkw
+    /// grouped per interface, per warp and per CTA slot.
+    FeWaves {
+        /// `simt` or `barrier`.
+        #[arg(value_parser = ["simt", "barrier"])]
+        block: String,
+        #[arg(long, default_value = "gt200")]
+        config: String,
+        /// VCD path (default waves/<block>_<config>.vcd).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+    },
     /// Random warp instructions through a preset's SFU block with the
     /// checking testbench; write a VCD and a grouped .gtkw (dispatch,
     /// stream control, each unit's interpolator and multipliers, each
@@ -531,6 +546,20 @@ fn run(cli: Cli) -> Result<i32> {
                 flows::writable_dir(d)?;
             }
             print!("{}", smrtl::units::sp::waves::sp_waves(&cfg, dpu, cycles, seed, &vcd)?);
+            Ok(0)
+        }
+        Cmd::FeWaves { block, config, vcd } => {
+            let cfg = SmConfig::load(&config)?;
+            let vcd = vcd.unwrap_or_else(|| PathBuf::from(format!("waves/{block}_{}.vcd", cfg.name)));
+            if let Some(d) = vcd.parent().filter(|d| !d.as_os_str().is_empty()) {
+                flows::writable_dir(d)?;
+            }
+            let s = if block == "simt" {
+                smrtl::testbenches::fe_waves::simt_waves(&cfg, &vcd)?
+            } else {
+                smrtl::testbenches::fe_waves::barrier_waves(&cfg, &vcd)?
+            };
+            print!("{s}");
             Ok(0)
         }
         Cmd::SfuWaves {

@@ -13,6 +13,7 @@ pub mod cta_ref;
 pub mod cta_tb;
 pub mod fe_ref;
 pub mod fe_tb;
+pub mod fe_waves;
 pub mod fifo_pair;
 pub mod fifo_ref;
 pub mod fp_vec;

@@ -270,3 +270,42 @@ fn kernels_command_unknown_kernel() {
     let o = smrtl(&["kernels", "vad"]);
     assert_clean_failure(&o, &["unknown kernel 'vad'", "vadd", "conv5x5"]);
 }
+
+/// Directed front-end waves: the barrier script's events land where the
+/// block's documented latency puts them (pulse two cycles after the last
+/// arrival or exit edge), the simt replay passes, and both `.gtkw` files
+/// group the registers per warp and per CTA slot.
+#[test]
+fn fe_waves_write_grouped_waves_of_passing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let vcd = dir.path().join("bar.vcd");
+    let o = smrtl(&["fe-waves", "barrier", "--vcd", vcd.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Last arrival of CTA 0 at cycle 16, warp 5 exits at 22, CTA 2's last
+    // arrival at 28 (script in testbenches/fe_waves.rs).
+    for l in [
+        "cycle  18: rel_valid_o, CTA 0 released",
+        "cycle  24: rel_valid_o, CTA 1 released",
+        "cycle  30: err_o code 6 (deadlock), CTA 2, waiting warps 0x1c0, warp 7 at pc 40",
+    ] {
+        assert!(out.contains(l), "missing `{l}` in\n{out}");
+    }
+    let g = std::fs::read_to_string(dir.path().join("bar.vcd.gtkw")).unwrap();
+    assert!(
+        g.contains("-[7] cta member wait err_wait") && g.contains("-[2] nlive nwait partial"),
+        "{g}"
+    );
+    assert!(g.contains("barrier_w32_c8.member7_q") && g.contains("-arr (in)"), "{g}");
+    let vcd = dir.path().join("simt.vcd");
+    let o = smrtl(&["fe-waves", "simt", "--config", "fermi", "--vcd", vcd.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("branch trace equal to the golden model's"), "{out}");
+    let g = std::fs::read_to_string(dir.path().join("simt.vcd.gtkw")).unwrap();
+    assert!(
+        g.contains("-[47] pc act live depth run") && g.contains("simt_w48_s2_d40.depth1_q"),
+        "{g}"
+    );
+    assert!(std::fs::read_to_string(&vcd).unwrap().contains("depth1_q"));
+}

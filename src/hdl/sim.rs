@@ -532,8 +532,9 @@ impl<K: Block> Sim<K> {
 
     /// Start writing a VCD of every port, register and memory read register
     /// to `path` (parent folders are created), and a GTKWave save file next
-    /// to it (`<path>.gtkw`: clocks, inputs, outputs and the top's registers,
-    /// grouped; `gtkwave <path>.gtkw` opens both). Call before the first step
+    /// to it (`<path>.gtkw`: clocks, ports grouped per interface, registers
+    /// grouped per index such as per warp or per CTA slot; `gtkwave
+    /// <path>.gtkw` opens both). Call before the first step
     /// of the window you want.
     pub fn open_vcd(&mut self, path: impl AsRef<Path>) -> std::io::Result<()> {
         let w = VcdWriter::create(path.as_ref(), &self.design, &self.layout_info())?;

@@ -319,8 +319,12 @@ impl VcdWriter {
 }
 
 /// Write `<vcd>.gtkw`, a GTKWave save file that opens `vcd` with the clocks,
-/// the inputs, the outputs and the top module's registers shown, in groups,
-/// buses in hex.
+/// the top module's ports grouped by their prefix (`join_*`, `arr_*`, ...:
+/// one group per interface), and its registers: the ones without an index
+/// in one group, the indexed ones (`pc3`, `act3`, `live3`: per warp, per CTA
+/// slot, per lane) in one collapsed group per index, holding every stem that
+/// shares that index range (so per-warp and per-CTA registers of the same
+/// block land in different groups). Buses in hex.
 pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
     let top = &d.modules[d.top];
     let mut s = String::new();
@@ -328,7 +332,9 @@ pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    s.push_str(&format!("[dumpfile] \"{file}\"\n[timestart] 0\n"));
+    s.push_str(&format!(
+        "[dumpfile] \"{file}\"\n[timestart] 0\n[size] 1400 900\n[signals_width] 280\n"
+    ));
     let sig = |s: &mut String, name: &str, width: usize| {
         if width == 1 {
             s.push_str(&format!("@28\n{}.{name}\n", top.name));
@@ -336,23 +342,110 @@ pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
             s.push_str(&format!("@22\n{}.{name}[{}:0]\n", top.name, width - 1));
         }
     };
-    s.push_str("@200\n-clocks\n");
-    for c in ["clk_core_i", "clk_hot_i", "rst_ni"] {
-        sig(&mut s, c, 1);
+    let group = |s: &mut String, label: &str, open: bool, body: &dyn Fn(&mut String)| {
+        s.push_str(&format!("@{}\n-{label}\n", if open { "800200" } else { "c00200" }));
+        body(s);
+        s.push_str(&format!("@{}\n-{label}\n", if open { "1000200" } else { "1401200" }));
+    };
+    group(&mut s, "clocks", true, &|s| {
+        for c in ["clk_core_i", "clk_hot_i", "rst_ni"] {
+            sig(s, c, 1);
+        }
+    });
+    // Ports: one group per prefix, in declaration order, inputs first.
+    for (dir, ports) in [("in", &top.inputs), ("out", &top.outputs)] {
+        let mut prefixes: Vec<&str> = vec![];
+        for p in ports.iter() {
+            let pre = port_prefix(&p.name);
+            if !prefixes.contains(&pre) {
+                prefixes.push(pre);
+            }
+        }
+        for pre in prefixes {
+            group(&mut s, &format!("{pre} ({dir})"), true, &|s| {
+                for p in ports.iter().filter(|p| port_prefix(&p.name) == pre) {
+                    sig(s, &p.name, p.bits());
+                }
+            });
+        }
     }
-    s.push_str("@200\n-inputs\n");
-    for p in &top.inputs {
-        sig(&mut s, &p.name, p.bits());
+    // Registers: split `stem<index>`; stems with the same index set form a
+    // family shown index by index.
+    let regs = &top.decl.regs;
+    let mut stems: Vec<(&str, Vec<usize>)> = vec![];
+    for r in regs {
+        if let Some((stem, k)) = indexed(&r.name) {
+            match stems.iter_mut().find(|(st, _)| *st == stem) {
+                Some((_, ks)) => ks.push(k),
+                None => stems.push((stem, vec![k])),
+            }
+        }
     }
-    s.push_str("@200\n-outputs\n");
-    for p in &top.outputs {
-        sig(&mut s, &p.name, p.bits());
+    // A stem seen once is not a family: keep it with the plain registers.
+    stems.retain(|(_, ks)| ks.len() > 1);
+    let in_family = |name: &str| indexed(name).is_some_and(|(st, _)| stems.iter().any(|(s2, _)| *s2 == st));
+    group(&mut s, "registers", true, &|s| {
+        for r in regs.iter().filter(|r| !in_family(&r.name)) {
+            sig(s, &format!("{}_q", r.name), r.width);
+        }
+    });
+    let mut families: Vec<(Vec<usize>, Vec<&str>)> = vec![];
+    for (st, ks) in &stems {
+        match families.iter_mut().find(|(k2, _)| k2 == ks) {
+            Some((_, sts)) => sts.push(st),
+            None => families.push((ks.clone(), vec![st])),
+        }
     }
-    s.push_str("@200\n-registers\n");
-    for r in &top.decl.regs {
-        sig(&mut s, &format!("{}_q", r.name), r.width);
+    for (ks, sts) in &families {
+        for &k in ks {
+            group(&mut s, &format!("[{k}] {}", sts.join(" ")), false, &|s| {
+                for st in sts {
+                    let name = format!("{st}{k}");
+                    if let Some(r) = regs.iter().find(|r| r.name == name) {
+                        sig(s, &format!("{name}_q"), r.width);
+                    }
+                }
+            });
+        }
     }
     let mut out = vcd.as_os_str().to_owned();
     out.push(".gtkw");
     std::fs::write(out, s)
+}
+
+/// The interface a port belongs to: its name up to the first `_`
+/// (`arr_warp_i` -> `arr`), or the whole name before `_i`/`_o`.
+fn port_prefix(name: &str) -> &str {
+    let base = name
+        .strip_suffix("_i")
+        .or_else(|| name.strip_suffix("_o"))
+        .unwrap_or(name);
+    base.split('_').next().unwrap_or(base)
+}
+
+/// `pc12` -> (`pc`, 12); names without a trailing index, or with digits
+/// before it (`r0_d5`), are not indexed.
+fn indexed(name: &str) -> Option<(&str, usize)> {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if stem.is_empty() || stem.len() == name.len() || stem.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some((stem, name[stem.len()..].parse().ok()?))
+}
+
+#[cfg(test)]
+mod gtkw_tests {
+    use super::{indexed, port_prefix};
+
+    #[test]
+    fn register_indices_and_port_interfaces() {
+        assert_eq!(indexed("pc12"), Some(("pc", 12)));
+        assert_eq!(indexed("err_wait3"), Some(("err_wait", 3)));
+        assert_eq!(indexed("r0_d5"), None);
+        assert_eq!(indexed("state"), None);
+        assert_eq!(indexed("7"), None);
+        assert_eq!(port_prefix("arr_warp_i"), "arr");
+        assert_eq!(port_prefix("wait_o"), "wait");
+        assert_eq!(port_prefix("clk"), "clk");
+    }
 }

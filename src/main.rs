@@ -125,6 +125,10 @@ enum Cmd {
     Calibrate {
         #[arg(long, default_value = "gt200")]
         config: String,
+        /// Also print each case's SM performance report (issue slots per
+        /// scheduler, register-file conflicts, write-back waits) to stderr
+        #[arg(long)]
+        reports: bool,
     },
     /// Speed of the Rust model vs the Verilated export of a block, same run.
     Bench {
@@ -412,10 +416,15 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(if ok { 0 } else { 2 })
         }
         Cmd::Run(a) => golden_run(a),
-        Cmd::Calibrate { config } => {
+        Cmd::Calibrate { config, reports } => {
             let cfg = SmConfig::load(&config)?;
             let rows = smrtl::sm::calibrate::calibrate(&cfg, |l| eprintln!("  running {l}"))
                 .map_err(|e| anyhow::anyhow!("calibrate on {}: {e}", cfg.name))?;
+            if reports {
+                for r in &rows {
+                    eprintln!("== {}\n{}", r.label, r.report);
+                }
+            }
             print!("{}", smrtl::sm::calibrate::render(&cfg, &rows));
             Ok(0)
         }

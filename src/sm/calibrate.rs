@@ -30,6 +30,9 @@ pub struct Row {
     /// Hardware figure where one is sourced (docs/calibration.md).
     pub hw: Option<f64>,
     pub core_cycles: u64,
+    /// The SM's performance report of the measured run (issue slots,
+    /// register-file conflicts, ...), as `smrtl run --rtl` prints it.
+    pub report: String,
 }
 
 impl Row {
@@ -69,7 +72,7 @@ fn word(img: &[u8], at: usize) -> u32 {
 
 /// Run `c` on the RTL SM; the largest delta over `threads` records of
 /// `stride` bytes, and the core cycles of the run.
-fn delta(cfg: &SmConfig, c: &MicroCase, stride: usize, threads: usize) -> Result<(u32, u64), String> {
+fn delta(cfg: &SmConfig, c: &MicroCase, stride: usize, threads: usize) -> Result<(u32, u64, String), String> {
     let prog = assemble(c.source, &format!("{}.s", c.name)).map_err(|e| e.to_string())?;
     let opts = RtlOptions {
         check: false,
@@ -78,7 +81,7 @@ fn delta(cfg: &SmConfig, c: &MicroCase, stride: usize, threads: usize) -> Result
     };
     let r = run_program(cfg, &prog, &c.launch, c.gmem.clone(), &opts).map_err(|e| format!("{}: {e}", c.label))?;
     let d = (0..threads).map(|t| word(&r.gmem, t * stride)).max().unwrap_or(0);
-    Ok((d, r.report.core_cycles))
+    Ok((d, r.report.core_cycles, r.report.render()))
 }
 
 /// Every micro case of `cfg` on the RTL SM.
@@ -92,7 +95,7 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
             .unwrap_or(1) as f64
     };
     let lp = cases.iter().find(|c| c.name == "lat_loop").ok_or("no lat_loop case")?;
-    let (loop_d, _) = delta(cfg, lp, 8, 1)?;
+    let (loop_d, _, _) = delta(cfg, lp, 8, 1)?;
     let mut rows = vec![];
     for c in &cases {
         if c.name == "lat_loop" {
@@ -101,26 +104,42 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
         progress(&c.label);
         let threads = (c.launch.grid[0] * c.launch.grid[1] * c.launch.block.iter().product::<u32>()) as usize;
         let n = iters(c);
-        let (unit, rtl, cycles) = match c.name {
+        let (unit, rtl, cycles, report) = match c.name {
             "tput_fmad" | "tput_ffma" | "mix_mad_mul" => {
-                let (d, cyc) = delta(cfg, c, 20, threads)?;
+                let (d, cyc, rep) = delta(cfg, c, 20, threads)?;
                 (
                     "thread ops per hot cycle",
                     32.0 * n * threads as f64 / (2.0 * d as f64),
                     cyc,
+                    rep,
                 )
             }
             "bar_lat" => {
-                let (d, cyc) = delta(cfg, c, 4, threads)?;
-                ("hot cycles per BAR", 2.0 * (d as f64 - loop_d as f64) / (32.0 * n), cyc)
+                let (d, cyc, rep) = delta(cfg, c, 4, threads)?;
+                (
+                    "hot cycles per BAR",
+                    2.0 * (d as f64 - loop_d as f64) / (32.0 * n),
+                    cyc,
+                    rep,
+                )
             }
             "smem_stride" => {
-                let (d, cyc) = delta(cfg, c, 8, 1)?;
-                ("hot cycles per LDS", 2.0 * (d as f64 - loop_d as f64) / (32.0 * n), cyc)
+                let (d, cyc, rep) = delta(cfg, c, 8, 1)?;
+                (
+                    "hot cycles per LDS",
+                    2.0 * (d as f64 - loop_d as f64) / (32.0 * n),
+                    cyc,
+                    rep,
+                )
             }
             _ => {
-                let (d, cyc) = delta(cfg, c, 8, 1)?;
-                ("hot cycles per op", 2.0 * (d as f64 - loop_d as f64) / (32.0 * n), cyc)
+                let (d, cyc, rep) = delta(cfg, c, 8, 1)?;
+                (
+                    "hot cycles per op",
+                    2.0 * (d as f64 - loop_d as f64) / (32.0 * n),
+                    cyc,
+                    rep,
+                )
             }
         };
         rows.push(Row {
@@ -129,6 +148,7 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
             rtl,
             hw: hardware(cfg, c.name),
             core_cycles: cycles,
+            report,
         });
     }
     Ok(rows)

@@ -531,403 +531,403 @@ module ifetch_w32_l8_s32_a4 (
   wire [63:0] n146 = im_resp_data_i[383:320];
   wire [63:0] n147 = im_resp_data_i[447:384];
   wire [63:0] n148 = im_resp_data_i[511:448];
-  wire n258 = (ms_q == 2'h1);
+  wire n254 = (ms_q == 2'h1);
   wire fill = ((ms_q == 2'h2) & im_resp_valid_i);
-  wire n267 = (st_valid_i & (st_warp_i == 6'h00));
-  wire n270 = (n267 | (redir_valid_i & (redir_warp_i == 6'h00)));
-  wire n273 = (st_valid_i & (st_warp_i == 6'h01));
-  wire n276 = (n273 | (redir_valid_i & (redir_warp_i == 6'h01)));
-  wire n279 = (st_valid_i & (st_warp_i == 6'h02));
-  wire n282 = (n279 | (redir_valid_i & (redir_warp_i == 6'h02)));
-  wire n285 = (st_valid_i & (st_warp_i == 6'h03));
-  wire n288 = (n285 | (redir_valid_i & (redir_warp_i == 6'h03)));
-  wire n291 = (st_valid_i & (st_warp_i == 6'h04));
-  wire n294 = (n291 | (redir_valid_i & (redir_warp_i == 6'h04)));
-  wire n297 = (st_valid_i & (st_warp_i == 6'h05));
-  wire n300 = (n297 | (redir_valid_i & (redir_warp_i == 6'h05)));
-  wire n303 = (st_valid_i & (st_warp_i == 6'h06));
-  wire n306 = (n303 | (redir_valid_i & (redir_warp_i == 6'h06)));
-  wire n309 = (st_valid_i & (st_warp_i == 6'h07));
-  wire n312 = (n309 | (redir_valid_i & (redir_warp_i == 6'h07)));
-  wire n315 = (st_valid_i & (st_warp_i == 6'h08));
-  wire n318 = (n315 | (redir_valid_i & (redir_warp_i == 6'h08)));
-  wire n321 = (st_valid_i & (st_warp_i == 6'h09));
-  wire n324 = (n321 | (redir_valid_i & (redir_warp_i == 6'h09)));
-  wire n327 = (st_valid_i & (st_warp_i == 6'h0a));
-  wire n330 = (n327 | (redir_valid_i & (redir_warp_i == 6'h0a)));
-  wire n333 = (st_valid_i & (st_warp_i == 6'h0b));
-  wire n336 = (n333 | (redir_valid_i & (redir_warp_i == 6'h0b)));
-  wire n339 = (st_valid_i & (st_warp_i == 6'h0c));
-  wire n342 = (n339 | (redir_valid_i & (redir_warp_i == 6'h0c)));
-  wire n345 = (st_valid_i & (st_warp_i == 6'h0d));
-  wire n348 = (n345 | (redir_valid_i & (redir_warp_i == 6'h0d)));
-  wire n351 = (st_valid_i & (st_warp_i == 6'h0e));
-  wire n354 = (n351 | (redir_valid_i & (redir_warp_i == 6'h0e)));
-  wire n357 = (st_valid_i & (st_warp_i == 6'h0f));
-  wire n360 = (n357 | (redir_valid_i & (redir_warp_i == 6'h0f)));
-  wire n363 = (st_valid_i & (st_warp_i == 6'h10));
-  wire n366 = (n363 | (redir_valid_i & (redir_warp_i == 6'h10)));
-  wire n369 = (st_valid_i & (st_warp_i == 6'h11));
-  wire n372 = (n369 | (redir_valid_i & (redir_warp_i == 6'h11)));
-  wire n375 = (st_valid_i & (st_warp_i == 6'h12));
-  wire n378 = (n375 | (redir_valid_i & (redir_warp_i == 6'h12)));
-  wire n381 = (st_valid_i & (st_warp_i == 6'h13));
-  wire n384 = (n381 | (redir_valid_i & (redir_warp_i == 6'h13)));
-  wire n387 = (st_valid_i & (st_warp_i == 6'h14));
-  wire n390 = (n387 | (redir_valid_i & (redir_warp_i == 6'h14)));
-  wire n393 = (st_valid_i & (st_warp_i == 6'h15));
-  wire n396 = (n393 | (redir_valid_i & (redir_warp_i == 6'h15)));
-  wire n399 = (st_valid_i & (st_warp_i == 6'h16));
-  wire n402 = (n399 | (redir_valid_i & (redir_warp_i == 6'h16)));
-  wire n405 = (st_valid_i & (st_warp_i == 6'h17));
-  wire n408 = (n405 | (redir_valid_i & (redir_warp_i == 6'h17)));
-  wire n411 = (st_valid_i & (st_warp_i == 6'h18));
-  wire n414 = (n411 | (redir_valid_i & (redir_warp_i == 6'h18)));
-  wire n417 = (st_valid_i & (st_warp_i == 6'h19));
-  wire n420 = (n417 | (redir_valid_i & (redir_warp_i == 6'h19)));
-  wire n423 = (st_valid_i & (st_warp_i == 6'h1a));
-  wire n426 = (n423 | (redir_valid_i & (redir_warp_i == 6'h1a)));
-  wire n429 = (st_valid_i & (st_warp_i == 6'h1b));
-  wire n432 = (n429 | (redir_valid_i & (redir_warp_i == 6'h1b)));
-  wire n435 = (st_valid_i & (st_warp_i == 6'h1c));
-  wire n438 = (n435 | (redir_valid_i & (redir_warp_i == 6'h1c)));
-  wire n441 = (st_valid_i & (st_warp_i == 6'h1d));
-  wire n444 = (n441 | (redir_valid_i & (redir_warp_i == 6'h1d)));
-  wire n447 = (st_valid_i & (st_warp_i == 6'h1e));
-  wire n450 = (n447 | (redir_valid_i & (redir_warp_i == 6'h1e)));
-  wire n453 = (st_valid_i & (st_warp_i == 6'h1f));
-  wire n456 = (n453 | (redir_valid_i & (redir_warp_i == 6'h1f)));
-  wire n470 = ((((((n6 & n72) & (~wm0_q)) & (fpc0_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h00)))) & (~n270)) & (~fill));
-  wire n484 = ((((((n7 & n73) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h01)))) & (~n276)) & (~fill));
-  wire n498 = ((((((n8 & n74) & (~wm2_q)) & (fpc2_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h02)))) & (~n282)) & (~fill));
-  wire n512 = ((((((n9 & n75) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h03)))) & (~n288)) & (~fill));
-  wire n526 = ((((((n10 & n76) & (~wm4_q)) & (fpc4_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h04)))) & (~n294)) & (~fill));
-  wire n540 = ((((((n11 & n77) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h05)))) & (~n300)) & (~fill));
-  wire n554 = ((((((n12 & n78) & (~wm6_q)) & (fpc6_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h06)))) & (~n306)) & (~fill));
-  wire n568 = ((((((n13 & n79) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h07)))) & (~n312)) & (~fill));
-  wire n582 = ((((((n14 & n80) & (~wm8_q)) & (fpc8_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h08)))) & (~n318)) & (~fill));
-  wire n596 = ((((((n15 & n81) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h09)))) & (~n324)) & (~fill));
-  wire n610 = ((((((n16 & n82) & (~wm10_q)) & (fpc10_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0a)))) & (~n330)) & (~fill));
-  wire n624 = ((((((n17 & n83) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0b)))) & (~n336)) & (~fill));
-  wire n638 = ((((((n18 & n84) & (~wm12_q)) & (fpc12_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0c)))) & (~n342)) & (~fill));
-  wire n652 = ((((((n19 & n85) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0d)))) & (~n348)) & (~fill));
-  wire n666 = ((((((n20 & n86) & (~wm14_q)) & (fpc14_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0e)))) & (~n354)) & (~fill));
-  wire n680 = ((((((n21 & n87) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0f)))) & (~n360)) & (~fill));
-  wire n694 = ((((((n22 & n88) & (~wm16_q)) & (fpc16_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h10)))) & (~n366)) & (~fill));
-  wire n708 = ((((((n23 & n89) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h11)))) & (~n372)) & (~fill));
-  wire n722 = ((((((n24 & n90) & (~wm18_q)) & (fpc18_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h12)))) & (~n378)) & (~fill));
-  wire n736 = ((((((n25 & n91) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h13)))) & (~n384)) & (~fill));
-  wire n750 = ((((((n26 & n92) & (~wm20_q)) & (fpc20_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h14)))) & (~n390)) & (~fill));
-  wire n764 = ((((((n27 & n93) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h15)))) & (~n396)) & (~fill));
-  wire n778 = ((((((n28 & n94) & (~wm22_q)) & (fpc22_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h16)))) & (~n402)) & (~fill));
-  wire n792 = ((((((n29 & n95) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h17)))) & (~n408)) & (~fill));
-  wire n806 = ((((((n30 & n96) & (~wm24_q)) & (fpc24_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h18)))) & (~n414)) & (~fill));
-  wire n820 = ((((((n31 & n97) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h19)))) & (~n420)) & (~fill));
-  wire n834 = ((((((n32 & n98) & (~wm26_q)) & (fpc26_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1a)))) & (~n426)) & (~fill));
-  wire n848 = ((((((n33 & n99) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1b)))) & (~n432)) & (~fill));
-  wire n862 = ((((((n34 & n100) & (~wm28_q)) & (fpc28_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1c)))) & (~n438)) & (~fill));
-  wire n876 = ((((((n35 & n101) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1d)))) & (~n444)) & (~fill));
-  wire n890 = ((((((n36 & n102) & (~wm30_q)) & (fpc30_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1e)))) & (~n450)) & (~fill));
-  wire n904 = ((((((n37 & n103) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1f)))) & (~n456)) & (~fill));
-  wire n907 = (n484 & (rr_q < 6'h01));
-  wire n910 = (n498 & (rr_q < 6'h02));
-  wire n913 = (n512 & (rr_q < 6'h03));
-  wire n916 = (n526 & (rr_q < 6'h04));
-  wire n919 = (n540 & (rr_q < 6'h05));
-  wire n922 = (n554 & (rr_q < 6'h06));
-  wire n925 = (n568 & (rr_q < 6'h07));
-  wire n928 = (n582 & (rr_q < 6'h08));
-  wire n931 = (n596 & (rr_q < 6'h09));
-  wire n934 = (n610 & (rr_q < 6'h0a));
-  wire n937 = (n624 & (rr_q < 6'h0b));
-  wire n940 = (n638 & (rr_q < 6'h0c));
-  wire n943 = (n652 & (rr_q < 6'h0d));
-  wire n946 = (n666 & (rr_q < 6'h0e));
-  wire n949 = (n680 & (rr_q < 6'h0f));
-  wire n952 = (n694 & (rr_q < 6'h10));
-  wire n955 = (n708 & (rr_q < 6'h11));
-  wire n958 = (n722 & (rr_q < 6'h12));
-  wire n961 = (n736 & (rr_q < 6'h13));
-  wire n964 = (n750 & (rr_q < 6'h14));
-  wire n967 = (n764 & (rr_q < 6'h15));
-  wire n970 = (n778 & (rr_q < 6'h16));
-  wire n973 = (n792 & (rr_q < 6'h17));
-  wire n976 = (n806 & (rr_q < 6'h18));
-  wire n979 = (n820 & (rr_q < 6'h19));
-  wire n982 = (n834 & (rr_q < 6'h1a));
-  wire n985 = (n848 & (rr_q < 6'h1b));
-  wire n988 = (n862 & (rr_q < 6'h1c));
-  wire n991 = (n876 & (rr_q < 6'h1d));
-  wire n994 = (n890 & (rr_q < 6'h1e));
-  wire n997 = (n904 & (rr_q < 6'h1f));
-  wire [5:0] pick_warp = (((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n907) | n910) | n913) | n916) | n919) | n922) | n925) | n928) | n931) | n934) | n937) | n940) | n943) | n946) | n949) | n952) | n955) | n958) | n961) | n964) | n967) | n970) | n973) | n976) | n979) | n982) | n985) | n988) | n991) | n994) | n997) ? (1'h0 ? 6'h00 : (n907 ? 6'h01 : (n910 ? 6'h02 : (n913 ? 6'h03 : (n916 ? 6'h04 : (n919 ? 6'h05 : (n922 ? 6'h06 : (n925 ? 6'h07 : (n928 ? 6'h08 : (n931 ? 6'h09 : (n934 ? 6'h0a : (n937 ? 6'h0b : (n940 ? 6'h0c : (n943 ? 6'h0d : (n946 ? 6'h0e : (n949 ? 6'h0f : (n952 ? 6'h10 : (n955 ? 6'h11 : (n958 ? 6'h12 : (n961 ? 6'h13 : (n964 ? 6'h14 : (n967 ? 6'h15 : (n970 ? 6'h16 : (n973 ? 6'h17 : (n976 ? 6'h18 : (n979 ? 6'h19 : (n982 ? 6'h1a : (n985 ? 6'h1b : (n988 ? 6'h1c : (n991 ? 6'h1d : (n994 ? 6'h1e : (n997 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))) : (n470 ? 6'h00 : (n484 ? 6'h01 : (n498 ? 6'h02 : (n512 ? 6'h03 : (n526 ? 6'h04 : (n540 ? 6'h05 : (n554 ? 6'h06 : (n568 ? 6'h07 : (n582 ? 6'h08 : (n596 ? 6'h09 : (n610 ? 6'h0a : (n624 ? 6'h0b : (n638 ? 6'h0c : (n652 ? 6'h0d : (n666 ? 6'h0e : (n680 ? 6'h0f : (n694 ? 6'h10 : (n708 ? 6'h11 : (n722 ? 6'h12 : (n736 ? 6'h13 : (n750 ? 6'h14 : (n764 ? 6'h15 : (n778 ? 6'h16 : (n792 ? 6'h17 : (n806 ? 6'h18 : (n820 ? 6'h19 : (n834 ? 6'h1a : (n848 ? 6'h1b : (n862 ? 6'h1c : (n876 ? 6'h1d : (n890 ? 6'h1e : (n904 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))));
-  wire pick_valid = ((((((((((((((((((((((((((((((((1'h0 | n470) | n484) | n498) | n512) | n526) | n540) | n554) | n568) | n582) | n596) | n610) | n624) | n638) | n652) | n666) | n680) | n694) | n708) | n722) | n736) | n750) | n764) | n778) | n792) | n806) | n820) | n834) | n848) | n862) | n876) | n890) | n904);
-  wire [15:0] n1291 = ((pick_warp == 6'h1f) ? fpc31_q : ((pick_warp == 6'h1e) ? fpc30_q : ((pick_warp == 6'h1d) ? fpc29_q : ((pick_warp == 6'h1c) ? fpc28_q : ((pick_warp == 6'h1b) ? fpc27_q : ((pick_warp == 6'h1a) ? fpc26_q : ((pick_warp == 6'h19) ? fpc25_q : ((pick_warp == 6'h18) ? fpc24_q : ((pick_warp == 6'h17) ? fpc23_q : ((pick_warp == 6'h16) ? fpc22_q : ((pick_warp == 6'h15) ? fpc21_q : ((pick_warp == 6'h14) ? fpc20_q : ((pick_warp == 6'h13) ? fpc19_q : ((pick_warp == 6'h12) ? fpc18_q : ((pick_warp == 6'h11) ? fpc17_q : ((pick_warp == 6'h10) ? fpc16_q : ((pick_warp == 6'h0f) ? fpc15_q : ((pick_warp == 6'h0e) ? fpc14_q : ((pick_warp == 6'h0d) ? fpc13_q : ((pick_warp == 6'h0c) ? fpc12_q : ((pick_warp == 6'h0b) ? fpc11_q : ((pick_warp == 6'h0a) ? fpc10_q : ((pick_warp == 6'h09) ? fpc9_q : ((pick_warp == 6'h08) ? fpc8_q : ((pick_warp == 6'h07) ? fpc7_q : ((pick_warp == 6'h06) ? fpc6_q : ((pick_warp == 6'h05) ? fpc5_q : ((pick_warp == 6'h04) ? fpc4_q : ((pick_warp == 6'h03) ? fpc3_q : ((pick_warp == 6'h02) ? fpc2_q : ((pick_warp == 6'h01) ? fpc1_q : ((pick_warp == 6'h00) ? fpc0_q : 16'h0000))))))))))))))))))))))))))))))));
-  wire [15:0] n1292 = (n1291 >> 4'h3);
-  wire [4:0] n1293 = n1292[4:0];
-  wire [4:0] n1297 = mline_q[4:0];
-  wire [15:0] n1300 = ((mline_q >> 4'h5) | 16'h8000);
-  wire n1303 = (fill & (mway_q == 3'h0));
-  wire n1315 = (fill & (mway_q == 3'h1));
-  wire n1327 = (fill & (mway_q == 3'h2));
-  wire n1339 = (fill & (mway_q == 3'h3));
-  wire [15:0] n1352 = (((l1pc_q >> 4'h3) >> 4'h5) | 16'h8000);
-  wire [15:0] n1354 = (l1pc_q & 16'h0007);
-  wire n1550 = (l1v_q & (~((l1w_q == 6'h1f) ? n456 : ((l1w_q == 6'h1e) ? n450 : ((l1w_q == 6'h1d) ? n444 : ((l1w_q == 6'h1c) ? n438 : ((l1w_q == 6'h1b) ? n432 : ((l1w_q == 6'h1a) ? n426 : ((l1w_q == 6'h19) ? n420 : ((l1w_q == 6'h18) ? n414 : ((l1w_q == 6'h17) ? n408 : ((l1w_q == 6'h16) ? n402 : ((l1w_q == 6'h15) ? n396 : ((l1w_q == 6'h14) ? n390 : ((l1w_q == 6'h13) ? n384 : ((l1w_q == 6'h12) ? n378 : ((l1w_q == 6'h11) ? n372 : ((l1w_q == 6'h10) ? n366 : ((l1w_q == 6'h0f) ? n360 : ((l1w_q == 6'h0e) ? n354 : ((l1w_q == 6'h0d) ? n348 : ((l1w_q == 6'h0c) ? n342 : ((l1w_q == 6'h0b) ? n336 : ((l1w_q == 6'h0a) ? n330 : ((l1w_q == 6'h09) ? n324 : ((l1w_q == 6'h08) ? n318 : ((l1w_q == 6'h07) ? n312 : ((l1w_q == 6'h06) ? n306 : ((l1w_q == 6'h05) ? n300 : ((l1w_q == 6'h04) ? n294 : ((l1w_q == 6'h03) ? n288 : ((l1w_q == 6'h02) ? n282 : ((l1w_q == 6'h01) ? n276 : ((l1w_q == 6'h00) ? n270 : 1'h0))))))))))))))))))))))))))))))))));
-  wire n1552 = (tag0_rdata0_q == n1352);
-  wire n1580 = (tag1_rdata0_q == n1352);
-  wire n1608 = (tag2_rdata0_q == n1352);
-  wire n1636 = (tag3_rdata0_q == n1352);
-  wire n1663 = ((((1'h0 | n1552) | n1580) | n1608) | n1636);
-  wire hit = (n1550 & n1663);
+  wire n263 = (st_valid_i & (st_warp_i == 6'h00));
+  wire n266 = (n263 | (redir_valid_i & (redir_warp_i == 6'h00)));
+  wire n269 = (st_valid_i & (st_warp_i == 6'h01));
+  wire n272 = (n269 | (redir_valid_i & (redir_warp_i == 6'h01)));
+  wire n275 = (st_valid_i & (st_warp_i == 6'h02));
+  wire n278 = (n275 | (redir_valid_i & (redir_warp_i == 6'h02)));
+  wire n281 = (st_valid_i & (st_warp_i == 6'h03));
+  wire n284 = (n281 | (redir_valid_i & (redir_warp_i == 6'h03)));
+  wire n287 = (st_valid_i & (st_warp_i == 6'h04));
+  wire n290 = (n287 | (redir_valid_i & (redir_warp_i == 6'h04)));
+  wire n293 = (st_valid_i & (st_warp_i == 6'h05));
+  wire n296 = (n293 | (redir_valid_i & (redir_warp_i == 6'h05)));
+  wire n299 = (st_valid_i & (st_warp_i == 6'h06));
+  wire n302 = (n299 | (redir_valid_i & (redir_warp_i == 6'h06)));
+  wire n305 = (st_valid_i & (st_warp_i == 6'h07));
+  wire n308 = (n305 | (redir_valid_i & (redir_warp_i == 6'h07)));
+  wire n311 = (st_valid_i & (st_warp_i == 6'h08));
+  wire n314 = (n311 | (redir_valid_i & (redir_warp_i == 6'h08)));
+  wire n317 = (st_valid_i & (st_warp_i == 6'h09));
+  wire n320 = (n317 | (redir_valid_i & (redir_warp_i == 6'h09)));
+  wire n323 = (st_valid_i & (st_warp_i == 6'h0a));
+  wire n326 = (n323 | (redir_valid_i & (redir_warp_i == 6'h0a)));
+  wire n329 = (st_valid_i & (st_warp_i == 6'h0b));
+  wire n332 = (n329 | (redir_valid_i & (redir_warp_i == 6'h0b)));
+  wire n335 = (st_valid_i & (st_warp_i == 6'h0c));
+  wire n338 = (n335 | (redir_valid_i & (redir_warp_i == 6'h0c)));
+  wire n341 = (st_valid_i & (st_warp_i == 6'h0d));
+  wire n344 = (n341 | (redir_valid_i & (redir_warp_i == 6'h0d)));
+  wire n347 = (st_valid_i & (st_warp_i == 6'h0e));
+  wire n350 = (n347 | (redir_valid_i & (redir_warp_i == 6'h0e)));
+  wire n353 = (st_valid_i & (st_warp_i == 6'h0f));
+  wire n356 = (n353 | (redir_valid_i & (redir_warp_i == 6'h0f)));
+  wire n359 = (st_valid_i & (st_warp_i == 6'h10));
+  wire n362 = (n359 | (redir_valid_i & (redir_warp_i == 6'h10)));
+  wire n365 = (st_valid_i & (st_warp_i == 6'h11));
+  wire n368 = (n365 | (redir_valid_i & (redir_warp_i == 6'h11)));
+  wire n371 = (st_valid_i & (st_warp_i == 6'h12));
+  wire n374 = (n371 | (redir_valid_i & (redir_warp_i == 6'h12)));
+  wire n377 = (st_valid_i & (st_warp_i == 6'h13));
+  wire n380 = (n377 | (redir_valid_i & (redir_warp_i == 6'h13)));
+  wire n383 = (st_valid_i & (st_warp_i == 6'h14));
+  wire n386 = (n383 | (redir_valid_i & (redir_warp_i == 6'h14)));
+  wire n389 = (st_valid_i & (st_warp_i == 6'h15));
+  wire n392 = (n389 | (redir_valid_i & (redir_warp_i == 6'h15)));
+  wire n395 = (st_valid_i & (st_warp_i == 6'h16));
+  wire n398 = (n395 | (redir_valid_i & (redir_warp_i == 6'h16)));
+  wire n401 = (st_valid_i & (st_warp_i == 6'h17));
+  wire n404 = (n401 | (redir_valid_i & (redir_warp_i == 6'h17)));
+  wire n407 = (st_valid_i & (st_warp_i == 6'h18));
+  wire n410 = (n407 | (redir_valid_i & (redir_warp_i == 6'h18)));
+  wire n413 = (st_valid_i & (st_warp_i == 6'h19));
+  wire n416 = (n413 | (redir_valid_i & (redir_warp_i == 6'h19)));
+  wire n419 = (st_valid_i & (st_warp_i == 6'h1a));
+  wire n422 = (n419 | (redir_valid_i & (redir_warp_i == 6'h1a)));
+  wire n425 = (st_valid_i & (st_warp_i == 6'h1b));
+  wire n428 = (n425 | (redir_valid_i & (redir_warp_i == 6'h1b)));
+  wire n431 = (st_valid_i & (st_warp_i == 6'h1c));
+  wire n434 = (n431 | (redir_valid_i & (redir_warp_i == 6'h1c)));
+  wire n437 = (st_valid_i & (st_warp_i == 6'h1d));
+  wire n440 = (n437 | (redir_valid_i & (redir_warp_i == 6'h1d)));
+  wire n443 = (st_valid_i & (st_warp_i == 6'h1e));
+  wire n446 = (n443 | (redir_valid_i & (redir_warp_i == 6'h1e)));
+  wire n449 = (st_valid_i & (st_warp_i == 6'h1f));
+  wire n452 = (n449 | (redir_valid_i & (redir_warp_i == 6'h1f)));
+  wire n473 = ((((((n6 & n72) & (~wm0_q)) & (fpc0_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h00)))) & (~n266)) & (~fill));
+  wire n487 = ((((((n7 & n73) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h01)))) & (~n272)) & (~fill));
+  wire n501 = ((((((n8 & n74) & (~wm2_q)) & (fpc2_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h02)))) & (~n278)) & (~fill));
+  wire n515 = ((((((n9 & n75) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h03)))) & (~n284)) & (~fill));
+  wire n529 = ((((((n10 & n76) & (~wm4_q)) & (fpc4_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h04)))) & (~n290)) & (~fill));
+  wire n543 = ((((((n11 & n77) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h05)))) & (~n296)) & (~fill));
+  wire n557 = ((((((n12 & n78) & (~wm6_q)) & (fpc6_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h06)))) & (~n302)) & (~fill));
+  wire n571 = ((((((n13 & n79) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h07)))) & (~n308)) & (~fill));
+  wire n585 = ((((((n14 & n80) & (~wm8_q)) & (fpc8_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h08)))) & (~n314)) & (~fill));
+  wire n599 = ((((((n15 & n81) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h09)))) & (~n320)) & (~fill));
+  wire n613 = ((((((n16 & n82) & (~wm10_q)) & (fpc10_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0a)))) & (~n326)) & (~fill));
+  wire n627 = ((((((n17 & n83) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0b)))) & (~n332)) & (~fill));
+  wire n641 = ((((((n18 & n84) & (~wm12_q)) & (fpc12_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0c)))) & (~n338)) & (~fill));
+  wire n655 = ((((((n19 & n85) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0d)))) & (~n344)) & (~fill));
+  wire n669 = ((((((n20 & n86) & (~wm14_q)) & (fpc14_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0e)))) & (~n350)) & (~fill));
+  wire n683 = ((((((n21 & n87) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0f)))) & (~n356)) & (~fill));
+  wire n697 = ((((((n22 & n88) & (~wm16_q)) & (fpc16_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h10)))) & (~n362)) & (~fill));
+  wire n711 = ((((((n23 & n89) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h11)))) & (~n368)) & (~fill));
+  wire n725 = ((((((n24 & n90) & (~wm18_q)) & (fpc18_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h12)))) & (~n374)) & (~fill));
+  wire n739 = ((((((n25 & n91) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h13)))) & (~n380)) & (~fill));
+  wire n753 = ((((((n26 & n92) & (~wm20_q)) & (fpc20_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h14)))) & (~n386)) & (~fill));
+  wire n767 = ((((((n27 & n93) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h15)))) & (~n392)) & (~fill));
+  wire n781 = ((((((n28 & n94) & (~wm22_q)) & (fpc22_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h16)))) & (~n398)) & (~fill));
+  wire n795 = ((((((n29 & n95) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h17)))) & (~n404)) & (~fill));
+  wire n809 = ((((((n30 & n96) & (~wm24_q)) & (fpc24_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h18)))) & (~n410)) & (~fill));
+  wire n823 = ((((((n31 & n97) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h19)))) & (~n416)) & (~fill));
+  wire n837 = ((((((n32 & n98) & (~wm26_q)) & (fpc26_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1a)))) & (~n422)) & (~fill));
+  wire n851 = ((((((n33 & n99) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1b)))) & (~n428)) & (~fill));
+  wire n865 = ((((((n34 & n100) & (~wm28_q)) & (fpc28_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1c)))) & (~n434)) & (~fill));
+  wire n879 = ((((((n35 & n101) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1d)))) & (~n440)) & (~fill));
+  wire n893 = ((((((n36 & n102) & (~wm30_q)) & (fpc30_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1e)))) & (~n446)) & (~fill));
+  wire n907 = ((((((n37 & n103) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1f)))) & (~n452)) & (~fill));
+  wire n910 = (n487 & (rr_q < 6'h01));
+  wire n913 = (n501 & (rr_q < 6'h02));
+  wire n916 = (n515 & (rr_q < 6'h03));
+  wire n919 = (n529 & (rr_q < 6'h04));
+  wire n922 = (n543 & (rr_q < 6'h05));
+  wire n925 = (n557 & (rr_q < 6'h06));
+  wire n928 = (n571 & (rr_q < 6'h07));
+  wire n931 = (n585 & (rr_q < 6'h08));
+  wire n934 = (n599 & (rr_q < 6'h09));
+  wire n937 = (n613 & (rr_q < 6'h0a));
+  wire n940 = (n627 & (rr_q < 6'h0b));
+  wire n943 = (n641 & (rr_q < 6'h0c));
+  wire n946 = (n655 & (rr_q < 6'h0d));
+  wire n949 = (n669 & (rr_q < 6'h0e));
+  wire n952 = (n683 & (rr_q < 6'h0f));
+  wire n955 = (n697 & (rr_q < 6'h10));
+  wire n958 = (n711 & (rr_q < 6'h11));
+  wire n961 = (n725 & (rr_q < 6'h12));
+  wire n964 = (n739 & (rr_q < 6'h13));
+  wire n967 = (n753 & (rr_q < 6'h14));
+  wire n970 = (n767 & (rr_q < 6'h15));
+  wire n973 = (n781 & (rr_q < 6'h16));
+  wire n976 = (n795 & (rr_q < 6'h17));
+  wire n979 = (n809 & (rr_q < 6'h18));
+  wire n982 = (n823 & (rr_q < 6'h19));
+  wire n985 = (n837 & (rr_q < 6'h1a));
+  wire n988 = (n851 & (rr_q < 6'h1b));
+  wire n991 = (n865 & (rr_q < 6'h1c));
+  wire n994 = (n879 & (rr_q < 6'h1d));
+  wire n997 = (n893 & (rr_q < 6'h1e));
+  wire n1000 = (n907 & (rr_q < 6'h1f));
+  wire [5:0] pick_warp = (((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n910) | n913) | n916) | n919) | n922) | n925) | n928) | n931) | n934) | n937) | n940) | n943) | n946) | n949) | n952) | n955) | n958) | n961) | n964) | n967) | n970) | n973) | n976) | n979) | n982) | n985) | n988) | n991) | n994) | n997) | n1000) ? (1'h0 ? 6'h00 : (n910 ? 6'h01 : (n913 ? 6'h02 : (n916 ? 6'h03 : (n919 ? 6'h04 : (n922 ? 6'h05 : (n925 ? 6'h06 : (n928 ? 6'h07 : (n931 ? 6'h08 : (n934 ? 6'h09 : (n937 ? 6'h0a : (n940 ? 6'h0b : (n943 ? 6'h0c : (n946 ? 6'h0d : (n949 ? 6'h0e : (n952 ? 6'h0f : (n955 ? 6'h10 : (n958 ? 6'h11 : (n961 ? 6'h12 : (n964 ? 6'h13 : (n967 ? 6'h14 : (n970 ? 6'h15 : (n973 ? 6'h16 : (n976 ? 6'h17 : (n979 ? 6'h18 : (n982 ? 6'h19 : (n985 ? 6'h1a : (n988 ? 6'h1b : (n991 ? 6'h1c : (n994 ? 6'h1d : (n997 ? 6'h1e : (n1000 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))) : (n473 ? 6'h00 : (n487 ? 6'h01 : (n501 ? 6'h02 : (n515 ? 6'h03 : (n529 ? 6'h04 : (n543 ? 6'h05 : (n557 ? 6'h06 : (n571 ? 6'h07 : (n585 ? 6'h08 : (n599 ? 6'h09 : (n613 ? 6'h0a : (n627 ? 6'h0b : (n641 ? 6'h0c : (n655 ? 6'h0d : (n669 ? 6'h0e : (n683 ? 6'h0f : (n697 ? 6'h10 : (n711 ? 6'h11 : (n725 ? 6'h12 : (n739 ? 6'h13 : (n753 ? 6'h14 : (n767 ? 6'h15 : (n781 ? 6'h16 : (n795 ? 6'h17 : (n809 ? 6'h18 : (n823 ? 6'h19 : (n837 ? 6'h1a : (n851 ? 6'h1b : (n865 ? 6'h1c : (n879 ? 6'h1d : (n893 ? 6'h1e : (n907 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))));
+  wire pick_valid = ((((((((((((((((((((((((((((((((1'h0 | n473) | n487) | n501) | n515) | n529) | n543) | n557) | n571) | n585) | n599) | n613) | n627) | n641) | n655) | n669) | n683) | n697) | n711) | n725) | n739) | n753) | n767) | n781) | n795) | n809) | n823) | n837) | n851) | n865) | n879) | n893) | n907);
+  wire [15:0] n1294 = ((pick_warp == 6'h1f) ? fpc31_q : ((pick_warp == 6'h1e) ? fpc30_q : ((pick_warp == 6'h1d) ? fpc29_q : ((pick_warp == 6'h1c) ? fpc28_q : ((pick_warp == 6'h1b) ? fpc27_q : ((pick_warp == 6'h1a) ? fpc26_q : ((pick_warp == 6'h19) ? fpc25_q : ((pick_warp == 6'h18) ? fpc24_q : ((pick_warp == 6'h17) ? fpc23_q : ((pick_warp == 6'h16) ? fpc22_q : ((pick_warp == 6'h15) ? fpc21_q : ((pick_warp == 6'h14) ? fpc20_q : ((pick_warp == 6'h13) ? fpc19_q : ((pick_warp == 6'h12) ? fpc18_q : ((pick_warp == 6'h11) ? fpc17_q : ((pick_warp == 6'h10) ? fpc16_q : ((pick_warp == 6'h0f) ? fpc15_q : ((pick_warp == 6'h0e) ? fpc14_q : ((pick_warp == 6'h0d) ? fpc13_q : ((pick_warp == 6'h0c) ? fpc12_q : ((pick_warp == 6'h0b) ? fpc11_q : ((pick_warp == 6'h0a) ? fpc10_q : ((pick_warp == 6'h09) ? fpc9_q : ((pick_warp == 6'h08) ? fpc8_q : ((pick_warp == 6'h07) ? fpc7_q : ((pick_warp == 6'h06) ? fpc6_q : ((pick_warp == 6'h05) ? fpc5_q : ((pick_warp == 6'h04) ? fpc4_q : ((pick_warp == 6'h03) ? fpc3_q : ((pick_warp == 6'h02) ? fpc2_q : ((pick_warp == 6'h01) ? fpc1_q : ((pick_warp == 6'h00) ? fpc0_q : 16'h0000))))))))))))))))))))))))))))))));
+  wire [15:0] n1295 = (n1294 >> 4'h3);
+  wire [4:0] n1296 = n1295[4:0];
+  wire [15:0] n1303 = (((l1pc_q >> 4'h3) >> 4'h5) | 16'h8000);
+  wire [15:0] n1305 = (l1pc_q & 16'h0007);
+  wire n1501 = (l1v_q & (~((l1w_q == 6'h1f) ? n452 : ((l1w_q == 6'h1e) ? n446 : ((l1w_q == 6'h1d) ? n440 : ((l1w_q == 6'h1c) ? n434 : ((l1w_q == 6'h1b) ? n428 : ((l1w_q == 6'h1a) ? n422 : ((l1w_q == 6'h19) ? n416 : ((l1w_q == 6'h18) ? n410 : ((l1w_q == 6'h17) ? n404 : ((l1w_q == 6'h16) ? n398 : ((l1w_q == 6'h15) ? n392 : ((l1w_q == 6'h14) ? n386 : ((l1w_q == 6'h13) ? n380 : ((l1w_q == 6'h12) ? n374 : ((l1w_q == 6'h11) ? n368 : ((l1w_q == 6'h10) ? n362 : ((l1w_q == 6'h0f) ? n356 : ((l1w_q == 6'h0e) ? n350 : ((l1w_q == 6'h0d) ? n344 : ((l1w_q == 6'h0c) ? n338 : ((l1w_q == 6'h0b) ? n332 : ((l1w_q == 6'h0a) ? n326 : ((l1w_q == 6'h09) ? n320 : ((l1w_q == 6'h08) ? n314 : ((l1w_q == 6'h07) ? n308 : ((l1w_q == 6'h06) ? n302 : ((l1w_q == 6'h05) ? n296 : ((l1w_q == 6'h04) ? n290 : ((l1w_q == 6'h03) ? n284 : ((l1w_q == 6'h02) ? n278 : ((l1w_q == 6'h01) ? n272 : ((l1w_q == 6'h00) ? n266 : 1'h0))))))))))))))))))))))))))))))))));
+  wire n1504 = (tag0_rdata0_q == n1303);
+  wire n1541 = (tag1_rdata0_q == n1303);
+  wire n1578 = (tag2_rdata0_q == n1303);
+  wire n1615 = (tag3_rdata0_q == n1303);
+  wire n1650 = ((((1'h0 | n1504) | n1541) | n1578) | n1615);
+  wire hit = (n1501 & n1650);
   wire push = (hit & ((l1w_q == 6'h1f) ? n103 : ((l1w_q == 6'h1e) ? n102 : ((l1w_q == 6'h1d) ? n101 : ((l1w_q == 6'h1c) ? n100 : ((l1w_q == 6'h1b) ? n99 : ((l1w_q == 6'h1a) ? n98 : ((l1w_q == 6'h19) ? n97 : ((l1w_q == 6'h18) ? n96 : ((l1w_q == 6'h17) ? n95 : ((l1w_q == 6'h16) ? n94 : ((l1w_q == 6'h15) ? n93 : ((l1w_q == 6'h14) ? n92 : ((l1w_q == 6'h13) ? n91 : ((l1w_q == 6'h12) ? n90 : ((l1w_q == 6'h11) ? n89 : ((l1w_q == 6'h10) ? n88 : ((l1w_q == 6'h0f) ? n87 : ((l1w_q == 6'h0e) ? n86 : ((l1w_q == 6'h0d) ? n85 : ((l1w_q == 6'h0c) ? n84 : ((l1w_q == 6'h0b) ? n83 : ((l1w_q == 6'h0a) ? n82 : ((l1w_q == 6'h09) ? n81 : ((l1w_q == 6'h08) ? n80 : ((l1w_q == 6'h07) ? n79 : ((l1w_q == 6'h06) ? n78 : ((l1w_q == 6'h05) ? n77 : ((l1w_q == 6'h04) ? n76 : ((l1w_q == 6'h03) ? n75 : ((l1w_q == 6'h02) ? n74 : ((l1w_q == 6'h01) ? n73 : ((l1w_q == 6'h00) ? n72 : 1'h0)))))))))))))))))))))))))))))))));
-  wire miss = (n1550 & (~n1663));
-  wire n1671 = (miss & (ms_q == 2'h0));
-  wire [15:0] n1672 = (l1pc_q >> 4'h3);
-  wire [4:0] n1673 = n1672[4:0];
-  wire [2:0] n1683 = (vict0_q + 3'h1);
-  wire [2:0] n1697 = (vict1_q + 3'h1);
-  wire [2:0] n1711 = (vict2_q + 3'h1);
-  wire [2:0] n1725 = (vict3_q + 3'h1);
-  wire [2:0] n1739 = (vict4_q + 3'h1);
-  wire [2:0] n1753 = (vict5_q + 3'h1);
-  wire [2:0] n1767 = (vict6_q + 3'h1);
-  wire [2:0] n1781 = (vict7_q + 3'h1);
-  wire [2:0] n1795 = (vict8_q + 3'h1);
-  wire [2:0] n1809 = (vict9_q + 3'h1);
-  wire [2:0] n1823 = (vict10_q + 3'h1);
-  wire [2:0] n1837 = (vict11_q + 3'h1);
-  wire [2:0] n1851 = (vict12_q + 3'h1);
-  wire [2:0] n1865 = (vict13_q + 3'h1);
-  wire [2:0] n1879 = (vict14_q + 3'h1);
-  wire [2:0] n1893 = (vict15_q + 3'h1);
-  wire [2:0] n1907 = (vict16_q + 3'h1);
-  wire [2:0] n1921 = (vict17_q + 3'h1);
-  wire [2:0] n1935 = (vict18_q + 3'h1);
-  wire [2:0] n1949 = (vict19_q + 3'h1);
-  wire [2:0] n1963 = (vict20_q + 3'h1);
-  wire [2:0] n1977 = (vict21_q + 3'h1);
-  wire [2:0] n1991 = (vict22_q + 3'h1);
-  wire [2:0] n2005 = (vict23_q + 3'h1);
-  wire [2:0] n2019 = (vict24_q + 3'h1);
-  wire [2:0] n2033 = (vict25_q + 3'h1);
-  wire [2:0] n2047 = (vict26_q + 3'h1);
-  wire [2:0] n2061 = (vict27_q + 3'h1);
-  wire [2:0] n2075 = (vict28_q + 3'h1);
-  wire [2:0] n2089 = (vict29_q + 3'h1);
-  wire [2:0] n2103 = (vict30_q + 3'h1);
-  wire [2:0] n2117 = (vict31_q + 3'h1);
-  wire n2139 = (l1w_q == 6'h00);
-  wire n2166 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n270)) & (~rep0_q));
-  wire n2168 = (l1w_q == 6'h01);
-  wire n2195 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n276)) & (~rep1_q));
-  wire n2197 = (l1w_q == 6'h02);
-  wire n2224 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n282)) & (~rep2_q));
-  wire n2226 = (l1w_q == 6'h03);
-  wire n2253 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n288)) & (~rep3_q));
-  wire n2255 = (l1w_q == 6'h04);
-  wire n2282 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n294)) & (~rep4_q));
-  wire n2284 = (l1w_q == 6'h05);
-  wire n2311 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n300)) & (~rep5_q));
-  wire n2313 = (l1w_q == 6'h06);
-  wire n2340 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n306)) & (~rep6_q));
-  wire n2342 = (l1w_q == 6'h07);
-  wire n2369 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n312)) & (~rep7_q));
-  wire n2371 = (l1w_q == 6'h08);
-  wire n2398 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n318)) & (~rep8_q));
-  wire n2400 = (l1w_q == 6'h09);
-  wire n2427 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n324)) & (~rep9_q));
-  wire n2429 = (l1w_q == 6'h0a);
-  wire n2456 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n330)) & (~rep10_q));
-  wire n2458 = (l1w_q == 6'h0b);
-  wire n2485 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n336)) & (~rep11_q));
-  wire n2487 = (l1w_q == 6'h0c);
-  wire n2514 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n342)) & (~rep12_q));
-  wire n2516 = (l1w_q == 6'h0d);
-  wire n2543 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n348)) & (~rep13_q));
-  wire n2545 = (l1w_q == 6'h0e);
-  wire n2572 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n354)) & (~rep14_q));
-  wire n2574 = (l1w_q == 6'h0f);
-  wire n2601 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n360)) & (~rep15_q));
-  wire n2603 = (l1w_q == 6'h10);
-  wire n2630 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n366)) & (~rep16_q));
-  wire n2632 = (l1w_q == 6'h11);
-  wire n2659 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n372)) & (~rep17_q));
-  wire n2661 = (l1w_q == 6'h12);
-  wire n2688 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n378)) & (~rep18_q));
-  wire n2690 = (l1w_q == 6'h13);
-  wire n2717 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n384)) & (~rep19_q));
-  wire n2719 = (l1w_q == 6'h14);
-  wire n2746 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n390)) & (~rep20_q));
-  wire n2748 = (l1w_q == 6'h15);
-  wire n2775 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n396)) & (~rep21_q));
-  wire n2777 = (l1w_q == 6'h16);
-  wire n2804 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n402)) & (~rep22_q));
-  wire n2806 = (l1w_q == 6'h17);
-  wire n2833 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n408)) & (~rep23_q));
-  wire n2835 = (l1w_q == 6'h18);
-  wire n2862 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n414)) & (~rep24_q));
-  wire n2864 = (l1w_q == 6'h19);
-  wire n2891 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n420)) & (~rep25_q));
-  wire n2893 = (l1w_q == 6'h1a);
-  wire n2920 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n426)) & (~rep26_q));
-  wire n2922 = (l1w_q == 6'h1b);
-  wire n2949 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n432)) & (~rep27_q));
-  wire n2951 = (l1w_q == 6'h1c);
-  wire n2978 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n438)) & (~rep28_q));
-  wire n2980 = (l1w_q == 6'h1d);
-  wire n3007 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n444)) & (~rep29_q));
-  wire n3009 = (l1w_q == 6'h1e);
-  wire n3036 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n450)) & (~rep30_q));
-  wire n3038 = (l1w_q == 6'h1f);
-  wire n3065 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n456)) & (~rep31_q));
-  wire pc_err = ((((((((((((((((((((((((((((((((1'h0 | n2166) | n2195) | n2224) | n2253) | n2282) | n2311) | n2340) | n2369) | n2398) | n2427) | n2456) | n2485) | n2514) | n2543) | n2572) | n2601) | n2630) | n2659) | n2688) | n2717) | n2746) | n2775) | n2804) | n2833) | n2862) | n2891) | n2920) | n2949) | n2978) | n3007) | n3036) | n3065);
-  wire [5:0] n3163 = (n2166 ? 6'h00 : (n2195 ? 6'h01 : (n2224 ? 6'h02 : (n2253 ? 6'h03 : (n2282 ? 6'h04 : (n2311 ? 6'h05 : (n2340 ? 6'h06 : (n2369 ? 6'h07 : (n2398 ? 6'h08 : (n2427 ? 6'h09 : (n2456 ? 6'h0a : (n2485 ? 6'h0b : (n2514 ? 6'h0c : (n2543 ? 6'h0d : (n2572 ? 6'h0e : (n2601 ? 6'h0f : (n2630 ? 6'h10 : (n2659 ? 6'h11 : (n2688 ? 6'h12 : (n2717 ? 6'h13 : (n2746 ? 6'h14 : (n2775 ? 6'h15 : (n2804 ? 6'h16 : (n2833 ? 6'h17 : (n2862 ? 6'h18 : (n2891 ? 6'h19 : (n2920 ? 6'h1a : (n2949 ? 6'h1b : (n2978 ? 6'h1c : (n3007 ? 6'h1d : (n3036 ? 6'h1e : (n3065 ? 6'h1f : 6'h00))))))))))))))))))))))))))))))));
-  assign fpc0_d = (n267 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push & n2139) ? (l1pc_q + 16'h0001) : fpc0_q)));
-  assign fpc1_d = (n273 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push & n2168) ? (l1pc_q + 16'h0001) : fpc1_q)));
-  assign fpc2_d = (n279 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push & n2197) ? (l1pc_q + 16'h0001) : fpc2_q)));
-  assign fpc3_d = (n285 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push & n2226) ? (l1pc_q + 16'h0001) : fpc3_q)));
-  assign fpc4_d = (n291 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push & n2255) ? (l1pc_q + 16'h0001) : fpc4_q)));
-  assign fpc5_d = (n297 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push & n2284) ? (l1pc_q + 16'h0001) : fpc5_q)));
-  assign fpc6_d = (n303 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push & n2313) ? (l1pc_q + 16'h0001) : fpc6_q)));
-  assign fpc7_d = (n309 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push & n2342) ? (l1pc_q + 16'h0001) : fpc7_q)));
-  assign fpc8_d = (n315 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push & n2371) ? (l1pc_q + 16'h0001) : fpc8_q)));
-  assign fpc9_d = (n321 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push & n2400) ? (l1pc_q + 16'h0001) : fpc9_q)));
-  assign fpc10_d = (n327 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push & n2429) ? (l1pc_q + 16'h0001) : fpc10_q)));
-  assign fpc11_d = (n333 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push & n2458) ? (l1pc_q + 16'h0001) : fpc11_q)));
-  assign fpc12_d = (n339 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push & n2487) ? (l1pc_q + 16'h0001) : fpc12_q)));
-  assign fpc13_d = (n345 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push & n2516) ? (l1pc_q + 16'h0001) : fpc13_q)));
-  assign fpc14_d = (n351 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push & n2545) ? (l1pc_q + 16'h0001) : fpc14_q)));
-  assign fpc15_d = (n357 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push & n2574) ? (l1pc_q + 16'h0001) : fpc15_q)));
-  assign fpc16_d = (n363 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push & n2603) ? (l1pc_q + 16'h0001) : fpc16_q)));
-  assign fpc17_d = (n369 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push & n2632) ? (l1pc_q + 16'h0001) : fpc17_q)));
-  assign fpc18_d = (n375 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push & n2661) ? (l1pc_q + 16'h0001) : fpc18_q)));
-  assign fpc19_d = (n381 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push & n2690) ? (l1pc_q + 16'h0001) : fpc19_q)));
-  assign fpc20_d = (n387 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push & n2719) ? (l1pc_q + 16'h0001) : fpc20_q)));
-  assign fpc21_d = (n393 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push & n2748) ? (l1pc_q + 16'h0001) : fpc21_q)));
-  assign fpc22_d = (n399 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push & n2777) ? (l1pc_q + 16'h0001) : fpc22_q)));
-  assign fpc23_d = (n405 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push & n2806) ? (l1pc_q + 16'h0001) : fpc23_q)));
-  assign fpc24_d = (n411 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push & n2835) ? (l1pc_q + 16'h0001) : fpc24_q)));
-  assign fpc25_d = (n417 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push & n2864) ? (l1pc_q + 16'h0001) : fpc25_q)));
-  assign fpc26_d = (n423 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push & n2893) ? (l1pc_q + 16'h0001) : fpc26_q)));
-  assign fpc27_d = (n429 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push & n2922) ? (l1pc_q + 16'h0001) : fpc27_q)));
-  assign fpc28_d = (n435 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push & n2951) ? (l1pc_q + 16'h0001) : fpc28_q)));
-  assign fpc29_d = (n441 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push & n2980) ? (l1pc_q + 16'h0001) : fpc29_q)));
-  assign fpc30_d = (n447 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push & n3009) ? (l1pc_q + 16'h0001) : fpc30_q)));
-  assign fpc31_d = (n453 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push & n3038) ? (l1pc_q + 16'h0001) : fpc31_q)));
-  assign wm0_d = (((wm0_q & (~fill)) & (~n270)) | ((miss & n2139) & (~fill)));
-  assign wm1_d = (((wm1_q & (~fill)) & (~n276)) | ((miss & n2168) & (~fill)));
-  assign wm2_d = (((wm2_q & (~fill)) & (~n282)) | ((miss & n2197) & (~fill)));
-  assign wm3_d = (((wm3_q & (~fill)) & (~n288)) | ((miss & n2226) & (~fill)));
-  assign wm4_d = (((wm4_q & (~fill)) & (~n294)) | ((miss & n2255) & (~fill)));
-  assign wm5_d = (((wm5_q & (~fill)) & (~n300)) | ((miss & n2284) & (~fill)));
-  assign wm6_d = (((wm6_q & (~fill)) & (~n306)) | ((miss & n2313) & (~fill)));
-  assign wm7_d = (((wm7_q & (~fill)) & (~n312)) | ((miss & n2342) & (~fill)));
-  assign wm8_d = (((wm8_q & (~fill)) & (~n318)) | ((miss & n2371) & (~fill)));
-  assign wm9_d = (((wm9_q & (~fill)) & (~n324)) | ((miss & n2400) & (~fill)));
-  assign wm10_d = (((wm10_q & (~fill)) & (~n330)) | ((miss & n2429) & (~fill)));
-  assign wm11_d = (((wm11_q & (~fill)) & (~n336)) | ((miss & n2458) & (~fill)));
-  assign wm12_d = (((wm12_q & (~fill)) & (~n342)) | ((miss & n2487) & (~fill)));
-  assign wm13_d = (((wm13_q & (~fill)) & (~n348)) | ((miss & n2516) & (~fill)));
-  assign wm14_d = (((wm14_q & (~fill)) & (~n354)) | ((miss & n2545) & (~fill)));
-  assign wm15_d = (((wm15_q & (~fill)) & (~n360)) | ((miss & n2574) & (~fill)));
-  assign wm16_d = (((wm16_q & (~fill)) & (~n366)) | ((miss & n2603) & (~fill)));
-  assign wm17_d = (((wm17_q & (~fill)) & (~n372)) | ((miss & n2632) & (~fill)));
-  assign wm18_d = (((wm18_q & (~fill)) & (~n378)) | ((miss & n2661) & (~fill)));
-  assign wm19_d = (((wm19_q & (~fill)) & (~n384)) | ((miss & n2690) & (~fill)));
-  assign wm20_d = (((wm20_q & (~fill)) & (~n390)) | ((miss & n2719) & (~fill)));
-  assign wm21_d = (((wm21_q & (~fill)) & (~n396)) | ((miss & n2748) & (~fill)));
-  assign wm22_d = (((wm22_q & (~fill)) & (~n402)) | ((miss & n2777) & (~fill)));
-  assign wm23_d = (((wm23_q & (~fill)) & (~n408)) | ((miss & n2806) & (~fill)));
-  assign wm24_d = (((wm24_q & (~fill)) & (~n414)) | ((miss & n2835) & (~fill)));
-  assign wm25_d = (((wm25_q & (~fill)) & (~n420)) | ((miss & n2864) & (~fill)));
-  assign wm26_d = (((wm26_q & (~fill)) & (~n426)) | ((miss & n2893) & (~fill)));
-  assign wm27_d = (((wm27_q & (~fill)) & (~n432)) | ((miss & n2922) & (~fill)));
-  assign wm28_d = (((wm28_q & (~fill)) & (~n438)) | ((miss & n2951) & (~fill)));
-  assign wm29_d = (((wm29_q & (~fill)) & (~n444)) | ((miss & n2980) & (~fill)));
-  assign wm30_d = (((wm30_q & (~fill)) & (~n450)) | ((miss & n3009) & (~fill)));
-  assign wm31_d = (((wm31_q & (~fill)) & (~n456)) | ((miss & n3038) & (~fill)));
-  assign rep0_d = ((rep0_q & (~n270)) | (pc_err & (n3163 == 6'h00)));
-  assign rep1_d = ((rep1_q & (~n276)) | (pc_err & (n3163 == 6'h01)));
-  assign rep2_d = ((rep2_q & (~n282)) | (pc_err & (n3163 == 6'h02)));
-  assign rep3_d = ((rep3_q & (~n288)) | (pc_err & (n3163 == 6'h03)));
-  assign rep4_d = ((rep4_q & (~n294)) | (pc_err & (n3163 == 6'h04)));
-  assign rep5_d = ((rep5_q & (~n300)) | (pc_err & (n3163 == 6'h05)));
-  assign rep6_d = ((rep6_q & (~n306)) | (pc_err & (n3163 == 6'h06)));
-  assign rep7_d = ((rep7_q & (~n312)) | (pc_err & (n3163 == 6'h07)));
-  assign rep8_d = ((rep8_q & (~n318)) | (pc_err & (n3163 == 6'h08)));
-  assign rep9_d = ((rep9_q & (~n324)) | (pc_err & (n3163 == 6'h09)));
-  assign rep10_d = ((rep10_q & (~n330)) | (pc_err & (n3163 == 6'h0a)));
-  assign rep11_d = ((rep11_q & (~n336)) | (pc_err & (n3163 == 6'h0b)));
-  assign rep12_d = ((rep12_q & (~n342)) | (pc_err & (n3163 == 6'h0c)));
-  assign rep13_d = ((rep13_q & (~n348)) | (pc_err & (n3163 == 6'h0d)));
-  assign rep14_d = ((rep14_q & (~n354)) | (pc_err & (n3163 == 6'h0e)));
-  assign rep15_d = ((rep15_q & (~n360)) | (pc_err & (n3163 == 6'h0f)));
-  assign rep16_d = ((rep16_q & (~n366)) | (pc_err & (n3163 == 6'h10)));
-  assign rep17_d = ((rep17_q & (~n372)) | (pc_err & (n3163 == 6'h11)));
-  assign rep18_d = ((rep18_q & (~n378)) | (pc_err & (n3163 == 6'h12)));
-  assign rep19_d = ((rep19_q & (~n384)) | (pc_err & (n3163 == 6'h13)));
-  assign rep20_d = ((rep20_q & (~n390)) | (pc_err & (n3163 == 6'h14)));
-  assign rep21_d = ((rep21_q & (~n396)) | (pc_err & (n3163 == 6'h15)));
-  assign rep22_d = ((rep22_q & (~n402)) | (pc_err & (n3163 == 6'h16)));
-  assign rep23_d = ((rep23_q & (~n408)) | (pc_err & (n3163 == 6'h17)));
-  assign rep24_d = ((rep24_q & (~n414)) | (pc_err & (n3163 == 6'h18)));
-  assign rep25_d = ((rep25_q & (~n420)) | (pc_err & (n3163 == 6'h19)));
-  assign rep26_d = ((rep26_q & (~n426)) | (pc_err & (n3163 == 6'h1a)));
-  assign rep27_d = ((rep27_q & (~n432)) | (pc_err & (n3163 == 6'h1b)));
-  assign rep28_d = ((rep28_q & (~n438)) | (pc_err & (n3163 == 6'h1c)));
-  assign rep29_d = ((rep29_q & (~n444)) | (pc_err & (n3163 == 6'h1d)));
-  assign rep30_d = ((rep30_q & (~n450)) | (pc_err & (n3163 == 6'h1e)));
-  assign rep31_d = ((rep31_q & (~n456)) | (pc_err & (n3163 == 6'h1f)));
-  assign vict0_d = ((fill & (n1297 == 5'h00)) ? ((n1683 == 3'h4) ? 3'h0 : n1683) : vict0_q);
-  assign vict1_d = ((fill & (n1297 == 5'h01)) ? ((n1697 == 3'h4) ? 3'h0 : n1697) : vict1_q);
-  assign vict2_d = ((fill & (n1297 == 5'h02)) ? ((n1711 == 3'h4) ? 3'h0 : n1711) : vict2_q);
-  assign vict3_d = ((fill & (n1297 == 5'h03)) ? ((n1725 == 3'h4) ? 3'h0 : n1725) : vict3_q);
-  assign vict4_d = ((fill & (n1297 == 5'h04)) ? ((n1739 == 3'h4) ? 3'h0 : n1739) : vict4_q);
-  assign vict5_d = ((fill & (n1297 == 5'h05)) ? ((n1753 == 3'h4) ? 3'h0 : n1753) : vict5_q);
-  assign vict6_d = ((fill & (n1297 == 5'h06)) ? ((n1767 == 3'h4) ? 3'h0 : n1767) : vict6_q);
-  assign vict7_d = ((fill & (n1297 == 5'h07)) ? ((n1781 == 3'h4) ? 3'h0 : n1781) : vict7_q);
-  assign vict8_d = ((fill & (n1297 == 5'h08)) ? ((n1795 == 3'h4) ? 3'h0 : n1795) : vict8_q);
-  assign vict9_d = ((fill & (n1297 == 5'h09)) ? ((n1809 == 3'h4) ? 3'h0 : n1809) : vict9_q);
-  assign vict10_d = ((fill & (n1297 == 5'h0a)) ? ((n1823 == 3'h4) ? 3'h0 : n1823) : vict10_q);
-  assign vict11_d = ((fill & (n1297 == 5'h0b)) ? ((n1837 == 3'h4) ? 3'h0 : n1837) : vict11_q);
-  assign vict12_d = ((fill & (n1297 == 5'h0c)) ? ((n1851 == 3'h4) ? 3'h0 : n1851) : vict12_q);
-  assign vict13_d = ((fill & (n1297 == 5'h0d)) ? ((n1865 == 3'h4) ? 3'h0 : n1865) : vict13_q);
-  assign vict14_d = ((fill & (n1297 == 5'h0e)) ? ((n1879 == 3'h4) ? 3'h0 : n1879) : vict14_q);
-  assign vict15_d = ((fill & (n1297 == 5'h0f)) ? ((n1893 == 3'h4) ? 3'h0 : n1893) : vict15_q);
-  assign vict16_d = ((fill & (n1297 == 5'h10)) ? ((n1907 == 3'h4) ? 3'h0 : n1907) : vict16_q);
-  assign vict17_d = ((fill & (n1297 == 5'h11)) ? ((n1921 == 3'h4) ? 3'h0 : n1921) : vict17_q);
-  assign vict18_d = ((fill & (n1297 == 5'h12)) ? ((n1935 == 3'h4) ? 3'h0 : n1935) : vict18_q);
-  assign vict19_d = ((fill & (n1297 == 5'h13)) ? ((n1949 == 3'h4) ? 3'h0 : n1949) : vict19_q);
-  assign vict20_d = ((fill & (n1297 == 5'h14)) ? ((n1963 == 3'h4) ? 3'h0 : n1963) : vict20_q);
-  assign vict21_d = ((fill & (n1297 == 5'h15)) ? ((n1977 == 3'h4) ? 3'h0 : n1977) : vict21_q);
-  assign vict22_d = ((fill & (n1297 == 5'h16)) ? ((n1991 == 3'h4) ? 3'h0 : n1991) : vict22_q);
-  assign vict23_d = ((fill & (n1297 == 5'h17)) ? ((n2005 == 3'h4) ? 3'h0 : n2005) : vict23_q);
-  assign vict24_d = ((fill & (n1297 == 5'h18)) ? ((n2019 == 3'h4) ? 3'h0 : n2019) : vict24_q);
-  assign vict25_d = ((fill & (n1297 == 5'h19)) ? ((n2033 == 3'h4) ? 3'h0 : n2033) : vict25_q);
-  assign vict26_d = ((fill & (n1297 == 5'h1a)) ? ((n2047 == 3'h4) ? 3'h0 : n2047) : vict26_q);
-  assign vict27_d = ((fill & (n1297 == 5'h1b)) ? ((n2061 == 3'h4) ? 3'h0 : n2061) : vict27_q);
-  assign vict28_d = ((fill & (n1297 == 5'h1c)) ? ((n2075 == 3'h4) ? 3'h0 : n2075) : vict28_q);
-  assign vict29_d = ((fill & (n1297 == 5'h1d)) ? ((n2089 == 3'h4) ? 3'h0 : n2089) : vict29_q);
-  assign vict30_d = ((fill & (n1297 == 5'h1e)) ? ((n2103 == 3'h4) ? 3'h0 : n2103) : vict30_q);
-  assign vict31_d = ((fill & (n1297 == 5'h1f)) ? ((n2117 == 3'h4) ? 3'h0 : n2117) : vict31_q);
+  wire miss = (n1501 & (~n1650));
+  wire [4:0] n1658 = mline_q[4:0];
+  wire [15:0] n1661 = ((mline_q >> 4'h5) | 16'h8000);
+  wire n1664 = (fill & (mway_q == 3'h0));
+  wire n1667 = (fill & (mway_q == 3'h1));
+  wire n1670 = (fill & (mway_q == 3'h2));
+  wire n1673 = (fill & (mway_q == 3'h3));
+  wire [15:0] n1677 = (miss ? (l1pc_q >> 4'h3) : 16'h0000);
+  wire n1678 = ((1'h0 | miss) & (ms_q == 2'h0));
+  wire [4:0] n1679 = n1677[4:0];
+  wire [2:0] n1689 = (vict0_q + 3'h1);
+  wire [2:0] n1703 = (vict1_q + 3'h1);
+  wire [2:0] n1717 = (vict2_q + 3'h1);
+  wire [2:0] n1731 = (vict3_q + 3'h1);
+  wire [2:0] n1745 = (vict4_q + 3'h1);
+  wire [2:0] n1759 = (vict5_q + 3'h1);
+  wire [2:0] n1773 = (vict6_q + 3'h1);
+  wire [2:0] n1787 = (vict7_q + 3'h1);
+  wire [2:0] n1801 = (vict8_q + 3'h1);
+  wire [2:0] n1815 = (vict9_q + 3'h1);
+  wire [2:0] n1829 = (vict10_q + 3'h1);
+  wire [2:0] n1843 = (vict11_q + 3'h1);
+  wire [2:0] n1857 = (vict12_q + 3'h1);
+  wire [2:0] n1871 = (vict13_q + 3'h1);
+  wire [2:0] n1885 = (vict14_q + 3'h1);
+  wire [2:0] n1899 = (vict15_q + 3'h1);
+  wire [2:0] n1913 = (vict16_q + 3'h1);
+  wire [2:0] n1927 = (vict17_q + 3'h1);
+  wire [2:0] n1941 = (vict18_q + 3'h1);
+  wire [2:0] n1955 = (vict19_q + 3'h1);
+  wire [2:0] n1969 = (vict20_q + 3'h1);
+  wire [2:0] n1983 = (vict21_q + 3'h1);
+  wire [2:0] n1997 = (vict22_q + 3'h1);
+  wire [2:0] n2011 = (vict23_q + 3'h1);
+  wire [2:0] n2025 = (vict24_q + 3'h1);
+  wire [2:0] n2039 = (vict25_q + 3'h1);
+  wire [2:0] n2053 = (vict26_q + 3'h1);
+  wire [2:0] n2067 = (vict27_q + 3'h1);
+  wire [2:0] n2081 = (vict28_q + 3'h1);
+  wire [2:0] n2095 = (vict29_q + 3'h1);
+  wire [2:0] n2109 = (vict30_q + 3'h1);
+  wire [2:0] n2123 = (vict31_q + 3'h1);
+  wire n2145 = (l1w_q == 6'h00);
+  wire n2172 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n266)) & (~rep0_q));
+  wire n2174 = (l1w_q == 6'h01);
+  wire n2201 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n272)) & (~rep1_q));
+  wire n2203 = (l1w_q == 6'h02);
+  wire n2230 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n278)) & (~rep2_q));
+  wire n2232 = (l1w_q == 6'h03);
+  wire n2259 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n284)) & (~rep3_q));
+  wire n2261 = (l1w_q == 6'h04);
+  wire n2288 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n290)) & (~rep4_q));
+  wire n2290 = (l1w_q == 6'h05);
+  wire n2317 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n296)) & (~rep5_q));
+  wire n2319 = (l1w_q == 6'h06);
+  wire n2346 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n302)) & (~rep6_q));
+  wire n2348 = (l1w_q == 6'h07);
+  wire n2375 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n308)) & (~rep7_q));
+  wire n2377 = (l1w_q == 6'h08);
+  wire n2404 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n314)) & (~rep8_q));
+  wire n2406 = (l1w_q == 6'h09);
+  wire n2433 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n320)) & (~rep9_q));
+  wire n2435 = (l1w_q == 6'h0a);
+  wire n2462 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n326)) & (~rep10_q));
+  wire n2464 = (l1w_q == 6'h0b);
+  wire n2491 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n332)) & (~rep11_q));
+  wire n2493 = (l1w_q == 6'h0c);
+  wire n2520 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n338)) & (~rep12_q));
+  wire n2522 = (l1w_q == 6'h0d);
+  wire n2549 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n344)) & (~rep13_q));
+  wire n2551 = (l1w_q == 6'h0e);
+  wire n2578 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n350)) & (~rep14_q));
+  wire n2580 = (l1w_q == 6'h0f);
+  wire n2607 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n356)) & (~rep15_q));
+  wire n2609 = (l1w_q == 6'h10);
+  wire n2636 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n362)) & (~rep16_q));
+  wire n2638 = (l1w_q == 6'h11);
+  wire n2665 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n368)) & (~rep17_q));
+  wire n2667 = (l1w_q == 6'h12);
+  wire n2694 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n374)) & (~rep18_q));
+  wire n2696 = (l1w_q == 6'h13);
+  wire n2723 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n380)) & (~rep19_q));
+  wire n2725 = (l1w_q == 6'h14);
+  wire n2752 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n386)) & (~rep20_q));
+  wire n2754 = (l1w_q == 6'h15);
+  wire n2781 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n392)) & (~rep21_q));
+  wire n2783 = (l1w_q == 6'h16);
+  wire n2810 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n398)) & (~rep22_q));
+  wire n2812 = (l1w_q == 6'h17);
+  wire n2839 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n404)) & (~rep23_q));
+  wire n2841 = (l1w_q == 6'h18);
+  wire n2868 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n410)) & (~rep24_q));
+  wire n2870 = (l1w_q == 6'h19);
+  wire n2897 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n416)) & (~rep25_q));
+  wire n2899 = (l1w_q == 6'h1a);
+  wire n2926 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n422)) & (~rep26_q));
+  wire n2928 = (l1w_q == 6'h1b);
+  wire n2955 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n428)) & (~rep27_q));
+  wire n2957 = (l1w_q == 6'h1c);
+  wire n2984 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n434)) & (~rep28_q));
+  wire n2986 = (l1w_q == 6'h1d);
+  wire n3013 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n440)) & (~rep29_q));
+  wire n3015 = (l1w_q == 6'h1e);
+  wire n3042 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n446)) & (~rep30_q));
+  wire n3044 = (l1w_q == 6'h1f);
+  wire n3071 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n452)) & (~rep31_q));
+  wire pc_err = ((((((((((((((((((((((((((((((((1'h0 | n2172) | n2201) | n2230) | n2259) | n2288) | n2317) | n2346) | n2375) | n2404) | n2433) | n2462) | n2491) | n2520) | n2549) | n2578) | n2607) | n2636) | n2665) | n2694) | n2723) | n2752) | n2781) | n2810) | n2839) | n2868) | n2897) | n2926) | n2955) | n2984) | n3013) | n3042) | n3071);
+  wire [5:0] n3169 = (n2172 ? 6'h00 : (n2201 ? 6'h01 : (n2230 ? 6'h02 : (n2259 ? 6'h03 : (n2288 ? 6'h04 : (n2317 ? 6'h05 : (n2346 ? 6'h06 : (n2375 ? 6'h07 : (n2404 ? 6'h08 : (n2433 ? 6'h09 : (n2462 ? 6'h0a : (n2491 ? 6'h0b : (n2520 ? 6'h0c : (n2549 ? 6'h0d : (n2578 ? 6'h0e : (n2607 ? 6'h0f : (n2636 ? 6'h10 : (n2665 ? 6'h11 : (n2694 ? 6'h12 : (n2723 ? 6'h13 : (n2752 ? 6'h14 : (n2781 ? 6'h15 : (n2810 ? 6'h16 : (n2839 ? 6'h17 : (n2868 ? 6'h18 : (n2897 ? 6'h19 : (n2926 ? 6'h1a : (n2955 ? 6'h1b : (n2984 ? 6'h1c : (n3013 ? 6'h1d : (n3042 ? 6'h1e : (n3071 ? 6'h1f : 6'h00))))))))))))))))))))))))))))))));
+  assign fpc0_d = (n263 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push & n2145) ? (l1pc_q + 16'h0001) : fpc0_q)));
+  assign fpc1_d = (n269 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push & n2174) ? (l1pc_q + 16'h0001) : fpc1_q)));
+  assign fpc2_d = (n275 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push & n2203) ? (l1pc_q + 16'h0001) : fpc2_q)));
+  assign fpc3_d = (n281 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push & n2232) ? (l1pc_q + 16'h0001) : fpc3_q)));
+  assign fpc4_d = (n287 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push & n2261) ? (l1pc_q + 16'h0001) : fpc4_q)));
+  assign fpc5_d = (n293 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push & n2290) ? (l1pc_q + 16'h0001) : fpc5_q)));
+  assign fpc6_d = (n299 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push & n2319) ? (l1pc_q + 16'h0001) : fpc6_q)));
+  assign fpc7_d = (n305 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push & n2348) ? (l1pc_q + 16'h0001) : fpc7_q)));
+  assign fpc8_d = (n311 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push & n2377) ? (l1pc_q + 16'h0001) : fpc8_q)));
+  assign fpc9_d = (n317 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push & n2406) ? (l1pc_q + 16'h0001) : fpc9_q)));
+  assign fpc10_d = (n323 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push & n2435) ? (l1pc_q + 16'h0001) : fpc10_q)));
+  assign fpc11_d = (n329 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push & n2464) ? (l1pc_q + 16'h0001) : fpc11_q)));
+  assign fpc12_d = (n335 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push & n2493) ? (l1pc_q + 16'h0001) : fpc12_q)));
+  assign fpc13_d = (n341 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push & n2522) ? (l1pc_q + 16'h0001) : fpc13_q)));
+  assign fpc14_d = (n347 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push & n2551) ? (l1pc_q + 16'h0001) : fpc14_q)));
+  assign fpc15_d = (n353 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push & n2580) ? (l1pc_q + 16'h0001) : fpc15_q)));
+  assign fpc16_d = (n359 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push & n2609) ? (l1pc_q + 16'h0001) : fpc16_q)));
+  assign fpc17_d = (n365 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push & n2638) ? (l1pc_q + 16'h0001) : fpc17_q)));
+  assign fpc18_d = (n371 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push & n2667) ? (l1pc_q + 16'h0001) : fpc18_q)));
+  assign fpc19_d = (n377 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push & n2696) ? (l1pc_q + 16'h0001) : fpc19_q)));
+  assign fpc20_d = (n383 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push & n2725) ? (l1pc_q + 16'h0001) : fpc20_q)));
+  assign fpc21_d = (n389 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push & n2754) ? (l1pc_q + 16'h0001) : fpc21_q)));
+  assign fpc22_d = (n395 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push & n2783) ? (l1pc_q + 16'h0001) : fpc22_q)));
+  assign fpc23_d = (n401 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push & n2812) ? (l1pc_q + 16'h0001) : fpc23_q)));
+  assign fpc24_d = (n407 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push & n2841) ? (l1pc_q + 16'h0001) : fpc24_q)));
+  assign fpc25_d = (n413 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push & n2870) ? (l1pc_q + 16'h0001) : fpc25_q)));
+  assign fpc26_d = (n419 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push & n2899) ? (l1pc_q + 16'h0001) : fpc26_q)));
+  assign fpc27_d = (n425 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push & n2928) ? (l1pc_q + 16'h0001) : fpc27_q)));
+  assign fpc28_d = (n431 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push & n2957) ? (l1pc_q + 16'h0001) : fpc28_q)));
+  assign fpc29_d = (n437 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push & n2986) ? (l1pc_q + 16'h0001) : fpc29_q)));
+  assign fpc30_d = (n443 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push & n3015) ? (l1pc_q + 16'h0001) : fpc30_q)));
+  assign fpc31_d = (n449 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push & n3044) ? (l1pc_q + 16'h0001) : fpc31_q)));
+  assign wm0_d = (((wm0_q & (~fill)) & (~n266)) | ((miss & n2145) & (~fill)));
+  assign wm1_d = (((wm1_q & (~fill)) & (~n272)) | ((miss & n2174) & (~fill)));
+  assign wm2_d = (((wm2_q & (~fill)) & (~n278)) | ((miss & n2203) & (~fill)));
+  assign wm3_d = (((wm3_q & (~fill)) & (~n284)) | ((miss & n2232) & (~fill)));
+  assign wm4_d = (((wm4_q & (~fill)) & (~n290)) | ((miss & n2261) & (~fill)));
+  assign wm5_d = (((wm5_q & (~fill)) & (~n296)) | ((miss & n2290) & (~fill)));
+  assign wm6_d = (((wm6_q & (~fill)) & (~n302)) | ((miss & n2319) & (~fill)));
+  assign wm7_d = (((wm7_q & (~fill)) & (~n308)) | ((miss & n2348) & (~fill)));
+  assign wm8_d = (((wm8_q & (~fill)) & (~n314)) | ((miss & n2377) & (~fill)));
+  assign wm9_d = (((wm9_q & (~fill)) & (~n320)) | ((miss & n2406) & (~fill)));
+  assign wm10_d = (((wm10_q & (~fill)) & (~n326)) | ((miss & n2435) & (~fill)));
+  assign wm11_d = (((wm11_q & (~fill)) & (~n332)) | ((miss & n2464) & (~fill)));
+  assign wm12_d = (((wm12_q & (~fill)) & (~n338)) | ((miss & n2493) & (~fill)));
+  assign wm13_d = (((wm13_q & (~fill)) & (~n344)) | ((miss & n2522) & (~fill)));
+  assign wm14_d = (((wm14_q & (~fill)) & (~n350)) | ((miss & n2551) & (~fill)));
+  assign wm15_d = (((wm15_q & (~fill)) & (~n356)) | ((miss & n2580) & (~fill)));
+  assign wm16_d = (((wm16_q & (~fill)) & (~n362)) | ((miss & n2609) & (~fill)));
+  assign wm17_d = (((wm17_q & (~fill)) & (~n368)) | ((miss & n2638) & (~fill)));
+  assign wm18_d = (((wm18_q & (~fill)) & (~n374)) | ((miss & n2667) & (~fill)));
+  assign wm19_d = (((wm19_q & (~fill)) & (~n380)) | ((miss & n2696) & (~fill)));
+  assign wm20_d = (((wm20_q & (~fill)) & (~n386)) | ((miss & n2725) & (~fill)));
+  assign wm21_d = (((wm21_q & (~fill)) & (~n392)) | ((miss & n2754) & (~fill)));
+  assign wm22_d = (((wm22_q & (~fill)) & (~n398)) | ((miss & n2783) & (~fill)));
+  assign wm23_d = (((wm23_q & (~fill)) & (~n404)) | ((miss & n2812) & (~fill)));
+  assign wm24_d = (((wm24_q & (~fill)) & (~n410)) | ((miss & n2841) & (~fill)));
+  assign wm25_d = (((wm25_q & (~fill)) & (~n416)) | ((miss & n2870) & (~fill)));
+  assign wm26_d = (((wm26_q & (~fill)) & (~n422)) | ((miss & n2899) & (~fill)));
+  assign wm27_d = (((wm27_q & (~fill)) & (~n428)) | ((miss & n2928) & (~fill)));
+  assign wm28_d = (((wm28_q & (~fill)) & (~n434)) | ((miss & n2957) & (~fill)));
+  assign wm29_d = (((wm29_q & (~fill)) & (~n440)) | ((miss & n2986) & (~fill)));
+  assign wm30_d = (((wm30_q & (~fill)) & (~n446)) | ((miss & n3015) & (~fill)));
+  assign wm31_d = (((wm31_q & (~fill)) & (~n452)) | ((miss & n3044) & (~fill)));
+  assign rep0_d = ((rep0_q & (~n266)) | (pc_err & (n3169 == 6'h00)));
+  assign rep1_d = ((rep1_q & (~n272)) | (pc_err & (n3169 == 6'h01)));
+  assign rep2_d = ((rep2_q & (~n278)) | (pc_err & (n3169 == 6'h02)));
+  assign rep3_d = ((rep3_q & (~n284)) | (pc_err & (n3169 == 6'h03)));
+  assign rep4_d = ((rep4_q & (~n290)) | (pc_err & (n3169 == 6'h04)));
+  assign rep5_d = ((rep5_q & (~n296)) | (pc_err & (n3169 == 6'h05)));
+  assign rep6_d = ((rep6_q & (~n302)) | (pc_err & (n3169 == 6'h06)));
+  assign rep7_d = ((rep7_q & (~n308)) | (pc_err & (n3169 == 6'h07)));
+  assign rep8_d = ((rep8_q & (~n314)) | (pc_err & (n3169 == 6'h08)));
+  assign rep9_d = ((rep9_q & (~n320)) | (pc_err & (n3169 == 6'h09)));
+  assign rep10_d = ((rep10_q & (~n326)) | (pc_err & (n3169 == 6'h0a)));
+  assign rep11_d = ((rep11_q & (~n332)) | (pc_err & (n3169 == 6'h0b)));
+  assign rep12_d = ((rep12_q & (~n338)) | (pc_err & (n3169 == 6'h0c)));
+  assign rep13_d = ((rep13_q & (~n344)) | (pc_err & (n3169 == 6'h0d)));
+  assign rep14_d = ((rep14_q & (~n350)) | (pc_err & (n3169 == 6'h0e)));
+  assign rep15_d = ((rep15_q & (~n356)) | (pc_err & (n3169 == 6'h0f)));
+  assign rep16_d = ((rep16_q & (~n362)) | (pc_err & (n3169 == 6'h10)));
+  assign rep17_d = ((rep17_q & (~n368)) | (pc_err & (n3169 == 6'h11)));
+  assign rep18_d = ((rep18_q & (~n374)) | (pc_err & (n3169 == 6'h12)));
+  assign rep19_d = ((rep19_q & (~n380)) | (pc_err & (n3169 == 6'h13)));
+  assign rep20_d = ((rep20_q & (~n386)) | (pc_err & (n3169 == 6'h14)));
+  assign rep21_d = ((rep21_q & (~n392)) | (pc_err & (n3169 == 6'h15)));
+  assign rep22_d = ((rep22_q & (~n398)) | (pc_err & (n3169 == 6'h16)));
+  assign rep23_d = ((rep23_q & (~n404)) | (pc_err & (n3169 == 6'h17)));
+  assign rep24_d = ((rep24_q & (~n410)) | (pc_err & (n3169 == 6'h18)));
+  assign rep25_d = ((rep25_q & (~n416)) | (pc_err & (n3169 == 6'h19)));
+  assign rep26_d = ((rep26_q & (~n422)) | (pc_err & (n3169 == 6'h1a)));
+  assign rep27_d = ((rep27_q & (~n428)) | (pc_err & (n3169 == 6'h1b)));
+  assign rep28_d = ((rep28_q & (~n434)) | (pc_err & (n3169 == 6'h1c)));
+  assign rep29_d = ((rep29_q & (~n440)) | (pc_err & (n3169 == 6'h1d)));
+  assign rep30_d = ((rep30_q & (~n446)) | (pc_err & (n3169 == 6'h1e)));
+  assign rep31_d = ((rep31_q & (~n452)) | (pc_err & (n3169 == 6'h1f)));
+  assign vict0_d = ((fill & (n1658 == 5'h00)) ? ((n1689 == 3'h4) ? 3'h0 : n1689) : vict0_q);
+  assign vict1_d = ((fill & (n1658 == 5'h01)) ? ((n1703 == 3'h4) ? 3'h0 : n1703) : vict1_q);
+  assign vict2_d = ((fill & (n1658 == 5'h02)) ? ((n1717 == 3'h4) ? 3'h0 : n1717) : vict2_q);
+  assign vict3_d = ((fill & (n1658 == 5'h03)) ? ((n1731 == 3'h4) ? 3'h0 : n1731) : vict3_q);
+  assign vict4_d = ((fill & (n1658 == 5'h04)) ? ((n1745 == 3'h4) ? 3'h0 : n1745) : vict4_q);
+  assign vict5_d = ((fill & (n1658 == 5'h05)) ? ((n1759 == 3'h4) ? 3'h0 : n1759) : vict5_q);
+  assign vict6_d = ((fill & (n1658 == 5'h06)) ? ((n1773 == 3'h4) ? 3'h0 : n1773) : vict6_q);
+  assign vict7_d = ((fill & (n1658 == 5'h07)) ? ((n1787 == 3'h4) ? 3'h0 : n1787) : vict7_q);
+  assign vict8_d = ((fill & (n1658 == 5'h08)) ? ((n1801 == 3'h4) ? 3'h0 : n1801) : vict8_q);
+  assign vict9_d = ((fill & (n1658 == 5'h09)) ? ((n1815 == 3'h4) ? 3'h0 : n1815) : vict9_q);
+  assign vict10_d = ((fill & (n1658 == 5'h0a)) ? ((n1829 == 3'h4) ? 3'h0 : n1829) : vict10_q);
+  assign vict11_d = ((fill & (n1658 == 5'h0b)) ? ((n1843 == 3'h4) ? 3'h0 : n1843) : vict11_q);
+  assign vict12_d = ((fill & (n1658 == 5'h0c)) ? ((n1857 == 3'h4) ? 3'h0 : n1857) : vict12_q);
+  assign vict13_d = ((fill & (n1658 == 5'h0d)) ? ((n1871 == 3'h4) ? 3'h0 : n1871) : vict13_q);
+  assign vict14_d = ((fill & (n1658 == 5'h0e)) ? ((n1885 == 3'h4) ? 3'h0 : n1885) : vict14_q);
+  assign vict15_d = ((fill & (n1658 == 5'h0f)) ? ((n1899 == 3'h4) ? 3'h0 : n1899) : vict15_q);
+  assign vict16_d = ((fill & (n1658 == 5'h10)) ? ((n1913 == 3'h4) ? 3'h0 : n1913) : vict16_q);
+  assign vict17_d = ((fill & (n1658 == 5'h11)) ? ((n1927 == 3'h4) ? 3'h0 : n1927) : vict17_q);
+  assign vict18_d = ((fill & (n1658 == 5'h12)) ? ((n1941 == 3'h4) ? 3'h0 : n1941) : vict18_q);
+  assign vict19_d = ((fill & (n1658 == 5'h13)) ? ((n1955 == 3'h4) ? 3'h0 : n1955) : vict19_q);
+  assign vict20_d = ((fill & (n1658 == 5'h14)) ? ((n1969 == 3'h4) ? 3'h0 : n1969) : vict20_q);
+  assign vict21_d = ((fill & (n1658 == 5'h15)) ? ((n1983 == 3'h4) ? 3'h0 : n1983) : vict21_q);
+  assign vict22_d = ((fill & (n1658 == 5'h16)) ? ((n1997 == 3'h4) ? 3'h0 : n1997) : vict22_q);
+  assign vict23_d = ((fill & (n1658 == 5'h17)) ? ((n2011 == 3'h4) ? 3'h0 : n2011) : vict23_q);
+  assign vict24_d = ((fill & (n1658 == 5'h18)) ? ((n2025 == 3'h4) ? 3'h0 : n2025) : vict24_q);
+  assign vict25_d = ((fill & (n1658 == 5'h19)) ? ((n2039 == 3'h4) ? 3'h0 : n2039) : vict25_q);
+  assign vict26_d = ((fill & (n1658 == 5'h1a)) ? ((n2053 == 3'h4) ? 3'h0 : n2053) : vict26_q);
+  assign vict27_d = ((fill & (n1658 == 5'h1b)) ? ((n2067 == 3'h4) ? 3'h0 : n2067) : vict27_q);
+  assign vict28_d = ((fill & (n1658 == 5'h1c)) ? ((n2081 == 3'h4) ? 3'h0 : n2081) : vict28_q);
+  assign vict29_d = ((fill & (n1658 == 5'h1d)) ? ((n2095 == 3'h4) ? 3'h0 : n2095) : vict29_q);
+  assign vict30_d = ((fill & (n1658 == 5'h1e)) ? ((n2109 == 3'h4) ? 3'h0 : n2109) : vict30_q);
+  assign vict31_d = ((fill & (n1658 == 5'h1f)) ? ((n2123 == 3'h4) ? 3'h0 : n2123) : vict31_q);
   assign rr_d = (pick_valid ? pick_warp : rr_q);
   assign l1v_d = pick_valid;
   assign l1w_d = (pick_valid ? pick_warp : l1w_q);
-  assign l1pc_d = (pick_valid ? n1291 : l1pc_q);
-  assign ms_d = (fill ? 2'h0 : ((n258 & im_req_ready_i) ? 2'h2 : (n1671 ? 2'h1 : ms_q)));
-  assign mline_d = (n1671 ? n1672 : mline_q);
-  assign mway_d = (n1671 ? ((n1673 == 5'h1f) ? vict31_q : ((n1673 == 5'h1e) ? vict30_q : ((n1673 == 5'h1d) ? vict29_q : ((n1673 == 5'h1c) ? vict28_q : ((n1673 == 5'h1b) ? vict27_q : ((n1673 == 5'h1a) ? vict26_q : ((n1673 == 5'h19) ? vict25_q : ((n1673 == 5'h18) ? vict24_q : ((n1673 == 5'h17) ? vict23_q : ((n1673 == 5'h16) ? vict22_q : ((n1673 == 5'h15) ? vict21_q : ((n1673 == 5'h14) ? vict20_q : ((n1673 == 5'h13) ? vict19_q : ((n1673 == 5'h12) ? vict18_q : ((n1673 == 5'h11) ? vict17_q : ((n1673 == 5'h10) ? vict16_q : ((n1673 == 5'h0f) ? vict15_q : ((n1673 == 5'h0e) ? vict14_q : ((n1673 == 5'h0d) ? vict13_q : ((n1673 == 5'h0c) ? vict12_q : ((n1673 == 5'h0b) ? vict11_q : ((n1673 == 5'h0a) ? vict10_q : ((n1673 == 5'h09) ? vict9_q : ((n1673 == 5'h08) ? vict8_q : ((n1673 == 5'h07) ? vict7_q : ((n1673 == 5'h06) ? vict6_q : ((n1673 == 5'h05) ? vict5_q : ((n1673 == 5'h04) ? vict4_q : ((n1673 == 5'h03) ? vict3_q : ((n1673 == 5'h02) ? vict2_q : ((n1673 == 5'h01) ? vict1_q : ((n1673 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
+  assign l1pc_d = (pick_valid ? n1294 : l1pc_q);
+  assign ms_d = (fill ? 2'h0 : ((n254 & im_req_ready_i) ? 2'h2 : (n1678 ? 2'h1 : ms_q)));
+  assign mline_d = (n1678 ? n1677 : mline_q);
+  assign mway_d = (n1678 ? ((n1679 == 5'h1f) ? vict31_q : ((n1679 == 5'h1e) ? vict30_q : ((n1679 == 5'h1d) ? vict29_q : ((n1679 == 5'h1c) ? vict28_q : ((n1679 == 5'h1b) ? vict27_q : ((n1679 == 5'h1a) ? vict26_q : ((n1679 == 5'h19) ? vict25_q : ((n1679 == 5'h18) ? vict24_q : ((n1679 == 5'h17) ? vict23_q : ((n1679 == 5'h16) ? vict22_q : ((n1679 == 5'h15) ? vict21_q : ((n1679 == 5'h14) ? vict20_q : ((n1679 == 5'h13) ? vict19_q : ((n1679 == 5'h12) ? vict18_q : ((n1679 == 5'h11) ? vict17_q : ((n1679 == 5'h10) ? vict16_q : ((n1679 == 5'h0f) ? vict15_q : ((n1679 == 5'h0e) ? vict14_q : ((n1679 == 5'h0d) ? vict13_q : ((n1679 == 5'h0c) ? vict12_q : ((n1679 == 5'h0b) ? vict11_q : ((n1679 == 5'h0a) ? vict10_q : ((n1679 == 5'h09) ? vict9_q : ((n1679 == 5'h08) ? vict8_q : ((n1679 == 5'h07) ? vict7_q : ((n1679 == 5'h06) ? vict6_q : ((n1679 == 5'h05) ? vict5_q : ((n1679 == 5'h04) ? vict4_q : ((n1679 == 5'h03) ? vict3_q : ((n1679 == 5'h02) ? vict2_q : ((n1679 == 5'h01) ? vict1_q : ((n1679 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
   assign cnt_hit_d = (push ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
-  assign cnt_miss_d = (n1671 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
+  assign cnt_miss_d = (n1678 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
   assign err_v_d = pc_err;
-  assign err_warp_d = (pc_err ? n3163 : err_warp_q);
-  assign err_pc_d = (pc_err ? ((n3163 == 6'h1f) ? fpc31_q : ((n3163 == 6'h1e) ? fpc30_q : ((n3163 == 6'h1d) ? fpc29_q : ((n3163 == 6'h1c) ? fpc28_q : ((n3163 == 6'h1b) ? fpc27_q : ((n3163 == 6'h1a) ? fpc26_q : ((n3163 == 6'h19) ? fpc25_q : ((n3163 == 6'h18) ? fpc24_q : ((n3163 == 6'h17) ? fpc23_q : ((n3163 == 6'h16) ? fpc22_q : ((n3163 == 6'h15) ? fpc21_q : ((n3163 == 6'h14) ? fpc20_q : ((n3163 == 6'h13) ? fpc19_q : ((n3163 == 6'h12) ? fpc18_q : ((n3163 == 6'h11) ? fpc17_q : ((n3163 == 6'h10) ? fpc16_q : ((n3163 == 6'h0f) ? fpc15_q : ((n3163 == 6'h0e) ? fpc14_q : ((n3163 == 6'h0d) ? fpc13_q : ((n3163 == 6'h0c) ? fpc12_q : ((n3163 == 6'h0b) ? fpc11_q : ((n3163 == 6'h0a) ? fpc10_q : ((n3163 == 6'h09) ? fpc9_q : ((n3163 == 6'h08) ? fpc8_q : ((n3163 == 6'h07) ? fpc7_q : ((n3163 == 6'h06) ? fpc6_q : ((n3163 == 6'h05) ? fpc5_q : ((n3163 == 6'h04) ? fpc4_q : ((n3163 == 6'h03) ? fpc3_q : ((n3163 == 6'h02) ? fpc2_q : ((n3163 == 6'h01) ? fpc1_q : ((n3163 == 6'h00) ? fpc0_q : 16'h0000)))))))))))))))))))))))))))))))) : err_pc_q);
-  assign push_valid_o = push;
-  assign push_warp_o = l1w_q;
-  assign push_pc_o = l1pc_q;
-  assign push_word_o = (n1636 ? ((n1354 == 16'h0007) ? data3_7_rdata0_q : ((n1354 == 16'h0006) ? data3_6_rdata0_q : ((n1354 == 16'h0005) ? data3_5_rdata0_q : ((n1354 == 16'h0004) ? data3_4_rdata0_q : ((n1354 == 16'h0003) ? data3_3_rdata0_q : ((n1354 == 16'h0002) ? data3_2_rdata0_q : ((n1354 == 16'h0001) ? data3_1_rdata0_q : ((n1354 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1608 ? ((n1354 == 16'h0007) ? data2_7_rdata0_q : ((n1354 == 16'h0006) ? data2_6_rdata0_q : ((n1354 == 16'h0005) ? data2_5_rdata0_q : ((n1354 == 16'h0004) ? data2_4_rdata0_q : ((n1354 == 16'h0003) ? data2_3_rdata0_q : ((n1354 == 16'h0002) ? data2_2_rdata0_q : ((n1354 == 16'h0001) ? data2_1_rdata0_q : ((n1354 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1580 ? ((n1354 == 16'h0007) ? data1_7_rdata0_q : ((n1354 == 16'h0006) ? data1_6_rdata0_q : ((n1354 == 16'h0005) ? data1_5_rdata0_q : ((n1354 == 16'h0004) ? data1_4_rdata0_q : ((n1354 == 16'h0003) ? data1_3_rdata0_q : ((n1354 == 16'h0002) ? data1_2_rdata0_q : ((n1354 == 16'h0001) ? data1_1_rdata0_q : ((n1354 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1552 ? ((n1354 == 16'h0007) ? data0_7_rdata0_q : ((n1354 == 16'h0006) ? data0_6_rdata0_q : ((n1354 == 16'h0005) ? data0_5_rdata0_q : ((n1354 == 16'h0004) ? data0_4_rdata0_q : ((n1354 == 16'h0003) ? data0_3_rdata0_q : ((n1354 == 16'h0002) ? data0_2_rdata0_q : ((n1354 == 16'h0001) ? data0_1_rdata0_q : ((n1354 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))));
-  assign im_req_valid_o = n258;
+  assign err_warp_d = (pc_err ? n3169 : err_warp_q);
+  assign err_pc_d = (pc_err ? ((n3169 == 6'h1f) ? fpc31_q : ((n3169 == 6'h1e) ? fpc30_q : ((n3169 == 6'h1d) ? fpc29_q : ((n3169 == 6'h1c) ? fpc28_q : ((n3169 == 6'h1b) ? fpc27_q : ((n3169 == 6'h1a) ? fpc26_q : ((n3169 == 6'h19) ? fpc25_q : ((n3169 == 6'h18) ? fpc24_q : ((n3169 == 6'h17) ? fpc23_q : ((n3169 == 6'h16) ? fpc22_q : ((n3169 == 6'h15) ? fpc21_q : ((n3169 == 6'h14) ? fpc20_q : ((n3169 == 6'h13) ? fpc19_q : ((n3169 == 6'h12) ? fpc18_q : ((n3169 == 6'h11) ? fpc17_q : ((n3169 == 6'h10) ? fpc16_q : ((n3169 == 6'h0f) ? fpc15_q : ((n3169 == 6'h0e) ? fpc14_q : ((n3169 == 6'h0d) ? fpc13_q : ((n3169 == 6'h0c) ? fpc12_q : ((n3169 == 6'h0b) ? fpc11_q : ((n3169 == 6'h0a) ? fpc10_q : ((n3169 == 6'h09) ? fpc9_q : ((n3169 == 6'h08) ? fpc8_q : ((n3169 == 6'h07) ? fpc7_q : ((n3169 == 6'h06) ? fpc6_q : ((n3169 == 6'h05) ? fpc5_q : ((n3169 == 6'h04) ? fpc4_q : ((n3169 == 6'h03) ? fpc3_q : ((n3169 == 6'h02) ? fpc2_q : ((n3169 == 6'h01) ? fpc1_q : ((n3169 == 6'h00) ? fpc0_q : 16'h0000)))))))))))))))))))))))))))))))) : err_pc_q);
+  assign push_valid_o = {push};
+  assign push_warp_o = {l1w_q};
+  assign push_pc_o = {l1pc_q};
+  assign push_word_o = {(n1615 ? ((n1305 == 16'h0007) ? data3_7_rdata0_q : ((n1305 == 16'h0006) ? data3_6_rdata0_q : ((n1305 == 16'h0005) ? data3_5_rdata0_q : ((n1305 == 16'h0004) ? data3_4_rdata0_q : ((n1305 == 16'h0003) ? data3_3_rdata0_q : ((n1305 == 16'h0002) ? data3_2_rdata0_q : ((n1305 == 16'h0001) ? data3_1_rdata0_q : ((n1305 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1578 ? ((n1305 == 16'h0007) ? data2_7_rdata0_q : ((n1305 == 16'h0006) ? data2_6_rdata0_q : ((n1305 == 16'h0005) ? data2_5_rdata0_q : ((n1305 == 16'h0004) ? data2_4_rdata0_q : ((n1305 == 16'h0003) ? data2_3_rdata0_q : ((n1305 == 16'h0002) ? data2_2_rdata0_q : ((n1305 == 16'h0001) ? data2_1_rdata0_q : ((n1305 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1541 ? ((n1305 == 16'h0007) ? data1_7_rdata0_q : ((n1305 == 16'h0006) ? data1_6_rdata0_q : ((n1305 == 16'h0005) ? data1_5_rdata0_q : ((n1305 == 16'h0004) ? data1_4_rdata0_q : ((n1305 == 16'h0003) ? data1_3_rdata0_q : ((n1305 == 16'h0002) ? data1_2_rdata0_q : ((n1305 == 16'h0001) ? data1_1_rdata0_q : ((n1305 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1504 ? ((n1305 == 16'h0007) ? data0_7_rdata0_q : ((n1305 == 16'h0006) ? data0_6_rdata0_q : ((n1305 == 16'h0005) ? data0_5_rdata0_q : ((n1305 == 16'h0004) ? data0_4_rdata0_q : ((n1305 == 16'h0003) ? data0_3_rdata0_q : ((n1305 == 16'h0002) ? data0_2_rdata0_q : ((n1305 == 16'h0001) ? data0_1_rdata0_q : ((n1305 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
+  assign im_req_valid_o = n254;
   assign im_req_addr_o = mline_q;
   assign err_o = err_v_q;
   assign err_code_o = (err_v_q ? 8'h0a : 8'h00);
@@ -1224,11 +1224,11 @@ module ifetch_w32_l8_s32_a4 (
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag0_rdata0_q <= tag0_q[n1293];
+    if (pick_valid) tag0_rdata0_q <= tag0_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) tag0_q[n1297] <= n1300;
+    if (n1664) tag0_q[n1658] <= n1661;
   end
 
 `ifndef SYNTHESIS
@@ -1240,11 +1240,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag1_rdata0_q <= tag1_q[n1293];
+    if (pick_valid) tag1_rdata0_q <= tag1_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) tag1_q[n1297] <= n1300;
+    if (n1667) tag1_q[n1658] <= n1661;
   end
 
 `ifndef SYNTHESIS
@@ -1256,11 +1256,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag2_rdata0_q <= tag2_q[n1293];
+    if (pick_valid) tag2_rdata0_q <= tag2_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) tag2_q[n1297] <= n1300;
+    if (n1670) tag2_q[n1658] <= n1661;
   end
 
 `ifndef SYNTHESIS
@@ -1272,11 +1272,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag3_rdata0_q <= tag3_q[n1293];
+    if (pick_valid) tag3_rdata0_q <= tag3_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) tag3_q[n1297] <= n1300;
+    if (n1673) tag3_q[n1658] <= n1661;
   end
 
 `ifndef SYNTHESIS
@@ -1288,11 +1288,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_0_rdata0_q <= data0_0_q[n1293];
+    if (pick_valid) data0_0_rdata0_q <= data0_0_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_0_q[n1297] <= n141;
+    if (n1664) data0_0_q[n1658] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1304,11 +1304,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_1_rdata0_q <= data0_1_q[n1293];
+    if (pick_valid) data0_1_rdata0_q <= data0_1_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_1_q[n1297] <= n142;
+    if (n1664) data0_1_q[n1658] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1320,11 +1320,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_2_rdata0_q <= data0_2_q[n1293];
+    if (pick_valid) data0_2_rdata0_q <= data0_2_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_2_q[n1297] <= n143;
+    if (n1664) data0_2_q[n1658] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1336,11 +1336,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_3_rdata0_q <= data0_3_q[n1293];
+    if (pick_valid) data0_3_rdata0_q <= data0_3_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_3_q[n1297] <= n144;
+    if (n1664) data0_3_q[n1658] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1352,11 +1352,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_4_rdata0_q <= data0_4_q[n1293];
+    if (pick_valid) data0_4_rdata0_q <= data0_4_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_4_q[n1297] <= n145;
+    if (n1664) data0_4_q[n1658] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1368,11 +1368,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_5_rdata0_q <= data0_5_q[n1293];
+    if (pick_valid) data0_5_rdata0_q <= data0_5_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_5_q[n1297] <= n146;
+    if (n1664) data0_5_q[n1658] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1384,11 +1384,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_6_rdata0_q <= data0_6_q[n1293];
+    if (pick_valid) data0_6_rdata0_q <= data0_6_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_6_q[n1297] <= n147;
+    if (n1664) data0_6_q[n1658] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1400,11 +1400,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_7_rdata0_q <= data0_7_q[n1293];
+    if (pick_valid) data0_7_rdata0_q <= data0_7_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1303) data0_7_q[n1297] <= n148;
+    if (n1664) data0_7_q[n1658] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1416,11 +1416,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_0_rdata0_q <= data1_0_q[n1293];
+    if (pick_valid) data1_0_rdata0_q <= data1_0_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_0_q[n1297] <= n141;
+    if (n1667) data1_0_q[n1658] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1432,11 +1432,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_1_rdata0_q <= data1_1_q[n1293];
+    if (pick_valid) data1_1_rdata0_q <= data1_1_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_1_q[n1297] <= n142;
+    if (n1667) data1_1_q[n1658] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1448,11 +1448,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_2_rdata0_q <= data1_2_q[n1293];
+    if (pick_valid) data1_2_rdata0_q <= data1_2_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_2_q[n1297] <= n143;
+    if (n1667) data1_2_q[n1658] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1464,11 +1464,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_3_rdata0_q <= data1_3_q[n1293];
+    if (pick_valid) data1_3_rdata0_q <= data1_3_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_3_q[n1297] <= n144;
+    if (n1667) data1_3_q[n1658] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1480,11 +1480,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_4_rdata0_q <= data1_4_q[n1293];
+    if (pick_valid) data1_4_rdata0_q <= data1_4_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_4_q[n1297] <= n145;
+    if (n1667) data1_4_q[n1658] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1496,11 +1496,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_5_rdata0_q <= data1_5_q[n1293];
+    if (pick_valid) data1_5_rdata0_q <= data1_5_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_5_q[n1297] <= n146;
+    if (n1667) data1_5_q[n1658] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1512,11 +1512,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_6_rdata0_q <= data1_6_q[n1293];
+    if (pick_valid) data1_6_rdata0_q <= data1_6_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_6_q[n1297] <= n147;
+    if (n1667) data1_6_q[n1658] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1528,11 +1528,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_7_rdata0_q <= data1_7_q[n1293];
+    if (pick_valid) data1_7_rdata0_q <= data1_7_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1315) data1_7_q[n1297] <= n148;
+    if (n1667) data1_7_q[n1658] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1544,11 +1544,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_0_rdata0_q <= data2_0_q[n1293];
+    if (pick_valid) data2_0_rdata0_q <= data2_0_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_0_q[n1297] <= n141;
+    if (n1670) data2_0_q[n1658] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1560,11 +1560,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_1_rdata0_q <= data2_1_q[n1293];
+    if (pick_valid) data2_1_rdata0_q <= data2_1_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_1_q[n1297] <= n142;
+    if (n1670) data2_1_q[n1658] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1576,11 +1576,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_2_rdata0_q <= data2_2_q[n1293];
+    if (pick_valid) data2_2_rdata0_q <= data2_2_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_2_q[n1297] <= n143;
+    if (n1670) data2_2_q[n1658] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1592,11 +1592,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_3_rdata0_q <= data2_3_q[n1293];
+    if (pick_valid) data2_3_rdata0_q <= data2_3_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_3_q[n1297] <= n144;
+    if (n1670) data2_3_q[n1658] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1608,11 +1608,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_4_rdata0_q <= data2_4_q[n1293];
+    if (pick_valid) data2_4_rdata0_q <= data2_4_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_4_q[n1297] <= n145;
+    if (n1670) data2_4_q[n1658] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1624,11 +1624,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_5_rdata0_q <= data2_5_q[n1293];
+    if (pick_valid) data2_5_rdata0_q <= data2_5_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_5_q[n1297] <= n146;
+    if (n1670) data2_5_q[n1658] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1640,11 +1640,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_6_rdata0_q <= data2_6_q[n1293];
+    if (pick_valid) data2_6_rdata0_q <= data2_6_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_6_q[n1297] <= n147;
+    if (n1670) data2_6_q[n1658] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1656,11 +1656,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_7_rdata0_q <= data2_7_q[n1293];
+    if (pick_valid) data2_7_rdata0_q <= data2_7_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1327) data2_7_q[n1297] <= n148;
+    if (n1670) data2_7_q[n1658] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1672,11 +1672,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_0_rdata0_q <= data3_0_q[n1293];
+    if (pick_valid) data3_0_rdata0_q <= data3_0_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_0_q[n1297] <= n141;
+    if (n1673) data3_0_q[n1658] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1688,11 +1688,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_1_rdata0_q <= data3_1_q[n1293];
+    if (pick_valid) data3_1_rdata0_q <= data3_1_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_1_q[n1297] <= n142;
+    if (n1673) data3_1_q[n1658] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1704,11 +1704,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_2_rdata0_q <= data3_2_q[n1293];
+    if (pick_valid) data3_2_rdata0_q <= data3_2_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_2_q[n1297] <= n143;
+    if (n1673) data3_2_q[n1658] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1720,11 +1720,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_3_rdata0_q <= data3_3_q[n1293];
+    if (pick_valid) data3_3_rdata0_q <= data3_3_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_3_q[n1297] <= n144;
+    if (n1673) data3_3_q[n1658] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1736,11 +1736,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_4_rdata0_q <= data3_4_q[n1293];
+    if (pick_valid) data3_4_rdata0_q <= data3_4_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_4_q[n1297] <= n145;
+    if (n1673) data3_4_q[n1658] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1752,11 +1752,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_5_rdata0_q <= data3_5_q[n1293];
+    if (pick_valid) data3_5_rdata0_q <= data3_5_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_5_q[n1297] <= n146;
+    if (n1673) data3_5_q[n1658] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1768,11 +1768,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_6_rdata0_q <= data3_6_q[n1293];
+    if (pick_valid) data3_6_rdata0_q <= data3_6_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_6_q[n1297] <= n147;
+    if (n1673) data3_6_q[n1658] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1784,11 +1784,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_7_rdata0_q <= data3_7_q[n1293];
+    if (pick_valid) data3_7_rdata0_q <= data3_7_q[n1296];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1339) data3_7_q[n1297] <= n148;
+    if (n1673) data3_7_q[n1658] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1801,6 +1801,6 @@ module ifetch_w32_l8_s32_a4 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1292, room_i, run_i};
+  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1295, room_i, run_i};
 
 endmodule

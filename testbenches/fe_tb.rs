@@ -515,13 +515,15 @@ pub fn ibuffer_random<const MW: usize, const NS: usize, const E: usize>(
                 q[i.pop_warp_i[s].to_u64() as usize].pop_front();
             }
         }
-        if i.push_valid_i.to_u64() == 1 {
-            let w = i.push_warp_i.to_u64() as usize;
-            if q[w].len() < E {
-                q[w].push_back((
-                    super::fe_ref::ref_decode(i.push_word_i.to_u64(), fp64_ok),
-                    i.push_pc_i.to_u64() as u16,
-                ));
+        for p in 0..NS {
+            if i.push_valid_i[p].to_u64() == 1 {
+                let w = i.push_warp_i[p].to_u64() as usize;
+                if q[w].len() < E {
+                    q[w].push_back((
+                        super::fe_ref::ref_decode(i.push_word_i[p].to_u64(), fp64_ok),
+                        i.push_pc_i[p].to_u64() as u16,
+                    ));
+                }
             }
         }
         for w in flushed {

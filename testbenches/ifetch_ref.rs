@@ -1,8 +1,10 @@
 //! Cycle reference of the instruction fetch block (`src/units/ifetch`),
 //! written from its documented behaviour: a per-warp fetch pc, one lookup
-//! in flight (picked in cycle k, pushed or missed in k+1), a cache of sets x
-//! ways holding whole lines, one outstanding miss, round-robin fair choice
-//! among the warps that may fetch, and the certain-need pc error (code 10).
+//! in flight per fetch port (picked in cycle k, pushed or missed in k+1;
+//! port p serves the warps w with w mod ports = p), a cache of sets x ways
+//! holding whole lines, one outstanding miss (the lowest missing port
+//! starts it), round-robin fair choice per port among the warps that may
+//! fetch, and the certain-need pc error (code 10).
 
 /// Inputs of one core cycle.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,8 +25,10 @@ pub struct IfStim {
 /// Outputs of one core cycle.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IfObs {
-    /// (warp, pc, word).
+    /// (warp, pc, word) of fetch port 0.
     pub push: Option<(u32, u32, u64)>,
+    /// (warp, pc, word) of fetch port 1 (never with one port).
+    pub push1: Option<(u32, u32, u64)>,
     /// Line address requested.
     pub im_req: Option<u32>,
     /// (warp, pc) of a pc error (code 10).
@@ -49,6 +53,7 @@ enum Miss {
 #[derive(Debug, Clone)]
 pub struct IfetchRef {
     warps: usize,
+    ports: usize,
     line: u32,
     sets: u32,
     ways: usize,
@@ -58,9 +63,10 @@ pub struct IfetchRef {
     pc: Vec<u32>,
     waiting: Vec<bool>,
     reported: Vec<bool>,
-    last: usize,
-    /// Lookup in flight: (warp, pc).
-    inflight: Option<(u32, u32)>,
+    /// Per port: the warp picked last.
+    last: Vec<usize>,
+    /// Per port: the lookup in flight, (warp, pc).
+    inflight: Vec<Option<(u32, u32)>>,
     miss: Miss,
     hits: u32,
     misses: u32,
@@ -69,10 +75,12 @@ pub struct IfetchRef {
 }
 
 impl IfetchRef {
-    /// `warps` warps, lines of `line` instructions, `sets` x `ways`.
-    pub fn new(warps: usize, line: u32, sets: u32, ways: usize) -> IfetchRef {
+    /// `warps` warps, lines of `line` instructions, `sets` x `ways`,
+    /// `ports` fetch ports (1 or 2).
+    pub fn new(warps: usize, line: u32, sets: u32, ways: usize, ports: usize) -> IfetchRef {
         IfetchRef {
             warps,
+            ports,
             line,
             sets,
             ways,
@@ -81,8 +89,8 @@ impl IfetchRef {
             pc: vec![0; warps],
             waiting: vec![false; warps],
             reported: vec![false; warps],
-            last: warps - 1,
-            inflight: None,
+            last: vec![warps - 1; ports],
+            inflight: vec![None; ports],
             miss: Miss::Idle,
             hits: 0,
             misses: 0,
@@ -118,45 +126,53 @@ impl IfetchRef {
             waiting: (0..self.warps).fold(0, |a, w| a | (self.waiting[w] as u64) << w),
             ..IfObs::default()
         };
-        // The lookup in flight.
-        let mut advanced = None;
-        let mut new_wait = None;
+        // The lookups in flight, port 0 first.
+        let mut advanced = vec![];
+        let mut new_wait = vec![];
         let mut start_miss = None;
-        if let Some((w, pc)) = self.inflight {
-            if !killed(w as usize) {
-                match self.lookup(pc) {
-                    Some(word) => {
-                        if bit(s.room, w as usize) {
-                            obs.push = Some((w, pc, word));
-                            advanced = Some(w as usize);
-                        }
+        let mut pushes = [None, None];
+        for (p, f) in self.inflight.iter().enumerate() {
+            let Some((w, pc)) = *f else { continue };
+            if killed(w as usize) {
+                continue;
+            }
+            match self.lookup(pc) {
+                Some(word) => {
+                    if bit(s.room, w as usize) {
+                        pushes[p] = Some((w, pc, word));
+                        advanced.push(w as usize);
                     }
-                    None => {
-                        if !filling {
-                            new_wait = Some(w as usize);
-                        }
-                        if self.miss == Miss::Idle {
-                            let line = pc / self.line;
-                            start_miss = Some((line, self.next_victim[(line % self.sets) as usize]));
-                        }
+                }
+                None => {
+                    if !filling {
+                        new_wait.push(w as usize);
+                    }
+                    if self.miss == Miss::Idle && start_miss.is_none() {
+                        let line = pc / self.line;
+                        start_miss = Some((line, self.next_victim[(line % self.sets) as usize]));
                     }
                 }
             }
         }
-        // Pick for the next lookup.
+        [obs.push, obs.push1] = pushes;
+        // Pick for the next lookups: port p among its own warps.
         let can = |w: usize, me: &IfetchRef| {
             bit(s.run, w)
                 && bit(s.room, w)
                 && !me.waiting[w]
                 && me.pc[w] < s.plen
-                && me.inflight.is_none_or(|(f, _)| f as usize != w)
+                && me.inflight.iter().all(|f| f.is_none_or(|(x, _)| x as usize != w))
                 && !killed(w)
                 && !filling
         };
-        let chosen = (1..=self.warps)
-            .map(|d| (self.last + d) % self.warps)
-            .find(|&w| can(w, self))
-            .map(|w| (w, self.pc[w]));
+        let chosen: Vec<Option<(usize, u32)>> = (0..self.ports)
+            .map(|p| {
+                (1..=self.warps)
+                    .map(|d| (self.last[p] + d) % self.warps)
+                    .find(|&w| w % self.ports == p && can(w, self))
+                    .map(|w| (w, self.pc[w]))
+            })
+            .collect();
         // Pc error: the lowest warp certainly needing an instruction beyond the program.
         let bad = (0..self.warps).find(|&w| {
             bit(s.run, w) && !bit(s.busy, w) && !bit(s.hv, w) && self.pc[w] >= s.plen && !killed(w) && !self.reported[w]
@@ -174,10 +190,10 @@ impl IfetchRef {
         if let Some(w) = bad {
             self.reported[w] = true;
         }
-        if obs.push.is_some() {
+        for _ in pushes.iter().flatten() {
             self.hits = self.hits.wrapping_add(1);
         }
-        if let Some(w) = advanced {
+        for w in advanced {
             self.pc[w] += 1;
         }
         for w in 0..self.warps {
@@ -185,7 +201,7 @@ impl IfetchRef {
                 self.waiting[w] = false;
             }
         }
-        if let Some(w) = new_wait {
+        for w in new_wait {
             self.waiting[w] = true;
         }
         if let Some((w, pc)) = s.redir {
@@ -198,9 +214,11 @@ impl IfetchRef {
                 self.pc[w as usize] = 0;
             }
         }
-        self.inflight = chosen.map(|(w, pc)| (w as u32, pc));
-        if let Some((w, _)) = chosen {
-            self.last = w;
+        for (p, c) in chosen.into_iter().enumerate() {
+            self.inflight[p] = c.map(|(w, pc)| (w as u32, pc));
+            if let Some((w, _)) = c {
+                self.last[p] = w;
+            }
         }
         match self.miss {
             Miss::Idle => {

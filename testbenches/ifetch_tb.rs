@@ -46,18 +46,22 @@ pub fn to_in<const MW: usize, const LW: usize>(s: &IfStim) -> IfIn<Concrete, MW,
     i
 }
 
-pub fn from_out<const MW: usize>(o: &IfOut<Concrete, MW>) -> IfObs {
+pub fn from_out<const MW: usize, const FP: usize>(o: &IfOut<Concrete, MW, FP>) -> IfObs {
     let err = o.err_o.to_u64() == 1;
     assert_eq!(o.err_code_o.to_u64(), if err { 10 } else { 0 }, "pc error code");
     let ctx = (o.err_warp_o.to_u64() as u32, o.err_pc_o.to_u64() as u32);
-    IfObs {
-        push: (o.push_valid_o.to_u64() == 1).then(|| {
+    let push = |p: usize| {
+        (p < FP && o.push_valid_o[p].to_u64() == 1).then(|| {
             (
-                o.push_warp_o.to_u64() as u32,
-                o.push_pc_o.to_u64() as u32,
-                o.push_word_o.to_u64(),
+                o.push_warp_o[p].to_u64() as u32,
+                o.push_pc_o[p].to_u64() as u32,
+                o.push_word_o[p].to_u64(),
             )
-        }),
+        })
+    };
+    IfObs {
+        push: push(0),
+        push1: push(1),
         im_req: (o.im_req_valid_o.to_u64() == 1).then(|| o.im_req_addr_o.to_u64() as u32),
         err: err.then_some(ctx),
         err_ctx: ctx,
@@ -68,17 +72,17 @@ pub fn from_out<const MW: usize>(o: &IfOut<Concrete, MW>) -> IfObs {
 }
 
 /// Block and reference side by side.
-pub struct IfCheck<const MW: usize, const LW: usize, const SB: usize> {
-    pub sim: Sim<Ifetch<MW, LW, SB>>,
+pub struct IfCheck<const MW: usize, const LW: usize, const SB: usize, const FP: usize> {
+    pub sim: Sim<Ifetch<MW, LW, SB, FP>>,
     pub rf: IfetchRef,
     pub cycle: u64,
 }
 
-impl<const MW: usize, const LW: usize, const SB: usize> IfCheck<MW, LW, SB> {
+impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> IfCheck<MW, LW, SB, FP> {
     pub fn new(ways: usize) -> Result<Self, String> {
         Ok(IfCheck {
-            sim: Sim::new(Ifetch::<MW, LW, SB>::new(ways)?).map_err(|e| e.to_string())?,
-            rf: IfetchRef::new(MW, LW as u32, 1 << SB, ways),
+            sim: Sim::new(Ifetch::<MW, LW, SB, FP>::new(ways)?).map_err(|e| e.to_string())?,
+            rf: IfetchRef::new(MW, LW as u32, 1 << SB, ways, FP),
             cycle: 0,
         })
     }
@@ -102,6 +106,8 @@ impl<const MW: usize, const LW: usize, const SB: usize> IfCheck<MW, LW, SB> {
 pub struct IfStats {
     pub cycles: u64,
     pub pushes: u64,
+    /// Cycles in which both fetch ports pushed.
+    pub dual: u64,
     pub misses: u64,
     pub errors: u64,
 }
@@ -111,14 +117,15 @@ pub struct IfStats {
 /// through a program of random length with redirects (branches) now and
 /// then; buffers are consumed at random. Every output is compared with the
 /// reference each cycle, and every pushed word with the program image.
-pub fn ifetch_random<const MW: usize, const LW: usize, const SB: usize>(
+/// `FP` fetch ports (1 or 2).
+pub fn ifetch_random<const MW: usize, const LW: usize, const SB: usize, const FP: usize>(
     seed: u64,
     cycles: u64,
     ways: usize,
     latency: u32,
 ) -> Result<IfStats, String> {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let mut c = IfCheck::<MW, LW, SB>::new(ways)?;
+    let mut c = IfCheck::<MW, LW, SB, FP>::new(ways)?;
     let mut st = IfStats::default();
     let new_prog = |rng: &mut rand::rngs::SmallRng| -> (Vec<u64>, u32) {
         // Up to 4 times the cache: misses, evictions and reuse.
@@ -137,7 +144,7 @@ pub fn ifetch_random<const MW: usize, const LW: usize, const SB: usize>(
             // A new program (the host reloads between runs): fresh block.
             (prog, plen) = new_prog(&mut rng);
             mem = Imem::new(prog.clone(), LW, latency);
-            c = IfCheck::<MW, LW, SB>::new(ways)?;
+            c = IfCheck::<MW, LW, SB, FP>::new(ways)?;
             run = 0;
             busy = 0;
             cnt.iter_mut().for_each(|x| *x = 0);
@@ -183,7 +190,7 @@ pub fn ifetch_random<const MW: usize, const LW: usize, const SB: usize>(
             }
         }
         let o = c.step(&s)?;
-        if let Some((w, pc, word)) = o.push {
+        for (w, pc, word) in [o.push, o.push1].into_iter().flatten() {
             if word != prog[pc as usize] {
                 return Err(format!(
                     "cycle {n}: warp {w} pc {pc}: pushed 0x{word:016x}, program has 0x{:016x}",
@@ -193,6 +200,7 @@ pub fn ifetch_random<const MW: usize, const LW: usize, const SB: usize>(
             st.pushes += 1;
             cnt[w as usize] += 1;
         }
+        st.dual += (o.push.is_some() && o.push1.is_some()) as u64;
         st.errors += o.err.is_some() as u64;
         mem.edge(o.im_req.filter(|_| s.im_req_ready));
         st.misses += (o.im_req.is_some() && s.im_req_ready) as u64;

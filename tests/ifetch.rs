@@ -13,18 +13,18 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(4))]
     #[test]
     fn random_lockstep_matches_reference(seed in any::<u64>()) {
-        ifetch_random::<32, 8, 5>(seed, 3000, 4, 20).unwrap();
-        ifetch_random::<48, 8, 5>(seed ^ 1, 3000, 4, 5).unwrap();
-        ifetch_random::<16, 8, 4>(seed ^ 2, 3000, 2, 1).unwrap();
+        ifetch_random::<32, 8, 5, 1>(seed, 3000, 4, 20).unwrap();
+        ifetch_random::<48, 8, 5, 2>(seed ^ 1, 3000, 4, 5).unwrap();
+        ifetch_random::<16, 8, 4, 1>(seed ^ 2, 3000, 2, 1).unwrap();
     }
 }
 
 #[test]
 #[ignore]
 fn million_random_cycles() {
-    let a = ifetch_random::<32, 8, 5>(1, 1_000_000, 4, 20).unwrap();
-    let b = ifetch_random::<48, 8, 5>(2, 1_000_000, 4, 20).unwrap();
-    let c = ifetch_random::<16, 8, 4>(3, 1_000_000, 1, 2).unwrap();
+    let a = ifetch_random::<32, 8, 5, 1>(1, 1_000_000, 4, 20).unwrap();
+    let b = ifetch_random::<48, 8, 5, 2>(2, 1_000_000, 4, 20).unwrap();
+    let c = ifetch_random::<16, 8, 4, 1>(3, 1_000_000, 1, 2).unwrap();
     eprintln!("ifetch: 3 x 1,000,000 core cycles, 0 mismatches: {a:?} {b:?} {c:?}");
 }
 
@@ -39,7 +39,7 @@ fn prog(n: u32) -> Vec<u64> {
 /// cycles of the pushes and of the pc errors.
 fn one_warp(n: u32, latency: u32, cycles: u64, exit_at: Option<u32>) -> (Vec<(u64, u32)>, Vec<(u64, u32)>) {
     let words = prog(n);
-    let mut c = IfCheck::<32, 8, 5>::new(4).unwrap();
+    let mut c = IfCheck::<32, 8, 5, 1>::new(4).unwrap();
     let mut mem = Imem::new(words.clone(), 8, latency);
     let mut buf: std::collections::VecDeque<u32> = Default::default();
     let (mut run, mut pushes, mut errs) = (false, vec![], vec![]);
@@ -117,7 +117,7 @@ fn pc_error_only_when_certain() {
 #[test]
 fn two_warps_push_every_cycle() {
     let words = prog(64);
-    let mut c = IfCheck::<32, 8, 5>::new(4).unwrap();
+    let mut c = IfCheck::<32, 8, 5, 1>::new(4).unwrap();
     let mut mem = Imem::new(words, 8, 2);
     let mut got = vec![];
     let mut redir_at = vec![];
@@ -164,5 +164,61 @@ fn two_warps_push_every_cycle() {
         if let [(_, Some(a)), (_, Some(b))] = p {
             assert_ne!(a, b, "alternating warps");
         }
+    }
+}
+
+/// Two fetch ports (fermi: one per scheduler, port p serves the warps w
+/// with w mod 2 = p): four warps looping over a cached program push two
+/// instructions in most core cycles, port 0 only even warps and port 1
+/// only odd ones; a missing cycle on a port follows a redirect of one of
+/// its warps.
+#[test]
+fn two_ports_push_two_per_cycle() {
+    let words = prog(64);
+    let mut c = IfCheck::<32, 8, 5, 2>::new(4).unwrap();
+    let mut mem = Imem::new(words.clone(), 8, 2);
+    let mut redir: Vec<(u32, u32)> = vec![];
+    let mut redir_at: Vec<(u64, u32)> = vec![];
+    let (mut both, mut gaps) = (0u64, vec![]);
+    for t in 0..800u64 {
+        let r = redir.pop();
+        let s = IfStim {
+            st: (t < 4).then_some(t as u32),
+            redir: r,
+            run: if t >= 4 { 0xf } else { 0 },
+            room: 0xf,
+            plen: 64,
+            im_req_ready: mem.ready(),
+            im_resp: mem.resp(),
+            ..IfStim::default()
+        };
+        let o = c.step(&s).unwrap();
+        mem.edge(o.im_req.filter(|_| s.im_req_ready));
+        if let Some((w, _)) = r {
+            redir_at.push((t, w));
+        }
+        for (p, push) in [o.push, o.push1].into_iter().enumerate() {
+            if let Some((w, pc, word)) = push {
+                assert_eq!(w as usize % 2, p, "port {p} pushed warp {w}");
+                assert_eq!(word, words[pc as usize]);
+                if pc == 63 {
+                    redir.push((w, 0));
+                }
+            } else if t >= 400 {
+                gaps.push((t, p as u32));
+            }
+        }
+        if t >= 400 {
+            both += (o.push.is_some() && o.push1.is_some()) as u64;
+        }
+        // One redirect per cycle on the port: keep the rest for later.
+        redir.sort_by_key(|x| std::cmp::Reverse(x.0));
+    }
+    assert!(both >= 370, "both ports pushed in {both} of 400 cycles");
+    for (t, p) in gaps {
+        assert!(
+            redir_at.iter().any(|&(rt, w)| w % 2 == p && rt + 2 >= t && rt < t),
+            "port {p} idle in cycle {t} without a redirect of its warps just before"
+        );
     }
 }

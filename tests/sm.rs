@@ -287,3 +287,32 @@ fn lockstep_catches_a_wrong_verilog() {
     eprintln!("{msg}");
     assert!(msg.contains("Verilator lock-step"), "{msg}");
 }
+
+/// Fermi's two schedulers need two fetch ports: the FFMA throughput case
+/// (3 CTAs of 512 threads) issues more than one warp instruction per core
+/// cycle, which a single fetch port (one push per core cycle for the SM)
+/// cannot feed over a run this long (it measured 0.755 with one port, 1.124
+/// with two; docs/calibration.md).
+#[test]
+fn fermi_fetch_keeps_two_schedulers_busy() {
+    use smrtl::testbenches::kernels::micro::micro_cases;
+    let cfg = SmConfig::load("fermi").unwrap();
+    let c = micro_cases(&cfg).into_iter().find(|c| c.name == "tput_ffma").unwrap();
+    let prog = assemble(c.source, "tput_ffma.s").unwrap();
+    // The kernel stores SR_CLOCK deltas (cycles here, instruction counts in
+    // the golden model), so it runs unchecked, as `smrtl calibrate` does.
+    let opts = RtlOptions {
+        check: false,
+        ..RtlOptions::default()
+    };
+    let r = run_program(&cfg, &prog, &c.launch, c.gmem.clone(), &opts).unwrap();
+    let rep = &r.report;
+    let ipc = rep.issued.iter().sum::<u64>() as f64 / rep.core_cycles as f64;
+    assert!(
+        ipc > 1.05,
+        "IPC {ipc:.3} over {} core cycles\n{}",
+        rep.core_cycles,
+        rep.render()
+    );
+    assert_eq!(rep.issued[0], rep.issued[1], "both schedulers issue the same stream");
+}

@@ -199,7 +199,7 @@ pub struct SmTop<
     decl: Decl,
     name: String,
     cta: Cta<MW, NC, NS>,
-    ifetch: Ifetch<MW, IM_WORDS, SB>,
+    ifetch: Ifetch<MW, IM_WORDS, SB, NS>,
     ibuf: Ibuffer<MW, NS, IE>,
     sb: Scoreboard<MW, NS>,
     pf: Predfile<MW, NS>,
@@ -295,7 +295,7 @@ impl<
             .map_err(|x| e(x.to_string()))?;
         let wb = Wb::<NS>::new(WbParams::of(cfg, crate::units::lsu::LSU_MAX_OUT)).map_err(|x| e(x.to_string()))?;
         let cta = Cta::<MW, NC, NS>::new(crate::units::cta::CtaLimits::of(cfg)).map_err(e)?;
-        let ifetch = Ifetch::<MW, IM_WORDS, SB>::new(cfg.icache_ways as usize).map_err(e)?;
+        let ifetch = Ifetch::<MW, IM_WORDS, SB, NS>::new(cfg.icache_ways as usize).map_err(e)?;
         let simt = Simt::<MW, NS>::new(cfg.simt_stack_depth).map_err(e)?;
         let mut d = Decl::new();
         let c = Domain::Core;

@@ -3,8 +3,8 @@
 //! instruction fetch and the warp schedulers.
 //!
 //! ```text
-//!  push (fetch: warp, pc, word) --> decode_word --> pack --+
-//!                                                          v
+//!  push[p] (fetch port p: warp, pc, word) --> decode_word --> pack --+
+//!                                                                   v
 //!   warp w: ent<w>_0_q (head), ent<w>_1_q, cnt<w>_q  <-- pop[s] (issue), flush[k]
 //!        |
 //!        +--> hv_o[w], room_o[w], h_*[w] (decoded head, its pc)
@@ -12,10 +12,11 @@
 //!
 //! * Clock domain: core. Latency: a word pushed at edge k is the head in
 //!   cycle k+1 (when the buffer was empty) and can issue at edge k+1.
-//! * Ports: `push_valid_i`, `push_warp_i[6]`, `push_pc_i[16]`,
-//!   `push_word_i[64]` (one fetch per core cycle, decoded here once with
-//!   [`decode_word`], so the ISA table is the only decoder); `pop_valid_i[s]`,
-//!   `pop_warp_i[s]` (the schedulers' `iss_valid_o`/`iss_warp_o`; scheduler
+//! * Ports: `push_valid_i[p]`, `push_warp_i[p]`, `push_pc_i[p]`,
+//!   `push_word_i[p]` (one push port per fetch port, `NS` of them: port p
+//!   carries the warps w with w mod NS = p, the warps of scheduler p; each
+//!   decoded here once with [`crate::units::decode::decode_word`], so the
+//!   ISA table is the only decoder); `pop_valid_i[s]`, `pop_warp_i[s]` (the schedulers' `iss_valid_o`/`iss_warp_o`; scheduler
 //!   s only pops its own warps, so two pops never hit one warp);
 //!   `fl_valid_i[k]`, `fl_warp_i[k]` (two flush ports: simt's redirect and
 //!   cta's warp start) empty the warp and drop a push to it at that edge.
@@ -23,20 +24,20 @@
 //!   Moore; the fetch pushes only where it is high, a push to a full buffer
 //!   without a pop is dropped), head fields `h_*` as the scheduler's
 //!   `h_*_i` (decode's outputs plus `h_pc_o`).
-//! * Sizes: `max_warps` (MW), `warp_schedulers` (NS) pop ports,
+//! * Sizes: `max_warps` (MW), `warp_schedulers` (NS) push and pop ports,
 //!   `ibuffer_entries` (E, 1 or 2) entries of 111 bits (94 decoded bits,
 //!   16-bit pc, valid).
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::units::decode::{decode_word, Fields};
+use crate::units::decode::{decode_word_as, Fields};
 
 crate::ports! {
     /// Push from fetch, pops from issue, flushes.
     pub struct IbIn[NS] {
-        push_valid_i: 1 @ Core,
-        push_warp_i: 6 @ Core,
-        push_pc_i: 16 @ Core,
-        push_word_i: 64 @ Core,
+        push_valid_i: [1; NS] @ Core,
+        push_warp_i: [6; NS] @ Core,
+        push_pc_i: [16; NS] @ Core,
+        push_word_i: [64; NS] @ Core,
         pop_valid_i: [1; NS] @ Core,
         pop_warp_i: [6; NS] @ Core,
         fl_valid_i: [1; 2] @ Core,
@@ -132,10 +133,14 @@ impl<const MW: usize, const NS: usize, const E: usize> Block for Ibuffer<MW, NS,
     fn constrain(&self, r: u64, i: &mut IbIn<crate::hdl::Concrete, NS>) {
         use crate::hdl::Bits;
         let mw = MW as u64;
-        i.push_warp_i = Bits::new(i.push_warp_i.to_u64() % mw);
-        i.push_word_i = Bits::new(crate::testbenches::fe_ref::plausible_word(r, i.push_word_i.to_u64()));
-        // Scheduler s pops only its own warps (w % NS == s).
+        // Push port p and scheduler p carry only warps w % NS == p.
         for s in 0..NS {
+            let l = i.push_warp_i[s].to_u64() % (mw / NS as u64);
+            i.push_warp_i[s] = Bits::new(l * NS as u64 + s as u64);
+            i.push_word_i[s] = Bits::new(crate::testbenches::fe_ref::plausible_word(
+                r >> (8 * s),
+                i.push_word_i[s].to_u64(),
+            ));
             let l = i.pop_warp_i[s].to_u64() % (mw / NS as u64);
             i.pop_warp_i[s] = Bits::new(l * NS as u64 + s as u64);
         }
@@ -145,9 +150,12 @@ impl<const MW: usize, const NS: usize, const E: usize> Block for Ibuffer<MW, NS,
         }
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &IbIn<C::B, NS>) -> IbOut<C::B, MW> {
-        let f = decode_word(cx, i.push_word_i, self.fp64_ok);
-        let pe = pack::<C>(&f, i.push_pc_i);
-        let pe = cx.name("push_entry", pe);
+        let pes: [S<C, EW>; NS] = std::array::from_fn(|p| {
+            let sfx = if NS == 1 { String::new() } else { p.to_string() };
+            let f = decode_word_as(cx, i.push_word_i[p], self.fp64_ok, &sfx);
+            let pe = pack::<C>(&f, i.push_pc_i[p]);
+            cx.name(&format!("push_entry{sfx}"), pe)
+        });
         let z1 = cx.lit::<1>(0);
         let c0 = cx.lit::<2>(0);
         let c1 = cx.lit::<2>(1);
@@ -169,7 +177,9 @@ impl<const MW: usize, const NS: usize, const E: usize> Block for Ibuffer<MW, NS,
                 fl = fl | (i.fl_valid_i[k] & i.fl_warp_i[k].eq(wl));
             }
             let after_pop = pop.mux(cnt - c1, cnt);
-            let push = i.push_valid_i & i.push_warp_i.eq(wl) & after_pop.ult(ce);
+            let p = w % NS;
+            let pe = pes[p];
+            let push = i.push_valid_i[p] & i.push_warp_i[p].eq(wl) & after_pop.ult(ce);
             // Shift on pop, then write the push at the first free slot.
             for k in 0..E {
                 let shifted = if k + 1 < E { pop.mux(e[k + 1], e[k]) } else { e[k] };

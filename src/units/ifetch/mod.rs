@@ -1,21 +1,31 @@
 //! Instruction fetch with the instruction cache (seed 003: "instruction
-//! cache", "multithreaded instruction buffer"): picks one warp per core
-//! cycle, looks its fetch pc up in a set-associative cache and pushes the
-//! instruction word into the warp's instruction buffer (`ibuffer`); a miss
-//! fetches the whole line from the instruction memory port `im_*`.
+//! cache", "multithreaded instruction buffer"): each of its `FP` fetch
+//! ports picks one warp per core cycle, looks its fetch pc up in a
+//! set-associative cache and pushes the instruction word into the warp's
+//! instruction buffer (`ibuffer`); a miss fetches the whole line from the
+//! instruction memory port `im_*`. `FP` = `warp_schedulers`: port p
+//! serves the warps w with w mod FP = p, the warps of scheduler p, so a
+//! two-scheduler SM (fermi) fetches two instructions per core cycle, as
+//! it can issue two (docs/calibration.md: with one port, fermi's FFMA
+//! throughput stopped at 14.5 of 32 thread ops per hot cycle, fetch-bound).
 //!
 //! ```text
 //!  per warp w: fpc_q[w] (next pc to fetch), wm_q[w] (waits on the miss),
 //!              rep_q[w] (pc error reported)
+//!  per port p (registers rr, l1v, l1w, l1pc; named with a suffix p when
+//!  FP = 2), warps w mod FP = p only:
 //!   stage 0 (cycle k): eligible[w] = run & room & !wm & fpc < plen
 //!                      & not in stage 1 & no st/redir of w now; no pick
 //!                      in a fill cycle.  Round robin from rr_q + 1.
 //!                      tag RAMs (one per way) and data RAMs (one per way
 //!                      and word of the line) read at the set of fpc
+//!                      through read port p
 //!   stage 1 (cycle k+1): l1v_q l1w_q l1pc_q + RAM data
 //!        hit  -> push_* to the ibuffer, fpc := pc + 1
 //!        miss -> wm[w]; if the miss unit is idle it requests the line
-//!   miss unit: IDLE -> REQ (im_req_valid_o, line address) -> WAIT ->
+//!   miss unit (shared; the lowest port that misses in a cycle starts it,
+//!              a miss on the other port waits like any miss under a miss):
+//!              IDLE -> REQ (im_req_valid_o, line address) -> WAIT ->
 //!              fill at im_resp_valid_i (whole line, victim way of the set,
 //!              per-set round-robin pointer) -> IDLE, all wm cleared
 //! ```
@@ -29,9 +39,10 @@
 //!   `plen_i[16]` (program length in instructions, constant during a run);
 //!   `im_req_ready_i`, `im_resp_valid_i`, `im_resp_data_i[64; LW]` (one
 //!   whole line per response, word k = instruction `line * LW + k`).
-//! * Outputs: `push_valid_o`, `push_warp_o`, `push_pc_o`, `push_word_o[64]`
-//!   (ibuffer push port; at most one per core cycle, only where `room_i` is
-//!   high and not for a warp started or redirected in that cycle);
+//! * Outputs: `push_valid_o[p]`, `push_warp_o[p]`, `push_pc_o[p]`,
+//!   `push_word_o[p]` (ibuffer push port p; at most one per port and core
+//!   cycle, only where `room_i` is high and not for a warp started or
+//!   redirected in that cycle);
 //!   `im_req_valid_o` (Moore), `im_req_addr_o[16]` (line address = pc / LW);
 //!   `err_o`, `err_code_o` (10), `err_warp_o`, `err_pc_o`; `cnt_hit_o[32]`
 //!   (words pushed), `cnt_miss_o[32]` (lines requested); `miss_o[w]` (Moore:
@@ -39,8 +50,8 @@
 //! * Latency: a hit picked in cycle k is pushed in cycle k+1 (visible in the
 //!   ibuffer in k+2). A warp is not picked in two consecutive cycles (its
 //!   room would not yet show the push), so one warp fetches at most every 2
-//!   core cycles; with two or more warps running the port pushes every
-//!   cycle. A miss: request in the cycle after the lookup, the line arrives
+//!   core cycles; with two or more of its warps running a port pushes
+//!   every cycle. A miss: request in the cycle after the lookup, the line arrives
 //!   `imem_latency` cycles after the request is taken, fill at that edge,
 //!   the warp is eligible again in the next cycle and hits.
 //! * One outstanding miss (documented simplification): a lookup that misses
@@ -61,9 +72,11 @@
 //! * Sizes: `MW` = `max_warps` (per-warp state), `LW` =
 //!   `icache_line_bytes / 8` instructions per line, `SB` = log2 of the sets
 //!   (`icache_bytes / icache_line_bytes / icache_ways`), `ways` =
-//!   `icache_ways` (1..=8). RAMs: `ways` tag RAMs of 2^SB x 16 bits ({valid,
-//!   tag}) and `ways * LW` data RAMs of 2^SB x 64 bits, 1 read + 1 write
-//!   port each (all word RAMs of the victim way are written at a fill).
+//!   `icache_ways` (1..=8), `FP` = `warp_schedulers` (1..=2) fetch ports.
+//!   RAMs: `ways` tag RAMs of 2^SB x 16 bits ({valid, tag}) and `ways * LW`
+//!   data RAMs of 2^SB x 64 bits, `FP` read + 1 write port each (all word
+//!   RAMs of the victim way are written at a fill). The module name carries
+//!   `_p2` for two ports.
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
@@ -89,12 +102,13 @@ crate::ports! {
     }
 }
 crate::ports! {
-    /// Push to the instruction buffer, memory requests, errors, counters.
-    pub struct IfOut[MW] {
-        push_valid_o: 1 @ Core,
-        push_warp_o: 6 @ Core,
-        push_pc_o: 16 @ Core,
-        push_word_o: 64 @ Core,
+    /// Pushes to the instruction buffer (one per fetch port), memory
+    /// requests, errors, counters.
+    pub struct IfOut[MW, FP] {
+        push_valid_o: [1; FP] @ Core,
+        push_warp_o: [6; FP] @ Core,
+        push_pc_o: [16; FP] @ Core,
+        push_word_o: [64; FP] @ Core,
         im_req_valid_o: 1 @ Core,
         im_req_addr_o: 16 @ Core,
         err_o: 1 @ Core,
@@ -112,19 +126,29 @@ const MS_IDLE: u64 = 0;
 const MS_REQ: u64 = 1;
 const MS_WAIT: u64 = 2;
 
+/// Name of a per-port register or signal: the plain name with one port
+/// (so a one-port unit keeps the names it always had), `<name><p>` with two.
+fn pname<const FP: usize>(base: &str, p: usize) -> String {
+    if FP == 1 {
+        base.to_string()
+    } else {
+        format!("{base}{p}")
+    }
+}
+
 /// Instruction fetch of `MW` warps with a cache of `2^SB` sets x `ways`
-/// ways of `LW`-instruction lines.
+/// ways of `LW`-instruction lines and `FP` fetch ports.
 #[derive(Debug, Clone)]
-pub struct Ifetch<const MW: usize, const LW: usize, const SB: usize> {
+pub struct Ifetch<const MW: usize, const LW: usize, const SB: usize, const FP: usize> {
     decl: Decl,
     ways: usize,
     fpc: Vec<Reg<16>>,
     wm: Vec<Reg<1>>,
     rep: Vec<Reg<1>>,
-    rr: Reg<6>,
-    l1v: Reg<1>,
-    l1w: Reg<6>,
-    l1pc: Reg<16>,
+    rr: Vec<Reg<6>>,
+    l1v: Vec<Reg<1>>,
+    l1w: Vec<Reg<6>>,
+    l1pc: Vec<Reg<16>>,
     ms: Reg<2>,
     mline: Reg<16>,
     mway: Reg<3>,
@@ -138,10 +162,13 @@ pub struct Ifetch<const MW: usize, const LW: usize, const SB: usize> {
     data: Vec<Vec<Mem<64, SB>>>,
 }
 
-impl<const MW: usize, const LW: usize, const SB: usize> Ifetch<MW, LW, SB> {
+impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Ifetch<MW, LW, SB, FP> {
     /// A fetch unit with `ways` ways (1..=8).
     pub fn new(ways: usize) -> Result<Self, String> {
-        const { assert!(MW >= 2 && MW <= 64 && LW >= 2 && LW <= 64 && LW.is_power_of_two() && SB >= 1 && SB <= 10) };
+        const {
+            assert!(MW >= 2 && MW <= 64 && LW >= 2 && LW <= 64 && LW.is_power_of_two() && SB >= 1 && SB <= 10);
+            assert!(FP >= 1 && FP <= 2 && MW % FP == 0);
+        };
         if !(1..=8).contains(&ways) {
             return Err(format!("icache_ways = {ways}: the ifetch block supports 1..=8 ways"));
         }
@@ -158,19 +185,26 @@ impl<const MW: usize, const LW: usize, const SB: usize> Ifetch<MW, LW, SB> {
         let wm = (0..MW).map(|w| d.reg(&format!("wm{w}"), c, 0)).collect();
         let rep = (0..MW).map(|w| d.reg(&format!("rep{w}"), c, 0)).collect();
         let vict = (0..1usize << SB).map(|s| d.reg(&format!("vict{s}"), c, 0)).collect();
-        let tag = (0..ways).map(|k| d.mem(&format!("tag{k}"), c, 1, 1)).collect();
+        // One read port per fetch port; the fill writes through port 0.
+        let tag = (0..ways).map(|k| d.mem(&format!("tag{k}"), c, FP, 1)).collect();
         let data = (0..ways)
-            .map(|k| (0..LW).map(|j| d.mem(&format!("data{k}_{j}"), c, 1, 1)).collect())
+            .map(|k| (0..LW).map(|j| d.mem(&format!("data{k}_{j}"), c, FP, 1)).collect())
             .collect();
+        let rr = (0..FP)
+            .map(|p| d.reg(&pname::<FP>("rr", p), c, (MW - 1) as u64))
+            .collect();
+        let l1v = (0..FP).map(|p| d.reg(&pname::<FP>("l1v", p), c, 0)).collect();
+        let l1w = (0..FP).map(|p| d.reg(&pname::<FP>("l1w", p), c, 0)).collect();
+        let l1pc = (0..FP).map(|p| d.reg(&pname::<FP>("l1pc", p), c, 0)).collect();
         Ok(Ifetch {
             ways,
             fpc,
             wm,
             rep,
-            rr: d.reg("rr", c, (MW - 1) as u64),
-            l1v: d.reg("l1v", c, 0),
-            l1w: d.reg("l1w", c, 0),
-            l1pc: d.reg("l1pc", c, 0),
+            rr,
+            l1v,
+            l1w,
+            l1pc,
             ms: d.reg("ms", c, MS_IDLE),
             mline: d.reg("mline", c, 0),
             mway: d.reg("mway", c, 0),
@@ -212,12 +246,13 @@ fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: S<C, 6>, v: &[S<C, W>]) -> S<C,
     acc
 }
 
-impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW, SB> {
+impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block for Ifetch<MW, LW, SB, FP> {
     type In<B: Backend> = IfIn<B, MW, LW>;
-    type Out<B: Backend> = IfOut<B, MW>;
+    type Out<B: Backend> = IfOut<B, MW, FP>;
 
     fn module_name(&self) -> String {
-        format!("ifetch_w{MW}_l{LW}_s{}_a{}", 1usize << SB, self.ways)
+        let ports = if FP == 1 { String::new() } else { format!("_p{FP}") };
+        format!("ifetch_w{MW}_l{LW}_s{}_a{}{ports}", 1usize << SB, self.ways)
     }
 
     fn decl(&self) -> &Decl {
@@ -249,7 +284,7 @@ impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW,
         i.im_resp_valid_i = Bits::new((r >> 37 & 7 == 0) as u64);
     }
 
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &IfIn<C::B, MW, LW>) -> IfOut<C::B, MW> {
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &IfIn<C::B, MW, LW>) -> IfOut<C::B, MW, FP> {
         let lb = LW.trailing_zeros() as u64;
         let z1 = cx.lit::<1>(0);
         let one16 = cx.lit::<16>(1);
@@ -257,10 +292,6 @@ impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW,
         let fpc: Vec<S<C, 16>> = self.fpc.iter().map(|r| cx.q(*r)).collect();
         let wm: Vec<S<C, 1>> = self.wm.iter().map(|r| cx.q(*r)).collect();
         let rep: Vec<S<C, 1>> = self.rep.iter().map(|r| cx.q(*r)).collect();
-        let rr = cx.q(self.rr);
-        let l1v = cx.q(self.l1v);
-        let l1w = cx.q(self.l1w);
-        let l1pc = cx.q(self.l1pc);
         let ms = cx.q(self.ms);
         let mline = cx.q(self.mline);
         let mway = cx.q(self.mway);
@@ -281,76 +312,96 @@ impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW,
             *k = st[w] | (i.redir_valid_i & i.redir_warp_i.eq(wl));
         }
 
-        // ---- stage 0: pick a warp (round robin after rr_q), read the RAMs
-        let mut elig = vec![z1; MW];
-        for w in 0..MW {
-            let wl = cx.lit::<6>(w as u64);
-            let in1 = l1v & l1w.eq(wl);
-            elig[w] = i.run_i[w] & i.room_i[w] & !wm[w] & fpc[w].ult(plen) & !in1 & !kill[w] & !fill;
+        // ---- per fetch port p (warps w with w % FP == p)
+        let mut push = [z1; FP];
+        let mut push_warp = [cx.lit::<6>(0); FP];
+        let mut push_pc = [cx.lit::<16>(0); FP];
+        let mut push_word = [cx.lit::<64>(0); FP];
+        let mut miss1 = [z1; FP];
+        for p in 0..FP {
+            let rr = cx.q(self.rr[p]);
+            let l1v = cx.q(self.l1v[p]);
+            let l1w = cx.q(self.l1w[p]);
+            let l1pc = cx.q(self.l1pc[p]);
+
+            // stage 0: pick a warp of this port (round robin after rr_q),
+            // read the RAMs through read port p
+            let mut elig = vec![z1; MW];
+            for w in (p..MW).step_by(FP) {
+                let wl = cx.lit::<6>(w as u64);
+                let in1 = l1v & l1w.eq(wl);
+                elig[w] = i.run_i[w] & i.room_i[w] & !wm[w] & fpc[w].ult(plen) & !in1 & !kill[w] & !fill;
+            }
+            let mut after = vec![z1; MW];
+            for w in 1..MW {
+                let wl = cx.lit::<6>(w as u64);
+                after[w] = elig[w] & rr.ult(wl);
+            }
+            let mut any_after = z1;
+            let mut any = z1;
+            for w in 0..MW {
+                any_after = any_after | after[w];
+                any = any | elig[w];
+            }
+            let first_after = lowest(cx, &after);
+            let first = lowest(cx, &elig);
+            let sel = any_after.mux(first_after, first);
+            let sel = cx.name(&pname::<FP>("pick_warp", p), sel);
+            let pick_v = cx.name(&pname::<FP>("pick_valid", p), any);
+            let pc0 = pick(cx, sel, &fpc);
+            let set0: S<C, SB> = pc0.shr(lbl).slice::<0, SB>();
+            cx.d(self.rr[p], pick_v.mux(sel, rr));
+            cx.d(self.l1v[p], pick_v);
+            cx.d(self.l1w[p], pick_v.mux(sel, l1w));
+            cx.d(self.l1pc[p], pick_v.mux(pc0, l1pc));
+
+            // stage 1: tag compare, push or miss
+            let tag1: S<C, 16> = l1pc.shr(lbl).shr(sbl) | cx.lit::<16>(1 << 15);
+            let widx: S<C, 16> = l1pc & cx.lit::<16>(LW as u64 - 1);
+            let k1 = pick(cx, l1w, &kill);
+            let room1 = pick(cx, l1w, &i.room_i);
+            let v1 = l1v & !k1;
+            let mut hit_any = z1;
+            let mut word = cx.lit::<64>(0);
+            for k in 0..self.ways {
+                let t = cx.mem_read(self.tag[k], p, pick_v, set0);
+                let h = t.eq(tag1);
+                let mut wd = cx.lit::<64>(0);
+                for j in 0..LW {
+                    let d = cx.mem_read(self.data[k][j], p, pick_v, set0);
+                    let at = widx.eq(cx.lit::<16>(j as u64));
+                    wd = at.mux(d, wd);
+                }
+                word = h.mux(wd, word);
+                hit_any = hit_any | h;
+            }
+            let hit = cx.name(&pname::<FP>("hit", p), v1 & hit_any);
+            push[p] = cx.name(&pname::<FP>("push", p), hit & room1);
+            miss1[p] = cx.name(&pname::<FP>("miss", p), v1 & !hit_any);
+            push_warp[p] = l1w;
+            push_pc[p] = l1pc;
+            push_word[p] = word;
         }
-        let mut after = vec![z1; MW];
-        for w in 1..MW {
-            let wl = cx.lit::<6>(w as u64);
-            after[w] = elig[w] & rr.ult(wl);
-        }
-        let mut any_after = z1;
-        let mut any = z1;
-        for w in 0..MW {
-            any_after = any_after | after[w];
-            any = any | elig[w];
-        }
-        let first_after = lowest(cx, &after);
-        let first = lowest(cx, &elig);
-        let sel = any_after.mux(first_after, first);
-        let sel = cx.name("pick_warp", sel);
-        let pick_v = cx.name("pick_valid", any);
-        let pc0 = pick(cx, sel, &fpc);
-        let set0: S<C, SB> = pc0.shr(lbl).slice::<0, SB>();
-        cx.d(self.rr, pick_v.mux(sel, rr));
-        cx.d(self.l1v, pick_v);
-        cx.d(self.l1w, pick_v.mux(sel, l1w));
-        cx.d(self.l1pc, pick_v.mux(pc0, l1pc));
 
         // ---- miss unit fill: victim way of the missing line's set
         let mset: S<C, SB> = mline.slice::<0, SB>();
         let mtag: S<C, 16> = mline.shr(sbl) | cx.lit::<16>(1 << 15);
-        let mut tags = Vec::with_capacity(self.ways);
-        let mut words = Vec::with_capacity(self.ways);
         for k in 0..self.ways {
             let kw = fill & mway.eq(cx.lit::<3>(k as u64));
-            tags.push(cx.mem_read(self.tag[k], 0, pick_v, set0));
             cx.mem_write(self.tag[k], 0, kw, mset, mtag);
-            let mut row = Vec::with_capacity(LW);
             for j in 0..LW {
-                row.push(cx.mem_read(self.data[k][j], 0, pick_v, set0));
                 cx.mem_write(self.data[k][j], 0, kw, mset, i.im_resp_data_i[j]);
             }
-            words.push(row);
         }
 
-        // ---- stage 1: tag compare, push or miss
-        let tag1: S<C, 16> = l1pc.shr(lbl).shr(sbl) | cx.lit::<16>(1 << 15);
-        let widx: S<C, 16> = l1pc & cx.lit::<16>(LW as u64 - 1);
-        let k1 = pick(cx, l1w, &kill);
-        let room1 = pick(cx, l1w, &i.room_i);
-        let v1 = l1v & !k1;
-        let mut hit_any = z1;
-        let mut word = cx.lit::<64>(0);
-        for k in 0..self.ways {
-            let h = tags[k].eq(tag1);
-            let mut wd = cx.lit::<64>(0);
-            for j in 0..LW {
-                let at = widx.eq(cx.lit::<16>(j as u64));
-                wd = at.mux(words[k][j], wd);
-            }
-            word = h.mux(wd, word);
-            hit_any = hit_any | h;
+        // ---- the miss unit takes the lowest missing port's line
+        let mut start_miss = z1;
+        let mut line1 = cx.lit::<16>(0);
+        for p in (0..FP).rev() {
+            start_miss = start_miss | miss1[p];
+            line1 = miss1[p].mux(push_pc[p].shr(lbl), line1);
         }
-        let hit = cx.name("hit", v1 & hit_any);
-        let push = cx.name("push", hit & room1);
-        let miss1 = cx.name("miss", v1 & !hit_any);
-        let start_miss = miss1 & s_idle;
-        let line1: S<C, 16> = l1pc.shr(lbl);
+        let start_miss = start_miss & s_idle;
         let set1: S<C, SB> = line1.slice::<0, SB>();
         let mut vsel = cx.lit::<3>(0);
         for (s, v) in self.vict.iter().enumerate() {
@@ -371,7 +422,11 @@ impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW,
         cx.d(self.mline, start_miss.mux(line1, mline));
         cx.d(self.mway, start_miss.mux(vsel, mway));
         let ch = cx.q(self.cnt_hit);
-        cx.d(self.cnt_hit, push.mux(ch + one32, ch));
+        let mut ch_n = ch;
+        for x in push {
+            ch_n = x.mux(ch_n + one32, ch_n);
+        }
+        cx.d(self.cnt_hit, ch_n);
         let cm = cx.q(self.cnt_miss);
         cx.d(self.cnt_miss, start_miss.mux(cm + one32, cm));
 
@@ -379,15 +434,16 @@ impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW,
         let mut miss_o = [z1; MW];
         let mut bad = vec![z1; MW];
         for w in 0..MW {
+            let p = w % FP;
             let wl = cx.lit::<6>(w as u64);
-            let here1 = l1w.eq(wl);
-            let adv = push & here1;
-            let n = adv.mux(l1pc + one16, fpc[w]);
+            let here1 = push_warp[p].eq(wl);
+            let adv = push[p] & here1;
+            let n = adv.mux(push_pc[p] + one16, fpc[w]);
             let n = (i.redir_valid_i & i.redir_warp_i.eq(wl)).mux(i.redir_pc_i, n);
             let n = st[w].mux(cx.lit::<16>(0), n);
             cx.d(self.fpc[w], n);
             let keep = wm[w] & !fill & !kill[w];
-            cx.d(self.wm[w], keep | (miss1 & here1 & !fill));
+            cx.d(self.wm[w], keep | (miss1[p] & here1 & !fill));
             miss_o[w] = wm[w];
             bad[w] = i.run_i[w] & !i.busy_i[w] & !i.hv_i[w] & fpc[w].uge(plen) & !kill[w] & !rep[w];
         }
@@ -413,9 +469,9 @@ impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW,
         let z8 = cx.lit::<8>(0);
         IfOut {
             push_valid_o: push,
-            push_warp_o: l1w,
-            push_pc_o: l1pc,
-            push_word_o: word,
+            push_warp_o: push_warp,
+            push_pc_o: push_pc,
+            push_word_o: push_word,
             im_req_valid_o: s_req,
             im_req_addr_o: mline,
             err_o: ev,
@@ -429,29 +485,35 @@ impl<const MW: usize, const LW: usize, const SB: usize> Block for Ifetch<MW, LW,
     }
 }
 
-/// Build the fetch unit for `cfg` (warps, line words and set bits are type
-/// parameters: one arm per supported geometry) and hand it to `f`.
+/// Build the fetch unit for `cfg` (warps, line words, set bits and fetch
+/// ports (= `warp_schedulers`) are type parameters: one arm per supported
+/// geometry) and hand it to `f`.
 pub fn with_ifetch<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let lw = cfg.icache_line_bytes as usize / 8;
     let ways = cfg.icache_ways as usize;
     let sets = cfg.icache_bytes as usize / cfg.icache_line_bytes.max(1) as usize / ways.max(1);
     let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
     macro_rules! go {
-        ($mw:literal, $lw:literal, $sb:literal) => {
-            f.call(Ifetch::<$mw, $lw, $sb>::new(ways).map_err(e)?)
+        ($mw:literal, $lw:literal, $sb:literal, $fp:literal) => {
+            f.call(Ifetch::<$mw, $lw, $sb, $fp>::new(ways).map_err(e)?)
         };
     }
-    match (cfg.max_warps, lw, sets) {
-        (16, 8, 32) => go!(16, 8, 5),
-        (32, 8, 32) => go!(32, 8, 5),
-        (48, 8, 32) => go!(48, 8, 5),
-        (64, 8, 32) => go!(64, 8, 5),
-        (32, 8, 16) => go!(32, 8, 4),
-        (32, 8, 64) => go!(32, 8, 6),
-        (32, 16, 16) => go!(32, 16, 4),
-        (mw, lw, sets) => anyhow::bail!(
-            "config `{}`: {mw} warps with {sets} sets of {lw}-instruction lines are not supported by the ifetch block \
-             (16/32/48/64 warps with 32 sets of 8; 32 warps with 16 or 64 sets of 8 or 16 sets of 16)",
+    match (cfg.max_warps, lw, sets, cfg.warp_schedulers) {
+        (16, 8, 32, 1) => go!(16, 8, 5, 1),
+        (32, 8, 32, 1) => go!(32, 8, 5, 1),
+        (48, 8, 32, 1) => go!(48, 8, 5, 1),
+        (64, 8, 32, 1) => go!(64, 8, 5, 1),
+        (32, 8, 16, 1) => go!(32, 8, 4, 1),
+        (32, 8, 64, 1) => go!(32, 8, 6, 1),
+        (32, 16, 16, 1) => go!(32, 16, 4, 1),
+        (16, 8, 32, 2) => go!(16, 8, 5, 2),
+        (32, 8, 32, 2) => go!(32, 8, 5, 2),
+        (48, 8, 32, 2) => go!(48, 8, 5, 2),
+        (64, 8, 32, 2) => go!(64, 8, 5, 2),
+        (mw, lw, sets, ns) => anyhow::bail!(
+            "config `{}`: {mw} warps with {sets} sets of {lw}-instruction lines and {ns} schedulers are not supported \
+             by the ifetch block (one scheduler: 16/32/48/64 warps with 32 sets of 8, 32 warps with 16 or 64 sets of 8 \
+             or 16 sets of 16; two schedulers: 16/32/48/64 warps with 32 sets of 8)",
             cfg.name
         ),
     }
@@ -463,10 +525,14 @@ mod tests {
 
     #[test]
     fn random_matches_reference() {
-        let a = ifetch_random::<32, 8, 5>(1, 6_000, 4, 20).unwrap();
-        assert!(a.pushes > 1000 && a.misses >= 10 && a.errors > 0, "{a:?}");
-        let b = ifetch_random::<48, 8, 5>(2, 4_000, 4, 3).unwrap();
-        assert!(b.pushes > 1000, "{b:?}");
-        ifetch_random::<16, 8, 4>(3, 4_000, 1, 1).unwrap();
+        let a = ifetch_random::<32, 8, 5, 1>(1, 6_000, 4, 20).unwrap();
+        assert!(
+            a.pushes > 1000 && a.misses >= 10 && a.errors > 0 && a.dual == 0,
+            "{a:?}"
+        );
+        let b = ifetch_random::<48, 8, 5, 2>(2, 4_000, 4, 3).unwrap();
+        assert!(b.pushes > 1000 && b.dual > 100, "{b:?}");
+        ifetch_random::<16, 8, 4, 1>(3, 4_000, 1, 1).unwrap();
+        ifetch_random::<16, 8, 4, 2>(4, 4_000, 1, 1).unwrap();
     }
 }

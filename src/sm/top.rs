@@ -485,7 +485,7 @@ impl<
         let mut h_sp = vec![];
         let mut spo: Vec<SpGroupOut<C::B>> = vec![];
         for (g, grp) in self.sp.iter().enumerate() {
-            let (h, o) = cx.instance_begin(&format!("u_sp{g}"), grp);
+            let (h, o) = cx.instance_begin(["u_sp0", "u_sp1"][g], grp);
             h_sp.push(h);
             spo.push(o);
         }
@@ -574,7 +574,7 @@ impl<
                 peer_valid_i: peer_v,
                 peer_unit_i: peer_u,
             };
-            let o = cx.instance(&format!("u_sched{s}"), &self.sched[s], &si);
+            let o = cx.instance(["u_sched0", "u_sched1"][s], &self.sched[s], &si);
             so.push(o);
         }
         // Control ops of this cycle (at most one scheduler issues one).

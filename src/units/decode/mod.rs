@@ -174,12 +174,12 @@ fn build_row(op: Op) -> u64 {
 
 /// Decode `word` (see the module comment). `fp64_ok`: the preset runs FP64.
 pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::B> {
-    decode_word_as(cx, w, fp64_ok, "")
+    decode_word_as(cx, w, fp64_ok, ["dec_row", "dec_err"])
 }
 
-/// [`decode_word`] with `sfx` appended to its named signals (`dec_row`,
-/// `dec_err`), for a block holding several decoders.
-pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, sfx: &str) -> Fields<C::B> {
+/// [`decode_word`] with its two named signals (`dec_row`, `dec_err`)
+/// named `names`, for a block holding several decoders.
+pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, names: [&str; 2]) -> Fields<C::B> {
     let opc: S<C, 7> = w.slice::<57, 7>();
     let imm: S<C, 1> = w.slice::<56, 1>();
     let gneg: S<C, 1> = w.slice::<55, 1>();
@@ -203,7 +203,7 @@ pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, sfx: &str)
         let r = cx.lit::<48>(table_row(op));
         row = row | hit.mux(r, z48);
     }
-    let row = cx.name(&format!("dec_row{sfx}"), row);
+    let row = cx.name(names[0], row);
     macro_rules! bit {
         ($b:expr) => {
             row.slice::<{ $b as usize }, 1>()
@@ -262,7 +262,7 @@ pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, sfx: &str)
     let is_dpu = unit.eq(cx.lit::<3>(Unit::Dpu as u64));
     let fp64_bad = if fp64_ok { cx.lit::<1>(0) } else { is_dpu };
     let ok = valid & !bad_guard & mod_ok & d_ok & a_ok & b_ok & atom_ok & sreg_ok & wide_ok & !fp64_bad;
-    let err = cx.name(&format!("dec_err{sfx}"), !ok);
+    let err = cx.name(names[1], !ok);
 
     let ra = (use_a & !ppp).mux(a, rz);
     let rb = (use_b & !imm & !ppp).mux(b, rz);

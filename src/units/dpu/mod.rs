@@ -121,6 +121,9 @@ pub struct DpuLane {
     res: Vec<Reg<64>>,
     pred: Vec<Reg<1>>,
     err: Vec<Reg<2>>,
+    /// `u_lane<i>` instance names for every lane index of a warp, made
+    /// once (`eval` runs every cycle).
+    names: Vec<String>,
 }
 
 impl DpuLane {
@@ -140,6 +143,7 @@ impl DpuLane {
             res,
             pred,
             err,
+            names: (0..32).map(|i| format!("u_lane{i}")).collect(),
         }
     }
 }
@@ -191,7 +195,7 @@ impl LaneUnit<64> for DpuLane {
             b_i: b,
             c_i: c,
         };
-        let o = cx.instance(&format!("u_lane{idx}"), self, &i);
+        let o = cx.instance(&self.names[idx], self, &i);
         (o.res_o, o.pred_o, o.err_code_o)
     }
     fn latency(&self) -> usize {

@@ -151,10 +151,16 @@ impl<const MW: usize, const NS: usize, const E: usize> Block for Ibuffer<MW, NS,
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &IbIn<C::B, NS>) -> IbOut<C::B, MW> {
         let pes: [S<C, EW>; NS] = std::array::from_fn(|p| {
-            let sfx = if NS == 1 { String::new() } else { p.to_string() };
-            let f = decode_word_as(cx, i.push_word_i[p], self.fp64_ok, &sfx);
+            // Names without a suffix with one port (as before two ports).
+            let q = if NS == 1 { 0 } else { p + 1 };
+            let names = [
+                ["dec_row", "dec_err"],
+                ["dec_row0", "dec_err0"],
+                ["dec_row1", "dec_err1"],
+            ][q];
+            let f = decode_word_as(cx, i.push_word_i[p], self.fp64_ok, names);
             let pe = pack::<C>(&f, i.push_pc_i[p]);
-            cx.name(&format!("push_entry{sfx}"), pe)
+            cx.name(["push_entry", "push_entry0", "push_entry1"][q], pe)
         });
         let z1 = cx.lit::<1>(0);
         let c0 = cx.lit::<2>(0);

@@ -128,11 +128,12 @@ const MS_WAIT: u64 = 2;
 
 /// Name of a per-port register or signal: the plain name with one port
 /// (so a one-port unit keeps the names it always had), `<name><p>` with two.
-fn pname<const FP: usize>(base: &str, p: usize) -> String {
+/// Static strings: `eval` runs every cycle and must not allocate.
+fn pname<const FP: usize>(names: [&'static str; 3], p: usize) -> &'static str {
     if FP == 1 {
-        base.to_string()
+        names[0]
     } else {
-        format!("{base}{p}")
+        names[1 + p]
     }
 }
 
@@ -191,11 +192,17 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Ifetch<
             .map(|k| (0..LW).map(|j| d.mem(&format!("data{k}_{j}"), c, FP, 1)).collect())
             .collect();
         let rr = (0..FP)
-            .map(|p| d.reg(&pname::<FP>("rr", p), c, (MW - 1) as u64))
+            .map(|p| d.reg(pname::<FP>(["rr", "rr0", "rr1"], p), c, (MW - 1) as u64))
             .collect();
-        let l1v = (0..FP).map(|p| d.reg(&pname::<FP>("l1v", p), c, 0)).collect();
-        let l1w = (0..FP).map(|p| d.reg(&pname::<FP>("l1w", p), c, 0)).collect();
-        let l1pc = (0..FP).map(|p| d.reg(&pname::<FP>("l1pc", p), c, 0)).collect();
+        let l1v = (0..FP)
+            .map(|p| d.reg(pname::<FP>(["l1v", "l1v0", "l1v1"], p), c, 0))
+            .collect();
+        let l1w = (0..FP)
+            .map(|p| d.reg(pname::<FP>(["l1w", "l1w0", "l1w1"], p), c, 0))
+            .collect();
+        let l1pc = (0..FP)
+            .map(|p| d.reg(pname::<FP>(["l1pc", "l1pc0", "l1pc1"], p), c, 0))
+            .collect();
         Ok(Ifetch {
             ways,
             fpc,
@@ -346,8 +353,8 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
             let first_after = lowest(cx, &after);
             let first = lowest(cx, &elig);
             let sel = any_after.mux(first_after, first);
-            let sel = cx.name(&pname::<FP>("pick_warp", p), sel);
-            let pick_v = cx.name(&pname::<FP>("pick_valid", p), any);
+            let sel = cx.name(pname::<FP>(["pick_warp", "pick_warp0", "pick_warp1"], p), sel);
+            let pick_v = cx.name(pname::<FP>(["pick_valid", "pick_valid0", "pick_valid1"], p), any);
             let pc0 = pick(cx, sel, &fpc);
             let set0: S<C, SB> = pc0.shr(lbl).slice::<0, SB>();
             cx.d(self.rr[p], pick_v.mux(sel, rr));
@@ -375,9 +382,9 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
                 word = h.mux(wd, word);
                 hit_any = hit_any | h;
             }
-            let hit = cx.name(&pname::<FP>("hit", p), v1 & hit_any);
-            push[p] = cx.name(&pname::<FP>("push", p), hit & room1);
-            miss1[p] = cx.name(&pname::<FP>("miss", p), v1 & !hit_any);
+            let hit = cx.name(pname::<FP>(["hit", "hit0", "hit1"], p), v1 & hit_any);
+            push[p] = cx.name(pname::<FP>(["push", "push0", "push1"], p), hit & room1);
+            miss1[p] = cx.name(pname::<FP>(["miss", "miss0", "miss1"], p), v1 & !hit_any);
             push_warp[p] = l1w;
             push_pc[p] = l1pc;
             push_word[p] = word;

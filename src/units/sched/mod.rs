@@ -156,6 +156,8 @@ impl SchedParams {
 pub struct Sched<const LW: usize> {
     decl: Decl,
     p: SchedParams,
+    /// `elig<w>` signal names, made once (`eval` runs every cycle).
+    elig_names: Vec<String>,
     rr: Reg<6>,
     last_sp: Reg<1>,
 }
@@ -170,6 +172,7 @@ impl<const LW: usize> Sched<LW> {
         Sched {
             decl: d,
             p,
+            elig_names: (0..LW).map(|w| format!("elig{w}")).collect(),
             rr,
             last_sp,
         }
@@ -264,7 +267,7 @@ impl<const LW: usize> Block for Sched<LW> {
             let conflict = (peer_dpu & e.eq(u_sp)) | (peer_sp & e.eq(u_dpu));
             let base = i.wv_i[w] & i.hv_i[w] & !i.bw_i[w];
             let el = base & i.sb_ok_i[w] & !i.h_err_i[w] & ur & !conflict;
-            let el = cx.name(&format!("elig{w}"), el);
+            let el = cx.name(&self.elig_names[w], el);
             let is_sp = e.eq(u_sp);
             pref.push(el & is_sp.ne(last_sp));
             elig.push(el);

@@ -298,6 +298,10 @@ pub struct Sfu {
     mpu: usize,
     units: usize,
     lanes: usize,
+    /// Instance names `u_unit<u>` and `u_mul<u>_<k>`, made once (`eval`
+    /// runs every hot cycle).
+    unit_names: Vec<String>,
+    mul_names: Vec<Vec<String>>,
     latency: usize,
     /// `order[u][j]`: the thread unit `u` serves in its `j`-th stream cycle.
     order: Vec<Vec<usize>>,
@@ -412,6 +416,10 @@ impl Sfu {
             mpu,
             units,
             lanes,
+            unit_names: (0..units).map(|u| format!("u_unit{u}")).collect(),
+            mul_names: (0..units)
+                .map(|u| (0..mpu).map(|k| format!("u_mul{u}_{k}")).collect())
+                .collect(),
             latency,
             order,
             ph,
@@ -556,7 +564,7 @@ impl Block for Sfu {
                 cx.d(self.opnd[u][j], acc.mux(a, next));
             }
             let o = cx.instance(
-                &format!("u_unit{u}"),
+                &self.unit_names[u],
                 &self.unit,
                 &SfuUnitIn {
                     valid_i: busy & !is_mul,
@@ -575,7 +583,7 @@ impl Block for Sfu {
             let mo: Vec<_> = (0..m)
                 .map(|k| {
                     cx.instance(
-                        &format!("u_mul{u}_{k}"),
+                        &self.mul_names[u][k],
                         mul,
                         &SfuMulIn {
                             valid_i: busy & is_mul,

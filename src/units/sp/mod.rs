@@ -138,6 +138,8 @@ fn is_imul32<B: Backend>(op: BS<B, 7>, md: BS<B, 4>) -> BS<B, 1> {
 #[derive(Debug, Clone)]
 struct SpLanes {
     lane: SpLane,
+    /// `u_lane<i>` instance names, made once (`eval` runs every cycle).
+    names: Vec<String>,
 }
 
 impl LaneUnit<32> for SpLanes {
@@ -160,7 +162,7 @@ impl LaneUnit<32> for SpLanes {
             c_i: c,
             pa_i: pa,
         };
-        let o = cx.instance(&format!("u_lane{idx}"), &self.lane, &i);
+        let o = cx.instance(&self.names[idx], &self.lane, &i);
         (o.res_o, o.pred_o, o.err_code_o)
     }
     fn latency(&self) -> usize {
@@ -250,6 +252,7 @@ impl SpGroup {
             eng,
             lanes: SpLanes {
                 lane: SpLane::new(g.flavor, g.lat),
+                names: (0..g.lanes).map(|i| format!("u_lane{i}")).collect(),
             },
         }
     }

@@ -552,7 +552,9 @@ impl Block for Sfu {
         for u in 0..self.units {
             // Operands shift by one thread per hot cycle (transcendental)
             // or by `m` (FMUL).
-            let q: Vec<_> = self.opnd[u].iter().map(|&r| cx.q(r)).collect();
+            // Arrays, not Vecs: `eval` runs every hot cycle (s <= 32).
+            let zq = cx.lit::<32>(0);
+            let q: [S<C, 32>; LANES] = std::array::from_fn(|j| if j < s { cx.q(self.opnd[u][j]) } else { zq });
             for j in 0..s {
                 let a = cx.cross(i.sfu_a_i[self.order[u][j]], hot);
                 let n1 = if j + 1 < s { q[j + 1] } else { q[j] };
@@ -574,7 +576,7 @@ impl Block for Sfu {
             );
             outs.push(o);
             let Some(mul) = &self.mul else { continue };
-            let qb: Vec<_> = self.opnd_b[u].iter().map(|&r| cx.q(r)).collect();
+            let qb: [S<C, 32>; LANES] = std::array::from_fn(|j| if j < s { cx.q(self.opnd_b[u][j]) } else { zq });
             for j in 0..s {
                 let b = cx.cross(i.sfu_b_i[self.order[u][j]], hot);
                 let next = if j + m < s { qb[j + m] } else { qb[j] };
@@ -609,7 +611,7 @@ impl Block for Sfu {
         let zero = cx.lit::<32>(0);
         let write = last_out & ph;
         for u in 0..self.units {
-            let q: Vec<_> = self.rsh[u].iter().map(|&r| cx.q(r)).collect();
+            let q: [S<C, 32>; LANES] = std::array::from_fn(|j| if j < s { cx.q(self.rsh[u][j]) } else { zero });
             let res = outs[u].res_o;
             for j in 0..s {
                 let sh1 = if j + 1 < s { q[j + 1] } else { res };
@@ -632,30 +634,25 @@ impl Block for Sfu {
         cx.d(self.out_valid, ph.mux(write, ov));
         cx.d(self.out_err, write.mux(bad2, oe));
         cx.d(self.out_tag, write.mux(tag2, ot));
-        let mut res_mask = Vec::with_capacity(LANES);
-        for k in 0..LANES {
+        let res_mask: [S<C, 1>; LANES] = std::array::from_fn(|k| {
             let (m2, om) = (cx.q(self.mask2[k]), cx.q(self.out_mask[k]));
             cx.d(self.out_mask[k], write.mux(m2, om));
-            res_mask.push(cx.cross(om, Domain::Core));
-        }
+            cx.cross(om, Domain::Core)
+        });
         let core = Domain::Core;
         let err = ov & oe;
         let code = err.mux(cx.lit::<8>(1), cx.lit(0));
-        let data: Vec<S<C, 32>> = self
-            .out_data
-            .iter()
-            .map(|&r| {
-                let v = cx.q(r);
-                cx.cross(v, core)
-            })
-            .collect();
+        let data: [S<C, 32>; LANES] = std::array::from_fn(|k| {
+            let v = cx.q(self.out_data[k]);
+            cx.cross(v, core)
+        });
         let zero1 = cx.lit::<1>(0);
         SfuOut {
             sfu_ready_o: cx.cross(ready, core),
             sfu_res_valid_o: cx.cross(ov, core),
             sfu_res_tag_o: cx.cross(ot, core),
-            sfu_res_mask_o: std::array::from_fn(|k| res_mask[k]),
-            sfu_res_data_o: std::array::from_fn(|k| data[k]),
+            sfu_res_mask_o: res_mask,
+            sfu_res_data_o: data,
             sfu_res_pred_o: [zero1; 32],
             sfu_err_o: cx.cross(err, core),
             sfu_err_code_o: cx.cross(code, core),

@@ -5,7 +5,7 @@
 //! that runs off the program and not for one whose last instruction is EXIT.
 
 use proptest::prelude::*;
-use smrtl::testbenches::ifetch_ref::IfStim;
+use smrtl::testbenches::ifetch_ref::{IfObs, IfStim};
 use smrtl::testbenches::ifetch_tb::{ifetch_random, IfCheck};
 use smrtl::testbenches::imem::Imem;
 
@@ -109,6 +109,32 @@ fn pc_error_only_when_certain() {
     assert_eq!(e, vec![(last_push + 3, 10)]);
 }
 
+/// One cycle of the looping-warp tests: warps 0..n started in cycles
+/// 0..n, all running with room from cycle n, the 64-word program in `mem`
+/// answering requests.
+fn loop_cycle<const FP: usize>(
+    c: &mut IfCheck<32, 8, 5, FP>,
+    mem: &mut Imem,
+    t: u64,
+    n: u32,
+    redir: Option<(u32, u32)>,
+) -> IfObs {
+    let all = (1u64 << n) - 1;
+    let s = IfStim {
+        st: (t < n as u64).then_some(t as u32),
+        redir,
+        run: if t >= n as u64 { all } else { 0 },
+        room: all,
+        plen: 64,
+        im_req_ready: mem.ready(),
+        im_resp: mem.resp(),
+        ..IfStim::default()
+    };
+    let o = c.step(&s).unwrap();
+    mem.edge(o.im_req.filter(|_| s.im_req_ready));
+    o
+}
+
 /// Two warps looping over a cached program (a redirect to 0 after the
 /// last word): the port pushes every core cycle, alternating warps (round
 /// robin), except a bubble in the cycle after a redirect (the redirected
@@ -123,29 +149,15 @@ fn two_warps_push_every_cycle() {
     let mut redir_at = vec![];
     let mut redir = None;
     for t in 0..600u64 {
-        let s = IfStim {
-            st: match t {
-                0 => Some(0),
-                1 => Some(1),
-                _ => None,
-            },
-            redir: redir.take(),
-            run: if t >= 2 { 3 } else { 0 },
-            room: 3,
-            plen: 64,
-            im_req_ready: mem.ready(),
-            im_resp: mem.resp(),
-            ..IfStim::default()
-        };
-        let o = c.step(&s).unwrap();
-        mem.edge(o.im_req.filter(|_| s.im_req_ready));
+        let r = redir.take();
+        let o = loop_cycle(&mut c, &mut mem, t, 2, r);
         if let Some((w, 63, _)) = o.push {
             redir = Some((w, 0));
         }
         if t >= 300 {
             got.push((t, o.push.map(|p| p.0)));
         }
-        if s.redir.is_some() {
+        if r.is_some() {
             redir_at.push(t);
         }
         if t == 599 {
@@ -182,18 +194,7 @@ fn two_ports_push_two_per_cycle() {
     let (mut both, mut gaps) = (0u64, vec![]);
     for t in 0..800u64 {
         let r = redir.pop();
-        let s = IfStim {
-            st: (t < 4).then_some(t as u32),
-            redir: r,
-            run: if t >= 4 { 0xf } else { 0 },
-            room: 0xf,
-            plen: 64,
-            im_req_ready: mem.ready(),
-            im_resp: mem.resp(),
-            ..IfStim::default()
-        };
-        let o = c.step(&s).unwrap();
-        mem.edge(o.im_req.filter(|_| s.im_req_ready));
+        let o = loop_cycle(&mut c, &mut mem, t, 4, r);
         if let Some((w, _)) = r {
             redir_at.push((t, w));
         }

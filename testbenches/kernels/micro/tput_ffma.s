@@ -6,8 +6,9 @@
 ; 4-way banked file (docs/regfile.md: register r of a warp sits in group
 ; r mod 4 plus the warp's skew): the accumulators in groups 0 and 1, the
 ; constants R6 and R7 in groups 2 and 3, so an FFMA's three reads never
-; meet in one group. (On the RTL SM today the Fermi stream is bound by
-; instruction fetch, docs/calibration.md, and R2..R5 measured the same.)
+; meet in one group. (On the RTL SM the Fermi stream is bound by operand
+; collection: at full rate a scheduler's four bank groups are all busy
+; every core cycle, docs/calibration.md.)
 ; `iters` iterations, between two SR_CLOCK reads. Launch many warps (e.g.
 ; block 512, several CTAs: the micro case fills the SM) so the pipeline latency is
 ; hidden: throughput = 32 x iters x threads / (delta in hot cycles).

@@ -526,47 +526,186 @@ module sfu_u2_l8_d4 (
   wire [6:0] n113 = sfu_op_i;  // crossing into the hot domain
   wire n119 = (n113 == 7'h21);
   wire n237 = (busy_q & (cnt_q == (is_mul_q ? 5'h03 : 5'h0f)));
-  wire n600 = (u_unit0_valid_o | u_mul0_0_valid_o);
-  wire n606 = (n600 & (rcnt_q == (u_mul0_0_valid_o ? 5'h03 : 5'h0f)));
-  wire n613 = (n606 & ph_q);
-  wire [31:0] n630 = (u_mul0_0_valid_o ? rsh0_4_q : rsh0_1_q);
-  wire [31:0] n638 = (u_mul0_0_valid_o ? rsh0_5_q : rsh0_2_q);
-  wire [31:0] n646 = (u_mul0_0_valid_o ? rsh0_6_q : rsh0_3_q);
-  wire [31:0] n654 = (u_mul0_0_valid_o ? rsh0_7_q : rsh0_4_q);
-  wire [31:0] n662 = (u_mul0_0_valid_o ? rsh0_8_q : rsh0_5_q);
-  wire [31:0] n670 = (u_mul0_0_valid_o ? rsh0_9_q : rsh0_6_q);
-  wire [31:0] n678 = (u_mul0_0_valid_o ? rsh0_10_q : rsh0_7_q);
-  wire [31:0] n686 = (u_mul0_0_valid_o ? rsh0_11_q : rsh0_8_q);
-  wire [31:0] n694 = (u_mul0_0_valid_o ? rsh0_12_q : rsh0_9_q);
-  wire [31:0] n702 = (u_mul0_0_valid_o ? rsh0_13_q : rsh0_10_q);
-  wire [31:0] n710 = (u_mul0_0_valid_o ? rsh0_14_q : rsh0_11_q);
-  wire [31:0] n718 = (u_mul0_0_valid_o ? rsh0_15_q : rsh0_12_q);
-  wire [31:0] n726 = (u_mul0_0_valid_o ? u_mul0_0_res_o : rsh0_13_q);
-  wire [31:0] n734 = (u_mul0_0_valid_o ? u_mul0_1_res_o : rsh0_14_q);
-  wire [31:0] n742 = (u_mul0_0_valid_o ? u_mul0_2_res_o : rsh0_15_q);
-  wire [31:0] n750 = (u_mul0_0_valid_o ? u_mul0_3_res_o : u_unit0_res_o);
-  wire [31:0] n774 = (u_mul0_0_valid_o ? rsh1_4_q : rsh1_1_q);
-  wire [31:0] n782 = (u_mul0_0_valid_o ? rsh1_5_q : rsh1_2_q);
-  wire [31:0] n790 = (u_mul0_0_valid_o ? rsh1_6_q : rsh1_3_q);
-  wire [31:0] n798 = (u_mul0_0_valid_o ? rsh1_7_q : rsh1_4_q);
-  wire [31:0] n806 = (u_mul0_0_valid_o ? rsh1_8_q : rsh1_5_q);
-  wire [31:0] n814 = (u_mul0_0_valid_o ? rsh1_9_q : rsh1_6_q);
-  wire [31:0] n822 = (u_mul0_0_valid_o ? rsh1_10_q : rsh1_7_q);
-  wire [31:0] n830 = (u_mul0_0_valid_o ? rsh1_11_q : rsh1_8_q);
-  wire [31:0] n838 = (u_mul0_0_valid_o ? rsh1_12_q : rsh1_9_q);
-  wire [31:0] n846 = (u_mul0_0_valid_o ? rsh1_13_q : rsh1_10_q);
-  wire [31:0] n854 = (u_mul0_0_valid_o ? rsh1_14_q : rsh1_11_q);
-  wire [31:0] n862 = (u_mul0_0_valid_o ? rsh1_15_q : rsh1_12_q);
-  wire [31:0] n870 = (u_mul0_0_valid_o ? u_mul1_0_res_o : rsh1_13_q);
-  wire [31:0] n878 = (u_mul0_0_valid_o ? u_mul1_1_res_o : rsh1_14_q);
-  wire [31:0] n886 = (u_mul0_0_valid_o ? u_mul1_2_res_o : rsh1_15_q);
-  wire [31:0] n894 = (u_mul0_0_valid_o ? u_mul1_3_res_o : u_unit1_res_o);
-  wire n1036 = (out_valid_q & out_err_q);
+  wire [4:0] n353 = ({{3{1'b0}}, cnt_q[1:0]} << 3'h2);
+  wire [4:0] n420 = (cnt_q >> 5'h00);
+  wire n421 = n420[0];
+  wire [4:0] n439 = (cnt_q >> 5'h01);
+  wire n440 = n439[0];
+  wire [4:0] n450 = (cnt_q >> 5'h02);
+  wire n451 = n450[0];
+  wire [4:0] n457 = (cnt_q >> 5'h03);
+  wire n458 = n457[0];
+  wire [4:0] n462 = (cnt_q >> 5'h04);
+  wire [4:0] n518 = (n353 | 5'h00);
+  wire [4:0] n537 = (n518 >> 5'h00);
+  wire n538 = n537[0];
+  wire [4:0] n556 = (n518 >> 5'h01);
+  wire n557 = n556[0];
+  wire [4:0] n567 = (n518 >> 5'h02);
+  wire n568 = n567[0];
+  wire [4:0] n574 = (n518 >> 5'h03);
+  wire n575 = n574[0];
+  wire [4:0] n579 = (n518 >> 5'h04);
+  wire [4:0] n600 = (n518 >> 5'h00);
+  wire n601 = n600[0];
+  wire [4:0] n619 = (n518 >> 5'h01);
+  wire n620 = n619[0];
+  wire [4:0] n630 = (n518 >> 5'h02);
+  wire n631 = n630[0];
+  wire [4:0] n637 = (n518 >> 5'h03);
+  wire n638 = n637[0];
+  wire [4:0] n642 = (n518 >> 5'h04);
+  wire [4:0] n649 = (n353 | 5'h01);
+  wire [4:0] n668 = (n649 >> 5'h00);
+  wire n669 = n668[0];
+  wire [4:0] n687 = (n649 >> 5'h01);
+  wire n688 = n687[0];
+  wire [4:0] n698 = (n649 >> 5'h02);
+  wire n699 = n698[0];
+  wire [4:0] n705 = (n649 >> 5'h03);
+  wire n706 = n705[0];
+  wire [4:0] n710 = (n649 >> 5'h04);
+  wire [4:0] n731 = (n649 >> 5'h00);
+  wire n732 = n731[0];
+  wire [4:0] n750 = (n649 >> 5'h01);
+  wire n751 = n750[0];
+  wire [4:0] n761 = (n649 >> 5'h02);
+  wire n762 = n761[0];
+  wire [4:0] n768 = (n649 >> 5'h03);
+  wire n769 = n768[0];
+  wire [4:0] n773 = (n649 >> 5'h04);
+  wire [4:0] n780 = (n353 | 5'h02);
+  wire [4:0] n799 = (n780 >> 5'h00);
+  wire n800 = n799[0];
+  wire [4:0] n818 = (n780 >> 5'h01);
+  wire n819 = n818[0];
+  wire [4:0] n829 = (n780 >> 5'h02);
+  wire n830 = n829[0];
+  wire [4:0] n836 = (n780 >> 5'h03);
+  wire n837 = n836[0];
+  wire [4:0] n841 = (n780 >> 5'h04);
+  wire [4:0] n862 = (n780 >> 5'h00);
+  wire n863 = n862[0];
+  wire [4:0] n881 = (n780 >> 5'h01);
+  wire n882 = n881[0];
+  wire [4:0] n892 = (n780 >> 5'h02);
+  wire n893 = n892[0];
+  wire [4:0] n899 = (n780 >> 5'h03);
+  wire n900 = n899[0];
+  wire [4:0] n904 = (n780 >> 5'h04);
+  wire [4:0] n911 = (n353 | 5'h03);
+  wire [4:0] n930 = (n911 >> 5'h00);
+  wire n931 = n930[0];
+  wire [4:0] n949 = (n911 >> 5'h01);
+  wire n950 = n949[0];
+  wire [4:0] n960 = (n911 >> 5'h02);
+  wire n961 = n960[0];
+  wire [4:0] n967 = (n911 >> 5'h03);
+  wire n968 = n967[0];
+  wire [4:0] n972 = (n911 >> 5'h04);
+  wire [4:0] n993 = (n911 >> 5'h00);
+  wire n994 = n993[0];
+  wire [4:0] n1012 = (n911 >> 5'h01);
+  wire n1013 = n1012[0];
+  wire [4:0] n1023 = (n911 >> 5'h02);
+  wire n1024 = n1023[0];
+  wire [4:0] n1030 = (n911 >> 5'h03);
+  wire n1031 = n1030[0];
+  wire [4:0] n1035 = (n911 >> 5'h04);
+  wire [4:0] n1107 = (cnt_q >> 5'h00);
+  wire n1108 = n1107[0];
+  wire [4:0] n1126 = (cnt_q >> 5'h01);
+  wire n1127 = n1126[0];
+  wire [4:0] n1137 = (cnt_q >> 5'h02);
+  wire n1138 = n1137[0];
+  wire [4:0] n1144 = (cnt_q >> 5'h03);
+  wire n1145 = n1144[0];
+  wire [4:0] n1149 = (cnt_q >> 5'h04);
+  wire [4:0] n1205 = (n353 | 5'h00);
+  wire [4:0] n1224 = (n1205 >> 5'h00);
+  wire n1225 = n1224[0];
+  wire [4:0] n1243 = (n1205 >> 5'h01);
+  wire n1244 = n1243[0];
+  wire [4:0] n1254 = (n1205 >> 5'h02);
+  wire n1255 = n1254[0];
+  wire [4:0] n1261 = (n1205 >> 5'h03);
+  wire n1262 = n1261[0];
+  wire [4:0] n1266 = (n1205 >> 5'h04);
+  wire [4:0] n1287 = (n1205 >> 5'h00);
+  wire n1288 = n1287[0];
+  wire [4:0] n1306 = (n1205 >> 5'h01);
+  wire n1307 = n1306[0];
+  wire [4:0] n1317 = (n1205 >> 5'h02);
+  wire n1318 = n1317[0];
+  wire [4:0] n1324 = (n1205 >> 5'h03);
+  wire n1325 = n1324[0];
+  wire [4:0] n1329 = (n1205 >> 5'h04);
+  wire [4:0] n1336 = (n353 | 5'h01);
+  wire [4:0] n1355 = (n1336 >> 5'h00);
+  wire n1356 = n1355[0];
+  wire [4:0] n1374 = (n1336 >> 5'h01);
+  wire n1375 = n1374[0];
+  wire [4:0] n1385 = (n1336 >> 5'h02);
+  wire n1386 = n1385[0];
+  wire [4:0] n1392 = (n1336 >> 5'h03);
+  wire n1393 = n1392[0];
+  wire [4:0] n1397 = (n1336 >> 5'h04);
+  wire [4:0] n1418 = (n1336 >> 5'h00);
+  wire n1419 = n1418[0];
+  wire [4:0] n1437 = (n1336 >> 5'h01);
+  wire n1438 = n1437[0];
+  wire [4:0] n1448 = (n1336 >> 5'h02);
+  wire n1449 = n1448[0];
+  wire [4:0] n1455 = (n1336 >> 5'h03);
+  wire n1456 = n1455[0];
+  wire [4:0] n1460 = (n1336 >> 5'h04);
+  wire [4:0] n1467 = (n353 | 5'h02);
+  wire [4:0] n1486 = (n1467 >> 5'h00);
+  wire n1487 = n1486[0];
+  wire [4:0] n1505 = (n1467 >> 5'h01);
+  wire n1506 = n1505[0];
+  wire [4:0] n1516 = (n1467 >> 5'h02);
+  wire n1517 = n1516[0];
+  wire [4:0] n1523 = (n1467 >> 5'h03);
+  wire n1524 = n1523[0];
+  wire [4:0] n1528 = (n1467 >> 5'h04);
+  wire [4:0] n1549 = (n1467 >> 5'h00);
+  wire n1550 = n1549[0];
+  wire [4:0] n1568 = (n1467 >> 5'h01);
+  wire n1569 = n1568[0];
+  wire [4:0] n1579 = (n1467 >> 5'h02);
+  wire n1580 = n1579[0];
+  wire [4:0] n1586 = (n1467 >> 5'h03);
+  wire n1587 = n1586[0];
+  wire [4:0] n1591 = (n1467 >> 5'h04);
+  wire [4:0] n1598 = (n353 | 5'h03);
+  wire [4:0] n1617 = (n1598 >> 5'h00);
+  wire n1618 = n1617[0];
+  wire [4:0] n1636 = (n1598 >> 5'h01);
+  wire n1637 = n1636[0];
+  wire [4:0] n1647 = (n1598 >> 5'h02);
+  wire n1648 = n1647[0];
+  wire [4:0] n1654 = (n1598 >> 5'h03);
+  wire n1655 = n1654[0];
+  wire [4:0] n1659 = (n1598 >> 5'h04);
+  wire [4:0] n1680 = (n1598 >> 5'h00);
+  wire n1681 = n1680[0];
+  wire [4:0] n1699 = (n1598 >> 5'h01);
+  wire n1700 = n1699[0];
+  wire [4:0] n1710 = (n1598 >> 5'h02);
+  wire n1711 = n1710[0];
+  wire [4:0] n1717 = (n1598 >> 5'h03);
+  wire n1718 = n1717[0];
+  wire [4:0] n1722 = (n1598 >> 5'h04);
+  wire n1728 = (u_unit0_valid_o | u_mul0_0_valid_o);
+  wire n1734 = (n1728 & (rcnt_q == (u_mul0_0_valid_o ? 5'h03 : 5'h0f)));
+  wire n1741 = (n1734 & ph_q);
+  wire n2452 = (out_valid_q & out_err_q);
   assign ph_d = (~ph_q);
   assign ready_d = (ph_q ? ((~busy_q) | (cnt_q == (is_mul_q ? 5'h02 : 5'h0e))) : ready_q);
   assign busy_d = (accept | (busy_q & (~n237)));
   assign cnt_d = (accept ? 5'h00 : (busy_q ? (cnt_q + 5'h01) : cnt_q));
-  assign rcnt_d = (n606 ? 5'h00 : (n600 ? (rcnt_q + 5'h01) : rcnt_q));
+  assign rcnt_d = (n1734 ? 5'h00 : (n1728 ? (rcnt_q + 5'h01) : rcnt_q));
   assign func_d = (accept ? n113[2:0] : func_q);
   assign bad_d = (accept ? (~((n113[6:3] == 4'h6) | n119)) : bad_q);
   assign is_mul_d = (accept ? n119 : is_mul_q);
@@ -638,177 +777,177 @@ module sfu_u2_l8_d4 (
   assign mask2_29_d = (n237 ? mask29_q : mask2_29_q);
   assign mask2_30_d = (n237 ? mask30_q : mask2_30_q);
   assign mask2_31_d = (n237 ? mask31_q : mask2_31_q);
-  assign opnd0_0_d = (accept ? sfu_a_i[31:0] : (is_mul_q ? opnd0_4_q : opnd0_1_q));
-  assign opnd0_1_d = (accept ? sfu_a_i[63:32] : (is_mul_q ? opnd0_5_q : opnd0_2_q));
-  assign opnd0_2_d = (accept ? sfu_a_i[95:64] : (is_mul_q ? opnd0_6_q : opnd0_3_q));
-  assign opnd0_3_d = (accept ? sfu_a_i[127:96] : (is_mul_q ? opnd0_7_q : opnd0_4_q));
-  assign opnd0_4_d = (accept ? sfu_a_i[287:256] : (is_mul_q ? opnd0_8_q : opnd0_5_q));
-  assign opnd0_5_d = (accept ? sfu_a_i[319:288] : (is_mul_q ? opnd0_9_q : opnd0_6_q));
-  assign opnd0_6_d = (accept ? sfu_a_i[351:320] : (is_mul_q ? opnd0_10_q : opnd0_7_q));
-  assign opnd0_7_d = (accept ? sfu_a_i[383:352] : (is_mul_q ? opnd0_11_q : opnd0_8_q));
-  assign opnd0_8_d = (accept ? sfu_a_i[543:512] : (is_mul_q ? opnd0_12_q : opnd0_9_q));
-  assign opnd0_9_d = (accept ? sfu_a_i[575:544] : (is_mul_q ? opnd0_13_q : opnd0_10_q));
-  assign opnd0_10_d = (accept ? sfu_a_i[607:576] : (is_mul_q ? opnd0_14_q : opnd0_11_q));
-  assign opnd0_11_d = (accept ? sfu_a_i[639:608] : (is_mul_q ? opnd0_15_q : opnd0_12_q));
-  assign opnd0_12_d = (accept ? sfu_a_i[799:768] : opnd0_13_q);
-  assign opnd0_13_d = (accept ? sfu_a_i[831:800] : opnd0_14_q);
-  assign opnd0_14_d = (accept ? sfu_a_i[863:832] : opnd0_15_q);
+  assign opnd0_0_d = (accept ? sfu_a_i[31:0] : opnd0_0_q);
+  assign opnd0_1_d = (accept ? sfu_a_i[63:32] : opnd0_1_q);
+  assign opnd0_2_d = (accept ? sfu_a_i[95:64] : opnd0_2_q);
+  assign opnd0_3_d = (accept ? sfu_a_i[127:96] : opnd0_3_q);
+  assign opnd0_4_d = (accept ? sfu_a_i[287:256] : opnd0_4_q);
+  assign opnd0_5_d = (accept ? sfu_a_i[319:288] : opnd0_5_q);
+  assign opnd0_6_d = (accept ? sfu_a_i[351:320] : opnd0_6_q);
+  assign opnd0_7_d = (accept ? sfu_a_i[383:352] : opnd0_7_q);
+  assign opnd0_8_d = (accept ? sfu_a_i[543:512] : opnd0_8_q);
+  assign opnd0_9_d = (accept ? sfu_a_i[575:544] : opnd0_9_q);
+  assign opnd0_10_d = (accept ? sfu_a_i[607:576] : opnd0_10_q);
+  assign opnd0_11_d = (accept ? sfu_a_i[639:608] : opnd0_11_q);
+  assign opnd0_12_d = (accept ? sfu_a_i[799:768] : opnd0_12_q);
+  assign opnd0_13_d = (accept ? sfu_a_i[831:800] : opnd0_13_q);
+  assign opnd0_14_d = (accept ? sfu_a_i[863:832] : opnd0_14_q);
   assign opnd0_15_d = (accept ? sfu_a_i[895:864] : opnd0_15_q);
-  assign opnd1_0_d = (accept ? sfu_a_i[159:128] : (is_mul_q ? opnd1_4_q : opnd1_1_q));
-  assign opnd1_1_d = (accept ? sfu_a_i[191:160] : (is_mul_q ? opnd1_5_q : opnd1_2_q));
-  assign opnd1_2_d = (accept ? sfu_a_i[223:192] : (is_mul_q ? opnd1_6_q : opnd1_3_q));
-  assign opnd1_3_d = (accept ? sfu_a_i[255:224] : (is_mul_q ? opnd1_7_q : opnd1_4_q));
-  assign opnd1_4_d = (accept ? sfu_a_i[415:384] : (is_mul_q ? opnd1_8_q : opnd1_5_q));
-  assign opnd1_5_d = (accept ? sfu_a_i[447:416] : (is_mul_q ? opnd1_9_q : opnd1_6_q));
-  assign opnd1_6_d = (accept ? sfu_a_i[479:448] : (is_mul_q ? opnd1_10_q : opnd1_7_q));
-  assign opnd1_7_d = (accept ? sfu_a_i[511:480] : (is_mul_q ? opnd1_11_q : opnd1_8_q));
-  assign opnd1_8_d = (accept ? sfu_a_i[671:640] : (is_mul_q ? opnd1_12_q : opnd1_9_q));
-  assign opnd1_9_d = (accept ? sfu_a_i[703:672] : (is_mul_q ? opnd1_13_q : opnd1_10_q));
-  assign opnd1_10_d = (accept ? sfu_a_i[735:704] : (is_mul_q ? opnd1_14_q : opnd1_11_q));
-  assign opnd1_11_d = (accept ? sfu_a_i[767:736] : (is_mul_q ? opnd1_15_q : opnd1_12_q));
-  assign opnd1_12_d = (accept ? sfu_a_i[927:896] : opnd1_13_q);
-  assign opnd1_13_d = (accept ? sfu_a_i[959:928] : opnd1_14_q);
-  assign opnd1_14_d = (accept ? sfu_a_i[991:960] : opnd1_15_q);
+  assign opnd1_0_d = (accept ? sfu_a_i[159:128] : opnd1_0_q);
+  assign opnd1_1_d = (accept ? sfu_a_i[191:160] : opnd1_1_q);
+  assign opnd1_2_d = (accept ? sfu_a_i[223:192] : opnd1_2_q);
+  assign opnd1_3_d = (accept ? sfu_a_i[255:224] : opnd1_3_q);
+  assign opnd1_4_d = (accept ? sfu_a_i[415:384] : opnd1_4_q);
+  assign opnd1_5_d = (accept ? sfu_a_i[447:416] : opnd1_5_q);
+  assign opnd1_6_d = (accept ? sfu_a_i[479:448] : opnd1_6_q);
+  assign opnd1_7_d = (accept ? sfu_a_i[511:480] : opnd1_7_q);
+  assign opnd1_8_d = (accept ? sfu_a_i[671:640] : opnd1_8_q);
+  assign opnd1_9_d = (accept ? sfu_a_i[703:672] : opnd1_9_q);
+  assign opnd1_10_d = (accept ? sfu_a_i[735:704] : opnd1_10_q);
+  assign opnd1_11_d = (accept ? sfu_a_i[767:736] : opnd1_11_q);
+  assign opnd1_12_d = (accept ? sfu_a_i[927:896] : opnd1_12_q);
+  assign opnd1_13_d = (accept ? sfu_a_i[959:928] : opnd1_13_q);
+  assign opnd1_14_d = (accept ? sfu_a_i[991:960] : opnd1_14_q);
   assign opnd1_15_d = (accept ? sfu_a_i[1023:992] : opnd1_15_q);
-  assign opndb0_0_d = (accept ? sfu_b_i[31:0] : opndb0_4_q);
-  assign opndb0_1_d = (accept ? sfu_b_i[63:32] : opndb0_5_q);
-  assign opndb0_2_d = (accept ? sfu_b_i[95:64] : opndb0_6_q);
-  assign opndb0_3_d = (accept ? sfu_b_i[127:96] : opndb0_7_q);
-  assign opndb0_4_d = (accept ? sfu_b_i[287:256] : opndb0_8_q);
-  assign opndb0_5_d = (accept ? sfu_b_i[319:288] : opndb0_9_q);
-  assign opndb0_6_d = (accept ? sfu_b_i[351:320] : opndb0_10_q);
-  assign opndb0_7_d = (accept ? sfu_b_i[383:352] : opndb0_11_q);
-  assign opndb0_8_d = (accept ? sfu_b_i[543:512] : opndb0_12_q);
-  assign opndb0_9_d = (accept ? sfu_b_i[575:544] : opndb0_13_q);
-  assign opndb0_10_d = (accept ? sfu_b_i[607:576] : opndb0_14_q);
-  assign opndb0_11_d = (accept ? sfu_b_i[639:608] : opndb0_15_q);
+  assign opndb0_0_d = (accept ? sfu_b_i[31:0] : opndb0_0_q);
+  assign opndb0_1_d = (accept ? sfu_b_i[63:32] : opndb0_1_q);
+  assign opndb0_2_d = (accept ? sfu_b_i[95:64] : opndb0_2_q);
+  assign opndb0_3_d = (accept ? sfu_b_i[127:96] : opndb0_3_q);
+  assign opndb0_4_d = (accept ? sfu_b_i[287:256] : opndb0_4_q);
+  assign opndb0_5_d = (accept ? sfu_b_i[319:288] : opndb0_5_q);
+  assign opndb0_6_d = (accept ? sfu_b_i[351:320] : opndb0_6_q);
+  assign opndb0_7_d = (accept ? sfu_b_i[383:352] : opndb0_7_q);
+  assign opndb0_8_d = (accept ? sfu_b_i[543:512] : opndb0_8_q);
+  assign opndb0_9_d = (accept ? sfu_b_i[575:544] : opndb0_9_q);
+  assign opndb0_10_d = (accept ? sfu_b_i[607:576] : opndb0_10_q);
+  assign opndb0_11_d = (accept ? sfu_b_i[639:608] : opndb0_11_q);
   assign opndb0_12_d = (accept ? sfu_b_i[799:768] : opndb0_12_q);
   assign opndb0_13_d = (accept ? sfu_b_i[831:800] : opndb0_13_q);
   assign opndb0_14_d = (accept ? sfu_b_i[863:832] : opndb0_14_q);
   assign opndb0_15_d = (accept ? sfu_b_i[895:864] : opndb0_15_q);
-  assign opndb1_0_d = (accept ? sfu_b_i[159:128] : opndb1_4_q);
-  assign opndb1_1_d = (accept ? sfu_b_i[191:160] : opndb1_5_q);
-  assign opndb1_2_d = (accept ? sfu_b_i[223:192] : opndb1_6_q);
-  assign opndb1_3_d = (accept ? sfu_b_i[255:224] : opndb1_7_q);
-  assign opndb1_4_d = (accept ? sfu_b_i[415:384] : opndb1_8_q);
-  assign opndb1_5_d = (accept ? sfu_b_i[447:416] : opndb1_9_q);
-  assign opndb1_6_d = (accept ? sfu_b_i[479:448] : opndb1_10_q);
-  assign opndb1_7_d = (accept ? sfu_b_i[511:480] : opndb1_11_q);
-  assign opndb1_8_d = (accept ? sfu_b_i[671:640] : opndb1_12_q);
-  assign opndb1_9_d = (accept ? sfu_b_i[703:672] : opndb1_13_q);
-  assign opndb1_10_d = (accept ? sfu_b_i[735:704] : opndb1_14_q);
-  assign opndb1_11_d = (accept ? sfu_b_i[767:736] : opndb1_15_q);
+  assign opndb1_0_d = (accept ? sfu_b_i[159:128] : opndb1_0_q);
+  assign opndb1_1_d = (accept ? sfu_b_i[191:160] : opndb1_1_q);
+  assign opndb1_2_d = (accept ? sfu_b_i[223:192] : opndb1_2_q);
+  assign opndb1_3_d = (accept ? sfu_b_i[255:224] : opndb1_3_q);
+  assign opndb1_4_d = (accept ? sfu_b_i[415:384] : opndb1_4_q);
+  assign opndb1_5_d = (accept ? sfu_b_i[447:416] : opndb1_5_q);
+  assign opndb1_6_d = (accept ? sfu_b_i[479:448] : opndb1_6_q);
+  assign opndb1_7_d = (accept ? sfu_b_i[511:480] : opndb1_7_q);
+  assign opndb1_8_d = (accept ? sfu_b_i[671:640] : opndb1_8_q);
+  assign opndb1_9_d = (accept ? sfu_b_i[703:672] : opndb1_9_q);
+  assign opndb1_10_d = (accept ? sfu_b_i[735:704] : opndb1_10_q);
+  assign opndb1_11_d = (accept ? sfu_b_i[767:736] : opndb1_11_q);
   assign opndb1_12_d = (accept ? sfu_b_i[927:896] : opndb1_12_q);
   assign opndb1_13_d = (accept ? sfu_b_i[959:928] : opndb1_13_q);
   assign opndb1_14_d = (accept ? sfu_b_i[991:960] : opndb1_14_q);
   assign opndb1_15_d = (accept ? sfu_b_i[1023:992] : opndb1_15_q);
-  assign rsh0_0_d = (n600 ? n630 : rsh0_0_q);
-  assign rsh0_1_d = (n600 ? n638 : rsh0_1_q);
-  assign rsh0_2_d = (n600 ? n646 : rsh0_2_q);
-  assign rsh0_3_d = (n600 ? n654 : rsh0_3_q);
-  assign rsh0_4_d = (n600 ? n662 : rsh0_4_q);
-  assign rsh0_5_d = (n600 ? n670 : rsh0_5_q);
-  assign rsh0_6_d = (n600 ? n678 : rsh0_6_q);
-  assign rsh0_7_d = (n600 ? n686 : rsh0_7_q);
-  assign rsh0_8_d = (n600 ? n694 : rsh0_8_q);
-  assign rsh0_9_d = (n600 ? n702 : rsh0_9_q);
-  assign rsh0_10_d = (n600 ? n710 : rsh0_10_q);
-  assign rsh0_11_d = (n600 ? n718 : rsh0_11_q);
-  assign rsh0_12_d = (n600 ? n726 : rsh0_12_q);
-  assign rsh0_13_d = (n600 ? n734 : rsh0_13_q);
-  assign rsh0_14_d = (n600 ? n742 : rsh0_14_q);
-  assign rsh0_15_d = (n600 ? n750 : rsh0_15_q);
-  assign rsh1_0_d = (n600 ? n774 : rsh1_0_q);
-  assign rsh1_1_d = (n600 ? n782 : rsh1_1_q);
-  assign rsh1_2_d = (n600 ? n790 : rsh1_2_q);
-  assign rsh1_3_d = (n600 ? n798 : rsh1_3_q);
-  assign rsh1_4_d = (n600 ? n806 : rsh1_4_q);
-  assign rsh1_5_d = (n600 ? n814 : rsh1_5_q);
-  assign rsh1_6_d = (n600 ? n822 : rsh1_6_q);
-  assign rsh1_7_d = (n600 ? n830 : rsh1_7_q);
-  assign rsh1_8_d = (n600 ? n838 : rsh1_8_q);
-  assign rsh1_9_d = (n600 ? n846 : rsh1_9_q);
-  assign rsh1_10_d = (n600 ? n854 : rsh1_10_q);
-  assign rsh1_11_d = (n600 ? n862 : rsh1_11_q);
-  assign rsh1_12_d = (n600 ? n870 : rsh1_12_q);
-  assign rsh1_13_d = (n600 ? n878 : rsh1_13_q);
-  assign rsh1_14_d = (n600 ? n886 : rsh1_14_q);
-  assign rsh1_15_d = (n600 ? n894 : rsh1_15_q);
-  assign out_valid_d = (ph_q ? n613 : out_valid_q);
-  assign out_err_d = (n613 ? bad2_q : out_err_q);
-  assign out_tag_d = (n613 ? tag2_q : out_tag_q);
-  assign out_mask0_d = (n613 ? mask2_0_q : out_mask0_q);
-  assign out_mask1_d = (n613 ? mask2_1_q : out_mask1_q);
-  assign out_mask2_d = (n613 ? mask2_2_q : out_mask2_q);
-  assign out_mask3_d = (n613 ? mask2_3_q : out_mask3_q);
-  assign out_mask4_d = (n613 ? mask2_4_q : out_mask4_q);
-  assign out_mask5_d = (n613 ? mask2_5_q : out_mask5_q);
-  assign out_mask6_d = (n613 ? mask2_6_q : out_mask6_q);
-  assign out_mask7_d = (n613 ? mask2_7_q : out_mask7_q);
-  assign out_mask8_d = (n613 ? mask2_8_q : out_mask8_q);
-  assign out_mask9_d = (n613 ? mask2_9_q : out_mask9_q);
-  assign out_mask10_d = (n613 ? mask2_10_q : out_mask10_q);
-  assign out_mask11_d = (n613 ? mask2_11_q : out_mask11_q);
-  assign out_mask12_d = (n613 ? mask2_12_q : out_mask12_q);
-  assign out_mask13_d = (n613 ? mask2_13_q : out_mask13_q);
-  assign out_mask14_d = (n613 ? mask2_14_q : out_mask14_q);
-  assign out_mask15_d = (n613 ? mask2_15_q : out_mask15_q);
-  assign out_mask16_d = (n613 ? mask2_16_q : out_mask16_q);
-  assign out_mask17_d = (n613 ? mask2_17_q : out_mask17_q);
-  assign out_mask18_d = (n613 ? mask2_18_q : out_mask18_q);
-  assign out_mask19_d = (n613 ? mask2_19_q : out_mask19_q);
-  assign out_mask20_d = (n613 ? mask2_20_q : out_mask20_q);
-  assign out_mask21_d = (n613 ? mask2_21_q : out_mask21_q);
-  assign out_mask22_d = (n613 ? mask2_22_q : out_mask22_q);
-  assign out_mask23_d = (n613 ? mask2_23_q : out_mask23_q);
-  assign out_mask24_d = (n613 ? mask2_24_q : out_mask24_q);
-  assign out_mask25_d = (n613 ? mask2_25_q : out_mask25_q);
-  assign out_mask26_d = (n613 ? mask2_26_q : out_mask26_q);
-  assign out_mask27_d = (n613 ? mask2_27_q : out_mask27_q);
-  assign out_mask28_d = (n613 ? mask2_28_q : out_mask28_q);
-  assign out_mask29_d = (n613 ? mask2_29_q : out_mask29_q);
-  assign out_mask30_d = (n613 ? mask2_30_q : out_mask30_q);
-  assign out_mask31_d = (n613 ? mask2_31_q : out_mask31_q);
-  assign out_data0_d = (n613 ? ((mask2_0_q & (~bad2_q)) ? n630 : 32'h00000000) : out_data0_q);
-  assign out_data1_d = (n613 ? ((mask2_1_q & (~bad2_q)) ? n638 : 32'h00000000) : out_data1_q);
-  assign out_data2_d = (n613 ? ((mask2_2_q & (~bad2_q)) ? n646 : 32'h00000000) : out_data2_q);
-  assign out_data3_d = (n613 ? ((mask2_3_q & (~bad2_q)) ? n654 : 32'h00000000) : out_data3_q);
-  assign out_data4_d = (n613 ? ((mask2_4_q & (~bad2_q)) ? n774 : 32'h00000000) : out_data4_q);
-  assign out_data5_d = (n613 ? ((mask2_5_q & (~bad2_q)) ? n782 : 32'h00000000) : out_data5_q);
-  assign out_data6_d = (n613 ? ((mask2_6_q & (~bad2_q)) ? n790 : 32'h00000000) : out_data6_q);
-  assign out_data7_d = (n613 ? ((mask2_7_q & (~bad2_q)) ? n798 : 32'h00000000) : out_data7_q);
-  assign out_data8_d = (n613 ? ((mask2_8_q & (~bad2_q)) ? n662 : 32'h00000000) : out_data8_q);
-  assign out_data9_d = (n613 ? ((mask2_9_q & (~bad2_q)) ? n670 : 32'h00000000) : out_data9_q);
-  assign out_data10_d = (n613 ? ((mask2_10_q & (~bad2_q)) ? n678 : 32'h00000000) : out_data10_q);
-  assign out_data11_d = (n613 ? ((mask2_11_q & (~bad2_q)) ? n686 : 32'h00000000) : out_data11_q);
-  assign out_data12_d = (n613 ? ((mask2_12_q & (~bad2_q)) ? n806 : 32'h00000000) : out_data12_q);
-  assign out_data13_d = (n613 ? ((mask2_13_q & (~bad2_q)) ? n814 : 32'h00000000) : out_data13_q);
-  assign out_data14_d = (n613 ? ((mask2_14_q & (~bad2_q)) ? n822 : 32'h00000000) : out_data14_q);
-  assign out_data15_d = (n613 ? ((mask2_15_q & (~bad2_q)) ? n830 : 32'h00000000) : out_data15_q);
-  assign out_data16_d = (n613 ? ((mask2_16_q & (~bad2_q)) ? n694 : 32'h00000000) : out_data16_q);
-  assign out_data17_d = (n613 ? ((mask2_17_q & (~bad2_q)) ? n702 : 32'h00000000) : out_data17_q);
-  assign out_data18_d = (n613 ? ((mask2_18_q & (~bad2_q)) ? n710 : 32'h00000000) : out_data18_q);
-  assign out_data19_d = (n613 ? ((mask2_19_q & (~bad2_q)) ? n718 : 32'h00000000) : out_data19_q);
-  assign out_data20_d = (n613 ? ((mask2_20_q & (~bad2_q)) ? n838 : 32'h00000000) : out_data20_q);
-  assign out_data21_d = (n613 ? ((mask2_21_q & (~bad2_q)) ? n846 : 32'h00000000) : out_data21_q);
-  assign out_data22_d = (n613 ? ((mask2_22_q & (~bad2_q)) ? n854 : 32'h00000000) : out_data22_q);
-  assign out_data23_d = (n613 ? ((mask2_23_q & (~bad2_q)) ? n862 : 32'h00000000) : out_data23_q);
-  assign out_data24_d = (n613 ? ((mask2_24_q & (~bad2_q)) ? n726 : 32'h00000000) : out_data24_q);
-  assign out_data25_d = (n613 ? ((mask2_25_q & (~bad2_q)) ? n734 : 32'h00000000) : out_data25_q);
-  assign out_data26_d = (n613 ? ((mask2_26_q & (~bad2_q)) ? n742 : 32'h00000000) : out_data26_q);
-  assign out_data27_d = (n613 ? ((mask2_27_q & (~bad2_q)) ? n750 : 32'h00000000) : out_data27_q);
-  assign out_data28_d = (n613 ? ((mask2_28_q & (~bad2_q)) ? n870 : 32'h00000000) : out_data28_q);
-  assign out_data29_d = (n613 ? ((mask2_29_q & (~bad2_q)) ? n878 : 32'h00000000) : out_data29_q);
-  assign out_data30_d = (n613 ? ((mask2_30_q & (~bad2_q)) ? n886 : 32'h00000000) : out_data30_q);
-  assign out_data31_d = (n613 ? ((mask2_31_q & (~bad2_q)) ? n894 : 32'h00000000) : out_data31_q);
+  assign rsh0_0_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h00))) ? (u_mul0_0_valid_o ? u_mul0_0_res_o : u_unit0_res_o) : rsh0_0_q);
+  assign rsh0_1_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h01))) ? (u_mul0_0_valid_o ? u_mul0_1_res_o : u_unit0_res_o) : rsh0_1_q);
+  assign rsh0_2_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h02))) ? (u_mul0_0_valid_o ? u_mul0_2_res_o : u_unit0_res_o) : rsh0_2_q);
+  assign rsh0_3_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h03))) ? (u_mul0_0_valid_o ? u_mul0_3_res_o : u_unit0_res_o) : rsh0_3_q);
+  assign rsh0_4_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h04))) ? (u_mul0_0_valid_o ? u_mul0_0_res_o : u_unit0_res_o) : rsh0_4_q);
+  assign rsh0_5_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h05))) ? (u_mul0_0_valid_o ? u_mul0_1_res_o : u_unit0_res_o) : rsh0_5_q);
+  assign rsh0_6_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h06))) ? (u_mul0_0_valid_o ? u_mul0_2_res_o : u_unit0_res_o) : rsh0_6_q);
+  assign rsh0_7_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h07))) ? (u_mul0_0_valid_o ? u_mul0_3_res_o : u_unit0_res_o) : rsh0_7_q);
+  assign rsh0_8_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h08))) ? (u_mul0_0_valid_o ? u_mul0_0_res_o : u_unit0_res_o) : rsh0_8_q);
+  assign rsh0_9_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h09))) ? (u_mul0_0_valid_o ? u_mul0_1_res_o : u_unit0_res_o) : rsh0_9_q);
+  assign rsh0_10_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h0a))) ? (u_mul0_0_valid_o ? u_mul0_2_res_o : u_unit0_res_o) : rsh0_10_q);
+  assign rsh0_11_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h0b))) ? (u_mul0_0_valid_o ? u_mul0_3_res_o : u_unit0_res_o) : rsh0_11_q);
+  assign rsh0_12_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0c))) ? (u_mul0_0_valid_o ? u_mul0_0_res_o : u_unit0_res_o) : rsh0_12_q);
+  assign rsh0_13_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0d))) ? (u_mul0_0_valid_o ? u_mul0_1_res_o : u_unit0_res_o) : rsh0_13_q);
+  assign rsh0_14_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0e))) ? (u_mul0_0_valid_o ? u_mul0_2_res_o : u_unit0_res_o) : rsh0_14_q);
+  assign rsh0_15_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0f))) ? (u_mul0_0_valid_o ? u_mul0_3_res_o : u_unit0_res_o) : rsh0_15_q);
+  assign rsh1_0_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h00))) ? (u_mul0_0_valid_o ? u_mul1_0_res_o : u_unit1_res_o) : rsh1_0_q);
+  assign rsh1_1_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h01))) ? (u_mul0_0_valid_o ? u_mul1_1_res_o : u_unit1_res_o) : rsh1_1_q);
+  assign rsh1_2_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h02))) ? (u_mul0_0_valid_o ? u_mul1_2_res_o : u_unit1_res_o) : rsh1_2_q);
+  assign rsh1_3_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h00) : (rcnt_q == 5'h03))) ? (u_mul0_0_valid_o ? u_mul1_3_res_o : u_unit1_res_o) : rsh1_3_q);
+  assign rsh1_4_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h04))) ? (u_mul0_0_valid_o ? u_mul1_0_res_o : u_unit1_res_o) : rsh1_4_q);
+  assign rsh1_5_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h05))) ? (u_mul0_0_valid_o ? u_mul1_1_res_o : u_unit1_res_o) : rsh1_5_q);
+  assign rsh1_6_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h06))) ? (u_mul0_0_valid_o ? u_mul1_2_res_o : u_unit1_res_o) : rsh1_6_q);
+  assign rsh1_7_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h01) : (rcnt_q == 5'h07))) ? (u_mul0_0_valid_o ? u_mul1_3_res_o : u_unit1_res_o) : rsh1_7_q);
+  assign rsh1_8_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h08))) ? (u_mul0_0_valid_o ? u_mul1_0_res_o : u_unit1_res_o) : rsh1_8_q);
+  assign rsh1_9_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h09))) ? (u_mul0_0_valid_o ? u_mul1_1_res_o : u_unit1_res_o) : rsh1_9_q);
+  assign rsh1_10_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h0a))) ? (u_mul0_0_valid_o ? u_mul1_2_res_o : u_unit1_res_o) : rsh1_10_q);
+  assign rsh1_11_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h02) : (rcnt_q == 5'h0b))) ? (u_mul0_0_valid_o ? u_mul1_3_res_o : u_unit1_res_o) : rsh1_11_q);
+  assign rsh1_12_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0c))) ? (u_mul0_0_valid_o ? u_mul1_0_res_o : u_unit1_res_o) : rsh1_12_q);
+  assign rsh1_13_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0d))) ? (u_mul0_0_valid_o ? u_mul1_1_res_o : u_unit1_res_o) : rsh1_13_q);
+  assign rsh1_14_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0e))) ? (u_mul0_0_valid_o ? u_mul1_2_res_o : u_unit1_res_o) : rsh1_14_q);
+  assign rsh1_15_d = ((n1728 & (u_mul0_0_valid_o ? (rcnt_q == 5'h03) : (rcnt_q == 5'h0f))) ? (u_mul0_0_valid_o ? u_mul1_3_res_o : u_unit1_res_o) : rsh1_15_q);
+  assign out_valid_d = (ph_q ? n1741 : out_valid_q);
+  assign out_err_d = (n1741 ? bad2_q : out_err_q);
+  assign out_tag_d = (n1741 ? tag2_q : out_tag_q);
+  assign out_mask0_d = (n1741 ? mask2_0_q : out_mask0_q);
+  assign out_mask1_d = (n1741 ? mask2_1_q : out_mask1_q);
+  assign out_mask2_d = (n1741 ? mask2_2_q : out_mask2_q);
+  assign out_mask3_d = (n1741 ? mask2_3_q : out_mask3_q);
+  assign out_mask4_d = (n1741 ? mask2_4_q : out_mask4_q);
+  assign out_mask5_d = (n1741 ? mask2_5_q : out_mask5_q);
+  assign out_mask6_d = (n1741 ? mask2_6_q : out_mask6_q);
+  assign out_mask7_d = (n1741 ? mask2_7_q : out_mask7_q);
+  assign out_mask8_d = (n1741 ? mask2_8_q : out_mask8_q);
+  assign out_mask9_d = (n1741 ? mask2_9_q : out_mask9_q);
+  assign out_mask10_d = (n1741 ? mask2_10_q : out_mask10_q);
+  assign out_mask11_d = (n1741 ? mask2_11_q : out_mask11_q);
+  assign out_mask12_d = (n1741 ? mask2_12_q : out_mask12_q);
+  assign out_mask13_d = (n1741 ? mask2_13_q : out_mask13_q);
+  assign out_mask14_d = (n1741 ? mask2_14_q : out_mask14_q);
+  assign out_mask15_d = (n1741 ? mask2_15_q : out_mask15_q);
+  assign out_mask16_d = (n1741 ? mask2_16_q : out_mask16_q);
+  assign out_mask17_d = (n1741 ? mask2_17_q : out_mask17_q);
+  assign out_mask18_d = (n1741 ? mask2_18_q : out_mask18_q);
+  assign out_mask19_d = (n1741 ? mask2_19_q : out_mask19_q);
+  assign out_mask20_d = (n1741 ? mask2_20_q : out_mask20_q);
+  assign out_mask21_d = (n1741 ? mask2_21_q : out_mask21_q);
+  assign out_mask22_d = (n1741 ? mask2_22_q : out_mask22_q);
+  assign out_mask23_d = (n1741 ? mask2_23_q : out_mask23_q);
+  assign out_mask24_d = (n1741 ? mask2_24_q : out_mask24_q);
+  assign out_mask25_d = (n1741 ? mask2_25_q : out_mask25_q);
+  assign out_mask26_d = (n1741 ? mask2_26_q : out_mask26_q);
+  assign out_mask27_d = (n1741 ? mask2_27_q : out_mask27_q);
+  assign out_mask28_d = (n1741 ? mask2_28_q : out_mask28_q);
+  assign out_mask29_d = (n1741 ? mask2_29_q : out_mask29_q);
+  assign out_mask30_d = (n1741 ? mask2_30_q : out_mask30_q);
+  assign out_mask31_d = (n1741 ? mask2_31_q : out_mask31_q);
+  assign out_data0_d = (n1741 ? ((mask2_0_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_0_q : rsh0_0_q) : 32'h00000000) : out_data0_q);
+  assign out_data1_d = (n1741 ? ((mask2_1_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_1_q : rsh0_1_q) : 32'h00000000) : out_data1_q);
+  assign out_data2_d = (n1741 ? ((mask2_2_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_2_q : rsh0_2_q) : 32'h00000000) : out_data2_q);
+  assign out_data3_d = (n1741 ? ((mask2_3_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_3_q : rsh0_3_q) : 32'h00000000) : out_data3_q);
+  assign out_data4_d = (n1741 ? ((mask2_4_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_0_q : rsh1_0_q) : 32'h00000000) : out_data4_q);
+  assign out_data5_d = (n1741 ? ((mask2_5_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_1_q : rsh1_1_q) : 32'h00000000) : out_data5_q);
+  assign out_data6_d = (n1741 ? ((mask2_6_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_2_q : rsh1_2_q) : 32'h00000000) : out_data6_q);
+  assign out_data7_d = (n1741 ? ((mask2_7_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_3_q : rsh1_3_q) : 32'h00000000) : out_data7_q);
+  assign out_data8_d = (n1741 ? ((mask2_8_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_4_q : rsh0_4_q) : 32'h00000000) : out_data8_q);
+  assign out_data9_d = (n1741 ? ((mask2_9_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_5_q : rsh0_5_q) : 32'h00000000) : out_data9_q);
+  assign out_data10_d = (n1741 ? ((mask2_10_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_6_q : rsh0_6_q) : 32'h00000000) : out_data10_q);
+  assign out_data11_d = (n1741 ? ((mask2_11_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_7_q : rsh0_7_q) : 32'h00000000) : out_data11_q);
+  assign out_data12_d = (n1741 ? ((mask2_12_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_4_q : rsh1_4_q) : 32'h00000000) : out_data12_q);
+  assign out_data13_d = (n1741 ? ((mask2_13_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_5_q : rsh1_5_q) : 32'h00000000) : out_data13_q);
+  assign out_data14_d = (n1741 ? ((mask2_14_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_6_q : rsh1_6_q) : 32'h00000000) : out_data14_q);
+  assign out_data15_d = (n1741 ? ((mask2_15_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_7_q : rsh1_7_q) : 32'h00000000) : out_data15_q);
+  assign out_data16_d = (n1741 ? ((mask2_16_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_8_q : rsh0_8_q) : 32'h00000000) : out_data16_q);
+  assign out_data17_d = (n1741 ? ((mask2_17_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_9_q : rsh0_9_q) : 32'h00000000) : out_data17_q);
+  assign out_data18_d = (n1741 ? ((mask2_18_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_10_q : rsh0_10_q) : 32'h00000000) : out_data18_q);
+  assign out_data19_d = (n1741 ? ((mask2_19_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh0_11_q : rsh0_11_q) : 32'h00000000) : out_data19_q);
+  assign out_data20_d = (n1741 ? ((mask2_20_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_8_q : rsh1_8_q) : 32'h00000000) : out_data20_q);
+  assign out_data21_d = (n1741 ? ((mask2_21_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_9_q : rsh1_9_q) : 32'h00000000) : out_data21_q);
+  assign out_data22_d = (n1741 ? ((mask2_22_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_10_q : rsh1_10_q) : 32'h00000000) : out_data22_q);
+  assign out_data23_d = (n1741 ? ((mask2_23_q & (~bad2_q)) ? (u_mul0_0_valid_o ? rsh1_11_q : rsh1_11_q) : 32'h00000000) : out_data23_q);
+  assign out_data24_d = (n1741 ? ((mask2_24_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul0_0_res_o : rsh0_12_q) : 32'h00000000) : out_data24_q);
+  assign out_data25_d = (n1741 ? ((mask2_25_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul0_1_res_o : rsh0_13_q) : 32'h00000000) : out_data25_q);
+  assign out_data26_d = (n1741 ? ((mask2_26_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul0_2_res_o : rsh0_14_q) : 32'h00000000) : out_data26_q);
+  assign out_data27_d = (n1741 ? ((mask2_27_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul0_3_res_o : u_unit0_res_o) : 32'h00000000) : out_data27_q);
+  assign out_data28_d = (n1741 ? ((mask2_28_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul1_0_res_o : rsh1_12_q) : 32'h00000000) : out_data28_q);
+  assign out_data29_d = (n1741 ? ((mask2_29_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul1_1_res_o : rsh1_13_q) : 32'h00000000) : out_data29_q);
+  assign out_data30_d = (n1741 ? ((mask2_30_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul1_2_res_o : rsh1_14_q) : 32'h00000000) : out_data30_q);
+  assign out_data31_d = (n1741 ? ((mask2_31_q & (~bad2_q)) ? (u_mul0_0_valid_o ? u_mul1_3_res_o : u_unit1_res_o) : 32'h00000000) : out_data31_q);
   assign sfu_ready_o = ready_q;
   assign sfu_res_valid_o = out_valid_q;
   assign sfu_res_tag_o = out_tag_q;
   assign sfu_res_mask_o = {out_mask31_q, out_mask30_q, out_mask29_q, out_mask28_q, out_mask27_q, out_mask26_q, out_mask25_q, out_mask24_q, out_mask23_q, out_mask22_q, out_mask21_q, out_mask20_q, out_mask19_q, out_mask18_q, out_mask17_q, out_mask16_q, out_mask15_q, out_mask14_q, out_mask13_q, out_mask12_q, out_mask11_q, out_mask10_q, out_mask9_q, out_mask8_q, out_mask7_q, out_mask6_q, out_mask5_q, out_mask4_q, out_mask3_q, out_mask2_q, out_mask1_q, out_mask0_q};
   assign sfu_res_data_o = {out_data31_q, out_data30_q, out_data29_q, out_data28_q, out_data27_q, out_data26_q, out_data25_q, out_data24_q, out_data23_q, out_data22_q, out_data21_q, out_data20_q, out_data19_q, out_data18_q, out_data17_q, out_data16_q, out_data15_q, out_data14_q, out_data13_q, out_data12_q, out_data11_q, out_data10_q, out_data9_q, out_data8_q, out_data7_q, out_data6_q, out_data5_q, out_data4_q, out_data3_q, out_data2_q, out_data1_q, out_data0_q};
   assign sfu_res_pred_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0};
-  assign sfu_err_o = n1036;
-  assign sfu_err_code_o = (n1036 ? 8'h01 : 8'h00);
+  assign sfu_err_o = n2452;
+  assign sfu_err_code_o = (n2452 ? 8'h01 : 8'h00);
 
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -1207,7 +1346,7 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & (~is_mul_q))),
     .op_i (func_q),
-    .x_i (opnd0_0_q),
+    .x_i ((n462[0] ? (n458 ? (n451 ? (n440 ? (n421 ? 32'h00000000 : 32'h00000000) : (n421 ? 32'h00000000 : 32'h00000000)) : (n440 ? (n421 ? 32'h00000000 : 32'h00000000) : (n421 ? 32'h00000000 : 32'h00000000))) : (n451 ? (n440 ? (n421 ? 32'h00000000 : 32'h00000000) : (n421 ? 32'h00000000 : 32'h00000000)) : (n440 ? (n421 ? 32'h00000000 : 32'h00000000) : (n421 ? 32'h00000000 : 32'h00000000)))) : (n458 ? (n451 ? (n440 ? (n421 ? opnd0_15_q : opnd0_14_q) : (n421 ? opnd0_13_q : opnd0_12_q)) : (n440 ? (n421 ? opnd0_11_q : opnd0_10_q) : (n421 ? opnd0_9_q : opnd0_8_q))) : (n451 ? (n440 ? (n421 ? opnd0_7_q : opnd0_6_q) : (n421 ? opnd0_5_q : opnd0_4_q)) : (n440 ? (n421 ? opnd0_3_q : opnd0_2_q) : (n421 ? opnd0_1_q : opnd0_0_q)))))),
     .valid_o (u_unit0_valid_o),
     .res_o (u_unit0_res_o)
   );
@@ -1218,8 +1357,8 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd0_0_q),
-    .b_i (opndb0_0_q),
+    .a_i ((n579[0] ? (n575 ? (n568 ? (n557 ? (n538 ? 32'h00000000 : 32'h00000000) : (n538 ? 32'h00000000 : 32'h00000000)) : (n557 ? (n538 ? 32'h00000000 : 32'h00000000) : (n538 ? 32'h00000000 : 32'h00000000))) : (n568 ? (n557 ? (n538 ? 32'h00000000 : 32'h00000000) : (n538 ? 32'h00000000 : 32'h00000000)) : (n557 ? (n538 ? 32'h00000000 : 32'h00000000) : (n538 ? 32'h00000000 : 32'h00000000)))) : (n575 ? (n568 ? (n557 ? (n538 ? opnd0_15_q : opnd0_14_q) : (n538 ? opnd0_13_q : opnd0_12_q)) : (n557 ? (n538 ? opnd0_11_q : opnd0_10_q) : (n538 ? opnd0_9_q : opnd0_8_q))) : (n568 ? (n557 ? (n538 ? opnd0_7_q : opnd0_6_q) : (n538 ? opnd0_5_q : opnd0_4_q)) : (n557 ? (n538 ? opnd0_3_q : opnd0_2_q) : (n538 ? opnd0_1_q : opnd0_0_q)))))),
+    .b_i ((n642[0] ? (n638 ? (n631 ? (n620 ? (n601 ? 32'h00000000 : 32'h00000000) : (n601 ? 32'h00000000 : 32'h00000000)) : (n620 ? (n601 ? 32'h00000000 : 32'h00000000) : (n601 ? 32'h00000000 : 32'h00000000))) : (n631 ? (n620 ? (n601 ? 32'h00000000 : 32'h00000000) : (n601 ? 32'h00000000 : 32'h00000000)) : (n620 ? (n601 ? 32'h00000000 : 32'h00000000) : (n601 ? 32'h00000000 : 32'h00000000)))) : (n638 ? (n631 ? (n620 ? (n601 ? opndb0_15_q : opndb0_14_q) : (n601 ? opndb0_13_q : opndb0_12_q)) : (n620 ? (n601 ? opndb0_11_q : opndb0_10_q) : (n601 ? opndb0_9_q : opndb0_8_q))) : (n631 ? (n620 ? (n601 ? opndb0_7_q : opndb0_6_q) : (n601 ? opndb0_5_q : opndb0_4_q)) : (n620 ? (n601 ? opndb0_3_q : opndb0_2_q) : (n601 ? opndb0_1_q : opndb0_0_q)))))),
     .valid_o (u_mul0_0_valid_o),
     .res_o (u_mul0_0_res_o)
   );
@@ -1230,8 +1369,8 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd0_1_q),
-    .b_i (opndb0_1_q),
+    .a_i ((n710[0] ? (n706 ? (n699 ? (n688 ? (n669 ? 32'h00000000 : 32'h00000000) : (n669 ? 32'h00000000 : 32'h00000000)) : (n688 ? (n669 ? 32'h00000000 : 32'h00000000) : (n669 ? 32'h00000000 : 32'h00000000))) : (n699 ? (n688 ? (n669 ? 32'h00000000 : 32'h00000000) : (n669 ? 32'h00000000 : 32'h00000000)) : (n688 ? (n669 ? 32'h00000000 : 32'h00000000) : (n669 ? 32'h00000000 : 32'h00000000)))) : (n706 ? (n699 ? (n688 ? (n669 ? opnd0_15_q : opnd0_14_q) : (n669 ? opnd0_13_q : opnd0_12_q)) : (n688 ? (n669 ? opnd0_11_q : opnd0_10_q) : (n669 ? opnd0_9_q : opnd0_8_q))) : (n699 ? (n688 ? (n669 ? opnd0_7_q : opnd0_6_q) : (n669 ? opnd0_5_q : opnd0_4_q)) : (n688 ? (n669 ? opnd0_3_q : opnd0_2_q) : (n669 ? opnd0_1_q : opnd0_0_q)))))),
+    .b_i ((n773[0] ? (n769 ? (n762 ? (n751 ? (n732 ? 32'h00000000 : 32'h00000000) : (n732 ? 32'h00000000 : 32'h00000000)) : (n751 ? (n732 ? 32'h00000000 : 32'h00000000) : (n732 ? 32'h00000000 : 32'h00000000))) : (n762 ? (n751 ? (n732 ? 32'h00000000 : 32'h00000000) : (n732 ? 32'h00000000 : 32'h00000000)) : (n751 ? (n732 ? 32'h00000000 : 32'h00000000) : (n732 ? 32'h00000000 : 32'h00000000)))) : (n769 ? (n762 ? (n751 ? (n732 ? opndb0_15_q : opndb0_14_q) : (n732 ? opndb0_13_q : opndb0_12_q)) : (n751 ? (n732 ? opndb0_11_q : opndb0_10_q) : (n732 ? opndb0_9_q : opndb0_8_q))) : (n762 ? (n751 ? (n732 ? opndb0_7_q : opndb0_6_q) : (n732 ? opndb0_5_q : opndb0_4_q)) : (n751 ? (n732 ? opndb0_3_q : opndb0_2_q) : (n732 ? opndb0_1_q : opndb0_0_q)))))),
     .valid_o (u_mul0_1_valid_o),
     .res_o (u_mul0_1_res_o)
   );
@@ -1242,8 +1381,8 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd0_2_q),
-    .b_i (opndb0_2_q),
+    .a_i ((n841[0] ? (n837 ? (n830 ? (n819 ? (n800 ? 32'h00000000 : 32'h00000000) : (n800 ? 32'h00000000 : 32'h00000000)) : (n819 ? (n800 ? 32'h00000000 : 32'h00000000) : (n800 ? 32'h00000000 : 32'h00000000))) : (n830 ? (n819 ? (n800 ? 32'h00000000 : 32'h00000000) : (n800 ? 32'h00000000 : 32'h00000000)) : (n819 ? (n800 ? 32'h00000000 : 32'h00000000) : (n800 ? 32'h00000000 : 32'h00000000)))) : (n837 ? (n830 ? (n819 ? (n800 ? opnd0_15_q : opnd0_14_q) : (n800 ? opnd0_13_q : opnd0_12_q)) : (n819 ? (n800 ? opnd0_11_q : opnd0_10_q) : (n800 ? opnd0_9_q : opnd0_8_q))) : (n830 ? (n819 ? (n800 ? opnd0_7_q : opnd0_6_q) : (n800 ? opnd0_5_q : opnd0_4_q)) : (n819 ? (n800 ? opnd0_3_q : opnd0_2_q) : (n800 ? opnd0_1_q : opnd0_0_q)))))),
+    .b_i ((n904[0] ? (n900 ? (n893 ? (n882 ? (n863 ? 32'h00000000 : 32'h00000000) : (n863 ? 32'h00000000 : 32'h00000000)) : (n882 ? (n863 ? 32'h00000000 : 32'h00000000) : (n863 ? 32'h00000000 : 32'h00000000))) : (n893 ? (n882 ? (n863 ? 32'h00000000 : 32'h00000000) : (n863 ? 32'h00000000 : 32'h00000000)) : (n882 ? (n863 ? 32'h00000000 : 32'h00000000) : (n863 ? 32'h00000000 : 32'h00000000)))) : (n900 ? (n893 ? (n882 ? (n863 ? opndb0_15_q : opndb0_14_q) : (n863 ? opndb0_13_q : opndb0_12_q)) : (n882 ? (n863 ? opndb0_11_q : opndb0_10_q) : (n863 ? opndb0_9_q : opndb0_8_q))) : (n893 ? (n882 ? (n863 ? opndb0_7_q : opndb0_6_q) : (n863 ? opndb0_5_q : opndb0_4_q)) : (n882 ? (n863 ? opndb0_3_q : opndb0_2_q) : (n863 ? opndb0_1_q : opndb0_0_q)))))),
     .valid_o (u_mul0_2_valid_o),
     .res_o (u_mul0_2_res_o)
   );
@@ -1254,8 +1393,8 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd0_3_q),
-    .b_i (opndb0_3_q),
+    .a_i ((n972[0] ? (n968 ? (n961 ? (n950 ? (n931 ? 32'h00000000 : 32'h00000000) : (n931 ? 32'h00000000 : 32'h00000000)) : (n950 ? (n931 ? 32'h00000000 : 32'h00000000) : (n931 ? 32'h00000000 : 32'h00000000))) : (n961 ? (n950 ? (n931 ? 32'h00000000 : 32'h00000000) : (n931 ? 32'h00000000 : 32'h00000000)) : (n950 ? (n931 ? 32'h00000000 : 32'h00000000) : (n931 ? 32'h00000000 : 32'h00000000)))) : (n968 ? (n961 ? (n950 ? (n931 ? opnd0_15_q : opnd0_14_q) : (n931 ? opnd0_13_q : opnd0_12_q)) : (n950 ? (n931 ? opnd0_11_q : opnd0_10_q) : (n931 ? opnd0_9_q : opnd0_8_q))) : (n961 ? (n950 ? (n931 ? opnd0_7_q : opnd0_6_q) : (n931 ? opnd0_5_q : opnd0_4_q)) : (n950 ? (n931 ? opnd0_3_q : opnd0_2_q) : (n931 ? opnd0_1_q : opnd0_0_q)))))),
+    .b_i ((n1035[0] ? (n1031 ? (n1024 ? (n1013 ? (n994 ? 32'h00000000 : 32'h00000000) : (n994 ? 32'h00000000 : 32'h00000000)) : (n1013 ? (n994 ? 32'h00000000 : 32'h00000000) : (n994 ? 32'h00000000 : 32'h00000000))) : (n1024 ? (n1013 ? (n994 ? 32'h00000000 : 32'h00000000) : (n994 ? 32'h00000000 : 32'h00000000)) : (n1013 ? (n994 ? 32'h00000000 : 32'h00000000) : (n994 ? 32'h00000000 : 32'h00000000)))) : (n1031 ? (n1024 ? (n1013 ? (n994 ? opndb0_15_q : opndb0_14_q) : (n994 ? opndb0_13_q : opndb0_12_q)) : (n1013 ? (n994 ? opndb0_11_q : opndb0_10_q) : (n994 ? opndb0_9_q : opndb0_8_q))) : (n1024 ? (n1013 ? (n994 ? opndb0_7_q : opndb0_6_q) : (n994 ? opndb0_5_q : opndb0_4_q)) : (n1013 ? (n994 ? opndb0_3_q : opndb0_2_q) : (n994 ? opndb0_1_q : opndb0_0_q)))))),
     .valid_o (u_mul0_3_valid_o),
     .res_o (u_mul0_3_res_o)
   );
@@ -1266,7 +1405,7 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & (~is_mul_q))),
     .op_i (func_q),
-    .x_i (opnd1_0_q),
+    .x_i ((n1149[0] ? (n1145 ? (n1138 ? (n1127 ? (n1108 ? 32'h00000000 : 32'h00000000) : (n1108 ? 32'h00000000 : 32'h00000000)) : (n1127 ? (n1108 ? 32'h00000000 : 32'h00000000) : (n1108 ? 32'h00000000 : 32'h00000000))) : (n1138 ? (n1127 ? (n1108 ? 32'h00000000 : 32'h00000000) : (n1108 ? 32'h00000000 : 32'h00000000)) : (n1127 ? (n1108 ? 32'h00000000 : 32'h00000000) : (n1108 ? 32'h00000000 : 32'h00000000)))) : (n1145 ? (n1138 ? (n1127 ? (n1108 ? opnd1_15_q : opnd1_14_q) : (n1108 ? opnd1_13_q : opnd1_12_q)) : (n1127 ? (n1108 ? opnd1_11_q : opnd1_10_q) : (n1108 ? opnd1_9_q : opnd1_8_q))) : (n1138 ? (n1127 ? (n1108 ? opnd1_7_q : opnd1_6_q) : (n1108 ? opnd1_5_q : opnd1_4_q)) : (n1127 ? (n1108 ? opnd1_3_q : opnd1_2_q) : (n1108 ? opnd1_1_q : opnd1_0_q)))))),
     .valid_o (u_unit1_valid_o),
     .res_o (u_unit1_res_o)
   );
@@ -1277,8 +1416,8 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd1_0_q),
-    .b_i (opndb1_0_q),
+    .a_i ((n1266[0] ? (n1262 ? (n1255 ? (n1244 ? (n1225 ? 32'h00000000 : 32'h00000000) : (n1225 ? 32'h00000000 : 32'h00000000)) : (n1244 ? (n1225 ? 32'h00000000 : 32'h00000000) : (n1225 ? 32'h00000000 : 32'h00000000))) : (n1255 ? (n1244 ? (n1225 ? 32'h00000000 : 32'h00000000) : (n1225 ? 32'h00000000 : 32'h00000000)) : (n1244 ? (n1225 ? 32'h00000000 : 32'h00000000) : (n1225 ? 32'h00000000 : 32'h00000000)))) : (n1262 ? (n1255 ? (n1244 ? (n1225 ? opnd1_15_q : opnd1_14_q) : (n1225 ? opnd1_13_q : opnd1_12_q)) : (n1244 ? (n1225 ? opnd1_11_q : opnd1_10_q) : (n1225 ? opnd1_9_q : opnd1_8_q))) : (n1255 ? (n1244 ? (n1225 ? opnd1_7_q : opnd1_6_q) : (n1225 ? opnd1_5_q : opnd1_4_q)) : (n1244 ? (n1225 ? opnd1_3_q : opnd1_2_q) : (n1225 ? opnd1_1_q : opnd1_0_q)))))),
+    .b_i ((n1329[0] ? (n1325 ? (n1318 ? (n1307 ? (n1288 ? 32'h00000000 : 32'h00000000) : (n1288 ? 32'h00000000 : 32'h00000000)) : (n1307 ? (n1288 ? 32'h00000000 : 32'h00000000) : (n1288 ? 32'h00000000 : 32'h00000000))) : (n1318 ? (n1307 ? (n1288 ? 32'h00000000 : 32'h00000000) : (n1288 ? 32'h00000000 : 32'h00000000)) : (n1307 ? (n1288 ? 32'h00000000 : 32'h00000000) : (n1288 ? 32'h00000000 : 32'h00000000)))) : (n1325 ? (n1318 ? (n1307 ? (n1288 ? opndb1_15_q : opndb1_14_q) : (n1288 ? opndb1_13_q : opndb1_12_q)) : (n1307 ? (n1288 ? opndb1_11_q : opndb1_10_q) : (n1288 ? opndb1_9_q : opndb1_8_q))) : (n1318 ? (n1307 ? (n1288 ? opndb1_7_q : opndb1_6_q) : (n1288 ? opndb1_5_q : opndb1_4_q)) : (n1307 ? (n1288 ? opndb1_3_q : opndb1_2_q) : (n1288 ? opndb1_1_q : opndb1_0_q)))))),
     .valid_o (u_mul1_0_valid_o),
     .res_o (u_mul1_0_res_o)
   );
@@ -1289,8 +1428,8 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd1_1_q),
-    .b_i (opndb1_1_q),
+    .a_i ((n1397[0] ? (n1393 ? (n1386 ? (n1375 ? (n1356 ? 32'h00000000 : 32'h00000000) : (n1356 ? 32'h00000000 : 32'h00000000)) : (n1375 ? (n1356 ? 32'h00000000 : 32'h00000000) : (n1356 ? 32'h00000000 : 32'h00000000))) : (n1386 ? (n1375 ? (n1356 ? 32'h00000000 : 32'h00000000) : (n1356 ? 32'h00000000 : 32'h00000000)) : (n1375 ? (n1356 ? 32'h00000000 : 32'h00000000) : (n1356 ? 32'h00000000 : 32'h00000000)))) : (n1393 ? (n1386 ? (n1375 ? (n1356 ? opnd1_15_q : opnd1_14_q) : (n1356 ? opnd1_13_q : opnd1_12_q)) : (n1375 ? (n1356 ? opnd1_11_q : opnd1_10_q) : (n1356 ? opnd1_9_q : opnd1_8_q))) : (n1386 ? (n1375 ? (n1356 ? opnd1_7_q : opnd1_6_q) : (n1356 ? opnd1_5_q : opnd1_4_q)) : (n1375 ? (n1356 ? opnd1_3_q : opnd1_2_q) : (n1356 ? opnd1_1_q : opnd1_0_q)))))),
+    .b_i ((n1460[0] ? (n1456 ? (n1449 ? (n1438 ? (n1419 ? 32'h00000000 : 32'h00000000) : (n1419 ? 32'h00000000 : 32'h00000000)) : (n1438 ? (n1419 ? 32'h00000000 : 32'h00000000) : (n1419 ? 32'h00000000 : 32'h00000000))) : (n1449 ? (n1438 ? (n1419 ? 32'h00000000 : 32'h00000000) : (n1419 ? 32'h00000000 : 32'h00000000)) : (n1438 ? (n1419 ? 32'h00000000 : 32'h00000000) : (n1419 ? 32'h00000000 : 32'h00000000)))) : (n1456 ? (n1449 ? (n1438 ? (n1419 ? opndb1_15_q : opndb1_14_q) : (n1419 ? opndb1_13_q : opndb1_12_q)) : (n1438 ? (n1419 ? opndb1_11_q : opndb1_10_q) : (n1419 ? opndb1_9_q : opndb1_8_q))) : (n1449 ? (n1438 ? (n1419 ? opndb1_7_q : opndb1_6_q) : (n1419 ? opndb1_5_q : opndb1_4_q)) : (n1438 ? (n1419 ? opndb1_3_q : opndb1_2_q) : (n1419 ? opndb1_1_q : opndb1_0_q)))))),
     .valid_o (u_mul1_1_valid_o),
     .res_o (u_mul1_1_res_o)
   );
@@ -1301,8 +1440,8 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd1_2_q),
-    .b_i (opndb1_2_q),
+    .a_i ((n1528[0] ? (n1524 ? (n1517 ? (n1506 ? (n1487 ? 32'h00000000 : 32'h00000000) : (n1487 ? 32'h00000000 : 32'h00000000)) : (n1506 ? (n1487 ? 32'h00000000 : 32'h00000000) : (n1487 ? 32'h00000000 : 32'h00000000))) : (n1517 ? (n1506 ? (n1487 ? 32'h00000000 : 32'h00000000) : (n1487 ? 32'h00000000 : 32'h00000000)) : (n1506 ? (n1487 ? 32'h00000000 : 32'h00000000) : (n1487 ? 32'h00000000 : 32'h00000000)))) : (n1524 ? (n1517 ? (n1506 ? (n1487 ? opnd1_15_q : opnd1_14_q) : (n1487 ? opnd1_13_q : opnd1_12_q)) : (n1506 ? (n1487 ? opnd1_11_q : opnd1_10_q) : (n1487 ? opnd1_9_q : opnd1_8_q))) : (n1517 ? (n1506 ? (n1487 ? opnd1_7_q : opnd1_6_q) : (n1487 ? opnd1_5_q : opnd1_4_q)) : (n1506 ? (n1487 ? opnd1_3_q : opnd1_2_q) : (n1487 ? opnd1_1_q : opnd1_0_q)))))),
+    .b_i ((n1591[0] ? (n1587 ? (n1580 ? (n1569 ? (n1550 ? 32'h00000000 : 32'h00000000) : (n1550 ? 32'h00000000 : 32'h00000000)) : (n1569 ? (n1550 ? 32'h00000000 : 32'h00000000) : (n1550 ? 32'h00000000 : 32'h00000000))) : (n1580 ? (n1569 ? (n1550 ? 32'h00000000 : 32'h00000000) : (n1550 ? 32'h00000000 : 32'h00000000)) : (n1569 ? (n1550 ? 32'h00000000 : 32'h00000000) : (n1550 ? 32'h00000000 : 32'h00000000)))) : (n1587 ? (n1580 ? (n1569 ? (n1550 ? opndb1_15_q : opndb1_14_q) : (n1550 ? opndb1_13_q : opndb1_12_q)) : (n1569 ? (n1550 ? opndb1_11_q : opndb1_10_q) : (n1550 ? opndb1_9_q : opndb1_8_q))) : (n1580 ? (n1569 ? (n1550 ? opndb1_7_q : opndb1_6_q) : (n1550 ? opndb1_5_q : opndb1_4_q)) : (n1569 ? (n1550 ? opndb1_3_q : opndb1_2_q) : (n1550 ? opndb1_1_q : opndb1_0_q)))))),
     .valid_o (u_mul1_2_valid_o),
     .res_o (u_mul1_2_res_o)
   );
@@ -1313,14 +1452,14 @@ module sfu_u2_l8_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & is_mul_q)),
     .mod_i (fmod_q),
-    .a_i (opnd1_3_q),
-    .b_i (opndb1_3_q),
+    .a_i ((n1659[0] ? (n1655 ? (n1648 ? (n1637 ? (n1618 ? 32'h00000000 : 32'h00000000) : (n1618 ? 32'h00000000 : 32'h00000000)) : (n1637 ? (n1618 ? 32'h00000000 : 32'h00000000) : (n1618 ? 32'h00000000 : 32'h00000000))) : (n1648 ? (n1637 ? (n1618 ? 32'h00000000 : 32'h00000000) : (n1618 ? 32'h00000000 : 32'h00000000)) : (n1637 ? (n1618 ? 32'h00000000 : 32'h00000000) : (n1618 ? 32'h00000000 : 32'h00000000)))) : (n1655 ? (n1648 ? (n1637 ? (n1618 ? opnd1_15_q : opnd1_14_q) : (n1618 ? opnd1_13_q : opnd1_12_q)) : (n1637 ? (n1618 ? opnd1_11_q : opnd1_10_q) : (n1618 ? opnd1_9_q : opnd1_8_q))) : (n1648 ? (n1637 ? (n1618 ? opnd1_7_q : opnd1_6_q) : (n1618 ? opnd1_5_q : opnd1_4_q)) : (n1637 ? (n1618 ? opnd1_3_q : opnd1_2_q) : (n1618 ? opnd1_1_q : opnd1_0_q)))))),
+    .b_i ((n1722[0] ? (n1718 ? (n1711 ? (n1700 ? (n1681 ? 32'h00000000 : 32'h00000000) : (n1681 ? 32'h00000000 : 32'h00000000)) : (n1700 ? (n1681 ? 32'h00000000 : 32'h00000000) : (n1681 ? 32'h00000000 : 32'h00000000))) : (n1711 ? (n1700 ? (n1681 ? 32'h00000000 : 32'h00000000) : (n1681 ? 32'h00000000 : 32'h00000000)) : (n1700 ? (n1681 ? 32'h00000000 : 32'h00000000) : (n1681 ? 32'h00000000 : 32'h00000000)))) : (n1718 ? (n1711 ? (n1700 ? (n1681 ? opndb1_15_q : opndb1_14_q) : (n1681 ? opndb1_13_q : opndb1_12_q)) : (n1700 ? (n1681 ? opndb1_11_q : opndb1_10_q) : (n1681 ? opndb1_9_q : opndb1_8_q))) : (n1711 ? (n1700 ? (n1681 ? opndb1_7_q : opndb1_6_q) : (n1681 ? opndb1_5_q : opndb1_4_q)) : (n1700 ? (n1681 ? opndb1_3_q : opndb1_2_q) : (n1681 ? opndb1_1_q : opndb1_0_q)))))),
     .valid_o (u_mul1_3_valid_o),
     .res_o (u_mul1_3_res_o)
   );
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{sfu_a_i, sfu_b_i, sfu_mask_i, u_mul0_1_valid_o, u_mul0_2_valid_o, u_mul0_3_valid_o, u_mul1_0_valid_o, u_mul1_1_valid_o, u_mul1_2_valid_o, u_mul1_3_valid_o, u_unit1_valid_o};
+  assign unused_signals = ^{n1012, n1023, n1030, n1035, n1107, n1126, n1137, n1144, n1149, n1224, n1243, n1254, n1261, n1266, n1287, n1306, n1317, n1324, n1329, n1355, n1374, n1385, n1392, n1397, n1418, n1437, n1448, n1455, n1460, n1486, n1505, n1516, n1523, n1528, n1549, n1568, n1579, n1586, n1591, n1617, n1636, n1647, n1654, n1659, n1680, n1699, n1710, n1717, n1722, n420, n439, n450, n457, n462, n537, n556, n567, n574, n579, n600, n619, n630, n637, n642, n668, n687, n698, n705, n710, n731, n750, n761, n768, n773, n799, n818, n829, n836, n841, n862, n881, n892, n899, n904, n930, n949, n960, n967, n972, n993, sfu_a_i, sfu_b_i, sfu_mask_i, u_mul0_1_valid_o, u_mul0_2_valid_o, u_mul0_3_valid_o, u_mul1_0_valid_o, u_mul1_1_valid_o, u_mul1_2_valid_o, u_mul1_3_valid_o, u_unit1_valid_o};
 
 endmodule

@@ -445,15 +445,51 @@ module sfu_u4_l32_d4 (
   wire accept = (((~ph_q) & sfu_valid_i) & ready_q);
   wire [6:0] n113 = sfu_op_i;  // crossing into the hot domain
   wire n231 = (busy_q & (cnt_q == (1'h0 ? 5'h03 : 5'h07)));
-  wire n461 = (u_unit0_valid_o | 1'h0);
-  wire n467 = (n461 & (rcnt_q == (1'h0 ? 5'h03 : 5'h07)));
-  wire n474 = (n467 & ph_q);
-  wire n865 = (out_valid_q & out_err_q);
+  wire [4:0] n382 = (cnt_q >> 5'h00);
+  wire n383 = n382[0];
+  wire [4:0] n401 = (cnt_q >> 5'h01);
+  wire n402 = n401[0];
+  wire [4:0] n412 = (cnt_q >> 5'h02);
+  wire n413 = n412[0];
+  wire [4:0] n419 = (cnt_q >> 5'h03);
+  wire n420 = n419[0];
+  wire [4:0] n424 = (cnt_q >> 5'h04);
+  wire [4:0] n465 = (cnt_q >> 5'h00);
+  wire n466 = n465[0];
+  wire [4:0] n484 = (cnt_q >> 5'h01);
+  wire n485 = n484[0];
+  wire [4:0] n495 = (cnt_q >> 5'h02);
+  wire n496 = n495[0];
+  wire [4:0] n502 = (cnt_q >> 5'h03);
+  wire n503 = n502[0];
+  wire [4:0] n507 = (cnt_q >> 5'h04);
+  wire [4:0] n548 = (cnt_q >> 5'h00);
+  wire n549 = n548[0];
+  wire [4:0] n567 = (cnt_q >> 5'h01);
+  wire n568 = n567[0];
+  wire [4:0] n578 = (cnt_q >> 5'h02);
+  wire n579 = n578[0];
+  wire [4:0] n585 = (cnt_q >> 5'h03);
+  wire n586 = n585[0];
+  wire [4:0] n590 = (cnt_q >> 5'h04);
+  wire [4:0] n631 = (cnt_q >> 5'h00);
+  wire n632 = n631[0];
+  wire [4:0] n650 = (cnt_q >> 5'h01);
+  wire n651 = n650[0];
+  wire [4:0] n661 = (cnt_q >> 5'h02);
+  wire n662 = n661[0];
+  wire [4:0] n668 = (cnt_q >> 5'h03);
+  wire n669 = n668[0];
+  wire [4:0] n673 = (cnt_q >> 5'h04);
+  wire n681 = (u_unit0_valid_o | 1'h0);
+  wire n687 = (n681 & (rcnt_q == (1'h0 ? 5'h03 : 5'h07)));
+  wire n694 = (n687 & ph_q);
+  wire n1245 = (out_valid_q & out_err_q);
   assign ph_d = (~ph_q);
   assign ready_d = (ph_q ? ((~busy_q) | (cnt_q == (1'h0 ? 5'h02 : 5'h06))) : ready_q);
   assign busy_d = (accept | (busy_q & (~n231)));
   assign cnt_d = (accept ? 5'h00 : (busy_q ? (cnt_q + 5'h01) : cnt_q));
-  assign rcnt_d = (n467 ? 5'h00 : (n461 ? (rcnt_q + 5'h01) : rcnt_q));
+  assign rcnt_d = (n687 ? 5'h00 : (n681 ? (rcnt_q + 5'h01) : rcnt_q));
   assign func_d = (accept ? n113[2:0] : func_q);
   assign bad_d = (accept ? (~(n113[6:3] == 4'h6)) : bad_q);
   assign tag_d = (accept ? sfu_tag_i : tag_q);
@@ -523,145 +559,145 @@ module sfu_u4_l32_d4 (
   assign mask2_29_d = (n231 ? mask29_q : mask2_29_q);
   assign mask2_30_d = (n231 ? mask30_q : mask2_30_q);
   assign mask2_31_d = (n231 ? mask31_q : mask2_31_q);
-  assign opnd0_0_d = (accept ? sfu_a_i[31:0] : opnd0_1_q);
-  assign opnd0_1_d = (accept ? sfu_a_i[63:32] : opnd0_2_q);
-  assign opnd0_2_d = (accept ? sfu_a_i[95:64] : opnd0_3_q);
-  assign opnd0_3_d = (accept ? sfu_a_i[127:96] : opnd0_4_q);
-  assign opnd0_4_d = (accept ? sfu_a_i[159:128] : opnd0_5_q);
-  assign opnd0_5_d = (accept ? sfu_a_i[191:160] : opnd0_6_q);
-  assign opnd0_6_d = (accept ? sfu_a_i[223:192] : opnd0_7_q);
+  assign opnd0_0_d = (accept ? sfu_a_i[31:0] : opnd0_0_q);
+  assign opnd0_1_d = (accept ? sfu_a_i[63:32] : opnd0_1_q);
+  assign opnd0_2_d = (accept ? sfu_a_i[95:64] : opnd0_2_q);
+  assign opnd0_3_d = (accept ? sfu_a_i[127:96] : opnd0_3_q);
+  assign opnd0_4_d = (accept ? sfu_a_i[159:128] : opnd0_4_q);
+  assign opnd0_5_d = (accept ? sfu_a_i[191:160] : opnd0_5_q);
+  assign opnd0_6_d = (accept ? sfu_a_i[223:192] : opnd0_6_q);
   assign opnd0_7_d = (accept ? sfu_a_i[255:224] : opnd0_7_q);
-  assign opnd1_0_d = (accept ? sfu_a_i[287:256] : opnd1_1_q);
-  assign opnd1_1_d = (accept ? sfu_a_i[319:288] : opnd1_2_q);
-  assign opnd1_2_d = (accept ? sfu_a_i[351:320] : opnd1_3_q);
-  assign opnd1_3_d = (accept ? sfu_a_i[383:352] : opnd1_4_q);
-  assign opnd1_4_d = (accept ? sfu_a_i[415:384] : opnd1_5_q);
-  assign opnd1_5_d = (accept ? sfu_a_i[447:416] : opnd1_6_q);
-  assign opnd1_6_d = (accept ? sfu_a_i[479:448] : opnd1_7_q);
+  assign opnd1_0_d = (accept ? sfu_a_i[287:256] : opnd1_0_q);
+  assign opnd1_1_d = (accept ? sfu_a_i[319:288] : opnd1_1_q);
+  assign opnd1_2_d = (accept ? sfu_a_i[351:320] : opnd1_2_q);
+  assign opnd1_3_d = (accept ? sfu_a_i[383:352] : opnd1_3_q);
+  assign opnd1_4_d = (accept ? sfu_a_i[415:384] : opnd1_4_q);
+  assign opnd1_5_d = (accept ? sfu_a_i[447:416] : opnd1_5_q);
+  assign opnd1_6_d = (accept ? sfu_a_i[479:448] : opnd1_6_q);
   assign opnd1_7_d = (accept ? sfu_a_i[511:480] : opnd1_7_q);
-  assign opnd2_0_d = (accept ? sfu_a_i[543:512] : opnd2_1_q);
-  assign opnd2_1_d = (accept ? sfu_a_i[575:544] : opnd2_2_q);
-  assign opnd2_2_d = (accept ? sfu_a_i[607:576] : opnd2_3_q);
-  assign opnd2_3_d = (accept ? sfu_a_i[639:608] : opnd2_4_q);
-  assign opnd2_4_d = (accept ? sfu_a_i[671:640] : opnd2_5_q);
-  assign opnd2_5_d = (accept ? sfu_a_i[703:672] : opnd2_6_q);
-  assign opnd2_6_d = (accept ? sfu_a_i[735:704] : opnd2_7_q);
+  assign opnd2_0_d = (accept ? sfu_a_i[543:512] : opnd2_0_q);
+  assign opnd2_1_d = (accept ? sfu_a_i[575:544] : opnd2_1_q);
+  assign opnd2_2_d = (accept ? sfu_a_i[607:576] : opnd2_2_q);
+  assign opnd2_3_d = (accept ? sfu_a_i[639:608] : opnd2_3_q);
+  assign opnd2_4_d = (accept ? sfu_a_i[671:640] : opnd2_4_q);
+  assign opnd2_5_d = (accept ? sfu_a_i[703:672] : opnd2_5_q);
+  assign opnd2_6_d = (accept ? sfu_a_i[735:704] : opnd2_6_q);
   assign opnd2_7_d = (accept ? sfu_a_i[767:736] : opnd2_7_q);
-  assign opnd3_0_d = (accept ? sfu_a_i[799:768] : opnd3_1_q);
-  assign opnd3_1_d = (accept ? sfu_a_i[831:800] : opnd3_2_q);
-  assign opnd3_2_d = (accept ? sfu_a_i[863:832] : opnd3_3_q);
-  assign opnd3_3_d = (accept ? sfu_a_i[895:864] : opnd3_4_q);
-  assign opnd3_4_d = (accept ? sfu_a_i[927:896] : opnd3_5_q);
-  assign opnd3_5_d = (accept ? sfu_a_i[959:928] : opnd3_6_q);
-  assign opnd3_6_d = (accept ? sfu_a_i[991:960] : opnd3_7_q);
+  assign opnd3_0_d = (accept ? sfu_a_i[799:768] : opnd3_0_q);
+  assign opnd3_1_d = (accept ? sfu_a_i[831:800] : opnd3_1_q);
+  assign opnd3_2_d = (accept ? sfu_a_i[863:832] : opnd3_2_q);
+  assign opnd3_3_d = (accept ? sfu_a_i[895:864] : opnd3_3_q);
+  assign opnd3_4_d = (accept ? sfu_a_i[927:896] : opnd3_4_q);
+  assign opnd3_5_d = (accept ? sfu_a_i[959:928] : opnd3_5_q);
+  assign opnd3_6_d = (accept ? sfu_a_i[991:960] : opnd3_6_q);
   assign opnd3_7_d = (accept ? sfu_a_i[1023:992] : opnd3_7_q);
-  assign rsh0_0_d = (n461 ? rsh0_1_q : rsh0_0_q);
-  assign rsh0_1_d = (n461 ? rsh0_2_q : rsh0_1_q);
-  assign rsh0_2_d = (n461 ? rsh0_3_q : rsh0_2_q);
-  assign rsh0_3_d = (n461 ? rsh0_4_q : rsh0_3_q);
-  assign rsh0_4_d = (n461 ? rsh0_5_q : rsh0_4_q);
-  assign rsh0_5_d = (n461 ? rsh0_6_q : rsh0_5_q);
-  assign rsh0_6_d = (n461 ? rsh0_7_q : rsh0_6_q);
-  assign rsh0_7_d = (n461 ? u_unit0_res_o : rsh0_7_q);
-  assign rsh1_0_d = (n461 ? rsh1_1_q : rsh1_0_q);
-  assign rsh1_1_d = (n461 ? rsh1_2_q : rsh1_1_q);
-  assign rsh1_2_d = (n461 ? rsh1_3_q : rsh1_2_q);
-  assign rsh1_3_d = (n461 ? rsh1_4_q : rsh1_3_q);
-  assign rsh1_4_d = (n461 ? rsh1_5_q : rsh1_4_q);
-  assign rsh1_5_d = (n461 ? rsh1_6_q : rsh1_5_q);
-  assign rsh1_6_d = (n461 ? rsh1_7_q : rsh1_6_q);
-  assign rsh1_7_d = (n461 ? u_unit1_res_o : rsh1_7_q);
-  assign rsh2_0_d = (n461 ? rsh2_1_q : rsh2_0_q);
-  assign rsh2_1_d = (n461 ? rsh2_2_q : rsh2_1_q);
-  assign rsh2_2_d = (n461 ? rsh2_3_q : rsh2_2_q);
-  assign rsh2_3_d = (n461 ? rsh2_4_q : rsh2_3_q);
-  assign rsh2_4_d = (n461 ? rsh2_5_q : rsh2_4_q);
-  assign rsh2_5_d = (n461 ? rsh2_6_q : rsh2_5_q);
-  assign rsh2_6_d = (n461 ? rsh2_7_q : rsh2_6_q);
-  assign rsh2_7_d = (n461 ? u_unit2_res_o : rsh2_7_q);
-  assign rsh3_0_d = (n461 ? rsh3_1_q : rsh3_0_q);
-  assign rsh3_1_d = (n461 ? rsh3_2_q : rsh3_1_q);
-  assign rsh3_2_d = (n461 ? rsh3_3_q : rsh3_2_q);
-  assign rsh3_3_d = (n461 ? rsh3_4_q : rsh3_3_q);
-  assign rsh3_4_d = (n461 ? rsh3_5_q : rsh3_4_q);
-  assign rsh3_5_d = (n461 ? rsh3_6_q : rsh3_5_q);
-  assign rsh3_6_d = (n461 ? rsh3_7_q : rsh3_6_q);
-  assign rsh3_7_d = (n461 ? u_unit3_res_o : rsh3_7_q);
-  assign out_valid_d = (ph_q ? n474 : out_valid_q);
-  assign out_err_d = (n474 ? bad2_q : out_err_q);
-  assign out_tag_d = (n474 ? tag2_q : out_tag_q);
-  assign out_mask0_d = (n474 ? mask2_0_q : out_mask0_q);
-  assign out_mask1_d = (n474 ? mask2_1_q : out_mask1_q);
-  assign out_mask2_d = (n474 ? mask2_2_q : out_mask2_q);
-  assign out_mask3_d = (n474 ? mask2_3_q : out_mask3_q);
-  assign out_mask4_d = (n474 ? mask2_4_q : out_mask4_q);
-  assign out_mask5_d = (n474 ? mask2_5_q : out_mask5_q);
-  assign out_mask6_d = (n474 ? mask2_6_q : out_mask6_q);
-  assign out_mask7_d = (n474 ? mask2_7_q : out_mask7_q);
-  assign out_mask8_d = (n474 ? mask2_8_q : out_mask8_q);
-  assign out_mask9_d = (n474 ? mask2_9_q : out_mask9_q);
-  assign out_mask10_d = (n474 ? mask2_10_q : out_mask10_q);
-  assign out_mask11_d = (n474 ? mask2_11_q : out_mask11_q);
-  assign out_mask12_d = (n474 ? mask2_12_q : out_mask12_q);
-  assign out_mask13_d = (n474 ? mask2_13_q : out_mask13_q);
-  assign out_mask14_d = (n474 ? mask2_14_q : out_mask14_q);
-  assign out_mask15_d = (n474 ? mask2_15_q : out_mask15_q);
-  assign out_mask16_d = (n474 ? mask2_16_q : out_mask16_q);
-  assign out_mask17_d = (n474 ? mask2_17_q : out_mask17_q);
-  assign out_mask18_d = (n474 ? mask2_18_q : out_mask18_q);
-  assign out_mask19_d = (n474 ? mask2_19_q : out_mask19_q);
-  assign out_mask20_d = (n474 ? mask2_20_q : out_mask20_q);
-  assign out_mask21_d = (n474 ? mask2_21_q : out_mask21_q);
-  assign out_mask22_d = (n474 ? mask2_22_q : out_mask22_q);
-  assign out_mask23_d = (n474 ? mask2_23_q : out_mask23_q);
-  assign out_mask24_d = (n474 ? mask2_24_q : out_mask24_q);
-  assign out_mask25_d = (n474 ? mask2_25_q : out_mask25_q);
-  assign out_mask26_d = (n474 ? mask2_26_q : out_mask26_q);
-  assign out_mask27_d = (n474 ? mask2_27_q : out_mask27_q);
-  assign out_mask28_d = (n474 ? mask2_28_q : out_mask28_q);
-  assign out_mask29_d = (n474 ? mask2_29_q : out_mask29_q);
-  assign out_mask30_d = (n474 ? mask2_30_q : out_mask30_q);
-  assign out_mask31_d = (n474 ? mask2_31_q : out_mask31_q);
-  assign out_data0_d = (n474 ? ((mask2_0_q & (~bad2_q)) ? rsh0_1_q : 32'h00000000) : out_data0_q);
-  assign out_data1_d = (n474 ? ((mask2_1_q & (~bad2_q)) ? rsh0_2_q : 32'h00000000) : out_data1_q);
-  assign out_data2_d = (n474 ? ((mask2_2_q & (~bad2_q)) ? rsh0_3_q : 32'h00000000) : out_data2_q);
-  assign out_data3_d = (n474 ? ((mask2_3_q & (~bad2_q)) ? rsh0_4_q : 32'h00000000) : out_data3_q);
-  assign out_data4_d = (n474 ? ((mask2_4_q & (~bad2_q)) ? rsh0_5_q : 32'h00000000) : out_data4_q);
-  assign out_data5_d = (n474 ? ((mask2_5_q & (~bad2_q)) ? rsh0_6_q : 32'h00000000) : out_data5_q);
-  assign out_data6_d = (n474 ? ((mask2_6_q & (~bad2_q)) ? rsh0_7_q : 32'h00000000) : out_data6_q);
-  assign out_data7_d = (n474 ? ((mask2_7_q & (~bad2_q)) ? u_unit0_res_o : 32'h00000000) : out_data7_q);
-  assign out_data8_d = (n474 ? ((mask2_8_q & (~bad2_q)) ? rsh1_1_q : 32'h00000000) : out_data8_q);
-  assign out_data9_d = (n474 ? ((mask2_9_q & (~bad2_q)) ? rsh1_2_q : 32'h00000000) : out_data9_q);
-  assign out_data10_d = (n474 ? ((mask2_10_q & (~bad2_q)) ? rsh1_3_q : 32'h00000000) : out_data10_q);
-  assign out_data11_d = (n474 ? ((mask2_11_q & (~bad2_q)) ? rsh1_4_q : 32'h00000000) : out_data11_q);
-  assign out_data12_d = (n474 ? ((mask2_12_q & (~bad2_q)) ? rsh1_5_q : 32'h00000000) : out_data12_q);
-  assign out_data13_d = (n474 ? ((mask2_13_q & (~bad2_q)) ? rsh1_6_q : 32'h00000000) : out_data13_q);
-  assign out_data14_d = (n474 ? ((mask2_14_q & (~bad2_q)) ? rsh1_7_q : 32'h00000000) : out_data14_q);
-  assign out_data15_d = (n474 ? ((mask2_15_q & (~bad2_q)) ? u_unit1_res_o : 32'h00000000) : out_data15_q);
-  assign out_data16_d = (n474 ? ((mask2_16_q & (~bad2_q)) ? rsh2_1_q : 32'h00000000) : out_data16_q);
-  assign out_data17_d = (n474 ? ((mask2_17_q & (~bad2_q)) ? rsh2_2_q : 32'h00000000) : out_data17_q);
-  assign out_data18_d = (n474 ? ((mask2_18_q & (~bad2_q)) ? rsh2_3_q : 32'h00000000) : out_data18_q);
-  assign out_data19_d = (n474 ? ((mask2_19_q & (~bad2_q)) ? rsh2_4_q : 32'h00000000) : out_data19_q);
-  assign out_data20_d = (n474 ? ((mask2_20_q & (~bad2_q)) ? rsh2_5_q : 32'h00000000) : out_data20_q);
-  assign out_data21_d = (n474 ? ((mask2_21_q & (~bad2_q)) ? rsh2_6_q : 32'h00000000) : out_data21_q);
-  assign out_data22_d = (n474 ? ((mask2_22_q & (~bad2_q)) ? rsh2_7_q : 32'h00000000) : out_data22_q);
-  assign out_data23_d = (n474 ? ((mask2_23_q & (~bad2_q)) ? u_unit2_res_o : 32'h00000000) : out_data23_q);
-  assign out_data24_d = (n474 ? ((mask2_24_q & (~bad2_q)) ? rsh3_1_q : 32'h00000000) : out_data24_q);
-  assign out_data25_d = (n474 ? ((mask2_25_q & (~bad2_q)) ? rsh3_2_q : 32'h00000000) : out_data25_q);
-  assign out_data26_d = (n474 ? ((mask2_26_q & (~bad2_q)) ? rsh3_3_q : 32'h00000000) : out_data26_q);
-  assign out_data27_d = (n474 ? ((mask2_27_q & (~bad2_q)) ? rsh3_4_q : 32'h00000000) : out_data27_q);
-  assign out_data28_d = (n474 ? ((mask2_28_q & (~bad2_q)) ? rsh3_5_q : 32'h00000000) : out_data28_q);
-  assign out_data29_d = (n474 ? ((mask2_29_q & (~bad2_q)) ? rsh3_6_q : 32'h00000000) : out_data29_q);
-  assign out_data30_d = (n474 ? ((mask2_30_q & (~bad2_q)) ? rsh3_7_q : 32'h00000000) : out_data30_q);
-  assign out_data31_d = (n474 ? ((mask2_31_q & (~bad2_q)) ? u_unit3_res_o : 32'h00000000) : out_data31_q);
+  assign rsh0_0_d = ((n681 & (rcnt_q == 5'h00)) ? u_unit0_res_o : rsh0_0_q);
+  assign rsh0_1_d = ((n681 & (rcnt_q == 5'h01)) ? u_unit0_res_o : rsh0_1_q);
+  assign rsh0_2_d = ((n681 & (rcnt_q == 5'h02)) ? u_unit0_res_o : rsh0_2_q);
+  assign rsh0_3_d = ((n681 & (rcnt_q == 5'h03)) ? u_unit0_res_o : rsh0_3_q);
+  assign rsh0_4_d = ((n681 & (rcnt_q == 5'h04)) ? u_unit0_res_o : rsh0_4_q);
+  assign rsh0_5_d = ((n681 & (rcnt_q == 5'h05)) ? u_unit0_res_o : rsh0_5_q);
+  assign rsh0_6_d = ((n681 & (rcnt_q == 5'h06)) ? u_unit0_res_o : rsh0_6_q);
+  assign rsh0_7_d = ((n681 & (rcnt_q == 5'h07)) ? u_unit0_res_o : rsh0_7_q);
+  assign rsh1_0_d = ((n681 & (rcnt_q == 5'h00)) ? u_unit1_res_o : rsh1_0_q);
+  assign rsh1_1_d = ((n681 & (rcnt_q == 5'h01)) ? u_unit1_res_o : rsh1_1_q);
+  assign rsh1_2_d = ((n681 & (rcnt_q == 5'h02)) ? u_unit1_res_o : rsh1_2_q);
+  assign rsh1_3_d = ((n681 & (rcnt_q == 5'h03)) ? u_unit1_res_o : rsh1_3_q);
+  assign rsh1_4_d = ((n681 & (rcnt_q == 5'h04)) ? u_unit1_res_o : rsh1_4_q);
+  assign rsh1_5_d = ((n681 & (rcnt_q == 5'h05)) ? u_unit1_res_o : rsh1_5_q);
+  assign rsh1_6_d = ((n681 & (rcnt_q == 5'h06)) ? u_unit1_res_o : rsh1_6_q);
+  assign rsh1_7_d = ((n681 & (rcnt_q == 5'h07)) ? u_unit1_res_o : rsh1_7_q);
+  assign rsh2_0_d = ((n681 & (rcnt_q == 5'h00)) ? u_unit2_res_o : rsh2_0_q);
+  assign rsh2_1_d = ((n681 & (rcnt_q == 5'h01)) ? u_unit2_res_o : rsh2_1_q);
+  assign rsh2_2_d = ((n681 & (rcnt_q == 5'h02)) ? u_unit2_res_o : rsh2_2_q);
+  assign rsh2_3_d = ((n681 & (rcnt_q == 5'h03)) ? u_unit2_res_o : rsh2_3_q);
+  assign rsh2_4_d = ((n681 & (rcnt_q == 5'h04)) ? u_unit2_res_o : rsh2_4_q);
+  assign rsh2_5_d = ((n681 & (rcnt_q == 5'h05)) ? u_unit2_res_o : rsh2_5_q);
+  assign rsh2_6_d = ((n681 & (rcnt_q == 5'h06)) ? u_unit2_res_o : rsh2_6_q);
+  assign rsh2_7_d = ((n681 & (rcnt_q == 5'h07)) ? u_unit2_res_o : rsh2_7_q);
+  assign rsh3_0_d = ((n681 & (rcnt_q == 5'h00)) ? u_unit3_res_o : rsh3_0_q);
+  assign rsh3_1_d = ((n681 & (rcnt_q == 5'h01)) ? u_unit3_res_o : rsh3_1_q);
+  assign rsh3_2_d = ((n681 & (rcnt_q == 5'h02)) ? u_unit3_res_o : rsh3_2_q);
+  assign rsh3_3_d = ((n681 & (rcnt_q == 5'h03)) ? u_unit3_res_o : rsh3_3_q);
+  assign rsh3_4_d = ((n681 & (rcnt_q == 5'h04)) ? u_unit3_res_o : rsh3_4_q);
+  assign rsh3_5_d = ((n681 & (rcnt_q == 5'h05)) ? u_unit3_res_o : rsh3_5_q);
+  assign rsh3_6_d = ((n681 & (rcnt_q == 5'h06)) ? u_unit3_res_o : rsh3_6_q);
+  assign rsh3_7_d = ((n681 & (rcnt_q == 5'h07)) ? u_unit3_res_o : rsh3_7_q);
+  assign out_valid_d = (ph_q ? n694 : out_valid_q);
+  assign out_err_d = (n694 ? bad2_q : out_err_q);
+  assign out_tag_d = (n694 ? tag2_q : out_tag_q);
+  assign out_mask0_d = (n694 ? mask2_0_q : out_mask0_q);
+  assign out_mask1_d = (n694 ? mask2_1_q : out_mask1_q);
+  assign out_mask2_d = (n694 ? mask2_2_q : out_mask2_q);
+  assign out_mask3_d = (n694 ? mask2_3_q : out_mask3_q);
+  assign out_mask4_d = (n694 ? mask2_4_q : out_mask4_q);
+  assign out_mask5_d = (n694 ? mask2_5_q : out_mask5_q);
+  assign out_mask6_d = (n694 ? mask2_6_q : out_mask6_q);
+  assign out_mask7_d = (n694 ? mask2_7_q : out_mask7_q);
+  assign out_mask8_d = (n694 ? mask2_8_q : out_mask8_q);
+  assign out_mask9_d = (n694 ? mask2_9_q : out_mask9_q);
+  assign out_mask10_d = (n694 ? mask2_10_q : out_mask10_q);
+  assign out_mask11_d = (n694 ? mask2_11_q : out_mask11_q);
+  assign out_mask12_d = (n694 ? mask2_12_q : out_mask12_q);
+  assign out_mask13_d = (n694 ? mask2_13_q : out_mask13_q);
+  assign out_mask14_d = (n694 ? mask2_14_q : out_mask14_q);
+  assign out_mask15_d = (n694 ? mask2_15_q : out_mask15_q);
+  assign out_mask16_d = (n694 ? mask2_16_q : out_mask16_q);
+  assign out_mask17_d = (n694 ? mask2_17_q : out_mask17_q);
+  assign out_mask18_d = (n694 ? mask2_18_q : out_mask18_q);
+  assign out_mask19_d = (n694 ? mask2_19_q : out_mask19_q);
+  assign out_mask20_d = (n694 ? mask2_20_q : out_mask20_q);
+  assign out_mask21_d = (n694 ? mask2_21_q : out_mask21_q);
+  assign out_mask22_d = (n694 ? mask2_22_q : out_mask22_q);
+  assign out_mask23_d = (n694 ? mask2_23_q : out_mask23_q);
+  assign out_mask24_d = (n694 ? mask2_24_q : out_mask24_q);
+  assign out_mask25_d = (n694 ? mask2_25_q : out_mask25_q);
+  assign out_mask26_d = (n694 ? mask2_26_q : out_mask26_q);
+  assign out_mask27_d = (n694 ? mask2_27_q : out_mask27_q);
+  assign out_mask28_d = (n694 ? mask2_28_q : out_mask28_q);
+  assign out_mask29_d = (n694 ? mask2_29_q : out_mask29_q);
+  assign out_mask30_d = (n694 ? mask2_30_q : out_mask30_q);
+  assign out_mask31_d = (n694 ? mask2_31_q : out_mask31_q);
+  assign out_data0_d = (n694 ? ((mask2_0_q & (~bad2_q)) ? rsh0_0_q : 32'h00000000) : out_data0_q);
+  assign out_data1_d = (n694 ? ((mask2_1_q & (~bad2_q)) ? rsh0_1_q : 32'h00000000) : out_data1_q);
+  assign out_data2_d = (n694 ? ((mask2_2_q & (~bad2_q)) ? rsh0_2_q : 32'h00000000) : out_data2_q);
+  assign out_data3_d = (n694 ? ((mask2_3_q & (~bad2_q)) ? rsh0_3_q : 32'h00000000) : out_data3_q);
+  assign out_data4_d = (n694 ? ((mask2_4_q & (~bad2_q)) ? rsh0_4_q : 32'h00000000) : out_data4_q);
+  assign out_data5_d = (n694 ? ((mask2_5_q & (~bad2_q)) ? rsh0_5_q : 32'h00000000) : out_data5_q);
+  assign out_data6_d = (n694 ? ((mask2_6_q & (~bad2_q)) ? rsh0_6_q : 32'h00000000) : out_data6_q);
+  assign out_data7_d = (n694 ? ((mask2_7_q & (~bad2_q)) ? u_unit0_res_o : 32'h00000000) : out_data7_q);
+  assign out_data8_d = (n694 ? ((mask2_8_q & (~bad2_q)) ? rsh1_0_q : 32'h00000000) : out_data8_q);
+  assign out_data9_d = (n694 ? ((mask2_9_q & (~bad2_q)) ? rsh1_1_q : 32'h00000000) : out_data9_q);
+  assign out_data10_d = (n694 ? ((mask2_10_q & (~bad2_q)) ? rsh1_2_q : 32'h00000000) : out_data10_q);
+  assign out_data11_d = (n694 ? ((mask2_11_q & (~bad2_q)) ? rsh1_3_q : 32'h00000000) : out_data11_q);
+  assign out_data12_d = (n694 ? ((mask2_12_q & (~bad2_q)) ? rsh1_4_q : 32'h00000000) : out_data12_q);
+  assign out_data13_d = (n694 ? ((mask2_13_q & (~bad2_q)) ? rsh1_5_q : 32'h00000000) : out_data13_q);
+  assign out_data14_d = (n694 ? ((mask2_14_q & (~bad2_q)) ? rsh1_6_q : 32'h00000000) : out_data14_q);
+  assign out_data15_d = (n694 ? ((mask2_15_q & (~bad2_q)) ? u_unit1_res_o : 32'h00000000) : out_data15_q);
+  assign out_data16_d = (n694 ? ((mask2_16_q & (~bad2_q)) ? rsh2_0_q : 32'h00000000) : out_data16_q);
+  assign out_data17_d = (n694 ? ((mask2_17_q & (~bad2_q)) ? rsh2_1_q : 32'h00000000) : out_data17_q);
+  assign out_data18_d = (n694 ? ((mask2_18_q & (~bad2_q)) ? rsh2_2_q : 32'h00000000) : out_data18_q);
+  assign out_data19_d = (n694 ? ((mask2_19_q & (~bad2_q)) ? rsh2_3_q : 32'h00000000) : out_data19_q);
+  assign out_data20_d = (n694 ? ((mask2_20_q & (~bad2_q)) ? rsh2_4_q : 32'h00000000) : out_data20_q);
+  assign out_data21_d = (n694 ? ((mask2_21_q & (~bad2_q)) ? rsh2_5_q : 32'h00000000) : out_data21_q);
+  assign out_data22_d = (n694 ? ((mask2_22_q & (~bad2_q)) ? rsh2_6_q : 32'h00000000) : out_data22_q);
+  assign out_data23_d = (n694 ? ((mask2_23_q & (~bad2_q)) ? u_unit2_res_o : 32'h00000000) : out_data23_q);
+  assign out_data24_d = (n694 ? ((mask2_24_q & (~bad2_q)) ? rsh3_0_q : 32'h00000000) : out_data24_q);
+  assign out_data25_d = (n694 ? ((mask2_25_q & (~bad2_q)) ? rsh3_1_q : 32'h00000000) : out_data25_q);
+  assign out_data26_d = (n694 ? ((mask2_26_q & (~bad2_q)) ? rsh3_2_q : 32'h00000000) : out_data26_q);
+  assign out_data27_d = (n694 ? ((mask2_27_q & (~bad2_q)) ? rsh3_3_q : 32'h00000000) : out_data27_q);
+  assign out_data28_d = (n694 ? ((mask2_28_q & (~bad2_q)) ? rsh3_4_q : 32'h00000000) : out_data28_q);
+  assign out_data29_d = (n694 ? ((mask2_29_q & (~bad2_q)) ? rsh3_5_q : 32'h00000000) : out_data29_q);
+  assign out_data30_d = (n694 ? ((mask2_30_q & (~bad2_q)) ? rsh3_6_q : 32'h00000000) : out_data30_q);
+  assign out_data31_d = (n694 ? ((mask2_31_q & (~bad2_q)) ? u_unit3_res_o : 32'h00000000) : out_data31_q);
   assign sfu_ready_o = ready_q;
   assign sfu_res_valid_o = out_valid_q;
   assign sfu_res_tag_o = out_tag_q;
   assign sfu_res_mask_o = {out_mask31_q, out_mask30_q, out_mask29_q, out_mask28_q, out_mask27_q, out_mask26_q, out_mask25_q, out_mask24_q, out_mask23_q, out_mask22_q, out_mask21_q, out_mask20_q, out_mask19_q, out_mask18_q, out_mask17_q, out_mask16_q, out_mask15_q, out_mask14_q, out_mask13_q, out_mask12_q, out_mask11_q, out_mask10_q, out_mask9_q, out_mask8_q, out_mask7_q, out_mask6_q, out_mask5_q, out_mask4_q, out_mask3_q, out_mask2_q, out_mask1_q, out_mask0_q};
   assign sfu_res_data_o = {out_data31_q, out_data30_q, out_data29_q, out_data28_q, out_data27_q, out_data26_q, out_data25_q, out_data24_q, out_data23_q, out_data22_q, out_data21_q, out_data20_q, out_data19_q, out_data18_q, out_data17_q, out_data16_q, out_data15_q, out_data14_q, out_data13_q, out_data12_q, out_data11_q, out_data10_q, out_data9_q, out_data8_q, out_data7_q, out_data6_q, out_data5_q, out_data4_q, out_data3_q, out_data2_q, out_data1_q, out_data0_q};
   assign sfu_res_pred_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0};
-  assign sfu_err_o = n865;
-  assign sfu_err_code_o = (n865 ? 8'h01 : 8'h00);
+  assign sfu_err_o = n1245;
+  assign sfu_err_code_o = (n1245 ? 8'h01 : 8'h00);
 
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -1024,7 +1060,7 @@ module sfu_u4_l32_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
-    .x_i (opnd0_0_q),
+    .x_i ((n424[0] ? (n420 ? (n413 ? (n402 ? (n383 ? 32'h00000000 : 32'h00000000) : (n383 ? 32'h00000000 : 32'h00000000)) : (n402 ? (n383 ? 32'h00000000 : 32'h00000000) : (n383 ? 32'h00000000 : 32'h00000000))) : (n413 ? (n402 ? (n383 ? 32'h00000000 : 32'h00000000) : (n383 ? 32'h00000000 : 32'h00000000)) : (n402 ? (n383 ? 32'h00000000 : 32'h00000000) : (n383 ? 32'h00000000 : 32'h00000000)))) : (n420 ? (n413 ? (n402 ? (n383 ? 32'h00000000 : 32'h00000000) : (n383 ? 32'h00000000 : 32'h00000000)) : (n402 ? (n383 ? 32'h00000000 : 32'h00000000) : (n383 ? 32'h00000000 : 32'h00000000))) : (n413 ? (n402 ? (n383 ? opnd0_7_q : opnd0_6_q) : (n383 ? opnd0_5_q : opnd0_4_q)) : (n402 ? (n383 ? opnd0_3_q : opnd0_2_q) : (n383 ? opnd0_1_q : opnd0_0_q)))))),
     .valid_o (u_unit0_valid_o),
     .res_o (u_unit0_res_o)
   );
@@ -1035,7 +1071,7 @@ module sfu_u4_l32_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
-    .x_i (opnd1_0_q),
+    .x_i ((n507[0] ? (n503 ? (n496 ? (n485 ? (n466 ? 32'h00000000 : 32'h00000000) : (n466 ? 32'h00000000 : 32'h00000000)) : (n485 ? (n466 ? 32'h00000000 : 32'h00000000) : (n466 ? 32'h00000000 : 32'h00000000))) : (n496 ? (n485 ? (n466 ? 32'h00000000 : 32'h00000000) : (n466 ? 32'h00000000 : 32'h00000000)) : (n485 ? (n466 ? 32'h00000000 : 32'h00000000) : (n466 ? 32'h00000000 : 32'h00000000)))) : (n503 ? (n496 ? (n485 ? (n466 ? 32'h00000000 : 32'h00000000) : (n466 ? 32'h00000000 : 32'h00000000)) : (n485 ? (n466 ? 32'h00000000 : 32'h00000000) : (n466 ? 32'h00000000 : 32'h00000000))) : (n496 ? (n485 ? (n466 ? opnd1_7_q : opnd1_6_q) : (n466 ? opnd1_5_q : opnd1_4_q)) : (n485 ? (n466 ? opnd1_3_q : opnd1_2_q) : (n466 ? opnd1_1_q : opnd1_0_q)))))),
     .valid_o (u_unit1_valid_o),
     .res_o (u_unit1_res_o)
   );
@@ -1046,7 +1082,7 @@ module sfu_u4_l32_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
-    .x_i (opnd2_0_q),
+    .x_i ((n590[0] ? (n586 ? (n579 ? (n568 ? (n549 ? 32'h00000000 : 32'h00000000) : (n549 ? 32'h00000000 : 32'h00000000)) : (n568 ? (n549 ? 32'h00000000 : 32'h00000000) : (n549 ? 32'h00000000 : 32'h00000000))) : (n579 ? (n568 ? (n549 ? 32'h00000000 : 32'h00000000) : (n549 ? 32'h00000000 : 32'h00000000)) : (n568 ? (n549 ? 32'h00000000 : 32'h00000000) : (n549 ? 32'h00000000 : 32'h00000000)))) : (n586 ? (n579 ? (n568 ? (n549 ? 32'h00000000 : 32'h00000000) : (n549 ? 32'h00000000 : 32'h00000000)) : (n568 ? (n549 ? 32'h00000000 : 32'h00000000) : (n549 ? 32'h00000000 : 32'h00000000))) : (n579 ? (n568 ? (n549 ? opnd2_7_q : opnd2_6_q) : (n549 ? opnd2_5_q : opnd2_4_q)) : (n568 ? (n549 ? opnd2_3_q : opnd2_2_q) : (n549 ? opnd2_1_q : opnd2_0_q)))))),
     .valid_o (u_unit2_valid_o),
     .res_o (u_unit2_res_o)
   );
@@ -1057,13 +1093,13 @@ module sfu_u4_l32_d4 (
     .rst_ni     (rst_ni),
     .valid_i ((busy_q & (~1'h0))),
     .op_i (func_q),
-    .x_i (opnd3_0_q),
+    .x_i ((n673[0] ? (n669 ? (n662 ? (n651 ? (n632 ? 32'h00000000 : 32'h00000000) : (n632 ? 32'h00000000 : 32'h00000000)) : (n651 ? (n632 ? 32'h00000000 : 32'h00000000) : (n632 ? 32'h00000000 : 32'h00000000))) : (n662 ? (n651 ? (n632 ? 32'h00000000 : 32'h00000000) : (n632 ? 32'h00000000 : 32'h00000000)) : (n651 ? (n632 ? 32'h00000000 : 32'h00000000) : (n632 ? 32'h00000000 : 32'h00000000)))) : (n669 ? (n662 ? (n651 ? (n632 ? 32'h00000000 : 32'h00000000) : (n632 ? 32'h00000000 : 32'h00000000)) : (n651 ? (n632 ? 32'h00000000 : 32'h00000000) : (n632 ? 32'h00000000 : 32'h00000000))) : (n662 ? (n651 ? (n632 ? opnd3_7_q : opnd3_6_q) : (n632 ? opnd3_5_q : opnd3_4_q)) : (n651 ? (n632 ? opnd3_3_q : opnd3_2_q) : (n632 ? opnd3_1_q : opnd3_0_q)))))),
     .valid_o (u_unit3_valid_o),
     .res_o (u_unit3_res_o)
   );
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{n113, sfu_a_i, sfu_b_i, sfu_mask_i, sfu_mod_i, u_unit1_valid_o, u_unit2_valid_o, u_unit3_valid_o};
+  assign unused_signals = ^{n113, n382, n401, n412, n419, n424, n465, n484, n495, n502, n507, n548, n567, n578, n585, n590, n631, n650, n661, n668, n673, sfu_a_i, sfu_b_i, sfu_mask_i, sfu_mod_i, u_unit1_valid_o, u_unit2_valid_o, u_unit3_valid_o};
 
 endmodule

@@ -117,54 +117,57 @@ fn pick<B: Backend, const W: usize>(f: B::S<3>, v: [B::S<W>; 8]) -> B::S<W> {
     b2.mux(l1[1], l1[0])
 }
 
-/// Stage 1: decode `x` for function `f`.
-pub fn pre<B: Backend>(f: B::S<3>, x: B::S<32>) -> Pre<B> {
-    let sign = x.slice::<31, 1>();
-    let e = x.slice::<23, 8>();
-    let frac = x.slice::<0, 23>();
-    let e0 = e.eq(lit::<B, _>(0));
-    let eff = e.eq(lit::<B, _>(0xff));
-    let nan = eff & frac.any();
-    let z32 = lit::<B, 32>(0);
-    let nanv = lit::<B, 32>(NAN);
-    let infv = lit::<B, 32>(INF);
-    let signw: B::S<32> = sign.concat::<31, 32>(lit::<B, _>(0));
-    let sinf = signw | infv;
-    let z1 = lit::<B, 1>(0);
-    let o1 = lit::<B, 1>(1);
-    let e10: B::S<10> = e.zext();
-    let c99 = lit::<B, 10>(99);
+/// What several functions of [`pre`] share: the fields of `x` and the
+/// special-case codes.
+struct Common<B: Backend> {
+    sign: B::S<1>,
+    e: B::S<8>,
+    frac: B::S<23>,
+    e0: B::S<1>,
+    eff: B::S<1>,
+    nan: B::S<1>,
+    signw: B::S<32>,
+    sinf: B::S<32>,
+    z1: B::S<1>,
+    o1: B::S<1>,
+    c99: B::S<10>,
+    /// RCP, LG2 and the pre-steps (m = 7): row frac[22:16], X_lo frac[15:0].
+    row7: B::S<7>,
+    xlo16: B::S<17>,
+    /// RSQ and LG2 bypass: zero, infinity, NaN or negative.
+    rsq_byp: B::S<1>,
+    /// EX2/SIN/COS of a pre-step's special code (bit 30).
+    special: B::S<1>,
+    /// SIN/COS row, X_lo, result sign and bypass.
+    sin: Option<(B::S<7>, B::S<17>, B::S<1>, B::S<1>)>,
+}
 
-    // RCP / LG2 (m = 7): row frac[22:16], X_lo frac[15:0].
-    let row7 = frac.slice::<16, 7>();
-    let xlo16: B::S<17> = frac.slice::<0, 16>().zext();
-    // RCP.
-    let rcp_byp = eff | e0;
-    let rcp_val = nan.mux(nanv, eff.mux(signw, sinf));
-    let rcp_off = lit::<B, 10>(226) - e10;
-    // RSQ: e - 127 = 2k + p.
-    let rsq_byp = eff | e0 | sign;
-    let rsq_val = nan.mux(nanv, e0.mux(sinf, sign.mux(nanv, z32)));
-    let ue = e10 - lit::<B, _>(127);
-    let k = ue.sar(lit::<B, 1>(1));
-    let rsq_off = c99 - k;
-    let par = !e.slice::<0, 1>();
-    let rsq_row: B::S<7> = par.concat::<6, 7>(frac.slice::<17, 6>());
-    let xlo17 = frac.slice::<0, 17>();
-    // LG2.
-    let ninf = lit::<B, 32>(0xff80_0000);
-    let lg2_val = nan.mux(nanv, e0.mux(ninf, sign.mux(nanv, infv)));
-    let lg2e = e - lit::<B, _>(127);
-    // EX2 of a PREEX2 value.
-    let special = x.slice::<30, 1>();
-    let ex2_val = x.slice::<23, 1>().mux(sign.mux(z32, infv), nanv);
-    let mag: B::S<32> = x.slice::<0, 30>().zext();
-    let fx = sign.mux(z32 - mag, mag);
-    let nfx: B::S<10> = fx.slice::<23, 9>().sext();
-    let ex2_off = c99 + nfx;
-    let ex2_row = fx.slice::<16, 7>();
-    let ex2_xlo: B::S<17> = fx.slice::<0, 16>().zext();
-    // SIN / COS of a PRESIN value.
+/// One function's share of [`pre`]: bypass, value, row, `X_lo`, sign,
+/// exponent offset.
+struct Branch<B: Backend> {
+    byp: B::S<1>,
+    val: B::S<32>,
+    row: B::S<7>,
+    xlo: B::S<17>,
+    neg: B::S<1>,
+    off: B::S<10>,
+}
+
+impl<B: Backend> Clone for Branch<B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B: Backend> Copy for Branch<B> {}
+
+/// The SIN/COS decode of a PRESIN value (shared by codes 4 and 5).
+fn sin_fields<B: Backend>(
+    f: B::S<3>,
+    x: B::S<32>,
+    sign: B::S<1>,
+    special: B::S<1>,
+) -> (B::S<7>, B::S<17>, B::S<1>, B::S<1>) {
+    let z1 = lit::<B, 1>(0);
     let a = x.slice::<0, 25>();
     let is_cos = f.slice::<0, 1>(); // 4 sin, 5 cos
     let a = is_cos.mux(a + lit::<B, _>(1 << 23), a);
@@ -174,60 +177,176 @@ pub fn pre<B: Backend>(f: B::S<3>, x: B::S<32>) -> Pre<B> {
     let r = q0.mux(!r, r);
     let zero_angle = !q0 & !a.slice::<0, 23>().any();
     let sin_byp = special | zero_angle;
-    let sin_val = special.mux(nanv, z32);
     let sin_neg = is_cos.mux(z1, sign) ^ q1;
-    let sin_row = r.slice::<16, 7>();
-    let sin_xlo: B::S<17> = r.slice::<0, 16>().zext();
-    // PRESIN: |x| * 0xA2F983, 2.23 fixed point mod 4.
-    let m: B::S<24> = o1.concat::<23, 24>(frac);
-    let p48: B::S<48> = m.mul::<24, 48>(lit::<B, _>(gsfu::TWO_OVER_PI));
-    let p96: B::S<96> = p48.zext();
-    let sh = e - lit::<B, _>(103); // s + 24, s = e - 127
-    let in_range = !e.ult(lit::<B, _>(103)) & e.ult(lit::<B, _>(152));
-    let ang = in_range.mux(p96.shl(sh.slice::<0, 6>()).slice::<48, 25>(), lit::<B, _>(0));
-    let presin_val = nan.mux(
-        lit::<B, 32>(gsfu::PRE_NAN as u64) | signw,
-        eff.mux(
-            lit::<B, 32>(gsfu::PRE_INF as u64) | signw,
-            e0.mux(signw, signw | ang.zext()),
-        ),
-    );
-    // PREEX2: |x| truncated to 7.23.
-    let m31: B::S<31> = m.concat::<7, 31>(lit::<B, _>(0));
-    let mag30 = m31.shr(lit::<B, 8>(134) - e);
-    let big = !e.ult(lit::<B, _>(134));
-    let preex2_val = nan.mux(
-        lit::<B, _>(gsfu::PRE_NAN as u64),
-        big.mux(
-            lit::<B, 32>(gsfu::PRE_INF as u64) | signw,
-            e0.mux(signw, signw | mag30.zext()),
-        ),
-    );
+    (r.slice::<16, 7>(), r.slice::<0, 16>().zext(), sin_neg, sin_byp)
+}
 
-    let byp = pick::<B, 1>(f, [rcp_byp, rsq_byp, rsq_byp, special, sin_byp, sin_byp, o1, o1]);
-    let val = pick::<B, 32>(
-        f,
-        [
-            rcp_val, rsq_val, lg2_val, ex2_val, sin_val, sin_val, presin_val, preex2_val,
-        ],
-    );
-    let row = pick::<B, 7>(f, [row7, rsq_row, row7, ex2_row, sin_row, sin_row, row7, row7]);
-    let xlo = pick::<B, 17>(f, [xlo16, xlo17, xlo16, ex2_xlo, sin_xlo, sin_xlo, xlo16, xlo16]);
-    let neg = pick::<B, 1>(f, [sign, z1, z1, z1, sin_neg, sin_neg, z1, z1]);
-    let off = pick::<B, 10>(f, [rcp_off, rsq_off, c99, ex2_off, c99, c99, c99, c99]);
-    let lg2e = f.eq(lit::<B, _>(2)).mux(lg2e, lit::<B, _>(0));
+/// Function `k`'s share of [`pre`] (the values the 8-way picks select
+/// when `f = k`).
+fn branch<B: Backend>(k: u64, c: &Common<B>, x: B::S<32>) -> Branch<B> {
+    let z32 = lit::<B, 32>(0);
+    let nanv = lit::<B, 32>(NAN);
+    let infv = lit::<B, 32>(INF);
+    let (sign, e, frac, e0, eff, nan, signw) = (c.sign, c.e, c.frac, c.e0, c.eff, c.nan, c.signw);
+    let e10: B::S<10> = e.zext();
+    let std = |byp, val, neg, off| Branch {
+        byp,
+        val,
+        row: c.row7,
+        xlo: c.xlo16,
+        neg,
+        off,
+    };
+    match k {
+        0 => {
+            // RCP.
+            let rcp_val = nan.mux(nanv, eff.mux(signw, c.sinf));
+            std(eff | e0, rcp_val, sign, lit::<B, 10>(226) - e10)
+        }
+        1 => {
+            // RSQ: e - 127 = 2k + p.
+            let rsq_val = nan.mux(nanv, e0.mux(c.sinf, sign.mux(nanv, z32)));
+            let ue = e10 - lit::<B, _>(127);
+            let kk = ue.sar(lit::<B, 1>(1));
+            let par = !e.slice::<0, 1>();
+            Branch {
+                byp: c.rsq_byp,
+                val: rsq_val,
+                row: par.concat::<6, 7>(frac.slice::<17, 6>()),
+                xlo: frac.slice::<0, 17>(),
+                neg: c.z1,
+                off: c.c99 - kk,
+            }
+        }
+        2 => {
+            // LG2.
+            let ninf = lit::<B, 32>(0xff80_0000);
+            let lg2_val = nan.mux(nanv, e0.mux(ninf, sign.mux(nanv, infv)));
+            std(c.rsq_byp, lg2_val, c.z1, c.c99)
+        }
+        3 => {
+            // EX2 of a PREEX2 value.
+            let ex2_val = x.slice::<23, 1>().mux(sign.mux(z32, infv), nanv);
+            let mag: B::S<32> = x.slice::<0, 30>().zext();
+            let fx = sign.mux(z32 - mag, mag);
+            let nfx: B::S<10> = fx.slice::<23, 9>().sext();
+            Branch {
+                byp: c.special,
+                val: ex2_val,
+                row: fx.slice::<16, 7>(),
+                xlo: fx.slice::<0, 16>().zext(),
+                neg: c.z1,
+                off: c.c99 + nfx,
+            }
+        }
+        4 | 5 => {
+            // SIN / COS of a PRESIN value.
+            let (row, xlo, neg, byp) = c.sin.expect("sin fields");
+            let sin_val = c.special.mux(nanv, z32);
+            Branch {
+                byp,
+                val: sin_val,
+                row,
+                xlo,
+                neg,
+                off: c.c99,
+            }
+        }
+        6 => {
+            // PRESIN: |x| * 0xA2F983, 2.23 fixed point mod 4.
+            let m: B::S<24> = c.o1.concat::<23, 24>(frac);
+            let p48: B::S<48> = m.mul::<24, 48>(lit::<B, _>(gsfu::TWO_OVER_PI));
+            let p96: B::S<96> = p48.zext();
+            let sh = e - lit::<B, _>(103); // s + 24, s = e - 127
+            let in_range = !e.ult(lit::<B, _>(103)) & e.ult(lit::<B, _>(152));
+            let ang = in_range.mux(p96.shl(sh.slice::<0, 6>()).slice::<48, 25>(), lit::<B, _>(0));
+            let presin_val = nan.mux(
+                lit::<B, 32>(gsfu::PRE_NAN as u64) | signw,
+                eff.mux(
+                    lit::<B, 32>(gsfu::PRE_INF as u64) | signw,
+                    e0.mux(signw, signw | ang.zext()),
+                ),
+            );
+            std(c.o1, presin_val, c.z1, c.c99)
+        }
+        _ => {
+            // PREEX2: |x| truncated to 7.23.
+            let m: B::S<24> = c.o1.concat::<23, 24>(frac);
+            let m31: B::S<31> = m.concat::<7, 31>(lit::<B, _>(0));
+            let mag30 = m31.shr(lit::<B, 8>(134) - e);
+            let big = !e.ult(lit::<B, _>(134));
+            let preex2_val = nan.mux(
+                lit::<B, _>(gsfu::PRE_NAN as u64),
+                big.mux(
+                    lit::<B, 32>(gsfu::PRE_INF as u64) | signw,
+                    e0.mux(signw, signw | mag30.zext()),
+                ),
+            );
+            std(c.o1, preex2_val, c.z1, c.c99)
+        }
+    }
+}
+
+/// Stage 1: decode `x` for function `f`. The eight functions' values meet
+/// in 8-way picks on `f`; a simulation that knows `f` computes only that
+/// function's share (the picks' result; docs/substrate.md, shortcuts).
+pub fn pre<B: Backend>(f: B::S<3>, x: B::S<32>) -> Pre<B> {
+    let sign = x.slice::<31, 1>();
+    let e = x.slice::<23, 8>();
+    let frac = x.slice::<0, 23>();
+    let e0 = e.eq(lit::<B, _>(0));
+    let eff = e.eq(lit::<B, _>(0xff));
+    let signw: B::S<32> = sign.concat::<31, 32>(lit::<B, _>(0));
+    let known = f.known();
+    let special = x.slice::<30, 1>();
+    let mut c = Common::<B> {
+        sign,
+        e,
+        frac,
+        e0,
+        eff,
+        nan: eff & frac.any(),
+        signw,
+        sinf: signw | lit::<B, 32>(INF),
+        z1: lit::<B, 1>(0),
+        o1: lit::<B, 1>(1),
+        c99: lit::<B, 10>(99),
+        row7: frac.slice::<16, 7>(),
+        xlo16: frac.slice::<0, 16>().zext(),
+        rsq_byp: eff | e0 | sign,
+        special,
+        sin: None,
+    };
+    if known.map_or(true, |k| k & 6 == 4) {
+        c.sin = Some(sin_fields::<B>(f, x, sign, special));
+    }
+    let br = match known {
+        Some(k) => branch::<B>(k & 7, &c, x),
+        None => {
+            let v: [Branch<B>; 8] = std::array::from_fn(|k| branch::<B>(k as u64, &c, x));
+            Branch {
+                byp: pick::<B, 1>(f, v.map(|b| b.byp)),
+                val: pick::<B, 32>(f, v.map(|b| b.val)),
+                row: pick::<B, 7>(f, v.map(|b| b.row)),
+                xlo: pick::<B, 17>(f, v.map(|b| b.xlo)),
+                neg: pick::<B, 1>(f, v.map(|b| b.neg)),
+                off: pick::<B, 10>(f, v.map(|b| b.off)),
+            }
+        }
+    };
+    let lg2e = f.eq(lit::<B, _>(2)).mux(e - lit::<B, _>(127), lit::<B, _>(0));
     // Table: 0..3 as the function, SIN for sin and cos (4, 5); PRESIN and
     // PREEX2 read nothing useful (row 4 as well).
     let tsel = f.slice::<2, 1>().mux(lit::<B, _>(4), f);
-    let addr = tsel.concat::<7, 10>(row);
+    let addr = tsel.concat::<7, 10>(br.row);
     Pre {
-        byp,
-        val,
+        byp: br.byp,
+        val: br.val,
         addr,
-        xlo,
+        xlo: br.xlo,
         tsel,
-        neg,
-        off,
+        neg: br.neg,
+        off: br.off,
         lg2e,
     }
 }

@@ -18,6 +18,8 @@
 //!   the depth of the interpolator ([`super::SfuUnit`]), so the
 //!   multipliers and the interpolator of one SFU share the result path and
 //!   results leave in issue order.
+//! * Every data register loads only when its stage holds a valid
+//!   multiply (a clock enable), so an idle multiplier keeps its values.
 //! * Config: `sfu_latency` sets the delay stages; the number of these
 //!   multipliers per SFU is `8 / sfu_units` (see [`super::Sfu`]).
 
@@ -101,22 +103,34 @@ impl Block for SfuMul {
         &self.decl
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &SfuMulIn<C::B>) -> SfuMulOut<C::B> {
+        // Every data register loads only with its stage's valid (a clock
+        // enable): an idle multiplier holds, and the simulator skips the
+        // datapath of a stage it knows is empty (docs/substrate.md).
         // Stage A: the operands.
         cx.d(self.va, i.valid_i);
-        cx.d(self.mod_a, i.mod_i);
-        cx.d(self.a_a, i.a_i);
-        cx.d(self.b_a, i.b_i);
+        if !cx.known_low(i.valid_i) {
+            let (md, a, b) = (cx.q(self.mod_a), cx.q(self.a_a), cx.q(self.b_a));
+            cx.d(self.mod_a, i.valid_i.mux(i.mod_i, md));
+            cx.d(self.a_a, i.valid_i.mux(i.a_i, a));
+            cx.d(self.b_a, i.valid_i.mux(i.b_i, b));
+        }
         // Stage B: the multiplier, rounding and packing.
-        let (md, a, b) = (cx.q(self.mod_a), cx.q(self.a_a), cx.q(self.b_a));
-        let p = fmul_mod::<C::B>(md, a, b);
-        let p = cx.name("prod", p);
         let va = cx.q(self.va);
         cx.d(self.vb, va);
-        cx.d(self.res_b, p);
+        if !cx.known_low(va) {
+            let (md, a, b) = (cx.q(self.mod_a), cx.q(self.a_a), cx.q(self.b_a));
+            let p = fmul_mod::<C::B>(md, a, b);
+            let p = cx.name("prod", p);
+            let rb = cx.q(self.res_b);
+            cx.d(self.res_b, va.mux(p, rb));
+        }
         // Stage C and the delays.
         let (vb, rb) = (cx.q(self.vb), cx.q(self.res_b));
         cx.d(self.vc, vb);
-        cx.d(self.res_c, rb);
+        if !cx.known_low(vb) {
+            let rc = cx.q(self.res_c);
+            cx.d(self.res_c, vb.mux(rb, rc));
+        }
         let (v, r) = (cx.q(self.vc), cx.q(self.res_c));
         let (v, r) = super::delay_chain(cx, &self.delay, v, r);
         SfuMulOut { valid_o: v, res_o: r }

@@ -5,9 +5,10 @@
 //!  core ports (docs/sm.md 5.3)         hot clock
 //!  sfu_valid_i op mod mask a b tag -cross-> accept at a core edge (ph_q = 0)
 //!                                            | a[32] (b[32]: FMUL) into per-
-//!                                            v unit operand shift registers
+//!                                            v unit operand buffers (S slots)
+//!                                              read at slot cnt (16:1 mux)
 //!   (sfu_fmul: + u_mul<u>_<m>, M Tesla FP32 multipliers per unit, fed M
-//!    threads per hot cycle, same depth, results into the same shift regs)
+//!    threads per hot cycle, same depth, results into the same buffers)
 //!   +-- u_unit0 ------------------------+   ...   +-- u_unit<U-1> --+
 //!   | pre: decode, specials, PRESIN,    |         |                 |
 //!   |      PREEX2, row, X_lo --> ROM    |         |                 |
@@ -18,7 +19,8 @@
 //!   |           exponent, FTZ/inf       |         |                 |
 //!   | [C regs] (+ sfu_latency-4 delays) |         |                 |
 //!   +-----------------|-----------------+         +--------|--------+
-//!                     v result shift registers, S per unit v
+//!                     v result buffers, S slots per unit,  v
+//!                       written at slot rcnt
 //!          output registers (written at ph_q = 1 edges) --cross--> core
 //!  sfu_res_valid_o tag mask data pred err err_code      sfu_ready_o
 //! ```
@@ -65,13 +67,24 @@
 //!   the core cycle after an accept until the core edge `E + S`, so a new
 //!   warp instruction is accepted every `S / 2` core cycles (8 on GT200, 4
 //!   on Fermi) and the pipeline streams back to back.
+//! * Buffers, not shift registers: at the accept every operand slot `j`
+//!   of unit `u` loads thread `order[u][j]` (`opnd<u>_<j>`, `opndb..`);
+//!   the unit reads slot `cnt` (FMUL: multiplier `k` slot `cnt M + k`),
+//!   and result `r` of a stream lands in slot `r` (`rsh<u>_<j>`; FMUL:
+//!   slots `r M ..`). Every register loads only under its enable (accept,
+//!   stream end, result slot, output write; the unit and multiplier
+//!   stages under their valid), so an idle SFU holds its state; the
+//!   simulator skips the logic of an enable it knows is low and reads a
+//!   slot by its known index (docs/substrate.md, shortcuts). With shift
+//!   registers, every slot moving every hot cycle, the Rust block ran at
+//!   under half Verilator's speed (docs/sfu.md, benchmark).
 //! * Inactive lanes (`sfu_mask_i` low) are computed but their result data
 //!   is 0; `sfu_res_mask_o` is the dispatch mask; `sfu_res_pred_o` is 0.
 //! * Sizes from `SmConfig`: `sfu_units` (U), `sp_lanes` (L; 32 mod L = 0,
 //!   L mod U = 0), `sfu_latency` (even, >= 4, at most S: the tag is held
 //!   in one copy behind the stream; with `sfu_fmul` at most 4, the FMUL
 //!   stream, and 32 mod 4U = 0), `sfu_fmul` (the multipliers and
-//!   the second operand's shift registers exist only then). The ROM (`rom`, 1024 x 59 bits,
+//!   the second operand's buffers exist only then). The ROM (`rom`, 1024 x 59 bits,
 //!   5 x 128 rows used) holds the golden model's tables; its widths are
 //!   the tables' format, checked at construction.
 
@@ -129,13 +142,30 @@ pub(crate) fn delay_chain<C: Ctx>(
     mut v: S<C, 1>,
     mut r: S<C, 32>,
 ) -> (S<C, 1>, S<C, 32>) {
+    // The result register of a stage loads only with its valid.
     for &(vd, rd) in delay {
         cx.d(vd, v);
-        cx.d(rd, r);
+        if !cx.known_low(v) {
+            let q = cx.q(rd);
+            cx.d(rd, v.mux(r, q));
+        }
         v = cx.q(vd);
         r = cx.q(rd);
     }
     (v, r)
+}
+
+/// `regs[idx]` (0 beyond `regs`): a mux tree on the index bits; the
+/// simulator reads the one register when it knows the index.
+fn read_at<C: Ctx, const K: usize>(cx: &mut C, regs: &[Reg<32>], idx: S<C, K>) -> S<C, 32> {
+    if let Some(k) = cx.known(idx) {
+        return match regs.get(k as usize) {
+            Some(&r) => cx.q(r),
+            None => cx.lit(0),
+        };
+    }
+    let v: Vec<S<C, 32>> = regs.iter().map(|&r| cx.q(r)).collect();
+    crate::units::regfile::index(cx, &v, idx)
 }
 
 /// One SFU: the pipelined interpolator, one thread per hot cycle.
@@ -217,44 +247,73 @@ impl Block for SfuUnit {
         &self.decl
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &SfuUnitIn<C::B>) -> SfuUnitOut<C::B> {
+        // Every data register loads only with its stage's valid (a clock
+        // enable): an idle stage holds, and the simulator skips the logic
+        // of a stage it knows is empty (docs/substrate.md).
         // Stage A: decode; the ROM read is this stage's register.
-        let p = datapath::pre::<C::B>(i.op_i, i.x_i);
-        let word = cx.mem_read(self.rom, 0, i.valid_i, p.addr);
-        cx.d(self.va, i.valid_i);
-        cx.d(self.byp_a, p.byp);
-        cx.d(self.val_a, p.val);
-        cx.d(self.xlo_a, p.xlo);
-        cx.d(self.tsel_a, p.tsel);
-        cx.d(self.neg_a, p.neg);
-        cx.d(self.off_a, p.off);
-        cx.d(self.lg2e_a, p.lg2e);
+        let valid = i.valid_i;
+        cx.d(self.va, valid);
+        let word = if cx.known_low(valid) {
+            // The read port does not load: its address does not matter.
+            let a0 = cx.lit(0);
+            cx.mem_read(self.rom, 0, valid, a0)
+        } else {
+            let p = datapath::pre::<C::B>(i.op_i, i.x_i);
+            let word = cx.mem_read(self.rom, 0, valid, p.addr);
+            macro_rules! load {
+                ($($r:ident = $v:expr),*) => {$({
+                    let q = cx.q(self.$r);
+                    cx.d(self.$r, valid.mux($v, q));
+                })*};
+            }
+            load!(
+                byp_a = p.byp,
+                val_a = p.val,
+                xlo_a = p.xlo,
+                tsel_a = p.tsel,
+                neg_a = p.neg,
+                off_a = p.off,
+                lg2e_a = p.lg2e
+            );
+            word
+        };
         // Stage B: the interpolator.
-        let (xlo, tsel, lg2e) = (cx.q(self.xlo_a), cx.q(self.tsel_a), cx.q(self.lg2e_a));
-        let acc = datapath::interp::<C::B>(word, xlo, tsel, lg2e);
-        let acc = cx.name("acc", acc);
         let va = cx.q(self.va);
         cx.d(self.vb, va);
-        cx.d(self.acc_b, acc);
-        let v = cx.q(self.neg_a);
-        cx.d(self.neg_b, v);
-        let v = cx.q(self.off_a);
-        cx.d(self.off_b, v);
-        let v = cx.q(self.byp_a);
-        cx.d(self.byp_b, v);
-        let v = cx.q(self.val_a);
-        cx.d(self.val_b, v);
+        if !cx.known_low(va) {
+            let (xlo, tsel, lg2e) = (cx.q(self.xlo_a), cx.q(self.tsel_a), cx.q(self.lg2e_a));
+            let acc = datapath::interp::<C::B>(word, xlo, tsel, lg2e);
+            let acc = cx.name("acc", acc);
+            macro_rules! pass {
+                ($($b:ident = $v:expr),*) => {$({
+                    let v = $v;
+                    let q = cx.q(self.$b);
+                    cx.d(self.$b, va.mux(v, q));
+                })*};
+            }
+            pass!(
+                acc_b = acc,
+                neg_b = cx.q(self.neg_a),
+                off_b = cx.q(self.off_a),
+                byp_b = cx.q(self.byp_a),
+                val_b = cx.q(self.val_a)
+            );
+        }
         // Stage C: normalise, round, pack.
-        let (acc, neg, off, byp, val) = (
-            cx.q(self.acc_b),
-            cx.q(self.neg_b),
-            cx.q(self.off_b),
-            cx.q(self.byp_b),
-            cx.q(self.val_b),
-        );
-        let res = datapath::pack::<C::B>(acc, neg, off, byp, val);
         let vb = cx.q(self.vb);
         cx.d(self.vc, vb);
-        cx.d(self.res_c, res);
+        if !cx.known_low(vb) {
+            let (acc, neg, off, byp, val) = (
+                cx.q(self.acc_b),
+                cx.q(self.neg_b),
+                cx.q(self.off_b),
+                cx.q(self.byp_b),
+                cx.q(self.val_b),
+            );
+            let res = datapath::pack::<C::B>(acc, neg, off, byp, val);
+            let rc = cx.q(self.res_c);
+            cx.d(self.res_c, vb.mux(res, rc));
+        }
         let (v, r) = (cx.q(self.vc), cx.q(self.res_c));
         let (v, r) = delay_chain(cx, &self.delay, v, r);
         SfuUnitOut { valid_o: v, res_o: r }
@@ -522,10 +581,16 @@ impl Block for Sfu {
         cx.d(self.tag, acc.mux(tag_i, tag));
         cx.d(self.bad, acc.mux(!known, bad));
         cx.d(self.func, acc.mux(func_i, func));
-        for k in 0..LANES {
-            let m = cx.cross(i.sfu_mask_i[k], hot);
-            let q = cx.q(self.mask[k]);
-            cx.d(self.mask[k], acc.mux(m, q));
+        // Registers loaded only at an accept (or a stream's end, or an
+        // output write) are skipped by the simulator when it knows that
+        // enable is low: the register then holds, as the full logic does.
+        let load = !cx.known_low(acc);
+        if load {
+            for k in 0..LANES {
+                let m = cx.cross(i.sfu_mask_i[k], hot);
+                let q = cx.q(self.mask[k]);
+                cx.d(self.mask[k], acc.mux(m, q));
+            }
         }
 
         // Stream: thread `cnt` of every unit this cycle.
@@ -540,58 +605,64 @@ impl Block for Sfu {
         cx.d(self.ready, ph.mux(free, ready));
         // Tag, mask and error follow the stream's end into one copy.
         let (tag2, bad2) = (cx.q(self.tag2), cx.q(self.bad2));
-        cx.d(self.tag2, last_in.mux(tag, tag2));
-        cx.d(self.bad2, last_in.mux(bad, bad2));
-        for k in 0..LANES {
-            let (m, m2) = (cx.q(self.mask[k]), cx.q(self.mask2[k]));
-            cx.d(self.mask2[k], last_in.mux(m, m2));
+        if !cx.known_low(last_in) {
+            cx.d(self.tag2, last_in.mux(tag, tag2));
+            cx.d(self.bad2, last_in.mux(bad, bad2));
+            for k in 0..LANES {
+                let (m, m2) = (cx.q(self.mask[k]), cx.q(self.mask2[k]));
+                cx.d(self.mask2[k], last_in.mux(m, m2));
+            }
         }
 
+        // Operand buffers: loaded at the accept, read by stream position.
+        // Transcendental: unit `u` takes slot `cnt` (its thread
+        // `order[u][cnt]`); FMUL stream cycle `c`: multiplier `k` takes
+        // slot `c m + k` (m a power of two, `c` = cnt[1:0]).
+        let mshift = m.trailing_zeros() as u64;
+        let cnt2: S<C, 5> = cnt.slice::<0, 2>().zext();
+        let mbase = cnt2.shl(cx.lit::<3>(mshift));
         let mut outs = Vec::with_capacity(self.units);
         let mut mouts = Vec::with_capacity(self.units);
         for u in 0..self.units {
-            // Operands shift by one thread per hot cycle (transcendental)
-            // or by `m` (FMUL).
-            // Arrays, not Vecs: `eval` runs every hot cycle (s <= 32).
-            let zq = cx.lit::<32>(0);
-            let q: [S<C, 32>; LANES] = std::array::from_fn(|j| if j < s { cx.q(self.opnd[u][j]) } else { zq });
-            for j in 0..s {
-                let a = cx.cross(i.sfu_a_i[self.order[u][j]], hot);
-                let n1 = if j + 1 < s { q[j + 1] } else { q[j] };
-                let next = if fmul && j + m < s {
-                    is_mul.mux(q[j + m], n1)
-                } else {
-                    n1
-                };
-                cx.d(self.opnd[u][j], acc.mux(a, next));
+            if load {
+                for j in 0..s {
+                    let a = cx.cross(i.sfu_a_i[self.order[u][j]], hot);
+                    let q = cx.q(self.opnd[u][j]);
+                    cx.d(self.opnd[u][j], acc.mux(a, q));
+                }
             }
+            let x = read_at(cx, &self.opnd[u], cnt);
             let o = cx.instance(
                 &self.unit_names[u],
                 &self.unit,
                 &SfuUnitIn {
                     valid_i: busy & !is_mul,
                     op_i: func,
-                    x_i: q[0],
+                    x_i: x,
                 },
             );
             outs.push(o);
             let Some(mul) = &self.mul else { continue };
-            let qb: [S<C, 32>; LANES] = std::array::from_fn(|j| if j < s { cx.q(self.opnd_b[u][j]) } else { zq });
-            for j in 0..s {
-                let b = cx.cross(i.sfu_b_i[self.order[u][j]], hot);
-                let next = if j + m < s { qb[j + m] } else { qb[j] };
-                cx.d(self.opnd_b[u][j], acc.mux(b, next));
+            if load {
+                for j in 0..s {
+                    let b = cx.cross(i.sfu_b_i[self.order[u][j]], hot);
+                    let q = cx.q(self.opnd_b[u][j]);
+                    cx.d(self.opnd_b[u][j], acc.mux(b, q));
+                }
             }
             let mo: Vec<_> = (0..m)
                 .map(|k| {
+                    let idx = mbase | cx.lit::<5>(k as u64);
+                    let a = read_at(cx, &self.opnd[u], idx);
+                    let b = read_at(cx, &self.opnd_b[u], idx);
                     cx.instance(
                         &self.mul_names[u][k],
                         mul,
                         &SfuMulIn {
                             valid_i: busy & is_mul,
                             mod_i: fmod,
-                            a_i: q[k],
-                            b_i: qb[k],
+                            a_i: a,
+                            b_i: b,
                         },
                     )
                 })
@@ -599,7 +670,10 @@ impl Block for Sfu {
             mouts.push(mo);
         }
 
-        // Results: shift in; the edge of the last one writes the outputs.
+        // Result buffers: a transcendental's result `r` goes to slot `r`
+        // (`rcnt`), an FMUL cycle's `m` products to slots `rcnt m ..`; the
+        // edge of the last one writes the output registers, the last
+        // slot(s) straight from the pipeline.
         let rv_m = if fmul { mouts[0][0].valid_o } else { cx.lit(0) };
         let rv = outs[0].valid_o | rv_m;
         let rcnt = cx.q(self.rcnt);
@@ -610,33 +684,56 @@ impl Block for Sfu {
         cx.d(self.rcnt, rcnt_n);
         let zero = cx.lit::<32>(0);
         let write = last_out & ph;
+        let (rv_low, write_low) = (cx.known_low(rv), cx.known_low(write));
         for u in 0..self.units {
-            let q: [S<C, 32>; LANES] = std::array::from_fn(|j| if j < s { cx.q(self.rsh[u][j]) } else { zero });
             let res = outs[u].res_o;
+            if !rv_low {
+                for j in 0..s {
+                    let (hit, val) = if fmul {
+                        let (hm, ht) = (rcnt.eq(cx.lit((j / m) as u64)), rcnt.eq(cx.lit(j as u64)));
+                        (rv & rv_m.mux(hm, ht), rv_m.mux(mouts[u][j % m].res_o, res))
+                    } else {
+                        (rv & rcnt.eq(cx.lit(j as u64)), res)
+                    };
+                    if cx.known_low(hit) {
+                        continue;
+                    }
+                    let q = cx.q(self.rsh[u][j]);
+                    cx.d(self.rsh[u][j], hit.mux(val, q));
+                }
+            }
+            if write_low {
+                continue;
+            }
             for j in 0..s {
-                let sh1 = if j + 1 < s { q[j + 1] } else { res };
-                let shifted = if !fmul {
-                    sh1
-                } else if j + m < s {
-                    rv_m.mux(q[j + m], sh1)
+                let q = cx.q(self.rsh[u][j]);
+                let v_t = if j == s - 1 { res } else { q };
+                let v = if fmul && j >= s - m {
+                    rv_m.mux(mouts[u][j + m - s].res_o, v_t)
+                } else if fmul {
+                    rv_m.mux(q, v_t)
                 } else {
-                    rv_m.mux(mouts[u][j + m - s].res_o, sh1)
+                    v_t
                 };
-                cx.d(self.rsh[u][j], rv.mux(shifted, q[j]));
                 let t = self.order[u][j];
                 let m2 = cx.q(self.mask2[t]);
-                let data = (m2 & !bad2).mux(shifted, zero);
+                let data = (m2 & !bad2).mux(v, zero);
                 let od = cx.q(self.out_data[t]);
                 cx.d(self.out_data[t], write.mux(data, od));
             }
         }
         let (ov, oe, ot) = (cx.q(self.out_valid), cx.q(self.out_err), cx.q(self.out_tag));
         cx.d(self.out_valid, ph.mux(write, ov));
-        cx.d(self.out_err, write.mux(bad2, oe));
-        cx.d(self.out_tag, write.mux(tag2, ot));
+        if !write_low {
+            cx.d(self.out_err, write.mux(bad2, oe));
+            cx.d(self.out_tag, write.mux(tag2, ot));
+            for k in 0..LANES {
+                let (m2, om) = (cx.q(self.mask2[k]), cx.q(self.out_mask[k]));
+                cx.d(self.out_mask[k], write.mux(m2, om));
+            }
+        }
         let res_mask: [S<C, 1>; LANES] = std::array::from_fn(|k| {
-            let (m2, om) = (cx.q(self.mask2[k]), cx.q(self.out_mask[k]));
-            cx.d(self.out_mask[k], write.mux(m2, om));
+            let om = cx.q(self.out_mask[k]);
             cx.cross(om, Domain::Core)
         });
         let core = Domain::Core;

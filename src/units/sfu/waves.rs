@@ -2,8 +2,8 @@
 //! PREEX2 and, on `sfu_fmul` presets, FMUL) through the SFU block of a
 //! preset with the checking testbench (`testbenches/sfu_tb.rs`); writes
 //! the VCD and a GTKWave save file grouped by dispatch, stream control,
-//! each unit (operand head, interpolator stages, its FMUL multipliers,
-//! result shift register) and each thread's result lane.
+//! each unit (operand buffer, interpolator stages, its FMUL multipliers,
+//! result buffer) and each thread's result lane.
 
 use super::Sfu;
 use crate::hdl::{Block, Sim};
@@ -76,8 +76,16 @@ pub fn write_gtkw(vcd: &Path, top: &str, blk: &Sfu) -> Result<()> {
         sig(&mut s, n, w);
     }
     for u in 0..blk.units {
+        group(&mut s, &format!("unit {u} operand buffer (slot j: thread order[j])"));
+        for j in 0..blk.stream() {
+            sig(&mut s, &format!("opnd{u}_{j}_q"), 32);
+        }
+        if blk.fmul() {
+            for j in 0..blk.stream() {
+                sig(&mut s, &format!("opndb{u}_{j}_q"), 32);
+            }
+        }
         group(&mut s, &format!("unit {u} interpolator"));
-        sig(&mut s, &format!("opnd{u}_0_q"), 32);
         let p = format!("u_unit{u}");
         for (n, w) in [
             ("va_q", 1),
@@ -94,12 +102,12 @@ pub fn write_gtkw(vcd: &Path, top: &str, blk: &Sfu) -> Result<()> {
         if blk.fmul() {
             for k in 0..blk.mpu {
                 group(&mut s, &format!("unit {u} multiplier {k}"));
-                sig(&mut s, &format!("opnd{u}_{k}_q"), 32);
-                sig(&mut s, &format!("opndb{u}_{k}_q"), 32);
                 let p = format!("u_mul{u}_{k}");
                 for (n, w) in [
                     ("va_q", 1),
                     ("mod_a_q", 4),
+                    ("a_a_q", 32),
+                    ("b_a_q", 32),
                     ("vb_q", 1),
                     ("res_b_q", 32),
                     ("res_c_q", 32),
@@ -108,7 +116,7 @@ pub fn write_gtkw(vcd: &Path, top: &str, blk: &Sfu) -> Result<()> {
                 }
             }
         }
-        group(&mut s, &format!("unit {u} result shift register"));
+        group(&mut s, &format!("unit {u} result buffer"));
         for j in 0..blk.stream() {
             sig(&mut s, &format!("rsh{u}_{j}_q"), 32);
         }

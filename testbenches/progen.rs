@@ -33,6 +33,9 @@
 //!   a neighbour's word, `BAR`), only where every enclosing construct is a
 //!   uniform loop (so `BAR` is reached by whole warps);
 //! * rare guarded `EXIT`s anywhere (the barrier counts live threads);
+//! * a prologue that writes zero to every shared word the CTA's threads
+//!   read (own slots, exchange words, the common atomic words; shared
+//!   memory is undefined at a CTA's start), then `BAR`;
 //! * an epilogue: `BAR`, the CTA's shared atomic words copied to global
 //!   memory, every data register stored to the thread's output slots.
 //!
@@ -697,6 +700,30 @@ pub fn generate_with(cfg: &SmConfig, seed: u64, opts: Opts) -> ProgenCase {
     g.emit(format!("LDC R{OUTP}, c[out]"));
     g.emit(format!("IMAD R{OUTP}, R{T1}, 0x{:x}, R{OUTP}", SLOTS * 4));
     g.emit(format!("SHL R{SPRIV}, R{TID}, 0x{:x}", (SHW * 4).trailing_zeros()));
+    // Shared memory is undefined at a CTA's start (on the GPU and in the
+    // RTL SM, where a CTA finds what the last one in its region left; the
+    // golden model starts it at zero): every word a thread may read is
+    // written first. Its private slots and exchange word by itself, the
+    // common atomic words by the first threads, then a barrier. P0 is
+    // used and left false, as at the start.
+    for k in 0..SHW {
+        g.emit(format!("STS [R{SPRIV}+0x{:x}], RZ", k * 4));
+    }
+    g.emit(format!("SHL R{T2}, R{TID}, 2"));
+    g.emit(format!("STS [R{T2}+0x{:x}], RZ", xbase));
+    let mut first = 0;
+    while first < common {
+        let off = scommon + first * 4;
+        if common - first >= nthreads {
+            g.emit(format!("STS [R{T2}+0x{off:x}], RZ"));
+        } else {
+            g.emit(format!("ISETP.LT P0, R{TID}, 0x{:x}", common - first));
+            g.emit(format!("@P0 STS [R{T2}+0x{off:x}], RZ"));
+            g.emit(format!("ISETP.LT P0, R{TID}, 0x0"));
+        }
+        first += nthreads;
+    }
+    g.emit("BAR");
     g.emit(format!("LDC R{INB}, c[in]"));
     g.emit(format!("LDC R{ATOMB}, c[atom]"));
     g.emit(format!("IMUL R{T1}, R{T1}, 0x{:x}", ndata * 4 + 4));

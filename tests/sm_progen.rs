@@ -2,8 +2,8 @@
 //! against the golden model: every issue (pc, lanes), every write-back
 //! (bit for bit), every PSETP predicate and the final memory image
 //! (`smrtl::sm::run_program`), with a fast global memory that answers in
-//! order or out of order. A few seeds per preset run here; the
-//! acceptance run is ignored:
+//! order or out of order. 17 seeds per preset (51 programs) run here; the
+//! acceptance run, 1,000 per preset, is ignored:
 //! `SM_PROGEN_N=1000 cargo test --release --test sm_progen -- --ignored --nocapture`.
 
 use smrtl::sm::run::{run_program, RtlOptions};
@@ -61,22 +61,46 @@ fn n_env(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-#[test]
-fn random_programs_on_the_rtl_sm() {
-    let n = n_env(3);
-    for (k, preset) in ["tesla", "gt200", "fermi"].into_iter().enumerate() {
-        let s = 10_000 + 1_000 * k as u64;
-        let (_, _, checked) = run_seeds(preset, s..s + n);
-        assert!(checked > 0);
-    }
+// Each preset is its own test, so the harness runs them in parallel.
+// `cargo test`: 17 seeds per preset (51 programs; SM_PROGEN_N overrides).
+fn quick(k: u64, preset: &str) {
+    let n = n_env(17);
+    let s = 10_000 + 1_000 * k;
+    let (_, _, checked) = run_seeds(preset, s..s + n);
+    assert!(checked > 0);
 }
 
-/// The acceptance run: `SM_PROGEN_N` (default 1,000) seeds per preset.
+#[test]
+fn random_programs_on_the_rtl_sm_tesla() {
+    quick(0, "tesla");
+}
+
+#[test]
+fn random_programs_on_the_rtl_sm_gt200() {
+    quick(1, "gt200");
+}
+
+#[test]
+fn random_programs_on_the_rtl_sm_fermi() {
+    quick(2, "fermi");
+}
+
+// The acceptance run: `SM_PROGEN_N` (default 1,000) seeds per preset.
+
 #[test]
 #[ignore]
-fn thousand_random_programs_per_preset_on_the_rtl_sm() {
-    let n = n_env(1000);
-    for preset in ["tesla", "gt200", "fermi"] {
-        run_seeds(preset, 0..n);
-    }
+fn thousand_random_programs_on_the_rtl_sm_tesla() {
+    run_seeds("tesla", 0..n_env(1000));
+}
+
+#[test]
+#[ignore]
+fn thousand_random_programs_on_the_rtl_sm_gt200() {
+    run_seeds("gt200", 0..n_env(1000));
+}
+
+#[test]
+#[ignore]
+fn thousand_random_programs_on_the_rtl_sm_fermi() {
+    run_seeds("fermi", 0..n_env(1000));
 }

@@ -435,13 +435,14 @@ impl SchedRef {
         let v = &warps[w];
         let d = &v.dec;
         let unit = self.eff_unit(v, ready);
+        // PT reads all ones; a negation applies to it as to P0..P3
+        // (`PSETP Pd, Pa, !PT` gives Pd = 0).
         let pval = |idx: u8, neg: bool| {
-            if idx == PT {
-                u32::MAX
-            } else if neg {
-                !v.preds[idx as usize & 3]
+            let p = if idx == PT { u32::MAX } else { v.preds[idx as usize & 3] };
+            if neg {
+                !p
             } else {
-                v.preds[idx as usize & 3]
+                p
             }
         };
         let mask = v.active & pval(d.gpred, d.gneg);

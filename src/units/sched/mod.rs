@@ -314,7 +314,9 @@ impl<const LW: usize> Block for Sched<LW> {
         let prow = |cx: &mut C, idx: S<C, 3>, neg: S<C, 1>| {
             let sh: S<C, 7> = idx.slice::<0, 2>().zext::<7>().shl(cx.lit::<3>(5));
             let v: S<C, 32> = pred.shr(sh).slice::<0, 32>();
-            idx.eq(pt).mux(ones, v ^ neg.mux(ones, z32))
+            // PT reads all ones, and `!PT` none (the negation applies to PT
+            // as to any predicate; `PSETP Pd, Pa, !PT` is a progen idiom).
+            idx.eq(pt).mux(ones, v) ^ neg.mux(ones, z32)
         };
         let g = prow(cx, gpred, gneg);
         let mask = cx.name("mask", act & g);

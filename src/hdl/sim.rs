@@ -141,6 +141,20 @@ impl SimCx<'_> {
         hit.then(|| unflatten(&m.outputs))
     }
 
+    /// Evaluate the current instance, through its memo when it has one.
+    #[inline(always)]
+    fn eval_current<K: Block>(&mut self, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
+        if !self.spans[self.cur.idx].core_only {
+            return blk.eval(self, i);
+        }
+        if let Some(o) = self.memo_lookup(i) {
+            return o;
+        }
+        let o = blk.eval(self, i);
+        self.memo_store(i, &o);
+        o
+    }
+
     #[inline(always)]
     fn enter(&mut self, ord: usize) -> (Base, usize) {
         let child = self.layout[self.cur.idx + self.rel[self.cur.module][ord]];
@@ -232,18 +246,7 @@ impl Ctx for SimCx<'_> {
         let ord = self.ord;
         self.ord += 1;
         let saved = self.enter(ord);
-        let o = if self.spans[self.cur.idx].core_only {
-            match self.memo_lookup(i) {
-                Some(o) => o,
-                None => {
-                    let o = blk.eval(self, i);
-                    self.memo_store(i, &o);
-                    o
-                }
-            }
-        } else {
-            blk.eval(self, i)
-        };
+        let o = self.eval_current(blk, i);
         (self.cur, self.ord) = saved;
         o
     }
@@ -292,20 +295,9 @@ impl Ctx for SimCx<'_> {
     #[inline(always)]
     fn instance_end<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
         let saved = self.enter(h.0);
-        let o = if self.spans[self.cur.idx].core_only {
-            // A valid memo here means `instance_begin` found the state
-            // unchanged and skipped the probe.
-            match self.memo_lookup(i) {
-                Some(o) => o,
-                None => {
-                    let o = blk.eval(self, i);
-                    self.memo_store(i, &o);
-                    o
-                }
-            }
-        } else {
-            blk.eval(self, i)
-        };
+        // A valid memo here means `instance_begin` found the state
+        // unchanged and skipped the probe.
+        let o = self.eval_current(blk, i);
         (self.cur, self.ord) = saved;
         o
     }

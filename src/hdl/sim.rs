@@ -128,9 +128,16 @@ impl SimCx<'_> {
         m.valid = true;
     }
 
-    /// The memo's outputs when the state matches and `i` equals its inputs.
-    fn memo_lookup<I: Ports<Concrete>, O: Ports<Concrete>>(&mut self, i: &I) -> Option<O> {
-        if !self.memo_state_matches() {
+    /// The memo's outputs when the state matches and `i` equals its inputs;
+    /// `state_checked`: the caller already knows the state matches whenever
+    /// the memo is valid (`instance_end` after `instance_begin`'s check).
+    fn memo_lookup<I: Ports<Concrete>, O: Ports<Concrete>>(&mut self, i: &I, state_checked: bool) -> Option<O> {
+        let state_ok = if state_checked {
+            self.memo[self.cur.idx].valid
+        } else {
+            self.memo_state_matches()
+        };
+        if !state_ok {
             return None;
         }
         let m = &mut self.memo[self.cur.idx];
@@ -143,11 +150,11 @@ impl SimCx<'_> {
 
     /// Evaluate the current instance, through its memo when it has one.
     #[inline(always)]
-    fn eval_current<K: Block>(&mut self, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
+    fn eval_current<K: Block>(&mut self, blk: &K, i: &K::In<Concrete>, state_checked: bool) -> K::Out<Concrete> {
         if !self.spans[self.cur.idx].core_only {
             return blk.eval(self, i);
         }
-        if let Some(o) = self.memo_lookup(i) {
+        if let Some(o) = self.memo_lookup(i, state_checked) {
             return o;
         }
         let o = blk.eval(self, i);
@@ -246,7 +253,7 @@ impl Ctx for SimCx<'_> {
         let ord = self.ord;
         self.ord += 1;
         let saved = self.enter(ord);
-        let o = self.eval_current(blk, i);
+        let o = self.eval_current(blk, i, false);
         (self.cur, self.ord) = saved;
         o
     }
@@ -296,8 +303,8 @@ impl Ctx for SimCx<'_> {
     fn instance_end<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
         let saved = self.enter(h.0);
         // A valid memo here means `instance_begin` found the state
-        // unchanged and skipped the probe.
-        let o = self.eval_current(blk, i);
+        // unchanged and skipped the probe: no second comparison.
+        let o = self.eval_current(blk, i, true);
         (self.cur, self.ord) = saved;
         o
     }

@@ -109,6 +109,10 @@ module opcoll_g4_r128_s1_w32_n4 (
   output wire [31:0] cnt_rr_o,
   output wire [31:0] cnt_wr_o,
   output wire [31:0] cnt_stall_o,
+  output wire [15:0] war_v_o,
+  output wire [95:0] war_warp_o,
+  output wire [383:0] war_reg_o,
+  output wire [47:0] war_pair_o,
   output wire err_o,
   output wire [7:0] err_code_o,
   output wire [5:0] err_warp_o,
@@ -322,6 +326,12 @@ module opcoll_g4_r128_s1_w32_n4 (
   wire c0_use_imm_d;
   reg  [31:0] c0_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c0_imm_d;
+  reg  [7:0] c0_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c0_reg0_d;
+  reg  [7:0] c0_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c0_reg1_d;
+  reg  [7:0] c0_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c0_reg2_d;
   reg  c0_pend0_q;  // core clock, reset 1'h0
   wire c0_pend0_d;
   reg  c0_pend1_q;  // core clock, reset 1'h0
@@ -960,6 +970,12 @@ module opcoll_g4_r128_s1_w32_n4 (
   wire c1_use_imm_d;
   reg  [31:0] c1_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c1_imm_d;
+  reg  [7:0] c1_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c1_reg0_d;
+  reg  [7:0] c1_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c1_reg1_d;
+  reg  [7:0] c1_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c1_reg2_d;
   reg  c1_pend0_q;  // core clock, reset 1'h0
   wire c1_pend0_d;
   reg  c1_pend1_q;  // core clock, reset 1'h0
@@ -1598,6 +1614,12 @@ module opcoll_g4_r128_s1_w32_n4 (
   wire c2_use_imm_d;
   reg  [31:0] c2_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c2_imm_d;
+  reg  [7:0] c2_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c2_reg0_d;
+  reg  [7:0] c2_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c2_reg1_d;
+  reg  [7:0] c2_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c2_reg2_d;
   reg  c2_pend0_q;  // core clock, reset 1'h0
   wire c2_pend0_d;
   reg  c2_pend1_q;  // core clock, reset 1'h0
@@ -2236,6 +2258,12 @@ module opcoll_g4_r128_s1_w32_n4 (
   wire c3_use_imm_d;
   reg  [31:0] c3_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c3_imm_d;
+  reg  [7:0] c3_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c3_reg0_d;
+  reg  [7:0] c3_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c3_reg1_d;
+  reg  [7:0] c3_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c3_reg2_d;
   reg  c3_pend0_q;  // core clock, reset 1'h0
   wire c3_pend0_d;
   reg  c3_pend1_q;  // core clock, reset 1'h0
@@ -4367,6 +4395,22 @@ module opcoll_g4_r128_s1_w32_n4 (
   wire n21685 = (n21179 & (n21161 & (~n21680)));
   wire n21689 = (n21179 & (n21162 & (~n21684)));
   wire n21693 = (n21179 & (n21163 & (~(n21684 | n21162))));
+  wire n23588 = (c0_valid_q & (((c0_pend0_q | c0_got0_q) | c0_pend1_q) | c0_got1_q));
+  wire n23598 = (c0_valid_q & (((c0_pend2_q | c0_got2_q) | c0_pend3_q) | c0_got3_q));
+  wire n23608 = (c0_valid_q & (((c0_pend4_q | c0_got4_q) | c0_pend5_q) | c0_got5_q));
+  wire n23609 = (((1'h0 | n23588) | n23598) | n23608);
+  wire n23622 = (c1_valid_q & (((c1_pend0_q | c1_got0_q) | c1_pend1_q) | c1_got1_q));
+  wire n23632 = (c1_valid_q & (((c1_pend2_q | c1_got2_q) | c1_pend3_q) | c1_got3_q));
+  wire n23642 = (c1_valid_q & (((c1_pend4_q | c1_got4_q) | c1_pend5_q) | c1_got5_q));
+  wire n23643 = (((1'h0 | n23622) | n23632) | n23642);
+  wire n23656 = (c2_valid_q & (((c2_pend0_q | c2_got0_q) | c2_pend1_q) | c2_got1_q));
+  wire n23666 = (c2_valid_q & (((c2_pend2_q | c2_got2_q) | c2_pend3_q) | c2_got3_q));
+  wire n23676 = (c2_valid_q & (((c2_pend4_q | c2_got4_q) | c2_pend5_q) | c2_got5_q));
+  wire n23677 = (((1'h0 | n23656) | n23666) | n23676);
+  wire n23690 = (c3_valid_q & (((c3_pend0_q | c3_got0_q) | c3_pend1_q) | c3_got1_q));
+  wire n23700 = (c3_valid_q & (((c3_pend2_q | c3_got2_q) | c3_pend3_q) | c3_got3_q));
+  wire n23710 = (c3_valid_q & (((c3_pend4_q | c3_got4_q) | c3_pend5_q) | c3_got5_q));
+  wire n23711 = (((1'h0 | n23690) | n23700) | n23710);
   assign c0_mask0_d = (n21681 ? n12 : c0_mask0_q);
   assign c0_mask1_d = (n21681 ? n13 : c0_mask1_q);
   assign c0_mask2_d = (n21681 ? n14 : c0_mask2_q);
@@ -4470,6 +4514,9 @@ module opcoll_g4_r128_s1_w32_n4 (
   assign c0_tag_d = (n21681 ? is0_tag_i : c0_tag_q);
   assign c0_use_imm_d = (n21681 ? is0_use_imm_i : c0_use_imm_q);
   assign c0_imm_d = (n21681 ? is0_imm_i : c0_imm_q);
+  assign c0_reg0_d = (n21681 ? is0_ra_i : c0_reg0_q);
+  assign c0_reg1_d = (n21681 ? is0_rb_i : c0_reg1_q);
+  assign c0_reg2_d = (n21681 ? is0_rc_i : c0_reg2_q);
   assign c0_pend0_d = (n21681 ? n21438 : (n1211 & (~n2398)));
   assign c0_pend1_d = (n21681 ? n21439 : (n1224 & (~n2403)));
   assign c0_pend2_d = (n21681 ? n21547 : (n1237 & (~n2408)));
@@ -4789,6 +4836,9 @@ module opcoll_g4_r128_s1_w32_n4 (
   assign c1_tag_d = (n21685 ? is0_tag_i : c1_tag_q);
   assign c1_use_imm_d = (n21685 ? is0_use_imm_i : c1_use_imm_q);
   assign c1_imm_d = (n21685 ? is0_imm_i : c1_imm_q);
+  assign c1_reg0_d = (n21685 ? is0_ra_i : c1_reg0_q);
+  assign c1_reg1_d = (n21685 ? is0_rb_i : c1_reg1_q);
+  assign c1_reg2_d = (n21685 ? is0_rc_i : c1_reg2_q);
   assign c1_pend0_d = (n21685 ? n21438 : (n1289 & (~n2428)));
   assign c1_pend1_d = (n21685 ? n21439 : (n1302 & (~n2433)));
   assign c1_pend2_d = (n21685 ? n21547 : (n1315 & (~n2438)));
@@ -5108,6 +5158,9 @@ module opcoll_g4_r128_s1_w32_n4 (
   assign c2_tag_d = (n21689 ? is0_tag_i : c2_tag_q);
   assign c2_use_imm_d = (n21689 ? is0_use_imm_i : c2_use_imm_q);
   assign c2_imm_d = (n21689 ? is0_imm_i : c2_imm_q);
+  assign c2_reg0_d = (n21689 ? is0_ra_i : c2_reg0_q);
+  assign c2_reg1_d = (n21689 ? is0_rb_i : c2_reg1_q);
+  assign c2_reg2_d = (n21689 ? is0_rc_i : c2_reg2_q);
   assign c2_pend0_d = (n21689 ? n21438 : (n1367 & (~n2458)));
   assign c2_pend1_d = (n21689 ? n21439 : (n1380 & (~n2463)));
   assign c2_pend2_d = (n21689 ? n21547 : (n1393 & (~n2468)));
@@ -5427,6 +5480,9 @@ module opcoll_g4_r128_s1_w32_n4 (
   assign c3_tag_d = (n21693 ? is0_tag_i : c3_tag_q);
   assign c3_use_imm_d = (n21693 ? is0_use_imm_i : c3_use_imm_q);
   assign c3_imm_d = (n21693 ? is0_imm_i : c3_imm_q);
+  assign c3_reg0_d = (n21693 ? is0_ra_i : c3_reg0_q);
+  assign c3_reg1_d = (n21693 ? is0_rb_i : c3_reg1_q);
+  assign c3_reg2_d = (n21693 ? is0_rc_i : c3_reg2_q);
   assign c3_pend0_d = (n21693 ? n21438 : (n1445 & (~n2488)));
   assign c3_pend1_d = (n21693 ? n21439 : (n1458 & (~n2493)));
   assign c3_pend2_d = (n21693 ? n21547 : (n1471 & (~n2498)));
@@ -5715,6 +5771,10 @@ module opcoll_g4_r128_s1_w32_n4 (
   assign cnt_rr_o = cnt_rr_q;
   assign cnt_wr_o = cnt_wr_q;
   assign cnt_stall_o = cnt_stall_q;
+  assign war_v_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, n23711, n23677, n23643, n23609};
+  assign war_warp_o = {6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, (n23711 ? c3_tag_q[5:0] : 6'h00), (n23677 ? c2_tag_q[5:0] : 6'h00), (n23643 ? c1_tag_q[5:0] : 6'h00), (n23609 ? c0_tag_q[5:0] : 6'h00)};
+  assign war_reg_o = {8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, (n23710 ? c3_reg2_q : 8'hff), (n23700 ? c3_reg1_q : 8'hff), (n23690 ? c3_reg0_q : 8'hff), (n23676 ? c2_reg2_q : 8'hff), (n23666 ? c2_reg1_q : 8'hff), (n23656 ? c2_reg0_q : 8'hff), (n23642 ? c1_reg2_q : 8'hff), (n23632 ? c1_reg1_q : 8'hff), (n23622 ? c1_reg0_q : 8'hff), (n23608 ? c0_reg2_q : 8'hff), (n23598 ? c0_reg1_q : 8'hff), (n23588 ? c0_reg0_q : 8'hff)};
+  assign war_pair_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, (n23710 & (c3_pend5_q | c3_got5_q)), (n23700 & (c3_pend3_q | c3_got3_q)), (n23690 & (c3_pend1_q | c3_got1_q)), (n23676 & (c2_pend5_q | c2_got5_q)), (n23666 & (c2_pend3_q | c2_got3_q)), (n23656 & (c2_pend1_q | c2_got1_q)), (n23642 & (c1_pend5_q | c1_got5_q)), (n23632 & (c1_pend3_q | c1_got3_q)), (n23622 & (c1_pend1_q | c1_got1_q)), (n23608 & (c0_pend5_q | c0_got5_q)), (n23598 & (c0_pend3_q | c0_got3_q)), (n23588 & (c0_pend1_q | c0_got1_q))};
   assign err_o = (u_rf_err_o | err_q);
   assign err_code_o = (u_rf_err_o ? u_rf_err_code_o : err_code_q);
   assign err_warp_o = (u_rf_err_o ? u_rf_err_warp_o : err_warp_q);
@@ -5825,6 +5885,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c0_tag_q <= 32'h00000000;
       c0_use_imm_q <= 1'h0;
       c0_imm_q <= 32'h00000000;
+      c0_reg0_q <= 8'h00;
+      c0_reg1_q <= 8'h00;
+      c0_reg2_q <= 8'h00;
       c0_pend0_q <= 1'h0;
       c0_pend1_q <= 1'h0;
       c0_pend2_q <= 1'h0;
@@ -6144,6 +6207,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c1_tag_q <= 32'h00000000;
       c1_use_imm_q <= 1'h0;
       c1_imm_q <= 32'h00000000;
+      c1_reg0_q <= 8'h00;
+      c1_reg1_q <= 8'h00;
+      c1_reg2_q <= 8'h00;
       c1_pend0_q <= 1'h0;
       c1_pend1_q <= 1'h0;
       c1_pend2_q <= 1'h0;
@@ -6463,6 +6529,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c2_tag_q <= 32'h00000000;
       c2_use_imm_q <= 1'h0;
       c2_imm_q <= 32'h00000000;
+      c2_reg0_q <= 8'h00;
+      c2_reg1_q <= 8'h00;
+      c2_reg2_q <= 8'h00;
       c2_pend0_q <= 1'h0;
       c2_pend1_q <= 1'h0;
       c2_pend2_q <= 1'h0;
@@ -6782,6 +6851,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c3_tag_q <= 32'h00000000;
       c3_use_imm_q <= 1'h0;
       c3_imm_q <= 32'h00000000;
+      c3_reg0_q <= 8'h00;
+      c3_reg1_q <= 8'h00;
+      c3_reg2_q <= 8'h00;
       c3_pend0_q <= 1'h0;
       c3_pend1_q <= 1'h0;
       c3_pend2_q <= 1'h0;
@@ -7125,6 +7197,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c0_tag_q <= c0_tag_d;
       c0_use_imm_q <= c0_use_imm_d;
       c0_imm_q <= c0_imm_d;
+      c0_reg0_q <= c0_reg0_d;
+      c0_reg1_q <= c0_reg1_d;
+      c0_reg2_q <= c0_reg2_d;
       c0_pend0_q <= c0_pend0_d;
       c0_pend1_q <= c0_pend1_d;
       c0_pend2_q <= c0_pend2_d;
@@ -7444,6 +7519,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c1_tag_q <= c1_tag_d;
       c1_use_imm_q <= c1_use_imm_d;
       c1_imm_q <= c1_imm_d;
+      c1_reg0_q <= c1_reg0_d;
+      c1_reg1_q <= c1_reg1_d;
+      c1_reg2_q <= c1_reg2_d;
       c1_pend0_q <= c1_pend0_d;
       c1_pend1_q <= c1_pend1_d;
       c1_pend2_q <= c1_pend2_d;
@@ -7763,6 +7841,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c2_tag_q <= c2_tag_d;
       c2_use_imm_q <= c2_use_imm_d;
       c2_imm_q <= c2_imm_d;
+      c2_reg0_q <= c2_reg0_d;
+      c2_reg1_q <= c2_reg1_d;
+      c2_reg2_q <= c2_reg2_d;
       c2_pend0_q <= c2_pend0_d;
       c2_pend1_q <= c2_pend1_d;
       c2_pend2_q <= c2_pend2_d;
@@ -8082,6 +8163,9 @@ module opcoll_g4_r128_s1_w32_n4 (
       c3_tag_q <= c3_tag_d;
       c3_use_imm_q <= c3_use_imm_d;
       c3_imm_q <= c3_imm_d;
+      c3_reg0_q <= c3_reg0_d;
+      c3_reg1_q <= c3_reg1_d;
+      c3_reg2_q <= c3_reg2_d;
       c3_pend0_q <= c3_pend0_d;
       c3_pend1_q <= c3_pend1_d;
       c3_pend2_q <= c3_pend2_d;

@@ -109,6 +109,10 @@ module opcoll_g8_r128_s2_w48_n8 (
   output wire [31:0] cnt_rr_o,
   output wire [31:0] cnt_wr_o,
   output wire [31:0] cnt_stall_o,
+  output wire [15:0] war_v_o,
+  output wire [95:0] war_warp_o,
+  output wire [383:0] war_reg_o,
+  output wire [47:0] war_pair_o,
   output wire err_o,
   output wire [7:0] err_code_o,
   output wire [5:0] err_warp_o,
@@ -322,6 +326,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c0_use_imm_d;
   reg  [31:0] c0_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c0_imm_d;
+  reg  [7:0] c0_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c0_reg0_d;
+  reg  [7:0] c0_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c0_reg1_d;
+  reg  [7:0] c0_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c0_reg2_d;
   reg  c0_pend0_q;  // core clock, reset 1'h0
   wire c0_pend0_d;
   reg  c0_pend1_q;  // core clock, reset 1'h0
@@ -960,6 +970,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c1_use_imm_d;
   reg  [31:0] c1_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c1_imm_d;
+  reg  [7:0] c1_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c1_reg0_d;
+  reg  [7:0] c1_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c1_reg1_d;
+  reg  [7:0] c1_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c1_reg2_d;
   reg  c1_pend0_q;  // core clock, reset 1'h0
   wire c1_pend0_d;
   reg  c1_pend1_q;  // core clock, reset 1'h0
@@ -1598,6 +1614,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c2_use_imm_d;
   reg  [31:0] c2_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c2_imm_d;
+  reg  [7:0] c2_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c2_reg0_d;
+  reg  [7:0] c2_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c2_reg1_d;
+  reg  [7:0] c2_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c2_reg2_d;
   reg  c2_pend0_q;  // core clock, reset 1'h0
   wire c2_pend0_d;
   reg  c2_pend1_q;  // core clock, reset 1'h0
@@ -2236,6 +2258,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c3_use_imm_d;
   reg  [31:0] c3_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c3_imm_d;
+  reg  [7:0] c3_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c3_reg0_d;
+  reg  [7:0] c3_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c3_reg1_d;
+  reg  [7:0] c3_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c3_reg2_d;
   reg  c3_pend0_q;  // core clock, reset 1'h0
   wire c3_pend0_d;
   reg  c3_pend1_q;  // core clock, reset 1'h0
@@ -2874,6 +2902,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c4_use_imm_d;
   reg  [31:0] c4_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c4_imm_d;
+  reg  [7:0] c4_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c4_reg0_d;
+  reg  [7:0] c4_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c4_reg1_d;
+  reg  [7:0] c4_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c4_reg2_d;
   reg  c4_pend0_q;  // core clock, reset 1'h0
   wire c4_pend0_d;
   reg  c4_pend1_q;  // core clock, reset 1'h0
@@ -3512,6 +3546,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c5_use_imm_d;
   reg  [31:0] c5_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c5_imm_d;
+  reg  [7:0] c5_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c5_reg0_d;
+  reg  [7:0] c5_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c5_reg1_d;
+  reg  [7:0] c5_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c5_reg2_d;
   reg  c5_pend0_q;  // core clock, reset 1'h0
   wire c5_pend0_d;
   reg  c5_pend1_q;  // core clock, reset 1'h0
@@ -4150,6 +4190,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c6_use_imm_d;
   reg  [31:0] c6_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c6_imm_d;
+  reg  [7:0] c6_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c6_reg0_d;
+  reg  [7:0] c6_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c6_reg1_d;
+  reg  [7:0] c6_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c6_reg2_d;
   reg  c6_pend0_q;  // core clock, reset 1'h0
   wire c6_pend0_d;
   reg  c6_pend1_q;  // core clock, reset 1'h0
@@ -4788,6 +4834,12 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire c7_use_imm_d;
   reg  [31:0] c7_imm_q;  // core clock, reset 32'h00000000
   wire [31:0] c7_imm_d;
+  reg  [7:0] c7_reg0_q;  // core clock, reset 8'h00
+  wire [7:0] c7_reg0_d;
+  reg  [7:0] c7_reg1_q;  // core clock, reset 8'h00
+  wire [7:0] c7_reg1_d;
+  reg  [7:0] c7_reg2_q;  // core clock, reset 8'h00
+  wire [7:0] c7_reg2_d;
   reg  c7_pend0_q;  // core clock, reset 1'h0
   wire c7_pend0_d;
   reg  c7_pend1_q;  // core clock, reset 1'h0
@@ -9541,6 +9593,38 @@ module opcoll_g8_r128_s2_w48_n8 (
   wire n57679 = (n57161 & (n56601 & (~n57674)));
   wire n57683 = (n57161 & (n56602 & (~n57678)));
   wire n57687 = (n57161 & (n56603 & (~(n57678 | n56602))));
+  wire n61582 = (c0_valid_q & (((c0_pend0_q | c0_got0_q) | c0_pend1_q) | c0_got1_q));
+  wire n61592 = (c0_valid_q & (((c0_pend2_q | c0_got2_q) | c0_pend3_q) | c0_got3_q));
+  wire n61602 = (c0_valid_q & (((c0_pend4_q | c0_got4_q) | c0_pend5_q) | c0_got5_q));
+  wire n61603 = (((1'h0 | n61582) | n61592) | n61602);
+  wire n61616 = (c1_valid_q & (((c1_pend0_q | c1_got0_q) | c1_pend1_q) | c1_got1_q));
+  wire n61626 = (c1_valid_q & (((c1_pend2_q | c1_got2_q) | c1_pend3_q) | c1_got3_q));
+  wire n61636 = (c1_valid_q & (((c1_pend4_q | c1_got4_q) | c1_pend5_q) | c1_got5_q));
+  wire n61637 = (((1'h0 | n61616) | n61626) | n61636);
+  wire n61650 = (c2_valid_q & (((c2_pend0_q | c2_got0_q) | c2_pend1_q) | c2_got1_q));
+  wire n61660 = (c2_valid_q & (((c2_pend2_q | c2_got2_q) | c2_pend3_q) | c2_got3_q));
+  wire n61670 = (c2_valid_q & (((c2_pend4_q | c2_got4_q) | c2_pend5_q) | c2_got5_q));
+  wire n61671 = (((1'h0 | n61650) | n61660) | n61670);
+  wire n61684 = (c3_valid_q & (((c3_pend0_q | c3_got0_q) | c3_pend1_q) | c3_got1_q));
+  wire n61694 = (c3_valid_q & (((c3_pend2_q | c3_got2_q) | c3_pend3_q) | c3_got3_q));
+  wire n61704 = (c3_valid_q & (((c3_pend4_q | c3_got4_q) | c3_pend5_q) | c3_got5_q));
+  wire n61705 = (((1'h0 | n61684) | n61694) | n61704);
+  wire n61718 = (c4_valid_q & (((c4_pend0_q | c4_got0_q) | c4_pend1_q) | c4_got1_q));
+  wire n61728 = (c4_valid_q & (((c4_pend2_q | c4_got2_q) | c4_pend3_q) | c4_got3_q));
+  wire n61738 = (c4_valid_q & (((c4_pend4_q | c4_got4_q) | c4_pend5_q) | c4_got5_q));
+  wire n61739 = (((1'h0 | n61718) | n61728) | n61738);
+  wire n61752 = (c5_valid_q & (((c5_pend0_q | c5_got0_q) | c5_pend1_q) | c5_got1_q));
+  wire n61762 = (c5_valid_q & (((c5_pend2_q | c5_got2_q) | c5_pend3_q) | c5_got3_q));
+  wire n61772 = (c5_valid_q & (((c5_pend4_q | c5_got4_q) | c5_pend5_q) | c5_got5_q));
+  wire n61773 = (((1'h0 | n61752) | n61762) | n61772);
+  wire n61786 = (c6_valid_q & (((c6_pend0_q | c6_got0_q) | c6_pend1_q) | c6_got1_q));
+  wire n61796 = (c6_valid_q & (((c6_pend2_q | c6_got2_q) | c6_pend3_q) | c6_got3_q));
+  wire n61806 = (c6_valid_q & (((c6_pend4_q | c6_got4_q) | c6_pend5_q) | c6_got5_q));
+  wire n61807 = (((1'h0 | n61786) | n61796) | n61806);
+  wire n61820 = (c7_valid_q & (((c7_pend0_q | c7_got0_q) | c7_pend1_q) | c7_got1_q));
+  wire n61830 = (c7_valid_q & (((c7_pend2_q | c7_got2_q) | c7_pend3_q) | c7_got3_q));
+  wire n61840 = (c7_valid_q & (((c7_pend4_q | c7_got4_q) | c7_pend5_q) | c7_got5_q));
+  wire n61841 = (((1'h0 | n61820) | n61830) | n61840);
   assign c0_mask0_d = (n57675 ? n12 : c0_mask0_q);
   assign c0_mask1_d = (n57675 ? n13 : c0_mask1_q);
   assign c0_mask2_d = (n57675 ? n14 : c0_mask2_q);
@@ -9644,6 +9728,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c0_tag_d = (n57675 ? is0_tag_i : c0_tag_q);
   assign c0_use_imm_d = (n57675 ? is0_use_imm_i : c0_use_imm_q);
   assign c0_imm_d = (n57675 ? is0_imm_i : c0_imm_q);
+  assign c0_reg0_d = (n57675 ? is0_ra_i : c0_reg0_q);
+  assign c0_reg1_d = (n57675 ? is0_rb_i : c0_reg1_q);
+  assign c0_reg2_d = (n57675 ? is0_rc_i : c0_reg2_q);
   assign c0_pend0_d = (n57675 ? n57424 : (n1927 & (~n7278)));
   assign c0_pend1_d = (n57675 ? n57425 : (n1948 & (~n7283)));
   assign c0_pend2_d = (n57675 ? n57537 : (n1969 & (~n7288)));
@@ -9963,6 +10050,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c1_tag_d = (n57679 ? is0_tag_i : c1_tag_q);
   assign c1_use_imm_d = (n57679 ? is0_use_imm_i : c1_use_imm_q);
   assign c1_imm_d = (n57679 ? is0_imm_i : c1_imm_q);
+  assign c1_reg0_d = (n57679 ? is0_ra_i : c1_reg0_q);
+  assign c1_reg1_d = (n57679 ? is0_rb_i : c1_reg1_q);
+  assign c1_reg2_d = (n57679 ? is0_rc_i : c1_reg2_q);
   assign c1_pend0_d = (n57679 ? n57424 : (n2053 & (~n7308)));
   assign c1_pend1_d = (n57679 ? n57425 : (n2074 & (~n7313)));
   assign c1_pend2_d = (n57679 ? n57537 : (n2095 & (~n7318)));
@@ -10282,6 +10372,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c2_tag_d = (n57683 ? is0_tag_i : c2_tag_q);
   assign c2_use_imm_d = (n57683 ? is0_use_imm_i : c2_use_imm_q);
   assign c2_imm_d = (n57683 ? is0_imm_i : c2_imm_q);
+  assign c2_reg0_d = (n57683 ? is0_ra_i : c2_reg0_q);
+  assign c2_reg1_d = (n57683 ? is0_rb_i : c2_reg1_q);
+  assign c2_reg2_d = (n57683 ? is0_rc_i : c2_reg2_q);
   assign c2_pend0_d = (n57683 ? n57424 : (n2179 & (~n7338)));
   assign c2_pend1_d = (n57683 ? n57425 : (n2200 & (~n7343)));
   assign c2_pend2_d = (n57683 ? n57537 : (n2221 & (~n7348)));
@@ -10601,6 +10694,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c3_tag_d = (n57687 ? is0_tag_i : c3_tag_q);
   assign c3_use_imm_d = (n57687 ? is0_use_imm_i : c3_use_imm_q);
   assign c3_imm_d = (n57687 ? is0_imm_i : c3_imm_q);
+  assign c3_reg0_d = (n57687 ? is0_ra_i : c3_reg0_q);
+  assign c3_reg1_d = (n57687 ? is0_rb_i : c3_reg1_q);
+  assign c3_reg2_d = (n57687 ? is0_rc_i : c3_reg2_q);
   assign c3_pend0_d = (n57687 ? n57424 : (n2305 & (~n7368)));
   assign c3_pend1_d = (n57687 ? n57425 : (n2326 & (~n7373)));
   assign c3_pend2_d = (n57687 ? n57537 : (n2347 & (~n7378)));
@@ -10920,6 +11016,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c4_tag_d = (n57137 ? is1_tag_i : c4_tag_q);
   assign c4_use_imm_d = (n57137 ? is1_use_imm_i : c4_use_imm_q);
   assign c4_imm_d = (n57137 ? is1_imm_i : c4_imm_q);
+  assign c4_reg0_d = (n57137 ? is1_ra_i : c4_reg0_q);
+  assign c4_reg1_d = (n57137 ? is1_rb_i : c4_reg1_q);
+  assign c4_reg2_d = (n57137 ? is1_rc_i : c4_reg2_q);
   assign c4_pend0_d = (n57137 ? n56886 : (n2431 & (~n7398)));
   assign c4_pend1_d = (n57137 ? n56887 : (n2452 & (~n7403)));
   assign c4_pend2_d = (n57137 ? n56999 : (n2473 & (~n7408)));
@@ -11239,6 +11338,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c5_tag_d = (n57141 ? is1_tag_i : c5_tag_q);
   assign c5_use_imm_d = (n57141 ? is1_use_imm_i : c5_use_imm_q);
   assign c5_imm_d = (n57141 ? is1_imm_i : c5_imm_q);
+  assign c5_reg0_d = (n57141 ? is1_ra_i : c5_reg0_q);
+  assign c5_reg1_d = (n57141 ? is1_rb_i : c5_reg1_q);
+  assign c5_reg2_d = (n57141 ? is1_rc_i : c5_reg2_q);
   assign c5_pend0_d = (n57141 ? n56886 : (n2557 & (~n7428)));
   assign c5_pend1_d = (n57141 ? n56887 : (n2578 & (~n7433)));
   assign c5_pend2_d = (n57141 ? n56999 : (n2599 & (~n7438)));
@@ -11558,6 +11660,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c6_tag_d = (n57145 ? is1_tag_i : c6_tag_q);
   assign c6_use_imm_d = (n57145 ? is1_use_imm_i : c6_use_imm_q);
   assign c6_imm_d = (n57145 ? is1_imm_i : c6_imm_q);
+  assign c6_reg0_d = (n57145 ? is1_ra_i : c6_reg0_q);
+  assign c6_reg1_d = (n57145 ? is1_rb_i : c6_reg1_q);
+  assign c6_reg2_d = (n57145 ? is1_rc_i : c6_reg2_q);
   assign c6_pend0_d = (n57145 ? n56886 : (n2683 & (~n7458)));
   assign c6_pend1_d = (n57145 ? n56887 : (n2704 & (~n7463)));
   assign c6_pend2_d = (n57145 ? n56999 : (n2725 & (~n7468)));
@@ -11877,6 +11982,9 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign c7_tag_d = (n57149 ? is1_tag_i : c7_tag_q);
   assign c7_use_imm_d = (n57149 ? is1_use_imm_i : c7_use_imm_q);
   assign c7_imm_d = (n57149 ? is1_imm_i : c7_imm_q);
+  assign c7_reg0_d = (n57149 ? is1_ra_i : c7_reg0_q);
+  assign c7_reg1_d = (n57149 ? is1_rb_i : c7_reg1_q);
+  assign c7_reg2_d = (n57149 ? is1_rc_i : c7_reg2_q);
   assign c7_pend0_d = (n57149 ? n56886 : (n2809 & (~n7488)));
   assign c7_pend1_d = (n57149 ? n56887 : (n2830 & (~n7493)));
   assign c7_pend2_d = (n57149 ? n56999 : (n2851 & (~n7498)));
@@ -12213,6 +12321,10 @@ module opcoll_g8_r128_s2_w48_n8 (
   assign cnt_rr_o = cnt_rr_q;
   assign cnt_wr_o = cnt_wr_q;
   assign cnt_stall_o = cnt_stall_q;
+  assign war_v_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, n61841, n61807, n61773, n61739, n61705, n61671, n61637, n61603};
+  assign war_warp_o = {6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, 6'h00, (n61841 ? c7_tag_q[5:0] : 6'h00), (n61807 ? c6_tag_q[5:0] : 6'h00), (n61773 ? c5_tag_q[5:0] : 6'h00), (n61739 ? c4_tag_q[5:0] : 6'h00), (n61705 ? c3_tag_q[5:0] : 6'h00), (n61671 ? c2_tag_q[5:0] : 6'h00), (n61637 ? c1_tag_q[5:0] : 6'h00), (n61603 ? c0_tag_q[5:0] : 6'h00)};
+  assign war_reg_o = {8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, 8'hff, (n61840 ? c7_reg2_q : 8'hff), (n61830 ? c7_reg1_q : 8'hff), (n61820 ? c7_reg0_q : 8'hff), (n61806 ? c6_reg2_q : 8'hff), (n61796 ? c6_reg1_q : 8'hff), (n61786 ? c6_reg0_q : 8'hff), (n61772 ? c5_reg2_q : 8'hff), (n61762 ? c5_reg1_q : 8'hff), (n61752 ? c5_reg0_q : 8'hff), (n61738 ? c4_reg2_q : 8'hff), (n61728 ? c4_reg1_q : 8'hff), (n61718 ? c4_reg0_q : 8'hff), (n61704 ? c3_reg2_q : 8'hff), (n61694 ? c3_reg1_q : 8'hff), (n61684 ? c3_reg0_q : 8'hff), (n61670 ? c2_reg2_q : 8'hff), (n61660 ? c2_reg1_q : 8'hff), (n61650 ? c2_reg0_q : 8'hff), (n61636 ? c1_reg2_q : 8'hff), (n61626 ? c1_reg1_q : 8'hff), (n61616 ? c1_reg0_q : 8'hff), (n61602 ? c0_reg2_q : 8'hff), (n61592 ? c0_reg1_q : 8'hff), (n61582 ? c0_reg0_q : 8'hff)};
+  assign war_pair_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, (n61840 & (c7_pend5_q | c7_got5_q)), (n61830 & (c7_pend3_q | c7_got3_q)), (n61820 & (c7_pend1_q | c7_got1_q)), (n61806 & (c6_pend5_q | c6_got5_q)), (n61796 & (c6_pend3_q | c6_got3_q)), (n61786 & (c6_pend1_q | c6_got1_q)), (n61772 & (c5_pend5_q | c5_got5_q)), (n61762 & (c5_pend3_q | c5_got3_q)), (n61752 & (c5_pend1_q | c5_got1_q)), (n61738 & (c4_pend5_q | c4_got5_q)), (n61728 & (c4_pend3_q | c4_got3_q)), (n61718 & (c4_pend1_q | c4_got1_q)), (n61704 & (c3_pend5_q | c3_got5_q)), (n61694 & (c3_pend3_q | c3_got3_q)), (n61684 & (c3_pend1_q | c3_got1_q)), (n61670 & (c2_pend5_q | c2_got5_q)), (n61660 & (c2_pend3_q | c2_got3_q)), (n61650 & (c2_pend1_q | c2_got1_q)), (n61636 & (c1_pend5_q | c1_got5_q)), (n61626 & (c1_pend3_q | c1_got3_q)), (n61616 & (c1_pend1_q | c1_got1_q)), (n61602 & (c0_pend5_q | c0_got5_q)), (n61592 & (c0_pend3_q | c0_got3_q)), (n61582 & (c0_pend1_q | c0_got1_q))};
   assign err_o = (u_rf_err_o | err_q);
   assign err_code_o = (u_rf_err_o ? u_rf_err_code_o : err_code_q);
   assign err_warp_o = (u_rf_err_o ? u_rf_err_warp_o : err_warp_q);
@@ -12323,6 +12435,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c0_tag_q <= 32'h00000000;
       c0_use_imm_q <= 1'h0;
       c0_imm_q <= 32'h00000000;
+      c0_reg0_q <= 8'h00;
+      c0_reg1_q <= 8'h00;
+      c0_reg2_q <= 8'h00;
       c0_pend0_q <= 1'h0;
       c0_pend1_q <= 1'h0;
       c0_pend2_q <= 1'h0;
@@ -12642,6 +12757,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c1_tag_q <= 32'h00000000;
       c1_use_imm_q <= 1'h0;
       c1_imm_q <= 32'h00000000;
+      c1_reg0_q <= 8'h00;
+      c1_reg1_q <= 8'h00;
+      c1_reg2_q <= 8'h00;
       c1_pend0_q <= 1'h0;
       c1_pend1_q <= 1'h0;
       c1_pend2_q <= 1'h0;
@@ -12961,6 +13079,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c2_tag_q <= 32'h00000000;
       c2_use_imm_q <= 1'h0;
       c2_imm_q <= 32'h00000000;
+      c2_reg0_q <= 8'h00;
+      c2_reg1_q <= 8'h00;
+      c2_reg2_q <= 8'h00;
       c2_pend0_q <= 1'h0;
       c2_pend1_q <= 1'h0;
       c2_pend2_q <= 1'h0;
@@ -13280,6 +13401,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c3_tag_q <= 32'h00000000;
       c3_use_imm_q <= 1'h0;
       c3_imm_q <= 32'h00000000;
+      c3_reg0_q <= 8'h00;
+      c3_reg1_q <= 8'h00;
+      c3_reg2_q <= 8'h00;
       c3_pend0_q <= 1'h0;
       c3_pend1_q <= 1'h0;
       c3_pend2_q <= 1'h0;
@@ -13599,6 +13723,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c4_tag_q <= 32'h00000000;
       c4_use_imm_q <= 1'h0;
       c4_imm_q <= 32'h00000000;
+      c4_reg0_q <= 8'h00;
+      c4_reg1_q <= 8'h00;
+      c4_reg2_q <= 8'h00;
       c4_pend0_q <= 1'h0;
       c4_pend1_q <= 1'h0;
       c4_pend2_q <= 1'h0;
@@ -13918,6 +14045,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c5_tag_q <= 32'h00000000;
       c5_use_imm_q <= 1'h0;
       c5_imm_q <= 32'h00000000;
+      c5_reg0_q <= 8'h00;
+      c5_reg1_q <= 8'h00;
+      c5_reg2_q <= 8'h00;
       c5_pend0_q <= 1'h0;
       c5_pend1_q <= 1'h0;
       c5_pend2_q <= 1'h0;
@@ -14237,6 +14367,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c6_tag_q <= 32'h00000000;
       c6_use_imm_q <= 1'h0;
       c6_imm_q <= 32'h00000000;
+      c6_reg0_q <= 8'h00;
+      c6_reg1_q <= 8'h00;
+      c6_reg2_q <= 8'h00;
       c6_pend0_q <= 1'h0;
       c6_pend1_q <= 1'h0;
       c6_pend2_q <= 1'h0;
@@ -14556,6 +14689,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c7_tag_q <= 32'h00000000;
       c7_use_imm_q <= 1'h0;
       c7_imm_q <= 32'h00000000;
+      c7_reg0_q <= 8'h00;
+      c7_reg1_q <= 8'h00;
+      c7_reg2_q <= 8'h00;
       c7_pend0_q <= 1'h0;
       c7_pend1_q <= 1'h0;
       c7_pend2_q <= 1'h0;
@@ -14947,6 +15083,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c0_tag_q <= c0_tag_d;
       c0_use_imm_q <= c0_use_imm_d;
       c0_imm_q <= c0_imm_d;
+      c0_reg0_q <= c0_reg0_d;
+      c0_reg1_q <= c0_reg1_d;
+      c0_reg2_q <= c0_reg2_d;
       c0_pend0_q <= c0_pend0_d;
       c0_pend1_q <= c0_pend1_d;
       c0_pend2_q <= c0_pend2_d;
@@ -15266,6 +15405,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c1_tag_q <= c1_tag_d;
       c1_use_imm_q <= c1_use_imm_d;
       c1_imm_q <= c1_imm_d;
+      c1_reg0_q <= c1_reg0_d;
+      c1_reg1_q <= c1_reg1_d;
+      c1_reg2_q <= c1_reg2_d;
       c1_pend0_q <= c1_pend0_d;
       c1_pend1_q <= c1_pend1_d;
       c1_pend2_q <= c1_pend2_d;
@@ -15585,6 +15727,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c2_tag_q <= c2_tag_d;
       c2_use_imm_q <= c2_use_imm_d;
       c2_imm_q <= c2_imm_d;
+      c2_reg0_q <= c2_reg0_d;
+      c2_reg1_q <= c2_reg1_d;
+      c2_reg2_q <= c2_reg2_d;
       c2_pend0_q <= c2_pend0_d;
       c2_pend1_q <= c2_pend1_d;
       c2_pend2_q <= c2_pend2_d;
@@ -15904,6 +16049,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c3_tag_q <= c3_tag_d;
       c3_use_imm_q <= c3_use_imm_d;
       c3_imm_q <= c3_imm_d;
+      c3_reg0_q <= c3_reg0_d;
+      c3_reg1_q <= c3_reg1_d;
+      c3_reg2_q <= c3_reg2_d;
       c3_pend0_q <= c3_pend0_d;
       c3_pend1_q <= c3_pend1_d;
       c3_pend2_q <= c3_pend2_d;
@@ -16223,6 +16371,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c4_tag_q <= c4_tag_d;
       c4_use_imm_q <= c4_use_imm_d;
       c4_imm_q <= c4_imm_d;
+      c4_reg0_q <= c4_reg0_d;
+      c4_reg1_q <= c4_reg1_d;
+      c4_reg2_q <= c4_reg2_d;
       c4_pend0_q <= c4_pend0_d;
       c4_pend1_q <= c4_pend1_d;
       c4_pend2_q <= c4_pend2_d;
@@ -16542,6 +16693,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c5_tag_q <= c5_tag_d;
       c5_use_imm_q <= c5_use_imm_d;
       c5_imm_q <= c5_imm_d;
+      c5_reg0_q <= c5_reg0_d;
+      c5_reg1_q <= c5_reg1_d;
+      c5_reg2_q <= c5_reg2_d;
       c5_pend0_q <= c5_pend0_d;
       c5_pend1_q <= c5_pend1_d;
       c5_pend2_q <= c5_pend2_d;
@@ -16861,6 +17015,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c6_tag_q <= c6_tag_d;
       c6_use_imm_q <= c6_use_imm_d;
       c6_imm_q <= c6_imm_d;
+      c6_reg0_q <= c6_reg0_d;
+      c6_reg1_q <= c6_reg1_d;
+      c6_reg2_q <= c6_reg2_d;
       c6_pend0_q <= c6_pend0_d;
       c6_pend1_q <= c6_pend1_d;
       c6_pend2_q <= c6_pend2_d;
@@ -17180,6 +17337,9 @@ module opcoll_g8_r128_s2_w48_n8 (
       c7_tag_q <= c7_tag_d;
       c7_use_imm_q <= c7_use_imm_d;
       c7_imm_q <= c7_imm_d;
+      c7_reg0_q <= c7_reg0_d;
+      c7_reg1_q <= c7_reg1_d;
+      c7_reg2_q <= c7_reg2_d;
       c7_pend0_q <= c7_pend0_d;
       c7_pend1_q <= c7_pend1_d;
       c7_pend2_q <= c7_pend2_d;

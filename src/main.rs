@@ -740,6 +740,18 @@ struct GoldenRun {
     /// `lockstep`: both, every output compared every hot cycle.
     #[arg(long, value_enum, default_value_t = EngineArg::Rust)]
     engine: EngineArg,
+    /// With --rtl: global memory latency in core cycles (default: the
+    /// preset's, docs/lsu.md "Global memory model").
+    #[arg(long)]
+    gmem_latency: Option<u32>,
+    /// With --rtl: global memory bandwidth per SM in bytes per core cycle
+    /// (default: the preset's share of the board's DRAM bandwidth).
+    #[arg(long)]
+    gmem_bandwidth: Option<f64>,
+    /// With --rtl: global memory answers reads out of order, the order
+    /// drawn from this seed (default: in order).
+    #[arg(long)]
+    gmem_ooo_seed: Option<u64>,
 }
 
 /// `--engine` of `smrtl run --rtl`.
@@ -848,6 +860,33 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
     }
 }
 
+/// The global memory model of `smrtl run --rtl`: the preset's defaults
+/// with `--gmem-latency`, `--gmem-bandwidth` and `--gmem-ooo-seed` applied
+/// (None when none is given, so the run uses the preset's model as is).
+fn gmem_options(a: &GoldenRun, cfg: &SmConfig) -> Result<Option<smrtl::testbenches::gmem::GmemConfig>> {
+    if a.gmem_latency.is_none() && a.gmem_bandwidth.is_none() && a.gmem_ooo_seed.is_none() {
+        return Ok(None);
+    }
+    let mut g = smrtl::testbenches::gmem::GmemConfig::preset(&cfg.name);
+    if let Some(l) = a.gmem_latency {
+        if l == 0 {
+            anyhow::bail!("--gmem-latency 0: the memory needs at least one core cycle");
+        }
+        g.latency = l;
+    }
+    if let Some(b) = a.gmem_bandwidth {
+        if !(b.is_finite() && b > 0.0 && b <= 1.0e6) {
+            anyhow::bail!("--gmem-bandwidth {b}: want bytes per core cycle in (0, 1000000]");
+        }
+        g.milli_bytes_per_cycle = (b * 1000.0).round().max(1.0) as u64;
+    }
+    if let Some(s) = a.gmem_ooo_seed {
+        g.out_of_order = true;
+        g.seed = s;
+    }
+    Ok(Some(g))
+}
+
 /// `smrtl run --rtl`: the kernel on the RTL SM, lock-step against the
 /// golden model; the output image, the report and the waves are written
 /// even when the run fails.
@@ -888,7 +927,7 @@ fn rtl_run(
         vcd: a.vcd.clone(),
         vcd_window: window,
         check: !a.no_check,
-        gmem: None,
+        gmem: gmem_options(a, cfg)?,
         progress: if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             100_000
         } else {

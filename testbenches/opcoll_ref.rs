@@ -29,6 +29,8 @@ struct Coll {
     /// cycle, group, row, data per lane.
     pend: [bool; 6],
     got: [bool; 6],
+    /// Source registers as issued.
+    regs: [u32; 3],
     grp: [usize; 6],
     row: [usize; 6],
     data: [[u32; 32]; 6],
@@ -322,6 +324,27 @@ impl OpcollRef {
         o.cnt_rr_o = Bits::new(self.cnt[0] as u64);
         o.cnt_wr_o = Bits::new(self.cnt[1] as u64);
         o.cnt_stall_o = Bits::new(self.cnt[2] as u64);
+        // Reads to come: a read is still to come while pending or granted
+        // and not yet confirmed; registers of operands without one are 255.
+        for k in 0..16 {
+            o.war_reg_o[3 * k] = Bits::new(255);
+            o.war_reg_o[3 * k + 1] = Bits::new(255);
+            o.war_reg_o[3 * k + 2] = Bits::new(255);
+        }
+        for (c, co) in self.colls.iter().enumerate().filter(|(_, co)| co.valid) {
+            let left = |r: usize| co.pend[r] || co.got[r];
+            if !(0..6).any(left) {
+                continue;
+            }
+            o.war_v_o[c] = Bits::new(1);
+            o.war_warp_o[c] = Bits::new((co.tag & 63) as u64);
+            for k in 0..3 {
+                if left(2 * k) || left(2 * k + 1) {
+                    o.war_reg_o[3 * c + k] = Bits::new(co.regs[k] as u64);
+                    o.war_pair_o[3 * c + k] = Bits::new(left(2 * k + 1) as u64);
+                }
+            }
+        }
         if let Some((code, w, r)) = self.rf_err.or(self.oc_err) {
             o.err_o = Bits::new(1);
             o.err_code_o = Bits::new(code as u64);
@@ -405,6 +428,7 @@ impl OpcollRef {
                 mask: p.mask,
                 pa: p.pa,
                 pb: p.pb,
+                regs: p.regs,
                 ..Coll::default()
             };
             let mut err: Option<(u32, u32)> = None;

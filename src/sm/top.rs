@@ -505,6 +505,39 @@ impl<
         let mut ok = vec![];
         let mut hold = vec![];
         let mut is_ctrl = vec![];
+        // Write after read: a head that writes a register an issued
+        // instruction of its warp has still to read (a collector with the
+        // read pending, opcoll's Moore `war_*`) waits; otherwise a fast
+        // result (S2R through the front end, a load) could overwrite the
+        // source before the collector reads it. Per collector: the head of
+        // its warp, compared with the registers still to be read.
+        let ncoll = self.oc.geom().collectors;
+        let mut war = vec![z1; MW];
+        let (k1, k2) = (cx.lit::<2>(1), cx.lit::<2>(2));
+        let one8 = cx.lit::<8>(1);
+        for c in 0..ncoll {
+            if cx.known_low(oc.war_v_o[c]) {
+                continue;
+            }
+            let w = oc.war_warp_o[c];
+            let kind = crate::units::regfile::index(cx, &ib.h_kind_o, w);
+            let dst = crate::units::regfile::index(cx, &ib.h_dst_o, w);
+            let dpair = kind.eq(k2);
+            let writes = kind.eq(k1) | dpair;
+            let mut hit = z1;
+            for o in 0..3 {
+                let r = oc.war_reg_o[3 * c + o];
+                let rp = oc.war_pair_o[3 * c + o];
+                let none = r.eq(cx.lit::<8>(255));
+                let h = dst.eq(r) | (rp & dst.eq(r + one8)) | (dpair & (dst + one8).eq(r));
+                hit = hit | (h & !none);
+            }
+            let hz = oc.war_v_o[c] & writes & hit;
+            for (g, wg) in war.iter_mut().enumerate() {
+                let gl = cx.lit::<6>(g as u64);
+                *wg = *wg | (hz & w.eq(gl));
+            }
+        }
         for g in 0..MW {
             let q = Query {
                 ra: ib.h_ra_o[g],
@@ -515,7 +548,8 @@ impl<
                 dst: ib.h_dst_o[g],
                 prd: ib.h_prd_o[g],
             };
-            ok.push(head_ok(cx, sb.pend_o[g], sb.ppend_o[g], &q));
+            let sb_ok = head_ok(cx, sb.pend_o[g], sb.ppend_o[g], &q);
+            ok.push(sb_ok & !war[g]);
             let gl = cx.lit::<6>(g as u64);
             let redir_now = simt.redir_valid_o & simt.redir_warp_o.eq(gl);
             let simt_ctl = is_simt_op(cx, ib.h_op_o[g]);

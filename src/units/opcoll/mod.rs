@@ -39,6 +39,13 @@
 //!   because another read won their group (per read per cycle),
 //!   `cnt_wr_o` granted reads dropped for a write, `cnt_stall_o` complete
 //!   collectors not dispatched (unit busy or no wb room), per cycle.
+//! * Reads to come (Moore, for the SM top's write-after-read check):
+//!   `war_v_o[c]` collector `c` holds an instruction with a read pending or
+//!   in flight (granted, not yet confirmed); `war_warp_o[c]` its warp (tag
+//!   bits 5:0; 0 without such a read); `war_reg_o[3c+o]` the register of operand `o` (a, b, c)
+//!   while one of its reads is pending or in flight, else 255;
+//!   `war_pair_o[3c+o]` its high half is (so `reg+1` counts too).
+//!   Collectors past `opcoll_units`: 0 / 255.
 //! * Operands: RZ (255) and unread halves deliver 0; `use_imm` puts `imm`
 //!   in `b` (all lanes); `lsu_off_o = imm`; 64-bit buses get `hi:lo`.
 //! * Errors at issue: a register beyond the warp's allocation (3) or an odd
@@ -175,6 +182,10 @@ crate::ports! {
         cnt_rr_o: 32 @ Core,
         cnt_wr_o: 32 @ Core,
         cnt_stall_o: 32 @ Core,
+        war_v_o: [1; 16] @ Core,
+        war_warp_o: [6; 16] @ Core,
+        war_reg_o: [8; 48] @ Core,
+        war_pair_o: [1; 48] @ Core,
         err_o: 1 @ Core,
         err_code_o: 8 @ Core,
         err_warp_o: 6 @ Core,
@@ -192,6 +203,8 @@ struct Coll {
     tag: Reg<32>,
     use_imm: Reg<1>,
     imm: Reg<32>,
+    /// Source registers a, b, c as issued (the read-pending export).
+    reg: Vec<Reg<8>>,
     mask: Vec<Reg<1>>,
     pa: Vec<Reg<1>>,
     pb: Vec<Reg<1>>,
@@ -248,6 +261,7 @@ impl<const G: usize, const NL: usize, const A: usize> Opcoll<G, NL, A> {
                     tag: d.reg(&format!("c{c}_tag"), core, 0),
                     use_imm: d.reg(&format!("c{c}_use_imm"), core, 0),
                     imm: d.reg(&format!("c{c}_imm"), core, 0),
+                    reg: (0..3).map(|o| d.reg(&format!("c{c}_reg{o}"), core, 0)).collect(),
                     mask,
                     pa,
                     pb,
@@ -724,6 +738,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             cx.d(co.use_imm, a.mux(p.use_imm, q));
             let q = cx.q(co.imm);
             cx.d(co.imm, a.mux(p.imm, q));
+            for (o, &r) in [p.ra, p.rb, p.rc].iter().enumerate() {
+                let q = cx.q(co.reg[o]);
+                cx.d(co.reg[o], a.mux(r, q));
+            }
             let not_alloc = cx.known_low(a);
             for l in 0..LANES {
                 if not_alloc {
@@ -796,6 +814,31 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         );
         let rfe = rf_out.err_o;
 
+        // Reads still to come (Moore): per collector, whether any read is
+        // pending or in flight, its warp, and per operand the register
+        // with such a read (255 when none). The SM top holds back an issue
+        // of the same warp that would write one of them (write after read).
+        let mut war_v = [zero1; 16];
+        let mut war_warp = [cx.lit::<6>(0); 16];
+        let mut war_reg = [cx.lit::<8>(RZ); 48];
+        let mut war_pair = [zero1; 48];
+        for c in 0..n {
+            let co = &self.colls[c];
+            let mut any = zero1;
+            let tag = cx.q(co.tag);
+            for o in 0..3 {
+                let (lo, hi) = (2 * o, 2 * o + 1);
+                let left = pend[c][lo] | got[c][lo] | pend[c][hi] | got[c][hi];
+                let left = valid[c] & left;
+                any = any | left;
+                let r = cx.q(co.reg[o]);
+                war_reg[3 * c + o] = left.mux(r, cx.lit::<8>(RZ));
+                war_pair[3 * c + o] = left & (pend[c][hi] | got[c][hi]);
+            }
+            war_v[c] = any;
+            war_warp[c] = any.mux(tag.slice::<0, 6>(), cx.lit::<6>(0));
+        }
+
         let [(s0v, s0op, s0md, s0mask, s0a, s0b, s0c, s0pa, s0pb, s0tag), (s1v, s1op, s1md, s1mask, s1a, s1b, s1c, s1pa, s1pb, s1tag)] =
             [sp[0], sp[1]];
         OpcollOut {
@@ -848,6 +891,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             cnt_rr_o: cnt_rr,
             cnt_wr_o: cnt_wr,
             cnt_stall_o: cnt_stall,
+            war_v_o: war_v,
+            war_warp_o: war_warp,
+            war_reg_o: war_reg,
+            war_pair_o: war_pair,
             err_o: rfe | e,
             err_code_o: rfe.mux(rf_out.err_code_o, ec),
             err_warp_o: rfe.mux(rf_out.err_warp_o, ew),

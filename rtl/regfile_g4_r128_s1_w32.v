@@ -876,18 +876,22 @@ module regfile_g4_r128_s1_w32 (
   wire n742 = (rd_en_i[0] & (~n735));
   wire [7:0] n743 = (n735 ? ((8'h00 | (n710 ? n646 : 8'h00)) | (n713 ? n679 : 8'h00)) : rd_row_i[7:0]);
   wire [6:0] n744 = n743[6:0];
-  wire n1100 = ((1'h0 | n716) | n719);
-  wire n1107 = (rd_en_i[1] & (~n1100));
-  wire [7:0] n1108 = (n1100 ? ((8'h00 | (n716 ? n646 : 8'h00)) | (n719 ? n679 : 8'h00)) : rd_row_i[15:8]);
-  wire [6:0] n1109 = n1108[6:0];
-  wire n1465 = ((1'h0 | n722) | n725);
-  wire n1472 = (rd_en_i[2] & (~n1465));
-  wire [7:0] n1473 = (n1465 ? ((8'h00 | (n722 ? n646 : 8'h00)) | (n725 ? n679 : 8'h00)) : rd_row_i[23:16]);
-  wire [6:0] n1474 = n1473[6:0];
-  wire n1830 = ((1'h0 | n728) | n731);
-  wire n1837 = (rd_en_i[3] & (~n1830));
-  wire [7:0] n1838 = (n1830 ? ((8'h00 | (n728 ? n646 : 8'h00)) | (n731 ? n679 : 8'h00)) : rd_row_i[31:24]);
-  wire [6:0] n1839 = n1838[6:0];
+  wire [6:0] n745 = n743[6:0];
+  wire n1101 = ((1'h0 | n716) | n719);
+  wire n1108 = (rd_en_i[1] & (~n1101));
+  wire [7:0] n1109 = (n1101 ? ((8'h00 | (n716 ? n646 : 8'h00)) | (n719 ? n679 : 8'h00)) : rd_row_i[15:8]);
+  wire [6:0] n1110 = n1109[6:0];
+  wire [6:0] n1111 = n1109[6:0];
+  wire n1467 = ((1'h0 | n722) | n725);
+  wire n1474 = (rd_en_i[2] & (~n1467));
+  wire [7:0] n1475 = (n1467 ? ((8'h00 | (n722 ? n646 : 8'h00)) | (n725 ? n679 : 8'h00)) : rd_row_i[23:16]);
+  wire [6:0] n1476 = n1475[6:0];
+  wire [6:0] n1477 = n1475[6:0];
+  wire n1833 = ((1'h0 | n728) | n731);
+  wire n1840 = (rd_en_i[3] & (~n1833));
+  wire [7:0] n1841 = (n1833 ? ((8'h00 | (n728 ? n646 : 8'h00)) | (n731 ? n679 : 8'h00)) : rd_row_i[31:24]);
+  wire [6:0] n1842 = n1841[6:0];
+  wire [6:0] n1843 = n1841[6:0];
   assign base0_d = (n287 ? al_base_i : base0_q);
   assign base1_d = (n292 ? al_base_i : base1_q);
   assign base2_d = (n297 ? al_base_i : base2_q);
@@ -953,9 +957,9 @@ module regfile_g4_r128_s1_w32 (
   assign nregs30_d = (n437 ? al_nregs_i : nregs30_q);
   assign nregs31_d = (n442 ? al_nregs_i : nregs31_q);
   assign done0_d = n742;
-  assign done1_d = n1107;
-  assign done2_d = n1472;
-  assign done3_d = n1837;
+  assign done1_d = n1108;
+  assign done2_d = n1474;
+  assign done3_d = n1840;
   assign err_d = (1'h0 | n688);
   assign err_code_d = (n688 ? (n681 ? 8'h04 : (1'h0 ? 8'h0c : 8'h03)) : 8'h00);
   assign err_warp_d = (n688 ? rf_wr0_warp_i : 6'h00);
@@ -1124,7 +1128,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n9 : 1'h0)) | (n713 ? n9 : 1'h0))) bank0_l0_q[n744] <= ((32'h00000000 | (n710 ? n42 : 32'h00000000)) | (n713 ? n75 : 32'h00000000));
+    if (((1'h0 | (n710 ? n9 : 1'h0)) | (n713 ? n9 : 1'h0))) bank0_l0_q[n745] <= ((32'h00000000 | (n710 ? n42 : 32'h00000000)) | (n713 ? n75 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1140,7 +1144,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n10 : 1'h0)) | (n713 ? n10 : 1'h0))) bank0_l1_q[n744] <= ((32'h00000000 | (n710 ? n43 : 32'h00000000)) | (n713 ? n76 : 32'h00000000));
+    if (((1'h0 | (n710 ? n10 : 1'h0)) | (n713 ? n10 : 1'h0))) bank0_l1_q[n745] <= ((32'h00000000 | (n710 ? n43 : 32'h00000000)) | (n713 ? n76 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1156,7 +1160,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n11 : 1'h0)) | (n713 ? n11 : 1'h0))) bank0_l2_q[n744] <= ((32'h00000000 | (n710 ? n44 : 32'h00000000)) | (n713 ? n77 : 32'h00000000));
+    if (((1'h0 | (n710 ? n11 : 1'h0)) | (n713 ? n11 : 1'h0))) bank0_l2_q[n745] <= ((32'h00000000 | (n710 ? n44 : 32'h00000000)) | (n713 ? n77 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1172,7 +1176,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n12 : 1'h0)) | (n713 ? n12 : 1'h0))) bank0_l3_q[n744] <= ((32'h00000000 | (n710 ? n45 : 32'h00000000)) | (n713 ? n78 : 32'h00000000));
+    if (((1'h0 | (n710 ? n12 : 1'h0)) | (n713 ? n12 : 1'h0))) bank0_l3_q[n745] <= ((32'h00000000 | (n710 ? n45 : 32'h00000000)) | (n713 ? n78 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1188,7 +1192,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n13 : 1'h0)) | (n713 ? n13 : 1'h0))) bank0_l4_q[n744] <= ((32'h00000000 | (n710 ? n46 : 32'h00000000)) | (n713 ? n79 : 32'h00000000));
+    if (((1'h0 | (n710 ? n13 : 1'h0)) | (n713 ? n13 : 1'h0))) bank0_l4_q[n745] <= ((32'h00000000 | (n710 ? n46 : 32'h00000000)) | (n713 ? n79 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1204,7 +1208,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n14 : 1'h0)) | (n713 ? n14 : 1'h0))) bank0_l5_q[n744] <= ((32'h00000000 | (n710 ? n47 : 32'h00000000)) | (n713 ? n80 : 32'h00000000));
+    if (((1'h0 | (n710 ? n14 : 1'h0)) | (n713 ? n14 : 1'h0))) bank0_l5_q[n745] <= ((32'h00000000 | (n710 ? n47 : 32'h00000000)) | (n713 ? n80 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1220,7 +1224,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n15 : 1'h0)) | (n713 ? n15 : 1'h0))) bank0_l6_q[n744] <= ((32'h00000000 | (n710 ? n48 : 32'h00000000)) | (n713 ? n81 : 32'h00000000));
+    if (((1'h0 | (n710 ? n15 : 1'h0)) | (n713 ? n15 : 1'h0))) bank0_l6_q[n745] <= ((32'h00000000 | (n710 ? n48 : 32'h00000000)) | (n713 ? n81 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1236,7 +1240,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n16 : 1'h0)) | (n713 ? n16 : 1'h0))) bank0_l7_q[n744] <= ((32'h00000000 | (n710 ? n49 : 32'h00000000)) | (n713 ? n82 : 32'h00000000));
+    if (((1'h0 | (n710 ? n16 : 1'h0)) | (n713 ? n16 : 1'h0))) bank0_l7_q[n745] <= ((32'h00000000 | (n710 ? n49 : 32'h00000000)) | (n713 ? n82 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1252,7 +1256,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n17 : 1'h0)) | (n713 ? n17 : 1'h0))) bank1_l0_q[n744] <= ((32'h00000000 | (n710 ? n50 : 32'h00000000)) | (n713 ? n83 : 32'h00000000));
+    if (((1'h0 | (n710 ? n17 : 1'h0)) | (n713 ? n17 : 1'h0))) bank1_l0_q[n745] <= ((32'h00000000 | (n710 ? n50 : 32'h00000000)) | (n713 ? n83 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1268,7 +1272,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n18 : 1'h0)) | (n713 ? n18 : 1'h0))) bank1_l1_q[n744] <= ((32'h00000000 | (n710 ? n51 : 32'h00000000)) | (n713 ? n84 : 32'h00000000));
+    if (((1'h0 | (n710 ? n18 : 1'h0)) | (n713 ? n18 : 1'h0))) bank1_l1_q[n745] <= ((32'h00000000 | (n710 ? n51 : 32'h00000000)) | (n713 ? n84 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1284,7 +1288,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n19 : 1'h0)) | (n713 ? n19 : 1'h0))) bank1_l2_q[n744] <= ((32'h00000000 | (n710 ? n52 : 32'h00000000)) | (n713 ? n85 : 32'h00000000));
+    if (((1'h0 | (n710 ? n19 : 1'h0)) | (n713 ? n19 : 1'h0))) bank1_l2_q[n745] <= ((32'h00000000 | (n710 ? n52 : 32'h00000000)) | (n713 ? n85 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1300,7 +1304,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n20 : 1'h0)) | (n713 ? n20 : 1'h0))) bank1_l3_q[n744] <= ((32'h00000000 | (n710 ? n53 : 32'h00000000)) | (n713 ? n86 : 32'h00000000));
+    if (((1'h0 | (n710 ? n20 : 1'h0)) | (n713 ? n20 : 1'h0))) bank1_l3_q[n745] <= ((32'h00000000 | (n710 ? n53 : 32'h00000000)) | (n713 ? n86 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1316,7 +1320,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n21 : 1'h0)) | (n713 ? n21 : 1'h0))) bank1_l4_q[n744] <= ((32'h00000000 | (n710 ? n54 : 32'h00000000)) | (n713 ? n87 : 32'h00000000));
+    if (((1'h0 | (n710 ? n21 : 1'h0)) | (n713 ? n21 : 1'h0))) bank1_l4_q[n745] <= ((32'h00000000 | (n710 ? n54 : 32'h00000000)) | (n713 ? n87 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1332,7 +1336,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n22 : 1'h0)) | (n713 ? n22 : 1'h0))) bank1_l5_q[n744] <= ((32'h00000000 | (n710 ? n55 : 32'h00000000)) | (n713 ? n88 : 32'h00000000));
+    if (((1'h0 | (n710 ? n22 : 1'h0)) | (n713 ? n22 : 1'h0))) bank1_l5_q[n745] <= ((32'h00000000 | (n710 ? n55 : 32'h00000000)) | (n713 ? n88 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1348,7 +1352,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n23 : 1'h0)) | (n713 ? n23 : 1'h0))) bank1_l6_q[n744] <= ((32'h00000000 | (n710 ? n56 : 32'h00000000)) | (n713 ? n89 : 32'h00000000));
+    if (((1'h0 | (n710 ? n23 : 1'h0)) | (n713 ? n23 : 1'h0))) bank1_l6_q[n745] <= ((32'h00000000 | (n710 ? n56 : 32'h00000000)) | (n713 ? n89 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1364,7 +1368,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n24 : 1'h0)) | (n713 ? n24 : 1'h0))) bank1_l7_q[n744] <= ((32'h00000000 | (n710 ? n57 : 32'h00000000)) | (n713 ? n90 : 32'h00000000));
+    if (((1'h0 | (n710 ? n24 : 1'h0)) | (n713 ? n24 : 1'h0))) bank1_l7_q[n745] <= ((32'h00000000 | (n710 ? n57 : 32'h00000000)) | (n713 ? n90 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1380,7 +1384,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n25 : 1'h0)) | (n713 ? n25 : 1'h0))) bank2_l0_q[n744] <= ((32'h00000000 | (n710 ? n58 : 32'h00000000)) | (n713 ? n91 : 32'h00000000));
+    if (((1'h0 | (n710 ? n25 : 1'h0)) | (n713 ? n25 : 1'h0))) bank2_l0_q[n745] <= ((32'h00000000 | (n710 ? n58 : 32'h00000000)) | (n713 ? n91 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1396,7 +1400,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n26 : 1'h0)) | (n713 ? n26 : 1'h0))) bank2_l1_q[n744] <= ((32'h00000000 | (n710 ? n59 : 32'h00000000)) | (n713 ? n92 : 32'h00000000));
+    if (((1'h0 | (n710 ? n26 : 1'h0)) | (n713 ? n26 : 1'h0))) bank2_l1_q[n745] <= ((32'h00000000 | (n710 ? n59 : 32'h00000000)) | (n713 ? n92 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1412,7 +1416,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n27 : 1'h0)) | (n713 ? n27 : 1'h0))) bank2_l2_q[n744] <= ((32'h00000000 | (n710 ? n60 : 32'h00000000)) | (n713 ? n93 : 32'h00000000));
+    if (((1'h0 | (n710 ? n27 : 1'h0)) | (n713 ? n27 : 1'h0))) bank2_l2_q[n745] <= ((32'h00000000 | (n710 ? n60 : 32'h00000000)) | (n713 ? n93 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1428,7 +1432,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n28 : 1'h0)) | (n713 ? n28 : 1'h0))) bank2_l3_q[n744] <= ((32'h00000000 | (n710 ? n61 : 32'h00000000)) | (n713 ? n94 : 32'h00000000));
+    if (((1'h0 | (n710 ? n28 : 1'h0)) | (n713 ? n28 : 1'h0))) bank2_l3_q[n745] <= ((32'h00000000 | (n710 ? n61 : 32'h00000000)) | (n713 ? n94 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1444,7 +1448,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n29 : 1'h0)) | (n713 ? n29 : 1'h0))) bank2_l4_q[n744] <= ((32'h00000000 | (n710 ? n62 : 32'h00000000)) | (n713 ? n95 : 32'h00000000));
+    if (((1'h0 | (n710 ? n29 : 1'h0)) | (n713 ? n29 : 1'h0))) bank2_l4_q[n745] <= ((32'h00000000 | (n710 ? n62 : 32'h00000000)) | (n713 ? n95 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1460,7 +1464,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n30 : 1'h0)) | (n713 ? n30 : 1'h0))) bank2_l5_q[n744] <= ((32'h00000000 | (n710 ? n63 : 32'h00000000)) | (n713 ? n96 : 32'h00000000));
+    if (((1'h0 | (n710 ? n30 : 1'h0)) | (n713 ? n30 : 1'h0))) bank2_l5_q[n745] <= ((32'h00000000 | (n710 ? n63 : 32'h00000000)) | (n713 ? n96 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1476,7 +1480,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n31 : 1'h0)) | (n713 ? n31 : 1'h0))) bank2_l6_q[n744] <= ((32'h00000000 | (n710 ? n64 : 32'h00000000)) | (n713 ? n97 : 32'h00000000));
+    if (((1'h0 | (n710 ? n31 : 1'h0)) | (n713 ? n31 : 1'h0))) bank2_l6_q[n745] <= ((32'h00000000 | (n710 ? n64 : 32'h00000000)) | (n713 ? n97 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1492,7 +1496,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n32 : 1'h0)) | (n713 ? n32 : 1'h0))) bank2_l7_q[n744] <= ((32'h00000000 | (n710 ? n65 : 32'h00000000)) | (n713 ? n98 : 32'h00000000));
+    if (((1'h0 | (n710 ? n32 : 1'h0)) | (n713 ? n32 : 1'h0))) bank2_l7_q[n745] <= ((32'h00000000 | (n710 ? n65 : 32'h00000000)) | (n713 ? n98 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1508,7 +1512,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n33 : 1'h0)) | (n713 ? n33 : 1'h0))) bank3_l0_q[n744] <= ((32'h00000000 | (n710 ? n66 : 32'h00000000)) | (n713 ? n99 : 32'h00000000));
+    if (((1'h0 | (n710 ? n33 : 1'h0)) | (n713 ? n33 : 1'h0))) bank3_l0_q[n745] <= ((32'h00000000 | (n710 ? n66 : 32'h00000000)) | (n713 ? n99 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1524,7 +1528,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n34 : 1'h0)) | (n713 ? n34 : 1'h0))) bank3_l1_q[n744] <= ((32'h00000000 | (n710 ? n67 : 32'h00000000)) | (n713 ? n100 : 32'h00000000));
+    if (((1'h0 | (n710 ? n34 : 1'h0)) | (n713 ? n34 : 1'h0))) bank3_l1_q[n745] <= ((32'h00000000 | (n710 ? n67 : 32'h00000000)) | (n713 ? n100 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1540,7 +1544,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n35 : 1'h0)) | (n713 ? n35 : 1'h0))) bank3_l2_q[n744] <= ((32'h00000000 | (n710 ? n68 : 32'h00000000)) | (n713 ? n101 : 32'h00000000));
+    if (((1'h0 | (n710 ? n35 : 1'h0)) | (n713 ? n35 : 1'h0))) bank3_l2_q[n745] <= ((32'h00000000 | (n710 ? n68 : 32'h00000000)) | (n713 ? n101 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1556,7 +1560,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n36 : 1'h0)) | (n713 ? n36 : 1'h0))) bank3_l3_q[n744] <= ((32'h00000000 | (n710 ? n69 : 32'h00000000)) | (n713 ? n102 : 32'h00000000));
+    if (((1'h0 | (n710 ? n36 : 1'h0)) | (n713 ? n36 : 1'h0))) bank3_l3_q[n745] <= ((32'h00000000 | (n710 ? n69 : 32'h00000000)) | (n713 ? n102 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1572,7 +1576,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n37 : 1'h0)) | (n713 ? n37 : 1'h0))) bank3_l4_q[n744] <= ((32'h00000000 | (n710 ? n70 : 32'h00000000)) | (n713 ? n103 : 32'h00000000));
+    if (((1'h0 | (n710 ? n37 : 1'h0)) | (n713 ? n37 : 1'h0))) bank3_l4_q[n745] <= ((32'h00000000 | (n710 ? n70 : 32'h00000000)) | (n713 ? n103 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1588,7 +1592,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n38 : 1'h0)) | (n713 ? n38 : 1'h0))) bank3_l5_q[n744] <= ((32'h00000000 | (n710 ? n71 : 32'h00000000)) | (n713 ? n104 : 32'h00000000));
+    if (((1'h0 | (n710 ? n38 : 1'h0)) | (n713 ? n38 : 1'h0))) bank3_l5_q[n745] <= ((32'h00000000 | (n710 ? n71 : 32'h00000000)) | (n713 ? n104 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1604,7 +1608,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n39 : 1'h0)) | (n713 ? n39 : 1'h0))) bank3_l6_q[n744] <= ((32'h00000000 | (n710 ? n72 : 32'h00000000)) | (n713 ? n105 : 32'h00000000));
+    if (((1'h0 | (n710 ? n39 : 1'h0)) | (n713 ? n39 : 1'h0))) bank3_l6_q[n745] <= ((32'h00000000 | (n710 ? n72 : 32'h00000000)) | (n713 ? n105 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1620,7 +1624,7 @@ module regfile_g4_r128_s1_w32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n710 ? n40 : 1'h0)) | (n713 ? n40 : 1'h0))) bank3_l7_q[n744] <= ((32'h00000000 | (n710 ? n73 : 32'h00000000)) | (n713 ? n106 : 32'h00000000));
+    if (((1'h0 | (n710 ? n40 : 1'h0)) | (n713 ? n40 : 1'h0))) bank3_l7_q[n745] <= ((32'h00000000 | (n710 ? n73 : 32'h00000000)) | (n713 ? n106 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1632,11 +1636,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l0_rdata0_q <= bank4_l0_q[n1109];
+    if (n1108) bank4_l0_rdata0_q <= bank4_l0_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n9 : 1'h0)) | (n719 ? n9 : 1'h0))) bank4_l0_q[n1109] <= ((32'h00000000 | (n716 ? n42 : 32'h00000000)) | (n719 ? n75 : 32'h00000000));
+    if (((1'h0 | (n716 ? n9 : 1'h0)) | (n719 ? n9 : 1'h0))) bank4_l0_q[n1111] <= ((32'h00000000 | (n716 ? n42 : 32'h00000000)) | (n719 ? n75 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1648,11 +1652,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l1_rdata0_q <= bank4_l1_q[n1109];
+    if (n1108) bank4_l1_rdata0_q <= bank4_l1_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n10 : 1'h0)) | (n719 ? n10 : 1'h0))) bank4_l1_q[n1109] <= ((32'h00000000 | (n716 ? n43 : 32'h00000000)) | (n719 ? n76 : 32'h00000000));
+    if (((1'h0 | (n716 ? n10 : 1'h0)) | (n719 ? n10 : 1'h0))) bank4_l1_q[n1111] <= ((32'h00000000 | (n716 ? n43 : 32'h00000000)) | (n719 ? n76 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1664,11 +1668,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l2_rdata0_q <= bank4_l2_q[n1109];
+    if (n1108) bank4_l2_rdata0_q <= bank4_l2_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n11 : 1'h0)) | (n719 ? n11 : 1'h0))) bank4_l2_q[n1109] <= ((32'h00000000 | (n716 ? n44 : 32'h00000000)) | (n719 ? n77 : 32'h00000000));
+    if (((1'h0 | (n716 ? n11 : 1'h0)) | (n719 ? n11 : 1'h0))) bank4_l2_q[n1111] <= ((32'h00000000 | (n716 ? n44 : 32'h00000000)) | (n719 ? n77 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1680,11 +1684,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l3_rdata0_q <= bank4_l3_q[n1109];
+    if (n1108) bank4_l3_rdata0_q <= bank4_l3_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n12 : 1'h0)) | (n719 ? n12 : 1'h0))) bank4_l3_q[n1109] <= ((32'h00000000 | (n716 ? n45 : 32'h00000000)) | (n719 ? n78 : 32'h00000000));
+    if (((1'h0 | (n716 ? n12 : 1'h0)) | (n719 ? n12 : 1'h0))) bank4_l3_q[n1111] <= ((32'h00000000 | (n716 ? n45 : 32'h00000000)) | (n719 ? n78 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1696,11 +1700,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l4_rdata0_q <= bank4_l4_q[n1109];
+    if (n1108) bank4_l4_rdata0_q <= bank4_l4_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n13 : 1'h0)) | (n719 ? n13 : 1'h0))) bank4_l4_q[n1109] <= ((32'h00000000 | (n716 ? n46 : 32'h00000000)) | (n719 ? n79 : 32'h00000000));
+    if (((1'h0 | (n716 ? n13 : 1'h0)) | (n719 ? n13 : 1'h0))) bank4_l4_q[n1111] <= ((32'h00000000 | (n716 ? n46 : 32'h00000000)) | (n719 ? n79 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1712,11 +1716,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l5_rdata0_q <= bank4_l5_q[n1109];
+    if (n1108) bank4_l5_rdata0_q <= bank4_l5_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n14 : 1'h0)) | (n719 ? n14 : 1'h0))) bank4_l5_q[n1109] <= ((32'h00000000 | (n716 ? n47 : 32'h00000000)) | (n719 ? n80 : 32'h00000000));
+    if (((1'h0 | (n716 ? n14 : 1'h0)) | (n719 ? n14 : 1'h0))) bank4_l5_q[n1111] <= ((32'h00000000 | (n716 ? n47 : 32'h00000000)) | (n719 ? n80 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1728,11 +1732,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l6_rdata0_q <= bank4_l6_q[n1109];
+    if (n1108) bank4_l6_rdata0_q <= bank4_l6_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n15 : 1'h0)) | (n719 ? n15 : 1'h0))) bank4_l6_q[n1109] <= ((32'h00000000 | (n716 ? n48 : 32'h00000000)) | (n719 ? n81 : 32'h00000000));
+    if (((1'h0 | (n716 ? n15 : 1'h0)) | (n719 ? n15 : 1'h0))) bank4_l6_q[n1111] <= ((32'h00000000 | (n716 ? n48 : 32'h00000000)) | (n719 ? n81 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1744,11 +1748,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank4_l7_rdata0_q <= bank4_l7_q[n1109];
+    if (n1108) bank4_l7_rdata0_q <= bank4_l7_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n16 : 1'h0)) | (n719 ? n16 : 1'h0))) bank4_l7_q[n1109] <= ((32'h00000000 | (n716 ? n49 : 32'h00000000)) | (n719 ? n82 : 32'h00000000));
+    if (((1'h0 | (n716 ? n16 : 1'h0)) | (n719 ? n16 : 1'h0))) bank4_l7_q[n1111] <= ((32'h00000000 | (n716 ? n49 : 32'h00000000)) | (n719 ? n82 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1760,11 +1764,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l0_rdata0_q <= bank5_l0_q[n1109];
+    if (n1108) bank5_l0_rdata0_q <= bank5_l0_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n17 : 1'h0)) | (n719 ? n17 : 1'h0))) bank5_l0_q[n1109] <= ((32'h00000000 | (n716 ? n50 : 32'h00000000)) | (n719 ? n83 : 32'h00000000));
+    if (((1'h0 | (n716 ? n17 : 1'h0)) | (n719 ? n17 : 1'h0))) bank5_l0_q[n1111] <= ((32'h00000000 | (n716 ? n50 : 32'h00000000)) | (n719 ? n83 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1776,11 +1780,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l1_rdata0_q <= bank5_l1_q[n1109];
+    if (n1108) bank5_l1_rdata0_q <= bank5_l1_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n18 : 1'h0)) | (n719 ? n18 : 1'h0))) bank5_l1_q[n1109] <= ((32'h00000000 | (n716 ? n51 : 32'h00000000)) | (n719 ? n84 : 32'h00000000));
+    if (((1'h0 | (n716 ? n18 : 1'h0)) | (n719 ? n18 : 1'h0))) bank5_l1_q[n1111] <= ((32'h00000000 | (n716 ? n51 : 32'h00000000)) | (n719 ? n84 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1792,11 +1796,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l2_rdata0_q <= bank5_l2_q[n1109];
+    if (n1108) bank5_l2_rdata0_q <= bank5_l2_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n19 : 1'h0)) | (n719 ? n19 : 1'h0))) bank5_l2_q[n1109] <= ((32'h00000000 | (n716 ? n52 : 32'h00000000)) | (n719 ? n85 : 32'h00000000));
+    if (((1'h0 | (n716 ? n19 : 1'h0)) | (n719 ? n19 : 1'h0))) bank5_l2_q[n1111] <= ((32'h00000000 | (n716 ? n52 : 32'h00000000)) | (n719 ? n85 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1808,11 +1812,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l3_rdata0_q <= bank5_l3_q[n1109];
+    if (n1108) bank5_l3_rdata0_q <= bank5_l3_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n20 : 1'h0)) | (n719 ? n20 : 1'h0))) bank5_l3_q[n1109] <= ((32'h00000000 | (n716 ? n53 : 32'h00000000)) | (n719 ? n86 : 32'h00000000));
+    if (((1'h0 | (n716 ? n20 : 1'h0)) | (n719 ? n20 : 1'h0))) bank5_l3_q[n1111] <= ((32'h00000000 | (n716 ? n53 : 32'h00000000)) | (n719 ? n86 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1824,11 +1828,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l4_rdata0_q <= bank5_l4_q[n1109];
+    if (n1108) bank5_l4_rdata0_q <= bank5_l4_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n21 : 1'h0)) | (n719 ? n21 : 1'h0))) bank5_l4_q[n1109] <= ((32'h00000000 | (n716 ? n54 : 32'h00000000)) | (n719 ? n87 : 32'h00000000));
+    if (((1'h0 | (n716 ? n21 : 1'h0)) | (n719 ? n21 : 1'h0))) bank5_l4_q[n1111] <= ((32'h00000000 | (n716 ? n54 : 32'h00000000)) | (n719 ? n87 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1840,11 +1844,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l5_rdata0_q <= bank5_l5_q[n1109];
+    if (n1108) bank5_l5_rdata0_q <= bank5_l5_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n22 : 1'h0)) | (n719 ? n22 : 1'h0))) bank5_l5_q[n1109] <= ((32'h00000000 | (n716 ? n55 : 32'h00000000)) | (n719 ? n88 : 32'h00000000));
+    if (((1'h0 | (n716 ? n22 : 1'h0)) | (n719 ? n22 : 1'h0))) bank5_l5_q[n1111] <= ((32'h00000000 | (n716 ? n55 : 32'h00000000)) | (n719 ? n88 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1856,11 +1860,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l6_rdata0_q <= bank5_l6_q[n1109];
+    if (n1108) bank5_l6_rdata0_q <= bank5_l6_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n23 : 1'h0)) | (n719 ? n23 : 1'h0))) bank5_l6_q[n1109] <= ((32'h00000000 | (n716 ? n56 : 32'h00000000)) | (n719 ? n89 : 32'h00000000));
+    if (((1'h0 | (n716 ? n23 : 1'h0)) | (n719 ? n23 : 1'h0))) bank5_l6_q[n1111] <= ((32'h00000000 | (n716 ? n56 : 32'h00000000)) | (n719 ? n89 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1872,11 +1876,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank5_l7_rdata0_q <= bank5_l7_q[n1109];
+    if (n1108) bank5_l7_rdata0_q <= bank5_l7_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n24 : 1'h0)) | (n719 ? n24 : 1'h0))) bank5_l7_q[n1109] <= ((32'h00000000 | (n716 ? n57 : 32'h00000000)) | (n719 ? n90 : 32'h00000000));
+    if (((1'h0 | (n716 ? n24 : 1'h0)) | (n719 ? n24 : 1'h0))) bank5_l7_q[n1111] <= ((32'h00000000 | (n716 ? n57 : 32'h00000000)) | (n719 ? n90 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1888,11 +1892,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l0_rdata0_q <= bank6_l0_q[n1109];
+    if (n1108) bank6_l0_rdata0_q <= bank6_l0_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n25 : 1'h0)) | (n719 ? n25 : 1'h0))) bank6_l0_q[n1109] <= ((32'h00000000 | (n716 ? n58 : 32'h00000000)) | (n719 ? n91 : 32'h00000000));
+    if (((1'h0 | (n716 ? n25 : 1'h0)) | (n719 ? n25 : 1'h0))) bank6_l0_q[n1111] <= ((32'h00000000 | (n716 ? n58 : 32'h00000000)) | (n719 ? n91 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1904,11 +1908,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l1_rdata0_q <= bank6_l1_q[n1109];
+    if (n1108) bank6_l1_rdata0_q <= bank6_l1_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n26 : 1'h0)) | (n719 ? n26 : 1'h0))) bank6_l1_q[n1109] <= ((32'h00000000 | (n716 ? n59 : 32'h00000000)) | (n719 ? n92 : 32'h00000000));
+    if (((1'h0 | (n716 ? n26 : 1'h0)) | (n719 ? n26 : 1'h0))) bank6_l1_q[n1111] <= ((32'h00000000 | (n716 ? n59 : 32'h00000000)) | (n719 ? n92 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1920,11 +1924,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l2_rdata0_q <= bank6_l2_q[n1109];
+    if (n1108) bank6_l2_rdata0_q <= bank6_l2_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n27 : 1'h0)) | (n719 ? n27 : 1'h0))) bank6_l2_q[n1109] <= ((32'h00000000 | (n716 ? n60 : 32'h00000000)) | (n719 ? n93 : 32'h00000000));
+    if (((1'h0 | (n716 ? n27 : 1'h0)) | (n719 ? n27 : 1'h0))) bank6_l2_q[n1111] <= ((32'h00000000 | (n716 ? n60 : 32'h00000000)) | (n719 ? n93 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1936,11 +1940,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l3_rdata0_q <= bank6_l3_q[n1109];
+    if (n1108) bank6_l3_rdata0_q <= bank6_l3_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n28 : 1'h0)) | (n719 ? n28 : 1'h0))) bank6_l3_q[n1109] <= ((32'h00000000 | (n716 ? n61 : 32'h00000000)) | (n719 ? n94 : 32'h00000000));
+    if (((1'h0 | (n716 ? n28 : 1'h0)) | (n719 ? n28 : 1'h0))) bank6_l3_q[n1111] <= ((32'h00000000 | (n716 ? n61 : 32'h00000000)) | (n719 ? n94 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1952,11 +1956,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l4_rdata0_q <= bank6_l4_q[n1109];
+    if (n1108) bank6_l4_rdata0_q <= bank6_l4_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n29 : 1'h0)) | (n719 ? n29 : 1'h0))) bank6_l4_q[n1109] <= ((32'h00000000 | (n716 ? n62 : 32'h00000000)) | (n719 ? n95 : 32'h00000000));
+    if (((1'h0 | (n716 ? n29 : 1'h0)) | (n719 ? n29 : 1'h0))) bank6_l4_q[n1111] <= ((32'h00000000 | (n716 ? n62 : 32'h00000000)) | (n719 ? n95 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1968,11 +1972,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l5_rdata0_q <= bank6_l5_q[n1109];
+    if (n1108) bank6_l5_rdata0_q <= bank6_l5_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n30 : 1'h0)) | (n719 ? n30 : 1'h0))) bank6_l5_q[n1109] <= ((32'h00000000 | (n716 ? n63 : 32'h00000000)) | (n719 ? n96 : 32'h00000000));
+    if (((1'h0 | (n716 ? n30 : 1'h0)) | (n719 ? n30 : 1'h0))) bank6_l5_q[n1111] <= ((32'h00000000 | (n716 ? n63 : 32'h00000000)) | (n719 ? n96 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -1984,11 +1988,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l6_rdata0_q <= bank6_l6_q[n1109];
+    if (n1108) bank6_l6_rdata0_q <= bank6_l6_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n31 : 1'h0)) | (n719 ? n31 : 1'h0))) bank6_l6_q[n1109] <= ((32'h00000000 | (n716 ? n64 : 32'h00000000)) | (n719 ? n97 : 32'h00000000));
+    if (((1'h0 | (n716 ? n31 : 1'h0)) | (n719 ? n31 : 1'h0))) bank6_l6_q[n1111] <= ((32'h00000000 | (n716 ? n64 : 32'h00000000)) | (n719 ? n97 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2000,11 +2004,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank6_l7_rdata0_q <= bank6_l7_q[n1109];
+    if (n1108) bank6_l7_rdata0_q <= bank6_l7_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n32 : 1'h0)) | (n719 ? n32 : 1'h0))) bank6_l7_q[n1109] <= ((32'h00000000 | (n716 ? n65 : 32'h00000000)) | (n719 ? n98 : 32'h00000000));
+    if (((1'h0 | (n716 ? n32 : 1'h0)) | (n719 ? n32 : 1'h0))) bank6_l7_q[n1111] <= ((32'h00000000 | (n716 ? n65 : 32'h00000000)) | (n719 ? n98 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2016,11 +2020,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l0_rdata0_q <= bank7_l0_q[n1109];
+    if (n1108) bank7_l0_rdata0_q <= bank7_l0_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n33 : 1'h0)) | (n719 ? n33 : 1'h0))) bank7_l0_q[n1109] <= ((32'h00000000 | (n716 ? n66 : 32'h00000000)) | (n719 ? n99 : 32'h00000000));
+    if (((1'h0 | (n716 ? n33 : 1'h0)) | (n719 ? n33 : 1'h0))) bank7_l0_q[n1111] <= ((32'h00000000 | (n716 ? n66 : 32'h00000000)) | (n719 ? n99 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2032,11 +2036,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l1_rdata0_q <= bank7_l1_q[n1109];
+    if (n1108) bank7_l1_rdata0_q <= bank7_l1_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n34 : 1'h0)) | (n719 ? n34 : 1'h0))) bank7_l1_q[n1109] <= ((32'h00000000 | (n716 ? n67 : 32'h00000000)) | (n719 ? n100 : 32'h00000000));
+    if (((1'h0 | (n716 ? n34 : 1'h0)) | (n719 ? n34 : 1'h0))) bank7_l1_q[n1111] <= ((32'h00000000 | (n716 ? n67 : 32'h00000000)) | (n719 ? n100 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2048,11 +2052,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l2_rdata0_q <= bank7_l2_q[n1109];
+    if (n1108) bank7_l2_rdata0_q <= bank7_l2_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n35 : 1'h0)) | (n719 ? n35 : 1'h0))) bank7_l2_q[n1109] <= ((32'h00000000 | (n716 ? n68 : 32'h00000000)) | (n719 ? n101 : 32'h00000000));
+    if (((1'h0 | (n716 ? n35 : 1'h0)) | (n719 ? n35 : 1'h0))) bank7_l2_q[n1111] <= ((32'h00000000 | (n716 ? n68 : 32'h00000000)) | (n719 ? n101 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2064,11 +2068,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l3_rdata0_q <= bank7_l3_q[n1109];
+    if (n1108) bank7_l3_rdata0_q <= bank7_l3_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n36 : 1'h0)) | (n719 ? n36 : 1'h0))) bank7_l3_q[n1109] <= ((32'h00000000 | (n716 ? n69 : 32'h00000000)) | (n719 ? n102 : 32'h00000000));
+    if (((1'h0 | (n716 ? n36 : 1'h0)) | (n719 ? n36 : 1'h0))) bank7_l3_q[n1111] <= ((32'h00000000 | (n716 ? n69 : 32'h00000000)) | (n719 ? n102 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2080,11 +2084,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l4_rdata0_q <= bank7_l4_q[n1109];
+    if (n1108) bank7_l4_rdata0_q <= bank7_l4_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n37 : 1'h0)) | (n719 ? n37 : 1'h0))) bank7_l4_q[n1109] <= ((32'h00000000 | (n716 ? n70 : 32'h00000000)) | (n719 ? n103 : 32'h00000000));
+    if (((1'h0 | (n716 ? n37 : 1'h0)) | (n719 ? n37 : 1'h0))) bank7_l4_q[n1111] <= ((32'h00000000 | (n716 ? n70 : 32'h00000000)) | (n719 ? n103 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2096,11 +2100,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l5_rdata0_q <= bank7_l5_q[n1109];
+    if (n1108) bank7_l5_rdata0_q <= bank7_l5_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n38 : 1'h0)) | (n719 ? n38 : 1'h0))) bank7_l5_q[n1109] <= ((32'h00000000 | (n716 ? n71 : 32'h00000000)) | (n719 ? n104 : 32'h00000000));
+    if (((1'h0 | (n716 ? n38 : 1'h0)) | (n719 ? n38 : 1'h0))) bank7_l5_q[n1111] <= ((32'h00000000 | (n716 ? n71 : 32'h00000000)) | (n719 ? n104 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2112,11 +2116,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l6_rdata0_q <= bank7_l6_q[n1109];
+    if (n1108) bank7_l6_rdata0_q <= bank7_l6_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n39 : 1'h0)) | (n719 ? n39 : 1'h0))) bank7_l6_q[n1109] <= ((32'h00000000 | (n716 ? n72 : 32'h00000000)) | (n719 ? n105 : 32'h00000000));
+    if (((1'h0 | (n716 ? n39 : 1'h0)) | (n719 ? n39 : 1'h0))) bank7_l6_q[n1111] <= ((32'h00000000 | (n716 ? n72 : 32'h00000000)) | (n719 ? n105 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2128,11 +2132,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1107) bank7_l7_rdata0_q <= bank7_l7_q[n1109];
+    if (n1108) bank7_l7_rdata0_q <= bank7_l7_q[n1110];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n716 ? n40 : 1'h0)) | (n719 ? n40 : 1'h0))) bank7_l7_q[n1109] <= ((32'h00000000 | (n716 ? n73 : 32'h00000000)) | (n719 ? n106 : 32'h00000000));
+    if (((1'h0 | (n716 ? n40 : 1'h0)) | (n719 ? n40 : 1'h0))) bank7_l7_q[n1111] <= ((32'h00000000 | (n716 ? n73 : 32'h00000000)) | (n719 ? n106 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2144,11 +2148,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l0_rdata0_q <= bank8_l0_q[n1474];
+    if (n1474) bank8_l0_rdata0_q <= bank8_l0_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n9 : 1'h0)) | (n725 ? n9 : 1'h0))) bank8_l0_q[n1474] <= ((32'h00000000 | (n722 ? n42 : 32'h00000000)) | (n725 ? n75 : 32'h00000000));
+    if (((1'h0 | (n722 ? n9 : 1'h0)) | (n725 ? n9 : 1'h0))) bank8_l0_q[n1477] <= ((32'h00000000 | (n722 ? n42 : 32'h00000000)) | (n725 ? n75 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2160,11 +2164,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l1_rdata0_q <= bank8_l1_q[n1474];
+    if (n1474) bank8_l1_rdata0_q <= bank8_l1_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n10 : 1'h0)) | (n725 ? n10 : 1'h0))) bank8_l1_q[n1474] <= ((32'h00000000 | (n722 ? n43 : 32'h00000000)) | (n725 ? n76 : 32'h00000000));
+    if (((1'h0 | (n722 ? n10 : 1'h0)) | (n725 ? n10 : 1'h0))) bank8_l1_q[n1477] <= ((32'h00000000 | (n722 ? n43 : 32'h00000000)) | (n725 ? n76 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2176,11 +2180,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l2_rdata0_q <= bank8_l2_q[n1474];
+    if (n1474) bank8_l2_rdata0_q <= bank8_l2_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n11 : 1'h0)) | (n725 ? n11 : 1'h0))) bank8_l2_q[n1474] <= ((32'h00000000 | (n722 ? n44 : 32'h00000000)) | (n725 ? n77 : 32'h00000000));
+    if (((1'h0 | (n722 ? n11 : 1'h0)) | (n725 ? n11 : 1'h0))) bank8_l2_q[n1477] <= ((32'h00000000 | (n722 ? n44 : 32'h00000000)) | (n725 ? n77 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2192,11 +2196,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l3_rdata0_q <= bank8_l3_q[n1474];
+    if (n1474) bank8_l3_rdata0_q <= bank8_l3_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n12 : 1'h0)) | (n725 ? n12 : 1'h0))) bank8_l3_q[n1474] <= ((32'h00000000 | (n722 ? n45 : 32'h00000000)) | (n725 ? n78 : 32'h00000000));
+    if (((1'h0 | (n722 ? n12 : 1'h0)) | (n725 ? n12 : 1'h0))) bank8_l3_q[n1477] <= ((32'h00000000 | (n722 ? n45 : 32'h00000000)) | (n725 ? n78 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2208,11 +2212,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l4_rdata0_q <= bank8_l4_q[n1474];
+    if (n1474) bank8_l4_rdata0_q <= bank8_l4_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n13 : 1'h0)) | (n725 ? n13 : 1'h0))) bank8_l4_q[n1474] <= ((32'h00000000 | (n722 ? n46 : 32'h00000000)) | (n725 ? n79 : 32'h00000000));
+    if (((1'h0 | (n722 ? n13 : 1'h0)) | (n725 ? n13 : 1'h0))) bank8_l4_q[n1477] <= ((32'h00000000 | (n722 ? n46 : 32'h00000000)) | (n725 ? n79 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2224,11 +2228,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l5_rdata0_q <= bank8_l5_q[n1474];
+    if (n1474) bank8_l5_rdata0_q <= bank8_l5_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n14 : 1'h0)) | (n725 ? n14 : 1'h0))) bank8_l5_q[n1474] <= ((32'h00000000 | (n722 ? n47 : 32'h00000000)) | (n725 ? n80 : 32'h00000000));
+    if (((1'h0 | (n722 ? n14 : 1'h0)) | (n725 ? n14 : 1'h0))) bank8_l5_q[n1477] <= ((32'h00000000 | (n722 ? n47 : 32'h00000000)) | (n725 ? n80 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2240,11 +2244,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l6_rdata0_q <= bank8_l6_q[n1474];
+    if (n1474) bank8_l6_rdata0_q <= bank8_l6_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n15 : 1'h0)) | (n725 ? n15 : 1'h0))) bank8_l6_q[n1474] <= ((32'h00000000 | (n722 ? n48 : 32'h00000000)) | (n725 ? n81 : 32'h00000000));
+    if (((1'h0 | (n722 ? n15 : 1'h0)) | (n725 ? n15 : 1'h0))) bank8_l6_q[n1477] <= ((32'h00000000 | (n722 ? n48 : 32'h00000000)) | (n725 ? n81 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2256,11 +2260,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank8_l7_rdata0_q <= bank8_l7_q[n1474];
+    if (n1474) bank8_l7_rdata0_q <= bank8_l7_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n16 : 1'h0)) | (n725 ? n16 : 1'h0))) bank8_l7_q[n1474] <= ((32'h00000000 | (n722 ? n49 : 32'h00000000)) | (n725 ? n82 : 32'h00000000));
+    if (((1'h0 | (n722 ? n16 : 1'h0)) | (n725 ? n16 : 1'h0))) bank8_l7_q[n1477] <= ((32'h00000000 | (n722 ? n49 : 32'h00000000)) | (n725 ? n82 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2272,11 +2276,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l0_rdata0_q <= bank9_l0_q[n1474];
+    if (n1474) bank9_l0_rdata0_q <= bank9_l0_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n17 : 1'h0)) | (n725 ? n17 : 1'h0))) bank9_l0_q[n1474] <= ((32'h00000000 | (n722 ? n50 : 32'h00000000)) | (n725 ? n83 : 32'h00000000));
+    if (((1'h0 | (n722 ? n17 : 1'h0)) | (n725 ? n17 : 1'h0))) bank9_l0_q[n1477] <= ((32'h00000000 | (n722 ? n50 : 32'h00000000)) | (n725 ? n83 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2288,11 +2292,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l1_rdata0_q <= bank9_l1_q[n1474];
+    if (n1474) bank9_l1_rdata0_q <= bank9_l1_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n18 : 1'h0)) | (n725 ? n18 : 1'h0))) bank9_l1_q[n1474] <= ((32'h00000000 | (n722 ? n51 : 32'h00000000)) | (n725 ? n84 : 32'h00000000));
+    if (((1'h0 | (n722 ? n18 : 1'h0)) | (n725 ? n18 : 1'h0))) bank9_l1_q[n1477] <= ((32'h00000000 | (n722 ? n51 : 32'h00000000)) | (n725 ? n84 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2304,11 +2308,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l2_rdata0_q <= bank9_l2_q[n1474];
+    if (n1474) bank9_l2_rdata0_q <= bank9_l2_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n19 : 1'h0)) | (n725 ? n19 : 1'h0))) bank9_l2_q[n1474] <= ((32'h00000000 | (n722 ? n52 : 32'h00000000)) | (n725 ? n85 : 32'h00000000));
+    if (((1'h0 | (n722 ? n19 : 1'h0)) | (n725 ? n19 : 1'h0))) bank9_l2_q[n1477] <= ((32'h00000000 | (n722 ? n52 : 32'h00000000)) | (n725 ? n85 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2320,11 +2324,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l3_rdata0_q <= bank9_l3_q[n1474];
+    if (n1474) bank9_l3_rdata0_q <= bank9_l3_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n20 : 1'h0)) | (n725 ? n20 : 1'h0))) bank9_l3_q[n1474] <= ((32'h00000000 | (n722 ? n53 : 32'h00000000)) | (n725 ? n86 : 32'h00000000));
+    if (((1'h0 | (n722 ? n20 : 1'h0)) | (n725 ? n20 : 1'h0))) bank9_l3_q[n1477] <= ((32'h00000000 | (n722 ? n53 : 32'h00000000)) | (n725 ? n86 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2336,11 +2340,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l4_rdata0_q <= bank9_l4_q[n1474];
+    if (n1474) bank9_l4_rdata0_q <= bank9_l4_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n21 : 1'h0)) | (n725 ? n21 : 1'h0))) bank9_l4_q[n1474] <= ((32'h00000000 | (n722 ? n54 : 32'h00000000)) | (n725 ? n87 : 32'h00000000));
+    if (((1'h0 | (n722 ? n21 : 1'h0)) | (n725 ? n21 : 1'h0))) bank9_l4_q[n1477] <= ((32'h00000000 | (n722 ? n54 : 32'h00000000)) | (n725 ? n87 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2352,11 +2356,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l5_rdata0_q <= bank9_l5_q[n1474];
+    if (n1474) bank9_l5_rdata0_q <= bank9_l5_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n22 : 1'h0)) | (n725 ? n22 : 1'h0))) bank9_l5_q[n1474] <= ((32'h00000000 | (n722 ? n55 : 32'h00000000)) | (n725 ? n88 : 32'h00000000));
+    if (((1'h0 | (n722 ? n22 : 1'h0)) | (n725 ? n22 : 1'h0))) bank9_l5_q[n1477] <= ((32'h00000000 | (n722 ? n55 : 32'h00000000)) | (n725 ? n88 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2368,11 +2372,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l6_rdata0_q <= bank9_l6_q[n1474];
+    if (n1474) bank9_l6_rdata0_q <= bank9_l6_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n23 : 1'h0)) | (n725 ? n23 : 1'h0))) bank9_l6_q[n1474] <= ((32'h00000000 | (n722 ? n56 : 32'h00000000)) | (n725 ? n89 : 32'h00000000));
+    if (((1'h0 | (n722 ? n23 : 1'h0)) | (n725 ? n23 : 1'h0))) bank9_l6_q[n1477] <= ((32'h00000000 | (n722 ? n56 : 32'h00000000)) | (n725 ? n89 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2384,11 +2388,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank9_l7_rdata0_q <= bank9_l7_q[n1474];
+    if (n1474) bank9_l7_rdata0_q <= bank9_l7_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n24 : 1'h0)) | (n725 ? n24 : 1'h0))) bank9_l7_q[n1474] <= ((32'h00000000 | (n722 ? n57 : 32'h00000000)) | (n725 ? n90 : 32'h00000000));
+    if (((1'h0 | (n722 ? n24 : 1'h0)) | (n725 ? n24 : 1'h0))) bank9_l7_q[n1477] <= ((32'h00000000 | (n722 ? n57 : 32'h00000000)) | (n725 ? n90 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2400,11 +2404,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l0_rdata0_q <= bank10_l0_q[n1474];
+    if (n1474) bank10_l0_rdata0_q <= bank10_l0_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n25 : 1'h0)) | (n725 ? n25 : 1'h0))) bank10_l0_q[n1474] <= ((32'h00000000 | (n722 ? n58 : 32'h00000000)) | (n725 ? n91 : 32'h00000000));
+    if (((1'h0 | (n722 ? n25 : 1'h0)) | (n725 ? n25 : 1'h0))) bank10_l0_q[n1477] <= ((32'h00000000 | (n722 ? n58 : 32'h00000000)) | (n725 ? n91 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2416,11 +2420,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l1_rdata0_q <= bank10_l1_q[n1474];
+    if (n1474) bank10_l1_rdata0_q <= bank10_l1_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n26 : 1'h0)) | (n725 ? n26 : 1'h0))) bank10_l1_q[n1474] <= ((32'h00000000 | (n722 ? n59 : 32'h00000000)) | (n725 ? n92 : 32'h00000000));
+    if (((1'h0 | (n722 ? n26 : 1'h0)) | (n725 ? n26 : 1'h0))) bank10_l1_q[n1477] <= ((32'h00000000 | (n722 ? n59 : 32'h00000000)) | (n725 ? n92 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2432,11 +2436,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l2_rdata0_q <= bank10_l2_q[n1474];
+    if (n1474) bank10_l2_rdata0_q <= bank10_l2_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n27 : 1'h0)) | (n725 ? n27 : 1'h0))) bank10_l2_q[n1474] <= ((32'h00000000 | (n722 ? n60 : 32'h00000000)) | (n725 ? n93 : 32'h00000000));
+    if (((1'h0 | (n722 ? n27 : 1'h0)) | (n725 ? n27 : 1'h0))) bank10_l2_q[n1477] <= ((32'h00000000 | (n722 ? n60 : 32'h00000000)) | (n725 ? n93 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2448,11 +2452,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l3_rdata0_q <= bank10_l3_q[n1474];
+    if (n1474) bank10_l3_rdata0_q <= bank10_l3_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n28 : 1'h0)) | (n725 ? n28 : 1'h0))) bank10_l3_q[n1474] <= ((32'h00000000 | (n722 ? n61 : 32'h00000000)) | (n725 ? n94 : 32'h00000000));
+    if (((1'h0 | (n722 ? n28 : 1'h0)) | (n725 ? n28 : 1'h0))) bank10_l3_q[n1477] <= ((32'h00000000 | (n722 ? n61 : 32'h00000000)) | (n725 ? n94 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2464,11 +2468,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l4_rdata0_q <= bank10_l4_q[n1474];
+    if (n1474) bank10_l4_rdata0_q <= bank10_l4_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n29 : 1'h0)) | (n725 ? n29 : 1'h0))) bank10_l4_q[n1474] <= ((32'h00000000 | (n722 ? n62 : 32'h00000000)) | (n725 ? n95 : 32'h00000000));
+    if (((1'h0 | (n722 ? n29 : 1'h0)) | (n725 ? n29 : 1'h0))) bank10_l4_q[n1477] <= ((32'h00000000 | (n722 ? n62 : 32'h00000000)) | (n725 ? n95 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2480,11 +2484,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l5_rdata0_q <= bank10_l5_q[n1474];
+    if (n1474) bank10_l5_rdata0_q <= bank10_l5_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n30 : 1'h0)) | (n725 ? n30 : 1'h0))) bank10_l5_q[n1474] <= ((32'h00000000 | (n722 ? n63 : 32'h00000000)) | (n725 ? n96 : 32'h00000000));
+    if (((1'h0 | (n722 ? n30 : 1'h0)) | (n725 ? n30 : 1'h0))) bank10_l5_q[n1477] <= ((32'h00000000 | (n722 ? n63 : 32'h00000000)) | (n725 ? n96 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2496,11 +2500,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l6_rdata0_q <= bank10_l6_q[n1474];
+    if (n1474) bank10_l6_rdata0_q <= bank10_l6_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n31 : 1'h0)) | (n725 ? n31 : 1'h0))) bank10_l6_q[n1474] <= ((32'h00000000 | (n722 ? n64 : 32'h00000000)) | (n725 ? n97 : 32'h00000000));
+    if (((1'h0 | (n722 ? n31 : 1'h0)) | (n725 ? n31 : 1'h0))) bank10_l6_q[n1477] <= ((32'h00000000 | (n722 ? n64 : 32'h00000000)) | (n725 ? n97 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2512,11 +2516,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank10_l7_rdata0_q <= bank10_l7_q[n1474];
+    if (n1474) bank10_l7_rdata0_q <= bank10_l7_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n32 : 1'h0)) | (n725 ? n32 : 1'h0))) bank10_l7_q[n1474] <= ((32'h00000000 | (n722 ? n65 : 32'h00000000)) | (n725 ? n98 : 32'h00000000));
+    if (((1'h0 | (n722 ? n32 : 1'h0)) | (n725 ? n32 : 1'h0))) bank10_l7_q[n1477] <= ((32'h00000000 | (n722 ? n65 : 32'h00000000)) | (n725 ? n98 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2528,11 +2532,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l0_rdata0_q <= bank11_l0_q[n1474];
+    if (n1474) bank11_l0_rdata0_q <= bank11_l0_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n33 : 1'h0)) | (n725 ? n33 : 1'h0))) bank11_l0_q[n1474] <= ((32'h00000000 | (n722 ? n66 : 32'h00000000)) | (n725 ? n99 : 32'h00000000));
+    if (((1'h0 | (n722 ? n33 : 1'h0)) | (n725 ? n33 : 1'h0))) bank11_l0_q[n1477] <= ((32'h00000000 | (n722 ? n66 : 32'h00000000)) | (n725 ? n99 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2544,11 +2548,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l1_rdata0_q <= bank11_l1_q[n1474];
+    if (n1474) bank11_l1_rdata0_q <= bank11_l1_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n34 : 1'h0)) | (n725 ? n34 : 1'h0))) bank11_l1_q[n1474] <= ((32'h00000000 | (n722 ? n67 : 32'h00000000)) | (n725 ? n100 : 32'h00000000));
+    if (((1'h0 | (n722 ? n34 : 1'h0)) | (n725 ? n34 : 1'h0))) bank11_l1_q[n1477] <= ((32'h00000000 | (n722 ? n67 : 32'h00000000)) | (n725 ? n100 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2560,11 +2564,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l2_rdata0_q <= bank11_l2_q[n1474];
+    if (n1474) bank11_l2_rdata0_q <= bank11_l2_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n35 : 1'h0)) | (n725 ? n35 : 1'h0))) bank11_l2_q[n1474] <= ((32'h00000000 | (n722 ? n68 : 32'h00000000)) | (n725 ? n101 : 32'h00000000));
+    if (((1'h0 | (n722 ? n35 : 1'h0)) | (n725 ? n35 : 1'h0))) bank11_l2_q[n1477] <= ((32'h00000000 | (n722 ? n68 : 32'h00000000)) | (n725 ? n101 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2576,11 +2580,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l3_rdata0_q <= bank11_l3_q[n1474];
+    if (n1474) bank11_l3_rdata0_q <= bank11_l3_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n36 : 1'h0)) | (n725 ? n36 : 1'h0))) bank11_l3_q[n1474] <= ((32'h00000000 | (n722 ? n69 : 32'h00000000)) | (n725 ? n102 : 32'h00000000));
+    if (((1'h0 | (n722 ? n36 : 1'h0)) | (n725 ? n36 : 1'h0))) bank11_l3_q[n1477] <= ((32'h00000000 | (n722 ? n69 : 32'h00000000)) | (n725 ? n102 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2592,11 +2596,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l4_rdata0_q <= bank11_l4_q[n1474];
+    if (n1474) bank11_l4_rdata0_q <= bank11_l4_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n37 : 1'h0)) | (n725 ? n37 : 1'h0))) bank11_l4_q[n1474] <= ((32'h00000000 | (n722 ? n70 : 32'h00000000)) | (n725 ? n103 : 32'h00000000));
+    if (((1'h0 | (n722 ? n37 : 1'h0)) | (n725 ? n37 : 1'h0))) bank11_l4_q[n1477] <= ((32'h00000000 | (n722 ? n70 : 32'h00000000)) | (n725 ? n103 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2608,11 +2612,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l5_rdata0_q <= bank11_l5_q[n1474];
+    if (n1474) bank11_l5_rdata0_q <= bank11_l5_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n38 : 1'h0)) | (n725 ? n38 : 1'h0))) bank11_l5_q[n1474] <= ((32'h00000000 | (n722 ? n71 : 32'h00000000)) | (n725 ? n104 : 32'h00000000));
+    if (((1'h0 | (n722 ? n38 : 1'h0)) | (n725 ? n38 : 1'h0))) bank11_l5_q[n1477] <= ((32'h00000000 | (n722 ? n71 : 32'h00000000)) | (n725 ? n104 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2624,11 +2628,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l6_rdata0_q <= bank11_l6_q[n1474];
+    if (n1474) bank11_l6_rdata0_q <= bank11_l6_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n39 : 1'h0)) | (n725 ? n39 : 1'h0))) bank11_l6_q[n1474] <= ((32'h00000000 | (n722 ? n72 : 32'h00000000)) | (n725 ? n105 : 32'h00000000));
+    if (((1'h0 | (n722 ? n39 : 1'h0)) | (n725 ? n39 : 1'h0))) bank11_l6_q[n1477] <= ((32'h00000000 | (n722 ? n72 : 32'h00000000)) | (n725 ? n105 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2640,11 +2644,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1472) bank11_l7_rdata0_q <= bank11_l7_q[n1474];
+    if (n1474) bank11_l7_rdata0_q <= bank11_l7_q[n1476];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n722 ? n40 : 1'h0)) | (n725 ? n40 : 1'h0))) bank11_l7_q[n1474] <= ((32'h00000000 | (n722 ? n73 : 32'h00000000)) | (n725 ? n106 : 32'h00000000));
+    if (((1'h0 | (n722 ? n40 : 1'h0)) | (n725 ? n40 : 1'h0))) bank11_l7_q[n1477] <= ((32'h00000000 | (n722 ? n73 : 32'h00000000)) | (n725 ? n106 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2656,11 +2660,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l0_rdata0_q <= bank12_l0_q[n1839];
+    if (n1840) bank12_l0_rdata0_q <= bank12_l0_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n9 : 1'h0)) | (n731 ? n9 : 1'h0))) bank12_l0_q[n1839] <= ((32'h00000000 | (n728 ? n42 : 32'h00000000)) | (n731 ? n75 : 32'h00000000));
+    if (((1'h0 | (n728 ? n9 : 1'h0)) | (n731 ? n9 : 1'h0))) bank12_l0_q[n1843] <= ((32'h00000000 | (n728 ? n42 : 32'h00000000)) | (n731 ? n75 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2672,11 +2676,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l1_rdata0_q <= bank12_l1_q[n1839];
+    if (n1840) bank12_l1_rdata0_q <= bank12_l1_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n10 : 1'h0)) | (n731 ? n10 : 1'h0))) bank12_l1_q[n1839] <= ((32'h00000000 | (n728 ? n43 : 32'h00000000)) | (n731 ? n76 : 32'h00000000));
+    if (((1'h0 | (n728 ? n10 : 1'h0)) | (n731 ? n10 : 1'h0))) bank12_l1_q[n1843] <= ((32'h00000000 | (n728 ? n43 : 32'h00000000)) | (n731 ? n76 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2688,11 +2692,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l2_rdata0_q <= bank12_l2_q[n1839];
+    if (n1840) bank12_l2_rdata0_q <= bank12_l2_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n11 : 1'h0)) | (n731 ? n11 : 1'h0))) bank12_l2_q[n1839] <= ((32'h00000000 | (n728 ? n44 : 32'h00000000)) | (n731 ? n77 : 32'h00000000));
+    if (((1'h0 | (n728 ? n11 : 1'h0)) | (n731 ? n11 : 1'h0))) bank12_l2_q[n1843] <= ((32'h00000000 | (n728 ? n44 : 32'h00000000)) | (n731 ? n77 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2704,11 +2708,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l3_rdata0_q <= bank12_l3_q[n1839];
+    if (n1840) bank12_l3_rdata0_q <= bank12_l3_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n12 : 1'h0)) | (n731 ? n12 : 1'h0))) bank12_l3_q[n1839] <= ((32'h00000000 | (n728 ? n45 : 32'h00000000)) | (n731 ? n78 : 32'h00000000));
+    if (((1'h0 | (n728 ? n12 : 1'h0)) | (n731 ? n12 : 1'h0))) bank12_l3_q[n1843] <= ((32'h00000000 | (n728 ? n45 : 32'h00000000)) | (n731 ? n78 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2720,11 +2724,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l4_rdata0_q <= bank12_l4_q[n1839];
+    if (n1840) bank12_l4_rdata0_q <= bank12_l4_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n13 : 1'h0)) | (n731 ? n13 : 1'h0))) bank12_l4_q[n1839] <= ((32'h00000000 | (n728 ? n46 : 32'h00000000)) | (n731 ? n79 : 32'h00000000));
+    if (((1'h0 | (n728 ? n13 : 1'h0)) | (n731 ? n13 : 1'h0))) bank12_l4_q[n1843] <= ((32'h00000000 | (n728 ? n46 : 32'h00000000)) | (n731 ? n79 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2736,11 +2740,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l5_rdata0_q <= bank12_l5_q[n1839];
+    if (n1840) bank12_l5_rdata0_q <= bank12_l5_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n14 : 1'h0)) | (n731 ? n14 : 1'h0))) bank12_l5_q[n1839] <= ((32'h00000000 | (n728 ? n47 : 32'h00000000)) | (n731 ? n80 : 32'h00000000));
+    if (((1'h0 | (n728 ? n14 : 1'h0)) | (n731 ? n14 : 1'h0))) bank12_l5_q[n1843] <= ((32'h00000000 | (n728 ? n47 : 32'h00000000)) | (n731 ? n80 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2752,11 +2756,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l6_rdata0_q <= bank12_l6_q[n1839];
+    if (n1840) bank12_l6_rdata0_q <= bank12_l6_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n15 : 1'h0)) | (n731 ? n15 : 1'h0))) bank12_l6_q[n1839] <= ((32'h00000000 | (n728 ? n48 : 32'h00000000)) | (n731 ? n81 : 32'h00000000));
+    if (((1'h0 | (n728 ? n15 : 1'h0)) | (n731 ? n15 : 1'h0))) bank12_l6_q[n1843] <= ((32'h00000000 | (n728 ? n48 : 32'h00000000)) | (n731 ? n81 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2768,11 +2772,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank12_l7_rdata0_q <= bank12_l7_q[n1839];
+    if (n1840) bank12_l7_rdata0_q <= bank12_l7_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n16 : 1'h0)) | (n731 ? n16 : 1'h0))) bank12_l7_q[n1839] <= ((32'h00000000 | (n728 ? n49 : 32'h00000000)) | (n731 ? n82 : 32'h00000000));
+    if (((1'h0 | (n728 ? n16 : 1'h0)) | (n731 ? n16 : 1'h0))) bank12_l7_q[n1843] <= ((32'h00000000 | (n728 ? n49 : 32'h00000000)) | (n731 ? n82 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2784,11 +2788,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l0_rdata0_q <= bank13_l0_q[n1839];
+    if (n1840) bank13_l0_rdata0_q <= bank13_l0_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n17 : 1'h0)) | (n731 ? n17 : 1'h0))) bank13_l0_q[n1839] <= ((32'h00000000 | (n728 ? n50 : 32'h00000000)) | (n731 ? n83 : 32'h00000000));
+    if (((1'h0 | (n728 ? n17 : 1'h0)) | (n731 ? n17 : 1'h0))) bank13_l0_q[n1843] <= ((32'h00000000 | (n728 ? n50 : 32'h00000000)) | (n731 ? n83 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2800,11 +2804,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l1_rdata0_q <= bank13_l1_q[n1839];
+    if (n1840) bank13_l1_rdata0_q <= bank13_l1_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n18 : 1'h0)) | (n731 ? n18 : 1'h0))) bank13_l1_q[n1839] <= ((32'h00000000 | (n728 ? n51 : 32'h00000000)) | (n731 ? n84 : 32'h00000000));
+    if (((1'h0 | (n728 ? n18 : 1'h0)) | (n731 ? n18 : 1'h0))) bank13_l1_q[n1843] <= ((32'h00000000 | (n728 ? n51 : 32'h00000000)) | (n731 ? n84 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2816,11 +2820,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l2_rdata0_q <= bank13_l2_q[n1839];
+    if (n1840) bank13_l2_rdata0_q <= bank13_l2_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n19 : 1'h0)) | (n731 ? n19 : 1'h0))) bank13_l2_q[n1839] <= ((32'h00000000 | (n728 ? n52 : 32'h00000000)) | (n731 ? n85 : 32'h00000000));
+    if (((1'h0 | (n728 ? n19 : 1'h0)) | (n731 ? n19 : 1'h0))) bank13_l2_q[n1843] <= ((32'h00000000 | (n728 ? n52 : 32'h00000000)) | (n731 ? n85 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2832,11 +2836,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l3_rdata0_q <= bank13_l3_q[n1839];
+    if (n1840) bank13_l3_rdata0_q <= bank13_l3_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n20 : 1'h0)) | (n731 ? n20 : 1'h0))) bank13_l3_q[n1839] <= ((32'h00000000 | (n728 ? n53 : 32'h00000000)) | (n731 ? n86 : 32'h00000000));
+    if (((1'h0 | (n728 ? n20 : 1'h0)) | (n731 ? n20 : 1'h0))) bank13_l3_q[n1843] <= ((32'h00000000 | (n728 ? n53 : 32'h00000000)) | (n731 ? n86 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2848,11 +2852,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l4_rdata0_q <= bank13_l4_q[n1839];
+    if (n1840) bank13_l4_rdata0_q <= bank13_l4_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n21 : 1'h0)) | (n731 ? n21 : 1'h0))) bank13_l4_q[n1839] <= ((32'h00000000 | (n728 ? n54 : 32'h00000000)) | (n731 ? n87 : 32'h00000000));
+    if (((1'h0 | (n728 ? n21 : 1'h0)) | (n731 ? n21 : 1'h0))) bank13_l4_q[n1843] <= ((32'h00000000 | (n728 ? n54 : 32'h00000000)) | (n731 ? n87 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2864,11 +2868,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l5_rdata0_q <= bank13_l5_q[n1839];
+    if (n1840) bank13_l5_rdata0_q <= bank13_l5_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n22 : 1'h0)) | (n731 ? n22 : 1'h0))) bank13_l5_q[n1839] <= ((32'h00000000 | (n728 ? n55 : 32'h00000000)) | (n731 ? n88 : 32'h00000000));
+    if (((1'h0 | (n728 ? n22 : 1'h0)) | (n731 ? n22 : 1'h0))) bank13_l5_q[n1843] <= ((32'h00000000 | (n728 ? n55 : 32'h00000000)) | (n731 ? n88 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2880,11 +2884,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l6_rdata0_q <= bank13_l6_q[n1839];
+    if (n1840) bank13_l6_rdata0_q <= bank13_l6_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n23 : 1'h0)) | (n731 ? n23 : 1'h0))) bank13_l6_q[n1839] <= ((32'h00000000 | (n728 ? n56 : 32'h00000000)) | (n731 ? n89 : 32'h00000000));
+    if (((1'h0 | (n728 ? n23 : 1'h0)) | (n731 ? n23 : 1'h0))) bank13_l6_q[n1843] <= ((32'h00000000 | (n728 ? n56 : 32'h00000000)) | (n731 ? n89 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2896,11 +2900,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank13_l7_rdata0_q <= bank13_l7_q[n1839];
+    if (n1840) bank13_l7_rdata0_q <= bank13_l7_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n24 : 1'h0)) | (n731 ? n24 : 1'h0))) bank13_l7_q[n1839] <= ((32'h00000000 | (n728 ? n57 : 32'h00000000)) | (n731 ? n90 : 32'h00000000));
+    if (((1'h0 | (n728 ? n24 : 1'h0)) | (n731 ? n24 : 1'h0))) bank13_l7_q[n1843] <= ((32'h00000000 | (n728 ? n57 : 32'h00000000)) | (n731 ? n90 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2912,11 +2916,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l0_rdata0_q <= bank14_l0_q[n1839];
+    if (n1840) bank14_l0_rdata0_q <= bank14_l0_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n25 : 1'h0)) | (n731 ? n25 : 1'h0))) bank14_l0_q[n1839] <= ((32'h00000000 | (n728 ? n58 : 32'h00000000)) | (n731 ? n91 : 32'h00000000));
+    if (((1'h0 | (n728 ? n25 : 1'h0)) | (n731 ? n25 : 1'h0))) bank14_l0_q[n1843] <= ((32'h00000000 | (n728 ? n58 : 32'h00000000)) | (n731 ? n91 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2928,11 +2932,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l1_rdata0_q <= bank14_l1_q[n1839];
+    if (n1840) bank14_l1_rdata0_q <= bank14_l1_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n26 : 1'h0)) | (n731 ? n26 : 1'h0))) bank14_l1_q[n1839] <= ((32'h00000000 | (n728 ? n59 : 32'h00000000)) | (n731 ? n92 : 32'h00000000));
+    if (((1'h0 | (n728 ? n26 : 1'h0)) | (n731 ? n26 : 1'h0))) bank14_l1_q[n1843] <= ((32'h00000000 | (n728 ? n59 : 32'h00000000)) | (n731 ? n92 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2944,11 +2948,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l2_rdata0_q <= bank14_l2_q[n1839];
+    if (n1840) bank14_l2_rdata0_q <= bank14_l2_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n27 : 1'h0)) | (n731 ? n27 : 1'h0))) bank14_l2_q[n1839] <= ((32'h00000000 | (n728 ? n60 : 32'h00000000)) | (n731 ? n93 : 32'h00000000));
+    if (((1'h0 | (n728 ? n27 : 1'h0)) | (n731 ? n27 : 1'h0))) bank14_l2_q[n1843] <= ((32'h00000000 | (n728 ? n60 : 32'h00000000)) | (n731 ? n93 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2960,11 +2964,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l3_rdata0_q <= bank14_l3_q[n1839];
+    if (n1840) bank14_l3_rdata0_q <= bank14_l3_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n28 : 1'h0)) | (n731 ? n28 : 1'h0))) bank14_l3_q[n1839] <= ((32'h00000000 | (n728 ? n61 : 32'h00000000)) | (n731 ? n94 : 32'h00000000));
+    if (((1'h0 | (n728 ? n28 : 1'h0)) | (n731 ? n28 : 1'h0))) bank14_l3_q[n1843] <= ((32'h00000000 | (n728 ? n61 : 32'h00000000)) | (n731 ? n94 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2976,11 +2980,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l4_rdata0_q <= bank14_l4_q[n1839];
+    if (n1840) bank14_l4_rdata0_q <= bank14_l4_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n29 : 1'h0)) | (n731 ? n29 : 1'h0))) bank14_l4_q[n1839] <= ((32'h00000000 | (n728 ? n62 : 32'h00000000)) | (n731 ? n95 : 32'h00000000));
+    if (((1'h0 | (n728 ? n29 : 1'h0)) | (n731 ? n29 : 1'h0))) bank14_l4_q[n1843] <= ((32'h00000000 | (n728 ? n62 : 32'h00000000)) | (n731 ? n95 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -2992,11 +2996,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l5_rdata0_q <= bank14_l5_q[n1839];
+    if (n1840) bank14_l5_rdata0_q <= bank14_l5_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n30 : 1'h0)) | (n731 ? n30 : 1'h0))) bank14_l5_q[n1839] <= ((32'h00000000 | (n728 ? n63 : 32'h00000000)) | (n731 ? n96 : 32'h00000000));
+    if (((1'h0 | (n728 ? n30 : 1'h0)) | (n731 ? n30 : 1'h0))) bank14_l5_q[n1843] <= ((32'h00000000 | (n728 ? n63 : 32'h00000000)) | (n731 ? n96 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3008,11 +3012,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l6_rdata0_q <= bank14_l6_q[n1839];
+    if (n1840) bank14_l6_rdata0_q <= bank14_l6_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n31 : 1'h0)) | (n731 ? n31 : 1'h0))) bank14_l6_q[n1839] <= ((32'h00000000 | (n728 ? n64 : 32'h00000000)) | (n731 ? n97 : 32'h00000000));
+    if (((1'h0 | (n728 ? n31 : 1'h0)) | (n731 ? n31 : 1'h0))) bank14_l6_q[n1843] <= ((32'h00000000 | (n728 ? n64 : 32'h00000000)) | (n731 ? n97 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3024,11 +3028,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank14_l7_rdata0_q <= bank14_l7_q[n1839];
+    if (n1840) bank14_l7_rdata0_q <= bank14_l7_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n32 : 1'h0)) | (n731 ? n32 : 1'h0))) bank14_l7_q[n1839] <= ((32'h00000000 | (n728 ? n65 : 32'h00000000)) | (n731 ? n98 : 32'h00000000));
+    if (((1'h0 | (n728 ? n32 : 1'h0)) | (n731 ? n32 : 1'h0))) bank14_l7_q[n1843] <= ((32'h00000000 | (n728 ? n65 : 32'h00000000)) | (n731 ? n98 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3040,11 +3044,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l0_rdata0_q <= bank15_l0_q[n1839];
+    if (n1840) bank15_l0_rdata0_q <= bank15_l0_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n33 : 1'h0)) | (n731 ? n33 : 1'h0))) bank15_l0_q[n1839] <= ((32'h00000000 | (n728 ? n66 : 32'h00000000)) | (n731 ? n99 : 32'h00000000));
+    if (((1'h0 | (n728 ? n33 : 1'h0)) | (n731 ? n33 : 1'h0))) bank15_l0_q[n1843] <= ((32'h00000000 | (n728 ? n66 : 32'h00000000)) | (n731 ? n99 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3056,11 +3060,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l1_rdata0_q <= bank15_l1_q[n1839];
+    if (n1840) bank15_l1_rdata0_q <= bank15_l1_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n34 : 1'h0)) | (n731 ? n34 : 1'h0))) bank15_l1_q[n1839] <= ((32'h00000000 | (n728 ? n67 : 32'h00000000)) | (n731 ? n100 : 32'h00000000));
+    if (((1'h0 | (n728 ? n34 : 1'h0)) | (n731 ? n34 : 1'h0))) bank15_l1_q[n1843] <= ((32'h00000000 | (n728 ? n67 : 32'h00000000)) | (n731 ? n100 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3072,11 +3076,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l2_rdata0_q <= bank15_l2_q[n1839];
+    if (n1840) bank15_l2_rdata0_q <= bank15_l2_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n35 : 1'h0)) | (n731 ? n35 : 1'h0))) bank15_l2_q[n1839] <= ((32'h00000000 | (n728 ? n68 : 32'h00000000)) | (n731 ? n101 : 32'h00000000));
+    if (((1'h0 | (n728 ? n35 : 1'h0)) | (n731 ? n35 : 1'h0))) bank15_l2_q[n1843] <= ((32'h00000000 | (n728 ? n68 : 32'h00000000)) | (n731 ? n101 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3088,11 +3092,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l3_rdata0_q <= bank15_l3_q[n1839];
+    if (n1840) bank15_l3_rdata0_q <= bank15_l3_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n36 : 1'h0)) | (n731 ? n36 : 1'h0))) bank15_l3_q[n1839] <= ((32'h00000000 | (n728 ? n69 : 32'h00000000)) | (n731 ? n102 : 32'h00000000));
+    if (((1'h0 | (n728 ? n36 : 1'h0)) | (n731 ? n36 : 1'h0))) bank15_l3_q[n1843] <= ((32'h00000000 | (n728 ? n69 : 32'h00000000)) | (n731 ? n102 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3104,11 +3108,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l4_rdata0_q <= bank15_l4_q[n1839];
+    if (n1840) bank15_l4_rdata0_q <= bank15_l4_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n37 : 1'h0)) | (n731 ? n37 : 1'h0))) bank15_l4_q[n1839] <= ((32'h00000000 | (n728 ? n70 : 32'h00000000)) | (n731 ? n103 : 32'h00000000));
+    if (((1'h0 | (n728 ? n37 : 1'h0)) | (n731 ? n37 : 1'h0))) bank15_l4_q[n1843] <= ((32'h00000000 | (n728 ? n70 : 32'h00000000)) | (n731 ? n103 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3120,11 +3124,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l5_rdata0_q <= bank15_l5_q[n1839];
+    if (n1840) bank15_l5_rdata0_q <= bank15_l5_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n38 : 1'h0)) | (n731 ? n38 : 1'h0))) bank15_l5_q[n1839] <= ((32'h00000000 | (n728 ? n71 : 32'h00000000)) | (n731 ? n104 : 32'h00000000));
+    if (((1'h0 | (n728 ? n38 : 1'h0)) | (n731 ? n38 : 1'h0))) bank15_l5_q[n1843] <= ((32'h00000000 | (n728 ? n71 : 32'h00000000)) | (n731 ? n104 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3136,11 +3140,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l6_rdata0_q <= bank15_l6_q[n1839];
+    if (n1840) bank15_l6_rdata0_q <= bank15_l6_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n39 : 1'h0)) | (n731 ? n39 : 1'h0))) bank15_l6_q[n1839] <= ((32'h00000000 | (n728 ? n72 : 32'h00000000)) | (n731 ? n105 : 32'h00000000));
+    if (((1'h0 | (n728 ? n39 : 1'h0)) | (n731 ? n39 : 1'h0))) bank15_l6_q[n1843] <= ((32'h00000000 | (n728 ? n72 : 32'h00000000)) | (n731 ? n105 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3152,11 +3156,11 @@ module regfile_g4_r128_s1_w32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1837) bank15_l7_rdata0_q <= bank15_l7_q[n1839];
+    if (n1840) bank15_l7_rdata0_q <= bank15_l7_q[n1842];
   end
 
   always @(posedge clk_core_i) begin
-    if (((1'h0 | (n728 ? n40 : 1'h0)) | (n731 ? n40 : 1'h0))) bank15_l7_q[n1839] <= ((32'h00000000 | (n728 ? n73 : 32'h00000000)) | (n731 ? n106 : 32'h00000000));
+    if (((1'h0 | (n728 ? n40 : 1'h0)) | (n731 ? n40 : 1'h0))) bank15_l7_q[n1843] <= ((32'h00000000 | (n728 ? n73 : 32'h00000000)) | (n731 ? n106 : 32'h00000000));
   end
 
 `ifndef SYNTHESIS
@@ -3169,6 +3173,6 @@ module regfile_g4_r128_s1_w32 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{clk_hot_i, n1108, n1473, n1838, n451, n486, n505, n516, n523, n528, n533, n568, n587, n598, n605, n610, n634, n667, n743, rd_en_i, rd_row_i, rf_wr0_hi_i, rf_wr0_lo_i, rf_wr0_mask_i, rf_wr1_hi_i, rf_wr1_lo_i, rf_wr1_mask_i, rf_wr1_pair_i, rf_wr1_reg_i, rf_wr1_valid_i, rf_wr1_warp_i};
+  assign unused_signals = ^{clk_hot_i, n1109, n1475, n1841, n451, n486, n505, n516, n523, n528, n533, n568, n587, n598, n605, n610, n634, n667, n743, rd_en_i, rd_row_i, rf_wr0_hi_i, rf_wr0_lo_i, rf_wr0_mask_i, rf_wr1_hi_i, rf_wr1_lo_i, rf_wr1_mask_i, rf_wr1_pair_i, rf_wr1_reg_i, rf_wr1_valid_i, rf_wr1_warp_i};
 
 endmodule

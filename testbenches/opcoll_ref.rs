@@ -183,6 +183,26 @@ impl OpcollRef {
         }
     }
 
+    /// `is<s>_ready_o` per pool: all four units when a collector is free,
+    /// but not the LSU while a collector of the pool holds an LSU
+    /// instruction (one per pool).
+    fn ready_bits(&self) -> [u32; 2] {
+        let psz = self.g.collectors / self.g.scheds;
+        std::array::from_fn(|s| {
+            if s >= self.g.scheds {
+                return 0;
+            }
+            let pool = &self.colls[s * psz..(s + 1) * psz];
+            if pool.iter().all(|c| c.valid) {
+                0
+            } else if pool.iter().any(|c| c.valid && c.unit == 3) {
+                7
+            } else {
+                15
+            }
+        })
+    }
+
     fn entry(&self, warp: u32) -> (u32, u32) {
         let w = warp as usize;
         if w < self.g.max_warps {
@@ -261,9 +281,9 @@ impl OpcollRef {
 
         // Outputs (before the edge).
         let mut o: OpcollOut<Concrete> = zero_ports();
-        let free = |s: usize| (s * psz..(s + 1) * psz).any(|c| !self.colls[c].valid);
-        o.is0_ready_o = Bits::new(if free(0) { 15 } else { 0 });
-        o.is1_ready_o = Bits::new(if g.scheds > 1 && free(1) { 15 } else { 0 });
+        let ready = self.ready_bits();
+        o.is0_ready_o = Bits::new(ready[0] as u64);
+        o.is1_ready_o = Bits::new(if g.scheds > 1 { ready[1] as u64 } else { 0 });
         let lanes32 = |v: [u32; 32]| -> [Bits<32>; 32] { std::array::from_fn(|l| Bits::new(v[l] as u64)) };
         let lanes64 = |hi: [u32; 32], lo: [u32; 32]| -> [Bits<64>; 32] {
             std::array::from_fn(|l| Bits::new(((hi[l] as u64) << 32) | lo[l] as u64))
@@ -352,7 +372,8 @@ impl OpcollRef {
             o.err_reg_o = Bits::new(r as u64);
         }
 
-        // 4. Register file edge: writes (checked), reads of free groups.
+        // 4. Register file edge: writes (checked), reads of free groups
+        // (of every group with 1R1W banks).
         let mut busy = vec![false; g.groups];
         let mut writes = vec![];
         let mut rf_err: Err3 = None;
@@ -387,7 +408,9 @@ impl OpcollRef {
             }
         }
         for k in 0..g.groups {
-            let en = rd[k].is_some() && !busy[k];
+            // 1RW: a write takes the group; 1R1W: the read happens too
+            // (and reads the row before this edge's write).
+            let en = rd[k].is_some() && (!busy[k] || g.dual_port);
             if en {
                 let row = rd[k].unwrap();
                 self.rdata[k] = std::array::from_fn(|l| self.bank[k][row * 32 + l]);
@@ -411,7 +434,7 @@ impl OpcollRef {
             let Some(c) = (s * psz..(s + 1) * psz).find(|&c| !self.colls[c].valid) else {
                 continue;
             };
-            if !p.valid || p.unit >= 4 {
+            if !p.valid || p.unit >= 4 || ready[s] >> p.unit & 1 == 0 {
                 continue;
             }
             let warp = p.tag & 63;

@@ -9,7 +9,7 @@
 //! * latency (`lat_*`, `smem_lat`, `gmem_lat`, `bar_lat`): (delta - delta of
 //!   `lat_loop`) x 2 / (32 x iters) hot cycles per instruction, delta read
 //!   from thread 0 (the largest thread's for `bar_lat`);
-//! * throughput (`tput_*`, `mix_mad_mul`): 32 x iters x threads / (largest
+//! * throughput (`tput_*`, `mix_mad_mul`): 128 x iters x threads / (largest
 //!   delta x 2) thread instructions per hot cycle (every warp is resident
 //!   for the whole loop, so the loops overlap);
 //! * `smem_stride`: hot cycles per `LDS` warp instruction, (delta - delta of
@@ -109,7 +109,7 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
                 let (d, cyc, rep) = delta(cfg, c, 20, threads)?;
                 (
                     "thread ops per hot cycle",
-                    32.0 * n * threads as f64 / (2.0 * d as f64),
+                    crate::testbenches::kernels::micro::TPUT_OPS as f64 * n * threads as f64 / (2.0 * d as f64),
                     cyc,
                     rep,
                 )

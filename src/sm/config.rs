@@ -62,6 +62,10 @@ pub struct SmConfig {
     pub registers: u32,
     /// Register-file banks.
     pub reg_banks: u32,
+    /// Ports per register-file bank: 1 = one read or one write per core
+    /// cycle (1RW, a write wins over a read); 2 = one read and one write
+    /// (1R1W, a simple dual-port RAM). The seeds do not say; docs/regfile.md.
+    pub reg_bank_ports: u32,
     /// Fewest registers a thread may declare.
     pub min_regs_per_thread: u32,
     /// Most registers a thread may declare.
@@ -216,6 +220,7 @@ impl SmConfig {
             ("max_threads", self.max_threads, 1, 64 * 32),
             ("registers", self.registers, 1, 1 << 20),
             ("reg_banks", self.reg_banks, 1, 64),
+            ("reg_bank_ports", self.reg_bank_ports, 1, 2),
             ("min_regs_per_thread", self.min_regs_per_thread, 1, 128),
             ("max_regs_per_thread", self.max_regs_per_thread, 1, 128),
             ("smem_bytes", self.smem_bytes, 1, 1 << 20),

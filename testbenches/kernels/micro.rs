@@ -4,10 +4,11 @@
 //! leave in global memory.
 //!
 //! Each kernel reads `SR_CLOCK` before and after a loop of 32 identical
-//! instructions per iteration and stores the difference beside its result.
-//! In the golden model `SR_CLOCK` counts the warp's instructions, so the
-//! references predict the golden delta exactly (`1 + iters x 35`, or
-//! `1 + iters x 3` for `lat_loop`); on the SM it counts cycles, which is the
+//! instructions per iteration (the throughput kernels: 128, `TPUT_OPS`)
+//! and stores the difference beside its result. In the golden model
+//! `SR_CLOCK` counts the warp's instructions, so the references predict
+//! the golden delta exactly (`1 + iters x 35`, `1 + iters x 131` for the
+//! throughput kernels, `1 + iters x 3` for `lat_loop`); on the SM it counts cycles, which is the
 //! measurement. The lock-step checker must therefore not compare the
 //! values of `S2R SR_CLOCK` and of what is computed from them.
 //!
@@ -85,7 +86,13 @@ const ITERS: u32 = 3;
 /// the warps' start (CTA launch, the header's constant loads) and of their
 /// stores is small beside the overlapped loops (with 3, a full Fermi SM's
 /// 48 warps spent most of the window on the LSU and measured 14 of 32).
-const TPUT_ITERS: u32 = 16;
+/// 4 iterations of 128 operations: the 512 per thread of 16 x 32 before.
+const TPUT_ITERS: u32 = 8;
+/// Operations per loop iteration of the throughput kernels (32 groups of
+/// 4 accumulators), and issues per iteration with the loop's IADD, ISETP
+/// and BRA.
+pub const TPUT_OPS: u32 = 128;
+const TPUT_ISSUES: u32 = TPUT_OPS + 3;
 const RN: Round = Round::NearEven;
 const TIN: Tininess = Tininess::AfterRounding;
 
@@ -140,7 +147,7 @@ fn one_warp(name: &'static str, params: Vec<u32>, bytes: usize, expected: Vec<u8
 }
 
 /// The throughput kernels: four accumulators per thread, `ops` applied to
-/// them in the kernel's order (8 x TPUT_ITERS times), `grid` CTAs of `block`.
+/// them in the kernel's order (TPUT_OPS / 4 x TPUT_ITERS times), `grid` CTAs of `block`.
 fn tput(name: &'static str, fp: Fp32, grid: u32, block: u32, ops: [fn(Fp32, u32) -> u32; 4]) -> MicroCase {
     let n = (grid * block) as usize;
     let mut exp = vec![0u8; n * 20];
@@ -152,12 +159,16 @@ fn tput(name: &'static str, fp: Fp32, grid: u32, block: u32, ops: [fn(Fp32, u32)
             fp.fadd(a0, f32c(2.0)),
             fp.fadd(a0, f32c(3.0)),
         ];
-        for _ in 0..8 * TPUT_ITERS {
+        for _ in 0..TPUT_OPS / 4 * TPUT_ITERS {
             for (k, x) in a.iter_mut().enumerate() {
                 *x = ops[k](fp, *x);
             }
         }
-        words(&mut exp, 20 * t, &[delta(TPUT_ITERS, 35), a[0], a[1], a[2], a[3]]);
+        words(
+            &mut exp,
+            20 * t,
+            &[delta(TPUT_ITERS, TPUT_ISSUES), a[0], a[1], a[2], a[3]],
+        );
     }
     MicroCase {
         name,

@@ -18,8 +18,12 @@
 //!
 //! * Clock domain: core. `is<s>_ready_o` is Moore (collector valid bits).
 //! * Collectors: `opcoll_units`, pooled per scheduler (`opcoll_units /
-//!   warp_schedulers` each), any unit class; `is<s>_ready_o` has the same
-//!   value in its 4 bits (a collector of pool s is free). Why pooled: with a
+//!   warp_schedulers` each), any unit class; bit u of `is<s>_ready_o`: a
+//!   collector of pool s is free, and for the LSU (bit 3) also no
+//!   collector of the pool holds an LSU instruction (at most one per pool:
+//!   a load or store waiting for the LSU, which takes one instruction at a
+//!   time, must not hold the collectors the arithmetic stream needs). An
+//!   issue is taken when `valid && ready[unit]`. Why pooled: with a
 //!   Moore `ready` a collector is busy for the 2 cycles from issue to
 //!   dispatch and free again one cycle later, so one issue stream needs 2
 //!   busy collectors; the preset counts (GT200 4, Fermi 8) sustain dual
@@ -344,8 +348,12 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
     fn module_name(&self) -> String {
         let g = &self.geom;
         format!(
-            "opcoll_g{G}_r{}_s{}_w{}_n{}",
-            g.rows, g.scheds, g.max_warps, g.collectors
+            "opcoll_g{G}_r{}_s{}_w{}_n{}{}",
+            g.rows,
+            g.scheds,
+            g.max_warps,
+            g.collectors,
+            if g.dual_port { "_1r1w" } else { "" }
         )
     }
 
@@ -663,9 +671,19 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             let p = &iss[s];
             let pool: Vec<usize> = (s * psz..(s + 1) * psz).collect();
             let any_free = or_all(cx, &pool.iter().map(|&c| free[c]).collect::<Vec<_>>());
-            ready[s] = any_free.mux(cx.lit::<4>(15), cx.lit::<4>(0));
+            // At most one LSU instruction per pool: a memory instruction
+            // waiting for the LSU must not take the collectors the
+            // arithmetic stream needs.
+            let lsu_held: Vec<S<C, 1>> = pool
+                .iter()
+                .map(|&c| valid[c] & unit[c].eq(cx.lit::<3>(UNIT_LSU)))
+                .collect();
+            let lsu_held = or_all(cx, &lsu_held);
+            let all = lsu_held.mux(cx.lit::<4>(7), cx.lit::<4>(15));
+            ready[s] = any_free.mux(all, cx.lit::<4>(0));
             let unit_ok = p.unit.ult(cx.lit::<3>(4));
-            let take = p.valid & unit_ok & any_free;
+            let bit = ready[s].shr(p.unit).slice::<0, 1>();
+            let take = p.valid & unit_ok & bit;
             // Placement of the 6 reads.
             let warp: S<C, 6> = p.tag.slice::<0, 6>();
             let base = index(cx, &rf_out.tab_base_o, warp);
@@ -956,6 +974,21 @@ mod tests {
     #[test]
     fn random_matches_reference_fermi() {
         let g = RfGeom::from_config(&SmConfig::preset("fermi").unwrap()).unwrap();
+        let mut sim = Sim::new(Opcoll::<8, 256, 7>::new(g).unwrap()).unwrap();
+        let st = random_run(&mut sim, &g, 3000, 2).unwrap();
+        // 1R1W banks (fermi's `reg_bank_ports = 2`): no read ever gives
+        // way to a write.
+        assert!(g.dual_port);
+        assert!(
+            st.dispatched > 1000 && st.cnt[0] > 0 && st.cnt[1] == 0 && st.writes > 1000 && st.errors > 0,
+            "{st:?}"
+        );
+    }
+
+    #[test]
+    fn random_matches_reference_fermi_1rw() {
+        let mut g = RfGeom::from_config(&SmConfig::preset("fermi").unwrap()).unwrap();
+        g.dual_port = false;
         let mut sim = Sim::new(Opcoll::<8, 256, 7>::new(g).unwrap()).unwrap();
         let st = random_run(&mut sim, &g, 3000, 2).unwrap();
         assert!(

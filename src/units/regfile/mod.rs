@@ -152,6 +152,9 @@ pub struct RfGeom {
     pub max_warps: usize,
     /// Operand collectors (opcoll).
     pub collectors: usize,
+    /// 1R1W banks (`reg_bank_ports = 2`): a read and a write of one group
+    /// in the same cycle both happen; else 1RW, the write wins.
+    pub dual_port: bool,
 }
 
 /// Why a geometry cannot be built.
@@ -188,6 +191,7 @@ impl RfGeom {
             rows,
             max_warps: c.max_warps as usize,
             collectors: n,
+            dual_port: c.reg_bank_ports == 2,
         })
     }
 
@@ -376,7 +380,8 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
 
     fn module_name(&self) -> String {
         let g = &self.geom;
-        format!("regfile_g{G}_r{}_s{}_w{}", g.rows, g.scheds, g.max_warps)
+        let ports = if g.dual_port { "_1r1w" } else { "" };
+        format!("regfile_g{G}_r{}_s{}_w{}{ports}", g.rows, g.scheds, g.max_warps)
     }
 
     fn decl(&self) -> &Decl {
@@ -460,9 +465,19 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
             let busy = or_all(cx, &sel);
             let rows: Vec<S<C, 8>> = (0..g.scheds).flat_map(|w| rowsel[w]).collect();
             let wrow = pick(cx, &sel, &rows);
-            let ren = i.rd_en_i[k] & !busy;
-            let addr8 = busy.mux(wrow, i.rd_row_i[k]);
-            let addr: S<C, A> = addr8.slice::<0, A>();
+            let ren = if g.dual_port {
+                i.rd_en_i[k]
+            } else {
+                i.rd_en_i[k] & !busy
+            };
+            let raddr8 = if g.dual_port {
+                i.rd_row_i[k]
+            } else {
+                busy.mux(wrow, i.rd_row_i[k])
+            };
+            let waddr8 = if g.dual_port { wrow } else { raddr8 };
+            let addr: S<C, A> = raddr8.slice::<0, A>();
+            let waddr: S<C, A> = waddr8.slice::<0, A>();
             let ns = 2 * g.scheds;
             // Simulation only: no write to this group, so the picks are 0.
             let no_write = sel.iter().all(|&x| cx.known_low(x));
@@ -476,7 +491,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
                     (pick(cx, &sel, &data[..ns]), pick(cx, &sel, &masks[..ns]))
                 };
                 rd_data[k * LANES + l] = cx.mem_read(self.mems[k][l], 0, ren, addr);
-                cx.mem_write(self.mems[k][l], 0, we, addr, wd);
+                cx.mem_write(self.mems[k][l], 0, we, waddr, wd);
             }
             cx.d(self.done[k], ren);
             done_o[k] = cx.q(self.done[k]);

@@ -158,8 +158,10 @@ pub struct WbParams {
 impl WbParams {
     /// Depths for `cfg`: a unit accepting a warp instruction every `i`
     /// core cycles whose result comes `l` core cycles after the accept has
-    /// at most `ceil(l / i)` results in flight; one more entry covers the
-    /// cycle between a write and the next dispatch. `lsu_max_out` is the
+    /// at most `ceil(l / i)` results in flight; a credit comes back 2 core
+    /// cycles after the result (written at the next edge, `wb_room_o` high
+    /// the cycle after), so a full-rate stream needs `ceil((l + 2) / i)`
+    /// entries (and at least `ceil(l / i) + 1`). `lsu_max_out` is the
     /// LSU's limit on outstanding instructions.
     pub fn of(cfg: &SmConfig, lsu_max_out: usize) -> WbParams {
         let ns = cfg.warp_schedulers.max(1) as usize;
@@ -169,12 +171,13 @@ impl WbParams {
         // the core edge; accepts every (32/lanes)/2 core cycles.
         let sp_stream = 32 / lanes_grp;
         let sp_lat = div(sp_stream + cfg.sp_latency as usize + 2, 2);
-        let sp = div(sp_lat, div(sp_stream, 2)) + 1;
+        let credits = |lat: usize, int: usize| (div(lat, int) + 1).max(div(lat + 2, int));
+        let sp = credits(sp_lat, div(sp_stream, 2));
         // SFU: FMUL co-issue every 2 core cycles is its fastest rate.
         let sfu_stream = 32 / (cfg.sfu_units.max(1) as usize);
         let sfu_lat = div(sfu_stream + cfg.sfu_latency as usize, 2);
         let sfu_int = if cfg.sfu_fmul { 2 } else { div(sfu_stream, 2) };
-        let sfu = div(sfu_lat, sfu_int) + 1;
+        let sfu = credits(sfu_lat, sfu_int);
         let dl = if cfg.fp64_units > 0 {
             cfg.fp64_units as usize
         } else if cfg.fp64_rate_divisor > 0 {
@@ -184,7 +187,7 @@ impl WbParams {
         };
         let d_stream = 32 / dl.clamp(1, 32);
         let d_lat = div(d_stream + cfg.dpu_latency as usize + 2, 2);
-        let dpu = div(d_lat, div(d_stream, 2)) + 1;
+        let dpu = credits(d_lat, div(d_stream, 2));
         let cap = |d: usize| d.clamp(2, MAX_DEPTH);
         WbParams {
             depth: [cap(sp), cap(sp), cap(sfu), cap(dpu), cap(lsu_max_out + 1), 2],

@@ -1,11 +1,14 @@
 ; mix_mad_mul: FMAD and FMUL interleaved, independent: dual issue of the MUL beside the MAD (sfu_fmul presets).
 ;
-; Every thread keeps four independent accumulators R2..R5 and runs 32
-; instructions per loop iteration (FMAD R2, R2, R6, R7, FMUL R4, R4, R6, FMAD R3, R3, R6, R7, FMUL R5, R5, R6, 8 times),
+; Every thread keeps four independent accumulators R2..R5 and runs 128
+; instructions per loop iteration (FMAD R2, R2, R6, R7, FMUL R4, R4, R6,
+; FMAD R3, R3, R6, R7, FMUL R5, R5, R6, 32 times); the loop's IADD, ISETP
+; and BRA are 3 of its 131 issues, so the kernel can show 97.7% of the
+; peak;
 ; `iters` iterations, between two SR_CLOCK reads. Launch many warps (e.g.
 ; block 512 on gt200, 1024 on fermi, several CTAs) so the pipeline latency is
-; hidden: throughput = 32 x iters x threads / (delta in hot cycles).
-; In the golden model SR_CLOCK counts warp instructions: delta = 1 + iters x 35.
+; hidden: throughput = 128 x iters x threads / (delta in hot cycles).
+; In the golden model SR_CLOCK counts warp instructions: delta = 1 + iters x 131.
 ; Output per thread at out + global tid x 20: delta, R2, R3, R4, R5.
 ; Hardware: GT200: about 93-94% of 3 flops per SP per hot cycle (SPEC section 8, from Wong et al., ISPASS 2010).
 ; Launch: any grid and 1-D block; params out, iters (>= 1).
@@ -23,6 +26,102 @@
     MOV R7, 0.5
     S2R R8, SR_CLOCK
 loop:
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
+    FMAD R2, R2, R6, R7
+    FMUL R4, R4, R6
+    FMAD R3, R3, R6, R7
+    FMUL R5, R5, R6
     FMAD R2, R2, R6, R7
     FMUL R4, R4, R6
     FMAD R3, R3, R6, R7

@@ -195,7 +195,7 @@ impl OpcollRef {
             let pool = &self.colls[s * psz..(s + 1) * psz];
             if pool.iter().all(|c| c.valid) {
                 0
-            } else if pool.iter().any(|c| c.valid && c.unit == 3) {
+            } else if pool.iter().filter(|c| c.valid && c.unit == 3).count() >= crate::units::opcoll::LSU_PER_POOL {
                 7
             } else {
                 15

@@ -19,10 +19,11 @@
 //! * Clock domain: core. `is<s>_ready_o` is Moore (collector valid bits).
 //! * Collectors: `opcoll_units`, pooled per scheduler (`opcoll_units /
 //!   warp_schedulers` each), any unit class; bit u of `is<s>_ready_o`: a
-//!   collector of pool s is free, and for the LSU (bit 3) also no
-//!   collector of the pool holds an LSU instruction (at most one per pool:
-//!   a load or store waiting for the LSU, which takes one instruction at a
-//!   time, must not hold the collectors the arithmetic stream needs). An
+//!   collector of pool s is free, and for the LSU (bit 3) also fewer than
+//!   `LSU_PER_POOL` (2) collectors of the pool hold an LSU instruction
+//!   (loads and stores waiting for the LSU, which takes one instruction at
+//!   a time, must not hold the collectors the arithmetic stream needs; with
+//!   1 a stream of LDS left a bubble between instructions). An
 //!   issue is taken when `valid && ready[unit]`. Why pooled: with a
 //!   Moore `ready` a collector is busy for the 2 cycles from issue to
 //!   dispatch and free again one cycle later, so one issue stream needs 2
@@ -62,6 +63,10 @@
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::units::regfile::{index, or_all, pick, place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
 
+/// LSU instructions a collector pool holds at most (one being dispatched,
+/// one collecting behind it): loads and stores waiting for the LSU leave
+/// the rest of the pool to the arithmetic stream.
+pub const LSU_PER_POOL: usize = 2;
 /// Reads per collector: a.lo, a.hi, b.lo, b.hi, c.lo, c.hi.
 pub const READS: usize = 6;
 /// Unit codes (docs/sm.md section 4).
@@ -674,11 +679,12 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             // At most one LSU instruction per pool: a memory instruction
             // waiting for the LSU must not take the collectors the
             // arithmetic stream needs.
-            let lsu_held: Vec<S<C, 1>> = pool
+            let lsu_in: Vec<S<C, 1>> = pool
                 .iter()
                 .map(|&c| valid[c] & unit[c].eq(cx.lit::<3>(UNIT_LSU)))
                 .collect();
-            let lsu_held = or_all(cx, &lsu_held);
+            let lsu_n = popcount(cx, &lsu_in);
+            let lsu_held = !lsu_n.ult(cx.lit::<32>(LSU_PER_POOL as u64));
             let all = lsu_held.mux(cx.lit::<4>(7), cx.lit::<4>(15));
             ready[s] = any_free.mux(all, cx.lit::<4>(0));
             let unit_ok = p.unit.ult(cx.lit::<3>(4));

@@ -251,6 +251,9 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Cta, "fermi"),
     (BlockName::Wb, "gt200"),
     (BlockName::Wb, "fermi"),
+    // The whole SM (top `sm_<preset>` and every block module it uses).
+    (BlockName::Sm, "gt200"),
+    (BlockName::Sm, "fermi"),
 ];
 
 /// `(module, verilog)` of every module of block `name` built for `cfg`.

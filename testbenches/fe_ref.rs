@@ -398,7 +398,11 @@ impl SchedRef {
     /// The unit warp `v`'s head goes to with readiness `ready`.
     pub fn eff_unit(&self, v: &WarpView, ready: u8) -> u8 {
         let r = |k: u8| ready >> k & 1 == 1;
-        if v.dec.fmul && !r(0) && self.p.sfu_fmul && r(1) {
+        // After an SP issue a dual-issue scheduler sends the MUL to the
+        // SFU's multipliers; otherwise the SFU takes it only when the SP
+        // cannot.
+        let sfu_first = self.p.alt && self.last_sp;
+        if v.dec.fmul && self.p.sfu_fmul && r(1) && (sfu_first || !r(0)) {
             1
         } else {
             v.dec.unit

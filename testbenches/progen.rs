@@ -57,6 +57,7 @@ use crate::golden::asm::{assemble, disassemble};
 use crate::golden::isa::Program;
 use crate::golden::model::Launch;
 use crate::sm::config::{MulAdd, SmConfig};
+use crate::testbenches::cta_ref::{occupancy, CtaLaunch};
 
 /// Generator options.
 #[derive(Debug, Clone, Copy)]
@@ -618,7 +619,16 @@ pub fn generate_with(cfg: &SmConfig, seed: u64, opts: Opts) -> ProgenCase {
     let regs = DATA0 + ndata;
     // Threads per CTA: within the preset's limits and the register file.
     let by_regs = cfg.registers / (regs * 32) * 32;
-    let tmax = cfg.max_threads.min(by_regs).min(512);
+    // The register file's rows bind too (`cta_ref::occupancy`: a warp takes
+    // ceil(regs / H) rows of every bank group, so tesla fits fewer warps
+    // than the occupancy calculator's count; tesla seed 68 drew 326 threads
+    // of 22 registers, which the SM refuses with error 9).
+    let fits = |w: u32| {
+        let l = CtaLaunch { grid: [1, 1], block: [32 * w, 1, 1], nregs: regs, smem: 0 };
+        occupancy(cfg, &l).is_ok()
+    };
+    let by_rows = 32 * (1..=cfg.max_threads / 32).take_while(|&w| fits(w)).count() as u32;
+    let tmax = cfg.max_threads.min(by_regs).min(by_rows).min(512);
     let t = match r.gen_range(0..4) {
         0 => r.gen_range(1..=32),
         1 => 32 * r.gen_range(1..=tmax / 32),

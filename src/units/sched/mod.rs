@@ -26,8 +26,10 @@
 //!   head present (`hv_i`, instruction buffer), scoreboard clear
 //!   (`sb_ok_i`), head decoded without error, and its unit free:
 //!   `ready_i[unit]` (opcoll's `is<s>_ready_o`, Moore); control ops (unit 4)
-//!   need no collector. FMUL (`h_fmul_i`) goes to the SP when `ready_i[SP]`,
-//!   else, on presets with `sfu_fmul`, to the SFU when `ready_i[SFU]`.
+//!   need no collector. FMUL (`h_fmul_i`) on presets with `sfu_fmul`: to
+//!   the SFU when `ready_i[SFU]` and, on `alt` presets, the last issue went
+//!   to the SP (the MUL beside the MAD, seed 000 figure 6); otherwise to
+//!   the SP when `ready_i[SP]`, else to the SFU when `ready_i[SFU]`.
 //! * Round robin: the first eligible warp after the last issued one
 //!   (`rr_q`), wrapping: a warp that stays eligible issues within LW issues
 //!   of this scheduler (it waits at most LW-1 = 31 on GT200, 23 on Fermi).
@@ -247,6 +249,7 @@ impl<const LW: usize> Block for Sched<LW> {
             }
         };
         let fmul_sfu_ok = if p.sfu_fmul { rdy(1) } else { cx.lit::<1>(0) };
+        let alt_after_sp = if p.alt { last_sp } else { cx.lit::<1>(0) };
         let peer_dpu = i.peer_valid_i & i.peer_unit_i.eq(u_dpu);
         let peer_sp = i.peer_valid_i & i.peer_unit_i.eq(u_sp);
         let mut elig = Vec::with_capacity(LW);
@@ -256,8 +259,10 @@ impl<const LW: usize> Block for Sched<LW> {
         let mut bad = Vec::with_capacity(LW);
         for w in 0..LW {
             let unit = i.h_unit_i[w];
-            // FMUL: the SP when free, else the SFU (sfu_fmul).
-            let to_sfu = i.h_fmul_i[w] & !rdy(0) & fmul_sfu_ok;
+            // FMUL (sfu_fmul): the SFU's multipliers right after an SP
+            // issue on `alt` presets (seed 000 figure 6), else the SP when
+            // free, else the SFU.
+            let to_sfu = i.h_fmul_i[w] & fmul_sfu_ok & (!rdy(0) | alt_after_sp);
             let e = to_sfu.mux(u_sfu, unit);
             let mut ur = unit.eq(u_ctrl);
             for k in 0..4 {

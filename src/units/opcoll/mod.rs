@@ -27,8 +27,10 @@
 //!   issue is taken when `valid && ready[unit]`. Why pooled: with a
 //!   Moore `ready` a collector is busy for the 2 cycles from issue to
 //!   dispatch and free again one cycle later, so one issue stream needs 2
-//!   busy collectors; the preset counts (GT200 4, Fermi 8) sustain dual
-//!   issue only when any collector can take any class (docs/regfile.md).
+//!   busy collectors; the preset counts (GT200 6, Tesla 4, Fermi 8)
+//!   sustain dual issue only when any collector can take any class
+//!   (docs/regfile.md; GT200's 6 keep the MAD+MUL mix at full rate
+//!   through bank conflicts, docs/calibration.md).
 //! * Timing (docs/sm.md section 8): issue at edge e0; reads granted in cycle
 //!   e0+1; data in cycle e0+2, and a conflict-free instruction dispatches at
 //!   edge e0+2 (payload straight from the read data). A collector is free

@@ -479,6 +479,19 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
         gtkw.contains("[dumpfile] \"fifo_pair.vcd\"") && gtkw.contains("fifo_pair.count_q[15:0]"),
         "{gtkw}"
     );
+    // One collapsed group per child instance, and every trace the save
+    // file names is a signal of the VCD (GTKWave drops unknown names).
+    assert!(gtkw.contains("-u_first ("), "{gtkw}");
+    assert!(gtkw.contains("fifo_pair.u_first.wr_ptr_q"), "{gtkw}");
+    let traces: Vec<&str> = gtkw
+        .lines()
+        .filter(|l| !l.starts_with(['@', '-', '[']))
+        .map(|l| l.split('[').next().unwrap())
+        .collect();
+    assert!(traces.len() > 10, "{gtkw}");
+    for t in traces {
+        assert!(has(t), "{t} of the .gtkw is not in the VCD");
+    }
     assert_eq!(hot_edges, 300);
     assert_eq!(core_edges, 150);
     for reg in [

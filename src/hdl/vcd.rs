@@ -16,6 +16,7 @@
 //! before that edge.
 
 use super::bits::{pack_elems, words_for};
+use super::block::RegInfo;
 use super::trace::Design;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -324,7 +325,10 @@ impl VcdWriter {
 /// in one group, the indexed ones (`pc3`, `act3`, `live3`: per warp, per CTA
 /// slot, per lane) in one collapsed group per index, holding every stem that
 /// shares that index range (so per-warp and per-CTA registers of the same
-/// block land in different groups). Buses in hex.
+/// block land in different groups). Then one collapsed group per child
+/// instance (`u_sched0 (sched_w32_s0of1)`, ...), holding its registers the
+/// same way (an indexed family as one nested group, index by index) and its
+/// own children nested inside. Buses in hex.
 pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
     let top = &d.modules[d.top];
     let mut s = String::new();
@@ -335,21 +339,10 @@ pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
     s.push_str(&format!(
         "[dumpfile] \"{file}\"\n[timestart] 0\n[size] 1400 900\n[signals_width] 280\n"
     ));
-    let sig = |s: &mut String, name: &str, width: usize| {
-        if width == 1 {
-            s.push_str(&format!("@28\n{}.{name}\n", top.name));
-        } else {
-            s.push_str(&format!("@22\n{}.{name}[{}:0]\n", top.name, width - 1));
-        }
-    };
-    let group = |s: &mut String, label: &str, open: bool, body: &dyn Fn(&mut String)| {
-        s.push_str(&format!("@{}\n-{label}\n", if open { "800200" } else { "c00200" }));
-        body(s);
-        s.push_str(&format!("@{}\n-{label}\n", if open { "1000200" } else { "1401200" }));
-    };
+    let path = top.name.clone();
     group(&mut s, "clocks", true, &|s| {
         for c in ["clk_core_i", "clk_hot_i", "rst_ni"] {
-            sig(s, c, 1);
+            gtkw_sig(s, &path, c, 1);
         }
     });
     // Ports: one group per prefix, in declaration order, inputs first.
@@ -364,14 +357,52 @@ pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
         for pre in prefixes {
             group(&mut s, &format!("{pre} ({dir})"), true, &|s| {
                 for p in ports.iter().filter(|p| port_prefix(&p.name) == pre) {
-                    sig(s, &p.name, p.bits());
+                    gtkw_sig(s, &path, &p.name, p.bits());
                 }
             });
         }
     }
-    // Registers: split `stem<index>`; stems with the same index set form a
-    // family shown index by index.
-    let regs = &top.decl.regs;
+    let (plain, families) = reg_families(&top.decl.regs);
+    group(&mut s, "registers", true, &|s| {
+        for r in &plain {
+            gtkw_sig(s, &path, &format!("{}_q", r.name), r.width);
+        }
+    });
+    // The top's families: one collapsed group per index.
+    for (ks, sts) in &families {
+        for &k in ks {
+            group(&mut s, &format!("[{k}] {}", sts.join(" ")), false, &|s| {
+                family_member(s, &path, &top.decl.regs, sts, k);
+            });
+        }
+    }
+    for inst in &top.insts {
+        inst_group(&mut s, d, &path, inst);
+    }
+    let mut out = vcd.as_os_str().to_owned();
+    out.push(".gtkw");
+    std::fs::write(out, s)
+}
+
+/// One trace line: `path.name`, a bit or a hex bus.
+fn gtkw_sig(s: &mut String, path: &str, name: &str, width: usize) {
+    if width == 1 {
+        s.push_str(&format!("@28\n{path}.{name}\n"));
+    } else {
+        s.push_str(&format!("@22\n{path}.{name}[{}:0]\n", width - 1));
+    }
+}
+
+/// A group (open or collapsed) around what `body` writes.
+fn group(s: &mut String, label: &str, open: bool, body: &dyn Fn(&mut String)) {
+    s.push_str(&format!("@{}\n-{label}\n", if open { "800200" } else { "c00200" }));
+    body(s);
+    s.push_str(&format!("@{}\n-{label}\n", if open { "1000200" } else { "1401200" }));
+}
+
+/// Registers split into the plain ones and families: stems `stem<index>`
+/// with the same index set (a stem seen once is plain).
+fn reg_families(regs: &[RegInfo]) -> (Vec<&RegInfo>, Vec<(Vec<usize>, Vec<&str>)>) {
     let mut stems: Vec<(&str, Vec<usize>)> = vec![];
     for r in regs {
         if let Some((stem, k)) = indexed(&r.name) {
@@ -381,14 +412,9 @@ pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
             }
         }
     }
-    // A stem seen once is not a family: keep it with the plain registers.
     stems.retain(|(_, ks)| ks.len() > 1);
     let in_family = |name: &str| indexed(name).is_some_and(|(st, _)| stems.iter().any(|(s2, _)| *s2 == st));
-    group(&mut s, "registers", true, &|s| {
-        for r in regs.iter().filter(|r| !in_family(&r.name)) {
-            sig(s, &format!("{}_q", r.name), r.width);
-        }
-    });
+    let plain = regs.iter().filter(|r| !in_family(&r.name)).collect();
     let mut families: Vec<(Vec<usize>, Vec<&str>)> = vec![];
     for (st, ks) in &stems {
         match families.iter_mut().find(|(k2, _)| k2 == ks) {
@@ -396,21 +422,41 @@ pub fn write_gtkw(vcd: &Path, d: &Design) -> std::io::Result<()> {
             None => families.push((ks.clone(), vec![st])),
         }
     }
-    for (ks, sts) in &families {
-        for &k in ks {
-            group(&mut s, &format!("[{k}] {}", sts.join(" ")), false, &|s| {
-                for st in sts {
-                    let name = format!("{st}{k}");
-                    if let Some(r) = regs.iter().find(|r| r.name == name) {
-                        sig(s, &format!("{name}_q"), r.width);
-                    }
+    (plain, families)
+}
+
+/// The registers `stem<k>` of every stem in `sts`.
+fn family_member(s: &mut String, path: &str, regs: &[RegInfo], sts: &[&str], k: usize) {
+    for st in sts {
+        let name = format!("{st}{k}");
+        if let Some(r) = regs.iter().find(|r| r.name == name) {
+            gtkw_sig(s, path, &format!("{name}_q"), r.width);
+        }
+    }
+}
+
+/// A child instance as one collapsed group: its plain registers, each
+/// register family as a nested group (index by index), then its children.
+fn inst_group(s: &mut String, d: &Design, parent: &str, inst: &super::trace::Inst) {
+    let m = &d.modules[inst.module];
+    let path = format!("{parent}.{}", inst.name);
+    group(s, &format!("{} ({})", inst.name, m.name), false, &|s| {
+        let (plain, families) = reg_families(&m.decl.regs);
+        for r in &plain {
+            gtkw_sig(s, &path, &format!("{}_q", r.name), r.width);
+        }
+        for (ks, sts) in &families {
+            let (lo, hi) = (ks.iter().min().copied().unwrap_or(0), ks.iter().max().copied().unwrap_or(0));
+            group(s, &format!("{} [{lo}..{hi}]", sts.join(" ")), false, &|s| {
+                for &k in ks {
+                    family_member(s, &path, &m.decl.regs, sts, k);
                 }
             });
         }
-    }
-    let mut out = vcd.as_os_str().to_owned();
-    out.push(".gtkw");
-    std::fs::write(out, s)
+        for c in &m.insts {
+            inst_group(s, d, &path, c);
+        }
+    });
 }
 
 /// The interface a port belongs to: its name up to the first `_`

@@ -720,7 +720,9 @@ struct GoldenRun {
     /// its performance report.
     #[arg(long)]
     rtl: bool,
-    /// With --rtl: waves of the whole SM (VCD).
+    /// With --rtl: waves of the whole SM (VCD, with a grouped .gtkw beside
+    /// it). A path ending in `.fst` writes the VCD, converts it with
+    /// `vcd2fst` (GTKWave's tool) and keeps the smaller FST.
     #[arg(long)]
     vcd: Option<PathBuf>,
     /// With --rtl --vcd: only core cycles FROM:TO.
@@ -922,9 +924,15 @@ fn rtl_run(
     if window.is_some() && a.vcd.is_none() {
         anyhow::bail!("--vcd-window needs --vcd PATH");
     }
+    // `--vcd x.fst`: the simulator writes `x.fst.vcd`, converted at the end.
+    let fst = a.vcd.as_ref().filter(|p| p.extension().is_some_and(|e| e == "fst"));
+    let vcd_path = match fst {
+        Some(p) => Some(fst_tmp_vcd(p)),
+        None => a.vcd.clone(),
+    };
     let opts = RtlOptions {
         max_cycles: a.max_cycles,
-        vcd: a.vcd.clone(),
+        vcd: vcd_path.clone(),
         vcd_window: window,
         check: !a.no_check,
         gmem: gmem_options(a, cfg)?,
@@ -954,13 +962,64 @@ fn rtl_run(
         std::fs::write(out, &image).with_context(|| format!("cannot write output image {}", out.display()))?;
         println!("wrote {} ({} bytes)", out.display(), image.len());
     }
-    if let Some(v) = &a.vcd {
-        println!("wrote {}", v.display());
+    match (fst, &vcd_path) {
+        (Some(_), Some(v)) if !v.exists() => println!("no waves: the VCD window was never reached"),
+        (Some(f), Some(v)) => match vcd_to_fst(v, f) {
+            Ok(()) => println!("wrote {} (open with: gtkwave {}.gtkw)", f.display(), f.display()),
+            Err(e) => println!("kept {}: {e}", v.display()),
+        },
+        (None, Some(v)) => println!("wrote {} (open with: gtkwave {}.gtkw)", v.display(), v.display()),
+        _ => {}
     }
     match err {
         None => Ok(0),
         Some(e) => Err(anyhow!("{}: {e}", a.kernel.display())),
     }
+}
+
+/// The VCD written on the way to `fst`: `<fst>.vcd`.
+fn fst_tmp_vcd(fst: &std::path::Path) -> PathBuf {
+    let mut v = fst.as_os_str().to_owned();
+    v.push(".vcd");
+    PathBuf::from(v)
+}
+
+/// Convert `vcd` to `fst` with `vcd2fst`, remove the VCD and point its
+/// `.gtkw` at the FST (`<fst>.gtkw`). On failure the VCD and its `.gtkw`
+/// stay where they are and the error says why.
+fn vcd_to_fst(vcd: &std::path::Path, fst: &std::path::Path) -> Result<()> {
+    use anyhow::{anyhow, Context};
+    let o = std::process::Command::new("vcd2fst")
+        .arg(vcd)
+        .arg(fst)
+        .output()
+        .map_err(|e| anyhow!("cannot run vcd2fst ({e}; it comes with GTKWave: apt-get install gtkwave)"))?;
+    if !o.status.success() {
+        anyhow::bail!("vcd2fst failed: {}", String::from_utf8_lossy(&o.stderr).trim());
+    }
+    let name = |p: &std::path::Path| {
+        p.file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let gtkw = |p: &std::path::Path| {
+        let mut g = p.as_os_str().to_owned();
+        g.push(".gtkw");
+        PathBuf::from(g)
+    };
+    // `<x>.fst.vcd.gtkw` is the simulator's save file for `<x>.fst.vcd`.
+    let (vg, fg) = (gtkw(vcd), gtkw(fst));
+    if let Ok(text) = std::fs::read_to_string(&vg) {
+        let text = text.replacen(
+            &format!("[dumpfile] \"{}\"", name(vcd)),
+            &format!("[dumpfile] \"{}\"", name(fst)),
+            1,
+        );
+        std::fs::write(&fg, text).with_context(|| format!("cannot write {}", fg.display()))?;
+        let _ = std::fs::remove_file(&vg);
+    }
+    std::fs::remove_file(vcd).with_context(|| format!("cannot remove {}", vcd.display()))?;
+    Ok(())
 }
 
 fn sfu_accuracy(

@@ -309,3 +309,47 @@ fn fe_waves_write_grouped_waves_of_passing_runs() {
     );
     assert!(std::fs::read_to_string(&vcd).unwrap().contains("depth1_q"));
 }
+
+/// `smrtl run --rtl --vcd x.fst`: the VCD is converted with `vcd2fst`, the
+/// `.gtkw` opens the FST, and no VCD is left behind.
+#[test]
+fn rtl_run_writes_fst_when_asked() {
+    if std::process::Command::new("vcd2fst").arg("--help").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "vcd2fst missing in CI (apt-get install gtkwave)"
+        );
+        eprintln!("skipped: no vcd2fst");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fst = dir.path().join("demo.fst");
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sm_demo.s");
+    let o = smrtl(&[
+        "run",
+        demo,
+        "--rtl",
+        "--config",
+        "gt200",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--param",
+        "out=0",
+        "--gmem-size",
+        "256",
+        "--vcd",
+        fst.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("demo.fst"), "{out}");
+    assert!(std::fs::metadata(&fst).unwrap().len() > 0);
+    assert!(!dir.path().join("demo.fst.vcd").exists(), "the VCD was left behind");
+    let g = std::fs::read_to_string(dir.path().join("demo.fst.gtkw")).unwrap();
+    assert!(
+        g.contains("[dumpfile] \"demo.fst\"") && g.contains("-u_sched0 ("),
+        "{g}"
+    );
+}

@@ -927,7 +927,7 @@ fn rtl_run(
     // `--vcd x.fst`: the simulator writes `x.fst.vcd`, converted at the end.
     let fst = a.vcd.as_ref().filter(|p| p.extension().is_some_and(|e| e == "fst"));
     let vcd_path = match fst {
-        Some(p) => Some(fst_tmp_vcd(p)),
+        Some(p) => Some(with_suffix(p, ".vcd")),
         None => a.vcd.clone(),
     };
     let opts = RtlOptions {
@@ -977,11 +977,11 @@ fn rtl_run(
     }
 }
 
-/// The VCD written on the way to `fst`: `<fst>.vcd`.
-fn fst_tmp_vcd(fst: &std::path::Path) -> PathBuf {
-    let mut v = fst.as_os_str().to_owned();
-    v.push(".vcd");
-    PathBuf::from(v)
+/// `path` with `suffix` appended to its file name (`x.fst` -> `x.fst.vcd`).
+fn with_suffix(path: &std::path::Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
 }
 
 /// Convert `vcd` to `fst` with `vcd2fst`, remove the VCD and point its
@@ -1002,13 +1002,8 @@ fn vcd_to_fst(vcd: &std::path::Path, fst: &std::path::Path) -> Result<()> {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default()
     };
-    let gtkw = |p: &std::path::Path| {
-        let mut g = p.as_os_str().to_owned();
-        g.push(".gtkw");
-        PathBuf::from(g)
-    };
     // `<x>.fst.vcd.gtkw` is the simulator's save file for `<x>.fst.vcd`.
-    let (vg, fg) = (gtkw(vcd), gtkw(fst));
+    let (vg, fg) = (with_suffix(vcd, ".gtkw"), with_suffix(fst, ".gtkw"));
     if let Ok(text) = std::fs::read_to_string(&vg) {
         let text = text.replacen(
             &format!("[dumpfile] \"{}\"", name(vcd)),

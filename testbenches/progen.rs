@@ -624,7 +624,12 @@ pub fn generate_with(cfg: &SmConfig, seed: u64, opts: Opts) -> ProgenCase {
     // than the occupancy calculator's count; tesla seed 68 drew 326 threads
     // of 22 registers, which the SM refuses with error 9).
     let fits = |w: u32| {
-        let l = CtaLaunch { grid: [1, 1], block: [32 * w, 1, 1], nregs: regs, smem: 0 };
+        let l = CtaLaunch {
+            grid: [1, 1],
+            block: [32 * w, 1, 1],
+            nregs: regs,
+            smem: 0,
+        };
         occupancy(cfg, &l).is_ok()
     };
     let by_rows = 32 * (1..=cfg.max_threads / 32).take_while(|&w| fits(w)).count() as u32;

@@ -446,7 +446,10 @@ fn inst_group(s: &mut String, d: &Design, parent: &str, inst: &super::trace::Ins
             gtkw_sig(s, &path, &format!("{}_q", r.name), r.width);
         }
         for (ks, sts) in &families {
-            let (lo, hi) = (ks.iter().min().copied().unwrap_or(0), ks.iter().max().copied().unwrap_or(0));
+            let (lo, hi) = (
+                ks.iter().min().copied().unwrap_or(0),
+                ks.iter().max().copied().unwrap_or(0),
+            );
             group(s, &format!("{} [{lo}..{hi}]", sts.join(" ")), false, &|s| {
                 for &k in ks {
                     family_member(s, &path, &m.decl.regs, sts, k);

@@ -75,6 +75,9 @@ pub enum BlockName {
     Cta,
     /// Write-back: per-source result queues, write channels, credits.
     Wb,
+    /// IMUL delay table between wb and the scoreboard: `imul32_latency`
+    /// (must be > 0: GT200/Tesla), `warp_schedulers` channels.
+    Imuldly,
     /// The whole SM of the preset (`src/sm/top.rs`).
     Sm,
 }
@@ -183,6 +186,28 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 n => bail!("config `{}`: {n} schedulers (1 or 2 supported by wb)", cfg.name),
             }
         }
+        BlockName::Imuldly => {
+            let e = |e: crate::units::imuldly::ImdError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
+            let none = || {
+                anyhow::anyhow!(
+                    "config `{}`: imul32_latency = 0, the SM has no IMUL delay table (set it > 0)",
+                    cfg.name
+                )
+            };
+            match cfg.warp_schedulers {
+                1 => f.call(
+                    crate::units::imuldly::ImulDelay::<1>::of(cfg)
+                        .map_err(e)?
+                        .ok_or_else(none)?,
+                ),
+                2 => f.call(
+                    crate::units::imuldly::ImulDelay::<2>::of(cfg)
+                        .map_err(e)?
+                        .ok_or_else(none)?,
+                ),
+                n => bail!("config `{}`: {n} schedulers (1 or 2 supported by imuldly)", cfg.name),
+            }
+        }
         BlockName::Sm => {
             struct Adapt<'a, F>(&'a mut F);
             impl<F: BlockFn> crate::sm::top::SmFn for Adapt<'_, F> {
@@ -251,6 +276,7 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Cta, "fermi"),
     (BlockName::Wb, "gt200"),
     (BlockName::Wb, "fermi"),
+    (BlockName::Imuldly, "gt200"),
     // The whole SM (top `sm_<preset>` and every block module it uses).
     (BlockName::Sm, "gt200"),
     (BlockName::Sm, "fermi"),

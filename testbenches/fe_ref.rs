@@ -487,3 +487,67 @@ impl SchedRef {
         )
     }
 }
+
+/// Reference IMUL delay table (`units::imuldly`): entries as
+/// `Some((tag, cycles left, wb released))`.
+#[derive(Debug, Clone)]
+pub struct ImdRef {
+    pub ent: Vec<Option<(u32, u32, bool)>>,
+    pub count: u32,
+    pub channels: usize,
+}
+
+impl ImdRef {
+    pub fn new(entries: usize, count: u32, channels: usize) -> Self {
+        ImdRef {
+            ent: vec![None; entries],
+            count,
+            channels,
+        }
+    }
+    /// Fewer free entries than channels.
+    pub fn full(&self) -> bool {
+        self.ent.iter().filter(|e| e.is_none()).count() < self.channels
+    }
+    /// Is `t` held by an entry still counting?
+    pub fn withholds(&self, t: u32) -> bool {
+        self.ent.iter().flatten().any(|&(g, left, _)| g == t && left > 0)
+    }
+    /// One core cycle: returns the releases the scoreboard sees (per
+    /// channel), then takes the edge.
+    pub fn step(&mut self, sets: &[Option<u32>], rels: &[Option<u32>]) -> Vec<Option<u32>> {
+        let passed: Vec<Option<u32>> = rels.iter().map(|r| r.filter(|&t| !self.withholds(t))).collect();
+        let mut out = passed.clone();
+        let mut late: Vec<usize> = vec![];
+        for o in out.iter_mut() {
+            if o.is_some() {
+                continue;
+            }
+            let next = (0..self.ent.len()).find(|&k| !late.contains(&k) && matches!(self.ent[k], Some((_, 0, true))));
+            if let Some(k) = next {
+                late.push(k);
+                *o = self.ent[k].map(|e| e.0);
+            }
+        }
+        let released: Vec<u32> = rels.iter().flatten().copied().collect();
+        let was_free: Vec<bool> = self.ent.iter().map(|e| e.is_none()).collect();
+        for (k, slot) in self.ent.iter_mut().enumerate() {
+            if let Some((t, left, done)) = *slot {
+                let hit = released.contains(&t);
+                *slot = if late.contains(&k) || (hit && left == 0) {
+                    None
+                } else {
+                    Some((t, left.saturating_sub(1), done || hit))
+                };
+            }
+        }
+        let mut used = vec![false; self.ent.len()];
+        for t in sets.iter().flatten() {
+            if let Some(k) = (0..self.ent.len()).find(|&k| was_free[k] && !used[k]) {
+                used[k] = true;
+                self.ent[k] = Some((*t, self.count, false));
+            }
+        }
+        out
+    }
+}

@@ -316,3 +316,57 @@ fn fermi_fetch_keeps_two_schedulers_busy() {
     );
     assert_eq!(rep.issued[0], rep.issued[1], "both schedulers issue the same stream");
 }
+
+/// GT200's 32-bit IMUL: the dependent chain measures about 96 hot cycles
+/// per op (Wong et al. 2010) through the IMUL delay table, the products
+/// are still the golden model's, and independent IMULs still run at the
+/// compute 1.x rate of 2 per hot cycle (the lanes are not held).
+#[test]
+fn gt200_imul_latency_and_rate() {
+    use smrtl::testbenches::kernels::micro::micro_cases;
+    let cfg = SmConfig::load("gt200").unwrap();
+    let cases = micro_cases(&cfg);
+    let opts = RtlOptions {
+        check: false,
+        ..RtlOptions::default()
+    };
+    let word = |img: &[u8], at: usize| u32::from_le_bytes(img[at..at + 4].try_into().unwrap());
+    let mut deltas = vec![];
+    for name in ["lat_loop", "lat_imul"] {
+        let c = cases.iter().find(|c| c.name == name).unwrap();
+        let prog = assemble(c.source, name).unwrap();
+        let r = run_program(&cfg, &prog, &c.launch, c.gmem.clone(), &opts).unwrap();
+        if name == "lat_imul" {
+            for l in 0..32 {
+                assert_eq!(
+                    word(&r.gmem, 8 * l + 4),
+                    word(&c.expected, 8 * l + 4),
+                    "lane {l}'s product"
+                );
+            }
+        }
+        deltas.push(word(&r.gmem, 0) as f64);
+    }
+    let iters = cases.iter().find(|c| c.name == "lat_imul").unwrap().launch.params[1] as f64;
+    let lat = 2.0 * (deltas[1] - deltas[0]) / (32.0 * iters);
+    assert!(
+        (lat - 96.0).abs() < 4.0,
+        "dependent IMUL {lat:.2} hot cycles, hardware 96"
+    );
+    let c = cases.iter().find(|c| c.name == "tput_imul").unwrap();
+    let prog = assemble(c.source, "tput_imul").unwrap();
+    let r = run_program(&cfg, &prog, &c.launch, c.gmem.clone(), &opts).unwrap();
+    let threads = (c.launch.grid[0] * c.launch.block[0]) as usize;
+    let d = (0..threads).map(|t| word(&r.gmem, 20 * t)).max().unwrap() as f64;
+    let rate = 128.0 * c.launch.params[1] as f64 * threads as f64 / (2.0 * d);
+    assert!(rate > 1.8, "independent IMUL {rate:.3} per hot cycle, compute 1.x 2");
+    for t in 0..threads {
+        for k in 1..5 {
+            assert_eq!(
+                word(&r.gmem, 20 * t + 4 * k),
+                word(&c.expected, 20 * t + 4 * k),
+                "thread {t} product {k}"
+            );
+        }
+    }
+}

@@ -9,7 +9,7 @@
 //! * latency (`lat_*`, `smem_lat`, `gmem_lat`, `bar_lat`): (delta - delta of
 //!   `lat_loop`) x 2 / (32 x iters) hot cycles per instruction, delta read
 //!   from thread 0 (the largest thread's for `bar_lat`);
-//! * throughput (`tput_*`, `mix_mad_mul`): 128 x iters x threads / (largest
+//! * throughput (`tput_*` including `tput_imul`, `mix_mad_mul`): 128 x iters x threads / (largest
 //!   delta x 2) thread instructions per hot cycle (every warp is resident
 //!   for the whole loop, so the loops overlap);
 //! * `smem_stride`: hot cycles per `LDS` warp instruction, (delta - delta of
@@ -55,9 +55,13 @@ pub fn hardware(cfg: &SmConfig, label: &str) -> Option<f64> {
         "lat_dadd" | "lat_dfma" if gt => Some(48.0),
         "tput_fmad" if gt => Some(cfg.sp_lanes as f64),
         "tput_ffma" if fermi => Some(cfg.sp_lanes as f64),
+        // 32-bit integer multiply: 16 clocks per warp on compute 1.x (a
+        // quarter of the SP rate), 16 per clock per SM on 2.0 (half).
+        "tput_imul" if gt => Some(cfg.sp_lanes as f64 / 4.0),
+        "tput_imul" if fermi => Some(cfg.sp_lanes as f64 / 2.0),
         // 93.5% of 3 flops per SP per hot cycle = 2.805 flops; FMAD is 2
         // flops, FMUL 1; the mix is half FMAD, half FMUL by instruction.
-        "mix_mad_mul" if gt => Some(0.935 * 3.0 * cfg.sp_lanes as f64 / 1.5),
+        "mix_mad_mul" if gt && cfg.dual_issue => Some(0.935 * 3.0 * cfg.sp_lanes as f64 / 1.5),
         "gmem_lat" if gt => Some(442.5),
         "gmem_lat" if fermi => Some(600.0),
         _ => None,
@@ -105,7 +109,7 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
         let threads = (c.launch.grid[0] * c.launch.grid[1] * c.launch.block.iter().product::<u32>()) as usize;
         let n = iters(c);
         let (unit, rtl, cycles, report) = match c.name {
-            "tput_fmad" | "tput_ffma" | "mix_mad_mul" => {
+            "tput_fmad" | "tput_ffma" | "tput_imul" | "mix_mad_mul" => {
                 let (d, cyc, rep) = delta(cfg, c, 20, threads)?;
                 (
                     "thread ops per hot cycle",

@@ -106,6 +106,12 @@ pub struct SmConfig {
     /// takes through the SP lanes: GT200 has no 32-bit multiplier (96 vs 24
     /// hot cycles measured, 4 passes); Fermi runs it at half rate (2).
     pub imul32_passes: u32,
+    /// Hot cycles from a 32-bit IMUL's issue to the earliest release of
+    /// its destination (`units::imuldly`); 0: no delay table (the result's
+    /// normal SP latency). GT200: the dependent chain measures 96 hot
+    /// cycles (Wong et al. 2010); the preset's value is calibrated so the
+    /// SM lands there (docs/calibration.md).
+    pub imul32_latency: u32,
     /// SFU datapath depth in hot cycles (input to result of one lane).
     pub sfu_latency: u32,
     /// The SFU's multipliers also execute FMUL ("MUL co-issue", seed 000):
@@ -233,6 +239,7 @@ impl SmConfig {
             ("smem_alloc_unit", self.smem_alloc_unit, 1, 1 << 16),
             ("sp_latency", self.sp_latency, 1, 64),
             ("imul32_passes", self.imul32_passes, 1, 4),
+            ("imul32_latency", self.imul32_latency, 0, 510),
             ("sfu_latency", self.sfu_latency, 1, 64),
             ("dpu_latency", self.dpu_latency, 1, 64),
             ("opcoll_units", self.opcoll_units, 1, 16),
@@ -391,6 +398,13 @@ impl SmConfig {
         }
         if !matches!(self.imul32_passes, 1 | 2 | 4) {
             return Err(bad("imul32_passes", self.imul32_passes, "must be 1, 2 or 4"));
+        }
+        if self.imul32_latency > 510 {
+            return Err(bad(
+                "imul32_latency",
+                self.imul32_latency,
+                "must be 0 (no delay) ..=510 hot cycles (an 8-bit count of core cycles)",
+            ));
         }
         if self.opcoll_units == 0 || self.opcoll_units > 16 {
             return Err(bad("opcoll_units", self.opcoll_units, "must be 1..=16"));

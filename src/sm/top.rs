@@ -14,6 +14,7 @@
 //!                                                 | res pulses                 |  gm_* (host)
 //!                                                 v                            v
 //!                        u_wb: queues, channels -> rf_wr<w> (u_oc), pr_wr (u_pf), rel (u_sb), ret<w>_*
+//!                                                    [u_imd: 32-bit IMUL releases held, GT200/Tesla]
 //! ```
 //!
 //! * Clock domains: every port and all the glue here are core domain; the
@@ -41,7 +42,8 @@
 //!   starts, `stall<s>_o` why scheduler s did not issue ([`STALL_NAMES`]),
 //!   counters of the blocks.
 //! * Latency: see docs/sm.md section 8; a dependent SP instruction on
-//!   GT200 issues 11 core cycles after its producer with `sp_latency = 8`.
+//!   GT200 issues 11 core cycles after its producer with `sp_latency = 8`,
+//!   a dependent 32-bit IMUL 48 (`u_imd`, `imul32_latency = 94`).
 
 use crate::golden::isa::Op;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
@@ -51,6 +53,7 @@ use crate::units::cta::{Cta, CtaIn};
 use crate::units::dpu::{Dpu, DpuIn, DpuOut};
 use crate::units::ibuffer::{IbIn, Ibuffer};
 use crate::units::ifetch::{IfIn as IfetchIn, Ifetch};
+use crate::units::imuldly::{ImdIn, ImdOut, ImulDelay};
 use crate::units::lsu::{Lsu, LsuIn};
 use crate::units::opcoll::{Opcoll, OpcollIn};
 use crate::units::predfile::{PfIn, Predfile};
@@ -213,6 +216,9 @@ pub struct SmTop<
     lsu: Lsu<MW>,
     smem: Smem<LB, SA>,
     wb: Wb<NS>,
+    /// GT200/Tesla (`imul32_latency > 0`): the scoreboard release of 32-bit
+    /// IMUL destinations, delayed (`u_imd`, between wb and u_sb).
+    imd: Option<ImulDelay<NS>>,
     err: ErrRegs,
     /// LSU instructions issued and not yet answered by the LSU (stores have
     /// no scoreboard entry; the CTA launcher must not release a CTA with
@@ -294,6 +300,7 @@ impl<
         let smem = Smem::<LB, SA>::new(cfg.smem_bytes as usize / 4, group, cfg.smem_multicast)
             .map_err(|x| e(x.to_string()))?;
         let wb = Wb::<NS>::new(WbParams::of(cfg, crate::units::lsu::LSU_MAX_OUT)).map_err(|x| e(x.to_string()))?;
+        let imd = ImulDelay::<NS>::of(cfg).map_err(|x| e(x.to_string()))?;
         let cta = Cta::<MW, NC, NS>::new(crate::units::cta::CtaLimits::of(cfg)).map_err(e)?;
         let ifetch = Ifetch::<MW, IM_WORDS, SB, NS>::new(cfg.icache_ways as usize).map_err(e)?;
         let simt = Simt::<MW, NS>::new(cfg.simt_stack_depth).map_err(e)?;
@@ -338,6 +345,7 @@ impl<
             lsu,
             smem,
             wb,
+            imd,
             err,
             mem_q,
             sp_wait,
@@ -498,6 +506,8 @@ impl<
         };
         let (h_lsu, lsu) = cx.instance_begin("u_lsu", &self.lsu);
         let (h_smem, smem) = cx.instance_begin("u_smem", &self.smem);
+        let imd_b = self.imd.as_ref().map(|d| cx.instance_begin("u_imd", d));
+        let imd_full = imd_b.as_ref().map(|(_, o)| o.full_o).unwrap_or(z1);
 
         // 2. Per-warp readiness and holds.
         let u_ctrl = cx.lit::<3>(crate::golden::isa::Unit::Ctrl as u64);
@@ -549,7 +559,13 @@ impl<
                 prd: ib.h_prd_o[g],
             };
             let sb_ok = head_ok(cx, sb.pend_o[g], sb.ppend_o[g], &q);
-            ok.push(sb_ok & !war[g]);
+            // A 32-bit IMUL waits while the IMUL delay table is full.
+            ok.push(if self.imd.is_some() {
+                let imul = crate::units::sp::is_imul32::<C::B>(ib.h_op_o[g], ib.h_mod_o[g]);
+                sb_ok & !war[g] & !(imd_full & imul)
+            } else {
+                sb_ok & !war[g]
+            });
             let gl = cx.lit::<6>(g as u64);
             let redir_now = simt.redir_valid_o & simt.redir_warp_o.eq(gl);
             let simt_ctl = is_simt_op(cx, ib.h_op_o[g]);
@@ -767,14 +783,36 @@ impl<
                 fl_warp_i: [simt.redir_warp_o, cta.st_warp_o],
             },
         );
+        // wb's releases, through the IMUL delay table where there is one.
+        let (rel_valid, rel_tag) = match imd_b {
+            Some((h, _)) => {
+                let d = self.imd.as_ref().expect("imd_b comes from imd");
+                let io: ImdOut<C::B, NS> = cx.instance_end(
+                    h,
+                    d,
+                    &ImdIn::<C::B, NS> {
+                        set_valid_i: std::array::from_fn(|s| {
+                            so[s].is_valid_o
+                                & so[s].iss_set_o
+                                & crate::units::sp::is_imul32::<C::B>(so[s].is_op_o, so[s].is_mod_o)
+                        }),
+                        set_tag_i: std::array::from_fn(|s| so[s].is_tag_o),
+                        rel_valid_i: wb.rel_valid_o,
+                        rel_tag_i: wb.rel_tag_o,
+                    },
+                );
+                (io.rel_valid_o, io.rel_tag_o)
+            }
+            None => (wb.rel_valid_o, wb.rel_tag_o),
+        };
         cx.instance_end(
             h_sb,
             &self.sb,
             &SbIn::<C::B, MW, NS> {
                 set_valid_i: std::array::from_fn(|s| so[s].iss_set_o),
                 set_tag_i: std::array::from_fn(|s| so[s].is_tag_o),
-                rel_valid_i: wb.rel_valid_o,
-                rel_tag_i: wb.rel_tag_o,
+                rel_valid_i: rel_valid,
+                rel_tag_i: rel_tag,
                 clr_valid_i: cta.st_valid_o,
                 clr_warp_i: cta.st_warp_o,
                 q_ra_i: ib.h_ra_o,

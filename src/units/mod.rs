@@ -15,6 +15,7 @@ pub mod dpu;
 pub mod fp;
 pub mod ibuffer;
 pub mod ifetch;
+pub mod imuldly;
 pub mod lsu;
 pub mod mad_rf;
 pub mod opcoll;

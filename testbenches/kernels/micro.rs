@@ -45,7 +45,7 @@ macro_rules! micro_src {
 }
 
 /// Every kernel file: (name, source).
-pub const MICRO_KERNELS: [(&str, &str); 17] = [
+pub const MICRO_KERNELS: [(&str, &str); 18] = [
     ("lat_loop", micro_src!("lat_loop.s")),
     ("lat_fadd", micro_src!("lat_fadd.s")),
     ("lat_fmad", micro_src!("lat_fmad.s")),
@@ -59,6 +59,7 @@ pub const MICRO_KERNELS: [(&str, &str); 17] = [
     ("tput_fmad", micro_src!("tput_fmad.s")),
     ("tput_ffma", micro_src!("tput_ffma.s")),
     ("mix_mad_mul", micro_src!("mix_mad_mul.s")),
+    ("tput_imul", micro_src!("tput_imul.s")),
     ("smem_lat", micro_src!("smem_lat.s")),
     ("smem_stride", micro_src!("smem_stride.s")),
     ("bar_lat", micro_src!("bar_lat.s")),
@@ -184,6 +185,39 @@ fn tput(name: &'static str, fp: Fp32, grid: u32, block: u32, ops: [fn(Fp32, u32)
     }
 }
 
+/// `tput_imul`: four integer products per thread starting at tid.x + 1..4,
+/// each multiplied by 0x2545f491 (TPUT_OPS / 4 x TPUT_ITERS times).
+fn tput_imul(grid: u32, block: u32) -> MicroCase {
+    let n = (grid * block) as usize;
+    let mut exp = vec![0u8; n * 20];
+    for t in 0..n {
+        let tid = t as u32 % block;
+        let mut a = [tid + 1, tid + 2, tid + 3, tid + 4];
+        for _ in 0..TPUT_OPS / 4 * TPUT_ITERS {
+            for x in a.iter_mut() {
+                *x = x.wrapping_mul(0x2545_f491);
+            }
+        }
+        words(
+            &mut exp,
+            20 * t,
+            &[delta(TPUT_ITERS, TPUT_ISSUES), a[0], a[1], a[2], a[3]],
+        );
+    }
+    MicroCase {
+        name: "tput_imul",
+        label: format!("tput_imul grid={grid} block={block}"),
+        source: src("tput_imul"),
+        launch: Launch {
+            grid: [grid, 1],
+            block: [block, 1, 1],
+            params: vec![0, TPUT_ITERS],
+        },
+        gmem: vec![0; n * 20],
+        expected: exp,
+    }
+}
+
 fn mad(_: Fp32, x: u32) -> u32 {
     fmad(x, f32c(0.999), f32c(0.5))
 }
@@ -281,11 +315,13 @@ pub fn micro_cases(cfg: &SmConfig) -> Vec<MicroCase> {
     if fmad_preset {
         v.push(chain32("lat_fmad", i2f, |x| fmad(x, f32c(0.75), f32c(0.75))));
         v.push(tput("tput_fmad", fp, 2, 128, [mad; 4]));
+        v.push(tput_imul(2, 128));
     } else {
         v.push(chain32("lat_ffma", i2f, |x| ffma(x, f32c(0.75), f32c(0.75))));
         // A full SM (fermi: 3 x 512 threads, 24 warps per scheduler): with
         // 4 warps per scheduler the dependent latency is not covered.
         v.push(tput("tput_ffma", fp, (cfg.max_threads / 512).max(1), 512, [fma; 4]));
+        v.push(tput_imul((cfg.max_threads / 512).max(1), 512));
     }
     if cfg.sfu_fmul {
         v.push(tput("mix_mad_mul", fp, 2, 128, [mad, mad, mul, mul]));

@@ -128,7 +128,7 @@ crate::ports! {
 
 /// Is `(op, mod)` a 32-bit integer multiply (the ops that take
 /// `imul32_passes` passes)? Decoded from the ISA's opcodes and `MulMode`.
-fn is_imul32<B: Backend>(op: BS<B, 7>, md: BS<B, 4>) -> BS<B, 1> {
+pub fn is_imul32<B: Backend>(op: BS<B, 7>, md: BS<B, 4>) -> BS<B, 1> {
     let mul = op.eq(k::<B, 7>(Op::Imul as u64)) | op.eq(k::<B, 7>(Op::Imad as u64));
     // MulMode 0 lo, 1 .HI, 2 .HI.U32 use the 32-bit multiplier.
     mul & md.ult(k::<B, 4>(3))

@@ -507,7 +507,7 @@ impl<
         let (h_lsu, lsu) = cx.instance_begin("u_lsu", &self.lsu);
         let (h_smem, smem) = cx.instance_begin("u_smem", &self.smem);
         let imd_b = self.imd.as_ref().map(|d| cx.instance_begin("u_imd", d));
-        let imd_full = imd_b.as_ref().map(|(_, o)| o.full_o).unwrap_or(z1);
+        let imd_full = imd_b.as_ref().map(|(_, o)| o.full_o);
 
         // 2. Per-warp readiness and holds.
         let u_ctrl = cx.lit::<3>(crate::golden::isa::Unit::Ctrl as u64);
@@ -560,11 +560,12 @@ impl<
             };
             let sb_ok = head_ok(cx, sb.pend_o[g], sb.ppend_o[g], &q);
             // A 32-bit IMUL waits while the IMUL delay table is full.
-            ok.push(if self.imd.is_some() {
-                let imul = crate::units::sp::is_imul32::<C::B>(ib.h_op_o[g], ib.h_mod_o[g]);
-                sb_ok & !war[g] & !(imd_full & imul)
-            } else {
-                sb_ok & !war[g]
+            ok.push(match imd_full {
+                Some(full) => {
+                    let imul = crate::units::sp::is_imul32::<C::B>(ib.h_op_o[g], ib.h_mod_o[g]);
+                    sb_ok & !war[g] & !(full & imul)
+                }
+                None => sb_ok & !war[g],
             });
             let gl = cx.lit::<6>(g as u64);
             let redir_now = simt.redir_valid_o & simt.redir_warp_o.eq(gl);

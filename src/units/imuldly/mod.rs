@@ -122,14 +122,6 @@ impl<const NS: usize> ImulDelay<NS> {
         let entries = ((count.div_ceil(per) + 1) as usize * NS).clamp(NS, 16);
         Self::new(entries, count).map(Some)
     }
-
-    pub fn entries(&self) -> usize {
-        self.ent.len()
-    }
-
-    pub fn count(&self) -> u32 {
-        self.count
-    }
 }
 
 impl<const NS: usize> Block for ImulDelay<NS> {

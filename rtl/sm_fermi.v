@@ -76,6 +76,8 @@ module sm_fermi (
   output wire [31:0] cnt_ic_miss_o,
   output wire [31:0] cnt_gm_req_o,
   output wire [31:0] cnt_sm_conf_o,
+  output wire [31:0] cnt_l1_hit_o,
+  output wire [31:0] cnt_l1_miss_o,
   output wire [4:0] occ_ctas_o,
   output wire [6:0] res_warps_o
 );
@@ -415,6 +417,20 @@ module sm_fermi (
   wire [31:0] u_ifetch_cnt_hit_o;
   wire [31:0] u_ifetch_cnt_miss_o;
   wire [47:0] u_ifetch_miss_o;
+  wire u_l1_lsu_req_ready_o;
+  wire u_l1_lsu_resp_valid_o;
+  wire [7:0] u_l1_lsu_resp_id_o;
+  wire [1023:0] u_l1_lsu_resp_rdata_o;
+  wire u_l1_gm_req_valid_o;
+  wire [7:0] u_l1_gm_req_id_o;
+  wire u_l1_gm_req_write_o;
+  wire [3:0] u_l1_gm_req_atom_o;
+  wire [31:0] u_l1_gm_req_addr_o;
+  wire [1:0] u_l1_gm_req_size_o;
+  wire [31:0] u_l1_gm_req_wmask_o;
+  wire [1023:0] u_l1_gm_req_wdata_o;
+  wire [31:0] u_l1_cnt_l1_hit_o;
+  wire [31:0] u_l1_cnt_l1_miss_o;
 
   // Combinational logic
   wire n356 = u_cta_wv_o[0];
@@ -2141,225 +2157,225 @@ module sm_fermi (
   wire [31:0] n16692 = (n16497 >> 32'h0000001d);
   wire [31:0] n16695 = (n16497 >> 32'h0000001e);
   wire [31:0] n16698 = (n16497 >> 32'h0000001f);
-  wire n20819 = (u_sp0_res_valid_o & u_sp0_err_o);
-  wire n20822 = (u_sp1_res_valid_o & u_sp1_err_o);
-  wire n20825 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
-  wire n20828 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
-  wire n20831 = (u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o);
-  wire n20934 = ((((((((((((((1'h0 | u_wb_err_o) | u_lsu_err_o) | n20831) | n20828) | n20825) | n20822) | n20819) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched1_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
-  wire n20936 = (n20934 & (~err_q));
-  wire n20949 = (n356 & n3301);
-  wire n20951 = (n20949 & (~n2768));
-  wire n20952 = (n20951 & n1568);
-  wire n20954 = (n20952 & (~n11282));
-  wire n20961 = (n358 & n3303);
-  wire n20963 = (n20961 & (~n2770));
-  wire n20964 = (n20963 & n1570);
-  wire n20966 = (n20964 & (~n11468));
-  wire n20973 = (n360 & n3305);
-  wire n20975 = (n20973 & (~n2772));
-  wire n20976 = (n20975 & n1572);
-  wire n20978 = (n20976 & (~n11654));
-  wire n20985 = (n362 & n3307);
-  wire n20987 = (n20985 & (~n2774));
-  wire n20988 = (n20987 & n1574);
-  wire n20990 = (n20988 & (~n11840));
-  wire n20997 = (n364 & n3309);
-  wire n20999 = (n20997 & (~n2776));
-  wire n21000 = (n20999 & n1576);
-  wire n21002 = (n21000 & (~n12026));
-  wire n21009 = (n366 & n3311);
-  wire n21011 = (n21009 & (~n2778));
-  wire n21012 = (n21011 & n1578);
-  wire n21014 = (n21012 & (~n12212));
-  wire n21021 = (n368 & n3313);
-  wire n21023 = (n21021 & (~n2780));
-  wire n21024 = (n21023 & n1580);
-  wire n21026 = (n21024 & (~n12398));
-  wire n21033 = (n370 & n3315);
-  wire n21035 = (n21033 & (~n2782));
-  wire n21036 = (n21035 & n1582);
-  wire n21038 = (n21036 & (~n12584));
-  wire n21045 = (n372 & n3317);
-  wire n21047 = (n21045 & (~n2784));
-  wire n21048 = (n21047 & n1584);
-  wire n21050 = (n21048 & (~n12770));
-  wire n21057 = (n374 & n3319);
-  wire n21059 = (n21057 & (~n2786));
-  wire n21060 = (n21059 & n1586);
-  wire n21062 = (n21060 & (~n12956));
-  wire n21069 = (n376 & n3321);
-  wire n21071 = (n21069 & (~n2788));
-  wire n21072 = (n21071 & n1588);
-  wire n21074 = (n21072 & (~n13142));
-  wire n21081 = (n378 & n3323);
-  wire n21083 = (n21081 & (~n2790));
-  wire n21084 = (n21083 & n1590);
-  wire n21086 = (n21084 & (~n13328));
-  wire n21093 = (n380 & n3325);
-  wire n21095 = (n21093 & (~n2792));
-  wire n21096 = (n21095 & n1592);
-  wire n21098 = (n21096 & (~n13514));
-  wire n21105 = (n382 & n3327);
-  wire n21107 = (n21105 & (~n2794));
-  wire n21108 = (n21107 & n1594);
-  wire n21110 = (n21108 & (~n13700));
-  wire n21117 = (n384 & n3329);
-  wire n21119 = (n21117 & (~n2796));
-  wire n21120 = (n21119 & n1596);
-  wire n21122 = (n21120 & (~n13886));
-  wire n21129 = (n386 & n3331);
-  wire n21131 = (n21129 & (~n2798));
-  wire n21132 = (n21131 & n1598);
-  wire n21134 = (n21132 & (~n14072));
-  wire n21141 = (n388 & n3333);
-  wire n21143 = (n21141 & (~n2800));
-  wire n21144 = (n21143 & n1600);
-  wire n21146 = (n21144 & (~n14258));
-  wire n21153 = (n390 & n3335);
-  wire n21155 = (n21153 & (~n2802));
-  wire n21156 = (n21155 & n1602);
-  wire n21158 = (n21156 & (~n14444));
-  wire n21165 = (n392 & n3337);
-  wire n21167 = (n21165 & (~n2804));
-  wire n21168 = (n21167 & n1604);
-  wire n21170 = (n21168 & (~n14630));
-  wire n21177 = (n394 & n3339);
-  wire n21179 = (n21177 & (~n2806));
-  wire n21180 = (n21179 & n1606);
-  wire n21182 = (n21180 & (~n14816));
-  wire n21189 = (n396 & n3341);
-  wire n21191 = (n21189 & (~n2808));
-  wire n21192 = (n21191 & n1608);
-  wire n21194 = (n21192 & (~n15002));
-  wire n21201 = (n398 & n3343);
-  wire n21203 = (n21201 & (~n2810));
-  wire n21204 = (n21203 & n1610);
-  wire n21206 = (n21204 & (~n15188));
-  wire n21213 = (n400 & n3345);
-  wire n21215 = (n21213 & (~n2812));
-  wire n21216 = (n21215 & n1612);
-  wire n21218 = (n21216 & (~n15374));
-  wire n21225 = (n402 & n3347);
-  wire n21227 = (n21225 & (~n2814));
-  wire n21228 = (n21227 & n1614);
-  wire n21230 = (n21228 & (~n15560));
-  wire n21258 = (n357 & n3302);
-  wire n21260 = (n21258 & (~n2769));
-  wire n21261 = (n21260 & n1569);
-  wire n21263 = (n21261 & (~n11375));
-  wire n21270 = (n359 & n3304);
-  wire n21272 = (n21270 & (~n2771));
-  wire n21273 = (n21272 & n1571);
-  wire n21275 = (n21273 & (~n11561));
-  wire n21282 = (n361 & n3306);
-  wire n21284 = (n21282 & (~n2773));
-  wire n21285 = (n21284 & n1573);
-  wire n21287 = (n21285 & (~n11747));
-  wire n21294 = (n363 & n3308);
-  wire n21296 = (n21294 & (~n2775));
-  wire n21297 = (n21296 & n1575);
-  wire n21299 = (n21297 & (~n11933));
-  wire n21306 = (n365 & n3310);
-  wire n21308 = (n21306 & (~n2777));
-  wire n21309 = (n21308 & n1577);
-  wire n21311 = (n21309 & (~n12119));
-  wire n21318 = (n367 & n3312);
-  wire n21320 = (n21318 & (~n2779));
-  wire n21321 = (n21320 & n1579);
-  wire n21323 = (n21321 & (~n12305));
-  wire n21330 = (n369 & n3314);
-  wire n21332 = (n21330 & (~n2781));
-  wire n21333 = (n21332 & n1581);
-  wire n21335 = (n21333 & (~n12491));
-  wire n21342 = (n371 & n3316);
-  wire n21344 = (n21342 & (~n2783));
-  wire n21345 = (n21344 & n1583);
-  wire n21347 = (n21345 & (~n12677));
-  wire n21354 = (n373 & n3318);
-  wire n21356 = (n21354 & (~n2785));
-  wire n21357 = (n21356 & n1585);
-  wire n21359 = (n21357 & (~n12863));
-  wire n21366 = (n375 & n3320);
-  wire n21368 = (n21366 & (~n2787));
-  wire n21369 = (n21368 & n1587);
-  wire n21371 = (n21369 & (~n13049));
-  wire n21378 = (n377 & n3322);
-  wire n21380 = (n21378 & (~n2789));
-  wire n21381 = (n21380 & n1589);
-  wire n21383 = (n21381 & (~n13235));
-  wire n21390 = (n379 & n3324);
-  wire n21392 = (n21390 & (~n2791));
-  wire n21393 = (n21392 & n1591);
-  wire n21395 = (n21393 & (~n13421));
-  wire n21402 = (n381 & n3326);
-  wire n21404 = (n21402 & (~n2793));
-  wire n21405 = (n21404 & n1593);
-  wire n21407 = (n21405 & (~n13607));
-  wire n21414 = (n383 & n3328);
-  wire n21416 = (n21414 & (~n2795));
-  wire n21417 = (n21416 & n1595);
-  wire n21419 = (n21417 & (~n13793));
-  wire n21426 = (n385 & n3330);
-  wire n21428 = (n21426 & (~n2797));
-  wire n21429 = (n21428 & n1597);
-  wire n21431 = (n21429 & (~n13979));
-  wire n21438 = (n387 & n3332);
-  wire n21440 = (n21438 & (~n2799));
-  wire n21441 = (n21440 & n1599);
-  wire n21443 = (n21441 & (~n14165));
-  wire n21450 = (n389 & n3334);
-  wire n21452 = (n21450 & (~n2801));
-  wire n21453 = (n21452 & n1601);
-  wire n21455 = (n21453 & (~n14351));
-  wire n21462 = (n391 & n3336);
-  wire n21464 = (n21462 & (~n2803));
-  wire n21465 = (n21464 & n1603);
-  wire n21467 = (n21465 & (~n14537));
-  wire n21474 = (n393 & n3338);
-  wire n21476 = (n21474 & (~n2805));
-  wire n21477 = (n21476 & n1605);
-  wire n21479 = (n21477 & (~n14723));
-  wire n21486 = (n395 & n3340);
-  wire n21488 = (n21486 & (~n2807));
-  wire n21489 = (n21488 & n1607);
-  wire n21491 = (n21489 & (~n14909));
-  wire n21498 = (n397 & n3342);
-  wire n21500 = (n21498 & (~n2809));
-  wire n21501 = (n21500 & n1609);
-  wire n21503 = (n21501 & (~n15095));
-  wire n21510 = (n399 & n3344);
-  wire n21512 = (n21510 & (~n2811));
-  wire n21513 = (n21512 & n1611);
-  wire n21515 = (n21513 & (~n15281));
-  wire n21522 = (n401 & n3346);
-  wire n21524 = (n21522 & (~n2813));
-  wire n21525 = (n21524 & n1613);
-  wire n21527 = (n21525 & (~n15467));
-  wire n21534 = (n403 & n3348);
-  wire n21536 = (n21534 & (~n2815));
-  wire n21537 = (n21536 & n1615);
-  wire n21539 = (n21537 & (~n15653));
-  assign err_d = (err_q | n20934);
-  assign err_code_d = (n20936 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_sched1_err_o ? u_sched1_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n20819 ? u_sp0_err_code_o : (n20822 ? u_sp1_err_code_o : (n20825 ? u_sfu_sfu_err_code_o : (n20828 ? u_dpu_dpu_err_code_o : (n20831 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : 8'h00)))))))))))))) : err_code_q);
-  assign err_src_d = (n20936 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_sched1_err_o ? 4'h4 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n20819 ? 4'h8 : (n20822 ? 4'h9 : (n20825 ? 4'ha : (n20828 ? 4'hb : (n20831 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : 4'h0)))))))))))))) : err_src_q);
-  assign err_warp_d = (n20936 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_sched1_err_o ? u_sched1_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n20819 ? u_sp0_res_tag_o[5:0] : (n20822 ? u_sp1_res_tag_o[5:0] : (n20825 ? u_sfu_sfu_res_tag_o[5:0] : (n20828 ? u_dpu_dpu_res_tag_o[5:0] : (n20831 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : 6'h00)))))))))))))) : err_warp_q);
-  assign err_pc_d = (n20936 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_sched1_err_o ? u_sched1_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n20819 ? u_sp0_res_tag_o[31:16] : (n20822 ? u_sp1_res_tag_o[31:16] : (n20825 ? u_sfu_sfu_res_tag_o[31:16] : (n20828 ? u_dpu_dpu_res_tag_o[31:16] : (n20831 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : 16'h0000)))))))))))))) : err_pc_q);
-  assign err_info_d = (n20936 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_sched1_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n20819 ? 32'h00000000 : (n20822 ? 32'h00000000 : (n20825 ? 32'h00000000 : (n20828 ? 32'h00000000 : (n20831 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : 32'h00000000)))))))))))))) : err_info_q);
+  wire n20932 = (u_sp0_res_valid_o & u_sp0_err_o);
+  wire n20935 = (u_sp1_res_valid_o & u_sp1_err_o);
+  wire n20938 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
+  wire n20941 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
+  wire n20944 = (u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o);
+  wire n21047 = ((((((((((((((1'h0 | u_wb_err_o) | u_lsu_err_o) | n20944) | n20941) | n20938) | n20935) | n20932) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched1_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
+  wire n21049 = (n21047 & (~err_q));
+  wire n21062 = (n356 & n3301);
+  wire n21064 = (n21062 & (~n2768));
+  wire n21065 = (n21064 & n1568);
+  wire n21067 = (n21065 & (~n11282));
+  wire n21074 = (n358 & n3303);
+  wire n21076 = (n21074 & (~n2770));
+  wire n21077 = (n21076 & n1570);
+  wire n21079 = (n21077 & (~n11468));
+  wire n21086 = (n360 & n3305);
+  wire n21088 = (n21086 & (~n2772));
+  wire n21089 = (n21088 & n1572);
+  wire n21091 = (n21089 & (~n11654));
+  wire n21098 = (n362 & n3307);
+  wire n21100 = (n21098 & (~n2774));
+  wire n21101 = (n21100 & n1574);
+  wire n21103 = (n21101 & (~n11840));
+  wire n21110 = (n364 & n3309);
+  wire n21112 = (n21110 & (~n2776));
+  wire n21113 = (n21112 & n1576);
+  wire n21115 = (n21113 & (~n12026));
+  wire n21122 = (n366 & n3311);
+  wire n21124 = (n21122 & (~n2778));
+  wire n21125 = (n21124 & n1578);
+  wire n21127 = (n21125 & (~n12212));
+  wire n21134 = (n368 & n3313);
+  wire n21136 = (n21134 & (~n2780));
+  wire n21137 = (n21136 & n1580);
+  wire n21139 = (n21137 & (~n12398));
+  wire n21146 = (n370 & n3315);
+  wire n21148 = (n21146 & (~n2782));
+  wire n21149 = (n21148 & n1582);
+  wire n21151 = (n21149 & (~n12584));
+  wire n21158 = (n372 & n3317);
+  wire n21160 = (n21158 & (~n2784));
+  wire n21161 = (n21160 & n1584);
+  wire n21163 = (n21161 & (~n12770));
+  wire n21170 = (n374 & n3319);
+  wire n21172 = (n21170 & (~n2786));
+  wire n21173 = (n21172 & n1586);
+  wire n21175 = (n21173 & (~n12956));
+  wire n21182 = (n376 & n3321);
+  wire n21184 = (n21182 & (~n2788));
+  wire n21185 = (n21184 & n1588);
+  wire n21187 = (n21185 & (~n13142));
+  wire n21194 = (n378 & n3323);
+  wire n21196 = (n21194 & (~n2790));
+  wire n21197 = (n21196 & n1590);
+  wire n21199 = (n21197 & (~n13328));
+  wire n21206 = (n380 & n3325);
+  wire n21208 = (n21206 & (~n2792));
+  wire n21209 = (n21208 & n1592);
+  wire n21211 = (n21209 & (~n13514));
+  wire n21218 = (n382 & n3327);
+  wire n21220 = (n21218 & (~n2794));
+  wire n21221 = (n21220 & n1594);
+  wire n21223 = (n21221 & (~n13700));
+  wire n21230 = (n384 & n3329);
+  wire n21232 = (n21230 & (~n2796));
+  wire n21233 = (n21232 & n1596);
+  wire n21235 = (n21233 & (~n13886));
+  wire n21242 = (n386 & n3331);
+  wire n21244 = (n21242 & (~n2798));
+  wire n21245 = (n21244 & n1598);
+  wire n21247 = (n21245 & (~n14072));
+  wire n21254 = (n388 & n3333);
+  wire n21256 = (n21254 & (~n2800));
+  wire n21257 = (n21256 & n1600);
+  wire n21259 = (n21257 & (~n14258));
+  wire n21266 = (n390 & n3335);
+  wire n21268 = (n21266 & (~n2802));
+  wire n21269 = (n21268 & n1602);
+  wire n21271 = (n21269 & (~n14444));
+  wire n21278 = (n392 & n3337);
+  wire n21280 = (n21278 & (~n2804));
+  wire n21281 = (n21280 & n1604);
+  wire n21283 = (n21281 & (~n14630));
+  wire n21290 = (n394 & n3339);
+  wire n21292 = (n21290 & (~n2806));
+  wire n21293 = (n21292 & n1606);
+  wire n21295 = (n21293 & (~n14816));
+  wire n21302 = (n396 & n3341);
+  wire n21304 = (n21302 & (~n2808));
+  wire n21305 = (n21304 & n1608);
+  wire n21307 = (n21305 & (~n15002));
+  wire n21314 = (n398 & n3343);
+  wire n21316 = (n21314 & (~n2810));
+  wire n21317 = (n21316 & n1610);
+  wire n21319 = (n21317 & (~n15188));
+  wire n21326 = (n400 & n3345);
+  wire n21328 = (n21326 & (~n2812));
+  wire n21329 = (n21328 & n1612);
+  wire n21331 = (n21329 & (~n15374));
+  wire n21338 = (n402 & n3347);
+  wire n21340 = (n21338 & (~n2814));
+  wire n21341 = (n21340 & n1614);
+  wire n21343 = (n21341 & (~n15560));
+  wire n21371 = (n357 & n3302);
+  wire n21373 = (n21371 & (~n2769));
+  wire n21374 = (n21373 & n1569);
+  wire n21376 = (n21374 & (~n11375));
+  wire n21383 = (n359 & n3304);
+  wire n21385 = (n21383 & (~n2771));
+  wire n21386 = (n21385 & n1571);
+  wire n21388 = (n21386 & (~n11561));
+  wire n21395 = (n361 & n3306);
+  wire n21397 = (n21395 & (~n2773));
+  wire n21398 = (n21397 & n1573);
+  wire n21400 = (n21398 & (~n11747));
+  wire n21407 = (n363 & n3308);
+  wire n21409 = (n21407 & (~n2775));
+  wire n21410 = (n21409 & n1575);
+  wire n21412 = (n21410 & (~n11933));
+  wire n21419 = (n365 & n3310);
+  wire n21421 = (n21419 & (~n2777));
+  wire n21422 = (n21421 & n1577);
+  wire n21424 = (n21422 & (~n12119));
+  wire n21431 = (n367 & n3312);
+  wire n21433 = (n21431 & (~n2779));
+  wire n21434 = (n21433 & n1579);
+  wire n21436 = (n21434 & (~n12305));
+  wire n21443 = (n369 & n3314);
+  wire n21445 = (n21443 & (~n2781));
+  wire n21446 = (n21445 & n1581);
+  wire n21448 = (n21446 & (~n12491));
+  wire n21455 = (n371 & n3316);
+  wire n21457 = (n21455 & (~n2783));
+  wire n21458 = (n21457 & n1583);
+  wire n21460 = (n21458 & (~n12677));
+  wire n21467 = (n373 & n3318);
+  wire n21469 = (n21467 & (~n2785));
+  wire n21470 = (n21469 & n1585);
+  wire n21472 = (n21470 & (~n12863));
+  wire n21479 = (n375 & n3320);
+  wire n21481 = (n21479 & (~n2787));
+  wire n21482 = (n21481 & n1587);
+  wire n21484 = (n21482 & (~n13049));
+  wire n21491 = (n377 & n3322);
+  wire n21493 = (n21491 & (~n2789));
+  wire n21494 = (n21493 & n1589);
+  wire n21496 = (n21494 & (~n13235));
+  wire n21503 = (n379 & n3324);
+  wire n21505 = (n21503 & (~n2791));
+  wire n21506 = (n21505 & n1591);
+  wire n21508 = (n21506 & (~n13421));
+  wire n21515 = (n381 & n3326);
+  wire n21517 = (n21515 & (~n2793));
+  wire n21518 = (n21517 & n1593);
+  wire n21520 = (n21518 & (~n13607));
+  wire n21527 = (n383 & n3328);
+  wire n21529 = (n21527 & (~n2795));
+  wire n21530 = (n21529 & n1595);
+  wire n21532 = (n21530 & (~n13793));
+  wire n21539 = (n385 & n3330);
+  wire n21541 = (n21539 & (~n2797));
+  wire n21542 = (n21541 & n1597);
+  wire n21544 = (n21542 & (~n13979));
+  wire n21551 = (n387 & n3332);
+  wire n21553 = (n21551 & (~n2799));
+  wire n21554 = (n21553 & n1599);
+  wire n21556 = (n21554 & (~n14165));
+  wire n21563 = (n389 & n3334);
+  wire n21565 = (n21563 & (~n2801));
+  wire n21566 = (n21565 & n1601);
+  wire n21568 = (n21566 & (~n14351));
+  wire n21575 = (n391 & n3336);
+  wire n21577 = (n21575 & (~n2803));
+  wire n21578 = (n21577 & n1603);
+  wire n21580 = (n21578 & (~n14537));
+  wire n21587 = (n393 & n3338);
+  wire n21589 = (n21587 & (~n2805));
+  wire n21590 = (n21589 & n1605);
+  wire n21592 = (n21590 & (~n14723));
+  wire n21599 = (n395 & n3340);
+  wire n21601 = (n21599 & (~n2807));
+  wire n21602 = (n21601 & n1607);
+  wire n21604 = (n21602 & (~n14909));
+  wire n21611 = (n397 & n3342);
+  wire n21613 = (n21611 & (~n2809));
+  wire n21614 = (n21613 & n1609);
+  wire n21616 = (n21614 & (~n15095));
+  wire n21623 = (n399 & n3344);
+  wire n21625 = (n21623 & (~n2811));
+  wire n21626 = (n21625 & n1611);
+  wire n21628 = (n21626 & (~n15281));
+  wire n21635 = (n401 & n3346);
+  wire n21637 = (n21635 & (~n2813));
+  wire n21638 = (n21637 & n1613);
+  wire n21640 = (n21638 & (~n15467));
+  wire n21647 = (n403 & n3348);
+  wire n21649 = (n21647 & (~n2815));
+  wire n21650 = (n21649 & n1615);
+  wire n21652 = (n21650 & (~n15653));
+  assign err_d = (err_q | n21047);
+  assign err_code_d = (n21049 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_sched1_err_o ? u_sched1_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n20932 ? u_sp0_err_code_o : (n20935 ? u_sp1_err_code_o : (n20938 ? u_sfu_sfu_err_code_o : (n20941 ? u_dpu_dpu_err_code_o : (n20944 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : 8'h00)))))))))))))) : err_code_q);
+  assign err_src_d = (n21049 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_sched1_err_o ? 4'h4 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n20932 ? 4'h8 : (n20935 ? 4'h9 : (n20938 ? 4'ha : (n20941 ? 4'hb : (n20944 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : 4'h0)))))))))))))) : err_src_q);
+  assign err_warp_d = (n21049 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_sched1_err_o ? u_sched1_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n20932 ? u_sp0_res_tag_o[5:0] : (n20935 ? u_sp1_res_tag_o[5:0] : (n20938 ? u_sfu_sfu_res_tag_o[5:0] : (n20941 ? u_dpu_dpu_res_tag_o[5:0] : (n20944 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : 6'h00)))))))))))))) : err_warp_q);
+  assign err_pc_d = (n21049 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_sched1_err_o ? u_sched1_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n20932 ? u_sp0_res_tag_o[31:16] : (n20935 ? u_sp1_res_tag_o[31:16] : (n20938 ? u_sfu_sfu_res_tag_o[31:16] : (n20941 ? u_dpu_dpu_res_tag_o[31:16] : (n20944 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : 16'h0000)))))))))))))) : err_pc_q);
+  assign err_info_d = (n21049 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_sched1_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n20932 ? 32'h00000000 : (n20935 ? 32'h00000000 : (n20938 ? 32'h00000000 : (n20941 ? 32'h00000000 : (n20944 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : 32'h00000000)))))))))))))) : err_info_q);
   assign mem_inflight_d = (u_lsu_lsu_res_valid_o ? (n16524 - 8'h01) : n16524);
   assign launch_ready_o = u_cta_launch_ready_o;
   assign busy_o = u_cta_busy_o;
   assign done_o = u_cta_done_o;
   assign im_req_valid_o = u_ifetch_im_req_valid_o;
   assign im_req_addr_o = u_ifetch_im_req_addr_o;
-  assign gm_req_valid_o = u_lsu_gm_req_valid_o;
-  assign gm_req_id_o = u_lsu_gm_req_id_o;
-  assign gm_req_write_o = u_lsu_gm_req_write_o;
-  assign gm_req_atom_o = u_lsu_gm_req_atom_o;
-  assign gm_req_addr_o = u_lsu_gm_req_addr_o;
-  assign gm_req_size_o = u_lsu_gm_req_size_o;
-  assign gm_req_wmask_o = {u_lsu_gm_req_wmask_o[31], u_lsu_gm_req_wmask_o[30], u_lsu_gm_req_wmask_o[29], u_lsu_gm_req_wmask_o[28], u_lsu_gm_req_wmask_o[27], u_lsu_gm_req_wmask_o[26], u_lsu_gm_req_wmask_o[25], u_lsu_gm_req_wmask_o[24], u_lsu_gm_req_wmask_o[23], u_lsu_gm_req_wmask_o[22], u_lsu_gm_req_wmask_o[21], u_lsu_gm_req_wmask_o[20], u_lsu_gm_req_wmask_o[19], u_lsu_gm_req_wmask_o[18], u_lsu_gm_req_wmask_o[17], u_lsu_gm_req_wmask_o[16], u_lsu_gm_req_wmask_o[15], u_lsu_gm_req_wmask_o[14], u_lsu_gm_req_wmask_o[13], u_lsu_gm_req_wmask_o[12], u_lsu_gm_req_wmask_o[11], u_lsu_gm_req_wmask_o[10], u_lsu_gm_req_wmask_o[9], u_lsu_gm_req_wmask_o[8], u_lsu_gm_req_wmask_o[7], u_lsu_gm_req_wmask_o[6], u_lsu_gm_req_wmask_o[5], u_lsu_gm_req_wmask_o[4], u_lsu_gm_req_wmask_o[3], u_lsu_gm_req_wmask_o[2], u_lsu_gm_req_wmask_o[1], u_lsu_gm_req_wmask_o[0]};
-  assign gm_req_wdata_o = {u_lsu_gm_req_wdata_o[1023:992], u_lsu_gm_req_wdata_o[991:960], u_lsu_gm_req_wdata_o[959:928], u_lsu_gm_req_wdata_o[927:896], u_lsu_gm_req_wdata_o[895:864], u_lsu_gm_req_wdata_o[863:832], u_lsu_gm_req_wdata_o[831:800], u_lsu_gm_req_wdata_o[799:768], u_lsu_gm_req_wdata_o[767:736], u_lsu_gm_req_wdata_o[735:704], u_lsu_gm_req_wdata_o[703:672], u_lsu_gm_req_wdata_o[671:640], u_lsu_gm_req_wdata_o[639:608], u_lsu_gm_req_wdata_o[607:576], u_lsu_gm_req_wdata_o[575:544], u_lsu_gm_req_wdata_o[543:512], u_lsu_gm_req_wdata_o[511:480], u_lsu_gm_req_wdata_o[479:448], u_lsu_gm_req_wdata_o[447:416], u_lsu_gm_req_wdata_o[415:384], u_lsu_gm_req_wdata_o[383:352], u_lsu_gm_req_wdata_o[351:320], u_lsu_gm_req_wdata_o[319:288], u_lsu_gm_req_wdata_o[287:256], u_lsu_gm_req_wdata_o[255:224], u_lsu_gm_req_wdata_o[223:192], u_lsu_gm_req_wdata_o[191:160], u_lsu_gm_req_wdata_o[159:128], u_lsu_gm_req_wdata_o[127:96], u_lsu_gm_req_wdata_o[95:64], u_lsu_gm_req_wdata_o[63:32], u_lsu_gm_req_wdata_o[31:0]};
+  assign gm_req_valid_o = u_l1_gm_req_valid_o;
+  assign gm_req_id_o = u_l1_gm_req_id_o;
+  assign gm_req_write_o = u_l1_gm_req_write_o;
+  assign gm_req_atom_o = u_l1_gm_req_atom_o;
+  assign gm_req_addr_o = u_l1_gm_req_addr_o;
+  assign gm_req_size_o = u_l1_gm_req_size_o;
+  assign gm_req_wmask_o = {u_l1_gm_req_wmask_o[31], u_l1_gm_req_wmask_o[30], u_l1_gm_req_wmask_o[29], u_l1_gm_req_wmask_o[28], u_l1_gm_req_wmask_o[27], u_l1_gm_req_wmask_o[26], u_l1_gm_req_wmask_o[25], u_l1_gm_req_wmask_o[24], u_l1_gm_req_wmask_o[23], u_l1_gm_req_wmask_o[22], u_l1_gm_req_wmask_o[21], u_l1_gm_req_wmask_o[20], u_l1_gm_req_wmask_o[19], u_l1_gm_req_wmask_o[18], u_l1_gm_req_wmask_o[17], u_l1_gm_req_wmask_o[16], u_l1_gm_req_wmask_o[15], u_l1_gm_req_wmask_o[14], u_l1_gm_req_wmask_o[13], u_l1_gm_req_wmask_o[12], u_l1_gm_req_wmask_o[11], u_l1_gm_req_wmask_o[10], u_l1_gm_req_wmask_o[9], u_l1_gm_req_wmask_o[8], u_l1_gm_req_wmask_o[7], u_l1_gm_req_wmask_o[6], u_l1_gm_req_wmask_o[5], u_l1_gm_req_wmask_o[4], u_l1_gm_req_wmask_o[3], u_l1_gm_req_wmask_o[2], u_l1_gm_req_wmask_o[1], u_l1_gm_req_wmask_o[0]};
+  assign gm_req_wdata_o = {u_l1_gm_req_wdata_o[1023:992], u_l1_gm_req_wdata_o[991:960], u_l1_gm_req_wdata_o[959:928], u_l1_gm_req_wdata_o[927:896], u_l1_gm_req_wdata_o[895:864], u_l1_gm_req_wdata_o[863:832], u_l1_gm_req_wdata_o[831:800], u_l1_gm_req_wdata_o[799:768], u_l1_gm_req_wdata_o[767:736], u_l1_gm_req_wdata_o[735:704], u_l1_gm_req_wdata_o[703:672], u_l1_gm_req_wdata_o[671:640], u_l1_gm_req_wdata_o[639:608], u_l1_gm_req_wdata_o[607:576], u_l1_gm_req_wdata_o[575:544], u_l1_gm_req_wdata_o[543:512], u_l1_gm_req_wdata_o[511:480], u_l1_gm_req_wdata_o[479:448], u_l1_gm_req_wdata_o[447:416], u_l1_gm_req_wdata_o[415:384], u_l1_gm_req_wdata_o[383:352], u_l1_gm_req_wdata_o[351:320], u_l1_gm_req_wdata_o[319:288], u_l1_gm_req_wdata_o[287:256], u_l1_gm_req_wdata_o[255:224], u_l1_gm_req_wdata_o[223:192], u_l1_gm_req_wdata_o[191:160], u_l1_gm_req_wdata_o[159:128], u_l1_gm_req_wdata_o[127:96], u_l1_gm_req_wdata_o[95:64], u_l1_gm_req_wdata_o[63:32], u_l1_gm_req_wdata_o[31:0]};
   assign iss0_valid_o = u_sched0_iss_valid_o;
   assign iss0_tag_o = u_sched0_is_tag_o;
   assign iss0_mask_o = {(u_sched0_ctl_valid_o ? n15902 : n15796), (u_sched0_ctl_valid_o ? n15901 : n15795), (u_sched0_ctl_valid_o ? n15900 : n15794), (u_sched0_ctl_valid_o ? n15899 : n15793), (u_sched0_ctl_valid_o ? n15898 : n15792), (u_sched0_ctl_valid_o ? n15897 : n15791), (u_sched0_ctl_valid_o ? n15896 : n15790), (u_sched0_ctl_valid_o ? n15895 : n15789), (u_sched0_ctl_valid_o ? n15894 : n15788), (u_sched0_ctl_valid_o ? n15893 : n15787), (u_sched0_ctl_valid_o ? n15892 : n15786), (u_sched0_ctl_valid_o ? n15891 : n15785), (u_sched0_ctl_valid_o ? n15890 : n15784), (u_sched0_ctl_valid_o ? n15889 : n15783), (u_sched0_ctl_valid_o ? n15888 : n15782), (u_sched0_ctl_valid_o ? n15887 : n15781), (u_sched0_ctl_valid_o ? n15886 : n15780), (u_sched0_ctl_valid_o ? n15885 : n15779), (u_sched0_ctl_valid_o ? n15884 : n15778), (u_sched0_ctl_valid_o ? n15883 : n15777), (u_sched0_ctl_valid_o ? n15882 : n15776), (u_sched0_ctl_valid_o ? n15881 : n15775), (u_sched0_ctl_valid_o ? n15880 : n15774), (u_sched0_ctl_valid_o ? n15879 : n15773), (u_sched0_ctl_valid_o ? n15878 : n15772), (u_sched0_ctl_valid_o ? n15877 : n15771), (u_sched0_ctl_valid_o ? n15876 : n15770), (u_sched0_ctl_valid_o ? n15875 : n15769), (u_sched0_ctl_valid_o ? n15874 : n15768), (u_sched0_ctl_valid_o ? n15873 : n15767), (u_sched0_ctl_valid_o ? n15872 : n15766), (u_sched0_ctl_valid_o ? n15871 : n15765)};
@@ -2382,8 +2398,8 @@ module sm_fermi (
   assign st_valid_o = u_cta_st_valid_o;
   assign st_warp_o = u_cta_st_warp_o;
   assign st_cta_o = u_cta_st_cta_o;
-  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n20949) | n20961) | n20973) | n20985) | n20997) | n21009) | n21021) | n21033) | n21045) | n21057) | n21069) | n21081) | n21093) | n21105) | n21117) | n21129) | n21141) | n21153) | n21165) | n21177) | n21189) | n21201) | n21213) | n21225)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n20951) | n20963) | n20975) | n20987) | n20999) | n21011) | n21023) | n21035) | n21047) | n21059) | n21071) | n21083) | n21095) | n21107) | n21119) | n21131) | n21143) | n21155) | n21167) | n21179) | n21191) | n21203) | n21215) | n21227)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n20952) | n20964) | n20976) | n20988) | n21000) | n21012) | n21024) | n21036) | n21048) | n21060) | n21072) | n21084) | n21096) | n21108) | n21120) | n21132) | n21144) | n21156) | n21168) | n21180) | n21192) | n21204) | n21216) | n21228)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n20954) | n20966) | n20978) | n20990) | n21002) | n21014) | n21026) | n21038) | n21050) | n21062) | n21074) | n21086) | n21098) | n21110) | n21122) | n21134) | n21146) | n21158) | n21170) | n21182) | n21194) | n21206) | n21218) | n21230)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n20954 & n11256)) | (n20966 & n11442)) | (n20978 & n11628)) | (n20990 & n11814)) | (n21002 & n12000)) | (n21014 & n12186)) | (n21026 & n12372)) | (n21038 & n12558)) | (n21050 & n12744)) | (n21062 & n12930)) | (n21074 & n13116)) | (n21086 & n13302)) | (n21098 & n13488)) | (n21110 & n13674)) | (n21122 & n13860)) | (n21134 & n14046)) | (n21146 & n14232)) | (n21158 & n14418)) | (n21170 & n14604)) | (n21182 & n14790)) | (n21194 & n14976)) | (n21206 & n15162)) | (n21218 & n15348)) | (n21230 & n15534))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
-  assign stall1_o = (u_sched1_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n21258) | n21270) | n21282) | n21294) | n21306) | n21318) | n21330) | n21342) | n21354) | n21366) | n21378) | n21390) | n21402) | n21414) | n21426) | n21438) | n21450) | n21462) | n21474) | n21486) | n21498) | n21510) | n21522) | n21534)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n21260) | n21272) | n21284) | n21296) | n21308) | n21320) | n21332) | n21344) | n21356) | n21368) | n21380) | n21392) | n21404) | n21416) | n21428) | n21440) | n21452) | n21464) | n21476) | n21488) | n21500) | n21512) | n21524) | n21536)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n21261) | n21273) | n21285) | n21297) | n21309) | n21321) | n21333) | n21345) | n21357) | n21369) | n21381) | n21393) | n21405) | n21417) | n21429) | n21441) | n21453) | n21465) | n21477) | n21489) | n21501) | n21513) | n21525) | n21537)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n21263) | n21275) | n21287) | n21299) | n21311) | n21323) | n21335) | n21347) | n21359) | n21371) | n21383) | n21395) | n21407) | n21419) | n21431) | n21443) | n21455) | n21467) | n21479) | n21491) | n21503) | n21515) | n21527) | n21539)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n21263 & n11349)) | (n21275 & n11535)) | (n21287 & n11721)) | (n21299 & n11907)) | (n21311 & n12093)) | (n21323 & n12279)) | (n21335 & n12465)) | (n21347 & n12651)) | (n21359 & n12837)) | (n21371 & n13023)) | (n21383 & n13209)) | (n21395 & n13395)) | (n21407 & n13581)) | (n21419 & n13767)) | (n21431 & n13953)) | (n21443 & n14139)) | (n21455 & n14325)) | (n21467 & n14511)) | (n21479 & n14697)) | (n21491 & n14883)) | (n21503 & n15069)) | (n21515 & n15255)) | (n21527 & n15441)) | (n21539 & n15627))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
+  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n21062) | n21074) | n21086) | n21098) | n21110) | n21122) | n21134) | n21146) | n21158) | n21170) | n21182) | n21194) | n21206) | n21218) | n21230) | n21242) | n21254) | n21266) | n21278) | n21290) | n21302) | n21314) | n21326) | n21338)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n21064) | n21076) | n21088) | n21100) | n21112) | n21124) | n21136) | n21148) | n21160) | n21172) | n21184) | n21196) | n21208) | n21220) | n21232) | n21244) | n21256) | n21268) | n21280) | n21292) | n21304) | n21316) | n21328) | n21340)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n21065) | n21077) | n21089) | n21101) | n21113) | n21125) | n21137) | n21149) | n21161) | n21173) | n21185) | n21197) | n21209) | n21221) | n21233) | n21245) | n21257) | n21269) | n21281) | n21293) | n21305) | n21317) | n21329) | n21341)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n21067) | n21079) | n21091) | n21103) | n21115) | n21127) | n21139) | n21151) | n21163) | n21175) | n21187) | n21199) | n21211) | n21223) | n21235) | n21247) | n21259) | n21271) | n21283) | n21295) | n21307) | n21319) | n21331) | n21343)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n21067 & n11256)) | (n21079 & n11442)) | (n21091 & n11628)) | (n21103 & n11814)) | (n21115 & n12000)) | (n21127 & n12186)) | (n21139 & n12372)) | (n21151 & n12558)) | (n21163 & n12744)) | (n21175 & n12930)) | (n21187 & n13116)) | (n21199 & n13302)) | (n21211 & n13488)) | (n21223 & n13674)) | (n21235 & n13860)) | (n21247 & n14046)) | (n21259 & n14232)) | (n21271 & n14418)) | (n21283 & n14604)) | (n21295 & n14790)) | (n21307 & n14976)) | (n21319 & n15162)) | (n21331 & n15348)) | (n21343 & n15534))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
+  assign stall1_o = (u_sched1_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n21371) | n21383) | n21395) | n21407) | n21419) | n21431) | n21443) | n21455) | n21467) | n21479) | n21491) | n21503) | n21515) | n21527) | n21539) | n21551) | n21563) | n21575) | n21587) | n21599) | n21611) | n21623) | n21635) | n21647)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n21373) | n21385) | n21397) | n21409) | n21421) | n21433) | n21445) | n21457) | n21469) | n21481) | n21493) | n21505) | n21517) | n21529) | n21541) | n21553) | n21565) | n21577) | n21589) | n21601) | n21613) | n21625) | n21637) | n21649)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n21374) | n21386) | n21398) | n21410) | n21422) | n21434) | n21446) | n21458) | n21470) | n21482) | n21494) | n21506) | n21518) | n21530) | n21542) | n21554) | n21566) | n21578) | n21590) | n21602) | n21614) | n21626) | n21638) | n21650)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n21376) | n21388) | n21400) | n21412) | n21424) | n21436) | n21448) | n21460) | n21472) | n21484) | n21496) | n21508) | n21520) | n21532) | n21544) | n21556) | n21568) | n21580) | n21592) | n21604) | n21616) | n21628) | n21640) | n21652)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n21376 & n11349)) | (n21388 & n11535)) | (n21400 & n11721)) | (n21412 & n11907)) | (n21424 & n12093)) | (n21436 & n12279)) | (n21448 & n12465)) | (n21460 & n12651)) | (n21472 & n12837)) | (n21484 & n13023)) | (n21496 & n13209)) | (n21508 & n13395)) | (n21520 & n13581)) | (n21532 & n13767)) | (n21544 & n13953)) | (n21556 & n14139)) | (n21568 & n14325)) | (n21580 & n14511)) | (n21592 & n14697)) | (n21604 & n14883)) | (n21616 & n15069)) | (n21628 & n15255)) | (n21640 & n15441)) | (n21652 & n15627))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
   assign unit_busy_o = (((((5'h00 | ({{4{1'b0}}, (~u_sp0_ready_o)} << 3'h0)) | ({{4{1'b0}}, ((~u_sp1_ready_o) & 1'h1)} << 3'h1)) | ({{4{1'b0}}, (~u_sfu_sfu_ready_o)} << 3'h2)) | ({{4{1'b0}}, ((~u_dpu_dpu_ready_o) & 1'h1)} << 3'h3)) | ({{4{1'b0}}, (~u_lsu_lsu_ready_o)} << 3'h4));
   assign err_o = err_q;
   assign err_code_o = err_code_q;
@@ -2399,6 +2415,8 @@ module sm_fermi (
   assign cnt_ic_miss_o = u_ifetch_cnt_miss_o;
   assign cnt_gm_req_o = u_lsu_cnt_gm_req_o;
   assign cnt_sm_conf_o = u_lsu_cnt_sm_conf_o;
+  assign cnt_l1_hit_o = u_l1_cnt_l1_hit_o;
+  assign cnt_l1_miss_o = u_l1_cnt_l1_miss_o;
   assign occ_ctas_o = u_cta_occ_ctas_o;
   assign res_warps_o = u_cta_res_warps_o;
 
@@ -2928,10 +2946,10 @@ module sm_fermi (
     .sm_err_i (u_smem_err_o),
     .sm_pass_i (u_smem_pass_o),
     .sm_conflict_i (u_smem_conflict_o),
-    .gm_req_ready_i (gm_req_ready_i),
-    .gm_resp_valid_i (gm_resp_valid_i),
-    .gm_resp_id_i (gm_resp_id_i),
-    .gm_resp_rdata_i ({gm_resp_rdata_i[1023:992], gm_resp_rdata_i[991:960], gm_resp_rdata_i[959:928], gm_resp_rdata_i[927:896], gm_resp_rdata_i[895:864], gm_resp_rdata_i[863:832], gm_resp_rdata_i[831:800], gm_resp_rdata_i[799:768], gm_resp_rdata_i[767:736], gm_resp_rdata_i[735:704], gm_resp_rdata_i[703:672], gm_resp_rdata_i[671:640], gm_resp_rdata_i[639:608], gm_resp_rdata_i[607:576], gm_resp_rdata_i[575:544], gm_resp_rdata_i[543:512], gm_resp_rdata_i[511:480], gm_resp_rdata_i[479:448], gm_resp_rdata_i[447:416], gm_resp_rdata_i[415:384], gm_resp_rdata_i[383:352], gm_resp_rdata_i[351:320], gm_resp_rdata_i[319:288], gm_resp_rdata_i[287:256], gm_resp_rdata_i[255:224], gm_resp_rdata_i[223:192], gm_resp_rdata_i[191:160], gm_resp_rdata_i[159:128], gm_resp_rdata_i[127:96], gm_resp_rdata_i[95:64], gm_resp_rdata_i[63:32], gm_resp_rdata_i[31:0]}),
+    .gm_req_ready_i (u_l1_lsu_req_ready_o),
+    .gm_resp_valid_i (u_l1_lsu_resp_valid_o),
+    .gm_resp_id_i (u_l1_lsu_resp_id_o),
+    .gm_resp_rdata_i ({u_l1_lsu_resp_rdata_o[1023:992], u_l1_lsu_resp_rdata_o[991:960], u_l1_lsu_resp_rdata_o[959:928], u_l1_lsu_resp_rdata_o[927:896], u_l1_lsu_resp_rdata_o[895:864], u_l1_lsu_resp_rdata_o[863:832], u_l1_lsu_resp_rdata_o[831:800], u_l1_lsu_resp_rdata_o[799:768], u_l1_lsu_resp_rdata_o[767:736], u_l1_lsu_resp_rdata_o[735:704], u_l1_lsu_resp_rdata_o[703:672], u_l1_lsu_resp_rdata_o[671:640], u_l1_lsu_resp_rdata_o[639:608], u_l1_lsu_resp_rdata_o[607:576], u_l1_lsu_resp_rdata_o[575:544], u_l1_lsu_resp_rdata_o[543:512], u_l1_lsu_resp_rdata_o[511:480], u_l1_lsu_resp_rdata_o[479:448], u_l1_lsu_resp_rdata_o[447:416], u_l1_lsu_resp_rdata_o[415:384], u_l1_lsu_resp_rdata_o[383:352], u_l1_lsu_resp_rdata_o[351:320], u_l1_lsu_resp_rdata_o[319:288], u_l1_lsu_resp_rdata_o[287:256], u_l1_lsu_resp_rdata_o[255:224], u_l1_lsu_resp_rdata_o[223:192], u_l1_lsu_resp_rdata_o[191:160], u_l1_lsu_resp_rdata_o[159:128], u_l1_lsu_resp_rdata_o[127:96], u_l1_lsu_resp_rdata_o[95:64], u_l1_lsu_resp_rdata_o[63:32], u_l1_lsu_resp_rdata_o[31:0]}),
     .lsu_ready_o (u_lsu_lsu_ready_o),
     .sm_req_valid_o (u_lsu_sm_req_valid_o),
     .sm_op_o (u_lsu_sm_op_o),
@@ -3138,8 +3156,40 @@ module sm_fermi (
     .miss_o (u_ifetch_miss_o)
   );
 
+  l1_l128_w4_h4 u_l1 (
+    .clk_core_i (clk_core_i),
+    .clk_hot_i  (clk_hot_i),
+    .rst_ni     (rst_ni),
+    .lsu_req_valid_i (u_lsu_gm_req_valid_o),
+    .lsu_req_id_i (u_lsu_gm_req_id_o),
+    .lsu_req_write_i (u_lsu_gm_req_write_o),
+    .lsu_req_atom_i (u_lsu_gm_req_atom_o),
+    .lsu_req_addr_i (u_lsu_gm_req_addr_o),
+    .lsu_req_size_i (u_lsu_gm_req_size_o),
+    .lsu_req_wmask_i ({u_lsu_gm_req_wmask_o[31], u_lsu_gm_req_wmask_o[30], u_lsu_gm_req_wmask_o[29], u_lsu_gm_req_wmask_o[28], u_lsu_gm_req_wmask_o[27], u_lsu_gm_req_wmask_o[26], u_lsu_gm_req_wmask_o[25], u_lsu_gm_req_wmask_o[24], u_lsu_gm_req_wmask_o[23], u_lsu_gm_req_wmask_o[22], u_lsu_gm_req_wmask_o[21], u_lsu_gm_req_wmask_o[20], u_lsu_gm_req_wmask_o[19], u_lsu_gm_req_wmask_o[18], u_lsu_gm_req_wmask_o[17], u_lsu_gm_req_wmask_o[16], u_lsu_gm_req_wmask_o[15], u_lsu_gm_req_wmask_o[14], u_lsu_gm_req_wmask_o[13], u_lsu_gm_req_wmask_o[12], u_lsu_gm_req_wmask_o[11], u_lsu_gm_req_wmask_o[10], u_lsu_gm_req_wmask_o[9], u_lsu_gm_req_wmask_o[8], u_lsu_gm_req_wmask_o[7], u_lsu_gm_req_wmask_o[6], u_lsu_gm_req_wmask_o[5], u_lsu_gm_req_wmask_o[4], u_lsu_gm_req_wmask_o[3], u_lsu_gm_req_wmask_o[2], u_lsu_gm_req_wmask_o[1], u_lsu_gm_req_wmask_o[0]}),
+    .lsu_req_wdata_i ({u_lsu_gm_req_wdata_o[1023:992], u_lsu_gm_req_wdata_o[991:960], u_lsu_gm_req_wdata_o[959:928], u_lsu_gm_req_wdata_o[927:896], u_lsu_gm_req_wdata_o[895:864], u_lsu_gm_req_wdata_o[863:832], u_lsu_gm_req_wdata_o[831:800], u_lsu_gm_req_wdata_o[799:768], u_lsu_gm_req_wdata_o[767:736], u_lsu_gm_req_wdata_o[735:704], u_lsu_gm_req_wdata_o[703:672], u_lsu_gm_req_wdata_o[671:640], u_lsu_gm_req_wdata_o[639:608], u_lsu_gm_req_wdata_o[607:576], u_lsu_gm_req_wdata_o[575:544], u_lsu_gm_req_wdata_o[543:512], u_lsu_gm_req_wdata_o[511:480], u_lsu_gm_req_wdata_o[479:448], u_lsu_gm_req_wdata_o[447:416], u_lsu_gm_req_wdata_o[415:384], u_lsu_gm_req_wdata_o[383:352], u_lsu_gm_req_wdata_o[351:320], u_lsu_gm_req_wdata_o[319:288], u_lsu_gm_req_wdata_o[287:256], u_lsu_gm_req_wdata_o[255:224], u_lsu_gm_req_wdata_o[223:192], u_lsu_gm_req_wdata_o[191:160], u_lsu_gm_req_wdata_o[159:128], u_lsu_gm_req_wdata_o[127:96], u_lsu_gm_req_wdata_o[95:64], u_lsu_gm_req_wdata_o[63:32], u_lsu_gm_req_wdata_o[31:0]}),
+    .gm_req_ready_i (gm_req_ready_i),
+    .gm_resp_valid_i (gm_resp_valid_i),
+    .gm_resp_id_i (gm_resp_id_i),
+    .gm_resp_rdata_i ({gm_resp_rdata_i[1023:992], gm_resp_rdata_i[991:960], gm_resp_rdata_i[959:928], gm_resp_rdata_i[927:896], gm_resp_rdata_i[895:864], gm_resp_rdata_i[863:832], gm_resp_rdata_i[831:800], gm_resp_rdata_i[799:768], gm_resp_rdata_i[767:736], gm_resp_rdata_i[735:704], gm_resp_rdata_i[703:672], gm_resp_rdata_i[671:640], gm_resp_rdata_i[639:608], gm_resp_rdata_i[607:576], gm_resp_rdata_i[575:544], gm_resp_rdata_i[543:512], gm_resp_rdata_i[511:480], gm_resp_rdata_i[479:448], gm_resp_rdata_i[447:416], gm_resp_rdata_i[415:384], gm_resp_rdata_i[383:352], gm_resp_rdata_i[351:320], gm_resp_rdata_i[319:288], gm_resp_rdata_i[287:256], gm_resp_rdata_i[255:224], gm_resp_rdata_i[223:192], gm_resp_rdata_i[191:160], gm_resp_rdata_i[159:128], gm_resp_rdata_i[127:96], gm_resp_rdata_i[95:64], gm_resp_rdata_i[63:32], gm_resp_rdata_i[31:0]}),
+    .lsu_req_ready_o (u_l1_lsu_req_ready_o),
+    .lsu_resp_valid_o (u_l1_lsu_resp_valid_o),
+    .lsu_resp_id_o (u_l1_lsu_resp_id_o),
+    .lsu_resp_rdata_o (u_l1_lsu_resp_rdata_o),
+    .gm_req_valid_o (u_l1_gm_req_valid_o),
+    .gm_req_id_o (u_l1_gm_req_id_o),
+    .gm_req_write_o (u_l1_gm_req_write_o),
+    .gm_req_atom_o (u_l1_gm_req_atom_o),
+    .gm_req_addr_o (u_l1_gm_req_addr_o),
+    .gm_req_size_o (u_l1_gm_req_size_o),
+    .gm_req_wmask_o (u_l1_gm_req_wmask_o),
+    .gm_req_wdata_o (u_l1_gm_req_wdata_o),
+    .cnt_l1_hit_o (u_l1_cnt_l1_hit_o),
+    .cnt_l1_miss_o (u_l1_cnt_l1_miss_o)
+  );
+
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{gm_resp_rdata_i, im_resp_data_i, n10019, n10038, n10049, n10056, n10061, n10066, n10101, n10120, n10131, n10138, n10143, n10387, n10422, n10441, n10452, n10459, n10464, n10469, n10504, n10523, n10534, n10541, n10546, n10790, n10825, n10844, n10855, n10862, n10867, n10872, n10907, n10926, n10937, n10944, n10949, n11192, n11200, n11209, n11224, n11285, n11293, n11302, n11317, n11378, n11386, n11395, n11410, n11471, n11479, n11488, n11503, n11564, n11572, n11581, n11596, n11657, n11665, n11674, n11689, n11750, n11758, n11767, n11782, n11843, n11851, n11860, n11875, n11936, n11944, n11953, n11968, n12029, n12037, n12046, n12061, n12122, n12130, n12139, n12154, n12215, n12223, n12232, n12247, n12308, n12316, n12325, n12340, n12401, n12409, n12418, n12433, n12494, n12502, n12511, n12526, n12587, n12595, n12604, n12619, n12680, n12688, n12697, n12712, n12773, n12781, n12790, n12805, n12866, n12874, n12883, n12898, n12959, n12967, n12976, n12991, n13052, n13060, n13069, n13084, n13145, n13153, n13162, n13177, n13238, n13246, n13255, n13270, n13331, n13339, n13348, n13363, n13424, n13432, n13441, n13456, n13517, n13525, n13534, n13549, n13610, n13618, n13627, n13642, n13703, n13711, n13720, n13735, n13796, n13804, n13813, n13828, n13889, n13897, n13906, n13921, n13982, n13990, n13999, n14014, n14075, n14083, n14092, n14107, n14168, n14176, n14185, n14200, n14261, n14269, n14278, n14293, n14354, n14362, n14371, n14386, n14447, n14455, n14464, n14479, n14540, n14548, n14557, n14572, n14633, n14641, n14650, n14665, n14726, n14734, n14743, n14758, n14819, n14827, n14836, n14851, n14912, n14920, n14929, n14944, n15005, n15013, n15022, n15037, n15098, n15106, n15115, n15130, n15191, n15199, n15208, n15223, n15284, n15292, n15301, n15316, n15377, n15385, n15394, n15409, n15470, n15478, n15487, n15502, n15563, n15571, n15580, n15595, n16234, n16605, n16608, n16611, n16614, n16617, n16620, n16623, n16626, n16629, n16632, n16635, n16638, n16641, n16644, n16647, n16650, n16653, n16656, n16659, n16662, n16665, n16668, n16671, n16674, n16677, n16680, n16683, n16686, n16689, n16692, n16695, n16698, n7969, n8004, n8023, n8034, n8041, n8046, n8051, n8086, n8105, n8116, n8123, n8128, n8372, n8407, n8426, n8437, n8444, n8449, n8454, n8489, n8508, n8519, n8526, n8531, n8775, n8810, n8829, n8840, n8847, n8852, n8857, n8892, n8911, n8922, n8929, n8934, n9178, n9213, n9232, n9243, n9250, n9255, n9260, n9295, n9314, n9325, n9332, n9337, n9581, n9616, n9635, n9646, n9653, n9658, n9663, n9698, n9717, n9728, n9735, n9740, n9984, u_bar_err_arrived_o, u_bar_err_parked_o, u_bar_err_warps_o, u_bar_rel_cta_o, u_bar_rel_valid_o, u_bar_wait_o, u_cta_fe_res1_data_o, u_cta_fe_res1_mask_o, u_cta_fe_res_data_o, u_cta_fe_res_mask_o, u_cta_res_ctas_o, u_cta_sbase_o, u_cta_st_mask_o, u_cta_wv_o, u_dpu_dpu_res_data_o, u_dpu_dpu_res_mask_o, u_dpu_dpu_res_pred_o, u_ibuf_h_dst_o, u_ibuf_h_err_o, u_ibuf_h_fmul_o, u_ibuf_h_gneg_o, u_ibuf_h_gpred_o, u_ibuf_h_imm_o, u_ibuf_h_kind_o, u_ibuf_h_mod_o, u_ibuf_h_op_o, u_ibuf_h_pair_o, u_ibuf_h_pc_o, u_ibuf_h_prd_o, u_ibuf_h_ra_o, u_ibuf_h_rb_o, u_ibuf_h_rc_o, u_ibuf_h_unit_o, u_ibuf_h_use_imm_o, u_ibuf_hv_o, u_ibuf_room_o, u_ifetch_miss_o, u_ifetch_push_pc_o, u_ifetch_push_valid_o, u_ifetch_push_warp_o, u_ifetch_push_word_o, u_lsu_cnt_busy_o, u_lsu_err_lane_o, u_lsu_gm_req_wdata_o, u_lsu_gm_req_wmask_o, u_lsu_lsu_res_addr_o, u_lsu_lsu_res_data_o, u_lsu_lsu_res_mask_o, u_lsu_sm_active_o, u_lsu_sm_addr_o, u_lsu_sm_cmp_o, u_lsu_sm_data_o, u_oc_dpu_a_o, u_oc_dpu_b_o, u_oc_dpu_c_o, u_oc_dpu_mask_o, u_oc_lsu_a_o, u_oc_lsu_b_o, u_oc_lsu_c_o, u_oc_lsu_mask_o, u_oc_sfu_a_o, u_oc_sfu_b_o, u_oc_sfu_mask_o, u_oc_sp0_a_o, u_oc_sp0_b_o, u_oc_sp0_c_o, u_oc_sp0_mask_o, u_oc_sp0_pa_o, u_oc_sp0_pb_o, u_oc_sp1_a_o, u_oc_sp1_b_o, u_oc_sp1_c_o, u_oc_sp1_mask_o, u_oc_sp1_pa_o, u_oc_sp1_pb_o, u_oc_war_pair_o, u_oc_war_reg_o, u_oc_war_v_o, u_oc_war_warp_o, u_pf_p_o, u_sb_idle_o, u_sb_ok_o, u_sb_pend_o, u_sb_ppend_o, u_sched0_ctl_taken_o, u_sched0_is_mask_o, u_sched0_is_pa_o, u_sched0_is_pb_o, u_sched1_ctl_taken_o, u_sched1_is_mask_o, u_sched1_is_pa_o, u_sched1_is_pb_o, u_sfu_sfu_res_data_o, u_sfu_sfu_res_mask_o, u_sfu_sfu_res_pred_o, u_simt_act_o, u_simt_busy_o, u_simt_err_sync_o, u_simt_f_active_o, u_simt_f_pc_o, u_simt_run_o, u_simt_s_active_o, u_simt_s_depth_o, u_simt_s_live_o, u_simt_s_pc_o, u_smem_rdata_o, u_sp0_res_data_o, u_sp0_res_mask_o, u_sp0_res_pred_o, u_sp1_res_data_o, u_sp1_res_mask_o, u_sp1_res_pred_o, u_wb_pr_wr_mask_o, u_wb_pr_wr_val_o, u_wb_rel_tag_o, u_wb_rel_valid_o, u_wb_ret0_mask_o, u_wb_ret1_mask_o, u_wb_rf_wr0_hi_o, u_wb_rf_wr0_lo_o, u_wb_rf_wr0_mask_o, u_wb_rf_wr1_hi_o, u_wb_rf_wr1_lo_o, u_wb_rf_wr1_mask_o};
+  assign unused_signals = ^{gm_resp_rdata_i, im_resp_data_i, n10019, n10038, n10049, n10056, n10061, n10066, n10101, n10120, n10131, n10138, n10143, n10387, n10422, n10441, n10452, n10459, n10464, n10469, n10504, n10523, n10534, n10541, n10546, n10790, n10825, n10844, n10855, n10862, n10867, n10872, n10907, n10926, n10937, n10944, n10949, n11192, n11200, n11209, n11224, n11285, n11293, n11302, n11317, n11378, n11386, n11395, n11410, n11471, n11479, n11488, n11503, n11564, n11572, n11581, n11596, n11657, n11665, n11674, n11689, n11750, n11758, n11767, n11782, n11843, n11851, n11860, n11875, n11936, n11944, n11953, n11968, n12029, n12037, n12046, n12061, n12122, n12130, n12139, n12154, n12215, n12223, n12232, n12247, n12308, n12316, n12325, n12340, n12401, n12409, n12418, n12433, n12494, n12502, n12511, n12526, n12587, n12595, n12604, n12619, n12680, n12688, n12697, n12712, n12773, n12781, n12790, n12805, n12866, n12874, n12883, n12898, n12959, n12967, n12976, n12991, n13052, n13060, n13069, n13084, n13145, n13153, n13162, n13177, n13238, n13246, n13255, n13270, n13331, n13339, n13348, n13363, n13424, n13432, n13441, n13456, n13517, n13525, n13534, n13549, n13610, n13618, n13627, n13642, n13703, n13711, n13720, n13735, n13796, n13804, n13813, n13828, n13889, n13897, n13906, n13921, n13982, n13990, n13999, n14014, n14075, n14083, n14092, n14107, n14168, n14176, n14185, n14200, n14261, n14269, n14278, n14293, n14354, n14362, n14371, n14386, n14447, n14455, n14464, n14479, n14540, n14548, n14557, n14572, n14633, n14641, n14650, n14665, n14726, n14734, n14743, n14758, n14819, n14827, n14836, n14851, n14912, n14920, n14929, n14944, n15005, n15013, n15022, n15037, n15098, n15106, n15115, n15130, n15191, n15199, n15208, n15223, n15284, n15292, n15301, n15316, n15377, n15385, n15394, n15409, n15470, n15478, n15487, n15502, n15563, n15571, n15580, n15595, n16234, n16605, n16608, n16611, n16614, n16617, n16620, n16623, n16626, n16629, n16632, n16635, n16638, n16641, n16644, n16647, n16650, n16653, n16656, n16659, n16662, n16665, n16668, n16671, n16674, n16677, n16680, n16683, n16686, n16689, n16692, n16695, n16698, n7969, n8004, n8023, n8034, n8041, n8046, n8051, n8086, n8105, n8116, n8123, n8128, n8372, n8407, n8426, n8437, n8444, n8449, n8454, n8489, n8508, n8519, n8526, n8531, n8775, n8810, n8829, n8840, n8847, n8852, n8857, n8892, n8911, n8922, n8929, n8934, n9178, n9213, n9232, n9243, n9250, n9255, n9260, n9295, n9314, n9325, n9332, n9337, n9581, n9616, n9635, n9646, n9653, n9658, n9663, n9698, n9717, n9728, n9735, n9740, n9984, u_bar_err_arrived_o, u_bar_err_parked_o, u_bar_err_warps_o, u_bar_rel_cta_o, u_bar_rel_valid_o, u_bar_wait_o, u_cta_fe_res1_data_o, u_cta_fe_res1_mask_o, u_cta_fe_res_data_o, u_cta_fe_res_mask_o, u_cta_res_ctas_o, u_cta_sbase_o, u_cta_st_mask_o, u_cta_wv_o, u_dpu_dpu_res_data_o, u_dpu_dpu_res_mask_o, u_dpu_dpu_res_pred_o, u_ibuf_h_dst_o, u_ibuf_h_err_o, u_ibuf_h_fmul_o, u_ibuf_h_gneg_o, u_ibuf_h_gpred_o, u_ibuf_h_imm_o, u_ibuf_h_kind_o, u_ibuf_h_mod_o, u_ibuf_h_op_o, u_ibuf_h_pair_o, u_ibuf_h_pc_o, u_ibuf_h_prd_o, u_ibuf_h_ra_o, u_ibuf_h_rb_o, u_ibuf_h_rc_o, u_ibuf_h_unit_o, u_ibuf_h_use_imm_o, u_ibuf_hv_o, u_ibuf_room_o, u_ifetch_miss_o, u_ifetch_push_pc_o, u_ifetch_push_valid_o, u_ifetch_push_warp_o, u_ifetch_push_word_o, u_l1_gm_req_wdata_o, u_l1_gm_req_wmask_o, u_l1_lsu_resp_rdata_o, u_lsu_cnt_busy_o, u_lsu_err_lane_o, u_lsu_gm_req_wdata_o, u_lsu_gm_req_wmask_o, u_lsu_lsu_res_addr_o, u_lsu_lsu_res_data_o, u_lsu_lsu_res_mask_o, u_lsu_sm_active_o, u_lsu_sm_addr_o, u_lsu_sm_cmp_o, u_lsu_sm_data_o, u_oc_dpu_a_o, u_oc_dpu_b_o, u_oc_dpu_c_o, u_oc_dpu_mask_o, u_oc_lsu_a_o, u_oc_lsu_b_o, u_oc_lsu_c_o, u_oc_lsu_mask_o, u_oc_sfu_a_o, u_oc_sfu_b_o, u_oc_sfu_mask_o, u_oc_sp0_a_o, u_oc_sp0_b_o, u_oc_sp0_c_o, u_oc_sp0_mask_o, u_oc_sp0_pa_o, u_oc_sp0_pb_o, u_oc_sp1_a_o, u_oc_sp1_b_o, u_oc_sp1_c_o, u_oc_sp1_mask_o, u_oc_sp1_pa_o, u_oc_sp1_pb_o, u_oc_war_pair_o, u_oc_war_reg_o, u_oc_war_v_o, u_oc_war_warp_o, u_pf_p_o, u_sb_idle_o, u_sb_ok_o, u_sb_pend_o, u_sb_ppend_o, u_sched0_ctl_taken_o, u_sched0_is_mask_o, u_sched0_is_pa_o, u_sched0_is_pb_o, u_sched1_ctl_taken_o, u_sched1_is_mask_o, u_sched1_is_pa_o, u_sched1_is_pb_o, u_sfu_sfu_res_data_o, u_sfu_sfu_res_mask_o, u_sfu_sfu_res_pred_o, u_simt_act_o, u_simt_busy_o, u_simt_err_sync_o, u_simt_f_active_o, u_simt_f_pc_o, u_simt_run_o, u_simt_s_active_o, u_simt_s_depth_o, u_simt_s_live_o, u_simt_s_pc_o, u_smem_rdata_o, u_sp0_res_data_o, u_sp0_res_mask_o, u_sp0_res_pred_o, u_sp1_res_data_o, u_sp1_res_mask_o, u_sp1_res_pred_o, u_wb_pr_wr_mask_o, u_wb_pr_wr_val_o, u_wb_rel_tag_o, u_wb_rel_valid_o, u_wb_ret0_mask_o, u_wb_ret1_mask_o, u_wb_rf_wr0_hi_o, u_wb_rf_wr0_lo_o, u_wb_rf_wr0_mask_o, u_wb_rf_wr1_hi_o, u_wb_rf_wr1_lo_o, u_wb_rf_wr1_mask_o};
 
 endmodule

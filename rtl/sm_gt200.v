@@ -76,6 +76,8 @@ module sm_gt200 (
   output wire [31:0] cnt_ic_miss_o,
   output wire [31:0] cnt_gm_req_o,
   output wire [31:0] cnt_sm_conf_o,
+  output wire [31:0] cnt_l1_hit_o,
+  output wire [31:0] cnt_l1_miss_o,
   output wire [4:0] occ_ctas_o,
   output wire [6:0] res_warps_o
 );
@@ -1823,6 +1825,8 @@ module sm_gt200 (
   assign cnt_ic_miss_o = u_ifetch_cnt_miss_o;
   assign cnt_gm_req_o = u_lsu_cnt_gm_req_o;
   assign cnt_sm_conf_o = u_lsu_cnt_sm_conf_o;
+  assign cnt_l1_hit_o = 32'h00000000;
+  assign cnt_l1_miss_o = 32'h00000000;
   assign occ_ctas_o = u_cta_occ_ctas_o;
   assign res_warps_o = u_cta_res_warps_o;
 

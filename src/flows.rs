@@ -78,6 +78,9 @@ pub enum BlockName {
     /// IMUL delay table between wb and the scoreboard: `imul32_latency`
     /// (must be > 0: GT200/Tesla), `warp_schedulers` channels.
     Imuldly,
+    /// L1 data cache between the LSU and the global port: `l1_bytes` (must
+    /// be 16 KB: Fermi), `l1_ways`, `l1_latency`.
+    L1,
     /// The whole SM of the preset (`src/sm/top.rs`).
     Sm,
 }
@@ -186,6 +189,18 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                 n => bail!("config `{}`: {n} schedulers (1 or 2 supported by wb)", cfg.name),
             }
         }
+        BlockName::L1 => {
+            const LA: usize = crate::sm::top::L1_LINE_BITS;
+            let c = crate::units::l1::L1::<LA>::of(cfg)
+                .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "config `{}`: l1_bytes = 0, the SM has no L1 data cache (fermi and gpucc have one)",
+                        cfg.name
+                    )
+                })?;
+            f.call(c)
+        }
         BlockName::Imuldly => {
             let e = |e: crate::units::imuldly::ImdError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
             let none = || {
@@ -277,6 +292,7 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Wb, "gt200"),
     (BlockName::Wb, "fermi"),
     (BlockName::Imuldly, "gt200"),
+    (BlockName::L1, "fermi"),
     // The whole SM (top `sm_<preset>` and every block module it uses).
     (BlockName::Sm, "gt200"),
     (BlockName::Sm, "fermi"),

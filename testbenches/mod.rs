@@ -22,6 +22,8 @@ pub mod ifetch_ref;
 pub mod ifetch_tb;
 pub mod imem;
 pub mod kernels;
+pub mod l1_ref;
+pub mod l1_tb;
 pub mod lanes;
 pub mod lsu_ref;
 pub mod lsu_tb;

@@ -370,3 +370,38 @@ fn gt200_imul_latency_and_rate() {
         }
     }
 }
+
+/// Fermi's L1 data cache: a pointer chase over 4 lines misses 4 times and
+/// then hits (the final pointer is the reference's), a hit is far
+/// faster than memory, and GT200 (no L1) sends every load to memory.
+#[test]
+fn fermi_l1_hits_on_reuse() {
+    use smrtl::testbenches::kernels::micro::micro_cases;
+    let word = |img: &[u8], at: usize| u32::from_le_bytes(img[at..at + 4].try_into().unwrap());
+    let mut per_load = vec![];
+    for preset in ["fermi", "gt200"] {
+        let cfg = SmConfig::load(preset).unwrap();
+        let cases = micro_cases(&cfg);
+        let c = cases.iter().find(|c| c.label.starts_with("gmem_lat l1 ")).unwrap();
+        let prog = assemble(c.source, "gmem_lat").unwrap();
+        // SR_CLOCK differs from the golden model's by design: no lock-step
+        // check; the final pointer is the chase's result.
+        let opts = RtlOptions {
+            check: false,
+            ..RtlOptions::default()
+        };
+        let r = run_program(&cfg, &prog, &c.launch, c.gmem.clone(), &opts).unwrap_or_else(|e| panic!("{preset}: {e}"));
+        assert_eq!(word(&r.gmem, 4), word(&c.expected, 4), "{preset}: the final pointer");
+        let loads = 32 * c.launch.params[2] as u64;
+        let rep = &r.report;
+        if preset == "fermi" {
+            assert!(rep.has_l1 && rep.render().contains("L1 data cache"), "{}", rep.render());
+            assert_eq!((rep.l1_hits, rep.l1_misses), (loads - 4, 4), "{}", rep.render());
+        } else {
+            assert!(!rep.has_l1 && rep.l1_hits == 0 && rep.gm_requests >= loads);
+        }
+        per_load.push(2.0 * word(&r.gmem, 0) as f64 / loads as f64);
+    }
+    // Hot cycles per dependent load, loop overhead included.
+    assert!(per_load[0] < 60.0 && per_load[1] > 400.0, "{per_load:?}");
+}

@@ -100,6 +100,8 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
     };
     let lp = cases.iter().find(|c| c.name == "lat_loop").ok_or("no lat_loop case")?;
     let (loop_d, _, _) = delta(cfg, lp, 8, 1)?;
+    // The loop's overhead per iteration, for cases with another count.
+    let loop_n = iters(lp);
     let mut rows = vec![];
     for c in &cases {
         if c.name == "lat_loop" {
@@ -140,7 +142,7 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
                 let (d, cyc, rep) = delta(cfg, c, 8, 1)?;
                 (
                     "hot cycles per op",
-                    2.0 * (d as f64 - loop_d as f64) / (32.0 * n),
+                    2.0 * (d as f64 - loop_d as f64 * n / loop_n) / (32.0 * n),
                     cyc,
                     rep,
                 )
@@ -150,7 +152,12 @@ pub fn calibrate(cfg: &SmConfig, mut progress: impl FnMut(&str)) -> Result<Vec<R
             label: c.label.clone(),
             unit,
             rtl,
-            hw: hardware(cfg, c.name),
+            // The L1 row of the chase has no sourced hardware figure.
+            hw: if c.label.contains(" l1 ") {
+                None
+            } else {
+                hardware(cfg, c.name)
+            },
             core_cycles: cycles,
             report,
         });

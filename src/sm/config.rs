@@ -130,6 +130,16 @@ pub struct SmConfig {
     pub icache_ways: u32,
     /// Core cycles from an instruction-cache miss request to its line.
     pub imem_latency: u32,
+    /// L1 data cache for global loads in bytes (128-byte lines); 0: none
+    /// (GT200, Tesla). Fermi: 16 KB of the 64 KB L1/shared pool next to
+    /// 48 KB of shared memory (seed 004). The SM top builds 16 KB.
+    pub l1_bytes: u32,
+    /// L1 data cache associativity (power of two, 1..=8).
+    pub l1_ways: u32,
+    /// L1 pipeline stages before the tag check (core cycles): a hit answers
+    /// `l1_latency + 1` core cycles after the LSU's request is taken, a
+    /// miss goes to memory `l1_latency` cycles after it.
+    pub l1_latency: u32,
     /// Instruction-buffer entries per warp (1 or 2, seed 003).
     pub ibuffer_entries: u32,
     /// Reconvergence-stack entries per warp.
@@ -247,6 +257,9 @@ impl SmConfig {
             ("icache_line_bytes", self.icache_line_bytes, 8, 4096),
             ("icache_ways", self.icache_ways, 1, 64),
             ("imem_latency", self.imem_latency, 1, 4096),
+            ("l1_bytes", self.l1_bytes, 0, 1 << 20),
+            ("l1_ways", self.l1_ways, 1, 8),
+            ("l1_latency", self.l1_latency, 1, 16),
             ("ibuffer_entries", self.ibuffer_entries, 1, 2),
             ("simt_stack_depth", self.simt_stack_depth, 2, 64),
         ];
@@ -423,6 +436,22 @@ impl SmConfig {
         }
         if self.imem_latency == 0 || self.imem_latency > 4096 {
             return Err(bad("imem_latency", self.imem_latency, "must be 1..=4096 core cycles"));
+        }
+        if !matches!(self.l1_ways, 1 | 2 | 4 | 8) {
+            return Err(bad("l1_ways", self.l1_ways, "must be 1, 2, 4 or 8"));
+        }
+        if self.l1_latency == 0 || self.l1_latency > 16 {
+            return Err(bad("l1_latency", self.l1_latency, "must be 1..=16 core cycles"));
+        }
+        if self.l1_bytes != 0 {
+            let lines = self.l1_bytes / 128;
+            if self.l1_bytes % 128 != 0 || !lines.is_power_of_two() || lines < self.l1_ways {
+                return Err(bad(
+                    "l1_bytes",
+                    self.l1_bytes,
+                    "must be 0 (no L1) or a power-of-two number of 128-byte lines, at least l1_ways of them",
+                ));
+            }
         }
         if !matches!(self.ibuffer_entries, 1 | 2) {
             return Err(bad(

@@ -143,6 +143,10 @@ pub struct RtlReport {
     pub icache_misses: u64,
     pub gm_requests: u64,
     pub smem_conflict_passes: u64,
+    /// L1 data cache line reads that hit / missed (0 without an L1).
+    pub l1_hits: u64,
+    pub l1_misses: u64,
+    pub has_l1: bool,
     pub resident_ctas: u64,
     pub max_resident_warps: u64,
     pub sp_lanes: u32,
@@ -203,6 +207,20 @@ impl RtlReport {
             "  shared memory: {} extra conflict passes; global memory: {} transactions; instruction cache: {} hits, {} misses",
             self.smem_conflict_passes, self.gm_requests, self.icache_hits, self.icache_misses
         );
+        if self.has_l1 {
+            let n = self.l1_hits + self.l1_misses;
+            let _ = writeln!(
+                s,
+                "  L1 data cache: {} line reads hit, {} missed ({:.1}% hits)",
+                self.l1_hits,
+                self.l1_misses,
+                if n == 0 {
+                    0.0
+                } else {
+                    100.0 * self.l1_hits as f64 / n as f64
+                }
+            );
+        }
         let _ = writeln!(
             s,
             "  occupancy: {} resident CTAs, at most {} resident warps",
@@ -288,6 +306,7 @@ pub fn run_rtl(
         kernel: prog.name.clone(),
         sp_lanes: cfg.sp_lanes,
         schedulers: cfg.warp_schedulers,
+        has_l1: cfg.l1_bytes > 0,
         ..RtlReport::default()
     };
     let fail = |cycle: u64, msg: String, rep: &RtlReport, mem: &[u8]| {
@@ -659,6 +678,8 @@ pub fn run_rtl(
         rep.icache_misses = o.cnt_ic_miss_o.to_u64();
         rep.gm_requests = o.cnt_gm_req_o.to_u64();
         rep.smem_conflict_passes = o.cnt_sm_conf_o.to_u64();
+        rep.l1_hits = o.cnt_l1_hit_o.to_u64();
+        rep.l1_misses = o.cnt_l1_miss_o.to_u64();
         cycle += 1;
         rep.core_cycles = cycle;
         if o.done_o.to_u64() == 1 && launched {

@@ -15,6 +15,7 @@
 //!                                                 v                            v
 //!                        u_wb: queues, channels -> rf_wr<w> (u_oc), pr_wr (u_pf), rel (u_sb), ret<w>_*
 //!                                                    [u_imd: 32-bit IMUL releases held, GT200/Tesla]
+//!                        u_lsu gm_* --> [u_l1: L1 data cache, Fermi] --> gm_* (host)
 //! ```
 //!
 //! * Clock domains: every port and all the glue here are core domain; the
@@ -54,6 +55,7 @@ use crate::units::dpu::{Dpu, DpuIn, DpuOut};
 use crate::units::ibuffer::{IbIn, Ibuffer};
 use crate::units::ifetch::{IfIn as IfetchIn, Ifetch};
 use crate::units::imuldly::{ImdIn, ImdOut, ImulDelay};
+use crate::units::l1::{L1In, L1};
 use crate::units::lsu::{Lsu, LsuIn};
 use crate::units::opcoll::{Opcoll, OpcollIn};
 use crate::units::predfile::{PfIn, Predfile};
@@ -165,6 +167,8 @@ crate::ports! {
         cnt_ic_miss_o: 32 @ Core,
         cnt_gm_req_o: 32 @ Core,
         cnt_sm_conf_o: 32 @ Core,
+        cnt_l1_hit_o: 32 @ Core,
+        cnt_l1_miss_o: 32 @ Core,
         occ_ctas_o: 5 @ Core,
         res_warps_o: 7 @ Core,
     }
@@ -219,6 +223,9 @@ pub struct SmTop<
     /// GT200/Tesla (`imul32_latency > 0`): the scoreboard release of 32-bit
     /// IMUL destinations, delayed (`u_imd`, between wb and u_sb).
     imd: Option<ImulDelay<NS>>,
+    /// Fermi (`l1_bytes > 0`): the L1 data cache between the LSU's global
+    /// port and the SM's `gm_*` port (`u_l1`, 128 lines).
+    l1: Option<L1<L1_LINE_BITS>>,
     err: ErrRegs,
     /// LSU instructions issued and not yet answered by the LSU (stores have
     /// no scoreboard entry; the CTA launcher must not release a CTA with
@@ -228,6 +235,10 @@ pub struct SmTop<
     /// instructions issued and not yet dispatched to the SP group.
     sp_wait: Option<Reg<2>>,
 }
+
+/// log2 of the L1 data cache's lines (128 lines of 128 bytes = 16 KB,
+/// Fermi's 48 KB shared / 16 KB L1 split).
+pub const L1_LINE_BITS: usize = 7;
 
 /// Name of an error code (docs/sm.md section 7).
 pub fn error_name(code: u64) -> &'static str {
@@ -301,6 +312,7 @@ impl<
             .map_err(|x| e(x.to_string()))?;
         let wb = Wb::<NS>::new(WbParams::of(cfg, crate::units::lsu::LSU_MAX_OUT)).map_err(|x| e(x.to_string()))?;
         let imd = ImulDelay::<NS>::of(cfg).map_err(|x| e(x.to_string()))?;
+        let l1 = L1::<L1_LINE_BITS>::of(cfg).map_err(|x| e(x.to_string()))?;
         let cta = Cta::<MW, NC, NS>::new(crate::units::cta::CtaLimits::of(cfg)).map_err(e)?;
         let ifetch = Ifetch::<MW, IM_WORDS, SB, NS>::new(cfg.icache_ways as usize).map_err(e)?;
         let simt = Simt::<MW, NS>::new(cfg.simt_stack_depth).map_err(e)?;
@@ -346,6 +358,7 @@ impl<
             smem,
             wb,
             imd,
+            l1,
             err,
             mem_q,
             sp_wait,
@@ -993,6 +1006,28 @@ impl<
                 },
             );
         }
+        // The L1 (Fermi) between the LSU's global port (Moore outputs) and
+        // the SM's; its ready and responses go back to the LSU.
+        let l1o = self.l1.as_ref().map(|c| {
+            cx.instance(
+                "u_l1",
+                c,
+                &L1In {
+                    lsu_req_valid_i: lsu.gm_req_valid_o,
+                    lsu_req_id_i: lsu.gm_req_id_o,
+                    lsu_req_write_i: lsu.gm_req_write_o,
+                    lsu_req_atom_i: lsu.gm_req_atom_o,
+                    lsu_req_addr_i: lsu.gm_req_addr_o,
+                    lsu_req_size_i: lsu.gm_req_size_o,
+                    lsu_req_wmask_i: lsu.gm_req_wmask_o,
+                    lsu_req_wdata_i: lsu.gm_req_wdata_o,
+                    gm_req_ready_i: i.gm_req_ready_i,
+                    gm_resp_valid_i: i.gm_resp_valid_i,
+                    gm_resp_id_i: i.gm_resp_id_i,
+                    gm_resp_rdata_i: i.gm_resp_rdata_i,
+                },
+            )
+        });
         let lsu_r = cx.instance_end(
             h_lsu,
             &self.lsu,
@@ -1019,10 +1054,10 @@ impl<
                 sm_err_i: smem.err_o,
                 sm_pass_i: smem.pass_o,
                 sm_conflict_i: smem.conflict_o,
-                gm_req_ready_i: i.gm_req_ready_i,
-                gm_resp_valid_i: i.gm_resp_valid_i,
-                gm_resp_id_i: i.gm_resp_id_i,
-                gm_resp_rdata_i: i.gm_resp_rdata_i,
+                gm_req_ready_i: l1o.map_or(i.gm_req_ready_i, |o| o.lsu_req_ready_o),
+                gm_resp_valid_i: l1o.map_or(i.gm_resp_valid_i, |o| o.lsu_resp_valid_o),
+                gm_resp_id_i: l1o.map_or(i.gm_resp_id_i, |o| o.lsu_resp_id_o),
+                gm_resp_rdata_i: l1o.map_or(i.gm_resp_rdata_i, |o| o.lsu_resp_rdata_o),
             },
         );
         cx.instance_end(
@@ -1235,14 +1270,14 @@ impl<
             done_o: cta.done_o,
             im_req_valid_o: ifo.im_req_valid_o,
             im_req_addr_o: ifo.im_req_addr_o,
-            gm_req_valid_o: lsu_r.gm_req_valid_o,
-            gm_req_id_o: lsu_r.gm_req_id_o,
-            gm_req_write_o: lsu_r.gm_req_write_o,
-            gm_req_atom_o: lsu_r.gm_req_atom_o,
-            gm_req_addr_o: lsu_r.gm_req_addr_o,
-            gm_req_size_o: lsu_r.gm_req_size_o,
-            gm_req_wmask_o: lsu_r.gm_req_wmask_o,
-            gm_req_wdata_o: lsu_r.gm_req_wdata_o,
+            gm_req_valid_o: l1o.map_or(lsu_r.gm_req_valid_o, |o| o.gm_req_valid_o),
+            gm_req_id_o: l1o.map_or(lsu_r.gm_req_id_o, |o| o.gm_req_id_o),
+            gm_req_write_o: l1o.map_or(lsu_r.gm_req_write_o, |o| o.gm_req_write_o),
+            gm_req_atom_o: l1o.map_or(lsu_r.gm_req_atom_o, |o| o.gm_req_atom_o),
+            gm_req_addr_o: l1o.map_or(lsu_r.gm_req_addr_o, |o| o.gm_req_addr_o),
+            gm_req_size_o: l1o.map_or(lsu_r.gm_req_size_o, |o| o.gm_req_size_o),
+            gm_req_wmask_o: l1o.map_or(lsu_r.gm_req_wmask_o, |o| o.gm_req_wmask_o),
+            gm_req_wdata_o: l1o.map_or(lsu_r.gm_req_wdata_o, |o| o.gm_req_wdata_o),
             iss0_valid_o: m0.0,
             iss0_tag_o: m0.1,
             iss0_mask_o: m0.2,
@@ -1282,6 +1317,8 @@ impl<
             cnt_ic_miss_o: ifo.cnt_miss_o,
             cnt_gm_req_o: lsu.cnt_gm_req_o,
             cnt_sm_conf_o: lsu.cnt_sm_conf_o,
+            cnt_l1_hit_o: l1o.map_or(z32, |o| o.cnt_l1_hit_o),
+            cnt_l1_miss_o: l1o.map_or(z32, |o| o.cnt_l1_miss_o),
             occ_ctas_o: cta.occ_ctas_o,
             res_warps_o: cta.res_warps_o,
         }

@@ -16,6 +16,7 @@ pub mod fp;
 pub mod ibuffer;
 pub mod ifetch;
 pub mod imuldly;
+pub mod l1;
 pub mod lsu;
 pub mod mad_rf;
 pub mod opcoll;

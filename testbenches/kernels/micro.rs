@@ -275,6 +275,34 @@ pub fn bar_lat(warps: u32) -> MicroCase {
     }
 }
 
+/// `gmem_lat` on a chain of 128 links (4 lines of 128 bytes, 65 words
+/// apart modulo 128), 24 iterations: after the first 4 loads every load
+/// finds its line in an L1 (Fermi); without one every load goes to memory.
+pub fn gmem_lat_l1() -> MicroCase {
+    const N: u32 = 128;
+    const BASE: u32 = 256;
+    const IT: u32 = 24;
+    let mut img = vec![0u8; (BASE + 4 * N) as usize];
+    for i in 0..N {
+        words(&mut img, (BASE + 4 * i) as usize, &[BASE + 4 * ((i + 65) % N)]);
+    }
+    let mut exp = img.clone();
+    let end = BASE + 4 * ((65 * 32 * IT) % N);
+    words(&mut exp, 0, &[delta(IT, 35), end]);
+    MicroCase {
+        name: "gmem_lat",
+        label: "gmem_lat l1 (4 lines, 24 iters)".into(),
+        source: src("gmem_lat"),
+        launch: Launch {
+            grid: [1, 1],
+            block: [1, 1, 1],
+            params: vec![0, BASE, IT],
+        },
+        gmem: img,
+        expected: exp,
+    }
+}
+
 /// `gmem_lat`: a chain of 4096 links 65 words apart at byte 256.
 pub fn gmem_lat() -> MicroCase {
     const N: u32 = 4096;
@@ -341,5 +369,6 @@ pub fn micro_cases(cfg: &SmConfig) -> Vec<MicroCase> {
     v.push(smem_lat(37));
     v.extend([1, 4, 16].map(bar_lat));
     v.push(gmem_lat());
+    v.push(gmem_lat_l1());
     v
 }

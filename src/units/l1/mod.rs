@@ -356,16 +356,13 @@ impl<const LA: usize> Block for L1<LA> {
         }
         // ---- memory requests: the head's miss, or a store/atomic ----
         let gv = head_miss | wr_v;
-        let zw: [S<C, 1>; 32] = [z1; 32];
-        let zd: [S<C, 32>; 32] = [z32; 32];
         let g_id = wr_v.mux(i.lsu_req_id_i, sid[h - 1]);
         let g_write = wr_v & i.lsu_req_write_i;
         let g_atom = wr_v.mux(i.lsu_req_atom_i, cx.lit::<4>(0));
         let g_addr = wr_v.mux(i.lsu_req_addr_i, haddr);
         let g_size = wr_v.mux(i.lsu_req_size_i, ssize[h - 1]);
         let g_wmask: [S<C, 1>; 32] = std::array::from_fn(|k| wr_v & i.lsu_req_wmask_i[k]);
-        let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(i.lsu_req_wdata_i[k], zd[k]));
-        let _ = zw;
+        let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(i.lsu_req_wdata_i[k], z32));
         // Miss table: the id's line and whether its response fills.
         let hid5 = sid[h - 1].slice::<0, 5>();
         let wid5 = i.lsu_req_id_i.slice::<0, 5>();

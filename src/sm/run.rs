@@ -133,6 +133,9 @@ pub struct RtlReport {
     pub retired: u64,
     /// Instructions checked against the golden model.
     pub checked: u64,
+    /// Lanes of shared loads that read a word their CTA never stored
+    /// (undefined: the hardware's value is accepted, [`Retired::undef`]).
+    pub undef_lanes: u64,
     /// What simulated the SM ([`SmSim::engine`]).
     pub engine: String,
     pub rf_read_conflicts: u64,
@@ -178,6 +181,13 @@ impl RtlReport {
             "  issued {} warp instructions, {} thread instructions; retired {}; checked against the golden model: {}",
             issued, self.thread_instrs, self.retired, self.checked
         );
+        if self.undef_lanes > 0 {
+            let _ = writeln!(
+                s,
+                "  {} lanes loaded shared-memory words their CTA never stored (undefined; the RTL's values were accepted)",
+                self.undef_lanes
+            );
+        }
         for k in 0..self.schedulers as usize {
             let _ = write!(s, "  scheduler {k} cycles:");
             for (n, name) in STALL_NAMES.iter().enumerate() {
@@ -266,6 +276,8 @@ struct Pending {
     pc: u32,
     write: Option<Write>,
     active: u32,
+    /// Lanes loading an undefined shared word (golden `Retired::undef`).
+    undef: u32,
     op: Op,
 }
 
@@ -521,6 +533,7 @@ pub fn run_rtl(
                 pc,
                 write: None,
                 active: m,
+                undef: 0,
                 op,
             };
             if opts.check {
@@ -578,6 +591,7 @@ pub fn run_rtl(
                 rep.checked += 1;
                 rec.write = r.write;
                 rec.active = r.active;
+                rec.undef = r.undef;
             }
             if !ctrl {
                 pend.entry(w).or_default().push_back(rec);
@@ -615,7 +629,9 @@ pub fn run_rtl(
             let diff = |what: String| Some(format!("divergence at write-back, {place}: {what}"));
             let lo32 = |l: usize| lo[l].to_u64() as u32;
             let hi32 = |l: usize| hi[l].to_u64() as u32;
-            let first = |a: &dyn Fn(usize) -> bool| (0..32).find(|&l| p.active >> l & 1 == 1 && a(l));
+            // Lanes that loaded an undefined shared word are not compared.
+            let cmp = p.active & !p.undef;
+            let first = |a: &dyn Fn(usize) -> bool| (0..32).find(|&l| cmp >> l & 1 == 1 && a(l));
             let err = match (&p.write, kind) {
                 (_, _) if m != p.active && kind != 0 => diff(format!("lanes RTL {m:08x}, golden {:08x}", p.active)),
                 (Some(Write::Reg { values, .. }), 1) => first(&|l| lo32(l) != values[l])
@@ -654,6 +670,29 @@ pub fn run_rtl(
             if let Some(e) = err {
                 close(sim, &mut vcd_open, &mut rep);
                 return Err(fail(cycle, e, &rep, &gmem.mem));
+            }
+            // Undefined loads: the golden model adopts the RTL's values, so
+            // what the kernel computes from them is checked from here on.
+            if p.undef != 0 {
+                let Some(&(cta, wic)) = map.warp.get(&w) else {
+                    continue;
+                };
+                rep.undef_lanes += (p.undef & p.active).count_ones() as u64;
+                for l in (0..32).filter(|l| (p.undef & p.active) >> l & 1 == 1) {
+                    match &p.write {
+                        Some(Write::Reg { reg, .. }) => {
+                            golden.set_cta_reg(cta, wic, *reg, l, lo32(l));
+                        }
+                        Some(Write::Atom { reg, .. }) if *reg != crate::golden::isa::RZ => {
+                            golden.set_cta_reg(cta, wic, *reg, l, lo32(l));
+                        }
+                        Some(Write::RegPair { reg, .. }) => {
+                            golden.set_cta_reg(cta, wic, *reg, l, lo32(l));
+                            golden.set_cta_reg(cta, wic, *reg + 1, l, hi32(l));
+                        }
+                        _ => {}
+                    }
+                }
             }
         }
         for s in 0..2 {

@@ -335,6 +335,7 @@ impl Golden {
             active,
             instr,
             write,
+            undef: 0,
         })
     }
 

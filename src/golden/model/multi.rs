@@ -12,6 +12,12 @@
 //! warps have all exited is retired (its state freed) and may not be
 //! referenced again.
 //!
+//! Shared memory starts zeroed here but is undefined in hardware, which
+//! keeps whatever an earlier CTA left in the window: the model tracks which
+//! words the CTA has stored, and a load of any other word is reported in
+//! [`Retired::undef`] so a checker can accept the hardware's value there
+//! and hand it back with [`Golden::set_cta_reg`].
+//!
 //! Every instruction executes through the same code as [`Golden::run`]: the
 //! resident CTA's warps and shared memory are swapped into the model's
 //! current-CTA slot for the step, so special registers (`SR_CTAID`,
@@ -30,8 +36,10 @@
 //! when the RTL stops making progress.
 
 #[cfg(test)]
-use super::report::{AtomValues, Write};
-use super::report::{Place, Reason, Retired, RunError};
+use super::report::AtomValues;
+use super::report::{Place, Reason, Retired, RunError, Write};
+use super::Space;
+use crate::golden::isa::Op;
 use super::warp::Warp;
 use super::Golden;
 
@@ -39,6 +47,15 @@ use super::Golden;
 pub(super) struct Resident {
     warps: Vec<Warp>,
     shared: Vec<u8>,
+    /// One bit per shared-memory word: stored by this CTA (an `STS`, or an
+    /// `ATOMS` on a word that was already defined). Words never stored are
+    /// undefined: their loads are reported in [`Retired::undef`].
+    sdef: Vec<u64>,
+}
+
+/// Shared-memory words `[first, first + n)` all defined in `sdef`?
+fn defined(sdef: &[u64], first: usize, n: usize) -> bool {
+    (first..first + n).all(|w| sdef.get(w / 64).is_some_and(|b| b >> (w % 64) & 1 == 1))
 }
 
 /// One warp of a resident CTA as [`Golden::barrier_state`] shows it.
@@ -96,6 +113,41 @@ impl std::fmt::Display for CtaWarps {
             write!(f, " [warp {} {state}]", w.warp)?;
         }
         Ok(())
+    }
+}
+
+/// Shared-memory definedness of one step: an `STS` defines the words it
+/// stores; an `LDS` or `ATOMS` lane that reads an undefined word is marked in
+/// `r.undef` (an `ATOMS` leaves its word as defined as it was).
+fn track_shared(r: &mut Retired, pre: Option<&([u32; 32], usize)>, sdef: &mut [u64]) {
+    let lanes = |m: u32| (0..32).filter(move |l| m >> l & 1 == 1);
+    match (&r.write, pre) {
+        (Some(Write::Mem { space: Space::Shared, addrs, .. }), _) => {
+            for l in lanes(r.active) {
+                mark(sdef, addrs[l] as usize / 4, 1);
+            }
+        }
+        (Some(Write::MemPair { space: Space::Shared, addrs, .. }), _) => {
+            for l in lanes(r.active) {
+                mark(sdef, addrs[l] as usize / 4, 2);
+            }
+        }
+        (_, Some((addrs, words))) => {
+            for l in lanes(r.active) {
+                if !defined(sdef, addrs[l] as usize / 4, *words) {
+                    r.undef |= 1 << l;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn mark(sdef: &mut [u64], first: usize, n: usize) {
+    for w in first..first + n {
+        if let Some(b) = sdef.get_mut(w / 64) {
+            *b |= 1 << (w % 64);
+        }
     }
 }
 
@@ -173,6 +225,7 @@ impl Golden {
             None => Resident {
                 warps: self.fresh.clone(),
                 shared: vec![0; self.prog.shared_bytes as usize],
+                sdef: vec![0; (self.prog.shared_bytes as usize / 4).div_ceil(64)],
             },
         };
         std::mem::swap(&mut self.warps, &mut st.warps);
@@ -180,8 +233,14 @@ impl Golden {
         self.cur_cta = cta;
         self.ctx.cta_xy = self.cta_xy(cta);
         let runnable = self.warps.get(warp).is_some_and(|w| !w.done && !w.waiting);
+        // Shared-memory reads: their addresses, taken before the step (the
+        // destination may be the address register).
+        let pre = runnable.then(|| self.shared_read_addrs(warp)).flatten();
         let r = if runnable {
-            self.step_warp_inner(warp)
+            self.step_warp_inner(warp).map(|mut r| {
+                track_shared(&mut r, pre.as_ref(), &mut st.sdef);
+                r
+            })
         } else {
             Err(RunError {
                 place: self.cta_place(cta, Some(warp as u32)),
@@ -207,6 +266,43 @@ impl Golden {
         }
         self.sync_stats();
         r
+    }
+
+    /// The byte addresses (and words per lane) an `LDS`/`ATOMS` at warp
+    /// `wi`'s pc reads, per lane, from the registers before it executes.
+    fn shared_read_addrs(&self, wi: usize) -> Option<([u32; 32], usize)> {
+        let w = &self.warps[wi];
+        let instr = self.prog.code.get(w.pc as usize)?;
+        let words = match instr.op {
+            Op::Lds if instr.wide() => 2,
+            Op::Lds | Op::Atoms => 1,
+            _ => return None,
+        };
+        let dec = &self.code[w.pc as usize];
+        let a = &w.regs[dec.a as usize];
+        Some((std::array::from_fn(|l| a[l].wrapping_add(dec.off as u32)), words))
+    }
+
+    /// Multi-CTA mode: set lane `lane` of register `reg` of warp `warp` of
+    /// resident CTA `cta` (a checker adopting the hardware's value of an
+    /// undefined load, [`Retired::undef`]). Returns false if there is no
+    /// such CTA, warp or register.
+    pub fn set_cta_reg(&mut self, cta: u32, warp: usize, reg: u8, lane: usize, value: u32) -> bool {
+        let Some(r) = self
+            .resident
+            .get_mut(&cta)
+            .and_then(|st| st.warps.get_mut(warp))
+            .and_then(|w| w.regs.get_mut(reg as usize))
+        else {
+            return false;
+        };
+        match r.get_mut(lane) {
+            Some(x) => {
+                *x = value;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Multi-CTA mode: has CTA `cta` started and finished?
@@ -390,6 +486,53 @@ mod tests {
             .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
             .collect();
         assert_eq!(words, (0..3 * 64).map(|i| i / 64).collect::<Vec<u32>>());
+    }
+
+    /// Shared memory is undefined until the CTA stores it: loads of other
+    /// words (32- and 64-bit), and atomics on them, are flagged per lane;
+    /// an atomic does not define its word; adopted values are stepped on.
+    #[test]
+    fn loads_of_never_stored_shared_words_are_flagged_undefined() {
+        let src = "
+.regs 8
+.shared 512
+    S2R R0, SR_TID.X
+    SHL R2, R0, 2
+    LDS R1, [R2]            ; nothing stored yet: undefined
+    MOV R3, 7
+    ISETP.LT P0, R0, 4
+@P0 STS [R2], R3           ; lanes 0..3 store
+    LDS R1, [R2]            ; lanes 4.. still undefined
+    SHL R5, R0, 3
+    LDS.64 R4, [R5+8]       ; words 2+2l, 3+2l: defined for lane 0
+    ATOMS.ADD R6, [R2+32], R3 ; words 8+l: undefined; stay undefined
+    LDS R7, [R2+32]
+    IADD R7, R7, 1
+    EXIT
+";
+        let mut g = golden(src, 1, 32, 64);
+        let mut step = || g.step_cta_warp(0, 0).unwrap();
+        let undef: Vec<u32> = (0..13).map(|_| step().undef).collect();
+        let all = u32::MAX;
+        assert_eq!(undef, vec![0, 0, all, 0, 0, 0, all & !0xf, 0, all & !1, all, all, 0, 0]);
+        // The checker adopts a value of lane 9 of R7 (the undefined LDS); the
+        // IADD then computes from it.
+        let mut g = golden(src, 2, 32, 64);
+        for _ in 0..11 {
+            g.step_cta_warp(1, 0).unwrap();
+        }
+        assert!(g.set_cta_reg(1, 0, 7, 9, 41));
+        assert!(!g.set_cta_reg(0, 0, 7, 9, 41) && !g.set_cta_reg(1, 1, 7, 0, 0) && !g.set_cta_reg(1, 0, 7, 32, 0));
+        let r = g.step_cta_warp(1, 0).unwrap();
+        match r.write {
+            Some(Write::Reg { values, .. }) => assert_eq!((values[9], values[8]), (42, 8)),
+            w => panic!("{w:?}"),
+        }
+        // The one-CTA-at-a-time mode never flags.
+        let mut g = golden(src, 1, 32, 64);
+        while let Some(r) = g.step().unwrap() {
+            assert_eq!(r.undef, 0);
+        }
     }
 
     #[test]

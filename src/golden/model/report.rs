@@ -86,6 +86,14 @@ pub struct Retired {
     pub instr: Instr,
     /// `None` for control instructions and writes to RZ/PT.
     pub write: Option<Write>,
+    /// Lanes whose loaded value is undefined: an `LDS` (or the old value of
+    /// an `ATOMS`) that read a shared-memory word this CTA never stored.
+    /// Hardware does not clear shared memory between CTAs, so such a lane
+    /// sees whatever the window held; the model's value there (zero) is not
+    /// the kernel's semantics. Set in the multi-CTA mode only (0 otherwise);
+    /// a checker accepts the hardware's value on these lanes and hands it to
+    /// [`super::Golden::set_cta_reg`].
+    pub undef: u32,
 }
 
 impl fmt::Display for Retired {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Every benchmark kernel case of a preset on the RTL SM, lock-step against
+# the golden model, with the final image compared to the host reference:
+# `smrtl kernels --config PRESET --cases DIR` writes each case's inputs,
+# expected image and `smrtl run` command; each command then runs with
+# `--rtl`. Cases the preset cannot run are skipped and listed (FMAD
+# kernels on an FFMA preset: error 1 by design; blocks over 512 threads on
+# tesla/gt200).
+#
+# usage: testbenches/cases_rtl.sh PRESET DIR [SMRTL] [FILTER]
+#   FILTER: a grep -E pattern on case file names (default: all)
+set -u
+P=$1; D=$(realpath -m "$2"); S=$(realpath "${3:-target/release/smrtl}"); F=${4:-.}
+ROOT=$(realpath "$(dirname "$0")/..")
+mkdir -p "$D"
+"$S" kernels --config "$P" --cases "$D" >/dev/null || { echo "smrtl kernels failed"; exit 1; }
+pass=0; fail=0; skip=0; cyc=0; t0=$(date +%s)
+for c in $(ls "$D"/*-"$P"-*.cmd | grep -E "$F"); do
+  n=$(basename "$c" .cmd)
+  cmd=$(cat "$c")
+  if [ "$P" != tesla ] && [ "$P" != gt200 ] && grep -q "^ *FMAD" "$ROOT/$(awk '{print $3}' <<<"$cmd")"; then
+    echo "$n: skipped (FMAD on $P)"; skip=$((skip + 1)); continue
+  fi
+  b=$(grep -o -- '--block [0-9,]*' <<<"$cmd" | awk '{print $2}' | tr ',' '*' | bc)
+  if { [ "$P" = tesla ] || [ "$P" = gt200 ]; } && [ "$b" -gt 512 ]; then
+    echo "$n: skipped (block of $b threads on $P)"; skip=$((skip + 1)); continue
+  fi
+  t=$(date +%s)
+  # shellcheck disable=SC2086
+  out=$(cd "$ROOT" && "$S" ${cmd#smrtl } --rtl --max-cycles 100000000 2>&1)
+  rc=$?
+  if [ $rc -eq 0 ] && cmp -s "$D/$n.out.bin" "$D/$n.expected.bin"; then
+    k=$(grep -o 'cycles: [0-9]* core' <<<"$out" | grep -o '[0-9]*')
+    u=$(grep -o '[0-9]* lanes loaded shared' <<<"$out" | grep -o '^[0-9]*')
+    echo "$n: ok, $k core cycles, $(grep -o 'checked against the golden model: [0-9]*' <<<"$out" | grep -o '[0-9]*$') checked${u:+, $u undefined shared lanes}, $(($(date +%s) - t)) s"
+    pass=$((pass + 1)); cyc=$((cyc + k))
+  else
+    echo "$out" > "$D/$n.err"
+    echo "$n: FAILED (rc $rc): $(grep -m1 -E 'diverg|error|Error' <<<"$out")"; fail=$((fail + 1))
+  fi
+done
+echo "$P: $pass passed, $fail failed, $skip skipped; $cyc core cycles ($(($(date +%s) - t0)) s)"

@@ -68,7 +68,7 @@ def counts(m):
         r = re.match(r"seconds (\d+)", line)
         if r: secs = int(r.group(1))
     g = lambda pre: sum(v for k, v in c.items() if any(k.startswith(p) for p in pre))
-    lut = g(["LUT"]); ff = g(["FD"]); lutram = g(["RAM16", "RAM32", "RAM64", "RAM128", "RAM256"])
+    lut = g(["LUT", "INV"]); ff = g(["FD"]); lutram = g(["RAM16", "RAM32", "RAM64", "RAM128", "RAM256"])
     srl = g(["SRL"]); bram = c.get("RAMB36E1", 0) + 0.5 * c.get("RAMB18E1", 0); dsp = g(["DSP48"])
     return [lut, ff, lutram, srl, bram, dsp, secs]
 tot = [0] * 6; missing = []

@@ -1,10 +1,11 @@
 //! The embedded HDL every smrtl block is written in.
 //!
-//! * [`bits`]: `Bits<W>`, fixed-width bit vectors (1..=256 bits).
+//! * [`bits`]: `Bits<W>`, fixed-width bit vectors (1..=192 bits).
 //! * [`signal`]: the `Backend`/`Sig` traits and the concrete backend.
 //! * [`block`]: `Block`, `Ctx`, ports, registers, memories, clock domains.
 //! * [`trace`]: the tracing backend and the elaborator (design checks).
 //! * [`sim`]: the cycle simulator and its two-clock scheduler.
+//! * [`small`]: `SmallBuf`, inline short lists for block code.
 //! * [`vcd`]: the VCD writer.
 //! * [`verilog`]: the Verilog-2005 emitter.
 
@@ -13,6 +14,7 @@ pub mod block;
 pub mod fifo;
 pub mod signal;
 pub mod sim;
+pub mod small;
 pub mod trace;
 pub mod vcd;
 pub mod verilog;

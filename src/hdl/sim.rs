@@ -42,9 +42,10 @@ struct MemState {
     wr: Vec<(bool, usize, [u64; WORDS])>,
 }
 
-/// The last evaluation of an instance whose subtree has only core-domain
-/// state (see [`SimCx`]'s instance methods): the subtree's `_q` words and
-/// memory read data it saw, its inputs and outputs.
+/// The last evaluation of an instance (see [`SimCx`]'s instance methods):
+/// the subtree's `_q` words (core, then hot) and memory read data it saw,
+/// its inputs and outputs. `inputs` outlives `valid`: a probe may use any
+/// inputs, and the last ones are the likeliest to come again.
 #[derive(Debug, Clone, Default)]
 struct Memo {
     valid: bool,
@@ -53,17 +54,24 @@ struct Memo {
     inputs: Vec<u64>,
     outputs: Vec<u64>,
     scratch: Vec<u64>,
+    /// Misses in a row of a plain instance (see [`SimCx::eval_current`]).
+    misses: u8,
+    /// Plain-instance evaluations left that skip the memo.
+    cooldown: u8,
 }
+
+/// A plain instance whose memo misses this many times in a row ...
+const MEMO_MISSES: u8 = 4;
+/// ... evaluates this many times without it (no state comparison, no
+/// record), then tries it again: a busy pipeline stage changes state every
+/// cycle, and comparing and recording its state would be pure cost.
+const MEMO_COOLDOWN: u8 = 16;
 
 /// Where an instance's subtree ends in the flat state (pre-order layout).
 #[derive(Debug, Clone, Copy, Default)]
 struct Span {
     q_end: [usize; 2],
     mem_end: usize,
-    /// The subtree has no hot-domain registers or memories: its state
-    /// changes only at core edges, so the second hot cycle of a core cycle
-    /// sees the state the first saw.
-    core_only: bool,
 }
 
 /// Flat simulation state of a whole hierarchy.
@@ -77,6 +85,15 @@ pub struct State {
 }
 
 /// The concrete evaluation context.
+///
+/// Every instance below the top has a memo of its last evaluation. An
+/// evaluation is a function of the subtree's state (`_q` words and memory
+/// read data) and the inputs alone, and it sets every `_d` and memory port
+/// of the subtree; nothing else writes them before the next evaluation
+/// (commits copy `_d` into `_q`, they do not change `_d`). So when the
+/// state and the inputs equal the memo's, the `_d` words and memory ports
+/// still hold what that evaluation set, and its outputs are the recorded
+/// ones: the evaluation is skipped.
 pub struct SimCx<'a> {
     st: &'a mut State,
     layout: &'a [Base],
@@ -97,8 +114,8 @@ impl SimCx<'_> {
         if !m.valid {
             return false;
         }
-        let core = Domain::Core as usize;
-        if self.st.q[core][b.q[core]..sp.q_end[core]] != m.q[..] {
+        let nc = sp.q_end[0] - b.q[0];
+        if self.st.q[0][b.q[0]..sp.q_end[0]] != m.q[..nc] || self.st.q[1][b.q[1]..sp.q_end[1]] != m.q[nc..] {
             return false;
         }
         let mut o = 0;
@@ -112,18 +129,21 @@ impl SimCx<'_> {
         true
     }
 
-    /// Record the current instance's state, inputs and outputs.
-    fn memo_store<I: Ports<Concrete>, O: Ports<Concrete>>(&mut self, i: &I, o: &O) {
+    /// Record the current instance's state and outputs, and its inputs
+    /// when `i` is given (else the memo's inputs are the ones evaluated).
+    fn memo_store<I: Ports<Concrete>, O: Ports<Concrete>>(&mut self, i: Option<&I>, o: &O) {
         let (b, sp) = (self.cur, self.spans[self.cur.idx]);
-        let core = Domain::Core as usize;
         let m = &mut self.memo[b.idx];
         m.q.clear();
-        m.q.extend_from_slice(&self.st.q[core][b.q[core]..sp.q_end[core]]);
+        m.q.extend_from_slice(&self.st.q[0][b.q[0]..sp.q_end[0]]);
+        m.q.extend_from_slice(&self.st.q[1][b.q[1]..sp.q_end[1]]);
         m.rdata.clear();
         for ms in &self.st.mems[b.mem..sp.mem_end] {
             m.rdata.extend_from_slice(&ms.rdata);
         }
-        flatten(i, &mut m.inputs);
+        if let Some(i) = i {
+            flatten(i, &mut m.inputs);
+        }
         flatten(o, &mut m.outputs);
         m.valid = true;
     }
@@ -148,17 +168,56 @@ impl SimCx<'_> {
         hit.then(|| unflatten(&m.outputs))
     }
 
-    /// Evaluate the current instance, through its memo when it has one.
+    /// Evaluate the current instance through its memo. A plain instance
+    /// (`!state_checked`) that keeps missing skips the memo for a while
+    /// ([`MEMO_MISSES`], [`MEMO_COOLDOWN`]); an evaluation without a record
+    /// invalidates the memo (the `_d` words are no longer the recorded
+    /// evaluation's).
     #[inline(always)]
     fn eval_current<K: Block>(&mut self, blk: &K, i: &K::In<Concrete>, state_checked: bool) -> K::Out<Concrete> {
-        if !self.spans[self.cur.idx].core_only {
+        let idx = self.cur.idx;
+        if !state_checked && self.memo[idx].cooldown > 0 {
+            let m = &mut self.memo[idx];
+            m.cooldown -= 1;
+            m.valid = false;
             return blk.eval(self, i);
         }
         if let Some(o) = self.memo_lookup(i, state_checked) {
+            self.memo[idx].misses = 0;
             return o;
         }
         let o = blk.eval(self, i);
-        self.memo_store(i, &o);
+        self.memo_store(Some(i), &o);
+        if !state_checked {
+            let m = &mut self.memo[idx];
+            m.misses += 1;
+            if m.misses >= MEMO_MISSES {
+                m.misses = 0;
+                m.cooldown = MEMO_COOLDOWN;
+            }
+        }
+        o
+    }
+
+    /// The outputs of the current instance before its inputs are known,
+    /// of which only the Moore ones (a function of the state alone) are
+    /// meaningful. The memo's when the state matches; else an evaluation
+    /// with the memo's last inputs (zero at first), recorded in the memo so
+    /// that the real evaluation is skipped when its inputs are those. The
+    /// memo is valid afterwards, for the state the caller then sees.
+    #[inline(always)]
+    fn probe<K: Block>(&mut self, blk: &K) -> K::Out<Concrete> {
+        if self.memo_state_matches() {
+            return unflatten(&self.memo[self.cur.idx].outputs);
+        }
+        let fresh = self.memo[self.cur.idx].inputs.is_empty();
+        let i = if fresh {
+            zero_ports::<K::In<Concrete>>()
+        } else {
+            unflatten(&self.memo[self.cur.idx].inputs)
+        };
+        let o = blk.eval(self, &i);
+        self.memo_store(fresh.then_some(&i), &o);
         o
     }
 
@@ -267,13 +326,14 @@ impl Ctx for SimCx<'_> {
         self.ord += 1;
         // Probe: the child is Moore (checked at elaboration), so its outputs
         // do not depend on the inputs given here. Every `_d` and memory port
-        // it sets is set again by the real evaluation below.
+        // it sets is set again by the real evaluation below, unless that
+        // one has the probe's inputs (the memo then stands for it).
         let saved = self.enter(ord);
-        let probe = blk.eval(self, &zero_ports::<K::In<Concrete>>());
+        let probe = self.probe(blk);
         (self.cur, self.ord) = saved;
         let i = f(self, &probe);
         let saved = self.enter(ord);
-        let o = blk.eval(self, &i);
+        let o = self.eval_current(blk, &i, true);
         (self.cur, self.ord) = saved;
         o
     }
@@ -283,18 +343,8 @@ impl Ctx for SimCx<'_> {
         let ord = self.ord;
         self.ord += 1;
         // Probe, as in `instance_fb`: only Moore outputs are meaningful.
-        // They depend on the state alone: a core-only subtree whose state
-        // its memo saw gives the memo's outputs, without the probe (whose
-        // `_d` writes would otherwise stand in for the real evaluation's).
         let saved = self.enter(ord);
-        let probe = if self.spans[self.cur.idx].core_only && self.memo_state_matches() {
-            unflatten(&self.memo[self.cur.idx].outputs)
-        } else {
-            if self.spans[self.cur.idx].core_only {
-                self.memo[self.cur.idx].valid = false;
-            }
-            blk.eval(self, &zero_ports::<K::In<Concrete>>())
-        };
+        let probe = self.probe(blk);
         (self.cur, self.ord) = saved;
         (Pending(ord), probe)
     }
@@ -302,8 +352,8 @@ impl Ctx for SimCx<'_> {
     #[inline(always)]
     fn instance_end<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
         let saved = self.enter(h.0);
-        // A valid memo here means `instance_begin` found the state
-        // unchanged and skipped the probe: no second comparison.
+        // The probe left the memo valid for the current state (which no
+        // evaluation changes): only the inputs are compared.
         let o = self.eval_current(blk, i, true);
         (self.cur, self.ord) = saved;
         o
@@ -712,11 +762,8 @@ impl<K: Block> Drop for Sim<K> {
     }
 }
 
-/// Number of instances in the subtree of module `m` (itself included).
-/// Per instance (pre-order): where its subtree ends and whether it holds
-/// only core-domain state.
+/// Per instance (pre-order): where its subtree ends.
 fn spans(d: &Design, st: &State, layout: &[Base]) -> Vec<Span> {
-    let hot = Domain::Hot as usize;
     layout
         .iter()
         .map(|b| {
@@ -725,17 +772,12 @@ fn spans(d: &Design, st: &State, layout: &[Base]) -> Vec<Span> {
                 Some(e) => (e.q, e.mem),
                 None => ([st.q[0].len(), st.q[1].len()], st.mems.len()),
             };
-            let core_only =
-                b.idx != 0 && q_end[hot] == b.q[hot] && st.mems[b.mem..mem_end].iter().all(|m| m.dom == Domain::Core);
-            Span {
-                q_end,
-                mem_end,
-                core_only,
-            }
+            Span { q_end, mem_end }
         })
         .collect()
 }
 
+/// Number of instances in the subtree of module `m` (itself included).
 pub(crate) fn subtree_size(d: &Design, m: usize) -> usize {
     1 + d.modules[m]
         .insts

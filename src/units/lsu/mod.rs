@@ -354,9 +354,14 @@ fn mux32<C: Ctx>(sel: S<C, 5>, v: &[S<C, 32>; LANES]) -> S<C, 32> {
         sel.slice::<3, 1>(),
         sel.slice::<4, 1>(),
     ];
-    let mut cur: Vec<S<C, 32>> = v.to_vec();
+    // Level by level, pairs in order (in place: no allocation).
+    let mut cur = *v;
+    let mut n = LANES;
     for bit in b {
-        cur = cur.chunks(2).map(|p| bit.mux(p[1], p[0])).collect();
+        n /= 2;
+        for k in 0..n {
+            cur[k] = bit.mux(cur[2 * k + 1], cur[2 * k]);
+        }
     }
     cur[0]
 }

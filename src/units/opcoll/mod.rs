@@ -62,6 +62,7 @@
 //!   12) and take precedence in the same cycle.
 //! * Sizes: see [`RfGeom`]; per-lane buses are 32 lanes.
 
+use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::units::regfile::{index, or_all, pick, place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
 
@@ -71,6 +72,10 @@ use crate::units::regfile::{index, or_all, pick, place, Regfile, RegfileIn, Regf
 pub const LSU_PER_POOL: usize = 2;
 /// Reads per collector: a.lo, a.hi, b.lo, b.hi, c.lo, c.hi.
 pub const READS: usize = 6;
+
+/// A per-collector list in `eval` (at most 16 collectors), without heap.
+type Buf<T> = SmallBuf<T, 16>;
+
 /// Unit codes (docs/sm.md section 4).
 pub const UNIT_SP: u64 = 0;
 pub const UNIT_SFU: u64 = 1;
@@ -333,7 +338,7 @@ fn popcount<C: Ctx>(cx: &mut C, v: &[S<C, 1>]) -> S<C, 32> {
 
 /// Oldest of the candidates (one-hot or zero) under `older[j][i]`; entries
 /// past `cand.len()` (at most 16 collectors) are `zero`.
-fn oldest<C: Ctx>(cx: &mut C, cand: &[S<C, 1>], older: &[Vec<Option<S<C, 1>>>], zero: S<C, 1>) -> [S<C, 1>; 16] {
+fn oldest<C: Ctx>(cx: &mut C, cand: &[S<C, 1>], older: &[Buf<Option<S<C, 1>>>], zero: S<C, 1>) -> [S<C, 1>; 16] {
     let n = cand.len();
     let mut out = [zero; 16];
     for i in 0..n {
@@ -381,46 +386,46 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let z32 = cx.lit::<32>(0);
 
         // Collector state.
-        let valid: Vec<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.valid)).collect();
-        let unit: Vec<S<C, 3>> = self.colls.iter().map(|c| cx.q(c.unit)).collect();
-        let pend: Vec<Vec<S<C, 1>>> = self
+        let valid: Buf<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.valid)).collect();
+        let unit: Buf<S<C, 3>> = self.colls.iter().map(|c| cx.q(c.unit)).collect();
+        let pend: Buf<SmallBuf<S<C, 1>, READS>> = self
             .colls
             .iter()
             .map(|c| c.pend.iter().map(|&r| cx.q(r)).collect())
             .collect();
-        let got: Vec<Vec<S<C, 1>>> = self
+        let got: Buf<SmallBuf<S<C, 1>, READS>> = self
             .colls
             .iter()
             .map(|c| c.got.iter().map(|&r| cx.q(r)).collect())
             .collect();
-        let grp: Vec<Vec<S<C, 3>>> = self
+        let grp: Buf<SmallBuf<S<C, 3>, READS>> = self
             .colls
             .iter()
             .map(|c| c.grp.iter().map(|&r| cx.q(r)).collect())
             .collect();
-        let row: Vec<Vec<S<C, 8>>> = self
+        let row: Buf<SmallBuf<S<C, 8>, READS>> = self
             .colls
             .iter()
             .map(|c| c.row.iter().map(|&r| cx.q(r)).collect())
             .collect();
-        let older: Vec<Vec<Option<S<C, 1>>>> = self
+        let older: Buf<Buf<Option<S<C, 1>>>> = self
             .older
             .iter()
             .map(|v| v.iter().map(|o| o.map(|r| cx.q(r))).collect())
             .collect();
         // gsel[c][r][k]: read r of collector c is in group k.
-        let glit: Vec<S<C, 3>> = (0..G).map(|k| cx.lit::<3>(k as u64)).collect();
-        let gsel: Vec<Vec<[S<C, 1>; G]>> = grp
+        let glit: [S<C, 3>; G] = std::array::from_fn(|k| cx.lit::<3>(k as u64));
+        let gsel: Buf<SmallBuf<[S<C, 1>; G], READS>> = grp
             .iter()
             .map(|v| v.iter().map(|x| std::array::from_fn(|k| x.eq(glit[k]))).collect())
             .collect();
 
-        let ren_q: Vec<S<C, 1>> = self.ren.iter().map(|&r| cx.q(r)).collect();
-        let mut grants: Vec<Vec<S<C, 1>>> = vec![vec![zero1; READS]; n];
-        let mut epend: Vec<Vec<S<C, 1>>> = vec![vec![zero1; READS]; n];
-        let mut arrived: Vec<Vec<S<C, 1>>> = vec![vec![zero1; READS]; n];
-        let mut rr_lost: Vec<S<C, 1>> = Vec::with_capacity(n * READS);
-        let mut dropped: Vec<S<C, 1>> = Vec::with_capacity(G);
+        let ren_q: SmallBuf<S<C, 1>, G> = self.ren.iter().map(|&r| cx.q(r)).collect();
+        let mut grants = [[zero1; READS]; 16];
+        let mut epend = [[zero1; READS]; 16];
+        let mut arrived = [[zero1; READS]; 16];
+        let mut rr_lost: SmallBuf<S<C, 1>, { 16 * READS }> = SmallBuf::new();
+        let mut dropped: SmallBuf<S<C, 1>, G> = SmallBuf::new();
 
         let rf_out: RegfileOut<C::B, G, NL> = cx.instance_fb("u_rf", &self.rf, |cx, o| {
             // In-flight reads: arrived (done) or dropped by a write.
@@ -452,8 +457,8 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                 }
                 let cand = &cand[..n];
                 let win = oldest(cx, cand, &older, zero1);
-                let mut sels = Vec::with_capacity(n * READS);
-                let mut rows = Vec::with_capacity(n * READS);
+                let mut sels: SmallBuf<S<C, 1>, { 16 * READS }> = SmallBuf::new();
+                let mut rows: SmallBuf<S<C, 8>, { 16 * READS }> = SmallBuf::new();
                 for c in 0..n {
                     let mut seen = zero1;
                     for r in 0..READS {
@@ -497,7 +502,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             }
         });
         for k in 0..G {
-            let any: Vec<S<C, 1>> = (0..n)
+            let any: SmallBuf<S<C, 1>, { 16 * READS }> = (0..n)
                 .flat_map(|c| (0..READS).map(move |r| (c, r)))
                 .map(|(c, r)| grants[c][r] & gsel[c][r][k])
                 .collect();
@@ -508,10 +513,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         // Operand values now: arrived data from the banks, else held. `None`
         // (simulation only, when nothing arrived): the held registers, read
         // where used.
-        let val: Vec<Vec<Option<[S<C, 32>; 32]>>> = (0..n)
-            .map(|c| {
-                (0..READS)
-                    .map(|r| {
+        // Flat, `val[c * READS + r]`: one allocation per evaluation.
+        let val: Vec<Option<[S<C, 32>; 32]>> = (0..n)
+            .flat_map(|c| (0..READS).map(move |r| (c, r)))
+            .map(|(c, r)| {
                         if cx.known_low(arrived[c][r]) {
                             return None;
                         }
@@ -526,17 +531,15 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                             let held = cx.q(self.colls[c].data[r][l]);
                             arrived[c][r].mux(fresh, held)
                         }))
-                    })
-                    .collect()
             })
             .collect();
         let val_at = |cx: &mut C, c: usize, r: usize, l: usize| -> S<C, 32> {
-            match &val[c][r] {
+            match &val[c * READS + r] {
                 Some(v) => v[l],
                 None => cx.q(self.colls[c].data[r][l]),
             }
         };
-        let complete: Vec<S<C, 1>> = (0..n)
+        let complete: Buf<S<C, 1>> = (0..n)
             .map(|c| {
                 let p = or_all(cx, &epend[c]);
                 valid[c] & !p
@@ -545,7 +548,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
 
         // Dispatch: per unit, the oldest complete collector.
         let is_unit = |cx: &mut C, c: usize, u: u64| unit[c].eq(cx.lit::<3>(u));
-        let mut disp = vec![zero1; n];
+        let mut disp: Buf<S<C, 1>> = SmallBuf::filled(zero1, n);
         let ports: [(u64, Option<usize>, S<C, 1>); 5] = [
             (UNIT_SP, Some(0), i.sp0_ready_i & i.wb_room_sp0_i),
             (UNIT_SP, Some(1), i.sp1_ready_i & i.wb_room_sp1_i),
@@ -553,7 +556,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             (UNIT_DPU, None, i.dpu_ready_i & i.wb_room_dpu_i),
             (UNIT_LSU, None, i.lsu_ready_i & i.wb_room_lsu_i),
         ];
-        let mut wins: Vec<[S<C, 1>; 16]> = Vec::with_capacity(5);
+        let mut wins: SmallBuf<[S<C, 1>; 16], 5> = SmallBuf::new();
         for (u, pool, ok) in ports {
             let mut cand = [zero1; 16];
             for c in 0..n {
@@ -568,7 +571,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             }
             wins.push(w);
         }
-        let stall: Vec<S<C, 1>> = (0..n).map(|c| complete[c] & !disp[c]).collect();
+        let stall: Buf<S<C, 1>> = (0..n).map(|c| complete[c] & !disp[c]).collect();
 
         // Payload of the winner of each port.
         // pick(w, values) written out per lane (same logic, same order as
@@ -589,7 +592,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             })
         };
         let pick_reg = |cx: &mut C, w: &[S<C, 1>], regs: &dyn Fn(&Coll) -> Reg<32>| -> S<C, 32> {
-            let v: Vec<S<C, 32>> = self.colls.iter().map(|c| cx.q(regs(c))).collect();
+            let v: Buf<S<C, 32>> = self.colls.iter().map(|c| cx.q(regs(c))).collect();
             pick(cx, w, &v)
         };
         let pick_bits = |cx: &mut C, w: &[S<C, 1>], regs: &dyn Fn(&Coll) -> &Vec<Reg<1>>| -> [S<C, 1>; 32] {
@@ -611,8 +614,8 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         };
         let head = |cx: &mut C, w: &[S<C, 1>]| {
             let v = or_all(cx, w);
-            let ops: Vec<S<C, 7>> = self.colls.iter().map(|c| cx.q(c.op)).collect();
-            let mds: Vec<S<C, 4>> = self.colls.iter().map(|c| cx.q(c.md)).collect();
+            let ops: Buf<S<C, 7>> = self.colls.iter().map(|c| cx.q(c.op)).collect();
+            let mds: Buf<S<C, 4>> = self.colls.iter().map(|c| cx.q(c.md)).collect();
             let op = pick(cx, w, &ops);
             let md = pick(cx, w, &mds);
             let tag = pick_reg(cx, w, &|c| c.tag);
@@ -620,8 +623,8 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         };
         // b: the immediate when use_imm, else the register.
         let b_lo = |cx: &mut C, w: &[S<C, 1>]| -> [S<C, 32>; 32] {
-            let imms: Vec<S<C, 32>> = self.colls.iter().map(|c| cx.q(c.imm)).collect();
-            let uis: Vec<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.use_imm)).collect();
+            let imms: Buf<S<C, 32>> = self.colls.iter().map(|c| cx.q(c.imm)).collect();
+            let uis: Buf<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.use_imm)).collect();
             let imm = pick(cx, w, &imms);
             let ui = pick(cx, w, &uis);
             let reg = lane_pick(cx, w, 2);
@@ -631,7 +634,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             std::array::from_fn(|l| hi[l].concat::<32, 64>(lo[l]))
         };
 
-        let mut sp = vec![];
+        let mut sp = Vec::with_capacity(2);
         for s in 0..2 {
             let w = &wins[s][..n];
             let (v, op, md, tag) = head(cx, w);
@@ -663,25 +666,25 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let lsu_off = pick_reg(cx, w, &|c| c.imm);
 
         // Issue: ready per pool (Moore), lowest free collector takes it.
-        let free: Vec<S<C, 1>> = valid.iter().map(|&v| !v).collect();
+        let free: Buf<S<C, 1>> = valid.iter().map(|&v| !v).collect();
         let mut ready = [cx.lit::<4>(0); 2];
-        let mut alloc = vec![zero1; n];
-        let mut alloc_from = vec![0usize; n];
+        let mut alloc: Buf<S<C, 1>> = SmallBuf::filled(zero1, n);
+        let mut alloc_from: Buf<usize> = SmallBuf::filled(0, n);
         let iss = i.issue();
         let mut err_any = zero1;
         let mut err_code = cx.lit::<8>(0);
         let mut err_warp = cx.lit::<6>(0);
         let mut err_reg = cx.lit::<8>(0);
         // Per collector: the new reads (pending, group, row) if allocated.
-        let mut new_reads: Vec<Option<(usize, Vec<(S<C, 1>, S<C, 3>, S<C, 8>)>)>> = vec![None; n];
+        let mut new_reads: Buf<Option<(usize, SmallBuf<(S<C, 1>, S<C, 3>, S<C, 8>), READS>)>> = SmallBuf::filled(None, n);
         for s in (0..g.scheds).rev() {
             let p = &iss[s];
-            let pool: Vec<usize> = (s * psz..(s + 1) * psz).collect();
-            let any_free = or_all(cx, &pool.iter().map(|&c| free[c]).collect::<Vec<_>>());
+            let pool: Buf<usize> = (s * psz..(s + 1) * psz).collect();
+            let any_free = or_all(cx, &pool.iter().map(|&c| free[c]).collect::<Buf<_>>());
             // At most one LSU instruction per pool: a memory instruction
             // waiting for the LSU must not take the collectors the
             // arithmetic stream needs.
-            let lsu_in: Vec<S<C, 1>> = pool
+            let lsu_in: Buf<S<C, 1>> = pool
                 .iter()
                 .map(|&c| valid[c] & unit[c].eq(cx.lit::<3>(UNIT_LSU)))
                 .collect();
@@ -697,7 +700,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             let base = index(cx, &rf_out.tab_base_o, warp);
             let nregs = index(cx, &rf_out.tab_nregs_o, warp);
             let regs = [p.ra, p.rb, p.rc];
-            let mut reads = Vec::with_capacity(2 * 3);
+            let mut reads: SmallBuf<_, READS> = SmallBuf::new();
             let mut e_any = zero1;
             let mut e_code = cx.lit::<8>(0);
             let mut e_reg = cx.lit::<8>(0);
@@ -735,12 +738,12 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             err_any = err_any | e;
             // Lowest free collector of the pool.
             let mut seen = zero1;
-            for &c in &pool {
+            for &c in pool.iter() {
                 let first = free[c] & !seen;
                 seen = seen | free[c];
                 alloc[c] = take & first;
                 alloc_from[c] = s;
-                new_reads[c] = Some((s, reads.clone()));
+                new_reads[c] = Some((s, reads));
             }
         }
 
@@ -791,7 +794,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                 cx.d(co.got[r], a.mux(zero1, grants[c][r]));
                 cx.d(co.grp[r], a.mux(gr, grp[c][r]));
                 cx.d(co.row[r], a.mux(rw, row[c][r]));
-                if val[c][r].is_none() && cx.known_low(a) {
+                if val[c * READS + r].is_none() && cx.known_low(a) {
                     // Simulation only: not allocated, nothing arrived.
                     for l in 0..LANES {
                         cx.hold(co.data[r][l]);

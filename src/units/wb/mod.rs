@@ -50,6 +50,7 @@
 //!   `pr_wr_val_o` (kind 3). Counter `cnt_wait_o`: cycles in which some
 //!   queue head was not written (channel contention).
 
+use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::sm::SmConfig;
 use crate::units::regfile::{bit_of, index, or_all, pick};
@@ -406,23 +407,23 @@ impl<const NS: usize> Block for Wb<NS> {
         let one4 = cx.lit::<4>(1);
         // Candidates: the queue heads (registers only, so every output is
         // Moore and the SM top can wire wb in its ring).
-        let mut cand: Vec<Res<C>> = vec![];
+        let mut cand: Vec<Res<C>> = Vec::with_capacity(SOURCES.len());
         for q in self.q.iter() {
             let count = cx.q(q.count);
             let head = cx.q(q.head);
-            let tags: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
-            let masks: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
-            let preds: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.pred)).collect();
+            let tags: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
+            let masks: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
+            let preds: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.pred)).collect();
             let tag = index(cx, &tags, head);
             let mask = index(cx, &masks, head);
             let pred = index(cx, &preds, head);
             let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
-                let v: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.lo[l])).collect();
+                let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.lo[l])).collect();
                 index(cx, &v, head)
             });
             let hi: [S<C, 32>; 32] = if q.wide {
                 std::array::from_fn(|l| {
-                    let v: Vec<S<C, 32>> = q.ent.iter().map(|e| cx.q(e.hi[l])).collect();
+                    let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.hi[l])).collect();
                     index(cx, &v, head)
                 })
             } else {
@@ -439,12 +440,12 @@ impl<const NS: usize> Block for Wb<NS> {
         }
         // Per channel: round robin among the candidates of that channel.
         let n = SOURCES.len();
-        let mut taken = vec![cx.lit::<1>(0); n];
+        let mut taken = [cx.lit::<1>(0); SOURCES.len()];
         let mut pr_taken = cx.lit::<1>(0);
-        let mut chan_sel: Vec<Vec<S<C, 1>>> = vec![];
+        let mut chan_sel: SmallBuf<[S<C, 1>; SOURCES.len()], 2> = SmallBuf::new();
         for w in 0..NS {
             let wl = cx.lit::<1>(w as u64);
-            let elig: Vec<S<C, 1>> = (0..n)
+            let elig: SmallBuf<S<C, 1>, { SOURCES.len() }> = (0..n)
                 .map(|s| {
                     let c = &cand[s];
                     let warp: S<C, 6> = c.tag.slice::<0, 6>();
@@ -461,7 +462,7 @@ impl<const NS: usize> Block for Wb<NS> {
             let rr = cx.q(self.rr[w]);
             // Priority order rr+1, rr+2, ..., rr (mod 6): a source s wins
             // when eligible and no eligible source precedes it in that order.
-            let mut sel = vec![cx.lit::<1>(0); n];
+            let mut sel = [cx.lit::<1>(0); SOURCES.len()];
             for start in 0..n {
                 let is_start = rr.eq(cx.lit::<3>(((start + n - 1) % n) as u64));
                 let mut before = cx.lit::<1>(0);
@@ -473,13 +474,13 @@ impl<const NS: usize> Block for Wb<NS> {
                 }
             }
             let any = or_all(cx, &sel);
-            let srcs: Vec<S<C, 3>> = (0..n).map(|s| cx.lit::<3>(s as u64)).collect();
+            let srcs: SmallBuf<S<C, 3>, { SOURCES.len() }> = (0..n).map(|s| cx.lit::<3>(s as u64)).collect();
             let won = pick(cx, &sel, &srcs);
             cx.d(self.rr[w], any.mux(won, rr));
             for s in 0..n {
                 taken[s] = taken[s] | sel[s];
             }
-            let tags: Vec<S<C, 32>> = cand.iter().map(|c| c.tag).collect();
+            let tags: SmallBuf<S<C, 32>, { SOURCES.len() }> = cand.iter().map(|c| c.tag).collect();
             let tag = pick(cx, &sel, &tags);
             let kind: S<C, 2> = tag.slice::<14, 2>();
             pr_taken = pr_taken | (any & kind.eq(cx.lit::<2>(3)));
@@ -494,8 +495,8 @@ impl<const NS: usize> Block for Wb<NS> {
             [S<C, 1>; 32],
             [S<C, 32>; 32],
             [S<C, 32>; 32],
-        )> = vec![];
-        let mut ret: Vec<(S<C, 1>, S<C, 32>, [S<C, 1>; 32])> = vec![];
+        )> = Vec::with_capacity(2);
+        let mut ret: Vec<(S<C, 1>, S<C, 32>, [S<C, 1>; 32])> = Vec::with_capacity(2);
         let mut rel_valid = [cx.lit::<1>(0); NS];
         let mut rel_tag = [z32; NS];
         let (mut prv, mut prw, mut pri, mut prm, mut prval) =
@@ -509,18 +510,18 @@ impl<const NS: usize> Block for Wb<NS> {
             }
             let sel = &chan_sel[w];
             let any = or_all(cx, sel);
-            let tags: Vec<S<C, 32>> = cand.iter().map(|c| c.tag).collect();
-            let masks: Vec<S<C, 32>> = cand.iter().map(|c| c.mask).collect();
-            let preds: Vec<S<C, 32>> = cand.iter().map(|c| c.pred).collect();
+            let tags: SmallBuf<S<C, 32>, { SOURCES.len() }> = cand.iter().map(|c| c.tag).collect();
+            let masks: SmallBuf<S<C, 32>, { SOURCES.len() }> = cand.iter().map(|c| c.mask).collect();
+            let preds: SmallBuf<S<C, 32>, { SOURCES.len() }> = cand.iter().map(|c| c.pred).collect();
             let tag = pick(cx, sel, &tags);
             let mask = pick(cx, sel, &masks);
             let pred = pick(cx, sel, &preds);
             let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
-                let v: Vec<S<C, 32>> = cand.iter().map(|c| c.lo[l]).collect();
+                let v: SmallBuf<S<C, 32>, { SOURCES.len() }> = cand.iter().map(|c| c.lo[l]).collect();
                 pick(cx, sel, &v)
             });
             let hi: [S<C, 32>; 32] = std::array::from_fn(|l| {
-                let v: Vec<S<C, 32>> = cand.iter().map(|c| c.hi[l]).collect();
+                let v: SmallBuf<S<C, 32>, { SOURCES.len() }> = cand.iter().map(|c| c.hi[l]).collect();
                 pick(cx, sel, &v)
             });
             let kind: S<C, 2> = tag.slice::<14, 2>();
@@ -546,7 +547,7 @@ impl<const NS: usize> Block for Wb<NS> {
         let mut waited = cx.lit::<1>(0);
         let mut overflow = cx.lit::<1>(0);
         let mut ovf_src = cx.lit::<3>(0);
-        let mut room = vec![];
+        let mut room: SmallBuf<S<C, 1>, { SOURCES.len() }> = SmallBuf::new();
         for (s, q) in self.q.iter().enumerate() {
             let p = &pulses[s];
             let d = q.ent.len();

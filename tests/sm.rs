@@ -426,8 +426,14 @@ fn undefined_shared_loads_are_accepted_and_adopted() {
     };
     for preset in ["gt200", "fermi"] {
         let cfg = SmConfig::load(preset).unwrap();
-        let r = run_program(&cfg, &prog, &launch, vec![0; 4 * 32 * ctas as usize], &RtlOptions::default())
-            .unwrap_or_else(|e| panic!("{preset}: {e}"));
+        let r = run_program(
+            &cfg,
+            &prog,
+            &launch,
+            vec![0; 4 * 32 * ctas as usize],
+            &RtlOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{preset}: {e}"));
         assert_eq!(r.report.undef_lanes, 32 * (ctas as u64 - 8), "{preset}");
         assert!(r.report.render().contains("never stored"), "{preset}");
         let word = |i: usize| u32::from_le_bytes(r.gmem[4 * i..4 * i + 4].try_into().unwrap());

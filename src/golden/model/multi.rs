@@ -38,10 +38,10 @@
 #[cfg(test)]
 use super::report::AtomValues;
 use super::report::{Place, Reason, Retired, RunError, Write};
-use super::Space;
-use crate::golden::isa::Op;
 use super::warp::Warp;
 use super::Golden;
+use super::Space;
+use crate::golden::isa::Op;
 
 /// One resident CTA of the multi-CTA mode.
 pub(super) struct Resident {
@@ -122,12 +122,26 @@ impl std::fmt::Display for CtaWarps {
 fn track_shared(r: &mut Retired, pre: Option<&([u32; 32], usize)>, sdef: &mut [u64]) {
     let lanes = |m: u32| (0..32).filter(move |l| m >> l & 1 == 1);
     match (&r.write, pre) {
-        (Some(Write::Mem { space: Space::Shared, addrs, .. }), _) => {
+        (
+            Some(Write::Mem {
+                space: Space::Shared,
+                addrs,
+                ..
+            }),
+            _,
+        ) => {
             for l in lanes(r.active) {
                 mark(sdef, addrs[l] as usize / 4, 1);
             }
         }
-        (Some(Write::MemPair { space: Space::Shared, addrs, .. }), _) => {
+        (
+            Some(Write::MemPair {
+                space: Space::Shared,
+                addrs,
+                ..
+            }),
+            _,
+        ) => {
             for l in lanes(r.active) {
                 mark(sdef, addrs[l] as usize / 4, 2);
             }

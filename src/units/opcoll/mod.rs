@@ -517,20 +517,20 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let val: Vec<Option<[S<C, 32>; 32]>> = (0..n)
             .flat_map(|c| (0..READS).map(move |r| (c, r)))
             .map(|(c, r)| {
-                        if cx.known_low(arrived[c][r]) {
-                            return None;
-                        }
-                        Some(std::array::from_fn(|l| {
-                            // pick(gsel, banks), written out: no array of
-                            // bank values per lane (same logic, same order).
-                            let zero = cx.lit::<32>(0);
-                            let mut fresh = zero;
-                            for k in 0..G {
-                                fresh = fresh | gsel[c][r][k].mux(rf_out.rd_data_o[k * LANES + l], zero);
-                            }
-                            let held = cx.q(self.colls[c].data[r][l]);
-                            arrived[c][r].mux(fresh, held)
-                        }))
+                if cx.known_low(arrived[c][r]) {
+                    return None;
+                }
+                Some(std::array::from_fn(|l| {
+                    // pick(gsel, banks), written out: no array of
+                    // bank values per lane (same logic, same order).
+                    let zero = cx.lit::<32>(0);
+                    let mut fresh = zero;
+                    for k in 0..G {
+                        fresh = fresh | gsel[c][r][k].mux(rf_out.rd_data_o[k * LANES + l], zero);
+                    }
+                    let held = cx.q(self.colls[c].data[r][l]);
+                    arrived[c][r].mux(fresh, held)
+                }))
             })
             .collect();
         let val_at = |cx: &mut C, c: usize, r: usize, l: usize| -> S<C, 32> {
@@ -676,7 +676,8 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let mut err_warp = cx.lit::<6>(0);
         let mut err_reg = cx.lit::<8>(0);
         // Per collector: the new reads (pending, group, row) if allocated.
-        let mut new_reads: Buf<Option<(usize, SmallBuf<(S<C, 1>, S<C, 3>, S<C, 8>), READS>)>> = SmallBuf::filled(None, n);
+        let mut new_reads: Buf<Option<(usize, SmallBuf<(S<C, 1>, S<C, 3>, S<C, 8>), READS>)>> =
+            SmallBuf::filled(None, n);
         for s in (0..g.scheds).rev() {
             let p = &iss[s];
             let pool: Buf<usize> = (s * psz..(s + 1) * psz).collect();

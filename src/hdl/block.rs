@@ -315,6 +315,13 @@ pub trait Ctx: Sized {
     fn instance_begin<K: Block>(&mut self, name: &str, blk: &K) -> (Pending, K::Out<Self::B>);
     /// Give a begun instance its inputs; returns all its outputs.
     fn instance_end<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Self::B>) -> K::Out<Self::B>;
+    /// [`Ctx::instance_end`] for a parent that does not use the outputs
+    /// (the child only updates its own state). The design is the same; the
+    /// simulator may skip an evaluation whose only effects would be
+    /// discarded (a core-clock subtree at a hot cycle without a core edge).
+    fn instance_end_sink<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Self::B>) {
+        let _ = self.instance_end(h, blk, i);
+    }
 }
 
 /// Handle of an instance between [`Ctx::instance_begin`] and

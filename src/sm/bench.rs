@@ -1,7 +1,8 @@
 //! `smrtl bench sm`: the whole SM running a kernel (`examples/sm_demo.s`,
 //! grid `grid` x 128 threads) on the Rust model and on its Verilated
 //! export in one run, with and without a VCD, and the golden model on the
-//! same launch.
+//! same launch. The four timed runs are repeated in [`REPS`] interleaved
+//! rounds and each keeps its fastest.
 //!
 //! The Verilated SM is built (or taken from the cache) before the timed
 //! runs. The RTL runs use `sm::run` with the golden check off (it would time the
@@ -18,6 +19,10 @@ use crate::sm::run::{run_program, Engine, RtlOptions};
 use crate::sm::SmConfig;
 use std::fmt::Write as _;
 use std::time::Instant;
+
+/// Rounds of the four timed runs (Rust and Verilator, each without and
+/// with a VCD); each keeps its fastest.
+pub const REPS: usize = 3;
 
 /// The bench kernel's source.
 pub const KERNEL: &str = include_str!("../../examples/sm_demo.s");
@@ -55,8 +60,18 @@ pub fn bench_sm(cfg: &SmConfig, grid: u32, wave_dir: &std::path::Path) -> Result
     let _ = run_program(cfg, &prog, &launch, vec![0; bytes], &warm);
     let mut rows: Vec<(String, f64, u64)> = vec![];
     let mut cycles = 0;
-    for (engine, name) in [(Engine::Rust, "rust"), (Engine::Verilator, "verilator")] {
-        for vcd in [false, true] {
+    // REPS rounds, each running all four configurations in turn; each
+    // configuration keeps its fastest round (the machine's speed drifts
+    // during a bench on a shared host; interleaving exposes every
+    // configuration to the same drift, the minimum drops interference).
+    let configs = [
+        (Engine::Rust, "rust", false),
+        (Engine::Rust, "rust", true),
+        (Engine::Verilator, "verilator", false),
+        (Engine::Verilator, "verilator", true),
+    ];
+    for round in 0..REPS {
+        for (k, &(engine, name, vcd)) in configs.iter().enumerate() {
             let path = wave_dir.join(format!("bench_sm_{}_{name}.vcd", cfg.name));
             let opts = RtlOptions {
                 engine,
@@ -76,15 +91,20 @@ pub fn bench_sm(cfg: &SmConfig, grid: u32, wave_dir: &std::path::Path) -> Result
                 return Err(format!("{name}: the final image differs from the golden model's"));
             }
             cycles = r.report.core_cycles;
-            rows.push((
-                format!("{name}{}", if vcd { " + VCD" } else { "" }),
-                s,
-                r.report.core_cycles,
-            ));
+            if round == 0 {
+                rows.push((
+                    format!("{name}{}", if vcd { " + VCD" } else { "" }),
+                    s,
+                    r.report.core_cycles,
+                ));
+            } else {
+                rows[k].1 = rows[k].1.min(s);
+            }
         }
     }
     let mut out = format!(
-        "sm_{} running sm_demo.s, grid {grid} x block {block}: {cycles} core cycles, {} warp instructions\n",
+        "sm_{} running sm_demo.s, grid {grid} x block {block}: {cycles} core cycles, {} warp instructions \
+         (best of {REPS} interleaved rounds)\n",
         cfg.name, stats.warp_instrs
     );
     for (what, s, c) in &rows {

@@ -724,7 +724,7 @@ impl<
                 s_warp_i: bar_warp,
             },
         );
-        cx.instance_end(
+        cx.instance_end_sink(
             h_bar,
             &self.bar,
             &BarIn {
@@ -755,7 +755,7 @@ impl<
             }
         };
         let (r0, r1) = (s2r(0), s2r(1));
-        cx.instance_end(
+        cx.instance_end_sink(
             h_cta,
             &self.cta,
             &CtaIn::<C::B, MW> {
@@ -783,7 +783,7 @@ impl<
                 s2r1_tag_i: r1.4,
             },
         );
-        cx.instance_end(
+        cx.instance_end_sink(
             h_ib,
             &self.ibuf,
             &IbIn::<C::B, NS> {
@@ -819,7 +819,7 @@ impl<
             }
             None => (wb.rel_valid_o, wb.rel_tag_o),
         };
-        cx.instance_end(
+        cx.instance_end_sink(
             h_sb,
             &self.sb,
             &SbIn::<C::B, MW, NS> {
@@ -838,7 +838,7 @@ impl<
                 q_prd_i: ib.h_prd_o,
             },
         );
-        cx.instance_end(
+        cx.instance_end_sink(
             h_pf,
             &self.pf,
             &PfIn::<C::B, NS> {
@@ -975,9 +975,9 @@ impl<
             },
         ];
         for (g, h) in h_sp.into_iter().enumerate() {
-            cx.instance_end(h, &self.sp[g], &sp_in[g]);
+            cx.instance_end_sink(h, &self.sp[g], &sp_in[g]);
         }
-        cx.instance_end(
+        cx.instance_end_sink(
             h_sfu,
             &self.sfu,
             &SfuIn {
@@ -991,7 +991,7 @@ impl<
             },
         );
         if let (Some((h, _)), Some(d)) = (dpu_b, self.dpu.as_ref()) {
-            cx.instance_end(
+            cx.instance_end_sink(
                 h,
                 d,
                 &DpuIn {
@@ -1060,7 +1060,7 @@ impl<
                 gm_resp_rdata_i: l1o.map_or(i.gm_resp_rdata_i, |o| o.lsu_resp_rdata_o),
             },
         );
-        cx.instance_end(
+        cx.instance_end_sink(
             h_smem,
             &self.smem,
             &SmemIn {
@@ -1081,7 +1081,7 @@ impl<
         } else {
             <SpGroupOut<C::B> as crate::hdl::Ports<C::B>>::build(&mut crate::hdl::block::ZeroPorts)
         };
-        cx.instance_end(
+        cx.instance_end_sink(
             h_wb,
             &self.wb,
             &WbIn {

@@ -303,9 +303,14 @@ pub fn gmem_lat_l1() -> MicroCase {
     }
 }
 
-/// `gmem_lat`: a chain of 4096 links 65 words apart at byte 256.
+/// `gmem_lat`: a chain of 16384 links 65 words apart at byte 256. The
+/// `32 x ITERS` loads touch as many different 128-byte lines (65 words
+/// apart, no wrap before link 252), so an L1 (Fermi) never holds the next
+/// one: every load goes to memory. With 4096 links (16 KB, the Fermi L1's
+/// size) the chain came back to its first lines after 64 loads, and the
+/// later ones hit the L1.
 pub fn gmem_lat() -> MicroCase {
-    const N: u32 = 4096;
+    const N: u32 = 16384;
     const BASE: u32 = 256;
     let mut img = vec![0u8; (BASE + 4 * N) as usize];
     for i in 0..N {

@@ -45,8 +45,9 @@ struct MemState {
 }
 
 /// The last evaluation of an instance (see [`SimCx`]'s instance methods):
-/// the state epoch it saw (see [`State::changed`]), its inputs and outputs. `inputs` outlives `valid`: a probe may use any
-/// inputs, and the last ones are the likeliest to come again.
+/// the state epoch it saw (see [`State::changed`]), its inputs and
+/// outputs. `inputs` outlives `valid`: a probe may use any inputs, and the
+/// last ones are the likeliest to come again.
 #[derive(Debug, Clone, Default)]
 struct Memo {
     valid: bool,
@@ -140,7 +141,7 @@ impl SimCx<'_> {
                 .all(|&e| e <= m.seen)
     }
 
-    /// Record the current instance's state and outputs, and its inputs
+    /// Record the current instance's state (its epoch) and outputs, and its inputs
     /// when `i` is given (else the memo's inputs are the ones evaluated).
     fn memo_store<I: Ports<Concrete>, O: Ports<Concrete>>(&mut self, i: Option<&I>, o: &O) {
         let b = self.cur;
@@ -368,7 +369,7 @@ impl Ctx for SimCx<'_> {
         // them again before any commit reads them; its outputs are not
         // used. The probe's evaluation stays recorded in the memo, with the
         // `_d` words it set, so the memo's invariant holds.
-        if !self.core_edge && !self.hot_sub[self.layout[self.cur.idx + self.rel[self.cur.module][h.0]].idx] {
+        if !self.core_edge && !self.hot_sub[self.cur.idx + self.rel[self.cur.module][h.0]] {
             return;
         }
         let _ = self.instance_end(h, blk, i);
@@ -566,7 +567,7 @@ fn from_raw<P: Ports<Concrete>>(w: &[u64]) -> P {
 
 /// `P` is laid out as [`raw`] assumes: as many `Bits` as it has ports
 /// (array elements counted), nothing else.
-pub(crate) fn raw_layout_ok<P: Ports<Concrete>>() -> bool {
+fn raw_layout_ok<P: Ports<Concrete>>() -> bool {
     struct Count(usize);
     impl PortVisitor<Concrete> for Count {
         fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain, _s: &Bits<W>) {
@@ -621,7 +622,14 @@ impl<K: Block> Sim<K> {
     pub fn new(blk: K) -> Result<Self, ElabError> {
         let design = elaborate(&blk)?;
         let (st, layout, rel) = State::new(&design);
-        let core_only = st.q[Domain::Hot as usize].is_empty() && st.mems_of[Domain::Hot as usize].is_empty();
+        let spans = spans(&design, &st, &layout);
+        // Per instance: its subtree has hot-domain registers or memories.
+        let hot = Domain::Hot as usize;
+        let hot_sub: Vec<bool> = layout
+            .iter()
+            .zip(&spans)
+            .map(|(b, sp)| sp.q_end[hot] > b.q[hot] || st.mems[b.mem..sp.mem_end].iter().any(|m| m.dom == Domain::Hot))
+            .collect();
         let mut s = Sim {
             blk,
             design,
@@ -632,23 +640,13 @@ impl<K: Block> Sim<K> {
             vcd: None,
             buf_in: vec![],
             buf_out: vec![],
-            core_only,
+            core_only: !hot_sub[0],
             last: None,
             odd_in: vec![],
-            spans: vec![],
+            spans,
             memo: vec![],
-            hot_sub: vec![],
+            hot_sub,
         };
-        s.spans = spans(&s.design, &s.st, &s.layout);
-        s.hot_sub = s
-            .layout
-            .iter()
-            .zip(&s.spans)
-            .map(|(b, sp)| {
-                let hot = Domain::Hot as usize;
-                sp.q_end[hot] > b.q[hot] || s.st.mems[b.mem..sp.mem_end].iter().any(|m| m.dom == Domain::Hot)
-            })
-            .collect();
         s.memo = vec![Memo::default(); s.layout.len()];
         s.reset();
         Ok(s)

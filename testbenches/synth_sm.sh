@@ -52,7 +52,11 @@ export -f run_block deps; export OUT RTL TOP TMO
 export BLOCKS_STR="${BLOCKS[*]}"
 run_one() { IFS=' ' read -r -a BLOCKS <<<"$BLOCKS_STR"; run_block "$1" "$2"; }
 export -f run_one
-{ for b in "${BLOCKS[@]}"; do echo "$b 0"; done; echo "$TOP 1"; } |
+# Smallest first (bytes of Verilog of the block and the modules below
+# it): a run stopped early has as many blocks done as it could.
+size() { local t=0 v; for v in $(deps "$1" | sort -u); do t=$((t + $(wc -c <"$RTL/$v.v"))); done; echo "$t"; }
+{ for b in "${BLOCKS[@]}"; do echo "$(size "$b") $b 0"; done; echo "$(wc -c <"$RTL/$TOP.v") $TOP 1"; } |
+  sort -n | cut -d' ' -f2- |
   xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1"'
 python3 - "$OUT" "$TOP" "${BLOCKS[@]}" <<'PY' | tee "$OUT/summary.txt"
 import re, sys, os

@@ -4,8 +4,8 @@
 # `smrtl kernels --config PRESET --cases DIR` writes each case's inputs,
 # expected image and `smrtl run` command; each command then runs with
 # `--rtl`. Cases the preset cannot run are skipped and listed (FMAD
-# kernels on an FFMA preset: error 1 by design; blocks over 512 threads on
-# tesla/gt200).
+# kernels on an FFMA preset and FFMA kernels on an FMAD preset: error 1 by
+# design, docs/sp.md; blocks over 512 threads on tesla/gt200).
 #
 # usage: testbenches/cases_rtl.sh PRESET DIR [SMRTL] [FILTER]
 #   FILTER: a grep -E pattern on case file names (default: all)
@@ -20,6 +20,9 @@ for c in $(ls "$D"/*-"$P"-*.cmd | grep -E "$F"); do
   cmd=$(cat "$c")
   if [ "$P" != tesla ] && [ "$P" != gt200 ] && grep -q "^ *FMAD" "$ROOT/$(awk '{print $3}' <<<"$cmd")"; then
     echo "$n: skipped (FMAD on $P)"; skip=$((skip + 1)); continue
+  fi
+  if { [ "$P" = tesla ] || [ "$P" = gt200 ]; } && grep -q "^ *FFMA" "$ROOT/$(awk '{print $3}' <<<"$cmd")"; then
+    echo "$n: skipped (FFMA on $P)"; skip=$((skip + 1)); continue
   fi
   b=$(grep -o -- '--block [0-9,]*' <<<"$cmd" | awk '{print $2}' | tr ',' '*' | bc)
   if { [ "$P" = tesla ] || [ "$P" = gt200 ]; } && [ "$b" -gt 512 ]; then

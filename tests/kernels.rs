@@ -129,6 +129,28 @@ fn sfu_gt200() {
     run_kernel_cases("sfu", "gt200");
 }
 
+// The other multiply-add flavour of saxpy, sfu and the convolutions, so that
+// each preset class has every kernel in the flavour its lanes implement.
+#[test]
+fn saxpy_ffma_fermi() {
+    run_kernel_cases("saxpy_ffma", "fermi");
+}
+
+#[test]
+fn sfu_ffma_fermi() {
+    run_kernel_cases("sfu_ffma", "fermi");
+}
+
+#[test]
+fn conv3x3_ffma_fermi() {
+    run_kernel_cases("conv3x3_ffma", "fermi");
+}
+
+#[test]
+fn conv5x5_fmad_gt200() {
+    run_kernel_cases("conv5x5_fmad", "gt200");
+}
+
 #[test]
 fn every_kernel_has_a_test() {
     let src = include_str!("kernels.rs");
@@ -196,7 +218,7 @@ fn mutated_kernels_are_caught() {
             "FFMA R10, R18, R19, R10",
         ),
         (kernels::histogram(1000, 2, 96, 3, 9), "ATOMS.ADD", "ATOMS.MAX"),
-        (kernels::conv(3, 37, 21, 9), "IMAX R0, R0, 0", "IMAX R0, R0, 1"),
+        (kernels::conv(3, false, 37, 21, 9), "IMAX R0, R0, 0", "IMAX R0, R0, 1"),
         (
             kernels::transpose(true, 64, 48, 9),
             "IMAD R12, R0, R11, R1",
@@ -326,7 +348,7 @@ proptest! {
     fn tiled_kernels_any_shape(m in 1u32..40, n in 1u32..40, k in 1u32..40, seed: u64) {
         prop_assert_eq!(outcome(&kernels::matmul(seed % 2 == 0, m, n, k, seed)), Ok(()));
         prop_assert_eq!(outcome(&kernels::transpose(seed % 2 == 1, m, n, seed)), Ok(()));
-        prop_assert_eq!(outcome(&kernels::conv(if seed % 2 == 0 { 3 } else { 5 }, m, n, seed)), Ok(()));
+        prop_assert_eq!(outcome(&kernels::conv(if seed % 2 == 0 { 3 } else { 5 }, seed % 3 == 0, m, n, seed)), Ok(()));
     }
 }
 
@@ -345,4 +367,31 @@ fn divergence_kernel_diverges() {
     );
     assert!(lanes(&v) > 28.0); // guarded EXITs count only their exiting lanes
     assert!(lanes(&d) < 16.0);
+}
+
+/// The flavour variants are their base kernel with the multiply-add swapped,
+/// line for line (only the comments and the kernel name differ), so a fix
+/// to one cannot silently miss the other.
+#[test]
+fn flavour_variants_match_their_base_kernels() {
+    let code = |name: &str| -> Vec<String> {
+        by_name(name)
+            .unwrap()
+            .source
+            .lines()
+            .map(|l| l.split(';').next().unwrap().trim().to_string())
+            .filter(|l| !l.is_empty() && !l.starts_with(".kernel"))
+            .collect()
+    };
+    for (base, variant, from, to) in [
+        ("saxpy", "saxpy_ffma", "FMAD ", "FFMA "),
+        ("sfu", "sfu_ffma", "FMAD ", "FFMA "),
+        ("conv3x3", "conv3x3_ffma", "FMAD ", "FFMA "),
+        ("conv5x5", "conv5x5_fmad", "FFMA ", "FMAD "),
+        ("matmul_fmad", "matmul_ffma", "FMAD ", "FFMA "),
+    ] {
+        let want: Vec<String> = code(base).iter().map(|l| l.replace(from, to)).collect();
+        assert_eq!(code(variant), want, "{variant} is not {base} with {from}-> {to}");
+        assert!(code(base).iter().any(|l| l.starts_with(from)), "{base} has no {from}");
+    }
 }

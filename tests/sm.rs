@@ -38,15 +38,15 @@ fn small_cases(cfg: &SmConfig) -> Vec<Case> {
     let fused = cfg.mul_add == smrtl::sm::config::MulAdd::Ffma;
     vec![
         kernels::vadd(fp, 300, 128, 1),
-        kernels::saxpy(200, 64, 2),
+        kernels::saxpy(fused, 200, 64, 2),
         kernels::reduce(fp, 256, 128, 3),
         kernels::matmul(fused, 16, 16, 8, 4),
         kernels::histogram(300, 2, 64, 4, 5),
         kernels::transpose(false, 32, 16, 6),
         kernels::transpose(true, 32, 16, 7),
         kernels::divergence(100, 64, 7, 8),
-        kernels::conv(3, 16, 8, 9),
-        kernels::sfu(64, 32, 10),
+        kernels::conv(3, fused, 16, 8, 9),
+        kernels::sfu(fused, 64, 32, 10),
     ]
 }
 
@@ -62,11 +62,13 @@ fn kernels_on_gt200() {
 fn kernels_on_fermi() {
     let cfg = SmConfig::load("fermi").unwrap();
     for c in small_cases(&cfg) {
-        // FMAD (Tesla multiply-add: saxpy, matmul_fmad, conv, sfu) is not
-        // in Fermi's lanes (error 1, see `fmad_on_fermi_is_error_1`).
-        if c.source.lines().any(|l| l.trim_start().starts_with("FMAD")) {
-            continue;
-        }
+        // Every case in its FFMA flavour (FMAD, the Tesla multiply-add, is
+        // not in Fermi's lanes: error 1, see `fmad_on_fermi_is_error_1`).
+        assert!(
+            !c.source.lines().any(|l| l.trim_start().starts_with("FMAD")),
+            "{}",
+            c.label
+        );
         run(&cfg, &c);
     }
 }
@@ -74,7 +76,7 @@ fn kernels_on_fermi() {
 #[test]
 fn fmad_on_fermi_is_error_1() {
     let cfg = SmConfig::load("fermi").unwrap();
-    let case = kernels::saxpy(64, 32, 2);
+    let case = kernels::saxpy(false, 64, 32, 2);
     let prog = assemble(case.source, case.file).unwrap();
     let e = run_program(&cfg, &prog, &case.launch(), case.gmem.clone(), &RtlOptions::default()).unwrap_err();
     assert!(e.msg.contains("error 1 ") && e.msg.contains("sp0"), "{}", e.msg);
@@ -208,10 +210,15 @@ fn kernel_shapes_on_the_rtl_sm() {
             let l = case.launch();
             let threads = l.grid[0] * l.grid[1] * l.block.iter().product::<u32>();
             let fmad = case.source.lines().any(|x| x.trim_start().starts_with("FMAD"));
+            let ffma = case.source.lines().any(|x| x.trim_start().starts_with("FFMA"));
             // Compute 1.x blocks hold at most 512 threads, 2.x 1,024.
             let tesla_class = cfg.mul_add == smrtl::sm::config::MulAdd::Fmad;
             let max_block = if tesla_class { 512 } else { 1024 };
-            if threads > max || l.block.iter().product::<u32>() > max_block || (fmad && !tesla_class) {
+            if threads > max
+                || l.block.iter().product::<u32>() > max_block
+                || (fmad && !tesla_class)
+                || (ffma && tesla_class)
+            {
                 eprintln!("skip {} ({threads} threads)", case.label);
                 continue;
             }

@@ -394,13 +394,19 @@ const fn kernel(
     }
 }
 
-static KERNELS: [Kernel; 12] = [
+static KERNELS: [Kernel; 16] = [
     kernel("vadd", src!("vadd.s"), "c[i] = a[i] + b[i] (FADD)", |fp| {
         vec![vadd(fp, 1000, 256, 1), vadd(fp, 4096, 256, 2), vadd(fp, 77, 32, 3)]
     }),
     kernel("saxpy", src!("saxpy.s"), "y[i] = alpha * x[i] + y[i] (FMAD)", |_| {
-        vec![saxpy(777, 128, 11), saxpy(2048, 64, 12)]
+        vec![saxpy(false, 777, 128, 11), saxpy(false, 2048, 64, 12)]
     }),
+    kernel(
+        "saxpy_ffma",
+        src!("saxpy_ffma.s"),
+        "y[i] = alpha * x[i] + y[i] (FFMA)",
+        |_| vec![saxpy(true, 777, 128, 13), saxpy(true, 2048, 64, 14)],
+    ),
     kernel(
         "reduce",
         src!("reduce.s"),
@@ -476,19 +482,37 @@ static KERNELS: [Kernel; 12] = [
         "conv3x3",
         src!("conv3x3.s"),
         "3x3 convolution, clamp-to-edge, FMAD",
-        |_| vec![conv(3, 512, 512, 91), conv(3, 37, 21, 92)],
+        |_| vec![conv(3, false, 512, 512, 91), conv(3, false, 37, 21, 92)],
+    ),
+    kernel(
+        "conv3x3_ffma",
+        src!("conv3x3_ffma.s"),
+        "3x3 convolution, clamp-to-edge, FFMA",
+        |_| vec![conv(3, true, 512, 512, 93), conv(3, true, 37, 21, 94)],
     ),
     kernel(
         "conv5x5",
         src!("conv5x5.s"),
         "5x5 convolution, clamp-to-edge, FFMA",
-        |_| vec![conv(5, 512, 512, 101), conv(5, 37, 21, 102)],
+        |_| vec![conv(5, true, 512, 512, 101), conv(5, true, 37, 21, 102)],
+    ),
+    kernel(
+        "conv5x5_fmad",
+        src!("conv5x5_fmad.s"),
+        "5x5 convolution, clamp-to-edge, FMAD",
+        |_| vec![conv(5, false, 512, 512, 103), conv(5, false, 37, 21, 104)],
     ),
     kernel(
         "sfu",
         src!("sfu.s"),
         "RCP, RSQ, LG2, EX2 (PREEX2), SIN and COS (PRESIN) per element",
-        |_| vec![sfu(1000, 256, 111), sfu(64, 32, 112)],
+        |_| vec![sfu(false, 1000, 256, 111), sfu(false, 64, 32, 112)],
+    ),
+    kernel(
+        "sfu_ffma",
+        src!("sfu_ffma.s"),
+        "sfu.s with FFMA for the argument scaling",
+        |_| vec![sfu(true, 1000, 256, 113), sfu(true, 64, 32, 114)],
     ),
 ];
 
@@ -535,19 +559,22 @@ pub fn vadd(fp: Fp32, n: u32, block: u32, seed: u64) -> Case {
     )
 }
 
-/// `saxpy.s`: `y = alpha * x + y` on `n` elements.
-pub fn saxpy(n: u32, block: u32, seed: u64) -> Case {
+/// `saxpy.s` (`fused == false`, FMAD) or `saxpy_ffma.s`: `y = alpha * x +
+/// y` on `n` elements.
+pub fn saxpy(fused: bool, n: u32, block: u32, seed: u64) -> Case {
     let mut r = rng(seed);
     let alpha = uniform(&mut r, -4.0, 4.0);
     let x: Vec<u32> = (0..n).map(|_| mixed_f32(&mut r)).collect();
     let y: Vec<u32> = (0..n).map(|_| mixed_f32(&mut r)).collect();
-    let y_ref: Vec<u32> = x.iter().zip(&y).map(|(&xi, &yi)| fmad(alpha, xi, yi)).collect();
+    let op = if fused { ffma } else { fmad };
+    let y_ref: Vec<u32> = x.iter().zip(&y).map(|(&xi, &yi)| op(alpha, xi, yi)).collect();
     let mut img = Image::new();
     let (px, py) = (img.array(&x), img.array(&y));
+    let name = if fused { "saxpy_ffma" } else { "saxpy" };
     let grid = [ceil_div(n, block), 1];
     finish(
-        k("saxpy"),
-        format!("saxpy n={n} grid={}x1 block={block}", grid[0]),
+        k(name),
+        format!("{name} n={n} grid={}x1 block={block}", grid[0]),
         grid,
         [block, 1, 1],
         vec![("alpha", alpha), ("x", px), ("y", py), ("n", n)],
@@ -806,9 +833,10 @@ pub fn divergence(n: u32, block: u32, thresh: u32, seed: u64) -> Case {
     )
 }
 
-/// `conv3x3.s` (FMAD, `ksize` 3) or `conv5x5.s` (FFMA, `ksize` 5) on a
-/// `w` x `h` image with clamp-to-edge borders.
-pub fn conv(ksize: u32, w: u32, h: u32, seed: u64) -> Case {
+/// `conv3x3.s` (`ksize` 3, FMAD), `conv3x3_ffma.s`, `conv5x5.s` (`ksize`
+/// 5, FFMA) or `conv5x5_fmad.s` (`fused` picks FFMA or FMAD) on a `w` x `h`
+/// image with clamp-to-edge borders.
+pub fn conv(ksize: u32, fused: bool, w: u32, h: u32, seed: u64) -> Case {
     assert!(ksize == 3 || ksize == 5);
     let mut r = rng(seed);
     let image: Vec<u32> = (0..w * h)
@@ -818,7 +846,7 @@ pub fn conv(ksize: u32, w: u32, h: u32, seed: u64) -> Case {
         })
         .collect();
     let wts: Vec<u32> = (0..ksize * ksize).map(|_| uniform(&mut r, -1.0, 1.0)).collect();
-    let op = if ksize == 3 { fmad } else { ffma };
+    let op = if fused { ffma } else { fmad };
     let rad = (ksize / 2) as i64;
     let clamp = |v: i64, hi: u32| v.clamp(0, hi as i64 - 1) as u32;
     let mut out = vec![0u32; (w * h) as usize];
@@ -839,7 +867,12 @@ pub fn conv(ksize: u32, w: u32, h: u32, seed: u64) -> Case {
     let pin = img.array(&image);
     let pw = img.array(&wts);
     let pout = img.alloc(out.len());
-    let name = if ksize == 3 { "conv3x3" } else { "conv5x5" };
+    let name = match (ksize, fused) {
+        (3, false) => "conv3x3",
+        (3, true) => "conv3x3_ffma",
+        (_, true) => "conv5x5",
+        (_, false) => "conv5x5_fmad",
+    };
     let grid = [ceil_div(w, 16), ceil_div(h, 16)];
     finish(
         k(name),
@@ -860,10 +893,12 @@ pub fn conv(ksize: u32, w: u32, h: u32, seed: u64) -> Case {
     )
 }
 
-/// The six results of `sfu.s` for one input.
-pub fn sfu_ref(x: u32) -> [u32; 6] {
-    let z = fmad(x, 0xbe00_0000, 0x4000_0000); // x * -0.125 + 2.0
-    let s = sfu::presin(fmad(x, 0x3f00_0000, 0xc1c8_0000)); // x * 0.5 - 25.0
+/// The six results of `sfu.s` (`fused == false`) or `sfu_ffma.s` for one
+/// input.
+pub fn sfu_ref(fused: bool, x: u32) -> [u32; 6] {
+    let op = if fused { ffma } else { fmad };
+    let z = op(x, 0xbe00_0000, 0x4000_0000); // x * -0.125 + 2.0
+    let s = sfu::presin(op(x, 0x3f00_0000, 0xc1c8_0000)); // x * 0.5 - 25.0
     [
         sfu::rcp(x),
         sfu::rsqrt(x),
@@ -874,18 +909,20 @@ pub fn sfu_ref(x: u32) -> [u32; 6] {
     ]
 }
 
-/// `sfu.s`: `n` elements in (0, 100], 1-D blocks of `block` threads.
-pub fn sfu(n: u32, block: u32, seed: u64) -> Case {
+/// `sfu.s` (`fused == false`) or `sfu_ffma.s`: `n` elements in (0, 100],
+/// 1-D blocks of `block` threads.
+pub fn sfu(fused: bool, n: u32, block: u32, seed: u64) -> Case {
     let mut r = rng(seed);
     let input: Vec<u32> = (0..n).map(|_| uniform(&mut r, 1e-3, 100.0)).collect();
-    let out: Vec<u32> = input.iter().flat_map(|&x| sfu_ref(x)).collect();
+    let out: Vec<u32> = input.iter().flat_map(|&x| sfu_ref(fused, x)).collect();
+    let name = if fused { "sfu_ffma" } else { "sfu" };
     let mut img = Image::new();
     let pin = img.array(&input);
     let pout = img.alloc(out.len());
     let grid = [ceil_div(n, block), 1];
     finish(
-        k("sfu"),
-        format!("sfu n={n} grid={}x1 block={block}", grid[0]),
+        k(name),
+        format!("{name} n={n} grid={}x1 block={block}", grid[0]),
         grid,
         [block, 1, 1],
         vec![("in", pin), ("out", pout), ("n", n)],

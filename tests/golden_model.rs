@@ -623,3 +623,36 @@ fn psetp_and_imad_immediate_execute() {
     assert_eq!(Op::Psetp.unit(), Unit::Ctrl);
     assert_eq!(Op::Imad.unit(), Unit::Sp);
 }
+
+/// An instruction the preset does not implement stops the run where it
+/// executes, as the RTL SM's error code 1 does: FFMA on gt200, FMAD on
+/// fermi, FP64 on tesla. Never executed (a branch around it), it is no
+/// error; on the preset that has it, it runs.
+#[test]
+fn instructions_the_preset_lacks_are_errors_where_they_execute() {
+    let run = |preset: &str, src: &str| {
+        let p = assemble(src, "lack.s").unwrap();
+        run_kernel(&cfg(preset), &p, &launch([1, 1], [32, 1, 1], vec![]), vec![])
+    };
+    let cases = [
+        ("gt200", "fermi", "FFMA R1, R2, R3, R4", "FFMA", "mul_add = \"fmad\""),
+        ("fermi", "gt200", "FMAD R1, R2, R3, R4", "FMAD", "mul_add = \"ffma\""),
+        ("tesla", "gt200", "DADD R2, R4, R6", "DADD", "fp64_rate_divisor = 0"),
+    ];
+    for (lacks, has_it, instr, op, why) in cases {
+        let src = format!(".regs 8\n  IADD R1, R1, 1\n  {instr}\n  EXIT\n");
+        let e = run(lacks, &src).expect_err(lacks);
+        assert!(
+            matches!(&e.reason, Reason::NotOnPreset { op: o, .. } if *o == op),
+            "{e}"
+        );
+        has(&e, &["warp 0", "pc 1", "line 3", op, lacks, why, "error code 1"]);
+        run(has_it, &src).unwrap_or_else(|e| panic!("{has_it}: {e}"));
+        // Guarded off for every lane: still an error (the RTL decodes it).
+        let guarded = format!(".regs 8\n  @P0 {instr}\n  EXIT\n");
+        assert!(run(lacks, &guarded).is_err(), "{lacks}: guarded {op}");
+        // Branched around: no error.
+        let skipped = format!(".regs 8\n  BRA done\n  {instr}\ndone:\n  EXIT\n");
+        run(lacks, &skipped).unwrap_or_else(|e| panic!("{lacks}, skipped {op}: {e}"));
+    }
+}

@@ -2,7 +2,8 @@
 //! each against its bit-exact host reference, for at least two launch
 //! shapes (partial CTAs and warps where the kernel allows them), on the
 //! gt200 preset and, for the FP32 add flavour and the FFMA kernels, on
-//! fermi.
+//! fermi. A kernel whose multiply-add the preset lacks (FFMA on gt200,
+//! FMAD on fermi) must stop with that error instead.
 //!
 //! Run: `cargo test --test kernels` (`-- --nocapture` prints the
 //! instruction counts and run times).
@@ -12,7 +13,7 @@ use std::time::Instant;
 use proptest::prelude::*;
 
 use smrtl::golden::asm::{assemble, disassemble};
-use smrtl::golden::model::{run_kernel, Stats};
+use smrtl::golden::model::{preset_lacks, run_kernel, Reason, Stats};
 use smrtl::sm::config::SmConfig;
 use smrtl::testbenches::kernels::{self, all_kernels, by_name, Case, Fp32};
 
@@ -42,8 +43,23 @@ fn run_kernel_cases(name: &str, preset: &str) {
     let k = by_name(name).unwrap();
     let cases = (k.cases)(Fp32::of(&cfg));
     assert!(cases.len() >= 2);
+    let prog = assemble(k.source, k.file).unwrap();
+    let lacks = prog.code.iter().find(|i| preset_lacks(i.op, &cfg).is_some());
     for case in &cases {
-        run_case(&cfg, case);
+        match lacks {
+            None => {
+                run_case(&cfg, case);
+            }
+            // The other multiply-add flavour: error 1, as on the RTL SM.
+            Some(i) => match run_kernel(&cfg, &prog, &case.launch(), case.gmem.clone()) {
+                Err(e) => assert!(
+                    matches!(e.reason, Reason::NotOnPreset { op, .. } if op == i.op.info().mnemonic),
+                    "{}: {e}",
+                    case.label
+                ),
+                Ok(_) => panic!("{} ran on {preset}, which lacks {:?}", case.label, i.op),
+            },
+        }
     }
 }
 
@@ -242,9 +258,16 @@ fn mutated_kernels_are_caught() {
 #[test]
 fn smrtl_run_cli_matches_reference() {
     let dir = tempfile::tempdir().unwrap();
+    let gt200 = SmConfig::load("gt200").unwrap();
     for k in all_kernels() {
+        // gt200, or fermi for the FFMA kernels (gt200 lacks FFMA).
+        let (preset, fp) = if lacks(&gt200, k.source, k.file) {
+            ("fermi", Fp32::Ieee)
+        } else {
+            ("gt200", Fp32::Tesla)
+        };
         // The smallest case keeps the process runs short.
-        let case = (k.cases)(Fp32::Tesla).into_iter().min_by_key(|c| c.gmem.len()).unwrap();
+        let case = (k.cases)(fp).into_iter().min_by_key(|c| c.gmem.len()).unwrap();
         let kpath = dir.path().join(k.file);
         let input = dir.path().join(format!("{}.gmem.bin", k.name));
         let output = dir.path().join(format!("{}.out.bin", k.name));
@@ -252,7 +275,7 @@ fn smrtl_run_cli_matches_reference() {
         std::fs::write(&input, &case.gmem).unwrap();
         let args = case.cli_args(
             kpath.to_str().unwrap(),
-            "gt200",
+            preset,
             input.to_str().unwrap(),
             output.to_str().unwrap(),
         );
@@ -285,7 +308,11 @@ fn write_case_files() {
     let dir = std::path::Path::new(&dir);
     std::fs::create_dir_all(dir).unwrap();
     for (preset, fp) in [("gt200", Fp32::Tesla), ("fermi", Fp32::Ieee)] {
+        let cfg = SmConfig::load(preset).unwrap();
         for k in all_kernels() {
+            if lacks(&cfg, k.source, k.file) {
+                continue;
+            }
             for (i, case) in (k.cases)(fp).iter().enumerate() {
                 let stem = format!("{}-{preset}-{i}", k.name);
                 let input = dir.join(format!("{stem}.gmem.bin"));
@@ -305,9 +332,20 @@ fn write_case_files() {
     eprintln!("case files in {}", dir.display());
 }
 
-/// Run one case on gt200 and report a mismatch or a model error as text.
+/// Whether the preset lacks an instruction of the kernel source.
+fn lacks(cfg: &SmConfig, source: &str, file: &str) -> bool {
+    let prog = assemble(source, file).unwrap();
+    prog.code.iter().any(|i| preset_lacks(i.op, cfg).is_some())
+}
+
+/// Run one case on gt200 (fermi for FFMA kernels, whose host references
+/// do not depend on the FADD flavour) and report a mismatch or a model
+/// error as text.
 fn outcome(case: &Case) -> Result<(), String> {
-    let cfg = SmConfig::load("gt200").unwrap();
+    let mut cfg = SmConfig::load("gt200").unwrap();
+    if lacks(&cfg, case.source, case.file) {
+        cfg = SmConfig::load("fermi").unwrap();
+    }
     let prog = assemble(case.source, case.file).map_err(|e| e.to_string())?;
     let (out, _) =
         run_kernel(&cfg, &prog, &case.launch(), case.gmem.clone()).map_err(|e| format!("{}: {e}", case.label))?;

@@ -82,6 +82,33 @@ fn fmad_on_fermi_is_error_1() {
     assert!(e.msg.contains("error 1 ") && e.msg.contains("sp0"), "{}", e.msg);
 }
 
+/// An instruction the golden model stops at (out of range, or not on the
+/// preset) is reported with the RTL's error and the golden model's
+/// agreement, not as a divergence: the RTL raises its error when the unit
+/// executes the instruction, some cycles after issue.
+#[test]
+fn rtl_and_golden_errors_agree() {
+    let launch = smrtl::golden::model::Launch {
+        grid: [1, 1],
+        block: [32, 1, 1],
+        params: vec![],
+    };
+    for (preset, src, code) in [
+        ("gt200", "MOV R1, 0x10000\n    LDG R2, [R1]", "error 8 "),
+        ("fermi", "MOV R1, 0x10000\n    LDG R2, [R1]", "error 8 "),
+        ("gt200", "@P0 FFMA R1, R2, R3, R4", "error 1 "),
+    ] {
+        let cfg = SmConfig::load(preset).unwrap();
+        let prog = assemble(&format!(".kernel e\n.regs 8\n    {src}\n    EXIT\n"), "e.s").unwrap();
+        let e = run_program(&cfg, &prog, &launch, vec![0; 256], &RtlOptions::default()).unwrap_err();
+        assert!(
+            e.msg.contains(code) && e.msg.contains("the golden model stops there too") && !e.msg.contains("divergence"),
+            "{preset} {src}: {}",
+            e.msg
+        );
+    }
+}
+
 #[test]
 fn a_kernel_that_never_exits_stops_at_the_budget() {
     let cfg = SmConfig::load("gt200").unwrap();

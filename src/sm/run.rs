@@ -392,6 +392,11 @@ pub fn run_rtl(
     };
     let nparams = launch.params.len() as u64;
     let mut launched = false;
+    // The golden model's error at an instruction the RTL issued (cycle,
+    // warp slot, pc, message): the RTL must raise its own error within
+    // `GOLDEN_ERR_GRACE` core cycles (an LSU or SP error surfaces after
+    // dispatch, not at issue); checking stops there.
+    let mut golden_stop: Option<(u64, u64, u32, String)> = None;
     let mut cycle: u64 = 0;
     loop {
         if let (Some(p), Some((from, to))) = (&vcd_path, opts.vcd_window) {
@@ -408,6 +413,17 @@ pub fn run_rtl(
             }
             if cycle == to {
                 close(sim, &mut vcd_open, &mut rep);
+            }
+        }
+        if let Some((c0, _, _, m)) = &golden_stop {
+            if cycle > c0 + GOLDEN_ERR_GRACE {
+                close(sim, &mut vcd_open, &mut rep);
+                return Err(fail(
+                    cycle,
+                    format!("divergence: the golden model stops at {m}, but the RTL raised no error within {GOLDEN_ERR_GRACE} core cycles"),
+                    &rep,
+                    &gmem.mem,
+                ));
             }
         }
         if cycle >= opts.max_cycles {
@@ -494,13 +510,20 @@ pub fn run_rtl(
                 Some((c, k)) => format!("cta {c} warp {k} (slot {w})"),
                 None => format!("warp slot {w}"),
             };
+            let epc = o.err_pc_o.to_u64();
+            let golden_says = match &golden_stop {
+                Some((_, gw, gpc, m)) if *gw == w && *gpc as u64 == epc => {
+                    format!("; the golden model stops there too: {m}")
+                }
+                Some((_, _, _, m)) => format!("; divergence: the golden model stopped first, at {m}"),
+                None => String::new(),
+            };
             return Err(fail(
                 cycle + 1,
                 format!(
-                    "error {} ({}) raised by {src}, {place}, pc {}, info {:#x}",
+                    "error {} ({}) raised by {src}, {place}, pc {epc}, info {:#x}{golden_says}",
                     o.err_code_o.to_u64(),
                     crate::sm::top::error_name(o.err_code_o.to_u64()),
-                    o.err_pc_o.to_u64(),
                     o.err_info_o.to_u64()
                 ),
                 &rep,
@@ -536,7 +559,7 @@ pub fn run_rtl(
                 undef: 0,
                 op,
             };
-            if opts.check {
+            if opts.check && golden_stop.is_none() {
                 let Some(&(cta, wic)) = map.warp.get(&w) else {
                     close(sim, &mut vcd_open, &mut rep);
                     return Err(fail(
@@ -549,13 +572,11 @@ pub fn run_rtl(
                 let r = match golden.step_cta_warp(cta, wic) {
                     Ok(r) => r,
                     Err(e) => {
-                        close(sim, &mut vcd_open, &mut rep);
-                        return Err(fail(
-                            cycle,
-                            format!("divergence: the RTL issued cta {cta} warp {wic} (slot {w}) pc {pc}, the golden model says: {e}"),
-                            &rep,
-                            &gmem.mem,
-                        ));
+                        golden_stop = Some((cycle, w, pc, e.to_string()));
+                        if !ctrl {
+                            pend.entry(w).or_default().push_back(rec);
+                        }
+                        continue;
                     }
                 };
                 if r.pc != pc || r.active != m {
@@ -618,7 +639,8 @@ pub fn run_rtl(
                 ));
             };
             let p = q.remove(k).unwrap();
-            if !opts.check {
+            // Nothing is compared once the golden model has stopped.
+            if !opts.check || golden_stop.is_some() {
                 continue;
             }
             let m = lanes(&mask);
@@ -726,6 +748,14 @@ pub fn run_rtl(
         }
     }
     close(sim, &mut vcd_open, &mut rep);
+    if let Some((_, _, _, m)) = golden_stop {
+        return Err(fail(
+            cycle,
+            format!("divergence: the golden model stops at {m}, but the RTL finished the grid without an error"),
+            &rep,
+            &gmem.mem,
+        ));
+    }
     if opts.check {
         if let Some((w, q)) = pend.iter().find(|(_, q)| !q.is_empty()) {
             return Err(fail(
@@ -763,6 +793,12 @@ pub fn run_rtl(
         gmem: gmem.mem,
     })
 }
+
+/// Core cycles the RTL has to raise its error after the golden model
+/// stopped with one at an instruction the RTL issued (the error shows when
+/// the unit executes it: the LSU after its memory accesses, so this
+/// covers a global-memory round trip and a full LSU queue).
+const GOLDEN_ERR_GRACE: u64 = 20_000;
 
 /// Build the SM of `cfg` and run `prog` on it ([`run_rtl`]); an SM that
 /// cannot be built for `cfg` is an error at cycle 0.

@@ -214,6 +214,15 @@ pub(super) fn exec(
         }
     };
     let mask = w.active & g;
+    if ctx.lacks >> (i.op as u8) & 1 != 0 {
+        // As the RTL: error code 1 at execution, whatever the mask.
+        return Err(Reason::NotOnPreset {
+            op: i.op.info().mnemonic,
+            preset: ctx.preset.clone(),
+            why: super::lack_reason(i.op),
+        }
+        .into());
+    }
     let pc = w.pc;
     w.pc = pc + 1;
     let rnd = i.rnd;

@@ -113,6 +113,8 @@ impl Golden {
                 grid: launch.grid,
                 cta_xy: [0, 0],
                 tesla_fp: cfg.mul_add == MulAdd::Fmad,
+                lacks: super::lacks_mask(cfg),
+                preset: cfg.name.clone(),
                 code_len: prog.code.len() as u32,
                 stack_depth: cfg.simt_stack_depth as usize,
             },

@@ -53,7 +53,8 @@ pub use memory::Space;
 pub use multi::{CtaWarps, WarpView};
 pub use report::{AtomValues, ClassCount, Place, Reason, Retired, RunError, Stats, Write};
 
-use crate::golden::isa::{Class, Form, ModKind, Program, NUM_PREDS, RZ};
+use crate::golden::isa::{Class, Form, ModKind, Op, Program, Unit, NUM_PREDS, RZ};
+use crate::sm::config::{MulAdd, SmConfig};
 use exec::Dec;
 use memory::Scratch;
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,9 +80,46 @@ struct Ctx {
     grid: [u32; 2],
     cta_xy: [u32; 2],
     tesla_fp: bool,
+    /// Opcodes the preset does not implement (bit = opcode; see
+    /// [`preset_lacks`]): executing one is an error, as in the RTL.
+    lacks: u128,
+    /// The preset's name, for that error.
+    preset: String,
     code_len: u32,
     /// Reconvergence stack entries a warp may hold (`simt_stack_depth`).
     stack_depth: usize,
+}
+
+/// Why the preset `cfg` does not implement `op`, or `None` when it does.
+/// The RTL SM has one FP32 multiply-add per preset (`mul_add`: FMAD on
+/// tesla and gt200, FFMA on fermi and gpucc; docs/sp.md) and no FP64 unit
+/// when `fp64_rate_divisor = 0` (tesla; the decoder's rule, docs/sm.md);
+/// it raises error code 1 when such an instruction executes, and so does
+/// the golden model (an instruction never executed is no error).
+pub fn preset_lacks(op: Op, cfg: &SmConfig) -> Option<&'static str> {
+    let lacks = match op {
+        Op::Ffma => cfg.mul_add == MulAdd::Fmad,
+        Op::Fmad => cfg.mul_add == MulAdd::Ffma,
+        _ => op.unit() == Unit::Dpu && cfg.fp64_rate_divisor == 0,
+    };
+    lacks.then(|| lack_reason(op))
+}
+
+/// Why a preset lacks `op`, given that it does (see [`preset_lacks`]).
+fn lack_reason(op: Op) -> &'static str {
+    match op {
+        Op::Ffma => "its FP32 multiply-add is FMAD (mul_add = \"fmad\")",
+        Op::Fmad => "its FP32 multiply-add is FFMA (mul_add = \"ffma\")",
+        _ => "it has no FP64 unit (fp64_rate_divisor = 0)",
+    }
+}
+
+/// [`preset_lacks`] as a mask over the 7-bit opcodes.
+fn lacks_mask(cfg: &SmConfig) -> u128 {
+    Op::ALL
+        .iter()
+        .filter(|&&op| preset_lacks(op, cfg).is_some())
+        .fold(0, |m, &op| m | 1u128 << (op as u8))
 }
 
 /// The golden SIMT model of one kernel launch.

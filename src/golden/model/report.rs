@@ -348,6 +348,12 @@ pub enum Reason {
         align: u32,
         size: usize,
     },
+    #[error("{op} is not implemented on the {preset} preset: {why} (the RTL raises error code 1)")]
+    NotOnPreset {
+        op: &'static str,
+        preset: String,
+        why: &'static str,
+    },
     #[error("parameter word index {index} is out of range (the launch has {count} words)")]
     ParamOutOfRange { index: u64, count: usize },
 }

@@ -73,6 +73,8 @@ pub fn memory_access(
         grid: [1, 1],
         cta_xy: [0, 0],
         tesla_fp: false,
+        lacks: 0,
+        preset: String::new(),
         code_len: 1,
         stack_depth: MAX_STACK,
     };

@@ -1,14 +1,16 @@
 //! `Bits<W>`: a fixed-width bit vector with the width in the type.
 //!
-//! Storage is three 64-bit words (so 1 <= W <= 192; the FP64 FMA adder needs
-//! 163 bits; three words rather than four make every signal a quarter
-//! smaller, which the simulator's speed follows). Every operation branches on the constant `W`, so after
+//! Storage is two 64-bit words (so 1 <= W <= 128; the widest signal of the
+//! design is the FP64 FMA's 109-bit aligned adder). Every signal, a 1-bit
+//! one too, is this big, and the simulator's speed follows the size: two
+//! words instead of three (until 2026-11-27) made the gt200 SM about 1.2x
+//! faster (docs/substrate.md, "Bench history"). Every operation branches on the constant `W`, so after
 //! monomorphization a 32-bit add is one machine add and a mask; widths up to
 //! 64 bits take a one-word path, wider ones a carry chain over `(W+63)/64`
 //! words. Bits above `W` are always zero (every constructor masks).
 //!
 //! Width mistakes are compile-time errors where Rust allows: `W` outside
-//! 1..=192, a slice past the top, a concat whose result width is not the sum,
+//! 1..=128, a slice past the top, a concat whose result width is not the sum,
 //! an extension to a narrower width all fail during monomorphization
 //! (`const { assert!(..) }`), i.e. when the offending block is compiled.
 //!
@@ -35,7 +37,7 @@
 //! let w: Bits<16> = Bits::<8>::new(1).concat(Bits::<4>::new(2));
 //! ```
 //!
-//! Nor a width over 192 bits:
+//! Nor a width over 128 bits:
 //!
 //! ```compile_fail
 //! let _ = smrtl::hdl::Bits::<300>::zero();
@@ -44,7 +46,7 @@
 use std::fmt;
 
 /// Number of 64-bit words of storage.
-pub const WORDS: usize = 3;
+pub const WORDS: usize = 2;
 /// Largest supported width.
 pub const MAX_WIDTH: usize = 64 * WORDS;
 
@@ -70,7 +72,7 @@ pub const fn words_for(w: usize) -> usize {
 }
 
 impl<const W: usize> Bits<W> {
-    pub(crate) const CHECK: () = assert!(W >= 1 && W <= MAX_WIDTH, "Bits<W>: W must be in 1..=192");
+    pub(crate) const CHECK: () = assert!(W >= 1 && W <= MAX_WIDTH, "Bits<W>: W must be in 1..=128 (MAX_WIDTH)");
     const NW: usize = words_for(W);
 
     /// All zeros.
@@ -499,7 +501,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn big(v: &Bits<190>) -> u128 {
+    fn big(v: &Bits<120>) -> u128 {
         v.to_u128()
     }
 
@@ -520,26 +522,34 @@ mod tests {
     }
 
     #[test]
-    fn wide_163_bit_add_carries_across_words() {
-        let a = Bits::<163>::from_words([!0, !0, 0]);
+    fn wide_109_bit_add_carries_across_words() {
+        // The FP64 FMA adder's width.
+        let a = Bits::<109>::from_words([!0, 0]);
         let s = a.add(Bits::new(1));
-        assert_eq!(s.words(), &[0, 0, 1]);
-        let top = Bits::<163>::ones();
+        assert_eq!(s.words(), &[0, 1]);
+        let top = Bits::<109>::ones();
         assert_eq!(top.add(Bits::new(1)), Bits::zero());
-        assert_eq!(top.words()[2], (1 << 35) - 1);
+        assert_eq!(top.words()[1], (1 << 45) - 1);
+        let full = Bits::<128>::ones();
+        assert_eq!(full.add(Bits::new(1)), Bits::zero());
+        assert_eq!(Bits::<128>::from_words([!0, 5]).add(Bits::new(1)).words(), &[0, 6]);
     }
 
     #[test]
     fn wide_mul_matches_schoolbook_in_u128_range() {
-        let a = Bits::<95>::from_u128(0xdead_beef_1234_5678_9abc);
-        let b = Bits::<95>::from_u128(0x1_0000_0001);
-        let p: Bits<190> = a.mul(b);
-        assert_eq!(big(&p), 0xdead_beef_1234_5678_9abc_u128 * 0x1_0000_0001);
-        // 192-bit product of two 96-bit all-ones values: (2^96-1)^2 =
-        // 2^192 - 2^97 + 1.
-        let m = Bits::<96>::ones();
-        let p: Bits<192> = m.mul(m);
-        assert_eq!(p.words(), &[1, 0xffff_fffe_0000_0000, !0]);
+        let a = Bits::<60>::from_u128(0xead_beef_1234_5678);
+        let b = Bits::<60>::from_u128(0x1_0000_0001);
+        let p: Bits<120> = a.mul(b);
+        assert_eq!(big(&p), 0xead_beef_1234_5678_u128 * 0x1_0000_0001);
+        // 128-bit product of two 64-bit all-ones values: (2^64-1)^2 =
+        // 2^128 - 2^65 + 1.
+        let m = Bits::<64>::ones();
+        let p: Bits<128> = m.mul(m);
+        assert_eq!(p.words(), &[1, 0xffff_ffff_ffff_fffe]);
+        // The FP64 significand product, 53 x 53 -> 106 bits.
+        let s = Bits::<53>::ones();
+        let p: Bits<106> = s.mul(s);
+        assert_eq!(p.to_u128(), ((1u128 << 53) - 1) * ((1u128 << 53) - 1));
     }
 
     #[test]
@@ -607,8 +617,8 @@ mod tests {
             prop_assert_eq!(x.slt(y), sa < sb);
             prop_assert_eq!(x.sar(n).to_u128(), ((sa >> n.min(127)) as u128) & m);
             prop_assert_eq!(x.slice::<30, 50>().to_u128(), (a >> 30) & ((1 << 50) - 1));
-            let c: Bits<180> = x.slice::<0, 80>().concat(y);
-            prop_assert_eq!(c.shr(100).to_u128(), a & ((1 << 80) - 1));
+            let c: Bits<128> = x.slice::<0, 28>().concat(y);
+            prop_assert_eq!(c.shr(100).to_u128(), a & ((1 << 28) - 1));
             prop_assert_eq!(c.slice::<0, 100>().to_u128(), b);
         }
 

@@ -1,6 +1,6 @@
 //! The embedded HDL every smrtl block is written in.
 //!
-//! * [`bits`]: `Bits<W>`, fixed-width bit vectors (1..=192 bits).
+//! * [`bits`]: `Bits<W>`, fixed-width bit vectors (1..=128 bits).
 //! * [`signal`]: the `Backend`/`Sig` traits and the concrete backend.
 //! * [`block`]: `Block`, `Ctx`, ports, registers, memories, clock domains.
 //! * [`trace`]: the tracing backend and the elaborator (design checks).

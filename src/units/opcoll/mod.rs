@@ -338,7 +338,7 @@ fn popcount<C: Ctx>(cx: &mut C, v: &[S<C, 1>]) -> S<C, 32> {
 
 /// Oldest of the candidates (one-hot or zero) under `older[j][i]`; entries
 /// past `cand.len()` (at most 16 collectors) are `zero`.
-fn oldest<C: Ctx>(cx: &mut C, cand: &[S<C, 1>], older: &[Buf<Option<S<C, 1>>>], zero: S<C, 1>) -> [S<C, 1>; 16] {
+fn oldest<C: Ctx>(cx: &mut C, cand: &[S<C, 1>], older: &[[Option<S<C, 1>>; 16]; 16], zero: S<C, 1>) -> [S<C, 1>; 16] {
     let n = cand.len();
     let mut out = [zero; 16];
     for i in 0..n {
@@ -388,37 +388,51 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         // Collector state.
         let valid: Buf<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.valid)).collect();
         let unit: Buf<S<C, 3>> = self.colls.iter().map(|c| cx.q(c.unit)).collect();
-        let pend: Buf<SmallBuf<S<C, 1>, READS>> = self
-            .colls
-            .iter()
-            .map(|c| c.pend.iter().map(|&r| cx.q(r)).collect())
-            .collect();
-        let got: Buf<SmallBuf<S<C, 1>, READS>> = self
-            .colls
-            .iter()
-            .map(|c| c.got.iter().map(|&r| cx.q(r)).collect())
-            .collect();
-        let grp: Buf<SmallBuf<S<C, 3>, READS>> = self
-            .colls
-            .iter()
-            .map(|c| c.grp.iter().map(|&r| cx.q(r)).collect())
-            .collect();
-        let row: Buf<SmallBuf<S<C, 8>, READS>> = self
-            .colls
-            .iter()
-            .map(|c| c.row.iter().map(|&r| cx.q(r)).collect())
-            .collect();
-        let older: Buf<Buf<Option<S<C, 1>>>> = self
-            .older
-            .iter()
-            .map(|v| v.iter().map(|o| o.map(|r| cx.q(r))).collect())
-            .collect();
+        // Fixed arrays filled in place (at most 16 collectors), in the
+        // order a collect would read them: no per-evaluation list is built
+        // and then moved, which the simulator's speed follows.
+        let mut pend = [[zero1; READS]; 16];
+        let mut got = [[zero1; READS]; 16];
+        for (c, co) in self.colls.iter().enumerate() {
+            for r in 0..READS {
+                pend[c][r] = cx.q(co.pend[r]);
+            }
+        }
+        for (c, co) in self.colls.iter().enumerate() {
+            for r in 0..READS {
+                got[c][r] = cx.q(co.got[r]);
+            }
+        }
+        // The first read fills the unused entries (the tracer records each
+        // read: the same reads in the same order give the same Verilog).
+        let mut grp = [[cx.q(self.colls[0].grp[0]); READS]; 16];
+        for (c, co) in self.colls.iter().enumerate() {
+            for r in (0..READS).filter(|&r| c + r > 0) {
+                grp[c][r] = cx.q(co.grp[r]);
+            }
+        }
+        let mut row = [[cx.q(self.colls[0].row[0]); READS]; 16];
+        for (c, co) in self.colls.iter().enumerate() {
+            for r in (0..READS).filter(|&r| c + r > 0) {
+                row[c][r] = cx.q(co.row[r]);
+            }
+        }
+        let mut older: [[Option<S<C, 1>>; 16]; 16] = [[None; 16]; 16];
+        for (i, v) in self.older.iter().enumerate() {
+            for (j, o) in v.iter().enumerate() {
+                older[i][j] = o.map(|r| cx.q(r));
+            }
+        }
         // gsel[c][r][k]: read r of collector c is in group k.
         let glit: [S<C, 3>; G] = std::array::from_fn(|k| cx.lit::<3>(k as u64));
-        let gsel: Buf<SmallBuf<[S<C, 1>; G], READS>> = grp
-            .iter()
-            .map(|v| v.iter().map(|x| std::array::from_fn(|k| x.eq(glit[k]))).collect())
-            .collect();
+        let mut gsel = [[[zero1; G]; READS]; 16];
+        for c in 0..n {
+            for r in 0..READS {
+                for k in 0..G {
+                    gsel[c][r][k] = grp[c][r].eq(glit[k]);
+                }
+            }
+        }
 
         let ren_q: SmallBuf<S<C, 1>, G> = self.ren.iter().map(|&r| cx.q(r)).collect();
         let mut grants = [[zero1; READS]; 16];

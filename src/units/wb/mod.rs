@@ -411,6 +411,36 @@ impl<const NS: usize> Block for Wb<NS> {
         for q in self.q.iter() {
             let count = cx.q(q.count);
             let head = cx.q(q.head);
+            if let Some(h) = cx.known(head) {
+                // Simulation shortcut: the head entry's registers, what the
+                // index trees below give (0 beyond the queue's depth),
+                // without reading every entry. The tracer takes the full
+                // logic (same Verilog).
+                let h = h as usize;
+                let z = cx.lit::<32>(0);
+                let at = |cx: &mut C, f: &dyn Fn(&Entry) -> Reg<32>| match q.ent.get(h) {
+                    Some(e) => cx.q(f(e)),
+                    None => z,
+                };
+                let tag = at(cx, &|e| e.tag);
+                let mask = at(cx, &|e| e.mask);
+                let pred = at(cx, &|e| e.pred);
+                let lo: [S<C, 32>; 32] = std::array::from_fn(|l| at(cx, &|e| e.lo[l]));
+                let hi: [S<C, 32>; 32] = if q.wide {
+                    std::array::from_fn(|l| at(cx, &|e| e.hi[l]))
+                } else {
+                    zl
+                };
+                cand.push(Res {
+                    valid: count.any(),
+                    tag,
+                    mask,
+                    pred,
+                    lo,
+                    hi,
+                });
+                continue;
+            }
             let tags: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
             let masks: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
             let preds: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.pred)).collect();

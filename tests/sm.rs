@@ -107,6 +107,27 @@ fn rtl_and_golden_errors_agree() {
             e.msg
         );
     }
+    // A budget that runs out before the RTL's error says where the golden
+    // model stopped.
+    let cfg = SmConfig::load("gt200").unwrap();
+    let prog = assemble(
+        ".kernel e\n.regs 8\n    MOV R1, 0x10000\n    LDG R2, [R1]\n    EXIT\n",
+        "e.s",
+    )
+    .unwrap();
+    // gt200: the LDG issues by core cycle 42, its error shows at 44.
+    let opts = RtlOptions {
+        max_cycles: 43,
+        ..RtlOptions::default()
+    };
+    let e = run_program(&cfg, &prog, &launch, vec![0; 256], &opts).unwrap_err();
+    assert!(
+        e.msg.contains("error 11")
+            && e.msg.contains("the golden model had stopped at")
+            && e.msg.contains("out of bounds"),
+        "{}",
+        e.msg
+    );
 }
 
 #[test]

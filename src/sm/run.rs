@@ -428,10 +428,14 @@ pub fn run_rtl(
         }
         if cycle >= opts.max_cycles {
             close(sim, &mut vcd_open, &mut rep);
+            let golden_says = match &golden_stop {
+                Some((_, _, _, m)) => format!("; the golden model had stopped at {m}"),
+                None => String::new(),
+            };
             return Err(fail(
                 cycle,
                 format!(
-                    "error 11: cycle budget of {} core cycles exhausted (the kernel never finished); {} warp instructions issued",
+                    "error 11: cycle budget of {} core cycles exhausted (the kernel never finished); {} warp instructions issued{golden_says}",
                     opts.max_cycles,
                     rep.issued.iter().sum::<u64>()
                 ),

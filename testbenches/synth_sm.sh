@@ -2,9 +2,9 @@
 # Yosys `synth_xilinx` totals of the whole SM of a preset, one block at a
 # time: each block the SM top instantiates is synthesized on its own (with
 # its sub-blocks), and the top's own logic with the blocks as black boxes;
-# the totals are the sums. Every block's `stat` is kept in OUT, and a block
-# whose stat is already there is not run again, so a long synthesis can be
-# resumed. Blocks run JOBS at a time (default 1), each under `timeout`
+# the totals are the sums (a block instantiated twice counts twice).
+# Every block's `stat` is kept in OUT, and a block whose stat is already
+# there is not run again, so a long synthesis can be resumed. Blocks run JOBS at a time (default 1), each under `timeout`
 # (default 4 h).
 #
 # usage: testbenches/synth_sm.sh PRESET OUT [JOBS] [TIMEOUT]
@@ -58,9 +58,13 @@ size() { local t=0 v; for v in $(deps "$1" | sort -u); do t=$((t + $(wc -c <"$RT
 { for b in "${BLOCKS[@]}"; do echo "$(size "$b") $b 0"; done; echo "$(wc -c <"$RTL/$TOP.v") $TOP 1"; } |
   sort -n | cut -d' ' -f2- |
   xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1"'
-python3 - "$OUT" "$TOP" "${BLOCKS[@]}" <<'PY' | tee "$OUT/summary.txt"
+python3 - "$OUT" "$TOP" "$RTL" "${BLOCKS[@]}" <<'PY' | tee "$OUT/summary.txt"
 import re, sys, os
-out, top, blocks = sys.argv[1], sys.argv[2], sys.argv[3:]
+out, top, rtl, blocks = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+# Instances of each block in the top (fermi has two SP groups): the
+# totals count each instance.
+topv = open(os.path.join(rtl, top + ".v")).read()
+inst = {b: len(re.findall(r"^\s+" + re.escape(b) + r" u_[a-z0-9_]+ *\($", topv, re.M)) for b in blocks}
 def counts(m):
     f = os.path.join(out, m + ".stat")
     if not os.path.exists(f):
@@ -76,12 +80,13 @@ def counts(m):
     srl = g(["SRL"]); bram = c.get("RAMB36E1", 0) + 0.5 * c.get("RAMB18E1", 0); dsp = g(["DSP48"])
     return [lut, ff, lutram, srl, bram, dsp, secs]
 tot = [0] * 6; missing = []
-print(f"{'block':40} {'LUT':>8} {'FF':>8} {'LUTRAM':>7} {'SRL':>6} {'BRAM36':>7} {'DSP':>5} {'s':>7}")
+print(f"{'block (x instances)':40} {'LUT':>8} {'FF':>8} {'LUTRAM':>7} {'SRL':>6} {'BRAM36':>7} {'DSP':>5} {'s':>7}")
 for m in blocks + [top]:
     c = counts(m)
     if c is None:
         missing.append(m); print(f"{m:40} (not synthesized)"); continue
-    for i in range(6): tot[i] += c[i]
-    print(f"{m + (' (top glue)' if m == top else ''):40} {c[0]:>8} {c[1]:>8} {c[2]:>7} {c[3]:>6} {c[4]:>7} {c[5]:>5} {c[6] if c[6] is not None else '?':>7}")
+    k = inst.get(m, 1)
+    for i in range(6): tot[i] += k * c[i]
+    print(f"{m + (' (top glue)' if m == top else '') + (f' x{k}' if k > 1 else ''):40} {c[0]:>8} {c[1]:>8} {c[2]:>7} {c[3]:>6} {c[4]:>7} {c[5]:>5} {c[6] if c[6] is not None else '?':>7}")
 print(f"{'total' + (' (INCOMPLETE: ' + ' '.join(missing) + ')' if missing else ''):40} {tot[0]:>8} {tot[1]:>8} {tot[2]:>7} {tot[3]:>6} {tot[4]:>7} {tot[5]:>5}")
 PY

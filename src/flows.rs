@@ -746,14 +746,11 @@ pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) 
         let prog = asm::assemble(k.source, k.file).with_context(|| format!("assembling {}", k.file))?;
         // A kernel using an instruction the preset lacks stops with error 1
         // on the RTL and on the golden model: skipped, not failed.
-        let lacks = prog
-            .code
-            .iter()
-            .find_map(|i| model::preset_lacks(i.op, cfg).map(|why| (i.op.info().mnemonic, why)));
+        let lacks = model::program_lacks(&prog, cfg);
         for (i, case) in (k.cases)(Fp32::of(cfg)).into_iter().enumerate() {
             let threads: u64 = case.block.iter().map(|&b| b as u64).product();
             let skipped = if let Some((op, why)) = lacks {
-                Some(format!("{op}: {why}"))
+                Some(format!("{}: {why}", op.info().mnemonic))
             } else if threads > cfg.max_threads as u64 {
                 Some(format!("{threads} threads per CTA, max_threads = {}", cfg.max_threads))
             } else {

@@ -27,7 +27,7 @@ use rand::{Rng, SeedableRng};
 
 use smrtl::golden::asm::assemble;
 use smrtl::golden::isa::{Program, RZ};
-use smrtl::golden::model::{preset_lacks, run_kernel, Golden, Retired, Write};
+use smrtl::golden::model::{program_lacks, run_kernel, Golden, Retired, Write};
 use smrtl::sm::config::SmConfig;
 use smrtl::testbenches::kernels::{all_kernels, Case, Fp32};
 
@@ -139,7 +139,7 @@ fn check_preset(preset: &str, orders: u64) {
     for k in all_kernels() {
         let prog = assemble(k.source, k.file).unwrap();
         // The other multiply-add flavour stops with error 1 (tests/kernels.rs).
-        if prog.code.iter().any(|i| preset_lacks(i.op, &cfg).is_some()) {
+        if program_lacks(&prog, &cfg).is_some() {
             continue;
         }
         for (ci, case) in (k.cases)(Fp32::of(&cfg)).iter().enumerate() {

@@ -13,7 +13,7 @@ use std::time::Instant;
 use proptest::prelude::*;
 
 use smrtl::golden::asm::{assemble, disassemble};
-use smrtl::golden::model::{preset_lacks, run_kernel, Reason, Stats};
+use smrtl::golden::model::{program_lacks, run_kernel, Reason, Stats};
 use smrtl::sm::config::SmConfig;
 use smrtl::testbenches::kernels::{self, all_kernels, by_name, Case, Fp32};
 
@@ -44,20 +44,20 @@ fn run_kernel_cases(name: &str, preset: &str) {
     let cases = (k.cases)(Fp32::of(&cfg));
     assert!(cases.len() >= 2);
     let prog = assemble(k.source, k.file).unwrap();
-    let lacks = prog.code.iter().find(|i| preset_lacks(i.op, &cfg).is_some());
+    let lacks = program_lacks(&prog, &cfg).map(|(op, _)| op);
     for case in &cases {
         match lacks {
             None => {
                 run_case(&cfg, case);
             }
             // The other multiply-add flavour: error 1, as on the RTL SM.
-            Some(i) => match run_kernel(&cfg, &prog, &case.launch(), case.gmem.clone()) {
+            Some(lacked) => match run_kernel(&cfg, &prog, &case.launch(), case.gmem.clone()) {
                 Err(e) => assert!(
-                    matches!(e.reason, Reason::NotOnPreset { op, .. } if op == i.op.info().mnemonic),
+                    matches!(e.reason, Reason::NotOnPreset { op, .. } if op == lacked.info().mnemonic),
                     "{}: {e}",
                     case.label
                 ),
-                Ok(_) => panic!("{} ran on {preset}, which lacks {:?}", case.label, i.op),
+                Ok(_) => panic!("{} ran on {preset}, which lacks {lacked:?}", case.label),
             },
         }
     }
@@ -334,8 +334,7 @@ fn write_case_files() {
 
 /// Whether the preset lacks an instruction of the kernel source.
 fn lacks(cfg: &SmConfig, source: &str, file: &str) -> bool {
-    let prog = assemble(source, file).unwrap();
-    prog.code.iter().any(|i| preset_lacks(i.op, cfg).is_some())
+    program_lacks(&assemble(source, file).unwrap(), cfg).is_some()
 }
 
 /// Run one case on gt200 (fermi for FFMA kernels, whose host references

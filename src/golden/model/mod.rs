@@ -105,6 +105,14 @@ pub fn preset_lacks(op: Op, cfg: &SmConfig) -> Option<&'static str> {
     lacks.then(|| lack_reason(op))
 }
 
+/// The first instruction of `prog` the preset `cfg` lacks ([`preset_lacks`])
+/// and why: a kernel that would stop with error 1 wherever it executes it.
+pub fn program_lacks(prog: &Program, cfg: &SmConfig) -> Option<(Op, &'static str)> {
+    prog.code
+        .iter()
+        .find_map(|i| preset_lacks(i.op, cfg).map(|why| (i.op, why)))
+}
+
 /// Why a preset lacks `op`, given that it does (see [`preset_lacks`]).
 fn lack_reason(op: Op) -> &'static str {
     match op {

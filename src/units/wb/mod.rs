@@ -411,7 +411,7 @@ impl<const NS: usize> Block for Wb<NS> {
         for q in self.q.iter() {
             let count = cx.q(q.count);
             let head = cx.q(q.head);
-            if let Some(h) = cx.known(head) {
+            let (tag, mask, pred, lo, hi) = if let Some(h) = cx.known(head) {
                 // Simulation shortcut: the head entry's registers, what the
                 // index trees below give (0 beyond the queue's depth),
                 // without reading every entry. The tracer takes the full
@@ -431,33 +431,27 @@ impl<const NS: usize> Block for Wb<NS> {
                 } else {
                     zl
                 };
-                cand.push(Res {
-                    valid: count.any(),
-                    tag,
-                    mask,
-                    pred,
-                    lo,
-                    hi,
-                });
-                continue;
-            }
-            let tags: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
-            let masks: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
-            let preds: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.pred)).collect();
-            let tag = index(cx, &tags, head);
-            let mask = index(cx, &masks, head);
-            let pred = index(cx, &preds, head);
-            let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
-                let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.lo[l])).collect();
-                index(cx, &v, head)
-            });
-            let hi: [S<C, 32>; 32] = if q.wide {
-                std::array::from_fn(|l| {
-                    let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.hi[l])).collect();
-                    index(cx, &v, head)
-                })
+                (tag, mask, pred, lo, hi)
             } else {
-                zl
+                let tags: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
+                let masks: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
+                let preds: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.pred)).collect();
+                let tag = index(cx, &tags, head);
+                let mask = index(cx, &masks, head);
+                let pred = index(cx, &preds, head);
+                let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
+                    let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.lo[l])).collect();
+                    index(cx, &v, head)
+                });
+                let hi: [S<C, 32>; 32] = if q.wide {
+                    std::array::from_fn(|l| {
+                        let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.hi[l])).collect();
+                        index(cx, &v, head)
+                    })
+                } else {
+                    zl
+                };
+                (tag, mask, pred, lo, hi)
             };
             cand.push(Res {
                 valid: count.any(),

@@ -181,7 +181,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Ifetch => crate::units::ifetch::with_ifetch(cfg, f),
         BlockName::Cta => crate::units::cta::with_cta(cfg, f),
         BlockName::Wb => {
-            let p = crate::units::wb::WbParams::of(cfg, crate::units::lsu::LSU_MAX_OUT);
+            let p = crate::units::wb::WbParams::of(cfg, crate::units::lsu::max_out(cfg));
             let e = |e: crate::units::wb::WbError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
             match cfg.warp_schedulers {
                 1 => f.call(crate::units::wb::Wb::<1>::new(p).map_err(e)?),

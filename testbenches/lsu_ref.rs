@@ -9,9 +9,18 @@
 //! answers in cycle 1; shared requests are presented from cycle 1 until
 //! accepted and the result follows the (last) smem response by one cycle;
 //! global transactions are presented one per cycle from cycle 1 in plan
-//! order, the result follows the last needed event (acceptance of the last
-//! store transaction, or the last load/atomic response) by one cycle; LDC
-//! reads one distinct index per cycle in cycles 1..D and answers in D + 2.
+//! order; a store answers in the cycle after its last transaction is
+//! accepted; LDC reads one distinct index per cycle in cycles 1..D and
+//! answers in D + 2.
+//!
+//! Load slots (docs/lsu.md): a global load or atomic with an active lane
+//! takes the lowest free slot, which keeps its plan and collects the
+//! responses (id = slot * 32 + transaction index); the front is free again
+//! once the last transaction is accepted. The front takes an instruction
+//! only while a slot is free and no atomic is in a slot; everything but a
+//! load waits (drain) until no slot is busy. A slot answers in the cycle
+//! after its last response, unless the front answers in that cycle (then
+//! the lowest such slot answers first, the others wait).
 
 use crate::golden::isa::Op;
 
@@ -90,7 +99,6 @@ pub struct LsuOuts {
     pub res_data: [u64; 32],
     pub res_err: bool,
     pub res_err_code: u8,
-    pub res_addr: [u32; 32],
     pub idle: bool,
     pub cnt_gm_req: u32,
     pub cnt_sm_conf: u32,
@@ -129,6 +137,30 @@ enum St {
     /// LDC: next pass index.
     Param,
     Resp,
+    /// Accepted, waiting for every slot to retire.
+    Drain,
+}
+
+/// A load (or atomic) waiting for its responses.
+#[derive(Debug, Clone)]
+struct Slot {
+    tag: u32,
+    mask: u32,
+    wide: bool,
+    atom: bool,
+    addr: [u32; 32],
+    txns: Vec<u32>,
+    /// Every transaction has been accepted.
+    sealed: bool,
+    got: usize,
+    lo: [u32; 32],
+    hi: [u32; 32],
+}
+
+impl Slot {
+    fn done(&self) -> bool {
+        self.sealed && self.got == self.txns.len()
+    }
 }
 
 /// Coalesce the lanes `mask` of a warp access (`addr` byte addresses,
@@ -237,10 +269,14 @@ pub struct LsuRef {
     cnt_gm: u32,
     cnt_conf: u32,
     cnt_busy: u32,
+    /// The instruction in the front collects into `slots[fslot]`.
+    own: bool,
+    fslot: usize,
+    slots: Vec<Option<Slot>>,
 }
 
 impl LsuRef {
-    pub fn new(g: LsuGeom) -> LsuRef {
+    pub fn new(g: LsuGeom, nslots: usize) -> LsuRef {
         LsuRef {
             g,
             params: [0; 256],
@@ -267,6 +303,55 @@ impl LsuRef {
             cnt_gm: 0,
             cnt_conf: 0,
             cnt_busy: 0,
+            own: false,
+            fslot: 0,
+            slots: vec![None; nslots],
+        }
+    }
+
+    fn any_busy(&self) -> bool {
+        self.slots.iter().any(|s| s.is_some())
+    }
+
+    fn ready(&self) -> bool {
+        self.st == St::Idle && self.slots.iter().any(|s| s.is_none()) && !self.slots.iter().flatten().any(|s| s.atom)
+    }
+
+    /// The slot that answers this cycle.
+    fn pulse_slot(&self) -> Option<usize> {
+        if self.st == St::Resp {
+            return None;
+        }
+        self.slots.iter().position(|s| s.as_ref().is_some_and(|s| s.done()))
+    }
+
+    /// Give the front's instruction the lowest free slot.
+    fn alloc(&mut self) {
+        let j = self.slots.iter().position(|s| s.is_none()).expect("a free slot");
+        self.fslot = j;
+        self.slots[j] = Some(Slot {
+            tag: self.tag,
+            mask: self.mask,
+            wide: self.wide,
+            atom: self.atom,
+            addr: self.addr,
+            txns: self.txns.iter().map(|t| t.lanes).collect(),
+            sealed: false,
+            got: 0,
+            lo: [0; 32],
+            hi: [0; 32],
+        });
+    }
+
+    /// The state that performs the accepted instruction.
+    fn start(&mut self) {
+        self.st = match self.kind {
+            Kind::Shared => St::SReq(0),
+            Kind::Global => St::Global,
+            Kind::Param => St::Param,
+        };
+        if self.own {
+            self.alloc();
         }
     }
 
@@ -294,15 +379,16 @@ impl LsuRef {
             t.wdata[0] = self.lo[l];
             t.wdata[1] = self.cmp[l];
         }
-        Some((self.next as u8, atom, t))
+        let slot = if self.own { self.fslot as u8 } else { 0 };
+        Some((slot << 5 | self.next as u8, atom, t))
     }
 
     /// Outputs of this cycle for inputs `i` (the block's outputs depend
     /// only on its state and `sbase`).
     pub fn outputs(&self, i: &LsuIns) -> LsuOuts {
         let mut o = LsuOuts {
-            ready: self.st == St::Idle,
-            idle: self.st == St::Idle,
+            ready: self.ready(),
+            idle: self.st == St::Idle && !self.any_busy(),
             cnt_gm_req: self.cnt_gm,
             cnt_sm_conf: self.cnt_conf,
             cnt_busy: self.cnt_busy,
@@ -338,7 +424,6 @@ impl LsuRef {
             for l in 0..32 {
                 o.res_data[l] = (self.hi[l] as u64) << 32 | self.lo[l] as u64;
             }
-            o.res_addr = self.addr;
             if let Some((code, lane, addr)) = self.err {
                 o.res_err = true;
                 o.res_err_code = code;
@@ -349,11 +434,26 @@ impl LsuRef {
                 o.err_addr = addr;
             }
         }
+        if let Some(j) = self.pulse_slot() {
+            let s = self.slots[j].as_ref().expect("busy");
+            o.res_valid = true;
+            o.res_tag = s.tag;
+            o.res_mask = s.mask;
+            for l in 0..32 {
+                if s.mask >> l & 1 == 1 {
+                    let hi = if s.wide { s.hi[l] } else { 0 };
+                    o.res_data[l] = (hi as u64) << 32 | s.lo[l] as u64;
+                }
+            }
+        }
         o
     }
 
     /// The core edge with inputs `i`.
     pub fn edge(&mut self, i: &LsuIns) {
+        // Decisions below see the slots as they are before the edge.
+        let pulsed = self.pulse_slot();
+        let was_busy = self.any_busy();
         let read_now = match self.st {
             St::Param if self.next < self.passes.len() => Some(self.passes[self.next]),
             _ => None,
@@ -367,13 +467,39 @@ impl LsuRef {
         if i.sm_conflict {
             self.cnt_conf = self.cnt_conf.wrapping_add(1);
         }
-        if self.st != St::Idle {
+        if self.st != St::Idle || was_busy {
             self.cnt_busy = self.cnt_busy.wrapping_add(1);
+        }
+        // Responses go to the slot named by the id's bits 7:5.
+        if i.gm_resp_valid {
+            if let Some(Some(s)) = self.slots.get_mut(i.gm_resp_id as usize >> 5) {
+                s.got += 1;
+                let lanes = s.txns.get(i.gm_resp_id as usize & 31).copied().unwrap_or(0);
+                for l in 0..32 {
+                    if lanes >> l & 1 == 0 {
+                        continue;
+                    }
+                    let w = (s.addr[l] >> 2 & 31) as usize;
+                    if s.atom {
+                        s.lo[l] = i.gm_resp_rdata[0];
+                    } else if s.wide {
+                        s.lo[l] = i.gm_resp_rdata[w & !1];
+                        s.hi[l] = i.gm_resp_rdata[w | 1];
+                    } else {
+                        s.lo[l] = i.gm_resp_rdata[w];
+                    }
+                }
+            }
         }
         match self.st {
             St::Idle => {
-                if i.valid {
-                    self.accept(i);
+                if i.valid && self.ready() {
+                    self.accept(i, was_busy);
+                }
+            }
+            St::Drain => {
+                if !was_busy {
+                    self.start();
                 }
             }
             St::SReq(ph) => {
@@ -406,28 +532,13 @@ impl LsuRef {
                     self.next += 1;
                     self.cnt_gm = self.cnt_gm.wrapping_add(1);
                 }
-                if i.gm_resp_valid {
-                    self.got += 1;
-                    if let Some(t) = self.txns.get(i.gm_resp_id as usize & 31) {
-                        for l in 0..32 {
-                            if t.lanes >> l & 1 == 0 {
-                                continue;
-                            }
-                            let w = (self.addr[l] >> 2 & 31) as usize;
-                            if self.atom {
-                                self.lo[l] = i.gm_resp_rdata[0];
-                            } else if self.wide {
-                                self.lo[l] = i.gm_resp_rdata[w & !1];
-                                self.hi[l] = i.gm_resp_rdata[w | 1];
-                            } else {
-                                self.lo[l] = i.gm_resp_rdata[w];
-                            }
-                        }
+                if self.next == self.txns.len() {
+                    if self.own {
+                        self.slots[self.fslot].as_mut().expect("owned").sealed = true;
+                        self.st = St::Idle;
+                    } else {
+                        self.st = St::Resp;
                     }
-                }
-                let all_sent = self.next == self.txns.len();
-                if all_sent && (self.store || self.got % 64 == self.next) {
-                    self.st = St::Resp;
                 }
             }
             St::Param => {
@@ -448,9 +559,14 @@ impl LsuRef {
             }
             St::Resp => self.st = St::Idle,
         }
+        if let Some(j) = pulsed {
+            self.slots[j] = None;
+        }
     }
 
-    fn accept(&mut self, i: &LsuIns) {
+    /// Take the offered instruction; `busy`: some slot was busy before the
+    /// edge.
+    fn accept(&mut self, i: &LsuIns, busy: bool) {
         let op = Op::from_code(i.op);
         let kind = match op {
             Some(Op::Lds | Op::Sts | Op::Atoms) => Some(Kind::Shared),
@@ -480,6 +596,7 @@ impl LsuRef {
         }
         // The golden model's checks (memory.rs / exec.rs): first bad lane.
         self.err = None;
+        self.own = false;
         let Some(kind) = kind else {
             self.err = Some((crate::units::lsu::ERR_OP as u8, 0, 0));
             self.st = St::Resp;
@@ -508,39 +625,40 @@ impl LsuRef {
                 return;
             }
         }
-        match kind {
-            Kind::Shared => self.st = St::SReq(0),
+        self.txns = match kind {
+            Kind::Global if self.atom => (0..32)
+                .filter(|&l| i.mask >> l & 1 == 1)
+                .map(|l| Txn {
+                    lanes: 1 << l,
+                    addr: 0,
+                    size: 0,
+                    wmask: 0,
+                    wdata: [0; 32],
+                })
+                .collect(),
             Kind::Global => {
-                self.txns = if self.atom {
-                    (0..32)
-                        .filter(|&l| i.mask >> l & 1 == 1)
-                        .map(|l| Txn {
-                            lanes: 1 << l,
-                            addr: 0,
-                            size: 0,
-                            wmask: 0,
-                            wdata: [0; 32],
-                        })
-                        .collect()
-                } else {
-                    let st = self.store.then_some((&self.lo, &self.hi));
-                    coalesce(&self.g, &self.addr, i.mask, self.wide, st)
-                };
-                self.st = St::Global;
+                let st = self.store.then_some((&self.lo, &self.hi));
+                coalesce(&self.g, &self.addr, i.mask, self.wide, st)
             }
-            Kind::Param => {
-                let mut pend = i.mask;
-                while pend != 0 {
-                    let l = pend.trailing_zeros() as usize;
-                    let idx = self.addr[l] as u8;
-                    let lanes = (0..32)
-                        .filter(|&k| pend >> k & 1 == 1 && self.addr[k] as u8 == idx)
-                        .fold(0u32, |m, k| m | 1 << k);
-                    self.passes.push((idx, lanes));
-                    pend &= !lanes;
-                }
-                self.st = St::Param;
+            _ => vec![],
+        };
+        if kind == Kind::Param {
+            let mut pend = i.mask;
+            while pend != 0 {
+                let l = pend.trailing_zeros() as usize;
+                let idx = self.addr[l] as u8;
+                let lanes = (0..32)
+                    .filter(|&k| pend >> k & 1 == 1 && self.addr[k] as u8 == idx)
+                    .fold(0u32, |m, k| m | 1 << k);
+                self.passes.push((idx, lanes));
+                pend &= !lanes;
             }
+        }
+        self.own = kind == Kind::Global && i.mask != 0 && (load || self.atom);
+        if (self.own && load) || !busy {
+            self.start();
+        } else {
+            self.st = St::Drain;
         }
     }
 }

@@ -82,7 +82,6 @@ pub fn from_rtl(o: &LsuOut<Concrete>) -> LsuOuts {
         res_data: std::array::from_fn(|l| o.lsu_res_data_o[l].to_u64()),
         res_err: f(o.lsu_res_err_o),
         res_err_code: o.lsu_res_err_code_o.to_u64() as u8,
-        res_addr: std::array::from_fn(|l| o.lsu_res_addr_o[l].to_u64() as u32),
         idle: f(o.lsu_idle_o),
         cnt_gm_req: o.cnt_gm_req_o.to_u64() as u32,
         cnt_sm_conf: o.cnt_sm_conf_o.to_u64() as u32,
@@ -172,6 +171,11 @@ pub struct LsuStats {
     pub params: u64,
     pub gm_requests: u64,
     pub sm_conflicts: u64,
+    /// Result pulses of an instruction that was not the oldest one
+    /// outstanding (loads overlapping in slots and finishing out of order).
+    pub reordered: u64,
+    /// Most instructions accepted without their result pulse at once.
+    pub max_out: u64,
 }
 
 /// Settings of a random run.
@@ -237,7 +241,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
             lsu,
             smem,
             gm: Gmem::new(run.gmem, img.clone()),
-            rf: LsuRef::new(LsuGeom::from_config(cfg)),
+            rf: LsuRef::new(LsuGeom::from_config(cfg), cfg.lsu_slots as usize),
             geom: LsuGeom::from_config(cfg),
             run,
             g_gmem: img,
@@ -462,18 +466,30 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
         if let Some(e) = self.gm.errors.first() {
             return Err(format!("core cycle {t}: global memory model: {e}"));
         }
-        // Accepted: the golden model performs it on the mirrors now (one
-        // instruction at a time, so effects happen in this order).
+        // Accepted: the golden model performs it on the mirrors now. Memory
+        // sees the effects in acceptance order: only loads overlap, and a
+        // load's transactions are all sent before the next instruction.
         if ins.valid && got.ready {
             let inst = self.queue.pop_front().expect("offered");
             let res = self.golden(&inst);
             self.expect.push_back(Expect { inst, res });
+            self.stats.max_out = self.stats.max_out.max(self.expect.len() as u64);
         }
         if got.res_valid {
-            let ex = self
+            // Loads in different slots answer in any order: the oldest
+            // accepted instruction with this tag.
+            let k = self
                 .expect
-                .pop_front()
-                .ok_or_else(|| format!("core cycle {t}: result pulse without an instruction"))?;
+                .iter()
+                .position(|e| e.inst.tag == got.res_tag)
+                .ok_or_else(|| {
+                    format!(
+                        "core cycle {t}: result pulse, tag {:#x}, without an instruction",
+                        got.res_tag
+                    )
+                })?;
+            let ex = self.expect.remove(k).expect("found");
+            self.stats.reordered += (k > 0) as u64;
             self.check_result(t, &ex, &got)?;
         }
         self.stats.cycles += 1;

@@ -140,6 +140,12 @@ pub struct SmConfig {
     /// `l1_latency + 1` core cycles after the LSU's request is taken, a
     /// miss goes to memory `l1_latency` cycles after it.
     pub l1_latency: u32,
+    /// LSU load slots (1..=8): global loads (and one atomic) whose requests
+    /// have all been sent wait for their responses in a slot while the
+    /// LSU takes the next instruction, so up to this many warp loads
+    /// overlap. 1 = one memory instruction at a time. Request ids carry
+    /// the slot in bits 7:5 (docs/lsu.md).
+    pub lsu_slots: u32,
     /// Instruction-buffer entries per warp (1 or 2, seed 003).
     pub ibuffer_entries: u32,
     /// Reconvergence-stack entries per warp.
@@ -260,6 +266,7 @@ impl SmConfig {
             ("l1_bytes", self.l1_bytes, 0, 1 << 20),
             ("l1_ways", self.l1_ways, 1, 8),
             ("l1_latency", self.l1_latency, 1, 16),
+            ("lsu_slots", self.lsu_slots, 1, 8),
             ("ibuffer_entries", self.ibuffer_entries, 1, 2),
             ("simt_stack_depth", self.simt_stack_depth, 2, 64),
         ];
@@ -442,6 +449,20 @@ impl SmConfig {
         }
         if self.l1_latency == 0 || self.l1_latency > 16 {
             return Err(bad("l1_latency", self.l1_latency, "must be 1..=16 core cycles"));
+        }
+        if self.lsu_slots == 0 || self.lsu_slots > 8 {
+            return Err(bad(
+                "lsu_slots",
+                self.lsu_slots,
+                "must be 1..=8 (3 slot bits in the 8-bit request id)",
+            ));
+        }
+        if self.l1_bytes != 0 && self.lsu_slots != 1 {
+            return Err(bad(
+                "lsu_slots",
+                self.lsu_slots,
+                "must be 1 with an L1 data cache (the L1 does not merge misses of concurrent loads yet)",
+            ));
         }
         if self.l1_bytes != 0 {
             let lines = self.l1_bytes / 128;

@@ -4,24 +4,36 @@
 //!
 //! ```text
 //!  lsu_valid_i op mod mask[32] a[32] b[64] c[32] off tag   (opcoll, 5.3)
-//!        | accepted when lsu_ready_o (IDLE); addresses a+off and every
-//!        | lane's range/alignment check computed at the accepting edge
-//!        v
-//!  [instruction registers: op, tag, mask, addr[32], lo[32], hi[32], c[32]]
+//!        | accepted when lsu_ready_o (front idle, a slot free, no atomic
+//!        | in a slot); addresses a+off and every lane's range/alignment
+//!        v check computed at the accepting edge
+//!  FRONT [instruction registers: op, tag, mask, addr[32], lo[32], hi[32], c[32]]
 //!        |                 |                        |
 //!   SREQ/SWAIT        GREQ: coalescer            CREQ: param RAM
 //!   sm_req_* (lo,     per group (half-warp       256 x 32, one distinct
 //!   then hi for .64)  on GT200) -> segment       index per cycle,
-//!   -> u_smem         requests gm_req_*,         broadcast to equal lanes
-//!   <- sm_resp_*      responses by id -> lanes
+//!   -> u_smem         requests gm_req_*          broadcast to equal lanes
+//!   <- sm_resp_*      (id = slot<<5 | index)
+//!        |                 | load / atomic: its slot, sealed when sent
+//!        |                 v
+//!        |     SLOT 0..K-1: tag, mask, per lane request index, word
+//!        |     select, data  <- gm_resp_* (slot = id bits 7:5)
 //!        \________________|________________________/
 //!                         v
-//!            RESP: lsu_res_* pulse (one cycle), err_* on an error
+//!   lsu_res_* pulse (one cycle): the front's (RESP) wins, else the lowest
+//!   slot with every response in; err_* on an error
 //! ```
 //!
 //! * Clock domain: core. All outputs are functions of registers (Moore).
-//! * One warp instruction at a time (`LSU_MAX_OUT = 1`): `lsu_ready_o` is
-//!   high in IDLE only; the result pulse comes in the cycle RESP, then IDLE.
+//! * Load slots (`lsu_slots` = K, 1..=8): a global load or atomic with an
+//!   active lane takes the lowest free slot when it starts; once the front
+//!   has sent its last request the slot waits for the responses and the
+//!   front is free. Only loads overlap loads: any other instruction waits
+//!   in the front (DRAIN) until no slot is busy, an atomic starts only
+//!   with every slot free and blocks the front until it retires. At most
+//!   K instructions are accepted without their result pulse
+//!   ([`max_out`]); with K = 1 the timing is that of a one-instruction
+//!   LSU. Slot results return in completion order.
 //! * Checks at the accepting edge, exactly the golden model's
 //!   (`golden/model/memory.rs`): per lane in the mask, byte address
 //!   `A = a + off` (32-bit wrap), access `B` = 8 bytes for `.64`
@@ -37,10 +49,12 @@
 //!     waits for `sm_resp_valid_i`; `.64` repeats for the high words
 //!     (second request in the cycle after the first response); the result
 //!     pulse is in the cycle after the last response.
-//!   - global: one request per cycle from cycle 1 while a group has
-//!     pending lanes (held until `gm_req_ready_i`); loads and atomics wait
-//!     for every response, stores only for the acceptance of the last
-//!     request; result pulse in the cycle after the last of these.
+//!   - global: one request per cycle from cycle 1 (after DRAIN, if any)
+//!     while a group has pending lanes (held until `gm_req_ready_i`);
+//!     loads and atomics wait in their slot for every response, stores
+//!     only for the acceptance of the last request; result pulse in the
+//!     cycle after the last of these (a slot's waits while the front
+//!     pulses).
 //!   - LDC: D distinct indices read the RAM in cycles 1..D, the result
 //!     pulse is in cycle D + 2.
 //! * Coalescing (`gm_req_*`): per group of `group` lanes (16 = half-warp on
@@ -54,19 +68,27 @@
 //!   writing it. Atomics: one request per lane in ascending lane order,
 //!   `atom` = op + 1, `addr` = the lane's word address, `size` 0, operand
 //!   in `wdata[0]`, CAS compare in `wdata[1]`; the memory returns the old
-//!   word in `rdata[0]`. Ids are the request's index in the instruction
-//!   (0..31); responses may come in any order. Writes get no response.
+//!   word in `rdata[0]`. Ids are the owning slot in bits 7:5 (0 for a
+//!   store) and the request's index in the instruction (0..31) in bits
+//!   4:0; responses may come in any order. Writes get no response.
 //! * Sizes from `SmConfig`: `MW` = `max_warps` (per-warp shared bases),
-//!   `group` = `smem_request_threads` (16 or 32), `shrink` = group 16.
+//!   `group` = `smem_request_threads` (16 or 32), `shrink` = group 16,
+//!   K = `lsu_slots` (each slot: 32 lanes x (64 data + 6 index + 5 word
+//!   select + 1 mask) bits).
 //!   The parameter RAM holds 256 words (`param_addr_i` is 8 bits).
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
 /// Lanes per warp.
 pub const LANES: usize = 32;
-/// Warp instructions the LSU holds at once (accepted, result not yet
-/// pulsed): the write-back queue for LSU results needs this many entries.
-pub const LSU_MAX_OUT: usize = 1;
+/// Warp instructions the LSU of `cfg` holds at once (accepted, result not
+/// yet pulsed): the write-back queue for LSU results needs this many
+/// entries. The front takes an instruction only while a slot is free, and
+/// an instruction that is not a load waits in the front for every slot to
+/// retire, so at most `lsu_slots` are in flight.
+pub fn max_out(cfg: &crate::sm::SmConfig) -> usize {
+    cfg.lsu_slots as usize
+}
 
 /// Opcodes (ISA table, `golden/isa.rs`).
 pub const OP_LDC: u64 = 0x52;
@@ -138,7 +160,6 @@ crate::ports! {
         lsu_res_data_o: [64; 32] @ Core,
         lsu_res_err_o: 1 @ Core,
         lsu_res_err_code_o: 8 @ Core,
-        lsu_res_addr_o: [32; 32] @ Core,
         lsu_idle_o: 1 @ Core,
         cnt_gm_req_o: 32 @ Core,
         cnt_sm_conf_o: 32 @ Core,
@@ -157,6 +178,7 @@ const SWAIT: u64 = 2;
 const GREQ: u64 = 3;
 const CREQ: u64 = 4;
 const RESP: u64 = 5;
+const DRAIN: u64 = 6;
 
 /// The LSU for `MW` resident warps.
 #[derive(Debug, Clone)]
@@ -177,7 +199,6 @@ pub struct Lsu<const MW: usize> {
     elane: Reg<5>,
     eaddr: Reg<32>,
     issued: Reg<6>,
-    recvd: Reg<6>,
     cnt_gm: Reg<32>,
     cnt_conf: Reg<32>,
     cnt_busy: Reg<32>,
@@ -188,8 +209,30 @@ pub struct Lsu<const MW: usize> {
     lo: Vec<Reg<32>>,
     hi: Vec<Reg<32>>,
     cmp: Vec<Reg<32>>,
-    /// `tab[r][l]`: lane `l` is served by global request `r`.
-    tab: Vec<Vec<Reg<1>>>,
+    /// The instruction in the front owns a load slot (`fslot`).
+    own: Reg<1>,
+    fslot: Reg<3>,
+    /// Load slots (`lsu_slots`).
+    slots: Vec<Slot>,
+}
+
+/// One load slot: a global load (or the one atomic) whose responses are
+/// still arriving. Lane `k` takes the data of the response whose request
+/// index equals `ridx[k]` (32: not requested yet).
+#[derive(Debug, Clone)]
+struct Slot {
+    busy: Reg<1>,
+    sealed: Reg<1>,
+    atom: Reg<1>,
+    wide: Reg<1>,
+    tag: Reg<32>,
+    nreq: Reg<6>,
+    recvd: Reg<6>,
+    mask: Vec<Reg<1>>,
+    ridx: Vec<Reg<6>>,
+    wsel: Vec<Reg<5>>,
+    lo: Vec<Reg<32>>,
+    hi: Vec<Reg<32>>,
 }
 
 /// Why an LSU cannot be built.
@@ -198,13 +241,17 @@ pub struct Lsu<const MW: usize> {
 pub struct LsuError(pub String);
 
 impl<const MW: usize> Lsu<MW> {
-    /// An LSU coalescing per `group` lanes (16 or 32); `shrink` enables the
-    /// compute 1.2/1.3 segment reduction.
-    pub fn new(group: usize, shrink: bool) -> Result<Self, LsuError> {
+    /// An LSU coalescing per `group` lanes (16 or 32) with `slots` load
+    /// slots (1..=8); `shrink` enables the compute 1.2/1.3 segment
+    /// reduction.
+    pub fn new(group: usize, shrink: bool, slots: usize) -> Result<Self, LsuError> {
         if group != 16 && group != 32 {
             return Err(LsuError(format!(
                 "coalescing group of {group} lanes (16 or 32 supported)"
             )));
+        }
+        if !(1..=8).contains(&slots) {
+            return Err(LsuError(format!("{slots} load slots (1..=8 supported)")));
         }
         if MW == 0 || MW > 64 {
             return Err(LsuError(format!("{MW} warps (1..=64 supported)")));
@@ -224,7 +271,6 @@ impl<const MW: usize> Lsu<MW> {
         let elane = d.reg("elane", core, 0);
         let eaddr = d.reg("eaddr", core, 0);
         let issued = d.reg("issued", core, 0);
-        let recvd = d.reg("recvd", core, 0);
         let cnt_gm = d.reg("cnt_gm", core, 0);
         let cnt_conf = d.reg("cnt_conf", core, 0);
         let cnt_busy = d.reg("cnt_busy", core, 0);
@@ -240,8 +286,26 @@ impl<const MW: usize> Lsu<MW> {
         let lo = (0..LANES).map(|k| d.reg(&format!("lo{k}"), core, 0)).collect();
         let hi = (0..LANES).map(|k| d.reg(&format!("hi{k}"), core, 0)).collect();
         let cmp = (0..LANES).map(|k| d.reg(&format!("cmp{k}"), core, 0)).collect();
-        let tab = (0..LANES)
-            .map(|r| (0..LANES).map(|k| d.reg(&format!("tab{r}_{k}"), core, 0)).collect())
+        let own = d.reg("own", core, 0);
+        let fslot = d.reg("fslot", core, 0);
+        let slots = (0..slots)
+            .map(|j| {
+                let n = |x: &str| format!("s{j}_{x}");
+                Slot {
+                    busy: d.reg(&n("busy"), core, 0),
+                    sealed: d.reg(&n("sealed"), core, 0),
+                    atom: d.reg(&n("atom"), core, 0),
+                    wide: d.reg(&n("wide"), core, 0),
+                    tag: d.reg(&n("tag"), core, 0),
+                    nreq: d.reg(&n("nreq"), core, 0),
+                    recvd: d.reg(&n("recvd"), core, 0),
+                    mask: (0..LANES).map(|k| d.reg(&n(&format!("mask{k}")), core, 0)).collect(),
+                    ridx: (0..LANES).map(|k| d.reg(&n(&format!("ridx{k}")), core, 32)).collect(),
+                    wsel: (0..LANES).map(|k| d.reg(&n(&format!("wsel{k}")), core, 0)).collect(),
+                    lo: (0..LANES).map(|k| d.reg(&n(&format!("lo{k}")), core, 0)).collect(),
+                    hi: (0..LANES).map(|k| d.reg(&n(&format!("hi{k}")), core, 0)).collect(),
+                }
+            })
             .collect();
         Ok(Lsu {
             decl: d,
@@ -260,7 +324,6 @@ impl<const MW: usize> Lsu<MW> {
             elane,
             eaddr,
             issued,
-            recvd,
             cnt_gm,
             cnt_conf,
             cnt_busy,
@@ -271,12 +334,14 @@ impl<const MW: usize> Lsu<MW> {
             lo,
             hi,
             cmp,
-            tab,
+            own,
+            fslot,
+            slots,
         })
     }
 
     /// The LSU of a configuration: group = `smem_request_threads`, segment
-    /// shrinking on 16-lane (compute 1.x) groups.
+    /// shrinking on 16-lane (compute 1.x) groups, `lsu_slots` load slots.
     pub fn of(cfg: &crate::sm::SmConfig) -> Result<Self, LsuError> {
         if cfg.max_warps as usize != MW {
             return Err(LsuError(format!(
@@ -285,7 +350,7 @@ impl<const MW: usize> Lsu<MW> {
             )));
         }
         let g = cfg.smem_request_threads as usize;
-        Self::new(g, g == 16)
+        Self::new(g, g == 16, cfg.lsu_slots as usize)
     }
 }
 
@@ -371,7 +436,12 @@ impl<const MW: usize> Block for Lsu<MW> {
     type Out<B: Backend> = LsuOut<B>;
 
     fn module_name(&self) -> String {
-        format!("lsu_w{MW}_g{}_{}", self.group, if self.shrink { "seg" } else { "line" })
+        format!(
+            "lsu_w{MW}_g{}_{}_s{}",
+            self.group,
+            if self.shrink { "seg" } else { "line" },
+            self.slots.len()
+        )
     }
 
     fn decl(&self) -> &Decl {
@@ -409,20 +479,22 @@ impl<const MW: usize> Block for Lsu<MW> {
         for w in 0..MW {
             i.sbase_i[w] = Bits::new((i.sbase_i[w].to_u64() & 0x3) << 12);
         }
-        i.gm_resp_id_i = Bits::new(i.gm_resp_id_i.to_u64() & 31);
+        let id = i.gm_resp_id_i.to_u64();
+        i.gm_resp_id_i = Bits::new((id & 31) | ((id >> 5) % self.slots.len() as u64) << 5);
         i.param_addr_i = Bits::new(i.param_addr_i.to_u64() & 7);
     }
 
     fn eval<C: Ctx>(&self, cx: &mut C, i: &LsuIn<C::B, MW>) -> LsuOut<C::B> {
         let st = cx.q(self.state);
         let s3 = |cx: &mut C, v: u64| cx.lit::<3>(v);
-        let (s_idle, s_sreq, s_swait, s_greq, s_creq, s_resp) = (
+        let (s_idle, s_sreq, s_swait, s_greq, s_creq, s_resp, s_drain) = (
             s3(cx, IDLE),
             s3(cx, SREQ),
             s3(cx, SWAIT),
             s3(cx, GREQ),
             s3(cx, CREQ),
             s3(cx, RESP),
+            s3(cx, DRAIN),
         );
         let idle = st.eq(s_idle);
         let sreq = st.eq(s_sreq);
@@ -430,9 +502,27 @@ impl<const MW: usize> Block for Lsu<MW> {
         let greq = st.eq(s_greq);
         let creq = st.eq(s_creq);
         let resp = st.eq(s_resp);
+        let drain = st.eq(s_drain);
         let zero1 = cx.lit::<1>(0);
         let one1 = cx.lit::<1>(1);
         let zero32 = cx.lit::<32>(0);
+
+        // ---- load slots (registers)
+        let ns = self.slots.len();
+        let busy: Vec<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.busy)).collect();
+        let s_atom: Vec<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.atom)).collect();
+        let any_busy = or_all(cx, &busy);
+        let free: Vec<S<C, 1>> = busy.iter().map(|b| !*b).collect();
+        let any_free = or_all(cx, &free);
+        let atom_busy: Vec<S<C, 1>> = (0..ns).map(|j| busy[j] & s_atom[j]).collect();
+        let atom_busy = or_all(cx, &atom_busy);
+        // Lowest free slot (the one a new load takes).
+        let mut nslot = cx.lit::<3>(0);
+        for j in (0..ns).rev() {
+            let jl = cx.lit::<3>(j as u64);
+            nslot = free[j].mux(jl, nslot);
+        }
+        let ready = cx.name("ready", idle & any_free & !atom_busy);
 
         // ---- instruction registers
         let op = cx.q(self.op);
@@ -448,10 +538,14 @@ impl<const MW: usize> Block for Lsu<MW> {
         );
         let is_store = op.eq(l_stg) | op.eq(l_sts);
         let is_atom = op.eq(l_atg) | op.eq(l_ats);
+        let is_sh = op.eq(l_lds) | op.eq(l_sts) | op.eq(l_ats);
+        let is_gl = op.eq(l_ldg) | op.eq(l_stg) | op.eq(l_atg);
         let wide = cx.q(self.wide);
         let aop = cx.q(self.aop);
         let tag = cx.q(self.tag);
         let phase = cx.q(self.phase);
+        let own = cx.q(self.own);
+        let fslot = cx.q(self.fslot);
         let mask: [S<C, 1>; LANES] = std::array::from_fn(|k| cx.q(self.mask[k]));
         let pending: [S<C, 1>; LANES] = std::array::from_fn(|k| cx.q(self.pending[k]));
         let capt: [S<C, 1>; LANES] = std::array::from_fn(|k| cx.q(self.capt[k]));
@@ -470,7 +564,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         cx.mem_write(self.params, 0, i.param_we_i, i.param_addr_i, i.param_data_i);
 
         // ---- accept and check (combinational on the dispatch inputs)
-        let accept = cx.name("accept", idle & i.lsu_valid_i);
+        let accept = cx.name("accept", ready & i.lsu_valid_i);
         let iop = i.lsu_op_i;
         let i_sh = iop.eq(l_lds) | iop.eq(l_sts) | iop.eq(l_ats);
         let i_gl = iop.eq(l_ldg) | iop.eq(l_stg) | iop.eq(l_atg);
@@ -508,6 +602,12 @@ impl<const MW: usize> Block for Lsu<MW> {
         let code = bad_op.mux(cx.lit::<8>(ERR_OP), code);
         let blane = bad_op.mux(cx.lit::<5>(0), blane);
         let baddr = bad_op.mux(zero32, baddr);
+        // A global load or atomic with a lane owns a load slot; a load may
+        // start while other loads are in their slots, anything else waits
+        // (DRAIN) until every slot has retired.
+        let i_any = or_all(cx, &i.lsu_mask_i);
+        let i_own = i_gl & i_any & (i_load | i_atom) & !i_err;
+        let go_now = i_err | (i_own & i_load) | !any_busy;
 
         // ---- shared path
         let warp = tag.slice::<0, 6>();
@@ -608,35 +708,11 @@ impl<const MW: usize> Block for Lsu<MW> {
         });
         let g_fire = g_valid & i.gm_req_ready_i;
         let issued = cx.q(self.issued);
-        let recvd = cx.q(self.recvd);
         let one6 = cx.lit::<6>(1);
         let issued_n = g_fire.mux(issued + one6, issued);
-        let g_resp = greq & i.gm_resp_valid_i;
-        let recvd_n = g_resp.mux(recvd + one6, recvd);
-        let rid = i.gm_resp_id_i.slice::<0, 5>();
-        let rlanes: [S<C, 1>; LANES] = std::array::from_fn(|k| {
-            let col: [S<C, 32>; LANES] = std::array::from_fn(|r| cx.q(self.tab[r][k]).zext::<32>());
-            mux32::<C>(rid, &col).slice::<0, 1>()
-        });
-        for k in 0..LANES {
-            let hit = g_resp & rlanes[k];
-            let w = wsel[k];
-            let wl = wide.mux(w.slice::<1, 4>().concat::<1, 5>(zero1), w);
-            let wh = w.slice::<1, 4>().concat::<1, 5>(one1);
-            let d_lo = is_atom.mux(i.gm_resp_rdata_i[0], mux32::<C>(wl, &i.gm_resp_rdata_i));
-            let d_hi = mux32::<C>(wh, &i.gm_resp_rdata_i);
-            lo_d[k] = hit.mux(d_lo, lo_d[k]);
-            hi_d[k] = (hit & wide & !is_atom).mux(d_hi, hi_d[k]);
-        }
-        let islot = issued.slice::<0, 5>();
-        for r in 0..LANES {
-            let rl = cx.lit::<5>(r as u64);
-            let wr = g_fire & islot.eq(rl);
-            for k in 0..LANES {
-                let t = cx.q(self.tab[r][k]);
-                cx.d(self.tab[r][k], wr.mux(memb[k], t));
-            }
-        }
+        // Request id: owning slot in bits 7:5, request index in 4:0.
+        let g_slot = own.mux(fslot, cx.lit::<3>(0));
+        let g_id: S<C, 8> = g_slot.concat::<5, 8>(issued.slice::<0, 5>());
 
         // ---- LDC path: one distinct index per cycle
         let c_lead = first_one(cx, &pending);
@@ -655,18 +731,125 @@ impl<const MW: usize> Block for Lsu<MW> {
         let pend_left = or_all(cx, &pend_n);
         let capt_n: [S<C, 1>; LANES] = std::array::from_fn(|k| c_rd & c_memb[k]);
         let capt_left = or_all(cx, &capt_n);
-        let g_done = !pend_left & (is_store | issued_n.eq(recvd_n));
+        // All requests sent: an owning instruction hands over to its slot
+        // (sealed) and the front goes idle; a store (or a global op without
+        // lanes) answers from the front.
+        let g_sent = greq & !pend_left;
+        let seal = g_sent & own;
         let c_done = !pend_left & !capt_left;
 
-        let i_next = i_err.mux(s_resp, i_sh.mux(s_sreq, i_gl.mux(s_greq, s_creq)));
+        let i_state = i_sh.mux(s_sreq, i_gl.mux(s_greq, s_creq));
+        let d_state = is_sh.mux(s_sreq, is_gl.mux(s_greq, s_creq));
+        let i_next = i_err.mux(s_resp, go_now.mux(i_state, s_drain));
         let n = resp.mux(s_idle, st);
         let n = creq.mux(c_done.mux(s_resp, s_creq), n);
-        let n = greq.mux(g_done.mux(s_resp, s_greq), n);
+        let n = greq.mux((!pend_left).mux(own.mux(s_idle, s_resp), s_greq), n);
+        let n = (drain & !any_busy).mux(d_state, n);
         let n = s_take.mux((s_again & !i.sm_err_i).mux(s_sreq, s_resp), n);
         let n = (sreq & i.sm_ready_i).mux(s_swait, n);
         let n = accept.mux(i_next, n);
         cx.d(self.state, n);
         cx.d(self.phase, accept.mux(zero1, (s_take & s_again).mux(one1, phase)));
+
+        // ---- slot allocation: at accept (a load, or an atomic with every
+        // slot free) or when DRAIN ends (an atomic).
+        let alloc_now = accept & i_own & go_now;
+        let alloc_drain = drain & !any_busy & own;
+        let alloc = cx.name("alloc", alloc_now | alloc_drain);
+        let a_atom = accept.mux(i_atom, is_atom);
+        let a_wide = accept.mux(i_wide, wide);
+        let a_tag = accept.mux(i.lsu_tag_i, tag);
+        let a_mask: [S<C, 1>; LANES] = std::array::from_fn(|k| accept.mux(i.lsu_mask_i[k], mask[k]));
+        cx.d(self.own, accept.mux(i_own, own));
+        cx.d(self.fslot, alloc.mux(nslot, fslot));
+
+        // ---- slot responses: the slot in id bits 7:5, its lanes whose
+        // request index is id bits 4:0.
+        let rs = i.gm_resp_id_i.slice::<5, 3>();
+        let ri: S<C, 6> = i.gm_resp_id_i.slice::<0, 5>().zext::<6>();
+        let slot_hit: Vec<S<C, 1>> = (0..ns)
+            .map(|j| {
+                let jl = cx.lit::<3>(j as u64);
+                i.gm_resp_valid_i & rs.eq(jl)
+            })
+            .collect();
+        // The addressed slot's word selects and flags (one response per
+        // cycle: demultiplex once, write into the addressed slot).
+        let s_wide: Vec<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.wide)).collect();
+        let r_wide = onehot_pick(cx, &slot_hit, &s_wide);
+        let r_atom = onehot_pick(cx, &slot_hit, &s_atom);
+        let mut r_lo = [zero32; LANES];
+        let mut r_hi = [zero32; LANES];
+        for k in 0..LANES {
+            let ws: Vec<S<C, 5>> = self.slots.iter().map(|s| cx.q(s.wsel[k])).collect();
+            let w = onehot_pick(cx, &slot_hit, &ws);
+            let wl = r_wide.mux(w.slice::<1, 4>().concat::<1, 5>(zero1), w);
+            let wh = w.slice::<1, 4>().concat::<1, 5>(one1);
+            r_lo[k] = r_atom.mux(i.gm_resp_rdata_i[0], mux32::<C>(wl, &i.gm_resp_rdata_i));
+            r_hi[k] = mux32::<C>(wh, &i.gm_resp_rdata_i);
+        }
+
+        // ---- slot result pulses: the front's pulse (RESP) wins, else the
+        // lowest slot whose responses are all in.
+        let done: Vec<S<C, 1>> = self
+            .slots
+            .iter()
+            .map(|s| {
+                let (b, se, nr, rc) = (cx.q(s.busy), cx.q(s.sealed), cx.q(s.nreq), cx.q(s.recvd));
+                b & se & nr.eq(rc)
+            })
+            .collect();
+        let mut seen = resp;
+        let pulse: Vec<S<C, 1>> = done
+            .iter()
+            .map(|&d| {
+                let p = d & !seen;
+                seen = seen | d;
+                p
+            })
+            .collect();
+        let s_pulse = or_all(cx, &pulse);
+        let s_pulse = cx.name("s_pulse", s_pulse);
+        let z6r = cx.lit::<6>(32);
+        let mut p_tag = zero32;
+        let mut p_mask = [zero1; LANES];
+        let mut p_data = [cx.lit::<64>(0); LANES];
+        for (j, s) in self.slots.iter().enumerate() {
+            let jl = cx.lit::<3>(j as u64);
+            let mine = alloc & nslot.eq(jl);
+            let sealing = seal & fslot.eq(jl);
+            let firing = g_fire & own & fslot.eq(jl);
+            let hit = slot_hit[j];
+            let (b, se, at, wd, tg) = (busy[j], cx.q(s.sealed), s_atom[j], s_wide[j], cx.q(s.tag));
+            let (nr, rc) = (cx.q(s.nreq), cx.q(s.recvd));
+            cx.d(s.busy, mine.mux(one1, pulse[j].mux(zero1, b)));
+            cx.d(s.sealed, mine.mux(zero1, sealing.mux(one1, se)));
+            cx.d(s.atom, mine.mux(a_atom, at));
+            cx.d(s.wide, mine.mux(a_wide, wd));
+            cx.d(s.tag, mine.mux(a_tag, tg));
+            cx.d(s.nreq, sealing.mux(issued_n, nr));
+            let z6 = cx.lit::<6>(0);
+            cx.d(s.recvd, mine.mux(z6, hit.mux(rc + one6, rc)));
+            let r_w = hit;
+            for k in 0..LANES {
+                let m = cx.q(s.mask[k]);
+                let rx = cx.q(s.ridx[k]);
+                let ws = cx.q(s.wsel[k]);
+                let l = cx.q(s.lo[k]);
+                let h = cx.q(s.hi[k]);
+                cx.d(s.mask[k], mine.mux(a_mask[k], m));
+                let now = firing & memb[k];
+                cx.d(s.ridx[k], mine.mux(z6r, now.mux(issued, rx)));
+                cx.d(s.wsel[k], now.mux(wsel[k], ws));
+                let take = r_w & rx.eq(ri);
+                cx.d(s.lo[k], take.mux(r_lo[k], l));
+                cx.d(s.hi[k], (take & wd & !at).mux(r_hi[k], h));
+                let out: S<C, 64> = wd.mux(h, zero32).concat::<32, 64>(l);
+                p_mask[k] = p_mask[k] | (pulse[j] & m);
+                p_data[k] = (pulse[j] & m).mux(out, p_data[k]);
+            }
+            p_tag = pulse[j].mux(tg, p_tag);
+        }
 
         // ---- instruction registers and lanes
         let i_zero_hi = !(i_store & i_wide);
@@ -690,7 +873,6 @@ impl<const MW: usize> Block for Lsu<MW> {
         cx.d(self.tag, accept.mux(i.lsu_tag_i, tag));
         let z6i = cx.lit::<6>(0);
         cx.d(self.issued, accept.mux(z6i, issued_n));
-        cx.d(self.recvd, accept.mux(z6i, recvd_n));
 
         // Errors: at accept, or a shared-memory unit error on a response.
         let errv = cx.q(self.errv);
@@ -708,13 +890,14 @@ impl<const MW: usize> Block for Lsu<MW> {
         cx.d(self.eaddr, accept.mux(baddr, s_err_new.mux(maddr, eaddr)));
 
         // ---- counters
+        let lsu_idle = cx.name("lsu_idle", idle & !any_busy);
         let c_gm = cx.q(self.cnt_gm);
         let c_conf = cx.q(self.cnt_conf);
         let c_busy = cx.q(self.cnt_busy);
         let one32 = cx.lit::<32>(1);
         cx.d(self.cnt_gm, g_fire.mux(c_gm + one32, c_gm));
         cx.d(self.cnt_conf, i.sm_conflict_i.mux(c_conf + one32, c_conf));
-        cx.d(self.cnt_busy, idle.mux(c_busy, c_busy + one32));
+        cx.d(self.cnt_busy, lsu_idle.mux(c_busy, c_busy + one32));
         // Unused inputs of the smem response (kept for a one-to-one wiring).
         let _ = (i.sm_passes_i, i.sm_pass_i);
 
@@ -722,7 +905,6 @@ impl<const MW: usize> Block for Lsu<MW> {
         // reference model need not know the don't-care values).
         let z1 = |v: S<C, 1>, on: S<C, 1>| on & v;
         let z16 = cx.lit::<16>(0);
-        let z64 = cx.lit::<64>(0);
         let err_on = resp & errv;
         let atom_code = aop.zext::<4>() + cx.lit::<4>(1);
         let z4 = cx.lit::<4>(0);
@@ -731,7 +913,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         let z5 = cx.lit::<5>(0);
         let z6 = cx.lit::<6>(0);
         LsuOut {
-            lsu_ready_o: idle,
+            lsu_ready_o: ready,
             sm_req_valid_o: sreq,
             sm_op_o: sreq.mux(sm_op, z4),
             sm_active_o: std::array::from_fn(|k| z1(mask[k], sreq)),
@@ -739,21 +921,20 @@ impl<const MW: usize> Block for Lsu<MW> {
             sm_data_o: std::array::from_fn(|k| sreq.mux(sm_data[k], zero32)),
             sm_cmp_o: std::array::from_fn(|k| sreq.mux(cmp[k], zero32)),
             gm_req_valid_o: g_valid,
-            gm_req_id_o: g_valid.mux(issued.zext::<8>(), z8),
+            gm_req_id_o: g_valid.mux(g_id, z8),
             gm_req_write_o: g_valid & is_store,
             gm_req_atom_o: (g_valid & is_atom).mux(atom_code, z4),
             gm_req_addr_o: g_valid.mux(g_addr, zero32),
             gm_req_size_o: g_valid.mux(g_size, z2),
             gm_req_wmask_o: gm_wmask,
             gm_req_wdata_o: gm_wdata,
-            lsu_res_valid_o: resp,
-            lsu_res_tag_o: resp.mux(tag, zero32),
-            lsu_res_mask_o: std::array::from_fn(|k| z1(mask[k], resp)),
-            lsu_res_data_o: std::array::from_fn(|k| resp.mux(hi[k].concat::<32, 64>(lo[k]), z64)),
+            lsu_res_valid_o: resp | s_pulse,
+            lsu_res_tag_o: resp.mux(tag, p_tag),
+            lsu_res_mask_o: std::array::from_fn(|k| resp.mux(mask[k], p_mask[k])),
+            lsu_res_data_o: std::array::from_fn(|k| resp.mux(hi[k].concat::<32, 64>(lo[k]), p_data[k])),
             lsu_res_err_o: err_on,
             lsu_res_err_code_o: err_on.mux(ecode, z8),
-            lsu_res_addr_o: std::array::from_fn(|k| resp.mux(addr[k], zero32)),
-            lsu_idle_o: idle,
+            lsu_idle_o: lsu_idle,
             cnt_gm_req_o: c_gm,
             cnt_sm_conf_o: c_conf,
             cnt_busy_o: c_busy,

@@ -3,7 +3,7 @@ use crate::hdl::sim::zero_ports;
 use crate::hdl::{Bits, Concrete, Sim};
 
 fn lsu() -> Sim<Lsu<32>> {
-    Sim::new(Lsu::<32>::new(16, true).unwrap()).unwrap()
+    Sim::new(Lsu::<32>::new(16, true, 8).unwrap()).unwrap()
 }
 
 #[test]
@@ -16,7 +16,9 @@ fn elaborates_every_preset() {
 
 #[test]
 fn bad_geometry_is_an_error() {
-    assert!(Lsu::<32>::new(8, true).is_err());
+    assert!(Lsu::<32>::new(8, true, 1).is_err());
+    assert!(Lsu::<32>::new(16, true, 0).is_err());
+    assert!(Lsu::<32>::new(16, true, 9).is_err());
     let fermi = crate::sm::SmConfig::preset("fermi").unwrap();
     assert!(Lsu::<32>::of(&fermi).is_err());
 }

@@ -2635,7 +2635,7 @@ module sm_fermi (
     .ppend_o (u_sb_ppend_o)
   );
 
-  wb_s2_d883822 u_wb (
+  wb_s2_d883882 u_wb (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
@@ -2919,7 +2919,7 @@ module sm_fermi (
     .dpu_err_code_o (u_dpu_dpu_err_code_o)
   );
 
-  lsu_w48_g32_line_s1 u_lsu (
+  lsu_w48_g32_line_s8 u_lsu (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
@@ -3154,7 +3154,7 @@ module sm_fermi (
     .miss_o (u_ifetch_miss_o)
   );
 
-  l1_l128_w4_h4 u_l1 (
+  l1_l128_w4_h4_s8 u_l1 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),

@@ -48,15 +48,16 @@ pub struct L1Ref {
     next_victim: Vec<usize>,
     /// Per id: the line of the last read sent to memory, whether its
     /// response fills, whether it is still out.
-    line_of: [u32; 32],
-    fills: [bool; 32],
-    out_in_mem: [bool; 32],
+    line_of: Vec<u32>,
+    fills: Vec<bool>,
+    out_in_mem: Vec<bool>,
     pub hits: u64,
     pub misses: u64,
 }
 
 impl L1Ref {
-    pub fn new(lines: usize, ways: usize, latency: usize) -> L1Ref {
+    /// `ids`: request ids 0..ids (32 per LSU load slot).
+    pub fn new(lines: usize, ways: usize, latency: usize, ids: usize) -> L1Ref {
         let sets = lines / ways;
         L1Ref {
             sets,
@@ -65,9 +66,9 @@ impl L1Ref {
             out: None,
             cache: vec![vec![None; ways]; sets],
             next_victim: vec![0; sets],
-            line_of: [0; 32],
-            fills: [false; 32],
-            out_in_mem: [false; 32],
+            line_of: vec![0; ids],
+            fills: vec![false; ids],
+            out_in_mem: vec![false; ids],
             hits: 0,
             misses: 0,
         }
@@ -114,7 +115,7 @@ impl L1Ref {
                 });
                 if i.gm_ready {
                     head_leaves = true;
-                    let k = r.id as usize % 32;
+                    let k = r.id as usize % self.fills.len();
                     self.line_of[k] = r.addr >> 7;
                     self.fills[k] = r.size == 2;
                     self.out_in_mem[k] = true;
@@ -138,7 +139,8 @@ impl L1Ref {
                 if ready {
                     store_inv = Some(q.addr >> 7);
                     if q.atom != 0 {
-                        self.fills[q.id as usize % 32] = false;
+                        let k = q.id as usize % self.fills.len();
+                        self.fills[k] = false;
                     }
                 }
             }
@@ -180,7 +182,7 @@ impl L1Ref {
         };
         // A memory response: fill, clear the id's read.
         if let Some(r) = &i.resp {
-            let k = r.id as usize % 32;
+            let k = r.id as usize % self.fills.len();
             if self.fills[k] {
                 let line = self.line_of[k];
                 let set = line as usize % self.sets;

@@ -31,6 +31,8 @@ pub struct L1Stats {
     pub evictions_seen: bool,
     /// Load responses compared with the image.
     pub checked: u64,
+    /// Most LSU slots with responses outstanding at once.
+    pub max_slots: usize,
 }
 
 fn to_in(q: Option<&GmReq>, gm_ready: bool, resp: Option<&GmResp>) -> L1In<Concrete> {
@@ -114,7 +116,22 @@ pub fn l1_random<const LA: usize>(
     ooo: bool,
     instrs: u64,
 ) -> Result<L1Stats, String> {
-    l1_against::<LA>(seed, ways, latency, latency, mem_latency, ooo, instrs)
+    l1_against::<LA>(seed, ways, latency, latency, mem_latency, ooo, instrs, 1)
+}
+
+/// [`l1_random`] with `slots` LSU load slots: loads of up to `slots`
+/// instructions overlap (ids `slot << 5 | k`), as the LSU sends them;
+/// stores and atomics wait until every load has its responses.
+pub fn l1_random_slots<const LA: usize>(
+    seed: u64,
+    ways: usize,
+    latency: usize,
+    mem_latency: u32,
+    ooo: bool,
+    instrs: u64,
+    slots: usize,
+) -> Result<L1Stats, String> {
+    l1_against::<LA>(seed, ways, latency, latency, mem_latency, ooo, instrs, slots)
 }
 
 /// [`l1_random`] with the reference built with `ref_latency` stages (a
@@ -127,12 +144,14 @@ pub fn l1_against<const LA: usize>(
     mem_latency: u32,
     ooo: bool,
     instrs: u64,
+    slots: usize,
 ) -> Result<L1Stats, String> {
     let lines = 1usize << LA;
     let pool = 3 * lines as u32;
-    let blk = L1::<LA>::new(ways, latency).map_err(|e| e.to_string())?;
+    let blk = L1::<LA>::new(ways, latency, slots).map_err(|e| e.to_string())?;
+    let ids = blk.ids();
     let mut sim = Sim::new(blk).map_err(|e| e.to_string())?;
-    let mut rf = L1Ref::new(lines, ways, ref_latency);
+    let mut rf = L1Ref::new(lines, ways, ref_latency, ids);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let image: Vec<u8> = (0..pool as usize * 128).map(|_| rng.gen()).collect();
     let mut gm = Gmem::new(
@@ -148,8 +167,13 @@ pub fn l1_against<const LA: usize>(
     // The current instruction: requests still to send, responses awaited.
     let mut todo: Vec<GmReq> = vec![];
     let mut waiting = 0usize;
-    // Per id of the current load: (address, size); None for atomics.
-    let mut asked: Vec<Option<(u32, u8)>> = vec![None; 32];
+    // Per id of the loads in flight: (address, size); None for atomics.
+    let mut asked: Vec<Option<(u32, u8)>> = vec![None; ids];
+    // Responses awaited per slot.
+    let mut slot_wait = vec![0usize; slots];
+    // The next instruction's kind (drawn once, so a store waits for the
+    // loads in flight instead of being redrawn).
+    let mut next_kind: Option<u32> = None;
     let mut checked = 0u64;
     let mut done = 0u64;
     let mut cycle = 0u64;
@@ -161,14 +185,20 @@ pub fn l1_against<const LA: usize>(
                 todo.len()
             ));
         }
-        if todo.is_empty() && waiting == 0 && done < instrs {
+        let kind_now = *next_kind.get_or_insert_with(|| rng.gen_range(0..20));
+        // A load takes a free slot; a store or an atomic waits for all.
+        let free = slot_wait.iter().position(|&w| w == 0);
+        let can = if kind_now > 3 { free.is_some() } else { waiting == 0 };
+        if todo.is_empty() && can && done < instrs {
             // A new instruction: 1..=8 requests of one kind, distinct ids.
+            let kind = next_kind.take().expect("drawn");
+            let slot = free.unwrap_or(0);
             let n = rng.gen_range(1..=8usize);
-            let kind = rng.gen_range(0..20);
             let hot = rng.gen_range(0..pool);
-            for id in 0..n {
+            for k in 0..n {
+                let id = slot << 5 | k;
                 let line = if rng.gen_bool(0.6) {
-                    (hot + id as u32) % pool
+                    (hot + k as u32) % pool
                 } else {
                     rng.gen_range(0..pool)
                 };
@@ -206,7 +236,9 @@ pub fn l1_against<const LA: usize>(
                 _ => st.loads += 1,
             }
             if kind > 2 {
-                waiting = n;
+                waiting += n;
+                slot_wait[slot] = n;
+                st.max_slots = st.max_slots.max(slot_wait.iter().filter(|&&w| w > 0).count());
             }
             done += 1;
         }
@@ -268,6 +300,10 @@ pub fn l1_against<const LA: usize>(
                 checked += 1;
             }
             waiting = waiting.saturating_sub(1);
+            let sl = rresp.id as usize >> 5;
+            if let Some(w) = slot_wait.get_mut(sl) {
+                *w = w.saturating_sub(1);
+            }
         }
         // The edge: the memory takes the request, the driver moves on.
         let acc = (gv && gm_ready).then_some(greq.clone());

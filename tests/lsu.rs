@@ -36,26 +36,21 @@ fn random_runs_every_preset() {
                 s.global > 20 && s.shared > 20 && s.params > 5 && s.errors > 0,
                 "{preset}: {s:?}"
             );
-            // Fermi has one load slot: results in acceptance order.
-            if preset == "fermi" {
-                assert_eq!((s.reordered, s.max_out), (0, 1), "{preset}: {s:?}");
-            } else {
-                assert!(s.max_out > 1, "{preset}: {s:?}");
-                reordered += s.reordered;
-            }
+            assert!(s.max_out > 1, "{preset}: {s:?}");
+            reordered += s.reordered;
         }
     }
-    // Loads of different slots finishing out of order (out-of-order memory).
+    // Loads of different slots finishing out of order (out-of-order memory
+    // or, on fermi, L1 hits overtaking misses).
     assert!(reordered > 0, "no load result out of acceptance order");
 }
 
-/// A stream of global loads on gt200 (8 load slots): 8 in flight, every
-/// value the golden one (the bench checks every cycle against the
-/// reference and every result against the golden model). On fermi (1 slot)
-/// one at a time.
+/// A stream of global loads (8 load slots): 8 in flight, every value the
+/// golden one (the bench checks every cycle against the reference and
+/// every result against the golden model).
 #[test]
 fn loads_overlap_in_slots() {
-    for (preset, slots) in [("gt200", 8u64), ("fermi", 1)] {
+    for (preset, slots) in [("gt200", 8u64), ("fermi", 8)] {
         let cfg = SmConfig::preset(preset).unwrap();
         assert_eq!(cfg.lsu_slots as u64, slots);
         let run = RunCfg {
@@ -79,9 +74,6 @@ fn loads_overlap_in_slots() {
         };
         assert_eq!(stats.global, 120, "{preset}: {stats:?}");
         assert_eq!(stats.max_out, slots, "{preset}: {stats:?}");
-        if slots == 1 {
-            assert_eq!(stats.reordered, 0, "{preset}: {stats:?}");
-        }
     }
 }
 

@@ -457,13 +457,6 @@ impl SmConfig {
                 "must be 1..=8 (3 slot bits in the 8-bit request id)",
             ));
         }
-        if self.l1_bytes != 0 && self.lsu_slots != 1 {
-            return Err(bad(
-                "lsu_slots",
-                self.lsu_slots,
-                "must be 1 with an L1 data cache (the L1 does not merge misses of concurrent loads yet)",
-            ));
-        }
         if self.l1_bytes != 0 {
             let lines = self.l1_bytes / 128;
             if self.l1_bytes % 128 != 0 || !lines.is_power_of_two() || lines < self.l1_ways {

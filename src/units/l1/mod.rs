@@ -20,8 +20,12 @@
 //!   `{way, set}`, one synchronous read and one write port each), tag
 //!   registers `tag<line>` (line address, 25 bits) and `val<line>`, victim
 //!   pointers `vict<set>`, the per-id miss table `mline<i>`/`mfill<i>`/
-//!   `mrd<i>` (ids 0..31, the LSU's request index: line, fills, read out
-//!   in memory).
+//!   `mrd<i>` (ids 0..32 K - 1, K = `lsu_slots`: the LSU's load slot in
+//!   id bits 7:5 and request index in 4:0; line, fills, read out in
+//!   memory). Loads of different slots may miss on the same line at once:
+//!   each goes to memory with its own id and each response fills (a fill
+//!   of a line already present rewrites that way), so no merging is
+//!   needed for correctness; the second miss costs bandwidth.
 //! * Reads (`write = 0`, `atom = 0`) enter stage 0 when it is free
 //!   (`lsu_req_ready_o`), move one stage per cycle (stalls compress
 //!   bubbles) and are looked up at the head, stage `H - 1`. A line read
@@ -88,8 +92,6 @@ crate::ports! {
     }
 }
 
-/// Miss-table entries: the LSU's request ids are 0..31.
-pub const IDS: usize = 32;
 /// Line address bits (32 - 7).
 const LW: usize = 25;
 
@@ -113,6 +115,8 @@ pub struct L1<const LA: usize> {
     val: Vec<Reg<1>>,
     tag: Vec<Reg<LW>>,
     vict: Vec<Reg<3>>,
+    /// Miss-table entries (32 per LSU load slot).
+    ids: usize,
     mline: Vec<Reg<LW>>,
     mfill: Vec<Reg<1>>,
     /// A read with this id is out in memory.
@@ -128,8 +132,9 @@ pub struct L1<const LA: usize> {
 pub struct L1Error(pub String);
 
 impl<const LA: usize> L1<LA> {
-    /// `ways` ways, `latency` stages before the tag check's answer.
-    pub fn new(ways: usize, latency: usize) -> Result<Self, L1Error> {
+    /// `ways` ways, `latency` stages before the tag check's answer, a miss
+    /// table for the request ids of `slots` LSU load slots (1..=8).
+    pub fn new(ways: usize, latency: usize, slots: usize) -> Result<Self, L1Error> {
         const { assert!(LA >= 1 && LA <= 12, "2..=4096 lines") };
         let lines = 1usize << LA;
         if !ways.is_power_of_two() || ways > 8 || ways > lines {
@@ -140,6 +145,10 @@ impl<const LA: usize> L1<LA> {
         if !(1..=16).contains(&latency) {
             return Err(L1Error(format!("latency {latency} core cycles: must be 1..=16")));
         }
+        if !(1..=8).contains(&slots) {
+            return Err(L1Error(format!("{slots} LSU load slots: must be 1..=8")));
+        }
+        let ids = 32 * slots;
         let sets = lines / ways;
         let mut d = Decl::new();
         let c = Domain::Core;
@@ -156,9 +165,9 @@ impl<const LA: usize> L1<LA> {
         let val = (0..lines).map(|l| d.reg(&format!("val{l}"), c, 0)).collect();
         let tag = (0..lines).map(|l| d.reg(&format!("tag{l}"), c, 0)).collect();
         let vict = (0..sets).map(|s| d.reg(&format!("vict{s}"), c, 0)).collect();
-        let mline = (0..IDS).map(|i| d.reg(&format!("mline{i}"), c, 0)).collect();
-        let mfill = (0..IDS).map(|i| d.reg(&format!("mfill{i}"), c, 0)).collect();
-        let mrd = (0..IDS).map(|i| d.reg(&format!("mrd{i}"), c, 0)).collect();
+        let mline = (0..ids).map(|i| d.reg(&format!("mline{i}"), c, 0)).collect();
+        let mfill = (0..ids).map(|i| d.reg(&format!("mfill{i}"), c, 0)).collect();
+        let mrd = (0..ids).map(|i| d.reg(&format!("mrd{i}"), c, 0)).collect();
         let cnt_hit = d.reg("cnt_hit", c, 0);
         let cnt_miss = d.reg("cnt_miss", c, 0);
         let data = (0..32)
@@ -173,6 +182,7 @@ impl<const LA: usize> L1<LA> {
             val,
             tag,
             vict,
+            ids,
             mline,
             mfill,
             mrd,
@@ -196,7 +206,7 @@ impl<const LA: usize> L1<LA> {
                 1 << LA
             )));
         }
-        Self::new(cfg.l1_ways as usize, cfg.l1_latency as usize).map(Some)
+        Self::new(cfg.l1_ways as usize, cfg.l1_latency as usize, cfg.lsu_slots as usize).map(Some)
     }
 
     /// Sets (lines / ways).
@@ -213,6 +223,10 @@ impl<const LA: usize> L1<LA> {
     pub fn latency(&self) -> usize {
         self.stages.len()
     }
+    /// Request ids the miss table covers (32 per LSU load slot).
+    pub fn ids(&self) -> usize {
+        self.ids
+    }
 }
 
 /// `v[k]` for `idx == k` (0 when out of range), a mux chain.
@@ -228,20 +242,26 @@ impl<const LA: usize> Block for L1<LA> {
     type In<B: Backend> = L1In<B>;
     type Out<B: Backend> = L1Out<B>;
     fn module_name(&self) -> String {
-        format!("l1_l{}_w{}_h{}", 1 << LA, self.ways, self.stages.len())
+        format!(
+            "l1_l{}_w{}_h{}_s{}",
+            1 << LA,
+            self.ways,
+            self.stages.len(),
+            self.ids / 32
+        )
     }
     fn decl(&self) -> &Decl {
         &self.decl
     }
-    /// Ids 0..31, four times as many line addresses as lines (reuse and
+    /// Ids of the miss table's range, four times as many line addresses as lines (reuse and
     /// eviction), line reads mostly, stores, atomics and uncached reads now
     /// and then. Responses are random, not tied to requests: this shape is
     /// for co-simulating the logic; `testbenches/l1_tb.rs` drives real
     /// traffic against a memory.
     fn constrain(&self, r: u64, i: &mut L1In<crate::hdl::Concrete>) {
         use crate::hdl::Bits;
-        i.lsu_req_id_i = Bits::new(i.lsu_req_id_i.to_u64() % IDS as u64);
-        i.gm_resp_id_i = Bits::new(i.gm_resp_id_i.to_u64() % IDS as u64);
+        i.lsu_req_id_i = Bits::new(i.lsu_req_id_i.to_u64() % self.ids as u64);
+        i.gm_resp_id_i = Bits::new(i.gm_resp_id_i.to_u64() % self.ids as u64);
         let line = (r >> 8) % (4 << LA) as u64;
         i.lsu_req_addr_i = Bits::new(line << 7);
         let kind = r % 16;
@@ -364,20 +384,20 @@ impl<const LA: usize> Block for L1<LA> {
         let g_wmask: [S<C, 1>; 32] = std::array::from_fn(|k| wr_v & i.lsu_req_wmask_i[k]);
         let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(i.lsu_req_wdata_i[k], z32));
         // Miss table: the id's line and whether its response fills.
-        let hid5 = sid[h - 1].slice::<0, 5>();
-        let wid5 = i.lsu_req_id_i.slice::<0, 5>();
+        let hid = sid[h - 1];
+        let wid = i.lsu_req_id_i;
         let atom_wr = acc_wr & i.lsu_req_atom_i.any();
-        for k in 0..IDS {
-            let kk = cx.lit::<5>(k as u64);
-            let set_h = head_miss_go & hid5.eq(kk);
-            let set_a = atom_wr & wid5.eq(kk);
+        for k in 0..self.ids {
+            let kk = cx.lit::<8>(k as u64);
+            let set_h = head_miss_go & hid.eq(kk);
+            let set_a = atom_wr & wid.eq(kk);
             cx.d(self.mline[k], set_h.mux(hline, mline[k]));
             cx.d(self.mfill[k], set_h.mux(hcache, set_a.mux(z1, mfill[k])));
         }
         // ---- responses: fills ----
-        let fid5 = i.gm_resp_id_i.slice::<0, 5>();
-        let fline = sel(cx, fid5, &mline);
-        let ffill = fv & sel(cx, fid5, &mfill);
+        let fid = i.gm_resp_id_i;
+        let fline = sel(cx, fid, &mline);
+        let ffill = fv & sel(cx, fid, &mfill);
         let fset = set_of(fline);
         let fhits = lookup(cx, fset, fline);
         let mut fany = z1;
@@ -416,10 +436,10 @@ impl<const LA: usize> Block for L1<LA> {
         }
         // Reads out in memory: set when the head's request is accepted,
         // cleared by the response with that id.
-        for k in 0..IDS {
-            let kk = cx.lit::<5>(k as u64);
-            let set_h = head_miss_go & hid5.eq(kk);
-            let clr = fv & fid5.eq(kk);
+        for k in 0..self.ids {
+            let kk = cx.lit::<8>(k as u64);
+            let set_h = head_miss_go & hid.eq(kk);
+            let clr = fv & fid.eq(kk);
             cx.d(self.mrd[k], set_h.mux(o1, clr.mux(z1, mrd[k])));
         }
         // o stage.
@@ -458,13 +478,15 @@ mod tests {
 
     #[test]
     fn bad_geometry_is_an_error() {
-        assert!(L1::<7>::new(3, 4).is_err());
-        assert!(L1::<7>::new(16, 4).is_err());
-        assert!(L1::<7>::new(4, 0).is_err());
-        assert!(L1::<7>::new(4, 17).is_err());
-        assert!(L1::<2>::new(8, 1).is_err());
-        let c = L1::<7>::new(4, 4).unwrap();
-        assert_eq!((c.sets(), c.ways(), c.latency()), (32, 4, 4));
+        assert!(L1::<7>::new(3, 4, 1).is_err());
+        assert!(L1::<7>::new(16, 4, 1).is_err());
+        assert!(L1::<7>::new(4, 0, 1).is_err());
+        assert!(L1::<7>::new(4, 17, 1).is_err());
+        assert!(L1::<2>::new(8, 1, 1).is_err());
+        assert!(L1::<7>::new(4, 4, 0).is_err());
+        assert!(L1::<7>::new(4, 4, 9).is_err());
+        let c = L1::<7>::new(4, 4, 8).unwrap();
+        assert_eq!((c.sets(), c.ways(), c.latency(), c.ids()), (32, 4, 4, 256));
     }
 
     #[test]
@@ -489,15 +511,28 @@ mod tests {
         assert!(s.hits > 0 && s.checked > 300, "{s:?}");
     }
 
+    /// Loads of several LSU slots in flight at once (ids `slot << 5 | k`),
+    /// misses of different slots to the same line, fills meeting hits.
+    #[test]
+    fn overlapping_loads_of_several_slots() {
+        use crate::testbenches::l1_tb::l1_random_slots;
+        for (seed, ways, h, lat, ooo, slots) in [(7, 2, 2, 12, true, 8), (8, 4, 4, 30, false, 4), (9, 1, 1, 5, true, 2)]
+        {
+            let s = l1_random_slots::<3>(seed, ways, h, lat, ooo, 400, slots).unwrap();
+            assert!(s.hits > 50 && s.misses > 50 && s.checked > 500, "{s:?}");
+            assert!(s.max_slots > 1, "loads overlapped: {s:?}");
+        }
+    }
+
     #[test]
     fn a_wrong_reference_is_caught() {
-        let e = crate::testbenches::l1_tb::l1_against::<3>(6, 2, 3, 4, 5, false, 200).unwrap_err();
+        let e = crate::testbenches::l1_tb::l1_against::<3>(6, 2, 3, 4, 5, false, 200, 1).unwrap_err();
         assert!(e.contains("l1 cycle"), "{e}");
     }
 
     #[test]
     fn elaborates() {
-        crate::hdl::Sim::new(L1::<7>::new(4, 4).unwrap()).unwrap();
-        crate::hdl::Sim::new(L1::<3>::new(2, 1).unwrap()).unwrap();
+        crate::hdl::Sim::new(L1::<7>::new(4, 4, 8).unwrap()).unwrap();
+        crate::hdl::Sim::new(L1::<3>::new(2, 1, 2).unwrap()).unwrap();
     }
 }

@@ -830,7 +830,6 @@ impl<const MW: usize> Block for Lsu<MW> {
             cx.d(s.nreq, sealing.mux(issued_n, nr));
             let z6 = cx.lit::<6>(0);
             cx.d(s.recvd, mine.mux(z6, hit.mux(rc + one6, rc)));
-            let r_w = hit;
             for k in 0..LANES {
                 let m = cx.q(s.mask[k]);
                 let rx = cx.q(s.ridx[k]);
@@ -841,7 +840,7 @@ impl<const MW: usize> Block for Lsu<MW> {
                 let now = firing & memb[k];
                 cx.d(s.ridx[k], mine.mux(z6r, now.mux(issued, rx)));
                 cx.d(s.wsel[k], now.mux(wsel[k], ws));
-                let take = r_w & rx.eq(ri);
+                let take = hit & rx.eq(ri);
                 cx.d(s.lo[k], take.mux(r_lo[k], l));
                 cx.d(s.hi[k], (take & wd & !at).mux(r_hi[k], h));
                 let out: S<C, 64> = wd.mux(h, zero32).concat::<32, 64>(l);

@@ -1,8 +1,10 @@
 //! Random bench of the L1 data cache (`units::l1`): an LSU-like driver
-//! (one warp instruction at a time: line loads that wait for every
-//! response, stores done at acceptance, atomics that wait for their old
-//! words, now and then an uncached 32- or 64-byte read) in front of the RTL
-//! cache, the global-memory model behind it.
+//! (line loads that wait for every response, with up to `slots` load
+//! instructions in flight as the LSU's load slots send them, ids
+//! `slot << 5 | k`; stores done at acceptance and atomics that wait for
+//! their old words, both only once no load is in flight; now and then an
+//! uncached 32- or 64-byte read) in front of the RTL cache, the
+//! global-memory model behind it.
 //!
 //! Every core cycle every output of the RTL is compared with the reference
 //! model (`l1_ref.rs`); every load response is compared with the memory

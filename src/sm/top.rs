@@ -307,12 +307,7 @@ impl<
             None
         };
         let group = cfg.smem_request_threads as usize;
-        let lsu = Lsu::<MW>::new(
-            if group == 32 { 32 } else { 16 },
-            cfg.sp_lanes == 8,
-            cfg.lsu_slots as usize,
-        )
-        .map_err(|x| e(x.to_string()))?;
+        let lsu = Lsu::<MW>::of(cfg).map_err(|x| e(x.to_string()))?;
         let smem = Smem::<LB, SA>::new(cfg.smem_bytes as usize / 4, group, cfg.smem_multicast)
             .map_err(|x| e(x.to_string()))?;
         let wb = Wb::<NS>::new(WbParams::of(cfg, crate::units::lsu::max_out(cfg))).map_err(|x| e(x.to_string()))?;

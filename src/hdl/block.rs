@@ -350,6 +350,23 @@ pub trait Block {
     /// Combinational logic: outputs and next state from inputs and state.
     fn eval<C: Ctx>(&self, cx: &mut C, i: &Self::In<C::B>) -> Self::Out<C::B>;
 
+    /// The Moore outputs (those that depend on the state alone) without an
+    /// evaluation, every other output zero; `None` (the default): not
+    /// provided. The concrete simulator answers [`Ctx::instance_begin`]
+    /// with it when given, instead of evaluating the whole block with
+    /// guessed inputs (the block is then evaluated once, with its real
+    /// inputs, at [`Ctx::instance_end`]). It must give exactly what `eval`
+    /// gives on every Moore output: build both from the same helpers, read
+    /// only `_q` registers (no `d`, no memory ports) and children's Moore
+    /// outputs ([`Ctx::instance_begin`] of a child, never ended here; call
+    /// it in the order `eval` calls its instances). Debug
+    /// builds check every call against a full evaluation, word for word on
+    /// the outputs the elaborator found Moore. The tracer never calls it:
+    /// the Verilog is `eval`'s.
+    fn moore<C: Ctx>(&self, _cx: &mut C) -> Option<Self::Out<C::B>> {
+        None
+    }
+
     /// Constrain uniformly random stimulus to meaningful values (e.g.
     /// addresses in range) before a core edge; `r` is a fresh random word.
     /// Random-stimulus flows (co-simulation, `smrtl sim`, `smrtl bench`)

@@ -62,6 +62,15 @@ struct Memo {
     misses: u8,
     /// Plain-instance evaluations left that skip the memo.
     cooldown: u8,
+    /// The last probe was answered by [`Block::moore`] (no evaluation):
+    /// `instance_end` checks the state itself.
+    fast_probe: bool,
+    /// The last [`Block::moore`] outputs and the epoch they were taken at
+    /// (valid while the subtree's state has not changed since: a sink
+    /// instance is probed twice per core cycle between evaluations).
+    moore_valid: bool,
+    moore_seen: u64,
+    moore_outs: Vec<u64>,
 }
 
 /// A plain instance whose memo misses this many times in a row ...
@@ -128,17 +137,26 @@ pub struct SimCx<'a> {
     /// The core domain commits after this evaluation (else every core
     /// `_d` and core memory port it sets is overwritten before one does).
     core_edge: bool,
+    /// Per module: per output port, it is Moore (debug builds check
+    /// [`Block::moore`] on these).
+    moore_ports: &'a [Vec<bool>],
+    /// Per module: its output port names (for the check's message).
+    out_names: &'a [Vec<String>],
 }
 
 impl SimCx<'_> {
     /// The subtree of the current instance has the state its memo saw.
     fn memo_state_matches(&self) -> bool {
+        let m = &self.memo[self.cur.idx];
+        m.valid && self.unchanged_since(m.seen)
+    }
+
+    /// No instance of the current subtree changed state after epoch `seen`.
+    fn unchanged_since(&self, seen: u64) -> bool {
         let idx = self.cur.idx;
-        let m = &self.memo[idx];
-        m.valid
-            && self.st.changed[idx..self.spans[idx].inst_end]
-                .iter()
-                .all(|&e| e <= m.seen)
+        self.st.changed[idx..self.spans[idx].inst_end]
+            .iter()
+            .all(|&e| e <= seen)
     }
 
     /// Record the current instance's state (its epoch) and outputs, and its inputs
@@ -217,11 +235,41 @@ impl SimCx<'_> {
     /// with the memo's last inputs (zero at first), recorded in the memo so
     /// that the real evaluation is skipped when its inputs are those. The
     /// memo is valid afterwards, for the state the caller then sees.
+    ///
+    /// A block that gives its Moore outputs ([`Block::moore`]) is not
+    /// evaluated here when its state changed: its memo is left as it is
+    /// and `instance_end` checks the state (`fast_probe`).
     #[inline(always)]
     fn probe<K: Block>(&mut self, blk: &K) -> K::Out<Concrete> {
+        let idx = self.cur.idx;
         if self.memo_state_matches() {
-            return from_raw(&self.memo[self.cur.idx].outputs);
+            self.memo[idx].fast_probe = false;
+            return from_raw(&self.memo[idx].outputs);
         }
+        if self.memo[idx].moore_valid && self.unchanged_since(self.memo[idx].moore_seen) {
+            self.memo[idx].fast_probe = true;
+            return from_raw(&self.memo[idx].moore_outs);
+        }
+        if let Some(o) = blk.moore(self) {
+            if cfg!(debug_assertions) {
+                self.check_moore(blk, &o);
+            }
+            let m = &mut self.memo[idx];
+            if !m.layout_checked {
+                assert!(
+                    raw_layout_ok::<K::Out<Concrete>>(),
+                    "outputs of module {} are not all `Bits`",
+                    self.cur.module
+                );
+            }
+            m.fast_probe = true;
+            m.moore_valid = true;
+            m.moore_seen = self.st.epoch;
+            m.moore_outs.clear();
+            m.moore_outs.extend_from_slice(raw(&o));
+            return o;
+        }
+        self.memo[idx].fast_probe = false;
         let fresh = self.memo[self.cur.idx].inputs.is_empty();
         let i = if fresh {
             zero_ports::<K::In<Concrete>>()
@@ -231,6 +279,65 @@ impl SimCx<'_> {
         let o = blk.eval(self, &i);
         self.memo_store(fresh.then_some(&i), &o);
         o
+    }
+
+    /// Debug builds: [`Block::moore`]'s outputs `o` against a full
+    /// evaluation (with the memo's last inputs) on every Moore output. The
+    /// evaluation sets `_d` words and memory ports that the fast path would
+    /// not have set, so the memo is invalidated: `instance_end` evaluates.
+    #[cold]
+    fn check_moore<K: Block>(&mut self, blk: &K, o: &K::Out<Concrete>) {
+        let idx = self.cur.idx;
+        // `moore` may have probed children.
+        self.ord = 0;
+        let i = if self.memo[idx].inputs.is_empty() {
+            zero_ports::<K::In<Concrete>>()
+        } else {
+            from_raw(&self.memo[idx].inputs)
+        };
+        let full = blk.eval(self, &i);
+        self.memo[idx].valid = false;
+        // Word ranges of each port in the struct as it lies in memory
+        // (field order is the compiler's), in port order.
+        struct Spans {
+            base: usize,
+            out: Vec<(usize, usize)>,
+        }
+        impl PortVisitor<Concrete> for Spans {
+            fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain, s: &Bits<W>) {
+                self.out.push(((s as *const Bits<W> as usize - self.base) / 8, WORDS));
+            }
+            fn array<const W: usize, const N: usize>(&mut self, _n: &'static str, _d: Domain, s: &[Bits<W>; N]) {
+                self.out
+                    .push(((s as *const [Bits<W>; N] as usize - self.base) / 8, N * WORDS));
+            }
+        }
+        let mut sp = Spans {
+            base: o as *const K::Out<Concrete> as usize,
+            out: vec![],
+        };
+        o.visit(&mut sp);
+        let moore = &self.moore_ports[self.cur.module];
+        let (a, b) = (raw(o), raw(&full));
+        assert!(
+            raw_layout_ok::<K::Out<Concrete>>() && moore.len() == sp.out.len(),
+            "Block::moore of {}: output layout",
+            blk.module_name()
+        );
+        for (k, &(off, n)) in sp.out.iter().enumerate() {
+            assert!(
+                !moore[k] || a[off..off + n] == b[off..off + n],
+                "Block::moore of {} gives {:x?} on Moore output {}, eval {:x?}",
+                blk.module_name(),
+                &a[off..off + n],
+                self.port_name(k),
+                &b[off..off + n]
+            );
+        }
+    }
+
+    fn port_name(&self, k: usize) -> &str {
+        &self.out_names[self.cur.module][k]
     }
 
     #[inline(always)]
@@ -368,7 +475,8 @@ impl Ctx for SimCx<'_> {
         // evaluation (at the latest, the one before the core edge) sets
         // them again before any commit reads them; its outputs are not
         // used. The probe's evaluation stays recorded in the memo, with the
-        // `_d` words it set, so the memo's invariant holds.
+        // `_d` words it set, so the memo's invariant holds (after a fast
+        // probe nothing was evaluated: the memo is as it was).
         if !self.core_edge && !self.hot_sub[self.cur.idx + self.rel[self.cur.module][h.0]] {
             return;
         }
@@ -379,8 +487,10 @@ impl Ctx for SimCx<'_> {
     fn instance_end<K: Block>(&mut self, h: Pending, blk: &K, i: &K::In<Concrete>) -> K::Out<Concrete> {
         let saved = self.enter(h.0);
         // The probe left the memo valid for the current state (which no
-        // evaluation changes): only the inputs are compared.
-        let o = self.eval_current(blk, i, true);
+        // evaluation changes): only the inputs are compared. After a fast
+        // probe (`Block::moore`) the state is compared too.
+        let checked = !self.memo[self.cur.idx].fast_probe;
+        let o = self.eval_current(blk, i, checked);
         (self.cur, self.ord) = saved;
         o
     }
@@ -614,6 +724,9 @@ pub struct Sim<K: Block> {
     spans: Vec<Span>,
     memo: Vec<Memo>,
     hot_sub: Vec<bool>,
+    /// See [`SimCx::moore_ports`].
+    moore_ports: Vec<Vec<bool>>,
+    out_names: Vec<Vec<String>>,
 }
 
 impl<K: Block> Sim<K> {
@@ -629,6 +742,12 @@ impl<K: Block> Sim<K> {
             .iter()
             .zip(&spans)
             .map(|(b, sp)| sp.q_end[hot] > b.q[hot] || st.mems[b.mem..sp.mem_end].iter().any(|m| m.dom == Domain::Hot))
+            .collect();
+        let moore_ports = design.modules.iter().map(|m| m.moore_out.clone()).collect();
+        let out_names = design
+            .modules
+            .iter()
+            .map(|m| m.outputs.iter().map(|p| p.name.clone()).collect())
             .collect();
         let mut s = Sim {
             blk,
@@ -646,6 +765,8 @@ impl<K: Block> Sim<K> {
             spans,
             memo: vec![],
             hot_sub,
+            moore_ports,
+            out_names,
         };
         s.memo = vec![Memo::default(); s.layout.len()];
         s.reset();
@@ -689,6 +810,7 @@ impl<K: Block> Sim<K> {
         self.last = None;
         for m in &mut self.memo {
             m.valid = false;
+            m.moore_valid = false;
         }
         self.st.reset();
     }
@@ -719,6 +841,8 @@ impl<K: Block> Sim<K> {
             memo: &mut self.memo,
             hot_sub: &self.hot_sub,
             core_edge,
+            moore_ports: &self.moore_ports,
+            out_names: &self.out_names,
         };
         self.blk.eval(&mut cx, i)
     }

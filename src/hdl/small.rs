@@ -73,6 +73,15 @@ impl<T: Copy, const N: usize> DerefMut for SmallBuf<T, N> {
     }
 }
 
+impl<'a, T: Copy, const N: usize> IntoIterator for &'a SmallBuf<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    #[inline(always)]
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 impl<T: Copy, const N: usize> FromIterator<T> for SmallBuf<T, N> {
     #[inline(always)]
     fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {

@@ -47,7 +47,8 @@
 //!   a dependent 32-bit IMUL 48 (`u_imd`, `imul32_latency = 94`).
 
 use crate::golden::isa::Op;
-use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
+use crate::hdl::small::SmallBuf;
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Pending, Reg, Sig, S};
 use crate::sm::SmConfig;
 use crate::units::barrier::{BarIn, Barrier};
 use crate::units::cta::{Cta, CtaIn};
@@ -503,8 +504,8 @@ impl<
         let (h_sb, sb) = cx.instance_begin("u_sb", &self.sb);
         let (h_wb, wb) = cx.instance_begin("u_wb", &self.wb);
         let (h_oc, oc) = cx.instance_begin("u_oc", &self.oc);
-        let mut h_sp = vec![];
-        let mut spo: Vec<SpGroupOut<C::B>> = vec![];
+        let mut h_sp: SmallBuf<Pending, 2> = SmallBuf::new();
+        let mut spo: SmallBuf<SpGroupOut<C::B>, 2> = SmallBuf::new();
         for (g, grp) in self.sp.iter().enumerate() {
             let (h, o) = cx.instance_begin(["u_sp0", "u_sp1"][g], grp);
             h_sp.push(h);
@@ -525,9 +526,9 @@ impl<
         // 2. Per-warp readiness and holds.
         let u_ctrl = cx.lit::<3>(crate::golden::isa::Unit::Ctrl as u64);
         let s2r_op = cx.lit::<7>(Op::S2r as u64);
-        let mut ok = vec![];
-        let mut hold = vec![];
-        let mut is_ctrl = vec![];
+        let mut ok: SmallBuf<S<C, 1>, 64> = SmallBuf::new();
+        let mut hold: SmallBuf<S<C, 1>, 64> = SmallBuf::new();
+        let mut is_ctrl: SmallBuf<S<C, 1>, 64> = SmallBuf::new();
         // Write after read: a head that writes a register an issued
         // instruction of its warp has still to read (a collector with the
         // read pending, opcoll's Moore `war_*`) waits; otherwise a fast
@@ -535,7 +536,7 @@ impl<
         // source before the collector reads it. Per collector: the head of
         // its warp, compared with the registers still to be read.
         let ncoll = self.oc.geom().collectors;
-        let mut war = vec![z1; MW];
+        let mut war: SmallBuf<S<C, 1>, 64> = SmallBuf::filled(z1, MW);
         let (k1, k2) = (cx.lit::<2>(1), cx.lit::<2>(2));
         let one8 = cx.lit::<8>(1);
         for c in 0..ncoll {
@@ -603,7 +604,7 @@ impl<
             None => cx.lit::<4>(0),
         };
         let ready = [oc.is0_ready_o & !sp_full, oc.is1_ready_o];
-        let mut so: Vec<SchedOut<C::B>> = vec![];
+        let mut so: SmallBuf<SchedOut<C::B>, 2> = SmallBuf::new();
         for s in 0..NS {
             let gw = |l: usize| l * NS + s;
             let (peer_v, peer_u, peer_ctl) = if s == 0 {
@@ -643,31 +644,31 @@ impl<
         }
         // Control ops of this cycle (at most one scheduler issues one).
         let bar_op = cx.lit::<7>(Op::Bar as u64);
-        let mut c_sim = vec![];
-        let mut c_bar = vec![];
-        let mut c_s2r = vec![];
+        let mut c_sim: SmallBuf<S<C, 1>, 2> = SmallBuf::new();
+        let mut c_bar: SmallBuf<S<C, 1>, 2> = SmallBuf::new();
+        let mut c_s2r: SmallBuf<S<C, 1>, 2> = SmallBuf::new();
         for o in &so {
             let sim = o.ctl_valid_o & is_simt_op(cx, o.ctl_op_o);
             c_sim.push(sim);
             c_bar.push(o.ctl_valid_o & o.ctl_op_o.eq(bar_op));
             c_s2r.push(o.ctl_valid_o & o.ctl_op_o.eq(s2r_op));
         }
-        let pick1 = |cx: &mut C, sel: &[S<C, 1>], v: Vec<S<C, 6>>| pick(cx, sel, &v);
+        let pick1 = |cx: &mut C, sel: &[S<C, 1>], v: SmallBuf<S<C, 6>, 2>| pick(cx, sel, &v);
         let ctl_valid = or_all(cx, &c_sim);
         let ctl_warp = pick1(cx, &c_sim, so.iter().map(|o| o.iss_warp_o).collect());
-        let ops: Vec<S<C, 7>> = so.iter().map(|o| o.ctl_op_o).collect();
+        let ops: SmallBuf<S<C, 7>, 2> = so.iter().map(|o| o.ctl_op_o).collect();
         let ctl_op7 = pick(cx, &c_sim, &ops);
         let ctl_code = simt_op_code(cx, ctl_op7);
-        let imms: Vec<S<C, 32>> = so.iter().map(|o| o.ctl_imm_o).collect();
+        let imms: SmallBuf<S<C, 32>, 2> = so.iter().map(|o| o.ctl_imm_o).collect();
         let ctl_imm = pick(cx, &c_sim, &imms);
-        let takens: Vec<S<C, 32>> = so
+        let takens: SmallBuf<S<C, 32>, 2> = so
             .iter()
             .map(|o| crate::units::predfile::pack_lanes(cx, &o.ctl_taken_o))
             .collect();
         let ctl_taken = pick(cx, &c_sim, &takens);
         let bar_valid = or_all(cx, &c_bar);
         let bar_warp = pick1(cx, &c_bar, so.iter().map(|o| o.iss_warp_o).collect());
-        let pcs: Vec<S<C, 16>> = so.iter().map(|o| o.ctl_pc_o).collect();
+        let pcs: SmallBuf<S<C, 16>, 2> = so.iter().map(|o| o.ctl_pc_o).collect();
         let bar_pc = pick(cx, &c_bar, &pcs);
         let s2r_any = or_all(cx, &c_s2r);
         // Memory instructions in flight (issue to LSU result).
@@ -974,7 +975,7 @@ impl<
                 tag_i: oc_r.sp1_tag_o,
             },
         ];
-        for (g, h) in h_sp.into_iter().enumerate() {
+        for (g, &h) in h_sp.iter().enumerate() {
             cx.instance_end_sink(h, &self.sp[g], &sp_in[g]);
         }
         cx.instance_end_sink(

@@ -76,6 +76,30 @@ pub const READS: usize = 6;
 /// A per-collector list in `eval` (at most 16 collectors), without heap.
 type Buf<T> = SmallBuf<T, 16>;
 
+/// `err_*` (Moore): the register file's write error wins over the
+/// collectors' own (registered) one.
+#[allow(clippy::type_complexity)]
+fn err_out<C: Ctx, const G: usize, const NL: usize>(
+    rf: &RegfileOut<C::B, G, NL>,
+    (e, ec, ew, er): (S<C, 1>, S<C, 8>, S<C, 6>, S<C, 8>),
+) -> (S<C, 1>, S<C, 8>, S<C, 6>, S<C, 8>) {
+    let rfe = rf.err_o;
+    (
+        rfe | e,
+        rfe.mux(rf.err_code_o, ec),
+        rfe.mux(rf.err_warp_o, ew),
+        rfe.mux(rf.err_reg_o, er),
+    )
+}
+
+/// The `war_*` outputs (see [`Opcoll::war`]).
+struct War<C: Ctx> {
+    v: [S<C, 1>; 16],
+    warp: [S<C, 6>; 16],
+    reg: [S<C, 8>; 48],
+    pair: [S<C, 1>; 48],
+}
+
 /// Unit codes (docs/sm.md section 4).
 pub const UNIT_SP: u64 = 0;
 pub const UNIT_SFU: u64 = 1;
@@ -322,6 +346,96 @@ impl<const G: usize, const NL: usize, const A: usize> Opcoll<G, NL, A> {
     }
 
     /// Collectors per pool.
+    /// Collector state: valid, unit, and per read pending / in flight.
+    /// Fixed arrays filled in place (at most 16 collectors): no
+    /// per-evaluation list is built and then moved, which the simulator's
+    /// speed follows.
+    #[allow(clippy::type_complexity)]
+    fn coll_state<C: Ctx>(
+        &self,
+        cx: &mut C,
+    ) -> (
+        Buf<S<C, 1>>,
+        Buf<S<C, 3>>,
+        [[S<C, 1>; READS]; 16],
+        [[S<C, 1>; READS]; 16],
+    ) {
+        let zero1 = cx.lit::<1>(0);
+        let valid: Buf<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.valid)).collect();
+        let unit: Buf<S<C, 3>> = self.colls.iter().map(|c| cx.q(c.unit)).collect();
+        let mut pend = [[zero1; READS]; 16];
+        let mut got = [[zero1; READS]; 16];
+        for (c, co) in self.colls.iter().enumerate() {
+            for r in 0..READS {
+                pend[c][r] = cx.q(co.pend[r]);
+            }
+        }
+        for (c, co) in self.colls.iter().enumerate() {
+            for r in 0..READS {
+                got[c][r] = cx.q(co.got[r]);
+            }
+        }
+        (valid, unit, pend, got)
+    }
+
+    /// `is<s>_ready_o` (Moore): a collector of pool `s` is free, and for
+    /// the LSU bit also fewer than [`LSU_PER_POOL`] of the pool hold an
+    /// LSU instruction (a memory instruction waiting for the LSU must not
+    /// take the collectors the arithmetic stream needs).
+    fn pool_ready<C: Ctx>(
+        &self,
+        cx: &mut C,
+        s: usize,
+        free: &[S<C, 1>],
+        valid: &[S<C, 1>],
+        unit: &[S<C, 3>],
+    ) -> S<C, 4> {
+        let psz = self.pool_size();
+        let pool = s * psz..(s + 1) * psz;
+        let any_free = or_all(cx, &free[pool.clone()]);
+        let lsu_in: Buf<S<C, 1>> = pool.map(|c| valid[c] & unit[c].eq(cx.lit::<3>(UNIT_LSU))).collect();
+        let lsu_n = popcount(cx, &lsu_in);
+        let lsu_held = !lsu_n.ult(cx.lit::<32>(LSU_PER_POOL as u64));
+        let all = lsu_held.mux(cx.lit::<4>(7), cx.lit::<4>(15));
+        any_free.mux(all, cx.lit::<4>(0))
+    }
+
+    /// Reads still to come (Moore `war_*`): per collector, whether any read
+    /// is pending or in flight, its warp, and per operand the register with
+    /// such a read (255 when none).
+    fn war<C: Ctx>(
+        &self,
+        cx: &mut C,
+        valid: &[S<C, 1>],
+        pend: &[[S<C, 1>; READS]; 16],
+        got: &[[S<C, 1>; READS]; 16],
+    ) -> War<C> {
+        let zero1 = cx.lit::<1>(0);
+        let mut w = War {
+            v: [zero1; 16],
+            warp: [cx.lit::<6>(0); 16],
+            reg: [cx.lit::<8>(RZ); 48],
+            pair: [zero1; 48],
+        };
+        for c in 0..self.geom.collectors {
+            let co = &self.colls[c];
+            let mut any = zero1;
+            let tag = cx.q(co.tag);
+            for o in 0..3 {
+                let (lo, hi) = (2 * o, 2 * o + 1);
+                let left = pend[c][lo] | got[c][lo] | pend[c][hi] | got[c][hi];
+                let left = valid[c] & left;
+                any = any | left;
+                let r = cx.q(co.reg[o]);
+                w.reg[3 * c + o] = left.mux(r, cx.lit::<8>(RZ));
+                w.pair[3 * c + o] = left & (pend[c][hi] | got[c][hi]);
+            }
+            w.v[c] = any;
+            w.warp[c] = any.mux(tag.slice::<0, 6>(), cx.lit::<6>(0));
+        }
+        w
+    }
+
     fn pool_size(&self) -> usize {
         self.geom.collectors / self.geom.scheds
     }
@@ -377,6 +491,32 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         crate::testbenches::opcoll_tb::constrain(&self.geom, r, i);
     }
 
+    /// The Moore outputs for the SM top's probe: `is<s>_ready_o`, `war_*`,
+    /// the counters and the errors (the register file's error registers
+    /// through its own probe), from the same helpers as `eval`.
+    fn moore<C: Ctx>(&self, cx: &mut C) -> Option<OpcollOut<C::B>> {
+        let (_, rf_out) = cx.instance_begin("u_rf", &self.rf);
+        let (valid, unit, pend, got) = self.coll_state(cx);
+        let free: Buf<S<C, 1>> = valid.iter().map(|&v| !v).collect();
+        let mut o: OpcollOut<C::B> =
+            <OpcollOut<C::B> as crate::hdl::Ports<C::B>>::build(&mut crate::hdl::block::ZeroPorts);
+        o.is0_ready_o = self.pool_ready(cx, 0, &free, &valid, &unit);
+        if self.geom.scheds > 1 {
+            o.is1_ready_o = self.pool_ready(cx, 1, &free, &valid, &unit);
+        }
+        let w = self.war(cx, &valid, &pend, &got);
+        (o.war_v_o, o.war_warp_o, o.war_reg_o, o.war_pair_o) = (w.v, w.warp, w.reg, w.pair);
+        (o.cnt_rr_o, o.cnt_wr_o, o.cnt_stall_o) = (cx.q(self.cnt_rr), cx.q(self.cnt_wr), cx.q(self.cnt_stall));
+        let own = (
+            cx.q(self.err),
+            cx.q(self.err_code),
+            cx.q(self.err_warp),
+            cx.q(self.err_reg),
+        );
+        (o.err_o, o.err_code_o, o.err_warp_o, o.err_reg_o) = err_out::<C, G, NL>(&rf_out, own);
+        Some(o)
+    }
+
     fn eval<C: Ctx>(&self, cx: &mut C, i: &OpcollIn<C::B>) -> OpcollOut<C::B> {
         let g = self.geom;
         let n = g.collectors;
@@ -386,23 +526,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let z32 = cx.lit::<32>(0);
 
         // Collector state.
-        let valid: Buf<S<C, 1>> = self.colls.iter().map(|c| cx.q(c.valid)).collect();
-        let unit: Buf<S<C, 3>> = self.colls.iter().map(|c| cx.q(c.unit)).collect();
-        // Fixed arrays filled in place (at most 16 collectors), in the
-        // order a collect would read them: no per-evaluation list is built
-        // and then moved, which the simulator's speed follows.
-        let mut pend = [[zero1; READS]; 16];
-        let mut got = [[zero1; READS]; 16];
-        for (c, co) in self.colls.iter().enumerate() {
-            for r in 0..READS {
-                pend[c][r] = cx.q(co.pend[r]);
-            }
-        }
-        for (c, co) in self.colls.iter().enumerate() {
-            for r in 0..READS {
-                got[c][r] = cx.q(co.got[r]);
-            }
-        }
+        let (valid, unit, pend, got) = self.coll_state(cx);
         // The first read fills the unused entries (the tracer records each
         // read: the same reads in the same order give the same Verilog).
         let mut grp = [[cx.q(self.colls[0].grp[0]); READS]; 16];
@@ -695,18 +819,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         for s in (0..g.scheds).rev() {
             let p = &iss[s];
             let pool: Buf<usize> = (s * psz..(s + 1) * psz).collect();
-            let any_free = or_all(cx, &pool.iter().map(|&c| free[c]).collect::<Buf<_>>());
-            // At most one LSU instruction per pool: a memory instruction
-            // waiting for the LSU must not take the collectors the
-            // arithmetic stream needs.
-            let lsu_in: Buf<S<C, 1>> = pool
-                .iter()
-                .map(|&c| valid[c] & unit[c].eq(cx.lit::<3>(UNIT_LSU)))
-                .collect();
-            let lsu_n = popcount(cx, &lsu_in);
-            let lsu_held = !lsu_n.ult(cx.lit::<32>(LSU_PER_POOL as u64));
-            let all = lsu_held.mux(cx.lit::<4>(7), cx.lit::<4>(15));
-            ready[s] = any_free.mux(all, cx.lit::<4>(0));
+            ready[s] = self.pool_ready(cx, s, &free, &valid, &unit);
             let unit_ok = p.unit.ult(cx.lit::<3>(4));
             let bit = ready[s].shr(p.unit).slice::<0, 1>();
             let take = p.valid & unit_ok & bit;
@@ -856,32 +969,18 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             cx.q(self.err_warp),
             cx.q(self.err_reg),
         );
-        let rfe = rf_out.err_o;
+        let (err_o, err_code_o, err_warp_o, err_reg_o) = err_out::<C, G, NL>(&rf_out, (e, ec, ew, er));
 
         // Reads still to come (Moore): per collector, whether any read is
         // pending or in flight, its warp, and per operand the register
         // with such a read (255 when none). The SM top holds back an issue
         // of the same warp that would write one of them (write after read).
-        let mut war_v = [zero1; 16];
-        let mut war_warp = [cx.lit::<6>(0); 16];
-        let mut war_reg = [cx.lit::<8>(RZ); 48];
-        let mut war_pair = [zero1; 48];
-        for c in 0..n {
-            let co = &self.colls[c];
-            let mut any = zero1;
-            let tag = cx.q(co.tag);
-            for o in 0..3 {
-                let (lo, hi) = (2 * o, 2 * o + 1);
-                let left = pend[c][lo] | got[c][lo] | pend[c][hi] | got[c][hi];
-                let left = valid[c] & left;
-                any = any | left;
-                let r = cx.q(co.reg[o]);
-                war_reg[3 * c + o] = left.mux(r, cx.lit::<8>(RZ));
-                war_pair[3 * c + o] = left & (pend[c][hi] | got[c][hi]);
-            }
-            war_v[c] = any;
-            war_warp[c] = any.mux(tag.slice::<0, 6>(), cx.lit::<6>(0));
-        }
+        let War {
+            v: war_v,
+            warp: war_warp,
+            reg: war_reg,
+            pair: war_pair,
+        } = self.war(cx, &valid, &pend, &got);
 
         let [(s0v, s0op, s0md, s0mask, s0a, s0b, s0c, s0pa, s0pb, s0tag), (s1v, s1op, s1md, s1mask, s1a, s1b, s1c, s1pa, s1pb, s1tag)] =
             [sp[0], sp[1]];
@@ -939,10 +1038,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             war_warp_o: war_warp,
             war_reg_o: war_reg,
             war_pair_o: war_pair,
-            err_o: rfe | e,
-            err_code_o: rfe.mux(rf_out.err_code_o, ec),
-            err_warp_o: rfe.mux(rf_out.err_warp_o, ew),
-            err_reg_o: rfe.mux(rf_out.err_reg_o, er),
+            err_o,
+            err_code_o,
+            err_warp_o,
+            err_reg_o,
         }
     }
 }

@@ -317,94 +317,21 @@ struct Pulse<C: Ctx> {
     disp: S<C, 1>,
 }
 
-impl<const NS: usize> Block for Wb<NS> {
-    type In<B: Backend> = WbIn<B>;
-    type Out<B: Backend> = WbOut<B, NS>;
-    fn module_name(&self) -> String {
-        let d = self.p.depth;
-        format!("wb_s{NS}_d{}{}{}{}{}{}", d[0], d[1], d[2], d[3], d[4], d[5])
-    }
-    fn decl(&self) -> &Decl {
-        &self.decl
-    }
-    /// Pulses only on sources with credit, warps and kinds mixed, credits
-    /// taken by dispatches the reference also sees.
-    fn constrain(&self, r: u64, i: &mut WbIn<crate::hdl::Concrete>) {
-        use crate::hdl::Bits;
-        let fix = |t: Bits<32>, k: u64| {
-            let t = t.to_u64();
-            Bits::<32>::new((t & !0x3f) | (k % 48))
-        };
-        i.sp0_res_tag_i = fix(i.sp0_res_tag_i, r);
-        i.sp1_res_tag_i = fix(i.sp1_res_tag_i, r >> 6);
-        i.sfu_res_tag_i = fix(i.sfu_res_tag_i, r >> 12);
-        i.dpu_res_tag_i = fix(i.dpu_res_tag_i, r >> 18);
-        i.lsu_res_tag_i = fix(i.lsu_res_tag_i, r >> 24);
-        i.fe_res_tag_i = fix(i.fe_res_tag_i, r >> 30);
-    }
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &WbIn<C::B>) -> WbOut<C::B, NS> {
+/// [`Wb::heads`]: the outputs and the arbitration's result.
+struct Heads<C: Ctx, const NS: usize> {
+    out: WbOut<C::B, NS>,
+    taken: [S<C, 1>; SOURCES.len()],
+    valid: [S<C, 1>; SOURCES.len()],
+    rr_d: SmallBuf<S<C, 3>, 2>,
+}
+
+impl<const NS: usize> Wb<NS> {
+    /// Every output (Moore: the queue heads, the round robin, the credits
+    /// and the counters) and what the next state needs of it: which queue
+    /// heads won, which were valid, the round-robin pointers' next values.
+    fn heads<C: Ctx>(&self, cx: &mut C) -> Heads<C, NS> {
         let z32 = cx.lit::<32>(0);
         let zl = [z32; 32];
-        let lo64 = |v: &[S<C, 64>; 32]| -> [S<C, 32>; 32] { std::array::from_fn(|l| v[l].slice::<0, 32>()) };
-        let hi64 = |v: &[S<C, 64>; 32]| -> [S<C, 32>; 32] { std::array::from_fn(|l| v[l].slice::<32, 32>()) };
-        let m = |cx: &mut C, v: &[S<C, 1>; 32]| pack(cx, v);
-        let pulses: [Pulse<C>; 6] = [
-            Pulse {
-                valid: i.sp0_res_valid_i,
-                tag: i.sp0_res_tag_i,
-                mask: m(cx, &i.sp0_res_mask_i),
-                pred: m(cx, &i.sp0_res_pred_i),
-                lo: i.sp0_res_data_i,
-                hi: zl,
-                disp: i.disp_sp0_i,
-            },
-            Pulse {
-                valid: i.sp1_res_valid_i,
-                tag: i.sp1_res_tag_i,
-                mask: m(cx, &i.sp1_res_mask_i),
-                pred: m(cx, &i.sp1_res_pred_i),
-                lo: i.sp1_res_data_i,
-                hi: zl,
-                disp: i.disp_sp1_i,
-            },
-            Pulse {
-                valid: i.sfu_res_valid_i,
-                tag: i.sfu_res_tag_i,
-                mask: m(cx, &i.sfu_res_mask_i),
-                pred: z32,
-                lo: i.sfu_res_data_i,
-                hi: zl,
-                disp: i.disp_sfu_i,
-            },
-            Pulse {
-                valid: i.dpu_res_valid_i,
-                tag: i.dpu_res_tag_i,
-                mask: m(cx, &i.dpu_res_mask_i),
-                pred: m(cx, &i.dpu_res_pred_i),
-                lo: lo64(&i.dpu_res_data_i),
-                hi: hi64(&i.dpu_res_data_i),
-                disp: i.disp_dpu_i,
-            },
-            Pulse {
-                valid: i.lsu_res_valid_i,
-                tag: i.lsu_res_tag_i,
-                mask: m(cx, &i.lsu_res_mask_i),
-                pred: z32,
-                lo: lo64(&i.lsu_res_data_i),
-                hi: hi64(&i.lsu_res_data_i),
-                disp: i.disp_lsu_i,
-            },
-            Pulse {
-                valid: i.fe_res_valid_i,
-                tag: i.fe_res_tag_i,
-                mask: m(cx, &i.fe_res_mask_i),
-                pred: z32,
-                lo: i.fe_res_data_i,
-                hi: zl,
-                disp: i.disp_fe_i,
-            },
-        ];
-        let one4 = cx.lit::<4>(1);
         // Candidates: the queue heads (registers only, so every output is
         // Moore and the SM top can wire wb in its ring).
         let mut cand: Vec<Res<C>> = Vec::with_capacity(SOURCES.len());
@@ -467,6 +394,7 @@ impl<const NS: usize> Block for Wb<NS> {
         let mut taken = [cx.lit::<1>(0); SOURCES.len()];
         let mut pr_taken = cx.lit::<1>(0);
         let mut chan_sel: SmallBuf<[S<C, 1>; SOURCES.len()], 2> = SmallBuf::new();
+        let mut rr_d: SmallBuf<S<C, 3>, 2> = SmallBuf::new();
         for w in 0..NS {
             let wl = cx.lit::<1>(w as u64);
             let elig: SmallBuf<S<C, 1>, { SOURCES.len() }> = (0..n)
@@ -500,7 +428,7 @@ impl<const NS: usize> Block for Wb<NS> {
             let any = or_all(cx, &sel);
             let srcs: SmallBuf<S<C, 3>, { SOURCES.len() }> = (0..n).map(|s| cx.lit::<3>(s as u64)).collect();
             let won = pick(cx, &sel, &srcs);
-            cx.d(self.rr[w], any.mux(won, rr));
+            rr_d.push(any.mux(won, rr));
             for s in 0..n {
                 taken[s] = taken[s] | sel[s];
             }
@@ -566,70 +494,18 @@ impl<const NS: usize> Block for Wb<NS> {
             prm = pw.mux(mask, prm);
             prval = pw.mux(pred, prval);
         }
-        // Queues: pop the head when it won, push a pulse that did not go
-        // straight through; credits.
-        let mut waited = cx.lit::<1>(0);
-        let mut overflow = cx.lit::<1>(0);
-        let mut ovf_src = cx.lit::<3>(0);
+        // Credits (Moore): room while fewer than D_s results are owed.
         let mut room: SmallBuf<S<C, 1>, { SOURCES.len() }> = SmallBuf::new();
-        for (s, q) in self.q.iter().enumerate() {
-            let p = &pulses[s];
-            let d = q.ent.len();
-            let count = cx.q(q.count);
-            let head = cx.q(q.head);
-            let tail = cx.q(q.tail);
+        for q in self.q.iter() {
             let credit = cx.q(q.cnt);
-            let won = taken[s];
-            let pop = won;
-            let push = p.valid;
-            let full = count.eq(cx.lit::<4>(d as u64));
-            let ovf = push & full & !pop;
-            overflow = overflow | ovf;
-            ovf_src = ovf.mux(cx.lit::<3>(s as u64), ovf_src);
-            waited = waited | (cand[s].valid & !won);
-            let push_ok = push & !ovf;
-            let wrap = |cx: &mut C, v: S<C, 3>| {
-                let last = v.eq(cx.lit::<3>(d as u64 - 1));
-                last.mux(cx.lit::<3>(0), v + cx.lit::<3>(1))
-            };
-            let nh = wrap(cx, head);
-            let nt = wrap(cx, tail);
-            cx.d(q.head, pop.mux(nh, head));
-            cx.d(q.tail, push_ok.mux(nt, tail));
-            let inc = push_ok.mux(count + one4, count);
-            cx.d(q.count, pop.mux(inc - one4, inc));
-            for (e, ent) in q.ent.iter().enumerate() {
-                let here = push_ok & tail.eq(cx.lit::<3>(e as u64));
-                let t = cx.q(ent.tag);
-                cx.d(ent.tag, here.mux(p.tag, t));
-                let mk = cx.q(ent.mask);
-                cx.d(ent.mask, here.mux(p.mask, mk));
-                let pr = cx.q(ent.pred);
-                cx.d(ent.pred, here.mux(p.pred, pr));
-                for l in 0..32 {
-                    let v = cx.q(ent.lo[l]);
-                    cx.d(ent.lo[l], here.mux(p.lo[l], v));
-                    if q.wide {
-                        let v = cx.q(ent.hi[l]);
-                        cx.d(ent.hi[l], here.mux(p.hi[l], v));
-                    }
-                }
-            }
-            let up = p.disp.mux(credit + one4, credit);
-            let c2 = won.mux(up - one4, up);
-            cx.d(q.cnt, c2);
-            room.push(credit.ult(cx.lit::<4>(d as u64)));
+            room.push(credit.ult(cx.lit::<4>(q.ent.len() as u64)));
         }
         let cw = cx.q(self.cnt_wait);
-        let one32 = cx.lit::<32>(1);
-        cx.d(self.cnt_wait, waited.mux(cw + one32, cw));
         let err = cx.q(self.err);
         let err_src = cx.q(self.err_src);
-        cx.d(self.err, overflow);
-        cx.d(self.err_src, overflow.mux(ovf_src, err_src));
         let prm_l = unpack(cx, prm);
         let prv_l = unpack(cx, prval);
-        WbOut {
+        let out = WbOut {
             rf_wr0_valid_o: rf[0].0,
             rf_wr0_warp_o: rf[0].1,
             rf_wr0_reg_o: rf[0].2,
@@ -667,7 +543,170 @@ impl<const NS: usize> Block for Wb<NS> {
             err_o: err,
             err_code_o: err.mux(cx.lit::<8>(ERR_WB_OVERFLOW), cx.lit::<8>(0)),
             err_src_o: err_src,
+        };
+        Heads {
+            out,
+            taken,
+            valid: std::array::from_fn(|s| cand[s].valid),
+            rr_d,
         }
+    }
+}
+
+impl<const NS: usize> Block for Wb<NS> {
+    type In<B: Backend> = WbIn<B>;
+    type Out<B: Backend> = WbOut<B, NS>;
+    fn module_name(&self) -> String {
+        let d = self.p.depth;
+        format!("wb_s{NS}_d{}{}{}{}{}{}", d[0], d[1], d[2], d[3], d[4], d[5])
+    }
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+    /// Pulses only on sources with credit, warps and kinds mixed, credits
+    /// taken by dispatches the reference also sees.
+    fn constrain(&self, r: u64, i: &mut WbIn<crate::hdl::Concrete>) {
+        use crate::hdl::Bits;
+        let fix = |t: Bits<32>, k: u64| {
+            let t = t.to_u64();
+            Bits::<32>::new((t & !0x3f) | (k % 48))
+        };
+        i.sp0_res_tag_i = fix(i.sp0_res_tag_i, r);
+        i.sp1_res_tag_i = fix(i.sp1_res_tag_i, r >> 6);
+        i.sfu_res_tag_i = fix(i.sfu_res_tag_i, r >> 12);
+        i.dpu_res_tag_i = fix(i.dpu_res_tag_i, r >> 18);
+        i.lsu_res_tag_i = fix(i.lsu_res_tag_i, r >> 24);
+        i.fe_res_tag_i = fix(i.fe_res_tag_i, r >> 30);
+    }
+    fn moore<C: Ctx>(&self, cx: &mut C) -> Option<WbOut<C::B, NS>> {
+        Some(self.heads(cx).out)
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &WbIn<C::B>) -> WbOut<C::B, NS> {
+        let h = self.heads(cx);
+        for w in 0..NS {
+            cx.d(self.rr[w], h.rr_d[w]);
+        }
+        let z32 = cx.lit::<32>(0);
+        let zl = [z32; 32];
+        let lo64 = |v: &[S<C, 64>; 32]| -> [S<C, 32>; 32] { std::array::from_fn(|l| v[l].slice::<0, 32>()) };
+        let hi64 = |v: &[S<C, 64>; 32]| -> [S<C, 32>; 32] { std::array::from_fn(|l| v[l].slice::<32, 32>()) };
+        let m = |cx: &mut C, v: &[S<C, 1>; 32]| pack(cx, v);
+        let pulses: [Pulse<C>; 6] = [
+            Pulse {
+                valid: i.sp0_res_valid_i,
+                tag: i.sp0_res_tag_i,
+                mask: m(cx, &i.sp0_res_mask_i),
+                pred: m(cx, &i.sp0_res_pred_i),
+                lo: i.sp0_res_data_i,
+                hi: zl,
+                disp: i.disp_sp0_i,
+            },
+            Pulse {
+                valid: i.sp1_res_valid_i,
+                tag: i.sp1_res_tag_i,
+                mask: m(cx, &i.sp1_res_mask_i),
+                pred: m(cx, &i.sp1_res_pred_i),
+                lo: i.sp1_res_data_i,
+                hi: zl,
+                disp: i.disp_sp1_i,
+            },
+            Pulse {
+                valid: i.sfu_res_valid_i,
+                tag: i.sfu_res_tag_i,
+                mask: m(cx, &i.sfu_res_mask_i),
+                pred: z32,
+                lo: i.sfu_res_data_i,
+                hi: zl,
+                disp: i.disp_sfu_i,
+            },
+            Pulse {
+                valid: i.dpu_res_valid_i,
+                tag: i.dpu_res_tag_i,
+                mask: m(cx, &i.dpu_res_mask_i),
+                pred: m(cx, &i.dpu_res_pred_i),
+                lo: lo64(&i.dpu_res_data_i),
+                hi: hi64(&i.dpu_res_data_i),
+                disp: i.disp_dpu_i,
+            },
+            Pulse {
+                valid: i.lsu_res_valid_i,
+                tag: i.lsu_res_tag_i,
+                mask: m(cx, &i.lsu_res_mask_i),
+                pred: z32,
+                lo: lo64(&i.lsu_res_data_i),
+                hi: hi64(&i.lsu_res_data_i),
+                disp: i.disp_lsu_i,
+            },
+            Pulse {
+                valid: i.fe_res_valid_i,
+                tag: i.fe_res_tag_i,
+                mask: m(cx, &i.fe_res_mask_i),
+                pred: z32,
+                lo: i.fe_res_data_i,
+                hi: zl,
+                disp: i.disp_fe_i,
+            },
+        ];
+        let one4 = cx.lit::<4>(1);
+        // Queues: pop the head when it won, push a pulse that did not go
+        // straight through; credits.
+        let mut waited = cx.lit::<1>(0);
+        let mut overflow = cx.lit::<1>(0);
+        let mut ovf_src = cx.lit::<3>(0);
+        for (s, q) in self.q.iter().enumerate() {
+            let p = &pulses[s];
+            let d = q.ent.len();
+            let count = cx.q(q.count);
+            let head = cx.q(q.head);
+            let tail = cx.q(q.tail);
+            let credit = cx.q(q.cnt);
+            let won = h.taken[s];
+            let pop = won;
+            let push = p.valid;
+            let full = count.eq(cx.lit::<4>(d as u64));
+            let ovf = push & full & !pop;
+            overflow = overflow | ovf;
+            ovf_src = ovf.mux(cx.lit::<3>(s as u64), ovf_src);
+            waited = waited | (h.valid[s] & !won);
+            let push_ok = push & !ovf;
+            let wrap = |cx: &mut C, v: S<C, 3>| {
+                let last = v.eq(cx.lit::<3>(d as u64 - 1));
+                last.mux(cx.lit::<3>(0), v + cx.lit::<3>(1))
+            };
+            let nh = wrap(cx, head);
+            let nt = wrap(cx, tail);
+            cx.d(q.head, pop.mux(nh, head));
+            cx.d(q.tail, push_ok.mux(nt, tail));
+            let inc = push_ok.mux(count + one4, count);
+            cx.d(q.count, pop.mux(inc - one4, inc));
+            for (e, ent) in q.ent.iter().enumerate() {
+                let here = push_ok & tail.eq(cx.lit::<3>(e as u64));
+                let t = cx.q(ent.tag);
+                cx.d(ent.tag, here.mux(p.tag, t));
+                let mk = cx.q(ent.mask);
+                cx.d(ent.mask, here.mux(p.mask, mk));
+                let pr = cx.q(ent.pred);
+                cx.d(ent.pred, here.mux(p.pred, pr));
+                for l in 0..32 {
+                    let v = cx.q(ent.lo[l]);
+                    cx.d(ent.lo[l], here.mux(p.lo[l], v));
+                    if q.wide {
+                        let v = cx.q(ent.hi[l]);
+                        cx.d(ent.hi[l], here.mux(p.hi[l], v));
+                    }
+                }
+            }
+            let up = p.disp.mux(credit + one4, credit);
+            let c2 = won.mux(up - one4, up);
+            cx.d(q.cnt, c2);
+        }
+        let cw = h.out.cnt_wait_o;
+        let one32 = cx.lit::<32>(1);
+        cx.d(self.cnt_wait, waited.mux(cw + one32, cw));
+        cx.d(self.err, overflow);
+        cx.d(self.err_src, overflow.mux(ovf_src, h.out.err_src_o));
+        h.out
     }
 }
 

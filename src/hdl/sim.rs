@@ -71,6 +71,10 @@ struct Memo {
     moore_valid: bool,
     moore_seen: u64,
     moore_outs: Vec<u64>,
+    /// The parent ends this instance with `instance_end_sink` (only then
+    /// are `moore_outs` kept: otherwise the evaluation between the two
+    /// probes of a core cycle records the memo, which serves the second).
+    sink: bool,
 }
 
 /// A plain instance whose memo misses this many times in a row ...
@@ -255,18 +259,20 @@ impl SimCx<'_> {
                 self.check_moore(blk, &o);
             }
             let m = &mut self.memo[idx];
-            if !m.layout_checked {
-                assert!(
-                    raw_layout_ok::<K::Out<Concrete>>(),
-                    "outputs of module {} are not all `Bits`",
-                    self.cur.module
-                );
-            }
             m.fast_probe = true;
-            m.moore_valid = true;
-            m.moore_seen = self.st.epoch;
-            m.moore_outs.clear();
-            m.moore_outs.extend_from_slice(raw(&o));
+            if m.sink {
+                if !m.layout_checked {
+                    assert!(
+                        raw_layout_ok::<K::Out<Concrete>>(),
+                        "outputs of module {} are not all `Bits`",
+                        self.cur.module
+                    );
+                }
+                m.moore_valid = true;
+                m.moore_seen = self.st.epoch;
+                m.moore_outs.clear();
+                m.moore_outs.extend_from_slice(raw(&o));
+            }
             return o;
         }
         self.memo[idx].fast_probe = false;
@@ -477,7 +483,9 @@ impl Ctx for SimCx<'_> {
         // used. The probe's evaluation stays recorded in the memo, with the
         // `_d` words it set, so the memo's invariant holds (after a fast
         // probe nothing was evaluated: the memo is as it was).
-        if !self.core_edge && !self.hot_sub[self.cur.idx + self.rel[self.cur.module][h.0]] {
+        let child = self.cur.idx + self.rel[self.cur.module][h.0];
+        self.memo[child].sink = true;
+        if !self.core_edge && !self.hot_sub[child] {
             return;
         }
         let _ = self.instance_end(h, blk, i);

@@ -76,6 +76,7 @@
 //! * Sizes: `MW` = `max_warps`, `NC` = `max_ctas` slots, `NS` =
 //!   `warp_schedulers`; limits are constants from `SmConfig`.
 
+use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::sm::SmConfig;
 use crate::units::simt::{pack32, unpack32};
@@ -544,11 +545,11 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         let nxq = cx.q(self.nx);
         let nyq = cx.q(self.ny);
         let fin = cx.q(self.fin);
-        let wv: Vec<S<C, 1>> = self.w.iter().map(|w| cx.q(w.wv)).collect();
-        let wslot: Vec<S<C, 4>> = self.w.iter().map(|w| cx.q(w.slot)).collect();
-        let act: Vec<S<C, 1>> = self.c.iter().map(|c| cx.q(c.act)).collect();
+        let wv: SmallBuf<S<C, 1>, 64> = self.w.iter().map(|w| cx.q(w.wv)).collect();
+        let wslot: SmallBuf<S<C, 4>, 64> = self.w.iter().map(|w| cx.q(w.slot)).collect();
+        let act: SmallBuf<S<C, 1>, 16> = self.c.iter().map(|c| cx.q(c.act)).collect();
         // A slot is busy while a warp of it is valid or its scoreboard is not idle.
-        let mut rel = vec![z1; NC];
+        let mut rel: SmallBuf<S<C, 1>, 16> = SmallBuf::filled(z1, NC);
         let mut free_idx = cx.lit::<4>(0);
         let mut any_free = z1;
         for c in (0..NC).rev() {
@@ -668,12 +669,12 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         cx.d(self.cyc, cyc + one32);
 
         // ---- S2R
-        let idx: Vec<S<C, 6>> = self.w.iter().map(|w| cx.q(w.idx)).collect();
-        let wtx: Vec<S<C, 11>> = self.w.iter().map(|w| cx.q(w.tx)).collect();
-        let wty: Vec<S<C, 11>> = self.w.iter().map(|w| cx.q(w.ty)).collect();
-        let wtz: Vec<S<C, 8>> = self.w.iter().map(|w| cx.q(w.tz)).collect();
-        let ctax: Vec<S<C, 16>> = self.c.iter().map(|c| cx.q(c.cx)).collect();
-        let ctay: Vec<S<C, 16>> = self.c.iter().map(|c| cx.q(c.cy)).collect();
+        let idx: SmallBuf<S<C, 6>, 64> = self.w.iter().map(|w| cx.q(w.idx)).collect();
+        let wtx: SmallBuf<S<C, 11>, 64> = self.w.iter().map(|w| cx.q(w.tx)).collect();
+        let wty: SmallBuf<S<C, 11>, 64> = self.w.iter().map(|w| cx.q(w.ty)).collect();
+        let wtz: SmallBuf<S<C, 8>, 64> = self.w.iter().map(|w| cx.q(w.tz)).collect();
+        let ctax: SmallBuf<S<C, 16>, 16> = self.c.iter().map(|c| cx.q(c.cx)).collect();
+        let ctay: SmallBuf<S<C, 16>, 16> = self.c.iter().map(|c| cx.q(c.cy)).collect();
         let ports = [
             (i.s2r_valid_i, i.s2r_warp_i, i.s2r_idx_i, i.s2r_mask_i, i.s2r_tag_i),
             (i.s2r1_valid_i, i.s2r1_warp_i, i.s2r1_idx_i, i.s2r1_mask_i, i.s2r1_tag_i),
@@ -687,7 +688,7 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
             let q = cx.q(rr.mask);
             cx.d(rr.mask, v.mux(mk, q));
             let slot = {
-                let ws: Vec<S<C, 4>> = wslot.clone();
+                let ws: SmallBuf<S<C, 4>, 64> = wslot;
                 pick(cx, w, &ws)
             };
             let mut cxv = cx.lit::<16>(0);

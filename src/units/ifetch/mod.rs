@@ -78,6 +78,7 @@
 //!   RAMs of the victim way are written at a fill). The module name carries
 //!   `_p2` for two ports.
 
+use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
 /// Error code of a pc outside the program (docs/sm.md 7).
@@ -296,9 +297,9 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
         let z1 = cx.lit::<1>(0);
         let one16 = cx.lit::<16>(1);
         let one32 = cx.lit::<32>(1);
-        let fpc: Vec<S<C, 16>> = self.fpc.iter().map(|r| cx.q(*r)).collect();
-        let wm: Vec<S<C, 1>> = self.wm.iter().map(|r| cx.q(*r)).collect();
-        let rep: Vec<S<C, 1>> = self.rep.iter().map(|r| cx.q(*r)).collect();
+        let fpc: SmallBuf<S<C, 16>, 64> = self.fpc.iter().map(|r| cx.q(*r)).collect();
+        let wm: SmallBuf<S<C, 1>, 64> = self.wm.iter().map(|r| cx.q(*r)).collect();
+        let rep: SmallBuf<S<C, 1>, 64> = self.rep.iter().map(|r| cx.q(*r)).collect();
         let ms = cx.q(self.ms);
         let mline = cx.q(self.mline);
         let mway = cx.q(self.mway);
@@ -311,8 +312,8 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
         let sbl = cx.lit::<4>(SB as u64);
 
         // ---- per-warp kill (start or redirect now)
-        let mut kill = vec![z1; MW];
-        let mut st = vec![z1; MW];
+        let mut kill: SmallBuf<S<C, 1>, 64> = SmallBuf::filled(z1, MW);
+        let mut st: SmallBuf<S<C, 1>, 64> = SmallBuf::filled(z1, MW);
         for (w, k) in kill.iter_mut().enumerate() {
             let wl = cx.lit::<6>(w as u64);
             st[w] = i.st_valid_i & i.st_warp_i.eq(wl);

@@ -77,7 +77,11 @@
 //!   select + 1 mask) bits).
 //!   The parameter RAM holds 256 words (`param_addr_i` is 8 bits).
 
+use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
+
+/// A per-slot list in `eval` (at most 8 slots), without heap.
+type Slots<T> = SmallBuf<T, 8>;
 
 /// Lanes per warp.
 pub const LANES: usize = 32;
@@ -509,12 +513,12 @@ impl<const MW: usize> Block for Lsu<MW> {
 
         // ---- load slots (registers)
         let ns = self.slots.len();
-        let busy: Vec<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.busy)).collect();
-        let s_atom: Vec<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.atom)).collect();
+        let busy: Slots<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.busy)).collect();
+        let s_atom: Slots<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.atom)).collect();
         let any_busy = or_all(cx, &busy);
-        let free: Vec<S<C, 1>> = busy.iter().map(|b| !*b).collect();
+        let free: Slots<S<C, 1>> = busy.iter().map(|b| !*b).collect();
         let any_free = or_all(cx, &free);
-        let atom_busy: Vec<S<C, 1>> = (0..ns).map(|j| busy[j] & s_atom[j]).collect();
+        let atom_busy: Slots<S<C, 1>> = (0..ns).map(|j| busy[j] & s_atom[j]).collect();
         let atom_busy = or_all(cx, &atom_busy);
         // Lowest free slot (the one a new load takes).
         let mut nslot = cx.lit::<3>(0);
@@ -657,10 +661,10 @@ impl<const MW: usize> Block for Lsu<MW> {
         let same: [S<C, 1>; LANES] = std::array::from_fn(|k| elig[k] & addr[k].slice::<7, 25>().eq(seg));
         let memb: [S<C, 1>; LANES] = std::array::from_fn(|k| is_atom.mux(lead[k], same[k]));
         let (g_size, g_base) = if self.shrink {
-            let lo6: Vec<_> = (0..LANES).map(|k| same[k] & !addr[k].slice::<6, 1>()).collect();
-            let hi6: Vec<_> = (0..LANES).map(|k| same[k] & addr[k].slice::<6, 1>()).collect();
-            let lo5: Vec<_> = (0..LANES).map(|k| same[k] & !addr[k].slice::<5, 1>()).collect();
-            let hi5: Vec<_> = (0..LANES).map(|k| same[k] & addr[k].slice::<5, 1>()).collect();
+            let lo6: SmallBuf<_, LANES> = (0..LANES).map(|k| same[k] & !addr[k].slice::<6, 1>()).collect();
+            let hi6: SmallBuf<_, LANES> = (0..LANES).map(|k| same[k] & addr[k].slice::<6, 1>()).collect();
+            let lo5: SmallBuf<_, LANES> = (0..LANES).map(|k| same[k] & !addr[k].slice::<5, 1>()).collect();
+            let hi5: SmallBuf<_, LANES> = (0..LANES).map(|k| same[k] & addr[k].slice::<5, 1>()).collect();
             let both6 = or_all(cx, &lo6) & or_all(cx, &hi6);
             let both5 = or_all(cx, &lo5) & or_all(cx, &hi5);
             let b128: S<C, 32> = seg.concat::<7, 32>(cx.lit::<7>(0));
@@ -767,7 +771,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         // request index is id bits 4:0.
         let rs = i.gm_resp_id_i.slice::<5, 3>();
         let ri: S<C, 6> = i.gm_resp_id_i.slice::<0, 5>().zext::<6>();
-        let slot_hit: Vec<S<C, 1>> = (0..ns)
+        let slot_hit: Slots<S<C, 1>> = (0..ns)
             .map(|j| {
                 let jl = cx.lit::<3>(j as u64);
                 i.gm_resp_valid_i & rs.eq(jl)
@@ -775,13 +779,13 @@ impl<const MW: usize> Block for Lsu<MW> {
             .collect();
         // The addressed slot's word selects and flags (one response per
         // cycle: demultiplex once, write into the addressed slot).
-        let s_wide: Vec<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.wide)).collect();
+        let s_wide: Slots<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.wide)).collect();
         let r_wide = onehot_pick(cx, &slot_hit, &s_wide);
         let r_atom = onehot_pick(cx, &slot_hit, &s_atom);
         let mut r_lo = [zero32; LANES];
         let mut r_hi = [zero32; LANES];
         for k in 0..LANES {
-            let ws: Vec<S<C, 5>> = self.slots.iter().map(|s| cx.q(s.wsel[k])).collect();
+            let ws: Slots<S<C, 5>> = self.slots.iter().map(|s| cx.q(s.wsel[k])).collect();
             let w = onehot_pick(cx, &slot_hit, &ws);
             let wl = r_wide.mux(w.slice::<1, 4>().concat::<1, 5>(zero1), w);
             let wh = w.slice::<1, 4>().concat::<1, 5>(one1);
@@ -791,7 +795,7 @@ impl<const MW: usize> Block for Lsu<MW> {
 
         // ---- slot result pulses: the front's pulse (RESP) wins, else the
         // lowest slot whose responses are all in.
-        let done: Vec<S<C, 1>> = self
+        let done: Slots<S<C, 1>> = self
             .slots
             .iter()
             .map(|s| {
@@ -800,7 +804,7 @@ impl<const MW: usize> Block for Lsu<MW> {
             })
             .collect();
         let mut seen = resp;
-        let pulse: Vec<S<C, 1>> = done
+        let pulse: Slots<S<C, 1>> = done
             .iter()
             .map(|&d| {
                 let p = d & !seen;

@@ -60,7 +60,11 @@
 //!   (`iss_set_o` low): nothing of it is in flight.
 
 use crate::golden::isa::{Op, Unit};
+use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
+
+/// A per-warp list in `eval` (at most 64 warps), without heap.
+type Lw<T> = SmallBuf<T, 64>;
 
 crate::ports! {
     /// Per local warp state and head, unit readiness, peer issue.
@@ -186,18 +190,18 @@ impl<const LW: usize> Sched<LW> {
 
 /// One-hot of the first set bit of `v` at or after the rotation: the first
 /// of `v[k] & hi[k]`, else the first of `v`.
-fn rr_pick<C: Ctx>(cx: &mut C, v: &[S<C, 1>], hi: &[S<C, 1>]) -> (Vec<S<C, 1>>, S<C, 1>) {
+fn rr_pick<C: Ctx>(cx: &mut C, v: &[S<C, 1>], hi: &[S<C, 1>]) -> (Lw<S<C, 1>>, S<C, 1>) {
     let z = cx.lit::<1>(0);
     let first = |v: &[S<C, 1>]| {
         let mut seen = z;
-        let mut out = Vec::with_capacity(v.len());
+        let mut out: Lw<S<C, 1>> = SmallBuf::new();
         for &b in v {
             out.push(b & !seen);
             seen = seen | b;
         }
         (out, seen)
     };
-    let vh: Vec<S<C, 1>> = v.iter().zip(hi).map(|(&a, &b)| a & b).collect();
+    let vh: Lw<S<C, 1>> = v.iter().zip(hi).map(|(&a, &b)| a & b).collect();
     let (fh, any_h) = first(&vh);
     let (fa, any) = first(v);
     let sel = fh.iter().zip(&fa).map(|(&h, &a)| any_h.mux(h, a)).collect();
@@ -252,11 +256,11 @@ impl<const LW: usize> Block for Sched<LW> {
         let alt_after_sp = if p.alt { last_sp } else { cx.lit::<1>(0) };
         let peer_dpu = i.peer_valid_i & i.peer_unit_i.eq(u_dpu);
         let peer_sp = i.peer_valid_i & i.peer_unit_i.eq(u_sp);
-        let mut elig = Vec::with_capacity(LW);
-        let mut eff = Vec::with_capacity(LW);
-        let mut pref = Vec::with_capacity(LW);
-        let mut hi = Vec::with_capacity(LW);
-        let mut bad = Vec::with_capacity(LW);
+        let mut elig: Lw<S<C, 1>> = SmallBuf::new();
+        let mut eff: Lw<S<C, 3>> = SmallBuf::new();
+        let mut pref: Lw<S<C, 1>> = SmallBuf::new();
+        let mut hi: Lw<S<C, 1>> = SmallBuf::new();
+        let mut bad: Lw<S<C, 1>> = SmallBuf::new();
         for w in 0..LW {
             let unit = i.h_unit_i[w];
             // FMUL (sfu_fmul): the SFU's multipliers right after an SP
@@ -289,14 +293,14 @@ impl<const LW: usize> Block for Sched<LW> {
         let (sel, any) = if p.alt {
             let (sp, anyp) = rr_pick(cx, &pref, &hi);
             let (se, anye) = rr_pick(cx, &elig, &hi);
-            let sel: Vec<S<C, 1>> = sp.iter().zip(&se).map(|(&a, &b)| anyp.mux(a, b)).collect();
+            let sel: Lw<S<C, 1>> = sp.iter().zip(&se).map(|(&a, &b)| anyp.mux(a, b)).collect();
             (sel, anye)
         } else {
             rr_pick(cx, &elig, &hi)
         };
         let any = cx.name("issue", any);
-        let lidx: Vec<S<C, 6>> = (0..LW).map(|w| cx.lit::<6>(w as u64)).collect();
-        let gidx: Vec<S<C, 6>> = (0..LW)
+        let lidx: Lw<S<C, 6>> = (0..LW).map(|w| cx.lit::<6>(w as u64)).collect();
+        let gidx: Lw<S<C, 6>> = (0..LW)
             .map(|w| cx.lit::<6>((w as u32 * p.ns + p.sidx) as u64))
             .collect();
         let l = pick(cx, &sel, &lidx);
@@ -348,7 +352,7 @@ impl<const LW: usize> Block for Sched<LW> {
         cx.d(self.rr, any.mux(l, rr));
         cx.d(self.last_sp, any.mux(unit.eq(u_sp), last_sp));
         // First warp whose head failed to decode.
-        let (bsel, bany) = rr_pick(cx, &bad, &vec![z1; LW]);
+        let (bsel, bany) = rr_pick(cx, &bad, &Lw::filled(z1, LW));
         let bw = pick(cx, &bsel, &gidx);
         let bpc = pick(cx, &bsel, &i.h_pc_i);
         let bits = |cx: &mut C, v: S<C, 32>| -> [S<C, 1>; 32] {

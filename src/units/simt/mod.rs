@@ -59,6 +59,7 @@
 //!   `simt_stack_depth` (<= 64) entries per warp in a RAM addressed
 //!   {warp[6], index[6]}, 49-bit words {kind, mask[32], pc[16]}.
 
+use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
 /// Control op codes on `ctl_op_i`.
@@ -278,11 +279,11 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
     }
 
     fn eval<C: Ctx>(&self, cx: &mut C, i: &SimtIn<C::B, NS>) -> SimtOut<C::B, MW> {
-        let pc: Vec<S<C, 16>> = self.w.iter().map(|w| cx.q(w.pc)).collect();
-        let act: Vec<S<C, 32>> = self.w.iter().map(|w| cx.q(w.act)).collect();
-        let live: Vec<S<C, 32>> = self.w.iter().map(|w| cx.q(w.live)).collect();
-        let depth: Vec<S<C, 7>> = self.w.iter().map(|w| cx.q(w.depth)).collect();
-        let run: Vec<S<C, 1>> = self.w.iter().map(|w| cx.q(w.run)).collect();
+        let pc: SmallBuf<S<C, 16>, 64> = self.w.iter().map(|w| cx.q(w.pc)).collect();
+        let act: SmallBuf<S<C, 32>, 64> = self.w.iter().map(|w| cx.q(w.act)).collect();
+        let live: SmallBuf<S<C, 32>, 64> = self.w.iter().map(|w| cx.q(w.live)).collect();
+        let depth: SmallBuf<S<C, 7>, 64> = self.w.iter().map(|w| cx.q(w.depth)).collect();
+        let run: SmallBuf<S<C, 1>, 64> = self.w.iter().map(|w| cx.q(w.run)).collect();
         let pe_busy = cx.q(self.pe_busy);
         let pe_warp = cx.q(self.pe_warp);
         let one16 = cx.lit::<16>(1);

@@ -291,7 +291,6 @@ impl<const NS: usize> Wb<NS> {
 }
 
 /// A result as the arbiter sees it (queue head or incoming pulse).
-#[derive(Clone, Copy)]
 struct Res<C: Ctx> {
     valid: S<C, 1>,
     tag: S<C, 32>,
@@ -300,6 +299,13 @@ struct Res<C: Ctx> {
     lo: [S<C, 32>; 32],
     hi: [S<C, 32>; 32],
 }
+
+impl<C: Ctx> Clone for Res<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C: Ctx> Copy for Res<C> {}
 
 fn unpack<C: Ctx>(cx: &mut C, v: S<C, 32>) -> [S<C, 1>; 32] {
     std::array::from_fn(|l| bit_of(cx, v, l))
@@ -334,7 +340,7 @@ impl<const NS: usize> Wb<NS> {
         let zl = [z32; 32];
         // Candidates: the queue heads (registers only, so every output is
         // Moore and the SM top can wire wb in its ring).
-        let mut cand: Vec<Res<C>> = Vec::with_capacity(SOURCES.len());
+        let mut cand: SmallBuf<Res<C>, { SOURCES.len() }> = SmallBuf::new();
         for q in self.q.iter() {
             let count = cx.q(q.count);
             let head = cx.q(q.head);
@@ -439,16 +445,19 @@ impl<const NS: usize> Wb<NS> {
             chan_sel.push(sel);
         }
         // Outputs per channel.
-        let mut rf: Vec<(
-            S<C, 1>,
-            S<C, 6>,
-            S<C, 8>,
-            S<C, 1>,
-            [S<C, 1>; 32],
-            [S<C, 32>; 32],
-            [S<C, 32>; 32],
-        )> = Vec::with_capacity(2);
-        let mut ret: Vec<(S<C, 1>, S<C, 32>, [S<C, 1>; 32])> = Vec::with_capacity(2);
+        let mut rf: SmallBuf<
+            (
+                S<C, 1>,
+                S<C, 6>,
+                S<C, 8>,
+                S<C, 1>,
+                [S<C, 1>; 32],
+                [S<C, 32>; 32],
+                [S<C, 32>; 32],
+            ),
+            2,
+        > = SmallBuf::new();
+        let mut ret: SmallBuf<(S<C, 1>, S<C, 32>, [S<C, 1>; 32]), 2> = SmallBuf::new();
         let mut rel_valid = [cx.lit::<1>(0); NS];
         let mut rel_tag = [z32; NS];
         let (mut prv, mut prw, mut pri, mut prm, mut prval) =

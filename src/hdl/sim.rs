@@ -458,7 +458,9 @@ impl Ctx for SimCx<'_> {
         (self.cur, self.ord) = saved;
         let i = f(self, &probe);
         let saved = self.enter(ord);
-        let o = self.eval_current(blk, &i, true);
+        // After a fast probe (`Block::moore`) the state is compared too.
+        let checked = !self.memo[self.cur.idx].fast_probe;
+        let o = self.eval_current(blk, &i, checked);
         (self.cur, self.ord) = saved;
         o
     }

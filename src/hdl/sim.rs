@@ -141,11 +141,9 @@ pub struct SimCx<'a> {
     /// The core domain commits after this evaluation (else every core
     /// `_d` and core memory port it sets is overwritten before one does).
     core_edge: bool,
-    /// Per module: per output port, it is Moore (debug builds check
-    /// [`Block::moore`] on these).
-    moore_ports: &'a [Vec<bool>],
-    /// Per module: its output port names (for the check's message).
-    out_names: &'a [Vec<String>],
+    /// The elaborated design (debug builds check [`Block::moore`] on the
+    /// outputs it found Moore).
+    design: &'a Design,
 }
 
 impl SimCx<'_> {
@@ -323,7 +321,8 @@ impl SimCx<'_> {
             out: vec![],
         };
         o.visit(&mut sp);
-        let moore = &self.moore_ports[self.cur.module];
+        let module = &self.design.modules[self.cur.module];
+        let moore = &module.moore_out;
         let (a, b) = (raw(o), raw(&full));
         assert!(
             raw_layout_ok::<K::Out<Concrete>>() && moore.len() == sp.out.len(),
@@ -336,14 +335,10 @@ impl SimCx<'_> {
                 "Block::moore of {} gives {:x?} on Moore output {}, eval {:x?}",
                 blk.module_name(),
                 &a[off..off + n],
-                self.port_name(k),
+                module.outputs[k].name,
                 &b[off..off + n]
             );
         }
-    }
-
-    fn port_name(&self, k: usize) -> &str {
-        &self.out_names[self.cur.module][k]
     }
 
     #[inline(always)]
@@ -734,9 +729,6 @@ pub struct Sim<K: Block> {
     spans: Vec<Span>,
     memo: Vec<Memo>,
     hot_sub: Vec<bool>,
-    /// See [`SimCx::moore_ports`].
-    moore_ports: Vec<Vec<bool>>,
-    out_names: Vec<Vec<String>>,
 }
 
 impl<K: Block> Sim<K> {
@@ -752,12 +744,6 @@ impl<K: Block> Sim<K> {
             .iter()
             .zip(&spans)
             .map(|(b, sp)| sp.q_end[hot] > b.q[hot] || st.mems[b.mem..sp.mem_end].iter().any(|m| m.dom == Domain::Hot))
-            .collect();
-        let moore_ports = design.modules.iter().map(|m| m.moore_out.clone()).collect();
-        let out_names = design
-            .modules
-            .iter()
-            .map(|m| m.outputs.iter().map(|p| p.name.clone()).collect())
             .collect();
         let mut s = Sim {
             blk,
@@ -775,8 +761,6 @@ impl<K: Block> Sim<K> {
             spans,
             memo: vec![],
             hot_sub,
-            moore_ports,
-            out_names,
         };
         s.memo = vec![Memo::default(); s.layout.len()];
         s.reset();
@@ -851,8 +835,7 @@ impl<K: Block> Sim<K> {
             memo: &mut self.memo,
             hot_sub: &self.hot_sub,
             core_edge,
-            moore_ports: &self.moore_ports,
-            out_names: &self.out_names,
+            design: &self.design,
         };
         self.blk.eval(&mut cx, i)
     }

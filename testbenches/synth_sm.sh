@@ -10,7 +10,12 @@
 # usage: testbenches/synth_sm.sh PRESET OUT [JOBS] [TIMEOUT]
 #   PRESET: gt200 | fermi | tesla  (module sm_PRESET in rtl/)
 # Prints one line per block (LUT FF LUTRAM SRL BRAM36-equivalents DSP,
-# Yosys seconds) and the totals; `OUT/summary.txt` keeps them.
+# Yosys seconds) and the totals; `OUT/summary.txt` keeps them. LUT counts
+# LUT1..LUT6 only: Yosys 0.23 maps each flip-flop with the active-low
+# asynchronous reset (`rst_ni`) to an FDCE/FDPE with its own INV cell on
+# the clear/preset pin, which a Xilinx flip-flop absorbs (its pin
+# inversion), so the INV cells (about one per flip-flop) are listed in a
+# column of their own and kept out of the LUT total.
 set -u
 P=$1; OUT=$(realpath -m "$2"); JOBS=${3:-1}; TMO=${4:-4h}
 RTL=$(realpath "$(dirname "$0")/../rtl")
@@ -55,7 +60,7 @@ export -f run_one
 # Smallest first (bytes of Verilog of the block and the modules below
 # it): a run stopped early has as many blocks done as it could.
 size() { local t=0 v; for v in $(deps "$1" | sort -u); do t=$((t + $(wc -c <"$RTL/$v.v"))); done; echo "$t"; }
-{ for b in "${BLOCKS[@]}"; do echo "$(size "$b") $b 0"; done; echo "$(wc -c <"$RTL/$TOP.v") $TOP 1"; } |
+[ "$JOBS" -gt 0 ] && { for b in "${BLOCKS[@]}"; do echo "$(size "$b") $b 0"; done; echo "$(wc -c <"$RTL/$TOP.v") $TOP 1"; } |
   sort -n | cut -d' ' -f2- |
   xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1"'
 python3 - "$OUT" "$TOP" "$RTL" "${BLOCKS[@]}" <<'PY' | tee "$OUT/summary.txt"
@@ -76,17 +81,17 @@ def counts(m):
         r = re.match(r"seconds (\d+)", line)
         if r: secs = int(r.group(1))
     g = lambda pre: sum(v for k, v in c.items() if any(k.startswith(p) for p in pre))
-    lut = g(["LUT", "INV"]); ff = g(["FD"]); lutram = g(["RAM16", "RAM32", "RAM64", "RAM128", "RAM256"])
+    lut = g(["LUT"]); inv = c.get("INV", 0); ff = g(["FD"]); lutram = g(["RAM16", "RAM32", "RAM64", "RAM128", "RAM256"])
     srl = g(["SRL"]); bram = c.get("RAMB36E1", 0) + 0.5 * c.get("RAMB18E1", 0); dsp = g(["DSP48"])
-    return [lut, ff, lutram, srl, bram, dsp, secs]
-tot = [0] * 6; missing = []
-print(f"{'block (x instances)':40} {'LUT':>8} {'FF':>8} {'LUTRAM':>7} {'SRL':>6} {'BRAM36':>7} {'DSP':>5} {'s':>7}")
+    return [lut, ff, lutram, srl, bram, dsp, inv, secs]
+tot = [0] * 7; missing = []
+print(f"{'block (x instances)':40} {'LUT':>8} {'FF':>8} {'LUTRAM':>7} {'SRL':>6} {'BRAM36':>7} {'DSP':>5} {'INV':>7} {'s':>7}")
 for m in blocks + [top]:
     c = counts(m)
     if c is None:
         missing.append(m); print(f"{m:40} (not synthesized)"); continue
     k = inst.get(m, 1)
-    for i in range(6): tot[i] += k * c[i]
-    print(f"{m + (' (top glue)' if m == top else '') + (f' x{k}' if k > 1 else ''):40} {c[0]:>8} {c[1]:>8} {c[2]:>7} {c[3]:>6} {c[4]:>7} {c[5]:>5} {c[6] if c[6] is not None else '?':>7}")
-print(f"{'total' + (' (INCOMPLETE: ' + ' '.join(missing) + ')' if missing else ''):40} {tot[0]:>8} {tot[1]:>8} {tot[2]:>7} {tot[3]:>6} {tot[4]:>7} {tot[5]:>5}")
+    for i in range(7): tot[i] += k * c[i]
+    print(f"{m + (' (top glue)' if m == top else '') + (f' x{k}' if k > 1 else ''):40} {c[0]:>8} {c[1]:>8} {c[2]:>7} {c[3]:>6} {c[4]:>7} {c[5]:>5} {c[6]:>7} {c[7] if c[7] is not None else '?':>7}")
+print(f"{'total' + (' (INCOMPLETE: ' + ' '.join(missing) + ')' if missing else ''):40} {tot[0]:>8} {tot[1]:>8} {tot[2]:>7} {tot[3]:>6} {tot[4]:>7} {tot[5]:>5} {tot[6]:>7}")
 PY

@@ -9,7 +9,7 @@
 #
 # usage: testbenches/synth_sm.sh PRESET OUT [JOBS] [TIMEOUT]
 #   PRESET: gt200 | fermi | tesla  (module sm_PRESET in rtl/)
-# Prints one line per block (LUT FF LUTRAM SRL BRAM36-equivalents DSP,
+# Prints one line per block (LUT FF LUTRAM SRL BRAM36-equivalents DSP INV,
 # Yosys seconds) and the totals; `OUT/summary.txt` keeps them. LUT counts
 # LUT1..LUT6 only: Yosys 0.23 maps each flip-flop with the active-low
 # asynchronous reset (`rst_ni`) to an FDCE/FDPE with its own INV cell on

@@ -6,7 +6,7 @@ use crate::cosim::{self, icarus, verilator::PortsOf, verilator::Verilated, Optio
 use crate::hdl::fifo::Fifo;
 use crate::hdl::sim::flatten;
 use crate::hdl::{verilog, Block, Concrete, Sim};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
 use crate::units::barrier::Barrier;
 use crate::units::mad_rf::MadRf;
@@ -99,14 +99,14 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             // The depth is a type parameter (address width A = log2(depth)),
             // so each supported depth is one monomorphized block.
             match depth {
-                2 => f.call(Fifo::<32, 1>::new()),
-                4 => f.call(Fifo::<32, 2>::new()),
-                8 => f.call(Fifo::<32, 3>::new()),
-                16 => f.call(Fifo::<32, 4>::new()),
-                32 => f.call(Fifo::<32, 5>::new()),
-                64 => f.call(Fifo::<32, 6>::new()),
-                128 => f.call(Fifo::<32, 7>::new()),
-                256 => f.call(Fifo::<32, 8>::new()),
+                2 => f.call(Fifo::<32, 1, 2>::new()),
+                4 => f.call(Fifo::<32, 2, 3>::new()),
+                8 => f.call(Fifo::<32, 3, 4>::new()),
+                16 => f.call(Fifo::<32, 4, 5>::new()),
+                32 => f.call(Fifo::<32, 5, 6>::new()),
+                64 => f.call(Fifo::<32, 6, 7>::new()),
+                128 => f.call(Fifo::<32, 7, 8>::new()),
+                256 => f.call(Fifo::<32, 8, 9>::new()),
                 d => bail!(
                     "config `{}`: gpucc.fifo_depth = {d} is not supported by the fifo block (2..=256, a power of two)",
                     cfg.name

@@ -7,11 +7,14 @@
 //!   memories, clock scheduler, VCD writer, Verilog emitter).
 //! * [`cosim`]: Verilator and Icarus harnesses for lock-step co-simulation.
 //! * [`units`]: the SM blocks.
-//! * [`sm`]: `SmConfig` and the presets.
+//! * [`config`]: `SmConfig`, the presets and their validation.
+//! * [`sm`]: the SM top, the runner, calibration and benchmarks.
 //! * [`fuzz`]: the fuzz driver behind `smrtl fuzz` (docs/fuzz.md).
 //! * [`testbenches`]: reusable stimulus, reference models and monitors
 //!   (source in the top-level `testbenches/` folder).
 
+pub mod codes;
+pub mod config;
 pub mod cosim;
 pub mod flows;
 pub mod fuzz;

@@ -337,7 +337,11 @@ fn main() {
 fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Config { config } => {
-            print!("{}", toml::to_string(&SmConfig::load(&config)?)?);
+            let cfg = SmConfig::load(&config)?;
+            if let Some((base, taken)) = SmConfig::base_of(&config)? {
+                println!("# base = \"{base}\": taken from it: {}", taken.join(", "));
+            }
+            print!("{}", toml::to_string(&cfg)?);
             Ok(0)
         }
         Cmd::Export { block, config, out } => {
@@ -862,14 +866,14 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
     }
 }
 
-/// The global memory model of `smrtl run --rtl`: the preset's defaults
-/// with `--gmem-latency`, `--gmem-bandwidth` and `--gmem-ooo-seed` applied
-/// (None when none is given, so the run uses the preset's model as is).
+/// The global memory model of `smrtl run --rtl`: the config's `gmem_*`
+/// fields with `--gmem-latency`, `--gmem-bandwidth` and `--gmem-ooo-seed`
+/// applied (None when none is given, so the run uses the config's model).
 fn gmem_options(a: &GoldenRun, cfg: &SmConfig) -> Result<Option<smrtl::testbenches::gmem::GmemConfig>> {
     if a.gmem_latency.is_none() && a.gmem_bandwidth.is_none() && a.gmem_ooo_seed.is_none() {
         return Ok(None);
     }
-    let mut g = smrtl::testbenches::gmem::GmemConfig::preset(&cfg.name);
+    let mut g = smrtl::testbenches::gmem::GmemConfig::of(cfg);
     if let Some(l) = a.gmem_latency {
         if l == 0 {
             anyhow::bail!("--gmem-latency 0: the memory needs at least one core cycle");

@@ -6,7 +6,7 @@
 //! shared memory rounded to its allocation unit.
 
 use crate::golden::isa::Sreg;
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 
 /// One launch as the host gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

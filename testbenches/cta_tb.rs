@@ -6,7 +6,7 @@
 use super::cta_ref::{CtaLaunch, CtaObs, CtaRef, CtaStim};
 use crate::hdl::sim::zero_ports;
 use crate::hdl::{Bits, Concrete, Sim};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::units::cta::{Cta, CtaIn, CtaLimits, CtaOut};
 use rand::{Rng, SeedableRng};
 

@@ -373,7 +373,7 @@ impl UnitStandIn {
 /// lanes, predicates P0 = all lanes. Each scheduler has its own
 /// [`UnitStandIn`]; scheduler 1 sees scheduler 0's issue as its peer.
 pub fn run_schedulers<const LW: usize>(
-    cfg: &crate::sm::SmConfig,
+    cfg: &crate::config::SmConfig,
     warps: usize,
     units: UnitStandIn,
     stream: &dyn Fn(usize, u64) -> crate::golden::isa::Instr,

@@ -21,7 +21,7 @@ use super::barrier_tb::BarCheck;
 use super::kernels;
 use super::simt_tb::{replay_golden, SimtCheck};
 use crate::golden::asm;
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use anyhow::{anyhow, bail, Result};
 use std::fmt::Write as _;
 use std::path::Path;

@@ -20,7 +20,7 @@ crate::ports! {
 #[derive(Debug, Clone)]
 pub struct FifoPair {
     decl: Decl,
-    fifo: Fifo<8, 2>,
+    fifo: Fifo<8, 2, 3>,
     count: Reg<16>,
     seen: Reg<1>,
 }

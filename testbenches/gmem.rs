@@ -24,6 +24,7 @@
 //!   a word outside it, is not performed and is recorded in `errors` (never
 //!   a panic).
 
+use crate::config::SmConfig;
 use crate::golden::isa::AtomOp;
 use std::collections::VecDeque;
 
@@ -41,26 +42,15 @@ pub struct GmemConfig {
 }
 
 impl GmemConfig {
-    /// Defaults per preset from measured hardware (docs/lsu.md, "Global
-    /// memory model"): GT200/Tesla about 440 hot cycles of load latency =
-    /// 220 core cycles, GTX 280 bandwidth 141.7 GB/s over 30 SMs at the
-    /// 602 MHz core clock = 7.85 bytes per core cycle; Fermi about 600 hot
-    /// cycles (400-800) = 300 core cycles, GTX 480 177.4 GB/s over 15 SMs
-    /// at 700 MHz = 16.9 bytes per core cycle.
-    pub fn preset(name: &str) -> GmemConfig {
-        match name {
-            "fermi" | "gpucc" => GmemConfig {
-                latency: 300,
-                milli_bytes_per_cycle: 16_895,
-                out_of_order: false,
-                seed: 1,
-            },
-            _ => GmemConfig {
-                latency: 220,
-                milli_bytes_per_cycle: 7_846,
-                out_of_order: false,
-                seed: 1,
-            },
+    /// The config's global-memory fields (`gmem_latency`,
+    /// `gmem_milli_bytes_per_cycle`, `gmem_ooo_seed`; the presets' values
+    /// and their sources are in docs/lsu.md, "Global memory model").
+    pub fn of(cfg: &SmConfig) -> GmemConfig {
+        GmemConfig {
+            latency: cfg.gmem_latency,
+            milli_bytes_per_cycle: cfg.gmem_milli_bytes_per_cycle as u64,
+            out_of_order: cfg.gmem_ooo_seed != 0,
+            seed: if cfg.gmem_ooo_seed != 0 { cfg.gmem_ooo_seed } else { 1 },
         }
     }
 }

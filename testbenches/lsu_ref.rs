@@ -36,7 +36,7 @@ pub struct LsuGeom {
 }
 
 impl LsuGeom {
-    pub fn from_config(c: &crate::sm::SmConfig) -> LsuGeom {
+    pub fn from_config(c: &crate::config::SmConfig) -> LsuGeom {
         let g = c.smem_request_threads as usize;
         LsuGeom {
             warps: c.max_warps as usize,

@@ -214,7 +214,7 @@ pub struct LsuBench<const MW: usize, const LB: usize, const A: usize> {
 }
 
 impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
-    pub fn new(cfg: &crate::sm::SmConfig, run: RunCfg) -> Result<Self, String> {
+    pub fn new(cfg: &crate::config::SmConfig, run: RunCfg) -> Result<Self, String> {
         let lsu = Sim::new(Lsu::<MW>::of(cfg).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
         let words = cfg.smem_bytes as usize / 4;
         let smem = Smem::<LB, A>::new(words, cfg.smem_request_threads as usize, cfg.smem_multicast)
@@ -616,7 +616,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
 }
 
 /// Run `n` random instructions on preset `cfg` and finish.
-pub fn random_run(cfg: &crate::sm::SmConfig, n: u64, run: RunCfg) -> Result<LsuStats, String> {
+pub fn random_run(cfg: &crate::config::SmConfig, n: u64, run: RunCfg) -> Result<LsuStats, String> {
     macro_rules! go {
         ($mw:literal, $lb:literal, $a:literal) => {{
             let mut b = LsuBench::<$mw, $lb, $a>::new(cfg, run)?;

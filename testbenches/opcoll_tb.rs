@@ -558,7 +558,7 @@ where
 /// `smrtl opcoll-stream`: the directed streams with a report; the dual
 /// issue stream is dumped to `vcd` (with a grouped `.gtkw`) when given.
 pub fn stream_report(
-    cfg: &crate::sm::SmConfig,
+    cfg: &crate::config::SmConfig,
     cycles: u64,
     vcd: Option<&std::path::Path>,
 ) -> Result<(String, bool), String> {

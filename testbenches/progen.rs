@@ -56,7 +56,7 @@ use rand::{Rng, SeedableRng};
 use crate::golden::asm::{assemble, disassemble};
 use crate::golden::isa::Program;
 use crate::golden::model::Launch;
-use crate::sm::config::{MulAdd, SmConfig};
+use crate::config::{MulAdd, SmConfig};
 use crate::testbenches::cta_ref::{occupancy, CtaLaunch};
 
 /// Generator options.

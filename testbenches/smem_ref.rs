@@ -98,7 +98,7 @@ pub struct SmemGeom {
 }
 
 impl SmemGeom {
-    pub fn from_config(c: &crate::sm::SmConfig) -> Self {
+    pub fn from_config(c: &crate::config::SmConfig) -> Self {
         SmemGeom {
             words: c.smem_bytes as usize / 4,
             banks: c.smem_banks as usize,

@@ -29,7 +29,7 @@ fn fifo_lockstep_verilator() {
         return;
     }
     for (seed, p) in [(1, 0.5), (2, 0.8), (3, 0.2)] {
-        let r = cosim::lockstep(&Fifo::<32, 4>::new(), None, &opts(100_000, seed, p, "fifo")).unwrap();
+        let r = cosim::lockstep(&Fifo::<32, 4, 5>::new(), None, &opts(100_000, seed, p, "fifo")).unwrap();
         assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
         assert_eq!(r.hot_cycles, 100_000);
     }
@@ -50,7 +50,7 @@ fn flipped_bit_is_caught_with_vcd_window() {
         return;
     }
     for (name, texts) in [
-        ("fifo", verilog::emit(&elaborate(&Fifo::<32, 4>::new()).unwrap())),
+        ("fifo", verilog::emit(&elaborate(&Fifo::<32, 4, 5>::new()).unwrap())),
         ("mad_rf", verilog::emit(&elaborate(&MadRf::new()).unwrap())),
     ] {
         let mut texts = texts;
@@ -59,7 +59,7 @@ fn flipped_bit_is_caught_with_vcd_window() {
         texts[last].1 = bad;
         let o = opts(10_000, 5, 0.6, &format!("flip_{name}"));
         let r = if name == "fifo" {
-            cosim::lockstep(&Fifo::<32, 4>::new(), Some(texts), &o).unwrap()
+            cosim::lockstep(&Fifo::<32, 4, 5>::new(), Some(texts), &o).unwrap()
         } else {
             cosim::lockstep(&MadRf::new(), Some(texts), &o).unwrap()
         };
@@ -82,7 +82,7 @@ fn icarus_agrees_on_short_runs() {
         return;
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let r = icarus::check(Fifo::<32, 4>::new(), None, 20_000, 3, 0.5, &dir.join("icarus_fifo")).unwrap();
+    let r = icarus::check(Fifo::<32, 4, 5>::new(), None, 20_000, 3, 0.5, &dir.join("icarus_fifo")).unwrap();
     assert_eq!((r.hot_cycles, r.mismatches), (20_000, 0), "{:?}", r.first);
     let r = icarus::check(MadRf::new(), None, 20_000, 4, 0.7, &dir.join("icarus_mad_rf")).unwrap();
     assert_eq!((r.hot_cycles, r.mismatches), (20_000, 0), "{:?}", r.first);
@@ -110,7 +110,7 @@ fn icarus_catches_a_flipped_bit() {
 fn one_million_core_cycles_lockstep() {
     tools();
     let o = opts(2_000_000, 2024, 0.6, "long");
-    let r = cosim::lockstep(&Fifo::<32, 4>::new(), None, &o).unwrap();
+    let r = cosim::lockstep(&Fifo::<32, 4, 5>::new(), None, &o).unwrap();
     assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
     let r = cosim::lockstep(&MadRf::new(), None, &o).unwrap();
     assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());

@@ -28,7 +28,7 @@ use rand::{Rng, SeedableRng};
 use smrtl::golden::asm::assemble;
 use smrtl::golden::isa::{Program, RZ};
 use smrtl::golden::model::{program_lacks, run_kernel, Golden, Retired, Write};
-use smrtl::sm::config::SmConfig;
+use smrtl::config::SmConfig;
 use smrtl::testbenches::kernels::{all_kernels, Case, Fp32};
 
 /// Order-independent digest of one record: everything `Retired::diff`

@@ -14,7 +14,7 @@ use proptest::prelude::*;
 
 use smrtl::golden::asm::{assemble, disassemble};
 use smrtl::golden::model::{program_lacks, run_kernel, Reason, Stats};
-use smrtl::sm::config::SmConfig;
+use smrtl::config::SmConfig;
 use smrtl::testbenches::kernels::{self, all_kernels, by_name, Case, Fp32};
 
 /// Assemble, run and compare one case; returns the model's statistics.

@@ -5,7 +5,7 @@
 
 use smrtl::golden::asm::assemble;
 use smrtl::golden::model::run_kernel;
-use smrtl::sm::config::SmConfig;
+use smrtl::config::SmConfig;
 use smrtl::testbenches::kernels::micro::{micro_cases, MICRO_KERNELS};
 
 fn preset(name: &str) -> usize {

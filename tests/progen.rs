@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use smrtl::golden::asm::{assemble, disassemble};
 use smrtl::golden::isa::{Op, Sreg};
 use smrtl::golden::model::{run_kernel, AtomValues, Golden, Retired};
-use smrtl::sm::config::{MulAdd, SmConfig};
+use smrtl::config::{MulAdd, SmConfig};
 use smrtl::testbenches::progen::{generate, ProgenCase};
 
 /// Round trip and a clean run; returns the warp instructions executed.

@@ -35,7 +35,7 @@ fn run(cfg: &SmConfig, case: &Case) -> String {
 /// Small shapes of every kernel for preset `p`.
 fn small_cases(cfg: &SmConfig) -> Vec<Case> {
     let fp = Fp32::of(cfg);
-    let fused = cfg.mul_add == smrtl::sm::config::MulAdd::Ffma;
+    let fused = cfg.mul_add == smrtl::config::MulAdd::Ffma;
     vec![
         kernels::vadd(fp, 300, 128, 1),
         kernels::saxpy(fused, 200, 64, 2),
@@ -260,7 +260,7 @@ fn kernel_shapes_on_the_rtl_sm() {
             let fmad = case.source.lines().any(|x| x.trim_start().starts_with("FMAD"));
             let ffma = case.source.lines().any(|x| x.trim_start().starts_with("FFMA"));
             // Compute 1.x blocks hold at most 512 threads, 2.x 1,024.
-            let tesla_class = cfg.mul_add == smrtl::sm::config::MulAdd::Fmad;
+            let tesla_class = cfg.mul_add == smrtl::config::MulAdd::Fmad;
             let max_block = if tesla_class { 512 } else { 1024 };
             if threads > max
                 || l.block.iter().product::<u32>() > max_block

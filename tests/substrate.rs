@@ -572,7 +572,7 @@ fn proof_block_vcds_parse_and_convert() {
         }
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vcd_blocks");
-    check(Fifo::<32, 4>::new(), &dir);
+    check(Fifo::<32, 4, 5>::new(), &dir);
     check(MadRf::new(), &dir);
 }
 
@@ -592,7 +592,7 @@ fn hierarchical_block_cosimulates() {
 
 #[test]
 fn zero_inputs_and_fifo_in_helpers() {
-    let z: FifoIn<Concrete, 32> = zero_ports();
+    let z: FifoIn<Concrete, 32, 0> = zero_ports();
     assert_eq!(z.wdata_i, Bits::zero());
 }
 
@@ -756,7 +756,7 @@ mod array_ports {
 #[test]
 fn two_blocks_with_one_module_name_are_rejected() {
     #[derive(Clone)]
-    struct Twice(Decl, Fifo<8, 2>, Fifo<8, 3>);
+    struct Twice(Decl, Fifo<8, 2, 3>, Fifo<8, 3, 4>);
     impl Block for Twice {
         type In<B: Backend> = MIn<B>;
         type Out<B: Backend> = MOut<B>;
@@ -781,17 +781,17 @@ fn two_blocks_with_one_module_name_are_rejected() {
     }
     /// A depth-8 FIFO that claims the depth-4 FIFO's module name.
     #[derive(Clone)]
-    struct Renamed(Fifo<8, 3>);
+    struct Renamed(Fifo<8, 3, 4>);
     impl Block for Renamed {
-        type In<B: Backend> = FifoIn<B, 8>;
-        type Out<B: Backend> = smrtl::hdl::fifo::FifoOut<B, 8>;
+        type In<B: Backend> = FifoIn<B, 8, 0>;
+        type Out<B: Backend> = smrtl::hdl::fifo::FifoOut<B, 8, 4, 0>;
         fn module_name(&self) -> String {
             "fifo_w8_d4".into()
         }
         fn decl(&self) -> &Decl {
             self.0.decl()
         }
-        fn eval<C: Ctx>(&self, cx: &mut C, i: &FifoIn<C::B, 8>) -> smrtl::hdl::fifo::FifoOut<C::B, 8> {
+        fn eval<C: Ctx>(&self, cx: &mut C, i: &FifoIn<C::B, 8, 0>) -> smrtl::hdl::fifo::FifoOut<C::B, 8, 4, 0> {
             self.0.eval(cx, i)
         }
     }

@@ -15,7 +15,7 @@ use crate::golden::arith::{Round, Tininess};
 use crate::golden::isa::{Op as IsaOp, Program};
 use crate::golden::testfloat::{self, Op as TfOp};
 use crate::golden::{asm, model};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::testbenches::kernels;
 
 /// What the targets mutate: the benchmark kernels, their program files,

@@ -18,7 +18,7 @@
 //! ```
 
 use super::bits::{Bits, WORDS};
-use super::signal::Backend;
+use super::signal::{Backend, Sig};
 
 /// A clock domain. The hot clock runs at exactly twice the core clock with
 /// rising edges aligned: every hot edge is a hot-domain edge, every second
@@ -41,6 +41,14 @@ impl Domain {
         match self {
             Domain::Core => "clk_core_i",
             Domain::Hot => "clk_hot_i",
+        }
+    }
+    /// The domain of a const parameter: 0 is `Core`, anything else `Hot`.
+    pub const fn of(d: usize) -> Domain {
+        if d == 0 {
+            Domain::Core
+        } else {
+            Domain::Hot
         }
     }
     /// Lower-case name.
@@ -257,7 +265,7 @@ pub trait Ctx: Sized {
     /// shortcut must give the value the full logic gives.
     #[inline(always)]
     fn known<const W: usize>(&self, s: S<Self, W>) -> Option<u64> {
-        super::Sig::known(s)
+        Sig::known(s)
     }
     /// Current value of a register (`<name>_q`).
     fn q<const W: usize>(&mut self, r: Reg<W>) -> S<Self, W>;
@@ -270,6 +278,54 @@ pub trait Ctx: Sized {
     /// Set the next value of a register (`<name>_d`); a register whose `_d`
     /// is never set holds its value.
     fn d<const W: usize>(&mut self, r: Reg<W>, v: S<Self, W>);
+    /// A register with a load enable: `d(r, en ? v : q(r))`; returns that
+    /// next value. The Verilog is that mux; the value `v` is computed by
+    /// `f` only when it can be loaded, so the simulator does no work for a
+    /// register that holds (`en` known low) and needs no mux when `en` is
+    /// known high.
+    #[inline(always)]
+    fn d_en<const W: usize, F>(&mut self, r: Reg<W>, en: S<Self, 1>, f: F) -> S<Self, W>
+    where
+        F: FnOnce(&mut Self) -> S<Self, W>,
+    {
+        match self.known(en) {
+            Some(0) => {
+                self.hold(r);
+                self.q(r)
+            }
+            Some(_) => {
+                let v = f(self);
+                self.d(r, v);
+                v
+            }
+            None => {
+                let v = f(self);
+                let q = self.q(r);
+                let n = en.mux(v, q);
+                self.d(r, n);
+                n
+            }
+        }
+    }
+    /// `c ? t : e` with each arm computed only when it can be chosen: the
+    /// Verilog is the mux of both arms; the simulator, which knows `c`,
+    /// computes one.
+    #[inline(always)]
+    fn select<const W: usize, T, E>(&mut self, c: S<Self, 1>, t: T, e: E) -> S<Self, W>
+    where
+        T: FnOnce(&mut Self) -> S<Self, W>,
+        E: FnOnce(&mut Self) -> S<Self, W>,
+    {
+        match self.known(c) {
+            Some(0) => e(self),
+            Some(_) => t(self),
+            None => {
+                let a = t(self);
+                let b = e(self);
+                c.mux(a, b)
+            }
+        }
+    }
     /// Synchronous read port `port`: returns the data read at the previous
     /// edge of the memory's clock; `en`/`addr` are sampled at the next edge.
     fn mem_read<const W: usize, const A: usize>(
@@ -378,11 +434,14 @@ pub trait Block {
 /// Declare a port struct generic over the backend (and optional const
 /// width parameters): `name: WIDTH @ Domain` per field, or
 /// `name: [WIDTH; COUNT] @ Domain` for an array port (a per-lane bus: one
-/// `WIDTH*COUNT`-bit Verilog port, element k in bits `k*WIDTH ..`).
+/// `WIDTH*COUNT`-bit Verilog port, element k in bits `k*WIDTH ..`). The
+/// domain is `Core`, `Hot`, or `{expr}`, a constant expression that may use
+/// the struct's const parameters (e.g. `{ Domain::of(D) }` for a block
+/// usable in either domain).
 #[macro_export]
 macro_rules! ports {
     ($(#[$m:meta])* $vis:vis struct $name:ident $([$($g:ident),*])? {
-        $($(#[$fm:meta])* $f:ident : $w:tt @ $dom:ident),* $(,)?
+        $($(#[$fm:meta])* $f:ident : $w:tt @ $dom:tt),* $(,)?
     }) => {
         $(#[$m])*
         $vis struct $name<B: $crate::hdl::Backend $($(, const $g: usize)*)?> {
@@ -395,14 +454,21 @@ macro_rules! ports {
         impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> $crate::hdl::Ports<B> for $name<B $($(, $g)*)?> {
             #[allow(unused_variables)]
             fn visit<V: $crate::hdl::PortVisitor<B>>(&self, v: &mut V) {
-                $( $crate::__port_visit!(v, stringify!($f), $crate::hdl::Domain::$dom, &self.$f, $w); )*
+                $( $crate::__port_visit!(v, stringify!($f), $crate::__port_dom!($dom), &self.$f, $w); )*
             }
             #[allow(unused_variables)]
             fn build<F: $crate::hdl::PortBuilder<B>>(f: &mut F) -> Self {
-                Self { $($f: $crate::__port_build!(f, stringify!($f), $crate::hdl::Domain::$dom, $w),)* }
+                Self { $($f: $crate::__port_build!(f, stringify!($f), $crate::__port_dom!($dom), $w),)* }
             }
         }
     };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __port_dom {
+    ({ $e:expr }) => { $e };
+    ($d:ident) => { $crate::hdl::Domain::$d };
 }
 
 #[doc(hidden)]

@@ -5,6 +5,7 @@
 //! * [`block`]: `Block`, `Ctx`, ports, registers, memories, clock domains.
 //! * [`trace`]: the tracing backend and the elaborator (design checks).
 //! * [`sim`]: the cycle simulator and its two-clock scheduler.
+//! * [`logic`]: shared combinational helpers (`or_all`, `pick`, `index`, ...).
 //! * [`small`]: `SmallBuf`, inline short lists for block code.
 //! * [`vcd`]: the VCD writer.
 //! * [`verilog`]: the Verilog-2005 emitter.
@@ -12,6 +13,7 @@
 pub mod bits;
 pub mod block;
 pub mod fifo;
+pub mod logic;
 pub mod signal;
 pub mod sim;
 pub mod small;

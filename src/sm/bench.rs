@@ -16,7 +16,7 @@
 use crate::golden::asm::assemble;
 use crate::golden::model::{run_kernel, Launch};
 use crate::sm::run::{run_program, Engine, RtlOptions};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use std::fmt::Write as _;
 use std::time::Instant;
 

@@ -17,7 +17,7 @@
 
 use crate::golden::asm::assemble;
 use crate::sm::run::{run_program, RtlOptions};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::testbenches::kernels::micro::{micro_cases, MicroCase};
 
 /// One row of the calibration table.

@@ -1,7 +1,8 @@
 pub mod bench;
 pub mod calibrate;
-pub mod config;
-pub use config::{ConfigError, SmConfig};
+/// The config lives below the units (`crate::config`); re-exported here
+/// for the SM's users.
+pub use crate::config::{ConfigError, SmConfig};
 pub mod run;
 pub mod top;
 pub mod verilated;

@@ -25,7 +25,7 @@ use crate::golden::isa::{Op, Program};
 use crate::golden::model::{Golden, Launch, Write};
 use crate::hdl::{Bits, Concrete};
 use crate::sm::top::{SmIn, SmOut, ERR_SOURCES, IM_WORDS, STALL_NAMES};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::testbenches::gmem::{GmReq, Gmem, GmemConfig};
 use crate::testbenches::imem::Imem;
 use std::collections::{BTreeMap, VecDeque};
@@ -368,7 +368,7 @@ pub fn run_rtl(
     }
     let words: Vec<u64> = prog.code.iter().map(|i| i.encode()).collect();
     let mut imem = Imem::new(words, IM_WORDS, cfg.imem_latency);
-    let gcfg = opts.gmem.unwrap_or_else(|| GmemConfig::preset(&cfg.name));
+    let gcfg = opts.gmem.unwrap_or_else(|| GmemConfig::of(cfg));
     let mut gmem = Gmem::new(gcfg, gmem_init);
     let threads = launch.block.iter().product::<u32>() as usize;
     let per_cta = threads.div_ceil(32);

@@ -46,10 +46,12 @@
 //!   GT200 issues 11 core cycles after its producer with `sp_latency = 8`,
 //!   a dependent 32-bit IMUL 48 (`u_imd`, `imul32_latency = 94`).
 
+use crate::hdl::logic::{bit_of, index, or_all, pack, pick};
+use crate::codes;
 use crate::golden::isa::Op;
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Pending, Reg, Sig, S};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::units::barrier::{BarIn, Barrier};
 use crate::units::cta::{Cta, CtaIn};
 use crate::units::dpu::{Dpu, DpuIn, DpuOut};
@@ -60,7 +62,6 @@ use crate::units::l1::{L1In, L1};
 use crate::units::lsu::{Lsu, LsuIn};
 use crate::units::opcoll::{Opcoll, OpcollIn};
 use crate::units::predfile::{PfIn, Predfile};
-use crate::units::regfile::{or_all, pick};
 use crate::units::sched::{Sched, SchedIn, SchedOut, SchedParams};
 use crate::units::scoreboard::{head_ok, Query, SbIn, Scoreboard};
 use crate::units::sfu::{Sfu, SfuIn};
@@ -69,21 +70,8 @@ use crate::units::smem::{Smem, SmemIn};
 use crate::units::sp::{SpGeom, SpGroup, SpGroupIn, SpGroupOut};
 use crate::units::wb::{Wb, WbIn, WbParams};
 
-/// `err_src_o` values: which block raised the latched error.
-pub const ERR_SOURCES: [&str; 14] = [
-    "none", "cta", "ifetch", "sched0", "sched1", "simt", "barrier", "opcoll", "sp0", "sp1", "sfu", "dpu", "lsu", "wb",
-];
-/// `stall<s>_o` values.
-pub const STALL_NAMES: [&str; 8] = [
-    "issued",
-    "no warp",
-    "barrier",
-    "instruction fetch",
-    "scoreboard",
-    "unit busy",
-    "memory",
-    "control",
-];
+pub use crate::codes::{error_name, ERR_SOURCES, STALL_NAMES};
+
 /// Words of an instruction-memory line response (64-byte lines).
 pub const IM_WORDS: usize = 8;
 
@@ -240,27 +228,6 @@ pub struct SmTop<
 /// log2 of the L1 data cache's lines (128 lines of 128 bytes = 16 KB,
 /// Fermi's 48 KB shared / 16 KB L1 split).
 pub const L1_LINE_BITS: usize = 7;
-
-/// Name of an error code (docs/sm.md section 7).
-pub fn error_name(code: u64) -> &'static str {
-    match code {
-        1 => "instruction the unit or preset does not implement",
-        2 => "rounding mode the op does not have",
-        3 => "register beyond the warp's allocation",
-        4 => "odd register for an FP64 pair",
-        5 => "reconvergence stack overflow or SYNC on an empty stack",
-        6 => "barrier deadlock",
-        7 => "shared memory out of range",
-        8 => "global memory out of range or misaligned",
-        9 => "CTA cannot fit even alone",
-        10 => "pc outside the program",
-        11 => "cycle budget exhausted",
-        12 => "register write on the other scheduler's channel",
-        13 => "LDC index beyond the parameters",
-        14 => "write-back queue overflow",
-        _ => "unknown error",
-    }
-}
 
 /// Why an SM cannot be built for a config.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -464,7 +431,7 @@ fn simt_op_code<C: Ctx>(cx: &mut C, op: S<C, 7>) -> S<C, 3> {
 }
 
 fn lanes_of<C: Ctx>(cx: &mut C, v: S<C, 32>) -> [S<C, 1>; 32] {
-    std::array::from_fn(|l| crate::units::regfile::bit_of(cx, v, l))
+    std::array::from_fn(|l| bit_of(cx, v, l))
 }
 
 impl<
@@ -544,8 +511,8 @@ impl<
                 continue;
             }
             let w = oc.war_warp_o[c];
-            let kind = crate::units::regfile::index(cx, &ib.h_kind_o, w);
-            let dst = crate::units::regfile::index(cx, &ib.h_dst_o, w);
+            let kind = index(cx, &ib.h_kind_o, w);
+            let dst = index(cx, &ib.h_dst_o, w);
             let dpair = kind.eq(k2);
             let writes = kind.eq(k1) | dpair;
             let mut hit = z1;
@@ -663,7 +630,7 @@ impl<
         let ctl_imm = pick(cx, &c_sim, &imms);
         let takens: SmallBuf<S<C, 32>, 2> = so
             .iter()
-            .map(|o| crate::units::predfile::pack_lanes(cx, &o.ctl_taken_o))
+            .map(|o| pack(cx, &o.ctl_taken_o))
             .collect();
         let ctl_taken = pick(cx, &c_sim, &takens);
         let bar_valid = or_all(cx, &c_bar);
@@ -1127,17 +1094,17 @@ impl<
         let tagpc = |t: S<C, 32>| -> S<C, 16> { t.slice::<16, 16>() };
         let z16 = cx.lit::<16>(0);
         let mut srcs: Vec<(S<C, 1>, S<C, 8>, u64, S<C, 6>, S<C, 16>, S<C, 32>)> = vec![
-            (cta.err_o, cta.err_code_o, 1, z6, z16, cta.err_reason_o.zext::<32>()),
-            (ifo.err_o, ifo.err_code_o, 2, ifo.err_warp_o, ifo.err_pc_o, z32),
+            (cta.err_o, cta.err_code_o, codes::SRC_CTA, z6, z16, cta.err_reason_o.zext::<32>()),
+            (ifo.err_o, ifo.err_code_o, codes::SRC_IFETCH, ifo.err_warp_o, ifo.err_pc_o, z32),
         ];
         for (s, o) in so.iter().enumerate() {
-            srcs.push((o.err_o, o.err_code_o, 3 + s as u64, o.err_warp_o, o.err_pc_o, z32));
+            srcs.push((o.err_o, o.err_code_o, codes::SRC_SCHED + s as u64, o.err_warp_o, o.err_pc_o, z32));
         }
-        srcs.push((simt.err_o, simt.err_code_o, 5, simt.err_warp_o, simt.err_pc_o, z32));
+        srcs.push((simt.err_o, simt.err_code_o, codes::SRC_SIMT, simt.err_warp_o, simt.err_pc_o, z32));
         srcs.push((
             bar.err_o,
             bar.err_code_o,
-            6,
+            codes::SRC_BARRIER,
             bar.err_warp_o,
             bar.err_pc_o,
             bar.err_cta_o.zext::<32>(),
@@ -1145,7 +1112,7 @@ impl<
         srcs.push((
             oc.err_o,
             oc.err_code_o,
-            7,
+            codes::SRC_OPCOLL,
             oc.err_warp_o,
             z16,
             oc.err_reg_o.zext::<32>(),
@@ -1155,7 +1122,7 @@ impl<
             srcs.push((
                 v,
                 o.err_code_o,
-                8 + g as u64,
+                codes::SRC_SP + g as u64,
                 tagw(o.res_tag_o),
                 tagpc(o.res_tag_o),
                 z32,
@@ -1165,7 +1132,7 @@ impl<
         srcs.push((
             v,
             sfu.sfu_err_code_o,
-            10,
+            codes::SRC_SFU,
             tagw(sfu.sfu_res_tag_o),
             tagpc(sfu.sfu_res_tag_o),
             z32,
@@ -1174,7 +1141,7 @@ impl<
         srcs.push((
             v,
             dpu.dpu_err_code_o,
-            11,
+            codes::SRC_DPU,
             tagw(dpu.dpu_res_tag_o),
             tagpc(dpu.dpu_res_tag_o),
             z32,
@@ -1183,13 +1150,13 @@ impl<
         srcs.push((
             v,
             lsu.lsu_res_err_code_o,
-            12,
+            codes::SRC_LSU,
             tagw(lsu.lsu_res_tag_o),
             tagpc(lsu.lsu_res_tag_o),
             lsu.err_addr_o,
         ));
-        srcs.push((lsu.err_o, lsu.err_code_o, 12, lsu.err_warp_o, z16, lsu.err_addr_o));
-        srcs.push((wb.err_o, wb.err_code_o, 13, z6, z16, wb.err_src_o.zext::<32>()));
+        srcs.push((lsu.err_o, lsu.err_code_o, codes::SRC_LSU, lsu.err_warp_o, z16, lsu.err_addr_o));
+        srcs.push((wb.err_o, wb.err_code_o, codes::SRC_WB, z6, z16, wb.err_src_o.zext::<32>()));
         let (mut nv, mut ncode, mut nsrc, mut nwarp, mut npc, mut ninfo) =
             (z1, cx.lit::<8>(0), cx.lit::<4>(0), z6, z16, z32);
         for (v, code, src, w, pc, info) in srcs.into_iter().rev() {
@@ -1233,14 +1200,14 @@ impl<
                 any_ok = any_ok | k;
             }
             let lit = |cx: &mut C, v: u64| cx.lit::<3>(v);
-            let sc_mem = (!lsu.lsu_idle_o).mux(lit(cx, 6), lit(cx, 4));
-            let mut cause = lit(cx, 5);
+            let sc_mem = (!lsu.lsu_idle_o).mux(lit(cx, codes::STALL_MEMORY), lit(cx, codes::STALL_SCOREBOARD));
+            let mut cause = lit(cx, codes::STALL_UNIT_BUSY);
             cause = (!any_ok).mux(sc_mem, cause);
-            cause = (!any_c).mux(lit(cx, 7), cause);
-            cause = (!any_h).mux(lit(cx, 3), cause);
-            cause = (!any_nb).mux(lit(cx, 2), cause);
-            cause = (!any_v).mux(lit(cx, 1), cause);
-            stall[s] = o.iss_valid_o.mux(lit(cx, 0), cause);
+            cause = (!any_c).mux(lit(cx, codes::STALL_CONTROL), cause);
+            cause = (!any_h).mux(lit(cx, codes::STALL_FETCH), cause);
+            cause = (!any_nb).mux(lit(cx, codes::STALL_BARRIER), cause);
+            cause = (!any_v).mux(lit(cx, codes::STALL_NO_WARP), cause);
+            stall[s] = o.iss_valid_o.mux(lit(cx, codes::STALL_ISSUED), cause);
         }
 
         // 8. Monitors and host outputs.

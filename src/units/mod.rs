@@ -34,7 +34,7 @@ pub mod wb;
 /// `cfg`: warp counts are type parameters, one arm per supported count.
 pub fn frontend_blocks<F: crate::flows::BlockFn>(
     name: crate::flows::BlockName,
-    cfg: &crate::sm::SmConfig,
+    cfg: &crate::config::SmConfig,
     f: &mut F,
 ) -> anyhow::Result<F::Out> {
     use crate::flows::BlockName as B;

@@ -18,7 +18,7 @@
 
 use crate::golden::arith::{ieee, sfu, Round, Tininess};
 use crate::golden::model::Launch;
-use crate::sm::config::{MulAdd, SmConfig};
+use crate::config::{MulAdd, SmConfig};
 
 use super::{ffma, fmad, Fp32};
 

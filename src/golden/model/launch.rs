@@ -10,7 +10,7 @@ use super::report::{ClassCount, Place, Reason, RunError, Stats};
 use super::warp::Warp;
 use super::{Ctx, Golden, DEFAULT_BUDGET, FULL, WARP};
 use crate::golden::isa::{Program, MAX_REGS};
-use crate::sm::config::{MulAdd, SmConfig};
+use crate::config::{MulAdd, SmConfig};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a kernel launch names: grid and block dimensions and the

@@ -54,7 +54,7 @@ pub use multi::{CtaWarps, WarpView};
 pub use report::{AtomValues, ClassCount, Place, Reason, Retired, RunError, Stats, Write};
 
 use crate::golden::isa::{Class, Form, ModKind, Op, Program, Unit, NUM_PREDS, RZ};
-use crate::sm::config::{MulAdd, SmConfig};
+use crate::config::{MulAdd, SmConfig};
 use exec::Dec;
 use memory::Scratch;
 use std::collections::{BTreeMap, BTreeSet};

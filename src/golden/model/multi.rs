@@ -410,7 +410,7 @@ mod tests {
     use super::*;
     use crate::golden::asm::assemble;
     use crate::golden::model::Launch;
-    use crate::sm::config::SmConfig;
+    use crate::config::SmConfig;
 
     /// Two warps per CTA: each thread stores its CTA id into shared memory,
     /// meets the barrier, reads its neighbour warp's word back and writes

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::golden::isa::{Form, Guard, Instr, Op, Op::*, Program, Src, Sreg, PT};
-use crate::sm::config::SmConfig;
+use crate::config::SmConfig;
 
 fn cfg(name: &str) -> SmConfig {
     SmConfig::load(name).unwrap()

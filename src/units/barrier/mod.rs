@@ -49,7 +49,7 @@ use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::units::simt::{pack32, unpack32};
 
 /// Error code of a barrier deadlock (docs/sm.md 7).
-pub const ERR_DEADLOCK: u64 = 6;
+pub const ERR_DEADLOCK: u64 = crate::codes::ERR_DEADLOCK;
 
 crate::ports! {
     /// Membership, exits and arrivals.

@@ -76,13 +76,14 @@
 //! * Sizes: `MW` = `max_warps`, `NC` = `max_ctas` slots, `NS` =
 //!   `warp_schedulers`; limits are constants from `SmConfig`.
 
+use crate::hdl::logic::index;
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::units::simt::{pack32, unpack32};
 
 /// Error code of a CTA that cannot fit (docs/sm.md 7).
-pub const ERR_FIT: u64 = 9;
+pub const ERR_FIT: u64 = crate::codes::ERR_FIT;
 /// `err_reason_o` values.
 pub const WHY_THREADS: u64 = 1;
 pub const WHY_REGS: u64 = 2;
@@ -346,16 +347,6 @@ impl<const MW: usize, const NC: usize, const NS: usize> Cta<MW, NC, NS> {
     pub fn limits(&self) -> CtaLimits {
         self.lim
     }
-}
-
-/// `v[sel]` over per-warp values.
-fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: S<C, 6>, v: &[S<C, W>]) -> S<C, W> {
-    let mut acc = cx.lit::<W>(0);
-    for (k, x) in v.iter().enumerate() {
-        let hit = sel.eq(cx.lit::<6>(k as u64));
-        acc = hit.mux(*x, acc);
-    }
-    acc
 }
 
 /// Step a thread index (x, y, z) by one thread in a `bx` x `by` block.
@@ -689,7 +680,7 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
             cx.d(rr.mask, v.mux(mk, q));
             let slot = {
                 let ws: SmallBuf<S<C, 4>, 64> = wslot;
-                pick(cx, w, &ws)
+                index(cx, &ws, w)
             };
             let mut cxv = cx.lit::<16>(0);
             let mut cyv = cx.lit::<16>(0);
@@ -698,8 +689,8 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
                 cxv = h.mux(ctax[c], cxv);
                 cyv = h.mux(ctay[c], cyv);
             }
-            let k = pick(cx, w, &idx);
-            let mut t = (pick(cx, w, &wtx), pick(cx, w, &wty), pick(cx, w, &wtz));
+            let k = index(cx, &idx, w);
+            let mut t = (index(cx, &wtx, w), index(cx, &wty, w), index(cx, &wtz, w));
             let z32 = cx.lit::<32>(0);
             let is = |cx: &mut C, n: u64| sr.eq(cx.lit::<8>(n));
             let (i0, i1, i2, i3, i4, i5, i6, i7, i8, i9, i10, i11, i12) = (
@@ -826,7 +817,7 @@ pub fn with_cta<F: crate::flows::BlockFn>(cfg: &SmConfig, f: &mut F) -> anyhow::
 
 #[cfg(test)]
 mod tests {
-    use crate::sm::SmConfig;
+    use crate::config::SmConfig;
     use crate::testbenches::cta_tb::cta_random;
 
     #[test]

@@ -33,7 +33,7 @@
 
 use crate::golden::isa::{Op, Unit};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::units::fp::{self, k, S as BS};
 use crate::units::sp::engine::{EngIn, Engine, LaneUnit, WARP};
 

@@ -78,11 +78,12 @@
 //!   RAMs of the victim way are written at a fill). The module name carries
 //!   `_p2` for two ports.
 
+use crate::hdl::logic::index;
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
 /// Error code of a pc outside the program (docs/sm.md 7).
-pub const ERR_PC: u64 = 10;
+pub const ERR_PC: u64 = crate::codes::ERR_PC;
 
 crate::ports! {
     /// Warp starts, redirects, warp state, instruction memory responses.
@@ -244,16 +245,6 @@ fn lowest<C: Ctx>(cx: &mut C, e: &[S<C, 1>]) -> S<C, 6> {
     idx
 }
 
-/// `v[sel]`.
-fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: S<C, 6>, v: &[S<C, W>]) -> S<C, W> {
-    let mut acc = cx.lit::<W>(0);
-    for (k, x) in v.iter().enumerate() {
-        let hit = sel.eq(cx.lit::<6>(k as u64));
-        acc = hit.mux(*x, acc);
-    }
-    acc
-}
-
 impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block for Ifetch<MW, LW, SB, FP> {
     type In<B: Backend> = IfIn<B, MW, LW>;
     type Out<B: Backend> = IfOut<B, MW, FP>;
@@ -356,7 +347,7 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
             let sel = any_after.mux(first_after, first);
             let sel = cx.name(pname::<FP>(["pick_warp", "pick_warp0", "pick_warp1"], p), sel);
             let pick_v = cx.name(pname::<FP>(["pick_valid", "pick_valid0", "pick_valid1"], p), any);
-            let pc0 = pick(cx, sel, &fpc);
+            let pc0 = index(cx, &fpc, sel);
             let set0: S<C, SB> = pc0.shr(lbl).slice::<0, SB>();
             cx.d(self.rr[p], pick_v.mux(sel, rr));
             cx.d(self.l1v[p], pick_v);
@@ -366,8 +357,8 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
             // stage 1: tag compare, push or miss
             let tag1: S<C, 16> = l1pc.shr(lbl).shr(sbl) | cx.lit::<16>(1 << 15);
             let widx: S<C, 16> = l1pc & cx.lit::<16>(LW as u64 - 1);
-            let k1 = pick(cx, l1w, &kill);
-            let room1 = pick(cx, l1w, &i.room_i);
+            let k1 = index(cx, &kill, l1w);
+            let room1 = index(cx, &i.room_i, l1w);
             let v1 = l1v & !k1;
             let mut hit_any = z1;
             let mut word = cx.lit::<64>(0);
@@ -466,7 +457,7 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
             let mine = err & ew.eq(wl);
             cx.d(self.rep[w], (rep[w] & !kill[w]) | mine);
         }
-        let epc = pick(cx, ew, &fpc);
+        let epc = index(cx, &fpc, ew);
         cx.d(self.err_v, err);
         let ewq = cx.q(self.err_warp);
         let epq = cx.q(self.err_pc);
@@ -496,7 +487,7 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
 /// Build the fetch unit for `cfg` (warps, line words, set bits and fetch
 /// ports (= `warp_schedulers`) are type parameters: one arm per supported
 /// geometry) and hand it to `f`.
-pub fn with_ifetch<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+pub fn with_ifetch<F: crate::flows::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let lw = cfg.icache_line_bytes as usize / 8;
     let ways = cfg.icache_ways as usize;
     let sets = cfg.icache_bytes as usize / cfg.icache_line_bytes.max(1) as usize / ways.max(1);

@@ -113,7 +113,7 @@ impl<const NS: usize> ImulDelay<NS> {
     /// per `2 * imul32_passes` core cycles (issue occupancy), each is held
     /// about `count` cycles: `ceil(count / (2 * passes)) + 1` per group
     /// (the `+ 1` covers the Moore `full_o` and the done cycle), at most 16.
-    pub fn of(cfg: &crate::sm::SmConfig) -> Result<Option<Self>, ImdError> {
+    pub fn of(cfg: &crate::config::SmConfig) -> Result<Option<Self>, ImdError> {
         if cfg.imul32_latency == 0 {
             return Ok(None);
         }

@@ -194,7 +194,7 @@ impl<const LA: usize> L1<LA> {
 
     /// The L1 of `cfg`, or `None` when `l1_bytes` is 0 (GT200, Tesla: no
     /// data cache). Its size must be `2^LA` lines of 128 bytes.
-    pub fn of(cfg: &crate::sm::SmConfig) -> Result<Option<Self>, L1Error> {
+    pub fn of(cfg: &crate::config::SmConfig) -> Result<Option<Self>, L1Error> {
         if cfg.l1_bytes == 0 {
             return Ok(None);
         }

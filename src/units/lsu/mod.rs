@@ -77,6 +77,7 @@
 //!   select + 1 mask) bits).
 //!   The parameter RAM holds 256 words (`param_addr_i` is 8 bits).
 
+use crate::hdl::logic::{first_one, or_all, pick};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
@@ -90,24 +91,24 @@ pub const LANES: usize = 32;
 /// entries. The front takes an instruction only while a slot is free, and
 /// an instruction that is not a load waits in the front for every slot to
 /// retire, so at most `lsu_slots` are in flight.
-pub fn max_out(cfg: &crate::sm::SmConfig) -> usize {
+pub fn max_out(cfg: &crate::config::SmConfig) -> usize {
     cfg.lsu_slots as usize
 }
 
 /// Opcodes (ISA table, `golden/isa.rs`).
-pub const OP_LDC: u64 = 0x52;
-pub const OP_LDG: u64 = 0x58;
-pub const OP_STG: u64 = 0x59;
-pub const OP_ATOMG: u64 = 0x5a;
-pub const OP_LDS: u64 = 0x5c;
-pub const OP_STS: u64 = 0x5d;
-pub const OP_ATOMS: u64 = 0x5e;
+pub const OP_LDC: u64 = crate::golden::isa::Op::Ldc as u64;
+pub const OP_LDG: u64 = crate::golden::isa::Op::Ldg as u64;
+pub const OP_STG: u64 = crate::golden::isa::Op::Stg as u64;
+pub const OP_ATOMG: u64 = crate::golden::isa::Op::Atomg as u64;
+pub const OP_LDS: u64 = crate::golden::isa::Op::Lds as u64;
+pub const OP_STS: u64 = crate::golden::isa::Op::Sts as u64;
+pub const OP_ATOMS: u64 = crate::golden::isa::Op::Atoms as u64;
 
 /// Error codes (docs/sm.md section 7).
-pub const ERR_OP: u64 = 1;
-pub const ERR_SHARED: u64 = 7;
-pub const ERR_GLOBAL: u64 = 8;
-pub const ERR_PARAM: u64 = 13;
+pub const ERR_OP: u64 = crate::codes::ERR_OP;
+pub const ERR_SHARED: u64 = crate::codes::ERR_SHARED;
+pub const ERR_GLOBAL: u64 = crate::codes::ERR_GLOBAL;
+pub const ERR_PARAM: u64 = crate::codes::ERR_PARAM;
 
 crate::ports! {
     /// Dispatch, shared window, parameters, memory responses.
@@ -346,7 +347,7 @@ impl<const MW: usize> Lsu<MW> {
 
     /// The LSU of a configuration: group = `smem_request_threads`, segment
     /// shrinking on 16-lane (compute 1.x) groups, `lsu_slots` load slots.
-    pub fn of(cfg: &crate::sm::SmConfig) -> Result<Self, LsuError> {
+    pub fn of(cfg: &crate::config::SmConfig) -> Result<Self, LsuError> {
         if cfg.max_warps as usize != MW {
             return Err(LsuError(format!(
                 "config has {} warps, block built for {MW}",
@@ -360,7 +361,7 @@ impl<const MW: usize> Lsu<MW> {
 
 /// Build the LSU of `cfg` (the warp count is a type parameter) and hand it
 /// to `f`.
-pub fn with_lsu<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+pub fn with_lsu<F: crate::flows::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let e = |e: LsuError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
     match cfg.max_warps {
         16 => f.call(Lsu::<16>::of(cfg).map_err(e)?),
@@ -373,35 +374,6 @@ pub fn with_lsu<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut F) 
             cfg.name
         ),
     }
-}
-
-/// OR of a list of 1-bit signals.
-fn or_all<C: Ctx>(cx: &mut C, v: &[S<C, 1>]) -> S<C, 1> {
-    let mut acc = cx.lit::<1>(0);
-    for &x in v {
-        acc = acc | x;
-    }
-    acc
-}
-
-/// `v[sel]` for a one-hot (or all-zero) select vector.
-fn onehot_pick<C: Ctx, const W: usize>(cx: &mut C, sel: &[S<C, 1>], v: &[S<C, W>]) -> S<C, W> {
-    let zero = cx.lit::<W>(0);
-    let mut acc = zero;
-    for (s, x) in sel.iter().zip(v) {
-        acc = acc | s.mux(*x, zero);
-    }
-    acc
-}
-
-/// Lowest set element of `v` as a one-hot vector.
-fn first_one<C: Ctx>(cx: &mut C, v: &[S<C, 1>; LANES]) -> [S<C, 1>; LANES] {
-    let mut seen = cx.lit::<1>(0);
-    std::array::from_fn(|k| {
-        let f = v[k] & !seen;
-        seen = seen | v[k];
-        f
-    })
 }
 
 /// Index of the lowest set element (0 when none).
@@ -598,7 +570,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         let i_err = bad_op | any_bad;
         let blane = first_index(cx, &bad);
         let bad1 = first_one(cx, &bad);
-        let baddr = onehot_pick(cx, &bad1, &a_in);
+        let baddr = pick(cx, &bad1, &a_in);
         let code = i_ldc.mux(
             cx.lit::<8>(ERR_PARAM),
             i_sh.mux(cx.lit::<8>(ERR_SHARED), cx.lit::<8>(ERR_GLOBAL)),
@@ -655,7 +627,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         };
         let any_elig = or_all(cx, &elig);
         let lead = first_one(cx, &elig);
-        let lead_addr = onehot_pick(cx, &lead, &addr);
+        let lead_addr = pick(cx, &lead, &addr);
         let lead_addr = cx.name("lead_addr", lead_addr);
         let seg = lead_addr.slice::<7, 25>();
         let same: [S<C, 1>; LANES] = std::array::from_fn(|k| elig[k] & addr[k].slice::<7, 25>().eq(seg));
@@ -694,8 +666,8 @@ impl<const MW: usize> Block for Lsu<MW> {
                 *wm = *wm | hit;
             }
         }
-        let lead_lo = onehot_pick(cx, &lead, &lo);
-        let lead_c = onehot_pick(cx, &lead, &cmp);
+        let lead_lo = pick(cx, &lead, &lo);
+        let lead_c = pick(cx, &lead, &cmp);
         let g_valid = cx.name("g_valid", greq & any_elig);
         // Payloads are zero while no request is presented (clean waves).
         let gm_wmask: [S<C, 1>; LANES] = std::array::from_fn(|w| {
@@ -720,7 +692,7 @@ impl<const MW: usize> Block for Lsu<MW> {
 
         // ---- LDC path: one distinct index per cycle
         let c_lead = first_one(cx, &pending);
-        let c_idx = onehot_pick(cx, &c_lead, &addr).slice::<0, 8>();
+        let c_idx = pick(cx, &c_lead, &addr).slice::<0, 8>();
         let c_any = or_all(cx, &pending);
         let c_rd = creq & c_any;
         let pword = cx.mem_read(self.params, 0, c_rd, c_idx);
@@ -780,13 +752,13 @@ impl<const MW: usize> Block for Lsu<MW> {
         // The addressed slot's word selects and flags (one response per
         // cycle: demultiplex once, write into the addressed slot).
         let s_wide: Slots<S<C, 1>> = self.slots.iter().map(|s| cx.q(s.wide)).collect();
-        let r_wide = onehot_pick(cx, &slot_hit, &s_wide);
-        let r_atom = onehot_pick(cx, &slot_hit, &s_atom);
+        let r_wide = pick(cx, &slot_hit, &s_wide);
+        let r_atom = pick(cx, &slot_hit, &s_atom);
         let mut r_lo = [zero32; LANES];
         let mut r_hi = [zero32; LANES];
         for k in 0..LANES {
             let ws: Slots<S<C, 5>> = self.slots.iter().map(|s| cx.q(s.wsel[k])).collect();
-            let w = onehot_pick(cx, &slot_hit, &ws);
+            let w = pick(cx, &slot_hit, &ws);
             let wl = r_wide.mux(w.slice::<1, 4>().concat::<1, 5>(zero1), w);
             let wh = w.slice::<1, 4>().concat::<1, 5>(one1);
             r_lo[k] = r_atom.mux(i.gm_resp_rdata_i[0], mux32::<C>(wl, &i.gm_resp_rdata_i));
@@ -884,7 +856,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         let eaddr = cx.q(self.eaddr);
         let m1 = first_one(cx, &mask);
         let mlane = first_index(cx, &mask);
-        let maddr = onehot_pick(cx, &m1, &addr);
+        let maddr = pick(cx, &m1, &addr);
         let s_err_new = s_err & !errv;
         cx.d(self.errv, accept.mux(i_err, errv | s_err));
         let c7 = cx.lit::<8>(ERR_SHARED);

@@ -9,7 +9,7 @@ fn lsu() -> Sim<Lsu<32>> {
 #[test]
 fn elaborates_every_preset() {
     for p in ["tesla", "gt200", "fermi"] {
-        let cfg = crate::sm::SmConfig::preset(p).unwrap();
+        let cfg = crate::config::SmConfig::preset(p).unwrap();
         crate::flows::with_block(crate::flows::BlockName::Lsu, &cfg, &mut crate::flows::Emit).unwrap();
     }
 }
@@ -19,7 +19,7 @@ fn bad_geometry_is_an_error() {
     assert!(Lsu::<32>::new(8, true, 1).is_err());
     assert!(Lsu::<32>::new(16, true, 0).is_err());
     assert!(Lsu::<32>::new(16, true, 9).is_err());
-    let fermi = crate::sm::SmConfig::preset("fermi").unwrap();
+    let fermi = crate::config::SmConfig::preset("fermi").unwrap();
     assert!(Lsu::<32>::of(&fermi).is_err());
 }
 

@@ -64,7 +64,8 @@
 
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::units::regfile::{index, or_all, pick, place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
+use crate::hdl::logic::{index, or_all, pick};
+use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
 
 /// LSU instructions a collector pool holds at most (one being dispatched,
 /// one collecting behind it): loads and stores waiting for the LSU leave
@@ -101,10 +102,10 @@ struct War<C: Ctx> {
 }
 
 /// Unit codes (docs/sm.md section 4).
-pub const UNIT_SP: u64 = 0;
-pub const UNIT_SFU: u64 = 1;
-pub const UNIT_DPU: u64 = 2;
-pub const UNIT_LSU: u64 = 3;
+pub const UNIT_SP: u64 = crate::golden::isa::Unit::Sp as u64;
+pub const UNIT_SFU: u64 = crate::golden::isa::Unit::Sfu as u64;
+pub const UNIT_DPU: u64 = crate::golden::isa::Unit::Dpu as u64;
+pub const UNIT_LSU: u64 = crate::golden::isa::Unit::Lsu as u64;
 
 macro_rules! opcoll_in {
     ($([$v:ident $u:ident $op:ident $md:ident $tag:ident $ra:ident $rb:ident $rc:ident $pr:ident
@@ -885,35 +886,18 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             cx.d(co.valid, v_next);
             let keep3 = unit[c];
             cx.d(co.unit, a.mux(p.unit, keep3));
-            let q = cx.q(co.op);
-            cx.d(co.op, a.mux(p.op, q));
-            let q = cx.q(co.md);
-            cx.d(co.md, a.mux(p.md, q));
-            let q = cx.q(co.tag);
-            cx.d(co.tag, a.mux(p.tag, q));
-            let q = cx.q(co.use_imm);
-            cx.d(co.use_imm, a.mux(p.use_imm, q));
-            let q = cx.q(co.imm);
-            cx.d(co.imm, a.mux(p.imm, q));
+            cx.d_en(co.op, a, |_| p.op);
+            cx.d_en(co.md, a, |_| p.md);
+            cx.d_en(co.tag, a, |_| p.tag);
+            cx.d_en(co.use_imm, a, |_| p.use_imm);
+            cx.d_en(co.imm, a, |_| p.imm);
             for (o, &r) in [p.ra, p.rb, p.rc].iter().enumerate() {
-                let q = cx.q(co.reg[o]);
-                cx.d(co.reg[o], a.mux(r, q));
+                cx.d_en(co.reg[o], a, |_| r);
             }
-            let not_alloc = cx.known_low(a);
             for l in 0..LANES {
-                if not_alloc {
-                    // Simulation only: the collector keeps its lane bits.
-                    cx.hold(co.mask[l]);
-                    cx.hold(co.pa[l]);
-                    cx.hold(co.pb[l]);
-                    continue;
-                }
-                let q = cx.q(co.mask[l]);
-                cx.d(co.mask[l], a.mux(p.mask[l], q));
-                let q = cx.q(co.pa[l]);
-                cx.d(co.pa[l], a.mux(p.pa[l], q));
-                let q = cx.q(co.pb[l]);
-                cx.d(co.pb[l], a.mux(p.pb[l], q));
+                cx.d_en(co.mask[l], a, |_| p.mask[l]);
+                cx.d_en(co.pa[l], a, |_| p.pa[l]);
+                cx.d_en(co.pb[l], a, |_| p.pb[l]);
             }
             let reads = &new_reads[c].as_ref().expect("every collector is in a pool").1;
             for r in 0..READS {
@@ -922,16 +906,15 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                 cx.d(co.got[r], a.mux(zero1, grants[c][r]));
                 cx.d(co.grp[r], a.mux(gr, grp[c][r]));
                 cx.d(co.row[r], a.mux(rw, row[c][r]));
-                if val[c * READS + r].is_none() && cx.known_low(a) {
-                    // Simulation only: not allocated, nothing arrived.
-                    for l in 0..LANES {
-                        cx.hold(co.data[r][l]);
-                    }
-                    continue;
-                }
+                // An allocation clears the operand; otherwise it takes the
+                // value arriving this cycle, if any, or holds.
                 for l in 0..LANES {
-                    let v = val_at(cx, c, r, l);
-                    cx.d(co.data[r][l], a.mux(z32, v));
+                    match &val[c * READS + r] {
+                        Some(v) => cx.d(co.data[r][l], a.mux(z32, v[l])),
+                        None => {
+                            cx.d_en(co.data[r][l], a, |_| z32);
+                        }
+                    }
                 }
             }
         }
@@ -1048,7 +1031,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
 
 /// Build the opcoll for `cfg` and hand it to `f` (the group count and the
 /// row address width are type parameters: one monomorphized block each).
-pub fn with_opcoll<F: crate::flows::BlockFn>(cfg: &crate::sm::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+pub fn with_opcoll<F: crate::flows::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let g = RfGeom::from_config(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
     let err = |e: crate::units::regfile::GeomError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
     match (g.groups, g.addr_bits()) {
@@ -1074,7 +1057,7 @@ mod tests {
     use super::*;
     use crate::hdl::Bits;
     use crate::hdl::Sim;
-    use crate::sm::SmConfig;
+    use crate::config::SmConfig;
     use crate::testbenches::opcoll_ref::OpcollRef;
     use crate::testbenches::opcoll_tb::{
         dual_issue_stream, idle, lockstep, pattern, random_run, reg_in_group, same_group, set_issue, set_write,

@@ -23,6 +23,7 @@
 //!   write at edge k is seen by an issue at edge k+1.
 //! * Sizes: `max_warps` (MW) warps, `warp_schedulers` (NS) issue channels.
 
+use crate::hdl::logic::pack;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 
 crate::ports! {
@@ -69,15 +70,6 @@ impl<const MW: usize, const NS: usize> Default for Predfile<MW, NS> {
     }
 }
 
-/// A 32-bit lane vector from 32 one-bit lanes (lane k in bit k).
-pub fn pack_lanes<C: Ctx>(cx: &mut C, v: &[S<C, 1>; 32]) -> S<C, 32> {
-    let mut acc = cx.lit::<32>(0);
-    for (k, b) in v.iter().enumerate() {
-        acc = acc | b.zext::<32>().shl(cx.lit::<5>(k as u64));
-    }
-    acc
-}
-
 /// `(mask, value)` placed at predicate `idx` of a 128-bit warp row.
 fn place<C: Ctx>(cx: &mut C, idx: S<C, 2>, mask: S<C, 32>, val: S<C, 32>) -> (S<C, 128>, S<C, 128>) {
     let sh: S<C, 7> = idx.zext::<7>().shl(cx.lit::<3>(5));
@@ -105,8 +97,8 @@ impl<const MW: usize, const NS: usize> Block for Predfile<MW, NS> {
         i.clr_valid_i = Bits::new((r >> 8 & 15 == 0) as u64);
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &PfIn<C::B, NS>) -> PfOut<C::B, MW> {
-        let wm = pack_lanes(cx, &i.wr_mask_i);
-        let wv = pack_lanes(cx, &i.wr_val_i);
+        let wm = pack(cx, &i.wr_mask_i);
+        let wv = pack(cx, &i.wr_val_i);
         let mut chans = vec![(i.wr_valid_i, i.wr_warp_i, place(cx, i.wr_idx_i, wm, wv))];
         for s in 0..NS {
             let pl = place(cx, i.sw_idx_i[s], i.sw_mask_i[s], i.sw_val_i[s]);

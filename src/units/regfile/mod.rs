@@ -43,8 +43,9 @@
 //!   `registers / (32 G)` (2^A >= rows; 24 banks on 16K registers: 85 rows
 //!   of 128, 16320 usable registers), table entries `max_warps`.
 
+use crate::hdl::logic::{index, or_all, pick};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 
 /// Lanes per warp.
 pub const LANES: usize = 32;
@@ -58,9 +59,9 @@ pub const TABLE: usize = 64;
 pub const RZ: u64 = 255;
 
 /// Error codes (docs/sm.md section 7).
-pub const ERR_BEYOND: u64 = 3;
-pub const ERR_ODD_PAIR: u64 = 4;
-pub const ERR_CHANNEL: u64 = 12;
+pub const ERR_BEYOND: u64 = crate::codes::ERR_REG_BEYOND;
+pub const ERR_ODD_PAIR: u64 = crate::codes::ERR_ODD_PAIR;
+pub const ERR_CHANNEL: u64 = crate::codes::ERR_CHANNEL;
 
 macro_rules! wr_ports {
     ($($v:ident $w:ident $r:ident $p:ident $m:ident $lo:ident $hi:ident),*) => {
@@ -204,49 +205,6 @@ impl RfGeom {
     pub fn usable_registers(&self) -> usize {
         self.rows * self.groups * LANES
     }
-}
-
-/// OR of 1-bit signals.
-pub(crate) fn or_all<C: Ctx>(cx: &mut C, v: &[S<C, 1>]) -> S<C, 1> {
-    let mut acc = cx.lit::<1>(0);
-    for &x in v {
-        acc = acc | x;
-    }
-    acc
-}
-
-/// `v[k]` for a one-hot (or zero) select: OR of the selected values.
-pub(crate) fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: &[S<C, 1>], v: &[S<C, W>]) -> S<C, W> {
-    let zero = cx.lit::<W>(0);
-    let mut acc = zero;
-    for (s, x) in sel.iter().zip(v) {
-        acc = acc | s.mux(*x, zero);
-    }
-    acc
-}
-
-/// `v[idx]` (0 beyond `v`): a binary mux tree on the index bits.
-pub(crate) fn index<C: Ctx, const W: usize, const K: usize>(cx: &mut C, v: &[S<C, W>], idx: S<C, K>) -> S<C, W> {
-    if let Some(k) = cx.known(idx) {
-        // Simulation: the tree's result, v[idx] or 0 beyond v.
-        return match v.get(k as usize) {
-            Some(&x) => x,
-            None => cx.lit::<W>(0),
-        };
-    }
-    let zero = cx.lit::<W>(0);
-    let mut level: Vec<S<C, W>> = (0..1usize << K).map(|k| v.get(k).copied().unwrap_or(zero)).collect();
-    for b in 0..K {
-        let sel = bit_of(cx, idx, b);
-        level = level.chunks(2).map(|p| sel.mux(p[1], p[0])).collect();
-    }
-    level[0]
-}
-
-/// Bit `b` of `v`.
-pub(crate) fn bit_of<C: Ctx, const K: usize>(cx: &mut C, v: S<C, K>, b: usize) -> S<C, 1> {
-    let k = cx.lit::<K>(b as u64);
-    v.shr(k).slice::<0, 1>()
 }
 
 /// Integer quotient and remainder of `x` by the constant `d` (1..=16),

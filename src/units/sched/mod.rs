@@ -59,6 +59,7 @@
 //!   the warp's next issue sees them. PSETP sets no scoreboard entry
 //!   (`iss_set_o` low): nothing of it is in flight.
 
+use crate::hdl::logic::pick;
 use crate::golden::isa::{Op, Unit};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
@@ -147,7 +148,7 @@ pub struct SchedParams {
 
 impl SchedParams {
     /// The parameters of scheduler `sidx` of `cfg`.
-    pub fn of(cfg: &crate::sm::SmConfig, sidx: u32) -> Self {
+    pub fn of(cfg: &crate::config::SmConfig, sidx: u32) -> Self {
         SchedParams {
             sidx,
             ns: cfg.warp_schedulers,
@@ -206,15 +207,6 @@ fn rr_pick<C: Ctx>(cx: &mut C, v: &[S<C, 1>], hi: &[S<C, 1>]) -> (Lw<S<C, 1>>, S
     let (fa, any) = first(v);
     let sel = fh.iter().zip(&fa).map(|(&h, &a)| any_h.mux(h, a)).collect();
     (sel, any)
-}
-
-fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: &[S<C, 1>], v: &[S<C, W>]) -> S<C, W> {
-    let z = cx.lit::<W>(0);
-    let mut acc = z;
-    for (s, x) in sel.iter().zip(v) {
-        acc = acc | s.mux(*x, z);
-    }
-    acc
 }
 
 impl<const LW: usize> Block for Sched<LW> {

@@ -93,7 +93,7 @@ pub mod fmul;
 pub mod waves;
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use datapath::{ROM_A, ROM_W};
 use fmul::{SfuMul, SfuMulIn};
 
@@ -165,7 +165,7 @@ fn read_at<C: Ctx, const K: usize>(cx: &mut C, regs: &[Reg<32>], idx: S<C, K>) -
         };
     }
     let v: Vec<S<C, 32>> = regs.iter().map(|&r| cx.q(r)).collect();
-    crate::units::regfile::index(cx, &v, idx)
+    crate::hdl::logic::index(cx, &v, idx)
 }
 
 /// One SFU: the pipelined interpolator, one thread per hot cycle.

@@ -7,7 +7,7 @@
 
 use super::Sfu;
 use crate::hdl::{Block, Sim};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::testbenches::sfu_tb::run_random;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;

@@ -59,6 +59,7 @@
 //!   `simt_stack_depth` (<= 64) entries per warp in a RAM addressed
 //!   {warp[6], index[6]}, 49-bit words {kind, mask[32], pc[16]}.
 
+use crate::hdl::logic::index;
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
@@ -68,7 +69,7 @@ pub const OP_SSY: u64 = 2;
 pub const OP_SYNC: u64 = 3;
 pub const OP_EXIT: u64 = 4;
 /// Error code of a stack overflow or SYNC on an empty stack (docs/sm.md 7).
-pub const ERR_STACK: u64 = 5;
+pub const ERR_STACK: u64 = crate::codes::ERR_STACK;
 
 crate::ports! {
     /// Warp start, issue reports and read addresses.
@@ -205,16 +206,6 @@ pub(crate) fn unpack32<C: Ctx>(cx: &mut C, m: S<C, 32>) -> [S<C, 1>; 32] {
     })
 }
 
-/// `v[sel]` over per-warp values selected by an index.
-fn pick<C: Ctx, const W: usize>(cx: &mut C, sel: S<C, 6>, v: &[S<C, W>]) -> S<C, W> {
-    let mut acc = cx.lit::<W>(0);
-    for (k, x) in v.iter().enumerate() {
-        let hit = sel.eq(cx.lit::<6>(k as u64));
-        acc = hit.mux(*x, acc);
-    }
-    acc
-}
-
 impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
     type In<B: Backend> = SimtIn<B, NS>;
     type Out<B: Backend> = SimtOut<B, MW>;
@@ -296,11 +287,11 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
 
         // ---- control op on the selected warp
         let cw = i.ctl_warp_i;
-        let c_pc = pick(cx, cw, &pc);
-        let c_act = pick(cx, cw, &act);
-        let c_live = pick(cx, cw, &live);
-        let c_depth = pick(cx, cw, &depth);
-        let c_run = pick(cx, cw, &run);
+        let c_pc = index(cx, &pc, cw);
+        let c_act = index(cx, &act, cw);
+        let c_live = index(cx, &live, cw);
+        let c_depth = index(cx, &depth, cw);
+        let c_run = index(cx, &run, cw);
         let ctl_ready = !pe_busy;
         let ctl = cx.name("ctl_take", i.ctl_valid_i & ctl_ready & c_run);
         let op = i.ctl_op_i;
@@ -348,8 +339,8 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
         cx.mem_write(self.stack, 0, push_ok, waddr, entry);
 
         // ---- pop engine: the entry read at the previous edge
-        let p_live = pick(cx, pe_warp, &live);
-        let p_depth = pick(cx, pe_warp, &depth);
+        let p_live = index(cx, &live, pe_warp);
+        let p_depth = index(cx, &depth, pe_warp);
         let m_idx_ctl: S<C, 6> = (c_depth - one7).slice::<0, 6>();
         let ctl_raddr: S<C, 12> = cw.concat(m_idx_ctl);
         let m_idx_pe: S<C, 6> = (p_depth - one7).slice::<0, 6>();
@@ -438,13 +429,13 @@ impl<const MW: usize, const NS: usize> Block for Simt<MW, NS> {
 
         // ---- read ports
         let fw = i.f_warp_i;
-        let f_pc = pick(cx, fw, &pc);
-        let f_act = pick(cx, fw, &act);
+        let f_pc = index(cx, &pc, fw);
+        let f_act = index(cx, &act, fw);
         let sw = i.s_warp_i;
-        let s_pc = pick(cx, sw, &pc);
-        let s_act = pick(cx, sw, &act);
-        let s_live = pick(cx, sw, &live);
-        let s_depth = pick(cx, sw, &depth);
+        let s_pc = index(cx, &pc, sw);
+        let s_act = index(cx, &act, sw);
+        let s_live = index(cx, &live, sw);
+        let s_depth = index(cx, &depth, sw);
         let ev = cx.q(self.err_v);
         let code = cx.lit::<8>(ERR_STACK);
         let z8 = cx.lit::<8>(0);

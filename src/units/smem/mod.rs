@@ -46,6 +46,7 @@
 //!   unreachable since their addresses are out of range), `group` =
 //!   `smem_request_threads`, `multicast` = `smem_multicast`.
 
+use crate::hdl::logic::{or_all, pick};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
 /// Lanes per warp request.
@@ -161,25 +162,6 @@ impl<const LB: usize, const A: usize> Smem<LB, A> {
             rdata,
         })
     }
-}
-
-/// OR of a list of 1-bit signals.
-fn or_all<C: Ctx>(cx: &mut C, v: &[S<C, 1>]) -> S<C, 1> {
-    let mut acc = cx.lit::<1>(0);
-    for &x in v {
-        acc = acc | x;
-    }
-    acc
-}
-
-/// `v[sel]` for a one-hot (or all-zero) select vector: OR of the selected.
-fn onehot_pick<C: Ctx, const W: usize>(cx: &mut C, sel: &[S<C, 1>], v: &[S<C, W>]) -> S<C, W> {
-    let zero = cx.lit::<W>(0);
-    let mut acc = zero;
-    for (s, x) in sel.iter().zip(v) {
-        acc = acc | s.mux(*x, zero);
-    }
-    acc
 }
 
 impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
@@ -301,7 +283,7 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
                 seen = seen | cand;
                 first_lane[k] = first_lane[k] | first[k];
             }
-            word[b] = onehot_pick(cx, &first, &addr);
+            word[b] = pick(cx, &first, &addr);
             has[b] = seen;
         }
         let bank_sel = |k: usize| -> [S<C, 1>; LANES] { std::array::from_fn(|b| in_bank[b][k]) };
@@ -309,7 +291,7 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
         // Served lanes under the broadcast rule of this configuration.
         let served: [S<C, 1>; LANES] = if self.multicast {
             std::array::from_fn(|k| {
-                let lane_word = onehot_pick(cx, &bank_sel(k)[..nb], &word[..nb]);
+                let lane_word = pick(cx, &bank_sel(k)[..nb], &word[..nb]);
                 elig[k] & addr[k].eq(lane_word)
             })
         } else {
@@ -320,7 +302,7 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
                 lowest[k] = elig[k] & !seen;
                 seen = seen | elig[k];
             }
-            let bword = onehot_pick(cx, &lowest, &addr);
+            let bword = pick(cx, &lowest, &addr);
             let bword = cx.name("bcast_word", bword);
             std::array::from_fn(|k| elig[k] & (addr[k].eq(bword) | first_lane[k]))
         };
@@ -341,7 +323,7 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
         }
         // Per lane: old value (its bank's read data) and atomic result.
         let old_val: [S<C, 32>; LANES] =
-            std::array::from_fn(|k| onehot_pick(cx, &bank_sel(k)[..nb], &bank_rdata[..nb]));
+            std::array::from_fn(|k| pick(cx, &bank_sel(k)[..nb], &bank_rdata[..nb]));
         let opl: [S<C, 4>; 10] = std::array::from_fn(|v| cx.lit::<4>(v as u64));
         let is_op: [S<C, 1>; 10] = std::array::from_fn(|v| op.eq(opl[v]));
         let new_val: [S<C, 32>; LANES] = std::array::from_fn(|k| {
@@ -364,7 +346,7 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
                 sdata = (served[k] & in_bank[b][k]).mux(data[k], sdata);
             }
             let asel: [S<C, 1>; LANES] = std::array::from_fn(|k| atom[k] & in_bank[b][k]);
-            let adata = onehot_pick(cx, &asel, &new_val);
+            let adata = pick(cx, &asel, &new_val);
             let we = (wr_store | atomb) & has[b];
             let wdata = atomb.mux(adata, sdata);
             cx.mem_write(self.banks[b], 0, we, entry, wdata);
@@ -431,7 +413,7 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
 mod tests {
     use super::*;
     use crate::hdl::Sim;
-    use crate::sm::SmConfig;
+    use crate::config::SmConfig;
     use crate::testbenches::smem_ref::{SmemGeom, SmemOp};
     use crate::testbenches::smem_tb::{check_request, patterns, random_request, strided};
     use rand::SeedableRng;

@@ -191,38 +191,20 @@ impl<const DW: usize> Engine<DW> {
         // edge (ph_q = 0) when valid && ready.
         let valid = cx.cross(i.valid, hot);
         let acc = cx.name("accept", valid & ready & !ph);
-        macro_rules! capture {
-            ($reg:expr, $v:expr) => {{
-                let v = cx.cross($v, hot);
-                let q = cx.q($reg);
-                cx.d($reg, acc.mux(v, q));
-            }};
+        // The dispatch buffer loads on an accepted dispatch.
+        fn cap<C: Ctx, const W: usize>(cx: &mut C, acc: S<C, 1>, r: Reg<W>, v: S<C, W>) {
+            cx.d_en(r, acc, |cx| cx.cross(v, Domain::Hot));
         }
-        if cx.known_low(acc) {
-            // Simulation only: nothing accepted, the buffer holds.
-            cx.hold(self.b_op);
-            cx.hold(self.b_md);
-            cx.hold(self.b_tag);
-            cx.hold(self.b_reps);
-            for t in 0..WARP {
-                cx.hold(self.b_mask[t]);
-                cx.hold(self.b_a[t]);
-                cx.hold(self.b_b[t]);
-                cx.hold(self.b_c[t]);
-                cx.hold(self.b_pa[t]);
-            }
-        } else {
-            capture!(self.b_op, i.op);
-            capture!(self.b_md, i.md);
-            capture!(self.b_tag, i.tag);
-            capture!(self.b_reps, i.reps);
-            for t in 0..WARP {
-                capture!(self.b_mask[t], i.mask[t]);
-                capture!(self.b_a[t], i.a[t]);
-                capture!(self.b_b[t], i.b[t]);
-                capture!(self.b_c[t], i.c[t]);
-                capture!(self.b_pa[t], i.pa[t]);
-            }
+        cap(cx, acc, self.b_op, i.op);
+        cap(cx, acc, self.b_md, i.md);
+        cap(cx, acc, self.b_tag, i.tag);
+        cap(cx, acc, self.b_reps, i.reps);
+        for t in 0..WARP {
+            cap(cx, acc, self.b_mask[t], i.mask[t]);
+            cap(cx, acc, self.b_a[t], i.a[t]);
+            cap(cx, acc, self.b_b[t], i.b[t]);
+            cap(cx, acc, self.b_c[t], i.c[t]);
+            cap(cx, acc, self.b_pa[t], i.pa[t]);
         }
 
         // Pass sequencer.
@@ -303,26 +285,14 @@ impl<const DW: usize> Engine<DW> {
         for o in &lane_out {
             err_any = err_any | o.2;
         }
-        let v_low = cx.known_low(v);
         for t in 0..WARP {
-            if v_low {
-                // Simulation only: no pass written, the collector holds.
-                let (rq, pq) = (cx.q(self.col_res[t]), cx.q(self.col_pred[t]));
-                cx.hold(self.col_res[t]);
-                cx.hold(self.col_pred[t]);
-                col_d.push((rq, rq));
-                colp_d.push((pq, pq));
-                continue;
-            }
             let (res, pred, _) = lane_out[t % l];
             let on = v & ps.eq(k::<C::B, 6>((t / l) as u64));
-            let active = msk.slice::<0, 32>().shr(k::<C::B, 8>(t as u64)).slice::<0, 1>();
+            let active = |_: &mut C| msk.slice::<0, 32>().shr(k::<C::B, 8>(t as u64)).slice::<0, 1>();
             let rq = cx.q(self.col_res[t]);
             let pq = cx.q(self.col_pred[t]);
-            let rd = on.mux(active.mux(res, k::<C::B, DW>(0)), rq);
-            let pd = on.mux(active & pred, pq);
-            cx.d(self.col_res[t], rd);
-            cx.d(self.col_pred[t], pd);
+            let rd = cx.d_en(self.col_res[t], on, |cx| active(cx).mux(res, k::<C::B, DW>(0)));
+            let pd = cx.d_en(self.col_pred[t], on, |cx| active(cx) & pred);
             col_d.push((rd, rq));
             colp_d.push((pd, pq));
         }
@@ -349,25 +319,12 @@ impl<const DW: usize> Engine<DW> {
         let pick_tag = fin.mux(tag, ctq);
         let pick_mask = fin.mux(msk, cmq);
         let pick_err = fin.mux(err_any, err_q);
-        macro_rules! out {
-            ($reg:expr, $v:expr) => {{
-                let q = cx.q($reg);
-                cx.d($reg, publish.mux($v, q));
-            }};
-        }
-        out!(self.o_tag, pick_tag);
-        out!(self.o_mask, pick_mask);
-        out!(self.o_err, pick_err);
-        let publish_low = cx.known_low(publish);
+        cx.d_en(self.o_tag, publish, |_| pick_tag);
+        cx.d_en(self.o_mask, publish, |_| pick_mask);
+        cx.d_en(self.o_err, publish, |_| pick_err);
         for t in 0..WARP {
-            if publish_low {
-                // Simulation only: nothing published, the outputs hold.
-                cx.hold(self.o_res[t]);
-                cx.hold(self.o_pred[t]);
-                continue;
-            }
-            out!(self.o_res[t], fin.mux(col_d[t].0, col_d[t].1));
-            out!(self.o_pred[t], fin.mux(colp_d[t].0, colp_d[t].1));
+            cx.d_en(self.o_res[t], publish, |_| fin.mux(col_d[t].0, col_d[t].1));
+            cx.d_en(self.o_pred[t], publish, |_| fin.mux(colp_d[t].0, colp_d[t].1));
         }
 
         let core = Domain::Core;

@@ -45,7 +45,7 @@ pub mod waves;
 
 use crate::golden::isa::Op;
 use crate::hdl::{Backend, Block, Ctx, Decl, Sig, S};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::units::fp::k;
 use crate::units::fp::S as BS;
 use engine::{EngIn, EngOut, Engine, LaneUnit, WARP};
@@ -189,8 +189,8 @@ impl SpGeom {
     pub fn of(cfg: &SmConfig) -> SpGeom {
         SpGeom {
             flavor: match cfg.mul_add {
-                crate::sm::config::MulAdd::Fmad => Flavor::Tesla,
-                crate::sm::config::MulAdd::Ffma => Flavor::Ieee,
+                crate::config::MulAdd::Fmad => Flavor::Tesla,
+                crate::config::MulAdd::Ffma => Flavor::Ieee,
             },
             lanes: (cfg.sp_lanes / cfg.warp_schedulers) as usize,
             groups: cfg.warp_schedulers as usize,

@@ -18,7 +18,7 @@ use crate::golden::isa::Op as Isa;
 use crate::golden::testfloat::Op;
 use crate::hdl::sim::{flatten, unflatten};
 use crate::hdl::{verilog, Bits, Block, Concrete, Sim};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::units::dpu::{Dpu, DpuLane, DpuLaneIn, DpuLaneOut};
 use crate::units::sfu::{SfuUnit, SfuUnitIn, SfuUnitOut};
 use crate::units::sp::lane::{Flavor, SpLane, SpLaneIn, SpLaneOut};

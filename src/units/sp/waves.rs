@@ -5,7 +5,7 @@
 //! operand buffer, collector and output registers).
 
 use crate::hdl::{Block, Sim};
-use crate::sm::SmConfig;
+use crate::config::SmConfig;
 use crate::testbenches::sp_tb::{run_random, WarpUnit};
 use crate::units::dpu::Dpu;
 use crate::units::sp::{SpArray1, SpArray2, SpGeom};

@@ -52,17 +52,13 @@
 
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::sm::SmConfig;
-use crate::units::regfile::{bit_of, index, or_all, pick};
-
-fn pack<C: Ctx>(cx: &mut C, v: &[S<C, 1>; 32]) -> S<C, 32> {
-    crate::units::predfile::pack_lanes(cx, v)
-}
+use crate::config::SmConfig;
+use crate::hdl::logic::{bit_of, index, or_all, pack, pick};
 
 /// Sources, in index order.
 pub const SOURCES: [&str; 6] = ["sp0", "sp1", "sfu", "dpu", "lsu", "fe"];
 /// Error code of a queue overflow (docs/sm.md section 7).
-pub const ERR_WB_OVERFLOW: u64 = 14;
+pub const ERR_WB_OVERFLOW: u64 = crate::codes::ERR_WB_OVERFLOW;
 /// Largest queue depth (3-bit pointers).
 pub const MAX_DEPTH: usize = 8;
 
@@ -749,7 +745,7 @@ mod tests {
     #[test]
     fn depths_from_presets() {
         for name in ["tesla", "gt200", "fermi"] {
-            let cfg = crate::sm::SmConfig::preset(name).unwrap();
+            let cfg = crate::config::SmConfig::preset(name).unwrap();
             let p = WbParams::of(&cfg, 4);
             assert!(p.depth.iter().all(|&d| (2..=8).contains(&d)), "{name}: {p:?}");
         }

@@ -150,9 +150,26 @@ pub struct SmConfig {
     pub ibuffer_entries: u32,
     /// Reconvergence-stack entries per warp.
     pub simt_stack_depth: u32,
+    /// Global memory as one SM sees it (`testbenches/gmem.rs`,
+    /// docs/lsu.md): core cycles from accepting a read to presenting its
+    /// response. GT200/Tesla 220 (about 440 hot cycles measured), Fermi 300
+    /// (400-800 hot cycles).
+    pub gmem_latency: u32,
+    /// The SM's share of the board's DRAM bandwidth in thousandths of a
+    /// byte per core cycle (an integer so the config stays exact): GT200
+    /// 7,846 (141.7 GB/s over 30 SMs at 602 MHz), Fermi 16,895.
+    pub gmem_milli_bytes_per_cycle: u32,
+    /// Order of global-memory responses: 0 = in request order; any other
+    /// value seeds a random choice among the due responses (what
+    /// `--gmem-ooo-seed` sets).
+    pub gmem_ooo_seed: u64,
     /// GPU-CC network; absent for SMs without it.
     pub gpucc: Option<GpuccConfig>,
 }
+
+/// The fields a config may leave to its `base` preset only (every other
+/// field must be set by the file or its base): the global-memory model.
+const GMEM_FIELDS: [&str; 3] = ["gmem_latency", "gmem_milli_bytes_per_cycle", "gmem_ooo_seed"];
 
 /// A configuration that cannot be loaded or does not describe a buildable SM.
 #[derive(Debug, thiserror::Error)]
@@ -173,13 +190,19 @@ pub enum ConfigError {
     UnknownPreset(String),
     #[error("config `{0}` is neither a preset (tesla, gt200, fermi, gpucc) nor an existing file")]
     NotFound(String),
+    #[error("config {path}: `base = {base:?}` is not a preset (known: tesla, gt200, fermi, gpucc)")]
+    UnknownBase { path: String, base: String },
+    #[error(
+        "config {path}: field `{field}` is missing: set it, or add `base = \"<preset>\"` to take every missing field from a preset (docs/presets.md)"
+    )]
+    Missing { path: String, field: &'static str },
 }
 
 const PRESETS: [(&str, &str); 4] = [
-    ("tesla", include_str!("../../configs/tesla.toml")),
-    ("gt200", include_str!("../../configs/gt200.toml")),
-    ("fermi", include_str!("../../configs/fermi.toml")),
-    ("gpucc", include_str!("../../configs/gpucc.toml")),
+    ("tesla", include_str!("../configs/tesla.toml")),
+    ("gt200", include_str!("../configs/gt200.toml")),
+    ("fermi", include_str!("../configs/fermi.toml")),
+    ("gpucc", include_str!("../configs/gpucc.toml")),
 ];
 
 impl SmConfig {
@@ -197,14 +220,51 @@ impl SmConfig {
         PRESETS.iter().map(|(n, _)| *n)
     }
 
-    /// Parse and validate TOML text; `origin` names it in errors.
+    /// Parse and validate TOML text; `origin` names it in errors. A file
+    /// with `base = "<preset>"` takes every field it does not set from that
+    /// preset (a layered config: `base = "fermi"` plus the fields that
+    /// differ); a file without `base` sets every field.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, ConfigError> {
-        let cfg: SmConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        Self::layered(text, origin).map(|(c, _)| c)
+    }
+
+    /// [`SmConfig::from_toml`], also returning the base preset's name and
+    /// the fields taken from it (for `smrtl config`).
+    pub fn layered(text: &str, origin: &str) -> Result<(Self, Option<(String, Vec<String>)>), ConfigError> {
+        let parse = |msg: String| ConfigError::Parse {
             path: origin.to_string(),
-            msg: e.to_string(),
-        })?;
+            msg,
+        };
+        let mut t: toml::Table = toml::from_str(text).map_err(|e: toml::de::Error| parse(e.to_string()))?;
+        let mut inherited = None;
+        if let Some(b) = t.remove("base") {
+            let name = b.as_str().ok_or_else(|| parse("`base` must be a preset name (a string)".into()))?;
+            let Some((_, base_text)) = PRESETS.iter().find(|(n, _)| *n == name) else {
+                return Err(ConfigError::UnknownBase {
+                    path: origin.to_string(),
+                    base: name.to_string(),
+                });
+            };
+            let base: toml::Table = toml::from_str(base_text).map_err(|e: toml::de::Error| parse(e.to_string()))?;
+            let mut taken = vec![];
+            for (k, v) in base {
+                if !t.contains_key(&k) {
+                    taken.push(k.clone());
+                    t.insert(k, v);
+                }
+            }
+            inherited = Some((name.to_string(), taken));
+        } else if let Some(f) = GMEM_FIELDS.iter().find(|f| !t.contains_key(**f)) {
+            return Err(ConfigError::Missing {
+                path: origin.to_string(),
+                field: f,
+            });
+        }
+        let cfg: SmConfig = toml::Value::Table(t)
+            .try_into()
+            .map_err(|e: toml::de::Error| parse(e.to_string()))?;
         cfg.validate(origin)?;
-        Ok(cfg)
+        Ok((cfg, inherited))
     }
 
     /// Load a config file, or a preset when `spec` is a preset name.
@@ -224,6 +284,19 @@ impl SmConfig {
             }
         })?;
         Self::from_toml(&text, spec)
+    }
+
+    /// For a config file with `base = "<preset>"`: the base and the fields
+    /// taken from it (None for a preset or a file that sets every field).
+    pub fn base_of(spec: &str) -> Result<Option<(String, Vec<String>)>, ConfigError> {
+        if PRESETS.iter().any(|(n, _)| *n == spec) {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(spec).map_err(|err| ConfigError::Read {
+            path: spec.to_string(),
+            err,
+        })?;
+        Ok(Self::layered(&text, spec)?.1)
     }
 
     /// Inclusive range of every integer field (name, value, min, max): the
@@ -267,6 +340,8 @@ impl SmConfig {
             ("l1_ways", self.l1_ways, 1, 8),
             ("l1_latency", self.l1_latency, 1, 16),
             ("lsu_slots", self.lsu_slots, 1, 8),
+            ("gmem_latency", self.gmem_latency, 1, 1 << 16),
+            ("gmem_milli_bytes_per_cycle", self.gmem_milli_bytes_per_cycle, 1, 1_000_000_000),
             ("ibuffer_entries", self.ibuffer_entries, 1, 2),
             ("simt_stack_depth", self.simt_stack_depth, 2, 64),
         ];
@@ -508,7 +583,7 @@ mod tests {
 
     #[test]
     fn bank_count_not_multiple_of_four_is_named() {
-        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 10");
+        let text = include_str!("../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 10");
         let e = SmConfig::from_toml(&text, "bad.toml").unwrap_err().to_string();
         assert!(
             e.contains("reg_banks") && e.contains("multiple of 4") && e.contains("bad.toml"),
@@ -520,7 +595,7 @@ mod tests {
     fn huge_power_of_two_banks_are_errors_not_panics() {
         // Before the bounds, `reg_banks * 32` and `4 * smem_banks` wrapped to
         // 0 in u32 and `validate` divided by zero.
-        let gt = include_str!("../../configs/gt200.toml");
+        let gt = include_str!("../configs/gt200.toml");
         for (from, to, field) in [
             ("reg_banks = 16 ", "reg_banks = 134217728 ", "reg_banks"),
             ("smem_banks = 16\n", "smem_banks = 2147483648\n", "smem_banks"),
@@ -541,13 +616,13 @@ mod tests {
     fn twenty_four_banks_load() {
         let c = SmConfig::load(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/gt200_24banks.toml")).unwrap();
         assert_eq!(c.reg_banks, 24);
-        let text = include_str!("../../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 24");
+        let text = include_str!("../configs/gt200.toml").replace("reg_banks = 16", "reg_banks = 24");
         assert!(SmConfig::from_toml(&text, "x").is_ok());
     }
 
     #[test]
     fn unknown_field_and_missing_file_are_errors() {
-        let text = format!("{}\nbogus = 1\n", include_str!("../../configs/gt200.toml"));
+        let text = format!("{}\nbogus = 1\n", include_str!("../configs/gt200.toml"));
         assert!(SmConfig::from_toml(&text, "x")
             .unwrap_err()
             .to_string()
@@ -556,5 +631,39 @@ mod tests {
         assert!(e.contains("/nonexistent/cfg.toml") && e.contains("gt200"), "{e}");
         let e = SmConfig::load("/").unwrap_err().to_string();
         assert!(e.contains("cannot read config /"), "{e}");
+    }
+
+    /// A layered config takes what it does not set from its base; one that
+    /// sets the memory fields gets them; one without a base and without
+    /// them is an error naming the field.
+    #[test]
+    fn layered_config_and_memory_fields() {
+        let own = "base = \"fermi\"\nname = \"slowmem\"\ngmem_latency = 640\ngmem_milli_bytes_per_cycle = 2500\n";
+        let (c, inh) = SmConfig::layered(own, "slowmem.toml").unwrap();
+        assert_eq!((c.gmem_latency, c.gmem_milli_bytes_per_cycle, c.gmem_ooo_seed), (640, 2500, 0));
+        let f = SmConfig::preset("fermi").unwrap();
+        assert_eq!((c.name.as_str(), c.sp_lanes, c.smem_banks), ("slowmem", f.sp_lanes, f.smem_banks));
+        let (base, taken) = inh.unwrap();
+        assert_eq!(base, "fermi");
+        assert!(taken.contains(&"sp_lanes".to_string()) && !taken.contains(&"gmem_latency".to_string()));
+        // Without the memory fields: the base preset's documented values.
+        let c = SmConfig::from_toml("base = \"gt200\"\nname = \"x\"\n", "x.toml").unwrap();
+        assert_eq!((c.gmem_latency, c.gmem_milli_bytes_per_cycle), (220, 7846));
+        let c = SmConfig::from_toml("base = \"fermi\"\nname = \"x\"\n", "x.toml").unwrap();
+        assert_eq!((c.gmem_latency, c.gmem_milli_bytes_per_cycle), (300, 16895));
+        // A full file without them (and without a base) names the field.
+        let full: String = include_str!("../configs/gt200.toml")
+            .lines()
+            .filter(|l| !l.starts_with("gmem_latency"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let e = SmConfig::from_toml(&full, "nomem.toml").unwrap_err().to_string();
+        assert!(e.contains("nomem.toml") && e.contains("gmem_latency") && e.contains("base"), "{e}");
+        let e = SmConfig::from_toml("base = \"gt300\"\n", "b.toml").unwrap_err().to_string();
+        assert!(e.contains("gt300") && e.contains("b.toml"), "{e}");
+        let e = SmConfig::from_toml("base = \"gt200\"\ngmem_latency = 0\n", "z.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gmem_latency") && e.contains("z.toml"), "{e}");
     }
 }

@@ -1,4 +1,4 @@
-//! Reference models of the front-end blocks (issue 12, first half): decode,
+//! Reference models of the front-end blocks: decode,
 //! scoreboard, predicate file and warp scheduler. Plain Rust written from
 //! the ISA's `Instr` (decode) and from the behaviour stated in each block's
 //! doc comment; nothing here calls the RTL code.

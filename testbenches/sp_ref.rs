@@ -1,5 +1,5 @@
 //! Reference for the SP lanes and the FP64 unit: one thread of one
-//! instruction with the golden model's semantics (`src/golden/model.rs`)
+//! instruction with the golden model's semantics (`src/golden/model/`)
 //! on the reference arithmetic (`golden::arith`), plus the error rule of
 //! docs/sm.md section 7. Shares only the ISA table with the RTL.
 

@@ -551,7 +551,7 @@ fn bad_operand_count() {
 #[test]
 fn bad_operand_kind() {
     check(
-        // IMAD takes an immediate since issue 14 (with c = d); FFMA does not.
+        // IMAD takes an immediate (with c = d); FFMA does not.
         ".regs 4\nFFMA R1, R2, 5, R3\n",
         2,
         14,
@@ -872,7 +872,7 @@ fn cli_disasm_rejects_bad_file() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions from issue 14 (each failed before its fix)
+// Regressions (each failed before its fix)
 // ---------------------------------------------------------------------------
 
 #[test]
@@ -978,7 +978,7 @@ fn non_utf8_source_error_names_line_and_column() {
 }
 
 // ---------------------------------------------------------------------------
-// ISA additions of issue 14: PSETP and IMAD with an immediate
+// PSETP and IMAD with an immediate
 // ---------------------------------------------------------------------------
 
 #[test]

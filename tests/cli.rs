@@ -32,8 +32,8 @@ fn unreadable_config() {
     assert_clean_failure(&o, &["/nonexistent/sm.toml", "neither a preset"]);
 }
 
-/// Issue 14: an unknown name printed "No such file or directory" twice and
-/// no presets.
+/// Regression: an unknown name must give one error listing the presets, not
+/// "No such file or directory" twice.
 #[test]
 fn unknown_config_name_lists_the_presets_once() {
     for args in [&["config", "gt300"][..], &["run", "x.s", "--config", "gt300"][..]] {
@@ -45,7 +45,7 @@ fn unknown_config_name_lists_the_presets_once() {
     }
 }
 
-/// Issue 14: huge power-of-two bank counts panicked (divide by zero).
+/// Regression: huge power-of-two bank counts must be errors, not a panic (divide by zero).
 #[test]
 fn huge_bank_count_is_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
@@ -62,8 +62,8 @@ fn huge_bank_count_is_an_error_not_a_panic() {
     }
 }
 
-/// Issue 14: launch errors did not write --output although the help said
-/// the image is written when the run fails.
+/// Regression: a launch error still writes --output, as the help says the
+/// image is written when the run fails.
 #[test]
 fn launch_error_still_writes_the_output_image() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! Front-end blocks (issue 12): scheduler acceptance (one issue per core
+//! Front-end blocks: scheduler acceptance (one issue per core
 //! cycle with every warp ready, round-robin fairness bound, GT200 SP+SFU
 //! dual issue, Fermi odd/even schedulers and FP64 not co-issued with SP),
 //! and the long random runs against the reference models (ignored; run

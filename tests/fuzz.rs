@@ -1,4 +1,4 @@
-//! The standing robustness check (issue 14): a few thousand fuzz cases
+//! The standing robustness check: a few thousand fuzz cases
 //! over every target in-process (seconds), plus regressions for rough
 //! edges the driver or a newcomer found that live outside one module.
 //! Long runs: `smrtl fuzz --seconds 3600` (docs/fuzz.md).
@@ -54,8 +54,8 @@ fn truncated_product(a: u32, b: u32) -> u32 {
     (f64::from_bits(bits) as f32).to_bits()
 }
 
-/// docs/isa.md said FMAD truncates the product; with a zero addend the
-/// model rounds it (as the hardware does) and the doc now says so.
+/// With a zero addend the model rounds FMAD's product (as the hardware
+/// does), and docs/isa.md says so.
 #[test]
 fn fmad_with_zero_addend_rounds_the_product_and_the_doc_says_so() {
     let mut differ = 0;

@@ -96,13 +96,13 @@ fn running_off_the_end() {
             "warp 0",
             "pc 2",
             "ran off the end of the code (2 instructions) without EXIT",
-            // Issue 14: the message named no source line (pc 2 has none).
+            // Regression: the message must name a source line (pc 2 has none).
             "the last instruction is at line 3",
         ],
     );
 }
 
-/// Issue 14: `--param 1e39` became +inf and `1e-50` became 0 silently.
+/// Regression: `--param 1e39` must not become +inf, nor `1e-50` 0, silently.
 #[test]
 fn param_values_fp32_cannot_hold_are_errors() {
     use smrtl::golden::model::parse_param_value as p;
@@ -574,7 +574,7 @@ fn cli_run_loads_a_program_file() {
     assert!(!o.status.success() && e.contains("not an smrtl program file"), "{e}");
 }
 
-/// Issue 14's ISA additions on the model: PSETP (AND/OR/XOR with negated
+/// PSETP and IMAD with an immediate on the model: PSETP (AND/OR/XOR with negated
 /// operands, under a guard) and IMAD with an immediate (addend = d).
 /// Expected values are written per lane in plain Rust.
 #[test]

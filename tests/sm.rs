@@ -149,8 +149,8 @@ fn a_kernel_that_never_exits_stops_at_the_budget() {
     assert!(e.report.issued[0] > 10, "the report so far is kept");
 }
 
-/// A 1,024-wide block (compute 2.x's limit) launches on fermi (the 10-bit
-/// port of session 6 cut it to 0); a block dimension wider than its launch
+/// A 1,024-wide block (compute 2.x's limit) launches on fermi (a 10-bit
+/// port would cut it to 0); a block dimension wider than its launch
 /// port (z = 200 needs 8 bits, the port has 7) is rejected before the run
 /// with the place instead of being cut.
 #[test]

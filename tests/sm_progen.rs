@@ -107,12 +107,12 @@ fn random_programs_on_the_rtl_sm_fermi() {
     quick(2, "fermi");
 }
 
-// Found by the acceptance run: with a fast out-of-order memory, `S2R R13`
-// (written through the front end two cycles after its issue) overtook the
-// operand read of the `STG [R1+0x8], R13` before it, whose collector was
-// waiting for its bank group; the store wrote the new R13. The SM top now
-// holds an issue that would write a register a collector of its warp has
-// still to read (docs/sm.md, write after read).
+// With a fast out-of-order memory, `S2R R13` (written through the front end
+// two cycles after its issue) could overtake the operand read of the
+// `STG [R1+0x8], R13` before it, whose collector waits for its bank group,
+// and the store would write the new R13. The SM top holds an issue that
+// would write a register a collector of its warp has still to read
+// (docs/sm.md, write after read).
 #[test]
 fn write_after_read_fermi_seed_199() {
     run_seeds("fermi", 199..200);

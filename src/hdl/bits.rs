@@ -3,8 +3,8 @@
 //! Storage is two 64-bit words (so 1 <= W <= 128; the widest signal of the
 //! design is the FP64 FMA's 109-bit aligned adder). Every signal, a 1-bit
 //! one too, is this big, and the simulator's speed follows the size: two
-//! words instead of three (until 2026-11-27) made the gt200 SM about 1.2x
-//! faster (docs/substrate.md, "Bench history"). Every operation branches on the constant `W`, so after
+//! words instead of three made the gt200 SM about 1.2x
+//! faster (docs/results.md, section 2). Every operation branches on the constant `W`, so after
 //! monomorphization a 32-bit add is one machine add and a mask; widths up to
 //! 64 bits take a one-word path, wider ones a carry chain over `(W+63)/64`
 //! words. Bits above `W` are always zero (every constructor masks).

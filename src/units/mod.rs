@@ -1,7 +1,7 @@
 //! The SM blocks, one folder per block.
 //!
 //! * [`decode`], [`ibuffer`], [`scoreboard`], [`predfile`], [`sched`]: the front end
-//!   (issue 12, docs/frontend.md).
+//!   (docs/frontend.md).
 //! * [`mad_rf`]: dual-clock proof block (hot-clock multiply-add pipeline
 //!   feeding a core-clock banked register file).
 //! * [`fp`]: FP datapath building blocks (shared by sp, dpu, sfu).

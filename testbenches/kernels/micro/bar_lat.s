@@ -6,7 +6,7 @@
 ; 8 and 16 warps to see how it grows with the warps to gather.
 ; In the golden model SR_CLOCK counts warp instructions: delta = 1 + iters x 35.
 ; Output per thread at out + tid x 4: delta.
-; Hardware: no figure sourced in this session (see docs/calibration.md).
+; Hardware: no figure sourced (see docs/calibration.md).
 ; Launch: grid 1, any 1-D block, params out, iters (>= 1).
 .kernel bar_lat
 .regs 6

@@ -7,7 +7,7 @@
 ; Latency = (delta - delta of lat_loop.s with the same iters) / (32 x iters).
 ; In the golden model SR_CLOCK counts warp instructions: delta = 1 + iters x 35.
 ; Output per lane at out + tid x 8: delta, the final pointer.
-; Hardware: GT200 and Fermi: no figure sourced in this session (see
+; Hardware: GT200 and Fermi: no figure sourced (see
 ; docs/calibration.md).
 ; Launch: grid 1, block 32, params out, iters (>= 1), stride (words).
 .kernel smem_lat

@@ -10,7 +10,8 @@ module fifo_w32_d16 (
   output wire [31:0] rdata_o,
   output wire rvalid_o,
   output wire full_o,
-  output wire empty_o
+  output wire empty_o,
+  output wire [4:0] count_o
 );
 
   // Registers
@@ -32,6 +33,7 @@ module fifo_w32_d16 (
   wire push_ok = (push_i & (~full_q));
   wire pop_ok = (pop_i & (~empty));
   wire [3:0] n17 = (wr_ptr_q + 4'h1);
+  wire [4:0] count = {full_q, (wr_ptr_q - rd_ptr_q)};
   assign wr_ptr_d = (push_ok ? n17 : wr_ptr_q);
   assign rd_ptr_d = (pop_ok ? (rd_ptr_q + 4'h1) : rd_ptr_q);
   assign full_d = ((push_ok & (~pop_ok)) ? (n17 == rd_ptr_q) : ((pop_ok & (~push_ok)) ? 1'h0 : full_q));
@@ -40,6 +42,7 @@ module fifo_w32_d16 (
   assign rvalid_o = rvalid_q;
   assign full_o = full_q;
   assign empty_o = empty;
+  assign count_o = count;
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -662,271 +662,315 @@ module ifetch_w32_l8_s32_a4 (
   wire n1000 = (n907 & (rr_q < 6'h1f));
   wire [5:0] pick_warp = (((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n910) | n913) | n916) | n919) | n922) | n925) | n928) | n931) | n934) | n937) | n940) | n943) | n946) | n949) | n952) | n955) | n958) | n961) | n964) | n967) | n970) | n973) | n976) | n979) | n982) | n985) | n988) | n991) | n994) | n997) | n1000) ? (1'h0 ? 6'h00 : (n910 ? 6'h01 : (n913 ? 6'h02 : (n916 ? 6'h03 : (n919 ? 6'h04 : (n922 ? 6'h05 : (n925 ? 6'h06 : (n928 ? 6'h07 : (n931 ? 6'h08 : (n934 ? 6'h09 : (n937 ? 6'h0a : (n940 ? 6'h0b : (n943 ? 6'h0c : (n946 ? 6'h0d : (n949 ? 6'h0e : (n952 ? 6'h0f : (n955 ? 6'h10 : (n958 ? 6'h11 : (n961 ? 6'h12 : (n964 ? 6'h13 : (n967 ? 6'h14 : (n970 ? 6'h15 : (n973 ? 6'h16 : (n976 ? 6'h17 : (n979 ? 6'h18 : (n982 ? 6'h19 : (n985 ? 6'h1a : (n988 ? 6'h1b : (n991 ? 6'h1c : (n994 ? 6'h1d : (n997 ? 6'h1e : (n1000 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))) : (n473 ? 6'h00 : (n487 ? 6'h01 : (n501 ? 6'h02 : (n515 ? 6'h03 : (n529 ? 6'h04 : (n543 ? 6'h05 : (n557 ? 6'h06 : (n571 ? 6'h07 : (n585 ? 6'h08 : (n599 ? 6'h09 : (n613 ? 6'h0a : (n627 ? 6'h0b : (n641 ? 6'h0c : (n655 ? 6'h0d : (n669 ? 6'h0e : (n683 ? 6'h0f : (n697 ? 6'h10 : (n711 ? 6'h11 : (n725 ? 6'h12 : (n739 ? 6'h13 : (n753 ? 6'h14 : (n767 ? 6'h15 : (n781 ? 6'h16 : (n795 ? 6'h17 : (n809 ? 6'h18 : (n823 ? 6'h19 : (n837 ? 6'h1a : (n851 ? 6'h1b : (n865 ? 6'h1c : (n879 ? 6'h1d : (n893 ? 6'h1e : (n907 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))));
   wire pick_valid = ((((((((((((((((((((((((((((((((1'h0 | n473) | n487) | n501) | n515) | n529) | n543) | n557) | n571) | n585) | n599) | n613) | n627) | n641) | n655) | n669) | n683) | n697) | n711) | n725) | n739) | n753) | n767) | n781) | n795) | n809) | n823) | n837) | n851) | n865) | n879) | n893) | n907);
-  wire [15:0] n1294 = ((pick_warp == 6'h1f) ? fpc31_q : ((pick_warp == 6'h1e) ? fpc30_q : ((pick_warp == 6'h1d) ? fpc29_q : ((pick_warp == 6'h1c) ? fpc28_q : ((pick_warp == 6'h1b) ? fpc27_q : ((pick_warp == 6'h1a) ? fpc26_q : ((pick_warp == 6'h19) ? fpc25_q : ((pick_warp == 6'h18) ? fpc24_q : ((pick_warp == 6'h17) ? fpc23_q : ((pick_warp == 6'h16) ? fpc22_q : ((pick_warp == 6'h15) ? fpc21_q : ((pick_warp == 6'h14) ? fpc20_q : ((pick_warp == 6'h13) ? fpc19_q : ((pick_warp == 6'h12) ? fpc18_q : ((pick_warp == 6'h11) ? fpc17_q : ((pick_warp == 6'h10) ? fpc16_q : ((pick_warp == 6'h0f) ? fpc15_q : ((pick_warp == 6'h0e) ? fpc14_q : ((pick_warp == 6'h0d) ? fpc13_q : ((pick_warp == 6'h0c) ? fpc12_q : ((pick_warp == 6'h0b) ? fpc11_q : ((pick_warp == 6'h0a) ? fpc10_q : ((pick_warp == 6'h09) ? fpc9_q : ((pick_warp == 6'h08) ? fpc8_q : ((pick_warp == 6'h07) ? fpc7_q : ((pick_warp == 6'h06) ? fpc6_q : ((pick_warp == 6'h05) ? fpc5_q : ((pick_warp == 6'h04) ? fpc4_q : ((pick_warp == 6'h03) ? fpc3_q : ((pick_warp == 6'h02) ? fpc2_q : ((pick_warp == 6'h01) ? fpc1_q : ((pick_warp == 6'h00) ? fpc0_q : 16'h0000))))))))))))))))))))))))))))))));
-  wire [15:0] n1295 = (n1294 >> 4'h3);
-  wire [4:0] n1296 = n1295[4:0];
-  wire [15:0] n1303 = (((l1pc_q >> 4'h3) >> 4'h5) | 16'h8000);
-  wire [15:0] n1305 = (l1pc_q & 16'h0007);
-  wire n1501 = (l1v_q & (~((l1w_q == 6'h1f) ? n452 : ((l1w_q == 6'h1e) ? n446 : ((l1w_q == 6'h1d) ? n440 : ((l1w_q == 6'h1c) ? n434 : ((l1w_q == 6'h1b) ? n428 : ((l1w_q == 6'h1a) ? n422 : ((l1w_q == 6'h19) ? n416 : ((l1w_q == 6'h18) ? n410 : ((l1w_q == 6'h17) ? n404 : ((l1w_q == 6'h16) ? n398 : ((l1w_q == 6'h15) ? n392 : ((l1w_q == 6'h14) ? n386 : ((l1w_q == 6'h13) ? n380 : ((l1w_q == 6'h12) ? n374 : ((l1w_q == 6'h11) ? n368 : ((l1w_q == 6'h10) ? n362 : ((l1w_q == 6'h0f) ? n356 : ((l1w_q == 6'h0e) ? n350 : ((l1w_q == 6'h0d) ? n344 : ((l1w_q == 6'h0c) ? n338 : ((l1w_q == 6'h0b) ? n332 : ((l1w_q == 6'h0a) ? n326 : ((l1w_q == 6'h09) ? n320 : ((l1w_q == 6'h08) ? n314 : ((l1w_q == 6'h07) ? n308 : ((l1w_q == 6'h06) ? n302 : ((l1w_q == 6'h05) ? n296 : ((l1w_q == 6'h04) ? n290 : ((l1w_q == 6'h03) ? n284 : ((l1w_q == 6'h02) ? n278 : ((l1w_q == 6'h01) ? n272 : ((l1w_q == 6'h00) ? n266 : 1'h0))))))))))))))))))))))))))))))))));
-  wire n1504 = (tag0_rdata0_q == n1303);
-  wire n1541 = (tag1_rdata0_q == n1303);
-  wire n1578 = (tag2_rdata0_q == n1303);
-  wire n1615 = (tag3_rdata0_q == n1303);
-  wire n1650 = ((((1'h0 | n1504) | n1541) | n1578) | n1615);
-  wire hit = (n1501 & n1650);
-  wire push = (hit & ((l1w_q == 6'h1f) ? n103 : ((l1w_q == 6'h1e) ? n102 : ((l1w_q == 6'h1d) ? n101 : ((l1w_q == 6'h1c) ? n100 : ((l1w_q == 6'h1b) ? n99 : ((l1w_q == 6'h1a) ? n98 : ((l1w_q == 6'h19) ? n97 : ((l1w_q == 6'h18) ? n96 : ((l1w_q == 6'h17) ? n95 : ((l1w_q == 6'h16) ? n94 : ((l1w_q == 6'h15) ? n93 : ((l1w_q == 6'h14) ? n92 : ((l1w_q == 6'h13) ? n91 : ((l1w_q == 6'h12) ? n90 : ((l1w_q == 6'h11) ? n89 : ((l1w_q == 6'h10) ? n88 : ((l1w_q == 6'h0f) ? n87 : ((l1w_q == 6'h0e) ? n86 : ((l1w_q == 6'h0d) ? n85 : ((l1w_q == 6'h0c) ? n84 : ((l1w_q == 6'h0b) ? n83 : ((l1w_q == 6'h0a) ? n82 : ((l1w_q == 6'h09) ? n81 : ((l1w_q == 6'h08) ? n80 : ((l1w_q == 6'h07) ? n79 : ((l1w_q == 6'h06) ? n78 : ((l1w_q == 6'h05) ? n77 : ((l1w_q == 6'h04) ? n76 : ((l1w_q == 6'h03) ? n75 : ((l1w_q == 6'h02) ? n74 : ((l1w_q == 6'h01) ? n73 : ((l1w_q == 6'h00) ? n72 : 1'h0)))))))))))))))))))))))))))))))));
-  wire miss = (n1501 & (~n1650));
-  wire [4:0] n1658 = mline_q[4:0];
-  wire [15:0] n1661 = ((mline_q >> 4'h5) | 16'h8000);
-  wire n1664 = (fill & (mway_q == 3'h0));
-  wire n1667 = (fill & (mway_q == 3'h1));
-  wire n1670 = (fill & (mway_q == 3'h2));
-  wire n1673 = (fill & (mway_q == 3'h3));
-  wire [15:0] n1677 = (miss ? (l1pc_q >> 4'h3) : 16'h0000);
-  wire n1678 = ((1'h0 | miss) & (ms_q == 2'h0));
-  wire [4:0] n1679 = n1677[4:0];
-  wire [2:0] n1689 = (vict0_q + 3'h1);
-  wire [2:0] n1703 = (vict1_q + 3'h1);
-  wire [2:0] n1717 = (vict2_q + 3'h1);
-  wire [2:0] n1731 = (vict3_q + 3'h1);
-  wire [2:0] n1745 = (vict4_q + 3'h1);
-  wire [2:0] n1759 = (vict5_q + 3'h1);
-  wire [2:0] n1773 = (vict6_q + 3'h1);
-  wire [2:0] n1787 = (vict7_q + 3'h1);
-  wire [2:0] n1801 = (vict8_q + 3'h1);
-  wire [2:0] n1815 = (vict9_q + 3'h1);
-  wire [2:0] n1829 = (vict10_q + 3'h1);
-  wire [2:0] n1843 = (vict11_q + 3'h1);
-  wire [2:0] n1857 = (vict12_q + 3'h1);
-  wire [2:0] n1871 = (vict13_q + 3'h1);
-  wire [2:0] n1885 = (vict14_q + 3'h1);
-  wire [2:0] n1899 = (vict15_q + 3'h1);
-  wire [2:0] n1913 = (vict16_q + 3'h1);
-  wire [2:0] n1927 = (vict17_q + 3'h1);
-  wire [2:0] n1941 = (vict18_q + 3'h1);
-  wire [2:0] n1955 = (vict19_q + 3'h1);
-  wire [2:0] n1969 = (vict20_q + 3'h1);
-  wire [2:0] n1983 = (vict21_q + 3'h1);
-  wire [2:0] n1997 = (vict22_q + 3'h1);
-  wire [2:0] n2011 = (vict23_q + 3'h1);
-  wire [2:0] n2025 = (vict24_q + 3'h1);
-  wire [2:0] n2039 = (vict25_q + 3'h1);
-  wire [2:0] n2053 = (vict26_q + 3'h1);
-  wire [2:0] n2067 = (vict27_q + 3'h1);
-  wire [2:0] n2081 = (vict28_q + 3'h1);
-  wire [2:0] n2095 = (vict29_q + 3'h1);
-  wire [2:0] n2109 = (vict30_q + 3'h1);
-  wire [2:0] n2123 = (vict31_q + 3'h1);
-  wire n2145 = (l1w_q == 6'h00);
-  wire n2172 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n266)) & (~rep0_q));
-  wire n2174 = (l1w_q == 6'h01);
-  wire n2201 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n272)) & (~rep1_q));
-  wire n2203 = (l1w_q == 6'h02);
-  wire n2230 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n278)) & (~rep2_q));
-  wire n2232 = (l1w_q == 6'h03);
-  wire n2259 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n284)) & (~rep3_q));
-  wire n2261 = (l1w_q == 6'h04);
-  wire n2288 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n290)) & (~rep4_q));
-  wire n2290 = (l1w_q == 6'h05);
-  wire n2317 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n296)) & (~rep5_q));
-  wire n2319 = (l1w_q == 6'h06);
-  wire n2346 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n302)) & (~rep6_q));
-  wire n2348 = (l1w_q == 6'h07);
-  wire n2375 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n308)) & (~rep7_q));
-  wire n2377 = (l1w_q == 6'h08);
-  wire n2404 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n314)) & (~rep8_q));
-  wire n2406 = (l1w_q == 6'h09);
-  wire n2433 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n320)) & (~rep9_q));
-  wire n2435 = (l1w_q == 6'h0a);
-  wire n2462 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n326)) & (~rep10_q));
-  wire n2464 = (l1w_q == 6'h0b);
-  wire n2491 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n332)) & (~rep11_q));
-  wire n2493 = (l1w_q == 6'h0c);
-  wire n2520 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n338)) & (~rep12_q));
-  wire n2522 = (l1w_q == 6'h0d);
-  wire n2549 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n344)) & (~rep13_q));
-  wire n2551 = (l1w_q == 6'h0e);
-  wire n2578 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n350)) & (~rep14_q));
-  wire n2580 = (l1w_q == 6'h0f);
-  wire n2607 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n356)) & (~rep15_q));
-  wire n2609 = (l1w_q == 6'h10);
-  wire n2636 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n362)) & (~rep16_q));
-  wire n2638 = (l1w_q == 6'h11);
-  wire n2665 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n368)) & (~rep17_q));
-  wire n2667 = (l1w_q == 6'h12);
-  wire n2694 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n374)) & (~rep18_q));
-  wire n2696 = (l1w_q == 6'h13);
-  wire n2723 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n380)) & (~rep19_q));
-  wire n2725 = (l1w_q == 6'h14);
-  wire n2752 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n386)) & (~rep20_q));
-  wire n2754 = (l1w_q == 6'h15);
-  wire n2781 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n392)) & (~rep21_q));
-  wire n2783 = (l1w_q == 6'h16);
-  wire n2810 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n398)) & (~rep22_q));
-  wire n2812 = (l1w_q == 6'h17);
-  wire n2839 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n404)) & (~rep23_q));
-  wire n2841 = (l1w_q == 6'h18);
-  wire n2868 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n410)) & (~rep24_q));
-  wire n2870 = (l1w_q == 6'h19);
-  wire n2897 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n416)) & (~rep25_q));
-  wire n2899 = (l1w_q == 6'h1a);
-  wire n2926 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n422)) & (~rep26_q));
-  wire n2928 = (l1w_q == 6'h1b);
-  wire n2955 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n428)) & (~rep27_q));
-  wire n2957 = (l1w_q == 6'h1c);
-  wire n2984 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n434)) & (~rep28_q));
-  wire n2986 = (l1w_q == 6'h1d);
-  wire n3013 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n440)) & (~rep29_q));
-  wire n3015 = (l1w_q == 6'h1e);
-  wire n3042 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n446)) & (~rep30_q));
-  wire n3044 = (l1w_q == 6'h1f);
-  wire n3071 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n452)) & (~rep31_q));
-  wire pc_err = ((((((((((((((((((((((((((((((((1'h0 | n2172) | n2201) | n2230) | n2259) | n2288) | n2317) | n2346) | n2375) | n2404) | n2433) | n2462) | n2491) | n2520) | n2549) | n2578) | n2607) | n2636) | n2665) | n2694) | n2723) | n2752) | n2781) | n2810) | n2839) | n2868) | n2897) | n2926) | n2955) | n2984) | n3013) | n3042) | n3071);
-  wire [5:0] n3169 = (n2172 ? 6'h00 : (n2201 ? 6'h01 : (n2230 ? 6'h02 : (n2259 ? 6'h03 : (n2288 ? 6'h04 : (n2317 ? 6'h05 : (n2346 ? 6'h06 : (n2375 ? 6'h07 : (n2404 ? 6'h08 : (n2433 ? 6'h09 : (n2462 ? 6'h0a : (n2491 ? 6'h0b : (n2520 ? 6'h0c : (n2549 ? 6'h0d : (n2578 ? 6'h0e : (n2607 ? 6'h0f : (n2636 ? 6'h10 : (n2665 ? 6'h11 : (n2694 ? 6'h12 : (n2723 ? 6'h13 : (n2752 ? 6'h14 : (n2781 ? 6'h15 : (n2810 ? 6'h16 : (n2839 ? 6'h17 : (n2868 ? 6'h18 : (n2897 ? 6'h19 : (n2926 ? 6'h1a : (n2955 ? 6'h1b : (n2984 ? 6'h1c : (n3013 ? 6'h1d : (n3042 ? 6'h1e : (n3071 ? 6'h1f : 6'h00))))))))))))))))))))))))))))))));
-  assign fpc0_d = (n263 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push & n2145) ? (l1pc_q + 16'h0001) : fpc0_q)));
-  assign fpc1_d = (n269 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push & n2174) ? (l1pc_q + 16'h0001) : fpc1_q)));
-  assign fpc2_d = (n275 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push & n2203) ? (l1pc_q + 16'h0001) : fpc2_q)));
-  assign fpc3_d = (n281 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push & n2232) ? (l1pc_q + 16'h0001) : fpc3_q)));
-  assign fpc4_d = (n287 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push & n2261) ? (l1pc_q + 16'h0001) : fpc4_q)));
-  assign fpc5_d = (n293 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push & n2290) ? (l1pc_q + 16'h0001) : fpc5_q)));
-  assign fpc6_d = (n299 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push & n2319) ? (l1pc_q + 16'h0001) : fpc6_q)));
-  assign fpc7_d = (n305 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push & n2348) ? (l1pc_q + 16'h0001) : fpc7_q)));
-  assign fpc8_d = (n311 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push & n2377) ? (l1pc_q + 16'h0001) : fpc8_q)));
-  assign fpc9_d = (n317 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push & n2406) ? (l1pc_q + 16'h0001) : fpc9_q)));
-  assign fpc10_d = (n323 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push & n2435) ? (l1pc_q + 16'h0001) : fpc10_q)));
-  assign fpc11_d = (n329 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push & n2464) ? (l1pc_q + 16'h0001) : fpc11_q)));
-  assign fpc12_d = (n335 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push & n2493) ? (l1pc_q + 16'h0001) : fpc12_q)));
-  assign fpc13_d = (n341 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push & n2522) ? (l1pc_q + 16'h0001) : fpc13_q)));
-  assign fpc14_d = (n347 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push & n2551) ? (l1pc_q + 16'h0001) : fpc14_q)));
-  assign fpc15_d = (n353 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push & n2580) ? (l1pc_q + 16'h0001) : fpc15_q)));
-  assign fpc16_d = (n359 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push & n2609) ? (l1pc_q + 16'h0001) : fpc16_q)));
-  assign fpc17_d = (n365 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push & n2638) ? (l1pc_q + 16'h0001) : fpc17_q)));
-  assign fpc18_d = (n371 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push & n2667) ? (l1pc_q + 16'h0001) : fpc18_q)));
-  assign fpc19_d = (n377 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push & n2696) ? (l1pc_q + 16'h0001) : fpc19_q)));
-  assign fpc20_d = (n383 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push & n2725) ? (l1pc_q + 16'h0001) : fpc20_q)));
-  assign fpc21_d = (n389 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push & n2754) ? (l1pc_q + 16'h0001) : fpc21_q)));
-  assign fpc22_d = (n395 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push & n2783) ? (l1pc_q + 16'h0001) : fpc22_q)));
-  assign fpc23_d = (n401 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push & n2812) ? (l1pc_q + 16'h0001) : fpc23_q)));
-  assign fpc24_d = (n407 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push & n2841) ? (l1pc_q + 16'h0001) : fpc24_q)));
-  assign fpc25_d = (n413 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push & n2870) ? (l1pc_q + 16'h0001) : fpc25_q)));
-  assign fpc26_d = (n419 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push & n2899) ? (l1pc_q + 16'h0001) : fpc26_q)));
-  assign fpc27_d = (n425 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push & n2928) ? (l1pc_q + 16'h0001) : fpc27_q)));
-  assign fpc28_d = (n431 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push & n2957) ? (l1pc_q + 16'h0001) : fpc28_q)));
-  assign fpc29_d = (n437 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push & n2986) ? (l1pc_q + 16'h0001) : fpc29_q)));
-  assign fpc30_d = (n443 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push & n3015) ? (l1pc_q + 16'h0001) : fpc30_q)));
-  assign fpc31_d = (n449 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push & n3044) ? (l1pc_q + 16'h0001) : fpc31_q)));
-  assign wm0_d = (((wm0_q & (~fill)) & (~n266)) | ((miss & n2145) & (~fill)));
-  assign wm1_d = (((wm1_q & (~fill)) & (~n272)) | ((miss & n2174) & (~fill)));
-  assign wm2_d = (((wm2_q & (~fill)) & (~n278)) | ((miss & n2203) & (~fill)));
-  assign wm3_d = (((wm3_q & (~fill)) & (~n284)) | ((miss & n2232) & (~fill)));
-  assign wm4_d = (((wm4_q & (~fill)) & (~n290)) | ((miss & n2261) & (~fill)));
-  assign wm5_d = (((wm5_q & (~fill)) & (~n296)) | ((miss & n2290) & (~fill)));
-  assign wm6_d = (((wm6_q & (~fill)) & (~n302)) | ((miss & n2319) & (~fill)));
-  assign wm7_d = (((wm7_q & (~fill)) & (~n308)) | ((miss & n2348) & (~fill)));
-  assign wm8_d = (((wm8_q & (~fill)) & (~n314)) | ((miss & n2377) & (~fill)));
-  assign wm9_d = (((wm9_q & (~fill)) & (~n320)) | ((miss & n2406) & (~fill)));
-  assign wm10_d = (((wm10_q & (~fill)) & (~n326)) | ((miss & n2435) & (~fill)));
-  assign wm11_d = (((wm11_q & (~fill)) & (~n332)) | ((miss & n2464) & (~fill)));
-  assign wm12_d = (((wm12_q & (~fill)) & (~n338)) | ((miss & n2493) & (~fill)));
-  assign wm13_d = (((wm13_q & (~fill)) & (~n344)) | ((miss & n2522) & (~fill)));
-  assign wm14_d = (((wm14_q & (~fill)) & (~n350)) | ((miss & n2551) & (~fill)));
-  assign wm15_d = (((wm15_q & (~fill)) & (~n356)) | ((miss & n2580) & (~fill)));
-  assign wm16_d = (((wm16_q & (~fill)) & (~n362)) | ((miss & n2609) & (~fill)));
-  assign wm17_d = (((wm17_q & (~fill)) & (~n368)) | ((miss & n2638) & (~fill)));
-  assign wm18_d = (((wm18_q & (~fill)) & (~n374)) | ((miss & n2667) & (~fill)));
-  assign wm19_d = (((wm19_q & (~fill)) & (~n380)) | ((miss & n2696) & (~fill)));
-  assign wm20_d = (((wm20_q & (~fill)) & (~n386)) | ((miss & n2725) & (~fill)));
-  assign wm21_d = (((wm21_q & (~fill)) & (~n392)) | ((miss & n2754) & (~fill)));
-  assign wm22_d = (((wm22_q & (~fill)) & (~n398)) | ((miss & n2783) & (~fill)));
-  assign wm23_d = (((wm23_q & (~fill)) & (~n404)) | ((miss & n2812) & (~fill)));
-  assign wm24_d = (((wm24_q & (~fill)) & (~n410)) | ((miss & n2841) & (~fill)));
-  assign wm25_d = (((wm25_q & (~fill)) & (~n416)) | ((miss & n2870) & (~fill)));
-  assign wm26_d = (((wm26_q & (~fill)) & (~n422)) | ((miss & n2899) & (~fill)));
-  assign wm27_d = (((wm27_q & (~fill)) & (~n428)) | ((miss & n2928) & (~fill)));
-  assign wm28_d = (((wm28_q & (~fill)) & (~n434)) | ((miss & n2957) & (~fill)));
-  assign wm29_d = (((wm29_q & (~fill)) & (~n440)) | ((miss & n2986) & (~fill)));
-  assign wm30_d = (((wm30_q & (~fill)) & (~n446)) | ((miss & n3015) & (~fill)));
-  assign wm31_d = (((wm31_q & (~fill)) & (~n452)) | ((miss & n3044) & (~fill)));
-  assign rep0_d = ((rep0_q & (~n266)) | (pc_err & (n3169 == 6'h00)));
-  assign rep1_d = ((rep1_q & (~n272)) | (pc_err & (n3169 == 6'h01)));
-  assign rep2_d = ((rep2_q & (~n278)) | (pc_err & (n3169 == 6'h02)));
-  assign rep3_d = ((rep3_q & (~n284)) | (pc_err & (n3169 == 6'h03)));
-  assign rep4_d = ((rep4_q & (~n290)) | (pc_err & (n3169 == 6'h04)));
-  assign rep5_d = ((rep5_q & (~n296)) | (pc_err & (n3169 == 6'h05)));
-  assign rep6_d = ((rep6_q & (~n302)) | (pc_err & (n3169 == 6'h06)));
-  assign rep7_d = ((rep7_q & (~n308)) | (pc_err & (n3169 == 6'h07)));
-  assign rep8_d = ((rep8_q & (~n314)) | (pc_err & (n3169 == 6'h08)));
-  assign rep9_d = ((rep9_q & (~n320)) | (pc_err & (n3169 == 6'h09)));
-  assign rep10_d = ((rep10_q & (~n326)) | (pc_err & (n3169 == 6'h0a)));
-  assign rep11_d = ((rep11_q & (~n332)) | (pc_err & (n3169 == 6'h0b)));
-  assign rep12_d = ((rep12_q & (~n338)) | (pc_err & (n3169 == 6'h0c)));
-  assign rep13_d = ((rep13_q & (~n344)) | (pc_err & (n3169 == 6'h0d)));
-  assign rep14_d = ((rep14_q & (~n350)) | (pc_err & (n3169 == 6'h0e)));
-  assign rep15_d = ((rep15_q & (~n356)) | (pc_err & (n3169 == 6'h0f)));
-  assign rep16_d = ((rep16_q & (~n362)) | (pc_err & (n3169 == 6'h10)));
-  assign rep17_d = ((rep17_q & (~n368)) | (pc_err & (n3169 == 6'h11)));
-  assign rep18_d = ((rep18_q & (~n374)) | (pc_err & (n3169 == 6'h12)));
-  assign rep19_d = ((rep19_q & (~n380)) | (pc_err & (n3169 == 6'h13)));
-  assign rep20_d = ((rep20_q & (~n386)) | (pc_err & (n3169 == 6'h14)));
-  assign rep21_d = ((rep21_q & (~n392)) | (pc_err & (n3169 == 6'h15)));
-  assign rep22_d = ((rep22_q & (~n398)) | (pc_err & (n3169 == 6'h16)));
-  assign rep23_d = ((rep23_q & (~n404)) | (pc_err & (n3169 == 6'h17)));
-  assign rep24_d = ((rep24_q & (~n410)) | (pc_err & (n3169 == 6'h18)));
-  assign rep25_d = ((rep25_q & (~n416)) | (pc_err & (n3169 == 6'h19)));
-  assign rep26_d = ((rep26_q & (~n422)) | (pc_err & (n3169 == 6'h1a)));
-  assign rep27_d = ((rep27_q & (~n428)) | (pc_err & (n3169 == 6'h1b)));
-  assign rep28_d = ((rep28_q & (~n434)) | (pc_err & (n3169 == 6'h1c)));
-  assign rep29_d = ((rep29_q & (~n440)) | (pc_err & (n3169 == 6'h1d)));
-  assign rep30_d = ((rep30_q & (~n446)) | (pc_err & (n3169 == 6'h1e)));
-  assign rep31_d = ((rep31_q & (~n452)) | (pc_err & (n3169 == 6'h1f)));
-  assign vict0_d = ((fill & (n1658 == 5'h00)) ? ((n1689 == 3'h4) ? 3'h0 : n1689) : vict0_q);
-  assign vict1_d = ((fill & (n1658 == 5'h01)) ? ((n1703 == 3'h4) ? 3'h0 : n1703) : vict1_q);
-  assign vict2_d = ((fill & (n1658 == 5'h02)) ? ((n1717 == 3'h4) ? 3'h0 : n1717) : vict2_q);
-  assign vict3_d = ((fill & (n1658 == 5'h03)) ? ((n1731 == 3'h4) ? 3'h0 : n1731) : vict3_q);
-  assign vict4_d = ((fill & (n1658 == 5'h04)) ? ((n1745 == 3'h4) ? 3'h0 : n1745) : vict4_q);
-  assign vict5_d = ((fill & (n1658 == 5'h05)) ? ((n1759 == 3'h4) ? 3'h0 : n1759) : vict5_q);
-  assign vict6_d = ((fill & (n1658 == 5'h06)) ? ((n1773 == 3'h4) ? 3'h0 : n1773) : vict6_q);
-  assign vict7_d = ((fill & (n1658 == 5'h07)) ? ((n1787 == 3'h4) ? 3'h0 : n1787) : vict7_q);
-  assign vict8_d = ((fill & (n1658 == 5'h08)) ? ((n1801 == 3'h4) ? 3'h0 : n1801) : vict8_q);
-  assign vict9_d = ((fill & (n1658 == 5'h09)) ? ((n1815 == 3'h4) ? 3'h0 : n1815) : vict9_q);
-  assign vict10_d = ((fill & (n1658 == 5'h0a)) ? ((n1829 == 3'h4) ? 3'h0 : n1829) : vict10_q);
-  assign vict11_d = ((fill & (n1658 == 5'h0b)) ? ((n1843 == 3'h4) ? 3'h0 : n1843) : vict11_q);
-  assign vict12_d = ((fill & (n1658 == 5'h0c)) ? ((n1857 == 3'h4) ? 3'h0 : n1857) : vict12_q);
-  assign vict13_d = ((fill & (n1658 == 5'h0d)) ? ((n1871 == 3'h4) ? 3'h0 : n1871) : vict13_q);
-  assign vict14_d = ((fill & (n1658 == 5'h0e)) ? ((n1885 == 3'h4) ? 3'h0 : n1885) : vict14_q);
-  assign vict15_d = ((fill & (n1658 == 5'h0f)) ? ((n1899 == 3'h4) ? 3'h0 : n1899) : vict15_q);
-  assign vict16_d = ((fill & (n1658 == 5'h10)) ? ((n1913 == 3'h4) ? 3'h0 : n1913) : vict16_q);
-  assign vict17_d = ((fill & (n1658 == 5'h11)) ? ((n1927 == 3'h4) ? 3'h0 : n1927) : vict17_q);
-  assign vict18_d = ((fill & (n1658 == 5'h12)) ? ((n1941 == 3'h4) ? 3'h0 : n1941) : vict18_q);
-  assign vict19_d = ((fill & (n1658 == 5'h13)) ? ((n1955 == 3'h4) ? 3'h0 : n1955) : vict19_q);
-  assign vict20_d = ((fill & (n1658 == 5'h14)) ? ((n1969 == 3'h4) ? 3'h0 : n1969) : vict20_q);
-  assign vict21_d = ((fill & (n1658 == 5'h15)) ? ((n1983 == 3'h4) ? 3'h0 : n1983) : vict21_q);
-  assign vict22_d = ((fill & (n1658 == 5'h16)) ? ((n1997 == 3'h4) ? 3'h0 : n1997) : vict22_q);
-  assign vict23_d = ((fill & (n1658 == 5'h17)) ? ((n2011 == 3'h4) ? 3'h0 : n2011) : vict23_q);
-  assign vict24_d = ((fill & (n1658 == 5'h18)) ? ((n2025 == 3'h4) ? 3'h0 : n2025) : vict24_q);
-  assign vict25_d = ((fill & (n1658 == 5'h19)) ? ((n2039 == 3'h4) ? 3'h0 : n2039) : vict25_q);
-  assign vict26_d = ((fill & (n1658 == 5'h1a)) ? ((n2053 == 3'h4) ? 3'h0 : n2053) : vict26_q);
-  assign vict27_d = ((fill & (n1658 == 5'h1b)) ? ((n2067 == 3'h4) ? 3'h0 : n2067) : vict27_q);
-  assign vict28_d = ((fill & (n1658 == 5'h1c)) ? ((n2081 == 3'h4) ? 3'h0 : n2081) : vict28_q);
-  assign vict29_d = ((fill & (n1658 == 5'h1d)) ? ((n2095 == 3'h4) ? 3'h0 : n2095) : vict29_q);
-  assign vict30_d = ((fill & (n1658 == 5'h1e)) ? ((n2109 == 3'h4) ? 3'h0 : n2109) : vict30_q);
-  assign vict31_d = ((fill & (n1658 == 5'h1f)) ? ((n2123 == 3'h4) ? 3'h0 : n2123) : vict31_q);
+  wire [5:0] n1200 = (pick_warp >> 6'h00);
+  wire n1201 = n1200[0];
+  wire [5:0] n1235 = (pick_warp >> 6'h01);
+  wire n1236 = n1235[0];
+  wire [5:0] n1254 = (pick_warp >> 6'h02);
+  wire n1255 = n1254[0];
+  wire [5:0] n1265 = (pick_warp >> 6'h03);
+  wire n1266 = n1265[0];
+  wire [5:0] n1272 = (pick_warp >> 6'h04);
+  wire n1273 = n1272[0];
+  wire [5:0] n1277 = (pick_warp >> 6'h05);
+  wire [15:0] n1279 = (n1277[0] ? (n1273 ? (n1266 ? (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000))) : (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)))) : (n1266 ? (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000))) : (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000))))) : (n1273 ? (n1266 ? (n1255 ? (n1236 ? (n1201 ? fpc31_q : fpc30_q) : (n1201 ? fpc29_q : fpc28_q)) : (n1236 ? (n1201 ? fpc27_q : fpc26_q) : (n1201 ? fpc25_q : fpc24_q))) : (n1255 ? (n1236 ? (n1201 ? fpc23_q : fpc22_q) : (n1201 ? fpc21_q : fpc20_q)) : (n1236 ? (n1201 ? fpc19_q : fpc18_q) : (n1201 ? fpc17_q : fpc16_q)))) : (n1266 ? (n1255 ? (n1236 ? (n1201 ? fpc15_q : fpc14_q) : (n1201 ? fpc13_q : fpc12_q)) : (n1236 ? (n1201 ? fpc11_q : fpc10_q) : (n1201 ? fpc9_q : fpc8_q))) : (n1255 ? (n1236 ? (n1201 ? fpc7_q : fpc6_q) : (n1201 ? fpc5_q : fpc4_q)) : (n1236 ? (n1201 ? fpc3_q : fpc2_q) : (n1201 ? fpc1_q : fpc0_q))))));
+  wire [15:0] n1280 = (n1279 >> 4'h3);
+  wire [4:0] n1281 = n1280[4:0];
+  wire [15:0] n1288 = (((l1pc_q >> 4'h3) >> 4'h5) | 16'h8000);
+  wire [15:0] n1290 = (l1pc_q & 16'h0007);
+  wire [5:0] n1293 = (l1w_q >> 6'h00);
+  wire n1294 = n1293[0];
+  wire [5:0] n1328 = (l1w_q >> 6'h01);
+  wire n1329 = n1328[0];
+  wire [5:0] n1347 = (l1w_q >> 6'h02);
+  wire n1348 = n1347[0];
+  wire [5:0] n1358 = (l1w_q >> 6'h03);
+  wire n1359 = n1358[0];
+  wire [5:0] n1365 = (l1w_q >> 6'h04);
+  wire n1366 = n1365[0];
+  wire [5:0] n1370 = (l1w_q >> 6'h05);
+  wire [5:0] n1375 = (l1w_q >> 6'h00);
+  wire n1376 = n1375[0];
+  wire [5:0] n1410 = (l1w_q >> 6'h01);
+  wire n1411 = n1410[0];
+  wire [5:0] n1429 = (l1w_q >> 6'h02);
+  wire n1430 = n1429[0];
+  wire [5:0] n1440 = (l1w_q >> 6'h03);
+  wire n1441 = n1440[0];
+  wire [5:0] n1447 = (l1w_q >> 6'h04);
+  wire n1448 = n1447[0];
+  wire [5:0] n1452 = (l1w_q >> 6'h05);
+  wire n1456 = (l1v_q & (~(n1370[0] ? (n1366 ? (n1359 ? (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0))) : (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)))) : (n1359 ? (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0))) : (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0))))) : (n1366 ? (n1359 ? (n1348 ? (n1329 ? (n1294 ? n452 : n446) : (n1294 ? n440 : n434)) : (n1329 ? (n1294 ? n428 : n422) : (n1294 ? n416 : n410))) : (n1348 ? (n1329 ? (n1294 ? n404 : n398) : (n1294 ? n392 : n386)) : (n1329 ? (n1294 ? n380 : n374) : (n1294 ? n368 : n362)))) : (n1359 ? (n1348 ? (n1329 ? (n1294 ? n356 : n350) : (n1294 ? n344 : n338)) : (n1329 ? (n1294 ? n332 : n326) : (n1294 ? n320 : n314))) : (n1348 ? (n1329 ? (n1294 ? n308 : n302) : (n1294 ? n296 : n290)) : (n1329 ? (n1294 ? n284 : n278) : (n1294 ? n272 : n266))))))));
+  wire n1459 = (tag0_rdata0_q == n1288);
+  wire n1496 = (tag1_rdata0_q == n1288);
+  wire n1533 = (tag2_rdata0_q == n1288);
+  wire n1570 = (tag3_rdata0_q == n1288);
+  wire n1605 = ((((1'h0 | n1459) | n1496) | n1533) | n1570);
+  wire hit = (n1456 & n1605);
+  wire push = (hit & (n1452[0] ? (n1448 ? (n1441 ? (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0))) : (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)))) : (n1441 ? (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0))) : (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0))))) : (n1448 ? (n1441 ? (n1430 ? (n1411 ? (n1376 ? n103 : n102) : (n1376 ? n101 : n100)) : (n1411 ? (n1376 ? n99 : n98) : (n1376 ? n97 : n96))) : (n1430 ? (n1411 ? (n1376 ? n95 : n94) : (n1376 ? n93 : n92)) : (n1411 ? (n1376 ? n91 : n90) : (n1376 ? n89 : n88)))) : (n1441 ? (n1430 ? (n1411 ? (n1376 ? n87 : n86) : (n1376 ? n85 : n84)) : (n1411 ? (n1376 ? n83 : n82) : (n1376 ? n81 : n80))) : (n1430 ? (n1411 ? (n1376 ? n79 : n78) : (n1376 ? n77 : n76)) : (n1411 ? (n1376 ? n75 : n74) : (n1376 ? n73 : n72)))))));
+  wire miss = (n1456 & (~n1605));
+  wire [4:0] n1613 = mline_q[4:0];
+  wire [15:0] n1616 = ((mline_q >> 4'h5) | 16'h8000);
+  wire n1619 = (fill & (mway_q == 3'h0));
+  wire n1622 = (fill & (mway_q == 3'h1));
+  wire n1625 = (fill & (mway_q == 3'h2));
+  wire n1628 = (fill & (mway_q == 3'h3));
+  wire [15:0] n1632 = (miss ? (l1pc_q >> 4'h3) : 16'h0000);
+  wire n1633 = ((1'h0 | miss) & (ms_q == 2'h0));
+  wire [4:0] n1634 = n1632[4:0];
+  wire [2:0] n1644 = (vict0_q + 3'h1);
+  wire [2:0] n1658 = (vict1_q + 3'h1);
+  wire [2:0] n1672 = (vict2_q + 3'h1);
+  wire [2:0] n1686 = (vict3_q + 3'h1);
+  wire [2:0] n1700 = (vict4_q + 3'h1);
+  wire [2:0] n1714 = (vict5_q + 3'h1);
+  wire [2:0] n1728 = (vict6_q + 3'h1);
+  wire [2:0] n1742 = (vict7_q + 3'h1);
+  wire [2:0] n1756 = (vict8_q + 3'h1);
+  wire [2:0] n1770 = (vict9_q + 3'h1);
+  wire [2:0] n1784 = (vict10_q + 3'h1);
+  wire [2:0] n1798 = (vict11_q + 3'h1);
+  wire [2:0] n1812 = (vict12_q + 3'h1);
+  wire [2:0] n1826 = (vict13_q + 3'h1);
+  wire [2:0] n1840 = (vict14_q + 3'h1);
+  wire [2:0] n1854 = (vict15_q + 3'h1);
+  wire [2:0] n1868 = (vict16_q + 3'h1);
+  wire [2:0] n1882 = (vict17_q + 3'h1);
+  wire [2:0] n1896 = (vict18_q + 3'h1);
+  wire [2:0] n1910 = (vict19_q + 3'h1);
+  wire [2:0] n1924 = (vict20_q + 3'h1);
+  wire [2:0] n1938 = (vict21_q + 3'h1);
+  wire [2:0] n1952 = (vict22_q + 3'h1);
+  wire [2:0] n1966 = (vict23_q + 3'h1);
+  wire [2:0] n1980 = (vict24_q + 3'h1);
+  wire [2:0] n1994 = (vict25_q + 3'h1);
+  wire [2:0] n2008 = (vict26_q + 3'h1);
+  wire [2:0] n2022 = (vict27_q + 3'h1);
+  wire [2:0] n2036 = (vict28_q + 3'h1);
+  wire [2:0] n2050 = (vict29_q + 3'h1);
+  wire [2:0] n2064 = (vict30_q + 3'h1);
+  wire [2:0] n2078 = (vict31_q + 3'h1);
+  wire n2100 = (l1w_q == 6'h00);
+  wire n2127 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n266)) & (~rep0_q));
+  wire n2129 = (l1w_q == 6'h01);
+  wire n2156 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n272)) & (~rep1_q));
+  wire n2158 = (l1w_q == 6'h02);
+  wire n2185 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n278)) & (~rep2_q));
+  wire n2187 = (l1w_q == 6'h03);
+  wire n2214 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n284)) & (~rep3_q));
+  wire n2216 = (l1w_q == 6'h04);
+  wire n2243 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n290)) & (~rep4_q));
+  wire n2245 = (l1w_q == 6'h05);
+  wire n2272 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n296)) & (~rep5_q));
+  wire n2274 = (l1w_q == 6'h06);
+  wire n2301 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n302)) & (~rep6_q));
+  wire n2303 = (l1w_q == 6'h07);
+  wire n2330 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n308)) & (~rep7_q));
+  wire n2332 = (l1w_q == 6'h08);
+  wire n2359 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n314)) & (~rep8_q));
+  wire n2361 = (l1w_q == 6'h09);
+  wire n2388 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n320)) & (~rep9_q));
+  wire n2390 = (l1w_q == 6'h0a);
+  wire n2417 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n326)) & (~rep10_q));
+  wire n2419 = (l1w_q == 6'h0b);
+  wire n2446 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n332)) & (~rep11_q));
+  wire n2448 = (l1w_q == 6'h0c);
+  wire n2475 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n338)) & (~rep12_q));
+  wire n2477 = (l1w_q == 6'h0d);
+  wire n2504 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n344)) & (~rep13_q));
+  wire n2506 = (l1w_q == 6'h0e);
+  wire n2533 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n350)) & (~rep14_q));
+  wire n2535 = (l1w_q == 6'h0f);
+  wire n2562 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n356)) & (~rep15_q));
+  wire n2564 = (l1w_q == 6'h10);
+  wire n2591 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n362)) & (~rep16_q));
+  wire n2593 = (l1w_q == 6'h11);
+  wire n2620 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n368)) & (~rep17_q));
+  wire n2622 = (l1w_q == 6'h12);
+  wire n2649 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n374)) & (~rep18_q));
+  wire n2651 = (l1w_q == 6'h13);
+  wire n2678 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n380)) & (~rep19_q));
+  wire n2680 = (l1w_q == 6'h14);
+  wire n2707 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n386)) & (~rep20_q));
+  wire n2709 = (l1w_q == 6'h15);
+  wire n2736 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n392)) & (~rep21_q));
+  wire n2738 = (l1w_q == 6'h16);
+  wire n2765 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n398)) & (~rep22_q));
+  wire n2767 = (l1w_q == 6'h17);
+  wire n2794 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n404)) & (~rep23_q));
+  wire n2796 = (l1w_q == 6'h18);
+  wire n2823 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n410)) & (~rep24_q));
+  wire n2825 = (l1w_q == 6'h19);
+  wire n2852 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n416)) & (~rep25_q));
+  wire n2854 = (l1w_q == 6'h1a);
+  wire n2881 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n422)) & (~rep26_q));
+  wire n2883 = (l1w_q == 6'h1b);
+  wire n2910 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n428)) & (~rep27_q));
+  wire n2912 = (l1w_q == 6'h1c);
+  wire n2939 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n434)) & (~rep28_q));
+  wire n2941 = (l1w_q == 6'h1d);
+  wire n2968 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n440)) & (~rep29_q));
+  wire n2970 = (l1w_q == 6'h1e);
+  wire n2997 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n446)) & (~rep30_q));
+  wire n2999 = (l1w_q == 6'h1f);
+  wire n3026 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n452)) & (~rep31_q));
+  wire pc_err = ((((((((((((((((((((((((((((((((1'h0 | n2127) | n2156) | n2185) | n2214) | n2243) | n2272) | n2301) | n2330) | n2359) | n2388) | n2417) | n2446) | n2475) | n2504) | n2533) | n2562) | n2591) | n2620) | n2649) | n2678) | n2707) | n2736) | n2765) | n2794) | n2823) | n2852) | n2881) | n2910) | n2939) | n2968) | n2997) | n3026);
+  wire [5:0] n3124 = (n2127 ? 6'h00 : (n2156 ? 6'h01 : (n2185 ? 6'h02 : (n2214 ? 6'h03 : (n2243 ? 6'h04 : (n2272 ? 6'h05 : (n2301 ? 6'h06 : (n2330 ? 6'h07 : (n2359 ? 6'h08 : (n2388 ? 6'h09 : (n2417 ? 6'h0a : (n2446 ? 6'h0b : (n2475 ? 6'h0c : (n2504 ? 6'h0d : (n2533 ? 6'h0e : (n2562 ? 6'h0f : (n2591 ? 6'h10 : (n2620 ? 6'h11 : (n2649 ? 6'h12 : (n2678 ? 6'h13 : (n2707 ? 6'h14 : (n2736 ? 6'h15 : (n2765 ? 6'h16 : (n2794 ? 6'h17 : (n2823 ? 6'h18 : (n2852 ? 6'h19 : (n2881 ? 6'h1a : (n2910 ? 6'h1b : (n2939 ? 6'h1c : (n2968 ? 6'h1d : (n2997 ? 6'h1e : (n3026 ? 6'h1f : 6'h00))))))))))))))))))))))))))))))));
+  wire [5:0] n3319 = (n3124 >> 6'h00);
+  wire n3320 = n3319[0];
+  wire [5:0] n3354 = (n3124 >> 6'h01);
+  wire n3355 = n3354[0];
+  wire [5:0] n3373 = (n3124 >> 6'h02);
+  wire n3374 = n3373[0];
+  wire [5:0] n3384 = (n3124 >> 6'h03);
+  wire n3385 = n3384[0];
+  wire [5:0] n3391 = (n3124 >> 6'h04);
+  wire n3392 = n3391[0];
+  wire [5:0] n3396 = (n3124 >> 6'h05);
+  assign fpc0_d = (n263 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push & n2100) ? (l1pc_q + 16'h0001) : fpc0_q)));
+  assign fpc1_d = (n269 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push & n2129) ? (l1pc_q + 16'h0001) : fpc1_q)));
+  assign fpc2_d = (n275 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push & n2158) ? (l1pc_q + 16'h0001) : fpc2_q)));
+  assign fpc3_d = (n281 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push & n2187) ? (l1pc_q + 16'h0001) : fpc3_q)));
+  assign fpc4_d = (n287 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push & n2216) ? (l1pc_q + 16'h0001) : fpc4_q)));
+  assign fpc5_d = (n293 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push & n2245) ? (l1pc_q + 16'h0001) : fpc5_q)));
+  assign fpc6_d = (n299 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push & n2274) ? (l1pc_q + 16'h0001) : fpc6_q)));
+  assign fpc7_d = (n305 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push & n2303) ? (l1pc_q + 16'h0001) : fpc7_q)));
+  assign fpc8_d = (n311 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push & n2332) ? (l1pc_q + 16'h0001) : fpc8_q)));
+  assign fpc9_d = (n317 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push & n2361) ? (l1pc_q + 16'h0001) : fpc9_q)));
+  assign fpc10_d = (n323 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push & n2390) ? (l1pc_q + 16'h0001) : fpc10_q)));
+  assign fpc11_d = (n329 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push & n2419) ? (l1pc_q + 16'h0001) : fpc11_q)));
+  assign fpc12_d = (n335 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push & n2448) ? (l1pc_q + 16'h0001) : fpc12_q)));
+  assign fpc13_d = (n341 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push & n2477) ? (l1pc_q + 16'h0001) : fpc13_q)));
+  assign fpc14_d = (n347 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push & n2506) ? (l1pc_q + 16'h0001) : fpc14_q)));
+  assign fpc15_d = (n353 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push & n2535) ? (l1pc_q + 16'h0001) : fpc15_q)));
+  assign fpc16_d = (n359 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push & n2564) ? (l1pc_q + 16'h0001) : fpc16_q)));
+  assign fpc17_d = (n365 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push & n2593) ? (l1pc_q + 16'h0001) : fpc17_q)));
+  assign fpc18_d = (n371 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push & n2622) ? (l1pc_q + 16'h0001) : fpc18_q)));
+  assign fpc19_d = (n377 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push & n2651) ? (l1pc_q + 16'h0001) : fpc19_q)));
+  assign fpc20_d = (n383 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push & n2680) ? (l1pc_q + 16'h0001) : fpc20_q)));
+  assign fpc21_d = (n389 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push & n2709) ? (l1pc_q + 16'h0001) : fpc21_q)));
+  assign fpc22_d = (n395 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push & n2738) ? (l1pc_q + 16'h0001) : fpc22_q)));
+  assign fpc23_d = (n401 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push & n2767) ? (l1pc_q + 16'h0001) : fpc23_q)));
+  assign fpc24_d = (n407 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push & n2796) ? (l1pc_q + 16'h0001) : fpc24_q)));
+  assign fpc25_d = (n413 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push & n2825) ? (l1pc_q + 16'h0001) : fpc25_q)));
+  assign fpc26_d = (n419 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push & n2854) ? (l1pc_q + 16'h0001) : fpc26_q)));
+  assign fpc27_d = (n425 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push & n2883) ? (l1pc_q + 16'h0001) : fpc27_q)));
+  assign fpc28_d = (n431 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push & n2912) ? (l1pc_q + 16'h0001) : fpc28_q)));
+  assign fpc29_d = (n437 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push & n2941) ? (l1pc_q + 16'h0001) : fpc29_q)));
+  assign fpc30_d = (n443 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push & n2970) ? (l1pc_q + 16'h0001) : fpc30_q)));
+  assign fpc31_d = (n449 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push & n2999) ? (l1pc_q + 16'h0001) : fpc31_q)));
+  assign wm0_d = (((wm0_q & (~fill)) & (~n266)) | ((miss & n2100) & (~fill)));
+  assign wm1_d = (((wm1_q & (~fill)) & (~n272)) | ((miss & n2129) & (~fill)));
+  assign wm2_d = (((wm2_q & (~fill)) & (~n278)) | ((miss & n2158) & (~fill)));
+  assign wm3_d = (((wm3_q & (~fill)) & (~n284)) | ((miss & n2187) & (~fill)));
+  assign wm4_d = (((wm4_q & (~fill)) & (~n290)) | ((miss & n2216) & (~fill)));
+  assign wm5_d = (((wm5_q & (~fill)) & (~n296)) | ((miss & n2245) & (~fill)));
+  assign wm6_d = (((wm6_q & (~fill)) & (~n302)) | ((miss & n2274) & (~fill)));
+  assign wm7_d = (((wm7_q & (~fill)) & (~n308)) | ((miss & n2303) & (~fill)));
+  assign wm8_d = (((wm8_q & (~fill)) & (~n314)) | ((miss & n2332) & (~fill)));
+  assign wm9_d = (((wm9_q & (~fill)) & (~n320)) | ((miss & n2361) & (~fill)));
+  assign wm10_d = (((wm10_q & (~fill)) & (~n326)) | ((miss & n2390) & (~fill)));
+  assign wm11_d = (((wm11_q & (~fill)) & (~n332)) | ((miss & n2419) & (~fill)));
+  assign wm12_d = (((wm12_q & (~fill)) & (~n338)) | ((miss & n2448) & (~fill)));
+  assign wm13_d = (((wm13_q & (~fill)) & (~n344)) | ((miss & n2477) & (~fill)));
+  assign wm14_d = (((wm14_q & (~fill)) & (~n350)) | ((miss & n2506) & (~fill)));
+  assign wm15_d = (((wm15_q & (~fill)) & (~n356)) | ((miss & n2535) & (~fill)));
+  assign wm16_d = (((wm16_q & (~fill)) & (~n362)) | ((miss & n2564) & (~fill)));
+  assign wm17_d = (((wm17_q & (~fill)) & (~n368)) | ((miss & n2593) & (~fill)));
+  assign wm18_d = (((wm18_q & (~fill)) & (~n374)) | ((miss & n2622) & (~fill)));
+  assign wm19_d = (((wm19_q & (~fill)) & (~n380)) | ((miss & n2651) & (~fill)));
+  assign wm20_d = (((wm20_q & (~fill)) & (~n386)) | ((miss & n2680) & (~fill)));
+  assign wm21_d = (((wm21_q & (~fill)) & (~n392)) | ((miss & n2709) & (~fill)));
+  assign wm22_d = (((wm22_q & (~fill)) & (~n398)) | ((miss & n2738) & (~fill)));
+  assign wm23_d = (((wm23_q & (~fill)) & (~n404)) | ((miss & n2767) & (~fill)));
+  assign wm24_d = (((wm24_q & (~fill)) & (~n410)) | ((miss & n2796) & (~fill)));
+  assign wm25_d = (((wm25_q & (~fill)) & (~n416)) | ((miss & n2825) & (~fill)));
+  assign wm26_d = (((wm26_q & (~fill)) & (~n422)) | ((miss & n2854) & (~fill)));
+  assign wm27_d = (((wm27_q & (~fill)) & (~n428)) | ((miss & n2883) & (~fill)));
+  assign wm28_d = (((wm28_q & (~fill)) & (~n434)) | ((miss & n2912) & (~fill)));
+  assign wm29_d = (((wm29_q & (~fill)) & (~n440)) | ((miss & n2941) & (~fill)));
+  assign wm30_d = (((wm30_q & (~fill)) & (~n446)) | ((miss & n2970) & (~fill)));
+  assign wm31_d = (((wm31_q & (~fill)) & (~n452)) | ((miss & n2999) & (~fill)));
+  assign rep0_d = ((rep0_q & (~n266)) | (pc_err & (n3124 == 6'h00)));
+  assign rep1_d = ((rep1_q & (~n272)) | (pc_err & (n3124 == 6'h01)));
+  assign rep2_d = ((rep2_q & (~n278)) | (pc_err & (n3124 == 6'h02)));
+  assign rep3_d = ((rep3_q & (~n284)) | (pc_err & (n3124 == 6'h03)));
+  assign rep4_d = ((rep4_q & (~n290)) | (pc_err & (n3124 == 6'h04)));
+  assign rep5_d = ((rep5_q & (~n296)) | (pc_err & (n3124 == 6'h05)));
+  assign rep6_d = ((rep6_q & (~n302)) | (pc_err & (n3124 == 6'h06)));
+  assign rep7_d = ((rep7_q & (~n308)) | (pc_err & (n3124 == 6'h07)));
+  assign rep8_d = ((rep8_q & (~n314)) | (pc_err & (n3124 == 6'h08)));
+  assign rep9_d = ((rep9_q & (~n320)) | (pc_err & (n3124 == 6'h09)));
+  assign rep10_d = ((rep10_q & (~n326)) | (pc_err & (n3124 == 6'h0a)));
+  assign rep11_d = ((rep11_q & (~n332)) | (pc_err & (n3124 == 6'h0b)));
+  assign rep12_d = ((rep12_q & (~n338)) | (pc_err & (n3124 == 6'h0c)));
+  assign rep13_d = ((rep13_q & (~n344)) | (pc_err & (n3124 == 6'h0d)));
+  assign rep14_d = ((rep14_q & (~n350)) | (pc_err & (n3124 == 6'h0e)));
+  assign rep15_d = ((rep15_q & (~n356)) | (pc_err & (n3124 == 6'h0f)));
+  assign rep16_d = ((rep16_q & (~n362)) | (pc_err & (n3124 == 6'h10)));
+  assign rep17_d = ((rep17_q & (~n368)) | (pc_err & (n3124 == 6'h11)));
+  assign rep18_d = ((rep18_q & (~n374)) | (pc_err & (n3124 == 6'h12)));
+  assign rep19_d = ((rep19_q & (~n380)) | (pc_err & (n3124 == 6'h13)));
+  assign rep20_d = ((rep20_q & (~n386)) | (pc_err & (n3124 == 6'h14)));
+  assign rep21_d = ((rep21_q & (~n392)) | (pc_err & (n3124 == 6'h15)));
+  assign rep22_d = ((rep22_q & (~n398)) | (pc_err & (n3124 == 6'h16)));
+  assign rep23_d = ((rep23_q & (~n404)) | (pc_err & (n3124 == 6'h17)));
+  assign rep24_d = ((rep24_q & (~n410)) | (pc_err & (n3124 == 6'h18)));
+  assign rep25_d = ((rep25_q & (~n416)) | (pc_err & (n3124 == 6'h19)));
+  assign rep26_d = ((rep26_q & (~n422)) | (pc_err & (n3124 == 6'h1a)));
+  assign rep27_d = ((rep27_q & (~n428)) | (pc_err & (n3124 == 6'h1b)));
+  assign rep28_d = ((rep28_q & (~n434)) | (pc_err & (n3124 == 6'h1c)));
+  assign rep29_d = ((rep29_q & (~n440)) | (pc_err & (n3124 == 6'h1d)));
+  assign rep30_d = ((rep30_q & (~n446)) | (pc_err & (n3124 == 6'h1e)));
+  assign rep31_d = ((rep31_q & (~n452)) | (pc_err & (n3124 == 6'h1f)));
+  assign vict0_d = ((fill & (n1613 == 5'h00)) ? ((n1644 == 3'h4) ? 3'h0 : n1644) : vict0_q);
+  assign vict1_d = ((fill & (n1613 == 5'h01)) ? ((n1658 == 3'h4) ? 3'h0 : n1658) : vict1_q);
+  assign vict2_d = ((fill & (n1613 == 5'h02)) ? ((n1672 == 3'h4) ? 3'h0 : n1672) : vict2_q);
+  assign vict3_d = ((fill & (n1613 == 5'h03)) ? ((n1686 == 3'h4) ? 3'h0 : n1686) : vict3_q);
+  assign vict4_d = ((fill & (n1613 == 5'h04)) ? ((n1700 == 3'h4) ? 3'h0 : n1700) : vict4_q);
+  assign vict5_d = ((fill & (n1613 == 5'h05)) ? ((n1714 == 3'h4) ? 3'h0 : n1714) : vict5_q);
+  assign vict6_d = ((fill & (n1613 == 5'h06)) ? ((n1728 == 3'h4) ? 3'h0 : n1728) : vict6_q);
+  assign vict7_d = ((fill & (n1613 == 5'h07)) ? ((n1742 == 3'h4) ? 3'h0 : n1742) : vict7_q);
+  assign vict8_d = ((fill & (n1613 == 5'h08)) ? ((n1756 == 3'h4) ? 3'h0 : n1756) : vict8_q);
+  assign vict9_d = ((fill & (n1613 == 5'h09)) ? ((n1770 == 3'h4) ? 3'h0 : n1770) : vict9_q);
+  assign vict10_d = ((fill & (n1613 == 5'h0a)) ? ((n1784 == 3'h4) ? 3'h0 : n1784) : vict10_q);
+  assign vict11_d = ((fill & (n1613 == 5'h0b)) ? ((n1798 == 3'h4) ? 3'h0 : n1798) : vict11_q);
+  assign vict12_d = ((fill & (n1613 == 5'h0c)) ? ((n1812 == 3'h4) ? 3'h0 : n1812) : vict12_q);
+  assign vict13_d = ((fill & (n1613 == 5'h0d)) ? ((n1826 == 3'h4) ? 3'h0 : n1826) : vict13_q);
+  assign vict14_d = ((fill & (n1613 == 5'h0e)) ? ((n1840 == 3'h4) ? 3'h0 : n1840) : vict14_q);
+  assign vict15_d = ((fill & (n1613 == 5'h0f)) ? ((n1854 == 3'h4) ? 3'h0 : n1854) : vict15_q);
+  assign vict16_d = ((fill & (n1613 == 5'h10)) ? ((n1868 == 3'h4) ? 3'h0 : n1868) : vict16_q);
+  assign vict17_d = ((fill & (n1613 == 5'h11)) ? ((n1882 == 3'h4) ? 3'h0 : n1882) : vict17_q);
+  assign vict18_d = ((fill & (n1613 == 5'h12)) ? ((n1896 == 3'h4) ? 3'h0 : n1896) : vict18_q);
+  assign vict19_d = ((fill & (n1613 == 5'h13)) ? ((n1910 == 3'h4) ? 3'h0 : n1910) : vict19_q);
+  assign vict20_d = ((fill & (n1613 == 5'h14)) ? ((n1924 == 3'h4) ? 3'h0 : n1924) : vict20_q);
+  assign vict21_d = ((fill & (n1613 == 5'h15)) ? ((n1938 == 3'h4) ? 3'h0 : n1938) : vict21_q);
+  assign vict22_d = ((fill & (n1613 == 5'h16)) ? ((n1952 == 3'h4) ? 3'h0 : n1952) : vict22_q);
+  assign vict23_d = ((fill & (n1613 == 5'h17)) ? ((n1966 == 3'h4) ? 3'h0 : n1966) : vict23_q);
+  assign vict24_d = ((fill & (n1613 == 5'h18)) ? ((n1980 == 3'h4) ? 3'h0 : n1980) : vict24_q);
+  assign vict25_d = ((fill & (n1613 == 5'h19)) ? ((n1994 == 3'h4) ? 3'h0 : n1994) : vict25_q);
+  assign vict26_d = ((fill & (n1613 == 5'h1a)) ? ((n2008 == 3'h4) ? 3'h0 : n2008) : vict26_q);
+  assign vict27_d = ((fill & (n1613 == 5'h1b)) ? ((n2022 == 3'h4) ? 3'h0 : n2022) : vict27_q);
+  assign vict28_d = ((fill & (n1613 == 5'h1c)) ? ((n2036 == 3'h4) ? 3'h0 : n2036) : vict28_q);
+  assign vict29_d = ((fill & (n1613 == 5'h1d)) ? ((n2050 == 3'h4) ? 3'h0 : n2050) : vict29_q);
+  assign vict30_d = ((fill & (n1613 == 5'h1e)) ? ((n2064 == 3'h4) ? 3'h0 : n2064) : vict30_q);
+  assign vict31_d = ((fill & (n1613 == 5'h1f)) ? ((n2078 == 3'h4) ? 3'h0 : n2078) : vict31_q);
   assign rr_d = (pick_valid ? pick_warp : rr_q);
   assign l1v_d = pick_valid;
   assign l1w_d = (pick_valid ? pick_warp : l1w_q);
-  assign l1pc_d = (pick_valid ? n1294 : l1pc_q);
-  assign ms_d = (fill ? 2'h0 : ((n254 & im_req_ready_i) ? 2'h2 : (n1678 ? 2'h1 : ms_q)));
-  assign mline_d = (n1678 ? n1677 : mline_q);
-  assign mway_d = (n1678 ? ((n1679 == 5'h1f) ? vict31_q : ((n1679 == 5'h1e) ? vict30_q : ((n1679 == 5'h1d) ? vict29_q : ((n1679 == 5'h1c) ? vict28_q : ((n1679 == 5'h1b) ? vict27_q : ((n1679 == 5'h1a) ? vict26_q : ((n1679 == 5'h19) ? vict25_q : ((n1679 == 5'h18) ? vict24_q : ((n1679 == 5'h17) ? vict23_q : ((n1679 == 5'h16) ? vict22_q : ((n1679 == 5'h15) ? vict21_q : ((n1679 == 5'h14) ? vict20_q : ((n1679 == 5'h13) ? vict19_q : ((n1679 == 5'h12) ? vict18_q : ((n1679 == 5'h11) ? vict17_q : ((n1679 == 5'h10) ? vict16_q : ((n1679 == 5'h0f) ? vict15_q : ((n1679 == 5'h0e) ? vict14_q : ((n1679 == 5'h0d) ? vict13_q : ((n1679 == 5'h0c) ? vict12_q : ((n1679 == 5'h0b) ? vict11_q : ((n1679 == 5'h0a) ? vict10_q : ((n1679 == 5'h09) ? vict9_q : ((n1679 == 5'h08) ? vict8_q : ((n1679 == 5'h07) ? vict7_q : ((n1679 == 5'h06) ? vict6_q : ((n1679 == 5'h05) ? vict5_q : ((n1679 == 5'h04) ? vict4_q : ((n1679 == 5'h03) ? vict3_q : ((n1679 == 5'h02) ? vict2_q : ((n1679 == 5'h01) ? vict1_q : ((n1679 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
+  assign l1pc_d = (pick_valid ? n1279 : l1pc_q);
+  assign ms_d = (fill ? 2'h0 : ((n254 & im_req_ready_i) ? 2'h2 : (n1633 ? 2'h1 : ms_q)));
+  assign mline_d = (n1633 ? n1632 : mline_q);
+  assign mway_d = (n1633 ? ((n1634 == 5'h1f) ? vict31_q : ((n1634 == 5'h1e) ? vict30_q : ((n1634 == 5'h1d) ? vict29_q : ((n1634 == 5'h1c) ? vict28_q : ((n1634 == 5'h1b) ? vict27_q : ((n1634 == 5'h1a) ? vict26_q : ((n1634 == 5'h19) ? vict25_q : ((n1634 == 5'h18) ? vict24_q : ((n1634 == 5'h17) ? vict23_q : ((n1634 == 5'h16) ? vict22_q : ((n1634 == 5'h15) ? vict21_q : ((n1634 == 5'h14) ? vict20_q : ((n1634 == 5'h13) ? vict19_q : ((n1634 == 5'h12) ? vict18_q : ((n1634 == 5'h11) ? vict17_q : ((n1634 == 5'h10) ? vict16_q : ((n1634 == 5'h0f) ? vict15_q : ((n1634 == 5'h0e) ? vict14_q : ((n1634 == 5'h0d) ? vict13_q : ((n1634 == 5'h0c) ? vict12_q : ((n1634 == 5'h0b) ? vict11_q : ((n1634 == 5'h0a) ? vict10_q : ((n1634 == 5'h09) ? vict9_q : ((n1634 == 5'h08) ? vict8_q : ((n1634 == 5'h07) ? vict7_q : ((n1634 == 5'h06) ? vict6_q : ((n1634 == 5'h05) ? vict5_q : ((n1634 == 5'h04) ? vict4_q : ((n1634 == 5'h03) ? vict3_q : ((n1634 == 5'h02) ? vict2_q : ((n1634 == 5'h01) ? vict1_q : ((n1634 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
   assign cnt_hit_d = (push ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
-  assign cnt_miss_d = (n1678 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
+  assign cnt_miss_d = (n1633 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
   assign err_v_d = pc_err;
-  assign err_warp_d = (pc_err ? n3169 : err_warp_q);
-  assign err_pc_d = (pc_err ? ((n3169 == 6'h1f) ? fpc31_q : ((n3169 == 6'h1e) ? fpc30_q : ((n3169 == 6'h1d) ? fpc29_q : ((n3169 == 6'h1c) ? fpc28_q : ((n3169 == 6'h1b) ? fpc27_q : ((n3169 == 6'h1a) ? fpc26_q : ((n3169 == 6'h19) ? fpc25_q : ((n3169 == 6'h18) ? fpc24_q : ((n3169 == 6'h17) ? fpc23_q : ((n3169 == 6'h16) ? fpc22_q : ((n3169 == 6'h15) ? fpc21_q : ((n3169 == 6'h14) ? fpc20_q : ((n3169 == 6'h13) ? fpc19_q : ((n3169 == 6'h12) ? fpc18_q : ((n3169 == 6'h11) ? fpc17_q : ((n3169 == 6'h10) ? fpc16_q : ((n3169 == 6'h0f) ? fpc15_q : ((n3169 == 6'h0e) ? fpc14_q : ((n3169 == 6'h0d) ? fpc13_q : ((n3169 == 6'h0c) ? fpc12_q : ((n3169 == 6'h0b) ? fpc11_q : ((n3169 == 6'h0a) ? fpc10_q : ((n3169 == 6'h09) ? fpc9_q : ((n3169 == 6'h08) ? fpc8_q : ((n3169 == 6'h07) ? fpc7_q : ((n3169 == 6'h06) ? fpc6_q : ((n3169 == 6'h05) ? fpc5_q : ((n3169 == 6'h04) ? fpc4_q : ((n3169 == 6'h03) ? fpc3_q : ((n3169 == 6'h02) ? fpc2_q : ((n3169 == 6'h01) ? fpc1_q : ((n3169 == 6'h00) ? fpc0_q : 16'h0000)))))))))))))))))))))))))))))))) : err_pc_q);
+  assign err_warp_d = (pc_err ? n3124 : err_warp_q);
+  assign err_pc_d = (pc_err ? (n3396[0] ? (n3392 ? (n3385 ? (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000))) : (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)))) : (n3385 ? (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000))) : (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000))))) : (n3392 ? (n3385 ? (n3374 ? (n3355 ? (n3320 ? fpc31_q : fpc30_q) : (n3320 ? fpc29_q : fpc28_q)) : (n3355 ? (n3320 ? fpc27_q : fpc26_q) : (n3320 ? fpc25_q : fpc24_q))) : (n3374 ? (n3355 ? (n3320 ? fpc23_q : fpc22_q) : (n3320 ? fpc21_q : fpc20_q)) : (n3355 ? (n3320 ? fpc19_q : fpc18_q) : (n3320 ? fpc17_q : fpc16_q)))) : (n3385 ? (n3374 ? (n3355 ? (n3320 ? fpc15_q : fpc14_q) : (n3320 ? fpc13_q : fpc12_q)) : (n3355 ? (n3320 ? fpc11_q : fpc10_q) : (n3320 ? fpc9_q : fpc8_q))) : (n3374 ? (n3355 ? (n3320 ? fpc7_q : fpc6_q) : (n3320 ? fpc5_q : fpc4_q)) : (n3355 ? (n3320 ? fpc3_q : fpc2_q) : (n3320 ? fpc1_q : fpc0_q)))))) : err_pc_q);
   assign push_valid_o = {push};
   assign push_warp_o = {l1w_q};
   assign push_pc_o = {l1pc_q};
-  assign push_word_o = {(n1615 ? ((n1305 == 16'h0007) ? data3_7_rdata0_q : ((n1305 == 16'h0006) ? data3_6_rdata0_q : ((n1305 == 16'h0005) ? data3_5_rdata0_q : ((n1305 == 16'h0004) ? data3_4_rdata0_q : ((n1305 == 16'h0003) ? data3_3_rdata0_q : ((n1305 == 16'h0002) ? data3_2_rdata0_q : ((n1305 == 16'h0001) ? data3_1_rdata0_q : ((n1305 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1578 ? ((n1305 == 16'h0007) ? data2_7_rdata0_q : ((n1305 == 16'h0006) ? data2_6_rdata0_q : ((n1305 == 16'h0005) ? data2_5_rdata0_q : ((n1305 == 16'h0004) ? data2_4_rdata0_q : ((n1305 == 16'h0003) ? data2_3_rdata0_q : ((n1305 == 16'h0002) ? data2_2_rdata0_q : ((n1305 == 16'h0001) ? data2_1_rdata0_q : ((n1305 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1541 ? ((n1305 == 16'h0007) ? data1_7_rdata0_q : ((n1305 == 16'h0006) ? data1_6_rdata0_q : ((n1305 == 16'h0005) ? data1_5_rdata0_q : ((n1305 == 16'h0004) ? data1_4_rdata0_q : ((n1305 == 16'h0003) ? data1_3_rdata0_q : ((n1305 == 16'h0002) ? data1_2_rdata0_q : ((n1305 == 16'h0001) ? data1_1_rdata0_q : ((n1305 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1504 ? ((n1305 == 16'h0007) ? data0_7_rdata0_q : ((n1305 == 16'h0006) ? data0_6_rdata0_q : ((n1305 == 16'h0005) ? data0_5_rdata0_q : ((n1305 == 16'h0004) ? data0_4_rdata0_q : ((n1305 == 16'h0003) ? data0_3_rdata0_q : ((n1305 == 16'h0002) ? data0_2_rdata0_q : ((n1305 == 16'h0001) ? data0_1_rdata0_q : ((n1305 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
+  assign push_word_o = {(n1570 ? ((n1290 == 16'h0007) ? data3_7_rdata0_q : ((n1290 == 16'h0006) ? data3_6_rdata0_q : ((n1290 == 16'h0005) ? data3_5_rdata0_q : ((n1290 == 16'h0004) ? data3_4_rdata0_q : ((n1290 == 16'h0003) ? data3_3_rdata0_q : ((n1290 == 16'h0002) ? data3_2_rdata0_q : ((n1290 == 16'h0001) ? data3_1_rdata0_q : ((n1290 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1533 ? ((n1290 == 16'h0007) ? data2_7_rdata0_q : ((n1290 == 16'h0006) ? data2_6_rdata0_q : ((n1290 == 16'h0005) ? data2_5_rdata0_q : ((n1290 == 16'h0004) ? data2_4_rdata0_q : ((n1290 == 16'h0003) ? data2_3_rdata0_q : ((n1290 == 16'h0002) ? data2_2_rdata0_q : ((n1290 == 16'h0001) ? data2_1_rdata0_q : ((n1290 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1496 ? ((n1290 == 16'h0007) ? data1_7_rdata0_q : ((n1290 == 16'h0006) ? data1_6_rdata0_q : ((n1290 == 16'h0005) ? data1_5_rdata0_q : ((n1290 == 16'h0004) ? data1_4_rdata0_q : ((n1290 == 16'h0003) ? data1_3_rdata0_q : ((n1290 == 16'h0002) ? data1_2_rdata0_q : ((n1290 == 16'h0001) ? data1_1_rdata0_q : ((n1290 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1459 ? ((n1290 == 16'h0007) ? data0_7_rdata0_q : ((n1290 == 16'h0006) ? data0_6_rdata0_q : ((n1290 == 16'h0005) ? data0_5_rdata0_q : ((n1290 == 16'h0004) ? data0_4_rdata0_q : ((n1290 == 16'h0003) ? data0_3_rdata0_q : ((n1290 == 16'h0002) ? data0_2_rdata0_q : ((n1290 == 16'h0001) ? data0_1_rdata0_q : ((n1290 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
   assign im_req_valid_o = n254;
   assign im_req_addr_o = mline_q;
   assign err_o = err_v_q;
@@ -1224,11 +1268,11 @@ module ifetch_w32_l8_s32_a4 (
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag0_rdata0_q <= tag0_q[n1296];
+    if (pick_valid) tag0_rdata0_q <= tag0_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) tag0_q[n1658] <= n1661;
+    if (n1619) tag0_q[n1613] <= n1616;
   end
 
 `ifndef SYNTHESIS
@@ -1240,11 +1284,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag1_rdata0_q <= tag1_q[n1296];
+    if (pick_valid) tag1_rdata0_q <= tag1_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) tag1_q[n1658] <= n1661;
+    if (n1622) tag1_q[n1613] <= n1616;
   end
 
 `ifndef SYNTHESIS
@@ -1256,11 +1300,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag2_rdata0_q <= tag2_q[n1296];
+    if (pick_valid) tag2_rdata0_q <= tag2_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) tag2_q[n1658] <= n1661;
+    if (n1625) tag2_q[n1613] <= n1616;
   end
 
 `ifndef SYNTHESIS
@@ -1272,11 +1316,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag3_rdata0_q <= tag3_q[n1296];
+    if (pick_valid) tag3_rdata0_q <= tag3_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) tag3_q[n1658] <= n1661;
+    if (n1628) tag3_q[n1613] <= n1616;
   end
 
 `ifndef SYNTHESIS
@@ -1288,11 +1332,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_0_rdata0_q <= data0_0_q[n1296];
+    if (pick_valid) data0_0_rdata0_q <= data0_0_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_0_q[n1658] <= n141;
+    if (n1619) data0_0_q[n1613] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1304,11 +1348,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_1_rdata0_q <= data0_1_q[n1296];
+    if (pick_valid) data0_1_rdata0_q <= data0_1_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_1_q[n1658] <= n142;
+    if (n1619) data0_1_q[n1613] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1320,11 +1364,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_2_rdata0_q <= data0_2_q[n1296];
+    if (pick_valid) data0_2_rdata0_q <= data0_2_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_2_q[n1658] <= n143;
+    if (n1619) data0_2_q[n1613] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1336,11 +1380,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_3_rdata0_q <= data0_3_q[n1296];
+    if (pick_valid) data0_3_rdata0_q <= data0_3_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_3_q[n1658] <= n144;
+    if (n1619) data0_3_q[n1613] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1352,11 +1396,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_4_rdata0_q <= data0_4_q[n1296];
+    if (pick_valid) data0_4_rdata0_q <= data0_4_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_4_q[n1658] <= n145;
+    if (n1619) data0_4_q[n1613] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1368,11 +1412,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_5_rdata0_q <= data0_5_q[n1296];
+    if (pick_valid) data0_5_rdata0_q <= data0_5_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_5_q[n1658] <= n146;
+    if (n1619) data0_5_q[n1613] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1384,11 +1428,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_6_rdata0_q <= data0_6_q[n1296];
+    if (pick_valid) data0_6_rdata0_q <= data0_6_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_6_q[n1658] <= n147;
+    if (n1619) data0_6_q[n1613] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1400,11 +1444,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_7_rdata0_q <= data0_7_q[n1296];
+    if (pick_valid) data0_7_rdata0_q <= data0_7_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1664) data0_7_q[n1658] <= n148;
+    if (n1619) data0_7_q[n1613] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1416,11 +1460,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_0_rdata0_q <= data1_0_q[n1296];
+    if (pick_valid) data1_0_rdata0_q <= data1_0_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_0_q[n1658] <= n141;
+    if (n1622) data1_0_q[n1613] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1432,11 +1476,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_1_rdata0_q <= data1_1_q[n1296];
+    if (pick_valid) data1_1_rdata0_q <= data1_1_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_1_q[n1658] <= n142;
+    if (n1622) data1_1_q[n1613] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1448,11 +1492,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_2_rdata0_q <= data1_2_q[n1296];
+    if (pick_valid) data1_2_rdata0_q <= data1_2_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_2_q[n1658] <= n143;
+    if (n1622) data1_2_q[n1613] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1464,11 +1508,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_3_rdata0_q <= data1_3_q[n1296];
+    if (pick_valid) data1_3_rdata0_q <= data1_3_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_3_q[n1658] <= n144;
+    if (n1622) data1_3_q[n1613] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1480,11 +1524,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_4_rdata0_q <= data1_4_q[n1296];
+    if (pick_valid) data1_4_rdata0_q <= data1_4_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_4_q[n1658] <= n145;
+    if (n1622) data1_4_q[n1613] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1496,11 +1540,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_5_rdata0_q <= data1_5_q[n1296];
+    if (pick_valid) data1_5_rdata0_q <= data1_5_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_5_q[n1658] <= n146;
+    if (n1622) data1_5_q[n1613] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1512,11 +1556,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_6_rdata0_q <= data1_6_q[n1296];
+    if (pick_valid) data1_6_rdata0_q <= data1_6_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_6_q[n1658] <= n147;
+    if (n1622) data1_6_q[n1613] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1528,11 +1572,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_7_rdata0_q <= data1_7_q[n1296];
+    if (pick_valid) data1_7_rdata0_q <= data1_7_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1667) data1_7_q[n1658] <= n148;
+    if (n1622) data1_7_q[n1613] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1544,11 +1588,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_0_rdata0_q <= data2_0_q[n1296];
+    if (pick_valid) data2_0_rdata0_q <= data2_0_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_0_q[n1658] <= n141;
+    if (n1625) data2_0_q[n1613] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1560,11 +1604,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_1_rdata0_q <= data2_1_q[n1296];
+    if (pick_valid) data2_1_rdata0_q <= data2_1_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_1_q[n1658] <= n142;
+    if (n1625) data2_1_q[n1613] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1576,11 +1620,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_2_rdata0_q <= data2_2_q[n1296];
+    if (pick_valid) data2_2_rdata0_q <= data2_2_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_2_q[n1658] <= n143;
+    if (n1625) data2_2_q[n1613] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1592,11 +1636,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_3_rdata0_q <= data2_3_q[n1296];
+    if (pick_valid) data2_3_rdata0_q <= data2_3_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_3_q[n1658] <= n144;
+    if (n1625) data2_3_q[n1613] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1608,11 +1652,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_4_rdata0_q <= data2_4_q[n1296];
+    if (pick_valid) data2_4_rdata0_q <= data2_4_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_4_q[n1658] <= n145;
+    if (n1625) data2_4_q[n1613] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1624,11 +1668,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_5_rdata0_q <= data2_5_q[n1296];
+    if (pick_valid) data2_5_rdata0_q <= data2_5_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_5_q[n1658] <= n146;
+    if (n1625) data2_5_q[n1613] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1640,11 +1684,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_6_rdata0_q <= data2_6_q[n1296];
+    if (pick_valid) data2_6_rdata0_q <= data2_6_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_6_q[n1658] <= n147;
+    if (n1625) data2_6_q[n1613] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1656,11 +1700,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_7_rdata0_q <= data2_7_q[n1296];
+    if (pick_valid) data2_7_rdata0_q <= data2_7_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1670) data2_7_q[n1658] <= n148;
+    if (n1625) data2_7_q[n1613] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1672,11 +1716,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_0_rdata0_q <= data3_0_q[n1296];
+    if (pick_valid) data3_0_rdata0_q <= data3_0_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_0_q[n1658] <= n141;
+    if (n1628) data3_0_q[n1613] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1688,11 +1732,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_1_rdata0_q <= data3_1_q[n1296];
+    if (pick_valid) data3_1_rdata0_q <= data3_1_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_1_q[n1658] <= n142;
+    if (n1628) data3_1_q[n1613] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1704,11 +1748,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_2_rdata0_q <= data3_2_q[n1296];
+    if (pick_valid) data3_2_rdata0_q <= data3_2_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_2_q[n1658] <= n143;
+    if (n1628) data3_2_q[n1613] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1720,11 +1764,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_3_rdata0_q <= data3_3_q[n1296];
+    if (pick_valid) data3_3_rdata0_q <= data3_3_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_3_q[n1658] <= n144;
+    if (n1628) data3_3_q[n1613] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1736,11 +1780,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_4_rdata0_q <= data3_4_q[n1296];
+    if (pick_valid) data3_4_rdata0_q <= data3_4_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_4_q[n1658] <= n145;
+    if (n1628) data3_4_q[n1613] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1752,11 +1796,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_5_rdata0_q <= data3_5_q[n1296];
+    if (pick_valid) data3_5_rdata0_q <= data3_5_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_5_q[n1658] <= n146;
+    if (n1628) data3_5_q[n1613] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1768,11 +1812,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_6_rdata0_q <= data3_6_q[n1296];
+    if (pick_valid) data3_6_rdata0_q <= data3_6_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_6_q[n1658] <= n147;
+    if (n1628) data3_6_q[n1613] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1784,11 +1828,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_7_rdata0_q <= data3_7_q[n1296];
+    if (pick_valid) data3_7_rdata0_q <= data3_7_q[n1281];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1673) data3_7_q[n1658] <= n148;
+    if (n1628) data3_7_q[n1613] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1801,6 +1845,6 @@ module ifetch_w32_l8_s32_a4 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1295, room_i, run_i};
+  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1200, n1235, n1254, n1265, n1272, n1277, n1280, n1293, n1328, n1347, n1358, n1365, n1370, n1375, n1410, n1429, n1440, n1447, n1452, n3319, n3354, n3373, n3384, n3391, n3396, room_i, run_i};
 
 endmodule

@@ -874,443 +874,520 @@ module ifetch_w48_l8_s32_a4_p2 (
   wire n1144 = (1'h0 & (rr0_q < 6'h2f));
   wire [5:0] pick_warp0 = (((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n1006) | n1009) | n1012) | n1015) | n1018) | n1021) | n1024) | n1027) | n1030) | n1033) | n1036) | n1039) | n1042) | n1045) | n1048) | n1051) | n1054) | n1057) | n1060) | n1063) | n1066) | n1069) | n1072) | n1075) | n1078) | n1081) | n1084) | n1087) | n1090) | n1093) | n1096) | n1099) | n1102) | n1105) | n1108) | n1111) | n1114) | n1117) | n1120) | n1123) | n1126) | n1129) | n1132) | n1135) | n1138) | n1141) | n1144) ? (1'h0 ? 6'h00 : (n1006 ? 6'h01 : (n1009 ? 6'h02 : (n1012 ? 6'h03 : (n1015 ? 6'h04 : (n1018 ? 6'h05 : (n1021 ? 6'h06 : (n1024 ? 6'h07 : (n1027 ? 6'h08 : (n1030 ? 6'h09 : (n1033 ? 6'h0a : (n1036 ? 6'h0b : (n1039 ? 6'h0c : (n1042 ? 6'h0d : (n1045 ? 6'h0e : (n1048 ? 6'h0f : (n1051 ? 6'h10 : (n1054 ? 6'h11 : (n1057 ? 6'h12 : (n1060 ? 6'h13 : (n1063 ? 6'h14 : (n1066 ? 6'h15 : (n1069 ? 6'h16 : (n1072 ? 6'h17 : (n1075 ? 6'h18 : (n1078 ? 6'h19 : (n1081 ? 6'h1a : (n1084 ? 6'h1b : (n1087 ? 6'h1c : (n1090 ? 6'h1d : (n1093 ? 6'h1e : (n1096 ? 6'h1f : (n1099 ? 6'h20 : (n1102 ? 6'h21 : (n1105 ? 6'h22 : (n1108 ? 6'h23 : (n1111 ? 6'h24 : (n1114 ? 6'h25 : (n1117 ? 6'h26 : (n1120 ? 6'h27 : (n1123 ? 6'h28 : (n1126 ? 6'h29 : (n1129 ? 6'h2a : (n1132 ? 6'h2b : (n1135 ? 6'h2c : (n1138 ? 6'h2d : (n1141 ? 6'h2e : (n1144 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))) : (n681 ? 6'h00 : (1'h0 ? 6'h01 : (n695 ? 6'h02 : (1'h0 ? 6'h03 : (n709 ? 6'h04 : (1'h0 ? 6'h05 : (n723 ? 6'h06 : (1'h0 ? 6'h07 : (n737 ? 6'h08 : (1'h0 ? 6'h09 : (n751 ? 6'h0a : (1'h0 ? 6'h0b : (n765 ? 6'h0c : (1'h0 ? 6'h0d : (n779 ? 6'h0e : (1'h0 ? 6'h0f : (n793 ? 6'h10 : (1'h0 ? 6'h11 : (n807 ? 6'h12 : (1'h0 ? 6'h13 : (n821 ? 6'h14 : (1'h0 ? 6'h15 : (n835 ? 6'h16 : (1'h0 ? 6'h17 : (n849 ? 6'h18 : (1'h0 ? 6'h19 : (n863 ? 6'h1a : (1'h0 ? 6'h1b : (n877 ? 6'h1c : (1'h0 ? 6'h1d : (n891 ? 6'h1e : (1'h0 ? 6'h1f : (n905 ? 6'h20 : (1'h0 ? 6'h21 : (n919 ? 6'h22 : (1'h0 ? 6'h23 : (n933 ? 6'h24 : (1'h0 ? 6'h25 : (n947 ? 6'h26 : (1'h0 ? 6'h27 : (n961 ? 6'h28 : (1'h0 ? 6'h29 : (n975 ? 6'h2a : (1'h0 ? 6'h2b : (n989 ? 6'h2c : (1'h0 ? 6'h2d : (n1003 ? 6'h2e : (1'h0 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))));
   wire pick_valid0 = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n681) | 1'h0) | n695) | 1'h0) | n709) | 1'h0) | n723) | 1'h0) | n737) | 1'h0) | n751) | 1'h0) | n765) | 1'h0) | n779) | 1'h0) | n793) | 1'h0) | n807) | 1'h0) | n821) | 1'h0) | n835) | 1'h0) | n849) | 1'h0) | n863) | 1'h0) | n877) | 1'h0) | n891) | 1'h0) | n905) | 1'h0) | n919) | 1'h0) | n933) | 1'h0) | n947) | 1'h0) | n961) | 1'h0) | n975) | 1'h0) | n989) | 1'h0) | n1003) | 1'h0);
-  wire [15:0] n1582 = ((pick_warp0 == 6'h2f) ? fpc47_q : ((pick_warp0 == 6'h2e) ? fpc46_q : ((pick_warp0 == 6'h2d) ? fpc45_q : ((pick_warp0 == 6'h2c) ? fpc44_q : ((pick_warp0 == 6'h2b) ? fpc43_q : ((pick_warp0 == 6'h2a) ? fpc42_q : ((pick_warp0 == 6'h29) ? fpc41_q : ((pick_warp0 == 6'h28) ? fpc40_q : ((pick_warp0 == 6'h27) ? fpc39_q : ((pick_warp0 == 6'h26) ? fpc38_q : ((pick_warp0 == 6'h25) ? fpc37_q : ((pick_warp0 == 6'h24) ? fpc36_q : ((pick_warp0 == 6'h23) ? fpc35_q : ((pick_warp0 == 6'h22) ? fpc34_q : ((pick_warp0 == 6'h21) ? fpc33_q : ((pick_warp0 == 6'h20) ? fpc32_q : ((pick_warp0 == 6'h1f) ? fpc31_q : ((pick_warp0 == 6'h1e) ? fpc30_q : ((pick_warp0 == 6'h1d) ? fpc29_q : ((pick_warp0 == 6'h1c) ? fpc28_q : ((pick_warp0 == 6'h1b) ? fpc27_q : ((pick_warp0 == 6'h1a) ? fpc26_q : ((pick_warp0 == 6'h19) ? fpc25_q : ((pick_warp0 == 6'h18) ? fpc24_q : ((pick_warp0 == 6'h17) ? fpc23_q : ((pick_warp0 == 6'h16) ? fpc22_q : ((pick_warp0 == 6'h15) ? fpc21_q : ((pick_warp0 == 6'h14) ? fpc20_q : ((pick_warp0 == 6'h13) ? fpc19_q : ((pick_warp0 == 6'h12) ? fpc18_q : ((pick_warp0 == 6'h11) ? fpc17_q : ((pick_warp0 == 6'h10) ? fpc16_q : ((pick_warp0 == 6'h0f) ? fpc15_q : ((pick_warp0 == 6'h0e) ? fpc14_q : ((pick_warp0 == 6'h0d) ? fpc13_q : ((pick_warp0 == 6'h0c) ? fpc12_q : ((pick_warp0 == 6'h0b) ? fpc11_q : ((pick_warp0 == 6'h0a) ? fpc10_q : ((pick_warp0 == 6'h09) ? fpc9_q : ((pick_warp0 == 6'h08) ? fpc8_q : ((pick_warp0 == 6'h07) ? fpc7_q : ((pick_warp0 == 6'h06) ? fpc6_q : ((pick_warp0 == 6'h05) ? fpc5_q : ((pick_warp0 == 6'h04) ? fpc4_q : ((pick_warp0 == 6'h03) ? fpc3_q : ((pick_warp0 == 6'h02) ? fpc2_q : ((pick_warp0 == 6'h01) ? fpc1_q : ((pick_warp0 == 6'h00) ? fpc0_q : 16'h0000))))))))))))))))))))))))))))))))))))))))))))))));
-  wire [15:0] n1583 = (n1582 >> 4'h3);
-  wire [4:0] n1584 = n1583[4:0];
-  wire [15:0] n1591 = (((l1pc0_q >> 4'h3) >> 4'h5) | 16'h8000);
-  wire [15:0] n1593 = (l1pc0_q & 16'h0007);
-  wire n1885 = (l1v0_q & (~((l1w0_q == 6'h2f) ? n660 : ((l1w0_q == 6'h2e) ? n654 : ((l1w0_q == 6'h2d) ? n648 : ((l1w0_q == 6'h2c) ? n642 : ((l1w0_q == 6'h2b) ? n636 : ((l1w0_q == 6'h2a) ? n630 : ((l1w0_q == 6'h29) ? n624 : ((l1w0_q == 6'h28) ? n618 : ((l1w0_q == 6'h27) ? n612 : ((l1w0_q == 6'h26) ? n606 : ((l1w0_q == 6'h25) ? n600 : ((l1w0_q == 6'h24) ? n594 : ((l1w0_q == 6'h23) ? n588 : ((l1w0_q == 6'h22) ? n582 : ((l1w0_q == 6'h21) ? n576 : ((l1w0_q == 6'h20) ? n570 : ((l1w0_q == 6'h1f) ? n564 : ((l1w0_q == 6'h1e) ? n558 : ((l1w0_q == 6'h1d) ? n552 : ((l1w0_q == 6'h1c) ? n546 : ((l1w0_q == 6'h1b) ? n540 : ((l1w0_q == 6'h1a) ? n534 : ((l1w0_q == 6'h19) ? n528 : ((l1w0_q == 6'h18) ? n522 : ((l1w0_q == 6'h17) ? n516 : ((l1w0_q == 6'h16) ? n510 : ((l1w0_q == 6'h15) ? n504 : ((l1w0_q == 6'h14) ? n498 : ((l1w0_q == 6'h13) ? n492 : ((l1w0_q == 6'h12) ? n486 : ((l1w0_q == 6'h11) ? n480 : ((l1w0_q == 6'h10) ? n474 : ((l1w0_q == 6'h0f) ? n468 : ((l1w0_q == 6'h0e) ? n462 : ((l1w0_q == 6'h0d) ? n456 : ((l1w0_q == 6'h0c) ? n450 : ((l1w0_q == 6'h0b) ? n444 : ((l1w0_q == 6'h0a) ? n438 : ((l1w0_q == 6'h09) ? n432 : ((l1w0_q == 6'h08) ? n426 : ((l1w0_q == 6'h07) ? n420 : ((l1w0_q == 6'h06) ? n414 : ((l1w0_q == 6'h05) ? n408 : ((l1w0_q == 6'h04) ? n402 : ((l1w0_q == 6'h03) ? n396 : ((l1w0_q == 6'h02) ? n390 : ((l1w0_q == 6'h01) ? n384 : ((l1w0_q == 6'h00) ? n378 : 1'h0))))))))))))))))))))))))))))))))))))))))))))))))));
-  wire n1888 = (tag0_rdata0_q == n1591);
-  wire n1925 = (tag1_rdata0_q == n1591);
-  wire n1962 = (tag2_rdata0_q == n1591);
-  wire n1999 = (tag3_rdata0_q == n1591);
-  wire n2034 = ((((1'h0 | n1888) | n1925) | n1962) | n1999);
-  wire hit0 = (n1885 & n2034);
-  wire push0 = (hit0 & ((l1w0_q == 6'h2f) ? n151 : ((l1w0_q == 6'h2e) ? n150 : ((l1w0_q == 6'h2d) ? n149 : ((l1w0_q == 6'h2c) ? n148 : ((l1w0_q == 6'h2b) ? n147 : ((l1w0_q == 6'h2a) ? n146 : ((l1w0_q == 6'h29) ? n145 : ((l1w0_q == 6'h28) ? n144 : ((l1w0_q == 6'h27) ? n143 : ((l1w0_q == 6'h26) ? n142 : ((l1w0_q == 6'h25) ? n141 : ((l1w0_q == 6'h24) ? n140 : ((l1w0_q == 6'h23) ? n139 : ((l1w0_q == 6'h22) ? n138 : ((l1w0_q == 6'h21) ? n137 : ((l1w0_q == 6'h20) ? n136 : ((l1w0_q == 6'h1f) ? n135 : ((l1w0_q == 6'h1e) ? n134 : ((l1w0_q == 6'h1d) ? n133 : ((l1w0_q == 6'h1c) ? n132 : ((l1w0_q == 6'h1b) ? n131 : ((l1w0_q == 6'h1a) ? n130 : ((l1w0_q == 6'h19) ? n129 : ((l1w0_q == 6'h18) ? n128 : ((l1w0_q == 6'h17) ? n127 : ((l1w0_q == 6'h16) ? n126 : ((l1w0_q == 6'h15) ? n125 : ((l1w0_q == 6'h14) ? n124 : ((l1w0_q == 6'h13) ? n123 : ((l1w0_q == 6'h12) ? n122 : ((l1w0_q == 6'h11) ? n121 : ((l1w0_q == 6'h10) ? n120 : ((l1w0_q == 6'h0f) ? n119 : ((l1w0_q == 6'h0e) ? n118 : ((l1w0_q == 6'h0d) ? n117 : ((l1w0_q == 6'h0c) ? n116 : ((l1w0_q == 6'h0b) ? n115 : ((l1w0_q == 6'h0a) ? n114 : ((l1w0_q == 6'h09) ? n113 : ((l1w0_q == 6'h08) ? n112 : ((l1w0_q == 6'h07) ? n111 : ((l1w0_q == 6'h06) ? n110 : ((l1w0_q == 6'h05) ? n109 : ((l1w0_q == 6'h04) ? n108 : ((l1w0_q == 6'h03) ? n107 : ((l1w0_q == 6'h02) ? n106 : ((l1w0_q == 6'h01) ? n105 : ((l1w0_q == 6'h00) ? n104 : 1'h0)))))))))))))))))))))))))))))))))))))))))))))))));
-  wire miss0 = (n1885 & (~n2034));
-  wire n2059 = ((((((n7 & n105) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h01)))) & (~n384)) & (~fill));
-  wire n2073 = ((((((n9 & n107) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h03)))) & (~n396)) & (~fill));
-  wire n2087 = ((((((n11 & n109) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h05)))) & (~n408)) & (~fill));
-  wire n2101 = ((((((n13 & n111) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h07)))) & (~n420)) & (~fill));
-  wire n2115 = ((((((n15 & n113) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h09)))) & (~n432)) & (~fill));
-  wire n2129 = ((((((n17 & n115) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0b)))) & (~n444)) & (~fill));
-  wire n2143 = ((((((n19 & n117) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0d)))) & (~n456)) & (~fill));
-  wire n2157 = ((((((n21 & n119) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0f)))) & (~n468)) & (~fill));
-  wire n2171 = ((((((n23 & n121) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h11)))) & (~n480)) & (~fill));
-  wire n2185 = ((((((n25 & n123) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h13)))) & (~n492)) & (~fill));
-  wire n2199 = ((((((n27 & n125) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h15)))) & (~n504)) & (~fill));
-  wire n2213 = ((((((n29 & n127) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h17)))) & (~n516)) & (~fill));
-  wire n2227 = ((((((n31 & n129) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h19)))) & (~n528)) & (~fill));
-  wire n2241 = ((((((n33 & n131) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1b)))) & (~n540)) & (~fill));
-  wire n2255 = ((((((n35 & n133) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1d)))) & (~n552)) & (~fill));
-  wire n2269 = ((((((n37 & n135) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1f)))) & (~n564)) & (~fill));
-  wire n2283 = ((((((n39 & n137) & (~wm33_q)) & (fpc33_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h21)))) & (~n576)) & (~fill));
-  wire n2297 = ((((((n41 & n139) & (~wm35_q)) & (fpc35_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h23)))) & (~n588)) & (~fill));
-  wire n2311 = ((((((n43 & n141) & (~wm37_q)) & (fpc37_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h25)))) & (~n600)) & (~fill));
-  wire n2325 = ((((((n45 & n143) & (~wm39_q)) & (fpc39_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h27)))) & (~n612)) & (~fill));
-  wire n2339 = ((((((n47 & n145) & (~wm41_q)) & (fpc41_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h29)))) & (~n624)) & (~fill));
-  wire n2353 = ((((((n49 & n147) & (~wm43_q)) & (fpc43_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2b)))) & (~n636)) & (~fill));
-  wire n2367 = ((((((n51 & n149) & (~wm45_q)) & (fpc45_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2d)))) & (~n648)) & (~fill));
-  wire n2381 = ((((((n53 & n151) & (~wm47_q)) & (fpc47_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2f)))) & (~n660)) & (~fill));
-  wire n2384 = (n2059 & (rr1_q < 6'h01));
-  wire n2387 = (1'h0 & (rr1_q < 6'h02));
-  wire n2390 = (n2073 & (rr1_q < 6'h03));
-  wire n2393 = (1'h0 & (rr1_q < 6'h04));
-  wire n2396 = (n2087 & (rr1_q < 6'h05));
-  wire n2399 = (1'h0 & (rr1_q < 6'h06));
-  wire n2402 = (n2101 & (rr1_q < 6'h07));
-  wire n2405 = (1'h0 & (rr1_q < 6'h08));
-  wire n2408 = (n2115 & (rr1_q < 6'h09));
-  wire n2411 = (1'h0 & (rr1_q < 6'h0a));
-  wire n2414 = (n2129 & (rr1_q < 6'h0b));
-  wire n2417 = (1'h0 & (rr1_q < 6'h0c));
-  wire n2420 = (n2143 & (rr1_q < 6'h0d));
-  wire n2423 = (1'h0 & (rr1_q < 6'h0e));
-  wire n2426 = (n2157 & (rr1_q < 6'h0f));
-  wire n2429 = (1'h0 & (rr1_q < 6'h10));
-  wire n2432 = (n2171 & (rr1_q < 6'h11));
-  wire n2435 = (1'h0 & (rr1_q < 6'h12));
-  wire n2438 = (n2185 & (rr1_q < 6'h13));
-  wire n2441 = (1'h0 & (rr1_q < 6'h14));
-  wire n2444 = (n2199 & (rr1_q < 6'h15));
-  wire n2447 = (1'h0 & (rr1_q < 6'h16));
-  wire n2450 = (n2213 & (rr1_q < 6'h17));
-  wire n2453 = (1'h0 & (rr1_q < 6'h18));
-  wire n2456 = (n2227 & (rr1_q < 6'h19));
-  wire n2459 = (1'h0 & (rr1_q < 6'h1a));
-  wire n2462 = (n2241 & (rr1_q < 6'h1b));
-  wire n2465 = (1'h0 & (rr1_q < 6'h1c));
-  wire n2468 = (n2255 & (rr1_q < 6'h1d));
-  wire n2471 = (1'h0 & (rr1_q < 6'h1e));
-  wire n2474 = (n2269 & (rr1_q < 6'h1f));
-  wire n2477 = (1'h0 & (rr1_q < 6'h20));
-  wire n2480 = (n2283 & (rr1_q < 6'h21));
-  wire n2483 = (1'h0 & (rr1_q < 6'h22));
-  wire n2486 = (n2297 & (rr1_q < 6'h23));
-  wire n2489 = (1'h0 & (rr1_q < 6'h24));
-  wire n2492 = (n2311 & (rr1_q < 6'h25));
-  wire n2495 = (1'h0 & (rr1_q < 6'h26));
-  wire n2498 = (n2325 & (rr1_q < 6'h27));
-  wire n2501 = (1'h0 & (rr1_q < 6'h28));
-  wire n2504 = (n2339 & (rr1_q < 6'h29));
-  wire n2507 = (1'h0 & (rr1_q < 6'h2a));
-  wire n2510 = (n2353 & (rr1_q < 6'h2b));
-  wire n2513 = (1'h0 & (rr1_q < 6'h2c));
-  wire n2516 = (n2367 & (rr1_q < 6'h2d));
-  wire n2519 = (1'h0 & (rr1_q < 6'h2e));
-  wire n2522 = (n2381 & (rr1_q < 6'h2f));
-  wire [5:0] pick_warp1 = (((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n2384) | n2387) | n2390) | n2393) | n2396) | n2399) | n2402) | n2405) | n2408) | n2411) | n2414) | n2417) | n2420) | n2423) | n2426) | n2429) | n2432) | n2435) | n2438) | n2441) | n2444) | n2447) | n2450) | n2453) | n2456) | n2459) | n2462) | n2465) | n2468) | n2471) | n2474) | n2477) | n2480) | n2483) | n2486) | n2489) | n2492) | n2495) | n2498) | n2501) | n2504) | n2507) | n2510) | n2513) | n2516) | n2519) | n2522) ? (1'h0 ? 6'h00 : (n2384 ? 6'h01 : (n2387 ? 6'h02 : (n2390 ? 6'h03 : (n2393 ? 6'h04 : (n2396 ? 6'h05 : (n2399 ? 6'h06 : (n2402 ? 6'h07 : (n2405 ? 6'h08 : (n2408 ? 6'h09 : (n2411 ? 6'h0a : (n2414 ? 6'h0b : (n2417 ? 6'h0c : (n2420 ? 6'h0d : (n2423 ? 6'h0e : (n2426 ? 6'h0f : (n2429 ? 6'h10 : (n2432 ? 6'h11 : (n2435 ? 6'h12 : (n2438 ? 6'h13 : (n2441 ? 6'h14 : (n2444 ? 6'h15 : (n2447 ? 6'h16 : (n2450 ? 6'h17 : (n2453 ? 6'h18 : (n2456 ? 6'h19 : (n2459 ? 6'h1a : (n2462 ? 6'h1b : (n2465 ? 6'h1c : (n2468 ? 6'h1d : (n2471 ? 6'h1e : (n2474 ? 6'h1f : (n2477 ? 6'h20 : (n2480 ? 6'h21 : (n2483 ? 6'h22 : (n2486 ? 6'h23 : (n2489 ? 6'h24 : (n2492 ? 6'h25 : (n2495 ? 6'h26 : (n2498 ? 6'h27 : (n2501 ? 6'h28 : (n2504 ? 6'h29 : (n2507 ? 6'h2a : (n2510 ? 6'h2b : (n2513 ? 6'h2c : (n2516 ? 6'h2d : (n2519 ? 6'h2e : (n2522 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))) : (1'h0 ? 6'h00 : (n2059 ? 6'h01 : (1'h0 ? 6'h02 : (n2073 ? 6'h03 : (1'h0 ? 6'h04 : (n2087 ? 6'h05 : (1'h0 ? 6'h06 : (n2101 ? 6'h07 : (1'h0 ? 6'h08 : (n2115 ? 6'h09 : (1'h0 ? 6'h0a : (n2129 ? 6'h0b : (1'h0 ? 6'h0c : (n2143 ? 6'h0d : (1'h0 ? 6'h0e : (n2157 ? 6'h0f : (1'h0 ? 6'h10 : (n2171 ? 6'h11 : (1'h0 ? 6'h12 : (n2185 ? 6'h13 : (1'h0 ? 6'h14 : (n2199 ? 6'h15 : (1'h0 ? 6'h16 : (n2213 ? 6'h17 : (1'h0 ? 6'h18 : (n2227 ? 6'h19 : (1'h0 ? 6'h1a : (n2241 ? 6'h1b : (1'h0 ? 6'h1c : (n2255 ? 6'h1d : (1'h0 ? 6'h1e : (n2269 ? 6'h1f : (1'h0 ? 6'h20 : (n2283 ? 6'h21 : (1'h0 ? 6'h22 : (n2297 ? 6'h23 : (1'h0 ? 6'h24 : (n2311 ? 6'h25 : (1'h0 ? 6'h26 : (n2325 ? 6'h27 : (1'h0 ? 6'h28 : (n2339 ? 6'h29 : (1'h0 ? 6'h2a : (n2353 ? 6'h2b : (1'h0 ? 6'h2c : (n2367 ? 6'h2d : (1'h0 ? 6'h2e : (n2381 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))));
-  wire pick_valid1 = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n2059) | 1'h0) | n2073) | 1'h0) | n2087) | 1'h0) | n2101) | 1'h0) | n2115) | 1'h0) | n2129) | 1'h0) | n2143) | 1'h0) | n2157) | 1'h0) | n2171) | 1'h0) | n2185) | 1'h0) | n2199) | 1'h0) | n2213) | 1'h0) | n2227) | 1'h0) | n2241) | 1'h0) | n2255) | 1'h0) | n2269) | 1'h0) | n2283) | 1'h0) | n2297) | 1'h0) | n2311) | 1'h0) | n2325) | 1'h0) | n2339) | 1'h0) | n2353) | 1'h0) | n2367) | 1'h0) | n2381);
-  wire [15:0] n2960 = ((pick_warp1 == 6'h2f) ? fpc47_q : ((pick_warp1 == 6'h2e) ? fpc46_q : ((pick_warp1 == 6'h2d) ? fpc45_q : ((pick_warp1 == 6'h2c) ? fpc44_q : ((pick_warp1 == 6'h2b) ? fpc43_q : ((pick_warp1 == 6'h2a) ? fpc42_q : ((pick_warp1 == 6'h29) ? fpc41_q : ((pick_warp1 == 6'h28) ? fpc40_q : ((pick_warp1 == 6'h27) ? fpc39_q : ((pick_warp1 == 6'h26) ? fpc38_q : ((pick_warp1 == 6'h25) ? fpc37_q : ((pick_warp1 == 6'h24) ? fpc36_q : ((pick_warp1 == 6'h23) ? fpc35_q : ((pick_warp1 == 6'h22) ? fpc34_q : ((pick_warp1 == 6'h21) ? fpc33_q : ((pick_warp1 == 6'h20) ? fpc32_q : ((pick_warp1 == 6'h1f) ? fpc31_q : ((pick_warp1 == 6'h1e) ? fpc30_q : ((pick_warp1 == 6'h1d) ? fpc29_q : ((pick_warp1 == 6'h1c) ? fpc28_q : ((pick_warp1 == 6'h1b) ? fpc27_q : ((pick_warp1 == 6'h1a) ? fpc26_q : ((pick_warp1 == 6'h19) ? fpc25_q : ((pick_warp1 == 6'h18) ? fpc24_q : ((pick_warp1 == 6'h17) ? fpc23_q : ((pick_warp1 == 6'h16) ? fpc22_q : ((pick_warp1 == 6'h15) ? fpc21_q : ((pick_warp1 == 6'h14) ? fpc20_q : ((pick_warp1 == 6'h13) ? fpc19_q : ((pick_warp1 == 6'h12) ? fpc18_q : ((pick_warp1 == 6'h11) ? fpc17_q : ((pick_warp1 == 6'h10) ? fpc16_q : ((pick_warp1 == 6'h0f) ? fpc15_q : ((pick_warp1 == 6'h0e) ? fpc14_q : ((pick_warp1 == 6'h0d) ? fpc13_q : ((pick_warp1 == 6'h0c) ? fpc12_q : ((pick_warp1 == 6'h0b) ? fpc11_q : ((pick_warp1 == 6'h0a) ? fpc10_q : ((pick_warp1 == 6'h09) ? fpc9_q : ((pick_warp1 == 6'h08) ? fpc8_q : ((pick_warp1 == 6'h07) ? fpc7_q : ((pick_warp1 == 6'h06) ? fpc6_q : ((pick_warp1 == 6'h05) ? fpc5_q : ((pick_warp1 == 6'h04) ? fpc4_q : ((pick_warp1 == 6'h03) ? fpc3_q : ((pick_warp1 == 6'h02) ? fpc2_q : ((pick_warp1 == 6'h01) ? fpc1_q : ((pick_warp1 == 6'h00) ? fpc0_q : 16'h0000))))))))))))))))))))))))))))))))))))))))))))))));
-  wire [15:0] n2961 = (n2960 >> 4'h3);
-  wire [4:0] n2962 = n2961[4:0];
-  wire [15:0] n2969 = (((l1pc1_q >> 4'h3) >> 4'h5) | 16'h8000);
-  wire [15:0] n2971 = (l1pc1_q & 16'h0007);
-  wire n3263 = (l1v1_q & (~((l1w1_q == 6'h2f) ? n660 : ((l1w1_q == 6'h2e) ? n654 : ((l1w1_q == 6'h2d) ? n648 : ((l1w1_q == 6'h2c) ? n642 : ((l1w1_q == 6'h2b) ? n636 : ((l1w1_q == 6'h2a) ? n630 : ((l1w1_q == 6'h29) ? n624 : ((l1w1_q == 6'h28) ? n618 : ((l1w1_q == 6'h27) ? n612 : ((l1w1_q == 6'h26) ? n606 : ((l1w1_q == 6'h25) ? n600 : ((l1w1_q == 6'h24) ? n594 : ((l1w1_q == 6'h23) ? n588 : ((l1w1_q == 6'h22) ? n582 : ((l1w1_q == 6'h21) ? n576 : ((l1w1_q == 6'h20) ? n570 : ((l1w1_q == 6'h1f) ? n564 : ((l1w1_q == 6'h1e) ? n558 : ((l1w1_q == 6'h1d) ? n552 : ((l1w1_q == 6'h1c) ? n546 : ((l1w1_q == 6'h1b) ? n540 : ((l1w1_q == 6'h1a) ? n534 : ((l1w1_q == 6'h19) ? n528 : ((l1w1_q == 6'h18) ? n522 : ((l1w1_q == 6'h17) ? n516 : ((l1w1_q == 6'h16) ? n510 : ((l1w1_q == 6'h15) ? n504 : ((l1w1_q == 6'h14) ? n498 : ((l1w1_q == 6'h13) ? n492 : ((l1w1_q == 6'h12) ? n486 : ((l1w1_q == 6'h11) ? n480 : ((l1w1_q == 6'h10) ? n474 : ((l1w1_q == 6'h0f) ? n468 : ((l1w1_q == 6'h0e) ? n462 : ((l1w1_q == 6'h0d) ? n456 : ((l1w1_q == 6'h0c) ? n450 : ((l1w1_q == 6'h0b) ? n444 : ((l1w1_q == 6'h0a) ? n438 : ((l1w1_q == 6'h09) ? n432 : ((l1w1_q == 6'h08) ? n426 : ((l1w1_q == 6'h07) ? n420 : ((l1w1_q == 6'h06) ? n414 : ((l1w1_q == 6'h05) ? n408 : ((l1w1_q == 6'h04) ? n402 : ((l1w1_q == 6'h03) ? n396 : ((l1w1_q == 6'h02) ? n390 : ((l1w1_q == 6'h01) ? n384 : ((l1w1_q == 6'h00) ? n378 : 1'h0))))))))))))))))))))))))))))))))))))))))))))))))));
-  wire n3266 = (tag0_rdata1_q == n2969);
-  wire n3303 = (tag1_rdata1_q == n2969);
-  wire n3340 = (tag2_rdata1_q == n2969);
-  wire n3377 = (tag3_rdata1_q == n2969);
-  wire n3412 = ((((1'h0 | n3266) | n3303) | n3340) | n3377);
-  wire hit1 = (n3263 & n3412);
-  wire push1 = (hit1 & ((l1w1_q == 6'h2f) ? n151 : ((l1w1_q == 6'h2e) ? n150 : ((l1w1_q == 6'h2d) ? n149 : ((l1w1_q == 6'h2c) ? n148 : ((l1w1_q == 6'h2b) ? n147 : ((l1w1_q == 6'h2a) ? n146 : ((l1w1_q == 6'h29) ? n145 : ((l1w1_q == 6'h28) ? n144 : ((l1w1_q == 6'h27) ? n143 : ((l1w1_q == 6'h26) ? n142 : ((l1w1_q == 6'h25) ? n141 : ((l1w1_q == 6'h24) ? n140 : ((l1w1_q == 6'h23) ? n139 : ((l1w1_q == 6'h22) ? n138 : ((l1w1_q == 6'h21) ? n137 : ((l1w1_q == 6'h20) ? n136 : ((l1w1_q == 6'h1f) ? n135 : ((l1w1_q == 6'h1e) ? n134 : ((l1w1_q == 6'h1d) ? n133 : ((l1w1_q == 6'h1c) ? n132 : ((l1w1_q == 6'h1b) ? n131 : ((l1w1_q == 6'h1a) ? n130 : ((l1w1_q == 6'h19) ? n129 : ((l1w1_q == 6'h18) ? n128 : ((l1w1_q == 6'h17) ? n127 : ((l1w1_q == 6'h16) ? n126 : ((l1w1_q == 6'h15) ? n125 : ((l1w1_q == 6'h14) ? n124 : ((l1w1_q == 6'h13) ? n123 : ((l1w1_q == 6'h12) ? n122 : ((l1w1_q == 6'h11) ? n121 : ((l1w1_q == 6'h10) ? n120 : ((l1w1_q == 6'h0f) ? n119 : ((l1w1_q == 6'h0e) ? n118 : ((l1w1_q == 6'h0d) ? n117 : ((l1w1_q == 6'h0c) ? n116 : ((l1w1_q == 6'h0b) ? n115 : ((l1w1_q == 6'h0a) ? n114 : ((l1w1_q == 6'h09) ? n113 : ((l1w1_q == 6'h08) ? n112 : ((l1w1_q == 6'h07) ? n111 : ((l1w1_q == 6'h06) ? n110 : ((l1w1_q == 6'h05) ? n109 : ((l1w1_q == 6'h04) ? n108 : ((l1w1_q == 6'h03) ? n107 : ((l1w1_q == 6'h02) ? n106 : ((l1w1_q == 6'h01) ? n105 : ((l1w1_q == 6'h00) ? n104 : 1'h0)))))))))))))))))))))))))))))))))))))))))))))))));
-  wire miss1 = (n3263 & (~n3412));
-  wire [4:0] n3420 = mline_q[4:0];
-  wire [15:0] n3423 = ((mline_q >> 4'h5) | 16'h8000);
-  wire n3426 = (fill & (mway_q == 3'h0));
-  wire n3429 = (fill & (mway_q == 3'h1));
-  wire n3432 = (fill & (mway_q == 3'h2));
-  wire n3435 = (fill & (mway_q == 3'h3));
-  wire [15:0] n3442 = (miss0 ? (l1pc0_q >> 4'h3) : (miss1 ? (l1pc1_q >> 4'h3) : 16'h0000));
-  wire n3443 = (((1'h0 | miss1) | miss0) & (ms_q == 2'h0));
-  wire [4:0] n3444 = n3442[4:0];
-  wire [2:0] n3454 = (vict0_q + 3'h1);
-  wire [2:0] n3468 = (vict1_q + 3'h1);
-  wire [2:0] n3482 = (vict2_q + 3'h1);
-  wire [2:0] n3496 = (vict3_q + 3'h1);
-  wire [2:0] n3510 = (vict4_q + 3'h1);
-  wire [2:0] n3524 = (vict5_q + 3'h1);
-  wire [2:0] n3538 = (vict6_q + 3'h1);
-  wire [2:0] n3552 = (vict7_q + 3'h1);
-  wire [2:0] n3566 = (vict8_q + 3'h1);
-  wire [2:0] n3580 = (vict9_q + 3'h1);
-  wire [2:0] n3594 = (vict10_q + 3'h1);
-  wire [2:0] n3608 = (vict11_q + 3'h1);
-  wire [2:0] n3622 = (vict12_q + 3'h1);
-  wire [2:0] n3636 = (vict13_q + 3'h1);
-  wire [2:0] n3650 = (vict14_q + 3'h1);
-  wire [2:0] n3664 = (vict15_q + 3'h1);
-  wire [2:0] n3678 = (vict16_q + 3'h1);
-  wire [2:0] n3692 = (vict17_q + 3'h1);
-  wire [2:0] n3706 = (vict18_q + 3'h1);
-  wire [2:0] n3720 = (vict19_q + 3'h1);
-  wire [2:0] n3734 = (vict20_q + 3'h1);
-  wire [2:0] n3748 = (vict21_q + 3'h1);
-  wire [2:0] n3762 = (vict22_q + 3'h1);
-  wire [2:0] n3776 = (vict23_q + 3'h1);
-  wire [2:0] n3790 = (vict24_q + 3'h1);
-  wire [2:0] n3804 = (vict25_q + 3'h1);
-  wire [2:0] n3818 = (vict26_q + 3'h1);
-  wire [2:0] n3832 = (vict27_q + 3'h1);
-  wire [2:0] n3846 = (vict28_q + 3'h1);
-  wire [2:0] n3860 = (vict29_q + 3'h1);
-  wire [2:0] n3874 = (vict30_q + 3'h1);
-  wire [2:0] n3888 = (vict31_q + 3'h1);
-  wire [31:0] n3905 = (push0 ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
-  wire n3912 = (l1w0_q == 6'h00);
-  wire n3939 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n378)) & (~rep0_q));
-  wire n3941 = (l1w1_q == 6'h01);
-  wire n3968 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n384)) & (~rep1_q));
-  wire n3970 = (l1w0_q == 6'h02);
-  wire n3997 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n390)) & (~rep2_q));
-  wire n3999 = (l1w1_q == 6'h03);
-  wire n4026 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n396)) & (~rep3_q));
-  wire n4028 = (l1w0_q == 6'h04);
-  wire n4055 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n402)) & (~rep4_q));
-  wire n4057 = (l1w1_q == 6'h05);
-  wire n4084 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n408)) & (~rep5_q));
-  wire n4086 = (l1w0_q == 6'h06);
-  wire n4113 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n414)) & (~rep6_q));
-  wire n4115 = (l1w1_q == 6'h07);
-  wire n4142 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n420)) & (~rep7_q));
-  wire n4144 = (l1w0_q == 6'h08);
-  wire n4171 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n426)) & (~rep8_q));
-  wire n4173 = (l1w1_q == 6'h09);
-  wire n4200 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n432)) & (~rep9_q));
-  wire n4202 = (l1w0_q == 6'h0a);
-  wire n4229 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n438)) & (~rep10_q));
-  wire n4231 = (l1w1_q == 6'h0b);
-  wire n4258 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n444)) & (~rep11_q));
-  wire n4260 = (l1w0_q == 6'h0c);
-  wire n4287 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n450)) & (~rep12_q));
-  wire n4289 = (l1w1_q == 6'h0d);
-  wire n4316 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n456)) & (~rep13_q));
-  wire n4318 = (l1w0_q == 6'h0e);
-  wire n4345 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n462)) & (~rep14_q));
-  wire n4347 = (l1w1_q == 6'h0f);
-  wire n4374 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n468)) & (~rep15_q));
-  wire n4376 = (l1w0_q == 6'h10);
-  wire n4403 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n474)) & (~rep16_q));
-  wire n4405 = (l1w1_q == 6'h11);
-  wire n4432 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n480)) & (~rep17_q));
-  wire n4434 = (l1w0_q == 6'h12);
-  wire n4461 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n486)) & (~rep18_q));
-  wire n4463 = (l1w1_q == 6'h13);
-  wire n4490 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n492)) & (~rep19_q));
-  wire n4492 = (l1w0_q == 6'h14);
-  wire n4519 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n498)) & (~rep20_q));
-  wire n4521 = (l1w1_q == 6'h15);
-  wire n4548 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n504)) & (~rep21_q));
-  wire n4550 = (l1w0_q == 6'h16);
-  wire n4577 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n510)) & (~rep22_q));
-  wire n4579 = (l1w1_q == 6'h17);
-  wire n4606 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n516)) & (~rep23_q));
-  wire n4608 = (l1w0_q == 6'h18);
-  wire n4635 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n522)) & (~rep24_q));
-  wire n4637 = (l1w1_q == 6'h19);
-  wire n4664 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n528)) & (~rep25_q));
-  wire n4666 = (l1w0_q == 6'h1a);
-  wire n4693 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n534)) & (~rep26_q));
-  wire n4695 = (l1w1_q == 6'h1b);
-  wire n4722 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n540)) & (~rep27_q));
-  wire n4724 = (l1w0_q == 6'h1c);
-  wire n4751 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n546)) & (~rep28_q));
-  wire n4753 = (l1w1_q == 6'h1d);
-  wire n4780 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n552)) & (~rep29_q));
-  wire n4782 = (l1w0_q == 6'h1e);
-  wire n4809 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n558)) & (~rep30_q));
-  wire n4811 = (l1w1_q == 6'h1f);
-  wire n4838 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n564)) & (~rep31_q));
-  wire n4840 = (l1w0_q == 6'h20);
-  wire n4867 = (((((n38 & (~busy_i[32])) & (~hv_i[32])) & (~(fpc32_q < plen_i))) & (~n570)) & (~rep32_q));
-  wire n4869 = (l1w1_q == 6'h21);
-  wire n4896 = (((((n39 & (~busy_i[33])) & (~hv_i[33])) & (~(fpc33_q < plen_i))) & (~n576)) & (~rep33_q));
-  wire n4898 = (l1w0_q == 6'h22);
-  wire n4925 = (((((n40 & (~busy_i[34])) & (~hv_i[34])) & (~(fpc34_q < plen_i))) & (~n582)) & (~rep34_q));
-  wire n4927 = (l1w1_q == 6'h23);
-  wire n4954 = (((((n41 & (~busy_i[35])) & (~hv_i[35])) & (~(fpc35_q < plen_i))) & (~n588)) & (~rep35_q));
-  wire n4956 = (l1w0_q == 6'h24);
-  wire n4983 = (((((n42 & (~busy_i[36])) & (~hv_i[36])) & (~(fpc36_q < plen_i))) & (~n594)) & (~rep36_q));
-  wire n4985 = (l1w1_q == 6'h25);
-  wire n5012 = (((((n43 & (~busy_i[37])) & (~hv_i[37])) & (~(fpc37_q < plen_i))) & (~n600)) & (~rep37_q));
-  wire n5014 = (l1w0_q == 6'h26);
-  wire n5041 = (((((n44 & (~busy_i[38])) & (~hv_i[38])) & (~(fpc38_q < plen_i))) & (~n606)) & (~rep38_q));
-  wire n5043 = (l1w1_q == 6'h27);
-  wire n5070 = (((((n45 & (~busy_i[39])) & (~hv_i[39])) & (~(fpc39_q < plen_i))) & (~n612)) & (~rep39_q));
-  wire n5072 = (l1w0_q == 6'h28);
-  wire n5099 = (((((n46 & (~busy_i[40])) & (~hv_i[40])) & (~(fpc40_q < plen_i))) & (~n618)) & (~rep40_q));
-  wire n5101 = (l1w1_q == 6'h29);
-  wire n5128 = (((((n47 & (~busy_i[41])) & (~hv_i[41])) & (~(fpc41_q < plen_i))) & (~n624)) & (~rep41_q));
-  wire n5130 = (l1w0_q == 6'h2a);
-  wire n5157 = (((((n48 & (~busy_i[42])) & (~hv_i[42])) & (~(fpc42_q < plen_i))) & (~n630)) & (~rep42_q));
-  wire n5159 = (l1w1_q == 6'h2b);
-  wire n5186 = (((((n49 & (~busy_i[43])) & (~hv_i[43])) & (~(fpc43_q < plen_i))) & (~n636)) & (~rep43_q));
-  wire n5188 = (l1w0_q == 6'h2c);
-  wire n5215 = (((((n50 & (~busy_i[44])) & (~hv_i[44])) & (~(fpc44_q < plen_i))) & (~n642)) & (~rep44_q));
-  wire n5217 = (l1w1_q == 6'h2d);
-  wire n5244 = (((((n51 & (~busy_i[45])) & (~hv_i[45])) & (~(fpc45_q < plen_i))) & (~n648)) & (~rep45_q));
-  wire n5246 = (l1w0_q == 6'h2e);
-  wire n5273 = (((((n52 & (~busy_i[46])) & (~hv_i[46])) & (~(fpc46_q < plen_i))) & (~n654)) & (~rep46_q));
-  wire n5275 = (l1w1_q == 6'h2f);
-  wire n5302 = (((((n53 & (~busy_i[47])) & (~hv_i[47])) & (~(fpc47_q < plen_i))) & (~n660)) & (~rep47_q));
-  wire pc_err = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n3939) | n3968) | n3997) | n4026) | n4055) | n4084) | n4113) | n4142) | n4171) | n4200) | n4229) | n4258) | n4287) | n4316) | n4345) | n4374) | n4403) | n4432) | n4461) | n4490) | n4519) | n4548) | n4577) | n4606) | n4635) | n4664) | n4693) | n4722) | n4751) | n4780) | n4809) | n4838) | n4867) | n4896) | n4925) | n4954) | n4983) | n5012) | n5041) | n5070) | n5099) | n5128) | n5157) | n5186) | n5215) | n5244) | n5273) | n5302);
-  wire [5:0] n5448 = (n3939 ? 6'h00 : (n3968 ? 6'h01 : (n3997 ? 6'h02 : (n4026 ? 6'h03 : (n4055 ? 6'h04 : (n4084 ? 6'h05 : (n4113 ? 6'h06 : (n4142 ? 6'h07 : (n4171 ? 6'h08 : (n4200 ? 6'h09 : (n4229 ? 6'h0a : (n4258 ? 6'h0b : (n4287 ? 6'h0c : (n4316 ? 6'h0d : (n4345 ? 6'h0e : (n4374 ? 6'h0f : (n4403 ? 6'h10 : (n4432 ? 6'h11 : (n4461 ? 6'h12 : (n4490 ? 6'h13 : (n4519 ? 6'h14 : (n4548 ? 6'h15 : (n4577 ? 6'h16 : (n4606 ? 6'h17 : (n4635 ? 6'h18 : (n4664 ? 6'h19 : (n4693 ? 6'h1a : (n4722 ? 6'h1b : (n4751 ? 6'h1c : (n4780 ? 6'h1d : (n4809 ? 6'h1e : (n4838 ? 6'h1f : (n4867 ? 6'h20 : (n4896 ? 6'h21 : (n4925 ? 6'h22 : (n4954 ? 6'h23 : (n4983 ? 6'h24 : (n5012 ? 6'h25 : (n5041 ? 6'h26 : (n5070 ? 6'h27 : (n5099 ? 6'h28 : (n5128 ? 6'h29 : (n5157 ? 6'h2a : (n5186 ? 6'h2b : (n5215 ? 6'h2c : (n5244 ? 6'h2d : (n5273 ? 6'h2e : (n5302 ? 6'h2f : 6'h00))))))))))))))))))))))))))))))))))))))))))))))));
-  assign fpc0_d = (n375 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push0 & n3912) ? (l1pc0_q + 16'h0001) : fpc0_q)));
-  assign fpc1_d = (n381 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push1 & n3941) ? (l1pc1_q + 16'h0001) : fpc1_q)));
-  assign fpc2_d = (n387 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push0 & n3970) ? (l1pc0_q + 16'h0001) : fpc2_q)));
-  assign fpc3_d = (n393 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push1 & n3999) ? (l1pc1_q + 16'h0001) : fpc3_q)));
-  assign fpc4_d = (n399 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push0 & n4028) ? (l1pc0_q + 16'h0001) : fpc4_q)));
-  assign fpc5_d = (n405 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push1 & n4057) ? (l1pc1_q + 16'h0001) : fpc5_q)));
-  assign fpc6_d = (n411 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push0 & n4086) ? (l1pc0_q + 16'h0001) : fpc6_q)));
-  assign fpc7_d = (n417 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push1 & n4115) ? (l1pc1_q + 16'h0001) : fpc7_q)));
-  assign fpc8_d = (n423 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push0 & n4144) ? (l1pc0_q + 16'h0001) : fpc8_q)));
-  assign fpc9_d = (n429 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push1 & n4173) ? (l1pc1_q + 16'h0001) : fpc9_q)));
-  assign fpc10_d = (n435 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push0 & n4202) ? (l1pc0_q + 16'h0001) : fpc10_q)));
-  assign fpc11_d = (n441 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push1 & n4231) ? (l1pc1_q + 16'h0001) : fpc11_q)));
-  assign fpc12_d = (n447 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push0 & n4260) ? (l1pc0_q + 16'h0001) : fpc12_q)));
-  assign fpc13_d = (n453 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push1 & n4289) ? (l1pc1_q + 16'h0001) : fpc13_q)));
-  assign fpc14_d = (n459 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push0 & n4318) ? (l1pc0_q + 16'h0001) : fpc14_q)));
-  assign fpc15_d = (n465 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push1 & n4347) ? (l1pc1_q + 16'h0001) : fpc15_q)));
-  assign fpc16_d = (n471 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push0 & n4376) ? (l1pc0_q + 16'h0001) : fpc16_q)));
-  assign fpc17_d = (n477 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push1 & n4405) ? (l1pc1_q + 16'h0001) : fpc17_q)));
-  assign fpc18_d = (n483 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push0 & n4434) ? (l1pc0_q + 16'h0001) : fpc18_q)));
-  assign fpc19_d = (n489 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push1 & n4463) ? (l1pc1_q + 16'h0001) : fpc19_q)));
-  assign fpc20_d = (n495 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push0 & n4492) ? (l1pc0_q + 16'h0001) : fpc20_q)));
-  assign fpc21_d = (n501 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push1 & n4521) ? (l1pc1_q + 16'h0001) : fpc21_q)));
-  assign fpc22_d = (n507 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push0 & n4550) ? (l1pc0_q + 16'h0001) : fpc22_q)));
-  assign fpc23_d = (n513 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push1 & n4579) ? (l1pc1_q + 16'h0001) : fpc23_q)));
-  assign fpc24_d = (n519 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push0 & n4608) ? (l1pc0_q + 16'h0001) : fpc24_q)));
-  assign fpc25_d = (n525 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push1 & n4637) ? (l1pc1_q + 16'h0001) : fpc25_q)));
-  assign fpc26_d = (n531 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push0 & n4666) ? (l1pc0_q + 16'h0001) : fpc26_q)));
-  assign fpc27_d = (n537 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push1 & n4695) ? (l1pc1_q + 16'h0001) : fpc27_q)));
-  assign fpc28_d = (n543 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push0 & n4724) ? (l1pc0_q + 16'h0001) : fpc28_q)));
-  assign fpc29_d = (n549 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push1 & n4753) ? (l1pc1_q + 16'h0001) : fpc29_q)));
-  assign fpc30_d = (n555 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push0 & n4782) ? (l1pc0_q + 16'h0001) : fpc30_q)));
-  assign fpc31_d = (n561 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push1 & n4811) ? (l1pc1_q + 16'h0001) : fpc31_q)));
-  assign fpc32_d = (n567 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h20)) ? redir_pc_i : ((push0 & n4840) ? (l1pc0_q + 16'h0001) : fpc32_q)));
-  assign fpc33_d = (n573 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h21)) ? redir_pc_i : ((push1 & n4869) ? (l1pc1_q + 16'h0001) : fpc33_q)));
-  assign fpc34_d = (n579 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h22)) ? redir_pc_i : ((push0 & n4898) ? (l1pc0_q + 16'h0001) : fpc34_q)));
-  assign fpc35_d = (n585 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h23)) ? redir_pc_i : ((push1 & n4927) ? (l1pc1_q + 16'h0001) : fpc35_q)));
-  assign fpc36_d = (n591 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h24)) ? redir_pc_i : ((push0 & n4956) ? (l1pc0_q + 16'h0001) : fpc36_q)));
-  assign fpc37_d = (n597 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h25)) ? redir_pc_i : ((push1 & n4985) ? (l1pc1_q + 16'h0001) : fpc37_q)));
-  assign fpc38_d = (n603 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h26)) ? redir_pc_i : ((push0 & n5014) ? (l1pc0_q + 16'h0001) : fpc38_q)));
-  assign fpc39_d = (n609 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h27)) ? redir_pc_i : ((push1 & n5043) ? (l1pc1_q + 16'h0001) : fpc39_q)));
-  assign fpc40_d = (n615 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h28)) ? redir_pc_i : ((push0 & n5072) ? (l1pc0_q + 16'h0001) : fpc40_q)));
-  assign fpc41_d = (n621 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h29)) ? redir_pc_i : ((push1 & n5101) ? (l1pc1_q + 16'h0001) : fpc41_q)));
-  assign fpc42_d = (n627 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2a)) ? redir_pc_i : ((push0 & n5130) ? (l1pc0_q + 16'h0001) : fpc42_q)));
-  assign fpc43_d = (n633 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2b)) ? redir_pc_i : ((push1 & n5159) ? (l1pc1_q + 16'h0001) : fpc43_q)));
-  assign fpc44_d = (n639 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2c)) ? redir_pc_i : ((push0 & n5188) ? (l1pc0_q + 16'h0001) : fpc44_q)));
-  assign fpc45_d = (n645 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2d)) ? redir_pc_i : ((push1 & n5217) ? (l1pc1_q + 16'h0001) : fpc45_q)));
-  assign fpc46_d = (n651 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2e)) ? redir_pc_i : ((push0 & n5246) ? (l1pc0_q + 16'h0001) : fpc46_q)));
-  assign fpc47_d = (n657 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2f)) ? redir_pc_i : ((push1 & n5275) ? (l1pc1_q + 16'h0001) : fpc47_q)));
-  assign wm0_d = (((wm0_q & (~fill)) & (~n378)) | ((miss0 & n3912) & (~fill)));
-  assign wm1_d = (((wm1_q & (~fill)) & (~n384)) | ((miss1 & n3941) & (~fill)));
-  assign wm2_d = (((wm2_q & (~fill)) & (~n390)) | ((miss0 & n3970) & (~fill)));
-  assign wm3_d = (((wm3_q & (~fill)) & (~n396)) | ((miss1 & n3999) & (~fill)));
-  assign wm4_d = (((wm4_q & (~fill)) & (~n402)) | ((miss0 & n4028) & (~fill)));
-  assign wm5_d = (((wm5_q & (~fill)) & (~n408)) | ((miss1 & n4057) & (~fill)));
-  assign wm6_d = (((wm6_q & (~fill)) & (~n414)) | ((miss0 & n4086) & (~fill)));
-  assign wm7_d = (((wm7_q & (~fill)) & (~n420)) | ((miss1 & n4115) & (~fill)));
-  assign wm8_d = (((wm8_q & (~fill)) & (~n426)) | ((miss0 & n4144) & (~fill)));
-  assign wm9_d = (((wm9_q & (~fill)) & (~n432)) | ((miss1 & n4173) & (~fill)));
-  assign wm10_d = (((wm10_q & (~fill)) & (~n438)) | ((miss0 & n4202) & (~fill)));
-  assign wm11_d = (((wm11_q & (~fill)) & (~n444)) | ((miss1 & n4231) & (~fill)));
-  assign wm12_d = (((wm12_q & (~fill)) & (~n450)) | ((miss0 & n4260) & (~fill)));
-  assign wm13_d = (((wm13_q & (~fill)) & (~n456)) | ((miss1 & n4289) & (~fill)));
-  assign wm14_d = (((wm14_q & (~fill)) & (~n462)) | ((miss0 & n4318) & (~fill)));
-  assign wm15_d = (((wm15_q & (~fill)) & (~n468)) | ((miss1 & n4347) & (~fill)));
-  assign wm16_d = (((wm16_q & (~fill)) & (~n474)) | ((miss0 & n4376) & (~fill)));
-  assign wm17_d = (((wm17_q & (~fill)) & (~n480)) | ((miss1 & n4405) & (~fill)));
-  assign wm18_d = (((wm18_q & (~fill)) & (~n486)) | ((miss0 & n4434) & (~fill)));
-  assign wm19_d = (((wm19_q & (~fill)) & (~n492)) | ((miss1 & n4463) & (~fill)));
-  assign wm20_d = (((wm20_q & (~fill)) & (~n498)) | ((miss0 & n4492) & (~fill)));
-  assign wm21_d = (((wm21_q & (~fill)) & (~n504)) | ((miss1 & n4521) & (~fill)));
-  assign wm22_d = (((wm22_q & (~fill)) & (~n510)) | ((miss0 & n4550) & (~fill)));
-  assign wm23_d = (((wm23_q & (~fill)) & (~n516)) | ((miss1 & n4579) & (~fill)));
-  assign wm24_d = (((wm24_q & (~fill)) & (~n522)) | ((miss0 & n4608) & (~fill)));
-  assign wm25_d = (((wm25_q & (~fill)) & (~n528)) | ((miss1 & n4637) & (~fill)));
-  assign wm26_d = (((wm26_q & (~fill)) & (~n534)) | ((miss0 & n4666) & (~fill)));
-  assign wm27_d = (((wm27_q & (~fill)) & (~n540)) | ((miss1 & n4695) & (~fill)));
-  assign wm28_d = (((wm28_q & (~fill)) & (~n546)) | ((miss0 & n4724) & (~fill)));
-  assign wm29_d = (((wm29_q & (~fill)) & (~n552)) | ((miss1 & n4753) & (~fill)));
-  assign wm30_d = (((wm30_q & (~fill)) & (~n558)) | ((miss0 & n4782) & (~fill)));
-  assign wm31_d = (((wm31_q & (~fill)) & (~n564)) | ((miss1 & n4811) & (~fill)));
-  assign wm32_d = (((wm32_q & (~fill)) & (~n570)) | ((miss0 & n4840) & (~fill)));
-  assign wm33_d = (((wm33_q & (~fill)) & (~n576)) | ((miss1 & n4869) & (~fill)));
-  assign wm34_d = (((wm34_q & (~fill)) & (~n582)) | ((miss0 & n4898) & (~fill)));
-  assign wm35_d = (((wm35_q & (~fill)) & (~n588)) | ((miss1 & n4927) & (~fill)));
-  assign wm36_d = (((wm36_q & (~fill)) & (~n594)) | ((miss0 & n4956) & (~fill)));
-  assign wm37_d = (((wm37_q & (~fill)) & (~n600)) | ((miss1 & n4985) & (~fill)));
-  assign wm38_d = (((wm38_q & (~fill)) & (~n606)) | ((miss0 & n5014) & (~fill)));
-  assign wm39_d = (((wm39_q & (~fill)) & (~n612)) | ((miss1 & n5043) & (~fill)));
-  assign wm40_d = (((wm40_q & (~fill)) & (~n618)) | ((miss0 & n5072) & (~fill)));
-  assign wm41_d = (((wm41_q & (~fill)) & (~n624)) | ((miss1 & n5101) & (~fill)));
-  assign wm42_d = (((wm42_q & (~fill)) & (~n630)) | ((miss0 & n5130) & (~fill)));
-  assign wm43_d = (((wm43_q & (~fill)) & (~n636)) | ((miss1 & n5159) & (~fill)));
-  assign wm44_d = (((wm44_q & (~fill)) & (~n642)) | ((miss0 & n5188) & (~fill)));
-  assign wm45_d = (((wm45_q & (~fill)) & (~n648)) | ((miss1 & n5217) & (~fill)));
-  assign wm46_d = (((wm46_q & (~fill)) & (~n654)) | ((miss0 & n5246) & (~fill)));
-  assign wm47_d = (((wm47_q & (~fill)) & (~n660)) | ((miss1 & n5275) & (~fill)));
-  assign rep0_d = ((rep0_q & (~n378)) | (pc_err & (n5448 == 6'h00)));
-  assign rep1_d = ((rep1_q & (~n384)) | (pc_err & (n5448 == 6'h01)));
-  assign rep2_d = ((rep2_q & (~n390)) | (pc_err & (n5448 == 6'h02)));
-  assign rep3_d = ((rep3_q & (~n396)) | (pc_err & (n5448 == 6'h03)));
-  assign rep4_d = ((rep4_q & (~n402)) | (pc_err & (n5448 == 6'h04)));
-  assign rep5_d = ((rep5_q & (~n408)) | (pc_err & (n5448 == 6'h05)));
-  assign rep6_d = ((rep6_q & (~n414)) | (pc_err & (n5448 == 6'h06)));
-  assign rep7_d = ((rep7_q & (~n420)) | (pc_err & (n5448 == 6'h07)));
-  assign rep8_d = ((rep8_q & (~n426)) | (pc_err & (n5448 == 6'h08)));
-  assign rep9_d = ((rep9_q & (~n432)) | (pc_err & (n5448 == 6'h09)));
-  assign rep10_d = ((rep10_q & (~n438)) | (pc_err & (n5448 == 6'h0a)));
-  assign rep11_d = ((rep11_q & (~n444)) | (pc_err & (n5448 == 6'h0b)));
-  assign rep12_d = ((rep12_q & (~n450)) | (pc_err & (n5448 == 6'h0c)));
-  assign rep13_d = ((rep13_q & (~n456)) | (pc_err & (n5448 == 6'h0d)));
-  assign rep14_d = ((rep14_q & (~n462)) | (pc_err & (n5448 == 6'h0e)));
-  assign rep15_d = ((rep15_q & (~n468)) | (pc_err & (n5448 == 6'h0f)));
-  assign rep16_d = ((rep16_q & (~n474)) | (pc_err & (n5448 == 6'h10)));
-  assign rep17_d = ((rep17_q & (~n480)) | (pc_err & (n5448 == 6'h11)));
-  assign rep18_d = ((rep18_q & (~n486)) | (pc_err & (n5448 == 6'h12)));
-  assign rep19_d = ((rep19_q & (~n492)) | (pc_err & (n5448 == 6'h13)));
-  assign rep20_d = ((rep20_q & (~n498)) | (pc_err & (n5448 == 6'h14)));
-  assign rep21_d = ((rep21_q & (~n504)) | (pc_err & (n5448 == 6'h15)));
-  assign rep22_d = ((rep22_q & (~n510)) | (pc_err & (n5448 == 6'h16)));
-  assign rep23_d = ((rep23_q & (~n516)) | (pc_err & (n5448 == 6'h17)));
-  assign rep24_d = ((rep24_q & (~n522)) | (pc_err & (n5448 == 6'h18)));
-  assign rep25_d = ((rep25_q & (~n528)) | (pc_err & (n5448 == 6'h19)));
-  assign rep26_d = ((rep26_q & (~n534)) | (pc_err & (n5448 == 6'h1a)));
-  assign rep27_d = ((rep27_q & (~n540)) | (pc_err & (n5448 == 6'h1b)));
-  assign rep28_d = ((rep28_q & (~n546)) | (pc_err & (n5448 == 6'h1c)));
-  assign rep29_d = ((rep29_q & (~n552)) | (pc_err & (n5448 == 6'h1d)));
-  assign rep30_d = ((rep30_q & (~n558)) | (pc_err & (n5448 == 6'h1e)));
-  assign rep31_d = ((rep31_q & (~n564)) | (pc_err & (n5448 == 6'h1f)));
-  assign rep32_d = ((rep32_q & (~n570)) | (pc_err & (n5448 == 6'h20)));
-  assign rep33_d = ((rep33_q & (~n576)) | (pc_err & (n5448 == 6'h21)));
-  assign rep34_d = ((rep34_q & (~n582)) | (pc_err & (n5448 == 6'h22)));
-  assign rep35_d = ((rep35_q & (~n588)) | (pc_err & (n5448 == 6'h23)));
-  assign rep36_d = ((rep36_q & (~n594)) | (pc_err & (n5448 == 6'h24)));
-  assign rep37_d = ((rep37_q & (~n600)) | (pc_err & (n5448 == 6'h25)));
-  assign rep38_d = ((rep38_q & (~n606)) | (pc_err & (n5448 == 6'h26)));
-  assign rep39_d = ((rep39_q & (~n612)) | (pc_err & (n5448 == 6'h27)));
-  assign rep40_d = ((rep40_q & (~n618)) | (pc_err & (n5448 == 6'h28)));
-  assign rep41_d = ((rep41_q & (~n624)) | (pc_err & (n5448 == 6'h29)));
-  assign rep42_d = ((rep42_q & (~n630)) | (pc_err & (n5448 == 6'h2a)));
-  assign rep43_d = ((rep43_q & (~n636)) | (pc_err & (n5448 == 6'h2b)));
-  assign rep44_d = ((rep44_q & (~n642)) | (pc_err & (n5448 == 6'h2c)));
-  assign rep45_d = ((rep45_q & (~n648)) | (pc_err & (n5448 == 6'h2d)));
-  assign rep46_d = ((rep46_q & (~n654)) | (pc_err & (n5448 == 6'h2e)));
-  assign rep47_d = ((rep47_q & (~n660)) | (pc_err & (n5448 == 6'h2f)));
-  assign vict0_d = ((fill & (n3420 == 5'h00)) ? ((n3454 == 3'h4) ? 3'h0 : n3454) : vict0_q);
-  assign vict1_d = ((fill & (n3420 == 5'h01)) ? ((n3468 == 3'h4) ? 3'h0 : n3468) : vict1_q);
-  assign vict2_d = ((fill & (n3420 == 5'h02)) ? ((n3482 == 3'h4) ? 3'h0 : n3482) : vict2_q);
-  assign vict3_d = ((fill & (n3420 == 5'h03)) ? ((n3496 == 3'h4) ? 3'h0 : n3496) : vict3_q);
-  assign vict4_d = ((fill & (n3420 == 5'h04)) ? ((n3510 == 3'h4) ? 3'h0 : n3510) : vict4_q);
-  assign vict5_d = ((fill & (n3420 == 5'h05)) ? ((n3524 == 3'h4) ? 3'h0 : n3524) : vict5_q);
-  assign vict6_d = ((fill & (n3420 == 5'h06)) ? ((n3538 == 3'h4) ? 3'h0 : n3538) : vict6_q);
-  assign vict7_d = ((fill & (n3420 == 5'h07)) ? ((n3552 == 3'h4) ? 3'h0 : n3552) : vict7_q);
-  assign vict8_d = ((fill & (n3420 == 5'h08)) ? ((n3566 == 3'h4) ? 3'h0 : n3566) : vict8_q);
-  assign vict9_d = ((fill & (n3420 == 5'h09)) ? ((n3580 == 3'h4) ? 3'h0 : n3580) : vict9_q);
-  assign vict10_d = ((fill & (n3420 == 5'h0a)) ? ((n3594 == 3'h4) ? 3'h0 : n3594) : vict10_q);
-  assign vict11_d = ((fill & (n3420 == 5'h0b)) ? ((n3608 == 3'h4) ? 3'h0 : n3608) : vict11_q);
-  assign vict12_d = ((fill & (n3420 == 5'h0c)) ? ((n3622 == 3'h4) ? 3'h0 : n3622) : vict12_q);
-  assign vict13_d = ((fill & (n3420 == 5'h0d)) ? ((n3636 == 3'h4) ? 3'h0 : n3636) : vict13_q);
-  assign vict14_d = ((fill & (n3420 == 5'h0e)) ? ((n3650 == 3'h4) ? 3'h0 : n3650) : vict14_q);
-  assign vict15_d = ((fill & (n3420 == 5'h0f)) ? ((n3664 == 3'h4) ? 3'h0 : n3664) : vict15_q);
-  assign vict16_d = ((fill & (n3420 == 5'h10)) ? ((n3678 == 3'h4) ? 3'h0 : n3678) : vict16_q);
-  assign vict17_d = ((fill & (n3420 == 5'h11)) ? ((n3692 == 3'h4) ? 3'h0 : n3692) : vict17_q);
-  assign vict18_d = ((fill & (n3420 == 5'h12)) ? ((n3706 == 3'h4) ? 3'h0 : n3706) : vict18_q);
-  assign vict19_d = ((fill & (n3420 == 5'h13)) ? ((n3720 == 3'h4) ? 3'h0 : n3720) : vict19_q);
-  assign vict20_d = ((fill & (n3420 == 5'h14)) ? ((n3734 == 3'h4) ? 3'h0 : n3734) : vict20_q);
-  assign vict21_d = ((fill & (n3420 == 5'h15)) ? ((n3748 == 3'h4) ? 3'h0 : n3748) : vict21_q);
-  assign vict22_d = ((fill & (n3420 == 5'h16)) ? ((n3762 == 3'h4) ? 3'h0 : n3762) : vict22_q);
-  assign vict23_d = ((fill & (n3420 == 5'h17)) ? ((n3776 == 3'h4) ? 3'h0 : n3776) : vict23_q);
-  assign vict24_d = ((fill & (n3420 == 5'h18)) ? ((n3790 == 3'h4) ? 3'h0 : n3790) : vict24_q);
-  assign vict25_d = ((fill & (n3420 == 5'h19)) ? ((n3804 == 3'h4) ? 3'h0 : n3804) : vict25_q);
-  assign vict26_d = ((fill & (n3420 == 5'h1a)) ? ((n3818 == 3'h4) ? 3'h0 : n3818) : vict26_q);
-  assign vict27_d = ((fill & (n3420 == 5'h1b)) ? ((n3832 == 3'h4) ? 3'h0 : n3832) : vict27_q);
-  assign vict28_d = ((fill & (n3420 == 5'h1c)) ? ((n3846 == 3'h4) ? 3'h0 : n3846) : vict28_q);
-  assign vict29_d = ((fill & (n3420 == 5'h1d)) ? ((n3860 == 3'h4) ? 3'h0 : n3860) : vict29_q);
-  assign vict30_d = ((fill & (n3420 == 5'h1e)) ? ((n3874 == 3'h4) ? 3'h0 : n3874) : vict30_q);
-  assign vict31_d = ((fill & (n3420 == 5'h1f)) ? ((n3888 == 3'h4) ? 3'h0 : n3888) : vict31_q);
+  wire [5:0] n1440 = (pick_warp0 >> 6'h00);
+  wire n1441 = n1440[0];
+  wire [5:0] n1475 = (pick_warp0 >> 6'h01);
+  wire n1476 = n1475[0];
+  wire [5:0] n1494 = (pick_warp0 >> 6'h02);
+  wire n1495 = n1494[0];
+  wire [5:0] n1505 = (pick_warp0 >> 6'h03);
+  wire n1506 = n1505[0];
+  wire [5:0] n1512 = (pick_warp0 >> 6'h04);
+  wire n1513 = n1512[0];
+  wire [5:0] n1517 = (pick_warp0 >> 6'h05);
+  wire [15:0] n1519 = (n1517[0] ? (n1513 ? (n1506 ? (n1495 ? (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000)) : (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000))) : (n1495 ? (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000)) : (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000)))) : (n1506 ? (n1495 ? (n1476 ? (n1441 ? fpc47_q : fpc46_q) : (n1441 ? fpc45_q : fpc44_q)) : (n1476 ? (n1441 ? fpc43_q : fpc42_q) : (n1441 ? fpc41_q : fpc40_q))) : (n1495 ? (n1476 ? (n1441 ? fpc39_q : fpc38_q) : (n1441 ? fpc37_q : fpc36_q)) : (n1476 ? (n1441 ? fpc35_q : fpc34_q) : (n1441 ? fpc33_q : fpc32_q))))) : (n1513 ? (n1506 ? (n1495 ? (n1476 ? (n1441 ? fpc31_q : fpc30_q) : (n1441 ? fpc29_q : fpc28_q)) : (n1476 ? (n1441 ? fpc27_q : fpc26_q) : (n1441 ? fpc25_q : fpc24_q))) : (n1495 ? (n1476 ? (n1441 ? fpc23_q : fpc22_q) : (n1441 ? fpc21_q : fpc20_q)) : (n1476 ? (n1441 ? fpc19_q : fpc18_q) : (n1441 ? fpc17_q : fpc16_q)))) : (n1506 ? (n1495 ? (n1476 ? (n1441 ? fpc15_q : fpc14_q) : (n1441 ? fpc13_q : fpc12_q)) : (n1476 ? (n1441 ? fpc11_q : fpc10_q) : (n1441 ? fpc9_q : fpc8_q))) : (n1495 ? (n1476 ? (n1441 ? fpc7_q : fpc6_q) : (n1441 ? fpc5_q : fpc4_q)) : (n1476 ? (n1441 ? fpc3_q : fpc2_q) : (n1441 ? fpc1_q : fpc0_q))))));
+  wire [15:0] n1520 = (n1519 >> 4'h3);
+  wire [4:0] n1521 = n1520[4:0];
+  wire [15:0] n1528 = (((l1pc0_q >> 4'h3) >> 4'h5) | 16'h8000);
+  wire [15:0] n1530 = (l1pc0_q & 16'h0007);
+  wire [5:0] n1533 = (l1w0_q >> 6'h00);
+  wire n1534 = n1533[0];
+  wire [5:0] n1568 = (l1w0_q >> 6'h01);
+  wire n1569 = n1568[0];
+  wire [5:0] n1587 = (l1w0_q >> 6'h02);
+  wire n1588 = n1587[0];
+  wire [5:0] n1598 = (l1w0_q >> 6'h03);
+  wire n1599 = n1598[0];
+  wire [5:0] n1605 = (l1w0_q >> 6'h04);
+  wire n1606 = n1605[0];
+  wire [5:0] n1610 = (l1w0_q >> 6'h05);
+  wire [5:0] n1615 = (l1w0_q >> 6'h00);
+  wire n1616 = n1615[0];
+  wire [5:0] n1650 = (l1w0_q >> 6'h01);
+  wire n1651 = n1650[0];
+  wire [5:0] n1669 = (l1w0_q >> 6'h02);
+  wire n1670 = n1669[0];
+  wire [5:0] n1680 = (l1w0_q >> 6'h03);
+  wire n1681 = n1680[0];
+  wire [5:0] n1687 = (l1w0_q >> 6'h04);
+  wire n1688 = n1687[0];
+  wire [5:0] n1692 = (l1w0_q >> 6'h05);
+  wire n1696 = (l1v0_q & (~(n1610[0] ? (n1606 ? (n1599 ? (n1588 ? (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0)) : (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0))) : (n1588 ? (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0)) : (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0)))) : (n1599 ? (n1588 ? (n1569 ? (n1534 ? n660 : n654) : (n1534 ? n648 : n642)) : (n1569 ? (n1534 ? n636 : n630) : (n1534 ? n624 : n618))) : (n1588 ? (n1569 ? (n1534 ? n612 : n606) : (n1534 ? n600 : n594)) : (n1569 ? (n1534 ? n588 : n582) : (n1534 ? n576 : n570))))) : (n1606 ? (n1599 ? (n1588 ? (n1569 ? (n1534 ? n564 : n558) : (n1534 ? n552 : n546)) : (n1569 ? (n1534 ? n540 : n534) : (n1534 ? n528 : n522))) : (n1588 ? (n1569 ? (n1534 ? n516 : n510) : (n1534 ? n504 : n498)) : (n1569 ? (n1534 ? n492 : n486) : (n1534 ? n480 : n474)))) : (n1599 ? (n1588 ? (n1569 ? (n1534 ? n468 : n462) : (n1534 ? n456 : n450)) : (n1569 ? (n1534 ? n444 : n438) : (n1534 ? n432 : n426))) : (n1588 ? (n1569 ? (n1534 ? n420 : n414) : (n1534 ? n408 : n402)) : (n1569 ? (n1534 ? n396 : n390) : (n1534 ? n384 : n378))))))));
+  wire n1699 = (tag0_rdata0_q == n1528);
+  wire n1736 = (tag1_rdata0_q == n1528);
+  wire n1773 = (tag2_rdata0_q == n1528);
+  wire n1810 = (tag3_rdata0_q == n1528);
+  wire n1845 = ((((1'h0 | n1699) | n1736) | n1773) | n1810);
+  wire hit0 = (n1696 & n1845);
+  wire push0 = (hit0 & (n1692[0] ? (n1688 ? (n1681 ? (n1670 ? (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0)) : (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0))) : (n1670 ? (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0)) : (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0)))) : (n1681 ? (n1670 ? (n1651 ? (n1616 ? n151 : n150) : (n1616 ? n149 : n148)) : (n1651 ? (n1616 ? n147 : n146) : (n1616 ? n145 : n144))) : (n1670 ? (n1651 ? (n1616 ? n143 : n142) : (n1616 ? n141 : n140)) : (n1651 ? (n1616 ? n139 : n138) : (n1616 ? n137 : n136))))) : (n1688 ? (n1681 ? (n1670 ? (n1651 ? (n1616 ? n135 : n134) : (n1616 ? n133 : n132)) : (n1651 ? (n1616 ? n131 : n130) : (n1616 ? n129 : n128))) : (n1670 ? (n1651 ? (n1616 ? n127 : n126) : (n1616 ? n125 : n124)) : (n1651 ? (n1616 ? n123 : n122) : (n1616 ? n121 : n120)))) : (n1681 ? (n1670 ? (n1651 ? (n1616 ? n119 : n118) : (n1616 ? n117 : n116)) : (n1651 ? (n1616 ? n115 : n114) : (n1616 ? n113 : n112))) : (n1670 ? (n1651 ? (n1616 ? n111 : n110) : (n1616 ? n109 : n108)) : (n1651 ? (n1616 ? n107 : n106) : (n1616 ? n105 : n104)))))));
+  wire miss0 = (n1696 & (~n1845));
+  wire n1870 = ((((((n7 & n105) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h01)))) & (~n384)) & (~fill));
+  wire n1884 = ((((((n9 & n107) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h03)))) & (~n396)) & (~fill));
+  wire n1898 = ((((((n11 & n109) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h05)))) & (~n408)) & (~fill));
+  wire n1912 = ((((((n13 & n111) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h07)))) & (~n420)) & (~fill));
+  wire n1926 = ((((((n15 & n113) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h09)))) & (~n432)) & (~fill));
+  wire n1940 = ((((((n17 & n115) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0b)))) & (~n444)) & (~fill));
+  wire n1954 = ((((((n19 & n117) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0d)))) & (~n456)) & (~fill));
+  wire n1968 = ((((((n21 & n119) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0f)))) & (~n468)) & (~fill));
+  wire n1982 = ((((((n23 & n121) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h11)))) & (~n480)) & (~fill));
+  wire n1996 = ((((((n25 & n123) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h13)))) & (~n492)) & (~fill));
+  wire n2010 = ((((((n27 & n125) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h15)))) & (~n504)) & (~fill));
+  wire n2024 = ((((((n29 & n127) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h17)))) & (~n516)) & (~fill));
+  wire n2038 = ((((((n31 & n129) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h19)))) & (~n528)) & (~fill));
+  wire n2052 = ((((((n33 & n131) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1b)))) & (~n540)) & (~fill));
+  wire n2066 = ((((((n35 & n133) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1d)))) & (~n552)) & (~fill));
+  wire n2080 = ((((((n37 & n135) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1f)))) & (~n564)) & (~fill));
+  wire n2094 = ((((((n39 & n137) & (~wm33_q)) & (fpc33_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h21)))) & (~n576)) & (~fill));
+  wire n2108 = ((((((n41 & n139) & (~wm35_q)) & (fpc35_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h23)))) & (~n588)) & (~fill));
+  wire n2122 = ((((((n43 & n141) & (~wm37_q)) & (fpc37_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h25)))) & (~n600)) & (~fill));
+  wire n2136 = ((((((n45 & n143) & (~wm39_q)) & (fpc39_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h27)))) & (~n612)) & (~fill));
+  wire n2150 = ((((((n47 & n145) & (~wm41_q)) & (fpc41_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h29)))) & (~n624)) & (~fill));
+  wire n2164 = ((((((n49 & n147) & (~wm43_q)) & (fpc43_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2b)))) & (~n636)) & (~fill));
+  wire n2178 = ((((((n51 & n149) & (~wm45_q)) & (fpc45_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2d)))) & (~n648)) & (~fill));
+  wire n2192 = ((((((n53 & n151) & (~wm47_q)) & (fpc47_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2f)))) & (~n660)) & (~fill));
+  wire n2195 = (n1870 & (rr1_q < 6'h01));
+  wire n2198 = (1'h0 & (rr1_q < 6'h02));
+  wire n2201 = (n1884 & (rr1_q < 6'h03));
+  wire n2204 = (1'h0 & (rr1_q < 6'h04));
+  wire n2207 = (n1898 & (rr1_q < 6'h05));
+  wire n2210 = (1'h0 & (rr1_q < 6'h06));
+  wire n2213 = (n1912 & (rr1_q < 6'h07));
+  wire n2216 = (1'h0 & (rr1_q < 6'h08));
+  wire n2219 = (n1926 & (rr1_q < 6'h09));
+  wire n2222 = (1'h0 & (rr1_q < 6'h0a));
+  wire n2225 = (n1940 & (rr1_q < 6'h0b));
+  wire n2228 = (1'h0 & (rr1_q < 6'h0c));
+  wire n2231 = (n1954 & (rr1_q < 6'h0d));
+  wire n2234 = (1'h0 & (rr1_q < 6'h0e));
+  wire n2237 = (n1968 & (rr1_q < 6'h0f));
+  wire n2240 = (1'h0 & (rr1_q < 6'h10));
+  wire n2243 = (n1982 & (rr1_q < 6'h11));
+  wire n2246 = (1'h0 & (rr1_q < 6'h12));
+  wire n2249 = (n1996 & (rr1_q < 6'h13));
+  wire n2252 = (1'h0 & (rr1_q < 6'h14));
+  wire n2255 = (n2010 & (rr1_q < 6'h15));
+  wire n2258 = (1'h0 & (rr1_q < 6'h16));
+  wire n2261 = (n2024 & (rr1_q < 6'h17));
+  wire n2264 = (1'h0 & (rr1_q < 6'h18));
+  wire n2267 = (n2038 & (rr1_q < 6'h19));
+  wire n2270 = (1'h0 & (rr1_q < 6'h1a));
+  wire n2273 = (n2052 & (rr1_q < 6'h1b));
+  wire n2276 = (1'h0 & (rr1_q < 6'h1c));
+  wire n2279 = (n2066 & (rr1_q < 6'h1d));
+  wire n2282 = (1'h0 & (rr1_q < 6'h1e));
+  wire n2285 = (n2080 & (rr1_q < 6'h1f));
+  wire n2288 = (1'h0 & (rr1_q < 6'h20));
+  wire n2291 = (n2094 & (rr1_q < 6'h21));
+  wire n2294 = (1'h0 & (rr1_q < 6'h22));
+  wire n2297 = (n2108 & (rr1_q < 6'h23));
+  wire n2300 = (1'h0 & (rr1_q < 6'h24));
+  wire n2303 = (n2122 & (rr1_q < 6'h25));
+  wire n2306 = (1'h0 & (rr1_q < 6'h26));
+  wire n2309 = (n2136 & (rr1_q < 6'h27));
+  wire n2312 = (1'h0 & (rr1_q < 6'h28));
+  wire n2315 = (n2150 & (rr1_q < 6'h29));
+  wire n2318 = (1'h0 & (rr1_q < 6'h2a));
+  wire n2321 = (n2164 & (rr1_q < 6'h2b));
+  wire n2324 = (1'h0 & (rr1_q < 6'h2c));
+  wire n2327 = (n2178 & (rr1_q < 6'h2d));
+  wire n2330 = (1'h0 & (rr1_q < 6'h2e));
+  wire n2333 = (n2192 & (rr1_q < 6'h2f));
+  wire [5:0] pick_warp1 = (((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n2195) | n2198) | n2201) | n2204) | n2207) | n2210) | n2213) | n2216) | n2219) | n2222) | n2225) | n2228) | n2231) | n2234) | n2237) | n2240) | n2243) | n2246) | n2249) | n2252) | n2255) | n2258) | n2261) | n2264) | n2267) | n2270) | n2273) | n2276) | n2279) | n2282) | n2285) | n2288) | n2291) | n2294) | n2297) | n2300) | n2303) | n2306) | n2309) | n2312) | n2315) | n2318) | n2321) | n2324) | n2327) | n2330) | n2333) ? (1'h0 ? 6'h00 : (n2195 ? 6'h01 : (n2198 ? 6'h02 : (n2201 ? 6'h03 : (n2204 ? 6'h04 : (n2207 ? 6'h05 : (n2210 ? 6'h06 : (n2213 ? 6'h07 : (n2216 ? 6'h08 : (n2219 ? 6'h09 : (n2222 ? 6'h0a : (n2225 ? 6'h0b : (n2228 ? 6'h0c : (n2231 ? 6'h0d : (n2234 ? 6'h0e : (n2237 ? 6'h0f : (n2240 ? 6'h10 : (n2243 ? 6'h11 : (n2246 ? 6'h12 : (n2249 ? 6'h13 : (n2252 ? 6'h14 : (n2255 ? 6'h15 : (n2258 ? 6'h16 : (n2261 ? 6'h17 : (n2264 ? 6'h18 : (n2267 ? 6'h19 : (n2270 ? 6'h1a : (n2273 ? 6'h1b : (n2276 ? 6'h1c : (n2279 ? 6'h1d : (n2282 ? 6'h1e : (n2285 ? 6'h1f : (n2288 ? 6'h20 : (n2291 ? 6'h21 : (n2294 ? 6'h22 : (n2297 ? 6'h23 : (n2300 ? 6'h24 : (n2303 ? 6'h25 : (n2306 ? 6'h26 : (n2309 ? 6'h27 : (n2312 ? 6'h28 : (n2315 ? 6'h29 : (n2318 ? 6'h2a : (n2321 ? 6'h2b : (n2324 ? 6'h2c : (n2327 ? 6'h2d : (n2330 ? 6'h2e : (n2333 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))) : (1'h0 ? 6'h00 : (n1870 ? 6'h01 : (1'h0 ? 6'h02 : (n1884 ? 6'h03 : (1'h0 ? 6'h04 : (n1898 ? 6'h05 : (1'h0 ? 6'h06 : (n1912 ? 6'h07 : (1'h0 ? 6'h08 : (n1926 ? 6'h09 : (1'h0 ? 6'h0a : (n1940 ? 6'h0b : (1'h0 ? 6'h0c : (n1954 ? 6'h0d : (1'h0 ? 6'h0e : (n1968 ? 6'h0f : (1'h0 ? 6'h10 : (n1982 ? 6'h11 : (1'h0 ? 6'h12 : (n1996 ? 6'h13 : (1'h0 ? 6'h14 : (n2010 ? 6'h15 : (1'h0 ? 6'h16 : (n2024 ? 6'h17 : (1'h0 ? 6'h18 : (n2038 ? 6'h19 : (1'h0 ? 6'h1a : (n2052 ? 6'h1b : (1'h0 ? 6'h1c : (n2066 ? 6'h1d : (1'h0 ? 6'h1e : (n2080 ? 6'h1f : (1'h0 ? 6'h20 : (n2094 ? 6'h21 : (1'h0 ? 6'h22 : (n2108 ? 6'h23 : (1'h0 ? 6'h24 : (n2122 ? 6'h25 : (1'h0 ? 6'h26 : (n2136 ? 6'h27 : (1'h0 ? 6'h28 : (n2150 ? 6'h29 : (1'h0 ? 6'h2a : (n2164 ? 6'h2b : (1'h0 ? 6'h2c : (n2178 ? 6'h2d : (1'h0 ? 6'h2e : (n2192 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))));
+  wire pick_valid1 = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n1870) | 1'h0) | n1884) | 1'h0) | n1898) | 1'h0) | n1912) | 1'h0) | n1926) | 1'h0) | n1940) | 1'h0) | n1954) | 1'h0) | n1968) | 1'h0) | n1982) | 1'h0) | n1996) | 1'h0) | n2010) | 1'h0) | n2024) | 1'h0) | n2038) | 1'h0) | n2052) | 1'h0) | n2066) | 1'h0) | n2080) | 1'h0) | n2094) | 1'h0) | n2108) | 1'h0) | n2122) | 1'h0) | n2136) | 1'h0) | n2150) | 1'h0) | n2164) | 1'h0) | n2178) | 1'h0) | n2192);
+  wire [5:0] n2629 = (pick_warp1 >> 6'h00);
+  wire n2630 = n2629[0];
+  wire [5:0] n2664 = (pick_warp1 >> 6'h01);
+  wire n2665 = n2664[0];
+  wire [5:0] n2683 = (pick_warp1 >> 6'h02);
+  wire n2684 = n2683[0];
+  wire [5:0] n2694 = (pick_warp1 >> 6'h03);
+  wire n2695 = n2694[0];
+  wire [5:0] n2701 = (pick_warp1 >> 6'h04);
+  wire n2702 = n2701[0];
+  wire [5:0] n2706 = (pick_warp1 >> 6'h05);
+  wire [15:0] n2708 = (n2706[0] ? (n2702 ? (n2695 ? (n2684 ? (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000)) : (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000))) : (n2684 ? (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000)) : (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000)))) : (n2695 ? (n2684 ? (n2665 ? (n2630 ? fpc47_q : fpc46_q) : (n2630 ? fpc45_q : fpc44_q)) : (n2665 ? (n2630 ? fpc43_q : fpc42_q) : (n2630 ? fpc41_q : fpc40_q))) : (n2684 ? (n2665 ? (n2630 ? fpc39_q : fpc38_q) : (n2630 ? fpc37_q : fpc36_q)) : (n2665 ? (n2630 ? fpc35_q : fpc34_q) : (n2630 ? fpc33_q : fpc32_q))))) : (n2702 ? (n2695 ? (n2684 ? (n2665 ? (n2630 ? fpc31_q : fpc30_q) : (n2630 ? fpc29_q : fpc28_q)) : (n2665 ? (n2630 ? fpc27_q : fpc26_q) : (n2630 ? fpc25_q : fpc24_q))) : (n2684 ? (n2665 ? (n2630 ? fpc23_q : fpc22_q) : (n2630 ? fpc21_q : fpc20_q)) : (n2665 ? (n2630 ? fpc19_q : fpc18_q) : (n2630 ? fpc17_q : fpc16_q)))) : (n2695 ? (n2684 ? (n2665 ? (n2630 ? fpc15_q : fpc14_q) : (n2630 ? fpc13_q : fpc12_q)) : (n2665 ? (n2630 ? fpc11_q : fpc10_q) : (n2630 ? fpc9_q : fpc8_q))) : (n2684 ? (n2665 ? (n2630 ? fpc7_q : fpc6_q) : (n2630 ? fpc5_q : fpc4_q)) : (n2665 ? (n2630 ? fpc3_q : fpc2_q) : (n2630 ? fpc1_q : fpc0_q))))));
+  wire [15:0] n2709 = (n2708 >> 4'h3);
+  wire [4:0] n2710 = n2709[4:0];
+  wire [15:0] n2717 = (((l1pc1_q >> 4'h3) >> 4'h5) | 16'h8000);
+  wire [15:0] n2719 = (l1pc1_q & 16'h0007);
+  wire [5:0] n2722 = (l1w1_q >> 6'h00);
+  wire n2723 = n2722[0];
+  wire [5:0] n2757 = (l1w1_q >> 6'h01);
+  wire n2758 = n2757[0];
+  wire [5:0] n2776 = (l1w1_q >> 6'h02);
+  wire n2777 = n2776[0];
+  wire [5:0] n2787 = (l1w1_q >> 6'h03);
+  wire n2788 = n2787[0];
+  wire [5:0] n2794 = (l1w1_q >> 6'h04);
+  wire n2795 = n2794[0];
+  wire [5:0] n2799 = (l1w1_q >> 6'h05);
+  wire [5:0] n2804 = (l1w1_q >> 6'h00);
+  wire n2805 = n2804[0];
+  wire [5:0] n2839 = (l1w1_q >> 6'h01);
+  wire n2840 = n2839[0];
+  wire [5:0] n2858 = (l1w1_q >> 6'h02);
+  wire n2859 = n2858[0];
+  wire [5:0] n2869 = (l1w1_q >> 6'h03);
+  wire n2870 = n2869[0];
+  wire [5:0] n2876 = (l1w1_q >> 6'h04);
+  wire n2877 = n2876[0];
+  wire [5:0] n2881 = (l1w1_q >> 6'h05);
+  wire n2885 = (l1v1_q & (~(n2799[0] ? (n2795 ? (n2788 ? (n2777 ? (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0)) : (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0))) : (n2777 ? (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0)) : (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0)))) : (n2788 ? (n2777 ? (n2758 ? (n2723 ? n660 : n654) : (n2723 ? n648 : n642)) : (n2758 ? (n2723 ? n636 : n630) : (n2723 ? n624 : n618))) : (n2777 ? (n2758 ? (n2723 ? n612 : n606) : (n2723 ? n600 : n594)) : (n2758 ? (n2723 ? n588 : n582) : (n2723 ? n576 : n570))))) : (n2795 ? (n2788 ? (n2777 ? (n2758 ? (n2723 ? n564 : n558) : (n2723 ? n552 : n546)) : (n2758 ? (n2723 ? n540 : n534) : (n2723 ? n528 : n522))) : (n2777 ? (n2758 ? (n2723 ? n516 : n510) : (n2723 ? n504 : n498)) : (n2758 ? (n2723 ? n492 : n486) : (n2723 ? n480 : n474)))) : (n2788 ? (n2777 ? (n2758 ? (n2723 ? n468 : n462) : (n2723 ? n456 : n450)) : (n2758 ? (n2723 ? n444 : n438) : (n2723 ? n432 : n426))) : (n2777 ? (n2758 ? (n2723 ? n420 : n414) : (n2723 ? n408 : n402)) : (n2758 ? (n2723 ? n396 : n390) : (n2723 ? n384 : n378))))))));
+  wire n2888 = (tag0_rdata1_q == n2717);
+  wire n2925 = (tag1_rdata1_q == n2717);
+  wire n2962 = (tag2_rdata1_q == n2717);
+  wire n2999 = (tag3_rdata1_q == n2717);
+  wire n3034 = ((((1'h0 | n2888) | n2925) | n2962) | n2999);
+  wire hit1 = (n2885 & n3034);
+  wire push1 = (hit1 & (n2881[0] ? (n2877 ? (n2870 ? (n2859 ? (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0)) : (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0))) : (n2859 ? (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0)) : (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0)))) : (n2870 ? (n2859 ? (n2840 ? (n2805 ? n151 : n150) : (n2805 ? n149 : n148)) : (n2840 ? (n2805 ? n147 : n146) : (n2805 ? n145 : n144))) : (n2859 ? (n2840 ? (n2805 ? n143 : n142) : (n2805 ? n141 : n140)) : (n2840 ? (n2805 ? n139 : n138) : (n2805 ? n137 : n136))))) : (n2877 ? (n2870 ? (n2859 ? (n2840 ? (n2805 ? n135 : n134) : (n2805 ? n133 : n132)) : (n2840 ? (n2805 ? n131 : n130) : (n2805 ? n129 : n128))) : (n2859 ? (n2840 ? (n2805 ? n127 : n126) : (n2805 ? n125 : n124)) : (n2840 ? (n2805 ? n123 : n122) : (n2805 ? n121 : n120)))) : (n2870 ? (n2859 ? (n2840 ? (n2805 ? n119 : n118) : (n2805 ? n117 : n116)) : (n2840 ? (n2805 ? n115 : n114) : (n2805 ? n113 : n112))) : (n2859 ? (n2840 ? (n2805 ? n111 : n110) : (n2805 ? n109 : n108)) : (n2840 ? (n2805 ? n107 : n106) : (n2805 ? n105 : n104)))))));
+  wire miss1 = (n2885 & (~n3034));
+  wire [4:0] n3042 = mline_q[4:0];
+  wire [15:0] n3045 = ((mline_q >> 4'h5) | 16'h8000);
+  wire n3048 = (fill & (mway_q == 3'h0));
+  wire n3051 = (fill & (mway_q == 3'h1));
+  wire n3054 = (fill & (mway_q == 3'h2));
+  wire n3057 = (fill & (mway_q == 3'h3));
+  wire [15:0] n3064 = (miss0 ? (l1pc0_q >> 4'h3) : (miss1 ? (l1pc1_q >> 4'h3) : 16'h0000));
+  wire n3065 = (((1'h0 | miss1) | miss0) & (ms_q == 2'h0));
+  wire [4:0] n3066 = n3064[4:0];
+  wire [2:0] n3076 = (vict0_q + 3'h1);
+  wire [2:0] n3090 = (vict1_q + 3'h1);
+  wire [2:0] n3104 = (vict2_q + 3'h1);
+  wire [2:0] n3118 = (vict3_q + 3'h1);
+  wire [2:0] n3132 = (vict4_q + 3'h1);
+  wire [2:0] n3146 = (vict5_q + 3'h1);
+  wire [2:0] n3160 = (vict6_q + 3'h1);
+  wire [2:0] n3174 = (vict7_q + 3'h1);
+  wire [2:0] n3188 = (vict8_q + 3'h1);
+  wire [2:0] n3202 = (vict9_q + 3'h1);
+  wire [2:0] n3216 = (vict10_q + 3'h1);
+  wire [2:0] n3230 = (vict11_q + 3'h1);
+  wire [2:0] n3244 = (vict12_q + 3'h1);
+  wire [2:0] n3258 = (vict13_q + 3'h1);
+  wire [2:0] n3272 = (vict14_q + 3'h1);
+  wire [2:0] n3286 = (vict15_q + 3'h1);
+  wire [2:0] n3300 = (vict16_q + 3'h1);
+  wire [2:0] n3314 = (vict17_q + 3'h1);
+  wire [2:0] n3328 = (vict18_q + 3'h1);
+  wire [2:0] n3342 = (vict19_q + 3'h1);
+  wire [2:0] n3356 = (vict20_q + 3'h1);
+  wire [2:0] n3370 = (vict21_q + 3'h1);
+  wire [2:0] n3384 = (vict22_q + 3'h1);
+  wire [2:0] n3398 = (vict23_q + 3'h1);
+  wire [2:0] n3412 = (vict24_q + 3'h1);
+  wire [2:0] n3426 = (vict25_q + 3'h1);
+  wire [2:0] n3440 = (vict26_q + 3'h1);
+  wire [2:0] n3454 = (vict27_q + 3'h1);
+  wire [2:0] n3468 = (vict28_q + 3'h1);
+  wire [2:0] n3482 = (vict29_q + 3'h1);
+  wire [2:0] n3496 = (vict30_q + 3'h1);
+  wire [2:0] n3510 = (vict31_q + 3'h1);
+  wire [31:0] n3527 = (push0 ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
+  wire n3534 = (l1w0_q == 6'h00);
+  wire n3561 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n378)) & (~rep0_q));
+  wire n3563 = (l1w1_q == 6'h01);
+  wire n3590 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n384)) & (~rep1_q));
+  wire n3592 = (l1w0_q == 6'h02);
+  wire n3619 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n390)) & (~rep2_q));
+  wire n3621 = (l1w1_q == 6'h03);
+  wire n3648 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n396)) & (~rep3_q));
+  wire n3650 = (l1w0_q == 6'h04);
+  wire n3677 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n402)) & (~rep4_q));
+  wire n3679 = (l1w1_q == 6'h05);
+  wire n3706 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n408)) & (~rep5_q));
+  wire n3708 = (l1w0_q == 6'h06);
+  wire n3735 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n414)) & (~rep6_q));
+  wire n3737 = (l1w1_q == 6'h07);
+  wire n3764 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n420)) & (~rep7_q));
+  wire n3766 = (l1w0_q == 6'h08);
+  wire n3793 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n426)) & (~rep8_q));
+  wire n3795 = (l1w1_q == 6'h09);
+  wire n3822 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n432)) & (~rep9_q));
+  wire n3824 = (l1w0_q == 6'h0a);
+  wire n3851 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n438)) & (~rep10_q));
+  wire n3853 = (l1w1_q == 6'h0b);
+  wire n3880 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n444)) & (~rep11_q));
+  wire n3882 = (l1w0_q == 6'h0c);
+  wire n3909 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n450)) & (~rep12_q));
+  wire n3911 = (l1w1_q == 6'h0d);
+  wire n3938 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n456)) & (~rep13_q));
+  wire n3940 = (l1w0_q == 6'h0e);
+  wire n3967 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n462)) & (~rep14_q));
+  wire n3969 = (l1w1_q == 6'h0f);
+  wire n3996 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n468)) & (~rep15_q));
+  wire n3998 = (l1w0_q == 6'h10);
+  wire n4025 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n474)) & (~rep16_q));
+  wire n4027 = (l1w1_q == 6'h11);
+  wire n4054 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n480)) & (~rep17_q));
+  wire n4056 = (l1w0_q == 6'h12);
+  wire n4083 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n486)) & (~rep18_q));
+  wire n4085 = (l1w1_q == 6'h13);
+  wire n4112 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n492)) & (~rep19_q));
+  wire n4114 = (l1w0_q == 6'h14);
+  wire n4141 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n498)) & (~rep20_q));
+  wire n4143 = (l1w1_q == 6'h15);
+  wire n4170 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n504)) & (~rep21_q));
+  wire n4172 = (l1w0_q == 6'h16);
+  wire n4199 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n510)) & (~rep22_q));
+  wire n4201 = (l1w1_q == 6'h17);
+  wire n4228 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n516)) & (~rep23_q));
+  wire n4230 = (l1w0_q == 6'h18);
+  wire n4257 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n522)) & (~rep24_q));
+  wire n4259 = (l1w1_q == 6'h19);
+  wire n4286 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n528)) & (~rep25_q));
+  wire n4288 = (l1w0_q == 6'h1a);
+  wire n4315 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n534)) & (~rep26_q));
+  wire n4317 = (l1w1_q == 6'h1b);
+  wire n4344 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n540)) & (~rep27_q));
+  wire n4346 = (l1w0_q == 6'h1c);
+  wire n4373 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n546)) & (~rep28_q));
+  wire n4375 = (l1w1_q == 6'h1d);
+  wire n4402 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n552)) & (~rep29_q));
+  wire n4404 = (l1w0_q == 6'h1e);
+  wire n4431 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n558)) & (~rep30_q));
+  wire n4433 = (l1w1_q == 6'h1f);
+  wire n4460 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n564)) & (~rep31_q));
+  wire n4462 = (l1w0_q == 6'h20);
+  wire n4489 = (((((n38 & (~busy_i[32])) & (~hv_i[32])) & (~(fpc32_q < plen_i))) & (~n570)) & (~rep32_q));
+  wire n4491 = (l1w1_q == 6'h21);
+  wire n4518 = (((((n39 & (~busy_i[33])) & (~hv_i[33])) & (~(fpc33_q < plen_i))) & (~n576)) & (~rep33_q));
+  wire n4520 = (l1w0_q == 6'h22);
+  wire n4547 = (((((n40 & (~busy_i[34])) & (~hv_i[34])) & (~(fpc34_q < plen_i))) & (~n582)) & (~rep34_q));
+  wire n4549 = (l1w1_q == 6'h23);
+  wire n4576 = (((((n41 & (~busy_i[35])) & (~hv_i[35])) & (~(fpc35_q < plen_i))) & (~n588)) & (~rep35_q));
+  wire n4578 = (l1w0_q == 6'h24);
+  wire n4605 = (((((n42 & (~busy_i[36])) & (~hv_i[36])) & (~(fpc36_q < plen_i))) & (~n594)) & (~rep36_q));
+  wire n4607 = (l1w1_q == 6'h25);
+  wire n4634 = (((((n43 & (~busy_i[37])) & (~hv_i[37])) & (~(fpc37_q < plen_i))) & (~n600)) & (~rep37_q));
+  wire n4636 = (l1w0_q == 6'h26);
+  wire n4663 = (((((n44 & (~busy_i[38])) & (~hv_i[38])) & (~(fpc38_q < plen_i))) & (~n606)) & (~rep38_q));
+  wire n4665 = (l1w1_q == 6'h27);
+  wire n4692 = (((((n45 & (~busy_i[39])) & (~hv_i[39])) & (~(fpc39_q < plen_i))) & (~n612)) & (~rep39_q));
+  wire n4694 = (l1w0_q == 6'h28);
+  wire n4721 = (((((n46 & (~busy_i[40])) & (~hv_i[40])) & (~(fpc40_q < plen_i))) & (~n618)) & (~rep40_q));
+  wire n4723 = (l1w1_q == 6'h29);
+  wire n4750 = (((((n47 & (~busy_i[41])) & (~hv_i[41])) & (~(fpc41_q < plen_i))) & (~n624)) & (~rep41_q));
+  wire n4752 = (l1w0_q == 6'h2a);
+  wire n4779 = (((((n48 & (~busy_i[42])) & (~hv_i[42])) & (~(fpc42_q < plen_i))) & (~n630)) & (~rep42_q));
+  wire n4781 = (l1w1_q == 6'h2b);
+  wire n4808 = (((((n49 & (~busy_i[43])) & (~hv_i[43])) & (~(fpc43_q < plen_i))) & (~n636)) & (~rep43_q));
+  wire n4810 = (l1w0_q == 6'h2c);
+  wire n4837 = (((((n50 & (~busy_i[44])) & (~hv_i[44])) & (~(fpc44_q < plen_i))) & (~n642)) & (~rep44_q));
+  wire n4839 = (l1w1_q == 6'h2d);
+  wire n4866 = (((((n51 & (~busy_i[45])) & (~hv_i[45])) & (~(fpc45_q < plen_i))) & (~n648)) & (~rep45_q));
+  wire n4868 = (l1w0_q == 6'h2e);
+  wire n4895 = (((((n52 & (~busy_i[46])) & (~hv_i[46])) & (~(fpc46_q < plen_i))) & (~n654)) & (~rep46_q));
+  wire n4897 = (l1w1_q == 6'h2f);
+  wire n4924 = (((((n53 & (~busy_i[47])) & (~hv_i[47])) & (~(fpc47_q < plen_i))) & (~n660)) & (~rep47_q));
+  wire pc_err = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n3561) | n3590) | n3619) | n3648) | n3677) | n3706) | n3735) | n3764) | n3793) | n3822) | n3851) | n3880) | n3909) | n3938) | n3967) | n3996) | n4025) | n4054) | n4083) | n4112) | n4141) | n4170) | n4199) | n4228) | n4257) | n4286) | n4315) | n4344) | n4373) | n4402) | n4431) | n4460) | n4489) | n4518) | n4547) | n4576) | n4605) | n4634) | n4663) | n4692) | n4721) | n4750) | n4779) | n4808) | n4837) | n4866) | n4895) | n4924);
+  wire [5:0] n5070 = (n3561 ? 6'h00 : (n3590 ? 6'h01 : (n3619 ? 6'h02 : (n3648 ? 6'h03 : (n3677 ? 6'h04 : (n3706 ? 6'h05 : (n3735 ? 6'h06 : (n3764 ? 6'h07 : (n3793 ? 6'h08 : (n3822 ? 6'h09 : (n3851 ? 6'h0a : (n3880 ? 6'h0b : (n3909 ? 6'h0c : (n3938 ? 6'h0d : (n3967 ? 6'h0e : (n3996 ? 6'h0f : (n4025 ? 6'h10 : (n4054 ? 6'h11 : (n4083 ? 6'h12 : (n4112 ? 6'h13 : (n4141 ? 6'h14 : (n4170 ? 6'h15 : (n4199 ? 6'h16 : (n4228 ? 6'h17 : (n4257 ? 6'h18 : (n4286 ? 6'h19 : (n4315 ? 6'h1a : (n4344 ? 6'h1b : (n4373 ? 6'h1c : (n4402 ? 6'h1d : (n4431 ? 6'h1e : (n4460 ? 6'h1f : (n4489 ? 6'h20 : (n4518 ? 6'h21 : (n4547 ? 6'h22 : (n4576 ? 6'h23 : (n4605 ? 6'h24 : (n4634 ? 6'h25 : (n4663 ? 6'h26 : (n4692 ? 6'h27 : (n4721 ? 6'h28 : (n4750 ? 6'h29 : (n4779 ? 6'h2a : (n4808 ? 6'h2b : (n4837 ? 6'h2c : (n4866 ? 6'h2d : (n4895 ? 6'h2e : (n4924 ? 6'h2f : 6'h00))))))))))))))))))))))))))))))))))))))))))))))));
+  wire [5:0] n5361 = (n5070 >> 6'h00);
+  wire n5362 = n5361[0];
+  wire [5:0] n5396 = (n5070 >> 6'h01);
+  wire n5397 = n5396[0];
+  wire [5:0] n5415 = (n5070 >> 6'h02);
+  wire n5416 = n5415[0];
+  wire [5:0] n5426 = (n5070 >> 6'h03);
+  wire n5427 = n5426[0];
+  wire [5:0] n5433 = (n5070 >> 6'h04);
+  wire n5434 = n5433[0];
+  wire [5:0] n5438 = (n5070 >> 6'h05);
+  assign fpc0_d = (n375 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push0 & n3534) ? (l1pc0_q + 16'h0001) : fpc0_q)));
+  assign fpc1_d = (n381 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push1 & n3563) ? (l1pc1_q + 16'h0001) : fpc1_q)));
+  assign fpc2_d = (n387 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push0 & n3592) ? (l1pc0_q + 16'h0001) : fpc2_q)));
+  assign fpc3_d = (n393 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push1 & n3621) ? (l1pc1_q + 16'h0001) : fpc3_q)));
+  assign fpc4_d = (n399 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push0 & n3650) ? (l1pc0_q + 16'h0001) : fpc4_q)));
+  assign fpc5_d = (n405 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push1 & n3679) ? (l1pc1_q + 16'h0001) : fpc5_q)));
+  assign fpc6_d = (n411 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push0 & n3708) ? (l1pc0_q + 16'h0001) : fpc6_q)));
+  assign fpc7_d = (n417 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push1 & n3737) ? (l1pc1_q + 16'h0001) : fpc7_q)));
+  assign fpc8_d = (n423 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push0 & n3766) ? (l1pc0_q + 16'h0001) : fpc8_q)));
+  assign fpc9_d = (n429 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push1 & n3795) ? (l1pc1_q + 16'h0001) : fpc9_q)));
+  assign fpc10_d = (n435 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push0 & n3824) ? (l1pc0_q + 16'h0001) : fpc10_q)));
+  assign fpc11_d = (n441 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push1 & n3853) ? (l1pc1_q + 16'h0001) : fpc11_q)));
+  assign fpc12_d = (n447 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push0 & n3882) ? (l1pc0_q + 16'h0001) : fpc12_q)));
+  assign fpc13_d = (n453 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push1 & n3911) ? (l1pc1_q + 16'h0001) : fpc13_q)));
+  assign fpc14_d = (n459 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push0 & n3940) ? (l1pc0_q + 16'h0001) : fpc14_q)));
+  assign fpc15_d = (n465 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push1 & n3969) ? (l1pc1_q + 16'h0001) : fpc15_q)));
+  assign fpc16_d = (n471 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push0 & n3998) ? (l1pc0_q + 16'h0001) : fpc16_q)));
+  assign fpc17_d = (n477 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push1 & n4027) ? (l1pc1_q + 16'h0001) : fpc17_q)));
+  assign fpc18_d = (n483 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push0 & n4056) ? (l1pc0_q + 16'h0001) : fpc18_q)));
+  assign fpc19_d = (n489 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push1 & n4085) ? (l1pc1_q + 16'h0001) : fpc19_q)));
+  assign fpc20_d = (n495 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push0 & n4114) ? (l1pc0_q + 16'h0001) : fpc20_q)));
+  assign fpc21_d = (n501 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push1 & n4143) ? (l1pc1_q + 16'h0001) : fpc21_q)));
+  assign fpc22_d = (n507 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push0 & n4172) ? (l1pc0_q + 16'h0001) : fpc22_q)));
+  assign fpc23_d = (n513 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push1 & n4201) ? (l1pc1_q + 16'h0001) : fpc23_q)));
+  assign fpc24_d = (n519 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push0 & n4230) ? (l1pc0_q + 16'h0001) : fpc24_q)));
+  assign fpc25_d = (n525 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push1 & n4259) ? (l1pc1_q + 16'h0001) : fpc25_q)));
+  assign fpc26_d = (n531 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push0 & n4288) ? (l1pc0_q + 16'h0001) : fpc26_q)));
+  assign fpc27_d = (n537 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push1 & n4317) ? (l1pc1_q + 16'h0001) : fpc27_q)));
+  assign fpc28_d = (n543 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push0 & n4346) ? (l1pc0_q + 16'h0001) : fpc28_q)));
+  assign fpc29_d = (n549 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push1 & n4375) ? (l1pc1_q + 16'h0001) : fpc29_q)));
+  assign fpc30_d = (n555 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push0 & n4404) ? (l1pc0_q + 16'h0001) : fpc30_q)));
+  assign fpc31_d = (n561 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push1 & n4433) ? (l1pc1_q + 16'h0001) : fpc31_q)));
+  assign fpc32_d = (n567 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h20)) ? redir_pc_i : ((push0 & n4462) ? (l1pc0_q + 16'h0001) : fpc32_q)));
+  assign fpc33_d = (n573 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h21)) ? redir_pc_i : ((push1 & n4491) ? (l1pc1_q + 16'h0001) : fpc33_q)));
+  assign fpc34_d = (n579 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h22)) ? redir_pc_i : ((push0 & n4520) ? (l1pc0_q + 16'h0001) : fpc34_q)));
+  assign fpc35_d = (n585 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h23)) ? redir_pc_i : ((push1 & n4549) ? (l1pc1_q + 16'h0001) : fpc35_q)));
+  assign fpc36_d = (n591 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h24)) ? redir_pc_i : ((push0 & n4578) ? (l1pc0_q + 16'h0001) : fpc36_q)));
+  assign fpc37_d = (n597 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h25)) ? redir_pc_i : ((push1 & n4607) ? (l1pc1_q + 16'h0001) : fpc37_q)));
+  assign fpc38_d = (n603 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h26)) ? redir_pc_i : ((push0 & n4636) ? (l1pc0_q + 16'h0001) : fpc38_q)));
+  assign fpc39_d = (n609 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h27)) ? redir_pc_i : ((push1 & n4665) ? (l1pc1_q + 16'h0001) : fpc39_q)));
+  assign fpc40_d = (n615 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h28)) ? redir_pc_i : ((push0 & n4694) ? (l1pc0_q + 16'h0001) : fpc40_q)));
+  assign fpc41_d = (n621 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h29)) ? redir_pc_i : ((push1 & n4723) ? (l1pc1_q + 16'h0001) : fpc41_q)));
+  assign fpc42_d = (n627 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2a)) ? redir_pc_i : ((push0 & n4752) ? (l1pc0_q + 16'h0001) : fpc42_q)));
+  assign fpc43_d = (n633 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2b)) ? redir_pc_i : ((push1 & n4781) ? (l1pc1_q + 16'h0001) : fpc43_q)));
+  assign fpc44_d = (n639 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2c)) ? redir_pc_i : ((push0 & n4810) ? (l1pc0_q + 16'h0001) : fpc44_q)));
+  assign fpc45_d = (n645 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2d)) ? redir_pc_i : ((push1 & n4839) ? (l1pc1_q + 16'h0001) : fpc45_q)));
+  assign fpc46_d = (n651 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2e)) ? redir_pc_i : ((push0 & n4868) ? (l1pc0_q + 16'h0001) : fpc46_q)));
+  assign fpc47_d = (n657 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2f)) ? redir_pc_i : ((push1 & n4897) ? (l1pc1_q + 16'h0001) : fpc47_q)));
+  assign wm0_d = (((wm0_q & (~fill)) & (~n378)) | ((miss0 & n3534) & (~fill)));
+  assign wm1_d = (((wm1_q & (~fill)) & (~n384)) | ((miss1 & n3563) & (~fill)));
+  assign wm2_d = (((wm2_q & (~fill)) & (~n390)) | ((miss0 & n3592) & (~fill)));
+  assign wm3_d = (((wm3_q & (~fill)) & (~n396)) | ((miss1 & n3621) & (~fill)));
+  assign wm4_d = (((wm4_q & (~fill)) & (~n402)) | ((miss0 & n3650) & (~fill)));
+  assign wm5_d = (((wm5_q & (~fill)) & (~n408)) | ((miss1 & n3679) & (~fill)));
+  assign wm6_d = (((wm6_q & (~fill)) & (~n414)) | ((miss0 & n3708) & (~fill)));
+  assign wm7_d = (((wm7_q & (~fill)) & (~n420)) | ((miss1 & n3737) & (~fill)));
+  assign wm8_d = (((wm8_q & (~fill)) & (~n426)) | ((miss0 & n3766) & (~fill)));
+  assign wm9_d = (((wm9_q & (~fill)) & (~n432)) | ((miss1 & n3795) & (~fill)));
+  assign wm10_d = (((wm10_q & (~fill)) & (~n438)) | ((miss0 & n3824) & (~fill)));
+  assign wm11_d = (((wm11_q & (~fill)) & (~n444)) | ((miss1 & n3853) & (~fill)));
+  assign wm12_d = (((wm12_q & (~fill)) & (~n450)) | ((miss0 & n3882) & (~fill)));
+  assign wm13_d = (((wm13_q & (~fill)) & (~n456)) | ((miss1 & n3911) & (~fill)));
+  assign wm14_d = (((wm14_q & (~fill)) & (~n462)) | ((miss0 & n3940) & (~fill)));
+  assign wm15_d = (((wm15_q & (~fill)) & (~n468)) | ((miss1 & n3969) & (~fill)));
+  assign wm16_d = (((wm16_q & (~fill)) & (~n474)) | ((miss0 & n3998) & (~fill)));
+  assign wm17_d = (((wm17_q & (~fill)) & (~n480)) | ((miss1 & n4027) & (~fill)));
+  assign wm18_d = (((wm18_q & (~fill)) & (~n486)) | ((miss0 & n4056) & (~fill)));
+  assign wm19_d = (((wm19_q & (~fill)) & (~n492)) | ((miss1 & n4085) & (~fill)));
+  assign wm20_d = (((wm20_q & (~fill)) & (~n498)) | ((miss0 & n4114) & (~fill)));
+  assign wm21_d = (((wm21_q & (~fill)) & (~n504)) | ((miss1 & n4143) & (~fill)));
+  assign wm22_d = (((wm22_q & (~fill)) & (~n510)) | ((miss0 & n4172) & (~fill)));
+  assign wm23_d = (((wm23_q & (~fill)) & (~n516)) | ((miss1 & n4201) & (~fill)));
+  assign wm24_d = (((wm24_q & (~fill)) & (~n522)) | ((miss0 & n4230) & (~fill)));
+  assign wm25_d = (((wm25_q & (~fill)) & (~n528)) | ((miss1 & n4259) & (~fill)));
+  assign wm26_d = (((wm26_q & (~fill)) & (~n534)) | ((miss0 & n4288) & (~fill)));
+  assign wm27_d = (((wm27_q & (~fill)) & (~n540)) | ((miss1 & n4317) & (~fill)));
+  assign wm28_d = (((wm28_q & (~fill)) & (~n546)) | ((miss0 & n4346) & (~fill)));
+  assign wm29_d = (((wm29_q & (~fill)) & (~n552)) | ((miss1 & n4375) & (~fill)));
+  assign wm30_d = (((wm30_q & (~fill)) & (~n558)) | ((miss0 & n4404) & (~fill)));
+  assign wm31_d = (((wm31_q & (~fill)) & (~n564)) | ((miss1 & n4433) & (~fill)));
+  assign wm32_d = (((wm32_q & (~fill)) & (~n570)) | ((miss0 & n4462) & (~fill)));
+  assign wm33_d = (((wm33_q & (~fill)) & (~n576)) | ((miss1 & n4491) & (~fill)));
+  assign wm34_d = (((wm34_q & (~fill)) & (~n582)) | ((miss0 & n4520) & (~fill)));
+  assign wm35_d = (((wm35_q & (~fill)) & (~n588)) | ((miss1 & n4549) & (~fill)));
+  assign wm36_d = (((wm36_q & (~fill)) & (~n594)) | ((miss0 & n4578) & (~fill)));
+  assign wm37_d = (((wm37_q & (~fill)) & (~n600)) | ((miss1 & n4607) & (~fill)));
+  assign wm38_d = (((wm38_q & (~fill)) & (~n606)) | ((miss0 & n4636) & (~fill)));
+  assign wm39_d = (((wm39_q & (~fill)) & (~n612)) | ((miss1 & n4665) & (~fill)));
+  assign wm40_d = (((wm40_q & (~fill)) & (~n618)) | ((miss0 & n4694) & (~fill)));
+  assign wm41_d = (((wm41_q & (~fill)) & (~n624)) | ((miss1 & n4723) & (~fill)));
+  assign wm42_d = (((wm42_q & (~fill)) & (~n630)) | ((miss0 & n4752) & (~fill)));
+  assign wm43_d = (((wm43_q & (~fill)) & (~n636)) | ((miss1 & n4781) & (~fill)));
+  assign wm44_d = (((wm44_q & (~fill)) & (~n642)) | ((miss0 & n4810) & (~fill)));
+  assign wm45_d = (((wm45_q & (~fill)) & (~n648)) | ((miss1 & n4839) & (~fill)));
+  assign wm46_d = (((wm46_q & (~fill)) & (~n654)) | ((miss0 & n4868) & (~fill)));
+  assign wm47_d = (((wm47_q & (~fill)) & (~n660)) | ((miss1 & n4897) & (~fill)));
+  assign rep0_d = ((rep0_q & (~n378)) | (pc_err & (n5070 == 6'h00)));
+  assign rep1_d = ((rep1_q & (~n384)) | (pc_err & (n5070 == 6'h01)));
+  assign rep2_d = ((rep2_q & (~n390)) | (pc_err & (n5070 == 6'h02)));
+  assign rep3_d = ((rep3_q & (~n396)) | (pc_err & (n5070 == 6'h03)));
+  assign rep4_d = ((rep4_q & (~n402)) | (pc_err & (n5070 == 6'h04)));
+  assign rep5_d = ((rep5_q & (~n408)) | (pc_err & (n5070 == 6'h05)));
+  assign rep6_d = ((rep6_q & (~n414)) | (pc_err & (n5070 == 6'h06)));
+  assign rep7_d = ((rep7_q & (~n420)) | (pc_err & (n5070 == 6'h07)));
+  assign rep8_d = ((rep8_q & (~n426)) | (pc_err & (n5070 == 6'h08)));
+  assign rep9_d = ((rep9_q & (~n432)) | (pc_err & (n5070 == 6'h09)));
+  assign rep10_d = ((rep10_q & (~n438)) | (pc_err & (n5070 == 6'h0a)));
+  assign rep11_d = ((rep11_q & (~n444)) | (pc_err & (n5070 == 6'h0b)));
+  assign rep12_d = ((rep12_q & (~n450)) | (pc_err & (n5070 == 6'h0c)));
+  assign rep13_d = ((rep13_q & (~n456)) | (pc_err & (n5070 == 6'h0d)));
+  assign rep14_d = ((rep14_q & (~n462)) | (pc_err & (n5070 == 6'h0e)));
+  assign rep15_d = ((rep15_q & (~n468)) | (pc_err & (n5070 == 6'h0f)));
+  assign rep16_d = ((rep16_q & (~n474)) | (pc_err & (n5070 == 6'h10)));
+  assign rep17_d = ((rep17_q & (~n480)) | (pc_err & (n5070 == 6'h11)));
+  assign rep18_d = ((rep18_q & (~n486)) | (pc_err & (n5070 == 6'h12)));
+  assign rep19_d = ((rep19_q & (~n492)) | (pc_err & (n5070 == 6'h13)));
+  assign rep20_d = ((rep20_q & (~n498)) | (pc_err & (n5070 == 6'h14)));
+  assign rep21_d = ((rep21_q & (~n504)) | (pc_err & (n5070 == 6'h15)));
+  assign rep22_d = ((rep22_q & (~n510)) | (pc_err & (n5070 == 6'h16)));
+  assign rep23_d = ((rep23_q & (~n516)) | (pc_err & (n5070 == 6'h17)));
+  assign rep24_d = ((rep24_q & (~n522)) | (pc_err & (n5070 == 6'h18)));
+  assign rep25_d = ((rep25_q & (~n528)) | (pc_err & (n5070 == 6'h19)));
+  assign rep26_d = ((rep26_q & (~n534)) | (pc_err & (n5070 == 6'h1a)));
+  assign rep27_d = ((rep27_q & (~n540)) | (pc_err & (n5070 == 6'h1b)));
+  assign rep28_d = ((rep28_q & (~n546)) | (pc_err & (n5070 == 6'h1c)));
+  assign rep29_d = ((rep29_q & (~n552)) | (pc_err & (n5070 == 6'h1d)));
+  assign rep30_d = ((rep30_q & (~n558)) | (pc_err & (n5070 == 6'h1e)));
+  assign rep31_d = ((rep31_q & (~n564)) | (pc_err & (n5070 == 6'h1f)));
+  assign rep32_d = ((rep32_q & (~n570)) | (pc_err & (n5070 == 6'h20)));
+  assign rep33_d = ((rep33_q & (~n576)) | (pc_err & (n5070 == 6'h21)));
+  assign rep34_d = ((rep34_q & (~n582)) | (pc_err & (n5070 == 6'h22)));
+  assign rep35_d = ((rep35_q & (~n588)) | (pc_err & (n5070 == 6'h23)));
+  assign rep36_d = ((rep36_q & (~n594)) | (pc_err & (n5070 == 6'h24)));
+  assign rep37_d = ((rep37_q & (~n600)) | (pc_err & (n5070 == 6'h25)));
+  assign rep38_d = ((rep38_q & (~n606)) | (pc_err & (n5070 == 6'h26)));
+  assign rep39_d = ((rep39_q & (~n612)) | (pc_err & (n5070 == 6'h27)));
+  assign rep40_d = ((rep40_q & (~n618)) | (pc_err & (n5070 == 6'h28)));
+  assign rep41_d = ((rep41_q & (~n624)) | (pc_err & (n5070 == 6'h29)));
+  assign rep42_d = ((rep42_q & (~n630)) | (pc_err & (n5070 == 6'h2a)));
+  assign rep43_d = ((rep43_q & (~n636)) | (pc_err & (n5070 == 6'h2b)));
+  assign rep44_d = ((rep44_q & (~n642)) | (pc_err & (n5070 == 6'h2c)));
+  assign rep45_d = ((rep45_q & (~n648)) | (pc_err & (n5070 == 6'h2d)));
+  assign rep46_d = ((rep46_q & (~n654)) | (pc_err & (n5070 == 6'h2e)));
+  assign rep47_d = ((rep47_q & (~n660)) | (pc_err & (n5070 == 6'h2f)));
+  assign vict0_d = ((fill & (n3042 == 5'h00)) ? ((n3076 == 3'h4) ? 3'h0 : n3076) : vict0_q);
+  assign vict1_d = ((fill & (n3042 == 5'h01)) ? ((n3090 == 3'h4) ? 3'h0 : n3090) : vict1_q);
+  assign vict2_d = ((fill & (n3042 == 5'h02)) ? ((n3104 == 3'h4) ? 3'h0 : n3104) : vict2_q);
+  assign vict3_d = ((fill & (n3042 == 5'h03)) ? ((n3118 == 3'h4) ? 3'h0 : n3118) : vict3_q);
+  assign vict4_d = ((fill & (n3042 == 5'h04)) ? ((n3132 == 3'h4) ? 3'h0 : n3132) : vict4_q);
+  assign vict5_d = ((fill & (n3042 == 5'h05)) ? ((n3146 == 3'h4) ? 3'h0 : n3146) : vict5_q);
+  assign vict6_d = ((fill & (n3042 == 5'h06)) ? ((n3160 == 3'h4) ? 3'h0 : n3160) : vict6_q);
+  assign vict7_d = ((fill & (n3042 == 5'h07)) ? ((n3174 == 3'h4) ? 3'h0 : n3174) : vict7_q);
+  assign vict8_d = ((fill & (n3042 == 5'h08)) ? ((n3188 == 3'h4) ? 3'h0 : n3188) : vict8_q);
+  assign vict9_d = ((fill & (n3042 == 5'h09)) ? ((n3202 == 3'h4) ? 3'h0 : n3202) : vict9_q);
+  assign vict10_d = ((fill & (n3042 == 5'h0a)) ? ((n3216 == 3'h4) ? 3'h0 : n3216) : vict10_q);
+  assign vict11_d = ((fill & (n3042 == 5'h0b)) ? ((n3230 == 3'h4) ? 3'h0 : n3230) : vict11_q);
+  assign vict12_d = ((fill & (n3042 == 5'h0c)) ? ((n3244 == 3'h4) ? 3'h0 : n3244) : vict12_q);
+  assign vict13_d = ((fill & (n3042 == 5'h0d)) ? ((n3258 == 3'h4) ? 3'h0 : n3258) : vict13_q);
+  assign vict14_d = ((fill & (n3042 == 5'h0e)) ? ((n3272 == 3'h4) ? 3'h0 : n3272) : vict14_q);
+  assign vict15_d = ((fill & (n3042 == 5'h0f)) ? ((n3286 == 3'h4) ? 3'h0 : n3286) : vict15_q);
+  assign vict16_d = ((fill & (n3042 == 5'h10)) ? ((n3300 == 3'h4) ? 3'h0 : n3300) : vict16_q);
+  assign vict17_d = ((fill & (n3042 == 5'h11)) ? ((n3314 == 3'h4) ? 3'h0 : n3314) : vict17_q);
+  assign vict18_d = ((fill & (n3042 == 5'h12)) ? ((n3328 == 3'h4) ? 3'h0 : n3328) : vict18_q);
+  assign vict19_d = ((fill & (n3042 == 5'h13)) ? ((n3342 == 3'h4) ? 3'h0 : n3342) : vict19_q);
+  assign vict20_d = ((fill & (n3042 == 5'h14)) ? ((n3356 == 3'h4) ? 3'h0 : n3356) : vict20_q);
+  assign vict21_d = ((fill & (n3042 == 5'h15)) ? ((n3370 == 3'h4) ? 3'h0 : n3370) : vict21_q);
+  assign vict22_d = ((fill & (n3042 == 5'h16)) ? ((n3384 == 3'h4) ? 3'h0 : n3384) : vict22_q);
+  assign vict23_d = ((fill & (n3042 == 5'h17)) ? ((n3398 == 3'h4) ? 3'h0 : n3398) : vict23_q);
+  assign vict24_d = ((fill & (n3042 == 5'h18)) ? ((n3412 == 3'h4) ? 3'h0 : n3412) : vict24_q);
+  assign vict25_d = ((fill & (n3042 == 5'h19)) ? ((n3426 == 3'h4) ? 3'h0 : n3426) : vict25_q);
+  assign vict26_d = ((fill & (n3042 == 5'h1a)) ? ((n3440 == 3'h4) ? 3'h0 : n3440) : vict26_q);
+  assign vict27_d = ((fill & (n3042 == 5'h1b)) ? ((n3454 == 3'h4) ? 3'h0 : n3454) : vict27_q);
+  assign vict28_d = ((fill & (n3042 == 5'h1c)) ? ((n3468 == 3'h4) ? 3'h0 : n3468) : vict28_q);
+  assign vict29_d = ((fill & (n3042 == 5'h1d)) ? ((n3482 == 3'h4) ? 3'h0 : n3482) : vict29_q);
+  assign vict30_d = ((fill & (n3042 == 5'h1e)) ? ((n3496 == 3'h4) ? 3'h0 : n3496) : vict30_q);
+  assign vict31_d = ((fill & (n3042 == 5'h1f)) ? ((n3510 == 3'h4) ? 3'h0 : n3510) : vict31_q);
   assign rr0_d = (pick_valid0 ? pick_warp0 : rr0_q);
   assign rr1_d = (pick_valid1 ? pick_warp1 : rr1_q);
   assign l1v0_d = pick_valid0;
   assign l1v1_d = pick_valid1;
   assign l1w0_d = (pick_valid0 ? pick_warp0 : l1w0_q);
   assign l1w1_d = (pick_valid1 ? pick_warp1 : l1w1_q);
-  assign l1pc0_d = (pick_valid0 ? n1582 : l1pc0_q);
-  assign l1pc1_d = (pick_valid1 ? n2960 : l1pc1_q);
-  assign ms_d = (fill ? 2'h0 : ((n366 & im_req_ready_i) ? 2'h2 : (n3443 ? 2'h1 : ms_q)));
-  assign mline_d = (n3443 ? n3442 : mline_q);
-  assign mway_d = (n3443 ? ((n3444 == 5'h1f) ? vict31_q : ((n3444 == 5'h1e) ? vict30_q : ((n3444 == 5'h1d) ? vict29_q : ((n3444 == 5'h1c) ? vict28_q : ((n3444 == 5'h1b) ? vict27_q : ((n3444 == 5'h1a) ? vict26_q : ((n3444 == 5'h19) ? vict25_q : ((n3444 == 5'h18) ? vict24_q : ((n3444 == 5'h17) ? vict23_q : ((n3444 == 5'h16) ? vict22_q : ((n3444 == 5'h15) ? vict21_q : ((n3444 == 5'h14) ? vict20_q : ((n3444 == 5'h13) ? vict19_q : ((n3444 == 5'h12) ? vict18_q : ((n3444 == 5'h11) ? vict17_q : ((n3444 == 5'h10) ? vict16_q : ((n3444 == 5'h0f) ? vict15_q : ((n3444 == 5'h0e) ? vict14_q : ((n3444 == 5'h0d) ? vict13_q : ((n3444 == 5'h0c) ? vict12_q : ((n3444 == 5'h0b) ? vict11_q : ((n3444 == 5'h0a) ? vict10_q : ((n3444 == 5'h09) ? vict9_q : ((n3444 == 5'h08) ? vict8_q : ((n3444 == 5'h07) ? vict7_q : ((n3444 == 5'h06) ? vict6_q : ((n3444 == 5'h05) ? vict5_q : ((n3444 == 5'h04) ? vict4_q : ((n3444 == 5'h03) ? vict3_q : ((n3444 == 5'h02) ? vict2_q : ((n3444 == 5'h01) ? vict1_q : ((n3444 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
-  assign cnt_hit_d = (push1 ? (n3905 + 32'h00000001) : n3905);
-  assign cnt_miss_d = (n3443 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
+  assign l1pc0_d = (pick_valid0 ? n1519 : l1pc0_q);
+  assign l1pc1_d = (pick_valid1 ? n2708 : l1pc1_q);
+  assign ms_d = (fill ? 2'h0 : ((n366 & im_req_ready_i) ? 2'h2 : (n3065 ? 2'h1 : ms_q)));
+  assign mline_d = (n3065 ? n3064 : mline_q);
+  assign mway_d = (n3065 ? ((n3066 == 5'h1f) ? vict31_q : ((n3066 == 5'h1e) ? vict30_q : ((n3066 == 5'h1d) ? vict29_q : ((n3066 == 5'h1c) ? vict28_q : ((n3066 == 5'h1b) ? vict27_q : ((n3066 == 5'h1a) ? vict26_q : ((n3066 == 5'h19) ? vict25_q : ((n3066 == 5'h18) ? vict24_q : ((n3066 == 5'h17) ? vict23_q : ((n3066 == 5'h16) ? vict22_q : ((n3066 == 5'h15) ? vict21_q : ((n3066 == 5'h14) ? vict20_q : ((n3066 == 5'h13) ? vict19_q : ((n3066 == 5'h12) ? vict18_q : ((n3066 == 5'h11) ? vict17_q : ((n3066 == 5'h10) ? vict16_q : ((n3066 == 5'h0f) ? vict15_q : ((n3066 == 5'h0e) ? vict14_q : ((n3066 == 5'h0d) ? vict13_q : ((n3066 == 5'h0c) ? vict12_q : ((n3066 == 5'h0b) ? vict11_q : ((n3066 == 5'h0a) ? vict10_q : ((n3066 == 5'h09) ? vict9_q : ((n3066 == 5'h08) ? vict8_q : ((n3066 == 5'h07) ? vict7_q : ((n3066 == 5'h06) ? vict6_q : ((n3066 == 5'h05) ? vict5_q : ((n3066 == 5'h04) ? vict4_q : ((n3066 == 5'h03) ? vict3_q : ((n3066 == 5'h02) ? vict2_q : ((n3066 == 5'h01) ? vict1_q : ((n3066 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
+  assign cnt_hit_d = (push1 ? (n3527 + 32'h00000001) : n3527);
+  assign cnt_miss_d = (n3065 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
   assign err_v_d = pc_err;
-  assign err_warp_d = (pc_err ? n5448 : err_warp_q);
-  assign err_pc_d = (pc_err ? ((n5448 == 6'h2f) ? fpc47_q : ((n5448 == 6'h2e) ? fpc46_q : ((n5448 == 6'h2d) ? fpc45_q : ((n5448 == 6'h2c) ? fpc44_q : ((n5448 == 6'h2b) ? fpc43_q : ((n5448 == 6'h2a) ? fpc42_q : ((n5448 == 6'h29) ? fpc41_q : ((n5448 == 6'h28) ? fpc40_q : ((n5448 == 6'h27) ? fpc39_q : ((n5448 == 6'h26) ? fpc38_q : ((n5448 == 6'h25) ? fpc37_q : ((n5448 == 6'h24) ? fpc36_q : ((n5448 == 6'h23) ? fpc35_q : ((n5448 == 6'h22) ? fpc34_q : ((n5448 == 6'h21) ? fpc33_q : ((n5448 == 6'h20) ? fpc32_q : ((n5448 == 6'h1f) ? fpc31_q : ((n5448 == 6'h1e) ? fpc30_q : ((n5448 == 6'h1d) ? fpc29_q : ((n5448 == 6'h1c) ? fpc28_q : ((n5448 == 6'h1b) ? fpc27_q : ((n5448 == 6'h1a) ? fpc26_q : ((n5448 == 6'h19) ? fpc25_q : ((n5448 == 6'h18) ? fpc24_q : ((n5448 == 6'h17) ? fpc23_q : ((n5448 == 6'h16) ? fpc22_q : ((n5448 == 6'h15) ? fpc21_q : ((n5448 == 6'h14) ? fpc20_q : ((n5448 == 6'h13) ? fpc19_q : ((n5448 == 6'h12) ? fpc18_q : ((n5448 == 6'h11) ? fpc17_q : ((n5448 == 6'h10) ? fpc16_q : ((n5448 == 6'h0f) ? fpc15_q : ((n5448 == 6'h0e) ? fpc14_q : ((n5448 == 6'h0d) ? fpc13_q : ((n5448 == 6'h0c) ? fpc12_q : ((n5448 == 6'h0b) ? fpc11_q : ((n5448 == 6'h0a) ? fpc10_q : ((n5448 == 6'h09) ? fpc9_q : ((n5448 == 6'h08) ? fpc8_q : ((n5448 == 6'h07) ? fpc7_q : ((n5448 == 6'h06) ? fpc6_q : ((n5448 == 6'h05) ? fpc5_q : ((n5448 == 6'h04) ? fpc4_q : ((n5448 == 6'h03) ? fpc3_q : ((n5448 == 6'h02) ? fpc2_q : ((n5448 == 6'h01) ? fpc1_q : ((n5448 == 6'h00) ? fpc0_q : 16'h0000)))))))))))))))))))))))))))))))))))))))))))))))) : err_pc_q);
+  assign err_warp_d = (pc_err ? n5070 : err_warp_q);
+  assign err_pc_d = (pc_err ? (n5438[0] ? (n5434 ? (n5427 ? (n5416 ? (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000)) : (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000))) : (n5416 ? (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000)) : (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000)))) : (n5427 ? (n5416 ? (n5397 ? (n5362 ? fpc47_q : fpc46_q) : (n5362 ? fpc45_q : fpc44_q)) : (n5397 ? (n5362 ? fpc43_q : fpc42_q) : (n5362 ? fpc41_q : fpc40_q))) : (n5416 ? (n5397 ? (n5362 ? fpc39_q : fpc38_q) : (n5362 ? fpc37_q : fpc36_q)) : (n5397 ? (n5362 ? fpc35_q : fpc34_q) : (n5362 ? fpc33_q : fpc32_q))))) : (n5434 ? (n5427 ? (n5416 ? (n5397 ? (n5362 ? fpc31_q : fpc30_q) : (n5362 ? fpc29_q : fpc28_q)) : (n5397 ? (n5362 ? fpc27_q : fpc26_q) : (n5362 ? fpc25_q : fpc24_q))) : (n5416 ? (n5397 ? (n5362 ? fpc23_q : fpc22_q) : (n5362 ? fpc21_q : fpc20_q)) : (n5397 ? (n5362 ? fpc19_q : fpc18_q) : (n5362 ? fpc17_q : fpc16_q)))) : (n5427 ? (n5416 ? (n5397 ? (n5362 ? fpc15_q : fpc14_q) : (n5362 ? fpc13_q : fpc12_q)) : (n5397 ? (n5362 ? fpc11_q : fpc10_q) : (n5362 ? fpc9_q : fpc8_q))) : (n5416 ? (n5397 ? (n5362 ? fpc7_q : fpc6_q) : (n5362 ? fpc5_q : fpc4_q)) : (n5397 ? (n5362 ? fpc3_q : fpc2_q) : (n5362 ? fpc1_q : fpc0_q)))))) : err_pc_q);
   assign push_valid_o = {push1, push0};
   assign push_warp_o = {l1w1_q, l1w0_q};
   assign push_pc_o = {l1pc1_q, l1pc0_q};
-  assign push_word_o = {(n3377 ? ((n2971 == 16'h0007) ? data3_7_rdata1_q : ((n2971 == 16'h0006) ? data3_6_rdata1_q : ((n2971 == 16'h0005) ? data3_5_rdata1_q : ((n2971 == 16'h0004) ? data3_4_rdata1_q : ((n2971 == 16'h0003) ? data3_3_rdata1_q : ((n2971 == 16'h0002) ? data3_2_rdata1_q : ((n2971 == 16'h0001) ? data3_1_rdata1_q : ((n2971 == 16'h0000) ? data3_0_rdata1_q : 64'h0000000000000000)))))))) : (n3340 ? ((n2971 == 16'h0007) ? data2_7_rdata1_q : ((n2971 == 16'h0006) ? data2_6_rdata1_q : ((n2971 == 16'h0005) ? data2_5_rdata1_q : ((n2971 == 16'h0004) ? data2_4_rdata1_q : ((n2971 == 16'h0003) ? data2_3_rdata1_q : ((n2971 == 16'h0002) ? data2_2_rdata1_q : ((n2971 == 16'h0001) ? data2_1_rdata1_q : ((n2971 == 16'h0000) ? data2_0_rdata1_q : 64'h0000000000000000)))))))) : (n3303 ? ((n2971 == 16'h0007) ? data1_7_rdata1_q : ((n2971 == 16'h0006) ? data1_6_rdata1_q : ((n2971 == 16'h0005) ? data1_5_rdata1_q : ((n2971 == 16'h0004) ? data1_4_rdata1_q : ((n2971 == 16'h0003) ? data1_3_rdata1_q : ((n2971 == 16'h0002) ? data1_2_rdata1_q : ((n2971 == 16'h0001) ? data1_1_rdata1_q : ((n2971 == 16'h0000) ? data1_0_rdata1_q : 64'h0000000000000000)))))))) : (n3266 ? ((n2971 == 16'h0007) ? data0_7_rdata1_q : ((n2971 == 16'h0006) ? data0_6_rdata1_q : ((n2971 == 16'h0005) ? data0_5_rdata1_q : ((n2971 == 16'h0004) ? data0_4_rdata1_q : ((n2971 == 16'h0003) ? data0_3_rdata1_q : ((n2971 == 16'h0002) ? data0_2_rdata1_q : ((n2971 == 16'h0001) ? data0_1_rdata1_q : ((n2971 == 16'h0000) ? data0_0_rdata1_q : 64'h0000000000000000)))))))) : 64'h0000000000000000)))), (n1999 ? ((n1593 == 16'h0007) ? data3_7_rdata0_q : ((n1593 == 16'h0006) ? data3_6_rdata0_q : ((n1593 == 16'h0005) ? data3_5_rdata0_q : ((n1593 == 16'h0004) ? data3_4_rdata0_q : ((n1593 == 16'h0003) ? data3_3_rdata0_q : ((n1593 == 16'h0002) ? data3_2_rdata0_q : ((n1593 == 16'h0001) ? data3_1_rdata0_q : ((n1593 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1962 ? ((n1593 == 16'h0007) ? data2_7_rdata0_q : ((n1593 == 16'h0006) ? data2_6_rdata0_q : ((n1593 == 16'h0005) ? data2_5_rdata0_q : ((n1593 == 16'h0004) ? data2_4_rdata0_q : ((n1593 == 16'h0003) ? data2_3_rdata0_q : ((n1593 == 16'h0002) ? data2_2_rdata0_q : ((n1593 == 16'h0001) ? data2_1_rdata0_q : ((n1593 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1925 ? ((n1593 == 16'h0007) ? data1_7_rdata0_q : ((n1593 == 16'h0006) ? data1_6_rdata0_q : ((n1593 == 16'h0005) ? data1_5_rdata0_q : ((n1593 == 16'h0004) ? data1_4_rdata0_q : ((n1593 == 16'h0003) ? data1_3_rdata0_q : ((n1593 == 16'h0002) ? data1_2_rdata0_q : ((n1593 == 16'h0001) ? data1_1_rdata0_q : ((n1593 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1888 ? ((n1593 == 16'h0007) ? data0_7_rdata0_q : ((n1593 == 16'h0006) ? data0_6_rdata0_q : ((n1593 == 16'h0005) ? data0_5_rdata0_q : ((n1593 == 16'h0004) ? data0_4_rdata0_q : ((n1593 == 16'h0003) ? data0_3_rdata0_q : ((n1593 == 16'h0002) ? data0_2_rdata0_q : ((n1593 == 16'h0001) ? data0_1_rdata0_q : ((n1593 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
+  assign push_word_o = {(n2999 ? ((n2719 == 16'h0007) ? data3_7_rdata1_q : ((n2719 == 16'h0006) ? data3_6_rdata1_q : ((n2719 == 16'h0005) ? data3_5_rdata1_q : ((n2719 == 16'h0004) ? data3_4_rdata1_q : ((n2719 == 16'h0003) ? data3_3_rdata1_q : ((n2719 == 16'h0002) ? data3_2_rdata1_q : ((n2719 == 16'h0001) ? data3_1_rdata1_q : ((n2719 == 16'h0000) ? data3_0_rdata1_q : 64'h0000000000000000)))))))) : (n2962 ? ((n2719 == 16'h0007) ? data2_7_rdata1_q : ((n2719 == 16'h0006) ? data2_6_rdata1_q : ((n2719 == 16'h0005) ? data2_5_rdata1_q : ((n2719 == 16'h0004) ? data2_4_rdata1_q : ((n2719 == 16'h0003) ? data2_3_rdata1_q : ((n2719 == 16'h0002) ? data2_2_rdata1_q : ((n2719 == 16'h0001) ? data2_1_rdata1_q : ((n2719 == 16'h0000) ? data2_0_rdata1_q : 64'h0000000000000000)))))))) : (n2925 ? ((n2719 == 16'h0007) ? data1_7_rdata1_q : ((n2719 == 16'h0006) ? data1_6_rdata1_q : ((n2719 == 16'h0005) ? data1_5_rdata1_q : ((n2719 == 16'h0004) ? data1_4_rdata1_q : ((n2719 == 16'h0003) ? data1_3_rdata1_q : ((n2719 == 16'h0002) ? data1_2_rdata1_q : ((n2719 == 16'h0001) ? data1_1_rdata1_q : ((n2719 == 16'h0000) ? data1_0_rdata1_q : 64'h0000000000000000)))))))) : (n2888 ? ((n2719 == 16'h0007) ? data0_7_rdata1_q : ((n2719 == 16'h0006) ? data0_6_rdata1_q : ((n2719 == 16'h0005) ? data0_5_rdata1_q : ((n2719 == 16'h0004) ? data0_4_rdata1_q : ((n2719 == 16'h0003) ? data0_3_rdata1_q : ((n2719 == 16'h0002) ? data0_2_rdata1_q : ((n2719 == 16'h0001) ? data0_1_rdata1_q : ((n2719 == 16'h0000) ? data0_0_rdata1_q : 64'h0000000000000000)))))))) : 64'h0000000000000000)))), (n1810 ? ((n1530 == 16'h0007) ? data3_7_rdata0_q : ((n1530 == 16'h0006) ? data3_6_rdata0_q : ((n1530 == 16'h0005) ? data3_5_rdata0_q : ((n1530 == 16'h0004) ? data3_4_rdata0_q : ((n1530 == 16'h0003) ? data3_3_rdata0_q : ((n1530 == 16'h0002) ? data3_2_rdata0_q : ((n1530 == 16'h0001) ? data3_1_rdata0_q : ((n1530 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1773 ? ((n1530 == 16'h0007) ? data2_7_rdata0_q : ((n1530 == 16'h0006) ? data2_6_rdata0_q : ((n1530 == 16'h0005) ? data2_5_rdata0_q : ((n1530 == 16'h0004) ? data2_4_rdata0_q : ((n1530 == 16'h0003) ? data2_3_rdata0_q : ((n1530 == 16'h0002) ? data2_2_rdata0_q : ((n1530 == 16'h0001) ? data2_1_rdata0_q : ((n1530 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1736 ? ((n1530 == 16'h0007) ? data1_7_rdata0_q : ((n1530 == 16'h0006) ? data1_6_rdata0_q : ((n1530 == 16'h0005) ? data1_5_rdata0_q : ((n1530 == 16'h0004) ? data1_4_rdata0_q : ((n1530 == 16'h0003) ? data1_3_rdata0_q : ((n1530 == 16'h0002) ? data1_2_rdata0_q : ((n1530 == 16'h0001) ? data1_1_rdata0_q : ((n1530 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1699 ? ((n1530 == 16'h0007) ? data0_7_rdata0_q : ((n1530 == 16'h0006) ? data0_6_rdata0_q : ((n1530 == 16'h0005) ? data0_5_rdata0_q : ((n1530 == 16'h0004) ? data0_4_rdata0_q : ((n1530 == 16'h0003) ? data0_3_rdata0_q : ((n1530 == 16'h0002) ? data0_2_rdata0_q : ((n1530 == 16'h0001) ? data0_1_rdata0_q : ((n1530 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
   assign im_req_valid_o = n366;
   assign im_req_addr_o = mline_q;
   assign err_o = err_v_q;
@@ -1712,15 +1789,15 @@ module ifetch_w48_l8_s32_a4_p2 (
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag0_rdata0_q <= tag0_q[n1584];
+    if (pick_valid0) tag0_rdata0_q <= tag0_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag0_rdata1_q <= tag0_q[n2962];
+    if (pick_valid1) tag0_rdata1_q <= tag0_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) tag0_q[n3420] <= n3423;
+    if (n3048) tag0_q[n3042] <= n3045;
   end
 
 `ifndef SYNTHESIS
@@ -1733,15 +1810,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag1_rdata0_q <= tag1_q[n1584];
+    if (pick_valid0) tag1_rdata0_q <= tag1_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag1_rdata1_q <= tag1_q[n2962];
+    if (pick_valid1) tag1_rdata1_q <= tag1_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) tag1_q[n3420] <= n3423;
+    if (n3051) tag1_q[n3042] <= n3045;
   end
 
 `ifndef SYNTHESIS
@@ -1754,15 +1831,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag2_rdata0_q <= tag2_q[n1584];
+    if (pick_valid0) tag2_rdata0_q <= tag2_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag2_rdata1_q <= tag2_q[n2962];
+    if (pick_valid1) tag2_rdata1_q <= tag2_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) tag2_q[n3420] <= n3423;
+    if (n3054) tag2_q[n3042] <= n3045;
   end
 
 `ifndef SYNTHESIS
@@ -1775,15 +1852,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag3_rdata0_q <= tag3_q[n1584];
+    if (pick_valid0) tag3_rdata0_q <= tag3_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag3_rdata1_q <= tag3_q[n2962];
+    if (pick_valid1) tag3_rdata1_q <= tag3_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) tag3_q[n3420] <= n3423;
+    if (n3057) tag3_q[n3042] <= n3045;
   end
 
 `ifndef SYNTHESIS
@@ -1796,15 +1873,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_0_rdata0_q <= data0_0_q[n1584];
+    if (pick_valid0) data0_0_rdata0_q <= data0_0_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_0_rdata1_q <= data0_0_q[n2962];
+    if (pick_valid1) data0_0_rdata1_q <= data0_0_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_0_q[n3420] <= n205;
+    if (n3048) data0_0_q[n3042] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -1817,15 +1894,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_1_rdata0_q <= data0_1_q[n1584];
+    if (pick_valid0) data0_1_rdata0_q <= data0_1_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_1_rdata1_q <= data0_1_q[n2962];
+    if (pick_valid1) data0_1_rdata1_q <= data0_1_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_1_q[n3420] <= n206;
+    if (n3048) data0_1_q[n3042] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -1838,15 +1915,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_2_rdata0_q <= data0_2_q[n1584];
+    if (pick_valid0) data0_2_rdata0_q <= data0_2_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_2_rdata1_q <= data0_2_q[n2962];
+    if (pick_valid1) data0_2_rdata1_q <= data0_2_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_2_q[n3420] <= n207;
+    if (n3048) data0_2_q[n3042] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -1859,15 +1936,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_3_rdata0_q <= data0_3_q[n1584];
+    if (pick_valid0) data0_3_rdata0_q <= data0_3_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_3_rdata1_q <= data0_3_q[n2962];
+    if (pick_valid1) data0_3_rdata1_q <= data0_3_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_3_q[n3420] <= n208;
+    if (n3048) data0_3_q[n3042] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -1880,15 +1957,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_4_rdata0_q <= data0_4_q[n1584];
+    if (pick_valid0) data0_4_rdata0_q <= data0_4_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_4_rdata1_q <= data0_4_q[n2962];
+    if (pick_valid1) data0_4_rdata1_q <= data0_4_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_4_q[n3420] <= n209;
+    if (n3048) data0_4_q[n3042] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -1901,15 +1978,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_5_rdata0_q <= data0_5_q[n1584];
+    if (pick_valid0) data0_5_rdata0_q <= data0_5_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_5_rdata1_q <= data0_5_q[n2962];
+    if (pick_valid1) data0_5_rdata1_q <= data0_5_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_5_q[n3420] <= n210;
+    if (n3048) data0_5_q[n3042] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -1922,15 +1999,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_6_rdata0_q <= data0_6_q[n1584];
+    if (pick_valid0) data0_6_rdata0_q <= data0_6_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_6_rdata1_q <= data0_6_q[n2962];
+    if (pick_valid1) data0_6_rdata1_q <= data0_6_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_6_q[n3420] <= n211;
+    if (n3048) data0_6_q[n3042] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -1943,15 +2020,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_7_rdata0_q <= data0_7_q[n1584];
+    if (pick_valid0) data0_7_rdata0_q <= data0_7_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_7_rdata1_q <= data0_7_q[n2962];
+    if (pick_valid1) data0_7_rdata1_q <= data0_7_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3426) data0_7_q[n3420] <= n212;
+    if (n3048) data0_7_q[n3042] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -1964,15 +2041,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_0_rdata0_q <= data1_0_q[n1584];
+    if (pick_valid0) data1_0_rdata0_q <= data1_0_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_0_rdata1_q <= data1_0_q[n2962];
+    if (pick_valid1) data1_0_rdata1_q <= data1_0_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_0_q[n3420] <= n205;
+    if (n3051) data1_0_q[n3042] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -1985,15 +2062,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_1_rdata0_q <= data1_1_q[n1584];
+    if (pick_valid0) data1_1_rdata0_q <= data1_1_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_1_rdata1_q <= data1_1_q[n2962];
+    if (pick_valid1) data1_1_rdata1_q <= data1_1_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_1_q[n3420] <= n206;
+    if (n3051) data1_1_q[n3042] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -2006,15 +2083,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_2_rdata0_q <= data1_2_q[n1584];
+    if (pick_valid0) data1_2_rdata0_q <= data1_2_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_2_rdata1_q <= data1_2_q[n2962];
+    if (pick_valid1) data1_2_rdata1_q <= data1_2_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_2_q[n3420] <= n207;
+    if (n3051) data1_2_q[n3042] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -2027,15 +2104,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_3_rdata0_q <= data1_3_q[n1584];
+    if (pick_valid0) data1_3_rdata0_q <= data1_3_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_3_rdata1_q <= data1_3_q[n2962];
+    if (pick_valid1) data1_3_rdata1_q <= data1_3_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_3_q[n3420] <= n208;
+    if (n3051) data1_3_q[n3042] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -2048,15 +2125,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_4_rdata0_q <= data1_4_q[n1584];
+    if (pick_valid0) data1_4_rdata0_q <= data1_4_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_4_rdata1_q <= data1_4_q[n2962];
+    if (pick_valid1) data1_4_rdata1_q <= data1_4_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_4_q[n3420] <= n209;
+    if (n3051) data1_4_q[n3042] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -2069,15 +2146,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_5_rdata0_q <= data1_5_q[n1584];
+    if (pick_valid0) data1_5_rdata0_q <= data1_5_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_5_rdata1_q <= data1_5_q[n2962];
+    if (pick_valid1) data1_5_rdata1_q <= data1_5_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_5_q[n3420] <= n210;
+    if (n3051) data1_5_q[n3042] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -2090,15 +2167,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_6_rdata0_q <= data1_6_q[n1584];
+    if (pick_valid0) data1_6_rdata0_q <= data1_6_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_6_rdata1_q <= data1_6_q[n2962];
+    if (pick_valid1) data1_6_rdata1_q <= data1_6_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_6_q[n3420] <= n211;
+    if (n3051) data1_6_q[n3042] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -2111,15 +2188,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_7_rdata0_q <= data1_7_q[n1584];
+    if (pick_valid0) data1_7_rdata0_q <= data1_7_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_7_rdata1_q <= data1_7_q[n2962];
+    if (pick_valid1) data1_7_rdata1_q <= data1_7_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3429) data1_7_q[n3420] <= n212;
+    if (n3051) data1_7_q[n3042] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -2132,15 +2209,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_0_rdata0_q <= data2_0_q[n1584];
+    if (pick_valid0) data2_0_rdata0_q <= data2_0_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_0_rdata1_q <= data2_0_q[n2962];
+    if (pick_valid1) data2_0_rdata1_q <= data2_0_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_0_q[n3420] <= n205;
+    if (n3054) data2_0_q[n3042] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -2153,15 +2230,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_1_rdata0_q <= data2_1_q[n1584];
+    if (pick_valid0) data2_1_rdata0_q <= data2_1_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_1_rdata1_q <= data2_1_q[n2962];
+    if (pick_valid1) data2_1_rdata1_q <= data2_1_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_1_q[n3420] <= n206;
+    if (n3054) data2_1_q[n3042] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -2174,15 +2251,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_2_rdata0_q <= data2_2_q[n1584];
+    if (pick_valid0) data2_2_rdata0_q <= data2_2_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_2_rdata1_q <= data2_2_q[n2962];
+    if (pick_valid1) data2_2_rdata1_q <= data2_2_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_2_q[n3420] <= n207;
+    if (n3054) data2_2_q[n3042] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -2195,15 +2272,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_3_rdata0_q <= data2_3_q[n1584];
+    if (pick_valid0) data2_3_rdata0_q <= data2_3_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_3_rdata1_q <= data2_3_q[n2962];
+    if (pick_valid1) data2_3_rdata1_q <= data2_3_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_3_q[n3420] <= n208;
+    if (n3054) data2_3_q[n3042] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -2216,15 +2293,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_4_rdata0_q <= data2_4_q[n1584];
+    if (pick_valid0) data2_4_rdata0_q <= data2_4_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_4_rdata1_q <= data2_4_q[n2962];
+    if (pick_valid1) data2_4_rdata1_q <= data2_4_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_4_q[n3420] <= n209;
+    if (n3054) data2_4_q[n3042] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -2237,15 +2314,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_5_rdata0_q <= data2_5_q[n1584];
+    if (pick_valid0) data2_5_rdata0_q <= data2_5_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_5_rdata1_q <= data2_5_q[n2962];
+    if (pick_valid1) data2_5_rdata1_q <= data2_5_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_5_q[n3420] <= n210;
+    if (n3054) data2_5_q[n3042] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -2258,15 +2335,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_6_rdata0_q <= data2_6_q[n1584];
+    if (pick_valid0) data2_6_rdata0_q <= data2_6_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_6_rdata1_q <= data2_6_q[n2962];
+    if (pick_valid1) data2_6_rdata1_q <= data2_6_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_6_q[n3420] <= n211;
+    if (n3054) data2_6_q[n3042] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -2279,15 +2356,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_7_rdata0_q <= data2_7_q[n1584];
+    if (pick_valid0) data2_7_rdata0_q <= data2_7_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_7_rdata1_q <= data2_7_q[n2962];
+    if (pick_valid1) data2_7_rdata1_q <= data2_7_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3432) data2_7_q[n3420] <= n212;
+    if (n3054) data2_7_q[n3042] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -2300,15 +2377,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_0_rdata0_q <= data3_0_q[n1584];
+    if (pick_valid0) data3_0_rdata0_q <= data3_0_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_0_rdata1_q <= data3_0_q[n2962];
+    if (pick_valid1) data3_0_rdata1_q <= data3_0_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_0_q[n3420] <= n205;
+    if (n3057) data3_0_q[n3042] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -2321,15 +2398,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_1_rdata0_q <= data3_1_q[n1584];
+    if (pick_valid0) data3_1_rdata0_q <= data3_1_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_1_rdata1_q <= data3_1_q[n2962];
+    if (pick_valid1) data3_1_rdata1_q <= data3_1_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_1_q[n3420] <= n206;
+    if (n3057) data3_1_q[n3042] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -2342,15 +2419,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_2_rdata0_q <= data3_2_q[n1584];
+    if (pick_valid0) data3_2_rdata0_q <= data3_2_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_2_rdata1_q <= data3_2_q[n2962];
+    if (pick_valid1) data3_2_rdata1_q <= data3_2_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_2_q[n3420] <= n207;
+    if (n3057) data3_2_q[n3042] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -2363,15 +2440,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_3_rdata0_q <= data3_3_q[n1584];
+    if (pick_valid0) data3_3_rdata0_q <= data3_3_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_3_rdata1_q <= data3_3_q[n2962];
+    if (pick_valid1) data3_3_rdata1_q <= data3_3_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_3_q[n3420] <= n208;
+    if (n3057) data3_3_q[n3042] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -2384,15 +2461,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_4_rdata0_q <= data3_4_q[n1584];
+    if (pick_valid0) data3_4_rdata0_q <= data3_4_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_4_rdata1_q <= data3_4_q[n2962];
+    if (pick_valid1) data3_4_rdata1_q <= data3_4_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_4_q[n3420] <= n209;
+    if (n3057) data3_4_q[n3042] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -2405,15 +2482,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_5_rdata0_q <= data3_5_q[n1584];
+    if (pick_valid0) data3_5_rdata0_q <= data3_5_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_5_rdata1_q <= data3_5_q[n2962];
+    if (pick_valid1) data3_5_rdata1_q <= data3_5_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_5_q[n3420] <= n210;
+    if (n3057) data3_5_q[n3042] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -2426,15 +2503,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_6_rdata0_q <= data3_6_q[n1584];
+    if (pick_valid0) data3_6_rdata0_q <= data3_6_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_6_rdata1_q <= data3_6_q[n2962];
+    if (pick_valid1) data3_6_rdata1_q <= data3_6_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_6_q[n3420] <= n211;
+    if (n3057) data3_6_q[n3042] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -2447,15 +2524,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_7_rdata0_q <= data3_7_q[n1584];
+    if (pick_valid0) data3_7_rdata0_q <= data3_7_q[n1521];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_7_rdata1_q <= data3_7_q[n2962];
+    if (pick_valid1) data3_7_rdata1_q <= data3_7_q[n2710];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3435) data3_7_q[n3420] <= n212;
+    if (n3057) data3_7_q[n3042] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -2469,6 +2546,6 @@ module ifetch_w48_l8_s32_a4_p2 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1583, n2961, room_i, run_i};
+  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1440, n1475, n1494, n1505, n1512, n1517, n1520, n1533, n1568, n1587, n1598, n1605, n1610, n1615, n1650, n1669, n1680, n1687, n1692, n2629, n2664, n2683, n2694, n2701, n2706, n2709, n2722, n2757, n2776, n2787, n2794, n2799, n2804, n2839, n2858, n2869, n2876, n2881, n5361, n5396, n5415, n5426, n5433, n5438, room_i, run_i};
 
 endmodule

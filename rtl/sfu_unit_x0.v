@@ -75,62 +75,63 @@ module sfu_unit_x0 (
   wire [31:0] n89 = {{2{1'b0}}, x_i[29:0]};
   wire [31:0] n91 = (n3 ? (32'h00000000 - n89) : n89);
   wire [8:0] n92 = n91[31:23];
-  wire [7:0] n117 = (n4 - 8'h67);
-  wire [95:0] n125 = ({{48{1'b0}}, ({{24{1'b0}}, {1'h1, n5}} * {{24{1'b0}}, 24'ha2f983})} << n117[5:0]);
-  wire n159 = op_i[0];
-  wire n160 = op_i[1];
-  wire n169 = op_i[0];
-  wire n170 = op_i[1];
-  wire n179 = op_i[0];
-  wire n180 = op_i[1];
-  wire n189 = op_i[0];
-  wire n190 = op_i[1];
-  wire n199 = op_i[0];
-  wire n200 = op_i[1];
-  wire n209 = op_i[0];
-  wire n210 = op_i[1];
-  wire [2:0] n227 = (op_i[2] ? 3'h4 : op_i);
-  wire [17:0] n250 = rom_rdata0_q[46:29];
-  wire [11:0] n252 = rom_rdata0_q[58:47];
-  wire [33:0] n254 = ({{17{1'b0}}, xlo_a_q} * {{17{1'b0}}, xlo_a_q});
-  wire n276 = tsel_a_q[0];
-  wire n277 = tsel_a_q[1];
-  wire n286 = tsel_a_q[0];
-  wire n287 = tsel_a_q[1];
-  wire [35:0] n298 = $unsigned($signed(({{18{n250[17]}}, n250} * {{19{1'b0}}, xlo_a_q})) >>> (tsel_a_q[2] ? (n277 ? (n276 ? 4'hb : 4'hb) : (n276 ? 4'hb : 4'hb)) : (n277 ? (n276 ? 4'hb : 4'hb) : (n276 ? 4'hd : 4'hb))));
-  wire [29:0] n301 = $unsigned($signed(({{18{n252[11]}}, n252} * {{13{1'b0}}, ((tsel_a_q == 3'h1) ? n254[33:17] : n254[31:15])})) >>> (tsel_a_q[2] ? (n287 ? (n286 ? 4'hd : 4'hd) : (n286 ? 4'hd : 4'hd)) : (n287 ? (n286 ? 4'hf : 4'he) : (n286 ? 4'hd : 4'he))));
-  wire [39:0] acc = ((({{11{1'b0}}, rom_rdata0_q[28:0]} + {{4{n298[35]}}, n298}) + {{10{n301[29]}}, n301}) + ({{32{lg2e_a_q[7]}}, lg2e_a_q} << 5'h1c));
-  wire n331 = acc_b_q[39];
-  wire [39:0] n334 = (n331 ? (40'h0000000000 - acc_b_q) : acc_b_q);
-  wire [63:0] n336 = {{24{1'b0}}, n334};
-  wire n340 = (|(n336 >> 7'h20));
-  wire [63:0] n343 = (n340 ? n336 : (n336 << 7'h20));
-  wire [5:0] n346 = (n340 ? 6'h00 : (6'h00 | 6'h20));
-  wire n349 = (|(n343 >> 7'h30));
-  wire [63:0] n352 = (n349 ? n343 : (n343 << 7'h10));
-  wire [5:0] n355 = (n349 ? n346 : (n346 | 6'h10));
-  wire n358 = (|(n352 >> 7'h38));
-  wire [63:0] n361 = (n358 ? n352 : (n352 << 7'h08));
-  wire [5:0] n364 = (n358 ? n355 : (n355 | 6'h08));
-  wire n367 = (|(n361 >> 7'h3c));
-  wire [63:0] n370 = (n367 ? n361 : (n361 << 7'h04));
-  wire [5:0] n373 = (n367 ? n364 : (n364 | 6'h04));
-  wire n376 = (|(n370 >> 7'h3e));
-  wire [63:0] n379 = (n376 ? n370 : (n370 << 7'h02));
-  wire [5:0] n382 = (n376 ? n373 : (n373 | 6'h02));
-  wire n385 = (|(n379 >> 7'h3f));
-  wire [63:0] n388 = (n385 ? n379 : (n379 << 7'h01));
-  wire [24:0] n396 = ({{1{1'b0}}, n388[63:40]} + {{24{1'b0}}, n388[39]});
-  wire n397 = n396[24];
-  wire [11:0] n404 = (((12'h03f - {{6{1'b0}}, (n385 ? n382 : (n382 | 6'h01))}) + {{2{off_b_q[9]}}, off_b_q}) + {{11{1'b0}}, n397});
-  wire [31:0] n409 = {(neg_b_q ^ n331), 31'h00000000};
+  wire [47:0] n114 = ({{24{1'b0}}, {1'h1, n5}} * {{24{1'b0}}, 24'ha2f983});
+  wire [7:0] n118 = (n4 - 8'h67);
+  wire [95:0] n126 = ({{64{1'b0}}, n114[47:16]} << n118[5:0]);
+  wire n160 = op_i[0];
+  wire n161 = op_i[1];
+  wire n170 = op_i[0];
+  wire n171 = op_i[1];
+  wire n180 = op_i[0];
+  wire n181 = op_i[1];
+  wire n190 = op_i[0];
+  wire n191 = op_i[1];
+  wire n200 = op_i[0];
+  wire n201 = op_i[1];
+  wire n210 = op_i[0];
+  wire n211 = op_i[1];
+  wire [2:0] n228 = (op_i[2] ? 3'h4 : op_i);
+  wire [17:0] n251 = rom_rdata0_q[46:29];
+  wire [11:0] n253 = rom_rdata0_q[58:47];
+  wire [33:0] n255 = ({{17{1'b0}}, xlo_a_q} * {{17{1'b0}}, xlo_a_q});
+  wire n277 = tsel_a_q[0];
+  wire n278 = tsel_a_q[1];
+  wire n287 = tsel_a_q[0];
+  wire n288 = tsel_a_q[1];
+  wire [35:0] n299 = $unsigned($signed(({{18{n251[17]}}, n251} * {{19{1'b0}}, xlo_a_q})) >>> (tsel_a_q[2] ? (n278 ? (n277 ? 4'hb : 4'hb) : (n277 ? 4'hb : 4'hb)) : (n278 ? (n277 ? 4'hb : 4'hb) : (n277 ? 4'hd : 4'hb))));
+  wire [29:0] n302 = $unsigned($signed(({{18{n253[11]}}, n253} * {{13{1'b0}}, ((tsel_a_q == 3'h1) ? n255[33:17] : n255[31:15])})) >>> (tsel_a_q[2] ? (n288 ? (n287 ? 4'hd : 4'hd) : (n287 ? 4'hd : 4'hd)) : (n288 ? (n287 ? 4'hf : 4'he) : (n287 ? 4'hd : 4'he))));
+  wire [39:0] acc = ((({{11{1'b0}}, rom_rdata0_q[28:0]} + {{4{n299[35]}}, n299}) + {{10{n302[29]}}, n302}) + ({{32{lg2e_a_q[7]}}, lg2e_a_q} << 5'h1c));
+  wire n332 = acc_b_q[39];
+  wire [39:0] n335 = (n332 ? (40'h0000000000 - acc_b_q) : acc_b_q);
+  wire [63:0] n337 = {{24{1'b0}}, n335};
+  wire n341 = (|(n337 >> 7'h20));
+  wire [63:0] n344 = (n341 ? n337 : (n337 << 7'h20));
+  wire [5:0] n347 = (n341 ? 6'h00 : (6'h00 | 6'h20));
+  wire n350 = (|(n344 >> 7'h30));
+  wire [63:0] n353 = (n350 ? n344 : (n344 << 7'h10));
+  wire [5:0] n356 = (n350 ? n347 : (n347 | 6'h10));
+  wire n359 = (|(n353 >> 7'h38));
+  wire [63:0] n362 = (n359 ? n353 : (n353 << 7'h08));
+  wire [5:0] n365 = (n359 ? n356 : (n356 | 6'h08));
+  wire n368 = (|(n362 >> 7'h3c));
+  wire [63:0] n371 = (n368 ? n362 : (n362 << 7'h04));
+  wire [5:0] n374 = (n368 ? n365 : (n365 | 6'h04));
+  wire n377 = (|(n371 >> 7'h3e));
+  wire [63:0] n380 = (n377 ? n371 : (n371 << 7'h02));
+  wire [5:0] n383 = (n377 ? n374 : (n374 | 6'h02));
+  wire n386 = (|(n380 >> 7'h3f));
+  wire [63:0] n389 = (n386 ? n380 : (n380 << 7'h01));
+  wire [24:0] n397 = ({{1{1'b0}}, n389[63:40]} + {{24{1'b0}}, n389[39]});
+  wire n398 = n397[24];
+  wire [11:0] n405 = (((12'h03f - {{6{1'b0}}, (n386 ? n383 : (n383 | 6'h01))}) + {{2{off_b_q[9]}}, off_b_q}) + {{11{1'b0}}, n398});
+  wire [31:0] n410 = {(neg_b_q ^ n332), 31'h00000000};
   assign va_d = valid_i;
-  assign byp_a_d = (valid_i ? (op_i[2] ? (n160 ? (n159 ? 1'h1 : 1'h1) : (n159 ? n41 : n41)) : (n160 ? (n159 ? n12 : n24) : (n159 ? n24 : (n9 | n7)))) : byp_a_q);
-  assign val_a_d = (valid_i ? (op_i[2] ? (n170 ? (n169 ? (n14 ? 32'h40000000 : ((~(n4 < 8'h86)) ? (32'h40800000 | n11) : (n7 ? n11 : (n11 | {{1{1'b0}}, ({{1'h1, n5}, 7'h00} >> (8'h86 - n4))})))) : (n14 ? (32'h40000000 | n11) : (n9 ? (32'h40800000 | n11) : (n7 ? n11 : (n11 | {{7{1'b0}}, (((~(n4 < 8'h67)) & (n4 < 8'h98)) ? n125[72:48] : 25'h0000000)}))))) : (n169 ? (n12 ? 32'h7fffffff : 32'h00000000) : (n12 ? 32'h7fffffff : 32'h00000000))) : (n170 ? (n169 ? (x_i[23] ? (n3 ? 32'h00000000 : 32'h7f800000) : 32'h7fffffff) : (n14 ? 32'h7fffffff : (n7 ? 32'hff800000 : (n3 ? 32'h7fffffff : 32'h7f800000)))) : (n169 ? (n14 ? 32'h7fffffff : (n7 ? n16 : (n3 ? 32'h7fffffff : 32'h00000000))) : (n14 ? 32'h7fffffff : (n9 ? n11 : n16))))) : val_a_q);
-  assign xlo_a_d = (valid_i ? (op_i[2] ? (n190 ? (n189 ? n22 : n22) : (n189 ? n46 : n46)) : (n190 ? (n189 ? {{1{1'b0}}, n91[15:0]} : n22) : (n189 ? n5[16:0] : n22))) : xlo_a_q);
-  assign tsel_a_d = (valid_i ? n227 : tsel_a_q);
-  assign neg_a_d = (valid_i ? (op_i[2] ? (n200 ? (n199 ? 1'h0 : 1'h0) : (n199 ? n43 : n43)) : (n200 ? (n199 ? 1'h0 : 1'h0) : (n199 ? 1'h0 : n3))) : neg_a_q);
-  assign off_a_d = (valid_i ? (op_i[2] ? (n210 ? (n209 ? 10'h063 : 10'h063) : (n209 ? 10'h063 : 10'h063)) : (n210 ? (n209 ? (10'h063 + {{1{n92[8]}}, n92}) : 10'h063) : (n209 ? (10'h063 - $unsigned($signed(({{2{1'b0}}, n4} - 10'h07f)) >>> 1'h1)) : (10'h0e2 - {{2{1'b0}}, n4})))) : off_a_q);
+  assign byp_a_d = (valid_i ? (op_i[2] ? (n161 ? (n160 ? 1'h1 : 1'h1) : (n160 ? n41 : n41)) : (n161 ? (n160 ? n12 : n24) : (n160 ? n24 : (n9 | n7)))) : byp_a_q);
+  assign val_a_d = (valid_i ? (op_i[2] ? (n171 ? (n170 ? (n14 ? 32'h40000000 : ((~(n4 < 8'h86)) ? (32'h40800000 | n11) : (n7 ? n11 : (n11 | {{1{1'b0}}, ({{1'h1, n5}, 7'h00} >> (8'h86 - n4))})))) : (n14 ? (32'h40000000 | n11) : (n9 ? (32'h40800000 | n11) : (n7 ? n11 : (n11 | {{7{1'b0}}, (((~(n4 < 8'h67)) & (n4 < 8'ha0)) ? n126[56:32] : 25'h0000000)}))))) : (n170 ? (n12 ? 32'h7fffffff : 32'h00000000) : (n12 ? 32'h7fffffff : 32'h00000000))) : (n171 ? (n170 ? (x_i[23] ? (n3 ? 32'h00000000 : 32'h7f800000) : 32'h7fffffff) : (n14 ? 32'h7fffffff : (n7 ? 32'hff800000 : (n3 ? 32'h7fffffff : 32'h7f800000)))) : (n170 ? (n14 ? 32'h7fffffff : (n7 ? n16 : (n3 ? 32'h7fffffff : 32'h00000000))) : (n14 ? 32'h7fffffff : (n9 ? n11 : n16))))) : val_a_q);
+  assign xlo_a_d = (valid_i ? (op_i[2] ? (n191 ? (n190 ? n22 : n22) : (n190 ? n46 : n46)) : (n191 ? (n190 ? {{1{1'b0}}, n91[15:0]} : n22) : (n190 ? n5[16:0] : n22))) : xlo_a_q);
+  assign tsel_a_d = (valid_i ? n228 : tsel_a_q);
+  assign neg_a_d = (valid_i ? (op_i[2] ? (n201 ? (n200 ? 1'h0 : 1'h0) : (n200 ? n43 : n43)) : (n201 ? (n200 ? 1'h0 : 1'h0) : (n200 ? 1'h0 : n3))) : neg_a_q);
+  assign off_a_d = (valid_i ? (op_i[2] ? (n211 ? (n210 ? 10'h063 : 10'h063) : (n210 ? 10'h063 : 10'h063)) : (n211 ? (n210 ? (10'h063 + {{1{n92[8]}}, n92}) : 10'h063) : (n210 ? (10'h063 - $unsigned($signed(({{2{1'b0}}, n4} - 10'h07f)) >>> 1'h1)) : (10'h0e2 - {{2{1'b0}}, n4})))) : off_a_q);
   assign lg2e_a_d = (valid_i ? ((op_i == 3'h2) ? (n4 - 8'h7f) : 8'h00) : lg2e_a_q);
   assign vb_d = va_q;
   assign acc_b_d = (va_q ? acc : acc_b_q);
@@ -139,7 +140,7 @@ module sfu_unit_x0 (
   assign byp_b_d = (va_q ? byp_a_q : byp_b_q);
   assign val_b_d = (va_q ? val_a_q : val_b_q);
   assign vc_d = vb_q;
-  assign res_c_d = (vb_q ? (byp_b_q ? val_b_q : ((|n334) ? ((~($signed(n404) < $signed(12'h0ff))) ? (n409 | 32'h7f800000) : (($signed(n404) < $signed(12'h001)) ? n409 : (n409 | {{1{1'b0}}, {n404[7:0], (n397 ? 23'h000000 : n396[22:0])}}))) : 32'h00000000)) : res_c_q);
+  assign res_c_d = (vb_q ? (byp_b_q ? val_b_q : ((|n335) ? ((~($signed(n405) < $signed(12'h0ff))) ? (n410 | 32'h7f800000) : (($signed(n405) < $signed(12'h001)) ? n410 : (n410 | {{1{1'b0}}, {n405[7:0], (n398 ? 23'h000000 : n397[22:0])}}))) : 32'h00000000)) : res_c_q);
   assign valid_o = vc_q;
   assign res_o = res_c_q;
 
@@ -172,7 +173,7 @@ module sfu_unit_x0 (
   end
 
   always @(posedge clk_hot_i) begin
-    if (valid_i) rom_rdata0_q <= rom_q[{n227, (op_i[2] ? (n180 ? (n179 ? n20 : n20) : (n179 ? n44 : n44)) : (n180 ? (n179 ? n91[22:16] : n20) : (n179 ? {(~n4[0]), n5[22:17]} : n20)))}];
+    if (valid_i) rom_rdata0_q <= rom_q[{n228, (op_i[2] ? (n181 ? (n180 ? n20 : n20) : (n180 ? n44 : n44)) : (n181 ? (n180 ? n91[22:16] : n20) : (n180 ? {(~n4[0]), n5[22:17]} : n20)))}];
   end
 
   initial begin
@@ -1209,6 +1210,6 @@ module sfu_unit_x0 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{clk_core_i, n117, n125, n254, n30, n35, n388, n396, n91, rom_rdata0_q, x_i};
+  assign unused_signals = ^{clk_core_i, n114, n118, n126, n255, n30, n35, n389, n397, n91, rom_rdata0_q, x_i};
 
 endmodule

@@ -253,13 +253,16 @@ fn branch<B: Backend>(k: u64, c: &Common<B>, x: B::S<32>) -> Branch<B> {
             }
         }
         6 => {
-            // PRESIN: |x| * 0xA2F983, 2.23 fixed point mod 4.
+            // PRESIN: |x| * 0xA2F983 with the product's top 32 bits, 2.23
+            // fixed point mod 4. The angle is bits 32..56 of
+            // `p48[47:16] << (e - 103)`, i.e. `p48[47:16] * 2^(e - 135)`;
+            // outside e in [103, 160) no kept bit lands there.
             let m: B::S<24> = c.o1.concat::<23, 24>(frac);
             let p48: B::S<48> = m.mul::<24, 48>(lit::<B, _>(gsfu::TWO_OVER_PI));
-            let p96: B::S<96> = p48.zext();
-            let sh = e - lit::<B, _>(103); // s + 24, s = e - 127
-            let in_range = !e.ult(lit::<B, _>(103)) & e.ult(lit::<B, _>(152));
-            let ang = in_range.mux(p96.shl(sh.slice::<0, 6>()).slice::<48, 25>(), lit::<B, _>(0));
+            let top: B::S<96> = p48.slice::<16, 32>().zext();
+            let sh = e - lit::<B, _>(103);
+            let in_range = !e.ult(lit::<B, _>(103)) & e.ult(lit::<B, _>(160));
+            let ang = in_range.mux(top.shl(sh.slice::<0, 6>()).slice::<32, 25>(), lit::<B, _>(0));
             let presin_val = nan.mux(
                 lit::<B, 32>(gsfu::PRE_NAN as u64) | signw,
                 eff.mux(

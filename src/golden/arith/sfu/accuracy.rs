@@ -39,7 +39,8 @@ pub enum Func {
     Ex2,
     Sin,
     Cos,
-    /// sin over every finite input (exact Payne-Hanek reduction).
+    /// sin over every finite input (Tesla's PRESIN: large arguments lose
+    /// accuracy as on the GPU).
     SinWide,
     CosWide,
 }

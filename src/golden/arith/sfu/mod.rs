@@ -281,6 +281,9 @@ pub const PRESIN_BITS: u32 = 25;
 /// 2/pi as the 24-bit constant PRESIN multiplies by (`0xA2F983 / 2^24`,
 /// truncated).
 pub const TWO_OVER_PI: u64 = 0xA2_F983;
+/// Bits of the 48-bit PRESIN product (`m * TWO_OVER_PI`) that Tesla keeps:
+/// the top 32; the low 16 are dropped before the scaling by the exponent.
+pub const PRESIN_KEPT_BITS: u32 = 32;
 
 /// Range reduction for EX2, Tesla's format: sign in bit 31, `|x|`
 /// truncated toward zero to 7.23 fixed point in bits 29..0. The input is
@@ -339,13 +342,17 @@ pub fn ex2_with(t: &Table, v: u32) -> u32 {
     pack(false, t.eval(idx, xlo), n - t.f as i32)
 }
 
-/// Range reduction for SIN/COS, Tesla's format: `|x| * 2/pi` with the
-/// 24-bit significand multiplied by [`TWO_OVER_PI`] (an exact 48-bit
-/// product), truncated to 23 fraction bits and taken mod 4: a 2.23
-/// fixed-point angle in quarter periods in bits 24..0, sign in bit 31.
-/// Zeros and denormals give `sign | 0`; infinities [`PRE_INF`] `| sign`; NaN
-/// [`PRE_NAN`] `| sign`. Arguments beyond a few periods lose accuracy (the
-/// constant has 24 bits), as on the GPU.
+/// Range reduction for SIN/COS, Tesla's format: `|x| * 2/pi` as a 2.23
+/// fixed-point angle in quarter periods, mod 4, in bits 24..0, sign in
+/// bit 31. The 24-bit significand `m` times [`TWO_OVER_PI`] is a 48-bit
+/// product of which the hardware keeps only the top 32 bits
+/// ([`PRESIN_KEPT_BITS`]); that truncated product `P`, scaled by
+/// `2^(e - 151)` (`e` the biased exponent), is truncated to an integer and
+/// taken mod 2^25. Zeros and denormals give `sign | 0`; infinities
+/// [`PRE_INF`] `| sign`; NaN [`PRE_NAN`] `| sign`. Arguments beyond a few
+/// periods lose accuracy (the constant has 24 bits, the product keeps 32),
+/// as on the GPU; `|x| >= 2^33` (`e >= 160`) leaves no kept bit in the
+/// angle and gives 0.
 pub fn presin(x: u32) -> u32 {
     let (_, e, frac) = fields(x);
     let sign = x & 0x8000_0000;
@@ -358,15 +365,17 @@ pub fn presin(x: u32) -> u32 {
     if e == 0 {
         return sign;
     }
-    let p = ((frac | 0x80_0000) as u64 * TWO_OVER_PI) as u128; // 48 bits
-                                                               // |x| * 2/pi * 2^23 = p * 2^(e - 127 - 24); floor, mod 2^25.
-    let s = e - 127;
-    let a = if !(-24..=24).contains(&s) {
-        0 // below one LSB, or a multiple of 4 quarter periods
-    } else {
-        ((p << (s + 24)) >> 48) as u32 & ((1 << PRESIN_BITS) - 1)
+    // The 48-bit product and its top 32 bits; the angle is
+    // floor(kept * 2^(48 - 32) * 2^(e - 151)) mod 2^25.
+    let p = (frac | 0x80_0000) as u64 * TWO_OVER_PI;
+    let kept = p >> (48 - PRESIN_KEPT_BITS);
+    let t = e - 151 + (48 - PRESIN_KEPT_BITS) as i32;
+    let a = match t {
+        0..=24 => kept << t,
+        -31..=-1 => kept >> -t,
+        _ => 0, // only multiples of 4 quarter periods, or below one LSB
     };
-    sign | a
+    sign | (a as u32 & ((1 << PRESIN_BITS) - 1))
 }
 
 /// `sin(pi/2 * (q + r / 2^23))` for a 2.23 angle `a` (`q` = bits 24..23,

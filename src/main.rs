@@ -312,9 +312,11 @@ enum Cmd {
         config: String,
     },
     /// Fuzz every input reader (assembler, program loader + disassembler,
-    /// config loader, TestFloat parser, `smrtl run`) in a worker process;
-    /// report cases per target and every panic, abort, hang or round-trip
-    /// failure with a reproducer file (exit 2 on a finding). docs/fuzz.md.
+    /// config loader, TestFloat parser, `smrtl run`; `smrtl run --rtl` with
+    /// `--targets rtl`) in a worker process; report cases per target and
+    /// every panic, abort, hang, round-trip failure, error naming no place
+    /// or lock-step failure of a valid program with a reproducer file (exit
+    /// 2 on a finding). docs/fuzz.md.
     Fuzz(FuzzArgs),
     /// Regenerate the SFU coefficient tables (src/golden/arith/sfu/tables.rs).
     GenSfuTables {
@@ -628,7 +630,8 @@ struct FuzzArgs {
     /// Per-case timeout in milliseconds (a slower case is a hang).
     #[arg(long, default_value_t = 10_000)]
     timeout_ms: u64,
-    /// Targets, comma separated (default: all; see docs/fuzz.md).
+    /// Targets, comma separated: asm, bin, config, testfloat, run, rtl
+    /// (default: all but rtl, the slow RTL SM target; see docs/fuzz.md).
     #[arg(long, value_delimiter = ',')]
     targets: Vec<String>,
     /// Folder for reproducer files.

@@ -1,7 +1,8 @@
-//! The standing robustness check: a few thousand fuzz cases
-//! over every target in-process (seconds), plus regressions for rough
-//! edges the driver or a newcomer found that live outside one module.
-//! Long runs: `smrtl fuzz --seconds 3600` (docs/fuzz.md).
+//! The standing robustness check: a few thousand fuzz cases over every
+//! target of the default run in-process (seconds), a few cases of the RTL
+//! SM target, plus regressions for rough edges the driver or a newcomer
+//! found that live outside one module. Long runs: `smrtl fuzz --seconds
+//! 3600` and `smrtl fuzz --targets rtl --seconds 3600` (docs/fuzz.md).
 
 use std::time::Duration;
 
@@ -10,7 +11,8 @@ use smrtl::golden::arith::{tesla, Round};
 
 #[test]
 fn fuzz_smoke_every_target_no_findings() {
-    let targets = fuzz::all_targets();
+    let targets = fuzz::select_targets(&[]).unwrap();
+    assert_eq!(targets.len(), 5, "the default run: every target but rtl");
     let dir = tempfile::tempdir().unwrap();
     let rep = fuzz::run_in_process(&targets, 14, 3000, Duration::from_secs(5), Some(dir.path()));
     println!("{rep}");
@@ -44,6 +46,59 @@ fn fuzz_cli_reports_counts_per_target() {
         !o.status.success() && e.contains("unknown fuzz target `nope`") && e.contains("asm"),
         "{e}"
     );
+}
+
+/// A short run of the RTL SM target: both kinds of case (mutated kernels
+/// with small cycle budgets, valid random programs lock-step) and no
+/// finding.
+#[test]
+fn fuzz_rtl_target_smoke() {
+    let targets = fuzz::select_targets(&["rtl".to_string()]).unwrap();
+    let corpus = fuzz::Corpus::new();
+    let (seed, n) = (37, 16);
+    let progen = (0..n)
+        .filter(|&c| {
+            fuzz::case_input(&targets, &corpus, seed, c)
+                .1
+                .starts_with(b"; fuzz-rtl progen")
+        })
+        .count();
+    assert!(progen >= 3 && progen <= n as usize - 3, "{progen} progen cases of {n}");
+    let dir = tempfile::tempdir().unwrap();
+    let t = std::time::Instant::now();
+    let rep = fuzz::run_in_process(&targets, seed, n, Duration::from_secs(20), Some(dir.path()));
+    println!("{rep}({progen} progen cases, {:.1} s)", t.elapsed().as_secs_f64());
+    assert_eq!(rep.tried, vec![("rtl", n)]);
+    for k in Kind::ALL {
+        assert_eq!(rep.count(k), 0, "{rep}");
+    }
+}
+
+/// The RTL target's checks can fail: a valid program that cannot finish
+/// within its cycle budget is a `lockstep` finding whose message says how
+/// to replay it; a launch the SM refuses is an error with its place (no
+/// finding).
+#[test]
+fn fuzz_rtl_target_reports_a_lockstep_failure_with_its_replay() {
+    let t = fuzz::rtl::RtlTarget;
+    let corpus = fuzz::Corpus::new();
+    let input = b"; fuzz-rtl progen --config gt200 --seed 5 --max-cycles 300 --gmem-latency 4\n";
+    let f = fuzz::Target::execute(&t, input, &corpus).unwrap_err();
+    assert_eq!(f.kind, Kind::Lockstep, "{}", f.msg);
+    assert!(f.msg.contains("cycle budget of 300"), "{}", f.msg);
+    assert!(
+        f.msg.contains("smrtl progen --config gt200 --seed 5")
+            && f.msg.contains("--rtl --max-cycles 300 --gmem-latency 4"),
+        "{}",
+        f.msg
+    );
+    // The same program with a budget it fits in runs clean.
+    let ok = b"; fuzz-rtl progen --config gt200 --seed 5 --max-cycles 400000 --gmem-latency 4\n";
+    assert_eq!(fuzz::Target::execute(&t, ok, &corpus), Ok(()));
+    // A block the SM's launch port cannot hold: an error naming the launch.
+    let big = b"; fuzz-run --config gt200 --grid 1 --block 4096 --gmem-size 4096 --budget 100 --rtl --max-cycles 100\n\
+.kernel k\n.regs 2\nEXIT\n";
+    assert_eq!(fuzz::Target::execute(&t, big, &corpus), Ok(()));
 }
 
 /// The product of two FP32 normals truncated to 24 significant bits,

@@ -5,7 +5,8 @@
 //!
 //! * [`targets`]: the [`Target`] trait and the targets (assembler,
 //!   program loader + disassembler, config loader, TestFloat parser,
-//!   `smrtl run` on the golden model). A new tool plugs in by implementing
+//!   `smrtl run` on the golden model, `smrtl run --rtl` on the RTL SM in
+//!   [`rtl`]). A new tool plugs in by implementing
 //!   `Target` and adding it to [`all_targets`].
 //! * [`mutate`]: the text and binary mutators.
 //!
@@ -25,6 +26,7 @@
 //!   worker after it.
 
 pub mod mutate;
+pub mod rtl;
 pub mod targets;
 
 use std::cell::RefCell;
@@ -39,7 +41,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-pub use targets::{all_targets, Corpus, Target};
+pub use targets::{all_targets, Corpus, Failure, Target};
 
 /// What went wrong in a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,17 +49,32 @@ pub enum Kind {
     Panic,
     Abort,
     Hang,
+    /// A round-trip property failed (disassembly, config printing).
     RoundTrip,
+    /// An error message that names no place (`rtl::names_place`).
+    NoPlace,
+    /// A valid program failed on the RTL SM (divergence from the golden
+    /// model, an SM error, or no end within the cycle budget).
+    Lockstep,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Panic, Kind::Abort, Kind::Hang, Kind::RoundTrip];
+    pub const ALL: [Kind; 6] = [
+        Kind::Panic,
+        Kind::Abort,
+        Kind::Hang,
+        Kind::RoundTrip,
+        Kind::NoPlace,
+        Kind::Lockstep,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Kind::Panic => "panic",
             Kind::Abort => "abort",
             Kind::Hang => "hang",
             Kind::RoundTrip => "roundtrip",
+            Kind::NoPlace => "noplace",
+            Kind::Lockstep => "lockstep",
         }
     }
     fn parse(s: &str) -> Option<Kind> {
@@ -180,7 +197,7 @@ fn quiet_panics() {
     });
 }
 
-/// Run one input through one target; a panic or a round-trip failure is a
+/// Run one input through one target; a panic or a failed property is a
 /// finding. Only panics in fuzzed code are silenced: the hook records while
 /// a case is running.
 pub fn execute_case(target: &dyn Target, input: &[u8], corpus: &Corpus) -> Option<(Kind, String)> {
@@ -190,7 +207,7 @@ pub fn execute_case(target: &dyn Target, input: &[u8], corpus: &Corpus) -> Optio
     let msg = PANIC_MSG.with(|m| m.borrow_mut().take());
     match r {
         Ok(Ok(())) => None,
-        Ok(Err(why)) => Some((Kind::RoundTrip, why)),
+        Ok(Err(f)) => Some((f.kind, f.msg)),
         Err(_) => Some((Kind::Panic, msg.unwrap_or_else(|| "panic".into()))),
     }
 }
@@ -208,11 +225,12 @@ pub fn write_reproducer(dir: &Path, target: &dyn Target, case: u64, input: &[u8]
     file
 }
 
-/// Which targets to run: all, or those named (error names the unknown one).
+/// Which targets to run: those named (error names the unknown one), or
+/// with no names every target of the default run (all but `rtl`).
 pub fn select_targets(names: &[String]) -> Result<Vec<Box<dyn Target>>, String> {
     let all = all_targets();
     if names.is_empty() {
-        return Ok(all);
+        return Ok(all.into_iter().filter(|t| t.in_default_run()).collect());
     }
     let known: Vec<&str> = all.iter().map(|t| t.name()).collect();
     for n in names {
@@ -438,7 +456,7 @@ mod tests {
         fn generate(&self, _rng: &mut SmallRng, _c: &Corpus) -> Vec<u8> {
             b"x".to_vec()
         }
-        fn execute(&self, input: &[u8], _c: &Corpus) -> Result<(), String> {
+        fn execute(&self, input: &[u8], _c: &Corpus) -> Result<(), Failure> {
             let v: Vec<u8> = Vec::new();
             // Index out of bounds: a panic the driver must catch and report.
             let _ = v[input.len()];

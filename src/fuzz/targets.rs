@@ -11,6 +11,8 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 
 use super::mutate::{mutate_bytes, mutate_text, random_bytes, tokens, INTERESTING_NUMBERS};
+pub use super::rtl::RtlTarget;
+use super::Kind;
 use crate::golden::arith::{Round, Tininess};
 use crate::golden::isa::{Op as IsaOp, Program};
 use crate::golden::testfloat::{self, Op as TfOp};
@@ -115,9 +117,33 @@ pub trait Target: Send + Sync {
     fn ext(&self) -> &'static str;
     /// One input, deterministic in `rng`.
     fn generate(&self, rng: &mut SmallRng, c: &Corpus) -> Vec<u8>;
-    /// Run one input. `Ok` when the tool accepted it or gave an error;
-    /// `Err(why)` when a round-trip property failed.
-    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), String>;
+    /// Run one input. `Ok` when the tool accepted it or gave a clear
+    /// error; `Err` when a property failed (a round trip, an error that
+    /// names no place, a lock-step divergence on a valid program).
+    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), Failure>;
+    /// Whether a run without `--targets` includes this target (`false`
+    /// for a target much slower per case than the others).
+    fn in_default_run(&self) -> bool {
+        true
+    }
+}
+
+/// A broken property found by a target (a panic, an abort and a hang are
+/// found by the driver).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: Kind,
+    pub msg: String,
+}
+
+/// A plain message is a failed round trip.
+impl From<String> for Failure {
+    fn from(msg: String) -> Failure {
+        Failure {
+            kind: Kind::RoundTrip,
+            msg,
+        }
+    }
 }
 
 /// Every target, in report order.
@@ -128,6 +154,7 @@ pub fn all_targets() -> Vec<Box<dyn Target>> {
         Box::new(ConfigTarget),
         Box::new(TestfloatTarget),
         Box::new(RunTarget),
+        Box::new(RtlTarget),
     ]
 }
 
@@ -163,6 +190,21 @@ pub struct RunOpts {
     pub params: Vec<String>,
     pub gmem_size: usize,
     pub budget: u64,
+    /// `smrtl run --rtl` options (the `rtl` target; `None`: not written).
+    pub rtl: Option<RtlRunOpts>,
+}
+
+/// The `--rtl` options of a run case: the core-cycle budget and the
+/// global memory model (`None`: the preset's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RtlRunOpts {
+    pub max_cycles: u64,
+    /// Latency in core cycles (at least 1).
+    pub gmem_latency: Option<u32>,
+    /// Bandwidth in whole bytes per core cycle (at least 1).
+    pub gmem_bandwidth: Option<u32>,
+    /// Out-of-order responses drawn from this seed.
+    pub gmem_ooo_seed: Option<u64>,
 }
 
 impl RunOpts {
@@ -179,6 +221,18 @@ impl RunOpts {
             self.gmem_size,
             self.budget
         );
+        if let Some(r) = &self.rtl {
+            s.push_str(&format!(" --rtl --max-cycles {}", r.max_cycles));
+            if let Some(l) = r.gmem_latency {
+                s.push_str(&format!(" --gmem-latency {l}"));
+            }
+            if let Some(b) = r.gmem_bandwidth {
+                s.push_str(&format!(" --gmem-bandwidth {b}"));
+            }
+            if let Some(x) = r.gmem_ooo_seed {
+                s.push_str(&format!(" --gmem-ooo-seed {x}"));
+            }
+        }
         for p in &self.params {
             s.push_str(" --param ");
             s.push_str(p);
@@ -196,13 +250,31 @@ impl RunOpts {
             params: Vec::new(),
             gmem_size: 4096,
             budget: 5000,
+            rtl: None,
         };
         let Some(rest) = text.lines().next().and_then(|l| l.strip_prefix(Self::TAG)) else {
             return o;
         };
-        let words: Vec<&str> = rest.split_whitespace().collect();
+        let mut words: Vec<&str> = rest.split_whitespace().collect();
+        // `--rtl` is the one flag without a value.
+        if let Some(k) = words.iter().position(|w| *w == "--rtl") {
+            words.remove(k);
+            o.rtl = Some(RtlRunOpts {
+                max_cycles: 5000,
+                gmem_latency: None,
+                gmem_bandwidth: None,
+                gmem_ooo_seed: None,
+            });
+        }
         for w in words.chunks(2) {
             let [k, v] = w else { break };
+            match (*k, o.rtl.as_mut()) {
+                ("--max-cycles", Some(r)) => r.max_cycles = v.parse().unwrap_or(5000).min(10_000_000),
+                ("--gmem-latency", Some(r)) => r.gmem_latency = v.parse().ok().filter(|&l| l >= 1),
+                ("--gmem-bandwidth", Some(r)) => r.gmem_bandwidth = v.parse().ok().filter(|&b| b >= 1),
+                ("--gmem-ooo-seed", Some(r)) => r.gmem_ooo_seed = v.parse().ok(),
+                _ => {}
+            }
             match *k {
                 "--config" => o.config = v.to_string(),
                 "--grid" => o.grid = v.to_string(),
@@ -255,7 +327,7 @@ impl Target for AsmTarget {
         let (_, src) = pick(rng, &c.kernels);
         mutate_text(rng, src.as_bytes(), &c.asm_dict, &c.kernel_texts())
     }
-    fn execute(&self, input: &[u8], _c: &Corpus) -> Result<(), String> {
+    fn execute(&self, input: &[u8], _c: &Corpus) -> Result<(), Failure> {
         let src = match asm::source_from_bytes(input, "fuzz.s") {
             Ok(s) => s,
             Err(e) => {
@@ -264,7 +336,7 @@ impl Target for AsmTarget {
             }
         };
         match asm::assemble_all(&src, "fuzz.s") {
-            Ok(p) => disasm_round_trip(&p),
+            Ok(p) => disasm_round_trip(&p).map_err(Failure::from),
             Err(errs) => {
                 for e in errs {
                     let _ = e.render(&src);
@@ -297,7 +369,7 @@ impl Target for BinTarget {
         let base = pick(rng, &c.bins).clone();
         mutate_bytes(rng, &base, &others)
     }
-    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), String> {
+    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), Failure> {
         let p = match Program::from_bytes(input) {
             Ok(p) => p,
             Err(e) => {
@@ -306,7 +378,7 @@ impl Target for BinTarget {
             }
         };
         if p.to_bytes() != input {
-            return Err("the loader accepted a file that it writes back differently".into());
+            return Err(String::from("the loader accepted a file that it writes back differently").into());
         }
         disasm_round_trip(&p)?;
         let o = RunOpts {
@@ -316,6 +388,7 @@ impl Target for BinTarget {
             params: vec!["1".into(); p.params.len()],
             gmem_size: 4096,
             budget: 5000,
+            rtl: None,
         };
         for cfg in &c.cfgs {
             run_program(cfg, &p, &o);
@@ -344,7 +417,7 @@ impl Target for ConfigTarget {
         let base = pick(rng, &c.presets).clone();
         mutate_text(rng, base.as_bytes(), &c.cfg_dict, &others)
     }
-    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), String> {
+    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), Failure> {
         let Ok(text) = std::str::from_utf8(input) else {
             return Ok(());
         };
@@ -358,8 +431,8 @@ impl Target for ConfigTarget {
         let printed = toml::to_string(&cfg).map_err(|e| format!("a valid config does not print: {e}"))?;
         match SmConfig::from_toml(&printed, "printed.toml") {
             Ok(back) if back == cfg => {}
-            Ok(_) => return Err(format!("printed config loads back different:\n{printed}")),
-            Err(e) => return Err(format!("printed config does not load: {e}\n{printed}")),
+            Ok(_) => return Err(format!("printed config loads back different:\n{printed}").into()),
+            Err(e) => return Err(format!("printed config does not load: {e}\n{printed}").into()),
         }
         let (file, src) = c.kernels[0];
         if let Ok(p) = asm::assemble(src, file) {
@@ -370,6 +443,7 @@ impl Target for ConfigTarget {
                 params: vec!["0".into(), "0".into(), "0".into(), "64".into()],
                 gmem_size: 1024,
                 budget: 2000,
+                rtl: None,
             };
             run_program(&cfg, &p, &o);
         }
@@ -424,7 +498,7 @@ impl Target for TestfloatTarget {
         }
         mutate_text(rng, text.as_bytes(), &dict, &[])
     }
-    fn execute(&self, input: &[u8], _c: &Corpus) -> Result<(), String> {
+    fn execute(&self, input: &[u8], _c: &Corpus) -> Result<(), Failure> {
         let split = input.iter().position(|&b| b == b'\n').unwrap_or(input.len());
         let head = String::from_utf8_lossy(&input[..split]);
         let mut words = head.split_whitespace();
@@ -456,79 +530,12 @@ impl Target for RunTarget {
         "s"
     }
     fn generate(&self, rng: &mut SmallRng, c: &Corpus) -> Vec<u8> {
-        let (file, src) = *pick(rng, &c.kernels);
-        let src = if rng.gen_bool(0.5) {
-            mutate_text(rng, src.as_bytes(), &c.asm_dict, &c.kernel_texts())
-        } else {
-            src.as_bytes().to_vec()
-        };
-        let nparams = std::str::from_utf8(&src)
-            .ok()
-            .and_then(|s| asm::assemble(s, file).ok())
-            .map_or(0, |p| p.params.len());
-        let dims = [
-            "1",
-            "2",
-            "3",
-            "7",
-            "32",
-            "33",
-            "64",
-            "100",
-            "256",
-            "512",
-            "1024",
-            "2048",
-            "0",
-            "-1",
-            "1,1",
-            "4,4",
-            "16,16",
-            "8,8,8",
-            "1000000,16",
-            "4294967295",
-            "65536,65536",
-            "1,2,3,4",
-            "x",
-            "",
-        ];
-        let nparams = if rng.gen_bool(0.9) {
-            nparams
-        } else {
-            rng.gen_range(0..6)
-        };
-        let params = (0..nparams)
-            .map(|_| {
-                let v = if rng.gen_bool(0.6) {
-                    rng.gen_range(0..8192u32).to_string()
-                } else {
-                    pick(rng, INTERESTING_NUMBERS).to_string()
-                };
-                if v.is_empty() {
-                    "0".to_string()
-                } else {
-                    v
-                }
-            })
-            .collect();
-        let o = RunOpts {
-            config: pick(rng, &["tesla", "gt200", "fermi", "gpucc"]).to_string(),
-            grid: pick(rng, &dims[..14]).to_string(),
-            block: if rng.gen_bool(0.2) {
-                pick(rng, &dims)
-            } else {
-                pick(rng, &dims[..12])
-            }
-            .to_string(),
-            params,
-            gmem_size: *pick(rng, &[0, 4, 1024, 4096, 65536, 1 << 20]),
-            budget: *pick(rng, &[0, 1, 100, 2000, 5000]),
-        };
+        let (o, src) = run_case(rng, c);
         let mut out = o.header().into_bytes();
         out.extend_from_slice(&src);
         out
     }
-    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), String> {
+    fn execute(&self, input: &[u8], c: &Corpus) -> Result<(), Failure> {
         let Ok(src) = asm::source_from_bytes(input, "fuzz.s") else {
             return Ok(());
         };
@@ -542,4 +549,80 @@ impl Target for RunTarget {
         run_program(cfg, &p, &o);
         Ok(())
     }
+}
+
+/// A `run` case: a kernel (half of them mutated) and random launch
+/// options (shapes from small to absurd, parameters around the edges).
+/// The `rtl` target draws its kernels and launches here too.
+pub fn run_case(rng: &mut SmallRng, c: &Corpus) -> (RunOpts, Vec<u8>) {
+    let (file, src) = *pick(rng, &c.kernels);
+    let src = if rng.gen_bool(0.5) {
+        mutate_text(rng, src.as_bytes(), &c.asm_dict, &c.kernel_texts())
+    } else {
+        src.as_bytes().to_vec()
+    };
+    let nparams = std::str::from_utf8(&src)
+        .ok()
+        .and_then(|s| asm::assemble(s, file).ok())
+        .map_or(0, |p| p.params.len());
+    let dims = [
+        "1",
+        "2",
+        "3",
+        "7",
+        "32",
+        "33",
+        "64",
+        "100",
+        "256",
+        "512",
+        "1024",
+        "2048",
+        "0",
+        "-1",
+        "1,1",
+        "4,4",
+        "16,16",
+        "8,8,8",
+        "1000000,16",
+        "4294967295",
+        "65536,65536",
+        "1,2,3,4",
+        "x",
+        "",
+    ];
+    let nparams = if rng.gen_bool(0.9) {
+        nparams
+    } else {
+        rng.gen_range(0..6)
+    };
+    let params = (0..nparams)
+        .map(|_| {
+            let v = if rng.gen_bool(0.6) {
+                rng.gen_range(0..8192u32).to_string()
+            } else {
+                pick(rng, INTERESTING_NUMBERS).to_string()
+            };
+            if v.is_empty() {
+                "0".to_string()
+            } else {
+                v
+            }
+        })
+        .collect();
+    let o = RunOpts {
+        config: pick(rng, &["tesla", "gt200", "fermi", "gpucc"]).to_string(),
+        grid: pick(rng, &dims[..14]).to_string(),
+        block: if rng.gen_bool(0.2) {
+            pick(rng, &dims)
+        } else {
+            pick(rng, &dims[..12])
+        }
+        .to_string(),
+        params,
+        gmem_size: *pick(rng, &[0, 4, 1024, 4096, 65536, 1 << 20]),
+        budget: *pick(rng, &[0, 1, 100, 2000, 5000]),
+        rtl: None,
+    };
+    (o, src)
 }

@@ -104,7 +104,7 @@ fn pick<'a, T>(rng: &mut SmallRng, v: &'a [T]) -> &'a T {
 /// as `smrtl run --rtl` runs by default).
 fn rtl_options(cfg: &SmConfig, r: &RtlRunOpts) -> RtlOptions {
     let gmem = (r.gmem_latency.is_some() || r.gmem_bandwidth.is_some() || r.gmem_ooo_seed.is_some()).then(|| {
-        let mut g = GmemConfig::preset(&cfg.name);
+        let mut g = GmemConfig::of(cfg);
         if let Some(l) = r.gmem_latency {
             g.latency = l;
         }

@@ -81,7 +81,7 @@ pub enum BlockName {
     /// L1 data cache between the LSU and the global port: `l1_bytes` (must
     /// be 16 KB: Fermi), `l1_ways`, `l1_latency`.
     L1,
-    /// The whole SM of the preset (`src/sm/top.rs`).
+    /// The whole SM of the preset (`src/sm/top/`).
     Sm,
 }
 

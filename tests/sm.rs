@@ -1,4 +1,4 @@
-//! The RTL SM (`src/sm/top.rs`) running the benchmark kernels lock-step
+//! The RTL SM (`src/sm/top/`) running the benchmark kernels lock-step
 //! against the golden model (`smrtl run --rtl`): every issued warp
 //! instruction, every write-back and the final global memory are checked
 //! (`sm::run`), and the final image against the kernel's host reference.
@@ -505,4 +505,25 @@ fn undefined_shared_loads_are_accepted_and_adopted() {
         // The RTL does not clear a window: later CTAs saw earlier CTAs' words.
         assert!(reused > 0, "{preset}: no CTA read a reused window");
     }
+}
+
+/// The SM top is generic in the number of schedulers (one SP group each;
+/// the units accept 1 or 2 at compile time) and takes the count its config
+/// states: another count is an error naming both, not a wrong SM.
+#[test]
+fn sm_top_rejects_a_config_of_another_scheduler_count() {
+    use smrtl::sm::top::SmTop;
+    let fermi = SmConfig::load("fermi").unwrap();
+    let gt200 = SmConfig::load("gt200").unwrap();
+    // fermi's shape (two schedulers), gt200's config (one).
+    let e = SmTop::<48, 2, 24, 2, 8, 8, 256, 7, 5, 9, 5>::new(&gt200)
+        .err()
+        .expect("a config of one scheduler on a top of two must be refused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("SM top for config `gt200`: warp_schedulers = 1 for an SM top of 2 schedulers"),
+        "{msg}"
+    );
+    // The shape the preset uses is accepted.
+    assert!(SmTop::<48, 2, 24, 2, 8, 8, 256, 7, 5, 9, 5>::new(&fermi).is_ok());
 }

@@ -723,6 +723,12 @@ struct GoldenRun {
     /// Print each retired warp instruction to stderr.
     #[arg(long)]
     trace: bool,
+    /// A read of a shared-memory word its CTA never wrote (undefined at CTA
+    /// start) is an error that stops the run (default: a warning with a
+    /// count and the first few places). With --rtl it needs the golden
+    /// check (not with --no-check).
+    #[arg(long)]
+    strict_init: bool,
     /// Run on the RTL SM (lock-step against the golden model) and print
     /// its performance report.
     #[arg(long)]
@@ -842,6 +848,7 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
             return Err(e);
         }
     };
+    g.set_strict_init(a.strict_init);
     let result = if a.trace {
         g.set_budget(a.budget);
         loop {
@@ -931,6 +938,9 @@ fn rtl_run(
     if window.is_some() && a.vcd.is_none() {
         anyhow::bail!("--vcd-window needs --vcd PATH");
     }
+    if a.strict_init && a.no_check {
+        anyhow::bail!("--strict-init needs the golden model's check, which --no-check turns off");
+    }
     // `--vcd x.fst`: the simulator writes `x.fst.vcd`, converted at the end.
     let fst = a.vcd.as_ref().filter(|p| p.extension().is_some_and(|e| e == "fst"));
     let vcd_path = match fst {
@@ -953,6 +963,7 @@ fn rtl_run(
             EngineArg::Verilator => smrtl::sm::run::Engine::Verilator,
             EngineArg::Lockstep => smrtl::sm::run::Engine::Lockstep,
         },
+        strict_init: a.strict_init,
     };
     let r = smrtl::sm::run::run_program(cfg, prog, launch, gmem, &opts);
     let (report, image, err) = match r {

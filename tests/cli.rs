@@ -241,6 +241,8 @@ fn kernels_command_runs_checks_and_writes_cases() {
         "kernels",
         "vadd",
         "histogram",
+        "transpose_naive",
+        "transpose_padded",
         "--config",
         "fermi",
         "--cases",
@@ -249,9 +251,12 @@ fn kernels_command_runs_checks_and_writes_cases() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}{}", stderr(&o));
     assert!(out.contains("preset fermi"), "{out}");
-    // vadd has 3 shapes, histogram 3: every one checked against its host reference.
-    assert!(out.contains("6 passed, 0 failed"), "{out}");
-    assert_eq!(out.matches(" PASS").count(), 6, "{out}");
+    // vadd has 3 shapes, histogram 3, each transpose 2 (one with partial
+    // tiles): every one checked against its host reference, none reading
+    // shared memory its CTA never wrote.
+    assert!(out.contains("10 passed, 0 failed"), "{out}");
+    assert_eq!(out.matches(" PASS").count(), 10, "{out}");
+    assert!(!out.contains("warning"), "{out}");
     // The written case reproduces through `smrtl run`.
     let cmd = std::fs::read_to_string(cases.join("vadd-fermi-0.cmd")).unwrap();
     let args: Vec<&str> = cmd.trim().split(' ').skip(2).collect();
@@ -352,4 +357,114 @@ fn rtl_run_writes_fst_when_asked() {
         g.contains("[dumpfile] \"demo.fst\"") && g.contains("-u_sched0 ("),
         "{g}"
     );
+}
+
+/// A 64-bin histogram that never zeroes its shared bins: every `ATOMS.ADD`
+/// and every `LDS` of a bin reads a word its CTA never wrote.
+const HIST_NOZERO: &str = ".kernel histogram_nozero
+.regs 8
+.shared 256
+.param keys
+.param hist
+.param n
+    S2R R0, SR_TID.X
+    S2R R1, SR_CTAID.X
+    S2R R2, SR_NTID.X
+    IMAD R3, R1, R2, R0
+    LDC R4, c[n]
+    ISETP.LT.U32 P0, R3, R4
+    SHL R5, R3, 2
+    LDC R6, c[keys]
+    IADD R5, R5, R6
+    @P0 LDG R5, [R5]
+    AND R5, R5, 63
+    SHL R5, R5, 2
+    MOV R6, 1
+    @P0 ATOMS.ADD RZ, [R5], R6
+    BAR
+    ISETP.LT P1, R0, 64
+    SHL R5, R0, 2
+    @P1 LDS R6, [R5]
+    LDC R7, c[hist]
+    IADD R5, R5, R7
+    @P1 ATOMG.ADD RZ, [R5], R6
+    EXIT
+";
+
+/// Reads of shared words the CTA never wrote: a warning with the counts and
+/// the first places on the golden model and on the RTL SM (the run
+/// succeeds), an error naming the place with `--strict-init` (the output
+/// image and the report still written).
+#[test]
+fn uninitialized_shared_reads_warn_and_strict_init_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("hist.s");
+    std::fs::write(&k, HIST_NOZERO).unwrap();
+    // 256 keys 5i + 3 at byte 0, the global histogram at 1024.
+    let mut img: Vec<u8> = (0..256u32).flat_map(|i| (5 * i + 3).to_le_bytes()).collect();
+    img.resize(1280, 0);
+    let input = dir.path().join("in.bin");
+    std::fs::write(&input, &img).unwrap();
+    let out = dir.path().join("out.bin");
+    let rep = dir.path().join("rep.txt");
+    let base = [
+        "run",
+        k.to_str().unwrap(),
+        "--grid",
+        "4",
+        "--block",
+        "64",
+        "--param",
+        "keys=0",
+        "--param",
+        "hist=1024",
+        "--param",
+        "n=256",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    // 256 ATOMS lanes (8 warp instructions) and 256 LDS lanes (8).
+    let counts = "warning: 512 lanes in 16 warp instructions read shared-memory words their CTA never wrote";
+    let first = "cta 0 (0,0), warp 0, lane 0, pc 13, line 20: ATOMS reads shared memory at 0xc, a word this CTA \
+                 never wrote (undefined at CTA start; 32 lanes of the instruction read such words)";
+    for (config, rtl) in [
+        ("gt200", &[][..]),
+        ("gt200", &["--rtl", "--report", rep.to_str().unwrap()][..]),
+        ("fermi", &["--rtl"][..]),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(["--config", config]);
+        args.extend(rtl);
+        let _ = std::fs::remove_file(&out);
+        let o = smrtl(&args);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{config} {rtl:?}: {text}{}", stderr(&o));
+        assert!(
+            text.contains(counts) && text.contains(first),
+            "{config} {rtl:?}: {text}"
+        );
+        assert!(
+            text.contains("... and 11 more warp instructions"),
+            "{config} {rtl:?}: {text}"
+        );
+        assert_eq!(std::fs::read(&out).unwrap().len(), 1280);
+        args.push("--strict-init");
+        let _ = std::fs::remove_file(&out);
+        let _ = std::fs::remove_file(&rep);
+        let o = smrtl(&args);
+        assert_clean_failure(&o, &[first, "--strict-init"][..if rtl.is_empty() { 1 } else { 2 }]);
+        assert_eq!(
+            std::fs::read(&out).unwrap().len(),
+            1280,
+            "{config} {rtl:?}: no output image"
+        );
+        if rtl.contains(&"--report") {
+            assert!(std::fs::read_to_string(&rep).unwrap().contains("cycles:"), "no report");
+        }
+    }
+    let mut args = base.to_vec();
+    args.extend(["--rtl", "--no-check", "--strict-init"]);
+    assert_clean_failure(&smrtl(&args), &["--strict-init needs the golden model's check"]);
 }

@@ -3,7 +3,8 @@
 //! shapes (partial CTAs and warps where the kernel allows them), on the
 //! gt200 preset and, for the FP32 add flavour and the FFMA kernels, on
 //! fermi. A kernel whose multiply-add the preset lacks (FFMA on gt200,
-//! FMAD on fermi) must stop with that error instead.
+//! FMAD on fermi) must stop with that error instead. No kernel reads a
+//! shared-memory word its CTA has not written (undefined at CTA start).
 //!
 //! Run: `cargo test --test kernels` (`-- --nocapture` prints the
 //! instruction counts and run times).
@@ -26,6 +27,15 @@ fn run_case(cfg: &SmConfig, case: &Case) -> Stats {
     if let Err(m) = case.check(&out) {
         panic!("{m}");
     }
+    // The project's kernels write every shared word before reading it.
+    assert_eq!(
+        stats.uninit.lanes,
+        0,
+        "{} [{}]: {}",
+        case.label,
+        cfg.name,
+        stats.uninit.render("golden model")
+    );
     eprintln!(
         "{} [{}]: ok, {} warp instrs, {} thread instrs, {:.2} s",
         case.label,
@@ -338,16 +348,19 @@ fn lacks(cfg: &SmConfig, source: &str, file: &str) -> bool {
 }
 
 /// Run one case on gt200 (fermi for FFMA kernels, whose host references
-/// do not depend on the FADD flavour) and report a mismatch or a model
-/// error as text.
+/// do not depend on the FADD flavour) and report a mismatch, a model
+/// error or a read of a never-written shared word as text.
 fn outcome(case: &Case) -> Result<(), String> {
     let mut cfg = SmConfig::load("gt200").unwrap();
     if lacks(&cfg, case.source, case.file) {
         cfg = SmConfig::load("fermi").unwrap();
     }
     let prog = assemble(case.source, case.file).map_err(|e| e.to_string())?;
-    let (out, _) =
+    let (out, stats) =
         run_kernel(&cfg, &prog, &case.launch(), case.gmem.clone()).map_err(|e| format!("{}: {e}", case.label))?;
+    if stats.uninit.lanes > 0 {
+        return Err(format!("{}: {}", case.label, stats.uninit.render("golden model")));
+    }
     case.check(&out).map_err(|m| m.to_string())
 }
 

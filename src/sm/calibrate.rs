@@ -2,10 +2,11 @@
 //! (`testbenches/kernels/micro/`, docs/calibration.md) on the RTL SM, their
 //! figures in hot cycles beside the hardware's.
 //!
-//! Each case runs on the Rust SM with the golden-model check off: the
-//! kernels store `SR_CLOCK` differences, which are core cycles on the SM and
-//! warp instructions in the golden model, so the images differ by design
-//! (docs/calibration.md). What the figures are made of:
+//! Each case runs on the Rust SM with the golden-model check off, for
+//! speed: the kernels store `SR_CLOCK` differences, core cycles on the SM
+//! (warp instructions in the golden model; a checked run, `smrtl run
+//! --rtl`, hands the SM's values to the golden model, docs/calibration.md).
+//! What the figures are made of:
 //! * latency (`lat_*`, `smem_lat`, `gmem_lat`, `bar_lat`): (delta - delta of
 //!   `lat_loop`) x 2 / (32 x iters) hot cycles per instruction, delta read
 //!   from thread 0 (the largest thread's for `bar_lat`);

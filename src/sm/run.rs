@@ -20,9 +20,16 @@
 //!   different warps (data races, the order of global atomics) can differ
 //!   there: the values an atomic returns are compared only where the
 //!   kernel's semantics fixes them (docs/sm.md, "Lock-step checking").
+//! * Values the kernel does not fix are taken from the RTL instead of
+//!   compared ([`adopted_lanes`]): `S2R SR_CLOCK` (core cycles in the SM,
+//!   the warp's instruction count in the golden model) and shared-memory
+//!   reads of words their CTA never wrote (undefined at CTA start; counted
+//!   and listed in the report, an error with
+//!   [`RtlOptions::strict_init`]). The golden model gets the RTL's value
+//!   at write-back, so what the kernel computes from it is still checked.
 
-use crate::golden::isa::{Op, Program};
-use crate::golden::model::{Golden, Launch, Write};
+use crate::golden::isa::{Op, Program, Sreg};
+use crate::golden::model::{Golden, Launch, Reason, Retired, UninitReads, Write};
 use crate::hdl::{Bits, Concrete};
 use crate::sm::top::{SmIn, SmOut, ERR_SOURCES, IM_WORDS, STALL_NAMES};
 use crate::config::SmConfig;
@@ -99,6 +106,10 @@ pub struct RtlOptions {
     pub progress: u64,
     /// Rust model, Verilated export, or both in lock-step.
     pub engine: Engine,
+    /// A shared-memory read of a word its CTA never wrote stops the run
+    /// with an error (default: counted and listed in the report). Needs
+    /// `check`.
+    pub strict_init: bool,
 }
 
 impl Default for RtlOptions {
@@ -111,6 +122,7 @@ impl Default for RtlOptions {
             gmem: None,
             progress: 0,
             engine: Engine::Rust,
+            strict_init: false,
         }
     }
 }
@@ -133,9 +145,10 @@ pub struct RtlReport {
     pub retired: u64,
     /// Instructions checked against the golden model.
     pub checked: u64,
-    /// Lanes of shared loads that read a word their CTA never stored
-    /// (undefined: the hardware's value is accepted, [`Retired::undef`]).
-    pub undef_lanes: u64,
+    /// Shared-memory reads of words their CTA never wrote, as the golden
+    /// model counted them (undefined: the RTL's values are accepted,
+    /// [`Retired::undef`]).
+    pub uninit: UninitReads,
     /// What simulated the SM ([`SmSim::engine`]).
     pub engine: String,
     pub rf_read_conflicts: u64,
@@ -181,12 +194,12 @@ impl RtlReport {
             "  issued {} warp instructions, {} thread instructions; retired {}; checked against the golden model: {}",
             issued, self.thread_instrs, self.retired, self.checked
         );
-        if self.undef_lanes > 0 {
-            let _ = writeln!(
-                s,
-                "  {} lanes loaded shared-memory words their CTA never stored (undefined; the RTL's values were accepted)",
-                self.undef_lanes
-            );
+        for l in self
+            .uninit
+            .render("the RTL's values were accepted and handed to the golden model")
+            .lines()
+        {
+            let _ = writeln!(s, "  {l}");
         }
         for k in 0..self.schedulers as usize {
             let _ = write!(s, "  scheduler {k} cycles:");
@@ -276,9 +289,47 @@ struct Pending {
     pc: u32,
     write: Option<Write>,
     active: u32,
-    /// Lanes loading an undefined shared word (golden `Retired::undef`).
-    undef: u32,
+    /// Lanes whose values are taken from the RTL ([`adopted_lanes`]).
+    adopt: u32,
     op: Op,
+}
+
+/// Lanes of `r` whose values the checker takes from the RTL at write-back
+/// instead of comparing them: those that read a shared word their CTA never
+/// wrote ([`Retired::undef`]), and every lane of `S2R SR_CLOCK`, which
+/// counts core cycles in the SM and the warp's instructions in the golden
+/// model (docs/isa.md).
+fn adopted_lanes(r: &Retired) -> u32 {
+    let clock = r.instr.op == Op::S2r && Sreg::from_bits(r.instr.e) == Some(Sreg::Clock);
+    r.undef | if clock { r.active } else { 0 }
+}
+
+/// Hand the RTL's values of the adopted lanes of `p` ([`adopted_lanes`])
+/// to warp `wic` of CTA `cta` in the golden model (`lo`, `hi`: the
+/// write-back's low and high words per lane).
+fn adopt_rtl_values(
+    golden: &mut Golden,
+    cta: u32,
+    wic: usize,
+    p: &Pending,
+    lo: &dyn Fn(usize) -> u32,
+    hi: &dyn Fn(usize) -> u32,
+) {
+    for l in (0..32).filter(|l| (p.adopt & p.active) >> l & 1 == 1) {
+        match &p.write {
+            Some(Write::Reg { reg, .. }) => {
+                golden.set_cta_reg(cta, wic, *reg, l, lo(l));
+            }
+            Some(Write::Atom { reg, .. }) if *reg != crate::golden::isa::RZ => {
+                golden.set_cta_reg(cta, wic, *reg, l, lo(l));
+            }
+            Some(Write::RegPair { reg, .. }) => {
+                golden.set_cta_reg(cta, wic, *reg, l, lo(l));
+                golden.set_cta_reg(cta, wic, *reg + 1, l, hi(l));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Map RTL warp slots to (CTA, warp in CTA) from the warp starts.
@@ -333,6 +384,7 @@ pub fn run_rtl(
         Ok(g) => g,
         Err(e) => return Err(fail(0, format!("launch rejected: {e}"), &rep, &gmem_init)),
     };
+    golden.set_strict_init(opts.strict_init);
     if prog.code.len() > u16::MAX as usize {
         return Err(fail(
             0,
@@ -560,7 +612,7 @@ pub fn run_rtl(
                 pc,
                 write: None,
                 active: m,
-                undef: 0,
+                adopt: 0,
                 op,
             };
             if opts.check && golden_stop.is_none() {
@@ -575,6 +627,10 @@ pub fn run_rtl(
                 };
                 let r = match golden.step_cta_warp(cta, wic) {
                     Ok(r) => r,
+                    Err(e) if matches!(e.reason, Reason::UninitShared { .. }) => {
+                        close(sim, &mut vcd_open, &mut rep);
+                        return Err(fail(cycle, format!("{e} (--strict-init)"), &rep, &gmem.mem));
+                    }
                     Err(e) => {
                         golden_stop = Some((cycle, w, pc, e.to_string()));
                         if !ctrl {
@@ -614,9 +670,12 @@ pub fn run_rtl(
                     }
                 }
                 rep.checked += 1;
+                if r.undef != 0 {
+                    rep.uninit = golden.stats().uninit.clone();
+                }
+                rec.adopt = adopted_lanes(&r);
                 rec.write = r.write;
                 rec.active = r.active;
-                rec.undef = r.undef;
             }
             if !ctrl {
                 pend.entry(w).or_default().push_back(rec);
@@ -655,8 +714,8 @@ pub fn run_rtl(
             let diff = |what: String| Some(format!("divergence at write-back, {place}: {what}"));
             let lo32 = |l: usize| lo[l].to_u64() as u32;
             let hi32 = |l: usize| hi[l].to_u64() as u32;
-            // Lanes that loaded an undefined shared word are not compared.
-            let cmp = p.active & !p.undef;
+            // Lanes whose values are taken from the RTL are not compared.
+            let cmp = p.active & !p.adopt;
             let first = |a: &dyn Fn(usize) -> bool| (0..32).find(|&l| cmp >> l & 1 == 1 && a(l));
             let err = match (&p.write, kind) {
                 (_, _) if m != p.active && kind != 0 => diff(format!("lanes RTL {m:08x}, golden {:08x}", p.active)),
@@ -697,28 +756,10 @@ pub fn run_rtl(
                 close(sim, &mut vcd_open, &mut rep);
                 return Err(fail(cycle, e, &rep, &gmem.mem));
             }
-            // Undefined loads: the golden model adopts the RTL's values, so
+            // The golden model takes the RTL's values of these lanes, so
             // what the kernel computes from them is checked from here on.
-            if p.undef != 0 {
-                let Some(&(cta, wic)) = map.warp.get(&w) else {
-                    continue;
-                };
-                rep.undef_lanes += (p.undef & p.active).count_ones() as u64;
-                for l in (0..32).filter(|l| (p.undef & p.active) >> l & 1 == 1) {
-                    match &p.write {
-                        Some(Write::Reg { reg, .. }) => {
-                            golden.set_cta_reg(cta, wic, *reg, l, lo32(l));
-                        }
-                        Some(Write::Atom { reg, .. }) if *reg != crate::golden::isa::RZ => {
-                            golden.set_cta_reg(cta, wic, *reg, l, lo32(l));
-                        }
-                        Some(Write::RegPair { reg, .. }) => {
-                            golden.set_cta_reg(cta, wic, *reg, l, lo32(l));
-                            golden.set_cta_reg(cta, wic, *reg + 1, l, hi32(l));
-                        }
-                        _ => {}
-                    }
-                }
+            if let Some(&(cta, wic)) = map.warp.get(&w).filter(|_| p.adopt != 0) {
+                adopt_rtl_values(&mut golden, cta, wic, &p, &lo32, &hi32);
             }
         }
         for s in 0..2 {

@@ -9,8 +9,9 @@
 //! `SR_CLOCK` counts the warp's instructions, so the references predict
 //! the golden delta exactly (`1 + iters x 35`, `1 + iters x 131` for the
 //! throughput kernels, `1 + iters x 3` for `lat_loop`); on the SM it counts cycles, which is the
-//! measurement. The lock-step checker must therefore not compare the
-//! values of `S2R SR_CLOCK` and of what is computed from them.
+//! measurement. The lock-step checker therefore does not compare the
+//! values of `S2R SR_CLOCK`: it hands the SM's to the golden model, which
+//! computes on from them (docs/calibration.md).
 //!
 //! [`micro_cases`] gives the cases for a preset: only the kernels the
 //! preset can run (FMAD or FFMA per `mul_add`, FP64 only when

@@ -8,7 +8,9 @@
 ; Shape  : grid (ceil(W/16), ceil(H/16)), block (16, 16, 1). Thread (tx, ty)
 ;          of CTA (bx, by) loads in[by*16+ty][bx*16+tx] into tile[ty][tx],
 ;          then after BAR stores tile[tx][ty] to out[bx*16+ty][by*16+tx];
-;          both accesses are guarded against the matrix edges.
+;          both accesses are guarded against the matrix edges (a thread
+;          outside `out` exits before reading the tile: its word was never
+;          stored, shared memory being undefined at CTA start).
 ; Memory : in read, out written; shared tile at byte 0, pitch 16 words.
 .kernel transpose_naive
 .regs 16
@@ -42,7 +44,6 @@
     BAR
     IMAD R12, R0, R11, R1
     SHL R12, R12, 2             ; &tile[tx][ty]
-    LDS R10, [R12]
     SHL R6, R3, 4
     IADD R6, R6, R0             ; ox = by*16 + tx (column of out)
     SHL R7, R2, 4
@@ -51,6 +52,7 @@
     ISETP.LT P0, R6, R5
     @P0 ISETP.LT P1, R7, R4     ; ox < H && oy < W
     @!P1 EXIT
+    LDS R10, [R12]              ; after the edge test: outside, the word was never stored
     IMAD R8, R7, R5, R6
     SHL R8, R8, 2
     LDC R9, c[out]

@@ -120,6 +120,9 @@ impl Golden {
             },
             gmem,
             shared: vec![0; prog.shared_bytes as usize],
+            written: super::uninit::Written::new(prog.shared_bytes),
+            strict_init: false,
+            undef: 0,
             warps: (0..nwarps)
                 .map(|w| Warp {
                     regs: vec![[0; 32]; nregs + 4],
@@ -165,6 +168,7 @@ impl Golden {
         let c = self.cur_cta;
         self.ctx.cta_xy = [c % self.ctx.grid[0], c / self.ctx.grid[0]];
         self.shared.fill(0);
+        self.written.clear();
         self.next_warp = 0;
         let nw = self.warps.len();
         for (w, warp) in self.warps.iter_mut().enumerate() {

@@ -7,8 +7,9 @@
 //! * Tesla-style reconvergence on a per-warp stack of (kind, mask, pc)
 //!   entries (`SSY`/`BRA`/`SYNC`/`EXIT`), at most `SmConfig::simt_stack_depth` deep.
 //! * `BAR` barriers per CTA with deadlock detection, per-CTA shared memory
-//!   (zero at CTA start), global memory as a little-endian byte image,
-//!   atomics performed lane by lane in ascending lane order.
+//!   (zero at CTA start; reads of words the CTA never wrote are reported,
+//!   `uninit`), global memory as a little-endian byte image, atomics
+//!   performed lane by lane in ascending lane order.
 //! * Every bad input stops with a [`RunError`] naming the place (CTA, warp,
 //!   lane, pc, source line when known) and the reason: launch limits of the
 //!   [`SmConfig`], registers beyond `.regs`, out-of-bounds or misaligned
@@ -36,7 +37,8 @@
 //! its reference read side by side: `launch` (launch checks, CTAs, the
 //! barrier), `warp` (warp state and the SIMT reconvergence stack), `exec`
 //! (decode and execution), `memory` (address checks, loads, stores,
-//! atomics) and `report` (counts, retired records, errors).
+//! atomics), `uninit` (the shared words each CTA has written) and `report`
+//! (counts, retired records, errors).
 
 mod exec;
 mod launch;
@@ -45,6 +47,7 @@ mod multi;
 mod report;
 #[cfg(test)]
 mod tests;
+mod uninit;
 pub mod unit_access;
 mod warp;
 
@@ -52,6 +55,7 @@ pub use launch::{parse_dims, parse_param_value, resolve_params, run_kernel, Laun
 pub use memory::Space;
 pub use multi::{CtaWarps, WarpView};
 pub use report::{AtomValues, ClassCount, Place, Reason, Retired, RunError, Stats, Write};
+pub use uninit::{UninitReads, UNINIT_KEPT};
 
 use crate::golden::isa::{Class, Form, ModKind, Op, Program, Unit, NUM_PREDS, RZ};
 use crate::config::{MulAdd, SmConfig};
@@ -137,6 +141,13 @@ pub struct Golden {
     ctx: Ctx,
     gmem: Vec<u8>,
     shared: Vec<u8>,
+    /// The shared words the current CTA has written.
+    written: uninit::Written,
+    /// A read of a never-written shared word is an error.
+    strict_init: bool,
+    /// Lanes of the last executed instruction that read never-written
+    /// shared words ([`Retired::undef`]).
+    undef: u32,
     warps: Vec<Warp>,
     threads: u32,
     cur_cta: u32,
@@ -262,6 +273,7 @@ impl Golden {
         }
         let dec = self.code[pc as usize];
         let warp = &mut self.warps[wi];
+        let shared_at = uninit::shared_addrs(&dec, &warp.regs);
         let r = exec::exec(
             &dec,
             warp,
@@ -273,6 +285,10 @@ impl Golden {
         warp.clock += 1;
         match r {
             Ok(mask) => {
+                self.undef = match shared_at {
+                    Some(addrs) => self.track_shared(wi, pc, &dec, &addrs, mask)?,
+                    None => 0,
+                };
                 let c = &mut self.counts[dec.class as usize];
                 c.warp += 1;
                 self.issued += 1;
@@ -381,7 +397,7 @@ impl Golden {
             active,
             instr,
             write,
-            undef: 0,
+            undef: self.undef,
         })
     }
 

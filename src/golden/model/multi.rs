@@ -13,8 +13,9 @@
 //! referenced again.
 //!
 //! Shared memory starts zeroed here but is undefined in hardware, which
-//! keeps whatever an earlier CTA left in the window: the model tracks which
-//! words the CTA has stored, and a load of any other word is reported in
+//! keeps whatever an earlier CTA left in the window: each resident CTA has
+//! its record of the words it has written (`uninit`, as in the
+//! one-CTA-at-a-time mode), and a read of any other word is reported in
 //! [`Retired::undef`] so a checker can accept the hardware's value there
 //! and hand it back with [`Golden::set_cta_reg`].
 //!
@@ -36,26 +37,18 @@
 //! when the RTL stops making progress.
 
 #[cfg(test)]
-use super::report::AtomValues;
-use super::report::{Place, Reason, Retired, RunError, Write};
+use super::report::{AtomValues, Write};
+use super::report::{Place, Reason, Retired, RunError};
+use super::uninit::Written;
 use super::warp::Warp;
 use super::Golden;
-use super::Space;
-use crate::golden::isa::Op;
 
 /// One resident CTA of the multi-CTA mode.
 pub(super) struct Resident {
     warps: Vec<Warp>,
     shared: Vec<u8>,
-    /// One bit per shared-memory word: stored by this CTA (an `STS`, or an
-    /// `ATOMS` on a word that was already defined). Words never stored are
-    /// undefined: their loads are reported in [`Retired::undef`].
-    sdef: Vec<u64>,
-}
-
-/// Shared-memory words `[first, first + n)` all defined in `sdef`?
-fn defined(sdef: &[u64], first: usize, n: usize) -> bool {
-    (first..first + n).all(|w| sdef.get(w / 64).is_some_and(|b| b >> (w % 64) & 1 == 1))
+    /// The shared words this CTA has written.
+    written: Written,
 }
 
 /// One warp of a resident CTA as [`Golden::barrier_state`] shows it.
@@ -113,55 +106,6 @@ impl std::fmt::Display for CtaWarps {
             write!(f, " [warp {} {state}]", w.warp)?;
         }
         Ok(())
-    }
-}
-
-/// Shared-memory definedness of one step: an `STS` defines the words it
-/// stores; an `LDS` or `ATOMS` lane that reads an undefined word is marked in
-/// `r.undef` (an `ATOMS` leaves its word as defined as it was).
-fn track_shared(r: &mut Retired, pre: Option<&([u32; 32], usize)>, sdef: &mut [u64]) {
-    let lanes = |m: u32| (0..32).filter(move |l| m >> l & 1 == 1);
-    match (&r.write, pre) {
-        (
-            Some(Write::Mem {
-                space: Space::Shared,
-                addrs,
-                ..
-            }),
-            _,
-        ) => {
-            for l in lanes(r.active) {
-                mark(sdef, addrs[l] as usize / 4, 1);
-            }
-        }
-        (
-            Some(Write::MemPair {
-                space: Space::Shared,
-                addrs,
-                ..
-            }),
-            _,
-        ) => {
-            for l in lanes(r.active) {
-                mark(sdef, addrs[l] as usize / 4, 2);
-            }
-        }
-        (_, Some((addrs, words))) => {
-            for l in lanes(r.active) {
-                if !defined(sdef, addrs[l] as usize / 4, *words) {
-                    r.undef |= 1 << l;
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-fn mark(sdef: &mut [u64], first: usize, n: usize) {
-    for w in first..first + n {
-        if let Some(b) = sdef.get_mut(w / 64) {
-            *b |= 1 << (w % 64);
-        }
     }
 }
 
@@ -239,22 +183,15 @@ impl Golden {
             None => Resident {
                 warps: self.fresh.clone(),
                 shared: vec![0; self.prog.shared_bytes as usize],
-                sdef: vec![0; (self.prog.shared_bytes as usize / 4).div_ceil(64)],
+                written: Written::new(self.prog.shared_bytes),
             },
         };
-        std::mem::swap(&mut self.warps, &mut st.warps);
-        std::mem::swap(&mut self.shared, &mut st.shared);
+        self.swap_cta(&mut st);
         self.cur_cta = cta;
         self.ctx.cta_xy = self.cta_xy(cta);
         let runnable = self.warps.get(warp).is_some_and(|w| !w.done && !w.waiting);
-        // Shared-memory reads: their addresses, taken before the step (the
-        // destination may be the address register).
-        let pre = runnable.then(|| self.shared_read_addrs(warp)).flatten();
         let r = if runnable {
-            self.step_warp_inner(warp).map(|mut r| {
-                track_shared(&mut r, pre.as_ref(), &mut st.sdef);
-                r
-            })
+            self.step_warp_inner(warp)
         } else {
             Err(RunError {
                 place: self.cta_place(cta, Some(warp as u32)),
@@ -269,8 +206,7 @@ impl Golden {
                 w.arrived = 0;
             }
         }
-        std::mem::swap(&mut self.warps, &mut st.warps);
-        std::mem::swap(&mut self.shared, &mut st.shared);
+        self.swap_cta(&mut st);
         if finished {
             self.retired_ctas.insert(cta);
             self.stats.ctas += 1;
@@ -282,19 +218,12 @@ impl Golden {
         r
     }
 
-    /// The byte addresses (and words per lane) an `LDS`/`ATOMS` at warp
-    /// `wi`'s pc reads, per lane, from the registers before it executes.
-    fn shared_read_addrs(&self, wi: usize) -> Option<([u32; 32], usize)> {
-        let w = &self.warps[wi];
-        let instr = self.prog.code.get(w.pc as usize)?;
-        let words = match instr.op {
-            Op::Lds if instr.wide() => 2,
-            Op::Lds | Op::Atoms => 1,
-            _ => return None,
-        };
-        let dec = &self.code[w.pc as usize];
-        let a = &w.regs[dec.a as usize];
-        Some((std::array::from_fn(|l| a[l].wrapping_add(dec.off as u32)), words))
+    /// Swap resident CTA `st` with the current-CTA slot (warps, shared
+    /// memory and its written words).
+    fn swap_cta(&mut self, st: &mut Resident) {
+        std::mem::swap(&mut self.warps, &mut st.warps);
+        std::mem::swap(&mut self.shared, &mut st.shared);
+        std::mem::swap(&mut self.written, &mut st.written);
     }
 
     /// Multi-CTA mode: set lane `lane` of register `reg` of warp `warp` of
@@ -504,7 +433,8 @@ mod tests {
 
     /// Shared memory is undefined until the CTA stores it: loads of other
     /// words (32- and 64-bit), and atomics on them, are flagged per lane;
-    /// an atomic does not define its word; adopted values are stepped on.
+    /// an atomic does not define its word; adopted values are stepped on;
+    /// the one-CTA-at-a-time mode flags the same lanes.
     #[test]
     fn loads_of_never_stored_shared_words_are_flagged_undefined() {
         let src = "
@@ -542,11 +472,16 @@ mod tests {
             Some(Write::Reg { values, .. }) => assert_eq!((values[9], values[8]), (42, 8)),
             w => panic!("{w:?}"),
         }
-        // The one-CTA-at-a-time mode never flags.
+        // The one-CTA-at-a-time mode flags the same lanes and counts them.
         let mut g = golden(src, 1, 32, 64);
+        let mut got = vec![];
         while let Some(r) = g.step().unwrap() {
-            assert_eq!(r.undef, 0);
+            got.push(r.undef);
         }
+        assert_eq!(got, undef);
+        let log = &g.stats().uninit;
+        let lanes: u32 = undef.iter().map(|m| m.count_ones()).sum();
+        assert_eq!((log.lanes, log.instrs, log.first.len()), (lanes as u64, 5, 5));
     }
 
     #[test]

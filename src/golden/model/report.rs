@@ -25,6 +25,8 @@ pub struct Stats {
     pub per_class: BTreeMap<Class, ClassCount>,
     /// CTAs run to completion.
     pub ctas: u32,
+    /// Reads of shared-memory words their CTA never wrote (`uninit`).
+    pub uninit: super::UninitReads,
 }
 
 impl fmt::Display for Stats {
@@ -35,7 +37,14 @@ impl fmt::Display for Stats {
             writeln!(f, "{:<8} {:>14} {:>16}", c.name(), n.warp, n.thread)?;
         }
         writeln!(f, "{:<8} {:>14} {:>16}", "total", self.warp_instrs, self.thread_instrs)?;
-        writeln!(f, "CTAs completed: {}", self.ctas)
+        writeln!(f, "CTAs completed: {}", self.ctas)?;
+        write!(
+            f,
+            "{}",
+            self.uninit.render(
+                "the golden model starts shared memory at zero, the GPU and the RTL SM keep what an earlier CTA left"
+            )
+        )
     }
 }
 
@@ -87,11 +96,12 @@ pub struct Retired {
     /// `None` for control instructions and writes to RZ/PT.
     pub write: Option<Write>,
     /// Lanes whose loaded value is undefined: an `LDS` (or the old value of
-    /// an `ATOMS`) that read a shared-memory word this CTA never stored.
+    /// an `ATOMS`) that read a shared-memory word this CTA never wrote.
     /// Hardware does not clear shared memory between CTAs, so such a lane
-    /// sees whatever the window held; the model's value there (zero) is not
-    /// the kernel's semantics. Set in the multi-CTA mode only (0 otherwise);
-    /// a checker accepts the hardware's value on these lanes and hands it to
+    /// sees whatever the window held; the model's value there (zero at CTA
+    /// start) is not the kernel's semantics. Set in both modes (the reads
+    /// are also counted in [`Stats::uninit`]); a lock-step checker accepts
+    /// the hardware's value on these lanes and hands it to
     /// [`super::Golden::set_cta_reg`].
     pub undef: u32,
 }
@@ -356,6 +366,11 @@ pub enum Reason {
     },
     #[error("parameter word index {index} is out of range (the launch has {count} words)")]
     ParamOutOfRange { index: u64, count: usize },
+    #[error(
+        "{op} reads shared memory at 0x{addr:x}, a word this CTA never wrote (undefined at CTA \
+         start; {lanes} lanes of the instruction read such words)"
+    )]
+    UninitShared { op: &'static str, addr: u32, lanes: u32 },
 }
 
 /// A launch or run error: the place and the reason.

@@ -6,12 +6,13 @@
 //! * [`trace`]: the tracing backend and the elaborator (design checks).
 //! * [`sim`]: the cycle simulator and its two-clock scheduler.
 //! * [`small`]: `SmallBuf`, inline short lists for block code.
-//! * [`vcd`]: the VCD writer.
+//! * [`vcd`]: the VCD writer; [`gtkw`]: GTKWave save files.
 //! * [`verilog`]: the Verilog-2005 emitter.
 
 pub mod bits;
 pub mod block;
 pub mod fifo;
+pub mod gtkw;
 pub mod signal;
 pub mod sim;
 pub mod small;

@@ -5,3 +5,4 @@ pub use config::{ConfigError, SmConfig};
 pub mod run;
 pub mod top;
 pub mod verilated;
+pub mod waves;

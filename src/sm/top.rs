@@ -84,6 +84,21 @@ pub const STALL_NAMES: [&str; 8] = [
     "memory",
     "control",
 ];
+/// `unit_busy_o` bits, in order.
+pub const UNIT_BUSY_NAMES: [&str; 5] = ["sp0", "sp1", "sfu", "dpu", "lsu"];
+
+/// The `unit_busy_o` bits of the units an SM has: one SP group per
+/// scheduler (`sp_groups`), the DPU only with FP64 ([`SmConfig::has_dpu`]).
+pub fn units_present(sp_groups: u32, has_dpu: bool) -> Vec<usize> {
+    (0..UNIT_BUSY_NAMES.len())
+        .filter(|&k| match k {
+            1 => sp_groups > 1,
+            3 => has_dpu,
+            _ => true,
+        })
+        .collect()
+}
+
 /// Words of an instruction-memory line response (64-byte lines).
 pub const IM_WORDS: usize = 8;
 
@@ -302,7 +317,7 @@ impl<
         let spg = SpGeom::of(cfg);
         let sp = (0..NS).map(|_| SpGroup::new(spg)).collect();
         let sfu = Sfu::from_config(cfg).map_err(|x| e(x.to_string()))?;
-        let dpu = if cfg.fp64_units > 0 || cfg.fp64_rate_divisor > 0 {
+        let dpu = if cfg.has_dpu() {
             Some(Dpu::of(cfg).map_err(|x| e(x.to_string()))?)
         } else {
             None

@@ -123,6 +123,23 @@ pub const STALL_NAMES: [&str; 8] = [
     "control",
 ];
 
+/// `unit_busy_o` bits of the SM top, in order: SP groups 0 and 1, SFU,
+/// DPU, LSU.
+pub const UNIT_BUSY_NAMES: [&str; 5] = ["sp0", "sp1", "sfu", "dpu", "lsu"];
+
+/// The `unit_busy_o` bits of the units an SM has: one SP group per
+/// scheduler (`sp_groups`), the DPU only with FP64
+/// ([`crate::config::SmConfig::has_dpu`]).
+pub fn units_present(sp_groups: u32, has_dpu: bool) -> Vec<usize> {
+    (0..UNIT_BUSY_NAMES.len())
+        .filter(|&k| match k {
+            1 => sp_groups > 1,
+            3 => has_dpu,
+            _ => true,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

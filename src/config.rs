@@ -206,6 +206,12 @@ const PRESETS: [(&str, &str); 4] = [
 ];
 
 impl SmConfig {
+    /// Does the SM have an FP64 unit (`u_dpu`): GT200's one unit
+    /// (`fp64_units`) or Fermi's half-rate FP64 cores (`fp64_rate_divisor`)?
+    pub fn has_dpu(&self) -> bool {
+        self.fp64_units > 0 || self.fp64_rate_divisor > 0
+    }
+
     /// A named preset (the same text as `configs/<name>.toml`).
     pub fn preset(name: &str) -> Result<Self, ConfigError> {
         let (_, text) = PRESETS

@@ -1015,19 +1015,11 @@ fn vcd_to_fst(vcd: &std::path::Path, fst: &std::path::Path) -> Result<()> {
     if !o.status.success() {
         anyhow::bail!("vcd2fst failed: {}", String::from_utf8_lossy(&o.stderr).trim());
     }
-    let name = |p: &std::path::Path| {
-        p.file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
     // `<x>.fst.vcd.gtkw` is the simulator's save file for `<x>.fst.vcd`.
-    let (vg, fg) = (with_suffix(vcd, ".gtkw"), with_suffix(fst, ".gtkw"));
+    use smrtl::hdl::gtkw::{header, save_path};
+    let (vg, fg) = (save_path(vcd), save_path(fst));
     if let Ok(text) = std::fs::read_to_string(&vg) {
-        let text = text.replacen(
-            &format!("[dumpfile] \"{}\"", name(vcd)),
-            &format!("[dumpfile] \"{}\"", name(fst)),
-            1,
-        );
+        let text = text.replacen(&header(vcd, &vg), &header(fst, &fg), 1);
         std::fs::write(&fg, text).with_context(|| format!("cannot write {}", fg.display()))?;
         let _ = std::fs::remove_file(&vg);
     }

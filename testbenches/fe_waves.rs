@@ -3,7 +3,7 @@
 //! the block's reference every core cycle, so a wave this writes is a wave
 //! of a passing run). The `.gtkw` beside the VCD groups the ports per
 //! interface and the registers per warp and per CTA slot
-//! (`crate::hdl::vcd::write_gtkw`).
+//! (`crate::hdl::gtkw::write_gtkw`).
 //!
 //! * `simt`: the `divergence` kernel (nested if/else, a Collatz loop per
 //!   thread) on one CTA of 64 threads replayed through the block against

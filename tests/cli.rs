@@ -354,7 +354,11 @@ fn rtl_run_writes_fst_when_asked() {
     assert!(!dir.path().join("demo.fst.vcd").exists(), "the VCD was left behind");
     let g = std::fs::read_to_string(dir.path().join("demo.fst.gtkw")).unwrap();
     assert!(
-        g.contains("[dumpfile] \"demo.fst\"") && g.contains("-u_sched0 ("),
+        g.contains(&format!(
+            "[dumpfile] \"{}\"\n[savefile] \"{}.gtkw\"",
+            fst.display(),
+            fst.display()
+        )) && g.contains("-u_sched0 ("),
         "{g}"
     );
 }

@@ -10,6 +10,8 @@ use smrtl::units::mad_rf::MadRf;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 smrtl::ports! {
     pub struct OneIn { x_i: 8 @ Core }
 }
@@ -423,17 +425,7 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
     let f = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
     let mut p = vcd::Parser::new(f);
     let h = p.parse_header().unwrap();
-    let mut names = vec![];
-    fn walk(items: &[vcd::ScopeItem], prefix: &str, out: &mut Vec<(String, vcd::IdCode)>) {
-        for it in items {
-            match it {
-                vcd::ScopeItem::Scope(s) => walk(&s.items, &format!("{prefix}{}.", s.identifier), out),
-                vcd::ScopeItem::Var(v) => out.push((format!("{prefix}{}", v.reference), v.code)),
-                _ => {}
-            }
-        }
-    }
-    walk(&h.items, "", &mut names);
+    let names = common::vcd_names(&h);
     let has = |n: &str| names.iter().any(|(x, _)| x == n);
     for n in [
         "fifo_pair.clk_core_i",
@@ -475,8 +467,15 @@ fn vcd_has_clocks_and_every_register_by_hierarchical_name() {
         }
     }
     let gtkw = std::fs::read_to_string(dir.join("fifo_pair.vcd.gtkw")).unwrap();
+    // The dump and the save file as the simulator was given them
+    // (src/hdl/gtkw.rs: GTKWave finds the dump from any directory).
+    let dump = dir.join("fifo_pair.vcd");
     assert!(
-        gtkw.contains("[dumpfile] \"fifo_pair.vcd\"") && gtkw.contains("fifo_pair.count_q[15:0]"),
+        gtkw.starts_with(&format!(
+            "[dumpfile] \"{}\"\n[savefile] \"{}.gtkw\"\n",
+            dump.display(),
+            dump.display()
+        )) && gtkw.contains("fifo_pair.count_q[15:0]"),
         "{gtkw}"
     );
     // One collapsed group per child instance, and every trace the save

@@ -7,12 +7,13 @@
 //! * [`sim`]: the cycle simulator and its two-clock scheduler.
 //! * [`logic`]: shared combinational helpers (`or_all`, `pick`, `index`, ...).
 //! * [`small`]: `SmallBuf`, inline short lists for block code.
-//! * [`vcd`]: the VCD writer.
+//! * [`vcd`]: the VCD writer; [`gtkw`]: GTKWave save files.
 //! * [`verilog`]: the Verilog-2005 emitter.
 
 pub mod bits;
 pub mod block;
 pub mod fifo;
+pub mod gtkw;
 pub mod logic;
 pub mod signal;
 pub mod sim;

@@ -934,7 +934,7 @@ impl<K: Block> Sim<K> {
     /// of the window you want.
     pub fn open_vcd(&mut self, path: impl AsRef<Path>) -> std::io::Result<()> {
         let w = VcdWriter::create(path.as_ref(), &self.design, &self.layout_info())?;
-        super::vcd::write_gtkw(path.as_ref(), &self.design)?;
+        super::gtkw::write_gtkw(path.as_ref(), &self.design)?;
         self.vcd = Some(w);
         let t = self.t;
         let st = &self.st;

@@ -86,6 +86,10 @@ pub fn bench_sm(cfg: &SmConfig, grid: u32, wave_dir: &std::path::Path) -> Result
                 let _ = std::fs::remove_file(&path);
                 let _ = std::fs::remove_file(path.with_extension("gtkw"));
                 let _ = std::fs::remove_file(path.with_extension("vcd.gtkw"));
+                let f = crate::sm::waves::filters(&path);
+                for p in [f.ops, f.mnemonics, f.instructions, f.fields] {
+                    let _ = std::fs::remove_file(p);
+                }
             }
             if r.gmem != want {
                 return Err(format!("{name}: the final image differs from the golden model's"));

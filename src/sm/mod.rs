@@ -6,3 +6,4 @@ pub use crate::config::{ConfigError, SmConfig};
 pub mod run;
 pub mod top;
 pub mod verilated;
+pub mod waves;

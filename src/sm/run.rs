@@ -31,8 +31,8 @@
 use crate::golden::isa::{Op, Program, Sreg};
 use crate::golden::model::{Golden, Launch, Reason, Retired, UninitReads, Write};
 use crate::hdl::{Bits, Concrete};
-use crate::sm::top::{SmIn, SmOut, ERR_SOURCES, IM_WORDS, STALL_NAMES};
 use crate::config::SmConfig;
+use crate::sm::top::{units_present, SmIn, SmOut, ERR_SOURCES, IM_WORDS, STALL_NAMES, UNIT_BUSY_NAMES};
 use crate::testbenches::gmem::{GmReq, Gmem, GmemConfig};
 use crate::testbenches::imem::Imem;
 use std::collections::{BTreeMap, VecDeque};
@@ -56,6 +56,11 @@ pub trait SmSim {
     /// What simulates, for the report.
     fn engine(&self) -> String {
         "Rust model".into()
+    }
+    /// The elaborated design whose VCD [`SmSim::open_vcd`] writes, when it
+    /// writes one with the simulator's names (the SM's save file needs it).
+    fn design(&self) -> Option<&crate::hdl::Design> {
+        None
     }
 }
 
@@ -86,6 +91,9 @@ where
     }
     fn top_name(&self) -> String {
         crate::hdl::Block::module_name(self.block())
+    }
+    fn design(&self) -> Option<&crate::hdl::Design> {
+        Some(crate::hdl::Sim::design(self))
     }
 }
 
@@ -139,7 +147,7 @@ pub struct RtlReport {
     pub thread_instrs: u64,
     /// Per scheduler, cycles per stall cause ([`STALL_NAMES`]).
     pub stall: [[u64; 8]; 2],
-    /// Cycles each unit was not ready: sp0 sp1 sfu dpu lsu.
+    /// Cycles each unit was not ready ([`UNIT_BUSY_NAMES`]).
     pub unit_busy: [u64; 5],
     /// Retired (written-back) instructions.
     pub retired: u64,
@@ -163,7 +171,12 @@ pub struct RtlReport {
     pub l1_hits: u64,
     pub l1_misses: u64,
     pub has_l1: bool,
+    /// The most CTAs resident at once.
     pub resident_ctas: u64,
+    /// CTAs of this kernel the SM can hold (the launcher's occupancy).
+    pub occupancy: u64,
+    /// The SM has an FP64 unit (the report lists `dpu`).
+    pub has_dpu: bool,
     pub max_resident_warps: u64,
     pub sp_lanes: u32,
     pub schedulers: u32,
@@ -216,8 +229,13 @@ impl RtlReport {
             let _ = writeln!(s);
         }
         let _ = write!(s, "  unit busy (not ready):");
-        for (n, name) in ["sp0", "sp1", "sfu", "dpu", "lsu"].iter().enumerate() {
-            let _ = write!(s, " {name} {:.1}%", 100.0 * self.unit_busy[n] as f64 / c);
+        for n in units_present(self.schedulers, self.has_dpu) {
+            let _ = write!(
+                s,
+                " {} {:.1}%",
+                UNIT_BUSY_NAMES[n],
+                100.0 * self.unit_busy[n] as f64 / c
+            );
         }
         let _ = writeln!(s);
         let _ = writeln!(
@@ -246,8 +264,8 @@ impl RtlReport {
         }
         let _ = writeln!(
             s,
-            "  occupancy: {} resident CTAs, at most {} resident warps",
-            self.resident_ctas, self.max_resident_warps
+            "  occupancy: at most {} resident CTAs at once (the kernel fits {} on the SM), at most {} resident warps",
+            self.resident_ctas, self.occupancy, self.max_resident_warps
         );
         s
     }
@@ -370,6 +388,7 @@ pub fn run_rtl(
         sp_lanes: cfg.sp_lanes,
         schedulers: cfg.warp_schedulers,
         has_l1: cfg.l1_bytes > 0,
+        has_dpu: cfg.has_dpu(),
         ..RtlReport::default()
     };
     let fail = |cycle: u64, msg: String, rep: &RtlReport, mem: &[u8]| {
@@ -434,12 +453,20 @@ pub fn run_rtl(
         }
         vcd_open = true;
     }
-    // Also records the engine line of the report (once per stop, not per cycle).
+    // VCD time of the first issue in the waves (4 time units a core cycle).
+    let first_issue = std::cell::Cell::new(None::<u64>);
+    // Also records the engine line of the report (once per stop, not per
+    // cycle) and writes the SM's save file beside the VCD.
     let close = |sim: &mut dyn SmSim, open: &mut bool, rep: &mut RtlReport| {
         rep.engine = sim.engine();
         if *open {
             let _ = sim.close_vcd();
             *open = false;
+            if let (Some(p), Some(d)) = (&vcd_path, sim.design()) {
+                if let Err(e) = crate::sm::waves::write_sm_gtkw(p, d, cfg, prog, first_issue.get()) {
+                    eprintln!("the SM's save file was not written: {e}");
+                }
+            }
         }
     };
     let nparams = launch.params.len() as u64;
@@ -588,7 +615,11 @@ pub fn run_rtl(
         }
         // Monitors.
         if o.st_valid_o.to_u64() == 1 {
-            map.start(o.st_warp_o.to_u64(), o.st_cta_o.to_u64(), per_cta);
+            let slot = o.st_cta_o.to_u64();
+            map.start(o.st_warp_o.to_u64(), slot, per_cta);
+            // The launcher fills the lowest free CTA slot (src/units/cta), so
+            // a CTA in slot k means slots 0..=k are all resident.
+            rep.resident_ctas = rep.resident_ctas.max((slot + 1).min(map.next_cta as u64));
         }
         for (s, (v, tag, mask, psw)) in [
             (o.iss0_valid_o, o.iss0_tag_o, o.iss0_mask_o, o.iss0_psw_o),
@@ -603,6 +634,9 @@ pub fn run_rtl(
             let tag = tag.to_u64();
             let (w, pc) = (tag & 63, (tag >> 16) as u32);
             let m = lanes(&mask);
+            if vcd_open && first_issue.get().is_none() {
+                first_issue.set(Some(4 * cycle));
+            }
             rep.issued[s] += 1;
             rep.thread_instrs += m.count_ones() as u64;
             let op = prog.code.get(pc as usize).map(|x| x.op).unwrap_or(Op::Nop);
@@ -775,7 +809,7 @@ pub fn run_rtl(
             rep.unit_busy[k] += ub >> k & 1;
         }
         rep.max_resident_warps = rep.max_resident_warps.max(o.res_warps_o.to_u64());
-        rep.resident_ctas = o.occ_ctas_o.to_u64();
+        rep.occupancy = o.occ_ctas_o.to_u64();
         rep.rf_read_conflicts = o.cnt_rr_o.to_u64();
         rep.rf_write_preempt = o.cnt_wr_o.to_u64();
         rep.oc_dispatch_stalls = o.cnt_oc_stall_o.to_u64();

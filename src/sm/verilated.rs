@@ -189,6 +189,9 @@ where
     fn failure(&mut self) -> Option<String> {
         self.first.clone()
     }
+    fn design(&self) -> Option<&crate::hdl::Design> {
+        Some(self.rust.design())
+    }
     fn engine(&self) -> String {
         format!(
             "Rust model and Verilator ({}) in lock-step, every output compared every hot cycle: {} hot cycles, {}",

@@ -76,7 +76,7 @@ use crate::units::smem::{Smem, SmemOut};
 use crate::units::sp::{SpGeom, SpGroup, SpGroupOut};
 use crate::units::wb::{Wb, WbOut, WbParams};
 
-pub use crate::codes::{error_name, ERR_SOURCES, STALL_NAMES};
+pub use crate::codes::{error_name, units_present, ERR_SOURCES, STALL_NAMES, UNIT_BUSY_NAMES};
 
 /// Words of an instruction-memory line response (64-byte lines).
 pub const IM_WORDS: usize = 8;
@@ -310,7 +310,7 @@ sm_impl! {
         let spg = SpGeom::of(cfg);
         let sp = (0..NS).map(|_| SpGroup::new(spg)).collect();
         let sfu = Sfu::from_config(cfg).map_err(|x| e(x.to_string()))?;
-        let dpu = if cfg.fp64_units > 0 || cfg.fp64_rate_divisor > 0 {
+        let dpu = if cfg.has_dpu() {
             Some(Dpu::of(cfg).map_err(|x| e(x.to_string()))?)
         } else {
             None

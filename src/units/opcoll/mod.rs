@@ -1300,11 +1300,7 @@ pub fn write_gtkw(vcd: &std::path::Path, design: &crate::hdl::Design, g: &RfGeom
     let top = &design.modules[design.top];
     let t = &top.name;
     let mut s = String::new();
-    let file = vcd
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let _ = writeln!(s, "[dumpfile] \"{file}\"\n[timestart] 0");
+    let _ = writeln!(s, "{}[timestart] 0", crate::hdl::gtkw::Gtkw::new(vcd).text());
     let width = |name: &str| -> usize {
         top.inputs
             .iter()
@@ -1393,7 +1389,5 @@ pub fn write_gtkw(vcd: &std::path::Path, design: &crate::hdl::Design, g: &RfGeom
             &v,
         );
     }
-    let mut out = vcd.as_os_str().to_owned();
-    out.push(".gtkw");
-    std::fs::write(out, s)
+    std::fs::write(crate::hdl::gtkw::save_path(vcd), s)
 }

@@ -17,11 +17,7 @@ use std::path::Path;
 /// Write the grouped `.gtkw` of an SFU VCD next to `vcd`.
 pub fn write_gtkw(vcd: &Path, top: &str, blk: &Sfu) -> Result<()> {
     let mut s = String::new();
-    let file = vcd
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let _ = writeln!(s, "[dumpfile] \"{file}\"\n[timestart] 0");
+    let _ = writeln!(s, "{}[timestart] 0", crate::hdl::gtkw::Gtkw::new(vcd).text());
     let sig = |s: &mut String, path: &str, w: usize| {
         if w == 1 {
             let _ = writeln!(s, "@28\n{top}.{path}");
@@ -127,9 +123,8 @@ pub fn write_gtkw(vcd: &Path, top: &str, blk: &Sfu) -> Result<()> {
         sig(&mut s, &format!("out_mask{t}_q"), 1);
         sig(&mut s, &format!("out_data{t}_q"), 32);
     }
-    let mut out = vcd.as_os_str().to_owned();
-    out.push(".gtkw");
-    std::fs::write(&out, s).with_context(|| format!("cannot write {}", Path::new(&out).display()))
+    let out = crate::hdl::gtkw::save_path(vcd);
+    std::fs::write(&out, s).with_context(|| format!("cannot write {}", out.display()))
 }
 
 /// Run `warps` random warp instructions through the SFU of `cfg` with the

@@ -25,11 +25,7 @@ fn write_gtkw(
     dw: usize,
 ) -> Result<()> {
     let mut s = String::new();
-    let file = vcd
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let _ = writeln!(s, "[dumpfile] \"{file}\"\n[timestart] 0");
+    let _ = writeln!(s, "{}[timestart] 0", crate::hdl::gtkw::Gtkw::new(vcd).text());
     let sig = |s: &mut String, path: &str, w: usize| {
         if w == 1 {
             let _ = writeln!(s, "@28\n{path}");
@@ -92,9 +88,8 @@ fn write_gtkw(
             sig(&mut s, &format!("{grp}.buf_mask{t}_q"), 1);
         }
     }
-    let mut out = vcd.as_os_str().to_owned();
-    out.push(".gtkw");
-    std::fs::write(&out, s).with_context(|| format!("cannot write {}", Path::new(&out).display()))
+    let out = crate::hdl::gtkw::save_path(vcd);
+    std::fs::write(&out, s).with_context(|| format!("cannot write {}", out.display()))
 }
 
 fn go<U: WarpUnit>(

@@ -19,77 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The blocks the command line knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BlockName {
-    /// Synchronous FIFO, 32 bits wide; depth = `gpucc.fifo_depth` of the
-    /// config, 16 when the config has no GPU-CC section.
-    Fifo,
-    /// Dual-clock proof slice: hot-clock multiply-add pipeline feeding a
-    /// 4-bank x 64 x 32 register file on the core clock.
-    MadRf,
-    /// Shared-memory unit: `smem_banks` banks, `smem_bytes`, requests served
-    /// per `smem_request_threads` lanes, `smem_multicast` broadcast rule.
-    Smem,
-    /// Operand collectors with the banked register file (`u_rf`):
-    /// `reg_banks / 4` groups, `opcoll_units` collectors pooled per
-    /// scheduler, `warp_schedulers` issue ports and write channels.
-    Opcoll,
-    /// SP array: `warp_schedulers` groups of `sp_lanes / warp_schedulers`
-    /// lanes, FP32 flavour from `mul_add`, `sp_latency`, `imul32_passes`.
-    Sp,
-    /// FP64 unit: `fp64_units` lanes (else `sp_lanes / fp64_rate_divisor`),
-    /// `dpu_latency`.
-    Dpu,
-    /// Instruction decode (ISA table); FP64 instructions are errors when
-    /// `fp64_rate_divisor = 0`.
-    Decode,
-    /// Scoreboard of `max_warps` warps, `warp_schedulers` channels.
-    Scoreboard,
-    /// Predicate file of `max_warps` warps, `warp_schedulers` channels.
-    Predfile,
-    /// Warp scheduler `warp_schedulers - 1` (Fermi: the odd-warp one, with
-    /// the FP64/SP peer rule) over `max_warps / warp_schedulers` warps.
-    Sched,
-    /// SIMT control: per-warp pc, active mask and reconvergence stack;
-    /// `max_warps` warps, `warp_schedulers` advance ports,
-    /// `simt_stack_depth` entries.
-    Simt,
-    /// Special-function units: `sfu_units` interpolators serving `sp_lanes`
-    /// lanes, datapath depth `sfu_latency`.
-    Sfu,
-    /// Instruction buffer: `max_warps` warps x `ibuffer_entries` decoded
-    /// entries, `warp_schedulers` pop ports.
-    Ibuffer,
-    /// Barrier: one per CTA slot (`max_ctas`) over `max_warps` warps, with
-    /// deadlock detection.
-    Barrier,
-    /// Load/store unit: `max_warps` shared windows, coalescing per
-    /// `smem_request_threads` lanes (16: GT200 segments, 32: Fermi lines).
-    Lsu,
-    /// Instruction fetch and instruction cache: `max_warps` warps,
-    /// `icache_bytes` in `icache_ways` ways of `icache_line_bytes` lines.
-    Ifetch,
-    /// CTA launcher: `max_warps` warp slots, `max_ctas` CTA slots,
-    /// occupancy from the preset's limits, special registers for S2R.
-    Cta,
-    /// Write-back: per-source result queues, write channels, credits.
-    Wb,
-    /// IMUL delay table between wb and the scoreboard: `imul32_latency`
-    /// (must be > 0: GT200/Tesla), `warp_schedulers` channels.
-    Imuldly,
-    /// L1 data cache between the LSU and the global port: `l1_bytes` (must
-    /// be 16 KB: Fermi), `l1_ways`, `l1_latency`.
-    L1,
-    /// The whole SM of the preset (`src/sm/top/`).
-    Sm,
-}
-
-/// Something to do with a block, whatever its type.
-pub trait BlockFn {
-    type Out;
-    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<Self::Out>;
-}
+pub use crate::blocks::{BlockFn, BlockName, Emit};
 
 /// Build block `name` for `cfg` and hand it to `f`.
 pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Result<F::Out> {
@@ -297,16 +227,6 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Sm, "gt200"),
     (BlockName::Sm, "fermi"),
 ];
-
-/// `(module, verilog)` of every module of block `name` built for `cfg`.
-pub struct Emit;
-
-impl BlockFn for Emit {
-    type Out = Vec<(String, String)>;
-    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<Vec<(String, String)>> {
-        Ok(verilog::emit(&crate::hdl::elaborate(&blk)?))
-    }
-}
 
 /// The Verilog of [`RTL_SET`], deduplicated by module name.
 pub fn rtl_set_texts() -> Result<Vec<(String, String)>> {

@@ -6,13 +6,14 @@
 //!   `Backend` trait with a concrete and a tracing interpretation, registers,
 //!   memories, clock scheduler, VCD writer, Verilog emitter).
 //! * [`cosim`]: Verilator and Icarus harnesses for lock-step co-simulation.
-//! * [`units`]: the SM blocks.
+//! * [`units`]: the SM blocks; [`blocks`]: the blocks by name.
 //! * [`config`]: `SmConfig`, the presets and their validation.
 //! * [`sm`]: the SM top, the runner, calibration and benchmarks.
 //! * [`fuzz`]: the fuzz driver behind `smrtl fuzz` (docs/fuzz.md).
 //! * [`testbenches`]: reusable stimulus, reference models and monitors
 //!   (source in the top-level `testbenches/` folder).
 
+pub mod blocks;
 pub mod codes;
 pub mod config;
 pub mod cosim;

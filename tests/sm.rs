@@ -586,3 +586,87 @@ fn clock_reads_run_lock_step_on_every_preset() {
         }
     }
 }
+
+/// A checker plugs into the runner (`run_checked`): it sees every issue
+/// and every write-back the report counts, the run's cycles do not depend
+/// on which checker runs, and its error stops the run with its message.
+#[test]
+fn a_checker_plugs_into_the_runner() {
+    use smrtl::hdl::{Block, Concrete, Sim};
+    use smrtl::sm::run::{run_checked, Checker, Issue, Retire, RtlError, RtlReport, RtlResult};
+    use smrtl::sm::top::{with_sm, SmFn, SmIn, SmOut};
+    /// Counts what it sees; an error at issue number `stop_at`.
+    struct Counting {
+        issues: u64,
+        retires: u64,
+        stop_at: u64,
+    }
+    impl Checker for Counting {
+        fn issue(&mut self, _ev: &Issue, _rep: &mut RtlReport) -> Result<(), String> {
+            self.issues += 1;
+            if self.issues == self.stop_at {
+                return Err(format!("the checker stops at issue {}", self.issues));
+            }
+            Ok(())
+        }
+        fn retire(&mut self, _ev: &Retire) -> Result<(), String> {
+            self.retires += 1;
+            Ok(())
+        }
+    }
+    let cfg = SmConfig::load("gt200").unwrap();
+    let case = kernels::vadd(Fp32::of(&cfg), 300, 128, 1);
+    let prog = assemble(case.source, case.file).unwrap();
+    struct Go<'a> {
+        cfg: &'a SmConfig,
+        prog: &'a smrtl::golden::isa::Program,
+        case: &'a Case,
+        checker: Counting,
+    }
+    impl SmFn for Go<'_> {
+        type Out = Result<RtlResult, Box<RtlError>>;
+        fn call<K>(&mut self, sm: K) -> anyhow::Result<Self::Out>
+        where
+            K: Block<In<Concrete> = SmIn<Concrete>, Out<Concrete> = SmOut<Concrete>> + Clone + 'static,
+        {
+            let mut sim = Sim::new(sm).unwrap();
+            let (launch, gmem) = (self.case.launch(), self.case.gmem.clone());
+            let opts = RtlOptions::default();
+            Ok(run_checked(&mut sim, &mut self.checker, self.cfg, self.prog, &launch, gmem, &opts))
+        }
+    }
+    let mut go = Go {
+        cfg: &cfg,
+        prog: &prog,
+        case: &case,
+        checker: Counting {
+            issues: 0,
+            retires: 0,
+            stop_at: 0,
+        },
+    };
+    let r = with_sm(&cfg, &mut go).unwrap().unwrap_or_else(|e| panic!("{e}"));
+    case.check(&r.gmem).unwrap();
+    assert!(go.checker.issues > 0 && go.checker.retires > 0);
+    assert_eq!(go.checker.issues, r.report.issued.iter().sum::<u64>());
+    assert_eq!(go.checker.retires, r.report.retired);
+    assert_eq!(r.report.checked, 0, "only the SIMT checker counts checked instructions");
+    for check in [true, false] {
+        let opts = RtlOptions {
+            check,
+            ..RtlOptions::default()
+        };
+        let s = run_program(&cfg, &prog, &case.launch(), case.gmem.clone(), &opts).unwrap();
+        assert_eq!(s.report.core_cycles, r.report.core_cycles, "check {check}");
+        assert_eq!(s.report.checked > 0, check);
+    }
+    go.checker = Counting {
+        issues: 0,
+        retires: 0,
+        stop_at: 10,
+    };
+    let e = with_sm(&cfg, &mut go).unwrap().err().expect("the checker's error stops the run");
+    assert_eq!(e.msg, "the checker stops at issue 10");
+    assert_eq!(e.report.issued.iter().sum::<u64>(), 10);
+    assert!(e.cycle > 0 && e.cycle < r.report.core_cycles);
+}

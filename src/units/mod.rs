@@ -32,12 +32,12 @@ pub mod wb;
 
 /// Build front-end block `name` (decode, scoreboard, predfile, sched) for
 /// `cfg`: warp counts are type parameters, one arm per supported count.
-pub fn frontend_blocks<F: crate::flows::BlockFn>(
-    name: crate::flows::BlockName,
+pub fn frontend_blocks<F: crate::blocks::BlockFn>(
+    name: crate::blocks::BlockName,
     cfg: &crate::config::SmConfig,
     f: &mut F,
 ) -> anyhow::Result<F::Out> {
-    use crate::flows::BlockName as B;
+    use crate::blocks::BlockName as B;
     let (mw, ns) = (cfg.max_warps as usize, cfg.warp_schedulers as usize);
     let unsupported = || {
         anyhow::anyhow!(

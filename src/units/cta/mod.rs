@@ -799,7 +799,7 @@ impl<C: Ctx, const W: usize> CmpLit<C, W> for S<C, W> {
 
 /// Build the launcher for `cfg` (warps, CTA slots and schedulers are type
 /// parameters: one arm per supported combination) and hand it to `f`.
-pub fn with_cta<F: crate::flows::BlockFn>(cfg: &SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+pub fn with_cta<F: crate::blocks::BlockFn>(cfg: &SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let lim = CtaLimits::of(cfg);
     let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
     match (cfg.max_warps, cfg.max_ctas, cfg.warp_schedulers) {

@@ -487,7 +487,7 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
 /// Build the fetch unit for `cfg` (warps, line words, set bits and fetch
 /// ports (= `warp_schedulers`) are type parameters: one arm per supported
 /// geometry) and hand it to `f`.
-pub fn with_ifetch<F: crate::flows::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+pub fn with_ifetch<F: crate::blocks::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let lw = cfg.icache_line_bytes as usize / 8;
     let ways = cfg.icache_ways as usize;
     let sets = cfg.icache_bytes as usize / cfg.icache_line_bytes.max(1) as usize / ways.max(1);

@@ -361,7 +361,7 @@ impl<const MW: usize> Lsu<MW> {
 
 /// Build the LSU of `cfg` (the warp count is a type parameter) and hand it
 /// to `f`.
-pub fn with_lsu<F: crate::flows::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+pub fn with_lsu<F: crate::blocks::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let e = |e: LsuError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
     match cfg.max_warps {
         16 => f.call(Lsu::<16>::of(cfg).map_err(e)?),

@@ -10,7 +10,7 @@ fn lsu() -> Sim<Lsu<32>> {
 fn elaborates_every_preset() {
     for p in ["tesla", "gt200", "fermi"] {
         let cfg = crate::config::SmConfig::preset(p).unwrap();
-        crate::flows::with_block(crate::flows::BlockName::Lsu, &cfg, &mut crate::flows::Emit).unwrap();
+        with_lsu(&cfg, &mut crate::blocks::Emit).unwrap();
     }
 }
 

@@ -1031,7 +1031,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
 
 /// Build the opcoll for `cfg` and hand it to `f` (the group count and the
 /// row address width are type parameters: one monomorphized block each).
-pub fn with_opcoll<F: crate::flows::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+pub fn with_opcoll<F: crate::blocks::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let g = RfGeom::from_config(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
     let err = |e: crate::units::regfile::GeomError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
     match (g.groups, g.addr_bits()) {

@@ -536,7 +536,7 @@ fn run(cli: Cli) -> Result<i32> {
             }
             if rtl {
                 let cfg = SmConfig::load(&config)?;
-                let mut f = smrtl::units::sp::testfloat_rtl::rtl_compute(&cfg, op, rounding, verilator)?;
+                let mut f = smrtl::units::testfloat_rtl::rtl_compute(&cfg, op, rounding, verilator)?;
                 return Ok(testfloat::run_with(
                     stdin,
                     &mut out,
@@ -560,7 +560,14 @@ fn run(cli: Cli) -> Result<i32> {
             if let Some(d) = vcd.parent().filter(|d| !d.as_os_str().is_empty()) {
                 flows::writable_dir(d)?;
             }
-            print!("{}", smrtl::units::sp::waves::sp_waves(&cfg, dpu, cycles, seed, &vcd)?);
+            print!(
+                "{}",
+                if dpu {
+                    smrtl::units::dpu::waves::dpu_waves(&cfg, cycles, seed, &vcd)?
+                } else {
+                    smrtl::units::sp::waves::sp_waves(&cfg, cycles, seed, &vcd)?
+                }
+            );
             Ok(0)
         }
         Cmd::FeWaves { block, config, vcd } => {

@@ -1,12 +1,14 @@
-//! SP array and FP64 unit: clocked random warp traffic against the
-//! reference (values, masks, tags, errors, result cycle), per preset; and
-//! the long #[ignore] bit-exact sweeps (10M per op and mode).
+//! SP array: clocked random warp traffic against the reference (values,
+//! masks, tags, errors, result cycle), per preset; and the long #[ignore]
+//! bit-exact lane sweep (10M per op and mode). The FP64 unit: `tests/dpu.rs`.
 
+mod common;
+
+use common::{par, sweep_n};
 use rand::SeedableRng;
 use smrtl::hdl::Sim;
 use smrtl::sm::SmConfig;
 use smrtl::testbenches::sp_tb::run_random;
-use smrtl::units::dpu::Dpu;
 use smrtl::units::sp::{SpArray1, SpArray2, SpGeom};
 
 fn cfg(name: &str) -> SmConfig {
@@ -48,57 +50,6 @@ fn sp_array_odd_latency_and_one_pass_imul() {
     c.imul32_passes = 1;
     let mut sim = Sim::new(SpArray2::new(SpGeom::of(&c)).unwrap()).unwrap();
     run_random(&mut sim, &mut r, 2000, 0.8).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn dpu_random_warps_gt200_and_fermi() {
-    let mut r = rand::rngs::SmallRng::seed_from_u64(4);
-    let mut sim = Sim::new(Dpu::of(&cfg("gt200")).unwrap()).unwrap();
-    let s = run_random(&mut sim, &mut r, 3000, 0.7).unwrap_or_else(|e| panic!("{e}"));
-    assert!(s.warps > 150, "{s:?}");
-    let mut sim = Sim::new(Dpu::of(&cfg("fermi")).unwrap()).unwrap();
-    let s = run_random(&mut sim, &mut r, 1000, 0.7).unwrap_or_else(|e| panic!("{e}"));
-    assert!(s.warps > 400, "{s:?}");
-}
-
-#[test]
-fn no_dpu_on_tesla() {
-    let e = Dpu::of(&cfg("tesla")).unwrap_err().to_string();
-    assert!(e.contains("no FP64"), "{e}");
-}
-
-/// Operand sets per op and mode of the long sweep (`SP_SWEEP_N`, default
-/// 10,000,000).
-fn sweep_n() -> u64 {
-    std::env::var("SP_SWEEP_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000_000)
-}
-
-/// Run `jobs` on two threads, printing one line per job.
-fn par(jobs: Vec<(String, Box<dyn Fn() -> Result<(), String> + Send + Sync>)>) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let fails = std::sync::Mutex::new(vec![]);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((name, f)) = jobs.get(i) else { break };
-                let t = std::time::Instant::now();
-                match f() {
-                    Ok(()) => println!("{name}: 0 mismatches ({:.0} s)", t.elapsed().as_secs_f64()),
-                    Err(e) => {
-                        println!("{name}: MISMATCH {e}");
-                        fails.lock().unwrap().push(e);
-                    }
-                }
-            });
-        }
-    });
-    let f = fails.into_inner().unwrap();
-    assert!(f.is_empty(), "{} failing sweeps, first: {}", f.len(), f[0]);
 }
 
 /// `SP_SWEEP_N` operand sets per op and rounding / multiply mode through
@@ -145,33 +96,6 @@ fn sp_lane_long_sweep() {
                     ));
                 }
             }
-        }
-    }
-    par(jobs);
-}
-
-/// The FP64 lane: `SP_SWEEP_N` per op and mode.
-#[test]
-#[ignore]
-fn dpu_lane_long_sweep() {
-    use smrtl::golden::isa::{Op, Unit};
-    use smrtl::testbenches::sp_ref::{dpu_sweep, mod_groups};
-    let n = sweep_n();
-    let mut jobs: Vec<(String, Box<dyn Fn() -> Result<(), String> + Send + Sync>)> = vec![];
-    for &op in Op::ALL.iter().filter(|o| o.unit() == Unit::Dpu) {
-        for (gi, mods) in mod_groups(op).into_iter().enumerate() {
-            jobs.push((
-                format!("{} mods {mods:?}: {n}", op.info().mnemonic),
-                Box::new(move || {
-                    dpu_sweep(
-                        op,
-                        &mods,
-                        n,
-                        0xd00 ^ (op as u64) << 8 ^ gi as u64,
-                        smrtl::units::dpu::dpu_fn,
-                    )
-                }),
-            ));
         }
     }
     par(jobs);

@@ -28,6 +28,7 @@ pub mod sfu;
 pub mod simt;
 pub mod smem;
 pub mod sp;
+pub mod testfloat_rtl;
 pub mod wb;
 
 /// Build front-end block `name` (decode, scoreboard, predfile, sched) for

@@ -31,6 +31,8 @@
 //!   the core edge `t0 + passes + LAT + 1` (LAT odd) or `+ 2` (LAT even),
 //!   `t0` the accepting core edge (see the engine).
 
+pub mod waves;
+
 use crate::golden::isa::{Op, Unit};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::config::SmConfig;

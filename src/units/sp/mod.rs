@@ -40,7 +40,6 @@
 
 pub mod engine;
 pub mod lane;
-pub mod testfloat_rtl;
 pub mod waves;
 
 use crate::golden::isa::Op;

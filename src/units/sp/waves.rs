@@ -1,13 +1,13 @@
 //! `smrtl sp-waves`: stream random mixed warp instructions through the SP
-//! array (or the FP64 unit) of a preset with the checking testbench
-//! (`testbenches/sp_tb.rs`), write the VCD and a GTKWave save file grouped
-//! per group, per lane (the lane's pipeline stages) and per thread (its
-//! operand buffer, collector and output registers).
+//! array of a preset with the checking testbench (`testbenches/sp_tb.rs`),
+//! write the VCD and a GTKWave save file grouped per group, per lane (the
+//! lane's pipeline stages) and per thread (its operand buffer, collector
+//! and output registers). [`warp_unit_waves`] does the same for any unit
+//! built on the SP engine (the FP64 unit: `units::dpu::waves`).
 
 use crate::hdl::{Block, Sim};
 use crate::config::SmConfig;
 use crate::testbenches::sp_tb::{run_random, WarpUnit};
-use crate::units::dpu::Dpu;
 use crate::units::sp::{SpArray1, SpArray2, SpGeom};
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
@@ -92,7 +92,10 @@ fn write_gtkw(
     std::fs::write(&out, s).with_context(|| format!("cannot write {}", out.display()))
 }
 
-fn go<U: WarpUnit>(
+/// Run the checking testbench on `u` for `core_cycles`, write the VCD and
+/// its save file; `layout` = (group scopes under the top, port prefixes,
+/// lanes per group, lane latency, data width).
+pub fn warp_unit_waves<U: WarpUnit>(
     u: U,
     core_cycles: u64,
     seed: u64,
@@ -124,20 +127,14 @@ fn go<U: WarpUnit>(
     ))
 }
 
-/// Run the waves testbench on the SP array (or, with `dpu`, the FP64 unit)
-/// of `cfg`.
-pub fn sp_waves(cfg: &SmConfig, dpu: bool, core_cycles: u64, seed: u64, vcd: &Path) -> Result<String> {
-    if dpu {
-        let d = Dpu::of(cfg)?;
-        let (l, lat) = (d.lanes(), d.latency());
-        return go(d, core_cycles, seed, vcd, (&[String::new()], &["dpu"], l, lat, 64));
-    }
+/// Run the waves testbench on the SP array of `cfg`.
+pub fn sp_waves(cfg: &SmConfig, core_cycles: u64, seed: u64, vcd: &Path) -> Result<String> {
     let g = SpGeom::of(cfg);
     match g.groups {
         1 => {
             let b = SpArray1::new(g)?;
             let _ = b.module_name();
-            go(
+            warp_unit_waves(
                 b,
                 core_cycles,
                 seed,
@@ -145,7 +142,7 @@ pub fn sp_waves(cfg: &SmConfig, dpu: bool, core_cycles: u64, seed: u64, vcd: &Pa
                 (&[".u_grp0".into()], &["sp0"], g.lanes, g.lat, 32),
             )
         }
-        _ => go(
+        _ => warp_unit_waves(
             SpArray2::new(g)?,
             core_cycles,
             seed,

@@ -554,10 +554,10 @@ pub fn run_rtl(
         }
         i.gm_req_ready_i = b(gmem.ready() as u64);
         if let Some(r) = gmem.response() {
-            i.gm_resp_valid_i = b(1);
-            i.gm_resp_id_i = b(r.id as u64);
+            i.gm_resp.valid = b(1);
+            i.gm_resp.id = b(r.id as u64);
             for k in 0..32 {
-                i.gm_resp_rdata_i[k] = b(r.rdata[k] as u64);
+                i.gm_resp.rdata[k] = b(r.rdata[k] as u64);
             }
         }
         let o = sim.step_core(&i);
@@ -571,14 +571,14 @@ pub fn run_rtl(
         // Host models see the edge.
         let im_req = (o.im_req_valid_o.to_u64() == 1 && imem.ready()).then(|| o.im_req_addr_o.to_u64() as u32);
         imem.edge(im_req);
-        let gm_req = (o.gm_req_valid_o.to_u64() == 1 && gmem.ready()).then(|| GmReq {
-            id: o.gm_req_id_o.to_u64() as u8,
-            write: o.gm_req_write_o.to_u64() == 1,
-            atom: o.gm_req_atom_o.to_u64() as u8,
-            addr: o.gm_req_addr_o.to_u64() as u32,
-            size: o.gm_req_size_o.to_u64() as u8,
-            wmask: lanes(&o.gm_req_wmask_o),
-            wdata: std::array::from_fn(|k| o.gm_req_wdata_o[k].to_u64() as u32),
+        let gm_req = (o.gm_req.valid.to_u64() == 1 && gmem.ready()).then(|| GmReq {
+            id: o.gm_req.id.to_u64() as u8,
+            write: o.gm_req.write.to_u64() == 1,
+            atom: o.gm_req.atom.to_u64() as u8,
+            addr: o.gm_req.addr.to_u64() as u32,
+            size: o.gm_req.size.to_u64() as u8,
+            wmask: lanes(&o.gm_req.wmask),
+            wdata: std::array::from_fn(|k| o.gm_req.wdata[k].to_u64() as u32),
         });
         gmem.edge(gm_req.as_ref());
         if let Some(e) = gmem.errors.first() {

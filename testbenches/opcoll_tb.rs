@@ -207,8 +207,8 @@ where
             }
         }
         st.dispatched += [
-            o.sp0_valid_o,
-            o.sp1_valid_o,
+            o.sp[0].valid,
+            o.sp[1].valid,
             o.sfu_valid_o,
             o.dpu_valid_o,
             o.lsu_valid_o,
@@ -438,8 +438,8 @@ where
             }
         }
         let outs = [
-            (o.sp0_valid_o, o.sp0_tag_o, o.sp0_a_o, 0usize),
-            (o.sp1_valid_o, o.sp1_tag_o, o.sp1_a_o, 1),
+            (o.sp[0].valid, o.sp[0].tag, o.sp[0].a, 0usize),
+            (o.sp[1].valid, o.sp[1].tag, o.sp[1].a, 1),
             (o.sfu_valid_o, o.sfu_tag_o, o.sfu_a_o, 2),
         ];
         for (v, tag, a, port) in outs {
@@ -537,10 +537,10 @@ where
     let mut at = None;
     let mut bad = None;
     let st = lockstep(sim, &mut rf, e0 + 8, |t, o| {
-        if o.sp0_valid_o.to_u64() == 1 {
+        if o.sp[0].valid.to_u64() == 1 {
             at = Some(t - 1);
             for l in 0..32 {
-                let got = [o.sp0_a_o[l], o.sp0_b_o[l], o.sp0_c_o[l]].map(|x| x.to_u64() as u32);
+                let got = [o.sp[0].a[l], o.sp[0].b[l], o.sp[0].c[l]].map(|x| x.to_u64() as u32);
                 let want = [0, 1, 2].map(|k| pattern(0, regs[k], l));
                 if got != want {
                     bad = Some(format!("lane {l}: operands {got:x?}, written {want:x?}"));

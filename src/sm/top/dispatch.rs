@@ -128,7 +128,7 @@ sm_impl! {
             let one2 = cx.lit::<2>(1);
             let inc = so[0].is_valid_o & so[0].is_unit_o.eq(u_sp);
             let n = inc.mux(q + one2, q);
-            let n = oc_r.sp0_valid_o.mux(n - one2, n);
+            let n = oc_r.sp[0].valid.mux(n - one2, n);
             cx.d(reg, n);
         }
         oc_r

@@ -505,7 +505,7 @@ struct Ring<B: Backend, const MW: usize, const NS: usize> {
 impl<B: Backend, const MW: usize, const NS: usize> Ring<B, MW, NS> {
     /// SP group `g`'s `ready_o`; `z1` for a group this SM does not have.
     fn sp_ready(&self, g: usize, z1: B::S<1>) -> B::S<1> {
-        self.spo.get(g).map_or(z1, |o| o.ready_o)
+        self.spo.get(g).map_or(z1, |o| o.out.ready)
     }
 }
 

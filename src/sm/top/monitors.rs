@@ -71,7 +71,7 @@ sm_impl! {
     /// unit the SM does not have is never busy.
     fn unit_busy<C: Ctx>(&self, cx: &mut C, r: &Ring<C::B, MW, NS>, z1: S<C, 1>) -> S<C, 5> {
         let mut ub: SmallBuf<S<C, 1>, 5> = SmallBuf::new();
-        ub.push(!r.spo[0].ready_o);
+        ub.push(!r.spo[0].out.ready);
         for g in 1..codes::MAX_SCHEDULERS {
             let busy = !r.sp_ready(g, z1);
             ub.push(busy & cx.lit::<1>((g < NS) as u64));

@@ -65,6 +65,7 @@
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::hdl::logic::{index, or_all, pick};
+use crate::units::sp::SpIssue;
 use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
 
 /// LSU instructions a collector pool holds at most (one being dispatched,
@@ -176,26 +177,7 @@ crate::ports! {
     pub struct OpcollOut {
         is0_ready_o: 4 @ Core,
         is1_ready_o: 4 @ Core,
-        sp0_valid_o: 1 @ Core,
-        sp0_op_o: 7 @ Core,
-        sp0_mod_o: 4 @ Core,
-        sp0_mask_o: [1; 32] @ Core,
-        sp0_a_o: [32; 32] @ Core,
-        sp0_b_o: [32; 32] @ Core,
-        sp0_c_o: [32; 32] @ Core,
-        sp0_pa_o: [1; 32] @ Core,
-        sp0_pb_o: [1; 32] @ Core,
-        sp0_tag_o: 32 @ Core,
-        sp1_valid_o: 1 @ Core,
-        sp1_op_o: 7 @ Core,
-        sp1_mod_o: 4 @ Core,
-        sp1_mask_o: [1; 32] @ Core,
-        sp1_a_o: [32; 32] @ Core,
-        sp1_b_o: [32; 32] @ Core,
-        sp1_c_o: [32; 32] @ Core,
-        sp1_pa_o: [1; 32] @ Core,
-        sp1_pb_o: [1; 32] @ Core,
-        sp1_tag_o: 32 @ Core,
+        sp: [SpIssue; 2] @ out,
         sfu_valid_o: 1 @ Core,
         sfu_op_o: 7 @ Core,
         sfu_mod_o: 4 @ Core,
@@ -783,7 +765,18 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             let c3 = lane_pick(cx, w, 4);
             let pa = pick_bits(cx, w, &|c| &c.pa);
             let pb = pick_bits(cx, w, &|c| &c.pb);
-            sp.push((v, op, md, mask, a, b, c3, pa, pb, tag));
+            sp.push(SpIssue {
+                valid: v,
+                op,
+                md,
+                mask,
+                a,
+                b,
+                c: c3,
+                pa,
+                pb,
+                tag,
+            });
         }
         let w = &wins[2][..n];
         let (sfu_v, sfu_op, sfu_md, sfu_tag) = head(cx, w);
@@ -965,31 +958,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             pair: war_pair,
         } = self.war(cx, &valid, &pend, &got);
 
-        let [(s0v, s0op, s0md, s0mask, s0a, s0b, s0c, s0pa, s0pb, s0tag), (s1v, s1op, s1md, s1mask, s1a, s1b, s1c, s1pa, s1pb, s1tag)] =
-            [sp[0], sp[1]];
         OpcollOut {
             is0_ready_o: ready[0],
             is1_ready_o: ready[1],
-            sp0_valid_o: s0v,
-            sp0_op_o: s0op,
-            sp0_mod_o: s0md,
-            sp0_mask_o: s0mask,
-            sp0_a_o: s0a,
-            sp0_b_o: s0b,
-            sp0_c_o: s0c,
-            sp0_pa_o: s0pa,
-            sp0_pb_o: s0pb,
-            sp0_tag_o: s0tag,
-            sp1_valid_o: s1v,
-            sp1_op_o: s1op,
-            sp1_mod_o: s1md,
-            sp1_mask_o: s1mask,
-            sp1_a_o: s1a,
-            sp1_b_o: s1b,
-            sp1_c_o: s1c,
-            sp1_pa_o: s1pa,
-            sp1_pb_o: s1pb,
-            sp1_tag_o: s1tag,
+            sp: [sp[0], sp[1]],
             sfu_valid_o: sfu_v,
             sfu_op_o: sfu_op,
             sfu_mod_o: sfu_md,
@@ -1196,7 +1168,7 @@ mod tests {
             seq.push(i);
             let mut at = None;
             let st = lockstep(&mut sim, &mut rf, 8, |t, o| {
-                if o.sp0_valid_o.to_u64() == 1 {
+                if o.sp[0].valid.to_u64() == 1 {
                     at = Some(t - 1);
                 }
                 seq.get(t as usize).copied().unwrap_or_else(idle)
@@ -1263,15 +1235,15 @@ mod tests {
                     if o.err_o.to_u64() == 1 {
                         errs.push((o.err_code_o.to_u64(), o.err_warp_o.to_u64(), o.err_reg_o.to_u64()));
                     }
-                    if o.sp0_valid_o.to_u64() == 1 && o.sp0_tag_o.to_u64() >> 16 >= 10 {
-                        let r = (o.sp0_tag_o.to_u64() >> 16) - 10;
+                    if o.sp[0].valid.to_u64() == 1 && o.sp[0].tag.to_u64() >> 16 >= 10 {
+                        let r = (o.sp[0].tag.to_u64() >> 16) - 10;
                         seen.push(r);
                         for l in 0..32 {
-                            assert_eq!(o.sp0_a_o[l].to_u64() as u32, pattern(s, r, l), "{name} R{r}");
+                            assert_eq!(o.sp[0].a[l].to_u64() as u32, pattern(s, r, l), "{name} R{r}");
                         }
                     }
-                    if o.sp0_valid_o.to_u64() == 1 && o.sp0_tag_o.to_u64() >> 16 == 1 {
-                        assert!(o.sp0_a_o.iter().all(|x| x.to_u64() == 0));
+                    if o.sp[0].valid.to_u64() == 1 && o.sp[0].tag.to_u64() >> 16 == 1 {
+                        assert!(o.sp[0].a.iter().all(|x| x.to_u64() == 0));
                     }
                     seq.get(t as usize).copied().unwrap_or_else(idle)
                 })

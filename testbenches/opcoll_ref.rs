@@ -132,27 +132,8 @@ struct WrIn {
 }
 
 fn wr_in(i: &OpcollIn<Concrete>, w: usize) -> WrIn {
-    let (v, wp, r, p, m, lo, hi) = if w == 0 {
-        (
-            i.rf_wr0_valid_i,
-            i.rf_wr0_warp_i.to_u64(),
-            i.rf_wr0_reg_i.to_u64(),
-            i.rf_wr0_pair_i,
-            &i.rf_wr0_mask_i,
-            &i.rf_wr0_lo_i,
-            &i.rf_wr0_hi_i,
-        )
-    } else {
-        (
-            i.rf_wr1_valid_i,
-            i.rf_wr1_warp_i.to_u64(),
-            i.rf_wr1_reg_i.to_u64(),
-            i.rf_wr1_pair_i,
-            &i.rf_wr1_mask_i,
-            &i.rf_wr1_lo_i,
-            &i.rf_wr1_hi_i,
-        )
-    };
+    let c = &i.rf_wr[w];
+    let (v, wp, r, p, m, lo, hi) = (c.valid, c.warp.to_u64(), c.reg.to_u64(), c.pair, &c.mask, &c.lo, &c.hi);
     WrIn {
         valid: b(v),
         warp: wp as u32,

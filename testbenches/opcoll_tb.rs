@@ -101,10 +101,10 @@ pub fn constrain(g: &RfGeom, r: u64, i: &mut OpcollIn<Concrete>) {
         (v, warp, r, pair as u64)
     };
     let (v, w, r, p) = wr(&mut rng, 0);
-    (i.rf_wr0_valid_i, i.rf_wr0_warp_i, i.rf_wr0_reg_i, i.rf_wr0_pair_i) =
+    (i.rf_wr[0].valid, i.rf_wr[0].warp, i.rf_wr[0].reg, i.rf_wr[0].pair) =
         (Bits::new(v), Bits::new(w), Bits::new(r), Bits::new(p));
     let (v, w, r, p) = wr(&mut rng, 1);
-    (i.rf_wr1_valid_i, i.rf_wr1_warp_i, i.rf_wr1_reg_i, i.rf_wr1_pair_i) =
+    (i.rf_wr[1].valid, i.rf_wr[1].warp, i.rf_wr[1].reg, i.rf_wr[1].pair) =
         (Bits::new(v), Bits::new(w), Bits::new(r), Bits::new(p));
     // Units ready 3 cycles in 4, wb room 7 in 8.
     for x in [
@@ -216,7 +216,7 @@ where
         .iter()
         .map(|v| v.to_u64())
         .sum::<u64>();
-        st.writes += i.rf_wr0_valid_i.to_u64() + i.rf_wr1_valid_i.to_u64();
+        st.writes += i.rf_wr[0].valid.to_u64() + i.rf_wr[1].valid.to_u64();
         st.errors += o.err_o.to_u64();
         st.cnt = [o.cnt_rr_o.to_u64(), o.cnt_wr_o.to_u64(), o.cnt_stall_o.to_u64()];
         last = o;
@@ -305,19 +305,19 @@ pub fn set_write(i: &mut OpcollIn<Concrete>, w: usize, warp: u64, reg: u64, f: i
     let all = [Bits::new(1); 32];
     if w == 0 {
         (
-            i.rf_wr0_valid_i,
-            i.rf_wr0_warp_i,
-            i.rf_wr0_reg_i,
-            i.rf_wr0_mask_i,
-            i.rf_wr0_lo_i,
+            i.rf_wr[0].valid,
+            i.rf_wr[0].warp,
+            i.rf_wr[0].reg,
+            i.rf_wr[0].mask,
+            i.rf_wr[0].lo,
         ) = (Bits::new(1), Bits::new(warp), Bits::new(reg), all, lo);
     } else {
         (
-            i.rf_wr1_valid_i,
-            i.rf_wr1_warp_i,
-            i.rf_wr1_reg_i,
-            i.rf_wr1_mask_i,
-            i.rf_wr1_lo_i,
+            i.rf_wr[1].valid,
+            i.rf_wr[1].warp,
+            i.rf_wr[1].reg,
+            i.rf_wr[1].mask,
+            i.rf_wr[1].lo,
         ) = (Bits::new(1), Bits::new(warp), Bits::new(reg), all, lo);
     }
 }

@@ -66,7 +66,7 @@ use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::hdl::logic::{index, or_all, pick};
 use crate::units::sp::SpIssue;
-use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
+use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, RfWr, LANES, RZ};
 
 /// LSU instructions a collector pool holds at most (one being dispatched,
 /// one collecting behind it): loads and stores waiting for the LSU leave
@@ -122,20 +122,7 @@ macro_rules! opcoll_in {
                 al_warp_i: 6 @ Core,
                 al_base_i: 16 @ Core,
                 al_nregs_i: 8 @ Core,
-                rf_wr0_valid_i: 1 @ Core,
-                rf_wr0_warp_i: 6 @ Core,
-                rf_wr0_reg_i: 8 @ Core,
-                rf_wr0_pair_i: 1 @ Core,
-                rf_wr0_mask_i: [1; 32] @ Core,
-                rf_wr0_lo_i: [32; 32] @ Core,
-                rf_wr0_hi_i: [32; 32] @ Core,
-                rf_wr1_valid_i: 1 @ Core,
-                rf_wr1_warp_i: 6 @ Core,
-                rf_wr1_reg_i: 8 @ Core,
-                rf_wr1_pair_i: 1 @ Core,
-                rf_wr1_mask_i: [1; 32] @ Core,
-                rf_wr1_lo_i: [32; 32] @ Core,
-                rf_wr1_hi_i: [32; 32] @ Core,
+                rf_wr: [RfWr; 2] @ in,
                 sp0_ready_i: 1 @ Core,
                 sp1_ready_i: 1 @ Core,
                 sfu_ready_i: 1 @ Core,
@@ -604,20 +591,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                 al_warp_i: i.al_warp_i,
                 al_base_i: i.al_base_i,
                 al_nregs_i: i.al_nregs_i,
-                rf_wr0_valid_i: i.rf_wr0_valid_i,
-                rf_wr0_warp_i: i.rf_wr0_warp_i,
-                rf_wr0_reg_i: i.rf_wr0_reg_i,
-                rf_wr0_pair_i: i.rf_wr0_pair_i,
-                rf_wr0_mask_i: i.rf_wr0_mask_i,
-                rf_wr0_lo_i: i.rf_wr0_lo_i,
-                rf_wr0_hi_i: i.rf_wr0_hi_i,
-                rf_wr1_valid_i: i.rf_wr1_valid_i,
-                rf_wr1_warp_i: i.rf_wr1_warp_i,
-                rf_wr1_reg_i: i.rf_wr1_reg_i,
-                rf_wr1_pair_i: i.rf_wr1_pair_i,
-                rf_wr1_mask_i: i.rf_wr1_mask_i,
-                rf_wr1_lo_i: i.rf_wr1_lo_i,
-                rf_wr1_hi_i: i.rf_wr1_hi_i,
+                rf_wr: i.rf_wr,
                 rd_en_i: rd_en,
                 rd_row_i: rd_row,
             }

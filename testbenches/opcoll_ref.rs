@@ -104,7 +104,7 @@ struct IssueIn {
 }
 
 fn issue_in(i: &OpcollIn<Concrete>, s: usize) -> IssueIn {
-    let p = &i.issue()[s];
+    let p = &i.is[s];
     IssueIn {
         valid: b(p.valid),
         unit: u(p.unit.to_u64()),

@@ -48,8 +48,7 @@ pub fn constrain(g: &RfGeom, r: u64, i: &mut OpcollIn<Concrete>) {
     } else {
         base
     });
-    let mut issue = i.issue();
-    for (s, p) in issue.iter_mut().enumerate() {
+    for (s, p) in i.is.iter_mut().enumerate() {
         p.valid = Bits::new(rng.gen_ratio(3, 4) as u64);
         p.unit = Bits::new(if rng.gen_ratio(1, 32) {
             rng.gen_range(4..8)
@@ -74,21 +73,6 @@ pub fn constrain(g: &RfGeom, r: u64, i: &mut OpcollIn<Concrete>) {
         p.pair = Bits::new(pair);
         p.use_imm = Bits::new(rng.gen_ratio(1, 4) as u64);
     }
-    let [p0, p1] = issue;
-    macro_rules! put {
-        ($p:ident, $v:ident $u:ident $t:ident $ra:ident $rb:ident $rc:ident $pr:ident $ui:ident) => {
-            i.$v = $p.valid;
-            i.$u = $p.unit;
-            i.$t = $p.tag;
-            i.$ra = $p.ra;
-            i.$rb = $p.rb;
-            i.$rc = $p.rc;
-            i.$pr = $p.pair;
-            i.$ui = $p.use_imm;
-        };
-    }
-    put!(p0, is0_valid_i is0_unit_i is0_tag_i is0_ra_i is0_rb_i is0_rc_i is0_pair_i is0_use_imm_i);
-    put!(p1, is1_valid_i is1_unit_i is1_tag_i is1_ra_i is1_rb_i is1_rc_i is1_pair_i is1_use_imm_i);
     // Write-back: half the cycles per channel.
     let wr = |rng: &mut rand::rngs::SmallRng, w: usize| {
         let v = rng.gen_ratio(1, 2) as u64;
@@ -199,7 +183,7 @@ where
         let want = rf.step(&i);
         compare(&names, &o, &want).map_err(|e| format!("core cycle {t}: {e}"))?;
         let rd = [o.is0_ready_o.to_u64(), o.is1_ready_o.to_u64()];
-        let iss = i.issue();
+        let iss = i.is;
         for s in 0..2 {
             let p = &iss[s];
             if p.valid.to_u64() == 1 && p.unit.to_u64() < 4 && rd[s] >> p.unit.to_u64() & 1 == 1 {
@@ -272,31 +256,9 @@ pub fn set_issue(i: &mut OpcollIn<Concrete>, s: usize, unit: u64, warp: u64, seq
         Bits::new(pair),
         all,
     );
-    if s == 0 {
-        (
-            i.is0_valid_i,
-            i.is0_unit_i,
-            i.is0_tag_i,
-            i.is0_ra_i,
-            i.is0_rb_i,
-            i.is0_rc_i,
-            i.is0_pair_i,
-            i.is0_mask_i,
-        ) = (v, u, t, ra, rb, rc, pr, m);
-        i.is0_op_i = Bits::new(0x11);
-    } else {
-        (
-            i.is1_valid_i,
-            i.is1_unit_i,
-            i.is1_tag_i,
-            i.is1_ra_i,
-            i.is1_rb_i,
-            i.is1_rc_i,
-            i.is1_pair_i,
-            i.is1_mask_i,
-        ) = (v, u, t, ra, rb, rc, pr, m);
-        i.is1_op_i = Bits::new(0x11);
-    }
+    let p = &mut i.is[s];
+    (p.valid, p.unit, p.tag, p.ra, p.rb, p.rc, p.pair, p.mask) = (v, u, t, ra, rb, rc, pr, m);
+    p.op = Bits::new(0x11);
 }
 
 /// A write on channel `w` of `warp`'s register `reg`: lane l gets `f(l)`.

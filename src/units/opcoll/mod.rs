@@ -108,56 +108,48 @@ pub const UNIT_SFU: u64 = crate::golden::isa::Unit::Sfu as u64;
 pub const UNIT_DPU: u64 = crate::golden::isa::Unit::Dpu as u64;
 pub const UNIT_LSU: u64 = crate::golden::isa::Unit::Lsu as u64;
 
-macro_rules! opcoll_in {
-    ($([$v:ident $u:ident $op:ident $md:ident $tag:ident $ra:ident $rb:ident $rc:ident $pr:ident
-       $ui:ident $im:ident $mk:ident $pa:ident $pb:ident]),*) => {
-        crate::ports! {
-            /// Issue ports, allocation and write channels (forwarded to
-            /// `u_rf`), unit readiness.
-            pub struct OpcollIn {
-                $($v: 1 @ Core, $u: 3 @ Core, $op: 7 @ Core, $md: 4 @ Core, $tag: 32 @ Core,
-                  $ra: 8 @ Core, $rb: 8 @ Core, $rc: 8 @ Core, $pr: 3 @ Core, $ui: 1 @ Core,
-                  $im: 32 @ Core, $mk: [1; 32] @ Core, $pa: [1; 32] @ Core, $pb: [1; 32] @ Core,)*
-                al_valid_i: 1 @ Core,
-                al_warp_i: 6 @ Core,
-                al_base_i: 16 @ Core,
-                al_nregs_i: 8 @ Core,
-                rf_wr: [RfWr; 2] @ in,
-                sp0_ready_i: 1 @ Core,
-                sp1_ready_i: 1 @ Core,
-                sfu_ready_i: 1 @ Core,
-                dpu_ready_i: 1 @ Core,
-                lsu_ready_i: 1 @ Core,
-                wb_room_sp0_i: 1 @ Core,
-                wb_room_sp1_i: 1 @ Core,
-                wb_room_sfu_i: 1 @ Core,
-                wb_room_dpu_i: 1 @ Core,
-                wb_room_lsu_i: 1 @ Core,
-            }
-        }
-        /// One issue port's values, gathered.
-        #[derive(Clone, Copy)]
-        pub struct Issue<B: Backend> {
-            pub valid: B::S<1>, pub unit: B::S<3>, pub op: B::S<7>, pub md: B::S<4>, pub tag: B::S<32>,
-            pub ra: B::S<8>, pub rb: B::S<8>, pub rc: B::S<8>, pub pair: B::S<3>, pub use_imm: B::S<1>,
-            pub imm: B::S<32>, pub mask: [B::S<1>; 32], pub pa: [B::S<1>; 32], pub pb: [B::S<1>; 32],
-        }
-        impl<B: Backend> OpcollIn<B> {
-            /// Issue ports 0 and 1.
-            pub fn issue(&self) -> [Issue<B>; 2] {
-                [$(Issue { valid: self.$v, unit: self.$u, op: self.$op, md: self.$md, tag: self.$tag,
-                    ra: self.$ra, rb: self.$rb, rc: self.$rc, pair: self.$pr, use_imm: self.$ui,
-                    imm: self.$im, mask: self.$mk, pa: self.$pa, pb: self.$pb }),*]
-            }
-        }
-    };
+crate::bundle! {
+    /// One issue port (`is<s>_*`): a warp instruction from scheduler `s`.
+    pub struct Issue {
+        valid: 1 @ Core,
+        unit: 3 @ Core,
+        op: 7 @ Core,
+        md = "mod": 4 @ Core,
+        tag: 32 @ Core,
+        ra: 8 @ Core,
+        rb: 8 @ Core,
+        rc: 8 @ Core,
+        pair: 3 @ Core,
+        use_imm: 1 @ Core,
+        imm: 32 @ Core,
+        mask: [1; 32] @ Core,
+        pa: [1; 32] @ Core,
+        pb: [1; 32] @ Core,
+    }
 }
-opcoll_in!(
-    [is0_valid_i is0_unit_i is0_op_i is0_mod_i is0_tag_i is0_ra_i is0_rb_i is0_rc_i is0_pair_i
-     is0_use_imm_i is0_imm_i is0_mask_i is0_pa_i is0_pb_i],
-    [is1_valid_i is1_unit_i is1_op_i is1_mod_i is1_tag_i is1_ra_i is1_rb_i is1_rc_i is1_pair_i
-     is1_use_imm_i is1_imm_i is1_mask_i is1_pa_i is1_pb_i]
-);
+
+crate::ports! {
+    /// Issue ports, allocation and write channels (forwarded to `u_rf`),
+    /// unit readiness.
+    pub struct OpcollIn {
+        is: [Issue; 2] @ in,
+        al_valid_i: 1 @ Core,
+        al_warp_i: 6 @ Core,
+        al_base_i: 16 @ Core,
+        al_nregs_i: 8 @ Core,
+        rf_wr: [RfWr; 2] @ in,
+        sp0_ready_i: 1 @ Core,
+        sp1_ready_i: 1 @ Core,
+        sfu_ready_i: 1 @ Core,
+        dpu_ready_i: 1 @ Core,
+        lsu_ready_i: 1 @ Core,
+        wb_room_sp0_i: 1 @ Core,
+        wb_room_sp1_i: 1 @ Core,
+        wb_room_sfu_i: 1 @ Core,
+        wb_room_dpu_i: 1 @ Core,
+        wb_room_lsu_i: 1 @ Core,
+    }
+}
 
 crate::ports! {
     /// Issue readiness, dispatch to the units, counters, errors.
@@ -776,7 +768,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let mut ready = [cx.lit::<4>(0); 2];
         let mut alloc: Buf<S<C, 1>> = SmallBuf::filled(zero1, n);
         let mut alloc_from: Buf<usize> = SmallBuf::filled(0, n);
-        let iss = i.issue();
+        let iss = i.is;
         let mut err_any = zero1;
         let mut err_code = cx.lit::<8>(0);
         let mut err_warp = cx.lit::<6>(0);

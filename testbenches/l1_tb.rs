@@ -40,23 +40,23 @@ pub struct L1Stats {
 fn to_in(q: Option<&GmReq>, gm_ready: bool, resp: Option<&GmResp>) -> L1In<Concrete> {
     let mut i: L1In<Concrete> = zero_ports();
     if let Some(q) = q {
-        i.lsu_req_valid_i = Bits::new(1);
-        i.lsu_req_id_i = Bits::new(q.id as u64);
-        i.lsu_req_write_i = Bits::new(q.write as u64);
-        i.lsu_req_atom_i = Bits::new(q.atom as u64);
-        i.lsu_req_addr_i = Bits::new(q.addr as u64);
-        i.lsu_req_size_i = Bits::new(q.size as u64);
+        i.lsu_req.valid = Bits::new(1);
+        i.lsu_req.id = Bits::new(q.id as u64);
+        i.lsu_req.write = Bits::new(q.write as u64);
+        i.lsu_req.atom = Bits::new(q.atom as u64);
+        i.lsu_req.addr = Bits::new(q.addr as u64);
+        i.lsu_req.size = Bits::new(q.size as u64);
         for k in 0..32 {
-            i.lsu_req_wmask_i[k] = Bits::new((q.wmask >> k & 1) as u64);
-            i.lsu_req_wdata_i[k] = Bits::new(q.wdata[k] as u64);
+            i.lsu_req.wmask[k] = Bits::new((q.wmask >> k & 1) as u64);
+            i.lsu_req.wdata[k] = Bits::new(q.wdata[k] as u64);
         }
     }
     i.gm_req_ready_i = Bits::new(gm_ready as u64);
     if let Some(r) = resp {
-        i.gm_resp_valid_i = Bits::new(1);
-        i.gm_resp_id_i = Bits::new(r.id as u64);
+        i.gm_resp.valid = Bits::new(1);
+        i.gm_resp.id = Bits::new(r.id as u64);
         for k in 0..32 {
-            i.gm_resp_rdata_i[k] = Bits::new(r.rdata[k] as u64);
+            i.gm_resp.rdata[k] = Bits::new(r.rdata[k] as u64);
         }
     }
     i
@@ -66,17 +66,17 @@ fn gm_req_of(o: &L1Out<Concrete>) -> (bool, GmReq) {
     let mut wmask = 0u32;
     let mut wdata = [0u32; 32];
     for k in 0..32 {
-        wmask |= (o.gm_req_wmask_o[k].to_u64() as u32) << k;
-        wdata[k] = o.gm_req_wdata_o[k].to_u64() as u32;
+        wmask |= (o.gm_req.wmask[k].to_u64() as u32) << k;
+        wdata[k] = o.gm_req.wdata[k].to_u64() as u32;
     }
     (
-        o.gm_req_valid_o.to_u64() == 1,
+        o.gm_req.valid.to_u64() == 1,
         GmReq {
-            id: o.gm_req_id_o.to_u64() as u8,
-            write: o.gm_req_write_o.to_u64() == 1,
-            atom: o.gm_req_atom_o.to_u64() as u8,
-            addr: o.gm_req_addr_o.to_u64() as u32,
-            size: o.gm_req_size_o.to_u64() as u8,
+            id: o.gm_req.id.to_u64() as u8,
+            write: o.gm_req.write.to_u64() == 1,
+            atom: o.gm_req.atom.to_u64() as u8,
+            addr: o.gm_req.addr.to_u64() as u32,
+            size: o.gm_req.size.to_u64() as u8,
             wmask,
             wdata,
         },
@@ -86,12 +86,12 @@ fn gm_req_of(o: &L1Out<Concrete>) -> (bool, GmReq) {
 fn resp_of(o: &L1Out<Concrete>) -> (bool, GmResp) {
     let mut rdata = [0u32; 32];
     for (k, x) in rdata.iter_mut().enumerate() {
-        *x = o.lsu_resp_rdata_o[k].to_u64() as u32;
+        *x = o.lsu_resp.rdata[k].to_u64() as u32;
     }
     (
-        o.lsu_resp_valid_o.to_u64() == 1,
+        o.lsu_resp.valid.to_u64() == 1,
         GmResp {
-            id: o.lsu_resp_id_o.to_u64() as u8,
+            id: o.lsu_resp.id.to_u64() as u8,
             rdata,
         },
     )

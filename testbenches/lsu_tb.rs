@@ -31,7 +31,7 @@ pub fn to_rtl<const MW: usize>(i: &LsuIns) -> LsuIn<Concrete, MW> {
         r.lsu_b_i[l] = Bits::new(i.b[l]);
         r.lsu_c_i[l] = Bits::new(i.c[l] as u64);
         r.sm_rdata_i[l] = Bits::new(i.sm_rdata[l] as u64);
-        r.gm_resp_rdata_i[l] = Bits::new(i.gm_resp_rdata[l] as u64);
+        r.gm_resp.rdata[l] = Bits::new(i.gm_resp_rdata[l] as u64);
     }
     r.lsu_off_i = Bits::new(i.off as u64);
     r.lsu_tag_i = Bits::new(i.tag as u64);
@@ -48,8 +48,8 @@ pub fn to_rtl<const MW: usize>(i: &LsuIns) -> LsuIn<Concrete, MW> {
     r.sm_err_i = b(i.sm_err);
     r.sm_conflict_i = b(i.sm_conflict);
     r.gm_req_ready_i = b(i.gm_req_ready);
-    r.gm_resp_valid_i = b(i.gm_resp_valid);
-    r.gm_resp_id_i = Bits::new(i.gm_resp_id as u64);
+    r.gm_resp.valid = b(i.gm_resp_valid);
+    r.gm_resp.id = Bits::new(i.gm_resp_id as u64);
     r
 }
 
@@ -68,14 +68,14 @@ pub fn from_rtl(o: &LsuOut<Concrete>) -> LsuOuts {
         sm_addr: std::array::from_fn(|l| o.sm_addr_o[l].to_u64() as u16),
         sm_data: std::array::from_fn(|l| o.sm_data_o[l].to_u64() as u32),
         sm_cmp: std::array::from_fn(|l| o.sm_cmp_o[l].to_u64() as u32),
-        gm_req_valid: f(o.gm_req_valid_o),
-        gm_req_id: o.gm_req_id_o.to_u64() as u8,
-        gm_req_write: f(o.gm_req_write_o),
-        gm_req_atom: o.gm_req_atom_o.to_u64() as u8,
-        gm_req_addr: o.gm_req_addr_o.to_u64() as u32,
-        gm_req_size: o.gm_req_size_o.to_u64() as u8,
-        gm_req_wmask: mask_of(&o.gm_req_wmask_o),
-        gm_req_wdata: std::array::from_fn(|l| o.gm_req_wdata_o[l].to_u64() as u32),
+        gm_req_valid: f(o.gm_req.valid),
+        gm_req_id: o.gm_req.id.to_u64() as u8,
+        gm_req_write: f(o.gm_req.write),
+        gm_req_atom: o.gm_req.atom.to_u64() as u8,
+        gm_req_addr: o.gm_req.addr.to_u64() as u32,
+        gm_req_size: o.gm_req.size.to_u64() as u8,
+        gm_req_wmask: mask_of(&o.gm_req.wmask),
+        gm_req_wdata: std::array::from_fn(|l| o.gm_req.wdata[l].to_u64() as u32),
         res_valid: f(o.lsu_res_valid_o),
         res_tag: o.lsu_res_tag_o.to_u64() as u32,
         res_mask: mask_of(&o.lsu_res_mask_o),

@@ -104,7 +104,7 @@ struct IssueIn {
 }
 
 fn issue_in(i: &OpcollIn<Concrete>, s: usize) -> IssueIn {
-    let p = &i.issue()[s];
+    let p = &i.is[s];
     IssueIn {
         valid: b(p.valid),
         unit: u(p.unit.to_u64()),
@@ -132,27 +132,8 @@ struct WrIn {
 }
 
 fn wr_in(i: &OpcollIn<Concrete>, w: usize) -> WrIn {
-    let (v, wp, r, p, m, lo, hi) = if w == 0 {
-        (
-            i.rf_wr0_valid_i,
-            i.rf_wr0_warp_i.to_u64(),
-            i.rf_wr0_reg_i.to_u64(),
-            i.rf_wr0_pair_i,
-            &i.rf_wr0_mask_i,
-            &i.rf_wr0_lo_i,
-            &i.rf_wr0_hi_i,
-        )
-    } else {
-        (
-            i.rf_wr1_valid_i,
-            i.rf_wr1_warp_i.to_u64(),
-            i.rf_wr1_reg_i.to_u64(),
-            i.rf_wr1_pair_i,
-            &i.rf_wr1_mask_i,
-            &i.rf_wr1_lo_i,
-            &i.rf_wr1_hi_i,
-        )
-    };
+    let c = &i.rf_wr[w];
+    let (v, wp, r, p, m, lo, hi) = (c.valid, c.warp.to_u64(), c.reg.to_u64(), c.pair, &c.mask, &c.lo, &c.hi);
     WrIn {
         valid: b(v),
         warp: wp as u32,
@@ -307,21 +288,21 @@ impl OpcollRef {
                 o.$tag = Bits::new(co.tag as u64);
             };
         }
-        if let Some(c) = win[0] {
-            head!(c, sp0_valid_o, sp0_op_o, sp0_mod_o, sp0_mask_o, sp0_tag_o);
-            o.sp0_a_o = lanes32(val[c][0]);
-            o.sp0_b_o = lanes32(bval(c));
-            o.sp0_c_o = lanes32(val[c][4]);
-            o.sp0_pa_o = bits1(self.colls[c].pa);
-            o.sp0_pb_o = bits1(self.colls[c].pb);
-        }
-        if let Some(c) = win[1] {
-            head!(c, sp1_valid_o, sp1_op_o, sp1_mod_o, sp1_mask_o, sp1_tag_o);
-            o.sp1_a_o = lanes32(val[c][0]);
-            o.sp1_b_o = lanes32(bval(c));
-            o.sp1_c_o = lanes32(val[c][4]);
-            o.sp1_pa_o = bits1(self.colls[c].pa);
-            o.sp1_pb_o = bits1(self.colls[c].pb);
+        for g in 0..2 {
+            if let Some(c) = win[g] {
+                let co = &self.colls[c];
+                let p = &mut o.sp[g];
+                p.valid = Bits::new(1);
+                p.op = Bits::new(co.op as u64);
+                p.md = Bits::new(co.md as u64);
+                p.mask = bits1(co.mask);
+                p.tag = Bits::new(co.tag as u64);
+                p.a = lanes32(val[c][0]);
+                p.b = lanes32(bval(c));
+                p.c = lanes32(val[c][4]);
+                p.pa = bits1(co.pa);
+                p.pb = bits1(co.pb);
+            }
         }
         if let Some(c) = win[2] {
             head!(c, sfu_valid_o, sfu_op_o, sfu_mod_o, sfu_mask_o, sfu_tag_o);

@@ -48,8 +48,7 @@ pub fn constrain(g: &RfGeom, r: u64, i: &mut OpcollIn<Concrete>) {
     } else {
         base
     });
-    let mut issue = i.issue();
-    for (s, p) in issue.iter_mut().enumerate() {
+    for (s, p) in i.is.iter_mut().enumerate() {
         p.valid = Bits::new(rng.gen_ratio(3, 4) as u64);
         p.unit = Bits::new(if rng.gen_ratio(1, 32) {
             rng.gen_range(4..8)
@@ -74,21 +73,6 @@ pub fn constrain(g: &RfGeom, r: u64, i: &mut OpcollIn<Concrete>) {
         p.pair = Bits::new(pair);
         p.use_imm = Bits::new(rng.gen_ratio(1, 4) as u64);
     }
-    let [p0, p1] = issue;
-    macro_rules! put {
-        ($p:ident, $v:ident $u:ident $t:ident $ra:ident $rb:ident $rc:ident $pr:ident $ui:ident) => {
-            i.$v = $p.valid;
-            i.$u = $p.unit;
-            i.$t = $p.tag;
-            i.$ra = $p.ra;
-            i.$rb = $p.rb;
-            i.$rc = $p.rc;
-            i.$pr = $p.pair;
-            i.$ui = $p.use_imm;
-        };
-    }
-    put!(p0, is0_valid_i is0_unit_i is0_tag_i is0_ra_i is0_rb_i is0_rc_i is0_pair_i is0_use_imm_i);
-    put!(p1, is1_valid_i is1_unit_i is1_tag_i is1_ra_i is1_rb_i is1_rc_i is1_pair_i is1_use_imm_i);
     // Write-back: half the cycles per channel.
     let wr = |rng: &mut rand::rngs::SmallRng, w: usize| {
         let v = rng.gen_ratio(1, 2) as u64;
@@ -101,10 +85,10 @@ pub fn constrain(g: &RfGeom, r: u64, i: &mut OpcollIn<Concrete>) {
         (v, warp, r, pair as u64)
     };
     let (v, w, r, p) = wr(&mut rng, 0);
-    (i.rf_wr0_valid_i, i.rf_wr0_warp_i, i.rf_wr0_reg_i, i.rf_wr0_pair_i) =
+    (i.rf_wr[0].valid, i.rf_wr[0].warp, i.rf_wr[0].reg, i.rf_wr[0].pair) =
         (Bits::new(v), Bits::new(w), Bits::new(r), Bits::new(p));
     let (v, w, r, p) = wr(&mut rng, 1);
-    (i.rf_wr1_valid_i, i.rf_wr1_warp_i, i.rf_wr1_reg_i, i.rf_wr1_pair_i) =
+    (i.rf_wr[1].valid, i.rf_wr[1].warp, i.rf_wr[1].reg, i.rf_wr[1].pair) =
         (Bits::new(v), Bits::new(w), Bits::new(r), Bits::new(p));
     // Units ready 3 cycles in 4, wb room 7 in 8.
     for x in [
@@ -199,7 +183,7 @@ where
         let want = rf.step(&i);
         compare(&names, &o, &want).map_err(|e| format!("core cycle {t}: {e}"))?;
         let rd = [o.is0_ready_o.to_u64(), o.is1_ready_o.to_u64()];
-        let iss = i.issue();
+        let iss = i.is;
         for s in 0..2 {
             let p = &iss[s];
             if p.valid.to_u64() == 1 && p.unit.to_u64() < 4 && rd[s] >> p.unit.to_u64() & 1 == 1 {
@@ -207,8 +191,8 @@ where
             }
         }
         st.dispatched += [
-            o.sp0_valid_o,
-            o.sp1_valid_o,
+            o.sp[0].valid,
+            o.sp[1].valid,
             o.sfu_valid_o,
             o.dpu_valid_o,
             o.lsu_valid_o,
@@ -216,7 +200,7 @@ where
         .iter()
         .map(|v| v.to_u64())
         .sum::<u64>();
-        st.writes += i.rf_wr0_valid_i.to_u64() + i.rf_wr1_valid_i.to_u64();
+        st.writes += i.rf_wr[0].valid.to_u64() + i.rf_wr[1].valid.to_u64();
         st.errors += o.err_o.to_u64();
         st.cnt = [o.cnt_rr_o.to_u64(), o.cnt_wr_o.to_u64(), o.cnt_stall_o.to_u64()];
         last = o;
@@ -272,31 +256,9 @@ pub fn set_issue(i: &mut OpcollIn<Concrete>, s: usize, unit: u64, warp: u64, seq
         Bits::new(pair),
         all,
     );
-    if s == 0 {
-        (
-            i.is0_valid_i,
-            i.is0_unit_i,
-            i.is0_tag_i,
-            i.is0_ra_i,
-            i.is0_rb_i,
-            i.is0_rc_i,
-            i.is0_pair_i,
-            i.is0_mask_i,
-        ) = (v, u, t, ra, rb, rc, pr, m);
-        i.is0_op_i = Bits::new(0x11);
-    } else {
-        (
-            i.is1_valid_i,
-            i.is1_unit_i,
-            i.is1_tag_i,
-            i.is1_ra_i,
-            i.is1_rb_i,
-            i.is1_rc_i,
-            i.is1_pair_i,
-            i.is1_mask_i,
-        ) = (v, u, t, ra, rb, rc, pr, m);
-        i.is1_op_i = Bits::new(0x11);
-    }
+    let p = &mut i.is[s];
+    (p.valid, p.unit, p.tag, p.ra, p.rb, p.rc, p.pair, p.mask) = (v, u, t, ra, rb, rc, pr, m);
+    p.op = Bits::new(0x11);
 }
 
 /// A write on channel `w` of `warp`'s register `reg`: lane l gets `f(l)`.
@@ -305,19 +267,19 @@ pub fn set_write(i: &mut OpcollIn<Concrete>, w: usize, warp: u64, reg: u64, f: i
     let all = [Bits::new(1); 32];
     if w == 0 {
         (
-            i.rf_wr0_valid_i,
-            i.rf_wr0_warp_i,
-            i.rf_wr0_reg_i,
-            i.rf_wr0_mask_i,
-            i.rf_wr0_lo_i,
+            i.rf_wr[0].valid,
+            i.rf_wr[0].warp,
+            i.rf_wr[0].reg,
+            i.rf_wr[0].mask,
+            i.rf_wr[0].lo,
         ) = (Bits::new(1), Bits::new(warp), Bits::new(reg), all, lo);
     } else {
         (
-            i.rf_wr1_valid_i,
-            i.rf_wr1_warp_i,
-            i.rf_wr1_reg_i,
-            i.rf_wr1_mask_i,
-            i.rf_wr1_lo_i,
+            i.rf_wr[1].valid,
+            i.rf_wr[1].warp,
+            i.rf_wr[1].reg,
+            i.rf_wr[1].mask,
+            i.rf_wr[1].lo,
         ) = (Bits::new(1), Bits::new(warp), Bits::new(reg), all, lo);
     }
 }
@@ -438,8 +400,8 @@ where
             }
         }
         let outs = [
-            (o.sp0_valid_o, o.sp0_tag_o, o.sp0_a_o, 0usize),
-            (o.sp1_valid_o, o.sp1_tag_o, o.sp1_a_o, 1),
+            (o.sp[0].valid, o.sp[0].tag, o.sp[0].a, 0usize),
+            (o.sp[1].valid, o.sp[1].tag, o.sp[1].a, 1),
             (o.sfu_valid_o, o.sfu_tag_o, o.sfu_a_o, 2),
         ];
         for (v, tag, a, port) in outs {
@@ -537,10 +499,10 @@ where
     let mut at = None;
     let mut bad = None;
     let st = lockstep(sim, &mut rf, e0 + 8, |t, o| {
-        if o.sp0_valid_o.to_u64() == 1 {
+        if o.sp[0].valid.to_u64() == 1 {
             at = Some(t - 1);
             for l in 0..32 {
-                let got = [o.sp0_a_o[l], o.sp0_b_o[l], o.sp0_c_o[l]].map(|x| x.to_u64() as u32);
+                let got = [o.sp[0].a[l], o.sp[0].b[l], o.sp[0].c[l]].map(|x| x.to_u64() as u32);
                 let want = [0, 1, 2].map(|k| pattern(0, regs[k], l));
                 if got != want {
                     bad = Some(format!("lane {l}: operands {got:x?}, written {want:x?}"));

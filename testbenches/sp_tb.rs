@@ -13,7 +13,7 @@ use crate::golden::isa::{Op, Unit};
 use crate::hdl::{Bits, Block, Concrete, Sim};
 use crate::units::dpu::{Dpu, DpuIn, DpuOut};
 use crate::units::sp::lane::Flavor;
-use crate::units::sp::{random_sp_op, Sp0In, Sp0Out, Sp2In, Sp2Out, SpArray1, SpArray2, SpGeom};
+use crate::units::sp::{random_sp_op, SpArray, SpArrayIn, SpArrayOut, SpGeom};
 use rand::Rng;
 use std::collections::VecDeque;
 
@@ -106,163 +106,47 @@ fn sp_issue(g: &SpGeom, op: u8, m: u8) -> u64 {
     (g.passes() * if imul32 { g.imul_passes } else { 1 }) as u64
 }
 
-macro_rules! sp_group_io {
-    ($i:expr, $d:expr, $valid:ident, $op:ident, $md:ident, $mask:ident, $a:ident, $b:ident, $c:ident, $pa:ident, $tag:ident) => {{
-        match $d {
-            None => $i.$valid = Bits::new(0),
+impl<const G: usize> WarpUnit for SpArray<G> {
+    fn groups(&self) -> usize {
+        G
+    }
+    fn issue_cycles(&self, op: u8, m: u8) -> u64 {
+        sp_issue(&self.geom(), op, m)
+    }
+    fn latency(&self) -> u64 {
+        self.geom().lat as u64
+    }
+    fn set(&self, i: &mut SpArrayIn<Concrete, G>, g: usize, d: Option<&Dispatch>) {
+        let p = &mut i.sp[g];
+        match d {
+            None => p.valid = Bits::new(0),
             Some(d) => {
-                $i.$valid = Bits::new(1);
-                $i.$op = Bits::new(d.op as u64);
-                $i.$md = Bits::new(d.m as u64);
-                $i.$mask = to_mask(d.mask);
-                $i.$pa = to_mask(d.pa);
-                $i.$tag = Bits::new(d.tag as u64);
+                p.valid = Bits::new(1);
+                p.op = Bits::new(d.op as u64);
+                p.md = Bits::new(d.m as u64);
+                p.mask = to_mask(d.mask);
+                p.pa = to_mask(d.pa);
+                p.tag = Bits::new(d.tag as u64);
                 for t in 0..32 {
-                    $i.$a[t] = Bits::new(d.a[t]);
-                    $i.$b[t] = Bits::new(d.b[t]);
-                    $i.$c[t] = Bits::new(d.c[t]);
+                    p.a[t] = Bits::new(d.a[t]);
+                    p.b[t] = Bits::new(d.b[t]);
+                    p.c[t] = Bits::new(d.c[t]);
                 }
             }
         }
-    }};
-}
-macro_rules! sp_group_res {
-    ($o:expr, $valid:ident, $tag:ident, $mask:ident, $data:ident, $pred:ident, $code:ident) => {{
-        if $o.$valid.to_u64() == 0 {
-            None
-        } else {
-            Some(WarpResult {
-                tag: $o.$tag.to_u64() as u32,
-                mask: mask_bits(&$o.$mask),
-                data: std::array::from_fn(|t| $o.$data[t].to_u64()),
-                pred: mask_bits(&$o.$pred),
-                err: $o.$code.to_u64() as u8,
-            })
-        }
-    }};
-}
-
-impl WarpUnit for SpArray1 {
-    fn groups(&self) -> usize {
-        1
     }
-    fn issue_cycles(&self, op: u8, m: u8) -> u64 {
-        sp_issue(&self.geom(), op, m)
+    fn ready(&self, o: &SpArrayOut<Concrete, G>, g: usize) -> bool {
+        o.sp[g].ready.to_u64() == 1
     }
-    fn latency(&self) -> u64 {
-        self.geom().lat as u64
-    }
-    fn set(&self, i: &mut Sp0In<Concrete>, _g: usize, d: Option<&Dispatch>) {
-        sp_group_io!(
-            i,
-            d,
-            sp0_valid_i,
-            sp0_op_i,
-            sp0_mod_i,
-            sp0_mask_i,
-            sp0_a_i,
-            sp0_b_i,
-            sp0_c_i,
-            sp0_pa_i,
-            sp0_tag_i
-        )
-    }
-    fn ready(&self, o: &Sp0Out<Concrete>, _g: usize) -> bool {
-        o.sp0_ready_o.to_u64() == 1
-    }
-    fn result(&self, o: &Sp0Out<Concrete>, _g: usize) -> Option<WarpResult> {
-        sp_group_res!(
-            o,
-            sp0_res_valid_o,
-            sp0_res_tag_o,
-            sp0_res_mask_o,
-            sp0_res_data_o,
-            sp0_res_pred_o,
-            sp0_err_code_o
-        )
-    }
-    fn reference(&self, d: &Dispatch, t: usize) -> RefOut {
-        sp_ref(
-            self.geom().flavor,
-            d.op,
-            d.m,
-            d.a[t] as u32,
-            d.b[t] as u32,
-            d.c[t] as u32,
-            (d.pa >> t) & 1 == 1,
-        )
-    }
-    fn random<R: Rng>(&self, r: &mut R) -> Dispatch {
-        sp_random(r, self.geom().flavor)
-    }
-}
-
-impl WarpUnit for SpArray2 {
-    fn groups(&self) -> usize {
-        2
-    }
-    fn issue_cycles(&self, op: u8, m: u8) -> u64 {
-        sp_issue(&self.geom(), op, m)
-    }
-    fn latency(&self) -> u64 {
-        self.geom().lat as u64
-    }
-    fn set(&self, i: &mut Sp2In<Concrete>, g: usize, d: Option<&Dispatch>) {
-        if g == 0 {
-            sp_group_io!(
-                i,
-                d,
-                sp0_valid_i,
-                sp0_op_i,
-                sp0_mod_i,
-                sp0_mask_i,
-                sp0_a_i,
-                sp0_b_i,
-                sp0_c_i,
-                sp0_pa_i,
-                sp0_tag_i
-            )
-        } else {
-            sp_group_io!(
-                i,
-                d,
-                sp1_valid_i,
-                sp1_op_i,
-                sp1_mod_i,
-                sp1_mask_i,
-                sp1_a_i,
-                sp1_b_i,
-                sp1_c_i,
-                sp1_pa_i,
-                sp1_tag_i
-            )
-        }
-    }
-    fn ready(&self, o: &Sp2Out<Concrete>, g: usize) -> bool {
-        [o.sp0_ready_o, o.sp1_ready_o][g].to_u64() == 1
-    }
-    fn result(&self, o: &Sp2Out<Concrete>, g: usize) -> Option<WarpResult> {
-        if g == 0 {
-            sp_group_res!(
-                o,
-                sp0_res_valid_o,
-                sp0_res_tag_o,
-                sp0_res_mask_o,
-                sp0_res_data_o,
-                sp0_res_pred_o,
-                sp0_err_code_o
-            )
-        } else {
-            sp_group_res!(
-                o,
-                sp1_res_valid_o,
-                sp1_res_tag_o,
-                sp1_res_mask_o,
-                sp1_res_data_o,
-                sp1_res_pred_o,
-                sp1_err_code_o
-            )
-        }
+    fn result(&self, o: &SpArrayOut<Concrete, G>, g: usize) -> Option<WarpResult> {
+        let o = &o.sp[g];
+        (o.res_valid.to_u64() == 1).then(|| WarpResult {
+            tag: o.res_tag.to_u64() as u32,
+            mask: mask_bits(&o.res_mask),
+            data: std::array::from_fn(|t| o.res_data[t].to_u64()),
+            pred: mask_bits(&o.res_pred),
+            err: o.err_code.to_u64() as u8,
+        })
     }
     fn reference(&self, d: &Dispatch, t: usize) -> RefOut {
         sp_ref(
@@ -311,15 +195,13 @@ impl WarpUnit for Dpu {
         o.dpu_ready_o.to_u64() == 1
     }
     fn result(&self, o: &DpuOut<Concrete>, _g: usize) -> Option<WarpResult> {
-        sp_group_res!(
-            o,
-            dpu_res_valid_o,
-            dpu_res_tag_o,
-            dpu_res_mask_o,
-            dpu_res_data_o,
-            dpu_res_pred_o,
-            dpu_err_code_o
-        )
+        (o.dpu_res_valid_o.to_u64() == 1).then(|| WarpResult {
+            tag: o.dpu_res_tag_o.to_u64() as u32,
+            mask: mask_bits(&o.dpu_res_mask_o),
+            data: std::array::from_fn(|t| o.dpu_res_data_o[t].to_u64()),
+            pred: mask_bits(&o.dpu_res_pred_o),
+            err: o.dpu_err_code_o.to_u64() as u8,
+        })
     }
     fn reference(&self, d: &Dispatch, t: usize) -> RefOut {
         dpu_ref(d.op, d.m, d.a[t], d.b[t], d.c[t])

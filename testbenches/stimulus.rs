@@ -3,7 +3,7 @@
 //! cycle; a hot-domain input may change every hot cycle.
 
 use crate::hdl::bits::words_for;
-use crate::hdl::{Bits, Concrete, Domain, PortBuilder, Ports};
+use crate::hdl::{Bits, Concrete, Domain, PortBuilder, PortName, Ports};
 use rand::{Rng, RngCore};
 
 /// Per-port bias: probability that a 1-bit input is high.
@@ -31,7 +31,7 @@ impl<'a, R: RngCore> RandomPorts<'a, R> {
 }
 
 impl<R: RngCore> PortBuilder<Concrete> for RandomPorts<'_, R> {
-    fn port<const W: usize>(&mut self, _name: &'static str, dom: Domain) -> Bits<W> {
+    fn port<const W: usize>(&mut self, _name: PortName<'_>, dom: Domain) -> Bits<W> {
         let nw = words_for(W);
         let hold = !dom.edge_at(self.t) && self.prev.len() >= self.pos + nw;
         let v = if hold {

@@ -73,32 +73,12 @@ fn room_of(o: &WbOut<Concrete, 2>) -> [bool; 6] {
 
 /// Compare one channel's outputs with the reference's choice.
 fn check_chan(c: u64, w: usize, o: &WbOut<Concrete, 2>, exp: &Option<(usize, WbRes)>, ns: usize) -> Result<(), String> {
-    let (rv, rwarp, rreg, rpair, rmask, rlo, rhi, retv, rett, retm) = if w == 0 {
-        (
-            o.rf_wr0_valid_o,
-            o.rf_wr0_warp_o,
-            o.rf_wr0_reg_o,
-            o.rf_wr0_pair_o,
-            o.rf_wr0_mask_o,
-            o.rf_wr0_lo_o,
-            o.rf_wr0_hi_o,
-            o.ret0_valid_o,
-            o.ret0_tag_o,
-            o.ret0_mask_o,
-        )
+    let p = &o.rf_wr[w];
+    let (rv, rwarp, rreg, rpair, rmask, rlo, rhi) = (p.valid, p.warp, p.reg, p.pair, p.mask, p.lo, p.hi);
+    let (retv, rett, retm) = if w == 0 {
+        (o.ret0_valid_o, o.ret0_tag_o, o.ret0_mask_o)
     } else {
-        (
-            o.rf_wr1_valid_o,
-            o.rf_wr1_warp_o,
-            o.rf_wr1_reg_o,
-            o.rf_wr1_pair_o,
-            o.rf_wr1_mask_o,
-            o.rf_wr1_lo_o,
-            o.rf_wr1_hi_o,
-            o.ret1_valid_o,
-            o.ret1_tag_o,
-            o.ret1_mask_o,
-        )
+        (o.ret1_valid_o, o.ret1_tag_o, o.ret1_mask_o)
     };
     let err = |what: &str, got: String, want: String| {
         Err(format!("wb cycle {c} channel {w}: {what}: rtl {got}, reference {want}"))
@@ -268,20 +248,7 @@ pub fn wb_random<const NS: usize>(seed: u64, cycles: u64, p: WbParams) -> Result
 /// release channel reads 0).
 fn widen<const NS: usize>(o: &WbOut<Concrete, NS>) -> WbOut<Concrete, 2> {
     let mut w: WbOut<Concrete, 2> = crate::hdl::sim::zero_ports();
-    w.rf_wr0_valid_o = o.rf_wr0_valid_o;
-    w.rf_wr0_warp_o = o.rf_wr0_warp_o;
-    w.rf_wr0_reg_o = o.rf_wr0_reg_o;
-    w.rf_wr0_pair_o = o.rf_wr0_pair_o;
-    w.rf_wr0_mask_o = o.rf_wr0_mask_o;
-    w.rf_wr0_lo_o = o.rf_wr0_lo_o;
-    w.rf_wr0_hi_o = o.rf_wr0_hi_o;
-    w.rf_wr1_valid_o = o.rf_wr1_valid_o;
-    w.rf_wr1_warp_o = o.rf_wr1_warp_o;
-    w.rf_wr1_reg_o = o.rf_wr1_reg_o;
-    w.rf_wr1_pair_o = o.rf_wr1_pair_o;
-    w.rf_wr1_mask_o = o.rf_wr1_mask_o;
-    w.rf_wr1_lo_o = o.rf_wr1_lo_o;
-    w.rf_wr1_hi_o = o.rf_wr1_hi_o;
+    w.rf_wr = o.rf_wr;
     w.pr_wr_valid_o = o.pr_wr_valid_o;
     w.pr_wr_warp_o = o.pr_wr_warp_o;
     w.pr_wr_idx_o = o.pr_wr_idx_o;

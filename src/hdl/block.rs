@@ -206,12 +206,55 @@ impl Decl {
     }
 }
 
+/// The Verilog name of a port, kept in parts and joined only when shown
+/// (visitors that ignore names, like the simulator's, pay nothing): a plain
+/// port is its `field` alone (`push_i`); a port of a bundle is
+/// `<prefix><index>_<field><suffix>` (`sp0_valid_i`, `gm_req_addr_o`), or
+/// `<field><suffix>` with an empty prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortName<'a> {
+    /// The bundle's prefix (empty for a plain port).
+    pub prefix: &'a str,
+    /// The element of an array of bundles.
+    pub index: Option<usize>,
+    /// The field name (with its `_i`/`_o` for a plain port).
+    pub field: &'a str,
+    /// `_i` or `_o` for a port of a bundle, empty for a plain port.
+    pub suffix: &'a str,
+}
+
+impl<'a> PortName<'a> {
+    /// A plain port's name.
+    pub const fn plain(name: &'a str) -> Self {
+        PortName {
+            prefix: "",
+            index: None,
+            field: name,
+            suffix: "",
+        }
+    }
+}
+
+impl std::fmt::Display for PortName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.prefix.is_empty() {
+            f.write_str(self.prefix)?;
+            if let Some(k) = self.index {
+                write!(f, "{k}")?;
+            }
+            f.write_str("_")?;
+        }
+        f.write_str(self.field)?;
+        f.write_str(self.suffix)
+    }
+}
+
 /// Visits every port of a port struct.
 pub trait PortVisitor<B: Backend> {
-    fn port<const W: usize>(&mut self, name: &'static str, dom: Domain, s: &B::S<W>);
+    fn port<const W: usize>(&mut self, name: PortName<'_>, dom: Domain, s: &B::S<W>);
     /// An array port of `N` elements of `W` bits (one `W*N`-bit Verilog
     /// port, element k in bits `k*W ..`). By default, element by element.
-    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, dom: Domain, s: &[B::S<W>; N]) {
+    fn array<const W: usize, const N: usize>(&mut self, name: PortName<'_>, dom: Domain, s: &[B::S<W>; N]) {
         for e in s {
             self.port::<W>(name, dom, e);
         }
@@ -220,10 +263,10 @@ pub trait PortVisitor<B: Backend> {
 
 /// Builds every port of a port struct.
 pub trait PortBuilder<B: Backend> {
-    fn port<const W: usize>(&mut self, name: &'static str, dom: Domain) -> B::S<W>;
+    fn port<const W: usize>(&mut self, name: PortName<'_>, dom: Domain) -> B::S<W>;
     /// An array port (see [`PortVisitor::array`]). By default, element by
     /// element.
-    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, dom: Domain) -> [B::S<W>; N] {
+    fn array<const W: usize, const N: usize>(&mut self, name: PortName<'_>, dom: Domain) -> [B::S<W>; N] {
         std::array::from_fn(|_| self.port::<W>(name, dom))
     }
 }
@@ -234,6 +277,17 @@ pub trait Ports<B: Backend>: Sized + Copy {
     fn visit<V: PortVisitor<B>>(&self, v: &mut V);
     /// Make each field with `f.port`, in declaration order.
     fn build<F: PortBuilder<B>>(f: &mut F) -> Self;
+}
+
+/// A group of ports declared once with [`bundle!`](crate::bundle) and
+/// included in port structs by [`ports!`](crate::ports), as input or output,
+/// alone or as an array: its ports are named from the including field (see
+/// [`PortName`]).
+pub trait Bundle<B: Backend>: Sized + Copy {
+    /// Call `v.port` for each field, in declaration order.
+    fn visit<V: PortVisitor<B>>(&self, v: &mut V, prefix: &str, index: Option<usize>, suffix: &str);
+    /// Make each field with `f.port`, in declaration order.
+    fn build<F: PortBuilder<B>>(f: &mut F, prefix: &str, index: Option<usize>, suffix: &str) -> Self;
 }
 
 /// The signal type of width `W` in context `C`.
@@ -388,7 +442,7 @@ pub struct Pending(pub(crate) usize);
 /// Builds ports that are all constant zero, in any backend.
 pub struct ZeroPorts;
 impl<B: Backend> PortBuilder<B> for ZeroPorts {
-    fn port<const W: usize>(&mut self, _name: &'static str, _dom: Domain) -> B::S<W> {
+    fn port<const W: usize>(&mut self, _name: PortName<'_>, _dom: Domain) -> B::S<W> {
         B::lit(Bits::<W>::zero())
     }
 }
@@ -438,14 +492,21 @@ pub trait Block {
 /// domain is `Core`, `Hot`, or `{expr}`, a constant expression that may use
 /// the struct's const parameters (e.g. `{ Domain::of(D) }` for a block
 /// usable in either domain).
+///
+/// A field can also hold a [`bundle!`](crate::bundle): `name: Bundle @ in`
+/// or `@ out` (the bundle's ports get `_i` or `_o`), or an array of them,
+/// `name: [Bundle; COUNT] @ in`. The ports are named
+/// `<name>_<field>_i` (array: `<name><k>_<field>_i`); a string literal
+/// after the direction replaces the prefix `name` (`"" ` for none). The
+/// bundle's type must be in scope by its bare name.
 #[macro_export]
 macro_rules! ports {
     ($(#[$m:meta])* $vis:vis struct $name:ident $([$($g:ident),*])? {
-        $($(#[$fm:meta])* $f:ident : $w:tt @ $dom:tt),* $(,)?
+        $($(#[$fm:meta])* $f:ident : $w:tt @ $dom:tt $($pre:literal)?),* $(,)?
     }) => {
         $(#[$m])*
         $vis struct $name<B: $crate::hdl::Backend $($(, const $g: usize)*)?> {
-            $($(#[$fm])* pub $f: $crate::__port_ty!(B, $w),)*
+            $($(#[$fm])* pub $f: $crate::__port_ty!(B, $w, $dom),)*
         }
         impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> Clone for $name<B $($(, $g)*)?> {
             fn clone(&self) -> Self { *self }
@@ -454,14 +515,70 @@ macro_rules! ports {
         impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> $crate::hdl::Ports<B> for $name<B $($(, $g)*)?> {
             #[allow(unused_variables)]
             fn visit<V: $crate::hdl::PortVisitor<B>>(&self, v: &mut V) {
-                $( $crate::__port_visit!(v, stringify!($f), $crate::__port_dom!($dom), &self.$f, $w); )*
+                $( $crate::__port_visit!(v, &self.$f, $crate::__port_pre!($f $(, $pre)?), $w, $dom); )*
             }
             #[allow(unused_variables)]
             fn build<F: $crate::hdl::PortBuilder<B>>(f: &mut F) -> Self {
-                Self { $($f: $crate::__port_build!(f, stringify!($f), $crate::__port_dom!($dom), $w),)* }
+                Self { $($f: $crate::__port_build!(f, $crate::__port_pre!($f $(, $pre)?), $w, $dom),)* }
             }
         }
     };
+}
+
+/// Declare a port bundle: a group of ports written once and included in
+/// port structs by [`ports!`](crate::ports) (`name: Bundle @ in|out`). Each
+/// field is `name: WIDTH @ Domain` or `name: [WIDTH; COUNT] @ Domain` as in
+/// `ports!`, without the `_i`/`_o` (the including field gives the direction
+/// and the prefix). `field = "text": ...` names the Verilog port `text`
+/// when the Verilog name is not a Rust identifier (`md = "mod"`).
+///
+/// ```ignore
+/// smrtl::bundle! {
+///     /// A memory response.
+///     pub struct Resp { valid: 1 @ Core, id: 8 @ Core, rdata: [32; 32] @ Core }
+/// }
+/// smrtl::ports! {
+///     /// `gm_resp_valid_i`, `gm_resp_id_i`, `gm_resp_rdata_i`.
+///     pub struct UnitIn { gm_resp: Resp @ in }
+/// }
+/// ```
+#[macro_export]
+macro_rules! bundle {
+    ($(#[$m:meta])* $vis:vis struct $name:ident {
+        $($(#[$fm:meta])* $f:ident $(= $pn:literal)? : $w:tt @ $dom:tt),* $(,)?
+    }) => {
+        $(#[$m])*
+        $vis struct $name<B: $crate::hdl::Backend> {
+            $($(#[$fm])* pub $f: $crate::__port_ty!(B, $w, $dom),)*
+        }
+        impl<B: $crate::hdl::Backend> Clone for $name<B> {
+            fn clone(&self) -> Self { *self }
+        }
+        impl<B: $crate::hdl::Backend> Copy for $name<B> {}
+        impl<B: $crate::hdl::Backend> $crate::hdl::Bundle<B> for $name<B> {
+            fn visit<V: $crate::hdl::PortVisitor<B>>(&self, v: &mut V, prefix: &str, index: Option<usize>, suffix: &str) {
+                $( $crate::__port_leaf_visit!(
+                    v,
+                    $crate::hdl::block::PortName { prefix, index, field: $crate::__port_pre!($f $(, $pn)?), suffix },
+                    $crate::__port_dom!($dom), &self.$f, $w
+                ); )*
+            }
+            fn build<F: $crate::hdl::PortBuilder<B>>(f: &mut F, prefix: &str, index: Option<usize>, suffix: &str) -> Self {
+                Self { $($f: $crate::__port_leaf_build!(
+                    f,
+                    $crate::hdl::block::PortName { prefix, index, field: $crate::__port_pre!($f $(, $pn)?), suffix },
+                    $crate::__port_dom!($dom), $w
+                ),)* }
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __port_pre {
+    ($f:ident, $pre:literal) => { $pre };
+    ($f:ident) => { stringify!($f) };
 }
 
 #[doc(hidden)]
@@ -473,14 +590,70 @@ macro_rules! __port_dom {
 
 #[doc(hidden)]
 #[macro_export]
+macro_rules! __port_sfx {
+    (in) => { "_i" };
+    (out) => { "_o" };
+}
+
+#[doc(hidden)]
+#[macro_export]
 macro_rules! __port_ty {
-    ($B:ident, [$w:tt ; $n:tt]) => { [<$B as $crate::hdl::Backend>::S<$w>; $n] };
-    ($B:ident, $w:tt) => { <$B as $crate::hdl::Backend>::S<$w> };
+    ($B:ident, [$t:ident ; $n:tt], in) => { [$t<$B>; $n] };
+    ($B:ident, [$t:ident ; $n:tt], out) => { [$t<$B>; $n] };
+    ($B:ident, $t:ident, in) => { $t<$B> };
+    ($B:ident, $t:ident, out) => { $t<$B> };
+    ($B:ident, [$w:tt ; $n:tt], $d:tt) => { [<$B as $crate::hdl::Backend>::S<$w>; $n] };
+    ($B:ident, $w:tt, $d:tt) => { <$B as $crate::hdl::Backend>::S<$w> };
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __port_visit {
+    ($v:ident, $s:expr, $pre:expr, [$t:ident ; $n:tt], in) => {
+        $crate::__port_visit!(@arr $v, $s, $pre, $t, in)
+    };
+    ($v:ident, $s:expr, $pre:expr, [$t:ident ; $n:tt], out) => {
+        $crate::__port_visit!(@arr $v, $s, $pre, $t, out)
+    };
+    (@arr $v:ident, $s:expr, $pre:expr, $t:ident, $d:tt) => {
+        for (k, e) in $s.iter().enumerate() {
+            $crate::hdl::Bundle::visit(e, $v, $pre, Some(k), $crate::__port_sfx!($d));
+        }
+    };
+    ($v:ident, $s:expr, $pre:expr, $t:ident, in) => {
+        $crate::hdl::Bundle::visit($s, $v, $pre, None, "_i")
+    };
+    ($v:ident, $s:expr, $pre:expr, $t:ident, out) => {
+        $crate::hdl::Bundle::visit($s, $v, $pre, None, "_o")
+    };
+    ($v:ident, $s:expr, $pre:expr, $w:tt, $d:tt) => {
+        $crate::__port_leaf_visit!($v, $crate::hdl::block::PortName::plain($pre), $crate::__port_dom!($d), $s, $w)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __port_build {
+    ($f:ident, $pre:expr, [$t:ident ; $n:tt], in) => {
+        ::std::array::from_fn(|k| <$t<B> as $crate::hdl::Bundle<B>>::build($f, $pre, Some(k), "_i"))
+    };
+    ($f:ident, $pre:expr, [$t:ident ; $n:tt], out) => {
+        ::std::array::from_fn(|k| <$t<B> as $crate::hdl::Bundle<B>>::build($f, $pre, Some(k), "_o"))
+    };
+    ($f:ident, $pre:expr, $t:ident, in) => {
+        <$t<B> as $crate::hdl::Bundle<B>>::build($f, $pre, None, "_i")
+    };
+    ($f:ident, $pre:expr, $t:ident, out) => {
+        <$t<B> as $crate::hdl::Bundle<B>>::build($f, $pre, None, "_o")
+    };
+    ($f:ident, $pre:expr, $w:tt, $d:tt) => {
+        $crate::__port_leaf_build!($f, $crate::hdl::block::PortName::plain($pre), $crate::__port_dom!($d), $w)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __port_leaf_visit {
     ($v:ident, $name:expr, $dom:expr, $s:expr, [$w:tt ; $n:tt]) => {
         $v.array::<$w, $n>($name, $dom, $s)
     };
@@ -491,11 +664,64 @@ macro_rules! __port_visit {
 
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __port_build {
+macro_rules! __port_leaf_build {
     ($f:ident, $name:expr, $dom:expr, [$w:tt ; $n:tt]) => {
         $f.array::<$w, $n>($name, $dom)
     };
     ($f:ident, $name:expr, $dom:expr, $w:tt) => {
         $f.port::<$w>($name, $dom)
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PortName, PortVisitor, Ports, ZeroPorts};
+    use crate::hdl::{Backend, Concrete, Domain};
+
+    crate::bundle! {
+        /// Two ports, one renamed.
+        struct Pair { valid: 1 @ Core, md = "mod": [4; 2] @ Hot }
+    }
+    crate::ports! {
+        /// Plain ports around bundles used both ways, alone and in arrays.
+        struct Mixed[N] {
+            clr_i: 1 @ Core,
+            req: Pair @ in,
+            grp: [Pair; N] @ out,
+            bare: Pair @ out "",
+        }
+    }
+
+    struct Names(Vec<(String, usize, Domain)>);
+    impl<B: Backend> PortVisitor<B> for Names {
+        fn port<const W: usize>(&mut self, name: PortName<'_>, dom: Domain, _s: &B::S<W>) {
+            self.0.push((name.to_string(), W, dom));
+        }
+        fn array<const W: usize, const N: usize>(&mut self, name: PortName<'_>, dom: Domain, _s: &[B::S<W>; N]) {
+            self.0.push((name.to_string(), W * N, dom));
+        }
+    }
+
+    #[test]
+    fn bundles_flatten_to_prefixed_names_in_order() {
+        let p: Mixed<Concrete, 2> = Ports::build(&mut ZeroPorts);
+        let mut n = Names(Vec::new());
+        p.visit(&mut n);
+        let got: Vec<(&str, usize)> = n.0.iter().map(|(s, w, _)| (s.as_str(), *w)).collect();
+        assert_eq!(
+            got,
+            [
+                ("clr_i", 1),
+                ("req_valid_i", 1),
+                ("req_mod_i", 8),
+                ("grp0_valid_o", 1),
+                ("grp0_mod_o", 8),
+                ("grp1_valid_o", 1),
+                ("grp1_mod_o", 8),
+                ("valid_o", 1),
+                ("mod_o", 8),
+            ]
+        );
+        assert_eq!(n.0[2].2, Domain::Hot);
+    }
 }

@@ -23,7 +23,7 @@ pub mod vcd;
 pub mod verilog;
 
 pub use bits::Bits;
-pub use block::{Block, Ctx, Decl, Domain, Mem, Pending, PortBuilder, PortVisitor, Ports, Reg, S};
+pub use block::{Block, Bundle, Ctx, Decl, Domain, Mem, Pending, PortBuilder, PortName, PortVisitor, Ports, Reg, S};
 pub use signal::{Backend, Concrete, Sig};
 pub use sim::Sim;
 pub use trace::{elaborate, Design, ElabError, Tracing};

@@ -18,7 +18,7 @@
 //! [`SimCx`]).
 
 use super::bits::{words_for, Bits, WORDS};
-use super::block::{Block, Ctx, Domain, Mem, Pending, PortBuilder, PortVisitor, Ports, Reg};
+use super::block::{Block, Ctx, Domain, Mem, Pending, PortBuilder, PortName, PortVisitor, Ports, Reg};
 use super::signal::Concrete;
 use super::trace::{elaborate, Design, ElabError};
 use super::vcd::VcdWriter;
@@ -308,10 +308,10 @@ impl SimCx<'_> {
             out: Vec<(usize, usize)>,
         }
         impl PortVisitor<Concrete> for Spans {
-            fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain, s: &Bits<W>) {
+            fn port<const W: usize>(&mut self, _n: PortName<'_>, _d: Domain, s: &Bits<W>) {
                 self.out.push(((s as *const Bits<W> as usize - self.base) / 8, WORDS));
             }
-            fn array<const W: usize, const N: usize>(&mut self, _n: &'static str, _d: Domain, s: &[Bits<W>; N]) {
+            fn array<const W: usize, const N: usize>(&mut self, _n: PortName<'_>, _d: Domain, s: &[Bits<W>; N]) {
                 self.out
                     .push(((s as *const [Bits<W>; N] as usize - self.base) / 8, N * WORDS));
             }
@@ -632,7 +632,7 @@ pub(crate) struct Flatten<'a> {
     pub out: &'a mut Vec<u64>,
 }
 impl PortVisitor<Concrete> for Flatten<'_> {
-    fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain, s: &Bits<W>) {
+    fn port<const W: usize>(&mut self, _n: PortName<'_>, _d: Domain, s: &Bits<W>) {
         self.out.extend_from_slice(&s.words()[..words_for(W)]);
     }
 }
@@ -643,7 +643,7 @@ pub(crate) struct Unflatten<'a> {
     pub pos: usize,
 }
 impl PortBuilder<Concrete> for Unflatten<'_> {
-    fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain) -> Bits<W> {
+    fn port<const W: usize>(&mut self, _n: PortName<'_>, _d: Domain) -> Bits<W> {
         let v = Bits::from_slice(&self.words[self.pos..]);
         self.pos += words_for(W);
         v
@@ -685,7 +685,7 @@ fn from_raw<P: Ports<Concrete>>(w: &[u64]) -> P {
 fn raw_layout_ok<P: Ports<Concrete>>() -> bool {
     struct Count(usize);
     impl PortVisitor<Concrete> for Count {
-        fn port<const W: usize>(&mut self, _n: &'static str, _d: Domain, _s: &Bits<W>) {
+        fn port<const W: usize>(&mut self, _n: PortName<'_>, _d: Domain, _s: &Bits<W>) {
             self.0 += 1;
         }
     }

@@ -17,7 +17,7 @@
 //! Verilog (a comment marks it).
 
 use super::bits::{Bits, WORDS};
-use super::block::{Block, Ctx, Decl, Domain, Mem, Pending, PortBuilder, PortVisitor, Ports, Reg};
+use super::block::{Block, Ctx, Decl, Domain, Mem, Pending, PortBuilder, PortName, PortVisitor, Ports, Reg};
 use super::signal::{Backend, Sig};
 use std::cell::RefCell;
 use std::ops::{Add, BitAnd, BitOr, BitXor, Not, Sub};
@@ -299,7 +299,7 @@ struct InputMaker {
     ports: Vec<PortInfo>,
 }
 impl PortBuilder<Tracing> for InputMaker {
-    fn port<const W: usize>(&mut self, name: &'static str, d: Domain) -> Sym<W> {
+    fn port<const W: usize>(&mut self, name: PortName<'_>, d: Domain) -> Sym<W> {
         self.ports.push(PortInfo {
             name: name.to_string(),
             width: W,
@@ -308,7 +308,7 @@ impl PortBuilder<Tracing> for InputMaker {
         });
         Sym(push(Op::Input(self.ports.len() as u32 - 1), W, d.mask()))
     }
-    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, d: Domain) -> [Sym<W>; N] {
+    fn array<const W: usize, const N: usize>(&mut self, name: PortName<'_>, d: Domain) -> [Sym<W>; N] {
         self.ports.push(PortInfo {
             name: name.to_string(),
             width: W,
@@ -325,7 +325,7 @@ struct Collect {
     ids: Vec<Id>,
 }
 impl PortVisitor<Tracing> for Collect {
-    fn port<const W: usize>(&mut self, name: &'static str, d: Domain, s: &Sym<W>) {
+    fn port<const W: usize>(&mut self, name: PortName<'_>, d: Domain, s: &Sym<W>) {
         self.ports.push(PortInfo {
             name: name.to_string(),
             width: W,
@@ -334,7 +334,7 @@ impl PortVisitor<Tracing> for Collect {
         });
         self.ids.push(s.0);
     }
-    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, d: Domain, s: &[Sym<W>; N]) {
+    fn array<const W: usize, const N: usize>(&mut self, name: PortName<'_>, d: Domain, s: &[Sym<W>; N]) {
         self.ports.push(PortInfo {
             name: name.to_string(),
             width: W,
@@ -358,7 +358,7 @@ struct InstOutMaker<'a> {
     forbidden: Vec<(Id, String)>,
 }
 impl InstOutMaker<'_> {
-    fn leaf(&mut self, width: usize, dm: u8, name: &str) -> Id {
+    fn leaf(&mut self, width: usize, dm: u8, name: PortName<'_>) -> Id {
         let k = self.k as u32 - 1;
         match self.moore_out {
             Some(mo) if !mo.get(k as usize).copied().unwrap_or(true) => {
@@ -371,12 +371,12 @@ impl InstOutMaker<'_> {
     }
 }
 impl PortBuilder<Tracing> for InstOutMaker<'_> {
-    fn port<const W: usize>(&mut self, name: &'static str, d: Domain) -> Sym<W> {
+    fn port<const W: usize>(&mut self, name: PortName<'_>, d: Domain) -> Sym<W> {
         let dm = self.ports.get(self.k).map(|p| p.dom).unwrap_or(d);
         self.k += 1;
         Sym(self.leaf(W, dm.mask(), name))
     }
-    fn array<const W: usize, const N: usize>(&mut self, name: &'static str, d: Domain) -> [Sym<W>; N] {
+    fn array<const W: usize, const N: usize>(&mut self, name: PortName<'_>, d: Domain) -> [Sym<W>; N] {
         let dm = self.ports.get(self.k).map(|p| p.dom).unwrap_or(d).mask();
         self.k += 1;
         let bus = self.leaf(W * N, dm, name);

@@ -13,6 +13,7 @@ pub mod cta;
 pub mod decode;
 pub mod dpu;
 pub mod fp;
+pub mod gm;
 pub mod ibuffer;
 pub mod ifetch;
 pub mod imuldly;

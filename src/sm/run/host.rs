@@ -51,10 +51,10 @@ impl HostMem {
         }
         i.gm_req_ready_i = Bits::new(self.gmem.ready() as u64);
         if let Some(r) = self.gmem.response() {
-            i.gm_resp_valid_i = Bits::new(1);
-            i.gm_resp_id_i = Bits::new(r.id as u64);
+            i.gm_resp.valid = Bits::new(1);
+            i.gm_resp.id = Bits::new(r.id as u64);
             for k in 0..32 {
-                i.gm_resp_rdata_i[k] = Bits::new(r.rdata[k] as u64);
+                i.gm_resp.rdata[k] = Bits::new(r.rdata[k] as u64);
             }
         }
     }
@@ -65,14 +65,14 @@ impl HostMem {
     pub fn edge(&mut self, o: &SmOut<Concrete>) -> Result<(), String> {
         let im_req = (o.im_req_valid_o.to_u64() == 1 && self.imem.ready()).then(|| o.im_req_addr_o.to_u64() as u32);
         self.imem.edge(im_req);
-        let gm_req = (o.gm_req_valid_o.to_u64() == 1 && self.gmem.ready()).then(|| GmReq {
-            id: o.gm_req_id_o.to_u64() as u8,
-            write: o.gm_req_write_o.to_u64() == 1,
-            atom: o.gm_req_atom_o.to_u64() as u8,
-            addr: o.gm_req_addr_o.to_u64() as u32,
-            size: o.gm_req_size_o.to_u64() as u8,
-            wmask: lanes(&o.gm_req_wmask_o),
-            wdata: std::array::from_fn(|k| o.gm_req_wdata_o[k].to_u64() as u32),
+        let gm_req = (o.gm_req.valid.to_u64() == 1 && self.gmem.ready()).then(|| GmReq {
+            id: o.gm_req.id.to_u64() as u8,
+            write: o.gm_req.write.to_u64() == 1,
+            atom: o.gm_req.atom.to_u64() as u8,
+            addr: o.gm_req.addr.to_u64() as u32,
+            size: o.gm_req.size.to_u64() as u8,
+            wmask: lanes(&o.gm_req.wmask),
+            wdata: std::array::from_fn(|k| o.gm_req.wdata[k].to_u64() as u32),
         });
         self.gmem.edge(gm_req.as_ref());
         match self.gmem.errors.first() {

@@ -54,8 +54,8 @@ sm_impl! {
         // The units' errors come with their result pulse; warp and pc from
         // the tag.
         for (g, o) in r.spo.iter().enumerate() {
-            let v = o.res_valid_o & o.err_o;
-            srcs.push((v, o.err_code_o, codes::SRC_SP + g as u64, tagw(o.res_tag_o), tagpc(o.res_tag_o), z32));
+            let v = o.out.res_valid & o.out.err;
+            srcs.push((v, o.out.err_code, codes::SRC_SP + g as u64, tagw(o.out.res_tag), tagpc(o.out.res_tag), z32));
         }
         let v = sfu.sfu_res_valid_o & sfu.sfu_err_o;
         srcs.push((v, sfu.sfu_err_code_o, codes::SRC_SFU, tagw(sfu.sfu_res_tag_o), tagpc(sfu.sfu_res_tag_o), z32));

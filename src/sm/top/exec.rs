@@ -11,7 +11,7 @@ use crate::hdl::{Ctx, Sig, S};
 use crate::units::dpu::DpuIn;
 use crate::units::opcoll::OpcollOut;
 use crate::units::sfu::SfuIn;
-use crate::units::sp::{SpGroupIn, SpGroupOut};
+use crate::units::sp::SpGroupOut;
 use crate::units::wb::WbIn;
 
 sm_impl! {
@@ -19,30 +19,7 @@ sm_impl! {
     /// dispatch.
     pub(super) fn end_units<C: Ctx>(&self, cx: &mut C, r: &Ring<C::B, MW, NS>, oc_r: &OpcollOut<C::B>) {
         // opcoll's two SP dispatch ports, one per group.
-        let sp_in = [
-            SpGroupIn::<C::B> {
-                valid_i: oc_r.sp0_valid_o,
-                op_i: oc_r.sp0_op_o,
-                mod_i: oc_r.sp0_mod_o,
-                mask_i: oc_r.sp0_mask_o,
-                a_i: oc_r.sp0_a_o,
-                b_i: oc_r.sp0_b_o,
-                c_i: oc_r.sp0_c_o,
-                pa_i: oc_r.sp0_pa_o,
-                tag_i: oc_r.sp0_tag_o,
-            },
-            SpGroupIn::<C::B> {
-                valid_i: oc_r.sp1_valid_o,
-                op_i: oc_r.sp1_op_o,
-                mod_i: oc_r.sp1_mod_o,
-                mask_i: oc_r.sp1_mask_o,
-                a_i: oc_r.sp1_a_o,
-                b_i: oc_r.sp1_b_o,
-                c_i: oc_r.sp1_c_o,
-                pa_i: oc_r.sp1_pa_o,
-                tag_i: oc_r.sp1_tag_o,
-            },
-        ];
+        let sp_in = [oc_r.sp[0].group_in(), oc_r.sp[1].group_in()];
         for ((&h, grp), inp) in r.h_sp.iter().zip(&self.sp).zip(&sp_in) {
             cx.instance_end_sink(h, grp, inp);
         }
@@ -102,16 +79,16 @@ sm_impl! {
             r.h_wb,
             &self.wb,
             &WbIn {
-                sp0_res_valid_i: sp[0].res_valid_o,
-                sp0_res_tag_i: sp[0].res_tag_o,
-                sp0_res_mask_i: sp[0].res_mask_o,
-                sp0_res_data_i: sp[0].res_data_o,
-                sp0_res_pred_i: sp[0].res_pred_o,
-                sp1_res_valid_i: sp[1].res_valid_o,
-                sp1_res_tag_i: sp[1].res_tag_o,
-                sp1_res_mask_i: sp[1].res_mask_o,
-                sp1_res_data_i: sp[1].res_data_o,
-                sp1_res_pred_i: sp[1].res_pred_o,
+                sp0_res_valid_i: sp[0].out.res_valid,
+                sp0_res_tag_i: sp[0].out.res_tag,
+                sp0_res_mask_i: sp[0].out.res_mask,
+                sp0_res_data_i: sp[0].out.res_data,
+                sp0_res_pred_i: sp[0].out.res_pred,
+                sp1_res_valid_i: sp[1].out.res_valid,
+                sp1_res_tag_i: sp[1].out.res_tag,
+                sp1_res_mask_i: sp[1].out.res_mask,
+                sp1_res_data_i: sp[1].out.res_data,
+                sp1_res_pred_i: sp[1].out.res_pred,
                 sfu_res_valid_i: sfu.sfu_res_valid_o,
                 sfu_res_tag_i: sfu.sfu_res_tag_o,
                 sfu_res_mask_i: sfu.sfu_res_mask_o,
@@ -129,8 +106,8 @@ sm_impl! {
                 fe_res_tag_i: fe_sel.mux(cta.fe_res_tag_o, cta.fe_res1_tag_o),
                 fe_res_mask_i: fe_mask,
                 fe_res_data_i: fe_data,
-                disp_sp0_i: oc_r.sp0_valid_o & r.sp_ready(0, z.z1),
-                disp_sp1_i: oc_r.sp1_valid_o & r.sp_ready(1, z.z1),
+                disp_sp0_i: oc_r.sp[0].valid & r.sp_ready(0, z.z1),
+                disp_sp1_i: oc_r.sp[1].valid & r.sp_ready(1, z.z1),
                 disp_sfu_i: oc_r.sfu_valid_o & sfu.sfu_ready_o,
                 disp_dpu_i: oc_r.dpu_valid_o & dpu.dpu_ready_o,
                 disp_lsu_i: oc_r.lsu_valid_o & lsu.lsu_ready_o,

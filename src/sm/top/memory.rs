@@ -58,18 +58,9 @@ sm_impl! {
                 "u_l1",
                 c,
                 &L1In {
-                    lsu_req_valid_i: lsu.gm_req_valid_o,
-                    lsu_req_id_i: lsu.gm_req_id_o,
-                    lsu_req_write_i: lsu.gm_req_write_o,
-                    lsu_req_atom_i: lsu.gm_req_atom_o,
-                    lsu_req_addr_i: lsu.gm_req_addr_o,
-                    lsu_req_size_i: lsu.gm_req_size_o,
-                    lsu_req_wmask_i: lsu.gm_req_wmask_o,
-                    lsu_req_wdata_i: lsu.gm_req_wdata_o,
+                    lsu_req: lsu.gm_req,
                     gm_req_ready_i: i.gm_req_ready_i,
-                    gm_resp_valid_i: i.gm_resp_valid_i,
-                    gm_resp_id_i: i.gm_resp_id_i,
-                    gm_resp_rdata_i: i.gm_resp_rdata_i,
+                    gm_resp: i.gm_resp,
                 },
             )
         });
@@ -100,9 +91,7 @@ sm_impl! {
                 sm_pass_i: smem.pass_o,
                 sm_conflict_i: smem.conflict_o,
                 gm_req_ready_i: l1o.map_or(i.gm_req_ready_i, |o| o.lsu_req_ready_o),
-                gm_resp_valid_i: l1o.map_or(i.gm_resp_valid_i, |o| o.lsu_resp_valid_o),
-                gm_resp_id_i: l1o.map_or(i.gm_resp_id_i, |o| o.lsu_resp_id_o),
-                gm_resp_rdata_i: l1o.map_or(i.gm_resp_rdata_i, |o| o.lsu_resp_rdata_o),
+                gm_resp: l1o.map_or(i.gm_resp, |o| o.lsu_resp),
             },
         );
         cx.instance_end_sink(

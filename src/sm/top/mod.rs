@@ -64,6 +64,7 @@ use crate::units::dpu::{Dpu, DpuOut};
 use crate::units::ibuffer::{IbOut, Ibuffer};
 use crate::units::ifetch::Ifetch;
 use crate::units::imuldly::ImulDelay;
+use crate::units::gm::{GmReq, GmResp};
 use crate::units::l1::L1;
 use crate::units::lsu::{Lsu, LsuOut};
 use crate::units::opcoll::{Opcoll, OpcollOut};
@@ -101,9 +102,7 @@ crate::ports! {
         im_resp_valid_i: 1 @ Core,
         im_resp_data_i: [64; 8] @ Core,
         gm_req_ready_i: 1 @ Core,
-        gm_resp_valid_i: 1 @ Core,
-        gm_resp_id_i: 8 @ Core,
-        gm_resp_rdata_i: [32; 32] @ Core,
+        gm_resp: GmResp @ in,
     }
 }
 
@@ -115,14 +114,7 @@ crate::ports! {
         done_o: 1 @ Core,
         im_req_valid_o: 1 @ Core,
         im_req_addr_o: 16 @ Core,
-        gm_req_valid_o: 1 @ Core,
-        gm_req_id_o: 8 @ Core,
-        gm_req_write_o: 1 @ Core,
-        gm_req_atom_o: 4 @ Core,
-        gm_req_addr_o: 32 @ Core,
-        gm_req_size_o: 2 @ Core,
-        gm_req_wmask_o: [1; 32] @ Core,
-        gm_req_wdata_o: [32; 32] @ Core,
+        gm_req: GmReq @ out,
         iss0_valid_o: 1 @ Core,
         iss0_tag_o: 32 @ Core,
         iss0_mask_o: [1; 32] @ Core,
@@ -513,7 +505,7 @@ struct Ring<B: Backend, const MW: usize, const NS: usize> {
 impl<B: Backend, const MW: usize, const NS: usize> Ring<B, MW, NS> {
     /// SP group `g`'s `ready_o`; `z1` for a group this SM does not have.
     fn sp_ready(&self, g: usize, z1: B::S<1>) -> B::S<1> {
-        self.spo.get(g).map_or(z1, |o| o.ready_o)
+        self.spo.get(g).map_or(z1, |o| o.out.ready)
     }
 }
 

@@ -71,7 +71,7 @@ sm_impl! {
     /// unit the SM does not have is never busy.
     fn unit_busy<C: Ctx>(&self, cx: &mut C, r: &Ring<C::B, MW, NS>, z1: S<C, 1>) -> S<C, 5> {
         let mut ub: SmallBuf<S<C, 1>, 5> = SmallBuf::new();
-        ub.push(!r.spo[0].ready_o);
+        ub.push(!r.spo[0].out.ready);
         for g in 1..codes::MAX_SCHEDULERS {
             let busy = !r.sp_ready(g, z1);
             ub.push(busy & cx.lit::<1>((g < NS) as u64));
@@ -119,14 +119,7 @@ sm_impl! {
             done_o: cta.done_o,
             im_req_valid_o: ifo.im_req_valid_o,
             im_req_addr_o: ifo.im_req_addr_o,
-            gm_req_valid_o: l1o.map_or(lsu_r.gm_req_valid_o, |o| o.gm_req_valid_o),
-            gm_req_id_o: l1o.map_or(lsu_r.gm_req_id_o, |o| o.gm_req_id_o),
-            gm_req_write_o: l1o.map_or(lsu_r.gm_req_write_o, |o| o.gm_req_write_o),
-            gm_req_atom_o: l1o.map_or(lsu_r.gm_req_atom_o, |o| o.gm_req_atom_o),
-            gm_req_addr_o: l1o.map_or(lsu_r.gm_req_addr_o, |o| o.gm_req_addr_o),
-            gm_req_size_o: l1o.map_or(lsu_r.gm_req_size_o, |o| o.gm_req_size_o),
-            gm_req_wmask_o: l1o.map_or(lsu_r.gm_req_wmask_o, |o| o.gm_req_wmask_o),
-            gm_req_wdata_o: l1o.map_or(lsu_r.gm_req_wdata_o, |o| o.gm_req_wdata_o),
+            gm_req: l1o.map_or(lsu_r.gm_req, |o| o.gm_req),
             iss0_valid_o: m0.0,
             iss0_tag_o: m0.1,
             iss0_mask_o: m0.2,
@@ -138,13 +131,13 @@ sm_impl! {
             ret0_valid_o: wb.ret0_valid_o,
             ret0_tag_o: wb.ret0_tag_o,
             ret0_mask_o: wb.ret0_mask_o,
-            ret0_lo_o: wb.rf_wr0_lo_o,
-            ret0_hi_o: wb.rf_wr0_hi_o,
+            ret0_lo_o: wb.rf_wr[0].lo,
+            ret0_hi_o: wb.rf_wr[0].hi,
             ret1_valid_o: wb.ret1_valid_o,
             ret1_tag_o: wb.ret1_tag_o,
             ret1_mask_o: wb.ret1_mask_o,
-            ret1_lo_o: wb.rf_wr1_lo_o,
-            ret1_hi_o: wb.rf_wr1_hi_o,
+            ret1_lo_o: wb.rf_wr[1].lo,
+            ret1_hi_o: wb.rf_wr[1].hi,
             ret_pred_o: wb.pr_wr_val_o,
             st_valid_o: cta.st_valid_o,
             st_warp_o: cta.st_warp_o,

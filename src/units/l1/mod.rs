@@ -54,39 +54,22 @@
 //!   missed at the head.
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
+use crate::units::gm::{GmReq, GmResp};
 
 crate::ports! {
     /// Requests from the LSU, the memory's ready and responses.
     pub struct L1In {
-        lsu_req_valid_i: 1 @ Core,
-        lsu_req_id_i: 8 @ Core,
-        lsu_req_write_i: 1 @ Core,
-        lsu_req_atom_i: 4 @ Core,
-        lsu_req_addr_i: 32 @ Core,
-        lsu_req_size_i: 2 @ Core,
-        lsu_req_wmask_i: [1; 32] @ Core,
-        lsu_req_wdata_i: [32; 32] @ Core,
+        lsu_req: GmReq @ in,
         gm_req_ready_i: 1 @ Core,
-        gm_resp_valid_i: 1 @ Core,
-        gm_resp_id_i: 8 @ Core,
-        gm_resp_rdata_i: [32; 32] @ Core,
+        gm_resp: GmResp @ in,
     }
 }
 crate::ports! {
     /// Ready and responses to the LSU, requests to memory, counters.
     pub struct L1Out {
         lsu_req_ready_o: 1 @ Core,
-        lsu_resp_valid_o: 1 @ Core,
-        lsu_resp_id_o: 8 @ Core,
-        lsu_resp_rdata_o: [32; 32] @ Core,
-        gm_req_valid_o: 1 @ Core,
-        gm_req_id_o: 8 @ Core,
-        gm_req_write_o: 1 @ Core,
-        gm_req_atom_o: 4 @ Core,
-        gm_req_addr_o: 32 @ Core,
-        gm_req_size_o: 2 @ Core,
-        gm_req_wmask_o: [1; 32] @ Core,
-        gm_req_wdata_o: [32; 32] @ Core,
+        lsu_resp: GmResp @ out,
+        gm_req: GmReq @ out,
         cnt_l1_hit_o: 32 @ Core,
         cnt_l1_miss_o: 32 @ Core,
     }
@@ -260,14 +243,14 @@ impl<const LA: usize> Block for L1<LA> {
     /// traffic against a memory.
     fn constrain(&self, r: u64, i: &mut L1In<crate::hdl::Concrete>) {
         use crate::hdl::Bits;
-        i.lsu_req_id_i = Bits::new(i.lsu_req_id_i.to_u64() % self.ids as u64);
-        i.gm_resp_id_i = Bits::new(i.gm_resp_id_i.to_u64() % self.ids as u64);
+        i.lsu_req.id = Bits::new(i.lsu_req.id.to_u64() % self.ids as u64);
+        i.gm_resp.id = Bits::new(i.gm_resp.id.to_u64() % self.ids as u64);
         let line = (r >> 8) % (4 << LA) as u64;
-        i.lsu_req_addr_i = Bits::new(line << 7);
+        i.lsu_req.addr = Bits::new(line << 7);
         let kind = r % 16;
-        i.lsu_req_write_i = Bits::new((kind == 0) as u64);
-        i.lsu_req_atom_i = Bits::new(if kind == 1 { 1 } else { 0 });
-        i.lsu_req_size_i = Bits::new(if kind == 2 { 0 } else { 2 });
+        i.lsu_req.write = Bits::new((kind == 0) as u64);
+        i.lsu_req.atom = Bits::new(if kind == 1 { 1 } else { 0 });
+        i.lsu_req.size = Bits::new(if kind == 2 { 0 } else { 2 });
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &L1In<C::B>) -> L1Out<C::B> {
         let h = self.stages.len();
@@ -335,7 +318,7 @@ impl<const LA: usize> Block for L1<LA> {
             hany = hany | x;
         }
         let hit = hcache & hany;
-        let fv = i.gm_resp_valid_i;
+        let fv = i.gm_resp.valid;
         let o_free = !o_v | !fv;
         let head_hit_go = hv & hit & o_free;
         let head_miss = hv & !hit;
@@ -351,20 +334,20 @@ impl<const LA: usize> Block for L1<LA> {
             }
         }
         // ---- upstream request ----
-        let up_rd = !i.lsu_req_write_i & !i.lsu_req_atom_i.any();
+        let up_rd = !i.lsu_req.write & !i.lsu_req.atom.any();
         let mut busy = o_v;
         for &v in sv.iter().chain(mrd.iter()) {
             busy = busy | v;
         }
         let idle = !busy;
-        let acc_rd = i.lsu_req_valid_i & up_rd & adv[0];
-        let wr_v = i.lsu_req_valid_i & !up_rd & idle;
+        let acc_rd = i.lsu_req.valid & up_rd & adv[0];
+        let wr_v = i.lsu_req.valid & !up_rd & idle;
         let acc_wr = wr_v & i.gm_req_ready_i;
         let ready = up_rd.mux(adv[0], idle & i.gm_req_ready_i);
         for k in 0..h {
             let st = self.stages[k];
             let (nv, nid, na, ns) = if k == 0 {
-                (acc_rd, i.lsu_req_id_i, i.lsu_req_addr_i, i.lsu_req_size_i)
+                (acc_rd, i.lsu_req.id, i.lsu_req.addr, i.lsu_req.size)
             } else {
                 (sv[k - 1], sid[k - 1], saddr[k - 1], ssize[k - 1])
             };
@@ -376,17 +359,17 @@ impl<const LA: usize> Block for L1<LA> {
         }
         // ---- memory requests: the head's miss, or a store/atomic ----
         let gv = head_miss | wr_v;
-        let g_id = wr_v.mux(i.lsu_req_id_i, sid[h - 1]);
-        let g_write = wr_v & i.lsu_req_write_i;
-        let g_atom = wr_v.mux(i.lsu_req_atom_i, cx.lit::<4>(0));
-        let g_addr = wr_v.mux(i.lsu_req_addr_i, haddr);
-        let g_size = wr_v.mux(i.lsu_req_size_i, ssize[h - 1]);
-        let g_wmask: [S<C, 1>; 32] = std::array::from_fn(|k| wr_v & i.lsu_req_wmask_i[k]);
-        let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(i.lsu_req_wdata_i[k], z32));
+        let g_id = wr_v.mux(i.lsu_req.id, sid[h - 1]);
+        let g_write = wr_v & i.lsu_req.write;
+        let g_atom = wr_v.mux(i.lsu_req.atom, cx.lit::<4>(0));
+        let g_addr = wr_v.mux(i.lsu_req.addr, haddr);
+        let g_size = wr_v.mux(i.lsu_req.size, ssize[h - 1]);
+        let g_wmask: [S<C, 1>; 32] = std::array::from_fn(|k| wr_v & i.lsu_req.wmask[k]);
+        let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(i.lsu_req.wdata[k], z32));
         // Miss table: the id's line and whether its response fills.
         let hid = sid[h - 1];
-        let wid = i.lsu_req_id_i;
-        let atom_wr = acc_wr & i.lsu_req_atom_i.any();
+        let wid = i.lsu_req.id;
+        let atom_wr = acc_wr & i.lsu_req.atom.any();
         for k in 0..self.ids {
             let kk = cx.lit::<8>(k as u64);
             let set_h = head_miss_go & hid.eq(kk);
@@ -395,7 +378,7 @@ impl<const LA: usize> Block for L1<LA> {
             cx.d(self.mfill[k], set_h.mux(hcache, set_a.mux(z1, mfill[k])));
         }
         // ---- responses: fills ----
-        let fid = i.gm_resp_id_i;
+        let fid = i.gm_resp.id;
         let fline = sel(cx, fid, &mline);
         let ffill = fv & sel(cx, fid, &mfill);
         let fset = set_of(fline);
@@ -411,7 +394,7 @@ impl<const LA: usize> Block for L1<LA> {
         let mut rdata = [z32; 32];
         for k in 0..32 {
             rdata[k] = cx.mem_read(self.data[k], 0, head_hit_go, haddr_ram);
-            cx.mem_write(self.data[k], 0, ffill, faddr, i.gm_resp_rdata_i[k]);
+            cx.mem_write(self.data[k], 0, ffill, faddr, i.gm_resp.rdata[k]);
         }
         // Victim pointers advance on an allocating fill.
         let alloc = ffill & !fany;
@@ -422,7 +405,7 @@ impl<const LA: usize> Block for L1<LA> {
             cx.d(self.vict[s], hs.mux(nx, vict[s]));
         }
         // Tags: fill writes, store/atomic invalidates.
-        let iline = i.lsu_req_addr_i.slice::<7, LW>();
+        let iline = i.lsu_req.addr.slice::<7, LW>();
         let iset = set_of(iline);
         for w in 0..ways {
             for s in 0..sets {
@@ -451,21 +434,25 @@ impl<const LA: usize> Block for L1<LA> {
         cx.d(self.cnt_hit, head_hit_go.mux(ch + one32, ch));
         cx.d(self.cnt_miss, (head_miss_go & hcache).mux(cm + one32, cm));
         let resp_v = fv | o_v;
-        let resp_id = fv.mux(i.gm_resp_id_i, o_v.mux(o_id, z8));
-        let resp_data: [S<C, 32>; 32] = std::array::from_fn(|k| fv.mux(i.gm_resp_rdata_i[k], o_v.mux(rdata[k], z32)));
+        let resp_id = fv.mux(i.gm_resp.id, o_v.mux(o_id, z8));
+        let resp_data: [S<C, 32>; 32] = std::array::from_fn(|k| fv.mux(i.gm_resp.rdata[k], o_v.mux(rdata[k], z32)));
         L1Out {
             lsu_req_ready_o: ready,
-            lsu_resp_valid_o: resp_v,
-            lsu_resp_id_o: resp_id,
-            lsu_resp_rdata_o: resp_data,
-            gm_req_valid_o: gv,
-            gm_req_id_o: gv.mux(g_id, z8),
-            gm_req_write_o: g_write,
-            gm_req_atom_o: g_atom,
-            gm_req_addr_o: gv.mux(g_addr, z32),
-            gm_req_size_o: gv.mux(g_size, cx.lit::<2>(0)),
-            gm_req_wmask_o: g_wmask,
-            gm_req_wdata_o: g_wdata,
+            lsu_resp: GmResp {
+                valid: resp_v,
+                id: resp_id,
+                rdata: resp_data,
+            },
+            gm_req: GmReq {
+                valid: gv,
+                id: gv.mux(g_id, z8),
+                write: g_write,
+                atom: g_atom,
+                addr: gv.mux(g_addr, z32),
+                size: gv.mux(g_size, cx.lit::<2>(0)),
+                wmask: g_wmask,
+                wdata: g_wdata,
+            },
             cnt_l1_hit_o: ch,
             cnt_l1_miss_o: cm,
         }

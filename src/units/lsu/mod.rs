@@ -80,6 +80,7 @@
 use crate::hdl::logic::{first_one, or_all, pick};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
+use crate::units::gm::{GmReq, GmResp};
 
 /// A per-slot list in `eval` (at most 8 slots), without heap.
 type Slots<T> = SmallBuf<T, 8>;
@@ -136,9 +137,7 @@ crate::ports! {
         sm_pass_i: 1 @ Core,
         sm_conflict_i: 1 @ Core,
         gm_req_ready_i: 1 @ Core,
-        gm_resp_valid_i: 1 @ Core,
-        gm_resp_id_i: 8 @ Core,
-        gm_resp_rdata_i: [32; 32] @ Core,
+        gm_resp: GmResp @ in,
     }
 }
 crate::ports! {
@@ -151,14 +150,7 @@ crate::ports! {
         sm_addr_o: [16; 32] @ Core,
         sm_data_o: [32; 32] @ Core,
         sm_cmp_o: [32; 32] @ Core,
-        gm_req_valid_o: 1 @ Core,
-        gm_req_id_o: 8 @ Core,
-        gm_req_write_o: 1 @ Core,
-        gm_req_atom_o: 4 @ Core,
-        gm_req_addr_o: 32 @ Core,
-        gm_req_size_o: 2 @ Core,
-        gm_req_wmask_o: [1; 32] @ Core,
-        gm_req_wdata_o: [32; 32] @ Core,
+        gm_req: GmReq @ out,
         lsu_res_valid_o: 1 @ Core,
         lsu_res_tag_o: 32 @ Core,
         lsu_res_mask_o: [1; 32] @ Core,
@@ -455,8 +447,8 @@ impl<const MW: usize> Block for Lsu<MW> {
         for w in 0..MW {
             i.sbase_i[w] = Bits::new((i.sbase_i[w].to_u64() & 0x3) << 12);
         }
-        let id = i.gm_resp_id_i.to_u64();
-        i.gm_resp_id_i = Bits::new((id & 31) | ((id >> 5) % self.slots.len() as u64) << 5);
+        let id = i.gm_resp.id.to_u64();
+        i.gm_resp.id = Bits::new((id & 31) | ((id >> 5) % self.slots.len() as u64) << 5);
         i.param_addr_i = Bits::new(i.param_addr_i.to_u64() & 7);
     }
 
@@ -741,12 +733,12 @@ impl<const MW: usize> Block for Lsu<MW> {
 
         // ---- slot responses: the slot in id bits 7:5, its lanes whose
         // request index is id bits 4:0.
-        let rs = i.gm_resp_id_i.slice::<5, 3>();
-        let ri: S<C, 6> = i.gm_resp_id_i.slice::<0, 5>().zext::<6>();
+        let rs = i.gm_resp.id.slice::<5, 3>();
+        let ri: S<C, 6> = i.gm_resp.id.slice::<0, 5>().zext::<6>();
         let slot_hit: Slots<S<C, 1>> = (0..ns)
             .map(|j| {
                 let jl = cx.lit::<3>(j as u64);
-                i.gm_resp_valid_i & rs.eq(jl)
+                i.gm_resp.valid & rs.eq(jl)
             })
             .collect();
         // The addressed slot's word selects and flags (one response per
@@ -761,8 +753,8 @@ impl<const MW: usize> Block for Lsu<MW> {
             let w = pick(cx, &slot_hit, &ws);
             let wl = r_wide.mux(w.slice::<1, 4>().concat::<1, 5>(zero1), w);
             let wh = w.slice::<1, 4>().concat::<1, 5>(one1);
-            r_lo[k] = r_atom.mux(i.gm_resp_rdata_i[0], mux32::<C>(wl, &i.gm_resp_rdata_i));
-            r_hi[k] = mux32::<C>(wh, &i.gm_resp_rdata_i);
+            r_lo[k] = r_atom.mux(i.gm_resp.rdata[0], mux32::<C>(wl, &i.gm_resp.rdata));
+            r_hi[k] = mux32::<C>(wh, &i.gm_resp.rdata);
         }
 
         // ---- slot result pulses: the front's pulse (RESP) wins, else the
@@ -895,14 +887,16 @@ impl<const MW: usize> Block for Lsu<MW> {
             sm_addr_o: std::array::from_fn(|k| sreq.mux(sm_addr[k], z16)),
             sm_data_o: std::array::from_fn(|k| sreq.mux(sm_data[k], zero32)),
             sm_cmp_o: std::array::from_fn(|k| sreq.mux(cmp[k], zero32)),
-            gm_req_valid_o: g_valid,
-            gm_req_id_o: g_valid.mux(g_id, z8),
-            gm_req_write_o: g_valid & is_store,
-            gm_req_atom_o: (g_valid & is_atom).mux(atom_code, z4),
-            gm_req_addr_o: g_valid.mux(g_addr, zero32),
-            gm_req_size_o: g_valid.mux(g_size, z2),
-            gm_req_wmask_o: gm_wmask,
-            gm_req_wdata_o: gm_wdata,
+            gm_req: GmReq {
+                valid: g_valid,
+                id: g_valid.mux(g_id, z8),
+                write: g_valid & is_store,
+                atom: (g_valid & is_atom).mux(atom_code, z4),
+                addr: g_valid.mux(g_addr, zero32),
+                size: g_valid.mux(g_size, z2),
+                wmask: gm_wmask,
+                wdata: gm_wdata,
+            },
             lsu_res_valid_o: resp | s_pulse,
             lsu_res_tag_o: resp.mux(tag, p_tag),
             lsu_res_mask_o: std::array::from_fn(|k| resp.mux(mask[k], p_mask[k])),

@@ -65,7 +65,8 @@
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::hdl::logic::{index, or_all, pick};
-use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, LANES, RZ};
+use crate::units::sp::SpIssue;
+use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, RfWr, LANES, RZ};
 
 /// LSU instructions a collector pool holds at most (one being dispatched,
 /// one collecting behind it): loads and stores waiting for the LSU leave
@@ -107,95 +108,55 @@ pub const UNIT_SFU: u64 = crate::golden::isa::Unit::Sfu as u64;
 pub const UNIT_DPU: u64 = crate::golden::isa::Unit::Dpu as u64;
 pub const UNIT_LSU: u64 = crate::golden::isa::Unit::Lsu as u64;
 
-macro_rules! opcoll_in {
-    ($([$v:ident $u:ident $op:ident $md:ident $tag:ident $ra:ident $rb:ident $rc:ident $pr:ident
-       $ui:ident $im:ident $mk:ident $pa:ident $pb:ident]),*) => {
-        crate::ports! {
-            /// Issue ports, allocation and write channels (forwarded to
-            /// `u_rf`), unit readiness.
-            pub struct OpcollIn {
-                $($v: 1 @ Core, $u: 3 @ Core, $op: 7 @ Core, $md: 4 @ Core, $tag: 32 @ Core,
-                  $ra: 8 @ Core, $rb: 8 @ Core, $rc: 8 @ Core, $pr: 3 @ Core, $ui: 1 @ Core,
-                  $im: 32 @ Core, $mk: [1; 32] @ Core, $pa: [1; 32] @ Core, $pb: [1; 32] @ Core,)*
-                al_valid_i: 1 @ Core,
-                al_warp_i: 6 @ Core,
-                al_base_i: 16 @ Core,
-                al_nregs_i: 8 @ Core,
-                rf_wr0_valid_i: 1 @ Core,
-                rf_wr0_warp_i: 6 @ Core,
-                rf_wr0_reg_i: 8 @ Core,
-                rf_wr0_pair_i: 1 @ Core,
-                rf_wr0_mask_i: [1; 32] @ Core,
-                rf_wr0_lo_i: [32; 32] @ Core,
-                rf_wr0_hi_i: [32; 32] @ Core,
-                rf_wr1_valid_i: 1 @ Core,
-                rf_wr1_warp_i: 6 @ Core,
-                rf_wr1_reg_i: 8 @ Core,
-                rf_wr1_pair_i: 1 @ Core,
-                rf_wr1_mask_i: [1; 32] @ Core,
-                rf_wr1_lo_i: [32; 32] @ Core,
-                rf_wr1_hi_i: [32; 32] @ Core,
-                sp0_ready_i: 1 @ Core,
-                sp1_ready_i: 1 @ Core,
-                sfu_ready_i: 1 @ Core,
-                dpu_ready_i: 1 @ Core,
-                lsu_ready_i: 1 @ Core,
-                wb_room_sp0_i: 1 @ Core,
-                wb_room_sp1_i: 1 @ Core,
-                wb_room_sfu_i: 1 @ Core,
-                wb_room_dpu_i: 1 @ Core,
-                wb_room_lsu_i: 1 @ Core,
-            }
-        }
-        /// One issue port's values, gathered.
-        #[derive(Clone, Copy)]
-        pub struct Issue<B: Backend> {
-            pub valid: B::S<1>, pub unit: B::S<3>, pub op: B::S<7>, pub md: B::S<4>, pub tag: B::S<32>,
-            pub ra: B::S<8>, pub rb: B::S<8>, pub rc: B::S<8>, pub pair: B::S<3>, pub use_imm: B::S<1>,
-            pub imm: B::S<32>, pub mask: [B::S<1>; 32], pub pa: [B::S<1>; 32], pub pb: [B::S<1>; 32],
-        }
-        impl<B: Backend> OpcollIn<B> {
-            /// Issue ports 0 and 1.
-            pub fn issue(&self) -> [Issue<B>; 2] {
-                [$(Issue { valid: self.$v, unit: self.$u, op: self.$op, md: self.$md, tag: self.$tag,
-                    ra: self.$ra, rb: self.$rb, rc: self.$rc, pair: self.$pr, use_imm: self.$ui,
-                    imm: self.$im, mask: self.$mk, pa: self.$pa, pb: self.$pb }),*]
-            }
-        }
-    };
+crate::bundle! {
+    /// One issue port (`is<s>_*`): a warp instruction from scheduler `s`.
+    pub struct Issue {
+        valid: 1 @ Core,
+        unit: 3 @ Core,
+        op: 7 @ Core,
+        md = "mod": 4 @ Core,
+        tag: 32 @ Core,
+        ra: 8 @ Core,
+        rb: 8 @ Core,
+        rc: 8 @ Core,
+        pair: 3 @ Core,
+        use_imm: 1 @ Core,
+        imm: 32 @ Core,
+        mask: [1; 32] @ Core,
+        pa: [1; 32] @ Core,
+        pb: [1; 32] @ Core,
+    }
 }
-opcoll_in!(
-    [is0_valid_i is0_unit_i is0_op_i is0_mod_i is0_tag_i is0_ra_i is0_rb_i is0_rc_i is0_pair_i
-     is0_use_imm_i is0_imm_i is0_mask_i is0_pa_i is0_pb_i],
-    [is1_valid_i is1_unit_i is1_op_i is1_mod_i is1_tag_i is1_ra_i is1_rb_i is1_rc_i is1_pair_i
-     is1_use_imm_i is1_imm_i is1_mask_i is1_pa_i is1_pb_i]
-);
+
+crate::ports! {
+    /// Issue ports, allocation and write channels (forwarded to `u_rf`),
+    /// unit readiness.
+    pub struct OpcollIn {
+        is: [Issue; 2] @ in,
+        al_valid_i: 1 @ Core,
+        al_warp_i: 6 @ Core,
+        al_base_i: 16 @ Core,
+        al_nregs_i: 8 @ Core,
+        rf_wr: [RfWr; 2] @ in,
+        sp0_ready_i: 1 @ Core,
+        sp1_ready_i: 1 @ Core,
+        sfu_ready_i: 1 @ Core,
+        dpu_ready_i: 1 @ Core,
+        lsu_ready_i: 1 @ Core,
+        wb_room_sp0_i: 1 @ Core,
+        wb_room_sp1_i: 1 @ Core,
+        wb_room_sfu_i: 1 @ Core,
+        wb_room_dpu_i: 1 @ Core,
+        wb_room_lsu_i: 1 @ Core,
+    }
+}
 
 crate::ports! {
     /// Issue readiness, dispatch to the units, counters, errors.
     pub struct OpcollOut {
         is0_ready_o: 4 @ Core,
         is1_ready_o: 4 @ Core,
-        sp0_valid_o: 1 @ Core,
-        sp0_op_o: 7 @ Core,
-        sp0_mod_o: 4 @ Core,
-        sp0_mask_o: [1; 32] @ Core,
-        sp0_a_o: [32; 32] @ Core,
-        sp0_b_o: [32; 32] @ Core,
-        sp0_c_o: [32; 32] @ Core,
-        sp0_pa_o: [1; 32] @ Core,
-        sp0_pb_o: [1; 32] @ Core,
-        sp0_tag_o: 32 @ Core,
-        sp1_valid_o: 1 @ Core,
-        sp1_op_o: 7 @ Core,
-        sp1_mod_o: 4 @ Core,
-        sp1_mask_o: [1; 32] @ Core,
-        sp1_a_o: [32; 32] @ Core,
-        sp1_b_o: [32; 32] @ Core,
-        sp1_c_o: [32; 32] @ Core,
-        sp1_pa_o: [1; 32] @ Core,
-        sp1_pb_o: [1; 32] @ Core,
-        sp1_tag_o: 32 @ Core,
+        sp: [SpIssue; 2] @ out,
         sfu_valid_o: 1 @ Core,
         sfu_op_o: 7 @ Core,
         sfu_mod_o: 4 @ Core,
@@ -622,20 +583,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                 al_warp_i: i.al_warp_i,
                 al_base_i: i.al_base_i,
                 al_nregs_i: i.al_nregs_i,
-                rf_wr0_valid_i: i.rf_wr0_valid_i,
-                rf_wr0_warp_i: i.rf_wr0_warp_i,
-                rf_wr0_reg_i: i.rf_wr0_reg_i,
-                rf_wr0_pair_i: i.rf_wr0_pair_i,
-                rf_wr0_mask_i: i.rf_wr0_mask_i,
-                rf_wr0_lo_i: i.rf_wr0_lo_i,
-                rf_wr0_hi_i: i.rf_wr0_hi_i,
-                rf_wr1_valid_i: i.rf_wr1_valid_i,
-                rf_wr1_warp_i: i.rf_wr1_warp_i,
-                rf_wr1_reg_i: i.rf_wr1_reg_i,
-                rf_wr1_pair_i: i.rf_wr1_pair_i,
-                rf_wr1_mask_i: i.rf_wr1_mask_i,
-                rf_wr1_lo_i: i.rf_wr1_lo_i,
-                rf_wr1_hi_i: i.rf_wr1_hi_i,
+                rf_wr: i.rf_wr,
                 rd_en_i: rd_en,
                 rd_row_i: rd_row,
             }
@@ -783,7 +731,18 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             let c3 = lane_pick(cx, w, 4);
             let pa = pick_bits(cx, w, &|c| &c.pa);
             let pb = pick_bits(cx, w, &|c| &c.pb);
-            sp.push((v, op, md, mask, a, b, c3, pa, pb, tag));
+            sp.push(SpIssue {
+                valid: v,
+                op,
+                md,
+                mask,
+                a,
+                b,
+                c: c3,
+                pa,
+                pb,
+                tag,
+            });
         }
         let w = &wins[2][..n];
         let (sfu_v, sfu_op, sfu_md, sfu_tag) = head(cx, w);
@@ -809,7 +768,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         let mut ready = [cx.lit::<4>(0); 2];
         let mut alloc: Buf<S<C, 1>> = SmallBuf::filled(zero1, n);
         let mut alloc_from: Buf<usize> = SmallBuf::filled(0, n);
-        let iss = i.issue();
+        let iss = i.is;
         let mut err_any = zero1;
         let mut err_code = cx.lit::<8>(0);
         let mut err_warp = cx.lit::<6>(0);
@@ -965,31 +924,10 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
             pair: war_pair,
         } = self.war(cx, &valid, &pend, &got);
 
-        let [(s0v, s0op, s0md, s0mask, s0a, s0b, s0c, s0pa, s0pb, s0tag), (s1v, s1op, s1md, s1mask, s1a, s1b, s1c, s1pa, s1pb, s1tag)] =
-            [sp[0], sp[1]];
         OpcollOut {
             is0_ready_o: ready[0],
             is1_ready_o: ready[1],
-            sp0_valid_o: s0v,
-            sp0_op_o: s0op,
-            sp0_mod_o: s0md,
-            sp0_mask_o: s0mask,
-            sp0_a_o: s0a,
-            sp0_b_o: s0b,
-            sp0_c_o: s0c,
-            sp0_pa_o: s0pa,
-            sp0_pb_o: s0pb,
-            sp0_tag_o: s0tag,
-            sp1_valid_o: s1v,
-            sp1_op_o: s1op,
-            sp1_mod_o: s1md,
-            sp1_mask_o: s1mask,
-            sp1_a_o: s1a,
-            sp1_b_o: s1b,
-            sp1_c_o: s1c,
-            sp1_pa_o: s1pa,
-            sp1_pb_o: s1pb,
-            sp1_tag_o: s1tag,
+            sp: [sp[0], sp[1]],
             sfu_valid_o: sfu_v,
             sfu_op_o: sfu_op,
             sfu_mod_o: sfu_md,
@@ -1196,7 +1134,7 @@ mod tests {
             seq.push(i);
             let mut at = None;
             let st = lockstep(&mut sim, &mut rf, 8, |t, o| {
-                if o.sp0_valid_o.to_u64() == 1 {
+                if o.sp[0].valid.to_u64() == 1 {
                     at = Some(t - 1);
                 }
                 seq.get(t as usize).copied().unwrap_or_else(idle)
@@ -1263,15 +1201,15 @@ mod tests {
                     if o.err_o.to_u64() == 1 {
                         errs.push((o.err_code_o.to_u64(), o.err_warp_o.to_u64(), o.err_reg_o.to_u64()));
                     }
-                    if o.sp0_valid_o.to_u64() == 1 && o.sp0_tag_o.to_u64() >> 16 >= 10 {
-                        let r = (o.sp0_tag_o.to_u64() >> 16) - 10;
+                    if o.sp[0].valid.to_u64() == 1 && o.sp[0].tag.to_u64() >> 16 >= 10 {
+                        let r = (o.sp[0].tag.to_u64() >> 16) - 10;
                         seen.push(r);
                         for l in 0..32 {
-                            assert_eq!(o.sp0_a_o[l].to_u64() as u32, pattern(s, r, l), "{name} R{r}");
+                            assert_eq!(o.sp[0].a[l].to_u64() as u32, pattern(s, r, l), "{name} R{r}");
                         }
                     }
-                    if o.sp0_valid_o.to_u64() == 1 && o.sp0_tag_o.to_u64() >> 16 == 1 {
-                        assert!(o.sp0_a_o.iter().all(|x| x.to_u64() == 0));
+                    if o.sp[0].valid.to_u64() == 1 && o.sp[0].tag.to_u64() >> 16 == 1 {
+                        assert!(o.sp[0].a.iter().all(|x| x.to_u64() == 0));
                     }
                     seq.get(t as usize).copied().unwrap_or_else(idle)
                 })

@@ -63,27 +63,32 @@ pub const ERR_BEYOND: u64 = crate::codes::ERR_REG_BEYOND;
 pub const ERR_ODD_PAIR: u64 = crate::codes::ERR_ODD_PAIR;
 pub const ERR_CHANNEL: u64 = crate::codes::ERR_CHANNEL;
 
-macro_rules! wr_ports {
-    ($($v:ident $w:ident $r:ident $p:ident $m:ident $lo:ident $hi:ident),*) => {
-        crate::ports! {
-            /// Allocation, write channels, group reads.
-            pub struct RegfileIn[G] {
-                al_valid_i: 1 @ Core,
-                al_warp_i: 6 @ Core,
-                al_base_i: 16 @ Core,
-                al_nregs_i: 8 @ Core,
-                $($v: 1 @ Core, $w: 6 @ Core, $r: 8 @ Core, $p: 1 @ Core,
-                  $m: [1; 32] @ Core, $lo: [32; 32] @ Core, $hi: [32; 32] @ Core,)*
-                rd_en_i: [1; G] @ Core,
-                rd_row_i: [8; G] @ Core,
-            }
-        }
-    };
+crate::bundle! {
+    /// One write channel (`rf_wr<w>_*`): `mask` lanes of warp `warp`'s
+    /// register `reg` (and `reg + 1` from `hi` when `pair`).
+    pub struct RfWr {
+        valid: 1 @ Core,
+        warp: 6 @ Core,
+        reg: 8 @ Core,
+        pair: 1 @ Core,
+        mask: [1; 32] @ Core,
+        lo: [32; 32] @ Core,
+        hi: [32; 32] @ Core,
+    }
 }
-wr_ports!(
-    rf_wr0_valid_i rf_wr0_warp_i rf_wr0_reg_i rf_wr0_pair_i rf_wr0_mask_i rf_wr0_lo_i rf_wr0_hi_i,
-    rf_wr1_valid_i rf_wr1_warp_i rf_wr1_reg_i rf_wr1_pair_i rf_wr1_mask_i rf_wr1_lo_i rf_wr1_hi_i
-);
+
+crate::ports! {
+    /// Allocation, write channels, group reads.
+    pub struct RegfileIn[G] {
+        al_valid_i: 1 @ Core,
+        al_warp_i: 6 @ Core,
+        al_base_i: 16 @ Core,
+        al_nregs_i: 8 @ Core,
+        rf_wr: [RfWr; 2] @ in,
+        rd_en_i: [1; G] @ Core,
+        rd_row_i: [8; G] @ Core,
+    }
+}
 
 crate::ports! {
     /// Read data, table, errors (all registered).
@@ -96,45 +101,6 @@ crate::ports! {
         err_code_o: 8 @ Core,
         err_warp_o: 6 @ Core,
         err_reg_o: 8 @ Core,
-    }
-}
-
-/// One write channel's ports, gathered.
-#[derive(Clone, Copy)]
-pub struct WrPort<B: Backend> {
-    pub valid: B::S<1>,
-    pub warp: B::S<6>,
-    pub reg: B::S<8>,
-    pub pair: B::S<1>,
-    pub mask: [B::S<1>; 32],
-    pub lo: [B::S<32>; 32],
-    pub hi: [B::S<32>; 32],
-}
-
-impl<B: Backend, const G: usize> RegfileIn<B, G> {
-    /// Write channel `w` (0 or 1).
-    pub fn wr(&self, w: usize) -> WrPort<B> {
-        if w == 0 {
-            WrPort {
-                valid: self.rf_wr0_valid_i,
-                warp: self.rf_wr0_warp_i,
-                reg: self.rf_wr0_reg_i,
-                pair: self.rf_wr0_pair_i,
-                mask: self.rf_wr0_mask_i,
-                lo: self.rf_wr0_lo_i,
-                hi: self.rf_wr0_hi_i,
-            }
-        } else {
-            WrPort {
-                valid: self.rf_wr1_valid_i,
-                warp: self.rf_wr1_warp_i,
-                reg: self.rf_wr1_reg_i,
-                pair: self.rf_wr1_pair_i,
-                mask: self.rf_wr1_mask_i,
-                lo: self.rf_wr1_lo_i,
-                hi: self.rf_wr1_hi_i,
-            }
-        }
     }
 }
 
@@ -368,7 +334,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
         let mut err_warp = cx.lit::<6>(0);
         let mut err_reg = cx.lit::<8>(0);
         for w in (0..g.scheds).rev() {
-            let p = i.wr(w);
+            let p = i.rf_wr[w];
             let b = index(cx, &base, p.warp);
             let n = index(cx, &nregs, p.warp);
             let reg9 = p.reg.zext::<9>();
@@ -412,9 +378,9 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Regfile<G, NL, A
         // Banks: a write to a group takes its banks; else the read.
         // By reference: the channels' lane arrays are not copied.
         let (lo, hi, mask) = (
-            [&i.rf_wr0_lo_i, &i.rf_wr1_lo_i],
-            [&i.rf_wr0_hi_i, &i.rf_wr1_hi_i],
-            [&i.rf_wr0_mask_i, &i.rf_wr1_mask_i],
+            [&i.rf_wr[0].lo, &i.rf_wr[1].lo],
+            [&i.rf_wr[0].hi, &i.rf_wr[1].hi],
+            [&i.rf_wr[0].mask, &i.rf_wr[1].mask],
         );
         let mut rd_data = [cx.lit::<32>(0); NL];
         let mut done_o = [zero1; G];

@@ -50,78 +50,62 @@ use crate::units::fp::S as BS;
 use engine::{EngIn, EngOut, Engine, LaneUnit, WARP};
 use lane::{Flavor, SpLane, SpLaneIn};
 
-crate::ports! {
-    /// Dispatch into SP group 0.
-    pub struct Sp0In {
-        sp0_valid_i: 1 @ Core,
-        sp0_op_i: 7 @ Core,
-        sp0_mod_i: 4 @ Core,
-        sp0_mask_i: [1; 32] @ Core,
-        sp0_a_i: [32; 32] @ Core,
-        sp0_b_i: [32; 32] @ Core,
-        sp0_c_i: [32; 32] @ Core,
-        sp0_pa_i: [1; 32] @ Core,
-        sp0_pb_i: [1; 32] @ Core,
-        sp0_tag_i: 32 @ Core,
+crate::bundle! {
+    /// Dispatch into one SP group (`sp<g>_*_i` on the array, `sp<g>_*_o` on
+    /// the operand collector).
+    pub struct SpIssue {
+        valid: 1 @ Core,
+        op: 7 @ Core,
+        md = "mod": 4 @ Core,
+        mask: [1; 32] @ Core,
+        a: [32; 32] @ Core,
+        b: [32; 32] @ Core,
+        c: [32; 32] @ Core,
+        pa: [1; 32] @ Core,
+        pb: [1; 32] @ Core,
+        tag: 32 @ Core,
+    }
+}
+crate::bundle! {
+    /// Status and results of one SP group.
+    pub struct SpResult {
+        ready: 1 @ Core,
+        res_valid: 1 @ Core,
+        res_tag: 32 @ Core,
+        res_mask: [1; 32] @ Core,
+        res_data: [32; 32] @ Core,
+        res_pred: [1; 32] @ Core,
+        err: 1 @ Core,
+        err_code: 8 @ Core,
     }
 }
 crate::ports! {
-    /// Status and results of SP group 0.
-    pub struct Sp0Out {
-        sp0_ready_o: 1 @ Core,
-        sp0_res_valid_o: 1 @ Core,
-        sp0_res_tag_o: 32 @ Core,
-        sp0_res_mask_o: [1; 32] @ Core,
-        sp0_res_data_o: [32; 32] @ Core,
-        sp0_res_pred_o: [1; 32] @ Core,
-        sp0_err_o: 1 @ Core,
-        sp0_err_code_o: 8 @ Core,
+    /// Dispatch into the `G` SP groups: `sp0_*_i`, `sp1_*_i`.
+    pub struct SpArrayIn[G] {
+        sp: [SpIssue; G] @ in,
     }
 }
 crate::ports! {
-    /// Dispatch into SP groups 0 and 1 (two schedulers).
-    pub struct Sp2In {
-        sp0_valid_i: 1 @ Core,
-        sp0_op_i: 7 @ Core,
-        sp0_mod_i: 4 @ Core,
-        sp0_mask_i: [1; 32] @ Core,
-        sp0_a_i: [32; 32] @ Core,
-        sp0_b_i: [32; 32] @ Core,
-        sp0_c_i: [32; 32] @ Core,
-        sp0_pa_i: [1; 32] @ Core,
-        sp0_pb_i: [1; 32] @ Core,
-        sp0_tag_i: 32 @ Core,
-        sp1_valid_i: 1 @ Core,
-        sp1_op_i: 7 @ Core,
-        sp1_mod_i: 4 @ Core,
-        sp1_mask_i: [1; 32] @ Core,
-        sp1_a_i: [32; 32] @ Core,
-        sp1_b_i: [32; 32] @ Core,
-        sp1_c_i: [32; 32] @ Core,
-        sp1_pa_i: [1; 32] @ Core,
-        sp1_pb_i: [1; 32] @ Core,
-        sp1_tag_i: 32 @ Core,
+    /// Status and results of the `G` SP groups: `sp0_*_o`, `sp1_*_o`.
+    pub struct SpArrayOut[G] {
+        sp: [SpResult; G] @ out,
     }
 }
-crate::ports! {
-    /// Status and results of SP groups 0 and 1.
-    pub struct Sp2Out {
-        sp0_ready_o: 1 @ Core,
-        sp0_res_valid_o: 1 @ Core,
-        sp0_res_tag_o: 32 @ Core,
-        sp0_res_mask_o: [1; 32] @ Core,
-        sp0_res_data_o: [32; 32] @ Core,
-        sp0_res_pred_o: [1; 32] @ Core,
-        sp0_err_o: 1 @ Core,
-        sp0_err_code_o: 8 @ Core,
-        sp1_ready_o: 1 @ Core,
-        sp1_res_valid_o: 1 @ Core,
-        sp1_res_tag_o: 32 @ Core,
-        sp1_res_mask_o: [1; 32] @ Core,
-        sp1_res_data_o: [32; 32] @ Core,
-        sp1_res_pred_o: [1; 32] @ Core,
-        sp1_err_o: 1 @ Core,
-        sp1_err_code_o: 8 @ Core,
+
+impl<B: Backend> SpIssue<B> {
+    /// The group's inputs (all but `pb`, which no SP op reads).
+    pub fn group_in(&self) -> SpGroupIn<B> {
+        SpGroupIn {
+            valid_i: self.valid,
+            op_i: self.op,
+            mod_i: self.md,
+            mask_i: self.mask,
+            a_i: self.a,
+            b_i: self.b,
+            c_i: self.c,
+            pa_i: self.pa,
+            tag_i: self.tag,
+        }
     }
 }
 
@@ -218,16 +202,9 @@ crate::ports! {
     }
 }
 crate::ports! {
-    /// Status and results of one SP group.
+    /// Status and results of one SP group (`ready_o`, `res_valid_o`, ...).
     pub struct SpGroupOut {
-        ready_o: 1 @ Core,
-        res_valid_o: 1 @ Core,
-        res_tag_o: 32 @ Core,
-        res_mask_o: [1; 32] @ Core,
-        res_data_o: [32; 32] @ Core,
-        res_pred_o: [1; 32] @ Core,
-        err_o: 1 @ Core,
-        err_code_o: 8 @ Core,
+        out: SpResult @ out "",
     }
 }
 
@@ -289,76 +266,61 @@ impl Block for SpGroup {
         };
         let o: EngOut<C, 32> = self.eng.eval(cx, &self.lanes, &e);
         SpGroupOut {
-            ready_o: o.ready,
-            res_valid_o: o.res_valid,
-            res_tag_o: o.res_tag,
-            res_mask_o: o.res_mask,
-            res_data_o: o.res_data,
-            res_pred_o: o.res_pred,
-            err_o: o.res_err,
-            err_code_o: o.res_err_code,
+            out: SpResult {
+                ready: o.ready,
+                res_valid: o.res_valid,
+                res_tag: o.res_tag,
+                res_mask: o.res_mask,
+                res_data: o.res_data,
+                res_pred: o.res_pred,
+                err: o.res_err,
+                err_code: o.res_err_code,
+            },
         }
     }
 }
 
-/// The SP array with one group (gt200, tesla): ports `sp0_*`.
+/// The SP array of `G` groups, one per scheduler: ports `sp0_*` (and
+/// `sp1_*`). The groups are independent instances (`u_grp0`, `u_grp1`).
 #[derive(Debug, Clone)]
-pub struct SpArray1 {
+pub struct SpArray<const G: usize> {
     decl: Decl,
     geom: SpGeom,
     grp: SpGroup,
+    /// `u_grp<g>` instance names, made once (`eval` runs every cycle).
+    names: [String; G],
 }
 
-/// The SP array with two groups (fermi, gpucc): ports `sp0_*`, `sp1_*`.
-/// The groups are independent instances (`u_grp0`, `u_grp1`), one per
-/// scheduler.
-#[derive(Debug, Clone)]
-pub struct SpArray2 {
-    decl: Decl,
-    geom: SpGeom,
-    grp: SpGroup,
-}
+/// The SP array with one group (gt200, tesla).
+pub type SpArray1 = SpArray<1>;
+/// The SP array with two groups (fermi, gpucc).
+pub type SpArray2 = SpArray<2>;
 
 /// Why an SP array cannot be built.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("SP array: {0}")]
 pub struct SpError(pub String);
 
-fn check(g: &SpGeom, groups: usize) -> Result<(), SpError> {
-    if g.groups != groups {
-        return Err(SpError(format!("{} groups, this shape has {groups}", g.groups)));
-    }
-    if g.lanes == 0 || WARP % g.lanes != 0 {
-        return Err(SpError(format!("{} lanes per group must divide 32", g.lanes)));
-    }
-    if g.lat == 0 || g.lat > 64 {
-        return Err(SpError(format!("sp_latency {} must be 1..=64", g.lat)));
-    }
-    if !matches!(g.imul_passes, 1 | 2 | 4) {
-        return Err(SpError(format!("imul32_passes {} must be 1, 2 or 4", g.imul_passes)));
-    }
-    Ok(())
-}
-
-fn module_name(g: &SpGeom) -> String {
-    format!(
-        "sp_array_{}_g{}_l{}_lat{}_m{}",
-        g.flavor.name(),
-        g.groups,
-        g.lanes,
-        g.lat,
-        g.imul_passes
-    )
-}
-
-impl SpArray1 {
-    /// A one-group array.
+impl<const G: usize> SpArray<G> {
+    /// An array of `G` groups; `g.groups` must be `G`.
     pub fn new(g: SpGeom) -> Result<Self, SpError> {
-        check(&g, 1)?;
-        Ok(SpArray1 {
+        if g.groups != G {
+            return Err(SpError(format!("{} groups, this shape has {G}", g.groups)));
+        }
+        if g.lanes == 0 || WARP % g.lanes != 0 {
+            return Err(SpError(format!("{} lanes per group must divide 32", g.lanes)));
+        }
+        if g.lat == 0 || g.lat > 64 {
+            return Err(SpError(format!("sp_latency {} must be 1..=64", g.lat)));
+        }
+        if !matches!(g.imul_passes, 1 | 2 | 4) {
+            return Err(SpError(format!("imul32_passes {} must be 1, 2 or 4", g.imul_passes)));
+        }
+        Ok(SpArray {
             decl: Decl::new(),
             geom: g,
             grp: SpGroup::new(g),
+            names: std::array::from_fn(|k| format!("u_grp{k}")),
         })
     }
     /// The geometry.
@@ -367,140 +329,33 @@ impl SpArray1 {
     }
 }
 
-impl SpArray2 {
-    /// A two-group array.
-    pub fn new(g: SpGeom) -> Result<Self, SpError> {
-        check(&g, 2)?;
-        Ok(SpArray2 {
-            decl: Decl::new(),
-            geom: g,
-            grp: SpGroup::new(g),
-        })
-    }
-    /// The geometry.
-    pub fn geom(&self) -> SpGeom {
-        self.geom
-    }
-}
-
-macro_rules! group_in {
-    ($i:expr, $valid:ident, $op:ident, $md:ident, $mask:ident, $a:ident, $b:ident, $c:ident, $pa:ident, $tag:ident) => {
-        SpGroupIn {
-            valid_i: $i.$valid,
-            op_i: $i.$op,
-            mod_i: $i.$md,
-            mask_i: $i.$mask,
-            a_i: $i.$a,
-            b_i: $i.$b,
-            c_i: $i.$c,
-            pa_i: $i.$pa,
-            tag_i: $i.$tag,
-        }
-    };
-}
-
-impl Block for SpArray1 {
-    type In<B: Backend> = Sp0In<B>;
-    type Out<B: Backend> = Sp0Out<B>;
+impl<const G: usize> Block for SpArray<G> {
+    type In<B: Backend> = SpArrayIn<B, G>;
+    type Out<B: Backend> = SpArrayOut<B, G>;
     fn module_name(&self) -> String {
-        module_name(&self.geom)
+        let g = &self.geom;
+        format!(
+            "sp_array_{}_g{}_l{}_lat{}_m{}",
+            g.flavor.name(),
+            g.groups,
+            g.lanes,
+            g.lat,
+            g.imul_passes
+        )
     }
     fn decl(&self) -> &Decl {
         &self.decl
     }
-    fn constrain(&self, r: u64, i: &mut Sp0In<crate::hdl::Concrete>) {
-        let (op, md) = random_sp_op(r, self.geom.flavor);
-        i.sp0_op_i = crate::hdl::Bits::new(op);
-        i.sp0_mod_i = crate::hdl::Bits::new(md);
-    }
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &Sp0In<C::B>) -> Sp0Out<C::B> {
-        let gi = group_in!(
-            i,
-            sp0_valid_i,
-            sp0_op_i,
-            sp0_mod_i,
-            sp0_mask_i,
-            sp0_a_i,
-            sp0_b_i,
-            sp0_c_i,
-            sp0_pa_i,
-            sp0_tag_i
-        );
-        let o = cx.instance("u_grp0", &self.grp, &gi);
-        Sp0Out {
-            sp0_ready_o: o.ready_o,
-            sp0_res_valid_o: o.res_valid_o,
-            sp0_res_tag_o: o.res_tag_o,
-            sp0_res_mask_o: o.res_mask_o,
-            sp0_res_data_o: o.res_data_o,
-            sp0_res_pred_o: o.res_pred_o,
-            sp0_err_o: o.err_o,
-            sp0_err_code_o: o.err_code_o,
+    fn constrain(&self, r: u64, i: &mut SpArrayIn<crate::hdl::Concrete, G>) {
+        for (k, d) in i.sp.iter_mut().enumerate() {
+            let (op, md) = random_sp_op(r.rotate_right(23 * k as u32), self.geom.flavor);
+            d.op = crate::hdl::Bits::new(op);
+            d.md = crate::hdl::Bits::new(md);
         }
     }
-}
-
-impl Block for SpArray2 {
-    type In<B: Backend> = Sp2In<B>;
-    type Out<B: Backend> = Sp2Out<B>;
-    fn module_name(&self) -> String {
-        module_name(&self.geom)
-    }
-    fn decl(&self) -> &Decl {
-        &self.decl
-    }
-    fn constrain(&self, r: u64, i: &mut Sp2In<crate::hdl::Concrete>) {
-        let (op, md) = random_sp_op(r, self.geom.flavor);
-        i.sp0_op_i = crate::hdl::Bits::new(op);
-        i.sp0_mod_i = crate::hdl::Bits::new(md);
-        let (op, md) = random_sp_op(r.rotate_right(23), self.geom.flavor);
-        i.sp1_op_i = crate::hdl::Bits::new(op);
-        i.sp1_mod_i = crate::hdl::Bits::new(md);
-    }
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &Sp2In<C::B>) -> Sp2Out<C::B> {
-        let g0 = group_in!(
-            i,
-            sp0_valid_i,
-            sp0_op_i,
-            sp0_mod_i,
-            sp0_mask_i,
-            sp0_a_i,
-            sp0_b_i,
-            sp0_c_i,
-            sp0_pa_i,
-            sp0_tag_i
-        );
-        let g1 = group_in!(
-            i,
-            sp1_valid_i,
-            sp1_op_i,
-            sp1_mod_i,
-            sp1_mask_i,
-            sp1_a_i,
-            sp1_b_i,
-            sp1_c_i,
-            sp1_pa_i,
-            sp1_tag_i
-        );
-        let o0 = cx.instance("u_grp0", &self.grp, &g0);
-        let o1 = cx.instance("u_grp1", &self.grp, &g1);
-        Sp2Out {
-            sp0_ready_o: o0.ready_o,
-            sp0_res_valid_o: o0.res_valid_o,
-            sp0_res_tag_o: o0.res_tag_o,
-            sp0_res_mask_o: o0.res_mask_o,
-            sp0_res_data_o: o0.res_data_o,
-            sp0_res_pred_o: o0.res_pred_o,
-            sp0_err_o: o0.err_o,
-            sp0_err_code_o: o0.err_code_o,
-            sp1_ready_o: o1.ready_o,
-            sp1_res_valid_o: o1.res_valid_o,
-            sp1_res_tag_o: o1.res_tag_o,
-            sp1_res_mask_o: o1.res_mask_o,
-            sp1_res_data_o: o1.res_data_o,
-            sp1_res_pred_o: o1.res_pred_o,
-            sp1_err_o: o1.err_o,
-            sp1_err_code_o: o1.err_code_o,
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &SpArrayIn<C::B, G>) -> SpArrayOut<C::B, G> {
+        SpArrayOut {
+            sp: std::array::from_fn(|k| cx.instance(&self.names[k], &self.grp, &i.sp[k].group_in()).out),
         }
     }
 }

@@ -54,6 +54,7 @@ use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::config::SmConfig;
 use crate::hdl::logic::{bit_of, index, or_all, pack, pick};
+use crate::units::regfile::RfWr;
 
 /// Sources, in index order.
 pub const SOURCES: [&str; 6] = ["sp0", "sp1", "sfu", "dpu", "lsu", "fe"];
@@ -105,20 +106,7 @@ crate::ports! {
     /// Register and predicate writes, scoreboard release, credits, retire
     /// monitor.
     pub struct WbOut[NS] {
-        rf_wr0_valid_o: 1 @ Core,
-        rf_wr0_warp_o: 6 @ Core,
-        rf_wr0_reg_o: 8 @ Core,
-        rf_wr0_pair_o: 1 @ Core,
-        rf_wr0_mask_o: [1; 32] @ Core,
-        rf_wr0_lo_o: [32; 32] @ Core,
-        rf_wr0_hi_o: [32; 32] @ Core,
-        rf_wr1_valid_o: 1 @ Core,
-        rf_wr1_warp_o: 6 @ Core,
-        rf_wr1_reg_o: 8 @ Core,
-        rf_wr1_pair_o: 1 @ Core,
-        rf_wr1_mask_o: [1; 32] @ Core,
-        rf_wr1_lo_o: [32; 32] @ Core,
-        rf_wr1_hi_o: [32; 32] @ Core,
+        rf_wr: [RfWr; 2] @ out,
         pr_wr_valid_o: 1 @ Core,
         pr_wr_warp_o: 6 @ Core,
         pr_wr_idx_o: 2 @ Core,
@@ -441,18 +429,7 @@ impl<const NS: usize> Wb<NS> {
             chan_sel.push(sel);
         }
         // Outputs per channel.
-        let mut rf: SmallBuf<
-            (
-                S<C, 1>,
-                S<C, 6>,
-                S<C, 8>,
-                S<C, 1>,
-                [S<C, 1>; 32],
-                [S<C, 32>; 32],
-                [S<C, 32>; 32],
-            ),
-            2,
-        > = SmallBuf::new();
+        let mut rf: SmallBuf<RfWr<C::B>, 2> = SmallBuf::new();
         let mut ret: SmallBuf<(S<C, 1>, S<C, 32>, [S<C, 1>; 32]), 2> = SmallBuf::new();
         let mut rel_valid = [cx.lit::<1>(0); NS];
         let mut rel_tag = [z32; NS];
@@ -461,7 +438,15 @@ impl<const NS: usize> Wb<NS> {
         for w in 0..2 {
             if w >= NS {
                 let z1 = cx.lit::<1>(0);
-                rf.push((z1, cx.lit::<6>(0), cx.lit::<8>(0), z1, [z1; 32], zl, zl));
+                rf.push(RfWr {
+                    valid: z1,
+                    warp: cx.lit::<6>(0),
+                    reg: cx.lit::<8>(0),
+                    pair: z1,
+                    mask: [z1; 32],
+                    lo: zl,
+                    hi: zl,
+                });
                 ret.push((z1, z32, [z1; 32]));
                 continue;
             }
@@ -488,7 +473,15 @@ impl<const NS: usize> Wb<NS> {
             let warp: S<C, 6> = tag.slice::<0, 6>();
             let dst: S<C, 8> = tag.slice::<6, 8>();
             let mlanes = unpack(cx, mask);
-            rf.push((any & (k1 | k2), warp, dst, k2, mlanes, lo, hi));
+            rf.push(RfWr {
+                valid: any & (k1 | k2),
+                warp,
+                reg: dst,
+                pair: k2,
+                mask: mlanes,
+                lo,
+                hi,
+            });
             ret.push((any, tag, mlanes));
             rel_valid[w] = any;
             rel_tag[w] = tag;
@@ -511,20 +504,7 @@ impl<const NS: usize> Wb<NS> {
         let prm_l = unpack(cx, prm);
         let prv_l = unpack(cx, prval);
         let out = WbOut {
-            rf_wr0_valid_o: rf[0].0,
-            rf_wr0_warp_o: rf[0].1,
-            rf_wr0_reg_o: rf[0].2,
-            rf_wr0_pair_o: rf[0].3,
-            rf_wr0_mask_o: rf[0].4,
-            rf_wr0_lo_o: rf[0].5,
-            rf_wr0_hi_o: rf[0].6,
-            rf_wr1_valid_o: rf[1].0,
-            rf_wr1_warp_o: rf[1].1,
-            rf_wr1_reg_o: rf[1].2,
-            rf_wr1_pair_o: rf[1].3,
-            rf_wr1_mask_o: rf[1].4,
-            rf_wr1_lo_o: rf[1].5,
-            rf_wr1_hi_o: rf[1].6,
+            rf_wr: [rf[0], rf[1]],
             pr_wr_valid_o: prv,
             pr_wr_warp_o: prw,
             pr_wr_idx_o: pri,

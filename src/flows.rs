@@ -94,18 +94,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Simt => {
             let d = cfg.simt_stack_depth;
             let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
-            // Warps (MW) and schedulers (NS) are type parameters.
-            match (cfg.max_warps, cfg.warp_schedulers) {
-                (16, 1) => f.call(Simt::<16, 1>::new(d).map_err(e)?),
-                (32, 1) => f.call(Simt::<32, 1>::new(d).map_err(e)?),
-                (48, 2) => f.call(Simt::<48, 2>::new(d).map_err(e)?),
-                (64, 2) => f.call(Simt::<64, 2>::new(d).map_err(e)?),
-                (w, s) => bail!(
-                    "config `{}`: {w} warps with {s} schedulers are not supported by the simt block \
-                     (16/32 warps with 1, 48/64 with 2)",
-                    cfg.name
-                ),
-            }
+            crate::with_warp_shape!(cfg, "simt", |MW, NS, NC| f.call(Simt::<MW, NS>::new(d).map_err(e)?))
         }
         BlockName::Lsu => crate::units::lsu::with_lsu(cfg, f),
         BlockName::Ifetch => crate::units::ifetch::with_ifetch(cfg, f),
@@ -113,11 +102,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Wb => {
             let p = crate::units::wb::WbParams::of(cfg, crate::units::lsu::max_out(cfg));
             let e = |e: crate::units::wb::WbError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
-            match cfg.warp_schedulers {
-                1 => f.call(crate::units::wb::Wb::<1>::new(p).map_err(e)?),
-                2 => f.call(crate::units::wb::Wb::<2>::new(p).map_err(e)?),
-                n => bail!("config `{}`: {n} schedulers (1 or 2 supported by wb)", cfg.name),
-            }
+            crate::with_warp_shape!(cfg, "wb", |MW, NS, NC| f.call(crate::units::wb::Wb::<NS>::new(p).map_err(e)?))
         }
         BlockName::L1 => {
             const LA: usize = crate::sm::top::L1_LINE_BITS;
@@ -139,19 +124,11 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                     cfg.name
                 )
             };
-            match cfg.warp_schedulers {
-                1 => f.call(
-                    crate::units::imuldly::ImulDelay::<1>::of(cfg)
-                        .map_err(e)?
-                        .ok_or_else(none)?,
-                ),
-                2 => f.call(
-                    crate::units::imuldly::ImulDelay::<2>::of(cfg)
-                        .map_err(e)?
-                        .ok_or_else(none)?,
-                ),
-                n => bail!("config `{}`: {n} schedulers (1 or 2 supported by imuldly)", cfg.name),
-            }
+            crate::with_warp_shape!(cfg, "imuldly", |MW, NS, NC| f.call(
+                crate::units::imuldly::ImulDelay::<NS>::of(cfg)
+                    .map_err(e)?
+                    .ok_or_else(none)?
+            ))
         }
         BlockName::Sm => {
             struct Adapt<'a, F>(&'a mut F);
@@ -170,17 +147,7 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
             }
             crate::sm::top::with_sm(cfg, &mut Adapt(f))
         }
-        BlockName::Barrier => match (cfg.max_warps, cfg.max_ctas) {
-            (16, 8) => f.call(Barrier::<16, 8>::new()),
-            (32, 8) => f.call(Barrier::<32, 8>::new()),
-            (48, 8) => f.call(Barrier::<48, 8>::new()),
-            (64, 16) => f.call(Barrier::<64, 16>::new()),
-            (w, c) => bail!(
-                "config `{}`: {w} warps with {c} CTA slots are not supported by the barrier block \
-                 (16/32/48 warps with 8 CTAs, 64 with 16)",
-                cfg.name
-            ),
-        },
+        BlockName::Barrier => crate::with_warp_shape!(cfg, "barrier", |MW, NS, NC| f.call(Barrier::<MW, NC>::new())),
     }
 }
 

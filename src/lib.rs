@@ -21,6 +21,7 @@ pub mod flows;
 pub mod fuzz;
 pub mod golden;
 pub mod hdl;
+pub mod shapes;
 pub mod sm;
 #[path = "../testbenches/mod.rs"]
 pub mod testbenches;

@@ -23,14 +23,14 @@ fn mask<const N: usize>(b: &[Bits<1>; N]) -> u64 {
 pub fn to_in<const MW: usize>(s: &CtaStim) -> CtaIn<Concrete, MW> {
     let mut i: CtaIn<Concrete, MW> = zero_ports();
     if let Some(l) = s.launch {
-        i.launch_valid_i = Bits::new(1);
-        i.launch_grid_x_i = Bits::new(l.grid[0] as u64);
-        i.launch_grid_y_i = Bits::new(l.grid[1] as u64);
-        i.launch_block_x_i = Bits::new(l.block[0] as u64);
-        i.launch_block_y_i = Bits::new(l.block[1] as u64);
-        i.launch_block_z_i = Bits::new(l.block[2] as u64);
-        i.launch_nregs_i = Bits::new(l.nregs as u64);
-        i.launch_smem_i = Bits::new(l.smem as u64);
+        i.launch.valid = Bits::new(1);
+        i.launch.grid_x = Bits::new(l.grid[0] as u64);
+        i.launch.grid_y = Bits::new(l.grid[1] as u64);
+        i.launch.block_x = Bits::new(l.block[0] as u64);
+        i.launch.block_y = Bits::new(l.block[1] as u64);
+        i.launch.block_z = Bits::new(l.block[2] as u64);
+        i.launch.nregs = Bits::new(l.nregs as u64);
+        i.launch.smem = Bits::new(l.smem as u64);
     }
     if let Some(w) = s.exit {
         i.exit_valid_i = Bits::new(1);

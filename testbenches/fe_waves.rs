@@ -22,23 +22,14 @@ use super::kernels;
 use super::simt_tb::{replay_golden, SimtCheck};
 use crate::golden::asm;
 use crate::config::SmConfig;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// Replay the divergence kernel (one CTA of 64 threads) through the
 /// preset's simt block with a VCD; the summary to print.
 pub fn simt_waves(cfg: &SmConfig, vcd: &Path) -> Result<String> {
-    match (cfg.max_warps, cfg.warp_schedulers) {
-        (16, 1) => simt_run::<16, 1>(cfg, vcd),
-        (32, 1) => simt_run::<32, 1>(cfg, vcd),
-        (48, 2) => simt_run::<48, 2>(cfg, vcd),
-        (64, 2) => simt_run::<64, 2>(cfg, vcd),
-        (w, s) => bail!(
-            "config `{}`: {w} warps with {s} schedulers are not supported by the simt block",
-            cfg.name
-        ),
-    }
+    crate::with_warp_shape!(cfg, "simt", |MW, NS, NC| simt_run::<MW, NS>(cfg, vcd))
 }
 
 fn simt_run<const MW: usize, const NS: usize>(cfg: &SmConfig, vcd: &Path) -> Result<String> {
@@ -78,16 +69,7 @@ fn simt_run<const MW: usize, const NS: usize>(cfg: &SmConfig, vcd: &Path) -> Res
 /// Run the barrier script on the preset's barrier block with a VCD; the
 /// summary to print.
 pub fn barrier_waves(cfg: &SmConfig, vcd: &Path) -> Result<String> {
-    match (cfg.max_warps, cfg.max_ctas) {
-        (16, 8) => barrier_run::<16, 8>(cfg, vcd),
-        (32, 8) => barrier_run::<32, 8>(cfg, vcd),
-        (48, 8) => barrier_run::<48, 8>(cfg, vcd),
-        (64, 16) => barrier_run::<64, 16>(cfg, vcd),
-        (w, c) => bail!(
-            "config `{}`: {w} warps with {c} CTA slots are not supported by the barrier block",
-            cfg.name
-        ),
-    }
+    crate::with_warp_shape!(cfg, "barrier", |MW, NS, NC| barrier_run::<MW, NC>(cfg, vcd))
 }
 
 fn barrier_run<const MW: usize, const NC: usize>(cfg: &SmConfig, vcd: &Path) -> Result<String> {

@@ -167,12 +167,10 @@ fn rtl_occupancy<const MW: usize, const NC: usize, const NS: usize>(
 }
 
 fn rtl_for(cfg: &SmConfig, l: CtaLaunch) -> Result<(u32, u32, u32), u32> {
-    match cfg.name.as_str() {
-        "tesla" => rtl_occupancy::<16, 8, 1>(cfg, l),
-        "gt200" | "gt200_24banks" => rtl_occupancy::<32, 8, 1>(cfg, l),
-        "fermi" | "gpucc" => rtl_occupancy::<48, 8, 2>(cfg, l),
-        n => panic!("no cta instance for {n}"),
-    }
+    let r: Result<_, String> = smrtl::with_warp_shape!(cfg, "cta", |MW, NS, NC| Ok(rtl_occupancy::<MW, NC, NS>(
+        cfg, l
+    )));
+    r.unwrap()
 }
 
 const DOC: &str = "docs/occupancy.md";

@@ -124,20 +124,6 @@ fn rtl_options(cfg: &SmConfig, r: &RtlRunOpts) -> RtlOptions {
     }
 }
 
-/// `--gmem-*` options of `smrtl run` for `r`.
-fn mem_args(r: &RtlRunOpts) -> String {
-    let mut s = String::new();
-    if let Some(l) = r.gmem_latency {
-        s.push_str(&format!(" --gmem-latency {l}"));
-    }
-    if let Some(b) = r.gmem_bandwidth {
-        s.push_str(&format!(" --gmem-bandwidth {b}"));
-    }
-    if let Some(x) = r.gmem_ooo_seed {
-        s.push_str(&format!(" --gmem-ooo-seed {x}"));
-    }
-    s
-}
 
 /// A progen case's header: preset, seed, budget, memory model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,7 +140,7 @@ impl ProgenOpts {
             self.config,
             self.seed,
             self.rtl.max_cycles,
-            mem_args(&self.rtl)
+            self.rtl.mem_args()
         )
     }
 
@@ -288,7 +274,7 @@ impl RtlTarget {
                     o.seed,
                     case.cli_args("p.sasm", "p.gmem.bin", "out.bin").join(" "),
                     o.rtl.max_cycles,
-                    mem_args(&o.rtl)
+                    o.rtl.mem_args()
                 ),
             }),
         }

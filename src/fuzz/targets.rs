@@ -207,6 +207,23 @@ pub struct RtlRunOpts {
     pub gmem_ooo_seed: Option<u64>,
 }
 
+impl RtlRunOpts {
+    /// The `--gmem-*` options of `smrtl run` that replay this memory.
+    pub fn mem_args(&self) -> String {
+        let mut s = String::new();
+        if let Some(l) = self.gmem_latency {
+            s.push_str(&format!(" --gmem-latency {l}"));
+        }
+        if let Some(b) = self.gmem_bandwidth {
+            s.push_str(&format!(" --gmem-bandwidth {b}"));
+        }
+        if let Some(x) = self.gmem_ooo_seed {
+            s.push_str(&format!(" --gmem-ooo-seed {x}"));
+        }
+        s
+    }
+}
+
 impl RunOpts {
     const TAG: &'static str = "; fuzz-run";
 
@@ -222,16 +239,7 @@ impl RunOpts {
             self.budget
         );
         if let Some(r) = &self.rtl {
-            s.push_str(&format!(" --rtl --max-cycles {}", r.max_cycles));
-            if let Some(l) = r.gmem_latency {
-                s.push_str(&format!(" --gmem-latency {l}"));
-            }
-            if let Some(b) = r.gmem_bandwidth {
-                s.push_str(&format!(" --gmem-bandwidth {b}"));
-            }
-            if let Some(x) = r.gmem_ooo_seed {
-                s.push_str(&format!(" --gmem-ooo-seed {x}"));
-            }
+            s.push_str(&format!(" --rtl --max-cycles {}{}", r.max_cycles, r.mem_args()));
         }
         for p in &self.params {
             s.push_str(" --param ");

@@ -177,15 +177,7 @@ impl<const W: usize> Bits<W> {
         if W <= 64 {
             return Self::new(self.w[0].wrapping_add(o.w[0]));
         }
-        let mut r = [0u64; WORDS];
-        let mut c = false;
-        for i in 0..Self::NW {
-            let (s1, c1) = self.w[i].overflowing_add(o.w[i]);
-            let (s2, c2) = s1.overflowing_add(c as u64);
-            r[i] = s2;
-            c = c1 | c2;
-        }
-        Self::from_words(r)
+        self.ripple(o, u64::overflowing_add)
     }
 
     /// Wrapping subtract.
@@ -194,13 +186,20 @@ impl<const W: usize> Bits<W> {
         if W <= 64 {
             return Self::new(self.w[0].wrapping_sub(o.w[0]));
         }
+        self.ripple(o, u64::overflowing_sub)
+    }
+
+    /// Word-wise `f` (`overflowing_add` or `_sub`) with the carry or
+    /// borrow rippling from word to word.
+    #[inline(always)]
+    fn ripple(self, o: Self, f: impl Fn(u64, u64) -> (u64, bool)) -> Self {
         let mut r = [0u64; WORDS];
-        let mut b = false;
+        let mut c = false;
         for i in 0..Self::NW {
-            let (s1, b1) = self.w[i].overflowing_sub(o.w[i]);
-            let (s2, b2) = s1.overflowing_sub(b as u64);
+            let (s1, c1) = f(self.w[i], o.w[i]);
+            let (s2, c2) = f(s1, c as u64);
             r[i] = s2;
-            b = b1 | b2;
+            c = c1 | c2;
         }
         Self::from_words(r)
     }
@@ -239,14 +238,24 @@ impl<const W: usize> Bits<W> {
         Self::from_words(r)
     }
 
+    /// A shift by `n` that needs no word loop: zero when `n >= W`, `one`
+    /// of the only word when the value has one.
+    #[inline(always)]
+    fn shift_short(self, n: u64, one: impl Fn(u64) -> u64) -> Option<Self> {
+        if n >= W as u64 {
+            Some(Self::zero())
+        } else if W <= 64 {
+            Some(Self::new(one(self.w[0])))
+        } else {
+            None
+        }
+    }
+
     /// Shift left by `n` (zero when `n >= W`).
     #[inline(always)]
     pub fn shl(self, n: u64) -> Self {
-        if n >= W as u64 {
-            return Self::zero();
-        }
-        if W <= 64 {
-            return Self::new(self.w[0] << n);
+        if let Some(r) = self.shift_short(n, |w| w << n) {
+            return r;
         }
         let (ws, bs) = ((n / 64) as usize, (n % 64) as u32);
         let mut r = [0u64; WORDS];
@@ -263,11 +272,8 @@ impl<const W: usize> Bits<W> {
     /// Logical shift right by `n` (zero when `n >= W`).
     #[inline(always)]
     pub fn shr(self, n: u64) -> Self {
-        if n >= W as u64 {
-            return Self::zero();
-        }
-        if W <= 64 {
-            return Self::new(self.w[0] >> n);
+        if let Some(r) = self.shift_short(n, |w| w >> n) {
+            return r;
         }
         let (ws, bs) = ((n / 64) as usize, (n % 64) as u32);
         let mut r = [0u64; WORDS];

@@ -100,6 +100,30 @@ thread_local! {
     static GRAPHS: RefCell<Vec<Vec<Node>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Give `v` to port `port` (a `kind` port: "read" or "write") of memory
+/// `idx`; an unknown handle, a missing port or a port used twice is an
+/// error. The memory's domain mask, unless the handle is unknown.
+fn claim_port<T>(
+    decl: &Decl,
+    errors: &mut Vec<String>,
+    slots: &mut [Vec<Option<T>>],
+    idx: u32,
+    port: usize,
+    kind: &str,
+    v: T,
+) -> Option<u8> {
+    let Some(mi) = decl.mems.get(idx as usize) else {
+        errors.push(format!("memory handle #{idx} does not belong to this block"));
+        return None;
+    };
+    match slots[idx as usize].get_mut(port) {
+        Some(slot @ None) => *slot = Some(v),
+        Some(Some(_)) => errors.push(format!("{kind} port {port} of memory `{}` used twice", mi.name)),
+        None => errors.push(format!("memory `{}` has no {kind} port {port}", mi.name)),
+    }
+    Some(mi.dom.mask())
+}
+
 fn push(op: Op, width: usize, dom: u8) -> Id {
     GRAPHS.with(|g| {
         let mut g = g.borrow_mut();
@@ -433,21 +457,10 @@ impl Ctx for TraceCx<'_> {
         en: Sym<1>,
         addr: Sym<A>,
     ) -> Sym<W> {
-        let Some(mi) = self.decl.mems.get(m.idx as usize) else {
-            self.errors
-                .push(format!("memory handle #{} does not belong to this block", m.idx));
-            return Tracing::lit(Bits::zero());
-        };
-        match self.mem_rd[m.idx as usize].get_mut(port) {
-            Some(slot @ None) => *slot = Some((en.0, addr.0)),
-            Some(Some(_)) => self
-                .errors
-                .push(format!("read port {port} of memory `{}` used twice", mi.name)),
-            None => self
-                .errors
-                .push(format!("memory `{}` has no read port {port}", mi.name)),
+        match claim_port(&self.decl, &mut self.errors, &mut self.mem_rd, m.idx, port, "read", (en.0, addr.0)) {
+            Some(dm) => Sym(push(Op::MemRd(m.idx, port as u32), W, dm)),
+            None => Tracing::lit(Bits::zero()),
         }
-        Sym(push(Op::MemRd(m.idx, port as u32), W, mi.dom.mask()))
     }
 
     fn mem_write<const W: usize, const A: usize>(
@@ -458,20 +471,8 @@ impl Ctx for TraceCx<'_> {
         addr: Sym<A>,
         data: Sym<W>,
     ) {
-        let Some(mi) = self.decl.mems.get(m.idx as usize) else {
-            self.errors
-                .push(format!("memory handle #{} does not belong to this block", m.idx));
-            return;
-        };
-        match self.mem_wr[m.idx as usize].get_mut(port) {
-            Some(slot @ None) => *slot = Some((en.0, addr.0, data.0)),
-            Some(Some(_)) => self
-                .errors
-                .push(format!("write port {port} of memory `{}` used twice", mi.name)),
-            None => self
-                .errors
-                .push(format!("memory `{}` has no write port {port}", mi.name)),
-        }
+        let v = (en.0, addr.0, data.0);
+        claim_port(&self.decl, &mut self.errors, &mut self.mem_wr, m.idx, port, "write", v);
     }
 
     fn name<const W: usize>(&mut self, name: &str, v: Sym<W>) -> Sym<W> {

@@ -71,20 +71,20 @@ impl<'a> Launcher<'a> {
             i.param_addr_i = Bits::new(cycle);
             i.param_data_i = Bits::new(launch.params[cycle as usize] as u64);
         } else if !self.launched {
-            i.launch_valid_i = Bits::new(1);
-            i.launch_grid_x_i = Bits::new(launch.grid[0] as u64);
-            i.launch_grid_y_i = Bits::new(launch.grid[1] as u64);
-            i.launch_block_x_i = Bits::new(launch.block[0] as u64);
-            i.launch_block_y_i = Bits::new(launch.block[1] as u64);
-            i.launch_block_z_i = Bits::new(launch.block[2] as u64);
-            i.launch_nregs_i = Bits::new(prog.regs as u64);
-            i.launch_smem_i = Bits::new(prog.shared_bytes as u64);
+            i.launch.valid = Bits::new(1);
+            i.launch.grid_x = Bits::new(launch.grid[0] as u64);
+            i.launch.grid_y = Bits::new(launch.grid[1] as u64);
+            i.launch.block_x = Bits::new(launch.block[0] as u64);
+            i.launch.block_y = Bits::new(launch.block[1] as u64);
+            i.launch.block_z = Bits::new(launch.block[2] as u64);
+            i.launch.nregs = Bits::new(prog.regs as u64);
+            i.launch.smem = Bits::new(prog.shared_bytes as u64);
         }
     }
 
     /// The SM took the inputs `i` of core cycle `cycle`.
     pub fn edge(&mut self, cycle: u64, i: &SmIn<Concrete>) {
-        if cycle == self.launch.params.len() as u64 && !self.launched && i.launch_valid_i.to_u64() == 1 {
+        if cycle == self.launch.params.len() as u64 && !self.launched && i.launch.valid.to_u64() == 1 {
             self.launched = true;
         }
     }

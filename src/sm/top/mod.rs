@@ -59,7 +59,7 @@ use crate::config::SmConfig;
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Pending, Reg};
 use crate::units::barrier::{BarOut, Barrier};
-use crate::units::cta::{Cta, CtaOut};
+use crate::units::cta::{Cta, CtaOut, LaunchPorts};
 use crate::units::dpu::{Dpu, DpuOut};
 use crate::units::ibuffer::{IbOut, Ibuffer};
 use crate::units::ifetch::Ifetch;
@@ -85,14 +85,7 @@ pub const IM_WORDS: usize = 8;
 crate::ports! {
     /// Host ports: launch, parameters, memories.
     pub struct SmIn {
-        launch_valid_i: 1 @ Core,
-        launch_grid_x_i: 16 @ Core,
-        launch_grid_y_i: 16 @ Core,
-        launch_block_x_i: 11 @ Core,
-        launch_block_y_i: 11 @ Core,
-        launch_block_z_i: 7 @ Core,
-        launch_nregs_i: 8 @ Core,
-        launch_smem_i: 17 @ Core,
+        launch: LaunchPorts @ in,
         plen_i: 16 @ Core,
         param_we_i: 1 @ Core,
         param_addr_i: 8 @ Core,
@@ -385,6 +378,10 @@ pub trait SmFn {
 /// (tesla, gt200, fermi, gpucc) and configs with the same block shapes are
 /// supported; others are an error naming the shape.
 pub fn with_sm<F: SmFn>(cfg: &SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
+    // The warp shape first (the registry every shaped block uses), then the
+    // SM top's own geometry: one arm per preset geometry, because every arm
+    // is a whole monomorphized SM.
+    crate::shapes::WarpShape::of(cfg, "SM top")?;
     let geom =
         crate::units::regfile::RfGeom::from_config(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?;
     let smem_words = cfg.smem_bytes as usize / 4;

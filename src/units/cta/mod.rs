@@ -90,17 +90,30 @@ pub const WHY_REGS: u64 = 2;
 pub const WHY_SMEM: u64 = 3;
 pub const WHY_EMPTY: u64 = 4;
 
+crate::bundle! {
+    /// A kernel launch from the host, taken on a core edge where
+    /// `launch_ready_o` is high (the SM passes it to the CTA launcher).
+    pub struct LaunchPorts {
+        /// A launch is presented.
+        valid: 1 @ Core,
+        /// Grid size in CTAs (x, y).
+        grid_x: 16 @ Core,
+        grid_y: 16 @ Core,
+        /// CTA size in threads (x, y, z).
+        block_x: 11 @ Core,
+        block_y: 11 @ Core,
+        block_z: 7 @ Core,
+        /// Registers per thread.
+        nregs: 8 @ Core,
+        /// Shared-memory bytes per CTA.
+        smem: 17 @ Core,
+    }
+}
+
 crate::ports! {
     /// Host launch, exits, S2R requests.
     pub struct CtaIn[MW] {
-        launch_valid_i: 1 @ Core,
-        launch_grid_x_i: 16 @ Core,
-        launch_grid_y_i: 16 @ Core,
-        launch_block_x_i: 11 @ Core,
-        launch_block_y_i: 11 @ Core,
-        launch_block_z_i: 7 @ Core,
-        launch_nregs_i: 8 @ Core,
-        launch_smem_i: 17 @ Core,
+        launch: LaunchPorts @ in,
         exit_valid_i: 1 @ Core,
         exit_warp_i: 6 @ Core,
         idle_i: [1; MW] @ Core,
@@ -398,14 +411,14 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
     fn constrain(&self, r: u64, i: &mut CtaIn<crate::hdl::Concrete, MW>) {
         use crate::hdl::Bits;
         let mw = MW as u64;
-        i.launch_valid_i = Bits::new((r & 63 == 0) as u64);
-        i.launch_grid_x_i = Bits::new(i.launch_grid_x_i.to_u64() % 7 + (r >> 6 & 1));
-        i.launch_grid_y_i = Bits::new(i.launch_grid_y_i.to_u64() % 3 + 1);
-        i.launch_block_x_i = Bits::new(i.launch_block_x_i.to_u64() % 200 + 1);
-        i.launch_block_y_i = Bits::new(i.launch_block_y_i.to_u64() % 3 + 1);
-        i.launch_block_z_i = Bits::new(i.launch_block_z_i.to_u64() % 2 + (r >> 7 & 1));
-        i.launch_nregs_i = Bits::new(i.launch_nregs_i.to_u64() % 70);
-        i.launch_smem_i = Bits::new(i.launch_smem_i.to_u64() % 20000);
+        i.launch.valid = Bits::new((r & 63 == 0) as u64);
+        i.launch.grid_x = Bits::new(i.launch.grid_x.to_u64() % 7 + (r >> 6 & 1));
+        i.launch.grid_y = Bits::new(i.launch.grid_y.to_u64() % 3 + 1);
+        i.launch.block_x = Bits::new(i.launch.block_x.to_u64() % 200 + 1);
+        i.launch.block_y = Bits::new(i.launch.block_y.to_u64() % 3 + 1);
+        i.launch.block_z = Bits::new(i.launch.block_z.to_u64() % 2 + (r >> 7 & 1));
+        i.launch.nregs = Bits::new(i.launch.nregs.to_u64() % 70);
+        i.launch.smem = Bits::new(i.launch.smem.to_u64() % 20000);
         i.exit_valid_i = Bits::new((r >> 8 & 1) as u64);
         i.exit_warp_i = Bits::new(i.exit_warp_i.to_u64() % mw);
         for k in 0..MW {
@@ -428,7 +441,7 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         let s_run = st.eq(cx.lit::<2>(ST_RUN));
         let s_done = st.eq(cx.lit::<2>(ST_DONE));
         let ready = s_idle | s_done;
-        let launch = cx.name("launch", i.launch_valid_i & ready);
+        let launch = cx.name("launch", i.launch.valid & ready);
         let gx = cx.q(self.gx);
         let gy = cx.q(self.gy);
         let bx = cx.q(self.bx);
@@ -440,13 +453,13 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         let wpc = cx.q(self.wpc);
         let rpw = cx.q(self.rpw);
         let smem_r = cx.q(self.smem_r);
-        cx.d(self.gx, launch.mux(i.launch_grid_x_i, gx));
-        cx.d(self.gy, launch.mux(i.launch_grid_y_i, gy));
-        cx.d(self.bx, launch.mux(i.launch_block_x_i, bx));
-        cx.d(self.by, launch.mux(i.launch_block_y_i, by));
-        cx.d(self.bz, launch.mux(i.launch_block_z_i, bz));
-        cx.d(self.nregs, launch.mux(i.launch_nregs_i, nregs));
-        cx.d(self.smem, launch.mux(i.launch_smem_i, smem));
+        cx.d(self.gx, launch.mux(i.launch.grid_x, gx));
+        cx.d(self.gy, launch.mux(i.launch.grid_y, gy));
+        cx.d(self.bx, launch.mux(i.launch.block_x, bx));
+        cx.d(self.by, launch.mux(i.launch.block_y, by));
+        cx.d(self.bz, launch.mux(i.launch.block_z, bz));
+        cx.d(self.nregs, launch.mux(i.launch.nregs, nregs));
+        cx.d(self.smem, launch.mux(i.launch.smem, smem));
 
         // ---- CALC: occupancy from the latched launch
         // 11 + 11 + 7 bits: the product of the three dimensions never wraps.
@@ -798,21 +811,12 @@ impl<C: Ctx, const W: usize> CmpLit<C, W> for S<C, W> {
 }
 
 /// Build the launcher for `cfg` (warps, CTA slots and schedulers are type
-/// parameters: one arm per supported combination) and hand it to `f`.
+/// parameters, from the config's warp shape: `crate::shapes`) and hand it
+/// to `f`.
 pub fn with_cta<F: crate::blocks::BlockFn>(cfg: &SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let lim = CtaLimits::of(cfg);
     let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
-    match (cfg.max_warps, cfg.max_ctas, cfg.warp_schedulers) {
-        (16, 8, 1) => f.call(Cta::<16, 8, 1>::new(lim).map_err(e)?),
-        (32, 8, 1) => f.call(Cta::<32, 8, 1>::new(lim).map_err(e)?),
-        (48, 8, 2) => f.call(Cta::<48, 8, 2>::new(lim).map_err(e)?),
-        (64, 16, 2) => f.call(Cta::<64, 16, 2>::new(lim).map_err(e)?),
-        (w, c, s) => anyhow::bail!(
-            "config `{}`: {w} warps, {c} CTA slots, {s} schedulers are not supported by the cta block \
-             (16/32 warps, 8 slots, 1 scheduler; 48 warps, 8 slots or 64, 16, with 2)",
-            cfg.name
-        ),
-    }
+    crate::with_warp_shape!(cfg, "cta", |MW, NS, NC| f.call(Cta::<MW, NC, NS>::new(lim).map_err(e)?))
 }
 
 #[cfg(test)]

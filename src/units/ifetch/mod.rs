@@ -484,38 +484,26 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
     }
 }
 
-/// Build the fetch unit for `cfg` (warps, line words, set bits and fetch
-/// ports (= `warp_schedulers`) are type parameters: one arm per supported
-/// geometry) and hand it to `f`.
+/// Build the fetch unit for `cfg` and hand it to `f`. Warps and fetch ports
+/// (= `warp_schedulers`) are type parameters from the config's warp shape
+/// (`crate::shapes`); instructions per line and set bits are type
+/// parameters too, one arm per supported cache geometry.
 pub fn with_ifetch<F: crate::blocks::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let lw = cfg.icache_line_bytes as usize / 8;
     let ways = cfg.icache_ways as usize;
     let sets = cfg.icache_bytes as usize / cfg.icache_line_bytes.max(1) as usize / ways.max(1);
     let e = |e: String| anyhow::anyhow!("config `{}`: {e}", cfg.name);
-    macro_rules! go {
-        ($mw:literal, $lw:literal, $sb:literal, $fp:literal) => {
-            f.call(Ifetch::<$mw, $lw, $sb, $fp>::new(ways).map_err(e)?)
-        };
-    }
-    match (cfg.max_warps, lw, sets, cfg.warp_schedulers) {
-        (16, 8, 32, 1) => go!(16, 8, 5, 1),
-        (32, 8, 32, 1) => go!(32, 8, 5, 1),
-        (48, 8, 32, 1) => go!(48, 8, 5, 1),
-        (64, 8, 32, 1) => go!(64, 8, 5, 1),
-        (32, 8, 16, 1) => go!(32, 8, 4, 1),
-        (32, 8, 64, 1) => go!(32, 8, 6, 1),
-        (32, 16, 16, 1) => go!(32, 16, 4, 1),
-        (16, 8, 32, 2) => go!(16, 8, 5, 2),
-        (32, 8, 32, 2) => go!(32, 8, 5, 2),
-        (48, 8, 32, 2) => go!(48, 8, 5, 2),
-        (64, 8, 32, 2) => go!(64, 8, 5, 2),
-        (mw, lw, sets, ns) => anyhow::bail!(
-            "config `{}`: {mw} warps with {sets} sets of {lw}-instruction lines and {ns} schedulers are not supported \
-             by the ifetch block (one scheduler: 16/32/48/64 warps with 32 sets of 8, 32 warps with 16 or 64 sets of 8 \
-             or 16 sets of 16; two schedulers: 16/32/48/64 warps with 32 sets of 8)",
+    crate::with_warp_shape!(cfg, "ifetch", |MW, NS, NC| match (lw, sets) {
+        (8, 32) => f.call(Ifetch::<MW, 8, 5, NS>::new(ways).map_err(e)?),
+        (8, 16) => f.call(Ifetch::<MW, 8, 4, NS>::new(ways).map_err(e)?),
+        (8, 64) => f.call(Ifetch::<MW, 8, 6, NS>::new(ways).map_err(e)?),
+        (16, 16) => f.call(Ifetch::<MW, 16, 4, NS>::new(ways).map_err(e)?),
+        (lw, sets) => anyhow::bail!(
+            "config `{}`: an instruction cache of {sets} sets of {lw}-instruction lines is not supported by the \
+             ifetch block (32, 16 or 64 sets of 8 instructions, or 16 sets of 16)",
             cfg.name
         ),
-    }
+    })
 }
 
 #[cfg(test)]

@@ -351,21 +351,11 @@ impl<const MW: usize> Lsu<MW> {
     }
 }
 
-/// Build the LSU of `cfg` (the warp count is a type parameter) and hand it
-/// to `f`.
+/// Build the LSU of `cfg` (the warp count is a type parameter, from the
+/// config's warp shape: `crate::shapes`) and hand it to `f`.
 pub fn with_lsu<F: crate::blocks::BlockFn>(cfg: &crate::config::SmConfig, f: &mut F) -> anyhow::Result<F::Out> {
     let e = |e: LsuError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
-    match cfg.max_warps {
-        16 => f.call(Lsu::<16>::of(cfg).map_err(e)?),
-        24 => f.call(Lsu::<24>::of(cfg).map_err(e)?),
-        32 => f.call(Lsu::<32>::of(cfg).map_err(e)?),
-        48 => f.call(Lsu::<48>::of(cfg).map_err(e)?),
-        64 => f.call(Lsu::<64>::of(cfg).map_err(e)?),
-        w => anyhow::bail!(
-            "config `{}`: {w} warps are not supported by the lsu block (16, 24, 32, 48 or 64)",
-            cfg.name
-        ),
-    }
+    crate::with_warp_shape!(cfg, "lsu", |MW, NS, NC| f.call(Lsu::<MW>::of(cfg).map_err(e)?))
 }
 
 /// Index of the lowest set element (0 when none).

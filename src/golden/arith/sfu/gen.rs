@@ -107,43 +107,18 @@ impl std::str::FromStr for Params {
 
 /// The chosen parameters, in table order RCP, RSQRT, LG2, EX2, SIN
 /// (the exploration behind them is in `docs/sfu.md`).
-pub const CHOSEN: [Params; 5] = [
-    Params {
+pub const CHOSEN: [Params; 5] = {
+    // Every table has 28 accumulator fraction bits, C1 of 18 bits, C2 of
+    // 12 and a 17-bit squarer; RSQRT needs one index bit fewer (64 rows).
+    const P: Params = Params {
         m: 7,
         f: 28,
         w1: 18,
         w2: 12,
         sq: 17,
-    },
-    Params {
-        m: 6,
-        f: 28,
-        w1: 18,
-        w2: 12,
-        sq: 17,
-    },
-    Params {
-        m: 7,
-        f: 28,
-        w1: 18,
-        w2: 12,
-        sq: 17,
-    },
-    Params {
-        m: 7,
-        f: 28,
-        w1: 18,
-        w2: 12,
-        sq: 17,
-    },
-    Params {
-        m: 7,
-        f: 28,
-        w1: 18,
-        w2: 12,
-        sq: 17,
-    },
-];
+    };
+    [P, Params { m: 6, ..P }, P, P, P]
+};
 
 fn seg(i: usize, t: f64, m: u32) -> f64 {
     (i as f64 + t) / (1u64 << m) as f64
@@ -356,24 +331,13 @@ pub fn fit(spec: &Spec) -> Fitted {
             .collect()
     };
 
-    let mut rows: Vec<Best> = (0..spec.rows)
-        .map(|i| {
-            let g = samples(i);
-            search(
-                &g,
-                &xs,
-                n,
-                spec.sq,
-                a2[i] * 2f64.powi(f2),
-                s1,
-                s2,
-                slope_scale,
-                None,
-                2,
-                2,
-            )
-        })
-        .collect();
+    // The best coefficients of row `i` (C0 pinned to `pin` if given),
+    // searching +-r2 around the C2 estimate and +-r1 around C1's.
+    let fit = |i: usize, pin: Option<i64>, r2: i64, r1: i64| {
+        let c2_est = a2[i] * 2f64.powi(f2);
+        search(&samples(i), &xs, n, spec.sq, c2_est, s1, s2, slope_scale, pin, r2, r1)
+    };
+    let mut rows: Vec<Best> = (0..spec.rows).map(|i| fit(i, None, 2, 2)).collect();
     let worst = rows.iter().fold(0f64, |m, b| m.max(b.err));
     let mut pinned = Vec::new();
     for (i, row) in rows.iter_mut().enumerate() {
@@ -381,20 +345,7 @@ pub fn fit(spec: &Spec) -> Fitted {
         if v0.fract() != 0.0 || v0.abs() >= 2f64.powi(40) {
             continue;
         }
-        let g = samples(i);
-        let b = search(
-            &g,
-            &xs,
-            n,
-            spec.sq,
-            a2[i] * 2f64.powi(f2),
-            s1,
-            s2,
-            slope_scale,
-            Some(v0 as i64),
-            4,
-            8,
-        );
+        let b = fit(i, Some(v0 as i64), 4, 8);
         if b.err <= worst + PIN_SLACK {
             *row = b;
             pinned.push(i);

@@ -21,7 +21,7 @@ use super::gmem::{GmReq, GmResp, Gmem, GmemConfig};
 use super::l1_ref::{L1Ref, L1RefIn};
 use crate::hdl::sim::zero_ports;
 use crate::hdl::{Bits, Concrete, Sim};
-use crate::units::gm::GmReq as GmPort;
+use crate::units::gm::{GmReady, GmReq as GmPort, GmReqW, GmResp as GmRespPort};
 use crate::units::l1::{L1In, L1Out, L1};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -67,7 +67,9 @@ fn put_req(p: &mut GmPort<Concrete>, q: &GmReq) {
     }
 }
 
-fn to_in<const RX: usize, const IW: usize>(
+/// The L1's (and the arbiter's) inputs: each requester's request and
+/// fill flag, the memory's ready and response.
+pub fn to_in<const RX: usize, const IW: usize>(
     reqs: &[Option<(GmReq, bool)>],
     gm_ready: bool,
     resp: Option<&GmResp>,
@@ -93,21 +95,22 @@ fn to_in<const RX: usize, const IW: usize>(
     i
 }
 
-fn gm_req_of<const RX: usize, const IW: usize>(o: &L1Out<Concrete, RX, IW>) -> (bool, GmReq) {
+/// The memory request port: valid and the request.
+pub fn gm_req_of<const IW: usize>(g: &GmReqW<Concrete, IW>) -> (bool, GmReq) {
     let mut wmask = 0u32;
     let mut wdata = [0u32; 32];
     for k in 0..32 {
-        wmask |= (o.gm_req.wmask[k].to_u64() as u32) << k;
-        wdata[k] = o.gm_req.wdata[k].to_u64() as u32;
+        wmask |= (g.wmask[k].to_u64() as u32) << k;
+        wdata[k] = g.wdata[k].to_u64() as u32;
     }
     (
-        o.gm_req.valid.to_u64() == 1,
+        g.valid.to_u64() == 1,
         GmReq {
-            id: o.gm_req.id.to_u64() as u16,
-            write: o.gm_req.write.to_u64() == 1,
-            atom: o.gm_req.atom.to_u64() as u8,
-            addr: o.gm_req.addr.to_u64() as u32,
-            size: o.gm_req.size.to_u64() as u8,
+            id: g.id.to_u64() as u16,
+            write: g.write.to_u64() == 1,
+            atom: g.atom.to_u64() as u8,
+            addr: g.addr.to_u64() as u32,
+            size: g.size.to_u64() as u8,
             wmask,
             wdata,
         },
@@ -116,7 +119,18 @@ fn gm_req_of<const RX: usize, const IW: usize>(o: &L1Out<Concrete, RX, IW>) -> (
 
 /// Per requester: ready, and the response (valid, id, data).
 fn outs_of<const RX: usize, const IW: usize>(o: &L1Out<Concrete, RX, IW>) -> Vec<(bool, bool, GmResp)> {
-    let one = |ready: Bits<1>, p: &crate::units::gm::GmResp<Concrete>| {
+    outs_of_ports::<RX>(o.lsu_req_ready_o, &o.lsu_resp, &o.rq_ready, &o.rq_resp)
+}
+
+/// Per requester: ready, and the response (valid, id, data), from the
+/// requester-side output ports.
+pub fn outs_of_ports<const RX: usize>(
+    lsu_ready: Bits<1>,
+    lsu_resp: &GmRespPort<Concrete>,
+    rq_ready: &[GmReady<Concrete>; RX],
+    rq_resp: &[GmRespPort<Concrete>; RX],
+) -> Vec<(bool, bool, GmResp)> {
+    let one = |ready: Bits<1>, p: &GmRespPort<Concrete>| {
         (
             ready.to_u64() == 1,
             p.valid.to_u64() == 1,
@@ -126,8 +140,8 @@ fn outs_of<const RX: usize, const IW: usize>(o: &L1Out<Concrete, RX, IW>) -> Vec
             },
         )
     };
-    std::iter::once(one(o.lsu_req_ready_o, &o.lsu_resp))
-        .chain((0..RX).map(|k| one(o.rq_ready[k].ready, &o.rq_resp[k])))
+    std::iter::once(one(lsu_ready, lsu_resp))
+        .chain((0..RX).map(|k| one(rq_ready[k].ready, &rq_resp[k])))
         .collect()
 }
 
@@ -417,7 +431,7 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
             resp: gresp.clone(),
         });
         let o = sim.step_core(&i);
-        let (gv, greq) = gm_req_of(&o);
+        let (gv, greq) = gm_req_of(&o.gm_req);
         let outs = outs_of(&o);
         let want_g = want.gm_req.clone().unwrap_or(ZERO_REQ);
         let (hits, misses) = (o.cnt_l1_hit_o.to_u64(), o.cnt_l1_miss_o.to_u64());

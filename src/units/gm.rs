@@ -86,3 +86,93 @@ pub fn rr_grant<C: Ctx>(cx: &mut C, valid: &[S<C, 1>], ptr: S<C, 2>) -> (Vec<S<C
     let next = crate::hdl::logic::pick(cx, &grant, &nexts);
     (grant, next)
 }
+
+/// An 8-bit-id request with its id at the memory side's width `IW` (no
+/// logic at `IW` = 8).
+pub fn widen<C: Ctx, const IW: usize>(q: &GmReq<C::B>) -> GmReqW<C::B, IW> {
+    GmReqW {
+        valid: q.valid,
+        id: q.id.resize::<IW>(),
+        write: q.write,
+        atom: q.atom,
+        addr: q.addr,
+        size: q.size,
+        wmask: q.wmask,
+        wdata: q.wdata,
+    }
+}
+
+/// The request presented to memory this cycle when several requesters
+/// share a port: the round-robin pick among `reqs` (requester `r` at index
+/// `r`) with memory id `{r, id}`, its fill flag (`fills[r]`), the one-hot
+/// grant and the pointer after it.
+pub struct Picked<C: Ctx, const IW: usize> {
+    pub q: GmReqW<C::B, IW>,
+    pub fill: S<C, 1>,
+    pub grant: Vec<S<C, 1>>,
+    pub next: S<C, 2>,
+}
+
+/// See [`Picked`]; `ptr` is the requester first in line.
+pub fn pick_request<C: Ctx, const IW: usize>(
+    cx: &mut C,
+    reqs: &[GmReq<C::B>],
+    fills: &[S<C, 1>],
+    ptr: S<C, 2>,
+) -> Picked<C, IW> {
+    use crate::hdl::logic::{or_all, pick};
+    let valid: Vec<S<C, 1>> = reqs.iter().map(|q| q.valid).collect();
+    let (grant, next) = rr_grant(cx, &valid, ptr);
+    let ids: Vec<S<C, IW>> = reqs
+        .iter()
+        .enumerate()
+        .map(|(r, q)| q.id.resize::<IW>() | cx.lit::<IW>((r as u64) << 8))
+        .collect();
+    let bit = |cx: &mut C, f: &dyn Fn(&GmReq<C::B>) -> S<C, 1>| {
+        let v: Vec<S<C, 1>> = reqs.iter().map(f).collect();
+        pick(cx, &grant, &v)
+    };
+    let write = bit(cx, &|q| q.write);
+    let atoms: Vec<S<C, 4>> = reqs.iter().map(|q| q.atom).collect();
+    let addrs: Vec<S<C, 32>> = reqs.iter().map(|q| q.addr).collect();
+    let sizes: Vec<S<C, 2>> = reqs.iter().map(|q| q.size).collect();
+    let q = GmReqW {
+        valid: or_all(cx, &grant),
+        id: pick(cx, &grant, &ids),
+        write,
+        atom: pick(cx, &grant, &atoms),
+        addr: pick(cx, &grant, &addrs),
+        size: pick(cx, &grant, &sizes),
+        wmask: std::array::from_fn(|k| bit(cx, &|q| q.wmask[k])),
+        wdata: std::array::from_fn(|k| {
+            let v: Vec<S<C, 32>> = reqs.iter().map(|q| q.wdata[k]).collect();
+            pick(cx, &grant, &v)
+        }),
+    };
+    let fill = pick(cx, &grant, fills);
+    Picked { q, fill, grant, next }
+}
+
+/// Requester `r`'s response port from a response with memory id `id`:
+/// valid when the id's requester bits are `r` (always with one requester,
+/// `several` false), the id's low 8 bits and the data, shared by all.
+pub fn resp_for<C: Ctx, const IW: usize>(
+    cx: &mut C,
+    valid: S<C, 1>,
+    id: S<C, IW>,
+    rdata: [S<C, 32>; 32],
+    r: usize,
+    several: bool,
+) -> GmResp<C::B> {
+    let mine = if several {
+        let hi = cx.lit::<IW>(((1u64 << IW) - 1) & !0xff);
+        valid & (id & hi).eq(cx.lit::<IW>((r as u64) << 8))
+    } else {
+        valid
+    };
+    GmResp {
+        valid: mine,
+        id: id.resize::<8>(),
+        rdata,
+    }
+}

@@ -1,46 +1,84 @@
-//! L1 data cache (Fermi): between the LSU's global port and the SM's `gm_*`
-//! port. Caches 128-byte lines of global loads; stores and atomics go
-//! through to memory and invalidate the line (write-through, no allocate).
+//! L1 data cache (Fermi): between the global-memory requesters (the LSU's
+//! global port, and with `gm_requesters` = R > 1 the ports `rq<r>_req_*`)
+//! and the SM's `gm_*` port. Caches 128-byte lines of global loads; stores
+//! and atomics go through to memory and invalidate the line
+//! (write-through, no allocate).
 //!
 //! ```text
-//!  LSU gm_req_* --> lsu_req_*_i ---+-- read -> stage 0 .. stage H-1 (head): tag check
-//!                                  |                  | hit: data RAM read -> o stage --+
-//!                                  |                  | miss: gm_req_* (line, id kept) |
-//!                                  |                  v                                |
-//!                                  +-- store/atomic (only when idle) --> gm_req_*_o    |
-//!                                                                                      v
-//!  gm_resp_*_i --(fill: data RAM, tag; same cycle)------------------------> lsu_resp_*_o
+//!  lsu_req_*_i (r = 0) ---+                     +-- read -> stage 0 .. stage H-1 (head): tag check
+//!  rq<r>_req_*_i,         |                     |                  | hit: data RAM read -> o stage --+
+//!  rq<r>_req_fill_i ------+-- round robin ------+                  | miss: gm_req_* (line, {r, id})  |
+//!  (r = 1 .. R-1)            (R > 1; id {r,id}) |                  v                                 |
+//!                                               +-- store/atomic (only when idle) --> gm_req_*_o     |
+//!                                                                                                    v
+//!  gm_resp_*_i --(fill: data RAM, tag; same cycle; by the id's r)--------> lsu_resp_*_o / rq<r>_resp_*_o
 //! ```
 //!
+//! * Ports. Requester 0 (the LSU): `lsu_req_*_i` ([`GmReq`]: valid, id[8],
+//!   write, atom[4], addr[32], size[2], wmask[32], wdata[32 x 32]),
+//!   `lsu_req_ready_o`, `lsu_resp_*_o` (valid, id[8], rdata[32 x 32]).
+//!   Requesters r = 1 .. R-1: the same as `rq<r>_req_*_i` plus
+//!   `rq<r>_req_fill_i`, `rq<r>_req_ready_o`, `rq<r>_resp_*_o`. Memory:
+//!   `gm_req_*_o` and `gm_resp_*_i` with ids of `IW = 8 + clog2(R)` bits,
+//!   `{r, id}`, and `gm_req_ready_i`. Counters `cnt_l1_hit_o`,
+//!   `cnt_l1_miss_o`. With R = 1 there are no `rq<r>_*` ports, the ids are
+//!   8 bits and the block is exactly the single-requester cache (same
+//!   Verilog, same timing).
 //! * Clock domain: core. Geometry: `2^LA` lines of 128 bytes (`LA` = 7:
 //!   16 KB, Fermi's 48 KB shared / 16 KB L1 split, seed 004), `ways` ways
 //!   (power of two, 1..=8), `sets = 2^LA / ways`, FIFO (round-robin)
-//!   replacement per set; `H` = `l1_latency` pipeline stages (1..=16).
+//!   replacement per set; `H` = `l1_latency` pipeline stages (1..=16);
+//!   R = `gm_requesters` (1..=4; const parameters `RX = R - 1` and `IW`).
 //!   Storage: 32 word RAMs `data_w<k>` of `2^LA` x 32 bits (address
 //!   `{way, set}`, one synchronous read and one write port each), tag
 //!   registers `tag<line>` (line address, 25 bits) and `val<line>`, victim
-//!   pointers `vict<set>`, the per-id miss table `mline<i>`/`mfill<i>`/
-//!   `mrd<i>` (ids 0..32 K - 1, K = `lsu_slots`: the LSU's load slot in
-//!   id bits 7:5 and request index in 4:0; line, fills, read out in
-//!   memory). Loads of different slots may miss on the same line at once:
-//!   each goes to memory with its own id and each response fills (a fill
-//!   of a line already present rewrites that way), so no merging is
-//!   needed for correctness; the second miss costs bandwidth.
+//!   pointers `vict<set>`, the miss table `mline<i>`/`mfill<i>`/`mrd<i>`
+//!   (line, fills, read out in memory) with `32 K` entries per requester
+//!   (K = `lsu_slots`): entry `i` is memory id `{i / 32K, i mod 32K}`, so
+//!   every requester uses ids below `32 K` (the LSU: its load slot in id
+//!   bits 7:5, request index in 4:0). With R > 1 also `mpf<i>` (the read
+//!   out with that id is fill-only; requesters 1.. only), `s<k>_pf` per
+//!   stage and the round-robin pointer `rr`. Loads of different slots or
+//!   requesters may miss on the same line at once: each goes to memory
+//!   with its own id and each response fills (a fill of a line already
+//!   present rewrites that way), so no merging is needed for correctness;
+//!   the second miss costs bandwidth.
+//! * Requesters (R > 1): one request is considered per core cycle, that of
+//!   the first valid requester at or after `rr` (round robin); it is
+//!   handled exactly as the LSU's request is with R = 1 and its
+//!   `..._req_ready_o` is that answer (the others' are 0). `rr` moves past
+//!   a requester when its request is taken; a request that waits (a store
+//!   waiting for idle, a full stage 0) keeps the turn, so a waiting
+//!   requester is taken after at most R - 1 others. Each requester's
+//!   requests are taken in the order it presents them.
 //! * Reads (`write = 0`, `atom = 0`) enter stage 0 when it is free
-//!   (`lsu_req_ready_o`), move one stage per cycle (stalls compress
-//!   bubbles) and are looked up at the head, stage `H - 1`. A line read
-//!   (`size = 2`) that hits reads the data RAM there and answers in the
-//!   next cycle (the `o` stage): `H + 1` cycles from the accepting edge.
-//!   A miss, and any read of another size (uncached), goes out on `gm_req_*`
-//!   from the head (held until `gm_req_ready_i`) with its id; its response
-//!   fills the line (cached reads only) and is passed up in the cycle it
-//!   arrives.
-//! * The response port: a memory response has priority; the `o` stage
-//!   waits (the RAM's read register holds) while responses arrive, and the
-//!   head does not issue another hit until `o` drains.
+//!   (ready), move one stage per cycle (stalls compress bubbles) and are
+//!   looked up at the head, stage `H - 1`. A line read (`size = 2`) that
+//!   hits reads the data RAM there and answers in the next cycle (the `o`
+//!   stage): `H + 1` cycles from the accepting edge. A miss, and any read
+//!   of another size (uncached), goes out on `gm_req_*` from the head
+//!   (held until `gm_req_ready_i`) with its memory id; its response fills
+//!   the line (cached reads only) and is passed up in the cycle it
+//!   arrives, on the port of the requester named by the id's upper bits.
+//! * Fill-only reads (`rq<r>_req_fill_i` = 1 with a read; a prefetch):
+//!   enter the pipeline like a read. At the head a hit does nothing (it
+//!   leaves, counted as a hit, no response); a miss goes to memory like a
+//!   line read (counted as a miss), its response fills the line and goes
+//!   to no requester (it does not take the response port either). So a
+//!   fill returns nothing, and a later line read of that line hits while
+//!   it stays. A requester gives its fills ids its reads do not use, and a
+//!   fill whose id is still out in memory is dropped at the head (it is a
+//!   hint; reusing the id would confuse the two responses). A fill of
+//!   another size is read from memory and its response dropped.
+//! * The response ports: a memory response for a requester has priority;
+//!   the `o` stage waits (the RAM's read register holds) while such
+//!   responses arrive, and the head does not issue another hit until `o`
+//!   drains. With R > 1 the id (low 8 bits) and data of `lsu_resp_*` and
+//!   `rq<r>_resp_*` are one shared bus; only the owner's valid is high.
 //! * Stores and atomics pass straight through (`gm_req_valid_o` in the
-//!   same cycle) only while the cache is idle (no read in a stage, in `o`
-//!   or out in memory), so every access is performed in memory in program
+//!   same cycle) only while the cache is idle (no read, fill-only reads
+//!   included, of any requester in a stage, in `o` or out in memory), so
+//!   every access is performed in memory in each requester's program
 //!   order and no fill can bring back a line older than a store; at
 //!   acceptance they clear `val` of every way holding the line. Atomics
 //!   may overlap each other (memory performs them in acceptance order);
@@ -50,12 +88,14 @@
 //!   are consistent (read-first RAMs: a hit reads the line it looked up).
 //! * The host must reset the SM after changing global memory behind it
 //!   (the cache is not told).
-//! * Counters: `cnt_l1_hit_o` / `cnt_l1_miss_o`, line reads that hit /
-//!   missed at the head.
+//! * Counters: `cnt_l1_hit_o` / `cnt_l1_miss_o`, line reads (fill-only
+//!   ones included) that hit / missed at the head.
+//! * Module name `l1_l<lines>_w<ways>_h<H>_s<K>`, `_r<R>` appended when
+//!   R > 1. Without an L1 (GT200, Tesla) and R > 1 the requesters share
+//!   the port through [`crate::units::gmarb`] (same requester ports).
 
-use crate::hdl::logic::{or_all, pick};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
-use crate::units::gm::{rr_grant, GmFill, GmReady, GmReq, GmReqW, GmResp, GmRespW};
+use crate::units::gm::{pick_request, resp_for, widen, GmFill, GmReady, GmReq, GmReqW, GmResp, GmRespW, Picked};
 
 crate::ports! {
     /// Requests from the LSU (requester 0) and from requesters 1..=RX,
@@ -277,79 +317,6 @@ fn sel_at<C: Ctx, const W: usize, const K: usize>(
     r
 }
 
-/// The request the L1 considers this cycle: requester 0's alone, or the
-/// round-robin pick among the valid ones.
-struct Pick<C: Ctx, const IW: usize> {
-    q: GmReqW<C::B, IW>,
-    /// Fill-only (RX > 0).
-    pf: Option<S<C, 1>>,
-    /// One-hot grant and the pointer after it (RX > 0).
-    grant: Vec<S<C, 1>>,
-    next: Option<S<C, 2>>,
-}
-
-impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
-    fn pick_request<C: Ctx>(&self, cx: &mut C, i: &L1In<C::B, RX, IW>) -> Pick<C, IW> {
-        let widen = |q: &GmReq<C::B>| GmReqW {
-            valid: q.valid,
-            id: q.id.resize::<IW>(),
-            write: q.write,
-            atom: q.atom,
-            addr: q.addr,
-            size: q.size,
-            wmask: q.wmask,
-            wdata: q.wdata,
-        };
-        let Some(rr) = self.rr else {
-            return Pick {
-                q: widen(&i.lsu_req),
-                pf: None,
-                grant: vec![],
-                next: None,
-            };
-        };
-        let all: Vec<GmReq<C::B>> = std::iter::once(i.lsu_req).chain(i.rq).collect();
-        let valid: Vec<S<C, 1>> = all.iter().map(|q| q.valid).collect();
-        let ptr = cx.q(rr);
-        let (grant, next) = rr_grant(cx, &valid, ptr);
-        // Each requester's memory id `{r, id}`.
-        let ids: Vec<S<C, IW>> = all
-            .iter()
-            .enumerate()
-            .map(|(r, q)| q.id.resize::<IW>() | cx.lit::<IW>((r as u64) << 8))
-            .collect();
-        let field = |cx: &mut C, f: &dyn Fn(&GmReq<C::B>) -> S<C, 1>| {
-            let v: Vec<S<C, 1>> = all.iter().map(f).collect();
-            pick(cx, &grant, &v)
-        };
-        let write = field(cx, &|q| q.write);
-        let atoms: Vec<S<C, 4>> = all.iter().map(|q| q.atom).collect();
-        let addrs: Vec<S<C, 32>> = all.iter().map(|q| q.addr).collect();
-        let sizes: Vec<S<C, 2>> = all.iter().map(|q| q.size).collect();
-        let fills: Vec<S<C, 1>> = std::iter::once(cx.lit::<1>(0)).chain(i.rq_fill.iter().map(|f| f.fill)).collect();
-        let q = GmReqW {
-            valid: or_all(cx, &grant),
-            id: pick(cx, &grant, &ids),
-            write,
-            atom: pick(cx, &grant, &atoms),
-            addr: pick(cx, &grant, &addrs),
-            size: pick(cx, &grant, &sizes),
-            wmask: std::array::from_fn(|k| field(cx, &|q| q.wmask[k])),
-            wdata: std::array::from_fn(|k| {
-                let v: Vec<S<C, 32>> = all.iter().map(|q| q.wdata[k]).collect();
-                pick(cx, &grant, &v)
-            }),
-        };
-        let pf = Some(pick(cx, &grant, &fills));
-        Pick {
-            q,
-            pf,
-            grant,
-            next: Some(next),
-        }
-    }
-}
-
 impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW> {
     type In<B: Backend> = L1In<B, RX, IW>;
     type Out<B: Backend> = L1Out<B, RX, IW>;
@@ -499,12 +466,17 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
             }
         }
         // ---- upstream request ----
-        let Pick {
-            q,
-            pf: q_pf,
-            grant,
-            next: rr_next,
-        } = self.pick_request(cx, i);
+        // The request considered: the LSU's alone, or the round-robin pick.
+        let (q, q_pf, grant, rr_next) = match self.rr {
+            None => (widen::<C, IW>(&i.lsu_req), None, vec![], None),
+            Some(rr) => {
+                let reqs: Vec<GmReq<C::B>> = std::iter::once(i.lsu_req).chain(i.rq).collect();
+                let fills: Vec<S<C, 1>> = std::iter::once(z1).chain(i.rq_fill.iter().map(|f| f.fill)).collect();
+                let ptr = cx.q(rr);
+                let p: Picked<C, IW> = pick_request(cx, &reqs, &fills, ptr);
+                (p.q, Some(p.fill), p.grant, Some(p.next))
+            }
+        };
         let up_rd = !q.write & !q.atom.any();
         let mut busy = o_v;
         for &v in sv.iter().chain(mrd.iter()) {
@@ -625,21 +597,8 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
             std::array::from_fn(|k| fv_up.mux(i.gm_resp.rdata[k], o_v.mux(rdata[k], z32)));
         // Per requester: its valid (by the id's requester bits), the
         // shared id (low 8 bits) and data.
-        let to = |cx: &mut C, r: usize| -> GmResp<C::B> {
-            let mine = if RX > 0 {
-                let hi = cx.lit::<IW>(((1u64 << IW) - 1) & !0xff);
-                resp_v & (resp_id & hi).eq(cx.lit::<IW>((r as u64) << 8))
-            } else {
-                resp_v
-            };
-            GmResp {
-                valid: mine,
-                id: resp_id.resize::<8>(),
-                rdata: resp_data,
-            }
-        };
-        let lsu_resp = to(cx, 0);
-        let rq_resp = std::array::from_fn(|k| to(cx, k + 1));
+        let lsu_resp = resp_for(cx, resp_v, resp_id, resp_data, 0, RX > 0);
+        let rq_resp = std::array::from_fn(|k| resp_for(cx, resp_v, resp_id, resp_data, k + 1, RX > 0));
         let ready_of = |r: usize| grant.get(r).map_or(ready, |&g| g & ready);
         L1Out {
             lsu_req_ready_o: ready_of(0),

@@ -66,8 +66,11 @@ pub enum BlockName {
     /// (must be > 0: GT200/Tesla), `warp_schedulers` channels.
     Imuldly,
     /// L1 data cache between the LSU and the global port: `l1_bytes` (must
-    /// be 16 KB: Fermi), `l1_ways`, `l1_latency`.
+    /// be 16 KB: Fermi), `l1_ways`, `l1_latency`, `gm_requesters`.
     L1,
+    /// Global-memory arbiter of `gm_requesters` requesters (the L1's
+    /// requester side without a cache, for an SM without an L1).
+    GmArb,
     /// The whole SM of the preset (`src/sm/top/`).
     Sm,
 }

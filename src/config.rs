@@ -146,6 +146,11 @@ pub struct SmConfig {
     /// overlap. 1 = one memory instruction at a time. Request ids carry
     /// the slot in bits 7:5 (docs/lsu.md).
     pub lsu_slots: u32,
+    /// Global-memory requesters `R` (1..=4) of the L1 (or, without an L1,
+    /// of the global-memory arbiter): requester 0 is the LSU, requesters
+    /// 1..R-1 are `rq<r>_req_*` ports (prefetchers, GPU-CC). The memory id
+    /// grows by `clog2(R)` bits. 1 = the LSU alone (the SM today).
+    pub gm_requesters: u32,
     /// Instruction-buffer entries per warp (1 or 2, seed 003).
     pub ibuffer_entries: u32,
     /// Reconvergence-stack entries per warp.
@@ -346,6 +351,7 @@ impl SmConfig {
             ("l1_ways", self.l1_ways, 1, 8),
             ("l1_latency", self.l1_latency, 1, 16),
             ("lsu_slots", self.lsu_slots, 1, 8),
+            ("gm_requesters", self.gm_requesters, 1, 4),
             ("gmem_latency", self.gmem_latency, 1, 1 << 16),
             ("gmem_milli_bytes_per_cycle", self.gmem_milli_bytes_per_cycle, 1, 1_000_000_000),
             ("ibuffer_entries", self.ibuffer_entries, 1, 2),
@@ -536,6 +542,13 @@ impl SmConfig {
                 "lsu_slots",
                 self.lsu_slots,
                 "must be 1..=8 (3 slot bits in the 8-bit request id)",
+            ));
+        }
+        if self.gm_requesters == 0 || self.gm_requesters > 4 {
+            return Err(bad(
+                "gm_requesters",
+                self.gm_requesters,
+                "must be 1..=4 (requester 0 is the LSU; the memory id grows by clog2 of it)",
             ));
         }
         if self.l1_bytes != 0 {

@@ -106,16 +106,37 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         }
         BlockName::L1 => {
             const LA: usize = crate::sm::top::L1_LINE_BITS;
-            let c = crate::units::l1::L1::<LA>::of(cfg)
-                .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "config `{}`: l1_bytes = 0, the SM has no L1 data cache (fermi and gpucc have one)",
-                        cfg.name
+            // Extra requesters (RX) and the memory id width (IW) are type
+            // parameters: one block per `gm_requesters`.
+            macro_rules! l1 {
+                ($rx:literal, $iw:literal) => {
+                    f.call(
+                        crate::units::l1::L1::<LA, $rx, $iw>::of(cfg)
+                            .map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?
+                            .ok_or_else(|| {
+                                anyhow::anyhow!(
+                                    "config `{}`: l1_bytes = 0, the SM has no L1 data cache (fermi and gpucc have one)",
+                                    cfg.name
+                                )
+                            })?,
                     )
-                })?;
-            f.call(c)
+                };
+            }
+            match cfg.gm_requesters {
+                1 => l1!(0, 8),
+                2 => l1!(1, 9),
+                3 => l1!(2, 10),
+                4 => l1!(3, 10),
+                n => bail!("config `{}`: gm_requesters = {n} (1..=4)", cfg.name),
+            }
         }
+        BlockName::GmArb => match cfg.gm_requesters {
+            1 => f.call(crate::units::gmarb::GmArb::<0, 8>::new()),
+            2 => f.call(crate::units::gmarb::GmArb::<1, 9>::new()),
+            3 => f.call(crate::units::gmarb::GmArb::<2, 10>::new()),
+            4 => f.call(crate::units::gmarb::GmArb::<3, 10>::new()),
+            n => bail!("config `{}`: gm_requesters = {n} (1..=4)", cfg.name),
+        },
         BlockName::Imuldly => {
             let e = |e: crate::units::imuldly::ImdError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
             let none = || {

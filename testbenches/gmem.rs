@@ -58,7 +58,7 @@ impl GmemConfig {
 /// One request as presented on the port.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GmReq {
-    pub id: u8,
+    pub id: u16,
     pub write: bool,
     /// 0 none, else `AtomOp` + 1.
     pub atom: u8,
@@ -72,7 +72,7 @@ pub struct GmReq {
 /// The response presented in a cycle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GmResp {
-    pub id: u8,
+    pub id: u16,
     pub rdata: [u32; 32],
 }
 
@@ -226,7 +226,7 @@ impl Gmem {
         }
     }
 
-    fn push(&mut self, id: u8, rdata: [u32; 32]) {
+    fn push(&mut self, id: u16, rdata: [u32; 32]) {
         let due = self.cycle + self.cfg.latency.max(1) as u64;
         self.flight.push_back((due, GmResp { id, rdata }));
     }
@@ -241,7 +241,7 @@ impl Gmem {
 mod tests {
     use super::*;
 
-    fn read(id: u8, addr: u32, size: u8) -> GmReq {
+    fn read(id: u16, addr: u32, size: u8) -> GmReq {
         GmReq {
             id,
             write: false,

@@ -4,36 +4,58 @@
 //! code: the cache is a list of sets, each a list of ways holding
 //! `(line, words)`; the read pipeline is a row of optional slots; a hit
 //! takes its words when it leaves the head (so a fill at the same edge
-//! cannot change them), where the RTL reads a RAM.
+//! cannot change them), where the RTL reads a RAM. Requesters are served
+//! round robin from a pointer (the requester first in line); memory ids
+//! are `r << 8 | id`; the miss table is a map from memory id to what is
+//! out in memory.
 
 use super::gmem::{GmReq, GmResp};
+use std::collections::HashMap;
 
 /// A read in the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Rd {
-    id: u8,
+    /// Memory id (`r << 8 | id`).
+    id: u16,
     addr: u32,
     size: u8,
+    /// Fill-only.
+    pf: bool,
 }
 
 /// Inputs of one core cycle.
 #[derive(Debug, Clone, Default)]
 pub struct L1RefIn {
-    /// The LSU's request (held until ready).
-    pub req: Option<GmReq>,
+    /// Each requester's request (held until ready) and its fill flag
+    /// (requesters 1.. only); ids are the requester's own 8 bits.
+    pub reqs: Vec<Option<(GmReq, bool)>>,
     pub gm_ready: bool,
-    /// The memory's response this cycle.
+    /// The memory's response this cycle (memory id).
     pub resp: Option<GmResp>,
 }
 
 /// Outputs of one core cycle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct L1RefOut {
-    pub ready: bool,
-    pub resp: Option<GmResp>,
+    /// Per requester: its request is taken at the edge (one requester: the
+    /// LSU's ready as the RTL computes it, also without a request).
+    pub ready: Vec<bool>,
+    /// Per requester: its response (the requester's own id).
+    pub resp: Vec<Option<GmResp>>,
+    /// The request to memory (memory id).
     pub gm_req: Option<GmReq>,
     pub hits: u64,
     pub misses: u64,
+}
+
+/// What a memory id has out in memory.
+#[derive(Debug, Clone, Copy)]
+struct Out {
+    line: u32,
+    fills: bool,
+    pf: bool,
+    /// A read (an atomic leaves `fills` false and is not counted out).
+    read: bool,
 }
 
 /// The model.
@@ -41,34 +63,34 @@ pub struct L1RefOut {
 pub struct L1Ref {
     sets: usize,
     ways: usize,
+    requesters: usize,
     pipe: Vec<Option<Rd>>,
     out: Option<GmResp>,
     /// `cache[set][way]`.
     cache: Vec<Vec<Option<(u32, [u32; 32])>>>,
     next_victim: Vec<usize>,
-    /// Per id: the line of the last read sent to memory, whether its
-    /// response fills, whether it is still out.
-    line_of: Vec<u32>,
-    fills: Vec<bool>,
-    out_in_mem: Vec<bool>,
+    /// Per memory id: the last read or atomic sent with it.
+    table: HashMap<u16, Out>,
+    /// The requester first in line.
+    first: usize,
     pub hits: u64,
     pub misses: u64,
 }
 
 impl L1Ref {
-    /// `ids`: request ids 0..ids (32 per LSU load slot).
-    pub fn new(lines: usize, ways: usize, latency: usize, ids: usize) -> L1Ref {
+    /// `requesters` requesters (the LSU first).
+    pub fn new(lines: usize, ways: usize, latency: usize, requesters: usize) -> L1Ref {
         let sets = lines / ways;
         L1Ref {
             sets,
             ways,
+            requesters,
             pipe: vec![None; latency],
             out: None,
             cache: vec![vec![None; ways]; sets],
             next_victim: vec![0; sets],
-            line_of: vec![0; ids],
-            fills: vec![false; ids],
-            out_in_mem: vec![false; ids],
+            table: HashMap::new(),
+            first: 0,
             hits: 0,
             misses: 0,
         }
@@ -79,30 +101,44 @@ impl L1Ref {
         (0..self.ways).find(|&w| matches!(self.cache[set][w], Some((l, _)) if l == line))
     }
 
+    fn out_in_mem(&self, id: u16) -> bool {
+        self.table.get(&id).is_some_and(|o| o.read)
+    }
+
     fn idle(&self) -> bool {
-        self.pipe.iter().all(|s| s.is_none()) && self.out.is_none() && !self.out_in_mem.iter().any(|&b| b)
+        self.pipe.iter().all(|s| s.is_none()) && self.out.is_none() && !self.table.values().any(|o| o.read)
     }
 
     /// One core cycle: the outputs, then the state after the edge.
     pub fn step(&mut self, i: &L1RefIn) -> L1RefOut {
+        let n = self.requesters;
         let h = self.pipe.len();
         let (hits0, misses0) = (self.hits, self.misses);
         // The head.
         let head = self.pipe[h - 1];
         let head_hit = head.filter(|r| r.size == 2).and_then(|r| self.find(r.addr >> 7));
-        let out_stays = self.out.is_some() && i.resp.is_some();
+        // A memory response for a requester (not a fill-only read's).
+        let mem_up = i.resp.clone().filter(|r| !self.table.get(&r.id).is_some_and(|o| o.pf));
+        let out_stays = self.out.is_some() && mem_up.is_some();
         let mut head_leaves = false;
         let mut new_out = if out_stays { self.out.clone() } else { None };
         let mut gm_req = None;
         if let Some(r) = head {
             if let Some(w) = head_hit {
-                if !out_stays {
+                if r.pf {
+                    // A fill of a line present: nothing to do.
+                    head_leaves = true;
+                    self.hits += 1;
+                } else if !out_stays {
                     let set = (r.addr >> 7) as usize % self.sets;
                     let words = self.cache[set][w].expect("hit").1;
                     new_out = Some(GmResp { id: r.id, rdata: words });
                     head_leaves = true;
                     self.hits += 1;
                 }
+            } else if r.pf && self.out_in_mem(r.id) {
+                // A fill whose id is still out: dropped.
+                head_leaves = true;
             } else {
                 gm_req = Some(GmReq {
                     id: r.id,
@@ -115,58 +151,71 @@ impl L1Ref {
                 });
                 if i.gm_ready {
                     head_leaves = true;
-                    let k = r.id as usize % self.fills.len();
-                    self.line_of[k] = r.addr >> 7;
-                    self.fills[k] = r.size == 2;
-                    self.out_in_mem[k] = true;
+                    let o = Out {
+                        line: r.addr >> 7,
+                        fills: r.size == 2,
+                        pf: r.pf,
+                        read: true,
+                    };
+                    self.table.insert(r.id, o);
                     if r.size == 2 {
                         self.misses += 1;
                     }
                 }
             }
         }
-        // Stores and atomics: straight through while idle.
-        let idle = self.idle();
-        let mut ready = false;
-        let mut store_inv = None;
-        if let Some(q) = &i.req {
-            let is_read = !q.write && q.atom == 0;
-            if !is_read {
-                ready = idle && i.gm_ready;
-                if idle {
-                    gm_req = Some(q.clone());
-                }
-                if ready {
-                    store_inv = Some(q.addr >> 7);
-                    if q.atom != 0 {
-                        let k = q.id as usize % self.fills.len();
-                        self.fills[k] = false;
-                    }
-                }
-            }
-        }
-        // The pipeline moves (bubbles compress); a read enters stage 0.
+        // The pipeline's free slots (bubbles compress).
         let mut can_take = vec![false; h];
         let mut leaves = head_leaves;
         for k in (0..h).rev() {
             can_take[k] = self.pipe[k].is_none() || leaves;
             leaves = k > 0 && self.pipe[k - 1].is_some() && can_take[k];
         }
-        let mut enter = None;
-        if i.req.is_none() {
+        // The requester served: the first with a request from `first` on.
+        let chosen = (0..n).map(|j| (self.first + j) % n).find(|&r| i.reqs[r].is_some());
+        let idle = self.idle();
+        let mut ready = vec![false; n];
+        if n == 1 && chosen.is_none() {
             // The RTL's ready with the idle (zero) payload of a read.
-            ready = can_take[0];
+            ready[0] = can_take[0];
         }
-        if let Some(q) = &i.req {
+        let mut enter = None;
+        let mut store_inv = None;
+        if let Some(r) = chosen {
+            let (q, fill) = i.reqs[r].clone().expect("chosen");
+            let mid = (r as u16) << 8 | q.id as u16;
             if !q.write && q.atom == 0 {
-                ready = can_take[0];
-                if ready {
+                ready[r] = can_take[0];
+                if ready[r] {
                     enter = Some(Rd {
-                        id: q.id,
+                        id: mid,
                         addr: q.addr,
                         size: q.size,
+                        pf: fill,
                     });
                 }
+            } else {
+                // Stores and atomics: straight through while idle.
+                ready[r] = idle && i.gm_ready;
+                if idle {
+                    gm_req = Some(GmReq { id: mid, ..q.clone() });
+                }
+                if ready[r] {
+                    store_inv = Some(q.addr >> 7);
+                    if q.atom != 0 {
+                        let o = self.table.entry(mid).or_insert(Out {
+                            line: 0,
+                            fills: false,
+                            pf: false,
+                            read: false,
+                        });
+                        o.fills = false;
+                        o.pf = false;
+                    }
+                }
+            }
+            if ready[r] {
+                self.first = (r + 1) % n;
             }
         }
         let old = self.pipe.clone();
@@ -175,28 +224,35 @@ impl L1Ref {
                 self.pipe[k] = if k == 0 { enter } else { old[k - 1] };
             }
         }
-        // The response port: memory first, else the hit of last cycle.
-        let resp = match &i.resp {
-            Some(r) => Some(r.clone()),
-            None => self.out.clone(),
-        };
+        // The response port: memory first (a fill-only read's response
+        // goes nowhere), else the hit of last cycle.
+        let up = mem_up.or_else(|| self.out.clone());
+        let mut resp = vec![None; n];
+        if let Some(r) = up {
+            resp[r.id as usize >> 8] = Some(GmResp {
+                id: r.id & 0xff,
+                rdata: r.rdata,
+            });
+        }
         // A memory response: fill, clear the id's read.
         if let Some(r) = &i.resp {
-            let k = r.id as usize % self.fills.len();
-            if self.fills[k] {
-                let line = self.line_of[k];
-                let set = line as usize % self.sets;
-                let w = match self.find(line) {
-                    Some(w) => w,
-                    None => {
-                        let w = self.next_victim[set];
-                        self.next_victim[set] = (w + 1) % self.ways;
-                        w
-                    }
-                };
-                self.cache[set][w] = Some((line, r.rdata));
+            if let Some(o) = self.table.get_mut(&r.id) {
+                o.read = false;
+                let o = *o;
+                if o.fills {
+                    let line = o.line;
+                    let set = line as usize % self.sets;
+                    let w = match self.find(line) {
+                        Some(w) => w,
+                        None => {
+                            let w = self.next_victim[set];
+                            self.next_victim[set] = (w + 1) % self.ways;
+                            w
+                        }
+                    };
+                    self.cache[set][w] = Some((line, r.rdata));
+                }
             }
-            self.out_in_mem[k] = false;
         }
         if let Some(line) = store_inv {
             let set = line as usize % self.sets;

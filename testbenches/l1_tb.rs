@@ -1,23 +1,31 @@
-//! Random bench of the L1 data cache (`units::l1`): an LSU-like driver
-//! (line loads that wait for every response, with up to `slots` load
-//! instructions in flight as the LSU's load slots send them, ids
-//! `slot << 5 | k`; stores done at acceptance and atomics that wait for
-//! their old words, both only once no load is in flight; now and then an
-//! uncached 32- or 64-byte read) in front of the RTL cache, the
-//! global-memory model behind it.
+//! Random bench of the L1 data cache (`units::l1`): per requester an
+//! LSU-like driver (line loads that wait for every response, with up to
+//! `slots` load instructions in flight as the LSU's load slots send them,
+//! ids `slot << 5 | k`; stores done at acceptance and atomics that wait for
+//! their old words, both only once none of its own loads is in flight; now
+//! and then an uncached 32- or 64-byte read; requesters 1.. also send
+//! fill-only line reads, ids `(slots - 1) << 5 | k`, a slot their loads do
+//! not use) in front of the RTL cache, the global-memory model behind it.
 //!
 //! Every core cycle every output of the RTL is compared with the reference
-//! model (`l1_ref.rs`); every load response is compared with the memory
-//! image (no store overlaps a load, so the image holds what the load must
-//! see); at the end the hit and miss counts must show that the stimulus
-//! hit, missed and evicted.
+//! model (`l1_ref.rs`). Independently of it the bench checks: every load
+//! response against the memory image (a store or atomic is only taken when
+//! no read is in flight, so the image holds what the load must see), that
+//! fill-only reads get no response, that each requester's stores and
+//! atomics reach memory in its program order, and round-robin fairness (a
+//! waiting requester sees at most `R - 1` others taken before it). At the
+//! end the hit and miss counts must show that the stimulus hit, missed and
+//! evicted.
 
 use super::gmem::{GmReq, GmResp, Gmem, GmemConfig};
 use super::l1_ref::{L1Ref, L1RefIn};
 use crate::hdl::sim::zero_ports;
 use crate::hdl::{Bits, Concrete, Sim};
+use crate::units::gm::{GmReady, GmReq as GmPort, GmReqW, GmResp as GmRespPort};
 use crate::units::l1::{L1In, L1Out, L1};
+use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use std::collections::VecDeque;
 
 /// What the run did.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +34,9 @@ pub struct L1Stats {
     pub loads: u64,
     pub stores: u64,
     pub atomics: u64,
+    /// Fill-only reads sent by requesters 1.. and those that reached memory.
+    pub fills: u64,
+    pub fills_to_memory: u64,
     pub hits: u64,
     pub misses: u64,
     /// More line misses than distinct lines: lines were evicted and
@@ -33,22 +44,44 @@ pub struct L1Stats {
     pub evictions_seen: bool,
     /// Load responses compared with the image.
     pub checked: u64,
-    /// Most LSU slots with responses outstanding at once.
+    /// Most LSU slots with responses outstanding at once (one requester).
     pub max_slots: usize,
+    /// Requests taken per requester.
+    pub taken: Vec<u64>,
+    /// Cycles in which more than one requester presented a request.
+    pub contended: u64,
+    /// Most other requesters taken while one waited.
+    pub max_wait: u32,
 }
 
-fn to_in(q: Option<&GmReq>, gm_ready: bool, resp: Option<&GmResp>) -> L1In<Concrete> {
-    let mut i: L1In<Concrete> = zero_ports();
-    if let Some(q) = q {
-        i.lsu_req.valid = Bits::new(1);
-        i.lsu_req.id = Bits::new(q.id as u64);
-        i.lsu_req.write = Bits::new(q.write as u64);
-        i.lsu_req.atom = Bits::new(q.atom as u64);
-        i.lsu_req.addr = Bits::new(q.addr as u64);
-        i.lsu_req.size = Bits::new(q.size as u64);
-        for k in 0..32 {
-            i.lsu_req.wmask[k] = Bits::new((q.wmask >> k & 1) as u64);
-            i.lsu_req.wdata[k] = Bits::new(q.wdata[k] as u64);
+fn put_req(p: &mut GmPort<Concrete>, q: &GmReq) {
+    p.valid = Bits::new(1);
+    p.id = Bits::new(q.id as u64);
+    p.write = Bits::new(q.write as u64);
+    p.atom = Bits::new(q.atom as u64);
+    p.addr = Bits::new(q.addr as u64);
+    p.size = Bits::new(q.size as u64);
+    for k in 0..32 {
+        p.wmask[k] = Bits::new((q.wmask >> k & 1) as u64);
+        p.wdata[k] = Bits::new(q.wdata[k] as u64);
+    }
+}
+
+/// The L1's (and the arbiter's) inputs: each requester's request and
+/// fill flag, the memory's ready and response.
+pub fn to_in<const RX: usize, const IW: usize>(
+    reqs: &[Option<(GmReq, bool)>],
+    gm_ready: bool,
+    resp: Option<&GmResp>,
+) -> L1In<Concrete, RX, IW> {
+    let mut i: L1In<Concrete, RX, IW> = zero_ports();
+    for (r, q) in reqs.iter().enumerate() {
+        let Some((q, fill)) = q else { continue };
+        if r == 0 {
+            put_req(&mut i.lsu_req, q);
+        } else {
+            put_req(&mut i.rq[r - 1], q);
+            i.rq_fill[r - 1].fill = Bits::new(*fill as u64);
         }
     }
     i.gm_req_ready_i = Bits::new(gm_ready as u64);
@@ -62,39 +95,54 @@ fn to_in(q: Option<&GmReq>, gm_ready: bool, resp: Option<&GmResp>) -> L1In<Concr
     i
 }
 
-fn gm_req_of(o: &L1Out<Concrete>) -> (bool, GmReq) {
+/// The memory request port: valid and the request.
+pub fn gm_req_of<const IW: usize>(g: &GmReqW<Concrete, IW>) -> (bool, GmReq) {
     let mut wmask = 0u32;
     let mut wdata = [0u32; 32];
     for k in 0..32 {
-        wmask |= (o.gm_req.wmask[k].to_u64() as u32) << k;
-        wdata[k] = o.gm_req.wdata[k].to_u64() as u32;
+        wmask |= (g.wmask[k].to_u64() as u32) << k;
+        wdata[k] = g.wdata[k].to_u64() as u32;
     }
     (
-        o.gm_req.valid.to_u64() == 1,
+        g.valid.to_u64() == 1,
         GmReq {
-            id: o.gm_req.id.to_u64() as u8,
-            write: o.gm_req.write.to_u64() == 1,
-            atom: o.gm_req.atom.to_u64() as u8,
-            addr: o.gm_req.addr.to_u64() as u32,
-            size: o.gm_req.size.to_u64() as u8,
+            id: g.id.to_u64() as u16,
+            write: g.write.to_u64() == 1,
+            atom: g.atom.to_u64() as u8,
+            addr: g.addr.to_u64() as u32,
+            size: g.size.to_u64() as u8,
             wmask,
             wdata,
         },
     )
 }
 
-fn resp_of(o: &L1Out<Concrete>) -> (bool, GmResp) {
-    let mut rdata = [0u32; 32];
-    for (k, x) in rdata.iter_mut().enumerate() {
-        *x = o.lsu_resp.rdata[k].to_u64() as u32;
-    }
-    (
-        o.lsu_resp.valid.to_u64() == 1,
-        GmResp {
-            id: o.lsu_resp.id.to_u64() as u8,
-            rdata,
-        },
-    )
+/// Per requester: ready, and the response (valid, id, data).
+fn outs_of<const RX: usize, const IW: usize>(o: &L1Out<Concrete, RX, IW>) -> Vec<(bool, bool, GmResp)> {
+    outs_of_ports::<RX>(o.lsu_req_ready_o, &o.lsu_resp, &o.rq_ready, &o.rq_resp)
+}
+
+/// Per requester: ready, and the response (valid, id, data), from the
+/// requester-side output ports.
+pub fn outs_of_ports<const RX: usize>(
+    lsu_ready: Bits<1>,
+    lsu_resp: &GmRespPort<Concrete>,
+    rq_ready: &[GmReady<Concrete>; RX],
+    rq_resp: &[GmRespPort<Concrete>; RX],
+) -> Vec<(bool, bool, GmResp)> {
+    let one = |ready: Bits<1>, p: &GmRespPort<Concrete>| {
+        (
+            ready.to_u64() == 1,
+            p.valid.to_u64() == 1,
+            GmResp {
+                id: p.id.to_u64() as u16,
+                rdata: std::array::from_fn(|k| p.rdata[k].to_u64() as u32),
+            },
+        )
+    };
+    std::iter::once(one(lsu_ready, lsu_resp))
+        .chain((0..RX).map(|k| one(rq_ready[k].ready, &rq_resp[k])))
+        .collect()
 }
 
 const ZERO_REQ: GmReq = GmReq {
@@ -106,6 +154,43 @@ const ZERO_REQ: GmReq = GmReq {
     wmask: 0,
     wdata: [0; 32],
 };
+
+/// One requester's driver.
+#[derive(Debug, Clone)]
+struct Driver {
+    /// The current instruction's requests still to send (and fill flag).
+    todo: VecDeque<(GmReq, bool)>,
+    waiting: usize,
+    /// Per own id of the loads in flight: (address, size); None for
+    /// atomics.
+    asked: Vec<Option<(u32, u8)>>,
+    slot_wait: Vec<usize>,
+    /// The next instruction's kind (drawn once, so a store waits for the
+    /// loads in flight instead of being redrawn).
+    next_kind: Option<u32>,
+    done: u64,
+    /// Stores and atomics in program order, not yet seen at memory.
+    order: VecDeque<(u8, u32)>,
+    /// Others taken since this requester's request was first presented.
+    waited: u32,
+    /// Next fill id (within the fill slot).
+    fill_k: usize,
+}
+
+/// The bench's parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct L1Bench {
+    pub seed: u64,
+    pub ways: usize,
+    pub latency: usize,
+    /// Stages of the reference (a wrong reference must be caught).
+    pub ref_latency: usize,
+    pub mem_latency: u32,
+    pub ooo: bool,
+    /// Instructions per requester.
+    pub instrs: u64,
+    pub slots: usize,
+}
 
 /// Run `instrs` random instructions on an L1 of `2^LA` lines, `ways`
 /// ways, `latency` stages, against a memory of `mem_latency` core cycles
@@ -138,6 +223,7 @@ pub fn l1_random_slots<const LA: usize>(
 
 /// [`l1_random`] with the reference built with `ref_latency` stages (a
 /// wrong reference must be caught).
+#[allow(clippy::too_many_arguments)]
 pub fn l1_against<const LA: usize>(
     seed: u64,
     ways: usize,
@@ -148,170 +234,270 @@ pub fn l1_against<const LA: usize>(
     instrs: u64,
     slots: usize,
 ) -> Result<L1Stats, String> {
+    l1_bench::<LA, 0, 8>(L1Bench {
+        seed,
+        ways,
+        latency,
+        ref_latency,
+        mem_latency,
+        ooo,
+        instrs,
+        slots,
+    })
+}
+
+/// Draw a new instruction for driver `d` (requester `r`) when it can take
+/// one: its requests go to `d.todo`.
+fn new_instr(d: &mut Driver, r: usize, rng: &mut SmallRng, pool: u32, slots: usize, st: &mut L1Stats) {
+    // Requesters 1.. keep their last slot for fills.
+    let load_slots = if r == 0 { slots } else { slots - 1 };
+    let kinds = if r == 0 { 20 } else { 24 };
+    let kind_now = *d.next_kind.get_or_insert_with(|| rng.gen_range(0..kinds));
+    // A load takes a free slot; a store or an atomic waits for all; a fill
+    // waits for nothing.
+    let free = d.slot_wait[..load_slots].iter().position(|&w| w == 0);
+    let can = match kind_now {
+        0..=3 => d.waiting == 0,
+        20.. => true,
+        _ => free.is_some(),
+    };
+    if !d.todo.is_empty() || !can {
+        return;
+    }
+    let kind = d.next_kind.take().expect("drawn");
+    let slot = free.unwrap_or(0);
+    let n = rng.gen_range(1..=8usize);
+    let hot = rng.gen_range(0..pool);
+    for k in 0..n {
+        let id = if kind >= 20 {
+            d.fill_k = (d.fill_k + 1) % 32;
+            (slots - 1) << 5 | d.fill_k
+        } else {
+            slot << 5 | k
+        };
+        let line = if rng.gen_bool(0.6) {
+            (hot + k as u32) % pool
+        } else {
+            rng.gen_range(0..pool)
+        };
+        let mut q = GmReq {
+            id: id as u16,
+            addr: line * 128,
+            size: 2,
+            ..ZERO_REQ
+        };
+        match kind {
+            0..=2 => {
+                q.write = true;
+                q.wmask = rng.gen();
+                q.wdata = std::array::from_fn(|_| rng.gen());
+            }
+            3 => {
+                q.atom = 1 + rng.gen_range(0..4);
+                q.addr += 4 * rng.gen_range(0..32);
+                q.size = 0;
+                q.wmask = 1;
+                q.wdata[0] = rng.gen();
+            }
+            4 => {
+                q.size = rng.gen_range(0..2);
+                q.addr += (32 << q.size) * rng.gen_range(0..(4 >> q.size));
+            }
+            _ => {}
+        }
+        if kind <= 3 {
+            d.order.push_back((id as u8, q.addr));
+        }
+        if kind < 20 {
+            d.asked[id] = (kind > 3).then_some((q.addr, q.size));
+        }
+        d.todo.push_back((q, kind >= 20));
+    }
+    match kind {
+        0..=2 => st.stores += 1,
+        3 => st.atomics += 1,
+        20.. => st.fills += n as u64,
+        _ => st.loads += 1,
+    }
+    if (3..20).contains(&kind) {
+        d.waiting += n;
+        d.slot_wait[slot] = n;
+        st.max_slots = st.max_slots.max(d.slot_wait.iter().filter(|&&w| w > 0).count());
+    }
+    d.done += 1;
+}
+
+/// Check a response to requester `r` (driver `d`) against the image.
+fn check_resp(d: &mut Driver, r: usize, resp: &GmResp, gm: &Gmem, slots: usize, cycle: u64) -> Result<bool, String> {
+    let id = resp.id as usize;
+    if r > 0 && id >> 5 == slots - 1 {
+        return Err(format!("l1 cycle {cycle}: requester {r} got a response for fill id {id}"));
+    }
+    let mut checked = false;
+    if let Some((addr, size)) = d.asked.get(id).copied().flatten() {
+        let base = (addr & !127) as usize;
+        let first = (addr as usize - base) / 4;
+        let words = (32usize << size) / 4;
+        for k in 0..32 {
+            let a = base + 4 * k;
+            let want = if (first..first + words).contains(&k) {
+                u32::from_le_bytes(gm.mem[a..a + 4].try_into().expect("4 bytes"))
+            } else {
+                0
+            };
+            if resp.rdata[k] != want {
+                return Err(format!(
+                    "l1 cycle {cycle}: requester {r} response id {id} word {k} is {:#x}, memory at {a:#x} holds {want:#x}",
+                    resp.rdata[k]
+                ));
+            }
+        }
+        checked = true;
+    }
+    d.waiting = d.waiting.saturating_sub(1);
+    if let Some(w) = d.slot_wait.get_mut(id >> 5) {
+        *w = w.saturating_sub(1);
+    }
+    Ok(checked)
+}
+
+/// The bench on an L1 with `RX + 1` requesters (see the module doc).
+pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -> Result<L1Stats, String> {
+    let n = RX + 1;
+    if n > 1 && p.slots < 2 {
+        return Err("l1 bench: requesters 1.. need two slots (one for fills)".into());
+    }
     let lines = 1usize << LA;
     let pool = 3 * lines as u32;
-    let blk = L1::<LA>::new(ways, latency, slots).map_err(|e| e.to_string())?;
+    let blk = L1::<LA, RX, IW>::new(p.ways, p.latency, p.slots).map_err(|e| e.to_string())?;
     let ids = blk.ids();
     let mut sim = Sim::new(blk).map_err(|e| e.to_string())?;
-    let mut rf = L1Ref::new(lines, ways, ref_latency, ids);
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut rf = L1Ref::new(lines, p.ways, p.ref_latency, n);
+    let mut rng = SmallRng::seed_from_u64(p.seed);
     let image: Vec<u8> = (0..pool as usize * 128).map(|_| rng.gen()).collect();
     let mut gm = Gmem::new(
         GmemConfig {
-            latency: mem_latency,
+            latency: p.mem_latency,
             milli_bytes_per_cycle: rng.gen_range(20_000..200_000),
-            out_of_order: ooo,
-            seed,
+            out_of_order: p.ooo,
+            seed: p.seed,
         },
         image,
     );
-    let mut st = L1Stats::default();
-    // The current instruction: requests still to send, responses awaited.
-    let mut todo: Vec<GmReq> = vec![];
-    let mut waiting = 0usize;
-    // Per id of the loads in flight: (address, size); None for atomics.
-    let mut asked: Vec<Option<(u32, u8)>> = vec![None; ids];
-    // Responses awaited per slot.
-    let mut slot_wait = vec![0usize; slots];
-    // The next instruction's kind (drawn once, so a store waits for the
-    // loads in flight instead of being redrawn).
-    let mut next_kind: Option<u32> = None;
-    let mut checked = 0u64;
-    let mut done = 0u64;
+    let mut st = L1Stats {
+        taken: vec![0; n],
+        ..L1Stats::default()
+    };
+    let mut drv = vec![
+        Driver {
+            todo: VecDeque::new(),
+            waiting: 0,
+            asked: vec![None; ids],
+            slot_wait: vec![0; p.slots],
+            next_kind: None,
+            done: 0,
+            order: VecDeque::new(),
+            waited: 0,
+            fill_k: 0,
+        };
+        n
+    ];
     let mut cycle = 0u64;
-    let limit = 2_000 + instrs * (64 + 40 * mem_latency as u64);
-    while done < instrs || !todo.is_empty() || waiting > 0 {
+    let limit = 2_000 + n as u64 * p.instrs * (64 + 40 * p.mem_latency as u64);
+    let busy = |d: &Driver| d.done < p.instrs || !d.todo.is_empty() || d.waiting > 0;
+    while drv.iter().any(busy) || gm.in_flight() > 0 {
         if cycle > limit {
             return Err(format!(
-                "l1 cycle {cycle}: no progress ({done} of {instrs} instructions, {} requests to send, {waiting} responses awaited)",
-                todo.len()
+                "l1 cycle {cycle}: no progress ({:?} of {} instructions done, {:?} requests to send, {:?} responses awaited)",
+                drv.iter().map(|d| d.done).collect::<Vec<_>>(),
+                p.instrs,
+                drv.iter().map(|d| d.todo.len()).collect::<Vec<_>>(),
+                drv.iter().map(|d| d.waiting).collect::<Vec<_>>(),
             ));
         }
-        let kind_now = *next_kind.get_or_insert_with(|| rng.gen_range(0..20));
-        // A load takes a free slot; a store or an atomic waits for all.
-        let free = slot_wait.iter().position(|&w| w == 0);
-        let can = if kind_now > 3 { free.is_some() } else { waiting == 0 };
-        if todo.is_empty() && can && done < instrs {
-            // A new instruction: 1..=8 requests of one kind, distinct ids.
-            let kind = next_kind.take().expect("drawn");
-            let slot = free.unwrap_or(0);
-            let n = rng.gen_range(1..=8usize);
-            let hot = rng.gen_range(0..pool);
-            for k in 0..n {
-                let id = slot << 5 | k;
-                let line = if rng.gen_bool(0.6) {
-                    (hot + k as u32) % pool
-                } else {
-                    rng.gen_range(0..pool)
-                };
-                let mut q = GmReq {
-                    id: id as u8,
-                    addr: line * 128,
-                    size: 2,
-                    ..ZERO_REQ
-                };
-                match kind {
-                    0..=2 => {
-                        q.write = true;
-                        q.wmask = rng.gen();
-                        q.wdata = std::array::from_fn(|_| rng.gen());
-                    }
-                    3 => {
-                        q.atom = 1 + rng.gen_range(0..4);
-                        q.addr += 4 * rng.gen_range(0..32);
-                        q.size = 0;
-                        q.wmask = 1;
-                        q.wdata[0] = rng.gen();
-                    }
-                    4 => {
-                        q.size = rng.gen_range(0..2);
-                        q.addr += (32 << q.size) * rng.gen_range(0..(4 >> q.size));
-                    }
-                    _ => {}
-                }
-                asked[id] = (kind > 3).then_some((q.addr, q.size));
-                todo.push(q);
+        for (r, d) in drv.iter_mut().enumerate() {
+            if d.done < p.instrs {
+                new_instr(d, r, &mut rng, pool, p.slots, &mut st);
             }
-            match kind {
-                0..=2 => st.stores += 1,
-                3 => st.atomics += 1,
-                _ => st.loads += 1,
-            }
-            if kind > 2 {
-                waiting += n;
-                slot_wait[slot] = n;
-                st.max_slots = st.max_slots.max(slot_wait.iter().filter(|&&w| w > 0).count());
-            }
-            done += 1;
         }
-        let req = todo.first().cloned();
+        let reqs: Vec<Option<(GmReq, bool)>> = drv.iter().map(|d| d.todo.front().cloned()).collect();
+        st.contended += (reqs.iter().flatten().count() > 1) as u64;
         let gm_ready = gm.ready();
         let gresp = gm.response().cloned();
-        let i = to_in(req.as_ref(), gm_ready, gresp.as_ref());
+        let i = to_in::<RX, IW>(&reqs, gm_ready, gresp.as_ref());
         let want = rf.step(&L1RefIn {
-            req: req.clone(),
+            reqs: reqs.clone(),
             gm_ready,
             resp: gresp.clone(),
         });
         let o = sim.step_core(&i);
-        let (gv, greq) = gm_req_of(&o);
-        let (rv, rresp) = resp_of(&o);
+        let (gv, greq) = gm_req_of(&o.gm_req);
+        let outs = outs_of(&o);
         let want_g = want.gm_req.clone().unwrap_or(ZERO_REQ);
-        let want_r = want.resp.clone().unwrap_or(GmResp { id: 0, rdata: [0; 32] });
-        let got_ready = o.lsu_req_ready_o.to_u64() == 1;
         let (hits, misses) = (o.cnt_l1_hit_o.to_u64(), o.cnt_l1_miss_o.to_u64());
-        if gv != want.gm_req.is_some()
-            || greq != want_g
-            || rv != want.resp.is_some()
-            || rresp != want_r
-            || got_ready != want.ready
-            || (hits, misses) != (want.hits, want.misses)
-        {
+        let mut bad = gv != want.gm_req.is_some() || greq != want_g || (hits, misses) != (want.hits, want.misses);
+        for (r, (ready, rv, rresp)) in outs.iter().enumerate() {
+            bad |= *ready != want.ready[r] || *rv != want.resp[r].is_some();
+            // One requester: every bit of the port (zero when idle); more:
+            // the shared id and data count only with the valid.
+            if n == 1 || *rv {
+                let w = want.resp[r].clone().unwrap_or(GmResp { id: 0, rdata: [0; 32] });
+                bad |= *rresp != w;
+            }
+        }
+        if bad {
             return Err(format!(
-                "l1 cycle {cycle}: rtl ready {got_ready} gm_req {gv} {greq:?} resp {rv} id {} hits {hits} misses {misses}; \
-                 reference ready {} gm_req {:?} resp {:?} hits {} misses {}",
-                rresp.id,
+                "l1 cycle {cycle}: rtl ready {:?} gm_req {gv} {greq:?} resp {:?} hits {hits} misses {misses}; \
+                 reference ready {:?} gm_req {:?} resp {:?} hits {} misses {}",
+                outs.iter().map(|x| x.0).collect::<Vec<_>>(),
+                outs.iter().map(|x| x.1.then_some(x.2.id)).collect::<Vec<_>>(),
                 want.ready,
                 want.gm_req,
-                want.resp.as_ref().map(|r| r.id),
+                want.resp.iter().map(|r| r.as_ref().map(|r| r.id)).collect::<Vec<_>>(),
                 want.hits,
                 want.misses
             ));
         }
-        // A load's or uncached read's words against the image (no store
-        // overlaps a load, so the image holds what it must return).
-        if rv {
-            if let Some((addr, size)) = asked.get(rresp.id as usize).copied().flatten() {
-                let base = (addr & !127) as usize;
-                let first = (addr as usize - base) / 4;
-                let words = (32usize << size) / 4;
-                for k in 0..32 {
-                    let a = base + 4 * k;
-                    let want = if (first..first + words).contains(&k) {
-                        u32::from_le_bytes(gm.mem[a..a + 4].try_into().expect("4 bytes"))
-                    } else {
-                        0
-                    };
-                    if rresp.rdata[k] != want {
-                        return Err(format!(
-                            "l1 cycle {cycle}: response id {} word {k} is {:#x}, memory at {a:#x} holds {want:#x}",
-                            rresp.id, rresp.rdata[k]
-                        ));
-                    }
-                }
-                checked += 1;
-            }
-            waiting = waiting.saturating_sub(1);
-            let sl = rresp.id as usize >> 5;
-            if let Some(w) = slot_wait.get_mut(sl) {
-                *w = w.saturating_sub(1);
+        // Responses against the image; fills get none.
+        for (r, (_, rv, rresp)) in outs.iter().enumerate() {
+            if *rv {
+                st.checked += check_resp(&mut drv[r], r, rresp, &gm, p.slots, cycle)? as u64;
             }
         }
-        // The edge: the memory takes the request, the driver moves on.
+        // The edge: the memory takes the request (stores and atomics in
+        // each requester's order), the drivers move on.
         let acc = (gv && gm_ready).then_some(greq.clone());
+        if let Some(a) = &acc {
+            let r = a.id as usize >> 8;
+            if a.write || a.atom != 0 {
+                let got = (a.id as u8, a.addr);
+                if drv[r].order.pop_front() != Some(got) {
+                    return Err(format!("l1 cycle {cycle}: requester {r}'s store/atomic {got:?} out of order"));
+                }
+            } else if r > 0 && (a.id as usize & 0xff) >> 5 == p.slots - 1 {
+                st.fills_to_memory += 1;
+            }
+        }
         gm.edge(acc.as_ref());
-        if req.is_some() && got_ready {
-            todo.remove(0);
+        let taken: Vec<bool> = (0..n).map(|r| reqs[r].is_some() && outs[r].0).collect();
+        if taken.iter().filter(|&&t| t).count() > 1 {
+            return Err(format!("l1 cycle {cycle}: more than one request taken"));
+        }
+        for r in 0..n {
+            if taken[r] {
+                drv[r].todo.pop_front();
+                drv[r].waited = 0;
+                st.taken[r] += 1;
+            } else if reqs[r].is_some() && taken.contains(&true) {
+                drv[r].waited += 1;
+                st.max_wait = st.max_wait.max(drv[r].waited);
+                if drv[r].waited > RX as u32 {
+                    return Err(format!(
+                        "l1 cycle {cycle}: requester {r} waited while {} others were taken",
+                        drv[r].waited
+                    ));
+                }
+            }
         }
         cycle += 1;
     }
@@ -319,9 +505,11 @@ pub fn l1_against<const LA: usize>(
     st.hits = rf.hits;
     st.misses = rf.misses;
     st.evictions_seen = rf.misses > pool as u64;
-    st.checked = checked;
     if !gm.errors.is_empty() {
         return Err(format!("l1: memory errors {:?}", gm.errors));
+    }
+    if let Some((r, d)) = drv.iter().enumerate().find(|(_, d)| !d.order.is_empty()) {
+        return Err(format!("l1: requester {r}'s stores/atomics {:?} never reached memory", d.order));
     }
     Ok(st)
 }

@@ -407,7 +407,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
         };
         if let Some(r) = self.gm.response() {
             ins.gm_resp_valid = true;
-            ins.gm_resp_id = r.id;
+            ins.gm_resp_id = r.id as u8;
             ins.gm_resp_rdata = r.rdata;
         }
         // Parameters first, one word per cycle.
@@ -451,7 +451,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
         }
         self.smem.step_core(&si);
         let req = (got.gm_req_valid && ins.gm_req_ready).then(|| GmReq {
-            id: got.gm_req_id,
+            id: got.gm_req_id as u16,
             write: got.gm_req_write,
             atom: got.gm_req_atom,
             addr: got.gm_req_addr,

@@ -17,6 +17,8 @@ pub mod fe_waves;
 pub mod fifo_pair;
 pub mod fifo_ref;
 pub mod fp_vec;
+pub mod gmarb_ref;
+pub mod gmarb_tb;
 pub mod gmem;
 pub mod ifetch_ref;
 pub mod ifetch_tb;

@@ -351,6 +351,12 @@ impl<const W: usize> Bits<W> {
         Bits::<N>::from_words(self.w)
     }
 
+    /// The low `N` bits, zero-extended when `N > W`.
+    #[inline(always)]
+    pub fn resize<const N: usize>(self) -> Bits<N> {
+        Bits::<N>::from_words(self.w)
+    }
+
     /// Sign-extend to `N >= W` bits.
     #[inline(always)]
     pub fn sext<const N: usize>(self) -> Bits<N> {

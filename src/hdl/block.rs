@@ -238,9 +238,19 @@ impl<'a> PortName<'a> {
 impl std::fmt::Display for PortName<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if !self.prefix.is_empty() {
-            f.write_str(self.prefix)?;
-            if let Some(k) = self.index {
-                write!(f, "{k}")?;
+            // `{}` or `{+n}` in the prefix: the index (plus n) goes there.
+            let at = self.prefix.find('{').zip(self.prefix.find('}'));
+            match (at, self.index) {
+                (Some((a, b)), Some(k)) => {
+                    let base: usize = self.prefix[a + 1..b].trim_start_matches('+').parse().unwrap_or(0);
+                    write!(f, "{}{}{}", &self.prefix[..a], k + base, &self.prefix[b + 1..])?;
+                }
+                _ => {
+                    f.write_str(self.prefix)?;
+                    if let Some(k) = self.index {
+                        write!(f, "{k}")?;
+                    }
+                }
             }
             f.write_str("_")?;
         }
@@ -544,18 +554,18 @@ macro_rules! ports {
 /// ```
 #[macro_export]
 macro_rules! bundle {
-    ($(#[$m:meta])* $vis:vis struct $name:ident {
+    ($(#[$m:meta])* $vis:vis struct $name:ident $([$($g:ident),*])? {
         $($(#[$fm:meta])* $f:ident $(= $pn:literal)? : $w:tt @ $dom:tt),* $(,)?
     }) => {
         $(#[$m])*
-        $vis struct $name<B: $crate::hdl::Backend> {
+        $vis struct $name<B: $crate::hdl::Backend $($(, const $g: usize)*)?> {
             $($(#[$fm])* pub $f: $crate::__port_ty!(B, $w, $dom),)*
         }
-        impl<B: $crate::hdl::Backend> Clone for $name<B> {
+        impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> Clone for $name<B $($(, $g)*)?> {
             fn clone(&self) -> Self { *self }
         }
-        impl<B: $crate::hdl::Backend> Copy for $name<B> {}
-        impl<B: $crate::hdl::Backend> $crate::hdl::Bundle<B> for $name<B> {
+        impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> Copy for $name<B $($(, $g)*)?> {}
+        impl<B: $crate::hdl::Backend $($(, const $g: usize)*)?> $crate::hdl::Bundle<B> for $name<B $($(, $g)*)?> {
             fn visit<V: $crate::hdl::PortVisitor<B>>(&self, v: &mut V, prefix: &str, index: Option<usize>, suffix: &str) {
                 $( $crate::__port_leaf_visit!(
                     v,
@@ -598,6 +608,8 @@ macro_rules! __port_sfx {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __port_ty {
+    ($B:ident, ($t:ident $(, $p:tt)*), in) => { $t<$B $(, $p)*> };
+    ($B:ident, ($t:ident $(, $p:tt)*), out) => { $t<$B $(, $p)*> };
     ($B:ident, [$t:ident ; $n:tt], in) => { [$t<$B>; $n] };
     ($B:ident, [$t:ident ; $n:tt], out) => { [$t<$B>; $n] };
     ($B:ident, $t:ident, in) => { $t<$B> };
@@ -620,6 +632,12 @@ macro_rules! __port_visit {
             $crate::hdl::Bundle::visit(e, $v, $pre, Some(k), $crate::__port_sfx!($d));
         }
     };
+    ($v:ident, $s:expr, $pre:expr, ($($t:tt)*), in) => {
+        $crate::hdl::Bundle::visit($s, $v, $pre, None, "_i")
+    };
+    ($v:ident, $s:expr, $pre:expr, ($($t:tt)*), out) => {
+        $crate::hdl::Bundle::visit($s, $v, $pre, None, "_o")
+    };
     ($v:ident, $s:expr, $pre:expr, $t:ident, in) => {
         $crate::hdl::Bundle::visit($s, $v, $pre, None, "_i")
     };
@@ -639,6 +657,12 @@ macro_rules! __port_build {
     };
     ($f:ident, $pre:expr, [$t:ident ; $n:tt], out) => {
         ::std::array::from_fn(|k| <$t<B> as $crate::hdl::Bundle<B>>::build($f, $pre, Some(k), "_o"))
+    };
+    ($f:ident, $pre:expr, ($t:ident $(, $p:tt)*), in) => {
+        <$t<B $(, $p)*> as $crate::hdl::Bundle<B>>::build($f, $pre, None, "_i")
+    };
+    ($f:ident, $pre:expr, ($t:ident $(, $p:tt)*), out) => {
+        <$t<B $(, $p)*> as $crate::hdl::Bundle<B>>::build($f, $pre, None, "_o")
     };
     ($f:ident, $pre:expr, $t:ident, in) => {
         <$t<B> as $crate::hdl::Bundle<B>>::build($f, $pre, None, "_i")
@@ -723,5 +747,40 @@ mod tests {
             ]
         );
         assert_eq!(n.0[2].2, Domain::Hot);
+    }
+
+    crate::bundle! {
+        /// A bundle with a width parameter.
+        struct Wide[W] { id: W @ Core }
+    }
+    crate::ports! {
+        /// A parametrized bundle, an array numbered from 1 with the index inside the prefix.
+        struct Numbered[N, W] {
+            gm: (Wide, W) @ out,
+            rq: [Pair; N] @ in "rq{+1}_req",
+            at: [Pair; N] @ in "x{}y",
+        }
+    }
+
+    #[test]
+    fn parametrized_bundles_and_indices_inside_prefixes() {
+        let p: Numbered<Concrete, 2, 10> = Ports::build(&mut ZeroPorts);
+        let mut n = Names(Vec::new());
+        p.visit(&mut n);
+        let got: Vec<(&str, usize)> = n.0.iter().map(|(s, w, _)| (s.as_str(), *w)).collect();
+        assert_eq!(
+            got,
+            [
+                ("gm_id_o", 10),
+                ("rq1_req_valid_i", 1),
+                ("rq1_req_mod_i", 8),
+                ("rq2_req_valid_i", 1),
+                ("rq2_req_mod_i", 8),
+                ("x0y_valid_i", 1),
+                ("x0y_mod_i", 8),
+                ("x1y_valid_i", 1),
+                ("x1y_mod_i", 8),
+            ]
+        );
     }
 }

@@ -52,6 +52,9 @@ pub trait Sig<const W: usize>:
     fn concat<const M: usize, const N: usize>(self, lo: <Self::B as Backend>::S<M>) -> <Self::B as Backend>::S<N>;
     /// Zero extension to `N >= W`.
     fn zext<const N: usize>(self) -> <Self::B as Backend>::S<N>;
+    /// The low `N` bits, zero-extended when `N > W`: for a width that is a
+    /// block's parameter. At `N == W` it is the value itself (no logic).
+    fn resize<const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// Sign extension to `N >= W`.
     fn sext<const N: usize>(self) -> <Self::B as Backend>::S<N>;
     /// Unsigned product, operands zero-extended, truncated to `N >= max(W, M)`.
@@ -158,6 +161,10 @@ impl<const W: usize> Sig<W> for Bits<W> {
     #[inline(always)]
     fn zext<const N: usize>(self) -> Bits<N> {
         Bits::zext::<N>(self)
+    }
+    #[inline(always)]
+    fn resize<const N: usize>(self) -> Bits<N> {
+        Bits::resize::<N>(self)
     }
     #[inline(always)]
     fn sext<const N: usize>(self) -> Bits<N> {

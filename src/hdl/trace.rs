@@ -197,6 +197,13 @@ impl<const W: usize> Sig<W> for Sym<W> {
         const { assert!(N >= W, "zext to a narrower width") };
         Sym(push(Op::Zext(self.0), N, dom(self.0)))
     }
+    fn resize<const N: usize>(self) -> Sym<N> {
+        match N.cmp(&W) {
+            std::cmp::Ordering::Equal => Sym(self.0),
+            std::cmp::Ordering::Greater => Sym(push(Op::Zext(self.0), N, dom(self.0))),
+            std::cmp::Ordering::Less => Sym(push(Op::Slice(self.0, 0), N, dom(self.0))),
+        }
+    }
     fn sext<const N: usize>(self) -> Sym<N> {
         const { assert!(N >= W, "sext to a narrower width") };
         Sym(push(Op::Sext(self.0), N, dom(self.0)))

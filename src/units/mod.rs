@@ -14,6 +14,7 @@ pub mod decode;
 pub mod dpu;
 pub mod fp;
 pub mod gm;
+pub mod gmarb;
 pub mod ibuffer;
 pub mod ifetch;
 pub mod imuldly;

@@ -66,7 +66,7 @@ impl HostMem {
         let im_req = (o.im_req_valid_o.to_u64() == 1 && self.imem.ready()).then(|| o.im_req_addr_o.to_u64() as u32);
         self.imem.edge(im_req);
         let gm_req = (o.gm_req.valid.to_u64() == 1 && self.gmem.ready()).then(|| GmReq {
-            id: o.gm_req.id.to_u64() as u8,
+            id: o.gm_req.id.to_u64() as u16,
             write: o.gm_req.write.to_u64() == 1,
             atom: o.gm_req.atom.to_u64() as u8,
             addr: o.gm_req.addr.to_u64() as u32,

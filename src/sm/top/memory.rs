@@ -16,7 +16,7 @@ use crate::units::smem::SmemIn;
 /// The global-memory side after the memory step: the L1's outputs (Fermi)
 /// and the LSU's, ended.
 pub(super) struct GmSide<B: crate::hdl::Backend> {
-    pub(super) l1: Option<L1Out<B>>,
+    pub(super) l1: Option<L1Out<B, 0, 8>>,
     pub(super) lsu: LsuOut<B>,
 }
 
@@ -61,6 +61,8 @@ sm_impl! {
                     lsu_req: lsu.gm_req,
                     gm_req_ready_i: i.gm_req_ready_i,
                     gm_resp: i.gm_resp,
+                    rq: [],
+                    rq_fill: [],
                 },
             )
         });

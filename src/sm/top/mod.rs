@@ -306,6 +306,15 @@ sm_impl! {
             .map_err(|x| e(x.to_string()))?;
         let wb = Wb::<NS>::new(WbParams::of(cfg, crate::units::lsu::max_out(cfg))).map_err(|x| e(x.to_string()))?;
         let imd = ImulDelay::<NS>::of(cfg).map_err(|x| e(x.to_string()))?;
+        if cfg.gm_requesters != 1 {
+            // The LSU is the SM's only global-memory requester; the L1 and
+            // the arbiter take more as blocks (`smrtl sim l1`), the SM
+            // wires them when a second requester exists.
+            return Err(e(format!(
+                "gm_requesters = {}: the SM has one global-memory requester (its LSU)",
+                cfg.gm_requesters
+            )));
+        }
         let l1 = L1::<L1_LINE_BITS>::of(cfg).map_err(|x| e(x.to_string()))?;
         let cta = Cta::<MW, NC, NS>::new(crate::units::cta::CtaLimits::of(cfg)).map_err(e)?;
         let ifetch = Ifetch::<MW, IM_WORDS, SB, NS>::new(cfg.icache_ways as usize).map_err(e)?;

@@ -1,46 +1,84 @@
-//! L1 data cache (Fermi): between the LSU's global port and the SM's `gm_*`
-//! port. Caches 128-byte lines of global loads; stores and atomics go
-//! through to memory and invalidate the line (write-through, no allocate).
+//! L1 data cache (Fermi): between the global-memory requesters (the LSU's
+//! global port, and with `gm_requesters` = R > 1 the ports `rq<r>_req_*`)
+//! and the SM's `gm_*` port. Caches 128-byte lines of global loads; stores
+//! and atomics go through to memory and invalidate the line
+//! (write-through, no allocate).
 //!
 //! ```text
-//!  LSU gm_req_* --> lsu_req_*_i ---+-- read -> stage 0 .. stage H-1 (head): tag check
-//!                                  |                  | hit: data RAM read -> o stage --+
-//!                                  |                  | miss: gm_req_* (line, id kept) |
-//!                                  |                  v                                |
-//!                                  +-- store/atomic (only when idle) --> gm_req_*_o    |
-//!                                                                                      v
-//!  gm_resp_*_i --(fill: data RAM, tag; same cycle)------------------------> lsu_resp_*_o
+//!  lsu_req_*_i (r = 0) ---+                     +-- read -> stage 0 .. stage H-1 (head): tag check
+//!  rq<r>_req_*_i,         |                     |                  | hit: data RAM read -> o stage --+
+//!  rq<r>_req_fill_i ------+-- round robin ------+                  | miss: gm_req_* (line, {r, id})  |
+//!  (r = 1 .. R-1)            (R > 1; id {r,id}) |                  v                                 |
+//!                                               +-- store/atomic (only when idle) --> gm_req_*_o     |
+//!                                                                                                    v
+//!  gm_resp_*_i --(fill: data RAM, tag; same cycle; by the id's r)--------> lsu_resp_*_o / rq<r>_resp_*_o
 //! ```
 //!
+//! * Ports. Requester 0 (the LSU): `lsu_req_*_i` ([`GmReq`]: valid, id[8],
+//!   write, atom[4], addr[32], size[2], wmask[32], wdata[32 x 32]),
+//!   `lsu_req_ready_o`, `lsu_resp_*_o` (valid, id[8], rdata[32 x 32]).
+//!   Requesters r = 1 .. R-1: the same as `rq<r>_req_*_i` plus
+//!   `rq<r>_req_fill_i`, `rq<r>_req_ready_o`, `rq<r>_resp_*_o`. Memory:
+//!   `gm_req_*_o` and `gm_resp_*_i` with ids of `IW = 8 + clog2(R)` bits,
+//!   `{r, id}`, and `gm_req_ready_i`. Counters `cnt_l1_hit_o`,
+//!   `cnt_l1_miss_o`. With R = 1 there are no `rq<r>_*` ports, the ids are
+//!   8 bits and the block is exactly the single-requester cache (same
+//!   Verilog, same timing).
 //! * Clock domain: core. Geometry: `2^LA` lines of 128 bytes (`LA` = 7:
 //!   16 KB, Fermi's 48 KB shared / 16 KB L1 split, seed 004), `ways` ways
 //!   (power of two, 1..=8), `sets = 2^LA / ways`, FIFO (round-robin)
-//!   replacement per set; `H` = `l1_latency` pipeline stages (1..=16).
+//!   replacement per set; `H` = `l1_latency` pipeline stages (1..=16);
+//!   R = `gm_requesters` (1..=4; const parameters `RX = R - 1` and `IW`).
 //!   Storage: 32 word RAMs `data_w<k>` of `2^LA` x 32 bits (address
 //!   `{way, set}`, one synchronous read and one write port each), tag
 //!   registers `tag<line>` (line address, 25 bits) and `val<line>`, victim
-//!   pointers `vict<set>`, the per-id miss table `mline<i>`/`mfill<i>`/
-//!   `mrd<i>` (ids 0..32 K - 1, K = `lsu_slots`: the LSU's load slot in
-//!   id bits 7:5 and request index in 4:0; line, fills, read out in
-//!   memory). Loads of different slots may miss on the same line at once:
-//!   each goes to memory with its own id and each response fills (a fill
-//!   of a line already present rewrites that way), so no merging is
-//!   needed for correctness; the second miss costs bandwidth.
+//!   pointers `vict<set>`, the miss table `mline<i>`/`mfill<i>`/`mrd<i>`
+//!   (line, fills, read out in memory) with `32 K` entries per requester
+//!   (K = `lsu_slots`): entry `i` is memory id `{i / 32K, i mod 32K}`, so
+//!   every requester uses ids below `32 K` (the LSU: its load slot in id
+//!   bits 7:5, request index in 4:0). With R > 1 also `mpf<i>` (the read
+//!   out with that id is fill-only; requesters 1.. only), `s<k>_pf` per
+//!   stage and the round-robin pointer `rr`. Loads of different slots or
+//!   requesters may miss on the same line at once: each goes to memory
+//!   with its own id and each response fills (a fill of a line already
+//!   present rewrites that way), so no merging is needed for correctness;
+//!   the second miss costs bandwidth.
+//! * Requesters (R > 1): one request is considered per core cycle, that of
+//!   the first valid requester at or after `rr` (round robin); it is
+//!   handled exactly as the LSU's request is with R = 1 and its
+//!   `..._req_ready_o` is that answer (the others' are 0). `rr` moves past
+//!   a requester when its request is taken; a request that waits (a store
+//!   waiting for idle, a full stage 0) keeps the turn, so a waiting
+//!   requester is taken after at most R - 1 others. Each requester's
+//!   requests are taken in the order it presents them.
 //! * Reads (`write = 0`, `atom = 0`) enter stage 0 when it is free
-//!   (`lsu_req_ready_o`), move one stage per cycle (stalls compress
-//!   bubbles) and are looked up at the head, stage `H - 1`. A line read
-//!   (`size = 2`) that hits reads the data RAM there and answers in the
-//!   next cycle (the `o` stage): `H + 1` cycles from the accepting edge.
-//!   A miss, and any read of another size (uncached), goes out on `gm_req_*`
-//!   from the head (held until `gm_req_ready_i`) with its id; its response
-//!   fills the line (cached reads only) and is passed up in the cycle it
-//!   arrives.
-//! * The response port: a memory response has priority; the `o` stage
-//!   waits (the RAM's read register holds) while responses arrive, and the
-//!   head does not issue another hit until `o` drains.
+//!   (ready), move one stage per cycle (stalls compress bubbles) and are
+//!   looked up at the head, stage `H - 1`. A line read (`size = 2`) that
+//!   hits reads the data RAM there and answers in the next cycle (the `o`
+//!   stage): `H + 1` cycles from the accepting edge. A miss, and any read
+//!   of another size (uncached), goes out on `gm_req_*` from the head
+//!   (held until `gm_req_ready_i`) with its memory id; its response fills
+//!   the line (cached reads only) and is passed up in the cycle it
+//!   arrives, on the port of the requester named by the id's upper bits.
+//! * Fill-only reads (`rq<r>_req_fill_i` = 1 with a read; a prefetch):
+//!   enter the pipeline like a read. At the head a hit does nothing (it
+//!   leaves, counted as a hit, no response); a miss goes to memory like a
+//!   line read (counted as a miss), its response fills the line and goes
+//!   to no requester (it does not take the response port either). So a
+//!   fill returns nothing, and a later line read of that line hits while
+//!   it stays. A requester gives its fills ids its reads do not use, and a
+//!   fill whose id is still out in memory is dropped at the head (it is a
+//!   hint; reusing the id would confuse the two responses). A fill of
+//!   another size is read from memory and its response dropped.
+//! * The response ports: a memory response for a requester has priority;
+//!   the `o` stage waits (the RAM's read register holds) while such
+//!   responses arrive, and the head does not issue another hit until `o`
+//!   drains. With R > 1 the id (low 8 bits) and data of `lsu_resp_*` and
+//!   `rq<r>_resp_*` are one shared bus; only the owner's valid is high.
 //! * Stores and atomics pass straight through (`gm_req_valid_o` in the
-//!   same cycle) only while the cache is idle (no read in a stage, in `o`
-//!   or out in memory), so every access is performed in memory in program
+//!   same cycle) only while the cache is idle (no read, fill-only reads
+//!   included, of any requester in a stage, in `o` or out in memory), so
+//!   every access is performed in memory in each requester's program
 //!   order and no fill can bring back a line older than a store; at
 //!   acceptance they clear `val` of every way holding the line. Atomics
 //!   may overlap each other (memory performs them in acceptance order);
@@ -50,29 +88,48 @@
 //!   are consistent (read-first RAMs: a hit reads the line it looked up).
 //! * The host must reset the SM after changing global memory behind it
 //!   (the cache is not told).
-//! * Counters: `cnt_l1_hit_o` / `cnt_l1_miss_o`, line reads that hit /
-//!   missed at the head.
+//! * Counters: `cnt_l1_hit_o` / `cnt_l1_miss_o`, line reads (fill-only
+//!   ones included) that hit / missed at the head.
+//! * Module name `l1_l<lines>_w<ways>_h<H>_s<K>`, `_r<R>` appended when
+//!   R > 1. Without an L1 (GT200, Tesla) and R > 1 the requesters share
+//!   the port through [`crate::units::gmarb`] (same requester ports).
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
-use crate::units::gm::{GmReq, GmResp};
+use crate::units::gm::{pick_request, resp_for, widen, GmFill, GmReady, GmReq, GmReqW, GmResp, GmRespW, Picked};
 
 crate::ports! {
-    /// Requests from the LSU, the memory's ready and responses.
-    pub struct L1In {
+    /// Requests from the LSU (requester 0) and from requesters 1..=RX,
+    /// the memory's ready and responses (ids of `IW` bits).
+    pub struct L1In[RX, IW] {
         lsu_req: GmReq @ in,
         gm_req_ready_i: 1 @ Core,
-        gm_resp: GmResp @ in,
+        gm_resp: (GmRespW, IW) @ in,
+        rq: [GmReq; RX] @ in "rq{+1}_req",
+        rq_fill: [GmFill; RX] @ in "rq{+1}_req",
     }
 }
 crate::ports! {
-    /// Ready and responses to the LSU, requests to memory, counters.
-    pub struct L1Out {
+    /// Ready and responses to the requesters, requests to memory, counters.
+    pub struct L1Out[RX, IW] {
         lsu_req_ready_o: 1 @ Core,
         lsu_resp: GmResp @ out,
-        gm_req: GmReq @ out,
+        gm_req: (GmReqW, IW) @ out,
         cnt_l1_hit_o: 32 @ Core,
         cnt_l1_miss_o: 32 @ Core,
+        rq_ready: [GmReady; RX] @ out "rq{+1}_req",
+        rq_resp: [GmResp; RX] @ out "rq{+1}_resp",
     }
+}
+
+/// The memory-side id width for `rx + 1` requesters: `8 + clog2(rx + 1)`.
+pub const fn mem_id_bits(rx: usize) -> usize {
+    8 + (usize::BITS - rx.leading_zeros()) as usize
+}
+
+/// The memory id `{r, id}` of miss-table entry `k` (`ids` entries per
+/// requester).
+fn entry_key(k: usize, ids: usize) -> u64 {
+    ((k / ids) << 8 | k % ids) as u64
 }
 
 /// Line address bits (32 - 7).
@@ -80,30 +137,42 @@ const LW: usize = 25;
 
 /// One pipeline stage.
 #[derive(Debug, Clone, Copy)]
-struct Stage {
+struct Stage<const IW: usize> {
     v: Reg<1>,
-    id: Reg<8>,
+    id: Reg<IW>,
     addr: Reg<32>,
     size: Reg<2>,
+    /// A fill-only read (requesters 1..=RX only).
+    pf: Option<Reg<1>>,
 }
 
-/// An L1 data cache of `2^LA` 128-byte lines.
+/// An L1 data cache of `2^LA` 128-byte lines with `RX + 1` requesters and
+/// memory ids of `IW = 8 + clog2(RX + 1)` bits. The requesters are const
+/// parameters (not a runtime field like `ways`) because they set port
+/// counts and the memory id's width; `flows::with_block` maps the config's
+/// `gm_requesters` to them. The defaults are the SM's: the LSU alone.
 #[derive(Debug, Clone)]
-pub struct L1<const LA: usize> {
+pub struct L1<const LA: usize, const RX: usize = 0, const IW: usize = 8> {
     decl: Decl,
     ways: usize,
-    stages: Vec<Stage>,
+    stages: Vec<Stage<IW>>,
     o_v: Reg<1>,
-    o_id: Reg<8>,
+    o_id: Reg<IW>,
     val: Vec<Reg<1>>,
     tag: Vec<Reg<LW>>,
     vict: Vec<Reg<3>>,
-    /// Miss-table entries (32 per LSU load slot).
+    /// Request ids per requester (32 per LSU load slot); the miss table
+    /// has this many entries per requester.
     ids: usize,
     mline: Vec<Reg<LW>>,
     mfill: Vec<Reg<1>>,
     /// A read with this id is out in memory.
     mrd: Vec<Reg<1>>,
+    /// The read out with this id is fill-only (entries of requesters
+    /// 1..=RX).
+    mpf: Vec<Reg<1>>,
+    /// Round-robin pointer: the requester first in line (RX > 0).
+    rr: Option<Reg<2>>,
     cnt_hit: Reg<32>,
     cnt_miss: Reg<32>,
     data: Vec<Mem<32, LA>>,
@@ -114,11 +183,13 @@ pub struct L1<const LA: usize> {
 #[error("l1: {0}")]
 pub struct L1Error(pub String);
 
-impl<const LA: usize> L1<LA> {
+impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     /// `ways` ways, `latency` stages before the tag check's answer, a miss
-    /// table for the request ids of `slots` LSU load slots (1..=8).
+    /// table for the request ids of `slots` LSU load slots (1..=8), per
+    /// requester.
     pub fn new(ways: usize, latency: usize, slots: usize) -> Result<Self, L1Error> {
         const { assert!(LA >= 1 && LA <= 12, "2..=4096 lines") };
+        const { assert!(RX <= 3 && IW == mem_id_bits(RX), "1..=4 requesters, IW = 8 + clog2(RX + 1)") };
         let lines = 1usize << LA;
         if !ways.is_power_of_two() || ways > 8 || ways > lines {
             return Err(L1Error(format!(
@@ -132,6 +203,7 @@ impl<const LA: usize> L1<LA> {
             return Err(L1Error(format!("{slots} LSU load slots: must be 1..=8")));
         }
         let ids = 32 * slots;
+        let entries = ids * (RX + 1);
         let sets = lines / ways;
         let mut d = Decl::new();
         let c = Domain::Core;
@@ -141,6 +213,7 @@ impl<const LA: usize> L1<LA> {
                 id: d.reg(&format!("s{k}_id"), c, 0),
                 addr: d.reg(&format!("s{k}_addr"), c, 0),
                 size: d.reg(&format!("s{k}_size"), c, 0),
+                pf: (RX > 0).then(|| d.reg(&format!("s{k}_pf"), c, 0)),
             })
             .collect();
         let o_v = d.reg("o_v", c, 0);
@@ -148,9 +221,11 @@ impl<const LA: usize> L1<LA> {
         let val = (0..lines).map(|l| d.reg(&format!("val{l}"), c, 0)).collect();
         let tag = (0..lines).map(|l| d.reg(&format!("tag{l}"), c, 0)).collect();
         let vict = (0..sets).map(|s| d.reg(&format!("vict{s}"), c, 0)).collect();
-        let mline = (0..ids).map(|i| d.reg(&format!("mline{i}"), c, 0)).collect();
-        let mfill = (0..ids).map(|i| d.reg(&format!("mfill{i}"), c, 0)).collect();
-        let mrd = (0..ids).map(|i| d.reg(&format!("mrd{i}"), c, 0)).collect();
+        let mline = (0..entries).map(|i| d.reg(&format!("mline{i}"), c, 0)).collect();
+        let mfill = (0..entries).map(|i| d.reg(&format!("mfill{i}"), c, 0)).collect();
+        let mrd = (0..entries).map(|i| d.reg(&format!("mrd{i}"), c, 0)).collect();
+        let mpf = (ids..entries).map(|i| d.reg(&format!("mpf{i}"), c, 0)).collect();
+        let rr = (RX > 0).then(|| d.reg("rr", c, 0));
         let cnt_hit = d.reg("cnt_hit", c, 0);
         let cnt_miss = d.reg("cnt_miss", c, 0);
         let data = (0..32)
@@ -169,6 +244,8 @@ impl<const LA: usize> L1<LA> {
             mline,
             mfill,
             mrd,
+            mpf,
+            rr,
             cnt_hit,
             cnt_miss,
             data,
@@ -176,10 +253,18 @@ impl<const LA: usize> L1<LA> {
     }
 
     /// The L1 of `cfg`, or `None` when `l1_bytes` is 0 (GT200, Tesla: no
-    /// data cache). Its size must be `2^LA` lines of 128 bytes.
+    /// data cache). Its size must be `2^LA` lines of 128 bytes and
+    /// `gm_requesters` must be `RX + 1`.
     pub fn of(cfg: &crate::config::SmConfig) -> Result<Option<Self>, L1Error> {
         if cfg.l1_bytes == 0 {
             return Ok(None);
+        }
+        if cfg.gm_requesters as usize != RX + 1 {
+            return Err(L1Error(format!(
+                "gm_requesters = {}: this L1 is built for {} requester(s)",
+                cfg.gm_requesters,
+                RX + 1
+            )));
         }
         if cfg.l1_bytes as usize != 128 << LA {
             return Err(L1Error(format!(
@@ -206,7 +291,8 @@ impl<const LA: usize> L1<LA> {
     pub fn latency(&self) -> usize {
         self.stages.len()
     }
-    /// Request ids the miss table covers (32 per LSU load slot).
+    /// Request ids per requester the miss table covers (32 per LSU load
+    /// slot).
     pub fn ids(&self) -> usize {
         self.ids
     }
@@ -214,19 +300,30 @@ impl<const LA: usize> L1<LA> {
 
 /// `v[k]` for `idx == k` (0 when out of range), a mux chain.
 fn sel<C: Ctx, const W: usize, const K: usize>(cx: &mut C, idx: S<C, K>, v: &[S<C, W>]) -> S<C, W> {
+    sel_at(cx, idx, |k| k as u64, v)
+}
+
+/// `v[k]` for `idx == key(k)` (0 when none), a mux chain.
+fn sel_at<C: Ctx, const W: usize, const K: usize>(
+    cx: &mut C,
+    idx: S<C, K>,
+    key: impl Fn(usize) -> u64,
+    v: &[S<C, W>],
+) -> S<C, W> {
     let mut r = cx.lit::<W>(0);
     for (k, x) in v.iter().enumerate() {
-        r = idx.eq(cx.lit::<K>(k as u64)).mux(*x, r);
+        r = idx.eq(cx.lit::<K>(key(k))).mux(*x, r);
     }
     r
 }
 
-impl<const LA: usize> Block for L1<LA> {
-    type In<B: Backend> = L1In<B>;
-    type Out<B: Backend> = L1Out<B>;
+impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW> {
+    type In<B: Backend> = L1In<B, RX, IW>;
+    type Out<B: Backend> = L1Out<B, RX, IW>;
     fn module_name(&self) -> String {
+        let rq = if RX > 0 { format!("_r{}", RX + 1) } else { String::new() };
         format!(
-            "l1_l{}_w{}_h{}_s{}",
+            "l1_l{}_w{}_h{}_s{}{rq}",
             1 << LA,
             self.ways,
             self.stages.len(),
@@ -241,30 +338,43 @@ impl<const LA: usize> Block for L1<LA> {
     /// and then. Responses are random, not tied to requests: this shape is
     /// for co-simulating the logic; `testbenches/l1_tb.rs` drives real
     /// traffic against a memory.
-    fn constrain(&self, r: u64, i: &mut L1In<crate::hdl::Concrete>) {
+    /// With several requesters each gets the same kind of traffic (its
+    /// own bits of `r`), fills now and then, and response ids name any
+    /// requester.
+    fn constrain(&self, r: u64, i: &mut L1In<crate::hdl::Concrete, RX, IW>) {
         use crate::hdl::Bits;
-        i.lsu_req.id = Bits::new(i.lsu_req.id.to_u64() % self.ids as u64);
-        i.gm_resp.id = Bits::new(i.gm_resp.id.to_u64() % self.ids as u64);
-        let line = (r >> 8) % (4 << LA) as u64;
-        i.lsu_req.addr = Bits::new(line << 7);
-        let kind = r % 16;
-        i.lsu_req.write = Bits::new((kind == 0) as u64);
-        i.lsu_req.atom = Bits::new(if kind == 1 { 1 } else { 0 });
-        i.lsu_req.size = Bits::new(if kind == 2 { 0 } else { 2 });
+        let ids = self.ids as u64;
+        let shape = |q: &mut GmReq<crate::hdl::Concrete>, r: u64| {
+            q.id = Bits::new(q.id.to_u64() % ids);
+            let line = (r >> 8) % (4 << LA) as u64;
+            q.addr = Bits::new(line << 7);
+            let kind = r % 16;
+            q.write = Bits::new((kind == 0) as u64);
+            q.atom = Bits::new(if kind == 1 { 1 } else { 0 });
+            q.size = Bits::new(if kind == 2 { 0 } else { 2 });
+        };
+        shape(&mut i.lsu_req, r);
+        let rid = i.gm_resp.id.to_u64();
+        i.gm_resp.id = Bits::new((rid >> 8) % (RX as u64 + 1) << 8 | (rid & 0xff) % ids);
+        for (k, q) in i.rq.iter_mut().enumerate() {
+            shape(q, r.rotate_right(13 * (k as u32 + 1)));
+        }
     }
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &L1In<C::B>) -> L1Out<C::B> {
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &L1In<C::B, RX, IW>) -> L1Out<C::B, RX, IW> {
         let h = self.stages.len();
         let ways = self.ways;
         let sets = self.sets();
         let sb = sets.trailing_zeros() as u64;
         let z1 = cx.lit::<1>(0);
         let o1 = cx.lit::<1>(1);
-        let z8 = cx.lit::<8>(0);
+        let z8 = cx.lit::<IW>(0);
+        let ids = self.ids;
+        let key = |k: usize| entry_key(k, ids);
         let z32 = cx.lit::<32>(0);
         let set_mask = cx.lit::<LA>(sets as u64 - 1);
         let set_of = |line: S<C, LW>| -> S<C, LA> { line.slice::<0, LA>() & set_mask };
         let sv: Vec<S<C, 1>> = self.stages.iter().map(|s| cx.q(s.v)).collect();
-        let sid: Vec<S<C, 8>> = self.stages.iter().map(|s| cx.q(s.id)).collect();
+        let sid: Vec<S<C, IW>> = self.stages.iter().map(|s| cx.q(s.id)).collect();
         let saddr: Vec<S<C, 32>> = self.stages.iter().map(|s| cx.q(s.addr)).collect();
         let ssize: Vec<S<C, 2>> = self.stages.iter().map(|s| cx.q(s.size)).collect();
         let val: Vec<S<C, 1>> = self.val.iter().map(|r| cx.q(*r)).collect();
@@ -275,6 +385,8 @@ impl<const LA: usize> Block for L1<LA> {
         let o_v = cx.q(self.o_v);
         let o_id = cx.q(self.o_id);
         let mrd: Vec<S<C, 1>> = self.mrd.iter().map(|r| cx.q(*r)).collect();
+        let spf: Vec<Option<S<C, 1>>> = self.stages.iter().map(|s| s.pf.map(|r| cx.q(r))).collect();
+        let mpf: Vec<S<C, 1>> = self.mpf.iter().map(|r| cx.q(*r)).collect();
         // Per way: which ways of `set` hold `line` (valid).
         let lookup = |cx: &mut C, set: S<C, LA>, line: S<C, LW>| -> Vec<S<C, 1>> {
             (0..ways)
@@ -319,11 +431,31 @@ impl<const LA: usize> Block for L1<LA> {
         }
         let hit = hcache & hany;
         let fv = i.gm_resp.valid;
-        let o_free = !o_v | !fv;
-        let head_hit_go = hv & hit & o_free;
+        // A memory response for a requester (a fill-only read's response
+        // fills and goes to no requester).
+        let fv_up = if RX > 0 {
+            let pfs: Vec<S<C, 1>> = (0..ids).map(|_| z1).chain(mpf.iter().copied()).collect();
+            fv & !sel_at(cx, i.gm_resp.id, key, &pfs)
+        } else {
+            fv
+        };
+        let o_free = !o_v | !fv_up;
+        // A fill-only read that hits leaves without a response (no `o`).
+        let hpf = spf[h - 1];
+        let hv_rd = hpf.map_or(hv, |pf| hv & !pf);
+        let head_hit_go = hv_rd & hit & o_free;
+        let head_pf_hit = hpf.map(|pf| hv & hit & pf);
         let head_miss = hv & !hit;
+        // A fill-only read whose id is still out in memory is dropped.
+        let head_pf_drop = hpf.map(|pf| {
+            let busy = sel_at(cx, sid[h - 1], key, &mrd);
+            head_miss & pf & busy
+        });
+        let head_miss = head_pf_drop.map_or(head_miss, |d| head_miss & !d);
         let head_miss_go = head_miss & i.gm_req_ready_i;
         let head_go = head_hit_go | head_miss_go;
+        let head_go = head_pf_hit.map_or(head_go, |x| head_go | x);
+        let head_go = head_pf_drop.map_or(head_go, |x| head_go | x);
         // ---- pipeline advance ----
         let mut adv = vec![z1; h];
         let mut leave = head_go;
@@ -334,53 +466,78 @@ impl<const LA: usize> Block for L1<LA> {
             }
         }
         // ---- upstream request ----
-        let up_rd = !i.lsu_req.write & !i.lsu_req.atom.any();
+        // The request considered: the LSU's alone, or the round-robin pick.
+        let (q, q_pf, grant, rr_next) = match self.rr {
+            None => (widen::<C, IW>(&i.lsu_req), None, vec![], None),
+            Some(rr) => {
+                let reqs: Vec<GmReq<C::B>> = std::iter::once(i.lsu_req).chain(i.rq).collect();
+                let fills: Vec<S<C, 1>> = std::iter::once(z1).chain(i.rq_fill.iter().map(|f| f.fill)).collect();
+                let ptr = cx.q(rr);
+                let p: Picked<C, IW> = pick_request(cx, &reqs, &fills, ptr);
+                (p.q, Some(p.fill), p.grant, Some(p.next))
+            }
+        };
+        let up_rd = !q.write & !q.atom.any();
         let mut busy = o_v;
         for &v in sv.iter().chain(mrd.iter()) {
             busy = busy | v;
         }
         let idle = !busy;
-        let acc_rd = i.lsu_req.valid & up_rd & adv[0];
-        let wr_v = i.lsu_req.valid & !up_rd & idle;
+        let acc_rd = q.valid & up_rd & adv[0];
+        let wr_v = q.valid & !up_rd & idle;
         let acc_wr = wr_v & i.gm_req_ready_i;
         let ready = up_rd.mux(adv[0], idle & i.gm_req_ready_i);
+        // Several requesters: the granted one is told ready, and the
+        // pointer moves past it when it is taken.
+        if let (Some(rr), Some(nx)) = (self.rr, rr_next) {
+            let taken = q.valid & ready;
+            let p = cx.q(rr);
+            cx.d(rr, taken.mux(nx, p));
+        }
         for k in 0..h {
             let st = self.stages[k];
-            let (nv, nid, na, ns) = if k == 0 {
-                (acc_rd, i.lsu_req.id, i.lsu_req.addr, i.lsu_req.size)
+            let (nv, nid, na, ns, npf) = if k == 0 {
+                (acc_rd, q.id, q.addr, q.size, q_pf)
             } else {
-                (sv[k - 1], sid[k - 1], saddr[k - 1], ssize[k - 1])
+                (sv[k - 1], sid[k - 1], saddr[k - 1], ssize[k - 1], spf[k - 1])
             };
             let take = adv[k] & nv;
             cx.d(st.v, adv[k].mux(nv, sv[k]));
             cx.d(st.id, take.mux(nid, sid[k]));
             cx.d(st.addr, take.mux(na, saddr[k]));
             cx.d(st.size, take.mux(ns, ssize[k]));
+            if let (Some(r), Some(n), Some(cur)) = (st.pf, npf, spf[k]) {
+                cx.d(r, take.mux(n, cur));
+            }
         }
         // ---- memory requests: the head's miss, or a store/atomic ----
         let gv = head_miss | wr_v;
-        let g_id = wr_v.mux(i.lsu_req.id, sid[h - 1]);
-        let g_write = wr_v & i.lsu_req.write;
-        let g_atom = wr_v.mux(i.lsu_req.atom, cx.lit::<4>(0));
-        let g_addr = wr_v.mux(i.lsu_req.addr, haddr);
-        let g_size = wr_v.mux(i.lsu_req.size, ssize[h - 1]);
-        let g_wmask: [S<C, 1>; 32] = std::array::from_fn(|k| wr_v & i.lsu_req.wmask[k]);
-        let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(i.lsu_req.wdata[k], z32));
-        // Miss table: the id's line and whether its response fills.
+        let g_id = wr_v.mux(q.id, sid[h - 1]);
+        let g_write = wr_v & q.write;
+        let g_atom = wr_v.mux(q.atom, cx.lit::<4>(0));
+        let g_addr = wr_v.mux(q.addr, haddr);
+        let g_size = wr_v.mux(q.size, ssize[h - 1]);
+        let g_wmask: [S<C, 1>; 32] = std::array::from_fn(|k| wr_v & q.wmask[k]);
+        let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(q.wdata[k], z32));
+        // Miss table: the id's line, whether its response fills and
+        // whether it is fill-only.
         let hid = sid[h - 1];
-        let wid = i.lsu_req.id;
-        let atom_wr = acc_wr & i.lsu_req.atom.any();
-        for k in 0..self.ids {
-            let kk = cx.lit::<8>(k as u64);
+        let wid = q.id;
+        let atom_wr = acc_wr & q.atom.any();
+        for k in 0..self.mline.len() {
+            let kk = cx.lit::<IW>(key(k));
             let set_h = head_miss_go & hid.eq(kk);
             let set_a = atom_wr & wid.eq(kk);
             cx.d(self.mline[k], set_h.mux(hline, mline[k]));
             cx.d(self.mfill[k], set_h.mux(hcache, set_a.mux(z1, mfill[k])));
+            if let (Some(e), Some(pf)) = (k.checked_sub(ids), hpf) {
+                cx.d(self.mpf[e], set_h.mux(pf, set_a.mux(z1, mpf[e])));
+            }
         }
         // ---- responses: fills ----
         let fid = i.gm_resp.id;
-        let fline = sel(cx, fid, &mline);
-        let ffill = fv & sel(cx, fid, &mfill);
+        let fline = sel_at(cx, fid, key, &mline);
+        let ffill = fv & sel_at(cx, fid, key, &mfill);
         let fset = set_of(fline);
         let fhits = lookup(cx, fset, fline);
         let mut fany = z1;
@@ -405,7 +562,7 @@ impl<const LA: usize> Block for L1<LA> {
             cx.d(self.vict[s], hs.mux(nx, vict[s]));
         }
         // Tags: fill writes, store/atomic invalidates.
-        let iline = i.lsu_req.addr.slice::<7, LW>();
+        let iline = q.addr.slice::<7, LW>();
         let iset = set_of(iline);
         for w in 0..ways {
             for s in 0..sets {
@@ -419,31 +576,36 @@ impl<const LA: usize> Block for L1<LA> {
         }
         // Reads out in memory: set when the head's request is accepted,
         // cleared by the response with that id.
-        for k in 0..self.ids {
-            let kk = cx.lit::<8>(k as u64);
+        for k in 0..self.mrd.len() {
+            let kk = cx.lit::<IW>(key(k));
             let set_h = head_miss_go & hid.eq(kk);
             let clr = fv & fid.eq(kk);
             cx.d(self.mrd[k], set_h.mux(o1, clr.mux(z1, mrd[k])));
         }
         // o stage.
-        cx.d(self.o_v, head_hit_go | (o_v & fv));
+        cx.d(self.o_v, head_hit_go | (o_v & fv_up));
         cx.d(self.o_id, head_hit_go.mux(sid[h - 1], o_id));
         let one32 = cx.lit::<32>(1);
         let ch = cx.q(self.cnt_hit);
         let cm = cx.q(self.cnt_miss);
-        cx.d(self.cnt_hit, head_hit_go.mux(ch + one32, ch));
+        let hit_n = head_pf_hit.map_or(head_hit_go, |x| head_hit_go | x);
+        cx.d(self.cnt_hit, hit_n.mux(ch + one32, ch));
         cx.d(self.cnt_miss, (head_miss_go & hcache).mux(cm + one32, cm));
-        let resp_v = fv | o_v;
-        let resp_id = fv.mux(i.gm_resp.id, o_v.mux(o_id, z8));
-        let resp_data: [S<C, 32>; 32] = std::array::from_fn(|k| fv.mux(i.gm_resp.rdata[k], o_v.mux(rdata[k], z32)));
+        let resp_v = fv_up | o_v;
+        let resp_id = fv_up.mux(i.gm_resp.id, o_v.mux(o_id, z8));
+        let resp_data: [S<C, 32>; 32] =
+            std::array::from_fn(|k| fv_up.mux(i.gm_resp.rdata[k], o_v.mux(rdata[k], z32)));
+        // Per requester: its valid (by the id's requester bits), the
+        // shared id (low 8 bits) and data.
+        let lsu_resp = resp_for(cx, resp_v, resp_id, resp_data, 0, RX > 0);
+        let rq_resp = std::array::from_fn(|k| resp_for(cx, resp_v, resp_id, resp_data, k + 1, RX > 0));
+        let ready_of = |r: usize| grant.get(r).map_or(ready, |&g| g & ready);
         L1Out {
-            lsu_req_ready_o: ready,
-            lsu_resp: GmResp {
-                valid: resp_v,
-                id: resp_id,
-                rdata: resp_data,
-            },
-            gm_req: GmReq {
+            lsu_req_ready_o: ready_of(0),
+            lsu_resp,
+            rq_ready: std::array::from_fn(|k| GmReady { ready: ready_of(k + 1) }),
+            rq_resp,
+            gm_req: GmReqW {
                 valid: gv,
                 id: gv.mux(g_id, z8),
                 write: g_write,
@@ -521,5 +683,115 @@ mod tests {
     fn elaborates() {
         crate::hdl::Sim::new(L1::<7>::new(4, 4, 8).unwrap()).unwrap();
         crate::hdl::Sim::new(L1::<3>::new(2, 1, 2).unwrap()).unwrap();
+        crate::hdl::Sim::new(L1::<3, 1, 9>::new(2, 2, 2).unwrap()).unwrap();
+        crate::hdl::Sim::new(L1::<3, 2, 10>::new(2, 1, 2).unwrap()).unwrap();
+    }
+
+    /// Two and three requesters (the LSU and two with fill-only reads)
+    /// against the reference, the image, per-requester order at memory and
+    /// round-robin fairness.
+    #[test]
+    fn several_requesters_match_reference_and_memory() {
+        use crate::testbenches::l1_tb::{l1_bench, L1Bench};
+        let bench = |seed, ways, latency, mem_latency, ooo, slots| L1Bench {
+            seed,
+            ways,
+            latency,
+            ref_latency: latency,
+            mem_latency,
+            ooo,
+            instrs: 300,
+            slots,
+        };
+        let check = |s: &crate::testbenches::l1_tb::L1Stats, n: usize| {
+            assert!(s.hits > 50 && s.misses > 50 && s.checked > 300, "{s:?}");
+            assert!(s.fills_to_memory > 20 && s.contended > 100, "{s:?}");
+            assert!(s.taken.iter().all(|&t| t > 100) && s.taken.len() == n, "{s:?}");
+            assert!(s.max_wait >= 1 && s.max_wait < n as u32, "{s:?}");
+        };
+        for (seed, ways, h, lat, ooo, slots) in [(11, 2, 1, 3, false, 2), (12, 4, 4, 20, true, 8), (13, 1, 2, 7, true, 4)] {
+            let s = l1_bench::<3, 1, 9>(bench(seed, ways, h, lat, ooo, slots)).unwrap();
+            eprintln!("l1 two requesters seed {seed}: {s:?}");
+            check(&s, 2);
+        }
+        for (seed, ways, h, lat, ooo, slots) in [(21, 2, 3, 9, true, 4), (22, 8, 1, 15, false, 2)] {
+            let s = l1_bench::<3, 2, 10>(bench(seed, ways, h, lat, ooo, slots)).unwrap();
+            eprintln!("l1 three requesters seed {seed}: {s:?}");
+            check(&s, 3);
+        }
+        let mut wrong = bench(14, 2, 3, 5, false, 2);
+        wrong.ref_latency = 4;
+        let e = l1_bench::<3, 1, 9>(wrong).unwrap_err();
+        assert!(e.contains("l1 cycle"), "{e}");
+    }
+
+    /// Directed: requester 1's fill-only read of a line gets no response
+    /// and fills it; requester 0's read of it then hits (no memory
+    /// request) with the memory's words; a second fill of it does nothing.
+    #[test]
+    fn a_fill_returns_nothing_and_makes_a_hit() {
+        use crate::hdl::sim::zero_ports;
+        use crate::hdl::{Bits, Concrete, Sim};
+        let mut sim = Sim::new(L1::<3, 1, 9>::new(2, 2, 2).unwrap()).unwrap();
+        let line = 5u64;
+        let word = |k: usize| 0x1000 + k as u64;
+        let read = |r: usize, fill: bool| {
+            let mut i: super::L1In<Concrete, 1, 9> = zero_ports();
+            let q = if r == 0 { &mut i.lsu_req } else { &mut i.rq[0] };
+            q.valid = Bits::new(1);
+            q.id = Bits::new(3);
+            q.addr = Bits::new(line << 7);
+            q.size = Bits::new(2);
+            i.rq_fill[0].fill = Bits::new(fill as u64);
+            i.gm_req_ready_i = Bits::new(1);
+            i
+        };
+        let idle = || {
+            let mut i: super::L1In<Concrete, 1, 9> = zero_ports();
+            i.gm_req_ready_i = Bits::new(1);
+            i
+        };
+        // The fill: taken, then out to memory with id {1, 3}.
+        let o = sim.step_core(&read(1, true));
+        assert_eq!(o.rq_ready[0].ready.to_u64(), 1);
+        let mut sent = None;
+        for c in 0..4 {
+            let o = sim.step_core(&idle());
+            if o.gm_req.valid.to_u64() == 1 {
+                sent = Some((c, o.gm_req.id.to_u64(), o.gm_req.addr.to_u64()));
+            }
+        }
+        assert_eq!(sent.map(|s| (s.1, s.2)), Some((1 << 8 | 3, line << 7)), "{sent:?}");
+        // Its response fills and goes to no requester.
+        let mut i = idle();
+        i.gm_resp.valid = Bits::new(1);
+        i.gm_resp.id = Bits::new(1 << 8 | 3);
+        for k in 0..32 {
+            i.gm_resp.rdata[k] = Bits::new(word(k));
+        }
+        let o = sim.step_core(&i);
+        assert_eq!((o.lsu_resp.valid.to_u64(), o.rq_resp[0].valid.to_u64()), (0, 0));
+        // A second fill of the line hits and does nothing.
+        let o = sim.step_core(&read(1, true));
+        assert_eq!(o.rq_ready[0].ready.to_u64(), 1);
+        for _ in 0..4 {
+            let o = sim.step_core(&idle());
+            assert_eq!(o.gm_req.valid.to_u64() + o.lsu_resp.valid.to_u64() + o.rq_resp[0].valid.to_u64(), 0);
+        }
+        // Requester 0's read hits: H + 1 cycles, the memory's words.
+        let o = sim.step_core(&read(0, false));
+        assert_eq!(o.lsu_req_ready_o.to_u64(), 1);
+        let hits0 = o.cnt_l1_hit_o.to_u64();
+        let mut got = None;
+        for c in 1..6 {
+            let o = sim.step_core(&idle());
+            assert_eq!(o.gm_req.valid.to_u64(), 0);
+            if o.lsu_resp.valid.to_u64() == 1 {
+                got = Some((c, o.lsu_resp.id.to_u64(), o.lsu_resp.rdata[7].to_u64(), o.rq_resp[0].valid.to_u64()));
+            }
+        }
+        assert_eq!(got, Some((3, 3, word(7), 0)));
+        assert_eq!(sim.step_core(&idle()).cnt_l1_hit_o.to_u64(), hits0 + 1);
+        assert_eq!(sim.step_core(&idle()).cnt_l1_miss_o.to_u64(), 1);
     }
 }

@@ -106,7 +106,9 @@ fn sp_issue(g: &SpGeom, op: u8, m: u8) -> u64 {
     (g.passes() * if imul32 { g.imul_passes } else { 1 }) as u64
 }
 
-impl<const G: usize> WarpUnit for SpArray<G> {
+impl<const G: usize, const M: usize, const N: usize, const GM: usize, const GN: usize> WarpUnit
+    for SpArray<G, M, N, GM, GN>
+{
     fn groups(&self) -> usize {
         G
     }
@@ -116,7 +118,7 @@ impl<const G: usize> WarpUnit for SpArray<G> {
     fn latency(&self) -> u64 {
         self.geom().lat as u64
     }
-    fn set(&self, i: &mut SpArrayIn<Concrete, G>, g: usize, d: Option<&Dispatch>) {
+    fn set(&self, i: &mut SpArrayIn<Concrete, G, GM, GN>, g: usize, d: Option<&Dispatch>) {
         let p = &mut i.sp[g];
         match d {
             None => p.valid = Bits::new(0),
@@ -135,10 +137,10 @@ impl<const G: usize> WarpUnit for SpArray<G> {
             }
         }
     }
-    fn ready(&self, o: &SpArrayOut<Concrete, G>, g: usize) -> bool {
+    fn ready(&self, o: &SpArrayOut<Concrete, G, GN>, g: usize) -> bool {
         o.sp[g].ready.to_u64() == 1
     }
-    fn result(&self, o: &SpArrayOut<Concrete, G>, g: usize) -> Option<WarpResult> {
+    fn result(&self, o: &SpArrayOut<Concrete, G, GN>, g: usize) -> Option<WarpResult> {
         let o = &o.sp[g];
         (o.res_valid.to_u64() == 1).then(|| WarpResult {
             tag: o.res_tag.to_u64() as u32,

@@ -37,6 +37,46 @@
 //! * Sizes: lanes per group = `sp_lanes / warp_schedulers` (8 or 16; a
 //!   const parameter), groups = `warp_schedulers` (1 or 2), FP32 flavour
 //!   from `mul_add` ([`lane::Flavor`]).
+//!
+//! Lane ports (docs/sm.md 9.1; GPU-CC feeds each lane its own operation):
+//!
+//! ```text
+//!   ln<i>_* (hot)          engine pass (lane i's thread)
+//!        |                        |
+//!   ln_mode_i --------> [mux] <---+       ln<i>_valid_i & ln_mode_i
+//!                         |                         |
+//!                  u_lane<i>: sp_lane          ln<i>_valid_s0..s<LAT-1>
+//!                         |                         |
+//!             engine collector, and  ln<i>_res_o pred_o err_o err_code_o
+//!             (gated by)                       ln<i>_valid_o
+//! ```
+//!
+//! * Present only when asked for: the const parameters `M` (mode ports)
+//!   and `N` (lane ports) of [`SpGroup`] are 0 and 0, or 1 and the lanes
+//!   per group; [`SpArray`] has them per group and in all (`GM` = `G`, `GN`
+//!   = `G * N`). [`lane_ports`] turns them on for configs with a `[gpucc]`
+//!   section (`smrtl sim|cosim|export sp --config gpucc`: [`SpArray2Ln16`],
+//!   module names ending `_ln`); without them the ports, the logic and the
+//!   Verilog are those above.
+//! * Ports (hot domain), on `sp_group`: `ln_mode_i`, per lane `i` of the
+//!   group `ln<i>_valid_i`, `ln<i>_op_i[7]`, `ln<i>_mod_i[4]`,
+//!   `ln<i>_a_i`/`_b_i`/`_c_i[32]`, `ln<i>_pa_i`; `ln<i>_valid_o`,
+//!   `ln<i>_res_o[32]`, `ln<i>_pred_o`, `ln<i>_err_o`,
+//!   `ln<i>_err_code_o[8]` (the lane's codes; all outputs 0 while
+//!   `ln<i>_valid_o` is 0). On the array: `sp<g>_ln_mode_i` per group and
+//!   `ln<j>_*` with `j = g * L + i`.
+//! * `ln_mode_i` = 1: each lane takes its own port (a mux in front of the
+//!   `sp_lane`, whose pipeline is shared with the warp path), one
+//!   operation per lane per hot cycle, fully pipelined; `ln<i>_valid_o` is
+//!   1 exactly `sp_latency` hot cycles after a hot cycle with `ln_mode_i`
+//!   and `ln<i>_valid_i` 1 (an operation in flight still leaves if the
+//!   mode drops meanwhile). The warp-level dispatch is ignored
+//!   (`valid_i` is not accepted; the idle engine keeps `ready_o` 1 and
+//!   gives no result). `ln_mode_i` may change only while `ready_o` is 1
+//!   and no warp result is pending (the engine is idle), so no warp pass
+//!   is in the lanes while the mode is 1.
+//! * `ln_mode_i` = 0: the group behaves as without lane ports and
+//!   `ln<i>_valid_o` is 0 (once the lane operations in flight have left).
 
 pub mod engine;
 pub mod lane;

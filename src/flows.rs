@@ -48,10 +48,17 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Sp => {
             let g = crate::units::sp::SpGeom::of(cfg);
             let e = |e: crate::units::sp::SpError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
-            match g.groups {
-                1 => f.call(crate::units::sp::SpArray1::new(g).map_err(e)?),
-                2 => f.call(crate::units::sp::SpArray2::new(g).map_err(e)?),
-                n => bail!(
+            match (g.groups, crate::units::sp::lane_ports(cfg)) {
+                (1, false) => f.call(crate::units::sp::SpArray1::new(g).map_err(e)?),
+                (2, false) => f.call(crate::units::sp::SpArray2::new(g).map_err(e)?),
+                // The lane-port shapes (GPU-CC) are type parameters.
+                (2, true) if g.lanes == 16 => f.call(crate::units::sp::SpArray2Ln16::new(g).map_err(e)?),
+                (n, true) => bail!(
+                    "config `{}`: SP lane ports (a [gpucc] section) are built for 2 groups of 16 lanes, not {n} of {}",
+                    cfg.name,
+                    g.lanes
+                ),
+                (n, false) => bail!(
                     "config `{}`: {n} SP groups (warp_schedulers) are not supported (1 or 2)",
                     cfg.name
                 ),

@@ -106,7 +106,9 @@ fn sp_issue(g: &SpGeom, op: u8, m: u8) -> u64 {
     (g.passes() * if imul32 { g.imul_passes } else { 1 }) as u64
 }
 
-impl<const G: usize> WarpUnit for SpArray<G> {
+impl<const G: usize, const M: usize, const N: usize, const GM: usize, const GN: usize> WarpUnit
+    for SpArray<G, M, N, GM, GN>
+{
     fn groups(&self) -> usize {
         G
     }
@@ -116,7 +118,7 @@ impl<const G: usize> WarpUnit for SpArray<G> {
     fn latency(&self) -> u64 {
         self.geom().lat as u64
     }
-    fn set(&self, i: &mut SpArrayIn<Concrete, G>, g: usize, d: Option<&Dispatch>) {
+    fn set(&self, i: &mut SpArrayIn<Concrete, G, GM, GN>, g: usize, d: Option<&Dispatch>) {
         let p = &mut i.sp[g];
         match d {
             None => p.valid = Bits::new(0),
@@ -135,10 +137,10 @@ impl<const G: usize> WarpUnit for SpArray<G> {
             }
         }
     }
-    fn ready(&self, o: &SpArrayOut<Concrete, G>, g: usize) -> bool {
+    fn ready(&self, o: &SpArrayOut<Concrete, G, GN>, g: usize) -> bool {
         o.sp[g].ready.to_u64() == 1
     }
-    fn result(&self, o: &SpArrayOut<Concrete, G>, g: usize) -> Option<WarpResult> {
+    fn result(&self, o: &SpArrayOut<Concrete, G, GN>, g: usize) -> Option<WarpResult> {
         let o = &o.sp[g];
         (o.res_valid.to_u64() == 1).then(|| WarpResult {
             tag: o.res_tag.to_u64() as u32,
@@ -330,5 +332,181 @@ pub fn run_random<U: WarpUnit, R: Rng>(
             }
         }
     }
+    Ok(st)
+}
+
+/// Statistics of a lane-port run ([`run_lanes`]).
+#[derive(Debug, Clone, Default)]
+pub struct LaneStats {
+    /// Lane operations checked (result, predicate, error, cycle).
+    pub lane_ops: u64,
+    /// Of those, with an error code.
+    pub errors_flagged: u64,
+    /// Of those, with a true predicate.
+    pub preds_true: u64,
+    /// Lane operations per opcode (index: the 7-bit opcode).
+    pub per_op: Vec<u64>,
+    /// Warp instructions checked between the lane phases.
+    pub warps: u64,
+    /// Switches to lane mode and back.
+    pub switches: u64,
+}
+
+/// What the lanes are given in lane mode: every op of `flavor` (`None`: a
+/// random valid modifier at each use) and operations that must answer
+/// with an error code (the other flavour's multiply-add, an SFU op, an
+/// FP64 op, an undefined opcode, modifiers the ISA does not define, FMAD
+/// with a rounding other than RN).
+pub fn lane_menu(flavor: Flavor) -> Vec<(u8, Option<u8>)> {
+    let mut m: Vec<(u8, Option<u8>)> = Op::ALL
+        .iter()
+        .filter(|o| flavor.implements(**o))
+        .map(|&o| (o as u8, None))
+        .collect();
+    let other = match flavor {
+        Flavor::Tesla => Op::Ffma,
+        Flavor::Ieee => Op::Fmad,
+    };
+    m.extend([
+        (other as u8, Some(0)),
+        (Op::Rcp as u8, Some(0)),
+        (Op::Dadd as u8, Some(0)),
+        (0x7f, Some(0)),
+        (Op::Imul as u8, Some(5)),
+        (Op::Isetp as u8, Some(6)),
+        (Op::Iadd as u8, Some(1)),
+    ]);
+    if flavor == Flavor::Tesla {
+        m.push((Op::Fmad as u8, Some(1)));
+    }
+    m
+}
+
+/// Operands for one lane operation: FP32 edge classes for FP ops (and
+/// F2I), integer edge classes otherwise.
+fn lane_operands<R: Rng>(r: &mut R, op: u8) -> [u32; 3] {
+    let fp = Op::from_code(op).is_some_and(|o| matches!(o.info().class, crate::golden::isa::Class::Fp32) || o == Op::F2i);
+    if fp {
+        operands::<_, 3>(r, F32).map(|v| v as u32)
+    } else {
+        [int_operand(r), int_operand(r), int_operand(r)]
+    }
+}
+
+/// Lane-port traffic on an SP array with lane ports, `rounds` times:
+/// warp-level random traffic with `ln_mode` 0 ([`run_random`], `warp_core`
+/// core cycles, drained: the group is idle and `ready_o` is 1), then the
+/// mode switched to 1 on every group for a random 1..=`lane_hot` hot
+/// cycles in which every lane takes an operation on most hot cycles, the
+/// lanes of a group all different ops of [`lane_menu`] (a rotation that
+/// moves every hot cycle), while a warp instruction is offered on every
+/// dispatch port (it must be ignored); then the mode back to 0 and
+/// `sp_latency` more hot cycles. Every hot cycle, every lane port's
+/// outputs are checked: `valid_o` exactly `sp_latency` hot cycles after a
+/// valid operation, then its result, predicate, error bit and code against
+/// [`sp_ref`], else all outputs 0; and no warp result, `ready_o` 1.
+pub fn run_lanes<const G: usize, const N: usize, const GN: usize, R: Rng>(
+    sim: &mut Sim<SpArray<G, 1, N, G, GN>>,
+    r: &mut R,
+    rounds: usize,
+    lane_hot: u64,
+    warp_core: u64,
+) -> Result<LaneStats, String> {
+    let u = sim.block().clone();
+    let geom = u.geom();
+    let lat = geom.lat as u64;
+    let menu = lane_menu(geom.flavor);
+    let mut st = LaneStats {
+        per_op: vec![0; 128],
+        ..LaneStats::default()
+    };
+    for _ in 0..rounds {
+        let w = run_random(sim, r, warp_core, 0.7)?;
+        st.warps += w.warps;
+        st.switches += 1;
+        let n_hot = r.gen_range(1..=lane_hot);
+        let mut due: Vec<VecDeque<(u64, u8, RefOut)>> = vec![VecDeque::new(); GN];
+        let ignored: Vec<Dispatch> = (0..G).map(|_| u.random(r)).collect();
+        for c in 0..n_hot + lat {
+            let lane_mode = c < n_hot;
+            let mut inp: SpArrayIn<Concrete, G, G, GN> = crate::hdl::sim::zero_ports();
+            for g in 0..G {
+                inp.mode[g].ln_mode = Bits::new(lane_mode as u64);
+                u.set(&mut inp, g, lane_mode.then_some(&ignored[g]));
+            }
+            let t = sim.hot_cycle();
+            // Core-domain outputs are sampled at core edges (a result
+            // pulse seen at the last edge of the warp phase is still on
+            // the port in the hot cycle after it).
+            let edge = sim.next_is_core_edge();
+            let rot = r.gen_range(0..menu.len());
+            for (j, l) in inp.ln.iter_mut().enumerate() {
+                let (op, fixed) = menu[(rot + j % N) % menu.len()];
+                let m = fixed.unwrap_or_else(|| {
+                    let modk = Op::from_code(op).map(|o| o.info().modk);
+                    let ok: Vec<u8> = (0..16u8).filter(|&v| modk.is_some_and(|k| k.accepts(v))).collect();
+                    if ok.is_empty() {
+                        0
+                    } else {
+                        ok[r.gen_range(0..ok.len())]
+                    }
+                });
+                let [a, b, cc] = lane_operands(r, op);
+                let pa = r.gen_bool(0.5);
+                let valid = r.gen_bool(0.9);
+                l.valid = Bits::new(valid as u64);
+                l.op = Bits::new(op as u64);
+                l.md = Bits::new(m as u64);
+                l.a = Bits::new(a as u64);
+                l.b = Bits::new(b as u64);
+                l.c = Bits::new(cc as u64);
+                l.pa = Bits::new(pa as u64);
+                if valid && lane_mode {
+                    due[j].push_back((t + lat, op, sp_ref(geom.flavor, op, m, a, b, cc, pa)));
+                }
+            }
+            let o = sim.step(&inp);
+            for g in 0..G {
+                if edge && (o.sp[g].res_valid.to_u64() != 0 || o.sp[g].ready.to_u64() != 1) {
+                    return Err(format!(
+                        "group {g}, hot cycle {t}, lane phase: res_valid_o {} ready_o {} (want 0 and 1: the warp dispatch is ignored)",
+                        o.sp[g].res_valid.to_u64(),
+                        o.sp[g].ready.to_u64()
+                    ));
+                }
+            }
+            for (j, q) in due.iter_mut().enumerate() {
+                let p = &o.ln[j];
+                let got = (
+                    p.valid.to_u64(),
+                    p.res.to_u64(),
+                    p.pred.to_u64(),
+                    p.err.to_u64(),
+                    p.err_code.to_u64(),
+                );
+                let want = match q.front() {
+                    Some(&(d, op, want)) if d == t => {
+                        q.pop_front();
+                        st.lane_ops += 1;
+                        st.per_op[op as usize] += 1;
+                        st.errors_flagged += (want.err != 0) as u64;
+                        st.preds_true += want.pred as u64;
+                        (1, want.res, want.pred as u64, (want.err != 0) as u64, want.err as u64)
+                    }
+                    _ => (0, 0, 0, 0, 0),
+                };
+                if got != want {
+                    return Err(format!(
+                        "lane {j}, hot cycle {t}: (valid, res, pred, err, err_code) = {got:x?}, want {want:x?}"
+                    ));
+                }
+            }
+        }
+        if let Some((j, q)) = due.iter().enumerate().find(|(_, q)| !q.is_empty()) {
+            return Err(format!("lane {j}: {} results never seen", q.len()));
+        }
+    }
+    // End with warp traffic again: ln_mode 0 behaves as without lane ports.
+    st.warps += run_random(sim, r, warp_core, 0.7)?.warps;
     Ok(st)
 }

@@ -58,7 +58,8 @@ pub fn random_inputs<P: Ports<Concrete>, R: RngCore>(rng: &mut R, t: u64, prev: 
 }
 
 /// Random inputs for block `blk` at hot cycle `t`, constrained by
-/// [`Block::constrain`] before core edges.
+/// [`Block::constrain`] before core edges and by [`Block::constrain_hot`]
+/// on every hot cycle.
 pub fn block_inputs<K: crate::hdl::Block, R: RngCore>(
     blk: &K,
     rng: &mut R,
@@ -70,5 +71,6 @@ pub fn block_inputs<K: crate::hdl::Block, R: RngCore>(
     if Domain::Core.edge_at(t) {
         blk.constrain(rng.gen(), &mut i);
     }
+    blk.constrain_hot(t, &mut i);
     i
 }

@@ -493,6 +493,15 @@ pub trait Block {
     /// call it on even hot cycles only, so core-domain inputs stay constant
     /// for a whole core cycle. Default: no constraint.
     fn constrain(&self, _r: u64, _i: &mut Self::In<super::signal::Concrete>) {}
+
+    /// Set the inputs of hot cycle `t` that follow a schedule rather than
+    /// chance (a mode input that may change only while the block is idle):
+    /// random-stimulus flows call it on every hot cycle, after
+    /// [`constrain`](Block::constrain). It draws no random numbers (other
+    /// blocks' stimulus streams do not depend on it); it may use the random
+    /// values already in `i`. It must leave core-domain inputs alone on odd
+    /// hot cycles. Default: nothing.
+    fn constrain_hot(&self, _t: u64, _i: &mut Self::In<super::signal::Concrete>) {}
 }
 
 /// Declare a port struct generic over the backend (and optional const

@@ -178,8 +178,8 @@ impl Block for DpuLane {
     }
 }
 
-impl LaneUnit<64> for DpuLane {
-    fn lane<C: Ctx>(
+impl<C: Ctx> LaneUnit<C, 64> for DpuLane {
+    fn lane(
         &self,
         cx: &mut C,
         idx: usize,

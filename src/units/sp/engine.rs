@@ -34,12 +34,13 @@ use crate::units::fp::k;
 /// Threads in a warp (the bus width of every port).
 pub const WARP: usize = 32;
 
-/// A lane datapath the engine drives (`DW`-bit operands and results).
-pub trait LaneUnit<const DW: usize> {
+/// A lane datapath the engine drives (`DW`-bit operands and results) in
+/// context `C`.
+pub trait LaneUnit<C: Ctx, const DW: usize> {
     /// Instantiate lane `idx` with its inputs; returns (result, predicate,
     /// error code) after the lane's latency.
     #[allow(clippy::too_many_arguments)]
-    fn lane<C: Ctx>(
+    fn lane(
         &self,
         cx: &mut C,
         idx: usize,
@@ -82,6 +83,8 @@ pub struct EngOut<C: Ctx, const DW: usize> {
     pub res_pred: [S<C, 1>; WARP],
     pub res_err: S<C, 1>,
     pub res_err_code: S<C, 8>,
+    /// Each lane's outputs (result, predicate, error code), hot domain.
+    pub lanes: Vec<(S<C, DW>, S<C, 1>, S<C, 8>)>,
 }
 
 /// The engine's registers (all hot domain).
@@ -175,7 +178,7 @@ impl<const DW: usize> Engine<DW> {
     }
 
     /// The engine's logic; `unit` instantiates the lanes.
-    pub fn eval<C: Ctx, U: LaneUnit<DW>>(&self, cx: &mut C, unit: &U, i: &EngIn<'_, C, DW>) -> EngOut<C, DW> {
+    pub fn eval<C: Ctx, U: LaneUnit<C, DW>>(&self, cx: &mut C, unit: &U, i: &EngIn<'_, C, DW>) -> EngOut<C, DW> {
         let hot = Domain::Hot;
         let l = self.lanes;
         let np = self.passes();
@@ -349,6 +352,7 @@ impl<const DW: usize> Engine<DW> {
             }),
             res_err: o_err.any(),
             res_err_code: o_err,
+            lanes: lane_out,
         }
     }
 }

@@ -37,7 +37,7 @@ use crate::golden::isa::{Op, Unit};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::config::SmConfig;
 use crate::units::fp::{self, k, S as BS};
-use crate::units::sp::engine::{EngIn, Engine, LaneUnit, WARP};
+use crate::units::sp::engine::{EngIn, Engine, LaneOps, LaneUnit, WARP};
 
 crate::ports! {
     /// One FP64 lane's operation and operands.
@@ -179,23 +179,13 @@ impl Block for DpuLane {
 }
 
 impl<C: Ctx> LaneUnit<C, 64> for DpuLane {
-    fn lane(
-        &self,
-        cx: &mut C,
-        idx: usize,
-        op: S<C, 7>,
-        md: S<C, 4>,
-        a: S<C, 64>,
-        b: S<C, 64>,
-        c: S<C, 64>,
-        _pa: S<C, 1>,
-    ) -> (S<C, 64>, S<C, 1>, S<C, 8>) {
+    fn lane(&self, cx: &mut C, idx: usize, x: LaneOps<C::B, 64>) -> (S<C, 64>, S<C, 1>, S<C, 8>) {
         let i = DpuLaneIn {
-            op_i: op,
-            mod_i: md,
-            a_i: a,
-            b_i: b,
-            c_i: c,
+            op_i: x.op,
+            mod_i: x.md,
+            a_i: x.a,
+            b_i: x.b,
+            c_i: x.c,
         };
         let o = cx.instance(&self.names[idx], self, &i);
         (o.res_o, o.pred_o, o.err_code_o)

@@ -34,23 +34,24 @@ use crate::units::fp::k;
 /// Threads in a warp (the bus width of every port).
 pub const WARP: usize = 32;
 
+/// The inputs of one lane operation: opcode, modifiers, `DW`-bit operands
+/// and the predicate operand.
+#[derive(Clone, Copy)]
+pub struct LaneOps<B: crate::hdl::Backend, const DW: usize> {
+    pub op: B::S<7>,
+    pub md: B::S<4>,
+    pub a: B::S<DW>,
+    pub b: B::S<DW>,
+    pub c: B::S<DW>,
+    pub pa: B::S<1>,
+}
+
 /// A lane datapath the engine drives (`DW`-bit operands and results) in
 /// context `C`.
 pub trait LaneUnit<C: Ctx, const DW: usize> {
     /// Instantiate lane `idx` with its inputs; returns (result, predicate,
     /// error code) after the lane's latency.
-    #[allow(clippy::too_many_arguments)]
-    fn lane(
-        &self,
-        cx: &mut C,
-        idx: usize,
-        op: S<C, 7>,
-        md: S<C, 4>,
-        a: S<C, DW>,
-        b: S<C, DW>,
-        c: S<C, DW>,
-        pa: S<C, 1>,
-    ) -> (S<C, DW>, S<C, 1>, S<C, 8>);
+    fn lane(&self, cx: &mut C, idx: usize, x: LaneOps<C::B, DW>) -> (S<C, DW>, S<C, 1>, S<C, 8>);
     /// Pipeline depth of a lane (hot cycles).
     fn latency(&self) -> usize;
 }
@@ -253,7 +254,7 @@ impl<const DW: usize> Engine<DW> {
                 let x = cx.q(self.b_pa[p * l + j]);
                 pa = pass.eq(k::<C::B, 6>(p as u64)).mux(x, pa);
             }
-            lane_out.push(unit.lane(cx, j, op, md, a, b, c, pa));
+            lane_out.push(unit.lane(cx, j, LaneOps { op, md, a, b, c, pa }));
         }
 
         // Control pipeline beside the lanes.

@@ -87,7 +87,7 @@ use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::config::SmConfig;
 use crate::units::fp::k;
 use crate::units::fp::S as BS;
-use engine::{EngIn, EngOut, Engine, LaneUnit, WARP};
+use engine::{EngIn, EngOut, Engine, LaneOps, LaneUnit, WARP};
 use lane::{Flavor, SpLane, SpLaneIn};
 
 crate::bundle! {
@@ -215,24 +215,14 @@ struct SpLanes {
 }
 
 impl<C: Ctx> LaneUnit<C, 32> for SpLanes {
-    fn lane(
-        &self,
-        cx: &mut C,
-        idx: usize,
-        op: S<C, 7>,
-        md: S<C, 4>,
-        a: S<C, 32>,
-        b: S<C, 32>,
-        c: S<C, 32>,
-        pa: S<C, 1>,
-    ) -> (S<C, 32>, S<C, 1>, S<C, 8>) {
+    fn lane(&self, cx: &mut C, idx: usize, x: LaneOps<C::B, 32>) -> (S<C, 32>, S<C, 1>, S<C, 8>) {
         let i = SpLaneIn {
-            op_i: op,
-            mod_i: md,
-            a_i: a,
-            b_i: b,
-            c_i: c,
-            pa_i: pa,
+            op_i: x.op,
+            mod_i: x.md,
+            a_i: x.a,
+            b_i: x.b,
+            c_i: x.c,
+            pa_i: x.pa,
         };
         let o = cx.instance(&self.names[idx], &self.lane, &i);
         (o.res_o, o.pred_o, o.err_code_o)
@@ -252,26 +242,16 @@ struct LnMux<'a, C: Ctx, const N: usize> {
 }
 
 impl<C: Ctx, const N: usize> LaneUnit<C, 32> for LnMux<'_, C, N> {
-    fn lane(
-        &self,
-        cx: &mut C,
-        idx: usize,
-        op: S<C, 7>,
-        md: S<C, 4>,
-        a: S<C, 32>,
-        b: S<C, 32>,
-        c: S<C, 32>,
-        pa: S<C, 1>,
-    ) -> (S<C, 32>, S<C, 1>, S<C, 8>) {
+    fn lane(&self, cx: &mut C, idx: usize, x: LaneOps<C::B, 32>) -> (S<C, 32>, S<C, 1>, S<C, 8>) {
         let l = &self.ln[idx];
         let m = self.mode;
-        let op = cx.select(m, |_| l.op, |_| op);
-        let md = cx.select(m, |_| l.md, |_| md);
-        let a = cx.select(m, |_| l.a, |_| a);
-        let b = cx.select(m, |_| l.b, |_| b);
-        let c = cx.select(m, |_| l.c, |_| c);
-        let pa = cx.select(m, |_| l.pa, |_| pa);
-        self.lanes.lane(cx, idx, op, md, a, b, c, pa)
+        let op = cx.select(m, |_| l.op, |_| x.op);
+        let md = cx.select(m, |_| l.md, |_| x.md);
+        let a = cx.select(m, |_| l.a, |_| x.a);
+        let b = cx.select(m, |_| l.b, |_| x.b);
+        let c = cx.select(m, |_| l.c, |_| x.c);
+        let pa = cx.select(m, |_| l.pa, |_| x.pa);
+        self.lanes.lane(cx, idx, LaneOps { op, md, a, b, c, pa })
     }
     fn latency(&self) -> usize {
         self.lanes.lane.latency()

@@ -90,4 +90,3 @@ impl BlockFn for Emit {
         Ok(verilog::emit(&crate::hdl::elaborate(&blk)?))
     }
 }
-

@@ -249,7 +249,9 @@ impl SmConfig {
         let mut t: toml::Table = toml::from_str(text).map_err(|e: toml::de::Error| parse(e.to_string()))?;
         let mut inherited = None;
         if let Some(b) = t.remove("base") {
-            let name = b.as_str().ok_or_else(|| parse("`base` must be a preset name (a string)".into()))?;
+            let name = b
+                .as_str()
+                .ok_or_else(|| parse("`base` must be a preset name (a string)".into()))?;
             let Some((_, base_text)) = PRESETS.iter().find(|(n, _)| *n == name) else {
                 return Err(ConfigError::UnknownBase {
                     path: origin.to_string(),
@@ -353,7 +355,12 @@ impl SmConfig {
             ("lsu_slots", self.lsu_slots, 1, 8),
             ("gm_requesters", self.gm_requesters, 1, 4),
             ("gmem_latency", self.gmem_latency, 1, 1 << 16),
-            ("gmem_milli_bytes_per_cycle", self.gmem_milli_bytes_per_cycle, 1, 1_000_000_000),
+            (
+                "gmem_milli_bytes_per_cycle",
+                self.gmem_milli_bytes_per_cycle,
+                1,
+                1_000_000_000,
+            ),
             ("ibuffer_entries", self.ibuffer_entries, 1, 2),
             ("simt_stack_depth", self.simt_stack_depth, 2, 64),
         ];
@@ -659,9 +666,15 @@ mod tests {
     fn layered_config_and_memory_fields() {
         let own = "base = \"fermi\"\nname = \"slowmem\"\ngmem_latency = 640\ngmem_milli_bytes_per_cycle = 2500\n";
         let (c, inh) = SmConfig::layered(own, "slowmem.toml").unwrap();
-        assert_eq!((c.gmem_latency, c.gmem_milli_bytes_per_cycle, c.gmem_ooo_seed), (640, 2500, 0));
+        assert_eq!(
+            (c.gmem_latency, c.gmem_milli_bytes_per_cycle, c.gmem_ooo_seed),
+            (640, 2500, 0)
+        );
         let f = SmConfig::preset("fermi").unwrap();
-        assert_eq!((c.name.as_str(), c.sp_lanes, c.smem_banks), ("slowmem", f.sp_lanes, f.smem_banks));
+        assert_eq!(
+            (c.name.as_str(), c.sp_lanes, c.smem_banks),
+            ("slowmem", f.sp_lanes, f.smem_banks)
+        );
         let (base, taken) = inh.unwrap();
         assert_eq!(base, "fermi");
         assert!(taken.contains(&"sp_lanes".to_string()) && !taken.contains(&"gmem_latency".to_string()));
@@ -677,8 +690,13 @@ mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         let e = SmConfig::from_toml(&full, "nomem.toml").unwrap_err().to_string();
-        assert!(e.contains("nomem.toml") && e.contains("gmem_latency") && e.contains("base"), "{e}");
-        let e = SmConfig::from_toml("base = \"gt300\"\n", "b.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("nomem.toml") && e.contains("gmem_latency") && e.contains("base"),
+            "{e}"
+        );
+        let e = SmConfig::from_toml("base = \"gt300\"\n", "b.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("gt300") && e.contains("b.toml"), "{e}");
         let e = SmConfig::from_toml("base = \"gt200\"\ngmem_latency = 0\n", "z.toml")
             .unwrap_err()

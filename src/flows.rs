@@ -2,11 +2,11 @@
 //! benchmark. Each takes a block by name and an `SmConfig`, builds the block
 //! with the sizes the config implies, and returns a report or a clear error.
 
+use crate::config::SmConfig;
 use crate::cosim::{self, icarus, verilator::PortsOf, verilator::Verilated, Options};
 use crate::hdl::fifo::Fifo;
 use crate::hdl::sim::flatten;
 use crate::hdl::{verilog, Block, Concrete, Sim};
-use crate::config::SmConfig;
 use crate::testbenches::stimulus::block_inputs;
 use crate::units::barrier::Barrier;
 use crate::units::mad_rf::MadRf;
@@ -109,7 +109,8 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Wb => {
             let p = crate::units::wb::WbParams::of(cfg, crate::units::lsu::max_out(cfg));
             let e = |e: crate::units::wb::WbError| anyhow::anyhow!("config `{}`: {e}", cfg.name);
-            crate::with_warp_shape!(cfg, "wb", |MW, NS, NC| f.call(crate::units::wb::Wb::<NS>::new(p).map_err(e)?))
+            crate::with_warp_shape!(cfg, "wb", |MW, NS, NC| f
+                .call(crate::units::wb::Wb::<NS>::new(p).map_err(e)?))
         }
         BlockName::L1 => {
             const LA: usize = crate::sm::top::L1_LINE_BITS;

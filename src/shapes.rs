@@ -39,9 +39,24 @@ pub struct WarpShape {
 
 /// The supported warp shapes: the presets' (docs/presets.md).
 pub const WARP_SHAPES: [WarpShape; 3] = [
-    WarpShape { warps: 16, schedulers: 1, ctas: 8, presets: "tesla" },
-    WarpShape { warps: 32, schedulers: 1, ctas: 8, presets: "gt200" },
-    WarpShape { warps: 48, schedulers: 2, ctas: 8, presets: "fermi, gpucc" },
+    WarpShape {
+        warps: 16,
+        schedulers: 1,
+        ctas: 8,
+        presets: "tesla",
+    },
+    WarpShape {
+        warps: 32,
+        schedulers: 1,
+        ctas: 8,
+        presets: "gt200",
+    },
+    WarpShape {
+        warps: 48,
+        schedulers: 2,
+        ctas: 8,
+        presets: "fermi, gpucc",
+    },
 ];
 
 /// A config whose warp shape no block is built for.
@@ -87,7 +102,13 @@ pub fn supported() -> String {
     WARP_SHAPES
         .iter()
         .map(|s| {
-            format!("{} warps, {}, {} CTA slots ({})", s.warps, schedulers(s.schedulers), s.ctas, s.presets)
+            format!(
+                "{} warps, {}, {} CTA slots ({})",
+                s.warps,
+                schedulers(s.schedulers),
+                s.ctas,
+                s.presets
+            )
         })
         .collect::<Vec<_>>()
         .join("; ")
@@ -210,7 +231,11 @@ mod tests {
         ];
         for b in shaped {
             // IMUL delay table: the presets with one (imul32_latency > 0).
-            let presets: &[&str] = if b == B::Imuldly { &["tesla", "gt200"] } else { &["tesla", "gt200", "fermi"] };
+            let presets: &[&str] = if b == B::Imuldly {
+                &["tesla", "gt200"]
+            } else {
+                &["tesla", "gt200", "fermi"]
+            };
             for p in presets {
                 let c = SmConfig::preset(p).unwrap();
                 crate::flows::with_block(b, &c, &mut Nop).unwrap_or_else(|e| panic!("{b:?} on {p}: {e}"));

@@ -5,8 +5,8 @@
 //! 1.x, per warp on 2.x), the register file's rows (docs/regfile.md) and
 //! shared memory rounded to its allocation unit.
 
-use crate::golden::isa::Sreg;
 use crate::config::SmConfig;
+use crate::golden::isa::Sreg;
 
 /// One launch as the host gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -26,7 +26,10 @@ pub struct GmArbRef {
 
 impl GmArbRef {
     pub fn new(requesters: usize) -> GmArbRef {
-        GmArbRef { first: 0, n: requesters }
+        GmArbRef {
+            first: 0,
+            n: requesters,
+        }
     }
 
     /// One core cycle: `reqs[r]` is requester r's request and fill flag.

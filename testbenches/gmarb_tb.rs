@@ -70,7 +70,10 @@ pub fn gmarb_random<const RX: usize, const IW: usize>(seed: u64, cycles: u64) ->
         let got_ready: Vec<bool> = outs.iter().map(|x| x.0).collect();
         let got_resp: Vec<Option<GmResp>> = outs.iter().map(|x| x.1.then(|| x.2.clone())).collect();
         let want_g = want.gm_req.clone();
-        if got_ready != want.ready || (gv, gv.then_some(&greq)) != (want_g.is_some(), want_g.as_ref()) || got_resp != want.resp {
+        if got_ready != want.ready
+            || (gv, gv.then_some(&greq)) != (want_g.is_some(), want_g.as_ref())
+            || got_resp != want.resp
+        {
             return Err(format!(
                 "gmarb cycle {cycle}: rtl ready {got_ready:?} gm_req {:?} resp {:?}; reference {:?} {:?} {:?}",
                 gv.then_some(&greq),
@@ -99,7 +102,10 @@ pub fn gmarb_random<const RX: usize, const IW: usize>(seed: u64, cycles: u64) ->
                 waited[r] += 1;
                 st.max_wait = st.max_wait.max(waited[r]);
                 if waited[r] > RX as u32 {
-                    return Err(format!("gmarb cycle {cycle}: requester {r} waited while {} others were taken", waited[r]));
+                    return Err(format!(
+                        "gmarb cycle {cycle}: requester {r} waited while {} others were taken",
+                        waited[r]
+                    ));
                 }
             }
         }
@@ -108,12 +114,16 @@ pub fn gmarb_random<const RX: usize, const IW: usize>(seed: u64, cycles: u64) ->
             let r = greq.id as usize >> 8;
             let want = order[r].pop_front().map(|q| GmReq { id: greq.id, ..q });
             if want.as_ref() != Some(&greq) {
-                return Err(format!("gmarb cycle {cycle}: requester {r}'s request {greq:?} out of order"));
+                return Err(format!(
+                    "gmarb cycle {cycle}: requester {r}'s request {greq:?} out of order"
+                ));
             }
         }
         // Requests taken this cycle reached memory this cycle.
         if let Some((r, q)) = order.iter().enumerate().find(|(_, o)| !o.is_empty()) {
-            return Err(format!("gmarb cycle {cycle}: requester {r}'s request {q:?} taken but not sent"));
+            return Err(format!(
+                "gmarb cycle {cycle}: requester {r}'s request {q:?} taken but not sent"
+            ));
         }
     }
     Ok(st)

@@ -331,7 +331,9 @@ fn new_instr(d: &mut Driver, r: usize, rng: &mut SmallRng, pool: u32, slots: usi
 fn check_resp(d: &mut Driver, r: usize, resp: &GmResp, gm: &Gmem, slots: usize, cycle: u64) -> Result<bool, String> {
     let id = resp.id as usize;
     if r > 0 && id >> 5 == slots - 1 {
-        return Err(format!("l1 cycle {cycle}: requester {r} got a response for fill id {id}"));
+        return Err(format!(
+            "l1 cycle {cycle}: requester {r} got a response for fill id {id}"
+        ));
     }
     let mut checked = false;
     if let Some((addr, size)) = d.asked.get(id).copied().flatten() {
@@ -472,7 +474,9 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
             if a.write || a.atom != 0 {
                 let got = (a.id as u8, a.addr);
                 if drv[r].order.pop_front() != Some(got) {
-                    return Err(format!("l1 cycle {cycle}: requester {r}'s store/atomic {got:?} out of order"));
+                    return Err(format!(
+                        "l1 cycle {cycle}: requester {r}'s store/atomic {got:?} out of order"
+                    ));
                 }
             } else if r > 0 && (a.id as usize & 0xff) >> 5 == p.slots - 1 {
                 st.fills_to_memory += 1;
@@ -509,7 +513,10 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
         return Err(format!("l1: memory errors {:?}", gm.errors));
     }
     if let Some((r, d)) = drv.iter().enumerate().find(|(_, d)| !d.order.is_empty()) {
-        return Err(format!("l1: requester {r}'s stores/atomics {:?} never reached memory", d.order));
+        return Err(format!(
+            "l1: requester {r}'s stores/atomics {:?} never reached memory",
+            d.order
+        ));
     }
     Ok(st)
 }

@@ -53,10 +53,10 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::config::{MulAdd, SmConfig};
 use crate::golden::asm::{assemble, disassemble};
 use crate::golden::isa::Program;
 use crate::golden::model::Launch;
-use crate::config::{MulAdd, SmConfig};
 use crate::testbenches::cta_ref::{occupancy, CtaLaunch};
 
 /// Generator options.

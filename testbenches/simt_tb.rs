@@ -4,11 +4,11 @@
 //! (the acceptance check of the branch traces).
 
 use super::simt_ref::{SimtObs, SimtRef, SimtStim};
+use crate::config::SmConfig;
 use crate::golden::isa::{Op, Program};
 use crate::golden::model::{Golden, Launch};
 use crate::hdl::sim::zero_ports;
 use crate::hdl::{Bits, Concrete, Sim};
-use crate::config::SmConfig;
 use crate::units::simt::{Simt, SimtIn, SimtOut, OP_BRA, OP_EXIT, OP_SSY, OP_SYNC};
 use rand::Rng;
 

@@ -385,7 +385,8 @@ pub fn lane_menu(flavor: Flavor) -> Vec<(u8, Option<u8>)> {
 /// Operands for one lane operation: FP32 edge classes for FP ops (and
 /// F2I), integer edge classes otherwise.
 fn lane_operands<R: Rng>(r: &mut R, op: u8) -> [u32; 3] {
-    let fp = Op::from_code(op).is_some_and(|o| matches!(o.info().class, crate::golden::isa::Class::Fp32) || o == Op::F2i);
+    let fp =
+        Op::from_code(op).is_some_and(|o| matches!(o.info().class, crate::golden::isa::Class::Fp32) || o == Op::F2i);
     if fp {
         operands::<_, 3>(r, F32).map(|v| v as u32)
     } else {

@@ -481,17 +481,31 @@ fn sp_waves_of_the_sp_array_and_the_fp64_unit() {
     let dir = tempfile::tempdir().unwrap();
     for (dpu, top) in [(false, "sp_array_"), (true, "dpu_")] {
         let vcd = dir.path().join(if dpu { "dpu.vcd" } else { "sp.vcd" });
-        let mut args = vec!["sp-waves", "--config", "fermi", "--cycles", "150", "--vcd", vcd.to_str().unwrap()];
+        let mut args = vec![
+            "sp-waves",
+            "--config",
+            "fermi",
+            "--cycles",
+            "150",
+            "--vcd",
+            vcd.to_str().unwrap(),
+        ];
         if dpu {
             args.push("--dpu");
         }
         let o = smrtl(&args);
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(o.status.success(), "{out}{}", stderr(&o));
-        assert!(out.starts_with(top) && out.contains("warp instructions checked"), "{out}");
+        assert!(
+            out.starts_with(top) && out.contains("warp instructions checked"),
+            "{out}"
+        );
         let text = std::fs::read_to_string(&vcd).unwrap();
         assert!(text.contains(&format!("$scope module {top}")), "{dpu}: VCD scope");
-        assert!(dir.path().join(format!("{}.gtkw", vcd.file_name().unwrap().to_str().unwrap())).exists());
+        assert!(dir
+            .path()
+            .join(format!("{}.gtkw", vcd.file_name().unwrap().to_str().unwrap()))
+            .exists());
     }
     let vcd = dir.path().join("t.vcd");
     let o = smrtl(&["sp-waves", "--config", "tesla", "--dpu", "--vcd", vcd.to_str().unwrap()]);

@@ -167,9 +167,8 @@ fn rtl_occupancy<const MW: usize, const NC: usize, const NS: usize>(
 }
 
 fn rtl_for(cfg: &SmConfig, l: CtaLaunch) -> Result<(u32, u32, u32), u32> {
-    let r: Result<_, String> = smrtl::with_warp_shape!(cfg, "cta", |MW, NS, NC| Ok(rtl_occupancy::<MW, NC, NS>(
-        cfg, l
-    )));
+    let r: Result<_, String> =
+        smrtl::with_warp_shape!(cfg, "cta", |MW, NS, NC| Ok(rtl_occupancy::<MW, NC, NS>(cfg, l)));
     r.unwrap()
 }
 

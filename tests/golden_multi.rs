@@ -25,10 +25,10 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
+use smrtl::config::SmConfig;
 use smrtl::golden::asm::assemble;
 use smrtl::golden::isa::{Program, RZ};
 use smrtl::golden::model::{program_lacks, run_kernel, Golden, Retired, Write};
-use smrtl::config::SmConfig;
 use smrtl::testbenches::kernels::{all_kernels, Case, Fp32};
 
 /// Order-independent digest of one record: everything `Retired::diff`

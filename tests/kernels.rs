@@ -13,9 +13,9 @@ use std::time::Instant;
 
 use proptest::prelude::*;
 
+use smrtl::config::SmConfig;
 use smrtl::golden::asm::{assemble, disassemble};
 use smrtl::golden::model::{program_lacks, run_kernel, Reason, Stats};
-use smrtl::config::SmConfig;
 use smrtl::testbenches::kernels::{self, all_kernels, by_name, Case, Fp32};
 
 /// Assemble, run and compare one case; returns the model's statistics.

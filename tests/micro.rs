@@ -3,9 +3,9 @@
 //! (results bit-exact, `SR_CLOCK` deltas equal to the warp instruction
 //! counts the kernels' headers state), on tesla, gt200 and fermi.
 
+use smrtl::config::SmConfig;
 use smrtl::golden::asm::assemble;
 use smrtl::golden::model::run_kernel;
-use smrtl::config::SmConfig;
 use smrtl::testbenches::kernels::micro::{micro_cases, MICRO_KERNELS};
 
 fn preset(name: &str) -> usize {

@@ -9,10 +9,10 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use rand::{Rng, SeedableRng};
 
+use smrtl::config::{MulAdd, SmConfig};
 use smrtl::golden::asm::{assemble, disassemble};
 use smrtl::golden::isa::{Op, Sreg};
 use smrtl::golden::model::{run_kernel, AtomValues, Golden, Retired};
-use smrtl::config::{MulAdd, SmConfig};
 use smrtl::testbenches::progen::{generate, ProgenCase};
 
 /// Round trip and a clean run; returns the warp instructions executed.

@@ -632,7 +632,15 @@ fn a_checker_plugs_into_the_runner() {
             let mut sim = Sim::new(sm).unwrap();
             let (launch, gmem) = (self.case.launch(), self.case.gmem.clone());
             let opts = RtlOptions::default();
-            Ok(run_checked(&mut sim, &mut self.checker, self.cfg, self.prog, &launch, gmem, &opts))
+            Ok(run_checked(
+                &mut sim,
+                &mut self.checker,
+                self.cfg,
+                self.prog,
+                &launch,
+                gmem,
+                &opts,
+            ))
         }
     }
     let mut go = Go {
@@ -665,7 +673,10 @@ fn a_checker_plugs_into_the_runner() {
         retires: 0,
         stop_at: 10,
     };
-    let e = with_sm(&cfg, &mut go).unwrap().err().expect("the checker's error stops the run");
+    let e = with_sm(&cfg, &mut go)
+        .unwrap()
+        .err()
+        .expect("the checker's error stops the run");
     assert_eq!(e.msg, "the checker stops at issue 10");
     assert_eq!(e.report.issued.iter().sum::<u64>(), 10);
     assert!(e.cycle > 0 && e.cycle < r.report.core_cycles);

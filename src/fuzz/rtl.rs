@@ -124,7 +124,6 @@ fn rtl_options(cfg: &SmConfig, r: &RtlRunOpts) -> RtlOptions {
     }
 }
 
-
 /// A progen case's header: preset, seed, budget, memory model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct ProgenOpts {

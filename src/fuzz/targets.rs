@@ -13,11 +13,11 @@ use rand::Rng;
 use super::mutate::{mutate_bytes, mutate_text, random_bytes, tokens, INTERESTING_NUMBERS};
 pub use super::rtl::RtlTarget;
 use super::Kind;
+use crate::config::SmConfig;
 use crate::golden::arith::{Round, Tininess};
 use crate::golden::isa::{Op as IsaOp, Program};
 use crate::golden::testfloat::{self, Op as TfOp};
 use crate::golden::{asm, model};
-use crate::config::SmConfig;
 use crate::testbenches::kernels;
 
 /// What the targets mutate: the benchmark kernels, their program files,

@@ -596,22 +596,34 @@ macro_rules! bundle {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __port_pre {
-    ($f:ident, $pre:literal) => { $pre };
-    ($f:ident) => { stringify!($f) };
+    ($f:ident, $pre:literal) => {
+        $pre
+    };
+    ($f:ident) => {
+        stringify!($f)
+    };
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __port_dom {
-    ({ $e:expr }) => { $e };
-    ($d:ident) => { $crate::hdl::Domain::$d };
+    ({ $e:expr }) => {
+        $e
+    };
+    ($d:ident) => {
+        $crate::hdl::Domain::$d
+    };
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __port_sfx {
-    (in) => { "_i" };
-    (out) => { "_o" };
+    (in) => {
+        "_i"
+    };
+    (out) => {
+        "_o"
+    };
 }
 
 #[doc(hidden)]

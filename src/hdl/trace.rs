@@ -464,7 +464,15 @@ impl Ctx for TraceCx<'_> {
         en: Sym<1>,
         addr: Sym<A>,
     ) -> Sym<W> {
-        match claim_port(&self.decl, &mut self.errors, &mut self.mem_rd, m.idx, port, "read", (en.0, addr.0)) {
+        match claim_port(
+            &self.decl,
+            &mut self.errors,
+            &mut self.mem_rd,
+            m.idx,
+            port,
+            "read",
+            (en.0, addr.0),
+        ) {
             Some(dm) => Sym(push(Op::MemRd(m.idx, port as u32), W, dm)),
             None => Tracing::lit(Bits::zero()),
         }

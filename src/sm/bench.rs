@@ -13,10 +13,10 @@
 //! (what a golden-only run costs per simulated core cycle), with its warp
 //! instructions per second beside it.
 
+use crate::config::SmConfig;
 use crate::golden::asm::assemble;
 use crate::golden::model::{run_kernel, Launch};
 use crate::sm::run::{run_program, Engine, RtlOptions};
-use crate::config::SmConfig;
 use std::fmt::Write as _;
 use std::time::Instant;
 

@@ -16,9 +16,9 @@
 //! * `smem_stride`: hot cycles per `LDS` warp instruction, (delta - delta of
 //!   `lat_loop`) x 2 / (32 x iters).
 
+use crate::config::SmConfig;
 use crate::golden::asm::assemble;
 use crate::sm::run::{run_program, RtlOptions};
-use crate::config::SmConfig;
 use crate::testbenches::kernels::micro::{micro_cases, MicroCase};
 
 /// One row of the calibration table.

@@ -63,7 +63,6 @@ crate::bundle! {
     pub struct GmReady { ready: 1 @ Core }
 }
 
-
 /// Round robin among up to four requesters: the one-hot grant of the
 /// first valid one at or after `ptr`, cyclically (none when none is
 /// valid), and the pointer after that requester is taken

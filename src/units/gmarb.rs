@@ -52,7 +52,12 @@ pub struct GmArb<const RX: usize, const IW: usize> {
 
 impl<const RX: usize, const IW: usize> GmArb<RX, IW> {
     pub fn new() -> Self {
-        const { assert!(RX <= 3 && IW == mem_id_bits(RX), "1..=4 requesters, IW = 8 + clog2(RX + 1)") };
+        const {
+            assert!(
+                RX <= 3 && IW == mem_id_bits(RX),
+                "1..=4 requesters, IW = 8 + clog2(RX + 1)"
+            )
+        };
         let mut decl = Decl::new();
         let rr = decl.reg("rr", Domain::Core, 0);
         GmArb { decl, rr }
@@ -117,9 +122,15 @@ mod tests {
         use crate::testbenches::gmarb_tb::gmarb_random;
         for seed in 1..4 {
             let s = gmarb_random::<1, 9>(seed, 3_000).unwrap();
-            assert!(s.taken.iter().all(|&t| t > 500) && s.fills > 100 && s.responses > 500, "{s:?}");
+            assert!(
+                s.taken.iter().all(|&t| t > 500) && s.fills > 100 && s.responses > 500,
+                "{s:?}"
+            );
             let s = gmarb_random::<2, 10>(seed, 3_000).unwrap();
-            assert!(s.taken.iter().all(|&t| t > 300) && s.fills > 100 && s.responses > 500, "{s:?}");
+            assert!(
+                s.taken.iter().all(|&t| t > 300) && s.fills > 100 && s.responses > 500,
+                "{s:?}"
+            );
             assert_eq!(s.max_wait, 2, "{s:?}");
         }
     }

@@ -12,13 +12,13 @@
 //! bit for bit (an expected NaN matches any NaN unless `--check-nans`, as
 //! in `smrtl testfloat`; every RTL NaN is the canonical one).
 
+use crate::config::SmConfig;
 use crate::cosim::verilator::{PortsOf, Verilated};
 use crate::golden::arith::{Flags, Round};
 use crate::golden::isa::Op as Isa;
 use crate::golden::testfloat::Op;
 use crate::hdl::sim::{flatten, unflatten};
 use crate::hdl::{verilog, Bits, Block, Concrete, Sim};
-use crate::config::SmConfig;
 use crate::units::dpu::{Dpu, DpuLane, DpuLaneIn, DpuLaneOut};
 use crate::units::sfu::{SfuUnit, SfuUnitIn, SfuUnitOut};
 use crate::units::sp::lane::{Flavor, SpLane, SpLaneIn, SpLaneOut};

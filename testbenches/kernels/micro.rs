@@ -17,9 +17,9 @@
 //! preset can run (FMAD or FFMA per `mul_add`, FP64 only when
 //! `fp64_rate_divisor > 0`, the MAD+MUL mix only with `sfu_fmul`).
 
+use crate::config::{MulAdd, SmConfig};
 use crate::golden::arith::{ieee, sfu, Round, Tininess};
 use crate::golden::model::Launch;
-use crate::config::{MulAdd, SmConfig};
 
 use super::{ffma, fmad, Fp32};
 

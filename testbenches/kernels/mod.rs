@@ -29,9 +29,9 @@ use std::fmt;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::config::{MulAdd, SmConfig};
 use crate::golden::arith::{ieee, sfu, tesla, Round, Tininess};
 use crate::golden::model::Launch;
-use crate::config::{MulAdd, SmConfig};
 
 /// FP32 add/multiply flavour of a preset (the contract: Tesla FADD/FMUL on
 /// `mul_add = "fmad"` presets, IEEE add/mul on `"ffma"` presets).

@@ -9,8 +9,8 @@ use super::memory::Scratch;
 use super::report::{ClassCount, Place, Reason, RunError, Stats};
 use super::warp::Warp;
 use super::{Ctx, Golden, DEFAULT_BUDGET, FULL, WARP};
-use crate::golden::isa::{Program, MAX_REGS};
 use crate::config::{MulAdd, SmConfig};
+use crate::golden::isa::{Program, MAX_REGS};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a kernel launch names: grid and block dimensions and the

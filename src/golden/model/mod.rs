@@ -57,8 +57,8 @@ pub use multi::{CtaWarps, WarpView};
 pub use report::{AtomValues, ClassCount, Place, Reason, Retired, RunError, Stats, Write};
 pub use uninit::{UninitReads, UNINIT_KEPT};
 
-use crate::golden::isa::{Class, Form, ModKind, Op, Program, Unit, NUM_PREDS, RZ};
 use crate::config::{MulAdd, SmConfig};
+use crate::golden::isa::{Class, Form, ModKind, Op, Program, Unit, NUM_PREDS, RZ};
 use exec::Dec;
 use memory::Scratch;
 use std::collections::{BTreeMap, BTreeSet};

@@ -337,9 +337,9 @@ impl Golden {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::SmConfig;
     use crate::golden::asm::assemble;
     use crate::golden::model::Launch;
-    use crate::config::SmConfig;
 
     /// Two warps per CTA: each thread stores its CTA id into shared memory,
     /// meets the barrier, reads its neighbour warp's word back and writes

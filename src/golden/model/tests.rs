@@ -1,8 +1,8 @@
 //! Unit tests of the golden model.
 
 use super::*;
-use crate::golden::isa::{Form, Guard, Instr, Op, Op::*, Program, Src, Sreg, PT};
 use crate::config::SmConfig;
+use crate::golden::isa::{Form, Guard, Instr, Op, Op::*, Program, Src, Sreg, PT};
 
 fn cfg(name: &str) -> SmConfig {
     SmConfig::load(name).unwrap()

@@ -188,12 +188,11 @@ pub fn run_rtl(
     gmem_init: Vec<u8>,
     opts: &RtlOptions,
 ) -> Result<RtlResult, Box<RtlError>> {
-    let mut checker: Box<dyn Checker> =
-        match SimtChecker::new(cfg, prog, launch, gmem_init.clone(), opts.strict_init) {
-            Err(msg) => return Err(fail(0, msg, &RtlReport::new(cfg, prog), &gmem_init)),
-            Ok(c) if opts.check => Box::new(c),
-            Ok(_) => Box::new(NoCheck),
-        };
+    let mut checker: Box<dyn Checker> = match SimtChecker::new(cfg, prog, launch, gmem_init.clone(), opts.strict_init) {
+        Err(msg) => return Err(fail(0, msg, &RtlReport::new(cfg, prog), &gmem_init)),
+        Ok(c) if opts.check => Box::new(c),
+        Ok(_) => Box::new(NoCheck),
+    };
     run_checked(sim, checker.as_mut(), cfg, prog, launch, gmem_init, opts)
 }
 

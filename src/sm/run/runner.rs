@@ -25,7 +25,11 @@ pub(super) struct Stop {
 
 /// `Stop` at `cycle` after closing the waves.
 fn stop(cycle: u64) -> impl Fn(String) -> Stop {
-    move |msg| Stop { cycle, msg, close: true }
+    move |msg| Stop {
+        cycle,
+        msg,
+        close: true,
+    }
 }
 
 /// Map RTL warp slots to (CTA, warp in CTA) from the warp starts: the CTA
@@ -264,8 +268,20 @@ impl<'a> Run<'a> {
     /// The write-back monitors (`ret<w>_*`).
     fn retires(&mut self, cycle: u64, o: &SmOut<Concrete>) -> Result<(), Stop> {
         for (v, tag, mask, lo, hi) in [
-            (&o.ret0_valid_o, &o.ret0_tag_o, &o.ret0_mask_o, &o.ret0_lo_o, &o.ret0_hi_o),
-            (&o.ret1_valid_o, &o.ret1_tag_o, &o.ret1_mask_o, &o.ret1_lo_o, &o.ret1_hi_o),
+            (
+                &o.ret0_valid_o,
+                &o.ret0_tag_o,
+                &o.ret0_mask_o,
+                &o.ret0_lo_o,
+                &o.ret0_hi_o,
+            ),
+            (
+                &o.ret1_valid_o,
+                &o.ret1_tag_o,
+                &o.ret1_mask_o,
+                &o.ret1_lo_o,
+                &o.ret1_hi_o,
+            ),
         ] {
             if v.to_u64() == 0 {
                 continue;

@@ -274,7 +274,13 @@ impl Checker for SimtChecker {
             return Err("the RTL SM finished but the golden model has CTAs left".into());
         }
         if self.golden.gmem() != gmem {
-            let k = self.golden.gmem().iter().zip(gmem).position(|(a, b)| a != b).unwrap_or(0);
+            let k = self
+                .golden
+                .gmem()
+                .iter()
+                .zip(gmem)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
             return Err(format!(
                 "final global memory differs from the golden model's first at byte {k:#x}"
             ));

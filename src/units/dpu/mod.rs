@@ -33,9 +33,9 @@
 
 pub mod waves;
 
+use crate::config::SmConfig;
 use crate::golden::isa::{Op, Unit};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::config::SmConfig;
 use crate::units::fp::{self, k, S as BS};
 use crate::units::sp::engine::{EngIn, Engine, LaneOps, LaneUnit, WARP};
 

@@ -189,7 +189,12 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     /// requester.
     pub fn new(ways: usize, latency: usize, slots: usize) -> Result<Self, L1Error> {
         const { assert!(LA >= 1 && LA <= 12, "2..=4096 lines") };
-        const { assert!(RX <= 3 && IW == mem_id_bits(RX), "1..=4 requesters, IW = 8 + clog2(RX + 1)") };
+        const {
+            assert!(
+                RX <= 3 && IW == mem_id_bits(RX),
+                "1..=4 requesters, IW = 8 + clog2(RX + 1)"
+            )
+        };
         let lines = 1usize << LA;
         if !ways.is_power_of_two() || ways > 8 || ways > lines {
             return Err(L1Error(format!(
@@ -593,8 +598,7 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
         cx.d(self.cnt_miss, (head_miss_go & hcache).mux(cm + one32, cm));
         let resp_v = fv_up | o_v;
         let resp_id = fv_up.mux(i.gm_resp.id, o_v.mux(o_id, z8));
-        let resp_data: [S<C, 32>; 32] =
-            std::array::from_fn(|k| fv_up.mux(i.gm_resp.rdata[k], o_v.mux(rdata[k], z32)));
+        let resp_data: [S<C, 32>; 32] = std::array::from_fn(|k| fv_up.mux(i.gm_resp.rdata[k], o_v.mux(rdata[k], z32)));
         // Per requester: its valid (by the id's requester bits), the
         // shared id (low 8 bits) and data.
         let lsu_resp = resp_for(cx, resp_v, resp_id, resp_data, 0, RX > 0);
@@ -709,7 +713,9 @@ mod tests {
             assert!(s.taken.iter().all(|&t| t > 100) && s.taken.len() == n, "{s:?}");
             assert!(s.max_wait >= 1 && s.max_wait < n as u32, "{s:?}");
         };
-        for (seed, ways, h, lat, ooo, slots) in [(11, 2, 1, 3, false, 2), (12, 4, 4, 20, true, 8), (13, 1, 2, 7, true, 4)] {
+        for (seed, ways, h, lat, ooo, slots) in
+            [(11, 2, 1, 3, false, 2), (12, 4, 4, 20, true, 8), (13, 1, 2, 7, true, 4)]
+        {
             let s = l1_bench::<3, 1, 9>(bench(seed, ways, h, lat, ooo, slots)).unwrap();
             eprintln!("l1 two requesters seed {seed}: {s:?}");
             check(&s, 2);
@@ -776,7 +782,10 @@ mod tests {
         assert_eq!(o.rq_ready[0].ready.to_u64(), 1);
         for _ in 0..4 {
             let o = sim.step_core(&idle());
-            assert_eq!(o.gm_req.valid.to_u64() + o.lsu_resp.valid.to_u64() + o.rq_resp[0].valid.to_u64(), 0);
+            assert_eq!(
+                o.gm_req.valid.to_u64() + o.lsu_resp.valid.to_u64() + o.rq_resp[0].valid.to_u64(),
+                0
+            );
         }
         // Requester 0's read hits: H + 1 cycles, the memory's words.
         let o = sim.step_core(&read(0, false));
@@ -787,7 +796,12 @@ mod tests {
             let o = sim.step_core(&idle());
             assert_eq!(o.gm_req.valid.to_u64(), 0);
             if o.lsu_resp.valid.to_u64() == 1 {
-                got = Some((c, o.lsu_resp.id.to_u64(), o.lsu_resp.rdata[7].to_u64(), o.rq_resp[0].valid.to_u64()));
+                got = Some((
+                    c,
+                    o.lsu_resp.id.to_u64(),
+                    o.lsu_resp.rdata[7].to_u64(),
+                    o.rq_resp[0].valid.to_u64(),
+                ));
             }
         }
         assert_eq!(got, Some((3, 3, word(7), 0)));

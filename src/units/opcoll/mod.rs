@@ -62,11 +62,11 @@
 //!   12) and take precedence in the same cycle.
 //! * Sizes: see [`RfGeom`]; per-lane buses are 32 lanes.
 
+use crate::hdl::logic::{index, or_all, pick};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::hdl::logic::{index, or_all, pick};
-use crate::units::sp::SpIssue;
 use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, RfWr, LANES, RZ};
+use crate::units::sp::SpIssue;
 
 /// LSU instructions a collector pool holds at most (one being dispatched,
 /// one collecting behind it): loads and stores waiting for the LSU leave
@@ -993,9 +993,9 @@ pub fn with_opcoll<F: crate::blocks::BlockFn>(cfg: &crate::config::SmConfig, f: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::SmConfig;
     use crate::hdl::Bits;
     use crate::hdl::Sim;
-    use crate::config::SmConfig;
     use crate::testbenches::opcoll_ref::OpcollRef;
     use crate::testbenches::opcoll_tb::{
         dual_issue_stream, idle, lockstep, pattern, random_run, reg_in_group, same_group, set_issue, set_write,

@@ -43,9 +43,9 @@
 //!   `registers / (32 G)` (2^A >= rows; 24 banks on 16K registers: 85 rows
 //!   of 128, 16320 usable registers), table entries `max_warps`.
 
+use crate::config::SmConfig;
 use crate::hdl::logic::{index, or_all, pick};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
-use crate::config::SmConfig;
 
 /// Lanes per warp.
 pub const LANES: usize = 32;

@@ -59,8 +59,8 @@
 //!   the warp's next issue sees them. PSETP sets no scoreboard entry
 //!   (`iss_set_o` low): nothing of it is in flight.
 
-use crate::hdl::logic::pick;
 use crate::golden::isa::{Op, Unit};
+use crate::hdl::logic::pick;
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 

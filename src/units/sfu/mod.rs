@@ -92,8 +92,8 @@ pub mod datapath;
 pub mod fmul;
 pub mod waves;
 
-use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 use crate::config::SmConfig;
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 use datapath::{ROM_A, ROM_W};
 use fmul::{SfuMul, SfuMulIn};
 

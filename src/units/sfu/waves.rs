@@ -6,8 +6,8 @@
 //! result buffer) and each thread's result lane.
 
 use super::Sfu;
-use crate::hdl::{Block, Sim};
 use crate::config::SmConfig;
+use crate::hdl::{Block, Sim};
 use crate::testbenches::sfu_tb::run_random;
 use anyhow::{bail, Context, Result};
 use rand::SeedableRng;

@@ -322,8 +322,7 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
             bank_rdata[b] = cx.mem_read(self.banks[b], 0, rd_any & has[b], entry);
         }
         // Per lane: old value (its bank's read data) and atomic result.
-        let old_val: [S<C, 32>; LANES] =
-            std::array::from_fn(|k| pick(cx, &bank_sel(k)[..nb], &bank_rdata[..nb]));
+        let old_val: [S<C, 32>; LANES] = std::array::from_fn(|k| pick(cx, &bank_sel(k)[..nb], &bank_rdata[..nb]));
         let opl: [S<C, 4>; 10] = std::array::from_fn(|v| cx.lit::<4>(v as u64));
         let is_op: [S<C, 1>; 10] = std::array::from_fn(|v| op.eq(opl[v]));
         let new_val: [S<C, 32>; LANES] = std::array::from_fn(|k| {
@@ -412,8 +411,8 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hdl::Sim;
     use crate::config::SmConfig;
+    use crate::hdl::Sim;
     use crate::testbenches::smem_ref::{SmemGeom, SmemOp};
     use crate::testbenches::smem_tb::{check_request, patterns, random_request, strided};
     use rand::SeedableRng;

@@ -82,9 +82,9 @@ pub mod engine;
 pub mod lane;
 pub mod waves;
 
+use crate::config::SmConfig;
 use crate::golden::isa::Op;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::config::SmConfig;
 use crate::units::fp::k;
 use crate::units::fp::S as BS;
 use engine::{EngIn, EngOut, Engine, LaneOps, LaneUnit, WARP};

@@ -93,7 +93,10 @@ fn gpucc_lane_ports_every_lane_a_different_op_each_hot_cycle() {
     for (op, _) in lane_menu(Flavor::Ieee) {
         assert!(s.per_op[op as usize] > 20, "op {op:#x}: {s:?}");
     }
-    assert!(s.lane_ops > 30_000 && s.errors_flagged > 1000 && s.preds_true > 100, "{s:?}");
+    assert!(
+        s.lane_ops > 30_000 && s.errors_flagged > 1000 && s.preds_true > 100,
+        "{s:?}"
+    );
     assert!(s.warps > 500 && s.switches == 12, "{s:?}");
 }
 
@@ -117,7 +120,11 @@ fn lane_ports_only_when_asked_for() {
     // Names and widths of the top's ports.
     let ports = |d: &crate::hdl::Design| -> Vec<(String, usize)> {
         let m = &d.modules[d.top];
-        m.inputs.iter().chain(&m.outputs).map(|p| (p.name.clone(), p.bits())).collect()
+        m.inputs
+            .iter()
+            .chain(&m.outputs)
+            .map(|p| (p.name.clone(), p.bits()))
+            .collect()
     };
     let plain = crate::hdl::elaborate(&super::SpArray2::new(g("gpucc")).unwrap()).unwrap();
     assert!(!ports(&plain).iter().any(|(n, _)| n.contains("ln")));
@@ -147,7 +154,13 @@ fn lane_ports_only_when_asked_for() {
     assert!(!p.iter().any(|(n, _)| n.starts_with("ln16")));
     let arr = crate::hdl::elaborate(&super::SpArray2Ln16::new(g("gpucc")).unwrap()).unwrap();
     let p = ports(&arr);
-    for name in ["sp0_ln_mode_i", "sp1_ln_mode_i", "ln31_valid_i", "ln31_err_code_o", "sp1_ready_o"] {
+    for name in [
+        "sp0_ln_mode_i",
+        "sp1_ln_mode_i",
+        "ln31_valid_i",
+        "ln31_err_code_o",
+        "sp1_ready_o",
+    ] {
         assert!(p.iter().any(|(n, _)| n == name), "{name} missing");
     }
     // Sizes that are not the geometry's are refused.

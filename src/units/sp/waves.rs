@@ -5,8 +5,8 @@
 //! and output registers). [`warp_unit_waves`] does the same for any unit
 //! built on the SP engine (the FP64 unit: `units::dpu::waves`).
 
-use crate::hdl::{Block, Sim};
 use crate::config::SmConfig;
+use crate::hdl::{Block, Sim};
 use crate::testbenches::sp_tb::{run_random, WarpUnit};
 use crate::units::sp::{SpArray1, SpArray2, SpGeom};
 use anyhow::{bail, Context, Result};

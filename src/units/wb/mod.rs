@@ -50,10 +50,10 @@
 //!   `pr_wr_val_o` (kind 3). Counter `cnt_wait_o`: cycles in which some
 //!   queue head was not written (channel contention).
 
-use crate::hdl::small::SmallBuf;
-use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::config::SmConfig;
 use crate::hdl::logic::{bit_of, index, or_all, pack, pick};
+use crate::hdl::small::SmallBuf;
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::units::regfile::RfWr;
 
 /// Sources, in index order.

@@ -4,10 +4,10 @@
 //! requests of running warps).
 
 use super::cta_ref::{CtaLaunch, CtaObs, CtaRef, CtaStim};
+use crate::config::SmConfig;
 use crate::hdl::sim::zero_ports;
 use crate::hdl::{Bits, Concrete, Sim};
-use crate::config::SmConfig;
-use crate::units::cta::{Cta, CtaIn, CtaLimits, CtaOut};
+use crate::units::cta::{Cta, CtaIn, CtaLimits, CtaOut, LaunchPorts};
 use rand::{Rng, SeedableRng};
 
 fn set_mask<const N: usize>(b: &mut [Bits<1>; N], m: u64) {
@@ -23,14 +23,7 @@ fn mask<const N: usize>(b: &[Bits<1>; N]) -> u64 {
 pub fn to_in<const MW: usize>(s: &CtaStim) -> CtaIn<Concrete, MW> {
     let mut i: CtaIn<Concrete, MW> = zero_ports();
     if let Some(l) = s.launch {
-        i.launch.valid = Bits::new(1);
-        i.launch.grid_x = Bits::new(l.grid[0] as u64);
-        i.launch.grid_y = Bits::new(l.grid[1] as u64);
-        i.launch.block_x = Bits::new(l.block[0] as u64);
-        i.launch.block_y = Bits::new(l.block[1] as u64);
-        i.launch.block_z = Bits::new(l.block[2] as u64);
-        i.launch.nregs = Bits::new(l.nregs as u64);
-        i.launch.smem = Bits::new(l.smem as u64);
+        i.launch = LaunchPorts::presented(l.grid, l.block, l.nregs, l.smem);
     }
     if let Some(w) = s.exit {
         i.exit_valid_i = Bits::new(1);

@@ -7,6 +7,7 @@ use crate::golden::isa::Program;
 use crate::golden::model::Launch;
 use crate::hdl::{Bits, Concrete};
 use crate::sm::top::SmIn;
+use crate::units::cta::LaunchPorts;
 
 /// Why the SM cannot run `prog` with `launch`: a program longer than its
 /// 16-bit pc, a dimension wider than its launch port (the hardware would
@@ -71,14 +72,7 @@ impl<'a> Launcher<'a> {
             i.param_addr_i = Bits::new(cycle);
             i.param_data_i = Bits::new(launch.params[cycle as usize] as u64);
         } else if !self.launched {
-            i.launch.valid = Bits::new(1);
-            i.launch.grid_x = Bits::new(launch.grid[0] as u64);
-            i.launch.grid_y = Bits::new(launch.grid[1] as u64);
-            i.launch.block_x = Bits::new(launch.block[0] as u64);
-            i.launch.block_y = Bits::new(launch.block[1] as u64);
-            i.launch.block_z = Bits::new(launch.block[2] as u64);
-            i.launch.nregs = Bits::new(prog.regs as u64);
-            i.launch.smem = Bits::new(prog.shared_bytes as u64);
+            i.launch = LaunchPorts::presented(launch.grid, launch.block, prog.regs, prog.shared_bytes);
         }
     }
 

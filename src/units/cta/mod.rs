@@ -76,10 +76,10 @@
 //! * Sizes: `MW` = `max_warps`, `NC` = `max_ctas` slots, `NS` =
 //!   `warp_schedulers`; limits are constants from `SmConfig`.
 
+use crate::config::SmConfig;
 use crate::hdl::logic::index;
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
-use crate::config::SmConfig;
 use crate::units::simt::{pack32, unpack32};
 
 /// Error code of a CTA that cannot fit (docs/sm.md 7).
@@ -107,6 +107,24 @@ crate::bundle! {
         nregs: 8 @ Core,
         /// Shared-memory bytes per CTA.
         smem: 17 @ Core,
+    }
+}
+
+impl LaunchPorts<crate::hdl::Concrete> {
+    /// A presented launch: a grid of `grid` CTAs of `block` threads, `nregs`
+    /// registers per thread, `smem` shared bytes per CTA.
+    pub fn presented(grid: [u32; 2], block: [u32; 3], nregs: u32, smem: u32) -> Self {
+        use crate::hdl::Bits;
+        LaunchPorts {
+            valid: Bits::new(1),
+            grid_x: Bits::new(grid[0] as u64),
+            grid_y: Bits::new(grid[1] as u64),
+            block_x: Bits::new(block[0] as u64),
+            block_y: Bits::new(block[1] as u64),
+            block_z: Bits::new(block[2] as u64),
+            nregs: Bits::new(nregs as u64),
+            smem: Bits::new(smem as u64),
+        }
     }
 }
 

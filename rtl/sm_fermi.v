@@ -2124,244 +2124,244 @@ module sm_fermi (
   wire [5:0] n16439 = ((6'h00 | (n16113 ? u_sched0_iss_warp_o : 6'h00)) | (n16131 ? u_sched1_iss_warp_o : 6'h00));
   wire [7:0] n16454 = ((u_sched0_is_valid_o & (u_sched0_is_unit_o == 3'h3)) ? (mem_inflight_q + 8'h01) : mem_inflight_q);
   wire [7:0] n16458 = ((u_sched1_is_valid_o & (u_sched1_is_unit_o == 3'h3)) ? (n16454 + 8'h01) : n16454);
-  wire [31:0] n16539 = (n16431 >> 32'h00000000);
-  wire [31:0] n16542 = (n16431 >> 32'h00000001);
-  wire [31:0] n16545 = (n16431 >> 32'h00000002);
-  wire [31:0] n16548 = (n16431 >> 32'h00000003);
-  wire [31:0] n16551 = (n16431 >> 32'h00000004);
-  wire [31:0] n16554 = (n16431 >> 32'h00000005);
-  wire [31:0] n16557 = (n16431 >> 32'h00000006);
-  wire [31:0] n16560 = (n16431 >> 32'h00000007);
-  wire [31:0] n16563 = (n16431 >> 32'h00000008);
-  wire [31:0] n16566 = (n16431 >> 32'h00000009);
-  wire [31:0] n16569 = (n16431 >> 32'h0000000a);
-  wire [31:0] n16572 = (n16431 >> 32'h0000000b);
-  wire [31:0] n16575 = (n16431 >> 32'h0000000c);
-  wire [31:0] n16578 = (n16431 >> 32'h0000000d);
-  wire [31:0] n16581 = (n16431 >> 32'h0000000e);
-  wire [31:0] n16584 = (n16431 >> 32'h0000000f);
-  wire [31:0] n16587 = (n16431 >> 32'h00000010);
-  wire [31:0] n16590 = (n16431 >> 32'h00000011);
-  wire [31:0] n16593 = (n16431 >> 32'h00000012);
-  wire [31:0] n16596 = (n16431 >> 32'h00000013);
-  wire [31:0] n16599 = (n16431 >> 32'h00000014);
-  wire [31:0] n16602 = (n16431 >> 32'h00000015);
-  wire [31:0] n16605 = (n16431 >> 32'h00000016);
-  wire [31:0] n16608 = (n16431 >> 32'h00000017);
-  wire [31:0] n16611 = (n16431 >> 32'h00000018);
-  wire [31:0] n16614 = (n16431 >> 32'h00000019);
-  wire [31:0] n16617 = (n16431 >> 32'h0000001a);
-  wire [31:0] n16620 = (n16431 >> 32'h0000001b);
-  wire [31:0] n16623 = (n16431 >> 32'h0000001c);
-  wire [31:0] n16626 = (n16431 >> 32'h0000001d);
-  wire [31:0] n16629 = (n16431 >> 32'h0000001e);
-  wire [31:0] n16632 = (n16431 >> 32'h0000001f);
-  wire n20833 = (u_sp0_res_valid_o & u_sp0_err_o);
-  wire n20836 = (u_sp1_res_valid_o & u_sp1_err_o);
-  wire n20839 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
-  wire n20842 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
-  wire n20845 = (u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o);
-  wire n20948 = ((((((((((((((1'h0 | u_wb_err_o) | u_lsu_err_o) | n20845) | n20842) | n20839) | n20836) | n20833) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched1_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
-  wire n20950 = (n20948 & (~err_q));
-  wire n20963 = (n356 & n3301);
-  wire n20965 = (n20963 & (~n2768));
-  wire n20966 = (n20965 & n1568);
-  wire n20968 = (n20966 & (~n11216));
-  wire n20975 = (n358 & n3303);
-  wire n20977 = (n20975 & (~n2770));
-  wire n20978 = (n20977 & n1570);
-  wire n20980 = (n20978 & (~n11402));
-  wire n20987 = (n360 & n3305);
-  wire n20989 = (n20987 & (~n2772));
-  wire n20990 = (n20989 & n1572);
-  wire n20992 = (n20990 & (~n11588));
-  wire n20999 = (n362 & n3307);
-  wire n21001 = (n20999 & (~n2774));
-  wire n21002 = (n21001 & n1574);
-  wire n21004 = (n21002 & (~n11774));
-  wire n21011 = (n364 & n3309);
-  wire n21013 = (n21011 & (~n2776));
-  wire n21014 = (n21013 & n1576);
-  wire n21016 = (n21014 & (~n11960));
-  wire n21023 = (n366 & n3311);
-  wire n21025 = (n21023 & (~n2778));
-  wire n21026 = (n21025 & n1578);
-  wire n21028 = (n21026 & (~n12146));
-  wire n21035 = (n368 & n3313);
-  wire n21037 = (n21035 & (~n2780));
-  wire n21038 = (n21037 & n1580);
-  wire n21040 = (n21038 & (~n12332));
-  wire n21047 = (n370 & n3315);
-  wire n21049 = (n21047 & (~n2782));
-  wire n21050 = (n21049 & n1582);
-  wire n21052 = (n21050 & (~n12518));
-  wire n21059 = (n372 & n3317);
-  wire n21061 = (n21059 & (~n2784));
-  wire n21062 = (n21061 & n1584);
-  wire n21064 = (n21062 & (~n12704));
-  wire n21071 = (n374 & n3319);
-  wire n21073 = (n21071 & (~n2786));
-  wire n21074 = (n21073 & n1586);
-  wire n21076 = (n21074 & (~n12890));
-  wire n21083 = (n376 & n3321);
-  wire n21085 = (n21083 & (~n2788));
-  wire n21086 = (n21085 & n1588);
-  wire n21088 = (n21086 & (~n13076));
-  wire n21095 = (n378 & n3323);
-  wire n21097 = (n21095 & (~n2790));
-  wire n21098 = (n21097 & n1590);
-  wire n21100 = (n21098 & (~n13262));
-  wire n21107 = (n380 & n3325);
-  wire n21109 = (n21107 & (~n2792));
-  wire n21110 = (n21109 & n1592);
-  wire n21112 = (n21110 & (~n13448));
-  wire n21119 = (n382 & n3327);
-  wire n21121 = (n21119 & (~n2794));
-  wire n21122 = (n21121 & n1594);
-  wire n21124 = (n21122 & (~n13634));
-  wire n21131 = (n384 & n3329);
-  wire n21133 = (n21131 & (~n2796));
-  wire n21134 = (n21133 & n1596);
-  wire n21136 = (n21134 & (~n13820));
-  wire n21143 = (n386 & n3331);
-  wire n21145 = (n21143 & (~n2798));
-  wire n21146 = (n21145 & n1598);
-  wire n21148 = (n21146 & (~n14006));
-  wire n21155 = (n388 & n3333);
-  wire n21157 = (n21155 & (~n2800));
-  wire n21158 = (n21157 & n1600);
-  wire n21160 = (n21158 & (~n14192));
-  wire n21167 = (n390 & n3335);
-  wire n21169 = (n21167 & (~n2802));
-  wire n21170 = (n21169 & n1602);
-  wire n21172 = (n21170 & (~n14378));
-  wire n21179 = (n392 & n3337);
-  wire n21181 = (n21179 & (~n2804));
-  wire n21182 = (n21181 & n1604);
-  wire n21184 = (n21182 & (~n14564));
-  wire n21191 = (n394 & n3339);
-  wire n21193 = (n21191 & (~n2806));
-  wire n21194 = (n21193 & n1606);
-  wire n21196 = (n21194 & (~n14750));
-  wire n21203 = (n396 & n3341);
-  wire n21205 = (n21203 & (~n2808));
-  wire n21206 = (n21205 & n1608);
-  wire n21208 = (n21206 & (~n14936));
-  wire n21215 = (n398 & n3343);
-  wire n21217 = (n21215 & (~n2810));
-  wire n21218 = (n21217 & n1610);
-  wire n21220 = (n21218 & (~n15122));
-  wire n21227 = (n400 & n3345);
-  wire n21229 = (n21227 & (~n2812));
-  wire n21230 = (n21229 & n1612);
-  wire n21232 = (n21230 & (~n15308));
-  wire n21239 = (n402 & n3347);
-  wire n21241 = (n21239 & (~n2814));
-  wire n21242 = (n21241 & n1614);
-  wire n21244 = (n21242 & (~n15494));
-  wire n21272 = (n357 & n3302);
-  wire n21274 = (n21272 & (~n2769));
-  wire n21275 = (n21274 & n1569);
-  wire n21277 = (n21275 & (~n11309));
-  wire n21284 = (n359 & n3304);
-  wire n21286 = (n21284 & (~n2771));
-  wire n21287 = (n21286 & n1571);
-  wire n21289 = (n21287 & (~n11495));
-  wire n21296 = (n361 & n3306);
-  wire n21298 = (n21296 & (~n2773));
-  wire n21299 = (n21298 & n1573);
-  wire n21301 = (n21299 & (~n11681));
-  wire n21308 = (n363 & n3308);
-  wire n21310 = (n21308 & (~n2775));
-  wire n21311 = (n21310 & n1575);
-  wire n21313 = (n21311 & (~n11867));
-  wire n21320 = (n365 & n3310);
-  wire n21322 = (n21320 & (~n2777));
-  wire n21323 = (n21322 & n1577);
-  wire n21325 = (n21323 & (~n12053));
-  wire n21332 = (n367 & n3312);
-  wire n21334 = (n21332 & (~n2779));
-  wire n21335 = (n21334 & n1579);
-  wire n21337 = (n21335 & (~n12239));
-  wire n21344 = (n369 & n3314);
-  wire n21346 = (n21344 & (~n2781));
-  wire n21347 = (n21346 & n1581);
-  wire n21349 = (n21347 & (~n12425));
-  wire n21356 = (n371 & n3316);
-  wire n21358 = (n21356 & (~n2783));
-  wire n21359 = (n21358 & n1583);
-  wire n21361 = (n21359 & (~n12611));
-  wire n21368 = (n373 & n3318);
-  wire n21370 = (n21368 & (~n2785));
-  wire n21371 = (n21370 & n1585);
-  wire n21373 = (n21371 & (~n12797));
-  wire n21380 = (n375 & n3320);
-  wire n21382 = (n21380 & (~n2787));
-  wire n21383 = (n21382 & n1587);
-  wire n21385 = (n21383 & (~n12983));
-  wire n21392 = (n377 & n3322);
-  wire n21394 = (n21392 & (~n2789));
-  wire n21395 = (n21394 & n1589);
-  wire n21397 = (n21395 & (~n13169));
-  wire n21404 = (n379 & n3324);
-  wire n21406 = (n21404 & (~n2791));
-  wire n21407 = (n21406 & n1591);
-  wire n21409 = (n21407 & (~n13355));
-  wire n21416 = (n381 & n3326);
-  wire n21418 = (n21416 & (~n2793));
-  wire n21419 = (n21418 & n1593);
-  wire n21421 = (n21419 & (~n13541));
-  wire n21428 = (n383 & n3328);
-  wire n21430 = (n21428 & (~n2795));
-  wire n21431 = (n21430 & n1595);
-  wire n21433 = (n21431 & (~n13727));
-  wire n21440 = (n385 & n3330);
-  wire n21442 = (n21440 & (~n2797));
-  wire n21443 = (n21442 & n1597);
-  wire n21445 = (n21443 & (~n13913));
-  wire n21452 = (n387 & n3332);
-  wire n21454 = (n21452 & (~n2799));
-  wire n21455 = (n21454 & n1599);
-  wire n21457 = (n21455 & (~n14099));
-  wire n21464 = (n389 & n3334);
-  wire n21466 = (n21464 & (~n2801));
-  wire n21467 = (n21466 & n1601);
-  wire n21469 = (n21467 & (~n14285));
-  wire n21476 = (n391 & n3336);
-  wire n21478 = (n21476 & (~n2803));
-  wire n21479 = (n21478 & n1603);
-  wire n21481 = (n21479 & (~n14471));
-  wire n21488 = (n393 & n3338);
-  wire n21490 = (n21488 & (~n2805));
-  wire n21491 = (n21490 & n1605);
-  wire n21493 = (n21491 & (~n14657));
-  wire n21500 = (n395 & n3340);
-  wire n21502 = (n21500 & (~n2807));
-  wire n21503 = (n21502 & n1607);
-  wire n21505 = (n21503 & (~n14843));
-  wire n21512 = (n397 & n3342);
-  wire n21514 = (n21512 & (~n2809));
-  wire n21515 = (n21514 & n1609);
-  wire n21517 = (n21515 & (~n15029));
-  wire n21524 = (n399 & n3344);
-  wire n21526 = (n21524 & (~n2811));
-  wire n21527 = (n21526 & n1611);
-  wire n21529 = (n21527 & (~n15215));
-  wire n21536 = (n401 & n3346);
-  wire n21538 = (n21536 & (~n2813));
-  wire n21539 = (n21538 & n1613);
-  wire n21541 = (n21539 & (~n15401));
-  wire n21548 = (n403 & n3348);
-  wire n21550 = (n21548 & (~n2815));
-  wire n21551 = (n21550 & n1615);
-  wire n21553 = (n21551 & (~n15587));
-  assign err_d = (err_q | n20948);
-  assign err_code_d = (n20950 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_sched1_err_o ? u_sched1_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n20833 ? u_sp0_err_code_o : (n20836 ? u_sp1_err_code_o : (n20839 ? u_sfu_sfu_err_code_o : (n20842 ? u_dpu_dpu_err_code_o : (n20845 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : 8'h00)))))))))))))) : err_code_q);
-  assign err_src_d = (n20950 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_sched1_err_o ? 4'h4 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n20833 ? 4'h8 : (n20836 ? 4'h9 : (n20839 ? 4'ha : (n20842 ? 4'hb : (n20845 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : 4'h0)))))))))))))) : err_src_q);
-  assign err_warp_d = (n20950 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_sched1_err_o ? u_sched1_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n20833 ? u_sp0_res_tag_o[5:0] : (n20836 ? u_sp1_res_tag_o[5:0] : (n20839 ? u_sfu_sfu_res_tag_o[5:0] : (n20842 ? u_dpu_dpu_res_tag_o[5:0] : (n20845 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : 6'h00)))))))))))))) : err_warp_q);
-  assign err_pc_d = (n20950 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_sched1_err_o ? u_sched1_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n20833 ? u_sp0_res_tag_o[31:16] : (n20836 ? u_sp1_res_tag_o[31:16] : (n20839 ? u_sfu_sfu_res_tag_o[31:16] : (n20842 ? u_dpu_dpu_res_tag_o[31:16] : (n20845 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : 16'h0000)))))))))))))) : err_pc_q);
-  assign err_info_d = (n20950 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_sched1_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n20833 ? 32'h00000000 : (n20836 ? 32'h00000000 : (n20839 ? 32'h00000000 : (n20842 ? 32'h00000000 : (n20845 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : 32'h00000000)))))))))))))) : err_info_q);
-  assign mem_inflight_d = (u_lsu_lsu_res_valid_o ? (n16458 - 8'h01) : n16458);
+  wire [31:0] n16540 = (n16431 >> 32'h00000000);
+  wire [31:0] n16543 = (n16431 >> 32'h00000001);
+  wire [31:0] n16546 = (n16431 >> 32'h00000002);
+  wire [31:0] n16549 = (n16431 >> 32'h00000003);
+  wire [31:0] n16552 = (n16431 >> 32'h00000004);
+  wire [31:0] n16555 = (n16431 >> 32'h00000005);
+  wire [31:0] n16558 = (n16431 >> 32'h00000006);
+  wire [31:0] n16561 = (n16431 >> 32'h00000007);
+  wire [31:0] n16564 = (n16431 >> 32'h00000008);
+  wire [31:0] n16567 = (n16431 >> 32'h00000009);
+  wire [31:0] n16570 = (n16431 >> 32'h0000000a);
+  wire [31:0] n16573 = (n16431 >> 32'h0000000b);
+  wire [31:0] n16576 = (n16431 >> 32'h0000000c);
+  wire [31:0] n16579 = (n16431 >> 32'h0000000d);
+  wire [31:0] n16582 = (n16431 >> 32'h0000000e);
+  wire [31:0] n16585 = (n16431 >> 32'h0000000f);
+  wire [31:0] n16588 = (n16431 >> 32'h00000010);
+  wire [31:0] n16591 = (n16431 >> 32'h00000011);
+  wire [31:0] n16594 = (n16431 >> 32'h00000012);
+  wire [31:0] n16597 = (n16431 >> 32'h00000013);
+  wire [31:0] n16600 = (n16431 >> 32'h00000014);
+  wire [31:0] n16603 = (n16431 >> 32'h00000015);
+  wire [31:0] n16606 = (n16431 >> 32'h00000016);
+  wire [31:0] n16609 = (n16431 >> 32'h00000017);
+  wire [31:0] n16612 = (n16431 >> 32'h00000018);
+  wire [31:0] n16615 = (n16431 >> 32'h00000019);
+  wire [31:0] n16618 = (n16431 >> 32'h0000001a);
+  wire [31:0] n16621 = (n16431 >> 32'h0000001b);
+  wire [31:0] n16624 = (n16431 >> 32'h0000001c);
+  wire [31:0] n16627 = (n16431 >> 32'h0000001d);
+  wire [31:0] n16630 = (n16431 >> 32'h0000001e);
+  wire [31:0] n16633 = (n16431 >> 32'h0000001f);
+  wire n20836 = (u_sp0_res_valid_o & u_sp0_err_o);
+  wire n20839 = (u_sp1_res_valid_o & u_sp1_err_o);
+  wire n20842 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
+  wire n20845 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
+  wire n20849 = ((u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o) & u_wb_wb_room_lsu_o);
+  wire n20952 = ((((((((((((((1'h0 | u_wb_err_o) | u_lsu_err_o) | n20849) | n20845) | n20842) | n20839) | n20836) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched1_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
+  wire n20954 = (n20952 & (~err_q));
+  wire n20967 = (n356 & n3301);
+  wire n20969 = (n20967 & (~n2768));
+  wire n20970 = (n20969 & n1568);
+  wire n20972 = (n20970 & (~n11216));
+  wire n20979 = (n358 & n3303);
+  wire n20981 = (n20979 & (~n2770));
+  wire n20982 = (n20981 & n1570);
+  wire n20984 = (n20982 & (~n11402));
+  wire n20991 = (n360 & n3305);
+  wire n20993 = (n20991 & (~n2772));
+  wire n20994 = (n20993 & n1572);
+  wire n20996 = (n20994 & (~n11588));
+  wire n21003 = (n362 & n3307);
+  wire n21005 = (n21003 & (~n2774));
+  wire n21006 = (n21005 & n1574);
+  wire n21008 = (n21006 & (~n11774));
+  wire n21015 = (n364 & n3309);
+  wire n21017 = (n21015 & (~n2776));
+  wire n21018 = (n21017 & n1576);
+  wire n21020 = (n21018 & (~n11960));
+  wire n21027 = (n366 & n3311);
+  wire n21029 = (n21027 & (~n2778));
+  wire n21030 = (n21029 & n1578);
+  wire n21032 = (n21030 & (~n12146));
+  wire n21039 = (n368 & n3313);
+  wire n21041 = (n21039 & (~n2780));
+  wire n21042 = (n21041 & n1580);
+  wire n21044 = (n21042 & (~n12332));
+  wire n21051 = (n370 & n3315);
+  wire n21053 = (n21051 & (~n2782));
+  wire n21054 = (n21053 & n1582);
+  wire n21056 = (n21054 & (~n12518));
+  wire n21063 = (n372 & n3317);
+  wire n21065 = (n21063 & (~n2784));
+  wire n21066 = (n21065 & n1584);
+  wire n21068 = (n21066 & (~n12704));
+  wire n21075 = (n374 & n3319);
+  wire n21077 = (n21075 & (~n2786));
+  wire n21078 = (n21077 & n1586);
+  wire n21080 = (n21078 & (~n12890));
+  wire n21087 = (n376 & n3321);
+  wire n21089 = (n21087 & (~n2788));
+  wire n21090 = (n21089 & n1588);
+  wire n21092 = (n21090 & (~n13076));
+  wire n21099 = (n378 & n3323);
+  wire n21101 = (n21099 & (~n2790));
+  wire n21102 = (n21101 & n1590);
+  wire n21104 = (n21102 & (~n13262));
+  wire n21111 = (n380 & n3325);
+  wire n21113 = (n21111 & (~n2792));
+  wire n21114 = (n21113 & n1592);
+  wire n21116 = (n21114 & (~n13448));
+  wire n21123 = (n382 & n3327);
+  wire n21125 = (n21123 & (~n2794));
+  wire n21126 = (n21125 & n1594);
+  wire n21128 = (n21126 & (~n13634));
+  wire n21135 = (n384 & n3329);
+  wire n21137 = (n21135 & (~n2796));
+  wire n21138 = (n21137 & n1596);
+  wire n21140 = (n21138 & (~n13820));
+  wire n21147 = (n386 & n3331);
+  wire n21149 = (n21147 & (~n2798));
+  wire n21150 = (n21149 & n1598);
+  wire n21152 = (n21150 & (~n14006));
+  wire n21159 = (n388 & n3333);
+  wire n21161 = (n21159 & (~n2800));
+  wire n21162 = (n21161 & n1600);
+  wire n21164 = (n21162 & (~n14192));
+  wire n21171 = (n390 & n3335);
+  wire n21173 = (n21171 & (~n2802));
+  wire n21174 = (n21173 & n1602);
+  wire n21176 = (n21174 & (~n14378));
+  wire n21183 = (n392 & n3337);
+  wire n21185 = (n21183 & (~n2804));
+  wire n21186 = (n21185 & n1604);
+  wire n21188 = (n21186 & (~n14564));
+  wire n21195 = (n394 & n3339);
+  wire n21197 = (n21195 & (~n2806));
+  wire n21198 = (n21197 & n1606);
+  wire n21200 = (n21198 & (~n14750));
+  wire n21207 = (n396 & n3341);
+  wire n21209 = (n21207 & (~n2808));
+  wire n21210 = (n21209 & n1608);
+  wire n21212 = (n21210 & (~n14936));
+  wire n21219 = (n398 & n3343);
+  wire n21221 = (n21219 & (~n2810));
+  wire n21222 = (n21221 & n1610);
+  wire n21224 = (n21222 & (~n15122));
+  wire n21231 = (n400 & n3345);
+  wire n21233 = (n21231 & (~n2812));
+  wire n21234 = (n21233 & n1612);
+  wire n21236 = (n21234 & (~n15308));
+  wire n21243 = (n402 & n3347);
+  wire n21245 = (n21243 & (~n2814));
+  wire n21246 = (n21245 & n1614);
+  wire n21248 = (n21246 & (~n15494));
+  wire n21276 = (n357 & n3302);
+  wire n21278 = (n21276 & (~n2769));
+  wire n21279 = (n21278 & n1569);
+  wire n21281 = (n21279 & (~n11309));
+  wire n21288 = (n359 & n3304);
+  wire n21290 = (n21288 & (~n2771));
+  wire n21291 = (n21290 & n1571);
+  wire n21293 = (n21291 & (~n11495));
+  wire n21300 = (n361 & n3306);
+  wire n21302 = (n21300 & (~n2773));
+  wire n21303 = (n21302 & n1573);
+  wire n21305 = (n21303 & (~n11681));
+  wire n21312 = (n363 & n3308);
+  wire n21314 = (n21312 & (~n2775));
+  wire n21315 = (n21314 & n1575);
+  wire n21317 = (n21315 & (~n11867));
+  wire n21324 = (n365 & n3310);
+  wire n21326 = (n21324 & (~n2777));
+  wire n21327 = (n21326 & n1577);
+  wire n21329 = (n21327 & (~n12053));
+  wire n21336 = (n367 & n3312);
+  wire n21338 = (n21336 & (~n2779));
+  wire n21339 = (n21338 & n1579);
+  wire n21341 = (n21339 & (~n12239));
+  wire n21348 = (n369 & n3314);
+  wire n21350 = (n21348 & (~n2781));
+  wire n21351 = (n21350 & n1581);
+  wire n21353 = (n21351 & (~n12425));
+  wire n21360 = (n371 & n3316);
+  wire n21362 = (n21360 & (~n2783));
+  wire n21363 = (n21362 & n1583);
+  wire n21365 = (n21363 & (~n12611));
+  wire n21372 = (n373 & n3318);
+  wire n21374 = (n21372 & (~n2785));
+  wire n21375 = (n21374 & n1585);
+  wire n21377 = (n21375 & (~n12797));
+  wire n21384 = (n375 & n3320);
+  wire n21386 = (n21384 & (~n2787));
+  wire n21387 = (n21386 & n1587);
+  wire n21389 = (n21387 & (~n12983));
+  wire n21396 = (n377 & n3322);
+  wire n21398 = (n21396 & (~n2789));
+  wire n21399 = (n21398 & n1589);
+  wire n21401 = (n21399 & (~n13169));
+  wire n21408 = (n379 & n3324);
+  wire n21410 = (n21408 & (~n2791));
+  wire n21411 = (n21410 & n1591);
+  wire n21413 = (n21411 & (~n13355));
+  wire n21420 = (n381 & n3326);
+  wire n21422 = (n21420 & (~n2793));
+  wire n21423 = (n21422 & n1593);
+  wire n21425 = (n21423 & (~n13541));
+  wire n21432 = (n383 & n3328);
+  wire n21434 = (n21432 & (~n2795));
+  wire n21435 = (n21434 & n1595);
+  wire n21437 = (n21435 & (~n13727));
+  wire n21444 = (n385 & n3330);
+  wire n21446 = (n21444 & (~n2797));
+  wire n21447 = (n21446 & n1597);
+  wire n21449 = (n21447 & (~n13913));
+  wire n21456 = (n387 & n3332);
+  wire n21458 = (n21456 & (~n2799));
+  wire n21459 = (n21458 & n1599);
+  wire n21461 = (n21459 & (~n14099));
+  wire n21468 = (n389 & n3334);
+  wire n21470 = (n21468 & (~n2801));
+  wire n21471 = (n21470 & n1601);
+  wire n21473 = (n21471 & (~n14285));
+  wire n21480 = (n391 & n3336);
+  wire n21482 = (n21480 & (~n2803));
+  wire n21483 = (n21482 & n1603);
+  wire n21485 = (n21483 & (~n14471));
+  wire n21492 = (n393 & n3338);
+  wire n21494 = (n21492 & (~n2805));
+  wire n21495 = (n21494 & n1605);
+  wire n21497 = (n21495 & (~n14657));
+  wire n21504 = (n395 & n3340);
+  wire n21506 = (n21504 & (~n2807));
+  wire n21507 = (n21506 & n1607);
+  wire n21509 = (n21507 & (~n14843));
+  wire n21516 = (n397 & n3342);
+  wire n21518 = (n21516 & (~n2809));
+  wire n21519 = (n21518 & n1609);
+  wire n21521 = (n21519 & (~n15029));
+  wire n21528 = (n399 & n3344);
+  wire n21530 = (n21528 & (~n2811));
+  wire n21531 = (n21530 & n1611);
+  wire n21533 = (n21531 & (~n15215));
+  wire n21540 = (n401 & n3346);
+  wire n21542 = (n21540 & (~n2813));
+  wire n21543 = (n21542 & n1613);
+  wire n21545 = (n21543 & (~n15401));
+  wire n21552 = (n403 & n3348);
+  wire n21554 = (n21552 & (~n2815));
+  wire n21555 = (n21554 & n1615);
+  wire n21557 = (n21555 & (~n15587));
+  assign err_d = (err_q | n20952);
+  assign err_code_d = (n20954 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_sched1_err_o ? u_sched1_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n20836 ? u_sp0_err_code_o : (n20839 ? u_sp1_err_code_o : (n20842 ? u_sfu_sfu_err_code_o : (n20845 ? u_dpu_dpu_err_code_o : (n20849 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : 8'h00)))))))))))))) : err_code_q);
+  assign err_src_d = (n20954 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_sched1_err_o ? 4'h4 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n20836 ? 4'h8 : (n20839 ? 4'h9 : (n20842 ? 4'ha : (n20845 ? 4'hb : (n20849 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : 4'h0)))))))))))))) : err_src_q);
+  assign err_warp_d = (n20954 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_sched1_err_o ? u_sched1_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n20836 ? u_sp0_res_tag_o[5:0] : (n20839 ? u_sp1_res_tag_o[5:0] : (n20842 ? u_sfu_sfu_res_tag_o[5:0] : (n20845 ? u_dpu_dpu_res_tag_o[5:0] : (n20849 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : 6'h00)))))))))))))) : err_warp_q);
+  assign err_pc_d = (n20954 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_sched1_err_o ? u_sched1_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n20836 ? u_sp0_res_tag_o[31:16] : (n20839 ? u_sp1_res_tag_o[31:16] : (n20842 ? u_sfu_sfu_res_tag_o[31:16] : (n20845 ? u_dpu_dpu_res_tag_o[31:16] : (n20849 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : 16'h0000)))))))))))))) : err_pc_q);
+  assign err_info_d = (n20954 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_sched1_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n20836 ? 32'h00000000 : (n20839 ? 32'h00000000 : (n20842 ? 32'h00000000 : (n20845 ? 32'h00000000 : (n20849 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : 32'h00000000)))))))))))))) : err_info_q);
+  assign mem_inflight_d = ((u_lsu_lsu_res_valid_o & u_wb_wb_room_lsu_o) ? (n16458 - 8'h01) : n16458);
   assign launch_ready_o = u_cta_launch_ready_o;
   assign busy_o = u_cta_busy_o;
   assign done_o = u_cta_done_o;
@@ -2397,8 +2397,8 @@ module sm_fermi (
   assign st_valid_o = u_cta_st_valid_o;
   assign st_warp_o = u_cta_st_warp_o;
   assign st_cta_o = u_cta_st_cta_o;
-  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n20963) | n20975) | n20987) | n20999) | n21011) | n21023) | n21035) | n21047) | n21059) | n21071) | n21083) | n21095) | n21107) | n21119) | n21131) | n21143) | n21155) | n21167) | n21179) | n21191) | n21203) | n21215) | n21227) | n21239)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n20965) | n20977) | n20989) | n21001) | n21013) | n21025) | n21037) | n21049) | n21061) | n21073) | n21085) | n21097) | n21109) | n21121) | n21133) | n21145) | n21157) | n21169) | n21181) | n21193) | n21205) | n21217) | n21229) | n21241)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n20966) | n20978) | n20990) | n21002) | n21014) | n21026) | n21038) | n21050) | n21062) | n21074) | n21086) | n21098) | n21110) | n21122) | n21134) | n21146) | n21158) | n21170) | n21182) | n21194) | n21206) | n21218) | n21230) | n21242)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n20968) | n20980) | n20992) | n21004) | n21016) | n21028) | n21040) | n21052) | n21064) | n21076) | n21088) | n21100) | n21112) | n21124) | n21136) | n21148) | n21160) | n21172) | n21184) | n21196) | n21208) | n21220) | n21232) | n21244)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n20968 & n11190)) | (n20980 & n11376)) | (n20992 & n11562)) | (n21004 & n11748)) | (n21016 & n11934)) | (n21028 & n12120)) | (n21040 & n12306)) | (n21052 & n12492)) | (n21064 & n12678)) | (n21076 & n12864)) | (n21088 & n13050)) | (n21100 & n13236)) | (n21112 & n13422)) | (n21124 & n13608)) | (n21136 & n13794)) | (n21148 & n13980)) | (n21160 & n14166)) | (n21172 & n14352)) | (n21184 & n14538)) | (n21196 & n14724)) | (n21208 & n14910)) | (n21220 & n15096)) | (n21232 & n15282)) | (n21244 & n15468))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
-  assign stall1_o = (u_sched1_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n21272) | n21284) | n21296) | n21308) | n21320) | n21332) | n21344) | n21356) | n21368) | n21380) | n21392) | n21404) | n21416) | n21428) | n21440) | n21452) | n21464) | n21476) | n21488) | n21500) | n21512) | n21524) | n21536) | n21548)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n21274) | n21286) | n21298) | n21310) | n21322) | n21334) | n21346) | n21358) | n21370) | n21382) | n21394) | n21406) | n21418) | n21430) | n21442) | n21454) | n21466) | n21478) | n21490) | n21502) | n21514) | n21526) | n21538) | n21550)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n21275) | n21287) | n21299) | n21311) | n21323) | n21335) | n21347) | n21359) | n21371) | n21383) | n21395) | n21407) | n21419) | n21431) | n21443) | n21455) | n21467) | n21479) | n21491) | n21503) | n21515) | n21527) | n21539) | n21551)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n21277) | n21289) | n21301) | n21313) | n21325) | n21337) | n21349) | n21361) | n21373) | n21385) | n21397) | n21409) | n21421) | n21433) | n21445) | n21457) | n21469) | n21481) | n21493) | n21505) | n21517) | n21529) | n21541) | n21553)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n21277 & n11283)) | (n21289 & n11469)) | (n21301 & n11655)) | (n21313 & n11841)) | (n21325 & n12027)) | (n21337 & n12213)) | (n21349 & n12399)) | (n21361 & n12585)) | (n21373 & n12771)) | (n21385 & n12957)) | (n21397 & n13143)) | (n21409 & n13329)) | (n21421 & n13515)) | (n21433 & n13701)) | (n21445 & n13887)) | (n21457 & n14073)) | (n21469 & n14259)) | (n21481 & n14445)) | (n21493 & n14631)) | (n21505 & n14817)) | (n21517 & n15003)) | (n21529 & n15189)) | (n21541 & n15375)) | (n21553 & n15561))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
+  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n20967) | n20979) | n20991) | n21003) | n21015) | n21027) | n21039) | n21051) | n21063) | n21075) | n21087) | n21099) | n21111) | n21123) | n21135) | n21147) | n21159) | n21171) | n21183) | n21195) | n21207) | n21219) | n21231) | n21243)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n20969) | n20981) | n20993) | n21005) | n21017) | n21029) | n21041) | n21053) | n21065) | n21077) | n21089) | n21101) | n21113) | n21125) | n21137) | n21149) | n21161) | n21173) | n21185) | n21197) | n21209) | n21221) | n21233) | n21245)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n20970) | n20982) | n20994) | n21006) | n21018) | n21030) | n21042) | n21054) | n21066) | n21078) | n21090) | n21102) | n21114) | n21126) | n21138) | n21150) | n21162) | n21174) | n21186) | n21198) | n21210) | n21222) | n21234) | n21246)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n20972) | n20984) | n20996) | n21008) | n21020) | n21032) | n21044) | n21056) | n21068) | n21080) | n21092) | n21104) | n21116) | n21128) | n21140) | n21152) | n21164) | n21176) | n21188) | n21200) | n21212) | n21224) | n21236) | n21248)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n20972 & n11190)) | (n20984 & n11376)) | (n20996 & n11562)) | (n21008 & n11748)) | (n21020 & n11934)) | (n21032 & n12120)) | (n21044 & n12306)) | (n21056 & n12492)) | (n21068 & n12678)) | (n21080 & n12864)) | (n21092 & n13050)) | (n21104 & n13236)) | (n21116 & n13422)) | (n21128 & n13608)) | (n21140 & n13794)) | (n21152 & n13980)) | (n21164 & n14166)) | (n21176 & n14352)) | (n21188 & n14538)) | (n21200 & n14724)) | (n21212 & n14910)) | (n21224 & n15096)) | (n21236 & n15282)) | (n21248 & n15468))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
+  assign stall1_o = (u_sched1_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n21276) | n21288) | n21300) | n21312) | n21324) | n21336) | n21348) | n21360) | n21372) | n21384) | n21396) | n21408) | n21420) | n21432) | n21444) | n21456) | n21468) | n21480) | n21492) | n21504) | n21516) | n21528) | n21540) | n21552)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n21278) | n21290) | n21302) | n21314) | n21326) | n21338) | n21350) | n21362) | n21374) | n21386) | n21398) | n21410) | n21422) | n21434) | n21446) | n21458) | n21470) | n21482) | n21494) | n21506) | n21518) | n21530) | n21542) | n21554)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n21279) | n21291) | n21303) | n21315) | n21327) | n21339) | n21351) | n21363) | n21375) | n21387) | n21399) | n21411) | n21423) | n21435) | n21447) | n21459) | n21471) | n21483) | n21495) | n21507) | n21519) | n21531) | n21543) | n21555)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n21281) | n21293) | n21305) | n21317) | n21329) | n21341) | n21353) | n21365) | n21377) | n21389) | n21401) | n21413) | n21425) | n21437) | n21449) | n21461) | n21473) | n21485) | n21497) | n21509) | n21521) | n21533) | n21545) | n21557)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n21281 & n11283)) | (n21293 & n11469)) | (n21305 & n11655)) | (n21317 & n11841)) | (n21329 & n12027)) | (n21341 & n12213)) | (n21353 & n12399)) | (n21365 & n12585)) | (n21377 & n12771)) | (n21389 & n12957)) | (n21401 & n13143)) | (n21413 & n13329)) | (n21425 & n13515)) | (n21437 & n13701)) | (n21449 & n13887)) | (n21461 & n14073)) | (n21473 & n14259)) | (n21485 & n14445)) | (n21497 & n14631)) | (n21509 & n14817)) | (n21521 & n15003)) | (n21533 & n15189)) | (n21545 & n15375)) | (n21557 & n15561))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
   assign unit_busy_o = (((((5'h00 | ({{4{1'b0}}, (~u_sp0_ready_o)} << 3'h0)) | ({{4{1'b0}}, ((~u_sp1_ready_o) & 1'h1)} << 3'h1)) | ({{4{1'b0}}, (~u_sfu_sfu_ready_o)} << 3'h2)) | ({{4{1'b0}}, ((~u_dpu_dpu_ready_o) & 1'h1)} << 3'h3)) | ({{4{1'b0}}, (~u_lsu_lsu_ready_o)} << 3'h4));
   assign err_o = err_q;
   assign err_code_o = err_code_q;
@@ -2587,7 +2587,7 @@ module sm_fermi (
     .ctl_warp_i (((6'h00 | (n16111 ? u_sched0_iss_warp_o : 6'h00)) | (n16129 ? u_sched1_iss_warp_o : 6'h00))),
     .ctl_op_i (((n16146 == 7'h64) ? 3'h4 : ((n16146 == 7'h62) ? 3'h3 : ((n16146 == 7'h61) ? 3'h2 : ((n16146 == 7'h60) ? 3'h1 : 3'h0))))),
     .ctl_target_i (n16168[15:0]),
-    .ctl_taken_i ({n16632[0], n16629[0], n16626[0], n16623[0], n16620[0], n16617[0], n16614[0], n16611[0], n16608[0], n16605[0], n16602[0], n16599[0], n16596[0], n16593[0], n16590[0], n16587[0], n16584[0], n16581[0], n16578[0], n16575[0], n16572[0], n16569[0], n16566[0], n16563[0], n16560[0], n16557[0], n16554[0], n16551[0], n16548[0], n16545[0], n16542[0], n16539[0]}),
+    .ctl_taken_i ({n16633[0], n16630[0], n16627[0], n16624[0], n16621[0], n16618[0], n16615[0], n16612[0], n16609[0], n16606[0], n16603[0], n16600[0], n16597[0], n16594[0], n16591[0], n16588[0], n16585[0], n16582[0], n16579[0], n16576[0], n16573[0], n16570[0], n16567[0], n16564[0], n16561[0], n16558[0], n16555[0], n16552[0], n16549[0], n16546[0], n16543[0], n16540[0]}),
     .f_warp_i (6'h00),
     .s_warp_i (n16439),
     .f_pc_o (u_simt_f_pc_o),
@@ -2658,7 +2658,7 @@ module sm_fermi (
     .dpu_res_mask_i ({u_dpu_dpu_res_mask_o[31], u_dpu_dpu_res_mask_o[30], u_dpu_dpu_res_mask_o[29], u_dpu_dpu_res_mask_o[28], u_dpu_dpu_res_mask_o[27], u_dpu_dpu_res_mask_o[26], u_dpu_dpu_res_mask_o[25], u_dpu_dpu_res_mask_o[24], u_dpu_dpu_res_mask_o[23], u_dpu_dpu_res_mask_o[22], u_dpu_dpu_res_mask_o[21], u_dpu_dpu_res_mask_o[20], u_dpu_dpu_res_mask_o[19], u_dpu_dpu_res_mask_o[18], u_dpu_dpu_res_mask_o[17], u_dpu_dpu_res_mask_o[16], u_dpu_dpu_res_mask_o[15], u_dpu_dpu_res_mask_o[14], u_dpu_dpu_res_mask_o[13], u_dpu_dpu_res_mask_o[12], u_dpu_dpu_res_mask_o[11], u_dpu_dpu_res_mask_o[10], u_dpu_dpu_res_mask_o[9], u_dpu_dpu_res_mask_o[8], u_dpu_dpu_res_mask_o[7], u_dpu_dpu_res_mask_o[6], u_dpu_dpu_res_mask_o[5], u_dpu_dpu_res_mask_o[4], u_dpu_dpu_res_mask_o[3], u_dpu_dpu_res_mask_o[2], u_dpu_dpu_res_mask_o[1], u_dpu_dpu_res_mask_o[0]}),
     .dpu_res_data_i ({u_dpu_dpu_res_data_o[2047:1984], u_dpu_dpu_res_data_o[1983:1920], u_dpu_dpu_res_data_o[1919:1856], u_dpu_dpu_res_data_o[1855:1792], u_dpu_dpu_res_data_o[1791:1728], u_dpu_dpu_res_data_o[1727:1664], u_dpu_dpu_res_data_o[1663:1600], u_dpu_dpu_res_data_o[1599:1536], u_dpu_dpu_res_data_o[1535:1472], u_dpu_dpu_res_data_o[1471:1408], u_dpu_dpu_res_data_o[1407:1344], u_dpu_dpu_res_data_o[1343:1280], u_dpu_dpu_res_data_o[1279:1216], u_dpu_dpu_res_data_o[1215:1152], u_dpu_dpu_res_data_o[1151:1088], u_dpu_dpu_res_data_o[1087:1024], u_dpu_dpu_res_data_o[1023:960], u_dpu_dpu_res_data_o[959:896], u_dpu_dpu_res_data_o[895:832], u_dpu_dpu_res_data_o[831:768], u_dpu_dpu_res_data_o[767:704], u_dpu_dpu_res_data_o[703:640], u_dpu_dpu_res_data_o[639:576], u_dpu_dpu_res_data_o[575:512], u_dpu_dpu_res_data_o[511:448], u_dpu_dpu_res_data_o[447:384], u_dpu_dpu_res_data_o[383:320], u_dpu_dpu_res_data_o[319:256], u_dpu_dpu_res_data_o[255:192], u_dpu_dpu_res_data_o[191:128], u_dpu_dpu_res_data_o[127:64], u_dpu_dpu_res_data_o[63:0]}),
     .dpu_res_pred_i ({u_dpu_dpu_res_pred_o[31], u_dpu_dpu_res_pred_o[30], u_dpu_dpu_res_pred_o[29], u_dpu_dpu_res_pred_o[28], u_dpu_dpu_res_pred_o[27], u_dpu_dpu_res_pred_o[26], u_dpu_dpu_res_pred_o[25], u_dpu_dpu_res_pred_o[24], u_dpu_dpu_res_pred_o[23], u_dpu_dpu_res_pred_o[22], u_dpu_dpu_res_pred_o[21], u_dpu_dpu_res_pred_o[20], u_dpu_dpu_res_pred_o[19], u_dpu_dpu_res_pred_o[18], u_dpu_dpu_res_pred_o[17], u_dpu_dpu_res_pred_o[16], u_dpu_dpu_res_pred_o[15], u_dpu_dpu_res_pred_o[14], u_dpu_dpu_res_pred_o[13], u_dpu_dpu_res_pred_o[12], u_dpu_dpu_res_pred_o[11], u_dpu_dpu_res_pred_o[10], u_dpu_dpu_res_pred_o[9], u_dpu_dpu_res_pred_o[8], u_dpu_dpu_res_pred_o[7], u_dpu_dpu_res_pred_o[6], u_dpu_dpu_res_pred_o[5], u_dpu_dpu_res_pred_o[4], u_dpu_dpu_res_pred_o[3], u_dpu_dpu_res_pred_o[2], u_dpu_dpu_res_pred_o[1], u_dpu_dpu_res_pred_o[0]}),
-    .lsu_res_valid_i (u_lsu_lsu_res_valid_o),
+    .lsu_res_valid_i ((u_lsu_lsu_res_valid_o & u_wb_wb_room_lsu_o)),
     .lsu_res_tag_i (u_lsu_lsu_res_tag_o),
     .lsu_res_mask_i ({u_lsu_lsu_res_mask_o[31], u_lsu_lsu_res_mask_o[30], u_lsu_lsu_res_mask_o[29], u_lsu_lsu_res_mask_o[28], u_lsu_lsu_res_mask_o[27], u_lsu_lsu_res_mask_o[26], u_lsu_lsu_res_mask_o[25], u_lsu_lsu_res_mask_o[24], u_lsu_lsu_res_mask_o[23], u_lsu_lsu_res_mask_o[22], u_lsu_lsu_res_mask_o[21], u_lsu_lsu_res_mask_o[20], u_lsu_lsu_res_mask_o[19], u_lsu_lsu_res_mask_o[18], u_lsu_lsu_res_mask_o[17], u_lsu_lsu_res_mask_o[16], u_lsu_lsu_res_mask_o[15], u_lsu_lsu_res_mask_o[14], u_lsu_lsu_res_mask_o[13], u_lsu_lsu_res_mask_o[12], u_lsu_lsu_res_mask_o[11], u_lsu_lsu_res_mask_o[10], u_lsu_lsu_res_mask_o[9], u_lsu_lsu_res_mask_o[8], u_lsu_lsu_res_mask_o[7], u_lsu_lsu_res_mask_o[6], u_lsu_lsu_res_mask_o[5], u_lsu_lsu_res_mask_o[4], u_lsu_lsu_res_mask_o[3], u_lsu_lsu_res_mask_o[2], u_lsu_lsu_res_mask_o[1], u_lsu_lsu_res_mask_o[0]}),
     .lsu_res_data_i ({u_lsu_lsu_res_data_o[2047:1984], u_lsu_lsu_res_data_o[1983:1920], u_lsu_lsu_res_data_o[1919:1856], u_lsu_lsu_res_data_o[1855:1792], u_lsu_lsu_res_data_o[1791:1728], u_lsu_lsu_res_data_o[1727:1664], u_lsu_lsu_res_data_o[1663:1600], u_lsu_lsu_res_data_o[1599:1536], u_lsu_lsu_res_data_o[1535:1472], u_lsu_lsu_res_data_o[1471:1408], u_lsu_lsu_res_data_o[1407:1344], u_lsu_lsu_res_data_o[1343:1280], u_lsu_lsu_res_data_o[1279:1216], u_lsu_lsu_res_data_o[1215:1152], u_lsu_lsu_res_data_o[1151:1088], u_lsu_lsu_res_data_o[1087:1024], u_lsu_lsu_res_data_o[1023:960], u_lsu_lsu_res_data_o[959:896], u_lsu_lsu_res_data_o[895:832], u_lsu_lsu_res_data_o[831:768], u_lsu_lsu_res_data_o[767:704], u_lsu_lsu_res_data_o[703:640], u_lsu_lsu_res_data_o[639:576], u_lsu_lsu_res_data_o[575:512], u_lsu_lsu_res_data_o[511:448], u_lsu_lsu_res_data_o[447:384], u_lsu_lsu_res_data_o[383:320], u_lsu_lsu_res_data_o[319:256], u_lsu_lsu_res_data_o[255:192], u_lsu_lsu_res_data_o[191:128], u_lsu_lsu_res_data_o[127:64], u_lsu_lsu_res_data_o[63:0]}),
@@ -2670,7 +2670,7 @@ module sm_fermi (
     .disp_sp1_i ((u_oc_sp1_valid_o & u_sp1_ready_o)),
     .disp_sfu_i ((u_oc_sfu_valid_o & u_sfu_sfu_ready_o)),
     .disp_dpu_i ((u_oc_dpu_valid_o & u_dpu_dpu_ready_o)),
-    .disp_lsu_i ((u_oc_lsu_valid_o & u_lsu_lsu_ready_o)),
+    .disp_lsu_i ((u_lsu_lsu_res_valid_o & u_wb_wb_room_lsu_o)),
     .disp_fe_i (((1'h0 | n16115) | n16133)),
     .rf_wr0_valid_o (u_wb_rf_wr0_valid_o),
     .rf_wr0_warp_o (u_wb_rf_wr0_warp_o),
@@ -2770,7 +2770,7 @@ module sm_fermi (
     .wb_room_sp1_i (u_wb_wb_room_sp1_o),
     .wb_room_sfu_i (u_wb_wb_room_sfu_o),
     .wb_room_dpu_i (u_wb_wb_room_dpu_o),
-    .wb_room_lsu_i (u_wb_wb_room_lsu_o),
+    .wb_room_lsu_i (1'h1),
     .is0_ready_o (u_oc_is0_ready_o),
     .is1_ready_o (u_oc_is1_ready_o),
     .sp0_valid_o (u_oc_sp0_valid_o),
@@ -2919,7 +2919,7 @@ module sm_fermi (
     .dpu_err_code_o (u_dpu_dpu_err_code_o)
   );
 
-  lsu_w48_g32_line_s8 u_lsu (
+  lsu_w48_g32_line_s48_t48 u_lsu (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
@@ -2949,6 +2949,7 @@ module sm_fermi (
     .gm_resp_valid_i (u_l1_lsu_resp_valid_o),
     .gm_resp_id_i (u_l1_lsu_resp_id_o),
     .gm_resp_rdata_i ({u_l1_lsu_resp_rdata_o[1023:992], u_l1_lsu_resp_rdata_o[991:960], u_l1_lsu_resp_rdata_o[959:928], u_l1_lsu_resp_rdata_o[927:896], u_l1_lsu_resp_rdata_o[895:864], u_l1_lsu_resp_rdata_o[863:832], u_l1_lsu_resp_rdata_o[831:800], u_l1_lsu_resp_rdata_o[799:768], u_l1_lsu_resp_rdata_o[767:736], u_l1_lsu_resp_rdata_o[735:704], u_l1_lsu_resp_rdata_o[703:672], u_l1_lsu_resp_rdata_o[671:640], u_l1_lsu_resp_rdata_o[639:608], u_l1_lsu_resp_rdata_o[607:576], u_l1_lsu_resp_rdata_o[575:544], u_l1_lsu_resp_rdata_o[543:512], u_l1_lsu_resp_rdata_o[511:480], u_l1_lsu_resp_rdata_o[479:448], u_l1_lsu_resp_rdata_o[447:416], u_l1_lsu_resp_rdata_o[415:384], u_l1_lsu_resp_rdata_o[383:352], u_l1_lsu_resp_rdata_o[351:320], u_l1_lsu_resp_rdata_o[319:288], u_l1_lsu_resp_rdata_o[287:256], u_l1_lsu_resp_rdata_o[255:224], u_l1_lsu_resp_rdata_o[223:192], u_l1_lsu_resp_rdata_o[191:160], u_l1_lsu_resp_rdata_o[159:128], u_l1_lsu_resp_rdata_o[127:96], u_l1_lsu_resp_rdata_o[95:64], u_l1_lsu_resp_rdata_o[63:32], u_l1_lsu_resp_rdata_o[31:0]}),
+    .lsu_res_ready_i (u_wb_wb_room_lsu_o),
     .lsu_ready_o (u_lsu_lsu_ready_o),
     .sm_req_valid_o (u_lsu_sm_req_valid_o),
     .sm_op_o (u_lsu_sm_op_o),
@@ -3154,7 +3155,7 @@ module sm_fermi (
     .miss_o (u_ifetch_miss_o)
   );
 
-  l1_l128_w4_h4_s8 u_l1 (
+  l1_l128_w4_h4_i64 u_l1 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
@@ -3188,6 +3189,6 @@ module sm_fermi (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{gm_resp_rdata_i, im_resp_data_i, n10000, n10035, n10054, n10065, n10072, n10077, n10321, n10356, n10375, n10386, n10393, n10398, n10403, n10438, n10457, n10468, n10475, n10480, n10724, n10759, n10778, n10789, n10796, n10801, n10806, n10841, n10860, n10871, n10878, n10883, n11126, n11134, n11143, n11158, n11219, n11227, n11236, n11251, n11312, n11320, n11329, n11344, n11405, n11413, n11422, n11437, n11498, n11506, n11515, n11530, n11591, n11599, n11608, n11623, n11684, n11692, n11701, n11716, n11777, n11785, n11794, n11809, n11870, n11878, n11887, n11902, n11963, n11971, n11980, n11995, n12056, n12064, n12073, n12088, n12149, n12157, n12166, n12181, n12242, n12250, n12259, n12274, n12335, n12343, n12352, n12367, n12428, n12436, n12445, n12460, n12521, n12529, n12538, n12553, n12614, n12622, n12631, n12646, n12707, n12715, n12724, n12739, n12800, n12808, n12817, n12832, n12893, n12901, n12910, n12925, n12986, n12994, n13003, n13018, n13079, n13087, n13096, n13111, n13172, n13180, n13189, n13204, n13265, n13273, n13282, n13297, n13358, n13366, n13375, n13390, n13451, n13459, n13468, n13483, n13544, n13552, n13561, n13576, n13637, n13645, n13654, n13669, n13730, n13738, n13747, n13762, n13823, n13831, n13840, n13855, n13916, n13924, n13933, n13948, n14009, n14017, n14026, n14041, n14102, n14110, n14119, n14134, n14195, n14203, n14212, n14227, n14288, n14296, n14305, n14320, n14381, n14389, n14398, n14413, n14474, n14482, n14491, n14506, n14567, n14575, n14584, n14599, n14660, n14668, n14677, n14692, n14753, n14761, n14770, n14785, n14846, n14854, n14863, n14878, n14939, n14947, n14956, n14971, n15032, n15040, n15049, n15064, n15125, n15133, n15142, n15157, n15218, n15226, n15235, n15250, n15311, n15319, n15328, n15343, n15404, n15412, n15421, n15436, n15497, n15505, n15514, n15529, n16168, n16539, n16542, n16545, n16548, n16551, n16554, n16557, n16560, n16563, n16566, n16569, n16572, n16575, n16578, n16581, n16584, n16587, n16590, n16593, n16596, n16599, n16602, n16605, n16608, n16611, n16614, n16617, n16620, n16623, n16626, n16629, n16632, n7903, n7938, n7957, n7968, n7975, n7980, n7985, n8020, n8039, n8050, n8057, n8062, n8306, n8341, n8360, n8371, n8378, n8383, n8388, n8423, n8442, n8453, n8460, n8465, n8709, n8744, n8763, n8774, n8781, n8786, n8791, n8826, n8845, n8856, n8863, n8868, n9112, n9147, n9166, n9177, n9184, n9189, n9194, n9229, n9248, n9259, n9266, n9271, n9515, n9550, n9569, n9580, n9587, n9592, n9597, n9632, n9651, n9662, n9669, n9674, n9918, n9953, n9972, n9983, n9990, n9995, u_bar_err_arrived_o, u_bar_err_parked_o, u_bar_err_warps_o, u_bar_rel_cta_o, u_bar_rel_valid_o, u_bar_wait_o, u_cta_fe_res1_data_o, u_cta_fe_res1_mask_o, u_cta_fe_res_data_o, u_cta_fe_res_mask_o, u_cta_res_ctas_o, u_cta_sbase_o, u_cta_st_mask_o, u_cta_wv_o, u_dpu_dpu_res_data_o, u_dpu_dpu_res_mask_o, u_dpu_dpu_res_pred_o, u_ibuf_h_dst_o, u_ibuf_h_err_o, u_ibuf_h_fmul_o, u_ibuf_h_gneg_o, u_ibuf_h_gpred_o, u_ibuf_h_imm_o, u_ibuf_h_kind_o, u_ibuf_h_mod_o, u_ibuf_h_op_o, u_ibuf_h_pair_o, u_ibuf_h_pc_o, u_ibuf_h_prd_o, u_ibuf_h_ra_o, u_ibuf_h_rb_o, u_ibuf_h_rc_o, u_ibuf_h_unit_o, u_ibuf_h_use_imm_o, u_ibuf_hv_o, u_ibuf_room_o, u_ifetch_miss_o, u_ifetch_push_pc_o, u_ifetch_push_valid_o, u_ifetch_push_warp_o, u_ifetch_push_word_o, u_l1_gm_req_wdata_o, u_l1_gm_req_wmask_o, u_l1_lsu_resp_rdata_o, u_lsu_cnt_busy_o, u_lsu_err_lane_o, u_lsu_gm_req_wdata_o, u_lsu_gm_req_wmask_o, u_lsu_lsu_res_data_o, u_lsu_lsu_res_mask_o, u_lsu_sm_active_o, u_lsu_sm_addr_o, u_lsu_sm_cmp_o, u_lsu_sm_data_o, u_oc_dpu_a_o, u_oc_dpu_b_o, u_oc_dpu_c_o, u_oc_dpu_mask_o, u_oc_lsu_a_o, u_oc_lsu_b_o, u_oc_lsu_c_o, u_oc_lsu_mask_o, u_oc_sfu_a_o, u_oc_sfu_b_o, u_oc_sfu_mask_o, u_oc_sp0_a_o, u_oc_sp0_b_o, u_oc_sp0_c_o, u_oc_sp0_mask_o, u_oc_sp0_pa_o, u_oc_sp0_pb_o, u_oc_sp1_a_o, u_oc_sp1_b_o, u_oc_sp1_c_o, u_oc_sp1_mask_o, u_oc_sp1_pa_o, u_oc_sp1_pb_o, u_oc_war_pair_o, u_oc_war_reg_o, u_oc_war_v_o, u_oc_war_warp_o, u_pf_p_o, u_sb_idle_o, u_sb_ok_o, u_sb_pend_o, u_sb_ppend_o, u_sched0_ctl_taken_o, u_sched0_is_mask_o, u_sched0_is_pa_o, u_sched0_is_pb_o, u_sched1_ctl_taken_o, u_sched1_is_mask_o, u_sched1_is_pa_o, u_sched1_is_pb_o, u_sfu_sfu_res_data_o, u_sfu_sfu_res_mask_o, u_sfu_sfu_res_pred_o, u_simt_act_o, u_simt_busy_o, u_simt_err_sync_o, u_simt_f_active_o, u_simt_f_pc_o, u_simt_run_o, u_simt_s_active_o, u_simt_s_depth_o, u_simt_s_live_o, u_simt_s_pc_o, u_smem_rdata_o, u_sp0_res_data_o, u_sp0_res_mask_o, u_sp0_res_pred_o, u_sp1_res_data_o, u_sp1_res_mask_o, u_sp1_res_pred_o, u_wb_pr_wr_mask_o, u_wb_pr_wr_val_o, u_wb_rel_tag_o, u_wb_rel_valid_o, u_wb_ret0_mask_o, u_wb_ret1_mask_o, u_wb_rf_wr0_hi_o, u_wb_rf_wr0_lo_o, u_wb_rf_wr0_mask_o, u_wb_rf_wr1_hi_o, u_wb_rf_wr1_lo_o, u_wb_rf_wr1_mask_o};
+  assign unused_signals = ^{gm_resp_rdata_i, im_resp_data_i, n10000, n10035, n10054, n10065, n10072, n10077, n10321, n10356, n10375, n10386, n10393, n10398, n10403, n10438, n10457, n10468, n10475, n10480, n10724, n10759, n10778, n10789, n10796, n10801, n10806, n10841, n10860, n10871, n10878, n10883, n11126, n11134, n11143, n11158, n11219, n11227, n11236, n11251, n11312, n11320, n11329, n11344, n11405, n11413, n11422, n11437, n11498, n11506, n11515, n11530, n11591, n11599, n11608, n11623, n11684, n11692, n11701, n11716, n11777, n11785, n11794, n11809, n11870, n11878, n11887, n11902, n11963, n11971, n11980, n11995, n12056, n12064, n12073, n12088, n12149, n12157, n12166, n12181, n12242, n12250, n12259, n12274, n12335, n12343, n12352, n12367, n12428, n12436, n12445, n12460, n12521, n12529, n12538, n12553, n12614, n12622, n12631, n12646, n12707, n12715, n12724, n12739, n12800, n12808, n12817, n12832, n12893, n12901, n12910, n12925, n12986, n12994, n13003, n13018, n13079, n13087, n13096, n13111, n13172, n13180, n13189, n13204, n13265, n13273, n13282, n13297, n13358, n13366, n13375, n13390, n13451, n13459, n13468, n13483, n13544, n13552, n13561, n13576, n13637, n13645, n13654, n13669, n13730, n13738, n13747, n13762, n13823, n13831, n13840, n13855, n13916, n13924, n13933, n13948, n14009, n14017, n14026, n14041, n14102, n14110, n14119, n14134, n14195, n14203, n14212, n14227, n14288, n14296, n14305, n14320, n14381, n14389, n14398, n14413, n14474, n14482, n14491, n14506, n14567, n14575, n14584, n14599, n14660, n14668, n14677, n14692, n14753, n14761, n14770, n14785, n14846, n14854, n14863, n14878, n14939, n14947, n14956, n14971, n15032, n15040, n15049, n15064, n15125, n15133, n15142, n15157, n15218, n15226, n15235, n15250, n15311, n15319, n15328, n15343, n15404, n15412, n15421, n15436, n15497, n15505, n15514, n15529, n16168, n16540, n16543, n16546, n16549, n16552, n16555, n16558, n16561, n16564, n16567, n16570, n16573, n16576, n16579, n16582, n16585, n16588, n16591, n16594, n16597, n16600, n16603, n16606, n16609, n16612, n16615, n16618, n16621, n16624, n16627, n16630, n16633, n7903, n7938, n7957, n7968, n7975, n7980, n7985, n8020, n8039, n8050, n8057, n8062, n8306, n8341, n8360, n8371, n8378, n8383, n8388, n8423, n8442, n8453, n8460, n8465, n8709, n8744, n8763, n8774, n8781, n8786, n8791, n8826, n8845, n8856, n8863, n8868, n9112, n9147, n9166, n9177, n9184, n9189, n9194, n9229, n9248, n9259, n9266, n9271, n9515, n9550, n9569, n9580, n9587, n9592, n9597, n9632, n9651, n9662, n9669, n9674, n9918, n9953, n9972, n9983, n9990, n9995, u_bar_err_arrived_o, u_bar_err_parked_o, u_bar_err_warps_o, u_bar_rel_cta_o, u_bar_rel_valid_o, u_bar_wait_o, u_cta_fe_res1_data_o, u_cta_fe_res1_mask_o, u_cta_fe_res_data_o, u_cta_fe_res_mask_o, u_cta_res_ctas_o, u_cta_sbase_o, u_cta_st_mask_o, u_cta_wv_o, u_dpu_dpu_res_data_o, u_dpu_dpu_res_mask_o, u_dpu_dpu_res_pred_o, u_ibuf_h_dst_o, u_ibuf_h_err_o, u_ibuf_h_fmul_o, u_ibuf_h_gneg_o, u_ibuf_h_gpred_o, u_ibuf_h_imm_o, u_ibuf_h_kind_o, u_ibuf_h_mod_o, u_ibuf_h_op_o, u_ibuf_h_pair_o, u_ibuf_h_pc_o, u_ibuf_h_prd_o, u_ibuf_h_ra_o, u_ibuf_h_rb_o, u_ibuf_h_rc_o, u_ibuf_h_unit_o, u_ibuf_h_use_imm_o, u_ibuf_hv_o, u_ibuf_room_o, u_ifetch_miss_o, u_ifetch_push_pc_o, u_ifetch_push_valid_o, u_ifetch_push_warp_o, u_ifetch_push_word_o, u_l1_gm_req_wdata_o, u_l1_gm_req_wmask_o, u_l1_lsu_resp_rdata_o, u_lsu_cnt_busy_o, u_lsu_err_lane_o, u_lsu_gm_req_wdata_o, u_lsu_gm_req_wmask_o, u_lsu_lsu_res_data_o, u_lsu_lsu_res_mask_o, u_lsu_sm_active_o, u_lsu_sm_addr_o, u_lsu_sm_cmp_o, u_lsu_sm_data_o, u_oc_dpu_a_o, u_oc_dpu_b_o, u_oc_dpu_c_o, u_oc_dpu_mask_o, u_oc_lsu_a_o, u_oc_lsu_b_o, u_oc_lsu_c_o, u_oc_lsu_mask_o, u_oc_sfu_a_o, u_oc_sfu_b_o, u_oc_sfu_mask_o, u_oc_sp0_a_o, u_oc_sp0_b_o, u_oc_sp0_c_o, u_oc_sp0_mask_o, u_oc_sp0_pa_o, u_oc_sp0_pb_o, u_oc_sp1_a_o, u_oc_sp1_b_o, u_oc_sp1_c_o, u_oc_sp1_mask_o, u_oc_sp1_pa_o, u_oc_sp1_pb_o, u_oc_war_pair_o, u_oc_war_reg_o, u_oc_war_v_o, u_oc_war_warp_o, u_pf_p_o, u_sb_idle_o, u_sb_ok_o, u_sb_pend_o, u_sb_ppend_o, u_sched0_ctl_taken_o, u_sched0_is_mask_o, u_sched0_is_pa_o, u_sched0_is_pb_o, u_sched1_ctl_taken_o, u_sched1_is_mask_o, u_sched1_is_pa_o, u_sched1_is_pb_o, u_sfu_sfu_res_data_o, u_sfu_sfu_res_mask_o, u_sfu_sfu_res_pred_o, u_simt_act_o, u_simt_busy_o, u_simt_err_sync_o, u_simt_f_active_o, u_simt_f_pc_o, u_simt_run_o, u_simt_s_active_o, u_simt_s_depth_o, u_simt_s_live_o, u_simt_s_pc_o, u_smem_rdata_o, u_sp0_res_data_o, u_sp0_res_mask_o, u_sp0_res_pred_o, u_sp1_res_data_o, u_sp1_res_mask_o, u_sp1_res_pred_o, u_wb_pr_wr_mask_o, u_wb_pr_wr_val_o, u_wb_rel_tag_o, u_wb_rel_valid_o, u_wb_ret0_mask_o, u_wb_ret1_mask_o, u_wb_rf_wr0_hi_o, u_wb_rf_wr0_lo_o, u_wb_rf_wr0_mask_o, u_wb_rf_wr1_hi_o, u_wb_rf_wr1_lo_o, u_wb_rf_wr1_mask_o};
 
 endmodule

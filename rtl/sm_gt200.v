@@ -1597,181 +1597,181 @@ module sm_gt200 (
   wire [31:0] n12530 = (32'h00000000 | (n12366 ? ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, n12312} << 32'h00000000)) | ({{31{1'b0}}, n12313} << 32'h00000001)) | ({{31{1'b0}}, n12314} << 32'h00000002)) | ({{31{1'b0}}, n12315} << 32'h00000003)) | ({{31{1'b0}}, n12316} << 32'h00000004)) | ({{31{1'b0}}, n12317} << 32'h00000005)) | ({{31{1'b0}}, n12318} << 32'h00000006)) | ({{31{1'b0}}, n12319} << 32'h00000007)) | ({{31{1'b0}}, n12320} << 32'h00000008)) | ({{31{1'b0}}, n12321} << 32'h00000009)) | ({{31{1'b0}}, n12322} << 32'h0000000a)) | ({{31{1'b0}}, n12323} << 32'h0000000b)) | ({{31{1'b0}}, n12324} << 32'h0000000c)) | ({{31{1'b0}}, n12325} << 32'h0000000d)) | ({{31{1'b0}}, n12326} << 32'h0000000e)) | ({{31{1'b0}}, n12327} << 32'h0000000f)) | ({{31{1'b0}}, n12328} << 32'h00000010)) | ({{31{1'b0}}, n12329} << 32'h00000011)) | ({{31{1'b0}}, n12330} << 32'h00000012)) | ({{31{1'b0}}, n12331} << 32'h00000013)) | ({{31{1'b0}}, n12332} << 32'h00000014)) | ({{31{1'b0}}, n12333} << 32'h00000015)) | ({{31{1'b0}}, n12334} << 32'h00000016)) | ({{31{1'b0}}, n12335} << 32'h00000017)) | ({{31{1'b0}}, n12336} << 32'h00000018)) | ({{31{1'b0}}, n12337} << 32'h00000019)) | ({{31{1'b0}}, n12338} << 32'h0000001a)) | ({{31{1'b0}}, n12339} << 32'h0000001b)) | ({{31{1'b0}}, n12340} << 32'h0000001c)) | ({{31{1'b0}}, n12341} << 32'h0000001d)) | ({{31{1'b0}}, n12342} << 32'h0000001e)) | ({{31{1'b0}}, n12343} << 32'h0000001f)) : 32'h00000000));
   wire [5:0] n12535 = (6'h00 | (n12368 ? u_sched0_iss_warp_o : 6'h00));
   wire [7:0] n12547 = ((u_sched0_is_valid_o & (u_sched0_is_unit_o == 3'h3)) ? (mem_inflight_q + 8'h01) : mem_inflight_q);
-  wire [31:0] n12608 = (n12530 >> 32'h00000000);
-  wire [31:0] n12611 = (n12530 >> 32'h00000001);
-  wire [31:0] n12614 = (n12530 >> 32'h00000002);
-  wire [31:0] n12617 = (n12530 >> 32'h00000003);
-  wire [31:0] n12620 = (n12530 >> 32'h00000004);
-  wire [31:0] n12623 = (n12530 >> 32'h00000005);
-  wire [31:0] n12626 = (n12530 >> 32'h00000006);
-  wire [31:0] n12629 = (n12530 >> 32'h00000007);
-  wire [31:0] n12632 = (n12530 >> 32'h00000008);
-  wire [31:0] n12635 = (n12530 >> 32'h00000009);
-  wire [31:0] n12638 = (n12530 >> 32'h0000000a);
-  wire [31:0] n12641 = (n12530 >> 32'h0000000b);
-  wire [31:0] n12644 = (n12530 >> 32'h0000000c);
-  wire [31:0] n12647 = (n12530 >> 32'h0000000d);
-  wire [31:0] n12650 = (n12530 >> 32'h0000000e);
-  wire [31:0] n12653 = (n12530 >> 32'h0000000f);
-  wire [31:0] n12656 = (n12530 >> 32'h00000010);
-  wire [31:0] n12659 = (n12530 >> 32'h00000011);
-  wire [31:0] n12662 = (n12530 >> 32'h00000012);
-  wire [31:0] n12665 = (n12530 >> 32'h00000013);
-  wire [31:0] n12668 = (n12530 >> 32'h00000014);
-  wire [31:0] n12671 = (n12530 >> 32'h00000015);
-  wire [31:0] n12674 = (n12530 >> 32'h00000016);
-  wire [31:0] n12677 = (n12530 >> 32'h00000017);
-  wire [31:0] n12680 = (n12530 >> 32'h00000018);
-  wire [31:0] n12683 = (n12530 >> 32'h00000019);
-  wire [31:0] n12686 = (n12530 >> 32'h0000001a);
-  wire [31:0] n12689 = (n12530 >> 32'h0000001b);
-  wire [31:0] n12692 = (n12530 >> 32'h0000001c);
-  wire [31:0] n12695 = (n12530 >> 32'h0000001d);
-  wire [31:0] n12698 = (n12530 >> 32'h0000001e);
-  wire [31:0] n12701 = (n12530 >> 32'h0000001f);
-  wire [1:0] n15094 = ((u_sched0_is_valid_o & (u_sched0_is_unit_o == 3'h0)) ? (sp_wait_q + 2'h1) : sp_wait_q);
-  wire n16307 = (u_sp0_res_valid_o & u_sp0_err_o);
-  wire n16310 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
-  wire n16313 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
-  wire n16316 = (u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o);
-  wire n16405 = ((((((((((((1'h0 | u_wb_err_o) | u_lsu_err_o) | n16316) | n16313) | n16310) | n16307) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
-  wire n16407 = (n16405 & (~err_q));
-  wire n16420 = (n324 & n2485);
-  wire n16422 = (n16420 & (~n2032));
-  wire n16423 = (n16422 & n1200);
-  wire n16425 = (n16423 & (~n8843));
-  wire n16432 = (n325 & n2486);
-  wire n16434 = (n16432 & (~n2033));
-  wire n16435 = (n16434 & n1201);
-  wire n16437 = (n16435 & (~n8947));
-  wire n16444 = (n326 & n2487);
-  wire n16446 = (n16444 & (~n2034));
-  wire n16447 = (n16446 & n1202);
-  wire n16449 = (n16447 & (~n9051));
-  wire n16456 = (n327 & n2488);
-  wire n16458 = (n16456 & (~n2035));
-  wire n16459 = (n16458 & n1203);
-  wire n16461 = (n16459 & (~n9155));
-  wire n16468 = (n328 & n2489);
-  wire n16470 = (n16468 & (~n2036));
-  wire n16471 = (n16470 & n1204);
-  wire n16473 = (n16471 & (~n9259));
-  wire n16480 = (n329 & n2490);
-  wire n16482 = (n16480 & (~n2037));
-  wire n16483 = (n16482 & n1205);
-  wire n16485 = (n16483 & (~n9363));
-  wire n16492 = (n330 & n2491);
-  wire n16494 = (n16492 & (~n2038));
-  wire n16495 = (n16494 & n1206);
-  wire n16497 = (n16495 & (~n9467));
-  wire n16504 = (n331 & n2492);
-  wire n16506 = (n16504 & (~n2039));
-  wire n16507 = (n16506 & n1207);
-  wire n16509 = (n16507 & (~n9571));
-  wire n16516 = (n332 & n2493);
-  wire n16518 = (n16516 & (~n2040));
-  wire n16519 = (n16518 & n1208);
-  wire n16521 = (n16519 & (~n9675));
-  wire n16528 = (n333 & n2494);
-  wire n16530 = (n16528 & (~n2041));
-  wire n16531 = (n16530 & n1209);
-  wire n16533 = (n16531 & (~n9779));
-  wire n16540 = (n334 & n2495);
-  wire n16542 = (n16540 & (~n2042));
-  wire n16543 = (n16542 & n1210);
-  wire n16545 = (n16543 & (~n9883));
-  wire n16552 = (n335 & n2496);
-  wire n16554 = (n16552 & (~n2043));
-  wire n16555 = (n16554 & n1211);
-  wire n16557 = (n16555 & (~n9987));
-  wire n16564 = (n336 & n2497);
-  wire n16566 = (n16564 & (~n2044));
-  wire n16567 = (n16566 & n1212);
-  wire n16569 = (n16567 & (~n10091));
-  wire n16576 = (n337 & n2498);
-  wire n16578 = (n16576 & (~n2045));
-  wire n16579 = (n16578 & n1213);
-  wire n16581 = (n16579 & (~n10195));
-  wire n16588 = (n338 & n2499);
-  wire n16590 = (n16588 & (~n2046));
-  wire n16591 = (n16590 & n1214);
-  wire n16593 = (n16591 & (~n10299));
-  wire n16600 = (n339 & n2500);
-  wire n16602 = (n16600 & (~n2047));
-  wire n16603 = (n16602 & n1215);
-  wire n16605 = (n16603 & (~n10403));
-  wire n16612 = (n340 & n2501);
-  wire n16614 = (n16612 & (~n2048));
-  wire n16615 = (n16614 & n1216);
-  wire n16617 = (n16615 & (~n10507));
-  wire n16624 = (n341 & n2502);
-  wire n16626 = (n16624 & (~n2049));
-  wire n16627 = (n16626 & n1217);
-  wire n16629 = (n16627 & (~n10611));
-  wire n16636 = (n342 & n2503);
-  wire n16638 = (n16636 & (~n2050));
-  wire n16639 = (n16638 & n1218);
-  wire n16641 = (n16639 & (~n10715));
-  wire n16648 = (n343 & n2504);
-  wire n16650 = (n16648 & (~n2051));
-  wire n16651 = (n16650 & n1219);
-  wire n16653 = (n16651 & (~n10819));
-  wire n16660 = (n344 & n2505);
-  wire n16662 = (n16660 & (~n2052));
-  wire n16663 = (n16662 & n1220);
-  wire n16665 = (n16663 & (~n10923));
-  wire n16672 = (n345 & n2506);
-  wire n16674 = (n16672 & (~n2053));
-  wire n16675 = (n16674 & n1221);
-  wire n16677 = (n16675 & (~n11027));
-  wire n16684 = (n346 & n2507);
-  wire n16686 = (n16684 & (~n2054));
-  wire n16687 = (n16686 & n1222);
-  wire n16689 = (n16687 & (~n11131));
-  wire n16696 = (n347 & n2508);
-  wire n16698 = (n16696 & (~n2055));
-  wire n16699 = (n16698 & n1223);
-  wire n16701 = (n16699 & (~n11235));
-  wire n16708 = (n348 & n2509);
-  wire n16710 = (n16708 & (~n2056));
-  wire n16711 = (n16710 & n1224);
-  wire n16713 = (n16711 & (~n11339));
-  wire n16720 = (n349 & n2510);
-  wire n16722 = (n16720 & (~n2057));
-  wire n16723 = (n16722 & n1225);
-  wire n16725 = (n16723 & (~n11443));
-  wire n16732 = (n350 & n2511);
-  wire n16734 = (n16732 & (~n2058));
-  wire n16735 = (n16734 & n1226);
-  wire n16737 = (n16735 & (~n11547));
-  wire n16744 = (n351 & n2512);
-  wire n16746 = (n16744 & (~n2059));
-  wire n16747 = (n16746 & n1227);
-  wire n16749 = (n16747 & (~n11651));
-  wire n16756 = (n352 & n2513);
-  wire n16758 = (n16756 & (~n2060));
-  wire n16759 = (n16758 & n1228);
-  wire n16761 = (n16759 & (~n11755));
-  wire n16768 = (n353 & n2514);
-  wire n16770 = (n16768 & (~n2061));
-  wire n16771 = (n16770 & n1229);
-  wire n16773 = (n16771 & (~n11859));
-  wire n16780 = (n354 & n2515);
-  wire n16782 = (n16780 & (~n2062));
-  wire n16783 = (n16782 & n1230);
-  wire n16785 = (n16783 & (~n11963));
-  wire n16792 = (n355 & n2516);
-  wire n16794 = (n16792 & (~n2063));
-  wire n16795 = (n16794 & n1231);
-  wire n16797 = (n16795 & (~n12067));
-  assign err_d = (err_q | n16405);
-  assign err_code_d = (n16407 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n16307 ? u_sp0_err_code_o : (n16310 ? u_sfu_sfu_err_code_o : (n16313 ? u_dpu_dpu_err_code_o : (n16316 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : 8'h00)))))))))))) : err_code_q);
-  assign err_src_d = (n16407 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n16307 ? 4'h8 : (n16310 ? 4'ha : (n16313 ? 4'hb : (n16316 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : 4'h0)))))))))))) : err_src_q);
-  assign err_warp_d = (n16407 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n16307 ? u_sp0_res_tag_o[5:0] : (n16310 ? u_sfu_sfu_res_tag_o[5:0] : (n16313 ? u_dpu_dpu_res_tag_o[5:0] : (n16316 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : 6'h00)))))))))))) : err_warp_q);
-  assign err_pc_d = (n16407 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n16307 ? u_sp0_res_tag_o[31:16] : (n16310 ? u_sfu_sfu_res_tag_o[31:16] : (n16313 ? u_dpu_dpu_res_tag_o[31:16] : (n16316 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : 16'h0000)))))))))))) : err_pc_q);
-  assign err_info_d = (n16407 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n16307 ? 32'h00000000 : (n16310 ? 32'h00000000 : (n16313 ? 32'h00000000 : (n16316 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : 32'h00000000)))))))))))) : err_info_q);
-  assign mem_inflight_d = (u_lsu_lsu_res_valid_o ? (n12547 - 8'h01) : n12547);
-  assign sp_wait_d = (u_oc_sp0_valid_o ? (n15094 - 2'h1) : n15094);
+  wire [31:0] n12609 = (n12530 >> 32'h00000000);
+  wire [31:0] n12612 = (n12530 >> 32'h00000001);
+  wire [31:0] n12615 = (n12530 >> 32'h00000002);
+  wire [31:0] n12618 = (n12530 >> 32'h00000003);
+  wire [31:0] n12621 = (n12530 >> 32'h00000004);
+  wire [31:0] n12624 = (n12530 >> 32'h00000005);
+  wire [31:0] n12627 = (n12530 >> 32'h00000006);
+  wire [31:0] n12630 = (n12530 >> 32'h00000007);
+  wire [31:0] n12633 = (n12530 >> 32'h00000008);
+  wire [31:0] n12636 = (n12530 >> 32'h00000009);
+  wire [31:0] n12639 = (n12530 >> 32'h0000000a);
+  wire [31:0] n12642 = (n12530 >> 32'h0000000b);
+  wire [31:0] n12645 = (n12530 >> 32'h0000000c);
+  wire [31:0] n12648 = (n12530 >> 32'h0000000d);
+  wire [31:0] n12651 = (n12530 >> 32'h0000000e);
+  wire [31:0] n12654 = (n12530 >> 32'h0000000f);
+  wire [31:0] n12657 = (n12530 >> 32'h00000010);
+  wire [31:0] n12660 = (n12530 >> 32'h00000011);
+  wire [31:0] n12663 = (n12530 >> 32'h00000012);
+  wire [31:0] n12666 = (n12530 >> 32'h00000013);
+  wire [31:0] n12669 = (n12530 >> 32'h00000014);
+  wire [31:0] n12672 = (n12530 >> 32'h00000015);
+  wire [31:0] n12675 = (n12530 >> 32'h00000016);
+  wire [31:0] n12678 = (n12530 >> 32'h00000017);
+  wire [31:0] n12681 = (n12530 >> 32'h00000018);
+  wire [31:0] n12684 = (n12530 >> 32'h00000019);
+  wire [31:0] n12687 = (n12530 >> 32'h0000001a);
+  wire [31:0] n12690 = (n12530 >> 32'h0000001b);
+  wire [31:0] n12693 = (n12530 >> 32'h0000001c);
+  wire [31:0] n12696 = (n12530 >> 32'h0000001d);
+  wire [31:0] n12699 = (n12530 >> 32'h0000001e);
+  wire [31:0] n12702 = (n12530 >> 32'h0000001f);
+  wire [1:0] n15096 = ((u_sched0_is_valid_o & (u_sched0_is_unit_o == 3'h0)) ? (sp_wait_q + 2'h1) : sp_wait_q);
+  wire n16310 = (u_sp0_res_valid_o & u_sp0_err_o);
+  wire n16313 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
+  wire n16316 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
+  wire n16320 = ((u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o) & u_wb_wb_room_lsu_o);
+  wire n16409 = ((((((((((((1'h0 | u_wb_err_o) | u_lsu_err_o) | n16320) | n16316) | n16313) | n16310) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
+  wire n16411 = (n16409 & (~err_q));
+  wire n16424 = (n324 & n2485);
+  wire n16426 = (n16424 & (~n2032));
+  wire n16427 = (n16426 & n1200);
+  wire n16429 = (n16427 & (~n8843));
+  wire n16436 = (n325 & n2486);
+  wire n16438 = (n16436 & (~n2033));
+  wire n16439 = (n16438 & n1201);
+  wire n16441 = (n16439 & (~n8947));
+  wire n16448 = (n326 & n2487);
+  wire n16450 = (n16448 & (~n2034));
+  wire n16451 = (n16450 & n1202);
+  wire n16453 = (n16451 & (~n9051));
+  wire n16460 = (n327 & n2488);
+  wire n16462 = (n16460 & (~n2035));
+  wire n16463 = (n16462 & n1203);
+  wire n16465 = (n16463 & (~n9155));
+  wire n16472 = (n328 & n2489);
+  wire n16474 = (n16472 & (~n2036));
+  wire n16475 = (n16474 & n1204);
+  wire n16477 = (n16475 & (~n9259));
+  wire n16484 = (n329 & n2490);
+  wire n16486 = (n16484 & (~n2037));
+  wire n16487 = (n16486 & n1205);
+  wire n16489 = (n16487 & (~n9363));
+  wire n16496 = (n330 & n2491);
+  wire n16498 = (n16496 & (~n2038));
+  wire n16499 = (n16498 & n1206);
+  wire n16501 = (n16499 & (~n9467));
+  wire n16508 = (n331 & n2492);
+  wire n16510 = (n16508 & (~n2039));
+  wire n16511 = (n16510 & n1207);
+  wire n16513 = (n16511 & (~n9571));
+  wire n16520 = (n332 & n2493);
+  wire n16522 = (n16520 & (~n2040));
+  wire n16523 = (n16522 & n1208);
+  wire n16525 = (n16523 & (~n9675));
+  wire n16532 = (n333 & n2494);
+  wire n16534 = (n16532 & (~n2041));
+  wire n16535 = (n16534 & n1209);
+  wire n16537 = (n16535 & (~n9779));
+  wire n16544 = (n334 & n2495);
+  wire n16546 = (n16544 & (~n2042));
+  wire n16547 = (n16546 & n1210);
+  wire n16549 = (n16547 & (~n9883));
+  wire n16556 = (n335 & n2496);
+  wire n16558 = (n16556 & (~n2043));
+  wire n16559 = (n16558 & n1211);
+  wire n16561 = (n16559 & (~n9987));
+  wire n16568 = (n336 & n2497);
+  wire n16570 = (n16568 & (~n2044));
+  wire n16571 = (n16570 & n1212);
+  wire n16573 = (n16571 & (~n10091));
+  wire n16580 = (n337 & n2498);
+  wire n16582 = (n16580 & (~n2045));
+  wire n16583 = (n16582 & n1213);
+  wire n16585 = (n16583 & (~n10195));
+  wire n16592 = (n338 & n2499);
+  wire n16594 = (n16592 & (~n2046));
+  wire n16595 = (n16594 & n1214);
+  wire n16597 = (n16595 & (~n10299));
+  wire n16604 = (n339 & n2500);
+  wire n16606 = (n16604 & (~n2047));
+  wire n16607 = (n16606 & n1215);
+  wire n16609 = (n16607 & (~n10403));
+  wire n16616 = (n340 & n2501);
+  wire n16618 = (n16616 & (~n2048));
+  wire n16619 = (n16618 & n1216);
+  wire n16621 = (n16619 & (~n10507));
+  wire n16628 = (n341 & n2502);
+  wire n16630 = (n16628 & (~n2049));
+  wire n16631 = (n16630 & n1217);
+  wire n16633 = (n16631 & (~n10611));
+  wire n16640 = (n342 & n2503);
+  wire n16642 = (n16640 & (~n2050));
+  wire n16643 = (n16642 & n1218);
+  wire n16645 = (n16643 & (~n10715));
+  wire n16652 = (n343 & n2504);
+  wire n16654 = (n16652 & (~n2051));
+  wire n16655 = (n16654 & n1219);
+  wire n16657 = (n16655 & (~n10819));
+  wire n16664 = (n344 & n2505);
+  wire n16666 = (n16664 & (~n2052));
+  wire n16667 = (n16666 & n1220);
+  wire n16669 = (n16667 & (~n10923));
+  wire n16676 = (n345 & n2506);
+  wire n16678 = (n16676 & (~n2053));
+  wire n16679 = (n16678 & n1221);
+  wire n16681 = (n16679 & (~n11027));
+  wire n16688 = (n346 & n2507);
+  wire n16690 = (n16688 & (~n2054));
+  wire n16691 = (n16690 & n1222);
+  wire n16693 = (n16691 & (~n11131));
+  wire n16700 = (n347 & n2508);
+  wire n16702 = (n16700 & (~n2055));
+  wire n16703 = (n16702 & n1223);
+  wire n16705 = (n16703 & (~n11235));
+  wire n16712 = (n348 & n2509);
+  wire n16714 = (n16712 & (~n2056));
+  wire n16715 = (n16714 & n1224);
+  wire n16717 = (n16715 & (~n11339));
+  wire n16724 = (n349 & n2510);
+  wire n16726 = (n16724 & (~n2057));
+  wire n16727 = (n16726 & n1225);
+  wire n16729 = (n16727 & (~n11443));
+  wire n16736 = (n350 & n2511);
+  wire n16738 = (n16736 & (~n2058));
+  wire n16739 = (n16738 & n1226);
+  wire n16741 = (n16739 & (~n11547));
+  wire n16748 = (n351 & n2512);
+  wire n16750 = (n16748 & (~n2059));
+  wire n16751 = (n16750 & n1227);
+  wire n16753 = (n16751 & (~n11651));
+  wire n16760 = (n352 & n2513);
+  wire n16762 = (n16760 & (~n2060));
+  wire n16763 = (n16762 & n1228);
+  wire n16765 = (n16763 & (~n11755));
+  wire n16772 = (n353 & n2514);
+  wire n16774 = (n16772 & (~n2061));
+  wire n16775 = (n16774 & n1229);
+  wire n16777 = (n16775 & (~n11859));
+  wire n16784 = (n354 & n2515);
+  wire n16786 = (n16784 & (~n2062));
+  wire n16787 = (n16786 & n1230);
+  wire n16789 = (n16787 & (~n11963));
+  wire n16796 = (n355 & n2516);
+  wire n16798 = (n16796 & (~n2063));
+  wire n16799 = (n16798 & n1231);
+  wire n16801 = (n16799 & (~n12067));
+  assign err_d = (err_q | n16409);
+  assign err_code_d = (n16411 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n16310 ? u_sp0_err_code_o : (n16313 ? u_sfu_sfu_err_code_o : (n16316 ? u_dpu_dpu_err_code_o : (n16320 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : 8'h00)))))))))))) : err_code_q);
+  assign err_src_d = (n16411 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n16310 ? 4'h8 : (n16313 ? 4'ha : (n16316 ? 4'hb : (n16320 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : 4'h0)))))))))))) : err_src_q);
+  assign err_warp_d = (n16411 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n16310 ? u_sp0_res_tag_o[5:0] : (n16313 ? u_sfu_sfu_res_tag_o[5:0] : (n16316 ? u_dpu_dpu_res_tag_o[5:0] : (n16320 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : 6'h00)))))))))))) : err_warp_q);
+  assign err_pc_d = (n16411 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n16310 ? u_sp0_res_tag_o[31:16] : (n16313 ? u_sfu_sfu_res_tag_o[31:16] : (n16316 ? u_dpu_dpu_res_tag_o[31:16] : (n16320 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : 16'h0000)))))))))))) : err_pc_q);
+  assign err_info_d = (n16411 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n16310 ? 32'h00000000 : (n16313 ? 32'h00000000 : (n16316 ? 32'h00000000 : (n16320 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : 32'h00000000)))))))))))) : err_info_q);
+  assign mem_inflight_d = ((u_lsu_lsu_res_valid_o & u_wb_wb_room_lsu_o) ? (n12547 - 8'h01) : n12547);
+  assign sp_wait_d = (u_oc_sp0_valid_o ? (n15096 - 2'h1) : n15096);
   assign launch_ready_o = u_cta_launch_ready_o;
   assign busy_o = u_cta_busy_o;
   assign done_o = u_cta_done_o;
@@ -1807,7 +1807,7 @@ module sm_gt200 (
   assign st_valid_o = u_cta_st_valid_o;
   assign st_warp_o = u_cta_st_warp_o;
   assign st_cta_o = u_cta_st_cta_o;
-  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((((((((((1'h0 | n16420) | n16432) | n16444) | n16456) | n16468) | n16480) | n16492) | n16504) | n16516) | n16528) | n16540) | n16552) | n16564) | n16576) | n16588) | n16600) | n16612) | n16624) | n16636) | n16648) | n16660) | n16672) | n16684) | n16696) | n16708) | n16720) | n16732) | n16744) | n16756) | n16768) | n16780) | n16792)) ? 3'h1 : ((~((((((((((((((((((((((((((((((((1'h0 | n16422) | n16434) | n16446) | n16458) | n16470) | n16482) | n16494) | n16506) | n16518) | n16530) | n16542) | n16554) | n16566) | n16578) | n16590) | n16602) | n16614) | n16626) | n16638) | n16650) | n16662) | n16674) | n16686) | n16698) | n16710) | n16722) | n16734) | n16746) | n16758) | n16770) | n16782) | n16794)) ? 3'h2 : ((~((((((((((((((((((((((((((((((((1'h0 | n16423) | n16435) | n16447) | n16459) | n16471) | n16483) | n16495) | n16507) | n16519) | n16531) | n16543) | n16555) | n16567) | n16579) | n16591) | n16603) | n16615) | n16627) | n16639) | n16651) | n16663) | n16675) | n16687) | n16699) | n16711) | n16723) | n16735) | n16747) | n16759) | n16771) | n16783) | n16795)) ? 3'h3 : ((~((((((((((((((((((((((((((((((((1'h0 | n16425) | n16437) | n16449) | n16461) | n16473) | n16485) | n16497) | n16509) | n16521) | n16533) | n16545) | n16557) | n16569) | n16581) | n16593) | n16605) | n16617) | n16629) | n16641) | n16653) | n16665) | n16677) | n16689) | n16701) | n16713) | n16725) | n16737) | n16749) | n16761) | n16773) | n16785) | n16797)) ? 3'h7 : ((~((((((((((((((((((((((((((((((((1'h0 | (n16425 & n8817)) | (n16437 & n8921)) | (n16449 & n9025)) | (n16461 & n9129)) | (n16473 & n9233)) | (n16485 & n9337)) | (n16497 & n9441)) | (n16509 & n9545)) | (n16521 & n9649)) | (n16533 & n9753)) | (n16545 & n9857)) | (n16557 & n9961)) | (n16569 & n10065)) | (n16581 & n10169)) | (n16593 & n10273)) | (n16605 & n10377)) | (n16617 & n10481)) | (n16629 & n10585)) | (n16641 & n10689)) | (n16653 & n10793)) | (n16665 & n10897)) | (n16677 & n11001)) | (n16689 & n11105)) | (n16701 & n11209)) | (n16713 & n11313)) | (n16725 & n11417)) | (n16737 & n11521)) | (n16749 & n11625)) | (n16761 & n11729)) | (n16773 & n11833)) | (n16785 & n11937)) | (n16797 & n12041))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
+  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((((((((((1'h0 | n16424) | n16436) | n16448) | n16460) | n16472) | n16484) | n16496) | n16508) | n16520) | n16532) | n16544) | n16556) | n16568) | n16580) | n16592) | n16604) | n16616) | n16628) | n16640) | n16652) | n16664) | n16676) | n16688) | n16700) | n16712) | n16724) | n16736) | n16748) | n16760) | n16772) | n16784) | n16796)) ? 3'h1 : ((~((((((((((((((((((((((((((((((((1'h0 | n16426) | n16438) | n16450) | n16462) | n16474) | n16486) | n16498) | n16510) | n16522) | n16534) | n16546) | n16558) | n16570) | n16582) | n16594) | n16606) | n16618) | n16630) | n16642) | n16654) | n16666) | n16678) | n16690) | n16702) | n16714) | n16726) | n16738) | n16750) | n16762) | n16774) | n16786) | n16798)) ? 3'h2 : ((~((((((((((((((((((((((((((((((((1'h0 | n16427) | n16439) | n16451) | n16463) | n16475) | n16487) | n16499) | n16511) | n16523) | n16535) | n16547) | n16559) | n16571) | n16583) | n16595) | n16607) | n16619) | n16631) | n16643) | n16655) | n16667) | n16679) | n16691) | n16703) | n16715) | n16727) | n16739) | n16751) | n16763) | n16775) | n16787) | n16799)) ? 3'h3 : ((~((((((((((((((((((((((((((((((((1'h0 | n16429) | n16441) | n16453) | n16465) | n16477) | n16489) | n16501) | n16513) | n16525) | n16537) | n16549) | n16561) | n16573) | n16585) | n16597) | n16609) | n16621) | n16633) | n16645) | n16657) | n16669) | n16681) | n16693) | n16705) | n16717) | n16729) | n16741) | n16753) | n16765) | n16777) | n16789) | n16801)) ? 3'h7 : ((~((((((((((((((((((((((((((((((((1'h0 | (n16429 & n8817)) | (n16441 & n8921)) | (n16453 & n9025)) | (n16465 & n9129)) | (n16477 & n9233)) | (n16489 & n9337)) | (n16501 & n9441)) | (n16513 & n9545)) | (n16525 & n9649)) | (n16537 & n9753)) | (n16549 & n9857)) | (n16561 & n9961)) | (n16573 & n10065)) | (n16585 & n10169)) | (n16597 & n10273)) | (n16609 & n10377)) | (n16621 & n10481)) | (n16633 & n10585)) | (n16645 & n10689)) | (n16657 & n10793)) | (n16669 & n10897)) | (n16681 & n11001)) | (n16693 & n11105)) | (n16705 & n11209)) | (n16717 & n11313)) | (n16729 & n11417)) | (n16741 & n11521)) | (n16753 & n11625)) | (n16765 & n11729)) | (n16777 & n11833)) | (n16789 & n11937)) | (n16801 & n12041))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
   assign stall1_o = 3'h0;
   assign unit_busy_o = (((((5'h00 | ({{4{1'b0}}, (~u_sp0_ready_o)} << 3'h0)) | ({{4{1'b0}}, ((~1'h0) & 1'h0)} << 3'h1)) | ({{4{1'b0}}, (~u_sfu_sfu_ready_o)} << 3'h2)) | ({{4{1'b0}}, ((~u_dpu_dpu_ready_o) & 1'h1)} << 3'h3)) | ({{4{1'b0}}, (~u_lsu_lsu_ready_o)} << 3'h4));
   assign err_o = err_q;
@@ -1999,7 +1999,7 @@ module sm_gt200 (
     .ctl_warp_i ((6'h00 | (n12366 ? u_sched0_iss_warp_o : 6'h00))),
     .ctl_op_i (((n12378 == 7'h64) ? 3'h4 : ((n12378 == 7'h62) ? 3'h3 : ((n12378 == 7'h61) ? 3'h2 : ((n12378 == 7'h60) ? 3'h1 : 3'h0))))),
     .ctl_target_i (n12398[15:0]),
-    .ctl_taken_i ({n12701[0], n12698[0], n12695[0], n12692[0], n12689[0], n12686[0], n12683[0], n12680[0], n12677[0], n12674[0], n12671[0], n12668[0], n12665[0], n12662[0], n12659[0], n12656[0], n12653[0], n12650[0], n12647[0], n12644[0], n12641[0], n12638[0], n12635[0], n12632[0], n12629[0], n12626[0], n12623[0], n12620[0], n12617[0], n12614[0], n12611[0], n12608[0]}),
+    .ctl_taken_i ({n12702[0], n12699[0], n12696[0], n12693[0], n12690[0], n12687[0], n12684[0], n12681[0], n12678[0], n12675[0], n12672[0], n12669[0], n12666[0], n12663[0], n12660[0], n12657[0], n12654[0], n12651[0], n12648[0], n12645[0], n12642[0], n12639[0], n12636[0], n12633[0], n12630[0], n12627[0], n12624[0], n12621[0], n12618[0], n12615[0], n12612[0], n12609[0]}),
     .f_warp_i (6'h00),
     .s_warp_i (n12535),
     .f_pc_o (u_simt_f_pc_o),
@@ -2070,7 +2070,7 @@ module sm_gt200 (
     .dpu_res_mask_i ({u_dpu_dpu_res_mask_o[31], u_dpu_dpu_res_mask_o[30], u_dpu_dpu_res_mask_o[29], u_dpu_dpu_res_mask_o[28], u_dpu_dpu_res_mask_o[27], u_dpu_dpu_res_mask_o[26], u_dpu_dpu_res_mask_o[25], u_dpu_dpu_res_mask_o[24], u_dpu_dpu_res_mask_o[23], u_dpu_dpu_res_mask_o[22], u_dpu_dpu_res_mask_o[21], u_dpu_dpu_res_mask_o[20], u_dpu_dpu_res_mask_o[19], u_dpu_dpu_res_mask_o[18], u_dpu_dpu_res_mask_o[17], u_dpu_dpu_res_mask_o[16], u_dpu_dpu_res_mask_o[15], u_dpu_dpu_res_mask_o[14], u_dpu_dpu_res_mask_o[13], u_dpu_dpu_res_mask_o[12], u_dpu_dpu_res_mask_o[11], u_dpu_dpu_res_mask_o[10], u_dpu_dpu_res_mask_o[9], u_dpu_dpu_res_mask_o[8], u_dpu_dpu_res_mask_o[7], u_dpu_dpu_res_mask_o[6], u_dpu_dpu_res_mask_o[5], u_dpu_dpu_res_mask_o[4], u_dpu_dpu_res_mask_o[3], u_dpu_dpu_res_mask_o[2], u_dpu_dpu_res_mask_o[1], u_dpu_dpu_res_mask_o[0]}),
     .dpu_res_data_i ({u_dpu_dpu_res_data_o[2047:1984], u_dpu_dpu_res_data_o[1983:1920], u_dpu_dpu_res_data_o[1919:1856], u_dpu_dpu_res_data_o[1855:1792], u_dpu_dpu_res_data_o[1791:1728], u_dpu_dpu_res_data_o[1727:1664], u_dpu_dpu_res_data_o[1663:1600], u_dpu_dpu_res_data_o[1599:1536], u_dpu_dpu_res_data_o[1535:1472], u_dpu_dpu_res_data_o[1471:1408], u_dpu_dpu_res_data_o[1407:1344], u_dpu_dpu_res_data_o[1343:1280], u_dpu_dpu_res_data_o[1279:1216], u_dpu_dpu_res_data_o[1215:1152], u_dpu_dpu_res_data_o[1151:1088], u_dpu_dpu_res_data_o[1087:1024], u_dpu_dpu_res_data_o[1023:960], u_dpu_dpu_res_data_o[959:896], u_dpu_dpu_res_data_o[895:832], u_dpu_dpu_res_data_o[831:768], u_dpu_dpu_res_data_o[767:704], u_dpu_dpu_res_data_o[703:640], u_dpu_dpu_res_data_o[639:576], u_dpu_dpu_res_data_o[575:512], u_dpu_dpu_res_data_o[511:448], u_dpu_dpu_res_data_o[447:384], u_dpu_dpu_res_data_o[383:320], u_dpu_dpu_res_data_o[319:256], u_dpu_dpu_res_data_o[255:192], u_dpu_dpu_res_data_o[191:128], u_dpu_dpu_res_data_o[127:64], u_dpu_dpu_res_data_o[63:0]}),
     .dpu_res_pred_i ({u_dpu_dpu_res_pred_o[31], u_dpu_dpu_res_pred_o[30], u_dpu_dpu_res_pred_o[29], u_dpu_dpu_res_pred_o[28], u_dpu_dpu_res_pred_o[27], u_dpu_dpu_res_pred_o[26], u_dpu_dpu_res_pred_o[25], u_dpu_dpu_res_pred_o[24], u_dpu_dpu_res_pred_o[23], u_dpu_dpu_res_pred_o[22], u_dpu_dpu_res_pred_o[21], u_dpu_dpu_res_pred_o[20], u_dpu_dpu_res_pred_o[19], u_dpu_dpu_res_pred_o[18], u_dpu_dpu_res_pred_o[17], u_dpu_dpu_res_pred_o[16], u_dpu_dpu_res_pred_o[15], u_dpu_dpu_res_pred_o[14], u_dpu_dpu_res_pred_o[13], u_dpu_dpu_res_pred_o[12], u_dpu_dpu_res_pred_o[11], u_dpu_dpu_res_pred_o[10], u_dpu_dpu_res_pred_o[9], u_dpu_dpu_res_pred_o[8], u_dpu_dpu_res_pred_o[7], u_dpu_dpu_res_pred_o[6], u_dpu_dpu_res_pred_o[5], u_dpu_dpu_res_pred_o[4], u_dpu_dpu_res_pred_o[3], u_dpu_dpu_res_pred_o[2], u_dpu_dpu_res_pred_o[1], u_dpu_dpu_res_pred_o[0]}),
-    .lsu_res_valid_i (u_lsu_lsu_res_valid_o),
+    .lsu_res_valid_i ((u_lsu_lsu_res_valid_o & u_wb_wb_room_lsu_o)),
     .lsu_res_tag_i (u_lsu_lsu_res_tag_o),
     .lsu_res_mask_i ({u_lsu_lsu_res_mask_o[31], u_lsu_lsu_res_mask_o[30], u_lsu_lsu_res_mask_o[29], u_lsu_lsu_res_mask_o[28], u_lsu_lsu_res_mask_o[27], u_lsu_lsu_res_mask_o[26], u_lsu_lsu_res_mask_o[25], u_lsu_lsu_res_mask_o[24], u_lsu_lsu_res_mask_o[23], u_lsu_lsu_res_mask_o[22], u_lsu_lsu_res_mask_o[21], u_lsu_lsu_res_mask_o[20], u_lsu_lsu_res_mask_o[19], u_lsu_lsu_res_mask_o[18], u_lsu_lsu_res_mask_o[17], u_lsu_lsu_res_mask_o[16], u_lsu_lsu_res_mask_o[15], u_lsu_lsu_res_mask_o[14], u_lsu_lsu_res_mask_o[13], u_lsu_lsu_res_mask_o[12], u_lsu_lsu_res_mask_o[11], u_lsu_lsu_res_mask_o[10], u_lsu_lsu_res_mask_o[9], u_lsu_lsu_res_mask_o[8], u_lsu_lsu_res_mask_o[7], u_lsu_lsu_res_mask_o[6], u_lsu_lsu_res_mask_o[5], u_lsu_lsu_res_mask_o[4], u_lsu_lsu_res_mask_o[3], u_lsu_lsu_res_mask_o[2], u_lsu_lsu_res_mask_o[1], u_lsu_lsu_res_mask_o[0]}),
     .lsu_res_data_i ({u_lsu_lsu_res_data_o[2047:1984], u_lsu_lsu_res_data_o[1983:1920], u_lsu_lsu_res_data_o[1919:1856], u_lsu_lsu_res_data_o[1855:1792], u_lsu_lsu_res_data_o[1791:1728], u_lsu_lsu_res_data_o[1727:1664], u_lsu_lsu_res_data_o[1663:1600], u_lsu_lsu_res_data_o[1599:1536], u_lsu_lsu_res_data_o[1535:1472], u_lsu_lsu_res_data_o[1471:1408], u_lsu_lsu_res_data_o[1407:1344], u_lsu_lsu_res_data_o[1343:1280], u_lsu_lsu_res_data_o[1279:1216], u_lsu_lsu_res_data_o[1215:1152], u_lsu_lsu_res_data_o[1151:1088], u_lsu_lsu_res_data_o[1087:1024], u_lsu_lsu_res_data_o[1023:960], u_lsu_lsu_res_data_o[959:896], u_lsu_lsu_res_data_o[895:832], u_lsu_lsu_res_data_o[831:768], u_lsu_lsu_res_data_o[767:704], u_lsu_lsu_res_data_o[703:640], u_lsu_lsu_res_data_o[639:576], u_lsu_lsu_res_data_o[575:512], u_lsu_lsu_res_data_o[511:448], u_lsu_lsu_res_data_o[447:384], u_lsu_lsu_res_data_o[383:320], u_lsu_lsu_res_data_o[319:256], u_lsu_lsu_res_data_o[255:192], u_lsu_lsu_res_data_o[191:128], u_lsu_lsu_res_data_o[127:64], u_lsu_lsu_res_data_o[63:0]}),
@@ -2082,7 +2082,7 @@ module sm_gt200 (
     .disp_sp1_i ((u_oc_sp1_valid_o & 1'h0)),
     .disp_sfu_i ((u_oc_sfu_valid_o & u_sfu_sfu_ready_o)),
     .disp_dpu_i ((u_oc_dpu_valid_o & u_dpu_dpu_ready_o)),
-    .disp_lsu_i ((u_oc_lsu_valid_o & u_lsu_lsu_ready_o)),
+    .disp_lsu_i ((u_lsu_lsu_res_valid_o & u_wb_wb_room_lsu_o)),
     .disp_fe_i ((1'h0 | n12370)),
     .rf_wr0_valid_o (u_wb_rf_wr0_valid_o),
     .rf_wr0_warp_o (u_wb_rf_wr0_warp_o),
@@ -2182,7 +2182,7 @@ module sm_gt200 (
     .wb_room_sp1_i (u_wb_wb_room_sp1_o),
     .wb_room_sfu_i (u_wb_wb_room_sfu_o),
     .wb_room_dpu_i (u_wb_wb_room_dpu_o),
-    .wb_room_lsu_i (u_wb_wb_room_lsu_o),
+    .wb_room_lsu_i (1'h1),
     .is0_ready_o (u_oc_is0_ready_o),
     .is1_ready_o (u_oc_is1_ready_o),
     .sp0_valid_o (u_oc_sp0_valid_o),
@@ -2308,7 +2308,7 @@ module sm_gt200 (
     .dpu_err_code_o (u_dpu_dpu_err_code_o)
   );
 
-  lsu_w32_g16_seg_s8 u_lsu (
+  lsu_w32_g16_seg_s24_t32 u_lsu (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
@@ -2338,6 +2338,7 @@ module sm_gt200 (
     .gm_resp_valid_i (gm_resp_valid_i),
     .gm_resp_id_i (gm_resp_id_i),
     .gm_resp_rdata_i ({gm_resp_rdata_i[1023:992], gm_resp_rdata_i[991:960], gm_resp_rdata_i[959:928], gm_resp_rdata_i[927:896], gm_resp_rdata_i[895:864], gm_resp_rdata_i[863:832], gm_resp_rdata_i[831:800], gm_resp_rdata_i[799:768], gm_resp_rdata_i[767:736], gm_resp_rdata_i[735:704], gm_resp_rdata_i[703:672], gm_resp_rdata_i[671:640], gm_resp_rdata_i[639:608], gm_resp_rdata_i[607:576], gm_resp_rdata_i[575:544], gm_resp_rdata_i[543:512], gm_resp_rdata_i[511:480], gm_resp_rdata_i[479:448], gm_resp_rdata_i[447:416], gm_resp_rdata_i[415:384], gm_resp_rdata_i[383:352], gm_resp_rdata_i[351:320], gm_resp_rdata_i[319:288], gm_resp_rdata_i[287:256], gm_resp_rdata_i[255:224], gm_resp_rdata_i[223:192], gm_resp_rdata_i[191:160], gm_resp_rdata_i[159:128], gm_resp_rdata_i[127:96], gm_resp_rdata_i[95:64], gm_resp_rdata_i[63:32], gm_resp_rdata_i[31:0]}),
+    .lsu_res_ready_i (u_wb_wb_room_lsu_o),
     .lsu_ready_o (u_lsu_lsu_ready_o),
     .sm_req_valid_o (u_lsu_sm_req_valid_o),
     .sm_op_o (u_lsu_sm_op_o),
@@ -2497,6 +2498,6 @@ module sm_gt200 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{gm_resp_rdata_i, im_resp_data_i, n10007, n10022, n10094, n10102, n10111, n10126, n10198, n10206, n10215, n10230, n10302, n10310, n10319, n10334, n10406, n10414, n10423, n10438, n10510, n10518, n10527, n10542, n10614, n10622, n10631, n10646, n10718, n10726, n10735, n10750, n10822, n10830, n10839, n10854, n10926, n10934, n10943, n10958, n11030, n11038, n11047, n11062, n11134, n11142, n11151, n11166, n11238, n11246, n11255, n11270, n11342, n11350, n11359, n11374, n11446, n11454, n11463, n11478, n11550, n11558, n11567, n11582, n11654, n11662, n11671, n11686, n11758, n11766, n11775, n11790, n11862, n11870, n11879, n11894, n11966, n11974, n11983, n11998, n12398, n12608, n12611, n12614, n12617, n12620, n12623, n12626, n12629, n12632, n12635, n12638, n12641, n12644, n12647, n12650, n12653, n12656, n12659, n12662, n12665, n12668, n12671, n12674, n12677, n12680, n12683, n12686, n12689, n12692, n12695, n12698, n12701, n6709, n6744, n6763, n6774, n6781, n6786, n6791, n6826, n6845, n6856, n6863, n6868, n7048, n7083, n7102, n7113, n7120, n7125, n7130, n7165, n7184, n7195, n7202, n7207, n7387, n7422, n7441, n7452, n7459, n7464, n7469, n7504, n7523, n7534, n7541, n7546, n7726, n7761, n7780, n7791, n7798, n7803, n7808, n7843, n7862, n7873, n7880, n7885, n8065, n8100, n8119, n8130, n8137, n8142, n8147, n8182, n8201, n8212, n8219, n8224, n8404, n8439, n8458, n8469, n8476, n8481, n8486, n8521, n8540, n8551, n8558, n8563, n8742, n8750, n8759, n8774, n8846, n8854, n8863, n8878, n8950, n8958, n8967, n8982, n9054, n9062, n9071, n9086, n9158, n9166, n9175, n9190, n9262, n9270, n9279, n9294, n9366, n9374, n9383, n9398, n9470, n9478, n9487, n9502, n9574, n9582, n9591, n9606, n9678, n9686, n9695, n9710, n9782, n9790, n9799, n9814, n9886, n9894, n9903, n9918, n9990, n9998, u_bar_err_arrived_o, u_bar_err_parked_o, u_bar_err_warps_o, u_bar_rel_cta_o, u_bar_rel_valid_o, u_bar_wait_o, u_cta_fe_res1_data_o, u_cta_fe_res1_mask_o, u_cta_fe_res_data_o, u_cta_fe_res_mask_o, u_cta_res_ctas_o, u_cta_sbase_o, u_cta_st_mask_o, u_cta_wv_o, u_dpu_dpu_res_data_o, u_dpu_dpu_res_mask_o, u_dpu_dpu_res_pred_o, u_ibuf_h_dst_o, u_ibuf_h_err_o, u_ibuf_h_fmul_o, u_ibuf_h_gneg_o, u_ibuf_h_gpred_o, u_ibuf_h_imm_o, u_ibuf_h_kind_o, u_ibuf_h_mod_o, u_ibuf_h_op_o, u_ibuf_h_pair_o, u_ibuf_h_pc_o, u_ibuf_h_prd_o, u_ibuf_h_ra_o, u_ibuf_h_rb_o, u_ibuf_h_rc_o, u_ibuf_h_unit_o, u_ibuf_h_use_imm_o, u_ibuf_hv_o, u_ibuf_room_o, u_ifetch_miss_o, u_lsu_cnt_busy_o, u_lsu_err_lane_o, u_lsu_gm_req_wdata_o, u_lsu_gm_req_wmask_o, u_lsu_lsu_res_data_o, u_lsu_lsu_res_mask_o, u_lsu_sm_active_o, u_lsu_sm_addr_o, u_lsu_sm_cmp_o, u_lsu_sm_data_o, u_oc_dpu_a_o, u_oc_dpu_b_o, u_oc_dpu_c_o, u_oc_dpu_mask_o, u_oc_is1_ready_o, u_oc_lsu_a_o, u_oc_lsu_b_o, u_oc_lsu_c_o, u_oc_lsu_mask_o, u_oc_sfu_a_o, u_oc_sfu_b_o, u_oc_sfu_mask_o, u_oc_sp0_a_o, u_oc_sp0_b_o, u_oc_sp0_c_o, u_oc_sp0_mask_o, u_oc_sp0_pa_o, u_oc_sp0_pb_o, u_oc_sp1_a_o, u_oc_sp1_b_o, u_oc_sp1_c_o, u_oc_sp1_mask_o, u_oc_sp1_mod_o, u_oc_sp1_op_o, u_oc_sp1_pa_o, u_oc_sp1_pb_o, u_oc_sp1_tag_o, u_oc_war_pair_o, u_oc_war_reg_o, u_oc_war_v_o, u_oc_war_warp_o, u_pf_p_o, u_sb_idle_o, u_sb_ok_o, u_sb_pend_o, u_sb_ppend_o, u_sched0_ctl_taken_o, u_sched0_is_mask_o, u_sched0_is_pa_o, u_sched0_is_pb_o, u_sfu_sfu_res_data_o, u_sfu_sfu_res_mask_o, u_sfu_sfu_res_pred_o, u_simt_act_o, u_simt_busy_o, u_simt_err_sync_o, u_simt_f_active_o, u_simt_f_pc_o, u_simt_run_o, u_simt_s_active_o, u_simt_s_depth_o, u_simt_s_live_o, u_simt_s_pc_o, u_smem_rdata_o, u_sp0_res_data_o, u_sp0_res_mask_o, u_sp0_res_pred_o, u_wb_pr_wr_mask_o, u_wb_pr_wr_val_o, u_wb_ret0_mask_o, u_wb_ret1_mask_o, u_wb_rf_wr0_hi_o, u_wb_rf_wr0_lo_o, u_wb_rf_wr0_mask_o, u_wb_rf_wr1_hi_o, u_wb_rf_wr1_lo_o, u_wb_rf_wr1_mask_o};
+  assign unused_signals = ^{gm_resp_rdata_i, im_resp_data_i, n10007, n10022, n10094, n10102, n10111, n10126, n10198, n10206, n10215, n10230, n10302, n10310, n10319, n10334, n10406, n10414, n10423, n10438, n10510, n10518, n10527, n10542, n10614, n10622, n10631, n10646, n10718, n10726, n10735, n10750, n10822, n10830, n10839, n10854, n10926, n10934, n10943, n10958, n11030, n11038, n11047, n11062, n11134, n11142, n11151, n11166, n11238, n11246, n11255, n11270, n11342, n11350, n11359, n11374, n11446, n11454, n11463, n11478, n11550, n11558, n11567, n11582, n11654, n11662, n11671, n11686, n11758, n11766, n11775, n11790, n11862, n11870, n11879, n11894, n11966, n11974, n11983, n11998, n12398, n12609, n12612, n12615, n12618, n12621, n12624, n12627, n12630, n12633, n12636, n12639, n12642, n12645, n12648, n12651, n12654, n12657, n12660, n12663, n12666, n12669, n12672, n12675, n12678, n12681, n12684, n12687, n12690, n12693, n12696, n12699, n12702, n6709, n6744, n6763, n6774, n6781, n6786, n6791, n6826, n6845, n6856, n6863, n6868, n7048, n7083, n7102, n7113, n7120, n7125, n7130, n7165, n7184, n7195, n7202, n7207, n7387, n7422, n7441, n7452, n7459, n7464, n7469, n7504, n7523, n7534, n7541, n7546, n7726, n7761, n7780, n7791, n7798, n7803, n7808, n7843, n7862, n7873, n7880, n7885, n8065, n8100, n8119, n8130, n8137, n8142, n8147, n8182, n8201, n8212, n8219, n8224, n8404, n8439, n8458, n8469, n8476, n8481, n8486, n8521, n8540, n8551, n8558, n8563, n8742, n8750, n8759, n8774, n8846, n8854, n8863, n8878, n8950, n8958, n8967, n8982, n9054, n9062, n9071, n9086, n9158, n9166, n9175, n9190, n9262, n9270, n9279, n9294, n9366, n9374, n9383, n9398, n9470, n9478, n9487, n9502, n9574, n9582, n9591, n9606, n9678, n9686, n9695, n9710, n9782, n9790, n9799, n9814, n9886, n9894, n9903, n9918, n9990, n9998, u_bar_err_arrived_o, u_bar_err_parked_o, u_bar_err_warps_o, u_bar_rel_cta_o, u_bar_rel_valid_o, u_bar_wait_o, u_cta_fe_res1_data_o, u_cta_fe_res1_mask_o, u_cta_fe_res_data_o, u_cta_fe_res_mask_o, u_cta_res_ctas_o, u_cta_sbase_o, u_cta_st_mask_o, u_cta_wv_o, u_dpu_dpu_res_data_o, u_dpu_dpu_res_mask_o, u_dpu_dpu_res_pred_o, u_ibuf_h_dst_o, u_ibuf_h_err_o, u_ibuf_h_fmul_o, u_ibuf_h_gneg_o, u_ibuf_h_gpred_o, u_ibuf_h_imm_o, u_ibuf_h_kind_o, u_ibuf_h_mod_o, u_ibuf_h_op_o, u_ibuf_h_pair_o, u_ibuf_h_pc_o, u_ibuf_h_prd_o, u_ibuf_h_ra_o, u_ibuf_h_rb_o, u_ibuf_h_rc_o, u_ibuf_h_unit_o, u_ibuf_h_use_imm_o, u_ibuf_hv_o, u_ibuf_room_o, u_ifetch_miss_o, u_lsu_cnt_busy_o, u_lsu_err_lane_o, u_lsu_gm_req_wdata_o, u_lsu_gm_req_wmask_o, u_lsu_lsu_res_data_o, u_lsu_lsu_res_mask_o, u_lsu_sm_active_o, u_lsu_sm_addr_o, u_lsu_sm_cmp_o, u_lsu_sm_data_o, u_oc_dpu_a_o, u_oc_dpu_b_o, u_oc_dpu_c_o, u_oc_dpu_mask_o, u_oc_is1_ready_o, u_oc_lsu_a_o, u_oc_lsu_b_o, u_oc_lsu_c_o, u_oc_lsu_mask_o, u_oc_sfu_a_o, u_oc_sfu_b_o, u_oc_sfu_mask_o, u_oc_sp0_a_o, u_oc_sp0_b_o, u_oc_sp0_c_o, u_oc_sp0_mask_o, u_oc_sp0_pa_o, u_oc_sp0_pb_o, u_oc_sp1_a_o, u_oc_sp1_b_o, u_oc_sp1_c_o, u_oc_sp1_mask_o, u_oc_sp1_mod_o, u_oc_sp1_op_o, u_oc_sp1_pa_o, u_oc_sp1_pb_o, u_oc_sp1_tag_o, u_oc_war_pair_o, u_oc_war_reg_o, u_oc_war_v_o, u_oc_war_warp_o, u_pf_p_o, u_sb_idle_o, u_sb_ok_o, u_sb_pend_o, u_sb_ppend_o, u_sched0_ctl_taken_o, u_sched0_is_mask_o, u_sched0_is_pa_o, u_sched0_is_pb_o, u_sfu_sfu_res_data_o, u_sfu_sfu_res_mask_o, u_sfu_sfu_res_pred_o, u_simt_act_o, u_simt_busy_o, u_simt_err_sync_o, u_simt_f_active_o, u_simt_f_pc_o, u_simt_run_o, u_simt_s_active_o, u_simt_s_depth_o, u_simt_s_live_o, u_simt_s_pc_o, u_smem_rdata_o, u_sp0_res_data_o, u_sp0_res_mask_o, u_sp0_res_pred_o, u_wb_pr_wr_mask_o, u_wb_pr_wr_val_o, u_wb_ret0_mask_o, u_wb_ret1_mask_o, u_wb_rf_wr0_hi_o, u_wb_rf_wr0_lo_o, u_wb_rf_wr0_mask_o, u_wb_rf_wr1_hi_o, u_wb_rf_wr1_lo_o, u_wb_rf_wr1_mask_o};
 
 endmodule

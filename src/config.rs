@@ -140,12 +140,16 @@ pub struct SmConfig {
     /// `l1_latency + 1` core cycles after the LSU's request is taken, a
     /// miss goes to memory `l1_latency` cycles after it.
     pub l1_latency: u32,
-    /// LSU load slots (1..=8): global loads (and one atomic) whose requests
-    /// have all been sent wait for their responses in a slot while the
-    /// LSU takes the next instruction, so up to this many warp loads
-    /// overlap. 1 = one memory instruction at a time. Request ids carry
-    /// the slot in bits 7:5 (docs/lsu.md).
+    /// LSU load slots (1..=64): global loads (and one atomic) whose
+    /// requests have all been sent wait for their responses in a slot
+    /// while the LSU takes the next instruction, so up to this many warp
+    /// loads overlap. 1 = one memory instruction at a time (docs/lsu.md).
     pub lsu_slots: u32,
+    /// Global read requests the LSU keeps out in memory at once (1..=256):
+    /// each load or atomic request takes a free tag, which is its 8-bit
+    /// request id, until its response. Sized by Little's law: memory
+    /// latency x per-SM bandwidth / request bytes (docs/lsu.md).
+    pub lsu_tags: u32,
     /// Global-memory requesters `R` (1..=4) of the L1 (or, without an L1,
     /// of the global-memory arbiter): requester 0 is the LSU, requesters
     /// 1..R-1 are `rq<r>_req_*` ports (prefetchers, GPU-CC). The memory id
@@ -352,7 +356,8 @@ impl SmConfig {
             ("l1_bytes", self.l1_bytes, 0, 1 << 20),
             ("l1_ways", self.l1_ways, 1, 8),
             ("l1_latency", self.l1_latency, 1, 16),
-            ("lsu_slots", self.lsu_slots, 1, 8),
+            ("lsu_slots", self.lsu_slots, 1, 64),
+            ("lsu_tags", self.lsu_tags, 1, 256),
             ("gm_requesters", self.gm_requesters, 1, 4),
             ("gmem_latency", self.gmem_latency, 1, 1 << 16),
             (
@@ -544,11 +549,18 @@ impl SmConfig {
         if self.l1_latency == 0 || self.l1_latency > 16 {
             return Err(bad("l1_latency", self.l1_latency, "must be 1..=16 core cycles"));
         }
-        if self.lsu_slots == 0 || self.lsu_slots > 8 {
+        if self.lsu_slots == 0 || self.lsu_slots > 64 {
             return Err(bad(
                 "lsu_slots",
                 self.lsu_slots,
-                "must be 1..=8 (3 slot bits in the 8-bit request id)",
+                "must be 1..=64 (warp loads in flight)",
+            ));
+        }
+        if self.lsu_tags == 0 || self.lsu_tags > 256 {
+            return Err(bad(
+                "lsu_tags",
+                self.lsu_tags,
+                "must be 1..=256 (each tag is an 8-bit request id)",
             ));
         }
         if self.gm_requesters == 0 || self.gm_requesters > 4 {

@@ -105,8 +105,9 @@ impl L1Ref {
         self.table.get(&id).is_some_and(|o| o.read)
     }
 
+    /// Stores and atomics may pass: no read in the pipeline.
     fn idle(&self) -> bool {
-        self.pipe.iter().all(|s| s.is_none()) && self.out.is_none() && !self.table.values().any(|o| o.read)
+        self.pipe.iter().all(|s| s.is_none())
     }
 
     /// One core cycle: the outputs, then the state after the edge.
@@ -195,13 +196,20 @@ impl L1Ref {
                     });
                 }
             } else {
-                // Stores and atomics: straight through while idle.
+                // Stores and atomics: straight through while no read is in
+                // the pipeline; reads of their line out in memory were
+                // performed before them and no longer fill.
                 ready[r] = idle && i.gm_ready;
                 if idle {
                     gm_req = Some(GmReq { id: mid, ..q.clone() });
                 }
                 if ready[r] {
                     store_inv = Some(q.addr >> 7);
+                    for o in self.table.values_mut() {
+                        if o.read && o.line == q.addr >> 7 {
+                            o.fills = false;
+                        }
+                    }
                     if q.atom != 0 {
                         let o = self.table.entry(mid).or_insert(Out {
                             line: 0,

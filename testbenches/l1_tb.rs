@@ -1,16 +1,18 @@
 //! Random bench of the L1 data cache (`units::l1`): per requester an
 //! LSU-like driver (line loads that wait for every response, with up to
 //! `slots` load instructions in flight as the LSU's load slots send them,
-//! ids `slot << 5 | k`; stores done at acceptance and atomics that wait for
-//! their old words, both only once none of its own loads is in flight; now
+//! ids `slot << 5 | k`; stores done at acceptance, also while its loads
+//! are in flight, as the LSU sends them; atomics that wait for their old
+//! words, only once none of its own loads is in flight; now
 //! and then an uncached 32- or 64-byte read; requesters 1.. also send
 //! fill-only line reads, ids `(slots - 1) << 5 | k`, a slot their loads do
 //! not use) in front of the RTL cache, the global-memory model behind it.
 //!
 //! Every core cycle every output of the RTL is compared with the reference
 //! model (`l1_ref.rs`). Independently of it the bench checks: every load
-//! response against the memory image (a store or atomic is only taken when
-//! no read is in flight, so the image holds what the load must see), that
+//! response against the memory image (the line as memory held it at one
+//! moment between the read's acceptance by the L1 and its response: the
+//! line when taken and after every store or atomic to it since), that
 //! fill-only reads get no response, that each requester's stores and
 //! atomics reach memory in its program order, and round-robin fairness (a
 //! waiting requester sees at most `R - 1` others taken before it). At the
@@ -164,6 +166,9 @@ struct Driver {
     /// Per own id of the loads in flight: (address, size); None for
     /// atomics.
     asked: Vec<Option<(u32, u8)>>,
+    /// Per own id of a load in flight: its line as memory held it when the
+    /// L1 took the read, and after each store or atomic to it since.
+    seen: Vec<Vec<[u32; 32]>>,
     slot_wait: Vec<usize>,
     /// The next instruction's kind (drawn once, so a store waits for the
     /// loads in flight instead of being redrawn).
@@ -257,7 +262,8 @@ fn new_instr(d: &mut Driver, r: usize, rng: &mut SmallRng, pool: u32, slots: usi
     // waits for nothing.
     let free = d.slot_wait[..load_slots].iter().position(|&w| w == 0);
     let can = match kind_now {
-        0..=3 => d.waiting == 0,
+        0..=2 => true,
+        3 => d.waiting == 0,
         20.. => true,
         _ => free.is_some(),
     };
@@ -327,6 +333,12 @@ fn new_instr(d: &mut Driver, r: usize, rng: &mut SmallRng, pool: u32, slots: usi
     d.done += 1;
 }
 
+/// The 32 words of the line holding `addr` in the memory image.
+fn line_of(gm: &Gmem, addr: u32) -> [u32; 32] {
+    let base = (addr & !127) as usize;
+    std::array::from_fn(|k| u32::from_le_bytes(gm.mem[base + 4 * k..base + 4 * k + 4].try_into().expect("4 bytes")))
+}
+
 /// Check a response to requester `r` (driver `d`) against the image.
 fn check_resp(d: &mut Driver, r: usize, resp: &GmResp, gm: &Gmem, slots: usize, cycle: u64) -> Result<bool, String> {
     let id = resp.id as usize;
@@ -340,19 +352,26 @@ fn check_resp(d: &mut Driver, r: usize, resp: &GmResp, gm: &Gmem, slots: usize, 
         let base = (addr & !127) as usize;
         let first = (addr as usize - base) / 4;
         let words = (32usize << size) / 4;
-        for k in 0..32 {
-            let a = base + 4 * k;
-            let want = if (first..first + words).contains(&k) {
-                u32::from_le_bytes(gm.mem[a..a + 4].try_into().expect("4 bytes"))
-            } else {
-                0
-            };
-            if resp.rdata[k] != want {
-                return Err(format!(
-                    "l1 cycle {cycle}: requester {r} response id {id} word {k} is {:#x}, memory at {a:#x} holds {want:#x}",
-                    resp.rdata[k]
-                ));
-            }
+        let want_of = |line: &[u32; 32]| -> [u32; 32] {
+            std::array::from_fn(|k| {
+                if (first..first + words).contains(&k) {
+                    line[k]
+                } else {
+                    0
+                }
+            })
+        };
+        let seen = std::mem::take(&mut d.seen[id]);
+        if !seen.iter().any(|line| want_of(line) == resp.rdata) {
+            let now = want_of(&line_of(gm, addr));
+            let k = (0..32).find(|&k| resp.rdata[k] != now[k]).unwrap_or(0);
+            return Err(format!(
+                "l1 cycle {cycle}: requester {r} response id {id} is no state of line {base:#x} since the read was taken \
+                 ({} states; word {k} is {:#x}, memory now holds {:#x})",
+                seen.len(),
+                resp.rdata[k],
+                now[k]
+            ));
         }
         checked = true;
     }
@@ -395,6 +414,7 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
             todo: VecDeque::new(),
             waiting: 0,
             asked: vec![None; ids],
+            seen: vec![vec![]; ids],
             slot_wait: vec![0; p.slots],
             next_kind: None,
             done: 0,
@@ -483,7 +503,32 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
             }
         }
         gm.edge(acc.as_ref());
+        // A store or atomic performed: a new state of its line for every
+        // load of that line in flight.
+        if let Some(a) = acc.as_ref().filter(|a| a.write || a.atom != 0) {
+            let line = line_of(&gm, a.addr);
+            for d in drv.iter_mut() {
+                for (id, asked) in d.asked.iter().enumerate() {
+                    if let Some((addr, _)) = asked {
+                        if addr >> 7 == a.addr >> 7 && !d.seen[id].is_empty() {
+                            d.seen[id].push(line);
+                        }
+                    }
+                }
+            }
+        }
         let taken: Vec<bool> = (0..n).map(|r| reqs[r].is_some() && outs[r].0).collect();
+        // A load taken: the line as memory holds it now.
+        for r in 0..n {
+            if let (true, Some((q, false))) = (taken[r], &reqs[r]) {
+                if !q.write && q.atom == 0 {
+                    let id = q.id as usize;
+                    if drv[r].asked.get(id).copied().flatten().is_some() {
+                        drv[r].seen[id] = vec![line_of(&gm, q.addr)];
+                    }
+                }
+            }
+        }
         if taken.iter().filter(|&&t| t).count() > 1 {
             return Err(format!("l1 cycle {cycle}: more than one request taken"));
         }

@@ -15,12 +15,15 @@
 //!
 //! Load slots (docs/lsu.md): a global load or atomic with an active lane
 //! takes the lowest free slot, which keeps its plan and collects the
-//! responses (id = slot * 32 + transaction index); the front is free again
-//! once the last transaction is accepted. The front takes an instruction
-//! only while a slot is free and no atomic is in a slot; everything but a
-//! load waits (drain) until no slot is busy. A slot answers in the cycle
-//! after its last response, unless the front answers in that cycle (then
-//! the lowest such slot answers first, the others wait).
+//! responses; the front is free again once the last transaction is
+//! accepted. Each of its transactions is presented only while a request
+//! tag is free and takes the lowest free tag, which is its id (stores: id
+//! 0), until its response. The front takes an instruction only while a
+//! slot is free and no atomic is in a slot; a global atomic with a lane
+//! and a fence wait (drain) until no slot is busy, everything else starts
+//! at once. A slot answers in the cycle after its last response, unless
+//! the front answers in that cycle (then the lowest such slot answers
+//! first, the others wait).
 
 use crate::golden::isa::Op;
 
@@ -73,6 +76,9 @@ pub struct LsuIns {
     pub gm_resp_valid: bool,
     pub gm_resp_id: u8,
     pub gm_resp_rdata: [u32; 32],
+    /// The write-back cannot take a result this cycle (`lsu_res_ready_i`
+    /// low): the result stays presented.
+    pub res_stall: bool,
 }
 
 /// The LSU's outputs in one core cycle (payloads zero when not valid).
@@ -125,6 +131,8 @@ enum Kind {
     Shared,
     Global,
     Param,
+    /// `MEMBAR`: waits for every slot, then answers.
+    Fence,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,10 +281,12 @@ pub struct LsuRef {
     own: bool,
     fslot: usize,
     slots: Vec<Option<Slot>>,
+    /// Request tags out in memory: (slot, transaction index).
+    tags: Vec<Option<(usize, usize)>>,
 }
 
 impl LsuRef {
-    pub fn new(g: LsuGeom, nslots: usize) -> LsuRef {
+    pub fn new(g: LsuGeom, nslots: usize, ntags: usize) -> LsuRef {
         LsuRef {
             g,
             params: [0; 256],
@@ -306,6 +316,7 @@ impl LsuRef {
             own: false,
             fslot: 0,
             slots: vec![None; nslots],
+            tags: vec![None; ntags],
         }
     }
 
@@ -349,6 +360,7 @@ impl LsuRef {
             Kind::Shared => St::SReq(0),
             Kind::Global => St::Global,
             Kind::Param => St::Param,
+            Kind::Fence => St::Resp,
         };
         if self.own {
             self.alloc();
@@ -379,8 +391,12 @@ impl LsuRef {
             t.wdata[0] = self.lo[l];
             t.wdata[1] = self.cmp[l];
         }
-        let slot = if self.own { self.fslot as u8 } else { 0 };
-        Some((slot << 5 | self.next as u8, atom, t))
+        let id = if self.own {
+            self.tags.iter().position(|t| t.is_none())? as u8
+        } else {
+            0
+        };
+        Some((id, atom, t))
     }
 
     /// Outputs of this cycle for inputs `i` (the block's outputs depend
@@ -454,6 +470,7 @@ impl LsuRef {
         // Decisions below see the slots as they are before the edge.
         let pulsed = self.pulse_slot();
         let was_busy = self.any_busy();
+        let sent = self.txn_now().filter(|_| i.gm_req_ready);
         let read_now = match self.st {
             St::Param if self.next < self.passes.len() => Some(self.passes[self.next]),
             _ => None,
@@ -470,11 +487,15 @@ impl LsuRef {
         if self.st != St::Idle || was_busy {
             self.cnt_busy = self.cnt_busy.wrapping_add(1);
         }
-        // Responses go to the slot named by the id's bits 7:5.
-        if i.gm_resp_valid {
-            if let Some(Some(s)) = self.slots.get_mut(i.gm_resp_id as usize >> 5) {
+        // Responses go to the slot and transaction their tag was given.
+        let resp_to = match i.gm_resp_valid {
+            true => self.tags.get_mut(i.gm_resp_id as usize).and_then(|t| t.take()),
+            false => None,
+        };
+        if let Some((j, x)) = resp_to {
+            if let Some(s) = self.slots[j].as_mut() {
                 s.got += 1;
-                let lanes = s.txns.get(i.gm_resp_id as usize & 31).copied().unwrap_or(0);
+                let lanes = s.txns.get(x).copied().unwrap_or(0);
                 for l in 0..32 {
                     if lanes >> l & 1 == 0 {
                         continue;
@@ -528,7 +549,10 @@ impl LsuRef {
                 }
             }
             St::Global => {
-                if self.txn_now().is_some() && i.gm_req_ready {
+                if let Some((id, _, _)) = sent {
+                    if self.own {
+                        self.tags[id as usize] = Some((self.fslot, self.next));
+                    }
                     self.next += 1;
                     self.cnt_gm = self.cnt_gm.wrapping_add(1);
                 }
@@ -557,9 +581,10 @@ impl LsuRef {
                     self.st = St::Resp;
                 }
             }
-            St::Resp => self.st = St::Idle,
+            St::Resp if !i.res_stall => self.st = St::Idle,
+            St::Resp => {}
         }
-        if let Some(j) = pulsed {
+        if let Some(j) = pulsed.filter(|_| !i.res_stall) {
             self.slots[j] = None;
         }
     }
@@ -572,6 +597,7 @@ impl LsuRef {
             Some(Op::Lds | Op::Sts | Op::Atoms) => Some(Kind::Shared),
             Some(Op::Ldg | Op::Stg | Op::Atomg) => Some(Kind::Global),
             Some(Op::Ldc) => Some(Kind::Param),
+            Some(Op::Membar) => Some(Kind::Fence),
             _ => None,
         };
         self.op = i.op;
@@ -613,12 +639,13 @@ impl LsuRef {
                 Kind::Param => i.a[l] as u64 + i.off as u64 >= self.pcount as u64,
                 Kind::Shared => a % bytes != 0 || a + bytes > i.ssize as u64,
                 Kind::Global => a % bytes != 0 || a + bytes > i.gm_size as u64,
+                Kind::Fence => false,
             };
             if bad {
                 let code = match kind {
                     Kind::Param => crate::units::lsu::ERR_PARAM,
                     Kind::Shared => crate::units::lsu::ERR_SHARED,
-                    Kind::Global => crate::units::lsu::ERR_GLOBAL,
+                    Kind::Global | Kind::Fence => crate::units::lsu::ERR_GLOBAL,
                 };
                 self.err = Some((code as u8, l as u8, self.addr[l]));
                 self.st = St::Resp;
@@ -655,7 +682,8 @@ impl LsuRef {
             }
         }
         self.own = kind == Kind::Global && i.mask != 0 && (load || self.atom);
-        if (self.own && load) || !busy {
+        let waits = (self.own && self.atom) || kind == Kind::Fence;
+        if !waits || !busy {
             self.start();
         } else {
             self.st = St::Drain;

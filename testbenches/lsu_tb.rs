@@ -50,6 +50,7 @@ pub fn to_rtl<const MW: usize>(i: &LsuIns) -> LsuIn<Concrete, MW> {
     r.gm_req_ready_i = b(i.gm_req_ready);
     r.gm_resp.valid = b(i.gm_resp_valid);
     r.gm_resp.id = Bits::new(i.gm_resp_id as u64);
+    r.lsu_res_ready_i = b(!i.res_stall);
     r
 }
 
@@ -176,6 +177,10 @@ pub struct LsuStats {
     pub reordered: u64,
     /// Most instructions accepted without their result pulse at once.
     pub max_out: u64,
+    /// Most read (load or atomic) requests out in memory at once.
+    pub max_reads: u64,
+    /// Cycles a result waited for the write-back's room.
+    pub res_stalled: u64,
 }
 
 /// Settings of a random run.
@@ -210,6 +215,8 @@ pub struct LsuBench<const MW: usize, const LB: usize, const A: usize> {
     pub stats: LsuStats,
     /// Global requests accepted by the memory, in order.
     pub log: Vec<GmReq>,
+    /// Ids of the reads out in memory.
+    reads_out: std::collections::HashSet<u16>,
     smem_words: usize,
 }
 
@@ -241,7 +248,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
             lsu,
             smem,
             gm: Gmem::new(run.gmem, img.clone()),
-            rf: LsuRef::new(LsuGeom::from_config(cfg), cfg.lsu_slots as usize),
+            rf: LsuRef::new(LsuGeom::from_config(cfg), cfg.lsu_slots as usize, cfg.lsu_tags as usize),
             geom: LsuGeom::from_config(cfg),
             run,
             g_gmem: img,
@@ -253,6 +260,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
             expect: VecDeque::new(),
             stats: LsuStats::default(),
             log: vec![],
+            reads_out: Default::default(),
             smem_words: words,
         })
     }
@@ -264,6 +272,8 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
         let kinds = [Op::Ldg, Op::Stg, Op::Atomg, Op::Lds, Op::Sts, Op::Atoms, Op::Ldc];
         let op = if r.gen_bool(0.01) {
             0x10
+        } else if r.gen_bool(0.02) {
+            Op::Membar as u8
         } else {
             kinds[r.gen_range(0..kinds.len())] as u8
         };
@@ -349,6 +359,10 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
 
     fn golden(&mut self, inst: &Inst) -> Result<[u64; 32], (Option<u32>, String)> {
         let lsu_ops = [Op::Ldg, Op::Stg, Op::Atomg, Op::Lds, Op::Sts, Op::Atoms, Op::Ldc];
+        if inst.op == Op::Membar as u8 {
+            // A fence reads and writes nothing (its result carries no data).
+            return Ok([0; 32]);
+        }
         let Some(op) = Op::from_code(inst.op).filter(|o| lsu_ops.contains(o)) else {
             return Err((None, format!("opcode {:#x} is not an LSU op", inst.op)));
         };
@@ -406,6 +420,13 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
             ..Default::default()
         };
         if let Some(r) = self.gm.response() {
+            // Every response answers a read out in memory under its id.
+            if !self.reads_out.remove(&r.id) {
+                return Err(format!(
+                    "core cycle {t}: response id {} with no read out under it",
+                    r.id
+                ));
+            }
             ins.gm_resp_valid = true;
             ins.gm_resp_id = r.id as u8;
             ins.gm_resp_rdata = r.rdata;
@@ -429,6 +450,9 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
                 ins.tag = i.tag;
             }
         }
+        // The write-back's room: now and then none (not in the full-rate
+        // runs), so results wait in the LSU.
+        ins.res_stall = self.run.p_valid < 1.0 && self.rng.gen_bool(0.15);
         let rin = to_rtl::<MW>(&ins);
         let got = from_rtl(&self.lsu.step_core(&rin));
         let want = self.rf.outputs(&ins);
@@ -461,6 +485,14 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
         });
         self.gm.edge(req.as_ref());
         if let Some(r) = req {
+            // A read's id is unique among the reads out in memory.
+            if !r.write && !self.reads_out.insert(r.id) {
+                return Err(format!(
+                    "core cycle {t}: read id {} sent while a read with that id is out",
+                    r.id
+                ));
+            }
+            self.stats.max_reads = self.stats.max_reads.max(self.reads_out.len() as u64);
             self.log.push(r);
         }
         if let Some(e) = self.gm.errors.first() {
@@ -475,7 +507,8 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
             self.expect.push_back(Expect { inst, res });
             self.stats.max_out = self.stats.max_out.max(self.expect.len() as u64);
         }
-        if got.res_valid {
+        self.stats.res_stalled += (got.res_valid && ins.res_stall) as u64;
+        if got.res_valid && !ins.res_stall {
             // Loads in different slots answer in any order: the oldest
             // accepted instruction with this tag.
             let k = self
@@ -545,7 +578,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
                 if got.res_err {
                     return Err(format!("{}: RTL error code {}, golden none", ctx(), got.res_err_code));
                 }
-                let has_dst = !matches!(op, Some(Op::Sts | Op::Stg));
+                let has_dst = !matches!(op, Some(Op::Sts | Op::Stg | Op::Membar));
                 if has_dst {
                     for l in 0..32 {
                         if i.mask >> l & 1 == 1 && got.res_data[l] != d[l] {

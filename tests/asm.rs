@@ -375,6 +375,8 @@ skip:   RCP R11, R10
         STS [R0+4], R10
         ATOMS.CAS R11, [RZ+0x80], R10, R9
         ATOMS.XOR R11, [R0], R10
+        MEMBAR
+        MEMBAR.GL
         SYNC
 join:   BAR
         @P2 EXIT

@@ -178,6 +178,11 @@ fn conv5x5_fmad_gt200() {
 }
 
 #[test]
+fn copy_gt200() {
+    run_kernel_cases("copy", "gt200");
+}
+
+#[test]
 fn every_kernel_has_a_test() {
     let src = include_str!("kernels.rs");
     for k in all_kernels() {

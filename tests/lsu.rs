@@ -36,7 +36,7 @@ fn random_runs_every_preset() {
                 s.global > 20 && s.shared > 20 && s.params > 5 && s.errors > 0,
                 "{preset}: {s:?}"
             );
-            assert!(s.max_out > 1, "{preset}: {s:?}");
+            assert!(s.max_out > 1 && s.res_stalled > 0, "{preset}: {s:?}");
             reordered += s.reordered;
         }
     }
@@ -45,49 +45,63 @@ fn random_runs_every_preset() {
     assert!(reordered > 0, "no load result out of acceptance order");
 }
 
-/// A stream of global loads (8 load slots): 8 in flight, every value the
-/// golden one (the bench checks every cycle against the reference and
+/// Streams of global loads: with one request per load as many loads are
+/// in flight as there are load slots; with many requests per load as many
+/// reads are out in memory as there are request tags (the bench checks
+/// that no id is reused while out, every cycle against the reference and
 /// every result against the golden model).
 #[test]
-fn loads_overlap_in_slots() {
-    for (preset, slots) in [("gt200", 8u64), ("fermi", 8)] {
+fn loads_overlap_in_slots_and_tags() {
+    for (preset, slots, tags) in [("gt200", 24u64, 32u64), ("fermi", 48, 48)] {
         let cfg = SmConfig::preset(preset).unwrap();
-        assert_eq!(cfg.lsu_slots as u64, slots);
+        assert_eq!((cfg.lsu_slots as u64, cfg.lsu_tags as u64), (slots, tags));
         let run = RunCfg {
             p_valid: 1.0,
             p_bad: 0.0,
             ..run_cfg(300, 200_000, true, 11)
         };
-        let stats = match cfg.max_warps {
-            32 => {
-                let mut b = LsuBench::<32, 4, 8>::new(&cfg, run).unwrap();
-                loads(&mut b, 120);
-                b.finish().unwrap();
-                b.stats.clone()
+        for one_request in [true, false] {
+            let stats = match cfg.max_warps {
+                32 => {
+                    let mut b = LsuBench::<32, 4, 8>::new(&cfg, run).unwrap();
+                    loads(&mut b, 120, one_request);
+                    b.finish().unwrap();
+                    b.stats.clone()
+                }
+                _ => {
+                    let mut b = LsuBench::<48, 5, 9>::new(&cfg, run).unwrap();
+                    loads(&mut b, 120, one_request);
+                    b.finish().unwrap();
+                    b.stats.clone()
+                }
+            };
+            assert_eq!(stats.global, 120, "{preset}: {stats:?}");
+            if one_request {
+                assert_eq!(stats.max_out, slots, "{preset}: {stats:?}");
+            } else {
+                assert_eq!(stats.max_reads, tags, "{preset}: {stats:?}");
             }
-            _ => {
-                let mut b = LsuBench::<48, 5, 9>::new(&cfg, run).unwrap();
-                loads(&mut b, 120);
-                b.finish().unwrap();
-                b.stats.clone()
-            }
-        };
-        assert_eq!(stats.global, 120, "{preset}: {stats:?}");
-        assert_eq!(stats.max_out, slots, "{preset}: {stats:?}");
+        }
     }
 }
 
-/// Queue `n` global loads (random addresses, some `.64`) on a bench.
-fn loads<const MW: usize, const LB: usize, const A: usize>(b: &mut LsuBench<MW, LB, A>, n: u32) {
+/// Queue `n` global loads: with `one_request`, 16 lanes reading 64
+/// consecutive bytes (one request on every preset), else random addresses
+/// and strides, some `.64` (several requests each).
+fn loads<const MW: usize, const LB: usize, const A: usize>(b: &mut LsuBench<MW, LB, A>, n: u32, one_request: bool) {
     for k in 0..n {
-        let wide = k % 3 == 0;
-        let stride = [4u32, 4, 8, 4, 132][k as usize % 5];
-        let base = (k * 389) % 4096 & !7;
+        let wide = k % 3 == 0 && !one_request;
+        let stride = if one_request {
+            4
+        } else {
+            [4u32, 4, 8, 4, 132][k as usize % 5]
+        };
+        let base = (k * 389) % 4096 & !if one_request { 63 } else { 7 };
         let a = std::array::from_fn(|l| (base + l as u32 * stride) % 8192 & if wide { !7 } else { !3 });
         b.push(Inst {
             op: Op::Ldg as u8,
             md: wide as u8,
-            mask: 0xffff_ffff >> (k % 5),
+            mask: if one_request { 0xffff } else { 0xffff_ffff >> (k % 5) },
             a,
             b: [0; 32],
             c: [0; 32],

@@ -293,6 +293,7 @@ const fn slot(names: &'static [&'static str], required: bool, zero_default: bool
 
 static FLAG_U32: [Slot; 1] = [slot(U32, false, false)];
 static FLAG_S32: [Slot; 1] = [slot(&["S32"], false, false)];
+static FLAG_GL: [Slot; 1] = [slot(&["GL"], false, false)];
 
 /// The suffix slots of a modifier kind, in canonical order.
 fn slots(modk: ModKind) -> &'static [Slot] {
@@ -312,6 +313,7 @@ fn slots(modk: ModKind) -> &'static [Slot] {
         ModKind::ICmp => &ICMP,
         ModKind::FCmp => &FCMP,
         ModKind::Flag(".S32") => &FLAG_S32,
+        ModKind::Flag(".GL") => &FLAG_GL,
         ModKind::Flag(_) => &FLAG_U32,
         ModKind::Mul => &MUL,
         ModKind::Cvt => &CVT,

@@ -628,6 +628,8 @@ isa_table! {
     0x5c Lds    "LDS"     Load    Shared   ModKind::Width,         NO;
     0x5d Sts    "STS"     Store   Shared   ModKind::Width,         NO;
     0x5e Atoms  "ATOMS"   Atom    Shared   ModKind::Atom,          NO;
+    // Memory fence (`.GL`: device scope; without it, CTA scope).
+    0x5f Membar "MEMBAR"  None    Global   ModKind::Flag(".GL"),   NO;
     // Control.
     0x60 Bra    "BRA"     Target  Control  ModKind::None,          NO;
     0x61 Ssy    "SSY"     Target  Control  ModKind::None,          NO;

@@ -394,7 +394,7 @@ const fn kernel(
     }
 }
 
-static KERNELS: [Kernel; 16] = [
+static KERNELS: [Kernel; 17] = [
     kernel("vadd", src!("vadd.s"), "c[i] = a[i] + b[i] (FADD)", |fp| {
         vec![vadd(fp, 1000, 256, 1), vadd(fp, 4096, 256, 2), vadd(fp, 77, 32, 3)]
     }),
@@ -442,6 +442,12 @@ static KERNELS: [Kernel; 16] = [
                 matmul(true, 20, 13, 7, 43),
             ]
         },
+    ),
+    kernel(
+        "copy",
+        src!("copy.s"),
+        "streaming copy, grid-stride loop (global-memory bandwidth)",
+        |_| vec![copy(4096, 4, 128, 111), copy(1000, 3, 96, 112)],
     ),
     kernel(
         "histogram",
@@ -555,6 +561,33 @@ pub fn vadd(fp: Fp32, n: u32, block: u32, seed: u64) -> Case {
                 elem: Elem::F32,
             },
             c_ref,
+        )],
+    )
+}
+
+/// `copy.s`: `dst[i] = src[i]` for `n` words with `grid` CTAs of `block`
+/// threads (grid-stride loop).
+pub fn copy(n: u32, grid: u32, block: u32, seed: u64) -> Case {
+    let mut r = rng(seed);
+    let src: Vec<u32> = (0..n).map(|_| r.gen()).collect();
+    let mut img = Image::new();
+    let ps = img.array(&src);
+    let pd = img.alloc(n as usize);
+    finish(
+        k("copy"),
+        format!("copy n={n} grid={grid}x1 block={block}"),
+        [grid, 1],
+        [block, 1, 1],
+        vec![("src", ps), ("dst", pd), ("n", n)],
+        img,
+        vec![(
+            Region {
+                name: "dst",
+                addr: pd,
+                len: n as usize,
+                elem: Elem::U32,
+            },
+            src,
         )],
     )
 }
@@ -985,7 +1018,7 @@ mod tests {
 
     #[test]
     fn every_kernel_has_two_shapes_and_its_source() {
-        assert_eq!(all_kernels().len(), 16);
+        assert_eq!(all_kernels().len(), 17);
         for k in all_kernels() {
             assert!(k.source.contains(&format!(".kernel {}", k.name)), "{}", k.file);
             let cases = (k.cases)(Fp32::Tesla);

@@ -431,6 +431,9 @@ pub(super) fn exec(
         Op::Sts => store(w, i, mask, shared, Space::Shared, i.m & 1 != 0, s)?,
         Op::Atomg => atomic(w, i, mask, gmem, Space::Global, s)?,
         Op::Atoms => atomic(w, i, mask, shared, Space::Shared, s)?,
+        // The model performs every access in program order at once, so a
+        // fence has nothing left to order.
+        Op::Membar => {}
         Op::Bra => return warp::bra(w, mask, pc, i.imm, ctx),
         Op::Ssy => return warp::ssy(w, i.imm, ctx),
         Op::Sync => return warp::sync(w),

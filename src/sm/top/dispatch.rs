@@ -59,6 +59,7 @@ sm_impl! {
         // opcoll's two issue ports; idle without a scheduler.
         let port = |k: usize| so.get(k).map_or_else(idle, issue);
         let (a0, a1) = (port(0), port(1));
+        let one1 = cx.lit::<1>(1);
         let oc_r = cx.instance_end(
             r.h_oc,
             &self.oc,
@@ -78,7 +79,9 @@ sm_impl! {
                 wb_room_sp1_i: wb.wb_room_sp1_o,
                 wb_room_sfu_i: wb.wb_room_sfu_o,
                 wb_room_dpu_i: wb.wb_room_dpu_o,
-                wb_room_lsu_i: wb.wb_room_lsu_o,
+                // The LSU's results wait in the LSU for the write-back's
+                // room (`lsu_res_ready_i`): dispatch needs no credit.
+                wb_room_lsu_i: one1,
             },
         );
         // GT200 dual issue (one scheduler): SP-class issues in, SP group

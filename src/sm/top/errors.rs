@@ -61,7 +61,8 @@ sm_impl! {
         srcs.push((v, sfu.sfu_err_code_o, codes::SRC_SFU, tagw(sfu.sfu_res_tag_o), tagpc(sfu.sfu_res_tag_o), z32));
         let v = dpu.dpu_res_valid_o & dpu.dpu_err_o;
         srcs.push((v, dpu.dpu_err_code_o, codes::SRC_DPU, tagw(dpu.dpu_res_tag_o), tagpc(dpu.dpu_res_tag_o), z32));
-        let v = lsu.lsu_res_valid_o & lsu.lsu_res_err_o;
+        // The LSU holds a result until the write-back takes it.
+        let v = lsu.lsu_res_valid_o & lsu.lsu_res_err_o & wb.wb_room_lsu_o;
         srcs.push((
             v,
             lsu.lsu_res_err_code_o,

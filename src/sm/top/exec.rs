@@ -98,7 +98,9 @@ sm_impl! {
                 dpu_res_mask_i: dpu.dpu_res_mask_o,
                 dpu_res_data_i: dpu.dpu_res_data_o,
                 dpu_res_pred_i: dpu.dpu_res_pred_o,
-                lsu_res_valid_i: lsu.lsu_res_valid_o,
+                // The LSU holds its result until the queue has room, so its
+                // credits count results taken, not instructions dispatched.
+                lsu_res_valid_i: lsu.lsu_res_valid_o & r.wb.wb_room_lsu_o,
                 lsu_res_tag_i: lsu.lsu_res_tag_o,
                 lsu_res_mask_i: lsu.lsu_res_mask_o,
                 lsu_res_data_i: lsu.lsu_res_data_o,
@@ -110,7 +112,7 @@ sm_impl! {
                 disp_sp1_i: oc_r.sp[1].valid & r.sp_ready(1, z.z1),
                 disp_sfu_i: oc_r.sfu_valid_o & sfu.sfu_ready_o,
                 disp_dpu_i: oc_r.dpu_valid_o & dpu.dpu_ready_o,
-                disp_lsu_i: oc_r.lsu_valid_o & lsu.lsu_ready_o,
+                disp_lsu_i: lsu.lsu_res_valid_o & r.wb.wb_room_lsu_o,
                 disp_fe_i: s2r_any,
             },
         );

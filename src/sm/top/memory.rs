@@ -37,7 +37,9 @@ sm_impl! {
             let inc = o.is_valid_o & o.is_unit_o.eq(u_lsu);
             mem_n = inc.mux(mem_n + one8, mem_n);
         }
-        let mem_n = r.lsu.lsu_res_valid_o.mux(mem_n - one8, mem_n);
+        // An LSU result leaves when the write-back takes it.
+        let took = r.lsu.lsu_res_valid_o & r.wb.wb_room_lsu_o;
+        let mem_n = took.mux(mem_n - one8, mem_n);
         cx.d(self.mem_q, mem_n);
         !mem_q.any() & r.lsu.lsu_idle_o
     }
@@ -94,6 +96,7 @@ sm_impl! {
                 sm_conflict_i: smem.conflict_o,
                 gm_req_ready_i: l1o.map_or(i.gm_req_ready_i, |o| o.lsu_req_ready_o),
                 gm_resp: l1o.map_or(i.gm_resp, |o| o.lsu_resp),
+                lsu_res_ready_i: r.wb.wb_room_lsu_o,
             },
         );
         cx.instance_end_sink(

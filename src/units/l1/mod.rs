@@ -33,12 +33,12 @@
 //!   `{way, set}`, one synchronous read and one write port each), tag
 //!   registers `tag<line>` (line address, 25 bits) and `val<line>`, victim
 //!   pointers `vict<set>`, the miss table `mline<i>`/`mfill<i>`/`mrd<i>`
-//!   (line, fills, read out in memory) with `32 K` entries per requester
-//!   (K = `lsu_slots`): entry `i` is memory id `{i / 32K, i mod 32K}`, so
-//!   every requester uses ids below `32 K` (the LSU: its load slot in id
-//!   bits 7:5, request index in 4:0). With R > 1 also `mpf<i>` (the read
+//!   (line, fills, read out in memory) with `I = 32 ceil(lsu_tags / 32)`
+//!   entries per requester: entry `i` is memory id `{i / I, i mod I}`, so
+//!   every requester uses ids below `I` (the LSU: its request tags, below
+//!   `lsu_tags`). With R > 1 also `mpf<i>` (the read
 //!   out with that id is fill-only; requesters 1.. only), `s<k>_pf` per
-//!   stage and the round-robin pointer `rr`. Loads of different slots or
+//!   stage and the round-robin pointer `rr`. Loads of different requests or
 //!   requesters may miss on the same line at once: each goes to memory
 //!   with its own id and each response fills (a fill of a line already
 //!   present rewrites that way), so no merging is needed for correctness;
@@ -90,7 +90,7 @@
 //!   (the cache is not told).
 //! * Counters: `cnt_l1_hit_o` / `cnt_l1_miss_o`, line reads (fill-only
 //!   ones included) that hit / missed at the head.
-//! * Module name `l1_l<lines>_w<ways>_h<H>_s<K>`, `_r<R>` appended when
+//! * Module name `l1_l<lines>_w<ways>_h<H>_i<I>`, `_r<R>` appended when
 //!   R > 1. Without an L1 (GT200, Tesla) and R > 1 the requesters share
 //!   the port through [`crate::units::gmarb`] (same requester ports).
 
@@ -161,8 +161,8 @@ pub struct L1<const LA: usize, const RX: usize = 0, const IW: usize = 8> {
     val: Vec<Reg<1>>,
     tag: Vec<Reg<LW>>,
     vict: Vec<Reg<3>>,
-    /// Request ids per requester (32 per LSU load slot); the miss table
-    /// has this many entries per requester.
+    /// Request ids per requester (a multiple of 32 covering the LSU's
+    /// `lsu_tags`); the miss table has this many entries per requester.
     ids: usize,
     mline: Vec<Reg<LW>>,
     mfill: Vec<Reg<1>>,
@@ -185,9 +185,8 @@ pub struct L1Error(pub String);
 
 impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     /// `ways` ways, `latency` stages before the tag check's answer, a miss
-    /// table for the request ids of `slots` LSU load slots (1..=8), per
-    /// requester.
-    pub fn new(ways: usize, latency: usize, slots: usize) -> Result<Self, L1Error> {
+    /// table for `32 * blocks` request ids (`blocks` 1..=8) per requester.
+    pub fn new(ways: usize, latency: usize, blocks: usize) -> Result<Self, L1Error> {
         const { assert!(LA >= 1 && LA <= 12, "2..=4096 lines") };
         const {
             assert!(
@@ -204,10 +203,10 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
         if !(1..=16).contains(&latency) {
             return Err(L1Error(format!("latency {latency} core cycles: must be 1..=16")));
         }
-        if !(1..=8).contains(&slots) {
-            return Err(L1Error(format!("{slots} LSU load slots: must be 1..=8")));
+        if !(1..=8).contains(&blocks) {
+            return Err(L1Error(format!("{blocks} blocks of 32 request ids: must be 1..=8")));
         }
-        let ids = 32 * slots;
+        let ids = 32 * blocks;
         let entries = ids * (RX + 1);
         let sets = lines / ways;
         let mut d = Decl::new();
@@ -279,7 +278,10 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
                 1 << LA
             )));
         }
-        Self::new(cfg.l1_ways as usize, cfg.l1_latency as usize, cfg.lsu_slots as usize).map(Some)
+        // The LSU's ids are its request tags, below `lsu_tags`: blocks of
+        // 32 ids cover them.
+        let blocks = (cfg.lsu_tags as usize).div_ceil(32);
+        Self::new(cfg.l1_ways as usize, cfg.l1_latency as usize, blocks).map(Some)
     }
 
     /// Sets (lines / ways).
@@ -296,8 +298,7 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     pub fn latency(&self) -> usize {
         self.stages.len()
     }
-    /// Request ids per requester the miss table covers (32 per LSU load
-    /// slot).
+    /// Request ids per requester the miss table covers (a multiple of 32).
     pub fn ids(&self) -> usize {
         self.ids
     }
@@ -328,11 +329,11 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
     fn module_name(&self) -> String {
         let rq = if RX > 0 { format!("_r{}", RX + 1) } else { String::new() };
         format!(
-            "l1_l{}_w{}_h{}_s{}{rq}",
+            "l1_l{}_w{}_h{}_i{}{rq}",
             1 << LA,
             self.ways,
             self.stages.len(),
-            self.ids / 32
+            self.ids
         )
     }
     fn decl(&self) -> &Decl {
@@ -483,8 +484,10 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
             }
         };
         let up_rd = !q.write & !q.atom.any();
-        let mut busy = o_v;
-        for &v in sv.iter().chain(mrd.iter()) {
+        // Stores and atomics pass once no read is in a stage (every read
+        // taken before them has gone to memory or been looked up).
+        let mut busy = z1;
+        for &v in sv.iter() {
             busy = busy | v;
         }
         let idle = !busy;
@@ -526,15 +529,20 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
         let g_wdata: [S<C, 32>; 32] = std::array::from_fn(|k| wr_v.mux(q.wdata[k], z32));
         // Miss table: the id's line, whether its response fills and
         // whether it is fill-only.
+        // A store or atomic to a line with reads out in memory: those
+        // reads were performed before it, so their responses must not
+        // fill (they still answer their requesters).
         let hid = sid[h - 1];
         let wid = q.id;
         let atom_wr = acc_wr & q.atom.any();
+        let iline = q.addr.slice::<7, LW>();
         for k in 0..self.mline.len() {
             let kk = cx.lit::<IW>(key(k));
             let set_h = head_miss_go & hid.eq(kk);
             let set_a = atom_wr & wid.eq(kk);
+            let stale = acc_wr & mrd[k] & mline[k].eq(iline);
             cx.d(self.mline[k], set_h.mux(hline, mline[k]));
-            cx.d(self.mfill[k], set_h.mux(hcache, set_a.mux(z1, mfill[k])));
+            cx.d(self.mfill[k], set_h.mux(hcache, (set_a | stale).mux(z1, mfill[k])));
             if let (Some(e), Some(pf)) = (k.checked_sub(ids), hpf) {
                 cx.d(self.mpf[e], set_h.mux(pf, set_a.mux(z1, mpf[e])));
             }
@@ -542,7 +550,9 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
         // ---- responses: fills ----
         let fid = i.gm_resp.id;
         let fline = sel_at(cx, fid, key, &mline);
-        let ffill = fv & sel_at(cx, fid, key, &mfill);
+        // A fill meeting a store or atomic to its line on the same edge is
+        // older than it: it does not fill.
+        let ffill = fv & sel_at(cx, fid, key, &mfill) & !(acc_wr & fline.eq(iline));
         let fset = set_of(fline);
         let fhits = lookup(cx, fset, fline);
         let mut fany = z1;
@@ -567,7 +577,6 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
             cx.d(self.vict[s], hs.mux(nx, vict[s]));
         }
         // Tags: fill writes, store/atomic invalidates.
-        let iline = q.addr.slice::<7, LW>();
         let iset = set_of(iline);
         for w in 0..ways {
             for s in 0..sets {

@@ -13,27 +13,39 @@
 //!   sm_req_* (lo,     per group (half-warp       256 x 32, one distinct
 //!   then hi for .64)  on GT200) -> segment       index per cycle,
 //!   -> u_smem         requests gm_req_*          broadcast to equal lanes
-//!   <- sm_resp_*      (id = slot<<5 | index)
+//!   <- sm_resp_*      (id = a free request tag)
 //!        |                 | load / atomic: its slot, sealed when sent
 //!        |                 v
-//!        |     SLOT 0..K-1: tag, mask, per lane request index, word
-//!        |     select, data  <- gm_resp_* (slot = id bits 7:5)
+//!        |     SLOT 0..K-1: tag, mask, per lane the request tag it waits
+//!        |     for, word select, data  <- gm_resp_* (slot = tslot[id])
 //!        \________________|________________________/
 //!                         v
-//!   lsu_res_* pulse (one cycle): the front's (RESP) wins, else the lowest
-//!   slot with every response in; err_* on an error
+//!   lsu_res_* (valid until lsu_res_ready_i): the front's (RESP) wins,
+//!   else the lowest slot with every response in; err_* on an error
 //! ```
 //!
 //! * Clock domain: core. All outputs are functions of registers (Moore).
-//! * Load slots (`lsu_slots` = K, 1..=8): a global load or atomic with an
+//! * Results: `lsu_res_valid_o` with tag, mask and data is held until a
+//!   core edge with `lsu_res_ready_i` high takes it (the write-back
+//!   queue's room); the timings below are with `lsu_res_ready_i` high. A
+//!   slot's data waits in the slot, so the write-back queue needs no
+//!   entry per instruction in flight.
+//! * Load slots (`lsu_slots` = K, 1..=64): a global load or atomic with an
 //!   active lane takes the lowest free slot when it starts; once the front
 //!   has sent its last request the slot waits for the responses and the
-//!   front is free. Only loads overlap loads: any other instruction waits
-//!   in the front (DRAIN) until no slot is busy, an atomic starts only
-//!   with every slot free and blocks the front until it retires. At most
-//!   K instructions are accepted without their result pulse
-//!   ([`max_out`]); with K = 1 the timing is that of a one-instruction
-//!   LSU. Slot results return in completion order.
+//!   front is free. Request tags (`lsu_tags` = T, 1..=256): each load or
+//!   atomic request is presented only while a tag is free, takes the
+//!   lowest free tag as its id (`tslot[tag]` = its slot) and frees it with
+//!   its response (a store's id is 0). A global atomic with a lane starts
+//!   only with every slot free (DRAIN) and blocks the front until it
+//!   retires; `MEMBAR` waits in DRAIN until no slot is busy and answers;
+//!   every other instruction starts at once (memory performs requests in
+//!   the order it takes them, and the front sends an instruction's
+//!   requests before it takes the next, so program order and the order
+//!   across a barrier hold: docs/lsu.md). At most K instructions are
+//!   accepted without their result pulse ([`max_out`]); with K = 1 the
+//!   timing is that of a one-instruction LSU. Slot results return in
+//!   completion order.
 //! * Checks at the accepting edge, exactly the golden model's
 //!   (`golden/model/memory.rs`): per lane in the mask, byte address
 //!   `A = a + off` (32-bit wrap), access `B` = 8 bytes for `.64`
@@ -68,22 +80,21 @@
 //!   writing it. Atomics: one request per lane in ascending lane order,
 //!   `atom` = op + 1, `addr` = the lane's word address, `size` 0, operand
 //!   in `wdata[0]`, CAS compare in `wdata[1]`; the memory returns the old
-//!   word in `rdata[0]`. Ids are the owning slot in bits 7:5 (0 for a
-//!   store) and the request's index in the instruction (0..31) in bits
-//!   4:0; responses may come in any order. Writes get no response.
+//!   word in `rdata[0]`. Ids are the request's tag (0 for a store);
+//!   responses may come in any order. Writes get no response.
 //! * Sizes from `SmConfig`: `MW` = `max_warps` (per-warp shared bases),
 //!   `group` = `smem_request_threads` (16 or 32), `shrink` = group 16,
-//!   K = `lsu_slots` (each slot: 32 lanes x (64 data + 6 index + 5 word
-//!   select + 1 mask) bits).
+//!   K = `lsu_slots` (each slot: 32 lanes x (64 data + 9 tag + 5 word
+//!   select + 1 mask) bits), T = `lsu_tags` (each: busy + 6-bit slot).
 //!   The parameter RAM holds 256 words (`param_addr_i` is 8 bits).
 
-use crate::hdl::logic::{first_one, or_all, pick};
+use crate::hdl::logic::{first_one, index, or_all, pick};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 use crate::units::gm::{GmReq, GmResp};
 
 /// A per-slot list in `eval` (at most 8 slots), without heap.
-type Slots<T> = SmallBuf<T, 8>;
+type Slots<T> = SmallBuf<T, 64>;
 
 /// Lanes per warp.
 pub const LANES: usize = 32;
@@ -104,6 +115,7 @@ pub const OP_ATOMG: u64 = crate::golden::isa::Op::Atomg as u64;
 pub const OP_LDS: u64 = crate::golden::isa::Op::Lds as u64;
 pub const OP_STS: u64 = crate::golden::isa::Op::Sts as u64;
 pub const OP_ATOMS: u64 = crate::golden::isa::Op::Atoms as u64;
+pub const OP_MEMBAR: u64 = crate::golden::isa::Op::Membar as u64;
 
 /// Error codes (docs/sm.md section 7).
 pub const ERR_OP: u64 = crate::codes::ERR_OP;
@@ -138,6 +150,7 @@ crate::ports! {
         sm_conflict_i: 1 @ Core,
         gm_req_ready_i: 1 @ Core,
         gm_resp: GmResp @ in,
+        lsu_res_ready_i: 1 @ Core,
     }
 }
 crate::ports! {
@@ -208,14 +221,21 @@ pub struct Lsu<const MW: usize> {
     cmp: Vec<Reg<32>>,
     /// The instruction in the front owns a load slot (`fslot`).
     own: Reg<1>,
-    fslot: Reg<3>,
+    fslot: Reg<6>,
     /// Load slots (`lsu_slots`).
     slots: Vec<Slot>,
+    /// Request tags (`lsu_tags`): tag `t` is out in memory (`tbusy`) for
+    /// slot `tslot`; the tag is the request's id.
+    tbusy: Vec<Reg<1>>,
+    tslot: Vec<Reg<6>>,
 }
 
+/// A lane's `ridx` when it waits for no response.
+const NO_TAG: u64 = 256;
+
 /// One load slot: a global load (or the one atomic) whose responses are
-/// still arriving. Lane `k` takes the data of the response whose request
-/// index equals `ridx[k]` (32: not requested yet).
+/// still arriving. Lane `k` takes the data of the response whose tag
+/// equals `ridx[k]` ([`NO_TAG`]: none).
 #[derive(Debug, Clone)]
 struct Slot {
     busy: Reg<1>,
@@ -226,7 +246,7 @@ struct Slot {
     nreq: Reg<6>,
     recvd: Reg<6>,
     mask: Vec<Reg<1>>,
-    ridx: Vec<Reg<6>>,
+    ridx: Vec<Reg<9>>,
     wsel: Vec<Reg<5>>,
     lo: Vec<Reg<32>>,
     hi: Vec<Reg<32>>,
@@ -239,16 +259,19 @@ pub struct LsuError(pub String);
 
 impl<const MW: usize> Lsu<MW> {
     /// An LSU coalescing per `group` lanes (16 or 32) with `slots` load
-    /// slots (1..=8); `shrink` enables the compute 1.2/1.3 segment
-    /// reduction.
-    pub fn new(group: usize, shrink: bool, slots: usize) -> Result<Self, LsuError> {
+    /// slots (1..=64) and `tags` request tags (1..=256); `shrink` enables
+    /// the compute 1.2/1.3 segment reduction.
+    pub fn new(group: usize, shrink: bool, slots: usize, tags: usize) -> Result<Self, LsuError> {
         if group != 16 && group != 32 {
             return Err(LsuError(format!(
                 "coalescing group of {group} lanes (16 or 32 supported)"
             )));
         }
-        if !(1..=8).contains(&slots) {
-            return Err(LsuError(format!("{slots} load slots (1..=8 supported)")));
+        if !(1..=64).contains(&slots) {
+            return Err(LsuError(format!("{slots} load slots (1..=64 supported)")));
+        }
+        if !(1..=256).contains(&tags) {
+            return Err(LsuError(format!("{tags} request tags (1..=256 supported)")));
         }
         if MW == 0 || MW > 64 {
             return Err(LsuError(format!("{MW} warps (1..=64 supported)")));
@@ -297,13 +320,17 @@ impl<const MW: usize> Lsu<MW> {
                     nreq: d.reg(&n("nreq"), core, 0),
                     recvd: d.reg(&n("recvd"), core, 0),
                     mask: (0..LANES).map(|k| d.reg(&n(&format!("mask{k}")), core, 0)).collect(),
-                    ridx: (0..LANES).map(|k| d.reg(&n(&format!("ridx{k}")), core, 32)).collect(),
+                    ridx: (0..LANES)
+                        .map(|k| d.reg(&n(&format!("ridx{k}")), core, NO_TAG))
+                        .collect(),
                     wsel: (0..LANES).map(|k| d.reg(&n(&format!("wsel{k}")), core, 0)).collect(),
                     lo: (0..LANES).map(|k| d.reg(&n(&format!("lo{k}")), core, 0)).collect(),
                     hi: (0..LANES).map(|k| d.reg(&n(&format!("hi{k}")), core, 0)).collect(),
                 }
             })
             .collect();
+        let tbusy = (0..tags).map(|t| d.reg(&format!("t{t}_busy"), core, 0)).collect();
+        let tslot = (0..tags).map(|t| d.reg(&format!("t{t}_slot"), core, 0)).collect();
         Ok(Lsu {
             decl: d,
             group,
@@ -334,6 +361,8 @@ impl<const MW: usize> Lsu<MW> {
             own,
             fslot,
             slots,
+            tbusy,
+            tslot,
         })
     }
 
@@ -347,7 +376,7 @@ impl<const MW: usize> Lsu<MW> {
             )));
         }
         let g = cfg.smem_request_threads as usize;
-        Self::new(g, g == 16, cfg.lsu_slots as usize)
+        Self::new(g, g == 16, cfg.lsu_slots as usize, cfg.lsu_tags as usize)
     }
 }
 
@@ -395,10 +424,11 @@ impl<const MW: usize> Block for Lsu<MW> {
 
     fn module_name(&self) -> String {
         format!(
-            "lsu_w{MW}_g{}_{}_s{}",
+            "lsu_w{MW}_g{}_{}_s{}_t{}",
             self.group,
             if self.shrink { "seg" } else { "line" },
-            self.slots.len()
+            self.slots.len(),
+            self.tbusy.len()
         )
     }
 
@@ -438,7 +468,7 @@ impl<const MW: usize> Block for Lsu<MW> {
             i.sbase_i[w] = Bits::new((i.sbase_i[w].to_u64() & 0x3) << 12);
         }
         let id = i.gm_resp.id.to_u64();
-        i.gm_resp.id = Bits::new((id & 31) | ((id >> 5) % self.slots.len() as u64) << 5);
+        i.gm_resp.id = Bits::new(id % self.tbusy.len() as u64);
         i.param_addr_i = Bits::new(i.param_addr_i.to_u64() & 7);
     }
 
@@ -475,9 +505,9 @@ impl<const MW: usize> Block for Lsu<MW> {
         let atom_busy: Slots<S<C, 1>> = (0..ns).map(|j| busy[j] & s_atom[j]).collect();
         let atom_busy = or_all(cx, &atom_busy);
         // Lowest free slot (the one a new load takes).
-        let mut nslot = cx.lit::<3>(0);
+        let mut nslot = cx.lit::<6>(0);
         for j in (0..ns).rev() {
-            let jl = cx.lit::<3>(j as u64);
+            let jl = cx.lit::<6>(j as u64);
             nslot = free[j].mux(jl, nslot);
         }
         let ready = cx.name("ready", idle & any_free & !atom_busy);
@@ -498,6 +528,8 @@ impl<const MW: usize> Block for Lsu<MW> {
         let is_atom = op.eq(l_atg) | op.eq(l_ats);
         let is_sh = op.eq(l_lds) | op.eq(l_sts) | op.eq(l_ats);
         let is_gl = op.eq(l_ldg) | op.eq(l_stg) | op.eq(l_atg);
+        let l_fence = opl(cx, OP_MEMBAR);
+        let is_fence = op.eq(l_fence);
         let wide = cx.q(self.wide);
         let aop = cx.q(self.aop);
         let tag = cx.q(self.tag);
@@ -530,6 +562,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         let i_atom = iop.eq(l_atg) | iop.eq(l_ats);
         let i_store = iop.eq(l_stg) | iop.eq(l_sts);
         let i_load = iop.eq(l_ldg) | iop.eq(l_lds);
+        let i_fence = iop.eq(l_fence);
         let i_wide = i.lsu_mod_i.slice::<0, 1>() & !i_atom & !i_ldc;
         let size34: S<C, 34> = i_sh.mux(i.ssize_i.zext::<34>(), i.gm_size_i.zext::<34>());
         let bytes34 = i_wide.mux(cx.lit::<34>(8), cx.lit::<34>(4));
@@ -545,10 +578,10 @@ impl<const MW: usize> Block for Lsu<MW> {
             let idx = i.lsu_a_i[k].zext::<33>() + off33;
             let pbad = !idx.ult(pc33);
             let b = i_ldc.mux(pbad, mis | over);
-            bad[k] = i.lsu_mask_i[k] & b;
+            bad[k] = i.lsu_mask_i[k] & b & !i_fence;
         }
         let any_bad = or_all(cx, &bad);
-        let bad_op = !(i_sh | i_gl | i_ldc);
+        let bad_op = !(i_sh | i_gl | i_ldc | i_fence);
         let i_err = bad_op | any_bad;
         let blane = first_index(cx, &bad);
         let bad1 = first_one(cx, &bad);
@@ -560,12 +593,14 @@ impl<const MW: usize> Block for Lsu<MW> {
         let code = bad_op.mux(cx.lit::<8>(ERR_OP), code);
         let blane = bad_op.mux(cx.lit::<5>(0), blane);
         let baddr = bad_op.mux(zero32, baddr);
-        // A global load or atomic with a lane owns a load slot; a load may
-        // start while other loads are in their slots, anything else waits
-        // (DRAIN) until every slot has retired.
+        // A global load or atomic with a lane owns a load slot. Only a
+        // global atomic with a lane and a fence (MEMBAR) wait (DRAIN) until
+        // every slot has retired; anything else starts at once (a store
+        // follows the loads accepted before it: their requests are all
+        // out, and memory performs requests in the order it takes them).
         let i_any = or_all(cx, &i.lsu_mask_i);
         let i_own = i_gl & i_any & (i_load | i_atom) & !i_err;
-        let go_now = i_err | (i_own & i_load) | !any_busy;
+        let go_now = i_err | !((i_own & i_atom) | i_fence) | !any_busy;
 
         // ---- shared path
         let warp = tag.slice::<0, 6>();
@@ -650,7 +685,23 @@ impl<const MW: usize> Block for Lsu<MW> {
         }
         let lead_lo = pick(cx, &lead, &lo);
         let lead_c = pick(cx, &lead, &cmp);
-        let g_valid = cx.name("g_valid", greq & any_elig);
+        // Request tags: the lowest free one (a load or atomic request needs
+        // one to be presented).
+        let tfree: SmallBuf<S<C, 1>, 256> = self.tbusy.iter().map(|r| !cx.q(*r)).collect();
+        let t_any = or_all(cx, &tfree);
+        let ntag = cx.select(
+            greq & own,
+            |cx| {
+                let mut n = cx.lit::<8>(0);
+                for t in (0..tfree.len()).rev() {
+                    let tl = cx.lit::<8>(t as u64);
+                    n = tfree[t].mux(tl, n);
+                }
+                n
+            },
+            |cx| cx.lit::<8>(0),
+        );
+        let g_valid = cx.name("g_valid", greq & any_elig & (!own | t_any));
         // Payloads are zero while no request is presented (clean waves).
         let gm_wmask: [S<C, 1>; LANES] = std::array::from_fn(|w| {
             let m = if w == 0 { is_atom | wmask[w] } else { wmask[w] };
@@ -668,9 +719,8 @@ impl<const MW: usize> Block for Lsu<MW> {
         let issued = cx.q(self.issued);
         let one6 = cx.lit::<6>(1);
         let issued_n = g_fire.mux(issued + one6, issued);
-        // Request id: owning slot in bits 7:5, request index in 4:0.
-        let g_slot = own.mux(fslot, cx.lit::<3>(0));
-        let g_id: S<C, 8> = g_slot.concat::<5, 8>(issued.slice::<0, 5>());
+        // Request id: the tag of a load or atomic request, 0 for a store.
+        let g_id: S<C, 8> = ntag;
 
         // ---- LDC path: one distinct index per cycle
         let c_lead = first_one(cx, &pending);
@@ -696,10 +746,11 @@ impl<const MW: usize> Block for Lsu<MW> {
         let seal = g_sent & own;
         let c_done = !pend_left & !capt_left;
 
-        let i_state = i_sh.mux(s_sreq, i_gl.mux(s_greq, s_creq));
-        let d_state = is_sh.mux(s_sreq, is_gl.mux(s_greq, s_creq));
+        let i_state = i_fence.mux(s_resp, i_sh.mux(s_sreq, i_gl.mux(s_greq, s_creq)));
+        let d_state = is_fence.mux(s_resp, is_sh.mux(s_sreq, is_gl.mux(s_greq, s_creq)));
         let i_next = i_err.mux(s_resp, go_now.mux(i_state, s_drain));
-        let n = resp.mux(s_idle, st);
+        let took = i.lsu_res_ready_i;
+        let n = (resp & took).mux(s_idle, st);
         let n = creq.mux(c_done.mux(s_resp, s_creq), n);
         let n = greq.mux((!pend_left).mux(own.mux(s_idle, s_resp), s_greq), n);
         let n = (drain & !any_busy).mux(d_state, n);
@@ -721,14 +772,22 @@ impl<const MW: usize> Block for Lsu<MW> {
         cx.d(self.own, accept.mux(i_own, own));
         cx.d(self.fslot, alloc.mux(nslot, fslot));
 
-        // ---- slot responses: the slot in id bits 7:5, its lanes whose
-        // request index is id bits 4:0.
-        let rs = i.gm_resp.id.slice::<5, 3>();
-        let ri: S<C, 6> = i.gm_resp.id.slice::<0, 5>().zext::<6>();
+        // ---- slot responses: the response's tag names its slot
+        // (`tslot`); the slot's lanes waiting for that tag take the data.
+        let rv = i.gm_resp.valid;
+        let rs = cx.select(
+            rv,
+            |cx| {
+                let tslot: Vec<S<C, 6>> = self.tslot.iter().map(|r| cx.q(*r)).collect();
+                index(cx, &tslot, i.gm_resp.id)
+            },
+            |cx| cx.lit::<6>(0),
+        );
+        let ri: S<C, 9> = i.gm_resp.id.zext::<9>();
         let slot_hit: Slots<S<C, 1>> = (0..ns)
             .map(|j| {
-                let jl = cx.lit::<3>(j as u64);
-                i.gm_resp.valid & rs.eq(jl)
+                let jl = cx.lit::<6>(j as u64);
+                rv & rs.eq(jl)
             })
             .collect();
         // The addressed slot's word selects and flags (one response per
@@ -739,12 +798,33 @@ impl<const MW: usize> Block for Lsu<MW> {
         let mut r_lo = [zero32; LANES];
         let mut r_hi = [zero32; LANES];
         for k in 0..LANES {
-            let ws: Slots<S<C, 5>> = self.slots.iter().map(|s| cx.q(s.wsel[k])).collect();
-            let w = pick(cx, &slot_hit, &ws);
+            let w = cx.select(
+                rv,
+                |cx| {
+                    let ws: Slots<S<C, 5>> = self.slots.iter().map(|s| cx.q(s.wsel[k])).collect();
+                    pick(cx, &slot_hit, &ws)
+                },
+                |cx| cx.lit::<5>(0),
+            );
             let wl = r_wide.mux(w.slice::<1, 4>().concat::<1, 5>(zero1), w);
             let wh = w.slice::<1, 4>().concat::<1, 5>(one1);
-            r_lo[k] = r_atom.mux(i.gm_resp.rdata[0], mux32::<C>(wl, &i.gm_resp.rdata));
-            r_hi[k] = mux32::<C>(wh, &i.gm_resp.rdata);
+            r_lo[k] = cx.select(
+                rv,
+                |_| r_atom.mux(i.gm_resp.rdata[0], mux32::<C>(wl, &i.gm_resp.rdata)),
+                |_| zero32,
+            );
+            r_hi[k] = cx.select(rv, |_| mux32::<C>(wh, &i.gm_resp.rdata), |_| zero32);
+        }
+
+        // ---- request tags: a load or atomic request takes the lowest free
+        // tag when it is sent; its response frees it.
+        let t_take = g_fire & own;
+        for (t, (b, ts)) in self.tbusy.iter().zip(&self.tslot).enumerate() {
+            let tl = cx.lit::<8>(t as u64);
+            let get = t_take & ntag.eq(tl);
+            let put = rv & i.gm_resp.id.eq(tl);
+            cx.d_en(*b, get | put, |_| get);
+            cx.d_en(*ts, get, |_| fslot);
         }
 
         // ---- slot result pulses: the front's pulse (RESP) wins, else the
@@ -768,19 +848,20 @@ impl<const MW: usize> Block for Lsu<MW> {
             .collect();
         let s_pulse = or_all(cx, &pulse);
         let s_pulse = cx.name("s_pulse", s_pulse);
-        let z6r = cx.lit::<6>(32);
+        let no_tag = cx.lit::<9>(NO_TAG);
+        let ntag9: S<C, 9> = ntag.zext::<9>();
         let mut p_tag = zero32;
         let mut p_mask = [zero1; LANES];
         let mut p_data = [cx.lit::<64>(0); LANES];
         for (j, s) in self.slots.iter().enumerate() {
-            let jl = cx.lit::<3>(j as u64);
+            let jl = cx.lit::<6>(j as u64);
             let mine = alloc & nslot.eq(jl);
             let sealing = seal & fslot.eq(jl);
             let firing = g_fire & own & fslot.eq(jl);
             let hit = slot_hit[j];
             let (b, se, at, wd, tg) = (busy[j], cx.q(s.sealed), s_atom[j], s_wide[j], cx.q(s.tag));
             let (nr, rc) = (cx.q(s.nreq), cx.q(s.recvd));
-            cx.d(s.busy, mine.mux(one1, pulse[j].mux(zero1, b)));
+            cx.d(s.busy, mine.mux(one1, (pulse[j] & took).mux(zero1, b)));
             cx.d(s.sealed, mine.mux(zero1, sealing.mux(one1, se)));
             cx.d(s.atom, mine.mux(a_atom, at));
             cx.d(s.wide, mine.mux(a_wide, wd));
@@ -788,26 +869,38 @@ impl<const MW: usize> Block for Lsu<MW> {
             cx.d(s.nreq, sealing.mux(issued_n, nr));
             let z6 = cx.lit::<6>(0);
             cx.d(s.recvd, mine.mux(z6, hit.mux(rc + one6, rc)));
+            // Lane registers change only when the slot is taken, sends a
+            // request or gets a response.
+            let lanes_en = mine | firing | hit;
             for k in 0..LANES {
                 let m = cx.q(s.mask[k]);
-                let rx = cx.q(s.ridx[k]);
-                let ws = cx.q(s.wsel[k]);
-                let l = cx.q(s.lo[k]);
-                let h = cx.q(s.hi[k]);
-                cx.d(s.mask[k], mine.mux(a_mask[k], m));
+                cx.d_en(s.mask[k], mine, |_| a_mask[k]);
                 let now = firing & memb[k];
-                cx.d(s.ridx[k], mine.mux(z6r, now.mux(issued, rx)));
-                cx.d(s.wsel[k], now.mux(wsel[k], ws));
+                let rx = cx.q(s.ridx[k]);
                 let take = hit & rx.eq(ri);
-                cx.d(s.lo[k], take.mux(r_lo[k], l));
-                cx.d(s.hi[k], (take & wd & !at).mux(r_hi[k], h));
-                let out: S<C, 64> = wd.mux(h, zero32).concat::<32, 64>(l);
-                p_mask[k] = p_mask[k] | (pulse[j] & m);
-                p_data[k] = (pulse[j] & m).mux(out, p_data[k]);
+                cx.d_en(s.ridx[k], lanes_en, |_| (mine | take).mux(no_tag, now.mux(ntag9, rx)));
+                cx.d_en(s.wsel[k], now, |_| wsel[k]);
+                let (l, h) = (cx.q(s.lo[k]), cx.q(s.hi[k]));
+                cx.d_en(s.lo[k], take, |_| r_lo[k]);
+                cx.d_en(s.hi[k], take & wd & !at, |_| r_hi[k]);
+                let pm = pulse[j] & m;
+                p_mask[k] = p_mask[k] | pm;
+                p_data[k] = cx.select(
+                    pm,
+                    |_| {
+                        let hq = wd.mux(h, zero32);
+                        hq.concat::<32, 64>(l)
+                    },
+                    |_| p_data[k],
+                );
             }
             p_tag = pulse[j].mux(tg, p_tag);
         }
-
+        // One wire per lane (each a chain over the slots).
+        for k in 0..LANES {
+            p_data[k] = cx.name(&format!("p_data{k}"), p_data[k]);
+            p_mask[k] = cx.name(&format!("p_mask{k}"), p_mask[k]);
+        }
         // ---- instruction registers and lanes
         let i_zero_hi = !(i_store & i_wide);
         for k in 0..LANES {

@@ -3,7 +3,7 @@ use crate::hdl::sim::zero_ports;
 use crate::hdl::{Bits, Concrete, Sim};
 
 fn lsu() -> Sim<Lsu<32>> {
-    Sim::new(Lsu::<32>::new(16, true, 8).unwrap()).unwrap()
+    Sim::new(Lsu::<32>::new(16, true, 8, 32).unwrap()).unwrap()
 }
 
 #[test]
@@ -16,9 +16,12 @@ fn elaborates_every_preset() {
 
 #[test]
 fn bad_geometry_is_an_error() {
-    assert!(Lsu::<32>::new(8, true, 1).is_err());
-    assert!(Lsu::<32>::new(16, true, 0).is_err());
-    assert!(Lsu::<32>::new(16, true, 9).is_err());
+    assert!(Lsu::<32>::new(8, true, 1, 32).is_err());
+    assert!(Lsu::<32>::new(16, true, 0, 32).is_err());
+    assert!(Lsu::<32>::new(16, true, 65, 32).is_err());
+    assert!(Lsu::<32>::new(16, true, 8, 0).is_err());
+    assert!(Lsu::<32>::new(16, true, 8, 257).is_err());
+    assert!(Lsu::<32>::new(16, true, 64, 256).is_ok());
     let fermi = crate::config::SmConfig::preset("fermi").unwrap();
     assert!(Lsu::<32>::of(&fermi).is_err());
 }
@@ -29,6 +32,8 @@ fn bad_geometry_is_an_error() {
 fn errors_answer_in_one_cycle() {
     let mut s = lsu();
     let mut i: LsuIn<Concrete, 32> = zero_ports();
+    // The write-back takes every result.
+    i.lsu_res_ready_i = Bits::new(1);
     // Two parameter words.
     for w in 0..2 {
         i.param_we_i = Bits::new(1);

@@ -951,8 +951,8 @@ pub enum ConvForm {
     /// `conv*_strip*.s`: a column of [`CONV_STRIP`] outputs per thread, the
     /// input rows in registers; block 32x4.
     Strip,
-    /// `conv*_tile*.s`: a 32x8 output tile per CTA through a shared-memory
-    /// tile with halo; block 32x8.
+    /// `conv*_tile*.s`: a 32x32 output tile per CTA through a shared-memory
+    /// tile with halo, a column of 4 outputs per thread; block 32x8.
     Tile,
 }
 
@@ -998,7 +998,7 @@ pub fn conv(form: ConvForm, ksize: u32, fused: bool, w: u32, h: u32, seed: u64) 
     let (form_name, block, cta) = match form {
         ConvForm::Naive => ("", [16, 16, 1], [16, 16]),
         ConvForm::Strip => ("_strip", [32, 4, 1], [32, 4 * CONV_STRIP]),
-        ConvForm::Tile => ("_tile", [32, 8, 1], [32, 8]),
+        ConvForm::Tile => ("_tile", [32, 8, 1], [32, 32]),
     };
     let flavour = match (ksize, fused) {
         (3, false) | (5, true) => "",

@@ -1121,7 +1121,7 @@ mod tests {
 
     #[test]
     fn every_kernel_has_two_shapes_and_its_source() {
-        assert_eq!(all_kernels().len(), 16);
+        assert_eq!(all_kernels().len(), 24);
         for k in all_kernels() {
             assert!(k.source.contains(&format!(".kernel {}", k.name)), "{}", k.file);
             let cases = (k.cases)(Fp32::Tesla);

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use smrtl::config::SmConfig;
 use smrtl::golden::asm::{assemble, disassemble};
 use smrtl::golden::model::{program_lacks, run_kernel, Reason, Stats};
-use smrtl::testbenches::kernels::{self, all_kernels, by_name, Case, Fp32};
+use smrtl::testbenches::kernels::{self, all_kernels, by_name, Case, ConvForm, Fp32};
 
 /// Assemble, run and compare one case; returns the model's statistics.
 fn run_case(cfg: &SmConfig, case: &Case) -> Stats {
@@ -177,6 +177,54 @@ fn conv5x5_fmad_gt200() {
     run_kernel_cases("conv5x5_fmad", "gt200");
 }
 
+// The register-strip and shared-tile convolutions, each in the flavour of
+// its preset class (FMAD on gt200, FFMA on fermi) and, for the golden model,
+// FFMA also on gt200.
+
+#[test]
+fn conv3x3_strip_gt200() {
+    run_kernel_cases("conv3x3_strip", "gt200");
+}
+
+#[test]
+fn conv3x3_strip_ffma_fermi_and_gt200() {
+    run_kernel_cases("conv3x3_strip_ffma", "fermi");
+    run_kernel_cases("conv3x3_strip_ffma", "gt200");
+}
+
+#[test]
+fn conv5x5_strip_fmad_gt200() {
+    run_kernel_cases("conv5x5_strip_fmad", "gt200");
+}
+
+#[test]
+fn conv5x5_strip_fermi_and_gt200() {
+    run_kernel_cases("conv5x5_strip", "fermi");
+    run_kernel_cases("conv5x5_strip", "gt200");
+}
+
+#[test]
+fn conv3x3_tile_gt200() {
+    run_kernel_cases("conv3x3_tile", "gt200");
+}
+
+#[test]
+fn conv3x3_tile_ffma_fermi_and_gt200() {
+    run_kernel_cases("conv3x3_tile_ffma", "fermi");
+    run_kernel_cases("conv3x3_tile_ffma", "gt200");
+}
+
+#[test]
+fn conv5x5_tile_fmad_gt200() {
+    run_kernel_cases("conv5x5_tile_fmad", "gt200");
+}
+
+#[test]
+fn conv5x5_tile_fermi_and_gt200() {
+    run_kernel_cases("conv5x5_tile", "fermi");
+    run_kernel_cases("conv5x5_tile", "gt200");
+}
+
 #[test]
 fn copy_gt200() {
     run_kernel_cases("copy", "gt200");
@@ -249,7 +297,11 @@ fn mutated_kernels_are_caught() {
             "FFMA R10, R18, R19, R10",
         ),
         (kernels::histogram(1000, 2, 96, 3, 9), "ATOMS.ADD", "ATOMS.MAX"),
-        (kernels::conv(3, false, 37, 21, 9), "IMAX R0, R0, 0", "IMAX R0, R0, 1"),
+        (
+            kernels::conv(ConvForm::Naive, 3, false, 37, 21, 9),
+            "IMAX R0, R0, 0",
+            "IMAX R0, R0, 1",
+        ),
         (
             kernels::transpose(true, 64, 48, 9),
             "IMAD R12, R0, R11, R1",
@@ -403,7 +455,8 @@ proptest! {
     fn tiled_kernels_any_shape(m in 1u32..40, n in 1u32..40, k in 1u32..40, seed: u64) {
         prop_assert_eq!(outcome(&kernels::matmul(seed % 2 == 0, m, n, k, seed)), Ok(()));
         prop_assert_eq!(outcome(&kernels::transpose(seed % 2 == 1, m, n, seed)), Ok(()));
-        prop_assert_eq!(outcome(&kernels::conv(if seed % 2 == 0 { 3 } else { 5 }, seed % 3 == 0, m, n, seed)), Ok(()));
+        let form = [ConvForm::Naive, ConvForm::Strip, ConvForm::Tile][(seed % 5 % 3) as usize];
+        prop_assert_eq!(outcome(&kernels::conv(form, if seed % 2 == 0 { 3 } else { 5 }, seed % 3 == 0, m, n, seed)), Ok(()));
     }
 }
 
@@ -443,6 +496,10 @@ fn flavour_variants_match_their_base_kernels() {
         ("sfu", "sfu_ffma", "FMAD ", "FFMA "),
         ("conv3x3", "conv3x3_ffma", "FMAD ", "FFMA "),
         ("conv5x5", "conv5x5_fmad", "FFMA ", "FMAD "),
+        ("conv3x3_strip", "conv3x3_strip_ffma", "FMAD ", "FFMA "),
+        ("conv5x5_strip", "conv5x5_strip_fmad", "FFMA ", "FMAD "),
+        ("conv3x3_tile", "conv3x3_tile_ffma", "FMAD ", "FFMA "),
+        ("conv5x5_tile", "conv5x5_tile_fmad", "FFMA ", "FMAD "),
         ("matmul_fmad", "matmul_ffma", "FMAD ", "FFMA "),
     ] {
         let want: Vec<String> = code(base).iter().map(|l| l.replace(from, to)).collect();

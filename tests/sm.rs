@@ -9,7 +9,7 @@
 use smrtl::golden::asm::assemble;
 use smrtl::sm::run::{run_program, RtlOptions};
 use smrtl::sm::SmConfig;
-use smrtl::testbenches::kernels::{self, Case, Fp32};
+use smrtl::testbenches::kernels::{self, Case, ConvForm, Fp32};
 
 fn run(cfg: &SmConfig, case: &Case) -> String {
     let prog = assemble(case.source, case.file).unwrap();
@@ -45,7 +45,9 @@ fn small_cases(cfg: &SmConfig) -> Vec<Case> {
         kernels::transpose(false, 32, 16, 6),
         kernels::transpose(true, 32, 16, 7),
         kernels::divergence(100, 64, 7, 8),
-        kernels::conv(3, fused, 16, 8, 9),
+        kernels::conv(ConvForm::Naive, 3, fused, 16, 8, 9),
+        kernels::conv(ConvForm::Strip, 3, fused, 40, 20, 11),
+        kernels::conv(ConvForm::Tile, 5, fused, 40, 12, 12),
         kernels::sfu(fused, 64, 32, 10),
     ]
 }

@@ -394,7 +394,7 @@ const fn kernel(
     }
 }
 
-static KERNELS: [Kernel; 17] = [
+static KERNELS: [Kernel; 25] = [
     kernel("vadd", src!("vadd.s"), "c[i] = a[i] + b[i] (FADD)", |fp| {
         vec![vadd(fp, 1000, 256, 1), vadd(fp, 4096, 256, 2), vadd(fp, 77, 32, 3)]
     }),
@@ -488,25 +488,133 @@ static KERNELS: [Kernel; 17] = [
         "conv3x3",
         src!("conv3x3.s"),
         "3x3 convolution, clamp-to-edge, FMAD",
-        |_| vec![conv(3, false, 512, 512, 91), conv(3, false, 37, 21, 92)],
+        |_| {
+            vec![
+                conv(ConvForm::Naive, 3, false, 512, 512, 91),
+                conv(ConvForm::Naive, 3, false, 37, 21, 92),
+            ]
+        },
     ),
     kernel(
         "conv3x3_ffma",
         src!("conv3x3_ffma.s"),
         "3x3 convolution, clamp-to-edge, FFMA",
-        |_| vec![conv(3, true, 512, 512, 93), conv(3, true, 37, 21, 94)],
+        |_| {
+            vec![
+                conv(ConvForm::Naive, 3, true, 512, 512, 93),
+                conv(ConvForm::Naive, 3, true, 37, 21, 94),
+            ]
+        },
     ),
     kernel(
         "conv5x5",
         src!("conv5x5.s"),
         "5x5 convolution, clamp-to-edge, FFMA",
-        |_| vec![conv(5, true, 512, 512, 101), conv(5, true, 37, 21, 102)],
+        |_| {
+            vec![
+                conv(ConvForm::Naive, 5, true, 512, 512, 101),
+                conv(ConvForm::Naive, 5, true, 37, 21, 102),
+            ]
+        },
     ),
     kernel(
         "conv5x5_fmad",
         src!("conv5x5_fmad.s"),
         "5x5 convolution, clamp-to-edge, FMAD",
-        |_| vec![conv(5, false, 512, 512, 103), conv(5, false, 37, 21, 104)],
+        |_| {
+            vec![
+                conv(ConvForm::Naive, 5, false, 512, 512, 103),
+                conv(ConvForm::Naive, 5, false, 37, 21, 104),
+            ]
+        },
+    ),
+    kernel(
+        "conv3x3_strip",
+        src!("conv3x3_strip.s"),
+        "3x3 convolution, register strips of 16 outputs, FMAD",
+        |_| {
+            vec![
+                conv(ConvForm::Strip, 3, false, 512, 512, 121),
+                conv(ConvForm::Strip, 3, false, 37, 21, 122),
+            ]
+        },
+    ),
+    kernel(
+        "conv3x3_strip_ffma",
+        src!("conv3x3_strip_ffma.s"),
+        "3x3 convolution, register strips of 16 outputs, FFMA",
+        |_| {
+            vec![
+                conv(ConvForm::Strip, 3, true, 512, 512, 123),
+                conv(ConvForm::Strip, 3, true, 37, 21, 124),
+            ]
+        },
+    ),
+    kernel(
+        "conv5x5_strip_fmad",
+        src!("conv5x5_strip_fmad.s"),
+        "5x5 convolution, register strips of 16 outputs, FMAD",
+        |_| {
+            vec![
+                conv(ConvForm::Strip, 5, false, 512, 512, 125),
+                conv(ConvForm::Strip, 5, false, 37, 21, 126),
+            ]
+        },
+    ),
+    kernel(
+        "conv5x5_strip",
+        src!("conv5x5_strip.s"),
+        "5x5 convolution, register strips of 16 outputs, FFMA",
+        |_| {
+            vec![
+                conv(ConvForm::Strip, 5, true, 512, 512, 127),
+                conv(ConvForm::Strip, 5, true, 37, 21, 128),
+            ]
+        },
+    ),
+    kernel(
+        "conv3x3_tile",
+        src!("conv3x3_tile.s"),
+        "3x3 convolution, shared-memory tile with halo, FMAD",
+        |_| {
+            vec![
+                conv(ConvForm::Tile, 3, false, 512, 512, 129),
+                conv(ConvForm::Tile, 3, false, 37, 21, 130),
+            ]
+        },
+    ),
+    kernel(
+        "conv3x3_tile_ffma",
+        src!("conv3x3_tile_ffma.s"),
+        "3x3 convolution, shared-memory tile with halo, FFMA",
+        |_| {
+            vec![
+                conv(ConvForm::Tile, 3, true, 512, 512, 131),
+                conv(ConvForm::Tile, 3, true, 37, 21, 132),
+            ]
+        },
+    ),
+    kernel(
+        "conv5x5_tile_fmad",
+        src!("conv5x5_tile_fmad.s"),
+        "5x5 convolution, shared-memory tile with halo, FMAD",
+        |_| {
+            vec![
+                conv(ConvForm::Tile, 5, false, 512, 512, 133),
+                conv(ConvForm::Tile, 5, false, 37, 21, 134),
+            ]
+        },
+    ),
+    kernel(
+        "conv5x5_tile",
+        src!("conv5x5_tile.s"),
+        "5x5 convolution, shared-memory tile with halo, FFMA",
+        |_| {
+            vec![
+                conv(ConvForm::Tile, 5, true, 512, 512, 135),
+                conv(ConvForm::Tile, 5, true, 37, 21, 136),
+            ]
+        },
     ),
     kernel(
         "sfu",
@@ -866,10 +974,30 @@ pub fn divergence(n: u32, block: u32, thresh: u32, seed: u64) -> Case {
     )
 }
 
-/// `conv3x3.s` (`ksize` 3, FMAD), `conv3x3_ffma.s`, `conv5x5.s` (`ksize`
-/// 5, FFMA) or `conv5x5_fmad.s` (`fused` picks FFMA or FMAD) on a `w` x `h`
-/// image with clamp-to-edge borders.
-pub fn conv(ksize: u32, fused: bool, w: u32, h: u32, seed: u64) -> Case {
+/// How a convolution kernel is organised; each form has the same
+/// parameters, data and results and its own launch shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvForm {
+    /// `conv3x3.s`, `conv5x5.s` and their flavours: one output per thread,
+    /// every pixel and weight loaded from global memory; block 16x16.
+    Naive,
+    /// `conv*_strip*.s`: a column of [`CONV_STRIP`] outputs per thread, the
+    /// input rows in registers; block 32x4.
+    Strip,
+    /// `conv*_tile*.s`: a 32x32 output tile per CTA through a shared-memory
+    /// tile with halo, a column of 4 outputs per thread; block 32x8.
+    Tile,
+}
+
+/// Outputs per thread (a column) of the strip kernels.
+pub const CONV_STRIP: u32 = 16;
+
+/// A convolution kernel of form `form`: `conv3x3*.s` (`ksize` 3, FMAD
+/// unless `_ffma`) or `conv5x5*.s` (`ksize` 5, FFMA unless `_fmad`;
+/// `fused` picks FFMA or FMAD) on a `w` x `h` image with clamp-to-edge
+/// borders. Every form has the same data and reference for the same
+/// arguments.
+pub fn conv(form: ConvForm, ksize: u32, fused: bool, w: u32, h: u32, seed: u64) -> Case {
     assert!(ksize == 3 || ksize == 5);
     let mut r = rng(seed);
     let image: Vec<u32> = (0..w * h)
@@ -900,18 +1028,26 @@ pub fn conv(ksize: u32, fused: bool, w: u32, h: u32, seed: u64) -> Case {
     let pin = img.array(&image);
     let pw = img.array(&wts);
     let pout = img.alloc(out.len());
-    let name = match (ksize, fused) {
-        (3, false) => "conv3x3",
-        (3, true) => "conv3x3_ffma",
-        (_, true) => "conv5x5",
-        (_, false) => "conv5x5_fmad",
+    let (form_name, block, cta) = match form {
+        ConvForm::Naive => ("", [16, 16, 1], [16, 16]),
+        ConvForm::Strip => ("_strip", [32, 4, 1], [32, 4 * CONV_STRIP]),
+        ConvForm::Tile => ("_tile", [32, 8, 1], [32, 32]),
     };
-    let grid = [ceil_div(w, 16), ceil_div(h, 16)];
+    let flavour = match (ksize, fused) {
+        (3, false) | (5, true) => "",
+        (3, true) => "_ffma",
+        _ => "_fmad",
+    };
+    let name = format!("conv{ksize}x{ksize}{form_name}{flavour}");
+    let grid = [ceil_div(w, cta[0]), ceil_div(h, cta[1])];
     finish(
-        k(name),
-        format!("{name} {w}x{h} grid={}x{} block=16x16", grid[0], grid[1]),
+        k(&name),
+        format!(
+            "{name} {w}x{h} grid={}x{} block={}x{}",
+            grid[0], grid[1], block[0], block[1]
+        ),
         grid,
-        [16, 16, 1],
+        block,
         vec![("in", pin), ("w", pw), ("out", pout), ("W", w), ("H", h)],
         img,
         vec![(
@@ -1018,7 +1154,7 @@ mod tests {
 
     #[test]
     fn every_kernel_has_two_shapes_and_its_source() {
-        assert_eq!(all_kernels().len(), 17);
+        assert_eq!(all_kernels().len(), 25);
         for k in all_kernels() {
             assert!(k.source.contains(&format!(".kernel {}", k.name)), "{}", k.file);
             let cases = (k.cases)(Fp32::Tesla);

@@ -434,6 +434,11 @@ impl Gen {
                         self.emit(format!("{g}LDG R{d}, [R{OUTP}+0x{:x}]", slot * 4));
                     } else {
                         self.emit(format!("{g}STG [R{OUTP}+0x{:x}], R{s}", slot * 4));
+                        // Now and then a fence after a store.
+                        if self.r.gen_bool(0.2) {
+                            let gl = if self.r.gen_bool(0.5) { ".GL" } else { "" };
+                            self.emit(format!("{g}MEMBAR{gl}"));
+                        }
                     }
                 }
             }

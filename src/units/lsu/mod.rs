@@ -778,7 +778,7 @@ impl<const MW: usize> Block for Lsu<MW> {
         let rs = cx.select(
             rv,
             |cx| {
-                let tslot: Vec<S<C, 6>> = self.tslot.iter().map(|r| cx.q(*r)).collect();
+                let tslot: SmallBuf<S<C, 6>, 256> = self.tslot.iter().map(|r| cx.q(*r)).collect();
                 index(cx, &tslot, i.gm_resp.id)
             },
             |cx| cx.lit::<6>(0),

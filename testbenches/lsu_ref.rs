@@ -13,10 +13,11 @@
 //! accepted; LDC reads one distinct index per cycle in cycles 1..D and
 //! answers in D + 2.
 //!
-//! Load slots (docs/lsu.md): a global load or atomic with an active lane
-//! takes the lowest free slot, which keeps its plan and collects the
-//! responses; the front is free again once the last transaction is
-//! accepted. Each of its transactions is presented only while a request
+//! Load slots (docs/lsu.md): a global load or atomic, or an LDC, with an
+//! active lane takes the lowest free slot, which keeps its plan and
+//! collects the responses (an LDC: the word of each read, in the cycle
+//! after it; the last one seals the slot); the front is free again once
+//! the last transaction is accepted (an LDC: its last index read). Each of its transactions is presented only while a request
 //! tag is free and takes the lowest free tag, which is its id (stores: id
 //! 0), until its response. The front takes an instruction only while a
 //! slot is free and no atomic is in a slot; a global atomic with a lane
@@ -271,9 +272,10 @@ pub struct LsuRef {
     txns: Vec<Txn>,
     next: usize,
     got: usize,
-    /// LDC: (index, lanes) per pass; `capt` = (word, lanes) read last cycle.
+    /// LDC: (index, lanes) per pass; `capt` = (slot, word, lanes, last
+    /// pass) read last cycle, which lands in the slot at this edge.
     passes: Vec<(u8, u32)>,
-    capt: Option<(u32, u32)>,
+    capt: Option<(usize, u32, u32, bool)>,
     cnt_gm: u32,
     cnt_conf: u32,
     cnt_busy: u32,
@@ -492,6 +494,17 @@ impl LsuRef {
             true => self.tags.get_mut(i.gm_resp_id as usize).and_then(|t| t.take()),
             false => None,
         };
+        // Last cycle's parameter word lands in its slot (whatever the front
+        // does now); the last pass seals it.
+        if let Some((j, v, lanes, last)) = self.capt.take() {
+            let s = self.slots[j].as_mut().expect("an LDC's slot");
+            for l in 0..32 {
+                if lanes >> l & 1 == 1 {
+                    s.lo[l] = v;
+                }
+            }
+            s.sealed |= last;
+        }
         if let Some((j, x)) = resp_to {
             if let Some(s) = self.slots[j].as_mut() {
                 s.got += 1;
@@ -566,19 +579,14 @@ impl LsuRef {
                 }
             }
             St::Param => {
-                if let Some((v, lanes)) = self.capt.take() {
-                    for l in 0..32 {
-                        if lanes >> l & 1 == 1 {
-                            self.lo[l] = v;
-                        }
-                    }
-                }
                 if let Some((v, lanes)) = read_val {
-                    self.capt = Some((v, lanes));
                     self.next += 1;
+                    let last = self.next == self.passes.len();
+                    self.capt = Some((self.fslot, v, lanes, last));
                 }
-                if self.next == self.passes.len() && self.capt.is_none() {
-                    self.st = St::Resp;
+                if self.next == self.passes.len() {
+                    // With lanes the slot answers; without, the front.
+                    self.st = if self.own { St::Idle } else { St::Resp };
                 }
             }
             St::Resp if !i.res_stall => self.st = St::Idle,
@@ -681,7 +689,7 @@ impl LsuRef {
                 pend &= !lanes;
             }
         }
-        self.own = kind == Kind::Global && i.mask != 0 && (load || self.atom);
+        self.own = i.mask != 0 && ((kind == Kind::Global && (load || self.atom)) || kind == Kind::Param);
         let waits = (self.own && self.atom) || kind == Kind::Fence;
         if !waits || !busy {
             self.start();

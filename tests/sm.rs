@@ -132,6 +132,57 @@ fn rtl_and_golden_errors_agree() {
     );
 }
 
+/// Bad input under many loads in flight (the presets' own memory latency,
+/// every CTA resident with its loads out): an access out of range, an LDC
+/// index beyond the parameters and a barrier that can never release (a
+/// BAR reached by some lanes of a warp, behind a `MEMBAR.GL`) each stop
+/// the run with its error code, CTA, warp, pc and source line, keep the
+/// report so far and never hang.
+#[test]
+fn errors_with_loads_in_flight_name_their_place() {
+    let head = ".kernel bad\n.regs 8\n.param a\n    S2R R0, SR_TID.X\n    S2R R1, SR_CTAID.X\n    \
+                S2R R2, SR_NTID.X\n    IMAD R0, R1, R2, R0\n    SHL R4, R0, 2\n    LDC R5, c[a]\n    \
+                IADD R5, R5, R4\n    LDG R6, [R5]\n    LDG R7, [R5+0x4000]\n";
+    let cases = [
+        (
+            "    ISETP.EQ P0, R0, 1000\n    @P0 IADD R5, R5, 0x100000\n    @P0 LDG R7, [R5]\n",
+            "error 8 ",
+            "cta 3 warp 7",
+            "pc 11 (line 15)",
+        ),
+        ("    LDC R3, c[R0+0x1]\n", "error 13 ", "warp", "pc 9 (line 13)"),
+        (
+            "    SSY join\n    ISETP.GE P0, R0, 80\n    @P0 BRA other\n    MEMBAR.GL\n    BAR\n    SYNC\n\
+             other:\n    SYNC\njoin:\n",
+            "error 6 ",
+            "warp 2",
+            "pc 13 (line 17)",
+        ),
+    ];
+    let launch = smrtl::golden::model::Launch {
+        grid: [8, 1],
+        block: [256, 1, 1],
+        params: vec![0],
+    };
+    for preset in ["gt200", "fermi"] {
+        let cfg = SmConfig::load(preset).unwrap();
+        for (body, code, place, pc) in cases {
+            let src = format!("{head}{body}    FADD R6, R6, R7\n    STG [R5], R6\n    EXIT\n");
+            let prog = assemble(&src, "bad.s").unwrap();
+            let e = run_program(&cfg, &prog, &launch, vec![0; 65536], &RtlOptions::default()).unwrap_err();
+            assert!(
+                e.msg.contains(code) && e.msg.contains(place) && e.msg.contains(pc) && e.msg.contains("cta "),
+                "{preset} {code}: {}",
+                e.msg
+            );
+            assert!(
+                e.report.issued.iter().sum::<u64>() > 100,
+                "{preset}: the report so far is kept"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_kernel_that_never_exits_stops_at_the_budget() {
     let cfg = SmConfig::load("gt200").unwrap();

@@ -1,8 +1,8 @@
 //! Random valid programs (`testbenches/progen.rs`) on the RTL SM, lock-step
 //! against the golden model: every issue (pc, lanes), every write-back
 //! (bit for bit), every PSETP predicate and the final memory image
-//! (`smrtl::sm::run_program`), with a fast global memory that answers in
-//! order or out of order. 17 seeds per preset (51 programs) run here; the
+//! (`smrtl::sm::run_program`), with a global memory of latency 4 to 300
+//! core cycles that answers in order or out of order. 17 seeds per preset (51 programs) run here; the
 //! acceptance run, 1,000 per preset, is ignored:
 //! `SM_PROGEN_N=1000 cargo test --release --test sm_progen -- --ignored --nocapture`.
 
@@ -21,12 +21,18 @@ fn run_seeds(preset: &str, range: std::ops::Range<u64>) -> (u64, u64, u64) {
     let t = std::time::Instant::now();
     for seed in range {
         let c = generate(&cfg, seed);
-        // A fast memory (the RTL is the same; the programs finish sooner),
+        // Latencies from a fast memory (the programs finish sooner) to the
+        // presets' own (many loads in flight in the LSU's slots and tags),
         // in order or out of order by seed.
+        let latency = match seed % 4 {
+            0 | 1 => 4 + (seed % 13) as u32,
+            2 => 40 + (seed % 61) as u32,
+            _ => 300,
+        };
         let opts = RtlOptions {
             max_cycles: 2_000_000,
             gmem: Some(GmemConfig {
-                latency: 4 + (seed % 13) as u32,
+                latency,
                 milli_bytes_per_cycle: 64_000,
                 out_of_order: seed % 2 == 1,
                 seed,

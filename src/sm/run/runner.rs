@@ -205,8 +205,13 @@ impl<'a> Run<'a> {
             None => format!("warp slot {w}"),
         };
         let epc = o.err_pc_o.to_u64();
+        // The source line of the pc, when the program was assembled here.
+        let line = match self.prog.src_lines.get(epc as usize) {
+            Some(l) => format!(" (line {l})"),
+            None => String::new(),
+        };
         Err(stop(cycle + 1)(format!(
-            "error {} ({}) raised by {src}, {place}, pc {epc}, info {:#x}{}",
+            "error {} ({}) raised by {src}, {place}, pc {epc}{line}, info {:#x}{}",
             o.err_code_o.to_u64(),
             crate::sm::top::error_name(o.err_code_o.to_u64()),
             o.err_info_o.to_u64(),

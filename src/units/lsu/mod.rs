@@ -30,9 +30,10 @@
 //!   queue's room); the timings below are with `lsu_res_ready_i` high. A
 //!   slot's data waits in the slot, so the write-back queue needs no
 //!   entry per instruction in flight.
-//! * Load slots (`lsu_slots` = K, 1..=64): a global load or atomic with an
-//!   active lane takes the lowest free slot when it starts; once the front
-//!   has sent its last request the slot waits for the responses and the
+//! * Load slots (`lsu_slots` = K, 1..=64): a global load or atomic, or an
+//!   LDC, with an active lane takes the lowest free slot when it starts;
+//!   once the front has sent its last request (an LDC: read its last
+//!   index) the slot waits for the responses (the last word) and the
 //!   front is free. Request tags (`lsu_tags` = T, 1..=256): each load or
 //!   atomic request is presented only while a tag is free, takes the
 //!   lowest free tag as its id (`tslot[tag]` = its slot) and frees it with
@@ -67,8 +68,9 @@
 //!     only for the acceptance of the last request; result pulse in the
 //!     cycle after the last of these (a slot's waits while the front
 //!     pulses).
-//!   - LDC: D distinct indices read the RAM in cycles 1..D, the result
-//!     pulse is in cycle D + 2.
+//!   - LDC: D distinct indices read the RAM in cycles 1..D (each word
+//!     lands in the slot in the next cycle), the front is free from cycle
+//!     D + 1 and the slot's result pulse is in cycle D + 2.
 //! * Coalescing (`gm_req_*`): per group of `group` lanes (16 = half-warp on
 //!   Tesla/GT200, compute 1.2/1.3; 32 on Fermi), lower group first: the
 //!   128-byte segment of the lowest pending lane, all pending lanes of the
@@ -100,9 +102,9 @@ type Slots<T> = SmallBuf<T, 64>;
 pub const LANES: usize = 32;
 /// Warp instructions the LSU of `cfg` holds at once (accepted, result not
 /// yet pulsed): the write-back queue for LSU results needs this many
-/// entries. The front takes an instruction only while a slot is free, and
-/// an instruction that is not a load waits in the front for every slot to
-/// retire, so at most `lsu_slots` are in flight.
+/// entries. The front takes an instruction only while a slot is free and
+/// holds one instruction without a slot at a time, so at most
+/// `lsu_slots` are in flight.
 pub fn max_out(cfg: &crate::config::SmConfig) -> usize {
     cfg.lsu_slots as usize
 }
@@ -222,6 +224,9 @@ pub struct Lsu<const MW: usize> {
     /// The instruction in the front owns a load slot (`fslot`).
     own: Reg<1>,
     fslot: Reg<6>,
+    /// An LDC's last parameter read was in the previous cycle: its word
+    /// lands in slot `fslot` now and seals it.
+    cfin: Reg<1>,
     /// Load slots (`lsu_slots`).
     slots: Vec<Slot>,
     /// Request tags (`lsu_tags`): tag `t` is out in memory (`tbusy`) for
@@ -308,6 +313,7 @@ impl<const MW: usize> Lsu<MW> {
         let cmp = (0..LANES).map(|k| d.reg(&format!("cmp{k}"), core, 0)).collect();
         let own = d.reg("own", core, 0);
         let fslot = d.reg("fslot", core, 0);
+        let cfin = d.reg("cfin", core, 0);
         let slots = (0..slots)
             .map(|j| {
                 let n = |x: &str| format!("s{j}_{x}");
@@ -360,6 +366,7 @@ impl<const MW: usize> Lsu<MW> {
             cmp,
             own,
             fslot,
+            cfin,
             slots,
             tbusy,
             tslot,
@@ -593,13 +600,15 @@ impl<const MW: usize> Block for Lsu<MW> {
         let code = bad_op.mux(cx.lit::<8>(ERR_OP), code);
         let blane = bad_op.mux(cx.lit::<5>(0), blane);
         let baddr = bad_op.mux(zero32, baddr);
-        // A global load or atomic with a lane owns a load slot. Only a
+        // A global load or atomic, or an LDC, with a lane owns a load slot
+        // (an LDC's slot takes the words it reads, so the front is free
+        // after its last read). Only a
         // global atomic with a lane and a fence (MEMBAR) wait (DRAIN) until
         // every slot has retired; anything else starts at once (a store
         // follows the loads accepted before it: their requests are all
         // out, and memory performs requests in the order it takes them).
         let i_any = or_all(cx, &i.lsu_mask_i);
-        let i_own = i_gl & i_any & (i_load | i_atom) & !i_err;
+        let i_own = ((i_gl & (i_load | i_atom)) | i_ldc) & i_any & !i_err;
         let go_now = i_err | !((i_own & i_atom) | i_fence) | !any_busy;
 
         // ---- shared path
@@ -729,29 +738,30 @@ impl<const MW: usize> Block for Lsu<MW> {
         let c_rd = creq & c_any;
         let pword = cx.mem_read(self.params, 0, c_rd, c_idx);
         let c_memb: [S<C, 1>; LANES] = std::array::from_fn(|k| pending[k] & addr[k].slice::<0, 8>().eq(c_idx));
-        for k in 0..LANES {
-            lo_d[k] = (creq & capt[k]).mux(pword, lo_d[k]);
-        }
+        // The word read in a cycle lands in the LDC's slot in the next one
+        // (`capt` lanes), whatever the front does by then.
+        let cfin = cx.q(self.cfin);
 
         // ---- pending lanes, next state
         let served: [S<C, 1>; LANES] = std::array::from_fn(|k| (g_fire & memb[k]) | (c_rd & c_memb[k]));
         let pend_n: [S<C, 1>; LANES] = std::array::from_fn(|k| pending[k] & !served[k]);
         let pend_left = or_all(cx, &pend_n);
         let capt_n: [S<C, 1>; LANES] = std::array::from_fn(|k| c_rd & c_memb[k]);
-        let capt_left = or_all(cx, &capt_n);
         // All requests sent: an owning instruction hands over to its slot
         // (sealed) and the front goes idle; a store (or a global op without
-        // lanes) answers from the front.
+        // lanes) answers from the front. An LDC's last read: the front goes
+        // idle, its slot is sealed in the next cycle with the word read.
         let g_sent = greq & !pend_left;
-        let seal = g_sent & own;
-        let c_done = !pend_left & !capt_left;
+        let c_last = creq & own & !pend_left;
+        cx.d(self.cfin, c_last);
+        let seal = (g_sent & own) | cfin;
 
         let i_state = i_fence.mux(s_resp, i_sh.mux(s_sreq, i_gl.mux(s_greq, s_creq)));
         let d_state = is_fence.mux(s_resp, is_sh.mux(s_sreq, is_gl.mux(s_greq, s_creq)));
         let i_next = i_err.mux(s_resp, go_now.mux(i_state, s_drain));
         let took = i.lsu_res_ready_i;
         let n = (resp & took).mux(s_idle, st);
-        let n = creq.mux(c_done.mux(s_resp, s_creq), n);
+        let n = creq.mux((!pend_left).mux(own.mux(s_idle, s_resp), s_creq), n);
         let n = greq.mux((!pend_left).mux(own.mux(s_idle, s_resp), s_greq), n);
         let n = (drain & !any_busy).mux(d_state, n);
         let n = s_take.mux((s_again & !i.sm_err_i).mux(s_sreq, s_resp), n);
@@ -881,7 +891,8 @@ impl<const MW: usize> Block for Lsu<MW> {
                 cx.d_en(s.ridx[k], lanes_en, |_| (mine | take).mux(no_tag, now.mux(ntag9, rx)));
                 cx.d_en(s.wsel[k], now, |_| wsel[k]);
                 let (l, h) = (cx.q(s.lo[k]), cx.q(s.hi[k]));
-                cx.d_en(s.lo[k], take, |_| r_lo[k]);
+                let cw = capt[k] & fslot.eq(jl);
+                cx.d_en(s.lo[k], take | cw, |_| cw.mux(pword, r_lo[k]));
                 cx.d_en(s.hi[k], take & wd & !at, |_| r_hi[k]);
                 let pm = pulse[j] & m;
                 p_mask[k] = p_mask[k] | pm;

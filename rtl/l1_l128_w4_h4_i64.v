@@ -41,6 +41,8 @@ module l1_l128_w4_h4_i64 (
   wire [31:0] s0_addr_d;
   reg  [1:0] s0_size_q;  // core clock, reset 2'h0
   wire [1:0] s0_size_d;
+  reg  s0_rp_q;  // core clock, reset 1'h0
+  wire s0_rp_d;
   reg  s1_v_q;  // core clock, reset 1'h0
   wire s1_v_d;
   reg  [7:0] s1_id_q;  // core clock, reset 8'h00
@@ -49,6 +51,8 @@ module l1_l128_w4_h4_i64 (
   wire [31:0] s1_addr_d;
   reg  [1:0] s1_size_q;  // core clock, reset 2'h0
   wire [1:0] s1_size_d;
+  reg  s1_rp_q;  // core clock, reset 1'h0
+  wire s1_rp_d;
   reg  s2_v_q;  // core clock, reset 1'h0
   wire s2_v_d;
   reg  [7:0] s2_id_q;  // core clock, reset 8'h00
@@ -57,6 +61,8 @@ module l1_l128_w4_h4_i64 (
   wire [31:0] s2_addr_d;
   reg  [1:0] s2_size_q;  // core clock, reset 2'h0
   wire [1:0] s2_size_d;
+  reg  s2_rp_q;  // core clock, reset 1'h0
+  wire s2_rp_d;
   reg  s3_v_q;  // core clock, reset 1'h0
   wire s3_v_d;
   reg  [7:0] s3_id_q;  // core clock, reset 8'h00
@@ -65,6 +71,8 @@ module l1_l128_w4_h4_i64 (
   wire [31:0] s3_addr_d;
   reg  [1:0] s3_size_q;  // core clock, reset 2'h0
   wire [1:0] s3_size_d;
+  reg  s3_rp_q;  // core clock, reset 1'h0
+  wire s3_rp_d;
   reg  o_v_q;  // core clock, reset 1'h0
   wire o_v_d;
   reg  [7:0] o_id_q;  // core clock, reset 8'h00
@@ -1029,6 +1037,262 @@ module l1_l128_w4_h4_i64 (
   wire mrd62_d;
   reg  mrd63_q;  // core clock, reset 1'h0
   wire mrd63_d;
+  reg  mw0_q;  // core clock, reset 1'h0
+  wire mw0_d;
+  reg  mw1_q;  // core clock, reset 1'h0
+  wire mw1_d;
+  reg  mw2_q;  // core clock, reset 1'h0
+  wire mw2_d;
+  reg  mw3_q;  // core clock, reset 1'h0
+  wire mw3_d;
+  reg  mw4_q;  // core clock, reset 1'h0
+  wire mw4_d;
+  reg  mw5_q;  // core clock, reset 1'h0
+  wire mw5_d;
+  reg  mw6_q;  // core clock, reset 1'h0
+  wire mw6_d;
+  reg  mw7_q;  // core clock, reset 1'h0
+  wire mw7_d;
+  reg  mw8_q;  // core clock, reset 1'h0
+  wire mw8_d;
+  reg  mw9_q;  // core clock, reset 1'h0
+  wire mw9_d;
+  reg  mw10_q;  // core clock, reset 1'h0
+  wire mw10_d;
+  reg  mw11_q;  // core clock, reset 1'h0
+  wire mw11_d;
+  reg  mw12_q;  // core clock, reset 1'h0
+  wire mw12_d;
+  reg  mw13_q;  // core clock, reset 1'h0
+  wire mw13_d;
+  reg  mw14_q;  // core clock, reset 1'h0
+  wire mw14_d;
+  reg  mw15_q;  // core clock, reset 1'h0
+  wire mw15_d;
+  reg  mw16_q;  // core clock, reset 1'h0
+  wire mw16_d;
+  reg  mw17_q;  // core clock, reset 1'h0
+  wire mw17_d;
+  reg  mw18_q;  // core clock, reset 1'h0
+  wire mw18_d;
+  reg  mw19_q;  // core clock, reset 1'h0
+  wire mw19_d;
+  reg  mw20_q;  // core clock, reset 1'h0
+  wire mw20_d;
+  reg  mw21_q;  // core clock, reset 1'h0
+  wire mw21_d;
+  reg  mw22_q;  // core clock, reset 1'h0
+  wire mw22_d;
+  reg  mw23_q;  // core clock, reset 1'h0
+  wire mw23_d;
+  reg  mw24_q;  // core clock, reset 1'h0
+  wire mw24_d;
+  reg  mw25_q;  // core clock, reset 1'h0
+  wire mw25_d;
+  reg  mw26_q;  // core clock, reset 1'h0
+  wire mw26_d;
+  reg  mw27_q;  // core clock, reset 1'h0
+  wire mw27_d;
+  reg  mw28_q;  // core clock, reset 1'h0
+  wire mw28_d;
+  reg  mw29_q;  // core clock, reset 1'h0
+  wire mw29_d;
+  reg  mw30_q;  // core clock, reset 1'h0
+  wire mw30_d;
+  reg  mw31_q;  // core clock, reset 1'h0
+  wire mw31_d;
+  reg  mw32_q;  // core clock, reset 1'h0
+  wire mw32_d;
+  reg  mw33_q;  // core clock, reset 1'h0
+  wire mw33_d;
+  reg  mw34_q;  // core clock, reset 1'h0
+  wire mw34_d;
+  reg  mw35_q;  // core clock, reset 1'h0
+  wire mw35_d;
+  reg  mw36_q;  // core clock, reset 1'h0
+  wire mw36_d;
+  reg  mw37_q;  // core clock, reset 1'h0
+  wire mw37_d;
+  reg  mw38_q;  // core clock, reset 1'h0
+  wire mw38_d;
+  reg  mw39_q;  // core clock, reset 1'h0
+  wire mw39_d;
+  reg  mw40_q;  // core clock, reset 1'h0
+  wire mw40_d;
+  reg  mw41_q;  // core clock, reset 1'h0
+  wire mw41_d;
+  reg  mw42_q;  // core clock, reset 1'h0
+  wire mw42_d;
+  reg  mw43_q;  // core clock, reset 1'h0
+  wire mw43_d;
+  reg  mw44_q;  // core clock, reset 1'h0
+  wire mw44_d;
+  reg  mw45_q;  // core clock, reset 1'h0
+  wire mw45_d;
+  reg  mw46_q;  // core clock, reset 1'h0
+  wire mw46_d;
+  reg  mw47_q;  // core clock, reset 1'h0
+  wire mw47_d;
+  reg  mw48_q;  // core clock, reset 1'h0
+  wire mw48_d;
+  reg  mw49_q;  // core clock, reset 1'h0
+  wire mw49_d;
+  reg  mw50_q;  // core clock, reset 1'h0
+  wire mw50_d;
+  reg  mw51_q;  // core clock, reset 1'h0
+  wire mw51_d;
+  reg  mw52_q;  // core clock, reset 1'h0
+  wire mw52_d;
+  reg  mw53_q;  // core clock, reset 1'h0
+  wire mw53_d;
+  reg  mw54_q;  // core clock, reset 1'h0
+  wire mw54_d;
+  reg  mw55_q;  // core clock, reset 1'h0
+  wire mw55_d;
+  reg  mw56_q;  // core clock, reset 1'h0
+  wire mw56_d;
+  reg  mw57_q;  // core clock, reset 1'h0
+  wire mw57_d;
+  reg  mw58_q;  // core clock, reset 1'h0
+  wire mw58_d;
+  reg  mw59_q;  // core clock, reset 1'h0
+  wire mw59_d;
+  reg  mw60_q;  // core clock, reset 1'h0
+  wire mw60_d;
+  reg  mw61_q;  // core clock, reset 1'h0
+  wire mw61_d;
+  reg  mw62_q;  // core clock, reset 1'h0
+  wire mw62_d;
+  reg  mw63_q;  // core clock, reset 1'h0
+  wire mw63_d;
+  reg  mr0_q;  // core clock, reset 1'h0
+  wire mr0_d;
+  reg  mr1_q;  // core clock, reset 1'h0
+  wire mr1_d;
+  reg  mr2_q;  // core clock, reset 1'h0
+  wire mr2_d;
+  reg  mr3_q;  // core clock, reset 1'h0
+  wire mr3_d;
+  reg  mr4_q;  // core clock, reset 1'h0
+  wire mr4_d;
+  reg  mr5_q;  // core clock, reset 1'h0
+  wire mr5_d;
+  reg  mr6_q;  // core clock, reset 1'h0
+  wire mr6_d;
+  reg  mr7_q;  // core clock, reset 1'h0
+  wire mr7_d;
+  reg  mr8_q;  // core clock, reset 1'h0
+  wire mr8_d;
+  reg  mr9_q;  // core clock, reset 1'h0
+  wire mr9_d;
+  reg  mr10_q;  // core clock, reset 1'h0
+  wire mr10_d;
+  reg  mr11_q;  // core clock, reset 1'h0
+  wire mr11_d;
+  reg  mr12_q;  // core clock, reset 1'h0
+  wire mr12_d;
+  reg  mr13_q;  // core clock, reset 1'h0
+  wire mr13_d;
+  reg  mr14_q;  // core clock, reset 1'h0
+  wire mr14_d;
+  reg  mr15_q;  // core clock, reset 1'h0
+  wire mr15_d;
+  reg  mr16_q;  // core clock, reset 1'h0
+  wire mr16_d;
+  reg  mr17_q;  // core clock, reset 1'h0
+  wire mr17_d;
+  reg  mr18_q;  // core clock, reset 1'h0
+  wire mr18_d;
+  reg  mr19_q;  // core clock, reset 1'h0
+  wire mr19_d;
+  reg  mr20_q;  // core clock, reset 1'h0
+  wire mr20_d;
+  reg  mr21_q;  // core clock, reset 1'h0
+  wire mr21_d;
+  reg  mr22_q;  // core clock, reset 1'h0
+  wire mr22_d;
+  reg  mr23_q;  // core clock, reset 1'h0
+  wire mr23_d;
+  reg  mr24_q;  // core clock, reset 1'h0
+  wire mr24_d;
+  reg  mr25_q;  // core clock, reset 1'h0
+  wire mr25_d;
+  reg  mr26_q;  // core clock, reset 1'h0
+  wire mr26_d;
+  reg  mr27_q;  // core clock, reset 1'h0
+  wire mr27_d;
+  reg  mr28_q;  // core clock, reset 1'h0
+  wire mr28_d;
+  reg  mr29_q;  // core clock, reset 1'h0
+  wire mr29_d;
+  reg  mr30_q;  // core clock, reset 1'h0
+  wire mr30_d;
+  reg  mr31_q;  // core clock, reset 1'h0
+  wire mr31_d;
+  reg  mr32_q;  // core clock, reset 1'h0
+  wire mr32_d;
+  reg  mr33_q;  // core clock, reset 1'h0
+  wire mr33_d;
+  reg  mr34_q;  // core clock, reset 1'h0
+  wire mr34_d;
+  reg  mr35_q;  // core clock, reset 1'h0
+  wire mr35_d;
+  reg  mr36_q;  // core clock, reset 1'h0
+  wire mr36_d;
+  reg  mr37_q;  // core clock, reset 1'h0
+  wire mr37_d;
+  reg  mr38_q;  // core clock, reset 1'h0
+  wire mr38_d;
+  reg  mr39_q;  // core clock, reset 1'h0
+  wire mr39_d;
+  reg  mr40_q;  // core clock, reset 1'h0
+  wire mr40_d;
+  reg  mr41_q;  // core clock, reset 1'h0
+  wire mr41_d;
+  reg  mr42_q;  // core clock, reset 1'h0
+  wire mr42_d;
+  reg  mr43_q;  // core clock, reset 1'h0
+  wire mr43_d;
+  reg  mr44_q;  // core clock, reset 1'h0
+  wire mr44_d;
+  reg  mr45_q;  // core clock, reset 1'h0
+  wire mr45_d;
+  reg  mr46_q;  // core clock, reset 1'h0
+  wire mr46_d;
+  reg  mr47_q;  // core clock, reset 1'h0
+  wire mr47_d;
+  reg  mr48_q;  // core clock, reset 1'h0
+  wire mr48_d;
+  reg  mr49_q;  // core clock, reset 1'h0
+  wire mr49_d;
+  reg  mr50_q;  // core clock, reset 1'h0
+  wire mr50_d;
+  reg  mr51_q;  // core clock, reset 1'h0
+  wire mr51_d;
+  reg  mr52_q;  // core clock, reset 1'h0
+  wire mr52_d;
+  reg  mr53_q;  // core clock, reset 1'h0
+  wire mr53_d;
+  reg  mr54_q;  // core clock, reset 1'h0
+  wire mr54_d;
+  reg  mr55_q;  // core clock, reset 1'h0
+  wire mr55_d;
+  reg  mr56_q;  // core clock, reset 1'h0
+  wire mr56_d;
+  reg  mr57_q;  // core clock, reset 1'h0
+  wire mr57_d;
+  reg  mr58_q;  // core clock, reset 1'h0
+  wire mr58_d;
+  reg  mr59_q;  // core clock, reset 1'h0
+  wire mr59_d;
+  reg  mr60_q;  // core clock, reset 1'h0
+  wire mr60_d;
+  reg  mr61_q;  // core clock, reset 1'h0
+  wire mr61_d;
+  reg  mr62_q;  // core clock, reset 1'h0
+  wire mr62_d;
+  reg  mr63_q;  // core clock, reset 1'h0
+  wire mr63_d;
   reg  [31:0] cnt_hit_q;  // core clock, reset 32'h00000000
   wire [31:0] cnt_hit_d;
   reg  [31:0] cnt_miss_q;  // core clock, reset 32'h00000000
@@ -1195,755 +1459,1147 @@ module l1_l128_w4_h4_i64 (
   wire [31:0] n105 = gm_resp_rdata_i[959:928];
   wire [31:0] n106 = gm_resp_rdata_i[991:960];
   wire [31:0] n107 = gm_resp_rdata_i[1023:992];
-  wire [24:0] n611 = s3_addr_q[31:7];
-  wire [6:0] n613 = (n611[6:0] & 7'h1f);
-  wire n615 = (s3_size_q == 2'h2);
-  wire n811 = (((n613 == 7'h1f) ? val31_q : ((n613 == 7'h1e) ? val30_q : ((n613 == 7'h1d) ? val29_q : ((n613 == 7'h1c) ? val28_q : ((n613 == 7'h1b) ? val27_q : ((n613 == 7'h1a) ? val26_q : ((n613 == 7'h19) ? val25_q : ((n613 == 7'h18) ? val24_q : ((n613 == 7'h17) ? val23_q : ((n613 == 7'h16) ? val22_q : ((n613 == 7'h15) ? val21_q : ((n613 == 7'h14) ? val20_q : ((n613 == 7'h13) ? val19_q : ((n613 == 7'h12) ? val18_q : ((n613 == 7'h11) ? val17_q : ((n613 == 7'h10) ? val16_q : ((n613 == 7'h0f) ? val15_q : ((n613 == 7'h0e) ? val14_q : ((n613 == 7'h0d) ? val13_q : ((n613 == 7'h0c) ? val12_q : ((n613 == 7'h0b) ? val11_q : ((n613 == 7'h0a) ? val10_q : ((n613 == 7'h09) ? val9_q : ((n613 == 7'h08) ? val8_q : ((n613 == 7'h07) ? val7_q : ((n613 == 7'h06) ? val6_q : ((n613 == 7'h05) ? val5_q : ((n613 == 7'h04) ? val4_q : ((n613 == 7'h03) ? val3_q : ((n613 == 7'h02) ? val2_q : ((n613 == 7'h01) ? val1_q : ((n613 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n613 == 7'h1f) ? tag31_q : ((n613 == 7'h1e) ? tag30_q : ((n613 == 7'h1d) ? tag29_q : ((n613 == 7'h1c) ? tag28_q : ((n613 == 7'h1b) ? tag27_q : ((n613 == 7'h1a) ? tag26_q : ((n613 == 7'h19) ? tag25_q : ((n613 == 7'h18) ? tag24_q : ((n613 == 7'h17) ? tag23_q : ((n613 == 7'h16) ? tag22_q : ((n613 == 7'h15) ? tag21_q : ((n613 == 7'h14) ? tag20_q : ((n613 == 7'h13) ? tag19_q : ((n613 == 7'h12) ? tag18_q : ((n613 == 7'h11) ? tag17_q : ((n613 == 7'h10) ? tag16_q : ((n613 == 7'h0f) ? tag15_q : ((n613 == 7'h0e) ? tag14_q : ((n613 == 7'h0d) ? tag13_q : ((n613 == 7'h0c) ? tag12_q : ((n613 == 7'h0b) ? tag11_q : ((n613 == 7'h0a) ? tag10_q : ((n613 == 7'h09) ? tag9_q : ((n613 == 7'h08) ? tag8_q : ((n613 == 7'h07) ? tag7_q : ((n613 == 7'h06) ? tag6_q : ((n613 == 7'h05) ? tag5_q : ((n613 == 7'h04) ? tag4_q : ((n613 == 7'h03) ? tag3_q : ((n613 == 7'h02) ? tag2_q : ((n613 == 7'h01) ? tag1_q : ((n613 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n611));
-  wire n1007 = (((n613 == 7'h1f) ? val63_q : ((n613 == 7'h1e) ? val62_q : ((n613 == 7'h1d) ? val61_q : ((n613 == 7'h1c) ? val60_q : ((n613 == 7'h1b) ? val59_q : ((n613 == 7'h1a) ? val58_q : ((n613 == 7'h19) ? val57_q : ((n613 == 7'h18) ? val56_q : ((n613 == 7'h17) ? val55_q : ((n613 == 7'h16) ? val54_q : ((n613 == 7'h15) ? val53_q : ((n613 == 7'h14) ? val52_q : ((n613 == 7'h13) ? val51_q : ((n613 == 7'h12) ? val50_q : ((n613 == 7'h11) ? val49_q : ((n613 == 7'h10) ? val48_q : ((n613 == 7'h0f) ? val47_q : ((n613 == 7'h0e) ? val46_q : ((n613 == 7'h0d) ? val45_q : ((n613 == 7'h0c) ? val44_q : ((n613 == 7'h0b) ? val43_q : ((n613 == 7'h0a) ? val42_q : ((n613 == 7'h09) ? val41_q : ((n613 == 7'h08) ? val40_q : ((n613 == 7'h07) ? val39_q : ((n613 == 7'h06) ? val38_q : ((n613 == 7'h05) ? val37_q : ((n613 == 7'h04) ? val36_q : ((n613 == 7'h03) ? val35_q : ((n613 == 7'h02) ? val34_q : ((n613 == 7'h01) ? val33_q : ((n613 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n613 == 7'h1f) ? tag63_q : ((n613 == 7'h1e) ? tag62_q : ((n613 == 7'h1d) ? tag61_q : ((n613 == 7'h1c) ? tag60_q : ((n613 == 7'h1b) ? tag59_q : ((n613 == 7'h1a) ? tag58_q : ((n613 == 7'h19) ? tag57_q : ((n613 == 7'h18) ? tag56_q : ((n613 == 7'h17) ? tag55_q : ((n613 == 7'h16) ? tag54_q : ((n613 == 7'h15) ? tag53_q : ((n613 == 7'h14) ? tag52_q : ((n613 == 7'h13) ? tag51_q : ((n613 == 7'h12) ? tag50_q : ((n613 == 7'h11) ? tag49_q : ((n613 == 7'h10) ? tag48_q : ((n613 == 7'h0f) ? tag47_q : ((n613 == 7'h0e) ? tag46_q : ((n613 == 7'h0d) ? tag45_q : ((n613 == 7'h0c) ? tag44_q : ((n613 == 7'h0b) ? tag43_q : ((n613 == 7'h0a) ? tag42_q : ((n613 == 7'h09) ? tag41_q : ((n613 == 7'h08) ? tag40_q : ((n613 == 7'h07) ? tag39_q : ((n613 == 7'h06) ? tag38_q : ((n613 == 7'h05) ? tag37_q : ((n613 == 7'h04) ? tag36_q : ((n613 == 7'h03) ? tag35_q : ((n613 == 7'h02) ? tag34_q : ((n613 == 7'h01) ? tag33_q : ((n613 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n611));
-  wire n1203 = (((n613 == 7'h1f) ? val95_q : ((n613 == 7'h1e) ? val94_q : ((n613 == 7'h1d) ? val93_q : ((n613 == 7'h1c) ? val92_q : ((n613 == 7'h1b) ? val91_q : ((n613 == 7'h1a) ? val90_q : ((n613 == 7'h19) ? val89_q : ((n613 == 7'h18) ? val88_q : ((n613 == 7'h17) ? val87_q : ((n613 == 7'h16) ? val86_q : ((n613 == 7'h15) ? val85_q : ((n613 == 7'h14) ? val84_q : ((n613 == 7'h13) ? val83_q : ((n613 == 7'h12) ? val82_q : ((n613 == 7'h11) ? val81_q : ((n613 == 7'h10) ? val80_q : ((n613 == 7'h0f) ? val79_q : ((n613 == 7'h0e) ? val78_q : ((n613 == 7'h0d) ? val77_q : ((n613 == 7'h0c) ? val76_q : ((n613 == 7'h0b) ? val75_q : ((n613 == 7'h0a) ? val74_q : ((n613 == 7'h09) ? val73_q : ((n613 == 7'h08) ? val72_q : ((n613 == 7'h07) ? val71_q : ((n613 == 7'h06) ? val70_q : ((n613 == 7'h05) ? val69_q : ((n613 == 7'h04) ? val68_q : ((n613 == 7'h03) ? val67_q : ((n613 == 7'h02) ? val66_q : ((n613 == 7'h01) ? val65_q : ((n613 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n613 == 7'h1f) ? tag95_q : ((n613 == 7'h1e) ? tag94_q : ((n613 == 7'h1d) ? tag93_q : ((n613 == 7'h1c) ? tag92_q : ((n613 == 7'h1b) ? tag91_q : ((n613 == 7'h1a) ? tag90_q : ((n613 == 7'h19) ? tag89_q : ((n613 == 7'h18) ? tag88_q : ((n613 == 7'h17) ? tag87_q : ((n613 == 7'h16) ? tag86_q : ((n613 == 7'h15) ? tag85_q : ((n613 == 7'h14) ? tag84_q : ((n613 == 7'h13) ? tag83_q : ((n613 == 7'h12) ? tag82_q : ((n613 == 7'h11) ? tag81_q : ((n613 == 7'h10) ? tag80_q : ((n613 == 7'h0f) ? tag79_q : ((n613 == 7'h0e) ? tag78_q : ((n613 == 7'h0d) ? tag77_q : ((n613 == 7'h0c) ? tag76_q : ((n613 == 7'h0b) ? tag75_q : ((n613 == 7'h0a) ? tag74_q : ((n613 == 7'h09) ? tag73_q : ((n613 == 7'h08) ? tag72_q : ((n613 == 7'h07) ? tag71_q : ((n613 == 7'h06) ? tag70_q : ((n613 == 7'h05) ? tag69_q : ((n613 == 7'h04) ? tag68_q : ((n613 == 7'h03) ? tag67_q : ((n613 == 7'h02) ? tag66_q : ((n613 == 7'h01) ? tag65_q : ((n613 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n611));
-  wire n1399 = (((n613 == 7'h1f) ? val127_q : ((n613 == 7'h1e) ? val126_q : ((n613 == 7'h1d) ? val125_q : ((n613 == 7'h1c) ? val124_q : ((n613 == 7'h1b) ? val123_q : ((n613 == 7'h1a) ? val122_q : ((n613 == 7'h19) ? val121_q : ((n613 == 7'h18) ? val120_q : ((n613 == 7'h17) ? val119_q : ((n613 == 7'h16) ? val118_q : ((n613 == 7'h15) ? val117_q : ((n613 == 7'h14) ? val116_q : ((n613 == 7'h13) ? val115_q : ((n613 == 7'h12) ? val114_q : ((n613 == 7'h11) ? val113_q : ((n613 == 7'h10) ? val112_q : ((n613 == 7'h0f) ? val111_q : ((n613 == 7'h0e) ? val110_q : ((n613 == 7'h0d) ? val109_q : ((n613 == 7'h0c) ? val108_q : ((n613 == 7'h0b) ? val107_q : ((n613 == 7'h0a) ? val106_q : ((n613 == 7'h09) ? val105_q : ((n613 == 7'h08) ? val104_q : ((n613 == 7'h07) ? val103_q : ((n613 == 7'h06) ? val102_q : ((n613 == 7'h05) ? val101_q : ((n613 == 7'h04) ? val100_q : ((n613 == 7'h03) ? val99_q : ((n613 == 7'h02) ? val98_q : ((n613 == 7'h01) ? val97_q : ((n613 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n613 == 7'h1f) ? tag127_q : ((n613 == 7'h1e) ? tag126_q : ((n613 == 7'h1d) ? tag125_q : ((n613 == 7'h1c) ? tag124_q : ((n613 == 7'h1b) ? tag123_q : ((n613 == 7'h1a) ? tag122_q : ((n613 == 7'h19) ? tag121_q : ((n613 == 7'h18) ? tag120_q : ((n613 == 7'h17) ? tag119_q : ((n613 == 7'h16) ? tag118_q : ((n613 == 7'h15) ? tag117_q : ((n613 == 7'h14) ? tag116_q : ((n613 == 7'h13) ? tag115_q : ((n613 == 7'h12) ? tag114_q : ((n613 == 7'h11) ? tag113_q : ((n613 == 7'h10) ? tag112_q : ((n613 == 7'h0f) ? tag111_q : ((n613 == 7'h0e) ? tag110_q : ((n613 == 7'h0d) ? tag109_q : ((n613 == 7'h0c) ? tag108_q : ((n613 == 7'h0b) ? tag107_q : ((n613 == 7'h0a) ? tag106_q : ((n613 == 7'h09) ? tag105_q : ((n613 == 7'h08) ? tag104_q : ((n613 == 7'h07) ? tag103_q : ((n613 == 7'h06) ? tag102_q : ((n613 == 7'h05) ? tag101_q : ((n613 == 7'h04) ? tag100_q : ((n613 == 7'h03) ? tag99_q : ((n613 == 7'h02) ? tag98_q : ((n613 == 7'h01) ? tag97_q : ((n613 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n611));
-  wire n1404 = (n615 & ((((1'h0 | n811) | n1007) | n1203) | n1399));
-  wire n1409 = ((s3_v_q & n1404) & ((~o_v_q) | (~gm_resp_valid_i)));
-  wire n1411 = (s3_v_q & (~n1404));
-  wire n1412 = (n1411 & gm_req_ready_i);
-  wire n1415 = ((~s3_v_q) | (n1409 | n1412));
-  wire n1418 = ((~s2_v_q) | (s2_v_q & n1415));
-  wire n1421 = ((~s1_v_q) | (s1_v_q & n1418));
-  wire n1424 = ((~s0_v_q) | (s0_v_q & n1421));
-  wire n1428 = ((~lsu_req_write_i) & (~(|lsu_req_atom_i)));
-  wire n1433 = (~((((1'h0 | s0_v_q) | s1_v_q) | s2_v_q) | s3_v_q));
-  wire n1435 = ((lsu_req_valid_i & n1428) & n1424);
-  wire n1438 = ((lsu_req_valid_i & (~n1428)) & n1433);
-  wire n1439 = (n1438 & gm_req_ready_i);
-  wire n1442 = (n1424 & n1435);
-  wire n1447 = (n1421 & s0_v_q);
-  wire n1452 = (n1418 & s1_v_q);
-  wire n1457 = (n1415 & s2_v_q);
-  wire n1462 = (n1411 | n1438);
-  wire n1534 = (n1439 & (|lsu_req_atom_i));
-  wire [24:0] n1535 = lsu_req_addr_i[31:7];
-  wire n1538 = (n1412 & (s3_id_q == 8'h00));
-  wire n1550 = (n1412 & (s3_id_q == 8'h01));
-  wire n1562 = (n1412 & (s3_id_q == 8'h02));
-  wire n1574 = (n1412 & (s3_id_q == 8'h03));
-  wire n1586 = (n1412 & (s3_id_q == 8'h04));
-  wire n1598 = (n1412 & (s3_id_q == 8'h05));
-  wire n1610 = (n1412 & (s3_id_q == 8'h06));
-  wire n1622 = (n1412 & (s3_id_q == 8'h07));
-  wire n1634 = (n1412 & (s3_id_q == 8'h08));
-  wire n1646 = (n1412 & (s3_id_q == 8'h09));
-  wire n1658 = (n1412 & (s3_id_q == 8'h0a));
-  wire n1670 = (n1412 & (s3_id_q == 8'h0b));
-  wire n1682 = (n1412 & (s3_id_q == 8'h0c));
-  wire n1694 = (n1412 & (s3_id_q == 8'h0d));
-  wire n1706 = (n1412 & (s3_id_q == 8'h0e));
-  wire n1718 = (n1412 & (s3_id_q == 8'h0f));
-  wire n1730 = (n1412 & (s3_id_q == 8'h10));
-  wire n1742 = (n1412 & (s3_id_q == 8'h11));
-  wire n1754 = (n1412 & (s3_id_q == 8'h12));
-  wire n1766 = (n1412 & (s3_id_q == 8'h13));
-  wire n1778 = (n1412 & (s3_id_q == 8'h14));
-  wire n1790 = (n1412 & (s3_id_q == 8'h15));
-  wire n1802 = (n1412 & (s3_id_q == 8'h16));
-  wire n1814 = (n1412 & (s3_id_q == 8'h17));
-  wire n1826 = (n1412 & (s3_id_q == 8'h18));
-  wire n1838 = (n1412 & (s3_id_q == 8'h19));
-  wire n1850 = (n1412 & (s3_id_q == 8'h1a));
-  wire n1862 = (n1412 & (s3_id_q == 8'h1b));
-  wire n1874 = (n1412 & (s3_id_q == 8'h1c));
-  wire n1886 = (n1412 & (s3_id_q == 8'h1d));
-  wire n1898 = (n1412 & (s3_id_q == 8'h1e));
-  wire n1910 = (n1412 & (s3_id_q == 8'h1f));
-  wire n1922 = (n1412 & (s3_id_q == 8'h20));
-  wire n1934 = (n1412 & (s3_id_q == 8'h21));
-  wire n1946 = (n1412 & (s3_id_q == 8'h22));
-  wire n1958 = (n1412 & (s3_id_q == 8'h23));
-  wire n1970 = (n1412 & (s3_id_q == 8'h24));
-  wire n1982 = (n1412 & (s3_id_q == 8'h25));
-  wire n1994 = (n1412 & (s3_id_q == 8'h26));
-  wire n2006 = (n1412 & (s3_id_q == 8'h27));
-  wire n2018 = (n1412 & (s3_id_q == 8'h28));
-  wire n2030 = (n1412 & (s3_id_q == 8'h29));
-  wire n2042 = (n1412 & (s3_id_q == 8'h2a));
-  wire n2054 = (n1412 & (s3_id_q == 8'h2b));
-  wire n2066 = (n1412 & (s3_id_q == 8'h2c));
-  wire n2078 = (n1412 & (s3_id_q == 8'h2d));
-  wire n2090 = (n1412 & (s3_id_q == 8'h2e));
-  wire n2102 = (n1412 & (s3_id_q == 8'h2f));
-  wire n2114 = (n1412 & (s3_id_q == 8'h30));
-  wire n2126 = (n1412 & (s3_id_q == 8'h31));
-  wire n2138 = (n1412 & (s3_id_q == 8'h32));
-  wire n2150 = (n1412 & (s3_id_q == 8'h33));
-  wire n2162 = (n1412 & (s3_id_q == 8'h34));
-  wire n2174 = (n1412 & (s3_id_q == 8'h35));
-  wire n2186 = (n1412 & (s3_id_q == 8'h36));
-  wire n2198 = (n1412 & (s3_id_q == 8'h37));
-  wire n2210 = (n1412 & (s3_id_q == 8'h38));
-  wire n2222 = (n1412 & (s3_id_q == 8'h39));
-  wire n2234 = (n1412 & (s3_id_q == 8'h3a));
-  wire n2246 = (n1412 & (s3_id_q == 8'h3b));
-  wire n2258 = (n1412 & (s3_id_q == 8'h3c));
-  wire n2270 = (n1412 & (s3_id_q == 8'h3d));
-  wire n2282 = (n1412 & (s3_id_q == 8'h3e));
-  wire n2294 = (n1412 & (s3_id_q == 8'h3f));
-  wire [24:0] n2496 = ((gm_resp_id_i == 8'h3f) ? mline63_q : ((gm_resp_id_i == 8'h3e) ? mline62_q : ((gm_resp_id_i == 8'h3d) ? mline61_q : ((gm_resp_id_i == 8'h3c) ? mline60_q : ((gm_resp_id_i == 8'h3b) ? mline59_q : ((gm_resp_id_i == 8'h3a) ? mline58_q : ((gm_resp_id_i == 8'h39) ? mline57_q : ((gm_resp_id_i == 8'h38) ? mline56_q : ((gm_resp_id_i == 8'h37) ? mline55_q : ((gm_resp_id_i == 8'h36) ? mline54_q : ((gm_resp_id_i == 8'h35) ? mline53_q : ((gm_resp_id_i == 8'h34) ? mline52_q : ((gm_resp_id_i == 8'h33) ? mline51_q : ((gm_resp_id_i == 8'h32) ? mline50_q : ((gm_resp_id_i == 8'h31) ? mline49_q : ((gm_resp_id_i == 8'h30) ? mline48_q : ((gm_resp_id_i == 8'h2f) ? mline47_q : ((gm_resp_id_i == 8'h2e) ? mline46_q : ((gm_resp_id_i == 8'h2d) ? mline45_q : ((gm_resp_id_i == 8'h2c) ? mline44_q : ((gm_resp_id_i == 8'h2b) ? mline43_q : ((gm_resp_id_i == 8'h2a) ? mline42_q : ((gm_resp_id_i == 8'h29) ? mline41_q : ((gm_resp_id_i == 8'h28) ? mline40_q : ((gm_resp_id_i == 8'h27) ? mline39_q : ((gm_resp_id_i == 8'h26) ? mline38_q : ((gm_resp_id_i == 8'h25) ? mline37_q : ((gm_resp_id_i == 8'h24) ? mline36_q : ((gm_resp_id_i == 8'h23) ? mline35_q : ((gm_resp_id_i == 8'h22) ? mline34_q : ((gm_resp_id_i == 8'h21) ? mline33_q : ((gm_resp_id_i == 8'h20) ? mline32_q : ((gm_resp_id_i == 8'h1f) ? mline31_q : ((gm_resp_id_i == 8'h1e) ? mline30_q : ((gm_resp_id_i == 8'h1d) ? mline29_q : ((gm_resp_id_i == 8'h1c) ? mline28_q : ((gm_resp_id_i == 8'h1b) ? mline27_q : ((gm_resp_id_i == 8'h1a) ? mline26_q : ((gm_resp_id_i == 8'h19) ? mline25_q : ((gm_resp_id_i == 8'h18) ? mline24_q : ((gm_resp_id_i == 8'h17) ? mline23_q : ((gm_resp_id_i == 8'h16) ? mline22_q : ((gm_resp_id_i == 8'h15) ? mline21_q : ((gm_resp_id_i == 8'h14) ? mline20_q : ((gm_resp_id_i == 8'h13) ? mline19_q : ((gm_resp_id_i == 8'h12) ? mline18_q : ((gm_resp_id_i == 8'h11) ? mline17_q : ((gm_resp_id_i == 8'h10) ? mline16_q : ((gm_resp_id_i == 8'h0f) ? mline15_q : ((gm_resp_id_i == 8'h0e) ? mline14_q : ((gm_resp_id_i == 8'h0d) ? mline13_q : ((gm_resp_id_i == 8'h0c) ? mline12_q : ((gm_resp_id_i == 8'h0b) ? mline11_q : ((gm_resp_id_i == 8'h0a) ? mline10_q : ((gm_resp_id_i == 8'h09) ? mline9_q : ((gm_resp_id_i == 8'h08) ? mline8_q : ((gm_resp_id_i == 8'h07) ? mline7_q : ((gm_resp_id_i == 8'h06) ? mline6_q : ((gm_resp_id_i == 8'h05) ? mline5_q : ((gm_resp_id_i == 8'h04) ? mline4_q : ((gm_resp_id_i == 8'h03) ? mline3_q : ((gm_resp_id_i == 8'h02) ? mline2_q : ((gm_resp_id_i == 8'h01) ? mline1_q : ((gm_resp_id_i == 8'h00) ? mline0_q : 25'h0000000))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))));
-  wire n2694 = ((gm_resp_valid_i & ((gm_resp_id_i == 8'h3f) ? mfill63_q : ((gm_resp_id_i == 8'h3e) ? mfill62_q : ((gm_resp_id_i == 8'h3d) ? mfill61_q : ((gm_resp_id_i == 8'h3c) ? mfill60_q : ((gm_resp_id_i == 8'h3b) ? mfill59_q : ((gm_resp_id_i == 8'h3a) ? mfill58_q : ((gm_resp_id_i == 8'h39) ? mfill57_q : ((gm_resp_id_i == 8'h38) ? mfill56_q : ((gm_resp_id_i == 8'h37) ? mfill55_q : ((gm_resp_id_i == 8'h36) ? mfill54_q : ((gm_resp_id_i == 8'h35) ? mfill53_q : ((gm_resp_id_i == 8'h34) ? mfill52_q : ((gm_resp_id_i == 8'h33) ? mfill51_q : ((gm_resp_id_i == 8'h32) ? mfill50_q : ((gm_resp_id_i == 8'h31) ? mfill49_q : ((gm_resp_id_i == 8'h30) ? mfill48_q : ((gm_resp_id_i == 8'h2f) ? mfill47_q : ((gm_resp_id_i == 8'h2e) ? mfill46_q : ((gm_resp_id_i == 8'h2d) ? mfill45_q : ((gm_resp_id_i == 8'h2c) ? mfill44_q : ((gm_resp_id_i == 8'h2b) ? mfill43_q : ((gm_resp_id_i == 8'h2a) ? mfill42_q : ((gm_resp_id_i == 8'h29) ? mfill41_q : ((gm_resp_id_i == 8'h28) ? mfill40_q : ((gm_resp_id_i == 8'h27) ? mfill39_q : ((gm_resp_id_i == 8'h26) ? mfill38_q : ((gm_resp_id_i == 8'h25) ? mfill37_q : ((gm_resp_id_i == 8'h24) ? mfill36_q : ((gm_resp_id_i == 8'h23) ? mfill35_q : ((gm_resp_id_i == 8'h22) ? mfill34_q : ((gm_resp_id_i == 8'h21) ? mfill33_q : ((gm_resp_id_i == 8'h20) ? mfill32_q : ((gm_resp_id_i == 8'h1f) ? mfill31_q : ((gm_resp_id_i == 8'h1e) ? mfill30_q : ((gm_resp_id_i == 8'h1d) ? mfill29_q : ((gm_resp_id_i == 8'h1c) ? mfill28_q : ((gm_resp_id_i == 8'h1b) ? mfill27_q : ((gm_resp_id_i == 8'h1a) ? mfill26_q : ((gm_resp_id_i == 8'h19) ? mfill25_q : ((gm_resp_id_i == 8'h18) ? mfill24_q : ((gm_resp_id_i == 8'h17) ? mfill23_q : ((gm_resp_id_i == 8'h16) ? mfill22_q : ((gm_resp_id_i == 8'h15) ? mfill21_q : ((gm_resp_id_i == 8'h14) ? mfill20_q : ((gm_resp_id_i == 8'h13) ? mfill19_q : ((gm_resp_id_i == 8'h12) ? mfill18_q : ((gm_resp_id_i == 8'h11) ? mfill17_q : ((gm_resp_id_i == 8'h10) ? mfill16_q : ((gm_resp_id_i == 8'h0f) ? mfill15_q : ((gm_resp_id_i == 8'h0e) ? mfill14_q : ((gm_resp_id_i == 8'h0d) ? mfill13_q : ((gm_resp_id_i == 8'h0c) ? mfill12_q : ((gm_resp_id_i == 8'h0b) ? mfill11_q : ((gm_resp_id_i == 8'h0a) ? mfill10_q : ((gm_resp_id_i == 8'h09) ? mfill9_q : ((gm_resp_id_i == 8'h08) ? mfill8_q : ((gm_resp_id_i == 8'h07) ? mfill7_q : ((gm_resp_id_i == 8'h06) ? mfill6_q : ((gm_resp_id_i == 8'h05) ? mfill5_q : ((gm_resp_id_i == 8'h04) ? mfill4_q : ((gm_resp_id_i == 8'h03) ? mfill3_q : ((gm_resp_id_i == 8'h02) ? mfill2_q : ((gm_resp_id_i == 8'h01) ? mfill1_q : ((gm_resp_id_i == 8'h00) ? mfill0_q : 1'h0))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) & (~(n1439 & (n2496 == n1535))));
-  wire [6:0] n2696 = (n2496[6:0] & 7'h1f);
-  wire n2892 = (((n2696 == 7'h1f) ? val31_q : ((n2696 == 7'h1e) ? val30_q : ((n2696 == 7'h1d) ? val29_q : ((n2696 == 7'h1c) ? val28_q : ((n2696 == 7'h1b) ? val27_q : ((n2696 == 7'h1a) ? val26_q : ((n2696 == 7'h19) ? val25_q : ((n2696 == 7'h18) ? val24_q : ((n2696 == 7'h17) ? val23_q : ((n2696 == 7'h16) ? val22_q : ((n2696 == 7'h15) ? val21_q : ((n2696 == 7'h14) ? val20_q : ((n2696 == 7'h13) ? val19_q : ((n2696 == 7'h12) ? val18_q : ((n2696 == 7'h11) ? val17_q : ((n2696 == 7'h10) ? val16_q : ((n2696 == 7'h0f) ? val15_q : ((n2696 == 7'h0e) ? val14_q : ((n2696 == 7'h0d) ? val13_q : ((n2696 == 7'h0c) ? val12_q : ((n2696 == 7'h0b) ? val11_q : ((n2696 == 7'h0a) ? val10_q : ((n2696 == 7'h09) ? val9_q : ((n2696 == 7'h08) ? val8_q : ((n2696 == 7'h07) ? val7_q : ((n2696 == 7'h06) ? val6_q : ((n2696 == 7'h05) ? val5_q : ((n2696 == 7'h04) ? val4_q : ((n2696 == 7'h03) ? val3_q : ((n2696 == 7'h02) ? val2_q : ((n2696 == 7'h01) ? val1_q : ((n2696 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n2696 == 7'h1f) ? tag31_q : ((n2696 == 7'h1e) ? tag30_q : ((n2696 == 7'h1d) ? tag29_q : ((n2696 == 7'h1c) ? tag28_q : ((n2696 == 7'h1b) ? tag27_q : ((n2696 == 7'h1a) ? tag26_q : ((n2696 == 7'h19) ? tag25_q : ((n2696 == 7'h18) ? tag24_q : ((n2696 == 7'h17) ? tag23_q : ((n2696 == 7'h16) ? tag22_q : ((n2696 == 7'h15) ? tag21_q : ((n2696 == 7'h14) ? tag20_q : ((n2696 == 7'h13) ? tag19_q : ((n2696 == 7'h12) ? tag18_q : ((n2696 == 7'h11) ? tag17_q : ((n2696 == 7'h10) ? tag16_q : ((n2696 == 7'h0f) ? tag15_q : ((n2696 == 7'h0e) ? tag14_q : ((n2696 == 7'h0d) ? tag13_q : ((n2696 == 7'h0c) ? tag12_q : ((n2696 == 7'h0b) ? tag11_q : ((n2696 == 7'h0a) ? tag10_q : ((n2696 == 7'h09) ? tag9_q : ((n2696 == 7'h08) ? tag8_q : ((n2696 == 7'h07) ? tag7_q : ((n2696 == 7'h06) ? tag6_q : ((n2696 == 7'h05) ? tag5_q : ((n2696 == 7'h04) ? tag4_q : ((n2696 == 7'h03) ? tag3_q : ((n2696 == 7'h02) ? tag2_q : ((n2696 == 7'h01) ? tag1_q : ((n2696 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n2496));
-  wire n3088 = (((n2696 == 7'h1f) ? val63_q : ((n2696 == 7'h1e) ? val62_q : ((n2696 == 7'h1d) ? val61_q : ((n2696 == 7'h1c) ? val60_q : ((n2696 == 7'h1b) ? val59_q : ((n2696 == 7'h1a) ? val58_q : ((n2696 == 7'h19) ? val57_q : ((n2696 == 7'h18) ? val56_q : ((n2696 == 7'h17) ? val55_q : ((n2696 == 7'h16) ? val54_q : ((n2696 == 7'h15) ? val53_q : ((n2696 == 7'h14) ? val52_q : ((n2696 == 7'h13) ? val51_q : ((n2696 == 7'h12) ? val50_q : ((n2696 == 7'h11) ? val49_q : ((n2696 == 7'h10) ? val48_q : ((n2696 == 7'h0f) ? val47_q : ((n2696 == 7'h0e) ? val46_q : ((n2696 == 7'h0d) ? val45_q : ((n2696 == 7'h0c) ? val44_q : ((n2696 == 7'h0b) ? val43_q : ((n2696 == 7'h0a) ? val42_q : ((n2696 == 7'h09) ? val41_q : ((n2696 == 7'h08) ? val40_q : ((n2696 == 7'h07) ? val39_q : ((n2696 == 7'h06) ? val38_q : ((n2696 == 7'h05) ? val37_q : ((n2696 == 7'h04) ? val36_q : ((n2696 == 7'h03) ? val35_q : ((n2696 == 7'h02) ? val34_q : ((n2696 == 7'h01) ? val33_q : ((n2696 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n2696 == 7'h1f) ? tag63_q : ((n2696 == 7'h1e) ? tag62_q : ((n2696 == 7'h1d) ? tag61_q : ((n2696 == 7'h1c) ? tag60_q : ((n2696 == 7'h1b) ? tag59_q : ((n2696 == 7'h1a) ? tag58_q : ((n2696 == 7'h19) ? tag57_q : ((n2696 == 7'h18) ? tag56_q : ((n2696 == 7'h17) ? tag55_q : ((n2696 == 7'h16) ? tag54_q : ((n2696 == 7'h15) ? tag53_q : ((n2696 == 7'h14) ? tag52_q : ((n2696 == 7'h13) ? tag51_q : ((n2696 == 7'h12) ? tag50_q : ((n2696 == 7'h11) ? tag49_q : ((n2696 == 7'h10) ? tag48_q : ((n2696 == 7'h0f) ? tag47_q : ((n2696 == 7'h0e) ? tag46_q : ((n2696 == 7'h0d) ? tag45_q : ((n2696 == 7'h0c) ? tag44_q : ((n2696 == 7'h0b) ? tag43_q : ((n2696 == 7'h0a) ? tag42_q : ((n2696 == 7'h09) ? tag41_q : ((n2696 == 7'h08) ? tag40_q : ((n2696 == 7'h07) ? tag39_q : ((n2696 == 7'h06) ? tag38_q : ((n2696 == 7'h05) ? tag37_q : ((n2696 == 7'h04) ? tag36_q : ((n2696 == 7'h03) ? tag35_q : ((n2696 == 7'h02) ? tag34_q : ((n2696 == 7'h01) ? tag33_q : ((n2696 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n2496));
-  wire n3284 = (((n2696 == 7'h1f) ? val95_q : ((n2696 == 7'h1e) ? val94_q : ((n2696 == 7'h1d) ? val93_q : ((n2696 == 7'h1c) ? val92_q : ((n2696 == 7'h1b) ? val91_q : ((n2696 == 7'h1a) ? val90_q : ((n2696 == 7'h19) ? val89_q : ((n2696 == 7'h18) ? val88_q : ((n2696 == 7'h17) ? val87_q : ((n2696 == 7'h16) ? val86_q : ((n2696 == 7'h15) ? val85_q : ((n2696 == 7'h14) ? val84_q : ((n2696 == 7'h13) ? val83_q : ((n2696 == 7'h12) ? val82_q : ((n2696 == 7'h11) ? val81_q : ((n2696 == 7'h10) ? val80_q : ((n2696 == 7'h0f) ? val79_q : ((n2696 == 7'h0e) ? val78_q : ((n2696 == 7'h0d) ? val77_q : ((n2696 == 7'h0c) ? val76_q : ((n2696 == 7'h0b) ? val75_q : ((n2696 == 7'h0a) ? val74_q : ((n2696 == 7'h09) ? val73_q : ((n2696 == 7'h08) ? val72_q : ((n2696 == 7'h07) ? val71_q : ((n2696 == 7'h06) ? val70_q : ((n2696 == 7'h05) ? val69_q : ((n2696 == 7'h04) ? val68_q : ((n2696 == 7'h03) ? val67_q : ((n2696 == 7'h02) ? val66_q : ((n2696 == 7'h01) ? val65_q : ((n2696 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n2696 == 7'h1f) ? tag95_q : ((n2696 == 7'h1e) ? tag94_q : ((n2696 == 7'h1d) ? tag93_q : ((n2696 == 7'h1c) ? tag92_q : ((n2696 == 7'h1b) ? tag91_q : ((n2696 == 7'h1a) ? tag90_q : ((n2696 == 7'h19) ? tag89_q : ((n2696 == 7'h18) ? tag88_q : ((n2696 == 7'h17) ? tag87_q : ((n2696 == 7'h16) ? tag86_q : ((n2696 == 7'h15) ? tag85_q : ((n2696 == 7'h14) ? tag84_q : ((n2696 == 7'h13) ? tag83_q : ((n2696 == 7'h12) ? tag82_q : ((n2696 == 7'h11) ? tag81_q : ((n2696 == 7'h10) ? tag80_q : ((n2696 == 7'h0f) ? tag79_q : ((n2696 == 7'h0e) ? tag78_q : ((n2696 == 7'h0d) ? tag77_q : ((n2696 == 7'h0c) ? tag76_q : ((n2696 == 7'h0b) ? tag75_q : ((n2696 == 7'h0a) ? tag74_q : ((n2696 == 7'h09) ? tag73_q : ((n2696 == 7'h08) ? tag72_q : ((n2696 == 7'h07) ? tag71_q : ((n2696 == 7'h06) ? tag70_q : ((n2696 == 7'h05) ? tag69_q : ((n2696 == 7'h04) ? tag68_q : ((n2696 == 7'h03) ? tag67_q : ((n2696 == 7'h02) ? tag66_q : ((n2696 == 7'h01) ? tag65_q : ((n2696 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n2496));
-  wire n3480 = (((n2696 == 7'h1f) ? val127_q : ((n2696 == 7'h1e) ? val126_q : ((n2696 == 7'h1d) ? val125_q : ((n2696 == 7'h1c) ? val124_q : ((n2696 == 7'h1b) ? val123_q : ((n2696 == 7'h1a) ? val122_q : ((n2696 == 7'h19) ? val121_q : ((n2696 == 7'h18) ? val120_q : ((n2696 == 7'h17) ? val119_q : ((n2696 == 7'h16) ? val118_q : ((n2696 == 7'h15) ? val117_q : ((n2696 == 7'h14) ? val116_q : ((n2696 == 7'h13) ? val115_q : ((n2696 == 7'h12) ? val114_q : ((n2696 == 7'h11) ? val113_q : ((n2696 == 7'h10) ? val112_q : ((n2696 == 7'h0f) ? val111_q : ((n2696 == 7'h0e) ? val110_q : ((n2696 == 7'h0d) ? val109_q : ((n2696 == 7'h0c) ? val108_q : ((n2696 == 7'h0b) ? val107_q : ((n2696 == 7'h0a) ? val106_q : ((n2696 == 7'h09) ? val105_q : ((n2696 == 7'h08) ? val104_q : ((n2696 == 7'h07) ? val103_q : ((n2696 == 7'h06) ? val102_q : ((n2696 == 7'h05) ? val101_q : ((n2696 == 7'h04) ? val100_q : ((n2696 == 7'h03) ? val99_q : ((n2696 == 7'h02) ? val98_q : ((n2696 == 7'h01) ? val97_q : ((n2696 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n2696 == 7'h1f) ? tag127_q : ((n2696 == 7'h1e) ? tag126_q : ((n2696 == 7'h1d) ? tag125_q : ((n2696 == 7'h1c) ? tag124_q : ((n2696 == 7'h1b) ? tag123_q : ((n2696 == 7'h1a) ? tag122_q : ((n2696 == 7'h19) ? tag121_q : ((n2696 == 7'h18) ? tag120_q : ((n2696 == 7'h17) ? tag119_q : ((n2696 == 7'h16) ? tag118_q : ((n2696 == 7'h15) ? tag117_q : ((n2696 == 7'h14) ? tag116_q : ((n2696 == 7'h13) ? tag115_q : ((n2696 == 7'h12) ? tag114_q : ((n2696 == 7'h11) ? tag113_q : ((n2696 == 7'h10) ? tag112_q : ((n2696 == 7'h0f) ? tag111_q : ((n2696 == 7'h0e) ? tag110_q : ((n2696 == 7'h0d) ? tag109_q : ((n2696 == 7'h0c) ? tag108_q : ((n2696 == 7'h0b) ? tag107_q : ((n2696 == 7'h0a) ? tag106_q : ((n2696 == 7'h09) ? tag105_q : ((n2696 == 7'h08) ? tag104_q : ((n2696 == 7'h07) ? tag103_q : ((n2696 == 7'h06) ? tag102_q : ((n2696 == 7'h05) ? tag101_q : ((n2696 == 7'h04) ? tag100_q : ((n2696 == 7'h03) ? tag99_q : ((n2696 == 7'h02) ? tag98_q : ((n2696 == 7'h01) ? tag97_q : ((n2696 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n2496));
-  wire [2:0] n3581 = ((n2696 == 7'h1f) ? vict31_q : ((n2696 == 7'h1e) ? vict30_q : ((n2696 == 7'h1d) ? vict29_q : ((n2696 == 7'h1c) ? vict28_q : ((n2696 == 7'h1b) ? vict27_q : ((n2696 == 7'h1a) ? vict26_q : ((n2696 == 7'h19) ? vict25_q : ((n2696 == 7'h18) ? vict24_q : ((n2696 == 7'h17) ? vict23_q : ((n2696 == 7'h16) ? vict22_q : ((n2696 == 7'h15) ? vict21_q : ((n2696 == 7'h14) ? vict20_q : ((n2696 == 7'h13) ? vict19_q : ((n2696 == 7'h12) ? vict18_q : ((n2696 == 7'h11) ? vict17_q : ((n2696 == 7'h10) ? vict16_q : ((n2696 == 7'h0f) ? vict15_q : ((n2696 == 7'h0e) ? vict14_q : ((n2696 == 7'h0d) ? vict13_q : ((n2696 == 7'h0c) ? vict12_q : ((n2696 == 7'h0b) ? vict11_q : ((n2696 == 7'h0a) ? vict10_q : ((n2696 == 7'h09) ? vict9_q : ((n2696 == 7'h08) ? vict8_q : ((n2696 == 7'h07) ? vict7_q : ((n2696 == 7'h06) ? vict6_q : ((n2696 == 7'h05) ? vict5_q : ((n2696 == 7'h04) ? vict4_q : ((n2696 == 7'h03) ? vict3_q : ((n2696 == 7'h02) ? vict2_q : ((n2696 == 7'h01) ? vict1_q : ((n2696 == 7'h00) ? vict0_q : 3'h0))))))))))))))))))))))))))))))));
-  wire n3587 = (1'h0 | n2892);
-  wire n3593 = (n3587 | n3088);
-  wire n3599 = (n3593 | n3284);
-  wire [6:0] n3626 = ((n3599 | n3480) ? ((n3480 & (~n3599)) ? (n2696 | 7'h60) : ((n3284 & (~n3593)) ? (n2696 | 7'h40) : ((n3088 & (~n3587)) ? (n2696 | 7'h20) : ((n2892 & (~1'h0)) ? (n2696 | 7'h00) : n2696)))) : ((n3581 == 3'h3) ? (n2696 | 7'h60) : ((n3581 == 3'h2) ? (n2696 | 7'h40) : ((n3581 == 3'h1) ? (n2696 | 7'h20) : ((n3581 == 3'h0) ? (n2696 | 7'h00) : n2696)))));
-  wire n3633 = (1'h0 | n811);
-  wire n3639 = (n3633 | n1007);
-  wire n3645 = (n3639 | n1203);
-  wire [6:0] n3672 = ((n3645 | n1399) ? ((n1399 & (~n3645)) ? (n613 | 7'h60) : ((n1203 & (~n3639)) ? (n613 | 7'h40) : ((n1007 & (~n3633)) ? (n613 | 7'h20) : ((n811 & (~1'h0)) ? (n613 | 7'h00) : n613)))) : ((3'h0 == 3'h3) ? (n613 | 7'h60) : ((3'h0 == 3'h2) ? (n613 | 7'h40) : ((3'h0 == 3'h1) ? (n613 | 7'h20) : ((3'h0 == 3'h0) ? (n613 | 7'h00) : n613)))));
-  wire n3706 = (n2694 & (~((((1'h0 | n2892) | n3088) | n3284) | n3480)));
-  wire [6:0] n3997 = (n1535[6:0] & 7'h1f);
-  wire n4000 = (n2694 & (n3626 == 7'h00));
-  wire n4011 = (n2694 & (n3626 == 7'h01));
-  wire n4022 = (n2694 & (n3626 == 7'h02));
-  wire n4033 = (n2694 & (n3626 == 7'h03));
-  wire n4044 = (n2694 & (n3626 == 7'h04));
-  wire n4055 = (n2694 & (n3626 == 7'h05));
-  wire n4066 = (n2694 & (n3626 == 7'h06));
-  wire n4077 = (n2694 & (n3626 == 7'h07));
-  wire n4088 = (n2694 & (n3626 == 7'h08));
-  wire n4099 = (n2694 & (n3626 == 7'h09));
-  wire n4110 = (n2694 & (n3626 == 7'h0a));
-  wire n4121 = (n2694 & (n3626 == 7'h0b));
-  wire n4132 = (n2694 & (n3626 == 7'h0c));
-  wire n4143 = (n2694 & (n3626 == 7'h0d));
-  wire n4154 = (n2694 & (n3626 == 7'h0e));
-  wire n4165 = (n2694 & (n3626 == 7'h0f));
-  wire n4176 = (n2694 & (n3626 == 7'h10));
-  wire n4187 = (n2694 & (n3626 == 7'h11));
-  wire n4198 = (n2694 & (n3626 == 7'h12));
-  wire n4209 = (n2694 & (n3626 == 7'h13));
-  wire n4220 = (n2694 & (n3626 == 7'h14));
-  wire n4231 = (n2694 & (n3626 == 7'h15));
-  wire n4242 = (n2694 & (n3626 == 7'h16));
-  wire n4253 = (n2694 & (n3626 == 7'h17));
-  wire n4264 = (n2694 & (n3626 == 7'h18));
-  wire n4275 = (n2694 & (n3626 == 7'h19));
-  wire n4286 = (n2694 & (n3626 == 7'h1a));
-  wire n4297 = (n2694 & (n3626 == 7'h1b));
-  wire n4308 = (n2694 & (n3626 == 7'h1c));
-  wire n4319 = (n2694 & (n3626 == 7'h1d));
-  wire n4330 = (n2694 & (n3626 == 7'h1e));
-  wire n4341 = (n2694 & (n3626 == 7'h1f));
-  wire n4352 = (n2694 & (n3626 == 7'h20));
-  wire n4363 = (n2694 & (n3626 == 7'h21));
-  wire n4374 = (n2694 & (n3626 == 7'h22));
-  wire n4385 = (n2694 & (n3626 == 7'h23));
-  wire n4396 = (n2694 & (n3626 == 7'h24));
-  wire n4407 = (n2694 & (n3626 == 7'h25));
-  wire n4418 = (n2694 & (n3626 == 7'h26));
-  wire n4429 = (n2694 & (n3626 == 7'h27));
-  wire n4440 = (n2694 & (n3626 == 7'h28));
-  wire n4451 = (n2694 & (n3626 == 7'h29));
-  wire n4462 = (n2694 & (n3626 == 7'h2a));
-  wire n4473 = (n2694 & (n3626 == 7'h2b));
-  wire n4484 = (n2694 & (n3626 == 7'h2c));
-  wire n4495 = (n2694 & (n3626 == 7'h2d));
-  wire n4506 = (n2694 & (n3626 == 7'h2e));
-  wire n4517 = (n2694 & (n3626 == 7'h2f));
-  wire n4528 = (n2694 & (n3626 == 7'h30));
-  wire n4539 = (n2694 & (n3626 == 7'h31));
-  wire n4550 = (n2694 & (n3626 == 7'h32));
-  wire n4561 = (n2694 & (n3626 == 7'h33));
-  wire n4572 = (n2694 & (n3626 == 7'h34));
-  wire n4583 = (n2694 & (n3626 == 7'h35));
-  wire n4594 = (n2694 & (n3626 == 7'h36));
-  wire n4605 = (n2694 & (n3626 == 7'h37));
-  wire n4616 = (n2694 & (n3626 == 7'h38));
-  wire n4627 = (n2694 & (n3626 == 7'h39));
-  wire n4638 = (n2694 & (n3626 == 7'h3a));
-  wire n4649 = (n2694 & (n3626 == 7'h3b));
-  wire n4660 = (n2694 & (n3626 == 7'h3c));
-  wire n4671 = (n2694 & (n3626 == 7'h3d));
-  wire n4682 = (n2694 & (n3626 == 7'h3e));
-  wire n4693 = (n2694 & (n3626 == 7'h3f));
-  wire n4704 = (n2694 & (n3626 == 7'h40));
-  wire n4715 = (n2694 & (n3626 == 7'h41));
-  wire n4726 = (n2694 & (n3626 == 7'h42));
-  wire n4737 = (n2694 & (n3626 == 7'h43));
-  wire n4748 = (n2694 & (n3626 == 7'h44));
-  wire n4759 = (n2694 & (n3626 == 7'h45));
-  wire n4770 = (n2694 & (n3626 == 7'h46));
-  wire n4781 = (n2694 & (n3626 == 7'h47));
-  wire n4792 = (n2694 & (n3626 == 7'h48));
-  wire n4803 = (n2694 & (n3626 == 7'h49));
-  wire n4814 = (n2694 & (n3626 == 7'h4a));
-  wire n4825 = (n2694 & (n3626 == 7'h4b));
-  wire n4836 = (n2694 & (n3626 == 7'h4c));
-  wire n4847 = (n2694 & (n3626 == 7'h4d));
-  wire n4858 = (n2694 & (n3626 == 7'h4e));
-  wire n4869 = (n2694 & (n3626 == 7'h4f));
-  wire n4880 = (n2694 & (n3626 == 7'h50));
-  wire n4891 = (n2694 & (n3626 == 7'h51));
-  wire n4902 = (n2694 & (n3626 == 7'h52));
-  wire n4913 = (n2694 & (n3626 == 7'h53));
-  wire n4924 = (n2694 & (n3626 == 7'h54));
-  wire n4935 = (n2694 & (n3626 == 7'h55));
-  wire n4946 = (n2694 & (n3626 == 7'h56));
-  wire n4957 = (n2694 & (n3626 == 7'h57));
-  wire n4968 = (n2694 & (n3626 == 7'h58));
-  wire n4979 = (n2694 & (n3626 == 7'h59));
-  wire n4990 = (n2694 & (n3626 == 7'h5a));
-  wire n5001 = (n2694 & (n3626 == 7'h5b));
-  wire n5012 = (n2694 & (n3626 == 7'h5c));
-  wire n5023 = (n2694 & (n3626 == 7'h5d));
-  wire n5034 = (n2694 & (n3626 == 7'h5e));
-  wire n5045 = (n2694 & (n3626 == 7'h5f));
-  wire n5056 = (n2694 & (n3626 == 7'h60));
-  wire n5067 = (n2694 & (n3626 == 7'h61));
-  wire n5078 = (n2694 & (n3626 == 7'h62));
-  wire n5089 = (n2694 & (n3626 == 7'h63));
-  wire n5100 = (n2694 & (n3626 == 7'h64));
-  wire n5111 = (n2694 & (n3626 == 7'h65));
-  wire n5122 = (n2694 & (n3626 == 7'h66));
-  wire n5133 = (n2694 & (n3626 == 7'h67));
-  wire n5144 = (n2694 & (n3626 == 7'h68));
-  wire n5155 = (n2694 & (n3626 == 7'h69));
-  wire n5166 = (n2694 & (n3626 == 7'h6a));
-  wire n5177 = (n2694 & (n3626 == 7'h6b));
-  wire n5188 = (n2694 & (n3626 == 7'h6c));
-  wire n5199 = (n2694 & (n3626 == 7'h6d));
-  wire n5210 = (n2694 & (n3626 == 7'h6e));
-  wire n5221 = (n2694 & (n3626 == 7'h6f));
-  wire n5232 = (n2694 & (n3626 == 7'h70));
-  wire n5243 = (n2694 & (n3626 == 7'h71));
-  wire n5254 = (n2694 & (n3626 == 7'h72));
-  wire n5265 = (n2694 & (n3626 == 7'h73));
-  wire n5276 = (n2694 & (n3626 == 7'h74));
-  wire n5287 = (n2694 & (n3626 == 7'h75));
-  wire n5298 = (n2694 & (n3626 == 7'h76));
-  wire n5309 = (n2694 & (n3626 == 7'h77));
-  wire n5320 = (n2694 & (n3626 == 7'h78));
-  wire n5331 = (n2694 & (n3626 == 7'h79));
-  wire n5342 = (n2694 & (n3626 == 7'h7a));
-  wire n5353 = (n2694 & (n3626 == 7'h7b));
-  wire n5364 = (n2694 & (n3626 == 7'h7c));
-  wire n5375 = (n2694 & (n3626 == 7'h7d));
-  wire n5386 = (n2694 & (n3626 == 7'h7e));
-  wire n5397 = (n2694 & (n3626 == 7'h7f));
-  assign s0_v_d = (n1424 ? n1435 : s0_v_q);
-  assign s0_id_d = (n1442 ? lsu_req_id_i : s0_id_q);
-  assign s0_addr_d = (n1442 ? lsu_req_addr_i : s0_addr_q);
-  assign s0_size_d = (n1442 ? lsu_req_size_i : s0_size_q);
-  assign s1_v_d = (n1421 ? s0_v_q : s1_v_q);
-  assign s1_id_d = (n1447 ? s0_id_q : s1_id_q);
-  assign s1_addr_d = (n1447 ? s0_addr_q : s1_addr_q);
-  assign s1_size_d = (n1447 ? s0_size_q : s1_size_q);
-  assign s2_v_d = (n1418 ? s1_v_q : s2_v_q);
-  assign s2_id_d = (n1452 ? s1_id_q : s2_id_q);
-  assign s2_addr_d = (n1452 ? s1_addr_q : s2_addr_q);
-  assign s2_size_d = (n1452 ? s1_size_q : s2_size_q);
-  assign s3_v_d = (n1415 ? s2_v_q : s3_v_q);
-  assign s3_id_d = (n1457 ? s2_id_q : s3_id_q);
-  assign s3_addr_d = (n1457 ? s2_addr_q : s3_addr_q);
-  assign s3_size_d = (n1457 ? s2_size_q : s3_size_q);
-  assign o_v_d = (n1409 | (o_v_q & gm_resp_valid_i));
-  assign o_id_d = (n1409 ? s3_id_q : o_id_q);
-  assign val0_d = (n4000 ? 1'h1 : (((n1439 & (n3997 == 7'h00)) & (tag0_q == n1535)) ? 1'h0 : val0_q));
-  assign val1_d = (n4011 ? 1'h1 : (((n1439 & (n3997 == 7'h01)) & (tag1_q == n1535)) ? 1'h0 : val1_q));
-  assign val2_d = (n4022 ? 1'h1 : (((n1439 & (n3997 == 7'h02)) & (tag2_q == n1535)) ? 1'h0 : val2_q));
-  assign val3_d = (n4033 ? 1'h1 : (((n1439 & (n3997 == 7'h03)) & (tag3_q == n1535)) ? 1'h0 : val3_q));
-  assign val4_d = (n4044 ? 1'h1 : (((n1439 & (n3997 == 7'h04)) & (tag4_q == n1535)) ? 1'h0 : val4_q));
-  assign val5_d = (n4055 ? 1'h1 : (((n1439 & (n3997 == 7'h05)) & (tag5_q == n1535)) ? 1'h0 : val5_q));
-  assign val6_d = (n4066 ? 1'h1 : (((n1439 & (n3997 == 7'h06)) & (tag6_q == n1535)) ? 1'h0 : val6_q));
-  assign val7_d = (n4077 ? 1'h1 : (((n1439 & (n3997 == 7'h07)) & (tag7_q == n1535)) ? 1'h0 : val7_q));
-  assign val8_d = (n4088 ? 1'h1 : (((n1439 & (n3997 == 7'h08)) & (tag8_q == n1535)) ? 1'h0 : val8_q));
-  assign val9_d = (n4099 ? 1'h1 : (((n1439 & (n3997 == 7'h09)) & (tag9_q == n1535)) ? 1'h0 : val9_q));
-  assign val10_d = (n4110 ? 1'h1 : (((n1439 & (n3997 == 7'h0a)) & (tag10_q == n1535)) ? 1'h0 : val10_q));
-  assign val11_d = (n4121 ? 1'h1 : (((n1439 & (n3997 == 7'h0b)) & (tag11_q == n1535)) ? 1'h0 : val11_q));
-  assign val12_d = (n4132 ? 1'h1 : (((n1439 & (n3997 == 7'h0c)) & (tag12_q == n1535)) ? 1'h0 : val12_q));
-  assign val13_d = (n4143 ? 1'h1 : (((n1439 & (n3997 == 7'h0d)) & (tag13_q == n1535)) ? 1'h0 : val13_q));
-  assign val14_d = (n4154 ? 1'h1 : (((n1439 & (n3997 == 7'h0e)) & (tag14_q == n1535)) ? 1'h0 : val14_q));
-  assign val15_d = (n4165 ? 1'h1 : (((n1439 & (n3997 == 7'h0f)) & (tag15_q == n1535)) ? 1'h0 : val15_q));
-  assign val16_d = (n4176 ? 1'h1 : (((n1439 & (n3997 == 7'h10)) & (tag16_q == n1535)) ? 1'h0 : val16_q));
-  assign val17_d = (n4187 ? 1'h1 : (((n1439 & (n3997 == 7'h11)) & (tag17_q == n1535)) ? 1'h0 : val17_q));
-  assign val18_d = (n4198 ? 1'h1 : (((n1439 & (n3997 == 7'h12)) & (tag18_q == n1535)) ? 1'h0 : val18_q));
-  assign val19_d = (n4209 ? 1'h1 : (((n1439 & (n3997 == 7'h13)) & (tag19_q == n1535)) ? 1'h0 : val19_q));
-  assign val20_d = (n4220 ? 1'h1 : (((n1439 & (n3997 == 7'h14)) & (tag20_q == n1535)) ? 1'h0 : val20_q));
-  assign val21_d = (n4231 ? 1'h1 : (((n1439 & (n3997 == 7'h15)) & (tag21_q == n1535)) ? 1'h0 : val21_q));
-  assign val22_d = (n4242 ? 1'h1 : (((n1439 & (n3997 == 7'h16)) & (tag22_q == n1535)) ? 1'h0 : val22_q));
-  assign val23_d = (n4253 ? 1'h1 : (((n1439 & (n3997 == 7'h17)) & (tag23_q == n1535)) ? 1'h0 : val23_q));
-  assign val24_d = (n4264 ? 1'h1 : (((n1439 & (n3997 == 7'h18)) & (tag24_q == n1535)) ? 1'h0 : val24_q));
-  assign val25_d = (n4275 ? 1'h1 : (((n1439 & (n3997 == 7'h19)) & (tag25_q == n1535)) ? 1'h0 : val25_q));
-  assign val26_d = (n4286 ? 1'h1 : (((n1439 & (n3997 == 7'h1a)) & (tag26_q == n1535)) ? 1'h0 : val26_q));
-  assign val27_d = (n4297 ? 1'h1 : (((n1439 & (n3997 == 7'h1b)) & (tag27_q == n1535)) ? 1'h0 : val27_q));
-  assign val28_d = (n4308 ? 1'h1 : (((n1439 & (n3997 == 7'h1c)) & (tag28_q == n1535)) ? 1'h0 : val28_q));
-  assign val29_d = (n4319 ? 1'h1 : (((n1439 & (n3997 == 7'h1d)) & (tag29_q == n1535)) ? 1'h0 : val29_q));
-  assign val30_d = (n4330 ? 1'h1 : (((n1439 & (n3997 == 7'h1e)) & (tag30_q == n1535)) ? 1'h0 : val30_q));
-  assign val31_d = (n4341 ? 1'h1 : (((n1439 & (n3997 == 7'h1f)) & (tag31_q == n1535)) ? 1'h0 : val31_q));
-  assign val32_d = (n4352 ? 1'h1 : (((n1439 & (n3997 == 7'h00)) & (tag32_q == n1535)) ? 1'h0 : val32_q));
-  assign val33_d = (n4363 ? 1'h1 : (((n1439 & (n3997 == 7'h01)) & (tag33_q == n1535)) ? 1'h0 : val33_q));
-  assign val34_d = (n4374 ? 1'h1 : (((n1439 & (n3997 == 7'h02)) & (tag34_q == n1535)) ? 1'h0 : val34_q));
-  assign val35_d = (n4385 ? 1'h1 : (((n1439 & (n3997 == 7'h03)) & (tag35_q == n1535)) ? 1'h0 : val35_q));
-  assign val36_d = (n4396 ? 1'h1 : (((n1439 & (n3997 == 7'h04)) & (tag36_q == n1535)) ? 1'h0 : val36_q));
-  assign val37_d = (n4407 ? 1'h1 : (((n1439 & (n3997 == 7'h05)) & (tag37_q == n1535)) ? 1'h0 : val37_q));
-  assign val38_d = (n4418 ? 1'h1 : (((n1439 & (n3997 == 7'h06)) & (tag38_q == n1535)) ? 1'h0 : val38_q));
-  assign val39_d = (n4429 ? 1'h1 : (((n1439 & (n3997 == 7'h07)) & (tag39_q == n1535)) ? 1'h0 : val39_q));
-  assign val40_d = (n4440 ? 1'h1 : (((n1439 & (n3997 == 7'h08)) & (tag40_q == n1535)) ? 1'h0 : val40_q));
-  assign val41_d = (n4451 ? 1'h1 : (((n1439 & (n3997 == 7'h09)) & (tag41_q == n1535)) ? 1'h0 : val41_q));
-  assign val42_d = (n4462 ? 1'h1 : (((n1439 & (n3997 == 7'h0a)) & (tag42_q == n1535)) ? 1'h0 : val42_q));
-  assign val43_d = (n4473 ? 1'h1 : (((n1439 & (n3997 == 7'h0b)) & (tag43_q == n1535)) ? 1'h0 : val43_q));
-  assign val44_d = (n4484 ? 1'h1 : (((n1439 & (n3997 == 7'h0c)) & (tag44_q == n1535)) ? 1'h0 : val44_q));
-  assign val45_d = (n4495 ? 1'h1 : (((n1439 & (n3997 == 7'h0d)) & (tag45_q == n1535)) ? 1'h0 : val45_q));
-  assign val46_d = (n4506 ? 1'h1 : (((n1439 & (n3997 == 7'h0e)) & (tag46_q == n1535)) ? 1'h0 : val46_q));
-  assign val47_d = (n4517 ? 1'h1 : (((n1439 & (n3997 == 7'h0f)) & (tag47_q == n1535)) ? 1'h0 : val47_q));
-  assign val48_d = (n4528 ? 1'h1 : (((n1439 & (n3997 == 7'h10)) & (tag48_q == n1535)) ? 1'h0 : val48_q));
-  assign val49_d = (n4539 ? 1'h1 : (((n1439 & (n3997 == 7'h11)) & (tag49_q == n1535)) ? 1'h0 : val49_q));
-  assign val50_d = (n4550 ? 1'h1 : (((n1439 & (n3997 == 7'h12)) & (tag50_q == n1535)) ? 1'h0 : val50_q));
-  assign val51_d = (n4561 ? 1'h1 : (((n1439 & (n3997 == 7'h13)) & (tag51_q == n1535)) ? 1'h0 : val51_q));
-  assign val52_d = (n4572 ? 1'h1 : (((n1439 & (n3997 == 7'h14)) & (tag52_q == n1535)) ? 1'h0 : val52_q));
-  assign val53_d = (n4583 ? 1'h1 : (((n1439 & (n3997 == 7'h15)) & (tag53_q == n1535)) ? 1'h0 : val53_q));
-  assign val54_d = (n4594 ? 1'h1 : (((n1439 & (n3997 == 7'h16)) & (tag54_q == n1535)) ? 1'h0 : val54_q));
-  assign val55_d = (n4605 ? 1'h1 : (((n1439 & (n3997 == 7'h17)) & (tag55_q == n1535)) ? 1'h0 : val55_q));
-  assign val56_d = (n4616 ? 1'h1 : (((n1439 & (n3997 == 7'h18)) & (tag56_q == n1535)) ? 1'h0 : val56_q));
-  assign val57_d = (n4627 ? 1'h1 : (((n1439 & (n3997 == 7'h19)) & (tag57_q == n1535)) ? 1'h0 : val57_q));
-  assign val58_d = (n4638 ? 1'h1 : (((n1439 & (n3997 == 7'h1a)) & (tag58_q == n1535)) ? 1'h0 : val58_q));
-  assign val59_d = (n4649 ? 1'h1 : (((n1439 & (n3997 == 7'h1b)) & (tag59_q == n1535)) ? 1'h0 : val59_q));
-  assign val60_d = (n4660 ? 1'h1 : (((n1439 & (n3997 == 7'h1c)) & (tag60_q == n1535)) ? 1'h0 : val60_q));
-  assign val61_d = (n4671 ? 1'h1 : (((n1439 & (n3997 == 7'h1d)) & (tag61_q == n1535)) ? 1'h0 : val61_q));
-  assign val62_d = (n4682 ? 1'h1 : (((n1439 & (n3997 == 7'h1e)) & (tag62_q == n1535)) ? 1'h0 : val62_q));
-  assign val63_d = (n4693 ? 1'h1 : (((n1439 & (n3997 == 7'h1f)) & (tag63_q == n1535)) ? 1'h0 : val63_q));
-  assign val64_d = (n4704 ? 1'h1 : (((n1439 & (n3997 == 7'h00)) & (tag64_q == n1535)) ? 1'h0 : val64_q));
-  assign val65_d = (n4715 ? 1'h1 : (((n1439 & (n3997 == 7'h01)) & (tag65_q == n1535)) ? 1'h0 : val65_q));
-  assign val66_d = (n4726 ? 1'h1 : (((n1439 & (n3997 == 7'h02)) & (tag66_q == n1535)) ? 1'h0 : val66_q));
-  assign val67_d = (n4737 ? 1'h1 : (((n1439 & (n3997 == 7'h03)) & (tag67_q == n1535)) ? 1'h0 : val67_q));
-  assign val68_d = (n4748 ? 1'h1 : (((n1439 & (n3997 == 7'h04)) & (tag68_q == n1535)) ? 1'h0 : val68_q));
-  assign val69_d = (n4759 ? 1'h1 : (((n1439 & (n3997 == 7'h05)) & (tag69_q == n1535)) ? 1'h0 : val69_q));
-  assign val70_d = (n4770 ? 1'h1 : (((n1439 & (n3997 == 7'h06)) & (tag70_q == n1535)) ? 1'h0 : val70_q));
-  assign val71_d = (n4781 ? 1'h1 : (((n1439 & (n3997 == 7'h07)) & (tag71_q == n1535)) ? 1'h0 : val71_q));
-  assign val72_d = (n4792 ? 1'h1 : (((n1439 & (n3997 == 7'h08)) & (tag72_q == n1535)) ? 1'h0 : val72_q));
-  assign val73_d = (n4803 ? 1'h1 : (((n1439 & (n3997 == 7'h09)) & (tag73_q == n1535)) ? 1'h0 : val73_q));
-  assign val74_d = (n4814 ? 1'h1 : (((n1439 & (n3997 == 7'h0a)) & (tag74_q == n1535)) ? 1'h0 : val74_q));
-  assign val75_d = (n4825 ? 1'h1 : (((n1439 & (n3997 == 7'h0b)) & (tag75_q == n1535)) ? 1'h0 : val75_q));
-  assign val76_d = (n4836 ? 1'h1 : (((n1439 & (n3997 == 7'h0c)) & (tag76_q == n1535)) ? 1'h0 : val76_q));
-  assign val77_d = (n4847 ? 1'h1 : (((n1439 & (n3997 == 7'h0d)) & (tag77_q == n1535)) ? 1'h0 : val77_q));
-  assign val78_d = (n4858 ? 1'h1 : (((n1439 & (n3997 == 7'h0e)) & (tag78_q == n1535)) ? 1'h0 : val78_q));
-  assign val79_d = (n4869 ? 1'h1 : (((n1439 & (n3997 == 7'h0f)) & (tag79_q == n1535)) ? 1'h0 : val79_q));
-  assign val80_d = (n4880 ? 1'h1 : (((n1439 & (n3997 == 7'h10)) & (tag80_q == n1535)) ? 1'h0 : val80_q));
-  assign val81_d = (n4891 ? 1'h1 : (((n1439 & (n3997 == 7'h11)) & (tag81_q == n1535)) ? 1'h0 : val81_q));
-  assign val82_d = (n4902 ? 1'h1 : (((n1439 & (n3997 == 7'h12)) & (tag82_q == n1535)) ? 1'h0 : val82_q));
-  assign val83_d = (n4913 ? 1'h1 : (((n1439 & (n3997 == 7'h13)) & (tag83_q == n1535)) ? 1'h0 : val83_q));
-  assign val84_d = (n4924 ? 1'h1 : (((n1439 & (n3997 == 7'h14)) & (tag84_q == n1535)) ? 1'h0 : val84_q));
-  assign val85_d = (n4935 ? 1'h1 : (((n1439 & (n3997 == 7'h15)) & (tag85_q == n1535)) ? 1'h0 : val85_q));
-  assign val86_d = (n4946 ? 1'h1 : (((n1439 & (n3997 == 7'h16)) & (tag86_q == n1535)) ? 1'h0 : val86_q));
-  assign val87_d = (n4957 ? 1'h1 : (((n1439 & (n3997 == 7'h17)) & (tag87_q == n1535)) ? 1'h0 : val87_q));
-  assign val88_d = (n4968 ? 1'h1 : (((n1439 & (n3997 == 7'h18)) & (tag88_q == n1535)) ? 1'h0 : val88_q));
-  assign val89_d = (n4979 ? 1'h1 : (((n1439 & (n3997 == 7'h19)) & (tag89_q == n1535)) ? 1'h0 : val89_q));
-  assign val90_d = (n4990 ? 1'h1 : (((n1439 & (n3997 == 7'h1a)) & (tag90_q == n1535)) ? 1'h0 : val90_q));
-  assign val91_d = (n5001 ? 1'h1 : (((n1439 & (n3997 == 7'h1b)) & (tag91_q == n1535)) ? 1'h0 : val91_q));
-  assign val92_d = (n5012 ? 1'h1 : (((n1439 & (n3997 == 7'h1c)) & (tag92_q == n1535)) ? 1'h0 : val92_q));
-  assign val93_d = (n5023 ? 1'h1 : (((n1439 & (n3997 == 7'h1d)) & (tag93_q == n1535)) ? 1'h0 : val93_q));
-  assign val94_d = (n5034 ? 1'h1 : (((n1439 & (n3997 == 7'h1e)) & (tag94_q == n1535)) ? 1'h0 : val94_q));
-  assign val95_d = (n5045 ? 1'h1 : (((n1439 & (n3997 == 7'h1f)) & (tag95_q == n1535)) ? 1'h0 : val95_q));
-  assign val96_d = (n5056 ? 1'h1 : (((n1439 & (n3997 == 7'h00)) & (tag96_q == n1535)) ? 1'h0 : val96_q));
-  assign val97_d = (n5067 ? 1'h1 : (((n1439 & (n3997 == 7'h01)) & (tag97_q == n1535)) ? 1'h0 : val97_q));
-  assign val98_d = (n5078 ? 1'h1 : (((n1439 & (n3997 == 7'h02)) & (tag98_q == n1535)) ? 1'h0 : val98_q));
-  assign val99_d = (n5089 ? 1'h1 : (((n1439 & (n3997 == 7'h03)) & (tag99_q == n1535)) ? 1'h0 : val99_q));
-  assign val100_d = (n5100 ? 1'h1 : (((n1439 & (n3997 == 7'h04)) & (tag100_q == n1535)) ? 1'h0 : val100_q));
-  assign val101_d = (n5111 ? 1'h1 : (((n1439 & (n3997 == 7'h05)) & (tag101_q == n1535)) ? 1'h0 : val101_q));
-  assign val102_d = (n5122 ? 1'h1 : (((n1439 & (n3997 == 7'h06)) & (tag102_q == n1535)) ? 1'h0 : val102_q));
-  assign val103_d = (n5133 ? 1'h1 : (((n1439 & (n3997 == 7'h07)) & (tag103_q == n1535)) ? 1'h0 : val103_q));
-  assign val104_d = (n5144 ? 1'h1 : (((n1439 & (n3997 == 7'h08)) & (tag104_q == n1535)) ? 1'h0 : val104_q));
-  assign val105_d = (n5155 ? 1'h1 : (((n1439 & (n3997 == 7'h09)) & (tag105_q == n1535)) ? 1'h0 : val105_q));
-  assign val106_d = (n5166 ? 1'h1 : (((n1439 & (n3997 == 7'h0a)) & (tag106_q == n1535)) ? 1'h0 : val106_q));
-  assign val107_d = (n5177 ? 1'h1 : (((n1439 & (n3997 == 7'h0b)) & (tag107_q == n1535)) ? 1'h0 : val107_q));
-  assign val108_d = (n5188 ? 1'h1 : (((n1439 & (n3997 == 7'h0c)) & (tag108_q == n1535)) ? 1'h0 : val108_q));
-  assign val109_d = (n5199 ? 1'h1 : (((n1439 & (n3997 == 7'h0d)) & (tag109_q == n1535)) ? 1'h0 : val109_q));
-  assign val110_d = (n5210 ? 1'h1 : (((n1439 & (n3997 == 7'h0e)) & (tag110_q == n1535)) ? 1'h0 : val110_q));
-  assign val111_d = (n5221 ? 1'h1 : (((n1439 & (n3997 == 7'h0f)) & (tag111_q == n1535)) ? 1'h0 : val111_q));
-  assign val112_d = (n5232 ? 1'h1 : (((n1439 & (n3997 == 7'h10)) & (tag112_q == n1535)) ? 1'h0 : val112_q));
-  assign val113_d = (n5243 ? 1'h1 : (((n1439 & (n3997 == 7'h11)) & (tag113_q == n1535)) ? 1'h0 : val113_q));
-  assign val114_d = (n5254 ? 1'h1 : (((n1439 & (n3997 == 7'h12)) & (tag114_q == n1535)) ? 1'h0 : val114_q));
-  assign val115_d = (n5265 ? 1'h1 : (((n1439 & (n3997 == 7'h13)) & (tag115_q == n1535)) ? 1'h0 : val115_q));
-  assign val116_d = (n5276 ? 1'h1 : (((n1439 & (n3997 == 7'h14)) & (tag116_q == n1535)) ? 1'h0 : val116_q));
-  assign val117_d = (n5287 ? 1'h1 : (((n1439 & (n3997 == 7'h15)) & (tag117_q == n1535)) ? 1'h0 : val117_q));
-  assign val118_d = (n5298 ? 1'h1 : (((n1439 & (n3997 == 7'h16)) & (tag118_q == n1535)) ? 1'h0 : val118_q));
-  assign val119_d = (n5309 ? 1'h1 : (((n1439 & (n3997 == 7'h17)) & (tag119_q == n1535)) ? 1'h0 : val119_q));
-  assign val120_d = (n5320 ? 1'h1 : (((n1439 & (n3997 == 7'h18)) & (tag120_q == n1535)) ? 1'h0 : val120_q));
-  assign val121_d = (n5331 ? 1'h1 : (((n1439 & (n3997 == 7'h19)) & (tag121_q == n1535)) ? 1'h0 : val121_q));
-  assign val122_d = (n5342 ? 1'h1 : (((n1439 & (n3997 == 7'h1a)) & (tag122_q == n1535)) ? 1'h0 : val122_q));
-  assign val123_d = (n5353 ? 1'h1 : (((n1439 & (n3997 == 7'h1b)) & (tag123_q == n1535)) ? 1'h0 : val123_q));
-  assign val124_d = (n5364 ? 1'h1 : (((n1439 & (n3997 == 7'h1c)) & (tag124_q == n1535)) ? 1'h0 : val124_q));
-  assign val125_d = (n5375 ? 1'h1 : (((n1439 & (n3997 == 7'h1d)) & (tag125_q == n1535)) ? 1'h0 : val125_q));
-  assign val126_d = (n5386 ? 1'h1 : (((n1439 & (n3997 == 7'h1e)) & (tag126_q == n1535)) ? 1'h0 : val126_q));
-  assign val127_d = (n5397 ? 1'h1 : (((n1439 & (n3997 == 7'h1f)) & (tag127_q == n1535)) ? 1'h0 : val127_q));
-  assign tag0_d = (n4000 ? n2496 : tag0_q);
-  assign tag1_d = (n4011 ? n2496 : tag1_q);
-  assign tag2_d = (n4022 ? n2496 : tag2_q);
-  assign tag3_d = (n4033 ? n2496 : tag3_q);
-  assign tag4_d = (n4044 ? n2496 : tag4_q);
-  assign tag5_d = (n4055 ? n2496 : tag5_q);
-  assign tag6_d = (n4066 ? n2496 : tag6_q);
-  assign tag7_d = (n4077 ? n2496 : tag7_q);
-  assign tag8_d = (n4088 ? n2496 : tag8_q);
-  assign tag9_d = (n4099 ? n2496 : tag9_q);
-  assign tag10_d = (n4110 ? n2496 : tag10_q);
-  assign tag11_d = (n4121 ? n2496 : tag11_q);
-  assign tag12_d = (n4132 ? n2496 : tag12_q);
-  assign tag13_d = (n4143 ? n2496 : tag13_q);
-  assign tag14_d = (n4154 ? n2496 : tag14_q);
-  assign tag15_d = (n4165 ? n2496 : tag15_q);
-  assign tag16_d = (n4176 ? n2496 : tag16_q);
-  assign tag17_d = (n4187 ? n2496 : tag17_q);
-  assign tag18_d = (n4198 ? n2496 : tag18_q);
-  assign tag19_d = (n4209 ? n2496 : tag19_q);
-  assign tag20_d = (n4220 ? n2496 : tag20_q);
-  assign tag21_d = (n4231 ? n2496 : tag21_q);
-  assign tag22_d = (n4242 ? n2496 : tag22_q);
-  assign tag23_d = (n4253 ? n2496 : tag23_q);
-  assign tag24_d = (n4264 ? n2496 : tag24_q);
-  assign tag25_d = (n4275 ? n2496 : tag25_q);
-  assign tag26_d = (n4286 ? n2496 : tag26_q);
-  assign tag27_d = (n4297 ? n2496 : tag27_q);
-  assign tag28_d = (n4308 ? n2496 : tag28_q);
-  assign tag29_d = (n4319 ? n2496 : tag29_q);
-  assign tag30_d = (n4330 ? n2496 : tag30_q);
-  assign tag31_d = (n4341 ? n2496 : tag31_q);
-  assign tag32_d = (n4352 ? n2496 : tag32_q);
-  assign tag33_d = (n4363 ? n2496 : tag33_q);
-  assign tag34_d = (n4374 ? n2496 : tag34_q);
-  assign tag35_d = (n4385 ? n2496 : tag35_q);
-  assign tag36_d = (n4396 ? n2496 : tag36_q);
-  assign tag37_d = (n4407 ? n2496 : tag37_q);
-  assign tag38_d = (n4418 ? n2496 : tag38_q);
-  assign tag39_d = (n4429 ? n2496 : tag39_q);
-  assign tag40_d = (n4440 ? n2496 : tag40_q);
-  assign tag41_d = (n4451 ? n2496 : tag41_q);
-  assign tag42_d = (n4462 ? n2496 : tag42_q);
-  assign tag43_d = (n4473 ? n2496 : tag43_q);
-  assign tag44_d = (n4484 ? n2496 : tag44_q);
-  assign tag45_d = (n4495 ? n2496 : tag45_q);
-  assign tag46_d = (n4506 ? n2496 : tag46_q);
-  assign tag47_d = (n4517 ? n2496 : tag47_q);
-  assign tag48_d = (n4528 ? n2496 : tag48_q);
-  assign tag49_d = (n4539 ? n2496 : tag49_q);
-  assign tag50_d = (n4550 ? n2496 : tag50_q);
-  assign tag51_d = (n4561 ? n2496 : tag51_q);
-  assign tag52_d = (n4572 ? n2496 : tag52_q);
-  assign tag53_d = (n4583 ? n2496 : tag53_q);
-  assign tag54_d = (n4594 ? n2496 : tag54_q);
-  assign tag55_d = (n4605 ? n2496 : tag55_q);
-  assign tag56_d = (n4616 ? n2496 : tag56_q);
-  assign tag57_d = (n4627 ? n2496 : tag57_q);
-  assign tag58_d = (n4638 ? n2496 : tag58_q);
-  assign tag59_d = (n4649 ? n2496 : tag59_q);
-  assign tag60_d = (n4660 ? n2496 : tag60_q);
-  assign tag61_d = (n4671 ? n2496 : tag61_q);
-  assign tag62_d = (n4682 ? n2496 : tag62_q);
-  assign tag63_d = (n4693 ? n2496 : tag63_q);
-  assign tag64_d = (n4704 ? n2496 : tag64_q);
-  assign tag65_d = (n4715 ? n2496 : tag65_q);
-  assign tag66_d = (n4726 ? n2496 : tag66_q);
-  assign tag67_d = (n4737 ? n2496 : tag67_q);
-  assign tag68_d = (n4748 ? n2496 : tag68_q);
-  assign tag69_d = (n4759 ? n2496 : tag69_q);
-  assign tag70_d = (n4770 ? n2496 : tag70_q);
-  assign tag71_d = (n4781 ? n2496 : tag71_q);
-  assign tag72_d = (n4792 ? n2496 : tag72_q);
-  assign tag73_d = (n4803 ? n2496 : tag73_q);
-  assign tag74_d = (n4814 ? n2496 : tag74_q);
-  assign tag75_d = (n4825 ? n2496 : tag75_q);
-  assign tag76_d = (n4836 ? n2496 : tag76_q);
-  assign tag77_d = (n4847 ? n2496 : tag77_q);
-  assign tag78_d = (n4858 ? n2496 : tag78_q);
-  assign tag79_d = (n4869 ? n2496 : tag79_q);
-  assign tag80_d = (n4880 ? n2496 : tag80_q);
-  assign tag81_d = (n4891 ? n2496 : tag81_q);
-  assign tag82_d = (n4902 ? n2496 : tag82_q);
-  assign tag83_d = (n4913 ? n2496 : tag83_q);
-  assign tag84_d = (n4924 ? n2496 : tag84_q);
-  assign tag85_d = (n4935 ? n2496 : tag85_q);
-  assign tag86_d = (n4946 ? n2496 : tag86_q);
-  assign tag87_d = (n4957 ? n2496 : tag87_q);
-  assign tag88_d = (n4968 ? n2496 : tag88_q);
-  assign tag89_d = (n4979 ? n2496 : tag89_q);
-  assign tag90_d = (n4990 ? n2496 : tag90_q);
-  assign tag91_d = (n5001 ? n2496 : tag91_q);
-  assign tag92_d = (n5012 ? n2496 : tag92_q);
-  assign tag93_d = (n5023 ? n2496 : tag93_q);
-  assign tag94_d = (n5034 ? n2496 : tag94_q);
-  assign tag95_d = (n5045 ? n2496 : tag95_q);
-  assign tag96_d = (n5056 ? n2496 : tag96_q);
-  assign tag97_d = (n5067 ? n2496 : tag97_q);
-  assign tag98_d = (n5078 ? n2496 : tag98_q);
-  assign tag99_d = (n5089 ? n2496 : tag99_q);
-  assign tag100_d = (n5100 ? n2496 : tag100_q);
-  assign tag101_d = (n5111 ? n2496 : tag101_q);
-  assign tag102_d = (n5122 ? n2496 : tag102_q);
-  assign tag103_d = (n5133 ? n2496 : tag103_q);
-  assign tag104_d = (n5144 ? n2496 : tag104_q);
-  assign tag105_d = (n5155 ? n2496 : tag105_q);
-  assign tag106_d = (n5166 ? n2496 : tag106_q);
-  assign tag107_d = (n5177 ? n2496 : tag107_q);
-  assign tag108_d = (n5188 ? n2496 : tag108_q);
-  assign tag109_d = (n5199 ? n2496 : tag109_q);
-  assign tag110_d = (n5210 ? n2496 : tag110_q);
-  assign tag111_d = (n5221 ? n2496 : tag111_q);
-  assign tag112_d = (n5232 ? n2496 : tag112_q);
-  assign tag113_d = (n5243 ? n2496 : tag113_q);
-  assign tag114_d = (n5254 ? n2496 : tag114_q);
-  assign tag115_d = (n5265 ? n2496 : tag115_q);
-  assign tag116_d = (n5276 ? n2496 : tag116_q);
-  assign tag117_d = (n5287 ? n2496 : tag117_q);
-  assign tag118_d = (n5298 ? n2496 : tag118_q);
-  assign tag119_d = (n5309 ? n2496 : tag119_q);
-  assign tag120_d = (n5320 ? n2496 : tag120_q);
-  assign tag121_d = (n5331 ? n2496 : tag121_q);
-  assign tag122_d = (n5342 ? n2496 : tag122_q);
-  assign tag123_d = (n5353 ? n2496 : tag123_q);
-  assign tag124_d = (n5364 ? n2496 : tag124_q);
-  assign tag125_d = (n5375 ? n2496 : tag125_q);
-  assign tag126_d = (n5386 ? n2496 : tag126_q);
-  assign tag127_d = (n5397 ? n2496 : tag127_q);
-  assign vict0_d = ((n3706 & (n2696 == 7'h00)) ? ((vict0_q == 3'h3) ? 3'h0 : (vict0_q + 3'h1)) : vict0_q);
-  assign vict1_d = ((n3706 & (n2696 == 7'h01)) ? ((vict1_q == 3'h3) ? 3'h0 : (vict1_q + 3'h1)) : vict1_q);
-  assign vict2_d = ((n3706 & (n2696 == 7'h02)) ? ((vict2_q == 3'h3) ? 3'h0 : (vict2_q + 3'h1)) : vict2_q);
-  assign vict3_d = ((n3706 & (n2696 == 7'h03)) ? ((vict3_q == 3'h3) ? 3'h0 : (vict3_q + 3'h1)) : vict3_q);
-  assign vict4_d = ((n3706 & (n2696 == 7'h04)) ? ((vict4_q == 3'h3) ? 3'h0 : (vict4_q + 3'h1)) : vict4_q);
-  assign vict5_d = ((n3706 & (n2696 == 7'h05)) ? ((vict5_q == 3'h3) ? 3'h0 : (vict5_q + 3'h1)) : vict5_q);
-  assign vict6_d = ((n3706 & (n2696 == 7'h06)) ? ((vict6_q == 3'h3) ? 3'h0 : (vict6_q + 3'h1)) : vict6_q);
-  assign vict7_d = ((n3706 & (n2696 == 7'h07)) ? ((vict7_q == 3'h3) ? 3'h0 : (vict7_q + 3'h1)) : vict7_q);
-  assign vict8_d = ((n3706 & (n2696 == 7'h08)) ? ((vict8_q == 3'h3) ? 3'h0 : (vict8_q + 3'h1)) : vict8_q);
-  assign vict9_d = ((n3706 & (n2696 == 7'h09)) ? ((vict9_q == 3'h3) ? 3'h0 : (vict9_q + 3'h1)) : vict9_q);
-  assign vict10_d = ((n3706 & (n2696 == 7'h0a)) ? ((vict10_q == 3'h3) ? 3'h0 : (vict10_q + 3'h1)) : vict10_q);
-  assign vict11_d = ((n3706 & (n2696 == 7'h0b)) ? ((vict11_q == 3'h3) ? 3'h0 : (vict11_q + 3'h1)) : vict11_q);
-  assign vict12_d = ((n3706 & (n2696 == 7'h0c)) ? ((vict12_q == 3'h3) ? 3'h0 : (vict12_q + 3'h1)) : vict12_q);
-  assign vict13_d = ((n3706 & (n2696 == 7'h0d)) ? ((vict13_q == 3'h3) ? 3'h0 : (vict13_q + 3'h1)) : vict13_q);
-  assign vict14_d = ((n3706 & (n2696 == 7'h0e)) ? ((vict14_q == 3'h3) ? 3'h0 : (vict14_q + 3'h1)) : vict14_q);
-  assign vict15_d = ((n3706 & (n2696 == 7'h0f)) ? ((vict15_q == 3'h3) ? 3'h0 : (vict15_q + 3'h1)) : vict15_q);
-  assign vict16_d = ((n3706 & (n2696 == 7'h10)) ? ((vict16_q == 3'h3) ? 3'h0 : (vict16_q + 3'h1)) : vict16_q);
-  assign vict17_d = ((n3706 & (n2696 == 7'h11)) ? ((vict17_q == 3'h3) ? 3'h0 : (vict17_q + 3'h1)) : vict17_q);
-  assign vict18_d = ((n3706 & (n2696 == 7'h12)) ? ((vict18_q == 3'h3) ? 3'h0 : (vict18_q + 3'h1)) : vict18_q);
-  assign vict19_d = ((n3706 & (n2696 == 7'h13)) ? ((vict19_q == 3'h3) ? 3'h0 : (vict19_q + 3'h1)) : vict19_q);
-  assign vict20_d = ((n3706 & (n2696 == 7'h14)) ? ((vict20_q == 3'h3) ? 3'h0 : (vict20_q + 3'h1)) : vict20_q);
-  assign vict21_d = ((n3706 & (n2696 == 7'h15)) ? ((vict21_q == 3'h3) ? 3'h0 : (vict21_q + 3'h1)) : vict21_q);
-  assign vict22_d = ((n3706 & (n2696 == 7'h16)) ? ((vict22_q == 3'h3) ? 3'h0 : (vict22_q + 3'h1)) : vict22_q);
-  assign vict23_d = ((n3706 & (n2696 == 7'h17)) ? ((vict23_q == 3'h3) ? 3'h0 : (vict23_q + 3'h1)) : vict23_q);
-  assign vict24_d = ((n3706 & (n2696 == 7'h18)) ? ((vict24_q == 3'h3) ? 3'h0 : (vict24_q + 3'h1)) : vict24_q);
-  assign vict25_d = ((n3706 & (n2696 == 7'h19)) ? ((vict25_q == 3'h3) ? 3'h0 : (vict25_q + 3'h1)) : vict25_q);
-  assign vict26_d = ((n3706 & (n2696 == 7'h1a)) ? ((vict26_q == 3'h3) ? 3'h0 : (vict26_q + 3'h1)) : vict26_q);
-  assign vict27_d = ((n3706 & (n2696 == 7'h1b)) ? ((vict27_q == 3'h3) ? 3'h0 : (vict27_q + 3'h1)) : vict27_q);
-  assign vict28_d = ((n3706 & (n2696 == 7'h1c)) ? ((vict28_q == 3'h3) ? 3'h0 : (vict28_q + 3'h1)) : vict28_q);
-  assign vict29_d = ((n3706 & (n2696 == 7'h1d)) ? ((vict29_q == 3'h3) ? 3'h0 : (vict29_q + 3'h1)) : vict29_q);
-  assign vict30_d = ((n3706 & (n2696 == 7'h1e)) ? ((vict30_q == 3'h3) ? 3'h0 : (vict30_q + 3'h1)) : vict30_q);
-  assign vict31_d = ((n3706 & (n2696 == 7'h1f)) ? ((vict31_q == 3'h3) ? 3'h0 : (vict31_q + 3'h1)) : vict31_q);
-  assign mline0_d = (n1538 ? n611 : mline0_q);
-  assign mline1_d = (n1550 ? n611 : mline1_q);
-  assign mline2_d = (n1562 ? n611 : mline2_q);
-  assign mline3_d = (n1574 ? n611 : mline3_q);
-  assign mline4_d = (n1586 ? n611 : mline4_q);
-  assign mline5_d = (n1598 ? n611 : mline5_q);
-  assign mline6_d = (n1610 ? n611 : mline6_q);
-  assign mline7_d = (n1622 ? n611 : mline7_q);
-  assign mline8_d = (n1634 ? n611 : mline8_q);
-  assign mline9_d = (n1646 ? n611 : mline9_q);
-  assign mline10_d = (n1658 ? n611 : mline10_q);
-  assign mline11_d = (n1670 ? n611 : mline11_q);
-  assign mline12_d = (n1682 ? n611 : mline12_q);
-  assign mline13_d = (n1694 ? n611 : mline13_q);
-  assign mline14_d = (n1706 ? n611 : mline14_q);
-  assign mline15_d = (n1718 ? n611 : mline15_q);
-  assign mline16_d = (n1730 ? n611 : mline16_q);
-  assign mline17_d = (n1742 ? n611 : mline17_q);
-  assign mline18_d = (n1754 ? n611 : mline18_q);
-  assign mline19_d = (n1766 ? n611 : mline19_q);
-  assign mline20_d = (n1778 ? n611 : mline20_q);
-  assign mline21_d = (n1790 ? n611 : mline21_q);
-  assign mline22_d = (n1802 ? n611 : mline22_q);
-  assign mline23_d = (n1814 ? n611 : mline23_q);
-  assign mline24_d = (n1826 ? n611 : mline24_q);
-  assign mline25_d = (n1838 ? n611 : mline25_q);
-  assign mline26_d = (n1850 ? n611 : mline26_q);
-  assign mline27_d = (n1862 ? n611 : mline27_q);
-  assign mline28_d = (n1874 ? n611 : mline28_q);
-  assign mline29_d = (n1886 ? n611 : mline29_q);
-  assign mline30_d = (n1898 ? n611 : mline30_q);
-  assign mline31_d = (n1910 ? n611 : mline31_q);
-  assign mline32_d = (n1922 ? n611 : mline32_q);
-  assign mline33_d = (n1934 ? n611 : mline33_q);
-  assign mline34_d = (n1946 ? n611 : mline34_q);
-  assign mline35_d = (n1958 ? n611 : mline35_q);
-  assign mline36_d = (n1970 ? n611 : mline36_q);
-  assign mline37_d = (n1982 ? n611 : mline37_q);
-  assign mline38_d = (n1994 ? n611 : mline38_q);
-  assign mline39_d = (n2006 ? n611 : mline39_q);
-  assign mline40_d = (n2018 ? n611 : mline40_q);
-  assign mline41_d = (n2030 ? n611 : mline41_q);
-  assign mline42_d = (n2042 ? n611 : mline42_q);
-  assign mline43_d = (n2054 ? n611 : mline43_q);
-  assign mline44_d = (n2066 ? n611 : mline44_q);
-  assign mline45_d = (n2078 ? n611 : mline45_q);
-  assign mline46_d = (n2090 ? n611 : mline46_q);
-  assign mline47_d = (n2102 ? n611 : mline47_q);
-  assign mline48_d = (n2114 ? n611 : mline48_q);
-  assign mline49_d = (n2126 ? n611 : mline49_q);
-  assign mline50_d = (n2138 ? n611 : mline50_q);
-  assign mline51_d = (n2150 ? n611 : mline51_q);
-  assign mline52_d = (n2162 ? n611 : mline52_q);
-  assign mline53_d = (n2174 ? n611 : mline53_q);
-  assign mline54_d = (n2186 ? n611 : mline54_q);
-  assign mline55_d = (n2198 ? n611 : mline55_q);
-  assign mline56_d = (n2210 ? n611 : mline56_q);
-  assign mline57_d = (n2222 ? n611 : mline57_q);
-  assign mline58_d = (n2234 ? n611 : mline58_q);
-  assign mline59_d = (n2246 ? n611 : mline59_q);
-  assign mline60_d = (n2258 ? n611 : mline60_q);
-  assign mline61_d = (n2270 ? n611 : mline61_q);
-  assign mline62_d = (n2282 ? n611 : mline62_q);
-  assign mline63_d = (n2294 ? n611 : mline63_q);
-  assign mfill0_d = (n1538 ? n615 : (((n1534 & (lsu_req_id_i == 8'h00)) | ((n1439 & mrd0_q) & (mline0_q == n1535))) ? 1'h0 : mfill0_q));
-  assign mfill1_d = (n1550 ? n615 : (((n1534 & (lsu_req_id_i == 8'h01)) | ((n1439 & mrd1_q) & (mline1_q == n1535))) ? 1'h0 : mfill1_q));
-  assign mfill2_d = (n1562 ? n615 : (((n1534 & (lsu_req_id_i == 8'h02)) | ((n1439 & mrd2_q) & (mline2_q == n1535))) ? 1'h0 : mfill2_q));
-  assign mfill3_d = (n1574 ? n615 : (((n1534 & (lsu_req_id_i == 8'h03)) | ((n1439 & mrd3_q) & (mline3_q == n1535))) ? 1'h0 : mfill3_q));
-  assign mfill4_d = (n1586 ? n615 : (((n1534 & (lsu_req_id_i == 8'h04)) | ((n1439 & mrd4_q) & (mline4_q == n1535))) ? 1'h0 : mfill4_q));
-  assign mfill5_d = (n1598 ? n615 : (((n1534 & (lsu_req_id_i == 8'h05)) | ((n1439 & mrd5_q) & (mline5_q == n1535))) ? 1'h0 : mfill5_q));
-  assign mfill6_d = (n1610 ? n615 : (((n1534 & (lsu_req_id_i == 8'h06)) | ((n1439 & mrd6_q) & (mline6_q == n1535))) ? 1'h0 : mfill6_q));
-  assign mfill7_d = (n1622 ? n615 : (((n1534 & (lsu_req_id_i == 8'h07)) | ((n1439 & mrd7_q) & (mline7_q == n1535))) ? 1'h0 : mfill7_q));
-  assign mfill8_d = (n1634 ? n615 : (((n1534 & (lsu_req_id_i == 8'h08)) | ((n1439 & mrd8_q) & (mline8_q == n1535))) ? 1'h0 : mfill8_q));
-  assign mfill9_d = (n1646 ? n615 : (((n1534 & (lsu_req_id_i == 8'h09)) | ((n1439 & mrd9_q) & (mline9_q == n1535))) ? 1'h0 : mfill9_q));
-  assign mfill10_d = (n1658 ? n615 : (((n1534 & (lsu_req_id_i == 8'h0a)) | ((n1439 & mrd10_q) & (mline10_q == n1535))) ? 1'h0 : mfill10_q));
-  assign mfill11_d = (n1670 ? n615 : (((n1534 & (lsu_req_id_i == 8'h0b)) | ((n1439 & mrd11_q) & (mline11_q == n1535))) ? 1'h0 : mfill11_q));
-  assign mfill12_d = (n1682 ? n615 : (((n1534 & (lsu_req_id_i == 8'h0c)) | ((n1439 & mrd12_q) & (mline12_q == n1535))) ? 1'h0 : mfill12_q));
-  assign mfill13_d = (n1694 ? n615 : (((n1534 & (lsu_req_id_i == 8'h0d)) | ((n1439 & mrd13_q) & (mline13_q == n1535))) ? 1'h0 : mfill13_q));
-  assign mfill14_d = (n1706 ? n615 : (((n1534 & (lsu_req_id_i == 8'h0e)) | ((n1439 & mrd14_q) & (mline14_q == n1535))) ? 1'h0 : mfill14_q));
-  assign mfill15_d = (n1718 ? n615 : (((n1534 & (lsu_req_id_i == 8'h0f)) | ((n1439 & mrd15_q) & (mline15_q == n1535))) ? 1'h0 : mfill15_q));
-  assign mfill16_d = (n1730 ? n615 : (((n1534 & (lsu_req_id_i == 8'h10)) | ((n1439 & mrd16_q) & (mline16_q == n1535))) ? 1'h0 : mfill16_q));
-  assign mfill17_d = (n1742 ? n615 : (((n1534 & (lsu_req_id_i == 8'h11)) | ((n1439 & mrd17_q) & (mline17_q == n1535))) ? 1'h0 : mfill17_q));
-  assign mfill18_d = (n1754 ? n615 : (((n1534 & (lsu_req_id_i == 8'h12)) | ((n1439 & mrd18_q) & (mline18_q == n1535))) ? 1'h0 : mfill18_q));
-  assign mfill19_d = (n1766 ? n615 : (((n1534 & (lsu_req_id_i == 8'h13)) | ((n1439 & mrd19_q) & (mline19_q == n1535))) ? 1'h0 : mfill19_q));
-  assign mfill20_d = (n1778 ? n615 : (((n1534 & (lsu_req_id_i == 8'h14)) | ((n1439 & mrd20_q) & (mline20_q == n1535))) ? 1'h0 : mfill20_q));
-  assign mfill21_d = (n1790 ? n615 : (((n1534 & (lsu_req_id_i == 8'h15)) | ((n1439 & mrd21_q) & (mline21_q == n1535))) ? 1'h0 : mfill21_q));
-  assign mfill22_d = (n1802 ? n615 : (((n1534 & (lsu_req_id_i == 8'h16)) | ((n1439 & mrd22_q) & (mline22_q == n1535))) ? 1'h0 : mfill22_q));
-  assign mfill23_d = (n1814 ? n615 : (((n1534 & (lsu_req_id_i == 8'h17)) | ((n1439 & mrd23_q) & (mline23_q == n1535))) ? 1'h0 : mfill23_q));
-  assign mfill24_d = (n1826 ? n615 : (((n1534 & (lsu_req_id_i == 8'h18)) | ((n1439 & mrd24_q) & (mline24_q == n1535))) ? 1'h0 : mfill24_q));
-  assign mfill25_d = (n1838 ? n615 : (((n1534 & (lsu_req_id_i == 8'h19)) | ((n1439 & mrd25_q) & (mline25_q == n1535))) ? 1'h0 : mfill25_q));
-  assign mfill26_d = (n1850 ? n615 : (((n1534 & (lsu_req_id_i == 8'h1a)) | ((n1439 & mrd26_q) & (mline26_q == n1535))) ? 1'h0 : mfill26_q));
-  assign mfill27_d = (n1862 ? n615 : (((n1534 & (lsu_req_id_i == 8'h1b)) | ((n1439 & mrd27_q) & (mline27_q == n1535))) ? 1'h0 : mfill27_q));
-  assign mfill28_d = (n1874 ? n615 : (((n1534 & (lsu_req_id_i == 8'h1c)) | ((n1439 & mrd28_q) & (mline28_q == n1535))) ? 1'h0 : mfill28_q));
-  assign mfill29_d = (n1886 ? n615 : (((n1534 & (lsu_req_id_i == 8'h1d)) | ((n1439 & mrd29_q) & (mline29_q == n1535))) ? 1'h0 : mfill29_q));
-  assign mfill30_d = (n1898 ? n615 : (((n1534 & (lsu_req_id_i == 8'h1e)) | ((n1439 & mrd30_q) & (mline30_q == n1535))) ? 1'h0 : mfill30_q));
-  assign mfill31_d = (n1910 ? n615 : (((n1534 & (lsu_req_id_i == 8'h1f)) | ((n1439 & mrd31_q) & (mline31_q == n1535))) ? 1'h0 : mfill31_q));
-  assign mfill32_d = (n1922 ? n615 : (((n1534 & (lsu_req_id_i == 8'h20)) | ((n1439 & mrd32_q) & (mline32_q == n1535))) ? 1'h0 : mfill32_q));
-  assign mfill33_d = (n1934 ? n615 : (((n1534 & (lsu_req_id_i == 8'h21)) | ((n1439 & mrd33_q) & (mline33_q == n1535))) ? 1'h0 : mfill33_q));
-  assign mfill34_d = (n1946 ? n615 : (((n1534 & (lsu_req_id_i == 8'h22)) | ((n1439 & mrd34_q) & (mline34_q == n1535))) ? 1'h0 : mfill34_q));
-  assign mfill35_d = (n1958 ? n615 : (((n1534 & (lsu_req_id_i == 8'h23)) | ((n1439 & mrd35_q) & (mline35_q == n1535))) ? 1'h0 : mfill35_q));
-  assign mfill36_d = (n1970 ? n615 : (((n1534 & (lsu_req_id_i == 8'h24)) | ((n1439 & mrd36_q) & (mline36_q == n1535))) ? 1'h0 : mfill36_q));
-  assign mfill37_d = (n1982 ? n615 : (((n1534 & (lsu_req_id_i == 8'h25)) | ((n1439 & mrd37_q) & (mline37_q == n1535))) ? 1'h0 : mfill37_q));
-  assign mfill38_d = (n1994 ? n615 : (((n1534 & (lsu_req_id_i == 8'h26)) | ((n1439 & mrd38_q) & (mline38_q == n1535))) ? 1'h0 : mfill38_q));
-  assign mfill39_d = (n2006 ? n615 : (((n1534 & (lsu_req_id_i == 8'h27)) | ((n1439 & mrd39_q) & (mline39_q == n1535))) ? 1'h0 : mfill39_q));
-  assign mfill40_d = (n2018 ? n615 : (((n1534 & (lsu_req_id_i == 8'h28)) | ((n1439 & mrd40_q) & (mline40_q == n1535))) ? 1'h0 : mfill40_q));
-  assign mfill41_d = (n2030 ? n615 : (((n1534 & (lsu_req_id_i == 8'h29)) | ((n1439 & mrd41_q) & (mline41_q == n1535))) ? 1'h0 : mfill41_q));
-  assign mfill42_d = (n2042 ? n615 : (((n1534 & (lsu_req_id_i == 8'h2a)) | ((n1439 & mrd42_q) & (mline42_q == n1535))) ? 1'h0 : mfill42_q));
-  assign mfill43_d = (n2054 ? n615 : (((n1534 & (lsu_req_id_i == 8'h2b)) | ((n1439 & mrd43_q) & (mline43_q == n1535))) ? 1'h0 : mfill43_q));
-  assign mfill44_d = (n2066 ? n615 : (((n1534 & (lsu_req_id_i == 8'h2c)) | ((n1439 & mrd44_q) & (mline44_q == n1535))) ? 1'h0 : mfill44_q));
-  assign mfill45_d = (n2078 ? n615 : (((n1534 & (lsu_req_id_i == 8'h2d)) | ((n1439 & mrd45_q) & (mline45_q == n1535))) ? 1'h0 : mfill45_q));
-  assign mfill46_d = (n2090 ? n615 : (((n1534 & (lsu_req_id_i == 8'h2e)) | ((n1439 & mrd46_q) & (mline46_q == n1535))) ? 1'h0 : mfill46_q));
-  assign mfill47_d = (n2102 ? n615 : (((n1534 & (lsu_req_id_i == 8'h2f)) | ((n1439 & mrd47_q) & (mline47_q == n1535))) ? 1'h0 : mfill47_q));
-  assign mfill48_d = (n2114 ? n615 : (((n1534 & (lsu_req_id_i == 8'h30)) | ((n1439 & mrd48_q) & (mline48_q == n1535))) ? 1'h0 : mfill48_q));
-  assign mfill49_d = (n2126 ? n615 : (((n1534 & (lsu_req_id_i == 8'h31)) | ((n1439 & mrd49_q) & (mline49_q == n1535))) ? 1'h0 : mfill49_q));
-  assign mfill50_d = (n2138 ? n615 : (((n1534 & (lsu_req_id_i == 8'h32)) | ((n1439 & mrd50_q) & (mline50_q == n1535))) ? 1'h0 : mfill50_q));
-  assign mfill51_d = (n2150 ? n615 : (((n1534 & (lsu_req_id_i == 8'h33)) | ((n1439 & mrd51_q) & (mline51_q == n1535))) ? 1'h0 : mfill51_q));
-  assign mfill52_d = (n2162 ? n615 : (((n1534 & (lsu_req_id_i == 8'h34)) | ((n1439 & mrd52_q) & (mline52_q == n1535))) ? 1'h0 : mfill52_q));
-  assign mfill53_d = (n2174 ? n615 : (((n1534 & (lsu_req_id_i == 8'h35)) | ((n1439 & mrd53_q) & (mline53_q == n1535))) ? 1'h0 : mfill53_q));
-  assign mfill54_d = (n2186 ? n615 : (((n1534 & (lsu_req_id_i == 8'h36)) | ((n1439 & mrd54_q) & (mline54_q == n1535))) ? 1'h0 : mfill54_q));
-  assign mfill55_d = (n2198 ? n615 : (((n1534 & (lsu_req_id_i == 8'h37)) | ((n1439 & mrd55_q) & (mline55_q == n1535))) ? 1'h0 : mfill55_q));
-  assign mfill56_d = (n2210 ? n615 : (((n1534 & (lsu_req_id_i == 8'h38)) | ((n1439 & mrd56_q) & (mline56_q == n1535))) ? 1'h0 : mfill56_q));
-  assign mfill57_d = (n2222 ? n615 : (((n1534 & (lsu_req_id_i == 8'h39)) | ((n1439 & mrd57_q) & (mline57_q == n1535))) ? 1'h0 : mfill57_q));
-  assign mfill58_d = (n2234 ? n615 : (((n1534 & (lsu_req_id_i == 8'h3a)) | ((n1439 & mrd58_q) & (mline58_q == n1535))) ? 1'h0 : mfill58_q));
-  assign mfill59_d = (n2246 ? n615 : (((n1534 & (lsu_req_id_i == 8'h3b)) | ((n1439 & mrd59_q) & (mline59_q == n1535))) ? 1'h0 : mfill59_q));
-  assign mfill60_d = (n2258 ? n615 : (((n1534 & (lsu_req_id_i == 8'h3c)) | ((n1439 & mrd60_q) & (mline60_q == n1535))) ? 1'h0 : mfill60_q));
-  assign mfill61_d = (n2270 ? n615 : (((n1534 & (lsu_req_id_i == 8'h3d)) | ((n1439 & mrd61_q) & (mline61_q == n1535))) ? 1'h0 : mfill61_q));
-  assign mfill62_d = (n2282 ? n615 : (((n1534 & (lsu_req_id_i == 8'h3e)) | ((n1439 & mrd62_q) & (mline62_q == n1535))) ? 1'h0 : mfill62_q));
-  assign mfill63_d = (n2294 ? n615 : (((n1534 & (lsu_req_id_i == 8'h3f)) | ((n1439 & mrd63_q) & (mline63_q == n1535))) ? 1'h0 : mfill63_q));
-  assign mrd0_d = ((n1412 & (s3_id_q == 8'h00)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h00)) ? 1'h0 : mrd0_q));
-  assign mrd1_d = ((n1412 & (s3_id_q == 8'h01)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h01)) ? 1'h0 : mrd1_q));
-  assign mrd2_d = ((n1412 & (s3_id_q == 8'h02)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h02)) ? 1'h0 : mrd2_q));
-  assign mrd3_d = ((n1412 & (s3_id_q == 8'h03)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h03)) ? 1'h0 : mrd3_q));
-  assign mrd4_d = ((n1412 & (s3_id_q == 8'h04)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h04)) ? 1'h0 : mrd4_q));
-  assign mrd5_d = ((n1412 & (s3_id_q == 8'h05)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h05)) ? 1'h0 : mrd5_q));
-  assign mrd6_d = ((n1412 & (s3_id_q == 8'h06)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h06)) ? 1'h0 : mrd6_q));
-  assign mrd7_d = ((n1412 & (s3_id_q == 8'h07)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h07)) ? 1'h0 : mrd7_q));
-  assign mrd8_d = ((n1412 & (s3_id_q == 8'h08)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h08)) ? 1'h0 : mrd8_q));
-  assign mrd9_d = ((n1412 & (s3_id_q == 8'h09)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h09)) ? 1'h0 : mrd9_q));
-  assign mrd10_d = ((n1412 & (s3_id_q == 8'h0a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0a)) ? 1'h0 : mrd10_q));
-  assign mrd11_d = ((n1412 & (s3_id_q == 8'h0b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0b)) ? 1'h0 : mrd11_q));
-  assign mrd12_d = ((n1412 & (s3_id_q == 8'h0c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0c)) ? 1'h0 : mrd12_q));
-  assign mrd13_d = ((n1412 & (s3_id_q == 8'h0d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0d)) ? 1'h0 : mrd13_q));
-  assign mrd14_d = ((n1412 & (s3_id_q == 8'h0e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0e)) ? 1'h0 : mrd14_q));
-  assign mrd15_d = ((n1412 & (s3_id_q == 8'h0f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0f)) ? 1'h0 : mrd15_q));
-  assign mrd16_d = ((n1412 & (s3_id_q == 8'h10)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h10)) ? 1'h0 : mrd16_q));
-  assign mrd17_d = ((n1412 & (s3_id_q == 8'h11)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h11)) ? 1'h0 : mrd17_q));
-  assign mrd18_d = ((n1412 & (s3_id_q == 8'h12)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h12)) ? 1'h0 : mrd18_q));
-  assign mrd19_d = ((n1412 & (s3_id_q == 8'h13)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h13)) ? 1'h0 : mrd19_q));
-  assign mrd20_d = ((n1412 & (s3_id_q == 8'h14)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h14)) ? 1'h0 : mrd20_q));
-  assign mrd21_d = ((n1412 & (s3_id_q == 8'h15)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h15)) ? 1'h0 : mrd21_q));
-  assign mrd22_d = ((n1412 & (s3_id_q == 8'h16)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h16)) ? 1'h0 : mrd22_q));
-  assign mrd23_d = ((n1412 & (s3_id_q == 8'h17)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h17)) ? 1'h0 : mrd23_q));
-  assign mrd24_d = ((n1412 & (s3_id_q == 8'h18)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h18)) ? 1'h0 : mrd24_q));
-  assign mrd25_d = ((n1412 & (s3_id_q == 8'h19)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h19)) ? 1'h0 : mrd25_q));
-  assign mrd26_d = ((n1412 & (s3_id_q == 8'h1a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1a)) ? 1'h0 : mrd26_q));
-  assign mrd27_d = ((n1412 & (s3_id_q == 8'h1b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1b)) ? 1'h0 : mrd27_q));
-  assign mrd28_d = ((n1412 & (s3_id_q == 8'h1c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1c)) ? 1'h0 : mrd28_q));
-  assign mrd29_d = ((n1412 & (s3_id_q == 8'h1d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1d)) ? 1'h0 : mrd29_q));
-  assign mrd30_d = ((n1412 & (s3_id_q == 8'h1e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1e)) ? 1'h0 : mrd30_q));
-  assign mrd31_d = ((n1412 & (s3_id_q == 8'h1f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1f)) ? 1'h0 : mrd31_q));
-  assign mrd32_d = ((n1412 & (s3_id_q == 8'h20)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h20)) ? 1'h0 : mrd32_q));
-  assign mrd33_d = ((n1412 & (s3_id_q == 8'h21)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h21)) ? 1'h0 : mrd33_q));
-  assign mrd34_d = ((n1412 & (s3_id_q == 8'h22)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h22)) ? 1'h0 : mrd34_q));
-  assign mrd35_d = ((n1412 & (s3_id_q == 8'h23)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h23)) ? 1'h0 : mrd35_q));
-  assign mrd36_d = ((n1412 & (s3_id_q == 8'h24)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h24)) ? 1'h0 : mrd36_q));
-  assign mrd37_d = ((n1412 & (s3_id_q == 8'h25)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h25)) ? 1'h0 : mrd37_q));
-  assign mrd38_d = ((n1412 & (s3_id_q == 8'h26)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h26)) ? 1'h0 : mrd38_q));
-  assign mrd39_d = ((n1412 & (s3_id_q == 8'h27)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h27)) ? 1'h0 : mrd39_q));
-  assign mrd40_d = ((n1412 & (s3_id_q == 8'h28)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h28)) ? 1'h0 : mrd40_q));
-  assign mrd41_d = ((n1412 & (s3_id_q == 8'h29)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h29)) ? 1'h0 : mrd41_q));
-  assign mrd42_d = ((n1412 & (s3_id_q == 8'h2a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2a)) ? 1'h0 : mrd42_q));
-  assign mrd43_d = ((n1412 & (s3_id_q == 8'h2b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2b)) ? 1'h0 : mrd43_q));
-  assign mrd44_d = ((n1412 & (s3_id_q == 8'h2c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2c)) ? 1'h0 : mrd44_q));
-  assign mrd45_d = ((n1412 & (s3_id_q == 8'h2d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2d)) ? 1'h0 : mrd45_q));
-  assign mrd46_d = ((n1412 & (s3_id_q == 8'h2e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2e)) ? 1'h0 : mrd46_q));
-  assign mrd47_d = ((n1412 & (s3_id_q == 8'h2f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2f)) ? 1'h0 : mrd47_q));
-  assign mrd48_d = ((n1412 & (s3_id_q == 8'h30)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h30)) ? 1'h0 : mrd48_q));
-  assign mrd49_d = ((n1412 & (s3_id_q == 8'h31)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h31)) ? 1'h0 : mrd49_q));
-  assign mrd50_d = ((n1412 & (s3_id_q == 8'h32)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h32)) ? 1'h0 : mrd50_q));
-  assign mrd51_d = ((n1412 & (s3_id_q == 8'h33)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h33)) ? 1'h0 : mrd51_q));
-  assign mrd52_d = ((n1412 & (s3_id_q == 8'h34)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h34)) ? 1'h0 : mrd52_q));
-  assign mrd53_d = ((n1412 & (s3_id_q == 8'h35)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h35)) ? 1'h0 : mrd53_q));
-  assign mrd54_d = ((n1412 & (s3_id_q == 8'h36)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h36)) ? 1'h0 : mrd54_q));
-  assign mrd55_d = ((n1412 & (s3_id_q == 8'h37)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h37)) ? 1'h0 : mrd55_q));
-  assign mrd56_d = ((n1412 & (s3_id_q == 8'h38)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h38)) ? 1'h0 : mrd56_q));
-  assign mrd57_d = ((n1412 & (s3_id_q == 8'h39)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h39)) ? 1'h0 : mrd57_q));
-  assign mrd58_d = ((n1412 & (s3_id_q == 8'h3a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3a)) ? 1'h0 : mrd58_q));
-  assign mrd59_d = ((n1412 & (s3_id_q == 8'h3b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3b)) ? 1'h0 : mrd59_q));
-  assign mrd60_d = ((n1412 & (s3_id_q == 8'h3c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3c)) ? 1'h0 : mrd60_q));
-  assign mrd61_d = ((n1412 & (s3_id_q == 8'h3d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3d)) ? 1'h0 : mrd61_q));
-  assign mrd62_d = ((n1412 & (s3_id_q == 8'h3e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3e)) ? 1'h0 : mrd62_q));
-  assign mrd63_d = ((n1412 & (s3_id_q == 8'h3f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3f)) ? 1'h0 : mrd63_q));
-  assign cnt_hit_d = (n1409 ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
-  assign cnt_miss_d = ((n1412 & n615) ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
-  assign lsu_req_ready_o = (n1428 ? n1424 : (n1433 & gm_req_ready_i));
+  wire [24:0] n743 = s3_addr_q[31:7];
+  wire [6:0] n745 = (n743[6:0] & 7'h1f);
+  wire n747 = (s3_size_q == 2'h2);
+  wire n943 = (((n745 == 7'h1f) ? val31_q : ((n745 == 7'h1e) ? val30_q : ((n745 == 7'h1d) ? val29_q : ((n745 == 7'h1c) ? val28_q : ((n745 == 7'h1b) ? val27_q : ((n745 == 7'h1a) ? val26_q : ((n745 == 7'h19) ? val25_q : ((n745 == 7'h18) ? val24_q : ((n745 == 7'h17) ? val23_q : ((n745 == 7'h16) ? val22_q : ((n745 == 7'h15) ? val21_q : ((n745 == 7'h14) ? val20_q : ((n745 == 7'h13) ? val19_q : ((n745 == 7'h12) ? val18_q : ((n745 == 7'h11) ? val17_q : ((n745 == 7'h10) ? val16_q : ((n745 == 7'h0f) ? val15_q : ((n745 == 7'h0e) ? val14_q : ((n745 == 7'h0d) ? val13_q : ((n745 == 7'h0c) ? val12_q : ((n745 == 7'h0b) ? val11_q : ((n745 == 7'h0a) ? val10_q : ((n745 == 7'h09) ? val9_q : ((n745 == 7'h08) ? val8_q : ((n745 == 7'h07) ? val7_q : ((n745 == 7'h06) ? val6_q : ((n745 == 7'h05) ? val5_q : ((n745 == 7'h04) ? val4_q : ((n745 == 7'h03) ? val3_q : ((n745 == 7'h02) ? val2_q : ((n745 == 7'h01) ? val1_q : ((n745 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag31_q : ((n745 == 7'h1e) ? tag30_q : ((n745 == 7'h1d) ? tag29_q : ((n745 == 7'h1c) ? tag28_q : ((n745 == 7'h1b) ? tag27_q : ((n745 == 7'h1a) ? tag26_q : ((n745 == 7'h19) ? tag25_q : ((n745 == 7'h18) ? tag24_q : ((n745 == 7'h17) ? tag23_q : ((n745 == 7'h16) ? tag22_q : ((n745 == 7'h15) ? tag21_q : ((n745 == 7'h14) ? tag20_q : ((n745 == 7'h13) ? tag19_q : ((n745 == 7'h12) ? tag18_q : ((n745 == 7'h11) ? tag17_q : ((n745 == 7'h10) ? tag16_q : ((n745 == 7'h0f) ? tag15_q : ((n745 == 7'h0e) ? tag14_q : ((n745 == 7'h0d) ? tag13_q : ((n745 == 7'h0c) ? tag12_q : ((n745 == 7'h0b) ? tag11_q : ((n745 == 7'h0a) ? tag10_q : ((n745 == 7'h09) ? tag9_q : ((n745 == 7'h08) ? tag8_q : ((n745 == 7'h07) ? tag7_q : ((n745 == 7'h06) ? tag6_q : ((n745 == 7'h05) ? tag5_q : ((n745 == 7'h04) ? tag4_q : ((n745 == 7'h03) ? tag3_q : ((n745 == 7'h02) ? tag2_q : ((n745 == 7'h01) ? tag1_q : ((n745 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
+  wire n1139 = (((n745 == 7'h1f) ? val63_q : ((n745 == 7'h1e) ? val62_q : ((n745 == 7'h1d) ? val61_q : ((n745 == 7'h1c) ? val60_q : ((n745 == 7'h1b) ? val59_q : ((n745 == 7'h1a) ? val58_q : ((n745 == 7'h19) ? val57_q : ((n745 == 7'h18) ? val56_q : ((n745 == 7'h17) ? val55_q : ((n745 == 7'h16) ? val54_q : ((n745 == 7'h15) ? val53_q : ((n745 == 7'h14) ? val52_q : ((n745 == 7'h13) ? val51_q : ((n745 == 7'h12) ? val50_q : ((n745 == 7'h11) ? val49_q : ((n745 == 7'h10) ? val48_q : ((n745 == 7'h0f) ? val47_q : ((n745 == 7'h0e) ? val46_q : ((n745 == 7'h0d) ? val45_q : ((n745 == 7'h0c) ? val44_q : ((n745 == 7'h0b) ? val43_q : ((n745 == 7'h0a) ? val42_q : ((n745 == 7'h09) ? val41_q : ((n745 == 7'h08) ? val40_q : ((n745 == 7'h07) ? val39_q : ((n745 == 7'h06) ? val38_q : ((n745 == 7'h05) ? val37_q : ((n745 == 7'h04) ? val36_q : ((n745 == 7'h03) ? val35_q : ((n745 == 7'h02) ? val34_q : ((n745 == 7'h01) ? val33_q : ((n745 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag63_q : ((n745 == 7'h1e) ? tag62_q : ((n745 == 7'h1d) ? tag61_q : ((n745 == 7'h1c) ? tag60_q : ((n745 == 7'h1b) ? tag59_q : ((n745 == 7'h1a) ? tag58_q : ((n745 == 7'h19) ? tag57_q : ((n745 == 7'h18) ? tag56_q : ((n745 == 7'h17) ? tag55_q : ((n745 == 7'h16) ? tag54_q : ((n745 == 7'h15) ? tag53_q : ((n745 == 7'h14) ? tag52_q : ((n745 == 7'h13) ? tag51_q : ((n745 == 7'h12) ? tag50_q : ((n745 == 7'h11) ? tag49_q : ((n745 == 7'h10) ? tag48_q : ((n745 == 7'h0f) ? tag47_q : ((n745 == 7'h0e) ? tag46_q : ((n745 == 7'h0d) ? tag45_q : ((n745 == 7'h0c) ? tag44_q : ((n745 == 7'h0b) ? tag43_q : ((n745 == 7'h0a) ? tag42_q : ((n745 == 7'h09) ? tag41_q : ((n745 == 7'h08) ? tag40_q : ((n745 == 7'h07) ? tag39_q : ((n745 == 7'h06) ? tag38_q : ((n745 == 7'h05) ? tag37_q : ((n745 == 7'h04) ? tag36_q : ((n745 == 7'h03) ? tag35_q : ((n745 == 7'h02) ? tag34_q : ((n745 == 7'h01) ? tag33_q : ((n745 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
+  wire n1335 = (((n745 == 7'h1f) ? val95_q : ((n745 == 7'h1e) ? val94_q : ((n745 == 7'h1d) ? val93_q : ((n745 == 7'h1c) ? val92_q : ((n745 == 7'h1b) ? val91_q : ((n745 == 7'h1a) ? val90_q : ((n745 == 7'h19) ? val89_q : ((n745 == 7'h18) ? val88_q : ((n745 == 7'h17) ? val87_q : ((n745 == 7'h16) ? val86_q : ((n745 == 7'h15) ? val85_q : ((n745 == 7'h14) ? val84_q : ((n745 == 7'h13) ? val83_q : ((n745 == 7'h12) ? val82_q : ((n745 == 7'h11) ? val81_q : ((n745 == 7'h10) ? val80_q : ((n745 == 7'h0f) ? val79_q : ((n745 == 7'h0e) ? val78_q : ((n745 == 7'h0d) ? val77_q : ((n745 == 7'h0c) ? val76_q : ((n745 == 7'h0b) ? val75_q : ((n745 == 7'h0a) ? val74_q : ((n745 == 7'h09) ? val73_q : ((n745 == 7'h08) ? val72_q : ((n745 == 7'h07) ? val71_q : ((n745 == 7'h06) ? val70_q : ((n745 == 7'h05) ? val69_q : ((n745 == 7'h04) ? val68_q : ((n745 == 7'h03) ? val67_q : ((n745 == 7'h02) ? val66_q : ((n745 == 7'h01) ? val65_q : ((n745 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag95_q : ((n745 == 7'h1e) ? tag94_q : ((n745 == 7'h1d) ? tag93_q : ((n745 == 7'h1c) ? tag92_q : ((n745 == 7'h1b) ? tag91_q : ((n745 == 7'h1a) ? tag90_q : ((n745 == 7'h19) ? tag89_q : ((n745 == 7'h18) ? tag88_q : ((n745 == 7'h17) ? tag87_q : ((n745 == 7'h16) ? tag86_q : ((n745 == 7'h15) ? tag85_q : ((n745 == 7'h14) ? tag84_q : ((n745 == 7'h13) ? tag83_q : ((n745 == 7'h12) ? tag82_q : ((n745 == 7'h11) ? tag81_q : ((n745 == 7'h10) ? tag80_q : ((n745 == 7'h0f) ? tag79_q : ((n745 == 7'h0e) ? tag78_q : ((n745 == 7'h0d) ? tag77_q : ((n745 == 7'h0c) ? tag76_q : ((n745 == 7'h0b) ? tag75_q : ((n745 == 7'h0a) ? tag74_q : ((n745 == 7'h09) ? tag73_q : ((n745 == 7'h08) ? tag72_q : ((n745 == 7'h07) ? tag71_q : ((n745 == 7'h06) ? tag70_q : ((n745 == 7'h05) ? tag69_q : ((n745 == 7'h04) ? tag68_q : ((n745 == 7'h03) ? tag67_q : ((n745 == 7'h02) ? tag66_q : ((n745 == 7'h01) ? tag65_q : ((n745 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
+  wire n1531 = (((n745 == 7'h1f) ? val127_q : ((n745 == 7'h1e) ? val126_q : ((n745 == 7'h1d) ? val125_q : ((n745 == 7'h1c) ? val124_q : ((n745 == 7'h1b) ? val123_q : ((n745 == 7'h1a) ? val122_q : ((n745 == 7'h19) ? val121_q : ((n745 == 7'h18) ? val120_q : ((n745 == 7'h17) ? val119_q : ((n745 == 7'h16) ? val118_q : ((n745 == 7'h15) ? val117_q : ((n745 == 7'h14) ? val116_q : ((n745 == 7'h13) ? val115_q : ((n745 == 7'h12) ? val114_q : ((n745 == 7'h11) ? val113_q : ((n745 == 7'h10) ? val112_q : ((n745 == 7'h0f) ? val111_q : ((n745 == 7'h0e) ? val110_q : ((n745 == 7'h0d) ? val109_q : ((n745 == 7'h0c) ? val108_q : ((n745 == 7'h0b) ? val107_q : ((n745 == 7'h0a) ? val106_q : ((n745 == 7'h09) ? val105_q : ((n745 == 7'h08) ? val104_q : ((n745 == 7'h07) ? val103_q : ((n745 == 7'h06) ? val102_q : ((n745 == 7'h05) ? val101_q : ((n745 == 7'h04) ? val100_q : ((n745 == 7'h03) ? val99_q : ((n745 == 7'h02) ? val98_q : ((n745 == 7'h01) ? val97_q : ((n745 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag127_q : ((n745 == 7'h1e) ? tag126_q : ((n745 == 7'h1d) ? tag125_q : ((n745 == 7'h1c) ? tag124_q : ((n745 == 7'h1b) ? tag123_q : ((n745 == 7'h1a) ? tag122_q : ((n745 == 7'h19) ? tag121_q : ((n745 == 7'h18) ? tag120_q : ((n745 == 7'h17) ? tag119_q : ((n745 == 7'h16) ? tag118_q : ((n745 == 7'h15) ? tag117_q : ((n745 == 7'h14) ? tag116_q : ((n745 == 7'h13) ? tag115_q : ((n745 == 7'h12) ? tag114_q : ((n745 == 7'h11) ? tag113_q : ((n745 == 7'h10) ? tag112_q : ((n745 == 7'h0f) ? tag111_q : ((n745 == 7'h0e) ? tag110_q : ((n745 == 7'h0d) ? tag109_q : ((n745 == 7'h0c) ? tag108_q : ((n745 == 7'h0b) ? tag107_q : ((n745 == 7'h0a) ? tag106_q : ((n745 == 7'h09) ? tag105_q : ((n745 == 7'h08) ? tag104_q : ((n745 == 7'h07) ? tag103_q : ((n745 == 7'h06) ? tag102_q : ((n745 == 7'h05) ? tag101_q : ((n745 == 7'h04) ? tag100_q : ((n745 == 7'h03) ? tag99_q : ((n745 == 7'h02) ? tag98_q : ((n745 == 7'h01) ? tag97_q : ((n745 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
+  wire n1536 = (n747 & ((((1'h0 | n943) | n1139) | n1335) | n1531));
+  wire n1541 = ((s3_v_q & n1536) & ((~o_v_q) | (~gm_resp_valid_i)));
+  wire n1543 = (s3_v_q & (~n1536));
+  wire n1801 = ((n1543 & n747) & ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | ((mrd0_q & mfill0_q) & (mline0_q == n743))) | ((mrd1_q & mfill1_q) & (mline1_q == n743))) | ((mrd2_q & mfill2_q) & (mline2_q == n743))) | ((mrd3_q & mfill3_q) & (mline3_q == n743))) | ((mrd4_q & mfill4_q) & (mline4_q == n743))) | ((mrd5_q & mfill5_q) & (mline5_q == n743))) | ((mrd6_q & mfill6_q) & (mline6_q == n743))) | ((mrd7_q & mfill7_q) & (mline7_q == n743))) | ((mrd8_q & mfill8_q) & (mline8_q == n743))) | ((mrd9_q & mfill9_q) & (mline9_q == n743))) | ((mrd10_q & mfill10_q) & (mline10_q == n743))) | ((mrd11_q & mfill11_q) & (mline11_q == n743))) | ((mrd12_q & mfill12_q) & (mline12_q == n743))) | ((mrd13_q & mfill13_q) & (mline13_q == n743))) | ((mrd14_q & mfill14_q) & (mline14_q == n743))) | ((mrd15_q & mfill15_q) & (mline15_q == n743))) | ((mrd16_q & mfill16_q) & (mline16_q == n743))) | ((mrd17_q & mfill17_q) & (mline17_q == n743))) | ((mrd18_q & mfill18_q) & (mline18_q == n743))) | ((mrd19_q & mfill19_q) & (mline19_q == n743))) | ((mrd20_q & mfill20_q) & (mline20_q == n743))) | ((mrd21_q & mfill21_q) & (mline21_q == n743))) | ((mrd22_q & mfill22_q) & (mline22_q == n743))) | ((mrd23_q & mfill23_q) & (mline23_q == n743))) | ((mrd24_q & mfill24_q) & (mline24_q == n743))) | ((mrd25_q & mfill25_q) & (mline25_q == n743))) | ((mrd26_q & mfill26_q) & (mline26_q == n743))) | ((mrd27_q & mfill27_q) & (mline27_q == n743))) | ((mrd28_q & mfill28_q) & (mline28_q == n743))) | ((mrd29_q & mfill29_q) & (mline29_q == n743))) | ((mrd30_q & mfill30_q) & (mline30_q == n743))) | ((mrd31_q & mfill31_q) & (mline31_q == n743))) | ((mrd32_q & mfill32_q) & (mline32_q == n743))) | ((mrd33_q & mfill33_q) & (mline33_q == n743))) | ((mrd34_q & mfill34_q) & (mline34_q == n743))) | ((mrd35_q & mfill35_q) & (mline35_q == n743))) | ((mrd36_q & mfill36_q) & (mline36_q == n743))) | ((mrd37_q & mfill37_q) & (mline37_q == n743))) | ((mrd38_q & mfill38_q) & (mline38_q == n743))) | ((mrd39_q & mfill39_q) & (mline39_q == n743))) | ((mrd40_q & mfill40_q) & (mline40_q == n743))) | ((mrd41_q & mfill41_q) & (mline41_q == n743))) | ((mrd42_q & mfill42_q) & (mline42_q == n743))) | ((mrd43_q & mfill43_q) & (mline43_q == n743))) | ((mrd44_q & mfill44_q) & (mline44_q == n743))) | ((mrd45_q & mfill45_q) & (mline45_q == n743))) | ((mrd46_q & mfill46_q) & (mline46_q == n743))) | ((mrd47_q & mfill47_q) & (mline47_q == n743))) | ((mrd48_q & mfill48_q) & (mline48_q == n743))) | ((mrd49_q & mfill49_q) & (mline49_q == n743))) | ((mrd50_q & mfill50_q) & (mline50_q == n743))) | ((mrd51_q & mfill51_q) & (mline51_q == n743))) | ((mrd52_q & mfill52_q) & (mline52_q == n743))) | ((mrd53_q & mfill53_q) & (mline53_q == n743))) | ((mrd54_q & mfill54_q) & (mline54_q == n743))) | ((mrd55_q & mfill55_q) & (mline55_q == n743))) | ((mrd56_q & mfill56_q) & (mline56_q == n743))) | ((mrd57_q & mfill57_q) & (mline57_q == n743))) | ((mrd58_q & mfill58_q) & (mline58_q == n743))) | ((mrd59_q & mfill59_q) & (mline59_q == n743))) | ((mrd60_q & mfill60_q) & (mline60_q == n743))) | ((mrd61_q & mfill61_q) & (mline61_q == n743))) | ((mrd62_q & mfill62_q) & (mline62_q == n743))) | ((mrd63_q & mfill63_q) & (mline63_q == n743))));
+  wire n1803 = (n1543 & (~n1801));
+  wire n1804 = (n1803 & gm_req_ready_i);
+  wire n1809 = (mr0_q & (~1'h0));
+  wire n1813 = (1'h0 | mr0_q);
+  wire n1815 = (mr1_q & (~n1813));
+  wire n1819 = (n1813 | mr1_q);
+  wire n1821 = (mr2_q & (~n1819));
+  wire n1825 = (n1819 | mr2_q);
+  wire n1827 = (mr3_q & (~n1825));
+  wire n1831 = (n1825 | mr3_q);
+  wire n1833 = (mr4_q & (~n1831));
+  wire n1837 = (n1831 | mr4_q);
+  wire n1839 = (mr5_q & (~n1837));
+  wire n1843 = (n1837 | mr5_q);
+  wire n1845 = (mr6_q & (~n1843));
+  wire n1849 = (n1843 | mr6_q);
+  wire n1851 = (mr7_q & (~n1849));
+  wire n1855 = (n1849 | mr7_q);
+  wire n1857 = (mr8_q & (~n1855));
+  wire n1861 = (n1855 | mr8_q);
+  wire n1863 = (mr9_q & (~n1861));
+  wire n1867 = (n1861 | mr9_q);
+  wire n1869 = (mr10_q & (~n1867));
+  wire n1873 = (n1867 | mr10_q);
+  wire n1875 = (mr11_q & (~n1873));
+  wire n1879 = (n1873 | mr11_q);
+  wire n1881 = (mr12_q & (~n1879));
+  wire n1885 = (n1879 | mr12_q);
+  wire n1887 = (mr13_q & (~n1885));
+  wire n1891 = (n1885 | mr13_q);
+  wire n1893 = (mr14_q & (~n1891));
+  wire n1897 = (n1891 | mr14_q);
+  wire n1899 = (mr15_q & (~n1897));
+  wire n1903 = (n1897 | mr15_q);
+  wire n1905 = (mr16_q & (~n1903));
+  wire n1909 = (n1903 | mr16_q);
+  wire n1911 = (mr17_q & (~n1909));
+  wire n1915 = (n1909 | mr17_q);
+  wire n1917 = (mr18_q & (~n1915));
+  wire n1921 = (n1915 | mr18_q);
+  wire n1923 = (mr19_q & (~n1921));
+  wire n1927 = (n1921 | mr19_q);
+  wire n1929 = (mr20_q & (~n1927));
+  wire n1933 = (n1927 | mr20_q);
+  wire n1935 = (mr21_q & (~n1933));
+  wire n1939 = (n1933 | mr21_q);
+  wire n1941 = (mr22_q & (~n1939));
+  wire n1945 = (n1939 | mr22_q);
+  wire n1947 = (mr23_q & (~n1945));
+  wire n1951 = (n1945 | mr23_q);
+  wire n1953 = (mr24_q & (~n1951));
+  wire n1957 = (n1951 | mr24_q);
+  wire n1959 = (mr25_q & (~n1957));
+  wire n1963 = (n1957 | mr25_q);
+  wire n1965 = (mr26_q & (~n1963));
+  wire n1969 = (n1963 | mr26_q);
+  wire n1971 = (mr27_q & (~n1969));
+  wire n1975 = (n1969 | mr27_q);
+  wire n1977 = (mr28_q & (~n1975));
+  wire n1981 = (n1975 | mr28_q);
+  wire n1983 = (mr29_q & (~n1981));
+  wire n1987 = (n1981 | mr29_q);
+  wire n1989 = (mr30_q & (~n1987));
+  wire n1993 = (n1987 | mr30_q);
+  wire n1995 = (mr31_q & (~n1993));
+  wire n1999 = (n1993 | mr31_q);
+  wire n2001 = (mr32_q & (~n1999));
+  wire n2005 = (n1999 | mr32_q);
+  wire n2007 = (mr33_q & (~n2005));
+  wire n2011 = (n2005 | mr33_q);
+  wire n2013 = (mr34_q & (~n2011));
+  wire n2017 = (n2011 | mr34_q);
+  wire n2019 = (mr35_q & (~n2017));
+  wire n2023 = (n2017 | mr35_q);
+  wire n2025 = (mr36_q & (~n2023));
+  wire n2029 = (n2023 | mr36_q);
+  wire n2031 = (mr37_q & (~n2029));
+  wire n2035 = (n2029 | mr37_q);
+  wire n2037 = (mr38_q & (~n2035));
+  wire n2041 = (n2035 | mr38_q);
+  wire n2043 = (mr39_q & (~n2041));
+  wire n2047 = (n2041 | mr39_q);
+  wire n2049 = (mr40_q & (~n2047));
+  wire n2053 = (n2047 | mr40_q);
+  wire n2055 = (mr41_q & (~n2053));
+  wire n2059 = (n2053 | mr41_q);
+  wire n2061 = (mr42_q & (~n2059));
+  wire n2065 = (n2059 | mr42_q);
+  wire n2067 = (mr43_q & (~n2065));
+  wire n2071 = (n2065 | mr43_q);
+  wire n2073 = (mr44_q & (~n2071));
+  wire n2077 = (n2071 | mr44_q);
+  wire n2079 = (mr45_q & (~n2077));
+  wire n2083 = (n2077 | mr45_q);
+  wire n2085 = (mr46_q & (~n2083));
+  wire n2089 = (n2083 | mr46_q);
+  wire n2091 = (mr47_q & (~n2089));
+  wire n2095 = (n2089 | mr47_q);
+  wire n2097 = (mr48_q & (~n2095));
+  wire n2101 = (n2095 | mr48_q);
+  wire n2103 = (mr49_q & (~n2101));
+  wire n2107 = (n2101 | mr49_q);
+  wire n2109 = (mr50_q & (~n2107));
+  wire n2113 = (n2107 | mr50_q);
+  wire n2115 = (mr51_q & (~n2113));
+  wire n2119 = (n2113 | mr51_q);
+  wire n2121 = (mr52_q & (~n2119));
+  wire n2125 = (n2119 | mr52_q);
+  wire n2127 = (mr53_q & (~n2125));
+  wire n2131 = (n2125 | mr53_q);
+  wire n2133 = (mr54_q & (~n2131));
+  wire n2137 = (n2131 | mr54_q);
+  wire n2139 = (mr55_q & (~n2137));
+  wire n2143 = (n2137 | mr55_q);
+  wire n2145 = (mr56_q & (~n2143));
+  wire n2149 = (n2143 | mr56_q);
+  wire n2151 = (mr57_q & (~n2149));
+  wire n2155 = (n2149 | mr57_q);
+  wire n2157 = (mr58_q & (~n2155));
+  wire n2161 = (n2155 | mr58_q);
+  wire n2163 = (mr59_q & (~n2161));
+  wire n2167 = (n2161 | mr59_q);
+  wire n2169 = (mr60_q & (~n2167));
+  wire n2173 = (n2167 | mr60_q);
+  wire n2175 = (mr61_q & (~n2173));
+  wire n2179 = (n2173 | mr61_q);
+  wire n2181 = (mr62_q & (~n2179));
+  wire n2185 = (n2179 | mr62_q);
+  wire n2187 = (mr63_q & (~n2185));
+  wire n2191 = (n2185 | mr63_q);
+  wire n2195 = ((~s3_v_q) | ((n1541 | n1804) | n1801));
+  wire n2198 = ((~s2_v_q) | (s2_v_q & n2195));
+  wire n2201 = ((~s1_v_q) | (s1_v_q & n2198));
+  wire n2204 = ((~s0_v_q) | (s0_v_q & n2201));
+  wire n2208 = ((~lsu_req_write_i) & (~(|lsu_req_atom_i)));
+  wire [24:0] n2209 = lsu_req_addr_i[31:7];
+  wire n2472 = ((~((((1'h0 | s0_v_q) | s1_v_q) | s2_v_q) | s3_v_q)) & (~((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | ((mw0_q | mr0_q) & (mline0_q == n2209))) | ((mw1_q | mr1_q) & (mline1_q == n2209))) | ((mw2_q | mr2_q) & (mline2_q == n2209))) | ((mw3_q | mr3_q) & (mline3_q == n2209))) | ((mw4_q | mr4_q) & (mline4_q == n2209))) | ((mw5_q | mr5_q) & (mline5_q == n2209))) | ((mw6_q | mr6_q) & (mline6_q == n2209))) | ((mw7_q | mr7_q) & (mline7_q == n2209))) | ((mw8_q | mr8_q) & (mline8_q == n2209))) | ((mw9_q | mr9_q) & (mline9_q == n2209))) | ((mw10_q | mr10_q) & (mline10_q == n2209))) | ((mw11_q | mr11_q) & (mline11_q == n2209))) | ((mw12_q | mr12_q) & (mline12_q == n2209))) | ((mw13_q | mr13_q) & (mline13_q == n2209))) | ((mw14_q | mr14_q) & (mline14_q == n2209))) | ((mw15_q | mr15_q) & (mline15_q == n2209))) | ((mw16_q | mr16_q) & (mline16_q == n2209))) | ((mw17_q | mr17_q) & (mline17_q == n2209))) | ((mw18_q | mr18_q) & (mline18_q == n2209))) | ((mw19_q | mr19_q) & (mline19_q == n2209))) | ((mw20_q | mr20_q) & (mline20_q == n2209))) | ((mw21_q | mr21_q) & (mline21_q == n2209))) | ((mw22_q | mr22_q) & (mline22_q == n2209))) | ((mw23_q | mr23_q) & (mline23_q == n2209))) | ((mw24_q | mr24_q) & (mline24_q == n2209))) | ((mw25_q | mr25_q) & (mline25_q == n2209))) | ((mw26_q | mr26_q) & (mline26_q == n2209))) | ((mw27_q | mr27_q) & (mline27_q == n2209))) | ((mw28_q | mr28_q) & (mline28_q == n2209))) | ((mw29_q | mr29_q) & (mline29_q == n2209))) | ((mw30_q | mr30_q) & (mline30_q == n2209))) | ((mw31_q | mr31_q) & (mline31_q == n2209))) | ((mw32_q | mr32_q) & (mline32_q == n2209))) | ((mw33_q | mr33_q) & (mline33_q == n2209))) | ((mw34_q | mr34_q) & (mline34_q == n2209))) | ((mw35_q | mr35_q) & (mline35_q == n2209))) | ((mw36_q | mr36_q) & (mline36_q == n2209))) | ((mw37_q | mr37_q) & (mline37_q == n2209))) | ((mw38_q | mr38_q) & (mline38_q == n2209))) | ((mw39_q | mr39_q) & (mline39_q == n2209))) | ((mw40_q | mr40_q) & (mline40_q == n2209))) | ((mw41_q | mr41_q) & (mline41_q == n2209))) | ((mw42_q | mr42_q) & (mline42_q == n2209))) | ((mw43_q | mr43_q) & (mline43_q == n2209))) | ((mw44_q | mr44_q) & (mline44_q == n2209))) | ((mw45_q | mr45_q) & (mline45_q == n2209))) | ((mw46_q | mr46_q) & (mline46_q == n2209))) | ((mw47_q | mr47_q) & (mline47_q == n2209))) | ((mw48_q | mr48_q) & (mline48_q == n2209))) | ((mw49_q | mr49_q) & (mline49_q == n2209))) | ((mw50_q | mr50_q) & (mline50_q == n2209))) | ((mw51_q | mr51_q) & (mline51_q == n2209))) | ((mw52_q | mr52_q) & (mline52_q == n2209))) | ((mw53_q | mr53_q) & (mline53_q == n2209))) | ((mw54_q | mr54_q) & (mline54_q == n2209))) | ((mw55_q | mr55_q) & (mline55_q == n2209))) | ((mw56_q | mr56_q) & (mline56_q == n2209))) | ((mw57_q | mr57_q) & (mline57_q == n2209))) | ((mw58_q | mr58_q) & (mline58_q == n2209))) | ((mw59_q | mr59_q) & (mline59_q == n2209))) | ((mw60_q | mr60_q) & (mline60_q == n2209))) | ((mw61_q | mr61_q) & (mline61_q == n2209))) | ((mw62_q | mr62_q) & (mline62_q == n2209))) | ((mw63_q | mr63_q) & (mline63_q == n2209)))));
+  wire n2473 = (n2191 & n2204);
+  wire n2480 = ((lsu_req_valid_i & (~n2208)) & n2472);
+  wire n2481 = (n2480 & gm_req_ready_i);
+  wire n2486 = ((((lsu_req_valid_i & n2208) & n2204) & (~n2191)) | n2473);
+  wire n2491 = (n2204 & n2486);
+  wire n2497 = (n2201 & s0_v_q);
+  wire n2503 = (n2198 & s1_v_q);
+  wire n2509 = (n2195 & s2_v_q);
+  wire n2515 = (n1803 | n2480);
+  wire n2587 = (n2481 & (|lsu_req_atom_i));
+  wire n2590 = (n1804 & (s3_id_q == 8'h00));
+  wire n2605 = (n1804 & (s3_id_q == 8'h01));
+  wire n2620 = (n1804 & (s3_id_q == 8'h02));
+  wire n2635 = (n1804 & (s3_id_q == 8'h03));
+  wire n2650 = (n1804 & (s3_id_q == 8'h04));
+  wire n2665 = (n1804 & (s3_id_q == 8'h05));
+  wire n2680 = (n1804 & (s3_id_q == 8'h06));
+  wire n2695 = (n1804 & (s3_id_q == 8'h07));
+  wire n2710 = (n1804 & (s3_id_q == 8'h08));
+  wire n2725 = (n1804 & (s3_id_q == 8'h09));
+  wire n2740 = (n1804 & (s3_id_q == 8'h0a));
+  wire n2755 = (n1804 & (s3_id_q == 8'h0b));
+  wire n2770 = (n1804 & (s3_id_q == 8'h0c));
+  wire n2785 = (n1804 & (s3_id_q == 8'h0d));
+  wire n2800 = (n1804 & (s3_id_q == 8'h0e));
+  wire n2815 = (n1804 & (s3_id_q == 8'h0f));
+  wire n2830 = (n1804 & (s3_id_q == 8'h10));
+  wire n2845 = (n1804 & (s3_id_q == 8'h11));
+  wire n2860 = (n1804 & (s3_id_q == 8'h12));
+  wire n2875 = (n1804 & (s3_id_q == 8'h13));
+  wire n2890 = (n1804 & (s3_id_q == 8'h14));
+  wire n2905 = (n1804 & (s3_id_q == 8'h15));
+  wire n2920 = (n1804 & (s3_id_q == 8'h16));
+  wire n2935 = (n1804 & (s3_id_q == 8'h17));
+  wire n2950 = (n1804 & (s3_id_q == 8'h18));
+  wire n2965 = (n1804 & (s3_id_q == 8'h19));
+  wire n2980 = (n1804 & (s3_id_q == 8'h1a));
+  wire n2995 = (n1804 & (s3_id_q == 8'h1b));
+  wire n3010 = (n1804 & (s3_id_q == 8'h1c));
+  wire n3025 = (n1804 & (s3_id_q == 8'h1d));
+  wire n3040 = (n1804 & (s3_id_q == 8'h1e));
+  wire n3055 = (n1804 & (s3_id_q == 8'h1f));
+  wire n3070 = (n1804 & (s3_id_q == 8'h20));
+  wire n3085 = (n1804 & (s3_id_q == 8'h21));
+  wire n3100 = (n1804 & (s3_id_q == 8'h22));
+  wire n3115 = (n1804 & (s3_id_q == 8'h23));
+  wire n3130 = (n1804 & (s3_id_q == 8'h24));
+  wire n3145 = (n1804 & (s3_id_q == 8'h25));
+  wire n3160 = (n1804 & (s3_id_q == 8'h26));
+  wire n3175 = (n1804 & (s3_id_q == 8'h27));
+  wire n3190 = (n1804 & (s3_id_q == 8'h28));
+  wire n3205 = (n1804 & (s3_id_q == 8'h29));
+  wire n3220 = (n1804 & (s3_id_q == 8'h2a));
+  wire n3235 = (n1804 & (s3_id_q == 8'h2b));
+  wire n3250 = (n1804 & (s3_id_q == 8'h2c));
+  wire n3265 = (n1804 & (s3_id_q == 8'h2d));
+  wire n3280 = (n1804 & (s3_id_q == 8'h2e));
+  wire n3295 = (n1804 & (s3_id_q == 8'h2f));
+  wire n3310 = (n1804 & (s3_id_q == 8'h30));
+  wire n3325 = (n1804 & (s3_id_q == 8'h31));
+  wire n3340 = (n1804 & (s3_id_q == 8'h32));
+  wire n3355 = (n1804 & (s3_id_q == 8'h33));
+  wire n3370 = (n1804 & (s3_id_q == 8'h34));
+  wire n3385 = (n1804 & (s3_id_q == 8'h35));
+  wire n3400 = (n1804 & (s3_id_q == 8'h36));
+  wire n3415 = (n1804 & (s3_id_q == 8'h37));
+  wire n3430 = (n1804 & (s3_id_q == 8'h38));
+  wire n3445 = (n1804 & (s3_id_q == 8'h39));
+  wire n3460 = (n1804 & (s3_id_q == 8'h3a));
+  wire n3475 = (n1804 & (s3_id_q == 8'h3b));
+  wire n3490 = (n1804 & (s3_id_q == 8'h3c));
+  wire n3505 = (n1804 & (s3_id_q == 8'h3d));
+  wire n3520 = (n1804 & (s3_id_q == 8'h3e));
+  wire n3535 = (n1804 & (s3_id_q == 8'h3f));
+  wire [24:0] n3740 = ((gm_resp_id_i == 8'h3f) ? mline63_q : ((gm_resp_id_i == 8'h3e) ? mline62_q : ((gm_resp_id_i == 8'h3d) ? mline61_q : ((gm_resp_id_i == 8'h3c) ? mline60_q : ((gm_resp_id_i == 8'h3b) ? mline59_q : ((gm_resp_id_i == 8'h3a) ? mline58_q : ((gm_resp_id_i == 8'h39) ? mline57_q : ((gm_resp_id_i == 8'h38) ? mline56_q : ((gm_resp_id_i == 8'h37) ? mline55_q : ((gm_resp_id_i == 8'h36) ? mline54_q : ((gm_resp_id_i == 8'h35) ? mline53_q : ((gm_resp_id_i == 8'h34) ? mline52_q : ((gm_resp_id_i == 8'h33) ? mline51_q : ((gm_resp_id_i == 8'h32) ? mline50_q : ((gm_resp_id_i == 8'h31) ? mline49_q : ((gm_resp_id_i == 8'h30) ? mline48_q : ((gm_resp_id_i == 8'h2f) ? mline47_q : ((gm_resp_id_i == 8'h2e) ? mline46_q : ((gm_resp_id_i == 8'h2d) ? mline45_q : ((gm_resp_id_i == 8'h2c) ? mline44_q : ((gm_resp_id_i == 8'h2b) ? mline43_q : ((gm_resp_id_i == 8'h2a) ? mline42_q : ((gm_resp_id_i == 8'h29) ? mline41_q : ((gm_resp_id_i == 8'h28) ? mline40_q : ((gm_resp_id_i == 8'h27) ? mline39_q : ((gm_resp_id_i == 8'h26) ? mline38_q : ((gm_resp_id_i == 8'h25) ? mline37_q : ((gm_resp_id_i == 8'h24) ? mline36_q : ((gm_resp_id_i == 8'h23) ? mline35_q : ((gm_resp_id_i == 8'h22) ? mline34_q : ((gm_resp_id_i == 8'h21) ? mline33_q : ((gm_resp_id_i == 8'h20) ? mline32_q : ((gm_resp_id_i == 8'h1f) ? mline31_q : ((gm_resp_id_i == 8'h1e) ? mline30_q : ((gm_resp_id_i == 8'h1d) ? mline29_q : ((gm_resp_id_i == 8'h1c) ? mline28_q : ((gm_resp_id_i == 8'h1b) ? mline27_q : ((gm_resp_id_i == 8'h1a) ? mline26_q : ((gm_resp_id_i == 8'h19) ? mline25_q : ((gm_resp_id_i == 8'h18) ? mline24_q : ((gm_resp_id_i == 8'h17) ? mline23_q : ((gm_resp_id_i == 8'h16) ? mline22_q : ((gm_resp_id_i == 8'h15) ? mline21_q : ((gm_resp_id_i == 8'h14) ? mline20_q : ((gm_resp_id_i == 8'h13) ? mline19_q : ((gm_resp_id_i == 8'h12) ? mline18_q : ((gm_resp_id_i == 8'h11) ? mline17_q : ((gm_resp_id_i == 8'h10) ? mline16_q : ((gm_resp_id_i == 8'h0f) ? mline15_q : ((gm_resp_id_i == 8'h0e) ? mline14_q : ((gm_resp_id_i == 8'h0d) ? mline13_q : ((gm_resp_id_i == 8'h0c) ? mline12_q : ((gm_resp_id_i == 8'h0b) ? mline11_q : ((gm_resp_id_i == 8'h0a) ? mline10_q : ((gm_resp_id_i == 8'h09) ? mline9_q : ((gm_resp_id_i == 8'h08) ? mline8_q : ((gm_resp_id_i == 8'h07) ? mline7_q : ((gm_resp_id_i == 8'h06) ? mline6_q : ((gm_resp_id_i == 8'h05) ? mline5_q : ((gm_resp_id_i == 8'h04) ? mline4_q : ((gm_resp_id_i == 8'h03) ? mline3_q : ((gm_resp_id_i == 8'h02) ? mline2_q : ((gm_resp_id_i == 8'h01) ? mline1_q : ((gm_resp_id_i == 8'h00) ? mline0_q : 25'h0000000))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))));
+  wire n3938 = ((gm_resp_valid_i & ((gm_resp_id_i == 8'h3f) ? mfill63_q : ((gm_resp_id_i == 8'h3e) ? mfill62_q : ((gm_resp_id_i == 8'h3d) ? mfill61_q : ((gm_resp_id_i == 8'h3c) ? mfill60_q : ((gm_resp_id_i == 8'h3b) ? mfill59_q : ((gm_resp_id_i == 8'h3a) ? mfill58_q : ((gm_resp_id_i == 8'h39) ? mfill57_q : ((gm_resp_id_i == 8'h38) ? mfill56_q : ((gm_resp_id_i == 8'h37) ? mfill55_q : ((gm_resp_id_i == 8'h36) ? mfill54_q : ((gm_resp_id_i == 8'h35) ? mfill53_q : ((gm_resp_id_i == 8'h34) ? mfill52_q : ((gm_resp_id_i == 8'h33) ? mfill51_q : ((gm_resp_id_i == 8'h32) ? mfill50_q : ((gm_resp_id_i == 8'h31) ? mfill49_q : ((gm_resp_id_i == 8'h30) ? mfill48_q : ((gm_resp_id_i == 8'h2f) ? mfill47_q : ((gm_resp_id_i == 8'h2e) ? mfill46_q : ((gm_resp_id_i == 8'h2d) ? mfill45_q : ((gm_resp_id_i == 8'h2c) ? mfill44_q : ((gm_resp_id_i == 8'h2b) ? mfill43_q : ((gm_resp_id_i == 8'h2a) ? mfill42_q : ((gm_resp_id_i == 8'h29) ? mfill41_q : ((gm_resp_id_i == 8'h28) ? mfill40_q : ((gm_resp_id_i == 8'h27) ? mfill39_q : ((gm_resp_id_i == 8'h26) ? mfill38_q : ((gm_resp_id_i == 8'h25) ? mfill37_q : ((gm_resp_id_i == 8'h24) ? mfill36_q : ((gm_resp_id_i == 8'h23) ? mfill35_q : ((gm_resp_id_i == 8'h22) ? mfill34_q : ((gm_resp_id_i == 8'h21) ? mfill33_q : ((gm_resp_id_i == 8'h20) ? mfill32_q : ((gm_resp_id_i == 8'h1f) ? mfill31_q : ((gm_resp_id_i == 8'h1e) ? mfill30_q : ((gm_resp_id_i == 8'h1d) ? mfill29_q : ((gm_resp_id_i == 8'h1c) ? mfill28_q : ((gm_resp_id_i == 8'h1b) ? mfill27_q : ((gm_resp_id_i == 8'h1a) ? mfill26_q : ((gm_resp_id_i == 8'h19) ? mfill25_q : ((gm_resp_id_i == 8'h18) ? mfill24_q : ((gm_resp_id_i == 8'h17) ? mfill23_q : ((gm_resp_id_i == 8'h16) ? mfill22_q : ((gm_resp_id_i == 8'h15) ? mfill21_q : ((gm_resp_id_i == 8'h14) ? mfill20_q : ((gm_resp_id_i == 8'h13) ? mfill19_q : ((gm_resp_id_i == 8'h12) ? mfill18_q : ((gm_resp_id_i == 8'h11) ? mfill17_q : ((gm_resp_id_i == 8'h10) ? mfill16_q : ((gm_resp_id_i == 8'h0f) ? mfill15_q : ((gm_resp_id_i == 8'h0e) ? mfill14_q : ((gm_resp_id_i == 8'h0d) ? mfill13_q : ((gm_resp_id_i == 8'h0c) ? mfill12_q : ((gm_resp_id_i == 8'h0b) ? mfill11_q : ((gm_resp_id_i == 8'h0a) ? mfill10_q : ((gm_resp_id_i == 8'h09) ? mfill9_q : ((gm_resp_id_i == 8'h08) ? mfill8_q : ((gm_resp_id_i == 8'h07) ? mfill7_q : ((gm_resp_id_i == 8'h06) ? mfill6_q : ((gm_resp_id_i == 8'h05) ? mfill5_q : ((gm_resp_id_i == 8'h04) ? mfill4_q : ((gm_resp_id_i == 8'h03) ? mfill3_q : ((gm_resp_id_i == 8'h02) ? mfill2_q : ((gm_resp_id_i == 8'h01) ? mfill1_q : ((gm_resp_id_i == 8'h00) ? mfill0_q : 1'h0))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) & (~(n2481 & (n3740 == n2209))));
+  wire [6:0] n3940 = (n3740[6:0] & 7'h1f);
+  wire n4136 = (((n3940 == 7'h1f) ? val31_q : ((n3940 == 7'h1e) ? val30_q : ((n3940 == 7'h1d) ? val29_q : ((n3940 == 7'h1c) ? val28_q : ((n3940 == 7'h1b) ? val27_q : ((n3940 == 7'h1a) ? val26_q : ((n3940 == 7'h19) ? val25_q : ((n3940 == 7'h18) ? val24_q : ((n3940 == 7'h17) ? val23_q : ((n3940 == 7'h16) ? val22_q : ((n3940 == 7'h15) ? val21_q : ((n3940 == 7'h14) ? val20_q : ((n3940 == 7'h13) ? val19_q : ((n3940 == 7'h12) ? val18_q : ((n3940 == 7'h11) ? val17_q : ((n3940 == 7'h10) ? val16_q : ((n3940 == 7'h0f) ? val15_q : ((n3940 == 7'h0e) ? val14_q : ((n3940 == 7'h0d) ? val13_q : ((n3940 == 7'h0c) ? val12_q : ((n3940 == 7'h0b) ? val11_q : ((n3940 == 7'h0a) ? val10_q : ((n3940 == 7'h09) ? val9_q : ((n3940 == 7'h08) ? val8_q : ((n3940 == 7'h07) ? val7_q : ((n3940 == 7'h06) ? val6_q : ((n3940 == 7'h05) ? val5_q : ((n3940 == 7'h04) ? val4_q : ((n3940 == 7'h03) ? val3_q : ((n3940 == 7'h02) ? val2_q : ((n3940 == 7'h01) ? val1_q : ((n3940 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag31_q : ((n3940 == 7'h1e) ? tag30_q : ((n3940 == 7'h1d) ? tag29_q : ((n3940 == 7'h1c) ? tag28_q : ((n3940 == 7'h1b) ? tag27_q : ((n3940 == 7'h1a) ? tag26_q : ((n3940 == 7'h19) ? tag25_q : ((n3940 == 7'h18) ? tag24_q : ((n3940 == 7'h17) ? tag23_q : ((n3940 == 7'h16) ? tag22_q : ((n3940 == 7'h15) ? tag21_q : ((n3940 == 7'h14) ? tag20_q : ((n3940 == 7'h13) ? tag19_q : ((n3940 == 7'h12) ? tag18_q : ((n3940 == 7'h11) ? tag17_q : ((n3940 == 7'h10) ? tag16_q : ((n3940 == 7'h0f) ? tag15_q : ((n3940 == 7'h0e) ? tag14_q : ((n3940 == 7'h0d) ? tag13_q : ((n3940 == 7'h0c) ? tag12_q : ((n3940 == 7'h0b) ? tag11_q : ((n3940 == 7'h0a) ? tag10_q : ((n3940 == 7'h09) ? tag9_q : ((n3940 == 7'h08) ? tag8_q : ((n3940 == 7'h07) ? tag7_q : ((n3940 == 7'h06) ? tag6_q : ((n3940 == 7'h05) ? tag5_q : ((n3940 == 7'h04) ? tag4_q : ((n3940 == 7'h03) ? tag3_q : ((n3940 == 7'h02) ? tag2_q : ((n3940 == 7'h01) ? tag1_q : ((n3940 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
+  wire n4332 = (((n3940 == 7'h1f) ? val63_q : ((n3940 == 7'h1e) ? val62_q : ((n3940 == 7'h1d) ? val61_q : ((n3940 == 7'h1c) ? val60_q : ((n3940 == 7'h1b) ? val59_q : ((n3940 == 7'h1a) ? val58_q : ((n3940 == 7'h19) ? val57_q : ((n3940 == 7'h18) ? val56_q : ((n3940 == 7'h17) ? val55_q : ((n3940 == 7'h16) ? val54_q : ((n3940 == 7'h15) ? val53_q : ((n3940 == 7'h14) ? val52_q : ((n3940 == 7'h13) ? val51_q : ((n3940 == 7'h12) ? val50_q : ((n3940 == 7'h11) ? val49_q : ((n3940 == 7'h10) ? val48_q : ((n3940 == 7'h0f) ? val47_q : ((n3940 == 7'h0e) ? val46_q : ((n3940 == 7'h0d) ? val45_q : ((n3940 == 7'h0c) ? val44_q : ((n3940 == 7'h0b) ? val43_q : ((n3940 == 7'h0a) ? val42_q : ((n3940 == 7'h09) ? val41_q : ((n3940 == 7'h08) ? val40_q : ((n3940 == 7'h07) ? val39_q : ((n3940 == 7'h06) ? val38_q : ((n3940 == 7'h05) ? val37_q : ((n3940 == 7'h04) ? val36_q : ((n3940 == 7'h03) ? val35_q : ((n3940 == 7'h02) ? val34_q : ((n3940 == 7'h01) ? val33_q : ((n3940 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag63_q : ((n3940 == 7'h1e) ? tag62_q : ((n3940 == 7'h1d) ? tag61_q : ((n3940 == 7'h1c) ? tag60_q : ((n3940 == 7'h1b) ? tag59_q : ((n3940 == 7'h1a) ? tag58_q : ((n3940 == 7'h19) ? tag57_q : ((n3940 == 7'h18) ? tag56_q : ((n3940 == 7'h17) ? tag55_q : ((n3940 == 7'h16) ? tag54_q : ((n3940 == 7'h15) ? tag53_q : ((n3940 == 7'h14) ? tag52_q : ((n3940 == 7'h13) ? tag51_q : ((n3940 == 7'h12) ? tag50_q : ((n3940 == 7'h11) ? tag49_q : ((n3940 == 7'h10) ? tag48_q : ((n3940 == 7'h0f) ? tag47_q : ((n3940 == 7'h0e) ? tag46_q : ((n3940 == 7'h0d) ? tag45_q : ((n3940 == 7'h0c) ? tag44_q : ((n3940 == 7'h0b) ? tag43_q : ((n3940 == 7'h0a) ? tag42_q : ((n3940 == 7'h09) ? tag41_q : ((n3940 == 7'h08) ? tag40_q : ((n3940 == 7'h07) ? tag39_q : ((n3940 == 7'h06) ? tag38_q : ((n3940 == 7'h05) ? tag37_q : ((n3940 == 7'h04) ? tag36_q : ((n3940 == 7'h03) ? tag35_q : ((n3940 == 7'h02) ? tag34_q : ((n3940 == 7'h01) ? tag33_q : ((n3940 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
+  wire n4528 = (((n3940 == 7'h1f) ? val95_q : ((n3940 == 7'h1e) ? val94_q : ((n3940 == 7'h1d) ? val93_q : ((n3940 == 7'h1c) ? val92_q : ((n3940 == 7'h1b) ? val91_q : ((n3940 == 7'h1a) ? val90_q : ((n3940 == 7'h19) ? val89_q : ((n3940 == 7'h18) ? val88_q : ((n3940 == 7'h17) ? val87_q : ((n3940 == 7'h16) ? val86_q : ((n3940 == 7'h15) ? val85_q : ((n3940 == 7'h14) ? val84_q : ((n3940 == 7'h13) ? val83_q : ((n3940 == 7'h12) ? val82_q : ((n3940 == 7'h11) ? val81_q : ((n3940 == 7'h10) ? val80_q : ((n3940 == 7'h0f) ? val79_q : ((n3940 == 7'h0e) ? val78_q : ((n3940 == 7'h0d) ? val77_q : ((n3940 == 7'h0c) ? val76_q : ((n3940 == 7'h0b) ? val75_q : ((n3940 == 7'h0a) ? val74_q : ((n3940 == 7'h09) ? val73_q : ((n3940 == 7'h08) ? val72_q : ((n3940 == 7'h07) ? val71_q : ((n3940 == 7'h06) ? val70_q : ((n3940 == 7'h05) ? val69_q : ((n3940 == 7'h04) ? val68_q : ((n3940 == 7'h03) ? val67_q : ((n3940 == 7'h02) ? val66_q : ((n3940 == 7'h01) ? val65_q : ((n3940 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag95_q : ((n3940 == 7'h1e) ? tag94_q : ((n3940 == 7'h1d) ? tag93_q : ((n3940 == 7'h1c) ? tag92_q : ((n3940 == 7'h1b) ? tag91_q : ((n3940 == 7'h1a) ? tag90_q : ((n3940 == 7'h19) ? tag89_q : ((n3940 == 7'h18) ? tag88_q : ((n3940 == 7'h17) ? tag87_q : ((n3940 == 7'h16) ? tag86_q : ((n3940 == 7'h15) ? tag85_q : ((n3940 == 7'h14) ? tag84_q : ((n3940 == 7'h13) ? tag83_q : ((n3940 == 7'h12) ? tag82_q : ((n3940 == 7'h11) ? tag81_q : ((n3940 == 7'h10) ? tag80_q : ((n3940 == 7'h0f) ? tag79_q : ((n3940 == 7'h0e) ? tag78_q : ((n3940 == 7'h0d) ? tag77_q : ((n3940 == 7'h0c) ? tag76_q : ((n3940 == 7'h0b) ? tag75_q : ((n3940 == 7'h0a) ? tag74_q : ((n3940 == 7'h09) ? tag73_q : ((n3940 == 7'h08) ? tag72_q : ((n3940 == 7'h07) ? tag71_q : ((n3940 == 7'h06) ? tag70_q : ((n3940 == 7'h05) ? tag69_q : ((n3940 == 7'h04) ? tag68_q : ((n3940 == 7'h03) ? tag67_q : ((n3940 == 7'h02) ? tag66_q : ((n3940 == 7'h01) ? tag65_q : ((n3940 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
+  wire n4724 = (((n3940 == 7'h1f) ? val127_q : ((n3940 == 7'h1e) ? val126_q : ((n3940 == 7'h1d) ? val125_q : ((n3940 == 7'h1c) ? val124_q : ((n3940 == 7'h1b) ? val123_q : ((n3940 == 7'h1a) ? val122_q : ((n3940 == 7'h19) ? val121_q : ((n3940 == 7'h18) ? val120_q : ((n3940 == 7'h17) ? val119_q : ((n3940 == 7'h16) ? val118_q : ((n3940 == 7'h15) ? val117_q : ((n3940 == 7'h14) ? val116_q : ((n3940 == 7'h13) ? val115_q : ((n3940 == 7'h12) ? val114_q : ((n3940 == 7'h11) ? val113_q : ((n3940 == 7'h10) ? val112_q : ((n3940 == 7'h0f) ? val111_q : ((n3940 == 7'h0e) ? val110_q : ((n3940 == 7'h0d) ? val109_q : ((n3940 == 7'h0c) ? val108_q : ((n3940 == 7'h0b) ? val107_q : ((n3940 == 7'h0a) ? val106_q : ((n3940 == 7'h09) ? val105_q : ((n3940 == 7'h08) ? val104_q : ((n3940 == 7'h07) ? val103_q : ((n3940 == 7'h06) ? val102_q : ((n3940 == 7'h05) ? val101_q : ((n3940 == 7'h04) ? val100_q : ((n3940 == 7'h03) ? val99_q : ((n3940 == 7'h02) ? val98_q : ((n3940 == 7'h01) ? val97_q : ((n3940 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag127_q : ((n3940 == 7'h1e) ? tag126_q : ((n3940 == 7'h1d) ? tag125_q : ((n3940 == 7'h1c) ? tag124_q : ((n3940 == 7'h1b) ? tag123_q : ((n3940 == 7'h1a) ? tag122_q : ((n3940 == 7'h19) ? tag121_q : ((n3940 == 7'h18) ? tag120_q : ((n3940 == 7'h17) ? tag119_q : ((n3940 == 7'h16) ? tag118_q : ((n3940 == 7'h15) ? tag117_q : ((n3940 == 7'h14) ? tag116_q : ((n3940 == 7'h13) ? tag115_q : ((n3940 == 7'h12) ? tag114_q : ((n3940 == 7'h11) ? tag113_q : ((n3940 == 7'h10) ? tag112_q : ((n3940 == 7'h0f) ? tag111_q : ((n3940 == 7'h0e) ? tag110_q : ((n3940 == 7'h0d) ? tag109_q : ((n3940 == 7'h0c) ? tag108_q : ((n3940 == 7'h0b) ? tag107_q : ((n3940 == 7'h0a) ? tag106_q : ((n3940 == 7'h09) ? tag105_q : ((n3940 == 7'h08) ? tag104_q : ((n3940 == 7'h07) ? tag103_q : ((n3940 == 7'h06) ? tag102_q : ((n3940 == 7'h05) ? tag101_q : ((n3940 == 7'h04) ? tag100_q : ((n3940 == 7'h03) ? tag99_q : ((n3940 == 7'h02) ? tag98_q : ((n3940 == 7'h01) ? tag97_q : ((n3940 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
+  wire [2:0] n4825 = ((n3940 == 7'h1f) ? vict31_q : ((n3940 == 7'h1e) ? vict30_q : ((n3940 == 7'h1d) ? vict29_q : ((n3940 == 7'h1c) ? vict28_q : ((n3940 == 7'h1b) ? vict27_q : ((n3940 == 7'h1a) ? vict26_q : ((n3940 == 7'h19) ? vict25_q : ((n3940 == 7'h18) ? vict24_q : ((n3940 == 7'h17) ? vict23_q : ((n3940 == 7'h16) ? vict22_q : ((n3940 == 7'h15) ? vict21_q : ((n3940 == 7'h14) ? vict20_q : ((n3940 == 7'h13) ? vict19_q : ((n3940 == 7'h12) ? vict18_q : ((n3940 == 7'h11) ? vict17_q : ((n3940 == 7'h10) ? vict16_q : ((n3940 == 7'h0f) ? vict15_q : ((n3940 == 7'h0e) ? vict14_q : ((n3940 == 7'h0d) ? vict13_q : ((n3940 == 7'h0c) ? vict12_q : ((n3940 == 7'h0b) ? vict11_q : ((n3940 == 7'h0a) ? vict10_q : ((n3940 == 7'h09) ? vict9_q : ((n3940 == 7'h08) ? vict8_q : ((n3940 == 7'h07) ? vict7_q : ((n3940 == 7'h06) ? vict6_q : ((n3940 == 7'h05) ? vict5_q : ((n3940 == 7'h04) ? vict4_q : ((n3940 == 7'h03) ? vict3_q : ((n3940 == 7'h02) ? vict2_q : ((n3940 == 7'h01) ? vict1_q : ((n3940 == 7'h00) ? vict0_q : 3'h0))))))))))))))))))))))))))))))));
+  wire n4831 = (1'h0 | n4136);
+  wire n4837 = (n4831 | n4332);
+  wire n4843 = (n4837 | n4528);
+  wire [6:0] n4870 = ((n4843 | n4724) ? ((n4724 & (~n4843)) ? (n3940 | 7'h60) : ((n4528 & (~n4837)) ? (n3940 | 7'h40) : ((n4332 & (~n4831)) ? (n3940 | 7'h20) : ((n4136 & (~1'h0)) ? (n3940 | 7'h00) : n3940)))) : ((n4825 == 3'h3) ? (n3940 | 7'h60) : ((n4825 == 3'h2) ? (n3940 | 7'h40) : ((n4825 == 3'h1) ? (n3940 | 7'h20) : ((n4825 == 3'h0) ? (n3940 | 7'h00) : n3940)))));
+  wire n4877 = (1'h0 | n943);
+  wire n4883 = (n4877 | n1139);
+  wire n4889 = (n4883 | n1335);
+  wire [6:0] n4916 = ((n4889 | n1531) ? ((n1531 & (~n4889)) ? (n745 | 7'h60) : ((n1335 & (~n4883)) ? (n745 | 7'h40) : ((n1139 & (~n4877)) ? (n745 | 7'h20) : ((n943 & (~1'h0)) ? (n745 | 7'h00) : n745)))) : ((3'h0 == 3'h3) ? (n745 | 7'h60) : ((3'h0 == 3'h2) ? (n745 | 7'h40) : ((3'h0 == 3'h1) ? (n745 | 7'h20) : ((3'h0 == 3'h0) ? (n745 | 7'h00) : n745)))));
+  wire n4950 = (n3938 & (~((((1'h0 | n4136) | n4332) | n4528) | n4724)));
+  wire [6:0] n5241 = (n2209[6:0] & 7'h1f);
+  wire n5244 = (n3938 & (n4870 == 7'h00));
+  wire n5255 = (n3938 & (n4870 == 7'h01));
+  wire n5266 = (n3938 & (n4870 == 7'h02));
+  wire n5277 = (n3938 & (n4870 == 7'h03));
+  wire n5288 = (n3938 & (n4870 == 7'h04));
+  wire n5299 = (n3938 & (n4870 == 7'h05));
+  wire n5310 = (n3938 & (n4870 == 7'h06));
+  wire n5321 = (n3938 & (n4870 == 7'h07));
+  wire n5332 = (n3938 & (n4870 == 7'h08));
+  wire n5343 = (n3938 & (n4870 == 7'h09));
+  wire n5354 = (n3938 & (n4870 == 7'h0a));
+  wire n5365 = (n3938 & (n4870 == 7'h0b));
+  wire n5376 = (n3938 & (n4870 == 7'h0c));
+  wire n5387 = (n3938 & (n4870 == 7'h0d));
+  wire n5398 = (n3938 & (n4870 == 7'h0e));
+  wire n5409 = (n3938 & (n4870 == 7'h0f));
+  wire n5420 = (n3938 & (n4870 == 7'h10));
+  wire n5431 = (n3938 & (n4870 == 7'h11));
+  wire n5442 = (n3938 & (n4870 == 7'h12));
+  wire n5453 = (n3938 & (n4870 == 7'h13));
+  wire n5464 = (n3938 & (n4870 == 7'h14));
+  wire n5475 = (n3938 & (n4870 == 7'h15));
+  wire n5486 = (n3938 & (n4870 == 7'h16));
+  wire n5497 = (n3938 & (n4870 == 7'h17));
+  wire n5508 = (n3938 & (n4870 == 7'h18));
+  wire n5519 = (n3938 & (n4870 == 7'h19));
+  wire n5530 = (n3938 & (n4870 == 7'h1a));
+  wire n5541 = (n3938 & (n4870 == 7'h1b));
+  wire n5552 = (n3938 & (n4870 == 7'h1c));
+  wire n5563 = (n3938 & (n4870 == 7'h1d));
+  wire n5574 = (n3938 & (n4870 == 7'h1e));
+  wire n5585 = (n3938 & (n4870 == 7'h1f));
+  wire n5596 = (n3938 & (n4870 == 7'h20));
+  wire n5607 = (n3938 & (n4870 == 7'h21));
+  wire n5618 = (n3938 & (n4870 == 7'h22));
+  wire n5629 = (n3938 & (n4870 == 7'h23));
+  wire n5640 = (n3938 & (n4870 == 7'h24));
+  wire n5651 = (n3938 & (n4870 == 7'h25));
+  wire n5662 = (n3938 & (n4870 == 7'h26));
+  wire n5673 = (n3938 & (n4870 == 7'h27));
+  wire n5684 = (n3938 & (n4870 == 7'h28));
+  wire n5695 = (n3938 & (n4870 == 7'h29));
+  wire n5706 = (n3938 & (n4870 == 7'h2a));
+  wire n5717 = (n3938 & (n4870 == 7'h2b));
+  wire n5728 = (n3938 & (n4870 == 7'h2c));
+  wire n5739 = (n3938 & (n4870 == 7'h2d));
+  wire n5750 = (n3938 & (n4870 == 7'h2e));
+  wire n5761 = (n3938 & (n4870 == 7'h2f));
+  wire n5772 = (n3938 & (n4870 == 7'h30));
+  wire n5783 = (n3938 & (n4870 == 7'h31));
+  wire n5794 = (n3938 & (n4870 == 7'h32));
+  wire n5805 = (n3938 & (n4870 == 7'h33));
+  wire n5816 = (n3938 & (n4870 == 7'h34));
+  wire n5827 = (n3938 & (n4870 == 7'h35));
+  wire n5838 = (n3938 & (n4870 == 7'h36));
+  wire n5849 = (n3938 & (n4870 == 7'h37));
+  wire n5860 = (n3938 & (n4870 == 7'h38));
+  wire n5871 = (n3938 & (n4870 == 7'h39));
+  wire n5882 = (n3938 & (n4870 == 7'h3a));
+  wire n5893 = (n3938 & (n4870 == 7'h3b));
+  wire n5904 = (n3938 & (n4870 == 7'h3c));
+  wire n5915 = (n3938 & (n4870 == 7'h3d));
+  wire n5926 = (n3938 & (n4870 == 7'h3e));
+  wire n5937 = (n3938 & (n4870 == 7'h3f));
+  wire n5948 = (n3938 & (n4870 == 7'h40));
+  wire n5959 = (n3938 & (n4870 == 7'h41));
+  wire n5970 = (n3938 & (n4870 == 7'h42));
+  wire n5981 = (n3938 & (n4870 == 7'h43));
+  wire n5992 = (n3938 & (n4870 == 7'h44));
+  wire n6003 = (n3938 & (n4870 == 7'h45));
+  wire n6014 = (n3938 & (n4870 == 7'h46));
+  wire n6025 = (n3938 & (n4870 == 7'h47));
+  wire n6036 = (n3938 & (n4870 == 7'h48));
+  wire n6047 = (n3938 & (n4870 == 7'h49));
+  wire n6058 = (n3938 & (n4870 == 7'h4a));
+  wire n6069 = (n3938 & (n4870 == 7'h4b));
+  wire n6080 = (n3938 & (n4870 == 7'h4c));
+  wire n6091 = (n3938 & (n4870 == 7'h4d));
+  wire n6102 = (n3938 & (n4870 == 7'h4e));
+  wire n6113 = (n3938 & (n4870 == 7'h4f));
+  wire n6124 = (n3938 & (n4870 == 7'h50));
+  wire n6135 = (n3938 & (n4870 == 7'h51));
+  wire n6146 = (n3938 & (n4870 == 7'h52));
+  wire n6157 = (n3938 & (n4870 == 7'h53));
+  wire n6168 = (n3938 & (n4870 == 7'h54));
+  wire n6179 = (n3938 & (n4870 == 7'h55));
+  wire n6190 = (n3938 & (n4870 == 7'h56));
+  wire n6201 = (n3938 & (n4870 == 7'h57));
+  wire n6212 = (n3938 & (n4870 == 7'h58));
+  wire n6223 = (n3938 & (n4870 == 7'h59));
+  wire n6234 = (n3938 & (n4870 == 7'h5a));
+  wire n6245 = (n3938 & (n4870 == 7'h5b));
+  wire n6256 = (n3938 & (n4870 == 7'h5c));
+  wire n6267 = (n3938 & (n4870 == 7'h5d));
+  wire n6278 = (n3938 & (n4870 == 7'h5e));
+  wire n6289 = (n3938 & (n4870 == 7'h5f));
+  wire n6300 = (n3938 & (n4870 == 7'h60));
+  wire n6311 = (n3938 & (n4870 == 7'h61));
+  wire n6322 = (n3938 & (n4870 == 7'h62));
+  wire n6333 = (n3938 & (n4870 == 7'h63));
+  wire n6344 = (n3938 & (n4870 == 7'h64));
+  wire n6355 = (n3938 & (n4870 == 7'h65));
+  wire n6366 = (n3938 & (n4870 == 7'h66));
+  wire n6377 = (n3938 & (n4870 == 7'h67));
+  wire n6388 = (n3938 & (n4870 == 7'h68));
+  wire n6399 = (n3938 & (n4870 == 7'h69));
+  wire n6410 = (n3938 & (n4870 == 7'h6a));
+  wire n6421 = (n3938 & (n4870 == 7'h6b));
+  wire n6432 = (n3938 & (n4870 == 7'h6c));
+  wire n6443 = (n3938 & (n4870 == 7'h6d));
+  wire n6454 = (n3938 & (n4870 == 7'h6e));
+  wire n6465 = (n3938 & (n4870 == 7'h6f));
+  wire n6476 = (n3938 & (n4870 == 7'h70));
+  wire n6487 = (n3938 & (n4870 == 7'h71));
+  wire n6498 = (n3938 & (n4870 == 7'h72));
+  wire n6509 = (n3938 & (n4870 == 7'h73));
+  wire n6520 = (n3938 & (n4870 == 7'h74));
+  wire n6531 = (n3938 & (n4870 == 7'h75));
+  wire n6542 = (n3938 & (n4870 == 7'h76));
+  wire n6553 = (n3938 & (n4870 == 7'h77));
+  wire n6564 = (n3938 & (n4870 == 7'h78));
+  wire n6575 = (n3938 & (n4870 == 7'h79));
+  wire n6586 = (n3938 & (n4870 == 7'h7a));
+  wire n6597 = (n3938 & (n4870 == 7'h7b));
+  wire n6608 = (n3938 & (n4870 == 7'h7c));
+  wire n6619 = (n3938 & (n4870 == 7'h7d));
+  wire n6630 = (n3938 & (n4870 == 7'h7e));
+  wire n6641 = (n3938 & (n4870 == 7'h7f));
+  wire n7099 = (n3938 & (n3740 == n743));
+  wire n7102 = (n1801 & (s3_id_q == 8'h00));
+  wire n7105 = ((mw0_q & n3938) & (mline0_q == n3740));
+  wire n7115 = (n1801 & (s3_id_q == 8'h01));
+  wire n7118 = ((mw1_q & n3938) & (mline1_q == n3740));
+  wire n7128 = (n1801 & (s3_id_q == 8'h02));
+  wire n7131 = ((mw2_q & n3938) & (mline2_q == n3740));
+  wire n7141 = (n1801 & (s3_id_q == 8'h03));
+  wire n7144 = ((mw3_q & n3938) & (mline3_q == n3740));
+  wire n7154 = (n1801 & (s3_id_q == 8'h04));
+  wire n7157 = ((mw4_q & n3938) & (mline4_q == n3740));
+  wire n7167 = (n1801 & (s3_id_q == 8'h05));
+  wire n7170 = ((mw5_q & n3938) & (mline5_q == n3740));
+  wire n7180 = (n1801 & (s3_id_q == 8'h06));
+  wire n7183 = ((mw6_q & n3938) & (mline6_q == n3740));
+  wire n7193 = (n1801 & (s3_id_q == 8'h07));
+  wire n7196 = ((mw7_q & n3938) & (mline7_q == n3740));
+  wire n7206 = (n1801 & (s3_id_q == 8'h08));
+  wire n7209 = ((mw8_q & n3938) & (mline8_q == n3740));
+  wire n7219 = (n1801 & (s3_id_q == 8'h09));
+  wire n7222 = ((mw9_q & n3938) & (mline9_q == n3740));
+  wire n7232 = (n1801 & (s3_id_q == 8'h0a));
+  wire n7235 = ((mw10_q & n3938) & (mline10_q == n3740));
+  wire n7245 = (n1801 & (s3_id_q == 8'h0b));
+  wire n7248 = ((mw11_q & n3938) & (mline11_q == n3740));
+  wire n7258 = (n1801 & (s3_id_q == 8'h0c));
+  wire n7261 = ((mw12_q & n3938) & (mline12_q == n3740));
+  wire n7271 = (n1801 & (s3_id_q == 8'h0d));
+  wire n7274 = ((mw13_q & n3938) & (mline13_q == n3740));
+  wire n7284 = (n1801 & (s3_id_q == 8'h0e));
+  wire n7287 = ((mw14_q & n3938) & (mline14_q == n3740));
+  wire n7297 = (n1801 & (s3_id_q == 8'h0f));
+  wire n7300 = ((mw15_q & n3938) & (mline15_q == n3740));
+  wire n7310 = (n1801 & (s3_id_q == 8'h10));
+  wire n7313 = ((mw16_q & n3938) & (mline16_q == n3740));
+  wire n7323 = (n1801 & (s3_id_q == 8'h11));
+  wire n7326 = ((mw17_q & n3938) & (mline17_q == n3740));
+  wire n7336 = (n1801 & (s3_id_q == 8'h12));
+  wire n7339 = ((mw18_q & n3938) & (mline18_q == n3740));
+  wire n7349 = (n1801 & (s3_id_q == 8'h13));
+  wire n7352 = ((mw19_q & n3938) & (mline19_q == n3740));
+  wire n7362 = (n1801 & (s3_id_q == 8'h14));
+  wire n7365 = ((mw20_q & n3938) & (mline20_q == n3740));
+  wire n7375 = (n1801 & (s3_id_q == 8'h15));
+  wire n7378 = ((mw21_q & n3938) & (mline21_q == n3740));
+  wire n7388 = (n1801 & (s3_id_q == 8'h16));
+  wire n7391 = ((mw22_q & n3938) & (mline22_q == n3740));
+  wire n7401 = (n1801 & (s3_id_q == 8'h17));
+  wire n7404 = ((mw23_q & n3938) & (mline23_q == n3740));
+  wire n7414 = (n1801 & (s3_id_q == 8'h18));
+  wire n7417 = ((mw24_q & n3938) & (mline24_q == n3740));
+  wire n7427 = (n1801 & (s3_id_q == 8'h19));
+  wire n7430 = ((mw25_q & n3938) & (mline25_q == n3740));
+  wire n7440 = (n1801 & (s3_id_q == 8'h1a));
+  wire n7443 = ((mw26_q & n3938) & (mline26_q == n3740));
+  wire n7453 = (n1801 & (s3_id_q == 8'h1b));
+  wire n7456 = ((mw27_q & n3938) & (mline27_q == n3740));
+  wire n7466 = (n1801 & (s3_id_q == 8'h1c));
+  wire n7469 = ((mw28_q & n3938) & (mline28_q == n3740));
+  wire n7479 = (n1801 & (s3_id_q == 8'h1d));
+  wire n7482 = ((mw29_q & n3938) & (mline29_q == n3740));
+  wire n7492 = (n1801 & (s3_id_q == 8'h1e));
+  wire n7495 = ((mw30_q & n3938) & (mline30_q == n3740));
+  wire n7505 = (n1801 & (s3_id_q == 8'h1f));
+  wire n7508 = ((mw31_q & n3938) & (mline31_q == n3740));
+  wire n7518 = (n1801 & (s3_id_q == 8'h20));
+  wire n7521 = ((mw32_q & n3938) & (mline32_q == n3740));
+  wire n7531 = (n1801 & (s3_id_q == 8'h21));
+  wire n7534 = ((mw33_q & n3938) & (mline33_q == n3740));
+  wire n7544 = (n1801 & (s3_id_q == 8'h22));
+  wire n7547 = ((mw34_q & n3938) & (mline34_q == n3740));
+  wire n7557 = (n1801 & (s3_id_q == 8'h23));
+  wire n7560 = ((mw35_q & n3938) & (mline35_q == n3740));
+  wire n7570 = (n1801 & (s3_id_q == 8'h24));
+  wire n7573 = ((mw36_q & n3938) & (mline36_q == n3740));
+  wire n7583 = (n1801 & (s3_id_q == 8'h25));
+  wire n7586 = ((mw37_q & n3938) & (mline37_q == n3740));
+  wire n7596 = (n1801 & (s3_id_q == 8'h26));
+  wire n7599 = ((mw38_q & n3938) & (mline38_q == n3740));
+  wire n7609 = (n1801 & (s3_id_q == 8'h27));
+  wire n7612 = ((mw39_q & n3938) & (mline39_q == n3740));
+  wire n7622 = (n1801 & (s3_id_q == 8'h28));
+  wire n7625 = ((mw40_q & n3938) & (mline40_q == n3740));
+  wire n7635 = (n1801 & (s3_id_q == 8'h29));
+  wire n7638 = ((mw41_q & n3938) & (mline41_q == n3740));
+  wire n7648 = (n1801 & (s3_id_q == 8'h2a));
+  wire n7651 = ((mw42_q & n3938) & (mline42_q == n3740));
+  wire n7661 = (n1801 & (s3_id_q == 8'h2b));
+  wire n7664 = ((mw43_q & n3938) & (mline43_q == n3740));
+  wire n7674 = (n1801 & (s3_id_q == 8'h2c));
+  wire n7677 = ((mw44_q & n3938) & (mline44_q == n3740));
+  wire n7687 = (n1801 & (s3_id_q == 8'h2d));
+  wire n7690 = ((mw45_q & n3938) & (mline45_q == n3740));
+  wire n7700 = (n1801 & (s3_id_q == 8'h2e));
+  wire n7703 = ((mw46_q & n3938) & (mline46_q == n3740));
+  wire n7713 = (n1801 & (s3_id_q == 8'h2f));
+  wire n7716 = ((mw47_q & n3938) & (mline47_q == n3740));
+  wire n7726 = (n1801 & (s3_id_q == 8'h30));
+  wire n7729 = ((mw48_q & n3938) & (mline48_q == n3740));
+  wire n7739 = (n1801 & (s3_id_q == 8'h31));
+  wire n7742 = ((mw49_q & n3938) & (mline49_q == n3740));
+  wire n7752 = (n1801 & (s3_id_q == 8'h32));
+  wire n7755 = ((mw50_q & n3938) & (mline50_q == n3740));
+  wire n7765 = (n1801 & (s3_id_q == 8'h33));
+  wire n7768 = ((mw51_q & n3938) & (mline51_q == n3740));
+  wire n7778 = (n1801 & (s3_id_q == 8'h34));
+  wire n7781 = ((mw52_q & n3938) & (mline52_q == n3740));
+  wire n7791 = (n1801 & (s3_id_q == 8'h35));
+  wire n7794 = ((mw53_q & n3938) & (mline53_q == n3740));
+  wire n7804 = (n1801 & (s3_id_q == 8'h36));
+  wire n7807 = ((mw54_q & n3938) & (mline54_q == n3740));
+  wire n7817 = (n1801 & (s3_id_q == 8'h37));
+  wire n7820 = ((mw55_q & n3938) & (mline55_q == n3740));
+  wire n7830 = (n1801 & (s3_id_q == 8'h38));
+  wire n7833 = ((mw56_q & n3938) & (mline56_q == n3740));
+  wire n7843 = (n1801 & (s3_id_q == 8'h39));
+  wire n7846 = ((mw57_q & n3938) & (mline57_q == n3740));
+  wire n7856 = (n1801 & (s3_id_q == 8'h3a));
+  wire n7859 = ((mw58_q & n3938) & (mline58_q == n3740));
+  wire n7869 = (n1801 & (s3_id_q == 8'h3b));
+  wire n7872 = ((mw59_q & n3938) & (mline59_q == n3740));
+  wire n7882 = (n1801 & (s3_id_q == 8'h3c));
+  wire n7885 = ((mw60_q & n3938) & (mline60_q == n3740));
+  wire n7895 = (n1801 & (s3_id_q == 8'h3d));
+  wire n7898 = ((mw61_q & n3938) & (mline61_q == n3740));
+  wire n7908 = (n1801 & (s3_id_q == 8'h3e));
+  wire n7911 = ((mw62_q & n3938) & (mline62_q == n3740));
+  wire n7921 = (n1801 & (s3_id_q == 8'h3f));
+  wire n7924 = ((mw63_q & n3938) & (mline63_q == n3740));
+  assign s0_v_d = (n2204 ? n2486 : s0_v_q);
+  assign s0_id_d = (n2491 ? (n2191 ? (n2187 ? 8'h3f : (n2181 ? 8'h3e : (n2175 ? 8'h3d : (n2169 ? 8'h3c : (n2163 ? 8'h3b : (n2157 ? 8'h3a : (n2151 ? 8'h39 : (n2145 ? 8'h38 : (n2139 ? 8'h37 : (n2133 ? 8'h36 : (n2127 ? 8'h35 : (n2121 ? 8'h34 : (n2115 ? 8'h33 : (n2109 ? 8'h32 : (n2103 ? 8'h31 : (n2097 ? 8'h30 : (n2091 ? 8'h2f : (n2085 ? 8'h2e : (n2079 ? 8'h2d : (n2073 ? 8'h2c : (n2067 ? 8'h2b : (n2061 ? 8'h2a : (n2055 ? 8'h29 : (n2049 ? 8'h28 : (n2043 ? 8'h27 : (n2037 ? 8'h26 : (n2031 ? 8'h25 : (n2025 ? 8'h24 : (n2019 ? 8'h23 : (n2013 ? 8'h22 : (n2007 ? 8'h21 : (n2001 ? 8'h20 : (n1995 ? 8'h1f : (n1989 ? 8'h1e : (n1983 ? 8'h1d : (n1977 ? 8'h1c : (n1971 ? 8'h1b : (n1965 ? 8'h1a : (n1959 ? 8'h19 : (n1953 ? 8'h18 : (n1947 ? 8'h17 : (n1941 ? 8'h16 : (n1935 ? 8'h15 : (n1929 ? 8'h14 : (n1923 ? 8'h13 : (n1917 ? 8'h12 : (n1911 ? 8'h11 : (n1905 ? 8'h10 : (n1899 ? 8'h0f : (n1893 ? 8'h0e : (n1887 ? 8'h0d : (n1881 ? 8'h0c : (n1875 ? 8'h0b : (n1869 ? 8'h0a : (n1863 ? 8'h09 : (n1857 ? 8'h08 : (n1851 ? 8'h07 : (n1845 ? 8'h06 : (n1839 ? 8'h05 : (n1833 ? 8'h04 : (n1827 ? 8'h03 : (n1821 ? 8'h02 : (n1815 ? 8'h01 : (n1809 ? 8'h00 : 8'h00)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) : lsu_req_id_i) : s0_id_q);
+  assign s0_addr_d = (n2491 ? (n2191 ? {(n2187 ? mline63_q : (n2181 ? mline62_q : (n2175 ? mline61_q : (n2169 ? mline60_q : (n2163 ? mline59_q : (n2157 ? mline58_q : (n2151 ? mline57_q : (n2145 ? mline56_q : (n2139 ? mline55_q : (n2133 ? mline54_q : (n2127 ? mline53_q : (n2121 ? mline52_q : (n2115 ? mline51_q : (n2109 ? mline50_q : (n2103 ? mline49_q : (n2097 ? mline48_q : (n2091 ? mline47_q : (n2085 ? mline46_q : (n2079 ? mline45_q : (n2073 ? mline44_q : (n2067 ? mline43_q : (n2061 ? mline42_q : (n2055 ? mline41_q : (n2049 ? mline40_q : (n2043 ? mline39_q : (n2037 ? mline38_q : (n2031 ? mline37_q : (n2025 ? mline36_q : (n2019 ? mline35_q : (n2013 ? mline34_q : (n2007 ? mline33_q : (n2001 ? mline32_q : (n1995 ? mline31_q : (n1989 ? mline30_q : (n1983 ? mline29_q : (n1977 ? mline28_q : (n1971 ? mline27_q : (n1965 ? mline26_q : (n1959 ? mline25_q : (n1953 ? mline24_q : (n1947 ? mline23_q : (n1941 ? mline22_q : (n1935 ? mline21_q : (n1929 ? mline20_q : (n1923 ? mline19_q : (n1917 ? mline18_q : (n1911 ? mline17_q : (n1905 ? mline16_q : (n1899 ? mline15_q : (n1893 ? mline14_q : (n1887 ? mline13_q : (n1881 ? mline12_q : (n1875 ? mline11_q : (n1869 ? mline10_q : (n1863 ? mline9_q : (n1857 ? mline8_q : (n1851 ? mline7_q : (n1845 ? mline6_q : (n1839 ? mline5_q : (n1833 ? mline4_q : (n1827 ? mline3_q : (n1821 ? mline2_q : (n1815 ? mline1_q : (n1809 ? mline0_q : 25'h0000000)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))), 7'h00} : lsu_req_addr_i) : s0_addr_q);
+  assign s0_size_d = (n2491 ? (n2191 ? 2'h2 : lsu_req_size_i) : s0_size_q);
+  assign s0_rp_d = (n2491 ? n2191 : s0_rp_q);
+  assign s1_v_d = (n2201 ? s0_v_q : s1_v_q);
+  assign s1_id_d = (n2497 ? s0_id_q : s1_id_q);
+  assign s1_addr_d = (n2497 ? s0_addr_q : s1_addr_q);
+  assign s1_size_d = (n2497 ? s0_size_q : s1_size_q);
+  assign s1_rp_d = (n2497 ? s0_rp_q : s1_rp_q);
+  assign s2_v_d = (n2198 ? s1_v_q : s2_v_q);
+  assign s2_id_d = (n2503 ? s1_id_q : s2_id_q);
+  assign s2_addr_d = (n2503 ? s1_addr_q : s2_addr_q);
+  assign s2_size_d = (n2503 ? s1_size_q : s2_size_q);
+  assign s2_rp_d = (n2503 ? s1_rp_q : s2_rp_q);
+  assign s3_v_d = (n2195 ? s2_v_q : s3_v_q);
+  assign s3_id_d = (n2509 ? s2_id_q : s3_id_q);
+  assign s3_addr_d = (n2509 ? s2_addr_q : s3_addr_q);
+  assign s3_size_d = (n2509 ? s2_size_q : s3_size_q);
+  assign s3_rp_d = (n2509 ? s2_rp_q : s3_rp_q);
+  assign o_v_d = (n1541 | (o_v_q & gm_resp_valid_i));
+  assign o_id_d = (n1541 ? s3_id_q : o_id_q);
+  assign val0_d = (n5244 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag0_q == n2209)) ? 1'h0 : val0_q));
+  assign val1_d = (n5255 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag1_q == n2209)) ? 1'h0 : val1_q));
+  assign val2_d = (n5266 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag2_q == n2209)) ? 1'h0 : val2_q));
+  assign val3_d = (n5277 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag3_q == n2209)) ? 1'h0 : val3_q));
+  assign val4_d = (n5288 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag4_q == n2209)) ? 1'h0 : val4_q));
+  assign val5_d = (n5299 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag5_q == n2209)) ? 1'h0 : val5_q));
+  assign val6_d = (n5310 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag6_q == n2209)) ? 1'h0 : val6_q));
+  assign val7_d = (n5321 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag7_q == n2209)) ? 1'h0 : val7_q));
+  assign val8_d = (n5332 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag8_q == n2209)) ? 1'h0 : val8_q));
+  assign val9_d = (n5343 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag9_q == n2209)) ? 1'h0 : val9_q));
+  assign val10_d = (n5354 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag10_q == n2209)) ? 1'h0 : val10_q));
+  assign val11_d = (n5365 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag11_q == n2209)) ? 1'h0 : val11_q));
+  assign val12_d = (n5376 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag12_q == n2209)) ? 1'h0 : val12_q));
+  assign val13_d = (n5387 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag13_q == n2209)) ? 1'h0 : val13_q));
+  assign val14_d = (n5398 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag14_q == n2209)) ? 1'h0 : val14_q));
+  assign val15_d = (n5409 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag15_q == n2209)) ? 1'h0 : val15_q));
+  assign val16_d = (n5420 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag16_q == n2209)) ? 1'h0 : val16_q));
+  assign val17_d = (n5431 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag17_q == n2209)) ? 1'h0 : val17_q));
+  assign val18_d = (n5442 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag18_q == n2209)) ? 1'h0 : val18_q));
+  assign val19_d = (n5453 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag19_q == n2209)) ? 1'h0 : val19_q));
+  assign val20_d = (n5464 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag20_q == n2209)) ? 1'h0 : val20_q));
+  assign val21_d = (n5475 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag21_q == n2209)) ? 1'h0 : val21_q));
+  assign val22_d = (n5486 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag22_q == n2209)) ? 1'h0 : val22_q));
+  assign val23_d = (n5497 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag23_q == n2209)) ? 1'h0 : val23_q));
+  assign val24_d = (n5508 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag24_q == n2209)) ? 1'h0 : val24_q));
+  assign val25_d = (n5519 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag25_q == n2209)) ? 1'h0 : val25_q));
+  assign val26_d = (n5530 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag26_q == n2209)) ? 1'h0 : val26_q));
+  assign val27_d = (n5541 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag27_q == n2209)) ? 1'h0 : val27_q));
+  assign val28_d = (n5552 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag28_q == n2209)) ? 1'h0 : val28_q));
+  assign val29_d = (n5563 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag29_q == n2209)) ? 1'h0 : val29_q));
+  assign val30_d = (n5574 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag30_q == n2209)) ? 1'h0 : val30_q));
+  assign val31_d = (n5585 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag31_q == n2209)) ? 1'h0 : val31_q));
+  assign val32_d = (n5596 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag32_q == n2209)) ? 1'h0 : val32_q));
+  assign val33_d = (n5607 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag33_q == n2209)) ? 1'h0 : val33_q));
+  assign val34_d = (n5618 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag34_q == n2209)) ? 1'h0 : val34_q));
+  assign val35_d = (n5629 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag35_q == n2209)) ? 1'h0 : val35_q));
+  assign val36_d = (n5640 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag36_q == n2209)) ? 1'h0 : val36_q));
+  assign val37_d = (n5651 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag37_q == n2209)) ? 1'h0 : val37_q));
+  assign val38_d = (n5662 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag38_q == n2209)) ? 1'h0 : val38_q));
+  assign val39_d = (n5673 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag39_q == n2209)) ? 1'h0 : val39_q));
+  assign val40_d = (n5684 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag40_q == n2209)) ? 1'h0 : val40_q));
+  assign val41_d = (n5695 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag41_q == n2209)) ? 1'h0 : val41_q));
+  assign val42_d = (n5706 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag42_q == n2209)) ? 1'h0 : val42_q));
+  assign val43_d = (n5717 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag43_q == n2209)) ? 1'h0 : val43_q));
+  assign val44_d = (n5728 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag44_q == n2209)) ? 1'h0 : val44_q));
+  assign val45_d = (n5739 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag45_q == n2209)) ? 1'h0 : val45_q));
+  assign val46_d = (n5750 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag46_q == n2209)) ? 1'h0 : val46_q));
+  assign val47_d = (n5761 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag47_q == n2209)) ? 1'h0 : val47_q));
+  assign val48_d = (n5772 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag48_q == n2209)) ? 1'h0 : val48_q));
+  assign val49_d = (n5783 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag49_q == n2209)) ? 1'h0 : val49_q));
+  assign val50_d = (n5794 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag50_q == n2209)) ? 1'h0 : val50_q));
+  assign val51_d = (n5805 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag51_q == n2209)) ? 1'h0 : val51_q));
+  assign val52_d = (n5816 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag52_q == n2209)) ? 1'h0 : val52_q));
+  assign val53_d = (n5827 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag53_q == n2209)) ? 1'h0 : val53_q));
+  assign val54_d = (n5838 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag54_q == n2209)) ? 1'h0 : val54_q));
+  assign val55_d = (n5849 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag55_q == n2209)) ? 1'h0 : val55_q));
+  assign val56_d = (n5860 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag56_q == n2209)) ? 1'h0 : val56_q));
+  assign val57_d = (n5871 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag57_q == n2209)) ? 1'h0 : val57_q));
+  assign val58_d = (n5882 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag58_q == n2209)) ? 1'h0 : val58_q));
+  assign val59_d = (n5893 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag59_q == n2209)) ? 1'h0 : val59_q));
+  assign val60_d = (n5904 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag60_q == n2209)) ? 1'h0 : val60_q));
+  assign val61_d = (n5915 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag61_q == n2209)) ? 1'h0 : val61_q));
+  assign val62_d = (n5926 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag62_q == n2209)) ? 1'h0 : val62_q));
+  assign val63_d = (n5937 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag63_q == n2209)) ? 1'h0 : val63_q));
+  assign val64_d = (n5948 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag64_q == n2209)) ? 1'h0 : val64_q));
+  assign val65_d = (n5959 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag65_q == n2209)) ? 1'h0 : val65_q));
+  assign val66_d = (n5970 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag66_q == n2209)) ? 1'h0 : val66_q));
+  assign val67_d = (n5981 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag67_q == n2209)) ? 1'h0 : val67_q));
+  assign val68_d = (n5992 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag68_q == n2209)) ? 1'h0 : val68_q));
+  assign val69_d = (n6003 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag69_q == n2209)) ? 1'h0 : val69_q));
+  assign val70_d = (n6014 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag70_q == n2209)) ? 1'h0 : val70_q));
+  assign val71_d = (n6025 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag71_q == n2209)) ? 1'h0 : val71_q));
+  assign val72_d = (n6036 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag72_q == n2209)) ? 1'h0 : val72_q));
+  assign val73_d = (n6047 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag73_q == n2209)) ? 1'h0 : val73_q));
+  assign val74_d = (n6058 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag74_q == n2209)) ? 1'h0 : val74_q));
+  assign val75_d = (n6069 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag75_q == n2209)) ? 1'h0 : val75_q));
+  assign val76_d = (n6080 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag76_q == n2209)) ? 1'h0 : val76_q));
+  assign val77_d = (n6091 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag77_q == n2209)) ? 1'h0 : val77_q));
+  assign val78_d = (n6102 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag78_q == n2209)) ? 1'h0 : val78_q));
+  assign val79_d = (n6113 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag79_q == n2209)) ? 1'h0 : val79_q));
+  assign val80_d = (n6124 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag80_q == n2209)) ? 1'h0 : val80_q));
+  assign val81_d = (n6135 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag81_q == n2209)) ? 1'h0 : val81_q));
+  assign val82_d = (n6146 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag82_q == n2209)) ? 1'h0 : val82_q));
+  assign val83_d = (n6157 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag83_q == n2209)) ? 1'h0 : val83_q));
+  assign val84_d = (n6168 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag84_q == n2209)) ? 1'h0 : val84_q));
+  assign val85_d = (n6179 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag85_q == n2209)) ? 1'h0 : val85_q));
+  assign val86_d = (n6190 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag86_q == n2209)) ? 1'h0 : val86_q));
+  assign val87_d = (n6201 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag87_q == n2209)) ? 1'h0 : val87_q));
+  assign val88_d = (n6212 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag88_q == n2209)) ? 1'h0 : val88_q));
+  assign val89_d = (n6223 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag89_q == n2209)) ? 1'h0 : val89_q));
+  assign val90_d = (n6234 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag90_q == n2209)) ? 1'h0 : val90_q));
+  assign val91_d = (n6245 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag91_q == n2209)) ? 1'h0 : val91_q));
+  assign val92_d = (n6256 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag92_q == n2209)) ? 1'h0 : val92_q));
+  assign val93_d = (n6267 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag93_q == n2209)) ? 1'h0 : val93_q));
+  assign val94_d = (n6278 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag94_q == n2209)) ? 1'h0 : val94_q));
+  assign val95_d = (n6289 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag95_q == n2209)) ? 1'h0 : val95_q));
+  assign val96_d = (n6300 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag96_q == n2209)) ? 1'h0 : val96_q));
+  assign val97_d = (n6311 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag97_q == n2209)) ? 1'h0 : val97_q));
+  assign val98_d = (n6322 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag98_q == n2209)) ? 1'h0 : val98_q));
+  assign val99_d = (n6333 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag99_q == n2209)) ? 1'h0 : val99_q));
+  assign val100_d = (n6344 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag100_q == n2209)) ? 1'h0 : val100_q));
+  assign val101_d = (n6355 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag101_q == n2209)) ? 1'h0 : val101_q));
+  assign val102_d = (n6366 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag102_q == n2209)) ? 1'h0 : val102_q));
+  assign val103_d = (n6377 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag103_q == n2209)) ? 1'h0 : val103_q));
+  assign val104_d = (n6388 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag104_q == n2209)) ? 1'h0 : val104_q));
+  assign val105_d = (n6399 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag105_q == n2209)) ? 1'h0 : val105_q));
+  assign val106_d = (n6410 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag106_q == n2209)) ? 1'h0 : val106_q));
+  assign val107_d = (n6421 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag107_q == n2209)) ? 1'h0 : val107_q));
+  assign val108_d = (n6432 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag108_q == n2209)) ? 1'h0 : val108_q));
+  assign val109_d = (n6443 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag109_q == n2209)) ? 1'h0 : val109_q));
+  assign val110_d = (n6454 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag110_q == n2209)) ? 1'h0 : val110_q));
+  assign val111_d = (n6465 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag111_q == n2209)) ? 1'h0 : val111_q));
+  assign val112_d = (n6476 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag112_q == n2209)) ? 1'h0 : val112_q));
+  assign val113_d = (n6487 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag113_q == n2209)) ? 1'h0 : val113_q));
+  assign val114_d = (n6498 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag114_q == n2209)) ? 1'h0 : val114_q));
+  assign val115_d = (n6509 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag115_q == n2209)) ? 1'h0 : val115_q));
+  assign val116_d = (n6520 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag116_q == n2209)) ? 1'h0 : val116_q));
+  assign val117_d = (n6531 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag117_q == n2209)) ? 1'h0 : val117_q));
+  assign val118_d = (n6542 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag118_q == n2209)) ? 1'h0 : val118_q));
+  assign val119_d = (n6553 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag119_q == n2209)) ? 1'h0 : val119_q));
+  assign val120_d = (n6564 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag120_q == n2209)) ? 1'h0 : val120_q));
+  assign val121_d = (n6575 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag121_q == n2209)) ? 1'h0 : val121_q));
+  assign val122_d = (n6586 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag122_q == n2209)) ? 1'h0 : val122_q));
+  assign val123_d = (n6597 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag123_q == n2209)) ? 1'h0 : val123_q));
+  assign val124_d = (n6608 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag124_q == n2209)) ? 1'h0 : val124_q));
+  assign val125_d = (n6619 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag125_q == n2209)) ? 1'h0 : val125_q));
+  assign val126_d = (n6630 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag126_q == n2209)) ? 1'h0 : val126_q));
+  assign val127_d = (n6641 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag127_q == n2209)) ? 1'h0 : val127_q));
+  assign tag0_d = (n5244 ? n3740 : tag0_q);
+  assign tag1_d = (n5255 ? n3740 : tag1_q);
+  assign tag2_d = (n5266 ? n3740 : tag2_q);
+  assign tag3_d = (n5277 ? n3740 : tag3_q);
+  assign tag4_d = (n5288 ? n3740 : tag4_q);
+  assign tag5_d = (n5299 ? n3740 : tag5_q);
+  assign tag6_d = (n5310 ? n3740 : tag6_q);
+  assign tag7_d = (n5321 ? n3740 : tag7_q);
+  assign tag8_d = (n5332 ? n3740 : tag8_q);
+  assign tag9_d = (n5343 ? n3740 : tag9_q);
+  assign tag10_d = (n5354 ? n3740 : tag10_q);
+  assign tag11_d = (n5365 ? n3740 : tag11_q);
+  assign tag12_d = (n5376 ? n3740 : tag12_q);
+  assign tag13_d = (n5387 ? n3740 : tag13_q);
+  assign tag14_d = (n5398 ? n3740 : tag14_q);
+  assign tag15_d = (n5409 ? n3740 : tag15_q);
+  assign tag16_d = (n5420 ? n3740 : tag16_q);
+  assign tag17_d = (n5431 ? n3740 : tag17_q);
+  assign tag18_d = (n5442 ? n3740 : tag18_q);
+  assign tag19_d = (n5453 ? n3740 : tag19_q);
+  assign tag20_d = (n5464 ? n3740 : tag20_q);
+  assign tag21_d = (n5475 ? n3740 : tag21_q);
+  assign tag22_d = (n5486 ? n3740 : tag22_q);
+  assign tag23_d = (n5497 ? n3740 : tag23_q);
+  assign tag24_d = (n5508 ? n3740 : tag24_q);
+  assign tag25_d = (n5519 ? n3740 : tag25_q);
+  assign tag26_d = (n5530 ? n3740 : tag26_q);
+  assign tag27_d = (n5541 ? n3740 : tag27_q);
+  assign tag28_d = (n5552 ? n3740 : tag28_q);
+  assign tag29_d = (n5563 ? n3740 : tag29_q);
+  assign tag30_d = (n5574 ? n3740 : tag30_q);
+  assign tag31_d = (n5585 ? n3740 : tag31_q);
+  assign tag32_d = (n5596 ? n3740 : tag32_q);
+  assign tag33_d = (n5607 ? n3740 : tag33_q);
+  assign tag34_d = (n5618 ? n3740 : tag34_q);
+  assign tag35_d = (n5629 ? n3740 : tag35_q);
+  assign tag36_d = (n5640 ? n3740 : tag36_q);
+  assign tag37_d = (n5651 ? n3740 : tag37_q);
+  assign tag38_d = (n5662 ? n3740 : tag38_q);
+  assign tag39_d = (n5673 ? n3740 : tag39_q);
+  assign tag40_d = (n5684 ? n3740 : tag40_q);
+  assign tag41_d = (n5695 ? n3740 : tag41_q);
+  assign tag42_d = (n5706 ? n3740 : tag42_q);
+  assign tag43_d = (n5717 ? n3740 : tag43_q);
+  assign tag44_d = (n5728 ? n3740 : tag44_q);
+  assign tag45_d = (n5739 ? n3740 : tag45_q);
+  assign tag46_d = (n5750 ? n3740 : tag46_q);
+  assign tag47_d = (n5761 ? n3740 : tag47_q);
+  assign tag48_d = (n5772 ? n3740 : tag48_q);
+  assign tag49_d = (n5783 ? n3740 : tag49_q);
+  assign tag50_d = (n5794 ? n3740 : tag50_q);
+  assign tag51_d = (n5805 ? n3740 : tag51_q);
+  assign tag52_d = (n5816 ? n3740 : tag52_q);
+  assign tag53_d = (n5827 ? n3740 : tag53_q);
+  assign tag54_d = (n5838 ? n3740 : tag54_q);
+  assign tag55_d = (n5849 ? n3740 : tag55_q);
+  assign tag56_d = (n5860 ? n3740 : tag56_q);
+  assign tag57_d = (n5871 ? n3740 : tag57_q);
+  assign tag58_d = (n5882 ? n3740 : tag58_q);
+  assign tag59_d = (n5893 ? n3740 : tag59_q);
+  assign tag60_d = (n5904 ? n3740 : tag60_q);
+  assign tag61_d = (n5915 ? n3740 : tag61_q);
+  assign tag62_d = (n5926 ? n3740 : tag62_q);
+  assign tag63_d = (n5937 ? n3740 : tag63_q);
+  assign tag64_d = (n5948 ? n3740 : tag64_q);
+  assign tag65_d = (n5959 ? n3740 : tag65_q);
+  assign tag66_d = (n5970 ? n3740 : tag66_q);
+  assign tag67_d = (n5981 ? n3740 : tag67_q);
+  assign tag68_d = (n5992 ? n3740 : tag68_q);
+  assign tag69_d = (n6003 ? n3740 : tag69_q);
+  assign tag70_d = (n6014 ? n3740 : tag70_q);
+  assign tag71_d = (n6025 ? n3740 : tag71_q);
+  assign tag72_d = (n6036 ? n3740 : tag72_q);
+  assign tag73_d = (n6047 ? n3740 : tag73_q);
+  assign tag74_d = (n6058 ? n3740 : tag74_q);
+  assign tag75_d = (n6069 ? n3740 : tag75_q);
+  assign tag76_d = (n6080 ? n3740 : tag76_q);
+  assign tag77_d = (n6091 ? n3740 : tag77_q);
+  assign tag78_d = (n6102 ? n3740 : tag78_q);
+  assign tag79_d = (n6113 ? n3740 : tag79_q);
+  assign tag80_d = (n6124 ? n3740 : tag80_q);
+  assign tag81_d = (n6135 ? n3740 : tag81_q);
+  assign tag82_d = (n6146 ? n3740 : tag82_q);
+  assign tag83_d = (n6157 ? n3740 : tag83_q);
+  assign tag84_d = (n6168 ? n3740 : tag84_q);
+  assign tag85_d = (n6179 ? n3740 : tag85_q);
+  assign tag86_d = (n6190 ? n3740 : tag86_q);
+  assign tag87_d = (n6201 ? n3740 : tag87_q);
+  assign tag88_d = (n6212 ? n3740 : tag88_q);
+  assign tag89_d = (n6223 ? n3740 : tag89_q);
+  assign tag90_d = (n6234 ? n3740 : tag90_q);
+  assign tag91_d = (n6245 ? n3740 : tag91_q);
+  assign tag92_d = (n6256 ? n3740 : tag92_q);
+  assign tag93_d = (n6267 ? n3740 : tag93_q);
+  assign tag94_d = (n6278 ? n3740 : tag94_q);
+  assign tag95_d = (n6289 ? n3740 : tag95_q);
+  assign tag96_d = (n6300 ? n3740 : tag96_q);
+  assign tag97_d = (n6311 ? n3740 : tag97_q);
+  assign tag98_d = (n6322 ? n3740 : tag98_q);
+  assign tag99_d = (n6333 ? n3740 : tag99_q);
+  assign tag100_d = (n6344 ? n3740 : tag100_q);
+  assign tag101_d = (n6355 ? n3740 : tag101_q);
+  assign tag102_d = (n6366 ? n3740 : tag102_q);
+  assign tag103_d = (n6377 ? n3740 : tag103_q);
+  assign tag104_d = (n6388 ? n3740 : tag104_q);
+  assign tag105_d = (n6399 ? n3740 : tag105_q);
+  assign tag106_d = (n6410 ? n3740 : tag106_q);
+  assign tag107_d = (n6421 ? n3740 : tag107_q);
+  assign tag108_d = (n6432 ? n3740 : tag108_q);
+  assign tag109_d = (n6443 ? n3740 : tag109_q);
+  assign tag110_d = (n6454 ? n3740 : tag110_q);
+  assign tag111_d = (n6465 ? n3740 : tag111_q);
+  assign tag112_d = (n6476 ? n3740 : tag112_q);
+  assign tag113_d = (n6487 ? n3740 : tag113_q);
+  assign tag114_d = (n6498 ? n3740 : tag114_q);
+  assign tag115_d = (n6509 ? n3740 : tag115_q);
+  assign tag116_d = (n6520 ? n3740 : tag116_q);
+  assign tag117_d = (n6531 ? n3740 : tag117_q);
+  assign tag118_d = (n6542 ? n3740 : tag118_q);
+  assign tag119_d = (n6553 ? n3740 : tag119_q);
+  assign tag120_d = (n6564 ? n3740 : tag120_q);
+  assign tag121_d = (n6575 ? n3740 : tag121_q);
+  assign tag122_d = (n6586 ? n3740 : tag122_q);
+  assign tag123_d = (n6597 ? n3740 : tag123_q);
+  assign tag124_d = (n6608 ? n3740 : tag124_q);
+  assign tag125_d = (n6619 ? n3740 : tag125_q);
+  assign tag126_d = (n6630 ? n3740 : tag126_q);
+  assign tag127_d = (n6641 ? n3740 : tag127_q);
+  assign vict0_d = ((n4950 & (n3940 == 7'h00)) ? ((vict0_q == 3'h3) ? 3'h0 : (vict0_q + 3'h1)) : vict0_q);
+  assign vict1_d = ((n4950 & (n3940 == 7'h01)) ? ((vict1_q == 3'h3) ? 3'h0 : (vict1_q + 3'h1)) : vict1_q);
+  assign vict2_d = ((n4950 & (n3940 == 7'h02)) ? ((vict2_q == 3'h3) ? 3'h0 : (vict2_q + 3'h1)) : vict2_q);
+  assign vict3_d = ((n4950 & (n3940 == 7'h03)) ? ((vict3_q == 3'h3) ? 3'h0 : (vict3_q + 3'h1)) : vict3_q);
+  assign vict4_d = ((n4950 & (n3940 == 7'h04)) ? ((vict4_q == 3'h3) ? 3'h0 : (vict4_q + 3'h1)) : vict4_q);
+  assign vict5_d = ((n4950 & (n3940 == 7'h05)) ? ((vict5_q == 3'h3) ? 3'h0 : (vict5_q + 3'h1)) : vict5_q);
+  assign vict6_d = ((n4950 & (n3940 == 7'h06)) ? ((vict6_q == 3'h3) ? 3'h0 : (vict6_q + 3'h1)) : vict6_q);
+  assign vict7_d = ((n4950 & (n3940 == 7'h07)) ? ((vict7_q == 3'h3) ? 3'h0 : (vict7_q + 3'h1)) : vict7_q);
+  assign vict8_d = ((n4950 & (n3940 == 7'h08)) ? ((vict8_q == 3'h3) ? 3'h0 : (vict8_q + 3'h1)) : vict8_q);
+  assign vict9_d = ((n4950 & (n3940 == 7'h09)) ? ((vict9_q == 3'h3) ? 3'h0 : (vict9_q + 3'h1)) : vict9_q);
+  assign vict10_d = ((n4950 & (n3940 == 7'h0a)) ? ((vict10_q == 3'h3) ? 3'h0 : (vict10_q + 3'h1)) : vict10_q);
+  assign vict11_d = ((n4950 & (n3940 == 7'h0b)) ? ((vict11_q == 3'h3) ? 3'h0 : (vict11_q + 3'h1)) : vict11_q);
+  assign vict12_d = ((n4950 & (n3940 == 7'h0c)) ? ((vict12_q == 3'h3) ? 3'h0 : (vict12_q + 3'h1)) : vict12_q);
+  assign vict13_d = ((n4950 & (n3940 == 7'h0d)) ? ((vict13_q == 3'h3) ? 3'h0 : (vict13_q + 3'h1)) : vict13_q);
+  assign vict14_d = ((n4950 & (n3940 == 7'h0e)) ? ((vict14_q == 3'h3) ? 3'h0 : (vict14_q + 3'h1)) : vict14_q);
+  assign vict15_d = ((n4950 & (n3940 == 7'h0f)) ? ((vict15_q == 3'h3) ? 3'h0 : (vict15_q + 3'h1)) : vict15_q);
+  assign vict16_d = ((n4950 & (n3940 == 7'h10)) ? ((vict16_q == 3'h3) ? 3'h0 : (vict16_q + 3'h1)) : vict16_q);
+  assign vict17_d = ((n4950 & (n3940 == 7'h11)) ? ((vict17_q == 3'h3) ? 3'h0 : (vict17_q + 3'h1)) : vict17_q);
+  assign vict18_d = ((n4950 & (n3940 == 7'h12)) ? ((vict18_q == 3'h3) ? 3'h0 : (vict18_q + 3'h1)) : vict18_q);
+  assign vict19_d = ((n4950 & (n3940 == 7'h13)) ? ((vict19_q == 3'h3) ? 3'h0 : (vict19_q + 3'h1)) : vict19_q);
+  assign vict20_d = ((n4950 & (n3940 == 7'h14)) ? ((vict20_q == 3'h3) ? 3'h0 : (vict20_q + 3'h1)) : vict20_q);
+  assign vict21_d = ((n4950 & (n3940 == 7'h15)) ? ((vict21_q == 3'h3) ? 3'h0 : (vict21_q + 3'h1)) : vict21_q);
+  assign vict22_d = ((n4950 & (n3940 == 7'h16)) ? ((vict22_q == 3'h3) ? 3'h0 : (vict22_q + 3'h1)) : vict22_q);
+  assign vict23_d = ((n4950 & (n3940 == 7'h17)) ? ((vict23_q == 3'h3) ? 3'h0 : (vict23_q + 3'h1)) : vict23_q);
+  assign vict24_d = ((n4950 & (n3940 == 7'h18)) ? ((vict24_q == 3'h3) ? 3'h0 : (vict24_q + 3'h1)) : vict24_q);
+  assign vict25_d = ((n4950 & (n3940 == 7'h19)) ? ((vict25_q == 3'h3) ? 3'h0 : (vict25_q + 3'h1)) : vict25_q);
+  assign vict26_d = ((n4950 & (n3940 == 7'h1a)) ? ((vict26_q == 3'h3) ? 3'h0 : (vict26_q + 3'h1)) : vict26_q);
+  assign vict27_d = ((n4950 & (n3940 == 7'h1b)) ? ((vict27_q == 3'h3) ? 3'h0 : (vict27_q + 3'h1)) : vict27_q);
+  assign vict28_d = ((n4950 & (n3940 == 7'h1c)) ? ((vict28_q == 3'h3) ? 3'h0 : (vict28_q + 3'h1)) : vict28_q);
+  assign vict29_d = ((n4950 & (n3940 == 7'h1d)) ? ((vict29_q == 3'h3) ? 3'h0 : (vict29_q + 3'h1)) : vict29_q);
+  assign vict30_d = ((n4950 & (n3940 == 7'h1e)) ? ((vict30_q == 3'h3) ? 3'h0 : (vict30_q + 3'h1)) : vict30_q);
+  assign vict31_d = ((n4950 & (n3940 == 7'h1f)) ? ((vict31_q == 3'h3) ? 3'h0 : (vict31_q + 3'h1)) : vict31_q);
+  assign mline0_d = ((n2590 | (n1801 & (s3_id_q == 8'h00))) ? n743 : mline0_q);
+  assign mline1_d = ((n2605 | (n1801 & (s3_id_q == 8'h01))) ? n743 : mline1_q);
+  assign mline2_d = ((n2620 | (n1801 & (s3_id_q == 8'h02))) ? n743 : mline2_q);
+  assign mline3_d = ((n2635 | (n1801 & (s3_id_q == 8'h03))) ? n743 : mline3_q);
+  assign mline4_d = ((n2650 | (n1801 & (s3_id_q == 8'h04))) ? n743 : mline4_q);
+  assign mline5_d = ((n2665 | (n1801 & (s3_id_q == 8'h05))) ? n743 : mline5_q);
+  assign mline6_d = ((n2680 | (n1801 & (s3_id_q == 8'h06))) ? n743 : mline6_q);
+  assign mline7_d = ((n2695 | (n1801 & (s3_id_q == 8'h07))) ? n743 : mline7_q);
+  assign mline8_d = ((n2710 | (n1801 & (s3_id_q == 8'h08))) ? n743 : mline8_q);
+  assign mline9_d = ((n2725 | (n1801 & (s3_id_q == 8'h09))) ? n743 : mline9_q);
+  assign mline10_d = ((n2740 | (n1801 & (s3_id_q == 8'h0a))) ? n743 : mline10_q);
+  assign mline11_d = ((n2755 | (n1801 & (s3_id_q == 8'h0b))) ? n743 : mline11_q);
+  assign mline12_d = ((n2770 | (n1801 & (s3_id_q == 8'h0c))) ? n743 : mline12_q);
+  assign mline13_d = ((n2785 | (n1801 & (s3_id_q == 8'h0d))) ? n743 : mline13_q);
+  assign mline14_d = ((n2800 | (n1801 & (s3_id_q == 8'h0e))) ? n743 : mline14_q);
+  assign mline15_d = ((n2815 | (n1801 & (s3_id_q == 8'h0f))) ? n743 : mline15_q);
+  assign mline16_d = ((n2830 | (n1801 & (s3_id_q == 8'h10))) ? n743 : mline16_q);
+  assign mline17_d = ((n2845 | (n1801 & (s3_id_q == 8'h11))) ? n743 : mline17_q);
+  assign mline18_d = ((n2860 | (n1801 & (s3_id_q == 8'h12))) ? n743 : mline18_q);
+  assign mline19_d = ((n2875 | (n1801 & (s3_id_q == 8'h13))) ? n743 : mline19_q);
+  assign mline20_d = ((n2890 | (n1801 & (s3_id_q == 8'h14))) ? n743 : mline20_q);
+  assign mline21_d = ((n2905 | (n1801 & (s3_id_q == 8'h15))) ? n743 : mline21_q);
+  assign mline22_d = ((n2920 | (n1801 & (s3_id_q == 8'h16))) ? n743 : mline22_q);
+  assign mline23_d = ((n2935 | (n1801 & (s3_id_q == 8'h17))) ? n743 : mline23_q);
+  assign mline24_d = ((n2950 | (n1801 & (s3_id_q == 8'h18))) ? n743 : mline24_q);
+  assign mline25_d = ((n2965 | (n1801 & (s3_id_q == 8'h19))) ? n743 : mline25_q);
+  assign mline26_d = ((n2980 | (n1801 & (s3_id_q == 8'h1a))) ? n743 : mline26_q);
+  assign mline27_d = ((n2995 | (n1801 & (s3_id_q == 8'h1b))) ? n743 : mline27_q);
+  assign mline28_d = ((n3010 | (n1801 & (s3_id_q == 8'h1c))) ? n743 : mline28_q);
+  assign mline29_d = ((n3025 | (n1801 & (s3_id_q == 8'h1d))) ? n743 : mline29_q);
+  assign mline30_d = ((n3040 | (n1801 & (s3_id_q == 8'h1e))) ? n743 : mline30_q);
+  assign mline31_d = ((n3055 | (n1801 & (s3_id_q == 8'h1f))) ? n743 : mline31_q);
+  assign mline32_d = ((n3070 | (n1801 & (s3_id_q == 8'h20))) ? n743 : mline32_q);
+  assign mline33_d = ((n3085 | (n1801 & (s3_id_q == 8'h21))) ? n743 : mline33_q);
+  assign mline34_d = ((n3100 | (n1801 & (s3_id_q == 8'h22))) ? n743 : mline34_q);
+  assign mline35_d = ((n3115 | (n1801 & (s3_id_q == 8'h23))) ? n743 : mline35_q);
+  assign mline36_d = ((n3130 | (n1801 & (s3_id_q == 8'h24))) ? n743 : mline36_q);
+  assign mline37_d = ((n3145 | (n1801 & (s3_id_q == 8'h25))) ? n743 : mline37_q);
+  assign mline38_d = ((n3160 | (n1801 & (s3_id_q == 8'h26))) ? n743 : mline38_q);
+  assign mline39_d = ((n3175 | (n1801 & (s3_id_q == 8'h27))) ? n743 : mline39_q);
+  assign mline40_d = ((n3190 | (n1801 & (s3_id_q == 8'h28))) ? n743 : mline40_q);
+  assign mline41_d = ((n3205 | (n1801 & (s3_id_q == 8'h29))) ? n743 : mline41_q);
+  assign mline42_d = ((n3220 | (n1801 & (s3_id_q == 8'h2a))) ? n743 : mline42_q);
+  assign mline43_d = ((n3235 | (n1801 & (s3_id_q == 8'h2b))) ? n743 : mline43_q);
+  assign mline44_d = ((n3250 | (n1801 & (s3_id_q == 8'h2c))) ? n743 : mline44_q);
+  assign mline45_d = ((n3265 | (n1801 & (s3_id_q == 8'h2d))) ? n743 : mline45_q);
+  assign mline46_d = ((n3280 | (n1801 & (s3_id_q == 8'h2e))) ? n743 : mline46_q);
+  assign mline47_d = ((n3295 | (n1801 & (s3_id_q == 8'h2f))) ? n743 : mline47_q);
+  assign mline48_d = ((n3310 | (n1801 & (s3_id_q == 8'h30))) ? n743 : mline48_q);
+  assign mline49_d = ((n3325 | (n1801 & (s3_id_q == 8'h31))) ? n743 : mline49_q);
+  assign mline50_d = ((n3340 | (n1801 & (s3_id_q == 8'h32))) ? n743 : mline50_q);
+  assign mline51_d = ((n3355 | (n1801 & (s3_id_q == 8'h33))) ? n743 : mline51_q);
+  assign mline52_d = ((n3370 | (n1801 & (s3_id_q == 8'h34))) ? n743 : mline52_q);
+  assign mline53_d = ((n3385 | (n1801 & (s3_id_q == 8'h35))) ? n743 : mline53_q);
+  assign mline54_d = ((n3400 | (n1801 & (s3_id_q == 8'h36))) ? n743 : mline54_q);
+  assign mline55_d = ((n3415 | (n1801 & (s3_id_q == 8'h37))) ? n743 : mline55_q);
+  assign mline56_d = ((n3430 | (n1801 & (s3_id_q == 8'h38))) ? n743 : mline56_q);
+  assign mline57_d = ((n3445 | (n1801 & (s3_id_q == 8'h39))) ? n743 : mline57_q);
+  assign mline58_d = ((n3460 | (n1801 & (s3_id_q == 8'h3a))) ? n743 : mline58_q);
+  assign mline59_d = ((n3475 | (n1801 & (s3_id_q == 8'h3b))) ? n743 : mline59_q);
+  assign mline60_d = ((n3490 | (n1801 & (s3_id_q == 8'h3c))) ? n743 : mline60_q);
+  assign mline61_d = ((n3505 | (n1801 & (s3_id_q == 8'h3d))) ? n743 : mline61_q);
+  assign mline62_d = ((n3520 | (n1801 & (s3_id_q == 8'h3e))) ? n743 : mline62_q);
+  assign mline63_d = ((n3535 | (n1801 & (s3_id_q == 8'h3f))) ? n743 : mline63_q);
+  assign mfill0_d = (n2590 ? n747 : (((n2587 & (lsu_req_id_i == 8'h00)) | ((n2481 & mrd0_q) & (mline0_q == n2209))) ? 1'h0 : mfill0_q));
+  assign mfill1_d = (n2605 ? n747 : (((n2587 & (lsu_req_id_i == 8'h01)) | ((n2481 & mrd1_q) & (mline1_q == n2209))) ? 1'h0 : mfill1_q));
+  assign mfill2_d = (n2620 ? n747 : (((n2587 & (lsu_req_id_i == 8'h02)) | ((n2481 & mrd2_q) & (mline2_q == n2209))) ? 1'h0 : mfill2_q));
+  assign mfill3_d = (n2635 ? n747 : (((n2587 & (lsu_req_id_i == 8'h03)) | ((n2481 & mrd3_q) & (mline3_q == n2209))) ? 1'h0 : mfill3_q));
+  assign mfill4_d = (n2650 ? n747 : (((n2587 & (lsu_req_id_i == 8'h04)) | ((n2481 & mrd4_q) & (mline4_q == n2209))) ? 1'h0 : mfill4_q));
+  assign mfill5_d = (n2665 ? n747 : (((n2587 & (lsu_req_id_i == 8'h05)) | ((n2481 & mrd5_q) & (mline5_q == n2209))) ? 1'h0 : mfill5_q));
+  assign mfill6_d = (n2680 ? n747 : (((n2587 & (lsu_req_id_i == 8'h06)) | ((n2481 & mrd6_q) & (mline6_q == n2209))) ? 1'h0 : mfill6_q));
+  assign mfill7_d = (n2695 ? n747 : (((n2587 & (lsu_req_id_i == 8'h07)) | ((n2481 & mrd7_q) & (mline7_q == n2209))) ? 1'h0 : mfill7_q));
+  assign mfill8_d = (n2710 ? n747 : (((n2587 & (lsu_req_id_i == 8'h08)) | ((n2481 & mrd8_q) & (mline8_q == n2209))) ? 1'h0 : mfill8_q));
+  assign mfill9_d = (n2725 ? n747 : (((n2587 & (lsu_req_id_i == 8'h09)) | ((n2481 & mrd9_q) & (mline9_q == n2209))) ? 1'h0 : mfill9_q));
+  assign mfill10_d = (n2740 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0a)) | ((n2481 & mrd10_q) & (mline10_q == n2209))) ? 1'h0 : mfill10_q));
+  assign mfill11_d = (n2755 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0b)) | ((n2481 & mrd11_q) & (mline11_q == n2209))) ? 1'h0 : mfill11_q));
+  assign mfill12_d = (n2770 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0c)) | ((n2481 & mrd12_q) & (mline12_q == n2209))) ? 1'h0 : mfill12_q));
+  assign mfill13_d = (n2785 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0d)) | ((n2481 & mrd13_q) & (mline13_q == n2209))) ? 1'h0 : mfill13_q));
+  assign mfill14_d = (n2800 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0e)) | ((n2481 & mrd14_q) & (mline14_q == n2209))) ? 1'h0 : mfill14_q));
+  assign mfill15_d = (n2815 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0f)) | ((n2481 & mrd15_q) & (mline15_q == n2209))) ? 1'h0 : mfill15_q));
+  assign mfill16_d = (n2830 ? n747 : (((n2587 & (lsu_req_id_i == 8'h10)) | ((n2481 & mrd16_q) & (mline16_q == n2209))) ? 1'h0 : mfill16_q));
+  assign mfill17_d = (n2845 ? n747 : (((n2587 & (lsu_req_id_i == 8'h11)) | ((n2481 & mrd17_q) & (mline17_q == n2209))) ? 1'h0 : mfill17_q));
+  assign mfill18_d = (n2860 ? n747 : (((n2587 & (lsu_req_id_i == 8'h12)) | ((n2481 & mrd18_q) & (mline18_q == n2209))) ? 1'h0 : mfill18_q));
+  assign mfill19_d = (n2875 ? n747 : (((n2587 & (lsu_req_id_i == 8'h13)) | ((n2481 & mrd19_q) & (mline19_q == n2209))) ? 1'h0 : mfill19_q));
+  assign mfill20_d = (n2890 ? n747 : (((n2587 & (lsu_req_id_i == 8'h14)) | ((n2481 & mrd20_q) & (mline20_q == n2209))) ? 1'h0 : mfill20_q));
+  assign mfill21_d = (n2905 ? n747 : (((n2587 & (lsu_req_id_i == 8'h15)) | ((n2481 & mrd21_q) & (mline21_q == n2209))) ? 1'h0 : mfill21_q));
+  assign mfill22_d = (n2920 ? n747 : (((n2587 & (lsu_req_id_i == 8'h16)) | ((n2481 & mrd22_q) & (mline22_q == n2209))) ? 1'h0 : mfill22_q));
+  assign mfill23_d = (n2935 ? n747 : (((n2587 & (lsu_req_id_i == 8'h17)) | ((n2481 & mrd23_q) & (mline23_q == n2209))) ? 1'h0 : mfill23_q));
+  assign mfill24_d = (n2950 ? n747 : (((n2587 & (lsu_req_id_i == 8'h18)) | ((n2481 & mrd24_q) & (mline24_q == n2209))) ? 1'h0 : mfill24_q));
+  assign mfill25_d = (n2965 ? n747 : (((n2587 & (lsu_req_id_i == 8'h19)) | ((n2481 & mrd25_q) & (mline25_q == n2209))) ? 1'h0 : mfill25_q));
+  assign mfill26_d = (n2980 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1a)) | ((n2481 & mrd26_q) & (mline26_q == n2209))) ? 1'h0 : mfill26_q));
+  assign mfill27_d = (n2995 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1b)) | ((n2481 & mrd27_q) & (mline27_q == n2209))) ? 1'h0 : mfill27_q));
+  assign mfill28_d = (n3010 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1c)) | ((n2481 & mrd28_q) & (mline28_q == n2209))) ? 1'h0 : mfill28_q));
+  assign mfill29_d = (n3025 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1d)) | ((n2481 & mrd29_q) & (mline29_q == n2209))) ? 1'h0 : mfill29_q));
+  assign mfill30_d = (n3040 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1e)) | ((n2481 & mrd30_q) & (mline30_q == n2209))) ? 1'h0 : mfill30_q));
+  assign mfill31_d = (n3055 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1f)) | ((n2481 & mrd31_q) & (mline31_q == n2209))) ? 1'h0 : mfill31_q));
+  assign mfill32_d = (n3070 ? n747 : (((n2587 & (lsu_req_id_i == 8'h20)) | ((n2481 & mrd32_q) & (mline32_q == n2209))) ? 1'h0 : mfill32_q));
+  assign mfill33_d = (n3085 ? n747 : (((n2587 & (lsu_req_id_i == 8'h21)) | ((n2481 & mrd33_q) & (mline33_q == n2209))) ? 1'h0 : mfill33_q));
+  assign mfill34_d = (n3100 ? n747 : (((n2587 & (lsu_req_id_i == 8'h22)) | ((n2481 & mrd34_q) & (mline34_q == n2209))) ? 1'h0 : mfill34_q));
+  assign mfill35_d = (n3115 ? n747 : (((n2587 & (lsu_req_id_i == 8'h23)) | ((n2481 & mrd35_q) & (mline35_q == n2209))) ? 1'h0 : mfill35_q));
+  assign mfill36_d = (n3130 ? n747 : (((n2587 & (lsu_req_id_i == 8'h24)) | ((n2481 & mrd36_q) & (mline36_q == n2209))) ? 1'h0 : mfill36_q));
+  assign mfill37_d = (n3145 ? n747 : (((n2587 & (lsu_req_id_i == 8'h25)) | ((n2481 & mrd37_q) & (mline37_q == n2209))) ? 1'h0 : mfill37_q));
+  assign mfill38_d = (n3160 ? n747 : (((n2587 & (lsu_req_id_i == 8'h26)) | ((n2481 & mrd38_q) & (mline38_q == n2209))) ? 1'h0 : mfill38_q));
+  assign mfill39_d = (n3175 ? n747 : (((n2587 & (lsu_req_id_i == 8'h27)) | ((n2481 & mrd39_q) & (mline39_q == n2209))) ? 1'h0 : mfill39_q));
+  assign mfill40_d = (n3190 ? n747 : (((n2587 & (lsu_req_id_i == 8'h28)) | ((n2481 & mrd40_q) & (mline40_q == n2209))) ? 1'h0 : mfill40_q));
+  assign mfill41_d = (n3205 ? n747 : (((n2587 & (lsu_req_id_i == 8'h29)) | ((n2481 & mrd41_q) & (mline41_q == n2209))) ? 1'h0 : mfill41_q));
+  assign mfill42_d = (n3220 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2a)) | ((n2481 & mrd42_q) & (mline42_q == n2209))) ? 1'h0 : mfill42_q));
+  assign mfill43_d = (n3235 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2b)) | ((n2481 & mrd43_q) & (mline43_q == n2209))) ? 1'h0 : mfill43_q));
+  assign mfill44_d = (n3250 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2c)) | ((n2481 & mrd44_q) & (mline44_q == n2209))) ? 1'h0 : mfill44_q));
+  assign mfill45_d = (n3265 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2d)) | ((n2481 & mrd45_q) & (mline45_q == n2209))) ? 1'h0 : mfill45_q));
+  assign mfill46_d = (n3280 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2e)) | ((n2481 & mrd46_q) & (mline46_q == n2209))) ? 1'h0 : mfill46_q));
+  assign mfill47_d = (n3295 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2f)) | ((n2481 & mrd47_q) & (mline47_q == n2209))) ? 1'h0 : mfill47_q));
+  assign mfill48_d = (n3310 ? n747 : (((n2587 & (lsu_req_id_i == 8'h30)) | ((n2481 & mrd48_q) & (mline48_q == n2209))) ? 1'h0 : mfill48_q));
+  assign mfill49_d = (n3325 ? n747 : (((n2587 & (lsu_req_id_i == 8'h31)) | ((n2481 & mrd49_q) & (mline49_q == n2209))) ? 1'h0 : mfill49_q));
+  assign mfill50_d = (n3340 ? n747 : (((n2587 & (lsu_req_id_i == 8'h32)) | ((n2481 & mrd50_q) & (mline50_q == n2209))) ? 1'h0 : mfill50_q));
+  assign mfill51_d = (n3355 ? n747 : (((n2587 & (lsu_req_id_i == 8'h33)) | ((n2481 & mrd51_q) & (mline51_q == n2209))) ? 1'h0 : mfill51_q));
+  assign mfill52_d = (n3370 ? n747 : (((n2587 & (lsu_req_id_i == 8'h34)) | ((n2481 & mrd52_q) & (mline52_q == n2209))) ? 1'h0 : mfill52_q));
+  assign mfill53_d = (n3385 ? n747 : (((n2587 & (lsu_req_id_i == 8'h35)) | ((n2481 & mrd53_q) & (mline53_q == n2209))) ? 1'h0 : mfill53_q));
+  assign mfill54_d = (n3400 ? n747 : (((n2587 & (lsu_req_id_i == 8'h36)) | ((n2481 & mrd54_q) & (mline54_q == n2209))) ? 1'h0 : mfill54_q));
+  assign mfill55_d = (n3415 ? n747 : (((n2587 & (lsu_req_id_i == 8'h37)) | ((n2481 & mrd55_q) & (mline55_q == n2209))) ? 1'h0 : mfill55_q));
+  assign mfill56_d = (n3430 ? n747 : (((n2587 & (lsu_req_id_i == 8'h38)) | ((n2481 & mrd56_q) & (mline56_q == n2209))) ? 1'h0 : mfill56_q));
+  assign mfill57_d = (n3445 ? n747 : (((n2587 & (lsu_req_id_i == 8'h39)) | ((n2481 & mrd57_q) & (mline57_q == n2209))) ? 1'h0 : mfill57_q));
+  assign mfill58_d = (n3460 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3a)) | ((n2481 & mrd58_q) & (mline58_q == n2209))) ? 1'h0 : mfill58_q));
+  assign mfill59_d = (n3475 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3b)) | ((n2481 & mrd59_q) & (mline59_q == n2209))) ? 1'h0 : mfill59_q));
+  assign mfill60_d = (n3490 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3c)) | ((n2481 & mrd60_q) & (mline60_q == n2209))) ? 1'h0 : mfill60_q));
+  assign mfill61_d = (n3505 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3d)) | ((n2481 & mrd61_q) & (mline61_q == n2209))) ? 1'h0 : mfill61_q));
+  assign mfill62_d = (n3520 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3e)) | ((n2481 & mrd62_q) & (mline62_q == n2209))) ? 1'h0 : mfill62_q));
+  assign mfill63_d = (n3535 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3f)) | ((n2481 & mrd63_q) & (mline63_q == n2209))) ? 1'h0 : mfill63_q));
+  assign mrd0_d = ((n1804 & (s3_id_q == 8'h00)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h00)) ? 1'h0 : mrd0_q));
+  assign mrd1_d = ((n1804 & (s3_id_q == 8'h01)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h01)) ? 1'h0 : mrd1_q));
+  assign mrd2_d = ((n1804 & (s3_id_q == 8'h02)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h02)) ? 1'h0 : mrd2_q));
+  assign mrd3_d = ((n1804 & (s3_id_q == 8'h03)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h03)) ? 1'h0 : mrd3_q));
+  assign mrd4_d = ((n1804 & (s3_id_q == 8'h04)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h04)) ? 1'h0 : mrd4_q));
+  assign mrd5_d = ((n1804 & (s3_id_q == 8'h05)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h05)) ? 1'h0 : mrd5_q));
+  assign mrd6_d = ((n1804 & (s3_id_q == 8'h06)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h06)) ? 1'h0 : mrd6_q));
+  assign mrd7_d = ((n1804 & (s3_id_q == 8'h07)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h07)) ? 1'h0 : mrd7_q));
+  assign mrd8_d = ((n1804 & (s3_id_q == 8'h08)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h08)) ? 1'h0 : mrd8_q));
+  assign mrd9_d = ((n1804 & (s3_id_q == 8'h09)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h09)) ? 1'h0 : mrd9_q));
+  assign mrd10_d = ((n1804 & (s3_id_q == 8'h0a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0a)) ? 1'h0 : mrd10_q));
+  assign mrd11_d = ((n1804 & (s3_id_q == 8'h0b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0b)) ? 1'h0 : mrd11_q));
+  assign mrd12_d = ((n1804 & (s3_id_q == 8'h0c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0c)) ? 1'h0 : mrd12_q));
+  assign mrd13_d = ((n1804 & (s3_id_q == 8'h0d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0d)) ? 1'h0 : mrd13_q));
+  assign mrd14_d = ((n1804 & (s3_id_q == 8'h0e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0e)) ? 1'h0 : mrd14_q));
+  assign mrd15_d = ((n1804 & (s3_id_q == 8'h0f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0f)) ? 1'h0 : mrd15_q));
+  assign mrd16_d = ((n1804 & (s3_id_q == 8'h10)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h10)) ? 1'h0 : mrd16_q));
+  assign mrd17_d = ((n1804 & (s3_id_q == 8'h11)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h11)) ? 1'h0 : mrd17_q));
+  assign mrd18_d = ((n1804 & (s3_id_q == 8'h12)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h12)) ? 1'h0 : mrd18_q));
+  assign mrd19_d = ((n1804 & (s3_id_q == 8'h13)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h13)) ? 1'h0 : mrd19_q));
+  assign mrd20_d = ((n1804 & (s3_id_q == 8'h14)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h14)) ? 1'h0 : mrd20_q));
+  assign mrd21_d = ((n1804 & (s3_id_q == 8'h15)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h15)) ? 1'h0 : mrd21_q));
+  assign mrd22_d = ((n1804 & (s3_id_q == 8'h16)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h16)) ? 1'h0 : mrd22_q));
+  assign mrd23_d = ((n1804 & (s3_id_q == 8'h17)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h17)) ? 1'h0 : mrd23_q));
+  assign mrd24_d = ((n1804 & (s3_id_q == 8'h18)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h18)) ? 1'h0 : mrd24_q));
+  assign mrd25_d = ((n1804 & (s3_id_q == 8'h19)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h19)) ? 1'h0 : mrd25_q));
+  assign mrd26_d = ((n1804 & (s3_id_q == 8'h1a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1a)) ? 1'h0 : mrd26_q));
+  assign mrd27_d = ((n1804 & (s3_id_q == 8'h1b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1b)) ? 1'h0 : mrd27_q));
+  assign mrd28_d = ((n1804 & (s3_id_q == 8'h1c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1c)) ? 1'h0 : mrd28_q));
+  assign mrd29_d = ((n1804 & (s3_id_q == 8'h1d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1d)) ? 1'h0 : mrd29_q));
+  assign mrd30_d = ((n1804 & (s3_id_q == 8'h1e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1e)) ? 1'h0 : mrd30_q));
+  assign mrd31_d = ((n1804 & (s3_id_q == 8'h1f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1f)) ? 1'h0 : mrd31_q));
+  assign mrd32_d = ((n1804 & (s3_id_q == 8'h20)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h20)) ? 1'h0 : mrd32_q));
+  assign mrd33_d = ((n1804 & (s3_id_q == 8'h21)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h21)) ? 1'h0 : mrd33_q));
+  assign mrd34_d = ((n1804 & (s3_id_q == 8'h22)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h22)) ? 1'h0 : mrd34_q));
+  assign mrd35_d = ((n1804 & (s3_id_q == 8'h23)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h23)) ? 1'h0 : mrd35_q));
+  assign mrd36_d = ((n1804 & (s3_id_q == 8'h24)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h24)) ? 1'h0 : mrd36_q));
+  assign mrd37_d = ((n1804 & (s3_id_q == 8'h25)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h25)) ? 1'h0 : mrd37_q));
+  assign mrd38_d = ((n1804 & (s3_id_q == 8'h26)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h26)) ? 1'h0 : mrd38_q));
+  assign mrd39_d = ((n1804 & (s3_id_q == 8'h27)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h27)) ? 1'h0 : mrd39_q));
+  assign mrd40_d = ((n1804 & (s3_id_q == 8'h28)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h28)) ? 1'h0 : mrd40_q));
+  assign mrd41_d = ((n1804 & (s3_id_q == 8'h29)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h29)) ? 1'h0 : mrd41_q));
+  assign mrd42_d = ((n1804 & (s3_id_q == 8'h2a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2a)) ? 1'h0 : mrd42_q));
+  assign mrd43_d = ((n1804 & (s3_id_q == 8'h2b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2b)) ? 1'h0 : mrd43_q));
+  assign mrd44_d = ((n1804 & (s3_id_q == 8'h2c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2c)) ? 1'h0 : mrd44_q));
+  assign mrd45_d = ((n1804 & (s3_id_q == 8'h2d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2d)) ? 1'h0 : mrd45_q));
+  assign mrd46_d = ((n1804 & (s3_id_q == 8'h2e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2e)) ? 1'h0 : mrd46_q));
+  assign mrd47_d = ((n1804 & (s3_id_q == 8'h2f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2f)) ? 1'h0 : mrd47_q));
+  assign mrd48_d = ((n1804 & (s3_id_q == 8'h30)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h30)) ? 1'h0 : mrd48_q));
+  assign mrd49_d = ((n1804 & (s3_id_q == 8'h31)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h31)) ? 1'h0 : mrd49_q));
+  assign mrd50_d = ((n1804 & (s3_id_q == 8'h32)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h32)) ? 1'h0 : mrd50_q));
+  assign mrd51_d = ((n1804 & (s3_id_q == 8'h33)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h33)) ? 1'h0 : mrd51_q));
+  assign mrd52_d = ((n1804 & (s3_id_q == 8'h34)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h34)) ? 1'h0 : mrd52_q));
+  assign mrd53_d = ((n1804 & (s3_id_q == 8'h35)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h35)) ? 1'h0 : mrd53_q));
+  assign mrd54_d = ((n1804 & (s3_id_q == 8'h36)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h36)) ? 1'h0 : mrd54_q));
+  assign mrd55_d = ((n1804 & (s3_id_q == 8'h37)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h37)) ? 1'h0 : mrd55_q));
+  assign mrd56_d = ((n1804 & (s3_id_q == 8'h38)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h38)) ? 1'h0 : mrd56_q));
+  assign mrd57_d = ((n1804 & (s3_id_q == 8'h39)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h39)) ? 1'h0 : mrd57_q));
+  assign mrd58_d = ((n1804 & (s3_id_q == 8'h3a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3a)) ? 1'h0 : mrd58_q));
+  assign mrd59_d = ((n1804 & (s3_id_q == 8'h3b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3b)) ? 1'h0 : mrd59_q));
+  assign mrd60_d = ((n1804 & (s3_id_q == 8'h3c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3c)) ? 1'h0 : mrd60_q));
+  assign mrd61_d = ((n1804 & (s3_id_q == 8'h3d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3d)) ? 1'h0 : mrd61_q));
+  assign mrd62_d = ((n1804 & (s3_id_q == 8'h3e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3e)) ? 1'h0 : mrd62_q));
+  assign mrd63_d = ((n1804 & (s3_id_q == 8'h3f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3f)) ? 1'h0 : mrd63_q));
+  assign mw0_d = (n7102 ? (~n7099) : (n7105 ? 1'h0 : mw0_q));
+  assign mw1_d = (n7115 ? (~n7099) : (n7118 ? 1'h0 : mw1_q));
+  assign mw2_d = (n7128 ? (~n7099) : (n7131 ? 1'h0 : mw2_q));
+  assign mw3_d = (n7141 ? (~n7099) : (n7144 ? 1'h0 : mw3_q));
+  assign mw4_d = (n7154 ? (~n7099) : (n7157 ? 1'h0 : mw4_q));
+  assign mw5_d = (n7167 ? (~n7099) : (n7170 ? 1'h0 : mw5_q));
+  assign mw6_d = (n7180 ? (~n7099) : (n7183 ? 1'h0 : mw6_q));
+  assign mw7_d = (n7193 ? (~n7099) : (n7196 ? 1'h0 : mw7_q));
+  assign mw8_d = (n7206 ? (~n7099) : (n7209 ? 1'h0 : mw8_q));
+  assign mw9_d = (n7219 ? (~n7099) : (n7222 ? 1'h0 : mw9_q));
+  assign mw10_d = (n7232 ? (~n7099) : (n7235 ? 1'h0 : mw10_q));
+  assign mw11_d = (n7245 ? (~n7099) : (n7248 ? 1'h0 : mw11_q));
+  assign mw12_d = (n7258 ? (~n7099) : (n7261 ? 1'h0 : mw12_q));
+  assign mw13_d = (n7271 ? (~n7099) : (n7274 ? 1'h0 : mw13_q));
+  assign mw14_d = (n7284 ? (~n7099) : (n7287 ? 1'h0 : mw14_q));
+  assign mw15_d = (n7297 ? (~n7099) : (n7300 ? 1'h0 : mw15_q));
+  assign mw16_d = (n7310 ? (~n7099) : (n7313 ? 1'h0 : mw16_q));
+  assign mw17_d = (n7323 ? (~n7099) : (n7326 ? 1'h0 : mw17_q));
+  assign mw18_d = (n7336 ? (~n7099) : (n7339 ? 1'h0 : mw18_q));
+  assign mw19_d = (n7349 ? (~n7099) : (n7352 ? 1'h0 : mw19_q));
+  assign mw20_d = (n7362 ? (~n7099) : (n7365 ? 1'h0 : mw20_q));
+  assign mw21_d = (n7375 ? (~n7099) : (n7378 ? 1'h0 : mw21_q));
+  assign mw22_d = (n7388 ? (~n7099) : (n7391 ? 1'h0 : mw22_q));
+  assign mw23_d = (n7401 ? (~n7099) : (n7404 ? 1'h0 : mw23_q));
+  assign mw24_d = (n7414 ? (~n7099) : (n7417 ? 1'h0 : mw24_q));
+  assign mw25_d = (n7427 ? (~n7099) : (n7430 ? 1'h0 : mw25_q));
+  assign mw26_d = (n7440 ? (~n7099) : (n7443 ? 1'h0 : mw26_q));
+  assign mw27_d = (n7453 ? (~n7099) : (n7456 ? 1'h0 : mw27_q));
+  assign mw28_d = (n7466 ? (~n7099) : (n7469 ? 1'h0 : mw28_q));
+  assign mw29_d = (n7479 ? (~n7099) : (n7482 ? 1'h0 : mw29_q));
+  assign mw30_d = (n7492 ? (~n7099) : (n7495 ? 1'h0 : mw30_q));
+  assign mw31_d = (n7505 ? (~n7099) : (n7508 ? 1'h0 : mw31_q));
+  assign mw32_d = (n7518 ? (~n7099) : (n7521 ? 1'h0 : mw32_q));
+  assign mw33_d = (n7531 ? (~n7099) : (n7534 ? 1'h0 : mw33_q));
+  assign mw34_d = (n7544 ? (~n7099) : (n7547 ? 1'h0 : mw34_q));
+  assign mw35_d = (n7557 ? (~n7099) : (n7560 ? 1'h0 : mw35_q));
+  assign mw36_d = (n7570 ? (~n7099) : (n7573 ? 1'h0 : mw36_q));
+  assign mw37_d = (n7583 ? (~n7099) : (n7586 ? 1'h0 : mw37_q));
+  assign mw38_d = (n7596 ? (~n7099) : (n7599 ? 1'h0 : mw38_q));
+  assign mw39_d = (n7609 ? (~n7099) : (n7612 ? 1'h0 : mw39_q));
+  assign mw40_d = (n7622 ? (~n7099) : (n7625 ? 1'h0 : mw40_q));
+  assign mw41_d = (n7635 ? (~n7099) : (n7638 ? 1'h0 : mw41_q));
+  assign mw42_d = (n7648 ? (~n7099) : (n7651 ? 1'h0 : mw42_q));
+  assign mw43_d = (n7661 ? (~n7099) : (n7664 ? 1'h0 : mw43_q));
+  assign mw44_d = (n7674 ? (~n7099) : (n7677 ? 1'h0 : mw44_q));
+  assign mw45_d = (n7687 ? (~n7099) : (n7690 ? 1'h0 : mw45_q));
+  assign mw46_d = (n7700 ? (~n7099) : (n7703 ? 1'h0 : mw46_q));
+  assign mw47_d = (n7713 ? (~n7099) : (n7716 ? 1'h0 : mw47_q));
+  assign mw48_d = (n7726 ? (~n7099) : (n7729 ? 1'h0 : mw48_q));
+  assign mw49_d = (n7739 ? (~n7099) : (n7742 ? 1'h0 : mw49_q));
+  assign mw50_d = (n7752 ? (~n7099) : (n7755 ? 1'h0 : mw50_q));
+  assign mw51_d = (n7765 ? (~n7099) : (n7768 ? 1'h0 : mw51_q));
+  assign mw52_d = (n7778 ? (~n7099) : (n7781 ? 1'h0 : mw52_q));
+  assign mw53_d = (n7791 ? (~n7099) : (n7794 ? 1'h0 : mw53_q));
+  assign mw54_d = (n7804 ? (~n7099) : (n7807 ? 1'h0 : mw54_q));
+  assign mw55_d = (n7817 ? (~n7099) : (n7820 ? 1'h0 : mw55_q));
+  assign mw56_d = (n7830 ? (~n7099) : (n7833 ? 1'h0 : mw56_q));
+  assign mw57_d = (n7843 ? (~n7099) : (n7846 ? 1'h0 : mw57_q));
+  assign mw58_d = (n7856 ? (~n7099) : (n7859 ? 1'h0 : mw58_q));
+  assign mw59_d = (n7869 ? (~n7099) : (n7872 ? 1'h0 : mw59_q));
+  assign mw60_d = (n7882 ? (~n7099) : (n7885 ? 1'h0 : mw60_q));
+  assign mw61_d = (n7895 ? (~n7099) : (n7898 ? 1'h0 : mw61_q));
+  assign mw62_d = (n7908 ? (~n7099) : (n7911 ? 1'h0 : mw62_q));
+  assign mw63_d = (n7921 ? (~n7099) : (n7924 ? 1'h0 : mw63_q));
+  assign mr0_d = (n7102 ? n7099 : (n7105 ? 1'h1 : ((n2473 & n1809) ? 1'h0 : mr0_q)));
+  assign mr1_d = (n7115 ? n7099 : (n7118 ? 1'h1 : ((n2473 & n1815) ? 1'h0 : mr1_q)));
+  assign mr2_d = (n7128 ? n7099 : (n7131 ? 1'h1 : ((n2473 & n1821) ? 1'h0 : mr2_q)));
+  assign mr3_d = (n7141 ? n7099 : (n7144 ? 1'h1 : ((n2473 & n1827) ? 1'h0 : mr3_q)));
+  assign mr4_d = (n7154 ? n7099 : (n7157 ? 1'h1 : ((n2473 & n1833) ? 1'h0 : mr4_q)));
+  assign mr5_d = (n7167 ? n7099 : (n7170 ? 1'h1 : ((n2473 & n1839) ? 1'h0 : mr5_q)));
+  assign mr6_d = (n7180 ? n7099 : (n7183 ? 1'h1 : ((n2473 & n1845) ? 1'h0 : mr6_q)));
+  assign mr7_d = (n7193 ? n7099 : (n7196 ? 1'h1 : ((n2473 & n1851) ? 1'h0 : mr7_q)));
+  assign mr8_d = (n7206 ? n7099 : (n7209 ? 1'h1 : ((n2473 & n1857) ? 1'h0 : mr8_q)));
+  assign mr9_d = (n7219 ? n7099 : (n7222 ? 1'h1 : ((n2473 & n1863) ? 1'h0 : mr9_q)));
+  assign mr10_d = (n7232 ? n7099 : (n7235 ? 1'h1 : ((n2473 & n1869) ? 1'h0 : mr10_q)));
+  assign mr11_d = (n7245 ? n7099 : (n7248 ? 1'h1 : ((n2473 & n1875) ? 1'h0 : mr11_q)));
+  assign mr12_d = (n7258 ? n7099 : (n7261 ? 1'h1 : ((n2473 & n1881) ? 1'h0 : mr12_q)));
+  assign mr13_d = (n7271 ? n7099 : (n7274 ? 1'h1 : ((n2473 & n1887) ? 1'h0 : mr13_q)));
+  assign mr14_d = (n7284 ? n7099 : (n7287 ? 1'h1 : ((n2473 & n1893) ? 1'h0 : mr14_q)));
+  assign mr15_d = (n7297 ? n7099 : (n7300 ? 1'h1 : ((n2473 & n1899) ? 1'h0 : mr15_q)));
+  assign mr16_d = (n7310 ? n7099 : (n7313 ? 1'h1 : ((n2473 & n1905) ? 1'h0 : mr16_q)));
+  assign mr17_d = (n7323 ? n7099 : (n7326 ? 1'h1 : ((n2473 & n1911) ? 1'h0 : mr17_q)));
+  assign mr18_d = (n7336 ? n7099 : (n7339 ? 1'h1 : ((n2473 & n1917) ? 1'h0 : mr18_q)));
+  assign mr19_d = (n7349 ? n7099 : (n7352 ? 1'h1 : ((n2473 & n1923) ? 1'h0 : mr19_q)));
+  assign mr20_d = (n7362 ? n7099 : (n7365 ? 1'h1 : ((n2473 & n1929) ? 1'h0 : mr20_q)));
+  assign mr21_d = (n7375 ? n7099 : (n7378 ? 1'h1 : ((n2473 & n1935) ? 1'h0 : mr21_q)));
+  assign mr22_d = (n7388 ? n7099 : (n7391 ? 1'h1 : ((n2473 & n1941) ? 1'h0 : mr22_q)));
+  assign mr23_d = (n7401 ? n7099 : (n7404 ? 1'h1 : ((n2473 & n1947) ? 1'h0 : mr23_q)));
+  assign mr24_d = (n7414 ? n7099 : (n7417 ? 1'h1 : ((n2473 & n1953) ? 1'h0 : mr24_q)));
+  assign mr25_d = (n7427 ? n7099 : (n7430 ? 1'h1 : ((n2473 & n1959) ? 1'h0 : mr25_q)));
+  assign mr26_d = (n7440 ? n7099 : (n7443 ? 1'h1 : ((n2473 & n1965) ? 1'h0 : mr26_q)));
+  assign mr27_d = (n7453 ? n7099 : (n7456 ? 1'h1 : ((n2473 & n1971) ? 1'h0 : mr27_q)));
+  assign mr28_d = (n7466 ? n7099 : (n7469 ? 1'h1 : ((n2473 & n1977) ? 1'h0 : mr28_q)));
+  assign mr29_d = (n7479 ? n7099 : (n7482 ? 1'h1 : ((n2473 & n1983) ? 1'h0 : mr29_q)));
+  assign mr30_d = (n7492 ? n7099 : (n7495 ? 1'h1 : ((n2473 & n1989) ? 1'h0 : mr30_q)));
+  assign mr31_d = (n7505 ? n7099 : (n7508 ? 1'h1 : ((n2473 & n1995) ? 1'h0 : mr31_q)));
+  assign mr32_d = (n7518 ? n7099 : (n7521 ? 1'h1 : ((n2473 & n2001) ? 1'h0 : mr32_q)));
+  assign mr33_d = (n7531 ? n7099 : (n7534 ? 1'h1 : ((n2473 & n2007) ? 1'h0 : mr33_q)));
+  assign mr34_d = (n7544 ? n7099 : (n7547 ? 1'h1 : ((n2473 & n2013) ? 1'h0 : mr34_q)));
+  assign mr35_d = (n7557 ? n7099 : (n7560 ? 1'h1 : ((n2473 & n2019) ? 1'h0 : mr35_q)));
+  assign mr36_d = (n7570 ? n7099 : (n7573 ? 1'h1 : ((n2473 & n2025) ? 1'h0 : mr36_q)));
+  assign mr37_d = (n7583 ? n7099 : (n7586 ? 1'h1 : ((n2473 & n2031) ? 1'h0 : mr37_q)));
+  assign mr38_d = (n7596 ? n7099 : (n7599 ? 1'h1 : ((n2473 & n2037) ? 1'h0 : mr38_q)));
+  assign mr39_d = (n7609 ? n7099 : (n7612 ? 1'h1 : ((n2473 & n2043) ? 1'h0 : mr39_q)));
+  assign mr40_d = (n7622 ? n7099 : (n7625 ? 1'h1 : ((n2473 & n2049) ? 1'h0 : mr40_q)));
+  assign mr41_d = (n7635 ? n7099 : (n7638 ? 1'h1 : ((n2473 & n2055) ? 1'h0 : mr41_q)));
+  assign mr42_d = (n7648 ? n7099 : (n7651 ? 1'h1 : ((n2473 & n2061) ? 1'h0 : mr42_q)));
+  assign mr43_d = (n7661 ? n7099 : (n7664 ? 1'h1 : ((n2473 & n2067) ? 1'h0 : mr43_q)));
+  assign mr44_d = (n7674 ? n7099 : (n7677 ? 1'h1 : ((n2473 & n2073) ? 1'h0 : mr44_q)));
+  assign mr45_d = (n7687 ? n7099 : (n7690 ? 1'h1 : ((n2473 & n2079) ? 1'h0 : mr45_q)));
+  assign mr46_d = (n7700 ? n7099 : (n7703 ? 1'h1 : ((n2473 & n2085) ? 1'h0 : mr46_q)));
+  assign mr47_d = (n7713 ? n7099 : (n7716 ? 1'h1 : ((n2473 & n2091) ? 1'h0 : mr47_q)));
+  assign mr48_d = (n7726 ? n7099 : (n7729 ? 1'h1 : ((n2473 & n2097) ? 1'h0 : mr48_q)));
+  assign mr49_d = (n7739 ? n7099 : (n7742 ? 1'h1 : ((n2473 & n2103) ? 1'h0 : mr49_q)));
+  assign mr50_d = (n7752 ? n7099 : (n7755 ? 1'h1 : ((n2473 & n2109) ? 1'h0 : mr50_q)));
+  assign mr51_d = (n7765 ? n7099 : (n7768 ? 1'h1 : ((n2473 & n2115) ? 1'h0 : mr51_q)));
+  assign mr52_d = (n7778 ? n7099 : (n7781 ? 1'h1 : ((n2473 & n2121) ? 1'h0 : mr52_q)));
+  assign mr53_d = (n7791 ? n7099 : (n7794 ? 1'h1 : ((n2473 & n2127) ? 1'h0 : mr53_q)));
+  assign mr54_d = (n7804 ? n7099 : (n7807 ? 1'h1 : ((n2473 & n2133) ? 1'h0 : mr54_q)));
+  assign mr55_d = (n7817 ? n7099 : (n7820 ? 1'h1 : ((n2473 & n2139) ? 1'h0 : mr55_q)));
+  assign mr56_d = (n7830 ? n7099 : (n7833 ? 1'h1 : ((n2473 & n2145) ? 1'h0 : mr56_q)));
+  assign mr57_d = (n7843 ? n7099 : (n7846 ? 1'h1 : ((n2473 & n2151) ? 1'h0 : mr57_q)));
+  assign mr58_d = (n7856 ? n7099 : (n7859 ? 1'h1 : ((n2473 & n2157) ? 1'h0 : mr58_q)));
+  assign mr59_d = (n7869 ? n7099 : (n7872 ? 1'h1 : ((n2473 & n2163) ? 1'h0 : mr59_q)));
+  assign mr60_d = (n7882 ? n7099 : (n7885 ? 1'h1 : ((n2473 & n2169) ? 1'h0 : mr60_q)));
+  assign mr61_d = (n7895 ? n7099 : (n7898 ? 1'h1 : ((n2473 & n2175) ? 1'h0 : mr61_q)));
+  assign mr62_d = (n7908 ? n7099 : (n7911 ? 1'h1 : ((n2473 & n2181) ? 1'h0 : mr62_q)));
+  assign mr63_d = (n7921 ? n7099 : (n7924 ? 1'h1 : ((n2473 & n2187) ? 1'h0 : mr63_q)));
+  assign cnt_hit_d = ((n1541 & (~s3_rp_q)) ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
+  assign cnt_miss_d = ((((n1804 & n747) | n1801) & (~s3_rp_q)) ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
+  assign lsu_req_ready_o = (n2208 ? (n2204 & (~n2191)) : (n2472 & gm_req_ready_i));
   assign lsu_resp_valid_o = (gm_resp_valid_i | o_v_q);
   assign lsu_resp_id_o = (gm_resp_valid_i ? gm_resp_id_i : (o_v_q ? o_id_q : 8'h00));
   assign lsu_resp_rdata_o = {(gm_resp_valid_i ? n107 : (o_v_q ? data_w31_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n106 : (o_v_q ? data_w30_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n105 : (o_v_q ? data_w29_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n104 : (o_v_q ? data_w28_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n103 : (o_v_q ? data_w27_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n102 : (o_v_q ? data_w26_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n101 : (o_v_q ? data_w25_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n100 : (o_v_q ? data_w24_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n99 : (o_v_q ? data_w23_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n98 : (o_v_q ? data_w22_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n97 : (o_v_q ? data_w21_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n96 : (o_v_q ? data_w20_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n95 : (o_v_q ? data_w19_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n94 : (o_v_q ? data_w18_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n93 : (o_v_q ? data_w17_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n92 : (o_v_q ? data_w16_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n91 : (o_v_q ? data_w15_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n90 : (o_v_q ? data_w14_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n89 : (o_v_q ? data_w13_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n88 : (o_v_q ? data_w12_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n87 : (o_v_q ? data_w11_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n86 : (o_v_q ? data_w10_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n85 : (o_v_q ? data_w9_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n84 : (o_v_q ? data_w8_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n83 : (o_v_q ? data_w7_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n82 : (o_v_q ? data_w6_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n81 : (o_v_q ? data_w5_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n80 : (o_v_q ? data_w4_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n79 : (o_v_q ? data_w3_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n78 : (o_v_q ? data_w2_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n77 : (o_v_q ? data_w1_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n76 : (o_v_q ? data_w0_rdata0_q : 32'h00000000))};
-  assign gm_req_valid_o = n1462;
-  assign gm_req_id_o = (n1462 ? (n1438 ? lsu_req_id_i : s3_id_q) : 8'h00);
-  assign gm_req_write_o = (n1438 & lsu_req_write_i);
-  assign gm_req_atom_o = (n1438 ? lsu_req_atom_i : 4'h0);
-  assign gm_req_addr_o = (n1462 ? (n1438 ? lsu_req_addr_i : s3_addr_q) : 32'h00000000);
-  assign gm_req_size_o = (n1462 ? (n1438 ? lsu_req_size_i : s3_size_q) : 2'h0);
-  assign gm_req_wmask_o = {(n1438 & lsu_req_wmask_i[31]), (n1438 & lsu_req_wmask_i[30]), (n1438 & lsu_req_wmask_i[29]), (n1438 & lsu_req_wmask_i[28]), (n1438 & lsu_req_wmask_i[27]), (n1438 & lsu_req_wmask_i[26]), (n1438 & lsu_req_wmask_i[25]), (n1438 & lsu_req_wmask_i[24]), (n1438 & lsu_req_wmask_i[23]), (n1438 & lsu_req_wmask_i[22]), (n1438 & lsu_req_wmask_i[21]), (n1438 & lsu_req_wmask_i[20]), (n1438 & lsu_req_wmask_i[19]), (n1438 & lsu_req_wmask_i[18]), (n1438 & lsu_req_wmask_i[17]), (n1438 & lsu_req_wmask_i[16]), (n1438 & lsu_req_wmask_i[15]), (n1438 & lsu_req_wmask_i[14]), (n1438 & lsu_req_wmask_i[13]), (n1438 & lsu_req_wmask_i[12]), (n1438 & lsu_req_wmask_i[11]), (n1438 & lsu_req_wmask_i[10]), (n1438 & lsu_req_wmask_i[9]), (n1438 & lsu_req_wmask_i[8]), (n1438 & lsu_req_wmask_i[7]), (n1438 & lsu_req_wmask_i[6]), (n1438 & lsu_req_wmask_i[5]), (n1438 & lsu_req_wmask_i[4]), (n1438 & lsu_req_wmask_i[3]), (n1438 & lsu_req_wmask_i[2]), (n1438 & lsu_req_wmask_i[1]), (n1438 & lsu_req_wmask_i[0])};
-  assign gm_req_wdata_o = {(n1438 ? lsu_req_wdata_i[1023:992] : 32'h00000000), (n1438 ? lsu_req_wdata_i[991:960] : 32'h00000000), (n1438 ? lsu_req_wdata_i[959:928] : 32'h00000000), (n1438 ? lsu_req_wdata_i[927:896] : 32'h00000000), (n1438 ? lsu_req_wdata_i[895:864] : 32'h00000000), (n1438 ? lsu_req_wdata_i[863:832] : 32'h00000000), (n1438 ? lsu_req_wdata_i[831:800] : 32'h00000000), (n1438 ? lsu_req_wdata_i[799:768] : 32'h00000000), (n1438 ? lsu_req_wdata_i[767:736] : 32'h00000000), (n1438 ? lsu_req_wdata_i[735:704] : 32'h00000000), (n1438 ? lsu_req_wdata_i[703:672] : 32'h00000000), (n1438 ? lsu_req_wdata_i[671:640] : 32'h00000000), (n1438 ? lsu_req_wdata_i[639:608] : 32'h00000000), (n1438 ? lsu_req_wdata_i[607:576] : 32'h00000000), (n1438 ? lsu_req_wdata_i[575:544] : 32'h00000000), (n1438 ? lsu_req_wdata_i[543:512] : 32'h00000000), (n1438 ? lsu_req_wdata_i[511:480] : 32'h00000000), (n1438 ? lsu_req_wdata_i[479:448] : 32'h00000000), (n1438 ? lsu_req_wdata_i[447:416] : 32'h00000000), (n1438 ? lsu_req_wdata_i[415:384] : 32'h00000000), (n1438 ? lsu_req_wdata_i[383:352] : 32'h00000000), (n1438 ? lsu_req_wdata_i[351:320] : 32'h00000000), (n1438 ? lsu_req_wdata_i[319:288] : 32'h00000000), (n1438 ? lsu_req_wdata_i[287:256] : 32'h00000000), (n1438 ? lsu_req_wdata_i[255:224] : 32'h00000000), (n1438 ? lsu_req_wdata_i[223:192] : 32'h00000000), (n1438 ? lsu_req_wdata_i[191:160] : 32'h00000000), (n1438 ? lsu_req_wdata_i[159:128] : 32'h00000000), (n1438 ? lsu_req_wdata_i[127:96] : 32'h00000000), (n1438 ? lsu_req_wdata_i[95:64] : 32'h00000000), (n1438 ? lsu_req_wdata_i[63:32] : 32'h00000000), (n1438 ? lsu_req_wdata_i[31:0] : 32'h00000000)};
+  assign gm_req_valid_o = n2515;
+  assign gm_req_id_o = (n2515 ? (n2480 ? lsu_req_id_i : s3_id_q) : 8'h00);
+  assign gm_req_write_o = (n2480 & lsu_req_write_i);
+  assign gm_req_atom_o = (n2480 ? lsu_req_atom_i : 4'h0);
+  assign gm_req_addr_o = (n2515 ? (n2480 ? lsu_req_addr_i : s3_addr_q) : 32'h00000000);
+  assign gm_req_size_o = (n2515 ? (n2480 ? lsu_req_size_i : s3_size_q) : 2'h0);
+  assign gm_req_wmask_o = {(n2480 & lsu_req_wmask_i[31]), (n2480 & lsu_req_wmask_i[30]), (n2480 & lsu_req_wmask_i[29]), (n2480 & lsu_req_wmask_i[28]), (n2480 & lsu_req_wmask_i[27]), (n2480 & lsu_req_wmask_i[26]), (n2480 & lsu_req_wmask_i[25]), (n2480 & lsu_req_wmask_i[24]), (n2480 & lsu_req_wmask_i[23]), (n2480 & lsu_req_wmask_i[22]), (n2480 & lsu_req_wmask_i[21]), (n2480 & lsu_req_wmask_i[20]), (n2480 & lsu_req_wmask_i[19]), (n2480 & lsu_req_wmask_i[18]), (n2480 & lsu_req_wmask_i[17]), (n2480 & lsu_req_wmask_i[16]), (n2480 & lsu_req_wmask_i[15]), (n2480 & lsu_req_wmask_i[14]), (n2480 & lsu_req_wmask_i[13]), (n2480 & lsu_req_wmask_i[12]), (n2480 & lsu_req_wmask_i[11]), (n2480 & lsu_req_wmask_i[10]), (n2480 & lsu_req_wmask_i[9]), (n2480 & lsu_req_wmask_i[8]), (n2480 & lsu_req_wmask_i[7]), (n2480 & lsu_req_wmask_i[6]), (n2480 & lsu_req_wmask_i[5]), (n2480 & lsu_req_wmask_i[4]), (n2480 & lsu_req_wmask_i[3]), (n2480 & lsu_req_wmask_i[2]), (n2480 & lsu_req_wmask_i[1]), (n2480 & lsu_req_wmask_i[0])};
+  assign gm_req_wdata_o = {(n2480 ? lsu_req_wdata_i[1023:992] : 32'h00000000), (n2480 ? lsu_req_wdata_i[991:960] : 32'h00000000), (n2480 ? lsu_req_wdata_i[959:928] : 32'h00000000), (n2480 ? lsu_req_wdata_i[927:896] : 32'h00000000), (n2480 ? lsu_req_wdata_i[895:864] : 32'h00000000), (n2480 ? lsu_req_wdata_i[863:832] : 32'h00000000), (n2480 ? lsu_req_wdata_i[831:800] : 32'h00000000), (n2480 ? lsu_req_wdata_i[799:768] : 32'h00000000), (n2480 ? lsu_req_wdata_i[767:736] : 32'h00000000), (n2480 ? lsu_req_wdata_i[735:704] : 32'h00000000), (n2480 ? lsu_req_wdata_i[703:672] : 32'h00000000), (n2480 ? lsu_req_wdata_i[671:640] : 32'h00000000), (n2480 ? lsu_req_wdata_i[639:608] : 32'h00000000), (n2480 ? lsu_req_wdata_i[607:576] : 32'h00000000), (n2480 ? lsu_req_wdata_i[575:544] : 32'h00000000), (n2480 ? lsu_req_wdata_i[543:512] : 32'h00000000), (n2480 ? lsu_req_wdata_i[511:480] : 32'h00000000), (n2480 ? lsu_req_wdata_i[479:448] : 32'h00000000), (n2480 ? lsu_req_wdata_i[447:416] : 32'h00000000), (n2480 ? lsu_req_wdata_i[415:384] : 32'h00000000), (n2480 ? lsu_req_wdata_i[383:352] : 32'h00000000), (n2480 ? lsu_req_wdata_i[351:320] : 32'h00000000), (n2480 ? lsu_req_wdata_i[319:288] : 32'h00000000), (n2480 ? lsu_req_wdata_i[287:256] : 32'h00000000), (n2480 ? lsu_req_wdata_i[255:224] : 32'h00000000), (n2480 ? lsu_req_wdata_i[223:192] : 32'h00000000), (n2480 ? lsu_req_wdata_i[191:160] : 32'h00000000), (n2480 ? lsu_req_wdata_i[159:128] : 32'h00000000), (n2480 ? lsu_req_wdata_i[127:96] : 32'h00000000), (n2480 ? lsu_req_wdata_i[95:64] : 32'h00000000), (n2480 ? lsu_req_wdata_i[63:32] : 32'h00000000), (n2480 ? lsu_req_wdata_i[31:0] : 32'h00000000)};
   assign cnt_l1_hit_o = cnt_hit_q;
   assign cnt_l1_miss_o = cnt_miss_q;
 
@@ -1953,18 +2609,22 @@ module l1_l128_w4_h4_i64 (
       s0_id_q <= 8'h00;
       s0_addr_q <= 32'h00000000;
       s0_size_q <= 2'h0;
+      s0_rp_q <= 1'h0;
       s1_v_q <= 1'h0;
       s1_id_q <= 8'h00;
       s1_addr_q <= 32'h00000000;
       s1_size_q <= 2'h0;
+      s1_rp_q <= 1'h0;
       s2_v_q <= 1'h0;
       s2_id_q <= 8'h00;
       s2_addr_q <= 32'h00000000;
       s2_size_q <= 2'h0;
+      s2_rp_q <= 1'h0;
       s3_v_q <= 1'h0;
       s3_id_q <= 8'h00;
       s3_addr_q <= 32'h00000000;
       s3_size_q <= 2'h0;
+      s3_rp_q <= 1'h0;
       o_v_q <= 1'h0;
       o_id_q <= 8'h00;
       val0_q <= 1'h0;
@@ -2447,6 +3107,134 @@ module l1_l128_w4_h4_i64 (
       mrd61_q <= 1'h0;
       mrd62_q <= 1'h0;
       mrd63_q <= 1'h0;
+      mw0_q <= 1'h0;
+      mw1_q <= 1'h0;
+      mw2_q <= 1'h0;
+      mw3_q <= 1'h0;
+      mw4_q <= 1'h0;
+      mw5_q <= 1'h0;
+      mw6_q <= 1'h0;
+      mw7_q <= 1'h0;
+      mw8_q <= 1'h0;
+      mw9_q <= 1'h0;
+      mw10_q <= 1'h0;
+      mw11_q <= 1'h0;
+      mw12_q <= 1'h0;
+      mw13_q <= 1'h0;
+      mw14_q <= 1'h0;
+      mw15_q <= 1'h0;
+      mw16_q <= 1'h0;
+      mw17_q <= 1'h0;
+      mw18_q <= 1'h0;
+      mw19_q <= 1'h0;
+      mw20_q <= 1'h0;
+      mw21_q <= 1'h0;
+      mw22_q <= 1'h0;
+      mw23_q <= 1'h0;
+      mw24_q <= 1'h0;
+      mw25_q <= 1'h0;
+      mw26_q <= 1'h0;
+      mw27_q <= 1'h0;
+      mw28_q <= 1'h0;
+      mw29_q <= 1'h0;
+      mw30_q <= 1'h0;
+      mw31_q <= 1'h0;
+      mw32_q <= 1'h0;
+      mw33_q <= 1'h0;
+      mw34_q <= 1'h0;
+      mw35_q <= 1'h0;
+      mw36_q <= 1'h0;
+      mw37_q <= 1'h0;
+      mw38_q <= 1'h0;
+      mw39_q <= 1'h0;
+      mw40_q <= 1'h0;
+      mw41_q <= 1'h0;
+      mw42_q <= 1'h0;
+      mw43_q <= 1'h0;
+      mw44_q <= 1'h0;
+      mw45_q <= 1'h0;
+      mw46_q <= 1'h0;
+      mw47_q <= 1'h0;
+      mw48_q <= 1'h0;
+      mw49_q <= 1'h0;
+      mw50_q <= 1'h0;
+      mw51_q <= 1'h0;
+      mw52_q <= 1'h0;
+      mw53_q <= 1'h0;
+      mw54_q <= 1'h0;
+      mw55_q <= 1'h0;
+      mw56_q <= 1'h0;
+      mw57_q <= 1'h0;
+      mw58_q <= 1'h0;
+      mw59_q <= 1'h0;
+      mw60_q <= 1'h0;
+      mw61_q <= 1'h0;
+      mw62_q <= 1'h0;
+      mw63_q <= 1'h0;
+      mr0_q <= 1'h0;
+      mr1_q <= 1'h0;
+      mr2_q <= 1'h0;
+      mr3_q <= 1'h0;
+      mr4_q <= 1'h0;
+      mr5_q <= 1'h0;
+      mr6_q <= 1'h0;
+      mr7_q <= 1'h0;
+      mr8_q <= 1'h0;
+      mr9_q <= 1'h0;
+      mr10_q <= 1'h0;
+      mr11_q <= 1'h0;
+      mr12_q <= 1'h0;
+      mr13_q <= 1'h0;
+      mr14_q <= 1'h0;
+      mr15_q <= 1'h0;
+      mr16_q <= 1'h0;
+      mr17_q <= 1'h0;
+      mr18_q <= 1'h0;
+      mr19_q <= 1'h0;
+      mr20_q <= 1'h0;
+      mr21_q <= 1'h0;
+      mr22_q <= 1'h0;
+      mr23_q <= 1'h0;
+      mr24_q <= 1'h0;
+      mr25_q <= 1'h0;
+      mr26_q <= 1'h0;
+      mr27_q <= 1'h0;
+      mr28_q <= 1'h0;
+      mr29_q <= 1'h0;
+      mr30_q <= 1'h0;
+      mr31_q <= 1'h0;
+      mr32_q <= 1'h0;
+      mr33_q <= 1'h0;
+      mr34_q <= 1'h0;
+      mr35_q <= 1'h0;
+      mr36_q <= 1'h0;
+      mr37_q <= 1'h0;
+      mr38_q <= 1'h0;
+      mr39_q <= 1'h0;
+      mr40_q <= 1'h0;
+      mr41_q <= 1'h0;
+      mr42_q <= 1'h0;
+      mr43_q <= 1'h0;
+      mr44_q <= 1'h0;
+      mr45_q <= 1'h0;
+      mr46_q <= 1'h0;
+      mr47_q <= 1'h0;
+      mr48_q <= 1'h0;
+      mr49_q <= 1'h0;
+      mr50_q <= 1'h0;
+      mr51_q <= 1'h0;
+      mr52_q <= 1'h0;
+      mr53_q <= 1'h0;
+      mr54_q <= 1'h0;
+      mr55_q <= 1'h0;
+      mr56_q <= 1'h0;
+      mr57_q <= 1'h0;
+      mr58_q <= 1'h0;
+      mr59_q <= 1'h0;
+      mr60_q <= 1'h0;
+      mr61_q <= 1'h0;
+      mr62_q <= 1'h0;
+      mr63_q <= 1'h0;
       cnt_hit_q <= 32'h00000000;
       cnt_miss_q <= 32'h00000000;
     end else begin
@@ -2454,18 +3242,22 @@ module l1_l128_w4_h4_i64 (
       s0_id_q <= s0_id_d;
       s0_addr_q <= s0_addr_d;
       s0_size_q <= s0_size_d;
+      s0_rp_q <= s0_rp_d;
       s1_v_q <= s1_v_d;
       s1_id_q <= s1_id_d;
       s1_addr_q <= s1_addr_d;
       s1_size_q <= s1_size_d;
+      s1_rp_q <= s1_rp_d;
       s2_v_q <= s2_v_d;
       s2_id_q <= s2_id_d;
       s2_addr_q <= s2_addr_d;
       s2_size_q <= s2_size_d;
+      s2_rp_q <= s2_rp_d;
       s3_v_q <= s3_v_d;
       s3_id_q <= s3_id_d;
       s3_addr_q <= s3_addr_d;
       s3_size_q <= s3_size_d;
+      s3_rp_q <= s3_rp_d;
       o_v_q <= o_v_d;
       o_id_q <= o_id_d;
       val0_q <= val0_d;
@@ -2948,17 +3740,145 @@ module l1_l128_w4_h4_i64 (
       mrd61_q <= mrd61_d;
       mrd62_q <= mrd62_d;
       mrd63_q <= mrd63_d;
+      mw0_q <= mw0_d;
+      mw1_q <= mw1_d;
+      mw2_q <= mw2_d;
+      mw3_q <= mw3_d;
+      mw4_q <= mw4_d;
+      mw5_q <= mw5_d;
+      mw6_q <= mw6_d;
+      mw7_q <= mw7_d;
+      mw8_q <= mw8_d;
+      mw9_q <= mw9_d;
+      mw10_q <= mw10_d;
+      mw11_q <= mw11_d;
+      mw12_q <= mw12_d;
+      mw13_q <= mw13_d;
+      mw14_q <= mw14_d;
+      mw15_q <= mw15_d;
+      mw16_q <= mw16_d;
+      mw17_q <= mw17_d;
+      mw18_q <= mw18_d;
+      mw19_q <= mw19_d;
+      mw20_q <= mw20_d;
+      mw21_q <= mw21_d;
+      mw22_q <= mw22_d;
+      mw23_q <= mw23_d;
+      mw24_q <= mw24_d;
+      mw25_q <= mw25_d;
+      mw26_q <= mw26_d;
+      mw27_q <= mw27_d;
+      mw28_q <= mw28_d;
+      mw29_q <= mw29_d;
+      mw30_q <= mw30_d;
+      mw31_q <= mw31_d;
+      mw32_q <= mw32_d;
+      mw33_q <= mw33_d;
+      mw34_q <= mw34_d;
+      mw35_q <= mw35_d;
+      mw36_q <= mw36_d;
+      mw37_q <= mw37_d;
+      mw38_q <= mw38_d;
+      mw39_q <= mw39_d;
+      mw40_q <= mw40_d;
+      mw41_q <= mw41_d;
+      mw42_q <= mw42_d;
+      mw43_q <= mw43_d;
+      mw44_q <= mw44_d;
+      mw45_q <= mw45_d;
+      mw46_q <= mw46_d;
+      mw47_q <= mw47_d;
+      mw48_q <= mw48_d;
+      mw49_q <= mw49_d;
+      mw50_q <= mw50_d;
+      mw51_q <= mw51_d;
+      mw52_q <= mw52_d;
+      mw53_q <= mw53_d;
+      mw54_q <= mw54_d;
+      mw55_q <= mw55_d;
+      mw56_q <= mw56_d;
+      mw57_q <= mw57_d;
+      mw58_q <= mw58_d;
+      mw59_q <= mw59_d;
+      mw60_q <= mw60_d;
+      mw61_q <= mw61_d;
+      mw62_q <= mw62_d;
+      mw63_q <= mw63_d;
+      mr0_q <= mr0_d;
+      mr1_q <= mr1_d;
+      mr2_q <= mr2_d;
+      mr3_q <= mr3_d;
+      mr4_q <= mr4_d;
+      mr5_q <= mr5_d;
+      mr6_q <= mr6_d;
+      mr7_q <= mr7_d;
+      mr8_q <= mr8_d;
+      mr9_q <= mr9_d;
+      mr10_q <= mr10_d;
+      mr11_q <= mr11_d;
+      mr12_q <= mr12_d;
+      mr13_q <= mr13_d;
+      mr14_q <= mr14_d;
+      mr15_q <= mr15_d;
+      mr16_q <= mr16_d;
+      mr17_q <= mr17_d;
+      mr18_q <= mr18_d;
+      mr19_q <= mr19_d;
+      mr20_q <= mr20_d;
+      mr21_q <= mr21_d;
+      mr22_q <= mr22_d;
+      mr23_q <= mr23_d;
+      mr24_q <= mr24_d;
+      mr25_q <= mr25_d;
+      mr26_q <= mr26_d;
+      mr27_q <= mr27_d;
+      mr28_q <= mr28_d;
+      mr29_q <= mr29_d;
+      mr30_q <= mr30_d;
+      mr31_q <= mr31_d;
+      mr32_q <= mr32_d;
+      mr33_q <= mr33_d;
+      mr34_q <= mr34_d;
+      mr35_q <= mr35_d;
+      mr36_q <= mr36_d;
+      mr37_q <= mr37_d;
+      mr38_q <= mr38_d;
+      mr39_q <= mr39_d;
+      mr40_q <= mr40_d;
+      mr41_q <= mr41_d;
+      mr42_q <= mr42_d;
+      mr43_q <= mr43_d;
+      mr44_q <= mr44_d;
+      mr45_q <= mr45_d;
+      mr46_q <= mr46_d;
+      mr47_q <= mr47_d;
+      mr48_q <= mr48_d;
+      mr49_q <= mr49_d;
+      mr50_q <= mr50_d;
+      mr51_q <= mr51_d;
+      mr52_q <= mr52_d;
+      mr53_q <= mr53_d;
+      mr54_q <= mr54_d;
+      mr55_q <= mr55_d;
+      mr56_q <= mr56_d;
+      mr57_q <= mr57_d;
+      mr58_q <= mr58_d;
+      mr59_q <= mr59_d;
+      mr60_q <= mr60_d;
+      mr61_q <= mr61_d;
+      mr62_q <= mr62_d;
+      mr63_q <= mr63_d;
       cnt_hit_q <= cnt_hit_d;
       cnt_miss_q <= cnt_miss_d;
     end
   end
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w0_rdata0_q <= data_w0_q[n3672];
+    if (n1541) data_w0_rdata0_q <= data_w0_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w0_q[n3626] <= n76;
+    if (n3938) data_w0_q[n4870] <= n76;
   end
 
 `ifndef SYNTHESIS
@@ -2970,11 +3890,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w1_rdata0_q <= data_w1_q[n3672];
+    if (n1541) data_w1_rdata0_q <= data_w1_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w1_q[n3626] <= n77;
+    if (n3938) data_w1_q[n4870] <= n77;
   end
 
 `ifndef SYNTHESIS
@@ -2986,11 +3906,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w2_rdata0_q <= data_w2_q[n3672];
+    if (n1541) data_w2_rdata0_q <= data_w2_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w2_q[n3626] <= n78;
+    if (n3938) data_w2_q[n4870] <= n78;
   end
 
 `ifndef SYNTHESIS
@@ -3002,11 +3922,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w3_rdata0_q <= data_w3_q[n3672];
+    if (n1541) data_w3_rdata0_q <= data_w3_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w3_q[n3626] <= n79;
+    if (n3938) data_w3_q[n4870] <= n79;
   end
 
 `ifndef SYNTHESIS
@@ -3018,11 +3938,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w4_rdata0_q <= data_w4_q[n3672];
+    if (n1541) data_w4_rdata0_q <= data_w4_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w4_q[n3626] <= n80;
+    if (n3938) data_w4_q[n4870] <= n80;
   end
 
 `ifndef SYNTHESIS
@@ -3034,11 +3954,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w5_rdata0_q <= data_w5_q[n3672];
+    if (n1541) data_w5_rdata0_q <= data_w5_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w5_q[n3626] <= n81;
+    if (n3938) data_w5_q[n4870] <= n81;
   end
 
 `ifndef SYNTHESIS
@@ -3050,11 +3970,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w6_rdata0_q <= data_w6_q[n3672];
+    if (n1541) data_w6_rdata0_q <= data_w6_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w6_q[n3626] <= n82;
+    if (n3938) data_w6_q[n4870] <= n82;
   end
 
 `ifndef SYNTHESIS
@@ -3066,11 +3986,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w7_rdata0_q <= data_w7_q[n3672];
+    if (n1541) data_w7_rdata0_q <= data_w7_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w7_q[n3626] <= n83;
+    if (n3938) data_w7_q[n4870] <= n83;
   end
 
 `ifndef SYNTHESIS
@@ -3082,11 +4002,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w8_rdata0_q <= data_w8_q[n3672];
+    if (n1541) data_w8_rdata0_q <= data_w8_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w8_q[n3626] <= n84;
+    if (n3938) data_w8_q[n4870] <= n84;
   end
 
 `ifndef SYNTHESIS
@@ -3098,11 +4018,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w9_rdata0_q <= data_w9_q[n3672];
+    if (n1541) data_w9_rdata0_q <= data_w9_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w9_q[n3626] <= n85;
+    if (n3938) data_w9_q[n4870] <= n85;
   end
 
 `ifndef SYNTHESIS
@@ -3114,11 +4034,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w10_rdata0_q <= data_w10_q[n3672];
+    if (n1541) data_w10_rdata0_q <= data_w10_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w10_q[n3626] <= n86;
+    if (n3938) data_w10_q[n4870] <= n86;
   end
 
 `ifndef SYNTHESIS
@@ -3130,11 +4050,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w11_rdata0_q <= data_w11_q[n3672];
+    if (n1541) data_w11_rdata0_q <= data_w11_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w11_q[n3626] <= n87;
+    if (n3938) data_w11_q[n4870] <= n87;
   end
 
 `ifndef SYNTHESIS
@@ -3146,11 +4066,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w12_rdata0_q <= data_w12_q[n3672];
+    if (n1541) data_w12_rdata0_q <= data_w12_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w12_q[n3626] <= n88;
+    if (n3938) data_w12_q[n4870] <= n88;
   end
 
 `ifndef SYNTHESIS
@@ -3162,11 +4082,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w13_rdata0_q <= data_w13_q[n3672];
+    if (n1541) data_w13_rdata0_q <= data_w13_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w13_q[n3626] <= n89;
+    if (n3938) data_w13_q[n4870] <= n89;
   end
 
 `ifndef SYNTHESIS
@@ -3178,11 +4098,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w14_rdata0_q <= data_w14_q[n3672];
+    if (n1541) data_w14_rdata0_q <= data_w14_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w14_q[n3626] <= n90;
+    if (n3938) data_w14_q[n4870] <= n90;
   end
 
 `ifndef SYNTHESIS
@@ -3194,11 +4114,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w15_rdata0_q <= data_w15_q[n3672];
+    if (n1541) data_w15_rdata0_q <= data_w15_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w15_q[n3626] <= n91;
+    if (n3938) data_w15_q[n4870] <= n91;
   end
 
 `ifndef SYNTHESIS
@@ -3210,11 +4130,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w16_rdata0_q <= data_w16_q[n3672];
+    if (n1541) data_w16_rdata0_q <= data_w16_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w16_q[n3626] <= n92;
+    if (n3938) data_w16_q[n4870] <= n92;
   end
 
 `ifndef SYNTHESIS
@@ -3226,11 +4146,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w17_rdata0_q <= data_w17_q[n3672];
+    if (n1541) data_w17_rdata0_q <= data_w17_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w17_q[n3626] <= n93;
+    if (n3938) data_w17_q[n4870] <= n93;
   end
 
 `ifndef SYNTHESIS
@@ -3242,11 +4162,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w18_rdata0_q <= data_w18_q[n3672];
+    if (n1541) data_w18_rdata0_q <= data_w18_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w18_q[n3626] <= n94;
+    if (n3938) data_w18_q[n4870] <= n94;
   end
 
 `ifndef SYNTHESIS
@@ -3258,11 +4178,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w19_rdata0_q <= data_w19_q[n3672];
+    if (n1541) data_w19_rdata0_q <= data_w19_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w19_q[n3626] <= n95;
+    if (n3938) data_w19_q[n4870] <= n95;
   end
 
 `ifndef SYNTHESIS
@@ -3274,11 +4194,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w20_rdata0_q <= data_w20_q[n3672];
+    if (n1541) data_w20_rdata0_q <= data_w20_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w20_q[n3626] <= n96;
+    if (n3938) data_w20_q[n4870] <= n96;
   end
 
 `ifndef SYNTHESIS
@@ -3290,11 +4210,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w21_rdata0_q <= data_w21_q[n3672];
+    if (n1541) data_w21_rdata0_q <= data_w21_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w21_q[n3626] <= n97;
+    if (n3938) data_w21_q[n4870] <= n97;
   end
 
 `ifndef SYNTHESIS
@@ -3306,11 +4226,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w22_rdata0_q <= data_w22_q[n3672];
+    if (n1541) data_w22_rdata0_q <= data_w22_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w22_q[n3626] <= n98;
+    if (n3938) data_w22_q[n4870] <= n98;
   end
 
 `ifndef SYNTHESIS
@@ -3322,11 +4242,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w23_rdata0_q <= data_w23_q[n3672];
+    if (n1541) data_w23_rdata0_q <= data_w23_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w23_q[n3626] <= n99;
+    if (n3938) data_w23_q[n4870] <= n99;
   end
 
 `ifndef SYNTHESIS
@@ -3338,11 +4258,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w24_rdata0_q <= data_w24_q[n3672];
+    if (n1541) data_w24_rdata0_q <= data_w24_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w24_q[n3626] <= n100;
+    if (n3938) data_w24_q[n4870] <= n100;
   end
 
 `ifndef SYNTHESIS
@@ -3354,11 +4274,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w25_rdata0_q <= data_w25_q[n3672];
+    if (n1541) data_w25_rdata0_q <= data_w25_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w25_q[n3626] <= n101;
+    if (n3938) data_w25_q[n4870] <= n101;
   end
 
 `ifndef SYNTHESIS
@@ -3370,11 +4290,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w26_rdata0_q <= data_w26_q[n3672];
+    if (n1541) data_w26_rdata0_q <= data_w26_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w26_q[n3626] <= n102;
+    if (n3938) data_w26_q[n4870] <= n102;
   end
 
 `ifndef SYNTHESIS
@@ -3386,11 +4306,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w27_rdata0_q <= data_w27_q[n3672];
+    if (n1541) data_w27_rdata0_q <= data_w27_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w27_q[n3626] <= n103;
+    if (n3938) data_w27_q[n4870] <= n103;
   end
 
 `ifndef SYNTHESIS
@@ -3402,11 +4322,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w28_rdata0_q <= data_w28_q[n3672];
+    if (n1541) data_w28_rdata0_q <= data_w28_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w28_q[n3626] <= n104;
+    if (n3938) data_w28_q[n4870] <= n104;
   end
 
 `ifndef SYNTHESIS
@@ -3418,11 +4338,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w29_rdata0_q <= data_w29_q[n3672];
+    if (n1541) data_w29_rdata0_q <= data_w29_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w29_q[n3626] <= n105;
+    if (n3938) data_w29_q[n4870] <= n105;
   end
 
 `ifndef SYNTHESIS
@@ -3434,11 +4354,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w30_rdata0_q <= data_w30_q[n3672];
+    if (n1541) data_w30_rdata0_q <= data_w30_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w30_q[n3626] <= n106;
+    if (n3938) data_w30_q[n4870] <= n106;
   end
 
 `ifndef SYNTHESIS
@@ -3450,11 +4370,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1409) data_w31_rdata0_q <= data_w31_q[n3672];
+    if (n1541) data_w31_rdata0_q <= data_w31_q[n4916];
   end
 
   always @(posedge clk_core_i) begin
-    if (n2694) data_w31_q[n3626] <= n107;
+    if (n3938) data_w31_q[n4870] <= n107;
   end
 
 `ifndef SYNTHESIS

@@ -7,7 +7,12 @@
 //! cannot change them), where the RTL reads a RAM. Requesters are served
 //! round robin from a pointer (the requester first in line); memory ids
 //! are `r << 8 | id`; the miss table is a map from memory id to what is
-//! out in memory.
+//! out in memory. Merged reads (a line read missing while a read of its
+//! line that will fill is out) are a second map from memory id to
+//! `(line, woken)`: the fill of the line wakes them, and a woken one
+//! replays into the pipeline's first slot (the smallest memory id first,
+//! before any requester), where it is looked up again without being
+//! counted.
 
 use super::gmem::{GmReq, GmResp};
 use std::collections::HashMap;
@@ -21,6 +26,8 @@ struct Rd {
     size: u8,
     /// Fill-only.
     pf: bool,
+    /// A merged read replaying.
+    replay: bool,
 }
 
 /// Inputs of one core cycle.
@@ -71,10 +78,19 @@ pub struct L1Ref {
     next_victim: Vec<usize>,
     /// Per memory id: the last read or atomic sent with it.
     table: HashMap<u16, Out>,
+    /// Merged reads by memory id: their line, and whether its fill has
+    /// come (they wait to replay).
+    merged: HashMap<u16, (u32, bool)>,
     /// The requester first in line.
     first: usize,
     pub hits: u64,
     pub misses: u64,
+    /// Line misses that merged (did not go to memory), fill-only ones
+    /// included.
+    pub merges: u64,
+    /// Replays that missed again (their line was evicted while they
+    /// waited) and went to memory or merged again.
+    pub replay_misses: u64,
 }
 
 impl L1Ref {
@@ -90,9 +106,12 @@ impl L1Ref {
             cache: vec![vec![None; ways]; sets],
             next_victim: vec![0; sets],
             table: HashMap::new(),
+            merged: HashMap::new(),
             first: 0,
             hits: 0,
             misses: 0,
+            merges: 0,
+            replay_misses: 0,
         }
     }
 
@@ -105,9 +124,15 @@ impl L1Ref {
         self.table.get(&id).is_some_and(|o| o.read)
     }
 
-    /// Stores and atomics may pass: no read in the pipeline.
-    fn idle(&self) -> bool {
-        self.pipe.iter().all(|s| s.is_none())
+    /// Stores and atomics to `line` may pass: no read in the pipeline and
+    /// no merged read of that line waiting.
+    fn idle(&self, line: u32) -> bool {
+        self.pipe.iter().all(|s| s.is_none()) && self.merged.values().all(|&(l, _)| l != line)
+    }
+
+    /// A line read of `line` is out in memory and its response will fill.
+    fn filling(&self, line: u32) -> bool {
+        self.table.values().any(|o| o.read && o.fills && o.line == line)
     }
 
     /// One core cycle: the outputs, then the state after the edge.
@@ -125,21 +150,31 @@ impl L1Ref {
         let mut new_out = if out_stays { self.out.clone() } else { None };
         let mut gm_req = None;
         if let Some(r) = head {
+            let counted = !r.replay as u64;
             if let Some(w) = head_hit {
                 if r.pf {
                     // A fill of a line present: nothing to do.
                     head_leaves = true;
-                    self.hits += 1;
+                    self.hits += counted;
                 } else if !out_stays {
                     let set = (r.addr >> 7) as usize % self.sets;
                     let words = self.cache[set][w].expect("hit").1;
                     new_out = Some(GmResp { id: r.id, rdata: words });
                     head_leaves = true;
-                    self.hits += 1;
+                    self.hits += counted;
                 }
             } else if r.pf && self.out_in_mem(r.id) {
                 // A fill whose id is still out: dropped.
                 head_leaves = true;
+            } else if r.size == 2 && self.filling(r.addr >> 7) {
+                // The line is on its way: a read waits for it, a fill-only
+                // read is dropped.
+                head_leaves = true;
+                self.misses += counted;
+                self.merges += counted;
+                if !r.pf {
+                    self.merged.insert(r.id, (r.addr >> 7, false));
+                }
             } else {
                 gm_req = Some(GmReq {
                     id: r.id,
@@ -159,11 +194,14 @@ impl L1Ref {
                         read: true,
                     };
                     self.table.insert(r.id, o);
-                    if r.size == 2 {
+                    if r.size == 2 && !r.replay {
                         self.misses += 1;
                     }
                 }
             }
+        }
+        if head_leaves && head.is_some_and(|r| r.replay) && head_hit.is_none() {
+            self.replay_misses += 1;
         }
         // The pipeline's free slots (bubbles compress).
         let mut can_take = vec![false; h];
@@ -172,33 +210,56 @@ impl L1Ref {
             can_take[k] = self.pipe[k].is_none() || leaves;
             leaves = k > 0 && self.pipe[k - 1].is_some() && can_take[k];
         }
+        // A woken merged read replays first (the smallest memory id).
+        let replay = self
+            .merged
+            .iter()
+            .filter(|(_, &(_, woken))| woken)
+            .map(|(&id, _)| id)
+            .min();
+        let mut enter = None;
+        if let Some(id) = replay {
+            if can_take[0] {
+                // (It leaves the merged reads at the edge, below: a store
+                // of its line still waits this cycle.)
+                let (line, _) = self.merged[&id];
+                enter = Some(Rd {
+                    id,
+                    addr: line << 7,
+                    size: 2,
+                    pf: false,
+                    replay: true,
+                });
+            }
+        }
         // The requester served: the first with a request from `first` on.
         let chosen = (0..n).map(|j| (self.first + j) % n).find(|&r| i.reqs[r].is_some());
-        let idle = self.idle();
         let mut ready = vec![false; n];
         if n == 1 && chosen.is_none() {
             // The RTL's ready with the idle (zero) payload of a read.
-            ready[0] = can_take[0];
+            ready[0] = can_take[0] && replay.is_none();
         }
-        let mut enter = None;
         let mut store_inv = None;
         if let Some(r) = chosen {
             let (q, fill) = i.reqs[r].clone().expect("chosen");
             let mid = (r as u16) << 8 | q.id as u16;
             if !q.write && q.atom == 0 {
-                ready[r] = can_take[0];
+                ready[r] = can_take[0] && replay.is_none();
                 if ready[r] {
                     enter = Some(Rd {
                         id: mid,
                         addr: q.addr,
                         size: q.size,
                         pf: fill,
+                        replay: false,
                     });
                 }
             } else {
                 // Stores and atomics: straight through while no read is in
-                // the pipeline; reads of their line out in memory were
-                // performed before them and no longer fill.
+                // the pipeline and no merged read of their line waits;
+                // reads of their line out in memory were performed before
+                // them and no longer fill.
+                let idle = self.idle(q.addr >> 7);
                 ready[r] = idle && i.gm_ready;
                 if idle {
                     gm_req = Some(GmReq { id: mid, ..q.clone() });
@@ -225,6 +286,9 @@ impl L1Ref {
             if ready[r] {
                 self.first = (r + 1) % n;
             }
+        }
+        if let Some(Rd { replay: true, id, .. }) = enter {
+            self.merged.remove(&id);
         }
         let old = self.pipe.clone();
         for k in (0..h).rev() {
@@ -259,6 +323,12 @@ impl L1Ref {
                         }
                     };
                     self.cache[set][w] = Some((line, r.rdata));
+                    // The merged reads of the line may replay.
+                    for m in self.merged.values_mut() {
+                        if m.0 == line {
+                            m.1 = true;
+                        }
+                    }
                 }
             }
         }

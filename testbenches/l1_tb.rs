@@ -10,14 +10,17 @@
 //!
 //! Every core cycle every output of the RTL is compared with the reference
 //! model (`l1_ref.rs`). Independently of it the bench checks: every load
-//! response against the memory image (the line as memory held it at one
-//! moment between the read's acceptance by the L1 and its response: the
-//! line when taken and after every store or atomic to it since), that
-//! fill-only reads get no response, that each requester's stores and
-//! atomics reach memory in its program order, and round-robin fairness (a
-//! waiting requester sees at most `R - 1` others taken before it). At the
-//! end the hit and miss counts must show that the stimulus hit, missed and
-//! evicted.
+//! response against the memory image (the line as memory held it when the
+//! L1 took the read: memory performs requests at acceptance and a store
+//! or atomic taken after a read must not reach it, merged or not), that
+//! every read and atomic id is answered exactly once, that fill-only reads
+//! get no response, that no line read goes to memory while a line read of
+//! the same line is out that will still fill (no store or atomic to the
+//! line since it was sent): such a miss merges, that each requester's
+//! stores and atomics reach memory in its program order, and round-robin
+//! fairness (a waiting requester sees at most `R - 1` others taken before
+//! it). At the end the hit and miss counts must show that the stimulus
+//! hit, missed and evicted.
 
 use super::gmem::{GmReq, GmResp, Gmem, GmemConfig};
 use super::l1_ref::{L1Ref, L1RefIn};
@@ -46,6 +49,12 @@ pub struct L1Stats {
     pub evictions_seen: bool,
     /// Load responses compared with the image.
     pub checked: u64,
+    /// Line reads (size 2, fill-only ones included) that reached memory.
+    pub line_reads: u64,
+    /// Line misses that merged (the reference's count) and merged reads
+    /// that missed again when they replayed.
+    pub merges: u64,
+    pub replay_misses: u64,
     /// Most LSU slots with responses outstanding at once (one requester).
     pub max_slots: usize,
     /// Requests taken per requester.
@@ -167,8 +176,11 @@ struct Driver {
     /// atomics.
     asked: Vec<Option<(u32, u8)>>,
     /// Per own id of a load in flight: its line as memory held it when the
-    /// L1 took the read, and after each store or atomic to it since.
+    /// L1 took the read, and after each store or atomic to it since (for
+    /// the error message).
     seen: Vec<Vec<[u32; 32]>>,
+    /// Per own id: a read or atomic taken and not yet answered.
+    pending: Vec<bool>,
     slot_wait: Vec<usize>,
     /// The next instruction's kind (drawn once, so a store waits for the
     /// loads in flight instead of being redrawn).
@@ -195,6 +207,9 @@ pub struct L1Bench {
     /// Instructions per requester.
     pub instrs: u64,
     pub slots: usize,
+    /// Distinct lines used (0: three times the cache's lines). Few lines
+    /// and a long memory latency make many misses merge.
+    pub pool: u32,
 }
 
 /// Run `instrs` random instructions on an L1 of `2^LA` lines, `ways`
@@ -248,6 +263,7 @@ pub fn l1_against<const LA: usize>(
         ooo,
         instrs,
         slots,
+        pool: 0,
     })
 }
 
@@ -340,13 +356,19 @@ fn line_of(gm: &Gmem, addr: u32) -> [u32; 32] {
 }
 
 /// Check a response to requester `r` (driver `d`) against the image.
-fn check_resp(d: &mut Driver, r: usize, resp: &GmResp, gm: &Gmem, slots: usize, cycle: u64) -> Result<bool, String> {
+fn check_resp(d: &mut Driver, r: usize, resp: &GmResp, slots: usize, cycle: u64) -> Result<bool, String> {
     let id = resp.id as usize;
     if r > 0 && id >> 5 == slots - 1 {
         return Err(format!(
             "l1 cycle {cycle}: requester {r} got a response for fill id {id}"
         ));
     }
+    if !d.pending.get(id).copied().unwrap_or(false) {
+        return Err(format!(
+            "l1 cycle {cycle}: requester {r} got a response for id {id}, which has none due (a second answer?)"
+        ));
+    }
+    d.pending[id] = false;
     let mut checked = false;
     if let Some((addr, size)) = d.asked.get(id).copied().flatten() {
         let base = (addr & !127) as usize;
@@ -362,15 +384,17 @@ fn check_resp(d: &mut Driver, r: usize, resp: &GmResp, gm: &Gmem, slots: usize, 
             })
         };
         let seen = std::mem::take(&mut d.seen[id]);
-        if !seen.iter().any(|line| want_of(line) == resp.rdata) {
-            let now = want_of(&line_of(gm, addr));
-            let k = (0..32).find(|&k| resp.rdata[k] != now[k]).unwrap_or(0);
+        if seen.first().map(want_of) != Some(resp.rdata) {
+            let then = seen.first().map_or([0; 32], want_of);
+            let k = (0..32).find(|&k| resp.rdata[k] != then[k]).unwrap_or(0);
+            let later = seen.iter().skip(1).any(|line| want_of(line) == resp.rdata);
             return Err(format!(
-                "l1 cycle {cycle}: requester {r} response id {id} is no state of line {base:#x} since the read was taken \
-                 ({} states; word {k} is {:#x}, memory now holds {:#x})",
-                seen.len(),
+                "l1 cycle {cycle}: requester {r} response id {id} is not line {base:#x} as taken \
+                 (word {k} is {:#x}, was {:#x}; {} later states, {})",
                 resp.rdata[k],
-                now[k]
+                then[k],
+                seen.len().saturating_sub(1),
+                if later { "it is a later one" } else { "none matches" }
             ));
         }
         checked = true;
@@ -389,7 +413,7 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
         return Err("l1 bench: requesters 1.. need two slots (one for fills)".into());
     }
     let lines = 1usize << LA;
-    let pool = 3 * lines as u32;
+    let pool = if p.pool == 0 { 3 * lines as u32 } else { p.pool };
     let blk = L1::<LA, RX, IW>::new(p.ways, p.latency, p.slots).map_err(|e| e.to_string())?;
     let ids = blk.ids();
     let mut sim = Sim::new(blk).map_err(|e| e.to_string())?;
@@ -415,6 +439,7 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
             waiting: 0,
             asked: vec![None; ids],
             seen: vec![vec![]; ids],
+            pending: vec![false; ids],
             slot_wait: vec![0; p.slots],
             next_kind: None,
             done: 0,
@@ -424,6 +449,9 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
         };
         n
     ];
+    // Line reads out in memory by memory id: line, and whether it will
+    // still fill (no store or atomic to the line since it was sent).
+    let mut out_lines: std::collections::HashMap<u16, (u32, bool)> = std::collections::HashMap::new();
     let mut cycle = 0u64;
     let limit = 2_000 + n as u64 * p.instrs * (64 + 40 * p.mem_latency as u64);
     let busy = |d: &Driver| d.done < p.instrs || !d.todo.is_empty() || d.waiting > 0;
@@ -483,7 +511,7 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
         // Responses against the image; fills get none.
         for (r, (_, rv, rresp)) in outs.iter().enumerate() {
             if *rv {
-                st.checked += check_resp(&mut drv[r], r, rresp, &gm, p.slots, cycle)? as u64;
+                st.checked += check_resp(&mut drv[r], r, rresp, p.slots, cycle)? as u64;
             }
         }
         // The edge: the memory takes the request (stores and atomics in
@@ -498,9 +526,33 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
                         "l1 cycle {cycle}: requester {r}'s store/atomic {got:?} out of order"
                     ));
                 }
-            } else if r > 0 && (a.id as usize & 0xff) >> 5 == p.slots - 1 {
-                st.fills_to_memory += 1;
+            } else {
+                if r > 0 && (a.id as usize & 0xff) >> 5 == p.slots - 1 {
+                    st.fills_to_memory += 1;
+                }
+                if a.size == 2 {
+                    let line = a.addr >> 7;
+                    if let Some((other, _)) = out_lines.iter().find(|(_, &(l, f))| l == line && f) {
+                        return Err(format!(
+                            "l1 cycle {cycle}: line {line:#x} read from memory with id {:#x} while id {other:#x} \
+                             is out and will fill it (the miss must merge)",
+                            a.id
+                        ));
+                    }
+                    out_lines.insert(a.id, (line, true));
+                    st.line_reads += 1;
+                }
             }
+            if a.write || a.atom != 0 {
+                for o in out_lines.values_mut() {
+                    if o.0 == a.addr >> 7 {
+                        o.1 = false;
+                    }
+                }
+            }
+        }
+        if let Some(r) = &gresp {
+            out_lines.remove(&r.id);
         }
         gm.edge(acc.as_ref());
         // A store or atomic performed: a new state of its line for every
@@ -521,6 +573,12 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
         // A load taken: the line as memory holds it now.
         for r in 0..n {
             if let (true, Some((q, false))) = (taken[r], &reqs[r]) {
+                if !q.write {
+                    let id = q.id as usize;
+                    if std::mem::replace(&mut drv[r].pending[id], true) {
+                        return Err(format!("l1 cycle {cycle}: requester {r} reused id {id} (bench)"));
+                    }
+                }
                 if !q.write && q.atom == 0 {
                     let id = q.id as usize;
                     if drv[r].asked.get(id).copied().flatten().is_some() {
@@ -553,6 +611,19 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
     st.cycles = cycle;
     st.hits = rf.hits;
     st.misses = rf.misses;
+    st.merges = rf.merges;
+    st.replay_misses = rf.replay_misses;
+    if let Some((r, d)) = drv.iter().enumerate().find(|(_, d)| d.pending.contains(&true)) {
+        return Err(format!(
+            "l1: requester {r}'s ids {:?} never answered",
+            d.pending
+                .iter()
+                .enumerate()
+                .filter(|x| *x.1)
+                .map(|x| x.0)
+                .collect::<Vec<_>>()
+        ));
+    }
     st.evictions_seen = rf.misses > pool as u64;
     if !gm.errors.is_empty() {
         return Err(format!("l1: memory errors {:?}", gm.errors));

@@ -2,6 +2,23 @@
 //! store-ordering cases, random runs against `testbenches/l1_ref.rs`.
 
 use super::L1;
+use crate::testbenches::l1_tb::L1Bench;
+
+/// A 300-instruction bench of `slots` load slots on `pool` lines (0: the
+/// default), the reference at the block's latency.
+fn bench(seed: u64, ways: usize, latency: usize, mem_latency: u32, ooo: bool, slots: usize, pool: u32) -> L1Bench {
+    L1Bench {
+        seed,
+        ways,
+        latency,
+        ref_latency: latency,
+        mem_latency,
+        ooo,
+        instrs: 300,
+        slots,
+        pool,
+    }
+}
 
 #[test]
 fn bad_geometry_is_an_error() {
@@ -69,18 +86,7 @@ fn elaborates() {
 /// round-robin fairness.
 #[test]
 fn several_requesters_match_reference_and_memory() {
-    use crate::testbenches::l1_tb::{l1_bench, L1Bench};
-    let bench = |seed, ways, latency, mem_latency, ooo, slots| L1Bench {
-        seed,
-        ways,
-        latency,
-        ref_latency: latency,
-        mem_latency,
-        ooo,
-        instrs: 300,
-        slots,
-        pool: 0,
-    };
+    use crate::testbenches::l1_tb::l1_bench;
     let check = |s: &crate::testbenches::l1_tb::L1Stats, n: usize| {
         assert!(s.hits > 50 && s.misses > 50 && s.checked > 300, "{s:?}");
         assert!(s.fills_to_memory > 20 && s.contended > 100, "{s:?}");
@@ -88,16 +94,16 @@ fn several_requesters_match_reference_and_memory() {
         assert!(s.max_wait >= 1 && s.max_wait < n as u32, "{s:?}");
     };
     for (seed, ways, h, lat, ooo, slots) in [(11, 2, 1, 3, false, 2), (12, 4, 4, 20, true, 8), (13, 1, 2, 7, true, 4)] {
-        let s = l1_bench::<3, 1, 9>(bench(seed, ways, h, lat, ooo, slots)).unwrap();
+        let s = l1_bench::<3, 1, 9>(bench(seed, ways, h, lat, ooo, slots, 0)).unwrap();
         eprintln!("l1 two requesters seed {seed}: {s:?}");
         check(&s, 2);
     }
     for (seed, ways, h, lat, ooo, slots) in [(21, 2, 3, 9, true, 4), (22, 8, 1, 15, false, 2)] {
-        let s = l1_bench::<3, 2, 10>(bench(seed, ways, h, lat, ooo, slots)).unwrap();
+        let s = l1_bench::<3, 2, 10>(bench(seed, ways, h, lat, ooo, slots, 0)).unwrap();
         eprintln!("l1 three requesters seed {seed}: {s:?}");
         check(&s, 3);
     }
-    let mut wrong = bench(14, 2, 3, 5, false, 2);
+    let mut wrong = bench(14, 2, 3, 5, false, 2, 0);
     wrong.ref_latency = 4;
     let e = l1_bench::<3, 1, 9>(wrong).unwrap_err();
     assert!(e.contains("l1 cycle"), "{e}");
@@ -366,18 +372,7 @@ fn a_store_waits_for_the_merged_read() {
 /// lines while merged reads wait, so replays miss again.
 #[test]
 fn merging_under_random_traffic() {
-    use crate::testbenches::l1_tb::{l1_bench, L1Bench};
-    let bench = |seed, ways, latency, mem_latency, ooo, slots, pool| L1Bench {
-        seed,
-        ways,
-        latency,
-        ref_latency: latency,
-        mem_latency,
-        ooo,
-        instrs: 300,
-        slots,
-        pool,
-    };
+    use crate::testbenches::l1_tb::l1_bench;
     let mut replay_misses = 0;
     for (seed, ways, h, lat, ooo, slots, pool) in [
         (31, 2, 4, 60, true, 8, 4),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Random programs on the RTL SM through the CLI, with the global-memory
-# settings of tests/sm_progen.rs (latency 4 + seed mod 13 core cycles,
-# 64 bytes per core cycle, out of order for odd seeds): the same check as
+# settings of tests/sm_progen.rs (latency by seed mod 4: 0 and 1 give
+# 4 + seed mod 13 core cycles, 2 gives 40 + seed mod 61, 3 gives 300;
+# 64 bytes per core cycle; out of order for odd seeds): the same check as
 # `SM_PROGEN_N=.. SM_PROGEN_FROM=.. cargo test --release --test sm_progen
 # -- --ignored`, one preset per process, without a test build.
 #
@@ -20,7 +21,12 @@ for ((s = A; s < B; s++)); do
   fi
   # The file's second line is the `smrtl run` command of the launch.
   args=$(sed -n 2p p$s.sasm | sed 's/^; smrtl run //')
-  lat=$((4 + s % 13)); ooo=""; ((s % 2 == 1)) && ooo="--gmem-ooo-seed $s"
+  case $((s % 4)) in
+    0 | 1) lat=$((4 + s % 13)) ;;
+    2) lat=$((40 + s % 61)) ;;
+    *) lat=300 ;;
+  esac
+  ooo=""; ((s % 2 == 1)) && ooo="--gmem-ooo-seed $s"
   # shellcheck disable=SC2086
   if out=$("$S" run $args --rtl --max-cycles 2000000 --gmem-latency $lat --gmem-bandwidth 64 $ooo 2>&1); then
     c=$(grep -o 'cycles: [0-9]* core' <<<"$out" | grep -o '[0-9]*')

@@ -267,6 +267,21 @@ pub struct Network {
     pub depth: Vec<[usize; 3]>,
 }
 
+/// Why the RTL SM cannot run `prog` (it uses GPU-CC instructions, which
+/// only the golden model runs so far), naming the first one's pc and
+/// source line in `file`; `None` when it has none.
+pub fn rtl_refusal(prog: &crate::golden::isa::Program, file: &str) -> Option<String> {
+    let pc = prog.code.iter().position(|i| i.op.is_gpucc())?;
+    let line = prog
+        .src_lines
+        .get(pc)
+        .map_or(String::new(), |l| format!(", {file} line {l}"));
+    Some(format!(
+        "GPU-CC mode is not built in the RTL SM yet: {} at pc {pc}{line}; run without --rtl for the golden model (docs/gpucc.md)",
+        prog.code[pc].op
+    ))
+}
+
 /// The preset's lane flavour for GPU-CC cores.
 pub fn flavor_of(cfg: &SmConfig) -> Flavor {
     match cfg.mul_add {

@@ -65,9 +65,9 @@ impl Golden {
         &self.gpucc.trace
     }
 
-    /// Execute `GCSET` or `GCRUN` for warp `wi`; returns the lanes that
-    /// executed.
-    pub(super) fn exec_gpucc(&mut self, wi: usize, i: &Dec) -> Result<u32, Fault> {
+    /// Execute `GCSET` or `GCRUN` for warp `wi` with the run's warp
+    /// instruction limit `limit`; returns the lanes that executed.
+    pub(super) fn exec_gpucc(&mut self, wi: usize, i: &Dec, limit: u64) -> Result<u32, Fault> {
         let w = &self.warps[wi];
         let (active, live) = (w.active, w.live);
         let what = i.op.info().mnemonic;
@@ -97,7 +97,7 @@ impl Golden {
             Op::Gcrun => {
                 let nodes = std::mem::replace(&mut self.gpucc.nodes, vec![NodeCfg::default(); NODES]);
                 let net = Network::build(&nodes, &self.gpucc.cfg).map_err(|e| fail(format!("GCRUN: {e}")))?;
-                let budget = self.budget.saturating_sub(self.issued).saturating_mul(32);
+                let budget = limit.saturating_sub(self.issued).saturating_mul(32);
                 let flow = Flow::new(&net, flavor_of(&self.gpucc.cfg));
                 let st = &mut self.gpucc;
                 let stats = if st.tracing {

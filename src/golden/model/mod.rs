@@ -276,7 +276,7 @@ impl Golden {
         }
         let dec = self.code[pc as usize];
         let (shared_at, r) = if dec.op.is_gpucc() {
-            (None, self.exec_gpucc(wi, &dec))
+            (None, self.exec_gpucc(wi, &dec, limit))
         } else {
             let warp = &mut self.warps[wi];
             let shared_at = uninit::shared_addrs(&dec, &warp.regs);

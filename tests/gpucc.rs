@@ -116,6 +116,34 @@ lsu2    STG [core3*4 + R5], core2
 #[test]
 fn simt_then_gpucc_then_simt() {
     let out = run_src(SWITCH, &gpucc(), [1, 1], 32, vec![0], vec![0; 512]).unwrap();
+    // The same run, traced: every firing is recorded.
+    let prog = assemble(SWITCH, "switch.s").unwrap();
+    let l = Launch {
+        grid: [1, 1],
+        block: [32, 1, 1],
+        params: vec![0],
+    };
+    let mut g = Golden::new(&gpucc(), &prog, &l, vec![0; 512]).unwrap();
+    g.trace_gpucc(true);
+    g.run(10_000).unwrap();
+    assert_eq!(g.gmem(), &out[..]);
+    let runs = g.gpucc_runs();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (runs[0].loads, runs[0].stores, runs[1].loads, runs[1].stores),
+        (32, 32, 32, 32)
+    );
+    assert_eq!(runs[0].firings.iter().sum::<u64>(), 6 * 32);
+    assert_eq!(runs[1].firings.iter().sum::<u64>(), 5 * 32);
+    let t = g.gpucc_trace();
+    assert_eq!(t.len(), 11 * 32);
+    // The first run's store LSU (lsu3 = node 35): b[i] at 128 + 4i.
+    let st: Vec<_> = t[..192].iter().filter(|f| f.node == CORES + 3).collect();
+    assert_eq!(st.len(), 32);
+    for (i, f) in st.iter().enumerate() {
+        assert_eq!((f.seq, f.addr), (i as u64, Some(128 + 4 * i as u32)));
+        assert_eq!(f.operands[1], (i as f32 * 3.0 + 1.0).to_bits());
+    }
     for i in 0..32usize {
         let a = i as f32;
         let (b, c) = (a * 3.0 + 1.0, (a * 3.0 + 1.0) * 0.5);

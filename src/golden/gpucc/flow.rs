@@ -141,13 +141,11 @@ impl<'n> Flow<'n> {
             return Some("done".into());
         }
         for k in 0..3 {
-            if c.source(k) == Source::Fifo(k as u8) || (0..3).any(|j| c.source(j) == Source::Fifo(k as u8)) {
-                if self.fifos[n][k].is_empty() {
-                    return Some(format!(
-                        "input FIFO {k} empty (fed by {})",
-                        self.net.feeder[n][k].map_or("nobody".into(), node_name)
-                    ));
-                }
+            if (0..3).any(|j| c.source(j) == Source::Fifo(k as u8)) && self.fifos[n][k].is_empty() {
+                return Some(format!(
+                    "input FIFO {k} empty (fed by {})",
+                    self.net.feeder[n][k].map_or("nobody".into(), node_name)
+                ));
             }
         }
         for &(m, k) in &self.net.readers[n] {

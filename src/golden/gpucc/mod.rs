@@ -312,6 +312,9 @@ impl Network {
     /// resolve the lanes. Errors name the node and the reason.
     pub fn build(nodes: &[NodeCfg], cfg: &SmConfig) -> Result<Network, String> {
         let g = gpucc_section(cfg)?;
+        if nodes.len() != NODES {
+            return Err(format!("a configuration has {NODES} nodes, not {}", nodes.len()));
+        }
         let flavor = flavor_of(cfg);
         let mut feeder = vec![[None; 3]; NODES];
         let mut readers = vec![Vec::new(); NODES];

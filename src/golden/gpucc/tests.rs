@@ -174,7 +174,7 @@ fn error_fifo_index_out_of_range() {
 
 #[test]
 fn error_fires_forever_and_wrong_direction() {
-    let (l, m) = first_err("core0 IADD 1, 2 -> A\nlsu1 STG [core0], core0");
+    let (l, m) = first_err("core0 IADD 1, 0 -> A\nlsu1 STG [core0], core0");
     assert_eq!(l, 1, "{m}");
     assert!(m.contains("fire forever"), "{m}");
     let (l, m) = first_err("grid 2, 2\ncore3 IADD x, 1 -> A\ncore0 IADD core3, 1 -> B\nlsu3 STG [core0], core0");

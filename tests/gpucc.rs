@@ -263,3 +263,20 @@ fn cli_runs_gpucc_and_refuses_rtl() {
     );
     assert!(err.contains("conv3x3.s line 50") && !err.contains("panicked"), "{err}");
 }
+
+/// The library entry of the RTL runner refuses GPU-CC kernels too (before
+/// building the SM), naming the pc.
+#[test]
+fn rtl_runner_refuses_gpucc_kernels() {
+    let case = conv_gpucc(3, 5, 3, 13);
+    let prog = assemble(case.source, case.file).unwrap();
+    let opts = smrtl::sm::run::RtlOptions::default();
+    let e = smrtl::sm::run::run_program(&gpucc(), &prog, &case.launch(), case.gmem.clone(), &opts).unwrap_err();
+    assert!(
+        e.msg
+            .contains("GPU-CC mode is not built in the RTL SM yet: GCSET at pc 16, the kernel line 50"),
+        "{}",
+        e.msg
+    );
+    assert_eq!(e.gmem, case.gmem);
+}

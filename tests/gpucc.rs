@@ -29,17 +29,20 @@ fn run_case(case: &Case) {
 }
 
 #[test]
-fn conv3x3_gpucc_matches_the_host_reference() {
-    let k = &gpucc_kernels()[0];
-    for case in (k.cases)(Fp32::Ieee) {
-        run_case(&case);
+fn gpucc_kernels_match_the_host_reference() {
+    for k in gpucc_kernels() {
+        for case in (k.cases)(Fp32::Ieee) {
+            run_case(&case);
+        }
     }
 }
 
 #[test]
-fn conv3x3_gpucc_edge_sizes() {
-    for (w, h, seed) in [(1, 1, 1), (1, 7, 2), (9, 1, 3), (2, 2, 4), (64, 3, 5)] {
-        run_case(&conv_gpucc(3, w, h, seed));
+fn gpucc_conv_edge_sizes() {
+    for ksize in [3, 5] {
+        for (w, h, seed) in [(1, 1, 1), (1, 7, 2), (9, 1, 3), (2, 2, 4), (64, 3, 5), (3, 5, 6)] {
+            run_case(&conv_gpucc(ksize, w, h, seed));
+        }
     }
 }
 

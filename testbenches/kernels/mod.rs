@@ -1025,18 +1025,32 @@ pub fn gpucc_kernels() -> &'static [Kernel] {
     &GPUCC_KERNELS
 }
 
-static GPUCC_KERNELS: [Kernel; 1] = [kernel(
-    "conv3x3_gpucc",
-    src!("gpucc/conv3x3.s"),
-    "3x3 convolution, clamp-to-edge, FFMA, in GPU-CC mode (one CTA of one warp)",
-    |_| {
-        vec![
-            conv_gpucc(3, 5, 3, 121),
-            conv_gpucc(3, 37, 21, 122),
-            conv_gpucc(3, 100, 37, 123),
-        ]
-    },
-)];
+static GPUCC_KERNELS: [Kernel; 2] = [
+    kernel(
+        "conv3x3_gpucc",
+        src!("gpucc/conv3x3.s"),
+        "3x3 convolution, clamp-to-edge, FFMA, in GPU-CC mode (one CTA of one warp)",
+        |_| {
+            vec![
+                conv_gpucc(3, 5, 3, 121),
+                conv_gpucc(3, 37, 21, 122),
+                conv_gpucc(3, 100, 37, 123),
+            ]
+        },
+    ),
+    kernel(
+        "conv5x5_gpucc",
+        src!("gpucc/conv5x5.s"),
+        "5x5 convolution, clamp-to-edge, FFMA, in GPU-CC mode: five passes, one per filter row",
+        |_| {
+            vec![
+                conv_gpucc(5, 5, 3, 131),
+                conv_gpucc(5, 37, 21, 132),
+                conv_gpucc(5, 100, 37, 133),
+            ]
+        },
+    ),
+];
 
 /// A GPU-CC convolution case (`gpucc/conv<k>x<k>.s`, FFMA): the same data
 /// and host reference as [`conv`] with `fused`, launched as one CTA of one

@@ -330,14 +330,12 @@ impl Network {
                     Op::Stg => &[Source::Fifo(0), Source::Fifo(1), Source::None],
                     _ => return Err(format!("{name}: an LSU runs LDG or STG, not {op}")),
                 };
-                for k in 0..3 {
-                    if c.source(k) != want[k] {
-                        return Err(format!(
-                            "{name}: {op} takes its address from FIFO 0{} (operand sources {:?})",
-                            if op == Op::Stg { " and its data from FIFO 1" } else { "" },
-                            [c.source(0), c.source(1), c.source(2)]
-                        ));
-                    }
+                let got = [c.source(0), c.source(1), c.source(2)];
+                if got[..] != want[..] {
+                    return Err(format!(
+                        "{name}: {op} takes its address from FIFO 0{} (operand sources {got:?})",
+                        if op == Op::Stg { " and its data from FIFO 1" } else { "" },
+                    ));
                 }
                 if c.m > 3 {
                     return Err(format!("{name}: LSU modifier {} is not an index shift 0..=3", c.m));

@@ -332,10 +332,7 @@ fn core_operands(n: &mut NodeLine, op: Op, ops: &[&[Token]], mcol: u32) -> PResu
     }
     let mut ctr: [Option<i8>; 2] = [None, None];
     let mut it = ops.iter();
-    for k in 0..3 {
-        if !slots[k] {
-            continue;
-        }
+    for (k, _) in slots.iter().enumerate().filter(|(_, &on)| on) {
         let toks = *it.next().expect("counted");
         let col = toks[0].col;
         let neg = toks[0].t == Tok::Punct('-');

@@ -832,6 +832,13 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         Ok(model::Launch { grid, block, params })
     })();
     if a.rtl {
+        // The RTL SM has no GPU-CC mode yet: stop before building it.
+        if let Some(msg) = smrtl::golden::gpucc::rtl_refusal(&prog, &a.kernel.display().to_string()) {
+            if let Some(out) = &a.output {
+                std::fs::write(out, &gmem).with_context(|| format!("cannot write output image {}", out.display()))?;
+            }
+            return Err(anyhow!("{msg}"));
+        }
         let l = match launch {
             Ok(l) => l,
             Err(e) => {
@@ -872,6 +879,16 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         std::fs::write(out, g.gmem()).with_context(|| format!("cannot write output image {}", out.display()))?;
     }
     print!("{}", g.stats());
+    for (k, r) in g.gpucc_runs().iter().enumerate() {
+        println!(
+            "GPU-CC run {k}: {} firings ({} nodes), {} loads, {} stores, {} sweeps",
+            r.firings.iter().sum::<u64>(),
+            r.firings.iter().filter(|&&f| f > 0).count(),
+            r.loads,
+            r.stores,
+            r.sweeps
+        );
+    }
     match result {
         Ok(_) => {
             if let Some(out) = &a.output {

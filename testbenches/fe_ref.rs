@@ -29,10 +29,12 @@ pub struct Dec {
 }
 
 /// The reference decode of one word, from `Instr::decode` and `Op::unit`.
+/// The SIMT decoder takes no GPU-CC instruction (`Op::is_gpucc`): an error,
+/// as the reserved opcodes.
 pub fn ref_decode(w: u64, fp64_ok: bool) -> Dec {
     let i = match Instr::decode(w) {
-        Ok(i) => i,
-        Err(_) => {
+        Ok(i) if !i.op.is_gpucc() => i,
+        _ => {
             return Dec {
                 err: true,
                 ..Dec::default()
@@ -152,6 +154,9 @@ pub fn random_instr(h: u64) -> Instr {
     };
     loop {
         let op = Op::ALL[next(Op::ALL.len() as u64) as usize];
+        if op.is_gpucc() {
+            continue;
+        }
         let info = op.info();
         let u = info.form.uses();
         let reg = |v: u64| if v % 16 == 0 { RZ } else { (v % 128) as u8 };

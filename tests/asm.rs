@@ -379,6 +379,9 @@ skip:   RCP R11, R10
         MEMBAR.GL
         SYNC
 join:   BAR
+        GCSET 3, 2, R5              // GPU-CC: node 3's immediate from R5
+        GCSET 47, 0, 0x20001aa3
+        GCRUN
         @P2 EXIT
         BRA start
         EXIT

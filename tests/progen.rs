@@ -71,6 +71,8 @@ fn preset_300(preset: &str) {
     for &op in Op::ALL {
         let expected = match op {
             Op::Nop => false,
+            // GPU-CC configuration: never generated (docs/gpucc.md).
+            Op::Gcset | Op::Gcrun => false,
             Op::Fmad => fmad,
             Op::Ffma => !fmad,
             Op::Dadd | Op::Dmul | Op::Dfma | Op::Dsetp | Op::I2d | Op::D2i | Op::F2d | Op::D2f => fp64,

@@ -24,7 +24,8 @@
 //! ```
 
 use crate::golden::isa::{
-    AtomOp, Class, FCmp, Form, Guard, Instr, IsaError, ModKind, Op, Program, Src, Sreg, MAX_REGS, NUM_PREDS, PT, RZ,
+    AtomOp, Class, FCmp, Form, Guard, Instr, IsaError, ModKind, Op, Program, Src, Sreg, GPUCC_NODES, GPUCC_SEL_MAX,
+    MAX_REGS, NUM_PREDS, PT, RZ,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -523,6 +524,7 @@ pub fn format_instr_with(i: &Instr, labels: Option<&BTreeMap<u32, String>>, para
             };
             vec![reg_text(i.d), format!("c[{inner}]")]
         }
+        Form::Cfg => vec![i.d.to_string(), i.a.to_string(), b_text("")],
     };
     if !ops.is_empty() {
         s.push(' ');
@@ -584,7 +586,7 @@ fn disassemble_opts(p: &Program, words: bool) -> String {
 // ---------------------------------------------------------------------------
 
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
+pub(crate) enum Tok {
     /// Identifier-like: mnemonics with suffixes, registers, labels,
     /// directives (leading `.`), special registers (`SR_TID.X`).
     Word(String),
@@ -594,12 +596,12 @@ enum Tok {
 }
 
 #[derive(Debug, Clone)]
-struct Token {
-    t: Tok,
-    col: u32,
+pub(crate) struct Token {
+    pub(crate) t: Tok,
+    pub(crate) col: u32,
 }
 
-fn describe(t: Option<&Token>) -> String {
+pub(crate) fn describe(t: Option<&Token>) -> String {
     match t.map(|t| &t.t) {
         None => "end of line".into(),
         Some(Tok::Word(w)) => format!("'{w}'"),
@@ -609,6 +611,12 @@ fn describe(t: Option<&Token>) -> String {
 }
 
 fn lex(line: &str) -> Result<Vec<Token>, (u32, String)> {
+    lex_with(line, "")
+}
+
+/// [`lex`] with more punctuation characters (the GPU-CC configuration
+/// text uses `*` and `->`).
+pub(crate) fn lex_with(line: &str, extra: &str) -> Result<Vec<Token>, (u32, String)> {
     let ch: Vec<char> = line.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -644,7 +652,7 @@ fn lex(line: &str) -> Result<Vec<Token>, (u32, String)> {
                 t: Tok::Word(ch[start..i].iter().collect()),
                 col,
             });
-        } else if ",[]+-@!:".contains(c) {
+        } else if ",[]+-@!:".contains(c) || extra.contains(c) {
             out.push(Token { t: Tok::Punct(c), col });
             i += 1;
         } else {
@@ -658,7 +666,23 @@ fn lex(line: &str) -> Result<Vec<Token>, (u32, String)> {
 // Operand parsing
 // ---------------------------------------------------------------------------
 
-type PResult<T> = Result<T, (u32, String)>;
+pub(crate) type PResult<T> = Result<T, (u32, String)>;
+
+/// One operand of `op` that is a register or an immediate (the rules of
+/// operand B: float literals on FP32 instructions and MOV, `-` on numbers),
+/// starting at column `col`: the GPU-CC configuration text's values.
+pub(crate) fn reg_or_imm(op: Op, toks: &[Token], col: u32) -> PResult<Src> {
+    if toks.is_empty() {
+        return Err((col, "missing value".into()));
+    }
+    let mut o = Ops {
+        op,
+        parts: vec![toks],
+        cols: vec![col],
+        regs: Vec::new(),
+    };
+    Ok(o.src_b(0, false, false, true)?.0)
+}
 
 /// A register-like word.
 enum RegWord {
@@ -702,7 +726,7 @@ fn is_ident(w: &str) -> bool {
 
 /// Parse an unsigned integer literal (decimal or `0x` hex); values beyond
 /// `u64` saturate (every caller then reports them out of range).
-fn parse_uint(s: &str) -> Option<u64> {
+pub(crate) fn parse_uint(s: &str) -> Option<u64> {
     let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => (h, 16),
         None => (s, 10),
@@ -798,6 +822,26 @@ impl<'a> Ops<'a> {
         }
         self.regs.push(RegUse { r, col, pair });
         Ok((r, neg))
+    }
+
+    /// A plain number 0..=`max` as operand `n` (GCSET's node and
+    /// configuration register).
+    fn small_number(&self, n: usize, name: &str, max: u64) -> PResult<u8> {
+        let t = &self.parts[n][0];
+        let v = match &t.t {
+            Tok::Num(s) => parse_uint(s).ok_or_else(|| (t.col, format!("malformed number '{s}'")))?,
+            _ => {
+                return Err((
+                    t.col,
+                    format!("expected a {name} number 0..={max}, found {}", describe(Some(t))),
+                ))
+            }
+        };
+        if v > max {
+            return Err((t.col, format!("{name} {v} is out of range 0..={max}")));
+        }
+        self.end(n, 1)?;
+        Ok(v as u8)
     }
 
     /// Nothing may follow token `k` of operand `n`.
@@ -1115,7 +1159,64 @@ impl<'a> Ops<'a> {
     }
 }
 
-/// Operand list of a form, for messages.
+/// A mnemonic with its modifier suffixes (`FFMA.RZ`, `ISETP.LT.U32`) at
+/// column `mcol`: the opcode and the 4-bit modifier.
+pub(crate) fn parse_mnemonic(mn: &str, mcol: u32) -> PResult<(Op, u8)> {
+    let mut parts = mn.split('.');
+    let base = parts.next().unwrap_or("").to_ascii_uppercase();
+    let op = match Op::from_mnemonic(&base) {
+        Some(op) => op,
+        None => {
+            let hint = nearest(&base, Op::ALL.iter().map(|o| o.info().mnemonic))
+                .map(|n| format!("; did you mean {n}?"))
+                .unwrap_or_default();
+            return Err((mcol, format!("unknown mnemonic '{base}'{hint}")));
+        }
+    };
+    let info = op.info();
+    let sl = slots(info.modk);
+    let mut choice: Vec<Option<usize>> = vec![None; sl.len()];
+    let mut next = 0;
+    let mut scol = mcol + base.len() as u32;
+    for suf in parts {
+        let s = suf.to_ascii_uppercase();
+        let here = scol;
+        scol += 1 + suf.len() as u32;
+        let pos = (next..sl.len()).find(|&j| sl[j].names.contains(&s.as_str()));
+        if let Some(j) = pos {
+            choice[j] = Some(sl[j].names.iter().position(|n| *n == s).unwrap());
+            next = j + 1;
+            continue;
+        }
+        let allowed = allowed_suffixes(info.modk);
+        let msg = match (0..next).find(|&j| sl[j].names.contains(&s.as_str())) {
+            Some(j) if choice[j].map(|c| sl[j].names[c]) == Some(s.as_str()) => {
+                format!("duplicate modifier .{s} on {}", info.mnemonic)
+            }
+            Some(j) if choice[j].is_some() => format!(
+                "modifier .{s} conflicts with .{} on {} (allowed: {allowed})",
+                sl[j].names[choice[j].unwrap()],
+                info.mnemonic
+            ),
+            Some(_) => format!("modifier .{s} is out of order on {} (order: {allowed})", info.mnemonic),
+            None if s.is_empty() => format!("empty modifier after '.' on {}", info.mnemonic),
+            None => format!("unknown modifier .{s} for {} (allowed: {allowed})", info.mnemonic),
+        };
+        return Err((here, msg));
+    }
+    for (j, s) in sl.iter().enumerate() {
+        if s.required && choice[j].is_none() {
+            return Err((
+                mcol,
+                format!("{} needs a modifier: {}", info.mnemonic, allowed_suffixes(info.modk)),
+            ));
+        }
+    }
+    let m = join_mod(info.modk, &choice).map_err(|(_, msg)| (mcol, format!("{}: {msg}", info.mnemonic)))?;
+    Ok((op, m))
+}
+
+/// The operand list of a form, for messages.
 fn form_syntax(form: Form, cas: bool) -> &'static str {
     match form {
         Form::None => "no operands",
@@ -1134,6 +1235,7 @@ fn form_syntax(form: Form, cas: bool) -> &'static str {
         Form::Atom => "d, [a+offset], b",
         Form::Sreg => "d, SR_name",
         Form::Param => "d, c[index]",
+        Form::Cfg => "node, sel, b|imm",
     }
 }
 
@@ -1142,7 +1244,7 @@ fn operand_count(form: Form, cas: bool) -> usize {
         Form::None => 0,
         Form::Target => 1,
         Form::DA | Form::DB | Form::Load | Form::Store | Form::Sreg | Form::Param => 2,
-        Form::DAB | Form::PAB | Form::PPP => 3,
+        Form::DAB | Form::PAB | Form::PPP | Form::Cfg => 3,
         Form::Atom if cas => 4,
         Form::Atom => 3,
         Form::DABC | Form::DABCI | Form::DABP => 4,
@@ -1202,6 +1304,26 @@ struct Asm<'s> {
 }
 
 impl<'s> Asm<'s> {
+    /// Assemble a `.gpucc` block (docs/gpucc.md) closed at line `end`.
+    fn gpucc_block(&mut self, lines: &[(u32, &str)], end: u32) {
+        match crate::golden::gpucc::text::assemble_block(lines, end) {
+            Ok(code) => {
+                for (i, ln) in code {
+                    if let Src::Reg(r) = i.b {
+                        self.reg_uses.push((ln, i.op, RegUse { r, col: 1, pair: false }));
+                    }
+                    self.code.push(i);
+                    self.lines.push(ln);
+                }
+            }
+            Err(errs) => {
+                for e in errs {
+                    self.err(e.line, e.col, e.msg);
+                }
+            }
+        }
+    }
+
     fn err(&mut self, line: u32, col: u32, msg: impl Into<String>) {
         self.errors.push(AsmError {
             file: self.file.to_string(),
@@ -1306,7 +1428,7 @@ impl<'s> Asm<'s> {
             _ => {
                 return Err((
                     col,
-                    format!("unknown directive {w} (known: .kernel .regs .shared .param)"),
+                    format!("unknown directive {w} (known: .kernel .regs .shared .param .gpucc)"),
                 ))
             }
         }
@@ -1357,58 +1479,8 @@ impl<'s> Asm<'s> {
             }
         };
         k += 1;
-        // Mnemonic and suffixes.
-        let mut parts = mn.split('.');
-        let base = parts.next().unwrap_or("").to_ascii_uppercase();
-        let op = match Op::from_mnemonic(&base) {
-            Some(op) => op,
-            None => {
-                let hint = nearest(&base, Op::ALL.iter().map(|o| o.info().mnemonic))
-                    .map(|n| format!("; did you mean {n}?"))
-                    .unwrap_or_default();
-                return Err((mcol, format!("unknown mnemonic '{base}'{hint}")));
-            }
-        };
+        let (op, mut m) = parse_mnemonic(&mn, mcol)?;
         let info = op.info();
-        let sl = slots(info.modk);
-        let mut choice: Vec<Option<usize>> = vec![None; sl.len()];
-        let mut next = 0;
-        let mut scol = mcol + base.len() as u32;
-        for suf in parts {
-            let s = suf.to_ascii_uppercase();
-            let here = scol;
-            scol += 1 + suf.len() as u32;
-            let pos = (next..sl.len()).find(|&j| sl[j].names.contains(&s.as_str()));
-            if let Some(j) = pos {
-                choice[j] = Some(sl[j].names.iter().position(|n| *n == s).unwrap());
-                next = j + 1;
-                continue;
-            }
-            let allowed = allowed_suffixes(info.modk);
-            let msg = match (0..next).find(|&j| sl[j].names.contains(&s.as_str())) {
-                Some(j) if choice[j].map(|c| sl[j].names[c]) == Some(s.as_str()) => {
-                    format!("duplicate modifier .{s} on {}", info.mnemonic)
-                }
-                Some(j) if choice[j].is_some() => format!(
-                    "modifier .{s} conflicts with .{} on {} (allowed: {allowed})",
-                    sl[j].names[choice[j].unwrap()],
-                    info.mnemonic
-                ),
-                Some(_) => format!("modifier .{s} is out of order on {} (order: {allowed})", info.mnemonic),
-                None if s.is_empty() => format!("empty modifier after '.' on {}", info.mnemonic),
-                None => format!("unknown modifier .{s} for {} (allowed: {allowed})", info.mnemonic),
-            };
-            return Err((here, msg));
-        }
-        for (j, s) in sl.iter().enumerate() {
-            if s.required && choice[j].is_none() {
-                return Err((
-                    mcol,
-                    format!("{} needs a modifier: {}", info.mnemonic, allowed_suffixes(info.modk)),
-                ));
-            }
-        }
-        let mut m = join_mod(info.modk, &choice).map_err(|(_, msg)| (mcol, format!("{}: {msg}", info.mnemonic)))?;
         if !op.takes_guard() && guard != Guard::ALWAYS {
             return Err((
                 guard_col.unwrap_or(mcol),
@@ -1601,6 +1673,17 @@ impl<'s> Asm<'s> {
                 let params = self.params.clone();
                 (i.a, i.e) = o.param(1, &params)?;
             }
+            Form::Cfg => {
+                i.d = o.small_number(0, "node", GPUCC_NODES as u64 - 1)?;
+                i.a = o.small_number(1, "configuration register", GPUCC_SEL_MAX as u64)?;
+                i.b = o.src_b(2, false, false, true)?.0;
+                if i.b == Src::Reg(RZ) {
+                    return Err((
+                        o.cols[2],
+                        "GCSET takes a register R0-R127 or an immediate, not RZ".into(),
+                    ));
+                }
+            }
         }
         i.m = m;
         i.validate().map_err(|e| (mcol, e.to_string()))?;
@@ -1674,11 +1757,36 @@ pub fn assemble_all(src: &str, file: &str) -> Result<Program, Vec<AsmError>> {
         target_uses: Vec::new(),
         reg_uses: Vec::new(),
     };
+    // A `.gpucc` block: its lines go to the configuration assembler.
+    let mut block: Option<(u32, Vec<(u32, &str)>)> = None;
     for (n, text) in src.lines().enumerate() {
         let ln = n as u32 + 1;
+        let first = text.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+        let first = first.split(';').next().unwrap_or("");
+        if let Some((_, lines)) = block.as_mut() {
+            if first == ".endgpucc" {
+                let (_, lines) = block.take().expect("open");
+                a.gpucc_block(&lines, ln);
+            } else if first == ".gpucc" {
+                a.err(ln, 1, ".gpucc inside a .gpucc block (close it with .endgpucc)");
+            } else {
+                lines.push((ln, text));
+            }
+            continue;
+        }
+        if first == ".gpucc" {
+            if text.split_whitespace().nth(1).is_some_and(|w| !w.starts_with(';')) {
+                a.err(ln, 1, ".gpucc takes no arguments");
+            }
+            block = Some((ln, Vec::new()));
+            continue;
+        }
         if let Err((col, msg)) = a.line(ln, text) {
             a.err(ln, col, msg);
         }
+    }
+    if let Some((l, _)) = block {
+        a.err(l, 1, "unterminated .gpucc block: .endgpucc is missing");
     }
     // Labels.
     let fixups = std::mem::take(&mut a.fixups);

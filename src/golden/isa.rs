@@ -26,8 +26,10 @@
 //! * fields an opcode does not use are zero; [`Instr::decode`] rejects a
 //!   word that breaks that, so encode and decode are inverse bijections on
 //!   valid words.
-//! * opcodes 0x70..=0x7f are reserved for the GPU-CC configuration
-//!   instructions (seed 002); they decode as an error until defined.
+//! * opcodes 0x70..=0x7f belong to GPU-CC (seed 002, `docs/gpucc.md`):
+//!   `GCSET` (0x70) writes one configuration register of a GPU-CC node,
+//!   `GCRUN` (0x71) runs the configured network; 0x72..=0x7f stay reserved
+//!   and decode as an error.
 //!
 //! Branch and `SSY` targets are instruction indices (the pc counts
 //! instructions, not bytes). FP64 operands are even-aligned register pairs
@@ -47,8 +49,15 @@ pub const RZ: u8 = 255;
 pub const NUM_PREDS: u8 = 4;
 /// The always-true predicate's field value.
 pub const PT: u8 = 7;
-/// First opcode reserved for GPU-CC configuration instructions.
+/// First opcode of the GPU-CC configuration instructions (0x70..=0x7f).
 pub const GPUCC_OPCODE_BASE: u8 = 0x70;
+/// GPU-CC nodes a `GCSET` can name: cores 0..=31, LSUs 32..=47
+/// (`docs/gpucc.md`).
+pub const GPUCC_NODES: u8 = 48;
+/// Highest configuration register number of a GPU-CC node (`GCSET`'s
+/// `sel`: 0 operation word, 1 counter word, 2 immediate, 3 x count, 4 y
+/// count).
+pub const GPUCC_SEL_MAX: u8 = 4;
 
 /// Which unit executes an instruction (the issue classes the golden model
 /// counts and the SM's dispatch uses).
@@ -138,6 +147,11 @@ pub enum Form {
     Sreg,
     /// `LDC d, c[a+e]`: parameter word `e` (+ register `a`).
     Param,
+    /// `GCSET node, sel, b|imm`: `d` holds a GPU-CC node number, `a` the
+    /// number of one of its configuration registers (plain numbers, not
+    /// registers), `b` the value: a register (its value in the lowest
+    /// active thread) or a 32-bit immediate (`docs/gpucc.md`).
+    Cfg,
 }
 
 /// How an opcode's 4-bit modifier is read and written in assembly.
@@ -636,6 +650,9 @@ isa_table! {
     0x62 Sync   "SYNC"    None    Control  ModKind::None,          NO;
     0x63 Bar    "BAR"     None    Control  ModKind::None,          NO;
     0x64 Exit   "EXIT"    None    Control  ModKind::None,          NO;
+    // GPU-CC configuration (docs/gpucc.md).
+    0x70 Gcset  "GCSET"   Cfg     Control  ModKind::None,          NO;
+    0x71 Gcrun  "GCRUN"   None    Control  ModKind::None,          NO;
 }
 
 /// `DADD`/`DMUL`: d, a and b are pairs.
@@ -651,7 +668,14 @@ impl Op {
     /// act on the warp as a whole (the reconvergence stack, the CTA
     /// barrier), so a per-lane guard has no meaning for them.
     pub fn takes_guard(self) -> bool {
-        !matches!(self, Op::Ssy | Op::Sync | Op::Bar)
+        !matches!(self, Op::Ssy | Op::Sync | Op::Bar | Op::Gcset | Op::Gcrun)
+    }
+
+    /// A GPU-CC configuration instruction (opcodes 0x70..=0x7f). The SIMT
+    /// SM's RTL decoder does not take them (they raise its error output as
+    /// reserved opcodes do); the golden model runs them (`docs/gpucc.md`).
+    pub fn is_gpucc(self) -> bool {
+        self as u8 >= GPUCC_OPCODE_BASE
     }
 
     /// Look an opcode up by its base mnemonic (`"FADD"`).
@@ -732,6 +756,7 @@ impl Form {
             Form::Atom => (true, true, true, true, true),
             Form::Sreg => (true, false, false, false, true),
             Form::Param => (true, true, false, false, true),
+            Form::Cfg => (true, true, true, false, false),
         };
         Uses { d, a, b, c, e }
     }
@@ -952,6 +977,26 @@ impl Instr {
             }
             Ok(())
         };
+        if info.form == Form::Cfg {
+            if self.d >= GPUCC_NODES {
+                return Err(bad(op, format!("node {} is not 0..={}", self.d, GPUCC_NODES - 1)));
+            }
+            if self.a > GPUCC_SEL_MAX {
+                return Err(bad(
+                    op,
+                    format!("configuration register {} is not 0..={GPUCC_SEL_MAX}", self.a),
+                ));
+            }
+            if let Src::Reg(r) = self.b {
+                if !reg_ok(r) || r == RZ {
+                    return Err(bad(op, format!("b: register {r} is not R0-R127")));
+                }
+            }
+            if self.c != 0 || self.e != 0 || self.m != 0 {
+                return Err(bad(op, "unused fields mod, c and e must be 0"));
+            }
+            return Ok(());
+        }
         if info.form == Form::PPP {
             let pred_ok = |p: u8| p < NUM_PREDS || p == PT;
             let b = match self.b {
@@ -1145,7 +1190,7 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for &op in Op::ALL {
             assert_eq!(Op::from_code(op as u8), Some(op));
-            assert!((op as u8) < GPUCC_OPCODE_BASE, "{op} in the GPU-CC range");
+            assert_eq!((op as u8) >= GPUCC_OPCODE_BASE, op.is_gpucc(), "{op}");
             assert!(seen.insert(op.info().mnemonic), "duplicate mnemonic {op}");
             assert_eq!(Op::from_mnemonic(op.info().mnemonic), Some(op));
         }

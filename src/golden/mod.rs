@@ -8,6 +8,8 @@
 //!   forms, modifiers, the 64-bit encoding) that the assembler, the
 //!   disassembler, the golden model and the RTL decoder all use.
 //! * [`asm`]: assembler and disassembler (text <-> [`isa::Program`]).
+//! * [`gpucc`]: GPU-CC configurations, their text format and the golden
+//!   dataflow model of GPU-CC mode (`docs/gpucc.md`).
 //! * [`model`]: the SIMT interpreter: a grid of CTAs, warps of 32, a
 //!   reconvergence stack, barriers, shared and global memory.
 //! * [`testfloat`]: the Berkeley TestFloat-compatible vector checker behind
@@ -15,6 +17,7 @@
 
 pub mod arith;
 pub mod asm;
+pub mod gpucc;
 pub mod isa;
 pub mod model;
 pub mod testfloat;

@@ -998,6 +998,112 @@ pub const CONV_STRIP: u32 = 16;
 /// borders. Every form has the same data and reference for the same
 /// arguments.
 pub fn conv(form: ConvForm, ksize: u32, fused: bool, w: u32, h: u32, seed: u64) -> Case {
+    let (image, wts, out) = conv_ref(ksize, fused, w, h, seed);
+    let mut img = Image::new();
+    let pin = img.array(&image);
+    let pw = img.array(&wts);
+    let pout = img.alloc(out.len());
+    let (form_name, block, cta) = match form {
+        ConvForm::Naive => ("", [16, 16, 1], [16, 16]),
+        ConvForm::Strip => ("_strip", [32, 4, 1], [32, 4 * CONV_STRIP]),
+        ConvForm::Tile => ("_tile", [32, 8, 1], [32, 32]),
+    };
+    let flavour = match (ksize, fused) {
+        (3, false) | (5, true) => "",
+        (3, true) => "_ffma",
+        _ => "_fmad",
+    };
+    let name = format!("conv{ksize}x{ksize}{form_name}{flavour}");
+    let grid = [ceil_div(w, cta[0]), ceil_div(h, cta[1])];
+    conv_case(k(&name), grid, block, (w, h), pin, pw, pout, out, img)
+}
+
+/// The GPU-CC convolution kernels (`testbenches/kernels/gpucc/`): run in
+/// GPU-CC mode (docs/gpucc.md), so on the gpucc preset's golden model
+/// only; kept out of [`all_kernels`], whose kernels also run on the RTL SM.
+pub fn gpucc_kernels() -> &'static [Kernel] {
+    &GPUCC_KERNELS
+}
+
+static GPUCC_KERNELS: [Kernel; 2] = [
+    kernel(
+        "conv3x3_gpucc",
+        src!("gpucc/conv3x3.s"),
+        "3x3 convolution, clamp-to-edge, FFMA, in GPU-CC mode (one CTA of one warp)",
+        |_| {
+            vec![
+                conv_gpucc(3, 5, 3, 121),
+                conv_gpucc(3, 37, 21, 122),
+                conv_gpucc(3, 100, 37, 123),
+            ]
+        },
+    ),
+    kernel(
+        "conv5x5_gpucc",
+        src!("gpucc/conv5x5.s"),
+        "5x5 convolution, clamp-to-edge, FFMA, in GPU-CC mode: five passes, one per filter row",
+        |_| {
+            vec![
+                conv_gpucc(5, 5, 3, 131),
+                conv_gpucc(5, 37, 21, 132),
+                conv_gpucc(5, 100, 37, 133),
+            ]
+        },
+    ),
+];
+
+/// A GPU-CC convolution case (`gpucc/conv<k>x<k>.s`, FFMA): the same data
+/// and host reference as [`conv`] with `fused`, launched as one CTA of one
+/// warp.
+pub fn conv_gpucc(ksize: u32, w: u32, h: u32, seed: u64) -> Case {
+    let (image, wts, out) = conv_ref(ksize, true, w, h, seed);
+    let mut img = Image::new();
+    let pin = img.array(&image);
+    let pw = img.array(&wts);
+    let pout = img.alloc(out.len());
+    let name = format!("conv{ksize}x{ksize}_gpucc");
+    let kern = GPUCC_KERNELS.iter().find(|k| k.name == name).expect("GPU-CC kernel");
+    conv_case(kern, [1, 1], [32, 1, 1], (w, h), pin, pw, pout, out, img)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conv_case(
+    kern: &Kernel,
+    grid: [u32; 2],
+    block: [u32; 3],
+    (w, h): (u32, u32),
+    pin: u32,
+    pw: u32,
+    pout: u32,
+    out: Vec<u32>,
+    img: Image,
+) -> Case {
+    finish(
+        kern,
+        format!(
+            "{} {w}x{h} grid={}x{} block={}x{}",
+            kern.name, grid[0], grid[1], block[0], block[1]
+        ),
+        grid,
+        block,
+        vec![("in", pin), ("w", pw), ("out", pout), ("W", w), ("H", h)],
+        img,
+        vec![(
+            Region {
+                name: "out",
+                addr: pout,
+                len: out.len(),
+                elem: Elem::F32,
+            },
+            out,
+        )],
+    )
+}
+
+/// The input image, the weights and the host reference output of a
+/// `ksize` x `ksize` clamp-to-edge convolution: acc = +0.0, then over the
+/// taps in row-major order acc = FFMA (or FMAD) (w, pixel, acc).
+fn conv_ref(ksize: u32, fused: bool, w: u32, h: u32, seed: u64) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     assert!(ksize == 3 || ksize == 5);
     let mut r = rng(seed);
     let image: Vec<u32> = (0..w * h)
@@ -1024,42 +1130,7 @@ pub fn conv(form: ConvForm, ksize: u32, fused: bool, w: u32, h: u32, seed: u64) 
             out[(y * w + x) as usize] = acc;
         }
     }
-    let mut img = Image::new();
-    let pin = img.array(&image);
-    let pw = img.array(&wts);
-    let pout = img.alloc(out.len());
-    let (form_name, block, cta) = match form {
-        ConvForm::Naive => ("", [16, 16, 1], [16, 16]),
-        ConvForm::Strip => ("_strip", [32, 4, 1], [32, 4 * CONV_STRIP]),
-        ConvForm::Tile => ("_tile", [32, 8, 1], [32, 32]),
-    };
-    let flavour = match (ksize, fused) {
-        (3, false) | (5, true) => "",
-        (3, true) => "_ffma",
-        _ => "_fmad",
-    };
-    let name = format!("conv{ksize}x{ksize}{form_name}{flavour}");
-    let grid = [ceil_div(w, cta[0]), ceil_div(h, cta[1])];
-    finish(
-        k(&name),
-        format!(
-            "{name} {w}x{h} grid={}x{} block={}x{}",
-            grid[0], grid[1], block[0], block[1]
-        ),
-        grid,
-        block,
-        vec![("in", pin), ("w", pw), ("out", pout), ("W", w), ("H", h)],
-        img,
-        vec![(
-            Region {
-                name: "out",
-                addr: pout,
-                len: out.len(),
-                elem: Elem::F32,
-            },
-            out,
-        )],
-    )
+    (image, wts, out)
 }
 
 /// The six results of `sfu.s` (`fused == false`) or `sfu_ffma.s` for one

@@ -71,11 +71,15 @@ pub(super) fn decode(i: &Instr, nregs: usize) -> Result<Dec, Reason> {
     // PSETP's a and b name predicates, not registers.
     let ppp = info.form == Form::PPP;
     let pred_dst = info.form == Form::PAB || ppp;
-    if !pred_dst {
+    // GCSET's d and a are a node and a configuration register number.
+    let cfg = info.form == Form::Cfg;
+    if !pred_dst && !cfg {
         check(i.d, uses.d, info.pairs.d || (wide && info.form == Form::Load))?;
     }
     if !ppp {
-        check(i.a, uses.a, info.pairs.a)?;
+        if !cfg {
+            check(i.a, uses.a, info.pairs.a)?;
+        }
         if let Src::Reg(b) = i.b {
             check(b, uses.b, info.pairs.b || (wide && info.form == Form::Store))?;
         }
@@ -95,8 +99,14 @@ pub(super) fn decode(i: &Instr, nregs: usize) -> Result<Dec, Reason> {
         gneg: i.guard.neg,
         m: i.m,
         rnd: Rnd::from_bits(i.m).round(),
-        d: if pred_dst { i.d as u16 } else { wr(i.d) },
-        a: if ppp { pidx(i.a) } else { rd(i.a) },
+        d: if pred_dst || cfg { i.d as u16 } else { wr(i.d) },
+        a: if ppp {
+            pidx(i.a)
+        } else if cfg {
+            i.a as u16
+        } else {
+            rd(i.a)
+        },
         b: if ppp { pidx(i.pred_src(1).pred) } else { b },
         b_imm,
         imm,
@@ -439,6 +449,7 @@ pub(super) fn exec(
         Op::Sync => return warp::sync(w),
         Op::Bar => return warp::bar(w),
         Op::Exit => return warp::exit(w, mask),
+        Op::Gcset | Op::Gcrun => unreachable!("GPU-CC instructions run in Golden::exec_gpucc"),
     }
     Ok(mask)
 }

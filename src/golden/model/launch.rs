@@ -157,6 +157,7 @@ impl Golden {
             resident: BTreeMap::new(),
             retired_ctas: BTreeSet::new(),
             fresh: Vec::new(),
+            gpucc: super::gpucc::GpuccState::new(cfg),
         };
         g.start_cta();
         g.fresh = g.warps.clone();

@@ -41,6 +41,7 @@
 //! (counts, retired records, errors).
 
 mod exec;
+mod gpucc;
 mod launch;
 mod memory;
 mod multi;
@@ -169,6 +170,8 @@ pub struct Golden {
     retired_ctas: BTreeSet<u32>,
     /// The warps of a CTA at its start (identical for every CTA).
     fresh: Vec<Warp>,
+    /// GPU-CC configuration registers and completed runs.
+    gpucc: gpucc::GpuccState,
 }
 
 impl Golden {
@@ -272,17 +275,22 @@ impl Golden {
             });
         }
         let dec = self.code[pc as usize];
-        let warp = &mut self.warps[wi];
-        let shared_at = uninit::shared_addrs(&dec, &warp.regs);
-        let r = exec::exec(
-            &dec,
-            warp,
-            &mut self.gmem,
-            &mut self.shared,
-            &self.ctx,
-            &mut self.scratch,
-        );
-        warp.clock += 1;
+        let (shared_at, r) = if dec.op.is_gpucc() {
+            (None, self.exec_gpucc(wi, &dec, limit))
+        } else {
+            let warp = &mut self.warps[wi];
+            let shared_at = uninit::shared_addrs(&dec, &warp.regs);
+            let r = exec::exec(
+                &dec,
+                warp,
+                &mut self.gmem,
+                &mut self.shared,
+                &self.ctx,
+                &mut self.scratch,
+            );
+            (shared_at, r)
+        };
+        self.warps[wi].clock += 1;
         match r {
             Ok(mask) => {
                 self.undef = match shared_at {
@@ -355,7 +363,7 @@ impl Golden {
             Space::Shared
         };
         let write = match info.form {
-            Form::None | Form::Target => None,
+            Form::None | Form::Target | Form::Cfg => None,
             Form::PAB | Form::PPP => (instr.d < NUM_PREDS).then(|| Write::Pred {
                 pred: instr.d,
                 values: w.preds[instr.d as usize],

@@ -340,6 +340,10 @@ pub enum Reason {
          (step_cta_warp) cannot be mixed in one launch"
     )]
     ModeMix,
+    /// GPU-CC mode (`GCSET`/`GCRUN`, docs/gpucc.md) could not run: a bad
+    /// configuration, a deadlock, a runaway, a memory fault of an LSU.
+    #[error("{0}")]
+    Gpucc(String),
     #[error("SYNC with an empty reconvergence stack")]
     SyncEmptyStack,
     #[error("reconvergence stack overflow (more than {max} entries)")]

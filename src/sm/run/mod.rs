@@ -227,7 +227,8 @@ pub fn run_checked(
 }
 
 /// Build the SM of `cfg` and run `prog` on it ([`run_rtl`]); an SM that
-/// cannot be built for `cfg` is an error at cycle 0.
+/// cannot be built for `cfg` is an error at cycle 0, and so is a kernel
+/// with GPU-CC instructions (the RTL SM has no GPU-CC mode yet).
 pub fn run_program(
     cfg: &SmConfig,
     prog: &Program,
@@ -256,6 +257,16 @@ pub fn run_program(
             };
             Ok(run_rtl(sim.as_mut(), self.cfg, self.prog, self.launch, gmem, self.opts))
         }
+    }
+    // No GPU-CC mode in the RTL SM yet (docs/gpucc.md): refuse such a
+    // kernel before building the SM.
+    if let Some(msg) = crate::golden::gpucc::rtl_refusal(prog, "the kernel") {
+        return Err(Box::new(RtlError {
+            cycle: 0,
+            msg,
+            report: RtlReport::default(),
+            gmem,
+        }));
     }
     let mut go = Go {
         cfg,

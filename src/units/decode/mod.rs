@@ -30,7 +30,8 @@
 //!   unit from `Op::unit`) and the set of valid modifier values is found by
 //!   asking `Instr::validate` about each of the 16 values. The word's
 //!   opcode selects its row; no opcode list is written here.
-//! * Validation follows `Instr::decode`: unknown or GPU-CC opcodes, bad
+//! * Validation follows `Instr::decode`: unknown or GPU-CC opcodes (the
+//!   defined ones too, `Op::is_gpucc`: the SIMT SM does not run them), bad
 //!   guards, nonzero unused fields, registers 128..=254, odd FP64 pairs,
 //!   invalid modifiers, an unknown special register all raise `err_o`.
 //! * Config: `fp64_rate_divisor = 0` (tesla) makes every DPU instruction an
@@ -112,11 +113,17 @@ const R_PPP: u32 = 23; // PSETP: a, b are predicates
 const R_ADD_D: u32 = 24; // IMAD: with an immediate, the addend is d
 const R_MODS: u32 = 32; // 16 bits: valid modifier values
 
+/// The opcodes the SIMT decoder takes: the ISA table without the GPU-CC
+/// configuration instructions, which raise `err_o` as reserved opcodes do.
+fn simt_ops() -> impl Iterator<Item = Op> {
+    Op::ALL.iter().copied().filter(|o| !o.is_gpucc())
+}
+
 /// Row of constant decode bits of `op`, from the ISA table (computed once
 /// per process: the rows are constants of the hardware).
 pub fn table_row(op: Op) -> u64 {
     static ROWS: std::sync::OnceLock<Vec<(Op, u64)>> = std::sync::OnceLock::new();
-    let rows = ROWS.get_or_init(|| Op::ALL.iter().map(|&o| (o, build_row(o))).collect());
+    let rows = ROWS.get_or_init(|| simt_ops().map(|o| (o, build_row(o))).collect());
     rows.iter()
         .find(|r| r.0 == op)
         .map(|r| r.1)
@@ -198,7 +205,7 @@ pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, names: [&s
     // Table lookup: OR of the rows whose opcode matches (at most one).
     let mut row = cx.lit::<48>(0);
     let z48 = cx.lit::<48>(0);
-    for &op in Op::ALL {
+    for op in simt_ops() {
         let hit = opc.eq(cx.lit::<7>(op as u64));
         let r = cx.lit::<48>(table_row(op));
         row = row | hit.mux(r, z48);
@@ -380,7 +387,7 @@ mod tests {
     #[test]
     fn every_opcode_decodes_like_the_isa() {
         let mut sim = Sim::new(Decode::new(true)).unwrap();
-        for (k, &op) in Op::ALL.iter().enumerate() {
+        for (k, op) in simt_ops().enumerate() {
             let mut i = Instr::new(op);
             if op.info().form == Form::Target {
                 i.b = Src::Imm(0x1234);
@@ -413,6 +420,7 @@ mod tests {
         // Reserved GPU-CC opcode, register 200, bad guard: errors.
         let mut sim = Sim::new(Decode::new(true)).unwrap();
         assert!(check_decode(&mut sim, 0x70u64 << 57, true).unwrap());
+        assert!(check_decode(&mut sim, Instr::new(Op::Gcrun).encode(), true).unwrap());
         assert!(check_decode(&mut sim, (Op::Iadd as u64) << 57 | 7 << 52 | 200 << 32, true).unwrap());
         assert!(check_decode(&mut sim, (Op::Iadd as u64) << 57 | 5 << 52, true).unwrap());
     }

@@ -1,0 +1,118 @@
+//! GPU-CC mode in the golden SIMT model: `GCSET` writes a configuration
+//! register of a GPU-CC node, `GCRUN` builds the network from the
+//! configuration written so far, runs the golden dataflow model
+//! (`golden::gpucc::flow`) over global memory, clears the configuration and
+//! returns to SIMT mode at the next instruction (`docs/gpucc.md`).
+//!
+//! Both act on the whole warp. The launch must be one CTA of one warp, and
+//! the warp must not be diverged (every live lane active): the mode switch
+//! is an SM-wide event. `GCSET`'s register operand is read in the lowest
+//! active lane. GPU-CC firings count against the budget in lane
+//! operations: 32 per warp instruction of the budget.
+
+use super::exec::Dec;
+use super::report::{Fault, Reason};
+use super::Golden;
+use crate::config::SmConfig;
+use crate::golden::gpucc::flow::{Firing, Flow, FlowStats};
+use crate::golden::gpucc::{flavor_of, Network, NodeCfg, NODES};
+use crate::golden::isa::Op;
+
+/// The GPU-CC side of a golden run.
+#[derive(Debug, Clone)]
+pub(super) struct GpuccState {
+    cfg: SmConfig,
+    nodes: Vec<NodeCfg>,
+    /// One entry per completed `GCRUN`.
+    runs: Vec<FlowStats>,
+    /// Keep every firing of every run ([`Golden::gpucc_trace`]).
+    tracing: bool,
+    trace: Vec<Firing>,
+}
+
+impl GpuccState {
+    pub(super) fn new(cfg: &SmConfig) -> GpuccState {
+        GpuccState {
+            cfg: cfg.clone(),
+            nodes: vec![NodeCfg::default(); NODES],
+            runs: Vec::new(),
+            tracing: false,
+            trace: Vec::new(),
+        }
+    }
+}
+
+fn fail(msg: String) -> Fault {
+    Fault {
+        lane: None,
+        reason: Reason::Gpucc(msg),
+    }
+}
+
+impl Golden {
+    /// The statistics of every completed `GCRUN`, in order.
+    pub fn gpucc_runs(&self) -> &[FlowStats] {
+        &self.gpucc.runs
+    }
+
+    /// Record every GPU-CC firing from now on ([`Golden::gpucc_trace`]).
+    pub fn trace_gpucc(&mut self, on: bool) {
+        self.gpucc.tracing = on;
+    }
+
+    /// The firings recorded since [`Golden::trace_gpucc`] was switched on.
+    pub fn gpucc_trace(&self) -> &[Firing] {
+        &self.gpucc.trace
+    }
+
+    /// Execute `GCSET` or `GCRUN` for warp `wi` with the run's warp
+    /// instruction limit `limit`; returns the lanes that executed.
+    pub(super) fn exec_gpucc(&mut self, wi: usize, i: &Dec, limit: u64) -> Result<u32, Fault> {
+        let w = &self.warps[wi];
+        let (active, live) = (w.active, w.live);
+        let what = i.op.info().mnemonic;
+        if self.ncta != 1 || self.warps.len() != 1 {
+            return Err(fail(format!(
+                "{what}: GPU-CC needs a launch of one CTA of one warp (this launch: {} CTAs of {} warps)",
+                self.ncta,
+                self.warps.len()
+            )));
+        }
+        if active != live {
+            return Err(fail(format!(
+                "{what} in divergent code: active lanes 0x{active:08x} of live lanes 0x{live:08x} (the mode switch needs the whole warp)"
+            )));
+        }
+        match i.op {
+            Op::Gcset => {
+                let v = if i.b_imm {
+                    i.imm
+                } else {
+                    self.warps[wi].regs[i.b as usize][active.trailing_zeros() as usize]
+                };
+                // `d` is the node (a plain number, not a register row).
+                let node = (i.d as usize).min(NODES - 1);
+                self.gpucc.nodes[node].write(i.a as u8, v);
+            }
+            Op::Gcrun => {
+                let nodes = std::mem::replace(&mut self.gpucc.nodes, vec![NodeCfg::default(); NODES]);
+                let net = Network::build(&nodes, &self.gpucc.cfg).map_err(|e| fail(format!("GCRUN: {e}")))?;
+                let budget = limit.saturating_sub(self.issued).saturating_mul(32);
+                let flow = Flow::new(&net, flavor_of(&self.gpucc.cfg));
+                let st = &mut self.gpucc;
+                let stats = if st.tracing {
+                    let trace = &mut st.trace;
+                    let mut keep = |f: &Firing| trace.push(*f);
+                    flow.run(&mut self.gmem, budget, Some(&mut keep))
+                } else {
+                    flow.run(&mut self.gmem, budget, None)
+                }
+                .map_err(fail)?;
+                st.runs.push(stats);
+            }
+            _ => unreachable!("exec_gpucc on {what}"),
+        }
+        self.warps[wi].pc += 1;
+        Ok(active)
+    }
+}

@@ -1,0 +1,285 @@
+//! GPU-CC mode on the golden model (docs/gpucc.md): the GPU-CC kernels of
+//! `testbenches/kernels/gpucc/` against the host references of
+//! `testbenches/kernels` (bit for bit), mode switches between SIMT and
+//! GPU-CC code, and the errors of GPU-CC mode (deadlock, runaway, bad
+//! launches, a switch in divergent code, a preset without the network).
+//!
+//! Run: `cargo test --test gpucc`.
+
+use smrtl::config::SmConfig;
+use smrtl::golden::asm::{assemble, disassemble};
+use smrtl::golden::gpucc::{NodeCfg, Source, CORES};
+use smrtl::golden::isa::Op;
+use smrtl::golden::model::{run_kernel, Golden, Launch, Reason, RunError};
+use smrtl::testbenches::kernels::{conv_gpucc, gpucc_kernels, Case, Fp32};
+
+fn gpucc() -> SmConfig {
+    SmConfig::load("gpucc").unwrap()
+}
+
+fn run_case(case: &Case) {
+    let cfg = gpucc();
+    let prog = assemble(case.source, case.file).unwrap_or_else(|e| panic!("{}", e.render(case.source)));
+    let (out, stats) =
+        run_kernel(&cfg, &prog, &case.launch(), case.gmem.clone()).unwrap_or_else(|e| panic!("{}: {e}", case.label));
+    if let Err(m) = case.check(&out) {
+        panic!("{m}");
+    }
+    eprintln!("{}: ok, {} warp instrs", case.label, stats.warp_instrs);
+}
+
+#[test]
+fn gpucc_kernels_match_the_host_reference() {
+    for k in gpucc_kernels() {
+        for case in (k.cases)(Fp32::Ieee) {
+            run_case(&case);
+        }
+    }
+}
+
+#[test]
+fn gpucc_conv_edge_sizes() {
+    for ksize in [3, 5] {
+        for (w, h, seed) in [(1, 1, 1), (1, 7, 2), (9, 1, 3), (2, 2, 4), (64, 3, 5), (3, 5, 6)] {
+            run_case(&conv_gpucc(ksize, w, h, seed));
+        }
+    }
+}
+
+#[test]
+fn gpucc_kernels_round_trip_through_the_disassembler() {
+    for k in gpucc_kernels() {
+        let p = assemble(k.source, k.file).unwrap();
+        let text = disassemble(&p);
+        let q = assemble(&text, k.file).unwrap_or_else(|e| panic!("{}: {e}\n{text}", k.file));
+        assert_eq!(q.code, p.code, "{}", k.file);
+    }
+}
+
+fn word(m: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(m[4 * i..4 * i + 4].try_into().unwrap())
+}
+
+fn run_src(
+    src: &str,
+    cfg: &SmConfig,
+    grid: [u32; 2],
+    block: u32,
+    params: Vec<u32>,
+    gmem: Vec<u8>,
+) -> Result<Vec<u8>, RunError> {
+    let prog = assemble(src, "t.s").unwrap_or_else(|e| panic!("{}", e.render(src)));
+    let l = Launch {
+        grid,
+        block: [block, 1, 1],
+        params,
+    };
+    run_kernel(cfg, &prog, &l, gmem).map(|(m, _)| m)
+}
+
+/// SIMT code writes a[i] = i (as FP32), GPU-CC computes b = a * 3 + 1
+/// and, reconfigured, c = b * 0.5; SIMT code then writes d[i] = c[i] + 1.
+/// Every value is exact in FP32, so the host reference is plain f32 math.
+const SWITCH: &str = "\
+.kernel switch
+.regs 8
+.param base
+        LDC R1, c[base]
+        S2R R0, SR_TID.X
+        SHL R2, R0, 2
+        IADD R2, R2, R1
+        I2F R3, R0
+        STG [R2], R3                ; a[tid] = tid
+        IADD R4, R1, 128            ; b
+        IADD R5, R1, 256            ; c
+.gpucc
+        grid 32, 1
+core0   IADD x, 0                   -> A
+lsu1    LDG [core0*4 + R1]          -> B
+core2   FMUL lsu1, 3.0              -> C
+core3   FADD core2, 1.0             -> C
+core5   IADD x, 0                   -> D
+lsu3    STG [core5*4 + R4], core3
+.endgpucc
+.gpucc
+        grid 32, 1
+core0   IADD x, 0                   -> A
+lsu1    LDG [core0*4 + R4]          -> B
+core2   FMUL lsu1, 0.5              -> C
+core3   IADD x, 0                   -> D
+lsu2    STG [core3*4 + R5], core2
+.endgpucc
+        IADD R6, R2, 256
+        LDG R7, [R6]                ; c[tid]
+        FADD R7, R7, 1.0
+        STG [R6+128], R7            ; d[tid]
+        EXIT
+";
+
+#[test]
+fn simt_then_gpucc_then_simt() {
+    let out = run_src(SWITCH, &gpucc(), [1, 1], 32, vec![0], vec![0; 512]).unwrap();
+    // The same run, traced: every firing is recorded.
+    let prog = assemble(SWITCH, "switch.s").unwrap();
+    let l = Launch {
+        grid: [1, 1],
+        block: [32, 1, 1],
+        params: vec![0],
+    };
+    let mut g = Golden::new(&gpucc(), &prog, &l, vec![0; 512]).unwrap();
+    g.trace_gpucc(true);
+    g.run(10_000).unwrap();
+    assert_eq!(g.gmem(), &out[..]);
+    let runs = g.gpucc_runs();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (runs[0].loads, runs[0].stores, runs[1].loads, runs[1].stores),
+        (32, 32, 32, 32)
+    );
+    assert_eq!(runs[0].firings.iter().sum::<u64>(), 6 * 32);
+    assert_eq!(runs[1].firings.iter().sum::<u64>(), 5 * 32);
+    let t = g.gpucc_trace();
+    assert_eq!(t.len(), 11 * 32);
+    // The first run's store LSU (lsu3 = node 35): b[i] at 128 + 4i.
+    let st: Vec<_> = t[..192].iter().filter(|f| f.node == CORES + 3).collect();
+    assert_eq!(st.len(), 32);
+    for (i, f) in st.iter().enumerate() {
+        assert_eq!((f.seq, f.addr), (i as u64, Some(128 + 4 * i as u32)));
+        assert_eq!(f.operands[1], (i as f32 * 3.0 + 1.0).to_bits());
+    }
+    for i in 0..32usize {
+        let a = i as f32;
+        let (b, c) = (a * 3.0 + 1.0, (a * 3.0 + 1.0) * 0.5);
+        assert_eq!(word(&out, i), a.to_bits(), "a[{i}]");
+        assert_eq!(word(&out, 32 + i), b.to_bits(), "b[{i}]");
+        assert_eq!(word(&out, 64 + i), c.to_bits(), "c[{i}]");
+        assert_eq!(word(&out, 96 + i), (c + 1.0).to_bits(), "d[{i}]");
+    }
+}
+
+/// A configuration written with raw GCSET words that deadlocks: core0
+/// sends 40 tokens, core1 takes 2 and is done, so core0 waits on a full
+/// FIFO forever.
+#[test]
+fn deadlock_is_reported_at_gcrun_with_every_node() {
+    let core0 = NodeCfg {
+        op: Op::Iadd as u8,
+        src: [Source::X.code() as u8, Source::Zero.code() as u8, 0],
+        out_lane: 1,
+        ..NodeCfg::default()
+    };
+    let core1 = NodeCfg {
+        op: Op::Iadd as u8,
+        src: [Source::Fifo(0).code() as u8, Source::Zero.code() as u8, 0],
+        fifo_lane: [1, 0, 0],
+        out_lane: 2,
+        ..NodeCfg::default()
+    };
+    let lsu1 = NodeCfg {
+        op: Op::Stg as u8,
+        m: 2,
+        src: [Source::Fifo(0).code() as u8, Source::Fifo(1).code() as u8, 0],
+        fifo_lane: [2, 2, 0],
+        ..NodeCfg::default()
+    };
+    let on = NodeCfg {
+        counter: true,
+        ..NodeCfg::default()
+    }
+    .counter_word();
+    let src = format!(
+        ".regs 2\n GCSET 0, 0, 0x{:x}\n GCSET 0, 1, 0x{on:x}\n GCSET 0, 3, 40\n GCSET 0, 4, 1\n\
+         GCSET 1, 0, 0x{:x}\n GCSET 1, 1, 0x{on:x}\n GCSET 1, 3, 2\n GCSET 1, 4, 1\n\
+         GCSET {}, 0, 0x{:x}\n GCRUN\n EXIT\n",
+        core0.op_word(),
+        core1.op_word(),
+        CORES + 1,
+        lsu1.op_word()
+    );
+    let e = run_src(&src, &gpucc(), [1, 1], 32, vec![], vec![0; 256]).unwrap_err();
+    let Reason::Gpucc(m) = &e.reason else { panic!("{e}") };
+    assert!(m.contains("GPU-CC deadlock"), "{m}");
+    assert!(
+        m.contains("core0") && m.contains("output full (core1 FIFO 0 holds 16/16)"),
+        "{m}"
+    );
+    assert!(m.contains("lsu1") && m.contains("input FIFO 0 empty"), "{m}");
+    assert_eq!((e.place.pc, e.place.line), (Some(9), Some(11)), "{e}");
+}
+
+#[test]
+fn runaway_stops_at_the_budget() {
+    let case = conv_gpucc(3, 37, 21, 7);
+    let prog = assemble(case.source, case.file).unwrap();
+    let mut g = Golden::new(&gpucc(), &prog, &case.launch(), case.gmem.clone()).unwrap();
+    let e = g.run(200).unwrap_err();
+    let Reason::Gpucc(m) = &e.reason else { panic!("{e}") };
+    assert!(m.contains("runaway"), "{m}");
+}
+
+#[test]
+fn mode_switch_errors() {
+    let conv = conv_gpucc(3, 5, 3, 9);
+    let prog = assemble(conv.source, conv.file).unwrap();
+    // Two CTAs.
+    let mut l = conv.launch();
+    l.grid = [2, 1];
+    let e = run_kernel(&gpucc(), &prog, &l, conv.gmem.clone()).unwrap_err();
+    assert!(e.to_string().contains("one CTA of one warp"), "{e}");
+    // A preset without the network.
+    let fermi = SmConfig::load("fermi").unwrap();
+    let e = run_kernel(&fermi, &prog, &conv.launch(), conv.gmem.clone()).unwrap_err();
+    assert!(e.to_string().contains("no GPU-CC network"), "{e}");
+    // A switch in divergent code.
+    let src = ".regs 2\n S2R R0, SR_TID.X\n ISETP.LT P0, R0, 16\n SSY j\n @P0 BRA j\n GCRUN\nj: SYNC\n EXIT\n";
+    let e = run_src(src, &gpucc(), [1, 1], 32, vec![], vec![]).unwrap_err();
+    assert!(e.to_string().contains("GCRUN in divergent code"), "{e}");
+    assert_eq!(e.place.line, Some(6), "{e}");
+}
+
+/// `smrtl run` runs the GPU-CC kernel on the golden model, and refuses
+/// `--rtl` with a clear error naming the pc and line.
+#[test]
+fn cli_runs_gpucc_and_refuses_rtl() {
+    let case = conv_gpucc(3, 37, 21, 11);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.bin");
+    let output = dir.path().join("out.bin");
+    std::fs::write(&input, &case.gmem).unwrap();
+    let kernel = concat!(env!("CARGO_MANIFEST_DIR"), "/testbenches/kernels/gpucc/conv3x3.s");
+    let args = case.cli_args(kernel, "gpucc", input.to_str().unwrap(), output.to_str().unwrap());
+    let bin = env!("CARGO_BIN_EXE_smrtl");
+    let r = std::process::Command::new(bin).arg("run").args(&args).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    case.check(&std::fs::read(&output).unwrap()).unwrap();
+    let r = std::process::Command::new(bin)
+        .arg("run")
+        .args(&args)
+        .arg("--rtl")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(
+        err.contains("GPU-CC mode is not built in the RTL SM yet: GCSET at pc 16"),
+        "{err}"
+    );
+    assert!(err.contains("conv3x3.s line 50") && !err.contains("panicked"), "{err}");
+}
+
+/// The library entry of the RTL runner refuses GPU-CC kernels too (before
+/// building the SM), naming the pc.
+#[test]
+fn rtl_runner_refuses_gpucc_kernels() {
+    let case = conv_gpucc(3, 5, 3, 13);
+    let prog = assemble(case.source, case.file).unwrap();
+    let opts = smrtl::sm::run::RtlOptions::default();
+    let e = smrtl::sm::run::run_program(&gpucc(), &prog, &case.launch(), case.gmem.clone(), &opts).unwrap_err();
+    assert!(
+        e.msg
+            .contains("GPU-CC mode is not built in the RTL SM yet: GCSET at pc 16, the kernel line 50"),
+        "{}",
+        e.msg
+    );
+    assert_eq!(e.gmem, case.gmem);
+}

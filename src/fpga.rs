@@ -467,9 +467,26 @@ pub fn find_nextpnr_ecp5() -> Result<PathBuf, FpgaError> {
 /// Run a tool with stdout and stderr into `log`, killing it after
 /// `timeout`. Returns the log text.
 fn run_tool(tool: &str, exe: &Path, args: &[String], log: &Path, timeout: Duration) -> Result<String, FpgaError> {
+    run_tool_in(tool, exe, args, log, timeout, None)
+}
+
+/// [`run_tool`] in folder `cwd` (YoWASP's nextpnr sees only the folder it
+/// runs in, so its files are passed by name, relative to it).
+fn run_tool_in(
+    tool: &str,
+    exe: &Path,
+    args: &[String],
+    log: &Path,
+    timeout: Duration,
+    cwd: Option<&Path>,
+) -> Result<String, FpgaError> {
     let f = File::create(log).map_err(io(format!("cannot create {}", log.display())))?;
     let f2 = f.try_clone().map_err(io("cannot duplicate a log handle"))?;
-    let mut child = Command::new(exe)
+    let mut cmd = Command::new(exe);
+    if let Some(d) = cwd {
+        cmd.current_dir(d);
+    }
+    let mut child = cmd
         .args(args)
         .stdin(Stdio::null())
         .stdout(f)
@@ -529,6 +546,8 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
         Family::Xilinx => None,
     };
     std::fs::create_dir_all(&o.out).map_err(io(format!("cannot create {}", o.out.display())))?;
+    // Yosys takes the output paths unquoted: make them absolute.
+    let out = std::fs::canonicalize(&o.out).map_err(io(format!("cannot resolve {}", o.out.display())))?;
     let m = &o.module;
     let top_src = std::fs::read_to_string(&files[0]).map_err(io(format!("cannot read {}", files[0].display())))?;
     let has_port = |p: &str| {
@@ -557,15 +576,15 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
     for f in &files {
         let _ = write!(script, "read_verilog {}; ", quote(f));
     }
-    let stat = o.out.join("yosys_stat.txt");
-    let json = o.out.join(format!("{m}.json"));
+    let stat = out.join("yosys_stat.txt");
+    let json = out.join(format!("{m}.json"));
     match o.family {
         Family::Ecp5 => {
             let _ = write!(
                 script,
                 "hierarchy -top {m}; synth_ecp5 -top {m} -json {}; tee -o {} stat",
-                quote(&json),
-                quote(&stat)
+                json.display(),
+                stat.display()
             );
         }
         Family::Xilinx => {
@@ -573,7 +592,7 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
             let _ = write!(
                 script,
                 "hierarchy -top {m}; synth_xilinx -top {m} -family {fam}; flatten; tee -o {} stat",
-                quote(&stat)
+                stat.display()
             );
         }
     }
@@ -627,21 +646,21 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
                 "--package".into(),
                 part.package.clone(),
                 "--json".into(),
-                json.display().to_string(),
+                format!("{m}.json"),
                 "--lpf".into(),
-                lpf.display().to_string(),
+                format!("{m}.lpf"),
                 "--lpf-allow-unconstrained".into(),
                 "--out-of-context".into(),
                 "--timing-allow-fail".into(),
                 "--report".into(),
-                o.out.join("nextpnr_report.json").display().to_string(),
+                "nextpnr_report.json".into(),
             ];
             progress(&format!(
                 "[2/{stages}] nextpnr-ecp5 place and route (log {})",
                 plog.display()
             ));
             let t1 = Instant::now();
-            let text = match run_tool("nextpnr-ecp5", &nextpnr, &args, &plog, o.timeout) {
+            let text = match run_tool_in("nextpnr-ecp5", &nextpnr, &args, &plog, o.timeout, Some(&out)) {
                 Ok(t) => t,
                 Err(FpgaError::ToolFailed {
                     tool,

@@ -233,7 +233,9 @@ pub fn xilinx_classes(cells: &BTreeMap<String, u64>) -> Vec<(&'static str, f64)>
             .iter()
             .filter(|(k, _)| pre.iter().any(|p| k.starts_with(p)))
             .map(|(_, v)| *v as f64)
-            .sum()
+            // An empty f64 sum is -0.0: add +0.0 so a zero count prints "0".
+            .sum::<f64>()
+            + 0.0
     };
     let get = |k: &str| cells.get(k).copied().unwrap_or(0) as f64;
     vec![

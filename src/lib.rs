@@ -18,6 +18,7 @@ pub mod codes;
 pub mod config;
 pub mod cosim;
 pub mod flows;
+pub mod fpga;
 pub mod fuzz;
 pub mod golden;
 pub mod hdl;

@@ -318,6 +318,32 @@ enum Cmd {
     /// or lock-step failure of a valid program with a reproducer file (exit
     /// 2 on a finding). docs/fuzz.md.
     Fuzz(FuzzArgs),
+    /// FPGA flow on one module of rtl/ and the modules below it: Yosys
+    /// synth_ecp5 and nextpnr-ecp5 place and route (LUT4/FF/RAM/DSP use
+    /// against the device, Fmax per clock), or Yosys synth_xilinx counts.
+    /// docs/fpga.md.
+    Fpga {
+        /// Module name (rtl/NAME.v), e.g. fifo_w32_d16.
+        #[arg(long)]
+        module: String,
+        #[arg(long, default_value = "rtl")]
+        rtl: PathBuf,
+        #[arg(long, value_enum, default_value = "ecp5")]
+        family: smrtl::fpga::Family,
+        /// ecp5: device and package (default LFE5UM-85F-CABGA381);
+        /// xilinx: synth_xilinx -family (default xc7).
+        #[arg(long)]
+        part: Option<String>,
+        /// Logs, netlist and summary (default target/fpga/NAME).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Limit per tool run, seconds.
+        #[arg(long, default_value_t = 3600)]
+        timeout: u64,
+        /// Core-clock constraint in MHz; the hot clock gets twice this.
+        #[arg(long, default_value_t = 50.0)]
+        core_mhz: f64,
+    },
     /// Regenerate the SFU coefficient tables (src/golden/arith/sfu/tables.rs).
     GenSfuTables {
         #[arg(long, default_value = "src/golden/arith/sfu/tables.rs")]
@@ -613,6 +639,28 @@ fn run(cli: Cli) -> Result<i32> {
             config,
         } => sfu_cmd(&func, rtl, verilator, &config),
         Cmd::Fuzz(a) => fuzz(a),
+        Cmd::Fpga {
+            module,
+            rtl,
+            family,
+            part,
+            out,
+            timeout,
+            core_mhz,
+        } => {
+            let out = out.unwrap_or_else(|| PathBuf::from("target/fpga").join(&module));
+            let o = smrtl::fpga::Options {
+                module,
+                rtl,
+                family,
+                part,
+                out,
+                timeout: std::time::Duration::from_secs(timeout),
+                core_mhz,
+            };
+            smrtl::fpga::run(&o)?;
+            Ok(0)
+        }
         Cmd::GenSfuTables { out } => {
             let text = smrtl::golden::arith::sfu::gen::generate_source();
             anyhow::Context::with_context(std::fs::write(&out, text), || format!("cannot write {}", out.display()))?;

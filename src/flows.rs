@@ -661,7 +661,9 @@ pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) 
     for k in chosen {
         let prog = asm::assemble(k.source, k.file).with_context(|| format!("assembling {}", k.file))?;
         // A kernel using an instruction the preset lacks stops with error 1
-        // on the RTL and on the golden model: skipped, not failed.
+        // on the RTL and on the golden model, and one whose CTA does not fit
+        // the SM (threads, registers, shared memory) is refused at launch:
+        // skipped, not failed.
         let lacks = model::program_lacks(&prog, cfg);
         for (i, case) in (k.cases)(Fp32::of(cfg)).into_iter().enumerate() {
             let threads: u64 = case.block.iter().map(|&b| b as u64).product();
@@ -669,6 +671,24 @@ pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) 
                 Some(format!("{}: {why}", op.info().mnemonic))
             } else if threads > cfg.max_threads as u64 {
                 Some(format!("{threads} threads per CTA, max_threads = {}", cfg.max_threads))
+            } else if prog.regs > cfg.max_regs_per_thread {
+                Some(format!(
+                    ".regs {}, max_regs_per_thread = {}",
+                    prog.regs, cfg.max_regs_per_thread
+                ))
+            } else if prog.regs as u64 * threads.div_ceil(32) * 32 > cfg.registers as u64 {
+                // The launch check's rule: registers of whole warps.
+                Some(format!(
+                    "{} registers x {} threads exceed the register file, registers = {}",
+                    prog.regs,
+                    threads.div_ceil(32) * 32,
+                    cfg.registers
+                ))
+            } else if prog.shared_bytes > cfg.smem_bytes {
+                Some(format!(
+                    ".shared {} bytes, smem_bytes = {}",
+                    prog.shared_bytes, cfg.smem_bytes
+                ))
             } else {
                 None
             };

@@ -270,6 +270,23 @@ fn kernels_command_runs_checks_and_writes_cases() {
     assert!(got == want, "smrtl run output differs from the reference image");
 }
 
+/// A case whose CTA does not fit the preset's SM is skipped with the
+/// reason, not failed: the shared-tile 5x5 needs more registers per CTA
+/// than tesla's 8,192.
+#[test]
+fn kernels_command_skips_ctas_that_do_not_fit() {
+    let o = smrtl(&["kernels", "conv5x5_tile_fmad", "--config", "tesla"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("0 passed, 0 failed, 2 skipped"), "{out}");
+    assert!(out.contains("exceed the register file, registers = 8192"), "{out}");
+    // gt200's register file holds it: both shapes pass.
+    let o = smrtl(&["kernels", "conv5x5_tile_fmad", "--config", "gt200"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("2 passed, 0 failed"), "{out}");
+}
+
 #[test]
 fn kernels_command_unknown_kernel() {
     let o = smrtl(&["kernels", "vad"]);

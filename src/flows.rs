@@ -669,26 +669,8 @@ pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) 
             let threads: u64 = case.block.iter().map(|&b| b as u64).product();
             let skipped = if let Some((op, why)) = lacks {
                 Some(format!("{}: {why}", op.info().mnemonic))
-            } else if threads > cfg.max_threads as u64 {
-                Some(format!("{threads} threads per CTA, max_threads = {}", cfg.max_threads))
-            } else if prog.regs > cfg.max_regs_per_thread {
-                Some(format!(
-                    ".regs {}, max_regs_per_thread = {}",
-                    prog.regs, cfg.max_regs_per_thread
-                ))
-            } else if prog.regs as u64 * threads.div_ceil(32) * 32 > cfg.registers as u64 {
-                // The launch check's rule: registers of whole warps.
-                Some(format!(
-                    "{} registers x {} threads exceed the register file, registers = {}",
-                    prog.regs,
-                    threads.div_ceil(32) * 32,
-                    cfg.registers
-                ))
-            } else if prog.shared_bytes > cfg.smem_bytes {
-                Some(format!(
-                    ".shared {} bytes, smem_bytes = {}",
-                    prog.shared_bytes, cfg.smem_bytes
-                ))
+            } else if let Err(r) = model::check_fits(cfg, &prog, threads) {
+                Some(r.to_string())
             } else {
                 None
             };

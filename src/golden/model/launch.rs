@@ -48,41 +48,8 @@ impl Golden {
             return err(Reason::TooManyCtas { ctas });
         }
         let threads = launch.block.iter().map(|&v| v as u64).product::<u64>();
-        if threads > cfg.max_threads as u64 {
-            return err(Reason::TooManyThreads {
-                threads,
-                max: cfg.max_threads,
-                config: cfg.name.clone(),
-            });
-        }
-        if prog.regs == 0 || prog.regs > MAX_REGS as u32 {
-            return err(Reason::BadRegCount(prog.regs));
-        }
-        if prog.regs > cfg.max_regs_per_thread {
-            return err(Reason::TooManyRegs {
-                regs: prog.regs,
-                max: cfg.max_regs_per_thread,
-                config: cfg.name.clone(),
-            });
-        }
+        check_fits(cfg, prog, threads).map_err(RunError::launch)?;
         let warps = threads.div_ceil(WARP as u64);
-        let need = prog.regs as u64 * warps * WARP as u64;
-        if need > cfg.registers as u64 {
-            return err(Reason::RegFile {
-                regs: prog.regs,
-                threads: warps * WARP as u64,
-                need,
-                have: cfg.registers,
-                config: cfg.name.clone(),
-            });
-        }
-        if prog.shared_bytes > cfg.smem_bytes {
-            return err(Reason::TooMuchShared {
-                bytes: prog.shared_bytes,
-                max: cfg.smem_bytes,
-                config: cfg.name.clone(),
-            });
-        }
         if prog.params.len() != launch.params.len() {
             return err(Reason::ParamCount {
                 declared: prog.params.len(),
@@ -375,4 +342,47 @@ pub fn parse_dims<const N: usize>(text: &str) -> Result<[u32; N], String> {
             .map_err(|_| format!("`{text}`: `{p}` is not a non-negative 32-bit number"))?;
     }
     Ok(out)
+}
+
+/// Whether a CTA of `threads` threads of `prog` fits the SM of `cfg`
+/// (threads, registers per thread, the register file in whole warps,
+/// shared memory): the launch's check, also used by `smrtl kernels` to
+/// skip the cases a preset cannot hold.
+pub fn check_fits(cfg: &SmConfig, prog: &Program, threads: u64) -> Result<(), Reason> {
+    if threads > cfg.max_threads as u64 {
+        return Err(Reason::TooManyThreads {
+            threads,
+            max: cfg.max_threads,
+            config: cfg.name.clone(),
+        });
+    }
+    if prog.regs == 0 || prog.regs > MAX_REGS as u32 {
+        return Err(Reason::BadRegCount(prog.regs));
+    }
+    if prog.regs > cfg.max_regs_per_thread {
+        return Err(Reason::TooManyRegs {
+            regs: prog.regs,
+            max: cfg.max_regs_per_thread,
+            config: cfg.name.clone(),
+        });
+    }
+    let warps = threads.div_ceil(WARP as u64);
+    let need = prog.regs as u64 * warps * WARP as u64;
+    if need > cfg.registers as u64 {
+        return Err(Reason::RegFile {
+            regs: prog.regs,
+            threads: warps * WARP as u64,
+            need,
+            have: cfg.registers,
+            config: cfg.name.clone(),
+        });
+    }
+    if prog.shared_bytes > cfg.smem_bytes {
+        return Err(Reason::TooMuchShared {
+            bytes: prog.shared_bytes,
+            max: cfg.smem_bytes,
+            config: cfg.name.clone(),
+        });
+    }
+    Ok(())
 }

@@ -52,7 +52,7 @@ mod uninit;
 pub mod unit_access;
 mod warp;
 
-pub use launch::{parse_dims, parse_param_value, resolve_params, run_kernel, Launch};
+pub use launch::{check_fits, parse_dims, parse_param_value, resolve_params, run_kernel, Launch};
 pub use memory::Space;
 pub use multi::{CtaWarps, WarpView};
 pub use report::{AtomValues, ClassCount, Place, Reason, Retired, RunError, Stats, Write};

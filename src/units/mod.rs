@@ -15,6 +15,7 @@ pub mod dpu;
 pub mod fp;
 pub mod gm;
 pub mod gmarb;
+pub mod gpucc;
 pub mod ibuffer;
 pub mod ifetch;
 pub mod imuldly;

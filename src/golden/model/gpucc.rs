@@ -28,6 +28,10 @@ pub(super) struct GpuccState {
     /// Keep every firing of every run ([`Golden::gpucc_trace`]).
     tracing: bool,
     trace: Vec<Firing>,
+    /// Keep each run's network and the global memory it started from
+    /// ([`Golden::gpucc_kept`]).
+    keeping: bool,
+    kept: Vec<(Network, Vec<u8>)>,
 }
 
 impl GpuccState {
@@ -38,6 +42,8 @@ impl GpuccState {
             runs: Vec::new(),
             tracing: false,
             trace: Vec::new(),
+            keeping: false,
+            kept: Vec::new(),
         }
     }
 }
@@ -63,6 +69,19 @@ impl Golden {
     /// The firings recorded since [`Golden::trace_gpucc`] was switched on.
     pub fn gpucc_trace(&self) -> &[Firing] {
         &self.gpucc.trace
+    }
+
+    /// Keep every later `GCRUN`'s checked network and the global memory
+    /// it starts from ([`Golden::gpucc_kept`]): what the RTL network's
+    /// testbench (`testbenches::gpucc_tb`) replays.
+    pub fn keep_gpucc_runs(&mut self, on: bool) {
+        self.gpucc.keeping = on;
+    }
+
+    /// The networks and starting images kept since
+    /// [`Golden::keep_gpucc_runs`] was switched on, one per `GCRUN`.
+    pub fn gpucc_kept(&self) -> &[(Network, Vec<u8>)] {
+        &self.gpucc.kept
     }
 
     /// Execute `GCSET` or `GCRUN` for warp `wi` with the run's warp
@@ -97,6 +116,9 @@ impl Golden {
             Op::Gcrun => {
                 let nodes = std::mem::replace(&mut self.gpucc.nodes, vec![NodeCfg::default(); NODES]);
                 let net = Network::build(&nodes, &self.gpucc.cfg).map_err(|e| fail(format!("GCRUN: {e}")))?;
+                if self.gpucc.keeping {
+                    self.gpucc.kept.push((net.clone(), self.gmem.clone()));
+                }
                 let budget = limit.saturating_sub(self.issued).saturating_mul(32);
                 let flow = Flow::new(&net, flavor_of(&self.gpucc.cfg));
                 let st = &mut self.gpucc;

@@ -1,0 +1,373 @@
+//! `gpucc_core`: one GPU-CC core (`docs/gpucc.md` sections 3-5): an SP
+//! lane with one fixed instruction, its five configuration registers,
+//! three input FIFOs, the x/y counter and the firing rule with credits.
+//!
+//! ```text
+//!  lane_valid_i[5] lane_data_i[5]          cfg_we_i cfg_sel_i cfg_data_i clear_i
+//!     |  (5:1 mux per FIFO, lane = fifo_lane field)      |
+//!  +--v--------+ +-----------+ +-----------+   +---------v-----------------+
+//!  | u_fifo0   | | u_fifo1   | | u_fifo2   |   | cfg_op_q cfg_ctr_q        |
+//!  | 16 x 32   | | 16 x 32   | | 16 x 32   |   | cfg_imm_q cfg_nx_q cfg_ny_q|
+//!  +--+--------+ +--+--------+ +--+--------+   | xcnt_q ycnt_q (counter)   |
+//!     | empty/count  |              |          +---------+-----------------+
+//!     +-------> fire = run & on & !done & every read FIFO non-empty
+//!                      & space_i > inflight_q (credits)
+//!     | rdata (the cycle after the pop)       | imm, 0, x, y (xv_q yv_q)
+//!  +--v-----------------------------------------v--+
+//!  | operand select a/b/c (source field)          |   s1_valid_q
+//!  +----------------------+-----------------------+
+//!                         v
+//!              u_lane (sp_lane, LAT hot cycles)      vld_q[LAT]
+//!                         v
+//!                 tok_valid_o tok_o  --> the output lane (parent)
+//! ```
+//!
+//! * Clock domain: hot, every port and register (the lanes run on the hot
+//!   clock; the SM top crosses the configuration writes into it).
+//! * Ports in: `cfg_we_i`, `cfg_sel_i[3]`, `cfg_data_i[32]` write
+//!   configuration register `sel` (0 operation word, 1 counter word, 2
+//!   immediate, 3 `nx`, 4 `ny`; the layout of
+//!   [`NodeCfg`](crate::golden::gpucc::NodeCfg)); `clear_i` clears the
+//!   configuration and the counter (the end of a GPU-CC run); `run_i`
+//!   allows firing; `lane_valid_i[1;5]`, `lane_data_i[32;5]` the lanes A-E
+//!   as they arrive at this position (the nearest upstream driver's
+//!   token); `space_i[9]` the least free space among the FIFOs listening on
+//!   this node's output segment (the parent's backward chain; 511 = none).
+//! * Ports out: `out_lane_o[3]` (0 none, 1..5 = A..E), `tok_valid_o`,
+//!   `tok_o[32]` (the result driven on the output lane this cycle),
+//!   `free_o[9;5]` per lane the least free space of this node's FIFOs that
+//!   listen on it (511 when none does), `fire_o`, `idle_o` (nothing left
+//!   to do: off, or done or uncounted, with empty FIFOs and nothing in
+//!   flight), `level_o[9;3]` the FIFO counts, `err_o` (the lane raised an
+//!   error for the token on `tok_o`). All but `fire_o` are Moore outputs.
+//! * Firing: a node fires in cycle `t` when `run_i`, its opcode is not 0,
+//!   its counter (if on) has not reached `nx * ny` firings, every input
+//!   FIFO an operand reads is non-empty, and `space_i` exceeds
+//!   `inflight_q`, the firings whose token has not reached its listeners
+//!   yet. That is the exact credit count: `space_i` comes from the FIFO
+//!   counts of this cycle, which include every token pushed before it.
+//! * Latency: fire in cycle `t` pops the FIFOs at the edge; the words are
+//!   on the FIFOs' `rdata_o` in `t + 1`, which feeds the lane with the
+//!   other operands (registered at the fire: x, y); the result is on
+//!   `tok_o` in `t + 1 + LAT` and in the listeners' FIFOs (their `count_o`)
+//!   from `t + 2 + LAT`: `LAT + 2` hot cycles from firing to a token a
+//!   reader can fire on. One firing per hot cycle at most.
+//! * Sizes: `LAT` = `sp_latency`; FIFOs of 16 words (`gpucc.fifo_depth`;
+//!   the only depth built: [`super::GpuccNet::new`] checks the preset);
+//!   counters 32 bits (as `nx` and `ny`).
+
+use super::{field, free_space, lane_pick, SPACE_W};
+use crate::hdl::fifo::{Fifo, FifoIn, HOT};
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig};
+use crate::units::fp::{k, S};
+use crate::units::sp::lane::{Flavor, SpLane, SpLaneIn};
+
+crate::ports! {
+    /// Configuration, mode and the lanes at this position.
+    pub struct CoreIn {
+        cfg_we_i: 1 @ Hot,
+        cfg_sel_i: 3 @ Hot,
+        cfg_data_i: 32 @ Hot,
+        clear_i: 1 @ Hot,
+        run_i: 1 @ Hot,
+        lane_valid_i: [1; 5] @ Hot,
+        lane_data_i: [32; 5] @ Hot,
+        space_i: 9 @ Hot,
+    }
+}
+crate::ports! {
+    /// The node's token, its listening space and state.
+    pub struct CoreOut {
+        out_lane_o: 3 @ Hot,
+        tok_valid_o: 1 @ Hot,
+        tok_o: 32 @ Hot,
+        free_o: [9; 5] @ Hot,
+        fire_o: 1 @ Hot,
+        idle_o: 1 @ Hot,
+        level_o: [9; 3] @ Hot,
+        err_o: 1 @ Hot,
+    }
+}
+
+/// The five configuration registers and the counter, shared by
+/// [`GpuccCore`] and [`super::lsu::GpuccLsu`].
+#[derive(Debug, Clone, Copy)]
+pub struct CfgRegs {
+    pub op: Reg<32>,
+    pub ctr: Reg<17>,
+    pub imm: Reg<32>,
+    pub nx: Reg<32>,
+    pub ny: Reg<32>,
+    pub xcnt: Reg<32>,
+    pub ycnt: Reg<32>,
+}
+
+/// The decoded configuration of one node in one cycle.
+pub struct Cfg<B: Backend> {
+    pub word: S<B, 32>,
+    pub opcode: S<B, 7>,
+    pub m: S<B, 4>,
+    pub src: [S<B, 3>; 3],
+    pub fifo_lane: [S<B, 3>; 3],
+    pub out_lane: S<B, 3>,
+    pub ctr_on: S<B, 1>,
+    pub imm: S<B, 32>,
+    /// Configured (opcode not 0).
+    pub on: S<B, 1>,
+    /// The counter is on and has fired `nx * ny` times.
+    pub done: S<B, 1>,
+    /// x0 + xcnt, y0 + ycnt.
+    pub xv: S<B, 32>,
+    pub yv: S<B, 32>,
+}
+
+impl CfgRegs {
+    pub fn declare(d: &mut Decl) -> CfgRegs {
+        // Control state: reset, so an SM out of reset has every node off.
+        CfgRegs {
+            op: d.reg::<32>("cfg_op", Domain::Hot, 0),
+            ctr: d.reg::<17>("cfg_ctr", Domain::Hot, 0),
+            imm: d.reg::<32>("cfg_imm", Domain::Hot, 0),
+            nx: d.reg::<32>("cfg_nx", Domain::Hot, 0),
+            ny: d.reg::<32>("cfg_ny", Domain::Hot, 0),
+            xcnt: d.reg::<32>("xcnt", Domain::Hot, 0),
+            ycnt: d.reg::<32>("ycnt", Domain::Hot, 0),
+        }
+    }
+
+    /// Decode the registers (no state change).
+    pub fn read<C: Ctx>(&self, cx: &mut C) -> Cfg<C::B> {
+        let word = cx.q(self.op);
+        let ctr = cx.q(self.ctr);
+        let opcode: S<C::B, 7> = word.slice::<0, 7>();
+        let on = cx.name("cfg_on", opcode.any());
+        let ctr_on: S<C::B, 1> = ctr.slice::<0, 1>();
+        let xcnt = cx.q(self.xcnt);
+        let ycnt = cx.q(self.ycnt);
+        let ny = cx.q(self.ny);
+        let done = cx.name("done", ctr_on & ycnt.eq(ny));
+        let x0: S<C::B, 8> = ctr.slice::<1, 8>();
+        let y0: S<C::B, 8> = ctr.slice::<9, 8>();
+        Cfg {
+            word,
+            opcode,
+            m: word.slice::<7, 4>(),
+            src: [
+                field::<C::B>(word, 11),
+                field::<C::B>(word, 14),
+                field::<C::B>(word, 17),
+            ],
+            fifo_lane: [
+                field::<C::B>(word, 20),
+                field::<C::B>(word, 23),
+                field::<C::B>(word, 26),
+            ],
+            out_lane: field::<C::B>(word, 29),
+            ctr_on,
+            imm: cx.q(self.imm),
+            on,
+            done,
+            xv: x0.sext::<32>() + xcnt,
+            yv: y0.sext::<32>() + ycnt,
+        }
+    }
+
+    /// Next state: configuration writes, clear, and the counter's step on
+    /// a firing (x wraps at `nx`, then y counts).
+    pub fn update<C: Ctx>(
+        &self,
+        cx: &mut C,
+        we: S<C::B, 1>,
+        sel: S<C::B, 3>,
+        data: S<C::B, 32>,
+        clear: S<C::B, 1>,
+        fire: S<C::B, 1>,
+    ) {
+        let z32 = cx.lit::<32>(0);
+        let one = cx.lit::<32>(1);
+        let w = |cx: &mut C, k: u64| {
+            let kk = cx.lit::<3>(k);
+            we & sel.eq(kk)
+        };
+        let (w0, w1, w2, w3, w4) = (w(cx, 0), w(cx, 1), w(cx, 2), w(cx, 3), w(cx, 4));
+        let op = cx.q(self.op);
+        cx.d(self.op, clear.mux(z32, w0.mux(data, op)));
+        let ctr = cx.q(self.ctr);
+        let z17 = cx.lit::<17>(0);
+        cx.d(self.ctr, clear.mux(z17, w1.mux(data.slice::<0, 17>(), ctr)));
+        let imm = cx.q(self.imm);
+        cx.d(self.imm, clear.mux(z32, w2.mux(data, imm)));
+        let nx = cx.q(self.nx);
+        cx.d(self.nx, clear.mux(z32, w3.mux(data, nx)));
+        let ny = cx.q(self.ny);
+        cx.d(self.ny, clear.mux(z32, w4.mux(data, ny)));
+        let xcnt = cx.q(self.xcnt);
+        let ycnt = cx.q(self.ycnt);
+        let x1 = xcnt + one;
+        let wrap = x1.eq(nx);
+        let x_n = wrap.mux(z32, x1);
+        let y_n = wrap.mux(ycnt + one, ycnt);
+        cx.d(self.xcnt, clear.mux(z32, fire.mux(x_n, xcnt)));
+        cx.d(self.ycnt, clear.mux(z32, fire.mux(y_n, ycnt)));
+    }
+}
+
+/// One GPU-CC core.
+#[derive(Debug, Clone)]
+pub struct GpuccCore {
+    decl: Decl,
+    lat: usize,
+    cfg: CfgRegs,
+    fifo: Fifo<32, 4, 5, HOT>,
+    lane: SpLane,
+    s1_valid: Reg<1>,
+    xv: Reg<32>,
+    yv: Reg<32>,
+    vld: Vec<Reg<1>>,
+    inflight: Reg<8>,
+}
+
+impl GpuccCore {
+    /// A core with the preset's lane flavour and `sp_latency` (1..=200).
+    pub fn new(flavor: Flavor, lat: usize) -> Self {
+        assert!(
+            (1..=200).contains(&lat),
+            "sp_latency {lat} out of 1..=200 (SmConfig::validate)"
+        );
+        let mut d = Decl::new();
+        let cfg = CfgRegs::declare(&mut d);
+        let s1_valid = d.reg::<1>("s1_valid", Domain::Hot, 0);
+        // x and y of the firing, held for the operand stage: datapath.
+        let xv = d.reg_noreset::<32>("xv", Domain::Hot);
+        let yv = d.reg_noreset::<32>("yv", Domain::Hot);
+        let vld = (0..lat)
+            .map(|s| d.reg::<1>(&format!("vld{s}"), Domain::Hot, 0))
+            .collect();
+        // Firings not yet in the listeners' FIFOs: at most LAT + 2 (one
+        // firing per cycle), 8 bits for LAT up to 200.
+        let inflight = d.reg::<8>("inflight", Domain::Hot, 0);
+        GpuccCore {
+            decl: d,
+            lat,
+            cfg,
+            fifo: Fifo::new(),
+            lane: SpLane::new(flavor, lat),
+            s1_valid,
+            xv,
+            yv,
+            vld,
+            inflight,
+        }
+    }
+}
+
+/// FIFO depth of a core input FIFO.
+const DEPTH: u64 = 16;
+
+impl Block for GpuccCore {
+    type In<B: Backend> = CoreIn<B>;
+    type Out<B: Backend> = CoreOut<B>;
+
+    fn module_name(&self) -> String {
+        format!("gpucc_core_{}", self.lane.module_name().trim_start_matches("sp_lane_"))
+    }
+
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &CoreIn<C::B>) -> CoreOut<C::B> {
+        let c = self.cfg.read(cx);
+        let names = ["u_fifo0", "u_fifo1", "u_fifo2"];
+        let mut hs = Vec::new();
+        let mut fo = Vec::new();
+        for n in names {
+            let (h, o) = cx.instance_begin(n, &self.fifo);
+            hs.push(h);
+            fo.push(o);
+        }
+        // FIFO k is read by some operand when a source field is k + 1.
+        let used: [S<C::B, 1>; 3] = std::array::from_fn(|f| {
+            let code = k::<C::B, 3>(f as u64 + 1);
+            c.src[0].eq(code) | c.src[1].eq(code) | c.src[2].eq(code)
+        });
+        let mut ready = c.on & !c.done & i.run_i;
+        for k in 0..3 {
+            ready = ready & !(used[k] & fo[k].empty_o);
+        }
+        let inflight = cx.q(self.inflight);
+        let space_ok = inflight.zext::<SPACE_W>().ult(i.space_i);
+        let fire = cx.name("fire", ready & space_ok);
+        for k in 0..3 {
+            let (v, d) = lane_pick::<C::B>(c.fifo_lane[k], &i.lane_valid_i, &i.lane_data_i);
+            let fi = FifoIn {
+                push_i: v,
+                wdata_i: d,
+                pop_i: fire & used[k],
+            };
+            cx.instance_end(hs[k], &self.fifo, &fi);
+        }
+        self.cfg
+            .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);
+        // Operand stage (the cycle after the fire).
+        let s1 = cx.q(self.s1_valid);
+        cx.d(self.s1_valid, fire);
+        cx.d_en(self.xv, fire, |_| c.xv);
+        cx.d_en(self.yv, fire, |_| c.yv);
+        let xv = cx.q(self.xv);
+        let yv = cx.q(self.yv);
+        let z = k::<C::B, 32>(0);
+        let operand = |src: S<C::B, 3>| -> S<C::B, 32> {
+            let is = |v: u64| src.eq(k::<C::B, 3>(v));
+            let mut r = z;
+            r = is(1).mux(fo[0].rdata_o, r);
+            r = is(2).mux(fo[1].rdata_o, r);
+            r = is(3).mux(fo[2].rdata_o, r);
+            r = is(4).mux(c.imm, r);
+            r = is(6).mux(xv, r);
+            is(7).mux(yv, r)
+        };
+        let (a, b, cc) = (operand(c.src[0]), operand(c.src[1]), operand(c.src[2]));
+        let a = cx.name("opa", a);
+        let b = cx.name("opb", b);
+        let cc = cx.name("opc", cc);
+        let lo = cx.instance(
+            "u_lane",
+            &self.lane,
+            &SpLaneIn {
+                op_i: c.opcode,
+                mod_i: c.m,
+                a_i: a,
+                b_i: b,
+                c_i: cc,
+                pa_i: k::<C::B, 1>(0),
+            },
+        );
+        // Valid bits beside the lane's pipeline.
+        let mut v = s1;
+        for s in 0..self.lat {
+            let q = cx.q(self.vld[s]);
+            cx.d(self.vld[s], v);
+            v = q;
+        }
+        let tok_valid = v;
+        let one8 = k::<C::B, 8>(1);
+        let z8 = k::<C::B, 8>(0);
+        let inc = fire.mux(one8, z8);
+        let dec = tok_valid.mux(one8, z8);
+        cx.d(self.inflight, inflight + inc - dec);
+        let empty = fo[0].empty_o & fo[1].empty_o & fo[2].empty_o;
+        let idle = !c.on | ((!c.ctr_on | c.done) & empty & inflight.eq(z8));
+        let counts: [S<C::B, 9>; 3] = std::array::from_fn(|k| fo[k].count_o.zext::<9>());
+        CoreOut {
+            out_lane_o: c.out_lane,
+            tok_valid_o: tok_valid,
+            tok_o: lo.res_o,
+            free_o: free_space::<C::B>(&c.fifo_lane, &counts, [DEPTH; 3]),
+            fire_o: fire,
+            idle_o: cx.name("idle", idle),
+            level_o: counts,
+            err_o: tok_valid & lo.err_o,
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! `gpucc_lsu`: one GPU-CC load-store unit (`docs/gpucc.md` sections 3-5):
+//! a 256-word address FIFO, a 16-word data FIFO, the configuration
+//! registers of a node, and one memory request port.
+//!
+//! ```text
+//!  lane_valid_i[5] lane_data_i[5]               cfg_* clear_i run_i
+//!     | 5:1 per FIFO                                  |
+//!  +--v---------------+ +------------------+    +-----v------------+
+//!  | u_addr 256 x 32  | | u_data 16 x 32   |    | cfg regs, counter|
+//!  +--+---------------+ +--+---------------+    +------------------+
+//!     | fire = run & on & !done & addr non-empty & (STG: data non-empty)
+//!     |        & stage and request register free & (LDG: space_i > inflight_q)
+//!     v  (the cycle after the pop)
+//!  addr = imm + (index << m[1:0])    s1_valid_q
+//!     v
+//!  req_valid_q req_we_q req_addr_q req_wdata_q --> mem_req_*_o  (held until mem_req_ready_i)
+//!  mem_resp_valid_i mem_resp_data_i --> tok_valid_q tok_q --> tok_*_o (the output lane)
+//! ```
+//!
+//! * Clock domain: hot, every port and register.
+//! * Ports: the configuration, mode and lane ports of
+//!   [`gpucc_core`](super::core); `mem_req_valid_o`, `mem_req_we_o`,
+//!   `mem_req_addr_o[32]`, `mem_req_wdata_o[32]` with `mem_req_ready_i`
+//!   (a request is taken in a cycle where valid and ready are both high);
+//!   `mem_resp_valid_i`, `mem_resp_data_i[32]`: the data of this LSU's
+//!   loads, in request order (stores get no response).
+//! * Operation (opcode in the configuration): `LDG` takes an index from
+//!   FIFO 0 and drives the loaded word on its output lane; `STG` takes an
+//!   index from FIFO 0 and a word from FIFO 1 and writes it. The byte
+//!   address is `imm + (index << shift)`, `shift` = modifier bits 1..0.
+//! * Credits: a load fires only while `space_i` exceeds `inflight_q`, its
+//!   loads not yet in the listeners' FIFOs, so a response always has room:
+//!   the load's word leaves the LSU the cycle after it returns.
+//! * Latency: fire in `t`, address in `t + 1`, request on `mem_req_*_o`
+//!   from `t + 2`; a response in cycle `r` is on `tok_o` in `r + 1`. One
+//!   request per two hot cycles (one per core cycle) per LSU: the stage and
+//!   the request register must both be free to fire. 16 LSUs then offer up
+//!   to 64 bytes per core cycle, above any preset's per-SM bandwidth.
+//! * Sizes: the preset's 256-word address and 16-word data FIFOs (the only
+//!   depths built; [`super::GpuccNet::new`] checks them).
+
+use super::core::CfgRegs;
+use super::{free_space, lane_pick, SPACE_W};
+use crate::golden::isa::Op;
+use crate::hdl::fifo::{Fifo, FifoIn, HOT};
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig};
+use crate::units::fp::{k, S};
+
+crate::ports! {
+    /// Configuration, mode, lanes and the memory port.
+    pub struct LsuIn {
+        cfg_we_i: 1 @ Hot,
+        cfg_sel_i: 3 @ Hot,
+        cfg_data_i: 32 @ Hot,
+        clear_i: 1 @ Hot,
+        run_i: 1 @ Hot,
+        lane_valid_i: [1; 5] @ Hot,
+        lane_data_i: [32; 5] @ Hot,
+        space_i: 9 @ Hot,
+        mem_req_ready_i: 1 @ Hot,
+        mem_resp_valid_i: 1 @ Hot,
+        mem_resp_data_i: 32 @ Hot,
+    }
+}
+crate::ports! {
+    /// The load's token, listening space, state and the memory request.
+    pub struct LsuOut {
+        out_lane_o: 3 @ Hot,
+        tok_valid_o: 1 @ Hot,
+        tok_o: 32 @ Hot,
+        free_o: [9; 5] @ Hot,
+        fire_o: 1 @ Hot,
+        idle_o: 1 @ Hot,
+        level_o: [9; 3] @ Hot,
+        err_o: 1 @ Hot,
+        mem_req_valid_o: 1 @ Hot,
+        mem_req_we_o: 1 @ Hot,
+        mem_req_addr_o: 32 @ Hot,
+        mem_req_wdata_o: 32 @ Hot,
+    }
+}
+
+/// One GPU-CC LSU.
+#[derive(Debug, Clone)]
+pub struct GpuccLsu {
+    decl: Decl,
+    cfg: CfgRegs,
+    addr_fifo: Fifo<32, 8, 9, HOT>,
+    data_fifo: Fifo<32, 4, 5, HOT>,
+    s1_valid: Reg<1>,
+    req_valid: Reg<1>,
+    req_we: Reg<1>,
+    req_addr: Reg<32>,
+    req_wdata: Reg<32>,
+    tok_valid: Reg<1>,
+    tok: Reg<32>,
+    inflight: Reg<9>,
+}
+
+impl Default for GpuccLsu {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GpuccLsu {
+    pub fn new() -> Self {
+        let mut d = Decl::new();
+        let cfg = CfgRegs::declare(&mut d);
+        let s1_valid = d.reg::<1>("s1_valid", Domain::Hot, 0);
+        let req_valid = d.reg::<1>("req_valid", Domain::Hot, 0);
+        let req_we = d.reg_noreset::<1>("req_we", Domain::Hot);
+        let req_addr = d.reg_noreset::<32>("req_addr", Domain::Hot);
+        let req_wdata = d.reg_noreset::<32>("req_wdata", Domain::Hot);
+        let tok_valid = d.reg::<1>("tok_valid", Domain::Hot, 0);
+        let tok = d.reg_noreset::<32>("tok", Domain::Hot);
+        // Loads in flight: bounded by the listeners' space, at most 256.
+        let inflight = d.reg::<9>("inflight", Domain::Hot, 0);
+        GpuccLsu {
+            decl: d,
+            cfg,
+            addr_fifo: Fifo::new(),
+            data_fifo: Fifo::new(),
+            s1_valid,
+            req_valid,
+            req_we,
+            req_addr,
+            req_wdata,
+            tok_valid,
+            tok,
+            inflight,
+        }
+    }
+}
+
+impl Block for GpuccLsu {
+    type In<B: Backend> = LsuIn<B>;
+    type Out<B: Backend> = LsuOut<B>;
+
+    fn module_name(&self) -> String {
+        "gpucc_lsu_a256_d16".into()
+    }
+
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &LsuIn<C::B>) -> LsuOut<C::B> {
+        let c = self.cfg.read(cx);
+        let (ha, fa) = cx.instance_begin("u_addr", &self.addr_fifo);
+        let (hd, fd) = cx.instance_begin("u_data", &self.data_fifo);
+        let is_st = c.opcode.eq(k::<C::B, 7>(Op::Stg as u64));
+        let is_ld = c.opcode.eq(k::<C::B, 7>(Op::Ldg as u64));
+        let s1 = cx.q(self.s1_valid);
+        let req_v = cx.q(self.req_valid);
+        let inflight = cx.q(self.inflight);
+        // The request register is free at the end of the next cycle when it
+        // is empty now or taken now (nothing enters it at this edge: the
+        // stage is empty).
+        let path_free = !s1 & (!req_v | i.mem_req_ready_i);
+        let space_ok = !is_ld | inflight.ult(i.space_i.resize::<9>());
+        let inputs = !fa.empty_o & (!is_st | !fd.empty_o);
+        let fire = cx.name(
+            "fire",
+            i.run_i & c.on & !c.done & (is_ld | is_st) & inputs & path_free & space_ok,
+        );
+        for (kk, (h, fifo_lane)) in [(ha, c.fifo_lane[0]), (hd, c.fifo_lane[1])].into_iter().enumerate() {
+            let (v, d) = lane_pick::<C::B>(fifo_lane, &i.lane_valid_i, &i.lane_data_i);
+            let fi = FifoIn {
+                push_i: v,
+                wdata_i: d,
+                pop_i: fire & if kk == 0 { k::<C::B, 1>(1) } else { is_st },
+            };
+            if kk == 0 {
+                cx.instance_end(h, &self.addr_fifo, &fi);
+            } else {
+                cx.instance_end(h, &self.data_fifo, &fi);
+            }
+        }
+        self.cfg
+            .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);
+        cx.d(self.s1_valid, fire);
+        // Address stage: the popped index (and data) are on rdata_o now.
+        let shift: S<C::B, 2> = c.m.slice::<0, 2>();
+        let addr = cx.name("addr", c.imm + fa.rdata_o.shl(shift));
+        let taken = req_v & i.mem_req_ready_i;
+        cx.d(self.req_valid, s1 | (req_v & !taken));
+        cx.d_en(self.req_we, s1, |_| is_st);
+        cx.d_en(self.req_addr, s1, |_| addr);
+        cx.d_en(self.req_wdata, s1, |_| fd.rdata_o);
+        // Responses become the token.
+        cx.d(self.tok_valid, i.mem_resp_valid_i);
+        cx.d_en(self.tok, i.mem_resp_valid_i, |_| i.mem_resp_data_i);
+        let tok_valid = cx.q(self.tok_valid);
+        let one = k::<C::B, 9>(1);
+        let z = k::<C::B, 9>(0);
+        let inc = (fire & is_ld).mux(one, z);
+        let dec = tok_valid.mux(one, z);
+        cx.d(self.inflight, inflight + inc - dec);
+        let empty = fa.empty_o & fd.empty_o;
+        let idle = !c.on | ((!c.ctr_on | c.done) & empty & !s1 & !req_v & inflight.eq(z));
+        let counts = [fa.count_o, fd.count_o.zext::<9>(), z];
+        let _ = SPACE_W;
+        LsuOut {
+            out_lane_o: c.out_lane,
+            tok_valid_o: tok_valid,
+            tok_o: cx.q(self.tok),
+            free_o: free_space::<C::B>(&c.fifo_lane, &counts, [256, 16, 0]),
+            fire_o: fire,
+            idle_o: cx.name("idle", idle),
+            level_o: counts,
+            err_o: k::<C::B, 1>(0),
+            mem_req_valid_o: req_v,
+            mem_req_we_o: cx.q(self.req_we),
+            mem_req_addr_o: cx.q(self.req_addr),
+            mem_req_wdata_o: cx.q(self.req_wdata),
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! `gpucc_net`: the GPU-CC network (`docs/gpucc.md`): 32 cores
+//! ([`core::GpuccCore`]) and 16 LSUs ([`lsu::GpuccLsu`]) on one line, an
+//! LSU before every pair of cores, joined by the five segmented lanes A-E.
+//!
+//! ```text
+//!  position   0     1     2     3     4     5           45     46     47
+//!          +-----+-----+-----+-----+-----+-----+     +------+------+------+
+//!          |lsu0 |core0|core1|lsu1 |core2|core3| ... |lsu15 |core30|core31|
+//!          +--+--+--+--+--+--+--+--+--+--+--+--+     +--+---+--+---+--+---+
+//!  lanes  ===>o====>o====>o====>o====>o====>o=== ... ===>o=====>o=====>o===>
+//!  A-E        each node: out_lane_o selects the lane it drives (2:1 mux per
+//!             lane and position); its FIFOs listen on any lane (5:1 mux)
+//!  space  <===o<====o<====o<====o<====o<====o=== ... <===o<=====o<=====o<===
+//!             per lane, the least free space of the listeners downstream
+//!             up to the next driver: the producer's credit limit
+//! ```
+//!
+//! * Clock domain: hot, every port and register.
+//! * Ports in: `cfg_we_i`, `cfg_node_i[6]` (0..=31 cores, 32..=47 LSUs),
+//!   `cfg_sel_i[3]`, `cfg_data_i[32]`: `GCSET node, sel, data`;
+//!   `clear_i` clears every configuration (the end of a run); `run_i`
+//!   (GPU-CC mode: nodes may fire); per LSU `j` the memory port
+//!   `mem{j}_req_ready_i`, `mem{j}_resp_valid_i`, `mem{j}_resp_data_i[32]`.
+//! * Ports out: per LSU `mem{j}_req_valid_o`, `mem{j}_req_we_o`,
+//!   `mem{j}_req_addr_o[32]`, `mem{j}_req_wdata_o[32]`; `done_o`: every
+//!   node idle (counted nodes finished, every FIFO empty, nothing in
+//!   flight: the end of the run); `err_o`; per node (index as
+//!   `cfg_node_i`) `fire_o[1;48]`, `tok_valid_o[1;48]`, `tok_o[32;48]`
+//!   (the token a node drives on its lane: what the checker compares with
+//!   the golden dataflow model's firings).
+//! * Lanes: a lane at position `p` carries the token of the nearest node
+//!   upstream that drives it; a token is written into every FIFO listening
+//!   there in the cycle it is driven (the segment is a wire through one
+//!   2:1 multiplexer per position). The backward `space` chain is
+//!   combinational from the FIFO counts (Moore outputs of the nodes), so a
+//!   producer's credits are exact.
+//! * Latency: core `LAT + 2` hot cycles from firing to a token its reader
+//!   can fire on (`core.rs`); LSU: memory latency + 3.
+//! * Sizes: 32 cores, 16 LSUs, 5 lanes, 3 input FIFOs, FIFO depths 16 /
+//!   256 / 16: the format of `golden::gpucc`; [`GpuccNet::new`] refuses a
+//!   preset with other `[gpucc]` sizes.
+
+pub mod core;
+pub mod lsu;
+#[cfg(test)]
+mod tests;
+
+use crate::config::SmConfig;
+use crate::golden::gpucc::{gpucc_section, node_at, CORES, LSUS, NODES};
+use crate::hdl::{Backend, Block, Ctx, Decl, Pending, Sig};
+use crate::units::fp::{k, S};
+use crate::units::sp::lane::Flavor;
+use core::{CoreIn, CoreOut, GpuccCore};
+use lsu::{GpuccLsu, LsuIn, LsuOut};
+
+/// Width of a space count: 0..=256 (the LSU's address FIFO) and the "no
+/// listener" value.
+pub const SPACE_W: usize = 9;
+/// Space of a lane position nobody listens at.
+pub const SPACE_NONE: u64 = (1 << SPACE_W) - 1;
+
+/// A 3-bit field of a configuration word at bit `lo`.
+pub(crate) fn field<B: Backend>(w: S<B, 32>, lo: usize) -> S<B, 3> {
+    match lo {
+        11 => w.slice::<11, 3>(),
+        14 => w.slice::<14, 3>(),
+        17 => w.slice::<17, 3>(),
+        20 => w.slice::<20, 3>(),
+        23 => w.slice::<23, 3>(),
+        26 => w.slice::<26, 3>(),
+        _ => w.slice::<29, 3>(),
+    }
+}
+
+/// The lane a FIFO listens on (1..=5; 0 = none): its push and word.
+pub(crate) fn lane_pick<B: Backend>(lane: S<B, 3>, v: &[S<B, 1>; 5], d: &[S<B, 32>; 5]) -> (S<B, 1>, S<B, 32>) {
+    let mut pv = k::<B, 1>(0);
+    let mut pd = k::<B, 32>(0);
+    for l in 0..5 {
+        let hit = lane.eq(k::<B, 3>(l as u64 + 1));
+        pv = hit.mux(v[l], pv);
+        pd = hit.mux(d[l], pd);
+    }
+    (pv, pd)
+}
+
+/// Per lane, the least free space (`depth - count`) of the FIFOs that
+/// listen on it, [`SPACE_NONE`] when none does.
+pub(crate) fn free_space<B: Backend>(fifo_lane: &[S<B, 3>; 3], count: &[S<B, 9>; 3], depth: [u64; 3]) -> [S<B, 9>; 5] {
+    std::array::from_fn(|l| {
+        let mut m = k::<B, 9>(SPACE_NONE);
+        for f in 0..3 {
+            if depth[f] == 0 {
+                continue;
+            }
+            let free = k::<B, 9>(depth[f]) - count[f];
+            let hit = fifo_lane[f].eq(k::<B, 3>(l as u64 + 1));
+            m = (hit & free.ult(m)).mux(free, m);
+        }
+        m
+    })
+}
+
+crate::ports! {
+    /// Configuration writes, mode, and the LSUs' memory responses.
+    pub struct NetIn {
+        cfg_we_i: 1 @ Hot,
+        cfg_node_i: 6 @ Hot,
+        cfg_sel_i: 3 @ Hot,
+        cfg_data_i: 32 @ Hot,
+        clear_i: 1 @ Hot,
+        run_i: 1 @ Hot,
+        mem_req_ready_i: [1; 16] @ Hot,
+        mem_resp_valid_i: [1; 16] @ Hot,
+        mem_resp_data_i: [32; 16] @ Hot,
+    }
+}
+crate::ports! {
+    /// The LSUs' memory requests, the end of the run, and every node's
+    /// firing and token.
+    pub struct NetOut {
+        mem_req_valid_o: [1; 16] @ Hot,
+        mem_req_we_o: [1; 16] @ Hot,
+        mem_req_addr_o: [32; 16] @ Hot,
+        mem_req_wdata_o: [32; 16] @ Hot,
+        done_o: 1 @ Hot,
+        err_o: 1 @ Hot,
+        fire_o: [1; 48] @ Hot,
+        tok_valid_o: [1; 48] @ Hot,
+        tok_o: [32; 48] @ Hot,
+    }
+}
+
+/// The GPU-CC network of a preset.
+#[derive(Debug, Clone)]
+pub struct GpuccNet {
+    decl: Decl,
+    core: GpuccCore,
+    lsu: GpuccLsu,
+}
+
+impl GpuccNet {
+    /// The network of `cfg` (a preset with a `[gpucc]` section of the
+    /// built sizes), or why not.
+    pub fn new(cfg: &SmConfig) -> Result<GpuccNet, String> {
+        let g = gpucc_section(cfg)?;
+        if g.fifo_depth != 16 || g.lsu_addr_fifo_depth != 256 || g.lsu_data_fifo_depth != 16 {
+            return Err(format!(
+                "the GPU-CC RTL is built for FIFOs of 16 words, LSU FIFOs of 256 and 16; the {} preset asks for {}, {} and {}",
+                cfg.name, g.fifo_depth, g.lsu_addr_fifo_depth, g.lsu_data_fifo_depth
+            ));
+        }
+        let flavor = crate::golden::gpucc::flavor_of(cfg);
+        Ok(GpuccNet {
+            decl: Decl::new(),
+            core: GpuccCore::new(flavor, cfg.sp_latency as usize),
+            lsu: GpuccLsu::new(),
+        })
+    }
+
+    /// The core block (one module for all 32).
+    pub fn core_block(&self) -> &GpuccCore {
+        &self.core
+    }
+
+    /// The network with an explicit lane flavour and latency (tests).
+    pub fn with(flavor: Flavor, lat: usize) -> GpuccNet {
+        GpuccNet {
+            decl: Decl::new(),
+            core: GpuccCore::new(flavor, lat),
+            lsu: GpuccLsu::new(),
+        }
+    }
+}
+
+/// A begun node: a core or an LSU.
+enum Node<B: Backend> {
+    Core(Pending, CoreOut<B>),
+    Lsu(Pending, LsuOut<B>),
+}
+
+impl<B: Backend> Node<B> {
+    fn out_lane(&self) -> S<B, 3> {
+        match self {
+            Node::Core(_, o) => o.out_lane_o,
+            Node::Lsu(_, o) => o.out_lane_o,
+        }
+    }
+    fn tok(&self) -> (S<B, 1>, S<B, 32>) {
+        match self {
+            Node::Core(_, o) => (o.tok_valid_o, o.tok_o),
+            Node::Lsu(_, o) => (o.tok_valid_o, o.tok_o),
+        }
+    }
+    fn free(&self) -> [S<B, 9>; 5] {
+        match self {
+            Node::Core(_, o) => o.free_o,
+            Node::Lsu(_, o) => o.free_o,
+        }
+    }
+}
+
+impl Block for GpuccNet {
+    type In<B: Backend> = NetIn<B>;
+    type Out<B: Backend> = NetOut<B>;
+
+    fn module_name(&self) -> String {
+        format!(
+            "gpucc_net_{}",
+            self.core.module_name().trim_start_matches("gpucc_core_")
+        )
+    }
+
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &NetIn<C::B>) -> NetOut<C::B> {
+        // Begin every node in line order: their lane-facing outputs are
+        // Moore, so the lanes and the space chain can be built first.
+        let mut nodes: Vec<Node<C::B>> = Vec::with_capacity(NODES);
+        for pos in 0..NODES {
+            let n = node_at(pos);
+            if n < CORES {
+                let (h, o) = cx.instance_begin(&format!("u_core{n}"), &self.core);
+                nodes.push(Node::Core(h, o));
+            } else {
+                let (h, o) = cx.instance_begin(&format!("u_lsu{}", n - CORES), &self.lsu);
+                nodes.push(Node::Lsu(h, o));
+            }
+        }
+        // Forward: the lanes as they arrive at each position.
+        let z1 = k::<C::B, 1>(0);
+        let z32 = k::<C::B, 32>(0);
+        let mut lane_v: Vec<[S<C::B, 1>; 5]> = Vec::with_capacity(NODES);
+        let mut lane_d: Vec<[S<C::B, 32>; 5]> = Vec::with_capacity(NODES);
+        let (mut v, mut d) = ([z1; 5], [z32; 5]);
+        for node in &nodes {
+            lane_v.push(v);
+            lane_d.push(d);
+            let ol = node.out_lane();
+            let (tv, td) = node.tok();
+            for l in 0..5 {
+                let drv = ol.eq(k::<C::B, 3>(l as u64 + 1));
+                v[l] = drv.mux(tv, v[l]);
+                d[l] = drv.mux(td, d[l]);
+            }
+        }
+        // Backward: per lane, the least free space of the listeners from
+        // a position to the next driver; a driver's credit limit is the
+        // chain just after it on its own lane.
+        let none = k::<C::B, 9>(SPACE_NONE);
+        let mut after = [none; 5];
+        let mut space = [none; NODES];
+        for pos in (0..NODES).rev() {
+            let node = &nodes[pos];
+            let ol = node.out_lane();
+            let mut s = none;
+            for (l, a) in after.iter().enumerate() {
+                s = ol.eq(k::<C::B, 3>(l as u64 + 1)).mux(*a, s);
+            }
+            space[pos] = s;
+            let free = node.free();
+            for l in 0..5 {
+                let drv = ol.eq(k::<C::B, 3>(l as u64 + 1));
+                let down = drv.mux(none, after[l]);
+                after[l] = free[l].ult(down).mux(free[l], down);
+            }
+        }
+        let mut fire = [z1; 48];
+        let mut tok_valid = [z1; 48];
+        let mut tok = [z32; 48];
+        let mut req_valid = [z1; 16];
+        let mut req_we = [z1; 16];
+        let mut req_addr = [z32; 16];
+        let mut req_wdata = [z32; 16];
+        let mut idle = k::<C::B, 1>(1);
+        let mut err = z1;
+        for (pos, node) in nodes.into_iter().enumerate() {
+            let n = node_at(pos);
+            let we = i.cfg_we_i & i.cfg_node_i.eq(k::<C::B, 6>(n as u64));
+            match node {
+                Node::Core(h, _) => {
+                    let ci = CoreIn {
+                        cfg_we_i: we,
+                        cfg_sel_i: i.cfg_sel_i,
+                        cfg_data_i: i.cfg_data_i,
+                        clear_i: i.clear_i,
+                        run_i: i.run_i,
+                        lane_valid_i: lane_v[pos],
+                        lane_data_i: lane_d[pos],
+                        space_i: space[pos],
+                    };
+                    let o = cx.instance_end(h, &self.core, &ci);
+                    fire[n] = o.fire_o;
+                    tok_valid[n] = o.tok_valid_o;
+                    tok[n] = o.tok_o;
+                    idle = idle & o.idle_o;
+                    err = err | o.err_o;
+                }
+                Node::Lsu(h, _) => {
+                    let j = n - CORES;
+                    let li = LsuIn {
+                        cfg_we_i: we,
+                        cfg_sel_i: i.cfg_sel_i,
+                        cfg_data_i: i.cfg_data_i,
+                        clear_i: i.clear_i,
+                        run_i: i.run_i,
+                        lane_valid_i: lane_v[pos],
+                        lane_data_i: lane_d[pos],
+                        space_i: space[pos],
+                        mem_req_ready_i: i.mem_req_ready_i[j],
+                        mem_resp_valid_i: i.mem_resp_valid_i[j],
+                        mem_resp_data_i: i.mem_resp_data_i[j],
+                    };
+                    let o = cx.instance_end(h, &self.lsu, &li);
+                    fire[n] = o.fire_o;
+                    tok_valid[n] = o.tok_valid_o;
+                    tok[n] = o.tok_o;
+                    idle = idle & o.idle_o;
+                    err = err | o.err_o;
+                    req_valid[j] = o.mem_req_valid_o;
+                    req_we[j] = o.mem_req_we_o;
+                    req_addr[j] = o.mem_req_addr_o;
+                    req_wdata[j] = o.mem_req_wdata_o;
+                }
+            }
+        }
+        let _ = LSUS;
+        NetOut {
+            mem_req_valid_o: req_valid,
+            mem_req_we_o: req_we,
+            mem_req_addr_o: req_addr,
+            mem_req_wdata_o: req_wdata,
+            done_o: cx.name("done", idle),
+            err_o: err,
+            fire_o: fire,
+            tok_valid_o: tok_valid,
+            tok_o: tok,
+        }
+    }
+}

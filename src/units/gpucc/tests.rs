@@ -1,0 +1,117 @@
+//! Tests of the GPU-CC network against the golden dataflow model through
+//! `testbenches::gpucc_tb` (every token, every request, the final image).
+
+use crate::config::SmConfig;
+use crate::golden::gpucc::text::assemble_block;
+use crate::golden::gpucc::{Network, NodeCfg, NODES};
+use crate::testbenches::gpucc_tb::{run, TbOpts};
+
+fn gpucc() -> SmConfig {
+    SmConfig::load("gpucc").unwrap()
+}
+
+/// Assemble a `.gpucc` block body of literals only into a network.
+fn network(block: &str, cfg: &SmConfig) -> Network {
+    let lines: Vec<(u32, &str)> = block.lines().enumerate().map(|(n, t)| (n as u32 + 1, t)).collect();
+    let code = assemble_block(&lines, 999).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut nodes = vec![NodeCfg::default(); NODES];
+    for (ins, _) in code {
+        match (ins.op, ins.b) {
+            (crate::golden::isa::Op::Gcset, crate::golden::isa::Src::Imm(v)) => nodes[ins.d as usize].write(ins.a, v),
+            (crate::golden::isa::Op::Gcset, b) => panic!("{b:?}: literals only"),
+            _ => {}
+        }
+    }
+    Network::build(&nodes, cfg).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A counter core, a load, an FP add, a store: out[i] = in[i] + 1.0.
+const CHAIN: &str = "\
+grid 16, 3
+core0 IMAD y, 16, x -> A
+lsu1 LDG [core0*4 + 0x0] -> B
+core2 FADD lsu1, 1.0 -> C
+core3 IMAD y, 16, x -> A
+lsu2 STG [core3*4 + 0x200], core2";
+
+fn image(words: usize, seed: u32) -> Vec<u8> {
+    (0..words as u32)
+        .map(|i| ((i.wrapping_mul(2654435761) ^ seed) % 1000) as f32 / 7.0)
+        .flat_map(|f| f.to_bits().to_le_bytes())
+        .collect()
+}
+
+#[test]
+fn chain_matches_the_golden_model() {
+    let cfg = gpucc();
+    let net = network(CHAIN, &cfg);
+    for (latency, seed) in [(1, 0), (20, 0), (300, 0), (40, 7)] {
+        let mut mem = image(256, 3);
+        let r = run(
+            &net,
+            &cfg,
+            &mut mem,
+            &TbOpts {
+                latency,
+                seed,
+                ..TbOpts::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.stores, 48);
+        assert_eq!(r.loads, 48);
+        // out[i] = in[i] + 1.0, written by hand from the input image.
+        for i in 0..48 {
+            let x = f32::from_le_bytes(mem[4 * i..4 * i + 4].try_into().unwrap());
+            let y = f32::from_le_bytes(mem[0x200 + 4 * i..0x200 + 4 * i + 4].try_into().unwrap());
+            assert_eq!(y.to_bits(), (x + 1.0).to_bits(), "word {i}");
+        }
+        eprintln!(
+            "latency {latency} seed {seed}: {} hot cycles, {} checked",
+            r.hot_cycles, r.checked
+        );
+    }
+}
+
+/// Run a GPU-CC kernel case on the golden model, keeping each `GCRUN`'s
+/// network, then replay every run on the RTL network (each checked against
+/// the golden dataflow model) and check the last image against the host
+/// reference.
+fn rtl_case(case: &crate::testbenches::kernels::Case, o: &TbOpts) -> Vec<u64> {
+    use crate::golden::asm::assemble;
+    use crate::golden::model::{Golden, DEFAULT_BUDGET};
+    let cfg = gpucc();
+    let prog = assemble(case.source, case.file).unwrap();
+    let mut g = Golden::new(&cfg, &prog, &case.launch(), case.gmem.clone()).unwrap();
+    g.keep_gpucc_runs(true);
+    g.run(DEFAULT_BUDGET).unwrap();
+    let mut mem = Vec::new();
+    let mut cycles = Vec::new();
+    for (k, (net, start)) in g.gpucc_kept().iter().enumerate() {
+        if k > 0 {
+            // No SIMT code between the runs writes memory.
+            assert_eq!(&mem, start, "{}: the SIMT code between runs changed memory", case.label);
+        }
+        mem = start.clone();
+        let r = run(net, &cfg, &mut mem, o).unwrap_or_else(|e| panic!("{} run {k}: {e}", case.label));
+        cycles.push(r.hot_cycles);
+    }
+    case.check(&mem).unwrap_or_else(|e| panic!("{e}"));
+    cycles
+}
+
+#[test]
+fn conv_kernels_on_the_rtl_network() {
+    use crate::testbenches::kernels::conv_gpucc;
+    for (ksize, w, h, seed) in [(3, 37, 21, 1), (3, 1, 7, 2), (5, 9, 5, 3), (3, 2, 2, 4)] {
+        let cyc = rtl_case(
+            &conv_gpucc(ksize, w, h, seed),
+            &TbOpts {
+                latency: 30,
+                seed,
+                ..TbOpts::default()
+            },
+        );
+        eprintln!("conv{ksize}x{ksize} {w}x{h}: hot cycles per run {cyc:?}");
+    }
+}

@@ -71,6 +71,10 @@ pub enum BlockName {
     /// Global-memory arbiter of `gm_requesters` requesters (the L1's
     /// requester side without a cache, for an SM without an L1).
     GmArb,
+    /// The GPU-CC network (`src/units/gpucc/`): 32 cores of `sp_latency`
+    /// in the preset's lane flavour, 16 LSUs, lanes A-E; needs a
+    /// `[gpucc]` section (the gpucc preset).
+    Gpucc,
     /// The whole SM of the preset (`src/sm/top/`).
     Sm,
 }

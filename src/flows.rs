@@ -159,6 +159,9 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
                     .ok_or_else(none)?
             ))
         }
+        BlockName::Gpucc => {
+            f.call(crate::units::gpucc::GpuccNet::new(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?)
+        }
         BlockName::Sm => {
             struct Adapt<'a, F>(&'a mut F);
             impl<F: BlockFn> crate::sm::top::SmFn for Adapt<'_, F> {
@@ -219,6 +222,7 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Wb, "fermi"),
     (BlockName::Imuldly, "gt200"),
     (BlockName::L1, "fermi"),
+    (BlockName::Gpucc, "gpucc"),
     // The whole SM (top `sm_<preset>` and every block module it uses).
     (BlockName::Sm, "gt200"),
     (BlockName::Sm, "fermi"),

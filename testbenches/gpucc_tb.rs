@@ -25,6 +25,7 @@
 //! `max_cycles` hot cycles is a runaway. The VCD, if asked for, is closed
 //! (kept) on every outcome.
 
+use super::gpucc_gen::Rng;
 use crate::config::SmConfig;
 use crate::golden::gpucc::flow::{Firing, Flow, FlowStats};
 use crate::golden::gpucc::{flavor_of, is_lsu, node_at, node_name, Network, CORES, LSUS, NODES};
@@ -75,17 +76,6 @@ pub struct TbReport {
     pub stores: u64,
     /// Tokens and requests compared with the golden model.
     pub checked: u64,
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 /// Run `net` on the RTL network of `cfg` over `gmem` (updated with the
@@ -166,7 +156,7 @@ fn drive(
     for t in 0..o.max_cycles {
         #[allow(clippy::needless_range_loop)]
         for j in 0..LSUS {
-            inp.mem_req_ready_i[j] = b((o.seed == 0 || !rng.next().is_multiple_of(4)) as u64);
+            inp.mem_req_ready_i[j] = b((o.seed == 0 || !rng.word().is_multiple_of(4)) as u64);
             match pending[j].front() {
                 Some(&(due, w)) if due <= t => {
                     inp.mem_resp_valid_i[j] = b(1);
@@ -271,7 +261,7 @@ fn drive(
                 let jitter = if o.seed == 0 {
                     0
                 } else {
-                    rng.next() % (o.latency / 2 + 1)
+                    rng.word() % (o.latency / 2 + 1)
                 };
                 let due = (t + 1 + o.latency + jitter).max(last_due[j] + 1);
                 last_due[j] = due;

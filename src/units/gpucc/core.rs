@@ -362,7 +362,8 @@ impl Block for GpuccCore {
         CoreOut {
             out_lane_o: c.out_lane,
             tok_valid_o: tok_valid,
-            tok_o: lo.res_o,
+            // Zero between tokens (the lane's registers hold no reset).
+            tok_o: tok_valid.mux(lo.res_o, z),
             free_o: free_space::<C::B>(&c.fifo_lane, &counts, [DEPTH; 3]),
             fire_o: fire,
             idle_o: cx.name("idle", idle),

@@ -204,16 +204,18 @@ impl Block for GpuccLsu {
         LsuOut {
             out_lane_o: c.out_lane,
             tok_valid_o: tok_valid,
-            tok_o: cx.q(self.tok),
+            // Zero between tokens and requests (datapath registers without
+            // reset: no X on the ports in a 4-state simulator).
+            tok_o: tok_valid.mux(cx.q(self.tok), k::<C::B, 32>(0)),
             free_o: free_space::<C::B>(&c.fifo_lane, &counts, [256, 16, 0]),
             fire_o: fire,
             idle_o: cx.name("idle", idle),
             level_o: counts,
             err_o: k::<C::B, 1>(0),
             mem_req_valid_o: req_v,
-            mem_req_we_o: cx.q(self.req_we),
-            mem_req_addr_o: cx.q(self.req_addr),
-            mem_req_wdata_o: cx.q(self.req_wdata),
+            mem_req_we_o: req_v & cx.q(self.req_we),
+            mem_req_addr_o: req_v.mux(cx.q(self.req_addr), k::<C::B, 32>(0)),
+            mem_req_wdata_o: req_v.mux(cx.q(self.req_wdata), k::<C::B, 32>(0)),
         }
     }
 }

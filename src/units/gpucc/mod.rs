@@ -215,6 +215,74 @@ impl Block for GpuccNet {
         &self.decl
     }
 
+    /// Random stimulus with meaning (co-simulation, `smrtl sim`): one
+    /// configuration write in eight cycles, of a plausible word (a core
+    /// opcode on a core, `LDG`/`STG` on an LSU, sources, lanes, small
+    /// counters), a clear in 512 cycles, `run_i` high seven cycles in
+    /// eight; the memory ports stay random.
+    fn constrain_hot(&self, t: u64, i: &mut NetIn<crate::hdl::Concrete>) {
+        use crate::golden::isa::Op;
+        use crate::hdl::Bits;
+        let r = (i.cfg_data_i.to_u64() | i.cfg_node_i.to_u64() << 32 | i.cfg_sel_i.to_u64() << 38)
+            ^ t.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let r = r ^ r >> 29;
+        let node = r % NODES as u64;
+        let sel = (r >> 6) % 5;
+        let x = r >> 9;
+        const CORE_OPS: [Op; 17] = [
+            Op::Iadd,
+            Op::Isub,
+            Op::Imad,
+            Op::Imin,
+            Op::Imax,
+            Op::Shl,
+            Op::Shr,
+            Op::And,
+            Op::Xor,
+            Op::Fadd,
+            Op::Fmul,
+            Op::Ffma,
+            Op::Fmin,
+            Op::Fmax,
+            Op::I2f,
+            Op::F2i,
+            Op::Mov,
+        ];
+        let data = match sel {
+            0 => {
+                let op = if node >= CORES as u64 {
+                    if x & 1 == 0 {
+                        Op::Ldg
+                    } else {
+                        Op::Stg
+                    }
+                } else {
+                    CORE_OPS[(x as usize >> 1) % CORE_OPS.len()]
+                };
+                // Sources 0..7, FIFO lanes 0..5, output lane 1..5.
+                let f = |v: u64, m: u64| (v % m) as u32;
+                op as u32
+                    | f(x >> 6, 4) << 7
+                    | f(x >> 8, 8) << 11
+                    | f(x >> 11, 8) << 14
+                    | f(x >> 14, 8) << 17
+                    | f(x >> 17, 6) << 20
+                    | f(x >> 20, 6) << 23
+                    | f(x >> 23, 6) << 26
+                    | (1 + f(x >> 26, 5)) << 29
+            }
+            1 => (x & 0x1ffff) as u32,
+            3 | 4 => 1 + (x % 8) as u32,
+            _ => (x as u32) & 0xfff,
+        };
+        i.cfg_we_i = Bits::new(((r >> 50).is_multiple_of(8)) as u64);
+        i.cfg_node_i = Bits::new(node);
+        i.cfg_sel_i = Bits::new(sel);
+        i.cfg_data_i = Bits::new(data as u64);
+        i.clear_i = Bits::new(((r >> 53).is_multiple_of(512)) as u64);
+        i.run_i = Bits::new(!(r >> 56).is_multiple_of(8) as u64);
+    }
+
     fn eval<C: Ctx>(&self, cx: &mut C, i: &NetIn<C::B>) -> NetOut<C::B> {
         // Begin every node in line order: their lane-facing outputs are
         // Moore, so the lanes and the space chain can be built first.

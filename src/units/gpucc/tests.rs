@@ -115,3 +115,46 @@ fn conv_kernels_on_the_rtl_network() {
         eprintln!("conv{ksize}x{ksize} {w}x{h}: hot cycles per run {cyc:?}");
     }
 }
+
+/// One random configuration (`testbenches::gpucc_gen`) on the RTL network
+/// against the golden model: hot cycles of the run.
+fn random_case(seed: u64) -> u64 {
+    use crate::testbenches::gpucc_gen;
+    let cfg = gpucc();
+    let (net, _) = gpucc_gen::network(&cfg, seed);
+    let mut mem = gpucc_gen::image(seed);
+    let o = TbOpts {
+        latency: [1, 7, 40, 300][(seed % 4) as usize],
+        seed: seed % 3,
+        ..TbOpts::default()
+    };
+    run(&net, &cfg, &mut mem, &o)
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
+        .hot_cycles
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 50, ..Default::default() })]
+    #[test]
+    fn random_configurations_match_the_golden_model(seed in 0u64..u64::MAX) {
+        random_case(seed);
+    }
+}
+
+#[test]
+fn generated_configurations_use_the_network() {
+    // The generator's configurations are not trivial: over 40 seeds they
+    // configure many nodes, loads and stores.
+    let cfg = gpucc();
+    let (mut nodes, mut loads, mut stores) = (0, 0, 0);
+    for seed in 0..40 {
+        let (net, used) = crate::testbenches::gpucc_gen::network(&cfg, seed);
+        nodes += used;
+        for c in &net.nodes {
+            loads += (c.op == crate::golden::isa::Op::Ldg as u8) as usize;
+            stores += (c.op == crate::golden::isa::Op::Stg as u8) as usize;
+        }
+    }
+    eprintln!("40 configurations: {nodes} nodes, {loads} loads, {stores} stores");
+    assert!(nodes > 40 * 8 && loads > 40 && stores > 40, "{nodes} {loads} {stores}");
+}

@@ -637,14 +637,20 @@ impl BlockFn for SmemPatterns {
 pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) -> Result<(String, bool)> {
     use crate::golden::{asm, model};
     use crate::testbenches::kernels::{self, Fp32};
-    let all = kernels::all_kernels();
+    // A preset with the GPU-CC network also runs the GPU-CC kernels.
+    let extra: &[kernels::Kernel] = if crate::golden::gpucc::gpucc_section(cfg).is_ok() {
+        kernels::gpucc_kernels()
+    } else {
+        &[]
+    };
+    let all: Vec<&kernels::Kernel> = kernels::all_kernels().iter().chain(extra).collect();
     let chosen: Vec<&kernels::Kernel> = if names.is_empty() {
-        all.iter().collect()
+        all.clone()
     } else {
         names
             .iter()
             .map(|n| {
-                kernels::by_name(n).with_context(|| {
+                all.iter().find(|k| k.name == n.as_str()).copied().with_context(|| {
                     let known: Vec<&str> = all.iter().map(|k| k.name).collect();
                     format!("unknown kernel '{n}' (known: {})", known.join(", "))
                 })

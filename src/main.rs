@@ -788,6 +788,15 @@ struct GoldenRun {
     /// its performance report.
     #[arg(long)]
     rtl: bool,
+    /// GPU-CC kernels (`--config gpucc`): the SIMT code on the golden
+    /// model and every GPU-CC run on the RTL network (src/units/gpucc),
+    /// checked against the golden dataflow model token by token; prints
+    /// each run's hot cycles and firings. The network stands alone: a
+    /// memory of `--gmem-latency` core cycles (default the preset's) in
+    /// request order, no L1 and no bandwidth limit (docs/gpucc.md). With
+    /// --vcd: waves of the network, run k > 0 in `<stem>.run<k>.vcd`.
+    #[arg(long, conflicts_with = "rtl")]
+    gpucc_rtl: bool,
     /// With --rtl: waves of the whole SM (VCD, with a grouped .gtkw beside
     /// it). A path ending in `.fst` writes the VCD, converts it with
     /// `vcd2fst` (GTKWave's tool) and keeps the smaller FST.
@@ -841,6 +850,9 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
     use anyhow::{anyhow, bail, Context};
     use smrtl::golden::{asm, isa::Program, model};
     let cfg = SmConfig::load(&a.config)?;
+    if a.gpucc_rtl {
+        smrtl::golden::gpucc::gpucc_section(&cfg).map_err(|e| anyhow!("--gpucc-rtl: {e}"))?;
+    }
     let name = a.kernel.display().to_string();
     let prog = if a.kernel.extension().is_some_and(|e| e == "bin") {
         let bytes = std::fs::read(&a.kernel).with_context(|| format!("cannot read {name}"))?;
@@ -911,6 +923,47 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         }
     };
     g.set_strict_init(a.strict_init);
+    let gpucc_log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    if a.gpucc_rtl {
+        let latency = 2 * a.gmem_latency.map_or(cfg.gmem_latency as u64, |l| l as u64).max(1);
+        let (cfg2, vcd, log) = (cfg.clone(), a.vcd.clone(), gpucc_log.clone());
+        let mut k = 0usize;
+        g.set_gpucc_runner(Box::new(move |net, gmem, _budget| {
+            use smrtl::testbenches::gpucc_tb;
+            let vcd = vcd.as_ref().map(|p| {
+                if k == 0 {
+                    p.clone()
+                } else {
+                    p.with_extension(format!("run{k}.vcd"))
+                }
+            });
+            let o = gpucc_tb::TbOpts {
+                latency,
+                vcd: vcd.clone(),
+                ..Default::default()
+            };
+            let r = gpucc_tb::run(net, &cfg2, gmem, &o).map_err(|e| format!("RTL network, run {k}: {e}"))?;
+            let fired: u64 = r.firings.iter().sum();
+            let mut l = log.lock().expect("log");
+            l.push(format!(
+                "GPU-CC run {k} on the RTL network: {} hot cycles ({} core cycles), {fired} firings ({} nodes), {} loads, {} stores, {} tokens and requests checked against the golden model, 0 mismatches{}",
+                r.hot_cycles,
+                r.hot_cycles.div_ceil(2),
+                r.firings.iter().filter(|&&f| f > 0).count(),
+                r.loads,
+                r.stores,
+                r.checked,
+                vcd.map_or(String::new(), |p| format!("; waves {}", p.display()))
+            ));
+            k += 1;
+            Ok(smrtl::golden::gpucc::flow::FlowStats {
+                firings: r.firings,
+                sweeps: 0,
+                loads: r.loads,
+                stores: r.stores,
+            })
+        }));
+    }
     let result = if a.trace {
         g.set_budget(a.budget);
         loop {
@@ -927,7 +980,10 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         std::fs::write(out, g.gmem()).with_context(|| format!("cannot write output image {}", out.display()))?;
     }
     print!("{}", g.stats());
-    for (k, r) in g.gpucc_runs().iter().enumerate() {
+    for l in gpucc_log.lock().expect("log").iter() {
+        println!("{l}");
+    }
+    for (k, r) in g.gpucc_runs().iter().enumerate().filter(|_| !a.gpucc_rtl) {
         println!(
             "GPU-CC run {k}: {} firings ({} nodes), {} loads, {} stores, {} sweeps",
             r.firings.iter().sum::<u64>(),

@@ -531,3 +531,40 @@ fn sp_waves_of_the_sp_array_and_the_fp64_unit() {
     let o = smrtl(&["sp-waves", "--config", "tesla", "--dpu", "--vcd", vcd.to_str().unwrap()]);
     assert_clean_failure(&o, &["no FP64"]);
 }
+
+#[test]
+fn gpucc_kernels_run_on_the_rtl_network() {
+    // `smrtl kernels --config gpucc` runs the GPU-CC kernels too.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_gpucc_rtl");
+    let d = dir.display().to_string();
+    let o = smrtl(&["kernels", "conv3x3_gpucc", "--config", "gpucc", "--cases", &d]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("3 passed, 0 failed, 0 skipped"), "{out}");
+    // Its 37 x 21 case with the GPU-CC run on the RTL network: the image
+    // equals the host reference and the run reports its checks.
+    let cmd = std::fs::read_to_string(dir.join("conv3x3_gpucc-gpucc-1.cmd")).unwrap();
+    let mut args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    let vcd = dir.join("c3.vcd").display().to_string();
+    args.extend(["--gpucc-rtl", "--gmem-latency", "20", "--vcd", &vcd]);
+    let o = smrtl(&args);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("GPU-CC run 0 on the RTL network:") && out.contains(", 0 mismatches"),
+        "{out}"
+    );
+    let got = std::fs::read(dir.join("conv3x3_gpucc-gpucc-1.out.bin")).unwrap();
+    let want = std::fs::read(dir.join("conv3x3_gpucc-gpucc-1.expected.bin")).unwrap();
+    assert!(got == want, "image differs from the host reference");
+    assert!(dir.join("c3.vcd").exists() && dir.join("c3.vcd.gtkw").exists());
+    // A preset without the network refuses --gpucc-rtl.
+    let o = smrtl(&[
+        "run",
+        "testbenches/kernels/gpucc/conv3x3.s",
+        "--config",
+        "fermi",
+        "--gpucc-rtl",
+    ]);
+    assert_clean_failure(&o, &["--gpucc-rtl", "no GPU-CC network"]);
+}

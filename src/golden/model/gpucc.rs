@@ -18,6 +18,21 @@ use crate::golden::gpucc::flow::{Firing, Flow, FlowStats};
 use crate::golden::gpucc::{flavor_of, Network, NodeCfg, NODES};
 use crate::golden::isa::Op;
 
+/// What runs a checked network in place of the golden dataflow model
+/// ([`Golden::set_gpucc_runner`]): the network, global memory (to update)
+/// and the firing budget; the run's statistics or why it failed.
+pub type GpuccRunner = dyn FnMut(&Network, &mut [u8], u64) -> Result<FlowStats, String> + Send;
+
+/// A shared [`GpuccRunner`] (the golden model is `Clone` and `Debug`).
+#[derive(Clone)]
+pub(super) struct Runner(std::sync::Arc<std::sync::Mutex<Box<GpuccRunner>>>);
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GpuccRunner")
+    }
+}
+
 /// The GPU-CC side of a golden run.
 #[derive(Debug, Clone)]
 pub(super) struct GpuccState {
@@ -32,6 +47,7 @@ pub(super) struct GpuccState {
     /// ([`Golden::gpucc_kept`]).
     keeping: bool,
     kept: Vec<(Network, Vec<u8>)>,
+    runner: Option<Runner>,
 }
 
 impl GpuccState {
@@ -44,6 +60,7 @@ impl GpuccState {
             trace: Vec::new(),
             keeping: false,
             kept: Vec::new(),
+            runner: None,
         }
     }
 }
@@ -84,6 +101,14 @@ impl Golden {
         &self.gpucc.kept
     }
 
+    /// Run every later `GCRUN`'s network with `runner` instead of the
+    /// golden dataflow model (`smrtl run --gpucc-rtl`: the RTL network,
+    /// itself checked against the golden model); its error stops the run
+    /// as a GPU-CC fault.
+    pub fn set_gpucc_runner(&mut self, runner: Box<GpuccRunner>) {
+        self.gpucc.runner = Some(Runner(std::sync::Arc::new(std::sync::Mutex::new(runner))));
+    }
+
     /// Execute `GCSET` or `GCRUN` for warp `wi` with the run's warp
     /// instruction limit `limit`; returns the lanes that executed.
     pub(super) fn exec_gpucc(&mut self, wi: usize, i: &Dec, limit: u64) -> Result<u32, Fault> {
@@ -122,7 +147,12 @@ impl Golden {
                 let budget = limit.saturating_sub(self.issued).saturating_mul(32);
                 let flow = Flow::new(&net, flavor_of(&self.gpucc.cfg));
                 let st = &mut self.gpucc;
-                let stats = if st.tracing {
+                let stats = if let Some(r) = &st.runner {
+                    let mut f =
+                        r.0.lock()
+                            .map_err(|_| fail("GCRUN: the GPU-CC runner panicked before".into()))?;
+                    (*f)(&net, &mut self.gmem, budget)
+                } else if st.tracing {
                     let trace = &mut st.trace;
                     let mut keep = |f: &Firing| trace.push(*f);
                     flow.run(&mut self.gmem, budget, Some(&mut keep))

@@ -52,6 +52,7 @@ mod uninit;
 pub mod unit_access;
 mod warp;
 
+pub use gpucc::GpuccRunner;
 pub use launch::{check_fits, parse_dims, parse_param_value, resolve_params, run_kernel, Launch};
 pub use memory::Space;
 pub use multi::{CtaWarps, WarpView};

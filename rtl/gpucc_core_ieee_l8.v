@@ -17,6 +17,8 @@ module gpucc_core_ieee_l8 (
   output wire [31:0] tok_o,
   output wire [44:0] free_o,
   output wire fire_o,
+  output wire stall_in_o,
+  output wire stall_out_o,
   output wire idle_o,
   output wire [26:0] level_o,
   output wire err_o
@@ -107,7 +109,10 @@ module gpucc_core_ieee_l8 (
   wire n80 = (((n33 == 3'h1) | (n34 == 3'h1)) | (n35 == 3'h1));
   wire n86 = (((n33 == 3'h2) | (n34 == 3'h2)) | (n35 == 3'h2));
   wire n92 = (((n33 == 3'h3) | (n34 == 3'h3)) | (n35 == 3'h3));
-  wire fire = ((((((cfg_on & (~done)) & run_i) & (~(n80 & u_fifo0_empty_o))) & (~(n86 & u_fifo1_empty_o))) & (~(n92 & u_fifo2_empty_o))) & ({{1{1'b0}}, inflight_q} < space_i));
+  wire n95 = ((cfg_on & (~done)) & run_i);
+  wire n104 = (((n95 & (~(n80 & u_fifo0_empty_o))) & (~(n86 & u_fifo1_empty_o))) & (~(n92 & u_fifo2_empty_o)));
+  wire n107 = ({{1{1'b0}}, inflight_q} < space_i);
+  wire fire = (n104 & n107);
   wire n113 = (n36 == 3'h1);
   wire n117 = (n36 == 3'h2);
   wire n121 = (n36 == 3'h3);
@@ -181,6 +186,8 @@ module gpucc_core_ieee_l8 (
   assign tok_o = (vld7_q ? u_lane_res_o : 32'h00000000);
   assign free_o = {(((n38 == 3'h5) & (n440 < n438)) ? n440 : n438), (((n38 == 3'h4) & (n418 < n416)) ? n418 : n416), (((n38 == 3'h3) & (n396 < n394)) ? n396 : n394), (((n38 == 3'h2) & (n374 < n372)) ? n374 : n372), (((n38 == 3'h1) & (n352 < n350)) ? n352 : n350)};
   assign fire_o = fire;
+  assign stall_in_o = (n95 & (~n104));
+  assign stall_out_o = (n104 & (~n107));
   assign idle_o = idle;
   assign level_o = {n334, n333, n332};
   assign err_o = (vld7_q & u_lane_err_o);

@@ -20,6 +20,8 @@ module gpucc_lsu_a256_d16 (
   output wire [31:0] tok_o,
   output wire [44:0] free_o,
   output wire fire_o,
+  output wire stall_in_o,
+  output wire stall_out_o,
   output wire idle_o,
   output wire [26:0] level_o,
   output wire err_o,
@@ -91,7 +93,11 @@ module gpucc_lsu_a256_d16 (
   wire [2:0] n40 = cfg_op_q[25:23];
   wire n69 = (n23 == 7'h59);
   wire n71 = (n23 == 7'h58);
-  wire fire = ((((((run_i & cfg_on) & (~done)) & (n71 | n69)) & ((~u_addr_empty_o) & ((~n69) | (~u_data_empty_o)))) & ((~s1_valid_q) & ((~req_valid_q) | mem_req_ready_i))) & ((~n71) | (inflight_q < space_i)));
+  wire n78 = ((~s1_valid_q) & ((~req_valid_q) | mem_req_ready_i));
+  wire n81 = ((~n71) | (inflight_q < space_i));
+  wire n86 = ((~u_addr_empty_o) & ((~n69) | (~u_data_empty_o)));
+  wire n91 = (((run_i & cfg_on) & (~done)) & (n71 | n69));
+  wire fire = (((n91 & n86) & n78) & n81);
   wire n99 = (n39 == 3'h1);
   wire n103 = (n39 == 3'h2);
   wire n107 = (n39 == 3'h3);
@@ -142,6 +148,8 @@ module gpucc_lsu_a256_d16 (
   assign tok_o = (tok_valid_q ? tok_q : 32'h00000000);
   assign free_o = {(((n40 == 3'h5) & (n307 < n305)) ? n307 : n305), (((n40 == 3'h4) & (n292 < n290)) ? n292 : n290), (((n40 == 3'h3) & (n277 < n275)) ? n277 : n275), (((n40 == 3'h2) & (n262 < n260)) ? n262 : n260), (((n40 == 3'h1) & (n247 < n245)) ? n247 : n245)};
   assign fire_o = fire;
+  assign stall_in_o = (n91 & (~n86));
+  assign stall_out_o = ((n91 & n86) & (~(n78 & n81)));
   assign idle_o = idle;
   assign level_o = {9'h000, n234, u_addr_count_o};
   assign err_o = 1'h0;

@@ -20,6 +20,8 @@ module gpucc_net_ieee_l8 (
   output wire done_o,
   output wire err_o,
   output wire [47:0] fire_o,
+  output wire [47:0] stall_in_o,
+  output wire [47:0] stall_out_o,
   output wire [47:0] tok_valid_o,
   output wire [1535:0] tok_o
 );
@@ -28,6 +30,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu0_tok_o;
   wire [44:0] u_lsu0_free_o;
   wire u_lsu0_fire_o;
+  wire u_lsu0_stall_in_o;
+  wire u_lsu0_stall_out_o;
   wire u_lsu0_idle_o;
   wire [26:0] u_lsu0_level_o;
   wire u_lsu0_err_o;
@@ -40,6 +44,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core0_tok_o;
   wire [44:0] u_core0_free_o;
   wire u_core0_fire_o;
+  wire u_core0_stall_in_o;
+  wire u_core0_stall_out_o;
   wire u_core0_idle_o;
   wire [26:0] u_core0_level_o;
   wire u_core0_err_o;
@@ -48,6 +54,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core1_tok_o;
   wire [44:0] u_core1_free_o;
   wire u_core1_fire_o;
+  wire u_core1_stall_in_o;
+  wire u_core1_stall_out_o;
   wire u_core1_idle_o;
   wire [26:0] u_core1_level_o;
   wire u_core1_err_o;
@@ -56,6 +64,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu1_tok_o;
   wire [44:0] u_lsu1_free_o;
   wire u_lsu1_fire_o;
+  wire u_lsu1_stall_in_o;
+  wire u_lsu1_stall_out_o;
   wire u_lsu1_idle_o;
   wire [26:0] u_lsu1_level_o;
   wire u_lsu1_err_o;
@@ -68,6 +78,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core2_tok_o;
   wire [44:0] u_core2_free_o;
   wire u_core2_fire_o;
+  wire u_core2_stall_in_o;
+  wire u_core2_stall_out_o;
   wire u_core2_idle_o;
   wire [26:0] u_core2_level_o;
   wire u_core2_err_o;
@@ -76,6 +88,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core3_tok_o;
   wire [44:0] u_core3_free_o;
   wire u_core3_fire_o;
+  wire u_core3_stall_in_o;
+  wire u_core3_stall_out_o;
   wire u_core3_idle_o;
   wire [26:0] u_core3_level_o;
   wire u_core3_err_o;
@@ -84,6 +98,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu2_tok_o;
   wire [44:0] u_lsu2_free_o;
   wire u_lsu2_fire_o;
+  wire u_lsu2_stall_in_o;
+  wire u_lsu2_stall_out_o;
   wire u_lsu2_idle_o;
   wire [26:0] u_lsu2_level_o;
   wire u_lsu2_err_o;
@@ -96,6 +112,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core4_tok_o;
   wire [44:0] u_core4_free_o;
   wire u_core4_fire_o;
+  wire u_core4_stall_in_o;
+  wire u_core4_stall_out_o;
   wire u_core4_idle_o;
   wire [26:0] u_core4_level_o;
   wire u_core4_err_o;
@@ -104,6 +122,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core5_tok_o;
   wire [44:0] u_core5_free_o;
   wire u_core5_fire_o;
+  wire u_core5_stall_in_o;
+  wire u_core5_stall_out_o;
   wire u_core5_idle_o;
   wire [26:0] u_core5_level_o;
   wire u_core5_err_o;
@@ -112,6 +132,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu3_tok_o;
   wire [44:0] u_lsu3_free_o;
   wire u_lsu3_fire_o;
+  wire u_lsu3_stall_in_o;
+  wire u_lsu3_stall_out_o;
   wire u_lsu3_idle_o;
   wire [26:0] u_lsu3_level_o;
   wire u_lsu3_err_o;
@@ -124,6 +146,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core6_tok_o;
   wire [44:0] u_core6_free_o;
   wire u_core6_fire_o;
+  wire u_core6_stall_in_o;
+  wire u_core6_stall_out_o;
   wire u_core6_idle_o;
   wire [26:0] u_core6_level_o;
   wire u_core6_err_o;
@@ -132,6 +156,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core7_tok_o;
   wire [44:0] u_core7_free_o;
   wire u_core7_fire_o;
+  wire u_core7_stall_in_o;
+  wire u_core7_stall_out_o;
   wire u_core7_idle_o;
   wire [26:0] u_core7_level_o;
   wire u_core7_err_o;
@@ -140,6 +166,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu4_tok_o;
   wire [44:0] u_lsu4_free_o;
   wire u_lsu4_fire_o;
+  wire u_lsu4_stall_in_o;
+  wire u_lsu4_stall_out_o;
   wire u_lsu4_idle_o;
   wire [26:0] u_lsu4_level_o;
   wire u_lsu4_err_o;
@@ -152,6 +180,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core8_tok_o;
   wire [44:0] u_core8_free_o;
   wire u_core8_fire_o;
+  wire u_core8_stall_in_o;
+  wire u_core8_stall_out_o;
   wire u_core8_idle_o;
   wire [26:0] u_core8_level_o;
   wire u_core8_err_o;
@@ -160,6 +190,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core9_tok_o;
   wire [44:0] u_core9_free_o;
   wire u_core9_fire_o;
+  wire u_core9_stall_in_o;
+  wire u_core9_stall_out_o;
   wire u_core9_idle_o;
   wire [26:0] u_core9_level_o;
   wire u_core9_err_o;
@@ -168,6 +200,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu5_tok_o;
   wire [44:0] u_lsu5_free_o;
   wire u_lsu5_fire_o;
+  wire u_lsu5_stall_in_o;
+  wire u_lsu5_stall_out_o;
   wire u_lsu5_idle_o;
   wire [26:0] u_lsu5_level_o;
   wire u_lsu5_err_o;
@@ -180,6 +214,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core10_tok_o;
   wire [44:0] u_core10_free_o;
   wire u_core10_fire_o;
+  wire u_core10_stall_in_o;
+  wire u_core10_stall_out_o;
   wire u_core10_idle_o;
   wire [26:0] u_core10_level_o;
   wire u_core10_err_o;
@@ -188,6 +224,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core11_tok_o;
   wire [44:0] u_core11_free_o;
   wire u_core11_fire_o;
+  wire u_core11_stall_in_o;
+  wire u_core11_stall_out_o;
   wire u_core11_idle_o;
   wire [26:0] u_core11_level_o;
   wire u_core11_err_o;
@@ -196,6 +234,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu6_tok_o;
   wire [44:0] u_lsu6_free_o;
   wire u_lsu6_fire_o;
+  wire u_lsu6_stall_in_o;
+  wire u_lsu6_stall_out_o;
   wire u_lsu6_idle_o;
   wire [26:0] u_lsu6_level_o;
   wire u_lsu6_err_o;
@@ -208,6 +248,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core12_tok_o;
   wire [44:0] u_core12_free_o;
   wire u_core12_fire_o;
+  wire u_core12_stall_in_o;
+  wire u_core12_stall_out_o;
   wire u_core12_idle_o;
   wire [26:0] u_core12_level_o;
   wire u_core12_err_o;
@@ -216,6 +258,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core13_tok_o;
   wire [44:0] u_core13_free_o;
   wire u_core13_fire_o;
+  wire u_core13_stall_in_o;
+  wire u_core13_stall_out_o;
   wire u_core13_idle_o;
   wire [26:0] u_core13_level_o;
   wire u_core13_err_o;
@@ -224,6 +268,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu7_tok_o;
   wire [44:0] u_lsu7_free_o;
   wire u_lsu7_fire_o;
+  wire u_lsu7_stall_in_o;
+  wire u_lsu7_stall_out_o;
   wire u_lsu7_idle_o;
   wire [26:0] u_lsu7_level_o;
   wire u_lsu7_err_o;
@@ -236,6 +282,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core14_tok_o;
   wire [44:0] u_core14_free_o;
   wire u_core14_fire_o;
+  wire u_core14_stall_in_o;
+  wire u_core14_stall_out_o;
   wire u_core14_idle_o;
   wire [26:0] u_core14_level_o;
   wire u_core14_err_o;
@@ -244,6 +292,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core15_tok_o;
   wire [44:0] u_core15_free_o;
   wire u_core15_fire_o;
+  wire u_core15_stall_in_o;
+  wire u_core15_stall_out_o;
   wire u_core15_idle_o;
   wire [26:0] u_core15_level_o;
   wire u_core15_err_o;
@@ -252,6 +302,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu8_tok_o;
   wire [44:0] u_lsu8_free_o;
   wire u_lsu8_fire_o;
+  wire u_lsu8_stall_in_o;
+  wire u_lsu8_stall_out_o;
   wire u_lsu8_idle_o;
   wire [26:0] u_lsu8_level_o;
   wire u_lsu8_err_o;
@@ -264,6 +316,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core16_tok_o;
   wire [44:0] u_core16_free_o;
   wire u_core16_fire_o;
+  wire u_core16_stall_in_o;
+  wire u_core16_stall_out_o;
   wire u_core16_idle_o;
   wire [26:0] u_core16_level_o;
   wire u_core16_err_o;
@@ -272,6 +326,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core17_tok_o;
   wire [44:0] u_core17_free_o;
   wire u_core17_fire_o;
+  wire u_core17_stall_in_o;
+  wire u_core17_stall_out_o;
   wire u_core17_idle_o;
   wire [26:0] u_core17_level_o;
   wire u_core17_err_o;
@@ -280,6 +336,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu9_tok_o;
   wire [44:0] u_lsu9_free_o;
   wire u_lsu9_fire_o;
+  wire u_lsu9_stall_in_o;
+  wire u_lsu9_stall_out_o;
   wire u_lsu9_idle_o;
   wire [26:0] u_lsu9_level_o;
   wire u_lsu9_err_o;
@@ -292,6 +350,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core18_tok_o;
   wire [44:0] u_core18_free_o;
   wire u_core18_fire_o;
+  wire u_core18_stall_in_o;
+  wire u_core18_stall_out_o;
   wire u_core18_idle_o;
   wire [26:0] u_core18_level_o;
   wire u_core18_err_o;
@@ -300,6 +360,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core19_tok_o;
   wire [44:0] u_core19_free_o;
   wire u_core19_fire_o;
+  wire u_core19_stall_in_o;
+  wire u_core19_stall_out_o;
   wire u_core19_idle_o;
   wire [26:0] u_core19_level_o;
   wire u_core19_err_o;
@@ -308,6 +370,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu10_tok_o;
   wire [44:0] u_lsu10_free_o;
   wire u_lsu10_fire_o;
+  wire u_lsu10_stall_in_o;
+  wire u_lsu10_stall_out_o;
   wire u_lsu10_idle_o;
   wire [26:0] u_lsu10_level_o;
   wire u_lsu10_err_o;
@@ -320,6 +384,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core20_tok_o;
   wire [44:0] u_core20_free_o;
   wire u_core20_fire_o;
+  wire u_core20_stall_in_o;
+  wire u_core20_stall_out_o;
   wire u_core20_idle_o;
   wire [26:0] u_core20_level_o;
   wire u_core20_err_o;
@@ -328,6 +394,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core21_tok_o;
   wire [44:0] u_core21_free_o;
   wire u_core21_fire_o;
+  wire u_core21_stall_in_o;
+  wire u_core21_stall_out_o;
   wire u_core21_idle_o;
   wire [26:0] u_core21_level_o;
   wire u_core21_err_o;
@@ -336,6 +404,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu11_tok_o;
   wire [44:0] u_lsu11_free_o;
   wire u_lsu11_fire_o;
+  wire u_lsu11_stall_in_o;
+  wire u_lsu11_stall_out_o;
   wire u_lsu11_idle_o;
   wire [26:0] u_lsu11_level_o;
   wire u_lsu11_err_o;
@@ -348,6 +418,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core22_tok_o;
   wire [44:0] u_core22_free_o;
   wire u_core22_fire_o;
+  wire u_core22_stall_in_o;
+  wire u_core22_stall_out_o;
   wire u_core22_idle_o;
   wire [26:0] u_core22_level_o;
   wire u_core22_err_o;
@@ -356,6 +428,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core23_tok_o;
   wire [44:0] u_core23_free_o;
   wire u_core23_fire_o;
+  wire u_core23_stall_in_o;
+  wire u_core23_stall_out_o;
   wire u_core23_idle_o;
   wire [26:0] u_core23_level_o;
   wire u_core23_err_o;
@@ -364,6 +438,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu12_tok_o;
   wire [44:0] u_lsu12_free_o;
   wire u_lsu12_fire_o;
+  wire u_lsu12_stall_in_o;
+  wire u_lsu12_stall_out_o;
   wire u_lsu12_idle_o;
   wire [26:0] u_lsu12_level_o;
   wire u_lsu12_err_o;
@@ -376,6 +452,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core24_tok_o;
   wire [44:0] u_core24_free_o;
   wire u_core24_fire_o;
+  wire u_core24_stall_in_o;
+  wire u_core24_stall_out_o;
   wire u_core24_idle_o;
   wire [26:0] u_core24_level_o;
   wire u_core24_err_o;
@@ -384,6 +462,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core25_tok_o;
   wire [44:0] u_core25_free_o;
   wire u_core25_fire_o;
+  wire u_core25_stall_in_o;
+  wire u_core25_stall_out_o;
   wire u_core25_idle_o;
   wire [26:0] u_core25_level_o;
   wire u_core25_err_o;
@@ -392,6 +472,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu13_tok_o;
   wire [44:0] u_lsu13_free_o;
   wire u_lsu13_fire_o;
+  wire u_lsu13_stall_in_o;
+  wire u_lsu13_stall_out_o;
   wire u_lsu13_idle_o;
   wire [26:0] u_lsu13_level_o;
   wire u_lsu13_err_o;
@@ -404,6 +486,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core26_tok_o;
   wire [44:0] u_core26_free_o;
   wire u_core26_fire_o;
+  wire u_core26_stall_in_o;
+  wire u_core26_stall_out_o;
   wire u_core26_idle_o;
   wire [26:0] u_core26_level_o;
   wire u_core26_err_o;
@@ -412,6 +496,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core27_tok_o;
   wire [44:0] u_core27_free_o;
   wire u_core27_fire_o;
+  wire u_core27_stall_in_o;
+  wire u_core27_stall_out_o;
   wire u_core27_idle_o;
   wire [26:0] u_core27_level_o;
   wire u_core27_err_o;
@@ -420,6 +506,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu14_tok_o;
   wire [44:0] u_lsu14_free_o;
   wire u_lsu14_fire_o;
+  wire u_lsu14_stall_in_o;
+  wire u_lsu14_stall_out_o;
   wire u_lsu14_idle_o;
   wire [26:0] u_lsu14_level_o;
   wire u_lsu14_err_o;
@@ -432,6 +520,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core28_tok_o;
   wire [44:0] u_core28_free_o;
   wire u_core28_fire_o;
+  wire u_core28_stall_in_o;
+  wire u_core28_stall_out_o;
   wire u_core28_idle_o;
   wire [26:0] u_core28_level_o;
   wire u_core28_err_o;
@@ -440,6 +530,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core29_tok_o;
   wire [44:0] u_core29_free_o;
   wire u_core29_fire_o;
+  wire u_core29_stall_in_o;
+  wire u_core29_stall_out_o;
   wire u_core29_idle_o;
   wire [26:0] u_core29_level_o;
   wire u_core29_err_o;
@@ -448,6 +540,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_lsu15_tok_o;
   wire [44:0] u_lsu15_free_o;
   wire u_lsu15_fire_o;
+  wire u_lsu15_stall_in_o;
+  wire u_lsu15_stall_out_o;
   wire u_lsu15_idle_o;
   wire [26:0] u_lsu15_level_o;
   wire u_lsu15_err_o;
@@ -460,6 +554,8 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core30_tok_o;
   wire [44:0] u_core30_free_o;
   wire u_core30_fire_o;
+  wire u_core30_stall_in_o;
+  wire u_core30_stall_out_o;
   wire u_core30_idle_o;
   wire [26:0] u_core30_level_o;
   wire u_core30_err_o;
@@ -468,1406 +564,1408 @@ module gpucc_net_ieee_l8 (
   wire [31:0] u_core31_tok_o;
   wire [44:0] u_core31_free_o;
   wire u_core31_fire_o;
+  wire u_core31_stall_in_o;
+  wire u_core31_stall_out_o;
   wire u_core31_idle_o;
   wire [26:0] u_core31_level_o;
   wire u_core31_err_o;
 
   // Combinational logic
-  wire [8:0] n117 = u_core0_free_o[8:0];
-  wire [8:0] n118 = u_core0_free_o[17:9];
-  wire [8:0] n119 = u_core0_free_o[26:18];
-  wire [8:0] n120 = u_core0_free_o[35:27];
-  wire [8:0] n121 = u_core0_free_o[44:36];
-  wire [8:0] n149 = u_core1_free_o[8:0];
-  wire [8:0] n150 = u_core1_free_o[17:9];
-  wire [8:0] n151 = u_core1_free_o[26:18];
-  wire [8:0] n152 = u_core1_free_o[35:27];
-  wire [8:0] n153 = u_core1_free_o[44:36];
-  wire [8:0] n185 = u_lsu1_free_o[8:0];
-  wire [8:0] n186 = u_lsu1_free_o[17:9];
-  wire [8:0] n187 = u_lsu1_free_o[26:18];
-  wire [8:0] n188 = u_lsu1_free_o[35:27];
-  wire [8:0] n189 = u_lsu1_free_o[44:36];
-  wire [8:0] n221 = u_core2_free_o[8:0];
-  wire [8:0] n222 = u_core2_free_o[17:9];
-  wire [8:0] n223 = u_core2_free_o[26:18];
-  wire [8:0] n224 = u_core2_free_o[35:27];
-  wire [8:0] n225 = u_core2_free_o[44:36];
-  wire [8:0] n253 = u_core3_free_o[8:0];
-  wire [8:0] n254 = u_core3_free_o[17:9];
-  wire [8:0] n255 = u_core3_free_o[26:18];
-  wire [8:0] n256 = u_core3_free_o[35:27];
-  wire [8:0] n257 = u_core3_free_o[44:36];
-  wire [8:0] n289 = u_lsu2_free_o[8:0];
-  wire [8:0] n290 = u_lsu2_free_o[17:9];
-  wire [8:0] n291 = u_lsu2_free_o[26:18];
-  wire [8:0] n292 = u_lsu2_free_o[35:27];
-  wire [8:0] n293 = u_lsu2_free_o[44:36];
-  wire [8:0] n325 = u_core4_free_o[8:0];
-  wire [8:0] n326 = u_core4_free_o[17:9];
-  wire [8:0] n327 = u_core4_free_o[26:18];
-  wire [8:0] n328 = u_core4_free_o[35:27];
-  wire [8:0] n329 = u_core4_free_o[44:36];
-  wire [8:0] n357 = u_core5_free_o[8:0];
-  wire [8:0] n358 = u_core5_free_o[17:9];
-  wire [8:0] n359 = u_core5_free_o[26:18];
-  wire [8:0] n360 = u_core5_free_o[35:27];
-  wire [8:0] n361 = u_core5_free_o[44:36];
-  wire [8:0] n393 = u_lsu3_free_o[8:0];
-  wire [8:0] n394 = u_lsu3_free_o[17:9];
-  wire [8:0] n395 = u_lsu3_free_o[26:18];
-  wire [8:0] n396 = u_lsu3_free_o[35:27];
-  wire [8:0] n397 = u_lsu3_free_o[44:36];
-  wire [8:0] n429 = u_core6_free_o[8:0];
-  wire [8:0] n430 = u_core6_free_o[17:9];
-  wire [8:0] n431 = u_core6_free_o[26:18];
-  wire [8:0] n432 = u_core6_free_o[35:27];
-  wire [8:0] n433 = u_core6_free_o[44:36];
-  wire [8:0] n461 = u_core7_free_o[8:0];
-  wire [8:0] n462 = u_core7_free_o[17:9];
-  wire [8:0] n463 = u_core7_free_o[26:18];
-  wire [8:0] n464 = u_core7_free_o[35:27];
-  wire [8:0] n465 = u_core7_free_o[44:36];
-  wire [8:0] n497 = u_lsu4_free_o[8:0];
-  wire [8:0] n498 = u_lsu4_free_o[17:9];
-  wire [8:0] n499 = u_lsu4_free_o[26:18];
-  wire [8:0] n500 = u_lsu4_free_o[35:27];
-  wire [8:0] n501 = u_lsu4_free_o[44:36];
-  wire [8:0] n533 = u_core8_free_o[8:0];
-  wire [8:0] n534 = u_core8_free_o[17:9];
-  wire [8:0] n535 = u_core8_free_o[26:18];
-  wire [8:0] n536 = u_core8_free_o[35:27];
-  wire [8:0] n537 = u_core8_free_o[44:36];
-  wire [8:0] n565 = u_core9_free_o[8:0];
-  wire [8:0] n566 = u_core9_free_o[17:9];
-  wire [8:0] n567 = u_core9_free_o[26:18];
-  wire [8:0] n568 = u_core9_free_o[35:27];
-  wire [8:0] n569 = u_core9_free_o[44:36];
-  wire [8:0] n601 = u_lsu5_free_o[8:0];
-  wire [8:0] n602 = u_lsu5_free_o[17:9];
-  wire [8:0] n603 = u_lsu5_free_o[26:18];
-  wire [8:0] n604 = u_lsu5_free_o[35:27];
-  wire [8:0] n605 = u_lsu5_free_o[44:36];
-  wire [8:0] n637 = u_core10_free_o[8:0];
-  wire [8:0] n638 = u_core10_free_o[17:9];
-  wire [8:0] n639 = u_core10_free_o[26:18];
-  wire [8:0] n640 = u_core10_free_o[35:27];
-  wire [8:0] n641 = u_core10_free_o[44:36];
-  wire [8:0] n669 = u_core11_free_o[8:0];
-  wire [8:0] n670 = u_core11_free_o[17:9];
-  wire [8:0] n671 = u_core11_free_o[26:18];
-  wire [8:0] n672 = u_core11_free_o[35:27];
-  wire [8:0] n673 = u_core11_free_o[44:36];
-  wire [8:0] n705 = u_lsu6_free_o[8:0];
-  wire [8:0] n706 = u_lsu6_free_o[17:9];
-  wire [8:0] n707 = u_lsu6_free_o[26:18];
-  wire [8:0] n708 = u_lsu6_free_o[35:27];
-  wire [8:0] n709 = u_lsu6_free_o[44:36];
-  wire [8:0] n741 = u_core12_free_o[8:0];
-  wire [8:0] n742 = u_core12_free_o[17:9];
-  wire [8:0] n743 = u_core12_free_o[26:18];
-  wire [8:0] n744 = u_core12_free_o[35:27];
-  wire [8:0] n745 = u_core12_free_o[44:36];
-  wire [8:0] n773 = u_core13_free_o[8:0];
-  wire [8:0] n774 = u_core13_free_o[17:9];
-  wire [8:0] n775 = u_core13_free_o[26:18];
-  wire [8:0] n776 = u_core13_free_o[35:27];
-  wire [8:0] n777 = u_core13_free_o[44:36];
-  wire [8:0] n809 = u_lsu7_free_o[8:0];
-  wire [8:0] n810 = u_lsu7_free_o[17:9];
-  wire [8:0] n811 = u_lsu7_free_o[26:18];
-  wire [8:0] n812 = u_lsu7_free_o[35:27];
-  wire [8:0] n813 = u_lsu7_free_o[44:36];
-  wire [8:0] n845 = u_core14_free_o[8:0];
-  wire [8:0] n846 = u_core14_free_o[17:9];
-  wire [8:0] n847 = u_core14_free_o[26:18];
-  wire [8:0] n848 = u_core14_free_o[35:27];
-  wire [8:0] n849 = u_core14_free_o[44:36];
-  wire [8:0] n877 = u_core15_free_o[8:0];
-  wire [8:0] n878 = u_core15_free_o[17:9];
-  wire [8:0] n879 = u_core15_free_o[26:18];
-  wire [8:0] n880 = u_core15_free_o[35:27];
-  wire [8:0] n881 = u_core15_free_o[44:36];
-  wire [8:0] n913 = u_lsu8_free_o[8:0];
-  wire [8:0] n914 = u_lsu8_free_o[17:9];
-  wire [8:0] n915 = u_lsu8_free_o[26:18];
-  wire [8:0] n916 = u_lsu8_free_o[35:27];
-  wire [8:0] n917 = u_lsu8_free_o[44:36];
-  wire [8:0] n949 = u_core16_free_o[8:0];
-  wire [8:0] n950 = u_core16_free_o[17:9];
-  wire [8:0] n951 = u_core16_free_o[26:18];
-  wire [8:0] n952 = u_core16_free_o[35:27];
-  wire [8:0] n953 = u_core16_free_o[44:36];
-  wire [8:0] n981 = u_core17_free_o[8:0];
-  wire [8:0] n982 = u_core17_free_o[17:9];
-  wire [8:0] n983 = u_core17_free_o[26:18];
-  wire [8:0] n984 = u_core17_free_o[35:27];
-  wire [8:0] n985 = u_core17_free_o[44:36];
-  wire [8:0] n1017 = u_lsu9_free_o[8:0];
-  wire [8:0] n1018 = u_lsu9_free_o[17:9];
-  wire [8:0] n1019 = u_lsu9_free_o[26:18];
-  wire [8:0] n1020 = u_lsu9_free_o[35:27];
-  wire [8:0] n1021 = u_lsu9_free_o[44:36];
-  wire [8:0] n1053 = u_core18_free_o[8:0];
-  wire [8:0] n1054 = u_core18_free_o[17:9];
-  wire [8:0] n1055 = u_core18_free_o[26:18];
-  wire [8:0] n1056 = u_core18_free_o[35:27];
-  wire [8:0] n1057 = u_core18_free_o[44:36];
-  wire [8:0] n1085 = u_core19_free_o[8:0];
-  wire [8:0] n1086 = u_core19_free_o[17:9];
-  wire [8:0] n1087 = u_core19_free_o[26:18];
-  wire [8:0] n1088 = u_core19_free_o[35:27];
-  wire [8:0] n1089 = u_core19_free_o[44:36];
-  wire [8:0] n1121 = u_lsu10_free_o[8:0];
-  wire [8:0] n1122 = u_lsu10_free_o[17:9];
-  wire [8:0] n1123 = u_lsu10_free_o[26:18];
-  wire [8:0] n1124 = u_lsu10_free_o[35:27];
-  wire [8:0] n1125 = u_lsu10_free_o[44:36];
-  wire [8:0] n1157 = u_core20_free_o[8:0];
-  wire [8:0] n1158 = u_core20_free_o[17:9];
-  wire [8:0] n1159 = u_core20_free_o[26:18];
-  wire [8:0] n1160 = u_core20_free_o[35:27];
-  wire [8:0] n1161 = u_core20_free_o[44:36];
-  wire [8:0] n1189 = u_core21_free_o[8:0];
-  wire [8:0] n1190 = u_core21_free_o[17:9];
-  wire [8:0] n1191 = u_core21_free_o[26:18];
-  wire [8:0] n1192 = u_core21_free_o[35:27];
-  wire [8:0] n1193 = u_core21_free_o[44:36];
-  wire [8:0] n1225 = u_lsu11_free_o[8:0];
-  wire [8:0] n1226 = u_lsu11_free_o[17:9];
-  wire [8:0] n1227 = u_lsu11_free_o[26:18];
-  wire [8:0] n1228 = u_lsu11_free_o[35:27];
-  wire [8:0] n1229 = u_lsu11_free_o[44:36];
-  wire [8:0] n1261 = u_core22_free_o[8:0];
-  wire [8:0] n1262 = u_core22_free_o[17:9];
-  wire [8:0] n1263 = u_core22_free_o[26:18];
-  wire [8:0] n1264 = u_core22_free_o[35:27];
-  wire [8:0] n1265 = u_core22_free_o[44:36];
-  wire [8:0] n1293 = u_core23_free_o[8:0];
-  wire [8:0] n1294 = u_core23_free_o[17:9];
-  wire [8:0] n1295 = u_core23_free_o[26:18];
-  wire [8:0] n1296 = u_core23_free_o[35:27];
-  wire [8:0] n1297 = u_core23_free_o[44:36];
-  wire [8:0] n1329 = u_lsu12_free_o[8:0];
-  wire [8:0] n1330 = u_lsu12_free_o[17:9];
-  wire [8:0] n1331 = u_lsu12_free_o[26:18];
-  wire [8:0] n1332 = u_lsu12_free_o[35:27];
-  wire [8:0] n1333 = u_lsu12_free_o[44:36];
-  wire [8:0] n1365 = u_core24_free_o[8:0];
-  wire [8:0] n1366 = u_core24_free_o[17:9];
-  wire [8:0] n1367 = u_core24_free_o[26:18];
-  wire [8:0] n1368 = u_core24_free_o[35:27];
-  wire [8:0] n1369 = u_core24_free_o[44:36];
-  wire [8:0] n1397 = u_core25_free_o[8:0];
-  wire [8:0] n1398 = u_core25_free_o[17:9];
-  wire [8:0] n1399 = u_core25_free_o[26:18];
-  wire [8:0] n1400 = u_core25_free_o[35:27];
-  wire [8:0] n1401 = u_core25_free_o[44:36];
-  wire [8:0] n1433 = u_lsu13_free_o[8:0];
-  wire [8:0] n1434 = u_lsu13_free_o[17:9];
-  wire [8:0] n1435 = u_lsu13_free_o[26:18];
-  wire [8:0] n1436 = u_lsu13_free_o[35:27];
-  wire [8:0] n1437 = u_lsu13_free_o[44:36];
-  wire [8:0] n1469 = u_core26_free_o[8:0];
-  wire [8:0] n1470 = u_core26_free_o[17:9];
-  wire [8:0] n1471 = u_core26_free_o[26:18];
-  wire [8:0] n1472 = u_core26_free_o[35:27];
-  wire [8:0] n1473 = u_core26_free_o[44:36];
-  wire [8:0] n1501 = u_core27_free_o[8:0];
-  wire [8:0] n1502 = u_core27_free_o[17:9];
-  wire [8:0] n1503 = u_core27_free_o[26:18];
-  wire [8:0] n1504 = u_core27_free_o[35:27];
-  wire [8:0] n1505 = u_core27_free_o[44:36];
-  wire [8:0] n1537 = u_lsu14_free_o[8:0];
-  wire [8:0] n1538 = u_lsu14_free_o[17:9];
-  wire [8:0] n1539 = u_lsu14_free_o[26:18];
-  wire [8:0] n1540 = u_lsu14_free_o[35:27];
-  wire [8:0] n1541 = u_lsu14_free_o[44:36];
-  wire [8:0] n1573 = u_core28_free_o[8:0];
-  wire [8:0] n1574 = u_core28_free_o[17:9];
-  wire [8:0] n1575 = u_core28_free_o[26:18];
-  wire [8:0] n1576 = u_core28_free_o[35:27];
-  wire [8:0] n1577 = u_core28_free_o[44:36];
-  wire [8:0] n1605 = u_core29_free_o[8:0];
-  wire [8:0] n1606 = u_core29_free_o[17:9];
-  wire [8:0] n1607 = u_core29_free_o[26:18];
-  wire [8:0] n1608 = u_core29_free_o[35:27];
-  wire [8:0] n1609 = u_core29_free_o[44:36];
-  wire [8:0] n1641 = u_lsu15_free_o[8:0];
-  wire [8:0] n1642 = u_lsu15_free_o[17:9];
-  wire [8:0] n1643 = u_lsu15_free_o[26:18];
-  wire [8:0] n1644 = u_lsu15_free_o[35:27];
-  wire [8:0] n1645 = u_lsu15_free_o[44:36];
-  wire [8:0] n1677 = u_core30_free_o[8:0];
-  wire [8:0] n1678 = u_core30_free_o[17:9];
-  wire [8:0] n1679 = u_core30_free_o[26:18];
-  wire [8:0] n1680 = u_core30_free_o[35:27];
-  wire [8:0] n1681 = u_core30_free_o[44:36];
-  wire [8:0] n1709 = u_core31_free_o[8:0];
-  wire [8:0] n1710 = u_core31_free_o[17:9];
-  wire [8:0] n1711 = u_core31_free_o[26:18];
-  wire [8:0] n1712 = u_core31_free_o[35:27];
-  wire [8:0] n1713 = u_core31_free_o[44:36];
-  wire n1724 = (u_lsu0_out_lane_o == 3'h1);
-  wire n1725 = (n1724 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1726 = (n1724 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1728 = (u_lsu0_out_lane_o == 3'h2);
-  wire n1729 = (n1728 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1730 = (n1728 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1732 = (u_lsu0_out_lane_o == 3'h3);
-  wire n1733 = (n1732 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1734 = (n1732 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1736 = (u_lsu0_out_lane_o == 3'h4);
-  wire n1737 = (n1736 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1738 = (n1736 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1740 = (u_lsu0_out_lane_o == 3'h5);
-  wire n1741 = (n1740 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1742 = (n1740 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1744 = (u_core0_out_lane_o == 3'h1);
-  wire n1745 = (n1744 ? u_core0_tok_valid_o : n1725);
-  wire [31:0] n1746 = (n1744 ? u_core0_tok_o : n1726);
-  wire n1748 = (u_core0_out_lane_o == 3'h2);
-  wire n1749 = (n1748 ? u_core0_tok_valid_o : n1729);
-  wire [31:0] n1750 = (n1748 ? u_core0_tok_o : n1730);
-  wire n1752 = (u_core0_out_lane_o == 3'h3);
-  wire n1753 = (n1752 ? u_core0_tok_valid_o : n1733);
-  wire [31:0] n1754 = (n1752 ? u_core0_tok_o : n1734);
-  wire n1756 = (u_core0_out_lane_o == 3'h4);
-  wire n1757 = (n1756 ? u_core0_tok_valid_o : n1737);
-  wire [31:0] n1758 = (n1756 ? u_core0_tok_o : n1738);
-  wire n1760 = (u_core0_out_lane_o == 3'h5);
-  wire n1761 = (n1760 ? u_core0_tok_valid_o : n1741);
-  wire [31:0] n1762 = (n1760 ? u_core0_tok_o : n1742);
-  wire n1764 = (u_core1_out_lane_o == 3'h1);
-  wire n1765 = (n1764 ? u_core1_tok_valid_o : n1745);
-  wire [31:0] n1766 = (n1764 ? u_core1_tok_o : n1746);
-  wire n1768 = (u_core1_out_lane_o == 3'h2);
-  wire n1769 = (n1768 ? u_core1_tok_valid_o : n1749);
-  wire [31:0] n1770 = (n1768 ? u_core1_tok_o : n1750);
-  wire n1772 = (u_core1_out_lane_o == 3'h3);
-  wire n1773 = (n1772 ? u_core1_tok_valid_o : n1753);
-  wire [31:0] n1774 = (n1772 ? u_core1_tok_o : n1754);
-  wire n1776 = (u_core1_out_lane_o == 3'h4);
-  wire n1777 = (n1776 ? u_core1_tok_valid_o : n1757);
-  wire [31:0] n1778 = (n1776 ? u_core1_tok_o : n1758);
-  wire n1780 = (u_core1_out_lane_o == 3'h5);
-  wire n1781 = (n1780 ? u_core1_tok_valid_o : n1761);
-  wire [31:0] n1782 = (n1780 ? u_core1_tok_o : n1762);
-  wire n1784 = (u_lsu1_out_lane_o == 3'h1);
-  wire n1785 = (n1784 ? u_lsu1_tok_valid_o : n1765);
-  wire [31:0] n1786 = (n1784 ? u_lsu1_tok_o : n1766);
-  wire n1788 = (u_lsu1_out_lane_o == 3'h2);
-  wire n1789 = (n1788 ? u_lsu1_tok_valid_o : n1769);
-  wire [31:0] n1790 = (n1788 ? u_lsu1_tok_o : n1770);
-  wire n1792 = (u_lsu1_out_lane_o == 3'h3);
-  wire n1793 = (n1792 ? u_lsu1_tok_valid_o : n1773);
-  wire [31:0] n1794 = (n1792 ? u_lsu1_tok_o : n1774);
-  wire n1796 = (u_lsu1_out_lane_o == 3'h4);
-  wire n1797 = (n1796 ? u_lsu1_tok_valid_o : n1777);
-  wire [31:0] n1798 = (n1796 ? u_lsu1_tok_o : n1778);
-  wire n1800 = (u_lsu1_out_lane_o == 3'h5);
-  wire n1801 = (n1800 ? u_lsu1_tok_valid_o : n1781);
-  wire [31:0] n1802 = (n1800 ? u_lsu1_tok_o : n1782);
-  wire n1804 = (u_core2_out_lane_o == 3'h1);
-  wire n1805 = (n1804 ? u_core2_tok_valid_o : n1785);
-  wire [31:0] n1806 = (n1804 ? u_core2_tok_o : n1786);
-  wire n1808 = (u_core2_out_lane_o == 3'h2);
-  wire n1809 = (n1808 ? u_core2_tok_valid_o : n1789);
-  wire [31:0] n1810 = (n1808 ? u_core2_tok_o : n1790);
-  wire n1812 = (u_core2_out_lane_o == 3'h3);
-  wire n1813 = (n1812 ? u_core2_tok_valid_o : n1793);
-  wire [31:0] n1814 = (n1812 ? u_core2_tok_o : n1794);
-  wire n1816 = (u_core2_out_lane_o == 3'h4);
-  wire n1817 = (n1816 ? u_core2_tok_valid_o : n1797);
-  wire [31:0] n1818 = (n1816 ? u_core2_tok_o : n1798);
-  wire n1820 = (u_core2_out_lane_o == 3'h5);
-  wire n1821 = (n1820 ? u_core2_tok_valid_o : n1801);
-  wire [31:0] n1822 = (n1820 ? u_core2_tok_o : n1802);
-  wire n1824 = (u_core3_out_lane_o == 3'h1);
-  wire n1825 = (n1824 ? u_core3_tok_valid_o : n1805);
-  wire [31:0] n1826 = (n1824 ? u_core3_tok_o : n1806);
-  wire n1828 = (u_core3_out_lane_o == 3'h2);
-  wire n1829 = (n1828 ? u_core3_tok_valid_o : n1809);
-  wire [31:0] n1830 = (n1828 ? u_core3_tok_o : n1810);
-  wire n1832 = (u_core3_out_lane_o == 3'h3);
-  wire n1833 = (n1832 ? u_core3_tok_valid_o : n1813);
-  wire [31:0] n1834 = (n1832 ? u_core3_tok_o : n1814);
-  wire n1836 = (u_core3_out_lane_o == 3'h4);
-  wire n1837 = (n1836 ? u_core3_tok_valid_o : n1817);
-  wire [31:0] n1838 = (n1836 ? u_core3_tok_o : n1818);
-  wire n1840 = (u_core3_out_lane_o == 3'h5);
-  wire n1841 = (n1840 ? u_core3_tok_valid_o : n1821);
-  wire [31:0] n1842 = (n1840 ? u_core3_tok_o : n1822);
-  wire n1844 = (u_lsu2_out_lane_o == 3'h1);
-  wire n1845 = (n1844 ? u_lsu2_tok_valid_o : n1825);
-  wire [31:0] n1846 = (n1844 ? u_lsu2_tok_o : n1826);
-  wire n1848 = (u_lsu2_out_lane_o == 3'h2);
-  wire n1849 = (n1848 ? u_lsu2_tok_valid_o : n1829);
-  wire [31:0] n1850 = (n1848 ? u_lsu2_tok_o : n1830);
-  wire n1852 = (u_lsu2_out_lane_o == 3'h3);
-  wire n1853 = (n1852 ? u_lsu2_tok_valid_o : n1833);
-  wire [31:0] n1854 = (n1852 ? u_lsu2_tok_o : n1834);
-  wire n1856 = (u_lsu2_out_lane_o == 3'h4);
-  wire n1857 = (n1856 ? u_lsu2_tok_valid_o : n1837);
-  wire [31:0] n1858 = (n1856 ? u_lsu2_tok_o : n1838);
-  wire n1860 = (u_lsu2_out_lane_o == 3'h5);
-  wire n1861 = (n1860 ? u_lsu2_tok_valid_o : n1841);
-  wire [31:0] n1862 = (n1860 ? u_lsu2_tok_o : n1842);
-  wire n1864 = (u_core4_out_lane_o == 3'h1);
-  wire n1865 = (n1864 ? u_core4_tok_valid_o : n1845);
-  wire [31:0] n1866 = (n1864 ? u_core4_tok_o : n1846);
-  wire n1868 = (u_core4_out_lane_o == 3'h2);
-  wire n1869 = (n1868 ? u_core4_tok_valid_o : n1849);
-  wire [31:0] n1870 = (n1868 ? u_core4_tok_o : n1850);
-  wire n1872 = (u_core4_out_lane_o == 3'h3);
-  wire n1873 = (n1872 ? u_core4_tok_valid_o : n1853);
-  wire [31:0] n1874 = (n1872 ? u_core4_tok_o : n1854);
-  wire n1876 = (u_core4_out_lane_o == 3'h4);
-  wire n1877 = (n1876 ? u_core4_tok_valid_o : n1857);
-  wire [31:0] n1878 = (n1876 ? u_core4_tok_o : n1858);
-  wire n1880 = (u_core4_out_lane_o == 3'h5);
-  wire n1881 = (n1880 ? u_core4_tok_valid_o : n1861);
-  wire [31:0] n1882 = (n1880 ? u_core4_tok_o : n1862);
-  wire n1884 = (u_core5_out_lane_o == 3'h1);
-  wire n1885 = (n1884 ? u_core5_tok_valid_o : n1865);
-  wire [31:0] n1886 = (n1884 ? u_core5_tok_o : n1866);
-  wire n1888 = (u_core5_out_lane_o == 3'h2);
-  wire n1889 = (n1888 ? u_core5_tok_valid_o : n1869);
-  wire [31:0] n1890 = (n1888 ? u_core5_tok_o : n1870);
-  wire n1892 = (u_core5_out_lane_o == 3'h3);
-  wire n1893 = (n1892 ? u_core5_tok_valid_o : n1873);
-  wire [31:0] n1894 = (n1892 ? u_core5_tok_o : n1874);
-  wire n1896 = (u_core5_out_lane_o == 3'h4);
-  wire n1897 = (n1896 ? u_core5_tok_valid_o : n1877);
-  wire [31:0] n1898 = (n1896 ? u_core5_tok_o : n1878);
-  wire n1900 = (u_core5_out_lane_o == 3'h5);
-  wire n1901 = (n1900 ? u_core5_tok_valid_o : n1881);
-  wire [31:0] n1902 = (n1900 ? u_core5_tok_o : n1882);
-  wire n1904 = (u_lsu3_out_lane_o == 3'h1);
-  wire n1905 = (n1904 ? u_lsu3_tok_valid_o : n1885);
-  wire [31:0] n1906 = (n1904 ? u_lsu3_tok_o : n1886);
-  wire n1908 = (u_lsu3_out_lane_o == 3'h2);
-  wire n1909 = (n1908 ? u_lsu3_tok_valid_o : n1889);
-  wire [31:0] n1910 = (n1908 ? u_lsu3_tok_o : n1890);
-  wire n1912 = (u_lsu3_out_lane_o == 3'h3);
-  wire n1913 = (n1912 ? u_lsu3_tok_valid_o : n1893);
-  wire [31:0] n1914 = (n1912 ? u_lsu3_tok_o : n1894);
-  wire n1916 = (u_lsu3_out_lane_o == 3'h4);
-  wire n1917 = (n1916 ? u_lsu3_tok_valid_o : n1897);
-  wire [31:0] n1918 = (n1916 ? u_lsu3_tok_o : n1898);
-  wire n1920 = (u_lsu3_out_lane_o == 3'h5);
-  wire n1921 = (n1920 ? u_lsu3_tok_valid_o : n1901);
-  wire [31:0] n1922 = (n1920 ? u_lsu3_tok_o : n1902);
-  wire n1924 = (u_core6_out_lane_o == 3'h1);
-  wire n1925 = (n1924 ? u_core6_tok_valid_o : n1905);
-  wire [31:0] n1926 = (n1924 ? u_core6_tok_o : n1906);
-  wire n1928 = (u_core6_out_lane_o == 3'h2);
-  wire n1929 = (n1928 ? u_core6_tok_valid_o : n1909);
-  wire [31:0] n1930 = (n1928 ? u_core6_tok_o : n1910);
-  wire n1932 = (u_core6_out_lane_o == 3'h3);
-  wire n1933 = (n1932 ? u_core6_tok_valid_o : n1913);
-  wire [31:0] n1934 = (n1932 ? u_core6_tok_o : n1914);
-  wire n1936 = (u_core6_out_lane_o == 3'h4);
-  wire n1937 = (n1936 ? u_core6_tok_valid_o : n1917);
-  wire [31:0] n1938 = (n1936 ? u_core6_tok_o : n1918);
-  wire n1940 = (u_core6_out_lane_o == 3'h5);
-  wire n1941 = (n1940 ? u_core6_tok_valid_o : n1921);
-  wire [31:0] n1942 = (n1940 ? u_core6_tok_o : n1922);
-  wire n1944 = (u_core7_out_lane_o == 3'h1);
-  wire n1945 = (n1944 ? u_core7_tok_valid_o : n1925);
-  wire [31:0] n1946 = (n1944 ? u_core7_tok_o : n1926);
-  wire n1948 = (u_core7_out_lane_o == 3'h2);
-  wire n1949 = (n1948 ? u_core7_tok_valid_o : n1929);
-  wire [31:0] n1950 = (n1948 ? u_core7_tok_o : n1930);
-  wire n1952 = (u_core7_out_lane_o == 3'h3);
-  wire n1953 = (n1952 ? u_core7_tok_valid_o : n1933);
-  wire [31:0] n1954 = (n1952 ? u_core7_tok_o : n1934);
-  wire n1956 = (u_core7_out_lane_o == 3'h4);
-  wire n1957 = (n1956 ? u_core7_tok_valid_o : n1937);
-  wire [31:0] n1958 = (n1956 ? u_core7_tok_o : n1938);
-  wire n1960 = (u_core7_out_lane_o == 3'h5);
-  wire n1961 = (n1960 ? u_core7_tok_valid_o : n1941);
-  wire [31:0] n1962 = (n1960 ? u_core7_tok_o : n1942);
-  wire n1964 = (u_lsu4_out_lane_o == 3'h1);
-  wire n1965 = (n1964 ? u_lsu4_tok_valid_o : n1945);
-  wire [31:0] n1966 = (n1964 ? u_lsu4_tok_o : n1946);
-  wire n1968 = (u_lsu4_out_lane_o == 3'h2);
-  wire n1969 = (n1968 ? u_lsu4_tok_valid_o : n1949);
-  wire [31:0] n1970 = (n1968 ? u_lsu4_tok_o : n1950);
-  wire n1972 = (u_lsu4_out_lane_o == 3'h3);
-  wire n1973 = (n1972 ? u_lsu4_tok_valid_o : n1953);
-  wire [31:0] n1974 = (n1972 ? u_lsu4_tok_o : n1954);
-  wire n1976 = (u_lsu4_out_lane_o == 3'h4);
-  wire n1977 = (n1976 ? u_lsu4_tok_valid_o : n1957);
-  wire [31:0] n1978 = (n1976 ? u_lsu4_tok_o : n1958);
-  wire n1980 = (u_lsu4_out_lane_o == 3'h5);
-  wire n1981 = (n1980 ? u_lsu4_tok_valid_o : n1961);
-  wire [31:0] n1982 = (n1980 ? u_lsu4_tok_o : n1962);
-  wire n1984 = (u_core8_out_lane_o == 3'h1);
-  wire n1985 = (n1984 ? u_core8_tok_valid_o : n1965);
-  wire [31:0] n1986 = (n1984 ? u_core8_tok_o : n1966);
-  wire n1988 = (u_core8_out_lane_o == 3'h2);
-  wire n1989 = (n1988 ? u_core8_tok_valid_o : n1969);
-  wire [31:0] n1990 = (n1988 ? u_core8_tok_o : n1970);
-  wire n1992 = (u_core8_out_lane_o == 3'h3);
-  wire n1993 = (n1992 ? u_core8_tok_valid_o : n1973);
-  wire [31:0] n1994 = (n1992 ? u_core8_tok_o : n1974);
-  wire n1996 = (u_core8_out_lane_o == 3'h4);
-  wire n1997 = (n1996 ? u_core8_tok_valid_o : n1977);
-  wire [31:0] n1998 = (n1996 ? u_core8_tok_o : n1978);
-  wire n2000 = (u_core8_out_lane_o == 3'h5);
-  wire n2001 = (n2000 ? u_core8_tok_valid_o : n1981);
-  wire [31:0] n2002 = (n2000 ? u_core8_tok_o : n1982);
-  wire n2004 = (u_core9_out_lane_o == 3'h1);
-  wire n2005 = (n2004 ? u_core9_tok_valid_o : n1985);
-  wire [31:0] n2006 = (n2004 ? u_core9_tok_o : n1986);
-  wire n2008 = (u_core9_out_lane_o == 3'h2);
-  wire n2009 = (n2008 ? u_core9_tok_valid_o : n1989);
-  wire [31:0] n2010 = (n2008 ? u_core9_tok_o : n1990);
-  wire n2012 = (u_core9_out_lane_o == 3'h3);
-  wire n2013 = (n2012 ? u_core9_tok_valid_o : n1993);
-  wire [31:0] n2014 = (n2012 ? u_core9_tok_o : n1994);
-  wire n2016 = (u_core9_out_lane_o == 3'h4);
-  wire n2017 = (n2016 ? u_core9_tok_valid_o : n1997);
-  wire [31:0] n2018 = (n2016 ? u_core9_tok_o : n1998);
-  wire n2020 = (u_core9_out_lane_o == 3'h5);
-  wire n2021 = (n2020 ? u_core9_tok_valid_o : n2001);
-  wire [31:0] n2022 = (n2020 ? u_core9_tok_o : n2002);
-  wire n2024 = (u_lsu5_out_lane_o == 3'h1);
-  wire n2025 = (n2024 ? u_lsu5_tok_valid_o : n2005);
-  wire [31:0] n2026 = (n2024 ? u_lsu5_tok_o : n2006);
-  wire n2028 = (u_lsu5_out_lane_o == 3'h2);
-  wire n2029 = (n2028 ? u_lsu5_tok_valid_o : n2009);
-  wire [31:0] n2030 = (n2028 ? u_lsu5_tok_o : n2010);
-  wire n2032 = (u_lsu5_out_lane_o == 3'h3);
-  wire n2033 = (n2032 ? u_lsu5_tok_valid_o : n2013);
-  wire [31:0] n2034 = (n2032 ? u_lsu5_tok_o : n2014);
-  wire n2036 = (u_lsu5_out_lane_o == 3'h4);
-  wire n2037 = (n2036 ? u_lsu5_tok_valid_o : n2017);
-  wire [31:0] n2038 = (n2036 ? u_lsu5_tok_o : n2018);
-  wire n2040 = (u_lsu5_out_lane_o == 3'h5);
-  wire n2041 = (n2040 ? u_lsu5_tok_valid_o : n2021);
-  wire [31:0] n2042 = (n2040 ? u_lsu5_tok_o : n2022);
-  wire n2044 = (u_core10_out_lane_o == 3'h1);
-  wire n2045 = (n2044 ? u_core10_tok_valid_o : n2025);
-  wire [31:0] n2046 = (n2044 ? u_core10_tok_o : n2026);
-  wire n2048 = (u_core10_out_lane_o == 3'h2);
-  wire n2049 = (n2048 ? u_core10_tok_valid_o : n2029);
-  wire [31:0] n2050 = (n2048 ? u_core10_tok_o : n2030);
-  wire n2052 = (u_core10_out_lane_o == 3'h3);
-  wire n2053 = (n2052 ? u_core10_tok_valid_o : n2033);
-  wire [31:0] n2054 = (n2052 ? u_core10_tok_o : n2034);
-  wire n2056 = (u_core10_out_lane_o == 3'h4);
-  wire n2057 = (n2056 ? u_core10_tok_valid_o : n2037);
-  wire [31:0] n2058 = (n2056 ? u_core10_tok_o : n2038);
-  wire n2060 = (u_core10_out_lane_o == 3'h5);
-  wire n2061 = (n2060 ? u_core10_tok_valid_o : n2041);
-  wire [31:0] n2062 = (n2060 ? u_core10_tok_o : n2042);
-  wire n2064 = (u_core11_out_lane_o == 3'h1);
-  wire n2065 = (n2064 ? u_core11_tok_valid_o : n2045);
-  wire [31:0] n2066 = (n2064 ? u_core11_tok_o : n2046);
-  wire n2068 = (u_core11_out_lane_o == 3'h2);
-  wire n2069 = (n2068 ? u_core11_tok_valid_o : n2049);
-  wire [31:0] n2070 = (n2068 ? u_core11_tok_o : n2050);
-  wire n2072 = (u_core11_out_lane_o == 3'h3);
-  wire n2073 = (n2072 ? u_core11_tok_valid_o : n2053);
-  wire [31:0] n2074 = (n2072 ? u_core11_tok_o : n2054);
-  wire n2076 = (u_core11_out_lane_o == 3'h4);
-  wire n2077 = (n2076 ? u_core11_tok_valid_o : n2057);
-  wire [31:0] n2078 = (n2076 ? u_core11_tok_o : n2058);
-  wire n2080 = (u_core11_out_lane_o == 3'h5);
-  wire n2081 = (n2080 ? u_core11_tok_valid_o : n2061);
-  wire [31:0] n2082 = (n2080 ? u_core11_tok_o : n2062);
-  wire n2084 = (u_lsu6_out_lane_o == 3'h1);
-  wire n2085 = (n2084 ? u_lsu6_tok_valid_o : n2065);
-  wire [31:0] n2086 = (n2084 ? u_lsu6_tok_o : n2066);
-  wire n2088 = (u_lsu6_out_lane_o == 3'h2);
-  wire n2089 = (n2088 ? u_lsu6_tok_valid_o : n2069);
-  wire [31:0] n2090 = (n2088 ? u_lsu6_tok_o : n2070);
-  wire n2092 = (u_lsu6_out_lane_o == 3'h3);
-  wire n2093 = (n2092 ? u_lsu6_tok_valid_o : n2073);
-  wire [31:0] n2094 = (n2092 ? u_lsu6_tok_o : n2074);
-  wire n2096 = (u_lsu6_out_lane_o == 3'h4);
-  wire n2097 = (n2096 ? u_lsu6_tok_valid_o : n2077);
-  wire [31:0] n2098 = (n2096 ? u_lsu6_tok_o : n2078);
-  wire n2100 = (u_lsu6_out_lane_o == 3'h5);
-  wire n2101 = (n2100 ? u_lsu6_tok_valid_o : n2081);
-  wire [31:0] n2102 = (n2100 ? u_lsu6_tok_o : n2082);
-  wire n2104 = (u_core12_out_lane_o == 3'h1);
-  wire n2105 = (n2104 ? u_core12_tok_valid_o : n2085);
-  wire [31:0] n2106 = (n2104 ? u_core12_tok_o : n2086);
-  wire n2108 = (u_core12_out_lane_o == 3'h2);
-  wire n2109 = (n2108 ? u_core12_tok_valid_o : n2089);
-  wire [31:0] n2110 = (n2108 ? u_core12_tok_o : n2090);
-  wire n2112 = (u_core12_out_lane_o == 3'h3);
-  wire n2113 = (n2112 ? u_core12_tok_valid_o : n2093);
-  wire [31:0] n2114 = (n2112 ? u_core12_tok_o : n2094);
-  wire n2116 = (u_core12_out_lane_o == 3'h4);
-  wire n2117 = (n2116 ? u_core12_tok_valid_o : n2097);
-  wire [31:0] n2118 = (n2116 ? u_core12_tok_o : n2098);
-  wire n2120 = (u_core12_out_lane_o == 3'h5);
-  wire n2121 = (n2120 ? u_core12_tok_valid_o : n2101);
-  wire [31:0] n2122 = (n2120 ? u_core12_tok_o : n2102);
-  wire n2124 = (u_core13_out_lane_o == 3'h1);
-  wire n2125 = (n2124 ? u_core13_tok_valid_o : n2105);
-  wire [31:0] n2126 = (n2124 ? u_core13_tok_o : n2106);
-  wire n2128 = (u_core13_out_lane_o == 3'h2);
-  wire n2129 = (n2128 ? u_core13_tok_valid_o : n2109);
-  wire [31:0] n2130 = (n2128 ? u_core13_tok_o : n2110);
-  wire n2132 = (u_core13_out_lane_o == 3'h3);
-  wire n2133 = (n2132 ? u_core13_tok_valid_o : n2113);
-  wire [31:0] n2134 = (n2132 ? u_core13_tok_o : n2114);
-  wire n2136 = (u_core13_out_lane_o == 3'h4);
-  wire n2137 = (n2136 ? u_core13_tok_valid_o : n2117);
-  wire [31:0] n2138 = (n2136 ? u_core13_tok_o : n2118);
-  wire n2140 = (u_core13_out_lane_o == 3'h5);
-  wire n2141 = (n2140 ? u_core13_tok_valid_o : n2121);
-  wire [31:0] n2142 = (n2140 ? u_core13_tok_o : n2122);
-  wire n2144 = (u_lsu7_out_lane_o == 3'h1);
-  wire n2145 = (n2144 ? u_lsu7_tok_valid_o : n2125);
-  wire [31:0] n2146 = (n2144 ? u_lsu7_tok_o : n2126);
-  wire n2148 = (u_lsu7_out_lane_o == 3'h2);
-  wire n2149 = (n2148 ? u_lsu7_tok_valid_o : n2129);
-  wire [31:0] n2150 = (n2148 ? u_lsu7_tok_o : n2130);
-  wire n2152 = (u_lsu7_out_lane_o == 3'h3);
-  wire n2153 = (n2152 ? u_lsu7_tok_valid_o : n2133);
-  wire [31:0] n2154 = (n2152 ? u_lsu7_tok_o : n2134);
-  wire n2156 = (u_lsu7_out_lane_o == 3'h4);
-  wire n2157 = (n2156 ? u_lsu7_tok_valid_o : n2137);
-  wire [31:0] n2158 = (n2156 ? u_lsu7_tok_o : n2138);
-  wire n2160 = (u_lsu7_out_lane_o == 3'h5);
-  wire n2161 = (n2160 ? u_lsu7_tok_valid_o : n2141);
-  wire [31:0] n2162 = (n2160 ? u_lsu7_tok_o : n2142);
-  wire n2164 = (u_core14_out_lane_o == 3'h1);
-  wire n2165 = (n2164 ? u_core14_tok_valid_o : n2145);
-  wire [31:0] n2166 = (n2164 ? u_core14_tok_o : n2146);
-  wire n2168 = (u_core14_out_lane_o == 3'h2);
-  wire n2169 = (n2168 ? u_core14_tok_valid_o : n2149);
-  wire [31:0] n2170 = (n2168 ? u_core14_tok_o : n2150);
-  wire n2172 = (u_core14_out_lane_o == 3'h3);
-  wire n2173 = (n2172 ? u_core14_tok_valid_o : n2153);
-  wire [31:0] n2174 = (n2172 ? u_core14_tok_o : n2154);
-  wire n2176 = (u_core14_out_lane_o == 3'h4);
-  wire n2177 = (n2176 ? u_core14_tok_valid_o : n2157);
-  wire [31:0] n2178 = (n2176 ? u_core14_tok_o : n2158);
-  wire n2180 = (u_core14_out_lane_o == 3'h5);
-  wire n2181 = (n2180 ? u_core14_tok_valid_o : n2161);
-  wire [31:0] n2182 = (n2180 ? u_core14_tok_o : n2162);
-  wire n2184 = (u_core15_out_lane_o == 3'h1);
-  wire n2185 = (n2184 ? u_core15_tok_valid_o : n2165);
-  wire [31:0] n2186 = (n2184 ? u_core15_tok_o : n2166);
-  wire n2188 = (u_core15_out_lane_o == 3'h2);
-  wire n2189 = (n2188 ? u_core15_tok_valid_o : n2169);
-  wire [31:0] n2190 = (n2188 ? u_core15_tok_o : n2170);
-  wire n2192 = (u_core15_out_lane_o == 3'h3);
-  wire n2193 = (n2192 ? u_core15_tok_valid_o : n2173);
-  wire [31:0] n2194 = (n2192 ? u_core15_tok_o : n2174);
-  wire n2196 = (u_core15_out_lane_o == 3'h4);
-  wire n2197 = (n2196 ? u_core15_tok_valid_o : n2177);
-  wire [31:0] n2198 = (n2196 ? u_core15_tok_o : n2178);
-  wire n2200 = (u_core15_out_lane_o == 3'h5);
-  wire n2201 = (n2200 ? u_core15_tok_valid_o : n2181);
-  wire [31:0] n2202 = (n2200 ? u_core15_tok_o : n2182);
-  wire n2204 = (u_lsu8_out_lane_o == 3'h1);
-  wire n2205 = (n2204 ? u_lsu8_tok_valid_o : n2185);
-  wire [31:0] n2206 = (n2204 ? u_lsu8_tok_o : n2186);
-  wire n2208 = (u_lsu8_out_lane_o == 3'h2);
-  wire n2209 = (n2208 ? u_lsu8_tok_valid_o : n2189);
-  wire [31:0] n2210 = (n2208 ? u_lsu8_tok_o : n2190);
-  wire n2212 = (u_lsu8_out_lane_o == 3'h3);
-  wire n2213 = (n2212 ? u_lsu8_tok_valid_o : n2193);
-  wire [31:0] n2214 = (n2212 ? u_lsu8_tok_o : n2194);
-  wire n2216 = (u_lsu8_out_lane_o == 3'h4);
-  wire n2217 = (n2216 ? u_lsu8_tok_valid_o : n2197);
-  wire [31:0] n2218 = (n2216 ? u_lsu8_tok_o : n2198);
-  wire n2220 = (u_lsu8_out_lane_o == 3'h5);
-  wire n2221 = (n2220 ? u_lsu8_tok_valid_o : n2201);
-  wire [31:0] n2222 = (n2220 ? u_lsu8_tok_o : n2202);
-  wire n2224 = (u_core16_out_lane_o == 3'h1);
-  wire n2225 = (n2224 ? u_core16_tok_valid_o : n2205);
-  wire [31:0] n2226 = (n2224 ? u_core16_tok_o : n2206);
-  wire n2228 = (u_core16_out_lane_o == 3'h2);
-  wire n2229 = (n2228 ? u_core16_tok_valid_o : n2209);
-  wire [31:0] n2230 = (n2228 ? u_core16_tok_o : n2210);
-  wire n2232 = (u_core16_out_lane_o == 3'h3);
-  wire n2233 = (n2232 ? u_core16_tok_valid_o : n2213);
-  wire [31:0] n2234 = (n2232 ? u_core16_tok_o : n2214);
-  wire n2236 = (u_core16_out_lane_o == 3'h4);
-  wire n2237 = (n2236 ? u_core16_tok_valid_o : n2217);
-  wire [31:0] n2238 = (n2236 ? u_core16_tok_o : n2218);
-  wire n2240 = (u_core16_out_lane_o == 3'h5);
-  wire n2241 = (n2240 ? u_core16_tok_valid_o : n2221);
-  wire [31:0] n2242 = (n2240 ? u_core16_tok_o : n2222);
-  wire n2244 = (u_core17_out_lane_o == 3'h1);
-  wire n2245 = (n2244 ? u_core17_tok_valid_o : n2225);
-  wire [31:0] n2246 = (n2244 ? u_core17_tok_o : n2226);
-  wire n2248 = (u_core17_out_lane_o == 3'h2);
-  wire n2249 = (n2248 ? u_core17_tok_valid_o : n2229);
-  wire [31:0] n2250 = (n2248 ? u_core17_tok_o : n2230);
-  wire n2252 = (u_core17_out_lane_o == 3'h3);
-  wire n2253 = (n2252 ? u_core17_tok_valid_o : n2233);
-  wire [31:0] n2254 = (n2252 ? u_core17_tok_o : n2234);
-  wire n2256 = (u_core17_out_lane_o == 3'h4);
-  wire n2257 = (n2256 ? u_core17_tok_valid_o : n2237);
-  wire [31:0] n2258 = (n2256 ? u_core17_tok_o : n2238);
-  wire n2260 = (u_core17_out_lane_o == 3'h5);
-  wire n2261 = (n2260 ? u_core17_tok_valid_o : n2241);
-  wire [31:0] n2262 = (n2260 ? u_core17_tok_o : n2242);
-  wire n2264 = (u_lsu9_out_lane_o == 3'h1);
-  wire n2265 = (n2264 ? u_lsu9_tok_valid_o : n2245);
-  wire [31:0] n2266 = (n2264 ? u_lsu9_tok_o : n2246);
-  wire n2268 = (u_lsu9_out_lane_o == 3'h2);
-  wire n2269 = (n2268 ? u_lsu9_tok_valid_o : n2249);
-  wire [31:0] n2270 = (n2268 ? u_lsu9_tok_o : n2250);
-  wire n2272 = (u_lsu9_out_lane_o == 3'h3);
-  wire n2273 = (n2272 ? u_lsu9_tok_valid_o : n2253);
-  wire [31:0] n2274 = (n2272 ? u_lsu9_tok_o : n2254);
-  wire n2276 = (u_lsu9_out_lane_o == 3'h4);
-  wire n2277 = (n2276 ? u_lsu9_tok_valid_o : n2257);
-  wire [31:0] n2278 = (n2276 ? u_lsu9_tok_o : n2258);
-  wire n2280 = (u_lsu9_out_lane_o == 3'h5);
-  wire n2281 = (n2280 ? u_lsu9_tok_valid_o : n2261);
-  wire [31:0] n2282 = (n2280 ? u_lsu9_tok_o : n2262);
-  wire n2284 = (u_core18_out_lane_o == 3'h1);
-  wire n2285 = (n2284 ? u_core18_tok_valid_o : n2265);
-  wire [31:0] n2286 = (n2284 ? u_core18_tok_o : n2266);
-  wire n2288 = (u_core18_out_lane_o == 3'h2);
-  wire n2289 = (n2288 ? u_core18_tok_valid_o : n2269);
-  wire [31:0] n2290 = (n2288 ? u_core18_tok_o : n2270);
-  wire n2292 = (u_core18_out_lane_o == 3'h3);
-  wire n2293 = (n2292 ? u_core18_tok_valid_o : n2273);
-  wire [31:0] n2294 = (n2292 ? u_core18_tok_o : n2274);
-  wire n2296 = (u_core18_out_lane_o == 3'h4);
-  wire n2297 = (n2296 ? u_core18_tok_valid_o : n2277);
-  wire [31:0] n2298 = (n2296 ? u_core18_tok_o : n2278);
-  wire n2300 = (u_core18_out_lane_o == 3'h5);
-  wire n2301 = (n2300 ? u_core18_tok_valid_o : n2281);
-  wire [31:0] n2302 = (n2300 ? u_core18_tok_o : n2282);
-  wire n2304 = (u_core19_out_lane_o == 3'h1);
-  wire n2305 = (n2304 ? u_core19_tok_valid_o : n2285);
-  wire [31:0] n2306 = (n2304 ? u_core19_tok_o : n2286);
-  wire n2308 = (u_core19_out_lane_o == 3'h2);
-  wire n2309 = (n2308 ? u_core19_tok_valid_o : n2289);
-  wire [31:0] n2310 = (n2308 ? u_core19_tok_o : n2290);
-  wire n2312 = (u_core19_out_lane_o == 3'h3);
-  wire n2313 = (n2312 ? u_core19_tok_valid_o : n2293);
-  wire [31:0] n2314 = (n2312 ? u_core19_tok_o : n2294);
-  wire n2316 = (u_core19_out_lane_o == 3'h4);
-  wire n2317 = (n2316 ? u_core19_tok_valid_o : n2297);
-  wire [31:0] n2318 = (n2316 ? u_core19_tok_o : n2298);
-  wire n2320 = (u_core19_out_lane_o == 3'h5);
-  wire n2321 = (n2320 ? u_core19_tok_valid_o : n2301);
-  wire [31:0] n2322 = (n2320 ? u_core19_tok_o : n2302);
-  wire n2324 = (u_lsu10_out_lane_o == 3'h1);
-  wire n2325 = (n2324 ? u_lsu10_tok_valid_o : n2305);
-  wire [31:0] n2326 = (n2324 ? u_lsu10_tok_o : n2306);
-  wire n2328 = (u_lsu10_out_lane_o == 3'h2);
-  wire n2329 = (n2328 ? u_lsu10_tok_valid_o : n2309);
-  wire [31:0] n2330 = (n2328 ? u_lsu10_tok_o : n2310);
-  wire n2332 = (u_lsu10_out_lane_o == 3'h3);
-  wire n2333 = (n2332 ? u_lsu10_tok_valid_o : n2313);
-  wire [31:0] n2334 = (n2332 ? u_lsu10_tok_o : n2314);
-  wire n2336 = (u_lsu10_out_lane_o == 3'h4);
-  wire n2337 = (n2336 ? u_lsu10_tok_valid_o : n2317);
-  wire [31:0] n2338 = (n2336 ? u_lsu10_tok_o : n2318);
-  wire n2340 = (u_lsu10_out_lane_o == 3'h5);
-  wire n2341 = (n2340 ? u_lsu10_tok_valid_o : n2321);
-  wire [31:0] n2342 = (n2340 ? u_lsu10_tok_o : n2322);
-  wire n2344 = (u_core20_out_lane_o == 3'h1);
-  wire n2345 = (n2344 ? u_core20_tok_valid_o : n2325);
-  wire [31:0] n2346 = (n2344 ? u_core20_tok_o : n2326);
-  wire n2348 = (u_core20_out_lane_o == 3'h2);
-  wire n2349 = (n2348 ? u_core20_tok_valid_o : n2329);
-  wire [31:0] n2350 = (n2348 ? u_core20_tok_o : n2330);
-  wire n2352 = (u_core20_out_lane_o == 3'h3);
-  wire n2353 = (n2352 ? u_core20_tok_valid_o : n2333);
-  wire [31:0] n2354 = (n2352 ? u_core20_tok_o : n2334);
-  wire n2356 = (u_core20_out_lane_o == 3'h4);
-  wire n2357 = (n2356 ? u_core20_tok_valid_o : n2337);
-  wire [31:0] n2358 = (n2356 ? u_core20_tok_o : n2338);
-  wire n2360 = (u_core20_out_lane_o == 3'h5);
-  wire n2361 = (n2360 ? u_core20_tok_valid_o : n2341);
-  wire [31:0] n2362 = (n2360 ? u_core20_tok_o : n2342);
-  wire n2364 = (u_core21_out_lane_o == 3'h1);
-  wire n2365 = (n2364 ? u_core21_tok_valid_o : n2345);
-  wire [31:0] n2366 = (n2364 ? u_core21_tok_o : n2346);
-  wire n2368 = (u_core21_out_lane_o == 3'h2);
-  wire n2369 = (n2368 ? u_core21_tok_valid_o : n2349);
-  wire [31:0] n2370 = (n2368 ? u_core21_tok_o : n2350);
-  wire n2372 = (u_core21_out_lane_o == 3'h3);
-  wire n2373 = (n2372 ? u_core21_tok_valid_o : n2353);
-  wire [31:0] n2374 = (n2372 ? u_core21_tok_o : n2354);
-  wire n2376 = (u_core21_out_lane_o == 3'h4);
-  wire n2377 = (n2376 ? u_core21_tok_valid_o : n2357);
-  wire [31:0] n2378 = (n2376 ? u_core21_tok_o : n2358);
-  wire n2380 = (u_core21_out_lane_o == 3'h5);
-  wire n2381 = (n2380 ? u_core21_tok_valid_o : n2361);
-  wire [31:0] n2382 = (n2380 ? u_core21_tok_o : n2362);
-  wire n2384 = (u_lsu11_out_lane_o == 3'h1);
-  wire n2385 = (n2384 ? u_lsu11_tok_valid_o : n2365);
-  wire [31:0] n2386 = (n2384 ? u_lsu11_tok_o : n2366);
-  wire n2388 = (u_lsu11_out_lane_o == 3'h2);
-  wire n2389 = (n2388 ? u_lsu11_tok_valid_o : n2369);
-  wire [31:0] n2390 = (n2388 ? u_lsu11_tok_o : n2370);
-  wire n2392 = (u_lsu11_out_lane_o == 3'h3);
-  wire n2393 = (n2392 ? u_lsu11_tok_valid_o : n2373);
-  wire [31:0] n2394 = (n2392 ? u_lsu11_tok_o : n2374);
-  wire n2396 = (u_lsu11_out_lane_o == 3'h4);
-  wire n2397 = (n2396 ? u_lsu11_tok_valid_o : n2377);
-  wire [31:0] n2398 = (n2396 ? u_lsu11_tok_o : n2378);
-  wire n2400 = (u_lsu11_out_lane_o == 3'h5);
-  wire n2401 = (n2400 ? u_lsu11_tok_valid_o : n2381);
-  wire [31:0] n2402 = (n2400 ? u_lsu11_tok_o : n2382);
-  wire n2404 = (u_core22_out_lane_o == 3'h1);
-  wire n2405 = (n2404 ? u_core22_tok_valid_o : n2385);
-  wire [31:0] n2406 = (n2404 ? u_core22_tok_o : n2386);
-  wire n2408 = (u_core22_out_lane_o == 3'h2);
-  wire n2409 = (n2408 ? u_core22_tok_valid_o : n2389);
-  wire [31:0] n2410 = (n2408 ? u_core22_tok_o : n2390);
-  wire n2412 = (u_core22_out_lane_o == 3'h3);
-  wire n2413 = (n2412 ? u_core22_tok_valid_o : n2393);
-  wire [31:0] n2414 = (n2412 ? u_core22_tok_o : n2394);
-  wire n2416 = (u_core22_out_lane_o == 3'h4);
-  wire n2417 = (n2416 ? u_core22_tok_valid_o : n2397);
-  wire [31:0] n2418 = (n2416 ? u_core22_tok_o : n2398);
-  wire n2420 = (u_core22_out_lane_o == 3'h5);
-  wire n2421 = (n2420 ? u_core22_tok_valid_o : n2401);
-  wire [31:0] n2422 = (n2420 ? u_core22_tok_o : n2402);
-  wire n2424 = (u_core23_out_lane_o == 3'h1);
-  wire n2425 = (n2424 ? u_core23_tok_valid_o : n2405);
-  wire [31:0] n2426 = (n2424 ? u_core23_tok_o : n2406);
-  wire n2428 = (u_core23_out_lane_o == 3'h2);
-  wire n2429 = (n2428 ? u_core23_tok_valid_o : n2409);
-  wire [31:0] n2430 = (n2428 ? u_core23_tok_o : n2410);
-  wire n2432 = (u_core23_out_lane_o == 3'h3);
-  wire n2433 = (n2432 ? u_core23_tok_valid_o : n2413);
-  wire [31:0] n2434 = (n2432 ? u_core23_tok_o : n2414);
-  wire n2436 = (u_core23_out_lane_o == 3'h4);
-  wire n2437 = (n2436 ? u_core23_tok_valid_o : n2417);
-  wire [31:0] n2438 = (n2436 ? u_core23_tok_o : n2418);
-  wire n2440 = (u_core23_out_lane_o == 3'h5);
-  wire n2441 = (n2440 ? u_core23_tok_valid_o : n2421);
-  wire [31:0] n2442 = (n2440 ? u_core23_tok_o : n2422);
-  wire n2444 = (u_lsu12_out_lane_o == 3'h1);
-  wire n2445 = (n2444 ? u_lsu12_tok_valid_o : n2425);
-  wire [31:0] n2446 = (n2444 ? u_lsu12_tok_o : n2426);
-  wire n2448 = (u_lsu12_out_lane_o == 3'h2);
-  wire n2449 = (n2448 ? u_lsu12_tok_valid_o : n2429);
-  wire [31:0] n2450 = (n2448 ? u_lsu12_tok_o : n2430);
-  wire n2452 = (u_lsu12_out_lane_o == 3'h3);
-  wire n2453 = (n2452 ? u_lsu12_tok_valid_o : n2433);
-  wire [31:0] n2454 = (n2452 ? u_lsu12_tok_o : n2434);
-  wire n2456 = (u_lsu12_out_lane_o == 3'h4);
-  wire n2457 = (n2456 ? u_lsu12_tok_valid_o : n2437);
-  wire [31:0] n2458 = (n2456 ? u_lsu12_tok_o : n2438);
-  wire n2460 = (u_lsu12_out_lane_o == 3'h5);
-  wire n2461 = (n2460 ? u_lsu12_tok_valid_o : n2441);
-  wire [31:0] n2462 = (n2460 ? u_lsu12_tok_o : n2442);
-  wire n2464 = (u_core24_out_lane_o == 3'h1);
-  wire n2465 = (n2464 ? u_core24_tok_valid_o : n2445);
-  wire [31:0] n2466 = (n2464 ? u_core24_tok_o : n2446);
-  wire n2468 = (u_core24_out_lane_o == 3'h2);
-  wire n2469 = (n2468 ? u_core24_tok_valid_o : n2449);
-  wire [31:0] n2470 = (n2468 ? u_core24_tok_o : n2450);
-  wire n2472 = (u_core24_out_lane_o == 3'h3);
-  wire n2473 = (n2472 ? u_core24_tok_valid_o : n2453);
-  wire [31:0] n2474 = (n2472 ? u_core24_tok_o : n2454);
-  wire n2476 = (u_core24_out_lane_o == 3'h4);
-  wire n2477 = (n2476 ? u_core24_tok_valid_o : n2457);
-  wire [31:0] n2478 = (n2476 ? u_core24_tok_o : n2458);
-  wire n2480 = (u_core24_out_lane_o == 3'h5);
-  wire n2481 = (n2480 ? u_core24_tok_valid_o : n2461);
-  wire [31:0] n2482 = (n2480 ? u_core24_tok_o : n2462);
-  wire n2484 = (u_core25_out_lane_o == 3'h1);
-  wire n2485 = (n2484 ? u_core25_tok_valid_o : n2465);
-  wire [31:0] n2486 = (n2484 ? u_core25_tok_o : n2466);
-  wire n2488 = (u_core25_out_lane_o == 3'h2);
-  wire n2489 = (n2488 ? u_core25_tok_valid_o : n2469);
-  wire [31:0] n2490 = (n2488 ? u_core25_tok_o : n2470);
-  wire n2492 = (u_core25_out_lane_o == 3'h3);
-  wire n2493 = (n2492 ? u_core25_tok_valid_o : n2473);
-  wire [31:0] n2494 = (n2492 ? u_core25_tok_o : n2474);
-  wire n2496 = (u_core25_out_lane_o == 3'h4);
-  wire n2497 = (n2496 ? u_core25_tok_valid_o : n2477);
-  wire [31:0] n2498 = (n2496 ? u_core25_tok_o : n2478);
-  wire n2500 = (u_core25_out_lane_o == 3'h5);
-  wire n2501 = (n2500 ? u_core25_tok_valid_o : n2481);
-  wire [31:0] n2502 = (n2500 ? u_core25_tok_o : n2482);
-  wire n2504 = (u_lsu13_out_lane_o == 3'h1);
-  wire n2505 = (n2504 ? u_lsu13_tok_valid_o : n2485);
-  wire [31:0] n2506 = (n2504 ? u_lsu13_tok_o : n2486);
-  wire n2508 = (u_lsu13_out_lane_o == 3'h2);
-  wire n2509 = (n2508 ? u_lsu13_tok_valid_o : n2489);
-  wire [31:0] n2510 = (n2508 ? u_lsu13_tok_o : n2490);
-  wire n2512 = (u_lsu13_out_lane_o == 3'h3);
-  wire n2513 = (n2512 ? u_lsu13_tok_valid_o : n2493);
-  wire [31:0] n2514 = (n2512 ? u_lsu13_tok_o : n2494);
-  wire n2516 = (u_lsu13_out_lane_o == 3'h4);
-  wire n2517 = (n2516 ? u_lsu13_tok_valid_o : n2497);
-  wire [31:0] n2518 = (n2516 ? u_lsu13_tok_o : n2498);
-  wire n2520 = (u_lsu13_out_lane_o == 3'h5);
-  wire n2521 = (n2520 ? u_lsu13_tok_valid_o : n2501);
-  wire [31:0] n2522 = (n2520 ? u_lsu13_tok_o : n2502);
-  wire n2524 = (u_core26_out_lane_o == 3'h1);
-  wire n2525 = (n2524 ? u_core26_tok_valid_o : n2505);
-  wire [31:0] n2526 = (n2524 ? u_core26_tok_o : n2506);
-  wire n2528 = (u_core26_out_lane_o == 3'h2);
-  wire n2529 = (n2528 ? u_core26_tok_valid_o : n2509);
-  wire [31:0] n2530 = (n2528 ? u_core26_tok_o : n2510);
-  wire n2532 = (u_core26_out_lane_o == 3'h3);
-  wire n2533 = (n2532 ? u_core26_tok_valid_o : n2513);
-  wire [31:0] n2534 = (n2532 ? u_core26_tok_o : n2514);
-  wire n2536 = (u_core26_out_lane_o == 3'h4);
-  wire n2537 = (n2536 ? u_core26_tok_valid_o : n2517);
-  wire [31:0] n2538 = (n2536 ? u_core26_tok_o : n2518);
-  wire n2540 = (u_core26_out_lane_o == 3'h5);
-  wire n2541 = (n2540 ? u_core26_tok_valid_o : n2521);
-  wire [31:0] n2542 = (n2540 ? u_core26_tok_o : n2522);
-  wire n2544 = (u_core27_out_lane_o == 3'h1);
-  wire n2545 = (n2544 ? u_core27_tok_valid_o : n2525);
-  wire [31:0] n2546 = (n2544 ? u_core27_tok_o : n2526);
-  wire n2548 = (u_core27_out_lane_o == 3'h2);
-  wire n2549 = (n2548 ? u_core27_tok_valid_o : n2529);
-  wire [31:0] n2550 = (n2548 ? u_core27_tok_o : n2530);
-  wire n2552 = (u_core27_out_lane_o == 3'h3);
-  wire n2553 = (n2552 ? u_core27_tok_valid_o : n2533);
-  wire [31:0] n2554 = (n2552 ? u_core27_tok_o : n2534);
-  wire n2556 = (u_core27_out_lane_o == 3'h4);
-  wire n2557 = (n2556 ? u_core27_tok_valid_o : n2537);
-  wire [31:0] n2558 = (n2556 ? u_core27_tok_o : n2538);
-  wire n2560 = (u_core27_out_lane_o == 3'h5);
-  wire n2561 = (n2560 ? u_core27_tok_valid_o : n2541);
-  wire [31:0] n2562 = (n2560 ? u_core27_tok_o : n2542);
-  wire n2564 = (u_lsu14_out_lane_o == 3'h1);
-  wire n2565 = (n2564 ? u_lsu14_tok_valid_o : n2545);
-  wire [31:0] n2566 = (n2564 ? u_lsu14_tok_o : n2546);
-  wire n2568 = (u_lsu14_out_lane_o == 3'h2);
-  wire n2569 = (n2568 ? u_lsu14_tok_valid_o : n2549);
-  wire [31:0] n2570 = (n2568 ? u_lsu14_tok_o : n2550);
-  wire n2572 = (u_lsu14_out_lane_o == 3'h3);
-  wire n2573 = (n2572 ? u_lsu14_tok_valid_o : n2553);
-  wire [31:0] n2574 = (n2572 ? u_lsu14_tok_o : n2554);
-  wire n2576 = (u_lsu14_out_lane_o == 3'h4);
-  wire n2577 = (n2576 ? u_lsu14_tok_valid_o : n2557);
-  wire [31:0] n2578 = (n2576 ? u_lsu14_tok_o : n2558);
-  wire n2580 = (u_lsu14_out_lane_o == 3'h5);
-  wire n2581 = (n2580 ? u_lsu14_tok_valid_o : n2561);
-  wire [31:0] n2582 = (n2580 ? u_lsu14_tok_o : n2562);
-  wire n2584 = (u_core28_out_lane_o == 3'h1);
-  wire n2585 = (n2584 ? u_core28_tok_valid_o : n2565);
-  wire [31:0] n2586 = (n2584 ? u_core28_tok_o : n2566);
-  wire n2588 = (u_core28_out_lane_o == 3'h2);
-  wire n2589 = (n2588 ? u_core28_tok_valid_o : n2569);
-  wire [31:0] n2590 = (n2588 ? u_core28_tok_o : n2570);
-  wire n2592 = (u_core28_out_lane_o == 3'h3);
-  wire n2593 = (n2592 ? u_core28_tok_valid_o : n2573);
-  wire [31:0] n2594 = (n2592 ? u_core28_tok_o : n2574);
-  wire n2596 = (u_core28_out_lane_o == 3'h4);
-  wire n2597 = (n2596 ? u_core28_tok_valid_o : n2577);
-  wire [31:0] n2598 = (n2596 ? u_core28_tok_o : n2578);
-  wire n2600 = (u_core28_out_lane_o == 3'h5);
-  wire n2601 = (n2600 ? u_core28_tok_valid_o : n2581);
-  wire [31:0] n2602 = (n2600 ? u_core28_tok_o : n2582);
-  wire n2604 = (u_core29_out_lane_o == 3'h1);
-  wire n2605 = (n2604 ? u_core29_tok_valid_o : n2585);
-  wire [31:0] n2606 = (n2604 ? u_core29_tok_o : n2586);
-  wire n2608 = (u_core29_out_lane_o == 3'h2);
-  wire n2609 = (n2608 ? u_core29_tok_valid_o : n2589);
-  wire [31:0] n2610 = (n2608 ? u_core29_tok_o : n2590);
-  wire n2612 = (u_core29_out_lane_o == 3'h3);
-  wire n2613 = (n2612 ? u_core29_tok_valid_o : n2593);
-  wire [31:0] n2614 = (n2612 ? u_core29_tok_o : n2594);
-  wire n2616 = (u_core29_out_lane_o == 3'h4);
-  wire n2617 = (n2616 ? u_core29_tok_valid_o : n2597);
-  wire [31:0] n2618 = (n2616 ? u_core29_tok_o : n2598);
-  wire n2620 = (u_core29_out_lane_o == 3'h5);
-  wire n2621 = (n2620 ? u_core29_tok_valid_o : n2601);
-  wire [31:0] n2622 = (n2620 ? u_core29_tok_o : n2602);
-  wire n2624 = (u_lsu15_out_lane_o == 3'h1);
-  wire n2625 = (n2624 ? u_lsu15_tok_valid_o : n2605);
-  wire [31:0] n2626 = (n2624 ? u_lsu15_tok_o : n2606);
-  wire n2628 = (u_lsu15_out_lane_o == 3'h2);
-  wire n2629 = (n2628 ? u_lsu15_tok_valid_o : n2609);
-  wire [31:0] n2630 = (n2628 ? u_lsu15_tok_o : n2610);
-  wire n2632 = (u_lsu15_out_lane_o == 3'h3);
-  wire n2633 = (n2632 ? u_lsu15_tok_valid_o : n2613);
-  wire [31:0] n2634 = (n2632 ? u_lsu15_tok_o : n2614);
-  wire n2636 = (u_lsu15_out_lane_o == 3'h4);
-  wire n2637 = (n2636 ? u_lsu15_tok_valid_o : n2617);
-  wire [31:0] n2638 = (n2636 ? u_lsu15_tok_o : n2618);
-  wire n2640 = (u_lsu15_out_lane_o == 3'h5);
-  wire n2641 = (n2640 ? u_lsu15_tok_valid_o : n2621);
-  wire [31:0] n2642 = (n2640 ? u_lsu15_tok_o : n2622);
-  wire n2644 = (u_core30_out_lane_o == 3'h1);
-  wire n2648 = (u_core30_out_lane_o == 3'h2);
-  wire n2652 = (u_core30_out_lane_o == 3'h3);
-  wire n2656 = (u_core30_out_lane_o == 3'h4);
-  wire n2660 = (u_core30_out_lane_o == 3'h5);
-  wire [8:0] n2701 = ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2703 = ((n1709 < n2701) ? n1709 : n2701);
-  wire [8:0] n2706 = ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2708 = ((n1710 < n2706) ? n1710 : n2706);
-  wire [8:0] n2711 = ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2713 = ((n1711 < n2711) ? n1711 : n2711);
-  wire [8:0] n2716 = ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2718 = ((n1712 < n2716) ? n1712 : n2716);
-  wire [8:0] n2721 = ((u_core31_out_lane_o == 3'h5) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2723 = ((n1713 < n2721) ? n1713 : n2721);
-  wire [8:0] n2741 = ((u_core30_out_lane_o == 3'h1) ? 9'h1ff : n2703);
-  wire [8:0] n2743 = ((n1677 < n2741) ? n1677 : n2741);
-  wire [8:0] n2746 = ((u_core30_out_lane_o == 3'h2) ? 9'h1ff : n2708);
-  wire [8:0] n2748 = ((n1678 < n2746) ? n1678 : n2746);
-  wire [8:0] n2751 = ((u_core30_out_lane_o == 3'h3) ? 9'h1ff : n2713);
-  wire [8:0] n2753 = ((n1679 < n2751) ? n1679 : n2751);
-  wire [8:0] n2756 = ((u_core30_out_lane_o == 3'h4) ? 9'h1ff : n2718);
-  wire [8:0] n2758 = ((n1680 < n2756) ? n1680 : n2756);
-  wire [8:0] n2761 = ((u_core30_out_lane_o == 3'h5) ? 9'h1ff : n2723);
-  wire [8:0] n2763 = ((n1681 < n2761) ? n1681 : n2761);
-  wire [8:0] n2781 = ((u_lsu15_out_lane_o == 3'h1) ? 9'h1ff : n2743);
-  wire [8:0] n2783 = ((n1641 < n2781) ? n1641 : n2781);
-  wire [8:0] n2786 = ((u_lsu15_out_lane_o == 3'h2) ? 9'h1ff : n2748);
-  wire [8:0] n2788 = ((n1642 < n2786) ? n1642 : n2786);
-  wire [8:0] n2791 = ((u_lsu15_out_lane_o == 3'h3) ? 9'h1ff : n2753);
-  wire [8:0] n2793 = ((n1643 < n2791) ? n1643 : n2791);
-  wire [8:0] n2796 = ((u_lsu15_out_lane_o == 3'h4) ? 9'h1ff : n2758);
-  wire [8:0] n2798 = ((n1644 < n2796) ? n1644 : n2796);
-  wire [8:0] n2801 = ((u_lsu15_out_lane_o == 3'h5) ? 9'h1ff : n2763);
-  wire [8:0] n2803 = ((n1645 < n2801) ? n1645 : n2801);
-  wire [8:0] n2821 = ((u_core29_out_lane_o == 3'h1) ? 9'h1ff : n2783);
-  wire [8:0] n2823 = ((n1605 < n2821) ? n1605 : n2821);
-  wire [8:0] n2826 = ((u_core29_out_lane_o == 3'h2) ? 9'h1ff : n2788);
-  wire [8:0] n2828 = ((n1606 < n2826) ? n1606 : n2826);
-  wire [8:0] n2831 = ((u_core29_out_lane_o == 3'h3) ? 9'h1ff : n2793);
-  wire [8:0] n2833 = ((n1607 < n2831) ? n1607 : n2831);
-  wire [8:0] n2836 = ((u_core29_out_lane_o == 3'h4) ? 9'h1ff : n2798);
-  wire [8:0] n2838 = ((n1608 < n2836) ? n1608 : n2836);
-  wire [8:0] n2841 = ((u_core29_out_lane_o == 3'h5) ? 9'h1ff : n2803);
-  wire [8:0] n2843 = ((n1609 < n2841) ? n1609 : n2841);
-  wire [8:0] n2861 = ((u_core28_out_lane_o == 3'h1) ? 9'h1ff : n2823);
-  wire [8:0] n2863 = ((n1573 < n2861) ? n1573 : n2861);
-  wire [8:0] n2866 = ((u_core28_out_lane_o == 3'h2) ? 9'h1ff : n2828);
-  wire [8:0] n2868 = ((n1574 < n2866) ? n1574 : n2866);
-  wire [8:0] n2871 = ((u_core28_out_lane_o == 3'h3) ? 9'h1ff : n2833);
-  wire [8:0] n2873 = ((n1575 < n2871) ? n1575 : n2871);
-  wire [8:0] n2876 = ((u_core28_out_lane_o == 3'h4) ? 9'h1ff : n2838);
-  wire [8:0] n2878 = ((n1576 < n2876) ? n1576 : n2876);
-  wire [8:0] n2881 = ((u_core28_out_lane_o == 3'h5) ? 9'h1ff : n2843);
-  wire [8:0] n2883 = ((n1577 < n2881) ? n1577 : n2881);
-  wire [8:0] n2901 = ((u_lsu14_out_lane_o == 3'h1) ? 9'h1ff : n2863);
-  wire [8:0] n2903 = ((n1537 < n2901) ? n1537 : n2901);
-  wire [8:0] n2906 = ((u_lsu14_out_lane_o == 3'h2) ? 9'h1ff : n2868);
-  wire [8:0] n2908 = ((n1538 < n2906) ? n1538 : n2906);
-  wire [8:0] n2911 = ((u_lsu14_out_lane_o == 3'h3) ? 9'h1ff : n2873);
-  wire [8:0] n2913 = ((n1539 < n2911) ? n1539 : n2911);
-  wire [8:0] n2916 = ((u_lsu14_out_lane_o == 3'h4) ? 9'h1ff : n2878);
-  wire [8:0] n2918 = ((n1540 < n2916) ? n1540 : n2916);
-  wire [8:0] n2921 = ((u_lsu14_out_lane_o == 3'h5) ? 9'h1ff : n2883);
-  wire [8:0] n2923 = ((n1541 < n2921) ? n1541 : n2921);
-  wire [8:0] n2941 = ((u_core27_out_lane_o == 3'h1) ? 9'h1ff : n2903);
-  wire [8:0] n2943 = ((n1501 < n2941) ? n1501 : n2941);
-  wire [8:0] n2946 = ((u_core27_out_lane_o == 3'h2) ? 9'h1ff : n2908);
-  wire [8:0] n2948 = ((n1502 < n2946) ? n1502 : n2946);
-  wire [8:0] n2951 = ((u_core27_out_lane_o == 3'h3) ? 9'h1ff : n2913);
-  wire [8:0] n2953 = ((n1503 < n2951) ? n1503 : n2951);
-  wire [8:0] n2956 = ((u_core27_out_lane_o == 3'h4) ? 9'h1ff : n2918);
-  wire [8:0] n2958 = ((n1504 < n2956) ? n1504 : n2956);
-  wire [8:0] n2961 = ((u_core27_out_lane_o == 3'h5) ? 9'h1ff : n2923);
-  wire [8:0] n2963 = ((n1505 < n2961) ? n1505 : n2961);
-  wire [8:0] n2981 = ((u_core26_out_lane_o == 3'h1) ? 9'h1ff : n2943);
-  wire [8:0] n2983 = ((n1469 < n2981) ? n1469 : n2981);
-  wire [8:0] n2986 = ((u_core26_out_lane_o == 3'h2) ? 9'h1ff : n2948);
-  wire [8:0] n2988 = ((n1470 < n2986) ? n1470 : n2986);
-  wire [8:0] n2991 = ((u_core26_out_lane_o == 3'h3) ? 9'h1ff : n2953);
-  wire [8:0] n2993 = ((n1471 < n2991) ? n1471 : n2991);
-  wire [8:0] n2996 = ((u_core26_out_lane_o == 3'h4) ? 9'h1ff : n2958);
-  wire [8:0] n2998 = ((n1472 < n2996) ? n1472 : n2996);
-  wire [8:0] n3001 = ((u_core26_out_lane_o == 3'h5) ? 9'h1ff : n2963);
-  wire [8:0] n3003 = ((n1473 < n3001) ? n1473 : n3001);
-  wire [8:0] n3021 = ((u_lsu13_out_lane_o == 3'h1) ? 9'h1ff : n2983);
-  wire [8:0] n3023 = ((n1433 < n3021) ? n1433 : n3021);
-  wire [8:0] n3026 = ((u_lsu13_out_lane_o == 3'h2) ? 9'h1ff : n2988);
-  wire [8:0] n3028 = ((n1434 < n3026) ? n1434 : n3026);
-  wire [8:0] n3031 = ((u_lsu13_out_lane_o == 3'h3) ? 9'h1ff : n2993);
-  wire [8:0] n3033 = ((n1435 < n3031) ? n1435 : n3031);
-  wire [8:0] n3036 = ((u_lsu13_out_lane_o == 3'h4) ? 9'h1ff : n2998);
-  wire [8:0] n3038 = ((n1436 < n3036) ? n1436 : n3036);
-  wire [8:0] n3041 = ((u_lsu13_out_lane_o == 3'h5) ? 9'h1ff : n3003);
-  wire [8:0] n3043 = ((n1437 < n3041) ? n1437 : n3041);
-  wire [8:0] n3061 = ((u_core25_out_lane_o == 3'h1) ? 9'h1ff : n3023);
-  wire [8:0] n3063 = ((n1397 < n3061) ? n1397 : n3061);
-  wire [8:0] n3066 = ((u_core25_out_lane_o == 3'h2) ? 9'h1ff : n3028);
-  wire [8:0] n3068 = ((n1398 < n3066) ? n1398 : n3066);
-  wire [8:0] n3071 = ((u_core25_out_lane_o == 3'h3) ? 9'h1ff : n3033);
-  wire [8:0] n3073 = ((n1399 < n3071) ? n1399 : n3071);
-  wire [8:0] n3076 = ((u_core25_out_lane_o == 3'h4) ? 9'h1ff : n3038);
-  wire [8:0] n3078 = ((n1400 < n3076) ? n1400 : n3076);
-  wire [8:0] n3081 = ((u_core25_out_lane_o == 3'h5) ? 9'h1ff : n3043);
-  wire [8:0] n3083 = ((n1401 < n3081) ? n1401 : n3081);
-  wire [8:0] n3101 = ((u_core24_out_lane_o == 3'h1) ? 9'h1ff : n3063);
-  wire [8:0] n3103 = ((n1365 < n3101) ? n1365 : n3101);
-  wire [8:0] n3106 = ((u_core24_out_lane_o == 3'h2) ? 9'h1ff : n3068);
-  wire [8:0] n3108 = ((n1366 < n3106) ? n1366 : n3106);
-  wire [8:0] n3111 = ((u_core24_out_lane_o == 3'h3) ? 9'h1ff : n3073);
-  wire [8:0] n3113 = ((n1367 < n3111) ? n1367 : n3111);
-  wire [8:0] n3116 = ((u_core24_out_lane_o == 3'h4) ? 9'h1ff : n3078);
-  wire [8:0] n3118 = ((n1368 < n3116) ? n1368 : n3116);
-  wire [8:0] n3121 = ((u_core24_out_lane_o == 3'h5) ? 9'h1ff : n3083);
-  wire [8:0] n3123 = ((n1369 < n3121) ? n1369 : n3121);
-  wire [8:0] n3141 = ((u_lsu12_out_lane_o == 3'h1) ? 9'h1ff : n3103);
-  wire [8:0] n3143 = ((n1329 < n3141) ? n1329 : n3141);
-  wire [8:0] n3146 = ((u_lsu12_out_lane_o == 3'h2) ? 9'h1ff : n3108);
-  wire [8:0] n3148 = ((n1330 < n3146) ? n1330 : n3146);
-  wire [8:0] n3151 = ((u_lsu12_out_lane_o == 3'h3) ? 9'h1ff : n3113);
-  wire [8:0] n3153 = ((n1331 < n3151) ? n1331 : n3151);
-  wire [8:0] n3156 = ((u_lsu12_out_lane_o == 3'h4) ? 9'h1ff : n3118);
-  wire [8:0] n3158 = ((n1332 < n3156) ? n1332 : n3156);
-  wire [8:0] n3161 = ((u_lsu12_out_lane_o == 3'h5) ? 9'h1ff : n3123);
-  wire [8:0] n3163 = ((n1333 < n3161) ? n1333 : n3161);
-  wire [8:0] n3181 = ((u_core23_out_lane_o == 3'h1) ? 9'h1ff : n3143);
-  wire [8:0] n3183 = ((n1293 < n3181) ? n1293 : n3181);
-  wire [8:0] n3186 = ((u_core23_out_lane_o == 3'h2) ? 9'h1ff : n3148);
-  wire [8:0] n3188 = ((n1294 < n3186) ? n1294 : n3186);
-  wire [8:0] n3191 = ((u_core23_out_lane_o == 3'h3) ? 9'h1ff : n3153);
-  wire [8:0] n3193 = ((n1295 < n3191) ? n1295 : n3191);
-  wire [8:0] n3196 = ((u_core23_out_lane_o == 3'h4) ? 9'h1ff : n3158);
-  wire [8:0] n3198 = ((n1296 < n3196) ? n1296 : n3196);
-  wire [8:0] n3201 = ((u_core23_out_lane_o == 3'h5) ? 9'h1ff : n3163);
-  wire [8:0] n3203 = ((n1297 < n3201) ? n1297 : n3201);
-  wire [8:0] n3221 = ((u_core22_out_lane_o == 3'h1) ? 9'h1ff : n3183);
-  wire [8:0] n3223 = ((n1261 < n3221) ? n1261 : n3221);
-  wire [8:0] n3226 = ((u_core22_out_lane_o == 3'h2) ? 9'h1ff : n3188);
-  wire [8:0] n3228 = ((n1262 < n3226) ? n1262 : n3226);
-  wire [8:0] n3231 = ((u_core22_out_lane_o == 3'h3) ? 9'h1ff : n3193);
-  wire [8:0] n3233 = ((n1263 < n3231) ? n1263 : n3231);
-  wire [8:0] n3236 = ((u_core22_out_lane_o == 3'h4) ? 9'h1ff : n3198);
-  wire [8:0] n3238 = ((n1264 < n3236) ? n1264 : n3236);
-  wire [8:0] n3241 = ((u_core22_out_lane_o == 3'h5) ? 9'h1ff : n3203);
-  wire [8:0] n3243 = ((n1265 < n3241) ? n1265 : n3241);
-  wire [8:0] n3261 = ((u_lsu11_out_lane_o == 3'h1) ? 9'h1ff : n3223);
-  wire [8:0] n3263 = ((n1225 < n3261) ? n1225 : n3261);
-  wire [8:0] n3266 = ((u_lsu11_out_lane_o == 3'h2) ? 9'h1ff : n3228);
-  wire [8:0] n3268 = ((n1226 < n3266) ? n1226 : n3266);
-  wire [8:0] n3271 = ((u_lsu11_out_lane_o == 3'h3) ? 9'h1ff : n3233);
-  wire [8:0] n3273 = ((n1227 < n3271) ? n1227 : n3271);
-  wire [8:0] n3276 = ((u_lsu11_out_lane_o == 3'h4) ? 9'h1ff : n3238);
-  wire [8:0] n3278 = ((n1228 < n3276) ? n1228 : n3276);
-  wire [8:0] n3281 = ((u_lsu11_out_lane_o == 3'h5) ? 9'h1ff : n3243);
-  wire [8:0] n3283 = ((n1229 < n3281) ? n1229 : n3281);
-  wire [8:0] n3301 = ((u_core21_out_lane_o == 3'h1) ? 9'h1ff : n3263);
-  wire [8:0] n3303 = ((n1189 < n3301) ? n1189 : n3301);
-  wire [8:0] n3306 = ((u_core21_out_lane_o == 3'h2) ? 9'h1ff : n3268);
-  wire [8:0] n3308 = ((n1190 < n3306) ? n1190 : n3306);
-  wire [8:0] n3311 = ((u_core21_out_lane_o == 3'h3) ? 9'h1ff : n3273);
-  wire [8:0] n3313 = ((n1191 < n3311) ? n1191 : n3311);
-  wire [8:0] n3316 = ((u_core21_out_lane_o == 3'h4) ? 9'h1ff : n3278);
-  wire [8:0] n3318 = ((n1192 < n3316) ? n1192 : n3316);
-  wire [8:0] n3321 = ((u_core21_out_lane_o == 3'h5) ? 9'h1ff : n3283);
-  wire [8:0] n3323 = ((n1193 < n3321) ? n1193 : n3321);
-  wire [8:0] n3341 = ((u_core20_out_lane_o == 3'h1) ? 9'h1ff : n3303);
-  wire [8:0] n3343 = ((n1157 < n3341) ? n1157 : n3341);
-  wire [8:0] n3346 = ((u_core20_out_lane_o == 3'h2) ? 9'h1ff : n3308);
-  wire [8:0] n3348 = ((n1158 < n3346) ? n1158 : n3346);
-  wire [8:0] n3351 = ((u_core20_out_lane_o == 3'h3) ? 9'h1ff : n3313);
-  wire [8:0] n3353 = ((n1159 < n3351) ? n1159 : n3351);
-  wire [8:0] n3356 = ((u_core20_out_lane_o == 3'h4) ? 9'h1ff : n3318);
-  wire [8:0] n3358 = ((n1160 < n3356) ? n1160 : n3356);
-  wire [8:0] n3361 = ((u_core20_out_lane_o == 3'h5) ? 9'h1ff : n3323);
-  wire [8:0] n3363 = ((n1161 < n3361) ? n1161 : n3361);
-  wire [8:0] n3381 = ((u_lsu10_out_lane_o == 3'h1) ? 9'h1ff : n3343);
-  wire [8:0] n3383 = ((n1121 < n3381) ? n1121 : n3381);
-  wire [8:0] n3386 = ((u_lsu10_out_lane_o == 3'h2) ? 9'h1ff : n3348);
-  wire [8:0] n3388 = ((n1122 < n3386) ? n1122 : n3386);
-  wire [8:0] n3391 = ((u_lsu10_out_lane_o == 3'h3) ? 9'h1ff : n3353);
-  wire [8:0] n3393 = ((n1123 < n3391) ? n1123 : n3391);
-  wire [8:0] n3396 = ((u_lsu10_out_lane_o == 3'h4) ? 9'h1ff : n3358);
-  wire [8:0] n3398 = ((n1124 < n3396) ? n1124 : n3396);
-  wire [8:0] n3401 = ((u_lsu10_out_lane_o == 3'h5) ? 9'h1ff : n3363);
-  wire [8:0] n3403 = ((n1125 < n3401) ? n1125 : n3401);
-  wire [8:0] n3421 = ((u_core19_out_lane_o == 3'h1) ? 9'h1ff : n3383);
-  wire [8:0] n3423 = ((n1085 < n3421) ? n1085 : n3421);
-  wire [8:0] n3426 = ((u_core19_out_lane_o == 3'h2) ? 9'h1ff : n3388);
-  wire [8:0] n3428 = ((n1086 < n3426) ? n1086 : n3426);
-  wire [8:0] n3431 = ((u_core19_out_lane_o == 3'h3) ? 9'h1ff : n3393);
-  wire [8:0] n3433 = ((n1087 < n3431) ? n1087 : n3431);
-  wire [8:0] n3436 = ((u_core19_out_lane_o == 3'h4) ? 9'h1ff : n3398);
-  wire [8:0] n3438 = ((n1088 < n3436) ? n1088 : n3436);
-  wire [8:0] n3441 = ((u_core19_out_lane_o == 3'h5) ? 9'h1ff : n3403);
-  wire [8:0] n3443 = ((n1089 < n3441) ? n1089 : n3441);
-  wire [8:0] n3461 = ((u_core18_out_lane_o == 3'h1) ? 9'h1ff : n3423);
-  wire [8:0] n3463 = ((n1053 < n3461) ? n1053 : n3461);
-  wire [8:0] n3466 = ((u_core18_out_lane_o == 3'h2) ? 9'h1ff : n3428);
-  wire [8:0] n3468 = ((n1054 < n3466) ? n1054 : n3466);
-  wire [8:0] n3471 = ((u_core18_out_lane_o == 3'h3) ? 9'h1ff : n3433);
-  wire [8:0] n3473 = ((n1055 < n3471) ? n1055 : n3471);
-  wire [8:0] n3476 = ((u_core18_out_lane_o == 3'h4) ? 9'h1ff : n3438);
-  wire [8:0] n3478 = ((n1056 < n3476) ? n1056 : n3476);
-  wire [8:0] n3481 = ((u_core18_out_lane_o == 3'h5) ? 9'h1ff : n3443);
-  wire [8:0] n3483 = ((n1057 < n3481) ? n1057 : n3481);
-  wire [8:0] n3501 = ((u_lsu9_out_lane_o == 3'h1) ? 9'h1ff : n3463);
-  wire [8:0] n3503 = ((n1017 < n3501) ? n1017 : n3501);
-  wire [8:0] n3506 = ((u_lsu9_out_lane_o == 3'h2) ? 9'h1ff : n3468);
-  wire [8:0] n3508 = ((n1018 < n3506) ? n1018 : n3506);
-  wire [8:0] n3511 = ((u_lsu9_out_lane_o == 3'h3) ? 9'h1ff : n3473);
-  wire [8:0] n3513 = ((n1019 < n3511) ? n1019 : n3511);
-  wire [8:0] n3516 = ((u_lsu9_out_lane_o == 3'h4) ? 9'h1ff : n3478);
-  wire [8:0] n3518 = ((n1020 < n3516) ? n1020 : n3516);
-  wire [8:0] n3521 = ((u_lsu9_out_lane_o == 3'h5) ? 9'h1ff : n3483);
-  wire [8:0] n3523 = ((n1021 < n3521) ? n1021 : n3521);
-  wire [8:0] n3541 = ((u_core17_out_lane_o == 3'h1) ? 9'h1ff : n3503);
-  wire [8:0] n3543 = ((n981 < n3541) ? n981 : n3541);
-  wire [8:0] n3546 = ((u_core17_out_lane_o == 3'h2) ? 9'h1ff : n3508);
-  wire [8:0] n3548 = ((n982 < n3546) ? n982 : n3546);
-  wire [8:0] n3551 = ((u_core17_out_lane_o == 3'h3) ? 9'h1ff : n3513);
-  wire [8:0] n3553 = ((n983 < n3551) ? n983 : n3551);
-  wire [8:0] n3556 = ((u_core17_out_lane_o == 3'h4) ? 9'h1ff : n3518);
-  wire [8:0] n3558 = ((n984 < n3556) ? n984 : n3556);
-  wire [8:0] n3561 = ((u_core17_out_lane_o == 3'h5) ? 9'h1ff : n3523);
-  wire [8:0] n3563 = ((n985 < n3561) ? n985 : n3561);
-  wire [8:0] n3581 = ((u_core16_out_lane_o == 3'h1) ? 9'h1ff : n3543);
-  wire [8:0] n3583 = ((n949 < n3581) ? n949 : n3581);
-  wire [8:0] n3586 = ((u_core16_out_lane_o == 3'h2) ? 9'h1ff : n3548);
-  wire [8:0] n3588 = ((n950 < n3586) ? n950 : n3586);
-  wire [8:0] n3591 = ((u_core16_out_lane_o == 3'h3) ? 9'h1ff : n3553);
-  wire [8:0] n3593 = ((n951 < n3591) ? n951 : n3591);
-  wire [8:0] n3596 = ((u_core16_out_lane_o == 3'h4) ? 9'h1ff : n3558);
-  wire [8:0] n3598 = ((n952 < n3596) ? n952 : n3596);
-  wire [8:0] n3601 = ((u_core16_out_lane_o == 3'h5) ? 9'h1ff : n3563);
-  wire [8:0] n3603 = ((n953 < n3601) ? n953 : n3601);
-  wire [8:0] n3621 = ((u_lsu8_out_lane_o == 3'h1) ? 9'h1ff : n3583);
-  wire [8:0] n3623 = ((n913 < n3621) ? n913 : n3621);
-  wire [8:0] n3626 = ((u_lsu8_out_lane_o == 3'h2) ? 9'h1ff : n3588);
-  wire [8:0] n3628 = ((n914 < n3626) ? n914 : n3626);
-  wire [8:0] n3631 = ((u_lsu8_out_lane_o == 3'h3) ? 9'h1ff : n3593);
-  wire [8:0] n3633 = ((n915 < n3631) ? n915 : n3631);
-  wire [8:0] n3636 = ((u_lsu8_out_lane_o == 3'h4) ? 9'h1ff : n3598);
-  wire [8:0] n3638 = ((n916 < n3636) ? n916 : n3636);
-  wire [8:0] n3641 = ((u_lsu8_out_lane_o == 3'h5) ? 9'h1ff : n3603);
-  wire [8:0] n3643 = ((n917 < n3641) ? n917 : n3641);
-  wire [8:0] n3661 = ((u_core15_out_lane_o == 3'h1) ? 9'h1ff : n3623);
-  wire [8:0] n3663 = ((n877 < n3661) ? n877 : n3661);
-  wire [8:0] n3666 = ((u_core15_out_lane_o == 3'h2) ? 9'h1ff : n3628);
-  wire [8:0] n3668 = ((n878 < n3666) ? n878 : n3666);
-  wire [8:0] n3671 = ((u_core15_out_lane_o == 3'h3) ? 9'h1ff : n3633);
-  wire [8:0] n3673 = ((n879 < n3671) ? n879 : n3671);
-  wire [8:0] n3676 = ((u_core15_out_lane_o == 3'h4) ? 9'h1ff : n3638);
-  wire [8:0] n3678 = ((n880 < n3676) ? n880 : n3676);
-  wire [8:0] n3681 = ((u_core15_out_lane_o == 3'h5) ? 9'h1ff : n3643);
-  wire [8:0] n3683 = ((n881 < n3681) ? n881 : n3681);
-  wire [8:0] n3701 = ((u_core14_out_lane_o == 3'h1) ? 9'h1ff : n3663);
-  wire [8:0] n3703 = ((n845 < n3701) ? n845 : n3701);
-  wire [8:0] n3706 = ((u_core14_out_lane_o == 3'h2) ? 9'h1ff : n3668);
-  wire [8:0] n3708 = ((n846 < n3706) ? n846 : n3706);
-  wire [8:0] n3711 = ((u_core14_out_lane_o == 3'h3) ? 9'h1ff : n3673);
-  wire [8:0] n3713 = ((n847 < n3711) ? n847 : n3711);
-  wire [8:0] n3716 = ((u_core14_out_lane_o == 3'h4) ? 9'h1ff : n3678);
-  wire [8:0] n3718 = ((n848 < n3716) ? n848 : n3716);
-  wire [8:0] n3721 = ((u_core14_out_lane_o == 3'h5) ? 9'h1ff : n3683);
-  wire [8:0] n3723 = ((n849 < n3721) ? n849 : n3721);
-  wire [8:0] n3741 = ((u_lsu7_out_lane_o == 3'h1) ? 9'h1ff : n3703);
-  wire [8:0] n3743 = ((n809 < n3741) ? n809 : n3741);
-  wire [8:0] n3746 = ((u_lsu7_out_lane_o == 3'h2) ? 9'h1ff : n3708);
-  wire [8:0] n3748 = ((n810 < n3746) ? n810 : n3746);
-  wire [8:0] n3751 = ((u_lsu7_out_lane_o == 3'h3) ? 9'h1ff : n3713);
-  wire [8:0] n3753 = ((n811 < n3751) ? n811 : n3751);
-  wire [8:0] n3756 = ((u_lsu7_out_lane_o == 3'h4) ? 9'h1ff : n3718);
-  wire [8:0] n3758 = ((n812 < n3756) ? n812 : n3756);
-  wire [8:0] n3761 = ((u_lsu7_out_lane_o == 3'h5) ? 9'h1ff : n3723);
-  wire [8:0] n3763 = ((n813 < n3761) ? n813 : n3761);
-  wire [8:0] n3781 = ((u_core13_out_lane_o == 3'h1) ? 9'h1ff : n3743);
-  wire [8:0] n3783 = ((n773 < n3781) ? n773 : n3781);
-  wire [8:0] n3786 = ((u_core13_out_lane_o == 3'h2) ? 9'h1ff : n3748);
-  wire [8:0] n3788 = ((n774 < n3786) ? n774 : n3786);
-  wire [8:0] n3791 = ((u_core13_out_lane_o == 3'h3) ? 9'h1ff : n3753);
-  wire [8:0] n3793 = ((n775 < n3791) ? n775 : n3791);
-  wire [8:0] n3796 = ((u_core13_out_lane_o == 3'h4) ? 9'h1ff : n3758);
-  wire [8:0] n3798 = ((n776 < n3796) ? n776 : n3796);
-  wire [8:0] n3801 = ((u_core13_out_lane_o == 3'h5) ? 9'h1ff : n3763);
-  wire [8:0] n3803 = ((n777 < n3801) ? n777 : n3801);
-  wire [8:0] n3821 = ((u_core12_out_lane_o == 3'h1) ? 9'h1ff : n3783);
-  wire [8:0] n3823 = ((n741 < n3821) ? n741 : n3821);
-  wire [8:0] n3826 = ((u_core12_out_lane_o == 3'h2) ? 9'h1ff : n3788);
-  wire [8:0] n3828 = ((n742 < n3826) ? n742 : n3826);
-  wire [8:0] n3831 = ((u_core12_out_lane_o == 3'h3) ? 9'h1ff : n3793);
-  wire [8:0] n3833 = ((n743 < n3831) ? n743 : n3831);
-  wire [8:0] n3836 = ((u_core12_out_lane_o == 3'h4) ? 9'h1ff : n3798);
-  wire [8:0] n3838 = ((n744 < n3836) ? n744 : n3836);
-  wire [8:0] n3841 = ((u_core12_out_lane_o == 3'h5) ? 9'h1ff : n3803);
-  wire [8:0] n3843 = ((n745 < n3841) ? n745 : n3841);
-  wire [8:0] n3861 = ((u_lsu6_out_lane_o == 3'h1) ? 9'h1ff : n3823);
-  wire [8:0] n3863 = ((n705 < n3861) ? n705 : n3861);
-  wire [8:0] n3866 = ((u_lsu6_out_lane_o == 3'h2) ? 9'h1ff : n3828);
-  wire [8:0] n3868 = ((n706 < n3866) ? n706 : n3866);
-  wire [8:0] n3871 = ((u_lsu6_out_lane_o == 3'h3) ? 9'h1ff : n3833);
-  wire [8:0] n3873 = ((n707 < n3871) ? n707 : n3871);
-  wire [8:0] n3876 = ((u_lsu6_out_lane_o == 3'h4) ? 9'h1ff : n3838);
-  wire [8:0] n3878 = ((n708 < n3876) ? n708 : n3876);
-  wire [8:0] n3881 = ((u_lsu6_out_lane_o == 3'h5) ? 9'h1ff : n3843);
-  wire [8:0] n3883 = ((n709 < n3881) ? n709 : n3881);
-  wire [8:0] n3901 = ((u_core11_out_lane_o == 3'h1) ? 9'h1ff : n3863);
-  wire [8:0] n3903 = ((n669 < n3901) ? n669 : n3901);
-  wire [8:0] n3906 = ((u_core11_out_lane_o == 3'h2) ? 9'h1ff : n3868);
-  wire [8:0] n3908 = ((n670 < n3906) ? n670 : n3906);
-  wire [8:0] n3911 = ((u_core11_out_lane_o == 3'h3) ? 9'h1ff : n3873);
-  wire [8:0] n3913 = ((n671 < n3911) ? n671 : n3911);
-  wire [8:0] n3916 = ((u_core11_out_lane_o == 3'h4) ? 9'h1ff : n3878);
-  wire [8:0] n3918 = ((n672 < n3916) ? n672 : n3916);
-  wire [8:0] n3921 = ((u_core11_out_lane_o == 3'h5) ? 9'h1ff : n3883);
-  wire [8:0] n3923 = ((n673 < n3921) ? n673 : n3921);
-  wire [8:0] n3941 = ((u_core10_out_lane_o == 3'h1) ? 9'h1ff : n3903);
-  wire [8:0] n3943 = ((n637 < n3941) ? n637 : n3941);
-  wire [8:0] n3946 = ((u_core10_out_lane_o == 3'h2) ? 9'h1ff : n3908);
-  wire [8:0] n3948 = ((n638 < n3946) ? n638 : n3946);
-  wire [8:0] n3951 = ((u_core10_out_lane_o == 3'h3) ? 9'h1ff : n3913);
-  wire [8:0] n3953 = ((n639 < n3951) ? n639 : n3951);
-  wire [8:0] n3956 = ((u_core10_out_lane_o == 3'h4) ? 9'h1ff : n3918);
-  wire [8:0] n3958 = ((n640 < n3956) ? n640 : n3956);
-  wire [8:0] n3961 = ((u_core10_out_lane_o == 3'h5) ? 9'h1ff : n3923);
-  wire [8:0] n3963 = ((n641 < n3961) ? n641 : n3961);
-  wire [8:0] n3981 = ((u_lsu5_out_lane_o == 3'h1) ? 9'h1ff : n3943);
-  wire [8:0] n3983 = ((n601 < n3981) ? n601 : n3981);
-  wire [8:0] n3986 = ((u_lsu5_out_lane_o == 3'h2) ? 9'h1ff : n3948);
-  wire [8:0] n3988 = ((n602 < n3986) ? n602 : n3986);
-  wire [8:0] n3991 = ((u_lsu5_out_lane_o == 3'h3) ? 9'h1ff : n3953);
-  wire [8:0] n3993 = ((n603 < n3991) ? n603 : n3991);
-  wire [8:0] n3996 = ((u_lsu5_out_lane_o == 3'h4) ? 9'h1ff : n3958);
-  wire [8:0] n3998 = ((n604 < n3996) ? n604 : n3996);
-  wire [8:0] n4001 = ((u_lsu5_out_lane_o == 3'h5) ? 9'h1ff : n3963);
-  wire [8:0] n4003 = ((n605 < n4001) ? n605 : n4001);
-  wire [8:0] n4021 = ((u_core9_out_lane_o == 3'h1) ? 9'h1ff : n3983);
-  wire [8:0] n4023 = ((n565 < n4021) ? n565 : n4021);
-  wire [8:0] n4026 = ((u_core9_out_lane_o == 3'h2) ? 9'h1ff : n3988);
-  wire [8:0] n4028 = ((n566 < n4026) ? n566 : n4026);
-  wire [8:0] n4031 = ((u_core9_out_lane_o == 3'h3) ? 9'h1ff : n3993);
-  wire [8:0] n4033 = ((n567 < n4031) ? n567 : n4031);
-  wire [8:0] n4036 = ((u_core9_out_lane_o == 3'h4) ? 9'h1ff : n3998);
-  wire [8:0] n4038 = ((n568 < n4036) ? n568 : n4036);
-  wire [8:0] n4041 = ((u_core9_out_lane_o == 3'h5) ? 9'h1ff : n4003);
-  wire [8:0] n4043 = ((n569 < n4041) ? n569 : n4041);
-  wire [8:0] n4061 = ((u_core8_out_lane_o == 3'h1) ? 9'h1ff : n4023);
-  wire [8:0] n4063 = ((n533 < n4061) ? n533 : n4061);
-  wire [8:0] n4066 = ((u_core8_out_lane_o == 3'h2) ? 9'h1ff : n4028);
-  wire [8:0] n4068 = ((n534 < n4066) ? n534 : n4066);
-  wire [8:0] n4071 = ((u_core8_out_lane_o == 3'h3) ? 9'h1ff : n4033);
-  wire [8:0] n4073 = ((n535 < n4071) ? n535 : n4071);
-  wire [8:0] n4076 = ((u_core8_out_lane_o == 3'h4) ? 9'h1ff : n4038);
-  wire [8:0] n4078 = ((n536 < n4076) ? n536 : n4076);
-  wire [8:0] n4081 = ((u_core8_out_lane_o == 3'h5) ? 9'h1ff : n4043);
-  wire [8:0] n4083 = ((n537 < n4081) ? n537 : n4081);
-  wire [8:0] n4101 = ((u_lsu4_out_lane_o == 3'h1) ? 9'h1ff : n4063);
-  wire [8:0] n4103 = ((n497 < n4101) ? n497 : n4101);
-  wire [8:0] n4106 = ((u_lsu4_out_lane_o == 3'h2) ? 9'h1ff : n4068);
-  wire [8:0] n4108 = ((n498 < n4106) ? n498 : n4106);
-  wire [8:0] n4111 = ((u_lsu4_out_lane_o == 3'h3) ? 9'h1ff : n4073);
-  wire [8:0] n4113 = ((n499 < n4111) ? n499 : n4111);
-  wire [8:0] n4116 = ((u_lsu4_out_lane_o == 3'h4) ? 9'h1ff : n4078);
-  wire [8:0] n4118 = ((n500 < n4116) ? n500 : n4116);
-  wire [8:0] n4121 = ((u_lsu4_out_lane_o == 3'h5) ? 9'h1ff : n4083);
-  wire [8:0] n4123 = ((n501 < n4121) ? n501 : n4121);
-  wire [8:0] n4141 = ((u_core7_out_lane_o == 3'h1) ? 9'h1ff : n4103);
-  wire [8:0] n4143 = ((n461 < n4141) ? n461 : n4141);
-  wire [8:0] n4146 = ((u_core7_out_lane_o == 3'h2) ? 9'h1ff : n4108);
-  wire [8:0] n4148 = ((n462 < n4146) ? n462 : n4146);
-  wire [8:0] n4151 = ((u_core7_out_lane_o == 3'h3) ? 9'h1ff : n4113);
-  wire [8:0] n4153 = ((n463 < n4151) ? n463 : n4151);
-  wire [8:0] n4156 = ((u_core7_out_lane_o == 3'h4) ? 9'h1ff : n4118);
-  wire [8:0] n4158 = ((n464 < n4156) ? n464 : n4156);
-  wire [8:0] n4161 = ((u_core7_out_lane_o == 3'h5) ? 9'h1ff : n4123);
-  wire [8:0] n4163 = ((n465 < n4161) ? n465 : n4161);
-  wire [8:0] n4181 = ((u_core6_out_lane_o == 3'h1) ? 9'h1ff : n4143);
-  wire [8:0] n4183 = ((n429 < n4181) ? n429 : n4181);
-  wire [8:0] n4186 = ((u_core6_out_lane_o == 3'h2) ? 9'h1ff : n4148);
-  wire [8:0] n4188 = ((n430 < n4186) ? n430 : n4186);
-  wire [8:0] n4191 = ((u_core6_out_lane_o == 3'h3) ? 9'h1ff : n4153);
-  wire [8:0] n4193 = ((n431 < n4191) ? n431 : n4191);
-  wire [8:0] n4196 = ((u_core6_out_lane_o == 3'h4) ? 9'h1ff : n4158);
-  wire [8:0] n4198 = ((n432 < n4196) ? n432 : n4196);
-  wire [8:0] n4201 = ((u_core6_out_lane_o == 3'h5) ? 9'h1ff : n4163);
-  wire [8:0] n4203 = ((n433 < n4201) ? n433 : n4201);
-  wire [8:0] n4221 = ((u_lsu3_out_lane_o == 3'h1) ? 9'h1ff : n4183);
-  wire [8:0] n4223 = ((n393 < n4221) ? n393 : n4221);
-  wire [8:0] n4226 = ((u_lsu3_out_lane_o == 3'h2) ? 9'h1ff : n4188);
-  wire [8:0] n4228 = ((n394 < n4226) ? n394 : n4226);
-  wire [8:0] n4231 = ((u_lsu3_out_lane_o == 3'h3) ? 9'h1ff : n4193);
-  wire [8:0] n4233 = ((n395 < n4231) ? n395 : n4231);
-  wire [8:0] n4236 = ((u_lsu3_out_lane_o == 3'h4) ? 9'h1ff : n4198);
-  wire [8:0] n4238 = ((n396 < n4236) ? n396 : n4236);
-  wire [8:0] n4241 = ((u_lsu3_out_lane_o == 3'h5) ? 9'h1ff : n4203);
-  wire [8:0] n4243 = ((n397 < n4241) ? n397 : n4241);
-  wire [8:0] n4261 = ((u_core5_out_lane_o == 3'h1) ? 9'h1ff : n4223);
-  wire [8:0] n4263 = ((n357 < n4261) ? n357 : n4261);
-  wire [8:0] n4266 = ((u_core5_out_lane_o == 3'h2) ? 9'h1ff : n4228);
-  wire [8:0] n4268 = ((n358 < n4266) ? n358 : n4266);
-  wire [8:0] n4271 = ((u_core5_out_lane_o == 3'h3) ? 9'h1ff : n4233);
-  wire [8:0] n4273 = ((n359 < n4271) ? n359 : n4271);
-  wire [8:0] n4276 = ((u_core5_out_lane_o == 3'h4) ? 9'h1ff : n4238);
-  wire [8:0] n4278 = ((n360 < n4276) ? n360 : n4276);
-  wire [8:0] n4281 = ((u_core5_out_lane_o == 3'h5) ? 9'h1ff : n4243);
-  wire [8:0] n4283 = ((n361 < n4281) ? n361 : n4281);
-  wire [8:0] n4301 = ((u_core4_out_lane_o == 3'h1) ? 9'h1ff : n4263);
-  wire [8:0] n4303 = ((n325 < n4301) ? n325 : n4301);
-  wire [8:0] n4306 = ((u_core4_out_lane_o == 3'h2) ? 9'h1ff : n4268);
-  wire [8:0] n4308 = ((n326 < n4306) ? n326 : n4306);
-  wire [8:0] n4311 = ((u_core4_out_lane_o == 3'h3) ? 9'h1ff : n4273);
-  wire [8:0] n4313 = ((n327 < n4311) ? n327 : n4311);
-  wire [8:0] n4316 = ((u_core4_out_lane_o == 3'h4) ? 9'h1ff : n4278);
-  wire [8:0] n4318 = ((n328 < n4316) ? n328 : n4316);
-  wire [8:0] n4321 = ((u_core4_out_lane_o == 3'h5) ? 9'h1ff : n4283);
-  wire [8:0] n4323 = ((n329 < n4321) ? n329 : n4321);
-  wire [8:0] n4341 = ((u_lsu2_out_lane_o == 3'h1) ? 9'h1ff : n4303);
-  wire [8:0] n4343 = ((n289 < n4341) ? n289 : n4341);
-  wire [8:0] n4346 = ((u_lsu2_out_lane_o == 3'h2) ? 9'h1ff : n4308);
-  wire [8:0] n4348 = ((n290 < n4346) ? n290 : n4346);
-  wire [8:0] n4351 = ((u_lsu2_out_lane_o == 3'h3) ? 9'h1ff : n4313);
-  wire [8:0] n4353 = ((n291 < n4351) ? n291 : n4351);
-  wire [8:0] n4356 = ((u_lsu2_out_lane_o == 3'h4) ? 9'h1ff : n4318);
-  wire [8:0] n4358 = ((n292 < n4356) ? n292 : n4356);
-  wire [8:0] n4361 = ((u_lsu2_out_lane_o == 3'h5) ? 9'h1ff : n4323);
-  wire [8:0] n4363 = ((n293 < n4361) ? n293 : n4361);
-  wire [8:0] n4381 = ((u_core3_out_lane_o == 3'h1) ? 9'h1ff : n4343);
-  wire [8:0] n4383 = ((n253 < n4381) ? n253 : n4381);
-  wire [8:0] n4386 = ((u_core3_out_lane_o == 3'h2) ? 9'h1ff : n4348);
-  wire [8:0] n4388 = ((n254 < n4386) ? n254 : n4386);
-  wire [8:0] n4391 = ((u_core3_out_lane_o == 3'h3) ? 9'h1ff : n4353);
-  wire [8:0] n4393 = ((n255 < n4391) ? n255 : n4391);
-  wire [8:0] n4396 = ((u_core3_out_lane_o == 3'h4) ? 9'h1ff : n4358);
-  wire [8:0] n4398 = ((n256 < n4396) ? n256 : n4396);
-  wire [8:0] n4401 = ((u_core3_out_lane_o == 3'h5) ? 9'h1ff : n4363);
-  wire [8:0] n4403 = ((n257 < n4401) ? n257 : n4401);
-  wire [8:0] n4421 = ((u_core2_out_lane_o == 3'h1) ? 9'h1ff : n4383);
-  wire [8:0] n4423 = ((n221 < n4421) ? n221 : n4421);
-  wire [8:0] n4426 = ((u_core2_out_lane_o == 3'h2) ? 9'h1ff : n4388);
-  wire [8:0] n4428 = ((n222 < n4426) ? n222 : n4426);
-  wire [8:0] n4431 = ((u_core2_out_lane_o == 3'h3) ? 9'h1ff : n4393);
-  wire [8:0] n4433 = ((n223 < n4431) ? n223 : n4431);
-  wire [8:0] n4436 = ((u_core2_out_lane_o == 3'h4) ? 9'h1ff : n4398);
-  wire [8:0] n4438 = ((n224 < n4436) ? n224 : n4436);
-  wire [8:0] n4441 = ((u_core2_out_lane_o == 3'h5) ? 9'h1ff : n4403);
-  wire [8:0] n4443 = ((n225 < n4441) ? n225 : n4441);
-  wire [8:0] n4461 = ((u_lsu1_out_lane_o == 3'h1) ? 9'h1ff : n4423);
-  wire [8:0] n4463 = ((n185 < n4461) ? n185 : n4461);
-  wire [8:0] n4466 = ((u_lsu1_out_lane_o == 3'h2) ? 9'h1ff : n4428);
-  wire [8:0] n4468 = ((n186 < n4466) ? n186 : n4466);
-  wire [8:0] n4471 = ((u_lsu1_out_lane_o == 3'h3) ? 9'h1ff : n4433);
-  wire [8:0] n4473 = ((n187 < n4471) ? n187 : n4471);
-  wire [8:0] n4476 = ((u_lsu1_out_lane_o == 3'h4) ? 9'h1ff : n4438);
-  wire [8:0] n4478 = ((n188 < n4476) ? n188 : n4476);
-  wire [8:0] n4481 = ((u_lsu1_out_lane_o == 3'h5) ? 9'h1ff : n4443);
-  wire [8:0] n4483 = ((n189 < n4481) ? n189 : n4481);
-  wire [8:0] n4501 = ((u_core1_out_lane_o == 3'h1) ? 9'h1ff : n4463);
-  wire [8:0] n4503 = ((n149 < n4501) ? n149 : n4501);
-  wire [8:0] n4506 = ((u_core1_out_lane_o == 3'h2) ? 9'h1ff : n4468);
-  wire [8:0] n4508 = ((n150 < n4506) ? n150 : n4506);
-  wire [8:0] n4511 = ((u_core1_out_lane_o == 3'h3) ? 9'h1ff : n4473);
-  wire [8:0] n4513 = ((n151 < n4511) ? n151 : n4511);
-  wire [8:0] n4516 = ((u_core1_out_lane_o == 3'h4) ? 9'h1ff : n4478);
-  wire [8:0] n4518 = ((n152 < n4516) ? n152 : n4516);
-  wire [8:0] n4521 = ((u_core1_out_lane_o == 3'h5) ? 9'h1ff : n4483);
-  wire [8:0] n4523 = ((n153 < n4521) ? n153 : n4521);
-  wire [8:0] n4541 = ((u_core0_out_lane_o == 3'h1) ? 9'h1ff : n4503);
-  wire [8:0] n4546 = ((u_core0_out_lane_o == 3'h2) ? 9'h1ff : n4508);
-  wire [8:0] n4551 = ((u_core0_out_lane_o == 3'h3) ? 9'h1ff : n4513);
-  wire [8:0] n4556 = ((u_core0_out_lane_o == 3'h4) ? 9'h1ff : n4518);
-  wire [8:0] n4561 = ((u_core0_out_lane_o == 3'h5) ? 9'h1ff : n4523);
+  wire [8:0] n123 = u_core0_free_o[8:0];
+  wire [8:0] n124 = u_core0_free_o[17:9];
+  wire [8:0] n125 = u_core0_free_o[26:18];
+  wire [8:0] n126 = u_core0_free_o[35:27];
+  wire [8:0] n127 = u_core0_free_o[44:36];
+  wire [8:0] n159 = u_core1_free_o[8:0];
+  wire [8:0] n160 = u_core1_free_o[17:9];
+  wire [8:0] n161 = u_core1_free_o[26:18];
+  wire [8:0] n162 = u_core1_free_o[35:27];
+  wire [8:0] n163 = u_core1_free_o[44:36];
+  wire [8:0] n199 = u_lsu1_free_o[8:0];
+  wire [8:0] n200 = u_lsu1_free_o[17:9];
+  wire [8:0] n201 = u_lsu1_free_o[26:18];
+  wire [8:0] n202 = u_lsu1_free_o[35:27];
+  wire [8:0] n203 = u_lsu1_free_o[44:36];
+  wire [8:0] n239 = u_core2_free_o[8:0];
+  wire [8:0] n240 = u_core2_free_o[17:9];
+  wire [8:0] n241 = u_core2_free_o[26:18];
+  wire [8:0] n242 = u_core2_free_o[35:27];
+  wire [8:0] n243 = u_core2_free_o[44:36];
+  wire [8:0] n275 = u_core3_free_o[8:0];
+  wire [8:0] n276 = u_core3_free_o[17:9];
+  wire [8:0] n277 = u_core3_free_o[26:18];
+  wire [8:0] n278 = u_core3_free_o[35:27];
+  wire [8:0] n279 = u_core3_free_o[44:36];
+  wire [8:0] n315 = u_lsu2_free_o[8:0];
+  wire [8:0] n316 = u_lsu2_free_o[17:9];
+  wire [8:0] n317 = u_lsu2_free_o[26:18];
+  wire [8:0] n318 = u_lsu2_free_o[35:27];
+  wire [8:0] n319 = u_lsu2_free_o[44:36];
+  wire [8:0] n355 = u_core4_free_o[8:0];
+  wire [8:0] n356 = u_core4_free_o[17:9];
+  wire [8:0] n357 = u_core4_free_o[26:18];
+  wire [8:0] n358 = u_core4_free_o[35:27];
+  wire [8:0] n359 = u_core4_free_o[44:36];
+  wire [8:0] n391 = u_core5_free_o[8:0];
+  wire [8:0] n392 = u_core5_free_o[17:9];
+  wire [8:0] n393 = u_core5_free_o[26:18];
+  wire [8:0] n394 = u_core5_free_o[35:27];
+  wire [8:0] n395 = u_core5_free_o[44:36];
+  wire [8:0] n431 = u_lsu3_free_o[8:0];
+  wire [8:0] n432 = u_lsu3_free_o[17:9];
+  wire [8:0] n433 = u_lsu3_free_o[26:18];
+  wire [8:0] n434 = u_lsu3_free_o[35:27];
+  wire [8:0] n435 = u_lsu3_free_o[44:36];
+  wire [8:0] n471 = u_core6_free_o[8:0];
+  wire [8:0] n472 = u_core6_free_o[17:9];
+  wire [8:0] n473 = u_core6_free_o[26:18];
+  wire [8:0] n474 = u_core6_free_o[35:27];
+  wire [8:0] n475 = u_core6_free_o[44:36];
+  wire [8:0] n507 = u_core7_free_o[8:0];
+  wire [8:0] n508 = u_core7_free_o[17:9];
+  wire [8:0] n509 = u_core7_free_o[26:18];
+  wire [8:0] n510 = u_core7_free_o[35:27];
+  wire [8:0] n511 = u_core7_free_o[44:36];
+  wire [8:0] n547 = u_lsu4_free_o[8:0];
+  wire [8:0] n548 = u_lsu4_free_o[17:9];
+  wire [8:0] n549 = u_lsu4_free_o[26:18];
+  wire [8:0] n550 = u_lsu4_free_o[35:27];
+  wire [8:0] n551 = u_lsu4_free_o[44:36];
+  wire [8:0] n587 = u_core8_free_o[8:0];
+  wire [8:0] n588 = u_core8_free_o[17:9];
+  wire [8:0] n589 = u_core8_free_o[26:18];
+  wire [8:0] n590 = u_core8_free_o[35:27];
+  wire [8:0] n591 = u_core8_free_o[44:36];
+  wire [8:0] n623 = u_core9_free_o[8:0];
+  wire [8:0] n624 = u_core9_free_o[17:9];
+  wire [8:0] n625 = u_core9_free_o[26:18];
+  wire [8:0] n626 = u_core9_free_o[35:27];
+  wire [8:0] n627 = u_core9_free_o[44:36];
+  wire [8:0] n663 = u_lsu5_free_o[8:0];
+  wire [8:0] n664 = u_lsu5_free_o[17:9];
+  wire [8:0] n665 = u_lsu5_free_o[26:18];
+  wire [8:0] n666 = u_lsu5_free_o[35:27];
+  wire [8:0] n667 = u_lsu5_free_o[44:36];
+  wire [8:0] n703 = u_core10_free_o[8:0];
+  wire [8:0] n704 = u_core10_free_o[17:9];
+  wire [8:0] n705 = u_core10_free_o[26:18];
+  wire [8:0] n706 = u_core10_free_o[35:27];
+  wire [8:0] n707 = u_core10_free_o[44:36];
+  wire [8:0] n739 = u_core11_free_o[8:0];
+  wire [8:0] n740 = u_core11_free_o[17:9];
+  wire [8:0] n741 = u_core11_free_o[26:18];
+  wire [8:0] n742 = u_core11_free_o[35:27];
+  wire [8:0] n743 = u_core11_free_o[44:36];
+  wire [8:0] n779 = u_lsu6_free_o[8:0];
+  wire [8:0] n780 = u_lsu6_free_o[17:9];
+  wire [8:0] n781 = u_lsu6_free_o[26:18];
+  wire [8:0] n782 = u_lsu6_free_o[35:27];
+  wire [8:0] n783 = u_lsu6_free_o[44:36];
+  wire [8:0] n819 = u_core12_free_o[8:0];
+  wire [8:0] n820 = u_core12_free_o[17:9];
+  wire [8:0] n821 = u_core12_free_o[26:18];
+  wire [8:0] n822 = u_core12_free_o[35:27];
+  wire [8:0] n823 = u_core12_free_o[44:36];
+  wire [8:0] n855 = u_core13_free_o[8:0];
+  wire [8:0] n856 = u_core13_free_o[17:9];
+  wire [8:0] n857 = u_core13_free_o[26:18];
+  wire [8:0] n858 = u_core13_free_o[35:27];
+  wire [8:0] n859 = u_core13_free_o[44:36];
+  wire [8:0] n895 = u_lsu7_free_o[8:0];
+  wire [8:0] n896 = u_lsu7_free_o[17:9];
+  wire [8:0] n897 = u_lsu7_free_o[26:18];
+  wire [8:0] n898 = u_lsu7_free_o[35:27];
+  wire [8:0] n899 = u_lsu7_free_o[44:36];
+  wire [8:0] n935 = u_core14_free_o[8:0];
+  wire [8:0] n936 = u_core14_free_o[17:9];
+  wire [8:0] n937 = u_core14_free_o[26:18];
+  wire [8:0] n938 = u_core14_free_o[35:27];
+  wire [8:0] n939 = u_core14_free_o[44:36];
+  wire [8:0] n971 = u_core15_free_o[8:0];
+  wire [8:0] n972 = u_core15_free_o[17:9];
+  wire [8:0] n973 = u_core15_free_o[26:18];
+  wire [8:0] n974 = u_core15_free_o[35:27];
+  wire [8:0] n975 = u_core15_free_o[44:36];
+  wire [8:0] n1011 = u_lsu8_free_o[8:0];
+  wire [8:0] n1012 = u_lsu8_free_o[17:9];
+  wire [8:0] n1013 = u_lsu8_free_o[26:18];
+  wire [8:0] n1014 = u_lsu8_free_o[35:27];
+  wire [8:0] n1015 = u_lsu8_free_o[44:36];
+  wire [8:0] n1051 = u_core16_free_o[8:0];
+  wire [8:0] n1052 = u_core16_free_o[17:9];
+  wire [8:0] n1053 = u_core16_free_o[26:18];
+  wire [8:0] n1054 = u_core16_free_o[35:27];
+  wire [8:0] n1055 = u_core16_free_o[44:36];
+  wire [8:0] n1087 = u_core17_free_o[8:0];
+  wire [8:0] n1088 = u_core17_free_o[17:9];
+  wire [8:0] n1089 = u_core17_free_o[26:18];
+  wire [8:0] n1090 = u_core17_free_o[35:27];
+  wire [8:0] n1091 = u_core17_free_o[44:36];
+  wire [8:0] n1127 = u_lsu9_free_o[8:0];
+  wire [8:0] n1128 = u_lsu9_free_o[17:9];
+  wire [8:0] n1129 = u_lsu9_free_o[26:18];
+  wire [8:0] n1130 = u_lsu9_free_o[35:27];
+  wire [8:0] n1131 = u_lsu9_free_o[44:36];
+  wire [8:0] n1167 = u_core18_free_o[8:0];
+  wire [8:0] n1168 = u_core18_free_o[17:9];
+  wire [8:0] n1169 = u_core18_free_o[26:18];
+  wire [8:0] n1170 = u_core18_free_o[35:27];
+  wire [8:0] n1171 = u_core18_free_o[44:36];
+  wire [8:0] n1203 = u_core19_free_o[8:0];
+  wire [8:0] n1204 = u_core19_free_o[17:9];
+  wire [8:0] n1205 = u_core19_free_o[26:18];
+  wire [8:0] n1206 = u_core19_free_o[35:27];
+  wire [8:0] n1207 = u_core19_free_o[44:36];
+  wire [8:0] n1243 = u_lsu10_free_o[8:0];
+  wire [8:0] n1244 = u_lsu10_free_o[17:9];
+  wire [8:0] n1245 = u_lsu10_free_o[26:18];
+  wire [8:0] n1246 = u_lsu10_free_o[35:27];
+  wire [8:0] n1247 = u_lsu10_free_o[44:36];
+  wire [8:0] n1283 = u_core20_free_o[8:0];
+  wire [8:0] n1284 = u_core20_free_o[17:9];
+  wire [8:0] n1285 = u_core20_free_o[26:18];
+  wire [8:0] n1286 = u_core20_free_o[35:27];
+  wire [8:0] n1287 = u_core20_free_o[44:36];
+  wire [8:0] n1319 = u_core21_free_o[8:0];
+  wire [8:0] n1320 = u_core21_free_o[17:9];
+  wire [8:0] n1321 = u_core21_free_o[26:18];
+  wire [8:0] n1322 = u_core21_free_o[35:27];
+  wire [8:0] n1323 = u_core21_free_o[44:36];
+  wire [8:0] n1359 = u_lsu11_free_o[8:0];
+  wire [8:0] n1360 = u_lsu11_free_o[17:9];
+  wire [8:0] n1361 = u_lsu11_free_o[26:18];
+  wire [8:0] n1362 = u_lsu11_free_o[35:27];
+  wire [8:0] n1363 = u_lsu11_free_o[44:36];
+  wire [8:0] n1399 = u_core22_free_o[8:0];
+  wire [8:0] n1400 = u_core22_free_o[17:9];
+  wire [8:0] n1401 = u_core22_free_o[26:18];
+  wire [8:0] n1402 = u_core22_free_o[35:27];
+  wire [8:0] n1403 = u_core22_free_o[44:36];
+  wire [8:0] n1435 = u_core23_free_o[8:0];
+  wire [8:0] n1436 = u_core23_free_o[17:9];
+  wire [8:0] n1437 = u_core23_free_o[26:18];
+  wire [8:0] n1438 = u_core23_free_o[35:27];
+  wire [8:0] n1439 = u_core23_free_o[44:36];
+  wire [8:0] n1475 = u_lsu12_free_o[8:0];
+  wire [8:0] n1476 = u_lsu12_free_o[17:9];
+  wire [8:0] n1477 = u_lsu12_free_o[26:18];
+  wire [8:0] n1478 = u_lsu12_free_o[35:27];
+  wire [8:0] n1479 = u_lsu12_free_o[44:36];
+  wire [8:0] n1515 = u_core24_free_o[8:0];
+  wire [8:0] n1516 = u_core24_free_o[17:9];
+  wire [8:0] n1517 = u_core24_free_o[26:18];
+  wire [8:0] n1518 = u_core24_free_o[35:27];
+  wire [8:0] n1519 = u_core24_free_o[44:36];
+  wire [8:0] n1551 = u_core25_free_o[8:0];
+  wire [8:0] n1552 = u_core25_free_o[17:9];
+  wire [8:0] n1553 = u_core25_free_o[26:18];
+  wire [8:0] n1554 = u_core25_free_o[35:27];
+  wire [8:0] n1555 = u_core25_free_o[44:36];
+  wire [8:0] n1591 = u_lsu13_free_o[8:0];
+  wire [8:0] n1592 = u_lsu13_free_o[17:9];
+  wire [8:0] n1593 = u_lsu13_free_o[26:18];
+  wire [8:0] n1594 = u_lsu13_free_o[35:27];
+  wire [8:0] n1595 = u_lsu13_free_o[44:36];
+  wire [8:0] n1631 = u_core26_free_o[8:0];
+  wire [8:0] n1632 = u_core26_free_o[17:9];
+  wire [8:0] n1633 = u_core26_free_o[26:18];
+  wire [8:0] n1634 = u_core26_free_o[35:27];
+  wire [8:0] n1635 = u_core26_free_o[44:36];
+  wire [8:0] n1667 = u_core27_free_o[8:0];
+  wire [8:0] n1668 = u_core27_free_o[17:9];
+  wire [8:0] n1669 = u_core27_free_o[26:18];
+  wire [8:0] n1670 = u_core27_free_o[35:27];
+  wire [8:0] n1671 = u_core27_free_o[44:36];
+  wire [8:0] n1707 = u_lsu14_free_o[8:0];
+  wire [8:0] n1708 = u_lsu14_free_o[17:9];
+  wire [8:0] n1709 = u_lsu14_free_o[26:18];
+  wire [8:0] n1710 = u_lsu14_free_o[35:27];
+  wire [8:0] n1711 = u_lsu14_free_o[44:36];
+  wire [8:0] n1747 = u_core28_free_o[8:0];
+  wire [8:0] n1748 = u_core28_free_o[17:9];
+  wire [8:0] n1749 = u_core28_free_o[26:18];
+  wire [8:0] n1750 = u_core28_free_o[35:27];
+  wire [8:0] n1751 = u_core28_free_o[44:36];
+  wire [8:0] n1783 = u_core29_free_o[8:0];
+  wire [8:0] n1784 = u_core29_free_o[17:9];
+  wire [8:0] n1785 = u_core29_free_o[26:18];
+  wire [8:0] n1786 = u_core29_free_o[35:27];
+  wire [8:0] n1787 = u_core29_free_o[44:36];
+  wire [8:0] n1823 = u_lsu15_free_o[8:0];
+  wire [8:0] n1824 = u_lsu15_free_o[17:9];
+  wire [8:0] n1825 = u_lsu15_free_o[26:18];
+  wire [8:0] n1826 = u_lsu15_free_o[35:27];
+  wire [8:0] n1827 = u_lsu15_free_o[44:36];
+  wire [8:0] n1863 = u_core30_free_o[8:0];
+  wire [8:0] n1864 = u_core30_free_o[17:9];
+  wire [8:0] n1865 = u_core30_free_o[26:18];
+  wire [8:0] n1866 = u_core30_free_o[35:27];
+  wire [8:0] n1867 = u_core30_free_o[44:36];
+  wire [8:0] n1899 = u_core31_free_o[8:0];
+  wire [8:0] n1900 = u_core31_free_o[17:9];
+  wire [8:0] n1901 = u_core31_free_o[26:18];
+  wire [8:0] n1902 = u_core31_free_o[35:27];
+  wire [8:0] n1903 = u_core31_free_o[44:36];
+  wire n1916 = (u_lsu0_out_lane_o == 3'h1);
+  wire n1917 = (n1916 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1918 = (n1916 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1920 = (u_lsu0_out_lane_o == 3'h2);
+  wire n1921 = (n1920 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1922 = (n1920 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1924 = (u_lsu0_out_lane_o == 3'h3);
+  wire n1925 = (n1924 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1926 = (n1924 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1928 = (u_lsu0_out_lane_o == 3'h4);
+  wire n1929 = (n1928 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1930 = (n1928 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1932 = (u_lsu0_out_lane_o == 3'h5);
+  wire n1933 = (n1932 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1934 = (n1932 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1936 = (u_core0_out_lane_o == 3'h1);
+  wire n1937 = (n1936 ? u_core0_tok_valid_o : n1917);
+  wire [31:0] n1938 = (n1936 ? u_core0_tok_o : n1918);
+  wire n1940 = (u_core0_out_lane_o == 3'h2);
+  wire n1941 = (n1940 ? u_core0_tok_valid_o : n1921);
+  wire [31:0] n1942 = (n1940 ? u_core0_tok_o : n1922);
+  wire n1944 = (u_core0_out_lane_o == 3'h3);
+  wire n1945 = (n1944 ? u_core0_tok_valid_o : n1925);
+  wire [31:0] n1946 = (n1944 ? u_core0_tok_o : n1926);
+  wire n1948 = (u_core0_out_lane_o == 3'h4);
+  wire n1949 = (n1948 ? u_core0_tok_valid_o : n1929);
+  wire [31:0] n1950 = (n1948 ? u_core0_tok_o : n1930);
+  wire n1952 = (u_core0_out_lane_o == 3'h5);
+  wire n1953 = (n1952 ? u_core0_tok_valid_o : n1933);
+  wire [31:0] n1954 = (n1952 ? u_core0_tok_o : n1934);
+  wire n1956 = (u_core1_out_lane_o == 3'h1);
+  wire n1957 = (n1956 ? u_core1_tok_valid_o : n1937);
+  wire [31:0] n1958 = (n1956 ? u_core1_tok_o : n1938);
+  wire n1960 = (u_core1_out_lane_o == 3'h2);
+  wire n1961 = (n1960 ? u_core1_tok_valid_o : n1941);
+  wire [31:0] n1962 = (n1960 ? u_core1_tok_o : n1942);
+  wire n1964 = (u_core1_out_lane_o == 3'h3);
+  wire n1965 = (n1964 ? u_core1_tok_valid_o : n1945);
+  wire [31:0] n1966 = (n1964 ? u_core1_tok_o : n1946);
+  wire n1968 = (u_core1_out_lane_o == 3'h4);
+  wire n1969 = (n1968 ? u_core1_tok_valid_o : n1949);
+  wire [31:0] n1970 = (n1968 ? u_core1_tok_o : n1950);
+  wire n1972 = (u_core1_out_lane_o == 3'h5);
+  wire n1973 = (n1972 ? u_core1_tok_valid_o : n1953);
+  wire [31:0] n1974 = (n1972 ? u_core1_tok_o : n1954);
+  wire n1976 = (u_lsu1_out_lane_o == 3'h1);
+  wire n1977 = (n1976 ? u_lsu1_tok_valid_o : n1957);
+  wire [31:0] n1978 = (n1976 ? u_lsu1_tok_o : n1958);
+  wire n1980 = (u_lsu1_out_lane_o == 3'h2);
+  wire n1981 = (n1980 ? u_lsu1_tok_valid_o : n1961);
+  wire [31:0] n1982 = (n1980 ? u_lsu1_tok_o : n1962);
+  wire n1984 = (u_lsu1_out_lane_o == 3'h3);
+  wire n1985 = (n1984 ? u_lsu1_tok_valid_o : n1965);
+  wire [31:0] n1986 = (n1984 ? u_lsu1_tok_o : n1966);
+  wire n1988 = (u_lsu1_out_lane_o == 3'h4);
+  wire n1989 = (n1988 ? u_lsu1_tok_valid_o : n1969);
+  wire [31:0] n1990 = (n1988 ? u_lsu1_tok_o : n1970);
+  wire n1992 = (u_lsu1_out_lane_o == 3'h5);
+  wire n1993 = (n1992 ? u_lsu1_tok_valid_o : n1973);
+  wire [31:0] n1994 = (n1992 ? u_lsu1_tok_o : n1974);
+  wire n1996 = (u_core2_out_lane_o == 3'h1);
+  wire n1997 = (n1996 ? u_core2_tok_valid_o : n1977);
+  wire [31:0] n1998 = (n1996 ? u_core2_tok_o : n1978);
+  wire n2000 = (u_core2_out_lane_o == 3'h2);
+  wire n2001 = (n2000 ? u_core2_tok_valid_o : n1981);
+  wire [31:0] n2002 = (n2000 ? u_core2_tok_o : n1982);
+  wire n2004 = (u_core2_out_lane_o == 3'h3);
+  wire n2005 = (n2004 ? u_core2_tok_valid_o : n1985);
+  wire [31:0] n2006 = (n2004 ? u_core2_tok_o : n1986);
+  wire n2008 = (u_core2_out_lane_o == 3'h4);
+  wire n2009 = (n2008 ? u_core2_tok_valid_o : n1989);
+  wire [31:0] n2010 = (n2008 ? u_core2_tok_o : n1990);
+  wire n2012 = (u_core2_out_lane_o == 3'h5);
+  wire n2013 = (n2012 ? u_core2_tok_valid_o : n1993);
+  wire [31:0] n2014 = (n2012 ? u_core2_tok_o : n1994);
+  wire n2016 = (u_core3_out_lane_o == 3'h1);
+  wire n2017 = (n2016 ? u_core3_tok_valid_o : n1997);
+  wire [31:0] n2018 = (n2016 ? u_core3_tok_o : n1998);
+  wire n2020 = (u_core3_out_lane_o == 3'h2);
+  wire n2021 = (n2020 ? u_core3_tok_valid_o : n2001);
+  wire [31:0] n2022 = (n2020 ? u_core3_tok_o : n2002);
+  wire n2024 = (u_core3_out_lane_o == 3'h3);
+  wire n2025 = (n2024 ? u_core3_tok_valid_o : n2005);
+  wire [31:0] n2026 = (n2024 ? u_core3_tok_o : n2006);
+  wire n2028 = (u_core3_out_lane_o == 3'h4);
+  wire n2029 = (n2028 ? u_core3_tok_valid_o : n2009);
+  wire [31:0] n2030 = (n2028 ? u_core3_tok_o : n2010);
+  wire n2032 = (u_core3_out_lane_o == 3'h5);
+  wire n2033 = (n2032 ? u_core3_tok_valid_o : n2013);
+  wire [31:0] n2034 = (n2032 ? u_core3_tok_o : n2014);
+  wire n2036 = (u_lsu2_out_lane_o == 3'h1);
+  wire n2037 = (n2036 ? u_lsu2_tok_valid_o : n2017);
+  wire [31:0] n2038 = (n2036 ? u_lsu2_tok_o : n2018);
+  wire n2040 = (u_lsu2_out_lane_o == 3'h2);
+  wire n2041 = (n2040 ? u_lsu2_tok_valid_o : n2021);
+  wire [31:0] n2042 = (n2040 ? u_lsu2_tok_o : n2022);
+  wire n2044 = (u_lsu2_out_lane_o == 3'h3);
+  wire n2045 = (n2044 ? u_lsu2_tok_valid_o : n2025);
+  wire [31:0] n2046 = (n2044 ? u_lsu2_tok_o : n2026);
+  wire n2048 = (u_lsu2_out_lane_o == 3'h4);
+  wire n2049 = (n2048 ? u_lsu2_tok_valid_o : n2029);
+  wire [31:0] n2050 = (n2048 ? u_lsu2_tok_o : n2030);
+  wire n2052 = (u_lsu2_out_lane_o == 3'h5);
+  wire n2053 = (n2052 ? u_lsu2_tok_valid_o : n2033);
+  wire [31:0] n2054 = (n2052 ? u_lsu2_tok_o : n2034);
+  wire n2056 = (u_core4_out_lane_o == 3'h1);
+  wire n2057 = (n2056 ? u_core4_tok_valid_o : n2037);
+  wire [31:0] n2058 = (n2056 ? u_core4_tok_o : n2038);
+  wire n2060 = (u_core4_out_lane_o == 3'h2);
+  wire n2061 = (n2060 ? u_core4_tok_valid_o : n2041);
+  wire [31:0] n2062 = (n2060 ? u_core4_tok_o : n2042);
+  wire n2064 = (u_core4_out_lane_o == 3'h3);
+  wire n2065 = (n2064 ? u_core4_tok_valid_o : n2045);
+  wire [31:0] n2066 = (n2064 ? u_core4_tok_o : n2046);
+  wire n2068 = (u_core4_out_lane_o == 3'h4);
+  wire n2069 = (n2068 ? u_core4_tok_valid_o : n2049);
+  wire [31:0] n2070 = (n2068 ? u_core4_tok_o : n2050);
+  wire n2072 = (u_core4_out_lane_o == 3'h5);
+  wire n2073 = (n2072 ? u_core4_tok_valid_o : n2053);
+  wire [31:0] n2074 = (n2072 ? u_core4_tok_o : n2054);
+  wire n2076 = (u_core5_out_lane_o == 3'h1);
+  wire n2077 = (n2076 ? u_core5_tok_valid_o : n2057);
+  wire [31:0] n2078 = (n2076 ? u_core5_tok_o : n2058);
+  wire n2080 = (u_core5_out_lane_o == 3'h2);
+  wire n2081 = (n2080 ? u_core5_tok_valid_o : n2061);
+  wire [31:0] n2082 = (n2080 ? u_core5_tok_o : n2062);
+  wire n2084 = (u_core5_out_lane_o == 3'h3);
+  wire n2085 = (n2084 ? u_core5_tok_valid_o : n2065);
+  wire [31:0] n2086 = (n2084 ? u_core5_tok_o : n2066);
+  wire n2088 = (u_core5_out_lane_o == 3'h4);
+  wire n2089 = (n2088 ? u_core5_tok_valid_o : n2069);
+  wire [31:0] n2090 = (n2088 ? u_core5_tok_o : n2070);
+  wire n2092 = (u_core5_out_lane_o == 3'h5);
+  wire n2093 = (n2092 ? u_core5_tok_valid_o : n2073);
+  wire [31:0] n2094 = (n2092 ? u_core5_tok_o : n2074);
+  wire n2096 = (u_lsu3_out_lane_o == 3'h1);
+  wire n2097 = (n2096 ? u_lsu3_tok_valid_o : n2077);
+  wire [31:0] n2098 = (n2096 ? u_lsu3_tok_o : n2078);
+  wire n2100 = (u_lsu3_out_lane_o == 3'h2);
+  wire n2101 = (n2100 ? u_lsu3_tok_valid_o : n2081);
+  wire [31:0] n2102 = (n2100 ? u_lsu3_tok_o : n2082);
+  wire n2104 = (u_lsu3_out_lane_o == 3'h3);
+  wire n2105 = (n2104 ? u_lsu3_tok_valid_o : n2085);
+  wire [31:0] n2106 = (n2104 ? u_lsu3_tok_o : n2086);
+  wire n2108 = (u_lsu3_out_lane_o == 3'h4);
+  wire n2109 = (n2108 ? u_lsu3_tok_valid_o : n2089);
+  wire [31:0] n2110 = (n2108 ? u_lsu3_tok_o : n2090);
+  wire n2112 = (u_lsu3_out_lane_o == 3'h5);
+  wire n2113 = (n2112 ? u_lsu3_tok_valid_o : n2093);
+  wire [31:0] n2114 = (n2112 ? u_lsu3_tok_o : n2094);
+  wire n2116 = (u_core6_out_lane_o == 3'h1);
+  wire n2117 = (n2116 ? u_core6_tok_valid_o : n2097);
+  wire [31:0] n2118 = (n2116 ? u_core6_tok_o : n2098);
+  wire n2120 = (u_core6_out_lane_o == 3'h2);
+  wire n2121 = (n2120 ? u_core6_tok_valid_o : n2101);
+  wire [31:0] n2122 = (n2120 ? u_core6_tok_o : n2102);
+  wire n2124 = (u_core6_out_lane_o == 3'h3);
+  wire n2125 = (n2124 ? u_core6_tok_valid_o : n2105);
+  wire [31:0] n2126 = (n2124 ? u_core6_tok_o : n2106);
+  wire n2128 = (u_core6_out_lane_o == 3'h4);
+  wire n2129 = (n2128 ? u_core6_tok_valid_o : n2109);
+  wire [31:0] n2130 = (n2128 ? u_core6_tok_o : n2110);
+  wire n2132 = (u_core6_out_lane_o == 3'h5);
+  wire n2133 = (n2132 ? u_core6_tok_valid_o : n2113);
+  wire [31:0] n2134 = (n2132 ? u_core6_tok_o : n2114);
+  wire n2136 = (u_core7_out_lane_o == 3'h1);
+  wire n2137 = (n2136 ? u_core7_tok_valid_o : n2117);
+  wire [31:0] n2138 = (n2136 ? u_core7_tok_o : n2118);
+  wire n2140 = (u_core7_out_lane_o == 3'h2);
+  wire n2141 = (n2140 ? u_core7_tok_valid_o : n2121);
+  wire [31:0] n2142 = (n2140 ? u_core7_tok_o : n2122);
+  wire n2144 = (u_core7_out_lane_o == 3'h3);
+  wire n2145 = (n2144 ? u_core7_tok_valid_o : n2125);
+  wire [31:0] n2146 = (n2144 ? u_core7_tok_o : n2126);
+  wire n2148 = (u_core7_out_lane_o == 3'h4);
+  wire n2149 = (n2148 ? u_core7_tok_valid_o : n2129);
+  wire [31:0] n2150 = (n2148 ? u_core7_tok_o : n2130);
+  wire n2152 = (u_core7_out_lane_o == 3'h5);
+  wire n2153 = (n2152 ? u_core7_tok_valid_o : n2133);
+  wire [31:0] n2154 = (n2152 ? u_core7_tok_o : n2134);
+  wire n2156 = (u_lsu4_out_lane_o == 3'h1);
+  wire n2157 = (n2156 ? u_lsu4_tok_valid_o : n2137);
+  wire [31:0] n2158 = (n2156 ? u_lsu4_tok_o : n2138);
+  wire n2160 = (u_lsu4_out_lane_o == 3'h2);
+  wire n2161 = (n2160 ? u_lsu4_tok_valid_o : n2141);
+  wire [31:0] n2162 = (n2160 ? u_lsu4_tok_o : n2142);
+  wire n2164 = (u_lsu4_out_lane_o == 3'h3);
+  wire n2165 = (n2164 ? u_lsu4_tok_valid_o : n2145);
+  wire [31:0] n2166 = (n2164 ? u_lsu4_tok_o : n2146);
+  wire n2168 = (u_lsu4_out_lane_o == 3'h4);
+  wire n2169 = (n2168 ? u_lsu4_tok_valid_o : n2149);
+  wire [31:0] n2170 = (n2168 ? u_lsu4_tok_o : n2150);
+  wire n2172 = (u_lsu4_out_lane_o == 3'h5);
+  wire n2173 = (n2172 ? u_lsu4_tok_valid_o : n2153);
+  wire [31:0] n2174 = (n2172 ? u_lsu4_tok_o : n2154);
+  wire n2176 = (u_core8_out_lane_o == 3'h1);
+  wire n2177 = (n2176 ? u_core8_tok_valid_o : n2157);
+  wire [31:0] n2178 = (n2176 ? u_core8_tok_o : n2158);
+  wire n2180 = (u_core8_out_lane_o == 3'h2);
+  wire n2181 = (n2180 ? u_core8_tok_valid_o : n2161);
+  wire [31:0] n2182 = (n2180 ? u_core8_tok_o : n2162);
+  wire n2184 = (u_core8_out_lane_o == 3'h3);
+  wire n2185 = (n2184 ? u_core8_tok_valid_o : n2165);
+  wire [31:0] n2186 = (n2184 ? u_core8_tok_o : n2166);
+  wire n2188 = (u_core8_out_lane_o == 3'h4);
+  wire n2189 = (n2188 ? u_core8_tok_valid_o : n2169);
+  wire [31:0] n2190 = (n2188 ? u_core8_tok_o : n2170);
+  wire n2192 = (u_core8_out_lane_o == 3'h5);
+  wire n2193 = (n2192 ? u_core8_tok_valid_o : n2173);
+  wire [31:0] n2194 = (n2192 ? u_core8_tok_o : n2174);
+  wire n2196 = (u_core9_out_lane_o == 3'h1);
+  wire n2197 = (n2196 ? u_core9_tok_valid_o : n2177);
+  wire [31:0] n2198 = (n2196 ? u_core9_tok_o : n2178);
+  wire n2200 = (u_core9_out_lane_o == 3'h2);
+  wire n2201 = (n2200 ? u_core9_tok_valid_o : n2181);
+  wire [31:0] n2202 = (n2200 ? u_core9_tok_o : n2182);
+  wire n2204 = (u_core9_out_lane_o == 3'h3);
+  wire n2205 = (n2204 ? u_core9_tok_valid_o : n2185);
+  wire [31:0] n2206 = (n2204 ? u_core9_tok_o : n2186);
+  wire n2208 = (u_core9_out_lane_o == 3'h4);
+  wire n2209 = (n2208 ? u_core9_tok_valid_o : n2189);
+  wire [31:0] n2210 = (n2208 ? u_core9_tok_o : n2190);
+  wire n2212 = (u_core9_out_lane_o == 3'h5);
+  wire n2213 = (n2212 ? u_core9_tok_valid_o : n2193);
+  wire [31:0] n2214 = (n2212 ? u_core9_tok_o : n2194);
+  wire n2216 = (u_lsu5_out_lane_o == 3'h1);
+  wire n2217 = (n2216 ? u_lsu5_tok_valid_o : n2197);
+  wire [31:0] n2218 = (n2216 ? u_lsu5_tok_o : n2198);
+  wire n2220 = (u_lsu5_out_lane_o == 3'h2);
+  wire n2221 = (n2220 ? u_lsu5_tok_valid_o : n2201);
+  wire [31:0] n2222 = (n2220 ? u_lsu5_tok_o : n2202);
+  wire n2224 = (u_lsu5_out_lane_o == 3'h3);
+  wire n2225 = (n2224 ? u_lsu5_tok_valid_o : n2205);
+  wire [31:0] n2226 = (n2224 ? u_lsu5_tok_o : n2206);
+  wire n2228 = (u_lsu5_out_lane_o == 3'h4);
+  wire n2229 = (n2228 ? u_lsu5_tok_valid_o : n2209);
+  wire [31:0] n2230 = (n2228 ? u_lsu5_tok_o : n2210);
+  wire n2232 = (u_lsu5_out_lane_o == 3'h5);
+  wire n2233 = (n2232 ? u_lsu5_tok_valid_o : n2213);
+  wire [31:0] n2234 = (n2232 ? u_lsu5_tok_o : n2214);
+  wire n2236 = (u_core10_out_lane_o == 3'h1);
+  wire n2237 = (n2236 ? u_core10_tok_valid_o : n2217);
+  wire [31:0] n2238 = (n2236 ? u_core10_tok_o : n2218);
+  wire n2240 = (u_core10_out_lane_o == 3'h2);
+  wire n2241 = (n2240 ? u_core10_tok_valid_o : n2221);
+  wire [31:0] n2242 = (n2240 ? u_core10_tok_o : n2222);
+  wire n2244 = (u_core10_out_lane_o == 3'h3);
+  wire n2245 = (n2244 ? u_core10_tok_valid_o : n2225);
+  wire [31:0] n2246 = (n2244 ? u_core10_tok_o : n2226);
+  wire n2248 = (u_core10_out_lane_o == 3'h4);
+  wire n2249 = (n2248 ? u_core10_tok_valid_o : n2229);
+  wire [31:0] n2250 = (n2248 ? u_core10_tok_o : n2230);
+  wire n2252 = (u_core10_out_lane_o == 3'h5);
+  wire n2253 = (n2252 ? u_core10_tok_valid_o : n2233);
+  wire [31:0] n2254 = (n2252 ? u_core10_tok_o : n2234);
+  wire n2256 = (u_core11_out_lane_o == 3'h1);
+  wire n2257 = (n2256 ? u_core11_tok_valid_o : n2237);
+  wire [31:0] n2258 = (n2256 ? u_core11_tok_o : n2238);
+  wire n2260 = (u_core11_out_lane_o == 3'h2);
+  wire n2261 = (n2260 ? u_core11_tok_valid_o : n2241);
+  wire [31:0] n2262 = (n2260 ? u_core11_tok_o : n2242);
+  wire n2264 = (u_core11_out_lane_o == 3'h3);
+  wire n2265 = (n2264 ? u_core11_tok_valid_o : n2245);
+  wire [31:0] n2266 = (n2264 ? u_core11_tok_o : n2246);
+  wire n2268 = (u_core11_out_lane_o == 3'h4);
+  wire n2269 = (n2268 ? u_core11_tok_valid_o : n2249);
+  wire [31:0] n2270 = (n2268 ? u_core11_tok_o : n2250);
+  wire n2272 = (u_core11_out_lane_o == 3'h5);
+  wire n2273 = (n2272 ? u_core11_tok_valid_o : n2253);
+  wire [31:0] n2274 = (n2272 ? u_core11_tok_o : n2254);
+  wire n2276 = (u_lsu6_out_lane_o == 3'h1);
+  wire n2277 = (n2276 ? u_lsu6_tok_valid_o : n2257);
+  wire [31:0] n2278 = (n2276 ? u_lsu6_tok_o : n2258);
+  wire n2280 = (u_lsu6_out_lane_o == 3'h2);
+  wire n2281 = (n2280 ? u_lsu6_tok_valid_o : n2261);
+  wire [31:0] n2282 = (n2280 ? u_lsu6_tok_o : n2262);
+  wire n2284 = (u_lsu6_out_lane_o == 3'h3);
+  wire n2285 = (n2284 ? u_lsu6_tok_valid_o : n2265);
+  wire [31:0] n2286 = (n2284 ? u_lsu6_tok_o : n2266);
+  wire n2288 = (u_lsu6_out_lane_o == 3'h4);
+  wire n2289 = (n2288 ? u_lsu6_tok_valid_o : n2269);
+  wire [31:0] n2290 = (n2288 ? u_lsu6_tok_o : n2270);
+  wire n2292 = (u_lsu6_out_lane_o == 3'h5);
+  wire n2293 = (n2292 ? u_lsu6_tok_valid_o : n2273);
+  wire [31:0] n2294 = (n2292 ? u_lsu6_tok_o : n2274);
+  wire n2296 = (u_core12_out_lane_o == 3'h1);
+  wire n2297 = (n2296 ? u_core12_tok_valid_o : n2277);
+  wire [31:0] n2298 = (n2296 ? u_core12_tok_o : n2278);
+  wire n2300 = (u_core12_out_lane_o == 3'h2);
+  wire n2301 = (n2300 ? u_core12_tok_valid_o : n2281);
+  wire [31:0] n2302 = (n2300 ? u_core12_tok_o : n2282);
+  wire n2304 = (u_core12_out_lane_o == 3'h3);
+  wire n2305 = (n2304 ? u_core12_tok_valid_o : n2285);
+  wire [31:0] n2306 = (n2304 ? u_core12_tok_o : n2286);
+  wire n2308 = (u_core12_out_lane_o == 3'h4);
+  wire n2309 = (n2308 ? u_core12_tok_valid_o : n2289);
+  wire [31:0] n2310 = (n2308 ? u_core12_tok_o : n2290);
+  wire n2312 = (u_core12_out_lane_o == 3'h5);
+  wire n2313 = (n2312 ? u_core12_tok_valid_o : n2293);
+  wire [31:0] n2314 = (n2312 ? u_core12_tok_o : n2294);
+  wire n2316 = (u_core13_out_lane_o == 3'h1);
+  wire n2317 = (n2316 ? u_core13_tok_valid_o : n2297);
+  wire [31:0] n2318 = (n2316 ? u_core13_tok_o : n2298);
+  wire n2320 = (u_core13_out_lane_o == 3'h2);
+  wire n2321 = (n2320 ? u_core13_tok_valid_o : n2301);
+  wire [31:0] n2322 = (n2320 ? u_core13_tok_o : n2302);
+  wire n2324 = (u_core13_out_lane_o == 3'h3);
+  wire n2325 = (n2324 ? u_core13_tok_valid_o : n2305);
+  wire [31:0] n2326 = (n2324 ? u_core13_tok_o : n2306);
+  wire n2328 = (u_core13_out_lane_o == 3'h4);
+  wire n2329 = (n2328 ? u_core13_tok_valid_o : n2309);
+  wire [31:0] n2330 = (n2328 ? u_core13_tok_o : n2310);
+  wire n2332 = (u_core13_out_lane_o == 3'h5);
+  wire n2333 = (n2332 ? u_core13_tok_valid_o : n2313);
+  wire [31:0] n2334 = (n2332 ? u_core13_tok_o : n2314);
+  wire n2336 = (u_lsu7_out_lane_o == 3'h1);
+  wire n2337 = (n2336 ? u_lsu7_tok_valid_o : n2317);
+  wire [31:0] n2338 = (n2336 ? u_lsu7_tok_o : n2318);
+  wire n2340 = (u_lsu7_out_lane_o == 3'h2);
+  wire n2341 = (n2340 ? u_lsu7_tok_valid_o : n2321);
+  wire [31:0] n2342 = (n2340 ? u_lsu7_tok_o : n2322);
+  wire n2344 = (u_lsu7_out_lane_o == 3'h3);
+  wire n2345 = (n2344 ? u_lsu7_tok_valid_o : n2325);
+  wire [31:0] n2346 = (n2344 ? u_lsu7_tok_o : n2326);
+  wire n2348 = (u_lsu7_out_lane_o == 3'h4);
+  wire n2349 = (n2348 ? u_lsu7_tok_valid_o : n2329);
+  wire [31:0] n2350 = (n2348 ? u_lsu7_tok_o : n2330);
+  wire n2352 = (u_lsu7_out_lane_o == 3'h5);
+  wire n2353 = (n2352 ? u_lsu7_tok_valid_o : n2333);
+  wire [31:0] n2354 = (n2352 ? u_lsu7_tok_o : n2334);
+  wire n2356 = (u_core14_out_lane_o == 3'h1);
+  wire n2357 = (n2356 ? u_core14_tok_valid_o : n2337);
+  wire [31:0] n2358 = (n2356 ? u_core14_tok_o : n2338);
+  wire n2360 = (u_core14_out_lane_o == 3'h2);
+  wire n2361 = (n2360 ? u_core14_tok_valid_o : n2341);
+  wire [31:0] n2362 = (n2360 ? u_core14_tok_o : n2342);
+  wire n2364 = (u_core14_out_lane_o == 3'h3);
+  wire n2365 = (n2364 ? u_core14_tok_valid_o : n2345);
+  wire [31:0] n2366 = (n2364 ? u_core14_tok_o : n2346);
+  wire n2368 = (u_core14_out_lane_o == 3'h4);
+  wire n2369 = (n2368 ? u_core14_tok_valid_o : n2349);
+  wire [31:0] n2370 = (n2368 ? u_core14_tok_o : n2350);
+  wire n2372 = (u_core14_out_lane_o == 3'h5);
+  wire n2373 = (n2372 ? u_core14_tok_valid_o : n2353);
+  wire [31:0] n2374 = (n2372 ? u_core14_tok_o : n2354);
+  wire n2376 = (u_core15_out_lane_o == 3'h1);
+  wire n2377 = (n2376 ? u_core15_tok_valid_o : n2357);
+  wire [31:0] n2378 = (n2376 ? u_core15_tok_o : n2358);
+  wire n2380 = (u_core15_out_lane_o == 3'h2);
+  wire n2381 = (n2380 ? u_core15_tok_valid_o : n2361);
+  wire [31:0] n2382 = (n2380 ? u_core15_tok_o : n2362);
+  wire n2384 = (u_core15_out_lane_o == 3'h3);
+  wire n2385 = (n2384 ? u_core15_tok_valid_o : n2365);
+  wire [31:0] n2386 = (n2384 ? u_core15_tok_o : n2366);
+  wire n2388 = (u_core15_out_lane_o == 3'h4);
+  wire n2389 = (n2388 ? u_core15_tok_valid_o : n2369);
+  wire [31:0] n2390 = (n2388 ? u_core15_tok_o : n2370);
+  wire n2392 = (u_core15_out_lane_o == 3'h5);
+  wire n2393 = (n2392 ? u_core15_tok_valid_o : n2373);
+  wire [31:0] n2394 = (n2392 ? u_core15_tok_o : n2374);
+  wire n2396 = (u_lsu8_out_lane_o == 3'h1);
+  wire n2397 = (n2396 ? u_lsu8_tok_valid_o : n2377);
+  wire [31:0] n2398 = (n2396 ? u_lsu8_tok_o : n2378);
+  wire n2400 = (u_lsu8_out_lane_o == 3'h2);
+  wire n2401 = (n2400 ? u_lsu8_tok_valid_o : n2381);
+  wire [31:0] n2402 = (n2400 ? u_lsu8_tok_o : n2382);
+  wire n2404 = (u_lsu8_out_lane_o == 3'h3);
+  wire n2405 = (n2404 ? u_lsu8_tok_valid_o : n2385);
+  wire [31:0] n2406 = (n2404 ? u_lsu8_tok_o : n2386);
+  wire n2408 = (u_lsu8_out_lane_o == 3'h4);
+  wire n2409 = (n2408 ? u_lsu8_tok_valid_o : n2389);
+  wire [31:0] n2410 = (n2408 ? u_lsu8_tok_o : n2390);
+  wire n2412 = (u_lsu8_out_lane_o == 3'h5);
+  wire n2413 = (n2412 ? u_lsu8_tok_valid_o : n2393);
+  wire [31:0] n2414 = (n2412 ? u_lsu8_tok_o : n2394);
+  wire n2416 = (u_core16_out_lane_o == 3'h1);
+  wire n2417 = (n2416 ? u_core16_tok_valid_o : n2397);
+  wire [31:0] n2418 = (n2416 ? u_core16_tok_o : n2398);
+  wire n2420 = (u_core16_out_lane_o == 3'h2);
+  wire n2421 = (n2420 ? u_core16_tok_valid_o : n2401);
+  wire [31:0] n2422 = (n2420 ? u_core16_tok_o : n2402);
+  wire n2424 = (u_core16_out_lane_o == 3'h3);
+  wire n2425 = (n2424 ? u_core16_tok_valid_o : n2405);
+  wire [31:0] n2426 = (n2424 ? u_core16_tok_o : n2406);
+  wire n2428 = (u_core16_out_lane_o == 3'h4);
+  wire n2429 = (n2428 ? u_core16_tok_valid_o : n2409);
+  wire [31:0] n2430 = (n2428 ? u_core16_tok_o : n2410);
+  wire n2432 = (u_core16_out_lane_o == 3'h5);
+  wire n2433 = (n2432 ? u_core16_tok_valid_o : n2413);
+  wire [31:0] n2434 = (n2432 ? u_core16_tok_o : n2414);
+  wire n2436 = (u_core17_out_lane_o == 3'h1);
+  wire n2437 = (n2436 ? u_core17_tok_valid_o : n2417);
+  wire [31:0] n2438 = (n2436 ? u_core17_tok_o : n2418);
+  wire n2440 = (u_core17_out_lane_o == 3'h2);
+  wire n2441 = (n2440 ? u_core17_tok_valid_o : n2421);
+  wire [31:0] n2442 = (n2440 ? u_core17_tok_o : n2422);
+  wire n2444 = (u_core17_out_lane_o == 3'h3);
+  wire n2445 = (n2444 ? u_core17_tok_valid_o : n2425);
+  wire [31:0] n2446 = (n2444 ? u_core17_tok_o : n2426);
+  wire n2448 = (u_core17_out_lane_o == 3'h4);
+  wire n2449 = (n2448 ? u_core17_tok_valid_o : n2429);
+  wire [31:0] n2450 = (n2448 ? u_core17_tok_o : n2430);
+  wire n2452 = (u_core17_out_lane_o == 3'h5);
+  wire n2453 = (n2452 ? u_core17_tok_valid_o : n2433);
+  wire [31:0] n2454 = (n2452 ? u_core17_tok_o : n2434);
+  wire n2456 = (u_lsu9_out_lane_o == 3'h1);
+  wire n2457 = (n2456 ? u_lsu9_tok_valid_o : n2437);
+  wire [31:0] n2458 = (n2456 ? u_lsu9_tok_o : n2438);
+  wire n2460 = (u_lsu9_out_lane_o == 3'h2);
+  wire n2461 = (n2460 ? u_lsu9_tok_valid_o : n2441);
+  wire [31:0] n2462 = (n2460 ? u_lsu9_tok_o : n2442);
+  wire n2464 = (u_lsu9_out_lane_o == 3'h3);
+  wire n2465 = (n2464 ? u_lsu9_tok_valid_o : n2445);
+  wire [31:0] n2466 = (n2464 ? u_lsu9_tok_o : n2446);
+  wire n2468 = (u_lsu9_out_lane_o == 3'h4);
+  wire n2469 = (n2468 ? u_lsu9_tok_valid_o : n2449);
+  wire [31:0] n2470 = (n2468 ? u_lsu9_tok_o : n2450);
+  wire n2472 = (u_lsu9_out_lane_o == 3'h5);
+  wire n2473 = (n2472 ? u_lsu9_tok_valid_o : n2453);
+  wire [31:0] n2474 = (n2472 ? u_lsu9_tok_o : n2454);
+  wire n2476 = (u_core18_out_lane_o == 3'h1);
+  wire n2477 = (n2476 ? u_core18_tok_valid_o : n2457);
+  wire [31:0] n2478 = (n2476 ? u_core18_tok_o : n2458);
+  wire n2480 = (u_core18_out_lane_o == 3'h2);
+  wire n2481 = (n2480 ? u_core18_tok_valid_o : n2461);
+  wire [31:0] n2482 = (n2480 ? u_core18_tok_o : n2462);
+  wire n2484 = (u_core18_out_lane_o == 3'h3);
+  wire n2485 = (n2484 ? u_core18_tok_valid_o : n2465);
+  wire [31:0] n2486 = (n2484 ? u_core18_tok_o : n2466);
+  wire n2488 = (u_core18_out_lane_o == 3'h4);
+  wire n2489 = (n2488 ? u_core18_tok_valid_o : n2469);
+  wire [31:0] n2490 = (n2488 ? u_core18_tok_o : n2470);
+  wire n2492 = (u_core18_out_lane_o == 3'h5);
+  wire n2493 = (n2492 ? u_core18_tok_valid_o : n2473);
+  wire [31:0] n2494 = (n2492 ? u_core18_tok_o : n2474);
+  wire n2496 = (u_core19_out_lane_o == 3'h1);
+  wire n2497 = (n2496 ? u_core19_tok_valid_o : n2477);
+  wire [31:0] n2498 = (n2496 ? u_core19_tok_o : n2478);
+  wire n2500 = (u_core19_out_lane_o == 3'h2);
+  wire n2501 = (n2500 ? u_core19_tok_valid_o : n2481);
+  wire [31:0] n2502 = (n2500 ? u_core19_tok_o : n2482);
+  wire n2504 = (u_core19_out_lane_o == 3'h3);
+  wire n2505 = (n2504 ? u_core19_tok_valid_o : n2485);
+  wire [31:0] n2506 = (n2504 ? u_core19_tok_o : n2486);
+  wire n2508 = (u_core19_out_lane_o == 3'h4);
+  wire n2509 = (n2508 ? u_core19_tok_valid_o : n2489);
+  wire [31:0] n2510 = (n2508 ? u_core19_tok_o : n2490);
+  wire n2512 = (u_core19_out_lane_o == 3'h5);
+  wire n2513 = (n2512 ? u_core19_tok_valid_o : n2493);
+  wire [31:0] n2514 = (n2512 ? u_core19_tok_o : n2494);
+  wire n2516 = (u_lsu10_out_lane_o == 3'h1);
+  wire n2517 = (n2516 ? u_lsu10_tok_valid_o : n2497);
+  wire [31:0] n2518 = (n2516 ? u_lsu10_tok_o : n2498);
+  wire n2520 = (u_lsu10_out_lane_o == 3'h2);
+  wire n2521 = (n2520 ? u_lsu10_tok_valid_o : n2501);
+  wire [31:0] n2522 = (n2520 ? u_lsu10_tok_o : n2502);
+  wire n2524 = (u_lsu10_out_lane_o == 3'h3);
+  wire n2525 = (n2524 ? u_lsu10_tok_valid_o : n2505);
+  wire [31:0] n2526 = (n2524 ? u_lsu10_tok_o : n2506);
+  wire n2528 = (u_lsu10_out_lane_o == 3'h4);
+  wire n2529 = (n2528 ? u_lsu10_tok_valid_o : n2509);
+  wire [31:0] n2530 = (n2528 ? u_lsu10_tok_o : n2510);
+  wire n2532 = (u_lsu10_out_lane_o == 3'h5);
+  wire n2533 = (n2532 ? u_lsu10_tok_valid_o : n2513);
+  wire [31:0] n2534 = (n2532 ? u_lsu10_tok_o : n2514);
+  wire n2536 = (u_core20_out_lane_o == 3'h1);
+  wire n2537 = (n2536 ? u_core20_tok_valid_o : n2517);
+  wire [31:0] n2538 = (n2536 ? u_core20_tok_o : n2518);
+  wire n2540 = (u_core20_out_lane_o == 3'h2);
+  wire n2541 = (n2540 ? u_core20_tok_valid_o : n2521);
+  wire [31:0] n2542 = (n2540 ? u_core20_tok_o : n2522);
+  wire n2544 = (u_core20_out_lane_o == 3'h3);
+  wire n2545 = (n2544 ? u_core20_tok_valid_o : n2525);
+  wire [31:0] n2546 = (n2544 ? u_core20_tok_o : n2526);
+  wire n2548 = (u_core20_out_lane_o == 3'h4);
+  wire n2549 = (n2548 ? u_core20_tok_valid_o : n2529);
+  wire [31:0] n2550 = (n2548 ? u_core20_tok_o : n2530);
+  wire n2552 = (u_core20_out_lane_o == 3'h5);
+  wire n2553 = (n2552 ? u_core20_tok_valid_o : n2533);
+  wire [31:0] n2554 = (n2552 ? u_core20_tok_o : n2534);
+  wire n2556 = (u_core21_out_lane_o == 3'h1);
+  wire n2557 = (n2556 ? u_core21_tok_valid_o : n2537);
+  wire [31:0] n2558 = (n2556 ? u_core21_tok_o : n2538);
+  wire n2560 = (u_core21_out_lane_o == 3'h2);
+  wire n2561 = (n2560 ? u_core21_tok_valid_o : n2541);
+  wire [31:0] n2562 = (n2560 ? u_core21_tok_o : n2542);
+  wire n2564 = (u_core21_out_lane_o == 3'h3);
+  wire n2565 = (n2564 ? u_core21_tok_valid_o : n2545);
+  wire [31:0] n2566 = (n2564 ? u_core21_tok_o : n2546);
+  wire n2568 = (u_core21_out_lane_o == 3'h4);
+  wire n2569 = (n2568 ? u_core21_tok_valid_o : n2549);
+  wire [31:0] n2570 = (n2568 ? u_core21_tok_o : n2550);
+  wire n2572 = (u_core21_out_lane_o == 3'h5);
+  wire n2573 = (n2572 ? u_core21_tok_valid_o : n2553);
+  wire [31:0] n2574 = (n2572 ? u_core21_tok_o : n2554);
+  wire n2576 = (u_lsu11_out_lane_o == 3'h1);
+  wire n2577 = (n2576 ? u_lsu11_tok_valid_o : n2557);
+  wire [31:0] n2578 = (n2576 ? u_lsu11_tok_o : n2558);
+  wire n2580 = (u_lsu11_out_lane_o == 3'h2);
+  wire n2581 = (n2580 ? u_lsu11_tok_valid_o : n2561);
+  wire [31:0] n2582 = (n2580 ? u_lsu11_tok_o : n2562);
+  wire n2584 = (u_lsu11_out_lane_o == 3'h3);
+  wire n2585 = (n2584 ? u_lsu11_tok_valid_o : n2565);
+  wire [31:0] n2586 = (n2584 ? u_lsu11_tok_o : n2566);
+  wire n2588 = (u_lsu11_out_lane_o == 3'h4);
+  wire n2589 = (n2588 ? u_lsu11_tok_valid_o : n2569);
+  wire [31:0] n2590 = (n2588 ? u_lsu11_tok_o : n2570);
+  wire n2592 = (u_lsu11_out_lane_o == 3'h5);
+  wire n2593 = (n2592 ? u_lsu11_tok_valid_o : n2573);
+  wire [31:0] n2594 = (n2592 ? u_lsu11_tok_o : n2574);
+  wire n2596 = (u_core22_out_lane_o == 3'h1);
+  wire n2597 = (n2596 ? u_core22_tok_valid_o : n2577);
+  wire [31:0] n2598 = (n2596 ? u_core22_tok_o : n2578);
+  wire n2600 = (u_core22_out_lane_o == 3'h2);
+  wire n2601 = (n2600 ? u_core22_tok_valid_o : n2581);
+  wire [31:0] n2602 = (n2600 ? u_core22_tok_o : n2582);
+  wire n2604 = (u_core22_out_lane_o == 3'h3);
+  wire n2605 = (n2604 ? u_core22_tok_valid_o : n2585);
+  wire [31:0] n2606 = (n2604 ? u_core22_tok_o : n2586);
+  wire n2608 = (u_core22_out_lane_o == 3'h4);
+  wire n2609 = (n2608 ? u_core22_tok_valid_o : n2589);
+  wire [31:0] n2610 = (n2608 ? u_core22_tok_o : n2590);
+  wire n2612 = (u_core22_out_lane_o == 3'h5);
+  wire n2613 = (n2612 ? u_core22_tok_valid_o : n2593);
+  wire [31:0] n2614 = (n2612 ? u_core22_tok_o : n2594);
+  wire n2616 = (u_core23_out_lane_o == 3'h1);
+  wire n2617 = (n2616 ? u_core23_tok_valid_o : n2597);
+  wire [31:0] n2618 = (n2616 ? u_core23_tok_o : n2598);
+  wire n2620 = (u_core23_out_lane_o == 3'h2);
+  wire n2621 = (n2620 ? u_core23_tok_valid_o : n2601);
+  wire [31:0] n2622 = (n2620 ? u_core23_tok_o : n2602);
+  wire n2624 = (u_core23_out_lane_o == 3'h3);
+  wire n2625 = (n2624 ? u_core23_tok_valid_o : n2605);
+  wire [31:0] n2626 = (n2624 ? u_core23_tok_o : n2606);
+  wire n2628 = (u_core23_out_lane_o == 3'h4);
+  wire n2629 = (n2628 ? u_core23_tok_valid_o : n2609);
+  wire [31:0] n2630 = (n2628 ? u_core23_tok_o : n2610);
+  wire n2632 = (u_core23_out_lane_o == 3'h5);
+  wire n2633 = (n2632 ? u_core23_tok_valid_o : n2613);
+  wire [31:0] n2634 = (n2632 ? u_core23_tok_o : n2614);
+  wire n2636 = (u_lsu12_out_lane_o == 3'h1);
+  wire n2637 = (n2636 ? u_lsu12_tok_valid_o : n2617);
+  wire [31:0] n2638 = (n2636 ? u_lsu12_tok_o : n2618);
+  wire n2640 = (u_lsu12_out_lane_o == 3'h2);
+  wire n2641 = (n2640 ? u_lsu12_tok_valid_o : n2621);
+  wire [31:0] n2642 = (n2640 ? u_lsu12_tok_o : n2622);
+  wire n2644 = (u_lsu12_out_lane_o == 3'h3);
+  wire n2645 = (n2644 ? u_lsu12_tok_valid_o : n2625);
+  wire [31:0] n2646 = (n2644 ? u_lsu12_tok_o : n2626);
+  wire n2648 = (u_lsu12_out_lane_o == 3'h4);
+  wire n2649 = (n2648 ? u_lsu12_tok_valid_o : n2629);
+  wire [31:0] n2650 = (n2648 ? u_lsu12_tok_o : n2630);
+  wire n2652 = (u_lsu12_out_lane_o == 3'h5);
+  wire n2653 = (n2652 ? u_lsu12_tok_valid_o : n2633);
+  wire [31:0] n2654 = (n2652 ? u_lsu12_tok_o : n2634);
+  wire n2656 = (u_core24_out_lane_o == 3'h1);
+  wire n2657 = (n2656 ? u_core24_tok_valid_o : n2637);
+  wire [31:0] n2658 = (n2656 ? u_core24_tok_o : n2638);
+  wire n2660 = (u_core24_out_lane_o == 3'h2);
+  wire n2661 = (n2660 ? u_core24_tok_valid_o : n2641);
+  wire [31:0] n2662 = (n2660 ? u_core24_tok_o : n2642);
+  wire n2664 = (u_core24_out_lane_o == 3'h3);
+  wire n2665 = (n2664 ? u_core24_tok_valid_o : n2645);
+  wire [31:0] n2666 = (n2664 ? u_core24_tok_o : n2646);
+  wire n2668 = (u_core24_out_lane_o == 3'h4);
+  wire n2669 = (n2668 ? u_core24_tok_valid_o : n2649);
+  wire [31:0] n2670 = (n2668 ? u_core24_tok_o : n2650);
+  wire n2672 = (u_core24_out_lane_o == 3'h5);
+  wire n2673 = (n2672 ? u_core24_tok_valid_o : n2653);
+  wire [31:0] n2674 = (n2672 ? u_core24_tok_o : n2654);
+  wire n2676 = (u_core25_out_lane_o == 3'h1);
+  wire n2677 = (n2676 ? u_core25_tok_valid_o : n2657);
+  wire [31:0] n2678 = (n2676 ? u_core25_tok_o : n2658);
+  wire n2680 = (u_core25_out_lane_o == 3'h2);
+  wire n2681 = (n2680 ? u_core25_tok_valid_o : n2661);
+  wire [31:0] n2682 = (n2680 ? u_core25_tok_o : n2662);
+  wire n2684 = (u_core25_out_lane_o == 3'h3);
+  wire n2685 = (n2684 ? u_core25_tok_valid_o : n2665);
+  wire [31:0] n2686 = (n2684 ? u_core25_tok_o : n2666);
+  wire n2688 = (u_core25_out_lane_o == 3'h4);
+  wire n2689 = (n2688 ? u_core25_tok_valid_o : n2669);
+  wire [31:0] n2690 = (n2688 ? u_core25_tok_o : n2670);
+  wire n2692 = (u_core25_out_lane_o == 3'h5);
+  wire n2693 = (n2692 ? u_core25_tok_valid_o : n2673);
+  wire [31:0] n2694 = (n2692 ? u_core25_tok_o : n2674);
+  wire n2696 = (u_lsu13_out_lane_o == 3'h1);
+  wire n2697 = (n2696 ? u_lsu13_tok_valid_o : n2677);
+  wire [31:0] n2698 = (n2696 ? u_lsu13_tok_o : n2678);
+  wire n2700 = (u_lsu13_out_lane_o == 3'h2);
+  wire n2701 = (n2700 ? u_lsu13_tok_valid_o : n2681);
+  wire [31:0] n2702 = (n2700 ? u_lsu13_tok_o : n2682);
+  wire n2704 = (u_lsu13_out_lane_o == 3'h3);
+  wire n2705 = (n2704 ? u_lsu13_tok_valid_o : n2685);
+  wire [31:0] n2706 = (n2704 ? u_lsu13_tok_o : n2686);
+  wire n2708 = (u_lsu13_out_lane_o == 3'h4);
+  wire n2709 = (n2708 ? u_lsu13_tok_valid_o : n2689);
+  wire [31:0] n2710 = (n2708 ? u_lsu13_tok_o : n2690);
+  wire n2712 = (u_lsu13_out_lane_o == 3'h5);
+  wire n2713 = (n2712 ? u_lsu13_tok_valid_o : n2693);
+  wire [31:0] n2714 = (n2712 ? u_lsu13_tok_o : n2694);
+  wire n2716 = (u_core26_out_lane_o == 3'h1);
+  wire n2717 = (n2716 ? u_core26_tok_valid_o : n2697);
+  wire [31:0] n2718 = (n2716 ? u_core26_tok_o : n2698);
+  wire n2720 = (u_core26_out_lane_o == 3'h2);
+  wire n2721 = (n2720 ? u_core26_tok_valid_o : n2701);
+  wire [31:0] n2722 = (n2720 ? u_core26_tok_o : n2702);
+  wire n2724 = (u_core26_out_lane_o == 3'h3);
+  wire n2725 = (n2724 ? u_core26_tok_valid_o : n2705);
+  wire [31:0] n2726 = (n2724 ? u_core26_tok_o : n2706);
+  wire n2728 = (u_core26_out_lane_o == 3'h4);
+  wire n2729 = (n2728 ? u_core26_tok_valid_o : n2709);
+  wire [31:0] n2730 = (n2728 ? u_core26_tok_o : n2710);
+  wire n2732 = (u_core26_out_lane_o == 3'h5);
+  wire n2733 = (n2732 ? u_core26_tok_valid_o : n2713);
+  wire [31:0] n2734 = (n2732 ? u_core26_tok_o : n2714);
+  wire n2736 = (u_core27_out_lane_o == 3'h1);
+  wire n2737 = (n2736 ? u_core27_tok_valid_o : n2717);
+  wire [31:0] n2738 = (n2736 ? u_core27_tok_o : n2718);
+  wire n2740 = (u_core27_out_lane_o == 3'h2);
+  wire n2741 = (n2740 ? u_core27_tok_valid_o : n2721);
+  wire [31:0] n2742 = (n2740 ? u_core27_tok_o : n2722);
+  wire n2744 = (u_core27_out_lane_o == 3'h3);
+  wire n2745 = (n2744 ? u_core27_tok_valid_o : n2725);
+  wire [31:0] n2746 = (n2744 ? u_core27_tok_o : n2726);
+  wire n2748 = (u_core27_out_lane_o == 3'h4);
+  wire n2749 = (n2748 ? u_core27_tok_valid_o : n2729);
+  wire [31:0] n2750 = (n2748 ? u_core27_tok_o : n2730);
+  wire n2752 = (u_core27_out_lane_o == 3'h5);
+  wire n2753 = (n2752 ? u_core27_tok_valid_o : n2733);
+  wire [31:0] n2754 = (n2752 ? u_core27_tok_o : n2734);
+  wire n2756 = (u_lsu14_out_lane_o == 3'h1);
+  wire n2757 = (n2756 ? u_lsu14_tok_valid_o : n2737);
+  wire [31:0] n2758 = (n2756 ? u_lsu14_tok_o : n2738);
+  wire n2760 = (u_lsu14_out_lane_o == 3'h2);
+  wire n2761 = (n2760 ? u_lsu14_tok_valid_o : n2741);
+  wire [31:0] n2762 = (n2760 ? u_lsu14_tok_o : n2742);
+  wire n2764 = (u_lsu14_out_lane_o == 3'h3);
+  wire n2765 = (n2764 ? u_lsu14_tok_valid_o : n2745);
+  wire [31:0] n2766 = (n2764 ? u_lsu14_tok_o : n2746);
+  wire n2768 = (u_lsu14_out_lane_o == 3'h4);
+  wire n2769 = (n2768 ? u_lsu14_tok_valid_o : n2749);
+  wire [31:0] n2770 = (n2768 ? u_lsu14_tok_o : n2750);
+  wire n2772 = (u_lsu14_out_lane_o == 3'h5);
+  wire n2773 = (n2772 ? u_lsu14_tok_valid_o : n2753);
+  wire [31:0] n2774 = (n2772 ? u_lsu14_tok_o : n2754);
+  wire n2776 = (u_core28_out_lane_o == 3'h1);
+  wire n2777 = (n2776 ? u_core28_tok_valid_o : n2757);
+  wire [31:0] n2778 = (n2776 ? u_core28_tok_o : n2758);
+  wire n2780 = (u_core28_out_lane_o == 3'h2);
+  wire n2781 = (n2780 ? u_core28_tok_valid_o : n2761);
+  wire [31:0] n2782 = (n2780 ? u_core28_tok_o : n2762);
+  wire n2784 = (u_core28_out_lane_o == 3'h3);
+  wire n2785 = (n2784 ? u_core28_tok_valid_o : n2765);
+  wire [31:0] n2786 = (n2784 ? u_core28_tok_o : n2766);
+  wire n2788 = (u_core28_out_lane_o == 3'h4);
+  wire n2789 = (n2788 ? u_core28_tok_valid_o : n2769);
+  wire [31:0] n2790 = (n2788 ? u_core28_tok_o : n2770);
+  wire n2792 = (u_core28_out_lane_o == 3'h5);
+  wire n2793 = (n2792 ? u_core28_tok_valid_o : n2773);
+  wire [31:0] n2794 = (n2792 ? u_core28_tok_o : n2774);
+  wire n2796 = (u_core29_out_lane_o == 3'h1);
+  wire n2797 = (n2796 ? u_core29_tok_valid_o : n2777);
+  wire [31:0] n2798 = (n2796 ? u_core29_tok_o : n2778);
+  wire n2800 = (u_core29_out_lane_o == 3'h2);
+  wire n2801 = (n2800 ? u_core29_tok_valid_o : n2781);
+  wire [31:0] n2802 = (n2800 ? u_core29_tok_o : n2782);
+  wire n2804 = (u_core29_out_lane_o == 3'h3);
+  wire n2805 = (n2804 ? u_core29_tok_valid_o : n2785);
+  wire [31:0] n2806 = (n2804 ? u_core29_tok_o : n2786);
+  wire n2808 = (u_core29_out_lane_o == 3'h4);
+  wire n2809 = (n2808 ? u_core29_tok_valid_o : n2789);
+  wire [31:0] n2810 = (n2808 ? u_core29_tok_o : n2790);
+  wire n2812 = (u_core29_out_lane_o == 3'h5);
+  wire n2813 = (n2812 ? u_core29_tok_valid_o : n2793);
+  wire [31:0] n2814 = (n2812 ? u_core29_tok_o : n2794);
+  wire n2816 = (u_lsu15_out_lane_o == 3'h1);
+  wire n2817 = (n2816 ? u_lsu15_tok_valid_o : n2797);
+  wire [31:0] n2818 = (n2816 ? u_lsu15_tok_o : n2798);
+  wire n2820 = (u_lsu15_out_lane_o == 3'h2);
+  wire n2821 = (n2820 ? u_lsu15_tok_valid_o : n2801);
+  wire [31:0] n2822 = (n2820 ? u_lsu15_tok_o : n2802);
+  wire n2824 = (u_lsu15_out_lane_o == 3'h3);
+  wire n2825 = (n2824 ? u_lsu15_tok_valid_o : n2805);
+  wire [31:0] n2826 = (n2824 ? u_lsu15_tok_o : n2806);
+  wire n2828 = (u_lsu15_out_lane_o == 3'h4);
+  wire n2829 = (n2828 ? u_lsu15_tok_valid_o : n2809);
+  wire [31:0] n2830 = (n2828 ? u_lsu15_tok_o : n2810);
+  wire n2832 = (u_lsu15_out_lane_o == 3'h5);
+  wire n2833 = (n2832 ? u_lsu15_tok_valid_o : n2813);
+  wire [31:0] n2834 = (n2832 ? u_lsu15_tok_o : n2814);
+  wire n2836 = (u_core30_out_lane_o == 3'h1);
+  wire n2840 = (u_core30_out_lane_o == 3'h2);
+  wire n2844 = (u_core30_out_lane_o == 3'h3);
+  wire n2848 = (u_core30_out_lane_o == 3'h4);
+  wire n2852 = (u_core30_out_lane_o == 3'h5);
+  wire [8:0] n2893 = ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2895 = ((n1899 < n2893) ? n1899 : n2893);
+  wire [8:0] n2898 = ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2900 = ((n1900 < n2898) ? n1900 : n2898);
+  wire [8:0] n2903 = ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2905 = ((n1901 < n2903) ? n1901 : n2903);
+  wire [8:0] n2908 = ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2910 = ((n1902 < n2908) ? n1902 : n2908);
+  wire [8:0] n2913 = ((u_core31_out_lane_o == 3'h5) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2915 = ((n1903 < n2913) ? n1903 : n2913);
+  wire [8:0] n2933 = ((u_core30_out_lane_o == 3'h1) ? 9'h1ff : n2895);
+  wire [8:0] n2935 = ((n1863 < n2933) ? n1863 : n2933);
+  wire [8:0] n2938 = ((u_core30_out_lane_o == 3'h2) ? 9'h1ff : n2900);
+  wire [8:0] n2940 = ((n1864 < n2938) ? n1864 : n2938);
+  wire [8:0] n2943 = ((u_core30_out_lane_o == 3'h3) ? 9'h1ff : n2905);
+  wire [8:0] n2945 = ((n1865 < n2943) ? n1865 : n2943);
+  wire [8:0] n2948 = ((u_core30_out_lane_o == 3'h4) ? 9'h1ff : n2910);
+  wire [8:0] n2950 = ((n1866 < n2948) ? n1866 : n2948);
+  wire [8:0] n2953 = ((u_core30_out_lane_o == 3'h5) ? 9'h1ff : n2915);
+  wire [8:0] n2955 = ((n1867 < n2953) ? n1867 : n2953);
+  wire [8:0] n2973 = ((u_lsu15_out_lane_o == 3'h1) ? 9'h1ff : n2935);
+  wire [8:0] n2975 = ((n1823 < n2973) ? n1823 : n2973);
+  wire [8:0] n2978 = ((u_lsu15_out_lane_o == 3'h2) ? 9'h1ff : n2940);
+  wire [8:0] n2980 = ((n1824 < n2978) ? n1824 : n2978);
+  wire [8:0] n2983 = ((u_lsu15_out_lane_o == 3'h3) ? 9'h1ff : n2945);
+  wire [8:0] n2985 = ((n1825 < n2983) ? n1825 : n2983);
+  wire [8:0] n2988 = ((u_lsu15_out_lane_o == 3'h4) ? 9'h1ff : n2950);
+  wire [8:0] n2990 = ((n1826 < n2988) ? n1826 : n2988);
+  wire [8:0] n2993 = ((u_lsu15_out_lane_o == 3'h5) ? 9'h1ff : n2955);
+  wire [8:0] n2995 = ((n1827 < n2993) ? n1827 : n2993);
+  wire [8:0] n3013 = ((u_core29_out_lane_o == 3'h1) ? 9'h1ff : n2975);
+  wire [8:0] n3015 = ((n1783 < n3013) ? n1783 : n3013);
+  wire [8:0] n3018 = ((u_core29_out_lane_o == 3'h2) ? 9'h1ff : n2980);
+  wire [8:0] n3020 = ((n1784 < n3018) ? n1784 : n3018);
+  wire [8:0] n3023 = ((u_core29_out_lane_o == 3'h3) ? 9'h1ff : n2985);
+  wire [8:0] n3025 = ((n1785 < n3023) ? n1785 : n3023);
+  wire [8:0] n3028 = ((u_core29_out_lane_o == 3'h4) ? 9'h1ff : n2990);
+  wire [8:0] n3030 = ((n1786 < n3028) ? n1786 : n3028);
+  wire [8:0] n3033 = ((u_core29_out_lane_o == 3'h5) ? 9'h1ff : n2995);
+  wire [8:0] n3035 = ((n1787 < n3033) ? n1787 : n3033);
+  wire [8:0] n3053 = ((u_core28_out_lane_o == 3'h1) ? 9'h1ff : n3015);
+  wire [8:0] n3055 = ((n1747 < n3053) ? n1747 : n3053);
+  wire [8:0] n3058 = ((u_core28_out_lane_o == 3'h2) ? 9'h1ff : n3020);
+  wire [8:0] n3060 = ((n1748 < n3058) ? n1748 : n3058);
+  wire [8:0] n3063 = ((u_core28_out_lane_o == 3'h3) ? 9'h1ff : n3025);
+  wire [8:0] n3065 = ((n1749 < n3063) ? n1749 : n3063);
+  wire [8:0] n3068 = ((u_core28_out_lane_o == 3'h4) ? 9'h1ff : n3030);
+  wire [8:0] n3070 = ((n1750 < n3068) ? n1750 : n3068);
+  wire [8:0] n3073 = ((u_core28_out_lane_o == 3'h5) ? 9'h1ff : n3035);
+  wire [8:0] n3075 = ((n1751 < n3073) ? n1751 : n3073);
+  wire [8:0] n3093 = ((u_lsu14_out_lane_o == 3'h1) ? 9'h1ff : n3055);
+  wire [8:0] n3095 = ((n1707 < n3093) ? n1707 : n3093);
+  wire [8:0] n3098 = ((u_lsu14_out_lane_o == 3'h2) ? 9'h1ff : n3060);
+  wire [8:0] n3100 = ((n1708 < n3098) ? n1708 : n3098);
+  wire [8:0] n3103 = ((u_lsu14_out_lane_o == 3'h3) ? 9'h1ff : n3065);
+  wire [8:0] n3105 = ((n1709 < n3103) ? n1709 : n3103);
+  wire [8:0] n3108 = ((u_lsu14_out_lane_o == 3'h4) ? 9'h1ff : n3070);
+  wire [8:0] n3110 = ((n1710 < n3108) ? n1710 : n3108);
+  wire [8:0] n3113 = ((u_lsu14_out_lane_o == 3'h5) ? 9'h1ff : n3075);
+  wire [8:0] n3115 = ((n1711 < n3113) ? n1711 : n3113);
+  wire [8:0] n3133 = ((u_core27_out_lane_o == 3'h1) ? 9'h1ff : n3095);
+  wire [8:0] n3135 = ((n1667 < n3133) ? n1667 : n3133);
+  wire [8:0] n3138 = ((u_core27_out_lane_o == 3'h2) ? 9'h1ff : n3100);
+  wire [8:0] n3140 = ((n1668 < n3138) ? n1668 : n3138);
+  wire [8:0] n3143 = ((u_core27_out_lane_o == 3'h3) ? 9'h1ff : n3105);
+  wire [8:0] n3145 = ((n1669 < n3143) ? n1669 : n3143);
+  wire [8:0] n3148 = ((u_core27_out_lane_o == 3'h4) ? 9'h1ff : n3110);
+  wire [8:0] n3150 = ((n1670 < n3148) ? n1670 : n3148);
+  wire [8:0] n3153 = ((u_core27_out_lane_o == 3'h5) ? 9'h1ff : n3115);
+  wire [8:0] n3155 = ((n1671 < n3153) ? n1671 : n3153);
+  wire [8:0] n3173 = ((u_core26_out_lane_o == 3'h1) ? 9'h1ff : n3135);
+  wire [8:0] n3175 = ((n1631 < n3173) ? n1631 : n3173);
+  wire [8:0] n3178 = ((u_core26_out_lane_o == 3'h2) ? 9'h1ff : n3140);
+  wire [8:0] n3180 = ((n1632 < n3178) ? n1632 : n3178);
+  wire [8:0] n3183 = ((u_core26_out_lane_o == 3'h3) ? 9'h1ff : n3145);
+  wire [8:0] n3185 = ((n1633 < n3183) ? n1633 : n3183);
+  wire [8:0] n3188 = ((u_core26_out_lane_o == 3'h4) ? 9'h1ff : n3150);
+  wire [8:0] n3190 = ((n1634 < n3188) ? n1634 : n3188);
+  wire [8:0] n3193 = ((u_core26_out_lane_o == 3'h5) ? 9'h1ff : n3155);
+  wire [8:0] n3195 = ((n1635 < n3193) ? n1635 : n3193);
+  wire [8:0] n3213 = ((u_lsu13_out_lane_o == 3'h1) ? 9'h1ff : n3175);
+  wire [8:0] n3215 = ((n1591 < n3213) ? n1591 : n3213);
+  wire [8:0] n3218 = ((u_lsu13_out_lane_o == 3'h2) ? 9'h1ff : n3180);
+  wire [8:0] n3220 = ((n1592 < n3218) ? n1592 : n3218);
+  wire [8:0] n3223 = ((u_lsu13_out_lane_o == 3'h3) ? 9'h1ff : n3185);
+  wire [8:0] n3225 = ((n1593 < n3223) ? n1593 : n3223);
+  wire [8:0] n3228 = ((u_lsu13_out_lane_o == 3'h4) ? 9'h1ff : n3190);
+  wire [8:0] n3230 = ((n1594 < n3228) ? n1594 : n3228);
+  wire [8:0] n3233 = ((u_lsu13_out_lane_o == 3'h5) ? 9'h1ff : n3195);
+  wire [8:0] n3235 = ((n1595 < n3233) ? n1595 : n3233);
+  wire [8:0] n3253 = ((u_core25_out_lane_o == 3'h1) ? 9'h1ff : n3215);
+  wire [8:0] n3255 = ((n1551 < n3253) ? n1551 : n3253);
+  wire [8:0] n3258 = ((u_core25_out_lane_o == 3'h2) ? 9'h1ff : n3220);
+  wire [8:0] n3260 = ((n1552 < n3258) ? n1552 : n3258);
+  wire [8:0] n3263 = ((u_core25_out_lane_o == 3'h3) ? 9'h1ff : n3225);
+  wire [8:0] n3265 = ((n1553 < n3263) ? n1553 : n3263);
+  wire [8:0] n3268 = ((u_core25_out_lane_o == 3'h4) ? 9'h1ff : n3230);
+  wire [8:0] n3270 = ((n1554 < n3268) ? n1554 : n3268);
+  wire [8:0] n3273 = ((u_core25_out_lane_o == 3'h5) ? 9'h1ff : n3235);
+  wire [8:0] n3275 = ((n1555 < n3273) ? n1555 : n3273);
+  wire [8:0] n3293 = ((u_core24_out_lane_o == 3'h1) ? 9'h1ff : n3255);
+  wire [8:0] n3295 = ((n1515 < n3293) ? n1515 : n3293);
+  wire [8:0] n3298 = ((u_core24_out_lane_o == 3'h2) ? 9'h1ff : n3260);
+  wire [8:0] n3300 = ((n1516 < n3298) ? n1516 : n3298);
+  wire [8:0] n3303 = ((u_core24_out_lane_o == 3'h3) ? 9'h1ff : n3265);
+  wire [8:0] n3305 = ((n1517 < n3303) ? n1517 : n3303);
+  wire [8:0] n3308 = ((u_core24_out_lane_o == 3'h4) ? 9'h1ff : n3270);
+  wire [8:0] n3310 = ((n1518 < n3308) ? n1518 : n3308);
+  wire [8:0] n3313 = ((u_core24_out_lane_o == 3'h5) ? 9'h1ff : n3275);
+  wire [8:0] n3315 = ((n1519 < n3313) ? n1519 : n3313);
+  wire [8:0] n3333 = ((u_lsu12_out_lane_o == 3'h1) ? 9'h1ff : n3295);
+  wire [8:0] n3335 = ((n1475 < n3333) ? n1475 : n3333);
+  wire [8:0] n3338 = ((u_lsu12_out_lane_o == 3'h2) ? 9'h1ff : n3300);
+  wire [8:0] n3340 = ((n1476 < n3338) ? n1476 : n3338);
+  wire [8:0] n3343 = ((u_lsu12_out_lane_o == 3'h3) ? 9'h1ff : n3305);
+  wire [8:0] n3345 = ((n1477 < n3343) ? n1477 : n3343);
+  wire [8:0] n3348 = ((u_lsu12_out_lane_o == 3'h4) ? 9'h1ff : n3310);
+  wire [8:0] n3350 = ((n1478 < n3348) ? n1478 : n3348);
+  wire [8:0] n3353 = ((u_lsu12_out_lane_o == 3'h5) ? 9'h1ff : n3315);
+  wire [8:0] n3355 = ((n1479 < n3353) ? n1479 : n3353);
+  wire [8:0] n3373 = ((u_core23_out_lane_o == 3'h1) ? 9'h1ff : n3335);
+  wire [8:0] n3375 = ((n1435 < n3373) ? n1435 : n3373);
+  wire [8:0] n3378 = ((u_core23_out_lane_o == 3'h2) ? 9'h1ff : n3340);
+  wire [8:0] n3380 = ((n1436 < n3378) ? n1436 : n3378);
+  wire [8:0] n3383 = ((u_core23_out_lane_o == 3'h3) ? 9'h1ff : n3345);
+  wire [8:0] n3385 = ((n1437 < n3383) ? n1437 : n3383);
+  wire [8:0] n3388 = ((u_core23_out_lane_o == 3'h4) ? 9'h1ff : n3350);
+  wire [8:0] n3390 = ((n1438 < n3388) ? n1438 : n3388);
+  wire [8:0] n3393 = ((u_core23_out_lane_o == 3'h5) ? 9'h1ff : n3355);
+  wire [8:0] n3395 = ((n1439 < n3393) ? n1439 : n3393);
+  wire [8:0] n3413 = ((u_core22_out_lane_o == 3'h1) ? 9'h1ff : n3375);
+  wire [8:0] n3415 = ((n1399 < n3413) ? n1399 : n3413);
+  wire [8:0] n3418 = ((u_core22_out_lane_o == 3'h2) ? 9'h1ff : n3380);
+  wire [8:0] n3420 = ((n1400 < n3418) ? n1400 : n3418);
+  wire [8:0] n3423 = ((u_core22_out_lane_o == 3'h3) ? 9'h1ff : n3385);
+  wire [8:0] n3425 = ((n1401 < n3423) ? n1401 : n3423);
+  wire [8:0] n3428 = ((u_core22_out_lane_o == 3'h4) ? 9'h1ff : n3390);
+  wire [8:0] n3430 = ((n1402 < n3428) ? n1402 : n3428);
+  wire [8:0] n3433 = ((u_core22_out_lane_o == 3'h5) ? 9'h1ff : n3395);
+  wire [8:0] n3435 = ((n1403 < n3433) ? n1403 : n3433);
+  wire [8:0] n3453 = ((u_lsu11_out_lane_o == 3'h1) ? 9'h1ff : n3415);
+  wire [8:0] n3455 = ((n1359 < n3453) ? n1359 : n3453);
+  wire [8:0] n3458 = ((u_lsu11_out_lane_o == 3'h2) ? 9'h1ff : n3420);
+  wire [8:0] n3460 = ((n1360 < n3458) ? n1360 : n3458);
+  wire [8:0] n3463 = ((u_lsu11_out_lane_o == 3'h3) ? 9'h1ff : n3425);
+  wire [8:0] n3465 = ((n1361 < n3463) ? n1361 : n3463);
+  wire [8:0] n3468 = ((u_lsu11_out_lane_o == 3'h4) ? 9'h1ff : n3430);
+  wire [8:0] n3470 = ((n1362 < n3468) ? n1362 : n3468);
+  wire [8:0] n3473 = ((u_lsu11_out_lane_o == 3'h5) ? 9'h1ff : n3435);
+  wire [8:0] n3475 = ((n1363 < n3473) ? n1363 : n3473);
+  wire [8:0] n3493 = ((u_core21_out_lane_o == 3'h1) ? 9'h1ff : n3455);
+  wire [8:0] n3495 = ((n1319 < n3493) ? n1319 : n3493);
+  wire [8:0] n3498 = ((u_core21_out_lane_o == 3'h2) ? 9'h1ff : n3460);
+  wire [8:0] n3500 = ((n1320 < n3498) ? n1320 : n3498);
+  wire [8:0] n3503 = ((u_core21_out_lane_o == 3'h3) ? 9'h1ff : n3465);
+  wire [8:0] n3505 = ((n1321 < n3503) ? n1321 : n3503);
+  wire [8:0] n3508 = ((u_core21_out_lane_o == 3'h4) ? 9'h1ff : n3470);
+  wire [8:0] n3510 = ((n1322 < n3508) ? n1322 : n3508);
+  wire [8:0] n3513 = ((u_core21_out_lane_o == 3'h5) ? 9'h1ff : n3475);
+  wire [8:0] n3515 = ((n1323 < n3513) ? n1323 : n3513);
+  wire [8:0] n3533 = ((u_core20_out_lane_o == 3'h1) ? 9'h1ff : n3495);
+  wire [8:0] n3535 = ((n1283 < n3533) ? n1283 : n3533);
+  wire [8:0] n3538 = ((u_core20_out_lane_o == 3'h2) ? 9'h1ff : n3500);
+  wire [8:0] n3540 = ((n1284 < n3538) ? n1284 : n3538);
+  wire [8:0] n3543 = ((u_core20_out_lane_o == 3'h3) ? 9'h1ff : n3505);
+  wire [8:0] n3545 = ((n1285 < n3543) ? n1285 : n3543);
+  wire [8:0] n3548 = ((u_core20_out_lane_o == 3'h4) ? 9'h1ff : n3510);
+  wire [8:0] n3550 = ((n1286 < n3548) ? n1286 : n3548);
+  wire [8:0] n3553 = ((u_core20_out_lane_o == 3'h5) ? 9'h1ff : n3515);
+  wire [8:0] n3555 = ((n1287 < n3553) ? n1287 : n3553);
+  wire [8:0] n3573 = ((u_lsu10_out_lane_o == 3'h1) ? 9'h1ff : n3535);
+  wire [8:0] n3575 = ((n1243 < n3573) ? n1243 : n3573);
+  wire [8:0] n3578 = ((u_lsu10_out_lane_o == 3'h2) ? 9'h1ff : n3540);
+  wire [8:0] n3580 = ((n1244 < n3578) ? n1244 : n3578);
+  wire [8:0] n3583 = ((u_lsu10_out_lane_o == 3'h3) ? 9'h1ff : n3545);
+  wire [8:0] n3585 = ((n1245 < n3583) ? n1245 : n3583);
+  wire [8:0] n3588 = ((u_lsu10_out_lane_o == 3'h4) ? 9'h1ff : n3550);
+  wire [8:0] n3590 = ((n1246 < n3588) ? n1246 : n3588);
+  wire [8:0] n3593 = ((u_lsu10_out_lane_o == 3'h5) ? 9'h1ff : n3555);
+  wire [8:0] n3595 = ((n1247 < n3593) ? n1247 : n3593);
+  wire [8:0] n3613 = ((u_core19_out_lane_o == 3'h1) ? 9'h1ff : n3575);
+  wire [8:0] n3615 = ((n1203 < n3613) ? n1203 : n3613);
+  wire [8:0] n3618 = ((u_core19_out_lane_o == 3'h2) ? 9'h1ff : n3580);
+  wire [8:0] n3620 = ((n1204 < n3618) ? n1204 : n3618);
+  wire [8:0] n3623 = ((u_core19_out_lane_o == 3'h3) ? 9'h1ff : n3585);
+  wire [8:0] n3625 = ((n1205 < n3623) ? n1205 : n3623);
+  wire [8:0] n3628 = ((u_core19_out_lane_o == 3'h4) ? 9'h1ff : n3590);
+  wire [8:0] n3630 = ((n1206 < n3628) ? n1206 : n3628);
+  wire [8:0] n3633 = ((u_core19_out_lane_o == 3'h5) ? 9'h1ff : n3595);
+  wire [8:0] n3635 = ((n1207 < n3633) ? n1207 : n3633);
+  wire [8:0] n3653 = ((u_core18_out_lane_o == 3'h1) ? 9'h1ff : n3615);
+  wire [8:0] n3655 = ((n1167 < n3653) ? n1167 : n3653);
+  wire [8:0] n3658 = ((u_core18_out_lane_o == 3'h2) ? 9'h1ff : n3620);
+  wire [8:0] n3660 = ((n1168 < n3658) ? n1168 : n3658);
+  wire [8:0] n3663 = ((u_core18_out_lane_o == 3'h3) ? 9'h1ff : n3625);
+  wire [8:0] n3665 = ((n1169 < n3663) ? n1169 : n3663);
+  wire [8:0] n3668 = ((u_core18_out_lane_o == 3'h4) ? 9'h1ff : n3630);
+  wire [8:0] n3670 = ((n1170 < n3668) ? n1170 : n3668);
+  wire [8:0] n3673 = ((u_core18_out_lane_o == 3'h5) ? 9'h1ff : n3635);
+  wire [8:0] n3675 = ((n1171 < n3673) ? n1171 : n3673);
+  wire [8:0] n3693 = ((u_lsu9_out_lane_o == 3'h1) ? 9'h1ff : n3655);
+  wire [8:0] n3695 = ((n1127 < n3693) ? n1127 : n3693);
+  wire [8:0] n3698 = ((u_lsu9_out_lane_o == 3'h2) ? 9'h1ff : n3660);
+  wire [8:0] n3700 = ((n1128 < n3698) ? n1128 : n3698);
+  wire [8:0] n3703 = ((u_lsu9_out_lane_o == 3'h3) ? 9'h1ff : n3665);
+  wire [8:0] n3705 = ((n1129 < n3703) ? n1129 : n3703);
+  wire [8:0] n3708 = ((u_lsu9_out_lane_o == 3'h4) ? 9'h1ff : n3670);
+  wire [8:0] n3710 = ((n1130 < n3708) ? n1130 : n3708);
+  wire [8:0] n3713 = ((u_lsu9_out_lane_o == 3'h5) ? 9'h1ff : n3675);
+  wire [8:0] n3715 = ((n1131 < n3713) ? n1131 : n3713);
+  wire [8:0] n3733 = ((u_core17_out_lane_o == 3'h1) ? 9'h1ff : n3695);
+  wire [8:0] n3735 = ((n1087 < n3733) ? n1087 : n3733);
+  wire [8:0] n3738 = ((u_core17_out_lane_o == 3'h2) ? 9'h1ff : n3700);
+  wire [8:0] n3740 = ((n1088 < n3738) ? n1088 : n3738);
+  wire [8:0] n3743 = ((u_core17_out_lane_o == 3'h3) ? 9'h1ff : n3705);
+  wire [8:0] n3745 = ((n1089 < n3743) ? n1089 : n3743);
+  wire [8:0] n3748 = ((u_core17_out_lane_o == 3'h4) ? 9'h1ff : n3710);
+  wire [8:0] n3750 = ((n1090 < n3748) ? n1090 : n3748);
+  wire [8:0] n3753 = ((u_core17_out_lane_o == 3'h5) ? 9'h1ff : n3715);
+  wire [8:0] n3755 = ((n1091 < n3753) ? n1091 : n3753);
+  wire [8:0] n3773 = ((u_core16_out_lane_o == 3'h1) ? 9'h1ff : n3735);
+  wire [8:0] n3775 = ((n1051 < n3773) ? n1051 : n3773);
+  wire [8:0] n3778 = ((u_core16_out_lane_o == 3'h2) ? 9'h1ff : n3740);
+  wire [8:0] n3780 = ((n1052 < n3778) ? n1052 : n3778);
+  wire [8:0] n3783 = ((u_core16_out_lane_o == 3'h3) ? 9'h1ff : n3745);
+  wire [8:0] n3785 = ((n1053 < n3783) ? n1053 : n3783);
+  wire [8:0] n3788 = ((u_core16_out_lane_o == 3'h4) ? 9'h1ff : n3750);
+  wire [8:0] n3790 = ((n1054 < n3788) ? n1054 : n3788);
+  wire [8:0] n3793 = ((u_core16_out_lane_o == 3'h5) ? 9'h1ff : n3755);
+  wire [8:0] n3795 = ((n1055 < n3793) ? n1055 : n3793);
+  wire [8:0] n3813 = ((u_lsu8_out_lane_o == 3'h1) ? 9'h1ff : n3775);
+  wire [8:0] n3815 = ((n1011 < n3813) ? n1011 : n3813);
+  wire [8:0] n3818 = ((u_lsu8_out_lane_o == 3'h2) ? 9'h1ff : n3780);
+  wire [8:0] n3820 = ((n1012 < n3818) ? n1012 : n3818);
+  wire [8:0] n3823 = ((u_lsu8_out_lane_o == 3'h3) ? 9'h1ff : n3785);
+  wire [8:0] n3825 = ((n1013 < n3823) ? n1013 : n3823);
+  wire [8:0] n3828 = ((u_lsu8_out_lane_o == 3'h4) ? 9'h1ff : n3790);
+  wire [8:0] n3830 = ((n1014 < n3828) ? n1014 : n3828);
+  wire [8:0] n3833 = ((u_lsu8_out_lane_o == 3'h5) ? 9'h1ff : n3795);
+  wire [8:0] n3835 = ((n1015 < n3833) ? n1015 : n3833);
+  wire [8:0] n3853 = ((u_core15_out_lane_o == 3'h1) ? 9'h1ff : n3815);
+  wire [8:0] n3855 = ((n971 < n3853) ? n971 : n3853);
+  wire [8:0] n3858 = ((u_core15_out_lane_o == 3'h2) ? 9'h1ff : n3820);
+  wire [8:0] n3860 = ((n972 < n3858) ? n972 : n3858);
+  wire [8:0] n3863 = ((u_core15_out_lane_o == 3'h3) ? 9'h1ff : n3825);
+  wire [8:0] n3865 = ((n973 < n3863) ? n973 : n3863);
+  wire [8:0] n3868 = ((u_core15_out_lane_o == 3'h4) ? 9'h1ff : n3830);
+  wire [8:0] n3870 = ((n974 < n3868) ? n974 : n3868);
+  wire [8:0] n3873 = ((u_core15_out_lane_o == 3'h5) ? 9'h1ff : n3835);
+  wire [8:0] n3875 = ((n975 < n3873) ? n975 : n3873);
+  wire [8:0] n3893 = ((u_core14_out_lane_o == 3'h1) ? 9'h1ff : n3855);
+  wire [8:0] n3895 = ((n935 < n3893) ? n935 : n3893);
+  wire [8:0] n3898 = ((u_core14_out_lane_o == 3'h2) ? 9'h1ff : n3860);
+  wire [8:0] n3900 = ((n936 < n3898) ? n936 : n3898);
+  wire [8:0] n3903 = ((u_core14_out_lane_o == 3'h3) ? 9'h1ff : n3865);
+  wire [8:0] n3905 = ((n937 < n3903) ? n937 : n3903);
+  wire [8:0] n3908 = ((u_core14_out_lane_o == 3'h4) ? 9'h1ff : n3870);
+  wire [8:0] n3910 = ((n938 < n3908) ? n938 : n3908);
+  wire [8:0] n3913 = ((u_core14_out_lane_o == 3'h5) ? 9'h1ff : n3875);
+  wire [8:0] n3915 = ((n939 < n3913) ? n939 : n3913);
+  wire [8:0] n3933 = ((u_lsu7_out_lane_o == 3'h1) ? 9'h1ff : n3895);
+  wire [8:0] n3935 = ((n895 < n3933) ? n895 : n3933);
+  wire [8:0] n3938 = ((u_lsu7_out_lane_o == 3'h2) ? 9'h1ff : n3900);
+  wire [8:0] n3940 = ((n896 < n3938) ? n896 : n3938);
+  wire [8:0] n3943 = ((u_lsu7_out_lane_o == 3'h3) ? 9'h1ff : n3905);
+  wire [8:0] n3945 = ((n897 < n3943) ? n897 : n3943);
+  wire [8:0] n3948 = ((u_lsu7_out_lane_o == 3'h4) ? 9'h1ff : n3910);
+  wire [8:0] n3950 = ((n898 < n3948) ? n898 : n3948);
+  wire [8:0] n3953 = ((u_lsu7_out_lane_o == 3'h5) ? 9'h1ff : n3915);
+  wire [8:0] n3955 = ((n899 < n3953) ? n899 : n3953);
+  wire [8:0] n3973 = ((u_core13_out_lane_o == 3'h1) ? 9'h1ff : n3935);
+  wire [8:0] n3975 = ((n855 < n3973) ? n855 : n3973);
+  wire [8:0] n3978 = ((u_core13_out_lane_o == 3'h2) ? 9'h1ff : n3940);
+  wire [8:0] n3980 = ((n856 < n3978) ? n856 : n3978);
+  wire [8:0] n3983 = ((u_core13_out_lane_o == 3'h3) ? 9'h1ff : n3945);
+  wire [8:0] n3985 = ((n857 < n3983) ? n857 : n3983);
+  wire [8:0] n3988 = ((u_core13_out_lane_o == 3'h4) ? 9'h1ff : n3950);
+  wire [8:0] n3990 = ((n858 < n3988) ? n858 : n3988);
+  wire [8:0] n3993 = ((u_core13_out_lane_o == 3'h5) ? 9'h1ff : n3955);
+  wire [8:0] n3995 = ((n859 < n3993) ? n859 : n3993);
+  wire [8:0] n4013 = ((u_core12_out_lane_o == 3'h1) ? 9'h1ff : n3975);
+  wire [8:0] n4015 = ((n819 < n4013) ? n819 : n4013);
+  wire [8:0] n4018 = ((u_core12_out_lane_o == 3'h2) ? 9'h1ff : n3980);
+  wire [8:0] n4020 = ((n820 < n4018) ? n820 : n4018);
+  wire [8:0] n4023 = ((u_core12_out_lane_o == 3'h3) ? 9'h1ff : n3985);
+  wire [8:0] n4025 = ((n821 < n4023) ? n821 : n4023);
+  wire [8:0] n4028 = ((u_core12_out_lane_o == 3'h4) ? 9'h1ff : n3990);
+  wire [8:0] n4030 = ((n822 < n4028) ? n822 : n4028);
+  wire [8:0] n4033 = ((u_core12_out_lane_o == 3'h5) ? 9'h1ff : n3995);
+  wire [8:0] n4035 = ((n823 < n4033) ? n823 : n4033);
+  wire [8:0] n4053 = ((u_lsu6_out_lane_o == 3'h1) ? 9'h1ff : n4015);
+  wire [8:0] n4055 = ((n779 < n4053) ? n779 : n4053);
+  wire [8:0] n4058 = ((u_lsu6_out_lane_o == 3'h2) ? 9'h1ff : n4020);
+  wire [8:0] n4060 = ((n780 < n4058) ? n780 : n4058);
+  wire [8:0] n4063 = ((u_lsu6_out_lane_o == 3'h3) ? 9'h1ff : n4025);
+  wire [8:0] n4065 = ((n781 < n4063) ? n781 : n4063);
+  wire [8:0] n4068 = ((u_lsu6_out_lane_o == 3'h4) ? 9'h1ff : n4030);
+  wire [8:0] n4070 = ((n782 < n4068) ? n782 : n4068);
+  wire [8:0] n4073 = ((u_lsu6_out_lane_o == 3'h5) ? 9'h1ff : n4035);
+  wire [8:0] n4075 = ((n783 < n4073) ? n783 : n4073);
+  wire [8:0] n4093 = ((u_core11_out_lane_o == 3'h1) ? 9'h1ff : n4055);
+  wire [8:0] n4095 = ((n739 < n4093) ? n739 : n4093);
+  wire [8:0] n4098 = ((u_core11_out_lane_o == 3'h2) ? 9'h1ff : n4060);
+  wire [8:0] n4100 = ((n740 < n4098) ? n740 : n4098);
+  wire [8:0] n4103 = ((u_core11_out_lane_o == 3'h3) ? 9'h1ff : n4065);
+  wire [8:0] n4105 = ((n741 < n4103) ? n741 : n4103);
+  wire [8:0] n4108 = ((u_core11_out_lane_o == 3'h4) ? 9'h1ff : n4070);
+  wire [8:0] n4110 = ((n742 < n4108) ? n742 : n4108);
+  wire [8:0] n4113 = ((u_core11_out_lane_o == 3'h5) ? 9'h1ff : n4075);
+  wire [8:0] n4115 = ((n743 < n4113) ? n743 : n4113);
+  wire [8:0] n4133 = ((u_core10_out_lane_o == 3'h1) ? 9'h1ff : n4095);
+  wire [8:0] n4135 = ((n703 < n4133) ? n703 : n4133);
+  wire [8:0] n4138 = ((u_core10_out_lane_o == 3'h2) ? 9'h1ff : n4100);
+  wire [8:0] n4140 = ((n704 < n4138) ? n704 : n4138);
+  wire [8:0] n4143 = ((u_core10_out_lane_o == 3'h3) ? 9'h1ff : n4105);
+  wire [8:0] n4145 = ((n705 < n4143) ? n705 : n4143);
+  wire [8:0] n4148 = ((u_core10_out_lane_o == 3'h4) ? 9'h1ff : n4110);
+  wire [8:0] n4150 = ((n706 < n4148) ? n706 : n4148);
+  wire [8:0] n4153 = ((u_core10_out_lane_o == 3'h5) ? 9'h1ff : n4115);
+  wire [8:0] n4155 = ((n707 < n4153) ? n707 : n4153);
+  wire [8:0] n4173 = ((u_lsu5_out_lane_o == 3'h1) ? 9'h1ff : n4135);
+  wire [8:0] n4175 = ((n663 < n4173) ? n663 : n4173);
+  wire [8:0] n4178 = ((u_lsu5_out_lane_o == 3'h2) ? 9'h1ff : n4140);
+  wire [8:0] n4180 = ((n664 < n4178) ? n664 : n4178);
+  wire [8:0] n4183 = ((u_lsu5_out_lane_o == 3'h3) ? 9'h1ff : n4145);
+  wire [8:0] n4185 = ((n665 < n4183) ? n665 : n4183);
+  wire [8:0] n4188 = ((u_lsu5_out_lane_o == 3'h4) ? 9'h1ff : n4150);
+  wire [8:0] n4190 = ((n666 < n4188) ? n666 : n4188);
+  wire [8:0] n4193 = ((u_lsu5_out_lane_o == 3'h5) ? 9'h1ff : n4155);
+  wire [8:0] n4195 = ((n667 < n4193) ? n667 : n4193);
+  wire [8:0] n4213 = ((u_core9_out_lane_o == 3'h1) ? 9'h1ff : n4175);
+  wire [8:0] n4215 = ((n623 < n4213) ? n623 : n4213);
+  wire [8:0] n4218 = ((u_core9_out_lane_o == 3'h2) ? 9'h1ff : n4180);
+  wire [8:0] n4220 = ((n624 < n4218) ? n624 : n4218);
+  wire [8:0] n4223 = ((u_core9_out_lane_o == 3'h3) ? 9'h1ff : n4185);
+  wire [8:0] n4225 = ((n625 < n4223) ? n625 : n4223);
+  wire [8:0] n4228 = ((u_core9_out_lane_o == 3'h4) ? 9'h1ff : n4190);
+  wire [8:0] n4230 = ((n626 < n4228) ? n626 : n4228);
+  wire [8:0] n4233 = ((u_core9_out_lane_o == 3'h5) ? 9'h1ff : n4195);
+  wire [8:0] n4235 = ((n627 < n4233) ? n627 : n4233);
+  wire [8:0] n4253 = ((u_core8_out_lane_o == 3'h1) ? 9'h1ff : n4215);
+  wire [8:0] n4255 = ((n587 < n4253) ? n587 : n4253);
+  wire [8:0] n4258 = ((u_core8_out_lane_o == 3'h2) ? 9'h1ff : n4220);
+  wire [8:0] n4260 = ((n588 < n4258) ? n588 : n4258);
+  wire [8:0] n4263 = ((u_core8_out_lane_o == 3'h3) ? 9'h1ff : n4225);
+  wire [8:0] n4265 = ((n589 < n4263) ? n589 : n4263);
+  wire [8:0] n4268 = ((u_core8_out_lane_o == 3'h4) ? 9'h1ff : n4230);
+  wire [8:0] n4270 = ((n590 < n4268) ? n590 : n4268);
+  wire [8:0] n4273 = ((u_core8_out_lane_o == 3'h5) ? 9'h1ff : n4235);
+  wire [8:0] n4275 = ((n591 < n4273) ? n591 : n4273);
+  wire [8:0] n4293 = ((u_lsu4_out_lane_o == 3'h1) ? 9'h1ff : n4255);
+  wire [8:0] n4295 = ((n547 < n4293) ? n547 : n4293);
+  wire [8:0] n4298 = ((u_lsu4_out_lane_o == 3'h2) ? 9'h1ff : n4260);
+  wire [8:0] n4300 = ((n548 < n4298) ? n548 : n4298);
+  wire [8:0] n4303 = ((u_lsu4_out_lane_o == 3'h3) ? 9'h1ff : n4265);
+  wire [8:0] n4305 = ((n549 < n4303) ? n549 : n4303);
+  wire [8:0] n4308 = ((u_lsu4_out_lane_o == 3'h4) ? 9'h1ff : n4270);
+  wire [8:0] n4310 = ((n550 < n4308) ? n550 : n4308);
+  wire [8:0] n4313 = ((u_lsu4_out_lane_o == 3'h5) ? 9'h1ff : n4275);
+  wire [8:0] n4315 = ((n551 < n4313) ? n551 : n4313);
+  wire [8:0] n4333 = ((u_core7_out_lane_o == 3'h1) ? 9'h1ff : n4295);
+  wire [8:0] n4335 = ((n507 < n4333) ? n507 : n4333);
+  wire [8:0] n4338 = ((u_core7_out_lane_o == 3'h2) ? 9'h1ff : n4300);
+  wire [8:0] n4340 = ((n508 < n4338) ? n508 : n4338);
+  wire [8:0] n4343 = ((u_core7_out_lane_o == 3'h3) ? 9'h1ff : n4305);
+  wire [8:0] n4345 = ((n509 < n4343) ? n509 : n4343);
+  wire [8:0] n4348 = ((u_core7_out_lane_o == 3'h4) ? 9'h1ff : n4310);
+  wire [8:0] n4350 = ((n510 < n4348) ? n510 : n4348);
+  wire [8:0] n4353 = ((u_core7_out_lane_o == 3'h5) ? 9'h1ff : n4315);
+  wire [8:0] n4355 = ((n511 < n4353) ? n511 : n4353);
+  wire [8:0] n4373 = ((u_core6_out_lane_o == 3'h1) ? 9'h1ff : n4335);
+  wire [8:0] n4375 = ((n471 < n4373) ? n471 : n4373);
+  wire [8:0] n4378 = ((u_core6_out_lane_o == 3'h2) ? 9'h1ff : n4340);
+  wire [8:0] n4380 = ((n472 < n4378) ? n472 : n4378);
+  wire [8:0] n4383 = ((u_core6_out_lane_o == 3'h3) ? 9'h1ff : n4345);
+  wire [8:0] n4385 = ((n473 < n4383) ? n473 : n4383);
+  wire [8:0] n4388 = ((u_core6_out_lane_o == 3'h4) ? 9'h1ff : n4350);
+  wire [8:0] n4390 = ((n474 < n4388) ? n474 : n4388);
+  wire [8:0] n4393 = ((u_core6_out_lane_o == 3'h5) ? 9'h1ff : n4355);
+  wire [8:0] n4395 = ((n475 < n4393) ? n475 : n4393);
+  wire [8:0] n4413 = ((u_lsu3_out_lane_o == 3'h1) ? 9'h1ff : n4375);
+  wire [8:0] n4415 = ((n431 < n4413) ? n431 : n4413);
+  wire [8:0] n4418 = ((u_lsu3_out_lane_o == 3'h2) ? 9'h1ff : n4380);
+  wire [8:0] n4420 = ((n432 < n4418) ? n432 : n4418);
+  wire [8:0] n4423 = ((u_lsu3_out_lane_o == 3'h3) ? 9'h1ff : n4385);
+  wire [8:0] n4425 = ((n433 < n4423) ? n433 : n4423);
+  wire [8:0] n4428 = ((u_lsu3_out_lane_o == 3'h4) ? 9'h1ff : n4390);
+  wire [8:0] n4430 = ((n434 < n4428) ? n434 : n4428);
+  wire [8:0] n4433 = ((u_lsu3_out_lane_o == 3'h5) ? 9'h1ff : n4395);
+  wire [8:0] n4435 = ((n435 < n4433) ? n435 : n4433);
+  wire [8:0] n4453 = ((u_core5_out_lane_o == 3'h1) ? 9'h1ff : n4415);
+  wire [8:0] n4455 = ((n391 < n4453) ? n391 : n4453);
+  wire [8:0] n4458 = ((u_core5_out_lane_o == 3'h2) ? 9'h1ff : n4420);
+  wire [8:0] n4460 = ((n392 < n4458) ? n392 : n4458);
+  wire [8:0] n4463 = ((u_core5_out_lane_o == 3'h3) ? 9'h1ff : n4425);
+  wire [8:0] n4465 = ((n393 < n4463) ? n393 : n4463);
+  wire [8:0] n4468 = ((u_core5_out_lane_o == 3'h4) ? 9'h1ff : n4430);
+  wire [8:0] n4470 = ((n394 < n4468) ? n394 : n4468);
+  wire [8:0] n4473 = ((u_core5_out_lane_o == 3'h5) ? 9'h1ff : n4435);
+  wire [8:0] n4475 = ((n395 < n4473) ? n395 : n4473);
+  wire [8:0] n4493 = ((u_core4_out_lane_o == 3'h1) ? 9'h1ff : n4455);
+  wire [8:0] n4495 = ((n355 < n4493) ? n355 : n4493);
+  wire [8:0] n4498 = ((u_core4_out_lane_o == 3'h2) ? 9'h1ff : n4460);
+  wire [8:0] n4500 = ((n356 < n4498) ? n356 : n4498);
+  wire [8:0] n4503 = ((u_core4_out_lane_o == 3'h3) ? 9'h1ff : n4465);
+  wire [8:0] n4505 = ((n357 < n4503) ? n357 : n4503);
+  wire [8:0] n4508 = ((u_core4_out_lane_o == 3'h4) ? 9'h1ff : n4470);
+  wire [8:0] n4510 = ((n358 < n4508) ? n358 : n4508);
+  wire [8:0] n4513 = ((u_core4_out_lane_o == 3'h5) ? 9'h1ff : n4475);
+  wire [8:0] n4515 = ((n359 < n4513) ? n359 : n4513);
+  wire [8:0] n4533 = ((u_lsu2_out_lane_o == 3'h1) ? 9'h1ff : n4495);
+  wire [8:0] n4535 = ((n315 < n4533) ? n315 : n4533);
+  wire [8:0] n4538 = ((u_lsu2_out_lane_o == 3'h2) ? 9'h1ff : n4500);
+  wire [8:0] n4540 = ((n316 < n4538) ? n316 : n4538);
+  wire [8:0] n4543 = ((u_lsu2_out_lane_o == 3'h3) ? 9'h1ff : n4505);
+  wire [8:0] n4545 = ((n317 < n4543) ? n317 : n4543);
+  wire [8:0] n4548 = ((u_lsu2_out_lane_o == 3'h4) ? 9'h1ff : n4510);
+  wire [8:0] n4550 = ((n318 < n4548) ? n318 : n4548);
+  wire [8:0] n4553 = ((u_lsu2_out_lane_o == 3'h5) ? 9'h1ff : n4515);
+  wire [8:0] n4555 = ((n319 < n4553) ? n319 : n4553);
+  wire [8:0] n4573 = ((u_core3_out_lane_o == 3'h1) ? 9'h1ff : n4535);
+  wire [8:0] n4575 = ((n275 < n4573) ? n275 : n4573);
+  wire [8:0] n4578 = ((u_core3_out_lane_o == 3'h2) ? 9'h1ff : n4540);
+  wire [8:0] n4580 = ((n276 < n4578) ? n276 : n4578);
+  wire [8:0] n4583 = ((u_core3_out_lane_o == 3'h3) ? 9'h1ff : n4545);
+  wire [8:0] n4585 = ((n277 < n4583) ? n277 : n4583);
+  wire [8:0] n4588 = ((u_core3_out_lane_o == 3'h4) ? 9'h1ff : n4550);
+  wire [8:0] n4590 = ((n278 < n4588) ? n278 : n4588);
+  wire [8:0] n4593 = ((u_core3_out_lane_o == 3'h5) ? 9'h1ff : n4555);
+  wire [8:0] n4595 = ((n279 < n4593) ? n279 : n4593);
+  wire [8:0] n4613 = ((u_core2_out_lane_o == 3'h1) ? 9'h1ff : n4575);
+  wire [8:0] n4615 = ((n239 < n4613) ? n239 : n4613);
+  wire [8:0] n4618 = ((u_core2_out_lane_o == 3'h2) ? 9'h1ff : n4580);
+  wire [8:0] n4620 = ((n240 < n4618) ? n240 : n4618);
+  wire [8:0] n4623 = ((u_core2_out_lane_o == 3'h3) ? 9'h1ff : n4585);
+  wire [8:0] n4625 = ((n241 < n4623) ? n241 : n4623);
+  wire [8:0] n4628 = ((u_core2_out_lane_o == 3'h4) ? 9'h1ff : n4590);
+  wire [8:0] n4630 = ((n242 < n4628) ? n242 : n4628);
+  wire [8:0] n4633 = ((u_core2_out_lane_o == 3'h5) ? 9'h1ff : n4595);
+  wire [8:0] n4635 = ((n243 < n4633) ? n243 : n4633);
+  wire [8:0] n4653 = ((u_lsu1_out_lane_o == 3'h1) ? 9'h1ff : n4615);
+  wire [8:0] n4655 = ((n199 < n4653) ? n199 : n4653);
+  wire [8:0] n4658 = ((u_lsu1_out_lane_o == 3'h2) ? 9'h1ff : n4620);
+  wire [8:0] n4660 = ((n200 < n4658) ? n200 : n4658);
+  wire [8:0] n4663 = ((u_lsu1_out_lane_o == 3'h3) ? 9'h1ff : n4625);
+  wire [8:0] n4665 = ((n201 < n4663) ? n201 : n4663);
+  wire [8:0] n4668 = ((u_lsu1_out_lane_o == 3'h4) ? 9'h1ff : n4630);
+  wire [8:0] n4670 = ((n202 < n4668) ? n202 : n4668);
+  wire [8:0] n4673 = ((u_lsu1_out_lane_o == 3'h5) ? 9'h1ff : n4635);
+  wire [8:0] n4675 = ((n203 < n4673) ? n203 : n4673);
+  wire [8:0] n4693 = ((u_core1_out_lane_o == 3'h1) ? 9'h1ff : n4655);
+  wire [8:0] n4695 = ((n159 < n4693) ? n159 : n4693);
+  wire [8:0] n4698 = ((u_core1_out_lane_o == 3'h2) ? 9'h1ff : n4660);
+  wire [8:0] n4700 = ((n160 < n4698) ? n160 : n4698);
+  wire [8:0] n4703 = ((u_core1_out_lane_o == 3'h3) ? 9'h1ff : n4665);
+  wire [8:0] n4705 = ((n161 < n4703) ? n161 : n4703);
+  wire [8:0] n4708 = ((u_core1_out_lane_o == 3'h4) ? 9'h1ff : n4670);
+  wire [8:0] n4710 = ((n162 < n4708) ? n162 : n4708);
+  wire [8:0] n4713 = ((u_core1_out_lane_o == 3'h5) ? 9'h1ff : n4675);
+  wire [8:0] n4715 = ((n163 < n4713) ? n163 : n4713);
+  wire [8:0] n4733 = ((u_core0_out_lane_o == 3'h1) ? 9'h1ff : n4695);
+  wire [8:0] n4738 = ((u_core0_out_lane_o == 3'h2) ? 9'h1ff : n4700);
+  wire [8:0] n4743 = ((u_core0_out_lane_o == 3'h3) ? 9'h1ff : n4705);
+  wire [8:0] n4748 = ((u_core0_out_lane_o == 3'h4) ? 9'h1ff : n4710);
+  wire [8:0] n4753 = ((u_core0_out_lane_o == 3'h5) ? 9'h1ff : n4715);
   wire done = ((((((((((((((((((((((((((((((((((((((((((((((((1'h1 & u_lsu0_idle_o) & u_core0_idle_o) & u_core1_idle_o) & u_lsu1_idle_o) & u_core2_idle_o) & u_core3_idle_o) & u_lsu2_idle_o) & u_core4_idle_o) & u_core5_idle_o) & u_lsu3_idle_o) & u_core6_idle_o) & u_core7_idle_o) & u_lsu4_idle_o) & u_core8_idle_o) & u_core9_idle_o) & u_lsu5_idle_o) & u_core10_idle_o) & u_core11_idle_o) & u_lsu6_idle_o) & u_core12_idle_o) & u_core13_idle_o) & u_lsu7_idle_o) & u_core14_idle_o) & u_core15_idle_o) & u_lsu8_idle_o) & u_core16_idle_o) & u_core17_idle_o) & u_lsu9_idle_o) & u_core18_idle_o) & u_core19_idle_o) & u_lsu10_idle_o) & u_core20_idle_o) & u_core21_idle_o) & u_lsu11_idle_o) & u_core22_idle_o) & u_core23_idle_o) & u_lsu12_idle_o) & u_core24_idle_o) & u_core25_idle_o) & u_lsu13_idle_o) & u_core26_idle_o) & u_core27_idle_o) & u_lsu14_idle_o) & u_core28_idle_o) & u_core29_idle_o) & u_lsu15_idle_o) & u_core30_idle_o) & u_core31_idle_o);
   assign mem_req_valid_o = {u_lsu15_mem_req_valid_o, u_lsu14_mem_req_valid_o, u_lsu13_mem_req_valid_o, u_lsu12_mem_req_valid_o, u_lsu11_mem_req_valid_o, u_lsu10_mem_req_valid_o, u_lsu9_mem_req_valid_o, u_lsu8_mem_req_valid_o, u_lsu7_mem_req_valid_o, u_lsu6_mem_req_valid_o, u_lsu5_mem_req_valid_o, u_lsu4_mem_req_valid_o, u_lsu3_mem_req_valid_o, u_lsu2_mem_req_valid_o, u_lsu1_mem_req_valid_o, u_lsu0_mem_req_valid_o};
   assign mem_req_we_o = {u_lsu15_mem_req_we_o, u_lsu14_mem_req_we_o, u_lsu13_mem_req_we_o, u_lsu12_mem_req_we_o, u_lsu11_mem_req_we_o, u_lsu10_mem_req_we_o, u_lsu9_mem_req_we_o, u_lsu8_mem_req_we_o, u_lsu7_mem_req_we_o, u_lsu6_mem_req_we_o, u_lsu5_mem_req_we_o, u_lsu4_mem_req_we_o, u_lsu3_mem_req_we_o, u_lsu2_mem_req_we_o, u_lsu1_mem_req_we_o, u_lsu0_mem_req_we_o};
@@ -1876,6 +1974,8 @@ module gpucc_net_ieee_l8 (
   assign done_o = done;
   assign err_o = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | u_lsu0_err_o) | u_core0_err_o) | u_core1_err_o) | u_lsu1_err_o) | u_core2_err_o) | u_core3_err_o) | u_lsu2_err_o) | u_core4_err_o) | u_core5_err_o) | u_lsu3_err_o) | u_core6_err_o) | u_core7_err_o) | u_lsu4_err_o) | u_core8_err_o) | u_core9_err_o) | u_lsu5_err_o) | u_core10_err_o) | u_core11_err_o) | u_lsu6_err_o) | u_core12_err_o) | u_core13_err_o) | u_lsu7_err_o) | u_core14_err_o) | u_core15_err_o) | u_lsu8_err_o) | u_core16_err_o) | u_core17_err_o) | u_lsu9_err_o) | u_core18_err_o) | u_core19_err_o) | u_lsu10_err_o) | u_core20_err_o) | u_core21_err_o) | u_lsu11_err_o) | u_core22_err_o) | u_core23_err_o) | u_lsu12_err_o) | u_core24_err_o) | u_core25_err_o) | u_lsu13_err_o) | u_core26_err_o) | u_core27_err_o) | u_lsu14_err_o) | u_core28_err_o) | u_core29_err_o) | u_lsu15_err_o) | u_core30_err_o) | u_core31_err_o);
   assign fire_o = {u_lsu15_fire_o, u_lsu14_fire_o, u_lsu13_fire_o, u_lsu12_fire_o, u_lsu11_fire_o, u_lsu10_fire_o, u_lsu9_fire_o, u_lsu8_fire_o, u_lsu7_fire_o, u_lsu6_fire_o, u_lsu5_fire_o, u_lsu4_fire_o, u_lsu3_fire_o, u_lsu2_fire_o, u_lsu1_fire_o, u_lsu0_fire_o, u_core31_fire_o, u_core30_fire_o, u_core29_fire_o, u_core28_fire_o, u_core27_fire_o, u_core26_fire_o, u_core25_fire_o, u_core24_fire_o, u_core23_fire_o, u_core22_fire_o, u_core21_fire_o, u_core20_fire_o, u_core19_fire_o, u_core18_fire_o, u_core17_fire_o, u_core16_fire_o, u_core15_fire_o, u_core14_fire_o, u_core13_fire_o, u_core12_fire_o, u_core11_fire_o, u_core10_fire_o, u_core9_fire_o, u_core8_fire_o, u_core7_fire_o, u_core6_fire_o, u_core5_fire_o, u_core4_fire_o, u_core3_fire_o, u_core2_fire_o, u_core1_fire_o, u_core0_fire_o};
+  assign stall_in_o = {u_lsu15_stall_in_o, u_lsu14_stall_in_o, u_lsu13_stall_in_o, u_lsu12_stall_in_o, u_lsu11_stall_in_o, u_lsu10_stall_in_o, u_lsu9_stall_in_o, u_lsu8_stall_in_o, u_lsu7_stall_in_o, u_lsu6_stall_in_o, u_lsu5_stall_in_o, u_lsu4_stall_in_o, u_lsu3_stall_in_o, u_lsu2_stall_in_o, u_lsu1_stall_in_o, u_lsu0_stall_in_o, u_core31_stall_in_o, u_core30_stall_in_o, u_core29_stall_in_o, u_core28_stall_in_o, u_core27_stall_in_o, u_core26_stall_in_o, u_core25_stall_in_o, u_core24_stall_in_o, u_core23_stall_in_o, u_core22_stall_in_o, u_core21_stall_in_o, u_core20_stall_in_o, u_core19_stall_in_o, u_core18_stall_in_o, u_core17_stall_in_o, u_core16_stall_in_o, u_core15_stall_in_o, u_core14_stall_in_o, u_core13_stall_in_o, u_core12_stall_in_o, u_core11_stall_in_o, u_core10_stall_in_o, u_core9_stall_in_o, u_core8_stall_in_o, u_core7_stall_in_o, u_core6_stall_in_o, u_core5_stall_in_o, u_core4_stall_in_o, u_core3_stall_in_o, u_core2_stall_in_o, u_core1_stall_in_o, u_core0_stall_in_o};
+  assign stall_out_o = {u_lsu15_stall_out_o, u_lsu14_stall_out_o, u_lsu13_stall_out_o, u_lsu12_stall_out_o, u_lsu11_stall_out_o, u_lsu10_stall_out_o, u_lsu9_stall_out_o, u_lsu8_stall_out_o, u_lsu7_stall_out_o, u_lsu6_stall_out_o, u_lsu5_stall_out_o, u_lsu4_stall_out_o, u_lsu3_stall_out_o, u_lsu2_stall_out_o, u_lsu1_stall_out_o, u_lsu0_stall_out_o, u_core31_stall_out_o, u_core30_stall_out_o, u_core29_stall_out_o, u_core28_stall_out_o, u_core27_stall_out_o, u_core26_stall_out_o, u_core25_stall_out_o, u_core24_stall_out_o, u_core23_stall_out_o, u_core22_stall_out_o, u_core21_stall_out_o, u_core20_stall_out_o, u_core19_stall_out_o, u_core18_stall_out_o, u_core17_stall_out_o, u_core16_stall_out_o, u_core15_stall_out_o, u_core14_stall_out_o, u_core13_stall_out_o, u_core12_stall_out_o, u_core11_stall_out_o, u_core10_stall_out_o, u_core9_stall_out_o, u_core8_stall_out_o, u_core7_stall_out_o, u_core6_stall_out_o, u_core5_stall_out_o, u_core4_stall_out_o, u_core3_stall_out_o, u_core2_stall_out_o, u_core1_stall_out_o, u_core0_stall_out_o};
   assign tok_valid_o = {u_lsu15_tok_valid_o, u_lsu14_tok_valid_o, u_lsu13_tok_valid_o, u_lsu12_tok_valid_o, u_lsu11_tok_valid_o, u_lsu10_tok_valid_o, u_lsu9_tok_valid_o, u_lsu8_tok_valid_o, u_lsu7_tok_valid_o, u_lsu6_tok_valid_o, u_lsu5_tok_valid_o, u_lsu4_tok_valid_o, u_lsu3_tok_valid_o, u_lsu2_tok_valid_o, u_lsu1_tok_valid_o, u_lsu0_tok_valid_o, u_core31_tok_valid_o, u_core30_tok_valid_o, u_core29_tok_valid_o, u_core28_tok_valid_o, u_core27_tok_valid_o, u_core26_tok_valid_o, u_core25_tok_valid_o, u_core24_tok_valid_o, u_core23_tok_valid_o, u_core22_tok_valid_o, u_core21_tok_valid_o, u_core20_tok_valid_o, u_core19_tok_valid_o, u_core18_tok_valid_o, u_core17_tok_valid_o, u_core16_tok_valid_o, u_core15_tok_valid_o, u_core14_tok_valid_o, u_core13_tok_valid_o, u_core12_tok_valid_o, u_core11_tok_valid_o, u_core10_tok_valid_o, u_core9_tok_valid_o, u_core8_tok_valid_o, u_core7_tok_valid_o, u_core6_tok_valid_o, u_core5_tok_valid_o, u_core4_tok_valid_o, u_core3_tok_valid_o, u_core2_tok_valid_o, u_core1_tok_valid_o, u_core0_tok_valid_o};
   assign tok_o = {u_lsu15_tok_o, u_lsu14_tok_o, u_lsu13_tok_o, u_lsu12_tok_o, u_lsu11_tok_o, u_lsu10_tok_o, u_lsu9_tok_o, u_lsu8_tok_o, u_lsu7_tok_o, u_lsu6_tok_o, u_lsu5_tok_o, u_lsu4_tok_o, u_lsu3_tok_o, u_lsu2_tok_o, u_lsu1_tok_o, u_lsu0_tok_o, u_core31_tok_o, u_core30_tok_o, u_core29_tok_o, u_core28_tok_o, u_core27_tok_o, u_core26_tok_o, u_core25_tok_o, u_core24_tok_o, u_core23_tok_o, u_core22_tok_o, u_core21_tok_o, u_core20_tok_o, u_core19_tok_o, u_core18_tok_o, u_core17_tok_o, u_core16_tok_o, u_core15_tok_o, u_core14_tok_o, u_core13_tok_o, u_core12_tok_o, u_core11_tok_o, u_core10_tok_o, u_core9_tok_o, u_core8_tok_o, u_core7_tok_o, u_core6_tok_o, u_core5_tok_o, u_core4_tok_o, u_core3_tok_o, u_core2_tok_o, u_core1_tok_o, u_core0_tok_o};
 
@@ -1890,7 +1990,7 @@ module gpucc_net_ieee_l8 (
     .run_i (run_i),
     .lane_valid_i ({1'h0, 1'h0, 1'h0, 1'h0, 1'h0}),
     .lane_data_i ({32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000}),
-    .space_i (((u_lsu0_out_lane_o == 3'h5) ? ((n121 < n4561) ? n121 : n4561) : ((u_lsu0_out_lane_o == 3'h4) ? ((n120 < n4556) ? n120 : n4556) : ((u_lsu0_out_lane_o == 3'h3) ? ((n119 < n4551) ? n119 : n4551) : ((u_lsu0_out_lane_o == 3'h2) ? ((n118 < n4546) ? n118 : n4546) : ((u_lsu0_out_lane_o == 3'h1) ? ((n117 < n4541) ? n117 : n4541) : 9'h1ff)))))),
+    .space_i (((u_lsu0_out_lane_o == 3'h5) ? ((n127 < n4753) ? n127 : n4753) : ((u_lsu0_out_lane_o == 3'h4) ? ((n126 < n4748) ? n126 : n4748) : ((u_lsu0_out_lane_o == 3'h3) ? ((n125 < n4743) ? n125 : n4743) : ((u_lsu0_out_lane_o == 3'h2) ? ((n124 < n4738) ? n124 : n4738) : ((u_lsu0_out_lane_o == 3'h1) ? ((n123 < n4733) ? n123 : n4733) : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[0]),
     .mem_resp_valid_i (mem_resp_valid_i[0]),
     .mem_resp_data_i (mem_resp_data_i[31:0]),
@@ -1899,6 +1999,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu0_tok_o),
     .free_o (u_lsu0_free_o),
     .fire_o (u_lsu0_fire_o),
+    .stall_in_o (u_lsu0_stall_in_o),
+    .stall_out_o (u_lsu0_stall_out_o),
     .idle_o (u_lsu0_idle_o),
     .level_o (u_lsu0_level_o),
     .err_o (u_lsu0_err_o),
@@ -1917,14 +2019,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1741, n1737, n1733, n1729, n1725}),
-    .lane_data_i ({n1742, n1738, n1734, n1730, n1726}),
-    .space_i (((u_core0_out_lane_o == 3'h5) ? n4523 : ((u_core0_out_lane_o == 3'h4) ? n4518 : ((u_core0_out_lane_o == 3'h3) ? n4513 : ((u_core0_out_lane_o == 3'h2) ? n4508 : ((u_core0_out_lane_o == 3'h1) ? n4503 : 9'h1ff)))))),
+    .lane_valid_i ({n1933, n1929, n1925, n1921, n1917}),
+    .lane_data_i ({n1934, n1930, n1926, n1922, n1918}),
+    .space_i (((u_core0_out_lane_o == 3'h5) ? n4715 : ((u_core0_out_lane_o == 3'h4) ? n4710 : ((u_core0_out_lane_o == 3'h3) ? n4705 : ((u_core0_out_lane_o == 3'h2) ? n4700 : ((u_core0_out_lane_o == 3'h1) ? n4695 : 9'h1ff)))))),
     .out_lane_o (u_core0_out_lane_o),
     .tok_valid_o (u_core0_tok_valid_o),
     .tok_o (u_core0_tok_o),
     .free_o (u_core0_free_o),
     .fire_o (u_core0_fire_o),
+    .stall_in_o (u_core0_stall_in_o),
+    .stall_out_o (u_core0_stall_out_o),
     .idle_o (u_core0_idle_o),
     .level_o (u_core0_level_o),
     .err_o (u_core0_err_o)
@@ -1939,14 +2043,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1761, n1757, n1753, n1749, n1745}),
-    .lane_data_i ({n1762, n1758, n1754, n1750, n1746}),
-    .space_i (((u_core1_out_lane_o == 3'h5) ? n4483 : ((u_core1_out_lane_o == 3'h4) ? n4478 : ((u_core1_out_lane_o == 3'h3) ? n4473 : ((u_core1_out_lane_o == 3'h2) ? n4468 : ((u_core1_out_lane_o == 3'h1) ? n4463 : 9'h1ff)))))),
+    .lane_valid_i ({n1953, n1949, n1945, n1941, n1937}),
+    .lane_data_i ({n1954, n1950, n1946, n1942, n1938}),
+    .space_i (((u_core1_out_lane_o == 3'h5) ? n4675 : ((u_core1_out_lane_o == 3'h4) ? n4670 : ((u_core1_out_lane_o == 3'h3) ? n4665 : ((u_core1_out_lane_o == 3'h2) ? n4660 : ((u_core1_out_lane_o == 3'h1) ? n4655 : 9'h1ff)))))),
     .out_lane_o (u_core1_out_lane_o),
     .tok_valid_o (u_core1_tok_valid_o),
     .tok_o (u_core1_tok_o),
     .free_o (u_core1_free_o),
     .fire_o (u_core1_fire_o),
+    .stall_in_o (u_core1_stall_in_o),
+    .stall_out_o (u_core1_stall_out_o),
     .idle_o (u_core1_idle_o),
     .level_o (u_core1_level_o),
     .err_o (u_core1_err_o)
@@ -1961,9 +2067,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1781, n1777, n1773, n1769, n1765}),
-    .lane_data_i ({n1782, n1778, n1774, n1770, n1766}),
-    .space_i (((u_lsu1_out_lane_o == 3'h5) ? n4443 : ((u_lsu1_out_lane_o == 3'h4) ? n4438 : ((u_lsu1_out_lane_o == 3'h3) ? n4433 : ((u_lsu1_out_lane_o == 3'h2) ? n4428 : ((u_lsu1_out_lane_o == 3'h1) ? n4423 : 9'h1ff)))))),
+    .lane_valid_i ({n1973, n1969, n1965, n1961, n1957}),
+    .lane_data_i ({n1974, n1970, n1966, n1962, n1958}),
+    .space_i (((u_lsu1_out_lane_o == 3'h5) ? n4635 : ((u_lsu1_out_lane_o == 3'h4) ? n4630 : ((u_lsu1_out_lane_o == 3'h3) ? n4625 : ((u_lsu1_out_lane_o == 3'h2) ? n4620 : ((u_lsu1_out_lane_o == 3'h1) ? n4615 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[1]),
     .mem_resp_valid_i (mem_resp_valid_i[1]),
     .mem_resp_data_i (mem_resp_data_i[63:32]),
@@ -1972,6 +2078,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu1_tok_o),
     .free_o (u_lsu1_free_o),
     .fire_o (u_lsu1_fire_o),
+    .stall_in_o (u_lsu1_stall_in_o),
+    .stall_out_o (u_lsu1_stall_out_o),
     .idle_o (u_lsu1_idle_o),
     .level_o (u_lsu1_level_o),
     .err_o (u_lsu1_err_o),
@@ -1990,14 +2098,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1801, n1797, n1793, n1789, n1785}),
-    .lane_data_i ({n1802, n1798, n1794, n1790, n1786}),
-    .space_i (((u_core2_out_lane_o == 3'h5) ? n4403 : ((u_core2_out_lane_o == 3'h4) ? n4398 : ((u_core2_out_lane_o == 3'h3) ? n4393 : ((u_core2_out_lane_o == 3'h2) ? n4388 : ((u_core2_out_lane_o == 3'h1) ? n4383 : 9'h1ff)))))),
+    .lane_valid_i ({n1993, n1989, n1985, n1981, n1977}),
+    .lane_data_i ({n1994, n1990, n1986, n1982, n1978}),
+    .space_i (((u_core2_out_lane_o == 3'h5) ? n4595 : ((u_core2_out_lane_o == 3'h4) ? n4590 : ((u_core2_out_lane_o == 3'h3) ? n4585 : ((u_core2_out_lane_o == 3'h2) ? n4580 : ((u_core2_out_lane_o == 3'h1) ? n4575 : 9'h1ff)))))),
     .out_lane_o (u_core2_out_lane_o),
     .tok_valid_o (u_core2_tok_valid_o),
     .tok_o (u_core2_tok_o),
     .free_o (u_core2_free_o),
     .fire_o (u_core2_fire_o),
+    .stall_in_o (u_core2_stall_in_o),
+    .stall_out_o (u_core2_stall_out_o),
     .idle_o (u_core2_idle_o),
     .level_o (u_core2_level_o),
     .err_o (u_core2_err_o)
@@ -2012,14 +2122,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1821, n1817, n1813, n1809, n1805}),
-    .lane_data_i ({n1822, n1818, n1814, n1810, n1806}),
-    .space_i (((u_core3_out_lane_o == 3'h5) ? n4363 : ((u_core3_out_lane_o == 3'h4) ? n4358 : ((u_core3_out_lane_o == 3'h3) ? n4353 : ((u_core3_out_lane_o == 3'h2) ? n4348 : ((u_core3_out_lane_o == 3'h1) ? n4343 : 9'h1ff)))))),
+    .lane_valid_i ({n2013, n2009, n2005, n2001, n1997}),
+    .lane_data_i ({n2014, n2010, n2006, n2002, n1998}),
+    .space_i (((u_core3_out_lane_o == 3'h5) ? n4555 : ((u_core3_out_lane_o == 3'h4) ? n4550 : ((u_core3_out_lane_o == 3'h3) ? n4545 : ((u_core3_out_lane_o == 3'h2) ? n4540 : ((u_core3_out_lane_o == 3'h1) ? n4535 : 9'h1ff)))))),
     .out_lane_o (u_core3_out_lane_o),
     .tok_valid_o (u_core3_tok_valid_o),
     .tok_o (u_core3_tok_o),
     .free_o (u_core3_free_o),
     .fire_o (u_core3_fire_o),
+    .stall_in_o (u_core3_stall_in_o),
+    .stall_out_o (u_core3_stall_out_o),
     .idle_o (u_core3_idle_o),
     .level_o (u_core3_level_o),
     .err_o (u_core3_err_o)
@@ -2034,9 +2146,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1841, n1837, n1833, n1829, n1825}),
-    .lane_data_i ({n1842, n1838, n1834, n1830, n1826}),
-    .space_i (((u_lsu2_out_lane_o == 3'h5) ? n4323 : ((u_lsu2_out_lane_o == 3'h4) ? n4318 : ((u_lsu2_out_lane_o == 3'h3) ? n4313 : ((u_lsu2_out_lane_o == 3'h2) ? n4308 : ((u_lsu2_out_lane_o == 3'h1) ? n4303 : 9'h1ff)))))),
+    .lane_valid_i ({n2033, n2029, n2025, n2021, n2017}),
+    .lane_data_i ({n2034, n2030, n2026, n2022, n2018}),
+    .space_i (((u_lsu2_out_lane_o == 3'h5) ? n4515 : ((u_lsu2_out_lane_o == 3'h4) ? n4510 : ((u_lsu2_out_lane_o == 3'h3) ? n4505 : ((u_lsu2_out_lane_o == 3'h2) ? n4500 : ((u_lsu2_out_lane_o == 3'h1) ? n4495 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[2]),
     .mem_resp_valid_i (mem_resp_valid_i[2]),
     .mem_resp_data_i (mem_resp_data_i[95:64]),
@@ -2045,6 +2157,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu2_tok_o),
     .free_o (u_lsu2_free_o),
     .fire_o (u_lsu2_fire_o),
+    .stall_in_o (u_lsu2_stall_in_o),
+    .stall_out_o (u_lsu2_stall_out_o),
     .idle_o (u_lsu2_idle_o),
     .level_o (u_lsu2_level_o),
     .err_o (u_lsu2_err_o),
@@ -2063,14 +2177,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1861, n1857, n1853, n1849, n1845}),
-    .lane_data_i ({n1862, n1858, n1854, n1850, n1846}),
-    .space_i (((u_core4_out_lane_o == 3'h5) ? n4283 : ((u_core4_out_lane_o == 3'h4) ? n4278 : ((u_core4_out_lane_o == 3'h3) ? n4273 : ((u_core4_out_lane_o == 3'h2) ? n4268 : ((u_core4_out_lane_o == 3'h1) ? n4263 : 9'h1ff)))))),
+    .lane_valid_i ({n2053, n2049, n2045, n2041, n2037}),
+    .lane_data_i ({n2054, n2050, n2046, n2042, n2038}),
+    .space_i (((u_core4_out_lane_o == 3'h5) ? n4475 : ((u_core4_out_lane_o == 3'h4) ? n4470 : ((u_core4_out_lane_o == 3'h3) ? n4465 : ((u_core4_out_lane_o == 3'h2) ? n4460 : ((u_core4_out_lane_o == 3'h1) ? n4455 : 9'h1ff)))))),
     .out_lane_o (u_core4_out_lane_o),
     .tok_valid_o (u_core4_tok_valid_o),
     .tok_o (u_core4_tok_o),
     .free_o (u_core4_free_o),
     .fire_o (u_core4_fire_o),
+    .stall_in_o (u_core4_stall_in_o),
+    .stall_out_o (u_core4_stall_out_o),
     .idle_o (u_core4_idle_o),
     .level_o (u_core4_level_o),
     .err_o (u_core4_err_o)
@@ -2085,14 +2201,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1881, n1877, n1873, n1869, n1865}),
-    .lane_data_i ({n1882, n1878, n1874, n1870, n1866}),
-    .space_i (((u_core5_out_lane_o == 3'h5) ? n4243 : ((u_core5_out_lane_o == 3'h4) ? n4238 : ((u_core5_out_lane_o == 3'h3) ? n4233 : ((u_core5_out_lane_o == 3'h2) ? n4228 : ((u_core5_out_lane_o == 3'h1) ? n4223 : 9'h1ff)))))),
+    .lane_valid_i ({n2073, n2069, n2065, n2061, n2057}),
+    .lane_data_i ({n2074, n2070, n2066, n2062, n2058}),
+    .space_i (((u_core5_out_lane_o == 3'h5) ? n4435 : ((u_core5_out_lane_o == 3'h4) ? n4430 : ((u_core5_out_lane_o == 3'h3) ? n4425 : ((u_core5_out_lane_o == 3'h2) ? n4420 : ((u_core5_out_lane_o == 3'h1) ? n4415 : 9'h1ff)))))),
     .out_lane_o (u_core5_out_lane_o),
     .tok_valid_o (u_core5_tok_valid_o),
     .tok_o (u_core5_tok_o),
     .free_o (u_core5_free_o),
     .fire_o (u_core5_fire_o),
+    .stall_in_o (u_core5_stall_in_o),
+    .stall_out_o (u_core5_stall_out_o),
     .idle_o (u_core5_idle_o),
     .level_o (u_core5_level_o),
     .err_o (u_core5_err_o)
@@ -2107,9 +2225,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1901, n1897, n1893, n1889, n1885}),
-    .lane_data_i ({n1902, n1898, n1894, n1890, n1886}),
-    .space_i (((u_lsu3_out_lane_o == 3'h5) ? n4203 : ((u_lsu3_out_lane_o == 3'h4) ? n4198 : ((u_lsu3_out_lane_o == 3'h3) ? n4193 : ((u_lsu3_out_lane_o == 3'h2) ? n4188 : ((u_lsu3_out_lane_o == 3'h1) ? n4183 : 9'h1ff)))))),
+    .lane_valid_i ({n2093, n2089, n2085, n2081, n2077}),
+    .lane_data_i ({n2094, n2090, n2086, n2082, n2078}),
+    .space_i (((u_lsu3_out_lane_o == 3'h5) ? n4395 : ((u_lsu3_out_lane_o == 3'h4) ? n4390 : ((u_lsu3_out_lane_o == 3'h3) ? n4385 : ((u_lsu3_out_lane_o == 3'h2) ? n4380 : ((u_lsu3_out_lane_o == 3'h1) ? n4375 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[3]),
     .mem_resp_valid_i (mem_resp_valid_i[3]),
     .mem_resp_data_i (mem_resp_data_i[127:96]),
@@ -2118,6 +2236,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu3_tok_o),
     .free_o (u_lsu3_free_o),
     .fire_o (u_lsu3_fire_o),
+    .stall_in_o (u_lsu3_stall_in_o),
+    .stall_out_o (u_lsu3_stall_out_o),
     .idle_o (u_lsu3_idle_o),
     .level_o (u_lsu3_level_o),
     .err_o (u_lsu3_err_o),
@@ -2136,14 +2256,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1921, n1917, n1913, n1909, n1905}),
-    .lane_data_i ({n1922, n1918, n1914, n1910, n1906}),
-    .space_i (((u_core6_out_lane_o == 3'h5) ? n4163 : ((u_core6_out_lane_o == 3'h4) ? n4158 : ((u_core6_out_lane_o == 3'h3) ? n4153 : ((u_core6_out_lane_o == 3'h2) ? n4148 : ((u_core6_out_lane_o == 3'h1) ? n4143 : 9'h1ff)))))),
+    .lane_valid_i ({n2113, n2109, n2105, n2101, n2097}),
+    .lane_data_i ({n2114, n2110, n2106, n2102, n2098}),
+    .space_i (((u_core6_out_lane_o == 3'h5) ? n4355 : ((u_core6_out_lane_o == 3'h4) ? n4350 : ((u_core6_out_lane_o == 3'h3) ? n4345 : ((u_core6_out_lane_o == 3'h2) ? n4340 : ((u_core6_out_lane_o == 3'h1) ? n4335 : 9'h1ff)))))),
     .out_lane_o (u_core6_out_lane_o),
     .tok_valid_o (u_core6_tok_valid_o),
     .tok_o (u_core6_tok_o),
     .free_o (u_core6_free_o),
     .fire_o (u_core6_fire_o),
+    .stall_in_o (u_core6_stall_in_o),
+    .stall_out_o (u_core6_stall_out_o),
     .idle_o (u_core6_idle_o),
     .level_o (u_core6_level_o),
     .err_o (u_core6_err_o)
@@ -2158,14 +2280,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1941, n1937, n1933, n1929, n1925}),
-    .lane_data_i ({n1942, n1938, n1934, n1930, n1926}),
-    .space_i (((u_core7_out_lane_o == 3'h5) ? n4123 : ((u_core7_out_lane_o == 3'h4) ? n4118 : ((u_core7_out_lane_o == 3'h3) ? n4113 : ((u_core7_out_lane_o == 3'h2) ? n4108 : ((u_core7_out_lane_o == 3'h1) ? n4103 : 9'h1ff)))))),
+    .lane_valid_i ({n2133, n2129, n2125, n2121, n2117}),
+    .lane_data_i ({n2134, n2130, n2126, n2122, n2118}),
+    .space_i (((u_core7_out_lane_o == 3'h5) ? n4315 : ((u_core7_out_lane_o == 3'h4) ? n4310 : ((u_core7_out_lane_o == 3'h3) ? n4305 : ((u_core7_out_lane_o == 3'h2) ? n4300 : ((u_core7_out_lane_o == 3'h1) ? n4295 : 9'h1ff)))))),
     .out_lane_o (u_core7_out_lane_o),
     .tok_valid_o (u_core7_tok_valid_o),
     .tok_o (u_core7_tok_o),
     .free_o (u_core7_free_o),
     .fire_o (u_core7_fire_o),
+    .stall_in_o (u_core7_stall_in_o),
+    .stall_out_o (u_core7_stall_out_o),
     .idle_o (u_core7_idle_o),
     .level_o (u_core7_level_o),
     .err_o (u_core7_err_o)
@@ -2180,9 +2304,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1961, n1957, n1953, n1949, n1945}),
-    .lane_data_i ({n1962, n1958, n1954, n1950, n1946}),
-    .space_i (((u_lsu4_out_lane_o == 3'h5) ? n4083 : ((u_lsu4_out_lane_o == 3'h4) ? n4078 : ((u_lsu4_out_lane_o == 3'h3) ? n4073 : ((u_lsu4_out_lane_o == 3'h2) ? n4068 : ((u_lsu4_out_lane_o == 3'h1) ? n4063 : 9'h1ff)))))),
+    .lane_valid_i ({n2153, n2149, n2145, n2141, n2137}),
+    .lane_data_i ({n2154, n2150, n2146, n2142, n2138}),
+    .space_i (((u_lsu4_out_lane_o == 3'h5) ? n4275 : ((u_lsu4_out_lane_o == 3'h4) ? n4270 : ((u_lsu4_out_lane_o == 3'h3) ? n4265 : ((u_lsu4_out_lane_o == 3'h2) ? n4260 : ((u_lsu4_out_lane_o == 3'h1) ? n4255 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[4]),
     .mem_resp_valid_i (mem_resp_valid_i[4]),
     .mem_resp_data_i (mem_resp_data_i[159:128]),
@@ -2191,6 +2315,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu4_tok_o),
     .free_o (u_lsu4_free_o),
     .fire_o (u_lsu4_fire_o),
+    .stall_in_o (u_lsu4_stall_in_o),
+    .stall_out_o (u_lsu4_stall_out_o),
     .idle_o (u_lsu4_idle_o),
     .level_o (u_lsu4_level_o),
     .err_o (u_lsu4_err_o),
@@ -2209,14 +2335,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1981, n1977, n1973, n1969, n1965}),
-    .lane_data_i ({n1982, n1978, n1974, n1970, n1966}),
-    .space_i (((u_core8_out_lane_o == 3'h5) ? n4043 : ((u_core8_out_lane_o == 3'h4) ? n4038 : ((u_core8_out_lane_o == 3'h3) ? n4033 : ((u_core8_out_lane_o == 3'h2) ? n4028 : ((u_core8_out_lane_o == 3'h1) ? n4023 : 9'h1ff)))))),
+    .lane_valid_i ({n2173, n2169, n2165, n2161, n2157}),
+    .lane_data_i ({n2174, n2170, n2166, n2162, n2158}),
+    .space_i (((u_core8_out_lane_o == 3'h5) ? n4235 : ((u_core8_out_lane_o == 3'h4) ? n4230 : ((u_core8_out_lane_o == 3'h3) ? n4225 : ((u_core8_out_lane_o == 3'h2) ? n4220 : ((u_core8_out_lane_o == 3'h1) ? n4215 : 9'h1ff)))))),
     .out_lane_o (u_core8_out_lane_o),
     .tok_valid_o (u_core8_tok_valid_o),
     .tok_o (u_core8_tok_o),
     .free_o (u_core8_free_o),
     .fire_o (u_core8_fire_o),
+    .stall_in_o (u_core8_stall_in_o),
+    .stall_out_o (u_core8_stall_out_o),
     .idle_o (u_core8_idle_o),
     .level_o (u_core8_level_o),
     .err_o (u_core8_err_o)
@@ -2231,14 +2359,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2001, n1997, n1993, n1989, n1985}),
-    .lane_data_i ({n2002, n1998, n1994, n1990, n1986}),
-    .space_i (((u_core9_out_lane_o == 3'h5) ? n4003 : ((u_core9_out_lane_o == 3'h4) ? n3998 : ((u_core9_out_lane_o == 3'h3) ? n3993 : ((u_core9_out_lane_o == 3'h2) ? n3988 : ((u_core9_out_lane_o == 3'h1) ? n3983 : 9'h1ff)))))),
+    .lane_valid_i ({n2193, n2189, n2185, n2181, n2177}),
+    .lane_data_i ({n2194, n2190, n2186, n2182, n2178}),
+    .space_i (((u_core9_out_lane_o == 3'h5) ? n4195 : ((u_core9_out_lane_o == 3'h4) ? n4190 : ((u_core9_out_lane_o == 3'h3) ? n4185 : ((u_core9_out_lane_o == 3'h2) ? n4180 : ((u_core9_out_lane_o == 3'h1) ? n4175 : 9'h1ff)))))),
     .out_lane_o (u_core9_out_lane_o),
     .tok_valid_o (u_core9_tok_valid_o),
     .tok_o (u_core9_tok_o),
     .free_o (u_core9_free_o),
     .fire_o (u_core9_fire_o),
+    .stall_in_o (u_core9_stall_in_o),
+    .stall_out_o (u_core9_stall_out_o),
     .idle_o (u_core9_idle_o),
     .level_o (u_core9_level_o),
     .err_o (u_core9_err_o)
@@ -2253,9 +2383,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2021, n2017, n2013, n2009, n2005}),
-    .lane_data_i ({n2022, n2018, n2014, n2010, n2006}),
-    .space_i (((u_lsu5_out_lane_o == 3'h5) ? n3963 : ((u_lsu5_out_lane_o == 3'h4) ? n3958 : ((u_lsu5_out_lane_o == 3'h3) ? n3953 : ((u_lsu5_out_lane_o == 3'h2) ? n3948 : ((u_lsu5_out_lane_o == 3'h1) ? n3943 : 9'h1ff)))))),
+    .lane_valid_i ({n2213, n2209, n2205, n2201, n2197}),
+    .lane_data_i ({n2214, n2210, n2206, n2202, n2198}),
+    .space_i (((u_lsu5_out_lane_o == 3'h5) ? n4155 : ((u_lsu5_out_lane_o == 3'h4) ? n4150 : ((u_lsu5_out_lane_o == 3'h3) ? n4145 : ((u_lsu5_out_lane_o == 3'h2) ? n4140 : ((u_lsu5_out_lane_o == 3'h1) ? n4135 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[5]),
     .mem_resp_valid_i (mem_resp_valid_i[5]),
     .mem_resp_data_i (mem_resp_data_i[191:160]),
@@ -2264,6 +2394,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu5_tok_o),
     .free_o (u_lsu5_free_o),
     .fire_o (u_lsu5_fire_o),
+    .stall_in_o (u_lsu5_stall_in_o),
+    .stall_out_o (u_lsu5_stall_out_o),
     .idle_o (u_lsu5_idle_o),
     .level_o (u_lsu5_level_o),
     .err_o (u_lsu5_err_o),
@@ -2282,14 +2414,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2041, n2037, n2033, n2029, n2025}),
-    .lane_data_i ({n2042, n2038, n2034, n2030, n2026}),
-    .space_i (((u_core10_out_lane_o == 3'h5) ? n3923 : ((u_core10_out_lane_o == 3'h4) ? n3918 : ((u_core10_out_lane_o == 3'h3) ? n3913 : ((u_core10_out_lane_o == 3'h2) ? n3908 : ((u_core10_out_lane_o == 3'h1) ? n3903 : 9'h1ff)))))),
+    .lane_valid_i ({n2233, n2229, n2225, n2221, n2217}),
+    .lane_data_i ({n2234, n2230, n2226, n2222, n2218}),
+    .space_i (((u_core10_out_lane_o == 3'h5) ? n4115 : ((u_core10_out_lane_o == 3'h4) ? n4110 : ((u_core10_out_lane_o == 3'h3) ? n4105 : ((u_core10_out_lane_o == 3'h2) ? n4100 : ((u_core10_out_lane_o == 3'h1) ? n4095 : 9'h1ff)))))),
     .out_lane_o (u_core10_out_lane_o),
     .tok_valid_o (u_core10_tok_valid_o),
     .tok_o (u_core10_tok_o),
     .free_o (u_core10_free_o),
     .fire_o (u_core10_fire_o),
+    .stall_in_o (u_core10_stall_in_o),
+    .stall_out_o (u_core10_stall_out_o),
     .idle_o (u_core10_idle_o),
     .level_o (u_core10_level_o),
     .err_o (u_core10_err_o)
@@ -2304,14 +2438,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2061, n2057, n2053, n2049, n2045}),
-    .lane_data_i ({n2062, n2058, n2054, n2050, n2046}),
-    .space_i (((u_core11_out_lane_o == 3'h5) ? n3883 : ((u_core11_out_lane_o == 3'h4) ? n3878 : ((u_core11_out_lane_o == 3'h3) ? n3873 : ((u_core11_out_lane_o == 3'h2) ? n3868 : ((u_core11_out_lane_o == 3'h1) ? n3863 : 9'h1ff)))))),
+    .lane_valid_i ({n2253, n2249, n2245, n2241, n2237}),
+    .lane_data_i ({n2254, n2250, n2246, n2242, n2238}),
+    .space_i (((u_core11_out_lane_o == 3'h5) ? n4075 : ((u_core11_out_lane_o == 3'h4) ? n4070 : ((u_core11_out_lane_o == 3'h3) ? n4065 : ((u_core11_out_lane_o == 3'h2) ? n4060 : ((u_core11_out_lane_o == 3'h1) ? n4055 : 9'h1ff)))))),
     .out_lane_o (u_core11_out_lane_o),
     .tok_valid_o (u_core11_tok_valid_o),
     .tok_o (u_core11_tok_o),
     .free_o (u_core11_free_o),
     .fire_o (u_core11_fire_o),
+    .stall_in_o (u_core11_stall_in_o),
+    .stall_out_o (u_core11_stall_out_o),
     .idle_o (u_core11_idle_o),
     .level_o (u_core11_level_o),
     .err_o (u_core11_err_o)
@@ -2326,9 +2462,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2081, n2077, n2073, n2069, n2065}),
-    .lane_data_i ({n2082, n2078, n2074, n2070, n2066}),
-    .space_i (((u_lsu6_out_lane_o == 3'h5) ? n3843 : ((u_lsu6_out_lane_o == 3'h4) ? n3838 : ((u_lsu6_out_lane_o == 3'h3) ? n3833 : ((u_lsu6_out_lane_o == 3'h2) ? n3828 : ((u_lsu6_out_lane_o == 3'h1) ? n3823 : 9'h1ff)))))),
+    .lane_valid_i ({n2273, n2269, n2265, n2261, n2257}),
+    .lane_data_i ({n2274, n2270, n2266, n2262, n2258}),
+    .space_i (((u_lsu6_out_lane_o == 3'h5) ? n4035 : ((u_lsu6_out_lane_o == 3'h4) ? n4030 : ((u_lsu6_out_lane_o == 3'h3) ? n4025 : ((u_lsu6_out_lane_o == 3'h2) ? n4020 : ((u_lsu6_out_lane_o == 3'h1) ? n4015 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[6]),
     .mem_resp_valid_i (mem_resp_valid_i[6]),
     .mem_resp_data_i (mem_resp_data_i[223:192]),
@@ -2337,6 +2473,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu6_tok_o),
     .free_o (u_lsu6_free_o),
     .fire_o (u_lsu6_fire_o),
+    .stall_in_o (u_lsu6_stall_in_o),
+    .stall_out_o (u_lsu6_stall_out_o),
     .idle_o (u_lsu6_idle_o),
     .level_o (u_lsu6_level_o),
     .err_o (u_lsu6_err_o),
@@ -2355,14 +2493,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2101, n2097, n2093, n2089, n2085}),
-    .lane_data_i ({n2102, n2098, n2094, n2090, n2086}),
-    .space_i (((u_core12_out_lane_o == 3'h5) ? n3803 : ((u_core12_out_lane_o == 3'h4) ? n3798 : ((u_core12_out_lane_o == 3'h3) ? n3793 : ((u_core12_out_lane_o == 3'h2) ? n3788 : ((u_core12_out_lane_o == 3'h1) ? n3783 : 9'h1ff)))))),
+    .lane_valid_i ({n2293, n2289, n2285, n2281, n2277}),
+    .lane_data_i ({n2294, n2290, n2286, n2282, n2278}),
+    .space_i (((u_core12_out_lane_o == 3'h5) ? n3995 : ((u_core12_out_lane_o == 3'h4) ? n3990 : ((u_core12_out_lane_o == 3'h3) ? n3985 : ((u_core12_out_lane_o == 3'h2) ? n3980 : ((u_core12_out_lane_o == 3'h1) ? n3975 : 9'h1ff)))))),
     .out_lane_o (u_core12_out_lane_o),
     .tok_valid_o (u_core12_tok_valid_o),
     .tok_o (u_core12_tok_o),
     .free_o (u_core12_free_o),
     .fire_o (u_core12_fire_o),
+    .stall_in_o (u_core12_stall_in_o),
+    .stall_out_o (u_core12_stall_out_o),
     .idle_o (u_core12_idle_o),
     .level_o (u_core12_level_o),
     .err_o (u_core12_err_o)
@@ -2377,14 +2517,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2121, n2117, n2113, n2109, n2105}),
-    .lane_data_i ({n2122, n2118, n2114, n2110, n2106}),
-    .space_i (((u_core13_out_lane_o == 3'h5) ? n3763 : ((u_core13_out_lane_o == 3'h4) ? n3758 : ((u_core13_out_lane_o == 3'h3) ? n3753 : ((u_core13_out_lane_o == 3'h2) ? n3748 : ((u_core13_out_lane_o == 3'h1) ? n3743 : 9'h1ff)))))),
+    .lane_valid_i ({n2313, n2309, n2305, n2301, n2297}),
+    .lane_data_i ({n2314, n2310, n2306, n2302, n2298}),
+    .space_i (((u_core13_out_lane_o == 3'h5) ? n3955 : ((u_core13_out_lane_o == 3'h4) ? n3950 : ((u_core13_out_lane_o == 3'h3) ? n3945 : ((u_core13_out_lane_o == 3'h2) ? n3940 : ((u_core13_out_lane_o == 3'h1) ? n3935 : 9'h1ff)))))),
     .out_lane_o (u_core13_out_lane_o),
     .tok_valid_o (u_core13_tok_valid_o),
     .tok_o (u_core13_tok_o),
     .free_o (u_core13_free_o),
     .fire_o (u_core13_fire_o),
+    .stall_in_o (u_core13_stall_in_o),
+    .stall_out_o (u_core13_stall_out_o),
     .idle_o (u_core13_idle_o),
     .level_o (u_core13_level_o),
     .err_o (u_core13_err_o)
@@ -2399,9 +2541,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2141, n2137, n2133, n2129, n2125}),
-    .lane_data_i ({n2142, n2138, n2134, n2130, n2126}),
-    .space_i (((u_lsu7_out_lane_o == 3'h5) ? n3723 : ((u_lsu7_out_lane_o == 3'h4) ? n3718 : ((u_lsu7_out_lane_o == 3'h3) ? n3713 : ((u_lsu7_out_lane_o == 3'h2) ? n3708 : ((u_lsu7_out_lane_o == 3'h1) ? n3703 : 9'h1ff)))))),
+    .lane_valid_i ({n2333, n2329, n2325, n2321, n2317}),
+    .lane_data_i ({n2334, n2330, n2326, n2322, n2318}),
+    .space_i (((u_lsu7_out_lane_o == 3'h5) ? n3915 : ((u_lsu7_out_lane_o == 3'h4) ? n3910 : ((u_lsu7_out_lane_o == 3'h3) ? n3905 : ((u_lsu7_out_lane_o == 3'h2) ? n3900 : ((u_lsu7_out_lane_o == 3'h1) ? n3895 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[7]),
     .mem_resp_valid_i (mem_resp_valid_i[7]),
     .mem_resp_data_i (mem_resp_data_i[255:224]),
@@ -2410,6 +2552,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu7_tok_o),
     .free_o (u_lsu7_free_o),
     .fire_o (u_lsu7_fire_o),
+    .stall_in_o (u_lsu7_stall_in_o),
+    .stall_out_o (u_lsu7_stall_out_o),
     .idle_o (u_lsu7_idle_o),
     .level_o (u_lsu7_level_o),
     .err_o (u_lsu7_err_o),
@@ -2428,14 +2572,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2161, n2157, n2153, n2149, n2145}),
-    .lane_data_i ({n2162, n2158, n2154, n2150, n2146}),
-    .space_i (((u_core14_out_lane_o == 3'h5) ? n3683 : ((u_core14_out_lane_o == 3'h4) ? n3678 : ((u_core14_out_lane_o == 3'h3) ? n3673 : ((u_core14_out_lane_o == 3'h2) ? n3668 : ((u_core14_out_lane_o == 3'h1) ? n3663 : 9'h1ff)))))),
+    .lane_valid_i ({n2353, n2349, n2345, n2341, n2337}),
+    .lane_data_i ({n2354, n2350, n2346, n2342, n2338}),
+    .space_i (((u_core14_out_lane_o == 3'h5) ? n3875 : ((u_core14_out_lane_o == 3'h4) ? n3870 : ((u_core14_out_lane_o == 3'h3) ? n3865 : ((u_core14_out_lane_o == 3'h2) ? n3860 : ((u_core14_out_lane_o == 3'h1) ? n3855 : 9'h1ff)))))),
     .out_lane_o (u_core14_out_lane_o),
     .tok_valid_o (u_core14_tok_valid_o),
     .tok_o (u_core14_tok_o),
     .free_o (u_core14_free_o),
     .fire_o (u_core14_fire_o),
+    .stall_in_o (u_core14_stall_in_o),
+    .stall_out_o (u_core14_stall_out_o),
     .idle_o (u_core14_idle_o),
     .level_o (u_core14_level_o),
     .err_o (u_core14_err_o)
@@ -2450,14 +2596,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2181, n2177, n2173, n2169, n2165}),
-    .lane_data_i ({n2182, n2178, n2174, n2170, n2166}),
-    .space_i (((u_core15_out_lane_o == 3'h5) ? n3643 : ((u_core15_out_lane_o == 3'h4) ? n3638 : ((u_core15_out_lane_o == 3'h3) ? n3633 : ((u_core15_out_lane_o == 3'h2) ? n3628 : ((u_core15_out_lane_o == 3'h1) ? n3623 : 9'h1ff)))))),
+    .lane_valid_i ({n2373, n2369, n2365, n2361, n2357}),
+    .lane_data_i ({n2374, n2370, n2366, n2362, n2358}),
+    .space_i (((u_core15_out_lane_o == 3'h5) ? n3835 : ((u_core15_out_lane_o == 3'h4) ? n3830 : ((u_core15_out_lane_o == 3'h3) ? n3825 : ((u_core15_out_lane_o == 3'h2) ? n3820 : ((u_core15_out_lane_o == 3'h1) ? n3815 : 9'h1ff)))))),
     .out_lane_o (u_core15_out_lane_o),
     .tok_valid_o (u_core15_tok_valid_o),
     .tok_o (u_core15_tok_o),
     .free_o (u_core15_free_o),
     .fire_o (u_core15_fire_o),
+    .stall_in_o (u_core15_stall_in_o),
+    .stall_out_o (u_core15_stall_out_o),
     .idle_o (u_core15_idle_o),
     .level_o (u_core15_level_o),
     .err_o (u_core15_err_o)
@@ -2472,9 +2620,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2201, n2197, n2193, n2189, n2185}),
-    .lane_data_i ({n2202, n2198, n2194, n2190, n2186}),
-    .space_i (((u_lsu8_out_lane_o == 3'h5) ? n3603 : ((u_lsu8_out_lane_o == 3'h4) ? n3598 : ((u_lsu8_out_lane_o == 3'h3) ? n3593 : ((u_lsu8_out_lane_o == 3'h2) ? n3588 : ((u_lsu8_out_lane_o == 3'h1) ? n3583 : 9'h1ff)))))),
+    .lane_valid_i ({n2393, n2389, n2385, n2381, n2377}),
+    .lane_data_i ({n2394, n2390, n2386, n2382, n2378}),
+    .space_i (((u_lsu8_out_lane_o == 3'h5) ? n3795 : ((u_lsu8_out_lane_o == 3'h4) ? n3790 : ((u_lsu8_out_lane_o == 3'h3) ? n3785 : ((u_lsu8_out_lane_o == 3'h2) ? n3780 : ((u_lsu8_out_lane_o == 3'h1) ? n3775 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[8]),
     .mem_resp_valid_i (mem_resp_valid_i[8]),
     .mem_resp_data_i (mem_resp_data_i[287:256]),
@@ -2483,6 +2631,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu8_tok_o),
     .free_o (u_lsu8_free_o),
     .fire_o (u_lsu8_fire_o),
+    .stall_in_o (u_lsu8_stall_in_o),
+    .stall_out_o (u_lsu8_stall_out_o),
     .idle_o (u_lsu8_idle_o),
     .level_o (u_lsu8_level_o),
     .err_o (u_lsu8_err_o),
@@ -2501,14 +2651,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2221, n2217, n2213, n2209, n2205}),
-    .lane_data_i ({n2222, n2218, n2214, n2210, n2206}),
-    .space_i (((u_core16_out_lane_o == 3'h5) ? n3563 : ((u_core16_out_lane_o == 3'h4) ? n3558 : ((u_core16_out_lane_o == 3'h3) ? n3553 : ((u_core16_out_lane_o == 3'h2) ? n3548 : ((u_core16_out_lane_o == 3'h1) ? n3543 : 9'h1ff)))))),
+    .lane_valid_i ({n2413, n2409, n2405, n2401, n2397}),
+    .lane_data_i ({n2414, n2410, n2406, n2402, n2398}),
+    .space_i (((u_core16_out_lane_o == 3'h5) ? n3755 : ((u_core16_out_lane_o == 3'h4) ? n3750 : ((u_core16_out_lane_o == 3'h3) ? n3745 : ((u_core16_out_lane_o == 3'h2) ? n3740 : ((u_core16_out_lane_o == 3'h1) ? n3735 : 9'h1ff)))))),
     .out_lane_o (u_core16_out_lane_o),
     .tok_valid_o (u_core16_tok_valid_o),
     .tok_o (u_core16_tok_o),
     .free_o (u_core16_free_o),
     .fire_o (u_core16_fire_o),
+    .stall_in_o (u_core16_stall_in_o),
+    .stall_out_o (u_core16_stall_out_o),
     .idle_o (u_core16_idle_o),
     .level_o (u_core16_level_o),
     .err_o (u_core16_err_o)
@@ -2523,14 +2675,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2241, n2237, n2233, n2229, n2225}),
-    .lane_data_i ({n2242, n2238, n2234, n2230, n2226}),
-    .space_i (((u_core17_out_lane_o == 3'h5) ? n3523 : ((u_core17_out_lane_o == 3'h4) ? n3518 : ((u_core17_out_lane_o == 3'h3) ? n3513 : ((u_core17_out_lane_o == 3'h2) ? n3508 : ((u_core17_out_lane_o == 3'h1) ? n3503 : 9'h1ff)))))),
+    .lane_valid_i ({n2433, n2429, n2425, n2421, n2417}),
+    .lane_data_i ({n2434, n2430, n2426, n2422, n2418}),
+    .space_i (((u_core17_out_lane_o == 3'h5) ? n3715 : ((u_core17_out_lane_o == 3'h4) ? n3710 : ((u_core17_out_lane_o == 3'h3) ? n3705 : ((u_core17_out_lane_o == 3'h2) ? n3700 : ((u_core17_out_lane_o == 3'h1) ? n3695 : 9'h1ff)))))),
     .out_lane_o (u_core17_out_lane_o),
     .tok_valid_o (u_core17_tok_valid_o),
     .tok_o (u_core17_tok_o),
     .free_o (u_core17_free_o),
     .fire_o (u_core17_fire_o),
+    .stall_in_o (u_core17_stall_in_o),
+    .stall_out_o (u_core17_stall_out_o),
     .idle_o (u_core17_idle_o),
     .level_o (u_core17_level_o),
     .err_o (u_core17_err_o)
@@ -2545,9 +2699,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2261, n2257, n2253, n2249, n2245}),
-    .lane_data_i ({n2262, n2258, n2254, n2250, n2246}),
-    .space_i (((u_lsu9_out_lane_o == 3'h5) ? n3483 : ((u_lsu9_out_lane_o == 3'h4) ? n3478 : ((u_lsu9_out_lane_o == 3'h3) ? n3473 : ((u_lsu9_out_lane_o == 3'h2) ? n3468 : ((u_lsu9_out_lane_o == 3'h1) ? n3463 : 9'h1ff)))))),
+    .lane_valid_i ({n2453, n2449, n2445, n2441, n2437}),
+    .lane_data_i ({n2454, n2450, n2446, n2442, n2438}),
+    .space_i (((u_lsu9_out_lane_o == 3'h5) ? n3675 : ((u_lsu9_out_lane_o == 3'h4) ? n3670 : ((u_lsu9_out_lane_o == 3'h3) ? n3665 : ((u_lsu9_out_lane_o == 3'h2) ? n3660 : ((u_lsu9_out_lane_o == 3'h1) ? n3655 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[9]),
     .mem_resp_valid_i (mem_resp_valid_i[9]),
     .mem_resp_data_i (mem_resp_data_i[319:288]),
@@ -2556,6 +2710,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu9_tok_o),
     .free_o (u_lsu9_free_o),
     .fire_o (u_lsu9_fire_o),
+    .stall_in_o (u_lsu9_stall_in_o),
+    .stall_out_o (u_lsu9_stall_out_o),
     .idle_o (u_lsu9_idle_o),
     .level_o (u_lsu9_level_o),
     .err_o (u_lsu9_err_o),
@@ -2574,14 +2730,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2281, n2277, n2273, n2269, n2265}),
-    .lane_data_i ({n2282, n2278, n2274, n2270, n2266}),
-    .space_i (((u_core18_out_lane_o == 3'h5) ? n3443 : ((u_core18_out_lane_o == 3'h4) ? n3438 : ((u_core18_out_lane_o == 3'h3) ? n3433 : ((u_core18_out_lane_o == 3'h2) ? n3428 : ((u_core18_out_lane_o == 3'h1) ? n3423 : 9'h1ff)))))),
+    .lane_valid_i ({n2473, n2469, n2465, n2461, n2457}),
+    .lane_data_i ({n2474, n2470, n2466, n2462, n2458}),
+    .space_i (((u_core18_out_lane_o == 3'h5) ? n3635 : ((u_core18_out_lane_o == 3'h4) ? n3630 : ((u_core18_out_lane_o == 3'h3) ? n3625 : ((u_core18_out_lane_o == 3'h2) ? n3620 : ((u_core18_out_lane_o == 3'h1) ? n3615 : 9'h1ff)))))),
     .out_lane_o (u_core18_out_lane_o),
     .tok_valid_o (u_core18_tok_valid_o),
     .tok_o (u_core18_tok_o),
     .free_o (u_core18_free_o),
     .fire_o (u_core18_fire_o),
+    .stall_in_o (u_core18_stall_in_o),
+    .stall_out_o (u_core18_stall_out_o),
     .idle_o (u_core18_idle_o),
     .level_o (u_core18_level_o),
     .err_o (u_core18_err_o)
@@ -2596,14 +2754,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2301, n2297, n2293, n2289, n2285}),
-    .lane_data_i ({n2302, n2298, n2294, n2290, n2286}),
-    .space_i (((u_core19_out_lane_o == 3'h5) ? n3403 : ((u_core19_out_lane_o == 3'h4) ? n3398 : ((u_core19_out_lane_o == 3'h3) ? n3393 : ((u_core19_out_lane_o == 3'h2) ? n3388 : ((u_core19_out_lane_o == 3'h1) ? n3383 : 9'h1ff)))))),
+    .lane_valid_i ({n2493, n2489, n2485, n2481, n2477}),
+    .lane_data_i ({n2494, n2490, n2486, n2482, n2478}),
+    .space_i (((u_core19_out_lane_o == 3'h5) ? n3595 : ((u_core19_out_lane_o == 3'h4) ? n3590 : ((u_core19_out_lane_o == 3'h3) ? n3585 : ((u_core19_out_lane_o == 3'h2) ? n3580 : ((u_core19_out_lane_o == 3'h1) ? n3575 : 9'h1ff)))))),
     .out_lane_o (u_core19_out_lane_o),
     .tok_valid_o (u_core19_tok_valid_o),
     .tok_o (u_core19_tok_o),
     .free_o (u_core19_free_o),
     .fire_o (u_core19_fire_o),
+    .stall_in_o (u_core19_stall_in_o),
+    .stall_out_o (u_core19_stall_out_o),
     .idle_o (u_core19_idle_o),
     .level_o (u_core19_level_o),
     .err_o (u_core19_err_o)
@@ -2618,9 +2778,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2321, n2317, n2313, n2309, n2305}),
-    .lane_data_i ({n2322, n2318, n2314, n2310, n2306}),
-    .space_i (((u_lsu10_out_lane_o == 3'h5) ? n3363 : ((u_lsu10_out_lane_o == 3'h4) ? n3358 : ((u_lsu10_out_lane_o == 3'h3) ? n3353 : ((u_lsu10_out_lane_o == 3'h2) ? n3348 : ((u_lsu10_out_lane_o == 3'h1) ? n3343 : 9'h1ff)))))),
+    .lane_valid_i ({n2513, n2509, n2505, n2501, n2497}),
+    .lane_data_i ({n2514, n2510, n2506, n2502, n2498}),
+    .space_i (((u_lsu10_out_lane_o == 3'h5) ? n3555 : ((u_lsu10_out_lane_o == 3'h4) ? n3550 : ((u_lsu10_out_lane_o == 3'h3) ? n3545 : ((u_lsu10_out_lane_o == 3'h2) ? n3540 : ((u_lsu10_out_lane_o == 3'h1) ? n3535 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[10]),
     .mem_resp_valid_i (mem_resp_valid_i[10]),
     .mem_resp_data_i (mem_resp_data_i[351:320]),
@@ -2629,6 +2789,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu10_tok_o),
     .free_o (u_lsu10_free_o),
     .fire_o (u_lsu10_fire_o),
+    .stall_in_o (u_lsu10_stall_in_o),
+    .stall_out_o (u_lsu10_stall_out_o),
     .idle_o (u_lsu10_idle_o),
     .level_o (u_lsu10_level_o),
     .err_o (u_lsu10_err_o),
@@ -2647,14 +2809,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2341, n2337, n2333, n2329, n2325}),
-    .lane_data_i ({n2342, n2338, n2334, n2330, n2326}),
-    .space_i (((u_core20_out_lane_o == 3'h5) ? n3323 : ((u_core20_out_lane_o == 3'h4) ? n3318 : ((u_core20_out_lane_o == 3'h3) ? n3313 : ((u_core20_out_lane_o == 3'h2) ? n3308 : ((u_core20_out_lane_o == 3'h1) ? n3303 : 9'h1ff)))))),
+    .lane_valid_i ({n2533, n2529, n2525, n2521, n2517}),
+    .lane_data_i ({n2534, n2530, n2526, n2522, n2518}),
+    .space_i (((u_core20_out_lane_o == 3'h5) ? n3515 : ((u_core20_out_lane_o == 3'h4) ? n3510 : ((u_core20_out_lane_o == 3'h3) ? n3505 : ((u_core20_out_lane_o == 3'h2) ? n3500 : ((u_core20_out_lane_o == 3'h1) ? n3495 : 9'h1ff)))))),
     .out_lane_o (u_core20_out_lane_o),
     .tok_valid_o (u_core20_tok_valid_o),
     .tok_o (u_core20_tok_o),
     .free_o (u_core20_free_o),
     .fire_o (u_core20_fire_o),
+    .stall_in_o (u_core20_stall_in_o),
+    .stall_out_o (u_core20_stall_out_o),
     .idle_o (u_core20_idle_o),
     .level_o (u_core20_level_o),
     .err_o (u_core20_err_o)
@@ -2669,14 +2833,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2361, n2357, n2353, n2349, n2345}),
-    .lane_data_i ({n2362, n2358, n2354, n2350, n2346}),
-    .space_i (((u_core21_out_lane_o == 3'h5) ? n3283 : ((u_core21_out_lane_o == 3'h4) ? n3278 : ((u_core21_out_lane_o == 3'h3) ? n3273 : ((u_core21_out_lane_o == 3'h2) ? n3268 : ((u_core21_out_lane_o == 3'h1) ? n3263 : 9'h1ff)))))),
+    .lane_valid_i ({n2553, n2549, n2545, n2541, n2537}),
+    .lane_data_i ({n2554, n2550, n2546, n2542, n2538}),
+    .space_i (((u_core21_out_lane_o == 3'h5) ? n3475 : ((u_core21_out_lane_o == 3'h4) ? n3470 : ((u_core21_out_lane_o == 3'h3) ? n3465 : ((u_core21_out_lane_o == 3'h2) ? n3460 : ((u_core21_out_lane_o == 3'h1) ? n3455 : 9'h1ff)))))),
     .out_lane_o (u_core21_out_lane_o),
     .tok_valid_o (u_core21_tok_valid_o),
     .tok_o (u_core21_tok_o),
     .free_o (u_core21_free_o),
     .fire_o (u_core21_fire_o),
+    .stall_in_o (u_core21_stall_in_o),
+    .stall_out_o (u_core21_stall_out_o),
     .idle_o (u_core21_idle_o),
     .level_o (u_core21_level_o),
     .err_o (u_core21_err_o)
@@ -2691,9 +2857,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2381, n2377, n2373, n2369, n2365}),
-    .lane_data_i ({n2382, n2378, n2374, n2370, n2366}),
-    .space_i (((u_lsu11_out_lane_o == 3'h5) ? n3243 : ((u_lsu11_out_lane_o == 3'h4) ? n3238 : ((u_lsu11_out_lane_o == 3'h3) ? n3233 : ((u_lsu11_out_lane_o == 3'h2) ? n3228 : ((u_lsu11_out_lane_o == 3'h1) ? n3223 : 9'h1ff)))))),
+    .lane_valid_i ({n2573, n2569, n2565, n2561, n2557}),
+    .lane_data_i ({n2574, n2570, n2566, n2562, n2558}),
+    .space_i (((u_lsu11_out_lane_o == 3'h5) ? n3435 : ((u_lsu11_out_lane_o == 3'h4) ? n3430 : ((u_lsu11_out_lane_o == 3'h3) ? n3425 : ((u_lsu11_out_lane_o == 3'h2) ? n3420 : ((u_lsu11_out_lane_o == 3'h1) ? n3415 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[11]),
     .mem_resp_valid_i (mem_resp_valid_i[11]),
     .mem_resp_data_i (mem_resp_data_i[383:352]),
@@ -2702,6 +2868,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu11_tok_o),
     .free_o (u_lsu11_free_o),
     .fire_o (u_lsu11_fire_o),
+    .stall_in_o (u_lsu11_stall_in_o),
+    .stall_out_o (u_lsu11_stall_out_o),
     .idle_o (u_lsu11_idle_o),
     .level_o (u_lsu11_level_o),
     .err_o (u_lsu11_err_o),
@@ -2720,14 +2888,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2401, n2397, n2393, n2389, n2385}),
-    .lane_data_i ({n2402, n2398, n2394, n2390, n2386}),
-    .space_i (((u_core22_out_lane_o == 3'h5) ? n3203 : ((u_core22_out_lane_o == 3'h4) ? n3198 : ((u_core22_out_lane_o == 3'h3) ? n3193 : ((u_core22_out_lane_o == 3'h2) ? n3188 : ((u_core22_out_lane_o == 3'h1) ? n3183 : 9'h1ff)))))),
+    .lane_valid_i ({n2593, n2589, n2585, n2581, n2577}),
+    .lane_data_i ({n2594, n2590, n2586, n2582, n2578}),
+    .space_i (((u_core22_out_lane_o == 3'h5) ? n3395 : ((u_core22_out_lane_o == 3'h4) ? n3390 : ((u_core22_out_lane_o == 3'h3) ? n3385 : ((u_core22_out_lane_o == 3'h2) ? n3380 : ((u_core22_out_lane_o == 3'h1) ? n3375 : 9'h1ff)))))),
     .out_lane_o (u_core22_out_lane_o),
     .tok_valid_o (u_core22_tok_valid_o),
     .tok_o (u_core22_tok_o),
     .free_o (u_core22_free_o),
     .fire_o (u_core22_fire_o),
+    .stall_in_o (u_core22_stall_in_o),
+    .stall_out_o (u_core22_stall_out_o),
     .idle_o (u_core22_idle_o),
     .level_o (u_core22_level_o),
     .err_o (u_core22_err_o)
@@ -2742,14 +2912,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2421, n2417, n2413, n2409, n2405}),
-    .lane_data_i ({n2422, n2418, n2414, n2410, n2406}),
-    .space_i (((u_core23_out_lane_o == 3'h5) ? n3163 : ((u_core23_out_lane_o == 3'h4) ? n3158 : ((u_core23_out_lane_o == 3'h3) ? n3153 : ((u_core23_out_lane_o == 3'h2) ? n3148 : ((u_core23_out_lane_o == 3'h1) ? n3143 : 9'h1ff)))))),
+    .lane_valid_i ({n2613, n2609, n2605, n2601, n2597}),
+    .lane_data_i ({n2614, n2610, n2606, n2602, n2598}),
+    .space_i (((u_core23_out_lane_o == 3'h5) ? n3355 : ((u_core23_out_lane_o == 3'h4) ? n3350 : ((u_core23_out_lane_o == 3'h3) ? n3345 : ((u_core23_out_lane_o == 3'h2) ? n3340 : ((u_core23_out_lane_o == 3'h1) ? n3335 : 9'h1ff)))))),
     .out_lane_o (u_core23_out_lane_o),
     .tok_valid_o (u_core23_tok_valid_o),
     .tok_o (u_core23_tok_o),
     .free_o (u_core23_free_o),
     .fire_o (u_core23_fire_o),
+    .stall_in_o (u_core23_stall_in_o),
+    .stall_out_o (u_core23_stall_out_o),
     .idle_o (u_core23_idle_o),
     .level_o (u_core23_level_o),
     .err_o (u_core23_err_o)
@@ -2764,9 +2936,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2441, n2437, n2433, n2429, n2425}),
-    .lane_data_i ({n2442, n2438, n2434, n2430, n2426}),
-    .space_i (((u_lsu12_out_lane_o == 3'h5) ? n3123 : ((u_lsu12_out_lane_o == 3'h4) ? n3118 : ((u_lsu12_out_lane_o == 3'h3) ? n3113 : ((u_lsu12_out_lane_o == 3'h2) ? n3108 : ((u_lsu12_out_lane_o == 3'h1) ? n3103 : 9'h1ff)))))),
+    .lane_valid_i ({n2633, n2629, n2625, n2621, n2617}),
+    .lane_data_i ({n2634, n2630, n2626, n2622, n2618}),
+    .space_i (((u_lsu12_out_lane_o == 3'h5) ? n3315 : ((u_lsu12_out_lane_o == 3'h4) ? n3310 : ((u_lsu12_out_lane_o == 3'h3) ? n3305 : ((u_lsu12_out_lane_o == 3'h2) ? n3300 : ((u_lsu12_out_lane_o == 3'h1) ? n3295 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[12]),
     .mem_resp_valid_i (mem_resp_valid_i[12]),
     .mem_resp_data_i (mem_resp_data_i[415:384]),
@@ -2775,6 +2947,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu12_tok_o),
     .free_o (u_lsu12_free_o),
     .fire_o (u_lsu12_fire_o),
+    .stall_in_o (u_lsu12_stall_in_o),
+    .stall_out_o (u_lsu12_stall_out_o),
     .idle_o (u_lsu12_idle_o),
     .level_o (u_lsu12_level_o),
     .err_o (u_lsu12_err_o),
@@ -2793,14 +2967,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2461, n2457, n2453, n2449, n2445}),
-    .lane_data_i ({n2462, n2458, n2454, n2450, n2446}),
-    .space_i (((u_core24_out_lane_o == 3'h5) ? n3083 : ((u_core24_out_lane_o == 3'h4) ? n3078 : ((u_core24_out_lane_o == 3'h3) ? n3073 : ((u_core24_out_lane_o == 3'h2) ? n3068 : ((u_core24_out_lane_o == 3'h1) ? n3063 : 9'h1ff)))))),
+    .lane_valid_i ({n2653, n2649, n2645, n2641, n2637}),
+    .lane_data_i ({n2654, n2650, n2646, n2642, n2638}),
+    .space_i (((u_core24_out_lane_o == 3'h5) ? n3275 : ((u_core24_out_lane_o == 3'h4) ? n3270 : ((u_core24_out_lane_o == 3'h3) ? n3265 : ((u_core24_out_lane_o == 3'h2) ? n3260 : ((u_core24_out_lane_o == 3'h1) ? n3255 : 9'h1ff)))))),
     .out_lane_o (u_core24_out_lane_o),
     .tok_valid_o (u_core24_tok_valid_o),
     .tok_o (u_core24_tok_o),
     .free_o (u_core24_free_o),
     .fire_o (u_core24_fire_o),
+    .stall_in_o (u_core24_stall_in_o),
+    .stall_out_o (u_core24_stall_out_o),
     .idle_o (u_core24_idle_o),
     .level_o (u_core24_level_o),
     .err_o (u_core24_err_o)
@@ -2815,14 +2991,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2481, n2477, n2473, n2469, n2465}),
-    .lane_data_i ({n2482, n2478, n2474, n2470, n2466}),
-    .space_i (((u_core25_out_lane_o == 3'h5) ? n3043 : ((u_core25_out_lane_o == 3'h4) ? n3038 : ((u_core25_out_lane_o == 3'h3) ? n3033 : ((u_core25_out_lane_o == 3'h2) ? n3028 : ((u_core25_out_lane_o == 3'h1) ? n3023 : 9'h1ff)))))),
+    .lane_valid_i ({n2673, n2669, n2665, n2661, n2657}),
+    .lane_data_i ({n2674, n2670, n2666, n2662, n2658}),
+    .space_i (((u_core25_out_lane_o == 3'h5) ? n3235 : ((u_core25_out_lane_o == 3'h4) ? n3230 : ((u_core25_out_lane_o == 3'h3) ? n3225 : ((u_core25_out_lane_o == 3'h2) ? n3220 : ((u_core25_out_lane_o == 3'h1) ? n3215 : 9'h1ff)))))),
     .out_lane_o (u_core25_out_lane_o),
     .tok_valid_o (u_core25_tok_valid_o),
     .tok_o (u_core25_tok_o),
     .free_o (u_core25_free_o),
     .fire_o (u_core25_fire_o),
+    .stall_in_o (u_core25_stall_in_o),
+    .stall_out_o (u_core25_stall_out_o),
     .idle_o (u_core25_idle_o),
     .level_o (u_core25_level_o),
     .err_o (u_core25_err_o)
@@ -2837,9 +3015,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2501, n2497, n2493, n2489, n2485}),
-    .lane_data_i ({n2502, n2498, n2494, n2490, n2486}),
-    .space_i (((u_lsu13_out_lane_o == 3'h5) ? n3003 : ((u_lsu13_out_lane_o == 3'h4) ? n2998 : ((u_lsu13_out_lane_o == 3'h3) ? n2993 : ((u_lsu13_out_lane_o == 3'h2) ? n2988 : ((u_lsu13_out_lane_o == 3'h1) ? n2983 : 9'h1ff)))))),
+    .lane_valid_i ({n2693, n2689, n2685, n2681, n2677}),
+    .lane_data_i ({n2694, n2690, n2686, n2682, n2678}),
+    .space_i (((u_lsu13_out_lane_o == 3'h5) ? n3195 : ((u_lsu13_out_lane_o == 3'h4) ? n3190 : ((u_lsu13_out_lane_o == 3'h3) ? n3185 : ((u_lsu13_out_lane_o == 3'h2) ? n3180 : ((u_lsu13_out_lane_o == 3'h1) ? n3175 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[13]),
     .mem_resp_valid_i (mem_resp_valid_i[13]),
     .mem_resp_data_i (mem_resp_data_i[447:416]),
@@ -2848,6 +3026,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu13_tok_o),
     .free_o (u_lsu13_free_o),
     .fire_o (u_lsu13_fire_o),
+    .stall_in_o (u_lsu13_stall_in_o),
+    .stall_out_o (u_lsu13_stall_out_o),
     .idle_o (u_lsu13_idle_o),
     .level_o (u_lsu13_level_o),
     .err_o (u_lsu13_err_o),
@@ -2866,14 +3046,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2521, n2517, n2513, n2509, n2505}),
-    .lane_data_i ({n2522, n2518, n2514, n2510, n2506}),
-    .space_i (((u_core26_out_lane_o == 3'h5) ? n2963 : ((u_core26_out_lane_o == 3'h4) ? n2958 : ((u_core26_out_lane_o == 3'h3) ? n2953 : ((u_core26_out_lane_o == 3'h2) ? n2948 : ((u_core26_out_lane_o == 3'h1) ? n2943 : 9'h1ff)))))),
+    .lane_valid_i ({n2713, n2709, n2705, n2701, n2697}),
+    .lane_data_i ({n2714, n2710, n2706, n2702, n2698}),
+    .space_i (((u_core26_out_lane_o == 3'h5) ? n3155 : ((u_core26_out_lane_o == 3'h4) ? n3150 : ((u_core26_out_lane_o == 3'h3) ? n3145 : ((u_core26_out_lane_o == 3'h2) ? n3140 : ((u_core26_out_lane_o == 3'h1) ? n3135 : 9'h1ff)))))),
     .out_lane_o (u_core26_out_lane_o),
     .tok_valid_o (u_core26_tok_valid_o),
     .tok_o (u_core26_tok_o),
     .free_o (u_core26_free_o),
     .fire_o (u_core26_fire_o),
+    .stall_in_o (u_core26_stall_in_o),
+    .stall_out_o (u_core26_stall_out_o),
     .idle_o (u_core26_idle_o),
     .level_o (u_core26_level_o),
     .err_o (u_core26_err_o)
@@ -2888,14 +3070,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2541, n2537, n2533, n2529, n2525}),
-    .lane_data_i ({n2542, n2538, n2534, n2530, n2526}),
-    .space_i (((u_core27_out_lane_o == 3'h5) ? n2923 : ((u_core27_out_lane_o == 3'h4) ? n2918 : ((u_core27_out_lane_o == 3'h3) ? n2913 : ((u_core27_out_lane_o == 3'h2) ? n2908 : ((u_core27_out_lane_o == 3'h1) ? n2903 : 9'h1ff)))))),
+    .lane_valid_i ({n2733, n2729, n2725, n2721, n2717}),
+    .lane_data_i ({n2734, n2730, n2726, n2722, n2718}),
+    .space_i (((u_core27_out_lane_o == 3'h5) ? n3115 : ((u_core27_out_lane_o == 3'h4) ? n3110 : ((u_core27_out_lane_o == 3'h3) ? n3105 : ((u_core27_out_lane_o == 3'h2) ? n3100 : ((u_core27_out_lane_o == 3'h1) ? n3095 : 9'h1ff)))))),
     .out_lane_o (u_core27_out_lane_o),
     .tok_valid_o (u_core27_tok_valid_o),
     .tok_o (u_core27_tok_o),
     .free_o (u_core27_free_o),
     .fire_o (u_core27_fire_o),
+    .stall_in_o (u_core27_stall_in_o),
+    .stall_out_o (u_core27_stall_out_o),
     .idle_o (u_core27_idle_o),
     .level_o (u_core27_level_o),
     .err_o (u_core27_err_o)
@@ -2910,9 +3094,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2561, n2557, n2553, n2549, n2545}),
-    .lane_data_i ({n2562, n2558, n2554, n2550, n2546}),
-    .space_i (((u_lsu14_out_lane_o == 3'h5) ? n2883 : ((u_lsu14_out_lane_o == 3'h4) ? n2878 : ((u_lsu14_out_lane_o == 3'h3) ? n2873 : ((u_lsu14_out_lane_o == 3'h2) ? n2868 : ((u_lsu14_out_lane_o == 3'h1) ? n2863 : 9'h1ff)))))),
+    .lane_valid_i ({n2753, n2749, n2745, n2741, n2737}),
+    .lane_data_i ({n2754, n2750, n2746, n2742, n2738}),
+    .space_i (((u_lsu14_out_lane_o == 3'h5) ? n3075 : ((u_lsu14_out_lane_o == 3'h4) ? n3070 : ((u_lsu14_out_lane_o == 3'h3) ? n3065 : ((u_lsu14_out_lane_o == 3'h2) ? n3060 : ((u_lsu14_out_lane_o == 3'h1) ? n3055 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[14]),
     .mem_resp_valid_i (mem_resp_valid_i[14]),
     .mem_resp_data_i (mem_resp_data_i[479:448]),
@@ -2921,6 +3105,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu14_tok_o),
     .free_o (u_lsu14_free_o),
     .fire_o (u_lsu14_fire_o),
+    .stall_in_o (u_lsu14_stall_in_o),
+    .stall_out_o (u_lsu14_stall_out_o),
     .idle_o (u_lsu14_idle_o),
     .level_o (u_lsu14_level_o),
     .err_o (u_lsu14_err_o),
@@ -2939,14 +3125,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2581, n2577, n2573, n2569, n2565}),
-    .lane_data_i ({n2582, n2578, n2574, n2570, n2566}),
-    .space_i (((u_core28_out_lane_o == 3'h5) ? n2843 : ((u_core28_out_lane_o == 3'h4) ? n2838 : ((u_core28_out_lane_o == 3'h3) ? n2833 : ((u_core28_out_lane_o == 3'h2) ? n2828 : ((u_core28_out_lane_o == 3'h1) ? n2823 : 9'h1ff)))))),
+    .lane_valid_i ({n2773, n2769, n2765, n2761, n2757}),
+    .lane_data_i ({n2774, n2770, n2766, n2762, n2758}),
+    .space_i (((u_core28_out_lane_o == 3'h5) ? n3035 : ((u_core28_out_lane_o == 3'h4) ? n3030 : ((u_core28_out_lane_o == 3'h3) ? n3025 : ((u_core28_out_lane_o == 3'h2) ? n3020 : ((u_core28_out_lane_o == 3'h1) ? n3015 : 9'h1ff)))))),
     .out_lane_o (u_core28_out_lane_o),
     .tok_valid_o (u_core28_tok_valid_o),
     .tok_o (u_core28_tok_o),
     .free_o (u_core28_free_o),
     .fire_o (u_core28_fire_o),
+    .stall_in_o (u_core28_stall_in_o),
+    .stall_out_o (u_core28_stall_out_o),
     .idle_o (u_core28_idle_o),
     .level_o (u_core28_level_o),
     .err_o (u_core28_err_o)
@@ -2961,14 +3149,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2601, n2597, n2593, n2589, n2585}),
-    .lane_data_i ({n2602, n2598, n2594, n2590, n2586}),
-    .space_i (((u_core29_out_lane_o == 3'h5) ? n2803 : ((u_core29_out_lane_o == 3'h4) ? n2798 : ((u_core29_out_lane_o == 3'h3) ? n2793 : ((u_core29_out_lane_o == 3'h2) ? n2788 : ((u_core29_out_lane_o == 3'h1) ? n2783 : 9'h1ff)))))),
+    .lane_valid_i ({n2793, n2789, n2785, n2781, n2777}),
+    .lane_data_i ({n2794, n2790, n2786, n2782, n2778}),
+    .space_i (((u_core29_out_lane_o == 3'h5) ? n2995 : ((u_core29_out_lane_o == 3'h4) ? n2990 : ((u_core29_out_lane_o == 3'h3) ? n2985 : ((u_core29_out_lane_o == 3'h2) ? n2980 : ((u_core29_out_lane_o == 3'h1) ? n2975 : 9'h1ff)))))),
     .out_lane_o (u_core29_out_lane_o),
     .tok_valid_o (u_core29_tok_valid_o),
     .tok_o (u_core29_tok_o),
     .free_o (u_core29_free_o),
     .fire_o (u_core29_fire_o),
+    .stall_in_o (u_core29_stall_in_o),
+    .stall_out_o (u_core29_stall_out_o),
     .idle_o (u_core29_idle_o),
     .level_o (u_core29_level_o),
     .err_o (u_core29_err_o)
@@ -2983,9 +3173,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2621, n2617, n2613, n2609, n2605}),
-    .lane_data_i ({n2622, n2618, n2614, n2610, n2606}),
-    .space_i (((u_lsu15_out_lane_o == 3'h5) ? n2763 : ((u_lsu15_out_lane_o == 3'h4) ? n2758 : ((u_lsu15_out_lane_o == 3'h3) ? n2753 : ((u_lsu15_out_lane_o == 3'h2) ? n2748 : ((u_lsu15_out_lane_o == 3'h1) ? n2743 : 9'h1ff)))))),
+    .lane_valid_i ({n2813, n2809, n2805, n2801, n2797}),
+    .lane_data_i ({n2814, n2810, n2806, n2802, n2798}),
+    .space_i (((u_lsu15_out_lane_o == 3'h5) ? n2955 : ((u_lsu15_out_lane_o == 3'h4) ? n2950 : ((u_lsu15_out_lane_o == 3'h3) ? n2945 : ((u_lsu15_out_lane_o == 3'h2) ? n2940 : ((u_lsu15_out_lane_o == 3'h1) ? n2935 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[15]),
     .mem_resp_valid_i (mem_resp_valid_i[15]),
     .mem_resp_data_i (mem_resp_data_i[511:480]),
@@ -2994,6 +3184,8 @@ module gpucc_net_ieee_l8 (
     .tok_o (u_lsu15_tok_o),
     .free_o (u_lsu15_free_o),
     .fire_o (u_lsu15_fire_o),
+    .stall_in_o (u_lsu15_stall_in_o),
+    .stall_out_o (u_lsu15_stall_out_o),
     .idle_o (u_lsu15_idle_o),
     .level_o (u_lsu15_level_o),
     .err_o (u_lsu15_err_o),
@@ -3012,14 +3204,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2641, n2637, n2633, n2629, n2625}),
-    .lane_data_i ({n2642, n2638, n2634, n2630, n2626}),
-    .space_i (((u_core30_out_lane_o == 3'h5) ? n2723 : ((u_core30_out_lane_o == 3'h4) ? n2718 : ((u_core30_out_lane_o == 3'h3) ? n2713 : ((u_core30_out_lane_o == 3'h2) ? n2708 : ((u_core30_out_lane_o == 3'h1) ? n2703 : 9'h1ff)))))),
+    .lane_valid_i ({n2833, n2829, n2825, n2821, n2817}),
+    .lane_data_i ({n2834, n2830, n2826, n2822, n2818}),
+    .space_i (((u_core30_out_lane_o == 3'h5) ? n2915 : ((u_core30_out_lane_o == 3'h4) ? n2910 : ((u_core30_out_lane_o == 3'h3) ? n2905 : ((u_core30_out_lane_o == 3'h2) ? n2900 : ((u_core30_out_lane_o == 3'h1) ? n2895 : 9'h1ff)))))),
     .out_lane_o (u_core30_out_lane_o),
     .tok_valid_o (u_core30_tok_valid_o),
     .tok_o (u_core30_tok_o),
     .free_o (u_core30_free_o),
     .fire_o (u_core30_fire_o),
+    .stall_in_o (u_core30_stall_in_o),
+    .stall_out_o (u_core30_stall_out_o),
     .idle_o (u_core30_idle_o),
     .level_o (u_core30_level_o),
     .err_o (u_core30_err_o)
@@ -3034,14 +3228,16 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({(n2660 ? u_core30_tok_valid_o : n2641), (n2656 ? u_core30_tok_valid_o : n2637), (n2652 ? u_core30_tok_valid_o : n2633), (n2648 ? u_core30_tok_valid_o : n2629), (n2644 ? u_core30_tok_valid_o : n2625)}),
-    .lane_data_i ({(n2660 ? u_core30_tok_o : n2642), (n2656 ? u_core30_tok_o : n2638), (n2652 ? u_core30_tok_o : n2634), (n2648 ? u_core30_tok_o : n2630), (n2644 ? u_core30_tok_o : n2626)}),
+    .lane_valid_i ({(n2852 ? u_core30_tok_valid_o : n2833), (n2848 ? u_core30_tok_valid_o : n2829), (n2844 ? u_core30_tok_valid_o : n2825), (n2840 ? u_core30_tok_valid_o : n2821), (n2836 ? u_core30_tok_valid_o : n2817)}),
+    .lane_data_i ({(n2852 ? u_core30_tok_o : n2834), (n2848 ? u_core30_tok_o : n2830), (n2844 ? u_core30_tok_o : n2826), (n2840 ? u_core30_tok_o : n2822), (n2836 ? u_core30_tok_o : n2818)}),
     .space_i (((u_core31_out_lane_o == 3'h5) ? 9'h1ff : ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff)))))),
     .out_lane_o (u_core31_out_lane_o),
     .tok_valid_o (u_core31_tok_valid_o),
     .tok_o (u_core31_tok_o),
     .free_o (u_core31_free_o),
     .fire_o (u_core31_fire_o),
+    .stall_in_o (u_core31_stall_in_o),
+    .stall_out_o (u_core31_stall_out_o),
     .idle_o (u_core31_idle_o),
     .level_o (u_core31_level_o),
     .err_o (u_core31_err_o)

@@ -955,6 +955,7 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
                 r.checked,
                 vcd.map_or(String::new(), |p| format!("; waves {}", p.display()))
             ));
+            l.push(r.per_node(net).trim_end().to_string());
             k += 1;
             Ok(smrtl::golden::gpucc::flow::FlowStats {
                 firings: r.firings,

@@ -76,6 +76,29 @@ pub struct TbReport {
     pub stores: u64,
     /// Tokens and requests compared with the golden model.
     pub checked: u64,
+    /// Per node, hot cycles with work left but an input FIFO empty, and
+    /// with inputs but no output space (LSU: or the request path busy).
+    pub stall_in: Vec<u64>,
+    pub stall_out: Vec<u64>,
+}
+
+impl TbReport {
+    /// One line per configured node: firings and stall cycles.
+    pub fn per_node(&self, net: &Network) -> String {
+        let mut s = String::new();
+        for (n, _, op) in configured(net) {
+            let _ = writeln!(
+                s,
+                "  {:<6} {:<5} fired {:>8}; input empty {:>8}; output full {:>8} hot cycles",
+                node_name(n),
+                op,
+                self.firings.get(n).copied().unwrap_or(0),
+                self.stall_in.get(n).copied().unwrap_or(0),
+                self.stall_out.get(n).copied().unwrap_or(0)
+            );
+        }
+        s
+    }
 }
 
 /// Run `net` on the RTL network of `cfg` over `gmem` (updated with the
@@ -149,7 +172,11 @@ fn drive(
     let mut toks = vec![0usize; NODES];
     let mut reqs = [0usize; LSUS];
     let mut fired = vec![0u64; NODES];
-    let mut rep = TbReport::default();
+    let mut rep = TbReport {
+        stall_in: vec![0; NODES],
+        stall_out: vec![0; NODES],
+        ..TbReport::default()
+    };
     let mut idle_for = 0u64;
     let fail =
         |sim: &Sim<GpuccNet>, fired: &[u64], msg: String| -> String { format!("{msg}\n{}", levels(sim, net, fired)) };
@@ -186,6 +213,10 @@ fn drive(
                 fired[n] += 1;
                 progress = true;
             }
+            // Not in the cycle `done_o` ends the run (an uncounted node
+            // with nothing left waits for input forever).
+            rep.stall_in[n] += (out.stall_in_o[n].any() && !out.done_o.any()) as u64;
+            rep.stall_out[n] += out.stall_out_o[n].any() as u64;
             if out.tok_valid_o[n].any() {
                 progress = true;
                 let v = out.tok_o[n].to_u64() as u32;
@@ -318,16 +349,19 @@ fn drive(
     Ok(rep)
 }
 
+/// The configured nodes in line order: node, configuration, operation.
+fn configured(net: &Network) -> impl Iterator<Item = (usize, &crate::golden::gpucc::NodeCfg, String)> {
+    (0..NODES).map(node_at).filter_map(|n| {
+        let c = &net.nodes[n];
+        (c.op != 0).then(|| (n, c, Op::from_code(c.op).map_or("?".into(), |o| o.to_string())))
+    })
+}
+
 /// Every configured node's firings and FIFO levels (from the FIFOs'
 /// pointer registers), in line order.
 pub fn levels(sim: &Sim<GpuccNet>, net: &Network, fired: &[u64]) -> String {
     let mut s = String::new();
-    for pos in 0..NODES {
-        let n = node_at(pos);
-        let c = &net.nodes[n];
-        if c.op == 0 {
-            continue;
-        }
+    for (n, c, op) in configured(net) {
         let inst = if is_lsu(n) {
             format!("u_lsu{}", n - CORES)
         } else {
@@ -351,7 +385,6 @@ pub fn levels(sim: &Sim<GpuccNet>, net: &Network, fired: &[u64]) -> String {
             };
             lv.push(format!("F{k} {count}/{depth}"));
         }
-        let op = Op::from_code(c.op).map_or("?".into(), |o| o.to_string());
         let limit = c.limit().map_or(String::new(), |l| format!(" of {l}"));
         let _ = writeln!(
             s,

@@ -39,7 +39,10 @@
 //!   listen on it (511 when none does), `fire_o`, `idle_o` (nothing left
 //!   to do: off, or done or uncounted, with empty FIFOs and nothing in
 //!   flight), `level_o[9;3]` the FIFO counts, `err_o` (the lane raised an
-//!   error for the token on `tok_o`). All but `fire_o` are Moore outputs.
+//!   error for the token on `tok_o`), and why a node with work left did not
+//!   fire: `stall_in_o` (an input FIFO it reads is empty), `stall_out_o`
+//!   (its inputs are there but its output segment has no space). All but
+//!   `fire_o` and the stalls are Moore outputs.
 //! * Firing: a node fires in cycle `t` when `run_i`, its opcode is not 0,
 //!   its counter (if on) has not reached `nx * ny` firings, every input
 //!   FIFO an operand reads is non-empty, and `space_i` exceeds
@@ -83,6 +86,8 @@ crate::ports! {
         tok_o: 32 @ Hot,
         free_o: [9; 5] @ Hot,
         fire_o: 1 @ Hot,
+        stall_in_o: 1 @ Hot,
+        stall_out_o: 1 @ Hot,
         idle_o: 1 @ Hot,
         level_o: [9; 3] @ Hot,
         err_o: 1 @ Hot,
@@ -291,7 +296,8 @@ impl Block for GpuccCore {
             let code = k::<C::B, 3>(f as u64 + 1);
             c.src[0].eq(code) | c.src[1].eq(code) | c.src[2].eq(code)
         });
-        let mut ready = c.on & !c.done & i.run_i;
+        let want = c.on & !c.done & i.run_i;
+        let mut ready = want;
         for k in 0..3 {
             ready = ready & !(used[k] & fo[k].empty_o);
         }
@@ -366,6 +372,8 @@ impl Block for GpuccCore {
             tok_o: tok_valid.mux(lo.res_o, z),
             free_o: free_space::<C::B>(&c.fifo_lane, &counts, [DEPTH; 3]),
             fire_o: fire,
+            stall_in_o: want & !ready,
+            stall_out_o: ready & !space_ok,
             idle_o: cx.name("idle", idle),
             level_o: counts,
             err_o: tok_valid & lo.err_o,

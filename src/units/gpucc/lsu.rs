@@ -28,6 +28,8 @@
 //!   FIFO 0 and drives the loaded word on its output lane; `STG` takes an
 //!   index from FIFO 0 and a word from FIFO 1 and writes it. The byte
 //!   address is `imm + (index << shift)`, `shift` = modifier bits 1..0.
+//! * Stalls: `stall_in_o` (work left, an input FIFO empty), `stall_out_o`
+//!   (inputs there, but no output space or the request path busy).
 //! * Credits: a load fires only while `space_i` exceeds `inflight_q`, its
 //!   loads not yet in the listeners' FIFOs, so a response always has room:
 //!   the load's word leaves the LSU the cycle after it returns.
@@ -70,6 +72,8 @@ crate::ports! {
         tok_o: 32 @ Hot,
         free_o: [9; 5] @ Hot,
         fire_o: 1 @ Hot,
+        stall_in_o: 1 @ Hot,
+        stall_out_o: 1 @ Hot,
         idle_o: 1 @ Hot,
         level_o: [9; 3] @ Hot,
         err_o: 1 @ Hot,
@@ -160,10 +164,8 @@ impl Block for GpuccLsu {
         let path_free = !s1 & (!req_v | i.mem_req_ready_i);
         let space_ok = !is_ld | inflight.ult(i.space_i.resize::<9>());
         let inputs = !fa.empty_o & (!is_st | !fd.empty_o);
-        let fire = cx.name(
-            "fire",
-            i.run_i & c.on & !c.done & (is_ld | is_st) & inputs & path_free & space_ok,
-        );
+        let want = i.run_i & c.on & !c.done & (is_ld | is_st);
+        let fire = cx.name("fire", want & inputs & path_free & space_ok);
         for (kk, (h, fifo_lane)) in [(ha, c.fifo_lane[0]), (hd, c.fifo_lane[1])].into_iter().enumerate() {
             let (v, d) = lane_pick::<C::B>(fifo_lane, &i.lane_valid_i, &i.lane_data_i);
             let fi = FifoIn {
@@ -209,6 +211,8 @@ impl Block for GpuccLsu {
             tok_o: tok_valid.mux(cx.q(self.tok), k::<C::B, 32>(0)),
             free_o: free_space::<C::B>(&c.fifo_lane, &counts, [256, 16, 0]),
             fire_o: fire,
+            stall_in_o: want & !inputs,
+            stall_out_o: want & inputs & !(path_free & space_ok),
             idle_o: cx.name("idle", idle),
             level_o: counts,
             err_o: k::<C::B, 1>(0),

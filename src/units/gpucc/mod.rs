@@ -27,7 +27,9 @@
 //!   flight: the end of the run); `err_o`; per node (index as
 //!   `cfg_node_i`) `fire_o[1;48]`, `tok_valid_o[1;48]`, `tok_o[32;48]`
 //!   (the token a node drives on its lane: what the checker compares with
-//!   the golden dataflow model's firings).
+//!   the golden dataflow model's firings), `stall_in_o[1;48]`,
+//!   `stall_out_o[1;48]` (a node with work left that did not fire: an input
+//!   FIFO empty; output space or, on an LSU, the request path).
 //! * Lanes: a lane at position `p` carries the token of the nearest node
 //!   upstream that drives it; a token is written into every FIFO listening
 //!   there in the cycle it is driven (the segment is a wire through one
@@ -126,6 +128,8 @@ crate::ports! {
         done_o: 1 @ Hot,
         err_o: 1 @ Hot,
         fire_o: [1; 48] @ Hot,
+        stall_in_o: [1; 48] @ Hot,
+        stall_out_o: [1; 48] @ Hot,
         tok_valid_o: [1; 48] @ Hot,
         tok_o: [32; 48] @ Hot,
     }
@@ -336,6 +340,8 @@ impl Block for GpuccNet {
             }
         }
         let mut fire = [z1; 48];
+        let mut stall_in = [z1; 48];
+        let mut stall_out = [z1; 48];
         let mut tok_valid = [z1; 48];
         let mut tok = [z32; 48];
         let mut req_valid = [z1; 16];
@@ -361,6 +367,8 @@ impl Block for GpuccNet {
                     };
                     let o = cx.instance_end(h, &self.core, &ci);
                     fire[n] = o.fire_o;
+                    stall_in[n] = o.stall_in_o;
+                    stall_out[n] = o.stall_out_o;
                     tok_valid[n] = o.tok_valid_o;
                     tok[n] = o.tok_o;
                     idle = idle & o.idle_o;
@@ -383,6 +391,8 @@ impl Block for GpuccNet {
                     };
                     let o = cx.instance_end(h, &self.lsu, &li);
                     fire[n] = o.fire_o;
+                    stall_in[n] = o.stall_in_o;
+                    stall_out[n] = o.stall_out_o;
                     tok_valid[n] = o.tok_valid_o;
                     tok[n] = o.tok_o;
                     idle = idle & o.idle_o;
@@ -403,6 +413,8 @@ impl Block for GpuccNet {
             done_o: cx.name("done", idle),
             err_o: err,
             fire_o: fire,
+            stall_in_o: stall_in,
+            stall_out_o: stall_out,
             tok_valid_o: tok_valid,
             tok_o: tok,
         }

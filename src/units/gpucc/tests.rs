@@ -70,6 +70,23 @@ fn chain_matches_the_golden_model() {
             "latency {latency} seed {seed}: {} hot cycles, {} checked",
             r.hot_cycles, r.checked
         );
+        // Stall accounting: a node either fires or stalls in a cycle, never
+        // more cycles than the run; at latency 300 the load (lsu1) waits
+        // for output space (its 16 credits) and the add (core2) for data.
+        for n in 0..NODES {
+            assert!(
+                r.firings[n] + r.stall_in[n] + r.stall_out[n] <= r.hot_cycles,
+                "node {n}"
+            );
+        }
+        if latency == 300 {
+            let (lsu1, core2) = (crate::golden::gpucc::CORES + 1, 2);
+            assert!(
+                r.stall_out[lsu1] > 300 && r.stall_in[core2] > 300,
+                "{}",
+                r.per_node(&net)
+            );
+        }
     }
 }
 

@@ -103,38 +103,38 @@ module gpucc_lsu_a256_d16 (
   wire n107 = (n39 == 3'h3);
   wire n111 = (n39 == 3'h4);
   wire n115 = (n39 == 3'h5);
-  wire n128 = (n40 == 3'h1);
-  wire n132 = (n40 == 3'h2);
-  wire n136 = (n40 == 3'h3);
-  wire n140 = (n40 == 3'h4);
-  wire n144 = (n40 == 3'h5);
-  wire [31:0] n189 = (xcnt_q + 32'h00000001);
-  wire n190 = (n189 == cfg_nx_q);
+  wire n127 = (n40 == 3'h1);
+  wire n131 = (n40 == 3'h2);
+  wire n135 = (n40 == 3'h3);
+  wire n139 = (n40 == 3'h4);
+  wire n143 = (n40 == 3'h5);
+  wire [31:0] n187 = (xcnt_q + 32'h00000001);
+  wire n188 = (n187 == cfg_nx_q);
   wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n35[1:0]));
-  wire [8:0] n234 = {{4{1'b0}}, u_data_count_o};
-  wire [8:0] n240 = (9'h100 - u_addr_count_o);
-  wire [8:0] n245 = (((n39 == 3'h1) & (n240 < 9'h1ff)) ? n240 : 9'h1ff);
-  wire [8:0] n247 = (9'h010 - n234);
-  wire [8:0] n255 = (9'h100 - u_addr_count_o);
-  wire [8:0] n260 = (((n39 == 3'h2) & (n255 < 9'h1ff)) ? n255 : 9'h1ff);
-  wire [8:0] n262 = (9'h010 - n234);
-  wire [8:0] n270 = (9'h100 - u_addr_count_o);
-  wire [8:0] n275 = (((n39 == 3'h3) & (n270 < 9'h1ff)) ? n270 : 9'h1ff);
-  wire [8:0] n277 = (9'h010 - n234);
-  wire [8:0] n285 = (9'h100 - u_addr_count_o);
-  wire [8:0] n290 = (((n39 == 3'h4) & (n285 < 9'h1ff)) ? n285 : 9'h1ff);
-  wire [8:0] n292 = (9'h010 - n234);
-  wire [8:0] n300 = (9'h100 - u_addr_count_o);
-  wire [8:0] n305 = (((n39 == 3'h5) & (n300 < 9'h1ff)) ? n300 : 9'h1ff);
-  wire [8:0] n307 = (9'h010 - n234);
+  wire [8:0] n232 = {{4{1'b0}}, u_data_count_o};
+  wire [8:0] n238 = (9'h100 - u_addr_count_o);
+  wire [8:0] n243 = (((n39 == 3'h1) & (n238 < 9'h1ff)) ? n238 : 9'h1ff);
+  wire [8:0] n245 = (9'h010 - n232);
+  wire [8:0] n253 = (9'h100 - u_addr_count_o);
+  wire [8:0] n258 = (((n39 == 3'h2) & (n253 < 9'h1ff)) ? n253 : 9'h1ff);
+  wire [8:0] n260 = (9'h010 - n232);
+  wire [8:0] n268 = (9'h100 - u_addr_count_o);
+  wire [8:0] n273 = (((n39 == 3'h3) & (n268 < 9'h1ff)) ? n268 : 9'h1ff);
+  wire [8:0] n275 = (9'h010 - n232);
+  wire [8:0] n283 = (9'h100 - u_addr_count_o);
+  wire [8:0] n288 = (((n39 == 3'h4) & (n283 < 9'h1ff)) ? n283 : 9'h1ff);
+  wire [8:0] n290 = (9'h010 - n232);
+  wire [8:0] n298 = (9'h100 - u_addr_count_o);
+  wire [8:0] n303 = (((n39 == 3'h5) & (n298 < 9'h1ff)) ? n298 : 9'h1ff);
+  wire [8:0] n305 = (9'h010 - n232);
   wire idle = ((~cfg_on) | ((((((~n26) | done) & (u_addr_empty_o & u_data_empty_o)) & (~s1_valid_q)) & (~req_valid_q)) & (inflight_q == 9'h000)));
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
   assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
   assign cfg_imm_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h2)) ? cfg_data_i : cfg_imm_q));
   assign cfg_nx_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h3)) ? cfg_data_i : cfg_nx_q));
   assign cfg_ny_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h4)) ? cfg_data_i : cfg_ny_q));
-  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n190 ? 32'h00000000 : n189) : xcnt_q));
-  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n190 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
+  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n188 ? 32'h00000000 : n187) : xcnt_q));
+  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n188 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
   assign s1_valid_d = fire;
   assign req_valid_d = (s1_valid_q | (req_valid_q & (~(req_valid_q & mem_req_ready_i))));
   assign req_we_d = (s1_valid_q ? n69 : req_we_q);
@@ -146,12 +146,12 @@ module gpucc_lsu_a256_d16 (
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = tok_valid_q;
   assign tok_o = (tok_valid_q ? tok_q : 32'h00000000);
-  assign free_o = {(((n40 == 3'h5) & (n307 < n305)) ? n307 : n305), (((n40 == 3'h4) & (n292 < n290)) ? n292 : n290), (((n40 == 3'h3) & (n277 < n275)) ? n277 : n275), (((n40 == 3'h2) & (n262 < n260)) ? n262 : n260), (((n40 == 3'h1) & (n247 < n245)) ? n247 : n245)};
+  assign free_o = {(((n40 == 3'h5) & (n305 < n303)) ? n305 : n303), (((n40 == 3'h4) & (n290 < n288)) ? n290 : n288), (((n40 == 3'h3) & (n275 < n273)) ? n275 : n273), (((n40 == 3'h2) & (n260 < n258)) ? n260 : n258), (((n40 == 3'h1) & (n245 < n243)) ? n245 : n243)};
   assign fire_o = fire;
   assign stall_in_o = (n91 & (~n86));
   assign stall_out_o = ((n91 & n86) & (~(n78 & n81)));
   assign idle_o = idle;
-  assign level_o = {9'h000, n234, u_addr_count_o};
+  assign level_o = {9'h000, n232, u_addr_count_o};
   assign err_o = 1'h0;
   assign mem_req_valid_o = req_valid_q;
   assign mem_req_we_o = (req_valid_q & req_we_q);
@@ -199,7 +199,7 @@ module gpucc_lsu_a256_d16 (
     .rst_ni     (rst_ni),
     .push_i ((n115 ? n10 : (n111 ? n9 : (n107 ? n8 : (n103 ? n7 : (n99 ? n6 : 1'h0)))))),
     .wdata_i ((n115 ? n16 : (n111 ? n15 : (n107 ? n14 : (n103 ? n13 : (n99 ? n12 : 32'h00000000)))))),
-    .pop_i ((fire & 1'h1)),
+    .pop_i (fire),
     .rdata_o (u_addr_rdata_o),
     .rvalid_o (u_addr_rvalid_o),
     .full_o (u_addr_full_o),
@@ -211,8 +211,8 @@ module gpucc_lsu_a256_d16 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n144 ? n10 : (n140 ? n9 : (n136 ? n8 : (n132 ? n7 : (n128 ? n6 : 1'h0)))))),
-    .wdata_i ((n144 ? n16 : (n140 ? n15 : (n136 ? n14 : (n132 ? n13 : (n128 ? n12 : 32'h00000000)))))),
+    .push_i ((n143 ? n10 : (n139 ? n9 : (n135 ? n8 : (n131 ? n7 : (n127 ? n6 : 1'h0)))))),
+    .wdata_i ((n143 ? n16 : (n139 ? n15 : (n135 ? n14 : (n131 ? n13 : (n127 ? n12 : 32'h00000000)))))),
     .pop_i ((fire & n69)),
     .rdata_o (u_data_rdata_o),
     .rvalid_o (u_data_rvalid_o),

@@ -42,7 +42,7 @@
 //!   depths built; [`super::GpuccNet::new`] checks them).
 
 use super::core::CfgRegs;
-use super::{free_space, lane_pick, SPACE_W};
+use super::{free_space, lane_pick};
 use crate::golden::isa::Op;
 use crate::hdl::fifo::{Fifo, FifoIn, HOT};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig};
@@ -162,23 +162,21 @@ impl Block for GpuccLsu {
         // is empty now or taken now (nothing enters it at this edge: the
         // stage is empty).
         let path_free = !s1 & (!req_v | i.mem_req_ready_i);
-        let space_ok = !is_ld | inflight.ult(i.space_i.resize::<9>());
+        let space_ok = !is_ld | inflight.ult(i.space_i);
         let inputs = !fa.empty_o & (!is_st | !fd.empty_o);
         let want = i.run_i & c.on & !c.done & (is_ld | is_st);
         let fire = cx.name("fire", want & inputs & path_free & space_ok);
-        for (kk, (h, fifo_lane)) in [(ha, c.fifo_lane[0]), (hd, c.fifo_lane[1])].into_iter().enumerate() {
-            let (v, d) = lane_pick::<C::B>(fifo_lane, &i.lane_valid_i, &i.lane_data_i);
-            let fi = FifoIn {
+        // The address FIFO pops at every firing, the data FIFO at a store's.
+        let fifo_in = |lane: S<C::B, 3>, pop: S<C::B, 1>| {
+            let (v, d) = lane_pick::<C::B>(lane, &i.lane_valid_i, &i.lane_data_i);
+            FifoIn {
                 push_i: v,
                 wdata_i: d,
-                pop_i: fire & if kk == 0 { k::<C::B, 1>(1) } else { is_st },
-            };
-            if kk == 0 {
-                cx.instance_end(h, &self.addr_fifo, &fi);
-            } else {
-                cx.instance_end(h, &self.data_fifo, &fi);
+                pop_i: pop,
             }
-        }
+        };
+        cx.instance_end(ha, &self.addr_fifo, &fifo_in(c.fifo_lane[0], fire));
+        cx.instance_end(hd, &self.data_fifo, &fifo_in(c.fifo_lane[1], fire & is_st));
         self.cfg
             .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);
         cx.d(self.s1_valid, fire);
@@ -202,7 +200,6 @@ impl Block for GpuccLsu {
         let empty = fa.empty_o & fd.empty_o;
         let idle = !c.on | ((!c.ctr_on | c.done) & empty & !s1 & !req_v & inflight.eq(z));
         let counts = [fa.count_o, fd.count_o.zext::<9>(), z];
-        let _ = SPACE_W;
         LsuOut {
             out_lane_o: c.out_lane,
             tok_valid_o: tok_valid,

@@ -48,10 +48,9 @@ pub mod lsu;
 mod tests;
 
 use crate::config::SmConfig;
-use crate::golden::gpucc::{gpucc_section, node_at, CORES, LSUS, NODES};
+use crate::golden::gpucc::{gpucc_section, node_at, CORES, NODES};
 use crate::hdl::{Backend, Block, Ctx, Decl, Pending, Sig};
 use crate::units::fp::{k, S};
-use crate::units::sp::lane::Flavor;
 use core::{CoreIn, CoreOut, GpuccCore};
 use lsu::{GpuccLsu, LsuIn, LsuOut};
 
@@ -160,20 +159,6 @@ impl GpuccNet {
             core: GpuccCore::new(flavor, cfg.sp_latency as usize),
             lsu: GpuccLsu::new(),
         })
-    }
-
-    /// The core block (one module for all 32).
-    pub fn core_block(&self) -> &GpuccCore {
-        &self.core
-    }
-
-    /// The network with an explicit lane flavour and latency (tests).
-    pub fn with(flavor: Flavor, lat: usize) -> GpuccNet {
-        GpuccNet {
-            decl: Decl::new(),
-            core: GpuccCore::new(flavor, lat),
-            lsu: GpuccLsu::new(),
-        }
     }
 }
 
@@ -404,7 +389,6 @@ impl Block for GpuccNet {
                 }
             }
         }
-        let _ = LSUS;
         NetOut {
             mem_req_valid_o: req_valid,
             mem_req_we_o: req_we,

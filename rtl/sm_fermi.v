@@ -79,7 +79,14 @@ module sm_fermi (
   output wire [31:0] cnt_l1_hit_o,
   output wire [31:0] cnt_l1_miss_o,
   output wire [4:0] occ_ctas_o,
-  output wire [6:0] res_warps_o
+  output wire [6:0] res_warps_o,
+  output wire gc_mode_o,
+  output wire [31:0] cnt_gc_cycles_o,
+  output wire [31:0] cnt_gc_runs_o,
+  output wire [31:0] cnt_gc_fire_o,
+  output wire [95:0] gc_fire_o,
+  output wire [95:0] gc_stall_in_o,
+  output wire [95:0] gc_stall_out_o
 );
 
   // Registers
@@ -2418,6 +2425,13 @@ module sm_fermi (
   assign cnt_l1_miss_o = u_l1_cnt_l1_miss_o;
   assign occ_ctas_o = u_cta_occ_ctas_o;
   assign res_warps_o = u_cta_res_warps_o;
+  assign gc_mode_o = 1'h0;
+  assign cnt_gc_cycles_o = 32'h00000000;
+  assign cnt_gc_runs_o = 32'h00000000;
+  assign cnt_gc_fire_o = 32'h00000000;
+  assign gc_fire_o = {2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0};
+  assign gc_stall_in_o = {2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0};
+  assign gc_stall_out_o = {2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0, 2'h0};
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin

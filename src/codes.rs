@@ -34,9 +34,16 @@ pub const ERR_CHANNEL: u64 = 12;
 pub const ERR_PARAM: u64 = 13;
 /// A write-back queue overflow.
 pub const ERR_WB_OVERFLOW: u64 = 14;
+/// The GPU-CC network made no progress while work remains.
+pub const ERR_GC_DEADLOCK: u64 = 15;
+/// A GPU-CC lane raised an error (an operation the lanes do not have).
+pub const ERR_GC_LANE: u64 = 16;
+/// `GCSET`/`GCRUN` outside a one-warp launch (info 2) or in divergent code
+/// (info 1).
+pub const ERR_GC_LAUNCH: u64 = 17;
 
 /// Every error code with its name, in code order.
-pub const ERRORS: [(u64, &str); 14] = [
+pub const ERRORS: [(u64, &str); 17] = [
     (ERR_OP, "instruction the unit or preset does not implement"),
     (ERR_ROUNDING, "rounding mode the op does not have"),
     (ERR_REG_BEYOND, "register beyond the warp's allocation"),
@@ -51,6 +58,12 @@ pub const ERRORS: [(u64, &str); 14] = [
     (ERR_CHANNEL, "register write on the other scheduler's channel"),
     (ERR_PARAM, "LDC index beyond the parameters"),
     (ERR_WB_OVERFLOW, "write-back queue overflow"),
+    (ERR_GC_DEADLOCK, "GPU-CC network deadlock: no firing while work remains"),
+    (ERR_GC_LANE, "GPU-CC core's operation raised a lane error"),
+    (
+        ERR_GC_LAUNCH,
+        "GCSET/GCRUN outside a launch of one warp (info 2) or in divergent code (info 1)",
+    ),
 ];
 
 /// Name of an error code.
@@ -85,12 +98,15 @@ pub const SRC_DPU: u64 = 11;
 pub const SRC_LSU: u64 = 12;
 /// `err_src_o`: the write-back.
 pub const SRC_WB: u64 = 13;
+/// `err_src_o`: the GPU-CC network (deadlock, a lane error).
+pub const SRC_GPUCC: u64 = 14;
 /// Schedulers (and SP groups) the source numbering has room for.
 pub const MAX_SCHEDULERS: usize = 2;
 
 /// `err_src_o` values' names, indexed by the value.
-pub const ERR_SOURCES: [&str; 14] = [
+pub const ERR_SOURCES: [&str; 15] = [
     "none", "cta", "ifetch", "sched0", "sched1", "simt", "barrier", "opcoll", "sp0", "sp1", "sfu", "dpu", "lsu", "wb",
+    "gpucc",
 ];
 
 /// `stall<s>_o`: the scheduler issued.

@@ -892,8 +892,9 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
         Ok(model::Launch { grid, block, params })
     })();
     if a.rtl {
-        // The RTL SM has no GPU-CC mode yet: stop before building it.
-        if let Some(msg) = smrtl::golden::gpucc::rtl_refusal(&prog, &a.kernel.display().to_string()) {
+        // GPU-CC instructions on a preset without the network: stop before
+        // building the SM.
+        if let Some(msg) = smrtl::golden::gpucc::rtl_refusal(&prog, &cfg, &a.kernel.display().to_string()) {
             if let Some(out) = &a.output {
                 std::fs::write(out, &gmem).with_context(|| format!("cannot write output image {}", out.display()))?;
             }

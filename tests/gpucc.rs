@@ -237,10 +237,11 @@ fn mode_switch_errors() {
     assert_eq!(e.place.line, Some(6), "{e}");
 }
 
-/// `smrtl run` runs the GPU-CC kernel on the golden model, and refuses
-/// `--rtl` with a clear error naming the pc and line.
+/// `smrtl run` runs the GPU-CC kernel on the golden model; `--rtl` on a
+/// preset without the network refuses it with a clear error naming the pc
+/// and line.
 #[test]
-fn cli_runs_gpucc_and_refuses_rtl() {
+fn cli_runs_gpucc_and_refuses_rtl_without_the_network() {
     let case = conv_gpucc(3, 37, 21, 11);
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.bin");
@@ -252,32 +253,34 @@ fn cli_runs_gpucc_and_refuses_rtl() {
     let r = std::process::Command::new(bin).arg("run").args(&args).output().unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     case.check(&std::fs::read(&output).unwrap()).unwrap();
+    let fermi = case.cli_args(kernel, "fermi", input.to_str().unwrap(), output.to_str().unwrap());
     let r = std::process::Command::new(bin)
         .arg("run")
-        .args(&args)
+        .args(&fermi)
         .arg("--rtl")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!r.status.success());
     assert!(
-        err.contains("GPU-CC mode is not built in the RTL SM yet: GCSET at pc 16"),
+        err.contains("GCSET at pc 16") && err.contains("the fermi preset has no GPU-CC network"),
         "{err}"
     );
     assert!(err.contains("conv3x3.s line 50") && !err.contains("panicked"), "{err}");
 }
 
-/// The library entry of the RTL runner refuses GPU-CC kernels too (before
-/// building the SM), naming the pc.
+/// The library entry of the RTL runner refuses GPU-CC kernels on a preset
+/// without the network (before building the SM), naming the pc.
 #[test]
-fn rtl_runner_refuses_gpucc_kernels() {
+fn rtl_runner_refuses_gpucc_kernels_without_the_network() {
     let case = conv_gpucc(3, 5, 3, 13);
     let prog = assemble(case.source, case.file).unwrap();
     let opts = smrtl::sm::run::RtlOptions::default();
-    let e = smrtl::sm::run::run_program(&gpucc(), &prog, &case.launch(), case.gmem.clone(), &opts).unwrap_err();
+    let fermi = SmConfig::load("fermi").unwrap();
+    let e = smrtl::sm::run::run_program(&fermi, &prog, &case.launch(), case.gmem.clone(), &opts).unwrap_err();
     assert!(
         e.msg
-            .contains("GPU-CC mode is not built in the RTL SM yet: GCSET at pc 16, the kernel line 50"),
+            .contains("GCSET at pc 16, the kernel line 50: the fermi preset has no GPU-CC network"),
         "{}",
         e.msg
     );

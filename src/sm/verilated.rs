@@ -192,6 +192,9 @@ where
     fn design(&self) -> Option<&crate::hdl::Design> {
         Some(self.rust.design())
     }
+    fn peek(&self, path: &str) -> Option<Vec<u64>> {
+        self.rust.peek(path)
+    }
     fn engine(&self) -> String {
         format!(
             "Rust model and Verilator ({}) in lock-step, every output compared every hot cycle: {} hot cycles, {}",

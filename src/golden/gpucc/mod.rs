@@ -267,18 +267,21 @@ pub struct Network {
     pub depth: Vec<[usize; 3]>,
 }
 
-/// Why the RTL SM cannot run `prog` (it uses GPU-CC instructions, which
-/// only the golden model runs so far), naming the first one's pc and
-/// source line in `file`; `None` when it has none.
-pub fn rtl_refusal(prog: &crate::golden::isa::Program, file: &str) -> Option<String> {
+/// Why the RTL SM of `cfg` cannot run `prog`: it uses GPU-CC instructions
+/// and the preset has no GPU-CC network; names the first one's pc and
+/// source line in `file`. `None` when it can.
+pub fn rtl_refusal(prog: &crate::golden::isa::Program, cfg: &SmConfig, file: &str) -> Option<String> {
+    if cfg.gpucc.is_some() {
+        return None;
+    }
     let pc = prog.code.iter().position(|i| i.op.is_gpucc())?;
     let line = prog
         .src_lines
         .get(pc)
         .map_or(String::new(), |l| format!(", {file} line {l}"));
     Some(format!(
-        "GPU-CC mode is not built in the RTL SM yet: {} at pc {pc}{line}; run without --rtl for the golden model (docs/gpucc.md)",
-        prog.code[pc].op
+        "{} at pc {pc}{line}: the {} preset has no GPU-CC network (use --config gpucc; docs/gpucc.md)",
+        prog.code[pc].op, cfg.name
     ))
 }
 

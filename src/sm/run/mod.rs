@@ -66,6 +66,11 @@ pub trait SmSim {
     fn design(&self) -> Option<&crate::hdl::Design> {
         None
     }
+    /// A register of the Rust model by hierarchical name (`Sim::peek`),
+    /// for error reports; `None` when the engine has no Rust model.
+    fn peek(&self, _path: &str) -> Option<Vec<u64>> {
+        None
+    }
 }
 
 /// What simulates the SM.
@@ -98,6 +103,9 @@ where
     }
     fn design(&self) -> Option<&crate::hdl::Design> {
         Some(crate::hdl::Sim::design(self))
+    }
+    fn peek(&self, path: &str) -> Option<Vec<u64>> {
+        crate::hdl::Sim::peek(self, path)
     }
 }
 
@@ -258,9 +266,9 @@ pub fn run_program(
             Ok(run_rtl(sim.as_mut(), self.cfg, self.prog, self.launch, gmem, self.opts))
         }
     }
-    // No GPU-CC mode in the RTL SM yet (docs/gpucc.md): refuse such a
+    // GPU-CC instructions on a preset without the network: refuse the
     // kernel before building the SM.
-    if let Some(msg) = crate::golden::gpucc::rtl_refusal(prog, "the kernel") {
+    if let Some(msg) = crate::golden::gpucc::rtl_refusal(prog, cfg, "the kernel") {
         return Err(Box::new(RtlError {
             cycle: 0,
             msg,

@@ -53,6 +53,25 @@ pub struct RtlReport {
     pub max_resident_warps: u64,
     pub sp_lanes: u32,
     pub schedulers: u32,
+    /// The SM has the GPU-CC network (a `[gpucc]` section).
+    pub has_gc: bool,
+    /// GPU-CC: runs (`GCRUN`s), core cycles in GPU-CC mode, firings.
+    pub gc_runs: u64,
+    pub gc_cycles: u64,
+    pub gc_fire: u64,
+    /// GPU-CC per node (0..=31 cores, 32..=47 LSUs; empty without the
+    /// network): firings, hot cycles stalled on an empty input FIFO, hot
+    /// cycles stalled on output space (or an LSU's request path).
+    pub gc_node_fire: Vec<u64>,
+    pub gc_node_stall_in: Vec<u64>,
+    pub gc_node_stall_out: Vec<u64>,
+    /// In GPU-CC mode: register-file writes (`ret<w>_valid_o`), warp
+    /// instructions issued (each issue reads the register file through a
+    /// collector), instruction-memory requests. All zero: the front end
+    /// and the register file are idle; counted to show it.
+    pub gc_rf_access: u64,
+    pub gc_issued: u64,
+    pub gc_fetched: u64,
 }
 
 impl RtlReport {
@@ -65,6 +84,10 @@ impl RtlReport {
             schedulers: cfg.warp_schedulers,
             has_l1: cfg.l1_bytes > 0,
             has_dpu: cfg.has_dpu(),
+            has_gc: cfg.gpucc.is_some(),
+            gc_node_fire: vec![0; if cfg.gpucc.is_some() { 48 } else { 0 }],
+            gc_node_stall_in: vec![0; if cfg.gpucc.is_some() { 48 } else { 0 }],
+            gc_node_stall_out: vec![0; if cfg.gpucc.is_some() { 48 } else { 0 }],
             ..RtlReport::default()
         }
     }
@@ -96,6 +119,54 @@ impl RtlReport {
         self.smem_conflict_passes = o.cnt_sm_conf_o.to_u64();
         self.l1_hits = o.cnt_l1_hit_o.to_u64();
         self.l1_misses = o.cnt_l1_miss_o.to_u64();
+        if self.has_gc {
+            self.gc_runs = o.cnt_gc_runs_o.to_u64();
+            self.gc_cycles = o.cnt_gc_cycles_o.to_u64();
+            self.gc_fire = o.cnt_gc_fire_o.to_u64();
+            for n in 0..48 {
+                self.gc_node_fire[n] += o.gc_fire_o[n].to_u64().count_ones() as u64;
+                self.gc_node_stall_in[n] += o.gc_stall_in_o[n].to_u64().count_ones() as u64;
+                self.gc_node_stall_out[n] += o.gc_stall_out_o[n].to_u64().count_ones() as u64;
+            }
+            if o.gc_mode_o.any() {
+                self.gc_issued += o.iss0_valid_o.to_u64() + o.iss1_valid_o.to_u64();
+                self.gc_fetched += o.im_req_valid_o.to_u64();
+                self.gc_rf_access += o.ret0_valid_o.to_u64() + o.ret1_valid_o.to_u64();
+            }
+        }
+    }
+
+    /// The GPU-CC lines of the report: mode, firings, and per node that
+    /// did anything its firings and stall causes.
+    fn render_gc(&self, s: &mut String) {
+        let c = self.core_cycles.max(1) as f64;
+        let _ = writeln!(
+            s,
+            "  GPU-CC: {} runs, {} core cycles in GPU-CC mode ({:.1}%), {} firings ({:.2} per core cycle in the mode); in the mode {} instructions issued, {} instruction-memory requests, {} register writes",
+            self.gc_runs,
+            self.gc_cycles,
+            100.0 * self.gc_cycles as f64 / c,
+            self.gc_fire,
+            self.gc_fire as f64 / self.gc_cycles.max(1) as f64,
+            self.gc_issued,
+            self.gc_fetched,
+            self.gc_rf_access
+        );
+        for n in 0..self.gc_node_fire.len() {
+            let (f, si, so) = (
+                self.gc_node_fire[n],
+                self.gc_node_stall_in[n],
+                self.gc_node_stall_out[n],
+            );
+            if f + si + so == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "    {:<6} fired {f}, input empty {si} hot cycles, output full {so}",
+                crate::golden::gpucc::node_name(n)
+            );
+        }
     }
 
     /// Human-readable report.
@@ -182,6 +253,9 @@ impl RtlReport {
             "  occupancy: at most {} resident CTAs at once (the kernel fits {} on the SM), at most {} resident warps",
             self.resident_ctas, self.occupancy, self.max_resident_warps
         );
+        if self.has_gc && self.gc_runs > 0 {
+            self.render_gc(&mut s);
+        }
         s
     }
 }

@@ -210,13 +210,68 @@ impl<'a> Run<'a> {
             Some(l) => format!(" (line {l})"),
             None => String::new(),
         };
+        let gc = if src == "gpucc" && o.err_code_o.to_u64() != crate::codes::ERR_GC_LAUNCH {
+            format!("\n{}", self.gc_state())
+        } else {
+            String::new()
+        };
         Err(stop(cycle + 1)(format!(
-            "error {} ({}) raised by {src}, {place}, pc {epc}{line}, info {:#x}{}",
+            "error {} ({}) raised by {src}, {place}, pc {epc}{line}, info {:#x}{}{gc}",
             o.err_code_o.to_u64(),
             crate::sm::top::error_name(o.err_code_o.to_u64()),
             o.err_info_o.to_u64(),
             self.checker.sm_error_note(w, epc)
         )))
+    }
+
+    /// Every GPU-CC node that fired or stalled: firings, stall causes so
+    /// far and (with a Rust model) its FIFO levels now.
+    fn gc_state(&self) -> String {
+        use crate::golden::gpucc::{is_lsu, node_name, CORES};
+        let mut s =
+            String::from("GPU-CC nodes (fired; hot cycles stalled on an empty input / on output space; FIFO levels):");
+        for n in 0..self.rep.gc_node_fire.len() {
+            let (f, si, so) = (
+                self.rep.gc_node_fire[n],
+                self.rep.gc_node_stall_in[n],
+                self.rep.gc_node_stall_out[n],
+            );
+            if f + si + so == 0 {
+                continue;
+            }
+            let (inst, fifos): (String, &[(&str, u64)]) = if is_lsu(n) {
+                (
+                    format!("u_gcnet.u_lsu{}", n - CORES),
+                    &[("u_addr", 256), ("u_data", 16)],
+                )
+            } else {
+                (
+                    format!("u_gcnet.u_core{n}"),
+                    &[("u_fifo0", 16), ("u_fifo1", 16), ("u_fifo2", 16)],
+                )
+            };
+            let mut lv = Vec::new();
+            for (k, (fname, depth)) in fifos.iter().enumerate() {
+                let rd = |r: &str| self.sim.peek(&format!("{inst}.{fname}.{r}")).map(|w| w[0]);
+                if let (Some(full), Some(wp), Some(rp)) = (rd("full"), rd("wr_ptr"), rd("rd_ptr")) {
+                    let count = if full != 0 {
+                        *depth
+                    } else {
+                        wp.wrapping_sub(rp) & (depth - 1)
+                    };
+                    lv.push(format!("F{k} {count}/{depth}"));
+                }
+            }
+            let _ = std::fmt::Write::write_fmt(
+                &mut s,
+                format_args!(
+                    "\n  {:<6} fired {f}; input empty {si}, output full {so}; [{}]",
+                    node_name(n),
+                    lv.join(", ")
+                ),
+            );
+        }
+        s
     }
 
     /// The warp-start monitor (`st_*`).

@@ -28,6 +28,7 @@ sm_impl! {
         r: &Ring<B, MW, NS>,
         ifo: &IfOut<B, MW, NS>,
         so: &Scheds<B, NS>,
+        gc: Option<&super::gpucc::GcOut<B>>,
         z: &Zeros<B>,
         z16: B::S<16>,
     ) -> SmallBuf<Source<B>, 16> {
@@ -73,6 +74,9 @@ sm_impl! {
         ));
         srcs.push((lsu.err_o, lsu.err_code_o, codes::SRC_LSU, lsu.err_warp_o, z16, lsu.err_addr_o));
         srcs.push((wb.err_o, wb.err_code_o, codes::SRC_WB, z6, z16, wb.err_src_o.zext::<32>()));
+        if let Some(g) = gc {
+            srcs.push((g.err, g.err_code, codes::SRC_GPUCC, g.warp, g.pc, g.info));
+        }
         srcs
     }
 
@@ -84,10 +88,11 @@ sm_impl! {
         ifo: &IfOut<C::B, MW, NS>,
         so: &Scheds<C::B, NS>,
         err_q: S<C, 1>,
+        gc: Option<&super::gpucc::GcOut<C::B>>,
         z: &Zeros<C::B>,
     ) {
         let z16 = cx.lit::<16>(0);
-        let srcs = self.error_sources(r, ifo, so, z, z16);
+        let srcs = self.error_sources(r, ifo, so, gc, z, z16);
         let (mut nv, mut ncode, mut nsrc, mut nwarp, mut npc, mut ninfo) =
             (z.z1, cx.lit::<8>(0), cx.lit::<4>(0), z.z6, z16, z.z32);
         for &(v, code, src, w, pc, info) in srcs.iter().rev() {

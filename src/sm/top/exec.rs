@@ -17,9 +17,22 @@ use crate::units::wb::WbIn;
 sm_impl! {
     /// End the SP groups, the SFU and the FP64 unit with the collectors'
     /// dispatch.
-    pub(super) fn end_units<C: Ctx>(&self, cx: &mut C, r: &Ring<C::B, MW, NS>, oc_r: &OpcollOut<C::B>) {
+    /// `gcset`: per group, its dispatch is a GPU-CC `GCSET`, which the
+    /// group is not given (gpucc.rs).
+    pub(super) fn end_units<C: Ctx>(
+        &self,
+        cx: &mut C,
+        r: &Ring<C::B, MW, NS>,
+        oc_r: &OpcollOut<C::B>,
+        gcset: Option<[S<C, 1>; 2]>,
+    ) {
         // opcoll's two SP dispatch ports, one per group.
-        let sp_in = [oc_r.sp[0].group_in(), oc_r.sp[1].group_in()];
+        let mut sp_in = [oc_r.sp[0].group_in(), oc_r.sp[1].group_in()];
+        if let Some(gs) = gcset {
+            for (p, g) in sp_in.iter_mut().zip(gs) {
+                p.valid_i = p.valid_i & !g;
+            }
+        }
         for ((&h, grp), inp) in r.h_sp.iter().zip(&self.sp).zip(&sp_in) {
             cx.instance_end_sink(h, grp, inp);
         }
@@ -62,9 +75,22 @@ sm_impl! {
         r: &Ring<C::B, MW, NS>,
         oc_r: &OpcollOut<C::B>,
         s2r_any: S<C, 1>,
+        gcset: Option<[S<C, 1>; 2]>,
         z: &Zeros<C::B>,
     ) {
         let (cta, sfu, dpu, lsu) = (&r.cta, &r.sfu, &r.dpu, &r.lsu);
+        // A GCSET dispatch takes no write-back credit (gpucc.rs).
+        let disp_sp = |cx: &mut C, k: usize| {
+            let d = oc_r.sp[k].valid & r.sp_ready(k, z.z1);
+            match gcset {
+                Some(gs) => d & !gs[k],
+                None => {
+                    let _ = cx;
+                    d
+                }
+            }
+        };
+        let (disp_sp0, disp_sp1) = (disp_sp(cx, 0), disp_sp(cx, 1));
         let fe_sel = cta.fe_res_valid_o;
         let fe_mask: [S<C, 1>; 32] = std::array::from_fn(|l| fe_sel.mux(cta.fe_res_mask_o[l], cta.fe_res1_mask_o[l]));
         let fe_data: [S<C, 32>; 32] = std::array::from_fn(|l| fe_sel.mux(cta.fe_res_data_o[l], cta.fe_res1_data_o[l]));
@@ -108,8 +134,8 @@ sm_impl! {
                 fe_res_tag_i: fe_sel.mux(cta.fe_res_tag_o, cta.fe_res1_tag_o),
                 fe_res_mask_i: fe_mask,
                 fe_res_data_i: fe_data,
-                disp_sp0_i: oc_r.sp[0].valid & r.sp_ready(0, z.z1),
-                disp_sp1_i: oc_r.sp[1].valid & r.sp_ready(1, z.z1),
+                disp_sp0_i: disp_sp0,
+                disp_sp1_i: disp_sp1,
                 disp_sfu_i: oc_r.sfu_valid_o & sfu.sfu_ready_o,
                 disp_dpu_i: oc_r.dpu_valid_o & dpu.dpu_ready_o,
                 disp_lsu_i: lsu.lsu_res_valid_o & r.wb.wb_room_lsu_o,

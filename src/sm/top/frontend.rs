@@ -132,6 +132,7 @@ sm_impl! {
         cx: &mut C,
         r: &Ring<C::B, MW, NS>,
         err_q: S<C, 1>,
+        gc: Option<&super::gpucc::GcRing<C::B>>,
         z: &Zeros<C::B>,
     ) -> Ready<C::B, MW> {
         let (ib, sb, simt, bar) = (&r.ib, &r.sb, &r.simt, &r.bar);
@@ -170,6 +171,15 @@ sm_impl! {
                 | (simt_ctl & !simt.ctl_ready_o)
                 | (s2r & !r.wb.wb_room_fe_o)
                 | err_q;
+            // GPU-CC: every warp waits while the network runs; GCRUN waits
+            // until its warp's work has drained (gpucc.rs).
+            let h = match gc {
+                Some(gc) => {
+                    let gcrun = ib.h_op_o[g].eq(cx.lit::<7>(Op::Gcrun as u64));
+                    h | gc.mode | (gcrun & !gc.drained)
+                }
+                None => h,
+            };
             hold.push(h);
             is_ctrl.push(ib.h_unit_o[g].eq(u_ctrl));
         }
@@ -299,8 +309,14 @@ sm_impl! {
         cx: &mut C,
         i: &SmIn<C::B>,
         r: &Ring<C::B, MW, NS>,
+        gc_mode: Option<S<C, 1>>,
     ) -> IfOut<C::B, MW, NS> {
         let (simt, ib) = (&r.simt, &r.ib);
+        // In GPU-CC mode fetch stops (docs/gpucc.md section 11).
+        let run = match gc_mode {
+            Some(m) => std::array::from_fn(|w| simt.run_o[w] & !m),
+            None => simt.run_o,
+        };
         cx.instance(
             "u_ifetch",
             &self.ifetch,
@@ -310,7 +326,7 @@ sm_impl! {
                 redir_valid_i: simt.redir_valid_o,
                 redir_warp_i: simt.redir_warp_o,
                 redir_pc_i: simt.redir_pc_o,
-                run_i: simt.run_o,
+                run_i: run,
                 busy_i: simt.busy_o,
                 room_i: ib.room_o,
                 hv_i: ib.hv_o,
@@ -334,7 +350,7 @@ sm_impl! {
         ctl: &Ctl<C::B, NS>,
         mem_idle: S<C, 1>,
         z: &Zeros<C::B>,
-    ) {
+    ) -> super::gpucc::Converged<C::B> {
         let (cta, simt) = (&r.cta, &r.simt);
         let ctl_taken_l = lanes_of(cx, ctl.ctl_taken);
         let simt_r = cx.instance_end(
@@ -400,6 +416,12 @@ sm_impl! {
                 s2r1_tag_i: r1.4,
             },
         );
+        // The barrier's warp (warp slot 0 when no BAR issues): GPU-CC's
+        // check that its one warp is converged.
+        super::gpucc::Converged {
+            active: simt_r.s_active_o,
+            live: simt_r.s_live_o,
+        }
     }
 
     /// End the per-warp issue state: the instruction buffer (fetch pushes,

@@ -151,6 +151,13 @@ crate::ports! {
         cnt_l1_miss_o: 32 @ Core,
         occ_ctas_o: 5 @ Core,
         res_warps_o: 7 @ Core,
+        gc_mode_o: 1 @ Core,
+        cnt_gc_cycles_o: 32 @ Core,
+        cnt_gc_runs_o: 32 @ Core,
+        cnt_gc_fire_o: 32 @ Core,
+        gc_fire_o: [2; 48] @ Core,
+        gc_stall_in_o: [2; 48] @ Core,
+        gc_stall_out_o: [2; 48] @ Core,
     }
 }
 
@@ -218,6 +225,9 @@ pub struct SmTop<
     /// GT200 dual issue (`dual_issue`, one scheduler, `sfu_fmul`): SP-class
     /// instructions issued and not yet dispatched to the SP group.
     sp_wait: Option<Reg<2>>,
+    /// GPU-CC (configs with a `[gpucc]` section): the network, the mode
+    /// register and its glue (`gpucc.rs`).
+    gc: Option<gpucc::GcParts>,
 }
 
 /// log2 of the L1 data cache's lines (128 lines of 128 bytes = 16 KB,
@@ -267,6 +277,7 @@ mod dispatch;
 mod errors;
 mod exec;
 mod frontend;
+mod gpucc;
 mod memory;
 mod monitors;
 
@@ -331,6 +342,10 @@ sm_impl! {
         };
         let mem_q = d.reg("mem_inflight", c, 0);
         let sp_wait = (cfg.dual_issue && cfg.warp_schedulers == 1 && cfg.sfu_fmul).then(|| d.reg("sp_wait", c, 0));
+        let gc = match cfg.gpucc {
+            Some(_) => Some(gpucc::GcParts::new(cfg, &mut d).map_err(e)?),
+            None => None,
+        };
         let name: String = cfg
             .name
             .chars()
@@ -347,7 +362,7 @@ sm_impl! {
             name: format!("sm_{name}"),
             cta,
             ifetch,
-            ibuf: Ibuffer::<MW, NS, IE>::new(cfg.fp64_rate_divisor > 0),
+            ibuf: Ibuffer::<MW, NS, IE>::with_gpucc(cfg.fp64_rate_divisor > 0, gc.is_some()),
             sb: Scoreboard::new(),
             pf: Predfile::new(),
             sched: (0..NS).map(|s| Sched::new(SchedParams::of(cfg, s as u32))).collect(),
@@ -367,6 +382,7 @@ sm_impl! {
             err,
             mem_q,
             sp_wait,
+            gc,
         })
     }
 }
@@ -599,22 +615,30 @@ sm_impl! {
         let z = Zeros::new(cx);
         let err_q = cx.q(self.err.v);
         let r = self.begin_ring(cx);
+        let gr = self.gc_begin(cx, &r);
         // Front end: who may issue, the schedulers, their control ops.
-        let rd = self.readiness(cx, &r, err_q, &z);
+        let rd = self.readiness(cx, &r, err_q, gr.as_ref(), &z);
         let (so, sp_wait_q) = self.schedulers(cx, &r, &rd, &z);
         let ctl = self.control_ops(cx, &so, &rd);
         let mem_idle = self.mem_inflight(cx, &r, &so);
-        let ifo = self.fetch(cx, i, &r);
+        let ifo = self.fetch(cx, i, &r, gr.as_ref().map(|g| g.mode));
         // End the ring: front end, collectors, units, memory, write-back.
-        self.end_control(cx, i, &r, &so, &ctl, mem_idle, &z);
+        let conv = self.end_control(cx, i, &r, &so, &ctl, mem_idle, &z);
         self.end_issue_state(cx, &r, &so, &ifo);
         let oc_r = self.dispatch(cx, &r, &so, sp_wait_q, &z);
-        self.end_units(cx, &r, &oc_r);
+        let gc = gr.as_ref().map(|g| {
+            let zm = [z.z1; 16];
+            let one = cx.lit::<1>(1);
+            self.gc_end(cx, &r, g, &so, &oc_r, &conv, zm, zm, [z.z32; 16], one, &z)
+        });
+        let gcset = gc.as_ref().map(|g| g.0.gcset);
+        self.end_units(cx, &r, &oc_r, gcset);
         let gm = self.memory(cx, i, &r, &oc_r);
-        self.write_back(cx, &r, &oc_r, ctl.s2r_any, &z);
+        self.write_back(cx, &r, &oc_r, ctl.s2r_any, gcset, &z);
         // First error, stall causes, outputs.
-        self.first_error(cx, &r, &ifo, &so, err_q, &z);
+        let gco = gc.map(|g| g.1);
+        self.first_error(cx, &r, &ifo, &so, err_q, gco.as_ref(), &z);
         let stall = self.stall_causes(cx, &r, &so, &rd, z.z1);
-        self.outputs(cx, &r, &ifo, &gm, &so, &stall, err_q, &z)
+        self.outputs(cx, &r, &ifo, &gm, &so, &stall, err_q, gco.as_ref(), &z)
     }
 }

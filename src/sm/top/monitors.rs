@@ -98,6 +98,7 @@ sm_impl! {
         so: &Scheds<C::B, NS>,
         stall: &Stalls<C, NS>,
         err_q: S<C, 1>,
+        gc: Option<&super::gpucc::GcOut<C::B>>,
         z: &Zeros<C::B>,
     ) -> SmOut<C::B> {
         let (cta, wb, oc, l1o, lsu_r) = (&r.cta, &r.wb, &r.oc, gm.l1, &gm.lsu);
@@ -112,6 +113,7 @@ sm_impl! {
         let idle = (z.z1, z.z32, [z.z1; 32]);
         let (m0, m1) = (slot(&mon, 0, idle), slot(&mon, 1, idle));
         let unit_busy = self.unit_busy(cx, r, z.z1);
+        let z2 = cx.lit::<2>(0);
         let e = &self.err;
         SmOut {
             launch_ready_o: cta.launch_ready_o,
@@ -163,6 +165,13 @@ sm_impl! {
             cnt_l1_miss_o: l1o.map_or(z.z32, |o| o.cnt_l1_miss_o),
             occ_ctas_o: cta.occ_ctas_o,
             res_warps_o: cta.res_warps_o,
+            gc_mode_o: gc.map_or(z.z1, |g| g.mode),
+            cnt_gc_cycles_o: gc.map_or(z.z32, |g| g.cnt_cycles),
+            cnt_gc_runs_o: gc.map_or(z.z32, |g| g.cnt_runs),
+            cnt_gc_fire_o: gc.map_or(z.z32, |g| g.cnt_fire),
+            gc_fire_o: gc.map_or([z2; 48], |g| g.fire),
+            gc_stall_in_o: gc.map_or([z2; 48], |g| g.stall_in),
+            gc_stall_out_o: gc.map_or([z2; 48], |g| g.stall_out),
         }
     }
 }

@@ -181,12 +181,31 @@ fn build_row(op: Op) -> u64 {
 
 /// Decode `word` (see the module comment). `fp64_ok`: the preset runs FP64.
 pub fn decode_word<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool) -> Fields<C::B> {
-    decode_word_as(cx, w, fp64_ok, ["dec_row", "dec_err"])
+    decode_word_as(cx, w, fp64_ok, false, ["dec_row", "dec_err"])
+}
+
+/// Row of `GCSET` (0x70) and `GCRUN` (0x71) in the decoder of an SM with
+/// GPU-CC (`gpucc`): `GCSET node, sel, b` reads `b` (a register or the
+/// immediate) through an operand collector, so it decodes as an SP-unit
+/// instruction without destination; the SM top takes it off the SP
+/// dispatch port (docs/gpucc.md section 11). `GCRUN` is a control op.
+/// Neither takes a guard; only modifier 0 is valid.
+fn gpucc_row(op: Op) -> u64 {
+    let mut row = 1 << R_VALID | 1 << R_MODS;
+    if op == Op::Gcset {
+        row |= 1 << R_USE_B | 1 << R_IMM_OK | (Unit::Sp as u64) << R_UNIT;
+    } else {
+        row |= (Unit::Ctrl as u64) << R_UNIT;
+    }
+    row
 }
 
 /// [`decode_word`] with its two named signals (`dec_row`, `dec_err`)
 /// named `names`, for a block holding several decoders.
-pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, names: [&str; 2]) -> Fields<C::B> {
+/// `gpucc`: the SM has GPU-CC, and `GCSET`/`GCRUN` decode ([`gpucc_row`]):
+/// `GCSET`'s node comes out on `dst_o` (with kind 0, no register
+/// written), its configuration register number on `mod_o`.
+pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, gpucc: bool, names: [&str; 2]) -> Fields<C::B> {
     let opc: S<C, 7> = w.slice::<57, 7>();
     let imm: S<C, 1> = w.slice::<56, 1>();
     let gneg: S<C, 1> = w.slice::<55, 1>();
@@ -209,6 +228,17 @@ pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, names: [&s
         let hit = opc.eq(cx.lit::<7>(op as u64));
         let r = cx.lit::<48>(table_row(op));
         row = row | hit.mux(r, z48);
+    }
+    let mut gcset = None;
+    if gpucc {
+        for op in [Op::Gcset, Op::Gcrun] {
+            let hit = opc.eq(cx.lit::<7>(op as u64));
+            let r = cx.lit::<48>(gpucc_row(op));
+            row = row | hit.mux(r, z48);
+            if op == Op::Gcset {
+                gcset = Some(hit);
+            }
+        }
     }
     let row = cx.name(names[0], row);
     macro_rules! bit {
@@ -257,6 +287,15 @@ pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, names: [&s
     let pred_dst = pab | ppp;
     let d_ok = pred_dst.mux(pred_ok(cx, d), check(cx, use_d, d, pair_d));
     let a_ok = ppp.mux(pred_ok(cx, a), check(cx, use_a, a, pair_a));
+    // GCSET: d a node 0..=47, a a configuration register 0..=4.
+    let (d_ok, a_ok) = match gcset {
+        Some(g) => {
+            let nodes = l8(cx, crate::golden::isa::GPUCC_NODES as u64);
+            let sels = l8(cx, crate::golden::isa::GPUCC_SEL_MAX as u64 + 1);
+            (g.mux(d.ult(nodes), d_ok), g.mux(a.ult(sels), a_ok))
+        }
+        None => (d_ok, a_ok),
+    };
     let b_src_ok = ppp.mux(pred_ok(cx, b), check(cx, use_b, b, pair_b));
     let b_reg_ok = !target & b_src_ok & check(cx, use_c, c, pair_c) & (use_e | e.eq(z16));
     let b_ok = imm.mux(imm_ok, b_reg_ok);
@@ -306,7 +345,7 @@ pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, names: [&s
         err,
         unit,
         op: opc,
-        m,
+        m: gcset.map_or(m, |g| g.mux(a.slice::<0, 4>(), m)),
         gpred,
         gneg,
         ra,
@@ -327,6 +366,7 @@ pub fn decode_word_as<C: Ctx>(cx: &mut C, w: S<C, 64>, fp64_ok: bool, names: [&s
 pub struct Decode {
     decl: Decl,
     fp64_ok: bool,
+    gpucc: bool,
 }
 
 impl Decode {
@@ -335,6 +375,15 @@ impl Decode {
         Decode {
             decl: Decl::new(),
             fp64_ok,
+            gpucc: false,
+        }
+    }
+    /// The decoder of an SM with GPU-CC: `GCSET`/`GCRUN` decode
+    /// ([`decode_word_as`]; module name ends `_gc`).
+    pub fn with_gpucc(fp64_ok: bool) -> Self {
+        Decode {
+            gpucc: true,
+            ..Decode::new(fp64_ok)
         }
     }
 }
@@ -343,7 +392,11 @@ impl Block for Decode {
     type In<B: Backend> = DecodeIn<B>;
     type Out<B: Backend> = DecodeOut<B>;
     fn module_name(&self) -> String {
-        format!("decode_{}", if self.fp64_ok { "fp64" } else { "nofp64" })
+        format!(
+            "decode_{}{}",
+            if self.fp64_ok { "fp64" } else { "nofp64" },
+            if self.gpucc { "_gc" } else { "" }
+        )
     }
     fn decl(&self) -> &Decl {
         &self.decl
@@ -355,7 +408,7 @@ impl Block for Decode {
         i.word_i = crate::hdl::Bits::new(crate::testbenches::fe_ref::plausible_word(r, i.word_i.to_u64()));
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &DecodeIn<C::B>) -> DecodeOut<C::B> {
-        let f = decode_word(cx, i.word_i, self.fp64_ok);
+        let f = decode_word_as(cx, i.word_i, self.fp64_ok, self.gpucc, ["dec_row", "dec_err"]);
         DecodeOut {
             err_o: f.err,
             unit_o: f.unit,
@@ -383,6 +436,65 @@ mod tests {
     use crate::hdl::Sim;
     use crate::testbenches::fe_ref::{dec_of, random_instr};
     use crate::testbenches::fe_tb::{check_decode, decode_random};
+
+    /// GCSET and GCRUN: errors on the SIMT decoder; on the GPU-CC one
+    /// GCSET is an SP-unit instruction with no destination, its node on
+    /// `dst_o`, its register number on `mod_o`, `b` a register or the
+    /// immediate; out-of-range nodes and register numbers are errors.
+    #[test]
+    fn gpucc_instructions_decode_only_with_gpucc() {
+        use crate::hdl::Bits;
+        let mut simt = Sim::new(Decode::new(true)).unwrap();
+        let mut gc = Sim::new(Decode::with_gpucc(true)).unwrap();
+        let word = |i: &Instr| DecodeIn::<crate::hdl::Concrete> {
+            word_i: Bits::new(i.encode()),
+        };
+        let mut set = Instr::new(Op::Gcset);
+        set.d = 40;
+        set.a = 3;
+        set.b = Src::Reg(17);
+        let run = Instr::new(Op::Gcrun);
+        for i in [&set, &run] {
+            assert_eq!(simt.eval(&word(i)).err_o.to_u64(), 1, "{:?}", i.op);
+        }
+        let o = gc.eval(&word(&set));
+        assert_eq!(o.err_o.to_u64(), 0);
+        assert_eq!(o.unit_o.to_u64(), Unit::Sp as u64);
+        assert_eq!(o.op_o.to_u64(), Op::Gcset as u64);
+        assert_eq!((o.kind_o.to_u64(), o.dst_o.to_u64(), o.mod_o.to_u64()), (0, 40, 3));
+        assert_eq!((o.ra_o.to_u64(), o.rb_o.to_u64(), o.rc_o.to_u64()), (255, 17, 255));
+        assert_eq!(o.use_imm_o.to_u64(), 0);
+        set.b = Src::Imm(0xdead_beef);
+        let o = gc.eval(&word(&set));
+        assert_eq!(
+            (o.err_o.to_u64(), o.use_imm_o.to_u64(), o.imm_o.to_u64()),
+            (0, 1, 0xdead_beef)
+        );
+        assert_eq!(o.rb_o.to_u64(), 255);
+        let o = gc.eval(&word(&run));
+        assert_eq!(
+            (o.err_o.to_u64(), o.unit_o.to_u64(), o.kind_o.to_u64()),
+            (0, Unit::Ctrl as u64, 0)
+        );
+        // Out of range: node 48, register 5 (built past the assembler's
+        // checks), a guard, a modifier.
+        let base = set.encode();
+        for (d, a, g, m) in [(48u64, 0u64, 7u64, 0u64), (0, 5, 7, 0), (1, 1, 0, 0), (1, 1, 7, 1)] {
+            // Fields: d 47..40, a 39..32, guard 54..52, modifier 51..48.
+            let keep = !(0xff << 40 | 0xff << 32 | 7 << 52 | 0xf << 48);
+            let w = base & keep | d << 40 | a << 32 | g << 52 | m << 48;
+            let o = gc.eval(&DecodeIn { word_i: Bits::new(w) });
+            assert_eq!(o.err_o.to_u64(), 1, "node {d} sel {a} guard {g} mod {m}");
+        }
+        // Every SIMT opcode still decodes as on the SIMT decoder.
+        for k in 0..400u64 {
+            let i = random_instr(k);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            crate::hdl::sim::flatten(&simt.eval(&word(&i)), &mut a);
+            crate::hdl::sim::flatten(&gc.eval(&word(&i)), &mut b);
+            assert_eq!(a, b, "{:?}", i.op);
+        }
+    }
 
     #[test]
     fn every_opcode_decodes_like_the_isa() {

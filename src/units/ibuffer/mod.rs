@@ -96,12 +96,18 @@ fn pack<C: Ctx>(f: &Fields<C::B>, pc: S<C, 16>) -> S<C, EW> {
 pub struct Ibuffer<const MW: usize, const NS: usize, const E: usize> {
     decl: Decl,
     fp64_ok: bool,
+    /// The SM has GPU-CC: `GCSET`/`GCRUN` decode (module name ends `_gc`).
+    gpucc: bool,
     ent: Vec<[Reg<EW>; E]>,
     cnt: Vec<Reg<2>>,
 }
 
 impl<const MW: usize, const NS: usize, const E: usize> Ibuffer<MW, NS, E> {
     pub fn new(fp64_ok: bool) -> Self {
+        Self::with_gpucc(fp64_ok, false)
+    }
+    /// The buffer of an SM with GPU-CC (`gpucc`) or without.
+    pub fn with_gpucc(fp64_ok: bool, gpucc: bool) -> Self {
         const { assert!(MW <= 64 && NS >= 1 && NS <= 2 && E >= 1 && E <= 2) };
         let mut d = Decl::new();
         let ent = (0..MW)
@@ -111,6 +117,7 @@ impl<const MW: usize, const NS: usize, const E: usize> Ibuffer<MW, NS, E> {
         Ibuffer {
             decl: d,
             fp64_ok,
+            gpucc,
             ent,
             cnt,
         }
@@ -122,8 +129,9 @@ impl<const MW: usize, const NS: usize, const E: usize> Block for Ibuffer<MW, NS,
     type Out<B: Backend> = IbOut<B, MW>;
     fn module_name(&self) -> String {
         format!(
-            "ibuffer_w{MW}_s{NS}_e{E}_{}",
-            if self.fp64_ok { "fp64" } else { "nofp64" }
+            "ibuffer_w{MW}_s{NS}_e{E}_{}{}",
+            if self.fp64_ok { "fp64" } else { "nofp64" },
+            if self.gpucc { "_gc" } else { "" }
         )
     }
     fn decl(&self) -> &Decl {
@@ -158,7 +166,7 @@ impl<const MW: usize, const NS: usize, const E: usize> Block for Ibuffer<MW, NS,
                 ["dec_row0", "dec_err0"],
                 ["dec_row1", "dec_err1"],
             ][q];
-            let f = decode_word_as(cx, i.push_word_i[p], self.fp64_ok, names);
+            let f = decode_word_as(cx, i.push_word_i[p], self.fp64_ok, self.gpucc, names);
             let pe = pack::<C>(&f, i.push_pc_i[p]);
             cx.name(["push_entry", "push_entry0", "push_entry1"][q], pe)
         });

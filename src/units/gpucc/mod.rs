@@ -328,11 +328,16 @@ impl<const X: usize, const LN: usize> Block for GpuccNet<X, LN> {
         let mut lane_v: Vec<[S<C::B, 1>; 5]> = Vec::with_capacity(NODES);
         let mut lane_d: Vec<[S<C::B, 32>; 5]> = Vec::with_capacity(NODES);
         let (mut v, mut d) = ([z1; 5], [z32; 5]);
-        for node in &nodes {
+        for (pos, node) in nodes.iter().enumerate() {
             lane_v.push(v);
             lane_d.push(d);
             let ol = node.out_lane();
-            let (tv, td) = node.tok();
+            let (tv, mut td) = node.tok();
+            if let (Node::Core(..), Some(r)) = (node, i.ln.get(node_at(pos))) {
+                // External lane: a core's `tok_o` is its input
+                // `ln<j>_res_i` (not Moore), so the lane takes it here.
+                td = tv.mux(r.res, z32);
+            }
             for l in 0..5 {
                 let drv = ol.eq(k::<C::B, 3>(l as u64 + 1));
                 v[l] = drv.mux(tv, v[l]);

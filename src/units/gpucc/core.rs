@@ -65,7 +65,9 @@
 //!   an SP group in lane mode. Everything else, the valid bits `vld_q`
 //!   included, is the core's: same cycles, same tokens. `err_o` also
 //!   rises when `ln_valid_i` differs from the core's valid bit
-//!   (`ln_lost`: a lost or extra result).
+//!   (`ln_lost`: a lost or extra result). `tok_o` is then `ln_res_i`
+//!   gated by that bit, not a Moore output: the net drives the lanes from
+//!   its own `ln<j>_res_i`.
 //! * Sizes: `LAT` = `sp_latency`; FIFOs of 16 words (`gpucc.fifo_depth`;
 //!   the only depth built: [`super::GpuccNet::new`] checks the preset);
 //!   counters 32 bits (as `nx` and `ny`).

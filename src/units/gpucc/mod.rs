@@ -36,6 +36,13 @@
 //!   2:1 multiplexer per position). The backward `space` chain is
 //!   combinational from the FIFO counts (Moore outputs of the nodes), so a
 //!   producer's credits are exact.
+//! * Cores on external lanes ([`GpuccNetX`], module suffix `_x`): core
+//!   `j` drives `ln<j>_valid_o`, `ln<j>_op_o[7]`, `ln<j>_mod_o[4]`,
+//!   `ln<j>_a_o`/`_b_o`/`_c_o[32]`, `ln<j>_pa_o` and takes `ln<j>_valid_i`,
+//!   `ln<j>_res_i[32]`, `ln<j>_pred_i`, `ln<j>_err_i`,
+//!   `ln<j>_err_code_i[8]` `LAT` hot cycles later: the SP array's
+//!   `ln<j>_*` (lane mode), wired one to one; same cycles as the cores
+//!   with their own lanes (`docs/gpucc.md` section 10).
 //! * Latency: core `LAT + 2` hot cycles from firing to a token its reader
 //!   can fire on (`core.rs`); LSU: memory latency + 3.
 //! * Sizes: 32 cores, 16 LSUs, 5 lanes, 3 input FIFOs, FIFO depths 16 /

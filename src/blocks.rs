@@ -75,6 +75,10 @@ pub enum BlockName {
     /// in the preset's lane flavour, 16 LSUs, lanes A-E; needs a
     /// `[gpucc]` section (the gpucc preset).
     Gpucc,
+    /// The GPU-CC network whose 32 cores have no SP lane of their own:
+    /// core `j` drives the SM's SP lane `j` through `ln<j>_*` (the SP
+    /// array's lane ports in lane mode); otherwise as `gpucc`.
+    GpuccX,
     /// The whole SM of the preset (`src/sm/top/`).
     Sm,
 }

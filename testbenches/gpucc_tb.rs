@@ -19,6 +19,11 @@
 //! `latency` hot cycles (plus a random 0..=latency/2 with a seed, never
 //! before the LSU's previous response); a store writes when taken.
 //!
+//! The network runs as [`Variant::OwnLanes`] (`GpuccNet`, each core with
+//! its own SP lane) or [`Variant::SpArray`] (`testbenches::gpucc_sp`: the
+//! network with external lanes on the preset's SP array in lane mode, as
+//! in the SM), with the same stimulus and checks.
+//!
 //! No progress (no firing, token, request or response) for `stall_limit`
 //! hot cycles while the network is not done is a deadlock, reported with
 //! every configured node's firings and FIFO levels; more than
@@ -31,15 +36,32 @@ use crate::golden::gpucc::flow::{Firing, Flow, FlowStats};
 use crate::golden::gpucc::{flavor_of, is_lsu, node_at, node_name, Network, CORES, LSUS, NODES};
 use crate::golden::isa::Op;
 use crate::hdl::sim::zero_ports;
-use crate::hdl::{Bits, Sim};
-use crate::units::gpucc::{GpuccNet, NetIn};
+use crate::hdl::{Bits, Block, Concrete, Sim};
+use crate::units::gpucc::{GpuccNet, NetIn, NetOut};
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+/// Which RTL runs the network.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Variant {
+    /// `gpucc_net`: every core with its own SP lane.
+    #[default]
+    OwnLanes,
+    /// `gpucc_on_sp` ([`super::gpucc_sp::GpuccOnSp`]): the network whose
+    /// cores have no lane, core `j` on lane `j` of the SP array (lane mode).
+    SpArray,
+    /// As [`Variant::SpArray`] with the groups' `ln_mode_i` held at 0: a
+    /// wiring fault (no lane result ever comes back), for the test that
+    /// the external cores report it (`err_o`).
+    SpArrayNoLaneMode,
+}
+
 /// How to run the network.
 #[derive(Debug, Clone)]
 pub struct TbOpts {
+    /// The RTL to run.
+    pub variant: Variant,
     /// Hot cycles from a load request taken to its word on the response.
     pub latency: u64,
     /// 0: requests taken every cycle, fixed latency; otherwise the seed of
@@ -56,6 +78,7 @@ pub struct TbOpts {
 impl Default for TbOpts {
     fn default() -> Self {
         TbOpts {
+            variant: Variant::OwnLanes,
             latency: 20,
             seed: 0,
             stall_limit: 10_000,
@@ -112,17 +135,18 @@ pub fn run(net: &Network, cfg: &SmConfig, gmem: &mut [u8], o: &TbOpts) -> Result
         let mut keep = |f: &Firing| gold[f.node].push(*f);
         Flow::new(net, flavor_of(cfg)).run(&mut gold_mem, u64::MAX, Some(&mut keep))
     };
-    let blk = GpuccNet::new(cfg)?;
-    let mut sim = Sim::new(blk).map_err(|e| format!("GPU-CC network does not elaborate: {e}"))?;
-    sim.reset();
-    if let Some(p) = &o.vcd {
-        sim.open_vcd(p)
-            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
-    }
-    let r = drive(&mut sim, net, gmem, o, &gold, golden.is_ok());
-    if o.vcd.is_some() {
-        sim.close_vcd().map_err(|e| format!("VCD: {e}"))?;
-    }
+    let r = match o.variant {
+        Variant::OwnLanes => on(GpuccNet::new(cfg)?, "", net, gmem, o, &gold, golden.is_ok()),
+        Variant::SpArray | Variant::SpArrayNoLaneMode => on(
+            super::gpucc_sp::GpuccOnSp::new(cfg)?.lane_mode(o.variant == Variant::SpArray),
+            "u_net.",
+            net,
+            gmem,
+            o,
+            &gold,
+            golden.is_ok(),
+        ),
+    }?;
     let rep = match (r, golden) {
         (Ok(rep), Ok(_)) => rep,
         (Err(e), _) => return Err(e),
@@ -144,16 +168,46 @@ fn b<const W: usize>(v: u64) -> Bits<W> {
     Bits::new(v)
 }
 
+/// A block with the ports of the network (its own lanes or not).
+pub trait NetBlock: Block<In<Concrete> = NetIn<Concrete, 0>, Out<Concrete> = NetOut<Concrete, 0>> {}
+impl<K: Block<In<Concrete> = NetIn<Concrete, 0>, Out<Concrete> = NetOut<Concrete, 0>>> NetBlock for K {}
+
+/// Simulate `blk` (the network's instances under `inst`, "" or "u_net.")
+/// with the VCD if asked for: `Err` when it does not elaborate or the VCD
+/// cannot be written, else what [`drive`] found.
+fn on<K: NetBlock>(
+    blk: K,
+    inst: &str,
+    net: &Network,
+    gmem: &mut [u8],
+    o: &TbOpts,
+    gold: &[Vec<Firing>],
+    check: bool,
+) -> Result<Result<TbReport, String>, String> {
+    let mut sim = Sim::new(blk).map_err(|e| format!("GPU-CC network does not elaborate: {e}"))?;
+    sim.reset();
+    if let Some(p) = &o.vcd {
+        sim.open_vcd(p)
+            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    let r = drive(&mut sim, inst, net, gmem, o, gold, check);
+    if o.vcd.is_some() {
+        sim.close_vcd().map_err(|e| format!("VCD: {e}"))?;
+    }
+    Ok(r)
+}
+
 /// Write the configuration, then run until `done_o`.
-fn drive(
-    sim: &mut Sim<GpuccNet>,
+fn drive<K: NetBlock>(
+    sim: &mut Sim<K>,
+    inst: &str,
     net: &Network,
     gmem: &mut [u8],
     o: &TbOpts,
     gold: &[Vec<Firing>],
     check: bool,
 ) -> Result<TbReport, String> {
-    let mut inp: NetIn<crate::hdl::Concrete> = zero_ports();
+    let mut inp: NetIn<Concrete, 0> = zero_ports();
     for (n, c) in net.nodes.iter().enumerate().filter(|(_, c)| c.op != 0) {
         let words = [c.op_word(), c.counter_word(), c.imm, c.nx, c.ny];
         for (sel, &w) in words.iter().enumerate() {
@@ -179,7 +233,7 @@ fn drive(
     };
     let mut idle_for = 0u64;
     let fail =
-        |sim: &Sim<GpuccNet>, fired: &[u64], msg: String| -> String { format!("{msg}\n{}", levels(sim, net, fired)) };
+        |sim: &Sim<K>, fired: &[u64], msg: String| -> String { format!("{msg}\n{}", levels(sim, inst, net, fired)) };
     for t in 0..o.max_cycles {
         #[allow(clippy::needless_range_loop)]
         for j in 0..LSUS {
@@ -358,14 +412,15 @@ fn configured(net: &Network) -> impl Iterator<Item = (usize, &crate::golden::gpu
 }
 
 /// Every configured node's firings and FIFO levels (from the FIFOs'
-/// pointer registers), in line order.
-pub fn levels(sim: &Sim<GpuccNet>, net: &Network, fired: &[u64]) -> String {
+/// pointer registers of the network's instances under `inst`), in line
+/// order.
+pub fn levels<K: Block>(sim: &Sim<K>, inst: &str, net: &Network, fired: &[u64]) -> String {
     let mut s = String::new();
     for (n, c, op) in configured(net) {
         let inst = if is_lsu(n) {
-            format!("u_lsu{}", n - CORES)
+            format!("{inst}u_lsu{}", n - CORES)
         } else {
-            format!("u_core{n}")
+            format!("{inst}u_core{n}")
         };
         let fifos: &[(&str, u64)] = if is_lsu(n) {
             &[("u_addr", 256), ("u_data", 16)]

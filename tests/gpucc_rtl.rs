@@ -93,3 +93,24 @@ fn gpucc_net_lockstep_long() {
     assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
     assert_eq!(r.hot_cycles, 2_000_000);
 }
+
+/// The network whose cores drive external SP lanes (`gpucc_net_*_x`):
+/// Verilator lock-step on random configurations, traffic and lane
+/// results (`ln<j>_*_i` random), every output every hot cycle.
+#[test]
+fn gpucc_net_x_lockstep_verilator() {
+    cosim::require_tools(&["verilator", "g++", "make"]);
+    let x = GpuccNet::external(&SmConfig::load("gpucc").unwrap()).unwrap();
+    let r = cosim::lockstep(&x, None, &opts(50_000, 11, "gpucc_net_x")).unwrap();
+    assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+    assert_eq!(r.hot_cycles, 50_000);
+}
+
+#[test]
+fn gpucc_net_x_icarus() {
+    cosim::require_tools(&["iverilog", "vvp"]);
+    let x = GpuccNet::external(&SmConfig::load("gpucc").unwrap()).unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("icarus_gpucc_net_x");
+    let r = icarus::check(x, None, 4_000, 13, 0.5, &dir).unwrap();
+    assert_eq!((r.hot_cycles, r.mismatches), (4_000, 0), "{:?}", r.first);
+}

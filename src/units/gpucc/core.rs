@@ -55,6 +55,19 @@
 //!   `tok_o` in `t + 1 + LAT` and in the listeners' FIFOs (their `count_o`)
 //!   from `t + 2 + LAT`: `LAT + 2` hot cycles from firing to a token a
 //!   reader can fire on. One firing per hot cycle at most.
+//! * Without its own lane (`GpuccCore<1>`, [`GpuccCore::external`],
+//!   module `gpucc_core_<flavour>_l<LAT>_x`): no `u_lane`; the lane's
+//!   inputs leave on `ln_valid_o` (the operand stage: 1 in `t + 1` for a
+//!   firing in `t`), `ln_op_o[7]`, `ln_mod_o[4]`, `ln_a_o`, `ln_b_o`,
+//!   `ln_c_o[32]`, `ln_pa_o` (0), and its result comes back on
+//!   `ln_valid_i`, `ln_res_i[32]`, `ln_pred_i` (unused), `ln_err_i`,
+//!   `ln_err_code_i[8]` (unused) exactly `LAT` hot cycles later, as from
+//!   an SP group in lane mode. Everything else, the valid bits `vld_q`
+//!   included, is the core's: same cycles, same tokens. `err_o` also
+//!   rises when `ln_valid_i` differs from the core's valid bit
+//!   (`ln_lost`: a lost or extra result). `tok_o` is then `ln_res_i`
+//!   gated by that bit, not a Moore output: the net drives the lanes from
+//!   its own `ln<j>_res_i`.
 //! * Sizes: `LAT` = `sp_latency`; FIFOs of 16 words (`gpucc.fifo_depth`;
 //!   the only depth built: [`super::GpuccNet::new`] checks the preset);
 //!   counters 32 bits (as `nx` and `ny`).
@@ -64,10 +77,66 @@ use crate::hdl::fifo::{Fifo, FifoIn, HOT};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig};
 use crate::units::fp::{k, S};
 use crate::units::sp::lane::{Flavor, SpLane, SpLaneIn};
+use crate::units::sp::{SpLnIn, SpLnOut};
+
+crate::bundle! {
+    /// The operation a core without its own lane sends to its SP lane
+    /// (`ln_*_o`): the fields of the SP array's [`SpLnIn`], named `ln_*`.
+    pub struct CoreLnReq {
+        ln_valid: 1 @ Hot,
+        ln_op: 7 @ Hot,
+        ln_md = "ln_mod": 4 @ Hot,
+        ln_a: 32 @ Hot,
+        ln_b: 32 @ Hot,
+        ln_c: 32 @ Hot,
+        ln_pa: 1 @ Hot,
+    }
+}
+crate::bundle! {
+    /// The SP lane's result back in a core without its own lane
+    /// (`ln_*_i`), `sp_latency` hot cycles after the operation: the fields
+    /// of the SP array's [`SpLnOut`], named `ln_*`.
+    pub struct CoreLnRes {
+        ln_valid: 1 @ Hot,
+        ln_res: 32 @ Hot,
+        ln_pred: 1 @ Hot,
+        ln_err: 1 @ Hot,
+        ln_err_code: 8 @ Hot,
+    }
+}
+
+impl<B: Backend> CoreLnReq<B> {
+    /// The SP array's lane input this drives (same signals).
+    pub fn sp(&self) -> SpLnIn<B> {
+        SpLnIn {
+            valid: self.ln_valid,
+            op: self.ln_op,
+            md: self.ln_md,
+            a: self.ln_a,
+            b: self.ln_b,
+            c: self.ln_c,
+            pa: self.ln_pa,
+        }
+    }
+}
+
+impl<B: Backend> CoreLnRes<B> {
+    /// From the SP array's lane output (same signals).
+    pub fn from_sp(o: &SpLnOut<B>) -> Self {
+        CoreLnRes {
+            ln_valid: o.valid,
+            ln_res: o.res,
+            ln_pred: o.pred,
+            ln_err: o.err,
+            ln_err_code: o.err_code,
+        }
+    }
+}
 
 crate::ports! {
-    /// Configuration, mode and the lanes at this position.
-    pub struct CoreIn {
+    /// Configuration, mode and the lanes at this position; with `X` = 1
+    /// (no own SP lane) the lane's result `ln_*_i`.
+    pub struct CoreIn[X] {
         cfg_we_i: 1 @ Hot,
         cfg_sel_i: 3 @ Hot,
         cfg_data_i: 32 @ Hot,
@@ -76,11 +145,13 @@ crate::ports! {
         lane_valid_i: [1; 5] @ Hot,
         lane_data_i: [32; 5] @ Hot,
         space_i: 9 @ Hot,
+        ln: [CoreLnRes; X] @ in "",
     }
 }
 crate::ports! {
-    /// The node's token, its listening space and state.
-    pub struct CoreOut {
+    /// The node's token, its listening space and state; with `X` = 1 the
+    /// operation for the SP lane `ln_*_o`.
+    pub struct CoreOut[X] {
         out_lane_o: 3 @ Hot,
         tok_valid_o: 1 @ Hot,
         tok_o: 32 @ Hot,
@@ -91,6 +162,7 @@ crate::ports! {
         idle_o: 1 @ Hot,
         level_o: [9; 3] @ Hot,
         err_o: 1 @ Hot,
+        ln: [CoreLnReq; X] @ out "",
     }
 }
 
@@ -217,9 +289,11 @@ impl CfgRegs {
     }
 }
 
-/// One GPU-CC core.
+/// One GPU-CC core: with its own SP lane (`X` = 0, `u_lane`), or without
+/// (`X` = 1, [`GpuccCore::external`]: ports `ln_*_o` to an SP lane and
+/// `ln_*_i` from it, module name ending `_x`), cycle for cycle the same.
 #[derive(Debug, Clone)]
-pub struct GpuccCore {
+pub struct GpuccCore<const X: usize = 0> {
     decl: Decl,
     lat: usize,
     cfg: CfgRegs,
@@ -233,8 +307,26 @@ pub struct GpuccCore {
 }
 
 impl GpuccCore {
-    /// A core with the preset's lane flavour and `sp_latency` (1..=200).
+    /// A core with its own lane of the preset's flavour and `sp_latency`
+    /// (1..=200).
     pub fn new(flavor: Flavor, lat: usize) -> Self {
+        GpuccCore::build(flavor, lat)
+    }
+}
+
+impl GpuccCore<1> {
+    /// A core that drives an SP lane outside it (the SM's SP array in lane
+    /// mode) through `ln_*_o` and takes its result on `ln_*_i`, which must
+    /// come `lat` hot cycles after the operation (the `sp_lane` timing);
+    /// `err_o` also flags a result valid (`ln_valid_i`) that is not the
+    /// core's own count of its operations in the lane.
+    pub fn external(flavor: Flavor, lat: usize) -> Self {
+        GpuccCore::build(flavor, lat)
+    }
+}
+
+impl<const X: usize> GpuccCore<X> {
+    fn build(flavor: Flavor, lat: usize) -> Self {
         assert!(
             (1..=200).contains(&lat),
             "sp_latency {lat} out of 1..=200 (SmConfig::validate)"
@@ -269,19 +361,23 @@ impl GpuccCore {
 /// FIFO depth of a core input FIFO.
 const DEPTH: u64 = 16;
 
-impl Block for GpuccCore {
-    type In<B: Backend> = CoreIn<B>;
-    type Out<B: Backend> = CoreOut<B>;
+impl<const X: usize> Block for GpuccCore<X> {
+    type In<B: Backend> = CoreIn<B, X>;
+    type Out<B: Backend> = CoreOut<B, X>;
 
     fn module_name(&self) -> String {
-        format!("gpucc_core_{}", self.lane.module_name().trim_start_matches("sp_lane_"))
+        format!(
+            "gpucc_core_{}{}",
+            self.lane.module_name().trim_start_matches("sp_lane_"),
+            if X > 0 { "_x" } else { "" }
+        )
     }
 
     fn decl(&self) -> &Decl {
         &self.decl
     }
 
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &CoreIn<C::B>) -> CoreOut<C::B> {
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &CoreIn<C::B, X>) -> CoreOut<C::B, X> {
         let c = self.cfg.read(cx);
         let names = ["u_fifo0", "u_fifo1", "u_fifo2"];
         let mut hs = Vec::new();
@@ -337,18 +433,23 @@ impl Block for GpuccCore {
         let a = cx.name("opa", a);
         let b = cx.name("opb", b);
         let cc = cx.name("opc", cc);
-        let lo = cx.instance(
-            "u_lane",
-            &self.lane,
-            &SpLaneIn {
-                op_i: c.opcode,
-                mod_i: c.m,
-                a_i: a,
-                b_i: b,
-                c_i: cc,
-                pa_i: k::<C::B, 1>(0),
-            },
-        );
+        let li = SpLaneIn {
+            op_i: c.opcode,
+            mod_i: c.m,
+            a_i: a,
+            b_i: b,
+            c_i: cc,
+            pa_i: k::<C::B, 1>(0),
+        };
+        // Own lane: its result; external: the operation goes out (valid in
+        // the operand stage) and the result comes in LAT cycles later.
+        let lane_res = match i.ln.first() {
+            None => {
+                let lo = cx.instance("u_lane", &self.lane, &li);
+                (lo.res_o, lo.err_o)
+            }
+            Some(r) => (r.ln_res, r.ln_err),
+        };
         // Valid bits beside the lane's pipeline.
         let mut v = s1;
         for s in 0..self.lat {
@@ -369,14 +470,31 @@ impl Block for GpuccCore {
             out_lane_o: c.out_lane,
             tok_valid_o: tok_valid,
             // Zero between tokens (the lane's registers hold no reset).
-            tok_o: tok_valid.mux(lo.res_o, z),
+            tok_o: tok_valid.mux(lane_res.0, z),
             free_o: free_space::<C::B>(&c.fifo_lane, &counts, [DEPTH; 3]),
             fire_o: fire,
             stall_in_o: want & !ready,
             stall_out_o: ready & !space_ok,
             idle_o: cx.name("idle", idle),
             level_o: counts,
-            err_o: tok_valid & lo.err_o,
+            // External lane: a result valid that is not the count beside
+            // it is an error (wrong latency, lane mode off).
+            err_o: match i.ln.first() {
+                None => tok_valid & lane_res.1,
+                Some(r) => {
+                    let lost = cx.name("ln_lost", r.ln_valid ^ tok_valid);
+                    (tok_valid & lane_res.1) | lost
+                }
+            },
+            ln: std::array::from_fn(|_| CoreLnReq {
+                ln_valid: s1,
+                ln_op: li.op_i,
+                ln_md: li.mod_i,
+                ln_a: li.a_i,
+                ln_b: li.b_i,
+                ln_c: li.c_i,
+                ln_pa: li.pa_i,
+            }),
         }
     }
 }

@@ -36,6 +36,13 @@
 //!   2:1 multiplexer per position). The backward `space` chain is
 //!   combinational from the FIFO counts (Moore outputs of the nodes), so a
 //!   producer's credits are exact.
+//! * Cores on external lanes ([`GpuccNetX`], module suffix `_x`): core
+//!   `j` drives `ln<j>_valid_o`, `ln<j>_op_o[7]`, `ln<j>_mod_o[4]`,
+//!   `ln<j>_a_o`/`_b_o`/`_c_o[32]`, `ln<j>_pa_o` and takes `ln<j>_valid_i`,
+//!   `ln<j>_res_i[32]`, `ln<j>_pred_i`, `ln<j>_err_i`,
+//!   `ln<j>_err_code_i[8]` `LAT` hot cycles later: the SP array's
+//!   `ln<j>_*` (lane mode), wired one to one; same cycles as the cores
+//!   with their own lanes (`docs/gpucc.md` section 10).
 //! * Latency: core `LAT + 2` hot cycles from firing to a token its reader
 //!   can fire on (`core.rs`); LSU: memory latency + 3.
 //! * Sizes: 32 cores, 16 LSUs, 5 lanes, 3 input FIFOs, FIFO depths 16 /
@@ -51,7 +58,8 @@ use crate::config::SmConfig;
 use crate::golden::gpucc::{gpucc_section, node_at, CORES, NODES};
 use crate::hdl::{Backend, Block, Ctx, Decl, Pending, Sig};
 use crate::units::fp::{k, S};
-use core::{CoreIn, CoreOut, GpuccCore};
+use crate::units::sp::{SpLnIn, SpLnOut};
+use core::{CoreIn, CoreLnRes, CoreOut, GpuccCore};
 use lsu::{GpuccLsu, LsuIn, LsuOut};
 
 /// Width of a space count: 0..=256 (the LSU's address FIFO) and the "no
@@ -103,8 +111,9 @@ pub(crate) fn free_space<B: Backend>(fifo_lane: &[S<B, 3>; 3], count: &[S<B, 9>;
 }
 
 crate::ports! {
-    /// Configuration writes, mode, and the LSUs' memory responses.
-    pub struct NetIn {
+    /// Configuration writes, mode, and the LSUs' memory responses; with
+    /// external lanes (`LN` = 32) the SP lanes' results `ln<j>_*_i`.
+    pub struct NetIn[LN] {
         cfg_we_i: 1 @ Hot,
         cfg_node_i: 6 @ Hot,
         cfg_sel_i: 3 @ Hot,
@@ -114,12 +123,14 @@ crate::ports! {
         mem_req_ready_i: [1; 16] @ Hot,
         mem_resp_valid_i: [1; 16] @ Hot,
         mem_resp_data_i: [32; 16] @ Hot,
+        ln: [SpLnOut; LN] @ in,
     }
 }
 crate::ports! {
     /// The LSUs' memory requests, the end of the run, and every node's
-    /// firing and token.
-    pub struct NetOut {
+    /// firing and token; with external lanes (`LN` = 32) the operations
+    /// for the SP lanes `ln<j>_*_o`.
+    pub struct NetOut[LN] {
         mem_req_valid_o: [1; 16] @ Hot,
         mem_req_we_o: [1; 16] @ Hot,
         mem_req_addr_o: [32; 16] @ Hot,
@@ -131,44 +142,76 @@ crate::ports! {
         stall_out_o: [1; 48] @ Hot,
         tok_valid_o: [1; 48] @ Hot,
         tok_o: [32; 48] @ Hot,
+        ln: [SpLnIn; LN] @ out,
     }
 }
 
-/// The GPU-CC network of a preset.
+/// The GPU-CC network of a preset: its cores with their own SP lanes (`X`
+/// = 0, `LN` = 0: [`GpuccNet::new`]) or driving the SM's SP lanes through
+/// ports (`X` = 1, `LN` = 32: [`GpuccNetX`], [`GpuccNet::external`]).
 #[derive(Debug, Clone)]
-pub struct GpuccNet {
+pub struct GpuccNet<const X: usize = 0, const LN: usize = 0> {
     decl: Decl,
-    core: GpuccCore,
+    core: GpuccCore<X>,
     lsu: GpuccLsu,
 }
 
+/// The network whose 32 cores drive external SP lanes: core `j` drives
+/// `ln<j>_*_o` and takes `ln<j>_*_i`, the SP array's lane `j` (module
+/// `gpucc_net_<flavour>_l<LAT>_x`).
+pub type GpuccNetX = GpuccNet<1, 32>;
+
 impl GpuccNet {
     /// The network of `cfg` (a preset with a `[gpucc]` section of the
-    /// built sizes), or why not.
+    /// built sizes), each core with its own SP lane, or why not.
     pub fn new(cfg: &SmConfig) -> Result<GpuccNet, String> {
-        let g = gpucc_section(cfg)?;
-        if g.fifo_depth != 16 || g.lsu_addr_fifo_depth != 256 || g.lsu_data_fifo_depth != 16 {
-            return Err(format!(
-                "the GPU-CC RTL is built for FIFOs of 16 words, LSU FIFOs of 256 and 16; the {} preset asks for {}, {} and {}",
-                cfg.name, g.fifo_depth, g.lsu_addr_fifo_depth, g.lsu_data_fifo_depth
-            ));
-        }
-        let flavor = crate::golden::gpucc::flavor_of(cfg);
         Ok(GpuccNet {
             decl: Decl::new(),
-            core: GpuccCore::new(flavor, cfg.sp_latency as usize),
+            core: GpuccCore::new(crate::golden::gpucc::flavor_of(cfg), checked_latency(cfg)?),
             lsu: GpuccLsu::new(),
         })
     }
 }
 
+impl GpuccNetX {
+    /// The network of `cfg` whose core `j` drives SP lane `j` of the SM
+    /// through `ln<j>_*` (the SP array's lane ports, in lane mode), or why
+    /// not.
+    pub fn external(cfg: &SmConfig) -> Result<GpuccNetX, String> {
+        Ok(GpuccNet {
+            decl: Decl::new(),
+            core: GpuccCore::external(crate::golden::gpucc::flavor_of(cfg), checked_latency(cfg)?),
+            lsu: GpuccLsu::new(),
+        })
+    }
+}
+
+/// The `sp_latency` of `cfg` if the RTL network is built for its
+/// `[gpucc]` sizes.
+fn checked_latency(cfg: &SmConfig) -> Result<usize, String> {
+    let g = gpucc_section(cfg)?;
+    if g.fifo_depth != 16 || g.lsu_addr_fifo_depth != 256 || g.lsu_data_fifo_depth != 16 {
+        return Err(format!(
+            "the GPU-CC RTL is built for FIFOs of 16 words, LSU FIFOs of 256 and 16; the {} preset asks for {}, {} and {}",
+            cfg.name, g.fifo_depth, g.lsu_addr_fifo_depth, g.lsu_data_fifo_depth
+        ));
+    }
+    if !(1..=200).contains(&cfg.sp_latency) {
+        return Err(format!(
+            "the GPU-CC RTL is built for sp_latency 1..=200; the {} preset has {}",
+            cfg.name, cfg.sp_latency
+        ));
+    }
+    Ok(cfg.sp_latency as usize)
+}
+
 /// A begun node: a core or an LSU.
-enum Node<B: Backend> {
-    Core(Pending, CoreOut<B>),
+enum Node<B: Backend, const X: usize> {
+    Core(Pending, CoreOut<B, X>),
     Lsu(Pending, LsuOut<B>),
 }
 
-impl<B: Backend> Node<B> {
+impl<B: Backend, const X: usize> Node<B, X> {
     fn out_lane(&self) -> S<B, 3> {
         match self {
             Node::Core(_, o) => o.out_lane_o,
@@ -189,9 +232,9 @@ impl<B: Backend> Node<B> {
     }
 }
 
-impl Block for GpuccNet {
-    type In<B: Backend> = NetIn<B>;
-    type Out<B: Backend> = NetOut<B>;
+impl<const X: usize, const LN: usize> Block for GpuccNet<X, LN> {
+    type In<B: Backend> = NetIn<B, LN>;
+    type Out<B: Backend> = NetOut<B, LN>;
 
     fn module_name(&self) -> String {
         format!(
@@ -209,7 +252,7 @@ impl Block for GpuccNet {
     /// opcode on a core, `LDG`/`STG` on an LSU, sources, lanes, small
     /// counters), a clear in 512 cycles, `run_i` high seven cycles in
     /// eight; the memory ports stay random.
-    fn constrain_hot(&self, t: u64, i: &mut NetIn<crate::hdl::Concrete>) {
+    fn constrain_hot(&self, t: u64, i: &mut NetIn<crate::hdl::Concrete, LN>) {
         use crate::golden::isa::Op;
         use crate::hdl::Bits;
         let r = (i.cfg_data_i.to_u64() | i.cfg_node_i.to_u64() << 32 | i.cfg_sel_i.to_u64() << 38)
@@ -272,10 +315,10 @@ impl Block for GpuccNet {
         i.run_i = Bits::new(!(r >> 56).is_multiple_of(8) as u64);
     }
 
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &NetIn<C::B>) -> NetOut<C::B> {
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &NetIn<C::B, LN>) -> NetOut<C::B, LN> {
         // Begin every node in line order: their lane-facing outputs are
         // Moore, so the lanes and the space chain can be built first.
-        let mut nodes: Vec<Node<C::B>> = Vec::with_capacity(NODES);
+        let mut nodes: Vec<Node<C::B, X>> = Vec::with_capacity(NODES);
         for pos in 0..NODES {
             let n = node_at(pos);
             if n < CORES {
@@ -292,11 +335,16 @@ impl Block for GpuccNet {
         let mut lane_v: Vec<[S<C::B, 1>; 5]> = Vec::with_capacity(NODES);
         let mut lane_d: Vec<[S<C::B, 32>; 5]> = Vec::with_capacity(NODES);
         let (mut v, mut d) = ([z1; 5], [z32; 5]);
-        for node in &nodes {
+        for (pos, node) in nodes.iter().enumerate() {
             lane_v.push(v);
             lane_d.push(d);
             let ol = node.out_lane();
-            let (tv, td) = node.tok();
+            let (tv, mut td) = node.tok();
+            if let (Node::Core(..), Some(r)) = (node, i.ln.get(node_at(pos))) {
+                // External lane: a core's `tok_o` is its input
+                // `ln<j>_res_i` (not Moore), so the lane takes it here.
+                td = tv.mux(r.res, z32);
+            }
             for l in 0..5 {
                 let drv = ol.eq(k::<C::B, 3>(l as u64 + 1));
                 v[l] = drv.mux(tv, v[l]);
@@ -335,6 +383,8 @@ impl Block for GpuccNet {
         let mut req_wdata = [z32; 16];
         let mut idle = k::<C::B, 1>(1);
         let mut err = z1;
+        // External lanes: core j's operation for SP lane j.
+        let mut ln_req: [Option<SpLnIn<C::B>>; LN] = [None; LN];
         for (pos, node) in nodes.into_iter().enumerate() {
             let n = node_at(pos);
             let we = i.cfg_we_i & i.cfg_node_i.eq(k::<C::B, 6>(n as u64));
@@ -349,8 +399,12 @@ impl Block for GpuccNet {
                         lane_valid_i: lane_v[pos],
                         lane_data_i: lane_d[pos],
                         space_i: space[pos],
+                        ln: std::array::from_fn(|_| lane_res::<C::B, LN>(&i.ln, n)),
                     };
                     let o = cx.instance_end(h, &self.core, &ci);
+                    if let (Some(r), Some(slot)) = (o.ln.first(), ln_req.get_mut(n)) {
+                        *slot = Some(r.sp());
+                    }
                     fire[n] = o.fire_o;
                     stall_in[n] = o.stall_in_o;
                     stall_out[n] = o.stall_out_o;
@@ -401,6 +455,35 @@ impl Block for GpuccNet {
             stall_out_o: stall_out,
             tok_valid_o: tok_valid,
             tok_o: tok,
+            ln: ln_req.map(|r| r.unwrap_or_else(ln_idle::<C::B>)),
         }
+    }
+}
+
+/// Lane `n`'s result from the SP array's `ln<n>_*` (zero when there is no
+/// such lane: not built, [`GpuccNet`]'s constructors pair the sizes).
+fn lane_res<B: Backend, const LN: usize>(ln: &[SpLnOut<B>; LN], n: usize) -> CoreLnRes<B> {
+    match ln.get(n) {
+        Some(o) => CoreLnRes::from_sp(o),
+        None => CoreLnRes {
+            ln_valid: k::<B, 1>(0),
+            ln_res: k::<B, 32>(0),
+            ln_pred: k::<B, 1>(0),
+            ln_err: k::<B, 1>(0),
+            ln_err_code: k::<B, 8>(0),
+        },
+    }
+}
+
+/// An SP lane operation that is never valid (a lane no core drives).
+fn ln_idle<B: Backend>() -> SpLnIn<B> {
+    SpLnIn {
+        valid: k::<B, 1>(0),
+        op: k::<B, 7>(0),
+        md: k::<B, 4>(0),
+        a: k::<B, 32>(0),
+        b: k::<B, 32>(0),
+        c: k::<B, 32>(0),
+        pa: k::<B, 1>(0),
     }
 }

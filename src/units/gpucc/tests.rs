@@ -4,7 +4,7 @@
 use crate::config::SmConfig;
 use crate::golden::gpucc::text::assemble_block;
 use crate::golden::gpucc::{Network, NodeCfg, NODES};
-use crate::testbenches::gpucc_tb::{run, TbOpts};
+use crate::testbenches::gpucc_tb::{run, TbOpts, TbReport, Variant};
 
 fn gpucc() -> SmConfig {
     SmConfig::load("gpucc").unwrap()
@@ -93,8 +93,8 @@ fn chain_matches_the_golden_model() {
 /// Run a GPU-CC kernel case on the golden model, keeping each `GCRUN`'s
 /// network, then replay every run on the RTL network (each checked against
 /// the golden dataflow model) and check the last image against the host
-/// reference.
-fn rtl_case(case: &crate::testbenches::kernels::Case, o: &TbOpts) -> Vec<u64> {
+/// reference: each run's report.
+fn rtl_case(case: &crate::testbenches::kernels::Case, o: &TbOpts) -> Vec<TbReport> {
     use crate::golden::asm::assemble;
     use crate::golden::model::{Golden, DEFAULT_BUDGET};
     let cfg = gpucc();
@@ -103,7 +103,7 @@ fn rtl_case(case: &crate::testbenches::kernels::Case, o: &TbOpts) -> Vec<u64> {
     g.keep_gpucc_runs(true);
     g.run(DEFAULT_BUDGET).unwrap();
     let mut mem = Vec::new();
-    let mut cycles = Vec::new();
+    let mut reps = Vec::new();
     for (k, (net, start)) in g.gpucc_kept().iter().enumerate() {
         if k > 0 {
             // No SIMT code between the runs writes memory.
@@ -111,26 +111,84 @@ fn rtl_case(case: &crate::testbenches::kernels::Case, o: &TbOpts) -> Vec<u64> {
         }
         mem = start.clone();
         let r = run(net, &cfg, &mut mem, o).unwrap_or_else(|e| panic!("{} run {k}: {e}", case.label));
-        cycles.push(r.hot_cycles);
+        reps.push(r);
     }
     case.check(&mem).unwrap_or_else(|e| panic!("{e}"));
-    cycles
+    reps
 }
 
 #[test]
 fn conv_kernels_on_the_rtl_network() {
     use crate::testbenches::kernels::conv_gpucc;
+    // Both RTL variants: each core with its own lane, and the cores on
+    // the SP array's lanes (lane mode) as in the SM. Each is checked
+    // against the golden model and the host reference; then the two runs
+    // must be the same cycle for cycle: hot cycles, firings and stall
+    // cycles per node.
     for (ksize, w, h, seed) in [(3, 37, 21, 1), (3, 1, 7, 2), (5, 9, 5, 3), (3, 2, 2, 4)] {
-        let cyc = rtl_case(
-            &conv_gpucc(ksize, w, h, seed),
-            &TbOpts {
-                latency: 30,
-                seed,
-                ..TbOpts::default()
-            },
-        );
-        eprintln!("conv{ksize}x{ksize} {w}x{h}: hot cycles per run {cyc:?}");
+        let case = conv_gpucc(ksize, w, h, seed);
+        let o = |variant| TbOpts {
+            variant,
+            latency: 30,
+            seed,
+            ..TbOpts::default()
+        };
+        let own = rtl_case(&case, &o(Variant::OwnLanes));
+        let sp = rtl_case(&case, &o(Variant::SpArray));
+        assert_eq!(own, sp, "{}: own lanes vs the SP array's", case.label);
+        let cyc: Vec<u64> = own.iter().map(|r| r.hot_cycles).collect();
+        let checked: u64 = own.iter().map(|r| r.checked).sum();
+        eprintln!("conv{ksize}x{ksize} {w}x{h}: hot cycles per run {cyc:?}, {checked} checked, same on the SP array");
     }
+}
+
+/// The network on the SP array's lanes (`testbenches::gpucc_sp`) against
+/// the golden model and against the network with its own lanes, on the
+/// same random configurations, images and memory timing: both pass the
+/// golden checks, and their reports (hot cycles, firings, stall cycles
+/// per node, loads, stores, checks) and final images are equal.
+#[test]
+fn sp_array_lanes_match_own_lanes_on_random_configurations() {
+    use crate::testbenches::gpucc_gen;
+    let cfg = gpucc();
+    let (mut cycles, mut checked) = (0, 0);
+    for seed in (0..12).chain([0x5eed_0000_0001, 0xdead_beef_cafe, u64::MAX - 3]) {
+        let (net, _) = gpucc_gen::network(&cfg, seed);
+        let run_on = |variant| {
+            let mut mem = gpucc_gen::image(seed);
+            let o = TbOpts {
+                variant,
+                latency: [1, 7, 40, 300][(seed % 4) as usize],
+                seed: seed % 3,
+                ..TbOpts::default()
+            };
+            let r = run(&net, &cfg, &mut mem, &o).unwrap_or_else(|e| panic!("seed {seed} {variant:?}: {e}"));
+            (r, mem)
+        };
+        let (own, own_mem) = run_on(Variant::OwnLanes);
+        let (sp, sp_mem) = run_on(Variant::SpArray);
+        assert_eq!(own, sp, "seed {seed}: own lanes vs the SP array's");
+        assert!(own_mem == sp_mem, "seed {seed}: final images differ");
+        cycles += own.hot_cycles;
+        checked += own.checked;
+    }
+    eprintln!("15 random configurations on both variants: {cycles} hot cycles each, {checked} tokens and requests checked each");
+    assert!(checked > 1000, "{checked}");
+}
+
+/// The planted wiring fault: the SP groups never in lane mode, so no lane
+/// result comes back. The cores report it (`err_o`), the run fails.
+#[test]
+fn sp_array_without_lane_mode_is_an_error() {
+    let cfg = gpucc();
+    let net = network(CHAIN, &cfg);
+    let mut mem = image(256, 3);
+    let o = TbOpts {
+        variant: Variant::SpArrayNoLaneMode,
+        ..TbOpts::default()
+    };
+    let e = run(&net, &cfg, &mut mem, &o).expect_err("a run without lane mode must fail");
+    assert!(e.contains("a lane raised an error"), "{e}");
 }
 
 /// One random configuration (`testbenches::gpucc_gen`) on the RTL network

@@ -24,13 +24,23 @@ sm_impl! {
         cx: &mut C,
         r: &Ring<C::B, MW, NS>,
         oc_r: &OpcollOut<C::B>,
-        gcset: Option<[S<C, 1>; 2]>,
+        gc: Option<(&super::gpucc::GcRing<C::B>, [S<C, 1>; 2])>,
     ) {
         // opcoll's two SP dispatch ports, one per group.
         let mut sp_in = [oc_r.sp[0].group_in(), oc_r.sp[1].group_in()];
-        if let Some(gs) = gcset {
-            for (p, g) in sp_in.iter_mut().zip(gs) {
-                p.valid_i = p.valid_i & !g;
+        if let Some((g, gs)) = gc {
+            for (p, s) in sp_in.iter_mut().zip(gs) {
+                p.valid_i = p.valid_i & !s;
+            }
+            // The groups with lane ports: in GPU-CC mode the network's cores
+            // drive the lanes (gpucc.rs).
+            let mode = cx.cross(g.mode, crate::hdl::Domain::Hot);
+            for (k, (&h, grp)) in r.h_sp.iter().zip(&self.sp_ln).enumerate() {
+                let ln = std::array::from_fn(|i| g.net.ln[16 * k + i]);
+                let inp = oc_r.sp[k].group_in_ln([crate::units::sp::SpLnMode { ln_mode: mode }], ln);
+                let mut inp = inp;
+                inp.valid_i = sp_in[k].valid_i;
+                cx.instance_end_sink(h, grp, &inp);
             }
         }
         for ((&h, grp), inp) in r.h_sp.iter().zip(&self.sp).zip(&sp_in) {

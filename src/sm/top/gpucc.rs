@@ -47,7 +47,7 @@ use crate::golden::isa::Op;
 use crate::hdl::logic::{first_one, or_all, pick};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Ctx, Decl, Domain, Pending, Reg, Sig, S};
-use crate::units::gpucc::{GpuccNet, NetIn, NetOut};
+use crate::units::gpucc::{GpuccNet, GpuccNetX, NetIn, NetOut};
 use crate::units::opcoll::OpcollOut;
 
 /// Core cycles in GPU-CC mode without a firing that make a deadlock.
@@ -56,7 +56,7 @@ pub const DEADLOCK_CYCLES: u64 = 1 << 14;
 /// The GPU-CC parts of an SM with a `[gpucc]` section.
 #[derive(Debug, Clone)]
 pub(super) struct GcParts {
-    net: GpuccNet,
+    net: GpuccNetX,
     mode: Reg<1>,
     pend: Reg<4>,
     spq: [Reg<4>; 2],
@@ -76,7 +76,7 @@ pub(super) struct GcParts {
 impl GcParts {
     /// The parts for `cfg`, registers declared in `d`.
     pub(super) fn new(cfg: &crate::config::SmConfig, d: &mut Decl) -> Result<GcParts, String> {
-        let net = GpuccNet::new(cfg)?;
+        let net = GpuccNet::external(cfg)?;
         let c = Domain::Core;
         Ok(GcParts {
             net,
@@ -102,7 +102,7 @@ impl GcParts {
 /// The network begun, and the mode of this cycle.
 pub(super) struct GcRing<B: crate::hdl::Backend> {
     h_net: Pending,
-    pub(super) net: NetOut<B>,
+    pub(super) net: NetOut<B, 32>,
     /// `gc_mode_q`.
     pub(super) mode: B::S<1>,
     /// Nothing of the (one) warp's work is in flight: `GCRUN` may issue.
@@ -253,6 +253,8 @@ sm_impl! {
             mem_req_ready_i: mem_ready,
             mem_resp_valid_i: mem_resp_valid,
             mem_resp_data_i: mem_resp_data,
+            // The lanes' results, core j on lane j % 16 of group j / 16.
+            ln: std::array::from_fn(|j| r.spln[j / 16][j % 16]),
         };
         let net = cx.instance_end(g.h_net, &gc.net, &ni);
         // Progress and counters.

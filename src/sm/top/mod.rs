@@ -204,6 +204,10 @@ pub struct SmTop<
     bar: Barrier<MW, NC>,
     oc: Opcoll<G, NL, A>,
     sp: Vec<SpGroup>,
+    /// With GPU-CC the SP groups have lane ports (`sp_group_..._ln`, 16
+    /// lanes each; GPU-CC core `j` drives lane `j % 16` of group `j / 16`)
+    /// and these replace `sp`, which is then empty.
+    sp_ln: Vec<SpGroup<1, 16>>,
     /// Instance names of the SP groups (`u_sp<g>`).
     sp_names: Vec<String>,
     sfu: Sfu,
@@ -304,7 +308,12 @@ sm_impl! {
         let geom = crate::units::regfile::RfGeom::from_config(cfg).map_err(|x| e(x.to_string()))?;
         let oc = Opcoll::<G, NL, A>::new(geom).map_err(|x| e(x.to_string()))?;
         let spg = SpGeom::of(cfg);
-        let sp = (0..NS).map(|_| SpGroup::new(spg)).collect();
+        let (sp, sp_ln) = if cfg.gpucc.is_some() {
+            let g: Result<Vec<SpGroup<1, 16>>, _> = (0..NS).map(|_| SpGroup::<1, 16>::with_lanes(spg)).collect();
+            (Vec::new(), g.map_err(|x| e(x.to_string()))?)
+        } else {
+            ((0..NS).map(|_| SpGroup::new(spg)).collect(), Vec::new())
+        };
         let sfu = Sfu::from_config(cfg).map_err(|x| e(x.to_string()))?;
         let dpu = if cfg.has_dpu() {
             Some(Dpu::of(cfg).map_err(|x| e(x.to_string()))?)
@@ -371,6 +380,7 @@ sm_impl! {
             bar: Barrier::new(),
             oc,
             sp,
+            sp_ln,
             sp_names: (0..NS).map(|g| format!("u_sp{g}")).collect(),
             sfu,
             dpu,
@@ -510,6 +520,8 @@ struct Ring<B: Backend, const MW: usize, const NS: usize> {
     /// One per SP group (`NS`).
     h_sp: SmallBuf<Pending, NS>,
     spo: SmallBuf<SpGroupOut<B>, NS>,
+    /// With GPU-CC, each group's lane-port results (`ln<i>_*_o`).
+    spln: SmallBuf<[crate::units::sp::SpLnOut<B>; 16], NS>,
     h_sfu: Pending,
     sfu: SfuOut<B>,
     /// None without an FP64 unit; `dpu` is then constant zero.
@@ -550,10 +562,17 @@ sm_impl! {
         let (h_oc, oc) = cx.instance_begin("u_oc", &self.oc);
         let mut h_sp = SmallBuf::new();
         let mut spo = SmallBuf::new();
+        let mut spln = SmallBuf::new();
         for (grp, name) in self.sp.iter().zip(&self.sp_names) {
             let (h, o) = cx.instance_begin(name, grp);
             h_sp.push(h);
             spo.push(o);
+        }
+        for (grp, name) in self.sp_ln.iter().zip(&self.sp_names) {
+            let (h, o) = cx.instance_begin(name, grp);
+            h_sp.push(h);
+            spo.push(SpGroupOut { out: o.out, ln: [] });
+            spln.push(o.ln);
         }
         let (h_sfu, sfu) = cx.instance_begin("u_sfu", &self.sfu);
         let dpu_b = self.dpu.as_ref().map(|d| cx.instance_begin("u_dpu", d));
@@ -583,6 +602,7 @@ sm_impl! {
             oc,
             h_sp,
             spo,
+            spln,
             h_sfu,
             sfu,
             h_dpu: dpu_b.map(|(h, _)| h),
@@ -632,7 +652,7 @@ sm_impl! {
             self.gc_end(cx, &r, g, &so, &oc_r, &conv, zm, zm, [z.z32; 16], one, &z)
         });
         let gcset = gc.as_ref().map(|g| g.0.gcset);
-        self.end_units(cx, &r, &oc_r, gcset);
+        self.end_units(cx, &r, &oc_r, gr.as_ref().zip(gcset));
         let gm = self.memory(cx, i, &r, &oc_r);
         self.write_back(cx, &r, &oc_r, ctl.s2r_any, gcset, &z);
         // First error, stall causes, outputs.

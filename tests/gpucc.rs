@@ -160,8 +160,7 @@ fn simt_then_gpucc_then_simt() {
 /// A configuration written with raw GCSET words that deadlocks: core0
 /// sends 40 tokens, core1 takes 2 and is done, so core0 waits on a full
 /// FIFO forever.
-#[test]
-fn deadlock_is_reported_at_gcrun_with_every_node() {
+fn deadlock_src() -> String {
     let core0 = NodeCfg {
         op: Op::Iadd as u8,
         src: [Source::X.code() as u8, Source::Zero.code() as u8, 0],
@@ -187,7 +186,7 @@ fn deadlock_is_reported_at_gcrun_with_every_node() {
         ..NodeCfg::default()
     }
     .counter_word();
-    let src = format!(
+    format!(
         ".regs 2\n GCSET 0, 0, 0x{:x}\n GCSET 0, 1, 0x{on:x}\n GCSET 0, 3, 40\n GCSET 0, 4, 1\n\
          GCSET 1, 0, 0x{:x}\n GCSET 1, 1, 0x{on:x}\n GCSET 1, 3, 2\n GCSET 1, 4, 1\n\
          GCSET {}, 0, 0x{:x}\n GCRUN\n EXIT\n",
@@ -195,7 +194,12 @@ fn deadlock_is_reported_at_gcrun_with_every_node() {
         core1.op_word(),
         CORES + 1,
         lsu1.op_word()
-    );
+    )
+}
+
+#[test]
+fn deadlock_is_reported_at_gcrun_with_every_node() {
+    let src = deadlock_src();
     let e = run_src(&src, &gpucc(), [1, 1], 32, vec![], vec![0; 256]).unwrap_err();
     let Reason::Gpucc(m) = &e.reason else { panic!("{e}") };
     assert!(m.contains("GPU-CC deadlock"), "{m}");
@@ -285,4 +289,124 @@ fn rtl_runner_refuses_gpucc_kernels_without_the_network() {
         e.msg
     );
     assert_eq!(e.gmem, case.gmem);
+}
+
+// ---------------------------------------------------------------------------
+// GPU-CC mode in the RTL SM (`smrtl run --rtl --config gpucc`;
+// docs/gpucc.md section 11): every run lock-step against the golden model
+// (issues, write-backs, the final image), GPU-CC runs on the SM's network.
+
+fn rtl(src: &str, file: &str, cfg: &SmConfig, l: &Launch, gmem: Vec<u8>) -> Result<smrtl::sm::run::RtlResult, String> {
+    let prog = assemble(src, file).unwrap_or_else(|e| panic!("{}", e.render(src)));
+    smrtl::sm::run::run_program(cfg, &prog, l, gmem, &smrtl::sm::run::RtlOptions::default()).map_err(|e| e.to_string())
+}
+
+/// The GPU-CC kernels on the RTL SM: host reference bit for bit; in
+/// GPU-CC mode nothing issues, nothing is fetched, no register is written.
+#[test]
+fn gpucc_kernels_on_the_rtl_sm() {
+    let cfg = gpucc();
+    for case in [
+        conv_gpucc(3, 37, 21, 31),
+        conv_gpucc(5, 9, 5, 32),
+        conv_gpucc(3, 1, 7, 33),
+        conv_gpucc(5, 6, 1, 34),
+    ] {
+        let r = rtl(case.source, case.file, &cfg, &case.launch(), case.gmem.clone())
+            .unwrap_or_else(|e| panic!("{}: {e}", case.label));
+        case.check(&r.gmem).unwrap_or_else(|m| panic!("{m}"));
+        let rep = &r.report;
+        assert!(rep.gc_runs >= 1 && rep.gc_cycles > 0, "{}", rep.render());
+        assert_eq!(
+            (rep.gc_issued, rep.gc_fetched, rep.gc_rf_access),
+            (0, 0, 0),
+            "{}",
+            rep.render()
+        );
+        assert_eq!(rep.gc_node_fire.iter().sum::<u64>(), rep.gc_fire, "{}", rep.render());
+        eprintln!(
+            "{}: {} core cycles, {} in GPU-CC mode, {} firings",
+            case.label, rep.core_cycles, rep.gc_cycles, rep.gc_fire
+        );
+    }
+}
+
+/// SIMT, GPU-CC, GPU-CC again and SIMT in one kernel on the RTL SM: the
+/// golden model's image, and the firings the golden model counts.
+#[test]
+fn simt_then_gpucc_then_simt_on_the_rtl_sm() {
+    let l = Launch {
+        grid: [1, 1],
+        block: [32, 1, 1],
+        params: vec![0],
+    };
+    let want = run_src(SWITCH, &gpucc(), [1, 1], 32, vec![0], vec![0; 512]).unwrap();
+    let r = rtl(SWITCH, "switch.s", &gpucc(), &l, vec![0; 512]).unwrap();
+    assert_eq!(r.gmem, want);
+    assert_eq!(
+        (r.report.gc_runs, r.report.gc_fire),
+        (2, 11 * 32),
+        "{}",
+        r.report.render()
+    );
+}
+
+/// SIMT kernels on the gpucc preset's RTL SM run exactly as on fermi's:
+/// the same cycles, issues, stall causes and image.
+#[test]
+fn simt_kernels_on_the_gpucc_sm_run_as_on_fermi() {
+    use smrtl::testbenches::kernels as k;
+    let (fermi, gc) = (SmConfig::load("fermi").unwrap(), gpucc());
+    for case in [
+        k::vadd(Fp32::Ieee, 300, 128, 1),
+        k::reduce(Fp32::Ieee, 200, 64, 2),
+        k::conv(k::ConvForm::Strip, 3, true, 19, 7, 3),
+    ] {
+        let a = rtl(case.source, case.file, &fermi, &case.launch(), case.gmem.clone()).unwrap();
+        let b = rtl(case.source, case.file, &gc, &case.launch(), case.gmem.clone()).unwrap();
+        case.check(&b.gmem).unwrap();
+        assert_eq!(a.gmem, b.gmem, "{}", case.label);
+        let (ra, rb) = (&a.report, &b.report);
+        assert_eq!(
+            (ra.core_cycles, ra.issued, ra.stall, ra.retired, ra.gm_requests),
+            (rb.core_cycles, rb.issued, rb.stall, rb.retired, rb.gm_requests),
+            "{}",
+            case.label
+        );
+        assert_eq!(rb.gc_runs, 0);
+    }
+}
+
+/// Bad GPU-CC use on the RTL SM stops with the SM's own error, at the
+/// place the golden model names: a configuration that deadlocks (every
+/// node's firings, stalls and FIFO levels listed), GCRUN in divergent
+/// code, a launch of two CTAs.
+#[test]
+fn gpucc_errors_on_the_rtl_sm() {
+    let one = Launch {
+        grid: [1, 1],
+        block: [32, 1, 1],
+        params: vec![],
+    };
+    let e = rtl(&deadlock_src(), "dead.s", &gpucc(), &one, vec![0; 256]).unwrap_err();
+    assert!(
+        e.contains("error 15") && e.contains("raised by gpucc") && e.contains("pc 9 (line 11)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("the golden model stops there too") && e.contains("GPU-CC deadlock"),
+        "{e}"
+    );
+    assert!(e.contains("core1  fired 2;") && e.contains("F0 16/16"), "{e}");
+    let src = ".regs 2\n S2R R0, SR_TID.X\n ISETP.LT P0, R0, 16\n SSY j\n @P0 BRA j\n GCRUN\nj: SYNC\n EXIT\n";
+    let e = rtl(src, "div.s", &gpucc(), &one, vec![]).unwrap_err();
+    assert!(
+        e.contains("error 17") && e.contains("pc 4 (line 6)") && e.contains("info 0x1"),
+        "{e}"
+    );
+    let conv = conv_gpucc(3, 5, 3, 9);
+    let mut two = conv.launch();
+    two.grid = [2, 1];
+    let e = rtl(conv.source, conv.file, &gpucc(), &two, conv.gmem.clone()).unwrap_err();
+    assert!(e.contains("error 17") && e.contains("info 0x2"), "{e}");
 }

@@ -486,13 +486,15 @@ impl<const X: usize> Block for GpuccCore<X> {
                     (tok_valid & lane_res.1) | lost
                 }
             },
+            // Operands zero outside the operand stage: a FIFO word never
+            // written is unknown in a four-state simulator.
             ln: std::array::from_fn(|_| CoreLnReq {
                 ln_valid: s1,
                 ln_op: li.op_i,
                 ln_md: li.mod_i,
-                ln_a: li.a_i,
-                ln_b: li.b_i,
-                ln_c: li.c_i,
+                ln_a: s1.mux(li.a_i, z),
+                ln_b: s1.mux(li.b_i, z),
+                ln_c: s1.mux(li.c_i, z),
                 ln_pa: li.pa_i,
             }),
         }

@@ -48,6 +48,8 @@ pub mod lsu;
 pub mod mem;
 mod mem_port;
 #[cfg(test)]
+mod mem_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::config::SmConfig;

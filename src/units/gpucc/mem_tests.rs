@@ -471,3 +471,87 @@ fn hints_become_prefetches() {
     assert_eq!(h.seen.prefetches, 2);
     assert_eq!(h.seen.line_reads, 2);
 }
+
+/// Replay every GPU-CC run of a kernel case: on the network alone with a
+/// per-LSU memory port (`gpucc_tb::run`, `shared` false: the ideal; true:
+/// one uncoalesced word port), or behind `gpucc_mem` and the L1
+/// (`gpucc_mem_tb::run_mem`); each run checked against the golden model,
+/// the last image against the host reference. Hot cycles per run.
+fn replay(case: &crate::testbenches::kernels::Case, how: &str, latency: u64) -> Vec<u64> {
+    use crate::config::SmConfig;
+    use crate::golden::asm::assemble;
+    use crate::golden::model::{Golden, DEFAULT_BUDGET};
+    use crate::testbenches::gpucc_mem_tb::{run_mem, MemTbOpts};
+    use crate::testbenches::gpucc_tb::{run, TbOpts};
+    let cfg = SmConfig::load("gpucc").unwrap();
+    let prog = assemble(case.source, case.file).unwrap();
+    let mut g = Golden::new(&cfg, &prog, &case.launch(), case.gmem.clone()).unwrap();
+    g.keep_gpucc_runs(true);
+    g.run(DEFAULT_BUDGET).unwrap();
+    let mut mem = Vec::new();
+    let mut cycles = Vec::new();
+    for (k, (net, start)) in g.gpucc_kept().iter().enumerate() {
+        mem = start.clone();
+        let hot = if how == "mem" {
+            let o = MemTbOpts {
+                latency,
+                ..MemTbOpts::of(&cfg)
+            };
+            let r = run_mem(net, &cfg, &mut mem, &o).unwrap_or_else(|e| panic!("{} run {k}: {e}", case.label));
+            eprintln!(
+                "  run {k}: loads {} stores {} line reads {} line writes {} prefetches {} buffer hits {} L1 hits {} L1 misses {}",
+                r.counters[0], r.counters[1], r.counters[2], r.counters[3], r.counters[4], r.counters[5], r.counters[6], r.counters[7]
+            );
+            assert_eq!(r.counters[0], r.net.loads, "front-end loads against the LSUs' requests");
+            assert_eq!(r.counters[1], r.net.stores);
+            r.net.hot_cycles
+        } else {
+            let o = TbOpts {
+                latency: 2 * latency,
+                shared_port: how == "shared",
+                ..TbOpts::default()
+            };
+            run(net, &cfg, &mut mem, &o)
+                .unwrap_or_else(|e| panic!("{} run {k}: {e}", case.label))
+                .hot_cycles
+        };
+        cycles.push(hot);
+    }
+    case.check(&mem).unwrap_or_else(|e| panic!("{e}"));
+    cycles
+}
+
+/// The 3x3 convolution at a global-memory latency of 300 core cycles: the
+/// network with one uncoalesced word port, behind `gpucc_mem` and the L1
+/// (the preset's bandwidth), and with an ideal port per LSU.
+#[test]
+fn conv3x3_through_the_front_end() {
+    use crate::testbenches::kernels::conv_gpucc;
+    let case = conv_gpucc(3, 37, 21, 1);
+    let shared = replay(&case, "shared", 300);
+    let mem = replay(&case, "mem", 300);
+    let ideal = replay(&case, "ideal", 300);
+    eprintln!("conv3x3 37x21, gmem latency 300 core cycles, hot cycles per run: one word port {shared:?}, gpucc_mem + L1 {mem:?}, a port per LSU {ideal:?}");
+    let s: u64 = shared.iter().sum();
+    let m: u64 = mem.iter().sum();
+    assert!(m < s, "coalescing ({m}) is not faster than one word port ({s})");
+}
+
+/// The network's random configurations behind the front end and the L1
+/// (short memory latency, unlimited bandwidth) against the golden model.
+#[test]
+fn random_configurations_through_the_front_end() {
+    use crate::testbenches::gpucc_gen;
+    use crate::testbenches::gpucc_mem_tb::{run_mem, MemTbOpts};
+    let cfg = crate::config::SmConfig::load("gpucc").unwrap();
+    for seed in 0..12u64 {
+        let (net, _) = gpucc_gen::network(&cfg, seed);
+        let mut mem = gpucc_gen::image(seed);
+        let o = MemTbOpts {
+            latency: [3, 40, 300][seed as usize % 3],
+            milli_bytes_per_cycle: [0, 16895][seed as usize % 2],
+            ..MemTbOpts::of(&cfg)
+        };
+        run_mem(&net, &cfg, &mut mem, &o).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    }
+}

@@ -75,6 +75,10 @@ pub enum BlockName {
     /// in the preset's lane flavour, 16 LSUs, lanes A-E; needs a
     /// `[gpucc]` section (the gpucc preset).
     Gpucc,
+    /// The GPU-CC network's memory front end (`src/units/gpucc/mem.rs`):
+    /// 16 LSU ports coalesced into line requests on one L1 requester
+    /// port with ids below `32 ceil(lsu_tags / 32)`.
+    GpuccMem,
     /// The whole SM of the preset (`src/sm/top/`).
     Sm,
 }

@@ -162,6 +162,9 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::Gpucc => {
             f.call(crate::units::gpucc::GpuccNet::new(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?)
         }
+        BlockName::GpuccMem => f.call(
+            crate::units::gpucc::mem::GpuccMem::of(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?,
+        ),
         BlockName::Sm => {
             struct Adapt<'a, F>(&'a mut F);
             impl<F: BlockFn> crate::sm::top::SmFn for Adapt<'_, F> {
@@ -223,6 +226,7 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::Imuldly, "gt200"),
     (BlockName::L1, "fermi"),
     (BlockName::Gpucc, "gpucc"),
+    (BlockName::GpuccMem, "gpucc"),
     // The whole SM (top `sm_<preset>` and every block module it uses).
     (BlockName::Sm, "gt200"),
     (BlockName::Sm, "fermi"),

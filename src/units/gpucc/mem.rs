@@ -170,7 +170,7 @@ impl Block for GpuccMem {
         let hot = Domain::Hot;
         let ph = cx.q(self.ph);
         cx.d(self.ph, !ph);
-        let edge = cx.name("edge", !ph);
+        let edge = cx.name("core_edge", !ph);
         let ready = cx.cross(i.l1_req_ready_i, hot);
         let rv = cx.cross(i.l1_resp.valid, hot) & edge;
         let rid = cx.cross(i.l1_resp.id, hot);
@@ -195,7 +195,14 @@ impl Block for GpuccMem {
         let any_main = or_all(cx, &main);
         let cand: [S<C, 1>; PORTS] = std::array::from_fn(|j| any_main.mux(main[j], hs[j].1.want_pf_o & any_free));
         let rr = cx.q(self.rr);
-        let at_or_after: [S<C, 1>; PORTS] = std::array::from_fn(|j| cand[j] & !cx.lit::<4>(j as u64).ult(rr));
+        // (The last LSU is at or after any pointer.)
+        let at_or_after: [S<C, 1>; PORTS] = std::array::from_fn(|j| {
+            if j == PORTS - 1 {
+                cand[j]
+            } else {
+                cand[j] & !cx.lit::<4>(j as u64).ult(rr)
+            }
+        });
         let upper = or_all(cx, &at_or_after);
         let g_hi = first_one(cx, &at_or_after);
         let g_lo = first_one(cx, &cand);

@@ -28,7 +28,9 @@ module gpucc_lsu_a256_d16 (
   output wire mem_req_valid_o,
   output wire mem_req_we_o,
   output wire [31:0] mem_req_addr_o,
-  output wire [31:0] mem_req_wdata_o
+  output wire [31:0] mem_req_wdata_o,
+  output wire pf_valid_o,
+  output wire [24:0] pf_line_o
 );
 
   // Registers
@@ -62,6 +64,12 @@ module gpucc_lsu_a256_d16 (
   wire [31:0] tok_d;
   reg  [8:0] inflight_q;  // hot clock, reset 9'h000
   wire [8:0] inflight_d;
+  reg  pf_valid_q;  // hot clock, reset 1'h0
+  wire pf_valid_d;
+  reg  [24:0] pf_line_q;  // hot clock, reset 25'h0000000
+  wire [24:0] pf_line_d;
+  reg  pf_last_v_q;  // hot clock, reset 1'h0
+  wire pf_last_v_d;
   wire [31:0] u_addr_rdata_o;
   wire u_addr_rvalid_o;
   wire u_addr_full_o;
@@ -103,6 +111,8 @@ module gpucc_lsu_a256_d16 (
   wire n107 = (n39 == 3'h3);
   wire n111 = (n39 == 3'h4);
   wire n115 = (n39 == 3'h5);
+  wire n116 = (n115 ? n10 : (n111 ? n9 : (n107 ? n8 : (n103 ? n7 : (n99 ? n6 : 1'h0)))));
+  wire [31:0] n117 = (n115 ? n16 : (n111 ? n15 : (n107 ? n14 : (n103 ? n13 : (n99 ? n12 : 32'h00000000)))));
   wire n127 = (n40 == 3'h1);
   wire n131 = (n40 == 3'h2);
   wire n135 = (n40 == 3'h3);
@@ -110,23 +120,27 @@ module gpucc_lsu_a256_d16 (
   wire n143 = (n40 == 3'h5);
   wire [31:0] n187 = (xcnt_q + 32'h00000001);
   wire n188 = (n187 == cfg_nx_q);
-  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n35[1:0]));
-  wire [8:0] n232 = {{4{1'b0}}, u_data_count_o};
-  wire [8:0] n238 = (9'h100 - u_addr_count_o);
-  wire [8:0] n243 = (((n39 == 3'h1) & (n238 < 9'h1ff)) ? n238 : 9'h1ff);
-  wire [8:0] n245 = (9'h010 - n232);
-  wire [8:0] n253 = (9'h100 - u_addr_count_o);
-  wire [8:0] n258 = (((n39 == 3'h2) & (n253 < 9'h1ff)) ? n253 : 9'h1ff);
-  wire [8:0] n260 = (9'h010 - n232);
-  wire [8:0] n268 = (9'h100 - u_addr_count_o);
-  wire [8:0] n273 = (((n39 == 3'h3) & (n268 < 9'h1ff)) ? n268 : 9'h1ff);
-  wire [8:0] n275 = (9'h010 - n232);
-  wire [8:0] n283 = (9'h100 - u_addr_count_o);
-  wire [8:0] n288 = (((n39 == 3'h4) & (n283 < 9'h1ff)) ? n283 : 9'h1ff);
-  wire [8:0] n290 = (9'h010 - n232);
-  wire [8:0] n298 = (9'h100 - u_addr_count_o);
-  wire [8:0] n303 = (((n39 == 3'h5) & (n298 < 9'h1ff)) ? n298 : 9'h1ff);
-  wire [8:0] n305 = (9'h010 - n232);
+  wire [1:0] n196 = n35[1:0];
+  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n196));
+  wire [31:0] n211 = (cfg_imm_q + (n117 << n196));
+  wire [24:0] n212 = n211[31:7];
+  wire n222 = (((n116 & n71) & (~clear_i)) & ((~pf_last_v_q) | (~(n212 == pf_line_q))));
+  wire [8:0] n250 = {{4{1'b0}}, u_data_count_o};
+  wire [8:0] n256 = (9'h100 - u_addr_count_o);
+  wire [8:0] n261 = (((n39 == 3'h1) & (n256 < 9'h1ff)) ? n256 : 9'h1ff);
+  wire [8:0] n263 = (9'h010 - n250);
+  wire [8:0] n271 = (9'h100 - u_addr_count_o);
+  wire [8:0] n276 = (((n39 == 3'h2) & (n271 < 9'h1ff)) ? n271 : 9'h1ff);
+  wire [8:0] n278 = (9'h010 - n250);
+  wire [8:0] n286 = (9'h100 - u_addr_count_o);
+  wire [8:0] n291 = (((n39 == 3'h3) & (n286 < 9'h1ff)) ? n286 : 9'h1ff);
+  wire [8:0] n293 = (9'h010 - n250);
+  wire [8:0] n301 = (9'h100 - u_addr_count_o);
+  wire [8:0] n306 = (((n39 == 3'h4) & (n301 < 9'h1ff)) ? n301 : 9'h1ff);
+  wire [8:0] n308 = (9'h010 - n250);
+  wire [8:0] n316 = (9'h100 - u_addr_count_o);
+  wire [8:0] n321 = (((n39 == 3'h5) & (n316 < 9'h1ff)) ? n316 : 9'h1ff);
+  wire [8:0] n323 = (9'h010 - n250);
   wire idle = ((~cfg_on) | ((((((~n26) | done) & (u_addr_empty_o & u_data_empty_o)) & (~s1_valid_q)) & (~req_valid_q)) & (inflight_q == 9'h000)));
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
   assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
@@ -143,20 +157,25 @@ module gpucc_lsu_a256_d16 (
   assign tok_valid_d = mem_resp_valid_i;
   assign tok_d = (mem_resp_valid_i ? mem_resp_data_i : tok_q);
   assign inflight_d = ((inflight_q + ((fire & n71) ? 9'h001 : 9'h000)) - (tok_valid_q ? 9'h001 : 9'h000));
+  assign pf_valid_d = n222;
+  assign pf_line_d = (n222 ? n212 : pf_line_q);
+  assign pf_last_v_d = ((~clear_i) & (pf_last_v_q | n222));
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = tok_valid_q;
   assign tok_o = (tok_valid_q ? tok_q : 32'h00000000);
-  assign free_o = {(((n40 == 3'h5) & (n305 < n303)) ? n305 : n303), (((n40 == 3'h4) & (n290 < n288)) ? n290 : n288), (((n40 == 3'h3) & (n275 < n273)) ? n275 : n273), (((n40 == 3'h2) & (n260 < n258)) ? n260 : n258), (((n40 == 3'h1) & (n245 < n243)) ? n245 : n243)};
+  assign free_o = {(((n40 == 3'h5) & (n323 < n321)) ? n323 : n321), (((n40 == 3'h4) & (n308 < n306)) ? n308 : n306), (((n40 == 3'h3) & (n293 < n291)) ? n293 : n291), (((n40 == 3'h2) & (n278 < n276)) ? n278 : n276), (((n40 == 3'h1) & (n263 < n261)) ? n263 : n261)};
   assign fire_o = fire;
   assign stall_in_o = (n91 & (~n86));
   assign stall_out_o = ((n91 & n86) & (~(n78 & n81)));
   assign idle_o = idle;
-  assign level_o = {9'h000, n232, u_addr_count_o};
+  assign level_o = {9'h000, n250, u_addr_count_o};
   assign err_o = 1'h0;
   assign mem_req_valid_o = req_valid_q;
   assign mem_req_we_o = (req_valid_q & req_we_q);
   assign mem_req_addr_o = (req_valid_q ? req_addr_q : 32'h00000000);
   assign mem_req_wdata_o = (req_valid_q ? req_wdata_q : 32'h00000000);
+  assign pf_valid_o = pf_valid_q;
+  assign pf_line_o = pf_line_q;
 
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -171,6 +190,9 @@ module gpucc_lsu_a256_d16 (
       req_valid_q <= 1'h0;
       tok_valid_q <= 1'h0;
       inflight_q <= 9'h000;
+      pf_valid_q <= 1'h0;
+      pf_line_q <= 25'h0000000;
+      pf_last_v_q <= 1'h0;
     end else begin
       cfg_op_q <= cfg_op_d;
       cfg_ctr_q <= cfg_ctr_d;
@@ -183,6 +205,9 @@ module gpucc_lsu_a256_d16 (
       req_valid_q <= req_valid_d;
       tok_valid_q <= tok_valid_d;
       inflight_q <= inflight_d;
+      pf_valid_q <= pf_valid_d;
+      pf_line_q <= pf_line_d;
+      pf_last_v_q <= pf_last_v_d;
     end
   end
 
@@ -197,8 +222,8 @@ module gpucc_lsu_a256_d16 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n115 ? n10 : (n111 ? n9 : (n107 ? n8 : (n103 ? n7 : (n99 ? n6 : 1'h0)))))),
-    .wdata_i ((n115 ? n16 : (n111 ? n15 : (n107 ? n14 : (n103 ? n13 : (n99 ? n12 : 32'h00000000)))))),
+    .push_i (n116),
+    .wdata_i (n117),
     .pop_i (fire),
     .rdata_o (u_addr_rdata_o),
     .rvalid_o (u_addr_rvalid_o),
@@ -223,6 +248,6 @@ module gpucc_lsu_a256_d16 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{lane_data_i, lane_valid_i, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
+  assign unused_signals = ^{lane_data_i, lane_valid_i, n211, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
 
 endmodule

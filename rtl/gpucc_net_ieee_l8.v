@@ -17,6 +17,8 @@ module gpucc_net_ieee_l8 (
   output wire [15:0] mem_req_we_o,
   output wire [511:0] mem_req_addr_o,
   output wire [511:0] mem_req_wdata_o,
+  output wire [15:0] pf_valid_o,
+  output wire [399:0] pf_line_o,
   output wire done_o,
   output wire err_o,
   output wire [47:0] fire_o,
@@ -39,6 +41,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu0_mem_req_we_o;
   wire [31:0] u_lsu0_mem_req_addr_o;
   wire [31:0] u_lsu0_mem_req_wdata_o;
+  wire u_lsu0_pf_valid_o;
+  wire [24:0] u_lsu0_pf_line_o;
   wire [2:0] u_core0_out_lane_o;
   wire u_core0_tok_valid_o;
   wire [31:0] u_core0_tok_o;
@@ -73,6 +77,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu1_mem_req_we_o;
   wire [31:0] u_lsu1_mem_req_addr_o;
   wire [31:0] u_lsu1_mem_req_wdata_o;
+  wire u_lsu1_pf_valid_o;
+  wire [24:0] u_lsu1_pf_line_o;
   wire [2:0] u_core2_out_lane_o;
   wire u_core2_tok_valid_o;
   wire [31:0] u_core2_tok_o;
@@ -107,6 +113,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu2_mem_req_we_o;
   wire [31:0] u_lsu2_mem_req_addr_o;
   wire [31:0] u_lsu2_mem_req_wdata_o;
+  wire u_lsu2_pf_valid_o;
+  wire [24:0] u_lsu2_pf_line_o;
   wire [2:0] u_core4_out_lane_o;
   wire u_core4_tok_valid_o;
   wire [31:0] u_core4_tok_o;
@@ -141,6 +149,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu3_mem_req_we_o;
   wire [31:0] u_lsu3_mem_req_addr_o;
   wire [31:0] u_lsu3_mem_req_wdata_o;
+  wire u_lsu3_pf_valid_o;
+  wire [24:0] u_lsu3_pf_line_o;
   wire [2:0] u_core6_out_lane_o;
   wire u_core6_tok_valid_o;
   wire [31:0] u_core6_tok_o;
@@ -175,6 +185,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu4_mem_req_we_o;
   wire [31:0] u_lsu4_mem_req_addr_o;
   wire [31:0] u_lsu4_mem_req_wdata_o;
+  wire u_lsu4_pf_valid_o;
+  wire [24:0] u_lsu4_pf_line_o;
   wire [2:0] u_core8_out_lane_o;
   wire u_core8_tok_valid_o;
   wire [31:0] u_core8_tok_o;
@@ -209,6 +221,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu5_mem_req_we_o;
   wire [31:0] u_lsu5_mem_req_addr_o;
   wire [31:0] u_lsu5_mem_req_wdata_o;
+  wire u_lsu5_pf_valid_o;
+  wire [24:0] u_lsu5_pf_line_o;
   wire [2:0] u_core10_out_lane_o;
   wire u_core10_tok_valid_o;
   wire [31:0] u_core10_tok_o;
@@ -243,6 +257,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu6_mem_req_we_o;
   wire [31:0] u_lsu6_mem_req_addr_o;
   wire [31:0] u_lsu6_mem_req_wdata_o;
+  wire u_lsu6_pf_valid_o;
+  wire [24:0] u_lsu6_pf_line_o;
   wire [2:0] u_core12_out_lane_o;
   wire u_core12_tok_valid_o;
   wire [31:0] u_core12_tok_o;
@@ -277,6 +293,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu7_mem_req_we_o;
   wire [31:0] u_lsu7_mem_req_addr_o;
   wire [31:0] u_lsu7_mem_req_wdata_o;
+  wire u_lsu7_pf_valid_o;
+  wire [24:0] u_lsu7_pf_line_o;
   wire [2:0] u_core14_out_lane_o;
   wire u_core14_tok_valid_o;
   wire [31:0] u_core14_tok_o;
@@ -311,6 +329,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu8_mem_req_we_o;
   wire [31:0] u_lsu8_mem_req_addr_o;
   wire [31:0] u_lsu8_mem_req_wdata_o;
+  wire u_lsu8_pf_valid_o;
+  wire [24:0] u_lsu8_pf_line_o;
   wire [2:0] u_core16_out_lane_o;
   wire u_core16_tok_valid_o;
   wire [31:0] u_core16_tok_o;
@@ -345,6 +365,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu9_mem_req_we_o;
   wire [31:0] u_lsu9_mem_req_addr_o;
   wire [31:0] u_lsu9_mem_req_wdata_o;
+  wire u_lsu9_pf_valid_o;
+  wire [24:0] u_lsu9_pf_line_o;
   wire [2:0] u_core18_out_lane_o;
   wire u_core18_tok_valid_o;
   wire [31:0] u_core18_tok_o;
@@ -379,6 +401,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu10_mem_req_we_o;
   wire [31:0] u_lsu10_mem_req_addr_o;
   wire [31:0] u_lsu10_mem_req_wdata_o;
+  wire u_lsu10_pf_valid_o;
+  wire [24:0] u_lsu10_pf_line_o;
   wire [2:0] u_core20_out_lane_o;
   wire u_core20_tok_valid_o;
   wire [31:0] u_core20_tok_o;
@@ -413,6 +437,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu11_mem_req_we_o;
   wire [31:0] u_lsu11_mem_req_addr_o;
   wire [31:0] u_lsu11_mem_req_wdata_o;
+  wire u_lsu11_pf_valid_o;
+  wire [24:0] u_lsu11_pf_line_o;
   wire [2:0] u_core22_out_lane_o;
   wire u_core22_tok_valid_o;
   wire [31:0] u_core22_tok_o;
@@ -447,6 +473,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu12_mem_req_we_o;
   wire [31:0] u_lsu12_mem_req_addr_o;
   wire [31:0] u_lsu12_mem_req_wdata_o;
+  wire u_lsu12_pf_valid_o;
+  wire [24:0] u_lsu12_pf_line_o;
   wire [2:0] u_core24_out_lane_o;
   wire u_core24_tok_valid_o;
   wire [31:0] u_core24_tok_o;
@@ -481,6 +509,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu13_mem_req_we_o;
   wire [31:0] u_lsu13_mem_req_addr_o;
   wire [31:0] u_lsu13_mem_req_wdata_o;
+  wire u_lsu13_pf_valid_o;
+  wire [24:0] u_lsu13_pf_line_o;
   wire [2:0] u_core26_out_lane_o;
   wire u_core26_tok_valid_o;
   wire [31:0] u_core26_tok_o;
@@ -515,6 +545,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu14_mem_req_we_o;
   wire [31:0] u_lsu14_mem_req_addr_o;
   wire [31:0] u_lsu14_mem_req_wdata_o;
+  wire u_lsu14_pf_valid_o;
+  wire [24:0] u_lsu14_pf_line_o;
   wire [2:0] u_core28_out_lane_o;
   wire u_core28_tok_valid_o;
   wire [31:0] u_core28_tok_o;
@@ -549,6 +581,8 @@ module gpucc_net_ieee_l8 (
   wire u_lsu15_mem_req_we_o;
   wire [31:0] u_lsu15_mem_req_addr_o;
   wire [31:0] u_lsu15_mem_req_wdata_o;
+  wire u_lsu15_pf_valid_o;
+  wire [24:0] u_lsu15_pf_line_o;
   wire [2:0] u_core30_out_lane_o;
   wire u_core30_tok_valid_o;
   wire [31:0] u_core30_tok_o;
@@ -571,1406 +605,1408 @@ module gpucc_net_ieee_l8 (
   wire u_core31_err_o;
 
   // Combinational logic
-  wire [8:0] n123 = u_core0_free_o[8:0];
-  wire [8:0] n124 = u_core0_free_o[17:9];
-  wire [8:0] n125 = u_core0_free_o[26:18];
-  wire [8:0] n126 = u_core0_free_o[35:27];
-  wire [8:0] n127 = u_core0_free_o[44:36];
-  wire [8:0] n159 = u_core1_free_o[8:0];
-  wire [8:0] n160 = u_core1_free_o[17:9];
-  wire [8:0] n161 = u_core1_free_o[26:18];
-  wire [8:0] n162 = u_core1_free_o[35:27];
-  wire [8:0] n163 = u_core1_free_o[44:36];
-  wire [8:0] n199 = u_lsu1_free_o[8:0];
-  wire [8:0] n200 = u_lsu1_free_o[17:9];
-  wire [8:0] n201 = u_lsu1_free_o[26:18];
-  wire [8:0] n202 = u_lsu1_free_o[35:27];
-  wire [8:0] n203 = u_lsu1_free_o[44:36];
-  wire [8:0] n239 = u_core2_free_o[8:0];
-  wire [8:0] n240 = u_core2_free_o[17:9];
-  wire [8:0] n241 = u_core2_free_o[26:18];
-  wire [8:0] n242 = u_core2_free_o[35:27];
-  wire [8:0] n243 = u_core2_free_o[44:36];
-  wire [8:0] n275 = u_core3_free_o[8:0];
-  wire [8:0] n276 = u_core3_free_o[17:9];
-  wire [8:0] n277 = u_core3_free_o[26:18];
-  wire [8:0] n278 = u_core3_free_o[35:27];
-  wire [8:0] n279 = u_core3_free_o[44:36];
-  wire [8:0] n315 = u_lsu2_free_o[8:0];
-  wire [8:0] n316 = u_lsu2_free_o[17:9];
-  wire [8:0] n317 = u_lsu2_free_o[26:18];
-  wire [8:0] n318 = u_lsu2_free_o[35:27];
-  wire [8:0] n319 = u_lsu2_free_o[44:36];
-  wire [8:0] n355 = u_core4_free_o[8:0];
-  wire [8:0] n356 = u_core4_free_o[17:9];
-  wire [8:0] n357 = u_core4_free_o[26:18];
-  wire [8:0] n358 = u_core4_free_o[35:27];
-  wire [8:0] n359 = u_core4_free_o[44:36];
-  wire [8:0] n391 = u_core5_free_o[8:0];
-  wire [8:0] n392 = u_core5_free_o[17:9];
-  wire [8:0] n393 = u_core5_free_o[26:18];
-  wire [8:0] n394 = u_core5_free_o[35:27];
-  wire [8:0] n395 = u_core5_free_o[44:36];
-  wire [8:0] n431 = u_lsu3_free_o[8:0];
-  wire [8:0] n432 = u_lsu3_free_o[17:9];
-  wire [8:0] n433 = u_lsu3_free_o[26:18];
-  wire [8:0] n434 = u_lsu3_free_o[35:27];
-  wire [8:0] n435 = u_lsu3_free_o[44:36];
-  wire [8:0] n471 = u_core6_free_o[8:0];
-  wire [8:0] n472 = u_core6_free_o[17:9];
-  wire [8:0] n473 = u_core6_free_o[26:18];
-  wire [8:0] n474 = u_core6_free_o[35:27];
-  wire [8:0] n475 = u_core6_free_o[44:36];
-  wire [8:0] n507 = u_core7_free_o[8:0];
-  wire [8:0] n508 = u_core7_free_o[17:9];
-  wire [8:0] n509 = u_core7_free_o[26:18];
-  wire [8:0] n510 = u_core7_free_o[35:27];
-  wire [8:0] n511 = u_core7_free_o[44:36];
-  wire [8:0] n547 = u_lsu4_free_o[8:0];
-  wire [8:0] n548 = u_lsu4_free_o[17:9];
-  wire [8:0] n549 = u_lsu4_free_o[26:18];
-  wire [8:0] n550 = u_lsu4_free_o[35:27];
-  wire [8:0] n551 = u_lsu4_free_o[44:36];
-  wire [8:0] n587 = u_core8_free_o[8:0];
-  wire [8:0] n588 = u_core8_free_o[17:9];
-  wire [8:0] n589 = u_core8_free_o[26:18];
-  wire [8:0] n590 = u_core8_free_o[35:27];
-  wire [8:0] n591 = u_core8_free_o[44:36];
-  wire [8:0] n623 = u_core9_free_o[8:0];
-  wire [8:0] n624 = u_core9_free_o[17:9];
-  wire [8:0] n625 = u_core9_free_o[26:18];
-  wire [8:0] n626 = u_core9_free_o[35:27];
-  wire [8:0] n627 = u_core9_free_o[44:36];
-  wire [8:0] n663 = u_lsu5_free_o[8:0];
-  wire [8:0] n664 = u_lsu5_free_o[17:9];
-  wire [8:0] n665 = u_lsu5_free_o[26:18];
-  wire [8:0] n666 = u_lsu5_free_o[35:27];
-  wire [8:0] n667 = u_lsu5_free_o[44:36];
-  wire [8:0] n703 = u_core10_free_o[8:0];
-  wire [8:0] n704 = u_core10_free_o[17:9];
-  wire [8:0] n705 = u_core10_free_o[26:18];
-  wire [8:0] n706 = u_core10_free_o[35:27];
-  wire [8:0] n707 = u_core10_free_o[44:36];
-  wire [8:0] n739 = u_core11_free_o[8:0];
-  wire [8:0] n740 = u_core11_free_o[17:9];
-  wire [8:0] n741 = u_core11_free_o[26:18];
-  wire [8:0] n742 = u_core11_free_o[35:27];
-  wire [8:0] n743 = u_core11_free_o[44:36];
-  wire [8:0] n779 = u_lsu6_free_o[8:0];
-  wire [8:0] n780 = u_lsu6_free_o[17:9];
-  wire [8:0] n781 = u_lsu6_free_o[26:18];
-  wire [8:0] n782 = u_lsu6_free_o[35:27];
-  wire [8:0] n783 = u_lsu6_free_o[44:36];
-  wire [8:0] n819 = u_core12_free_o[8:0];
-  wire [8:0] n820 = u_core12_free_o[17:9];
-  wire [8:0] n821 = u_core12_free_o[26:18];
-  wire [8:0] n822 = u_core12_free_o[35:27];
-  wire [8:0] n823 = u_core12_free_o[44:36];
-  wire [8:0] n855 = u_core13_free_o[8:0];
-  wire [8:0] n856 = u_core13_free_o[17:9];
-  wire [8:0] n857 = u_core13_free_o[26:18];
-  wire [8:0] n858 = u_core13_free_o[35:27];
-  wire [8:0] n859 = u_core13_free_o[44:36];
-  wire [8:0] n895 = u_lsu7_free_o[8:0];
-  wire [8:0] n896 = u_lsu7_free_o[17:9];
-  wire [8:0] n897 = u_lsu7_free_o[26:18];
-  wire [8:0] n898 = u_lsu7_free_o[35:27];
-  wire [8:0] n899 = u_lsu7_free_o[44:36];
-  wire [8:0] n935 = u_core14_free_o[8:0];
-  wire [8:0] n936 = u_core14_free_o[17:9];
-  wire [8:0] n937 = u_core14_free_o[26:18];
-  wire [8:0] n938 = u_core14_free_o[35:27];
-  wire [8:0] n939 = u_core14_free_o[44:36];
-  wire [8:0] n971 = u_core15_free_o[8:0];
-  wire [8:0] n972 = u_core15_free_o[17:9];
-  wire [8:0] n973 = u_core15_free_o[26:18];
-  wire [8:0] n974 = u_core15_free_o[35:27];
-  wire [8:0] n975 = u_core15_free_o[44:36];
-  wire [8:0] n1011 = u_lsu8_free_o[8:0];
-  wire [8:0] n1012 = u_lsu8_free_o[17:9];
-  wire [8:0] n1013 = u_lsu8_free_o[26:18];
-  wire [8:0] n1014 = u_lsu8_free_o[35:27];
-  wire [8:0] n1015 = u_lsu8_free_o[44:36];
-  wire [8:0] n1051 = u_core16_free_o[8:0];
-  wire [8:0] n1052 = u_core16_free_o[17:9];
-  wire [8:0] n1053 = u_core16_free_o[26:18];
-  wire [8:0] n1054 = u_core16_free_o[35:27];
-  wire [8:0] n1055 = u_core16_free_o[44:36];
-  wire [8:0] n1087 = u_core17_free_o[8:0];
-  wire [8:0] n1088 = u_core17_free_o[17:9];
-  wire [8:0] n1089 = u_core17_free_o[26:18];
-  wire [8:0] n1090 = u_core17_free_o[35:27];
-  wire [8:0] n1091 = u_core17_free_o[44:36];
-  wire [8:0] n1127 = u_lsu9_free_o[8:0];
-  wire [8:0] n1128 = u_lsu9_free_o[17:9];
-  wire [8:0] n1129 = u_lsu9_free_o[26:18];
-  wire [8:0] n1130 = u_lsu9_free_o[35:27];
-  wire [8:0] n1131 = u_lsu9_free_o[44:36];
-  wire [8:0] n1167 = u_core18_free_o[8:0];
-  wire [8:0] n1168 = u_core18_free_o[17:9];
-  wire [8:0] n1169 = u_core18_free_o[26:18];
-  wire [8:0] n1170 = u_core18_free_o[35:27];
-  wire [8:0] n1171 = u_core18_free_o[44:36];
-  wire [8:0] n1203 = u_core19_free_o[8:0];
-  wire [8:0] n1204 = u_core19_free_o[17:9];
-  wire [8:0] n1205 = u_core19_free_o[26:18];
-  wire [8:0] n1206 = u_core19_free_o[35:27];
-  wire [8:0] n1207 = u_core19_free_o[44:36];
-  wire [8:0] n1243 = u_lsu10_free_o[8:0];
-  wire [8:0] n1244 = u_lsu10_free_o[17:9];
-  wire [8:0] n1245 = u_lsu10_free_o[26:18];
-  wire [8:0] n1246 = u_lsu10_free_o[35:27];
-  wire [8:0] n1247 = u_lsu10_free_o[44:36];
-  wire [8:0] n1283 = u_core20_free_o[8:0];
-  wire [8:0] n1284 = u_core20_free_o[17:9];
-  wire [8:0] n1285 = u_core20_free_o[26:18];
-  wire [8:0] n1286 = u_core20_free_o[35:27];
-  wire [8:0] n1287 = u_core20_free_o[44:36];
-  wire [8:0] n1319 = u_core21_free_o[8:0];
-  wire [8:0] n1320 = u_core21_free_o[17:9];
-  wire [8:0] n1321 = u_core21_free_o[26:18];
-  wire [8:0] n1322 = u_core21_free_o[35:27];
-  wire [8:0] n1323 = u_core21_free_o[44:36];
-  wire [8:0] n1359 = u_lsu11_free_o[8:0];
-  wire [8:0] n1360 = u_lsu11_free_o[17:9];
-  wire [8:0] n1361 = u_lsu11_free_o[26:18];
-  wire [8:0] n1362 = u_lsu11_free_o[35:27];
-  wire [8:0] n1363 = u_lsu11_free_o[44:36];
-  wire [8:0] n1399 = u_core22_free_o[8:0];
-  wire [8:0] n1400 = u_core22_free_o[17:9];
-  wire [8:0] n1401 = u_core22_free_o[26:18];
-  wire [8:0] n1402 = u_core22_free_o[35:27];
-  wire [8:0] n1403 = u_core22_free_o[44:36];
-  wire [8:0] n1435 = u_core23_free_o[8:0];
-  wire [8:0] n1436 = u_core23_free_o[17:9];
-  wire [8:0] n1437 = u_core23_free_o[26:18];
-  wire [8:0] n1438 = u_core23_free_o[35:27];
-  wire [8:0] n1439 = u_core23_free_o[44:36];
-  wire [8:0] n1475 = u_lsu12_free_o[8:0];
-  wire [8:0] n1476 = u_lsu12_free_o[17:9];
-  wire [8:0] n1477 = u_lsu12_free_o[26:18];
-  wire [8:0] n1478 = u_lsu12_free_o[35:27];
-  wire [8:0] n1479 = u_lsu12_free_o[44:36];
-  wire [8:0] n1515 = u_core24_free_o[8:0];
-  wire [8:0] n1516 = u_core24_free_o[17:9];
-  wire [8:0] n1517 = u_core24_free_o[26:18];
-  wire [8:0] n1518 = u_core24_free_o[35:27];
-  wire [8:0] n1519 = u_core24_free_o[44:36];
-  wire [8:0] n1551 = u_core25_free_o[8:0];
-  wire [8:0] n1552 = u_core25_free_o[17:9];
-  wire [8:0] n1553 = u_core25_free_o[26:18];
-  wire [8:0] n1554 = u_core25_free_o[35:27];
-  wire [8:0] n1555 = u_core25_free_o[44:36];
-  wire [8:0] n1591 = u_lsu13_free_o[8:0];
-  wire [8:0] n1592 = u_lsu13_free_o[17:9];
-  wire [8:0] n1593 = u_lsu13_free_o[26:18];
-  wire [8:0] n1594 = u_lsu13_free_o[35:27];
-  wire [8:0] n1595 = u_lsu13_free_o[44:36];
-  wire [8:0] n1631 = u_core26_free_o[8:0];
-  wire [8:0] n1632 = u_core26_free_o[17:9];
-  wire [8:0] n1633 = u_core26_free_o[26:18];
-  wire [8:0] n1634 = u_core26_free_o[35:27];
-  wire [8:0] n1635 = u_core26_free_o[44:36];
-  wire [8:0] n1667 = u_core27_free_o[8:0];
-  wire [8:0] n1668 = u_core27_free_o[17:9];
-  wire [8:0] n1669 = u_core27_free_o[26:18];
-  wire [8:0] n1670 = u_core27_free_o[35:27];
-  wire [8:0] n1671 = u_core27_free_o[44:36];
-  wire [8:0] n1707 = u_lsu14_free_o[8:0];
-  wire [8:0] n1708 = u_lsu14_free_o[17:9];
-  wire [8:0] n1709 = u_lsu14_free_o[26:18];
-  wire [8:0] n1710 = u_lsu14_free_o[35:27];
-  wire [8:0] n1711 = u_lsu14_free_o[44:36];
-  wire [8:0] n1747 = u_core28_free_o[8:0];
-  wire [8:0] n1748 = u_core28_free_o[17:9];
-  wire [8:0] n1749 = u_core28_free_o[26:18];
-  wire [8:0] n1750 = u_core28_free_o[35:27];
-  wire [8:0] n1751 = u_core28_free_o[44:36];
-  wire [8:0] n1783 = u_core29_free_o[8:0];
-  wire [8:0] n1784 = u_core29_free_o[17:9];
-  wire [8:0] n1785 = u_core29_free_o[26:18];
-  wire [8:0] n1786 = u_core29_free_o[35:27];
-  wire [8:0] n1787 = u_core29_free_o[44:36];
-  wire [8:0] n1823 = u_lsu15_free_o[8:0];
-  wire [8:0] n1824 = u_lsu15_free_o[17:9];
-  wire [8:0] n1825 = u_lsu15_free_o[26:18];
-  wire [8:0] n1826 = u_lsu15_free_o[35:27];
-  wire [8:0] n1827 = u_lsu15_free_o[44:36];
-  wire [8:0] n1863 = u_core30_free_o[8:0];
-  wire [8:0] n1864 = u_core30_free_o[17:9];
-  wire [8:0] n1865 = u_core30_free_o[26:18];
-  wire [8:0] n1866 = u_core30_free_o[35:27];
-  wire [8:0] n1867 = u_core30_free_o[44:36];
-  wire [8:0] n1899 = u_core31_free_o[8:0];
-  wire [8:0] n1900 = u_core31_free_o[17:9];
-  wire [8:0] n1901 = u_core31_free_o[26:18];
-  wire [8:0] n1902 = u_core31_free_o[35:27];
-  wire [8:0] n1903 = u_core31_free_o[44:36];
-  wire n1916 = (u_lsu0_out_lane_o == 3'h1);
-  wire n1917 = (n1916 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1918 = (n1916 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1920 = (u_lsu0_out_lane_o == 3'h2);
-  wire n1921 = (n1920 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1922 = (n1920 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1924 = (u_lsu0_out_lane_o == 3'h3);
-  wire n1925 = (n1924 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1926 = (n1924 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1928 = (u_lsu0_out_lane_o == 3'h4);
-  wire n1929 = (n1928 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1930 = (n1928 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1932 = (u_lsu0_out_lane_o == 3'h5);
-  wire n1933 = (n1932 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n1934 = (n1932 ? u_lsu0_tok_o : 32'h00000000);
-  wire n1936 = (u_core0_out_lane_o == 3'h1);
-  wire n1937 = (n1936 ? u_core0_tok_valid_o : n1917);
-  wire [31:0] n1938 = (n1936 ? u_core0_tok_o : n1918);
-  wire n1940 = (u_core0_out_lane_o == 3'h2);
-  wire n1941 = (n1940 ? u_core0_tok_valid_o : n1921);
-  wire [31:0] n1942 = (n1940 ? u_core0_tok_o : n1922);
-  wire n1944 = (u_core0_out_lane_o == 3'h3);
-  wire n1945 = (n1944 ? u_core0_tok_valid_o : n1925);
-  wire [31:0] n1946 = (n1944 ? u_core0_tok_o : n1926);
-  wire n1948 = (u_core0_out_lane_o == 3'h4);
-  wire n1949 = (n1948 ? u_core0_tok_valid_o : n1929);
-  wire [31:0] n1950 = (n1948 ? u_core0_tok_o : n1930);
-  wire n1952 = (u_core0_out_lane_o == 3'h5);
-  wire n1953 = (n1952 ? u_core0_tok_valid_o : n1933);
-  wire [31:0] n1954 = (n1952 ? u_core0_tok_o : n1934);
-  wire n1956 = (u_core1_out_lane_o == 3'h1);
-  wire n1957 = (n1956 ? u_core1_tok_valid_o : n1937);
-  wire [31:0] n1958 = (n1956 ? u_core1_tok_o : n1938);
-  wire n1960 = (u_core1_out_lane_o == 3'h2);
-  wire n1961 = (n1960 ? u_core1_tok_valid_o : n1941);
-  wire [31:0] n1962 = (n1960 ? u_core1_tok_o : n1942);
-  wire n1964 = (u_core1_out_lane_o == 3'h3);
-  wire n1965 = (n1964 ? u_core1_tok_valid_o : n1945);
-  wire [31:0] n1966 = (n1964 ? u_core1_tok_o : n1946);
-  wire n1968 = (u_core1_out_lane_o == 3'h4);
-  wire n1969 = (n1968 ? u_core1_tok_valid_o : n1949);
-  wire [31:0] n1970 = (n1968 ? u_core1_tok_o : n1950);
-  wire n1972 = (u_core1_out_lane_o == 3'h5);
-  wire n1973 = (n1972 ? u_core1_tok_valid_o : n1953);
-  wire [31:0] n1974 = (n1972 ? u_core1_tok_o : n1954);
-  wire n1976 = (u_lsu1_out_lane_o == 3'h1);
-  wire n1977 = (n1976 ? u_lsu1_tok_valid_o : n1957);
-  wire [31:0] n1978 = (n1976 ? u_lsu1_tok_o : n1958);
-  wire n1980 = (u_lsu1_out_lane_o == 3'h2);
-  wire n1981 = (n1980 ? u_lsu1_tok_valid_o : n1961);
-  wire [31:0] n1982 = (n1980 ? u_lsu1_tok_o : n1962);
-  wire n1984 = (u_lsu1_out_lane_o == 3'h3);
-  wire n1985 = (n1984 ? u_lsu1_tok_valid_o : n1965);
-  wire [31:0] n1986 = (n1984 ? u_lsu1_tok_o : n1966);
-  wire n1988 = (u_lsu1_out_lane_o == 3'h4);
-  wire n1989 = (n1988 ? u_lsu1_tok_valid_o : n1969);
-  wire [31:0] n1990 = (n1988 ? u_lsu1_tok_o : n1970);
-  wire n1992 = (u_lsu1_out_lane_o == 3'h5);
-  wire n1993 = (n1992 ? u_lsu1_tok_valid_o : n1973);
-  wire [31:0] n1994 = (n1992 ? u_lsu1_tok_o : n1974);
-  wire n1996 = (u_core2_out_lane_o == 3'h1);
-  wire n1997 = (n1996 ? u_core2_tok_valid_o : n1977);
-  wire [31:0] n1998 = (n1996 ? u_core2_tok_o : n1978);
-  wire n2000 = (u_core2_out_lane_o == 3'h2);
-  wire n2001 = (n2000 ? u_core2_tok_valid_o : n1981);
-  wire [31:0] n2002 = (n2000 ? u_core2_tok_o : n1982);
-  wire n2004 = (u_core2_out_lane_o == 3'h3);
-  wire n2005 = (n2004 ? u_core2_tok_valid_o : n1985);
-  wire [31:0] n2006 = (n2004 ? u_core2_tok_o : n1986);
-  wire n2008 = (u_core2_out_lane_o == 3'h4);
-  wire n2009 = (n2008 ? u_core2_tok_valid_o : n1989);
-  wire [31:0] n2010 = (n2008 ? u_core2_tok_o : n1990);
-  wire n2012 = (u_core2_out_lane_o == 3'h5);
-  wire n2013 = (n2012 ? u_core2_tok_valid_o : n1993);
-  wire [31:0] n2014 = (n2012 ? u_core2_tok_o : n1994);
-  wire n2016 = (u_core3_out_lane_o == 3'h1);
-  wire n2017 = (n2016 ? u_core3_tok_valid_o : n1997);
-  wire [31:0] n2018 = (n2016 ? u_core3_tok_o : n1998);
-  wire n2020 = (u_core3_out_lane_o == 3'h2);
-  wire n2021 = (n2020 ? u_core3_tok_valid_o : n2001);
-  wire [31:0] n2022 = (n2020 ? u_core3_tok_o : n2002);
-  wire n2024 = (u_core3_out_lane_o == 3'h3);
-  wire n2025 = (n2024 ? u_core3_tok_valid_o : n2005);
-  wire [31:0] n2026 = (n2024 ? u_core3_tok_o : n2006);
-  wire n2028 = (u_core3_out_lane_o == 3'h4);
-  wire n2029 = (n2028 ? u_core3_tok_valid_o : n2009);
-  wire [31:0] n2030 = (n2028 ? u_core3_tok_o : n2010);
-  wire n2032 = (u_core3_out_lane_o == 3'h5);
-  wire n2033 = (n2032 ? u_core3_tok_valid_o : n2013);
-  wire [31:0] n2034 = (n2032 ? u_core3_tok_o : n2014);
-  wire n2036 = (u_lsu2_out_lane_o == 3'h1);
-  wire n2037 = (n2036 ? u_lsu2_tok_valid_o : n2017);
-  wire [31:0] n2038 = (n2036 ? u_lsu2_tok_o : n2018);
-  wire n2040 = (u_lsu2_out_lane_o == 3'h2);
-  wire n2041 = (n2040 ? u_lsu2_tok_valid_o : n2021);
-  wire [31:0] n2042 = (n2040 ? u_lsu2_tok_o : n2022);
-  wire n2044 = (u_lsu2_out_lane_o == 3'h3);
-  wire n2045 = (n2044 ? u_lsu2_tok_valid_o : n2025);
-  wire [31:0] n2046 = (n2044 ? u_lsu2_tok_o : n2026);
-  wire n2048 = (u_lsu2_out_lane_o == 3'h4);
-  wire n2049 = (n2048 ? u_lsu2_tok_valid_o : n2029);
-  wire [31:0] n2050 = (n2048 ? u_lsu2_tok_o : n2030);
-  wire n2052 = (u_lsu2_out_lane_o == 3'h5);
-  wire n2053 = (n2052 ? u_lsu2_tok_valid_o : n2033);
-  wire [31:0] n2054 = (n2052 ? u_lsu2_tok_o : n2034);
-  wire n2056 = (u_core4_out_lane_o == 3'h1);
-  wire n2057 = (n2056 ? u_core4_tok_valid_o : n2037);
-  wire [31:0] n2058 = (n2056 ? u_core4_tok_o : n2038);
-  wire n2060 = (u_core4_out_lane_o == 3'h2);
-  wire n2061 = (n2060 ? u_core4_tok_valid_o : n2041);
-  wire [31:0] n2062 = (n2060 ? u_core4_tok_o : n2042);
-  wire n2064 = (u_core4_out_lane_o == 3'h3);
-  wire n2065 = (n2064 ? u_core4_tok_valid_o : n2045);
-  wire [31:0] n2066 = (n2064 ? u_core4_tok_o : n2046);
-  wire n2068 = (u_core4_out_lane_o == 3'h4);
-  wire n2069 = (n2068 ? u_core4_tok_valid_o : n2049);
-  wire [31:0] n2070 = (n2068 ? u_core4_tok_o : n2050);
-  wire n2072 = (u_core4_out_lane_o == 3'h5);
-  wire n2073 = (n2072 ? u_core4_tok_valid_o : n2053);
-  wire [31:0] n2074 = (n2072 ? u_core4_tok_o : n2054);
-  wire n2076 = (u_core5_out_lane_o == 3'h1);
-  wire n2077 = (n2076 ? u_core5_tok_valid_o : n2057);
-  wire [31:0] n2078 = (n2076 ? u_core5_tok_o : n2058);
-  wire n2080 = (u_core5_out_lane_o == 3'h2);
-  wire n2081 = (n2080 ? u_core5_tok_valid_o : n2061);
-  wire [31:0] n2082 = (n2080 ? u_core5_tok_o : n2062);
-  wire n2084 = (u_core5_out_lane_o == 3'h3);
-  wire n2085 = (n2084 ? u_core5_tok_valid_o : n2065);
-  wire [31:0] n2086 = (n2084 ? u_core5_tok_o : n2066);
-  wire n2088 = (u_core5_out_lane_o == 3'h4);
-  wire n2089 = (n2088 ? u_core5_tok_valid_o : n2069);
-  wire [31:0] n2090 = (n2088 ? u_core5_tok_o : n2070);
-  wire n2092 = (u_core5_out_lane_o == 3'h5);
-  wire n2093 = (n2092 ? u_core5_tok_valid_o : n2073);
-  wire [31:0] n2094 = (n2092 ? u_core5_tok_o : n2074);
-  wire n2096 = (u_lsu3_out_lane_o == 3'h1);
-  wire n2097 = (n2096 ? u_lsu3_tok_valid_o : n2077);
-  wire [31:0] n2098 = (n2096 ? u_lsu3_tok_o : n2078);
-  wire n2100 = (u_lsu3_out_lane_o == 3'h2);
-  wire n2101 = (n2100 ? u_lsu3_tok_valid_o : n2081);
-  wire [31:0] n2102 = (n2100 ? u_lsu3_tok_o : n2082);
-  wire n2104 = (u_lsu3_out_lane_o == 3'h3);
-  wire n2105 = (n2104 ? u_lsu3_tok_valid_o : n2085);
-  wire [31:0] n2106 = (n2104 ? u_lsu3_tok_o : n2086);
-  wire n2108 = (u_lsu3_out_lane_o == 3'h4);
-  wire n2109 = (n2108 ? u_lsu3_tok_valid_o : n2089);
-  wire [31:0] n2110 = (n2108 ? u_lsu3_tok_o : n2090);
-  wire n2112 = (u_lsu3_out_lane_o == 3'h5);
-  wire n2113 = (n2112 ? u_lsu3_tok_valid_o : n2093);
-  wire [31:0] n2114 = (n2112 ? u_lsu3_tok_o : n2094);
-  wire n2116 = (u_core6_out_lane_o == 3'h1);
-  wire n2117 = (n2116 ? u_core6_tok_valid_o : n2097);
-  wire [31:0] n2118 = (n2116 ? u_core6_tok_o : n2098);
-  wire n2120 = (u_core6_out_lane_o == 3'h2);
-  wire n2121 = (n2120 ? u_core6_tok_valid_o : n2101);
-  wire [31:0] n2122 = (n2120 ? u_core6_tok_o : n2102);
-  wire n2124 = (u_core6_out_lane_o == 3'h3);
-  wire n2125 = (n2124 ? u_core6_tok_valid_o : n2105);
-  wire [31:0] n2126 = (n2124 ? u_core6_tok_o : n2106);
-  wire n2128 = (u_core6_out_lane_o == 3'h4);
-  wire n2129 = (n2128 ? u_core6_tok_valid_o : n2109);
-  wire [31:0] n2130 = (n2128 ? u_core6_tok_o : n2110);
-  wire n2132 = (u_core6_out_lane_o == 3'h5);
-  wire n2133 = (n2132 ? u_core6_tok_valid_o : n2113);
-  wire [31:0] n2134 = (n2132 ? u_core6_tok_o : n2114);
-  wire n2136 = (u_core7_out_lane_o == 3'h1);
-  wire n2137 = (n2136 ? u_core7_tok_valid_o : n2117);
-  wire [31:0] n2138 = (n2136 ? u_core7_tok_o : n2118);
-  wire n2140 = (u_core7_out_lane_o == 3'h2);
-  wire n2141 = (n2140 ? u_core7_tok_valid_o : n2121);
-  wire [31:0] n2142 = (n2140 ? u_core7_tok_o : n2122);
-  wire n2144 = (u_core7_out_lane_o == 3'h3);
-  wire n2145 = (n2144 ? u_core7_tok_valid_o : n2125);
-  wire [31:0] n2146 = (n2144 ? u_core7_tok_o : n2126);
-  wire n2148 = (u_core7_out_lane_o == 3'h4);
-  wire n2149 = (n2148 ? u_core7_tok_valid_o : n2129);
-  wire [31:0] n2150 = (n2148 ? u_core7_tok_o : n2130);
-  wire n2152 = (u_core7_out_lane_o == 3'h5);
-  wire n2153 = (n2152 ? u_core7_tok_valid_o : n2133);
-  wire [31:0] n2154 = (n2152 ? u_core7_tok_o : n2134);
-  wire n2156 = (u_lsu4_out_lane_o == 3'h1);
-  wire n2157 = (n2156 ? u_lsu4_tok_valid_o : n2137);
-  wire [31:0] n2158 = (n2156 ? u_lsu4_tok_o : n2138);
-  wire n2160 = (u_lsu4_out_lane_o == 3'h2);
-  wire n2161 = (n2160 ? u_lsu4_tok_valid_o : n2141);
-  wire [31:0] n2162 = (n2160 ? u_lsu4_tok_o : n2142);
-  wire n2164 = (u_lsu4_out_lane_o == 3'h3);
-  wire n2165 = (n2164 ? u_lsu4_tok_valid_o : n2145);
-  wire [31:0] n2166 = (n2164 ? u_lsu4_tok_o : n2146);
-  wire n2168 = (u_lsu4_out_lane_o == 3'h4);
-  wire n2169 = (n2168 ? u_lsu4_tok_valid_o : n2149);
-  wire [31:0] n2170 = (n2168 ? u_lsu4_tok_o : n2150);
-  wire n2172 = (u_lsu4_out_lane_o == 3'h5);
-  wire n2173 = (n2172 ? u_lsu4_tok_valid_o : n2153);
-  wire [31:0] n2174 = (n2172 ? u_lsu4_tok_o : n2154);
-  wire n2176 = (u_core8_out_lane_o == 3'h1);
-  wire n2177 = (n2176 ? u_core8_tok_valid_o : n2157);
-  wire [31:0] n2178 = (n2176 ? u_core8_tok_o : n2158);
-  wire n2180 = (u_core8_out_lane_o == 3'h2);
-  wire n2181 = (n2180 ? u_core8_tok_valid_o : n2161);
-  wire [31:0] n2182 = (n2180 ? u_core8_tok_o : n2162);
-  wire n2184 = (u_core8_out_lane_o == 3'h3);
-  wire n2185 = (n2184 ? u_core8_tok_valid_o : n2165);
-  wire [31:0] n2186 = (n2184 ? u_core8_tok_o : n2166);
-  wire n2188 = (u_core8_out_lane_o == 3'h4);
-  wire n2189 = (n2188 ? u_core8_tok_valid_o : n2169);
-  wire [31:0] n2190 = (n2188 ? u_core8_tok_o : n2170);
-  wire n2192 = (u_core8_out_lane_o == 3'h5);
-  wire n2193 = (n2192 ? u_core8_tok_valid_o : n2173);
-  wire [31:0] n2194 = (n2192 ? u_core8_tok_o : n2174);
-  wire n2196 = (u_core9_out_lane_o == 3'h1);
-  wire n2197 = (n2196 ? u_core9_tok_valid_o : n2177);
-  wire [31:0] n2198 = (n2196 ? u_core9_tok_o : n2178);
-  wire n2200 = (u_core9_out_lane_o == 3'h2);
-  wire n2201 = (n2200 ? u_core9_tok_valid_o : n2181);
-  wire [31:0] n2202 = (n2200 ? u_core9_tok_o : n2182);
-  wire n2204 = (u_core9_out_lane_o == 3'h3);
-  wire n2205 = (n2204 ? u_core9_tok_valid_o : n2185);
-  wire [31:0] n2206 = (n2204 ? u_core9_tok_o : n2186);
-  wire n2208 = (u_core9_out_lane_o == 3'h4);
-  wire n2209 = (n2208 ? u_core9_tok_valid_o : n2189);
-  wire [31:0] n2210 = (n2208 ? u_core9_tok_o : n2190);
-  wire n2212 = (u_core9_out_lane_o == 3'h5);
-  wire n2213 = (n2212 ? u_core9_tok_valid_o : n2193);
-  wire [31:0] n2214 = (n2212 ? u_core9_tok_o : n2194);
-  wire n2216 = (u_lsu5_out_lane_o == 3'h1);
-  wire n2217 = (n2216 ? u_lsu5_tok_valid_o : n2197);
-  wire [31:0] n2218 = (n2216 ? u_lsu5_tok_o : n2198);
-  wire n2220 = (u_lsu5_out_lane_o == 3'h2);
-  wire n2221 = (n2220 ? u_lsu5_tok_valid_o : n2201);
-  wire [31:0] n2222 = (n2220 ? u_lsu5_tok_o : n2202);
-  wire n2224 = (u_lsu5_out_lane_o == 3'h3);
-  wire n2225 = (n2224 ? u_lsu5_tok_valid_o : n2205);
-  wire [31:0] n2226 = (n2224 ? u_lsu5_tok_o : n2206);
-  wire n2228 = (u_lsu5_out_lane_o == 3'h4);
-  wire n2229 = (n2228 ? u_lsu5_tok_valid_o : n2209);
-  wire [31:0] n2230 = (n2228 ? u_lsu5_tok_o : n2210);
-  wire n2232 = (u_lsu5_out_lane_o == 3'h5);
-  wire n2233 = (n2232 ? u_lsu5_tok_valid_o : n2213);
-  wire [31:0] n2234 = (n2232 ? u_lsu5_tok_o : n2214);
-  wire n2236 = (u_core10_out_lane_o == 3'h1);
-  wire n2237 = (n2236 ? u_core10_tok_valid_o : n2217);
-  wire [31:0] n2238 = (n2236 ? u_core10_tok_o : n2218);
-  wire n2240 = (u_core10_out_lane_o == 3'h2);
-  wire n2241 = (n2240 ? u_core10_tok_valid_o : n2221);
-  wire [31:0] n2242 = (n2240 ? u_core10_tok_o : n2222);
-  wire n2244 = (u_core10_out_lane_o == 3'h3);
-  wire n2245 = (n2244 ? u_core10_tok_valid_o : n2225);
-  wire [31:0] n2246 = (n2244 ? u_core10_tok_o : n2226);
-  wire n2248 = (u_core10_out_lane_o == 3'h4);
-  wire n2249 = (n2248 ? u_core10_tok_valid_o : n2229);
-  wire [31:0] n2250 = (n2248 ? u_core10_tok_o : n2230);
-  wire n2252 = (u_core10_out_lane_o == 3'h5);
-  wire n2253 = (n2252 ? u_core10_tok_valid_o : n2233);
-  wire [31:0] n2254 = (n2252 ? u_core10_tok_o : n2234);
-  wire n2256 = (u_core11_out_lane_o == 3'h1);
-  wire n2257 = (n2256 ? u_core11_tok_valid_o : n2237);
-  wire [31:0] n2258 = (n2256 ? u_core11_tok_o : n2238);
-  wire n2260 = (u_core11_out_lane_o == 3'h2);
-  wire n2261 = (n2260 ? u_core11_tok_valid_o : n2241);
-  wire [31:0] n2262 = (n2260 ? u_core11_tok_o : n2242);
-  wire n2264 = (u_core11_out_lane_o == 3'h3);
-  wire n2265 = (n2264 ? u_core11_tok_valid_o : n2245);
-  wire [31:0] n2266 = (n2264 ? u_core11_tok_o : n2246);
-  wire n2268 = (u_core11_out_lane_o == 3'h4);
-  wire n2269 = (n2268 ? u_core11_tok_valid_o : n2249);
-  wire [31:0] n2270 = (n2268 ? u_core11_tok_o : n2250);
-  wire n2272 = (u_core11_out_lane_o == 3'h5);
-  wire n2273 = (n2272 ? u_core11_tok_valid_o : n2253);
-  wire [31:0] n2274 = (n2272 ? u_core11_tok_o : n2254);
-  wire n2276 = (u_lsu6_out_lane_o == 3'h1);
-  wire n2277 = (n2276 ? u_lsu6_tok_valid_o : n2257);
-  wire [31:0] n2278 = (n2276 ? u_lsu6_tok_o : n2258);
-  wire n2280 = (u_lsu6_out_lane_o == 3'h2);
-  wire n2281 = (n2280 ? u_lsu6_tok_valid_o : n2261);
-  wire [31:0] n2282 = (n2280 ? u_lsu6_tok_o : n2262);
-  wire n2284 = (u_lsu6_out_lane_o == 3'h3);
-  wire n2285 = (n2284 ? u_lsu6_tok_valid_o : n2265);
-  wire [31:0] n2286 = (n2284 ? u_lsu6_tok_o : n2266);
-  wire n2288 = (u_lsu6_out_lane_o == 3'h4);
-  wire n2289 = (n2288 ? u_lsu6_tok_valid_o : n2269);
-  wire [31:0] n2290 = (n2288 ? u_lsu6_tok_o : n2270);
-  wire n2292 = (u_lsu6_out_lane_o == 3'h5);
-  wire n2293 = (n2292 ? u_lsu6_tok_valid_o : n2273);
-  wire [31:0] n2294 = (n2292 ? u_lsu6_tok_o : n2274);
-  wire n2296 = (u_core12_out_lane_o == 3'h1);
-  wire n2297 = (n2296 ? u_core12_tok_valid_o : n2277);
-  wire [31:0] n2298 = (n2296 ? u_core12_tok_o : n2278);
-  wire n2300 = (u_core12_out_lane_o == 3'h2);
-  wire n2301 = (n2300 ? u_core12_tok_valid_o : n2281);
-  wire [31:0] n2302 = (n2300 ? u_core12_tok_o : n2282);
-  wire n2304 = (u_core12_out_lane_o == 3'h3);
-  wire n2305 = (n2304 ? u_core12_tok_valid_o : n2285);
-  wire [31:0] n2306 = (n2304 ? u_core12_tok_o : n2286);
-  wire n2308 = (u_core12_out_lane_o == 3'h4);
-  wire n2309 = (n2308 ? u_core12_tok_valid_o : n2289);
-  wire [31:0] n2310 = (n2308 ? u_core12_tok_o : n2290);
-  wire n2312 = (u_core12_out_lane_o == 3'h5);
-  wire n2313 = (n2312 ? u_core12_tok_valid_o : n2293);
-  wire [31:0] n2314 = (n2312 ? u_core12_tok_o : n2294);
-  wire n2316 = (u_core13_out_lane_o == 3'h1);
-  wire n2317 = (n2316 ? u_core13_tok_valid_o : n2297);
-  wire [31:0] n2318 = (n2316 ? u_core13_tok_o : n2298);
-  wire n2320 = (u_core13_out_lane_o == 3'h2);
-  wire n2321 = (n2320 ? u_core13_tok_valid_o : n2301);
-  wire [31:0] n2322 = (n2320 ? u_core13_tok_o : n2302);
-  wire n2324 = (u_core13_out_lane_o == 3'h3);
-  wire n2325 = (n2324 ? u_core13_tok_valid_o : n2305);
-  wire [31:0] n2326 = (n2324 ? u_core13_tok_o : n2306);
-  wire n2328 = (u_core13_out_lane_o == 3'h4);
-  wire n2329 = (n2328 ? u_core13_tok_valid_o : n2309);
-  wire [31:0] n2330 = (n2328 ? u_core13_tok_o : n2310);
-  wire n2332 = (u_core13_out_lane_o == 3'h5);
-  wire n2333 = (n2332 ? u_core13_tok_valid_o : n2313);
-  wire [31:0] n2334 = (n2332 ? u_core13_tok_o : n2314);
-  wire n2336 = (u_lsu7_out_lane_o == 3'h1);
-  wire n2337 = (n2336 ? u_lsu7_tok_valid_o : n2317);
-  wire [31:0] n2338 = (n2336 ? u_lsu7_tok_o : n2318);
-  wire n2340 = (u_lsu7_out_lane_o == 3'h2);
-  wire n2341 = (n2340 ? u_lsu7_tok_valid_o : n2321);
-  wire [31:0] n2342 = (n2340 ? u_lsu7_tok_o : n2322);
-  wire n2344 = (u_lsu7_out_lane_o == 3'h3);
-  wire n2345 = (n2344 ? u_lsu7_tok_valid_o : n2325);
-  wire [31:0] n2346 = (n2344 ? u_lsu7_tok_o : n2326);
-  wire n2348 = (u_lsu7_out_lane_o == 3'h4);
-  wire n2349 = (n2348 ? u_lsu7_tok_valid_o : n2329);
-  wire [31:0] n2350 = (n2348 ? u_lsu7_tok_o : n2330);
-  wire n2352 = (u_lsu7_out_lane_o == 3'h5);
-  wire n2353 = (n2352 ? u_lsu7_tok_valid_o : n2333);
-  wire [31:0] n2354 = (n2352 ? u_lsu7_tok_o : n2334);
-  wire n2356 = (u_core14_out_lane_o == 3'h1);
-  wire n2357 = (n2356 ? u_core14_tok_valid_o : n2337);
-  wire [31:0] n2358 = (n2356 ? u_core14_tok_o : n2338);
-  wire n2360 = (u_core14_out_lane_o == 3'h2);
-  wire n2361 = (n2360 ? u_core14_tok_valid_o : n2341);
-  wire [31:0] n2362 = (n2360 ? u_core14_tok_o : n2342);
-  wire n2364 = (u_core14_out_lane_o == 3'h3);
-  wire n2365 = (n2364 ? u_core14_tok_valid_o : n2345);
-  wire [31:0] n2366 = (n2364 ? u_core14_tok_o : n2346);
-  wire n2368 = (u_core14_out_lane_o == 3'h4);
-  wire n2369 = (n2368 ? u_core14_tok_valid_o : n2349);
-  wire [31:0] n2370 = (n2368 ? u_core14_tok_o : n2350);
-  wire n2372 = (u_core14_out_lane_o == 3'h5);
-  wire n2373 = (n2372 ? u_core14_tok_valid_o : n2353);
-  wire [31:0] n2374 = (n2372 ? u_core14_tok_o : n2354);
-  wire n2376 = (u_core15_out_lane_o == 3'h1);
-  wire n2377 = (n2376 ? u_core15_tok_valid_o : n2357);
-  wire [31:0] n2378 = (n2376 ? u_core15_tok_o : n2358);
-  wire n2380 = (u_core15_out_lane_o == 3'h2);
-  wire n2381 = (n2380 ? u_core15_tok_valid_o : n2361);
-  wire [31:0] n2382 = (n2380 ? u_core15_tok_o : n2362);
-  wire n2384 = (u_core15_out_lane_o == 3'h3);
-  wire n2385 = (n2384 ? u_core15_tok_valid_o : n2365);
-  wire [31:0] n2386 = (n2384 ? u_core15_tok_o : n2366);
-  wire n2388 = (u_core15_out_lane_o == 3'h4);
-  wire n2389 = (n2388 ? u_core15_tok_valid_o : n2369);
-  wire [31:0] n2390 = (n2388 ? u_core15_tok_o : n2370);
-  wire n2392 = (u_core15_out_lane_o == 3'h5);
-  wire n2393 = (n2392 ? u_core15_tok_valid_o : n2373);
-  wire [31:0] n2394 = (n2392 ? u_core15_tok_o : n2374);
-  wire n2396 = (u_lsu8_out_lane_o == 3'h1);
-  wire n2397 = (n2396 ? u_lsu8_tok_valid_o : n2377);
-  wire [31:0] n2398 = (n2396 ? u_lsu8_tok_o : n2378);
-  wire n2400 = (u_lsu8_out_lane_o == 3'h2);
-  wire n2401 = (n2400 ? u_lsu8_tok_valid_o : n2381);
-  wire [31:0] n2402 = (n2400 ? u_lsu8_tok_o : n2382);
-  wire n2404 = (u_lsu8_out_lane_o == 3'h3);
-  wire n2405 = (n2404 ? u_lsu8_tok_valid_o : n2385);
-  wire [31:0] n2406 = (n2404 ? u_lsu8_tok_o : n2386);
-  wire n2408 = (u_lsu8_out_lane_o == 3'h4);
-  wire n2409 = (n2408 ? u_lsu8_tok_valid_o : n2389);
-  wire [31:0] n2410 = (n2408 ? u_lsu8_tok_o : n2390);
-  wire n2412 = (u_lsu8_out_lane_o == 3'h5);
-  wire n2413 = (n2412 ? u_lsu8_tok_valid_o : n2393);
-  wire [31:0] n2414 = (n2412 ? u_lsu8_tok_o : n2394);
-  wire n2416 = (u_core16_out_lane_o == 3'h1);
-  wire n2417 = (n2416 ? u_core16_tok_valid_o : n2397);
-  wire [31:0] n2418 = (n2416 ? u_core16_tok_o : n2398);
-  wire n2420 = (u_core16_out_lane_o == 3'h2);
-  wire n2421 = (n2420 ? u_core16_tok_valid_o : n2401);
-  wire [31:0] n2422 = (n2420 ? u_core16_tok_o : n2402);
-  wire n2424 = (u_core16_out_lane_o == 3'h3);
-  wire n2425 = (n2424 ? u_core16_tok_valid_o : n2405);
-  wire [31:0] n2426 = (n2424 ? u_core16_tok_o : n2406);
-  wire n2428 = (u_core16_out_lane_o == 3'h4);
-  wire n2429 = (n2428 ? u_core16_tok_valid_o : n2409);
-  wire [31:0] n2430 = (n2428 ? u_core16_tok_o : n2410);
-  wire n2432 = (u_core16_out_lane_o == 3'h5);
-  wire n2433 = (n2432 ? u_core16_tok_valid_o : n2413);
-  wire [31:0] n2434 = (n2432 ? u_core16_tok_o : n2414);
-  wire n2436 = (u_core17_out_lane_o == 3'h1);
-  wire n2437 = (n2436 ? u_core17_tok_valid_o : n2417);
-  wire [31:0] n2438 = (n2436 ? u_core17_tok_o : n2418);
-  wire n2440 = (u_core17_out_lane_o == 3'h2);
-  wire n2441 = (n2440 ? u_core17_tok_valid_o : n2421);
-  wire [31:0] n2442 = (n2440 ? u_core17_tok_o : n2422);
-  wire n2444 = (u_core17_out_lane_o == 3'h3);
-  wire n2445 = (n2444 ? u_core17_tok_valid_o : n2425);
-  wire [31:0] n2446 = (n2444 ? u_core17_tok_o : n2426);
-  wire n2448 = (u_core17_out_lane_o == 3'h4);
-  wire n2449 = (n2448 ? u_core17_tok_valid_o : n2429);
-  wire [31:0] n2450 = (n2448 ? u_core17_tok_o : n2430);
-  wire n2452 = (u_core17_out_lane_o == 3'h5);
-  wire n2453 = (n2452 ? u_core17_tok_valid_o : n2433);
-  wire [31:0] n2454 = (n2452 ? u_core17_tok_o : n2434);
-  wire n2456 = (u_lsu9_out_lane_o == 3'h1);
-  wire n2457 = (n2456 ? u_lsu9_tok_valid_o : n2437);
-  wire [31:0] n2458 = (n2456 ? u_lsu9_tok_o : n2438);
-  wire n2460 = (u_lsu9_out_lane_o == 3'h2);
-  wire n2461 = (n2460 ? u_lsu9_tok_valid_o : n2441);
-  wire [31:0] n2462 = (n2460 ? u_lsu9_tok_o : n2442);
-  wire n2464 = (u_lsu9_out_lane_o == 3'h3);
-  wire n2465 = (n2464 ? u_lsu9_tok_valid_o : n2445);
-  wire [31:0] n2466 = (n2464 ? u_lsu9_tok_o : n2446);
-  wire n2468 = (u_lsu9_out_lane_o == 3'h4);
-  wire n2469 = (n2468 ? u_lsu9_tok_valid_o : n2449);
-  wire [31:0] n2470 = (n2468 ? u_lsu9_tok_o : n2450);
-  wire n2472 = (u_lsu9_out_lane_o == 3'h5);
-  wire n2473 = (n2472 ? u_lsu9_tok_valid_o : n2453);
-  wire [31:0] n2474 = (n2472 ? u_lsu9_tok_o : n2454);
-  wire n2476 = (u_core18_out_lane_o == 3'h1);
-  wire n2477 = (n2476 ? u_core18_tok_valid_o : n2457);
-  wire [31:0] n2478 = (n2476 ? u_core18_tok_o : n2458);
-  wire n2480 = (u_core18_out_lane_o == 3'h2);
-  wire n2481 = (n2480 ? u_core18_tok_valid_o : n2461);
-  wire [31:0] n2482 = (n2480 ? u_core18_tok_o : n2462);
-  wire n2484 = (u_core18_out_lane_o == 3'h3);
-  wire n2485 = (n2484 ? u_core18_tok_valid_o : n2465);
-  wire [31:0] n2486 = (n2484 ? u_core18_tok_o : n2466);
-  wire n2488 = (u_core18_out_lane_o == 3'h4);
-  wire n2489 = (n2488 ? u_core18_tok_valid_o : n2469);
-  wire [31:0] n2490 = (n2488 ? u_core18_tok_o : n2470);
-  wire n2492 = (u_core18_out_lane_o == 3'h5);
-  wire n2493 = (n2492 ? u_core18_tok_valid_o : n2473);
-  wire [31:0] n2494 = (n2492 ? u_core18_tok_o : n2474);
-  wire n2496 = (u_core19_out_lane_o == 3'h1);
-  wire n2497 = (n2496 ? u_core19_tok_valid_o : n2477);
-  wire [31:0] n2498 = (n2496 ? u_core19_tok_o : n2478);
-  wire n2500 = (u_core19_out_lane_o == 3'h2);
-  wire n2501 = (n2500 ? u_core19_tok_valid_o : n2481);
-  wire [31:0] n2502 = (n2500 ? u_core19_tok_o : n2482);
-  wire n2504 = (u_core19_out_lane_o == 3'h3);
-  wire n2505 = (n2504 ? u_core19_tok_valid_o : n2485);
-  wire [31:0] n2506 = (n2504 ? u_core19_tok_o : n2486);
-  wire n2508 = (u_core19_out_lane_o == 3'h4);
-  wire n2509 = (n2508 ? u_core19_tok_valid_o : n2489);
-  wire [31:0] n2510 = (n2508 ? u_core19_tok_o : n2490);
-  wire n2512 = (u_core19_out_lane_o == 3'h5);
-  wire n2513 = (n2512 ? u_core19_tok_valid_o : n2493);
-  wire [31:0] n2514 = (n2512 ? u_core19_tok_o : n2494);
-  wire n2516 = (u_lsu10_out_lane_o == 3'h1);
-  wire n2517 = (n2516 ? u_lsu10_tok_valid_o : n2497);
-  wire [31:0] n2518 = (n2516 ? u_lsu10_tok_o : n2498);
-  wire n2520 = (u_lsu10_out_lane_o == 3'h2);
-  wire n2521 = (n2520 ? u_lsu10_tok_valid_o : n2501);
-  wire [31:0] n2522 = (n2520 ? u_lsu10_tok_o : n2502);
-  wire n2524 = (u_lsu10_out_lane_o == 3'h3);
-  wire n2525 = (n2524 ? u_lsu10_tok_valid_o : n2505);
-  wire [31:0] n2526 = (n2524 ? u_lsu10_tok_o : n2506);
-  wire n2528 = (u_lsu10_out_lane_o == 3'h4);
-  wire n2529 = (n2528 ? u_lsu10_tok_valid_o : n2509);
-  wire [31:0] n2530 = (n2528 ? u_lsu10_tok_o : n2510);
-  wire n2532 = (u_lsu10_out_lane_o == 3'h5);
-  wire n2533 = (n2532 ? u_lsu10_tok_valid_o : n2513);
-  wire [31:0] n2534 = (n2532 ? u_lsu10_tok_o : n2514);
-  wire n2536 = (u_core20_out_lane_o == 3'h1);
-  wire n2537 = (n2536 ? u_core20_tok_valid_o : n2517);
-  wire [31:0] n2538 = (n2536 ? u_core20_tok_o : n2518);
-  wire n2540 = (u_core20_out_lane_o == 3'h2);
-  wire n2541 = (n2540 ? u_core20_tok_valid_o : n2521);
-  wire [31:0] n2542 = (n2540 ? u_core20_tok_o : n2522);
-  wire n2544 = (u_core20_out_lane_o == 3'h3);
-  wire n2545 = (n2544 ? u_core20_tok_valid_o : n2525);
-  wire [31:0] n2546 = (n2544 ? u_core20_tok_o : n2526);
-  wire n2548 = (u_core20_out_lane_o == 3'h4);
-  wire n2549 = (n2548 ? u_core20_tok_valid_o : n2529);
-  wire [31:0] n2550 = (n2548 ? u_core20_tok_o : n2530);
-  wire n2552 = (u_core20_out_lane_o == 3'h5);
-  wire n2553 = (n2552 ? u_core20_tok_valid_o : n2533);
-  wire [31:0] n2554 = (n2552 ? u_core20_tok_o : n2534);
-  wire n2556 = (u_core21_out_lane_o == 3'h1);
-  wire n2557 = (n2556 ? u_core21_tok_valid_o : n2537);
-  wire [31:0] n2558 = (n2556 ? u_core21_tok_o : n2538);
-  wire n2560 = (u_core21_out_lane_o == 3'h2);
-  wire n2561 = (n2560 ? u_core21_tok_valid_o : n2541);
-  wire [31:0] n2562 = (n2560 ? u_core21_tok_o : n2542);
-  wire n2564 = (u_core21_out_lane_o == 3'h3);
-  wire n2565 = (n2564 ? u_core21_tok_valid_o : n2545);
-  wire [31:0] n2566 = (n2564 ? u_core21_tok_o : n2546);
-  wire n2568 = (u_core21_out_lane_o == 3'h4);
-  wire n2569 = (n2568 ? u_core21_tok_valid_o : n2549);
-  wire [31:0] n2570 = (n2568 ? u_core21_tok_o : n2550);
-  wire n2572 = (u_core21_out_lane_o == 3'h5);
-  wire n2573 = (n2572 ? u_core21_tok_valid_o : n2553);
-  wire [31:0] n2574 = (n2572 ? u_core21_tok_o : n2554);
-  wire n2576 = (u_lsu11_out_lane_o == 3'h1);
-  wire n2577 = (n2576 ? u_lsu11_tok_valid_o : n2557);
-  wire [31:0] n2578 = (n2576 ? u_lsu11_tok_o : n2558);
-  wire n2580 = (u_lsu11_out_lane_o == 3'h2);
-  wire n2581 = (n2580 ? u_lsu11_tok_valid_o : n2561);
-  wire [31:0] n2582 = (n2580 ? u_lsu11_tok_o : n2562);
-  wire n2584 = (u_lsu11_out_lane_o == 3'h3);
-  wire n2585 = (n2584 ? u_lsu11_tok_valid_o : n2565);
-  wire [31:0] n2586 = (n2584 ? u_lsu11_tok_o : n2566);
-  wire n2588 = (u_lsu11_out_lane_o == 3'h4);
-  wire n2589 = (n2588 ? u_lsu11_tok_valid_o : n2569);
-  wire [31:0] n2590 = (n2588 ? u_lsu11_tok_o : n2570);
-  wire n2592 = (u_lsu11_out_lane_o == 3'h5);
-  wire n2593 = (n2592 ? u_lsu11_tok_valid_o : n2573);
-  wire [31:0] n2594 = (n2592 ? u_lsu11_tok_o : n2574);
-  wire n2596 = (u_core22_out_lane_o == 3'h1);
-  wire n2597 = (n2596 ? u_core22_tok_valid_o : n2577);
-  wire [31:0] n2598 = (n2596 ? u_core22_tok_o : n2578);
-  wire n2600 = (u_core22_out_lane_o == 3'h2);
-  wire n2601 = (n2600 ? u_core22_tok_valid_o : n2581);
-  wire [31:0] n2602 = (n2600 ? u_core22_tok_o : n2582);
-  wire n2604 = (u_core22_out_lane_o == 3'h3);
-  wire n2605 = (n2604 ? u_core22_tok_valid_o : n2585);
-  wire [31:0] n2606 = (n2604 ? u_core22_tok_o : n2586);
-  wire n2608 = (u_core22_out_lane_o == 3'h4);
-  wire n2609 = (n2608 ? u_core22_tok_valid_o : n2589);
-  wire [31:0] n2610 = (n2608 ? u_core22_tok_o : n2590);
-  wire n2612 = (u_core22_out_lane_o == 3'h5);
-  wire n2613 = (n2612 ? u_core22_tok_valid_o : n2593);
-  wire [31:0] n2614 = (n2612 ? u_core22_tok_o : n2594);
-  wire n2616 = (u_core23_out_lane_o == 3'h1);
-  wire n2617 = (n2616 ? u_core23_tok_valid_o : n2597);
-  wire [31:0] n2618 = (n2616 ? u_core23_tok_o : n2598);
-  wire n2620 = (u_core23_out_lane_o == 3'h2);
-  wire n2621 = (n2620 ? u_core23_tok_valid_o : n2601);
-  wire [31:0] n2622 = (n2620 ? u_core23_tok_o : n2602);
-  wire n2624 = (u_core23_out_lane_o == 3'h3);
-  wire n2625 = (n2624 ? u_core23_tok_valid_o : n2605);
-  wire [31:0] n2626 = (n2624 ? u_core23_tok_o : n2606);
-  wire n2628 = (u_core23_out_lane_o == 3'h4);
-  wire n2629 = (n2628 ? u_core23_tok_valid_o : n2609);
-  wire [31:0] n2630 = (n2628 ? u_core23_tok_o : n2610);
-  wire n2632 = (u_core23_out_lane_o == 3'h5);
-  wire n2633 = (n2632 ? u_core23_tok_valid_o : n2613);
-  wire [31:0] n2634 = (n2632 ? u_core23_tok_o : n2614);
-  wire n2636 = (u_lsu12_out_lane_o == 3'h1);
-  wire n2637 = (n2636 ? u_lsu12_tok_valid_o : n2617);
-  wire [31:0] n2638 = (n2636 ? u_lsu12_tok_o : n2618);
-  wire n2640 = (u_lsu12_out_lane_o == 3'h2);
-  wire n2641 = (n2640 ? u_lsu12_tok_valid_o : n2621);
-  wire [31:0] n2642 = (n2640 ? u_lsu12_tok_o : n2622);
-  wire n2644 = (u_lsu12_out_lane_o == 3'h3);
-  wire n2645 = (n2644 ? u_lsu12_tok_valid_o : n2625);
-  wire [31:0] n2646 = (n2644 ? u_lsu12_tok_o : n2626);
-  wire n2648 = (u_lsu12_out_lane_o == 3'h4);
-  wire n2649 = (n2648 ? u_lsu12_tok_valid_o : n2629);
-  wire [31:0] n2650 = (n2648 ? u_lsu12_tok_o : n2630);
-  wire n2652 = (u_lsu12_out_lane_o == 3'h5);
-  wire n2653 = (n2652 ? u_lsu12_tok_valid_o : n2633);
-  wire [31:0] n2654 = (n2652 ? u_lsu12_tok_o : n2634);
-  wire n2656 = (u_core24_out_lane_o == 3'h1);
-  wire n2657 = (n2656 ? u_core24_tok_valid_o : n2637);
-  wire [31:0] n2658 = (n2656 ? u_core24_tok_o : n2638);
-  wire n2660 = (u_core24_out_lane_o == 3'h2);
-  wire n2661 = (n2660 ? u_core24_tok_valid_o : n2641);
-  wire [31:0] n2662 = (n2660 ? u_core24_tok_o : n2642);
-  wire n2664 = (u_core24_out_lane_o == 3'h3);
-  wire n2665 = (n2664 ? u_core24_tok_valid_o : n2645);
-  wire [31:0] n2666 = (n2664 ? u_core24_tok_o : n2646);
-  wire n2668 = (u_core24_out_lane_o == 3'h4);
-  wire n2669 = (n2668 ? u_core24_tok_valid_o : n2649);
-  wire [31:0] n2670 = (n2668 ? u_core24_tok_o : n2650);
-  wire n2672 = (u_core24_out_lane_o == 3'h5);
-  wire n2673 = (n2672 ? u_core24_tok_valid_o : n2653);
-  wire [31:0] n2674 = (n2672 ? u_core24_tok_o : n2654);
-  wire n2676 = (u_core25_out_lane_o == 3'h1);
-  wire n2677 = (n2676 ? u_core25_tok_valid_o : n2657);
-  wire [31:0] n2678 = (n2676 ? u_core25_tok_o : n2658);
-  wire n2680 = (u_core25_out_lane_o == 3'h2);
-  wire n2681 = (n2680 ? u_core25_tok_valid_o : n2661);
-  wire [31:0] n2682 = (n2680 ? u_core25_tok_o : n2662);
-  wire n2684 = (u_core25_out_lane_o == 3'h3);
-  wire n2685 = (n2684 ? u_core25_tok_valid_o : n2665);
-  wire [31:0] n2686 = (n2684 ? u_core25_tok_o : n2666);
-  wire n2688 = (u_core25_out_lane_o == 3'h4);
-  wire n2689 = (n2688 ? u_core25_tok_valid_o : n2669);
-  wire [31:0] n2690 = (n2688 ? u_core25_tok_o : n2670);
-  wire n2692 = (u_core25_out_lane_o == 3'h5);
-  wire n2693 = (n2692 ? u_core25_tok_valid_o : n2673);
-  wire [31:0] n2694 = (n2692 ? u_core25_tok_o : n2674);
-  wire n2696 = (u_lsu13_out_lane_o == 3'h1);
-  wire n2697 = (n2696 ? u_lsu13_tok_valid_o : n2677);
-  wire [31:0] n2698 = (n2696 ? u_lsu13_tok_o : n2678);
-  wire n2700 = (u_lsu13_out_lane_o == 3'h2);
-  wire n2701 = (n2700 ? u_lsu13_tok_valid_o : n2681);
-  wire [31:0] n2702 = (n2700 ? u_lsu13_tok_o : n2682);
-  wire n2704 = (u_lsu13_out_lane_o == 3'h3);
-  wire n2705 = (n2704 ? u_lsu13_tok_valid_o : n2685);
-  wire [31:0] n2706 = (n2704 ? u_lsu13_tok_o : n2686);
-  wire n2708 = (u_lsu13_out_lane_o == 3'h4);
-  wire n2709 = (n2708 ? u_lsu13_tok_valid_o : n2689);
-  wire [31:0] n2710 = (n2708 ? u_lsu13_tok_o : n2690);
-  wire n2712 = (u_lsu13_out_lane_o == 3'h5);
-  wire n2713 = (n2712 ? u_lsu13_tok_valid_o : n2693);
-  wire [31:0] n2714 = (n2712 ? u_lsu13_tok_o : n2694);
-  wire n2716 = (u_core26_out_lane_o == 3'h1);
-  wire n2717 = (n2716 ? u_core26_tok_valid_o : n2697);
-  wire [31:0] n2718 = (n2716 ? u_core26_tok_o : n2698);
-  wire n2720 = (u_core26_out_lane_o == 3'h2);
-  wire n2721 = (n2720 ? u_core26_tok_valid_o : n2701);
-  wire [31:0] n2722 = (n2720 ? u_core26_tok_o : n2702);
-  wire n2724 = (u_core26_out_lane_o == 3'h3);
-  wire n2725 = (n2724 ? u_core26_tok_valid_o : n2705);
-  wire [31:0] n2726 = (n2724 ? u_core26_tok_o : n2706);
-  wire n2728 = (u_core26_out_lane_o == 3'h4);
-  wire n2729 = (n2728 ? u_core26_tok_valid_o : n2709);
-  wire [31:0] n2730 = (n2728 ? u_core26_tok_o : n2710);
-  wire n2732 = (u_core26_out_lane_o == 3'h5);
-  wire n2733 = (n2732 ? u_core26_tok_valid_o : n2713);
-  wire [31:0] n2734 = (n2732 ? u_core26_tok_o : n2714);
-  wire n2736 = (u_core27_out_lane_o == 3'h1);
-  wire n2737 = (n2736 ? u_core27_tok_valid_o : n2717);
-  wire [31:0] n2738 = (n2736 ? u_core27_tok_o : n2718);
-  wire n2740 = (u_core27_out_lane_o == 3'h2);
-  wire n2741 = (n2740 ? u_core27_tok_valid_o : n2721);
-  wire [31:0] n2742 = (n2740 ? u_core27_tok_o : n2722);
-  wire n2744 = (u_core27_out_lane_o == 3'h3);
-  wire n2745 = (n2744 ? u_core27_tok_valid_o : n2725);
-  wire [31:0] n2746 = (n2744 ? u_core27_tok_o : n2726);
-  wire n2748 = (u_core27_out_lane_o == 3'h4);
-  wire n2749 = (n2748 ? u_core27_tok_valid_o : n2729);
-  wire [31:0] n2750 = (n2748 ? u_core27_tok_o : n2730);
-  wire n2752 = (u_core27_out_lane_o == 3'h5);
-  wire n2753 = (n2752 ? u_core27_tok_valid_o : n2733);
-  wire [31:0] n2754 = (n2752 ? u_core27_tok_o : n2734);
-  wire n2756 = (u_lsu14_out_lane_o == 3'h1);
-  wire n2757 = (n2756 ? u_lsu14_tok_valid_o : n2737);
-  wire [31:0] n2758 = (n2756 ? u_lsu14_tok_o : n2738);
-  wire n2760 = (u_lsu14_out_lane_o == 3'h2);
-  wire n2761 = (n2760 ? u_lsu14_tok_valid_o : n2741);
-  wire [31:0] n2762 = (n2760 ? u_lsu14_tok_o : n2742);
-  wire n2764 = (u_lsu14_out_lane_o == 3'h3);
-  wire n2765 = (n2764 ? u_lsu14_tok_valid_o : n2745);
-  wire [31:0] n2766 = (n2764 ? u_lsu14_tok_o : n2746);
-  wire n2768 = (u_lsu14_out_lane_o == 3'h4);
-  wire n2769 = (n2768 ? u_lsu14_tok_valid_o : n2749);
-  wire [31:0] n2770 = (n2768 ? u_lsu14_tok_o : n2750);
-  wire n2772 = (u_lsu14_out_lane_o == 3'h5);
-  wire n2773 = (n2772 ? u_lsu14_tok_valid_o : n2753);
-  wire [31:0] n2774 = (n2772 ? u_lsu14_tok_o : n2754);
-  wire n2776 = (u_core28_out_lane_o == 3'h1);
-  wire n2777 = (n2776 ? u_core28_tok_valid_o : n2757);
-  wire [31:0] n2778 = (n2776 ? u_core28_tok_o : n2758);
-  wire n2780 = (u_core28_out_lane_o == 3'h2);
-  wire n2781 = (n2780 ? u_core28_tok_valid_o : n2761);
-  wire [31:0] n2782 = (n2780 ? u_core28_tok_o : n2762);
-  wire n2784 = (u_core28_out_lane_o == 3'h3);
-  wire n2785 = (n2784 ? u_core28_tok_valid_o : n2765);
-  wire [31:0] n2786 = (n2784 ? u_core28_tok_o : n2766);
-  wire n2788 = (u_core28_out_lane_o == 3'h4);
-  wire n2789 = (n2788 ? u_core28_tok_valid_o : n2769);
-  wire [31:0] n2790 = (n2788 ? u_core28_tok_o : n2770);
-  wire n2792 = (u_core28_out_lane_o == 3'h5);
-  wire n2793 = (n2792 ? u_core28_tok_valid_o : n2773);
-  wire [31:0] n2794 = (n2792 ? u_core28_tok_o : n2774);
-  wire n2796 = (u_core29_out_lane_o == 3'h1);
-  wire n2797 = (n2796 ? u_core29_tok_valid_o : n2777);
-  wire [31:0] n2798 = (n2796 ? u_core29_tok_o : n2778);
-  wire n2800 = (u_core29_out_lane_o == 3'h2);
-  wire n2801 = (n2800 ? u_core29_tok_valid_o : n2781);
-  wire [31:0] n2802 = (n2800 ? u_core29_tok_o : n2782);
-  wire n2804 = (u_core29_out_lane_o == 3'h3);
-  wire n2805 = (n2804 ? u_core29_tok_valid_o : n2785);
-  wire [31:0] n2806 = (n2804 ? u_core29_tok_o : n2786);
-  wire n2808 = (u_core29_out_lane_o == 3'h4);
-  wire n2809 = (n2808 ? u_core29_tok_valid_o : n2789);
-  wire [31:0] n2810 = (n2808 ? u_core29_tok_o : n2790);
-  wire n2812 = (u_core29_out_lane_o == 3'h5);
-  wire n2813 = (n2812 ? u_core29_tok_valid_o : n2793);
-  wire [31:0] n2814 = (n2812 ? u_core29_tok_o : n2794);
-  wire n2816 = (u_lsu15_out_lane_o == 3'h1);
-  wire n2817 = (n2816 ? u_lsu15_tok_valid_o : n2797);
-  wire [31:0] n2818 = (n2816 ? u_lsu15_tok_o : n2798);
-  wire n2820 = (u_lsu15_out_lane_o == 3'h2);
-  wire n2821 = (n2820 ? u_lsu15_tok_valid_o : n2801);
-  wire [31:0] n2822 = (n2820 ? u_lsu15_tok_o : n2802);
-  wire n2824 = (u_lsu15_out_lane_o == 3'h3);
-  wire n2825 = (n2824 ? u_lsu15_tok_valid_o : n2805);
-  wire [31:0] n2826 = (n2824 ? u_lsu15_tok_o : n2806);
-  wire n2828 = (u_lsu15_out_lane_o == 3'h4);
-  wire n2829 = (n2828 ? u_lsu15_tok_valid_o : n2809);
-  wire [31:0] n2830 = (n2828 ? u_lsu15_tok_o : n2810);
-  wire n2832 = (u_lsu15_out_lane_o == 3'h5);
-  wire n2833 = (n2832 ? u_lsu15_tok_valid_o : n2813);
-  wire [31:0] n2834 = (n2832 ? u_lsu15_tok_o : n2814);
-  wire n2836 = (u_core30_out_lane_o == 3'h1);
-  wire n2840 = (u_core30_out_lane_o == 3'h2);
-  wire n2844 = (u_core30_out_lane_o == 3'h3);
-  wire n2848 = (u_core30_out_lane_o == 3'h4);
-  wire n2852 = (u_core30_out_lane_o == 3'h5);
-  wire [8:0] n2893 = ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2895 = ((n1899 < n2893) ? n1899 : n2893);
-  wire [8:0] n2898 = ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2900 = ((n1900 < n2898) ? n1900 : n2898);
-  wire [8:0] n2903 = ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2905 = ((n1901 < n2903) ? n1901 : n2903);
-  wire [8:0] n2908 = ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2910 = ((n1902 < n2908) ? n1902 : n2908);
-  wire [8:0] n2913 = ((u_core31_out_lane_o == 3'h5) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n2915 = ((n1903 < n2913) ? n1903 : n2913);
-  wire [8:0] n2933 = ((u_core30_out_lane_o == 3'h1) ? 9'h1ff : n2895);
-  wire [8:0] n2935 = ((n1863 < n2933) ? n1863 : n2933);
-  wire [8:0] n2938 = ((u_core30_out_lane_o == 3'h2) ? 9'h1ff : n2900);
-  wire [8:0] n2940 = ((n1864 < n2938) ? n1864 : n2938);
-  wire [8:0] n2943 = ((u_core30_out_lane_o == 3'h3) ? 9'h1ff : n2905);
-  wire [8:0] n2945 = ((n1865 < n2943) ? n1865 : n2943);
-  wire [8:0] n2948 = ((u_core30_out_lane_o == 3'h4) ? 9'h1ff : n2910);
-  wire [8:0] n2950 = ((n1866 < n2948) ? n1866 : n2948);
-  wire [8:0] n2953 = ((u_core30_out_lane_o == 3'h5) ? 9'h1ff : n2915);
-  wire [8:0] n2955 = ((n1867 < n2953) ? n1867 : n2953);
-  wire [8:0] n2973 = ((u_lsu15_out_lane_o == 3'h1) ? 9'h1ff : n2935);
-  wire [8:0] n2975 = ((n1823 < n2973) ? n1823 : n2973);
-  wire [8:0] n2978 = ((u_lsu15_out_lane_o == 3'h2) ? 9'h1ff : n2940);
-  wire [8:0] n2980 = ((n1824 < n2978) ? n1824 : n2978);
-  wire [8:0] n2983 = ((u_lsu15_out_lane_o == 3'h3) ? 9'h1ff : n2945);
-  wire [8:0] n2985 = ((n1825 < n2983) ? n1825 : n2983);
-  wire [8:0] n2988 = ((u_lsu15_out_lane_o == 3'h4) ? 9'h1ff : n2950);
-  wire [8:0] n2990 = ((n1826 < n2988) ? n1826 : n2988);
-  wire [8:0] n2993 = ((u_lsu15_out_lane_o == 3'h5) ? 9'h1ff : n2955);
-  wire [8:0] n2995 = ((n1827 < n2993) ? n1827 : n2993);
-  wire [8:0] n3013 = ((u_core29_out_lane_o == 3'h1) ? 9'h1ff : n2975);
-  wire [8:0] n3015 = ((n1783 < n3013) ? n1783 : n3013);
-  wire [8:0] n3018 = ((u_core29_out_lane_o == 3'h2) ? 9'h1ff : n2980);
-  wire [8:0] n3020 = ((n1784 < n3018) ? n1784 : n3018);
-  wire [8:0] n3023 = ((u_core29_out_lane_o == 3'h3) ? 9'h1ff : n2985);
-  wire [8:0] n3025 = ((n1785 < n3023) ? n1785 : n3023);
-  wire [8:0] n3028 = ((u_core29_out_lane_o == 3'h4) ? 9'h1ff : n2990);
-  wire [8:0] n3030 = ((n1786 < n3028) ? n1786 : n3028);
-  wire [8:0] n3033 = ((u_core29_out_lane_o == 3'h5) ? 9'h1ff : n2995);
-  wire [8:0] n3035 = ((n1787 < n3033) ? n1787 : n3033);
-  wire [8:0] n3053 = ((u_core28_out_lane_o == 3'h1) ? 9'h1ff : n3015);
-  wire [8:0] n3055 = ((n1747 < n3053) ? n1747 : n3053);
-  wire [8:0] n3058 = ((u_core28_out_lane_o == 3'h2) ? 9'h1ff : n3020);
-  wire [8:0] n3060 = ((n1748 < n3058) ? n1748 : n3058);
-  wire [8:0] n3063 = ((u_core28_out_lane_o == 3'h3) ? 9'h1ff : n3025);
-  wire [8:0] n3065 = ((n1749 < n3063) ? n1749 : n3063);
-  wire [8:0] n3068 = ((u_core28_out_lane_o == 3'h4) ? 9'h1ff : n3030);
-  wire [8:0] n3070 = ((n1750 < n3068) ? n1750 : n3068);
-  wire [8:0] n3073 = ((u_core28_out_lane_o == 3'h5) ? 9'h1ff : n3035);
-  wire [8:0] n3075 = ((n1751 < n3073) ? n1751 : n3073);
-  wire [8:0] n3093 = ((u_lsu14_out_lane_o == 3'h1) ? 9'h1ff : n3055);
-  wire [8:0] n3095 = ((n1707 < n3093) ? n1707 : n3093);
-  wire [8:0] n3098 = ((u_lsu14_out_lane_o == 3'h2) ? 9'h1ff : n3060);
-  wire [8:0] n3100 = ((n1708 < n3098) ? n1708 : n3098);
-  wire [8:0] n3103 = ((u_lsu14_out_lane_o == 3'h3) ? 9'h1ff : n3065);
-  wire [8:0] n3105 = ((n1709 < n3103) ? n1709 : n3103);
-  wire [8:0] n3108 = ((u_lsu14_out_lane_o == 3'h4) ? 9'h1ff : n3070);
-  wire [8:0] n3110 = ((n1710 < n3108) ? n1710 : n3108);
-  wire [8:0] n3113 = ((u_lsu14_out_lane_o == 3'h5) ? 9'h1ff : n3075);
-  wire [8:0] n3115 = ((n1711 < n3113) ? n1711 : n3113);
-  wire [8:0] n3133 = ((u_core27_out_lane_o == 3'h1) ? 9'h1ff : n3095);
-  wire [8:0] n3135 = ((n1667 < n3133) ? n1667 : n3133);
-  wire [8:0] n3138 = ((u_core27_out_lane_o == 3'h2) ? 9'h1ff : n3100);
-  wire [8:0] n3140 = ((n1668 < n3138) ? n1668 : n3138);
-  wire [8:0] n3143 = ((u_core27_out_lane_o == 3'h3) ? 9'h1ff : n3105);
-  wire [8:0] n3145 = ((n1669 < n3143) ? n1669 : n3143);
-  wire [8:0] n3148 = ((u_core27_out_lane_o == 3'h4) ? 9'h1ff : n3110);
-  wire [8:0] n3150 = ((n1670 < n3148) ? n1670 : n3148);
-  wire [8:0] n3153 = ((u_core27_out_lane_o == 3'h5) ? 9'h1ff : n3115);
-  wire [8:0] n3155 = ((n1671 < n3153) ? n1671 : n3153);
-  wire [8:0] n3173 = ((u_core26_out_lane_o == 3'h1) ? 9'h1ff : n3135);
-  wire [8:0] n3175 = ((n1631 < n3173) ? n1631 : n3173);
-  wire [8:0] n3178 = ((u_core26_out_lane_o == 3'h2) ? 9'h1ff : n3140);
-  wire [8:0] n3180 = ((n1632 < n3178) ? n1632 : n3178);
-  wire [8:0] n3183 = ((u_core26_out_lane_o == 3'h3) ? 9'h1ff : n3145);
-  wire [8:0] n3185 = ((n1633 < n3183) ? n1633 : n3183);
-  wire [8:0] n3188 = ((u_core26_out_lane_o == 3'h4) ? 9'h1ff : n3150);
-  wire [8:0] n3190 = ((n1634 < n3188) ? n1634 : n3188);
-  wire [8:0] n3193 = ((u_core26_out_lane_o == 3'h5) ? 9'h1ff : n3155);
-  wire [8:0] n3195 = ((n1635 < n3193) ? n1635 : n3193);
-  wire [8:0] n3213 = ((u_lsu13_out_lane_o == 3'h1) ? 9'h1ff : n3175);
-  wire [8:0] n3215 = ((n1591 < n3213) ? n1591 : n3213);
-  wire [8:0] n3218 = ((u_lsu13_out_lane_o == 3'h2) ? 9'h1ff : n3180);
-  wire [8:0] n3220 = ((n1592 < n3218) ? n1592 : n3218);
-  wire [8:0] n3223 = ((u_lsu13_out_lane_o == 3'h3) ? 9'h1ff : n3185);
-  wire [8:0] n3225 = ((n1593 < n3223) ? n1593 : n3223);
-  wire [8:0] n3228 = ((u_lsu13_out_lane_o == 3'h4) ? 9'h1ff : n3190);
-  wire [8:0] n3230 = ((n1594 < n3228) ? n1594 : n3228);
-  wire [8:0] n3233 = ((u_lsu13_out_lane_o == 3'h5) ? 9'h1ff : n3195);
-  wire [8:0] n3235 = ((n1595 < n3233) ? n1595 : n3233);
-  wire [8:0] n3253 = ((u_core25_out_lane_o == 3'h1) ? 9'h1ff : n3215);
-  wire [8:0] n3255 = ((n1551 < n3253) ? n1551 : n3253);
-  wire [8:0] n3258 = ((u_core25_out_lane_o == 3'h2) ? 9'h1ff : n3220);
-  wire [8:0] n3260 = ((n1552 < n3258) ? n1552 : n3258);
-  wire [8:0] n3263 = ((u_core25_out_lane_o == 3'h3) ? 9'h1ff : n3225);
-  wire [8:0] n3265 = ((n1553 < n3263) ? n1553 : n3263);
-  wire [8:0] n3268 = ((u_core25_out_lane_o == 3'h4) ? 9'h1ff : n3230);
-  wire [8:0] n3270 = ((n1554 < n3268) ? n1554 : n3268);
-  wire [8:0] n3273 = ((u_core25_out_lane_o == 3'h5) ? 9'h1ff : n3235);
-  wire [8:0] n3275 = ((n1555 < n3273) ? n1555 : n3273);
-  wire [8:0] n3293 = ((u_core24_out_lane_o == 3'h1) ? 9'h1ff : n3255);
-  wire [8:0] n3295 = ((n1515 < n3293) ? n1515 : n3293);
-  wire [8:0] n3298 = ((u_core24_out_lane_o == 3'h2) ? 9'h1ff : n3260);
-  wire [8:0] n3300 = ((n1516 < n3298) ? n1516 : n3298);
-  wire [8:0] n3303 = ((u_core24_out_lane_o == 3'h3) ? 9'h1ff : n3265);
-  wire [8:0] n3305 = ((n1517 < n3303) ? n1517 : n3303);
-  wire [8:0] n3308 = ((u_core24_out_lane_o == 3'h4) ? 9'h1ff : n3270);
-  wire [8:0] n3310 = ((n1518 < n3308) ? n1518 : n3308);
-  wire [8:0] n3313 = ((u_core24_out_lane_o == 3'h5) ? 9'h1ff : n3275);
-  wire [8:0] n3315 = ((n1519 < n3313) ? n1519 : n3313);
-  wire [8:0] n3333 = ((u_lsu12_out_lane_o == 3'h1) ? 9'h1ff : n3295);
-  wire [8:0] n3335 = ((n1475 < n3333) ? n1475 : n3333);
-  wire [8:0] n3338 = ((u_lsu12_out_lane_o == 3'h2) ? 9'h1ff : n3300);
-  wire [8:0] n3340 = ((n1476 < n3338) ? n1476 : n3338);
-  wire [8:0] n3343 = ((u_lsu12_out_lane_o == 3'h3) ? 9'h1ff : n3305);
-  wire [8:0] n3345 = ((n1477 < n3343) ? n1477 : n3343);
-  wire [8:0] n3348 = ((u_lsu12_out_lane_o == 3'h4) ? 9'h1ff : n3310);
-  wire [8:0] n3350 = ((n1478 < n3348) ? n1478 : n3348);
-  wire [8:0] n3353 = ((u_lsu12_out_lane_o == 3'h5) ? 9'h1ff : n3315);
-  wire [8:0] n3355 = ((n1479 < n3353) ? n1479 : n3353);
-  wire [8:0] n3373 = ((u_core23_out_lane_o == 3'h1) ? 9'h1ff : n3335);
-  wire [8:0] n3375 = ((n1435 < n3373) ? n1435 : n3373);
-  wire [8:0] n3378 = ((u_core23_out_lane_o == 3'h2) ? 9'h1ff : n3340);
-  wire [8:0] n3380 = ((n1436 < n3378) ? n1436 : n3378);
-  wire [8:0] n3383 = ((u_core23_out_lane_o == 3'h3) ? 9'h1ff : n3345);
-  wire [8:0] n3385 = ((n1437 < n3383) ? n1437 : n3383);
-  wire [8:0] n3388 = ((u_core23_out_lane_o == 3'h4) ? 9'h1ff : n3350);
-  wire [8:0] n3390 = ((n1438 < n3388) ? n1438 : n3388);
-  wire [8:0] n3393 = ((u_core23_out_lane_o == 3'h5) ? 9'h1ff : n3355);
-  wire [8:0] n3395 = ((n1439 < n3393) ? n1439 : n3393);
-  wire [8:0] n3413 = ((u_core22_out_lane_o == 3'h1) ? 9'h1ff : n3375);
-  wire [8:0] n3415 = ((n1399 < n3413) ? n1399 : n3413);
-  wire [8:0] n3418 = ((u_core22_out_lane_o == 3'h2) ? 9'h1ff : n3380);
-  wire [8:0] n3420 = ((n1400 < n3418) ? n1400 : n3418);
-  wire [8:0] n3423 = ((u_core22_out_lane_o == 3'h3) ? 9'h1ff : n3385);
-  wire [8:0] n3425 = ((n1401 < n3423) ? n1401 : n3423);
-  wire [8:0] n3428 = ((u_core22_out_lane_o == 3'h4) ? 9'h1ff : n3390);
-  wire [8:0] n3430 = ((n1402 < n3428) ? n1402 : n3428);
-  wire [8:0] n3433 = ((u_core22_out_lane_o == 3'h5) ? 9'h1ff : n3395);
-  wire [8:0] n3435 = ((n1403 < n3433) ? n1403 : n3433);
-  wire [8:0] n3453 = ((u_lsu11_out_lane_o == 3'h1) ? 9'h1ff : n3415);
-  wire [8:0] n3455 = ((n1359 < n3453) ? n1359 : n3453);
-  wire [8:0] n3458 = ((u_lsu11_out_lane_o == 3'h2) ? 9'h1ff : n3420);
-  wire [8:0] n3460 = ((n1360 < n3458) ? n1360 : n3458);
-  wire [8:0] n3463 = ((u_lsu11_out_lane_o == 3'h3) ? 9'h1ff : n3425);
-  wire [8:0] n3465 = ((n1361 < n3463) ? n1361 : n3463);
-  wire [8:0] n3468 = ((u_lsu11_out_lane_o == 3'h4) ? 9'h1ff : n3430);
-  wire [8:0] n3470 = ((n1362 < n3468) ? n1362 : n3468);
-  wire [8:0] n3473 = ((u_lsu11_out_lane_o == 3'h5) ? 9'h1ff : n3435);
-  wire [8:0] n3475 = ((n1363 < n3473) ? n1363 : n3473);
-  wire [8:0] n3493 = ((u_core21_out_lane_o == 3'h1) ? 9'h1ff : n3455);
-  wire [8:0] n3495 = ((n1319 < n3493) ? n1319 : n3493);
-  wire [8:0] n3498 = ((u_core21_out_lane_o == 3'h2) ? 9'h1ff : n3460);
-  wire [8:0] n3500 = ((n1320 < n3498) ? n1320 : n3498);
-  wire [8:0] n3503 = ((u_core21_out_lane_o == 3'h3) ? 9'h1ff : n3465);
-  wire [8:0] n3505 = ((n1321 < n3503) ? n1321 : n3503);
-  wire [8:0] n3508 = ((u_core21_out_lane_o == 3'h4) ? 9'h1ff : n3470);
-  wire [8:0] n3510 = ((n1322 < n3508) ? n1322 : n3508);
-  wire [8:0] n3513 = ((u_core21_out_lane_o == 3'h5) ? 9'h1ff : n3475);
-  wire [8:0] n3515 = ((n1323 < n3513) ? n1323 : n3513);
-  wire [8:0] n3533 = ((u_core20_out_lane_o == 3'h1) ? 9'h1ff : n3495);
-  wire [8:0] n3535 = ((n1283 < n3533) ? n1283 : n3533);
-  wire [8:0] n3538 = ((u_core20_out_lane_o == 3'h2) ? 9'h1ff : n3500);
-  wire [8:0] n3540 = ((n1284 < n3538) ? n1284 : n3538);
-  wire [8:0] n3543 = ((u_core20_out_lane_o == 3'h3) ? 9'h1ff : n3505);
-  wire [8:0] n3545 = ((n1285 < n3543) ? n1285 : n3543);
-  wire [8:0] n3548 = ((u_core20_out_lane_o == 3'h4) ? 9'h1ff : n3510);
-  wire [8:0] n3550 = ((n1286 < n3548) ? n1286 : n3548);
-  wire [8:0] n3553 = ((u_core20_out_lane_o == 3'h5) ? 9'h1ff : n3515);
-  wire [8:0] n3555 = ((n1287 < n3553) ? n1287 : n3553);
-  wire [8:0] n3573 = ((u_lsu10_out_lane_o == 3'h1) ? 9'h1ff : n3535);
-  wire [8:0] n3575 = ((n1243 < n3573) ? n1243 : n3573);
-  wire [8:0] n3578 = ((u_lsu10_out_lane_o == 3'h2) ? 9'h1ff : n3540);
-  wire [8:0] n3580 = ((n1244 < n3578) ? n1244 : n3578);
-  wire [8:0] n3583 = ((u_lsu10_out_lane_o == 3'h3) ? 9'h1ff : n3545);
-  wire [8:0] n3585 = ((n1245 < n3583) ? n1245 : n3583);
-  wire [8:0] n3588 = ((u_lsu10_out_lane_o == 3'h4) ? 9'h1ff : n3550);
-  wire [8:0] n3590 = ((n1246 < n3588) ? n1246 : n3588);
-  wire [8:0] n3593 = ((u_lsu10_out_lane_o == 3'h5) ? 9'h1ff : n3555);
-  wire [8:0] n3595 = ((n1247 < n3593) ? n1247 : n3593);
-  wire [8:0] n3613 = ((u_core19_out_lane_o == 3'h1) ? 9'h1ff : n3575);
-  wire [8:0] n3615 = ((n1203 < n3613) ? n1203 : n3613);
-  wire [8:0] n3618 = ((u_core19_out_lane_o == 3'h2) ? 9'h1ff : n3580);
-  wire [8:0] n3620 = ((n1204 < n3618) ? n1204 : n3618);
-  wire [8:0] n3623 = ((u_core19_out_lane_o == 3'h3) ? 9'h1ff : n3585);
-  wire [8:0] n3625 = ((n1205 < n3623) ? n1205 : n3623);
-  wire [8:0] n3628 = ((u_core19_out_lane_o == 3'h4) ? 9'h1ff : n3590);
-  wire [8:0] n3630 = ((n1206 < n3628) ? n1206 : n3628);
-  wire [8:0] n3633 = ((u_core19_out_lane_o == 3'h5) ? 9'h1ff : n3595);
-  wire [8:0] n3635 = ((n1207 < n3633) ? n1207 : n3633);
-  wire [8:0] n3653 = ((u_core18_out_lane_o == 3'h1) ? 9'h1ff : n3615);
-  wire [8:0] n3655 = ((n1167 < n3653) ? n1167 : n3653);
-  wire [8:0] n3658 = ((u_core18_out_lane_o == 3'h2) ? 9'h1ff : n3620);
-  wire [8:0] n3660 = ((n1168 < n3658) ? n1168 : n3658);
-  wire [8:0] n3663 = ((u_core18_out_lane_o == 3'h3) ? 9'h1ff : n3625);
-  wire [8:0] n3665 = ((n1169 < n3663) ? n1169 : n3663);
-  wire [8:0] n3668 = ((u_core18_out_lane_o == 3'h4) ? 9'h1ff : n3630);
-  wire [8:0] n3670 = ((n1170 < n3668) ? n1170 : n3668);
-  wire [8:0] n3673 = ((u_core18_out_lane_o == 3'h5) ? 9'h1ff : n3635);
-  wire [8:0] n3675 = ((n1171 < n3673) ? n1171 : n3673);
-  wire [8:0] n3693 = ((u_lsu9_out_lane_o == 3'h1) ? 9'h1ff : n3655);
-  wire [8:0] n3695 = ((n1127 < n3693) ? n1127 : n3693);
-  wire [8:0] n3698 = ((u_lsu9_out_lane_o == 3'h2) ? 9'h1ff : n3660);
-  wire [8:0] n3700 = ((n1128 < n3698) ? n1128 : n3698);
-  wire [8:0] n3703 = ((u_lsu9_out_lane_o == 3'h3) ? 9'h1ff : n3665);
-  wire [8:0] n3705 = ((n1129 < n3703) ? n1129 : n3703);
-  wire [8:0] n3708 = ((u_lsu9_out_lane_o == 3'h4) ? 9'h1ff : n3670);
-  wire [8:0] n3710 = ((n1130 < n3708) ? n1130 : n3708);
-  wire [8:0] n3713 = ((u_lsu9_out_lane_o == 3'h5) ? 9'h1ff : n3675);
-  wire [8:0] n3715 = ((n1131 < n3713) ? n1131 : n3713);
-  wire [8:0] n3733 = ((u_core17_out_lane_o == 3'h1) ? 9'h1ff : n3695);
-  wire [8:0] n3735 = ((n1087 < n3733) ? n1087 : n3733);
-  wire [8:0] n3738 = ((u_core17_out_lane_o == 3'h2) ? 9'h1ff : n3700);
-  wire [8:0] n3740 = ((n1088 < n3738) ? n1088 : n3738);
-  wire [8:0] n3743 = ((u_core17_out_lane_o == 3'h3) ? 9'h1ff : n3705);
-  wire [8:0] n3745 = ((n1089 < n3743) ? n1089 : n3743);
-  wire [8:0] n3748 = ((u_core17_out_lane_o == 3'h4) ? 9'h1ff : n3710);
-  wire [8:0] n3750 = ((n1090 < n3748) ? n1090 : n3748);
-  wire [8:0] n3753 = ((u_core17_out_lane_o == 3'h5) ? 9'h1ff : n3715);
-  wire [8:0] n3755 = ((n1091 < n3753) ? n1091 : n3753);
-  wire [8:0] n3773 = ((u_core16_out_lane_o == 3'h1) ? 9'h1ff : n3735);
-  wire [8:0] n3775 = ((n1051 < n3773) ? n1051 : n3773);
-  wire [8:0] n3778 = ((u_core16_out_lane_o == 3'h2) ? 9'h1ff : n3740);
-  wire [8:0] n3780 = ((n1052 < n3778) ? n1052 : n3778);
-  wire [8:0] n3783 = ((u_core16_out_lane_o == 3'h3) ? 9'h1ff : n3745);
-  wire [8:0] n3785 = ((n1053 < n3783) ? n1053 : n3783);
-  wire [8:0] n3788 = ((u_core16_out_lane_o == 3'h4) ? 9'h1ff : n3750);
-  wire [8:0] n3790 = ((n1054 < n3788) ? n1054 : n3788);
-  wire [8:0] n3793 = ((u_core16_out_lane_o == 3'h5) ? 9'h1ff : n3755);
-  wire [8:0] n3795 = ((n1055 < n3793) ? n1055 : n3793);
-  wire [8:0] n3813 = ((u_lsu8_out_lane_o == 3'h1) ? 9'h1ff : n3775);
-  wire [8:0] n3815 = ((n1011 < n3813) ? n1011 : n3813);
-  wire [8:0] n3818 = ((u_lsu8_out_lane_o == 3'h2) ? 9'h1ff : n3780);
-  wire [8:0] n3820 = ((n1012 < n3818) ? n1012 : n3818);
-  wire [8:0] n3823 = ((u_lsu8_out_lane_o == 3'h3) ? 9'h1ff : n3785);
-  wire [8:0] n3825 = ((n1013 < n3823) ? n1013 : n3823);
-  wire [8:0] n3828 = ((u_lsu8_out_lane_o == 3'h4) ? 9'h1ff : n3790);
-  wire [8:0] n3830 = ((n1014 < n3828) ? n1014 : n3828);
-  wire [8:0] n3833 = ((u_lsu8_out_lane_o == 3'h5) ? 9'h1ff : n3795);
-  wire [8:0] n3835 = ((n1015 < n3833) ? n1015 : n3833);
-  wire [8:0] n3853 = ((u_core15_out_lane_o == 3'h1) ? 9'h1ff : n3815);
-  wire [8:0] n3855 = ((n971 < n3853) ? n971 : n3853);
-  wire [8:0] n3858 = ((u_core15_out_lane_o == 3'h2) ? 9'h1ff : n3820);
-  wire [8:0] n3860 = ((n972 < n3858) ? n972 : n3858);
-  wire [8:0] n3863 = ((u_core15_out_lane_o == 3'h3) ? 9'h1ff : n3825);
-  wire [8:0] n3865 = ((n973 < n3863) ? n973 : n3863);
-  wire [8:0] n3868 = ((u_core15_out_lane_o == 3'h4) ? 9'h1ff : n3830);
-  wire [8:0] n3870 = ((n974 < n3868) ? n974 : n3868);
-  wire [8:0] n3873 = ((u_core15_out_lane_o == 3'h5) ? 9'h1ff : n3835);
-  wire [8:0] n3875 = ((n975 < n3873) ? n975 : n3873);
-  wire [8:0] n3893 = ((u_core14_out_lane_o == 3'h1) ? 9'h1ff : n3855);
-  wire [8:0] n3895 = ((n935 < n3893) ? n935 : n3893);
-  wire [8:0] n3898 = ((u_core14_out_lane_o == 3'h2) ? 9'h1ff : n3860);
-  wire [8:0] n3900 = ((n936 < n3898) ? n936 : n3898);
-  wire [8:0] n3903 = ((u_core14_out_lane_o == 3'h3) ? 9'h1ff : n3865);
-  wire [8:0] n3905 = ((n937 < n3903) ? n937 : n3903);
-  wire [8:0] n3908 = ((u_core14_out_lane_o == 3'h4) ? 9'h1ff : n3870);
-  wire [8:0] n3910 = ((n938 < n3908) ? n938 : n3908);
-  wire [8:0] n3913 = ((u_core14_out_lane_o == 3'h5) ? 9'h1ff : n3875);
-  wire [8:0] n3915 = ((n939 < n3913) ? n939 : n3913);
-  wire [8:0] n3933 = ((u_lsu7_out_lane_o == 3'h1) ? 9'h1ff : n3895);
-  wire [8:0] n3935 = ((n895 < n3933) ? n895 : n3933);
-  wire [8:0] n3938 = ((u_lsu7_out_lane_o == 3'h2) ? 9'h1ff : n3900);
-  wire [8:0] n3940 = ((n896 < n3938) ? n896 : n3938);
-  wire [8:0] n3943 = ((u_lsu7_out_lane_o == 3'h3) ? 9'h1ff : n3905);
-  wire [8:0] n3945 = ((n897 < n3943) ? n897 : n3943);
-  wire [8:0] n3948 = ((u_lsu7_out_lane_o == 3'h4) ? 9'h1ff : n3910);
-  wire [8:0] n3950 = ((n898 < n3948) ? n898 : n3948);
-  wire [8:0] n3953 = ((u_lsu7_out_lane_o == 3'h5) ? 9'h1ff : n3915);
-  wire [8:0] n3955 = ((n899 < n3953) ? n899 : n3953);
-  wire [8:0] n3973 = ((u_core13_out_lane_o == 3'h1) ? 9'h1ff : n3935);
-  wire [8:0] n3975 = ((n855 < n3973) ? n855 : n3973);
-  wire [8:0] n3978 = ((u_core13_out_lane_o == 3'h2) ? 9'h1ff : n3940);
-  wire [8:0] n3980 = ((n856 < n3978) ? n856 : n3978);
-  wire [8:0] n3983 = ((u_core13_out_lane_o == 3'h3) ? 9'h1ff : n3945);
-  wire [8:0] n3985 = ((n857 < n3983) ? n857 : n3983);
-  wire [8:0] n3988 = ((u_core13_out_lane_o == 3'h4) ? 9'h1ff : n3950);
-  wire [8:0] n3990 = ((n858 < n3988) ? n858 : n3988);
-  wire [8:0] n3993 = ((u_core13_out_lane_o == 3'h5) ? 9'h1ff : n3955);
-  wire [8:0] n3995 = ((n859 < n3993) ? n859 : n3993);
-  wire [8:0] n4013 = ((u_core12_out_lane_o == 3'h1) ? 9'h1ff : n3975);
-  wire [8:0] n4015 = ((n819 < n4013) ? n819 : n4013);
-  wire [8:0] n4018 = ((u_core12_out_lane_o == 3'h2) ? 9'h1ff : n3980);
-  wire [8:0] n4020 = ((n820 < n4018) ? n820 : n4018);
-  wire [8:0] n4023 = ((u_core12_out_lane_o == 3'h3) ? 9'h1ff : n3985);
-  wire [8:0] n4025 = ((n821 < n4023) ? n821 : n4023);
-  wire [8:0] n4028 = ((u_core12_out_lane_o == 3'h4) ? 9'h1ff : n3990);
-  wire [8:0] n4030 = ((n822 < n4028) ? n822 : n4028);
-  wire [8:0] n4033 = ((u_core12_out_lane_o == 3'h5) ? 9'h1ff : n3995);
-  wire [8:0] n4035 = ((n823 < n4033) ? n823 : n4033);
-  wire [8:0] n4053 = ((u_lsu6_out_lane_o == 3'h1) ? 9'h1ff : n4015);
-  wire [8:0] n4055 = ((n779 < n4053) ? n779 : n4053);
-  wire [8:0] n4058 = ((u_lsu6_out_lane_o == 3'h2) ? 9'h1ff : n4020);
-  wire [8:0] n4060 = ((n780 < n4058) ? n780 : n4058);
-  wire [8:0] n4063 = ((u_lsu6_out_lane_o == 3'h3) ? 9'h1ff : n4025);
-  wire [8:0] n4065 = ((n781 < n4063) ? n781 : n4063);
-  wire [8:0] n4068 = ((u_lsu6_out_lane_o == 3'h4) ? 9'h1ff : n4030);
-  wire [8:0] n4070 = ((n782 < n4068) ? n782 : n4068);
-  wire [8:0] n4073 = ((u_lsu6_out_lane_o == 3'h5) ? 9'h1ff : n4035);
-  wire [8:0] n4075 = ((n783 < n4073) ? n783 : n4073);
-  wire [8:0] n4093 = ((u_core11_out_lane_o == 3'h1) ? 9'h1ff : n4055);
-  wire [8:0] n4095 = ((n739 < n4093) ? n739 : n4093);
-  wire [8:0] n4098 = ((u_core11_out_lane_o == 3'h2) ? 9'h1ff : n4060);
-  wire [8:0] n4100 = ((n740 < n4098) ? n740 : n4098);
-  wire [8:0] n4103 = ((u_core11_out_lane_o == 3'h3) ? 9'h1ff : n4065);
-  wire [8:0] n4105 = ((n741 < n4103) ? n741 : n4103);
-  wire [8:0] n4108 = ((u_core11_out_lane_o == 3'h4) ? 9'h1ff : n4070);
-  wire [8:0] n4110 = ((n742 < n4108) ? n742 : n4108);
-  wire [8:0] n4113 = ((u_core11_out_lane_o == 3'h5) ? 9'h1ff : n4075);
-  wire [8:0] n4115 = ((n743 < n4113) ? n743 : n4113);
-  wire [8:0] n4133 = ((u_core10_out_lane_o == 3'h1) ? 9'h1ff : n4095);
-  wire [8:0] n4135 = ((n703 < n4133) ? n703 : n4133);
-  wire [8:0] n4138 = ((u_core10_out_lane_o == 3'h2) ? 9'h1ff : n4100);
-  wire [8:0] n4140 = ((n704 < n4138) ? n704 : n4138);
-  wire [8:0] n4143 = ((u_core10_out_lane_o == 3'h3) ? 9'h1ff : n4105);
-  wire [8:0] n4145 = ((n705 < n4143) ? n705 : n4143);
-  wire [8:0] n4148 = ((u_core10_out_lane_o == 3'h4) ? 9'h1ff : n4110);
-  wire [8:0] n4150 = ((n706 < n4148) ? n706 : n4148);
-  wire [8:0] n4153 = ((u_core10_out_lane_o == 3'h5) ? 9'h1ff : n4115);
-  wire [8:0] n4155 = ((n707 < n4153) ? n707 : n4153);
-  wire [8:0] n4173 = ((u_lsu5_out_lane_o == 3'h1) ? 9'h1ff : n4135);
-  wire [8:0] n4175 = ((n663 < n4173) ? n663 : n4173);
-  wire [8:0] n4178 = ((u_lsu5_out_lane_o == 3'h2) ? 9'h1ff : n4140);
-  wire [8:0] n4180 = ((n664 < n4178) ? n664 : n4178);
-  wire [8:0] n4183 = ((u_lsu5_out_lane_o == 3'h3) ? 9'h1ff : n4145);
-  wire [8:0] n4185 = ((n665 < n4183) ? n665 : n4183);
-  wire [8:0] n4188 = ((u_lsu5_out_lane_o == 3'h4) ? 9'h1ff : n4150);
-  wire [8:0] n4190 = ((n666 < n4188) ? n666 : n4188);
-  wire [8:0] n4193 = ((u_lsu5_out_lane_o == 3'h5) ? 9'h1ff : n4155);
-  wire [8:0] n4195 = ((n667 < n4193) ? n667 : n4193);
-  wire [8:0] n4213 = ((u_core9_out_lane_o == 3'h1) ? 9'h1ff : n4175);
-  wire [8:0] n4215 = ((n623 < n4213) ? n623 : n4213);
-  wire [8:0] n4218 = ((u_core9_out_lane_o == 3'h2) ? 9'h1ff : n4180);
-  wire [8:0] n4220 = ((n624 < n4218) ? n624 : n4218);
-  wire [8:0] n4223 = ((u_core9_out_lane_o == 3'h3) ? 9'h1ff : n4185);
-  wire [8:0] n4225 = ((n625 < n4223) ? n625 : n4223);
-  wire [8:0] n4228 = ((u_core9_out_lane_o == 3'h4) ? 9'h1ff : n4190);
-  wire [8:0] n4230 = ((n626 < n4228) ? n626 : n4228);
-  wire [8:0] n4233 = ((u_core9_out_lane_o == 3'h5) ? 9'h1ff : n4195);
-  wire [8:0] n4235 = ((n627 < n4233) ? n627 : n4233);
-  wire [8:0] n4253 = ((u_core8_out_lane_o == 3'h1) ? 9'h1ff : n4215);
-  wire [8:0] n4255 = ((n587 < n4253) ? n587 : n4253);
-  wire [8:0] n4258 = ((u_core8_out_lane_o == 3'h2) ? 9'h1ff : n4220);
-  wire [8:0] n4260 = ((n588 < n4258) ? n588 : n4258);
-  wire [8:0] n4263 = ((u_core8_out_lane_o == 3'h3) ? 9'h1ff : n4225);
-  wire [8:0] n4265 = ((n589 < n4263) ? n589 : n4263);
-  wire [8:0] n4268 = ((u_core8_out_lane_o == 3'h4) ? 9'h1ff : n4230);
-  wire [8:0] n4270 = ((n590 < n4268) ? n590 : n4268);
-  wire [8:0] n4273 = ((u_core8_out_lane_o == 3'h5) ? 9'h1ff : n4235);
-  wire [8:0] n4275 = ((n591 < n4273) ? n591 : n4273);
-  wire [8:0] n4293 = ((u_lsu4_out_lane_o == 3'h1) ? 9'h1ff : n4255);
-  wire [8:0] n4295 = ((n547 < n4293) ? n547 : n4293);
-  wire [8:0] n4298 = ((u_lsu4_out_lane_o == 3'h2) ? 9'h1ff : n4260);
-  wire [8:0] n4300 = ((n548 < n4298) ? n548 : n4298);
-  wire [8:0] n4303 = ((u_lsu4_out_lane_o == 3'h3) ? 9'h1ff : n4265);
-  wire [8:0] n4305 = ((n549 < n4303) ? n549 : n4303);
-  wire [8:0] n4308 = ((u_lsu4_out_lane_o == 3'h4) ? 9'h1ff : n4270);
-  wire [8:0] n4310 = ((n550 < n4308) ? n550 : n4308);
-  wire [8:0] n4313 = ((u_lsu4_out_lane_o == 3'h5) ? 9'h1ff : n4275);
-  wire [8:0] n4315 = ((n551 < n4313) ? n551 : n4313);
-  wire [8:0] n4333 = ((u_core7_out_lane_o == 3'h1) ? 9'h1ff : n4295);
-  wire [8:0] n4335 = ((n507 < n4333) ? n507 : n4333);
-  wire [8:0] n4338 = ((u_core7_out_lane_o == 3'h2) ? 9'h1ff : n4300);
-  wire [8:0] n4340 = ((n508 < n4338) ? n508 : n4338);
-  wire [8:0] n4343 = ((u_core7_out_lane_o == 3'h3) ? 9'h1ff : n4305);
-  wire [8:0] n4345 = ((n509 < n4343) ? n509 : n4343);
-  wire [8:0] n4348 = ((u_core7_out_lane_o == 3'h4) ? 9'h1ff : n4310);
-  wire [8:0] n4350 = ((n510 < n4348) ? n510 : n4348);
-  wire [8:0] n4353 = ((u_core7_out_lane_o == 3'h5) ? 9'h1ff : n4315);
-  wire [8:0] n4355 = ((n511 < n4353) ? n511 : n4353);
-  wire [8:0] n4373 = ((u_core6_out_lane_o == 3'h1) ? 9'h1ff : n4335);
-  wire [8:0] n4375 = ((n471 < n4373) ? n471 : n4373);
-  wire [8:0] n4378 = ((u_core6_out_lane_o == 3'h2) ? 9'h1ff : n4340);
-  wire [8:0] n4380 = ((n472 < n4378) ? n472 : n4378);
-  wire [8:0] n4383 = ((u_core6_out_lane_o == 3'h3) ? 9'h1ff : n4345);
-  wire [8:0] n4385 = ((n473 < n4383) ? n473 : n4383);
-  wire [8:0] n4388 = ((u_core6_out_lane_o == 3'h4) ? 9'h1ff : n4350);
-  wire [8:0] n4390 = ((n474 < n4388) ? n474 : n4388);
-  wire [8:0] n4393 = ((u_core6_out_lane_o == 3'h5) ? 9'h1ff : n4355);
-  wire [8:0] n4395 = ((n475 < n4393) ? n475 : n4393);
-  wire [8:0] n4413 = ((u_lsu3_out_lane_o == 3'h1) ? 9'h1ff : n4375);
-  wire [8:0] n4415 = ((n431 < n4413) ? n431 : n4413);
-  wire [8:0] n4418 = ((u_lsu3_out_lane_o == 3'h2) ? 9'h1ff : n4380);
-  wire [8:0] n4420 = ((n432 < n4418) ? n432 : n4418);
-  wire [8:0] n4423 = ((u_lsu3_out_lane_o == 3'h3) ? 9'h1ff : n4385);
-  wire [8:0] n4425 = ((n433 < n4423) ? n433 : n4423);
-  wire [8:0] n4428 = ((u_lsu3_out_lane_o == 3'h4) ? 9'h1ff : n4390);
-  wire [8:0] n4430 = ((n434 < n4428) ? n434 : n4428);
-  wire [8:0] n4433 = ((u_lsu3_out_lane_o == 3'h5) ? 9'h1ff : n4395);
-  wire [8:0] n4435 = ((n435 < n4433) ? n435 : n4433);
-  wire [8:0] n4453 = ((u_core5_out_lane_o == 3'h1) ? 9'h1ff : n4415);
-  wire [8:0] n4455 = ((n391 < n4453) ? n391 : n4453);
-  wire [8:0] n4458 = ((u_core5_out_lane_o == 3'h2) ? 9'h1ff : n4420);
-  wire [8:0] n4460 = ((n392 < n4458) ? n392 : n4458);
-  wire [8:0] n4463 = ((u_core5_out_lane_o == 3'h3) ? 9'h1ff : n4425);
-  wire [8:0] n4465 = ((n393 < n4463) ? n393 : n4463);
-  wire [8:0] n4468 = ((u_core5_out_lane_o == 3'h4) ? 9'h1ff : n4430);
-  wire [8:0] n4470 = ((n394 < n4468) ? n394 : n4468);
-  wire [8:0] n4473 = ((u_core5_out_lane_o == 3'h5) ? 9'h1ff : n4435);
-  wire [8:0] n4475 = ((n395 < n4473) ? n395 : n4473);
-  wire [8:0] n4493 = ((u_core4_out_lane_o == 3'h1) ? 9'h1ff : n4455);
-  wire [8:0] n4495 = ((n355 < n4493) ? n355 : n4493);
-  wire [8:0] n4498 = ((u_core4_out_lane_o == 3'h2) ? 9'h1ff : n4460);
-  wire [8:0] n4500 = ((n356 < n4498) ? n356 : n4498);
-  wire [8:0] n4503 = ((u_core4_out_lane_o == 3'h3) ? 9'h1ff : n4465);
-  wire [8:0] n4505 = ((n357 < n4503) ? n357 : n4503);
-  wire [8:0] n4508 = ((u_core4_out_lane_o == 3'h4) ? 9'h1ff : n4470);
-  wire [8:0] n4510 = ((n358 < n4508) ? n358 : n4508);
-  wire [8:0] n4513 = ((u_core4_out_lane_o == 3'h5) ? 9'h1ff : n4475);
-  wire [8:0] n4515 = ((n359 < n4513) ? n359 : n4513);
-  wire [8:0] n4533 = ((u_lsu2_out_lane_o == 3'h1) ? 9'h1ff : n4495);
-  wire [8:0] n4535 = ((n315 < n4533) ? n315 : n4533);
-  wire [8:0] n4538 = ((u_lsu2_out_lane_o == 3'h2) ? 9'h1ff : n4500);
-  wire [8:0] n4540 = ((n316 < n4538) ? n316 : n4538);
-  wire [8:0] n4543 = ((u_lsu2_out_lane_o == 3'h3) ? 9'h1ff : n4505);
-  wire [8:0] n4545 = ((n317 < n4543) ? n317 : n4543);
-  wire [8:0] n4548 = ((u_lsu2_out_lane_o == 3'h4) ? 9'h1ff : n4510);
-  wire [8:0] n4550 = ((n318 < n4548) ? n318 : n4548);
-  wire [8:0] n4553 = ((u_lsu2_out_lane_o == 3'h5) ? 9'h1ff : n4515);
-  wire [8:0] n4555 = ((n319 < n4553) ? n319 : n4553);
-  wire [8:0] n4573 = ((u_core3_out_lane_o == 3'h1) ? 9'h1ff : n4535);
-  wire [8:0] n4575 = ((n275 < n4573) ? n275 : n4573);
-  wire [8:0] n4578 = ((u_core3_out_lane_o == 3'h2) ? 9'h1ff : n4540);
-  wire [8:0] n4580 = ((n276 < n4578) ? n276 : n4578);
-  wire [8:0] n4583 = ((u_core3_out_lane_o == 3'h3) ? 9'h1ff : n4545);
-  wire [8:0] n4585 = ((n277 < n4583) ? n277 : n4583);
-  wire [8:0] n4588 = ((u_core3_out_lane_o == 3'h4) ? 9'h1ff : n4550);
-  wire [8:0] n4590 = ((n278 < n4588) ? n278 : n4588);
-  wire [8:0] n4593 = ((u_core3_out_lane_o == 3'h5) ? 9'h1ff : n4555);
-  wire [8:0] n4595 = ((n279 < n4593) ? n279 : n4593);
-  wire [8:0] n4613 = ((u_core2_out_lane_o == 3'h1) ? 9'h1ff : n4575);
-  wire [8:0] n4615 = ((n239 < n4613) ? n239 : n4613);
-  wire [8:0] n4618 = ((u_core2_out_lane_o == 3'h2) ? 9'h1ff : n4580);
-  wire [8:0] n4620 = ((n240 < n4618) ? n240 : n4618);
-  wire [8:0] n4623 = ((u_core2_out_lane_o == 3'h3) ? 9'h1ff : n4585);
-  wire [8:0] n4625 = ((n241 < n4623) ? n241 : n4623);
-  wire [8:0] n4628 = ((u_core2_out_lane_o == 3'h4) ? 9'h1ff : n4590);
-  wire [8:0] n4630 = ((n242 < n4628) ? n242 : n4628);
-  wire [8:0] n4633 = ((u_core2_out_lane_o == 3'h5) ? 9'h1ff : n4595);
-  wire [8:0] n4635 = ((n243 < n4633) ? n243 : n4633);
-  wire [8:0] n4653 = ((u_lsu1_out_lane_o == 3'h1) ? 9'h1ff : n4615);
-  wire [8:0] n4655 = ((n199 < n4653) ? n199 : n4653);
-  wire [8:0] n4658 = ((u_lsu1_out_lane_o == 3'h2) ? 9'h1ff : n4620);
-  wire [8:0] n4660 = ((n200 < n4658) ? n200 : n4658);
-  wire [8:0] n4663 = ((u_lsu1_out_lane_o == 3'h3) ? 9'h1ff : n4625);
-  wire [8:0] n4665 = ((n201 < n4663) ? n201 : n4663);
-  wire [8:0] n4668 = ((u_lsu1_out_lane_o == 3'h4) ? 9'h1ff : n4630);
-  wire [8:0] n4670 = ((n202 < n4668) ? n202 : n4668);
-  wire [8:0] n4673 = ((u_lsu1_out_lane_o == 3'h5) ? 9'h1ff : n4635);
-  wire [8:0] n4675 = ((n203 < n4673) ? n203 : n4673);
-  wire [8:0] n4693 = ((u_core1_out_lane_o == 3'h1) ? 9'h1ff : n4655);
-  wire [8:0] n4695 = ((n159 < n4693) ? n159 : n4693);
-  wire [8:0] n4698 = ((u_core1_out_lane_o == 3'h2) ? 9'h1ff : n4660);
-  wire [8:0] n4700 = ((n160 < n4698) ? n160 : n4698);
-  wire [8:0] n4703 = ((u_core1_out_lane_o == 3'h3) ? 9'h1ff : n4665);
-  wire [8:0] n4705 = ((n161 < n4703) ? n161 : n4703);
-  wire [8:0] n4708 = ((u_core1_out_lane_o == 3'h4) ? 9'h1ff : n4670);
-  wire [8:0] n4710 = ((n162 < n4708) ? n162 : n4708);
-  wire [8:0] n4713 = ((u_core1_out_lane_o == 3'h5) ? 9'h1ff : n4675);
-  wire [8:0] n4715 = ((n163 < n4713) ? n163 : n4713);
-  wire [8:0] n4733 = ((u_core0_out_lane_o == 3'h1) ? 9'h1ff : n4695);
-  wire [8:0] n4738 = ((u_core0_out_lane_o == 3'h2) ? 9'h1ff : n4700);
-  wire [8:0] n4743 = ((u_core0_out_lane_o == 3'h3) ? 9'h1ff : n4705);
-  wire [8:0] n4748 = ((u_core0_out_lane_o == 3'h4) ? 9'h1ff : n4710);
-  wire [8:0] n4753 = ((u_core0_out_lane_o == 3'h5) ? 9'h1ff : n4715);
+  wire [8:0] n127 = u_core0_free_o[8:0];
+  wire [8:0] n128 = u_core0_free_o[17:9];
+  wire [8:0] n129 = u_core0_free_o[26:18];
+  wire [8:0] n130 = u_core0_free_o[35:27];
+  wire [8:0] n131 = u_core0_free_o[44:36];
+  wire [8:0] n163 = u_core1_free_o[8:0];
+  wire [8:0] n164 = u_core1_free_o[17:9];
+  wire [8:0] n165 = u_core1_free_o[26:18];
+  wire [8:0] n166 = u_core1_free_o[35:27];
+  wire [8:0] n167 = u_core1_free_o[44:36];
+  wire [8:0] n205 = u_lsu1_free_o[8:0];
+  wire [8:0] n206 = u_lsu1_free_o[17:9];
+  wire [8:0] n207 = u_lsu1_free_o[26:18];
+  wire [8:0] n208 = u_lsu1_free_o[35:27];
+  wire [8:0] n209 = u_lsu1_free_o[44:36];
+  wire [8:0] n247 = u_core2_free_o[8:0];
+  wire [8:0] n248 = u_core2_free_o[17:9];
+  wire [8:0] n249 = u_core2_free_o[26:18];
+  wire [8:0] n250 = u_core2_free_o[35:27];
+  wire [8:0] n251 = u_core2_free_o[44:36];
+  wire [8:0] n283 = u_core3_free_o[8:0];
+  wire [8:0] n284 = u_core3_free_o[17:9];
+  wire [8:0] n285 = u_core3_free_o[26:18];
+  wire [8:0] n286 = u_core3_free_o[35:27];
+  wire [8:0] n287 = u_core3_free_o[44:36];
+  wire [8:0] n325 = u_lsu2_free_o[8:0];
+  wire [8:0] n326 = u_lsu2_free_o[17:9];
+  wire [8:0] n327 = u_lsu2_free_o[26:18];
+  wire [8:0] n328 = u_lsu2_free_o[35:27];
+  wire [8:0] n329 = u_lsu2_free_o[44:36];
+  wire [8:0] n367 = u_core4_free_o[8:0];
+  wire [8:0] n368 = u_core4_free_o[17:9];
+  wire [8:0] n369 = u_core4_free_o[26:18];
+  wire [8:0] n370 = u_core4_free_o[35:27];
+  wire [8:0] n371 = u_core4_free_o[44:36];
+  wire [8:0] n403 = u_core5_free_o[8:0];
+  wire [8:0] n404 = u_core5_free_o[17:9];
+  wire [8:0] n405 = u_core5_free_o[26:18];
+  wire [8:0] n406 = u_core5_free_o[35:27];
+  wire [8:0] n407 = u_core5_free_o[44:36];
+  wire [8:0] n445 = u_lsu3_free_o[8:0];
+  wire [8:0] n446 = u_lsu3_free_o[17:9];
+  wire [8:0] n447 = u_lsu3_free_o[26:18];
+  wire [8:0] n448 = u_lsu3_free_o[35:27];
+  wire [8:0] n449 = u_lsu3_free_o[44:36];
+  wire [8:0] n487 = u_core6_free_o[8:0];
+  wire [8:0] n488 = u_core6_free_o[17:9];
+  wire [8:0] n489 = u_core6_free_o[26:18];
+  wire [8:0] n490 = u_core6_free_o[35:27];
+  wire [8:0] n491 = u_core6_free_o[44:36];
+  wire [8:0] n523 = u_core7_free_o[8:0];
+  wire [8:0] n524 = u_core7_free_o[17:9];
+  wire [8:0] n525 = u_core7_free_o[26:18];
+  wire [8:0] n526 = u_core7_free_o[35:27];
+  wire [8:0] n527 = u_core7_free_o[44:36];
+  wire [8:0] n565 = u_lsu4_free_o[8:0];
+  wire [8:0] n566 = u_lsu4_free_o[17:9];
+  wire [8:0] n567 = u_lsu4_free_o[26:18];
+  wire [8:0] n568 = u_lsu4_free_o[35:27];
+  wire [8:0] n569 = u_lsu4_free_o[44:36];
+  wire [8:0] n607 = u_core8_free_o[8:0];
+  wire [8:0] n608 = u_core8_free_o[17:9];
+  wire [8:0] n609 = u_core8_free_o[26:18];
+  wire [8:0] n610 = u_core8_free_o[35:27];
+  wire [8:0] n611 = u_core8_free_o[44:36];
+  wire [8:0] n643 = u_core9_free_o[8:0];
+  wire [8:0] n644 = u_core9_free_o[17:9];
+  wire [8:0] n645 = u_core9_free_o[26:18];
+  wire [8:0] n646 = u_core9_free_o[35:27];
+  wire [8:0] n647 = u_core9_free_o[44:36];
+  wire [8:0] n685 = u_lsu5_free_o[8:0];
+  wire [8:0] n686 = u_lsu5_free_o[17:9];
+  wire [8:0] n687 = u_lsu5_free_o[26:18];
+  wire [8:0] n688 = u_lsu5_free_o[35:27];
+  wire [8:0] n689 = u_lsu5_free_o[44:36];
+  wire [8:0] n727 = u_core10_free_o[8:0];
+  wire [8:0] n728 = u_core10_free_o[17:9];
+  wire [8:0] n729 = u_core10_free_o[26:18];
+  wire [8:0] n730 = u_core10_free_o[35:27];
+  wire [8:0] n731 = u_core10_free_o[44:36];
+  wire [8:0] n763 = u_core11_free_o[8:0];
+  wire [8:0] n764 = u_core11_free_o[17:9];
+  wire [8:0] n765 = u_core11_free_o[26:18];
+  wire [8:0] n766 = u_core11_free_o[35:27];
+  wire [8:0] n767 = u_core11_free_o[44:36];
+  wire [8:0] n805 = u_lsu6_free_o[8:0];
+  wire [8:0] n806 = u_lsu6_free_o[17:9];
+  wire [8:0] n807 = u_lsu6_free_o[26:18];
+  wire [8:0] n808 = u_lsu6_free_o[35:27];
+  wire [8:0] n809 = u_lsu6_free_o[44:36];
+  wire [8:0] n847 = u_core12_free_o[8:0];
+  wire [8:0] n848 = u_core12_free_o[17:9];
+  wire [8:0] n849 = u_core12_free_o[26:18];
+  wire [8:0] n850 = u_core12_free_o[35:27];
+  wire [8:0] n851 = u_core12_free_o[44:36];
+  wire [8:0] n883 = u_core13_free_o[8:0];
+  wire [8:0] n884 = u_core13_free_o[17:9];
+  wire [8:0] n885 = u_core13_free_o[26:18];
+  wire [8:0] n886 = u_core13_free_o[35:27];
+  wire [8:0] n887 = u_core13_free_o[44:36];
+  wire [8:0] n925 = u_lsu7_free_o[8:0];
+  wire [8:0] n926 = u_lsu7_free_o[17:9];
+  wire [8:0] n927 = u_lsu7_free_o[26:18];
+  wire [8:0] n928 = u_lsu7_free_o[35:27];
+  wire [8:0] n929 = u_lsu7_free_o[44:36];
+  wire [8:0] n967 = u_core14_free_o[8:0];
+  wire [8:0] n968 = u_core14_free_o[17:9];
+  wire [8:0] n969 = u_core14_free_o[26:18];
+  wire [8:0] n970 = u_core14_free_o[35:27];
+  wire [8:0] n971 = u_core14_free_o[44:36];
+  wire [8:0] n1003 = u_core15_free_o[8:0];
+  wire [8:0] n1004 = u_core15_free_o[17:9];
+  wire [8:0] n1005 = u_core15_free_o[26:18];
+  wire [8:0] n1006 = u_core15_free_o[35:27];
+  wire [8:0] n1007 = u_core15_free_o[44:36];
+  wire [8:0] n1045 = u_lsu8_free_o[8:0];
+  wire [8:0] n1046 = u_lsu8_free_o[17:9];
+  wire [8:0] n1047 = u_lsu8_free_o[26:18];
+  wire [8:0] n1048 = u_lsu8_free_o[35:27];
+  wire [8:0] n1049 = u_lsu8_free_o[44:36];
+  wire [8:0] n1087 = u_core16_free_o[8:0];
+  wire [8:0] n1088 = u_core16_free_o[17:9];
+  wire [8:0] n1089 = u_core16_free_o[26:18];
+  wire [8:0] n1090 = u_core16_free_o[35:27];
+  wire [8:0] n1091 = u_core16_free_o[44:36];
+  wire [8:0] n1123 = u_core17_free_o[8:0];
+  wire [8:0] n1124 = u_core17_free_o[17:9];
+  wire [8:0] n1125 = u_core17_free_o[26:18];
+  wire [8:0] n1126 = u_core17_free_o[35:27];
+  wire [8:0] n1127 = u_core17_free_o[44:36];
+  wire [8:0] n1165 = u_lsu9_free_o[8:0];
+  wire [8:0] n1166 = u_lsu9_free_o[17:9];
+  wire [8:0] n1167 = u_lsu9_free_o[26:18];
+  wire [8:0] n1168 = u_lsu9_free_o[35:27];
+  wire [8:0] n1169 = u_lsu9_free_o[44:36];
+  wire [8:0] n1207 = u_core18_free_o[8:0];
+  wire [8:0] n1208 = u_core18_free_o[17:9];
+  wire [8:0] n1209 = u_core18_free_o[26:18];
+  wire [8:0] n1210 = u_core18_free_o[35:27];
+  wire [8:0] n1211 = u_core18_free_o[44:36];
+  wire [8:0] n1243 = u_core19_free_o[8:0];
+  wire [8:0] n1244 = u_core19_free_o[17:9];
+  wire [8:0] n1245 = u_core19_free_o[26:18];
+  wire [8:0] n1246 = u_core19_free_o[35:27];
+  wire [8:0] n1247 = u_core19_free_o[44:36];
+  wire [8:0] n1285 = u_lsu10_free_o[8:0];
+  wire [8:0] n1286 = u_lsu10_free_o[17:9];
+  wire [8:0] n1287 = u_lsu10_free_o[26:18];
+  wire [8:0] n1288 = u_lsu10_free_o[35:27];
+  wire [8:0] n1289 = u_lsu10_free_o[44:36];
+  wire [8:0] n1327 = u_core20_free_o[8:0];
+  wire [8:0] n1328 = u_core20_free_o[17:9];
+  wire [8:0] n1329 = u_core20_free_o[26:18];
+  wire [8:0] n1330 = u_core20_free_o[35:27];
+  wire [8:0] n1331 = u_core20_free_o[44:36];
+  wire [8:0] n1363 = u_core21_free_o[8:0];
+  wire [8:0] n1364 = u_core21_free_o[17:9];
+  wire [8:0] n1365 = u_core21_free_o[26:18];
+  wire [8:0] n1366 = u_core21_free_o[35:27];
+  wire [8:0] n1367 = u_core21_free_o[44:36];
+  wire [8:0] n1405 = u_lsu11_free_o[8:0];
+  wire [8:0] n1406 = u_lsu11_free_o[17:9];
+  wire [8:0] n1407 = u_lsu11_free_o[26:18];
+  wire [8:0] n1408 = u_lsu11_free_o[35:27];
+  wire [8:0] n1409 = u_lsu11_free_o[44:36];
+  wire [8:0] n1447 = u_core22_free_o[8:0];
+  wire [8:0] n1448 = u_core22_free_o[17:9];
+  wire [8:0] n1449 = u_core22_free_o[26:18];
+  wire [8:0] n1450 = u_core22_free_o[35:27];
+  wire [8:0] n1451 = u_core22_free_o[44:36];
+  wire [8:0] n1483 = u_core23_free_o[8:0];
+  wire [8:0] n1484 = u_core23_free_o[17:9];
+  wire [8:0] n1485 = u_core23_free_o[26:18];
+  wire [8:0] n1486 = u_core23_free_o[35:27];
+  wire [8:0] n1487 = u_core23_free_o[44:36];
+  wire [8:0] n1525 = u_lsu12_free_o[8:0];
+  wire [8:0] n1526 = u_lsu12_free_o[17:9];
+  wire [8:0] n1527 = u_lsu12_free_o[26:18];
+  wire [8:0] n1528 = u_lsu12_free_o[35:27];
+  wire [8:0] n1529 = u_lsu12_free_o[44:36];
+  wire [8:0] n1567 = u_core24_free_o[8:0];
+  wire [8:0] n1568 = u_core24_free_o[17:9];
+  wire [8:0] n1569 = u_core24_free_o[26:18];
+  wire [8:0] n1570 = u_core24_free_o[35:27];
+  wire [8:0] n1571 = u_core24_free_o[44:36];
+  wire [8:0] n1603 = u_core25_free_o[8:0];
+  wire [8:0] n1604 = u_core25_free_o[17:9];
+  wire [8:0] n1605 = u_core25_free_o[26:18];
+  wire [8:0] n1606 = u_core25_free_o[35:27];
+  wire [8:0] n1607 = u_core25_free_o[44:36];
+  wire [8:0] n1645 = u_lsu13_free_o[8:0];
+  wire [8:0] n1646 = u_lsu13_free_o[17:9];
+  wire [8:0] n1647 = u_lsu13_free_o[26:18];
+  wire [8:0] n1648 = u_lsu13_free_o[35:27];
+  wire [8:0] n1649 = u_lsu13_free_o[44:36];
+  wire [8:0] n1687 = u_core26_free_o[8:0];
+  wire [8:0] n1688 = u_core26_free_o[17:9];
+  wire [8:0] n1689 = u_core26_free_o[26:18];
+  wire [8:0] n1690 = u_core26_free_o[35:27];
+  wire [8:0] n1691 = u_core26_free_o[44:36];
+  wire [8:0] n1723 = u_core27_free_o[8:0];
+  wire [8:0] n1724 = u_core27_free_o[17:9];
+  wire [8:0] n1725 = u_core27_free_o[26:18];
+  wire [8:0] n1726 = u_core27_free_o[35:27];
+  wire [8:0] n1727 = u_core27_free_o[44:36];
+  wire [8:0] n1765 = u_lsu14_free_o[8:0];
+  wire [8:0] n1766 = u_lsu14_free_o[17:9];
+  wire [8:0] n1767 = u_lsu14_free_o[26:18];
+  wire [8:0] n1768 = u_lsu14_free_o[35:27];
+  wire [8:0] n1769 = u_lsu14_free_o[44:36];
+  wire [8:0] n1807 = u_core28_free_o[8:0];
+  wire [8:0] n1808 = u_core28_free_o[17:9];
+  wire [8:0] n1809 = u_core28_free_o[26:18];
+  wire [8:0] n1810 = u_core28_free_o[35:27];
+  wire [8:0] n1811 = u_core28_free_o[44:36];
+  wire [8:0] n1843 = u_core29_free_o[8:0];
+  wire [8:0] n1844 = u_core29_free_o[17:9];
+  wire [8:0] n1845 = u_core29_free_o[26:18];
+  wire [8:0] n1846 = u_core29_free_o[35:27];
+  wire [8:0] n1847 = u_core29_free_o[44:36];
+  wire [8:0] n1885 = u_lsu15_free_o[8:0];
+  wire [8:0] n1886 = u_lsu15_free_o[17:9];
+  wire [8:0] n1887 = u_lsu15_free_o[26:18];
+  wire [8:0] n1888 = u_lsu15_free_o[35:27];
+  wire [8:0] n1889 = u_lsu15_free_o[44:36];
+  wire [8:0] n1927 = u_core30_free_o[8:0];
+  wire [8:0] n1928 = u_core30_free_o[17:9];
+  wire [8:0] n1929 = u_core30_free_o[26:18];
+  wire [8:0] n1930 = u_core30_free_o[35:27];
+  wire [8:0] n1931 = u_core30_free_o[44:36];
+  wire [8:0] n1963 = u_core31_free_o[8:0];
+  wire [8:0] n1964 = u_core31_free_o[17:9];
+  wire [8:0] n1965 = u_core31_free_o[26:18];
+  wire [8:0] n1966 = u_core31_free_o[35:27];
+  wire [8:0] n1967 = u_core31_free_o[44:36];
+  wire n1980 = (u_lsu0_out_lane_o == 3'h1);
+  wire n1981 = (n1980 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1982 = (n1980 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1984 = (u_lsu0_out_lane_o == 3'h2);
+  wire n1985 = (n1984 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1986 = (n1984 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1988 = (u_lsu0_out_lane_o == 3'h3);
+  wire n1989 = (n1988 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1990 = (n1988 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1992 = (u_lsu0_out_lane_o == 3'h4);
+  wire n1993 = (n1992 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1994 = (n1992 ? u_lsu0_tok_o : 32'h00000000);
+  wire n1996 = (u_lsu0_out_lane_o == 3'h5);
+  wire n1997 = (n1996 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n1998 = (n1996 ? u_lsu0_tok_o : 32'h00000000);
+  wire n2000 = (u_core0_out_lane_o == 3'h1);
+  wire n2001 = (n2000 ? u_core0_tok_valid_o : n1981);
+  wire [31:0] n2002 = (n2000 ? u_core0_tok_o : n1982);
+  wire n2004 = (u_core0_out_lane_o == 3'h2);
+  wire n2005 = (n2004 ? u_core0_tok_valid_o : n1985);
+  wire [31:0] n2006 = (n2004 ? u_core0_tok_o : n1986);
+  wire n2008 = (u_core0_out_lane_o == 3'h3);
+  wire n2009 = (n2008 ? u_core0_tok_valid_o : n1989);
+  wire [31:0] n2010 = (n2008 ? u_core0_tok_o : n1990);
+  wire n2012 = (u_core0_out_lane_o == 3'h4);
+  wire n2013 = (n2012 ? u_core0_tok_valid_o : n1993);
+  wire [31:0] n2014 = (n2012 ? u_core0_tok_o : n1994);
+  wire n2016 = (u_core0_out_lane_o == 3'h5);
+  wire n2017 = (n2016 ? u_core0_tok_valid_o : n1997);
+  wire [31:0] n2018 = (n2016 ? u_core0_tok_o : n1998);
+  wire n2020 = (u_core1_out_lane_o == 3'h1);
+  wire n2021 = (n2020 ? u_core1_tok_valid_o : n2001);
+  wire [31:0] n2022 = (n2020 ? u_core1_tok_o : n2002);
+  wire n2024 = (u_core1_out_lane_o == 3'h2);
+  wire n2025 = (n2024 ? u_core1_tok_valid_o : n2005);
+  wire [31:0] n2026 = (n2024 ? u_core1_tok_o : n2006);
+  wire n2028 = (u_core1_out_lane_o == 3'h3);
+  wire n2029 = (n2028 ? u_core1_tok_valid_o : n2009);
+  wire [31:0] n2030 = (n2028 ? u_core1_tok_o : n2010);
+  wire n2032 = (u_core1_out_lane_o == 3'h4);
+  wire n2033 = (n2032 ? u_core1_tok_valid_o : n2013);
+  wire [31:0] n2034 = (n2032 ? u_core1_tok_o : n2014);
+  wire n2036 = (u_core1_out_lane_o == 3'h5);
+  wire n2037 = (n2036 ? u_core1_tok_valid_o : n2017);
+  wire [31:0] n2038 = (n2036 ? u_core1_tok_o : n2018);
+  wire n2040 = (u_lsu1_out_lane_o == 3'h1);
+  wire n2041 = (n2040 ? u_lsu1_tok_valid_o : n2021);
+  wire [31:0] n2042 = (n2040 ? u_lsu1_tok_o : n2022);
+  wire n2044 = (u_lsu1_out_lane_o == 3'h2);
+  wire n2045 = (n2044 ? u_lsu1_tok_valid_o : n2025);
+  wire [31:0] n2046 = (n2044 ? u_lsu1_tok_o : n2026);
+  wire n2048 = (u_lsu1_out_lane_o == 3'h3);
+  wire n2049 = (n2048 ? u_lsu1_tok_valid_o : n2029);
+  wire [31:0] n2050 = (n2048 ? u_lsu1_tok_o : n2030);
+  wire n2052 = (u_lsu1_out_lane_o == 3'h4);
+  wire n2053 = (n2052 ? u_lsu1_tok_valid_o : n2033);
+  wire [31:0] n2054 = (n2052 ? u_lsu1_tok_o : n2034);
+  wire n2056 = (u_lsu1_out_lane_o == 3'h5);
+  wire n2057 = (n2056 ? u_lsu1_tok_valid_o : n2037);
+  wire [31:0] n2058 = (n2056 ? u_lsu1_tok_o : n2038);
+  wire n2060 = (u_core2_out_lane_o == 3'h1);
+  wire n2061 = (n2060 ? u_core2_tok_valid_o : n2041);
+  wire [31:0] n2062 = (n2060 ? u_core2_tok_o : n2042);
+  wire n2064 = (u_core2_out_lane_o == 3'h2);
+  wire n2065 = (n2064 ? u_core2_tok_valid_o : n2045);
+  wire [31:0] n2066 = (n2064 ? u_core2_tok_o : n2046);
+  wire n2068 = (u_core2_out_lane_o == 3'h3);
+  wire n2069 = (n2068 ? u_core2_tok_valid_o : n2049);
+  wire [31:0] n2070 = (n2068 ? u_core2_tok_o : n2050);
+  wire n2072 = (u_core2_out_lane_o == 3'h4);
+  wire n2073 = (n2072 ? u_core2_tok_valid_o : n2053);
+  wire [31:0] n2074 = (n2072 ? u_core2_tok_o : n2054);
+  wire n2076 = (u_core2_out_lane_o == 3'h5);
+  wire n2077 = (n2076 ? u_core2_tok_valid_o : n2057);
+  wire [31:0] n2078 = (n2076 ? u_core2_tok_o : n2058);
+  wire n2080 = (u_core3_out_lane_o == 3'h1);
+  wire n2081 = (n2080 ? u_core3_tok_valid_o : n2061);
+  wire [31:0] n2082 = (n2080 ? u_core3_tok_o : n2062);
+  wire n2084 = (u_core3_out_lane_o == 3'h2);
+  wire n2085 = (n2084 ? u_core3_tok_valid_o : n2065);
+  wire [31:0] n2086 = (n2084 ? u_core3_tok_o : n2066);
+  wire n2088 = (u_core3_out_lane_o == 3'h3);
+  wire n2089 = (n2088 ? u_core3_tok_valid_o : n2069);
+  wire [31:0] n2090 = (n2088 ? u_core3_tok_o : n2070);
+  wire n2092 = (u_core3_out_lane_o == 3'h4);
+  wire n2093 = (n2092 ? u_core3_tok_valid_o : n2073);
+  wire [31:0] n2094 = (n2092 ? u_core3_tok_o : n2074);
+  wire n2096 = (u_core3_out_lane_o == 3'h5);
+  wire n2097 = (n2096 ? u_core3_tok_valid_o : n2077);
+  wire [31:0] n2098 = (n2096 ? u_core3_tok_o : n2078);
+  wire n2100 = (u_lsu2_out_lane_o == 3'h1);
+  wire n2101 = (n2100 ? u_lsu2_tok_valid_o : n2081);
+  wire [31:0] n2102 = (n2100 ? u_lsu2_tok_o : n2082);
+  wire n2104 = (u_lsu2_out_lane_o == 3'h2);
+  wire n2105 = (n2104 ? u_lsu2_tok_valid_o : n2085);
+  wire [31:0] n2106 = (n2104 ? u_lsu2_tok_o : n2086);
+  wire n2108 = (u_lsu2_out_lane_o == 3'h3);
+  wire n2109 = (n2108 ? u_lsu2_tok_valid_o : n2089);
+  wire [31:0] n2110 = (n2108 ? u_lsu2_tok_o : n2090);
+  wire n2112 = (u_lsu2_out_lane_o == 3'h4);
+  wire n2113 = (n2112 ? u_lsu2_tok_valid_o : n2093);
+  wire [31:0] n2114 = (n2112 ? u_lsu2_tok_o : n2094);
+  wire n2116 = (u_lsu2_out_lane_o == 3'h5);
+  wire n2117 = (n2116 ? u_lsu2_tok_valid_o : n2097);
+  wire [31:0] n2118 = (n2116 ? u_lsu2_tok_o : n2098);
+  wire n2120 = (u_core4_out_lane_o == 3'h1);
+  wire n2121 = (n2120 ? u_core4_tok_valid_o : n2101);
+  wire [31:0] n2122 = (n2120 ? u_core4_tok_o : n2102);
+  wire n2124 = (u_core4_out_lane_o == 3'h2);
+  wire n2125 = (n2124 ? u_core4_tok_valid_o : n2105);
+  wire [31:0] n2126 = (n2124 ? u_core4_tok_o : n2106);
+  wire n2128 = (u_core4_out_lane_o == 3'h3);
+  wire n2129 = (n2128 ? u_core4_tok_valid_o : n2109);
+  wire [31:0] n2130 = (n2128 ? u_core4_tok_o : n2110);
+  wire n2132 = (u_core4_out_lane_o == 3'h4);
+  wire n2133 = (n2132 ? u_core4_tok_valid_o : n2113);
+  wire [31:0] n2134 = (n2132 ? u_core4_tok_o : n2114);
+  wire n2136 = (u_core4_out_lane_o == 3'h5);
+  wire n2137 = (n2136 ? u_core4_tok_valid_o : n2117);
+  wire [31:0] n2138 = (n2136 ? u_core4_tok_o : n2118);
+  wire n2140 = (u_core5_out_lane_o == 3'h1);
+  wire n2141 = (n2140 ? u_core5_tok_valid_o : n2121);
+  wire [31:0] n2142 = (n2140 ? u_core5_tok_o : n2122);
+  wire n2144 = (u_core5_out_lane_o == 3'h2);
+  wire n2145 = (n2144 ? u_core5_tok_valid_o : n2125);
+  wire [31:0] n2146 = (n2144 ? u_core5_tok_o : n2126);
+  wire n2148 = (u_core5_out_lane_o == 3'h3);
+  wire n2149 = (n2148 ? u_core5_tok_valid_o : n2129);
+  wire [31:0] n2150 = (n2148 ? u_core5_tok_o : n2130);
+  wire n2152 = (u_core5_out_lane_o == 3'h4);
+  wire n2153 = (n2152 ? u_core5_tok_valid_o : n2133);
+  wire [31:0] n2154 = (n2152 ? u_core5_tok_o : n2134);
+  wire n2156 = (u_core5_out_lane_o == 3'h5);
+  wire n2157 = (n2156 ? u_core5_tok_valid_o : n2137);
+  wire [31:0] n2158 = (n2156 ? u_core5_tok_o : n2138);
+  wire n2160 = (u_lsu3_out_lane_o == 3'h1);
+  wire n2161 = (n2160 ? u_lsu3_tok_valid_o : n2141);
+  wire [31:0] n2162 = (n2160 ? u_lsu3_tok_o : n2142);
+  wire n2164 = (u_lsu3_out_lane_o == 3'h2);
+  wire n2165 = (n2164 ? u_lsu3_tok_valid_o : n2145);
+  wire [31:0] n2166 = (n2164 ? u_lsu3_tok_o : n2146);
+  wire n2168 = (u_lsu3_out_lane_o == 3'h3);
+  wire n2169 = (n2168 ? u_lsu3_tok_valid_o : n2149);
+  wire [31:0] n2170 = (n2168 ? u_lsu3_tok_o : n2150);
+  wire n2172 = (u_lsu3_out_lane_o == 3'h4);
+  wire n2173 = (n2172 ? u_lsu3_tok_valid_o : n2153);
+  wire [31:0] n2174 = (n2172 ? u_lsu3_tok_o : n2154);
+  wire n2176 = (u_lsu3_out_lane_o == 3'h5);
+  wire n2177 = (n2176 ? u_lsu3_tok_valid_o : n2157);
+  wire [31:0] n2178 = (n2176 ? u_lsu3_tok_o : n2158);
+  wire n2180 = (u_core6_out_lane_o == 3'h1);
+  wire n2181 = (n2180 ? u_core6_tok_valid_o : n2161);
+  wire [31:0] n2182 = (n2180 ? u_core6_tok_o : n2162);
+  wire n2184 = (u_core6_out_lane_o == 3'h2);
+  wire n2185 = (n2184 ? u_core6_tok_valid_o : n2165);
+  wire [31:0] n2186 = (n2184 ? u_core6_tok_o : n2166);
+  wire n2188 = (u_core6_out_lane_o == 3'h3);
+  wire n2189 = (n2188 ? u_core6_tok_valid_o : n2169);
+  wire [31:0] n2190 = (n2188 ? u_core6_tok_o : n2170);
+  wire n2192 = (u_core6_out_lane_o == 3'h4);
+  wire n2193 = (n2192 ? u_core6_tok_valid_o : n2173);
+  wire [31:0] n2194 = (n2192 ? u_core6_tok_o : n2174);
+  wire n2196 = (u_core6_out_lane_o == 3'h5);
+  wire n2197 = (n2196 ? u_core6_tok_valid_o : n2177);
+  wire [31:0] n2198 = (n2196 ? u_core6_tok_o : n2178);
+  wire n2200 = (u_core7_out_lane_o == 3'h1);
+  wire n2201 = (n2200 ? u_core7_tok_valid_o : n2181);
+  wire [31:0] n2202 = (n2200 ? u_core7_tok_o : n2182);
+  wire n2204 = (u_core7_out_lane_o == 3'h2);
+  wire n2205 = (n2204 ? u_core7_tok_valid_o : n2185);
+  wire [31:0] n2206 = (n2204 ? u_core7_tok_o : n2186);
+  wire n2208 = (u_core7_out_lane_o == 3'h3);
+  wire n2209 = (n2208 ? u_core7_tok_valid_o : n2189);
+  wire [31:0] n2210 = (n2208 ? u_core7_tok_o : n2190);
+  wire n2212 = (u_core7_out_lane_o == 3'h4);
+  wire n2213 = (n2212 ? u_core7_tok_valid_o : n2193);
+  wire [31:0] n2214 = (n2212 ? u_core7_tok_o : n2194);
+  wire n2216 = (u_core7_out_lane_o == 3'h5);
+  wire n2217 = (n2216 ? u_core7_tok_valid_o : n2197);
+  wire [31:0] n2218 = (n2216 ? u_core7_tok_o : n2198);
+  wire n2220 = (u_lsu4_out_lane_o == 3'h1);
+  wire n2221 = (n2220 ? u_lsu4_tok_valid_o : n2201);
+  wire [31:0] n2222 = (n2220 ? u_lsu4_tok_o : n2202);
+  wire n2224 = (u_lsu4_out_lane_o == 3'h2);
+  wire n2225 = (n2224 ? u_lsu4_tok_valid_o : n2205);
+  wire [31:0] n2226 = (n2224 ? u_lsu4_tok_o : n2206);
+  wire n2228 = (u_lsu4_out_lane_o == 3'h3);
+  wire n2229 = (n2228 ? u_lsu4_tok_valid_o : n2209);
+  wire [31:0] n2230 = (n2228 ? u_lsu4_tok_o : n2210);
+  wire n2232 = (u_lsu4_out_lane_o == 3'h4);
+  wire n2233 = (n2232 ? u_lsu4_tok_valid_o : n2213);
+  wire [31:0] n2234 = (n2232 ? u_lsu4_tok_o : n2214);
+  wire n2236 = (u_lsu4_out_lane_o == 3'h5);
+  wire n2237 = (n2236 ? u_lsu4_tok_valid_o : n2217);
+  wire [31:0] n2238 = (n2236 ? u_lsu4_tok_o : n2218);
+  wire n2240 = (u_core8_out_lane_o == 3'h1);
+  wire n2241 = (n2240 ? u_core8_tok_valid_o : n2221);
+  wire [31:0] n2242 = (n2240 ? u_core8_tok_o : n2222);
+  wire n2244 = (u_core8_out_lane_o == 3'h2);
+  wire n2245 = (n2244 ? u_core8_tok_valid_o : n2225);
+  wire [31:0] n2246 = (n2244 ? u_core8_tok_o : n2226);
+  wire n2248 = (u_core8_out_lane_o == 3'h3);
+  wire n2249 = (n2248 ? u_core8_tok_valid_o : n2229);
+  wire [31:0] n2250 = (n2248 ? u_core8_tok_o : n2230);
+  wire n2252 = (u_core8_out_lane_o == 3'h4);
+  wire n2253 = (n2252 ? u_core8_tok_valid_o : n2233);
+  wire [31:0] n2254 = (n2252 ? u_core8_tok_o : n2234);
+  wire n2256 = (u_core8_out_lane_o == 3'h5);
+  wire n2257 = (n2256 ? u_core8_tok_valid_o : n2237);
+  wire [31:0] n2258 = (n2256 ? u_core8_tok_o : n2238);
+  wire n2260 = (u_core9_out_lane_o == 3'h1);
+  wire n2261 = (n2260 ? u_core9_tok_valid_o : n2241);
+  wire [31:0] n2262 = (n2260 ? u_core9_tok_o : n2242);
+  wire n2264 = (u_core9_out_lane_o == 3'h2);
+  wire n2265 = (n2264 ? u_core9_tok_valid_o : n2245);
+  wire [31:0] n2266 = (n2264 ? u_core9_tok_o : n2246);
+  wire n2268 = (u_core9_out_lane_o == 3'h3);
+  wire n2269 = (n2268 ? u_core9_tok_valid_o : n2249);
+  wire [31:0] n2270 = (n2268 ? u_core9_tok_o : n2250);
+  wire n2272 = (u_core9_out_lane_o == 3'h4);
+  wire n2273 = (n2272 ? u_core9_tok_valid_o : n2253);
+  wire [31:0] n2274 = (n2272 ? u_core9_tok_o : n2254);
+  wire n2276 = (u_core9_out_lane_o == 3'h5);
+  wire n2277 = (n2276 ? u_core9_tok_valid_o : n2257);
+  wire [31:0] n2278 = (n2276 ? u_core9_tok_o : n2258);
+  wire n2280 = (u_lsu5_out_lane_o == 3'h1);
+  wire n2281 = (n2280 ? u_lsu5_tok_valid_o : n2261);
+  wire [31:0] n2282 = (n2280 ? u_lsu5_tok_o : n2262);
+  wire n2284 = (u_lsu5_out_lane_o == 3'h2);
+  wire n2285 = (n2284 ? u_lsu5_tok_valid_o : n2265);
+  wire [31:0] n2286 = (n2284 ? u_lsu5_tok_o : n2266);
+  wire n2288 = (u_lsu5_out_lane_o == 3'h3);
+  wire n2289 = (n2288 ? u_lsu5_tok_valid_o : n2269);
+  wire [31:0] n2290 = (n2288 ? u_lsu5_tok_o : n2270);
+  wire n2292 = (u_lsu5_out_lane_o == 3'h4);
+  wire n2293 = (n2292 ? u_lsu5_tok_valid_o : n2273);
+  wire [31:0] n2294 = (n2292 ? u_lsu5_tok_o : n2274);
+  wire n2296 = (u_lsu5_out_lane_o == 3'h5);
+  wire n2297 = (n2296 ? u_lsu5_tok_valid_o : n2277);
+  wire [31:0] n2298 = (n2296 ? u_lsu5_tok_o : n2278);
+  wire n2300 = (u_core10_out_lane_o == 3'h1);
+  wire n2301 = (n2300 ? u_core10_tok_valid_o : n2281);
+  wire [31:0] n2302 = (n2300 ? u_core10_tok_o : n2282);
+  wire n2304 = (u_core10_out_lane_o == 3'h2);
+  wire n2305 = (n2304 ? u_core10_tok_valid_o : n2285);
+  wire [31:0] n2306 = (n2304 ? u_core10_tok_o : n2286);
+  wire n2308 = (u_core10_out_lane_o == 3'h3);
+  wire n2309 = (n2308 ? u_core10_tok_valid_o : n2289);
+  wire [31:0] n2310 = (n2308 ? u_core10_tok_o : n2290);
+  wire n2312 = (u_core10_out_lane_o == 3'h4);
+  wire n2313 = (n2312 ? u_core10_tok_valid_o : n2293);
+  wire [31:0] n2314 = (n2312 ? u_core10_tok_o : n2294);
+  wire n2316 = (u_core10_out_lane_o == 3'h5);
+  wire n2317 = (n2316 ? u_core10_tok_valid_o : n2297);
+  wire [31:0] n2318 = (n2316 ? u_core10_tok_o : n2298);
+  wire n2320 = (u_core11_out_lane_o == 3'h1);
+  wire n2321 = (n2320 ? u_core11_tok_valid_o : n2301);
+  wire [31:0] n2322 = (n2320 ? u_core11_tok_o : n2302);
+  wire n2324 = (u_core11_out_lane_o == 3'h2);
+  wire n2325 = (n2324 ? u_core11_tok_valid_o : n2305);
+  wire [31:0] n2326 = (n2324 ? u_core11_tok_o : n2306);
+  wire n2328 = (u_core11_out_lane_o == 3'h3);
+  wire n2329 = (n2328 ? u_core11_tok_valid_o : n2309);
+  wire [31:0] n2330 = (n2328 ? u_core11_tok_o : n2310);
+  wire n2332 = (u_core11_out_lane_o == 3'h4);
+  wire n2333 = (n2332 ? u_core11_tok_valid_o : n2313);
+  wire [31:0] n2334 = (n2332 ? u_core11_tok_o : n2314);
+  wire n2336 = (u_core11_out_lane_o == 3'h5);
+  wire n2337 = (n2336 ? u_core11_tok_valid_o : n2317);
+  wire [31:0] n2338 = (n2336 ? u_core11_tok_o : n2318);
+  wire n2340 = (u_lsu6_out_lane_o == 3'h1);
+  wire n2341 = (n2340 ? u_lsu6_tok_valid_o : n2321);
+  wire [31:0] n2342 = (n2340 ? u_lsu6_tok_o : n2322);
+  wire n2344 = (u_lsu6_out_lane_o == 3'h2);
+  wire n2345 = (n2344 ? u_lsu6_tok_valid_o : n2325);
+  wire [31:0] n2346 = (n2344 ? u_lsu6_tok_o : n2326);
+  wire n2348 = (u_lsu6_out_lane_o == 3'h3);
+  wire n2349 = (n2348 ? u_lsu6_tok_valid_o : n2329);
+  wire [31:0] n2350 = (n2348 ? u_lsu6_tok_o : n2330);
+  wire n2352 = (u_lsu6_out_lane_o == 3'h4);
+  wire n2353 = (n2352 ? u_lsu6_tok_valid_o : n2333);
+  wire [31:0] n2354 = (n2352 ? u_lsu6_tok_o : n2334);
+  wire n2356 = (u_lsu6_out_lane_o == 3'h5);
+  wire n2357 = (n2356 ? u_lsu6_tok_valid_o : n2337);
+  wire [31:0] n2358 = (n2356 ? u_lsu6_tok_o : n2338);
+  wire n2360 = (u_core12_out_lane_o == 3'h1);
+  wire n2361 = (n2360 ? u_core12_tok_valid_o : n2341);
+  wire [31:0] n2362 = (n2360 ? u_core12_tok_o : n2342);
+  wire n2364 = (u_core12_out_lane_o == 3'h2);
+  wire n2365 = (n2364 ? u_core12_tok_valid_o : n2345);
+  wire [31:0] n2366 = (n2364 ? u_core12_tok_o : n2346);
+  wire n2368 = (u_core12_out_lane_o == 3'h3);
+  wire n2369 = (n2368 ? u_core12_tok_valid_o : n2349);
+  wire [31:0] n2370 = (n2368 ? u_core12_tok_o : n2350);
+  wire n2372 = (u_core12_out_lane_o == 3'h4);
+  wire n2373 = (n2372 ? u_core12_tok_valid_o : n2353);
+  wire [31:0] n2374 = (n2372 ? u_core12_tok_o : n2354);
+  wire n2376 = (u_core12_out_lane_o == 3'h5);
+  wire n2377 = (n2376 ? u_core12_tok_valid_o : n2357);
+  wire [31:0] n2378 = (n2376 ? u_core12_tok_o : n2358);
+  wire n2380 = (u_core13_out_lane_o == 3'h1);
+  wire n2381 = (n2380 ? u_core13_tok_valid_o : n2361);
+  wire [31:0] n2382 = (n2380 ? u_core13_tok_o : n2362);
+  wire n2384 = (u_core13_out_lane_o == 3'h2);
+  wire n2385 = (n2384 ? u_core13_tok_valid_o : n2365);
+  wire [31:0] n2386 = (n2384 ? u_core13_tok_o : n2366);
+  wire n2388 = (u_core13_out_lane_o == 3'h3);
+  wire n2389 = (n2388 ? u_core13_tok_valid_o : n2369);
+  wire [31:0] n2390 = (n2388 ? u_core13_tok_o : n2370);
+  wire n2392 = (u_core13_out_lane_o == 3'h4);
+  wire n2393 = (n2392 ? u_core13_tok_valid_o : n2373);
+  wire [31:0] n2394 = (n2392 ? u_core13_tok_o : n2374);
+  wire n2396 = (u_core13_out_lane_o == 3'h5);
+  wire n2397 = (n2396 ? u_core13_tok_valid_o : n2377);
+  wire [31:0] n2398 = (n2396 ? u_core13_tok_o : n2378);
+  wire n2400 = (u_lsu7_out_lane_o == 3'h1);
+  wire n2401 = (n2400 ? u_lsu7_tok_valid_o : n2381);
+  wire [31:0] n2402 = (n2400 ? u_lsu7_tok_o : n2382);
+  wire n2404 = (u_lsu7_out_lane_o == 3'h2);
+  wire n2405 = (n2404 ? u_lsu7_tok_valid_o : n2385);
+  wire [31:0] n2406 = (n2404 ? u_lsu7_tok_o : n2386);
+  wire n2408 = (u_lsu7_out_lane_o == 3'h3);
+  wire n2409 = (n2408 ? u_lsu7_tok_valid_o : n2389);
+  wire [31:0] n2410 = (n2408 ? u_lsu7_tok_o : n2390);
+  wire n2412 = (u_lsu7_out_lane_o == 3'h4);
+  wire n2413 = (n2412 ? u_lsu7_tok_valid_o : n2393);
+  wire [31:0] n2414 = (n2412 ? u_lsu7_tok_o : n2394);
+  wire n2416 = (u_lsu7_out_lane_o == 3'h5);
+  wire n2417 = (n2416 ? u_lsu7_tok_valid_o : n2397);
+  wire [31:0] n2418 = (n2416 ? u_lsu7_tok_o : n2398);
+  wire n2420 = (u_core14_out_lane_o == 3'h1);
+  wire n2421 = (n2420 ? u_core14_tok_valid_o : n2401);
+  wire [31:0] n2422 = (n2420 ? u_core14_tok_o : n2402);
+  wire n2424 = (u_core14_out_lane_o == 3'h2);
+  wire n2425 = (n2424 ? u_core14_tok_valid_o : n2405);
+  wire [31:0] n2426 = (n2424 ? u_core14_tok_o : n2406);
+  wire n2428 = (u_core14_out_lane_o == 3'h3);
+  wire n2429 = (n2428 ? u_core14_tok_valid_o : n2409);
+  wire [31:0] n2430 = (n2428 ? u_core14_tok_o : n2410);
+  wire n2432 = (u_core14_out_lane_o == 3'h4);
+  wire n2433 = (n2432 ? u_core14_tok_valid_o : n2413);
+  wire [31:0] n2434 = (n2432 ? u_core14_tok_o : n2414);
+  wire n2436 = (u_core14_out_lane_o == 3'h5);
+  wire n2437 = (n2436 ? u_core14_tok_valid_o : n2417);
+  wire [31:0] n2438 = (n2436 ? u_core14_tok_o : n2418);
+  wire n2440 = (u_core15_out_lane_o == 3'h1);
+  wire n2441 = (n2440 ? u_core15_tok_valid_o : n2421);
+  wire [31:0] n2442 = (n2440 ? u_core15_tok_o : n2422);
+  wire n2444 = (u_core15_out_lane_o == 3'h2);
+  wire n2445 = (n2444 ? u_core15_tok_valid_o : n2425);
+  wire [31:0] n2446 = (n2444 ? u_core15_tok_o : n2426);
+  wire n2448 = (u_core15_out_lane_o == 3'h3);
+  wire n2449 = (n2448 ? u_core15_tok_valid_o : n2429);
+  wire [31:0] n2450 = (n2448 ? u_core15_tok_o : n2430);
+  wire n2452 = (u_core15_out_lane_o == 3'h4);
+  wire n2453 = (n2452 ? u_core15_tok_valid_o : n2433);
+  wire [31:0] n2454 = (n2452 ? u_core15_tok_o : n2434);
+  wire n2456 = (u_core15_out_lane_o == 3'h5);
+  wire n2457 = (n2456 ? u_core15_tok_valid_o : n2437);
+  wire [31:0] n2458 = (n2456 ? u_core15_tok_o : n2438);
+  wire n2460 = (u_lsu8_out_lane_o == 3'h1);
+  wire n2461 = (n2460 ? u_lsu8_tok_valid_o : n2441);
+  wire [31:0] n2462 = (n2460 ? u_lsu8_tok_o : n2442);
+  wire n2464 = (u_lsu8_out_lane_o == 3'h2);
+  wire n2465 = (n2464 ? u_lsu8_tok_valid_o : n2445);
+  wire [31:0] n2466 = (n2464 ? u_lsu8_tok_o : n2446);
+  wire n2468 = (u_lsu8_out_lane_o == 3'h3);
+  wire n2469 = (n2468 ? u_lsu8_tok_valid_o : n2449);
+  wire [31:0] n2470 = (n2468 ? u_lsu8_tok_o : n2450);
+  wire n2472 = (u_lsu8_out_lane_o == 3'h4);
+  wire n2473 = (n2472 ? u_lsu8_tok_valid_o : n2453);
+  wire [31:0] n2474 = (n2472 ? u_lsu8_tok_o : n2454);
+  wire n2476 = (u_lsu8_out_lane_o == 3'h5);
+  wire n2477 = (n2476 ? u_lsu8_tok_valid_o : n2457);
+  wire [31:0] n2478 = (n2476 ? u_lsu8_tok_o : n2458);
+  wire n2480 = (u_core16_out_lane_o == 3'h1);
+  wire n2481 = (n2480 ? u_core16_tok_valid_o : n2461);
+  wire [31:0] n2482 = (n2480 ? u_core16_tok_o : n2462);
+  wire n2484 = (u_core16_out_lane_o == 3'h2);
+  wire n2485 = (n2484 ? u_core16_tok_valid_o : n2465);
+  wire [31:0] n2486 = (n2484 ? u_core16_tok_o : n2466);
+  wire n2488 = (u_core16_out_lane_o == 3'h3);
+  wire n2489 = (n2488 ? u_core16_tok_valid_o : n2469);
+  wire [31:0] n2490 = (n2488 ? u_core16_tok_o : n2470);
+  wire n2492 = (u_core16_out_lane_o == 3'h4);
+  wire n2493 = (n2492 ? u_core16_tok_valid_o : n2473);
+  wire [31:0] n2494 = (n2492 ? u_core16_tok_o : n2474);
+  wire n2496 = (u_core16_out_lane_o == 3'h5);
+  wire n2497 = (n2496 ? u_core16_tok_valid_o : n2477);
+  wire [31:0] n2498 = (n2496 ? u_core16_tok_o : n2478);
+  wire n2500 = (u_core17_out_lane_o == 3'h1);
+  wire n2501 = (n2500 ? u_core17_tok_valid_o : n2481);
+  wire [31:0] n2502 = (n2500 ? u_core17_tok_o : n2482);
+  wire n2504 = (u_core17_out_lane_o == 3'h2);
+  wire n2505 = (n2504 ? u_core17_tok_valid_o : n2485);
+  wire [31:0] n2506 = (n2504 ? u_core17_tok_o : n2486);
+  wire n2508 = (u_core17_out_lane_o == 3'h3);
+  wire n2509 = (n2508 ? u_core17_tok_valid_o : n2489);
+  wire [31:0] n2510 = (n2508 ? u_core17_tok_o : n2490);
+  wire n2512 = (u_core17_out_lane_o == 3'h4);
+  wire n2513 = (n2512 ? u_core17_tok_valid_o : n2493);
+  wire [31:0] n2514 = (n2512 ? u_core17_tok_o : n2494);
+  wire n2516 = (u_core17_out_lane_o == 3'h5);
+  wire n2517 = (n2516 ? u_core17_tok_valid_o : n2497);
+  wire [31:0] n2518 = (n2516 ? u_core17_tok_o : n2498);
+  wire n2520 = (u_lsu9_out_lane_o == 3'h1);
+  wire n2521 = (n2520 ? u_lsu9_tok_valid_o : n2501);
+  wire [31:0] n2522 = (n2520 ? u_lsu9_tok_o : n2502);
+  wire n2524 = (u_lsu9_out_lane_o == 3'h2);
+  wire n2525 = (n2524 ? u_lsu9_tok_valid_o : n2505);
+  wire [31:0] n2526 = (n2524 ? u_lsu9_tok_o : n2506);
+  wire n2528 = (u_lsu9_out_lane_o == 3'h3);
+  wire n2529 = (n2528 ? u_lsu9_tok_valid_o : n2509);
+  wire [31:0] n2530 = (n2528 ? u_lsu9_tok_o : n2510);
+  wire n2532 = (u_lsu9_out_lane_o == 3'h4);
+  wire n2533 = (n2532 ? u_lsu9_tok_valid_o : n2513);
+  wire [31:0] n2534 = (n2532 ? u_lsu9_tok_o : n2514);
+  wire n2536 = (u_lsu9_out_lane_o == 3'h5);
+  wire n2537 = (n2536 ? u_lsu9_tok_valid_o : n2517);
+  wire [31:0] n2538 = (n2536 ? u_lsu9_tok_o : n2518);
+  wire n2540 = (u_core18_out_lane_o == 3'h1);
+  wire n2541 = (n2540 ? u_core18_tok_valid_o : n2521);
+  wire [31:0] n2542 = (n2540 ? u_core18_tok_o : n2522);
+  wire n2544 = (u_core18_out_lane_o == 3'h2);
+  wire n2545 = (n2544 ? u_core18_tok_valid_o : n2525);
+  wire [31:0] n2546 = (n2544 ? u_core18_tok_o : n2526);
+  wire n2548 = (u_core18_out_lane_o == 3'h3);
+  wire n2549 = (n2548 ? u_core18_tok_valid_o : n2529);
+  wire [31:0] n2550 = (n2548 ? u_core18_tok_o : n2530);
+  wire n2552 = (u_core18_out_lane_o == 3'h4);
+  wire n2553 = (n2552 ? u_core18_tok_valid_o : n2533);
+  wire [31:0] n2554 = (n2552 ? u_core18_tok_o : n2534);
+  wire n2556 = (u_core18_out_lane_o == 3'h5);
+  wire n2557 = (n2556 ? u_core18_tok_valid_o : n2537);
+  wire [31:0] n2558 = (n2556 ? u_core18_tok_o : n2538);
+  wire n2560 = (u_core19_out_lane_o == 3'h1);
+  wire n2561 = (n2560 ? u_core19_tok_valid_o : n2541);
+  wire [31:0] n2562 = (n2560 ? u_core19_tok_o : n2542);
+  wire n2564 = (u_core19_out_lane_o == 3'h2);
+  wire n2565 = (n2564 ? u_core19_tok_valid_o : n2545);
+  wire [31:0] n2566 = (n2564 ? u_core19_tok_o : n2546);
+  wire n2568 = (u_core19_out_lane_o == 3'h3);
+  wire n2569 = (n2568 ? u_core19_tok_valid_o : n2549);
+  wire [31:0] n2570 = (n2568 ? u_core19_tok_o : n2550);
+  wire n2572 = (u_core19_out_lane_o == 3'h4);
+  wire n2573 = (n2572 ? u_core19_tok_valid_o : n2553);
+  wire [31:0] n2574 = (n2572 ? u_core19_tok_o : n2554);
+  wire n2576 = (u_core19_out_lane_o == 3'h5);
+  wire n2577 = (n2576 ? u_core19_tok_valid_o : n2557);
+  wire [31:0] n2578 = (n2576 ? u_core19_tok_o : n2558);
+  wire n2580 = (u_lsu10_out_lane_o == 3'h1);
+  wire n2581 = (n2580 ? u_lsu10_tok_valid_o : n2561);
+  wire [31:0] n2582 = (n2580 ? u_lsu10_tok_o : n2562);
+  wire n2584 = (u_lsu10_out_lane_o == 3'h2);
+  wire n2585 = (n2584 ? u_lsu10_tok_valid_o : n2565);
+  wire [31:0] n2586 = (n2584 ? u_lsu10_tok_o : n2566);
+  wire n2588 = (u_lsu10_out_lane_o == 3'h3);
+  wire n2589 = (n2588 ? u_lsu10_tok_valid_o : n2569);
+  wire [31:0] n2590 = (n2588 ? u_lsu10_tok_o : n2570);
+  wire n2592 = (u_lsu10_out_lane_o == 3'h4);
+  wire n2593 = (n2592 ? u_lsu10_tok_valid_o : n2573);
+  wire [31:0] n2594 = (n2592 ? u_lsu10_tok_o : n2574);
+  wire n2596 = (u_lsu10_out_lane_o == 3'h5);
+  wire n2597 = (n2596 ? u_lsu10_tok_valid_o : n2577);
+  wire [31:0] n2598 = (n2596 ? u_lsu10_tok_o : n2578);
+  wire n2600 = (u_core20_out_lane_o == 3'h1);
+  wire n2601 = (n2600 ? u_core20_tok_valid_o : n2581);
+  wire [31:0] n2602 = (n2600 ? u_core20_tok_o : n2582);
+  wire n2604 = (u_core20_out_lane_o == 3'h2);
+  wire n2605 = (n2604 ? u_core20_tok_valid_o : n2585);
+  wire [31:0] n2606 = (n2604 ? u_core20_tok_o : n2586);
+  wire n2608 = (u_core20_out_lane_o == 3'h3);
+  wire n2609 = (n2608 ? u_core20_tok_valid_o : n2589);
+  wire [31:0] n2610 = (n2608 ? u_core20_tok_o : n2590);
+  wire n2612 = (u_core20_out_lane_o == 3'h4);
+  wire n2613 = (n2612 ? u_core20_tok_valid_o : n2593);
+  wire [31:0] n2614 = (n2612 ? u_core20_tok_o : n2594);
+  wire n2616 = (u_core20_out_lane_o == 3'h5);
+  wire n2617 = (n2616 ? u_core20_tok_valid_o : n2597);
+  wire [31:0] n2618 = (n2616 ? u_core20_tok_o : n2598);
+  wire n2620 = (u_core21_out_lane_o == 3'h1);
+  wire n2621 = (n2620 ? u_core21_tok_valid_o : n2601);
+  wire [31:0] n2622 = (n2620 ? u_core21_tok_o : n2602);
+  wire n2624 = (u_core21_out_lane_o == 3'h2);
+  wire n2625 = (n2624 ? u_core21_tok_valid_o : n2605);
+  wire [31:0] n2626 = (n2624 ? u_core21_tok_o : n2606);
+  wire n2628 = (u_core21_out_lane_o == 3'h3);
+  wire n2629 = (n2628 ? u_core21_tok_valid_o : n2609);
+  wire [31:0] n2630 = (n2628 ? u_core21_tok_o : n2610);
+  wire n2632 = (u_core21_out_lane_o == 3'h4);
+  wire n2633 = (n2632 ? u_core21_tok_valid_o : n2613);
+  wire [31:0] n2634 = (n2632 ? u_core21_tok_o : n2614);
+  wire n2636 = (u_core21_out_lane_o == 3'h5);
+  wire n2637 = (n2636 ? u_core21_tok_valid_o : n2617);
+  wire [31:0] n2638 = (n2636 ? u_core21_tok_o : n2618);
+  wire n2640 = (u_lsu11_out_lane_o == 3'h1);
+  wire n2641 = (n2640 ? u_lsu11_tok_valid_o : n2621);
+  wire [31:0] n2642 = (n2640 ? u_lsu11_tok_o : n2622);
+  wire n2644 = (u_lsu11_out_lane_o == 3'h2);
+  wire n2645 = (n2644 ? u_lsu11_tok_valid_o : n2625);
+  wire [31:0] n2646 = (n2644 ? u_lsu11_tok_o : n2626);
+  wire n2648 = (u_lsu11_out_lane_o == 3'h3);
+  wire n2649 = (n2648 ? u_lsu11_tok_valid_o : n2629);
+  wire [31:0] n2650 = (n2648 ? u_lsu11_tok_o : n2630);
+  wire n2652 = (u_lsu11_out_lane_o == 3'h4);
+  wire n2653 = (n2652 ? u_lsu11_tok_valid_o : n2633);
+  wire [31:0] n2654 = (n2652 ? u_lsu11_tok_o : n2634);
+  wire n2656 = (u_lsu11_out_lane_o == 3'h5);
+  wire n2657 = (n2656 ? u_lsu11_tok_valid_o : n2637);
+  wire [31:0] n2658 = (n2656 ? u_lsu11_tok_o : n2638);
+  wire n2660 = (u_core22_out_lane_o == 3'h1);
+  wire n2661 = (n2660 ? u_core22_tok_valid_o : n2641);
+  wire [31:0] n2662 = (n2660 ? u_core22_tok_o : n2642);
+  wire n2664 = (u_core22_out_lane_o == 3'h2);
+  wire n2665 = (n2664 ? u_core22_tok_valid_o : n2645);
+  wire [31:0] n2666 = (n2664 ? u_core22_tok_o : n2646);
+  wire n2668 = (u_core22_out_lane_o == 3'h3);
+  wire n2669 = (n2668 ? u_core22_tok_valid_o : n2649);
+  wire [31:0] n2670 = (n2668 ? u_core22_tok_o : n2650);
+  wire n2672 = (u_core22_out_lane_o == 3'h4);
+  wire n2673 = (n2672 ? u_core22_tok_valid_o : n2653);
+  wire [31:0] n2674 = (n2672 ? u_core22_tok_o : n2654);
+  wire n2676 = (u_core22_out_lane_o == 3'h5);
+  wire n2677 = (n2676 ? u_core22_tok_valid_o : n2657);
+  wire [31:0] n2678 = (n2676 ? u_core22_tok_o : n2658);
+  wire n2680 = (u_core23_out_lane_o == 3'h1);
+  wire n2681 = (n2680 ? u_core23_tok_valid_o : n2661);
+  wire [31:0] n2682 = (n2680 ? u_core23_tok_o : n2662);
+  wire n2684 = (u_core23_out_lane_o == 3'h2);
+  wire n2685 = (n2684 ? u_core23_tok_valid_o : n2665);
+  wire [31:0] n2686 = (n2684 ? u_core23_tok_o : n2666);
+  wire n2688 = (u_core23_out_lane_o == 3'h3);
+  wire n2689 = (n2688 ? u_core23_tok_valid_o : n2669);
+  wire [31:0] n2690 = (n2688 ? u_core23_tok_o : n2670);
+  wire n2692 = (u_core23_out_lane_o == 3'h4);
+  wire n2693 = (n2692 ? u_core23_tok_valid_o : n2673);
+  wire [31:0] n2694 = (n2692 ? u_core23_tok_o : n2674);
+  wire n2696 = (u_core23_out_lane_o == 3'h5);
+  wire n2697 = (n2696 ? u_core23_tok_valid_o : n2677);
+  wire [31:0] n2698 = (n2696 ? u_core23_tok_o : n2678);
+  wire n2700 = (u_lsu12_out_lane_o == 3'h1);
+  wire n2701 = (n2700 ? u_lsu12_tok_valid_o : n2681);
+  wire [31:0] n2702 = (n2700 ? u_lsu12_tok_o : n2682);
+  wire n2704 = (u_lsu12_out_lane_o == 3'h2);
+  wire n2705 = (n2704 ? u_lsu12_tok_valid_o : n2685);
+  wire [31:0] n2706 = (n2704 ? u_lsu12_tok_o : n2686);
+  wire n2708 = (u_lsu12_out_lane_o == 3'h3);
+  wire n2709 = (n2708 ? u_lsu12_tok_valid_o : n2689);
+  wire [31:0] n2710 = (n2708 ? u_lsu12_tok_o : n2690);
+  wire n2712 = (u_lsu12_out_lane_o == 3'h4);
+  wire n2713 = (n2712 ? u_lsu12_tok_valid_o : n2693);
+  wire [31:0] n2714 = (n2712 ? u_lsu12_tok_o : n2694);
+  wire n2716 = (u_lsu12_out_lane_o == 3'h5);
+  wire n2717 = (n2716 ? u_lsu12_tok_valid_o : n2697);
+  wire [31:0] n2718 = (n2716 ? u_lsu12_tok_o : n2698);
+  wire n2720 = (u_core24_out_lane_o == 3'h1);
+  wire n2721 = (n2720 ? u_core24_tok_valid_o : n2701);
+  wire [31:0] n2722 = (n2720 ? u_core24_tok_o : n2702);
+  wire n2724 = (u_core24_out_lane_o == 3'h2);
+  wire n2725 = (n2724 ? u_core24_tok_valid_o : n2705);
+  wire [31:0] n2726 = (n2724 ? u_core24_tok_o : n2706);
+  wire n2728 = (u_core24_out_lane_o == 3'h3);
+  wire n2729 = (n2728 ? u_core24_tok_valid_o : n2709);
+  wire [31:0] n2730 = (n2728 ? u_core24_tok_o : n2710);
+  wire n2732 = (u_core24_out_lane_o == 3'h4);
+  wire n2733 = (n2732 ? u_core24_tok_valid_o : n2713);
+  wire [31:0] n2734 = (n2732 ? u_core24_tok_o : n2714);
+  wire n2736 = (u_core24_out_lane_o == 3'h5);
+  wire n2737 = (n2736 ? u_core24_tok_valid_o : n2717);
+  wire [31:0] n2738 = (n2736 ? u_core24_tok_o : n2718);
+  wire n2740 = (u_core25_out_lane_o == 3'h1);
+  wire n2741 = (n2740 ? u_core25_tok_valid_o : n2721);
+  wire [31:0] n2742 = (n2740 ? u_core25_tok_o : n2722);
+  wire n2744 = (u_core25_out_lane_o == 3'h2);
+  wire n2745 = (n2744 ? u_core25_tok_valid_o : n2725);
+  wire [31:0] n2746 = (n2744 ? u_core25_tok_o : n2726);
+  wire n2748 = (u_core25_out_lane_o == 3'h3);
+  wire n2749 = (n2748 ? u_core25_tok_valid_o : n2729);
+  wire [31:0] n2750 = (n2748 ? u_core25_tok_o : n2730);
+  wire n2752 = (u_core25_out_lane_o == 3'h4);
+  wire n2753 = (n2752 ? u_core25_tok_valid_o : n2733);
+  wire [31:0] n2754 = (n2752 ? u_core25_tok_o : n2734);
+  wire n2756 = (u_core25_out_lane_o == 3'h5);
+  wire n2757 = (n2756 ? u_core25_tok_valid_o : n2737);
+  wire [31:0] n2758 = (n2756 ? u_core25_tok_o : n2738);
+  wire n2760 = (u_lsu13_out_lane_o == 3'h1);
+  wire n2761 = (n2760 ? u_lsu13_tok_valid_o : n2741);
+  wire [31:0] n2762 = (n2760 ? u_lsu13_tok_o : n2742);
+  wire n2764 = (u_lsu13_out_lane_o == 3'h2);
+  wire n2765 = (n2764 ? u_lsu13_tok_valid_o : n2745);
+  wire [31:0] n2766 = (n2764 ? u_lsu13_tok_o : n2746);
+  wire n2768 = (u_lsu13_out_lane_o == 3'h3);
+  wire n2769 = (n2768 ? u_lsu13_tok_valid_o : n2749);
+  wire [31:0] n2770 = (n2768 ? u_lsu13_tok_o : n2750);
+  wire n2772 = (u_lsu13_out_lane_o == 3'h4);
+  wire n2773 = (n2772 ? u_lsu13_tok_valid_o : n2753);
+  wire [31:0] n2774 = (n2772 ? u_lsu13_tok_o : n2754);
+  wire n2776 = (u_lsu13_out_lane_o == 3'h5);
+  wire n2777 = (n2776 ? u_lsu13_tok_valid_o : n2757);
+  wire [31:0] n2778 = (n2776 ? u_lsu13_tok_o : n2758);
+  wire n2780 = (u_core26_out_lane_o == 3'h1);
+  wire n2781 = (n2780 ? u_core26_tok_valid_o : n2761);
+  wire [31:0] n2782 = (n2780 ? u_core26_tok_o : n2762);
+  wire n2784 = (u_core26_out_lane_o == 3'h2);
+  wire n2785 = (n2784 ? u_core26_tok_valid_o : n2765);
+  wire [31:0] n2786 = (n2784 ? u_core26_tok_o : n2766);
+  wire n2788 = (u_core26_out_lane_o == 3'h3);
+  wire n2789 = (n2788 ? u_core26_tok_valid_o : n2769);
+  wire [31:0] n2790 = (n2788 ? u_core26_tok_o : n2770);
+  wire n2792 = (u_core26_out_lane_o == 3'h4);
+  wire n2793 = (n2792 ? u_core26_tok_valid_o : n2773);
+  wire [31:0] n2794 = (n2792 ? u_core26_tok_o : n2774);
+  wire n2796 = (u_core26_out_lane_o == 3'h5);
+  wire n2797 = (n2796 ? u_core26_tok_valid_o : n2777);
+  wire [31:0] n2798 = (n2796 ? u_core26_tok_o : n2778);
+  wire n2800 = (u_core27_out_lane_o == 3'h1);
+  wire n2801 = (n2800 ? u_core27_tok_valid_o : n2781);
+  wire [31:0] n2802 = (n2800 ? u_core27_tok_o : n2782);
+  wire n2804 = (u_core27_out_lane_o == 3'h2);
+  wire n2805 = (n2804 ? u_core27_tok_valid_o : n2785);
+  wire [31:0] n2806 = (n2804 ? u_core27_tok_o : n2786);
+  wire n2808 = (u_core27_out_lane_o == 3'h3);
+  wire n2809 = (n2808 ? u_core27_tok_valid_o : n2789);
+  wire [31:0] n2810 = (n2808 ? u_core27_tok_o : n2790);
+  wire n2812 = (u_core27_out_lane_o == 3'h4);
+  wire n2813 = (n2812 ? u_core27_tok_valid_o : n2793);
+  wire [31:0] n2814 = (n2812 ? u_core27_tok_o : n2794);
+  wire n2816 = (u_core27_out_lane_o == 3'h5);
+  wire n2817 = (n2816 ? u_core27_tok_valid_o : n2797);
+  wire [31:0] n2818 = (n2816 ? u_core27_tok_o : n2798);
+  wire n2820 = (u_lsu14_out_lane_o == 3'h1);
+  wire n2821 = (n2820 ? u_lsu14_tok_valid_o : n2801);
+  wire [31:0] n2822 = (n2820 ? u_lsu14_tok_o : n2802);
+  wire n2824 = (u_lsu14_out_lane_o == 3'h2);
+  wire n2825 = (n2824 ? u_lsu14_tok_valid_o : n2805);
+  wire [31:0] n2826 = (n2824 ? u_lsu14_tok_o : n2806);
+  wire n2828 = (u_lsu14_out_lane_o == 3'h3);
+  wire n2829 = (n2828 ? u_lsu14_tok_valid_o : n2809);
+  wire [31:0] n2830 = (n2828 ? u_lsu14_tok_o : n2810);
+  wire n2832 = (u_lsu14_out_lane_o == 3'h4);
+  wire n2833 = (n2832 ? u_lsu14_tok_valid_o : n2813);
+  wire [31:0] n2834 = (n2832 ? u_lsu14_tok_o : n2814);
+  wire n2836 = (u_lsu14_out_lane_o == 3'h5);
+  wire n2837 = (n2836 ? u_lsu14_tok_valid_o : n2817);
+  wire [31:0] n2838 = (n2836 ? u_lsu14_tok_o : n2818);
+  wire n2840 = (u_core28_out_lane_o == 3'h1);
+  wire n2841 = (n2840 ? u_core28_tok_valid_o : n2821);
+  wire [31:0] n2842 = (n2840 ? u_core28_tok_o : n2822);
+  wire n2844 = (u_core28_out_lane_o == 3'h2);
+  wire n2845 = (n2844 ? u_core28_tok_valid_o : n2825);
+  wire [31:0] n2846 = (n2844 ? u_core28_tok_o : n2826);
+  wire n2848 = (u_core28_out_lane_o == 3'h3);
+  wire n2849 = (n2848 ? u_core28_tok_valid_o : n2829);
+  wire [31:0] n2850 = (n2848 ? u_core28_tok_o : n2830);
+  wire n2852 = (u_core28_out_lane_o == 3'h4);
+  wire n2853 = (n2852 ? u_core28_tok_valid_o : n2833);
+  wire [31:0] n2854 = (n2852 ? u_core28_tok_o : n2834);
+  wire n2856 = (u_core28_out_lane_o == 3'h5);
+  wire n2857 = (n2856 ? u_core28_tok_valid_o : n2837);
+  wire [31:0] n2858 = (n2856 ? u_core28_tok_o : n2838);
+  wire n2860 = (u_core29_out_lane_o == 3'h1);
+  wire n2861 = (n2860 ? u_core29_tok_valid_o : n2841);
+  wire [31:0] n2862 = (n2860 ? u_core29_tok_o : n2842);
+  wire n2864 = (u_core29_out_lane_o == 3'h2);
+  wire n2865 = (n2864 ? u_core29_tok_valid_o : n2845);
+  wire [31:0] n2866 = (n2864 ? u_core29_tok_o : n2846);
+  wire n2868 = (u_core29_out_lane_o == 3'h3);
+  wire n2869 = (n2868 ? u_core29_tok_valid_o : n2849);
+  wire [31:0] n2870 = (n2868 ? u_core29_tok_o : n2850);
+  wire n2872 = (u_core29_out_lane_o == 3'h4);
+  wire n2873 = (n2872 ? u_core29_tok_valid_o : n2853);
+  wire [31:0] n2874 = (n2872 ? u_core29_tok_o : n2854);
+  wire n2876 = (u_core29_out_lane_o == 3'h5);
+  wire n2877 = (n2876 ? u_core29_tok_valid_o : n2857);
+  wire [31:0] n2878 = (n2876 ? u_core29_tok_o : n2858);
+  wire n2880 = (u_lsu15_out_lane_o == 3'h1);
+  wire n2881 = (n2880 ? u_lsu15_tok_valid_o : n2861);
+  wire [31:0] n2882 = (n2880 ? u_lsu15_tok_o : n2862);
+  wire n2884 = (u_lsu15_out_lane_o == 3'h2);
+  wire n2885 = (n2884 ? u_lsu15_tok_valid_o : n2865);
+  wire [31:0] n2886 = (n2884 ? u_lsu15_tok_o : n2866);
+  wire n2888 = (u_lsu15_out_lane_o == 3'h3);
+  wire n2889 = (n2888 ? u_lsu15_tok_valid_o : n2869);
+  wire [31:0] n2890 = (n2888 ? u_lsu15_tok_o : n2870);
+  wire n2892 = (u_lsu15_out_lane_o == 3'h4);
+  wire n2893 = (n2892 ? u_lsu15_tok_valid_o : n2873);
+  wire [31:0] n2894 = (n2892 ? u_lsu15_tok_o : n2874);
+  wire n2896 = (u_lsu15_out_lane_o == 3'h5);
+  wire n2897 = (n2896 ? u_lsu15_tok_valid_o : n2877);
+  wire [31:0] n2898 = (n2896 ? u_lsu15_tok_o : n2878);
+  wire n2900 = (u_core30_out_lane_o == 3'h1);
+  wire n2904 = (u_core30_out_lane_o == 3'h2);
+  wire n2908 = (u_core30_out_lane_o == 3'h3);
+  wire n2912 = (u_core30_out_lane_o == 3'h4);
+  wire n2916 = (u_core30_out_lane_o == 3'h5);
+  wire [8:0] n2957 = ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2959 = ((n1963 < n2957) ? n1963 : n2957);
+  wire [8:0] n2962 = ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2964 = ((n1964 < n2962) ? n1964 : n2962);
+  wire [8:0] n2967 = ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2969 = ((n1965 < n2967) ? n1965 : n2967);
+  wire [8:0] n2972 = ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2974 = ((n1966 < n2972) ? n1966 : n2972);
+  wire [8:0] n2977 = ((u_core31_out_lane_o == 3'h5) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n2979 = ((n1967 < n2977) ? n1967 : n2977);
+  wire [8:0] n2997 = ((u_core30_out_lane_o == 3'h1) ? 9'h1ff : n2959);
+  wire [8:0] n2999 = ((n1927 < n2997) ? n1927 : n2997);
+  wire [8:0] n3002 = ((u_core30_out_lane_o == 3'h2) ? 9'h1ff : n2964);
+  wire [8:0] n3004 = ((n1928 < n3002) ? n1928 : n3002);
+  wire [8:0] n3007 = ((u_core30_out_lane_o == 3'h3) ? 9'h1ff : n2969);
+  wire [8:0] n3009 = ((n1929 < n3007) ? n1929 : n3007);
+  wire [8:0] n3012 = ((u_core30_out_lane_o == 3'h4) ? 9'h1ff : n2974);
+  wire [8:0] n3014 = ((n1930 < n3012) ? n1930 : n3012);
+  wire [8:0] n3017 = ((u_core30_out_lane_o == 3'h5) ? 9'h1ff : n2979);
+  wire [8:0] n3019 = ((n1931 < n3017) ? n1931 : n3017);
+  wire [8:0] n3037 = ((u_lsu15_out_lane_o == 3'h1) ? 9'h1ff : n2999);
+  wire [8:0] n3039 = ((n1885 < n3037) ? n1885 : n3037);
+  wire [8:0] n3042 = ((u_lsu15_out_lane_o == 3'h2) ? 9'h1ff : n3004);
+  wire [8:0] n3044 = ((n1886 < n3042) ? n1886 : n3042);
+  wire [8:0] n3047 = ((u_lsu15_out_lane_o == 3'h3) ? 9'h1ff : n3009);
+  wire [8:0] n3049 = ((n1887 < n3047) ? n1887 : n3047);
+  wire [8:0] n3052 = ((u_lsu15_out_lane_o == 3'h4) ? 9'h1ff : n3014);
+  wire [8:0] n3054 = ((n1888 < n3052) ? n1888 : n3052);
+  wire [8:0] n3057 = ((u_lsu15_out_lane_o == 3'h5) ? 9'h1ff : n3019);
+  wire [8:0] n3059 = ((n1889 < n3057) ? n1889 : n3057);
+  wire [8:0] n3077 = ((u_core29_out_lane_o == 3'h1) ? 9'h1ff : n3039);
+  wire [8:0] n3079 = ((n1843 < n3077) ? n1843 : n3077);
+  wire [8:0] n3082 = ((u_core29_out_lane_o == 3'h2) ? 9'h1ff : n3044);
+  wire [8:0] n3084 = ((n1844 < n3082) ? n1844 : n3082);
+  wire [8:0] n3087 = ((u_core29_out_lane_o == 3'h3) ? 9'h1ff : n3049);
+  wire [8:0] n3089 = ((n1845 < n3087) ? n1845 : n3087);
+  wire [8:0] n3092 = ((u_core29_out_lane_o == 3'h4) ? 9'h1ff : n3054);
+  wire [8:0] n3094 = ((n1846 < n3092) ? n1846 : n3092);
+  wire [8:0] n3097 = ((u_core29_out_lane_o == 3'h5) ? 9'h1ff : n3059);
+  wire [8:0] n3099 = ((n1847 < n3097) ? n1847 : n3097);
+  wire [8:0] n3117 = ((u_core28_out_lane_o == 3'h1) ? 9'h1ff : n3079);
+  wire [8:0] n3119 = ((n1807 < n3117) ? n1807 : n3117);
+  wire [8:0] n3122 = ((u_core28_out_lane_o == 3'h2) ? 9'h1ff : n3084);
+  wire [8:0] n3124 = ((n1808 < n3122) ? n1808 : n3122);
+  wire [8:0] n3127 = ((u_core28_out_lane_o == 3'h3) ? 9'h1ff : n3089);
+  wire [8:0] n3129 = ((n1809 < n3127) ? n1809 : n3127);
+  wire [8:0] n3132 = ((u_core28_out_lane_o == 3'h4) ? 9'h1ff : n3094);
+  wire [8:0] n3134 = ((n1810 < n3132) ? n1810 : n3132);
+  wire [8:0] n3137 = ((u_core28_out_lane_o == 3'h5) ? 9'h1ff : n3099);
+  wire [8:0] n3139 = ((n1811 < n3137) ? n1811 : n3137);
+  wire [8:0] n3157 = ((u_lsu14_out_lane_o == 3'h1) ? 9'h1ff : n3119);
+  wire [8:0] n3159 = ((n1765 < n3157) ? n1765 : n3157);
+  wire [8:0] n3162 = ((u_lsu14_out_lane_o == 3'h2) ? 9'h1ff : n3124);
+  wire [8:0] n3164 = ((n1766 < n3162) ? n1766 : n3162);
+  wire [8:0] n3167 = ((u_lsu14_out_lane_o == 3'h3) ? 9'h1ff : n3129);
+  wire [8:0] n3169 = ((n1767 < n3167) ? n1767 : n3167);
+  wire [8:0] n3172 = ((u_lsu14_out_lane_o == 3'h4) ? 9'h1ff : n3134);
+  wire [8:0] n3174 = ((n1768 < n3172) ? n1768 : n3172);
+  wire [8:0] n3177 = ((u_lsu14_out_lane_o == 3'h5) ? 9'h1ff : n3139);
+  wire [8:0] n3179 = ((n1769 < n3177) ? n1769 : n3177);
+  wire [8:0] n3197 = ((u_core27_out_lane_o == 3'h1) ? 9'h1ff : n3159);
+  wire [8:0] n3199 = ((n1723 < n3197) ? n1723 : n3197);
+  wire [8:0] n3202 = ((u_core27_out_lane_o == 3'h2) ? 9'h1ff : n3164);
+  wire [8:0] n3204 = ((n1724 < n3202) ? n1724 : n3202);
+  wire [8:0] n3207 = ((u_core27_out_lane_o == 3'h3) ? 9'h1ff : n3169);
+  wire [8:0] n3209 = ((n1725 < n3207) ? n1725 : n3207);
+  wire [8:0] n3212 = ((u_core27_out_lane_o == 3'h4) ? 9'h1ff : n3174);
+  wire [8:0] n3214 = ((n1726 < n3212) ? n1726 : n3212);
+  wire [8:0] n3217 = ((u_core27_out_lane_o == 3'h5) ? 9'h1ff : n3179);
+  wire [8:0] n3219 = ((n1727 < n3217) ? n1727 : n3217);
+  wire [8:0] n3237 = ((u_core26_out_lane_o == 3'h1) ? 9'h1ff : n3199);
+  wire [8:0] n3239 = ((n1687 < n3237) ? n1687 : n3237);
+  wire [8:0] n3242 = ((u_core26_out_lane_o == 3'h2) ? 9'h1ff : n3204);
+  wire [8:0] n3244 = ((n1688 < n3242) ? n1688 : n3242);
+  wire [8:0] n3247 = ((u_core26_out_lane_o == 3'h3) ? 9'h1ff : n3209);
+  wire [8:0] n3249 = ((n1689 < n3247) ? n1689 : n3247);
+  wire [8:0] n3252 = ((u_core26_out_lane_o == 3'h4) ? 9'h1ff : n3214);
+  wire [8:0] n3254 = ((n1690 < n3252) ? n1690 : n3252);
+  wire [8:0] n3257 = ((u_core26_out_lane_o == 3'h5) ? 9'h1ff : n3219);
+  wire [8:0] n3259 = ((n1691 < n3257) ? n1691 : n3257);
+  wire [8:0] n3277 = ((u_lsu13_out_lane_o == 3'h1) ? 9'h1ff : n3239);
+  wire [8:0] n3279 = ((n1645 < n3277) ? n1645 : n3277);
+  wire [8:0] n3282 = ((u_lsu13_out_lane_o == 3'h2) ? 9'h1ff : n3244);
+  wire [8:0] n3284 = ((n1646 < n3282) ? n1646 : n3282);
+  wire [8:0] n3287 = ((u_lsu13_out_lane_o == 3'h3) ? 9'h1ff : n3249);
+  wire [8:0] n3289 = ((n1647 < n3287) ? n1647 : n3287);
+  wire [8:0] n3292 = ((u_lsu13_out_lane_o == 3'h4) ? 9'h1ff : n3254);
+  wire [8:0] n3294 = ((n1648 < n3292) ? n1648 : n3292);
+  wire [8:0] n3297 = ((u_lsu13_out_lane_o == 3'h5) ? 9'h1ff : n3259);
+  wire [8:0] n3299 = ((n1649 < n3297) ? n1649 : n3297);
+  wire [8:0] n3317 = ((u_core25_out_lane_o == 3'h1) ? 9'h1ff : n3279);
+  wire [8:0] n3319 = ((n1603 < n3317) ? n1603 : n3317);
+  wire [8:0] n3322 = ((u_core25_out_lane_o == 3'h2) ? 9'h1ff : n3284);
+  wire [8:0] n3324 = ((n1604 < n3322) ? n1604 : n3322);
+  wire [8:0] n3327 = ((u_core25_out_lane_o == 3'h3) ? 9'h1ff : n3289);
+  wire [8:0] n3329 = ((n1605 < n3327) ? n1605 : n3327);
+  wire [8:0] n3332 = ((u_core25_out_lane_o == 3'h4) ? 9'h1ff : n3294);
+  wire [8:0] n3334 = ((n1606 < n3332) ? n1606 : n3332);
+  wire [8:0] n3337 = ((u_core25_out_lane_o == 3'h5) ? 9'h1ff : n3299);
+  wire [8:0] n3339 = ((n1607 < n3337) ? n1607 : n3337);
+  wire [8:0] n3357 = ((u_core24_out_lane_o == 3'h1) ? 9'h1ff : n3319);
+  wire [8:0] n3359 = ((n1567 < n3357) ? n1567 : n3357);
+  wire [8:0] n3362 = ((u_core24_out_lane_o == 3'h2) ? 9'h1ff : n3324);
+  wire [8:0] n3364 = ((n1568 < n3362) ? n1568 : n3362);
+  wire [8:0] n3367 = ((u_core24_out_lane_o == 3'h3) ? 9'h1ff : n3329);
+  wire [8:0] n3369 = ((n1569 < n3367) ? n1569 : n3367);
+  wire [8:0] n3372 = ((u_core24_out_lane_o == 3'h4) ? 9'h1ff : n3334);
+  wire [8:0] n3374 = ((n1570 < n3372) ? n1570 : n3372);
+  wire [8:0] n3377 = ((u_core24_out_lane_o == 3'h5) ? 9'h1ff : n3339);
+  wire [8:0] n3379 = ((n1571 < n3377) ? n1571 : n3377);
+  wire [8:0] n3397 = ((u_lsu12_out_lane_o == 3'h1) ? 9'h1ff : n3359);
+  wire [8:0] n3399 = ((n1525 < n3397) ? n1525 : n3397);
+  wire [8:0] n3402 = ((u_lsu12_out_lane_o == 3'h2) ? 9'h1ff : n3364);
+  wire [8:0] n3404 = ((n1526 < n3402) ? n1526 : n3402);
+  wire [8:0] n3407 = ((u_lsu12_out_lane_o == 3'h3) ? 9'h1ff : n3369);
+  wire [8:0] n3409 = ((n1527 < n3407) ? n1527 : n3407);
+  wire [8:0] n3412 = ((u_lsu12_out_lane_o == 3'h4) ? 9'h1ff : n3374);
+  wire [8:0] n3414 = ((n1528 < n3412) ? n1528 : n3412);
+  wire [8:0] n3417 = ((u_lsu12_out_lane_o == 3'h5) ? 9'h1ff : n3379);
+  wire [8:0] n3419 = ((n1529 < n3417) ? n1529 : n3417);
+  wire [8:0] n3437 = ((u_core23_out_lane_o == 3'h1) ? 9'h1ff : n3399);
+  wire [8:0] n3439 = ((n1483 < n3437) ? n1483 : n3437);
+  wire [8:0] n3442 = ((u_core23_out_lane_o == 3'h2) ? 9'h1ff : n3404);
+  wire [8:0] n3444 = ((n1484 < n3442) ? n1484 : n3442);
+  wire [8:0] n3447 = ((u_core23_out_lane_o == 3'h3) ? 9'h1ff : n3409);
+  wire [8:0] n3449 = ((n1485 < n3447) ? n1485 : n3447);
+  wire [8:0] n3452 = ((u_core23_out_lane_o == 3'h4) ? 9'h1ff : n3414);
+  wire [8:0] n3454 = ((n1486 < n3452) ? n1486 : n3452);
+  wire [8:0] n3457 = ((u_core23_out_lane_o == 3'h5) ? 9'h1ff : n3419);
+  wire [8:0] n3459 = ((n1487 < n3457) ? n1487 : n3457);
+  wire [8:0] n3477 = ((u_core22_out_lane_o == 3'h1) ? 9'h1ff : n3439);
+  wire [8:0] n3479 = ((n1447 < n3477) ? n1447 : n3477);
+  wire [8:0] n3482 = ((u_core22_out_lane_o == 3'h2) ? 9'h1ff : n3444);
+  wire [8:0] n3484 = ((n1448 < n3482) ? n1448 : n3482);
+  wire [8:0] n3487 = ((u_core22_out_lane_o == 3'h3) ? 9'h1ff : n3449);
+  wire [8:0] n3489 = ((n1449 < n3487) ? n1449 : n3487);
+  wire [8:0] n3492 = ((u_core22_out_lane_o == 3'h4) ? 9'h1ff : n3454);
+  wire [8:0] n3494 = ((n1450 < n3492) ? n1450 : n3492);
+  wire [8:0] n3497 = ((u_core22_out_lane_o == 3'h5) ? 9'h1ff : n3459);
+  wire [8:0] n3499 = ((n1451 < n3497) ? n1451 : n3497);
+  wire [8:0] n3517 = ((u_lsu11_out_lane_o == 3'h1) ? 9'h1ff : n3479);
+  wire [8:0] n3519 = ((n1405 < n3517) ? n1405 : n3517);
+  wire [8:0] n3522 = ((u_lsu11_out_lane_o == 3'h2) ? 9'h1ff : n3484);
+  wire [8:0] n3524 = ((n1406 < n3522) ? n1406 : n3522);
+  wire [8:0] n3527 = ((u_lsu11_out_lane_o == 3'h3) ? 9'h1ff : n3489);
+  wire [8:0] n3529 = ((n1407 < n3527) ? n1407 : n3527);
+  wire [8:0] n3532 = ((u_lsu11_out_lane_o == 3'h4) ? 9'h1ff : n3494);
+  wire [8:0] n3534 = ((n1408 < n3532) ? n1408 : n3532);
+  wire [8:0] n3537 = ((u_lsu11_out_lane_o == 3'h5) ? 9'h1ff : n3499);
+  wire [8:0] n3539 = ((n1409 < n3537) ? n1409 : n3537);
+  wire [8:0] n3557 = ((u_core21_out_lane_o == 3'h1) ? 9'h1ff : n3519);
+  wire [8:0] n3559 = ((n1363 < n3557) ? n1363 : n3557);
+  wire [8:0] n3562 = ((u_core21_out_lane_o == 3'h2) ? 9'h1ff : n3524);
+  wire [8:0] n3564 = ((n1364 < n3562) ? n1364 : n3562);
+  wire [8:0] n3567 = ((u_core21_out_lane_o == 3'h3) ? 9'h1ff : n3529);
+  wire [8:0] n3569 = ((n1365 < n3567) ? n1365 : n3567);
+  wire [8:0] n3572 = ((u_core21_out_lane_o == 3'h4) ? 9'h1ff : n3534);
+  wire [8:0] n3574 = ((n1366 < n3572) ? n1366 : n3572);
+  wire [8:0] n3577 = ((u_core21_out_lane_o == 3'h5) ? 9'h1ff : n3539);
+  wire [8:0] n3579 = ((n1367 < n3577) ? n1367 : n3577);
+  wire [8:0] n3597 = ((u_core20_out_lane_o == 3'h1) ? 9'h1ff : n3559);
+  wire [8:0] n3599 = ((n1327 < n3597) ? n1327 : n3597);
+  wire [8:0] n3602 = ((u_core20_out_lane_o == 3'h2) ? 9'h1ff : n3564);
+  wire [8:0] n3604 = ((n1328 < n3602) ? n1328 : n3602);
+  wire [8:0] n3607 = ((u_core20_out_lane_o == 3'h3) ? 9'h1ff : n3569);
+  wire [8:0] n3609 = ((n1329 < n3607) ? n1329 : n3607);
+  wire [8:0] n3612 = ((u_core20_out_lane_o == 3'h4) ? 9'h1ff : n3574);
+  wire [8:0] n3614 = ((n1330 < n3612) ? n1330 : n3612);
+  wire [8:0] n3617 = ((u_core20_out_lane_o == 3'h5) ? 9'h1ff : n3579);
+  wire [8:0] n3619 = ((n1331 < n3617) ? n1331 : n3617);
+  wire [8:0] n3637 = ((u_lsu10_out_lane_o == 3'h1) ? 9'h1ff : n3599);
+  wire [8:0] n3639 = ((n1285 < n3637) ? n1285 : n3637);
+  wire [8:0] n3642 = ((u_lsu10_out_lane_o == 3'h2) ? 9'h1ff : n3604);
+  wire [8:0] n3644 = ((n1286 < n3642) ? n1286 : n3642);
+  wire [8:0] n3647 = ((u_lsu10_out_lane_o == 3'h3) ? 9'h1ff : n3609);
+  wire [8:0] n3649 = ((n1287 < n3647) ? n1287 : n3647);
+  wire [8:0] n3652 = ((u_lsu10_out_lane_o == 3'h4) ? 9'h1ff : n3614);
+  wire [8:0] n3654 = ((n1288 < n3652) ? n1288 : n3652);
+  wire [8:0] n3657 = ((u_lsu10_out_lane_o == 3'h5) ? 9'h1ff : n3619);
+  wire [8:0] n3659 = ((n1289 < n3657) ? n1289 : n3657);
+  wire [8:0] n3677 = ((u_core19_out_lane_o == 3'h1) ? 9'h1ff : n3639);
+  wire [8:0] n3679 = ((n1243 < n3677) ? n1243 : n3677);
+  wire [8:0] n3682 = ((u_core19_out_lane_o == 3'h2) ? 9'h1ff : n3644);
+  wire [8:0] n3684 = ((n1244 < n3682) ? n1244 : n3682);
+  wire [8:0] n3687 = ((u_core19_out_lane_o == 3'h3) ? 9'h1ff : n3649);
+  wire [8:0] n3689 = ((n1245 < n3687) ? n1245 : n3687);
+  wire [8:0] n3692 = ((u_core19_out_lane_o == 3'h4) ? 9'h1ff : n3654);
+  wire [8:0] n3694 = ((n1246 < n3692) ? n1246 : n3692);
+  wire [8:0] n3697 = ((u_core19_out_lane_o == 3'h5) ? 9'h1ff : n3659);
+  wire [8:0] n3699 = ((n1247 < n3697) ? n1247 : n3697);
+  wire [8:0] n3717 = ((u_core18_out_lane_o == 3'h1) ? 9'h1ff : n3679);
+  wire [8:0] n3719 = ((n1207 < n3717) ? n1207 : n3717);
+  wire [8:0] n3722 = ((u_core18_out_lane_o == 3'h2) ? 9'h1ff : n3684);
+  wire [8:0] n3724 = ((n1208 < n3722) ? n1208 : n3722);
+  wire [8:0] n3727 = ((u_core18_out_lane_o == 3'h3) ? 9'h1ff : n3689);
+  wire [8:0] n3729 = ((n1209 < n3727) ? n1209 : n3727);
+  wire [8:0] n3732 = ((u_core18_out_lane_o == 3'h4) ? 9'h1ff : n3694);
+  wire [8:0] n3734 = ((n1210 < n3732) ? n1210 : n3732);
+  wire [8:0] n3737 = ((u_core18_out_lane_o == 3'h5) ? 9'h1ff : n3699);
+  wire [8:0] n3739 = ((n1211 < n3737) ? n1211 : n3737);
+  wire [8:0] n3757 = ((u_lsu9_out_lane_o == 3'h1) ? 9'h1ff : n3719);
+  wire [8:0] n3759 = ((n1165 < n3757) ? n1165 : n3757);
+  wire [8:0] n3762 = ((u_lsu9_out_lane_o == 3'h2) ? 9'h1ff : n3724);
+  wire [8:0] n3764 = ((n1166 < n3762) ? n1166 : n3762);
+  wire [8:0] n3767 = ((u_lsu9_out_lane_o == 3'h3) ? 9'h1ff : n3729);
+  wire [8:0] n3769 = ((n1167 < n3767) ? n1167 : n3767);
+  wire [8:0] n3772 = ((u_lsu9_out_lane_o == 3'h4) ? 9'h1ff : n3734);
+  wire [8:0] n3774 = ((n1168 < n3772) ? n1168 : n3772);
+  wire [8:0] n3777 = ((u_lsu9_out_lane_o == 3'h5) ? 9'h1ff : n3739);
+  wire [8:0] n3779 = ((n1169 < n3777) ? n1169 : n3777);
+  wire [8:0] n3797 = ((u_core17_out_lane_o == 3'h1) ? 9'h1ff : n3759);
+  wire [8:0] n3799 = ((n1123 < n3797) ? n1123 : n3797);
+  wire [8:0] n3802 = ((u_core17_out_lane_o == 3'h2) ? 9'h1ff : n3764);
+  wire [8:0] n3804 = ((n1124 < n3802) ? n1124 : n3802);
+  wire [8:0] n3807 = ((u_core17_out_lane_o == 3'h3) ? 9'h1ff : n3769);
+  wire [8:0] n3809 = ((n1125 < n3807) ? n1125 : n3807);
+  wire [8:0] n3812 = ((u_core17_out_lane_o == 3'h4) ? 9'h1ff : n3774);
+  wire [8:0] n3814 = ((n1126 < n3812) ? n1126 : n3812);
+  wire [8:0] n3817 = ((u_core17_out_lane_o == 3'h5) ? 9'h1ff : n3779);
+  wire [8:0] n3819 = ((n1127 < n3817) ? n1127 : n3817);
+  wire [8:0] n3837 = ((u_core16_out_lane_o == 3'h1) ? 9'h1ff : n3799);
+  wire [8:0] n3839 = ((n1087 < n3837) ? n1087 : n3837);
+  wire [8:0] n3842 = ((u_core16_out_lane_o == 3'h2) ? 9'h1ff : n3804);
+  wire [8:0] n3844 = ((n1088 < n3842) ? n1088 : n3842);
+  wire [8:0] n3847 = ((u_core16_out_lane_o == 3'h3) ? 9'h1ff : n3809);
+  wire [8:0] n3849 = ((n1089 < n3847) ? n1089 : n3847);
+  wire [8:0] n3852 = ((u_core16_out_lane_o == 3'h4) ? 9'h1ff : n3814);
+  wire [8:0] n3854 = ((n1090 < n3852) ? n1090 : n3852);
+  wire [8:0] n3857 = ((u_core16_out_lane_o == 3'h5) ? 9'h1ff : n3819);
+  wire [8:0] n3859 = ((n1091 < n3857) ? n1091 : n3857);
+  wire [8:0] n3877 = ((u_lsu8_out_lane_o == 3'h1) ? 9'h1ff : n3839);
+  wire [8:0] n3879 = ((n1045 < n3877) ? n1045 : n3877);
+  wire [8:0] n3882 = ((u_lsu8_out_lane_o == 3'h2) ? 9'h1ff : n3844);
+  wire [8:0] n3884 = ((n1046 < n3882) ? n1046 : n3882);
+  wire [8:0] n3887 = ((u_lsu8_out_lane_o == 3'h3) ? 9'h1ff : n3849);
+  wire [8:0] n3889 = ((n1047 < n3887) ? n1047 : n3887);
+  wire [8:0] n3892 = ((u_lsu8_out_lane_o == 3'h4) ? 9'h1ff : n3854);
+  wire [8:0] n3894 = ((n1048 < n3892) ? n1048 : n3892);
+  wire [8:0] n3897 = ((u_lsu8_out_lane_o == 3'h5) ? 9'h1ff : n3859);
+  wire [8:0] n3899 = ((n1049 < n3897) ? n1049 : n3897);
+  wire [8:0] n3917 = ((u_core15_out_lane_o == 3'h1) ? 9'h1ff : n3879);
+  wire [8:0] n3919 = ((n1003 < n3917) ? n1003 : n3917);
+  wire [8:0] n3922 = ((u_core15_out_lane_o == 3'h2) ? 9'h1ff : n3884);
+  wire [8:0] n3924 = ((n1004 < n3922) ? n1004 : n3922);
+  wire [8:0] n3927 = ((u_core15_out_lane_o == 3'h3) ? 9'h1ff : n3889);
+  wire [8:0] n3929 = ((n1005 < n3927) ? n1005 : n3927);
+  wire [8:0] n3932 = ((u_core15_out_lane_o == 3'h4) ? 9'h1ff : n3894);
+  wire [8:0] n3934 = ((n1006 < n3932) ? n1006 : n3932);
+  wire [8:0] n3937 = ((u_core15_out_lane_o == 3'h5) ? 9'h1ff : n3899);
+  wire [8:0] n3939 = ((n1007 < n3937) ? n1007 : n3937);
+  wire [8:0] n3957 = ((u_core14_out_lane_o == 3'h1) ? 9'h1ff : n3919);
+  wire [8:0] n3959 = ((n967 < n3957) ? n967 : n3957);
+  wire [8:0] n3962 = ((u_core14_out_lane_o == 3'h2) ? 9'h1ff : n3924);
+  wire [8:0] n3964 = ((n968 < n3962) ? n968 : n3962);
+  wire [8:0] n3967 = ((u_core14_out_lane_o == 3'h3) ? 9'h1ff : n3929);
+  wire [8:0] n3969 = ((n969 < n3967) ? n969 : n3967);
+  wire [8:0] n3972 = ((u_core14_out_lane_o == 3'h4) ? 9'h1ff : n3934);
+  wire [8:0] n3974 = ((n970 < n3972) ? n970 : n3972);
+  wire [8:0] n3977 = ((u_core14_out_lane_o == 3'h5) ? 9'h1ff : n3939);
+  wire [8:0] n3979 = ((n971 < n3977) ? n971 : n3977);
+  wire [8:0] n3997 = ((u_lsu7_out_lane_o == 3'h1) ? 9'h1ff : n3959);
+  wire [8:0] n3999 = ((n925 < n3997) ? n925 : n3997);
+  wire [8:0] n4002 = ((u_lsu7_out_lane_o == 3'h2) ? 9'h1ff : n3964);
+  wire [8:0] n4004 = ((n926 < n4002) ? n926 : n4002);
+  wire [8:0] n4007 = ((u_lsu7_out_lane_o == 3'h3) ? 9'h1ff : n3969);
+  wire [8:0] n4009 = ((n927 < n4007) ? n927 : n4007);
+  wire [8:0] n4012 = ((u_lsu7_out_lane_o == 3'h4) ? 9'h1ff : n3974);
+  wire [8:0] n4014 = ((n928 < n4012) ? n928 : n4012);
+  wire [8:0] n4017 = ((u_lsu7_out_lane_o == 3'h5) ? 9'h1ff : n3979);
+  wire [8:0] n4019 = ((n929 < n4017) ? n929 : n4017);
+  wire [8:0] n4037 = ((u_core13_out_lane_o == 3'h1) ? 9'h1ff : n3999);
+  wire [8:0] n4039 = ((n883 < n4037) ? n883 : n4037);
+  wire [8:0] n4042 = ((u_core13_out_lane_o == 3'h2) ? 9'h1ff : n4004);
+  wire [8:0] n4044 = ((n884 < n4042) ? n884 : n4042);
+  wire [8:0] n4047 = ((u_core13_out_lane_o == 3'h3) ? 9'h1ff : n4009);
+  wire [8:0] n4049 = ((n885 < n4047) ? n885 : n4047);
+  wire [8:0] n4052 = ((u_core13_out_lane_o == 3'h4) ? 9'h1ff : n4014);
+  wire [8:0] n4054 = ((n886 < n4052) ? n886 : n4052);
+  wire [8:0] n4057 = ((u_core13_out_lane_o == 3'h5) ? 9'h1ff : n4019);
+  wire [8:0] n4059 = ((n887 < n4057) ? n887 : n4057);
+  wire [8:0] n4077 = ((u_core12_out_lane_o == 3'h1) ? 9'h1ff : n4039);
+  wire [8:0] n4079 = ((n847 < n4077) ? n847 : n4077);
+  wire [8:0] n4082 = ((u_core12_out_lane_o == 3'h2) ? 9'h1ff : n4044);
+  wire [8:0] n4084 = ((n848 < n4082) ? n848 : n4082);
+  wire [8:0] n4087 = ((u_core12_out_lane_o == 3'h3) ? 9'h1ff : n4049);
+  wire [8:0] n4089 = ((n849 < n4087) ? n849 : n4087);
+  wire [8:0] n4092 = ((u_core12_out_lane_o == 3'h4) ? 9'h1ff : n4054);
+  wire [8:0] n4094 = ((n850 < n4092) ? n850 : n4092);
+  wire [8:0] n4097 = ((u_core12_out_lane_o == 3'h5) ? 9'h1ff : n4059);
+  wire [8:0] n4099 = ((n851 < n4097) ? n851 : n4097);
+  wire [8:0] n4117 = ((u_lsu6_out_lane_o == 3'h1) ? 9'h1ff : n4079);
+  wire [8:0] n4119 = ((n805 < n4117) ? n805 : n4117);
+  wire [8:0] n4122 = ((u_lsu6_out_lane_o == 3'h2) ? 9'h1ff : n4084);
+  wire [8:0] n4124 = ((n806 < n4122) ? n806 : n4122);
+  wire [8:0] n4127 = ((u_lsu6_out_lane_o == 3'h3) ? 9'h1ff : n4089);
+  wire [8:0] n4129 = ((n807 < n4127) ? n807 : n4127);
+  wire [8:0] n4132 = ((u_lsu6_out_lane_o == 3'h4) ? 9'h1ff : n4094);
+  wire [8:0] n4134 = ((n808 < n4132) ? n808 : n4132);
+  wire [8:0] n4137 = ((u_lsu6_out_lane_o == 3'h5) ? 9'h1ff : n4099);
+  wire [8:0] n4139 = ((n809 < n4137) ? n809 : n4137);
+  wire [8:0] n4157 = ((u_core11_out_lane_o == 3'h1) ? 9'h1ff : n4119);
+  wire [8:0] n4159 = ((n763 < n4157) ? n763 : n4157);
+  wire [8:0] n4162 = ((u_core11_out_lane_o == 3'h2) ? 9'h1ff : n4124);
+  wire [8:0] n4164 = ((n764 < n4162) ? n764 : n4162);
+  wire [8:0] n4167 = ((u_core11_out_lane_o == 3'h3) ? 9'h1ff : n4129);
+  wire [8:0] n4169 = ((n765 < n4167) ? n765 : n4167);
+  wire [8:0] n4172 = ((u_core11_out_lane_o == 3'h4) ? 9'h1ff : n4134);
+  wire [8:0] n4174 = ((n766 < n4172) ? n766 : n4172);
+  wire [8:0] n4177 = ((u_core11_out_lane_o == 3'h5) ? 9'h1ff : n4139);
+  wire [8:0] n4179 = ((n767 < n4177) ? n767 : n4177);
+  wire [8:0] n4197 = ((u_core10_out_lane_o == 3'h1) ? 9'h1ff : n4159);
+  wire [8:0] n4199 = ((n727 < n4197) ? n727 : n4197);
+  wire [8:0] n4202 = ((u_core10_out_lane_o == 3'h2) ? 9'h1ff : n4164);
+  wire [8:0] n4204 = ((n728 < n4202) ? n728 : n4202);
+  wire [8:0] n4207 = ((u_core10_out_lane_o == 3'h3) ? 9'h1ff : n4169);
+  wire [8:0] n4209 = ((n729 < n4207) ? n729 : n4207);
+  wire [8:0] n4212 = ((u_core10_out_lane_o == 3'h4) ? 9'h1ff : n4174);
+  wire [8:0] n4214 = ((n730 < n4212) ? n730 : n4212);
+  wire [8:0] n4217 = ((u_core10_out_lane_o == 3'h5) ? 9'h1ff : n4179);
+  wire [8:0] n4219 = ((n731 < n4217) ? n731 : n4217);
+  wire [8:0] n4237 = ((u_lsu5_out_lane_o == 3'h1) ? 9'h1ff : n4199);
+  wire [8:0] n4239 = ((n685 < n4237) ? n685 : n4237);
+  wire [8:0] n4242 = ((u_lsu5_out_lane_o == 3'h2) ? 9'h1ff : n4204);
+  wire [8:0] n4244 = ((n686 < n4242) ? n686 : n4242);
+  wire [8:0] n4247 = ((u_lsu5_out_lane_o == 3'h3) ? 9'h1ff : n4209);
+  wire [8:0] n4249 = ((n687 < n4247) ? n687 : n4247);
+  wire [8:0] n4252 = ((u_lsu5_out_lane_o == 3'h4) ? 9'h1ff : n4214);
+  wire [8:0] n4254 = ((n688 < n4252) ? n688 : n4252);
+  wire [8:0] n4257 = ((u_lsu5_out_lane_o == 3'h5) ? 9'h1ff : n4219);
+  wire [8:0] n4259 = ((n689 < n4257) ? n689 : n4257);
+  wire [8:0] n4277 = ((u_core9_out_lane_o == 3'h1) ? 9'h1ff : n4239);
+  wire [8:0] n4279 = ((n643 < n4277) ? n643 : n4277);
+  wire [8:0] n4282 = ((u_core9_out_lane_o == 3'h2) ? 9'h1ff : n4244);
+  wire [8:0] n4284 = ((n644 < n4282) ? n644 : n4282);
+  wire [8:0] n4287 = ((u_core9_out_lane_o == 3'h3) ? 9'h1ff : n4249);
+  wire [8:0] n4289 = ((n645 < n4287) ? n645 : n4287);
+  wire [8:0] n4292 = ((u_core9_out_lane_o == 3'h4) ? 9'h1ff : n4254);
+  wire [8:0] n4294 = ((n646 < n4292) ? n646 : n4292);
+  wire [8:0] n4297 = ((u_core9_out_lane_o == 3'h5) ? 9'h1ff : n4259);
+  wire [8:0] n4299 = ((n647 < n4297) ? n647 : n4297);
+  wire [8:0] n4317 = ((u_core8_out_lane_o == 3'h1) ? 9'h1ff : n4279);
+  wire [8:0] n4319 = ((n607 < n4317) ? n607 : n4317);
+  wire [8:0] n4322 = ((u_core8_out_lane_o == 3'h2) ? 9'h1ff : n4284);
+  wire [8:0] n4324 = ((n608 < n4322) ? n608 : n4322);
+  wire [8:0] n4327 = ((u_core8_out_lane_o == 3'h3) ? 9'h1ff : n4289);
+  wire [8:0] n4329 = ((n609 < n4327) ? n609 : n4327);
+  wire [8:0] n4332 = ((u_core8_out_lane_o == 3'h4) ? 9'h1ff : n4294);
+  wire [8:0] n4334 = ((n610 < n4332) ? n610 : n4332);
+  wire [8:0] n4337 = ((u_core8_out_lane_o == 3'h5) ? 9'h1ff : n4299);
+  wire [8:0] n4339 = ((n611 < n4337) ? n611 : n4337);
+  wire [8:0] n4357 = ((u_lsu4_out_lane_o == 3'h1) ? 9'h1ff : n4319);
+  wire [8:0] n4359 = ((n565 < n4357) ? n565 : n4357);
+  wire [8:0] n4362 = ((u_lsu4_out_lane_o == 3'h2) ? 9'h1ff : n4324);
+  wire [8:0] n4364 = ((n566 < n4362) ? n566 : n4362);
+  wire [8:0] n4367 = ((u_lsu4_out_lane_o == 3'h3) ? 9'h1ff : n4329);
+  wire [8:0] n4369 = ((n567 < n4367) ? n567 : n4367);
+  wire [8:0] n4372 = ((u_lsu4_out_lane_o == 3'h4) ? 9'h1ff : n4334);
+  wire [8:0] n4374 = ((n568 < n4372) ? n568 : n4372);
+  wire [8:0] n4377 = ((u_lsu4_out_lane_o == 3'h5) ? 9'h1ff : n4339);
+  wire [8:0] n4379 = ((n569 < n4377) ? n569 : n4377);
+  wire [8:0] n4397 = ((u_core7_out_lane_o == 3'h1) ? 9'h1ff : n4359);
+  wire [8:0] n4399 = ((n523 < n4397) ? n523 : n4397);
+  wire [8:0] n4402 = ((u_core7_out_lane_o == 3'h2) ? 9'h1ff : n4364);
+  wire [8:0] n4404 = ((n524 < n4402) ? n524 : n4402);
+  wire [8:0] n4407 = ((u_core7_out_lane_o == 3'h3) ? 9'h1ff : n4369);
+  wire [8:0] n4409 = ((n525 < n4407) ? n525 : n4407);
+  wire [8:0] n4412 = ((u_core7_out_lane_o == 3'h4) ? 9'h1ff : n4374);
+  wire [8:0] n4414 = ((n526 < n4412) ? n526 : n4412);
+  wire [8:0] n4417 = ((u_core7_out_lane_o == 3'h5) ? 9'h1ff : n4379);
+  wire [8:0] n4419 = ((n527 < n4417) ? n527 : n4417);
+  wire [8:0] n4437 = ((u_core6_out_lane_o == 3'h1) ? 9'h1ff : n4399);
+  wire [8:0] n4439 = ((n487 < n4437) ? n487 : n4437);
+  wire [8:0] n4442 = ((u_core6_out_lane_o == 3'h2) ? 9'h1ff : n4404);
+  wire [8:0] n4444 = ((n488 < n4442) ? n488 : n4442);
+  wire [8:0] n4447 = ((u_core6_out_lane_o == 3'h3) ? 9'h1ff : n4409);
+  wire [8:0] n4449 = ((n489 < n4447) ? n489 : n4447);
+  wire [8:0] n4452 = ((u_core6_out_lane_o == 3'h4) ? 9'h1ff : n4414);
+  wire [8:0] n4454 = ((n490 < n4452) ? n490 : n4452);
+  wire [8:0] n4457 = ((u_core6_out_lane_o == 3'h5) ? 9'h1ff : n4419);
+  wire [8:0] n4459 = ((n491 < n4457) ? n491 : n4457);
+  wire [8:0] n4477 = ((u_lsu3_out_lane_o == 3'h1) ? 9'h1ff : n4439);
+  wire [8:0] n4479 = ((n445 < n4477) ? n445 : n4477);
+  wire [8:0] n4482 = ((u_lsu3_out_lane_o == 3'h2) ? 9'h1ff : n4444);
+  wire [8:0] n4484 = ((n446 < n4482) ? n446 : n4482);
+  wire [8:0] n4487 = ((u_lsu3_out_lane_o == 3'h3) ? 9'h1ff : n4449);
+  wire [8:0] n4489 = ((n447 < n4487) ? n447 : n4487);
+  wire [8:0] n4492 = ((u_lsu3_out_lane_o == 3'h4) ? 9'h1ff : n4454);
+  wire [8:0] n4494 = ((n448 < n4492) ? n448 : n4492);
+  wire [8:0] n4497 = ((u_lsu3_out_lane_o == 3'h5) ? 9'h1ff : n4459);
+  wire [8:0] n4499 = ((n449 < n4497) ? n449 : n4497);
+  wire [8:0] n4517 = ((u_core5_out_lane_o == 3'h1) ? 9'h1ff : n4479);
+  wire [8:0] n4519 = ((n403 < n4517) ? n403 : n4517);
+  wire [8:0] n4522 = ((u_core5_out_lane_o == 3'h2) ? 9'h1ff : n4484);
+  wire [8:0] n4524 = ((n404 < n4522) ? n404 : n4522);
+  wire [8:0] n4527 = ((u_core5_out_lane_o == 3'h3) ? 9'h1ff : n4489);
+  wire [8:0] n4529 = ((n405 < n4527) ? n405 : n4527);
+  wire [8:0] n4532 = ((u_core5_out_lane_o == 3'h4) ? 9'h1ff : n4494);
+  wire [8:0] n4534 = ((n406 < n4532) ? n406 : n4532);
+  wire [8:0] n4537 = ((u_core5_out_lane_o == 3'h5) ? 9'h1ff : n4499);
+  wire [8:0] n4539 = ((n407 < n4537) ? n407 : n4537);
+  wire [8:0] n4557 = ((u_core4_out_lane_o == 3'h1) ? 9'h1ff : n4519);
+  wire [8:0] n4559 = ((n367 < n4557) ? n367 : n4557);
+  wire [8:0] n4562 = ((u_core4_out_lane_o == 3'h2) ? 9'h1ff : n4524);
+  wire [8:0] n4564 = ((n368 < n4562) ? n368 : n4562);
+  wire [8:0] n4567 = ((u_core4_out_lane_o == 3'h3) ? 9'h1ff : n4529);
+  wire [8:0] n4569 = ((n369 < n4567) ? n369 : n4567);
+  wire [8:0] n4572 = ((u_core4_out_lane_o == 3'h4) ? 9'h1ff : n4534);
+  wire [8:0] n4574 = ((n370 < n4572) ? n370 : n4572);
+  wire [8:0] n4577 = ((u_core4_out_lane_o == 3'h5) ? 9'h1ff : n4539);
+  wire [8:0] n4579 = ((n371 < n4577) ? n371 : n4577);
+  wire [8:0] n4597 = ((u_lsu2_out_lane_o == 3'h1) ? 9'h1ff : n4559);
+  wire [8:0] n4599 = ((n325 < n4597) ? n325 : n4597);
+  wire [8:0] n4602 = ((u_lsu2_out_lane_o == 3'h2) ? 9'h1ff : n4564);
+  wire [8:0] n4604 = ((n326 < n4602) ? n326 : n4602);
+  wire [8:0] n4607 = ((u_lsu2_out_lane_o == 3'h3) ? 9'h1ff : n4569);
+  wire [8:0] n4609 = ((n327 < n4607) ? n327 : n4607);
+  wire [8:0] n4612 = ((u_lsu2_out_lane_o == 3'h4) ? 9'h1ff : n4574);
+  wire [8:0] n4614 = ((n328 < n4612) ? n328 : n4612);
+  wire [8:0] n4617 = ((u_lsu2_out_lane_o == 3'h5) ? 9'h1ff : n4579);
+  wire [8:0] n4619 = ((n329 < n4617) ? n329 : n4617);
+  wire [8:0] n4637 = ((u_core3_out_lane_o == 3'h1) ? 9'h1ff : n4599);
+  wire [8:0] n4639 = ((n283 < n4637) ? n283 : n4637);
+  wire [8:0] n4642 = ((u_core3_out_lane_o == 3'h2) ? 9'h1ff : n4604);
+  wire [8:0] n4644 = ((n284 < n4642) ? n284 : n4642);
+  wire [8:0] n4647 = ((u_core3_out_lane_o == 3'h3) ? 9'h1ff : n4609);
+  wire [8:0] n4649 = ((n285 < n4647) ? n285 : n4647);
+  wire [8:0] n4652 = ((u_core3_out_lane_o == 3'h4) ? 9'h1ff : n4614);
+  wire [8:0] n4654 = ((n286 < n4652) ? n286 : n4652);
+  wire [8:0] n4657 = ((u_core3_out_lane_o == 3'h5) ? 9'h1ff : n4619);
+  wire [8:0] n4659 = ((n287 < n4657) ? n287 : n4657);
+  wire [8:0] n4677 = ((u_core2_out_lane_o == 3'h1) ? 9'h1ff : n4639);
+  wire [8:0] n4679 = ((n247 < n4677) ? n247 : n4677);
+  wire [8:0] n4682 = ((u_core2_out_lane_o == 3'h2) ? 9'h1ff : n4644);
+  wire [8:0] n4684 = ((n248 < n4682) ? n248 : n4682);
+  wire [8:0] n4687 = ((u_core2_out_lane_o == 3'h3) ? 9'h1ff : n4649);
+  wire [8:0] n4689 = ((n249 < n4687) ? n249 : n4687);
+  wire [8:0] n4692 = ((u_core2_out_lane_o == 3'h4) ? 9'h1ff : n4654);
+  wire [8:0] n4694 = ((n250 < n4692) ? n250 : n4692);
+  wire [8:0] n4697 = ((u_core2_out_lane_o == 3'h5) ? 9'h1ff : n4659);
+  wire [8:0] n4699 = ((n251 < n4697) ? n251 : n4697);
+  wire [8:0] n4717 = ((u_lsu1_out_lane_o == 3'h1) ? 9'h1ff : n4679);
+  wire [8:0] n4719 = ((n205 < n4717) ? n205 : n4717);
+  wire [8:0] n4722 = ((u_lsu1_out_lane_o == 3'h2) ? 9'h1ff : n4684);
+  wire [8:0] n4724 = ((n206 < n4722) ? n206 : n4722);
+  wire [8:0] n4727 = ((u_lsu1_out_lane_o == 3'h3) ? 9'h1ff : n4689);
+  wire [8:0] n4729 = ((n207 < n4727) ? n207 : n4727);
+  wire [8:0] n4732 = ((u_lsu1_out_lane_o == 3'h4) ? 9'h1ff : n4694);
+  wire [8:0] n4734 = ((n208 < n4732) ? n208 : n4732);
+  wire [8:0] n4737 = ((u_lsu1_out_lane_o == 3'h5) ? 9'h1ff : n4699);
+  wire [8:0] n4739 = ((n209 < n4737) ? n209 : n4737);
+  wire [8:0] n4757 = ((u_core1_out_lane_o == 3'h1) ? 9'h1ff : n4719);
+  wire [8:0] n4759 = ((n163 < n4757) ? n163 : n4757);
+  wire [8:0] n4762 = ((u_core1_out_lane_o == 3'h2) ? 9'h1ff : n4724);
+  wire [8:0] n4764 = ((n164 < n4762) ? n164 : n4762);
+  wire [8:0] n4767 = ((u_core1_out_lane_o == 3'h3) ? 9'h1ff : n4729);
+  wire [8:0] n4769 = ((n165 < n4767) ? n165 : n4767);
+  wire [8:0] n4772 = ((u_core1_out_lane_o == 3'h4) ? 9'h1ff : n4734);
+  wire [8:0] n4774 = ((n166 < n4772) ? n166 : n4772);
+  wire [8:0] n4777 = ((u_core1_out_lane_o == 3'h5) ? 9'h1ff : n4739);
+  wire [8:0] n4779 = ((n167 < n4777) ? n167 : n4777);
+  wire [8:0] n4797 = ((u_core0_out_lane_o == 3'h1) ? 9'h1ff : n4759);
+  wire [8:0] n4802 = ((u_core0_out_lane_o == 3'h2) ? 9'h1ff : n4764);
+  wire [8:0] n4807 = ((u_core0_out_lane_o == 3'h3) ? 9'h1ff : n4769);
+  wire [8:0] n4812 = ((u_core0_out_lane_o == 3'h4) ? 9'h1ff : n4774);
+  wire [8:0] n4817 = ((u_core0_out_lane_o == 3'h5) ? 9'h1ff : n4779);
   wire done = ((((((((((((((((((((((((((((((((((((((((((((((((1'h1 & u_lsu0_idle_o) & u_core0_idle_o) & u_core1_idle_o) & u_lsu1_idle_o) & u_core2_idle_o) & u_core3_idle_o) & u_lsu2_idle_o) & u_core4_idle_o) & u_core5_idle_o) & u_lsu3_idle_o) & u_core6_idle_o) & u_core7_idle_o) & u_lsu4_idle_o) & u_core8_idle_o) & u_core9_idle_o) & u_lsu5_idle_o) & u_core10_idle_o) & u_core11_idle_o) & u_lsu6_idle_o) & u_core12_idle_o) & u_core13_idle_o) & u_lsu7_idle_o) & u_core14_idle_o) & u_core15_idle_o) & u_lsu8_idle_o) & u_core16_idle_o) & u_core17_idle_o) & u_lsu9_idle_o) & u_core18_idle_o) & u_core19_idle_o) & u_lsu10_idle_o) & u_core20_idle_o) & u_core21_idle_o) & u_lsu11_idle_o) & u_core22_idle_o) & u_core23_idle_o) & u_lsu12_idle_o) & u_core24_idle_o) & u_core25_idle_o) & u_lsu13_idle_o) & u_core26_idle_o) & u_core27_idle_o) & u_lsu14_idle_o) & u_core28_idle_o) & u_core29_idle_o) & u_lsu15_idle_o) & u_core30_idle_o) & u_core31_idle_o);
   assign mem_req_valid_o = {u_lsu15_mem_req_valid_o, u_lsu14_mem_req_valid_o, u_lsu13_mem_req_valid_o, u_lsu12_mem_req_valid_o, u_lsu11_mem_req_valid_o, u_lsu10_mem_req_valid_o, u_lsu9_mem_req_valid_o, u_lsu8_mem_req_valid_o, u_lsu7_mem_req_valid_o, u_lsu6_mem_req_valid_o, u_lsu5_mem_req_valid_o, u_lsu4_mem_req_valid_o, u_lsu3_mem_req_valid_o, u_lsu2_mem_req_valid_o, u_lsu1_mem_req_valid_o, u_lsu0_mem_req_valid_o};
   assign mem_req_we_o = {u_lsu15_mem_req_we_o, u_lsu14_mem_req_we_o, u_lsu13_mem_req_we_o, u_lsu12_mem_req_we_o, u_lsu11_mem_req_we_o, u_lsu10_mem_req_we_o, u_lsu9_mem_req_we_o, u_lsu8_mem_req_we_o, u_lsu7_mem_req_we_o, u_lsu6_mem_req_we_o, u_lsu5_mem_req_we_o, u_lsu4_mem_req_we_o, u_lsu3_mem_req_we_o, u_lsu2_mem_req_we_o, u_lsu1_mem_req_we_o, u_lsu0_mem_req_we_o};
   assign mem_req_addr_o = {u_lsu15_mem_req_addr_o, u_lsu14_mem_req_addr_o, u_lsu13_mem_req_addr_o, u_lsu12_mem_req_addr_o, u_lsu11_mem_req_addr_o, u_lsu10_mem_req_addr_o, u_lsu9_mem_req_addr_o, u_lsu8_mem_req_addr_o, u_lsu7_mem_req_addr_o, u_lsu6_mem_req_addr_o, u_lsu5_mem_req_addr_o, u_lsu4_mem_req_addr_o, u_lsu3_mem_req_addr_o, u_lsu2_mem_req_addr_o, u_lsu1_mem_req_addr_o, u_lsu0_mem_req_addr_o};
   assign mem_req_wdata_o = {u_lsu15_mem_req_wdata_o, u_lsu14_mem_req_wdata_o, u_lsu13_mem_req_wdata_o, u_lsu12_mem_req_wdata_o, u_lsu11_mem_req_wdata_o, u_lsu10_mem_req_wdata_o, u_lsu9_mem_req_wdata_o, u_lsu8_mem_req_wdata_o, u_lsu7_mem_req_wdata_o, u_lsu6_mem_req_wdata_o, u_lsu5_mem_req_wdata_o, u_lsu4_mem_req_wdata_o, u_lsu3_mem_req_wdata_o, u_lsu2_mem_req_wdata_o, u_lsu1_mem_req_wdata_o, u_lsu0_mem_req_wdata_o};
+  assign pf_valid_o = {u_lsu15_pf_valid_o, u_lsu14_pf_valid_o, u_lsu13_pf_valid_o, u_lsu12_pf_valid_o, u_lsu11_pf_valid_o, u_lsu10_pf_valid_o, u_lsu9_pf_valid_o, u_lsu8_pf_valid_o, u_lsu7_pf_valid_o, u_lsu6_pf_valid_o, u_lsu5_pf_valid_o, u_lsu4_pf_valid_o, u_lsu3_pf_valid_o, u_lsu2_pf_valid_o, u_lsu1_pf_valid_o, u_lsu0_pf_valid_o};
+  assign pf_line_o = {u_lsu15_pf_line_o, u_lsu14_pf_line_o, u_lsu13_pf_line_o, u_lsu12_pf_line_o, u_lsu11_pf_line_o, u_lsu10_pf_line_o, u_lsu9_pf_line_o, u_lsu8_pf_line_o, u_lsu7_pf_line_o, u_lsu6_pf_line_o, u_lsu5_pf_line_o, u_lsu4_pf_line_o, u_lsu3_pf_line_o, u_lsu2_pf_line_o, u_lsu1_pf_line_o, u_lsu0_pf_line_o};
   assign done_o = done;
   assign err_o = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | u_lsu0_err_o) | u_core0_err_o) | u_core1_err_o) | u_lsu1_err_o) | u_core2_err_o) | u_core3_err_o) | u_lsu2_err_o) | u_core4_err_o) | u_core5_err_o) | u_lsu3_err_o) | u_core6_err_o) | u_core7_err_o) | u_lsu4_err_o) | u_core8_err_o) | u_core9_err_o) | u_lsu5_err_o) | u_core10_err_o) | u_core11_err_o) | u_lsu6_err_o) | u_core12_err_o) | u_core13_err_o) | u_lsu7_err_o) | u_core14_err_o) | u_core15_err_o) | u_lsu8_err_o) | u_core16_err_o) | u_core17_err_o) | u_lsu9_err_o) | u_core18_err_o) | u_core19_err_o) | u_lsu10_err_o) | u_core20_err_o) | u_core21_err_o) | u_lsu11_err_o) | u_core22_err_o) | u_core23_err_o) | u_lsu12_err_o) | u_core24_err_o) | u_core25_err_o) | u_lsu13_err_o) | u_core26_err_o) | u_core27_err_o) | u_lsu14_err_o) | u_core28_err_o) | u_core29_err_o) | u_lsu15_err_o) | u_core30_err_o) | u_core31_err_o);
   assign fire_o = {u_lsu15_fire_o, u_lsu14_fire_o, u_lsu13_fire_o, u_lsu12_fire_o, u_lsu11_fire_o, u_lsu10_fire_o, u_lsu9_fire_o, u_lsu8_fire_o, u_lsu7_fire_o, u_lsu6_fire_o, u_lsu5_fire_o, u_lsu4_fire_o, u_lsu3_fire_o, u_lsu2_fire_o, u_lsu1_fire_o, u_lsu0_fire_o, u_core31_fire_o, u_core30_fire_o, u_core29_fire_o, u_core28_fire_o, u_core27_fire_o, u_core26_fire_o, u_core25_fire_o, u_core24_fire_o, u_core23_fire_o, u_core22_fire_o, u_core21_fire_o, u_core20_fire_o, u_core19_fire_o, u_core18_fire_o, u_core17_fire_o, u_core16_fire_o, u_core15_fire_o, u_core14_fire_o, u_core13_fire_o, u_core12_fire_o, u_core11_fire_o, u_core10_fire_o, u_core9_fire_o, u_core8_fire_o, u_core7_fire_o, u_core6_fire_o, u_core5_fire_o, u_core4_fire_o, u_core3_fire_o, u_core2_fire_o, u_core1_fire_o, u_core0_fire_o};
@@ -1990,7 +2026,7 @@ module gpucc_net_ieee_l8 (
     .run_i (run_i),
     .lane_valid_i ({1'h0, 1'h0, 1'h0, 1'h0, 1'h0}),
     .lane_data_i ({32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000}),
-    .space_i (((u_lsu0_out_lane_o == 3'h5) ? ((n127 < n4753) ? n127 : n4753) : ((u_lsu0_out_lane_o == 3'h4) ? ((n126 < n4748) ? n126 : n4748) : ((u_lsu0_out_lane_o == 3'h3) ? ((n125 < n4743) ? n125 : n4743) : ((u_lsu0_out_lane_o == 3'h2) ? ((n124 < n4738) ? n124 : n4738) : ((u_lsu0_out_lane_o == 3'h1) ? ((n123 < n4733) ? n123 : n4733) : 9'h1ff)))))),
+    .space_i (((u_lsu0_out_lane_o == 3'h5) ? ((n131 < n4817) ? n131 : n4817) : ((u_lsu0_out_lane_o == 3'h4) ? ((n130 < n4812) ? n130 : n4812) : ((u_lsu0_out_lane_o == 3'h3) ? ((n129 < n4807) ? n129 : n4807) : ((u_lsu0_out_lane_o == 3'h2) ? ((n128 < n4802) ? n128 : n4802) : ((u_lsu0_out_lane_o == 3'h1) ? ((n127 < n4797) ? n127 : n4797) : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[0]),
     .mem_resp_valid_i (mem_resp_valid_i[0]),
     .mem_resp_data_i (mem_resp_data_i[31:0]),
@@ -2007,7 +2043,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu0_mem_req_valid_o),
     .mem_req_we_o (u_lsu0_mem_req_we_o),
     .mem_req_addr_o (u_lsu0_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu0_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu0_mem_req_wdata_o),
+    .pf_valid_o (u_lsu0_pf_valid_o),
+    .pf_line_o (u_lsu0_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core0 (
@@ -2019,9 +2057,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1933, n1929, n1925, n1921, n1917}),
-    .lane_data_i ({n1934, n1930, n1926, n1922, n1918}),
-    .space_i (((u_core0_out_lane_o == 3'h5) ? n4715 : ((u_core0_out_lane_o == 3'h4) ? n4710 : ((u_core0_out_lane_o == 3'h3) ? n4705 : ((u_core0_out_lane_o == 3'h2) ? n4700 : ((u_core0_out_lane_o == 3'h1) ? n4695 : 9'h1ff)))))),
+    .lane_valid_i ({n1997, n1993, n1989, n1985, n1981}),
+    .lane_data_i ({n1998, n1994, n1990, n1986, n1982}),
+    .space_i (((u_core0_out_lane_o == 3'h5) ? n4779 : ((u_core0_out_lane_o == 3'h4) ? n4774 : ((u_core0_out_lane_o == 3'h3) ? n4769 : ((u_core0_out_lane_o == 3'h2) ? n4764 : ((u_core0_out_lane_o == 3'h1) ? n4759 : 9'h1ff)))))),
     .out_lane_o (u_core0_out_lane_o),
     .tok_valid_o (u_core0_tok_valid_o),
     .tok_o (u_core0_tok_o),
@@ -2043,9 +2081,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1953, n1949, n1945, n1941, n1937}),
-    .lane_data_i ({n1954, n1950, n1946, n1942, n1938}),
-    .space_i (((u_core1_out_lane_o == 3'h5) ? n4675 : ((u_core1_out_lane_o == 3'h4) ? n4670 : ((u_core1_out_lane_o == 3'h3) ? n4665 : ((u_core1_out_lane_o == 3'h2) ? n4660 : ((u_core1_out_lane_o == 3'h1) ? n4655 : 9'h1ff)))))),
+    .lane_valid_i ({n2017, n2013, n2009, n2005, n2001}),
+    .lane_data_i ({n2018, n2014, n2010, n2006, n2002}),
+    .space_i (((u_core1_out_lane_o == 3'h5) ? n4739 : ((u_core1_out_lane_o == 3'h4) ? n4734 : ((u_core1_out_lane_o == 3'h3) ? n4729 : ((u_core1_out_lane_o == 3'h2) ? n4724 : ((u_core1_out_lane_o == 3'h1) ? n4719 : 9'h1ff)))))),
     .out_lane_o (u_core1_out_lane_o),
     .tok_valid_o (u_core1_tok_valid_o),
     .tok_o (u_core1_tok_o),
@@ -2067,9 +2105,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1973, n1969, n1965, n1961, n1957}),
-    .lane_data_i ({n1974, n1970, n1966, n1962, n1958}),
-    .space_i (((u_lsu1_out_lane_o == 3'h5) ? n4635 : ((u_lsu1_out_lane_o == 3'h4) ? n4630 : ((u_lsu1_out_lane_o == 3'h3) ? n4625 : ((u_lsu1_out_lane_o == 3'h2) ? n4620 : ((u_lsu1_out_lane_o == 3'h1) ? n4615 : 9'h1ff)))))),
+    .lane_valid_i ({n2037, n2033, n2029, n2025, n2021}),
+    .lane_data_i ({n2038, n2034, n2030, n2026, n2022}),
+    .space_i (((u_lsu1_out_lane_o == 3'h5) ? n4699 : ((u_lsu1_out_lane_o == 3'h4) ? n4694 : ((u_lsu1_out_lane_o == 3'h3) ? n4689 : ((u_lsu1_out_lane_o == 3'h2) ? n4684 : ((u_lsu1_out_lane_o == 3'h1) ? n4679 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[1]),
     .mem_resp_valid_i (mem_resp_valid_i[1]),
     .mem_resp_data_i (mem_resp_data_i[63:32]),
@@ -2086,7 +2124,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu1_mem_req_valid_o),
     .mem_req_we_o (u_lsu1_mem_req_we_o),
     .mem_req_addr_o (u_lsu1_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu1_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu1_mem_req_wdata_o),
+    .pf_valid_o (u_lsu1_pf_valid_o),
+    .pf_line_o (u_lsu1_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core2 (
@@ -2098,9 +2138,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n1993, n1989, n1985, n1981, n1977}),
-    .lane_data_i ({n1994, n1990, n1986, n1982, n1978}),
-    .space_i (((u_core2_out_lane_o == 3'h5) ? n4595 : ((u_core2_out_lane_o == 3'h4) ? n4590 : ((u_core2_out_lane_o == 3'h3) ? n4585 : ((u_core2_out_lane_o == 3'h2) ? n4580 : ((u_core2_out_lane_o == 3'h1) ? n4575 : 9'h1ff)))))),
+    .lane_valid_i ({n2057, n2053, n2049, n2045, n2041}),
+    .lane_data_i ({n2058, n2054, n2050, n2046, n2042}),
+    .space_i (((u_core2_out_lane_o == 3'h5) ? n4659 : ((u_core2_out_lane_o == 3'h4) ? n4654 : ((u_core2_out_lane_o == 3'h3) ? n4649 : ((u_core2_out_lane_o == 3'h2) ? n4644 : ((u_core2_out_lane_o == 3'h1) ? n4639 : 9'h1ff)))))),
     .out_lane_o (u_core2_out_lane_o),
     .tok_valid_o (u_core2_tok_valid_o),
     .tok_o (u_core2_tok_o),
@@ -2122,9 +2162,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2013, n2009, n2005, n2001, n1997}),
-    .lane_data_i ({n2014, n2010, n2006, n2002, n1998}),
-    .space_i (((u_core3_out_lane_o == 3'h5) ? n4555 : ((u_core3_out_lane_o == 3'h4) ? n4550 : ((u_core3_out_lane_o == 3'h3) ? n4545 : ((u_core3_out_lane_o == 3'h2) ? n4540 : ((u_core3_out_lane_o == 3'h1) ? n4535 : 9'h1ff)))))),
+    .lane_valid_i ({n2077, n2073, n2069, n2065, n2061}),
+    .lane_data_i ({n2078, n2074, n2070, n2066, n2062}),
+    .space_i (((u_core3_out_lane_o == 3'h5) ? n4619 : ((u_core3_out_lane_o == 3'h4) ? n4614 : ((u_core3_out_lane_o == 3'h3) ? n4609 : ((u_core3_out_lane_o == 3'h2) ? n4604 : ((u_core3_out_lane_o == 3'h1) ? n4599 : 9'h1ff)))))),
     .out_lane_o (u_core3_out_lane_o),
     .tok_valid_o (u_core3_tok_valid_o),
     .tok_o (u_core3_tok_o),
@@ -2146,9 +2186,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2033, n2029, n2025, n2021, n2017}),
-    .lane_data_i ({n2034, n2030, n2026, n2022, n2018}),
-    .space_i (((u_lsu2_out_lane_o == 3'h5) ? n4515 : ((u_lsu2_out_lane_o == 3'h4) ? n4510 : ((u_lsu2_out_lane_o == 3'h3) ? n4505 : ((u_lsu2_out_lane_o == 3'h2) ? n4500 : ((u_lsu2_out_lane_o == 3'h1) ? n4495 : 9'h1ff)))))),
+    .lane_valid_i ({n2097, n2093, n2089, n2085, n2081}),
+    .lane_data_i ({n2098, n2094, n2090, n2086, n2082}),
+    .space_i (((u_lsu2_out_lane_o == 3'h5) ? n4579 : ((u_lsu2_out_lane_o == 3'h4) ? n4574 : ((u_lsu2_out_lane_o == 3'h3) ? n4569 : ((u_lsu2_out_lane_o == 3'h2) ? n4564 : ((u_lsu2_out_lane_o == 3'h1) ? n4559 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[2]),
     .mem_resp_valid_i (mem_resp_valid_i[2]),
     .mem_resp_data_i (mem_resp_data_i[95:64]),
@@ -2165,7 +2205,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu2_mem_req_valid_o),
     .mem_req_we_o (u_lsu2_mem_req_we_o),
     .mem_req_addr_o (u_lsu2_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu2_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu2_mem_req_wdata_o),
+    .pf_valid_o (u_lsu2_pf_valid_o),
+    .pf_line_o (u_lsu2_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core4 (
@@ -2177,9 +2219,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2053, n2049, n2045, n2041, n2037}),
-    .lane_data_i ({n2054, n2050, n2046, n2042, n2038}),
-    .space_i (((u_core4_out_lane_o == 3'h5) ? n4475 : ((u_core4_out_lane_o == 3'h4) ? n4470 : ((u_core4_out_lane_o == 3'h3) ? n4465 : ((u_core4_out_lane_o == 3'h2) ? n4460 : ((u_core4_out_lane_o == 3'h1) ? n4455 : 9'h1ff)))))),
+    .lane_valid_i ({n2117, n2113, n2109, n2105, n2101}),
+    .lane_data_i ({n2118, n2114, n2110, n2106, n2102}),
+    .space_i (((u_core4_out_lane_o == 3'h5) ? n4539 : ((u_core4_out_lane_o == 3'h4) ? n4534 : ((u_core4_out_lane_o == 3'h3) ? n4529 : ((u_core4_out_lane_o == 3'h2) ? n4524 : ((u_core4_out_lane_o == 3'h1) ? n4519 : 9'h1ff)))))),
     .out_lane_o (u_core4_out_lane_o),
     .tok_valid_o (u_core4_tok_valid_o),
     .tok_o (u_core4_tok_o),
@@ -2201,9 +2243,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2073, n2069, n2065, n2061, n2057}),
-    .lane_data_i ({n2074, n2070, n2066, n2062, n2058}),
-    .space_i (((u_core5_out_lane_o == 3'h5) ? n4435 : ((u_core5_out_lane_o == 3'h4) ? n4430 : ((u_core5_out_lane_o == 3'h3) ? n4425 : ((u_core5_out_lane_o == 3'h2) ? n4420 : ((u_core5_out_lane_o == 3'h1) ? n4415 : 9'h1ff)))))),
+    .lane_valid_i ({n2137, n2133, n2129, n2125, n2121}),
+    .lane_data_i ({n2138, n2134, n2130, n2126, n2122}),
+    .space_i (((u_core5_out_lane_o == 3'h5) ? n4499 : ((u_core5_out_lane_o == 3'h4) ? n4494 : ((u_core5_out_lane_o == 3'h3) ? n4489 : ((u_core5_out_lane_o == 3'h2) ? n4484 : ((u_core5_out_lane_o == 3'h1) ? n4479 : 9'h1ff)))))),
     .out_lane_o (u_core5_out_lane_o),
     .tok_valid_o (u_core5_tok_valid_o),
     .tok_o (u_core5_tok_o),
@@ -2225,9 +2267,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2093, n2089, n2085, n2081, n2077}),
-    .lane_data_i ({n2094, n2090, n2086, n2082, n2078}),
-    .space_i (((u_lsu3_out_lane_o == 3'h5) ? n4395 : ((u_lsu3_out_lane_o == 3'h4) ? n4390 : ((u_lsu3_out_lane_o == 3'h3) ? n4385 : ((u_lsu3_out_lane_o == 3'h2) ? n4380 : ((u_lsu3_out_lane_o == 3'h1) ? n4375 : 9'h1ff)))))),
+    .lane_valid_i ({n2157, n2153, n2149, n2145, n2141}),
+    .lane_data_i ({n2158, n2154, n2150, n2146, n2142}),
+    .space_i (((u_lsu3_out_lane_o == 3'h5) ? n4459 : ((u_lsu3_out_lane_o == 3'h4) ? n4454 : ((u_lsu3_out_lane_o == 3'h3) ? n4449 : ((u_lsu3_out_lane_o == 3'h2) ? n4444 : ((u_lsu3_out_lane_o == 3'h1) ? n4439 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[3]),
     .mem_resp_valid_i (mem_resp_valid_i[3]),
     .mem_resp_data_i (mem_resp_data_i[127:96]),
@@ -2244,7 +2286,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu3_mem_req_valid_o),
     .mem_req_we_o (u_lsu3_mem_req_we_o),
     .mem_req_addr_o (u_lsu3_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu3_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu3_mem_req_wdata_o),
+    .pf_valid_o (u_lsu3_pf_valid_o),
+    .pf_line_o (u_lsu3_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core6 (
@@ -2256,9 +2300,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2113, n2109, n2105, n2101, n2097}),
-    .lane_data_i ({n2114, n2110, n2106, n2102, n2098}),
-    .space_i (((u_core6_out_lane_o == 3'h5) ? n4355 : ((u_core6_out_lane_o == 3'h4) ? n4350 : ((u_core6_out_lane_o == 3'h3) ? n4345 : ((u_core6_out_lane_o == 3'h2) ? n4340 : ((u_core6_out_lane_o == 3'h1) ? n4335 : 9'h1ff)))))),
+    .lane_valid_i ({n2177, n2173, n2169, n2165, n2161}),
+    .lane_data_i ({n2178, n2174, n2170, n2166, n2162}),
+    .space_i (((u_core6_out_lane_o == 3'h5) ? n4419 : ((u_core6_out_lane_o == 3'h4) ? n4414 : ((u_core6_out_lane_o == 3'h3) ? n4409 : ((u_core6_out_lane_o == 3'h2) ? n4404 : ((u_core6_out_lane_o == 3'h1) ? n4399 : 9'h1ff)))))),
     .out_lane_o (u_core6_out_lane_o),
     .tok_valid_o (u_core6_tok_valid_o),
     .tok_o (u_core6_tok_o),
@@ -2280,9 +2324,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2133, n2129, n2125, n2121, n2117}),
-    .lane_data_i ({n2134, n2130, n2126, n2122, n2118}),
-    .space_i (((u_core7_out_lane_o == 3'h5) ? n4315 : ((u_core7_out_lane_o == 3'h4) ? n4310 : ((u_core7_out_lane_o == 3'h3) ? n4305 : ((u_core7_out_lane_o == 3'h2) ? n4300 : ((u_core7_out_lane_o == 3'h1) ? n4295 : 9'h1ff)))))),
+    .lane_valid_i ({n2197, n2193, n2189, n2185, n2181}),
+    .lane_data_i ({n2198, n2194, n2190, n2186, n2182}),
+    .space_i (((u_core7_out_lane_o == 3'h5) ? n4379 : ((u_core7_out_lane_o == 3'h4) ? n4374 : ((u_core7_out_lane_o == 3'h3) ? n4369 : ((u_core7_out_lane_o == 3'h2) ? n4364 : ((u_core7_out_lane_o == 3'h1) ? n4359 : 9'h1ff)))))),
     .out_lane_o (u_core7_out_lane_o),
     .tok_valid_o (u_core7_tok_valid_o),
     .tok_o (u_core7_tok_o),
@@ -2304,9 +2348,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2153, n2149, n2145, n2141, n2137}),
-    .lane_data_i ({n2154, n2150, n2146, n2142, n2138}),
-    .space_i (((u_lsu4_out_lane_o == 3'h5) ? n4275 : ((u_lsu4_out_lane_o == 3'h4) ? n4270 : ((u_lsu4_out_lane_o == 3'h3) ? n4265 : ((u_lsu4_out_lane_o == 3'h2) ? n4260 : ((u_lsu4_out_lane_o == 3'h1) ? n4255 : 9'h1ff)))))),
+    .lane_valid_i ({n2217, n2213, n2209, n2205, n2201}),
+    .lane_data_i ({n2218, n2214, n2210, n2206, n2202}),
+    .space_i (((u_lsu4_out_lane_o == 3'h5) ? n4339 : ((u_lsu4_out_lane_o == 3'h4) ? n4334 : ((u_lsu4_out_lane_o == 3'h3) ? n4329 : ((u_lsu4_out_lane_o == 3'h2) ? n4324 : ((u_lsu4_out_lane_o == 3'h1) ? n4319 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[4]),
     .mem_resp_valid_i (mem_resp_valid_i[4]),
     .mem_resp_data_i (mem_resp_data_i[159:128]),
@@ -2323,7 +2367,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu4_mem_req_valid_o),
     .mem_req_we_o (u_lsu4_mem_req_we_o),
     .mem_req_addr_o (u_lsu4_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu4_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu4_mem_req_wdata_o),
+    .pf_valid_o (u_lsu4_pf_valid_o),
+    .pf_line_o (u_lsu4_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core8 (
@@ -2335,9 +2381,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2173, n2169, n2165, n2161, n2157}),
-    .lane_data_i ({n2174, n2170, n2166, n2162, n2158}),
-    .space_i (((u_core8_out_lane_o == 3'h5) ? n4235 : ((u_core8_out_lane_o == 3'h4) ? n4230 : ((u_core8_out_lane_o == 3'h3) ? n4225 : ((u_core8_out_lane_o == 3'h2) ? n4220 : ((u_core8_out_lane_o == 3'h1) ? n4215 : 9'h1ff)))))),
+    .lane_valid_i ({n2237, n2233, n2229, n2225, n2221}),
+    .lane_data_i ({n2238, n2234, n2230, n2226, n2222}),
+    .space_i (((u_core8_out_lane_o == 3'h5) ? n4299 : ((u_core8_out_lane_o == 3'h4) ? n4294 : ((u_core8_out_lane_o == 3'h3) ? n4289 : ((u_core8_out_lane_o == 3'h2) ? n4284 : ((u_core8_out_lane_o == 3'h1) ? n4279 : 9'h1ff)))))),
     .out_lane_o (u_core8_out_lane_o),
     .tok_valid_o (u_core8_tok_valid_o),
     .tok_o (u_core8_tok_o),
@@ -2359,9 +2405,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2193, n2189, n2185, n2181, n2177}),
-    .lane_data_i ({n2194, n2190, n2186, n2182, n2178}),
-    .space_i (((u_core9_out_lane_o == 3'h5) ? n4195 : ((u_core9_out_lane_o == 3'h4) ? n4190 : ((u_core9_out_lane_o == 3'h3) ? n4185 : ((u_core9_out_lane_o == 3'h2) ? n4180 : ((u_core9_out_lane_o == 3'h1) ? n4175 : 9'h1ff)))))),
+    .lane_valid_i ({n2257, n2253, n2249, n2245, n2241}),
+    .lane_data_i ({n2258, n2254, n2250, n2246, n2242}),
+    .space_i (((u_core9_out_lane_o == 3'h5) ? n4259 : ((u_core9_out_lane_o == 3'h4) ? n4254 : ((u_core9_out_lane_o == 3'h3) ? n4249 : ((u_core9_out_lane_o == 3'h2) ? n4244 : ((u_core9_out_lane_o == 3'h1) ? n4239 : 9'h1ff)))))),
     .out_lane_o (u_core9_out_lane_o),
     .tok_valid_o (u_core9_tok_valid_o),
     .tok_o (u_core9_tok_o),
@@ -2383,9 +2429,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2213, n2209, n2205, n2201, n2197}),
-    .lane_data_i ({n2214, n2210, n2206, n2202, n2198}),
-    .space_i (((u_lsu5_out_lane_o == 3'h5) ? n4155 : ((u_lsu5_out_lane_o == 3'h4) ? n4150 : ((u_lsu5_out_lane_o == 3'h3) ? n4145 : ((u_lsu5_out_lane_o == 3'h2) ? n4140 : ((u_lsu5_out_lane_o == 3'h1) ? n4135 : 9'h1ff)))))),
+    .lane_valid_i ({n2277, n2273, n2269, n2265, n2261}),
+    .lane_data_i ({n2278, n2274, n2270, n2266, n2262}),
+    .space_i (((u_lsu5_out_lane_o == 3'h5) ? n4219 : ((u_lsu5_out_lane_o == 3'h4) ? n4214 : ((u_lsu5_out_lane_o == 3'h3) ? n4209 : ((u_lsu5_out_lane_o == 3'h2) ? n4204 : ((u_lsu5_out_lane_o == 3'h1) ? n4199 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[5]),
     .mem_resp_valid_i (mem_resp_valid_i[5]),
     .mem_resp_data_i (mem_resp_data_i[191:160]),
@@ -2402,7 +2448,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu5_mem_req_valid_o),
     .mem_req_we_o (u_lsu5_mem_req_we_o),
     .mem_req_addr_o (u_lsu5_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu5_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu5_mem_req_wdata_o),
+    .pf_valid_o (u_lsu5_pf_valid_o),
+    .pf_line_o (u_lsu5_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core10 (
@@ -2414,9 +2462,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2233, n2229, n2225, n2221, n2217}),
-    .lane_data_i ({n2234, n2230, n2226, n2222, n2218}),
-    .space_i (((u_core10_out_lane_o == 3'h5) ? n4115 : ((u_core10_out_lane_o == 3'h4) ? n4110 : ((u_core10_out_lane_o == 3'h3) ? n4105 : ((u_core10_out_lane_o == 3'h2) ? n4100 : ((u_core10_out_lane_o == 3'h1) ? n4095 : 9'h1ff)))))),
+    .lane_valid_i ({n2297, n2293, n2289, n2285, n2281}),
+    .lane_data_i ({n2298, n2294, n2290, n2286, n2282}),
+    .space_i (((u_core10_out_lane_o == 3'h5) ? n4179 : ((u_core10_out_lane_o == 3'h4) ? n4174 : ((u_core10_out_lane_o == 3'h3) ? n4169 : ((u_core10_out_lane_o == 3'h2) ? n4164 : ((u_core10_out_lane_o == 3'h1) ? n4159 : 9'h1ff)))))),
     .out_lane_o (u_core10_out_lane_o),
     .tok_valid_o (u_core10_tok_valid_o),
     .tok_o (u_core10_tok_o),
@@ -2438,9 +2486,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2253, n2249, n2245, n2241, n2237}),
-    .lane_data_i ({n2254, n2250, n2246, n2242, n2238}),
-    .space_i (((u_core11_out_lane_o == 3'h5) ? n4075 : ((u_core11_out_lane_o == 3'h4) ? n4070 : ((u_core11_out_lane_o == 3'h3) ? n4065 : ((u_core11_out_lane_o == 3'h2) ? n4060 : ((u_core11_out_lane_o == 3'h1) ? n4055 : 9'h1ff)))))),
+    .lane_valid_i ({n2317, n2313, n2309, n2305, n2301}),
+    .lane_data_i ({n2318, n2314, n2310, n2306, n2302}),
+    .space_i (((u_core11_out_lane_o == 3'h5) ? n4139 : ((u_core11_out_lane_o == 3'h4) ? n4134 : ((u_core11_out_lane_o == 3'h3) ? n4129 : ((u_core11_out_lane_o == 3'h2) ? n4124 : ((u_core11_out_lane_o == 3'h1) ? n4119 : 9'h1ff)))))),
     .out_lane_o (u_core11_out_lane_o),
     .tok_valid_o (u_core11_tok_valid_o),
     .tok_o (u_core11_tok_o),
@@ -2462,9 +2510,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2273, n2269, n2265, n2261, n2257}),
-    .lane_data_i ({n2274, n2270, n2266, n2262, n2258}),
-    .space_i (((u_lsu6_out_lane_o == 3'h5) ? n4035 : ((u_lsu6_out_lane_o == 3'h4) ? n4030 : ((u_lsu6_out_lane_o == 3'h3) ? n4025 : ((u_lsu6_out_lane_o == 3'h2) ? n4020 : ((u_lsu6_out_lane_o == 3'h1) ? n4015 : 9'h1ff)))))),
+    .lane_valid_i ({n2337, n2333, n2329, n2325, n2321}),
+    .lane_data_i ({n2338, n2334, n2330, n2326, n2322}),
+    .space_i (((u_lsu6_out_lane_o == 3'h5) ? n4099 : ((u_lsu6_out_lane_o == 3'h4) ? n4094 : ((u_lsu6_out_lane_o == 3'h3) ? n4089 : ((u_lsu6_out_lane_o == 3'h2) ? n4084 : ((u_lsu6_out_lane_o == 3'h1) ? n4079 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[6]),
     .mem_resp_valid_i (mem_resp_valid_i[6]),
     .mem_resp_data_i (mem_resp_data_i[223:192]),
@@ -2481,7 +2529,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu6_mem_req_valid_o),
     .mem_req_we_o (u_lsu6_mem_req_we_o),
     .mem_req_addr_o (u_lsu6_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu6_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu6_mem_req_wdata_o),
+    .pf_valid_o (u_lsu6_pf_valid_o),
+    .pf_line_o (u_lsu6_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core12 (
@@ -2493,9 +2543,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2293, n2289, n2285, n2281, n2277}),
-    .lane_data_i ({n2294, n2290, n2286, n2282, n2278}),
-    .space_i (((u_core12_out_lane_o == 3'h5) ? n3995 : ((u_core12_out_lane_o == 3'h4) ? n3990 : ((u_core12_out_lane_o == 3'h3) ? n3985 : ((u_core12_out_lane_o == 3'h2) ? n3980 : ((u_core12_out_lane_o == 3'h1) ? n3975 : 9'h1ff)))))),
+    .lane_valid_i ({n2357, n2353, n2349, n2345, n2341}),
+    .lane_data_i ({n2358, n2354, n2350, n2346, n2342}),
+    .space_i (((u_core12_out_lane_o == 3'h5) ? n4059 : ((u_core12_out_lane_o == 3'h4) ? n4054 : ((u_core12_out_lane_o == 3'h3) ? n4049 : ((u_core12_out_lane_o == 3'h2) ? n4044 : ((u_core12_out_lane_o == 3'h1) ? n4039 : 9'h1ff)))))),
     .out_lane_o (u_core12_out_lane_o),
     .tok_valid_o (u_core12_tok_valid_o),
     .tok_o (u_core12_tok_o),
@@ -2517,9 +2567,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2313, n2309, n2305, n2301, n2297}),
-    .lane_data_i ({n2314, n2310, n2306, n2302, n2298}),
-    .space_i (((u_core13_out_lane_o == 3'h5) ? n3955 : ((u_core13_out_lane_o == 3'h4) ? n3950 : ((u_core13_out_lane_o == 3'h3) ? n3945 : ((u_core13_out_lane_o == 3'h2) ? n3940 : ((u_core13_out_lane_o == 3'h1) ? n3935 : 9'h1ff)))))),
+    .lane_valid_i ({n2377, n2373, n2369, n2365, n2361}),
+    .lane_data_i ({n2378, n2374, n2370, n2366, n2362}),
+    .space_i (((u_core13_out_lane_o == 3'h5) ? n4019 : ((u_core13_out_lane_o == 3'h4) ? n4014 : ((u_core13_out_lane_o == 3'h3) ? n4009 : ((u_core13_out_lane_o == 3'h2) ? n4004 : ((u_core13_out_lane_o == 3'h1) ? n3999 : 9'h1ff)))))),
     .out_lane_o (u_core13_out_lane_o),
     .tok_valid_o (u_core13_tok_valid_o),
     .tok_o (u_core13_tok_o),
@@ -2541,9 +2591,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2333, n2329, n2325, n2321, n2317}),
-    .lane_data_i ({n2334, n2330, n2326, n2322, n2318}),
-    .space_i (((u_lsu7_out_lane_o == 3'h5) ? n3915 : ((u_lsu7_out_lane_o == 3'h4) ? n3910 : ((u_lsu7_out_lane_o == 3'h3) ? n3905 : ((u_lsu7_out_lane_o == 3'h2) ? n3900 : ((u_lsu7_out_lane_o == 3'h1) ? n3895 : 9'h1ff)))))),
+    .lane_valid_i ({n2397, n2393, n2389, n2385, n2381}),
+    .lane_data_i ({n2398, n2394, n2390, n2386, n2382}),
+    .space_i (((u_lsu7_out_lane_o == 3'h5) ? n3979 : ((u_lsu7_out_lane_o == 3'h4) ? n3974 : ((u_lsu7_out_lane_o == 3'h3) ? n3969 : ((u_lsu7_out_lane_o == 3'h2) ? n3964 : ((u_lsu7_out_lane_o == 3'h1) ? n3959 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[7]),
     .mem_resp_valid_i (mem_resp_valid_i[7]),
     .mem_resp_data_i (mem_resp_data_i[255:224]),
@@ -2560,7 +2610,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu7_mem_req_valid_o),
     .mem_req_we_o (u_lsu7_mem_req_we_o),
     .mem_req_addr_o (u_lsu7_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu7_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu7_mem_req_wdata_o),
+    .pf_valid_o (u_lsu7_pf_valid_o),
+    .pf_line_o (u_lsu7_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core14 (
@@ -2572,9 +2624,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2353, n2349, n2345, n2341, n2337}),
-    .lane_data_i ({n2354, n2350, n2346, n2342, n2338}),
-    .space_i (((u_core14_out_lane_o == 3'h5) ? n3875 : ((u_core14_out_lane_o == 3'h4) ? n3870 : ((u_core14_out_lane_o == 3'h3) ? n3865 : ((u_core14_out_lane_o == 3'h2) ? n3860 : ((u_core14_out_lane_o == 3'h1) ? n3855 : 9'h1ff)))))),
+    .lane_valid_i ({n2417, n2413, n2409, n2405, n2401}),
+    .lane_data_i ({n2418, n2414, n2410, n2406, n2402}),
+    .space_i (((u_core14_out_lane_o == 3'h5) ? n3939 : ((u_core14_out_lane_o == 3'h4) ? n3934 : ((u_core14_out_lane_o == 3'h3) ? n3929 : ((u_core14_out_lane_o == 3'h2) ? n3924 : ((u_core14_out_lane_o == 3'h1) ? n3919 : 9'h1ff)))))),
     .out_lane_o (u_core14_out_lane_o),
     .tok_valid_o (u_core14_tok_valid_o),
     .tok_o (u_core14_tok_o),
@@ -2596,9 +2648,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2373, n2369, n2365, n2361, n2357}),
-    .lane_data_i ({n2374, n2370, n2366, n2362, n2358}),
-    .space_i (((u_core15_out_lane_o == 3'h5) ? n3835 : ((u_core15_out_lane_o == 3'h4) ? n3830 : ((u_core15_out_lane_o == 3'h3) ? n3825 : ((u_core15_out_lane_o == 3'h2) ? n3820 : ((u_core15_out_lane_o == 3'h1) ? n3815 : 9'h1ff)))))),
+    .lane_valid_i ({n2437, n2433, n2429, n2425, n2421}),
+    .lane_data_i ({n2438, n2434, n2430, n2426, n2422}),
+    .space_i (((u_core15_out_lane_o == 3'h5) ? n3899 : ((u_core15_out_lane_o == 3'h4) ? n3894 : ((u_core15_out_lane_o == 3'h3) ? n3889 : ((u_core15_out_lane_o == 3'h2) ? n3884 : ((u_core15_out_lane_o == 3'h1) ? n3879 : 9'h1ff)))))),
     .out_lane_o (u_core15_out_lane_o),
     .tok_valid_o (u_core15_tok_valid_o),
     .tok_o (u_core15_tok_o),
@@ -2620,9 +2672,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2393, n2389, n2385, n2381, n2377}),
-    .lane_data_i ({n2394, n2390, n2386, n2382, n2378}),
-    .space_i (((u_lsu8_out_lane_o == 3'h5) ? n3795 : ((u_lsu8_out_lane_o == 3'h4) ? n3790 : ((u_lsu8_out_lane_o == 3'h3) ? n3785 : ((u_lsu8_out_lane_o == 3'h2) ? n3780 : ((u_lsu8_out_lane_o == 3'h1) ? n3775 : 9'h1ff)))))),
+    .lane_valid_i ({n2457, n2453, n2449, n2445, n2441}),
+    .lane_data_i ({n2458, n2454, n2450, n2446, n2442}),
+    .space_i (((u_lsu8_out_lane_o == 3'h5) ? n3859 : ((u_lsu8_out_lane_o == 3'h4) ? n3854 : ((u_lsu8_out_lane_o == 3'h3) ? n3849 : ((u_lsu8_out_lane_o == 3'h2) ? n3844 : ((u_lsu8_out_lane_o == 3'h1) ? n3839 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[8]),
     .mem_resp_valid_i (mem_resp_valid_i[8]),
     .mem_resp_data_i (mem_resp_data_i[287:256]),
@@ -2639,7 +2691,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu8_mem_req_valid_o),
     .mem_req_we_o (u_lsu8_mem_req_we_o),
     .mem_req_addr_o (u_lsu8_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu8_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu8_mem_req_wdata_o),
+    .pf_valid_o (u_lsu8_pf_valid_o),
+    .pf_line_o (u_lsu8_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core16 (
@@ -2651,9 +2705,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2413, n2409, n2405, n2401, n2397}),
-    .lane_data_i ({n2414, n2410, n2406, n2402, n2398}),
-    .space_i (((u_core16_out_lane_o == 3'h5) ? n3755 : ((u_core16_out_lane_o == 3'h4) ? n3750 : ((u_core16_out_lane_o == 3'h3) ? n3745 : ((u_core16_out_lane_o == 3'h2) ? n3740 : ((u_core16_out_lane_o == 3'h1) ? n3735 : 9'h1ff)))))),
+    .lane_valid_i ({n2477, n2473, n2469, n2465, n2461}),
+    .lane_data_i ({n2478, n2474, n2470, n2466, n2462}),
+    .space_i (((u_core16_out_lane_o == 3'h5) ? n3819 : ((u_core16_out_lane_o == 3'h4) ? n3814 : ((u_core16_out_lane_o == 3'h3) ? n3809 : ((u_core16_out_lane_o == 3'h2) ? n3804 : ((u_core16_out_lane_o == 3'h1) ? n3799 : 9'h1ff)))))),
     .out_lane_o (u_core16_out_lane_o),
     .tok_valid_o (u_core16_tok_valid_o),
     .tok_o (u_core16_tok_o),
@@ -2675,9 +2729,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2433, n2429, n2425, n2421, n2417}),
-    .lane_data_i ({n2434, n2430, n2426, n2422, n2418}),
-    .space_i (((u_core17_out_lane_o == 3'h5) ? n3715 : ((u_core17_out_lane_o == 3'h4) ? n3710 : ((u_core17_out_lane_o == 3'h3) ? n3705 : ((u_core17_out_lane_o == 3'h2) ? n3700 : ((u_core17_out_lane_o == 3'h1) ? n3695 : 9'h1ff)))))),
+    .lane_valid_i ({n2497, n2493, n2489, n2485, n2481}),
+    .lane_data_i ({n2498, n2494, n2490, n2486, n2482}),
+    .space_i (((u_core17_out_lane_o == 3'h5) ? n3779 : ((u_core17_out_lane_o == 3'h4) ? n3774 : ((u_core17_out_lane_o == 3'h3) ? n3769 : ((u_core17_out_lane_o == 3'h2) ? n3764 : ((u_core17_out_lane_o == 3'h1) ? n3759 : 9'h1ff)))))),
     .out_lane_o (u_core17_out_lane_o),
     .tok_valid_o (u_core17_tok_valid_o),
     .tok_o (u_core17_tok_o),
@@ -2699,9 +2753,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2453, n2449, n2445, n2441, n2437}),
-    .lane_data_i ({n2454, n2450, n2446, n2442, n2438}),
-    .space_i (((u_lsu9_out_lane_o == 3'h5) ? n3675 : ((u_lsu9_out_lane_o == 3'h4) ? n3670 : ((u_lsu9_out_lane_o == 3'h3) ? n3665 : ((u_lsu9_out_lane_o == 3'h2) ? n3660 : ((u_lsu9_out_lane_o == 3'h1) ? n3655 : 9'h1ff)))))),
+    .lane_valid_i ({n2517, n2513, n2509, n2505, n2501}),
+    .lane_data_i ({n2518, n2514, n2510, n2506, n2502}),
+    .space_i (((u_lsu9_out_lane_o == 3'h5) ? n3739 : ((u_lsu9_out_lane_o == 3'h4) ? n3734 : ((u_lsu9_out_lane_o == 3'h3) ? n3729 : ((u_lsu9_out_lane_o == 3'h2) ? n3724 : ((u_lsu9_out_lane_o == 3'h1) ? n3719 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[9]),
     .mem_resp_valid_i (mem_resp_valid_i[9]),
     .mem_resp_data_i (mem_resp_data_i[319:288]),
@@ -2718,7 +2772,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu9_mem_req_valid_o),
     .mem_req_we_o (u_lsu9_mem_req_we_o),
     .mem_req_addr_o (u_lsu9_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu9_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu9_mem_req_wdata_o),
+    .pf_valid_o (u_lsu9_pf_valid_o),
+    .pf_line_o (u_lsu9_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core18 (
@@ -2730,9 +2786,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2473, n2469, n2465, n2461, n2457}),
-    .lane_data_i ({n2474, n2470, n2466, n2462, n2458}),
-    .space_i (((u_core18_out_lane_o == 3'h5) ? n3635 : ((u_core18_out_lane_o == 3'h4) ? n3630 : ((u_core18_out_lane_o == 3'h3) ? n3625 : ((u_core18_out_lane_o == 3'h2) ? n3620 : ((u_core18_out_lane_o == 3'h1) ? n3615 : 9'h1ff)))))),
+    .lane_valid_i ({n2537, n2533, n2529, n2525, n2521}),
+    .lane_data_i ({n2538, n2534, n2530, n2526, n2522}),
+    .space_i (((u_core18_out_lane_o == 3'h5) ? n3699 : ((u_core18_out_lane_o == 3'h4) ? n3694 : ((u_core18_out_lane_o == 3'h3) ? n3689 : ((u_core18_out_lane_o == 3'h2) ? n3684 : ((u_core18_out_lane_o == 3'h1) ? n3679 : 9'h1ff)))))),
     .out_lane_o (u_core18_out_lane_o),
     .tok_valid_o (u_core18_tok_valid_o),
     .tok_o (u_core18_tok_o),
@@ -2754,9 +2810,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2493, n2489, n2485, n2481, n2477}),
-    .lane_data_i ({n2494, n2490, n2486, n2482, n2478}),
-    .space_i (((u_core19_out_lane_o == 3'h5) ? n3595 : ((u_core19_out_lane_o == 3'h4) ? n3590 : ((u_core19_out_lane_o == 3'h3) ? n3585 : ((u_core19_out_lane_o == 3'h2) ? n3580 : ((u_core19_out_lane_o == 3'h1) ? n3575 : 9'h1ff)))))),
+    .lane_valid_i ({n2557, n2553, n2549, n2545, n2541}),
+    .lane_data_i ({n2558, n2554, n2550, n2546, n2542}),
+    .space_i (((u_core19_out_lane_o == 3'h5) ? n3659 : ((u_core19_out_lane_o == 3'h4) ? n3654 : ((u_core19_out_lane_o == 3'h3) ? n3649 : ((u_core19_out_lane_o == 3'h2) ? n3644 : ((u_core19_out_lane_o == 3'h1) ? n3639 : 9'h1ff)))))),
     .out_lane_o (u_core19_out_lane_o),
     .tok_valid_o (u_core19_tok_valid_o),
     .tok_o (u_core19_tok_o),
@@ -2778,9 +2834,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2513, n2509, n2505, n2501, n2497}),
-    .lane_data_i ({n2514, n2510, n2506, n2502, n2498}),
-    .space_i (((u_lsu10_out_lane_o == 3'h5) ? n3555 : ((u_lsu10_out_lane_o == 3'h4) ? n3550 : ((u_lsu10_out_lane_o == 3'h3) ? n3545 : ((u_lsu10_out_lane_o == 3'h2) ? n3540 : ((u_lsu10_out_lane_o == 3'h1) ? n3535 : 9'h1ff)))))),
+    .lane_valid_i ({n2577, n2573, n2569, n2565, n2561}),
+    .lane_data_i ({n2578, n2574, n2570, n2566, n2562}),
+    .space_i (((u_lsu10_out_lane_o == 3'h5) ? n3619 : ((u_lsu10_out_lane_o == 3'h4) ? n3614 : ((u_lsu10_out_lane_o == 3'h3) ? n3609 : ((u_lsu10_out_lane_o == 3'h2) ? n3604 : ((u_lsu10_out_lane_o == 3'h1) ? n3599 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[10]),
     .mem_resp_valid_i (mem_resp_valid_i[10]),
     .mem_resp_data_i (mem_resp_data_i[351:320]),
@@ -2797,7 +2853,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu10_mem_req_valid_o),
     .mem_req_we_o (u_lsu10_mem_req_we_o),
     .mem_req_addr_o (u_lsu10_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu10_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu10_mem_req_wdata_o),
+    .pf_valid_o (u_lsu10_pf_valid_o),
+    .pf_line_o (u_lsu10_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core20 (
@@ -2809,9 +2867,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2533, n2529, n2525, n2521, n2517}),
-    .lane_data_i ({n2534, n2530, n2526, n2522, n2518}),
-    .space_i (((u_core20_out_lane_o == 3'h5) ? n3515 : ((u_core20_out_lane_o == 3'h4) ? n3510 : ((u_core20_out_lane_o == 3'h3) ? n3505 : ((u_core20_out_lane_o == 3'h2) ? n3500 : ((u_core20_out_lane_o == 3'h1) ? n3495 : 9'h1ff)))))),
+    .lane_valid_i ({n2597, n2593, n2589, n2585, n2581}),
+    .lane_data_i ({n2598, n2594, n2590, n2586, n2582}),
+    .space_i (((u_core20_out_lane_o == 3'h5) ? n3579 : ((u_core20_out_lane_o == 3'h4) ? n3574 : ((u_core20_out_lane_o == 3'h3) ? n3569 : ((u_core20_out_lane_o == 3'h2) ? n3564 : ((u_core20_out_lane_o == 3'h1) ? n3559 : 9'h1ff)))))),
     .out_lane_o (u_core20_out_lane_o),
     .tok_valid_o (u_core20_tok_valid_o),
     .tok_o (u_core20_tok_o),
@@ -2833,9 +2891,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2553, n2549, n2545, n2541, n2537}),
-    .lane_data_i ({n2554, n2550, n2546, n2542, n2538}),
-    .space_i (((u_core21_out_lane_o == 3'h5) ? n3475 : ((u_core21_out_lane_o == 3'h4) ? n3470 : ((u_core21_out_lane_o == 3'h3) ? n3465 : ((u_core21_out_lane_o == 3'h2) ? n3460 : ((u_core21_out_lane_o == 3'h1) ? n3455 : 9'h1ff)))))),
+    .lane_valid_i ({n2617, n2613, n2609, n2605, n2601}),
+    .lane_data_i ({n2618, n2614, n2610, n2606, n2602}),
+    .space_i (((u_core21_out_lane_o == 3'h5) ? n3539 : ((u_core21_out_lane_o == 3'h4) ? n3534 : ((u_core21_out_lane_o == 3'h3) ? n3529 : ((u_core21_out_lane_o == 3'h2) ? n3524 : ((u_core21_out_lane_o == 3'h1) ? n3519 : 9'h1ff)))))),
     .out_lane_o (u_core21_out_lane_o),
     .tok_valid_o (u_core21_tok_valid_o),
     .tok_o (u_core21_tok_o),
@@ -2857,9 +2915,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2573, n2569, n2565, n2561, n2557}),
-    .lane_data_i ({n2574, n2570, n2566, n2562, n2558}),
-    .space_i (((u_lsu11_out_lane_o == 3'h5) ? n3435 : ((u_lsu11_out_lane_o == 3'h4) ? n3430 : ((u_lsu11_out_lane_o == 3'h3) ? n3425 : ((u_lsu11_out_lane_o == 3'h2) ? n3420 : ((u_lsu11_out_lane_o == 3'h1) ? n3415 : 9'h1ff)))))),
+    .lane_valid_i ({n2637, n2633, n2629, n2625, n2621}),
+    .lane_data_i ({n2638, n2634, n2630, n2626, n2622}),
+    .space_i (((u_lsu11_out_lane_o == 3'h5) ? n3499 : ((u_lsu11_out_lane_o == 3'h4) ? n3494 : ((u_lsu11_out_lane_o == 3'h3) ? n3489 : ((u_lsu11_out_lane_o == 3'h2) ? n3484 : ((u_lsu11_out_lane_o == 3'h1) ? n3479 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[11]),
     .mem_resp_valid_i (mem_resp_valid_i[11]),
     .mem_resp_data_i (mem_resp_data_i[383:352]),
@@ -2876,7 +2934,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu11_mem_req_valid_o),
     .mem_req_we_o (u_lsu11_mem_req_we_o),
     .mem_req_addr_o (u_lsu11_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu11_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu11_mem_req_wdata_o),
+    .pf_valid_o (u_lsu11_pf_valid_o),
+    .pf_line_o (u_lsu11_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core22 (
@@ -2888,9 +2948,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2593, n2589, n2585, n2581, n2577}),
-    .lane_data_i ({n2594, n2590, n2586, n2582, n2578}),
-    .space_i (((u_core22_out_lane_o == 3'h5) ? n3395 : ((u_core22_out_lane_o == 3'h4) ? n3390 : ((u_core22_out_lane_o == 3'h3) ? n3385 : ((u_core22_out_lane_o == 3'h2) ? n3380 : ((u_core22_out_lane_o == 3'h1) ? n3375 : 9'h1ff)))))),
+    .lane_valid_i ({n2657, n2653, n2649, n2645, n2641}),
+    .lane_data_i ({n2658, n2654, n2650, n2646, n2642}),
+    .space_i (((u_core22_out_lane_o == 3'h5) ? n3459 : ((u_core22_out_lane_o == 3'h4) ? n3454 : ((u_core22_out_lane_o == 3'h3) ? n3449 : ((u_core22_out_lane_o == 3'h2) ? n3444 : ((u_core22_out_lane_o == 3'h1) ? n3439 : 9'h1ff)))))),
     .out_lane_o (u_core22_out_lane_o),
     .tok_valid_o (u_core22_tok_valid_o),
     .tok_o (u_core22_tok_o),
@@ -2912,9 +2972,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2613, n2609, n2605, n2601, n2597}),
-    .lane_data_i ({n2614, n2610, n2606, n2602, n2598}),
-    .space_i (((u_core23_out_lane_o == 3'h5) ? n3355 : ((u_core23_out_lane_o == 3'h4) ? n3350 : ((u_core23_out_lane_o == 3'h3) ? n3345 : ((u_core23_out_lane_o == 3'h2) ? n3340 : ((u_core23_out_lane_o == 3'h1) ? n3335 : 9'h1ff)))))),
+    .lane_valid_i ({n2677, n2673, n2669, n2665, n2661}),
+    .lane_data_i ({n2678, n2674, n2670, n2666, n2662}),
+    .space_i (((u_core23_out_lane_o == 3'h5) ? n3419 : ((u_core23_out_lane_o == 3'h4) ? n3414 : ((u_core23_out_lane_o == 3'h3) ? n3409 : ((u_core23_out_lane_o == 3'h2) ? n3404 : ((u_core23_out_lane_o == 3'h1) ? n3399 : 9'h1ff)))))),
     .out_lane_o (u_core23_out_lane_o),
     .tok_valid_o (u_core23_tok_valid_o),
     .tok_o (u_core23_tok_o),
@@ -2936,9 +2996,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2633, n2629, n2625, n2621, n2617}),
-    .lane_data_i ({n2634, n2630, n2626, n2622, n2618}),
-    .space_i (((u_lsu12_out_lane_o == 3'h5) ? n3315 : ((u_lsu12_out_lane_o == 3'h4) ? n3310 : ((u_lsu12_out_lane_o == 3'h3) ? n3305 : ((u_lsu12_out_lane_o == 3'h2) ? n3300 : ((u_lsu12_out_lane_o == 3'h1) ? n3295 : 9'h1ff)))))),
+    .lane_valid_i ({n2697, n2693, n2689, n2685, n2681}),
+    .lane_data_i ({n2698, n2694, n2690, n2686, n2682}),
+    .space_i (((u_lsu12_out_lane_o == 3'h5) ? n3379 : ((u_lsu12_out_lane_o == 3'h4) ? n3374 : ((u_lsu12_out_lane_o == 3'h3) ? n3369 : ((u_lsu12_out_lane_o == 3'h2) ? n3364 : ((u_lsu12_out_lane_o == 3'h1) ? n3359 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[12]),
     .mem_resp_valid_i (mem_resp_valid_i[12]),
     .mem_resp_data_i (mem_resp_data_i[415:384]),
@@ -2955,7 +3015,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu12_mem_req_valid_o),
     .mem_req_we_o (u_lsu12_mem_req_we_o),
     .mem_req_addr_o (u_lsu12_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu12_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu12_mem_req_wdata_o),
+    .pf_valid_o (u_lsu12_pf_valid_o),
+    .pf_line_o (u_lsu12_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core24 (
@@ -2967,9 +3029,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2653, n2649, n2645, n2641, n2637}),
-    .lane_data_i ({n2654, n2650, n2646, n2642, n2638}),
-    .space_i (((u_core24_out_lane_o == 3'h5) ? n3275 : ((u_core24_out_lane_o == 3'h4) ? n3270 : ((u_core24_out_lane_o == 3'h3) ? n3265 : ((u_core24_out_lane_o == 3'h2) ? n3260 : ((u_core24_out_lane_o == 3'h1) ? n3255 : 9'h1ff)))))),
+    .lane_valid_i ({n2717, n2713, n2709, n2705, n2701}),
+    .lane_data_i ({n2718, n2714, n2710, n2706, n2702}),
+    .space_i (((u_core24_out_lane_o == 3'h5) ? n3339 : ((u_core24_out_lane_o == 3'h4) ? n3334 : ((u_core24_out_lane_o == 3'h3) ? n3329 : ((u_core24_out_lane_o == 3'h2) ? n3324 : ((u_core24_out_lane_o == 3'h1) ? n3319 : 9'h1ff)))))),
     .out_lane_o (u_core24_out_lane_o),
     .tok_valid_o (u_core24_tok_valid_o),
     .tok_o (u_core24_tok_o),
@@ -2991,9 +3053,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2673, n2669, n2665, n2661, n2657}),
-    .lane_data_i ({n2674, n2670, n2666, n2662, n2658}),
-    .space_i (((u_core25_out_lane_o == 3'h5) ? n3235 : ((u_core25_out_lane_o == 3'h4) ? n3230 : ((u_core25_out_lane_o == 3'h3) ? n3225 : ((u_core25_out_lane_o == 3'h2) ? n3220 : ((u_core25_out_lane_o == 3'h1) ? n3215 : 9'h1ff)))))),
+    .lane_valid_i ({n2737, n2733, n2729, n2725, n2721}),
+    .lane_data_i ({n2738, n2734, n2730, n2726, n2722}),
+    .space_i (((u_core25_out_lane_o == 3'h5) ? n3299 : ((u_core25_out_lane_o == 3'h4) ? n3294 : ((u_core25_out_lane_o == 3'h3) ? n3289 : ((u_core25_out_lane_o == 3'h2) ? n3284 : ((u_core25_out_lane_o == 3'h1) ? n3279 : 9'h1ff)))))),
     .out_lane_o (u_core25_out_lane_o),
     .tok_valid_o (u_core25_tok_valid_o),
     .tok_o (u_core25_tok_o),
@@ -3015,9 +3077,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2693, n2689, n2685, n2681, n2677}),
-    .lane_data_i ({n2694, n2690, n2686, n2682, n2678}),
-    .space_i (((u_lsu13_out_lane_o == 3'h5) ? n3195 : ((u_lsu13_out_lane_o == 3'h4) ? n3190 : ((u_lsu13_out_lane_o == 3'h3) ? n3185 : ((u_lsu13_out_lane_o == 3'h2) ? n3180 : ((u_lsu13_out_lane_o == 3'h1) ? n3175 : 9'h1ff)))))),
+    .lane_valid_i ({n2757, n2753, n2749, n2745, n2741}),
+    .lane_data_i ({n2758, n2754, n2750, n2746, n2742}),
+    .space_i (((u_lsu13_out_lane_o == 3'h5) ? n3259 : ((u_lsu13_out_lane_o == 3'h4) ? n3254 : ((u_lsu13_out_lane_o == 3'h3) ? n3249 : ((u_lsu13_out_lane_o == 3'h2) ? n3244 : ((u_lsu13_out_lane_o == 3'h1) ? n3239 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[13]),
     .mem_resp_valid_i (mem_resp_valid_i[13]),
     .mem_resp_data_i (mem_resp_data_i[447:416]),
@@ -3034,7 +3096,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu13_mem_req_valid_o),
     .mem_req_we_o (u_lsu13_mem_req_we_o),
     .mem_req_addr_o (u_lsu13_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu13_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu13_mem_req_wdata_o),
+    .pf_valid_o (u_lsu13_pf_valid_o),
+    .pf_line_o (u_lsu13_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core26 (
@@ -3046,9 +3110,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2713, n2709, n2705, n2701, n2697}),
-    .lane_data_i ({n2714, n2710, n2706, n2702, n2698}),
-    .space_i (((u_core26_out_lane_o == 3'h5) ? n3155 : ((u_core26_out_lane_o == 3'h4) ? n3150 : ((u_core26_out_lane_o == 3'h3) ? n3145 : ((u_core26_out_lane_o == 3'h2) ? n3140 : ((u_core26_out_lane_o == 3'h1) ? n3135 : 9'h1ff)))))),
+    .lane_valid_i ({n2777, n2773, n2769, n2765, n2761}),
+    .lane_data_i ({n2778, n2774, n2770, n2766, n2762}),
+    .space_i (((u_core26_out_lane_o == 3'h5) ? n3219 : ((u_core26_out_lane_o == 3'h4) ? n3214 : ((u_core26_out_lane_o == 3'h3) ? n3209 : ((u_core26_out_lane_o == 3'h2) ? n3204 : ((u_core26_out_lane_o == 3'h1) ? n3199 : 9'h1ff)))))),
     .out_lane_o (u_core26_out_lane_o),
     .tok_valid_o (u_core26_tok_valid_o),
     .tok_o (u_core26_tok_o),
@@ -3070,9 +3134,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2733, n2729, n2725, n2721, n2717}),
-    .lane_data_i ({n2734, n2730, n2726, n2722, n2718}),
-    .space_i (((u_core27_out_lane_o == 3'h5) ? n3115 : ((u_core27_out_lane_o == 3'h4) ? n3110 : ((u_core27_out_lane_o == 3'h3) ? n3105 : ((u_core27_out_lane_o == 3'h2) ? n3100 : ((u_core27_out_lane_o == 3'h1) ? n3095 : 9'h1ff)))))),
+    .lane_valid_i ({n2797, n2793, n2789, n2785, n2781}),
+    .lane_data_i ({n2798, n2794, n2790, n2786, n2782}),
+    .space_i (((u_core27_out_lane_o == 3'h5) ? n3179 : ((u_core27_out_lane_o == 3'h4) ? n3174 : ((u_core27_out_lane_o == 3'h3) ? n3169 : ((u_core27_out_lane_o == 3'h2) ? n3164 : ((u_core27_out_lane_o == 3'h1) ? n3159 : 9'h1ff)))))),
     .out_lane_o (u_core27_out_lane_o),
     .tok_valid_o (u_core27_tok_valid_o),
     .tok_o (u_core27_tok_o),
@@ -3094,9 +3158,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2753, n2749, n2745, n2741, n2737}),
-    .lane_data_i ({n2754, n2750, n2746, n2742, n2738}),
-    .space_i (((u_lsu14_out_lane_o == 3'h5) ? n3075 : ((u_lsu14_out_lane_o == 3'h4) ? n3070 : ((u_lsu14_out_lane_o == 3'h3) ? n3065 : ((u_lsu14_out_lane_o == 3'h2) ? n3060 : ((u_lsu14_out_lane_o == 3'h1) ? n3055 : 9'h1ff)))))),
+    .lane_valid_i ({n2817, n2813, n2809, n2805, n2801}),
+    .lane_data_i ({n2818, n2814, n2810, n2806, n2802}),
+    .space_i (((u_lsu14_out_lane_o == 3'h5) ? n3139 : ((u_lsu14_out_lane_o == 3'h4) ? n3134 : ((u_lsu14_out_lane_o == 3'h3) ? n3129 : ((u_lsu14_out_lane_o == 3'h2) ? n3124 : ((u_lsu14_out_lane_o == 3'h1) ? n3119 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[14]),
     .mem_resp_valid_i (mem_resp_valid_i[14]),
     .mem_resp_data_i (mem_resp_data_i[479:448]),
@@ -3113,7 +3177,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu14_mem_req_valid_o),
     .mem_req_we_o (u_lsu14_mem_req_we_o),
     .mem_req_addr_o (u_lsu14_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu14_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu14_mem_req_wdata_o),
+    .pf_valid_o (u_lsu14_pf_valid_o),
+    .pf_line_o (u_lsu14_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core28 (
@@ -3125,9 +3191,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2773, n2769, n2765, n2761, n2757}),
-    .lane_data_i ({n2774, n2770, n2766, n2762, n2758}),
-    .space_i (((u_core28_out_lane_o == 3'h5) ? n3035 : ((u_core28_out_lane_o == 3'h4) ? n3030 : ((u_core28_out_lane_o == 3'h3) ? n3025 : ((u_core28_out_lane_o == 3'h2) ? n3020 : ((u_core28_out_lane_o == 3'h1) ? n3015 : 9'h1ff)))))),
+    .lane_valid_i ({n2837, n2833, n2829, n2825, n2821}),
+    .lane_data_i ({n2838, n2834, n2830, n2826, n2822}),
+    .space_i (((u_core28_out_lane_o == 3'h5) ? n3099 : ((u_core28_out_lane_o == 3'h4) ? n3094 : ((u_core28_out_lane_o == 3'h3) ? n3089 : ((u_core28_out_lane_o == 3'h2) ? n3084 : ((u_core28_out_lane_o == 3'h1) ? n3079 : 9'h1ff)))))),
     .out_lane_o (u_core28_out_lane_o),
     .tok_valid_o (u_core28_tok_valid_o),
     .tok_o (u_core28_tok_o),
@@ -3149,9 +3215,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2793, n2789, n2785, n2781, n2777}),
-    .lane_data_i ({n2794, n2790, n2786, n2782, n2778}),
-    .space_i (((u_core29_out_lane_o == 3'h5) ? n2995 : ((u_core29_out_lane_o == 3'h4) ? n2990 : ((u_core29_out_lane_o == 3'h3) ? n2985 : ((u_core29_out_lane_o == 3'h2) ? n2980 : ((u_core29_out_lane_o == 3'h1) ? n2975 : 9'h1ff)))))),
+    .lane_valid_i ({n2857, n2853, n2849, n2845, n2841}),
+    .lane_data_i ({n2858, n2854, n2850, n2846, n2842}),
+    .space_i (((u_core29_out_lane_o == 3'h5) ? n3059 : ((u_core29_out_lane_o == 3'h4) ? n3054 : ((u_core29_out_lane_o == 3'h3) ? n3049 : ((u_core29_out_lane_o == 3'h2) ? n3044 : ((u_core29_out_lane_o == 3'h1) ? n3039 : 9'h1ff)))))),
     .out_lane_o (u_core29_out_lane_o),
     .tok_valid_o (u_core29_tok_valid_o),
     .tok_o (u_core29_tok_o),
@@ -3173,9 +3239,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2813, n2809, n2805, n2801, n2797}),
-    .lane_data_i ({n2814, n2810, n2806, n2802, n2798}),
-    .space_i (((u_lsu15_out_lane_o == 3'h5) ? n2955 : ((u_lsu15_out_lane_o == 3'h4) ? n2950 : ((u_lsu15_out_lane_o == 3'h3) ? n2945 : ((u_lsu15_out_lane_o == 3'h2) ? n2940 : ((u_lsu15_out_lane_o == 3'h1) ? n2935 : 9'h1ff)))))),
+    .lane_valid_i ({n2877, n2873, n2869, n2865, n2861}),
+    .lane_data_i ({n2878, n2874, n2870, n2866, n2862}),
+    .space_i (((u_lsu15_out_lane_o == 3'h5) ? n3019 : ((u_lsu15_out_lane_o == 3'h4) ? n3014 : ((u_lsu15_out_lane_o == 3'h3) ? n3009 : ((u_lsu15_out_lane_o == 3'h2) ? n3004 : ((u_lsu15_out_lane_o == 3'h1) ? n2999 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[15]),
     .mem_resp_valid_i (mem_resp_valid_i[15]),
     .mem_resp_data_i (mem_resp_data_i[511:480]),
@@ -3192,7 +3258,9 @@ module gpucc_net_ieee_l8 (
     .mem_req_valid_o (u_lsu15_mem_req_valid_o),
     .mem_req_we_o (u_lsu15_mem_req_we_o),
     .mem_req_addr_o (u_lsu15_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu15_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu15_mem_req_wdata_o),
+    .pf_valid_o (u_lsu15_pf_valid_o),
+    .pf_line_o (u_lsu15_pf_line_o)
   );
 
   gpucc_core_ieee_l8 u_core30 (
@@ -3204,9 +3272,9 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2833, n2829, n2825, n2821, n2817}),
-    .lane_data_i ({n2834, n2830, n2826, n2822, n2818}),
-    .space_i (((u_core30_out_lane_o == 3'h5) ? n2915 : ((u_core30_out_lane_o == 3'h4) ? n2910 : ((u_core30_out_lane_o == 3'h3) ? n2905 : ((u_core30_out_lane_o == 3'h2) ? n2900 : ((u_core30_out_lane_o == 3'h1) ? n2895 : 9'h1ff)))))),
+    .lane_valid_i ({n2897, n2893, n2889, n2885, n2881}),
+    .lane_data_i ({n2898, n2894, n2890, n2886, n2882}),
+    .space_i (((u_core30_out_lane_o == 3'h5) ? n2979 : ((u_core30_out_lane_o == 3'h4) ? n2974 : ((u_core30_out_lane_o == 3'h3) ? n2969 : ((u_core30_out_lane_o == 3'h2) ? n2964 : ((u_core30_out_lane_o == 3'h1) ? n2959 : 9'h1ff)))))),
     .out_lane_o (u_core30_out_lane_o),
     .tok_valid_o (u_core30_tok_valid_o),
     .tok_o (u_core30_tok_o),
@@ -3228,8 +3296,8 @@ module gpucc_net_ieee_l8 (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({(n2852 ? u_core30_tok_valid_o : n2833), (n2848 ? u_core30_tok_valid_o : n2829), (n2844 ? u_core30_tok_valid_o : n2825), (n2840 ? u_core30_tok_valid_o : n2821), (n2836 ? u_core30_tok_valid_o : n2817)}),
-    .lane_data_i ({(n2852 ? u_core30_tok_o : n2834), (n2848 ? u_core30_tok_o : n2830), (n2844 ? u_core30_tok_o : n2826), (n2840 ? u_core30_tok_o : n2822), (n2836 ? u_core30_tok_o : n2818)}),
+    .lane_valid_i ({(n2916 ? u_core30_tok_valid_o : n2897), (n2912 ? u_core30_tok_valid_o : n2893), (n2908 ? u_core30_tok_valid_o : n2889), (n2904 ? u_core30_tok_valid_o : n2885), (n2900 ? u_core30_tok_valid_o : n2881)}),
+    .lane_data_i ({(n2916 ? u_core30_tok_o : n2898), (n2912 ? u_core30_tok_o : n2894), (n2908 ? u_core30_tok_o : n2890), (n2904 ? u_core30_tok_o : n2886), (n2900 ? u_core30_tok_o : n2882)}),
     .space_i (((u_core31_out_lane_o == 3'h5) ? 9'h1ff : ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff)))))),
     .out_lane_o (u_core31_out_lane_o),
     .tok_valid_o (u_core31_tok_valid_o),

@@ -79,6 +79,10 @@ pub enum BlockName {
     /// core `j` drives the SM's SP lane `j` through `ln<j>_*` (the SP
     /// array's lane ports in lane mode); otherwise as `gpucc`.
     GpuccX,
+    /// The GPU-CC network's memory front end (`src/units/gpucc/mem.rs`):
+    /// 16 LSU ports coalesced into line requests on one L1 requester
+    /// port with ids below `32 ceil(lsu_tags / 32)`.
+    GpuccMem,
     /// The whole SM of the preset (`src/sm/top/`).
     Sm,
 }

@@ -165,6 +165,9 @@ pub fn with_block<F: BlockFn>(name: BlockName, cfg: &SmConfig, f: &mut F) -> Res
         BlockName::GpuccX => f.call(
             crate::units::gpucc::GpuccNet::external(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?,
         ),
+        BlockName::GpuccMem => f.call(
+            crate::units::gpucc::mem::GpuccMem::of(cfg).map_err(|e| anyhow::anyhow!("config `{}`: {e}", cfg.name))?,
+        ),
         BlockName::Sm => {
             struct Adapt<'a, F>(&'a mut F);
             impl<F: BlockFn> crate::sm::top::SmFn for Adapt<'_, F> {
@@ -227,6 +230,7 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     (BlockName::L1, "fermi"),
     (BlockName::Gpucc, "gpucc"),
     (BlockName::GpuccX, "gpucc"),
+    (BlockName::GpuccMem, "gpucc"),
     // The whole SM (top `sm_<preset>` and every block module it uses).
     (BlockName::Sm, "gt200"),
     (BlockName::Sm, "fermi"),

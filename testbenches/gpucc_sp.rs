@@ -115,6 +115,8 @@ impl Block for GpuccOnSp {
             stall_out_o: no.stall_out_o,
             tok_valid_o: no.tok_valid_o,
             tok_o: no.tok_o,
+            pf_valid_o: no.pf_valid_o,
+            pf_line_o: no.pf_line_o,
             ln: [],
         }
     }

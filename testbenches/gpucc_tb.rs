@@ -73,6 +73,10 @@ pub struct TbOpts {
     pub max_cycles: u64,
     /// Write a VCD (and its `.gtkw`) of the run here.
     pub vcd: Option<PathBuf>,
+    /// One memory port for all LSUs, without coalescing: at most one word
+    /// request taken per two hot cycles (a core cycle), round robin among
+    /// the LSUs presenting one (the baseline `gpucc_mem` improves on).
+    pub shared_port: bool,
 }
 
 impl Default for TbOpts {
@@ -84,6 +88,7 @@ impl Default for TbOpts {
             stall_limit: 10_000,
             max_cycles: 100_000_000,
             vcd: None,
+            shared_port: false,
         }
     }
 }
@@ -234,10 +239,28 @@ fn drive<K: NetBlock>(
     let mut idle_for = 0u64;
     let fail =
         |sim: &Sim<K>, fired: &[u64], msg: String| -> String { format!("{msg}\n{}", levels(sim, inst, net, fired)) };
+    let mut rr = 0usize;
     for t in 0..o.max_cycles {
+        // The shared port: the LSU whose request is taken this cycle.
+        let shared = (o.shared_port && t % 2 == 0)
+            .then(|| {
+                (0..LSUS).map(|d| (rr + d) % LSUS).find(|&j| {
+                    sim.peek(&format!("{inst}u_lsu{j}.req_valid"))
+                        .is_some_and(|w| w[0] != 0)
+                })
+            })
+            .flatten();
+        if let Some(j) = shared {
+            rr = (j + 1) % LSUS;
+        }
         #[allow(clippy::needless_range_loop)]
         for j in 0..LSUS {
-            inp.mem_req_ready_i[j] = b((o.seed == 0 || !rng.word().is_multiple_of(4)) as u64);
+            let ready = if o.shared_port {
+                shared == Some(j)
+            } else {
+                o.seed == 0 || !rng.word().is_multiple_of(4)
+            };
+            inp.mem_req_ready_i[j] = b(ready as u64);
             match pending[j].front() {
                 Some(&(due, w)) if due <= t => {
                     inp.mem_resp_valid_i[j] = b(1);

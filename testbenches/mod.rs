@@ -21,6 +21,7 @@ pub mod gmarb_ref;
 pub mod gmarb_tb;
 pub mod gmem;
 pub mod gpucc_gen;
+pub mod gpucc_mem_tb;
 pub mod gpucc_sp;
 pub mod gpucc_tb;
 pub mod ifetch_ref;

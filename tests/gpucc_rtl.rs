@@ -114,3 +114,26 @@ fn gpucc_net_x_icarus() {
     let r = icarus::check(x, None, 4_000, 13, 0.5, &dir).unwrap();
     assert_eq!((r.hot_cycles, r.mismatches), (4_000, 0), "{:?}", r.first);
 }
+
+/// The memory front end (`gpucc_mem_i64`, src/units/gpucc/mem.rs): its
+/// Verilog against the Rust block on random inputs, every output every
+/// hot cycle (Verilator), and a short Icarus run.
+fn mem_block() -> smrtl::units::gpucc::mem::GpuccMem {
+    smrtl::units::gpucc::mem::GpuccMem::of(&SmConfig::load("gpucc").unwrap()).unwrap()
+}
+
+#[test]
+fn gpucc_mem_lockstep_verilator() {
+    cosim::require_tools(&["verilator", "g++", "make"]);
+    let r = cosim::lockstep(&mem_block(), None, &opts(100_000, 11, "gpucc_mem")).unwrap();
+    assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+    assert_eq!(r.hot_cycles, 100_000);
+}
+
+#[test]
+fn gpucc_mem_icarus() {
+    cosim::require_tools(&["iverilog", "vvp"]);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("icarus_gpucc_mem");
+    let r = icarus::check(mem_block(), None, 4_000, 13, 0.5, &dir).unwrap();
+    assert_eq!((r.hot_cycles, r.mismatches), (4_000, 0), "{:?}", r.first);
+}

@@ -23,7 +23,11 @@
 //!   `mem_req_addr_o[32]`, `mem_req_wdata_o[32]` with `mem_req_ready_i`
 //!   (a request is taken in a cycle where valid and ready are both high);
 //!   `mem_resp_valid_i`, `mem_resp_data_i[32]`: the data of this LSU's
-//!   loads, in request order (stores get no response).
+//!   loads, in request order (stores get no response); the prefetch hint
+//!   `pf_valid_o`, `pf_line_o[25]`: a load LSU's index pushed into the
+//!   address FIFO whose 128-byte line (`(imm + (index << shift)) >> 7`)
+//!   differs from the previous hint's (none after `clear_i`), one cycle
+//!   after the push, for one cycle (`gpucc_mem` reads the line ahead).
 //! * Operation (opcode in the configuration): `LDG` takes an index from
 //!   FIFO 0 and drives the loaded word on its output lane; `STG` takes an
 //!   index from FIFO 0 and a word from FIFO 1 and writes it. The byte
@@ -81,6 +85,8 @@ crate::ports! {
         mem_req_we_o: 1 @ Hot,
         mem_req_addr_o: 32 @ Hot,
         mem_req_wdata_o: 32 @ Hot,
+        pf_valid_o: 1 @ Hot,
+        pf_line_o: 25 @ Hot,
     }
 }
 
@@ -99,6 +105,9 @@ pub struct GpuccLsu {
     tok_valid: Reg<1>,
     tok: Reg<32>,
     inflight: Reg<9>,
+    pf_valid: Reg<1>,
+    pf_line: Reg<25>,
+    pf_last_v: Reg<1>,
 }
 
 impl Default for GpuccLsu {
@@ -120,6 +129,11 @@ impl GpuccLsu {
         let tok = d.reg_noreset::<32>("tok", Domain::Hot);
         // Loads in flight: bounded by the listeners' space, at most 256.
         let inflight = d.reg::<9>("inflight", Domain::Hot, 0);
+        // Prefetch hint: the line of the last index pushed (`pf_line_q`,
+        // valid since the clear when `pf_last_v_q`), raised in `pf_valid_q`.
+        let pf_valid = d.reg::<1>("pf_valid", Domain::Hot, 0);
+        let pf_line = d.reg::<25>("pf_line", Domain::Hot, 0);
+        let pf_last_v = d.reg::<1>("pf_last_v", Domain::Hot, 0);
         GpuccLsu {
             decl: d,
             cfg,
@@ -133,6 +147,9 @@ impl GpuccLsu {
             tok_valid,
             tok,
             inflight,
+            pf_valid,
+            pf_line,
+            pf_last_v,
         }
     }
 }
@@ -175,7 +192,8 @@ impl Block for GpuccLsu {
                 pop_i: pop,
             }
         };
-        cx.instance_end(ha, &self.addr_fifo, &fifo_in(c.fifo_lane[0], fire));
+        let addr_in = fifo_in(c.fifo_lane[0], fire);
+        cx.instance_end(ha, &self.addr_fifo, &addr_in);
         cx.instance_end(hd, &self.data_fifo, &fifo_in(c.fifo_lane[1], fire & is_st));
         self.cfg
             .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);
@@ -188,6 +206,16 @@ impl Block for GpuccLsu {
         cx.d_en(self.req_we, s1, |_| is_st);
         cx.d_en(self.req_addr, s1, |_| addr);
         cx.d_en(self.req_wdata, s1, |_| fd.rdata_o);
+        // Prefetch hint: a load's index pushed into the address FIFO, its
+        // line differing from the last hint's (none since the clear).
+        let pf_addr: S<C::B, 32> = c.imm + addr_in.wdata_i.shl(shift);
+        let pf_line: S<C::B, 25> = pf_addr.slice::<7, 25>();
+        let last_v = cx.q(self.pf_last_v);
+        let new_line = !last_v | !pf_line.eq(cx.q(self.pf_line));
+        let hint = addr_in.push_i & is_ld & !i.clear_i & new_line;
+        cx.d(self.pf_valid, hint);
+        cx.d_en(self.pf_line, hint, |_| pf_line);
+        cx.d(self.pf_last_v, !i.clear_i & (last_v | hint));
         // Responses become the token.
         cx.d(self.tok_valid, i.mem_resp_valid_i);
         cx.d_en(self.tok, i.mem_resp_valid_i, |_| i.mem_resp_data_i);
@@ -217,6 +245,8 @@ impl Block for GpuccLsu {
             mem_req_we_o: req_v & cx.q(self.req_we),
             mem_req_addr_o: req_v.mux(cx.q(self.req_addr), k::<C::B, 32>(0)),
             mem_req_wdata_o: req_v.mux(cx.q(self.req_wdata), k::<C::B, 32>(0)),
+            pf_valid_o: cx.q(self.pf_valid),
+            pf_line_o: cx.q(self.pf_line),
         }
     }
 }

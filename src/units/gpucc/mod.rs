@@ -22,7 +22,8 @@
 //!   (GPU-CC mode: nodes may fire); per LSU `j` the memory port
 //!   `mem{j}_req_ready_i`, `mem{j}_resp_valid_i`, `mem{j}_resp_data_i[32]`.
 //! * Ports out: per LSU `mem{j}_req_valid_o`, `mem{j}_req_we_o`,
-//!   `mem{j}_req_addr_o[32]`, `mem{j}_req_wdata_o[32]`; `done_o`: every
+//!   `mem{j}_req_addr_o[32]`, `mem{j}_req_wdata_o[32]`, the prefetch
+//!   hints `pf_valid_o[1;16]`, `pf_line_o[25;16]` (`lsu.rs`); `done_o`: every
 //!   node idle (counted nodes finished, every FIFO empty, nothing in
 //!   flight: the end of the run); `err_o`; per node (index as
 //!   `cfg_node_i`) `fire_o[1;48]`, `tok_valid_o[1;48]`, `tok_o[32;48]`
@@ -51,6 +52,10 @@
 
 pub mod core;
 pub mod lsu;
+pub mod mem;
+mod mem_port;
+#[cfg(test)]
+mod mem_tests;
 #[cfg(test)]
 mod tests;
 
@@ -135,6 +140,8 @@ crate::ports! {
         mem_req_we_o: [1; 16] @ Hot,
         mem_req_addr_o: [32; 16] @ Hot,
         mem_req_wdata_o: [32; 16] @ Hot,
+        pf_valid_o: [1; 16] @ Hot,
+        pf_line_o: [25; 16] @ Hot,
         done_o: 1 @ Hot,
         err_o: 1 @ Hot,
         fire_o: [1; 48] @ Hot,
@@ -381,6 +388,8 @@ impl<const X: usize, const LN: usize> Block for GpuccNet<X, LN> {
         let mut req_we = [z1; 16];
         let mut req_addr = [z32; 16];
         let mut req_wdata = [z32; 16];
+        let mut pf_valid = [z1; 16];
+        let mut pf_line = [k::<C::B, 25>(0); 16];
         let mut idle = k::<C::B, 1>(1);
         let mut err = z1;
         // External lanes: core j's operation for SP lane j.
@@ -440,6 +449,8 @@ impl<const X: usize, const LN: usize> Block for GpuccNet<X, LN> {
                     req_we[j] = o.mem_req_we_o;
                     req_addr[j] = o.mem_req_addr_o;
                     req_wdata[j] = o.mem_req_wdata_o;
+                    pf_valid[j] = o.pf_valid_o;
+                    pf_line[j] = o.pf_line_o;
                 }
             }
         }
@@ -448,6 +459,8 @@ impl<const X: usize, const LN: usize> Block for GpuccNet<X, LN> {
             mem_req_we_o: req_we,
             mem_req_addr_o: req_addr,
             mem_req_wdata_o: req_wdata,
+            pf_valid_o: pf_valid,
+            pf_line_o: pf_line,
             done_o: cx.name("done", idle),
             err_o: err,
             fire_o: fire,

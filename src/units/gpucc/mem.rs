@@ -1,0 +1,338 @@
+//! `gpucc_mem`: the GPU-CC network's memory front end. It joins the 16
+//! LSUs' word ports (and their prefetch hints) to ONE line-wide requester
+//! port of the L1 (`GmReq`/`GmResp`, requester 0, which the SM top shares
+//! with the SIMT LSU: GPU-CC and SIMT mode are exclusive), coalescing
+//! words into 128-byte lines: a load stream of sequential words makes one
+//! line read per 32 loads, a store stream one line write per 32 stores.
+//!
+//! ```text
+//!  LSU j (hot)                    u_port<j> (gpucc_mem_port, x16)                    L1 requester 0 (core)
+//!  mem_req_*_i[j] ---> load: slots 0/1 (line, 32 words), queue of 8 loads --+
+//!  mem_req_ready_o[j] <- store: write-combining line (mask, slot 0 words)   |  round robin,   l1_req_*_o
+//!  mem_resp_*_o[j] <--- head load answered from its slot                    +- loads/stores --> (cross to core,
+//!  pf_*_i[j] ---------> hint (one pending) ---------------------------------+  before hints      taken at a core
+//!                                                                              ^                 edge: ph_q = 0)
+//!  l1_resp_*_i (cross to hot, captured at the core edge) -- id < 32: fill slot id[0] of port id[5:1]
+//!                                                        -- id >= 32: a prefetch's line: dropped, id freed
+//! ```
+//!
+//! * Ports (hot unless said): per LSU `j` (arrays of 16, the mirror of
+//!   `gpucc_net`'s) `mem_req_valid_i`, `mem_req_we_i`, `mem_req_addr_i[32]`,
+//!   `mem_req_wdata_i[32]`, `mem_req_ready_o` (the request is taken at a
+//!   hot edge where valid and ready are high; ready is combinational from
+//!   the request), `mem_resp_valid_o`, `mem_resp_data_o[32]` (the LSU's
+//!   load words in its request order, at most one per hot cycle);
+//!   `pf_valid_i`, `pf_line_i[25]` (the LSUs' hints); `clear_i` (end of a
+//!   run: drop the line buffers and hints, send buffered stores);
+//!   `flush_i` (send buffered stores); `idle_o` (nothing buffered, queued,
+//!   pending or out in memory: the L1 port may be handed back). Core
+//!   domain: `l1_req_*_o` ([`GmReq`]: valid, id[8], write, atom[4] = 0,
+//!   addr[32] (line base), size[2] = 2, wmask[32], wdata[32 x 32]) with
+//!   `l1_req_ready_i`; `l1_resp_*_i` ([`GmResp`]); the counters
+//!   `cnt_loads_o`, `cnt_stores_o` (requests taken from the LSUs),
+//!   `cnt_line_reads_o`, `cnt_line_writes_o` (requests sent for loads and
+//!   stores), `cnt_prefetch_o` (hints sent), `cnt_buf_hits_o` (loads whose
+//!   line was already buffered or on its way: `loads = line_reads +
+//!   buf_hits`), 32 bits each.
+//! * Ids (`ids` = 64, the L1's ids per requester on the gpucc preset): LSU
+//!   `j`'s line reads use `2 j + slot` (0..31; its store lines `2 j`, which
+//!   never meet its reads: an LSU's loads and stores are kept in order),
+//!   prefetches a pool of ids `32 .. ids - 1` (`busy<k>_q`), freed when
+//!   their response comes back. The L1 merges a line read onto a prefetch
+//!   of the same line that is still out.
+//! * Clock crossing: every register is hot. The L1 port is core: the
+//!   request is a function of the hot state, crossed to core; a hot phase
+//!   register `ph_q` (0 in the hot cycle whose edge is a core edge, the
+//!   edges being aligned and the core edge at even hot cycles from reset)
+//!   qualifies the L1's ready (`taken` only at a core edge) and the
+//!   response (captured once, at the core edge ending the core cycle it
+//!   is presented in). The LSU side is hot end to end: `mem_req_ready_o`
+//!   is high only in a hot cycle whose edge the port captures the request
+//!   at, so the LSU's request register drops it at exactly that edge.
+//! * Arbitration: one request per core cycle: the first LSU at or after
+//!   the round-robin pointer `rr_q` with a line to read or write; if none,
+//!   the first with a hint while a prefetch id is free. `rr_q` moves past
+//!   the LSU taken.
+//! * Latency (hot cycles): a load of a buffered line (or one arriving):
+//!   taken at `t`, its word on `mem_resp_*_o` at `t + 1` (when ahead of
+//!   it in the queue nothing waits); a load that misses the buffer: the
+//!   line read on `l1_req` from `t + 1`, taken at the next core edge (one
+//!   more core cycle per LSU ahead in the round robin), then the L1's
+//!   latency (`2 (l1_latency + 1)` on a hit), captured at the core edge,
+//!   the word out the hot cycle after: about 14 hot cycles on an L1 hit
+//!   with the gpucc preset. A store: taken at `t` (merged); the line
+//!   leaves on the next store to another line, a load, or a flush.
+//! * Sizes: 16 ports of 2 line slots (64 word registers: 2 KB of data per
+//!   LSU, 32 KB in all, slot 0 doubling as the store line), 8 queued loads
+//!   per LSU, `ids - 32` prefetch ids.
+
+use super::mem_port::{GpuccMemPort, PortIn, PortOut};
+use crate::hdl::logic::{first_one, index, or_all, pick};
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Pending, Reg, Sig, S};
+use crate::units::gm::{GmReq, GmResp};
+
+/// LSUs served.
+pub const PORTS: usize = 16;
+
+crate::ports! {
+    /// The LSUs' requests and hints, the L1's ready and responses.
+    pub struct MemIn {
+        mem_req_valid_i: [1; 16] @ Hot,
+        mem_req_we_i: [1; 16] @ Hot,
+        mem_req_addr_i: [32; 16] @ Hot,
+        mem_req_wdata_i: [32; 16] @ Hot,
+        pf_valid_i: [1; 16] @ Hot,
+        pf_line_i: [25; 16] @ Hot,
+        clear_i: 1 @ Hot,
+        flush_i: 1 @ Hot,
+        l1_req_ready_i: 1 @ Core,
+        l1_resp: GmResp @ in,
+    }
+}
+crate::ports! {
+    /// Ready and load words to the LSUs, the request to the L1, counters.
+    pub struct MemOut {
+        mem_req_ready_o: [1; 16] @ Hot,
+        mem_resp_valid_o: [1; 16] @ Hot,
+        mem_resp_data_o: [32; 16] @ Hot,
+        idle_o: 1 @ Hot,
+        l1_req: GmReq @ out,
+        cnt_loads_o: 32 @ Core,
+        cnt_stores_o: 32 @ Core,
+        cnt_line_reads_o: 32 @ Core,
+        cnt_line_writes_o: 32 @ Core,
+        cnt_prefetch_o: 32 @ Core,
+        cnt_buf_hits_o: 32 @ Core,
+    }
+}
+
+/// The GPU-CC memory front end with request ids below `ids`.
+#[derive(Debug, Clone)]
+pub struct GpuccMem {
+    decl: Decl,
+    port: GpuccMemPort,
+    ids: usize,
+    names: Vec<String>,
+    ph: Reg<1>,
+    rr: Reg<4>,
+    busy: Vec<Reg<1>>,
+    cnt: [Reg<32>; 6],
+}
+
+impl GpuccMem {
+    /// A front end giving the L1 ids below `ids` (33..=256: 32 for the
+    /// loads, at least one for prefetches).
+    pub fn new(ids: usize) -> Result<GpuccMem, String> {
+        if !(33..=256).contains(&ids) {
+            return Err(format!(
+                "gpucc_mem: {ids} request ids; 33..=256 are supported (32 for the LSUs' line reads, the rest for prefetches)"
+            ));
+        }
+        let mut d = Decl::new();
+        let h = Domain::Hot;
+        let ph = d.reg("ph", h, 0);
+        let rr = d.reg("rr", h, 0);
+        let busy = (32..ids).map(|k| d.reg(&format!("busy{k}"), h, 0)).collect();
+        let names = ["loads", "stores", "line_reads", "line_writes", "prefetch", "buf_hits"];
+        let cnt = names.map(|n| d.reg(&format!("cnt_{n}"), h, 0));
+        Ok(GpuccMem {
+            decl: d,
+            port: GpuccMemPort::new(),
+            ids,
+            names: (0..PORTS).map(|j| format!("u_port{j}")).collect(),
+            ph,
+            rr,
+            busy,
+            cnt,
+        })
+    }
+
+    /// The front end of a preset: ids of the L1's requester 0 (`32
+    /// ceil(lsu_tags / 32)`).
+    pub fn of(cfg: &crate::config::SmConfig) -> Result<GpuccMem, String> {
+        Self::new(32 * (cfg.lsu_tags as usize).div_ceil(32))
+    }
+}
+
+impl Block for GpuccMem {
+    type In<B: Backend> = MemIn<B>;
+    type Out<B: Backend> = MemOut<B>;
+
+    fn module_name(&self) -> String {
+        format!("gpucc_mem_i{}", self.ids)
+    }
+
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &MemIn<C::B>) -> MemOut<C::B> {
+        let hot = Domain::Hot;
+        let ph = cx.q(self.ph);
+        cx.d(self.ph, !ph);
+        let edge = cx.name("core_edge", !ph);
+        let ready = cx.cross(i.l1_req_ready_i, hot);
+        let rv = cx.cross(i.l1_resp.valid, hot) & edge;
+        let rid = cx.cross(i.l1_resp.id, hot);
+        // Begin the ports: their request side is Moore.
+        let mut hs: Vec<(Pending, PortOut<C::B>)> = Vec::with_capacity(PORTS);
+        for j in 0..PORTS {
+            hs.push(cx.instance_begin(&self.names[j], &self.port));
+        }
+        // The prefetch id pool: the lowest free id.
+        let busy: Vec<S<C, 1>> = self.busy.iter().map(|&r| cx.q(r)).collect();
+        let mut seen = cx.lit::<1>(0);
+        let mut pf_pick = Vec::with_capacity(busy.len());
+        for &b in &busy {
+            pf_pick.push(!b & !seen);
+            seen = seen | !b;
+        }
+        let any_free = seen;
+        let pf_ids: Vec<S<C, 8>> = (32..self.ids).map(|k| cx.lit::<8>(k as u64)).collect();
+        let pf_id = pick(cx, &pf_pick, &pf_ids);
+        // Round robin: lines first, hints when no line waits.
+        let main: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.want_o).collect();
+        let any_main = or_all(cx, &main);
+        let cand: [S<C, 1>; PORTS] = std::array::from_fn(|j| any_main.mux(main[j], hs[j].1.want_pf_o & any_free));
+        let rr = cx.q(self.rr);
+        // (The last LSU is at or after any pointer.)
+        let at_or_after: [S<C, 1>; PORTS] = std::array::from_fn(|j| {
+            if j == PORTS - 1 {
+                cand[j]
+            } else {
+                cand[j] & !cx.lit::<4>(j as u64).ult(rr)
+            }
+        });
+        let upper = or_all(cx, &at_or_after);
+        let g_hi = first_one(cx, &at_or_after);
+        let g_lo = first_one(cx, &cand);
+        let grant: [S<C, 1>; PORTS] = std::array::from_fn(|j| upper.mux(g_hi[j], g_lo[j]));
+        let nums: Vec<S<C, 4>> = (0..PORTS).map(|j| cx.lit::<4>(j as u64)).collect();
+        let g = pick(cx, &grant, &nums);
+        let g = cx.name("grant_idx", g);
+        let valid = or_all(cx, &grant);
+        let valid = cx.name("req_valid", valid);
+        let sel = |cx: &mut C, f: &dyn Fn(&PortOut<C::B>) -> S<C, 1>| {
+            let v: Vec<S<C, 1>> = hs.iter().map(|(_, o)| f(o)).collect();
+            index(cx, &v, g)
+        };
+        let write = sel(cx, &|o| o.out_write_o) & any_main;
+        let slot = sel(cx, &|o| o.out_slot_o);
+        let lines: Vec<S<C, 25>> = hs.iter().map(|(_, o)| o.out_line_o).collect();
+        let hints: Vec<S<C, 25>> = hs.iter().map(|(_, o)| o.hint_line_o).collect();
+        let mline = index(cx, &lines, g);
+        let hline = index(cx, &hints, g);
+        let line = any_main.mux(mline, hline);
+        let z1 = cx.lit::<1>(0);
+        let ld_id: S<C, 8> = cx.lit::<3>(0).concat::<5, 8>(g.concat::<1, 5>(write.mux(z1, slot)));
+        let id = any_main.mux(ld_id, pf_id);
+        let z32 = cx.lit::<32>(0);
+        let wmask: [S<C, 1>; 32] = std::array::from_fn(|w| {
+            let v: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.out_wmask_o[w]).collect();
+            let m = index(cx, &v, g);
+            write & m
+        });
+        let wdata: [S<C, 32>; 32] = std::array::from_fn(|w| {
+            cx.select(
+                write,
+                |cx| {
+                    let v: Vec<S<C, 32>> = hs.iter().map(|(_, o)| o.out_wdata_o[w]).collect();
+                    index(cx, &v, g)
+                },
+                |_| z32,
+            )
+        });
+        let taken = cx.name("taken", edge & ready & valid);
+        let one4 = cx.lit::<4>(1);
+        cx.d(self.rr, taken.mux(g + one4, rr));
+        let take_main = taken & any_main;
+        let take_pf = taken & !any_main;
+        for (k, &r) in self.busy.iter().enumerate() {
+            let back = rv & rid.eq(cx.lit::<8>(32 + k as u64));
+            cx.d(r, (take_pf & pf_pick[k]) | (busy[k] & !back));
+        }
+        // End the ports: fills, grants, requests.
+        let fill_any = rv & rid.ult(cx.lit::<8>(32));
+        let fill_port: S<C, 4> = rid.slice::<1, 4>();
+        let fill_slot: S<C, 1> = rid.slice::<0, 1>();
+        let fill_data: [S<C, 32>; 32] = std::array::from_fn(|w| cx.cross(i.l1_resp.rdata[w], hot));
+        let z32b = cx.lit::<32>(0);
+        let (mut rdy, mut rsv, mut rsd) = ([z1; PORTS], [z1; PORTS], [z32b; PORTS]);
+        let (mut n_ld, mut n_st, mut n_hit) = (Vec::new(), Vec::new(), Vec::new());
+        let mut idle = !or_all(cx, &busy);
+        for (j, (h, _)) in hs.into_iter().enumerate() {
+            let pin = PortIn {
+                req_valid_i: i.mem_req_valid_i[j],
+                req_we_i: i.mem_req_we_i[j],
+                req_addr_i: i.mem_req_addr_i[j],
+                req_wdata_i: i.mem_req_wdata_i[j],
+                pf_valid_i: i.pf_valid_i[j],
+                pf_line_i: i.pf_line_i[j],
+                fill_valid_i: fill_any & fill_port.eq(cx.lit::<4>(j as u64)),
+                fill_slot_i: fill_slot,
+                fill_data_i: fill_data,
+                take_i: take_main & grant[j],
+                take_pf_i: take_pf & grant[j],
+                clear_i: i.clear_i,
+                flush_i: i.flush_i,
+            };
+            let o = cx.instance_end(h, &self.port, &pin);
+            rdy[j] = o.ready_o;
+            rsv[j] = o.resp_valid_o;
+            rsd[j] = o.resp_data_o;
+            n_ld.push(o.load_o);
+            n_st.push(o.store_o);
+            n_hit.push(o.hit_o);
+            idle = idle & o.idle_o;
+        }
+        // Counters: events of this hot cycle.
+        let count = |cx: &mut C, v: &[S<C, 1>]| -> S<C, 32> {
+            let mut acc = cx.lit::<32>(0);
+            for &b in v {
+                acc = acc + b.zext::<32>();
+            }
+            acc
+        };
+        let incs = [
+            count(cx, &n_ld),
+            count(cx, &n_st),
+            (take_main & !write).zext::<32>(),
+            (take_main & write).zext::<32>(),
+            take_pf.zext::<32>(),
+            count(cx, &n_hit),
+        ];
+        let mut outs = [z32; 6];
+        for (k, &r) in self.cnt.iter().enumerate() {
+            let c = cx.q(r);
+            cx.d(r, c + incs[k]);
+            outs[k] = cx.cross(c, Domain::Core);
+        }
+        let core = Domain::Core;
+        let base: S<C, 32> = line.concat::<7, 32>(cx.lit::<7>(0));
+        let v = valid;
+        let z8 = cx.lit::<8>(0);
+        let l1_req = GmReq {
+            valid: cx.cross(v, core),
+            id: cx.cross(v.mux(id, z8), core),
+            write: cx.cross(write, core),
+            atom: cx.lit::<4>(0),
+            addr: cx.cross(v.mux(base, z32), core),
+            size: cx.lit::<2>(2),
+            wmask: std::array::from_fn(|w| cx.cross(wmask[w], core)),
+            wdata: std::array::from_fn(|w| cx.cross(wdata[w], core)),
+        };
+        MemOut {
+            mem_req_ready_o: rdy,
+            mem_resp_valid_o: rsv,
+            mem_resp_data_o: rsd,
+            idle_o: cx.name("idle", idle),
+            l1_req,
+            cnt_loads_o: outs[0],
+            cnt_stores_o: outs[1],
+            cnt_line_reads_o: outs[2],
+            cnt_line_writes_o: outs[3],
+            cnt_prefetch_o: outs[4],
+            cnt_buf_hits_o: outs[5],
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! `gpucc_mem_port`: the per-LSU part of [`super::mem::GpuccMem`]: two
+//! line slots (the load buffer), a queue of the LSU's pending loads, the
+//! write-combining buffer and the pending prefetch hint.
+//!
+//! ```text
+//!  req_*_i -+- load: hit a live slot -> queue {slot, word}     resp_*_o <- head of the queue,
+//!           |        miss -> allocate a free slot (snd)                 its slot's data valid
+//!           +- store: merge into the WC line (slot 0's words, wc_mask)
+//!  pf_*_i  --> hint (hp_q, hline_q) ----------------------------> want_pf_o, hint_line_o
+//!  slot snd / wc_snd ---------------------------------------------> want_o, out_*_o
+//!  take_i: the request out (snd -> pend; WC sent)   fill_*_i: slot data, pend -> valid
+//! ```
+//!
+//! * Clock domain: hot, every port and register.
+//! * Slot `s` (0, 1): `tag<s>_q` (line), `v<s>_q` (data valid), `snd<s>_q`
+//!   (allocated, line read not yet sent), `pend<s>_q` (sent, waiting for
+//!   the fill), `ref<s>_q` (queued loads reading it). A slot is free when
+//!   no queued load reads it and no read of it is out; a load missing
+//!   both live slots takes a free one (an empty one first).
+//! * Queue: 8 loads `{slot, word}` in request order (`q<k>_q`, `hd_q`,
+//!   `tl_q`, `cnt_q`); the head answers (`resp_valid_o`, its word) once
+//!   its slot's data is valid: one word per cycle, the cycle after the
+//!   load is taken when its line is buffered.
+//! * Stores: the write-combining line `wc_line_q`, `wc_mask_q` (words
+//!   written), data in slot 0's word registers. A store to another line,
+//!   a load (while stores are buffered), `flush_i` or `clear_i` mark it to
+//!   be sent (`wc_snd_q`); while marked, stores wait. Loads and stores of
+//!   one LSU are kept in order: a load waits until the buffered stores are
+//!   sent, a store until no load is queued or out (and invalidates the
+//!   slots).
+//! * `ready_o` is combinational from the request (`req_*_i`) and the state;
+//!   everything else is Moore.
+
+use crate::hdl::logic::index;
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
+
+/// Loads queued per LSU.
+pub const QDEPTH: usize = 8;
+
+crate::ports! {
+    /// One LSU's request and hint, the fill and the grant.
+    pub struct PortIn {
+        req_valid_i: 1 @ Hot,
+        req_we_i: 1 @ Hot,
+        req_addr_i: 32 @ Hot,
+        req_wdata_i: 32 @ Hot,
+        pf_valid_i: 1 @ Hot,
+        pf_line_i: 25 @ Hot,
+        fill_valid_i: 1 @ Hot,
+        fill_slot_i: 1 @ Hot,
+        fill_data_i: [32; 32] @ Hot,
+        take_i: 1 @ Hot,
+        take_pf_i: 1 @ Hot,
+        clear_i: 1 @ Hot,
+        flush_i: 1 @ Hot,
+    }
+}
+crate::ports! {
+    /// Ready and response to the LSU, the request to send, state.
+    pub struct PortOut {
+        ready_o: 1 @ Hot,
+        resp_valid_o: 1 @ Hot,
+        resp_data_o: 32 @ Hot,
+        want_o: 1 @ Hot,
+        out_write_o: 1 @ Hot,
+        out_slot_o: 1 @ Hot,
+        out_line_o: 25 @ Hot,
+        out_wmask_o: [1; 32] @ Hot,
+        out_wdata_o: [32; 32] @ Hot,
+        want_pf_o: 1 @ Hot,
+        hint_line_o: 25 @ Hot,
+        load_o: 1 @ Hot,
+        hit_o: 1 @ Hot,
+        store_o: 1 @ Hot,
+        idle_o: 1 @ Hot,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    tag: Reg<25>,
+    v: Reg<1>,
+    snd: Reg<1>,
+    pend: Reg<1>,
+    refc: Reg<4>,
+}
+
+/// The per-LSU buffers of `gpucc_mem`.
+#[derive(Debug, Clone)]
+pub struct GpuccMemPort {
+    decl: Decl,
+    slot: [Slot; 2],
+    /// Slot `s` word `w` at `32 s + w`; slot 0's are also the WC data.
+    words: Vec<Reg<32>>,
+    q: Vec<Reg<6>>,
+    hd: Reg<3>,
+    tl: Reg<3>,
+    cnt: Reg<4>,
+    wc_v: Reg<1>,
+    wc_snd: Reg<1>,
+    wc_line: Reg<25>,
+    wc_mask: Vec<Reg<1>>,
+    hp: Reg<1>,
+    hline: Reg<25>,
+}
+
+impl Default for GpuccMemPort {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GpuccMemPort {
+    pub fn new() -> Self {
+        let mut d = Decl::new();
+        let h = Domain::Hot;
+        let slot = std::array::from_fn(|s| Slot {
+            tag: d.reg(&format!("tag{s}"), h, 0),
+            v: d.reg(&format!("v{s}"), h, 0),
+            snd: d.reg(&format!("snd{s}"), h, 0),
+            pend: d.reg(&format!("pend{s}"), h, 0),
+            refc: d.reg(&format!("ref{s}"), h, 0),
+        });
+        let words = (0..64).map(|k| d.reg_noreset(&format!("w{k}"), h)).collect();
+        let q = (0..QDEPTH).map(|k| d.reg_noreset(&format!("q{k}"), h)).collect();
+        GpuccMemPort {
+            slot,
+            words,
+            q,
+            hd: d.reg("hd", h, 0),
+            tl: d.reg("tl", h, 0),
+            cnt: d.reg("cnt", h, 0),
+            wc_v: d.reg("wc_v", h, 0),
+            wc_snd: d.reg("wc_snd", h, 0),
+            wc_line: d.reg("wc_line", h, 0),
+            wc_mask: (0..32).map(|k| d.reg(&format!("wc_mask{k}"), h, 0)).collect(),
+            hp: d.reg("hp", h, 0),
+            hline: d.reg("hline", h, 0),
+            decl: d,
+        }
+    }
+}
+
+impl Block for GpuccMemPort {
+    type In<B: Backend> = PortIn<B>;
+    type Out<B: Backend> = PortOut<B>;
+
+    fn module_name(&self) -> String {
+        "gpucc_mem_port".into()
+    }
+
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &PortIn<C::B>) -> PortOut<C::B> {
+        let z1 = cx.lit::<1>(0);
+        let one = cx.lit::<1>(1);
+        let st: [(S<C, 25>, S<C, 1>, S<C, 1>, S<C, 1>, S<C, 4>); 2] = std::array::from_fn(|s| {
+            let sl = self.slot[s];
+            (cx.q(sl.tag), cx.q(sl.v), cx.q(sl.snd), cx.q(sl.pend), cx.q(sl.refc))
+        });
+        let cnt = cx.q(self.cnt);
+        let hd = cx.q(self.hd);
+        let tl = cx.q(self.tl);
+        let wc_v = cx.q(self.wc_v);
+        let wc_snd = cx.q(self.wc_snd);
+        let wc_line = cx.q(self.wc_line);
+        let z4 = cx.lit::<4>(0);
+        // The request.
+        let line: S<C, 25> = i.req_addr_i.slice::<7, 25>();
+        let word: S<C, 5> = i.req_addr_i.slice::<2, 5>();
+        let live = |k: usize| st[k].1 | st[k].2 | st[k].3;
+        let hit0 = live(0) & st[0].0.eq(line);
+        let hit1 = live(1) & st[1].0.eq(line);
+        let hit = hit0 | hit1;
+        let free = |k: usize| st[k].4.eq(z4) & !st[k].2 & !st[k].3;
+        let (free0, free1) = (free(0), free(1));
+        // Victim: an empty free slot first, else slot 0 if free, else 1.
+        let alloc_slot = !(free0 & !st[0].1) & ((free1 & !st[1].1) | !free0);
+        let qfull = cnt.eq(cx.lit::<4>(QDEPTH as u64));
+        let loads_busy = !cnt.eq(z4) | st[0].2 | st[0].3 | st[1].2 | st[1].3;
+        let is_ld = i.req_valid_i & !i.req_we_i;
+        let is_st = i.req_valid_i & i.req_we_i;
+        let ld_ok = is_ld & !wc_v & !qfull & (hit | free0 | free1);
+        let same_line = wc_line.eq(line);
+        let st_ok = is_st & !loads_busy & !wc_snd & (!wc_v | same_line);
+        let ready = cx.name("ready", ld_ok | st_ok);
+        let alloc = ld_ok & !hit;
+        let use_slot = hit0.mux(z1, hit1.mux(one, alloc_slot));
+        // The queue head.
+        let qv: Vec<S<C, 6>> = self.q.iter().map(|&r| cx.q(r)).collect();
+        let head = index(cx, &qv, hd);
+        let h_slot: S<C, 1> = head.slice::<5, 1>();
+        let h_valid = h_slot.mux(st[1].1, st[0].1);
+        let resp = cx.name("resp", !cnt.eq(z4) & h_valid);
+        let wv: Vec<S<C, 32>> = self.words.iter().map(|&r| cx.q(r)).collect();
+        let rdata = cx.select(resp, |cx| index(cx, &wv, head), |cx| cx.lit::<32>(0));
+        // Queue update.
+        let qe: S<C, 6> = use_slot.concat::<5, 6>(word);
+        for (k, &r) in self.q.iter().enumerate() {
+            let at = tl.eq(cx.lit::<3>(k as u64));
+            cx.d_en(r, ld_ok & at, |_| qe);
+        }
+        let one3 = cx.lit::<3>(1);
+        cx.d(self.tl, ld_ok.mux(tl + one3, tl));
+        cx.d(self.hd, resp.mux(hd + one3, hd));
+        let one4 = cx.lit::<4>(1);
+        let inc4 = ld_ok.mux(one4, z4);
+        let dec4 = resp.mux(one4, z4);
+        cx.d(self.cnt, cnt + inc4 - dec4);
+        // The main request: slot 0's read, slot 1's, the WC line.
+        let snd_any = st[0].2 | st[1].2;
+        let want = snd_any | wc_snd;
+        let out_slot = !st[0].2;
+        let out_line = st[0].2.mux(st[0].0, st[1].2.mux(st[1].0, wc_line));
+        let take_rd0 = i.take_i & st[0].2;
+        let take_rd1 = i.take_i & !st[0].2 & st[1].2;
+        let take_wc = i.take_i & !snd_any;
+        // Slots.
+        let clear = i.clear_i;
+        for s in 0..2 {
+            let sl = self.slot[s];
+            let (_, v, snd, pend, refc) = st[s];
+            let me = if s == 0 { !use_slot } else { use_slot };
+            let al = alloc & me;
+            let fill = i.fill_valid_i & if s == 0 { !i.fill_slot_i } else { i.fill_slot_i };
+            cx.d_en(sl.tag, al, |_| line);
+            // Stores and the clear invalidate; a fill validates.
+            cx.d(sl.v, fill | (v & !al & !st_ok & !clear));
+            let take = if s == 0 { take_rd0 } else { take_rd1 };
+            cx.d(sl.snd, al | (snd & !take));
+            cx.d(sl.pend, take | (pend & !fill));
+            let inc = (ld_ok & me).mux(one4, z4);
+            let dec = (resp & if s == 0 { !h_slot } else { h_slot }).mux(one4, z4);
+            cx.d(sl.refc, refc + inc - dec);
+        }
+        // Words: a fill writes its slot; a store writes its word of slot 0.
+        let fill0 = i.fill_valid_i & !i.fill_slot_i;
+        let fill1 = i.fill_valid_i & i.fill_slot_i;
+        for (k, &r) in self.words.iter().enumerate() {
+            let w = k % 32;
+            if k < 32 {
+                let st_here = st_ok & word.eq(cx.lit::<5>(w as u64));
+                cx.d_en(r, fill0 | st_here, |_| fill0.mux(i.fill_data_i[w], i.req_wdata_i));
+            } else {
+                cx.d_en(r, fill1, |_| i.fill_data_i[w]);
+            }
+        }
+        // The write-combining buffer.
+        let mask: Vec<S<C, 1>> = self.wc_mask.iter().map(|&r| cx.q(r)).collect();
+        for (w, &r) in self.wc_mask.iter().enumerate() {
+            let st_here = st_ok & word.eq(cx.lit::<5>(w as u64));
+            cx.d(r, st_here | (mask[w] & !take_wc));
+        }
+        cx.d_en(self.wc_line, st_ok, |_| line);
+        cx.d(self.wc_v, st_ok | (wc_v & !take_wc));
+        let other_line = is_st & wc_v & !same_line;
+        let ld_waits = is_ld & wc_v;
+        let mark = wc_v & (other_line | ld_waits | i.flush_i | clear);
+        cx.d(self.wc_snd, !take_wc & (wc_snd | mark));
+        // The hint: kept unless its line is live here.
+        let hp = cx.q(self.hp);
+        let hline = cx.q(self.hline);
+        let hint_live = (live(0) & st[0].0.eq(i.pf_line_i)) | (live(1) & st[1].0.eq(i.pf_line_i));
+        let new_hint = i.pf_valid_i & !hint_live & !clear;
+        cx.d(self.hp, new_hint | (hp & !i.take_pf_i & !clear));
+        cx.d_en(self.hline, new_hint, |_| i.pf_line_i);
+        let idle = !wc_v & !hp & !loads_busy;
+        let wr = want & !snd_any;
+        let wmask: [S<C, 1>; 32] = std::array::from_fn(|w| wr & mask[w]);
+        let z32 = cx.lit::<32>(0);
+        let wdata: [S<C, 32>; 32] = std::array::from_fn(|w| wmask[w].mux(wv[w], z32));
+        PortOut {
+            ready_o: ready,
+            resp_valid_o: resp,
+            resp_data_o: rdata,
+            want_o: want,
+            out_write_o: wr,
+            out_slot_o: out_slot,
+            out_line_o: out_line,
+            out_wmask_o: wmask,
+            out_wdata_o: wdata,
+            want_pf_o: hp,
+            hint_line_o: hline,
+            load_o: ld_ok,
+            hit_o: ld_ok & hit,
+            store_o: st_ok,
+            idle_o: idle,
+        }
+    }
+}

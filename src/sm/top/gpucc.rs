@@ -47,7 +47,9 @@ use crate::golden::isa::Op;
 use crate::hdl::logic::{first_one, or_all, pick};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Ctx, Decl, Domain, Pending, Reg, Sig, S};
+use crate::units::gpucc::mem::{GpuccMem, MemIn, MemOut};
 use crate::units::gpucc::{GpuccNet, GpuccNetX, NetIn, NetOut};
+use crate::units::l1::L1Out;
 use crate::units::opcoll::OpcollOut;
 
 /// Core cycles in GPU-CC mode without a firing that make a deadlock.
@@ -57,6 +59,7 @@ pub const DEADLOCK_CYCLES: u64 = 1 << 14;
 #[derive(Debug, Clone)]
 pub(super) struct GcParts {
     net: GpuccNetX,
+    mem: GpuccMem,
     mode: Reg<1>,
     pend: Reg<4>,
     spq: [Reg<4>; 2],
@@ -77,9 +80,11 @@ impl GcParts {
     /// The parts for `cfg`, registers declared in `d`.
     pub(super) fn new(cfg: &crate::config::SmConfig, d: &mut Decl) -> Result<GcParts, String> {
         let net = GpuccNet::external(cfg)?;
+        let mem = GpuccMem::of(cfg)?;
         let c = Domain::Core;
         Ok(GcParts {
             net,
+            mem,
             mode: d.reg("gc_mode", c, 0),
             pend: d.reg("gc_pend", c, 0),
             spq: [d.reg("gc_spq0", c, 0), d.reg("gc_spq1", c, 0)],
@@ -103,8 +108,14 @@ impl GcParts {
 pub(super) struct GcRing<B: crate::hdl::Backend> {
     h_net: Pending,
     pub(super) net: NetOut<B, 32>,
+    h_mem: Pending,
+    /// The memory front end's Moore outputs (its L1 request).
+    pub(super) mem: MemOut<B>,
     /// `gc_mode_q`.
     pub(super) mode: B::S<1>,
+    /// The last cycle of GPU-CC mode: the network done and the memory
+    /// front end idle (its buffered stores sent).
+    pub(super) end: B::S<1>,
     /// Nothing of the (one) warp's work is in flight: `GCRUN` may issue.
     pub(super) drained: B::S<1>,
 }
@@ -148,6 +159,7 @@ sm_impl! {
     pub(super) fn gc_begin<C: Ctx>(&self, cx: &mut C, r: &Ring<C::B, MW, NS>) -> Option<GcRing<C::B>> {
         let gc = self.gc.as_ref()?;
         let (h_net, net) = cx.instance_begin("u_gcnet", &gc.net);
+        let (h_mem, mem) = cx.instance_begin("u_gcmem", &gc.mem);
         let mode = cx.q(gc.mode);
         let pend = cx.q(gc.pend);
         let mem_q = cx.q(self.mem_q);
@@ -159,35 +171,31 @@ sm_impl! {
         for w in 0..MW {
             all_idle = all_idle & r.sb.idle_o[w];
         }
+        let done = net.done_o & mem.idle_o;
+        let end = mode & cx.cross(done, Domain::Core);
         Some(GcRing {
             h_net,
             net,
+            h_mem,
+            mem,
             mode,
+            end,
             drained: drained & all_idle,
         })
     }
 
-    /// After dispatch: which SP dispatch is a `GCSET`; the pending count,
-    /// the SP groups' outstanding dispatches, the mode register; ends the
-    /// network with the configuration write and the memory ports.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn gc_end<C: Ctx>(
+    /// After dispatch: which SP dispatch is a `GCSET`; the pending count
+    /// and the SP groups' outstanding dispatches updated.
+    pub(super) fn gc_dispatch<C: Ctx>(
         &self,
         cx: &mut C,
         r: &Ring<C::B, MW, NS>,
-        g: &GcRing<C::B>,
         so: &super::frontend::Scheds<C::B, NS>,
         oc_r: &OpcollOut<C::B>,
-        conv: &Converged<C::B>,
-        mem_ready: [S<C, 1>; 16],
-        mem_resp_valid: [S<C, 1>; 16],
-        mem_resp_data: [S<C, 32>; 16],
-        mem_idle: S<C, 1>,
         z: &Zeros<C::B>,
-    ) -> (GcDispatch<C::B>, GcOut<C::B>) {
-        let gc = self.gc.as_ref().expect("gc_end without GPU-CC parts");
+    ) -> GcDispatch<C::B> {
+        let gc = self.gc.as_ref().expect("gc_dispatch without GPU-CC parts");
         let op_set = cx.lit::<7>(Op::Gcset as u64);
-        let op_run = cx.lit::<7>(Op::Gcrun as u64);
         let one4 = cx.lit::<4>(1);
         // GCSETs issued (each scheduler) and dispatched (each SP port).
         let mut pend_n = cx.q(gc.pend);
@@ -212,6 +220,29 @@ sm_impl! {
             let n = dec.mux(n - one4, n);
             cx.d(gc.spq[k], n);
         }
+        GcDispatch { gcset }
+    }
+
+    /// After the memory step: the configuration write, the mode register,
+    /// the memory front end (on the L1's requester 0 in GPU-CC mode) and
+    /// the network ended; errors and counters.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn gc_end<C: Ctx>(
+        &self,
+        cx: &mut C,
+        r: &Ring<C::B, MW, NS>,
+        g: &GcRing<C::B>,
+        gd: &GcDispatch<C::B>,
+        so: &super::frontend::Scheds<C::B, NS>,
+        oc_r: &OpcollOut<C::B>,
+        conv: &Converged<C::B>,
+        l1: &L1Out<C::B, 0, 8>,
+        z: &Zeros<C::B>,
+    ) -> GcOut<C::B> {
+        let gc = self.gc.as_ref().expect("gc_end without GPU-CC parts");
+        let op_set = cx.lit::<7>(Op::Gcset as u64);
+        let op_run = cx.lit::<7>(Op::Gcrun as u64);
+        let gcset = gd.gcset;
         // The configuration write: one GCSET per cycle reaches a port
         // (a warp's instructions dispatch in order; one warp).
         let sets: SmallBuf<S<C, 1>, 2> = gcset[..NS].iter().copied().collect();
@@ -239,20 +270,42 @@ sm_impl! {
         let (warp_q, pc_q) = (cx.q(gc.warp), cx.q(gc.pc));
         cx.d(gc.warp, warp_n);
         cx.d(gc.pc, pc_n);
-        let done = cx.cross(g.net.done_o, Domain::Core);
-        let end = g.mode & done & mem_idle;
-        cx.d(gc.mode, run_iss | (g.mode & !end));
+        cx.d(gc.mode, run_iss | (g.mode & !g.end));
+        // The end: the network done, then its buffered stores sent
+        // (`flush_i`) and the memory front end idle.
+        let done_h = g.net.done_o;
         let hot = Domain::Hot;
+        let mode_h = cx.cross(g.mode, hot);
+        let flush = mode_h & done_h;
+        // The L1's requester 0 is the front end's in GPU-CC mode.
+        let mresp = crate::units::gm::GmResp {
+            valid: l1.lsu_resp.valid & g.mode,
+            id: l1.lsu_resp.id,
+            rdata: l1.lsu_resp.rdata,
+        };
+        let mi = MemIn {
+            mem_req_valid_i: g.net.mem_req_valid_o,
+            mem_req_we_i: g.net.mem_req_we_o,
+            mem_req_addr_i: g.net.mem_req_addr_o,
+            mem_req_wdata_i: g.net.mem_req_wdata_o,
+            pf_valid_i: g.net.pf_valid_o,
+            pf_line_i: g.net.pf_line_o,
+            clear_i: cx.cross(g.end, hot),
+            flush_i: flush,
+            l1_req_ready_i: l1.lsu_req_ready_o & g.mode,
+            l1_resp: mresp,
+        };
+        let mo = cx.instance_end(g.h_mem, &gc.mem, &mi);
         let ni = NetIn {
             cfg_we_i: cx.cross(we, hot),
             cfg_node_i: cx.cross(tag.slice::<6, 6>(), hot),
             cfg_sel_i: cx.cross(md.slice::<0, 3>(), hot),
             cfg_data_i: cx.cross(data, hot),
-            clear_i: cx.cross(end, hot),
-            run_i: cx.cross(g.mode, hot),
-            mem_req_ready_i: mem_ready,
-            mem_resp_valid_i: mem_resp_valid,
-            mem_resp_data_i: mem_resp_data,
+            clear_i: cx.cross(g.end, hot),
+            run_i: mode_h,
+            mem_req_ready_i: mo.mem_req_ready_o,
+            mem_resp_valid_i: mo.mem_resp_valid_o,
+            mem_resp_data_i: mo.mem_resp_data_o,
             // The lanes' results, core j on lane j % 16 of group j / 16.
             ln: std::array::from_fn(|j| r.spln[j / 16][j % 16]),
         };
@@ -263,7 +316,10 @@ sm_impl! {
         let still = cx.q(gc.still);
         let one15 = cx.lit::<15>(1);
         let z15 = cx.lit::<15>(0);
-        let still_n = (g.mode & !fired & !end).mux(still + one15, z15);
+        // No firing while the network is not done (waiting for its
+        // buffered stores at the end is not a deadlock).
+        let net_done = cx.cross(g.net.done_o, Domain::Core);
+        let still_n = (g.mode & !fired & !net_done).mux(still + one15, z15);
         cx.d(gc.still, still_n);
         let deadlock = still.eq(cx.lit::<15>(DEADLOCK_CYCLES - 1));
         let lane_err = g.mode & cx.cross(net.err_o, Domain::Core);
@@ -318,24 +374,21 @@ sm_impl! {
         let fire = mon(cx, 0, &net.fire_o);
         let stall_in = mon(cx, 1, &net.stall_in_o);
         let stall_out = mon(cx, 2, &net.stall_out_o);
-        (
-            GcDispatch { gcset },
-            GcOut {
-                mode: g.mode,
-                err,
-                err_code,
-                cnt_cycles: cyc,
-                cnt_runs: runs,
-                cnt_fire: cx.cross(fire_q, Domain::Core),
-                // A launch error is at the issuing instruction, the others
-                // at the GCRUN running.
-                warp: launch_err.mux(pick(cx, &iss_v, &iss_w), warp_q),
-                pc: launch_err.mux(pick(cx, &iss_v, &iss_pc), pc_q),
-                info: launch_err.mux(launch_info, z.z32),
-                fire,
-                stall_in,
-                stall_out,
-            },
-        )
+        GcOut {
+            mode: g.mode,
+            err,
+            err_code,
+            cnt_cycles: cyc,
+            cnt_runs: runs,
+            cnt_fire: cx.cross(fire_q, Domain::Core),
+            // A launch error is at the issuing instruction, the others
+            // at the GCRUN running.
+            warp: launch_err.mux(pick(cx, &iss_v, &iss_w), warp_q),
+            pc: launch_err.mux(pick(cx, &iss_v, &iss_pc), pc_q),
+            info: launch_err.mux(launch_info, z.z32),
+            fire,
+            stall_in,
+            stall_out,
+        }
     }
 }

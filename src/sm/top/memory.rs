@@ -53,14 +53,31 @@ sm_impl! {
         i: &SmIn<C::B>,
         r: &Ring<C::B, MW, NS>,
         oc_r: &OpcollOut<C::B>,
+        gc: Option<&super::gpucc::GcRing<C::B>>,
     ) -> GmSide<C::B> {
         let (lsu, smem) = (&r.lsu, &r.smem);
+        // GPU-CC: the L1's requester 0 is the network's memory front end
+        // while the mode is on (the LSU is idle then), the LSU's otherwise.
+        let req = match gc {
+            Some(g) => crate::units::gm::GmReq {
+                valid: g.mode.mux(g.mem.l1_req.valid, lsu.gm_req.valid),
+                id: g.mode.mux(g.mem.l1_req.id, lsu.gm_req.id),
+                write: g.mode.mux(g.mem.l1_req.write, lsu.gm_req.write),
+                atom: g.mode.mux(g.mem.l1_req.atom, lsu.gm_req.atom),
+                addr: g.mode.mux(g.mem.l1_req.addr, lsu.gm_req.addr),
+                size: g.mode.mux(g.mem.l1_req.size, lsu.gm_req.size),
+                wmask: std::array::from_fn(|k| g.mode.mux(g.mem.l1_req.wmask[k], lsu.gm_req.wmask[k])),
+                wdata: std::array::from_fn(|k| g.mode.mux(g.mem.l1_req.wdata[k], lsu.gm_req.wdata[k])),
+            },
+            None => lsu.gm_req,
+        };
+        let lsu_mode = gc.map(|g| !g.mode);
         let l1o = self.l1.as_ref().map(|c| {
             cx.instance(
                 "u_l1",
                 c,
                 &L1In {
-                    lsu_req: lsu.gm_req,
+                    lsu_req: req,
                     gm_req_ready_i: i.gm_req_ready_i,
                     gm_resp: i.gm_resp,
                     rq: [],
@@ -94,8 +111,19 @@ sm_impl! {
                 sm_err_i: smem.err_o,
                 sm_pass_i: smem.pass_o,
                 sm_conflict_i: smem.conflict_o,
-                gm_req_ready_i: l1o.map_or(i.gm_req_ready_i, |o| o.lsu_req_ready_o),
-                gm_resp: l1o.map_or(i.gm_resp, |o| o.lsu_resp),
+                gm_req_ready_i: match (l1o, lsu_mode) {
+                    (Some(o), Some(m)) => o.lsu_req_ready_o & m,
+                    (Some(o), None) => o.lsu_req_ready_o,
+                    (None, _) => i.gm_req_ready_i,
+                },
+                gm_resp: match (l1o, lsu_mode) {
+                    (Some(o), Some(m)) => crate::units::gm::GmResp {
+                        valid: o.lsu_resp.valid & m,
+                        ..o.lsu_resp
+                    },
+                    (Some(o), None) => o.lsu_resp,
+                    (None, _) => i.gm_resp,
+                },
                 lsu_res_ready_i: r.wb.wb_room_lsu_o,
             },
         );

@@ -646,17 +646,16 @@ sm_impl! {
         let conv = self.end_control(cx, i, &r, &so, &ctl, mem_idle, &z);
         self.end_issue_state(cx, &r, &so, &ifo);
         let oc_r = self.dispatch(cx, &r, &so, sp_wait_q, &z);
-        let gc = gr.as_ref().map(|g| {
-            let zm = [z.z1; 16];
-            let one = cx.lit::<1>(1);
-            self.gc_end(cx, &r, g, &so, &oc_r, &conv, zm, zm, [z.z32; 16], one, &z)
-        });
-        let gcset = gc.as_ref().map(|g| g.0.gcset);
+        let gd = gr.as_ref().map(|_| self.gc_dispatch(cx, &r, &so, &oc_r, &z));
+        let gcset = gd.as_ref().map(|g| g.gcset);
         self.end_units(cx, &r, &oc_r, gr.as_ref().zip(gcset));
-        let gm = self.memory(cx, i, &r, &oc_r);
+        let gm = self.memory(cx, i, &r, &oc_r, gr.as_ref());
+        let gco = match (gr.as_ref(), gd.as_ref(), gm.l1.as_ref()) {
+            (Some(g), Some(d), Some(l1)) => Some(self.gc_end(cx, &r, g, d, &so, &oc_r, &conv, l1, &z)),
+            _ => None,
+        };
         self.write_back(cx, &r, &oc_r, ctl.s2r_any, gcset, &z);
         // First error, stall causes, outputs.
-        let gco = gc.map(|g| g.1);
         self.first_error(cx, &r, &ifo, &so, err_q, gco.as_ref(), &z);
         let stall = self.stall_causes(cx, &r, &so, &rd, z.z1);
         self.outputs(cx, &r, &ifo, &gm, &so, &stall, err_q, gco.as_ref(), &z)

@@ -1,21 +1,25 @@
 //! The SM top's GPU-CC mode (configs with a `[gpucc]` section;
-//! docs/gpucc.md section 11): the network (`u_gcnet`), the mode register
-//! and the glue that takes `GCSET` off the SP dispatch port and holds the
-//! front end while the network runs.
+//! docs/gpucc.md section 12): the network (`u_gcnet`, its cores on the SP
+//! groups' lane ports), its memory front end (`u_gcmem`, on the L1's
+//! requester 0 in GPU-CC mode), the mode register and the glue that takes
+//! `GCSET` off the SP dispatch port and holds the front end while the
+//! network runs.
 //!
 //! ```text
 //!  sched: GCSET (unit SP, kind 0) --> u_oc (reads b) --> sp<g> dispatch --x--> u_sp<g> (not given)
 //!                                                                        |
 //!                           cfg_we/node (tag dst)/sel (mod)/data (b, lowest lane)
 //!                                                                        v
-//!  sched: GCRUN (ctrl; held until drained) --> gc_mode_q --run_i--> u_gcnet (hot) --mem--> L1
-//!  gc_mode_q: every warp held, fetch off  <--- done_o & memory idle (end: clear_i)
+//!  sched: GCRUN (ctrl; held until drained) --> gc_mode_q --run_i--> u_gcnet (hot) <--ln<j>--> u_sp<g>
+//!  gc_mode_q: every warp held, fetch off                             |  mem, pf
+//!  end: done_o, then u_gcmem flushed and idle -> clear_i       u_gcmem --> u_l1 requester 0
 //! ```
 //!
 //! * Clock domains: the mode register and counters are core domain; the
-//!   network is hot. Configuration writes, `run_i` and `clear_i` cross into
-//!   the hot domain (a core-cycle write is written twice: the same value);
-//!   `done_o`, `fire_o` and `err_o` cross back, sampled at the core edge.
+//!   network and the front end are hot. Configuration writes, `run_i`,
+//!   `clear_i` and the lane mode cross into the hot domain (a core-cycle
+//!   write is written twice: the same value); `done_o`, `idle_o`,
+//!   `fire_o` and `err_o` cross back, sampled at the core edge.
 //! * `GCSET node, sel, b` decodes as an SP-unit instruction without a
 //!   destination (`decode::gpucc_row`): its node is the tag's `dst` field,
 //!   its register number the modifier, its value `b` of the lowest lane of
@@ -28,18 +32,23 @@
 //!   requests), nothing in the SP groups (`gc_spq<g>_q`, dispatches not yet
 //!   answered) and nothing pending in the scoreboard. At its issue edge
 //!   `gc_mode_q` rises: every warp is held and instruction fetch stops
-//!   (the register file and the front end are idle). The mode ends at the
-//!   edge after a cycle with the network done (`done_o`: counted nodes
-//!   finished, FIFOs empty, nothing in flight) and the memory side idle;
-//!   in that cycle `clear_i` clears every configuration register, and the
-//!   warp issues the instruction after `GCRUN` from the next cycle on.
-//! * Errors (source `gpucc`, with the warp and pc of the `GCRUN`):
-//!   [`DEADLOCK_CYCLES`] core cycles in GPU-CC mode without a firing raise
-//!   `ERR_GC_DEADLOCK`; a lane error (an operation the lanes lack)
-//!   `ERR_GC_LANE`.
-//! * Counters (core domain, for the report): `cnt_gc_cycles_o` (core cycles
-//!   in GPU-CC mode), `cnt_gc_runs_o`, `cnt_gc_fire_o` (firings, summed per
-//!   hot cycle).
+//!   (the register file and the front end are idle), the SP groups take
+//!   their lane ports, the L1's requester 0 is the front end's. The mode
+//!   ends in the cycle the network is done (`done_o`: counted nodes
+//!   finished, FIFOs empty, nothing in flight) and the front end is idle
+//!   after sending its buffered stores (`flush_i` from `done_o`); in that
+//!   cycle `clear_i` clears every configuration register and line buffer,
+//!   and the warp issues the instruction after `GCRUN` from the next cycle.
+//! * Errors (source `gpucc`): [`DEADLOCK_CYCLES`] core cycles in GPU-CC
+//!   mode without a firing while the network is not done raise
+//!   `ERR_GC_DEADLOCK`; a lane error `ERR_GC_LANE` (both at the `GCRUN`'s
+//!   warp and pc); `GCSET`/`GCRUN` beside another warp or in divergent code
+//!   `ERR_GC_LAUNCH` at that instruction.
+//! * Counters and monitors (core domain, for the report):
+//!   `cnt_gc_cycles_o` (core cycles in GPU-CC mode), `cnt_gc_runs_o`,
+//!   `cnt_gc_fire_o` (firings, summed per hot cycle), per node
+//!   `gc_fire_o`, `gc_stall_in_o`, `gc_stall_out_o` (two bits: this hot
+//!   cycle and the one before).
 
 use super::{Ring, SmTop, Zeros};
 use crate::codes;

@@ -203,9 +203,9 @@ module gpucc_core_ieee_l8_x (
   assign ln_valid_o = s1_valid_q;
   assign ln_op_o = n25;
   assign ln_mod_o = cfg_op_q[10:7];
-  assign ln_a_o = opa;
-  assign ln_b_o = opb;
-  assign ln_c_o = opc;
+  assign ln_a_o = (s1_valid_q ? opa : 32'h00000000);
+  assign ln_b_o = (s1_valid_q ? opb : 32'h00000000);
+  assign ln_c_o = (s1_valid_q ? opc : 32'h00000000);
   assign ln_pa_o = 1'h0;
 
   always @(posedge clk_hot_i or negedge rst_ni) begin

@@ -177,6 +177,8 @@ module gpucc_net_ieee_l8_x (
   output wire [15:0] mem_req_we_o,
   output wire [511:0] mem_req_addr_o,
   output wire [511:0] mem_req_wdata_o,
+  output wire [15:0] pf_valid_o,
+  output wire [399:0] pf_line_o,
   output wire done_o,
   output wire err_o,
   output wire [47:0] fire_o,
@@ -423,6 +425,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu0_mem_req_we_o;
   wire [31:0] u_lsu0_mem_req_addr_o;
   wire [31:0] u_lsu0_mem_req_wdata_o;
+  wire u_lsu0_pf_valid_o;
+  wire [24:0] u_lsu0_pf_line_o;
   wire [2:0] u_core0_out_lane_o;
   wire u_core0_tok_valid_o;
   wire [31:0] u_core0_tok_o;
@@ -471,6 +475,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu1_mem_req_we_o;
   wire [31:0] u_lsu1_mem_req_addr_o;
   wire [31:0] u_lsu1_mem_req_wdata_o;
+  wire u_lsu1_pf_valid_o;
+  wire [24:0] u_lsu1_pf_line_o;
   wire [2:0] u_core2_out_lane_o;
   wire u_core2_tok_valid_o;
   wire [31:0] u_core2_tok_o;
@@ -519,6 +525,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu2_mem_req_we_o;
   wire [31:0] u_lsu2_mem_req_addr_o;
   wire [31:0] u_lsu2_mem_req_wdata_o;
+  wire u_lsu2_pf_valid_o;
+  wire [24:0] u_lsu2_pf_line_o;
   wire [2:0] u_core4_out_lane_o;
   wire u_core4_tok_valid_o;
   wire [31:0] u_core4_tok_o;
@@ -567,6 +575,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu3_mem_req_we_o;
   wire [31:0] u_lsu3_mem_req_addr_o;
   wire [31:0] u_lsu3_mem_req_wdata_o;
+  wire u_lsu3_pf_valid_o;
+  wire [24:0] u_lsu3_pf_line_o;
   wire [2:0] u_core6_out_lane_o;
   wire u_core6_tok_valid_o;
   wire [31:0] u_core6_tok_o;
@@ -615,6 +625,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu4_mem_req_we_o;
   wire [31:0] u_lsu4_mem_req_addr_o;
   wire [31:0] u_lsu4_mem_req_wdata_o;
+  wire u_lsu4_pf_valid_o;
+  wire [24:0] u_lsu4_pf_line_o;
   wire [2:0] u_core8_out_lane_o;
   wire u_core8_tok_valid_o;
   wire [31:0] u_core8_tok_o;
@@ -663,6 +675,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu5_mem_req_we_o;
   wire [31:0] u_lsu5_mem_req_addr_o;
   wire [31:0] u_lsu5_mem_req_wdata_o;
+  wire u_lsu5_pf_valid_o;
+  wire [24:0] u_lsu5_pf_line_o;
   wire [2:0] u_core10_out_lane_o;
   wire u_core10_tok_valid_o;
   wire [31:0] u_core10_tok_o;
@@ -711,6 +725,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu6_mem_req_we_o;
   wire [31:0] u_lsu6_mem_req_addr_o;
   wire [31:0] u_lsu6_mem_req_wdata_o;
+  wire u_lsu6_pf_valid_o;
+  wire [24:0] u_lsu6_pf_line_o;
   wire [2:0] u_core12_out_lane_o;
   wire u_core12_tok_valid_o;
   wire [31:0] u_core12_tok_o;
@@ -759,6 +775,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu7_mem_req_we_o;
   wire [31:0] u_lsu7_mem_req_addr_o;
   wire [31:0] u_lsu7_mem_req_wdata_o;
+  wire u_lsu7_pf_valid_o;
+  wire [24:0] u_lsu7_pf_line_o;
   wire [2:0] u_core14_out_lane_o;
   wire u_core14_tok_valid_o;
   wire [31:0] u_core14_tok_o;
@@ -807,6 +825,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu8_mem_req_we_o;
   wire [31:0] u_lsu8_mem_req_addr_o;
   wire [31:0] u_lsu8_mem_req_wdata_o;
+  wire u_lsu8_pf_valid_o;
+  wire [24:0] u_lsu8_pf_line_o;
   wire [2:0] u_core16_out_lane_o;
   wire u_core16_tok_valid_o;
   wire [31:0] u_core16_tok_o;
@@ -855,6 +875,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu9_mem_req_we_o;
   wire [31:0] u_lsu9_mem_req_addr_o;
   wire [31:0] u_lsu9_mem_req_wdata_o;
+  wire u_lsu9_pf_valid_o;
+  wire [24:0] u_lsu9_pf_line_o;
   wire [2:0] u_core18_out_lane_o;
   wire u_core18_tok_valid_o;
   wire [31:0] u_core18_tok_o;
@@ -903,6 +925,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu10_mem_req_we_o;
   wire [31:0] u_lsu10_mem_req_addr_o;
   wire [31:0] u_lsu10_mem_req_wdata_o;
+  wire u_lsu10_pf_valid_o;
+  wire [24:0] u_lsu10_pf_line_o;
   wire [2:0] u_core20_out_lane_o;
   wire u_core20_tok_valid_o;
   wire [31:0] u_core20_tok_o;
@@ -951,6 +975,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu11_mem_req_we_o;
   wire [31:0] u_lsu11_mem_req_addr_o;
   wire [31:0] u_lsu11_mem_req_wdata_o;
+  wire u_lsu11_pf_valid_o;
+  wire [24:0] u_lsu11_pf_line_o;
   wire [2:0] u_core22_out_lane_o;
   wire u_core22_tok_valid_o;
   wire [31:0] u_core22_tok_o;
@@ -999,6 +1025,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu12_mem_req_we_o;
   wire [31:0] u_lsu12_mem_req_addr_o;
   wire [31:0] u_lsu12_mem_req_wdata_o;
+  wire u_lsu12_pf_valid_o;
+  wire [24:0] u_lsu12_pf_line_o;
   wire [2:0] u_core24_out_lane_o;
   wire u_core24_tok_valid_o;
   wire [31:0] u_core24_tok_o;
@@ -1047,6 +1075,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu13_mem_req_we_o;
   wire [31:0] u_lsu13_mem_req_addr_o;
   wire [31:0] u_lsu13_mem_req_wdata_o;
+  wire u_lsu13_pf_valid_o;
+  wire [24:0] u_lsu13_pf_line_o;
   wire [2:0] u_core26_out_lane_o;
   wire u_core26_tok_valid_o;
   wire [31:0] u_core26_tok_o;
@@ -1095,6 +1125,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu14_mem_req_we_o;
   wire [31:0] u_lsu14_mem_req_addr_o;
   wire [31:0] u_lsu14_mem_req_wdata_o;
+  wire u_lsu14_pf_valid_o;
+  wire [24:0] u_lsu14_pf_line_o;
   wire [2:0] u_core28_out_lane_o;
   wire u_core28_tok_valid_o;
   wire [31:0] u_core28_tok_o;
@@ -1143,6 +1175,8 @@ module gpucc_net_ieee_l8_x (
   wire u_lsu15_mem_req_we_o;
   wire [31:0] u_lsu15_mem_req_addr_o;
   wire [31:0] u_lsu15_mem_req_wdata_o;
+  wire u_lsu15_pf_valid_o;
+  wire [24:0] u_lsu15_pf_line_o;
   wire [2:0] u_core30_out_lane_o;
   wire u_core30_tok_valid_o;
   wire [31:0] u_core30_tok_o;
@@ -1179,1437 +1213,1439 @@ module gpucc_net_ieee_l8_x (
   wire u_core31_ln_pa_o;
 
   // Combinational logic
-  wire [8:0] n290 = u_core0_free_o[8:0];
-  wire [8:0] n291 = u_core0_free_o[17:9];
-  wire [8:0] n292 = u_core0_free_o[26:18];
-  wire [8:0] n293 = u_core0_free_o[35:27];
-  wire [8:0] n294 = u_core0_free_o[44:36];
-  wire [8:0] n340 = u_core1_free_o[8:0];
-  wire [8:0] n341 = u_core1_free_o[17:9];
-  wire [8:0] n342 = u_core1_free_o[26:18];
-  wire [8:0] n343 = u_core1_free_o[35:27];
-  wire [8:0] n344 = u_core1_free_o[44:36];
-  wire [8:0] n387 = u_lsu1_free_o[8:0];
-  wire [8:0] n388 = u_lsu1_free_o[17:9];
-  wire [8:0] n389 = u_lsu1_free_o[26:18];
-  wire [8:0] n390 = u_lsu1_free_o[35:27];
-  wire [8:0] n391 = u_lsu1_free_o[44:36];
-  wire [8:0] n434 = u_core2_free_o[8:0];
-  wire [8:0] n435 = u_core2_free_o[17:9];
-  wire [8:0] n436 = u_core2_free_o[26:18];
-  wire [8:0] n437 = u_core2_free_o[35:27];
-  wire [8:0] n438 = u_core2_free_o[44:36];
-  wire [8:0] n484 = u_core3_free_o[8:0];
-  wire [8:0] n485 = u_core3_free_o[17:9];
-  wire [8:0] n486 = u_core3_free_o[26:18];
-  wire [8:0] n487 = u_core3_free_o[35:27];
-  wire [8:0] n488 = u_core3_free_o[44:36];
-  wire [8:0] n531 = u_lsu2_free_o[8:0];
-  wire [8:0] n532 = u_lsu2_free_o[17:9];
-  wire [8:0] n533 = u_lsu2_free_o[26:18];
-  wire [8:0] n534 = u_lsu2_free_o[35:27];
-  wire [8:0] n535 = u_lsu2_free_o[44:36];
-  wire [8:0] n578 = u_core4_free_o[8:0];
-  wire [8:0] n579 = u_core4_free_o[17:9];
-  wire [8:0] n580 = u_core4_free_o[26:18];
-  wire [8:0] n581 = u_core4_free_o[35:27];
-  wire [8:0] n582 = u_core4_free_o[44:36];
-  wire [8:0] n628 = u_core5_free_o[8:0];
-  wire [8:0] n629 = u_core5_free_o[17:9];
-  wire [8:0] n630 = u_core5_free_o[26:18];
-  wire [8:0] n631 = u_core5_free_o[35:27];
-  wire [8:0] n632 = u_core5_free_o[44:36];
-  wire [8:0] n675 = u_lsu3_free_o[8:0];
-  wire [8:0] n676 = u_lsu3_free_o[17:9];
-  wire [8:0] n677 = u_lsu3_free_o[26:18];
-  wire [8:0] n678 = u_lsu3_free_o[35:27];
-  wire [8:0] n679 = u_lsu3_free_o[44:36];
-  wire [8:0] n722 = u_core6_free_o[8:0];
-  wire [8:0] n723 = u_core6_free_o[17:9];
-  wire [8:0] n724 = u_core6_free_o[26:18];
-  wire [8:0] n725 = u_core6_free_o[35:27];
-  wire [8:0] n726 = u_core6_free_o[44:36];
-  wire [8:0] n772 = u_core7_free_o[8:0];
-  wire [8:0] n773 = u_core7_free_o[17:9];
-  wire [8:0] n774 = u_core7_free_o[26:18];
-  wire [8:0] n775 = u_core7_free_o[35:27];
-  wire [8:0] n776 = u_core7_free_o[44:36];
-  wire [8:0] n819 = u_lsu4_free_o[8:0];
-  wire [8:0] n820 = u_lsu4_free_o[17:9];
-  wire [8:0] n821 = u_lsu4_free_o[26:18];
-  wire [8:0] n822 = u_lsu4_free_o[35:27];
-  wire [8:0] n823 = u_lsu4_free_o[44:36];
-  wire [8:0] n866 = u_core8_free_o[8:0];
-  wire [8:0] n867 = u_core8_free_o[17:9];
-  wire [8:0] n868 = u_core8_free_o[26:18];
-  wire [8:0] n869 = u_core8_free_o[35:27];
-  wire [8:0] n870 = u_core8_free_o[44:36];
-  wire [8:0] n916 = u_core9_free_o[8:0];
-  wire [8:0] n917 = u_core9_free_o[17:9];
-  wire [8:0] n918 = u_core9_free_o[26:18];
-  wire [8:0] n919 = u_core9_free_o[35:27];
-  wire [8:0] n920 = u_core9_free_o[44:36];
-  wire [8:0] n963 = u_lsu5_free_o[8:0];
-  wire [8:0] n964 = u_lsu5_free_o[17:9];
-  wire [8:0] n965 = u_lsu5_free_o[26:18];
-  wire [8:0] n966 = u_lsu5_free_o[35:27];
-  wire [8:0] n967 = u_lsu5_free_o[44:36];
-  wire [8:0] n1010 = u_core10_free_o[8:0];
-  wire [8:0] n1011 = u_core10_free_o[17:9];
-  wire [8:0] n1012 = u_core10_free_o[26:18];
-  wire [8:0] n1013 = u_core10_free_o[35:27];
-  wire [8:0] n1014 = u_core10_free_o[44:36];
-  wire [8:0] n1060 = u_core11_free_o[8:0];
-  wire [8:0] n1061 = u_core11_free_o[17:9];
-  wire [8:0] n1062 = u_core11_free_o[26:18];
-  wire [8:0] n1063 = u_core11_free_o[35:27];
-  wire [8:0] n1064 = u_core11_free_o[44:36];
-  wire [8:0] n1107 = u_lsu6_free_o[8:0];
-  wire [8:0] n1108 = u_lsu6_free_o[17:9];
-  wire [8:0] n1109 = u_lsu6_free_o[26:18];
-  wire [8:0] n1110 = u_lsu6_free_o[35:27];
-  wire [8:0] n1111 = u_lsu6_free_o[44:36];
-  wire [8:0] n1154 = u_core12_free_o[8:0];
-  wire [8:0] n1155 = u_core12_free_o[17:9];
-  wire [8:0] n1156 = u_core12_free_o[26:18];
-  wire [8:0] n1157 = u_core12_free_o[35:27];
-  wire [8:0] n1158 = u_core12_free_o[44:36];
-  wire [8:0] n1204 = u_core13_free_o[8:0];
-  wire [8:0] n1205 = u_core13_free_o[17:9];
-  wire [8:0] n1206 = u_core13_free_o[26:18];
-  wire [8:0] n1207 = u_core13_free_o[35:27];
-  wire [8:0] n1208 = u_core13_free_o[44:36];
-  wire [8:0] n1251 = u_lsu7_free_o[8:0];
-  wire [8:0] n1252 = u_lsu7_free_o[17:9];
-  wire [8:0] n1253 = u_lsu7_free_o[26:18];
-  wire [8:0] n1254 = u_lsu7_free_o[35:27];
-  wire [8:0] n1255 = u_lsu7_free_o[44:36];
-  wire [8:0] n1298 = u_core14_free_o[8:0];
-  wire [8:0] n1299 = u_core14_free_o[17:9];
-  wire [8:0] n1300 = u_core14_free_o[26:18];
-  wire [8:0] n1301 = u_core14_free_o[35:27];
-  wire [8:0] n1302 = u_core14_free_o[44:36];
-  wire [8:0] n1348 = u_core15_free_o[8:0];
-  wire [8:0] n1349 = u_core15_free_o[17:9];
-  wire [8:0] n1350 = u_core15_free_o[26:18];
-  wire [8:0] n1351 = u_core15_free_o[35:27];
-  wire [8:0] n1352 = u_core15_free_o[44:36];
-  wire [8:0] n1395 = u_lsu8_free_o[8:0];
-  wire [8:0] n1396 = u_lsu8_free_o[17:9];
-  wire [8:0] n1397 = u_lsu8_free_o[26:18];
-  wire [8:0] n1398 = u_lsu8_free_o[35:27];
-  wire [8:0] n1399 = u_lsu8_free_o[44:36];
-  wire [8:0] n1442 = u_core16_free_o[8:0];
-  wire [8:0] n1443 = u_core16_free_o[17:9];
-  wire [8:0] n1444 = u_core16_free_o[26:18];
-  wire [8:0] n1445 = u_core16_free_o[35:27];
-  wire [8:0] n1446 = u_core16_free_o[44:36];
-  wire [8:0] n1492 = u_core17_free_o[8:0];
-  wire [8:0] n1493 = u_core17_free_o[17:9];
-  wire [8:0] n1494 = u_core17_free_o[26:18];
-  wire [8:0] n1495 = u_core17_free_o[35:27];
-  wire [8:0] n1496 = u_core17_free_o[44:36];
-  wire [8:0] n1539 = u_lsu9_free_o[8:0];
-  wire [8:0] n1540 = u_lsu9_free_o[17:9];
-  wire [8:0] n1541 = u_lsu9_free_o[26:18];
-  wire [8:0] n1542 = u_lsu9_free_o[35:27];
-  wire [8:0] n1543 = u_lsu9_free_o[44:36];
-  wire [8:0] n1586 = u_core18_free_o[8:0];
-  wire [8:0] n1587 = u_core18_free_o[17:9];
-  wire [8:0] n1588 = u_core18_free_o[26:18];
-  wire [8:0] n1589 = u_core18_free_o[35:27];
-  wire [8:0] n1590 = u_core18_free_o[44:36];
-  wire [8:0] n1636 = u_core19_free_o[8:0];
-  wire [8:0] n1637 = u_core19_free_o[17:9];
-  wire [8:0] n1638 = u_core19_free_o[26:18];
-  wire [8:0] n1639 = u_core19_free_o[35:27];
-  wire [8:0] n1640 = u_core19_free_o[44:36];
-  wire [8:0] n1683 = u_lsu10_free_o[8:0];
-  wire [8:0] n1684 = u_lsu10_free_o[17:9];
-  wire [8:0] n1685 = u_lsu10_free_o[26:18];
-  wire [8:0] n1686 = u_lsu10_free_o[35:27];
-  wire [8:0] n1687 = u_lsu10_free_o[44:36];
-  wire [8:0] n1730 = u_core20_free_o[8:0];
-  wire [8:0] n1731 = u_core20_free_o[17:9];
-  wire [8:0] n1732 = u_core20_free_o[26:18];
-  wire [8:0] n1733 = u_core20_free_o[35:27];
-  wire [8:0] n1734 = u_core20_free_o[44:36];
-  wire [8:0] n1780 = u_core21_free_o[8:0];
-  wire [8:0] n1781 = u_core21_free_o[17:9];
-  wire [8:0] n1782 = u_core21_free_o[26:18];
-  wire [8:0] n1783 = u_core21_free_o[35:27];
-  wire [8:0] n1784 = u_core21_free_o[44:36];
-  wire [8:0] n1827 = u_lsu11_free_o[8:0];
-  wire [8:0] n1828 = u_lsu11_free_o[17:9];
-  wire [8:0] n1829 = u_lsu11_free_o[26:18];
-  wire [8:0] n1830 = u_lsu11_free_o[35:27];
-  wire [8:0] n1831 = u_lsu11_free_o[44:36];
-  wire [8:0] n1874 = u_core22_free_o[8:0];
-  wire [8:0] n1875 = u_core22_free_o[17:9];
-  wire [8:0] n1876 = u_core22_free_o[26:18];
-  wire [8:0] n1877 = u_core22_free_o[35:27];
-  wire [8:0] n1878 = u_core22_free_o[44:36];
-  wire [8:0] n1924 = u_core23_free_o[8:0];
-  wire [8:0] n1925 = u_core23_free_o[17:9];
-  wire [8:0] n1926 = u_core23_free_o[26:18];
-  wire [8:0] n1927 = u_core23_free_o[35:27];
-  wire [8:0] n1928 = u_core23_free_o[44:36];
-  wire [8:0] n1971 = u_lsu12_free_o[8:0];
-  wire [8:0] n1972 = u_lsu12_free_o[17:9];
-  wire [8:0] n1973 = u_lsu12_free_o[26:18];
-  wire [8:0] n1974 = u_lsu12_free_o[35:27];
-  wire [8:0] n1975 = u_lsu12_free_o[44:36];
-  wire [8:0] n2018 = u_core24_free_o[8:0];
-  wire [8:0] n2019 = u_core24_free_o[17:9];
-  wire [8:0] n2020 = u_core24_free_o[26:18];
-  wire [8:0] n2021 = u_core24_free_o[35:27];
-  wire [8:0] n2022 = u_core24_free_o[44:36];
-  wire [8:0] n2068 = u_core25_free_o[8:0];
-  wire [8:0] n2069 = u_core25_free_o[17:9];
-  wire [8:0] n2070 = u_core25_free_o[26:18];
-  wire [8:0] n2071 = u_core25_free_o[35:27];
-  wire [8:0] n2072 = u_core25_free_o[44:36];
-  wire [8:0] n2115 = u_lsu13_free_o[8:0];
-  wire [8:0] n2116 = u_lsu13_free_o[17:9];
-  wire [8:0] n2117 = u_lsu13_free_o[26:18];
-  wire [8:0] n2118 = u_lsu13_free_o[35:27];
-  wire [8:0] n2119 = u_lsu13_free_o[44:36];
-  wire [8:0] n2162 = u_core26_free_o[8:0];
-  wire [8:0] n2163 = u_core26_free_o[17:9];
-  wire [8:0] n2164 = u_core26_free_o[26:18];
-  wire [8:0] n2165 = u_core26_free_o[35:27];
-  wire [8:0] n2166 = u_core26_free_o[44:36];
-  wire [8:0] n2212 = u_core27_free_o[8:0];
-  wire [8:0] n2213 = u_core27_free_o[17:9];
-  wire [8:0] n2214 = u_core27_free_o[26:18];
-  wire [8:0] n2215 = u_core27_free_o[35:27];
-  wire [8:0] n2216 = u_core27_free_o[44:36];
-  wire [8:0] n2259 = u_lsu14_free_o[8:0];
-  wire [8:0] n2260 = u_lsu14_free_o[17:9];
-  wire [8:0] n2261 = u_lsu14_free_o[26:18];
-  wire [8:0] n2262 = u_lsu14_free_o[35:27];
-  wire [8:0] n2263 = u_lsu14_free_o[44:36];
-  wire [8:0] n2306 = u_core28_free_o[8:0];
-  wire [8:0] n2307 = u_core28_free_o[17:9];
-  wire [8:0] n2308 = u_core28_free_o[26:18];
-  wire [8:0] n2309 = u_core28_free_o[35:27];
-  wire [8:0] n2310 = u_core28_free_o[44:36];
-  wire [8:0] n2356 = u_core29_free_o[8:0];
-  wire [8:0] n2357 = u_core29_free_o[17:9];
-  wire [8:0] n2358 = u_core29_free_o[26:18];
-  wire [8:0] n2359 = u_core29_free_o[35:27];
-  wire [8:0] n2360 = u_core29_free_o[44:36];
-  wire [8:0] n2403 = u_lsu15_free_o[8:0];
-  wire [8:0] n2404 = u_lsu15_free_o[17:9];
-  wire [8:0] n2405 = u_lsu15_free_o[26:18];
-  wire [8:0] n2406 = u_lsu15_free_o[35:27];
-  wire [8:0] n2407 = u_lsu15_free_o[44:36];
-  wire [8:0] n2450 = u_core30_free_o[8:0];
-  wire [8:0] n2451 = u_core30_free_o[17:9];
-  wire [8:0] n2452 = u_core30_free_o[26:18];
-  wire [8:0] n2453 = u_core30_free_o[35:27];
-  wire [8:0] n2454 = u_core30_free_o[44:36];
-  wire [8:0] n2500 = u_core31_free_o[8:0];
-  wire [8:0] n2501 = u_core31_free_o[17:9];
-  wire [8:0] n2502 = u_core31_free_o[26:18];
-  wire [8:0] n2503 = u_core31_free_o[35:27];
-  wire [8:0] n2504 = u_core31_free_o[44:36];
-  wire n2524 = (u_lsu0_out_lane_o == 3'h1);
-  wire n2525 = (n2524 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n2526 = (n2524 ? u_lsu0_tok_o : 32'h00000000);
-  wire n2528 = (u_lsu0_out_lane_o == 3'h2);
-  wire n2529 = (n2528 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n2530 = (n2528 ? u_lsu0_tok_o : 32'h00000000);
-  wire n2532 = (u_lsu0_out_lane_o == 3'h3);
-  wire n2533 = (n2532 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n2534 = (n2532 ? u_lsu0_tok_o : 32'h00000000);
-  wire n2536 = (u_lsu0_out_lane_o == 3'h4);
-  wire n2537 = (n2536 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n2538 = (n2536 ? u_lsu0_tok_o : 32'h00000000);
-  wire n2540 = (u_lsu0_out_lane_o == 3'h5);
-  wire n2541 = (n2540 ? u_lsu0_tok_valid_o : 1'h0);
-  wire [31:0] n2542 = (n2540 ? u_lsu0_tok_o : 32'h00000000);
-  wire [31:0] n2543 = (u_core0_tok_valid_o ? ln0_res_i : 32'h00000000);
-  wire n2545 = (u_core0_out_lane_o == 3'h1);
-  wire n2546 = (n2545 ? u_core0_tok_valid_o : n2525);
-  wire [31:0] n2547 = (n2545 ? n2543 : n2526);
-  wire n2549 = (u_core0_out_lane_o == 3'h2);
-  wire n2550 = (n2549 ? u_core0_tok_valid_o : n2529);
-  wire [31:0] n2551 = (n2549 ? n2543 : n2530);
-  wire n2553 = (u_core0_out_lane_o == 3'h3);
-  wire n2554 = (n2553 ? u_core0_tok_valid_o : n2533);
-  wire [31:0] n2555 = (n2553 ? n2543 : n2534);
-  wire n2557 = (u_core0_out_lane_o == 3'h4);
-  wire n2558 = (n2557 ? u_core0_tok_valid_o : n2537);
-  wire [31:0] n2559 = (n2557 ? n2543 : n2538);
-  wire n2561 = (u_core0_out_lane_o == 3'h5);
-  wire n2562 = (n2561 ? u_core0_tok_valid_o : n2541);
-  wire [31:0] n2563 = (n2561 ? n2543 : n2542);
-  wire [31:0] n2564 = (u_core1_tok_valid_o ? ln1_res_i : 32'h00000000);
-  wire n2566 = (u_core1_out_lane_o == 3'h1);
-  wire n2567 = (n2566 ? u_core1_tok_valid_o : n2546);
-  wire [31:0] n2568 = (n2566 ? n2564 : n2547);
-  wire n2570 = (u_core1_out_lane_o == 3'h2);
-  wire n2571 = (n2570 ? u_core1_tok_valid_o : n2550);
-  wire [31:0] n2572 = (n2570 ? n2564 : n2551);
-  wire n2574 = (u_core1_out_lane_o == 3'h3);
-  wire n2575 = (n2574 ? u_core1_tok_valid_o : n2554);
-  wire [31:0] n2576 = (n2574 ? n2564 : n2555);
-  wire n2578 = (u_core1_out_lane_o == 3'h4);
-  wire n2579 = (n2578 ? u_core1_tok_valid_o : n2558);
-  wire [31:0] n2580 = (n2578 ? n2564 : n2559);
-  wire n2582 = (u_core1_out_lane_o == 3'h5);
-  wire n2583 = (n2582 ? u_core1_tok_valid_o : n2562);
-  wire [31:0] n2584 = (n2582 ? n2564 : n2563);
-  wire n2586 = (u_lsu1_out_lane_o == 3'h1);
-  wire n2587 = (n2586 ? u_lsu1_tok_valid_o : n2567);
-  wire [31:0] n2588 = (n2586 ? u_lsu1_tok_o : n2568);
-  wire n2590 = (u_lsu1_out_lane_o == 3'h2);
-  wire n2591 = (n2590 ? u_lsu1_tok_valid_o : n2571);
-  wire [31:0] n2592 = (n2590 ? u_lsu1_tok_o : n2572);
-  wire n2594 = (u_lsu1_out_lane_o == 3'h3);
-  wire n2595 = (n2594 ? u_lsu1_tok_valid_o : n2575);
-  wire [31:0] n2596 = (n2594 ? u_lsu1_tok_o : n2576);
-  wire n2598 = (u_lsu1_out_lane_o == 3'h4);
-  wire n2599 = (n2598 ? u_lsu1_tok_valid_o : n2579);
-  wire [31:0] n2600 = (n2598 ? u_lsu1_tok_o : n2580);
-  wire n2602 = (u_lsu1_out_lane_o == 3'h5);
-  wire n2603 = (n2602 ? u_lsu1_tok_valid_o : n2583);
-  wire [31:0] n2604 = (n2602 ? u_lsu1_tok_o : n2584);
-  wire [31:0] n2605 = (u_core2_tok_valid_o ? ln2_res_i : 32'h00000000);
-  wire n2607 = (u_core2_out_lane_o == 3'h1);
-  wire n2608 = (n2607 ? u_core2_tok_valid_o : n2587);
-  wire [31:0] n2609 = (n2607 ? n2605 : n2588);
-  wire n2611 = (u_core2_out_lane_o == 3'h2);
-  wire n2612 = (n2611 ? u_core2_tok_valid_o : n2591);
-  wire [31:0] n2613 = (n2611 ? n2605 : n2592);
-  wire n2615 = (u_core2_out_lane_o == 3'h3);
-  wire n2616 = (n2615 ? u_core2_tok_valid_o : n2595);
-  wire [31:0] n2617 = (n2615 ? n2605 : n2596);
-  wire n2619 = (u_core2_out_lane_o == 3'h4);
-  wire n2620 = (n2619 ? u_core2_tok_valid_o : n2599);
-  wire [31:0] n2621 = (n2619 ? n2605 : n2600);
-  wire n2623 = (u_core2_out_lane_o == 3'h5);
-  wire n2624 = (n2623 ? u_core2_tok_valid_o : n2603);
-  wire [31:0] n2625 = (n2623 ? n2605 : n2604);
-  wire [31:0] n2626 = (u_core3_tok_valid_o ? ln3_res_i : 32'h00000000);
-  wire n2628 = (u_core3_out_lane_o == 3'h1);
-  wire n2629 = (n2628 ? u_core3_tok_valid_o : n2608);
-  wire [31:0] n2630 = (n2628 ? n2626 : n2609);
-  wire n2632 = (u_core3_out_lane_o == 3'h2);
-  wire n2633 = (n2632 ? u_core3_tok_valid_o : n2612);
-  wire [31:0] n2634 = (n2632 ? n2626 : n2613);
-  wire n2636 = (u_core3_out_lane_o == 3'h3);
-  wire n2637 = (n2636 ? u_core3_tok_valid_o : n2616);
-  wire [31:0] n2638 = (n2636 ? n2626 : n2617);
-  wire n2640 = (u_core3_out_lane_o == 3'h4);
-  wire n2641 = (n2640 ? u_core3_tok_valid_o : n2620);
-  wire [31:0] n2642 = (n2640 ? n2626 : n2621);
-  wire n2644 = (u_core3_out_lane_o == 3'h5);
-  wire n2645 = (n2644 ? u_core3_tok_valid_o : n2624);
-  wire [31:0] n2646 = (n2644 ? n2626 : n2625);
-  wire n2648 = (u_lsu2_out_lane_o == 3'h1);
-  wire n2649 = (n2648 ? u_lsu2_tok_valid_o : n2629);
-  wire [31:0] n2650 = (n2648 ? u_lsu2_tok_o : n2630);
-  wire n2652 = (u_lsu2_out_lane_o == 3'h2);
-  wire n2653 = (n2652 ? u_lsu2_tok_valid_o : n2633);
-  wire [31:0] n2654 = (n2652 ? u_lsu2_tok_o : n2634);
-  wire n2656 = (u_lsu2_out_lane_o == 3'h3);
-  wire n2657 = (n2656 ? u_lsu2_tok_valid_o : n2637);
-  wire [31:0] n2658 = (n2656 ? u_lsu2_tok_o : n2638);
-  wire n2660 = (u_lsu2_out_lane_o == 3'h4);
-  wire n2661 = (n2660 ? u_lsu2_tok_valid_o : n2641);
-  wire [31:0] n2662 = (n2660 ? u_lsu2_tok_o : n2642);
-  wire n2664 = (u_lsu2_out_lane_o == 3'h5);
-  wire n2665 = (n2664 ? u_lsu2_tok_valid_o : n2645);
-  wire [31:0] n2666 = (n2664 ? u_lsu2_tok_o : n2646);
-  wire [31:0] n2667 = (u_core4_tok_valid_o ? ln4_res_i : 32'h00000000);
-  wire n2669 = (u_core4_out_lane_o == 3'h1);
-  wire n2670 = (n2669 ? u_core4_tok_valid_o : n2649);
-  wire [31:0] n2671 = (n2669 ? n2667 : n2650);
-  wire n2673 = (u_core4_out_lane_o == 3'h2);
-  wire n2674 = (n2673 ? u_core4_tok_valid_o : n2653);
-  wire [31:0] n2675 = (n2673 ? n2667 : n2654);
-  wire n2677 = (u_core4_out_lane_o == 3'h3);
-  wire n2678 = (n2677 ? u_core4_tok_valid_o : n2657);
-  wire [31:0] n2679 = (n2677 ? n2667 : n2658);
-  wire n2681 = (u_core4_out_lane_o == 3'h4);
-  wire n2682 = (n2681 ? u_core4_tok_valid_o : n2661);
-  wire [31:0] n2683 = (n2681 ? n2667 : n2662);
-  wire n2685 = (u_core4_out_lane_o == 3'h5);
-  wire n2686 = (n2685 ? u_core4_tok_valid_o : n2665);
-  wire [31:0] n2687 = (n2685 ? n2667 : n2666);
-  wire [31:0] n2688 = (u_core5_tok_valid_o ? ln5_res_i : 32'h00000000);
-  wire n2690 = (u_core5_out_lane_o == 3'h1);
-  wire n2691 = (n2690 ? u_core5_tok_valid_o : n2670);
-  wire [31:0] n2692 = (n2690 ? n2688 : n2671);
-  wire n2694 = (u_core5_out_lane_o == 3'h2);
-  wire n2695 = (n2694 ? u_core5_tok_valid_o : n2674);
-  wire [31:0] n2696 = (n2694 ? n2688 : n2675);
-  wire n2698 = (u_core5_out_lane_o == 3'h3);
-  wire n2699 = (n2698 ? u_core5_tok_valid_o : n2678);
-  wire [31:0] n2700 = (n2698 ? n2688 : n2679);
-  wire n2702 = (u_core5_out_lane_o == 3'h4);
-  wire n2703 = (n2702 ? u_core5_tok_valid_o : n2682);
-  wire [31:0] n2704 = (n2702 ? n2688 : n2683);
-  wire n2706 = (u_core5_out_lane_o == 3'h5);
-  wire n2707 = (n2706 ? u_core5_tok_valid_o : n2686);
-  wire [31:0] n2708 = (n2706 ? n2688 : n2687);
-  wire n2710 = (u_lsu3_out_lane_o == 3'h1);
-  wire n2711 = (n2710 ? u_lsu3_tok_valid_o : n2691);
-  wire [31:0] n2712 = (n2710 ? u_lsu3_tok_o : n2692);
-  wire n2714 = (u_lsu3_out_lane_o == 3'h2);
-  wire n2715 = (n2714 ? u_lsu3_tok_valid_o : n2695);
-  wire [31:0] n2716 = (n2714 ? u_lsu3_tok_o : n2696);
-  wire n2718 = (u_lsu3_out_lane_o == 3'h3);
-  wire n2719 = (n2718 ? u_lsu3_tok_valid_o : n2699);
-  wire [31:0] n2720 = (n2718 ? u_lsu3_tok_o : n2700);
-  wire n2722 = (u_lsu3_out_lane_o == 3'h4);
-  wire n2723 = (n2722 ? u_lsu3_tok_valid_o : n2703);
-  wire [31:0] n2724 = (n2722 ? u_lsu3_tok_o : n2704);
-  wire n2726 = (u_lsu3_out_lane_o == 3'h5);
-  wire n2727 = (n2726 ? u_lsu3_tok_valid_o : n2707);
-  wire [31:0] n2728 = (n2726 ? u_lsu3_tok_o : n2708);
-  wire [31:0] n2729 = (u_core6_tok_valid_o ? ln6_res_i : 32'h00000000);
-  wire n2731 = (u_core6_out_lane_o == 3'h1);
-  wire n2732 = (n2731 ? u_core6_tok_valid_o : n2711);
-  wire [31:0] n2733 = (n2731 ? n2729 : n2712);
-  wire n2735 = (u_core6_out_lane_o == 3'h2);
-  wire n2736 = (n2735 ? u_core6_tok_valid_o : n2715);
-  wire [31:0] n2737 = (n2735 ? n2729 : n2716);
-  wire n2739 = (u_core6_out_lane_o == 3'h3);
-  wire n2740 = (n2739 ? u_core6_tok_valid_o : n2719);
-  wire [31:0] n2741 = (n2739 ? n2729 : n2720);
-  wire n2743 = (u_core6_out_lane_o == 3'h4);
-  wire n2744 = (n2743 ? u_core6_tok_valid_o : n2723);
-  wire [31:0] n2745 = (n2743 ? n2729 : n2724);
-  wire n2747 = (u_core6_out_lane_o == 3'h5);
-  wire n2748 = (n2747 ? u_core6_tok_valid_o : n2727);
-  wire [31:0] n2749 = (n2747 ? n2729 : n2728);
-  wire [31:0] n2750 = (u_core7_tok_valid_o ? ln7_res_i : 32'h00000000);
-  wire n2752 = (u_core7_out_lane_o == 3'h1);
-  wire n2753 = (n2752 ? u_core7_tok_valid_o : n2732);
-  wire [31:0] n2754 = (n2752 ? n2750 : n2733);
-  wire n2756 = (u_core7_out_lane_o == 3'h2);
-  wire n2757 = (n2756 ? u_core7_tok_valid_o : n2736);
-  wire [31:0] n2758 = (n2756 ? n2750 : n2737);
-  wire n2760 = (u_core7_out_lane_o == 3'h3);
-  wire n2761 = (n2760 ? u_core7_tok_valid_o : n2740);
-  wire [31:0] n2762 = (n2760 ? n2750 : n2741);
-  wire n2764 = (u_core7_out_lane_o == 3'h4);
-  wire n2765 = (n2764 ? u_core7_tok_valid_o : n2744);
-  wire [31:0] n2766 = (n2764 ? n2750 : n2745);
-  wire n2768 = (u_core7_out_lane_o == 3'h5);
-  wire n2769 = (n2768 ? u_core7_tok_valid_o : n2748);
-  wire [31:0] n2770 = (n2768 ? n2750 : n2749);
-  wire n2772 = (u_lsu4_out_lane_o == 3'h1);
-  wire n2773 = (n2772 ? u_lsu4_tok_valid_o : n2753);
-  wire [31:0] n2774 = (n2772 ? u_lsu4_tok_o : n2754);
-  wire n2776 = (u_lsu4_out_lane_o == 3'h2);
-  wire n2777 = (n2776 ? u_lsu4_tok_valid_o : n2757);
-  wire [31:0] n2778 = (n2776 ? u_lsu4_tok_o : n2758);
-  wire n2780 = (u_lsu4_out_lane_o == 3'h3);
-  wire n2781 = (n2780 ? u_lsu4_tok_valid_o : n2761);
-  wire [31:0] n2782 = (n2780 ? u_lsu4_tok_o : n2762);
-  wire n2784 = (u_lsu4_out_lane_o == 3'h4);
-  wire n2785 = (n2784 ? u_lsu4_tok_valid_o : n2765);
-  wire [31:0] n2786 = (n2784 ? u_lsu4_tok_o : n2766);
-  wire n2788 = (u_lsu4_out_lane_o == 3'h5);
-  wire n2789 = (n2788 ? u_lsu4_tok_valid_o : n2769);
-  wire [31:0] n2790 = (n2788 ? u_lsu4_tok_o : n2770);
-  wire [31:0] n2791 = (u_core8_tok_valid_o ? ln8_res_i : 32'h00000000);
-  wire n2793 = (u_core8_out_lane_o == 3'h1);
-  wire n2794 = (n2793 ? u_core8_tok_valid_o : n2773);
-  wire [31:0] n2795 = (n2793 ? n2791 : n2774);
-  wire n2797 = (u_core8_out_lane_o == 3'h2);
-  wire n2798 = (n2797 ? u_core8_tok_valid_o : n2777);
-  wire [31:0] n2799 = (n2797 ? n2791 : n2778);
-  wire n2801 = (u_core8_out_lane_o == 3'h3);
-  wire n2802 = (n2801 ? u_core8_tok_valid_o : n2781);
-  wire [31:0] n2803 = (n2801 ? n2791 : n2782);
-  wire n2805 = (u_core8_out_lane_o == 3'h4);
-  wire n2806 = (n2805 ? u_core8_tok_valid_o : n2785);
-  wire [31:0] n2807 = (n2805 ? n2791 : n2786);
-  wire n2809 = (u_core8_out_lane_o == 3'h5);
-  wire n2810 = (n2809 ? u_core8_tok_valid_o : n2789);
-  wire [31:0] n2811 = (n2809 ? n2791 : n2790);
-  wire [31:0] n2812 = (u_core9_tok_valid_o ? ln9_res_i : 32'h00000000);
-  wire n2814 = (u_core9_out_lane_o == 3'h1);
-  wire n2815 = (n2814 ? u_core9_tok_valid_o : n2794);
-  wire [31:0] n2816 = (n2814 ? n2812 : n2795);
-  wire n2818 = (u_core9_out_lane_o == 3'h2);
-  wire n2819 = (n2818 ? u_core9_tok_valid_o : n2798);
-  wire [31:0] n2820 = (n2818 ? n2812 : n2799);
-  wire n2822 = (u_core9_out_lane_o == 3'h3);
-  wire n2823 = (n2822 ? u_core9_tok_valid_o : n2802);
-  wire [31:0] n2824 = (n2822 ? n2812 : n2803);
-  wire n2826 = (u_core9_out_lane_o == 3'h4);
-  wire n2827 = (n2826 ? u_core9_tok_valid_o : n2806);
-  wire [31:0] n2828 = (n2826 ? n2812 : n2807);
-  wire n2830 = (u_core9_out_lane_o == 3'h5);
-  wire n2831 = (n2830 ? u_core9_tok_valid_o : n2810);
-  wire [31:0] n2832 = (n2830 ? n2812 : n2811);
-  wire n2834 = (u_lsu5_out_lane_o == 3'h1);
-  wire n2835 = (n2834 ? u_lsu5_tok_valid_o : n2815);
-  wire [31:0] n2836 = (n2834 ? u_lsu5_tok_o : n2816);
-  wire n2838 = (u_lsu5_out_lane_o == 3'h2);
-  wire n2839 = (n2838 ? u_lsu5_tok_valid_o : n2819);
-  wire [31:0] n2840 = (n2838 ? u_lsu5_tok_o : n2820);
-  wire n2842 = (u_lsu5_out_lane_o == 3'h3);
-  wire n2843 = (n2842 ? u_lsu5_tok_valid_o : n2823);
-  wire [31:0] n2844 = (n2842 ? u_lsu5_tok_o : n2824);
-  wire n2846 = (u_lsu5_out_lane_o == 3'h4);
-  wire n2847 = (n2846 ? u_lsu5_tok_valid_o : n2827);
-  wire [31:0] n2848 = (n2846 ? u_lsu5_tok_o : n2828);
-  wire n2850 = (u_lsu5_out_lane_o == 3'h5);
-  wire n2851 = (n2850 ? u_lsu5_tok_valid_o : n2831);
-  wire [31:0] n2852 = (n2850 ? u_lsu5_tok_o : n2832);
-  wire [31:0] n2853 = (u_core10_tok_valid_o ? ln10_res_i : 32'h00000000);
-  wire n2855 = (u_core10_out_lane_o == 3'h1);
-  wire n2856 = (n2855 ? u_core10_tok_valid_o : n2835);
-  wire [31:0] n2857 = (n2855 ? n2853 : n2836);
-  wire n2859 = (u_core10_out_lane_o == 3'h2);
-  wire n2860 = (n2859 ? u_core10_tok_valid_o : n2839);
-  wire [31:0] n2861 = (n2859 ? n2853 : n2840);
-  wire n2863 = (u_core10_out_lane_o == 3'h3);
-  wire n2864 = (n2863 ? u_core10_tok_valid_o : n2843);
-  wire [31:0] n2865 = (n2863 ? n2853 : n2844);
-  wire n2867 = (u_core10_out_lane_o == 3'h4);
-  wire n2868 = (n2867 ? u_core10_tok_valid_o : n2847);
-  wire [31:0] n2869 = (n2867 ? n2853 : n2848);
-  wire n2871 = (u_core10_out_lane_o == 3'h5);
-  wire n2872 = (n2871 ? u_core10_tok_valid_o : n2851);
-  wire [31:0] n2873 = (n2871 ? n2853 : n2852);
-  wire [31:0] n2874 = (u_core11_tok_valid_o ? ln11_res_i : 32'h00000000);
-  wire n2876 = (u_core11_out_lane_o == 3'h1);
-  wire n2877 = (n2876 ? u_core11_tok_valid_o : n2856);
-  wire [31:0] n2878 = (n2876 ? n2874 : n2857);
-  wire n2880 = (u_core11_out_lane_o == 3'h2);
-  wire n2881 = (n2880 ? u_core11_tok_valid_o : n2860);
-  wire [31:0] n2882 = (n2880 ? n2874 : n2861);
-  wire n2884 = (u_core11_out_lane_o == 3'h3);
-  wire n2885 = (n2884 ? u_core11_tok_valid_o : n2864);
-  wire [31:0] n2886 = (n2884 ? n2874 : n2865);
-  wire n2888 = (u_core11_out_lane_o == 3'h4);
-  wire n2889 = (n2888 ? u_core11_tok_valid_o : n2868);
-  wire [31:0] n2890 = (n2888 ? n2874 : n2869);
-  wire n2892 = (u_core11_out_lane_o == 3'h5);
-  wire n2893 = (n2892 ? u_core11_tok_valid_o : n2872);
-  wire [31:0] n2894 = (n2892 ? n2874 : n2873);
-  wire n2896 = (u_lsu6_out_lane_o == 3'h1);
-  wire n2897 = (n2896 ? u_lsu6_tok_valid_o : n2877);
-  wire [31:0] n2898 = (n2896 ? u_lsu6_tok_o : n2878);
-  wire n2900 = (u_lsu6_out_lane_o == 3'h2);
-  wire n2901 = (n2900 ? u_lsu6_tok_valid_o : n2881);
-  wire [31:0] n2902 = (n2900 ? u_lsu6_tok_o : n2882);
-  wire n2904 = (u_lsu6_out_lane_o == 3'h3);
-  wire n2905 = (n2904 ? u_lsu6_tok_valid_o : n2885);
-  wire [31:0] n2906 = (n2904 ? u_lsu6_tok_o : n2886);
-  wire n2908 = (u_lsu6_out_lane_o == 3'h4);
-  wire n2909 = (n2908 ? u_lsu6_tok_valid_o : n2889);
-  wire [31:0] n2910 = (n2908 ? u_lsu6_tok_o : n2890);
-  wire n2912 = (u_lsu6_out_lane_o == 3'h5);
-  wire n2913 = (n2912 ? u_lsu6_tok_valid_o : n2893);
-  wire [31:0] n2914 = (n2912 ? u_lsu6_tok_o : n2894);
-  wire [31:0] n2915 = (u_core12_tok_valid_o ? ln12_res_i : 32'h00000000);
-  wire n2917 = (u_core12_out_lane_o == 3'h1);
-  wire n2918 = (n2917 ? u_core12_tok_valid_o : n2897);
-  wire [31:0] n2919 = (n2917 ? n2915 : n2898);
-  wire n2921 = (u_core12_out_lane_o == 3'h2);
-  wire n2922 = (n2921 ? u_core12_tok_valid_o : n2901);
-  wire [31:0] n2923 = (n2921 ? n2915 : n2902);
-  wire n2925 = (u_core12_out_lane_o == 3'h3);
-  wire n2926 = (n2925 ? u_core12_tok_valid_o : n2905);
-  wire [31:0] n2927 = (n2925 ? n2915 : n2906);
-  wire n2929 = (u_core12_out_lane_o == 3'h4);
-  wire n2930 = (n2929 ? u_core12_tok_valid_o : n2909);
-  wire [31:0] n2931 = (n2929 ? n2915 : n2910);
-  wire n2933 = (u_core12_out_lane_o == 3'h5);
-  wire n2934 = (n2933 ? u_core12_tok_valid_o : n2913);
-  wire [31:0] n2935 = (n2933 ? n2915 : n2914);
-  wire [31:0] n2936 = (u_core13_tok_valid_o ? ln13_res_i : 32'h00000000);
-  wire n2938 = (u_core13_out_lane_o == 3'h1);
-  wire n2939 = (n2938 ? u_core13_tok_valid_o : n2918);
-  wire [31:0] n2940 = (n2938 ? n2936 : n2919);
-  wire n2942 = (u_core13_out_lane_o == 3'h2);
-  wire n2943 = (n2942 ? u_core13_tok_valid_o : n2922);
-  wire [31:0] n2944 = (n2942 ? n2936 : n2923);
-  wire n2946 = (u_core13_out_lane_o == 3'h3);
-  wire n2947 = (n2946 ? u_core13_tok_valid_o : n2926);
-  wire [31:0] n2948 = (n2946 ? n2936 : n2927);
-  wire n2950 = (u_core13_out_lane_o == 3'h4);
-  wire n2951 = (n2950 ? u_core13_tok_valid_o : n2930);
-  wire [31:0] n2952 = (n2950 ? n2936 : n2931);
-  wire n2954 = (u_core13_out_lane_o == 3'h5);
-  wire n2955 = (n2954 ? u_core13_tok_valid_o : n2934);
-  wire [31:0] n2956 = (n2954 ? n2936 : n2935);
-  wire n2958 = (u_lsu7_out_lane_o == 3'h1);
-  wire n2959 = (n2958 ? u_lsu7_tok_valid_o : n2939);
-  wire [31:0] n2960 = (n2958 ? u_lsu7_tok_o : n2940);
-  wire n2962 = (u_lsu7_out_lane_o == 3'h2);
-  wire n2963 = (n2962 ? u_lsu7_tok_valid_o : n2943);
-  wire [31:0] n2964 = (n2962 ? u_lsu7_tok_o : n2944);
-  wire n2966 = (u_lsu7_out_lane_o == 3'h3);
-  wire n2967 = (n2966 ? u_lsu7_tok_valid_o : n2947);
-  wire [31:0] n2968 = (n2966 ? u_lsu7_tok_o : n2948);
-  wire n2970 = (u_lsu7_out_lane_o == 3'h4);
-  wire n2971 = (n2970 ? u_lsu7_tok_valid_o : n2951);
-  wire [31:0] n2972 = (n2970 ? u_lsu7_tok_o : n2952);
-  wire n2974 = (u_lsu7_out_lane_o == 3'h5);
-  wire n2975 = (n2974 ? u_lsu7_tok_valid_o : n2955);
-  wire [31:0] n2976 = (n2974 ? u_lsu7_tok_o : n2956);
-  wire [31:0] n2977 = (u_core14_tok_valid_o ? ln14_res_i : 32'h00000000);
-  wire n2979 = (u_core14_out_lane_o == 3'h1);
-  wire n2980 = (n2979 ? u_core14_tok_valid_o : n2959);
-  wire [31:0] n2981 = (n2979 ? n2977 : n2960);
-  wire n2983 = (u_core14_out_lane_o == 3'h2);
-  wire n2984 = (n2983 ? u_core14_tok_valid_o : n2963);
-  wire [31:0] n2985 = (n2983 ? n2977 : n2964);
-  wire n2987 = (u_core14_out_lane_o == 3'h3);
-  wire n2988 = (n2987 ? u_core14_tok_valid_o : n2967);
-  wire [31:0] n2989 = (n2987 ? n2977 : n2968);
-  wire n2991 = (u_core14_out_lane_o == 3'h4);
-  wire n2992 = (n2991 ? u_core14_tok_valid_o : n2971);
-  wire [31:0] n2993 = (n2991 ? n2977 : n2972);
-  wire n2995 = (u_core14_out_lane_o == 3'h5);
-  wire n2996 = (n2995 ? u_core14_tok_valid_o : n2975);
-  wire [31:0] n2997 = (n2995 ? n2977 : n2976);
-  wire [31:0] n2998 = (u_core15_tok_valid_o ? ln15_res_i : 32'h00000000);
-  wire n3000 = (u_core15_out_lane_o == 3'h1);
-  wire n3001 = (n3000 ? u_core15_tok_valid_o : n2980);
-  wire [31:0] n3002 = (n3000 ? n2998 : n2981);
-  wire n3004 = (u_core15_out_lane_o == 3'h2);
-  wire n3005 = (n3004 ? u_core15_tok_valid_o : n2984);
-  wire [31:0] n3006 = (n3004 ? n2998 : n2985);
-  wire n3008 = (u_core15_out_lane_o == 3'h3);
-  wire n3009 = (n3008 ? u_core15_tok_valid_o : n2988);
-  wire [31:0] n3010 = (n3008 ? n2998 : n2989);
-  wire n3012 = (u_core15_out_lane_o == 3'h4);
-  wire n3013 = (n3012 ? u_core15_tok_valid_o : n2992);
-  wire [31:0] n3014 = (n3012 ? n2998 : n2993);
-  wire n3016 = (u_core15_out_lane_o == 3'h5);
-  wire n3017 = (n3016 ? u_core15_tok_valid_o : n2996);
-  wire [31:0] n3018 = (n3016 ? n2998 : n2997);
-  wire n3020 = (u_lsu8_out_lane_o == 3'h1);
-  wire n3021 = (n3020 ? u_lsu8_tok_valid_o : n3001);
-  wire [31:0] n3022 = (n3020 ? u_lsu8_tok_o : n3002);
-  wire n3024 = (u_lsu8_out_lane_o == 3'h2);
-  wire n3025 = (n3024 ? u_lsu8_tok_valid_o : n3005);
-  wire [31:0] n3026 = (n3024 ? u_lsu8_tok_o : n3006);
-  wire n3028 = (u_lsu8_out_lane_o == 3'h3);
-  wire n3029 = (n3028 ? u_lsu8_tok_valid_o : n3009);
-  wire [31:0] n3030 = (n3028 ? u_lsu8_tok_o : n3010);
-  wire n3032 = (u_lsu8_out_lane_o == 3'h4);
-  wire n3033 = (n3032 ? u_lsu8_tok_valid_o : n3013);
-  wire [31:0] n3034 = (n3032 ? u_lsu8_tok_o : n3014);
-  wire n3036 = (u_lsu8_out_lane_o == 3'h5);
-  wire n3037 = (n3036 ? u_lsu8_tok_valid_o : n3017);
-  wire [31:0] n3038 = (n3036 ? u_lsu8_tok_o : n3018);
-  wire [31:0] n3039 = (u_core16_tok_valid_o ? ln16_res_i : 32'h00000000);
-  wire n3041 = (u_core16_out_lane_o == 3'h1);
-  wire n3042 = (n3041 ? u_core16_tok_valid_o : n3021);
-  wire [31:0] n3043 = (n3041 ? n3039 : n3022);
-  wire n3045 = (u_core16_out_lane_o == 3'h2);
-  wire n3046 = (n3045 ? u_core16_tok_valid_o : n3025);
-  wire [31:0] n3047 = (n3045 ? n3039 : n3026);
-  wire n3049 = (u_core16_out_lane_o == 3'h3);
-  wire n3050 = (n3049 ? u_core16_tok_valid_o : n3029);
-  wire [31:0] n3051 = (n3049 ? n3039 : n3030);
-  wire n3053 = (u_core16_out_lane_o == 3'h4);
-  wire n3054 = (n3053 ? u_core16_tok_valid_o : n3033);
-  wire [31:0] n3055 = (n3053 ? n3039 : n3034);
-  wire n3057 = (u_core16_out_lane_o == 3'h5);
-  wire n3058 = (n3057 ? u_core16_tok_valid_o : n3037);
-  wire [31:0] n3059 = (n3057 ? n3039 : n3038);
-  wire [31:0] n3060 = (u_core17_tok_valid_o ? ln17_res_i : 32'h00000000);
-  wire n3062 = (u_core17_out_lane_o == 3'h1);
-  wire n3063 = (n3062 ? u_core17_tok_valid_o : n3042);
-  wire [31:0] n3064 = (n3062 ? n3060 : n3043);
-  wire n3066 = (u_core17_out_lane_o == 3'h2);
-  wire n3067 = (n3066 ? u_core17_tok_valid_o : n3046);
-  wire [31:0] n3068 = (n3066 ? n3060 : n3047);
-  wire n3070 = (u_core17_out_lane_o == 3'h3);
-  wire n3071 = (n3070 ? u_core17_tok_valid_o : n3050);
-  wire [31:0] n3072 = (n3070 ? n3060 : n3051);
-  wire n3074 = (u_core17_out_lane_o == 3'h4);
-  wire n3075 = (n3074 ? u_core17_tok_valid_o : n3054);
-  wire [31:0] n3076 = (n3074 ? n3060 : n3055);
-  wire n3078 = (u_core17_out_lane_o == 3'h5);
-  wire n3079 = (n3078 ? u_core17_tok_valid_o : n3058);
-  wire [31:0] n3080 = (n3078 ? n3060 : n3059);
-  wire n3082 = (u_lsu9_out_lane_o == 3'h1);
-  wire n3083 = (n3082 ? u_lsu9_tok_valid_o : n3063);
-  wire [31:0] n3084 = (n3082 ? u_lsu9_tok_o : n3064);
-  wire n3086 = (u_lsu9_out_lane_o == 3'h2);
-  wire n3087 = (n3086 ? u_lsu9_tok_valid_o : n3067);
-  wire [31:0] n3088 = (n3086 ? u_lsu9_tok_o : n3068);
-  wire n3090 = (u_lsu9_out_lane_o == 3'h3);
-  wire n3091 = (n3090 ? u_lsu9_tok_valid_o : n3071);
-  wire [31:0] n3092 = (n3090 ? u_lsu9_tok_o : n3072);
-  wire n3094 = (u_lsu9_out_lane_o == 3'h4);
-  wire n3095 = (n3094 ? u_lsu9_tok_valid_o : n3075);
-  wire [31:0] n3096 = (n3094 ? u_lsu9_tok_o : n3076);
-  wire n3098 = (u_lsu9_out_lane_o == 3'h5);
-  wire n3099 = (n3098 ? u_lsu9_tok_valid_o : n3079);
-  wire [31:0] n3100 = (n3098 ? u_lsu9_tok_o : n3080);
-  wire [31:0] n3101 = (u_core18_tok_valid_o ? ln18_res_i : 32'h00000000);
-  wire n3103 = (u_core18_out_lane_o == 3'h1);
-  wire n3104 = (n3103 ? u_core18_tok_valid_o : n3083);
-  wire [31:0] n3105 = (n3103 ? n3101 : n3084);
-  wire n3107 = (u_core18_out_lane_o == 3'h2);
-  wire n3108 = (n3107 ? u_core18_tok_valid_o : n3087);
-  wire [31:0] n3109 = (n3107 ? n3101 : n3088);
-  wire n3111 = (u_core18_out_lane_o == 3'h3);
-  wire n3112 = (n3111 ? u_core18_tok_valid_o : n3091);
-  wire [31:0] n3113 = (n3111 ? n3101 : n3092);
-  wire n3115 = (u_core18_out_lane_o == 3'h4);
-  wire n3116 = (n3115 ? u_core18_tok_valid_o : n3095);
-  wire [31:0] n3117 = (n3115 ? n3101 : n3096);
-  wire n3119 = (u_core18_out_lane_o == 3'h5);
-  wire n3120 = (n3119 ? u_core18_tok_valid_o : n3099);
-  wire [31:0] n3121 = (n3119 ? n3101 : n3100);
-  wire [31:0] n3122 = (u_core19_tok_valid_o ? ln19_res_i : 32'h00000000);
-  wire n3124 = (u_core19_out_lane_o == 3'h1);
-  wire n3125 = (n3124 ? u_core19_tok_valid_o : n3104);
-  wire [31:0] n3126 = (n3124 ? n3122 : n3105);
-  wire n3128 = (u_core19_out_lane_o == 3'h2);
-  wire n3129 = (n3128 ? u_core19_tok_valid_o : n3108);
-  wire [31:0] n3130 = (n3128 ? n3122 : n3109);
-  wire n3132 = (u_core19_out_lane_o == 3'h3);
-  wire n3133 = (n3132 ? u_core19_tok_valid_o : n3112);
-  wire [31:0] n3134 = (n3132 ? n3122 : n3113);
-  wire n3136 = (u_core19_out_lane_o == 3'h4);
-  wire n3137 = (n3136 ? u_core19_tok_valid_o : n3116);
-  wire [31:0] n3138 = (n3136 ? n3122 : n3117);
-  wire n3140 = (u_core19_out_lane_o == 3'h5);
-  wire n3141 = (n3140 ? u_core19_tok_valid_o : n3120);
-  wire [31:0] n3142 = (n3140 ? n3122 : n3121);
-  wire n3144 = (u_lsu10_out_lane_o == 3'h1);
-  wire n3145 = (n3144 ? u_lsu10_tok_valid_o : n3125);
-  wire [31:0] n3146 = (n3144 ? u_lsu10_tok_o : n3126);
-  wire n3148 = (u_lsu10_out_lane_o == 3'h2);
-  wire n3149 = (n3148 ? u_lsu10_tok_valid_o : n3129);
-  wire [31:0] n3150 = (n3148 ? u_lsu10_tok_o : n3130);
-  wire n3152 = (u_lsu10_out_lane_o == 3'h3);
-  wire n3153 = (n3152 ? u_lsu10_tok_valid_o : n3133);
-  wire [31:0] n3154 = (n3152 ? u_lsu10_tok_o : n3134);
-  wire n3156 = (u_lsu10_out_lane_o == 3'h4);
-  wire n3157 = (n3156 ? u_lsu10_tok_valid_o : n3137);
-  wire [31:0] n3158 = (n3156 ? u_lsu10_tok_o : n3138);
-  wire n3160 = (u_lsu10_out_lane_o == 3'h5);
-  wire n3161 = (n3160 ? u_lsu10_tok_valid_o : n3141);
-  wire [31:0] n3162 = (n3160 ? u_lsu10_tok_o : n3142);
-  wire [31:0] n3163 = (u_core20_tok_valid_o ? ln20_res_i : 32'h00000000);
-  wire n3165 = (u_core20_out_lane_o == 3'h1);
-  wire n3166 = (n3165 ? u_core20_tok_valid_o : n3145);
-  wire [31:0] n3167 = (n3165 ? n3163 : n3146);
-  wire n3169 = (u_core20_out_lane_o == 3'h2);
-  wire n3170 = (n3169 ? u_core20_tok_valid_o : n3149);
-  wire [31:0] n3171 = (n3169 ? n3163 : n3150);
-  wire n3173 = (u_core20_out_lane_o == 3'h3);
-  wire n3174 = (n3173 ? u_core20_tok_valid_o : n3153);
-  wire [31:0] n3175 = (n3173 ? n3163 : n3154);
-  wire n3177 = (u_core20_out_lane_o == 3'h4);
-  wire n3178 = (n3177 ? u_core20_tok_valid_o : n3157);
-  wire [31:0] n3179 = (n3177 ? n3163 : n3158);
-  wire n3181 = (u_core20_out_lane_o == 3'h5);
-  wire n3182 = (n3181 ? u_core20_tok_valid_o : n3161);
-  wire [31:0] n3183 = (n3181 ? n3163 : n3162);
-  wire [31:0] n3184 = (u_core21_tok_valid_o ? ln21_res_i : 32'h00000000);
-  wire n3186 = (u_core21_out_lane_o == 3'h1);
-  wire n3187 = (n3186 ? u_core21_tok_valid_o : n3166);
-  wire [31:0] n3188 = (n3186 ? n3184 : n3167);
-  wire n3190 = (u_core21_out_lane_o == 3'h2);
-  wire n3191 = (n3190 ? u_core21_tok_valid_o : n3170);
-  wire [31:0] n3192 = (n3190 ? n3184 : n3171);
-  wire n3194 = (u_core21_out_lane_o == 3'h3);
-  wire n3195 = (n3194 ? u_core21_tok_valid_o : n3174);
-  wire [31:0] n3196 = (n3194 ? n3184 : n3175);
-  wire n3198 = (u_core21_out_lane_o == 3'h4);
-  wire n3199 = (n3198 ? u_core21_tok_valid_o : n3178);
-  wire [31:0] n3200 = (n3198 ? n3184 : n3179);
-  wire n3202 = (u_core21_out_lane_o == 3'h5);
-  wire n3203 = (n3202 ? u_core21_tok_valid_o : n3182);
-  wire [31:0] n3204 = (n3202 ? n3184 : n3183);
-  wire n3206 = (u_lsu11_out_lane_o == 3'h1);
-  wire n3207 = (n3206 ? u_lsu11_tok_valid_o : n3187);
-  wire [31:0] n3208 = (n3206 ? u_lsu11_tok_o : n3188);
-  wire n3210 = (u_lsu11_out_lane_o == 3'h2);
-  wire n3211 = (n3210 ? u_lsu11_tok_valid_o : n3191);
-  wire [31:0] n3212 = (n3210 ? u_lsu11_tok_o : n3192);
-  wire n3214 = (u_lsu11_out_lane_o == 3'h3);
-  wire n3215 = (n3214 ? u_lsu11_tok_valid_o : n3195);
-  wire [31:0] n3216 = (n3214 ? u_lsu11_tok_o : n3196);
-  wire n3218 = (u_lsu11_out_lane_o == 3'h4);
-  wire n3219 = (n3218 ? u_lsu11_tok_valid_o : n3199);
-  wire [31:0] n3220 = (n3218 ? u_lsu11_tok_o : n3200);
-  wire n3222 = (u_lsu11_out_lane_o == 3'h5);
-  wire n3223 = (n3222 ? u_lsu11_tok_valid_o : n3203);
-  wire [31:0] n3224 = (n3222 ? u_lsu11_tok_o : n3204);
-  wire [31:0] n3225 = (u_core22_tok_valid_o ? ln22_res_i : 32'h00000000);
-  wire n3227 = (u_core22_out_lane_o == 3'h1);
-  wire n3228 = (n3227 ? u_core22_tok_valid_o : n3207);
-  wire [31:0] n3229 = (n3227 ? n3225 : n3208);
-  wire n3231 = (u_core22_out_lane_o == 3'h2);
-  wire n3232 = (n3231 ? u_core22_tok_valid_o : n3211);
-  wire [31:0] n3233 = (n3231 ? n3225 : n3212);
-  wire n3235 = (u_core22_out_lane_o == 3'h3);
-  wire n3236 = (n3235 ? u_core22_tok_valid_o : n3215);
-  wire [31:0] n3237 = (n3235 ? n3225 : n3216);
-  wire n3239 = (u_core22_out_lane_o == 3'h4);
-  wire n3240 = (n3239 ? u_core22_tok_valid_o : n3219);
-  wire [31:0] n3241 = (n3239 ? n3225 : n3220);
-  wire n3243 = (u_core22_out_lane_o == 3'h5);
-  wire n3244 = (n3243 ? u_core22_tok_valid_o : n3223);
-  wire [31:0] n3245 = (n3243 ? n3225 : n3224);
-  wire [31:0] n3246 = (u_core23_tok_valid_o ? ln23_res_i : 32'h00000000);
-  wire n3248 = (u_core23_out_lane_o == 3'h1);
-  wire n3249 = (n3248 ? u_core23_tok_valid_o : n3228);
-  wire [31:0] n3250 = (n3248 ? n3246 : n3229);
-  wire n3252 = (u_core23_out_lane_o == 3'h2);
-  wire n3253 = (n3252 ? u_core23_tok_valid_o : n3232);
-  wire [31:0] n3254 = (n3252 ? n3246 : n3233);
-  wire n3256 = (u_core23_out_lane_o == 3'h3);
-  wire n3257 = (n3256 ? u_core23_tok_valid_o : n3236);
-  wire [31:0] n3258 = (n3256 ? n3246 : n3237);
-  wire n3260 = (u_core23_out_lane_o == 3'h4);
-  wire n3261 = (n3260 ? u_core23_tok_valid_o : n3240);
-  wire [31:0] n3262 = (n3260 ? n3246 : n3241);
-  wire n3264 = (u_core23_out_lane_o == 3'h5);
-  wire n3265 = (n3264 ? u_core23_tok_valid_o : n3244);
-  wire [31:0] n3266 = (n3264 ? n3246 : n3245);
-  wire n3268 = (u_lsu12_out_lane_o == 3'h1);
-  wire n3269 = (n3268 ? u_lsu12_tok_valid_o : n3249);
-  wire [31:0] n3270 = (n3268 ? u_lsu12_tok_o : n3250);
-  wire n3272 = (u_lsu12_out_lane_o == 3'h2);
-  wire n3273 = (n3272 ? u_lsu12_tok_valid_o : n3253);
-  wire [31:0] n3274 = (n3272 ? u_lsu12_tok_o : n3254);
-  wire n3276 = (u_lsu12_out_lane_o == 3'h3);
-  wire n3277 = (n3276 ? u_lsu12_tok_valid_o : n3257);
-  wire [31:0] n3278 = (n3276 ? u_lsu12_tok_o : n3258);
-  wire n3280 = (u_lsu12_out_lane_o == 3'h4);
-  wire n3281 = (n3280 ? u_lsu12_tok_valid_o : n3261);
-  wire [31:0] n3282 = (n3280 ? u_lsu12_tok_o : n3262);
-  wire n3284 = (u_lsu12_out_lane_o == 3'h5);
-  wire n3285 = (n3284 ? u_lsu12_tok_valid_o : n3265);
-  wire [31:0] n3286 = (n3284 ? u_lsu12_tok_o : n3266);
-  wire [31:0] n3287 = (u_core24_tok_valid_o ? ln24_res_i : 32'h00000000);
-  wire n3289 = (u_core24_out_lane_o == 3'h1);
-  wire n3290 = (n3289 ? u_core24_tok_valid_o : n3269);
-  wire [31:0] n3291 = (n3289 ? n3287 : n3270);
-  wire n3293 = (u_core24_out_lane_o == 3'h2);
-  wire n3294 = (n3293 ? u_core24_tok_valid_o : n3273);
-  wire [31:0] n3295 = (n3293 ? n3287 : n3274);
-  wire n3297 = (u_core24_out_lane_o == 3'h3);
-  wire n3298 = (n3297 ? u_core24_tok_valid_o : n3277);
-  wire [31:0] n3299 = (n3297 ? n3287 : n3278);
-  wire n3301 = (u_core24_out_lane_o == 3'h4);
-  wire n3302 = (n3301 ? u_core24_tok_valid_o : n3281);
-  wire [31:0] n3303 = (n3301 ? n3287 : n3282);
-  wire n3305 = (u_core24_out_lane_o == 3'h5);
-  wire n3306 = (n3305 ? u_core24_tok_valid_o : n3285);
-  wire [31:0] n3307 = (n3305 ? n3287 : n3286);
-  wire [31:0] n3308 = (u_core25_tok_valid_o ? ln25_res_i : 32'h00000000);
-  wire n3310 = (u_core25_out_lane_o == 3'h1);
-  wire n3311 = (n3310 ? u_core25_tok_valid_o : n3290);
-  wire [31:0] n3312 = (n3310 ? n3308 : n3291);
-  wire n3314 = (u_core25_out_lane_o == 3'h2);
-  wire n3315 = (n3314 ? u_core25_tok_valid_o : n3294);
-  wire [31:0] n3316 = (n3314 ? n3308 : n3295);
-  wire n3318 = (u_core25_out_lane_o == 3'h3);
-  wire n3319 = (n3318 ? u_core25_tok_valid_o : n3298);
-  wire [31:0] n3320 = (n3318 ? n3308 : n3299);
-  wire n3322 = (u_core25_out_lane_o == 3'h4);
-  wire n3323 = (n3322 ? u_core25_tok_valid_o : n3302);
-  wire [31:0] n3324 = (n3322 ? n3308 : n3303);
-  wire n3326 = (u_core25_out_lane_o == 3'h5);
-  wire n3327 = (n3326 ? u_core25_tok_valid_o : n3306);
-  wire [31:0] n3328 = (n3326 ? n3308 : n3307);
-  wire n3330 = (u_lsu13_out_lane_o == 3'h1);
-  wire n3331 = (n3330 ? u_lsu13_tok_valid_o : n3311);
-  wire [31:0] n3332 = (n3330 ? u_lsu13_tok_o : n3312);
-  wire n3334 = (u_lsu13_out_lane_o == 3'h2);
-  wire n3335 = (n3334 ? u_lsu13_tok_valid_o : n3315);
-  wire [31:0] n3336 = (n3334 ? u_lsu13_tok_o : n3316);
-  wire n3338 = (u_lsu13_out_lane_o == 3'h3);
-  wire n3339 = (n3338 ? u_lsu13_tok_valid_o : n3319);
-  wire [31:0] n3340 = (n3338 ? u_lsu13_tok_o : n3320);
-  wire n3342 = (u_lsu13_out_lane_o == 3'h4);
-  wire n3343 = (n3342 ? u_lsu13_tok_valid_o : n3323);
-  wire [31:0] n3344 = (n3342 ? u_lsu13_tok_o : n3324);
-  wire n3346 = (u_lsu13_out_lane_o == 3'h5);
-  wire n3347 = (n3346 ? u_lsu13_tok_valid_o : n3327);
-  wire [31:0] n3348 = (n3346 ? u_lsu13_tok_o : n3328);
-  wire [31:0] n3349 = (u_core26_tok_valid_o ? ln26_res_i : 32'h00000000);
-  wire n3351 = (u_core26_out_lane_o == 3'h1);
-  wire n3352 = (n3351 ? u_core26_tok_valid_o : n3331);
-  wire [31:0] n3353 = (n3351 ? n3349 : n3332);
-  wire n3355 = (u_core26_out_lane_o == 3'h2);
-  wire n3356 = (n3355 ? u_core26_tok_valid_o : n3335);
-  wire [31:0] n3357 = (n3355 ? n3349 : n3336);
-  wire n3359 = (u_core26_out_lane_o == 3'h3);
-  wire n3360 = (n3359 ? u_core26_tok_valid_o : n3339);
-  wire [31:0] n3361 = (n3359 ? n3349 : n3340);
-  wire n3363 = (u_core26_out_lane_o == 3'h4);
-  wire n3364 = (n3363 ? u_core26_tok_valid_o : n3343);
-  wire [31:0] n3365 = (n3363 ? n3349 : n3344);
-  wire n3367 = (u_core26_out_lane_o == 3'h5);
-  wire n3368 = (n3367 ? u_core26_tok_valid_o : n3347);
-  wire [31:0] n3369 = (n3367 ? n3349 : n3348);
-  wire [31:0] n3370 = (u_core27_tok_valid_o ? ln27_res_i : 32'h00000000);
-  wire n3372 = (u_core27_out_lane_o == 3'h1);
-  wire n3373 = (n3372 ? u_core27_tok_valid_o : n3352);
-  wire [31:0] n3374 = (n3372 ? n3370 : n3353);
-  wire n3376 = (u_core27_out_lane_o == 3'h2);
-  wire n3377 = (n3376 ? u_core27_tok_valid_o : n3356);
-  wire [31:0] n3378 = (n3376 ? n3370 : n3357);
-  wire n3380 = (u_core27_out_lane_o == 3'h3);
-  wire n3381 = (n3380 ? u_core27_tok_valid_o : n3360);
-  wire [31:0] n3382 = (n3380 ? n3370 : n3361);
-  wire n3384 = (u_core27_out_lane_o == 3'h4);
-  wire n3385 = (n3384 ? u_core27_tok_valid_o : n3364);
-  wire [31:0] n3386 = (n3384 ? n3370 : n3365);
-  wire n3388 = (u_core27_out_lane_o == 3'h5);
-  wire n3389 = (n3388 ? u_core27_tok_valid_o : n3368);
-  wire [31:0] n3390 = (n3388 ? n3370 : n3369);
-  wire n3392 = (u_lsu14_out_lane_o == 3'h1);
-  wire n3393 = (n3392 ? u_lsu14_tok_valid_o : n3373);
-  wire [31:0] n3394 = (n3392 ? u_lsu14_tok_o : n3374);
-  wire n3396 = (u_lsu14_out_lane_o == 3'h2);
-  wire n3397 = (n3396 ? u_lsu14_tok_valid_o : n3377);
-  wire [31:0] n3398 = (n3396 ? u_lsu14_tok_o : n3378);
-  wire n3400 = (u_lsu14_out_lane_o == 3'h3);
-  wire n3401 = (n3400 ? u_lsu14_tok_valid_o : n3381);
-  wire [31:0] n3402 = (n3400 ? u_lsu14_tok_o : n3382);
-  wire n3404 = (u_lsu14_out_lane_o == 3'h4);
-  wire n3405 = (n3404 ? u_lsu14_tok_valid_o : n3385);
-  wire [31:0] n3406 = (n3404 ? u_lsu14_tok_o : n3386);
-  wire n3408 = (u_lsu14_out_lane_o == 3'h5);
-  wire n3409 = (n3408 ? u_lsu14_tok_valid_o : n3389);
-  wire [31:0] n3410 = (n3408 ? u_lsu14_tok_o : n3390);
-  wire [31:0] n3411 = (u_core28_tok_valid_o ? ln28_res_i : 32'h00000000);
-  wire n3413 = (u_core28_out_lane_o == 3'h1);
-  wire n3414 = (n3413 ? u_core28_tok_valid_o : n3393);
-  wire [31:0] n3415 = (n3413 ? n3411 : n3394);
-  wire n3417 = (u_core28_out_lane_o == 3'h2);
-  wire n3418 = (n3417 ? u_core28_tok_valid_o : n3397);
-  wire [31:0] n3419 = (n3417 ? n3411 : n3398);
-  wire n3421 = (u_core28_out_lane_o == 3'h3);
-  wire n3422 = (n3421 ? u_core28_tok_valid_o : n3401);
-  wire [31:0] n3423 = (n3421 ? n3411 : n3402);
-  wire n3425 = (u_core28_out_lane_o == 3'h4);
-  wire n3426 = (n3425 ? u_core28_tok_valid_o : n3405);
-  wire [31:0] n3427 = (n3425 ? n3411 : n3406);
-  wire n3429 = (u_core28_out_lane_o == 3'h5);
-  wire n3430 = (n3429 ? u_core28_tok_valid_o : n3409);
-  wire [31:0] n3431 = (n3429 ? n3411 : n3410);
-  wire [31:0] n3432 = (u_core29_tok_valid_o ? ln29_res_i : 32'h00000000);
-  wire n3434 = (u_core29_out_lane_o == 3'h1);
-  wire n3435 = (n3434 ? u_core29_tok_valid_o : n3414);
-  wire [31:0] n3436 = (n3434 ? n3432 : n3415);
-  wire n3438 = (u_core29_out_lane_o == 3'h2);
-  wire n3439 = (n3438 ? u_core29_tok_valid_o : n3418);
-  wire [31:0] n3440 = (n3438 ? n3432 : n3419);
-  wire n3442 = (u_core29_out_lane_o == 3'h3);
-  wire n3443 = (n3442 ? u_core29_tok_valid_o : n3422);
-  wire [31:0] n3444 = (n3442 ? n3432 : n3423);
-  wire n3446 = (u_core29_out_lane_o == 3'h4);
-  wire n3447 = (n3446 ? u_core29_tok_valid_o : n3426);
-  wire [31:0] n3448 = (n3446 ? n3432 : n3427);
-  wire n3450 = (u_core29_out_lane_o == 3'h5);
-  wire n3451 = (n3450 ? u_core29_tok_valid_o : n3430);
-  wire [31:0] n3452 = (n3450 ? n3432 : n3431);
-  wire n3454 = (u_lsu15_out_lane_o == 3'h1);
-  wire n3455 = (n3454 ? u_lsu15_tok_valid_o : n3435);
-  wire [31:0] n3456 = (n3454 ? u_lsu15_tok_o : n3436);
-  wire n3458 = (u_lsu15_out_lane_o == 3'h2);
-  wire n3459 = (n3458 ? u_lsu15_tok_valid_o : n3439);
-  wire [31:0] n3460 = (n3458 ? u_lsu15_tok_o : n3440);
-  wire n3462 = (u_lsu15_out_lane_o == 3'h3);
-  wire n3463 = (n3462 ? u_lsu15_tok_valid_o : n3443);
-  wire [31:0] n3464 = (n3462 ? u_lsu15_tok_o : n3444);
-  wire n3466 = (u_lsu15_out_lane_o == 3'h4);
-  wire n3467 = (n3466 ? u_lsu15_tok_valid_o : n3447);
-  wire [31:0] n3468 = (n3466 ? u_lsu15_tok_o : n3448);
-  wire n3470 = (u_lsu15_out_lane_o == 3'h5);
-  wire n3471 = (n3470 ? u_lsu15_tok_valid_o : n3451);
-  wire [31:0] n3472 = (n3470 ? u_lsu15_tok_o : n3452);
-  wire [31:0] n3473 = (u_core30_tok_valid_o ? ln30_res_i : 32'h00000000);
-  wire n3475 = (u_core30_out_lane_o == 3'h1);
-  wire n3479 = (u_core30_out_lane_o == 3'h2);
-  wire n3483 = (u_core30_out_lane_o == 3'h3);
-  wire n3487 = (u_core30_out_lane_o == 3'h4);
-  wire n3491 = (u_core30_out_lane_o == 3'h5);
-  wire [8:0] n3533 = ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n3535 = ((n2500 < n3533) ? n2500 : n3533);
-  wire [8:0] n3538 = ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n3540 = ((n2501 < n3538) ? n2501 : n3538);
-  wire [8:0] n3543 = ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n3545 = ((n2502 < n3543) ? n2502 : n3543);
-  wire [8:0] n3548 = ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n3550 = ((n2503 < n3548) ? n2503 : n3548);
-  wire [8:0] n3553 = ((u_core31_out_lane_o == 3'h5) ? 9'h1ff : 9'h1ff);
-  wire [8:0] n3555 = ((n2504 < n3553) ? n2504 : n3553);
-  wire [8:0] n3573 = ((u_core30_out_lane_o == 3'h1) ? 9'h1ff : n3535);
-  wire [8:0] n3575 = ((n2450 < n3573) ? n2450 : n3573);
-  wire [8:0] n3578 = ((u_core30_out_lane_o == 3'h2) ? 9'h1ff : n3540);
-  wire [8:0] n3580 = ((n2451 < n3578) ? n2451 : n3578);
-  wire [8:0] n3583 = ((u_core30_out_lane_o == 3'h3) ? 9'h1ff : n3545);
-  wire [8:0] n3585 = ((n2452 < n3583) ? n2452 : n3583);
-  wire [8:0] n3588 = ((u_core30_out_lane_o == 3'h4) ? 9'h1ff : n3550);
-  wire [8:0] n3590 = ((n2453 < n3588) ? n2453 : n3588);
-  wire [8:0] n3593 = ((u_core30_out_lane_o == 3'h5) ? 9'h1ff : n3555);
-  wire [8:0] n3595 = ((n2454 < n3593) ? n2454 : n3593);
-  wire [8:0] n3613 = ((u_lsu15_out_lane_o == 3'h1) ? 9'h1ff : n3575);
-  wire [8:0] n3615 = ((n2403 < n3613) ? n2403 : n3613);
-  wire [8:0] n3618 = ((u_lsu15_out_lane_o == 3'h2) ? 9'h1ff : n3580);
-  wire [8:0] n3620 = ((n2404 < n3618) ? n2404 : n3618);
-  wire [8:0] n3623 = ((u_lsu15_out_lane_o == 3'h3) ? 9'h1ff : n3585);
-  wire [8:0] n3625 = ((n2405 < n3623) ? n2405 : n3623);
-  wire [8:0] n3628 = ((u_lsu15_out_lane_o == 3'h4) ? 9'h1ff : n3590);
-  wire [8:0] n3630 = ((n2406 < n3628) ? n2406 : n3628);
-  wire [8:0] n3633 = ((u_lsu15_out_lane_o == 3'h5) ? 9'h1ff : n3595);
-  wire [8:0] n3635 = ((n2407 < n3633) ? n2407 : n3633);
-  wire [8:0] n3653 = ((u_core29_out_lane_o == 3'h1) ? 9'h1ff : n3615);
-  wire [8:0] n3655 = ((n2356 < n3653) ? n2356 : n3653);
-  wire [8:0] n3658 = ((u_core29_out_lane_o == 3'h2) ? 9'h1ff : n3620);
-  wire [8:0] n3660 = ((n2357 < n3658) ? n2357 : n3658);
-  wire [8:0] n3663 = ((u_core29_out_lane_o == 3'h3) ? 9'h1ff : n3625);
-  wire [8:0] n3665 = ((n2358 < n3663) ? n2358 : n3663);
-  wire [8:0] n3668 = ((u_core29_out_lane_o == 3'h4) ? 9'h1ff : n3630);
-  wire [8:0] n3670 = ((n2359 < n3668) ? n2359 : n3668);
-  wire [8:0] n3673 = ((u_core29_out_lane_o == 3'h5) ? 9'h1ff : n3635);
-  wire [8:0] n3675 = ((n2360 < n3673) ? n2360 : n3673);
-  wire [8:0] n3693 = ((u_core28_out_lane_o == 3'h1) ? 9'h1ff : n3655);
-  wire [8:0] n3695 = ((n2306 < n3693) ? n2306 : n3693);
-  wire [8:0] n3698 = ((u_core28_out_lane_o == 3'h2) ? 9'h1ff : n3660);
-  wire [8:0] n3700 = ((n2307 < n3698) ? n2307 : n3698);
-  wire [8:0] n3703 = ((u_core28_out_lane_o == 3'h3) ? 9'h1ff : n3665);
-  wire [8:0] n3705 = ((n2308 < n3703) ? n2308 : n3703);
-  wire [8:0] n3708 = ((u_core28_out_lane_o == 3'h4) ? 9'h1ff : n3670);
-  wire [8:0] n3710 = ((n2309 < n3708) ? n2309 : n3708);
-  wire [8:0] n3713 = ((u_core28_out_lane_o == 3'h5) ? 9'h1ff : n3675);
-  wire [8:0] n3715 = ((n2310 < n3713) ? n2310 : n3713);
-  wire [8:0] n3733 = ((u_lsu14_out_lane_o == 3'h1) ? 9'h1ff : n3695);
-  wire [8:0] n3735 = ((n2259 < n3733) ? n2259 : n3733);
-  wire [8:0] n3738 = ((u_lsu14_out_lane_o == 3'h2) ? 9'h1ff : n3700);
-  wire [8:0] n3740 = ((n2260 < n3738) ? n2260 : n3738);
-  wire [8:0] n3743 = ((u_lsu14_out_lane_o == 3'h3) ? 9'h1ff : n3705);
-  wire [8:0] n3745 = ((n2261 < n3743) ? n2261 : n3743);
-  wire [8:0] n3748 = ((u_lsu14_out_lane_o == 3'h4) ? 9'h1ff : n3710);
-  wire [8:0] n3750 = ((n2262 < n3748) ? n2262 : n3748);
-  wire [8:0] n3753 = ((u_lsu14_out_lane_o == 3'h5) ? 9'h1ff : n3715);
-  wire [8:0] n3755 = ((n2263 < n3753) ? n2263 : n3753);
-  wire [8:0] n3773 = ((u_core27_out_lane_o == 3'h1) ? 9'h1ff : n3735);
-  wire [8:0] n3775 = ((n2212 < n3773) ? n2212 : n3773);
-  wire [8:0] n3778 = ((u_core27_out_lane_o == 3'h2) ? 9'h1ff : n3740);
-  wire [8:0] n3780 = ((n2213 < n3778) ? n2213 : n3778);
-  wire [8:0] n3783 = ((u_core27_out_lane_o == 3'h3) ? 9'h1ff : n3745);
-  wire [8:0] n3785 = ((n2214 < n3783) ? n2214 : n3783);
-  wire [8:0] n3788 = ((u_core27_out_lane_o == 3'h4) ? 9'h1ff : n3750);
-  wire [8:0] n3790 = ((n2215 < n3788) ? n2215 : n3788);
-  wire [8:0] n3793 = ((u_core27_out_lane_o == 3'h5) ? 9'h1ff : n3755);
-  wire [8:0] n3795 = ((n2216 < n3793) ? n2216 : n3793);
-  wire [8:0] n3813 = ((u_core26_out_lane_o == 3'h1) ? 9'h1ff : n3775);
-  wire [8:0] n3815 = ((n2162 < n3813) ? n2162 : n3813);
-  wire [8:0] n3818 = ((u_core26_out_lane_o == 3'h2) ? 9'h1ff : n3780);
-  wire [8:0] n3820 = ((n2163 < n3818) ? n2163 : n3818);
-  wire [8:0] n3823 = ((u_core26_out_lane_o == 3'h3) ? 9'h1ff : n3785);
-  wire [8:0] n3825 = ((n2164 < n3823) ? n2164 : n3823);
-  wire [8:0] n3828 = ((u_core26_out_lane_o == 3'h4) ? 9'h1ff : n3790);
-  wire [8:0] n3830 = ((n2165 < n3828) ? n2165 : n3828);
-  wire [8:0] n3833 = ((u_core26_out_lane_o == 3'h5) ? 9'h1ff : n3795);
-  wire [8:0] n3835 = ((n2166 < n3833) ? n2166 : n3833);
-  wire [8:0] n3853 = ((u_lsu13_out_lane_o == 3'h1) ? 9'h1ff : n3815);
-  wire [8:0] n3855 = ((n2115 < n3853) ? n2115 : n3853);
-  wire [8:0] n3858 = ((u_lsu13_out_lane_o == 3'h2) ? 9'h1ff : n3820);
-  wire [8:0] n3860 = ((n2116 < n3858) ? n2116 : n3858);
-  wire [8:0] n3863 = ((u_lsu13_out_lane_o == 3'h3) ? 9'h1ff : n3825);
-  wire [8:0] n3865 = ((n2117 < n3863) ? n2117 : n3863);
-  wire [8:0] n3868 = ((u_lsu13_out_lane_o == 3'h4) ? 9'h1ff : n3830);
-  wire [8:0] n3870 = ((n2118 < n3868) ? n2118 : n3868);
-  wire [8:0] n3873 = ((u_lsu13_out_lane_o == 3'h5) ? 9'h1ff : n3835);
-  wire [8:0] n3875 = ((n2119 < n3873) ? n2119 : n3873);
-  wire [8:0] n3893 = ((u_core25_out_lane_o == 3'h1) ? 9'h1ff : n3855);
-  wire [8:0] n3895 = ((n2068 < n3893) ? n2068 : n3893);
-  wire [8:0] n3898 = ((u_core25_out_lane_o == 3'h2) ? 9'h1ff : n3860);
-  wire [8:0] n3900 = ((n2069 < n3898) ? n2069 : n3898);
-  wire [8:0] n3903 = ((u_core25_out_lane_o == 3'h3) ? 9'h1ff : n3865);
-  wire [8:0] n3905 = ((n2070 < n3903) ? n2070 : n3903);
-  wire [8:0] n3908 = ((u_core25_out_lane_o == 3'h4) ? 9'h1ff : n3870);
-  wire [8:0] n3910 = ((n2071 < n3908) ? n2071 : n3908);
-  wire [8:0] n3913 = ((u_core25_out_lane_o == 3'h5) ? 9'h1ff : n3875);
-  wire [8:0] n3915 = ((n2072 < n3913) ? n2072 : n3913);
-  wire [8:0] n3933 = ((u_core24_out_lane_o == 3'h1) ? 9'h1ff : n3895);
-  wire [8:0] n3935 = ((n2018 < n3933) ? n2018 : n3933);
-  wire [8:0] n3938 = ((u_core24_out_lane_o == 3'h2) ? 9'h1ff : n3900);
-  wire [8:0] n3940 = ((n2019 < n3938) ? n2019 : n3938);
-  wire [8:0] n3943 = ((u_core24_out_lane_o == 3'h3) ? 9'h1ff : n3905);
-  wire [8:0] n3945 = ((n2020 < n3943) ? n2020 : n3943);
-  wire [8:0] n3948 = ((u_core24_out_lane_o == 3'h4) ? 9'h1ff : n3910);
-  wire [8:0] n3950 = ((n2021 < n3948) ? n2021 : n3948);
-  wire [8:0] n3953 = ((u_core24_out_lane_o == 3'h5) ? 9'h1ff : n3915);
-  wire [8:0] n3955 = ((n2022 < n3953) ? n2022 : n3953);
-  wire [8:0] n3973 = ((u_lsu12_out_lane_o == 3'h1) ? 9'h1ff : n3935);
-  wire [8:0] n3975 = ((n1971 < n3973) ? n1971 : n3973);
-  wire [8:0] n3978 = ((u_lsu12_out_lane_o == 3'h2) ? 9'h1ff : n3940);
-  wire [8:0] n3980 = ((n1972 < n3978) ? n1972 : n3978);
-  wire [8:0] n3983 = ((u_lsu12_out_lane_o == 3'h3) ? 9'h1ff : n3945);
-  wire [8:0] n3985 = ((n1973 < n3983) ? n1973 : n3983);
-  wire [8:0] n3988 = ((u_lsu12_out_lane_o == 3'h4) ? 9'h1ff : n3950);
-  wire [8:0] n3990 = ((n1974 < n3988) ? n1974 : n3988);
-  wire [8:0] n3993 = ((u_lsu12_out_lane_o == 3'h5) ? 9'h1ff : n3955);
-  wire [8:0] n3995 = ((n1975 < n3993) ? n1975 : n3993);
-  wire [8:0] n4013 = ((u_core23_out_lane_o == 3'h1) ? 9'h1ff : n3975);
-  wire [8:0] n4015 = ((n1924 < n4013) ? n1924 : n4013);
-  wire [8:0] n4018 = ((u_core23_out_lane_o == 3'h2) ? 9'h1ff : n3980);
-  wire [8:0] n4020 = ((n1925 < n4018) ? n1925 : n4018);
-  wire [8:0] n4023 = ((u_core23_out_lane_o == 3'h3) ? 9'h1ff : n3985);
-  wire [8:0] n4025 = ((n1926 < n4023) ? n1926 : n4023);
-  wire [8:0] n4028 = ((u_core23_out_lane_o == 3'h4) ? 9'h1ff : n3990);
-  wire [8:0] n4030 = ((n1927 < n4028) ? n1927 : n4028);
-  wire [8:0] n4033 = ((u_core23_out_lane_o == 3'h5) ? 9'h1ff : n3995);
-  wire [8:0] n4035 = ((n1928 < n4033) ? n1928 : n4033);
-  wire [8:0] n4053 = ((u_core22_out_lane_o == 3'h1) ? 9'h1ff : n4015);
-  wire [8:0] n4055 = ((n1874 < n4053) ? n1874 : n4053);
-  wire [8:0] n4058 = ((u_core22_out_lane_o == 3'h2) ? 9'h1ff : n4020);
-  wire [8:0] n4060 = ((n1875 < n4058) ? n1875 : n4058);
-  wire [8:0] n4063 = ((u_core22_out_lane_o == 3'h3) ? 9'h1ff : n4025);
-  wire [8:0] n4065 = ((n1876 < n4063) ? n1876 : n4063);
-  wire [8:0] n4068 = ((u_core22_out_lane_o == 3'h4) ? 9'h1ff : n4030);
-  wire [8:0] n4070 = ((n1877 < n4068) ? n1877 : n4068);
-  wire [8:0] n4073 = ((u_core22_out_lane_o == 3'h5) ? 9'h1ff : n4035);
-  wire [8:0] n4075 = ((n1878 < n4073) ? n1878 : n4073);
-  wire [8:0] n4093 = ((u_lsu11_out_lane_o == 3'h1) ? 9'h1ff : n4055);
-  wire [8:0] n4095 = ((n1827 < n4093) ? n1827 : n4093);
-  wire [8:0] n4098 = ((u_lsu11_out_lane_o == 3'h2) ? 9'h1ff : n4060);
-  wire [8:0] n4100 = ((n1828 < n4098) ? n1828 : n4098);
-  wire [8:0] n4103 = ((u_lsu11_out_lane_o == 3'h3) ? 9'h1ff : n4065);
-  wire [8:0] n4105 = ((n1829 < n4103) ? n1829 : n4103);
-  wire [8:0] n4108 = ((u_lsu11_out_lane_o == 3'h4) ? 9'h1ff : n4070);
-  wire [8:0] n4110 = ((n1830 < n4108) ? n1830 : n4108);
-  wire [8:0] n4113 = ((u_lsu11_out_lane_o == 3'h5) ? 9'h1ff : n4075);
-  wire [8:0] n4115 = ((n1831 < n4113) ? n1831 : n4113);
-  wire [8:0] n4133 = ((u_core21_out_lane_o == 3'h1) ? 9'h1ff : n4095);
-  wire [8:0] n4135 = ((n1780 < n4133) ? n1780 : n4133);
-  wire [8:0] n4138 = ((u_core21_out_lane_o == 3'h2) ? 9'h1ff : n4100);
-  wire [8:0] n4140 = ((n1781 < n4138) ? n1781 : n4138);
-  wire [8:0] n4143 = ((u_core21_out_lane_o == 3'h3) ? 9'h1ff : n4105);
-  wire [8:0] n4145 = ((n1782 < n4143) ? n1782 : n4143);
-  wire [8:0] n4148 = ((u_core21_out_lane_o == 3'h4) ? 9'h1ff : n4110);
-  wire [8:0] n4150 = ((n1783 < n4148) ? n1783 : n4148);
-  wire [8:0] n4153 = ((u_core21_out_lane_o == 3'h5) ? 9'h1ff : n4115);
-  wire [8:0] n4155 = ((n1784 < n4153) ? n1784 : n4153);
-  wire [8:0] n4173 = ((u_core20_out_lane_o == 3'h1) ? 9'h1ff : n4135);
-  wire [8:0] n4175 = ((n1730 < n4173) ? n1730 : n4173);
-  wire [8:0] n4178 = ((u_core20_out_lane_o == 3'h2) ? 9'h1ff : n4140);
-  wire [8:0] n4180 = ((n1731 < n4178) ? n1731 : n4178);
-  wire [8:0] n4183 = ((u_core20_out_lane_o == 3'h3) ? 9'h1ff : n4145);
-  wire [8:0] n4185 = ((n1732 < n4183) ? n1732 : n4183);
-  wire [8:0] n4188 = ((u_core20_out_lane_o == 3'h4) ? 9'h1ff : n4150);
-  wire [8:0] n4190 = ((n1733 < n4188) ? n1733 : n4188);
-  wire [8:0] n4193 = ((u_core20_out_lane_o == 3'h5) ? 9'h1ff : n4155);
-  wire [8:0] n4195 = ((n1734 < n4193) ? n1734 : n4193);
-  wire [8:0] n4213 = ((u_lsu10_out_lane_o == 3'h1) ? 9'h1ff : n4175);
-  wire [8:0] n4215 = ((n1683 < n4213) ? n1683 : n4213);
-  wire [8:0] n4218 = ((u_lsu10_out_lane_o == 3'h2) ? 9'h1ff : n4180);
-  wire [8:0] n4220 = ((n1684 < n4218) ? n1684 : n4218);
-  wire [8:0] n4223 = ((u_lsu10_out_lane_o == 3'h3) ? 9'h1ff : n4185);
-  wire [8:0] n4225 = ((n1685 < n4223) ? n1685 : n4223);
-  wire [8:0] n4228 = ((u_lsu10_out_lane_o == 3'h4) ? 9'h1ff : n4190);
-  wire [8:0] n4230 = ((n1686 < n4228) ? n1686 : n4228);
-  wire [8:0] n4233 = ((u_lsu10_out_lane_o == 3'h5) ? 9'h1ff : n4195);
-  wire [8:0] n4235 = ((n1687 < n4233) ? n1687 : n4233);
-  wire [8:0] n4253 = ((u_core19_out_lane_o == 3'h1) ? 9'h1ff : n4215);
-  wire [8:0] n4255 = ((n1636 < n4253) ? n1636 : n4253);
-  wire [8:0] n4258 = ((u_core19_out_lane_o == 3'h2) ? 9'h1ff : n4220);
-  wire [8:0] n4260 = ((n1637 < n4258) ? n1637 : n4258);
-  wire [8:0] n4263 = ((u_core19_out_lane_o == 3'h3) ? 9'h1ff : n4225);
-  wire [8:0] n4265 = ((n1638 < n4263) ? n1638 : n4263);
-  wire [8:0] n4268 = ((u_core19_out_lane_o == 3'h4) ? 9'h1ff : n4230);
-  wire [8:0] n4270 = ((n1639 < n4268) ? n1639 : n4268);
-  wire [8:0] n4273 = ((u_core19_out_lane_o == 3'h5) ? 9'h1ff : n4235);
-  wire [8:0] n4275 = ((n1640 < n4273) ? n1640 : n4273);
-  wire [8:0] n4293 = ((u_core18_out_lane_o == 3'h1) ? 9'h1ff : n4255);
-  wire [8:0] n4295 = ((n1586 < n4293) ? n1586 : n4293);
-  wire [8:0] n4298 = ((u_core18_out_lane_o == 3'h2) ? 9'h1ff : n4260);
-  wire [8:0] n4300 = ((n1587 < n4298) ? n1587 : n4298);
-  wire [8:0] n4303 = ((u_core18_out_lane_o == 3'h3) ? 9'h1ff : n4265);
-  wire [8:0] n4305 = ((n1588 < n4303) ? n1588 : n4303);
-  wire [8:0] n4308 = ((u_core18_out_lane_o == 3'h4) ? 9'h1ff : n4270);
-  wire [8:0] n4310 = ((n1589 < n4308) ? n1589 : n4308);
-  wire [8:0] n4313 = ((u_core18_out_lane_o == 3'h5) ? 9'h1ff : n4275);
-  wire [8:0] n4315 = ((n1590 < n4313) ? n1590 : n4313);
-  wire [8:0] n4333 = ((u_lsu9_out_lane_o == 3'h1) ? 9'h1ff : n4295);
-  wire [8:0] n4335 = ((n1539 < n4333) ? n1539 : n4333);
-  wire [8:0] n4338 = ((u_lsu9_out_lane_o == 3'h2) ? 9'h1ff : n4300);
-  wire [8:0] n4340 = ((n1540 < n4338) ? n1540 : n4338);
-  wire [8:0] n4343 = ((u_lsu9_out_lane_o == 3'h3) ? 9'h1ff : n4305);
-  wire [8:0] n4345 = ((n1541 < n4343) ? n1541 : n4343);
-  wire [8:0] n4348 = ((u_lsu9_out_lane_o == 3'h4) ? 9'h1ff : n4310);
-  wire [8:0] n4350 = ((n1542 < n4348) ? n1542 : n4348);
-  wire [8:0] n4353 = ((u_lsu9_out_lane_o == 3'h5) ? 9'h1ff : n4315);
-  wire [8:0] n4355 = ((n1543 < n4353) ? n1543 : n4353);
-  wire [8:0] n4373 = ((u_core17_out_lane_o == 3'h1) ? 9'h1ff : n4335);
-  wire [8:0] n4375 = ((n1492 < n4373) ? n1492 : n4373);
-  wire [8:0] n4378 = ((u_core17_out_lane_o == 3'h2) ? 9'h1ff : n4340);
-  wire [8:0] n4380 = ((n1493 < n4378) ? n1493 : n4378);
-  wire [8:0] n4383 = ((u_core17_out_lane_o == 3'h3) ? 9'h1ff : n4345);
-  wire [8:0] n4385 = ((n1494 < n4383) ? n1494 : n4383);
-  wire [8:0] n4388 = ((u_core17_out_lane_o == 3'h4) ? 9'h1ff : n4350);
-  wire [8:0] n4390 = ((n1495 < n4388) ? n1495 : n4388);
-  wire [8:0] n4393 = ((u_core17_out_lane_o == 3'h5) ? 9'h1ff : n4355);
-  wire [8:0] n4395 = ((n1496 < n4393) ? n1496 : n4393);
-  wire [8:0] n4413 = ((u_core16_out_lane_o == 3'h1) ? 9'h1ff : n4375);
-  wire [8:0] n4415 = ((n1442 < n4413) ? n1442 : n4413);
-  wire [8:0] n4418 = ((u_core16_out_lane_o == 3'h2) ? 9'h1ff : n4380);
-  wire [8:0] n4420 = ((n1443 < n4418) ? n1443 : n4418);
-  wire [8:0] n4423 = ((u_core16_out_lane_o == 3'h3) ? 9'h1ff : n4385);
-  wire [8:0] n4425 = ((n1444 < n4423) ? n1444 : n4423);
-  wire [8:0] n4428 = ((u_core16_out_lane_o == 3'h4) ? 9'h1ff : n4390);
-  wire [8:0] n4430 = ((n1445 < n4428) ? n1445 : n4428);
-  wire [8:0] n4433 = ((u_core16_out_lane_o == 3'h5) ? 9'h1ff : n4395);
-  wire [8:0] n4435 = ((n1446 < n4433) ? n1446 : n4433);
-  wire [8:0] n4453 = ((u_lsu8_out_lane_o == 3'h1) ? 9'h1ff : n4415);
-  wire [8:0] n4455 = ((n1395 < n4453) ? n1395 : n4453);
-  wire [8:0] n4458 = ((u_lsu8_out_lane_o == 3'h2) ? 9'h1ff : n4420);
-  wire [8:0] n4460 = ((n1396 < n4458) ? n1396 : n4458);
-  wire [8:0] n4463 = ((u_lsu8_out_lane_o == 3'h3) ? 9'h1ff : n4425);
-  wire [8:0] n4465 = ((n1397 < n4463) ? n1397 : n4463);
-  wire [8:0] n4468 = ((u_lsu8_out_lane_o == 3'h4) ? 9'h1ff : n4430);
-  wire [8:0] n4470 = ((n1398 < n4468) ? n1398 : n4468);
-  wire [8:0] n4473 = ((u_lsu8_out_lane_o == 3'h5) ? 9'h1ff : n4435);
-  wire [8:0] n4475 = ((n1399 < n4473) ? n1399 : n4473);
-  wire [8:0] n4493 = ((u_core15_out_lane_o == 3'h1) ? 9'h1ff : n4455);
-  wire [8:0] n4495 = ((n1348 < n4493) ? n1348 : n4493);
-  wire [8:0] n4498 = ((u_core15_out_lane_o == 3'h2) ? 9'h1ff : n4460);
-  wire [8:0] n4500 = ((n1349 < n4498) ? n1349 : n4498);
-  wire [8:0] n4503 = ((u_core15_out_lane_o == 3'h3) ? 9'h1ff : n4465);
-  wire [8:0] n4505 = ((n1350 < n4503) ? n1350 : n4503);
-  wire [8:0] n4508 = ((u_core15_out_lane_o == 3'h4) ? 9'h1ff : n4470);
-  wire [8:0] n4510 = ((n1351 < n4508) ? n1351 : n4508);
-  wire [8:0] n4513 = ((u_core15_out_lane_o == 3'h5) ? 9'h1ff : n4475);
-  wire [8:0] n4515 = ((n1352 < n4513) ? n1352 : n4513);
-  wire [8:0] n4533 = ((u_core14_out_lane_o == 3'h1) ? 9'h1ff : n4495);
-  wire [8:0] n4535 = ((n1298 < n4533) ? n1298 : n4533);
-  wire [8:0] n4538 = ((u_core14_out_lane_o == 3'h2) ? 9'h1ff : n4500);
-  wire [8:0] n4540 = ((n1299 < n4538) ? n1299 : n4538);
-  wire [8:0] n4543 = ((u_core14_out_lane_o == 3'h3) ? 9'h1ff : n4505);
-  wire [8:0] n4545 = ((n1300 < n4543) ? n1300 : n4543);
-  wire [8:0] n4548 = ((u_core14_out_lane_o == 3'h4) ? 9'h1ff : n4510);
-  wire [8:0] n4550 = ((n1301 < n4548) ? n1301 : n4548);
-  wire [8:0] n4553 = ((u_core14_out_lane_o == 3'h5) ? 9'h1ff : n4515);
-  wire [8:0] n4555 = ((n1302 < n4553) ? n1302 : n4553);
-  wire [8:0] n4573 = ((u_lsu7_out_lane_o == 3'h1) ? 9'h1ff : n4535);
-  wire [8:0] n4575 = ((n1251 < n4573) ? n1251 : n4573);
-  wire [8:0] n4578 = ((u_lsu7_out_lane_o == 3'h2) ? 9'h1ff : n4540);
-  wire [8:0] n4580 = ((n1252 < n4578) ? n1252 : n4578);
-  wire [8:0] n4583 = ((u_lsu7_out_lane_o == 3'h3) ? 9'h1ff : n4545);
-  wire [8:0] n4585 = ((n1253 < n4583) ? n1253 : n4583);
-  wire [8:0] n4588 = ((u_lsu7_out_lane_o == 3'h4) ? 9'h1ff : n4550);
-  wire [8:0] n4590 = ((n1254 < n4588) ? n1254 : n4588);
-  wire [8:0] n4593 = ((u_lsu7_out_lane_o == 3'h5) ? 9'h1ff : n4555);
-  wire [8:0] n4595 = ((n1255 < n4593) ? n1255 : n4593);
-  wire [8:0] n4613 = ((u_core13_out_lane_o == 3'h1) ? 9'h1ff : n4575);
-  wire [8:0] n4615 = ((n1204 < n4613) ? n1204 : n4613);
-  wire [8:0] n4618 = ((u_core13_out_lane_o == 3'h2) ? 9'h1ff : n4580);
-  wire [8:0] n4620 = ((n1205 < n4618) ? n1205 : n4618);
-  wire [8:0] n4623 = ((u_core13_out_lane_o == 3'h3) ? 9'h1ff : n4585);
-  wire [8:0] n4625 = ((n1206 < n4623) ? n1206 : n4623);
-  wire [8:0] n4628 = ((u_core13_out_lane_o == 3'h4) ? 9'h1ff : n4590);
-  wire [8:0] n4630 = ((n1207 < n4628) ? n1207 : n4628);
-  wire [8:0] n4633 = ((u_core13_out_lane_o == 3'h5) ? 9'h1ff : n4595);
-  wire [8:0] n4635 = ((n1208 < n4633) ? n1208 : n4633);
-  wire [8:0] n4653 = ((u_core12_out_lane_o == 3'h1) ? 9'h1ff : n4615);
-  wire [8:0] n4655 = ((n1154 < n4653) ? n1154 : n4653);
-  wire [8:0] n4658 = ((u_core12_out_lane_o == 3'h2) ? 9'h1ff : n4620);
-  wire [8:0] n4660 = ((n1155 < n4658) ? n1155 : n4658);
-  wire [8:0] n4663 = ((u_core12_out_lane_o == 3'h3) ? 9'h1ff : n4625);
-  wire [8:0] n4665 = ((n1156 < n4663) ? n1156 : n4663);
-  wire [8:0] n4668 = ((u_core12_out_lane_o == 3'h4) ? 9'h1ff : n4630);
-  wire [8:0] n4670 = ((n1157 < n4668) ? n1157 : n4668);
-  wire [8:0] n4673 = ((u_core12_out_lane_o == 3'h5) ? 9'h1ff : n4635);
-  wire [8:0] n4675 = ((n1158 < n4673) ? n1158 : n4673);
-  wire [8:0] n4693 = ((u_lsu6_out_lane_o == 3'h1) ? 9'h1ff : n4655);
-  wire [8:0] n4695 = ((n1107 < n4693) ? n1107 : n4693);
-  wire [8:0] n4698 = ((u_lsu6_out_lane_o == 3'h2) ? 9'h1ff : n4660);
-  wire [8:0] n4700 = ((n1108 < n4698) ? n1108 : n4698);
-  wire [8:0] n4703 = ((u_lsu6_out_lane_o == 3'h3) ? 9'h1ff : n4665);
-  wire [8:0] n4705 = ((n1109 < n4703) ? n1109 : n4703);
-  wire [8:0] n4708 = ((u_lsu6_out_lane_o == 3'h4) ? 9'h1ff : n4670);
-  wire [8:0] n4710 = ((n1110 < n4708) ? n1110 : n4708);
-  wire [8:0] n4713 = ((u_lsu6_out_lane_o == 3'h5) ? 9'h1ff : n4675);
-  wire [8:0] n4715 = ((n1111 < n4713) ? n1111 : n4713);
-  wire [8:0] n4733 = ((u_core11_out_lane_o == 3'h1) ? 9'h1ff : n4695);
-  wire [8:0] n4735 = ((n1060 < n4733) ? n1060 : n4733);
-  wire [8:0] n4738 = ((u_core11_out_lane_o == 3'h2) ? 9'h1ff : n4700);
-  wire [8:0] n4740 = ((n1061 < n4738) ? n1061 : n4738);
-  wire [8:0] n4743 = ((u_core11_out_lane_o == 3'h3) ? 9'h1ff : n4705);
-  wire [8:0] n4745 = ((n1062 < n4743) ? n1062 : n4743);
-  wire [8:0] n4748 = ((u_core11_out_lane_o == 3'h4) ? 9'h1ff : n4710);
-  wire [8:0] n4750 = ((n1063 < n4748) ? n1063 : n4748);
-  wire [8:0] n4753 = ((u_core11_out_lane_o == 3'h5) ? 9'h1ff : n4715);
-  wire [8:0] n4755 = ((n1064 < n4753) ? n1064 : n4753);
-  wire [8:0] n4773 = ((u_core10_out_lane_o == 3'h1) ? 9'h1ff : n4735);
-  wire [8:0] n4775 = ((n1010 < n4773) ? n1010 : n4773);
-  wire [8:0] n4778 = ((u_core10_out_lane_o == 3'h2) ? 9'h1ff : n4740);
-  wire [8:0] n4780 = ((n1011 < n4778) ? n1011 : n4778);
-  wire [8:0] n4783 = ((u_core10_out_lane_o == 3'h3) ? 9'h1ff : n4745);
-  wire [8:0] n4785 = ((n1012 < n4783) ? n1012 : n4783);
-  wire [8:0] n4788 = ((u_core10_out_lane_o == 3'h4) ? 9'h1ff : n4750);
-  wire [8:0] n4790 = ((n1013 < n4788) ? n1013 : n4788);
-  wire [8:0] n4793 = ((u_core10_out_lane_o == 3'h5) ? 9'h1ff : n4755);
-  wire [8:0] n4795 = ((n1014 < n4793) ? n1014 : n4793);
-  wire [8:0] n4813 = ((u_lsu5_out_lane_o == 3'h1) ? 9'h1ff : n4775);
-  wire [8:0] n4815 = ((n963 < n4813) ? n963 : n4813);
-  wire [8:0] n4818 = ((u_lsu5_out_lane_o == 3'h2) ? 9'h1ff : n4780);
-  wire [8:0] n4820 = ((n964 < n4818) ? n964 : n4818);
-  wire [8:0] n4823 = ((u_lsu5_out_lane_o == 3'h3) ? 9'h1ff : n4785);
-  wire [8:0] n4825 = ((n965 < n4823) ? n965 : n4823);
-  wire [8:0] n4828 = ((u_lsu5_out_lane_o == 3'h4) ? 9'h1ff : n4790);
-  wire [8:0] n4830 = ((n966 < n4828) ? n966 : n4828);
-  wire [8:0] n4833 = ((u_lsu5_out_lane_o == 3'h5) ? 9'h1ff : n4795);
-  wire [8:0] n4835 = ((n967 < n4833) ? n967 : n4833);
-  wire [8:0] n4853 = ((u_core9_out_lane_o == 3'h1) ? 9'h1ff : n4815);
-  wire [8:0] n4855 = ((n916 < n4853) ? n916 : n4853);
-  wire [8:0] n4858 = ((u_core9_out_lane_o == 3'h2) ? 9'h1ff : n4820);
-  wire [8:0] n4860 = ((n917 < n4858) ? n917 : n4858);
-  wire [8:0] n4863 = ((u_core9_out_lane_o == 3'h3) ? 9'h1ff : n4825);
-  wire [8:0] n4865 = ((n918 < n4863) ? n918 : n4863);
-  wire [8:0] n4868 = ((u_core9_out_lane_o == 3'h4) ? 9'h1ff : n4830);
-  wire [8:0] n4870 = ((n919 < n4868) ? n919 : n4868);
-  wire [8:0] n4873 = ((u_core9_out_lane_o == 3'h5) ? 9'h1ff : n4835);
-  wire [8:0] n4875 = ((n920 < n4873) ? n920 : n4873);
-  wire [8:0] n4893 = ((u_core8_out_lane_o == 3'h1) ? 9'h1ff : n4855);
-  wire [8:0] n4895 = ((n866 < n4893) ? n866 : n4893);
-  wire [8:0] n4898 = ((u_core8_out_lane_o == 3'h2) ? 9'h1ff : n4860);
-  wire [8:0] n4900 = ((n867 < n4898) ? n867 : n4898);
-  wire [8:0] n4903 = ((u_core8_out_lane_o == 3'h3) ? 9'h1ff : n4865);
-  wire [8:0] n4905 = ((n868 < n4903) ? n868 : n4903);
-  wire [8:0] n4908 = ((u_core8_out_lane_o == 3'h4) ? 9'h1ff : n4870);
-  wire [8:0] n4910 = ((n869 < n4908) ? n869 : n4908);
-  wire [8:0] n4913 = ((u_core8_out_lane_o == 3'h5) ? 9'h1ff : n4875);
-  wire [8:0] n4915 = ((n870 < n4913) ? n870 : n4913);
-  wire [8:0] n4933 = ((u_lsu4_out_lane_o == 3'h1) ? 9'h1ff : n4895);
-  wire [8:0] n4935 = ((n819 < n4933) ? n819 : n4933);
-  wire [8:0] n4938 = ((u_lsu4_out_lane_o == 3'h2) ? 9'h1ff : n4900);
-  wire [8:0] n4940 = ((n820 < n4938) ? n820 : n4938);
-  wire [8:0] n4943 = ((u_lsu4_out_lane_o == 3'h3) ? 9'h1ff : n4905);
-  wire [8:0] n4945 = ((n821 < n4943) ? n821 : n4943);
-  wire [8:0] n4948 = ((u_lsu4_out_lane_o == 3'h4) ? 9'h1ff : n4910);
-  wire [8:0] n4950 = ((n822 < n4948) ? n822 : n4948);
-  wire [8:0] n4953 = ((u_lsu4_out_lane_o == 3'h5) ? 9'h1ff : n4915);
-  wire [8:0] n4955 = ((n823 < n4953) ? n823 : n4953);
-  wire [8:0] n4973 = ((u_core7_out_lane_o == 3'h1) ? 9'h1ff : n4935);
-  wire [8:0] n4975 = ((n772 < n4973) ? n772 : n4973);
-  wire [8:0] n4978 = ((u_core7_out_lane_o == 3'h2) ? 9'h1ff : n4940);
-  wire [8:0] n4980 = ((n773 < n4978) ? n773 : n4978);
-  wire [8:0] n4983 = ((u_core7_out_lane_o == 3'h3) ? 9'h1ff : n4945);
-  wire [8:0] n4985 = ((n774 < n4983) ? n774 : n4983);
-  wire [8:0] n4988 = ((u_core7_out_lane_o == 3'h4) ? 9'h1ff : n4950);
-  wire [8:0] n4990 = ((n775 < n4988) ? n775 : n4988);
-  wire [8:0] n4993 = ((u_core7_out_lane_o == 3'h5) ? 9'h1ff : n4955);
-  wire [8:0] n4995 = ((n776 < n4993) ? n776 : n4993);
-  wire [8:0] n5013 = ((u_core6_out_lane_o == 3'h1) ? 9'h1ff : n4975);
-  wire [8:0] n5015 = ((n722 < n5013) ? n722 : n5013);
-  wire [8:0] n5018 = ((u_core6_out_lane_o == 3'h2) ? 9'h1ff : n4980);
-  wire [8:0] n5020 = ((n723 < n5018) ? n723 : n5018);
-  wire [8:0] n5023 = ((u_core6_out_lane_o == 3'h3) ? 9'h1ff : n4985);
-  wire [8:0] n5025 = ((n724 < n5023) ? n724 : n5023);
-  wire [8:0] n5028 = ((u_core6_out_lane_o == 3'h4) ? 9'h1ff : n4990);
-  wire [8:0] n5030 = ((n725 < n5028) ? n725 : n5028);
-  wire [8:0] n5033 = ((u_core6_out_lane_o == 3'h5) ? 9'h1ff : n4995);
-  wire [8:0] n5035 = ((n726 < n5033) ? n726 : n5033);
-  wire [8:0] n5053 = ((u_lsu3_out_lane_o == 3'h1) ? 9'h1ff : n5015);
-  wire [8:0] n5055 = ((n675 < n5053) ? n675 : n5053);
-  wire [8:0] n5058 = ((u_lsu3_out_lane_o == 3'h2) ? 9'h1ff : n5020);
-  wire [8:0] n5060 = ((n676 < n5058) ? n676 : n5058);
-  wire [8:0] n5063 = ((u_lsu3_out_lane_o == 3'h3) ? 9'h1ff : n5025);
-  wire [8:0] n5065 = ((n677 < n5063) ? n677 : n5063);
-  wire [8:0] n5068 = ((u_lsu3_out_lane_o == 3'h4) ? 9'h1ff : n5030);
-  wire [8:0] n5070 = ((n678 < n5068) ? n678 : n5068);
-  wire [8:0] n5073 = ((u_lsu3_out_lane_o == 3'h5) ? 9'h1ff : n5035);
-  wire [8:0] n5075 = ((n679 < n5073) ? n679 : n5073);
-  wire [8:0] n5093 = ((u_core5_out_lane_o == 3'h1) ? 9'h1ff : n5055);
-  wire [8:0] n5095 = ((n628 < n5093) ? n628 : n5093);
-  wire [8:0] n5098 = ((u_core5_out_lane_o == 3'h2) ? 9'h1ff : n5060);
-  wire [8:0] n5100 = ((n629 < n5098) ? n629 : n5098);
-  wire [8:0] n5103 = ((u_core5_out_lane_o == 3'h3) ? 9'h1ff : n5065);
-  wire [8:0] n5105 = ((n630 < n5103) ? n630 : n5103);
-  wire [8:0] n5108 = ((u_core5_out_lane_o == 3'h4) ? 9'h1ff : n5070);
-  wire [8:0] n5110 = ((n631 < n5108) ? n631 : n5108);
-  wire [8:0] n5113 = ((u_core5_out_lane_o == 3'h5) ? 9'h1ff : n5075);
-  wire [8:0] n5115 = ((n632 < n5113) ? n632 : n5113);
-  wire [8:0] n5133 = ((u_core4_out_lane_o == 3'h1) ? 9'h1ff : n5095);
-  wire [8:0] n5135 = ((n578 < n5133) ? n578 : n5133);
-  wire [8:0] n5138 = ((u_core4_out_lane_o == 3'h2) ? 9'h1ff : n5100);
-  wire [8:0] n5140 = ((n579 < n5138) ? n579 : n5138);
-  wire [8:0] n5143 = ((u_core4_out_lane_o == 3'h3) ? 9'h1ff : n5105);
-  wire [8:0] n5145 = ((n580 < n5143) ? n580 : n5143);
-  wire [8:0] n5148 = ((u_core4_out_lane_o == 3'h4) ? 9'h1ff : n5110);
-  wire [8:0] n5150 = ((n581 < n5148) ? n581 : n5148);
-  wire [8:0] n5153 = ((u_core4_out_lane_o == 3'h5) ? 9'h1ff : n5115);
-  wire [8:0] n5155 = ((n582 < n5153) ? n582 : n5153);
-  wire [8:0] n5173 = ((u_lsu2_out_lane_o == 3'h1) ? 9'h1ff : n5135);
-  wire [8:0] n5175 = ((n531 < n5173) ? n531 : n5173);
-  wire [8:0] n5178 = ((u_lsu2_out_lane_o == 3'h2) ? 9'h1ff : n5140);
-  wire [8:0] n5180 = ((n532 < n5178) ? n532 : n5178);
-  wire [8:0] n5183 = ((u_lsu2_out_lane_o == 3'h3) ? 9'h1ff : n5145);
-  wire [8:0] n5185 = ((n533 < n5183) ? n533 : n5183);
-  wire [8:0] n5188 = ((u_lsu2_out_lane_o == 3'h4) ? 9'h1ff : n5150);
-  wire [8:0] n5190 = ((n534 < n5188) ? n534 : n5188);
-  wire [8:0] n5193 = ((u_lsu2_out_lane_o == 3'h5) ? 9'h1ff : n5155);
-  wire [8:0] n5195 = ((n535 < n5193) ? n535 : n5193);
-  wire [8:0] n5213 = ((u_core3_out_lane_o == 3'h1) ? 9'h1ff : n5175);
-  wire [8:0] n5215 = ((n484 < n5213) ? n484 : n5213);
-  wire [8:0] n5218 = ((u_core3_out_lane_o == 3'h2) ? 9'h1ff : n5180);
-  wire [8:0] n5220 = ((n485 < n5218) ? n485 : n5218);
-  wire [8:0] n5223 = ((u_core3_out_lane_o == 3'h3) ? 9'h1ff : n5185);
-  wire [8:0] n5225 = ((n486 < n5223) ? n486 : n5223);
-  wire [8:0] n5228 = ((u_core3_out_lane_o == 3'h4) ? 9'h1ff : n5190);
-  wire [8:0] n5230 = ((n487 < n5228) ? n487 : n5228);
-  wire [8:0] n5233 = ((u_core3_out_lane_o == 3'h5) ? 9'h1ff : n5195);
-  wire [8:0] n5235 = ((n488 < n5233) ? n488 : n5233);
-  wire [8:0] n5253 = ((u_core2_out_lane_o == 3'h1) ? 9'h1ff : n5215);
-  wire [8:0] n5255 = ((n434 < n5253) ? n434 : n5253);
-  wire [8:0] n5258 = ((u_core2_out_lane_o == 3'h2) ? 9'h1ff : n5220);
-  wire [8:0] n5260 = ((n435 < n5258) ? n435 : n5258);
-  wire [8:0] n5263 = ((u_core2_out_lane_o == 3'h3) ? 9'h1ff : n5225);
-  wire [8:0] n5265 = ((n436 < n5263) ? n436 : n5263);
-  wire [8:0] n5268 = ((u_core2_out_lane_o == 3'h4) ? 9'h1ff : n5230);
-  wire [8:0] n5270 = ((n437 < n5268) ? n437 : n5268);
-  wire [8:0] n5273 = ((u_core2_out_lane_o == 3'h5) ? 9'h1ff : n5235);
-  wire [8:0] n5275 = ((n438 < n5273) ? n438 : n5273);
-  wire [8:0] n5293 = ((u_lsu1_out_lane_o == 3'h1) ? 9'h1ff : n5255);
-  wire [8:0] n5295 = ((n387 < n5293) ? n387 : n5293);
-  wire [8:0] n5298 = ((u_lsu1_out_lane_o == 3'h2) ? 9'h1ff : n5260);
-  wire [8:0] n5300 = ((n388 < n5298) ? n388 : n5298);
-  wire [8:0] n5303 = ((u_lsu1_out_lane_o == 3'h3) ? 9'h1ff : n5265);
-  wire [8:0] n5305 = ((n389 < n5303) ? n389 : n5303);
-  wire [8:0] n5308 = ((u_lsu1_out_lane_o == 3'h4) ? 9'h1ff : n5270);
-  wire [8:0] n5310 = ((n390 < n5308) ? n390 : n5308);
-  wire [8:0] n5313 = ((u_lsu1_out_lane_o == 3'h5) ? 9'h1ff : n5275);
-  wire [8:0] n5315 = ((n391 < n5313) ? n391 : n5313);
-  wire [8:0] n5333 = ((u_core1_out_lane_o == 3'h1) ? 9'h1ff : n5295);
-  wire [8:0] n5335 = ((n340 < n5333) ? n340 : n5333);
-  wire [8:0] n5338 = ((u_core1_out_lane_o == 3'h2) ? 9'h1ff : n5300);
-  wire [8:0] n5340 = ((n341 < n5338) ? n341 : n5338);
-  wire [8:0] n5343 = ((u_core1_out_lane_o == 3'h3) ? 9'h1ff : n5305);
-  wire [8:0] n5345 = ((n342 < n5343) ? n342 : n5343);
-  wire [8:0] n5348 = ((u_core1_out_lane_o == 3'h4) ? 9'h1ff : n5310);
-  wire [8:0] n5350 = ((n343 < n5348) ? n343 : n5348);
-  wire [8:0] n5353 = ((u_core1_out_lane_o == 3'h5) ? 9'h1ff : n5315);
-  wire [8:0] n5355 = ((n344 < n5353) ? n344 : n5353);
-  wire [8:0] n5373 = ((u_core0_out_lane_o == 3'h1) ? 9'h1ff : n5335);
-  wire [8:0] n5378 = ((u_core0_out_lane_o == 3'h2) ? 9'h1ff : n5340);
-  wire [8:0] n5383 = ((u_core0_out_lane_o == 3'h3) ? 9'h1ff : n5345);
-  wire [8:0] n5388 = ((u_core0_out_lane_o == 3'h4) ? 9'h1ff : n5350);
-  wire [8:0] n5393 = ((u_core0_out_lane_o == 3'h5) ? 9'h1ff : n5355);
+  wire [8:0] n294 = u_core0_free_o[8:0];
+  wire [8:0] n295 = u_core0_free_o[17:9];
+  wire [8:0] n296 = u_core0_free_o[26:18];
+  wire [8:0] n297 = u_core0_free_o[35:27];
+  wire [8:0] n298 = u_core0_free_o[44:36];
+  wire [8:0] n344 = u_core1_free_o[8:0];
+  wire [8:0] n345 = u_core1_free_o[17:9];
+  wire [8:0] n346 = u_core1_free_o[26:18];
+  wire [8:0] n347 = u_core1_free_o[35:27];
+  wire [8:0] n348 = u_core1_free_o[44:36];
+  wire [8:0] n393 = u_lsu1_free_o[8:0];
+  wire [8:0] n394 = u_lsu1_free_o[17:9];
+  wire [8:0] n395 = u_lsu1_free_o[26:18];
+  wire [8:0] n396 = u_lsu1_free_o[35:27];
+  wire [8:0] n397 = u_lsu1_free_o[44:36];
+  wire [8:0] n442 = u_core2_free_o[8:0];
+  wire [8:0] n443 = u_core2_free_o[17:9];
+  wire [8:0] n444 = u_core2_free_o[26:18];
+  wire [8:0] n445 = u_core2_free_o[35:27];
+  wire [8:0] n446 = u_core2_free_o[44:36];
+  wire [8:0] n492 = u_core3_free_o[8:0];
+  wire [8:0] n493 = u_core3_free_o[17:9];
+  wire [8:0] n494 = u_core3_free_o[26:18];
+  wire [8:0] n495 = u_core3_free_o[35:27];
+  wire [8:0] n496 = u_core3_free_o[44:36];
+  wire [8:0] n541 = u_lsu2_free_o[8:0];
+  wire [8:0] n542 = u_lsu2_free_o[17:9];
+  wire [8:0] n543 = u_lsu2_free_o[26:18];
+  wire [8:0] n544 = u_lsu2_free_o[35:27];
+  wire [8:0] n545 = u_lsu2_free_o[44:36];
+  wire [8:0] n590 = u_core4_free_o[8:0];
+  wire [8:0] n591 = u_core4_free_o[17:9];
+  wire [8:0] n592 = u_core4_free_o[26:18];
+  wire [8:0] n593 = u_core4_free_o[35:27];
+  wire [8:0] n594 = u_core4_free_o[44:36];
+  wire [8:0] n640 = u_core5_free_o[8:0];
+  wire [8:0] n641 = u_core5_free_o[17:9];
+  wire [8:0] n642 = u_core5_free_o[26:18];
+  wire [8:0] n643 = u_core5_free_o[35:27];
+  wire [8:0] n644 = u_core5_free_o[44:36];
+  wire [8:0] n689 = u_lsu3_free_o[8:0];
+  wire [8:0] n690 = u_lsu3_free_o[17:9];
+  wire [8:0] n691 = u_lsu3_free_o[26:18];
+  wire [8:0] n692 = u_lsu3_free_o[35:27];
+  wire [8:0] n693 = u_lsu3_free_o[44:36];
+  wire [8:0] n738 = u_core6_free_o[8:0];
+  wire [8:0] n739 = u_core6_free_o[17:9];
+  wire [8:0] n740 = u_core6_free_o[26:18];
+  wire [8:0] n741 = u_core6_free_o[35:27];
+  wire [8:0] n742 = u_core6_free_o[44:36];
+  wire [8:0] n788 = u_core7_free_o[8:0];
+  wire [8:0] n789 = u_core7_free_o[17:9];
+  wire [8:0] n790 = u_core7_free_o[26:18];
+  wire [8:0] n791 = u_core7_free_o[35:27];
+  wire [8:0] n792 = u_core7_free_o[44:36];
+  wire [8:0] n837 = u_lsu4_free_o[8:0];
+  wire [8:0] n838 = u_lsu4_free_o[17:9];
+  wire [8:0] n839 = u_lsu4_free_o[26:18];
+  wire [8:0] n840 = u_lsu4_free_o[35:27];
+  wire [8:0] n841 = u_lsu4_free_o[44:36];
+  wire [8:0] n886 = u_core8_free_o[8:0];
+  wire [8:0] n887 = u_core8_free_o[17:9];
+  wire [8:0] n888 = u_core8_free_o[26:18];
+  wire [8:0] n889 = u_core8_free_o[35:27];
+  wire [8:0] n890 = u_core8_free_o[44:36];
+  wire [8:0] n936 = u_core9_free_o[8:0];
+  wire [8:0] n937 = u_core9_free_o[17:9];
+  wire [8:0] n938 = u_core9_free_o[26:18];
+  wire [8:0] n939 = u_core9_free_o[35:27];
+  wire [8:0] n940 = u_core9_free_o[44:36];
+  wire [8:0] n985 = u_lsu5_free_o[8:0];
+  wire [8:0] n986 = u_lsu5_free_o[17:9];
+  wire [8:0] n987 = u_lsu5_free_o[26:18];
+  wire [8:0] n988 = u_lsu5_free_o[35:27];
+  wire [8:0] n989 = u_lsu5_free_o[44:36];
+  wire [8:0] n1034 = u_core10_free_o[8:0];
+  wire [8:0] n1035 = u_core10_free_o[17:9];
+  wire [8:0] n1036 = u_core10_free_o[26:18];
+  wire [8:0] n1037 = u_core10_free_o[35:27];
+  wire [8:0] n1038 = u_core10_free_o[44:36];
+  wire [8:0] n1084 = u_core11_free_o[8:0];
+  wire [8:0] n1085 = u_core11_free_o[17:9];
+  wire [8:0] n1086 = u_core11_free_o[26:18];
+  wire [8:0] n1087 = u_core11_free_o[35:27];
+  wire [8:0] n1088 = u_core11_free_o[44:36];
+  wire [8:0] n1133 = u_lsu6_free_o[8:0];
+  wire [8:0] n1134 = u_lsu6_free_o[17:9];
+  wire [8:0] n1135 = u_lsu6_free_o[26:18];
+  wire [8:0] n1136 = u_lsu6_free_o[35:27];
+  wire [8:0] n1137 = u_lsu6_free_o[44:36];
+  wire [8:0] n1182 = u_core12_free_o[8:0];
+  wire [8:0] n1183 = u_core12_free_o[17:9];
+  wire [8:0] n1184 = u_core12_free_o[26:18];
+  wire [8:0] n1185 = u_core12_free_o[35:27];
+  wire [8:0] n1186 = u_core12_free_o[44:36];
+  wire [8:0] n1232 = u_core13_free_o[8:0];
+  wire [8:0] n1233 = u_core13_free_o[17:9];
+  wire [8:0] n1234 = u_core13_free_o[26:18];
+  wire [8:0] n1235 = u_core13_free_o[35:27];
+  wire [8:0] n1236 = u_core13_free_o[44:36];
+  wire [8:0] n1281 = u_lsu7_free_o[8:0];
+  wire [8:0] n1282 = u_lsu7_free_o[17:9];
+  wire [8:0] n1283 = u_lsu7_free_o[26:18];
+  wire [8:0] n1284 = u_lsu7_free_o[35:27];
+  wire [8:0] n1285 = u_lsu7_free_o[44:36];
+  wire [8:0] n1330 = u_core14_free_o[8:0];
+  wire [8:0] n1331 = u_core14_free_o[17:9];
+  wire [8:0] n1332 = u_core14_free_o[26:18];
+  wire [8:0] n1333 = u_core14_free_o[35:27];
+  wire [8:0] n1334 = u_core14_free_o[44:36];
+  wire [8:0] n1380 = u_core15_free_o[8:0];
+  wire [8:0] n1381 = u_core15_free_o[17:9];
+  wire [8:0] n1382 = u_core15_free_o[26:18];
+  wire [8:0] n1383 = u_core15_free_o[35:27];
+  wire [8:0] n1384 = u_core15_free_o[44:36];
+  wire [8:0] n1429 = u_lsu8_free_o[8:0];
+  wire [8:0] n1430 = u_lsu8_free_o[17:9];
+  wire [8:0] n1431 = u_lsu8_free_o[26:18];
+  wire [8:0] n1432 = u_lsu8_free_o[35:27];
+  wire [8:0] n1433 = u_lsu8_free_o[44:36];
+  wire [8:0] n1478 = u_core16_free_o[8:0];
+  wire [8:0] n1479 = u_core16_free_o[17:9];
+  wire [8:0] n1480 = u_core16_free_o[26:18];
+  wire [8:0] n1481 = u_core16_free_o[35:27];
+  wire [8:0] n1482 = u_core16_free_o[44:36];
+  wire [8:0] n1528 = u_core17_free_o[8:0];
+  wire [8:0] n1529 = u_core17_free_o[17:9];
+  wire [8:0] n1530 = u_core17_free_o[26:18];
+  wire [8:0] n1531 = u_core17_free_o[35:27];
+  wire [8:0] n1532 = u_core17_free_o[44:36];
+  wire [8:0] n1577 = u_lsu9_free_o[8:0];
+  wire [8:0] n1578 = u_lsu9_free_o[17:9];
+  wire [8:0] n1579 = u_lsu9_free_o[26:18];
+  wire [8:0] n1580 = u_lsu9_free_o[35:27];
+  wire [8:0] n1581 = u_lsu9_free_o[44:36];
+  wire [8:0] n1626 = u_core18_free_o[8:0];
+  wire [8:0] n1627 = u_core18_free_o[17:9];
+  wire [8:0] n1628 = u_core18_free_o[26:18];
+  wire [8:0] n1629 = u_core18_free_o[35:27];
+  wire [8:0] n1630 = u_core18_free_o[44:36];
+  wire [8:0] n1676 = u_core19_free_o[8:0];
+  wire [8:0] n1677 = u_core19_free_o[17:9];
+  wire [8:0] n1678 = u_core19_free_o[26:18];
+  wire [8:0] n1679 = u_core19_free_o[35:27];
+  wire [8:0] n1680 = u_core19_free_o[44:36];
+  wire [8:0] n1725 = u_lsu10_free_o[8:0];
+  wire [8:0] n1726 = u_lsu10_free_o[17:9];
+  wire [8:0] n1727 = u_lsu10_free_o[26:18];
+  wire [8:0] n1728 = u_lsu10_free_o[35:27];
+  wire [8:0] n1729 = u_lsu10_free_o[44:36];
+  wire [8:0] n1774 = u_core20_free_o[8:0];
+  wire [8:0] n1775 = u_core20_free_o[17:9];
+  wire [8:0] n1776 = u_core20_free_o[26:18];
+  wire [8:0] n1777 = u_core20_free_o[35:27];
+  wire [8:0] n1778 = u_core20_free_o[44:36];
+  wire [8:0] n1824 = u_core21_free_o[8:0];
+  wire [8:0] n1825 = u_core21_free_o[17:9];
+  wire [8:0] n1826 = u_core21_free_o[26:18];
+  wire [8:0] n1827 = u_core21_free_o[35:27];
+  wire [8:0] n1828 = u_core21_free_o[44:36];
+  wire [8:0] n1873 = u_lsu11_free_o[8:0];
+  wire [8:0] n1874 = u_lsu11_free_o[17:9];
+  wire [8:0] n1875 = u_lsu11_free_o[26:18];
+  wire [8:0] n1876 = u_lsu11_free_o[35:27];
+  wire [8:0] n1877 = u_lsu11_free_o[44:36];
+  wire [8:0] n1922 = u_core22_free_o[8:0];
+  wire [8:0] n1923 = u_core22_free_o[17:9];
+  wire [8:0] n1924 = u_core22_free_o[26:18];
+  wire [8:0] n1925 = u_core22_free_o[35:27];
+  wire [8:0] n1926 = u_core22_free_o[44:36];
+  wire [8:0] n1972 = u_core23_free_o[8:0];
+  wire [8:0] n1973 = u_core23_free_o[17:9];
+  wire [8:0] n1974 = u_core23_free_o[26:18];
+  wire [8:0] n1975 = u_core23_free_o[35:27];
+  wire [8:0] n1976 = u_core23_free_o[44:36];
+  wire [8:0] n2021 = u_lsu12_free_o[8:0];
+  wire [8:0] n2022 = u_lsu12_free_o[17:9];
+  wire [8:0] n2023 = u_lsu12_free_o[26:18];
+  wire [8:0] n2024 = u_lsu12_free_o[35:27];
+  wire [8:0] n2025 = u_lsu12_free_o[44:36];
+  wire [8:0] n2070 = u_core24_free_o[8:0];
+  wire [8:0] n2071 = u_core24_free_o[17:9];
+  wire [8:0] n2072 = u_core24_free_o[26:18];
+  wire [8:0] n2073 = u_core24_free_o[35:27];
+  wire [8:0] n2074 = u_core24_free_o[44:36];
+  wire [8:0] n2120 = u_core25_free_o[8:0];
+  wire [8:0] n2121 = u_core25_free_o[17:9];
+  wire [8:0] n2122 = u_core25_free_o[26:18];
+  wire [8:0] n2123 = u_core25_free_o[35:27];
+  wire [8:0] n2124 = u_core25_free_o[44:36];
+  wire [8:0] n2169 = u_lsu13_free_o[8:0];
+  wire [8:0] n2170 = u_lsu13_free_o[17:9];
+  wire [8:0] n2171 = u_lsu13_free_o[26:18];
+  wire [8:0] n2172 = u_lsu13_free_o[35:27];
+  wire [8:0] n2173 = u_lsu13_free_o[44:36];
+  wire [8:0] n2218 = u_core26_free_o[8:0];
+  wire [8:0] n2219 = u_core26_free_o[17:9];
+  wire [8:0] n2220 = u_core26_free_o[26:18];
+  wire [8:0] n2221 = u_core26_free_o[35:27];
+  wire [8:0] n2222 = u_core26_free_o[44:36];
+  wire [8:0] n2268 = u_core27_free_o[8:0];
+  wire [8:0] n2269 = u_core27_free_o[17:9];
+  wire [8:0] n2270 = u_core27_free_o[26:18];
+  wire [8:0] n2271 = u_core27_free_o[35:27];
+  wire [8:0] n2272 = u_core27_free_o[44:36];
+  wire [8:0] n2317 = u_lsu14_free_o[8:0];
+  wire [8:0] n2318 = u_lsu14_free_o[17:9];
+  wire [8:0] n2319 = u_lsu14_free_o[26:18];
+  wire [8:0] n2320 = u_lsu14_free_o[35:27];
+  wire [8:0] n2321 = u_lsu14_free_o[44:36];
+  wire [8:0] n2366 = u_core28_free_o[8:0];
+  wire [8:0] n2367 = u_core28_free_o[17:9];
+  wire [8:0] n2368 = u_core28_free_o[26:18];
+  wire [8:0] n2369 = u_core28_free_o[35:27];
+  wire [8:0] n2370 = u_core28_free_o[44:36];
+  wire [8:0] n2416 = u_core29_free_o[8:0];
+  wire [8:0] n2417 = u_core29_free_o[17:9];
+  wire [8:0] n2418 = u_core29_free_o[26:18];
+  wire [8:0] n2419 = u_core29_free_o[35:27];
+  wire [8:0] n2420 = u_core29_free_o[44:36];
+  wire [8:0] n2465 = u_lsu15_free_o[8:0];
+  wire [8:0] n2466 = u_lsu15_free_o[17:9];
+  wire [8:0] n2467 = u_lsu15_free_o[26:18];
+  wire [8:0] n2468 = u_lsu15_free_o[35:27];
+  wire [8:0] n2469 = u_lsu15_free_o[44:36];
+  wire [8:0] n2514 = u_core30_free_o[8:0];
+  wire [8:0] n2515 = u_core30_free_o[17:9];
+  wire [8:0] n2516 = u_core30_free_o[26:18];
+  wire [8:0] n2517 = u_core30_free_o[35:27];
+  wire [8:0] n2518 = u_core30_free_o[44:36];
+  wire [8:0] n2564 = u_core31_free_o[8:0];
+  wire [8:0] n2565 = u_core31_free_o[17:9];
+  wire [8:0] n2566 = u_core31_free_o[26:18];
+  wire [8:0] n2567 = u_core31_free_o[35:27];
+  wire [8:0] n2568 = u_core31_free_o[44:36];
+  wire n2588 = (u_lsu0_out_lane_o == 3'h1);
+  wire n2589 = (n2588 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n2590 = (n2588 ? u_lsu0_tok_o : 32'h00000000);
+  wire n2592 = (u_lsu0_out_lane_o == 3'h2);
+  wire n2593 = (n2592 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n2594 = (n2592 ? u_lsu0_tok_o : 32'h00000000);
+  wire n2596 = (u_lsu0_out_lane_o == 3'h3);
+  wire n2597 = (n2596 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n2598 = (n2596 ? u_lsu0_tok_o : 32'h00000000);
+  wire n2600 = (u_lsu0_out_lane_o == 3'h4);
+  wire n2601 = (n2600 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n2602 = (n2600 ? u_lsu0_tok_o : 32'h00000000);
+  wire n2604 = (u_lsu0_out_lane_o == 3'h5);
+  wire n2605 = (n2604 ? u_lsu0_tok_valid_o : 1'h0);
+  wire [31:0] n2606 = (n2604 ? u_lsu0_tok_o : 32'h00000000);
+  wire [31:0] n2607 = (u_core0_tok_valid_o ? ln0_res_i : 32'h00000000);
+  wire n2609 = (u_core0_out_lane_o == 3'h1);
+  wire n2610 = (n2609 ? u_core0_tok_valid_o : n2589);
+  wire [31:0] n2611 = (n2609 ? n2607 : n2590);
+  wire n2613 = (u_core0_out_lane_o == 3'h2);
+  wire n2614 = (n2613 ? u_core0_tok_valid_o : n2593);
+  wire [31:0] n2615 = (n2613 ? n2607 : n2594);
+  wire n2617 = (u_core0_out_lane_o == 3'h3);
+  wire n2618 = (n2617 ? u_core0_tok_valid_o : n2597);
+  wire [31:0] n2619 = (n2617 ? n2607 : n2598);
+  wire n2621 = (u_core0_out_lane_o == 3'h4);
+  wire n2622 = (n2621 ? u_core0_tok_valid_o : n2601);
+  wire [31:0] n2623 = (n2621 ? n2607 : n2602);
+  wire n2625 = (u_core0_out_lane_o == 3'h5);
+  wire n2626 = (n2625 ? u_core0_tok_valid_o : n2605);
+  wire [31:0] n2627 = (n2625 ? n2607 : n2606);
+  wire [31:0] n2628 = (u_core1_tok_valid_o ? ln1_res_i : 32'h00000000);
+  wire n2630 = (u_core1_out_lane_o == 3'h1);
+  wire n2631 = (n2630 ? u_core1_tok_valid_o : n2610);
+  wire [31:0] n2632 = (n2630 ? n2628 : n2611);
+  wire n2634 = (u_core1_out_lane_o == 3'h2);
+  wire n2635 = (n2634 ? u_core1_tok_valid_o : n2614);
+  wire [31:0] n2636 = (n2634 ? n2628 : n2615);
+  wire n2638 = (u_core1_out_lane_o == 3'h3);
+  wire n2639 = (n2638 ? u_core1_tok_valid_o : n2618);
+  wire [31:0] n2640 = (n2638 ? n2628 : n2619);
+  wire n2642 = (u_core1_out_lane_o == 3'h4);
+  wire n2643 = (n2642 ? u_core1_tok_valid_o : n2622);
+  wire [31:0] n2644 = (n2642 ? n2628 : n2623);
+  wire n2646 = (u_core1_out_lane_o == 3'h5);
+  wire n2647 = (n2646 ? u_core1_tok_valid_o : n2626);
+  wire [31:0] n2648 = (n2646 ? n2628 : n2627);
+  wire n2650 = (u_lsu1_out_lane_o == 3'h1);
+  wire n2651 = (n2650 ? u_lsu1_tok_valid_o : n2631);
+  wire [31:0] n2652 = (n2650 ? u_lsu1_tok_o : n2632);
+  wire n2654 = (u_lsu1_out_lane_o == 3'h2);
+  wire n2655 = (n2654 ? u_lsu1_tok_valid_o : n2635);
+  wire [31:0] n2656 = (n2654 ? u_lsu1_tok_o : n2636);
+  wire n2658 = (u_lsu1_out_lane_o == 3'h3);
+  wire n2659 = (n2658 ? u_lsu1_tok_valid_o : n2639);
+  wire [31:0] n2660 = (n2658 ? u_lsu1_tok_o : n2640);
+  wire n2662 = (u_lsu1_out_lane_o == 3'h4);
+  wire n2663 = (n2662 ? u_lsu1_tok_valid_o : n2643);
+  wire [31:0] n2664 = (n2662 ? u_lsu1_tok_o : n2644);
+  wire n2666 = (u_lsu1_out_lane_o == 3'h5);
+  wire n2667 = (n2666 ? u_lsu1_tok_valid_o : n2647);
+  wire [31:0] n2668 = (n2666 ? u_lsu1_tok_o : n2648);
+  wire [31:0] n2669 = (u_core2_tok_valid_o ? ln2_res_i : 32'h00000000);
+  wire n2671 = (u_core2_out_lane_o == 3'h1);
+  wire n2672 = (n2671 ? u_core2_tok_valid_o : n2651);
+  wire [31:0] n2673 = (n2671 ? n2669 : n2652);
+  wire n2675 = (u_core2_out_lane_o == 3'h2);
+  wire n2676 = (n2675 ? u_core2_tok_valid_o : n2655);
+  wire [31:0] n2677 = (n2675 ? n2669 : n2656);
+  wire n2679 = (u_core2_out_lane_o == 3'h3);
+  wire n2680 = (n2679 ? u_core2_tok_valid_o : n2659);
+  wire [31:0] n2681 = (n2679 ? n2669 : n2660);
+  wire n2683 = (u_core2_out_lane_o == 3'h4);
+  wire n2684 = (n2683 ? u_core2_tok_valid_o : n2663);
+  wire [31:0] n2685 = (n2683 ? n2669 : n2664);
+  wire n2687 = (u_core2_out_lane_o == 3'h5);
+  wire n2688 = (n2687 ? u_core2_tok_valid_o : n2667);
+  wire [31:0] n2689 = (n2687 ? n2669 : n2668);
+  wire [31:0] n2690 = (u_core3_tok_valid_o ? ln3_res_i : 32'h00000000);
+  wire n2692 = (u_core3_out_lane_o == 3'h1);
+  wire n2693 = (n2692 ? u_core3_tok_valid_o : n2672);
+  wire [31:0] n2694 = (n2692 ? n2690 : n2673);
+  wire n2696 = (u_core3_out_lane_o == 3'h2);
+  wire n2697 = (n2696 ? u_core3_tok_valid_o : n2676);
+  wire [31:0] n2698 = (n2696 ? n2690 : n2677);
+  wire n2700 = (u_core3_out_lane_o == 3'h3);
+  wire n2701 = (n2700 ? u_core3_tok_valid_o : n2680);
+  wire [31:0] n2702 = (n2700 ? n2690 : n2681);
+  wire n2704 = (u_core3_out_lane_o == 3'h4);
+  wire n2705 = (n2704 ? u_core3_tok_valid_o : n2684);
+  wire [31:0] n2706 = (n2704 ? n2690 : n2685);
+  wire n2708 = (u_core3_out_lane_o == 3'h5);
+  wire n2709 = (n2708 ? u_core3_tok_valid_o : n2688);
+  wire [31:0] n2710 = (n2708 ? n2690 : n2689);
+  wire n2712 = (u_lsu2_out_lane_o == 3'h1);
+  wire n2713 = (n2712 ? u_lsu2_tok_valid_o : n2693);
+  wire [31:0] n2714 = (n2712 ? u_lsu2_tok_o : n2694);
+  wire n2716 = (u_lsu2_out_lane_o == 3'h2);
+  wire n2717 = (n2716 ? u_lsu2_tok_valid_o : n2697);
+  wire [31:0] n2718 = (n2716 ? u_lsu2_tok_o : n2698);
+  wire n2720 = (u_lsu2_out_lane_o == 3'h3);
+  wire n2721 = (n2720 ? u_lsu2_tok_valid_o : n2701);
+  wire [31:0] n2722 = (n2720 ? u_lsu2_tok_o : n2702);
+  wire n2724 = (u_lsu2_out_lane_o == 3'h4);
+  wire n2725 = (n2724 ? u_lsu2_tok_valid_o : n2705);
+  wire [31:0] n2726 = (n2724 ? u_lsu2_tok_o : n2706);
+  wire n2728 = (u_lsu2_out_lane_o == 3'h5);
+  wire n2729 = (n2728 ? u_lsu2_tok_valid_o : n2709);
+  wire [31:0] n2730 = (n2728 ? u_lsu2_tok_o : n2710);
+  wire [31:0] n2731 = (u_core4_tok_valid_o ? ln4_res_i : 32'h00000000);
+  wire n2733 = (u_core4_out_lane_o == 3'h1);
+  wire n2734 = (n2733 ? u_core4_tok_valid_o : n2713);
+  wire [31:0] n2735 = (n2733 ? n2731 : n2714);
+  wire n2737 = (u_core4_out_lane_o == 3'h2);
+  wire n2738 = (n2737 ? u_core4_tok_valid_o : n2717);
+  wire [31:0] n2739 = (n2737 ? n2731 : n2718);
+  wire n2741 = (u_core4_out_lane_o == 3'h3);
+  wire n2742 = (n2741 ? u_core4_tok_valid_o : n2721);
+  wire [31:0] n2743 = (n2741 ? n2731 : n2722);
+  wire n2745 = (u_core4_out_lane_o == 3'h4);
+  wire n2746 = (n2745 ? u_core4_tok_valid_o : n2725);
+  wire [31:0] n2747 = (n2745 ? n2731 : n2726);
+  wire n2749 = (u_core4_out_lane_o == 3'h5);
+  wire n2750 = (n2749 ? u_core4_tok_valid_o : n2729);
+  wire [31:0] n2751 = (n2749 ? n2731 : n2730);
+  wire [31:0] n2752 = (u_core5_tok_valid_o ? ln5_res_i : 32'h00000000);
+  wire n2754 = (u_core5_out_lane_o == 3'h1);
+  wire n2755 = (n2754 ? u_core5_tok_valid_o : n2734);
+  wire [31:0] n2756 = (n2754 ? n2752 : n2735);
+  wire n2758 = (u_core5_out_lane_o == 3'h2);
+  wire n2759 = (n2758 ? u_core5_tok_valid_o : n2738);
+  wire [31:0] n2760 = (n2758 ? n2752 : n2739);
+  wire n2762 = (u_core5_out_lane_o == 3'h3);
+  wire n2763 = (n2762 ? u_core5_tok_valid_o : n2742);
+  wire [31:0] n2764 = (n2762 ? n2752 : n2743);
+  wire n2766 = (u_core5_out_lane_o == 3'h4);
+  wire n2767 = (n2766 ? u_core5_tok_valid_o : n2746);
+  wire [31:0] n2768 = (n2766 ? n2752 : n2747);
+  wire n2770 = (u_core5_out_lane_o == 3'h5);
+  wire n2771 = (n2770 ? u_core5_tok_valid_o : n2750);
+  wire [31:0] n2772 = (n2770 ? n2752 : n2751);
+  wire n2774 = (u_lsu3_out_lane_o == 3'h1);
+  wire n2775 = (n2774 ? u_lsu3_tok_valid_o : n2755);
+  wire [31:0] n2776 = (n2774 ? u_lsu3_tok_o : n2756);
+  wire n2778 = (u_lsu3_out_lane_o == 3'h2);
+  wire n2779 = (n2778 ? u_lsu3_tok_valid_o : n2759);
+  wire [31:0] n2780 = (n2778 ? u_lsu3_tok_o : n2760);
+  wire n2782 = (u_lsu3_out_lane_o == 3'h3);
+  wire n2783 = (n2782 ? u_lsu3_tok_valid_o : n2763);
+  wire [31:0] n2784 = (n2782 ? u_lsu3_tok_o : n2764);
+  wire n2786 = (u_lsu3_out_lane_o == 3'h4);
+  wire n2787 = (n2786 ? u_lsu3_tok_valid_o : n2767);
+  wire [31:0] n2788 = (n2786 ? u_lsu3_tok_o : n2768);
+  wire n2790 = (u_lsu3_out_lane_o == 3'h5);
+  wire n2791 = (n2790 ? u_lsu3_tok_valid_o : n2771);
+  wire [31:0] n2792 = (n2790 ? u_lsu3_tok_o : n2772);
+  wire [31:0] n2793 = (u_core6_tok_valid_o ? ln6_res_i : 32'h00000000);
+  wire n2795 = (u_core6_out_lane_o == 3'h1);
+  wire n2796 = (n2795 ? u_core6_tok_valid_o : n2775);
+  wire [31:0] n2797 = (n2795 ? n2793 : n2776);
+  wire n2799 = (u_core6_out_lane_o == 3'h2);
+  wire n2800 = (n2799 ? u_core6_tok_valid_o : n2779);
+  wire [31:0] n2801 = (n2799 ? n2793 : n2780);
+  wire n2803 = (u_core6_out_lane_o == 3'h3);
+  wire n2804 = (n2803 ? u_core6_tok_valid_o : n2783);
+  wire [31:0] n2805 = (n2803 ? n2793 : n2784);
+  wire n2807 = (u_core6_out_lane_o == 3'h4);
+  wire n2808 = (n2807 ? u_core6_tok_valid_o : n2787);
+  wire [31:0] n2809 = (n2807 ? n2793 : n2788);
+  wire n2811 = (u_core6_out_lane_o == 3'h5);
+  wire n2812 = (n2811 ? u_core6_tok_valid_o : n2791);
+  wire [31:0] n2813 = (n2811 ? n2793 : n2792);
+  wire [31:0] n2814 = (u_core7_tok_valid_o ? ln7_res_i : 32'h00000000);
+  wire n2816 = (u_core7_out_lane_o == 3'h1);
+  wire n2817 = (n2816 ? u_core7_tok_valid_o : n2796);
+  wire [31:0] n2818 = (n2816 ? n2814 : n2797);
+  wire n2820 = (u_core7_out_lane_o == 3'h2);
+  wire n2821 = (n2820 ? u_core7_tok_valid_o : n2800);
+  wire [31:0] n2822 = (n2820 ? n2814 : n2801);
+  wire n2824 = (u_core7_out_lane_o == 3'h3);
+  wire n2825 = (n2824 ? u_core7_tok_valid_o : n2804);
+  wire [31:0] n2826 = (n2824 ? n2814 : n2805);
+  wire n2828 = (u_core7_out_lane_o == 3'h4);
+  wire n2829 = (n2828 ? u_core7_tok_valid_o : n2808);
+  wire [31:0] n2830 = (n2828 ? n2814 : n2809);
+  wire n2832 = (u_core7_out_lane_o == 3'h5);
+  wire n2833 = (n2832 ? u_core7_tok_valid_o : n2812);
+  wire [31:0] n2834 = (n2832 ? n2814 : n2813);
+  wire n2836 = (u_lsu4_out_lane_o == 3'h1);
+  wire n2837 = (n2836 ? u_lsu4_tok_valid_o : n2817);
+  wire [31:0] n2838 = (n2836 ? u_lsu4_tok_o : n2818);
+  wire n2840 = (u_lsu4_out_lane_o == 3'h2);
+  wire n2841 = (n2840 ? u_lsu4_tok_valid_o : n2821);
+  wire [31:0] n2842 = (n2840 ? u_lsu4_tok_o : n2822);
+  wire n2844 = (u_lsu4_out_lane_o == 3'h3);
+  wire n2845 = (n2844 ? u_lsu4_tok_valid_o : n2825);
+  wire [31:0] n2846 = (n2844 ? u_lsu4_tok_o : n2826);
+  wire n2848 = (u_lsu4_out_lane_o == 3'h4);
+  wire n2849 = (n2848 ? u_lsu4_tok_valid_o : n2829);
+  wire [31:0] n2850 = (n2848 ? u_lsu4_tok_o : n2830);
+  wire n2852 = (u_lsu4_out_lane_o == 3'h5);
+  wire n2853 = (n2852 ? u_lsu4_tok_valid_o : n2833);
+  wire [31:0] n2854 = (n2852 ? u_lsu4_tok_o : n2834);
+  wire [31:0] n2855 = (u_core8_tok_valid_o ? ln8_res_i : 32'h00000000);
+  wire n2857 = (u_core8_out_lane_o == 3'h1);
+  wire n2858 = (n2857 ? u_core8_tok_valid_o : n2837);
+  wire [31:0] n2859 = (n2857 ? n2855 : n2838);
+  wire n2861 = (u_core8_out_lane_o == 3'h2);
+  wire n2862 = (n2861 ? u_core8_tok_valid_o : n2841);
+  wire [31:0] n2863 = (n2861 ? n2855 : n2842);
+  wire n2865 = (u_core8_out_lane_o == 3'h3);
+  wire n2866 = (n2865 ? u_core8_tok_valid_o : n2845);
+  wire [31:0] n2867 = (n2865 ? n2855 : n2846);
+  wire n2869 = (u_core8_out_lane_o == 3'h4);
+  wire n2870 = (n2869 ? u_core8_tok_valid_o : n2849);
+  wire [31:0] n2871 = (n2869 ? n2855 : n2850);
+  wire n2873 = (u_core8_out_lane_o == 3'h5);
+  wire n2874 = (n2873 ? u_core8_tok_valid_o : n2853);
+  wire [31:0] n2875 = (n2873 ? n2855 : n2854);
+  wire [31:0] n2876 = (u_core9_tok_valid_o ? ln9_res_i : 32'h00000000);
+  wire n2878 = (u_core9_out_lane_o == 3'h1);
+  wire n2879 = (n2878 ? u_core9_tok_valid_o : n2858);
+  wire [31:0] n2880 = (n2878 ? n2876 : n2859);
+  wire n2882 = (u_core9_out_lane_o == 3'h2);
+  wire n2883 = (n2882 ? u_core9_tok_valid_o : n2862);
+  wire [31:0] n2884 = (n2882 ? n2876 : n2863);
+  wire n2886 = (u_core9_out_lane_o == 3'h3);
+  wire n2887 = (n2886 ? u_core9_tok_valid_o : n2866);
+  wire [31:0] n2888 = (n2886 ? n2876 : n2867);
+  wire n2890 = (u_core9_out_lane_o == 3'h4);
+  wire n2891 = (n2890 ? u_core9_tok_valid_o : n2870);
+  wire [31:0] n2892 = (n2890 ? n2876 : n2871);
+  wire n2894 = (u_core9_out_lane_o == 3'h5);
+  wire n2895 = (n2894 ? u_core9_tok_valid_o : n2874);
+  wire [31:0] n2896 = (n2894 ? n2876 : n2875);
+  wire n2898 = (u_lsu5_out_lane_o == 3'h1);
+  wire n2899 = (n2898 ? u_lsu5_tok_valid_o : n2879);
+  wire [31:0] n2900 = (n2898 ? u_lsu5_tok_o : n2880);
+  wire n2902 = (u_lsu5_out_lane_o == 3'h2);
+  wire n2903 = (n2902 ? u_lsu5_tok_valid_o : n2883);
+  wire [31:0] n2904 = (n2902 ? u_lsu5_tok_o : n2884);
+  wire n2906 = (u_lsu5_out_lane_o == 3'h3);
+  wire n2907 = (n2906 ? u_lsu5_tok_valid_o : n2887);
+  wire [31:0] n2908 = (n2906 ? u_lsu5_tok_o : n2888);
+  wire n2910 = (u_lsu5_out_lane_o == 3'h4);
+  wire n2911 = (n2910 ? u_lsu5_tok_valid_o : n2891);
+  wire [31:0] n2912 = (n2910 ? u_lsu5_tok_o : n2892);
+  wire n2914 = (u_lsu5_out_lane_o == 3'h5);
+  wire n2915 = (n2914 ? u_lsu5_tok_valid_o : n2895);
+  wire [31:0] n2916 = (n2914 ? u_lsu5_tok_o : n2896);
+  wire [31:0] n2917 = (u_core10_tok_valid_o ? ln10_res_i : 32'h00000000);
+  wire n2919 = (u_core10_out_lane_o == 3'h1);
+  wire n2920 = (n2919 ? u_core10_tok_valid_o : n2899);
+  wire [31:0] n2921 = (n2919 ? n2917 : n2900);
+  wire n2923 = (u_core10_out_lane_o == 3'h2);
+  wire n2924 = (n2923 ? u_core10_tok_valid_o : n2903);
+  wire [31:0] n2925 = (n2923 ? n2917 : n2904);
+  wire n2927 = (u_core10_out_lane_o == 3'h3);
+  wire n2928 = (n2927 ? u_core10_tok_valid_o : n2907);
+  wire [31:0] n2929 = (n2927 ? n2917 : n2908);
+  wire n2931 = (u_core10_out_lane_o == 3'h4);
+  wire n2932 = (n2931 ? u_core10_tok_valid_o : n2911);
+  wire [31:0] n2933 = (n2931 ? n2917 : n2912);
+  wire n2935 = (u_core10_out_lane_o == 3'h5);
+  wire n2936 = (n2935 ? u_core10_tok_valid_o : n2915);
+  wire [31:0] n2937 = (n2935 ? n2917 : n2916);
+  wire [31:0] n2938 = (u_core11_tok_valid_o ? ln11_res_i : 32'h00000000);
+  wire n2940 = (u_core11_out_lane_o == 3'h1);
+  wire n2941 = (n2940 ? u_core11_tok_valid_o : n2920);
+  wire [31:0] n2942 = (n2940 ? n2938 : n2921);
+  wire n2944 = (u_core11_out_lane_o == 3'h2);
+  wire n2945 = (n2944 ? u_core11_tok_valid_o : n2924);
+  wire [31:0] n2946 = (n2944 ? n2938 : n2925);
+  wire n2948 = (u_core11_out_lane_o == 3'h3);
+  wire n2949 = (n2948 ? u_core11_tok_valid_o : n2928);
+  wire [31:0] n2950 = (n2948 ? n2938 : n2929);
+  wire n2952 = (u_core11_out_lane_o == 3'h4);
+  wire n2953 = (n2952 ? u_core11_tok_valid_o : n2932);
+  wire [31:0] n2954 = (n2952 ? n2938 : n2933);
+  wire n2956 = (u_core11_out_lane_o == 3'h5);
+  wire n2957 = (n2956 ? u_core11_tok_valid_o : n2936);
+  wire [31:0] n2958 = (n2956 ? n2938 : n2937);
+  wire n2960 = (u_lsu6_out_lane_o == 3'h1);
+  wire n2961 = (n2960 ? u_lsu6_tok_valid_o : n2941);
+  wire [31:0] n2962 = (n2960 ? u_lsu6_tok_o : n2942);
+  wire n2964 = (u_lsu6_out_lane_o == 3'h2);
+  wire n2965 = (n2964 ? u_lsu6_tok_valid_o : n2945);
+  wire [31:0] n2966 = (n2964 ? u_lsu6_tok_o : n2946);
+  wire n2968 = (u_lsu6_out_lane_o == 3'h3);
+  wire n2969 = (n2968 ? u_lsu6_tok_valid_o : n2949);
+  wire [31:0] n2970 = (n2968 ? u_lsu6_tok_o : n2950);
+  wire n2972 = (u_lsu6_out_lane_o == 3'h4);
+  wire n2973 = (n2972 ? u_lsu6_tok_valid_o : n2953);
+  wire [31:0] n2974 = (n2972 ? u_lsu6_tok_o : n2954);
+  wire n2976 = (u_lsu6_out_lane_o == 3'h5);
+  wire n2977 = (n2976 ? u_lsu6_tok_valid_o : n2957);
+  wire [31:0] n2978 = (n2976 ? u_lsu6_tok_o : n2958);
+  wire [31:0] n2979 = (u_core12_tok_valid_o ? ln12_res_i : 32'h00000000);
+  wire n2981 = (u_core12_out_lane_o == 3'h1);
+  wire n2982 = (n2981 ? u_core12_tok_valid_o : n2961);
+  wire [31:0] n2983 = (n2981 ? n2979 : n2962);
+  wire n2985 = (u_core12_out_lane_o == 3'h2);
+  wire n2986 = (n2985 ? u_core12_tok_valid_o : n2965);
+  wire [31:0] n2987 = (n2985 ? n2979 : n2966);
+  wire n2989 = (u_core12_out_lane_o == 3'h3);
+  wire n2990 = (n2989 ? u_core12_tok_valid_o : n2969);
+  wire [31:0] n2991 = (n2989 ? n2979 : n2970);
+  wire n2993 = (u_core12_out_lane_o == 3'h4);
+  wire n2994 = (n2993 ? u_core12_tok_valid_o : n2973);
+  wire [31:0] n2995 = (n2993 ? n2979 : n2974);
+  wire n2997 = (u_core12_out_lane_o == 3'h5);
+  wire n2998 = (n2997 ? u_core12_tok_valid_o : n2977);
+  wire [31:0] n2999 = (n2997 ? n2979 : n2978);
+  wire [31:0] n3000 = (u_core13_tok_valid_o ? ln13_res_i : 32'h00000000);
+  wire n3002 = (u_core13_out_lane_o == 3'h1);
+  wire n3003 = (n3002 ? u_core13_tok_valid_o : n2982);
+  wire [31:0] n3004 = (n3002 ? n3000 : n2983);
+  wire n3006 = (u_core13_out_lane_o == 3'h2);
+  wire n3007 = (n3006 ? u_core13_tok_valid_o : n2986);
+  wire [31:0] n3008 = (n3006 ? n3000 : n2987);
+  wire n3010 = (u_core13_out_lane_o == 3'h3);
+  wire n3011 = (n3010 ? u_core13_tok_valid_o : n2990);
+  wire [31:0] n3012 = (n3010 ? n3000 : n2991);
+  wire n3014 = (u_core13_out_lane_o == 3'h4);
+  wire n3015 = (n3014 ? u_core13_tok_valid_o : n2994);
+  wire [31:0] n3016 = (n3014 ? n3000 : n2995);
+  wire n3018 = (u_core13_out_lane_o == 3'h5);
+  wire n3019 = (n3018 ? u_core13_tok_valid_o : n2998);
+  wire [31:0] n3020 = (n3018 ? n3000 : n2999);
+  wire n3022 = (u_lsu7_out_lane_o == 3'h1);
+  wire n3023 = (n3022 ? u_lsu7_tok_valid_o : n3003);
+  wire [31:0] n3024 = (n3022 ? u_lsu7_tok_o : n3004);
+  wire n3026 = (u_lsu7_out_lane_o == 3'h2);
+  wire n3027 = (n3026 ? u_lsu7_tok_valid_o : n3007);
+  wire [31:0] n3028 = (n3026 ? u_lsu7_tok_o : n3008);
+  wire n3030 = (u_lsu7_out_lane_o == 3'h3);
+  wire n3031 = (n3030 ? u_lsu7_tok_valid_o : n3011);
+  wire [31:0] n3032 = (n3030 ? u_lsu7_tok_o : n3012);
+  wire n3034 = (u_lsu7_out_lane_o == 3'h4);
+  wire n3035 = (n3034 ? u_lsu7_tok_valid_o : n3015);
+  wire [31:0] n3036 = (n3034 ? u_lsu7_tok_o : n3016);
+  wire n3038 = (u_lsu7_out_lane_o == 3'h5);
+  wire n3039 = (n3038 ? u_lsu7_tok_valid_o : n3019);
+  wire [31:0] n3040 = (n3038 ? u_lsu7_tok_o : n3020);
+  wire [31:0] n3041 = (u_core14_tok_valid_o ? ln14_res_i : 32'h00000000);
+  wire n3043 = (u_core14_out_lane_o == 3'h1);
+  wire n3044 = (n3043 ? u_core14_tok_valid_o : n3023);
+  wire [31:0] n3045 = (n3043 ? n3041 : n3024);
+  wire n3047 = (u_core14_out_lane_o == 3'h2);
+  wire n3048 = (n3047 ? u_core14_tok_valid_o : n3027);
+  wire [31:0] n3049 = (n3047 ? n3041 : n3028);
+  wire n3051 = (u_core14_out_lane_o == 3'h3);
+  wire n3052 = (n3051 ? u_core14_tok_valid_o : n3031);
+  wire [31:0] n3053 = (n3051 ? n3041 : n3032);
+  wire n3055 = (u_core14_out_lane_o == 3'h4);
+  wire n3056 = (n3055 ? u_core14_tok_valid_o : n3035);
+  wire [31:0] n3057 = (n3055 ? n3041 : n3036);
+  wire n3059 = (u_core14_out_lane_o == 3'h5);
+  wire n3060 = (n3059 ? u_core14_tok_valid_o : n3039);
+  wire [31:0] n3061 = (n3059 ? n3041 : n3040);
+  wire [31:0] n3062 = (u_core15_tok_valid_o ? ln15_res_i : 32'h00000000);
+  wire n3064 = (u_core15_out_lane_o == 3'h1);
+  wire n3065 = (n3064 ? u_core15_tok_valid_o : n3044);
+  wire [31:0] n3066 = (n3064 ? n3062 : n3045);
+  wire n3068 = (u_core15_out_lane_o == 3'h2);
+  wire n3069 = (n3068 ? u_core15_tok_valid_o : n3048);
+  wire [31:0] n3070 = (n3068 ? n3062 : n3049);
+  wire n3072 = (u_core15_out_lane_o == 3'h3);
+  wire n3073 = (n3072 ? u_core15_tok_valid_o : n3052);
+  wire [31:0] n3074 = (n3072 ? n3062 : n3053);
+  wire n3076 = (u_core15_out_lane_o == 3'h4);
+  wire n3077 = (n3076 ? u_core15_tok_valid_o : n3056);
+  wire [31:0] n3078 = (n3076 ? n3062 : n3057);
+  wire n3080 = (u_core15_out_lane_o == 3'h5);
+  wire n3081 = (n3080 ? u_core15_tok_valid_o : n3060);
+  wire [31:0] n3082 = (n3080 ? n3062 : n3061);
+  wire n3084 = (u_lsu8_out_lane_o == 3'h1);
+  wire n3085 = (n3084 ? u_lsu8_tok_valid_o : n3065);
+  wire [31:0] n3086 = (n3084 ? u_lsu8_tok_o : n3066);
+  wire n3088 = (u_lsu8_out_lane_o == 3'h2);
+  wire n3089 = (n3088 ? u_lsu8_tok_valid_o : n3069);
+  wire [31:0] n3090 = (n3088 ? u_lsu8_tok_o : n3070);
+  wire n3092 = (u_lsu8_out_lane_o == 3'h3);
+  wire n3093 = (n3092 ? u_lsu8_tok_valid_o : n3073);
+  wire [31:0] n3094 = (n3092 ? u_lsu8_tok_o : n3074);
+  wire n3096 = (u_lsu8_out_lane_o == 3'h4);
+  wire n3097 = (n3096 ? u_lsu8_tok_valid_o : n3077);
+  wire [31:0] n3098 = (n3096 ? u_lsu8_tok_o : n3078);
+  wire n3100 = (u_lsu8_out_lane_o == 3'h5);
+  wire n3101 = (n3100 ? u_lsu8_tok_valid_o : n3081);
+  wire [31:0] n3102 = (n3100 ? u_lsu8_tok_o : n3082);
+  wire [31:0] n3103 = (u_core16_tok_valid_o ? ln16_res_i : 32'h00000000);
+  wire n3105 = (u_core16_out_lane_o == 3'h1);
+  wire n3106 = (n3105 ? u_core16_tok_valid_o : n3085);
+  wire [31:0] n3107 = (n3105 ? n3103 : n3086);
+  wire n3109 = (u_core16_out_lane_o == 3'h2);
+  wire n3110 = (n3109 ? u_core16_tok_valid_o : n3089);
+  wire [31:0] n3111 = (n3109 ? n3103 : n3090);
+  wire n3113 = (u_core16_out_lane_o == 3'h3);
+  wire n3114 = (n3113 ? u_core16_tok_valid_o : n3093);
+  wire [31:0] n3115 = (n3113 ? n3103 : n3094);
+  wire n3117 = (u_core16_out_lane_o == 3'h4);
+  wire n3118 = (n3117 ? u_core16_tok_valid_o : n3097);
+  wire [31:0] n3119 = (n3117 ? n3103 : n3098);
+  wire n3121 = (u_core16_out_lane_o == 3'h5);
+  wire n3122 = (n3121 ? u_core16_tok_valid_o : n3101);
+  wire [31:0] n3123 = (n3121 ? n3103 : n3102);
+  wire [31:0] n3124 = (u_core17_tok_valid_o ? ln17_res_i : 32'h00000000);
+  wire n3126 = (u_core17_out_lane_o == 3'h1);
+  wire n3127 = (n3126 ? u_core17_tok_valid_o : n3106);
+  wire [31:0] n3128 = (n3126 ? n3124 : n3107);
+  wire n3130 = (u_core17_out_lane_o == 3'h2);
+  wire n3131 = (n3130 ? u_core17_tok_valid_o : n3110);
+  wire [31:0] n3132 = (n3130 ? n3124 : n3111);
+  wire n3134 = (u_core17_out_lane_o == 3'h3);
+  wire n3135 = (n3134 ? u_core17_tok_valid_o : n3114);
+  wire [31:0] n3136 = (n3134 ? n3124 : n3115);
+  wire n3138 = (u_core17_out_lane_o == 3'h4);
+  wire n3139 = (n3138 ? u_core17_tok_valid_o : n3118);
+  wire [31:0] n3140 = (n3138 ? n3124 : n3119);
+  wire n3142 = (u_core17_out_lane_o == 3'h5);
+  wire n3143 = (n3142 ? u_core17_tok_valid_o : n3122);
+  wire [31:0] n3144 = (n3142 ? n3124 : n3123);
+  wire n3146 = (u_lsu9_out_lane_o == 3'h1);
+  wire n3147 = (n3146 ? u_lsu9_tok_valid_o : n3127);
+  wire [31:0] n3148 = (n3146 ? u_lsu9_tok_o : n3128);
+  wire n3150 = (u_lsu9_out_lane_o == 3'h2);
+  wire n3151 = (n3150 ? u_lsu9_tok_valid_o : n3131);
+  wire [31:0] n3152 = (n3150 ? u_lsu9_tok_o : n3132);
+  wire n3154 = (u_lsu9_out_lane_o == 3'h3);
+  wire n3155 = (n3154 ? u_lsu9_tok_valid_o : n3135);
+  wire [31:0] n3156 = (n3154 ? u_lsu9_tok_o : n3136);
+  wire n3158 = (u_lsu9_out_lane_o == 3'h4);
+  wire n3159 = (n3158 ? u_lsu9_tok_valid_o : n3139);
+  wire [31:0] n3160 = (n3158 ? u_lsu9_tok_o : n3140);
+  wire n3162 = (u_lsu9_out_lane_o == 3'h5);
+  wire n3163 = (n3162 ? u_lsu9_tok_valid_o : n3143);
+  wire [31:0] n3164 = (n3162 ? u_lsu9_tok_o : n3144);
+  wire [31:0] n3165 = (u_core18_tok_valid_o ? ln18_res_i : 32'h00000000);
+  wire n3167 = (u_core18_out_lane_o == 3'h1);
+  wire n3168 = (n3167 ? u_core18_tok_valid_o : n3147);
+  wire [31:0] n3169 = (n3167 ? n3165 : n3148);
+  wire n3171 = (u_core18_out_lane_o == 3'h2);
+  wire n3172 = (n3171 ? u_core18_tok_valid_o : n3151);
+  wire [31:0] n3173 = (n3171 ? n3165 : n3152);
+  wire n3175 = (u_core18_out_lane_o == 3'h3);
+  wire n3176 = (n3175 ? u_core18_tok_valid_o : n3155);
+  wire [31:0] n3177 = (n3175 ? n3165 : n3156);
+  wire n3179 = (u_core18_out_lane_o == 3'h4);
+  wire n3180 = (n3179 ? u_core18_tok_valid_o : n3159);
+  wire [31:0] n3181 = (n3179 ? n3165 : n3160);
+  wire n3183 = (u_core18_out_lane_o == 3'h5);
+  wire n3184 = (n3183 ? u_core18_tok_valid_o : n3163);
+  wire [31:0] n3185 = (n3183 ? n3165 : n3164);
+  wire [31:0] n3186 = (u_core19_tok_valid_o ? ln19_res_i : 32'h00000000);
+  wire n3188 = (u_core19_out_lane_o == 3'h1);
+  wire n3189 = (n3188 ? u_core19_tok_valid_o : n3168);
+  wire [31:0] n3190 = (n3188 ? n3186 : n3169);
+  wire n3192 = (u_core19_out_lane_o == 3'h2);
+  wire n3193 = (n3192 ? u_core19_tok_valid_o : n3172);
+  wire [31:0] n3194 = (n3192 ? n3186 : n3173);
+  wire n3196 = (u_core19_out_lane_o == 3'h3);
+  wire n3197 = (n3196 ? u_core19_tok_valid_o : n3176);
+  wire [31:0] n3198 = (n3196 ? n3186 : n3177);
+  wire n3200 = (u_core19_out_lane_o == 3'h4);
+  wire n3201 = (n3200 ? u_core19_tok_valid_o : n3180);
+  wire [31:0] n3202 = (n3200 ? n3186 : n3181);
+  wire n3204 = (u_core19_out_lane_o == 3'h5);
+  wire n3205 = (n3204 ? u_core19_tok_valid_o : n3184);
+  wire [31:0] n3206 = (n3204 ? n3186 : n3185);
+  wire n3208 = (u_lsu10_out_lane_o == 3'h1);
+  wire n3209 = (n3208 ? u_lsu10_tok_valid_o : n3189);
+  wire [31:0] n3210 = (n3208 ? u_lsu10_tok_o : n3190);
+  wire n3212 = (u_lsu10_out_lane_o == 3'h2);
+  wire n3213 = (n3212 ? u_lsu10_tok_valid_o : n3193);
+  wire [31:0] n3214 = (n3212 ? u_lsu10_tok_o : n3194);
+  wire n3216 = (u_lsu10_out_lane_o == 3'h3);
+  wire n3217 = (n3216 ? u_lsu10_tok_valid_o : n3197);
+  wire [31:0] n3218 = (n3216 ? u_lsu10_tok_o : n3198);
+  wire n3220 = (u_lsu10_out_lane_o == 3'h4);
+  wire n3221 = (n3220 ? u_lsu10_tok_valid_o : n3201);
+  wire [31:0] n3222 = (n3220 ? u_lsu10_tok_o : n3202);
+  wire n3224 = (u_lsu10_out_lane_o == 3'h5);
+  wire n3225 = (n3224 ? u_lsu10_tok_valid_o : n3205);
+  wire [31:0] n3226 = (n3224 ? u_lsu10_tok_o : n3206);
+  wire [31:0] n3227 = (u_core20_tok_valid_o ? ln20_res_i : 32'h00000000);
+  wire n3229 = (u_core20_out_lane_o == 3'h1);
+  wire n3230 = (n3229 ? u_core20_tok_valid_o : n3209);
+  wire [31:0] n3231 = (n3229 ? n3227 : n3210);
+  wire n3233 = (u_core20_out_lane_o == 3'h2);
+  wire n3234 = (n3233 ? u_core20_tok_valid_o : n3213);
+  wire [31:0] n3235 = (n3233 ? n3227 : n3214);
+  wire n3237 = (u_core20_out_lane_o == 3'h3);
+  wire n3238 = (n3237 ? u_core20_tok_valid_o : n3217);
+  wire [31:0] n3239 = (n3237 ? n3227 : n3218);
+  wire n3241 = (u_core20_out_lane_o == 3'h4);
+  wire n3242 = (n3241 ? u_core20_tok_valid_o : n3221);
+  wire [31:0] n3243 = (n3241 ? n3227 : n3222);
+  wire n3245 = (u_core20_out_lane_o == 3'h5);
+  wire n3246 = (n3245 ? u_core20_tok_valid_o : n3225);
+  wire [31:0] n3247 = (n3245 ? n3227 : n3226);
+  wire [31:0] n3248 = (u_core21_tok_valid_o ? ln21_res_i : 32'h00000000);
+  wire n3250 = (u_core21_out_lane_o == 3'h1);
+  wire n3251 = (n3250 ? u_core21_tok_valid_o : n3230);
+  wire [31:0] n3252 = (n3250 ? n3248 : n3231);
+  wire n3254 = (u_core21_out_lane_o == 3'h2);
+  wire n3255 = (n3254 ? u_core21_tok_valid_o : n3234);
+  wire [31:0] n3256 = (n3254 ? n3248 : n3235);
+  wire n3258 = (u_core21_out_lane_o == 3'h3);
+  wire n3259 = (n3258 ? u_core21_tok_valid_o : n3238);
+  wire [31:0] n3260 = (n3258 ? n3248 : n3239);
+  wire n3262 = (u_core21_out_lane_o == 3'h4);
+  wire n3263 = (n3262 ? u_core21_tok_valid_o : n3242);
+  wire [31:0] n3264 = (n3262 ? n3248 : n3243);
+  wire n3266 = (u_core21_out_lane_o == 3'h5);
+  wire n3267 = (n3266 ? u_core21_tok_valid_o : n3246);
+  wire [31:0] n3268 = (n3266 ? n3248 : n3247);
+  wire n3270 = (u_lsu11_out_lane_o == 3'h1);
+  wire n3271 = (n3270 ? u_lsu11_tok_valid_o : n3251);
+  wire [31:0] n3272 = (n3270 ? u_lsu11_tok_o : n3252);
+  wire n3274 = (u_lsu11_out_lane_o == 3'h2);
+  wire n3275 = (n3274 ? u_lsu11_tok_valid_o : n3255);
+  wire [31:0] n3276 = (n3274 ? u_lsu11_tok_o : n3256);
+  wire n3278 = (u_lsu11_out_lane_o == 3'h3);
+  wire n3279 = (n3278 ? u_lsu11_tok_valid_o : n3259);
+  wire [31:0] n3280 = (n3278 ? u_lsu11_tok_o : n3260);
+  wire n3282 = (u_lsu11_out_lane_o == 3'h4);
+  wire n3283 = (n3282 ? u_lsu11_tok_valid_o : n3263);
+  wire [31:0] n3284 = (n3282 ? u_lsu11_tok_o : n3264);
+  wire n3286 = (u_lsu11_out_lane_o == 3'h5);
+  wire n3287 = (n3286 ? u_lsu11_tok_valid_o : n3267);
+  wire [31:0] n3288 = (n3286 ? u_lsu11_tok_o : n3268);
+  wire [31:0] n3289 = (u_core22_tok_valid_o ? ln22_res_i : 32'h00000000);
+  wire n3291 = (u_core22_out_lane_o == 3'h1);
+  wire n3292 = (n3291 ? u_core22_tok_valid_o : n3271);
+  wire [31:0] n3293 = (n3291 ? n3289 : n3272);
+  wire n3295 = (u_core22_out_lane_o == 3'h2);
+  wire n3296 = (n3295 ? u_core22_tok_valid_o : n3275);
+  wire [31:0] n3297 = (n3295 ? n3289 : n3276);
+  wire n3299 = (u_core22_out_lane_o == 3'h3);
+  wire n3300 = (n3299 ? u_core22_tok_valid_o : n3279);
+  wire [31:0] n3301 = (n3299 ? n3289 : n3280);
+  wire n3303 = (u_core22_out_lane_o == 3'h4);
+  wire n3304 = (n3303 ? u_core22_tok_valid_o : n3283);
+  wire [31:0] n3305 = (n3303 ? n3289 : n3284);
+  wire n3307 = (u_core22_out_lane_o == 3'h5);
+  wire n3308 = (n3307 ? u_core22_tok_valid_o : n3287);
+  wire [31:0] n3309 = (n3307 ? n3289 : n3288);
+  wire [31:0] n3310 = (u_core23_tok_valid_o ? ln23_res_i : 32'h00000000);
+  wire n3312 = (u_core23_out_lane_o == 3'h1);
+  wire n3313 = (n3312 ? u_core23_tok_valid_o : n3292);
+  wire [31:0] n3314 = (n3312 ? n3310 : n3293);
+  wire n3316 = (u_core23_out_lane_o == 3'h2);
+  wire n3317 = (n3316 ? u_core23_tok_valid_o : n3296);
+  wire [31:0] n3318 = (n3316 ? n3310 : n3297);
+  wire n3320 = (u_core23_out_lane_o == 3'h3);
+  wire n3321 = (n3320 ? u_core23_tok_valid_o : n3300);
+  wire [31:0] n3322 = (n3320 ? n3310 : n3301);
+  wire n3324 = (u_core23_out_lane_o == 3'h4);
+  wire n3325 = (n3324 ? u_core23_tok_valid_o : n3304);
+  wire [31:0] n3326 = (n3324 ? n3310 : n3305);
+  wire n3328 = (u_core23_out_lane_o == 3'h5);
+  wire n3329 = (n3328 ? u_core23_tok_valid_o : n3308);
+  wire [31:0] n3330 = (n3328 ? n3310 : n3309);
+  wire n3332 = (u_lsu12_out_lane_o == 3'h1);
+  wire n3333 = (n3332 ? u_lsu12_tok_valid_o : n3313);
+  wire [31:0] n3334 = (n3332 ? u_lsu12_tok_o : n3314);
+  wire n3336 = (u_lsu12_out_lane_o == 3'h2);
+  wire n3337 = (n3336 ? u_lsu12_tok_valid_o : n3317);
+  wire [31:0] n3338 = (n3336 ? u_lsu12_tok_o : n3318);
+  wire n3340 = (u_lsu12_out_lane_o == 3'h3);
+  wire n3341 = (n3340 ? u_lsu12_tok_valid_o : n3321);
+  wire [31:0] n3342 = (n3340 ? u_lsu12_tok_o : n3322);
+  wire n3344 = (u_lsu12_out_lane_o == 3'h4);
+  wire n3345 = (n3344 ? u_lsu12_tok_valid_o : n3325);
+  wire [31:0] n3346 = (n3344 ? u_lsu12_tok_o : n3326);
+  wire n3348 = (u_lsu12_out_lane_o == 3'h5);
+  wire n3349 = (n3348 ? u_lsu12_tok_valid_o : n3329);
+  wire [31:0] n3350 = (n3348 ? u_lsu12_tok_o : n3330);
+  wire [31:0] n3351 = (u_core24_tok_valid_o ? ln24_res_i : 32'h00000000);
+  wire n3353 = (u_core24_out_lane_o == 3'h1);
+  wire n3354 = (n3353 ? u_core24_tok_valid_o : n3333);
+  wire [31:0] n3355 = (n3353 ? n3351 : n3334);
+  wire n3357 = (u_core24_out_lane_o == 3'h2);
+  wire n3358 = (n3357 ? u_core24_tok_valid_o : n3337);
+  wire [31:0] n3359 = (n3357 ? n3351 : n3338);
+  wire n3361 = (u_core24_out_lane_o == 3'h3);
+  wire n3362 = (n3361 ? u_core24_tok_valid_o : n3341);
+  wire [31:0] n3363 = (n3361 ? n3351 : n3342);
+  wire n3365 = (u_core24_out_lane_o == 3'h4);
+  wire n3366 = (n3365 ? u_core24_tok_valid_o : n3345);
+  wire [31:0] n3367 = (n3365 ? n3351 : n3346);
+  wire n3369 = (u_core24_out_lane_o == 3'h5);
+  wire n3370 = (n3369 ? u_core24_tok_valid_o : n3349);
+  wire [31:0] n3371 = (n3369 ? n3351 : n3350);
+  wire [31:0] n3372 = (u_core25_tok_valid_o ? ln25_res_i : 32'h00000000);
+  wire n3374 = (u_core25_out_lane_o == 3'h1);
+  wire n3375 = (n3374 ? u_core25_tok_valid_o : n3354);
+  wire [31:0] n3376 = (n3374 ? n3372 : n3355);
+  wire n3378 = (u_core25_out_lane_o == 3'h2);
+  wire n3379 = (n3378 ? u_core25_tok_valid_o : n3358);
+  wire [31:0] n3380 = (n3378 ? n3372 : n3359);
+  wire n3382 = (u_core25_out_lane_o == 3'h3);
+  wire n3383 = (n3382 ? u_core25_tok_valid_o : n3362);
+  wire [31:0] n3384 = (n3382 ? n3372 : n3363);
+  wire n3386 = (u_core25_out_lane_o == 3'h4);
+  wire n3387 = (n3386 ? u_core25_tok_valid_o : n3366);
+  wire [31:0] n3388 = (n3386 ? n3372 : n3367);
+  wire n3390 = (u_core25_out_lane_o == 3'h5);
+  wire n3391 = (n3390 ? u_core25_tok_valid_o : n3370);
+  wire [31:0] n3392 = (n3390 ? n3372 : n3371);
+  wire n3394 = (u_lsu13_out_lane_o == 3'h1);
+  wire n3395 = (n3394 ? u_lsu13_tok_valid_o : n3375);
+  wire [31:0] n3396 = (n3394 ? u_lsu13_tok_o : n3376);
+  wire n3398 = (u_lsu13_out_lane_o == 3'h2);
+  wire n3399 = (n3398 ? u_lsu13_tok_valid_o : n3379);
+  wire [31:0] n3400 = (n3398 ? u_lsu13_tok_o : n3380);
+  wire n3402 = (u_lsu13_out_lane_o == 3'h3);
+  wire n3403 = (n3402 ? u_lsu13_tok_valid_o : n3383);
+  wire [31:0] n3404 = (n3402 ? u_lsu13_tok_o : n3384);
+  wire n3406 = (u_lsu13_out_lane_o == 3'h4);
+  wire n3407 = (n3406 ? u_lsu13_tok_valid_o : n3387);
+  wire [31:0] n3408 = (n3406 ? u_lsu13_tok_o : n3388);
+  wire n3410 = (u_lsu13_out_lane_o == 3'h5);
+  wire n3411 = (n3410 ? u_lsu13_tok_valid_o : n3391);
+  wire [31:0] n3412 = (n3410 ? u_lsu13_tok_o : n3392);
+  wire [31:0] n3413 = (u_core26_tok_valid_o ? ln26_res_i : 32'h00000000);
+  wire n3415 = (u_core26_out_lane_o == 3'h1);
+  wire n3416 = (n3415 ? u_core26_tok_valid_o : n3395);
+  wire [31:0] n3417 = (n3415 ? n3413 : n3396);
+  wire n3419 = (u_core26_out_lane_o == 3'h2);
+  wire n3420 = (n3419 ? u_core26_tok_valid_o : n3399);
+  wire [31:0] n3421 = (n3419 ? n3413 : n3400);
+  wire n3423 = (u_core26_out_lane_o == 3'h3);
+  wire n3424 = (n3423 ? u_core26_tok_valid_o : n3403);
+  wire [31:0] n3425 = (n3423 ? n3413 : n3404);
+  wire n3427 = (u_core26_out_lane_o == 3'h4);
+  wire n3428 = (n3427 ? u_core26_tok_valid_o : n3407);
+  wire [31:0] n3429 = (n3427 ? n3413 : n3408);
+  wire n3431 = (u_core26_out_lane_o == 3'h5);
+  wire n3432 = (n3431 ? u_core26_tok_valid_o : n3411);
+  wire [31:0] n3433 = (n3431 ? n3413 : n3412);
+  wire [31:0] n3434 = (u_core27_tok_valid_o ? ln27_res_i : 32'h00000000);
+  wire n3436 = (u_core27_out_lane_o == 3'h1);
+  wire n3437 = (n3436 ? u_core27_tok_valid_o : n3416);
+  wire [31:0] n3438 = (n3436 ? n3434 : n3417);
+  wire n3440 = (u_core27_out_lane_o == 3'h2);
+  wire n3441 = (n3440 ? u_core27_tok_valid_o : n3420);
+  wire [31:0] n3442 = (n3440 ? n3434 : n3421);
+  wire n3444 = (u_core27_out_lane_o == 3'h3);
+  wire n3445 = (n3444 ? u_core27_tok_valid_o : n3424);
+  wire [31:0] n3446 = (n3444 ? n3434 : n3425);
+  wire n3448 = (u_core27_out_lane_o == 3'h4);
+  wire n3449 = (n3448 ? u_core27_tok_valid_o : n3428);
+  wire [31:0] n3450 = (n3448 ? n3434 : n3429);
+  wire n3452 = (u_core27_out_lane_o == 3'h5);
+  wire n3453 = (n3452 ? u_core27_tok_valid_o : n3432);
+  wire [31:0] n3454 = (n3452 ? n3434 : n3433);
+  wire n3456 = (u_lsu14_out_lane_o == 3'h1);
+  wire n3457 = (n3456 ? u_lsu14_tok_valid_o : n3437);
+  wire [31:0] n3458 = (n3456 ? u_lsu14_tok_o : n3438);
+  wire n3460 = (u_lsu14_out_lane_o == 3'h2);
+  wire n3461 = (n3460 ? u_lsu14_tok_valid_o : n3441);
+  wire [31:0] n3462 = (n3460 ? u_lsu14_tok_o : n3442);
+  wire n3464 = (u_lsu14_out_lane_o == 3'h3);
+  wire n3465 = (n3464 ? u_lsu14_tok_valid_o : n3445);
+  wire [31:0] n3466 = (n3464 ? u_lsu14_tok_o : n3446);
+  wire n3468 = (u_lsu14_out_lane_o == 3'h4);
+  wire n3469 = (n3468 ? u_lsu14_tok_valid_o : n3449);
+  wire [31:0] n3470 = (n3468 ? u_lsu14_tok_o : n3450);
+  wire n3472 = (u_lsu14_out_lane_o == 3'h5);
+  wire n3473 = (n3472 ? u_lsu14_tok_valid_o : n3453);
+  wire [31:0] n3474 = (n3472 ? u_lsu14_tok_o : n3454);
+  wire [31:0] n3475 = (u_core28_tok_valid_o ? ln28_res_i : 32'h00000000);
+  wire n3477 = (u_core28_out_lane_o == 3'h1);
+  wire n3478 = (n3477 ? u_core28_tok_valid_o : n3457);
+  wire [31:0] n3479 = (n3477 ? n3475 : n3458);
+  wire n3481 = (u_core28_out_lane_o == 3'h2);
+  wire n3482 = (n3481 ? u_core28_tok_valid_o : n3461);
+  wire [31:0] n3483 = (n3481 ? n3475 : n3462);
+  wire n3485 = (u_core28_out_lane_o == 3'h3);
+  wire n3486 = (n3485 ? u_core28_tok_valid_o : n3465);
+  wire [31:0] n3487 = (n3485 ? n3475 : n3466);
+  wire n3489 = (u_core28_out_lane_o == 3'h4);
+  wire n3490 = (n3489 ? u_core28_tok_valid_o : n3469);
+  wire [31:0] n3491 = (n3489 ? n3475 : n3470);
+  wire n3493 = (u_core28_out_lane_o == 3'h5);
+  wire n3494 = (n3493 ? u_core28_tok_valid_o : n3473);
+  wire [31:0] n3495 = (n3493 ? n3475 : n3474);
+  wire [31:0] n3496 = (u_core29_tok_valid_o ? ln29_res_i : 32'h00000000);
+  wire n3498 = (u_core29_out_lane_o == 3'h1);
+  wire n3499 = (n3498 ? u_core29_tok_valid_o : n3478);
+  wire [31:0] n3500 = (n3498 ? n3496 : n3479);
+  wire n3502 = (u_core29_out_lane_o == 3'h2);
+  wire n3503 = (n3502 ? u_core29_tok_valid_o : n3482);
+  wire [31:0] n3504 = (n3502 ? n3496 : n3483);
+  wire n3506 = (u_core29_out_lane_o == 3'h3);
+  wire n3507 = (n3506 ? u_core29_tok_valid_o : n3486);
+  wire [31:0] n3508 = (n3506 ? n3496 : n3487);
+  wire n3510 = (u_core29_out_lane_o == 3'h4);
+  wire n3511 = (n3510 ? u_core29_tok_valid_o : n3490);
+  wire [31:0] n3512 = (n3510 ? n3496 : n3491);
+  wire n3514 = (u_core29_out_lane_o == 3'h5);
+  wire n3515 = (n3514 ? u_core29_tok_valid_o : n3494);
+  wire [31:0] n3516 = (n3514 ? n3496 : n3495);
+  wire n3518 = (u_lsu15_out_lane_o == 3'h1);
+  wire n3519 = (n3518 ? u_lsu15_tok_valid_o : n3499);
+  wire [31:0] n3520 = (n3518 ? u_lsu15_tok_o : n3500);
+  wire n3522 = (u_lsu15_out_lane_o == 3'h2);
+  wire n3523 = (n3522 ? u_lsu15_tok_valid_o : n3503);
+  wire [31:0] n3524 = (n3522 ? u_lsu15_tok_o : n3504);
+  wire n3526 = (u_lsu15_out_lane_o == 3'h3);
+  wire n3527 = (n3526 ? u_lsu15_tok_valid_o : n3507);
+  wire [31:0] n3528 = (n3526 ? u_lsu15_tok_o : n3508);
+  wire n3530 = (u_lsu15_out_lane_o == 3'h4);
+  wire n3531 = (n3530 ? u_lsu15_tok_valid_o : n3511);
+  wire [31:0] n3532 = (n3530 ? u_lsu15_tok_o : n3512);
+  wire n3534 = (u_lsu15_out_lane_o == 3'h5);
+  wire n3535 = (n3534 ? u_lsu15_tok_valid_o : n3515);
+  wire [31:0] n3536 = (n3534 ? u_lsu15_tok_o : n3516);
+  wire [31:0] n3537 = (u_core30_tok_valid_o ? ln30_res_i : 32'h00000000);
+  wire n3539 = (u_core30_out_lane_o == 3'h1);
+  wire n3543 = (u_core30_out_lane_o == 3'h2);
+  wire n3547 = (u_core30_out_lane_o == 3'h3);
+  wire n3551 = (u_core30_out_lane_o == 3'h4);
+  wire n3555 = (u_core30_out_lane_o == 3'h5);
+  wire [8:0] n3597 = ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n3599 = ((n2564 < n3597) ? n2564 : n3597);
+  wire [8:0] n3602 = ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n3604 = ((n2565 < n3602) ? n2565 : n3602);
+  wire [8:0] n3607 = ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n3609 = ((n2566 < n3607) ? n2566 : n3607);
+  wire [8:0] n3612 = ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n3614 = ((n2567 < n3612) ? n2567 : n3612);
+  wire [8:0] n3617 = ((u_core31_out_lane_o == 3'h5) ? 9'h1ff : 9'h1ff);
+  wire [8:0] n3619 = ((n2568 < n3617) ? n2568 : n3617);
+  wire [8:0] n3637 = ((u_core30_out_lane_o == 3'h1) ? 9'h1ff : n3599);
+  wire [8:0] n3639 = ((n2514 < n3637) ? n2514 : n3637);
+  wire [8:0] n3642 = ((u_core30_out_lane_o == 3'h2) ? 9'h1ff : n3604);
+  wire [8:0] n3644 = ((n2515 < n3642) ? n2515 : n3642);
+  wire [8:0] n3647 = ((u_core30_out_lane_o == 3'h3) ? 9'h1ff : n3609);
+  wire [8:0] n3649 = ((n2516 < n3647) ? n2516 : n3647);
+  wire [8:0] n3652 = ((u_core30_out_lane_o == 3'h4) ? 9'h1ff : n3614);
+  wire [8:0] n3654 = ((n2517 < n3652) ? n2517 : n3652);
+  wire [8:0] n3657 = ((u_core30_out_lane_o == 3'h5) ? 9'h1ff : n3619);
+  wire [8:0] n3659 = ((n2518 < n3657) ? n2518 : n3657);
+  wire [8:0] n3677 = ((u_lsu15_out_lane_o == 3'h1) ? 9'h1ff : n3639);
+  wire [8:0] n3679 = ((n2465 < n3677) ? n2465 : n3677);
+  wire [8:0] n3682 = ((u_lsu15_out_lane_o == 3'h2) ? 9'h1ff : n3644);
+  wire [8:0] n3684 = ((n2466 < n3682) ? n2466 : n3682);
+  wire [8:0] n3687 = ((u_lsu15_out_lane_o == 3'h3) ? 9'h1ff : n3649);
+  wire [8:0] n3689 = ((n2467 < n3687) ? n2467 : n3687);
+  wire [8:0] n3692 = ((u_lsu15_out_lane_o == 3'h4) ? 9'h1ff : n3654);
+  wire [8:0] n3694 = ((n2468 < n3692) ? n2468 : n3692);
+  wire [8:0] n3697 = ((u_lsu15_out_lane_o == 3'h5) ? 9'h1ff : n3659);
+  wire [8:0] n3699 = ((n2469 < n3697) ? n2469 : n3697);
+  wire [8:0] n3717 = ((u_core29_out_lane_o == 3'h1) ? 9'h1ff : n3679);
+  wire [8:0] n3719 = ((n2416 < n3717) ? n2416 : n3717);
+  wire [8:0] n3722 = ((u_core29_out_lane_o == 3'h2) ? 9'h1ff : n3684);
+  wire [8:0] n3724 = ((n2417 < n3722) ? n2417 : n3722);
+  wire [8:0] n3727 = ((u_core29_out_lane_o == 3'h3) ? 9'h1ff : n3689);
+  wire [8:0] n3729 = ((n2418 < n3727) ? n2418 : n3727);
+  wire [8:0] n3732 = ((u_core29_out_lane_o == 3'h4) ? 9'h1ff : n3694);
+  wire [8:0] n3734 = ((n2419 < n3732) ? n2419 : n3732);
+  wire [8:0] n3737 = ((u_core29_out_lane_o == 3'h5) ? 9'h1ff : n3699);
+  wire [8:0] n3739 = ((n2420 < n3737) ? n2420 : n3737);
+  wire [8:0] n3757 = ((u_core28_out_lane_o == 3'h1) ? 9'h1ff : n3719);
+  wire [8:0] n3759 = ((n2366 < n3757) ? n2366 : n3757);
+  wire [8:0] n3762 = ((u_core28_out_lane_o == 3'h2) ? 9'h1ff : n3724);
+  wire [8:0] n3764 = ((n2367 < n3762) ? n2367 : n3762);
+  wire [8:0] n3767 = ((u_core28_out_lane_o == 3'h3) ? 9'h1ff : n3729);
+  wire [8:0] n3769 = ((n2368 < n3767) ? n2368 : n3767);
+  wire [8:0] n3772 = ((u_core28_out_lane_o == 3'h4) ? 9'h1ff : n3734);
+  wire [8:0] n3774 = ((n2369 < n3772) ? n2369 : n3772);
+  wire [8:0] n3777 = ((u_core28_out_lane_o == 3'h5) ? 9'h1ff : n3739);
+  wire [8:0] n3779 = ((n2370 < n3777) ? n2370 : n3777);
+  wire [8:0] n3797 = ((u_lsu14_out_lane_o == 3'h1) ? 9'h1ff : n3759);
+  wire [8:0] n3799 = ((n2317 < n3797) ? n2317 : n3797);
+  wire [8:0] n3802 = ((u_lsu14_out_lane_o == 3'h2) ? 9'h1ff : n3764);
+  wire [8:0] n3804 = ((n2318 < n3802) ? n2318 : n3802);
+  wire [8:0] n3807 = ((u_lsu14_out_lane_o == 3'h3) ? 9'h1ff : n3769);
+  wire [8:0] n3809 = ((n2319 < n3807) ? n2319 : n3807);
+  wire [8:0] n3812 = ((u_lsu14_out_lane_o == 3'h4) ? 9'h1ff : n3774);
+  wire [8:0] n3814 = ((n2320 < n3812) ? n2320 : n3812);
+  wire [8:0] n3817 = ((u_lsu14_out_lane_o == 3'h5) ? 9'h1ff : n3779);
+  wire [8:0] n3819 = ((n2321 < n3817) ? n2321 : n3817);
+  wire [8:0] n3837 = ((u_core27_out_lane_o == 3'h1) ? 9'h1ff : n3799);
+  wire [8:0] n3839 = ((n2268 < n3837) ? n2268 : n3837);
+  wire [8:0] n3842 = ((u_core27_out_lane_o == 3'h2) ? 9'h1ff : n3804);
+  wire [8:0] n3844 = ((n2269 < n3842) ? n2269 : n3842);
+  wire [8:0] n3847 = ((u_core27_out_lane_o == 3'h3) ? 9'h1ff : n3809);
+  wire [8:0] n3849 = ((n2270 < n3847) ? n2270 : n3847);
+  wire [8:0] n3852 = ((u_core27_out_lane_o == 3'h4) ? 9'h1ff : n3814);
+  wire [8:0] n3854 = ((n2271 < n3852) ? n2271 : n3852);
+  wire [8:0] n3857 = ((u_core27_out_lane_o == 3'h5) ? 9'h1ff : n3819);
+  wire [8:0] n3859 = ((n2272 < n3857) ? n2272 : n3857);
+  wire [8:0] n3877 = ((u_core26_out_lane_o == 3'h1) ? 9'h1ff : n3839);
+  wire [8:0] n3879 = ((n2218 < n3877) ? n2218 : n3877);
+  wire [8:0] n3882 = ((u_core26_out_lane_o == 3'h2) ? 9'h1ff : n3844);
+  wire [8:0] n3884 = ((n2219 < n3882) ? n2219 : n3882);
+  wire [8:0] n3887 = ((u_core26_out_lane_o == 3'h3) ? 9'h1ff : n3849);
+  wire [8:0] n3889 = ((n2220 < n3887) ? n2220 : n3887);
+  wire [8:0] n3892 = ((u_core26_out_lane_o == 3'h4) ? 9'h1ff : n3854);
+  wire [8:0] n3894 = ((n2221 < n3892) ? n2221 : n3892);
+  wire [8:0] n3897 = ((u_core26_out_lane_o == 3'h5) ? 9'h1ff : n3859);
+  wire [8:0] n3899 = ((n2222 < n3897) ? n2222 : n3897);
+  wire [8:0] n3917 = ((u_lsu13_out_lane_o == 3'h1) ? 9'h1ff : n3879);
+  wire [8:0] n3919 = ((n2169 < n3917) ? n2169 : n3917);
+  wire [8:0] n3922 = ((u_lsu13_out_lane_o == 3'h2) ? 9'h1ff : n3884);
+  wire [8:0] n3924 = ((n2170 < n3922) ? n2170 : n3922);
+  wire [8:0] n3927 = ((u_lsu13_out_lane_o == 3'h3) ? 9'h1ff : n3889);
+  wire [8:0] n3929 = ((n2171 < n3927) ? n2171 : n3927);
+  wire [8:0] n3932 = ((u_lsu13_out_lane_o == 3'h4) ? 9'h1ff : n3894);
+  wire [8:0] n3934 = ((n2172 < n3932) ? n2172 : n3932);
+  wire [8:0] n3937 = ((u_lsu13_out_lane_o == 3'h5) ? 9'h1ff : n3899);
+  wire [8:0] n3939 = ((n2173 < n3937) ? n2173 : n3937);
+  wire [8:0] n3957 = ((u_core25_out_lane_o == 3'h1) ? 9'h1ff : n3919);
+  wire [8:0] n3959 = ((n2120 < n3957) ? n2120 : n3957);
+  wire [8:0] n3962 = ((u_core25_out_lane_o == 3'h2) ? 9'h1ff : n3924);
+  wire [8:0] n3964 = ((n2121 < n3962) ? n2121 : n3962);
+  wire [8:0] n3967 = ((u_core25_out_lane_o == 3'h3) ? 9'h1ff : n3929);
+  wire [8:0] n3969 = ((n2122 < n3967) ? n2122 : n3967);
+  wire [8:0] n3972 = ((u_core25_out_lane_o == 3'h4) ? 9'h1ff : n3934);
+  wire [8:0] n3974 = ((n2123 < n3972) ? n2123 : n3972);
+  wire [8:0] n3977 = ((u_core25_out_lane_o == 3'h5) ? 9'h1ff : n3939);
+  wire [8:0] n3979 = ((n2124 < n3977) ? n2124 : n3977);
+  wire [8:0] n3997 = ((u_core24_out_lane_o == 3'h1) ? 9'h1ff : n3959);
+  wire [8:0] n3999 = ((n2070 < n3997) ? n2070 : n3997);
+  wire [8:0] n4002 = ((u_core24_out_lane_o == 3'h2) ? 9'h1ff : n3964);
+  wire [8:0] n4004 = ((n2071 < n4002) ? n2071 : n4002);
+  wire [8:0] n4007 = ((u_core24_out_lane_o == 3'h3) ? 9'h1ff : n3969);
+  wire [8:0] n4009 = ((n2072 < n4007) ? n2072 : n4007);
+  wire [8:0] n4012 = ((u_core24_out_lane_o == 3'h4) ? 9'h1ff : n3974);
+  wire [8:0] n4014 = ((n2073 < n4012) ? n2073 : n4012);
+  wire [8:0] n4017 = ((u_core24_out_lane_o == 3'h5) ? 9'h1ff : n3979);
+  wire [8:0] n4019 = ((n2074 < n4017) ? n2074 : n4017);
+  wire [8:0] n4037 = ((u_lsu12_out_lane_o == 3'h1) ? 9'h1ff : n3999);
+  wire [8:0] n4039 = ((n2021 < n4037) ? n2021 : n4037);
+  wire [8:0] n4042 = ((u_lsu12_out_lane_o == 3'h2) ? 9'h1ff : n4004);
+  wire [8:0] n4044 = ((n2022 < n4042) ? n2022 : n4042);
+  wire [8:0] n4047 = ((u_lsu12_out_lane_o == 3'h3) ? 9'h1ff : n4009);
+  wire [8:0] n4049 = ((n2023 < n4047) ? n2023 : n4047);
+  wire [8:0] n4052 = ((u_lsu12_out_lane_o == 3'h4) ? 9'h1ff : n4014);
+  wire [8:0] n4054 = ((n2024 < n4052) ? n2024 : n4052);
+  wire [8:0] n4057 = ((u_lsu12_out_lane_o == 3'h5) ? 9'h1ff : n4019);
+  wire [8:0] n4059 = ((n2025 < n4057) ? n2025 : n4057);
+  wire [8:0] n4077 = ((u_core23_out_lane_o == 3'h1) ? 9'h1ff : n4039);
+  wire [8:0] n4079 = ((n1972 < n4077) ? n1972 : n4077);
+  wire [8:0] n4082 = ((u_core23_out_lane_o == 3'h2) ? 9'h1ff : n4044);
+  wire [8:0] n4084 = ((n1973 < n4082) ? n1973 : n4082);
+  wire [8:0] n4087 = ((u_core23_out_lane_o == 3'h3) ? 9'h1ff : n4049);
+  wire [8:0] n4089 = ((n1974 < n4087) ? n1974 : n4087);
+  wire [8:0] n4092 = ((u_core23_out_lane_o == 3'h4) ? 9'h1ff : n4054);
+  wire [8:0] n4094 = ((n1975 < n4092) ? n1975 : n4092);
+  wire [8:0] n4097 = ((u_core23_out_lane_o == 3'h5) ? 9'h1ff : n4059);
+  wire [8:0] n4099 = ((n1976 < n4097) ? n1976 : n4097);
+  wire [8:0] n4117 = ((u_core22_out_lane_o == 3'h1) ? 9'h1ff : n4079);
+  wire [8:0] n4119 = ((n1922 < n4117) ? n1922 : n4117);
+  wire [8:0] n4122 = ((u_core22_out_lane_o == 3'h2) ? 9'h1ff : n4084);
+  wire [8:0] n4124 = ((n1923 < n4122) ? n1923 : n4122);
+  wire [8:0] n4127 = ((u_core22_out_lane_o == 3'h3) ? 9'h1ff : n4089);
+  wire [8:0] n4129 = ((n1924 < n4127) ? n1924 : n4127);
+  wire [8:0] n4132 = ((u_core22_out_lane_o == 3'h4) ? 9'h1ff : n4094);
+  wire [8:0] n4134 = ((n1925 < n4132) ? n1925 : n4132);
+  wire [8:0] n4137 = ((u_core22_out_lane_o == 3'h5) ? 9'h1ff : n4099);
+  wire [8:0] n4139 = ((n1926 < n4137) ? n1926 : n4137);
+  wire [8:0] n4157 = ((u_lsu11_out_lane_o == 3'h1) ? 9'h1ff : n4119);
+  wire [8:0] n4159 = ((n1873 < n4157) ? n1873 : n4157);
+  wire [8:0] n4162 = ((u_lsu11_out_lane_o == 3'h2) ? 9'h1ff : n4124);
+  wire [8:0] n4164 = ((n1874 < n4162) ? n1874 : n4162);
+  wire [8:0] n4167 = ((u_lsu11_out_lane_o == 3'h3) ? 9'h1ff : n4129);
+  wire [8:0] n4169 = ((n1875 < n4167) ? n1875 : n4167);
+  wire [8:0] n4172 = ((u_lsu11_out_lane_o == 3'h4) ? 9'h1ff : n4134);
+  wire [8:0] n4174 = ((n1876 < n4172) ? n1876 : n4172);
+  wire [8:0] n4177 = ((u_lsu11_out_lane_o == 3'h5) ? 9'h1ff : n4139);
+  wire [8:0] n4179 = ((n1877 < n4177) ? n1877 : n4177);
+  wire [8:0] n4197 = ((u_core21_out_lane_o == 3'h1) ? 9'h1ff : n4159);
+  wire [8:0] n4199 = ((n1824 < n4197) ? n1824 : n4197);
+  wire [8:0] n4202 = ((u_core21_out_lane_o == 3'h2) ? 9'h1ff : n4164);
+  wire [8:0] n4204 = ((n1825 < n4202) ? n1825 : n4202);
+  wire [8:0] n4207 = ((u_core21_out_lane_o == 3'h3) ? 9'h1ff : n4169);
+  wire [8:0] n4209 = ((n1826 < n4207) ? n1826 : n4207);
+  wire [8:0] n4212 = ((u_core21_out_lane_o == 3'h4) ? 9'h1ff : n4174);
+  wire [8:0] n4214 = ((n1827 < n4212) ? n1827 : n4212);
+  wire [8:0] n4217 = ((u_core21_out_lane_o == 3'h5) ? 9'h1ff : n4179);
+  wire [8:0] n4219 = ((n1828 < n4217) ? n1828 : n4217);
+  wire [8:0] n4237 = ((u_core20_out_lane_o == 3'h1) ? 9'h1ff : n4199);
+  wire [8:0] n4239 = ((n1774 < n4237) ? n1774 : n4237);
+  wire [8:0] n4242 = ((u_core20_out_lane_o == 3'h2) ? 9'h1ff : n4204);
+  wire [8:0] n4244 = ((n1775 < n4242) ? n1775 : n4242);
+  wire [8:0] n4247 = ((u_core20_out_lane_o == 3'h3) ? 9'h1ff : n4209);
+  wire [8:0] n4249 = ((n1776 < n4247) ? n1776 : n4247);
+  wire [8:0] n4252 = ((u_core20_out_lane_o == 3'h4) ? 9'h1ff : n4214);
+  wire [8:0] n4254 = ((n1777 < n4252) ? n1777 : n4252);
+  wire [8:0] n4257 = ((u_core20_out_lane_o == 3'h5) ? 9'h1ff : n4219);
+  wire [8:0] n4259 = ((n1778 < n4257) ? n1778 : n4257);
+  wire [8:0] n4277 = ((u_lsu10_out_lane_o == 3'h1) ? 9'h1ff : n4239);
+  wire [8:0] n4279 = ((n1725 < n4277) ? n1725 : n4277);
+  wire [8:0] n4282 = ((u_lsu10_out_lane_o == 3'h2) ? 9'h1ff : n4244);
+  wire [8:0] n4284 = ((n1726 < n4282) ? n1726 : n4282);
+  wire [8:0] n4287 = ((u_lsu10_out_lane_o == 3'h3) ? 9'h1ff : n4249);
+  wire [8:0] n4289 = ((n1727 < n4287) ? n1727 : n4287);
+  wire [8:0] n4292 = ((u_lsu10_out_lane_o == 3'h4) ? 9'h1ff : n4254);
+  wire [8:0] n4294 = ((n1728 < n4292) ? n1728 : n4292);
+  wire [8:0] n4297 = ((u_lsu10_out_lane_o == 3'h5) ? 9'h1ff : n4259);
+  wire [8:0] n4299 = ((n1729 < n4297) ? n1729 : n4297);
+  wire [8:0] n4317 = ((u_core19_out_lane_o == 3'h1) ? 9'h1ff : n4279);
+  wire [8:0] n4319 = ((n1676 < n4317) ? n1676 : n4317);
+  wire [8:0] n4322 = ((u_core19_out_lane_o == 3'h2) ? 9'h1ff : n4284);
+  wire [8:0] n4324 = ((n1677 < n4322) ? n1677 : n4322);
+  wire [8:0] n4327 = ((u_core19_out_lane_o == 3'h3) ? 9'h1ff : n4289);
+  wire [8:0] n4329 = ((n1678 < n4327) ? n1678 : n4327);
+  wire [8:0] n4332 = ((u_core19_out_lane_o == 3'h4) ? 9'h1ff : n4294);
+  wire [8:0] n4334 = ((n1679 < n4332) ? n1679 : n4332);
+  wire [8:0] n4337 = ((u_core19_out_lane_o == 3'h5) ? 9'h1ff : n4299);
+  wire [8:0] n4339 = ((n1680 < n4337) ? n1680 : n4337);
+  wire [8:0] n4357 = ((u_core18_out_lane_o == 3'h1) ? 9'h1ff : n4319);
+  wire [8:0] n4359 = ((n1626 < n4357) ? n1626 : n4357);
+  wire [8:0] n4362 = ((u_core18_out_lane_o == 3'h2) ? 9'h1ff : n4324);
+  wire [8:0] n4364 = ((n1627 < n4362) ? n1627 : n4362);
+  wire [8:0] n4367 = ((u_core18_out_lane_o == 3'h3) ? 9'h1ff : n4329);
+  wire [8:0] n4369 = ((n1628 < n4367) ? n1628 : n4367);
+  wire [8:0] n4372 = ((u_core18_out_lane_o == 3'h4) ? 9'h1ff : n4334);
+  wire [8:0] n4374 = ((n1629 < n4372) ? n1629 : n4372);
+  wire [8:0] n4377 = ((u_core18_out_lane_o == 3'h5) ? 9'h1ff : n4339);
+  wire [8:0] n4379 = ((n1630 < n4377) ? n1630 : n4377);
+  wire [8:0] n4397 = ((u_lsu9_out_lane_o == 3'h1) ? 9'h1ff : n4359);
+  wire [8:0] n4399 = ((n1577 < n4397) ? n1577 : n4397);
+  wire [8:0] n4402 = ((u_lsu9_out_lane_o == 3'h2) ? 9'h1ff : n4364);
+  wire [8:0] n4404 = ((n1578 < n4402) ? n1578 : n4402);
+  wire [8:0] n4407 = ((u_lsu9_out_lane_o == 3'h3) ? 9'h1ff : n4369);
+  wire [8:0] n4409 = ((n1579 < n4407) ? n1579 : n4407);
+  wire [8:0] n4412 = ((u_lsu9_out_lane_o == 3'h4) ? 9'h1ff : n4374);
+  wire [8:0] n4414 = ((n1580 < n4412) ? n1580 : n4412);
+  wire [8:0] n4417 = ((u_lsu9_out_lane_o == 3'h5) ? 9'h1ff : n4379);
+  wire [8:0] n4419 = ((n1581 < n4417) ? n1581 : n4417);
+  wire [8:0] n4437 = ((u_core17_out_lane_o == 3'h1) ? 9'h1ff : n4399);
+  wire [8:0] n4439 = ((n1528 < n4437) ? n1528 : n4437);
+  wire [8:0] n4442 = ((u_core17_out_lane_o == 3'h2) ? 9'h1ff : n4404);
+  wire [8:0] n4444 = ((n1529 < n4442) ? n1529 : n4442);
+  wire [8:0] n4447 = ((u_core17_out_lane_o == 3'h3) ? 9'h1ff : n4409);
+  wire [8:0] n4449 = ((n1530 < n4447) ? n1530 : n4447);
+  wire [8:0] n4452 = ((u_core17_out_lane_o == 3'h4) ? 9'h1ff : n4414);
+  wire [8:0] n4454 = ((n1531 < n4452) ? n1531 : n4452);
+  wire [8:0] n4457 = ((u_core17_out_lane_o == 3'h5) ? 9'h1ff : n4419);
+  wire [8:0] n4459 = ((n1532 < n4457) ? n1532 : n4457);
+  wire [8:0] n4477 = ((u_core16_out_lane_o == 3'h1) ? 9'h1ff : n4439);
+  wire [8:0] n4479 = ((n1478 < n4477) ? n1478 : n4477);
+  wire [8:0] n4482 = ((u_core16_out_lane_o == 3'h2) ? 9'h1ff : n4444);
+  wire [8:0] n4484 = ((n1479 < n4482) ? n1479 : n4482);
+  wire [8:0] n4487 = ((u_core16_out_lane_o == 3'h3) ? 9'h1ff : n4449);
+  wire [8:0] n4489 = ((n1480 < n4487) ? n1480 : n4487);
+  wire [8:0] n4492 = ((u_core16_out_lane_o == 3'h4) ? 9'h1ff : n4454);
+  wire [8:0] n4494 = ((n1481 < n4492) ? n1481 : n4492);
+  wire [8:0] n4497 = ((u_core16_out_lane_o == 3'h5) ? 9'h1ff : n4459);
+  wire [8:0] n4499 = ((n1482 < n4497) ? n1482 : n4497);
+  wire [8:0] n4517 = ((u_lsu8_out_lane_o == 3'h1) ? 9'h1ff : n4479);
+  wire [8:0] n4519 = ((n1429 < n4517) ? n1429 : n4517);
+  wire [8:0] n4522 = ((u_lsu8_out_lane_o == 3'h2) ? 9'h1ff : n4484);
+  wire [8:0] n4524 = ((n1430 < n4522) ? n1430 : n4522);
+  wire [8:0] n4527 = ((u_lsu8_out_lane_o == 3'h3) ? 9'h1ff : n4489);
+  wire [8:0] n4529 = ((n1431 < n4527) ? n1431 : n4527);
+  wire [8:0] n4532 = ((u_lsu8_out_lane_o == 3'h4) ? 9'h1ff : n4494);
+  wire [8:0] n4534 = ((n1432 < n4532) ? n1432 : n4532);
+  wire [8:0] n4537 = ((u_lsu8_out_lane_o == 3'h5) ? 9'h1ff : n4499);
+  wire [8:0] n4539 = ((n1433 < n4537) ? n1433 : n4537);
+  wire [8:0] n4557 = ((u_core15_out_lane_o == 3'h1) ? 9'h1ff : n4519);
+  wire [8:0] n4559 = ((n1380 < n4557) ? n1380 : n4557);
+  wire [8:0] n4562 = ((u_core15_out_lane_o == 3'h2) ? 9'h1ff : n4524);
+  wire [8:0] n4564 = ((n1381 < n4562) ? n1381 : n4562);
+  wire [8:0] n4567 = ((u_core15_out_lane_o == 3'h3) ? 9'h1ff : n4529);
+  wire [8:0] n4569 = ((n1382 < n4567) ? n1382 : n4567);
+  wire [8:0] n4572 = ((u_core15_out_lane_o == 3'h4) ? 9'h1ff : n4534);
+  wire [8:0] n4574 = ((n1383 < n4572) ? n1383 : n4572);
+  wire [8:0] n4577 = ((u_core15_out_lane_o == 3'h5) ? 9'h1ff : n4539);
+  wire [8:0] n4579 = ((n1384 < n4577) ? n1384 : n4577);
+  wire [8:0] n4597 = ((u_core14_out_lane_o == 3'h1) ? 9'h1ff : n4559);
+  wire [8:0] n4599 = ((n1330 < n4597) ? n1330 : n4597);
+  wire [8:0] n4602 = ((u_core14_out_lane_o == 3'h2) ? 9'h1ff : n4564);
+  wire [8:0] n4604 = ((n1331 < n4602) ? n1331 : n4602);
+  wire [8:0] n4607 = ((u_core14_out_lane_o == 3'h3) ? 9'h1ff : n4569);
+  wire [8:0] n4609 = ((n1332 < n4607) ? n1332 : n4607);
+  wire [8:0] n4612 = ((u_core14_out_lane_o == 3'h4) ? 9'h1ff : n4574);
+  wire [8:0] n4614 = ((n1333 < n4612) ? n1333 : n4612);
+  wire [8:0] n4617 = ((u_core14_out_lane_o == 3'h5) ? 9'h1ff : n4579);
+  wire [8:0] n4619 = ((n1334 < n4617) ? n1334 : n4617);
+  wire [8:0] n4637 = ((u_lsu7_out_lane_o == 3'h1) ? 9'h1ff : n4599);
+  wire [8:0] n4639 = ((n1281 < n4637) ? n1281 : n4637);
+  wire [8:0] n4642 = ((u_lsu7_out_lane_o == 3'h2) ? 9'h1ff : n4604);
+  wire [8:0] n4644 = ((n1282 < n4642) ? n1282 : n4642);
+  wire [8:0] n4647 = ((u_lsu7_out_lane_o == 3'h3) ? 9'h1ff : n4609);
+  wire [8:0] n4649 = ((n1283 < n4647) ? n1283 : n4647);
+  wire [8:0] n4652 = ((u_lsu7_out_lane_o == 3'h4) ? 9'h1ff : n4614);
+  wire [8:0] n4654 = ((n1284 < n4652) ? n1284 : n4652);
+  wire [8:0] n4657 = ((u_lsu7_out_lane_o == 3'h5) ? 9'h1ff : n4619);
+  wire [8:0] n4659 = ((n1285 < n4657) ? n1285 : n4657);
+  wire [8:0] n4677 = ((u_core13_out_lane_o == 3'h1) ? 9'h1ff : n4639);
+  wire [8:0] n4679 = ((n1232 < n4677) ? n1232 : n4677);
+  wire [8:0] n4682 = ((u_core13_out_lane_o == 3'h2) ? 9'h1ff : n4644);
+  wire [8:0] n4684 = ((n1233 < n4682) ? n1233 : n4682);
+  wire [8:0] n4687 = ((u_core13_out_lane_o == 3'h3) ? 9'h1ff : n4649);
+  wire [8:0] n4689 = ((n1234 < n4687) ? n1234 : n4687);
+  wire [8:0] n4692 = ((u_core13_out_lane_o == 3'h4) ? 9'h1ff : n4654);
+  wire [8:0] n4694 = ((n1235 < n4692) ? n1235 : n4692);
+  wire [8:0] n4697 = ((u_core13_out_lane_o == 3'h5) ? 9'h1ff : n4659);
+  wire [8:0] n4699 = ((n1236 < n4697) ? n1236 : n4697);
+  wire [8:0] n4717 = ((u_core12_out_lane_o == 3'h1) ? 9'h1ff : n4679);
+  wire [8:0] n4719 = ((n1182 < n4717) ? n1182 : n4717);
+  wire [8:0] n4722 = ((u_core12_out_lane_o == 3'h2) ? 9'h1ff : n4684);
+  wire [8:0] n4724 = ((n1183 < n4722) ? n1183 : n4722);
+  wire [8:0] n4727 = ((u_core12_out_lane_o == 3'h3) ? 9'h1ff : n4689);
+  wire [8:0] n4729 = ((n1184 < n4727) ? n1184 : n4727);
+  wire [8:0] n4732 = ((u_core12_out_lane_o == 3'h4) ? 9'h1ff : n4694);
+  wire [8:0] n4734 = ((n1185 < n4732) ? n1185 : n4732);
+  wire [8:0] n4737 = ((u_core12_out_lane_o == 3'h5) ? 9'h1ff : n4699);
+  wire [8:0] n4739 = ((n1186 < n4737) ? n1186 : n4737);
+  wire [8:0] n4757 = ((u_lsu6_out_lane_o == 3'h1) ? 9'h1ff : n4719);
+  wire [8:0] n4759 = ((n1133 < n4757) ? n1133 : n4757);
+  wire [8:0] n4762 = ((u_lsu6_out_lane_o == 3'h2) ? 9'h1ff : n4724);
+  wire [8:0] n4764 = ((n1134 < n4762) ? n1134 : n4762);
+  wire [8:0] n4767 = ((u_lsu6_out_lane_o == 3'h3) ? 9'h1ff : n4729);
+  wire [8:0] n4769 = ((n1135 < n4767) ? n1135 : n4767);
+  wire [8:0] n4772 = ((u_lsu6_out_lane_o == 3'h4) ? 9'h1ff : n4734);
+  wire [8:0] n4774 = ((n1136 < n4772) ? n1136 : n4772);
+  wire [8:0] n4777 = ((u_lsu6_out_lane_o == 3'h5) ? 9'h1ff : n4739);
+  wire [8:0] n4779 = ((n1137 < n4777) ? n1137 : n4777);
+  wire [8:0] n4797 = ((u_core11_out_lane_o == 3'h1) ? 9'h1ff : n4759);
+  wire [8:0] n4799 = ((n1084 < n4797) ? n1084 : n4797);
+  wire [8:0] n4802 = ((u_core11_out_lane_o == 3'h2) ? 9'h1ff : n4764);
+  wire [8:0] n4804 = ((n1085 < n4802) ? n1085 : n4802);
+  wire [8:0] n4807 = ((u_core11_out_lane_o == 3'h3) ? 9'h1ff : n4769);
+  wire [8:0] n4809 = ((n1086 < n4807) ? n1086 : n4807);
+  wire [8:0] n4812 = ((u_core11_out_lane_o == 3'h4) ? 9'h1ff : n4774);
+  wire [8:0] n4814 = ((n1087 < n4812) ? n1087 : n4812);
+  wire [8:0] n4817 = ((u_core11_out_lane_o == 3'h5) ? 9'h1ff : n4779);
+  wire [8:0] n4819 = ((n1088 < n4817) ? n1088 : n4817);
+  wire [8:0] n4837 = ((u_core10_out_lane_o == 3'h1) ? 9'h1ff : n4799);
+  wire [8:0] n4839 = ((n1034 < n4837) ? n1034 : n4837);
+  wire [8:0] n4842 = ((u_core10_out_lane_o == 3'h2) ? 9'h1ff : n4804);
+  wire [8:0] n4844 = ((n1035 < n4842) ? n1035 : n4842);
+  wire [8:0] n4847 = ((u_core10_out_lane_o == 3'h3) ? 9'h1ff : n4809);
+  wire [8:0] n4849 = ((n1036 < n4847) ? n1036 : n4847);
+  wire [8:0] n4852 = ((u_core10_out_lane_o == 3'h4) ? 9'h1ff : n4814);
+  wire [8:0] n4854 = ((n1037 < n4852) ? n1037 : n4852);
+  wire [8:0] n4857 = ((u_core10_out_lane_o == 3'h5) ? 9'h1ff : n4819);
+  wire [8:0] n4859 = ((n1038 < n4857) ? n1038 : n4857);
+  wire [8:0] n4877 = ((u_lsu5_out_lane_o == 3'h1) ? 9'h1ff : n4839);
+  wire [8:0] n4879 = ((n985 < n4877) ? n985 : n4877);
+  wire [8:0] n4882 = ((u_lsu5_out_lane_o == 3'h2) ? 9'h1ff : n4844);
+  wire [8:0] n4884 = ((n986 < n4882) ? n986 : n4882);
+  wire [8:0] n4887 = ((u_lsu5_out_lane_o == 3'h3) ? 9'h1ff : n4849);
+  wire [8:0] n4889 = ((n987 < n4887) ? n987 : n4887);
+  wire [8:0] n4892 = ((u_lsu5_out_lane_o == 3'h4) ? 9'h1ff : n4854);
+  wire [8:0] n4894 = ((n988 < n4892) ? n988 : n4892);
+  wire [8:0] n4897 = ((u_lsu5_out_lane_o == 3'h5) ? 9'h1ff : n4859);
+  wire [8:0] n4899 = ((n989 < n4897) ? n989 : n4897);
+  wire [8:0] n4917 = ((u_core9_out_lane_o == 3'h1) ? 9'h1ff : n4879);
+  wire [8:0] n4919 = ((n936 < n4917) ? n936 : n4917);
+  wire [8:0] n4922 = ((u_core9_out_lane_o == 3'h2) ? 9'h1ff : n4884);
+  wire [8:0] n4924 = ((n937 < n4922) ? n937 : n4922);
+  wire [8:0] n4927 = ((u_core9_out_lane_o == 3'h3) ? 9'h1ff : n4889);
+  wire [8:0] n4929 = ((n938 < n4927) ? n938 : n4927);
+  wire [8:0] n4932 = ((u_core9_out_lane_o == 3'h4) ? 9'h1ff : n4894);
+  wire [8:0] n4934 = ((n939 < n4932) ? n939 : n4932);
+  wire [8:0] n4937 = ((u_core9_out_lane_o == 3'h5) ? 9'h1ff : n4899);
+  wire [8:0] n4939 = ((n940 < n4937) ? n940 : n4937);
+  wire [8:0] n4957 = ((u_core8_out_lane_o == 3'h1) ? 9'h1ff : n4919);
+  wire [8:0] n4959 = ((n886 < n4957) ? n886 : n4957);
+  wire [8:0] n4962 = ((u_core8_out_lane_o == 3'h2) ? 9'h1ff : n4924);
+  wire [8:0] n4964 = ((n887 < n4962) ? n887 : n4962);
+  wire [8:0] n4967 = ((u_core8_out_lane_o == 3'h3) ? 9'h1ff : n4929);
+  wire [8:0] n4969 = ((n888 < n4967) ? n888 : n4967);
+  wire [8:0] n4972 = ((u_core8_out_lane_o == 3'h4) ? 9'h1ff : n4934);
+  wire [8:0] n4974 = ((n889 < n4972) ? n889 : n4972);
+  wire [8:0] n4977 = ((u_core8_out_lane_o == 3'h5) ? 9'h1ff : n4939);
+  wire [8:0] n4979 = ((n890 < n4977) ? n890 : n4977);
+  wire [8:0] n4997 = ((u_lsu4_out_lane_o == 3'h1) ? 9'h1ff : n4959);
+  wire [8:0] n4999 = ((n837 < n4997) ? n837 : n4997);
+  wire [8:0] n5002 = ((u_lsu4_out_lane_o == 3'h2) ? 9'h1ff : n4964);
+  wire [8:0] n5004 = ((n838 < n5002) ? n838 : n5002);
+  wire [8:0] n5007 = ((u_lsu4_out_lane_o == 3'h3) ? 9'h1ff : n4969);
+  wire [8:0] n5009 = ((n839 < n5007) ? n839 : n5007);
+  wire [8:0] n5012 = ((u_lsu4_out_lane_o == 3'h4) ? 9'h1ff : n4974);
+  wire [8:0] n5014 = ((n840 < n5012) ? n840 : n5012);
+  wire [8:0] n5017 = ((u_lsu4_out_lane_o == 3'h5) ? 9'h1ff : n4979);
+  wire [8:0] n5019 = ((n841 < n5017) ? n841 : n5017);
+  wire [8:0] n5037 = ((u_core7_out_lane_o == 3'h1) ? 9'h1ff : n4999);
+  wire [8:0] n5039 = ((n788 < n5037) ? n788 : n5037);
+  wire [8:0] n5042 = ((u_core7_out_lane_o == 3'h2) ? 9'h1ff : n5004);
+  wire [8:0] n5044 = ((n789 < n5042) ? n789 : n5042);
+  wire [8:0] n5047 = ((u_core7_out_lane_o == 3'h3) ? 9'h1ff : n5009);
+  wire [8:0] n5049 = ((n790 < n5047) ? n790 : n5047);
+  wire [8:0] n5052 = ((u_core7_out_lane_o == 3'h4) ? 9'h1ff : n5014);
+  wire [8:0] n5054 = ((n791 < n5052) ? n791 : n5052);
+  wire [8:0] n5057 = ((u_core7_out_lane_o == 3'h5) ? 9'h1ff : n5019);
+  wire [8:0] n5059 = ((n792 < n5057) ? n792 : n5057);
+  wire [8:0] n5077 = ((u_core6_out_lane_o == 3'h1) ? 9'h1ff : n5039);
+  wire [8:0] n5079 = ((n738 < n5077) ? n738 : n5077);
+  wire [8:0] n5082 = ((u_core6_out_lane_o == 3'h2) ? 9'h1ff : n5044);
+  wire [8:0] n5084 = ((n739 < n5082) ? n739 : n5082);
+  wire [8:0] n5087 = ((u_core6_out_lane_o == 3'h3) ? 9'h1ff : n5049);
+  wire [8:0] n5089 = ((n740 < n5087) ? n740 : n5087);
+  wire [8:0] n5092 = ((u_core6_out_lane_o == 3'h4) ? 9'h1ff : n5054);
+  wire [8:0] n5094 = ((n741 < n5092) ? n741 : n5092);
+  wire [8:0] n5097 = ((u_core6_out_lane_o == 3'h5) ? 9'h1ff : n5059);
+  wire [8:0] n5099 = ((n742 < n5097) ? n742 : n5097);
+  wire [8:0] n5117 = ((u_lsu3_out_lane_o == 3'h1) ? 9'h1ff : n5079);
+  wire [8:0] n5119 = ((n689 < n5117) ? n689 : n5117);
+  wire [8:0] n5122 = ((u_lsu3_out_lane_o == 3'h2) ? 9'h1ff : n5084);
+  wire [8:0] n5124 = ((n690 < n5122) ? n690 : n5122);
+  wire [8:0] n5127 = ((u_lsu3_out_lane_o == 3'h3) ? 9'h1ff : n5089);
+  wire [8:0] n5129 = ((n691 < n5127) ? n691 : n5127);
+  wire [8:0] n5132 = ((u_lsu3_out_lane_o == 3'h4) ? 9'h1ff : n5094);
+  wire [8:0] n5134 = ((n692 < n5132) ? n692 : n5132);
+  wire [8:0] n5137 = ((u_lsu3_out_lane_o == 3'h5) ? 9'h1ff : n5099);
+  wire [8:0] n5139 = ((n693 < n5137) ? n693 : n5137);
+  wire [8:0] n5157 = ((u_core5_out_lane_o == 3'h1) ? 9'h1ff : n5119);
+  wire [8:0] n5159 = ((n640 < n5157) ? n640 : n5157);
+  wire [8:0] n5162 = ((u_core5_out_lane_o == 3'h2) ? 9'h1ff : n5124);
+  wire [8:0] n5164 = ((n641 < n5162) ? n641 : n5162);
+  wire [8:0] n5167 = ((u_core5_out_lane_o == 3'h3) ? 9'h1ff : n5129);
+  wire [8:0] n5169 = ((n642 < n5167) ? n642 : n5167);
+  wire [8:0] n5172 = ((u_core5_out_lane_o == 3'h4) ? 9'h1ff : n5134);
+  wire [8:0] n5174 = ((n643 < n5172) ? n643 : n5172);
+  wire [8:0] n5177 = ((u_core5_out_lane_o == 3'h5) ? 9'h1ff : n5139);
+  wire [8:0] n5179 = ((n644 < n5177) ? n644 : n5177);
+  wire [8:0] n5197 = ((u_core4_out_lane_o == 3'h1) ? 9'h1ff : n5159);
+  wire [8:0] n5199 = ((n590 < n5197) ? n590 : n5197);
+  wire [8:0] n5202 = ((u_core4_out_lane_o == 3'h2) ? 9'h1ff : n5164);
+  wire [8:0] n5204 = ((n591 < n5202) ? n591 : n5202);
+  wire [8:0] n5207 = ((u_core4_out_lane_o == 3'h3) ? 9'h1ff : n5169);
+  wire [8:0] n5209 = ((n592 < n5207) ? n592 : n5207);
+  wire [8:0] n5212 = ((u_core4_out_lane_o == 3'h4) ? 9'h1ff : n5174);
+  wire [8:0] n5214 = ((n593 < n5212) ? n593 : n5212);
+  wire [8:0] n5217 = ((u_core4_out_lane_o == 3'h5) ? 9'h1ff : n5179);
+  wire [8:0] n5219 = ((n594 < n5217) ? n594 : n5217);
+  wire [8:0] n5237 = ((u_lsu2_out_lane_o == 3'h1) ? 9'h1ff : n5199);
+  wire [8:0] n5239 = ((n541 < n5237) ? n541 : n5237);
+  wire [8:0] n5242 = ((u_lsu2_out_lane_o == 3'h2) ? 9'h1ff : n5204);
+  wire [8:0] n5244 = ((n542 < n5242) ? n542 : n5242);
+  wire [8:0] n5247 = ((u_lsu2_out_lane_o == 3'h3) ? 9'h1ff : n5209);
+  wire [8:0] n5249 = ((n543 < n5247) ? n543 : n5247);
+  wire [8:0] n5252 = ((u_lsu2_out_lane_o == 3'h4) ? 9'h1ff : n5214);
+  wire [8:0] n5254 = ((n544 < n5252) ? n544 : n5252);
+  wire [8:0] n5257 = ((u_lsu2_out_lane_o == 3'h5) ? 9'h1ff : n5219);
+  wire [8:0] n5259 = ((n545 < n5257) ? n545 : n5257);
+  wire [8:0] n5277 = ((u_core3_out_lane_o == 3'h1) ? 9'h1ff : n5239);
+  wire [8:0] n5279 = ((n492 < n5277) ? n492 : n5277);
+  wire [8:0] n5282 = ((u_core3_out_lane_o == 3'h2) ? 9'h1ff : n5244);
+  wire [8:0] n5284 = ((n493 < n5282) ? n493 : n5282);
+  wire [8:0] n5287 = ((u_core3_out_lane_o == 3'h3) ? 9'h1ff : n5249);
+  wire [8:0] n5289 = ((n494 < n5287) ? n494 : n5287);
+  wire [8:0] n5292 = ((u_core3_out_lane_o == 3'h4) ? 9'h1ff : n5254);
+  wire [8:0] n5294 = ((n495 < n5292) ? n495 : n5292);
+  wire [8:0] n5297 = ((u_core3_out_lane_o == 3'h5) ? 9'h1ff : n5259);
+  wire [8:0] n5299 = ((n496 < n5297) ? n496 : n5297);
+  wire [8:0] n5317 = ((u_core2_out_lane_o == 3'h1) ? 9'h1ff : n5279);
+  wire [8:0] n5319 = ((n442 < n5317) ? n442 : n5317);
+  wire [8:0] n5322 = ((u_core2_out_lane_o == 3'h2) ? 9'h1ff : n5284);
+  wire [8:0] n5324 = ((n443 < n5322) ? n443 : n5322);
+  wire [8:0] n5327 = ((u_core2_out_lane_o == 3'h3) ? 9'h1ff : n5289);
+  wire [8:0] n5329 = ((n444 < n5327) ? n444 : n5327);
+  wire [8:0] n5332 = ((u_core2_out_lane_o == 3'h4) ? 9'h1ff : n5294);
+  wire [8:0] n5334 = ((n445 < n5332) ? n445 : n5332);
+  wire [8:0] n5337 = ((u_core2_out_lane_o == 3'h5) ? 9'h1ff : n5299);
+  wire [8:0] n5339 = ((n446 < n5337) ? n446 : n5337);
+  wire [8:0] n5357 = ((u_lsu1_out_lane_o == 3'h1) ? 9'h1ff : n5319);
+  wire [8:0] n5359 = ((n393 < n5357) ? n393 : n5357);
+  wire [8:0] n5362 = ((u_lsu1_out_lane_o == 3'h2) ? 9'h1ff : n5324);
+  wire [8:0] n5364 = ((n394 < n5362) ? n394 : n5362);
+  wire [8:0] n5367 = ((u_lsu1_out_lane_o == 3'h3) ? 9'h1ff : n5329);
+  wire [8:0] n5369 = ((n395 < n5367) ? n395 : n5367);
+  wire [8:0] n5372 = ((u_lsu1_out_lane_o == 3'h4) ? 9'h1ff : n5334);
+  wire [8:0] n5374 = ((n396 < n5372) ? n396 : n5372);
+  wire [8:0] n5377 = ((u_lsu1_out_lane_o == 3'h5) ? 9'h1ff : n5339);
+  wire [8:0] n5379 = ((n397 < n5377) ? n397 : n5377);
+  wire [8:0] n5397 = ((u_core1_out_lane_o == 3'h1) ? 9'h1ff : n5359);
+  wire [8:0] n5399 = ((n344 < n5397) ? n344 : n5397);
+  wire [8:0] n5402 = ((u_core1_out_lane_o == 3'h2) ? 9'h1ff : n5364);
+  wire [8:0] n5404 = ((n345 < n5402) ? n345 : n5402);
+  wire [8:0] n5407 = ((u_core1_out_lane_o == 3'h3) ? 9'h1ff : n5369);
+  wire [8:0] n5409 = ((n346 < n5407) ? n346 : n5407);
+  wire [8:0] n5412 = ((u_core1_out_lane_o == 3'h4) ? 9'h1ff : n5374);
+  wire [8:0] n5414 = ((n347 < n5412) ? n347 : n5412);
+  wire [8:0] n5417 = ((u_core1_out_lane_o == 3'h5) ? 9'h1ff : n5379);
+  wire [8:0] n5419 = ((n348 < n5417) ? n348 : n5417);
+  wire [8:0] n5437 = ((u_core0_out_lane_o == 3'h1) ? 9'h1ff : n5399);
+  wire [8:0] n5442 = ((u_core0_out_lane_o == 3'h2) ? 9'h1ff : n5404);
+  wire [8:0] n5447 = ((u_core0_out_lane_o == 3'h3) ? 9'h1ff : n5409);
+  wire [8:0] n5452 = ((u_core0_out_lane_o == 3'h4) ? 9'h1ff : n5414);
+  wire [8:0] n5457 = ((u_core0_out_lane_o == 3'h5) ? 9'h1ff : n5419);
   wire done = ((((((((((((((((((((((((((((((((((((((((((((((((1'h1 & u_lsu0_idle_o) & u_core0_idle_o) & u_core1_idle_o) & u_lsu1_idle_o) & u_core2_idle_o) & u_core3_idle_o) & u_lsu2_idle_o) & u_core4_idle_o) & u_core5_idle_o) & u_lsu3_idle_o) & u_core6_idle_o) & u_core7_idle_o) & u_lsu4_idle_o) & u_core8_idle_o) & u_core9_idle_o) & u_lsu5_idle_o) & u_core10_idle_o) & u_core11_idle_o) & u_lsu6_idle_o) & u_core12_idle_o) & u_core13_idle_o) & u_lsu7_idle_o) & u_core14_idle_o) & u_core15_idle_o) & u_lsu8_idle_o) & u_core16_idle_o) & u_core17_idle_o) & u_lsu9_idle_o) & u_core18_idle_o) & u_core19_idle_o) & u_lsu10_idle_o) & u_core20_idle_o) & u_core21_idle_o) & u_lsu11_idle_o) & u_core22_idle_o) & u_core23_idle_o) & u_lsu12_idle_o) & u_core24_idle_o) & u_core25_idle_o) & u_lsu13_idle_o) & u_core26_idle_o) & u_core27_idle_o) & u_lsu14_idle_o) & u_core28_idle_o) & u_core29_idle_o) & u_lsu15_idle_o) & u_core30_idle_o) & u_core31_idle_o);
   assign mem_req_valid_o = {u_lsu15_mem_req_valid_o, u_lsu14_mem_req_valid_o, u_lsu13_mem_req_valid_o, u_lsu12_mem_req_valid_o, u_lsu11_mem_req_valid_o, u_lsu10_mem_req_valid_o, u_lsu9_mem_req_valid_o, u_lsu8_mem_req_valid_o, u_lsu7_mem_req_valid_o, u_lsu6_mem_req_valid_o, u_lsu5_mem_req_valid_o, u_lsu4_mem_req_valid_o, u_lsu3_mem_req_valid_o, u_lsu2_mem_req_valid_o, u_lsu1_mem_req_valid_o, u_lsu0_mem_req_valid_o};
   assign mem_req_we_o = {u_lsu15_mem_req_we_o, u_lsu14_mem_req_we_o, u_lsu13_mem_req_we_o, u_lsu12_mem_req_we_o, u_lsu11_mem_req_we_o, u_lsu10_mem_req_we_o, u_lsu9_mem_req_we_o, u_lsu8_mem_req_we_o, u_lsu7_mem_req_we_o, u_lsu6_mem_req_we_o, u_lsu5_mem_req_we_o, u_lsu4_mem_req_we_o, u_lsu3_mem_req_we_o, u_lsu2_mem_req_we_o, u_lsu1_mem_req_we_o, u_lsu0_mem_req_we_o};
   assign mem_req_addr_o = {u_lsu15_mem_req_addr_o, u_lsu14_mem_req_addr_o, u_lsu13_mem_req_addr_o, u_lsu12_mem_req_addr_o, u_lsu11_mem_req_addr_o, u_lsu10_mem_req_addr_o, u_lsu9_mem_req_addr_o, u_lsu8_mem_req_addr_o, u_lsu7_mem_req_addr_o, u_lsu6_mem_req_addr_o, u_lsu5_mem_req_addr_o, u_lsu4_mem_req_addr_o, u_lsu3_mem_req_addr_o, u_lsu2_mem_req_addr_o, u_lsu1_mem_req_addr_o, u_lsu0_mem_req_addr_o};
   assign mem_req_wdata_o = {u_lsu15_mem_req_wdata_o, u_lsu14_mem_req_wdata_o, u_lsu13_mem_req_wdata_o, u_lsu12_mem_req_wdata_o, u_lsu11_mem_req_wdata_o, u_lsu10_mem_req_wdata_o, u_lsu9_mem_req_wdata_o, u_lsu8_mem_req_wdata_o, u_lsu7_mem_req_wdata_o, u_lsu6_mem_req_wdata_o, u_lsu5_mem_req_wdata_o, u_lsu4_mem_req_wdata_o, u_lsu3_mem_req_wdata_o, u_lsu2_mem_req_wdata_o, u_lsu1_mem_req_wdata_o, u_lsu0_mem_req_wdata_o};
+  assign pf_valid_o = {u_lsu15_pf_valid_o, u_lsu14_pf_valid_o, u_lsu13_pf_valid_o, u_lsu12_pf_valid_o, u_lsu11_pf_valid_o, u_lsu10_pf_valid_o, u_lsu9_pf_valid_o, u_lsu8_pf_valid_o, u_lsu7_pf_valid_o, u_lsu6_pf_valid_o, u_lsu5_pf_valid_o, u_lsu4_pf_valid_o, u_lsu3_pf_valid_o, u_lsu2_pf_valid_o, u_lsu1_pf_valid_o, u_lsu0_pf_valid_o};
+  assign pf_line_o = {u_lsu15_pf_line_o, u_lsu14_pf_line_o, u_lsu13_pf_line_o, u_lsu12_pf_line_o, u_lsu11_pf_line_o, u_lsu10_pf_line_o, u_lsu9_pf_line_o, u_lsu8_pf_line_o, u_lsu7_pf_line_o, u_lsu6_pf_line_o, u_lsu5_pf_line_o, u_lsu4_pf_line_o, u_lsu3_pf_line_o, u_lsu2_pf_line_o, u_lsu1_pf_line_o, u_lsu0_pf_line_o};
   assign done_o = done;
   assign err_o = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | u_lsu0_err_o) | u_core0_err_o) | u_core1_err_o) | u_lsu1_err_o) | u_core2_err_o) | u_core3_err_o) | u_lsu2_err_o) | u_core4_err_o) | u_core5_err_o) | u_lsu3_err_o) | u_core6_err_o) | u_core7_err_o) | u_lsu4_err_o) | u_core8_err_o) | u_core9_err_o) | u_lsu5_err_o) | u_core10_err_o) | u_core11_err_o) | u_lsu6_err_o) | u_core12_err_o) | u_core13_err_o) | u_lsu7_err_o) | u_core14_err_o) | u_core15_err_o) | u_lsu8_err_o) | u_core16_err_o) | u_core17_err_o) | u_lsu9_err_o) | u_core18_err_o) | u_core19_err_o) | u_lsu10_err_o) | u_core20_err_o) | u_core21_err_o) | u_lsu11_err_o) | u_core22_err_o) | u_core23_err_o) | u_lsu12_err_o) | u_core24_err_o) | u_core25_err_o) | u_lsu13_err_o) | u_core26_err_o) | u_core27_err_o) | u_lsu14_err_o) | u_core28_err_o) | u_core29_err_o) | u_lsu15_err_o) | u_core30_err_o) | u_core31_err_o);
   assign fire_o = {u_lsu15_fire_o, u_lsu14_fire_o, u_lsu13_fire_o, u_lsu12_fire_o, u_lsu11_fire_o, u_lsu10_fire_o, u_lsu9_fire_o, u_lsu8_fire_o, u_lsu7_fire_o, u_lsu6_fire_o, u_lsu5_fire_o, u_lsu4_fire_o, u_lsu3_fire_o, u_lsu2_fire_o, u_lsu1_fire_o, u_lsu0_fire_o, u_core31_fire_o, u_core30_fire_o, u_core29_fire_o, u_core28_fire_o, u_core27_fire_o, u_core26_fire_o, u_core25_fire_o, u_core24_fire_o, u_core23_fire_o, u_core22_fire_o, u_core21_fire_o, u_core20_fire_o, u_core19_fire_o, u_core18_fire_o, u_core17_fire_o, u_core16_fire_o, u_core15_fire_o, u_core14_fire_o, u_core13_fire_o, u_core12_fire_o, u_core11_fire_o, u_core10_fire_o, u_core9_fire_o, u_core8_fire_o, u_core7_fire_o, u_core6_fire_o, u_core5_fire_o, u_core4_fire_o, u_core3_fire_o, u_core2_fire_o, u_core1_fire_o, u_core0_fire_o};
@@ -2853,7 +2889,7 @@ module gpucc_net_ieee_l8_x (
     .run_i (run_i),
     .lane_valid_i ({1'h0, 1'h0, 1'h0, 1'h0, 1'h0}),
     .lane_data_i ({32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000}),
-    .space_i (((u_lsu0_out_lane_o == 3'h5) ? ((n294 < n5393) ? n294 : n5393) : ((u_lsu0_out_lane_o == 3'h4) ? ((n293 < n5388) ? n293 : n5388) : ((u_lsu0_out_lane_o == 3'h3) ? ((n292 < n5383) ? n292 : n5383) : ((u_lsu0_out_lane_o == 3'h2) ? ((n291 < n5378) ? n291 : n5378) : ((u_lsu0_out_lane_o == 3'h1) ? ((n290 < n5373) ? n290 : n5373) : 9'h1ff)))))),
+    .space_i (((u_lsu0_out_lane_o == 3'h5) ? ((n298 < n5457) ? n298 : n5457) : ((u_lsu0_out_lane_o == 3'h4) ? ((n297 < n5452) ? n297 : n5452) : ((u_lsu0_out_lane_o == 3'h3) ? ((n296 < n5447) ? n296 : n5447) : ((u_lsu0_out_lane_o == 3'h2) ? ((n295 < n5442) ? n295 : n5442) : ((u_lsu0_out_lane_o == 3'h1) ? ((n294 < n5437) ? n294 : n5437) : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[0]),
     .mem_resp_valid_i (mem_resp_valid_i[0]),
     .mem_resp_data_i (mem_resp_data_i[31:0]),
@@ -2870,7 +2906,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu0_mem_req_valid_o),
     .mem_req_we_o (u_lsu0_mem_req_we_o),
     .mem_req_addr_o (u_lsu0_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu0_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu0_mem_req_wdata_o),
+    .pf_valid_o (u_lsu0_pf_valid_o),
+    .pf_line_o (u_lsu0_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core0 (
@@ -2882,9 +2920,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2541, n2537, n2533, n2529, n2525}),
-    .lane_data_i ({n2542, n2538, n2534, n2530, n2526}),
-    .space_i (((u_core0_out_lane_o == 3'h5) ? n5355 : ((u_core0_out_lane_o == 3'h4) ? n5350 : ((u_core0_out_lane_o == 3'h3) ? n5345 : ((u_core0_out_lane_o == 3'h2) ? n5340 : ((u_core0_out_lane_o == 3'h1) ? n5335 : 9'h1ff)))))),
+    .lane_valid_i ({n2605, n2601, n2597, n2593, n2589}),
+    .lane_data_i ({n2606, n2602, n2598, n2594, n2590}),
+    .space_i (((u_core0_out_lane_o == 3'h5) ? n5419 : ((u_core0_out_lane_o == 3'h4) ? n5414 : ((u_core0_out_lane_o == 3'h3) ? n5409 : ((u_core0_out_lane_o == 3'h2) ? n5404 : ((u_core0_out_lane_o == 3'h1) ? n5399 : 9'h1ff)))))),
     .ln_valid_i (ln0_valid_i),
     .ln_res_i (ln0_res_i),
     .ln_pred_i (ln0_pred_i),
@@ -2918,9 +2956,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2562, n2558, n2554, n2550, n2546}),
-    .lane_data_i ({n2563, n2559, n2555, n2551, n2547}),
-    .space_i (((u_core1_out_lane_o == 3'h5) ? n5315 : ((u_core1_out_lane_o == 3'h4) ? n5310 : ((u_core1_out_lane_o == 3'h3) ? n5305 : ((u_core1_out_lane_o == 3'h2) ? n5300 : ((u_core1_out_lane_o == 3'h1) ? n5295 : 9'h1ff)))))),
+    .lane_valid_i ({n2626, n2622, n2618, n2614, n2610}),
+    .lane_data_i ({n2627, n2623, n2619, n2615, n2611}),
+    .space_i (((u_core1_out_lane_o == 3'h5) ? n5379 : ((u_core1_out_lane_o == 3'h4) ? n5374 : ((u_core1_out_lane_o == 3'h3) ? n5369 : ((u_core1_out_lane_o == 3'h2) ? n5364 : ((u_core1_out_lane_o == 3'h1) ? n5359 : 9'h1ff)))))),
     .ln_valid_i (ln1_valid_i),
     .ln_res_i (ln1_res_i),
     .ln_pred_i (ln1_pred_i),
@@ -2954,9 +2992,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2583, n2579, n2575, n2571, n2567}),
-    .lane_data_i ({n2584, n2580, n2576, n2572, n2568}),
-    .space_i (((u_lsu1_out_lane_o == 3'h5) ? n5275 : ((u_lsu1_out_lane_o == 3'h4) ? n5270 : ((u_lsu1_out_lane_o == 3'h3) ? n5265 : ((u_lsu1_out_lane_o == 3'h2) ? n5260 : ((u_lsu1_out_lane_o == 3'h1) ? n5255 : 9'h1ff)))))),
+    .lane_valid_i ({n2647, n2643, n2639, n2635, n2631}),
+    .lane_data_i ({n2648, n2644, n2640, n2636, n2632}),
+    .space_i (((u_lsu1_out_lane_o == 3'h5) ? n5339 : ((u_lsu1_out_lane_o == 3'h4) ? n5334 : ((u_lsu1_out_lane_o == 3'h3) ? n5329 : ((u_lsu1_out_lane_o == 3'h2) ? n5324 : ((u_lsu1_out_lane_o == 3'h1) ? n5319 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[1]),
     .mem_resp_valid_i (mem_resp_valid_i[1]),
     .mem_resp_data_i (mem_resp_data_i[63:32]),
@@ -2973,7 +3011,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu1_mem_req_valid_o),
     .mem_req_we_o (u_lsu1_mem_req_we_o),
     .mem_req_addr_o (u_lsu1_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu1_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu1_mem_req_wdata_o),
+    .pf_valid_o (u_lsu1_pf_valid_o),
+    .pf_line_o (u_lsu1_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core2 (
@@ -2985,9 +3025,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2603, n2599, n2595, n2591, n2587}),
-    .lane_data_i ({n2604, n2600, n2596, n2592, n2588}),
-    .space_i (((u_core2_out_lane_o == 3'h5) ? n5235 : ((u_core2_out_lane_o == 3'h4) ? n5230 : ((u_core2_out_lane_o == 3'h3) ? n5225 : ((u_core2_out_lane_o == 3'h2) ? n5220 : ((u_core2_out_lane_o == 3'h1) ? n5215 : 9'h1ff)))))),
+    .lane_valid_i ({n2667, n2663, n2659, n2655, n2651}),
+    .lane_data_i ({n2668, n2664, n2660, n2656, n2652}),
+    .space_i (((u_core2_out_lane_o == 3'h5) ? n5299 : ((u_core2_out_lane_o == 3'h4) ? n5294 : ((u_core2_out_lane_o == 3'h3) ? n5289 : ((u_core2_out_lane_o == 3'h2) ? n5284 : ((u_core2_out_lane_o == 3'h1) ? n5279 : 9'h1ff)))))),
     .ln_valid_i (ln2_valid_i),
     .ln_res_i (ln2_res_i),
     .ln_pred_i (ln2_pred_i),
@@ -3021,9 +3061,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2624, n2620, n2616, n2612, n2608}),
-    .lane_data_i ({n2625, n2621, n2617, n2613, n2609}),
-    .space_i (((u_core3_out_lane_o == 3'h5) ? n5195 : ((u_core3_out_lane_o == 3'h4) ? n5190 : ((u_core3_out_lane_o == 3'h3) ? n5185 : ((u_core3_out_lane_o == 3'h2) ? n5180 : ((u_core3_out_lane_o == 3'h1) ? n5175 : 9'h1ff)))))),
+    .lane_valid_i ({n2688, n2684, n2680, n2676, n2672}),
+    .lane_data_i ({n2689, n2685, n2681, n2677, n2673}),
+    .space_i (((u_core3_out_lane_o == 3'h5) ? n5259 : ((u_core3_out_lane_o == 3'h4) ? n5254 : ((u_core3_out_lane_o == 3'h3) ? n5249 : ((u_core3_out_lane_o == 3'h2) ? n5244 : ((u_core3_out_lane_o == 3'h1) ? n5239 : 9'h1ff)))))),
     .ln_valid_i (ln3_valid_i),
     .ln_res_i (ln3_res_i),
     .ln_pred_i (ln3_pred_i),
@@ -3057,9 +3097,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2645, n2641, n2637, n2633, n2629}),
-    .lane_data_i ({n2646, n2642, n2638, n2634, n2630}),
-    .space_i (((u_lsu2_out_lane_o == 3'h5) ? n5155 : ((u_lsu2_out_lane_o == 3'h4) ? n5150 : ((u_lsu2_out_lane_o == 3'h3) ? n5145 : ((u_lsu2_out_lane_o == 3'h2) ? n5140 : ((u_lsu2_out_lane_o == 3'h1) ? n5135 : 9'h1ff)))))),
+    .lane_valid_i ({n2709, n2705, n2701, n2697, n2693}),
+    .lane_data_i ({n2710, n2706, n2702, n2698, n2694}),
+    .space_i (((u_lsu2_out_lane_o == 3'h5) ? n5219 : ((u_lsu2_out_lane_o == 3'h4) ? n5214 : ((u_lsu2_out_lane_o == 3'h3) ? n5209 : ((u_lsu2_out_lane_o == 3'h2) ? n5204 : ((u_lsu2_out_lane_o == 3'h1) ? n5199 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[2]),
     .mem_resp_valid_i (mem_resp_valid_i[2]),
     .mem_resp_data_i (mem_resp_data_i[95:64]),
@@ -3076,7 +3116,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu2_mem_req_valid_o),
     .mem_req_we_o (u_lsu2_mem_req_we_o),
     .mem_req_addr_o (u_lsu2_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu2_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu2_mem_req_wdata_o),
+    .pf_valid_o (u_lsu2_pf_valid_o),
+    .pf_line_o (u_lsu2_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core4 (
@@ -3088,9 +3130,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2665, n2661, n2657, n2653, n2649}),
-    .lane_data_i ({n2666, n2662, n2658, n2654, n2650}),
-    .space_i (((u_core4_out_lane_o == 3'h5) ? n5115 : ((u_core4_out_lane_o == 3'h4) ? n5110 : ((u_core4_out_lane_o == 3'h3) ? n5105 : ((u_core4_out_lane_o == 3'h2) ? n5100 : ((u_core4_out_lane_o == 3'h1) ? n5095 : 9'h1ff)))))),
+    .lane_valid_i ({n2729, n2725, n2721, n2717, n2713}),
+    .lane_data_i ({n2730, n2726, n2722, n2718, n2714}),
+    .space_i (((u_core4_out_lane_o == 3'h5) ? n5179 : ((u_core4_out_lane_o == 3'h4) ? n5174 : ((u_core4_out_lane_o == 3'h3) ? n5169 : ((u_core4_out_lane_o == 3'h2) ? n5164 : ((u_core4_out_lane_o == 3'h1) ? n5159 : 9'h1ff)))))),
     .ln_valid_i (ln4_valid_i),
     .ln_res_i (ln4_res_i),
     .ln_pred_i (ln4_pred_i),
@@ -3124,9 +3166,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2686, n2682, n2678, n2674, n2670}),
-    .lane_data_i ({n2687, n2683, n2679, n2675, n2671}),
-    .space_i (((u_core5_out_lane_o == 3'h5) ? n5075 : ((u_core5_out_lane_o == 3'h4) ? n5070 : ((u_core5_out_lane_o == 3'h3) ? n5065 : ((u_core5_out_lane_o == 3'h2) ? n5060 : ((u_core5_out_lane_o == 3'h1) ? n5055 : 9'h1ff)))))),
+    .lane_valid_i ({n2750, n2746, n2742, n2738, n2734}),
+    .lane_data_i ({n2751, n2747, n2743, n2739, n2735}),
+    .space_i (((u_core5_out_lane_o == 3'h5) ? n5139 : ((u_core5_out_lane_o == 3'h4) ? n5134 : ((u_core5_out_lane_o == 3'h3) ? n5129 : ((u_core5_out_lane_o == 3'h2) ? n5124 : ((u_core5_out_lane_o == 3'h1) ? n5119 : 9'h1ff)))))),
     .ln_valid_i (ln5_valid_i),
     .ln_res_i (ln5_res_i),
     .ln_pred_i (ln5_pred_i),
@@ -3160,9 +3202,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2707, n2703, n2699, n2695, n2691}),
-    .lane_data_i ({n2708, n2704, n2700, n2696, n2692}),
-    .space_i (((u_lsu3_out_lane_o == 3'h5) ? n5035 : ((u_lsu3_out_lane_o == 3'h4) ? n5030 : ((u_lsu3_out_lane_o == 3'h3) ? n5025 : ((u_lsu3_out_lane_o == 3'h2) ? n5020 : ((u_lsu3_out_lane_o == 3'h1) ? n5015 : 9'h1ff)))))),
+    .lane_valid_i ({n2771, n2767, n2763, n2759, n2755}),
+    .lane_data_i ({n2772, n2768, n2764, n2760, n2756}),
+    .space_i (((u_lsu3_out_lane_o == 3'h5) ? n5099 : ((u_lsu3_out_lane_o == 3'h4) ? n5094 : ((u_lsu3_out_lane_o == 3'h3) ? n5089 : ((u_lsu3_out_lane_o == 3'h2) ? n5084 : ((u_lsu3_out_lane_o == 3'h1) ? n5079 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[3]),
     .mem_resp_valid_i (mem_resp_valid_i[3]),
     .mem_resp_data_i (mem_resp_data_i[127:96]),
@@ -3179,7 +3221,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu3_mem_req_valid_o),
     .mem_req_we_o (u_lsu3_mem_req_we_o),
     .mem_req_addr_o (u_lsu3_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu3_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu3_mem_req_wdata_o),
+    .pf_valid_o (u_lsu3_pf_valid_o),
+    .pf_line_o (u_lsu3_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core6 (
@@ -3191,9 +3235,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2727, n2723, n2719, n2715, n2711}),
-    .lane_data_i ({n2728, n2724, n2720, n2716, n2712}),
-    .space_i (((u_core6_out_lane_o == 3'h5) ? n4995 : ((u_core6_out_lane_o == 3'h4) ? n4990 : ((u_core6_out_lane_o == 3'h3) ? n4985 : ((u_core6_out_lane_o == 3'h2) ? n4980 : ((u_core6_out_lane_o == 3'h1) ? n4975 : 9'h1ff)))))),
+    .lane_valid_i ({n2791, n2787, n2783, n2779, n2775}),
+    .lane_data_i ({n2792, n2788, n2784, n2780, n2776}),
+    .space_i (((u_core6_out_lane_o == 3'h5) ? n5059 : ((u_core6_out_lane_o == 3'h4) ? n5054 : ((u_core6_out_lane_o == 3'h3) ? n5049 : ((u_core6_out_lane_o == 3'h2) ? n5044 : ((u_core6_out_lane_o == 3'h1) ? n5039 : 9'h1ff)))))),
     .ln_valid_i (ln6_valid_i),
     .ln_res_i (ln6_res_i),
     .ln_pred_i (ln6_pred_i),
@@ -3227,9 +3271,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2748, n2744, n2740, n2736, n2732}),
-    .lane_data_i ({n2749, n2745, n2741, n2737, n2733}),
-    .space_i (((u_core7_out_lane_o == 3'h5) ? n4955 : ((u_core7_out_lane_o == 3'h4) ? n4950 : ((u_core7_out_lane_o == 3'h3) ? n4945 : ((u_core7_out_lane_o == 3'h2) ? n4940 : ((u_core7_out_lane_o == 3'h1) ? n4935 : 9'h1ff)))))),
+    .lane_valid_i ({n2812, n2808, n2804, n2800, n2796}),
+    .lane_data_i ({n2813, n2809, n2805, n2801, n2797}),
+    .space_i (((u_core7_out_lane_o == 3'h5) ? n5019 : ((u_core7_out_lane_o == 3'h4) ? n5014 : ((u_core7_out_lane_o == 3'h3) ? n5009 : ((u_core7_out_lane_o == 3'h2) ? n5004 : ((u_core7_out_lane_o == 3'h1) ? n4999 : 9'h1ff)))))),
     .ln_valid_i (ln7_valid_i),
     .ln_res_i (ln7_res_i),
     .ln_pred_i (ln7_pred_i),
@@ -3263,9 +3307,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2769, n2765, n2761, n2757, n2753}),
-    .lane_data_i ({n2770, n2766, n2762, n2758, n2754}),
-    .space_i (((u_lsu4_out_lane_o == 3'h5) ? n4915 : ((u_lsu4_out_lane_o == 3'h4) ? n4910 : ((u_lsu4_out_lane_o == 3'h3) ? n4905 : ((u_lsu4_out_lane_o == 3'h2) ? n4900 : ((u_lsu4_out_lane_o == 3'h1) ? n4895 : 9'h1ff)))))),
+    .lane_valid_i ({n2833, n2829, n2825, n2821, n2817}),
+    .lane_data_i ({n2834, n2830, n2826, n2822, n2818}),
+    .space_i (((u_lsu4_out_lane_o == 3'h5) ? n4979 : ((u_lsu4_out_lane_o == 3'h4) ? n4974 : ((u_lsu4_out_lane_o == 3'h3) ? n4969 : ((u_lsu4_out_lane_o == 3'h2) ? n4964 : ((u_lsu4_out_lane_o == 3'h1) ? n4959 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[4]),
     .mem_resp_valid_i (mem_resp_valid_i[4]),
     .mem_resp_data_i (mem_resp_data_i[159:128]),
@@ -3282,7 +3326,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu4_mem_req_valid_o),
     .mem_req_we_o (u_lsu4_mem_req_we_o),
     .mem_req_addr_o (u_lsu4_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu4_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu4_mem_req_wdata_o),
+    .pf_valid_o (u_lsu4_pf_valid_o),
+    .pf_line_o (u_lsu4_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core8 (
@@ -3294,9 +3340,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2789, n2785, n2781, n2777, n2773}),
-    .lane_data_i ({n2790, n2786, n2782, n2778, n2774}),
-    .space_i (((u_core8_out_lane_o == 3'h5) ? n4875 : ((u_core8_out_lane_o == 3'h4) ? n4870 : ((u_core8_out_lane_o == 3'h3) ? n4865 : ((u_core8_out_lane_o == 3'h2) ? n4860 : ((u_core8_out_lane_o == 3'h1) ? n4855 : 9'h1ff)))))),
+    .lane_valid_i ({n2853, n2849, n2845, n2841, n2837}),
+    .lane_data_i ({n2854, n2850, n2846, n2842, n2838}),
+    .space_i (((u_core8_out_lane_o == 3'h5) ? n4939 : ((u_core8_out_lane_o == 3'h4) ? n4934 : ((u_core8_out_lane_o == 3'h3) ? n4929 : ((u_core8_out_lane_o == 3'h2) ? n4924 : ((u_core8_out_lane_o == 3'h1) ? n4919 : 9'h1ff)))))),
     .ln_valid_i (ln8_valid_i),
     .ln_res_i (ln8_res_i),
     .ln_pred_i (ln8_pred_i),
@@ -3330,9 +3376,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2810, n2806, n2802, n2798, n2794}),
-    .lane_data_i ({n2811, n2807, n2803, n2799, n2795}),
-    .space_i (((u_core9_out_lane_o == 3'h5) ? n4835 : ((u_core9_out_lane_o == 3'h4) ? n4830 : ((u_core9_out_lane_o == 3'h3) ? n4825 : ((u_core9_out_lane_o == 3'h2) ? n4820 : ((u_core9_out_lane_o == 3'h1) ? n4815 : 9'h1ff)))))),
+    .lane_valid_i ({n2874, n2870, n2866, n2862, n2858}),
+    .lane_data_i ({n2875, n2871, n2867, n2863, n2859}),
+    .space_i (((u_core9_out_lane_o == 3'h5) ? n4899 : ((u_core9_out_lane_o == 3'h4) ? n4894 : ((u_core9_out_lane_o == 3'h3) ? n4889 : ((u_core9_out_lane_o == 3'h2) ? n4884 : ((u_core9_out_lane_o == 3'h1) ? n4879 : 9'h1ff)))))),
     .ln_valid_i (ln9_valid_i),
     .ln_res_i (ln9_res_i),
     .ln_pred_i (ln9_pred_i),
@@ -3366,9 +3412,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2831, n2827, n2823, n2819, n2815}),
-    .lane_data_i ({n2832, n2828, n2824, n2820, n2816}),
-    .space_i (((u_lsu5_out_lane_o == 3'h5) ? n4795 : ((u_lsu5_out_lane_o == 3'h4) ? n4790 : ((u_lsu5_out_lane_o == 3'h3) ? n4785 : ((u_lsu5_out_lane_o == 3'h2) ? n4780 : ((u_lsu5_out_lane_o == 3'h1) ? n4775 : 9'h1ff)))))),
+    .lane_valid_i ({n2895, n2891, n2887, n2883, n2879}),
+    .lane_data_i ({n2896, n2892, n2888, n2884, n2880}),
+    .space_i (((u_lsu5_out_lane_o == 3'h5) ? n4859 : ((u_lsu5_out_lane_o == 3'h4) ? n4854 : ((u_lsu5_out_lane_o == 3'h3) ? n4849 : ((u_lsu5_out_lane_o == 3'h2) ? n4844 : ((u_lsu5_out_lane_o == 3'h1) ? n4839 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[5]),
     .mem_resp_valid_i (mem_resp_valid_i[5]),
     .mem_resp_data_i (mem_resp_data_i[191:160]),
@@ -3385,7 +3431,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu5_mem_req_valid_o),
     .mem_req_we_o (u_lsu5_mem_req_we_o),
     .mem_req_addr_o (u_lsu5_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu5_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu5_mem_req_wdata_o),
+    .pf_valid_o (u_lsu5_pf_valid_o),
+    .pf_line_o (u_lsu5_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core10 (
@@ -3397,9 +3445,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2851, n2847, n2843, n2839, n2835}),
-    .lane_data_i ({n2852, n2848, n2844, n2840, n2836}),
-    .space_i (((u_core10_out_lane_o == 3'h5) ? n4755 : ((u_core10_out_lane_o == 3'h4) ? n4750 : ((u_core10_out_lane_o == 3'h3) ? n4745 : ((u_core10_out_lane_o == 3'h2) ? n4740 : ((u_core10_out_lane_o == 3'h1) ? n4735 : 9'h1ff)))))),
+    .lane_valid_i ({n2915, n2911, n2907, n2903, n2899}),
+    .lane_data_i ({n2916, n2912, n2908, n2904, n2900}),
+    .space_i (((u_core10_out_lane_o == 3'h5) ? n4819 : ((u_core10_out_lane_o == 3'h4) ? n4814 : ((u_core10_out_lane_o == 3'h3) ? n4809 : ((u_core10_out_lane_o == 3'h2) ? n4804 : ((u_core10_out_lane_o == 3'h1) ? n4799 : 9'h1ff)))))),
     .ln_valid_i (ln10_valid_i),
     .ln_res_i (ln10_res_i),
     .ln_pred_i (ln10_pred_i),
@@ -3433,9 +3481,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2872, n2868, n2864, n2860, n2856}),
-    .lane_data_i ({n2873, n2869, n2865, n2861, n2857}),
-    .space_i (((u_core11_out_lane_o == 3'h5) ? n4715 : ((u_core11_out_lane_o == 3'h4) ? n4710 : ((u_core11_out_lane_o == 3'h3) ? n4705 : ((u_core11_out_lane_o == 3'h2) ? n4700 : ((u_core11_out_lane_o == 3'h1) ? n4695 : 9'h1ff)))))),
+    .lane_valid_i ({n2936, n2932, n2928, n2924, n2920}),
+    .lane_data_i ({n2937, n2933, n2929, n2925, n2921}),
+    .space_i (((u_core11_out_lane_o == 3'h5) ? n4779 : ((u_core11_out_lane_o == 3'h4) ? n4774 : ((u_core11_out_lane_o == 3'h3) ? n4769 : ((u_core11_out_lane_o == 3'h2) ? n4764 : ((u_core11_out_lane_o == 3'h1) ? n4759 : 9'h1ff)))))),
     .ln_valid_i (ln11_valid_i),
     .ln_res_i (ln11_res_i),
     .ln_pred_i (ln11_pred_i),
@@ -3469,9 +3517,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2893, n2889, n2885, n2881, n2877}),
-    .lane_data_i ({n2894, n2890, n2886, n2882, n2878}),
-    .space_i (((u_lsu6_out_lane_o == 3'h5) ? n4675 : ((u_lsu6_out_lane_o == 3'h4) ? n4670 : ((u_lsu6_out_lane_o == 3'h3) ? n4665 : ((u_lsu6_out_lane_o == 3'h2) ? n4660 : ((u_lsu6_out_lane_o == 3'h1) ? n4655 : 9'h1ff)))))),
+    .lane_valid_i ({n2957, n2953, n2949, n2945, n2941}),
+    .lane_data_i ({n2958, n2954, n2950, n2946, n2942}),
+    .space_i (((u_lsu6_out_lane_o == 3'h5) ? n4739 : ((u_lsu6_out_lane_o == 3'h4) ? n4734 : ((u_lsu6_out_lane_o == 3'h3) ? n4729 : ((u_lsu6_out_lane_o == 3'h2) ? n4724 : ((u_lsu6_out_lane_o == 3'h1) ? n4719 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[6]),
     .mem_resp_valid_i (mem_resp_valid_i[6]),
     .mem_resp_data_i (mem_resp_data_i[223:192]),
@@ -3488,7 +3536,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu6_mem_req_valid_o),
     .mem_req_we_o (u_lsu6_mem_req_we_o),
     .mem_req_addr_o (u_lsu6_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu6_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu6_mem_req_wdata_o),
+    .pf_valid_o (u_lsu6_pf_valid_o),
+    .pf_line_o (u_lsu6_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core12 (
@@ -3500,9 +3550,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2913, n2909, n2905, n2901, n2897}),
-    .lane_data_i ({n2914, n2910, n2906, n2902, n2898}),
-    .space_i (((u_core12_out_lane_o == 3'h5) ? n4635 : ((u_core12_out_lane_o == 3'h4) ? n4630 : ((u_core12_out_lane_o == 3'h3) ? n4625 : ((u_core12_out_lane_o == 3'h2) ? n4620 : ((u_core12_out_lane_o == 3'h1) ? n4615 : 9'h1ff)))))),
+    .lane_valid_i ({n2977, n2973, n2969, n2965, n2961}),
+    .lane_data_i ({n2978, n2974, n2970, n2966, n2962}),
+    .space_i (((u_core12_out_lane_o == 3'h5) ? n4699 : ((u_core12_out_lane_o == 3'h4) ? n4694 : ((u_core12_out_lane_o == 3'h3) ? n4689 : ((u_core12_out_lane_o == 3'h2) ? n4684 : ((u_core12_out_lane_o == 3'h1) ? n4679 : 9'h1ff)))))),
     .ln_valid_i (ln12_valid_i),
     .ln_res_i (ln12_res_i),
     .ln_pred_i (ln12_pred_i),
@@ -3536,9 +3586,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2934, n2930, n2926, n2922, n2918}),
-    .lane_data_i ({n2935, n2931, n2927, n2923, n2919}),
-    .space_i (((u_core13_out_lane_o == 3'h5) ? n4595 : ((u_core13_out_lane_o == 3'h4) ? n4590 : ((u_core13_out_lane_o == 3'h3) ? n4585 : ((u_core13_out_lane_o == 3'h2) ? n4580 : ((u_core13_out_lane_o == 3'h1) ? n4575 : 9'h1ff)))))),
+    .lane_valid_i ({n2998, n2994, n2990, n2986, n2982}),
+    .lane_data_i ({n2999, n2995, n2991, n2987, n2983}),
+    .space_i (((u_core13_out_lane_o == 3'h5) ? n4659 : ((u_core13_out_lane_o == 3'h4) ? n4654 : ((u_core13_out_lane_o == 3'h3) ? n4649 : ((u_core13_out_lane_o == 3'h2) ? n4644 : ((u_core13_out_lane_o == 3'h1) ? n4639 : 9'h1ff)))))),
     .ln_valid_i (ln13_valid_i),
     .ln_res_i (ln13_res_i),
     .ln_pred_i (ln13_pred_i),
@@ -3572,9 +3622,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2955, n2951, n2947, n2943, n2939}),
-    .lane_data_i ({n2956, n2952, n2948, n2944, n2940}),
-    .space_i (((u_lsu7_out_lane_o == 3'h5) ? n4555 : ((u_lsu7_out_lane_o == 3'h4) ? n4550 : ((u_lsu7_out_lane_o == 3'h3) ? n4545 : ((u_lsu7_out_lane_o == 3'h2) ? n4540 : ((u_lsu7_out_lane_o == 3'h1) ? n4535 : 9'h1ff)))))),
+    .lane_valid_i ({n3019, n3015, n3011, n3007, n3003}),
+    .lane_data_i ({n3020, n3016, n3012, n3008, n3004}),
+    .space_i (((u_lsu7_out_lane_o == 3'h5) ? n4619 : ((u_lsu7_out_lane_o == 3'h4) ? n4614 : ((u_lsu7_out_lane_o == 3'h3) ? n4609 : ((u_lsu7_out_lane_o == 3'h2) ? n4604 : ((u_lsu7_out_lane_o == 3'h1) ? n4599 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[7]),
     .mem_resp_valid_i (mem_resp_valid_i[7]),
     .mem_resp_data_i (mem_resp_data_i[255:224]),
@@ -3591,7 +3641,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu7_mem_req_valid_o),
     .mem_req_we_o (u_lsu7_mem_req_we_o),
     .mem_req_addr_o (u_lsu7_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu7_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu7_mem_req_wdata_o),
+    .pf_valid_o (u_lsu7_pf_valid_o),
+    .pf_line_o (u_lsu7_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core14 (
@@ -3603,9 +3655,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2975, n2971, n2967, n2963, n2959}),
-    .lane_data_i ({n2976, n2972, n2968, n2964, n2960}),
-    .space_i (((u_core14_out_lane_o == 3'h5) ? n4515 : ((u_core14_out_lane_o == 3'h4) ? n4510 : ((u_core14_out_lane_o == 3'h3) ? n4505 : ((u_core14_out_lane_o == 3'h2) ? n4500 : ((u_core14_out_lane_o == 3'h1) ? n4495 : 9'h1ff)))))),
+    .lane_valid_i ({n3039, n3035, n3031, n3027, n3023}),
+    .lane_data_i ({n3040, n3036, n3032, n3028, n3024}),
+    .space_i (((u_core14_out_lane_o == 3'h5) ? n4579 : ((u_core14_out_lane_o == 3'h4) ? n4574 : ((u_core14_out_lane_o == 3'h3) ? n4569 : ((u_core14_out_lane_o == 3'h2) ? n4564 : ((u_core14_out_lane_o == 3'h1) ? n4559 : 9'h1ff)))))),
     .ln_valid_i (ln14_valid_i),
     .ln_res_i (ln14_res_i),
     .ln_pred_i (ln14_pred_i),
@@ -3639,9 +3691,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n2996, n2992, n2988, n2984, n2980}),
-    .lane_data_i ({n2997, n2993, n2989, n2985, n2981}),
-    .space_i (((u_core15_out_lane_o == 3'h5) ? n4475 : ((u_core15_out_lane_o == 3'h4) ? n4470 : ((u_core15_out_lane_o == 3'h3) ? n4465 : ((u_core15_out_lane_o == 3'h2) ? n4460 : ((u_core15_out_lane_o == 3'h1) ? n4455 : 9'h1ff)))))),
+    .lane_valid_i ({n3060, n3056, n3052, n3048, n3044}),
+    .lane_data_i ({n3061, n3057, n3053, n3049, n3045}),
+    .space_i (((u_core15_out_lane_o == 3'h5) ? n4539 : ((u_core15_out_lane_o == 3'h4) ? n4534 : ((u_core15_out_lane_o == 3'h3) ? n4529 : ((u_core15_out_lane_o == 3'h2) ? n4524 : ((u_core15_out_lane_o == 3'h1) ? n4519 : 9'h1ff)))))),
     .ln_valid_i (ln15_valid_i),
     .ln_res_i (ln15_res_i),
     .ln_pred_i (ln15_pred_i),
@@ -3675,9 +3727,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3017, n3013, n3009, n3005, n3001}),
-    .lane_data_i ({n3018, n3014, n3010, n3006, n3002}),
-    .space_i (((u_lsu8_out_lane_o == 3'h5) ? n4435 : ((u_lsu8_out_lane_o == 3'h4) ? n4430 : ((u_lsu8_out_lane_o == 3'h3) ? n4425 : ((u_lsu8_out_lane_o == 3'h2) ? n4420 : ((u_lsu8_out_lane_o == 3'h1) ? n4415 : 9'h1ff)))))),
+    .lane_valid_i ({n3081, n3077, n3073, n3069, n3065}),
+    .lane_data_i ({n3082, n3078, n3074, n3070, n3066}),
+    .space_i (((u_lsu8_out_lane_o == 3'h5) ? n4499 : ((u_lsu8_out_lane_o == 3'h4) ? n4494 : ((u_lsu8_out_lane_o == 3'h3) ? n4489 : ((u_lsu8_out_lane_o == 3'h2) ? n4484 : ((u_lsu8_out_lane_o == 3'h1) ? n4479 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[8]),
     .mem_resp_valid_i (mem_resp_valid_i[8]),
     .mem_resp_data_i (mem_resp_data_i[287:256]),
@@ -3694,7 +3746,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu8_mem_req_valid_o),
     .mem_req_we_o (u_lsu8_mem_req_we_o),
     .mem_req_addr_o (u_lsu8_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu8_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu8_mem_req_wdata_o),
+    .pf_valid_o (u_lsu8_pf_valid_o),
+    .pf_line_o (u_lsu8_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core16 (
@@ -3706,9 +3760,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3037, n3033, n3029, n3025, n3021}),
-    .lane_data_i ({n3038, n3034, n3030, n3026, n3022}),
-    .space_i (((u_core16_out_lane_o == 3'h5) ? n4395 : ((u_core16_out_lane_o == 3'h4) ? n4390 : ((u_core16_out_lane_o == 3'h3) ? n4385 : ((u_core16_out_lane_o == 3'h2) ? n4380 : ((u_core16_out_lane_o == 3'h1) ? n4375 : 9'h1ff)))))),
+    .lane_valid_i ({n3101, n3097, n3093, n3089, n3085}),
+    .lane_data_i ({n3102, n3098, n3094, n3090, n3086}),
+    .space_i (((u_core16_out_lane_o == 3'h5) ? n4459 : ((u_core16_out_lane_o == 3'h4) ? n4454 : ((u_core16_out_lane_o == 3'h3) ? n4449 : ((u_core16_out_lane_o == 3'h2) ? n4444 : ((u_core16_out_lane_o == 3'h1) ? n4439 : 9'h1ff)))))),
     .ln_valid_i (ln16_valid_i),
     .ln_res_i (ln16_res_i),
     .ln_pred_i (ln16_pred_i),
@@ -3742,9 +3796,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3058, n3054, n3050, n3046, n3042}),
-    .lane_data_i ({n3059, n3055, n3051, n3047, n3043}),
-    .space_i (((u_core17_out_lane_o == 3'h5) ? n4355 : ((u_core17_out_lane_o == 3'h4) ? n4350 : ((u_core17_out_lane_o == 3'h3) ? n4345 : ((u_core17_out_lane_o == 3'h2) ? n4340 : ((u_core17_out_lane_o == 3'h1) ? n4335 : 9'h1ff)))))),
+    .lane_valid_i ({n3122, n3118, n3114, n3110, n3106}),
+    .lane_data_i ({n3123, n3119, n3115, n3111, n3107}),
+    .space_i (((u_core17_out_lane_o == 3'h5) ? n4419 : ((u_core17_out_lane_o == 3'h4) ? n4414 : ((u_core17_out_lane_o == 3'h3) ? n4409 : ((u_core17_out_lane_o == 3'h2) ? n4404 : ((u_core17_out_lane_o == 3'h1) ? n4399 : 9'h1ff)))))),
     .ln_valid_i (ln17_valid_i),
     .ln_res_i (ln17_res_i),
     .ln_pred_i (ln17_pred_i),
@@ -3778,9 +3832,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3079, n3075, n3071, n3067, n3063}),
-    .lane_data_i ({n3080, n3076, n3072, n3068, n3064}),
-    .space_i (((u_lsu9_out_lane_o == 3'h5) ? n4315 : ((u_lsu9_out_lane_o == 3'h4) ? n4310 : ((u_lsu9_out_lane_o == 3'h3) ? n4305 : ((u_lsu9_out_lane_o == 3'h2) ? n4300 : ((u_lsu9_out_lane_o == 3'h1) ? n4295 : 9'h1ff)))))),
+    .lane_valid_i ({n3143, n3139, n3135, n3131, n3127}),
+    .lane_data_i ({n3144, n3140, n3136, n3132, n3128}),
+    .space_i (((u_lsu9_out_lane_o == 3'h5) ? n4379 : ((u_lsu9_out_lane_o == 3'h4) ? n4374 : ((u_lsu9_out_lane_o == 3'h3) ? n4369 : ((u_lsu9_out_lane_o == 3'h2) ? n4364 : ((u_lsu9_out_lane_o == 3'h1) ? n4359 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[9]),
     .mem_resp_valid_i (mem_resp_valid_i[9]),
     .mem_resp_data_i (mem_resp_data_i[319:288]),
@@ -3797,7 +3851,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu9_mem_req_valid_o),
     .mem_req_we_o (u_lsu9_mem_req_we_o),
     .mem_req_addr_o (u_lsu9_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu9_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu9_mem_req_wdata_o),
+    .pf_valid_o (u_lsu9_pf_valid_o),
+    .pf_line_o (u_lsu9_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core18 (
@@ -3809,9 +3865,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3099, n3095, n3091, n3087, n3083}),
-    .lane_data_i ({n3100, n3096, n3092, n3088, n3084}),
-    .space_i (((u_core18_out_lane_o == 3'h5) ? n4275 : ((u_core18_out_lane_o == 3'h4) ? n4270 : ((u_core18_out_lane_o == 3'h3) ? n4265 : ((u_core18_out_lane_o == 3'h2) ? n4260 : ((u_core18_out_lane_o == 3'h1) ? n4255 : 9'h1ff)))))),
+    .lane_valid_i ({n3163, n3159, n3155, n3151, n3147}),
+    .lane_data_i ({n3164, n3160, n3156, n3152, n3148}),
+    .space_i (((u_core18_out_lane_o == 3'h5) ? n4339 : ((u_core18_out_lane_o == 3'h4) ? n4334 : ((u_core18_out_lane_o == 3'h3) ? n4329 : ((u_core18_out_lane_o == 3'h2) ? n4324 : ((u_core18_out_lane_o == 3'h1) ? n4319 : 9'h1ff)))))),
     .ln_valid_i (ln18_valid_i),
     .ln_res_i (ln18_res_i),
     .ln_pred_i (ln18_pred_i),
@@ -3845,9 +3901,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3120, n3116, n3112, n3108, n3104}),
-    .lane_data_i ({n3121, n3117, n3113, n3109, n3105}),
-    .space_i (((u_core19_out_lane_o == 3'h5) ? n4235 : ((u_core19_out_lane_o == 3'h4) ? n4230 : ((u_core19_out_lane_o == 3'h3) ? n4225 : ((u_core19_out_lane_o == 3'h2) ? n4220 : ((u_core19_out_lane_o == 3'h1) ? n4215 : 9'h1ff)))))),
+    .lane_valid_i ({n3184, n3180, n3176, n3172, n3168}),
+    .lane_data_i ({n3185, n3181, n3177, n3173, n3169}),
+    .space_i (((u_core19_out_lane_o == 3'h5) ? n4299 : ((u_core19_out_lane_o == 3'h4) ? n4294 : ((u_core19_out_lane_o == 3'h3) ? n4289 : ((u_core19_out_lane_o == 3'h2) ? n4284 : ((u_core19_out_lane_o == 3'h1) ? n4279 : 9'h1ff)))))),
     .ln_valid_i (ln19_valid_i),
     .ln_res_i (ln19_res_i),
     .ln_pred_i (ln19_pred_i),
@@ -3881,9 +3937,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3141, n3137, n3133, n3129, n3125}),
-    .lane_data_i ({n3142, n3138, n3134, n3130, n3126}),
-    .space_i (((u_lsu10_out_lane_o == 3'h5) ? n4195 : ((u_lsu10_out_lane_o == 3'h4) ? n4190 : ((u_lsu10_out_lane_o == 3'h3) ? n4185 : ((u_lsu10_out_lane_o == 3'h2) ? n4180 : ((u_lsu10_out_lane_o == 3'h1) ? n4175 : 9'h1ff)))))),
+    .lane_valid_i ({n3205, n3201, n3197, n3193, n3189}),
+    .lane_data_i ({n3206, n3202, n3198, n3194, n3190}),
+    .space_i (((u_lsu10_out_lane_o == 3'h5) ? n4259 : ((u_lsu10_out_lane_o == 3'h4) ? n4254 : ((u_lsu10_out_lane_o == 3'h3) ? n4249 : ((u_lsu10_out_lane_o == 3'h2) ? n4244 : ((u_lsu10_out_lane_o == 3'h1) ? n4239 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[10]),
     .mem_resp_valid_i (mem_resp_valid_i[10]),
     .mem_resp_data_i (mem_resp_data_i[351:320]),
@@ -3900,7 +3956,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu10_mem_req_valid_o),
     .mem_req_we_o (u_lsu10_mem_req_we_o),
     .mem_req_addr_o (u_lsu10_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu10_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu10_mem_req_wdata_o),
+    .pf_valid_o (u_lsu10_pf_valid_o),
+    .pf_line_o (u_lsu10_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core20 (
@@ -3912,9 +3970,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3161, n3157, n3153, n3149, n3145}),
-    .lane_data_i ({n3162, n3158, n3154, n3150, n3146}),
-    .space_i (((u_core20_out_lane_o == 3'h5) ? n4155 : ((u_core20_out_lane_o == 3'h4) ? n4150 : ((u_core20_out_lane_o == 3'h3) ? n4145 : ((u_core20_out_lane_o == 3'h2) ? n4140 : ((u_core20_out_lane_o == 3'h1) ? n4135 : 9'h1ff)))))),
+    .lane_valid_i ({n3225, n3221, n3217, n3213, n3209}),
+    .lane_data_i ({n3226, n3222, n3218, n3214, n3210}),
+    .space_i (((u_core20_out_lane_o == 3'h5) ? n4219 : ((u_core20_out_lane_o == 3'h4) ? n4214 : ((u_core20_out_lane_o == 3'h3) ? n4209 : ((u_core20_out_lane_o == 3'h2) ? n4204 : ((u_core20_out_lane_o == 3'h1) ? n4199 : 9'h1ff)))))),
     .ln_valid_i (ln20_valid_i),
     .ln_res_i (ln20_res_i),
     .ln_pred_i (ln20_pred_i),
@@ -3948,9 +4006,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3182, n3178, n3174, n3170, n3166}),
-    .lane_data_i ({n3183, n3179, n3175, n3171, n3167}),
-    .space_i (((u_core21_out_lane_o == 3'h5) ? n4115 : ((u_core21_out_lane_o == 3'h4) ? n4110 : ((u_core21_out_lane_o == 3'h3) ? n4105 : ((u_core21_out_lane_o == 3'h2) ? n4100 : ((u_core21_out_lane_o == 3'h1) ? n4095 : 9'h1ff)))))),
+    .lane_valid_i ({n3246, n3242, n3238, n3234, n3230}),
+    .lane_data_i ({n3247, n3243, n3239, n3235, n3231}),
+    .space_i (((u_core21_out_lane_o == 3'h5) ? n4179 : ((u_core21_out_lane_o == 3'h4) ? n4174 : ((u_core21_out_lane_o == 3'h3) ? n4169 : ((u_core21_out_lane_o == 3'h2) ? n4164 : ((u_core21_out_lane_o == 3'h1) ? n4159 : 9'h1ff)))))),
     .ln_valid_i (ln21_valid_i),
     .ln_res_i (ln21_res_i),
     .ln_pred_i (ln21_pred_i),
@@ -3984,9 +4042,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3203, n3199, n3195, n3191, n3187}),
-    .lane_data_i ({n3204, n3200, n3196, n3192, n3188}),
-    .space_i (((u_lsu11_out_lane_o == 3'h5) ? n4075 : ((u_lsu11_out_lane_o == 3'h4) ? n4070 : ((u_lsu11_out_lane_o == 3'h3) ? n4065 : ((u_lsu11_out_lane_o == 3'h2) ? n4060 : ((u_lsu11_out_lane_o == 3'h1) ? n4055 : 9'h1ff)))))),
+    .lane_valid_i ({n3267, n3263, n3259, n3255, n3251}),
+    .lane_data_i ({n3268, n3264, n3260, n3256, n3252}),
+    .space_i (((u_lsu11_out_lane_o == 3'h5) ? n4139 : ((u_lsu11_out_lane_o == 3'h4) ? n4134 : ((u_lsu11_out_lane_o == 3'h3) ? n4129 : ((u_lsu11_out_lane_o == 3'h2) ? n4124 : ((u_lsu11_out_lane_o == 3'h1) ? n4119 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[11]),
     .mem_resp_valid_i (mem_resp_valid_i[11]),
     .mem_resp_data_i (mem_resp_data_i[383:352]),
@@ -4003,7 +4061,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu11_mem_req_valid_o),
     .mem_req_we_o (u_lsu11_mem_req_we_o),
     .mem_req_addr_o (u_lsu11_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu11_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu11_mem_req_wdata_o),
+    .pf_valid_o (u_lsu11_pf_valid_o),
+    .pf_line_o (u_lsu11_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core22 (
@@ -4015,9 +4075,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3223, n3219, n3215, n3211, n3207}),
-    .lane_data_i ({n3224, n3220, n3216, n3212, n3208}),
-    .space_i (((u_core22_out_lane_o == 3'h5) ? n4035 : ((u_core22_out_lane_o == 3'h4) ? n4030 : ((u_core22_out_lane_o == 3'h3) ? n4025 : ((u_core22_out_lane_o == 3'h2) ? n4020 : ((u_core22_out_lane_o == 3'h1) ? n4015 : 9'h1ff)))))),
+    .lane_valid_i ({n3287, n3283, n3279, n3275, n3271}),
+    .lane_data_i ({n3288, n3284, n3280, n3276, n3272}),
+    .space_i (((u_core22_out_lane_o == 3'h5) ? n4099 : ((u_core22_out_lane_o == 3'h4) ? n4094 : ((u_core22_out_lane_o == 3'h3) ? n4089 : ((u_core22_out_lane_o == 3'h2) ? n4084 : ((u_core22_out_lane_o == 3'h1) ? n4079 : 9'h1ff)))))),
     .ln_valid_i (ln22_valid_i),
     .ln_res_i (ln22_res_i),
     .ln_pred_i (ln22_pred_i),
@@ -4051,9 +4111,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3244, n3240, n3236, n3232, n3228}),
-    .lane_data_i ({n3245, n3241, n3237, n3233, n3229}),
-    .space_i (((u_core23_out_lane_o == 3'h5) ? n3995 : ((u_core23_out_lane_o == 3'h4) ? n3990 : ((u_core23_out_lane_o == 3'h3) ? n3985 : ((u_core23_out_lane_o == 3'h2) ? n3980 : ((u_core23_out_lane_o == 3'h1) ? n3975 : 9'h1ff)))))),
+    .lane_valid_i ({n3308, n3304, n3300, n3296, n3292}),
+    .lane_data_i ({n3309, n3305, n3301, n3297, n3293}),
+    .space_i (((u_core23_out_lane_o == 3'h5) ? n4059 : ((u_core23_out_lane_o == 3'h4) ? n4054 : ((u_core23_out_lane_o == 3'h3) ? n4049 : ((u_core23_out_lane_o == 3'h2) ? n4044 : ((u_core23_out_lane_o == 3'h1) ? n4039 : 9'h1ff)))))),
     .ln_valid_i (ln23_valid_i),
     .ln_res_i (ln23_res_i),
     .ln_pred_i (ln23_pred_i),
@@ -4087,9 +4147,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3265, n3261, n3257, n3253, n3249}),
-    .lane_data_i ({n3266, n3262, n3258, n3254, n3250}),
-    .space_i (((u_lsu12_out_lane_o == 3'h5) ? n3955 : ((u_lsu12_out_lane_o == 3'h4) ? n3950 : ((u_lsu12_out_lane_o == 3'h3) ? n3945 : ((u_lsu12_out_lane_o == 3'h2) ? n3940 : ((u_lsu12_out_lane_o == 3'h1) ? n3935 : 9'h1ff)))))),
+    .lane_valid_i ({n3329, n3325, n3321, n3317, n3313}),
+    .lane_data_i ({n3330, n3326, n3322, n3318, n3314}),
+    .space_i (((u_lsu12_out_lane_o == 3'h5) ? n4019 : ((u_lsu12_out_lane_o == 3'h4) ? n4014 : ((u_lsu12_out_lane_o == 3'h3) ? n4009 : ((u_lsu12_out_lane_o == 3'h2) ? n4004 : ((u_lsu12_out_lane_o == 3'h1) ? n3999 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[12]),
     .mem_resp_valid_i (mem_resp_valid_i[12]),
     .mem_resp_data_i (mem_resp_data_i[415:384]),
@@ -4106,7 +4166,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu12_mem_req_valid_o),
     .mem_req_we_o (u_lsu12_mem_req_we_o),
     .mem_req_addr_o (u_lsu12_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu12_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu12_mem_req_wdata_o),
+    .pf_valid_o (u_lsu12_pf_valid_o),
+    .pf_line_o (u_lsu12_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core24 (
@@ -4118,9 +4180,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3285, n3281, n3277, n3273, n3269}),
-    .lane_data_i ({n3286, n3282, n3278, n3274, n3270}),
-    .space_i (((u_core24_out_lane_o == 3'h5) ? n3915 : ((u_core24_out_lane_o == 3'h4) ? n3910 : ((u_core24_out_lane_o == 3'h3) ? n3905 : ((u_core24_out_lane_o == 3'h2) ? n3900 : ((u_core24_out_lane_o == 3'h1) ? n3895 : 9'h1ff)))))),
+    .lane_valid_i ({n3349, n3345, n3341, n3337, n3333}),
+    .lane_data_i ({n3350, n3346, n3342, n3338, n3334}),
+    .space_i (((u_core24_out_lane_o == 3'h5) ? n3979 : ((u_core24_out_lane_o == 3'h4) ? n3974 : ((u_core24_out_lane_o == 3'h3) ? n3969 : ((u_core24_out_lane_o == 3'h2) ? n3964 : ((u_core24_out_lane_o == 3'h1) ? n3959 : 9'h1ff)))))),
     .ln_valid_i (ln24_valid_i),
     .ln_res_i (ln24_res_i),
     .ln_pred_i (ln24_pred_i),
@@ -4154,9 +4216,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3306, n3302, n3298, n3294, n3290}),
-    .lane_data_i ({n3307, n3303, n3299, n3295, n3291}),
-    .space_i (((u_core25_out_lane_o == 3'h5) ? n3875 : ((u_core25_out_lane_o == 3'h4) ? n3870 : ((u_core25_out_lane_o == 3'h3) ? n3865 : ((u_core25_out_lane_o == 3'h2) ? n3860 : ((u_core25_out_lane_o == 3'h1) ? n3855 : 9'h1ff)))))),
+    .lane_valid_i ({n3370, n3366, n3362, n3358, n3354}),
+    .lane_data_i ({n3371, n3367, n3363, n3359, n3355}),
+    .space_i (((u_core25_out_lane_o == 3'h5) ? n3939 : ((u_core25_out_lane_o == 3'h4) ? n3934 : ((u_core25_out_lane_o == 3'h3) ? n3929 : ((u_core25_out_lane_o == 3'h2) ? n3924 : ((u_core25_out_lane_o == 3'h1) ? n3919 : 9'h1ff)))))),
     .ln_valid_i (ln25_valid_i),
     .ln_res_i (ln25_res_i),
     .ln_pred_i (ln25_pred_i),
@@ -4190,9 +4252,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3327, n3323, n3319, n3315, n3311}),
-    .lane_data_i ({n3328, n3324, n3320, n3316, n3312}),
-    .space_i (((u_lsu13_out_lane_o == 3'h5) ? n3835 : ((u_lsu13_out_lane_o == 3'h4) ? n3830 : ((u_lsu13_out_lane_o == 3'h3) ? n3825 : ((u_lsu13_out_lane_o == 3'h2) ? n3820 : ((u_lsu13_out_lane_o == 3'h1) ? n3815 : 9'h1ff)))))),
+    .lane_valid_i ({n3391, n3387, n3383, n3379, n3375}),
+    .lane_data_i ({n3392, n3388, n3384, n3380, n3376}),
+    .space_i (((u_lsu13_out_lane_o == 3'h5) ? n3899 : ((u_lsu13_out_lane_o == 3'h4) ? n3894 : ((u_lsu13_out_lane_o == 3'h3) ? n3889 : ((u_lsu13_out_lane_o == 3'h2) ? n3884 : ((u_lsu13_out_lane_o == 3'h1) ? n3879 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[13]),
     .mem_resp_valid_i (mem_resp_valid_i[13]),
     .mem_resp_data_i (mem_resp_data_i[447:416]),
@@ -4209,7 +4271,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu13_mem_req_valid_o),
     .mem_req_we_o (u_lsu13_mem_req_we_o),
     .mem_req_addr_o (u_lsu13_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu13_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu13_mem_req_wdata_o),
+    .pf_valid_o (u_lsu13_pf_valid_o),
+    .pf_line_o (u_lsu13_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core26 (
@@ -4221,9 +4285,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3347, n3343, n3339, n3335, n3331}),
-    .lane_data_i ({n3348, n3344, n3340, n3336, n3332}),
-    .space_i (((u_core26_out_lane_o == 3'h5) ? n3795 : ((u_core26_out_lane_o == 3'h4) ? n3790 : ((u_core26_out_lane_o == 3'h3) ? n3785 : ((u_core26_out_lane_o == 3'h2) ? n3780 : ((u_core26_out_lane_o == 3'h1) ? n3775 : 9'h1ff)))))),
+    .lane_valid_i ({n3411, n3407, n3403, n3399, n3395}),
+    .lane_data_i ({n3412, n3408, n3404, n3400, n3396}),
+    .space_i (((u_core26_out_lane_o == 3'h5) ? n3859 : ((u_core26_out_lane_o == 3'h4) ? n3854 : ((u_core26_out_lane_o == 3'h3) ? n3849 : ((u_core26_out_lane_o == 3'h2) ? n3844 : ((u_core26_out_lane_o == 3'h1) ? n3839 : 9'h1ff)))))),
     .ln_valid_i (ln26_valid_i),
     .ln_res_i (ln26_res_i),
     .ln_pred_i (ln26_pred_i),
@@ -4257,9 +4321,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3368, n3364, n3360, n3356, n3352}),
-    .lane_data_i ({n3369, n3365, n3361, n3357, n3353}),
-    .space_i (((u_core27_out_lane_o == 3'h5) ? n3755 : ((u_core27_out_lane_o == 3'h4) ? n3750 : ((u_core27_out_lane_o == 3'h3) ? n3745 : ((u_core27_out_lane_o == 3'h2) ? n3740 : ((u_core27_out_lane_o == 3'h1) ? n3735 : 9'h1ff)))))),
+    .lane_valid_i ({n3432, n3428, n3424, n3420, n3416}),
+    .lane_data_i ({n3433, n3429, n3425, n3421, n3417}),
+    .space_i (((u_core27_out_lane_o == 3'h5) ? n3819 : ((u_core27_out_lane_o == 3'h4) ? n3814 : ((u_core27_out_lane_o == 3'h3) ? n3809 : ((u_core27_out_lane_o == 3'h2) ? n3804 : ((u_core27_out_lane_o == 3'h1) ? n3799 : 9'h1ff)))))),
     .ln_valid_i (ln27_valid_i),
     .ln_res_i (ln27_res_i),
     .ln_pred_i (ln27_pred_i),
@@ -4293,9 +4357,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3389, n3385, n3381, n3377, n3373}),
-    .lane_data_i ({n3390, n3386, n3382, n3378, n3374}),
-    .space_i (((u_lsu14_out_lane_o == 3'h5) ? n3715 : ((u_lsu14_out_lane_o == 3'h4) ? n3710 : ((u_lsu14_out_lane_o == 3'h3) ? n3705 : ((u_lsu14_out_lane_o == 3'h2) ? n3700 : ((u_lsu14_out_lane_o == 3'h1) ? n3695 : 9'h1ff)))))),
+    .lane_valid_i ({n3453, n3449, n3445, n3441, n3437}),
+    .lane_data_i ({n3454, n3450, n3446, n3442, n3438}),
+    .space_i (((u_lsu14_out_lane_o == 3'h5) ? n3779 : ((u_lsu14_out_lane_o == 3'h4) ? n3774 : ((u_lsu14_out_lane_o == 3'h3) ? n3769 : ((u_lsu14_out_lane_o == 3'h2) ? n3764 : ((u_lsu14_out_lane_o == 3'h1) ? n3759 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[14]),
     .mem_resp_valid_i (mem_resp_valid_i[14]),
     .mem_resp_data_i (mem_resp_data_i[479:448]),
@@ -4312,7 +4376,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu14_mem_req_valid_o),
     .mem_req_we_o (u_lsu14_mem_req_we_o),
     .mem_req_addr_o (u_lsu14_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu14_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu14_mem_req_wdata_o),
+    .pf_valid_o (u_lsu14_pf_valid_o),
+    .pf_line_o (u_lsu14_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core28 (
@@ -4324,9 +4390,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3409, n3405, n3401, n3397, n3393}),
-    .lane_data_i ({n3410, n3406, n3402, n3398, n3394}),
-    .space_i (((u_core28_out_lane_o == 3'h5) ? n3675 : ((u_core28_out_lane_o == 3'h4) ? n3670 : ((u_core28_out_lane_o == 3'h3) ? n3665 : ((u_core28_out_lane_o == 3'h2) ? n3660 : ((u_core28_out_lane_o == 3'h1) ? n3655 : 9'h1ff)))))),
+    .lane_valid_i ({n3473, n3469, n3465, n3461, n3457}),
+    .lane_data_i ({n3474, n3470, n3466, n3462, n3458}),
+    .space_i (((u_core28_out_lane_o == 3'h5) ? n3739 : ((u_core28_out_lane_o == 3'h4) ? n3734 : ((u_core28_out_lane_o == 3'h3) ? n3729 : ((u_core28_out_lane_o == 3'h2) ? n3724 : ((u_core28_out_lane_o == 3'h1) ? n3719 : 9'h1ff)))))),
     .ln_valid_i (ln28_valid_i),
     .ln_res_i (ln28_res_i),
     .ln_pred_i (ln28_pred_i),
@@ -4360,9 +4426,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3430, n3426, n3422, n3418, n3414}),
-    .lane_data_i ({n3431, n3427, n3423, n3419, n3415}),
-    .space_i (((u_core29_out_lane_o == 3'h5) ? n3635 : ((u_core29_out_lane_o == 3'h4) ? n3630 : ((u_core29_out_lane_o == 3'h3) ? n3625 : ((u_core29_out_lane_o == 3'h2) ? n3620 : ((u_core29_out_lane_o == 3'h1) ? n3615 : 9'h1ff)))))),
+    .lane_valid_i ({n3494, n3490, n3486, n3482, n3478}),
+    .lane_data_i ({n3495, n3491, n3487, n3483, n3479}),
+    .space_i (((u_core29_out_lane_o == 3'h5) ? n3699 : ((u_core29_out_lane_o == 3'h4) ? n3694 : ((u_core29_out_lane_o == 3'h3) ? n3689 : ((u_core29_out_lane_o == 3'h2) ? n3684 : ((u_core29_out_lane_o == 3'h1) ? n3679 : 9'h1ff)))))),
     .ln_valid_i (ln29_valid_i),
     .ln_res_i (ln29_res_i),
     .ln_pred_i (ln29_pred_i),
@@ -4396,9 +4462,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3451, n3447, n3443, n3439, n3435}),
-    .lane_data_i ({n3452, n3448, n3444, n3440, n3436}),
-    .space_i (((u_lsu15_out_lane_o == 3'h5) ? n3595 : ((u_lsu15_out_lane_o == 3'h4) ? n3590 : ((u_lsu15_out_lane_o == 3'h3) ? n3585 : ((u_lsu15_out_lane_o == 3'h2) ? n3580 : ((u_lsu15_out_lane_o == 3'h1) ? n3575 : 9'h1ff)))))),
+    .lane_valid_i ({n3515, n3511, n3507, n3503, n3499}),
+    .lane_data_i ({n3516, n3512, n3508, n3504, n3500}),
+    .space_i (((u_lsu15_out_lane_o == 3'h5) ? n3659 : ((u_lsu15_out_lane_o == 3'h4) ? n3654 : ((u_lsu15_out_lane_o == 3'h3) ? n3649 : ((u_lsu15_out_lane_o == 3'h2) ? n3644 : ((u_lsu15_out_lane_o == 3'h1) ? n3639 : 9'h1ff)))))),
     .mem_req_ready_i (mem_req_ready_i[15]),
     .mem_resp_valid_i (mem_resp_valid_i[15]),
     .mem_resp_data_i (mem_resp_data_i[511:480]),
@@ -4415,7 +4481,9 @@ module gpucc_net_ieee_l8_x (
     .mem_req_valid_o (u_lsu15_mem_req_valid_o),
     .mem_req_we_o (u_lsu15_mem_req_we_o),
     .mem_req_addr_o (u_lsu15_mem_req_addr_o),
-    .mem_req_wdata_o (u_lsu15_mem_req_wdata_o)
+    .mem_req_wdata_o (u_lsu15_mem_req_wdata_o),
+    .pf_valid_o (u_lsu15_pf_valid_o),
+    .pf_line_o (u_lsu15_pf_line_o)
   );
 
   gpucc_core_ieee_l8_x u_core30 (
@@ -4427,9 +4495,9 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({n3471, n3467, n3463, n3459, n3455}),
-    .lane_data_i ({n3472, n3468, n3464, n3460, n3456}),
-    .space_i (((u_core30_out_lane_o == 3'h5) ? n3555 : ((u_core30_out_lane_o == 3'h4) ? n3550 : ((u_core30_out_lane_o == 3'h3) ? n3545 : ((u_core30_out_lane_o == 3'h2) ? n3540 : ((u_core30_out_lane_o == 3'h1) ? n3535 : 9'h1ff)))))),
+    .lane_valid_i ({n3535, n3531, n3527, n3523, n3519}),
+    .lane_data_i ({n3536, n3532, n3528, n3524, n3520}),
+    .space_i (((u_core30_out_lane_o == 3'h5) ? n3619 : ((u_core30_out_lane_o == 3'h4) ? n3614 : ((u_core30_out_lane_o == 3'h3) ? n3609 : ((u_core30_out_lane_o == 3'h2) ? n3604 : ((u_core30_out_lane_o == 3'h1) ? n3599 : 9'h1ff)))))),
     .ln_valid_i (ln30_valid_i),
     .ln_res_i (ln30_res_i),
     .ln_pred_i (ln30_pred_i),
@@ -4463,8 +4531,8 @@ module gpucc_net_ieee_l8_x (
     .cfg_data_i (cfg_data_i),
     .clear_i (clear_i),
     .run_i (run_i),
-    .lane_valid_i ({(n3491 ? u_core30_tok_valid_o : n3471), (n3487 ? u_core30_tok_valid_o : n3467), (n3483 ? u_core30_tok_valid_o : n3463), (n3479 ? u_core30_tok_valid_o : n3459), (n3475 ? u_core30_tok_valid_o : n3455)}),
-    .lane_data_i ({(n3491 ? n3473 : n3472), (n3487 ? n3473 : n3468), (n3483 ? n3473 : n3464), (n3479 ? n3473 : n3460), (n3475 ? n3473 : n3456)}),
+    .lane_valid_i ({(n3555 ? u_core30_tok_valid_o : n3535), (n3551 ? u_core30_tok_valid_o : n3531), (n3547 ? u_core30_tok_valid_o : n3527), (n3543 ? u_core30_tok_valid_o : n3523), (n3539 ? u_core30_tok_valid_o : n3519)}),
+    .lane_data_i ({(n3555 ? n3537 : n3536), (n3551 ? n3537 : n3532), (n3547 ? n3537 : n3528), (n3543 ? n3537 : n3524), (n3539 ? n3537 : n3520)}),
     .space_i (((u_core31_out_lane_o == 3'h5) ? 9'h1ff : ((u_core31_out_lane_o == 3'h4) ? 9'h1ff : ((u_core31_out_lane_o == 3'h3) ? 9'h1ff : ((u_core31_out_lane_o == 3'h2) ? 9'h1ff : ((u_core31_out_lane_o == 3'h1) ? 9'h1ff : 9'h1ff)))))),
     .ln_valid_i (ln31_valid_i),
     .ln_res_i (ln31_res_i),

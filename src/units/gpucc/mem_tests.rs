@@ -111,7 +111,7 @@ impl Harness {
             }
         }
         let o = self.sim.step(&self.inp);
-        if t % 2 == 0 && o.l1_req.valid.any() && self.inp.l1_req_ready_i.any() {
+        if t.is_multiple_of(2) && o.l1_req.valid.any() && self.inp.l1_req_ready_i.any() {
             let c = t / 2;
             let q = &o.l1_req;
             let (id, addr) = (q.id.to_u64() as u8, q.addr.to_u64() as u32);

@@ -309,6 +309,7 @@ fn drive(
                 rep.net.checked += 1;
             }
         }
+        #[allow(clippy::needless_range_loop)]
         for j in 0..LSUS {
             if !out.lsu_req_taken_o[j].any() {
                 continue;

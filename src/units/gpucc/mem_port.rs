@@ -156,7 +156,9 @@ impl Block for GpuccMemPort {
     fn eval<C: Ctx>(&self, cx: &mut C, i: &PortIn<C::B>) -> PortOut<C::B> {
         let z1 = cx.lit::<1>(0);
         let one = cx.lit::<1>(1);
-        let st: [(S<C, 25>, S<C, 1>, S<C, 1>, S<C, 1>, S<C, 4>); 2] = std::array::from_fn(|s| {
+        // Per slot: tag, valid, to send, pending, readers.
+        type SlotQ<C> = (S<C, 25>, S<C, 1>, S<C, 1>, S<C, 1>, S<C, 4>);
+        let st: [SlotQ<C>; 2] = std::array::from_fn(|s| {
             let sl = self.slot[s];
             (cx.q(sl.tag), cx.q(sl.v), cx.q(sl.snd), cx.q(sl.pend), cx.q(sl.refc))
         });
@@ -219,9 +221,8 @@ impl Block for GpuccMemPort {
         let take_wc = i.take_i & !snd_any;
         // Slots.
         let clear = i.clear_i;
-        for s in 0..2 {
+        for (s, &(_, v, snd, pend, refc)) in st.iter().enumerate() {
             let sl = self.slot[s];
-            let (_, v, snd, pend, refc) = st[s];
             let me = if s == 0 { !use_slot } else { use_slot };
             let al = alloc & me;
             let fill = i.fill_valid_i & if s == 0 { !i.fill_slot_i } else { i.fill_slot_i };

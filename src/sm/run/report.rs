@@ -77,6 +77,11 @@ pub struct RtlReport {
 impl RtlReport {
     /// The empty report of `prog` on the SM of `cfg`.
     pub fn new(cfg: &SmConfig, prog: &Program) -> RtlReport {
+        let nodes = if cfg.gpucc.is_some() {
+            crate::golden::gpucc::NODES
+        } else {
+            0
+        };
         RtlReport {
             config: cfg.name.clone(),
             kernel: prog.name.clone(),
@@ -85,9 +90,9 @@ impl RtlReport {
             has_l1: cfg.l1_bytes > 0,
             has_dpu: cfg.has_dpu(),
             has_gc: cfg.gpucc.is_some(),
-            gc_node_fire: vec![0; if cfg.gpucc.is_some() { 48 } else { 0 }],
-            gc_node_stall_in: vec![0; if cfg.gpucc.is_some() { 48 } else { 0 }],
-            gc_node_stall_out: vec![0; if cfg.gpucc.is_some() { 48 } else { 0 }],
+            gc_node_fire: vec![0; nodes],
+            gc_node_stall_in: vec![0; nodes],
+            gc_node_stall_out: vec![0; nodes],
             ..RtlReport::default()
         }
     }
@@ -123,7 +128,7 @@ impl RtlReport {
             self.gc_runs = o.cnt_gc_runs_o.to_u64();
             self.gc_cycles = o.cnt_gc_cycles_o.to_u64();
             self.gc_fire = o.cnt_gc_fire_o.to_u64();
-            for n in 0..48 {
+            for n in 0..self.gc_node_fire.len() {
                 self.gc_node_fire[n] += o.gc_fire_o[n].to_u64().count_ones() as u64;
                 self.gc_node_stall_in[n] += o.gc_stall_in_o[n].to_u64().count_ones() as u64;
                 self.gc_node_stall_out[n] += o.gc_stall_out_o[n].to_u64().count_ones() as u64;

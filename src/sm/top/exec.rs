@@ -37,8 +37,7 @@ sm_impl! {
             let mode = cx.cross(g.mode, crate::hdl::Domain::Hot);
             for (k, (&h, grp)) in r.h_sp.iter().zip(&self.sp_ln).enumerate() {
                 let ln = std::array::from_fn(|i| g.net.ln[16 * k + i]);
-                let inp = oc_r.sp[k].group_in_ln([crate::units::sp::SpLnMode { ln_mode: mode }], ln);
-                let mut inp = inp;
+                let mut inp = oc_r.sp[k].group_in_ln([crate::units::sp::SpLnMode { ln_mode: mode }], ln);
                 inp.valid_i = sp_in[k].valid_i;
                 cx.instance_end_sink(h, grp, &inp);
             }
@@ -90,17 +89,11 @@ sm_impl! {
     ) {
         let (cta, sfu, dpu, lsu) = (&r.cta, &r.sfu, &r.dpu, &r.lsu);
         // A GCSET dispatch takes no write-back credit (gpucc.rs).
-        let disp_sp = |cx: &mut C, k: usize| {
+        let disp_sp = |k: usize| {
             let d = oc_r.sp[k].valid & r.sp_ready(k, z.z1);
-            match gcset {
-                Some(gs) => d & !gs[k],
-                None => {
-                    let _ = cx;
-                    d
-                }
-            }
+            gcset.map_or(d, |gs| d & !gs[k])
         };
-        let (disp_sp0, disp_sp1) = (disp_sp(cx, 0), disp_sp(cx, 1));
+        let (disp_sp0, disp_sp1) = (disp_sp(0), disp_sp(1));
         let fe_sel = cta.fe_res_valid_o;
         let fe_mask: [S<C, 1>; 32] = std::array::from_fn(|l| fe_sel.mux(cta.fe_res_mask_o[l], cta.fe_res1_mask_o[l]));
         let fe_data: [S<C, 32>; 32] = std::array::from_fn(|l| fe_sel.mux(cta.fe_res_data_o[l], cta.fe_res1_data_o[l]));

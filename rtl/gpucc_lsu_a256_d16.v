@@ -101,74 +101,77 @@ module gpucc_lsu_a256_d16 (
   wire [2:0] n40 = cfg_op_q[25:23];
   wire n69 = (n23 == 7'h59);
   wire n71 = (n23 == 7'h58);
-  wire n78 = ((~s1_valid_q) & ((~req_valid_q) | mem_req_ready_i));
-  wire n81 = ((~n71) | (inflight_q < space_i));
-  wire n86 = ((~u_addr_empty_o) & ((~n69) | (~u_data_empty_o)));
-  wire n91 = (((run_i & cfg_on) & (~done)) & (n71 | n69));
-  wire fire = (((n91 & n86) & n78) & n81);
-  wire n99 = (n39 == 3'h1);
-  wire n103 = (n39 == 3'h2);
-  wire n107 = (n39 == 3'h3);
-  wire n111 = (n39 == 3'h4);
-  wire n115 = (n39 == 3'h5);
-  wire n116 = (n115 ? n10 : (n111 ? n9 : (n107 ? n8 : (n103 ? n7 : (n99 ? n6 : 1'h0)))));
-  wire [31:0] n117 = (n115 ? n16 : (n111 ? n15 : (n107 ? n14 : (n103 ? n13 : (n99 ? n12 : 32'h00000000)))));
-  wire n127 = (n40 == 3'h1);
-  wire n131 = (n40 == 3'h2);
-  wire n135 = (n40 == 3'h3);
-  wire n139 = (n40 == 3'h4);
-  wire n143 = (n40 == 3'h5);
-  wire [31:0] n187 = (xcnt_q + 32'h00000001);
-  wire n188 = (n187 == cfg_nx_q);
-  wire [1:0] n196 = n35[1:0];
-  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n196));
-  wire [31:0] n211 = (cfg_imm_q + (n117 << n196));
-  wire [24:0] n212 = n211[31:7];
-  wire n222 = (((n116 & n71) & (~clear_i)) & ((~pf_last_v_q) | (~(n212 == pf_line_q))));
-  wire [8:0] n250 = {{4{1'b0}}, u_data_count_o};
-  wire [8:0] n256 = (9'h100 - u_addr_count_o);
-  wire [8:0] n261 = (((n39 == 3'h1) & (n256 < 9'h1ff)) ? n256 : 9'h1ff);
-  wire [8:0] n263 = (9'h010 - n250);
-  wire [8:0] n271 = (9'h100 - u_addr_count_o);
-  wire [8:0] n276 = (((n39 == 3'h2) & (n271 < 9'h1ff)) ? n271 : 9'h1ff);
-  wire [8:0] n278 = (9'h010 - n250);
-  wire [8:0] n286 = (9'h100 - u_addr_count_o);
-  wire [8:0] n291 = (((n39 == 3'h3) & (n286 < 9'h1ff)) ? n286 : 9'h1ff);
-  wire [8:0] n293 = (9'h010 - n250);
-  wire [8:0] n301 = (9'h100 - u_addr_count_o);
-  wire [8:0] n306 = (((n39 == 3'h4) & (n301 < 9'h1ff)) ? n301 : 9'h1ff);
-  wire [8:0] n308 = (9'h010 - n250);
-  wire [8:0] n316 = (9'h100 - u_addr_count_o);
-  wire [8:0] n321 = (((n39 == 3'h5) & (n316 < 9'h1ff)) ? n316 : 9'h1ff);
-  wire [8:0] n323 = (9'h010 - n250);
+  wire n75 = (req_valid_q & mem_req_ready_i);
+  wire n77 = ((~req_valid_q) | n75);
+  wire n79 = ((~s1_valid_q) | n77);
+  wire n82 = ((~n71) | (inflight_q < space_i));
+  wire n87 = ((~u_addr_empty_o) & ((~n69) | (~u_data_empty_o)));
+  wire n92 = (((run_i & cfg_on) & (~done)) & (n71 | n69));
+  wire fire = (((n92 & n87) & n79) & n82);
+  wire n100 = (n39 == 3'h1);
+  wire n104 = (n39 == 3'h2);
+  wire n108 = (n39 == 3'h3);
+  wire n112 = (n39 == 3'h4);
+  wire n116 = (n39 == 3'h5);
+  wire n117 = (n116 ? n10 : (n112 ? n9 : (n108 ? n8 : (n104 ? n7 : (n100 ? n6 : 1'h0)))));
+  wire [31:0] n118 = (n116 ? n16 : (n112 ? n15 : (n108 ? n14 : (n104 ? n13 : (n100 ? n12 : 32'h00000000)))));
+  wire n128 = (n40 == 3'h1);
+  wire n132 = (n40 == 3'h2);
+  wire n136 = (n40 == 3'h3);
+  wire n140 = (n40 == 3'h4);
+  wire n144 = (n40 == 3'h5);
+  wire [31:0] n188 = (xcnt_q + 32'h00000001);
+  wire n189 = (n188 == cfg_nx_q);
+  wire [1:0] n200 = n35[1:0];
+  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n200));
+  wire n204 = (s1_valid_q & n77);
+  wire [31:0] n215 = (cfg_imm_q + (n118 << n200));
+  wire [24:0] n216 = n215[31:7];
+  wire n226 = (((n117 & n71) & (~clear_i)) & ((~pf_last_v_q) | (~(n216 == pf_line_q))));
+  wire [8:0] n254 = {{4{1'b0}}, u_data_count_o};
+  wire [8:0] n260 = (9'h100 - u_addr_count_o);
+  wire [8:0] n265 = (((n39 == 3'h1) & (n260 < 9'h1ff)) ? n260 : 9'h1ff);
+  wire [8:0] n267 = (9'h010 - n254);
+  wire [8:0] n275 = (9'h100 - u_addr_count_o);
+  wire [8:0] n280 = (((n39 == 3'h2) & (n275 < 9'h1ff)) ? n275 : 9'h1ff);
+  wire [8:0] n282 = (9'h010 - n254);
+  wire [8:0] n290 = (9'h100 - u_addr_count_o);
+  wire [8:0] n295 = (((n39 == 3'h3) & (n290 < 9'h1ff)) ? n290 : 9'h1ff);
+  wire [8:0] n297 = (9'h010 - n254);
+  wire [8:0] n305 = (9'h100 - u_addr_count_o);
+  wire [8:0] n310 = (((n39 == 3'h4) & (n305 < 9'h1ff)) ? n305 : 9'h1ff);
+  wire [8:0] n312 = (9'h010 - n254);
+  wire [8:0] n320 = (9'h100 - u_addr_count_o);
+  wire [8:0] n325 = (((n39 == 3'h5) & (n320 < 9'h1ff)) ? n320 : 9'h1ff);
+  wire [8:0] n327 = (9'h010 - n254);
   wire idle = ((~cfg_on) | ((((((~n26) | done) & (u_addr_empty_o & u_data_empty_o)) & (~s1_valid_q)) & (~req_valid_q)) & (inflight_q == 9'h000)));
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
   assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
   assign cfg_imm_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h2)) ? cfg_data_i : cfg_imm_q));
   assign cfg_nx_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h3)) ? cfg_data_i : cfg_nx_q));
   assign cfg_ny_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h4)) ? cfg_data_i : cfg_ny_q));
-  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n188 ? 32'h00000000 : n187) : xcnt_q));
-  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n188 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
-  assign s1_valid_d = fire;
-  assign req_valid_d = (s1_valid_q | (req_valid_q & (~(req_valid_q & mem_req_ready_i))));
-  assign req_we_d = (s1_valid_q ? n69 : req_we_q);
-  assign req_addr_d = (s1_valid_q ? addr : req_addr_q);
-  assign req_wdata_d = (s1_valid_q ? u_data_rdata_o : req_wdata_q);
+  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n189 ? 32'h00000000 : n188) : xcnt_q));
+  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n189 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
+  assign s1_valid_d = (fire | (s1_valid_q & (~n77)));
+  assign req_valid_d = (n204 | (req_valid_q & (~n75)));
+  assign req_we_d = (n204 ? n69 : req_we_q);
+  assign req_addr_d = (n204 ? addr : req_addr_q);
+  assign req_wdata_d = (n204 ? u_data_rdata_o : req_wdata_q);
   assign tok_valid_d = mem_resp_valid_i;
   assign tok_d = (mem_resp_valid_i ? mem_resp_data_i : tok_q);
   assign inflight_d = ((inflight_q + ((fire & n71) ? 9'h001 : 9'h000)) - (tok_valid_q ? 9'h001 : 9'h000));
-  assign pf_valid_d = n222;
-  assign pf_line_d = (n222 ? n212 : pf_line_q);
-  assign pf_last_v_d = ((~clear_i) & (pf_last_v_q | n222));
+  assign pf_valid_d = n226;
+  assign pf_line_d = (n226 ? n216 : pf_line_q);
+  assign pf_last_v_d = ((~clear_i) & (pf_last_v_q | n226));
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = tok_valid_q;
   assign tok_o = (tok_valid_q ? tok_q : 32'h00000000);
-  assign free_o = {(((n40 == 3'h5) & (n323 < n321)) ? n323 : n321), (((n40 == 3'h4) & (n308 < n306)) ? n308 : n306), (((n40 == 3'h3) & (n293 < n291)) ? n293 : n291), (((n40 == 3'h2) & (n278 < n276)) ? n278 : n276), (((n40 == 3'h1) & (n263 < n261)) ? n263 : n261)};
+  assign free_o = {(((n40 == 3'h5) & (n327 < n325)) ? n327 : n325), (((n40 == 3'h4) & (n312 < n310)) ? n312 : n310), (((n40 == 3'h3) & (n297 < n295)) ? n297 : n295), (((n40 == 3'h2) & (n282 < n280)) ? n282 : n280), (((n40 == 3'h1) & (n267 < n265)) ? n267 : n265)};
   assign fire_o = fire;
-  assign stall_in_o = (n91 & (~n86));
-  assign stall_out_o = ((n91 & n86) & (~(n78 & n81)));
+  assign stall_in_o = (n92 & (~n87));
+  assign stall_out_o = ((n92 & n87) & (~(n79 & n82)));
   assign idle_o = idle;
-  assign level_o = {9'h000, n250, u_addr_count_o};
+  assign level_o = {9'h000, n254, u_addr_count_o};
   assign err_o = 1'h0;
   assign mem_req_valid_o = req_valid_q;
   assign mem_req_we_o = (req_valid_q & req_we_q);
@@ -222,8 +225,8 @@ module gpucc_lsu_a256_d16 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i (n116),
-    .wdata_i (n117),
+    .push_i (n117),
+    .wdata_i (n118),
     .pop_i (fire),
     .rdata_o (u_addr_rdata_o),
     .rvalid_o (u_addr_rvalid_o),
@@ -236,8 +239,8 @@ module gpucc_lsu_a256_d16 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n143 ? n10 : (n139 ? n9 : (n135 ? n8 : (n131 ? n7 : (n127 ? n6 : 1'h0)))))),
-    .wdata_i ((n143 ? n16 : (n139 ? n15 : (n135 ? n14 : (n131 ? n13 : (n127 ? n12 : 32'h00000000)))))),
+    .push_i ((n144 ? n10 : (n140 ? n9 : (n136 ? n8 : (n132 ? n7 : (n128 ? n6 : 1'h0)))))),
+    .wdata_i ((n144 ? n16 : (n140 ? n15 : (n136 ? n14 : (n132 ? n13 : (n128 ? n12 : 32'h00000000)))))),
     .pop_i ((fire & n69)),
     .rdata_o (u_data_rdata_o),
     .rvalid_o (u_data_rvalid_o),
@@ -248,6 +251,6 @@ module gpucc_lsu_a256_d16 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{lane_data_i, lane_valid_i, n211, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
+  assign unused_signals = ^{lane_data_i, lane_valid_i, n215, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
 
 endmodule

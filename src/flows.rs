@@ -234,6 +234,7 @@ pub const RTL_SET: &[(BlockName, &str)] = &[
     // The whole SM (top `sm_<preset>` and every block module it uses).
     (BlockName::Sm, "gt200"),
     (BlockName::Sm, "fermi"),
+    (BlockName::Sm, "gpucc"),
 ];
 
 /// The Verilog of [`RTL_SET`], deduplicated by module name.

@@ -90,6 +90,12 @@ pub struct Gmem {
     /// Requests accepted, bytes moved.
     pub requests: u64,
     pub bytes: u64,
+    /// Of those: reads and writes (atomics apart) and their bytes
+    /// (the segment sizes: what the port moved, whatever the mask).
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
     /// Bad requests (outside the image, unknown atomic), with their cycle.
     pub errors: Vec<String>,
 }
@@ -106,6 +112,10 @@ impl Gmem {
             rng: cfg.seed | 1,
             requests: 0,
             bytes: 0,
+            reads: 0,
+            writes: 0,
+            read_bytes: 0,
+            write_bytes: 0,
             errors: vec![],
         };
         g.choose();
@@ -190,6 +200,13 @@ impl Gmem {
         let bytes = 32u32 << r.size.min(2);
         self.tokens -= bytes as i64 * 1000;
         self.bytes += bytes as u64;
+        if r.write {
+            self.writes += 1;
+            self.write_bytes += bytes as u64;
+        } else {
+            self.reads += 1;
+            self.read_bytes += bytes as u64;
+        }
         let lo = r.addr as usize;
         // A segment may reach past the end of the image (the last segment of
         // an array whose size is not a multiple of the segment): words

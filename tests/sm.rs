@@ -505,9 +505,13 @@ fn fermi_l1_hits_on_reuse() {
         if preset == "fermi" {
             assert!(rep.has_l1 && rep.render().contains("L1 data cache"), "{}", rep.render());
             assert_eq!((rep.l1_hits, rep.l1_misses), (loads - 4, 4), "{}", rep.render());
+            // The memory model outside the SM saw the four line misses.
+            assert_eq!(rep.gm_port[..2], [4, 4 * 128], "{}", rep.render());
         } else {
             assert!(!rep.has_l1 && rep.l1_hits == 0 && rep.gm_requests >= loads);
+            assert!(rep.gm_port[0] >= loads, "{}", rep.render());
         }
+        assert!(rep.render().contains("global memory port: "), "{}", rep.render());
         per_load.push(2.0 * word(&r.gmem, 0) as f64 / loads as f64);
     }
     // Hot cycles per dependent load, loop overhead included.

@@ -39,6 +39,11 @@ pub struct RtlReport {
     pub icache_hits: u64,
     pub icache_misses: u64,
     pub gm_requests: u64,
+    /// At the SM's `gm_*` port, counted by the memory model outside it:
+    /// reads, their bytes, writes, their bytes (segment sizes), and the
+    /// model's bandwidth in thousandths of a byte per core cycle.
+    pub gm_port: [u64; 4],
+    pub gm_milli_bytes_per_cycle: u64,
     pub smem_conflict_passes: u64,
     /// L1 data cache line reads that hit / missed (0 without an L1).
     pub l1_hits: u64,
@@ -59,6 +64,8 @@ pub struct RtlReport {
     pub gc_runs: u64,
     pub gc_cycles: u64,
     pub gc_fire: u64,
+    /// Bytes through the `gm_*` port in the core cycles of GPU-CC mode.
+    pub gc_gm_bytes: u64,
     /// GPU-CC per node (0..=31 cores, 32..=47 LSUs; empty without the
     /// network): firings, hot cycles stalled on an empty input FIFO, hot
     /// cycles stalled on output space (or an LSU's request path).
@@ -147,12 +154,14 @@ impl RtlReport {
         let c = self.core_cycles.max(1) as f64;
         let _ = writeln!(
             s,
-            "  GPU-CC: {} runs, {} core cycles in GPU-CC mode ({:.1}%), {} firings ({:.2} per core cycle in the mode); in the mode {} instructions issued, {} instruction-memory requests, {} register writes",
+            "  GPU-CC: {} runs, {} core cycles in GPU-CC mode ({:.1}%), {} firings ({:.2} per core cycle in the mode), {} bytes through the global memory port ({:.2} per core cycle in the mode); in the mode {} instructions issued, {} instruction-memory requests, {} register writes",
             self.gc_runs,
             self.gc_cycles,
             100.0 * self.gc_cycles as f64 / c,
             self.gc_fire,
             self.gc_fire as f64 / self.gc_cycles.max(1) as f64,
+            self.gc_gm_bytes,
+            self.gc_gm_bytes as f64 / self.gc_cycles.max(1) as f64,
             self.gc_issued,
             self.gc_fetched,
             self.gc_rf_access
@@ -238,6 +247,13 @@ impl RtlReport {
             s,
             "  shared memory: {} extra conflict passes; global memory: {} transactions; instruction cache: {} hits, {} misses",
             self.smem_conflict_passes, self.gm_requests, self.icache_hits, self.icache_misses
+        );
+        let [rd, rdb, wr, wrb] = self.gm_port;
+        let _ = writeln!(
+            s,
+            "  global memory port: {rd} reads ({rdb} bytes), {wr} writes ({wrb} bytes): {:.2} bytes per core cycle (the memory model gives {:.2})",
+            (rdb + wrb) as f64 / (self.core_cycles.max(1)) as f64,
+            self.gm_milli_bytes_per_cycle as f64 / 1000.0
         );
         if self.has_l1 {
             let n = self.l1_hits + self.l1_misses;

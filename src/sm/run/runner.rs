@@ -176,7 +176,13 @@ impl<'a> Run<'a> {
                 return Err(stop(cycle)(f));
             }
             self.launcher.edge(cycle, &i);
-            self.host.edge(&o).map_err(stop(cycle))?;
+            let traffic = self.host.edge(&o);
+            let before = self.rep.gm_port[1] + self.rep.gm_port[3];
+            (self.rep.gm_port, self.rep.gm_milli_bytes_per_cycle) = self.host.gm_traffic();
+            if o.gc_mode_o.to_u64() == 1 {
+                self.rep.gc_gm_bytes += self.rep.gm_port[1] + self.rep.gm_port[3] - before;
+            }
+            traffic.map_err(stop(cycle))?;
             self.sm_error(cycle, &o)?;
             self.warp_starts(&o);
             self.issues(cycle, &o)?;

@@ -9,7 +9,7 @@
 //!  | u_addr 256 x 32  | | u_data 16 x 32   |    | cfg regs, counter|
 //!  +--+---------------+ +--+---------------+    +------------------+
 //!     | fire = run & on & !done & addr non-empty & (STG: data non-empty)
-//!     |        & stage and request register free & (LDG: space_i > inflight_q)
+//!     |        & stage free or moving on & (LDG: space_i > inflight_q)
 //!     v  (the cycle after the pop)
 //!  addr = imm + (index << m[1:0])    s1_valid_q
 //!     v
@@ -38,10 +38,12 @@
 //!   loads not yet in the listeners' FIFOs, so a response always has room:
 //!   the load's word leaves the LSU the cycle after it returns.
 //! * Latency: fire in `t`, address in `t + 1`, request on `mem_req_*_o`
-//!   from `t + 2`; a response in cycle `r` is on `tok_o` in `r + 1`. One
-//!   request per two hot cycles (one per core cycle) per LSU: the stage and
-//!   the request register must both be free to fire. 16 LSUs then offer up
-//!   to 64 bytes per core cycle, above any preset's per-SM bandwidth.
+//!   from `t + 2`; a response in cycle `r` is on `tok_o` in `r + 1`. A
+//!   two-stage pipeline (address stage `s1_valid_q`, request register
+//!   `req_valid_q`): the stage moves on when the request register is empty
+//!   or taken in that cycle, and a firing enters the stage when it is empty
+//!   or moves on, so an LSU makes one request per hot cycle while the port
+//!   takes one per hot cycle (`gpucc_mem` does for buffered lines).
 //! * Sizes: the preset's 256-word address and 16-word data FIFOs (the only
 //!   depths built; [`super::GpuccNet::new`] checks them).
 
@@ -175,10 +177,13 @@ impl Block for GpuccLsu {
         let s1 = cx.q(self.s1_valid);
         let req_v = cx.q(self.req_valid);
         let inflight = cx.q(self.inflight);
-        // The request register is free at the end of the next cycle when it
-        // is empty now or taken now (nothing enters it at this edge: the
-        // stage is empty).
-        let path_free = !s1 & (!req_v | i.mem_req_ready_i);
+        // The request register takes the stage's address at this edge when
+        // it is empty or its request is taken now; the stage takes a new
+        // firing when it is empty or moves on now. A pipeline: one request
+        // per hot cycle while the port takes one per hot cycle.
+        let taken = req_v & i.mem_req_ready_i;
+        let adv = !req_v | taken;
+        let path_free = !s1 | adv;
         let space_ok = !is_ld | inflight.ult(i.space_i);
         let inputs = !fa.empty_o & (!is_st | !fd.empty_o);
         let want = i.run_i & c.on & !c.done & (is_ld | is_st);
@@ -197,15 +202,15 @@ impl Block for GpuccLsu {
         cx.instance_end(hd, &self.data_fifo, &fifo_in(c.fifo_lane[1], fire & is_st));
         self.cfg
             .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);
-        cx.d(self.s1_valid, fire);
+        cx.d(self.s1_valid, fire | (s1 & !adv));
         // Address stage: the popped index (and data) are on rdata_o now.
         let shift: S<C::B, 2> = c.m.slice::<0, 2>();
         let addr = cx.name("addr", c.imm + fa.rdata_o.shl(shift));
-        let taken = req_v & i.mem_req_ready_i;
-        cx.d(self.req_valid, s1 | (req_v & !taken));
-        cx.d_en(self.req_we, s1, |_| is_st);
-        cx.d_en(self.req_addr, s1, |_| addr);
-        cx.d_en(self.req_wdata, s1, |_| fd.rdata_o);
+        let load = s1 & adv;
+        cx.d(self.req_valid, load | (req_v & !taken));
+        cx.d_en(self.req_we, load, |_| is_st);
+        cx.d_en(self.req_addr, load, |_| addr);
+        cx.d_en(self.req_wdata, load, |_| fd.rdata_o);
         // Prefetch hint: a load's index pushed into the address FIFO, its
         // line differing from the last hint's (none since the clear).
         let pf_addr: S<C::B, 32> = c.imm + addr_in.wdata_i.shl(shift);

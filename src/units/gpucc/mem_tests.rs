@@ -206,8 +206,9 @@ fn run_ops(h: &mut Harness, lsus: &mut [Lsu], gap_pct: u64, limit: u64) -> Resul
                 l.gap -= 1;
             } else if h.inp.mem_req_valid_i[j].any() && o.mem_req_ready_o[j].any() {
                 l.next += 1;
-                // At most one request per two hot cycles, sometimes more.
-                l.gap = 1 + if h.rng.below(100) < gap_pct { h.rng.below(6) } else { 0 };
+                // Back to back (one request per hot cycle, as the LSU's
+                // pipeline makes them), sometimes with a gap.
+                l.gap = if h.rng.below(100) < gap_pct { h.rng.below(6) } else { 0 };
             }
         }
         if !busy && o.idle_o.any() && h.out.is_empty() {

@@ -105,6 +105,24 @@ module gpucc_mem_i64 (
   wire busy62_d;
   reg  busy63_q;  // hot clock, reset 1'h0
   wire busy63_d;
+  reg  [24:0] rl0_q;  // hot clock, reset 25'h0000000
+  wire [24:0] rl0_d;
+  reg  [24:0] rl1_q;  // hot clock, reset 25'h0000000
+  wire [24:0] rl1_d;
+  reg  [24:0] rl2_q;  // hot clock, reset 25'h0000000
+  wire [24:0] rl2_d;
+  reg  [24:0] rl3_q;  // hot clock, reset 25'h0000000
+  wire [24:0] rl3_d;
+  reg  rv0_q;  // hot clock, reset 1'h0
+  wire rv0_d;
+  reg  rv1_q;  // hot clock, reset 1'h0
+  wire rv1_d;
+  reg  rv2_q;  // hot clock, reset 1'h0
+  wire rv2_d;
+  reg  rv3_q;  // hot clock, reset 1'h0
+  wire rv3_d;
+  reg  [1:0] rp_q;  // hot clock, reset 2'h0
+  wire [1:0] rp_d;
   reg  [31:0] cnt_loads_q;  // hot clock, reset 32'h00000000
   wire [31:0] cnt_loads_d;
   reg  [31:0] cnt_stores_q;  // hot clock, reset 32'h00000000
@@ -426,653 +444,700 @@ module gpucc_mem_i64 (
   wire n2863 = (n2858 | (~busy62_q));
   wire n2866 = ((~busy63_q) & (~n2863));
   wire n2868 = (n2863 | (~busy63_q));
-  wire n2982 = ((((((((((((((((1'h0 | u_port0_want_o) | u_port1_want_o) | u_port2_want_o) | u_port3_want_o) | u_port4_want_o) | u_port5_want_o) | u_port6_want_o) | u_port7_want_o) | u_port8_want_o) | u_port9_want_o) | u_port10_want_o) | u_port11_want_o) | u_port12_want_o) | u_port13_want_o) | u_port14_want_o) | u_port15_want_o);
-  wire n2984 = (n2982 ? u_port0_want_o : (u_port0_want_pf_o & n2868));
-  wire n2986 = (n2982 ? u_port1_want_o : (u_port1_want_pf_o & n2868));
-  wire n2988 = (n2982 ? u_port2_want_o : (u_port2_want_pf_o & n2868));
-  wire n2990 = (n2982 ? u_port3_want_o : (u_port3_want_pf_o & n2868));
-  wire n2992 = (n2982 ? u_port4_want_o : (u_port4_want_pf_o & n2868));
-  wire n2994 = (n2982 ? u_port5_want_o : (u_port5_want_pf_o & n2868));
-  wire n2996 = (n2982 ? u_port6_want_o : (u_port6_want_pf_o & n2868));
-  wire n2998 = (n2982 ? u_port7_want_o : (u_port7_want_pf_o & n2868));
-  wire n3000 = (n2982 ? u_port8_want_o : (u_port8_want_pf_o & n2868));
-  wire n3002 = (n2982 ? u_port9_want_o : (u_port9_want_pf_o & n2868));
-  wire n3004 = (n2982 ? u_port10_want_o : (u_port10_want_pf_o & n2868));
-  wire n3006 = (n2982 ? u_port11_want_o : (u_port11_want_pf_o & n2868));
-  wire n3008 = (n2982 ? u_port12_want_o : (u_port12_want_pf_o & n2868));
-  wire n3010 = (n2982 ? u_port13_want_o : (u_port13_want_pf_o & n2868));
-  wire n3012 = (n2982 ? u_port14_want_o : (u_port14_want_pf_o & n2868));
-  wire n3014 = (n2982 ? u_port15_want_o : (u_port15_want_pf_o & n2868));
-  wire n3019 = (n2984 & (~(4'h0 < rr_q)));
-  wire n3023 = (n2986 & (~(4'h1 < rr_q)));
-  wire n3027 = (n2988 & (~(4'h2 < rr_q)));
-  wire n3031 = (n2990 & (~(4'h3 < rr_q)));
-  wire n3035 = (n2992 & (~(4'h4 < rr_q)));
-  wire n3039 = (n2994 & (~(4'h5 < rr_q)));
-  wire n3043 = (n2996 & (~(4'h6 < rr_q)));
-  wire n3047 = (n2998 & (~(4'h7 < rr_q)));
-  wire n3051 = (n3000 & (~(4'h8 < rr_q)));
-  wire n3055 = (n3002 & (~(4'h9 < rr_q)));
-  wire n3059 = (n3004 & (~(4'ha < rr_q)));
-  wire n3063 = (n3006 & (~(4'hb < rr_q)));
-  wire n3067 = (n3008 & (~(4'hc < rr_q)));
-  wire n3071 = (n3010 & (~(4'hd < rr_q)));
-  wire n3075 = (n3012 & (~(4'he < rr_q)));
-  wire n3092 = ((((((((((((((((1'h0 | n3019) | n3023) | n3027) | n3031) | n3035) | n3039) | n3043) | n3047) | n3051) | n3055) | n3059) | n3063) | n3067) | n3071) | n3075) | n3014);
-  wire n3096 = (1'h0 | n3019);
-  wire n3099 = (n3096 | n3023);
-  wire n3102 = (n3099 | n3027);
-  wire n3105 = (n3102 | n3031);
-  wire n3108 = (n3105 | n3035);
-  wire n3111 = (n3108 | n3039);
-  wire n3114 = (n3111 | n3043);
-  wire n3117 = (n3114 | n3047);
-  wire n3120 = (n3117 | n3051);
-  wire n3123 = (n3120 | n3055);
-  wire n3126 = (n3123 | n3059);
-  wire n3129 = (n3126 | n3063);
-  wire n3132 = (n3129 | n3067);
-  wire n3135 = (n3132 | n3071);
-  wire n3145 = (1'h0 | n2984);
-  wire n3148 = (n3145 | n2986);
-  wire n3151 = (n3148 | n2988);
-  wire n3154 = (n3151 | n2990);
-  wire n3157 = (n3154 | n2992);
-  wire n3160 = (n3157 | n2994);
-  wire n3163 = (n3160 | n2996);
-  wire n3166 = (n3163 | n2998);
-  wire n3169 = (n3166 | n3000);
-  wire n3172 = (n3169 | n3002);
-  wire n3175 = (n3172 | n3004);
-  wire n3178 = (n3175 | n3006);
-  wire n3181 = (n3178 | n3008);
-  wire n3184 = (n3181 | n3010);
-  wire n3191 = (n3092 ? (n3019 & (~1'h0)) : (n2984 & (~1'h0)));
-  wire n3192 = (n3092 ? (n3023 & (~n3096)) : (n2986 & (~n3145)));
-  wire n3193 = (n3092 ? (n3027 & (~n3099)) : (n2988 & (~n3148)));
-  wire n3194 = (n3092 ? (n3031 & (~n3102)) : (n2990 & (~n3151)));
-  wire n3195 = (n3092 ? (n3035 & (~n3105)) : (n2992 & (~n3154)));
-  wire n3196 = (n3092 ? (n3039 & (~n3108)) : (n2994 & (~n3157)));
-  wire n3197 = (n3092 ? (n3043 & (~n3111)) : (n2996 & (~n3160)));
-  wire n3198 = (n3092 ? (n3047 & (~n3114)) : (n2998 & (~n3163)));
-  wire n3199 = (n3092 ? (n3051 & (~n3117)) : (n3000 & (~n3166)));
-  wire n3200 = (n3092 ? (n3055 & (~n3120)) : (n3002 & (~n3169)));
-  wire n3201 = (n3092 ? (n3059 & (~n3123)) : (n3004 & (~n3172)));
-  wire n3202 = (n3092 ? (n3063 & (~n3126)) : (n3006 & (~n3175)));
-  wire n3203 = (n3092 ? (n3067 & (~n3129)) : (n3008 & (~n3178)));
-  wire n3204 = (n3092 ? (n3071 & (~n3132)) : (n3010 & (~n3181)));
-  wire n3205 = (n3092 ? (n3075 & (~n3135)) : (n3012 & (~n3184)));
-  wire n3206 = (n3092 ? (n3014 & (~(n3135 | n3075))) : (n3014 & (~(n3184 | n3012))));
-  wire [3:0] grant_idx = ((((((((((((((((4'h0 | (n3191 ? 4'h0 : 4'h0)) | (n3192 ? 4'h1 : 4'h0)) | (n3193 ? 4'h2 : 4'h0)) | (n3194 ? 4'h3 : 4'h0)) | (n3195 ? 4'h4 : 4'h0)) | (n3196 ? 4'h5 : 4'h0)) | (n3197 ? 4'h6 : 4'h0)) | (n3198 ? 4'h7 : 4'h0)) | (n3199 ? 4'h8 : 4'h0)) | (n3200 ? 4'h9 : 4'h0)) | (n3201 ? 4'ha : 4'h0)) | (n3202 ? 4'hb : 4'h0)) | (n3203 ? 4'hc : 4'h0)) | (n3204 ? 4'hd : 4'h0)) | (n3205 ? 4'he : 4'h0)) | (n3206 ? 4'hf : 4'h0));
-  wire req_valid = ((((((((((((((((1'h0 | n3191) | n3192) | n3193) | n3194) | n3195) | n3196) | n3197) | n3198) | n3199) | n3200) | n3201) | n3202) | n3203) | n3204) | n3205) | n3206);
-  wire [3:0] n3277 = (grant_idx >> 4'h0);
-  wire n3278 = n3277[0];
-  wire [3:0] n3288 = (grant_idx >> 4'h1);
-  wire n3289 = n3288[0];
-  wire [3:0] n3295 = (grant_idx >> 4'h2);
-  wire n3296 = n3295[0];
-  wire [3:0] n3300 = (grant_idx >> 4'h3);
-  wire n3303 = ((n3300[0] ? (n3296 ? (n3289 ? (n3278 ? u_port15_out_write_o : u_port14_out_write_o) : (n3278 ? u_port13_out_write_o : u_port12_out_write_o)) : (n3289 ? (n3278 ? u_port11_out_write_o : u_port10_out_write_o) : (n3278 ? u_port9_out_write_o : u_port8_out_write_o))) : (n3296 ? (n3289 ? (n3278 ? u_port7_out_write_o : u_port6_out_write_o) : (n3278 ? u_port5_out_write_o : u_port4_out_write_o)) : (n3289 ? (n3278 ? u_port3_out_write_o : u_port2_out_write_o) : (n3278 ? u_port1_out_write_o : u_port0_out_write_o)))) & n2982);
-  wire [3:0] n3306 = (grant_idx >> 4'h0);
-  wire n3307 = n3306[0];
-  wire [3:0] n3317 = (grant_idx >> 4'h1);
-  wire n3318 = n3317[0];
-  wire [3:0] n3324 = (grant_idx >> 4'h2);
-  wire n3325 = n3324[0];
-  wire [3:0] n3329 = (grant_idx >> 4'h3);
-  wire [3:0] n3334 = (grant_idx >> 4'h0);
-  wire n3335 = n3334[0];
-  wire [3:0] n3345 = (grant_idx >> 4'h1);
-  wire n3346 = n3345[0];
-  wire [3:0] n3352 = (grant_idx >> 4'h2);
-  wire n3353 = n3352[0];
-  wire [3:0] n3357 = (grant_idx >> 4'h3);
-  wire [3:0] n3362 = (grant_idx >> 4'h0);
-  wire n3363 = n3362[0];
-  wire [3:0] n3373 = (grant_idx >> 4'h1);
-  wire n3374 = n3373[0];
-  wire [3:0] n3380 = (grant_idx >> 4'h2);
-  wire n3381 = n3380[0];
-  wire [3:0] n3385 = (grant_idx >> 4'h3);
-  wire [3:0] n3398 = (grant_idx >> 4'h0);
-  wire n3399 = n3398[0];
-  wire [3:0] n3409 = (grant_idx >> 4'h1);
-  wire n3410 = n3409[0];
-  wire [3:0] n3416 = (grant_idx >> 4'h2);
-  wire n3417 = n3416[0];
-  wire [3:0] n3421 = (grant_idx >> 4'h3);
-  wire [3:0] n3427 = (grant_idx >> 4'h0);
-  wire n3428 = n3427[0];
-  wire [3:0] n3438 = (grant_idx >> 4'h1);
-  wire n3439 = n3438[0];
-  wire [3:0] n3445 = (grant_idx >> 4'h2);
-  wire n3446 = n3445[0];
-  wire [3:0] n3450 = (grant_idx >> 4'h3);
-  wire [3:0] n3456 = (grant_idx >> 4'h0);
-  wire n3457 = n3456[0];
-  wire [3:0] n3467 = (grant_idx >> 4'h1);
-  wire n3468 = n3467[0];
-  wire [3:0] n3474 = (grant_idx >> 4'h2);
-  wire n3475 = n3474[0];
-  wire [3:0] n3479 = (grant_idx >> 4'h3);
-  wire [3:0] n3485 = (grant_idx >> 4'h0);
-  wire n3486 = n3485[0];
-  wire [3:0] n3496 = (grant_idx >> 4'h1);
-  wire n3497 = n3496[0];
-  wire [3:0] n3503 = (grant_idx >> 4'h2);
-  wire n3504 = n3503[0];
-  wire [3:0] n3508 = (grant_idx >> 4'h3);
-  wire [3:0] n3514 = (grant_idx >> 4'h0);
-  wire n3515 = n3514[0];
-  wire [3:0] n3525 = (grant_idx >> 4'h1);
-  wire n3526 = n3525[0];
-  wire [3:0] n3532 = (grant_idx >> 4'h2);
-  wire n3533 = n3532[0];
-  wire [3:0] n3537 = (grant_idx >> 4'h3);
-  wire [3:0] n3543 = (grant_idx >> 4'h0);
-  wire n3544 = n3543[0];
-  wire [3:0] n3554 = (grant_idx >> 4'h1);
-  wire n3555 = n3554[0];
-  wire [3:0] n3561 = (grant_idx >> 4'h2);
-  wire n3562 = n3561[0];
-  wire [3:0] n3566 = (grant_idx >> 4'h3);
-  wire [3:0] n3572 = (grant_idx >> 4'h0);
-  wire n3573 = n3572[0];
-  wire [3:0] n3583 = (grant_idx >> 4'h1);
-  wire n3584 = n3583[0];
-  wire [3:0] n3590 = (grant_idx >> 4'h2);
+  wire n2966 = (u_port0_want_o & u_port0_out_write_o);
+  wire n2967 = (u_port1_want_o & u_port1_out_write_o);
+  wire n2968 = (u_port2_want_o & u_port2_out_write_o);
+  wire n2969 = (u_port3_want_o & u_port3_out_write_o);
+  wire n2970 = (u_port4_want_o & u_port4_out_write_o);
+  wire n2971 = (u_port5_want_o & u_port5_out_write_o);
+  wire n2972 = (u_port6_want_o & u_port6_out_write_o);
+  wire n2973 = (u_port7_want_o & u_port7_out_write_o);
+  wire n2974 = (u_port8_want_o & u_port8_out_write_o);
+  wire n2975 = (u_port9_want_o & u_port9_out_write_o);
+  wire n2976 = (u_port10_want_o & u_port10_out_write_o);
+  wire n2977 = (u_port11_want_o & u_port11_out_write_o);
+  wire n2978 = (u_port12_want_o & u_port12_out_write_o);
+  wire n2979 = (u_port13_want_o & u_port13_out_write_o);
+  wire n2980 = (u_port14_want_o & u_port14_out_write_o);
+  wire n2981 = (u_port15_want_o & u_port15_out_write_o);
+  wire n2998 = ((((((((((((((((1'h0 | u_port0_want_o) | u_port1_want_o) | u_port2_want_o) | u_port3_want_o) | u_port4_want_o) | u_port5_want_o) | u_port6_want_o) | u_port7_want_o) | u_port8_want_o) | u_port9_want_o) | u_port10_want_o) | u_port11_want_o) | u_port12_want_o) | u_port13_want_o) | u_port14_want_o) | u_port15_want_o);
+  wire n3015 = ((((((((((((((((1'h0 | n2966) | n2967) | n2968) | n2969) | n2970) | n2971) | n2972) | n2973) | n2974) | n2975) | n2976) | n2977) | n2978) | n2979) | n2980) | n2981);
+  wire n3037 = (u_port0_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port0_hint_line_o))) | (rv1_q & (rl1_q == u_port0_hint_line_o))) | (rv2_q & (rl2_q == u_port0_hint_line_o))) | (rv3_q & (rl3_q == u_port0_hint_line_o))));
+  wire n3051 = (u_port1_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port1_hint_line_o))) | (rv1_q & (rl1_q == u_port1_hint_line_o))) | (rv2_q & (rl2_q == u_port1_hint_line_o))) | (rv3_q & (rl3_q == u_port1_hint_line_o))));
+  wire n3065 = (u_port2_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port2_hint_line_o))) | (rv1_q & (rl1_q == u_port2_hint_line_o))) | (rv2_q & (rl2_q == u_port2_hint_line_o))) | (rv3_q & (rl3_q == u_port2_hint_line_o))));
+  wire n3079 = (u_port3_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port3_hint_line_o))) | (rv1_q & (rl1_q == u_port3_hint_line_o))) | (rv2_q & (rl2_q == u_port3_hint_line_o))) | (rv3_q & (rl3_q == u_port3_hint_line_o))));
+  wire n3093 = (u_port4_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port4_hint_line_o))) | (rv1_q & (rl1_q == u_port4_hint_line_o))) | (rv2_q & (rl2_q == u_port4_hint_line_o))) | (rv3_q & (rl3_q == u_port4_hint_line_o))));
+  wire n3107 = (u_port5_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port5_hint_line_o))) | (rv1_q & (rl1_q == u_port5_hint_line_o))) | (rv2_q & (rl2_q == u_port5_hint_line_o))) | (rv3_q & (rl3_q == u_port5_hint_line_o))));
+  wire n3121 = (u_port6_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port6_hint_line_o))) | (rv1_q & (rl1_q == u_port6_hint_line_o))) | (rv2_q & (rl2_q == u_port6_hint_line_o))) | (rv3_q & (rl3_q == u_port6_hint_line_o))));
+  wire n3135 = (u_port7_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port7_hint_line_o))) | (rv1_q & (rl1_q == u_port7_hint_line_o))) | (rv2_q & (rl2_q == u_port7_hint_line_o))) | (rv3_q & (rl3_q == u_port7_hint_line_o))));
+  wire n3149 = (u_port8_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port8_hint_line_o))) | (rv1_q & (rl1_q == u_port8_hint_line_o))) | (rv2_q & (rl2_q == u_port8_hint_line_o))) | (rv3_q & (rl3_q == u_port8_hint_line_o))));
+  wire n3163 = (u_port9_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port9_hint_line_o))) | (rv1_q & (rl1_q == u_port9_hint_line_o))) | (rv2_q & (rl2_q == u_port9_hint_line_o))) | (rv3_q & (rl3_q == u_port9_hint_line_o))));
+  wire n3177 = (u_port10_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port10_hint_line_o))) | (rv1_q & (rl1_q == u_port10_hint_line_o))) | (rv2_q & (rl2_q == u_port10_hint_line_o))) | (rv3_q & (rl3_q == u_port10_hint_line_o))));
+  wire n3191 = (u_port11_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port11_hint_line_o))) | (rv1_q & (rl1_q == u_port11_hint_line_o))) | (rv2_q & (rl2_q == u_port11_hint_line_o))) | (rv3_q & (rl3_q == u_port11_hint_line_o))));
+  wire n3205 = (u_port12_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port12_hint_line_o))) | (rv1_q & (rl1_q == u_port12_hint_line_o))) | (rv2_q & (rl2_q == u_port12_hint_line_o))) | (rv3_q & (rl3_q == u_port12_hint_line_o))));
+  wire n3219 = (u_port13_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port13_hint_line_o))) | (rv1_q & (rl1_q == u_port13_hint_line_o))) | (rv2_q & (rl2_q == u_port13_hint_line_o))) | (rv3_q & (rl3_q == u_port13_hint_line_o))));
+  wire n3233 = (u_port14_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port14_hint_line_o))) | (rv1_q & (rl1_q == u_port14_hint_line_o))) | (rv2_q & (rl2_q == u_port14_hint_line_o))) | (rv3_q & (rl3_q == u_port14_hint_line_o))));
+  wire n3247 = (u_port15_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port15_hint_line_o))) | (rv1_q & (rl1_q == u_port15_hint_line_o))) | (rv2_q & (rl2_q == u_port15_hint_line_o))) | (rv3_q & (rl3_q == u_port15_hint_line_o))));
+  wire n3297 = (n3015 ? n2966 : (n2998 ? u_port0_want_o : ((u_port0_want_pf_o & (~n3037)) & n2868)));
+  wire n3299 = (n3015 ? n2967 : (n2998 ? u_port1_want_o : ((u_port1_want_pf_o & (~n3051)) & n2868)));
+  wire n3301 = (n3015 ? n2968 : (n2998 ? u_port2_want_o : ((u_port2_want_pf_o & (~n3065)) & n2868)));
+  wire n3303 = (n3015 ? n2969 : (n2998 ? u_port3_want_o : ((u_port3_want_pf_o & (~n3079)) & n2868)));
+  wire n3305 = (n3015 ? n2970 : (n2998 ? u_port4_want_o : ((u_port4_want_pf_o & (~n3093)) & n2868)));
+  wire n3307 = (n3015 ? n2971 : (n2998 ? u_port5_want_o : ((u_port5_want_pf_o & (~n3107)) & n2868)));
+  wire n3309 = (n3015 ? n2972 : (n2998 ? u_port6_want_o : ((u_port6_want_pf_o & (~n3121)) & n2868)));
+  wire n3311 = (n3015 ? n2973 : (n2998 ? u_port7_want_o : ((u_port7_want_pf_o & (~n3135)) & n2868)));
+  wire n3313 = (n3015 ? n2974 : (n2998 ? u_port8_want_o : ((u_port8_want_pf_o & (~n3149)) & n2868)));
+  wire n3315 = (n3015 ? n2975 : (n2998 ? u_port9_want_o : ((u_port9_want_pf_o & (~n3163)) & n2868)));
+  wire n3317 = (n3015 ? n2976 : (n2998 ? u_port10_want_o : ((u_port10_want_pf_o & (~n3177)) & n2868)));
+  wire n3319 = (n3015 ? n2977 : (n2998 ? u_port11_want_o : ((u_port11_want_pf_o & (~n3191)) & n2868)));
+  wire n3321 = (n3015 ? n2978 : (n2998 ? u_port12_want_o : ((u_port12_want_pf_o & (~n3205)) & n2868)));
+  wire n3323 = (n3015 ? n2979 : (n2998 ? u_port13_want_o : ((u_port13_want_pf_o & (~n3219)) & n2868)));
+  wire n3325 = (n3015 ? n2980 : (n2998 ? u_port14_want_o : ((u_port14_want_pf_o & (~n3233)) & n2868)));
+  wire n3327 = (n3015 ? n2981 : (n2998 ? u_port15_want_o : ((u_port15_want_pf_o & (~n3247)) & n2868)));
+  wire n3332 = (n3297 & (~(4'h0 < rr_q)));
+  wire n3336 = (n3299 & (~(4'h1 < rr_q)));
+  wire n3340 = (n3301 & (~(4'h2 < rr_q)));
+  wire n3344 = (n3303 & (~(4'h3 < rr_q)));
+  wire n3348 = (n3305 & (~(4'h4 < rr_q)));
+  wire n3352 = (n3307 & (~(4'h5 < rr_q)));
+  wire n3356 = (n3309 & (~(4'h6 < rr_q)));
+  wire n3360 = (n3311 & (~(4'h7 < rr_q)));
+  wire n3364 = (n3313 & (~(4'h8 < rr_q)));
+  wire n3368 = (n3315 & (~(4'h9 < rr_q)));
+  wire n3372 = (n3317 & (~(4'ha < rr_q)));
+  wire n3376 = (n3319 & (~(4'hb < rr_q)));
+  wire n3380 = (n3321 & (~(4'hc < rr_q)));
+  wire n3384 = (n3323 & (~(4'hd < rr_q)));
+  wire n3388 = (n3325 & (~(4'he < rr_q)));
+  wire n3405 = ((((((((((((((((1'h0 | n3332) | n3336) | n3340) | n3344) | n3348) | n3352) | n3356) | n3360) | n3364) | n3368) | n3372) | n3376) | n3380) | n3384) | n3388) | n3327);
+  wire n3409 = (1'h0 | n3332);
+  wire n3412 = (n3409 | n3336);
+  wire n3415 = (n3412 | n3340);
+  wire n3418 = (n3415 | n3344);
+  wire n3421 = (n3418 | n3348);
+  wire n3424 = (n3421 | n3352);
+  wire n3427 = (n3424 | n3356);
+  wire n3430 = (n3427 | n3360);
+  wire n3433 = (n3430 | n3364);
+  wire n3436 = (n3433 | n3368);
+  wire n3439 = (n3436 | n3372);
+  wire n3442 = (n3439 | n3376);
+  wire n3445 = (n3442 | n3380);
+  wire n3448 = (n3445 | n3384);
+  wire n3458 = (1'h0 | n3297);
+  wire n3461 = (n3458 | n3299);
+  wire n3464 = (n3461 | n3301);
+  wire n3467 = (n3464 | n3303);
+  wire n3470 = (n3467 | n3305);
+  wire n3473 = (n3470 | n3307);
+  wire n3476 = (n3473 | n3309);
+  wire n3479 = (n3476 | n3311);
+  wire n3482 = (n3479 | n3313);
+  wire n3485 = (n3482 | n3315);
+  wire n3488 = (n3485 | n3317);
+  wire n3491 = (n3488 | n3319);
+  wire n3494 = (n3491 | n3321);
+  wire n3497 = (n3494 | n3323);
+  wire n3504 = (n3405 ? (n3332 & (~1'h0)) : (n3297 & (~1'h0)));
+  wire n3505 = (n3405 ? (n3336 & (~n3409)) : (n3299 & (~n3458)));
+  wire n3506 = (n3405 ? (n3340 & (~n3412)) : (n3301 & (~n3461)));
+  wire n3507 = (n3405 ? (n3344 & (~n3415)) : (n3303 & (~n3464)));
+  wire n3508 = (n3405 ? (n3348 & (~n3418)) : (n3305 & (~n3467)));
+  wire n3509 = (n3405 ? (n3352 & (~n3421)) : (n3307 & (~n3470)));
+  wire n3510 = (n3405 ? (n3356 & (~n3424)) : (n3309 & (~n3473)));
+  wire n3511 = (n3405 ? (n3360 & (~n3427)) : (n3311 & (~n3476)));
+  wire n3512 = (n3405 ? (n3364 & (~n3430)) : (n3313 & (~n3479)));
+  wire n3513 = (n3405 ? (n3368 & (~n3433)) : (n3315 & (~n3482)));
+  wire n3514 = (n3405 ? (n3372 & (~n3436)) : (n3317 & (~n3485)));
+  wire n3515 = (n3405 ? (n3376 & (~n3439)) : (n3319 & (~n3488)));
+  wire n3516 = (n3405 ? (n3380 & (~n3442)) : (n3321 & (~n3491)));
+  wire n3517 = (n3405 ? (n3384 & (~n3445)) : (n3323 & (~n3494)));
+  wire n3518 = (n3405 ? (n3388 & (~n3448)) : (n3325 & (~n3497)));
+  wire n3519 = (n3405 ? (n3327 & (~(n3448 | n3388))) : (n3327 & (~(n3497 | n3325))));
+  wire [3:0] grant_idx = ((((((((((((((((4'h0 | (n3504 ? 4'h0 : 4'h0)) | (n3505 ? 4'h1 : 4'h0)) | (n3506 ? 4'h2 : 4'h0)) | (n3507 ? 4'h3 : 4'h0)) | (n3508 ? 4'h4 : 4'h0)) | (n3509 ? 4'h5 : 4'h0)) | (n3510 ? 4'h6 : 4'h0)) | (n3511 ? 4'h7 : 4'h0)) | (n3512 ? 4'h8 : 4'h0)) | (n3513 ? 4'h9 : 4'h0)) | (n3514 ? 4'ha : 4'h0)) | (n3515 ? 4'hb : 4'h0)) | (n3516 ? 4'hc : 4'h0)) | (n3517 ? 4'hd : 4'h0)) | (n3518 ? 4'he : 4'h0)) | (n3519 ? 4'hf : 4'h0));
+  wire req_valid = ((((((((((((((((1'h0 | n3504) | n3505) | n3506) | n3507) | n3508) | n3509) | n3510) | n3511) | n3512) | n3513) | n3514) | n3515) | n3516) | n3517) | n3518) | n3519);
+  wire [3:0] n3590 = (grant_idx >> 4'h0);
   wire n3591 = n3590[0];
-  wire [3:0] n3595 = (grant_idx >> 4'h3);
-  wire [3:0] n3601 = (grant_idx >> 4'h0);
+  wire [3:0] n3601 = (grant_idx >> 4'h1);
   wire n3602 = n3601[0];
-  wire [3:0] n3612 = (grant_idx >> 4'h1);
-  wire n3613 = n3612[0];
-  wire [3:0] n3619 = (grant_idx >> 4'h2);
+  wire [3:0] n3608 = (grant_idx >> 4'h2);
+  wire n3609 = n3608[0];
+  wire [3:0] n3613 = (grant_idx >> 4'h3);
+  wire n3616 = ((n3613[0] ? (n3609 ? (n3602 ? (n3591 ? u_port15_out_write_o : u_port14_out_write_o) : (n3591 ? u_port13_out_write_o : u_port12_out_write_o)) : (n3602 ? (n3591 ? u_port11_out_write_o : u_port10_out_write_o) : (n3591 ? u_port9_out_write_o : u_port8_out_write_o))) : (n3609 ? (n3602 ? (n3591 ? u_port7_out_write_o : u_port6_out_write_o) : (n3591 ? u_port5_out_write_o : u_port4_out_write_o)) : (n3602 ? (n3591 ? u_port3_out_write_o : u_port2_out_write_o) : (n3591 ? u_port1_out_write_o : u_port0_out_write_o)))) & n2998);
+  wire [3:0] n3619 = (grant_idx >> 4'h0);
   wire n3620 = n3619[0];
-  wire [3:0] n3624 = (grant_idx >> 4'h3);
-  wire [3:0] n3630 = (grant_idx >> 4'h0);
+  wire [3:0] n3630 = (grant_idx >> 4'h1);
   wire n3631 = n3630[0];
-  wire [3:0] n3641 = (grant_idx >> 4'h1);
-  wire n3642 = n3641[0];
-  wire [3:0] n3648 = (grant_idx >> 4'h2);
-  wire n3649 = n3648[0];
-  wire [3:0] n3653 = (grant_idx >> 4'h3);
-  wire [3:0] n3659 = (grant_idx >> 4'h0);
-  wire n3660 = n3659[0];
-  wire [3:0] n3670 = (grant_idx >> 4'h1);
-  wire n3671 = n3670[0];
-  wire [3:0] n3677 = (grant_idx >> 4'h2);
-  wire n3678 = n3677[0];
-  wire [3:0] n3682 = (grant_idx >> 4'h3);
-  wire [3:0] n3688 = (grant_idx >> 4'h0);
-  wire n3689 = n3688[0];
-  wire [3:0] n3699 = (grant_idx >> 4'h1);
-  wire n3700 = n3699[0];
-  wire [3:0] n3706 = (grant_idx >> 4'h2);
-  wire n3707 = n3706[0];
-  wire [3:0] n3711 = (grant_idx >> 4'h3);
-  wire [3:0] n3717 = (grant_idx >> 4'h0);
-  wire n3718 = n3717[0];
-  wire [3:0] n3728 = (grant_idx >> 4'h1);
-  wire n3729 = n3728[0];
-  wire [3:0] n3735 = (grant_idx >> 4'h2);
-  wire n3736 = n3735[0];
-  wire [3:0] n3740 = (grant_idx >> 4'h3);
-  wire [3:0] n3746 = (grant_idx >> 4'h0);
-  wire n3747 = n3746[0];
-  wire [3:0] n3757 = (grant_idx >> 4'h1);
-  wire n3758 = n3757[0];
-  wire [3:0] n3764 = (grant_idx >> 4'h2);
-  wire n3765 = n3764[0];
-  wire [3:0] n3769 = (grant_idx >> 4'h3);
-  wire [3:0] n3775 = (grant_idx >> 4'h0);
-  wire n3776 = n3775[0];
-  wire [3:0] n3786 = (grant_idx >> 4'h1);
-  wire n3787 = n3786[0];
-  wire [3:0] n3793 = (grant_idx >> 4'h2);
-  wire n3794 = n3793[0];
-  wire [3:0] n3798 = (grant_idx >> 4'h3);
-  wire [3:0] n3804 = (grant_idx >> 4'h0);
-  wire n3805 = n3804[0];
-  wire [3:0] n3815 = (grant_idx >> 4'h1);
-  wire n3816 = n3815[0];
-  wire [3:0] n3822 = (grant_idx >> 4'h2);
-  wire n3823 = n3822[0];
-  wire [3:0] n3827 = (grant_idx >> 4'h3);
-  wire [3:0] n3833 = (grant_idx >> 4'h0);
-  wire n3834 = n3833[0];
-  wire [3:0] n3844 = (grant_idx >> 4'h1);
-  wire n3845 = n3844[0];
-  wire [3:0] n3851 = (grant_idx >> 4'h2);
-  wire n3852 = n3851[0];
-  wire [3:0] n3856 = (grant_idx >> 4'h3);
-  wire [3:0] n3862 = (grant_idx >> 4'h0);
-  wire n3863 = n3862[0];
-  wire [3:0] n3873 = (grant_idx >> 4'h1);
-  wire n3874 = n3873[0];
-  wire [3:0] n3880 = (grant_idx >> 4'h2);
-  wire n3881 = n3880[0];
-  wire [3:0] n3885 = (grant_idx >> 4'h3);
-  wire [3:0] n3891 = (grant_idx >> 4'h0);
-  wire n3892 = n3891[0];
-  wire [3:0] n3902 = (grant_idx >> 4'h1);
-  wire n3903 = n3902[0];
-  wire [3:0] n3909 = (grant_idx >> 4'h2);
-  wire n3910 = n3909[0];
-  wire [3:0] n3914 = (grant_idx >> 4'h3);
-  wire [3:0] n3920 = (grant_idx >> 4'h0);
-  wire n3921 = n3920[0];
-  wire [3:0] n3931 = (grant_idx >> 4'h1);
-  wire n3932 = n3931[0];
-  wire [3:0] n3938 = (grant_idx >> 4'h2);
-  wire n3939 = n3938[0];
-  wire [3:0] n3943 = (grant_idx >> 4'h3);
-  wire [3:0] n3949 = (grant_idx >> 4'h0);
-  wire n3950 = n3949[0];
-  wire [3:0] n3960 = (grant_idx >> 4'h1);
-  wire n3961 = n3960[0];
-  wire [3:0] n3967 = (grant_idx >> 4'h2);
-  wire n3968 = n3967[0];
-  wire [3:0] n3972 = (grant_idx >> 4'h3);
-  wire [3:0] n3978 = (grant_idx >> 4'h0);
-  wire n3979 = n3978[0];
-  wire [3:0] n3989 = (grant_idx >> 4'h1);
-  wire n3990 = n3989[0];
-  wire [3:0] n3996 = (grant_idx >> 4'h2);
-  wire n3997 = n3996[0];
-  wire [3:0] n4001 = (grant_idx >> 4'h3);
-  wire [3:0] n4007 = (grant_idx >> 4'h0);
-  wire n4008 = n4007[0];
-  wire [3:0] n4018 = (grant_idx >> 4'h1);
-  wire n4019 = n4018[0];
-  wire [3:0] n4025 = (grant_idx >> 4'h2);
-  wire n4026 = n4025[0];
-  wire [3:0] n4030 = (grant_idx >> 4'h3);
-  wire [3:0] n4036 = (grant_idx >> 4'h0);
-  wire n4037 = n4036[0];
-  wire [3:0] n4047 = (grant_idx >> 4'h1);
-  wire n4048 = n4047[0];
-  wire [3:0] n4054 = (grant_idx >> 4'h2);
-  wire n4055 = n4054[0];
-  wire [3:0] n4059 = (grant_idx >> 4'h3);
-  wire [3:0] n4065 = (grant_idx >> 4'h0);
-  wire n4066 = n4065[0];
-  wire [3:0] n4076 = (grant_idx >> 4'h1);
-  wire n4077 = n4076[0];
-  wire [3:0] n4083 = (grant_idx >> 4'h2);
-  wire n4084 = n4083[0];
-  wire [3:0] n4088 = (grant_idx >> 4'h3);
-  wire [3:0] n4094 = (grant_idx >> 4'h0);
-  wire n4095 = n4094[0];
-  wire [3:0] n4105 = (grant_idx >> 4'h1);
-  wire n4106 = n4105[0];
-  wire [3:0] n4112 = (grant_idx >> 4'h2);
-  wire n4113 = n4112[0];
-  wire [3:0] n4117 = (grant_idx >> 4'h3);
-  wire [3:0] n4123 = (grant_idx >> 4'h0);
-  wire n4124 = n4123[0];
-  wire [3:0] n4134 = (grant_idx >> 4'h1);
-  wire n4135 = n4134[0];
-  wire [3:0] n4141 = (grant_idx >> 4'h2);
-  wire n4142 = n4141[0];
-  wire [3:0] n4146 = (grant_idx >> 4'h3);
-  wire [3:0] n4152 = (grant_idx >> 4'h0);
-  wire n4153 = n4152[0];
-  wire [3:0] n4163 = (grant_idx >> 4'h1);
-  wire n4164 = n4163[0];
-  wire [3:0] n4170 = (grant_idx >> 4'h2);
-  wire n4171 = n4170[0];
-  wire [3:0] n4175 = (grant_idx >> 4'h3);
-  wire [3:0] n4181 = (grant_idx >> 4'h0);
-  wire n4182 = n4181[0];
-  wire [3:0] n4192 = (grant_idx >> 4'h1);
-  wire n4193 = n4192[0];
-  wire [3:0] n4199 = (grant_idx >> 4'h2);
-  wire n4200 = n4199[0];
-  wire [3:0] n4204 = (grant_idx >> 4'h3);
-  wire [3:0] n4210 = (grant_idx >> 4'h0);
-  wire n4211 = n4210[0];
-  wire [3:0] n4221 = (grant_idx >> 4'h1);
-  wire n4222 = n4221[0];
-  wire [3:0] n4228 = (grant_idx >> 4'h2);
-  wire n4229 = n4228[0];
-  wire [3:0] n4233 = (grant_idx >> 4'h3);
-  wire [3:0] n4239 = (grant_idx >> 4'h0);
-  wire n4240 = n4239[0];
-  wire [3:0] n4250 = (grant_idx >> 4'h1);
-  wire n4251 = n4250[0];
-  wire [3:0] n4257 = (grant_idx >> 4'h2);
-  wire n4258 = n4257[0];
-  wire [3:0] n4262 = (grant_idx >> 4'h3);
-  wire [3:0] n4268 = (grant_idx >> 4'h0);
-  wire n4269 = n4268[0];
-  wire [3:0] n4279 = (grant_idx >> 4'h1);
-  wire n4280 = n4279[0];
-  wire [3:0] n4286 = (grant_idx >> 4'h2);
-  wire n4287 = n4286[0];
-  wire [3:0] n4291 = (grant_idx >> 4'h3);
-  wire [3:0] n4297 = (grant_idx >> 4'h0);
-  wire n4298 = n4297[0];
-  wire [3:0] n4308 = (grant_idx >> 4'h1);
-  wire n4309 = n4308[0];
-  wire [3:0] n4315 = (grant_idx >> 4'h2);
-  wire n4316 = n4315[0];
-  wire [3:0] n4320 = (grant_idx >> 4'h3);
-  wire [3:0] n4326 = (grant_idx >> 4'h0);
-  wire n4327 = n4326[0];
-  wire [3:0] n4337 = (grant_idx >> 4'h1);
-  wire n4338 = n4337[0];
-  wire [3:0] n4344 = (grant_idx >> 4'h2);
-  wire n4345 = n4344[0];
-  wire [3:0] n4349 = (grant_idx >> 4'h3);
-  wire [3:0] n4355 = (grant_idx >> 4'h0);
-  wire n4356 = n4355[0];
-  wire [3:0] n4366 = (grant_idx >> 4'h1);
-  wire n4367 = n4366[0];
-  wire [3:0] n4373 = (grant_idx >> 4'h2);
-  wire n4374 = n4373[0];
-  wire [3:0] n4378 = (grant_idx >> 4'h3);
-  wire [3:0] n4384 = (grant_idx >> 4'h0);
-  wire n4385 = n4384[0];
-  wire [3:0] n4395 = (grant_idx >> 4'h1);
-  wire n4396 = n4395[0];
-  wire [3:0] n4402 = (grant_idx >> 4'h2);
-  wire n4403 = n4402[0];
-  wire [3:0] n4407 = (grant_idx >> 4'h3);
-  wire [3:0] n4413 = (grant_idx >> 4'h0);
-  wire n4414 = n4413[0];
-  wire [3:0] n4424 = (grant_idx >> 4'h1);
-  wire n4425 = n4424[0];
-  wire [3:0] n4431 = (grant_idx >> 4'h2);
-  wire n4432 = n4431[0];
-  wire [3:0] n4436 = (grant_idx >> 4'h3);
-  wire [3:0] n4442 = (grant_idx >> 4'h0);
-  wire n4443 = n4442[0];
-  wire [3:0] n4453 = (grant_idx >> 4'h1);
-  wire n4454 = n4453[0];
-  wire [3:0] n4460 = (grant_idx >> 4'h2);
-  wire n4461 = n4460[0];
-  wire [3:0] n4465 = (grant_idx >> 4'h3);
-  wire [3:0] n4471 = (grant_idx >> 4'h0);
-  wire n4472 = n4471[0];
-  wire [3:0] n4482 = (grant_idx >> 4'h1);
-  wire n4483 = n4482[0];
-  wire [3:0] n4489 = (grant_idx >> 4'h2);
-  wire n4490 = n4489[0];
-  wire [3:0] n4494 = (grant_idx >> 4'h3);
-  wire [3:0] n4500 = (grant_idx >> 4'h0);
-  wire n4501 = n4500[0];
-  wire [3:0] n4511 = (grant_idx >> 4'h1);
-  wire n4512 = n4511[0];
-  wire [3:0] n4518 = (grant_idx >> 4'h2);
-  wire n4519 = n4518[0];
-  wire [3:0] n4523 = (grant_idx >> 4'h3);
-  wire [3:0] n4529 = (grant_idx >> 4'h0);
-  wire n4530 = n4529[0];
-  wire [3:0] n4540 = (grant_idx >> 4'h1);
-  wire n4541 = n4540[0];
-  wire [3:0] n4547 = (grant_idx >> 4'h2);
-  wire n4548 = n4547[0];
-  wire [3:0] n4552 = (grant_idx >> 4'h3);
-  wire [3:0] n4558 = (grant_idx >> 4'h0);
-  wire n4559 = n4558[0];
-  wire [3:0] n4569 = (grant_idx >> 4'h1);
-  wire n4570 = n4569[0];
-  wire [3:0] n4576 = (grant_idx >> 4'h2);
-  wire n4577 = n4576[0];
-  wire [3:0] n4581 = (grant_idx >> 4'h3);
-  wire [3:0] n4587 = (grant_idx >> 4'h0);
-  wire n4588 = n4587[0];
-  wire [3:0] n4598 = (grant_idx >> 4'h1);
-  wire n4599 = n4598[0];
-  wire [3:0] n4605 = (grant_idx >> 4'h2);
-  wire n4606 = n4605[0];
-  wire [3:0] n4610 = (grant_idx >> 4'h3);
-  wire [3:0] n4616 = (grant_idx >> 4'h0);
-  wire n4617 = n4616[0];
-  wire [3:0] n4627 = (grant_idx >> 4'h1);
-  wire n4628 = n4627[0];
-  wire [3:0] n4634 = (grant_idx >> 4'h2);
-  wire n4635 = n4634[0];
-  wire [3:0] n4639 = (grant_idx >> 4'h3);
-  wire [3:0] n4645 = (grant_idx >> 4'h0);
-  wire n4646 = n4645[0];
-  wire [3:0] n4656 = (grant_idx >> 4'h1);
-  wire n4657 = n4656[0];
-  wire [3:0] n4663 = (grant_idx >> 4'h2);
-  wire n4664 = n4663[0];
-  wire [3:0] n4668 = (grant_idx >> 4'h3);
-  wire [3:0] n4674 = (grant_idx >> 4'h0);
-  wire n4675 = n4674[0];
-  wire [3:0] n4685 = (grant_idx >> 4'h1);
-  wire n4686 = n4685[0];
-  wire [3:0] n4692 = (grant_idx >> 4'h2);
-  wire n4693 = n4692[0];
-  wire [3:0] n4697 = (grant_idx >> 4'h3);
-  wire [3:0] n4703 = (grant_idx >> 4'h0);
-  wire n4704 = n4703[0];
-  wire [3:0] n4714 = (grant_idx >> 4'h1);
-  wire n4715 = n4714[0];
-  wire [3:0] n4721 = (grant_idx >> 4'h2);
-  wire n4722 = n4721[0];
-  wire [3:0] n4726 = (grant_idx >> 4'h3);
-  wire [3:0] n4732 = (grant_idx >> 4'h0);
-  wire n4733 = n4732[0];
-  wire [3:0] n4743 = (grant_idx >> 4'h1);
-  wire n4744 = n4743[0];
-  wire [3:0] n4750 = (grant_idx >> 4'h2);
-  wire n4751 = n4750[0];
-  wire [3:0] n4755 = (grant_idx >> 4'h3);
-  wire [3:0] n4761 = (grant_idx >> 4'h0);
-  wire n4762 = n4761[0];
-  wire [3:0] n4772 = (grant_idx >> 4'h1);
-  wire n4773 = n4772[0];
-  wire [3:0] n4779 = (grant_idx >> 4'h2);
-  wire n4780 = n4779[0];
-  wire [3:0] n4784 = (grant_idx >> 4'h3);
-  wire [3:0] n4790 = (grant_idx >> 4'h0);
-  wire n4791 = n4790[0];
-  wire [3:0] n4801 = (grant_idx >> 4'h1);
-  wire n4802 = n4801[0];
-  wire [3:0] n4808 = (grant_idx >> 4'h2);
-  wire n4809 = n4808[0];
-  wire [3:0] n4813 = (grant_idx >> 4'h3);
-  wire [3:0] n4819 = (grant_idx >> 4'h0);
-  wire n4820 = n4819[0];
-  wire [3:0] n4830 = (grant_idx >> 4'h1);
-  wire n4831 = n4830[0];
-  wire [3:0] n4837 = (grant_idx >> 4'h2);
-  wire n4838 = n4837[0];
-  wire [3:0] n4842 = (grant_idx >> 4'h3);
-  wire [3:0] n4848 = (grant_idx >> 4'h0);
-  wire n4849 = n4848[0];
-  wire [3:0] n4859 = (grant_idx >> 4'h1);
-  wire n4860 = n4859[0];
-  wire [3:0] n4866 = (grant_idx >> 4'h2);
-  wire n4867 = n4866[0];
-  wire [3:0] n4871 = (grant_idx >> 4'h3);
-  wire [3:0] n4877 = (grant_idx >> 4'h0);
-  wire n4878 = n4877[0];
-  wire [3:0] n4888 = (grant_idx >> 4'h1);
-  wire n4889 = n4888[0];
-  wire [3:0] n4895 = (grant_idx >> 4'h2);
-  wire n4896 = n4895[0];
-  wire [3:0] n4900 = (grant_idx >> 4'h3);
-  wire [3:0] n4906 = (grant_idx >> 4'h0);
-  wire n4907 = n4906[0];
-  wire [3:0] n4917 = (grant_idx >> 4'h1);
-  wire n4918 = n4917[0];
-  wire [3:0] n4924 = (grant_idx >> 4'h2);
-  wire n4925 = n4924[0];
-  wire [3:0] n4929 = (grant_idx >> 4'h3);
-  wire [3:0] n4935 = (grant_idx >> 4'h0);
-  wire n4936 = n4935[0];
-  wire [3:0] n4946 = (grant_idx >> 4'h1);
-  wire n4947 = n4946[0];
-  wire [3:0] n4953 = (grant_idx >> 4'h2);
-  wire n4954 = n4953[0];
-  wire [3:0] n4958 = (grant_idx >> 4'h3);
-  wire [3:0] n4964 = (grant_idx >> 4'h0);
-  wire n4965 = n4964[0];
-  wire [3:0] n4975 = (grant_idx >> 4'h1);
-  wire n4976 = n4975[0];
-  wire [3:0] n4982 = (grant_idx >> 4'h2);
-  wire n4983 = n4982[0];
-  wire [3:0] n4987 = (grant_idx >> 4'h3);
-  wire [3:0] n4993 = (grant_idx >> 4'h0);
-  wire n4994 = n4993[0];
-  wire [3:0] n5004 = (grant_idx >> 4'h1);
-  wire n5005 = n5004[0];
-  wire [3:0] n5011 = (grant_idx >> 4'h2);
-  wire n5012 = n5011[0];
-  wire [3:0] n5016 = (grant_idx >> 4'h3);
-  wire [3:0] n5022 = (grant_idx >> 4'h0);
-  wire n5023 = n5022[0];
-  wire [3:0] n5033 = (grant_idx >> 4'h1);
-  wire n5034 = n5033[0];
-  wire [3:0] n5040 = (grant_idx >> 4'h2);
-  wire n5041 = n5040[0];
-  wire [3:0] n5045 = (grant_idx >> 4'h3);
-  wire [3:0] n5051 = (grant_idx >> 4'h0);
-  wire n5052 = n5051[0];
-  wire [3:0] n5062 = (grant_idx >> 4'h1);
-  wire n5063 = n5062[0];
-  wire [3:0] n5069 = (grant_idx >> 4'h2);
-  wire n5070 = n5069[0];
-  wire [3:0] n5074 = (grant_idx >> 4'h3);
-  wire [3:0] n5080 = (grant_idx >> 4'h0);
-  wire n5081 = n5080[0];
-  wire [3:0] n5091 = (grant_idx >> 4'h1);
-  wire n5092 = n5091[0];
-  wire [3:0] n5098 = (grant_idx >> 4'h2);
-  wire n5099 = n5098[0];
-  wire [3:0] n5103 = (grant_idx >> 4'h3);
-  wire [3:0] n5109 = (grant_idx >> 4'h0);
-  wire n5110 = n5109[0];
-  wire [3:0] n5120 = (grant_idx >> 4'h1);
-  wire n5121 = n5120[0];
-  wire [3:0] n5127 = (grant_idx >> 4'h2);
-  wire n5128 = n5127[0];
-  wire [3:0] n5132 = (grant_idx >> 4'h3);
-  wire [3:0] n5138 = (grant_idx >> 4'h0);
-  wire n5139 = n5138[0];
-  wire [3:0] n5149 = (grant_idx >> 4'h1);
-  wire n5150 = n5149[0];
-  wire [3:0] n5156 = (grant_idx >> 4'h2);
-  wire n5157 = n5156[0];
-  wire [3:0] n5161 = (grant_idx >> 4'h3);
-  wire [3:0] n5167 = (grant_idx >> 4'h0);
-  wire n5168 = n5167[0];
-  wire [3:0] n5178 = (grant_idx >> 4'h1);
-  wire n5179 = n5178[0];
-  wire [3:0] n5185 = (grant_idx >> 4'h2);
-  wire n5186 = n5185[0];
-  wire [3:0] n5190 = (grant_idx >> 4'h3);
-  wire [3:0] n5196 = (grant_idx >> 4'h0);
-  wire n5197 = n5196[0];
-  wire [3:0] n5207 = (grant_idx >> 4'h1);
-  wire n5208 = n5207[0];
-  wire [3:0] n5214 = (grant_idx >> 4'h2);
-  wire n5215 = n5214[0];
-  wire [3:0] n5219 = (grant_idx >> 4'h3);
-  wire [3:0] n5225 = (grant_idx >> 4'h0);
-  wire n5226 = n5225[0];
-  wire [3:0] n5236 = (grant_idx >> 4'h1);
-  wire n5237 = n5236[0];
-  wire [3:0] n5243 = (grant_idx >> 4'h2);
-  wire n5244 = n5243[0];
-  wire [3:0] n5248 = (grant_idx >> 4'h3);
+  wire [3:0] n3637 = (grant_idx >> 4'h2);
+  wire n3638 = n3637[0];
+  wire [3:0] n3642 = (grant_idx >> 4'h3);
+  wire [3:0] n3647 = (grant_idx >> 4'h0);
+  wire n3648 = n3647[0];
+  wire [3:0] n3658 = (grant_idx >> 4'h1);
+  wire n3659 = n3658[0];
+  wire [3:0] n3665 = (grant_idx >> 4'h2);
+  wire n3666 = n3665[0];
+  wire [3:0] n3670 = (grant_idx >> 4'h3);
+  wire [3:0] n3675 = (grant_idx >> 4'h0);
+  wire n3676 = n3675[0];
+  wire [3:0] n3686 = (grant_idx >> 4'h1);
+  wire n3687 = n3686[0];
+  wire [3:0] n3693 = (grant_idx >> 4'h2);
+  wire n3694 = n3693[0];
+  wire [3:0] n3698 = (grant_idx >> 4'h3);
+  wire [24:0] n3701 = (n2998 ? (n3670[0] ? (n3666 ? (n3659 ? (n3648 ? u_port15_out_line_o : u_port14_out_line_o) : (n3648 ? u_port13_out_line_o : u_port12_out_line_o)) : (n3659 ? (n3648 ? u_port11_out_line_o : u_port10_out_line_o) : (n3648 ? u_port9_out_line_o : u_port8_out_line_o))) : (n3666 ? (n3659 ? (n3648 ? u_port7_out_line_o : u_port6_out_line_o) : (n3648 ? u_port5_out_line_o : u_port4_out_line_o)) : (n3659 ? (n3648 ? u_port3_out_line_o : u_port2_out_line_o) : (n3648 ? u_port1_out_line_o : u_port0_out_line_o)))) : (n3698[0] ? (n3694 ? (n3687 ? (n3676 ? u_port15_hint_line_o : u_port14_hint_line_o) : (n3676 ? u_port13_hint_line_o : u_port12_hint_line_o)) : (n3687 ? (n3676 ? u_port11_hint_line_o : u_port10_hint_line_o) : (n3676 ? u_port9_hint_line_o : u_port8_hint_line_o))) : (n3694 ? (n3687 ? (n3676 ? u_port7_hint_line_o : u_port6_hint_line_o) : (n3676 ? u_port5_hint_line_o : u_port4_hint_line_o)) : (n3687 ? (n3676 ? u_port3_hint_line_o : u_port2_hint_line_o) : (n3676 ? u_port1_hint_line_o : u_port0_hint_line_o)))));
+  wire [3:0] n3711 = (grant_idx >> 4'h0);
+  wire n3712 = n3711[0];
+  wire [3:0] n3722 = (grant_idx >> 4'h1);
+  wire n3723 = n3722[0];
+  wire [3:0] n3729 = (grant_idx >> 4'h2);
+  wire n3730 = n3729[0];
+  wire [3:0] n3734 = (grant_idx >> 4'h3);
+  wire [3:0] n3740 = (grant_idx >> 4'h0);
+  wire n3741 = n3740[0];
+  wire [3:0] n3751 = (grant_idx >> 4'h1);
+  wire n3752 = n3751[0];
+  wire [3:0] n3758 = (grant_idx >> 4'h2);
+  wire n3759 = n3758[0];
+  wire [3:0] n3763 = (grant_idx >> 4'h3);
+  wire [3:0] n3769 = (grant_idx >> 4'h0);
+  wire n3770 = n3769[0];
+  wire [3:0] n3780 = (grant_idx >> 4'h1);
+  wire n3781 = n3780[0];
+  wire [3:0] n3787 = (grant_idx >> 4'h2);
+  wire n3788 = n3787[0];
+  wire [3:0] n3792 = (grant_idx >> 4'h3);
+  wire [3:0] n3798 = (grant_idx >> 4'h0);
+  wire n3799 = n3798[0];
+  wire [3:0] n3809 = (grant_idx >> 4'h1);
+  wire n3810 = n3809[0];
+  wire [3:0] n3816 = (grant_idx >> 4'h2);
+  wire n3817 = n3816[0];
+  wire [3:0] n3821 = (grant_idx >> 4'h3);
+  wire [3:0] n3827 = (grant_idx >> 4'h0);
+  wire n3828 = n3827[0];
+  wire [3:0] n3838 = (grant_idx >> 4'h1);
+  wire n3839 = n3838[0];
+  wire [3:0] n3845 = (grant_idx >> 4'h2);
+  wire n3846 = n3845[0];
+  wire [3:0] n3850 = (grant_idx >> 4'h3);
+  wire [3:0] n3856 = (grant_idx >> 4'h0);
+  wire n3857 = n3856[0];
+  wire [3:0] n3867 = (grant_idx >> 4'h1);
+  wire n3868 = n3867[0];
+  wire [3:0] n3874 = (grant_idx >> 4'h2);
+  wire n3875 = n3874[0];
+  wire [3:0] n3879 = (grant_idx >> 4'h3);
+  wire [3:0] n3885 = (grant_idx >> 4'h0);
+  wire n3886 = n3885[0];
+  wire [3:0] n3896 = (grant_idx >> 4'h1);
+  wire n3897 = n3896[0];
+  wire [3:0] n3903 = (grant_idx >> 4'h2);
+  wire n3904 = n3903[0];
+  wire [3:0] n3908 = (grant_idx >> 4'h3);
+  wire [3:0] n3914 = (grant_idx >> 4'h0);
+  wire n3915 = n3914[0];
+  wire [3:0] n3925 = (grant_idx >> 4'h1);
+  wire n3926 = n3925[0];
+  wire [3:0] n3932 = (grant_idx >> 4'h2);
+  wire n3933 = n3932[0];
+  wire [3:0] n3937 = (grant_idx >> 4'h3);
+  wire [3:0] n3943 = (grant_idx >> 4'h0);
+  wire n3944 = n3943[0];
+  wire [3:0] n3954 = (grant_idx >> 4'h1);
+  wire n3955 = n3954[0];
+  wire [3:0] n3961 = (grant_idx >> 4'h2);
+  wire n3962 = n3961[0];
+  wire [3:0] n3966 = (grant_idx >> 4'h3);
+  wire [3:0] n3972 = (grant_idx >> 4'h0);
+  wire n3973 = n3972[0];
+  wire [3:0] n3983 = (grant_idx >> 4'h1);
+  wire n3984 = n3983[0];
+  wire [3:0] n3990 = (grant_idx >> 4'h2);
+  wire n3991 = n3990[0];
+  wire [3:0] n3995 = (grant_idx >> 4'h3);
+  wire [3:0] n4001 = (grant_idx >> 4'h0);
+  wire n4002 = n4001[0];
+  wire [3:0] n4012 = (grant_idx >> 4'h1);
+  wire n4013 = n4012[0];
+  wire [3:0] n4019 = (grant_idx >> 4'h2);
+  wire n4020 = n4019[0];
+  wire [3:0] n4024 = (grant_idx >> 4'h3);
+  wire [3:0] n4030 = (grant_idx >> 4'h0);
+  wire n4031 = n4030[0];
+  wire [3:0] n4041 = (grant_idx >> 4'h1);
+  wire n4042 = n4041[0];
+  wire [3:0] n4048 = (grant_idx >> 4'h2);
+  wire n4049 = n4048[0];
+  wire [3:0] n4053 = (grant_idx >> 4'h3);
+  wire [3:0] n4059 = (grant_idx >> 4'h0);
+  wire n4060 = n4059[0];
+  wire [3:0] n4070 = (grant_idx >> 4'h1);
+  wire n4071 = n4070[0];
+  wire [3:0] n4077 = (grant_idx >> 4'h2);
+  wire n4078 = n4077[0];
+  wire [3:0] n4082 = (grant_idx >> 4'h3);
+  wire [3:0] n4088 = (grant_idx >> 4'h0);
+  wire n4089 = n4088[0];
+  wire [3:0] n4099 = (grant_idx >> 4'h1);
+  wire n4100 = n4099[0];
+  wire [3:0] n4106 = (grant_idx >> 4'h2);
+  wire n4107 = n4106[0];
+  wire [3:0] n4111 = (grant_idx >> 4'h3);
+  wire [3:0] n4117 = (grant_idx >> 4'h0);
+  wire n4118 = n4117[0];
+  wire [3:0] n4128 = (grant_idx >> 4'h1);
+  wire n4129 = n4128[0];
+  wire [3:0] n4135 = (grant_idx >> 4'h2);
+  wire n4136 = n4135[0];
+  wire [3:0] n4140 = (grant_idx >> 4'h3);
+  wire [3:0] n4146 = (grant_idx >> 4'h0);
+  wire n4147 = n4146[0];
+  wire [3:0] n4157 = (grant_idx >> 4'h1);
+  wire n4158 = n4157[0];
+  wire [3:0] n4164 = (grant_idx >> 4'h2);
+  wire n4165 = n4164[0];
+  wire [3:0] n4169 = (grant_idx >> 4'h3);
+  wire [3:0] n4175 = (grant_idx >> 4'h0);
+  wire n4176 = n4175[0];
+  wire [3:0] n4186 = (grant_idx >> 4'h1);
+  wire n4187 = n4186[0];
+  wire [3:0] n4193 = (grant_idx >> 4'h2);
+  wire n4194 = n4193[0];
+  wire [3:0] n4198 = (grant_idx >> 4'h3);
+  wire [3:0] n4204 = (grant_idx >> 4'h0);
+  wire n4205 = n4204[0];
+  wire [3:0] n4215 = (grant_idx >> 4'h1);
+  wire n4216 = n4215[0];
+  wire [3:0] n4222 = (grant_idx >> 4'h2);
+  wire n4223 = n4222[0];
+  wire [3:0] n4227 = (grant_idx >> 4'h3);
+  wire [3:0] n4233 = (grant_idx >> 4'h0);
+  wire n4234 = n4233[0];
+  wire [3:0] n4244 = (grant_idx >> 4'h1);
+  wire n4245 = n4244[0];
+  wire [3:0] n4251 = (grant_idx >> 4'h2);
+  wire n4252 = n4251[0];
+  wire [3:0] n4256 = (grant_idx >> 4'h3);
+  wire [3:0] n4262 = (grant_idx >> 4'h0);
+  wire n4263 = n4262[0];
+  wire [3:0] n4273 = (grant_idx >> 4'h1);
+  wire n4274 = n4273[0];
+  wire [3:0] n4280 = (grant_idx >> 4'h2);
+  wire n4281 = n4280[0];
+  wire [3:0] n4285 = (grant_idx >> 4'h3);
+  wire [3:0] n4291 = (grant_idx >> 4'h0);
+  wire n4292 = n4291[0];
+  wire [3:0] n4302 = (grant_idx >> 4'h1);
+  wire n4303 = n4302[0];
+  wire [3:0] n4309 = (grant_idx >> 4'h2);
+  wire n4310 = n4309[0];
+  wire [3:0] n4314 = (grant_idx >> 4'h3);
+  wire [3:0] n4320 = (grant_idx >> 4'h0);
+  wire n4321 = n4320[0];
+  wire [3:0] n4331 = (grant_idx >> 4'h1);
+  wire n4332 = n4331[0];
+  wire [3:0] n4338 = (grant_idx >> 4'h2);
+  wire n4339 = n4338[0];
+  wire [3:0] n4343 = (grant_idx >> 4'h3);
+  wire [3:0] n4349 = (grant_idx >> 4'h0);
+  wire n4350 = n4349[0];
+  wire [3:0] n4360 = (grant_idx >> 4'h1);
+  wire n4361 = n4360[0];
+  wire [3:0] n4367 = (grant_idx >> 4'h2);
+  wire n4368 = n4367[0];
+  wire [3:0] n4372 = (grant_idx >> 4'h3);
+  wire [3:0] n4378 = (grant_idx >> 4'h0);
+  wire n4379 = n4378[0];
+  wire [3:0] n4389 = (grant_idx >> 4'h1);
+  wire n4390 = n4389[0];
+  wire [3:0] n4396 = (grant_idx >> 4'h2);
+  wire n4397 = n4396[0];
+  wire [3:0] n4401 = (grant_idx >> 4'h3);
+  wire [3:0] n4407 = (grant_idx >> 4'h0);
+  wire n4408 = n4407[0];
+  wire [3:0] n4418 = (grant_idx >> 4'h1);
+  wire n4419 = n4418[0];
+  wire [3:0] n4425 = (grant_idx >> 4'h2);
+  wire n4426 = n4425[0];
+  wire [3:0] n4430 = (grant_idx >> 4'h3);
+  wire [3:0] n4436 = (grant_idx >> 4'h0);
+  wire n4437 = n4436[0];
+  wire [3:0] n4447 = (grant_idx >> 4'h1);
+  wire n4448 = n4447[0];
+  wire [3:0] n4454 = (grant_idx >> 4'h2);
+  wire n4455 = n4454[0];
+  wire [3:0] n4459 = (grant_idx >> 4'h3);
+  wire [3:0] n4465 = (grant_idx >> 4'h0);
+  wire n4466 = n4465[0];
+  wire [3:0] n4476 = (grant_idx >> 4'h1);
+  wire n4477 = n4476[0];
+  wire [3:0] n4483 = (grant_idx >> 4'h2);
+  wire n4484 = n4483[0];
+  wire [3:0] n4488 = (grant_idx >> 4'h3);
+  wire [3:0] n4494 = (grant_idx >> 4'h0);
+  wire n4495 = n4494[0];
+  wire [3:0] n4505 = (grant_idx >> 4'h1);
+  wire n4506 = n4505[0];
+  wire [3:0] n4512 = (grant_idx >> 4'h2);
+  wire n4513 = n4512[0];
+  wire [3:0] n4517 = (grant_idx >> 4'h3);
+  wire [3:0] n4523 = (grant_idx >> 4'h0);
+  wire n4524 = n4523[0];
+  wire [3:0] n4534 = (grant_idx >> 4'h1);
+  wire n4535 = n4534[0];
+  wire [3:0] n4541 = (grant_idx >> 4'h2);
+  wire n4542 = n4541[0];
+  wire [3:0] n4546 = (grant_idx >> 4'h3);
+  wire [3:0] n4552 = (grant_idx >> 4'h0);
+  wire n4553 = n4552[0];
+  wire [3:0] n4563 = (grant_idx >> 4'h1);
+  wire n4564 = n4563[0];
+  wire [3:0] n4570 = (grant_idx >> 4'h2);
+  wire n4571 = n4570[0];
+  wire [3:0] n4575 = (grant_idx >> 4'h3);
+  wire [3:0] n4581 = (grant_idx >> 4'h0);
+  wire n4582 = n4581[0];
+  wire [3:0] n4592 = (grant_idx >> 4'h1);
+  wire n4593 = n4592[0];
+  wire [3:0] n4599 = (grant_idx >> 4'h2);
+  wire n4600 = n4599[0];
+  wire [3:0] n4604 = (grant_idx >> 4'h3);
+  wire [3:0] n4610 = (grant_idx >> 4'h0);
+  wire n4611 = n4610[0];
+  wire [3:0] n4621 = (grant_idx >> 4'h1);
+  wire n4622 = n4621[0];
+  wire [3:0] n4628 = (grant_idx >> 4'h2);
+  wire n4629 = n4628[0];
+  wire [3:0] n4633 = (grant_idx >> 4'h3);
+  wire [3:0] n4639 = (grant_idx >> 4'h0);
+  wire n4640 = n4639[0];
+  wire [3:0] n4650 = (grant_idx >> 4'h1);
+  wire n4651 = n4650[0];
+  wire [3:0] n4657 = (grant_idx >> 4'h2);
+  wire n4658 = n4657[0];
+  wire [3:0] n4662 = (grant_idx >> 4'h3);
+  wire [3:0] n4668 = (grant_idx >> 4'h0);
+  wire n4669 = n4668[0];
+  wire [3:0] n4679 = (grant_idx >> 4'h1);
+  wire n4680 = n4679[0];
+  wire [3:0] n4686 = (grant_idx >> 4'h2);
+  wire n4687 = n4686[0];
+  wire [3:0] n4691 = (grant_idx >> 4'h3);
+  wire [3:0] n4697 = (grant_idx >> 4'h0);
+  wire n4698 = n4697[0];
+  wire [3:0] n4708 = (grant_idx >> 4'h1);
+  wire n4709 = n4708[0];
+  wire [3:0] n4715 = (grant_idx >> 4'h2);
+  wire n4716 = n4715[0];
+  wire [3:0] n4720 = (grant_idx >> 4'h3);
+  wire [3:0] n4726 = (grant_idx >> 4'h0);
+  wire n4727 = n4726[0];
+  wire [3:0] n4737 = (grant_idx >> 4'h1);
+  wire n4738 = n4737[0];
+  wire [3:0] n4744 = (grant_idx >> 4'h2);
+  wire n4745 = n4744[0];
+  wire [3:0] n4749 = (grant_idx >> 4'h3);
+  wire [3:0] n4755 = (grant_idx >> 4'h0);
+  wire n4756 = n4755[0];
+  wire [3:0] n4766 = (grant_idx >> 4'h1);
+  wire n4767 = n4766[0];
+  wire [3:0] n4773 = (grant_idx >> 4'h2);
+  wire n4774 = n4773[0];
+  wire [3:0] n4778 = (grant_idx >> 4'h3);
+  wire [3:0] n4784 = (grant_idx >> 4'h0);
+  wire n4785 = n4784[0];
+  wire [3:0] n4795 = (grant_idx >> 4'h1);
+  wire n4796 = n4795[0];
+  wire [3:0] n4802 = (grant_idx >> 4'h2);
+  wire n4803 = n4802[0];
+  wire [3:0] n4807 = (grant_idx >> 4'h3);
+  wire [3:0] n4813 = (grant_idx >> 4'h0);
+  wire n4814 = n4813[0];
+  wire [3:0] n4824 = (grant_idx >> 4'h1);
+  wire n4825 = n4824[0];
+  wire [3:0] n4831 = (grant_idx >> 4'h2);
+  wire n4832 = n4831[0];
+  wire [3:0] n4836 = (grant_idx >> 4'h3);
+  wire [3:0] n4842 = (grant_idx >> 4'h0);
+  wire n4843 = n4842[0];
+  wire [3:0] n4853 = (grant_idx >> 4'h1);
+  wire n4854 = n4853[0];
+  wire [3:0] n4860 = (grant_idx >> 4'h2);
+  wire n4861 = n4860[0];
+  wire [3:0] n4865 = (grant_idx >> 4'h3);
+  wire [3:0] n4871 = (grant_idx >> 4'h0);
+  wire n4872 = n4871[0];
+  wire [3:0] n4882 = (grant_idx >> 4'h1);
+  wire n4883 = n4882[0];
+  wire [3:0] n4889 = (grant_idx >> 4'h2);
+  wire n4890 = n4889[0];
+  wire [3:0] n4894 = (grant_idx >> 4'h3);
+  wire [3:0] n4900 = (grant_idx >> 4'h0);
+  wire n4901 = n4900[0];
+  wire [3:0] n4911 = (grant_idx >> 4'h1);
+  wire n4912 = n4911[0];
+  wire [3:0] n4918 = (grant_idx >> 4'h2);
+  wire n4919 = n4918[0];
+  wire [3:0] n4923 = (grant_idx >> 4'h3);
+  wire [3:0] n4929 = (grant_idx >> 4'h0);
+  wire n4930 = n4929[0];
+  wire [3:0] n4940 = (grant_idx >> 4'h1);
+  wire n4941 = n4940[0];
+  wire [3:0] n4947 = (grant_idx >> 4'h2);
+  wire n4948 = n4947[0];
+  wire [3:0] n4952 = (grant_idx >> 4'h3);
+  wire [3:0] n4958 = (grant_idx >> 4'h0);
+  wire n4959 = n4958[0];
+  wire [3:0] n4969 = (grant_idx >> 4'h1);
+  wire n4970 = n4969[0];
+  wire [3:0] n4976 = (grant_idx >> 4'h2);
+  wire n4977 = n4976[0];
+  wire [3:0] n4981 = (grant_idx >> 4'h3);
+  wire [3:0] n4987 = (grant_idx >> 4'h0);
+  wire n4988 = n4987[0];
+  wire [3:0] n4998 = (grant_idx >> 4'h1);
+  wire n4999 = n4998[0];
+  wire [3:0] n5005 = (grant_idx >> 4'h2);
+  wire n5006 = n5005[0];
+  wire [3:0] n5010 = (grant_idx >> 4'h3);
+  wire [3:0] n5016 = (grant_idx >> 4'h0);
+  wire n5017 = n5016[0];
+  wire [3:0] n5027 = (grant_idx >> 4'h1);
+  wire n5028 = n5027[0];
+  wire [3:0] n5034 = (grant_idx >> 4'h2);
+  wire n5035 = n5034[0];
+  wire [3:0] n5039 = (grant_idx >> 4'h3);
+  wire [3:0] n5045 = (grant_idx >> 4'h0);
+  wire n5046 = n5045[0];
+  wire [3:0] n5056 = (grant_idx >> 4'h1);
+  wire n5057 = n5056[0];
+  wire [3:0] n5063 = (grant_idx >> 4'h2);
+  wire n5064 = n5063[0];
+  wire [3:0] n5068 = (grant_idx >> 4'h3);
+  wire [3:0] n5074 = (grant_idx >> 4'h0);
+  wire n5075 = n5074[0];
+  wire [3:0] n5085 = (grant_idx >> 4'h1);
+  wire n5086 = n5085[0];
+  wire [3:0] n5092 = (grant_idx >> 4'h2);
+  wire n5093 = n5092[0];
+  wire [3:0] n5097 = (grant_idx >> 4'h3);
+  wire [3:0] n5103 = (grant_idx >> 4'h0);
+  wire n5104 = n5103[0];
+  wire [3:0] n5114 = (grant_idx >> 4'h1);
+  wire n5115 = n5114[0];
+  wire [3:0] n5121 = (grant_idx >> 4'h2);
+  wire n5122 = n5121[0];
+  wire [3:0] n5126 = (grant_idx >> 4'h3);
+  wire [3:0] n5132 = (grant_idx >> 4'h0);
+  wire n5133 = n5132[0];
+  wire [3:0] n5143 = (grant_idx >> 4'h1);
+  wire n5144 = n5143[0];
+  wire [3:0] n5150 = (grant_idx >> 4'h2);
+  wire n5151 = n5150[0];
+  wire [3:0] n5155 = (grant_idx >> 4'h3);
+  wire [3:0] n5161 = (grant_idx >> 4'h0);
+  wire n5162 = n5161[0];
+  wire [3:0] n5172 = (grant_idx >> 4'h1);
+  wire n5173 = n5172[0];
+  wire [3:0] n5179 = (grant_idx >> 4'h2);
+  wire n5180 = n5179[0];
+  wire [3:0] n5184 = (grant_idx >> 4'h3);
+  wire [3:0] n5190 = (grant_idx >> 4'h0);
+  wire n5191 = n5190[0];
+  wire [3:0] n5201 = (grant_idx >> 4'h1);
+  wire n5202 = n5201[0];
+  wire [3:0] n5208 = (grant_idx >> 4'h2);
+  wire n5209 = n5208[0];
+  wire [3:0] n5213 = (grant_idx >> 4'h3);
+  wire [3:0] n5219 = (grant_idx >> 4'h0);
+  wire n5220 = n5219[0];
+  wire [3:0] n5230 = (grant_idx >> 4'h1);
+  wire n5231 = n5230[0];
+  wire [3:0] n5237 = (grant_idx >> 4'h2);
+  wire n5238 = n5237[0];
+  wire [3:0] n5242 = (grant_idx >> 4'h3);
+  wire [3:0] n5248 = (grant_idx >> 4'h0);
+  wire n5249 = n5248[0];
+  wire [3:0] n5259 = (grant_idx >> 4'h1);
+  wire n5260 = n5259[0];
+  wire [3:0] n5266 = (grant_idx >> 4'h2);
+  wire n5267 = n5266[0];
+  wire [3:0] n5271 = (grant_idx >> 4'h3);
+  wire [3:0] n5277 = (grant_idx >> 4'h0);
+  wire n5278 = n5277[0];
+  wire [3:0] n5288 = (grant_idx >> 4'h1);
+  wire n5289 = n5288[0];
+  wire [3:0] n5295 = (grant_idx >> 4'h2);
+  wire n5296 = n5295[0];
+  wire [3:0] n5300 = (grant_idx >> 4'h3);
+  wire [3:0] n5306 = (grant_idx >> 4'h0);
+  wire n5307 = n5306[0];
+  wire [3:0] n5317 = (grant_idx >> 4'h1);
+  wire n5318 = n5317[0];
+  wire [3:0] n5324 = (grant_idx >> 4'h2);
+  wire n5325 = n5324[0];
+  wire [3:0] n5329 = (grant_idx >> 4'h3);
+  wire [3:0] n5335 = (grant_idx >> 4'h0);
+  wire n5336 = n5335[0];
+  wire [3:0] n5346 = (grant_idx >> 4'h1);
+  wire n5347 = n5346[0];
+  wire [3:0] n5353 = (grant_idx >> 4'h2);
+  wire n5354 = n5353[0];
+  wire [3:0] n5358 = (grant_idx >> 4'h3);
+  wire [3:0] n5364 = (grant_idx >> 4'h0);
+  wire n5365 = n5364[0];
+  wire [3:0] n5375 = (grant_idx >> 4'h1);
+  wire n5376 = n5375[0];
+  wire [3:0] n5382 = (grant_idx >> 4'h2);
+  wire n5383 = n5382[0];
+  wire [3:0] n5387 = (grant_idx >> 4'h3);
+  wire [3:0] n5393 = (grant_idx >> 4'h0);
+  wire n5394 = n5393[0];
+  wire [3:0] n5404 = (grant_idx >> 4'h1);
+  wire n5405 = n5404[0];
+  wire [3:0] n5411 = (grant_idx >> 4'h2);
+  wire n5412 = n5411[0];
+  wire [3:0] n5416 = (grant_idx >> 4'h3);
+  wire [3:0] n5422 = (grant_idx >> 4'h0);
+  wire n5423 = n5422[0];
+  wire [3:0] n5433 = (grant_idx >> 4'h1);
+  wire n5434 = n5433[0];
+  wire [3:0] n5440 = (grant_idx >> 4'h2);
+  wire n5441 = n5440[0];
+  wire [3:0] n5445 = (grant_idx >> 4'h3);
+  wire [3:0] n5451 = (grant_idx >> 4'h0);
+  wire n5452 = n5451[0];
+  wire [3:0] n5462 = (grant_idx >> 4'h1);
+  wire n5463 = n5462[0];
+  wire [3:0] n5469 = (grant_idx >> 4'h2);
+  wire n5470 = n5469[0];
+  wire [3:0] n5474 = (grant_idx >> 4'h3);
+  wire [3:0] n5480 = (grant_idx >> 4'h0);
+  wire n5481 = n5480[0];
+  wire [3:0] n5491 = (grant_idx >> 4'h1);
+  wire n5492 = n5491[0];
+  wire [3:0] n5498 = (grant_idx >> 4'h2);
+  wire n5499 = n5498[0];
+  wire [3:0] n5503 = (grant_idx >> 4'h3);
+  wire [3:0] n5509 = (grant_idx >> 4'h0);
+  wire n5510 = n5509[0];
+  wire [3:0] n5520 = (grant_idx >> 4'h1);
+  wire n5521 = n5520[0];
+  wire [3:0] n5527 = (grant_idx >> 4'h2);
+  wire n5528 = n5527[0];
+  wire [3:0] n5532 = (grant_idx >> 4'h3);
+  wire [3:0] n5538 = (grant_idx >> 4'h0);
+  wire n5539 = n5538[0];
+  wire [3:0] n5549 = (grant_idx >> 4'h1);
+  wire n5550 = n5549[0];
+  wire [3:0] n5556 = (grant_idx >> 4'h2);
+  wire n5557 = n5556[0];
+  wire [3:0] n5561 = (grant_idx >> 4'h3);
   wire taken = ((core_edge & l1_req_ready_i) & req_valid);
-  wire n5258 = (taken & n2982);
-  wire n5260 = (taken & (~n2982));
-  wire n5487 = (n146 & (n147 < 8'h20));
-  wire [3:0] n5488 = n147[4:1];
-  wire n5489 = n147[0];
-  wire [31:0] n5490 = l1_resp_rdata_i[31:0];  // crossing into the hot domain
-  wire [31:0] n5491 = l1_resp_rdata_i[63:32];  // crossing into the hot domain
-  wire [31:0] n5492 = l1_resp_rdata_i[95:64];  // crossing into the hot domain
-  wire [31:0] n5493 = l1_resp_rdata_i[127:96];  // crossing into the hot domain
-  wire [31:0] n5494 = l1_resp_rdata_i[159:128];  // crossing into the hot domain
-  wire [31:0] n5495 = l1_resp_rdata_i[191:160];  // crossing into the hot domain
-  wire [31:0] n5496 = l1_resp_rdata_i[223:192];  // crossing into the hot domain
-  wire [31:0] n5497 = l1_resp_rdata_i[255:224];  // crossing into the hot domain
-  wire [31:0] n5498 = l1_resp_rdata_i[287:256];  // crossing into the hot domain
-  wire [31:0] n5499 = l1_resp_rdata_i[319:288];  // crossing into the hot domain
-  wire [31:0] n5500 = l1_resp_rdata_i[351:320];  // crossing into the hot domain
-  wire [31:0] n5501 = l1_resp_rdata_i[383:352];  // crossing into the hot domain
-  wire [31:0] n5502 = l1_resp_rdata_i[415:384];  // crossing into the hot domain
-  wire [31:0] n5503 = l1_resp_rdata_i[447:416];  // crossing into the hot domain
-  wire [31:0] n5504 = l1_resp_rdata_i[479:448];  // crossing into the hot domain
-  wire [31:0] n5505 = l1_resp_rdata_i[511:480];  // crossing into the hot domain
-  wire [31:0] n5506 = l1_resp_rdata_i[543:512];  // crossing into the hot domain
-  wire [31:0] n5507 = l1_resp_rdata_i[575:544];  // crossing into the hot domain
-  wire [31:0] n5508 = l1_resp_rdata_i[607:576];  // crossing into the hot domain
-  wire [31:0] n5509 = l1_resp_rdata_i[639:608];  // crossing into the hot domain
-  wire [31:0] n5510 = l1_resp_rdata_i[671:640];  // crossing into the hot domain
-  wire [31:0] n5511 = l1_resp_rdata_i[703:672];  // crossing into the hot domain
-  wire [31:0] n5512 = l1_resp_rdata_i[735:704];  // crossing into the hot domain
-  wire [31:0] n5513 = l1_resp_rdata_i[767:736];  // crossing into the hot domain
-  wire [31:0] n5514 = l1_resp_rdata_i[799:768];  // crossing into the hot domain
-  wire [31:0] n5515 = l1_resp_rdata_i[831:800];  // crossing into the hot domain
-  wire [31:0] n5516 = l1_resp_rdata_i[863:832];  // crossing into the hot domain
-  wire [31:0] n5517 = l1_resp_rdata_i[895:864];  // crossing into the hot domain
-  wire [31:0] n5518 = l1_resp_rdata_i[927:896];  // crossing into the hot domain
-  wire [31:0] n5519 = l1_resp_rdata_i[959:928];  // crossing into the hot domain
-  wire [31:0] n5520 = l1_resp_rdata_i[991:960];  // crossing into the hot domain
-  wire [31:0] n5521 = l1_resp_rdata_i[1023:992];  // crossing into the hot domain
+  wire n5571 = (taken & n2998);
+  wire n5573 = (taken & (~n2998));
+  wire n5801 = (n5573 & (rp_q == 2'h0));
+  wire n5809 = (n5573 & (rp_q == 2'h1));
+  wire n5817 = (n5573 & (rp_q == 2'h2));
+  wire n5825 = (n5573 & (rp_q == 2'h3));
+  wire n5836 = (n146 & (n147 < 8'h20));
+  wire [3:0] n5837 = n147[4:1];
+  wire n5838 = n147[0];
+  wire [31:0] n5839 = l1_resp_rdata_i[31:0];  // crossing into the hot domain
+  wire [31:0] n5840 = l1_resp_rdata_i[63:32];  // crossing into the hot domain
+  wire [31:0] n5841 = l1_resp_rdata_i[95:64];  // crossing into the hot domain
+  wire [31:0] n5842 = l1_resp_rdata_i[127:96];  // crossing into the hot domain
+  wire [31:0] n5843 = l1_resp_rdata_i[159:128];  // crossing into the hot domain
+  wire [31:0] n5844 = l1_resp_rdata_i[191:160];  // crossing into the hot domain
+  wire [31:0] n5845 = l1_resp_rdata_i[223:192];  // crossing into the hot domain
+  wire [31:0] n5846 = l1_resp_rdata_i[255:224];  // crossing into the hot domain
+  wire [31:0] n5847 = l1_resp_rdata_i[287:256];  // crossing into the hot domain
+  wire [31:0] n5848 = l1_resp_rdata_i[319:288];  // crossing into the hot domain
+  wire [31:0] n5849 = l1_resp_rdata_i[351:320];  // crossing into the hot domain
+  wire [31:0] n5850 = l1_resp_rdata_i[383:352];  // crossing into the hot domain
+  wire [31:0] n5851 = l1_resp_rdata_i[415:384];  // crossing into the hot domain
+  wire [31:0] n5852 = l1_resp_rdata_i[447:416];  // crossing into the hot domain
+  wire [31:0] n5853 = l1_resp_rdata_i[479:448];  // crossing into the hot domain
+  wire [31:0] n5854 = l1_resp_rdata_i[511:480];  // crossing into the hot domain
+  wire [31:0] n5855 = l1_resp_rdata_i[543:512];  // crossing into the hot domain
+  wire [31:0] n5856 = l1_resp_rdata_i[575:544];  // crossing into the hot domain
+  wire [31:0] n5857 = l1_resp_rdata_i[607:576];  // crossing into the hot domain
+  wire [31:0] n5858 = l1_resp_rdata_i[639:608];  // crossing into the hot domain
+  wire [31:0] n5859 = l1_resp_rdata_i[671:640];  // crossing into the hot domain
+  wire [31:0] n5860 = l1_resp_rdata_i[703:672];  // crossing into the hot domain
+  wire [31:0] n5861 = l1_resp_rdata_i[735:704];  // crossing into the hot domain
+  wire [31:0] n5862 = l1_resp_rdata_i[767:736];  // crossing into the hot domain
+  wire [31:0] n5863 = l1_resp_rdata_i[799:768];  // crossing into the hot domain
+  wire [31:0] n5864 = l1_resp_rdata_i[831:800];  // crossing into the hot domain
+  wire [31:0] n5865 = l1_resp_rdata_i[863:832];  // crossing into the hot domain
+  wire [31:0] n5866 = l1_resp_rdata_i[895:864];  // crossing into the hot domain
+  wire [31:0] n5867 = l1_resp_rdata_i[927:896];  // crossing into the hot domain
+  wire [31:0] n5868 = l1_resp_rdata_i[959:928];  // crossing into the hot domain
+  wire [31:0] n5869 = l1_resp_rdata_i[991:960];  // crossing into the hot domain
+  wire [31:0] n5870 = l1_resp_rdata_i[1023:992];  // crossing into the hot domain
   wire idle = (((((((((((((((((~((((((((((((((((((((((((((((((((1'h0 | busy32_q) | busy33_q) | busy34_q) | busy35_q) | busy36_q) | busy37_q) | busy38_q) | busy39_q) | busy40_q) | busy41_q) | busy42_q) | busy43_q) | busy44_q) | busy45_q) | busy46_q) | busy47_q) | busy48_q) | busy49_q) | busy50_q) | busy51_q) | busy52_q) | busy53_q) | busy54_q) | busy55_q) | busy56_q) | busy57_q) | busy58_q) | busy59_q) | busy60_q) | busy61_q) | busy62_q) | busy63_q)) & u_port0_idle_o) & u_port1_idle_o) & u_port2_idle_o) & u_port3_idle_o) & u_port4_idle_o) & u_port5_idle_o) & u_port6_idle_o) & u_port7_idle_o) & u_port8_idle_o) & u_port9_idle_o) & u_port10_idle_o) & u_port11_idle_o) & u_port12_idle_o) & u_port13_idle_o) & u_port14_idle_o) & u_port15_idle_o);
   assign ph_d = (~ph_q);
   assign rr_d = (taken ? (grant_idx + 4'h1) : rr_q);
-  assign busy32_d = ((n5260 & n2711) | (busy32_q & (~(n146 & (n147 == 8'h20)))));
-  assign busy33_d = ((n5260 & n2716) | (busy33_q & (~(n146 & (n147 == 8'h21)))));
-  assign busy34_d = ((n5260 & n2721) | (busy34_q & (~(n146 & (n147 == 8'h22)))));
-  assign busy35_d = ((n5260 & n2726) | (busy35_q & (~(n146 & (n147 == 8'h23)))));
-  assign busy36_d = ((n5260 & n2731) | (busy36_q & (~(n146 & (n147 == 8'h24)))));
-  assign busy37_d = ((n5260 & n2736) | (busy37_q & (~(n146 & (n147 == 8'h25)))));
-  assign busy38_d = ((n5260 & n2741) | (busy38_q & (~(n146 & (n147 == 8'h26)))));
-  assign busy39_d = ((n5260 & n2746) | (busy39_q & (~(n146 & (n147 == 8'h27)))));
-  assign busy40_d = ((n5260 & n2751) | (busy40_q & (~(n146 & (n147 == 8'h28)))));
-  assign busy41_d = ((n5260 & n2756) | (busy41_q & (~(n146 & (n147 == 8'h29)))));
-  assign busy42_d = ((n5260 & n2761) | (busy42_q & (~(n146 & (n147 == 8'h2a)))));
-  assign busy43_d = ((n5260 & n2766) | (busy43_q & (~(n146 & (n147 == 8'h2b)))));
-  assign busy44_d = ((n5260 & n2771) | (busy44_q & (~(n146 & (n147 == 8'h2c)))));
-  assign busy45_d = ((n5260 & n2776) | (busy45_q & (~(n146 & (n147 == 8'h2d)))));
-  assign busy46_d = ((n5260 & n2781) | (busy46_q & (~(n146 & (n147 == 8'h2e)))));
-  assign busy47_d = ((n5260 & n2786) | (busy47_q & (~(n146 & (n147 == 8'h2f)))));
-  assign busy48_d = ((n5260 & n2791) | (busy48_q & (~(n146 & (n147 == 8'h30)))));
-  assign busy49_d = ((n5260 & n2796) | (busy49_q & (~(n146 & (n147 == 8'h31)))));
-  assign busy50_d = ((n5260 & n2801) | (busy50_q & (~(n146 & (n147 == 8'h32)))));
-  assign busy51_d = ((n5260 & n2806) | (busy51_q & (~(n146 & (n147 == 8'h33)))));
-  assign busy52_d = ((n5260 & n2811) | (busy52_q & (~(n146 & (n147 == 8'h34)))));
-  assign busy53_d = ((n5260 & n2816) | (busy53_q & (~(n146 & (n147 == 8'h35)))));
-  assign busy54_d = ((n5260 & n2821) | (busy54_q & (~(n146 & (n147 == 8'h36)))));
-  assign busy55_d = ((n5260 & n2826) | (busy55_q & (~(n146 & (n147 == 8'h37)))));
-  assign busy56_d = ((n5260 & n2831) | (busy56_q & (~(n146 & (n147 == 8'h38)))));
-  assign busy57_d = ((n5260 & n2836) | (busy57_q & (~(n146 & (n147 == 8'h39)))));
-  assign busy58_d = ((n5260 & n2841) | (busy58_q & (~(n146 & (n147 == 8'h3a)))));
-  assign busy59_d = ((n5260 & n2846) | (busy59_q & (~(n146 & (n147 == 8'h3b)))));
-  assign busy60_d = ((n5260 & n2851) | (busy60_q & (~(n146 & (n147 == 8'h3c)))));
-  assign busy61_d = ((n5260 & n2856) | (busy61_q & (~(n146 & (n147 == 8'h3d)))));
-  assign busy62_d = ((n5260 & n2861) | (busy62_q & (~(n146 & (n147 == 8'h3e)))));
-  assign busy63_d = ((n5260 & n2866) | (busy63_q & (~(n146 & (n147 == 8'h3f)))));
+  assign busy32_d = ((n5573 & n2711) | (busy32_q & (~(n146 & (n147 == 8'h20)))));
+  assign busy33_d = ((n5573 & n2716) | (busy33_q & (~(n146 & (n147 == 8'h21)))));
+  assign busy34_d = ((n5573 & n2721) | (busy34_q & (~(n146 & (n147 == 8'h22)))));
+  assign busy35_d = ((n5573 & n2726) | (busy35_q & (~(n146 & (n147 == 8'h23)))));
+  assign busy36_d = ((n5573 & n2731) | (busy36_q & (~(n146 & (n147 == 8'h24)))));
+  assign busy37_d = ((n5573 & n2736) | (busy37_q & (~(n146 & (n147 == 8'h25)))));
+  assign busy38_d = ((n5573 & n2741) | (busy38_q & (~(n146 & (n147 == 8'h26)))));
+  assign busy39_d = ((n5573 & n2746) | (busy39_q & (~(n146 & (n147 == 8'h27)))));
+  assign busy40_d = ((n5573 & n2751) | (busy40_q & (~(n146 & (n147 == 8'h28)))));
+  assign busy41_d = ((n5573 & n2756) | (busy41_q & (~(n146 & (n147 == 8'h29)))));
+  assign busy42_d = ((n5573 & n2761) | (busy42_q & (~(n146 & (n147 == 8'h2a)))));
+  assign busy43_d = ((n5573 & n2766) | (busy43_q & (~(n146 & (n147 == 8'h2b)))));
+  assign busy44_d = ((n5573 & n2771) | (busy44_q & (~(n146 & (n147 == 8'h2c)))));
+  assign busy45_d = ((n5573 & n2776) | (busy45_q & (~(n146 & (n147 == 8'h2d)))));
+  assign busy46_d = ((n5573 & n2781) | (busy46_q & (~(n146 & (n147 == 8'h2e)))));
+  assign busy47_d = ((n5573 & n2786) | (busy47_q & (~(n146 & (n147 == 8'h2f)))));
+  assign busy48_d = ((n5573 & n2791) | (busy48_q & (~(n146 & (n147 == 8'h30)))));
+  assign busy49_d = ((n5573 & n2796) | (busy49_q & (~(n146 & (n147 == 8'h31)))));
+  assign busy50_d = ((n5573 & n2801) | (busy50_q & (~(n146 & (n147 == 8'h32)))));
+  assign busy51_d = ((n5573 & n2806) | (busy51_q & (~(n146 & (n147 == 8'h33)))));
+  assign busy52_d = ((n5573 & n2811) | (busy52_q & (~(n146 & (n147 == 8'h34)))));
+  assign busy53_d = ((n5573 & n2816) | (busy53_q & (~(n146 & (n147 == 8'h35)))));
+  assign busy54_d = ((n5573 & n2821) | (busy54_q & (~(n146 & (n147 == 8'h36)))));
+  assign busy55_d = ((n5573 & n2826) | (busy55_q & (~(n146 & (n147 == 8'h37)))));
+  assign busy56_d = ((n5573 & n2831) | (busy56_q & (~(n146 & (n147 == 8'h38)))));
+  assign busy57_d = ((n5573 & n2836) | (busy57_q & (~(n146 & (n147 == 8'h39)))));
+  assign busy58_d = ((n5573 & n2841) | (busy58_q & (~(n146 & (n147 == 8'h3a)))));
+  assign busy59_d = ((n5573 & n2846) | (busy59_q & (~(n146 & (n147 == 8'h3b)))));
+  assign busy60_d = ((n5573 & n2851) | (busy60_q & (~(n146 & (n147 == 8'h3c)))));
+  assign busy61_d = ((n5573 & n2856) | (busy61_q & (~(n146 & (n147 == 8'h3d)))));
+  assign busy62_d = ((n5573 & n2861) | (busy62_q & (~(n146 & (n147 == 8'h3e)))));
+  assign busy63_d = ((n5573 & n2866) | (busy63_q & (~(n146 & (n147 == 8'h3f)))));
+  assign rl0_d = (n5801 ? n3701 : rl0_q);
+  assign rl1_d = (n5809 ? n3701 : rl1_q);
+  assign rl2_d = (n5817 ? n3701 : rl2_q);
+  assign rl3_d = (n5825 ? n3701 : rl3_q);
+  assign rv0_d = ((~clear_i) & (n5801 | rv0_q));
+  assign rv1_d = ((~clear_i) & (n5809 | rv1_q));
+  assign rv2_d = ((~clear_i) & (n5817 | rv2_q));
+  assign rv3_d = ((~clear_i) & (n5825 | rv3_q));
+  assign rp_d = (n5573 ? (rp_q + 2'h1) : rp_q);
   assign cnt_loads_d = (cnt_loads_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_load_o}) + {{31{1'b0}}, u_port1_load_o}) + {{31{1'b0}}, u_port2_load_o}) + {{31{1'b0}}, u_port3_load_o}) + {{31{1'b0}}, u_port4_load_o}) + {{31{1'b0}}, u_port5_load_o}) + {{31{1'b0}}, u_port6_load_o}) + {{31{1'b0}}, u_port7_load_o}) + {{31{1'b0}}, u_port8_load_o}) + {{31{1'b0}}, u_port9_load_o}) + {{31{1'b0}}, u_port10_load_o}) + {{31{1'b0}}, u_port11_load_o}) + {{31{1'b0}}, u_port12_load_o}) + {{31{1'b0}}, u_port13_load_o}) + {{31{1'b0}}, u_port14_load_o}) + {{31{1'b0}}, u_port15_load_o}));
   assign cnt_stores_d = (cnt_stores_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_store_o}) + {{31{1'b0}}, u_port1_store_o}) + {{31{1'b0}}, u_port2_store_o}) + {{31{1'b0}}, u_port3_store_o}) + {{31{1'b0}}, u_port4_store_o}) + {{31{1'b0}}, u_port5_store_o}) + {{31{1'b0}}, u_port6_store_o}) + {{31{1'b0}}, u_port7_store_o}) + {{31{1'b0}}, u_port8_store_o}) + {{31{1'b0}}, u_port9_store_o}) + {{31{1'b0}}, u_port10_store_o}) + {{31{1'b0}}, u_port11_store_o}) + {{31{1'b0}}, u_port12_store_o}) + {{31{1'b0}}, u_port13_store_o}) + {{31{1'b0}}, u_port14_store_o}) + {{31{1'b0}}, u_port15_store_o}));
-  assign cnt_line_reads_d = (cnt_line_reads_q + {{31{1'b0}}, (n5258 & (~n3303))});
-  assign cnt_line_writes_d = (cnt_line_writes_q + {{31{1'b0}}, (n5258 & n3303)});
-  assign cnt_prefetch_d = (cnt_prefetch_q + {{31{1'b0}}, n5260});
+  assign cnt_line_reads_d = (cnt_line_reads_q + {{31{1'b0}}, (n5571 & (~n3616))});
+  assign cnt_line_writes_d = (cnt_line_writes_q + {{31{1'b0}}, (n5571 & n3616)});
+  assign cnt_prefetch_d = (cnt_prefetch_q + {{31{1'b0}}, n5573});
   assign cnt_buf_hits_d = (cnt_buf_hits_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_hit_o}) + {{31{1'b0}}, u_port1_hit_o}) + {{31{1'b0}}, u_port2_hit_o}) + {{31{1'b0}}, u_port3_hit_o}) + {{31{1'b0}}, u_port4_hit_o}) + {{31{1'b0}}, u_port5_hit_o}) + {{31{1'b0}}, u_port6_hit_o}) + {{31{1'b0}}, u_port7_hit_o}) + {{31{1'b0}}, u_port8_hit_o}) + {{31{1'b0}}, u_port9_hit_o}) + {{31{1'b0}}, u_port10_hit_o}) + {{31{1'b0}}, u_port11_hit_o}) + {{31{1'b0}}, u_port12_hit_o}) + {{31{1'b0}}, u_port13_hit_o}) + {{31{1'b0}}, u_port14_hit_o}) + {{31{1'b0}}, u_port15_hit_o}));
   assign mem_req_ready_o = {u_port15_ready_o, u_port14_ready_o, u_port13_ready_o, u_port12_ready_o, u_port11_ready_o, u_port10_ready_o, u_port9_ready_o, u_port8_ready_o, u_port7_ready_o, u_port6_ready_o, u_port5_ready_o, u_port4_ready_o, u_port3_ready_o, u_port2_ready_o, u_port1_ready_o, u_port0_ready_o};
   assign mem_resp_valid_o = {u_port15_resp_valid_o, u_port14_resp_valid_o, u_port13_resp_valid_o, u_port12_resp_valid_o, u_port11_resp_valid_o, u_port10_resp_valid_o, u_port9_resp_valid_o, u_port8_resp_valid_o, u_port7_resp_valid_o, u_port6_resp_valid_o, u_port5_resp_valid_o, u_port4_resp_valid_o, u_port3_resp_valid_o, u_port2_resp_valid_o, u_port1_resp_valid_o, u_port0_resp_valid_o};
   assign mem_resp_data_o = {u_port15_resp_data_o, u_port14_resp_data_o, u_port13_resp_data_o, u_port12_resp_data_o, u_port11_resp_data_o, u_port10_resp_data_o, u_port9_resp_data_o, u_port8_resp_data_o, u_port7_resp_data_o, u_port6_resp_data_o, u_port5_resp_data_o, u_port4_resp_data_o, u_port3_resp_data_o, u_port2_resp_data_o, u_port1_resp_data_o, u_port0_resp_data_o};
   assign idle_o = idle;
   assign l1_req_valid_o = req_valid;
-  assign l1_req_id_o = (req_valid ? (n2982 ? {3'h0, {grant_idx, (n3303 ? 1'h0 : (n3329[0] ? (n3325 ? (n3318 ? (n3307 ? u_port15_out_slot_o : u_port14_out_slot_o) : (n3307 ? u_port13_out_slot_o : u_port12_out_slot_o)) : (n3318 ? (n3307 ? u_port11_out_slot_o : u_port10_out_slot_o) : (n3307 ? u_port9_out_slot_o : u_port8_out_slot_o))) : (n3325 ? (n3318 ? (n3307 ? u_port7_out_slot_o : u_port6_out_slot_o) : (n3307 ? u_port5_out_slot_o : u_port4_out_slot_o)) : (n3318 ? (n3307 ? u_port3_out_slot_o : u_port2_out_slot_o) : (n3307 ? u_port1_out_slot_o : u_port0_out_slot_o)))))}} : ((((((((((((((((((((((((((((((((8'h00 | (n2711 ? 8'h20 : 8'h00)) | (n2716 ? 8'h21 : 8'h00)) | (n2721 ? 8'h22 : 8'h00)) | (n2726 ? 8'h23 : 8'h00)) | (n2731 ? 8'h24 : 8'h00)) | (n2736 ? 8'h25 : 8'h00)) | (n2741 ? 8'h26 : 8'h00)) | (n2746 ? 8'h27 : 8'h00)) | (n2751 ? 8'h28 : 8'h00)) | (n2756 ? 8'h29 : 8'h00)) | (n2761 ? 8'h2a : 8'h00)) | (n2766 ? 8'h2b : 8'h00)) | (n2771 ? 8'h2c : 8'h00)) | (n2776 ? 8'h2d : 8'h00)) | (n2781 ? 8'h2e : 8'h00)) | (n2786 ? 8'h2f : 8'h00)) | (n2791 ? 8'h30 : 8'h00)) | (n2796 ? 8'h31 : 8'h00)) | (n2801 ? 8'h32 : 8'h00)) | (n2806 ? 8'h33 : 8'h00)) | (n2811 ? 8'h34 : 8'h00)) | (n2816 ? 8'h35 : 8'h00)) | (n2821 ? 8'h36 : 8'h00)) | (n2826 ? 8'h37 : 8'h00)) | (n2831 ? 8'h38 : 8'h00)) | (n2836 ? 8'h39 : 8'h00)) | (n2841 ? 8'h3a : 8'h00)) | (n2846 ? 8'h3b : 8'h00)) | (n2851 ? 8'h3c : 8'h00)) | (n2856 ? 8'h3d : 8'h00)) | (n2861 ? 8'h3e : 8'h00)) | (n2866 ? 8'h3f : 8'h00))) : 8'h00);
-  assign l1_req_write_o = n3303;
+  assign l1_req_id_o = (req_valid ? (n2998 ? {3'h0, {grant_idx, (n3616 ? 1'h0 : (n3642[0] ? (n3638 ? (n3631 ? (n3620 ? u_port15_out_slot_o : u_port14_out_slot_o) : (n3620 ? u_port13_out_slot_o : u_port12_out_slot_o)) : (n3631 ? (n3620 ? u_port11_out_slot_o : u_port10_out_slot_o) : (n3620 ? u_port9_out_slot_o : u_port8_out_slot_o))) : (n3638 ? (n3631 ? (n3620 ? u_port7_out_slot_o : u_port6_out_slot_o) : (n3620 ? u_port5_out_slot_o : u_port4_out_slot_o)) : (n3631 ? (n3620 ? u_port3_out_slot_o : u_port2_out_slot_o) : (n3620 ? u_port1_out_slot_o : u_port0_out_slot_o)))))}} : ((((((((((((((((((((((((((((((((8'h00 | (n2711 ? 8'h20 : 8'h00)) | (n2716 ? 8'h21 : 8'h00)) | (n2721 ? 8'h22 : 8'h00)) | (n2726 ? 8'h23 : 8'h00)) | (n2731 ? 8'h24 : 8'h00)) | (n2736 ? 8'h25 : 8'h00)) | (n2741 ? 8'h26 : 8'h00)) | (n2746 ? 8'h27 : 8'h00)) | (n2751 ? 8'h28 : 8'h00)) | (n2756 ? 8'h29 : 8'h00)) | (n2761 ? 8'h2a : 8'h00)) | (n2766 ? 8'h2b : 8'h00)) | (n2771 ? 8'h2c : 8'h00)) | (n2776 ? 8'h2d : 8'h00)) | (n2781 ? 8'h2e : 8'h00)) | (n2786 ? 8'h2f : 8'h00)) | (n2791 ? 8'h30 : 8'h00)) | (n2796 ? 8'h31 : 8'h00)) | (n2801 ? 8'h32 : 8'h00)) | (n2806 ? 8'h33 : 8'h00)) | (n2811 ? 8'h34 : 8'h00)) | (n2816 ? 8'h35 : 8'h00)) | (n2821 ? 8'h36 : 8'h00)) | (n2826 ? 8'h37 : 8'h00)) | (n2831 ? 8'h38 : 8'h00)) | (n2836 ? 8'h39 : 8'h00)) | (n2841 ? 8'h3a : 8'h00)) | (n2846 ? 8'h3b : 8'h00)) | (n2851 ? 8'h3c : 8'h00)) | (n2856 ? 8'h3d : 8'h00)) | (n2861 ? 8'h3e : 8'h00)) | (n2866 ? 8'h3f : 8'h00))) : 8'h00);
+  assign l1_req_write_o = n3616;
   assign l1_req_atom_o = 4'h0;
-  assign l1_req_addr_o = (req_valid ? {(n2982 ? (n3357[0] ? (n3353 ? (n3346 ? (n3335 ? u_port15_out_line_o : u_port14_out_line_o) : (n3335 ? u_port13_out_line_o : u_port12_out_line_o)) : (n3346 ? (n3335 ? u_port11_out_line_o : u_port10_out_line_o) : (n3335 ? u_port9_out_line_o : u_port8_out_line_o))) : (n3353 ? (n3346 ? (n3335 ? u_port7_out_line_o : u_port6_out_line_o) : (n3335 ? u_port5_out_line_o : u_port4_out_line_o)) : (n3346 ? (n3335 ? u_port3_out_line_o : u_port2_out_line_o) : (n3335 ? u_port1_out_line_o : u_port0_out_line_o)))) : (n3385[0] ? (n3381 ? (n3374 ? (n3363 ? u_port15_hint_line_o : u_port14_hint_line_o) : (n3363 ? u_port13_hint_line_o : u_port12_hint_line_o)) : (n3374 ? (n3363 ? u_port11_hint_line_o : u_port10_hint_line_o) : (n3363 ? u_port9_hint_line_o : u_port8_hint_line_o))) : (n3381 ? (n3374 ? (n3363 ? u_port7_hint_line_o : u_port6_hint_line_o) : (n3363 ? u_port5_hint_line_o : u_port4_hint_line_o)) : (n3374 ? (n3363 ? u_port3_hint_line_o : u_port2_hint_line_o) : (n3363 ? u_port1_hint_line_o : u_port0_hint_line_o))))), 7'h00} : 32'h00000000);
+  assign l1_req_addr_o = (req_valid ? {n3701, 7'h00} : 32'h00000000);
   assign l1_req_size_o = 2'h2;
-  assign l1_req_wmask_o = {(n3303 & (n4320[0] ? (n4316 ? (n4309 ? (n4298 ? u_port15_out_wmask_o[31] : u_port14_out_wmask_o[31]) : (n4298 ? u_port13_out_wmask_o[31] : u_port12_out_wmask_o[31])) : (n4309 ? (n4298 ? u_port11_out_wmask_o[31] : u_port10_out_wmask_o[31]) : (n4298 ? u_port9_out_wmask_o[31] : u_port8_out_wmask_o[31]))) : (n4316 ? (n4309 ? (n4298 ? u_port7_out_wmask_o[31] : u_port6_out_wmask_o[31]) : (n4298 ? u_port5_out_wmask_o[31] : u_port4_out_wmask_o[31])) : (n4309 ? (n4298 ? u_port3_out_wmask_o[31] : u_port2_out_wmask_o[31]) : (n4298 ? u_port1_out_wmask_o[31] : u_port0_out_wmask_o[31]))))), (n3303 & (n4291[0] ? (n4287 ? (n4280 ? (n4269 ? u_port15_out_wmask_o[30] : u_port14_out_wmask_o[30]) : (n4269 ? u_port13_out_wmask_o[30] : u_port12_out_wmask_o[30])) : (n4280 ? (n4269 ? u_port11_out_wmask_o[30] : u_port10_out_wmask_o[30]) : (n4269 ? u_port9_out_wmask_o[30] : u_port8_out_wmask_o[30]))) : (n4287 ? (n4280 ? (n4269 ? u_port7_out_wmask_o[30] : u_port6_out_wmask_o[30]) : (n4269 ? u_port5_out_wmask_o[30] : u_port4_out_wmask_o[30])) : (n4280 ? (n4269 ? u_port3_out_wmask_o[30] : u_port2_out_wmask_o[30]) : (n4269 ? u_port1_out_wmask_o[30] : u_port0_out_wmask_o[30]))))), (n3303 & (n4262[0] ? (n4258 ? (n4251 ? (n4240 ? u_port15_out_wmask_o[29] : u_port14_out_wmask_o[29]) : (n4240 ? u_port13_out_wmask_o[29] : u_port12_out_wmask_o[29])) : (n4251 ? (n4240 ? u_port11_out_wmask_o[29] : u_port10_out_wmask_o[29]) : (n4240 ? u_port9_out_wmask_o[29] : u_port8_out_wmask_o[29]))) : (n4258 ? (n4251 ? (n4240 ? u_port7_out_wmask_o[29] : u_port6_out_wmask_o[29]) : (n4240 ? u_port5_out_wmask_o[29] : u_port4_out_wmask_o[29])) : (n4251 ? (n4240 ? u_port3_out_wmask_o[29] : u_port2_out_wmask_o[29]) : (n4240 ? u_port1_out_wmask_o[29] : u_port0_out_wmask_o[29]))))), (n3303 & (n4233[0] ? (n4229 ? (n4222 ? (n4211 ? u_port15_out_wmask_o[28] : u_port14_out_wmask_o[28]) : (n4211 ? u_port13_out_wmask_o[28] : u_port12_out_wmask_o[28])) : (n4222 ? (n4211 ? u_port11_out_wmask_o[28] : u_port10_out_wmask_o[28]) : (n4211 ? u_port9_out_wmask_o[28] : u_port8_out_wmask_o[28]))) : (n4229 ? (n4222 ? (n4211 ? u_port7_out_wmask_o[28] : u_port6_out_wmask_o[28]) : (n4211 ? u_port5_out_wmask_o[28] : u_port4_out_wmask_o[28])) : (n4222 ? (n4211 ? u_port3_out_wmask_o[28] : u_port2_out_wmask_o[28]) : (n4211 ? u_port1_out_wmask_o[28] : u_port0_out_wmask_o[28]))))), (n3303 & (n4204[0] ? (n4200 ? (n4193 ? (n4182 ? u_port15_out_wmask_o[27] : u_port14_out_wmask_o[27]) : (n4182 ? u_port13_out_wmask_o[27] : u_port12_out_wmask_o[27])) : (n4193 ? (n4182 ? u_port11_out_wmask_o[27] : u_port10_out_wmask_o[27]) : (n4182 ? u_port9_out_wmask_o[27] : u_port8_out_wmask_o[27]))) : (n4200 ? (n4193 ? (n4182 ? u_port7_out_wmask_o[27] : u_port6_out_wmask_o[27]) : (n4182 ? u_port5_out_wmask_o[27] : u_port4_out_wmask_o[27])) : (n4193 ? (n4182 ? u_port3_out_wmask_o[27] : u_port2_out_wmask_o[27]) : (n4182 ? u_port1_out_wmask_o[27] : u_port0_out_wmask_o[27]))))), (n3303 & (n4175[0] ? (n4171 ? (n4164 ? (n4153 ? u_port15_out_wmask_o[26] : u_port14_out_wmask_o[26]) : (n4153 ? u_port13_out_wmask_o[26] : u_port12_out_wmask_o[26])) : (n4164 ? (n4153 ? u_port11_out_wmask_o[26] : u_port10_out_wmask_o[26]) : (n4153 ? u_port9_out_wmask_o[26] : u_port8_out_wmask_o[26]))) : (n4171 ? (n4164 ? (n4153 ? u_port7_out_wmask_o[26] : u_port6_out_wmask_o[26]) : (n4153 ? u_port5_out_wmask_o[26] : u_port4_out_wmask_o[26])) : (n4164 ? (n4153 ? u_port3_out_wmask_o[26] : u_port2_out_wmask_o[26]) : (n4153 ? u_port1_out_wmask_o[26] : u_port0_out_wmask_o[26]))))), (n3303 & (n4146[0] ? (n4142 ? (n4135 ? (n4124 ? u_port15_out_wmask_o[25] : u_port14_out_wmask_o[25]) : (n4124 ? u_port13_out_wmask_o[25] : u_port12_out_wmask_o[25])) : (n4135 ? (n4124 ? u_port11_out_wmask_o[25] : u_port10_out_wmask_o[25]) : (n4124 ? u_port9_out_wmask_o[25] : u_port8_out_wmask_o[25]))) : (n4142 ? (n4135 ? (n4124 ? u_port7_out_wmask_o[25] : u_port6_out_wmask_o[25]) : (n4124 ? u_port5_out_wmask_o[25] : u_port4_out_wmask_o[25])) : (n4135 ? (n4124 ? u_port3_out_wmask_o[25] : u_port2_out_wmask_o[25]) : (n4124 ? u_port1_out_wmask_o[25] : u_port0_out_wmask_o[25]))))), (n3303 & (n4117[0] ? (n4113 ? (n4106 ? (n4095 ? u_port15_out_wmask_o[24] : u_port14_out_wmask_o[24]) : (n4095 ? u_port13_out_wmask_o[24] : u_port12_out_wmask_o[24])) : (n4106 ? (n4095 ? u_port11_out_wmask_o[24] : u_port10_out_wmask_o[24]) : (n4095 ? u_port9_out_wmask_o[24] : u_port8_out_wmask_o[24]))) : (n4113 ? (n4106 ? (n4095 ? u_port7_out_wmask_o[24] : u_port6_out_wmask_o[24]) : (n4095 ? u_port5_out_wmask_o[24] : u_port4_out_wmask_o[24])) : (n4106 ? (n4095 ? u_port3_out_wmask_o[24] : u_port2_out_wmask_o[24]) : (n4095 ? u_port1_out_wmask_o[24] : u_port0_out_wmask_o[24]))))), (n3303 & (n4088[0] ? (n4084 ? (n4077 ? (n4066 ? u_port15_out_wmask_o[23] : u_port14_out_wmask_o[23]) : (n4066 ? u_port13_out_wmask_o[23] : u_port12_out_wmask_o[23])) : (n4077 ? (n4066 ? u_port11_out_wmask_o[23] : u_port10_out_wmask_o[23]) : (n4066 ? u_port9_out_wmask_o[23] : u_port8_out_wmask_o[23]))) : (n4084 ? (n4077 ? (n4066 ? u_port7_out_wmask_o[23] : u_port6_out_wmask_o[23]) : (n4066 ? u_port5_out_wmask_o[23] : u_port4_out_wmask_o[23])) : (n4077 ? (n4066 ? u_port3_out_wmask_o[23] : u_port2_out_wmask_o[23]) : (n4066 ? u_port1_out_wmask_o[23] : u_port0_out_wmask_o[23]))))), (n3303 & (n4059[0] ? (n4055 ? (n4048 ? (n4037 ? u_port15_out_wmask_o[22] : u_port14_out_wmask_o[22]) : (n4037 ? u_port13_out_wmask_o[22] : u_port12_out_wmask_o[22])) : (n4048 ? (n4037 ? u_port11_out_wmask_o[22] : u_port10_out_wmask_o[22]) : (n4037 ? u_port9_out_wmask_o[22] : u_port8_out_wmask_o[22]))) : (n4055 ? (n4048 ? (n4037 ? u_port7_out_wmask_o[22] : u_port6_out_wmask_o[22]) : (n4037 ? u_port5_out_wmask_o[22] : u_port4_out_wmask_o[22])) : (n4048 ? (n4037 ? u_port3_out_wmask_o[22] : u_port2_out_wmask_o[22]) : (n4037 ? u_port1_out_wmask_o[22] : u_port0_out_wmask_o[22]))))), (n3303 & (n4030[0] ? (n4026 ? (n4019 ? (n4008 ? u_port15_out_wmask_o[21] : u_port14_out_wmask_o[21]) : (n4008 ? u_port13_out_wmask_o[21] : u_port12_out_wmask_o[21])) : (n4019 ? (n4008 ? u_port11_out_wmask_o[21] : u_port10_out_wmask_o[21]) : (n4008 ? u_port9_out_wmask_o[21] : u_port8_out_wmask_o[21]))) : (n4026 ? (n4019 ? (n4008 ? u_port7_out_wmask_o[21] : u_port6_out_wmask_o[21]) : (n4008 ? u_port5_out_wmask_o[21] : u_port4_out_wmask_o[21])) : (n4019 ? (n4008 ? u_port3_out_wmask_o[21] : u_port2_out_wmask_o[21]) : (n4008 ? u_port1_out_wmask_o[21] : u_port0_out_wmask_o[21]))))), (n3303 & (n4001[0] ? (n3997 ? (n3990 ? (n3979 ? u_port15_out_wmask_o[20] : u_port14_out_wmask_o[20]) : (n3979 ? u_port13_out_wmask_o[20] : u_port12_out_wmask_o[20])) : (n3990 ? (n3979 ? u_port11_out_wmask_o[20] : u_port10_out_wmask_o[20]) : (n3979 ? u_port9_out_wmask_o[20] : u_port8_out_wmask_o[20]))) : (n3997 ? (n3990 ? (n3979 ? u_port7_out_wmask_o[20] : u_port6_out_wmask_o[20]) : (n3979 ? u_port5_out_wmask_o[20] : u_port4_out_wmask_o[20])) : (n3990 ? (n3979 ? u_port3_out_wmask_o[20] : u_port2_out_wmask_o[20]) : (n3979 ? u_port1_out_wmask_o[20] : u_port0_out_wmask_o[20]))))), (n3303 & (n3972[0] ? (n3968 ? (n3961 ? (n3950 ? u_port15_out_wmask_o[19] : u_port14_out_wmask_o[19]) : (n3950 ? u_port13_out_wmask_o[19] : u_port12_out_wmask_o[19])) : (n3961 ? (n3950 ? u_port11_out_wmask_o[19] : u_port10_out_wmask_o[19]) : (n3950 ? u_port9_out_wmask_o[19] : u_port8_out_wmask_o[19]))) : (n3968 ? (n3961 ? (n3950 ? u_port7_out_wmask_o[19] : u_port6_out_wmask_o[19]) : (n3950 ? u_port5_out_wmask_o[19] : u_port4_out_wmask_o[19])) : (n3961 ? (n3950 ? u_port3_out_wmask_o[19] : u_port2_out_wmask_o[19]) : (n3950 ? u_port1_out_wmask_o[19] : u_port0_out_wmask_o[19]))))), (n3303 & (n3943[0] ? (n3939 ? (n3932 ? (n3921 ? u_port15_out_wmask_o[18] : u_port14_out_wmask_o[18]) : (n3921 ? u_port13_out_wmask_o[18] : u_port12_out_wmask_o[18])) : (n3932 ? (n3921 ? u_port11_out_wmask_o[18] : u_port10_out_wmask_o[18]) : (n3921 ? u_port9_out_wmask_o[18] : u_port8_out_wmask_o[18]))) : (n3939 ? (n3932 ? (n3921 ? u_port7_out_wmask_o[18] : u_port6_out_wmask_o[18]) : (n3921 ? u_port5_out_wmask_o[18] : u_port4_out_wmask_o[18])) : (n3932 ? (n3921 ? u_port3_out_wmask_o[18] : u_port2_out_wmask_o[18]) : (n3921 ? u_port1_out_wmask_o[18] : u_port0_out_wmask_o[18]))))), (n3303 & (n3914[0] ? (n3910 ? (n3903 ? (n3892 ? u_port15_out_wmask_o[17] : u_port14_out_wmask_o[17]) : (n3892 ? u_port13_out_wmask_o[17] : u_port12_out_wmask_o[17])) : (n3903 ? (n3892 ? u_port11_out_wmask_o[17] : u_port10_out_wmask_o[17]) : (n3892 ? u_port9_out_wmask_o[17] : u_port8_out_wmask_o[17]))) : (n3910 ? (n3903 ? (n3892 ? u_port7_out_wmask_o[17] : u_port6_out_wmask_o[17]) : (n3892 ? u_port5_out_wmask_o[17] : u_port4_out_wmask_o[17])) : (n3903 ? (n3892 ? u_port3_out_wmask_o[17] : u_port2_out_wmask_o[17]) : (n3892 ? u_port1_out_wmask_o[17] : u_port0_out_wmask_o[17]))))), (n3303 & (n3885[0] ? (n3881 ? (n3874 ? (n3863 ? u_port15_out_wmask_o[16] : u_port14_out_wmask_o[16]) : (n3863 ? u_port13_out_wmask_o[16] : u_port12_out_wmask_o[16])) : (n3874 ? (n3863 ? u_port11_out_wmask_o[16] : u_port10_out_wmask_o[16]) : (n3863 ? u_port9_out_wmask_o[16] : u_port8_out_wmask_o[16]))) : (n3881 ? (n3874 ? (n3863 ? u_port7_out_wmask_o[16] : u_port6_out_wmask_o[16]) : (n3863 ? u_port5_out_wmask_o[16] : u_port4_out_wmask_o[16])) : (n3874 ? (n3863 ? u_port3_out_wmask_o[16] : u_port2_out_wmask_o[16]) : (n3863 ? u_port1_out_wmask_o[16] : u_port0_out_wmask_o[16]))))), (n3303 & (n3856[0] ? (n3852 ? (n3845 ? (n3834 ? u_port15_out_wmask_o[15] : u_port14_out_wmask_o[15]) : (n3834 ? u_port13_out_wmask_o[15] : u_port12_out_wmask_o[15])) : (n3845 ? (n3834 ? u_port11_out_wmask_o[15] : u_port10_out_wmask_o[15]) : (n3834 ? u_port9_out_wmask_o[15] : u_port8_out_wmask_o[15]))) : (n3852 ? (n3845 ? (n3834 ? u_port7_out_wmask_o[15] : u_port6_out_wmask_o[15]) : (n3834 ? u_port5_out_wmask_o[15] : u_port4_out_wmask_o[15])) : (n3845 ? (n3834 ? u_port3_out_wmask_o[15] : u_port2_out_wmask_o[15]) : (n3834 ? u_port1_out_wmask_o[15] : u_port0_out_wmask_o[15]))))), (n3303 & (n3827[0] ? (n3823 ? (n3816 ? (n3805 ? u_port15_out_wmask_o[14] : u_port14_out_wmask_o[14]) : (n3805 ? u_port13_out_wmask_o[14] : u_port12_out_wmask_o[14])) : (n3816 ? (n3805 ? u_port11_out_wmask_o[14] : u_port10_out_wmask_o[14]) : (n3805 ? u_port9_out_wmask_o[14] : u_port8_out_wmask_o[14]))) : (n3823 ? (n3816 ? (n3805 ? u_port7_out_wmask_o[14] : u_port6_out_wmask_o[14]) : (n3805 ? u_port5_out_wmask_o[14] : u_port4_out_wmask_o[14])) : (n3816 ? (n3805 ? u_port3_out_wmask_o[14] : u_port2_out_wmask_o[14]) : (n3805 ? u_port1_out_wmask_o[14] : u_port0_out_wmask_o[14]))))), (n3303 & (n3798[0] ? (n3794 ? (n3787 ? (n3776 ? u_port15_out_wmask_o[13] : u_port14_out_wmask_o[13]) : (n3776 ? u_port13_out_wmask_o[13] : u_port12_out_wmask_o[13])) : (n3787 ? (n3776 ? u_port11_out_wmask_o[13] : u_port10_out_wmask_o[13]) : (n3776 ? u_port9_out_wmask_o[13] : u_port8_out_wmask_o[13]))) : (n3794 ? (n3787 ? (n3776 ? u_port7_out_wmask_o[13] : u_port6_out_wmask_o[13]) : (n3776 ? u_port5_out_wmask_o[13] : u_port4_out_wmask_o[13])) : (n3787 ? (n3776 ? u_port3_out_wmask_o[13] : u_port2_out_wmask_o[13]) : (n3776 ? u_port1_out_wmask_o[13] : u_port0_out_wmask_o[13]))))), (n3303 & (n3769[0] ? (n3765 ? (n3758 ? (n3747 ? u_port15_out_wmask_o[12] : u_port14_out_wmask_o[12]) : (n3747 ? u_port13_out_wmask_o[12] : u_port12_out_wmask_o[12])) : (n3758 ? (n3747 ? u_port11_out_wmask_o[12] : u_port10_out_wmask_o[12]) : (n3747 ? u_port9_out_wmask_o[12] : u_port8_out_wmask_o[12]))) : (n3765 ? (n3758 ? (n3747 ? u_port7_out_wmask_o[12] : u_port6_out_wmask_o[12]) : (n3747 ? u_port5_out_wmask_o[12] : u_port4_out_wmask_o[12])) : (n3758 ? (n3747 ? u_port3_out_wmask_o[12] : u_port2_out_wmask_o[12]) : (n3747 ? u_port1_out_wmask_o[12] : u_port0_out_wmask_o[12]))))), (n3303 & (n3740[0] ? (n3736 ? (n3729 ? (n3718 ? u_port15_out_wmask_o[11] : u_port14_out_wmask_o[11]) : (n3718 ? u_port13_out_wmask_o[11] : u_port12_out_wmask_o[11])) : (n3729 ? (n3718 ? u_port11_out_wmask_o[11] : u_port10_out_wmask_o[11]) : (n3718 ? u_port9_out_wmask_o[11] : u_port8_out_wmask_o[11]))) : (n3736 ? (n3729 ? (n3718 ? u_port7_out_wmask_o[11] : u_port6_out_wmask_o[11]) : (n3718 ? u_port5_out_wmask_o[11] : u_port4_out_wmask_o[11])) : (n3729 ? (n3718 ? u_port3_out_wmask_o[11] : u_port2_out_wmask_o[11]) : (n3718 ? u_port1_out_wmask_o[11] : u_port0_out_wmask_o[11]))))), (n3303 & (n3711[0] ? (n3707 ? (n3700 ? (n3689 ? u_port15_out_wmask_o[10] : u_port14_out_wmask_o[10]) : (n3689 ? u_port13_out_wmask_o[10] : u_port12_out_wmask_o[10])) : (n3700 ? (n3689 ? u_port11_out_wmask_o[10] : u_port10_out_wmask_o[10]) : (n3689 ? u_port9_out_wmask_o[10] : u_port8_out_wmask_o[10]))) : (n3707 ? (n3700 ? (n3689 ? u_port7_out_wmask_o[10] : u_port6_out_wmask_o[10]) : (n3689 ? u_port5_out_wmask_o[10] : u_port4_out_wmask_o[10])) : (n3700 ? (n3689 ? u_port3_out_wmask_o[10] : u_port2_out_wmask_o[10]) : (n3689 ? u_port1_out_wmask_o[10] : u_port0_out_wmask_o[10]))))), (n3303 & (n3682[0] ? (n3678 ? (n3671 ? (n3660 ? u_port15_out_wmask_o[9] : u_port14_out_wmask_o[9]) : (n3660 ? u_port13_out_wmask_o[9] : u_port12_out_wmask_o[9])) : (n3671 ? (n3660 ? u_port11_out_wmask_o[9] : u_port10_out_wmask_o[9]) : (n3660 ? u_port9_out_wmask_o[9] : u_port8_out_wmask_o[9]))) : (n3678 ? (n3671 ? (n3660 ? u_port7_out_wmask_o[9] : u_port6_out_wmask_o[9]) : (n3660 ? u_port5_out_wmask_o[9] : u_port4_out_wmask_o[9])) : (n3671 ? (n3660 ? u_port3_out_wmask_o[9] : u_port2_out_wmask_o[9]) : (n3660 ? u_port1_out_wmask_o[9] : u_port0_out_wmask_o[9]))))), (n3303 & (n3653[0] ? (n3649 ? (n3642 ? (n3631 ? u_port15_out_wmask_o[8] : u_port14_out_wmask_o[8]) : (n3631 ? u_port13_out_wmask_o[8] : u_port12_out_wmask_o[8])) : (n3642 ? (n3631 ? u_port11_out_wmask_o[8] : u_port10_out_wmask_o[8]) : (n3631 ? u_port9_out_wmask_o[8] : u_port8_out_wmask_o[8]))) : (n3649 ? (n3642 ? (n3631 ? u_port7_out_wmask_o[8] : u_port6_out_wmask_o[8]) : (n3631 ? u_port5_out_wmask_o[8] : u_port4_out_wmask_o[8])) : (n3642 ? (n3631 ? u_port3_out_wmask_o[8] : u_port2_out_wmask_o[8]) : (n3631 ? u_port1_out_wmask_o[8] : u_port0_out_wmask_o[8]))))), (n3303 & (n3624[0] ? (n3620 ? (n3613 ? (n3602 ? u_port15_out_wmask_o[7] : u_port14_out_wmask_o[7]) : (n3602 ? u_port13_out_wmask_o[7] : u_port12_out_wmask_o[7])) : (n3613 ? (n3602 ? u_port11_out_wmask_o[7] : u_port10_out_wmask_o[7]) : (n3602 ? u_port9_out_wmask_o[7] : u_port8_out_wmask_o[7]))) : (n3620 ? (n3613 ? (n3602 ? u_port7_out_wmask_o[7] : u_port6_out_wmask_o[7]) : (n3602 ? u_port5_out_wmask_o[7] : u_port4_out_wmask_o[7])) : (n3613 ? (n3602 ? u_port3_out_wmask_o[7] : u_port2_out_wmask_o[7]) : (n3602 ? u_port1_out_wmask_o[7] : u_port0_out_wmask_o[7]))))), (n3303 & (n3595[0] ? (n3591 ? (n3584 ? (n3573 ? u_port15_out_wmask_o[6] : u_port14_out_wmask_o[6]) : (n3573 ? u_port13_out_wmask_o[6] : u_port12_out_wmask_o[6])) : (n3584 ? (n3573 ? u_port11_out_wmask_o[6] : u_port10_out_wmask_o[6]) : (n3573 ? u_port9_out_wmask_o[6] : u_port8_out_wmask_o[6]))) : (n3591 ? (n3584 ? (n3573 ? u_port7_out_wmask_o[6] : u_port6_out_wmask_o[6]) : (n3573 ? u_port5_out_wmask_o[6] : u_port4_out_wmask_o[6])) : (n3584 ? (n3573 ? u_port3_out_wmask_o[6] : u_port2_out_wmask_o[6]) : (n3573 ? u_port1_out_wmask_o[6] : u_port0_out_wmask_o[6]))))), (n3303 & (n3566[0] ? (n3562 ? (n3555 ? (n3544 ? u_port15_out_wmask_o[5] : u_port14_out_wmask_o[5]) : (n3544 ? u_port13_out_wmask_o[5] : u_port12_out_wmask_o[5])) : (n3555 ? (n3544 ? u_port11_out_wmask_o[5] : u_port10_out_wmask_o[5]) : (n3544 ? u_port9_out_wmask_o[5] : u_port8_out_wmask_o[5]))) : (n3562 ? (n3555 ? (n3544 ? u_port7_out_wmask_o[5] : u_port6_out_wmask_o[5]) : (n3544 ? u_port5_out_wmask_o[5] : u_port4_out_wmask_o[5])) : (n3555 ? (n3544 ? u_port3_out_wmask_o[5] : u_port2_out_wmask_o[5]) : (n3544 ? u_port1_out_wmask_o[5] : u_port0_out_wmask_o[5]))))), (n3303 & (n3537[0] ? (n3533 ? (n3526 ? (n3515 ? u_port15_out_wmask_o[4] : u_port14_out_wmask_o[4]) : (n3515 ? u_port13_out_wmask_o[4] : u_port12_out_wmask_o[4])) : (n3526 ? (n3515 ? u_port11_out_wmask_o[4] : u_port10_out_wmask_o[4]) : (n3515 ? u_port9_out_wmask_o[4] : u_port8_out_wmask_o[4]))) : (n3533 ? (n3526 ? (n3515 ? u_port7_out_wmask_o[4] : u_port6_out_wmask_o[4]) : (n3515 ? u_port5_out_wmask_o[4] : u_port4_out_wmask_o[4])) : (n3526 ? (n3515 ? u_port3_out_wmask_o[4] : u_port2_out_wmask_o[4]) : (n3515 ? u_port1_out_wmask_o[4] : u_port0_out_wmask_o[4]))))), (n3303 & (n3508[0] ? (n3504 ? (n3497 ? (n3486 ? u_port15_out_wmask_o[3] : u_port14_out_wmask_o[3]) : (n3486 ? u_port13_out_wmask_o[3] : u_port12_out_wmask_o[3])) : (n3497 ? (n3486 ? u_port11_out_wmask_o[3] : u_port10_out_wmask_o[3]) : (n3486 ? u_port9_out_wmask_o[3] : u_port8_out_wmask_o[3]))) : (n3504 ? (n3497 ? (n3486 ? u_port7_out_wmask_o[3] : u_port6_out_wmask_o[3]) : (n3486 ? u_port5_out_wmask_o[3] : u_port4_out_wmask_o[3])) : (n3497 ? (n3486 ? u_port3_out_wmask_o[3] : u_port2_out_wmask_o[3]) : (n3486 ? u_port1_out_wmask_o[3] : u_port0_out_wmask_o[3]))))), (n3303 & (n3479[0] ? (n3475 ? (n3468 ? (n3457 ? u_port15_out_wmask_o[2] : u_port14_out_wmask_o[2]) : (n3457 ? u_port13_out_wmask_o[2] : u_port12_out_wmask_o[2])) : (n3468 ? (n3457 ? u_port11_out_wmask_o[2] : u_port10_out_wmask_o[2]) : (n3457 ? u_port9_out_wmask_o[2] : u_port8_out_wmask_o[2]))) : (n3475 ? (n3468 ? (n3457 ? u_port7_out_wmask_o[2] : u_port6_out_wmask_o[2]) : (n3457 ? u_port5_out_wmask_o[2] : u_port4_out_wmask_o[2])) : (n3468 ? (n3457 ? u_port3_out_wmask_o[2] : u_port2_out_wmask_o[2]) : (n3457 ? u_port1_out_wmask_o[2] : u_port0_out_wmask_o[2]))))), (n3303 & (n3450[0] ? (n3446 ? (n3439 ? (n3428 ? u_port15_out_wmask_o[1] : u_port14_out_wmask_o[1]) : (n3428 ? u_port13_out_wmask_o[1] : u_port12_out_wmask_o[1])) : (n3439 ? (n3428 ? u_port11_out_wmask_o[1] : u_port10_out_wmask_o[1]) : (n3428 ? u_port9_out_wmask_o[1] : u_port8_out_wmask_o[1]))) : (n3446 ? (n3439 ? (n3428 ? u_port7_out_wmask_o[1] : u_port6_out_wmask_o[1]) : (n3428 ? u_port5_out_wmask_o[1] : u_port4_out_wmask_o[1])) : (n3439 ? (n3428 ? u_port3_out_wmask_o[1] : u_port2_out_wmask_o[1]) : (n3428 ? u_port1_out_wmask_o[1] : u_port0_out_wmask_o[1]))))), (n3303 & (n3421[0] ? (n3417 ? (n3410 ? (n3399 ? u_port15_out_wmask_o[0] : u_port14_out_wmask_o[0]) : (n3399 ? u_port13_out_wmask_o[0] : u_port12_out_wmask_o[0])) : (n3410 ? (n3399 ? u_port11_out_wmask_o[0] : u_port10_out_wmask_o[0]) : (n3399 ? u_port9_out_wmask_o[0] : u_port8_out_wmask_o[0]))) : (n3417 ? (n3410 ? (n3399 ? u_port7_out_wmask_o[0] : u_port6_out_wmask_o[0]) : (n3399 ? u_port5_out_wmask_o[0] : u_port4_out_wmask_o[0])) : (n3410 ? (n3399 ? u_port3_out_wmask_o[0] : u_port2_out_wmask_o[0]) : (n3399 ? u_port1_out_wmask_o[0] : u_port0_out_wmask_o[0])))))};
-  assign l1_req_wdata_o = {(n3303 ? (n5248[0] ? (n5244 ? (n5237 ? (n5226 ? u_port15_out_wdata_o[1023:992] : u_port14_out_wdata_o[1023:992]) : (n5226 ? u_port13_out_wdata_o[1023:992] : u_port12_out_wdata_o[1023:992])) : (n5237 ? (n5226 ? u_port11_out_wdata_o[1023:992] : u_port10_out_wdata_o[1023:992]) : (n5226 ? u_port9_out_wdata_o[1023:992] : u_port8_out_wdata_o[1023:992]))) : (n5244 ? (n5237 ? (n5226 ? u_port7_out_wdata_o[1023:992] : u_port6_out_wdata_o[1023:992]) : (n5226 ? u_port5_out_wdata_o[1023:992] : u_port4_out_wdata_o[1023:992])) : (n5237 ? (n5226 ? u_port3_out_wdata_o[1023:992] : u_port2_out_wdata_o[1023:992]) : (n5226 ? u_port1_out_wdata_o[1023:992] : u_port0_out_wdata_o[1023:992])))) : 32'h00000000), (n3303 ? (n5219[0] ? (n5215 ? (n5208 ? (n5197 ? u_port15_out_wdata_o[991:960] : u_port14_out_wdata_o[991:960]) : (n5197 ? u_port13_out_wdata_o[991:960] : u_port12_out_wdata_o[991:960])) : (n5208 ? (n5197 ? u_port11_out_wdata_o[991:960] : u_port10_out_wdata_o[991:960]) : (n5197 ? u_port9_out_wdata_o[991:960] : u_port8_out_wdata_o[991:960]))) : (n5215 ? (n5208 ? (n5197 ? u_port7_out_wdata_o[991:960] : u_port6_out_wdata_o[991:960]) : (n5197 ? u_port5_out_wdata_o[991:960] : u_port4_out_wdata_o[991:960])) : (n5208 ? (n5197 ? u_port3_out_wdata_o[991:960] : u_port2_out_wdata_o[991:960]) : (n5197 ? u_port1_out_wdata_o[991:960] : u_port0_out_wdata_o[991:960])))) : 32'h00000000), (n3303 ? (n5190[0] ? (n5186 ? (n5179 ? (n5168 ? u_port15_out_wdata_o[959:928] : u_port14_out_wdata_o[959:928]) : (n5168 ? u_port13_out_wdata_o[959:928] : u_port12_out_wdata_o[959:928])) : (n5179 ? (n5168 ? u_port11_out_wdata_o[959:928] : u_port10_out_wdata_o[959:928]) : (n5168 ? u_port9_out_wdata_o[959:928] : u_port8_out_wdata_o[959:928]))) : (n5186 ? (n5179 ? (n5168 ? u_port7_out_wdata_o[959:928] : u_port6_out_wdata_o[959:928]) : (n5168 ? u_port5_out_wdata_o[959:928] : u_port4_out_wdata_o[959:928])) : (n5179 ? (n5168 ? u_port3_out_wdata_o[959:928] : u_port2_out_wdata_o[959:928]) : (n5168 ? u_port1_out_wdata_o[959:928] : u_port0_out_wdata_o[959:928])))) : 32'h00000000), (n3303 ? (n5161[0] ? (n5157 ? (n5150 ? (n5139 ? u_port15_out_wdata_o[927:896] : u_port14_out_wdata_o[927:896]) : (n5139 ? u_port13_out_wdata_o[927:896] : u_port12_out_wdata_o[927:896])) : (n5150 ? (n5139 ? u_port11_out_wdata_o[927:896] : u_port10_out_wdata_o[927:896]) : (n5139 ? u_port9_out_wdata_o[927:896] : u_port8_out_wdata_o[927:896]))) : (n5157 ? (n5150 ? (n5139 ? u_port7_out_wdata_o[927:896] : u_port6_out_wdata_o[927:896]) : (n5139 ? u_port5_out_wdata_o[927:896] : u_port4_out_wdata_o[927:896])) : (n5150 ? (n5139 ? u_port3_out_wdata_o[927:896] : u_port2_out_wdata_o[927:896]) : (n5139 ? u_port1_out_wdata_o[927:896] : u_port0_out_wdata_o[927:896])))) : 32'h00000000), (n3303 ? (n5132[0] ? (n5128 ? (n5121 ? (n5110 ? u_port15_out_wdata_o[895:864] : u_port14_out_wdata_o[895:864]) : (n5110 ? u_port13_out_wdata_o[895:864] : u_port12_out_wdata_o[895:864])) : (n5121 ? (n5110 ? u_port11_out_wdata_o[895:864] : u_port10_out_wdata_o[895:864]) : (n5110 ? u_port9_out_wdata_o[895:864] : u_port8_out_wdata_o[895:864]))) : (n5128 ? (n5121 ? (n5110 ? u_port7_out_wdata_o[895:864] : u_port6_out_wdata_o[895:864]) : (n5110 ? u_port5_out_wdata_o[895:864] : u_port4_out_wdata_o[895:864])) : (n5121 ? (n5110 ? u_port3_out_wdata_o[895:864] : u_port2_out_wdata_o[895:864]) : (n5110 ? u_port1_out_wdata_o[895:864] : u_port0_out_wdata_o[895:864])))) : 32'h00000000), (n3303 ? (n5103[0] ? (n5099 ? (n5092 ? (n5081 ? u_port15_out_wdata_o[863:832] : u_port14_out_wdata_o[863:832]) : (n5081 ? u_port13_out_wdata_o[863:832] : u_port12_out_wdata_o[863:832])) : (n5092 ? (n5081 ? u_port11_out_wdata_o[863:832] : u_port10_out_wdata_o[863:832]) : (n5081 ? u_port9_out_wdata_o[863:832] : u_port8_out_wdata_o[863:832]))) : (n5099 ? (n5092 ? (n5081 ? u_port7_out_wdata_o[863:832] : u_port6_out_wdata_o[863:832]) : (n5081 ? u_port5_out_wdata_o[863:832] : u_port4_out_wdata_o[863:832])) : (n5092 ? (n5081 ? u_port3_out_wdata_o[863:832] : u_port2_out_wdata_o[863:832]) : (n5081 ? u_port1_out_wdata_o[863:832] : u_port0_out_wdata_o[863:832])))) : 32'h00000000), (n3303 ? (n5074[0] ? (n5070 ? (n5063 ? (n5052 ? u_port15_out_wdata_o[831:800] : u_port14_out_wdata_o[831:800]) : (n5052 ? u_port13_out_wdata_o[831:800] : u_port12_out_wdata_o[831:800])) : (n5063 ? (n5052 ? u_port11_out_wdata_o[831:800] : u_port10_out_wdata_o[831:800]) : (n5052 ? u_port9_out_wdata_o[831:800] : u_port8_out_wdata_o[831:800]))) : (n5070 ? (n5063 ? (n5052 ? u_port7_out_wdata_o[831:800] : u_port6_out_wdata_o[831:800]) : (n5052 ? u_port5_out_wdata_o[831:800] : u_port4_out_wdata_o[831:800])) : (n5063 ? (n5052 ? u_port3_out_wdata_o[831:800] : u_port2_out_wdata_o[831:800]) : (n5052 ? u_port1_out_wdata_o[831:800] : u_port0_out_wdata_o[831:800])))) : 32'h00000000), (n3303 ? (n5045[0] ? (n5041 ? (n5034 ? (n5023 ? u_port15_out_wdata_o[799:768] : u_port14_out_wdata_o[799:768]) : (n5023 ? u_port13_out_wdata_o[799:768] : u_port12_out_wdata_o[799:768])) : (n5034 ? (n5023 ? u_port11_out_wdata_o[799:768] : u_port10_out_wdata_o[799:768]) : (n5023 ? u_port9_out_wdata_o[799:768] : u_port8_out_wdata_o[799:768]))) : (n5041 ? (n5034 ? (n5023 ? u_port7_out_wdata_o[799:768] : u_port6_out_wdata_o[799:768]) : (n5023 ? u_port5_out_wdata_o[799:768] : u_port4_out_wdata_o[799:768])) : (n5034 ? (n5023 ? u_port3_out_wdata_o[799:768] : u_port2_out_wdata_o[799:768]) : (n5023 ? u_port1_out_wdata_o[799:768] : u_port0_out_wdata_o[799:768])))) : 32'h00000000), (n3303 ? (n5016[0] ? (n5012 ? (n5005 ? (n4994 ? u_port15_out_wdata_o[767:736] : u_port14_out_wdata_o[767:736]) : (n4994 ? u_port13_out_wdata_o[767:736] : u_port12_out_wdata_o[767:736])) : (n5005 ? (n4994 ? u_port11_out_wdata_o[767:736] : u_port10_out_wdata_o[767:736]) : (n4994 ? u_port9_out_wdata_o[767:736] : u_port8_out_wdata_o[767:736]))) : (n5012 ? (n5005 ? (n4994 ? u_port7_out_wdata_o[767:736] : u_port6_out_wdata_o[767:736]) : (n4994 ? u_port5_out_wdata_o[767:736] : u_port4_out_wdata_o[767:736])) : (n5005 ? (n4994 ? u_port3_out_wdata_o[767:736] : u_port2_out_wdata_o[767:736]) : (n4994 ? u_port1_out_wdata_o[767:736] : u_port0_out_wdata_o[767:736])))) : 32'h00000000), (n3303 ? (n4987[0] ? (n4983 ? (n4976 ? (n4965 ? u_port15_out_wdata_o[735:704] : u_port14_out_wdata_o[735:704]) : (n4965 ? u_port13_out_wdata_o[735:704] : u_port12_out_wdata_o[735:704])) : (n4976 ? (n4965 ? u_port11_out_wdata_o[735:704] : u_port10_out_wdata_o[735:704]) : (n4965 ? u_port9_out_wdata_o[735:704] : u_port8_out_wdata_o[735:704]))) : (n4983 ? (n4976 ? (n4965 ? u_port7_out_wdata_o[735:704] : u_port6_out_wdata_o[735:704]) : (n4965 ? u_port5_out_wdata_o[735:704] : u_port4_out_wdata_o[735:704])) : (n4976 ? (n4965 ? u_port3_out_wdata_o[735:704] : u_port2_out_wdata_o[735:704]) : (n4965 ? u_port1_out_wdata_o[735:704] : u_port0_out_wdata_o[735:704])))) : 32'h00000000), (n3303 ? (n4958[0] ? (n4954 ? (n4947 ? (n4936 ? u_port15_out_wdata_o[703:672] : u_port14_out_wdata_o[703:672]) : (n4936 ? u_port13_out_wdata_o[703:672] : u_port12_out_wdata_o[703:672])) : (n4947 ? (n4936 ? u_port11_out_wdata_o[703:672] : u_port10_out_wdata_o[703:672]) : (n4936 ? u_port9_out_wdata_o[703:672] : u_port8_out_wdata_o[703:672]))) : (n4954 ? (n4947 ? (n4936 ? u_port7_out_wdata_o[703:672] : u_port6_out_wdata_o[703:672]) : (n4936 ? u_port5_out_wdata_o[703:672] : u_port4_out_wdata_o[703:672])) : (n4947 ? (n4936 ? u_port3_out_wdata_o[703:672] : u_port2_out_wdata_o[703:672]) : (n4936 ? u_port1_out_wdata_o[703:672] : u_port0_out_wdata_o[703:672])))) : 32'h00000000), (n3303 ? (n4929[0] ? (n4925 ? (n4918 ? (n4907 ? u_port15_out_wdata_o[671:640] : u_port14_out_wdata_o[671:640]) : (n4907 ? u_port13_out_wdata_o[671:640] : u_port12_out_wdata_o[671:640])) : (n4918 ? (n4907 ? u_port11_out_wdata_o[671:640] : u_port10_out_wdata_o[671:640]) : (n4907 ? u_port9_out_wdata_o[671:640] : u_port8_out_wdata_o[671:640]))) : (n4925 ? (n4918 ? (n4907 ? u_port7_out_wdata_o[671:640] : u_port6_out_wdata_o[671:640]) : (n4907 ? u_port5_out_wdata_o[671:640] : u_port4_out_wdata_o[671:640])) : (n4918 ? (n4907 ? u_port3_out_wdata_o[671:640] : u_port2_out_wdata_o[671:640]) : (n4907 ? u_port1_out_wdata_o[671:640] : u_port0_out_wdata_o[671:640])))) : 32'h00000000), (n3303 ? (n4900[0] ? (n4896 ? (n4889 ? (n4878 ? u_port15_out_wdata_o[639:608] : u_port14_out_wdata_o[639:608]) : (n4878 ? u_port13_out_wdata_o[639:608] : u_port12_out_wdata_o[639:608])) : (n4889 ? (n4878 ? u_port11_out_wdata_o[639:608] : u_port10_out_wdata_o[639:608]) : (n4878 ? u_port9_out_wdata_o[639:608] : u_port8_out_wdata_o[639:608]))) : (n4896 ? (n4889 ? (n4878 ? u_port7_out_wdata_o[639:608] : u_port6_out_wdata_o[639:608]) : (n4878 ? u_port5_out_wdata_o[639:608] : u_port4_out_wdata_o[639:608])) : (n4889 ? (n4878 ? u_port3_out_wdata_o[639:608] : u_port2_out_wdata_o[639:608]) : (n4878 ? u_port1_out_wdata_o[639:608] : u_port0_out_wdata_o[639:608])))) : 32'h00000000), (n3303 ? (n4871[0] ? (n4867 ? (n4860 ? (n4849 ? u_port15_out_wdata_o[607:576] : u_port14_out_wdata_o[607:576]) : (n4849 ? u_port13_out_wdata_o[607:576] : u_port12_out_wdata_o[607:576])) : (n4860 ? (n4849 ? u_port11_out_wdata_o[607:576] : u_port10_out_wdata_o[607:576]) : (n4849 ? u_port9_out_wdata_o[607:576] : u_port8_out_wdata_o[607:576]))) : (n4867 ? (n4860 ? (n4849 ? u_port7_out_wdata_o[607:576] : u_port6_out_wdata_o[607:576]) : (n4849 ? u_port5_out_wdata_o[607:576] : u_port4_out_wdata_o[607:576])) : (n4860 ? (n4849 ? u_port3_out_wdata_o[607:576] : u_port2_out_wdata_o[607:576]) : (n4849 ? u_port1_out_wdata_o[607:576] : u_port0_out_wdata_o[607:576])))) : 32'h00000000), (n3303 ? (n4842[0] ? (n4838 ? (n4831 ? (n4820 ? u_port15_out_wdata_o[575:544] : u_port14_out_wdata_o[575:544]) : (n4820 ? u_port13_out_wdata_o[575:544] : u_port12_out_wdata_o[575:544])) : (n4831 ? (n4820 ? u_port11_out_wdata_o[575:544] : u_port10_out_wdata_o[575:544]) : (n4820 ? u_port9_out_wdata_o[575:544] : u_port8_out_wdata_o[575:544]))) : (n4838 ? (n4831 ? (n4820 ? u_port7_out_wdata_o[575:544] : u_port6_out_wdata_o[575:544]) : (n4820 ? u_port5_out_wdata_o[575:544] : u_port4_out_wdata_o[575:544])) : (n4831 ? (n4820 ? u_port3_out_wdata_o[575:544] : u_port2_out_wdata_o[575:544]) : (n4820 ? u_port1_out_wdata_o[575:544] : u_port0_out_wdata_o[575:544])))) : 32'h00000000), (n3303 ? (n4813[0] ? (n4809 ? (n4802 ? (n4791 ? u_port15_out_wdata_o[543:512] : u_port14_out_wdata_o[543:512]) : (n4791 ? u_port13_out_wdata_o[543:512] : u_port12_out_wdata_o[543:512])) : (n4802 ? (n4791 ? u_port11_out_wdata_o[543:512] : u_port10_out_wdata_o[543:512]) : (n4791 ? u_port9_out_wdata_o[543:512] : u_port8_out_wdata_o[543:512]))) : (n4809 ? (n4802 ? (n4791 ? u_port7_out_wdata_o[543:512] : u_port6_out_wdata_o[543:512]) : (n4791 ? u_port5_out_wdata_o[543:512] : u_port4_out_wdata_o[543:512])) : (n4802 ? (n4791 ? u_port3_out_wdata_o[543:512] : u_port2_out_wdata_o[543:512]) : (n4791 ? u_port1_out_wdata_o[543:512] : u_port0_out_wdata_o[543:512])))) : 32'h00000000), (n3303 ? (n4784[0] ? (n4780 ? (n4773 ? (n4762 ? u_port15_out_wdata_o[511:480] : u_port14_out_wdata_o[511:480]) : (n4762 ? u_port13_out_wdata_o[511:480] : u_port12_out_wdata_o[511:480])) : (n4773 ? (n4762 ? u_port11_out_wdata_o[511:480] : u_port10_out_wdata_o[511:480]) : (n4762 ? u_port9_out_wdata_o[511:480] : u_port8_out_wdata_o[511:480]))) : (n4780 ? (n4773 ? (n4762 ? u_port7_out_wdata_o[511:480] : u_port6_out_wdata_o[511:480]) : (n4762 ? u_port5_out_wdata_o[511:480] : u_port4_out_wdata_o[511:480])) : (n4773 ? (n4762 ? u_port3_out_wdata_o[511:480] : u_port2_out_wdata_o[511:480]) : (n4762 ? u_port1_out_wdata_o[511:480] : u_port0_out_wdata_o[511:480])))) : 32'h00000000), (n3303 ? (n4755[0] ? (n4751 ? (n4744 ? (n4733 ? u_port15_out_wdata_o[479:448] : u_port14_out_wdata_o[479:448]) : (n4733 ? u_port13_out_wdata_o[479:448] : u_port12_out_wdata_o[479:448])) : (n4744 ? (n4733 ? u_port11_out_wdata_o[479:448] : u_port10_out_wdata_o[479:448]) : (n4733 ? u_port9_out_wdata_o[479:448] : u_port8_out_wdata_o[479:448]))) : (n4751 ? (n4744 ? (n4733 ? u_port7_out_wdata_o[479:448] : u_port6_out_wdata_o[479:448]) : (n4733 ? u_port5_out_wdata_o[479:448] : u_port4_out_wdata_o[479:448])) : (n4744 ? (n4733 ? u_port3_out_wdata_o[479:448] : u_port2_out_wdata_o[479:448]) : (n4733 ? u_port1_out_wdata_o[479:448] : u_port0_out_wdata_o[479:448])))) : 32'h00000000), (n3303 ? (n4726[0] ? (n4722 ? (n4715 ? (n4704 ? u_port15_out_wdata_o[447:416] : u_port14_out_wdata_o[447:416]) : (n4704 ? u_port13_out_wdata_o[447:416] : u_port12_out_wdata_o[447:416])) : (n4715 ? (n4704 ? u_port11_out_wdata_o[447:416] : u_port10_out_wdata_o[447:416]) : (n4704 ? u_port9_out_wdata_o[447:416] : u_port8_out_wdata_o[447:416]))) : (n4722 ? (n4715 ? (n4704 ? u_port7_out_wdata_o[447:416] : u_port6_out_wdata_o[447:416]) : (n4704 ? u_port5_out_wdata_o[447:416] : u_port4_out_wdata_o[447:416])) : (n4715 ? (n4704 ? u_port3_out_wdata_o[447:416] : u_port2_out_wdata_o[447:416]) : (n4704 ? u_port1_out_wdata_o[447:416] : u_port0_out_wdata_o[447:416])))) : 32'h00000000), (n3303 ? (n4697[0] ? (n4693 ? (n4686 ? (n4675 ? u_port15_out_wdata_o[415:384] : u_port14_out_wdata_o[415:384]) : (n4675 ? u_port13_out_wdata_o[415:384] : u_port12_out_wdata_o[415:384])) : (n4686 ? (n4675 ? u_port11_out_wdata_o[415:384] : u_port10_out_wdata_o[415:384]) : (n4675 ? u_port9_out_wdata_o[415:384] : u_port8_out_wdata_o[415:384]))) : (n4693 ? (n4686 ? (n4675 ? u_port7_out_wdata_o[415:384] : u_port6_out_wdata_o[415:384]) : (n4675 ? u_port5_out_wdata_o[415:384] : u_port4_out_wdata_o[415:384])) : (n4686 ? (n4675 ? u_port3_out_wdata_o[415:384] : u_port2_out_wdata_o[415:384]) : (n4675 ? u_port1_out_wdata_o[415:384] : u_port0_out_wdata_o[415:384])))) : 32'h00000000), (n3303 ? (n4668[0] ? (n4664 ? (n4657 ? (n4646 ? u_port15_out_wdata_o[383:352] : u_port14_out_wdata_o[383:352]) : (n4646 ? u_port13_out_wdata_o[383:352] : u_port12_out_wdata_o[383:352])) : (n4657 ? (n4646 ? u_port11_out_wdata_o[383:352] : u_port10_out_wdata_o[383:352]) : (n4646 ? u_port9_out_wdata_o[383:352] : u_port8_out_wdata_o[383:352]))) : (n4664 ? (n4657 ? (n4646 ? u_port7_out_wdata_o[383:352] : u_port6_out_wdata_o[383:352]) : (n4646 ? u_port5_out_wdata_o[383:352] : u_port4_out_wdata_o[383:352])) : (n4657 ? (n4646 ? u_port3_out_wdata_o[383:352] : u_port2_out_wdata_o[383:352]) : (n4646 ? u_port1_out_wdata_o[383:352] : u_port0_out_wdata_o[383:352])))) : 32'h00000000), (n3303 ? (n4639[0] ? (n4635 ? (n4628 ? (n4617 ? u_port15_out_wdata_o[351:320] : u_port14_out_wdata_o[351:320]) : (n4617 ? u_port13_out_wdata_o[351:320] : u_port12_out_wdata_o[351:320])) : (n4628 ? (n4617 ? u_port11_out_wdata_o[351:320] : u_port10_out_wdata_o[351:320]) : (n4617 ? u_port9_out_wdata_o[351:320] : u_port8_out_wdata_o[351:320]))) : (n4635 ? (n4628 ? (n4617 ? u_port7_out_wdata_o[351:320] : u_port6_out_wdata_o[351:320]) : (n4617 ? u_port5_out_wdata_o[351:320] : u_port4_out_wdata_o[351:320])) : (n4628 ? (n4617 ? u_port3_out_wdata_o[351:320] : u_port2_out_wdata_o[351:320]) : (n4617 ? u_port1_out_wdata_o[351:320] : u_port0_out_wdata_o[351:320])))) : 32'h00000000), (n3303 ? (n4610[0] ? (n4606 ? (n4599 ? (n4588 ? u_port15_out_wdata_o[319:288] : u_port14_out_wdata_o[319:288]) : (n4588 ? u_port13_out_wdata_o[319:288] : u_port12_out_wdata_o[319:288])) : (n4599 ? (n4588 ? u_port11_out_wdata_o[319:288] : u_port10_out_wdata_o[319:288]) : (n4588 ? u_port9_out_wdata_o[319:288] : u_port8_out_wdata_o[319:288]))) : (n4606 ? (n4599 ? (n4588 ? u_port7_out_wdata_o[319:288] : u_port6_out_wdata_o[319:288]) : (n4588 ? u_port5_out_wdata_o[319:288] : u_port4_out_wdata_o[319:288])) : (n4599 ? (n4588 ? u_port3_out_wdata_o[319:288] : u_port2_out_wdata_o[319:288]) : (n4588 ? u_port1_out_wdata_o[319:288] : u_port0_out_wdata_o[319:288])))) : 32'h00000000), (n3303 ? (n4581[0] ? (n4577 ? (n4570 ? (n4559 ? u_port15_out_wdata_o[287:256] : u_port14_out_wdata_o[287:256]) : (n4559 ? u_port13_out_wdata_o[287:256] : u_port12_out_wdata_o[287:256])) : (n4570 ? (n4559 ? u_port11_out_wdata_o[287:256] : u_port10_out_wdata_o[287:256]) : (n4559 ? u_port9_out_wdata_o[287:256] : u_port8_out_wdata_o[287:256]))) : (n4577 ? (n4570 ? (n4559 ? u_port7_out_wdata_o[287:256] : u_port6_out_wdata_o[287:256]) : (n4559 ? u_port5_out_wdata_o[287:256] : u_port4_out_wdata_o[287:256])) : (n4570 ? (n4559 ? u_port3_out_wdata_o[287:256] : u_port2_out_wdata_o[287:256]) : (n4559 ? u_port1_out_wdata_o[287:256] : u_port0_out_wdata_o[287:256])))) : 32'h00000000), (n3303 ? (n4552[0] ? (n4548 ? (n4541 ? (n4530 ? u_port15_out_wdata_o[255:224] : u_port14_out_wdata_o[255:224]) : (n4530 ? u_port13_out_wdata_o[255:224] : u_port12_out_wdata_o[255:224])) : (n4541 ? (n4530 ? u_port11_out_wdata_o[255:224] : u_port10_out_wdata_o[255:224]) : (n4530 ? u_port9_out_wdata_o[255:224] : u_port8_out_wdata_o[255:224]))) : (n4548 ? (n4541 ? (n4530 ? u_port7_out_wdata_o[255:224] : u_port6_out_wdata_o[255:224]) : (n4530 ? u_port5_out_wdata_o[255:224] : u_port4_out_wdata_o[255:224])) : (n4541 ? (n4530 ? u_port3_out_wdata_o[255:224] : u_port2_out_wdata_o[255:224]) : (n4530 ? u_port1_out_wdata_o[255:224] : u_port0_out_wdata_o[255:224])))) : 32'h00000000), (n3303 ? (n4523[0] ? (n4519 ? (n4512 ? (n4501 ? u_port15_out_wdata_o[223:192] : u_port14_out_wdata_o[223:192]) : (n4501 ? u_port13_out_wdata_o[223:192] : u_port12_out_wdata_o[223:192])) : (n4512 ? (n4501 ? u_port11_out_wdata_o[223:192] : u_port10_out_wdata_o[223:192]) : (n4501 ? u_port9_out_wdata_o[223:192] : u_port8_out_wdata_o[223:192]))) : (n4519 ? (n4512 ? (n4501 ? u_port7_out_wdata_o[223:192] : u_port6_out_wdata_o[223:192]) : (n4501 ? u_port5_out_wdata_o[223:192] : u_port4_out_wdata_o[223:192])) : (n4512 ? (n4501 ? u_port3_out_wdata_o[223:192] : u_port2_out_wdata_o[223:192]) : (n4501 ? u_port1_out_wdata_o[223:192] : u_port0_out_wdata_o[223:192])))) : 32'h00000000), (n3303 ? (n4494[0] ? (n4490 ? (n4483 ? (n4472 ? u_port15_out_wdata_o[191:160] : u_port14_out_wdata_o[191:160]) : (n4472 ? u_port13_out_wdata_o[191:160] : u_port12_out_wdata_o[191:160])) : (n4483 ? (n4472 ? u_port11_out_wdata_o[191:160] : u_port10_out_wdata_o[191:160]) : (n4472 ? u_port9_out_wdata_o[191:160] : u_port8_out_wdata_o[191:160]))) : (n4490 ? (n4483 ? (n4472 ? u_port7_out_wdata_o[191:160] : u_port6_out_wdata_o[191:160]) : (n4472 ? u_port5_out_wdata_o[191:160] : u_port4_out_wdata_o[191:160])) : (n4483 ? (n4472 ? u_port3_out_wdata_o[191:160] : u_port2_out_wdata_o[191:160]) : (n4472 ? u_port1_out_wdata_o[191:160] : u_port0_out_wdata_o[191:160])))) : 32'h00000000), (n3303 ? (n4465[0] ? (n4461 ? (n4454 ? (n4443 ? u_port15_out_wdata_o[159:128] : u_port14_out_wdata_o[159:128]) : (n4443 ? u_port13_out_wdata_o[159:128] : u_port12_out_wdata_o[159:128])) : (n4454 ? (n4443 ? u_port11_out_wdata_o[159:128] : u_port10_out_wdata_o[159:128]) : (n4443 ? u_port9_out_wdata_o[159:128] : u_port8_out_wdata_o[159:128]))) : (n4461 ? (n4454 ? (n4443 ? u_port7_out_wdata_o[159:128] : u_port6_out_wdata_o[159:128]) : (n4443 ? u_port5_out_wdata_o[159:128] : u_port4_out_wdata_o[159:128])) : (n4454 ? (n4443 ? u_port3_out_wdata_o[159:128] : u_port2_out_wdata_o[159:128]) : (n4443 ? u_port1_out_wdata_o[159:128] : u_port0_out_wdata_o[159:128])))) : 32'h00000000), (n3303 ? (n4436[0] ? (n4432 ? (n4425 ? (n4414 ? u_port15_out_wdata_o[127:96] : u_port14_out_wdata_o[127:96]) : (n4414 ? u_port13_out_wdata_o[127:96] : u_port12_out_wdata_o[127:96])) : (n4425 ? (n4414 ? u_port11_out_wdata_o[127:96] : u_port10_out_wdata_o[127:96]) : (n4414 ? u_port9_out_wdata_o[127:96] : u_port8_out_wdata_o[127:96]))) : (n4432 ? (n4425 ? (n4414 ? u_port7_out_wdata_o[127:96] : u_port6_out_wdata_o[127:96]) : (n4414 ? u_port5_out_wdata_o[127:96] : u_port4_out_wdata_o[127:96])) : (n4425 ? (n4414 ? u_port3_out_wdata_o[127:96] : u_port2_out_wdata_o[127:96]) : (n4414 ? u_port1_out_wdata_o[127:96] : u_port0_out_wdata_o[127:96])))) : 32'h00000000), (n3303 ? (n4407[0] ? (n4403 ? (n4396 ? (n4385 ? u_port15_out_wdata_o[95:64] : u_port14_out_wdata_o[95:64]) : (n4385 ? u_port13_out_wdata_o[95:64] : u_port12_out_wdata_o[95:64])) : (n4396 ? (n4385 ? u_port11_out_wdata_o[95:64] : u_port10_out_wdata_o[95:64]) : (n4385 ? u_port9_out_wdata_o[95:64] : u_port8_out_wdata_o[95:64]))) : (n4403 ? (n4396 ? (n4385 ? u_port7_out_wdata_o[95:64] : u_port6_out_wdata_o[95:64]) : (n4385 ? u_port5_out_wdata_o[95:64] : u_port4_out_wdata_o[95:64])) : (n4396 ? (n4385 ? u_port3_out_wdata_o[95:64] : u_port2_out_wdata_o[95:64]) : (n4385 ? u_port1_out_wdata_o[95:64] : u_port0_out_wdata_o[95:64])))) : 32'h00000000), (n3303 ? (n4378[0] ? (n4374 ? (n4367 ? (n4356 ? u_port15_out_wdata_o[63:32] : u_port14_out_wdata_o[63:32]) : (n4356 ? u_port13_out_wdata_o[63:32] : u_port12_out_wdata_o[63:32])) : (n4367 ? (n4356 ? u_port11_out_wdata_o[63:32] : u_port10_out_wdata_o[63:32]) : (n4356 ? u_port9_out_wdata_o[63:32] : u_port8_out_wdata_o[63:32]))) : (n4374 ? (n4367 ? (n4356 ? u_port7_out_wdata_o[63:32] : u_port6_out_wdata_o[63:32]) : (n4356 ? u_port5_out_wdata_o[63:32] : u_port4_out_wdata_o[63:32])) : (n4367 ? (n4356 ? u_port3_out_wdata_o[63:32] : u_port2_out_wdata_o[63:32]) : (n4356 ? u_port1_out_wdata_o[63:32] : u_port0_out_wdata_o[63:32])))) : 32'h00000000), (n3303 ? (n4349[0] ? (n4345 ? (n4338 ? (n4327 ? u_port15_out_wdata_o[31:0] : u_port14_out_wdata_o[31:0]) : (n4327 ? u_port13_out_wdata_o[31:0] : u_port12_out_wdata_o[31:0])) : (n4338 ? (n4327 ? u_port11_out_wdata_o[31:0] : u_port10_out_wdata_o[31:0]) : (n4327 ? u_port9_out_wdata_o[31:0] : u_port8_out_wdata_o[31:0]))) : (n4345 ? (n4338 ? (n4327 ? u_port7_out_wdata_o[31:0] : u_port6_out_wdata_o[31:0]) : (n4327 ? u_port5_out_wdata_o[31:0] : u_port4_out_wdata_o[31:0])) : (n4338 ? (n4327 ? u_port3_out_wdata_o[31:0] : u_port2_out_wdata_o[31:0]) : (n4327 ? u_port1_out_wdata_o[31:0] : u_port0_out_wdata_o[31:0])))) : 32'h00000000)};
+  assign l1_req_wmask_o = {(n3616 & (n4633[0] ? (n4629 ? (n4622 ? (n4611 ? u_port15_out_wmask_o[31] : u_port14_out_wmask_o[31]) : (n4611 ? u_port13_out_wmask_o[31] : u_port12_out_wmask_o[31])) : (n4622 ? (n4611 ? u_port11_out_wmask_o[31] : u_port10_out_wmask_o[31]) : (n4611 ? u_port9_out_wmask_o[31] : u_port8_out_wmask_o[31]))) : (n4629 ? (n4622 ? (n4611 ? u_port7_out_wmask_o[31] : u_port6_out_wmask_o[31]) : (n4611 ? u_port5_out_wmask_o[31] : u_port4_out_wmask_o[31])) : (n4622 ? (n4611 ? u_port3_out_wmask_o[31] : u_port2_out_wmask_o[31]) : (n4611 ? u_port1_out_wmask_o[31] : u_port0_out_wmask_o[31]))))), (n3616 & (n4604[0] ? (n4600 ? (n4593 ? (n4582 ? u_port15_out_wmask_o[30] : u_port14_out_wmask_o[30]) : (n4582 ? u_port13_out_wmask_o[30] : u_port12_out_wmask_o[30])) : (n4593 ? (n4582 ? u_port11_out_wmask_o[30] : u_port10_out_wmask_o[30]) : (n4582 ? u_port9_out_wmask_o[30] : u_port8_out_wmask_o[30]))) : (n4600 ? (n4593 ? (n4582 ? u_port7_out_wmask_o[30] : u_port6_out_wmask_o[30]) : (n4582 ? u_port5_out_wmask_o[30] : u_port4_out_wmask_o[30])) : (n4593 ? (n4582 ? u_port3_out_wmask_o[30] : u_port2_out_wmask_o[30]) : (n4582 ? u_port1_out_wmask_o[30] : u_port0_out_wmask_o[30]))))), (n3616 & (n4575[0] ? (n4571 ? (n4564 ? (n4553 ? u_port15_out_wmask_o[29] : u_port14_out_wmask_o[29]) : (n4553 ? u_port13_out_wmask_o[29] : u_port12_out_wmask_o[29])) : (n4564 ? (n4553 ? u_port11_out_wmask_o[29] : u_port10_out_wmask_o[29]) : (n4553 ? u_port9_out_wmask_o[29] : u_port8_out_wmask_o[29]))) : (n4571 ? (n4564 ? (n4553 ? u_port7_out_wmask_o[29] : u_port6_out_wmask_o[29]) : (n4553 ? u_port5_out_wmask_o[29] : u_port4_out_wmask_o[29])) : (n4564 ? (n4553 ? u_port3_out_wmask_o[29] : u_port2_out_wmask_o[29]) : (n4553 ? u_port1_out_wmask_o[29] : u_port0_out_wmask_o[29]))))), (n3616 & (n4546[0] ? (n4542 ? (n4535 ? (n4524 ? u_port15_out_wmask_o[28] : u_port14_out_wmask_o[28]) : (n4524 ? u_port13_out_wmask_o[28] : u_port12_out_wmask_o[28])) : (n4535 ? (n4524 ? u_port11_out_wmask_o[28] : u_port10_out_wmask_o[28]) : (n4524 ? u_port9_out_wmask_o[28] : u_port8_out_wmask_o[28]))) : (n4542 ? (n4535 ? (n4524 ? u_port7_out_wmask_o[28] : u_port6_out_wmask_o[28]) : (n4524 ? u_port5_out_wmask_o[28] : u_port4_out_wmask_o[28])) : (n4535 ? (n4524 ? u_port3_out_wmask_o[28] : u_port2_out_wmask_o[28]) : (n4524 ? u_port1_out_wmask_o[28] : u_port0_out_wmask_o[28]))))), (n3616 & (n4517[0] ? (n4513 ? (n4506 ? (n4495 ? u_port15_out_wmask_o[27] : u_port14_out_wmask_o[27]) : (n4495 ? u_port13_out_wmask_o[27] : u_port12_out_wmask_o[27])) : (n4506 ? (n4495 ? u_port11_out_wmask_o[27] : u_port10_out_wmask_o[27]) : (n4495 ? u_port9_out_wmask_o[27] : u_port8_out_wmask_o[27]))) : (n4513 ? (n4506 ? (n4495 ? u_port7_out_wmask_o[27] : u_port6_out_wmask_o[27]) : (n4495 ? u_port5_out_wmask_o[27] : u_port4_out_wmask_o[27])) : (n4506 ? (n4495 ? u_port3_out_wmask_o[27] : u_port2_out_wmask_o[27]) : (n4495 ? u_port1_out_wmask_o[27] : u_port0_out_wmask_o[27]))))), (n3616 & (n4488[0] ? (n4484 ? (n4477 ? (n4466 ? u_port15_out_wmask_o[26] : u_port14_out_wmask_o[26]) : (n4466 ? u_port13_out_wmask_o[26] : u_port12_out_wmask_o[26])) : (n4477 ? (n4466 ? u_port11_out_wmask_o[26] : u_port10_out_wmask_o[26]) : (n4466 ? u_port9_out_wmask_o[26] : u_port8_out_wmask_o[26]))) : (n4484 ? (n4477 ? (n4466 ? u_port7_out_wmask_o[26] : u_port6_out_wmask_o[26]) : (n4466 ? u_port5_out_wmask_o[26] : u_port4_out_wmask_o[26])) : (n4477 ? (n4466 ? u_port3_out_wmask_o[26] : u_port2_out_wmask_o[26]) : (n4466 ? u_port1_out_wmask_o[26] : u_port0_out_wmask_o[26]))))), (n3616 & (n4459[0] ? (n4455 ? (n4448 ? (n4437 ? u_port15_out_wmask_o[25] : u_port14_out_wmask_o[25]) : (n4437 ? u_port13_out_wmask_o[25] : u_port12_out_wmask_o[25])) : (n4448 ? (n4437 ? u_port11_out_wmask_o[25] : u_port10_out_wmask_o[25]) : (n4437 ? u_port9_out_wmask_o[25] : u_port8_out_wmask_o[25]))) : (n4455 ? (n4448 ? (n4437 ? u_port7_out_wmask_o[25] : u_port6_out_wmask_o[25]) : (n4437 ? u_port5_out_wmask_o[25] : u_port4_out_wmask_o[25])) : (n4448 ? (n4437 ? u_port3_out_wmask_o[25] : u_port2_out_wmask_o[25]) : (n4437 ? u_port1_out_wmask_o[25] : u_port0_out_wmask_o[25]))))), (n3616 & (n4430[0] ? (n4426 ? (n4419 ? (n4408 ? u_port15_out_wmask_o[24] : u_port14_out_wmask_o[24]) : (n4408 ? u_port13_out_wmask_o[24] : u_port12_out_wmask_o[24])) : (n4419 ? (n4408 ? u_port11_out_wmask_o[24] : u_port10_out_wmask_o[24]) : (n4408 ? u_port9_out_wmask_o[24] : u_port8_out_wmask_o[24]))) : (n4426 ? (n4419 ? (n4408 ? u_port7_out_wmask_o[24] : u_port6_out_wmask_o[24]) : (n4408 ? u_port5_out_wmask_o[24] : u_port4_out_wmask_o[24])) : (n4419 ? (n4408 ? u_port3_out_wmask_o[24] : u_port2_out_wmask_o[24]) : (n4408 ? u_port1_out_wmask_o[24] : u_port0_out_wmask_o[24]))))), (n3616 & (n4401[0] ? (n4397 ? (n4390 ? (n4379 ? u_port15_out_wmask_o[23] : u_port14_out_wmask_o[23]) : (n4379 ? u_port13_out_wmask_o[23] : u_port12_out_wmask_o[23])) : (n4390 ? (n4379 ? u_port11_out_wmask_o[23] : u_port10_out_wmask_o[23]) : (n4379 ? u_port9_out_wmask_o[23] : u_port8_out_wmask_o[23]))) : (n4397 ? (n4390 ? (n4379 ? u_port7_out_wmask_o[23] : u_port6_out_wmask_o[23]) : (n4379 ? u_port5_out_wmask_o[23] : u_port4_out_wmask_o[23])) : (n4390 ? (n4379 ? u_port3_out_wmask_o[23] : u_port2_out_wmask_o[23]) : (n4379 ? u_port1_out_wmask_o[23] : u_port0_out_wmask_o[23]))))), (n3616 & (n4372[0] ? (n4368 ? (n4361 ? (n4350 ? u_port15_out_wmask_o[22] : u_port14_out_wmask_o[22]) : (n4350 ? u_port13_out_wmask_o[22] : u_port12_out_wmask_o[22])) : (n4361 ? (n4350 ? u_port11_out_wmask_o[22] : u_port10_out_wmask_o[22]) : (n4350 ? u_port9_out_wmask_o[22] : u_port8_out_wmask_o[22]))) : (n4368 ? (n4361 ? (n4350 ? u_port7_out_wmask_o[22] : u_port6_out_wmask_o[22]) : (n4350 ? u_port5_out_wmask_o[22] : u_port4_out_wmask_o[22])) : (n4361 ? (n4350 ? u_port3_out_wmask_o[22] : u_port2_out_wmask_o[22]) : (n4350 ? u_port1_out_wmask_o[22] : u_port0_out_wmask_o[22]))))), (n3616 & (n4343[0] ? (n4339 ? (n4332 ? (n4321 ? u_port15_out_wmask_o[21] : u_port14_out_wmask_o[21]) : (n4321 ? u_port13_out_wmask_o[21] : u_port12_out_wmask_o[21])) : (n4332 ? (n4321 ? u_port11_out_wmask_o[21] : u_port10_out_wmask_o[21]) : (n4321 ? u_port9_out_wmask_o[21] : u_port8_out_wmask_o[21]))) : (n4339 ? (n4332 ? (n4321 ? u_port7_out_wmask_o[21] : u_port6_out_wmask_o[21]) : (n4321 ? u_port5_out_wmask_o[21] : u_port4_out_wmask_o[21])) : (n4332 ? (n4321 ? u_port3_out_wmask_o[21] : u_port2_out_wmask_o[21]) : (n4321 ? u_port1_out_wmask_o[21] : u_port0_out_wmask_o[21]))))), (n3616 & (n4314[0] ? (n4310 ? (n4303 ? (n4292 ? u_port15_out_wmask_o[20] : u_port14_out_wmask_o[20]) : (n4292 ? u_port13_out_wmask_o[20] : u_port12_out_wmask_o[20])) : (n4303 ? (n4292 ? u_port11_out_wmask_o[20] : u_port10_out_wmask_o[20]) : (n4292 ? u_port9_out_wmask_o[20] : u_port8_out_wmask_o[20]))) : (n4310 ? (n4303 ? (n4292 ? u_port7_out_wmask_o[20] : u_port6_out_wmask_o[20]) : (n4292 ? u_port5_out_wmask_o[20] : u_port4_out_wmask_o[20])) : (n4303 ? (n4292 ? u_port3_out_wmask_o[20] : u_port2_out_wmask_o[20]) : (n4292 ? u_port1_out_wmask_o[20] : u_port0_out_wmask_o[20]))))), (n3616 & (n4285[0] ? (n4281 ? (n4274 ? (n4263 ? u_port15_out_wmask_o[19] : u_port14_out_wmask_o[19]) : (n4263 ? u_port13_out_wmask_o[19] : u_port12_out_wmask_o[19])) : (n4274 ? (n4263 ? u_port11_out_wmask_o[19] : u_port10_out_wmask_o[19]) : (n4263 ? u_port9_out_wmask_o[19] : u_port8_out_wmask_o[19]))) : (n4281 ? (n4274 ? (n4263 ? u_port7_out_wmask_o[19] : u_port6_out_wmask_o[19]) : (n4263 ? u_port5_out_wmask_o[19] : u_port4_out_wmask_o[19])) : (n4274 ? (n4263 ? u_port3_out_wmask_o[19] : u_port2_out_wmask_o[19]) : (n4263 ? u_port1_out_wmask_o[19] : u_port0_out_wmask_o[19]))))), (n3616 & (n4256[0] ? (n4252 ? (n4245 ? (n4234 ? u_port15_out_wmask_o[18] : u_port14_out_wmask_o[18]) : (n4234 ? u_port13_out_wmask_o[18] : u_port12_out_wmask_o[18])) : (n4245 ? (n4234 ? u_port11_out_wmask_o[18] : u_port10_out_wmask_o[18]) : (n4234 ? u_port9_out_wmask_o[18] : u_port8_out_wmask_o[18]))) : (n4252 ? (n4245 ? (n4234 ? u_port7_out_wmask_o[18] : u_port6_out_wmask_o[18]) : (n4234 ? u_port5_out_wmask_o[18] : u_port4_out_wmask_o[18])) : (n4245 ? (n4234 ? u_port3_out_wmask_o[18] : u_port2_out_wmask_o[18]) : (n4234 ? u_port1_out_wmask_o[18] : u_port0_out_wmask_o[18]))))), (n3616 & (n4227[0] ? (n4223 ? (n4216 ? (n4205 ? u_port15_out_wmask_o[17] : u_port14_out_wmask_o[17]) : (n4205 ? u_port13_out_wmask_o[17] : u_port12_out_wmask_o[17])) : (n4216 ? (n4205 ? u_port11_out_wmask_o[17] : u_port10_out_wmask_o[17]) : (n4205 ? u_port9_out_wmask_o[17] : u_port8_out_wmask_o[17]))) : (n4223 ? (n4216 ? (n4205 ? u_port7_out_wmask_o[17] : u_port6_out_wmask_o[17]) : (n4205 ? u_port5_out_wmask_o[17] : u_port4_out_wmask_o[17])) : (n4216 ? (n4205 ? u_port3_out_wmask_o[17] : u_port2_out_wmask_o[17]) : (n4205 ? u_port1_out_wmask_o[17] : u_port0_out_wmask_o[17]))))), (n3616 & (n4198[0] ? (n4194 ? (n4187 ? (n4176 ? u_port15_out_wmask_o[16] : u_port14_out_wmask_o[16]) : (n4176 ? u_port13_out_wmask_o[16] : u_port12_out_wmask_o[16])) : (n4187 ? (n4176 ? u_port11_out_wmask_o[16] : u_port10_out_wmask_o[16]) : (n4176 ? u_port9_out_wmask_o[16] : u_port8_out_wmask_o[16]))) : (n4194 ? (n4187 ? (n4176 ? u_port7_out_wmask_o[16] : u_port6_out_wmask_o[16]) : (n4176 ? u_port5_out_wmask_o[16] : u_port4_out_wmask_o[16])) : (n4187 ? (n4176 ? u_port3_out_wmask_o[16] : u_port2_out_wmask_o[16]) : (n4176 ? u_port1_out_wmask_o[16] : u_port0_out_wmask_o[16]))))), (n3616 & (n4169[0] ? (n4165 ? (n4158 ? (n4147 ? u_port15_out_wmask_o[15] : u_port14_out_wmask_o[15]) : (n4147 ? u_port13_out_wmask_o[15] : u_port12_out_wmask_o[15])) : (n4158 ? (n4147 ? u_port11_out_wmask_o[15] : u_port10_out_wmask_o[15]) : (n4147 ? u_port9_out_wmask_o[15] : u_port8_out_wmask_o[15]))) : (n4165 ? (n4158 ? (n4147 ? u_port7_out_wmask_o[15] : u_port6_out_wmask_o[15]) : (n4147 ? u_port5_out_wmask_o[15] : u_port4_out_wmask_o[15])) : (n4158 ? (n4147 ? u_port3_out_wmask_o[15] : u_port2_out_wmask_o[15]) : (n4147 ? u_port1_out_wmask_o[15] : u_port0_out_wmask_o[15]))))), (n3616 & (n4140[0] ? (n4136 ? (n4129 ? (n4118 ? u_port15_out_wmask_o[14] : u_port14_out_wmask_o[14]) : (n4118 ? u_port13_out_wmask_o[14] : u_port12_out_wmask_o[14])) : (n4129 ? (n4118 ? u_port11_out_wmask_o[14] : u_port10_out_wmask_o[14]) : (n4118 ? u_port9_out_wmask_o[14] : u_port8_out_wmask_o[14]))) : (n4136 ? (n4129 ? (n4118 ? u_port7_out_wmask_o[14] : u_port6_out_wmask_o[14]) : (n4118 ? u_port5_out_wmask_o[14] : u_port4_out_wmask_o[14])) : (n4129 ? (n4118 ? u_port3_out_wmask_o[14] : u_port2_out_wmask_o[14]) : (n4118 ? u_port1_out_wmask_o[14] : u_port0_out_wmask_o[14]))))), (n3616 & (n4111[0] ? (n4107 ? (n4100 ? (n4089 ? u_port15_out_wmask_o[13] : u_port14_out_wmask_o[13]) : (n4089 ? u_port13_out_wmask_o[13] : u_port12_out_wmask_o[13])) : (n4100 ? (n4089 ? u_port11_out_wmask_o[13] : u_port10_out_wmask_o[13]) : (n4089 ? u_port9_out_wmask_o[13] : u_port8_out_wmask_o[13]))) : (n4107 ? (n4100 ? (n4089 ? u_port7_out_wmask_o[13] : u_port6_out_wmask_o[13]) : (n4089 ? u_port5_out_wmask_o[13] : u_port4_out_wmask_o[13])) : (n4100 ? (n4089 ? u_port3_out_wmask_o[13] : u_port2_out_wmask_o[13]) : (n4089 ? u_port1_out_wmask_o[13] : u_port0_out_wmask_o[13]))))), (n3616 & (n4082[0] ? (n4078 ? (n4071 ? (n4060 ? u_port15_out_wmask_o[12] : u_port14_out_wmask_o[12]) : (n4060 ? u_port13_out_wmask_o[12] : u_port12_out_wmask_o[12])) : (n4071 ? (n4060 ? u_port11_out_wmask_o[12] : u_port10_out_wmask_o[12]) : (n4060 ? u_port9_out_wmask_o[12] : u_port8_out_wmask_o[12]))) : (n4078 ? (n4071 ? (n4060 ? u_port7_out_wmask_o[12] : u_port6_out_wmask_o[12]) : (n4060 ? u_port5_out_wmask_o[12] : u_port4_out_wmask_o[12])) : (n4071 ? (n4060 ? u_port3_out_wmask_o[12] : u_port2_out_wmask_o[12]) : (n4060 ? u_port1_out_wmask_o[12] : u_port0_out_wmask_o[12]))))), (n3616 & (n4053[0] ? (n4049 ? (n4042 ? (n4031 ? u_port15_out_wmask_o[11] : u_port14_out_wmask_o[11]) : (n4031 ? u_port13_out_wmask_o[11] : u_port12_out_wmask_o[11])) : (n4042 ? (n4031 ? u_port11_out_wmask_o[11] : u_port10_out_wmask_o[11]) : (n4031 ? u_port9_out_wmask_o[11] : u_port8_out_wmask_o[11]))) : (n4049 ? (n4042 ? (n4031 ? u_port7_out_wmask_o[11] : u_port6_out_wmask_o[11]) : (n4031 ? u_port5_out_wmask_o[11] : u_port4_out_wmask_o[11])) : (n4042 ? (n4031 ? u_port3_out_wmask_o[11] : u_port2_out_wmask_o[11]) : (n4031 ? u_port1_out_wmask_o[11] : u_port0_out_wmask_o[11]))))), (n3616 & (n4024[0] ? (n4020 ? (n4013 ? (n4002 ? u_port15_out_wmask_o[10] : u_port14_out_wmask_o[10]) : (n4002 ? u_port13_out_wmask_o[10] : u_port12_out_wmask_o[10])) : (n4013 ? (n4002 ? u_port11_out_wmask_o[10] : u_port10_out_wmask_o[10]) : (n4002 ? u_port9_out_wmask_o[10] : u_port8_out_wmask_o[10]))) : (n4020 ? (n4013 ? (n4002 ? u_port7_out_wmask_o[10] : u_port6_out_wmask_o[10]) : (n4002 ? u_port5_out_wmask_o[10] : u_port4_out_wmask_o[10])) : (n4013 ? (n4002 ? u_port3_out_wmask_o[10] : u_port2_out_wmask_o[10]) : (n4002 ? u_port1_out_wmask_o[10] : u_port0_out_wmask_o[10]))))), (n3616 & (n3995[0] ? (n3991 ? (n3984 ? (n3973 ? u_port15_out_wmask_o[9] : u_port14_out_wmask_o[9]) : (n3973 ? u_port13_out_wmask_o[9] : u_port12_out_wmask_o[9])) : (n3984 ? (n3973 ? u_port11_out_wmask_o[9] : u_port10_out_wmask_o[9]) : (n3973 ? u_port9_out_wmask_o[9] : u_port8_out_wmask_o[9]))) : (n3991 ? (n3984 ? (n3973 ? u_port7_out_wmask_o[9] : u_port6_out_wmask_o[9]) : (n3973 ? u_port5_out_wmask_o[9] : u_port4_out_wmask_o[9])) : (n3984 ? (n3973 ? u_port3_out_wmask_o[9] : u_port2_out_wmask_o[9]) : (n3973 ? u_port1_out_wmask_o[9] : u_port0_out_wmask_o[9]))))), (n3616 & (n3966[0] ? (n3962 ? (n3955 ? (n3944 ? u_port15_out_wmask_o[8] : u_port14_out_wmask_o[8]) : (n3944 ? u_port13_out_wmask_o[8] : u_port12_out_wmask_o[8])) : (n3955 ? (n3944 ? u_port11_out_wmask_o[8] : u_port10_out_wmask_o[8]) : (n3944 ? u_port9_out_wmask_o[8] : u_port8_out_wmask_o[8]))) : (n3962 ? (n3955 ? (n3944 ? u_port7_out_wmask_o[8] : u_port6_out_wmask_o[8]) : (n3944 ? u_port5_out_wmask_o[8] : u_port4_out_wmask_o[8])) : (n3955 ? (n3944 ? u_port3_out_wmask_o[8] : u_port2_out_wmask_o[8]) : (n3944 ? u_port1_out_wmask_o[8] : u_port0_out_wmask_o[8]))))), (n3616 & (n3937[0] ? (n3933 ? (n3926 ? (n3915 ? u_port15_out_wmask_o[7] : u_port14_out_wmask_o[7]) : (n3915 ? u_port13_out_wmask_o[7] : u_port12_out_wmask_o[7])) : (n3926 ? (n3915 ? u_port11_out_wmask_o[7] : u_port10_out_wmask_o[7]) : (n3915 ? u_port9_out_wmask_o[7] : u_port8_out_wmask_o[7]))) : (n3933 ? (n3926 ? (n3915 ? u_port7_out_wmask_o[7] : u_port6_out_wmask_o[7]) : (n3915 ? u_port5_out_wmask_o[7] : u_port4_out_wmask_o[7])) : (n3926 ? (n3915 ? u_port3_out_wmask_o[7] : u_port2_out_wmask_o[7]) : (n3915 ? u_port1_out_wmask_o[7] : u_port0_out_wmask_o[7]))))), (n3616 & (n3908[0] ? (n3904 ? (n3897 ? (n3886 ? u_port15_out_wmask_o[6] : u_port14_out_wmask_o[6]) : (n3886 ? u_port13_out_wmask_o[6] : u_port12_out_wmask_o[6])) : (n3897 ? (n3886 ? u_port11_out_wmask_o[6] : u_port10_out_wmask_o[6]) : (n3886 ? u_port9_out_wmask_o[6] : u_port8_out_wmask_o[6]))) : (n3904 ? (n3897 ? (n3886 ? u_port7_out_wmask_o[6] : u_port6_out_wmask_o[6]) : (n3886 ? u_port5_out_wmask_o[6] : u_port4_out_wmask_o[6])) : (n3897 ? (n3886 ? u_port3_out_wmask_o[6] : u_port2_out_wmask_o[6]) : (n3886 ? u_port1_out_wmask_o[6] : u_port0_out_wmask_o[6]))))), (n3616 & (n3879[0] ? (n3875 ? (n3868 ? (n3857 ? u_port15_out_wmask_o[5] : u_port14_out_wmask_o[5]) : (n3857 ? u_port13_out_wmask_o[5] : u_port12_out_wmask_o[5])) : (n3868 ? (n3857 ? u_port11_out_wmask_o[5] : u_port10_out_wmask_o[5]) : (n3857 ? u_port9_out_wmask_o[5] : u_port8_out_wmask_o[5]))) : (n3875 ? (n3868 ? (n3857 ? u_port7_out_wmask_o[5] : u_port6_out_wmask_o[5]) : (n3857 ? u_port5_out_wmask_o[5] : u_port4_out_wmask_o[5])) : (n3868 ? (n3857 ? u_port3_out_wmask_o[5] : u_port2_out_wmask_o[5]) : (n3857 ? u_port1_out_wmask_o[5] : u_port0_out_wmask_o[5]))))), (n3616 & (n3850[0] ? (n3846 ? (n3839 ? (n3828 ? u_port15_out_wmask_o[4] : u_port14_out_wmask_o[4]) : (n3828 ? u_port13_out_wmask_o[4] : u_port12_out_wmask_o[4])) : (n3839 ? (n3828 ? u_port11_out_wmask_o[4] : u_port10_out_wmask_o[4]) : (n3828 ? u_port9_out_wmask_o[4] : u_port8_out_wmask_o[4]))) : (n3846 ? (n3839 ? (n3828 ? u_port7_out_wmask_o[4] : u_port6_out_wmask_o[4]) : (n3828 ? u_port5_out_wmask_o[4] : u_port4_out_wmask_o[4])) : (n3839 ? (n3828 ? u_port3_out_wmask_o[4] : u_port2_out_wmask_o[4]) : (n3828 ? u_port1_out_wmask_o[4] : u_port0_out_wmask_o[4]))))), (n3616 & (n3821[0] ? (n3817 ? (n3810 ? (n3799 ? u_port15_out_wmask_o[3] : u_port14_out_wmask_o[3]) : (n3799 ? u_port13_out_wmask_o[3] : u_port12_out_wmask_o[3])) : (n3810 ? (n3799 ? u_port11_out_wmask_o[3] : u_port10_out_wmask_o[3]) : (n3799 ? u_port9_out_wmask_o[3] : u_port8_out_wmask_o[3]))) : (n3817 ? (n3810 ? (n3799 ? u_port7_out_wmask_o[3] : u_port6_out_wmask_o[3]) : (n3799 ? u_port5_out_wmask_o[3] : u_port4_out_wmask_o[3])) : (n3810 ? (n3799 ? u_port3_out_wmask_o[3] : u_port2_out_wmask_o[3]) : (n3799 ? u_port1_out_wmask_o[3] : u_port0_out_wmask_o[3]))))), (n3616 & (n3792[0] ? (n3788 ? (n3781 ? (n3770 ? u_port15_out_wmask_o[2] : u_port14_out_wmask_o[2]) : (n3770 ? u_port13_out_wmask_o[2] : u_port12_out_wmask_o[2])) : (n3781 ? (n3770 ? u_port11_out_wmask_o[2] : u_port10_out_wmask_o[2]) : (n3770 ? u_port9_out_wmask_o[2] : u_port8_out_wmask_o[2]))) : (n3788 ? (n3781 ? (n3770 ? u_port7_out_wmask_o[2] : u_port6_out_wmask_o[2]) : (n3770 ? u_port5_out_wmask_o[2] : u_port4_out_wmask_o[2])) : (n3781 ? (n3770 ? u_port3_out_wmask_o[2] : u_port2_out_wmask_o[2]) : (n3770 ? u_port1_out_wmask_o[2] : u_port0_out_wmask_o[2]))))), (n3616 & (n3763[0] ? (n3759 ? (n3752 ? (n3741 ? u_port15_out_wmask_o[1] : u_port14_out_wmask_o[1]) : (n3741 ? u_port13_out_wmask_o[1] : u_port12_out_wmask_o[1])) : (n3752 ? (n3741 ? u_port11_out_wmask_o[1] : u_port10_out_wmask_o[1]) : (n3741 ? u_port9_out_wmask_o[1] : u_port8_out_wmask_o[1]))) : (n3759 ? (n3752 ? (n3741 ? u_port7_out_wmask_o[1] : u_port6_out_wmask_o[1]) : (n3741 ? u_port5_out_wmask_o[1] : u_port4_out_wmask_o[1])) : (n3752 ? (n3741 ? u_port3_out_wmask_o[1] : u_port2_out_wmask_o[1]) : (n3741 ? u_port1_out_wmask_o[1] : u_port0_out_wmask_o[1]))))), (n3616 & (n3734[0] ? (n3730 ? (n3723 ? (n3712 ? u_port15_out_wmask_o[0] : u_port14_out_wmask_o[0]) : (n3712 ? u_port13_out_wmask_o[0] : u_port12_out_wmask_o[0])) : (n3723 ? (n3712 ? u_port11_out_wmask_o[0] : u_port10_out_wmask_o[0]) : (n3712 ? u_port9_out_wmask_o[0] : u_port8_out_wmask_o[0]))) : (n3730 ? (n3723 ? (n3712 ? u_port7_out_wmask_o[0] : u_port6_out_wmask_o[0]) : (n3712 ? u_port5_out_wmask_o[0] : u_port4_out_wmask_o[0])) : (n3723 ? (n3712 ? u_port3_out_wmask_o[0] : u_port2_out_wmask_o[0]) : (n3712 ? u_port1_out_wmask_o[0] : u_port0_out_wmask_o[0])))))};
+  assign l1_req_wdata_o = {(n3616 ? (n5561[0] ? (n5557 ? (n5550 ? (n5539 ? u_port15_out_wdata_o[1023:992] : u_port14_out_wdata_o[1023:992]) : (n5539 ? u_port13_out_wdata_o[1023:992] : u_port12_out_wdata_o[1023:992])) : (n5550 ? (n5539 ? u_port11_out_wdata_o[1023:992] : u_port10_out_wdata_o[1023:992]) : (n5539 ? u_port9_out_wdata_o[1023:992] : u_port8_out_wdata_o[1023:992]))) : (n5557 ? (n5550 ? (n5539 ? u_port7_out_wdata_o[1023:992] : u_port6_out_wdata_o[1023:992]) : (n5539 ? u_port5_out_wdata_o[1023:992] : u_port4_out_wdata_o[1023:992])) : (n5550 ? (n5539 ? u_port3_out_wdata_o[1023:992] : u_port2_out_wdata_o[1023:992]) : (n5539 ? u_port1_out_wdata_o[1023:992] : u_port0_out_wdata_o[1023:992])))) : 32'h00000000), (n3616 ? (n5532[0] ? (n5528 ? (n5521 ? (n5510 ? u_port15_out_wdata_o[991:960] : u_port14_out_wdata_o[991:960]) : (n5510 ? u_port13_out_wdata_o[991:960] : u_port12_out_wdata_o[991:960])) : (n5521 ? (n5510 ? u_port11_out_wdata_o[991:960] : u_port10_out_wdata_o[991:960]) : (n5510 ? u_port9_out_wdata_o[991:960] : u_port8_out_wdata_o[991:960]))) : (n5528 ? (n5521 ? (n5510 ? u_port7_out_wdata_o[991:960] : u_port6_out_wdata_o[991:960]) : (n5510 ? u_port5_out_wdata_o[991:960] : u_port4_out_wdata_o[991:960])) : (n5521 ? (n5510 ? u_port3_out_wdata_o[991:960] : u_port2_out_wdata_o[991:960]) : (n5510 ? u_port1_out_wdata_o[991:960] : u_port0_out_wdata_o[991:960])))) : 32'h00000000), (n3616 ? (n5503[0] ? (n5499 ? (n5492 ? (n5481 ? u_port15_out_wdata_o[959:928] : u_port14_out_wdata_o[959:928]) : (n5481 ? u_port13_out_wdata_o[959:928] : u_port12_out_wdata_o[959:928])) : (n5492 ? (n5481 ? u_port11_out_wdata_o[959:928] : u_port10_out_wdata_o[959:928]) : (n5481 ? u_port9_out_wdata_o[959:928] : u_port8_out_wdata_o[959:928]))) : (n5499 ? (n5492 ? (n5481 ? u_port7_out_wdata_o[959:928] : u_port6_out_wdata_o[959:928]) : (n5481 ? u_port5_out_wdata_o[959:928] : u_port4_out_wdata_o[959:928])) : (n5492 ? (n5481 ? u_port3_out_wdata_o[959:928] : u_port2_out_wdata_o[959:928]) : (n5481 ? u_port1_out_wdata_o[959:928] : u_port0_out_wdata_o[959:928])))) : 32'h00000000), (n3616 ? (n5474[0] ? (n5470 ? (n5463 ? (n5452 ? u_port15_out_wdata_o[927:896] : u_port14_out_wdata_o[927:896]) : (n5452 ? u_port13_out_wdata_o[927:896] : u_port12_out_wdata_o[927:896])) : (n5463 ? (n5452 ? u_port11_out_wdata_o[927:896] : u_port10_out_wdata_o[927:896]) : (n5452 ? u_port9_out_wdata_o[927:896] : u_port8_out_wdata_o[927:896]))) : (n5470 ? (n5463 ? (n5452 ? u_port7_out_wdata_o[927:896] : u_port6_out_wdata_o[927:896]) : (n5452 ? u_port5_out_wdata_o[927:896] : u_port4_out_wdata_o[927:896])) : (n5463 ? (n5452 ? u_port3_out_wdata_o[927:896] : u_port2_out_wdata_o[927:896]) : (n5452 ? u_port1_out_wdata_o[927:896] : u_port0_out_wdata_o[927:896])))) : 32'h00000000), (n3616 ? (n5445[0] ? (n5441 ? (n5434 ? (n5423 ? u_port15_out_wdata_o[895:864] : u_port14_out_wdata_o[895:864]) : (n5423 ? u_port13_out_wdata_o[895:864] : u_port12_out_wdata_o[895:864])) : (n5434 ? (n5423 ? u_port11_out_wdata_o[895:864] : u_port10_out_wdata_o[895:864]) : (n5423 ? u_port9_out_wdata_o[895:864] : u_port8_out_wdata_o[895:864]))) : (n5441 ? (n5434 ? (n5423 ? u_port7_out_wdata_o[895:864] : u_port6_out_wdata_o[895:864]) : (n5423 ? u_port5_out_wdata_o[895:864] : u_port4_out_wdata_o[895:864])) : (n5434 ? (n5423 ? u_port3_out_wdata_o[895:864] : u_port2_out_wdata_o[895:864]) : (n5423 ? u_port1_out_wdata_o[895:864] : u_port0_out_wdata_o[895:864])))) : 32'h00000000), (n3616 ? (n5416[0] ? (n5412 ? (n5405 ? (n5394 ? u_port15_out_wdata_o[863:832] : u_port14_out_wdata_o[863:832]) : (n5394 ? u_port13_out_wdata_o[863:832] : u_port12_out_wdata_o[863:832])) : (n5405 ? (n5394 ? u_port11_out_wdata_o[863:832] : u_port10_out_wdata_o[863:832]) : (n5394 ? u_port9_out_wdata_o[863:832] : u_port8_out_wdata_o[863:832]))) : (n5412 ? (n5405 ? (n5394 ? u_port7_out_wdata_o[863:832] : u_port6_out_wdata_o[863:832]) : (n5394 ? u_port5_out_wdata_o[863:832] : u_port4_out_wdata_o[863:832])) : (n5405 ? (n5394 ? u_port3_out_wdata_o[863:832] : u_port2_out_wdata_o[863:832]) : (n5394 ? u_port1_out_wdata_o[863:832] : u_port0_out_wdata_o[863:832])))) : 32'h00000000), (n3616 ? (n5387[0] ? (n5383 ? (n5376 ? (n5365 ? u_port15_out_wdata_o[831:800] : u_port14_out_wdata_o[831:800]) : (n5365 ? u_port13_out_wdata_o[831:800] : u_port12_out_wdata_o[831:800])) : (n5376 ? (n5365 ? u_port11_out_wdata_o[831:800] : u_port10_out_wdata_o[831:800]) : (n5365 ? u_port9_out_wdata_o[831:800] : u_port8_out_wdata_o[831:800]))) : (n5383 ? (n5376 ? (n5365 ? u_port7_out_wdata_o[831:800] : u_port6_out_wdata_o[831:800]) : (n5365 ? u_port5_out_wdata_o[831:800] : u_port4_out_wdata_o[831:800])) : (n5376 ? (n5365 ? u_port3_out_wdata_o[831:800] : u_port2_out_wdata_o[831:800]) : (n5365 ? u_port1_out_wdata_o[831:800] : u_port0_out_wdata_o[831:800])))) : 32'h00000000), (n3616 ? (n5358[0] ? (n5354 ? (n5347 ? (n5336 ? u_port15_out_wdata_o[799:768] : u_port14_out_wdata_o[799:768]) : (n5336 ? u_port13_out_wdata_o[799:768] : u_port12_out_wdata_o[799:768])) : (n5347 ? (n5336 ? u_port11_out_wdata_o[799:768] : u_port10_out_wdata_o[799:768]) : (n5336 ? u_port9_out_wdata_o[799:768] : u_port8_out_wdata_o[799:768]))) : (n5354 ? (n5347 ? (n5336 ? u_port7_out_wdata_o[799:768] : u_port6_out_wdata_o[799:768]) : (n5336 ? u_port5_out_wdata_o[799:768] : u_port4_out_wdata_o[799:768])) : (n5347 ? (n5336 ? u_port3_out_wdata_o[799:768] : u_port2_out_wdata_o[799:768]) : (n5336 ? u_port1_out_wdata_o[799:768] : u_port0_out_wdata_o[799:768])))) : 32'h00000000), (n3616 ? (n5329[0] ? (n5325 ? (n5318 ? (n5307 ? u_port15_out_wdata_o[767:736] : u_port14_out_wdata_o[767:736]) : (n5307 ? u_port13_out_wdata_o[767:736] : u_port12_out_wdata_o[767:736])) : (n5318 ? (n5307 ? u_port11_out_wdata_o[767:736] : u_port10_out_wdata_o[767:736]) : (n5307 ? u_port9_out_wdata_o[767:736] : u_port8_out_wdata_o[767:736]))) : (n5325 ? (n5318 ? (n5307 ? u_port7_out_wdata_o[767:736] : u_port6_out_wdata_o[767:736]) : (n5307 ? u_port5_out_wdata_o[767:736] : u_port4_out_wdata_o[767:736])) : (n5318 ? (n5307 ? u_port3_out_wdata_o[767:736] : u_port2_out_wdata_o[767:736]) : (n5307 ? u_port1_out_wdata_o[767:736] : u_port0_out_wdata_o[767:736])))) : 32'h00000000), (n3616 ? (n5300[0] ? (n5296 ? (n5289 ? (n5278 ? u_port15_out_wdata_o[735:704] : u_port14_out_wdata_o[735:704]) : (n5278 ? u_port13_out_wdata_o[735:704] : u_port12_out_wdata_o[735:704])) : (n5289 ? (n5278 ? u_port11_out_wdata_o[735:704] : u_port10_out_wdata_o[735:704]) : (n5278 ? u_port9_out_wdata_o[735:704] : u_port8_out_wdata_o[735:704]))) : (n5296 ? (n5289 ? (n5278 ? u_port7_out_wdata_o[735:704] : u_port6_out_wdata_o[735:704]) : (n5278 ? u_port5_out_wdata_o[735:704] : u_port4_out_wdata_o[735:704])) : (n5289 ? (n5278 ? u_port3_out_wdata_o[735:704] : u_port2_out_wdata_o[735:704]) : (n5278 ? u_port1_out_wdata_o[735:704] : u_port0_out_wdata_o[735:704])))) : 32'h00000000), (n3616 ? (n5271[0] ? (n5267 ? (n5260 ? (n5249 ? u_port15_out_wdata_o[703:672] : u_port14_out_wdata_o[703:672]) : (n5249 ? u_port13_out_wdata_o[703:672] : u_port12_out_wdata_o[703:672])) : (n5260 ? (n5249 ? u_port11_out_wdata_o[703:672] : u_port10_out_wdata_o[703:672]) : (n5249 ? u_port9_out_wdata_o[703:672] : u_port8_out_wdata_o[703:672]))) : (n5267 ? (n5260 ? (n5249 ? u_port7_out_wdata_o[703:672] : u_port6_out_wdata_o[703:672]) : (n5249 ? u_port5_out_wdata_o[703:672] : u_port4_out_wdata_o[703:672])) : (n5260 ? (n5249 ? u_port3_out_wdata_o[703:672] : u_port2_out_wdata_o[703:672]) : (n5249 ? u_port1_out_wdata_o[703:672] : u_port0_out_wdata_o[703:672])))) : 32'h00000000), (n3616 ? (n5242[0] ? (n5238 ? (n5231 ? (n5220 ? u_port15_out_wdata_o[671:640] : u_port14_out_wdata_o[671:640]) : (n5220 ? u_port13_out_wdata_o[671:640] : u_port12_out_wdata_o[671:640])) : (n5231 ? (n5220 ? u_port11_out_wdata_o[671:640] : u_port10_out_wdata_o[671:640]) : (n5220 ? u_port9_out_wdata_o[671:640] : u_port8_out_wdata_o[671:640]))) : (n5238 ? (n5231 ? (n5220 ? u_port7_out_wdata_o[671:640] : u_port6_out_wdata_o[671:640]) : (n5220 ? u_port5_out_wdata_o[671:640] : u_port4_out_wdata_o[671:640])) : (n5231 ? (n5220 ? u_port3_out_wdata_o[671:640] : u_port2_out_wdata_o[671:640]) : (n5220 ? u_port1_out_wdata_o[671:640] : u_port0_out_wdata_o[671:640])))) : 32'h00000000), (n3616 ? (n5213[0] ? (n5209 ? (n5202 ? (n5191 ? u_port15_out_wdata_o[639:608] : u_port14_out_wdata_o[639:608]) : (n5191 ? u_port13_out_wdata_o[639:608] : u_port12_out_wdata_o[639:608])) : (n5202 ? (n5191 ? u_port11_out_wdata_o[639:608] : u_port10_out_wdata_o[639:608]) : (n5191 ? u_port9_out_wdata_o[639:608] : u_port8_out_wdata_o[639:608]))) : (n5209 ? (n5202 ? (n5191 ? u_port7_out_wdata_o[639:608] : u_port6_out_wdata_o[639:608]) : (n5191 ? u_port5_out_wdata_o[639:608] : u_port4_out_wdata_o[639:608])) : (n5202 ? (n5191 ? u_port3_out_wdata_o[639:608] : u_port2_out_wdata_o[639:608]) : (n5191 ? u_port1_out_wdata_o[639:608] : u_port0_out_wdata_o[639:608])))) : 32'h00000000), (n3616 ? (n5184[0] ? (n5180 ? (n5173 ? (n5162 ? u_port15_out_wdata_o[607:576] : u_port14_out_wdata_o[607:576]) : (n5162 ? u_port13_out_wdata_o[607:576] : u_port12_out_wdata_o[607:576])) : (n5173 ? (n5162 ? u_port11_out_wdata_o[607:576] : u_port10_out_wdata_o[607:576]) : (n5162 ? u_port9_out_wdata_o[607:576] : u_port8_out_wdata_o[607:576]))) : (n5180 ? (n5173 ? (n5162 ? u_port7_out_wdata_o[607:576] : u_port6_out_wdata_o[607:576]) : (n5162 ? u_port5_out_wdata_o[607:576] : u_port4_out_wdata_o[607:576])) : (n5173 ? (n5162 ? u_port3_out_wdata_o[607:576] : u_port2_out_wdata_o[607:576]) : (n5162 ? u_port1_out_wdata_o[607:576] : u_port0_out_wdata_o[607:576])))) : 32'h00000000), (n3616 ? (n5155[0] ? (n5151 ? (n5144 ? (n5133 ? u_port15_out_wdata_o[575:544] : u_port14_out_wdata_o[575:544]) : (n5133 ? u_port13_out_wdata_o[575:544] : u_port12_out_wdata_o[575:544])) : (n5144 ? (n5133 ? u_port11_out_wdata_o[575:544] : u_port10_out_wdata_o[575:544]) : (n5133 ? u_port9_out_wdata_o[575:544] : u_port8_out_wdata_o[575:544]))) : (n5151 ? (n5144 ? (n5133 ? u_port7_out_wdata_o[575:544] : u_port6_out_wdata_o[575:544]) : (n5133 ? u_port5_out_wdata_o[575:544] : u_port4_out_wdata_o[575:544])) : (n5144 ? (n5133 ? u_port3_out_wdata_o[575:544] : u_port2_out_wdata_o[575:544]) : (n5133 ? u_port1_out_wdata_o[575:544] : u_port0_out_wdata_o[575:544])))) : 32'h00000000), (n3616 ? (n5126[0] ? (n5122 ? (n5115 ? (n5104 ? u_port15_out_wdata_o[543:512] : u_port14_out_wdata_o[543:512]) : (n5104 ? u_port13_out_wdata_o[543:512] : u_port12_out_wdata_o[543:512])) : (n5115 ? (n5104 ? u_port11_out_wdata_o[543:512] : u_port10_out_wdata_o[543:512]) : (n5104 ? u_port9_out_wdata_o[543:512] : u_port8_out_wdata_o[543:512]))) : (n5122 ? (n5115 ? (n5104 ? u_port7_out_wdata_o[543:512] : u_port6_out_wdata_o[543:512]) : (n5104 ? u_port5_out_wdata_o[543:512] : u_port4_out_wdata_o[543:512])) : (n5115 ? (n5104 ? u_port3_out_wdata_o[543:512] : u_port2_out_wdata_o[543:512]) : (n5104 ? u_port1_out_wdata_o[543:512] : u_port0_out_wdata_o[543:512])))) : 32'h00000000), (n3616 ? (n5097[0] ? (n5093 ? (n5086 ? (n5075 ? u_port15_out_wdata_o[511:480] : u_port14_out_wdata_o[511:480]) : (n5075 ? u_port13_out_wdata_o[511:480] : u_port12_out_wdata_o[511:480])) : (n5086 ? (n5075 ? u_port11_out_wdata_o[511:480] : u_port10_out_wdata_o[511:480]) : (n5075 ? u_port9_out_wdata_o[511:480] : u_port8_out_wdata_o[511:480]))) : (n5093 ? (n5086 ? (n5075 ? u_port7_out_wdata_o[511:480] : u_port6_out_wdata_o[511:480]) : (n5075 ? u_port5_out_wdata_o[511:480] : u_port4_out_wdata_o[511:480])) : (n5086 ? (n5075 ? u_port3_out_wdata_o[511:480] : u_port2_out_wdata_o[511:480]) : (n5075 ? u_port1_out_wdata_o[511:480] : u_port0_out_wdata_o[511:480])))) : 32'h00000000), (n3616 ? (n5068[0] ? (n5064 ? (n5057 ? (n5046 ? u_port15_out_wdata_o[479:448] : u_port14_out_wdata_o[479:448]) : (n5046 ? u_port13_out_wdata_o[479:448] : u_port12_out_wdata_o[479:448])) : (n5057 ? (n5046 ? u_port11_out_wdata_o[479:448] : u_port10_out_wdata_o[479:448]) : (n5046 ? u_port9_out_wdata_o[479:448] : u_port8_out_wdata_o[479:448]))) : (n5064 ? (n5057 ? (n5046 ? u_port7_out_wdata_o[479:448] : u_port6_out_wdata_o[479:448]) : (n5046 ? u_port5_out_wdata_o[479:448] : u_port4_out_wdata_o[479:448])) : (n5057 ? (n5046 ? u_port3_out_wdata_o[479:448] : u_port2_out_wdata_o[479:448]) : (n5046 ? u_port1_out_wdata_o[479:448] : u_port0_out_wdata_o[479:448])))) : 32'h00000000), (n3616 ? (n5039[0] ? (n5035 ? (n5028 ? (n5017 ? u_port15_out_wdata_o[447:416] : u_port14_out_wdata_o[447:416]) : (n5017 ? u_port13_out_wdata_o[447:416] : u_port12_out_wdata_o[447:416])) : (n5028 ? (n5017 ? u_port11_out_wdata_o[447:416] : u_port10_out_wdata_o[447:416]) : (n5017 ? u_port9_out_wdata_o[447:416] : u_port8_out_wdata_o[447:416]))) : (n5035 ? (n5028 ? (n5017 ? u_port7_out_wdata_o[447:416] : u_port6_out_wdata_o[447:416]) : (n5017 ? u_port5_out_wdata_o[447:416] : u_port4_out_wdata_o[447:416])) : (n5028 ? (n5017 ? u_port3_out_wdata_o[447:416] : u_port2_out_wdata_o[447:416]) : (n5017 ? u_port1_out_wdata_o[447:416] : u_port0_out_wdata_o[447:416])))) : 32'h00000000), (n3616 ? (n5010[0] ? (n5006 ? (n4999 ? (n4988 ? u_port15_out_wdata_o[415:384] : u_port14_out_wdata_o[415:384]) : (n4988 ? u_port13_out_wdata_o[415:384] : u_port12_out_wdata_o[415:384])) : (n4999 ? (n4988 ? u_port11_out_wdata_o[415:384] : u_port10_out_wdata_o[415:384]) : (n4988 ? u_port9_out_wdata_o[415:384] : u_port8_out_wdata_o[415:384]))) : (n5006 ? (n4999 ? (n4988 ? u_port7_out_wdata_o[415:384] : u_port6_out_wdata_o[415:384]) : (n4988 ? u_port5_out_wdata_o[415:384] : u_port4_out_wdata_o[415:384])) : (n4999 ? (n4988 ? u_port3_out_wdata_o[415:384] : u_port2_out_wdata_o[415:384]) : (n4988 ? u_port1_out_wdata_o[415:384] : u_port0_out_wdata_o[415:384])))) : 32'h00000000), (n3616 ? (n4981[0] ? (n4977 ? (n4970 ? (n4959 ? u_port15_out_wdata_o[383:352] : u_port14_out_wdata_o[383:352]) : (n4959 ? u_port13_out_wdata_o[383:352] : u_port12_out_wdata_o[383:352])) : (n4970 ? (n4959 ? u_port11_out_wdata_o[383:352] : u_port10_out_wdata_o[383:352]) : (n4959 ? u_port9_out_wdata_o[383:352] : u_port8_out_wdata_o[383:352]))) : (n4977 ? (n4970 ? (n4959 ? u_port7_out_wdata_o[383:352] : u_port6_out_wdata_o[383:352]) : (n4959 ? u_port5_out_wdata_o[383:352] : u_port4_out_wdata_o[383:352])) : (n4970 ? (n4959 ? u_port3_out_wdata_o[383:352] : u_port2_out_wdata_o[383:352]) : (n4959 ? u_port1_out_wdata_o[383:352] : u_port0_out_wdata_o[383:352])))) : 32'h00000000), (n3616 ? (n4952[0] ? (n4948 ? (n4941 ? (n4930 ? u_port15_out_wdata_o[351:320] : u_port14_out_wdata_o[351:320]) : (n4930 ? u_port13_out_wdata_o[351:320] : u_port12_out_wdata_o[351:320])) : (n4941 ? (n4930 ? u_port11_out_wdata_o[351:320] : u_port10_out_wdata_o[351:320]) : (n4930 ? u_port9_out_wdata_o[351:320] : u_port8_out_wdata_o[351:320]))) : (n4948 ? (n4941 ? (n4930 ? u_port7_out_wdata_o[351:320] : u_port6_out_wdata_o[351:320]) : (n4930 ? u_port5_out_wdata_o[351:320] : u_port4_out_wdata_o[351:320])) : (n4941 ? (n4930 ? u_port3_out_wdata_o[351:320] : u_port2_out_wdata_o[351:320]) : (n4930 ? u_port1_out_wdata_o[351:320] : u_port0_out_wdata_o[351:320])))) : 32'h00000000), (n3616 ? (n4923[0] ? (n4919 ? (n4912 ? (n4901 ? u_port15_out_wdata_o[319:288] : u_port14_out_wdata_o[319:288]) : (n4901 ? u_port13_out_wdata_o[319:288] : u_port12_out_wdata_o[319:288])) : (n4912 ? (n4901 ? u_port11_out_wdata_o[319:288] : u_port10_out_wdata_o[319:288]) : (n4901 ? u_port9_out_wdata_o[319:288] : u_port8_out_wdata_o[319:288]))) : (n4919 ? (n4912 ? (n4901 ? u_port7_out_wdata_o[319:288] : u_port6_out_wdata_o[319:288]) : (n4901 ? u_port5_out_wdata_o[319:288] : u_port4_out_wdata_o[319:288])) : (n4912 ? (n4901 ? u_port3_out_wdata_o[319:288] : u_port2_out_wdata_o[319:288]) : (n4901 ? u_port1_out_wdata_o[319:288] : u_port0_out_wdata_o[319:288])))) : 32'h00000000), (n3616 ? (n4894[0] ? (n4890 ? (n4883 ? (n4872 ? u_port15_out_wdata_o[287:256] : u_port14_out_wdata_o[287:256]) : (n4872 ? u_port13_out_wdata_o[287:256] : u_port12_out_wdata_o[287:256])) : (n4883 ? (n4872 ? u_port11_out_wdata_o[287:256] : u_port10_out_wdata_o[287:256]) : (n4872 ? u_port9_out_wdata_o[287:256] : u_port8_out_wdata_o[287:256]))) : (n4890 ? (n4883 ? (n4872 ? u_port7_out_wdata_o[287:256] : u_port6_out_wdata_o[287:256]) : (n4872 ? u_port5_out_wdata_o[287:256] : u_port4_out_wdata_o[287:256])) : (n4883 ? (n4872 ? u_port3_out_wdata_o[287:256] : u_port2_out_wdata_o[287:256]) : (n4872 ? u_port1_out_wdata_o[287:256] : u_port0_out_wdata_o[287:256])))) : 32'h00000000), (n3616 ? (n4865[0] ? (n4861 ? (n4854 ? (n4843 ? u_port15_out_wdata_o[255:224] : u_port14_out_wdata_o[255:224]) : (n4843 ? u_port13_out_wdata_o[255:224] : u_port12_out_wdata_o[255:224])) : (n4854 ? (n4843 ? u_port11_out_wdata_o[255:224] : u_port10_out_wdata_o[255:224]) : (n4843 ? u_port9_out_wdata_o[255:224] : u_port8_out_wdata_o[255:224]))) : (n4861 ? (n4854 ? (n4843 ? u_port7_out_wdata_o[255:224] : u_port6_out_wdata_o[255:224]) : (n4843 ? u_port5_out_wdata_o[255:224] : u_port4_out_wdata_o[255:224])) : (n4854 ? (n4843 ? u_port3_out_wdata_o[255:224] : u_port2_out_wdata_o[255:224]) : (n4843 ? u_port1_out_wdata_o[255:224] : u_port0_out_wdata_o[255:224])))) : 32'h00000000), (n3616 ? (n4836[0] ? (n4832 ? (n4825 ? (n4814 ? u_port15_out_wdata_o[223:192] : u_port14_out_wdata_o[223:192]) : (n4814 ? u_port13_out_wdata_o[223:192] : u_port12_out_wdata_o[223:192])) : (n4825 ? (n4814 ? u_port11_out_wdata_o[223:192] : u_port10_out_wdata_o[223:192]) : (n4814 ? u_port9_out_wdata_o[223:192] : u_port8_out_wdata_o[223:192]))) : (n4832 ? (n4825 ? (n4814 ? u_port7_out_wdata_o[223:192] : u_port6_out_wdata_o[223:192]) : (n4814 ? u_port5_out_wdata_o[223:192] : u_port4_out_wdata_o[223:192])) : (n4825 ? (n4814 ? u_port3_out_wdata_o[223:192] : u_port2_out_wdata_o[223:192]) : (n4814 ? u_port1_out_wdata_o[223:192] : u_port0_out_wdata_o[223:192])))) : 32'h00000000), (n3616 ? (n4807[0] ? (n4803 ? (n4796 ? (n4785 ? u_port15_out_wdata_o[191:160] : u_port14_out_wdata_o[191:160]) : (n4785 ? u_port13_out_wdata_o[191:160] : u_port12_out_wdata_o[191:160])) : (n4796 ? (n4785 ? u_port11_out_wdata_o[191:160] : u_port10_out_wdata_o[191:160]) : (n4785 ? u_port9_out_wdata_o[191:160] : u_port8_out_wdata_o[191:160]))) : (n4803 ? (n4796 ? (n4785 ? u_port7_out_wdata_o[191:160] : u_port6_out_wdata_o[191:160]) : (n4785 ? u_port5_out_wdata_o[191:160] : u_port4_out_wdata_o[191:160])) : (n4796 ? (n4785 ? u_port3_out_wdata_o[191:160] : u_port2_out_wdata_o[191:160]) : (n4785 ? u_port1_out_wdata_o[191:160] : u_port0_out_wdata_o[191:160])))) : 32'h00000000), (n3616 ? (n4778[0] ? (n4774 ? (n4767 ? (n4756 ? u_port15_out_wdata_o[159:128] : u_port14_out_wdata_o[159:128]) : (n4756 ? u_port13_out_wdata_o[159:128] : u_port12_out_wdata_o[159:128])) : (n4767 ? (n4756 ? u_port11_out_wdata_o[159:128] : u_port10_out_wdata_o[159:128]) : (n4756 ? u_port9_out_wdata_o[159:128] : u_port8_out_wdata_o[159:128]))) : (n4774 ? (n4767 ? (n4756 ? u_port7_out_wdata_o[159:128] : u_port6_out_wdata_o[159:128]) : (n4756 ? u_port5_out_wdata_o[159:128] : u_port4_out_wdata_o[159:128])) : (n4767 ? (n4756 ? u_port3_out_wdata_o[159:128] : u_port2_out_wdata_o[159:128]) : (n4756 ? u_port1_out_wdata_o[159:128] : u_port0_out_wdata_o[159:128])))) : 32'h00000000), (n3616 ? (n4749[0] ? (n4745 ? (n4738 ? (n4727 ? u_port15_out_wdata_o[127:96] : u_port14_out_wdata_o[127:96]) : (n4727 ? u_port13_out_wdata_o[127:96] : u_port12_out_wdata_o[127:96])) : (n4738 ? (n4727 ? u_port11_out_wdata_o[127:96] : u_port10_out_wdata_o[127:96]) : (n4727 ? u_port9_out_wdata_o[127:96] : u_port8_out_wdata_o[127:96]))) : (n4745 ? (n4738 ? (n4727 ? u_port7_out_wdata_o[127:96] : u_port6_out_wdata_o[127:96]) : (n4727 ? u_port5_out_wdata_o[127:96] : u_port4_out_wdata_o[127:96])) : (n4738 ? (n4727 ? u_port3_out_wdata_o[127:96] : u_port2_out_wdata_o[127:96]) : (n4727 ? u_port1_out_wdata_o[127:96] : u_port0_out_wdata_o[127:96])))) : 32'h00000000), (n3616 ? (n4720[0] ? (n4716 ? (n4709 ? (n4698 ? u_port15_out_wdata_o[95:64] : u_port14_out_wdata_o[95:64]) : (n4698 ? u_port13_out_wdata_o[95:64] : u_port12_out_wdata_o[95:64])) : (n4709 ? (n4698 ? u_port11_out_wdata_o[95:64] : u_port10_out_wdata_o[95:64]) : (n4698 ? u_port9_out_wdata_o[95:64] : u_port8_out_wdata_o[95:64]))) : (n4716 ? (n4709 ? (n4698 ? u_port7_out_wdata_o[95:64] : u_port6_out_wdata_o[95:64]) : (n4698 ? u_port5_out_wdata_o[95:64] : u_port4_out_wdata_o[95:64])) : (n4709 ? (n4698 ? u_port3_out_wdata_o[95:64] : u_port2_out_wdata_o[95:64]) : (n4698 ? u_port1_out_wdata_o[95:64] : u_port0_out_wdata_o[95:64])))) : 32'h00000000), (n3616 ? (n4691[0] ? (n4687 ? (n4680 ? (n4669 ? u_port15_out_wdata_o[63:32] : u_port14_out_wdata_o[63:32]) : (n4669 ? u_port13_out_wdata_o[63:32] : u_port12_out_wdata_o[63:32])) : (n4680 ? (n4669 ? u_port11_out_wdata_o[63:32] : u_port10_out_wdata_o[63:32]) : (n4669 ? u_port9_out_wdata_o[63:32] : u_port8_out_wdata_o[63:32]))) : (n4687 ? (n4680 ? (n4669 ? u_port7_out_wdata_o[63:32] : u_port6_out_wdata_o[63:32]) : (n4669 ? u_port5_out_wdata_o[63:32] : u_port4_out_wdata_o[63:32])) : (n4680 ? (n4669 ? u_port3_out_wdata_o[63:32] : u_port2_out_wdata_o[63:32]) : (n4669 ? u_port1_out_wdata_o[63:32] : u_port0_out_wdata_o[63:32])))) : 32'h00000000), (n3616 ? (n4662[0] ? (n4658 ? (n4651 ? (n4640 ? u_port15_out_wdata_o[31:0] : u_port14_out_wdata_o[31:0]) : (n4640 ? u_port13_out_wdata_o[31:0] : u_port12_out_wdata_o[31:0])) : (n4651 ? (n4640 ? u_port11_out_wdata_o[31:0] : u_port10_out_wdata_o[31:0]) : (n4640 ? u_port9_out_wdata_o[31:0] : u_port8_out_wdata_o[31:0]))) : (n4658 ? (n4651 ? (n4640 ? u_port7_out_wdata_o[31:0] : u_port6_out_wdata_o[31:0]) : (n4640 ? u_port5_out_wdata_o[31:0] : u_port4_out_wdata_o[31:0])) : (n4651 ? (n4640 ? u_port3_out_wdata_o[31:0] : u_port2_out_wdata_o[31:0]) : (n4640 ? u_port1_out_wdata_o[31:0] : u_port0_out_wdata_o[31:0])))) : 32'h00000000)};
   assign cnt_loads_o = cnt_loads_q;
   assign cnt_stores_o = cnt_stores_q;
   assign cnt_line_reads_o = cnt_line_reads_q;
@@ -1116,6 +1181,15 @@ module gpucc_mem_i64 (
       busy61_q <= 1'h0;
       busy62_q <= 1'h0;
       busy63_q <= 1'h0;
+      rl0_q <= 25'h0000000;
+      rl1_q <= 25'h0000000;
+      rl2_q <= 25'h0000000;
+      rl3_q <= 25'h0000000;
+      rv0_q <= 1'h0;
+      rv1_q <= 1'h0;
+      rv2_q <= 1'h0;
+      rv3_q <= 1'h0;
+      rp_q <= 2'h0;
       cnt_loads_q <= 32'h00000000;
       cnt_stores_q <= 32'h00000000;
       cnt_line_reads_q <= 32'h00000000;
@@ -1157,6 +1231,15 @@ module gpucc_mem_i64 (
       busy61_q <= busy61_d;
       busy62_q <= busy62_d;
       busy63_q <= busy63_d;
+      rl0_q <= rl0_d;
+      rl1_q <= rl1_d;
+      rl2_q <= rl2_d;
+      rl3_q <= rl3_d;
+      rv0_q <= rv0_d;
+      rv1_q <= rv1_d;
+      rv2_q <= rv2_d;
+      rv3_q <= rv3_d;
+      rp_q <= rp_d;
       cnt_loads_q <= cnt_loads_d;
       cnt_stores_q <= cnt_stores_d;
       cnt_line_reads_q <= cnt_line_reads_d;
@@ -1176,11 +1259,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[31:0]),
     .pf_valid_i (pf_valid_i[0]),
     .pf_line_i (pf_line_i[24:0]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h0))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3191)),
-    .take_pf_i ((n5260 & n3191)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h0))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3504)),
+    .take_pf_i (((n5573 & n3504) | n3037)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port0_ready_o),
@@ -1210,11 +1293,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[63:32]),
     .pf_valid_i (pf_valid_i[1]),
     .pf_line_i (pf_line_i[49:25]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h1))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3192)),
-    .take_pf_i ((n5260 & n3192)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h1))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3505)),
+    .take_pf_i (((n5573 & n3505) | n3051)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port1_ready_o),
@@ -1244,11 +1327,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[95:64]),
     .pf_valid_i (pf_valid_i[2]),
     .pf_line_i (pf_line_i[74:50]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h2))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3193)),
-    .take_pf_i ((n5260 & n3193)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h2))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3506)),
+    .take_pf_i (((n5573 & n3506) | n3065)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port2_ready_o),
@@ -1278,11 +1361,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[127:96]),
     .pf_valid_i (pf_valid_i[3]),
     .pf_line_i (pf_line_i[99:75]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h3))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3194)),
-    .take_pf_i ((n5260 & n3194)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h3))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3507)),
+    .take_pf_i (((n5573 & n3507) | n3079)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port3_ready_o),
@@ -1312,11 +1395,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[159:128]),
     .pf_valid_i (pf_valid_i[4]),
     .pf_line_i (pf_line_i[124:100]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h4))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3195)),
-    .take_pf_i ((n5260 & n3195)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h4))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3508)),
+    .take_pf_i (((n5573 & n3508) | n3093)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port4_ready_o),
@@ -1346,11 +1429,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[191:160]),
     .pf_valid_i (pf_valid_i[5]),
     .pf_line_i (pf_line_i[149:125]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h5))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3196)),
-    .take_pf_i ((n5260 & n3196)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h5))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3509)),
+    .take_pf_i (((n5573 & n3509) | n3107)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port5_ready_o),
@@ -1380,11 +1463,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[223:192]),
     .pf_valid_i (pf_valid_i[6]),
     .pf_line_i (pf_line_i[174:150]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h6))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3197)),
-    .take_pf_i ((n5260 & n3197)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h6))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3510)),
+    .take_pf_i (((n5573 & n3510) | n3121)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port6_ready_o),
@@ -1414,11 +1497,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[255:224]),
     .pf_valid_i (pf_valid_i[7]),
     .pf_line_i (pf_line_i[199:175]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h7))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3198)),
-    .take_pf_i ((n5260 & n3198)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h7))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3511)),
+    .take_pf_i (((n5573 & n3511) | n3135)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port7_ready_o),
@@ -1448,11 +1531,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[287:256]),
     .pf_valid_i (pf_valid_i[8]),
     .pf_line_i (pf_line_i[224:200]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h8))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3199)),
-    .take_pf_i ((n5260 & n3199)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h8))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3512)),
+    .take_pf_i (((n5573 & n3512) | n3149)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port8_ready_o),
@@ -1482,11 +1565,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[319:288]),
     .pf_valid_i (pf_valid_i[9]),
     .pf_line_i (pf_line_i[249:225]),
-    .fill_valid_i ((n5487 & (n5488 == 4'h9))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3200)),
-    .take_pf_i ((n5260 & n3200)),
+    .fill_valid_i ((n5836 & (n5837 == 4'h9))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3513)),
+    .take_pf_i (((n5573 & n3513) | n3163)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port9_ready_o),
@@ -1516,11 +1599,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[351:320]),
     .pf_valid_i (pf_valid_i[10]),
     .pf_line_i (pf_line_i[274:250]),
-    .fill_valid_i ((n5487 & (n5488 == 4'ha))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3201)),
-    .take_pf_i ((n5260 & n3201)),
+    .fill_valid_i ((n5836 & (n5837 == 4'ha))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3514)),
+    .take_pf_i (((n5573 & n3514) | n3177)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port10_ready_o),
@@ -1550,11 +1633,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[383:352]),
     .pf_valid_i (pf_valid_i[11]),
     .pf_line_i (pf_line_i[299:275]),
-    .fill_valid_i ((n5487 & (n5488 == 4'hb))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3202)),
-    .take_pf_i ((n5260 & n3202)),
+    .fill_valid_i ((n5836 & (n5837 == 4'hb))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3515)),
+    .take_pf_i (((n5573 & n3515) | n3191)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port11_ready_o),
@@ -1584,11 +1667,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[415:384]),
     .pf_valid_i (pf_valid_i[12]),
     .pf_line_i (pf_line_i[324:300]),
-    .fill_valid_i ((n5487 & (n5488 == 4'hc))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3203)),
-    .take_pf_i ((n5260 & n3203)),
+    .fill_valid_i ((n5836 & (n5837 == 4'hc))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3516)),
+    .take_pf_i (((n5573 & n3516) | n3205)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port12_ready_o),
@@ -1618,11 +1701,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[447:416]),
     .pf_valid_i (pf_valid_i[13]),
     .pf_line_i (pf_line_i[349:325]),
-    .fill_valid_i ((n5487 & (n5488 == 4'hd))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3204)),
-    .take_pf_i ((n5260 & n3204)),
+    .fill_valid_i ((n5836 & (n5837 == 4'hd))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3517)),
+    .take_pf_i (((n5573 & n3517) | n3219)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port13_ready_o),
@@ -1652,11 +1735,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[479:448]),
     .pf_valid_i (pf_valid_i[14]),
     .pf_line_i (pf_line_i[374:350]),
-    .fill_valid_i ((n5487 & (n5488 == 4'he))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3205)),
-    .take_pf_i ((n5260 & n3205)),
+    .fill_valid_i ((n5836 & (n5837 == 4'he))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3518)),
+    .take_pf_i (((n5573 & n3518) | n3233)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port14_ready_o),
@@ -1686,11 +1769,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[511:480]),
     .pf_valid_i (pf_valid_i[15]),
     .pf_line_i (pf_line_i[399:375]),
-    .fill_valid_i ((n5487 & (n5488 == 4'hf))),
-    .fill_slot_i (n5489),
-    .fill_data_i ({n5521, n5520, n5519, n5518, n5517, n5516, n5515, n5514, n5513, n5512, n5511, n5510, n5509, n5508, n5507, n5506, n5505, n5504, n5503, n5502, n5501, n5500, n5499, n5498, n5497, n5496, n5495, n5494, n5493, n5492, n5491, n5490}),
-    .take_i ((n5258 & n3206)),
-    .take_pf_i ((n5260 & n3206)),
+    .fill_valid_i ((n5836 & (n5837 == 4'hf))),
+    .fill_slot_i (n5838),
+    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
+    .take_i ((n5571 & n3519)),
+    .take_pf_i (((n5573 & n3519) | n3247)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port15_ready_o),
@@ -1712,6 +1795,6 @@ module gpucc_mem_i64 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{l1_resp_rdata_i, mem_req_addr_i, mem_req_valid_i, mem_req_wdata_i, mem_req_we_i, n3277, n3288, n3295, n3300, n3306, n3317, n3324, n3329, n3334, n3345, n3352, n3357, n3362, n3373, n3380, n3385, n3398, n3409, n3416, n3421, n3427, n3438, n3445, n3450, n3456, n3467, n3474, n3479, n3485, n3496, n3503, n3508, n3514, n3525, n3532, n3537, n3543, n3554, n3561, n3566, n3572, n3583, n3590, n3595, n3601, n3612, n3619, n3624, n3630, n3641, n3648, n3653, n3659, n3670, n3677, n3682, n3688, n3699, n3706, n3711, n3717, n3728, n3735, n3740, n3746, n3757, n3764, n3769, n3775, n3786, n3793, n3798, n3804, n3815, n3822, n3827, n3833, n3844, n3851, n3856, n3862, n3873, n3880, n3885, n3891, n3902, n3909, n3914, n3920, n3931, n3938, n3943, n3949, n3960, n3967, n3972, n3978, n3989, n3996, n4001, n4007, n4018, n4025, n4030, n4036, n4047, n4054, n4059, n4065, n4076, n4083, n4088, n4094, n4105, n4112, n4117, n4123, n4134, n4141, n4146, n4152, n4163, n4170, n4175, n4181, n4192, n4199, n4204, n4210, n4221, n4228, n4233, n4239, n4250, n4257, n4262, n4268, n4279, n4286, n4291, n4297, n4308, n4315, n4320, n4326, n4337, n4344, n4349, n4355, n4366, n4373, n4378, n4384, n4395, n4402, n4407, n4413, n4424, n4431, n4436, n4442, n4453, n4460, n4465, n4471, n4482, n4489, n4494, n4500, n4511, n4518, n4523, n4529, n4540, n4547, n4552, n4558, n4569, n4576, n4581, n4587, n4598, n4605, n4610, n4616, n4627, n4634, n4639, n4645, n4656, n4663, n4668, n4674, n4685, n4692, n4697, n4703, n4714, n4721, n4726, n4732, n4743, n4750, n4755, n4761, n4772, n4779, n4784, n4790, n4801, n4808, n4813, n4819, n4830, n4837, n4842, n4848, n4859, n4866, n4871, n4877, n4888, n4895, n4900, n4906, n4917, n4924, n4929, n4935, n4946, n4953, n4958, n4964, n4975, n4982, n4987, n4993, n5004, n5011, n5016, n5022, n5033, n5040, n5045, n5051, n5062, n5069, n5074, n5080, n5091, n5098, n5103, n5109, n5120, n5127, n5132, n5138, n5149, n5156, n5161, n5167, n5178, n5185, n5190, n5196, n5207, n5214, n5219, n5225, n5236, n5243, n5248, pf_line_i, pf_valid_i, u_port0_out_wdata_o, u_port0_out_wmask_o, u_port10_out_wdata_o, u_port10_out_wmask_o, u_port11_out_wdata_o, u_port11_out_wmask_o, u_port12_out_wdata_o, u_port12_out_wmask_o, u_port13_out_wdata_o, u_port13_out_wmask_o, u_port14_out_wdata_o, u_port14_out_wmask_o, u_port15_out_wdata_o, u_port15_out_wmask_o, u_port1_out_wdata_o, u_port1_out_wmask_o, u_port2_out_wdata_o, u_port2_out_wmask_o, u_port3_out_wdata_o, u_port3_out_wmask_o, u_port4_out_wdata_o, u_port4_out_wmask_o, u_port5_out_wdata_o, u_port5_out_wmask_o, u_port6_out_wdata_o, u_port6_out_wmask_o, u_port7_out_wdata_o, u_port7_out_wmask_o, u_port8_out_wdata_o, u_port8_out_wmask_o, u_port9_out_wdata_o, u_port9_out_wmask_o};
+  assign unused_signals = ^{l1_resp_rdata_i, mem_req_addr_i, mem_req_valid_i, mem_req_wdata_i, mem_req_we_i, n3590, n3601, n3608, n3613, n3619, n3630, n3637, n3642, n3647, n3658, n3665, n3670, n3675, n3686, n3693, n3698, n3711, n3722, n3729, n3734, n3740, n3751, n3758, n3763, n3769, n3780, n3787, n3792, n3798, n3809, n3816, n3821, n3827, n3838, n3845, n3850, n3856, n3867, n3874, n3879, n3885, n3896, n3903, n3908, n3914, n3925, n3932, n3937, n3943, n3954, n3961, n3966, n3972, n3983, n3990, n3995, n4001, n4012, n4019, n4024, n4030, n4041, n4048, n4053, n4059, n4070, n4077, n4082, n4088, n4099, n4106, n4111, n4117, n4128, n4135, n4140, n4146, n4157, n4164, n4169, n4175, n4186, n4193, n4198, n4204, n4215, n4222, n4227, n4233, n4244, n4251, n4256, n4262, n4273, n4280, n4285, n4291, n4302, n4309, n4314, n4320, n4331, n4338, n4343, n4349, n4360, n4367, n4372, n4378, n4389, n4396, n4401, n4407, n4418, n4425, n4430, n4436, n4447, n4454, n4459, n4465, n4476, n4483, n4488, n4494, n4505, n4512, n4517, n4523, n4534, n4541, n4546, n4552, n4563, n4570, n4575, n4581, n4592, n4599, n4604, n4610, n4621, n4628, n4633, n4639, n4650, n4657, n4662, n4668, n4679, n4686, n4691, n4697, n4708, n4715, n4720, n4726, n4737, n4744, n4749, n4755, n4766, n4773, n4778, n4784, n4795, n4802, n4807, n4813, n4824, n4831, n4836, n4842, n4853, n4860, n4865, n4871, n4882, n4889, n4894, n4900, n4911, n4918, n4923, n4929, n4940, n4947, n4952, n4958, n4969, n4976, n4981, n4987, n4998, n5005, n5010, n5016, n5027, n5034, n5039, n5045, n5056, n5063, n5068, n5074, n5085, n5092, n5097, n5103, n5114, n5121, n5126, n5132, n5143, n5150, n5155, n5161, n5172, n5179, n5184, n5190, n5201, n5208, n5213, n5219, n5230, n5237, n5242, n5248, n5259, n5266, n5271, n5277, n5288, n5295, n5300, n5306, n5317, n5324, n5329, n5335, n5346, n5353, n5358, n5364, n5375, n5382, n5387, n5393, n5404, n5411, n5416, n5422, n5433, n5440, n5445, n5451, n5462, n5469, n5474, n5480, n5491, n5498, n5503, n5509, n5520, n5527, n5532, n5538, n5549, n5556, n5561, pf_line_i, pf_valid_i, u_port0_out_wdata_o, u_port0_out_wmask_o, u_port10_out_wdata_o, u_port10_out_wmask_o, u_port11_out_wdata_o, u_port11_out_wmask_o, u_port12_out_wdata_o, u_port12_out_wmask_o, u_port13_out_wdata_o, u_port13_out_wmask_o, u_port14_out_wdata_o, u_port14_out_wmask_o, u_port15_out_wdata_o, u_port15_out_wmask_o, u_port1_out_wdata_o, u_port1_out_wmask_o, u_port2_out_wdata_o, u_port2_out_wmask_o, u_port3_out_wdata_o, u_port3_out_wmask_o, u_port4_out_wdata_o, u_port4_out_wmask_o, u_port5_out_wdata_o, u_port5_out_wmask_o, u_port6_out_wdata_o, u_port6_out_wmask_o, u_port7_out_wdata_o, u_port7_out_wmask_o, u_port8_out_wdata_o, u_port8_out_wmask_o, u_port9_out_wdata_o, u_port9_out_wmask_o};
 
 endmodule

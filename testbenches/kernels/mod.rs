@@ -1035,6 +1035,7 @@ static GPUCC_KERNELS: [Kernel; 2] = [
                 conv_gpucc(3, 5, 3, 121),
                 conv_gpucc(3, 37, 21, 122),
                 conv_gpucc(3, 100, 37, 123),
+                conv_gpucc(3, 1000, 7, 124),
             ]
         },
     ),
@@ -1047,6 +1048,7 @@ static GPUCC_KERNELS: [Kernel; 2] = [
                 conv_gpucc(5, 5, 3, 131),
                 conv_gpucc(5, 37, 21, 132),
                 conv_gpucc(5, 100, 37, 133),
+                conv_gpucc(5, 1000, 7, 134),
             ]
         },
     ),

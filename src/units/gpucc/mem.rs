@@ -49,10 +49,14 @@
 //!   is presented in). The LSU side is hot end to end: `mem_req_ready_o`
 //!   is high only in a hot cycle whose edge the port captures the request
 //!   at, so the LSU's request register drops it at exactly that edge.
-//! * Arbitration: one request per core cycle: the first LSU at or after
-//!   the round-robin pointer `rr_q` with a line to read or write; if none,
-//!   the first with a hint while a prefetch id is free. `rr_q` moves past
-//!   the LSU taken.
+//! * Arbitration: one request per core cycle, round robin from `rr_q`
+//!   (it moves past the LSU taken) among: the LSUs with a line to write,
+//!   if any (the L1 takes a store only with no read in its stages, so
+//!   reads of other LSUs must not keep cutting in before it); else those
+//!   with a line to read; else those with a hint while a prefetch id is
+//!   free. A hint of a line among the last `RECENT` (4) prefetches sent
+//!   (`rl<k>_q`, `rv<k>_q`, `rp_q`; the LSUs reading one row hint the same
+//!   lines) is dropped instead: its port is told it was taken.
 //! * Latency (hot cycles): a load of a buffered line (or one arriving):
 //!   taken at `t`, its word on `mem_resp_*_o` at `t + 1` (when ahead of
 //!   it in the queue nothing waits); a load that misses the buffer: the
@@ -116,8 +120,16 @@ pub struct GpuccMem {
     ph: Reg<1>,
     rr: Reg<4>,
     busy: Vec<Reg<1>>,
+    /// The lines of the last [`RECENT`] prefetches sent (`rl<k>_q`, valid
+    /// `rv<k>_q`, next entry `rp_q`): a hint of one of them is dropped.
+    rline: Vec<Reg<25>>,
+    rvalid: Vec<Reg<1>>,
+    rptr: Reg<2>,
     cnt: [Reg<32>; 6],
 }
+
+/// Prefetched lines remembered to drop other LSUs' hints of the same line.
+pub const RECENT: usize = 4;
 
 impl GpuccMem {
     /// A front end giving the L1 ids below `ids` (33..=256: 32 for the
@@ -133,6 +145,9 @@ impl GpuccMem {
         let ph = d.reg("ph", h, 0);
         let rr = d.reg("rr", h, 0);
         let busy = (32..ids).map(|k| d.reg(&format!("busy{k}"), h, 0)).collect();
+        let rline = (0..RECENT).map(|k| d.reg(&format!("rl{k}"), h, 0)).collect();
+        let rvalid = (0..RECENT).map(|k| d.reg(&format!("rv{k}"), h, 0)).collect();
+        let rptr = d.reg("rp", h, 0);
         let names = ["loads", "stores", "line_reads", "line_writes", "prefetch", "buf_hits"];
         let cnt = names.map(|n| d.reg(&format!("cnt_{n}"), h, 0));
         Ok(GpuccMem {
@@ -143,6 +158,9 @@ impl GpuccMem {
             ph,
             rr,
             busy,
+            rline,
+            rvalid,
+            rptr,
             cnt,
         })
     }
@@ -190,10 +208,29 @@ impl Block for GpuccMem {
         let any_free = seen;
         let pf_ids: Vec<S<C, 8>> = (32..self.ids).map(|k| cx.lit::<8>(k as u64)).collect();
         let pf_id = pick(cx, &pf_pick, &pf_ids);
-        // Round robin: lines first, hints when no line waits.
+        // Round robin: line writes first (the L1 takes a store only with no
+        // read in its stages: reads of other LSUs must not keep cutting in
+        // before it), then line reads, hints when no line waits.
         let main: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.want_o).collect();
+        let wrs: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.want_o & o.out_write_o).collect();
         let any_main = or_all(cx, &main);
-        let cand: [S<C, 1>; PORTS] = std::array::from_fn(|j| any_main.mux(main[j], hs[j].1.want_pf_o & any_free));
+        let any_wr = or_all(cx, &wrs);
+        // Hints of a line prefetched lately (the LSUs reading one row hint
+        // the same lines) are dropped: the port is told its hint is taken.
+        let rl: Vec<S<C, 25>> = self.rline.iter().map(|&r| cx.q(r)).collect();
+        let rvv: Vec<S<C, 1>> = self.rvalid.iter().map(|&r| cx.q(r)).collect();
+        let dup: Vec<S<C, 1>> = hs
+            .iter()
+            .map(|(_, o)| {
+                let mut d = cx.lit::<1>(0);
+                for k in 0..RECENT {
+                    d = d | (rvv[k] & rl[k].eq(o.hint_line_o));
+                }
+                o.want_pf_o & d
+            })
+            .collect();
+        let hpf: Vec<S<C, 1>> = (0..PORTS).map(|j| hs[j].1.want_pf_o & !dup[j] & any_free).collect();
+        let cand: [S<C, 1>; PORTS] = std::array::from_fn(|j| any_wr.mux(wrs[j], any_main.mux(main[j], hpf[j])));
         let rr = cx.q(self.rr);
         // (The last LSU is at or after any pointer.)
         let at_or_after: [S<C, 1>; PORTS] = std::array::from_fn(|j| {
@@ -251,6 +288,14 @@ impl Block for GpuccMem {
             let back = rv & rid.eq(cx.lit::<8>(32 + k as u64));
             cx.d(r, (take_pf & pf_pick[k]) | (busy[k] & !back));
         }
+        let rp = cx.q(self.rptr);
+        for k in 0..RECENT {
+            let at = take_pf & rp.eq(cx.lit::<2>(k as u64));
+            cx.d_en(self.rline[k], at, |_| line);
+            cx.d(self.rvalid[k], !i.clear_i & (at | rvv[k]));
+        }
+        let rp_n = rp + cx.lit::<2>(1);
+        cx.d(self.rptr, take_pf.mux(rp_n, rp));
         // End the ports: fills, grants, requests.
         let fill_any = rv & rid.ult(cx.lit::<8>(32));
         let fill_port: S<C, 4> = rid.slice::<1, 4>();
@@ -272,7 +317,7 @@ impl Block for GpuccMem {
                 fill_slot_i: fill_slot,
                 fill_data_i: fill_data,
                 take_i: take_main & grant[j],
-                take_pf_i: take_pf & grant[j],
+                take_pf_i: (take_pf & grant[j]) | dup[j],
                 clear_i: i.clear_i,
                 flush_i: i.flush_i,
             };

@@ -540,7 +540,7 @@ fn gpucc_kernels_run_on_the_rtl_network() {
     let o = smrtl(&["kernels", "conv3x3_gpucc", "--config", "gpucc", "--cases", &d]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}{}", stderr(&o));
-    assert!(out.contains("3 passed, 0 failed, 0 skipped"), "{out}");
+    assert!(out.contains("4 passed, 0 failed, 0 skipped"), "{out}");
     // Its 37 x 21 case with the GPU-CC run on the RTL network: the image
     // equals the host reference and the run reports its checks.
     let cmd = std::fs::read_to_string(dir.join("conv3x3_gpucc-gpucc-1.cmd")).unwrap();

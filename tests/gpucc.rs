@@ -410,3 +410,35 @@ fn gpucc_errors_on_the_rtl_sm() {
     let e = rtl(conv.source, conv.file, &gpucc(), &two, conv.gmem.clone()).unwrap_err();
     assert!(e.contains("error 17") && e.contains("info 0x2"), "{e}");
 }
+
+/// The gpucc SM's save file has the GPU-CC group: the mode, the counters
+/// and every node's firing and stall bits, in node order.
+#[test]
+fn gpucc_sm_waves_have_the_gpucc_group() {
+    let cfg = gpucc();
+    let case = conv_gpucc(3, 5, 3, 35);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gpucc_waves");
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("c3.vcd");
+    let prog = assemble(case.source, case.file).unwrap();
+    let opts = smrtl::sm::run::RtlOptions {
+        vcd: Some(vcd.clone()),
+        ..smrtl::sm::run::RtlOptions::default()
+    };
+    let r = smrtl::sm::run::run_program(&cfg, &prog, &case.launch(), case.gmem.clone(), &opts).unwrap();
+    case.check(&r.gmem).unwrap_or_else(|m| panic!("{m}"));
+    let gtkw = std::fs::read_to_string(dir.join("c3.vcd.gtkw")).unwrap();
+    for want in [
+        "-GPU-CC\n",
+        "+{mode} sm_gpucc.gc_mode_o\n",
+        "-fired [node]\n",
+        "-input empty [node]\n",
+        "-output full [node]\n",
+        // Node n is bits 2n+1..2n of the 96-bit bus; GTKWave counts bit
+        // indices from the left.
+        "#{core0} (94)sm_gpucc.gc_fire_o[95:0] (95)sm_gpucc.gc_fire_o[95:0]\n",
+        "#{lsu15} (0)sm_gpucc.gc_stall_out_o[95:0] (1)sm_gpucc.gc_stall_out_o[95:0]\n",
+    ] {
+        assert!(gtkw.contains(want), "{want:?} not in the save file");
+    }
+}

@@ -9,6 +9,10 @@
 //!   the destination, the values of each lane in collapsed groups), the
 //!   units' busy bits (`unit_busy_o`, only the units the preset has), the
 //!   warp starts (`st_*`) and the global-memory requests and responses.
+//! * On a preset with GPU-CC, an open group "GPU-CC": the mode, the
+//!   firing and run counters, and per node (`core0`..`lsu15`) collapsed
+//!   groups of its firings and stall causes (two bits: this hot cycle
+//!   and the one before).
 //! * A collapsed group of the operand collectors (valid, warp, opcode),
 //!   then the generic groups of every port and block
 //!   (`hdl::gtkw::design_groups`, collapsed).
@@ -220,6 +224,33 @@ pub fn write_sm_gtkw(
         g.alias("response", &t("gm_resp_valid_i"), 1, Fmt::Bin, None);
         g.alias("response id", &t("gm_resp_id_i"), 8, Fmt::Dec, None);
     });
+    if cfg.gpucc.is_some() {
+        // GPU-CC mode (docs/gpucc.md section 12): per node two bits, the
+        // hot cycle sampled at the core edge and the one before.
+        g.group("GPU-CC", true, |g| {
+            g.alias("mode", &t("gc_mode_o"), 1, Fmt::Bin, None);
+            g.alias("firings (count)", &t("cnt_gc_fire_o"), 32, Fmt::Dec, None);
+            g.alias("runs", &t("cnt_gc_runs_o"), 32, Fmt::Dec, None);
+            let nodes = crate::golden::gpucc::NODES;
+            for (label, port) in [
+                ("fired [node]", "gc_fire_o"),
+                ("input empty [node]", "gc_stall_in_o"),
+                ("output full [node]", "gc_stall_out_o"),
+            ] {
+                let bus = t(port);
+                g.group(label, false, |g| {
+                    for n in 0..nodes {
+                        g.bits(
+                            crate::golden::gpucc::node_name(n).as_str(),
+                            &[(&bus, 2 * nodes, 2 * n + 1, 2 * n)],
+                            Fmt::Bin,
+                            None,
+                        );
+                    }
+                });
+            }
+        });
+    }
     let oc = d.modules[d.top]
         .insts
         .iter()

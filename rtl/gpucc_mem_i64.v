@@ -444,700 +444,684 @@ module gpucc_mem_i64 (
   wire n2863 = (n2858 | (~busy62_q));
   wire n2866 = ((~busy63_q) & (~n2863));
   wire n2868 = (n2863 | (~busy63_q));
-  wire n2966 = (u_port0_want_o & u_port0_out_write_o);
-  wire n2967 = (u_port1_want_o & u_port1_out_write_o);
-  wire n2968 = (u_port2_want_o & u_port2_out_write_o);
-  wire n2969 = (u_port3_want_o & u_port3_out_write_o);
-  wire n2970 = (u_port4_want_o & u_port4_out_write_o);
-  wire n2971 = (u_port5_want_o & u_port5_out_write_o);
-  wire n2972 = (u_port6_want_o & u_port6_out_write_o);
-  wire n2973 = (u_port7_want_o & u_port7_out_write_o);
-  wire n2974 = (u_port8_want_o & u_port8_out_write_o);
-  wire n2975 = (u_port9_want_o & u_port9_out_write_o);
-  wire n2976 = (u_port10_want_o & u_port10_out_write_o);
-  wire n2977 = (u_port11_want_o & u_port11_out_write_o);
-  wire n2978 = (u_port12_want_o & u_port12_out_write_o);
-  wire n2979 = (u_port13_want_o & u_port13_out_write_o);
-  wire n2980 = (u_port14_want_o & u_port14_out_write_o);
-  wire n2981 = (u_port15_want_o & u_port15_out_write_o);
-  wire n2998 = ((((((((((((((((1'h0 | u_port0_want_o) | u_port1_want_o) | u_port2_want_o) | u_port3_want_o) | u_port4_want_o) | u_port5_want_o) | u_port6_want_o) | u_port7_want_o) | u_port8_want_o) | u_port9_want_o) | u_port10_want_o) | u_port11_want_o) | u_port12_want_o) | u_port13_want_o) | u_port14_want_o) | u_port15_want_o);
-  wire n3015 = ((((((((((((((((1'h0 | n2966) | n2967) | n2968) | n2969) | n2970) | n2971) | n2972) | n2973) | n2974) | n2975) | n2976) | n2977) | n2978) | n2979) | n2980) | n2981);
-  wire n3037 = (u_port0_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port0_hint_line_o))) | (rv1_q & (rl1_q == u_port0_hint_line_o))) | (rv2_q & (rl2_q == u_port0_hint_line_o))) | (rv3_q & (rl3_q == u_port0_hint_line_o))));
-  wire n3051 = (u_port1_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port1_hint_line_o))) | (rv1_q & (rl1_q == u_port1_hint_line_o))) | (rv2_q & (rl2_q == u_port1_hint_line_o))) | (rv3_q & (rl3_q == u_port1_hint_line_o))));
-  wire n3065 = (u_port2_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port2_hint_line_o))) | (rv1_q & (rl1_q == u_port2_hint_line_o))) | (rv2_q & (rl2_q == u_port2_hint_line_o))) | (rv3_q & (rl3_q == u_port2_hint_line_o))));
-  wire n3079 = (u_port3_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port3_hint_line_o))) | (rv1_q & (rl1_q == u_port3_hint_line_o))) | (rv2_q & (rl2_q == u_port3_hint_line_o))) | (rv3_q & (rl3_q == u_port3_hint_line_o))));
-  wire n3093 = (u_port4_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port4_hint_line_o))) | (rv1_q & (rl1_q == u_port4_hint_line_o))) | (rv2_q & (rl2_q == u_port4_hint_line_o))) | (rv3_q & (rl3_q == u_port4_hint_line_o))));
-  wire n3107 = (u_port5_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port5_hint_line_o))) | (rv1_q & (rl1_q == u_port5_hint_line_o))) | (rv2_q & (rl2_q == u_port5_hint_line_o))) | (rv3_q & (rl3_q == u_port5_hint_line_o))));
-  wire n3121 = (u_port6_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port6_hint_line_o))) | (rv1_q & (rl1_q == u_port6_hint_line_o))) | (rv2_q & (rl2_q == u_port6_hint_line_o))) | (rv3_q & (rl3_q == u_port6_hint_line_o))));
-  wire n3135 = (u_port7_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port7_hint_line_o))) | (rv1_q & (rl1_q == u_port7_hint_line_o))) | (rv2_q & (rl2_q == u_port7_hint_line_o))) | (rv3_q & (rl3_q == u_port7_hint_line_o))));
-  wire n3149 = (u_port8_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port8_hint_line_o))) | (rv1_q & (rl1_q == u_port8_hint_line_o))) | (rv2_q & (rl2_q == u_port8_hint_line_o))) | (rv3_q & (rl3_q == u_port8_hint_line_o))));
-  wire n3163 = (u_port9_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port9_hint_line_o))) | (rv1_q & (rl1_q == u_port9_hint_line_o))) | (rv2_q & (rl2_q == u_port9_hint_line_o))) | (rv3_q & (rl3_q == u_port9_hint_line_o))));
-  wire n3177 = (u_port10_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port10_hint_line_o))) | (rv1_q & (rl1_q == u_port10_hint_line_o))) | (rv2_q & (rl2_q == u_port10_hint_line_o))) | (rv3_q & (rl3_q == u_port10_hint_line_o))));
-  wire n3191 = (u_port11_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port11_hint_line_o))) | (rv1_q & (rl1_q == u_port11_hint_line_o))) | (rv2_q & (rl2_q == u_port11_hint_line_o))) | (rv3_q & (rl3_q == u_port11_hint_line_o))));
-  wire n3205 = (u_port12_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port12_hint_line_o))) | (rv1_q & (rl1_q == u_port12_hint_line_o))) | (rv2_q & (rl2_q == u_port12_hint_line_o))) | (rv3_q & (rl3_q == u_port12_hint_line_o))));
-  wire n3219 = (u_port13_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port13_hint_line_o))) | (rv1_q & (rl1_q == u_port13_hint_line_o))) | (rv2_q & (rl2_q == u_port13_hint_line_o))) | (rv3_q & (rl3_q == u_port13_hint_line_o))));
-  wire n3233 = (u_port14_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port14_hint_line_o))) | (rv1_q & (rl1_q == u_port14_hint_line_o))) | (rv2_q & (rl2_q == u_port14_hint_line_o))) | (rv3_q & (rl3_q == u_port14_hint_line_o))));
-  wire n3247 = (u_port15_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port15_hint_line_o))) | (rv1_q & (rl1_q == u_port15_hint_line_o))) | (rv2_q & (rl2_q == u_port15_hint_line_o))) | (rv3_q & (rl3_q == u_port15_hint_line_o))));
-  wire n3297 = (n3015 ? n2966 : (n2998 ? u_port0_want_o : ((u_port0_want_pf_o & (~n3037)) & n2868)));
-  wire n3299 = (n3015 ? n2967 : (n2998 ? u_port1_want_o : ((u_port1_want_pf_o & (~n3051)) & n2868)));
-  wire n3301 = (n3015 ? n2968 : (n2998 ? u_port2_want_o : ((u_port2_want_pf_o & (~n3065)) & n2868)));
-  wire n3303 = (n3015 ? n2969 : (n2998 ? u_port3_want_o : ((u_port3_want_pf_o & (~n3079)) & n2868)));
-  wire n3305 = (n3015 ? n2970 : (n2998 ? u_port4_want_o : ((u_port4_want_pf_o & (~n3093)) & n2868)));
-  wire n3307 = (n3015 ? n2971 : (n2998 ? u_port5_want_o : ((u_port5_want_pf_o & (~n3107)) & n2868)));
-  wire n3309 = (n3015 ? n2972 : (n2998 ? u_port6_want_o : ((u_port6_want_pf_o & (~n3121)) & n2868)));
-  wire n3311 = (n3015 ? n2973 : (n2998 ? u_port7_want_o : ((u_port7_want_pf_o & (~n3135)) & n2868)));
-  wire n3313 = (n3015 ? n2974 : (n2998 ? u_port8_want_o : ((u_port8_want_pf_o & (~n3149)) & n2868)));
-  wire n3315 = (n3015 ? n2975 : (n2998 ? u_port9_want_o : ((u_port9_want_pf_o & (~n3163)) & n2868)));
-  wire n3317 = (n3015 ? n2976 : (n2998 ? u_port10_want_o : ((u_port10_want_pf_o & (~n3177)) & n2868)));
-  wire n3319 = (n3015 ? n2977 : (n2998 ? u_port11_want_o : ((u_port11_want_pf_o & (~n3191)) & n2868)));
-  wire n3321 = (n3015 ? n2978 : (n2998 ? u_port12_want_o : ((u_port12_want_pf_o & (~n3205)) & n2868)));
-  wire n3323 = (n3015 ? n2979 : (n2998 ? u_port13_want_o : ((u_port13_want_pf_o & (~n3219)) & n2868)));
-  wire n3325 = (n3015 ? n2980 : (n2998 ? u_port14_want_o : ((u_port14_want_pf_o & (~n3233)) & n2868)));
-  wire n3327 = (n3015 ? n2981 : (n2998 ? u_port15_want_o : ((u_port15_want_pf_o & (~n3247)) & n2868)));
-  wire n3332 = (n3297 & (~(4'h0 < rr_q)));
-  wire n3336 = (n3299 & (~(4'h1 < rr_q)));
-  wire n3340 = (n3301 & (~(4'h2 < rr_q)));
-  wire n3344 = (n3303 & (~(4'h3 < rr_q)));
-  wire n3348 = (n3305 & (~(4'h4 < rr_q)));
-  wire n3352 = (n3307 & (~(4'h5 < rr_q)));
-  wire n3356 = (n3309 & (~(4'h6 < rr_q)));
-  wire n3360 = (n3311 & (~(4'h7 < rr_q)));
-  wire n3364 = (n3313 & (~(4'h8 < rr_q)));
-  wire n3368 = (n3315 & (~(4'h9 < rr_q)));
-  wire n3372 = (n3317 & (~(4'ha < rr_q)));
-  wire n3376 = (n3319 & (~(4'hb < rr_q)));
-  wire n3380 = (n3321 & (~(4'hc < rr_q)));
-  wire n3384 = (n3323 & (~(4'hd < rr_q)));
-  wire n3388 = (n3325 & (~(4'he < rr_q)));
-  wire n3405 = ((((((((((((((((1'h0 | n3332) | n3336) | n3340) | n3344) | n3348) | n3352) | n3356) | n3360) | n3364) | n3368) | n3372) | n3376) | n3380) | n3384) | n3388) | n3327);
-  wire n3409 = (1'h0 | n3332);
-  wire n3412 = (n3409 | n3336);
-  wire n3415 = (n3412 | n3340);
-  wire n3418 = (n3415 | n3344);
-  wire n3421 = (n3418 | n3348);
-  wire n3424 = (n3421 | n3352);
-  wire n3427 = (n3424 | n3356);
-  wire n3430 = (n3427 | n3360);
-  wire n3433 = (n3430 | n3364);
-  wire n3436 = (n3433 | n3368);
-  wire n3439 = (n3436 | n3372);
-  wire n3442 = (n3439 | n3376);
-  wire n3445 = (n3442 | n3380);
-  wire n3448 = (n3445 | n3384);
-  wire n3458 = (1'h0 | n3297);
-  wire n3461 = (n3458 | n3299);
-  wire n3464 = (n3461 | n3301);
-  wire n3467 = (n3464 | n3303);
-  wire n3470 = (n3467 | n3305);
-  wire n3473 = (n3470 | n3307);
-  wire n3476 = (n3473 | n3309);
-  wire n3479 = (n3476 | n3311);
-  wire n3482 = (n3479 | n3313);
-  wire n3485 = (n3482 | n3315);
-  wire n3488 = (n3485 | n3317);
-  wire n3491 = (n3488 | n3319);
-  wire n3494 = (n3491 | n3321);
-  wire n3497 = (n3494 | n3323);
-  wire n3504 = (n3405 ? (n3332 & (~1'h0)) : (n3297 & (~1'h0)));
-  wire n3505 = (n3405 ? (n3336 & (~n3409)) : (n3299 & (~n3458)));
-  wire n3506 = (n3405 ? (n3340 & (~n3412)) : (n3301 & (~n3461)));
-  wire n3507 = (n3405 ? (n3344 & (~n3415)) : (n3303 & (~n3464)));
-  wire n3508 = (n3405 ? (n3348 & (~n3418)) : (n3305 & (~n3467)));
-  wire n3509 = (n3405 ? (n3352 & (~n3421)) : (n3307 & (~n3470)));
-  wire n3510 = (n3405 ? (n3356 & (~n3424)) : (n3309 & (~n3473)));
-  wire n3511 = (n3405 ? (n3360 & (~n3427)) : (n3311 & (~n3476)));
-  wire n3512 = (n3405 ? (n3364 & (~n3430)) : (n3313 & (~n3479)));
-  wire n3513 = (n3405 ? (n3368 & (~n3433)) : (n3315 & (~n3482)));
-  wire n3514 = (n3405 ? (n3372 & (~n3436)) : (n3317 & (~n3485)));
-  wire n3515 = (n3405 ? (n3376 & (~n3439)) : (n3319 & (~n3488)));
-  wire n3516 = (n3405 ? (n3380 & (~n3442)) : (n3321 & (~n3491)));
-  wire n3517 = (n3405 ? (n3384 & (~n3445)) : (n3323 & (~n3494)));
-  wire n3518 = (n3405 ? (n3388 & (~n3448)) : (n3325 & (~n3497)));
-  wire n3519 = (n3405 ? (n3327 & (~(n3448 | n3388))) : (n3327 & (~(n3497 | n3325))));
-  wire [3:0] grant_idx = ((((((((((((((((4'h0 | (n3504 ? 4'h0 : 4'h0)) | (n3505 ? 4'h1 : 4'h0)) | (n3506 ? 4'h2 : 4'h0)) | (n3507 ? 4'h3 : 4'h0)) | (n3508 ? 4'h4 : 4'h0)) | (n3509 ? 4'h5 : 4'h0)) | (n3510 ? 4'h6 : 4'h0)) | (n3511 ? 4'h7 : 4'h0)) | (n3512 ? 4'h8 : 4'h0)) | (n3513 ? 4'h9 : 4'h0)) | (n3514 ? 4'ha : 4'h0)) | (n3515 ? 4'hb : 4'h0)) | (n3516 ? 4'hc : 4'h0)) | (n3517 ? 4'hd : 4'h0)) | (n3518 ? 4'he : 4'h0)) | (n3519 ? 4'hf : 4'h0));
-  wire req_valid = ((((((((((((((((1'h0 | n3504) | n3505) | n3506) | n3507) | n3508) | n3509) | n3510) | n3511) | n3512) | n3513) | n3514) | n3515) | n3516) | n3517) | n3518) | n3519);
-  wire [3:0] n3590 = (grant_idx >> 4'h0);
-  wire n3591 = n3590[0];
-  wire [3:0] n3601 = (grant_idx >> 4'h1);
-  wire n3602 = n3601[0];
-  wire [3:0] n3608 = (grant_idx >> 4'h2);
-  wire n3609 = n3608[0];
-  wire [3:0] n3613 = (grant_idx >> 4'h3);
-  wire n3616 = ((n3613[0] ? (n3609 ? (n3602 ? (n3591 ? u_port15_out_write_o : u_port14_out_write_o) : (n3591 ? u_port13_out_write_o : u_port12_out_write_o)) : (n3602 ? (n3591 ? u_port11_out_write_o : u_port10_out_write_o) : (n3591 ? u_port9_out_write_o : u_port8_out_write_o))) : (n3609 ? (n3602 ? (n3591 ? u_port7_out_write_o : u_port6_out_write_o) : (n3591 ? u_port5_out_write_o : u_port4_out_write_o)) : (n3602 ? (n3591 ? u_port3_out_write_o : u_port2_out_write_o) : (n3591 ? u_port1_out_write_o : u_port0_out_write_o)))) & n2998);
-  wire [3:0] n3619 = (grant_idx >> 4'h0);
-  wire n3620 = n3619[0];
-  wire [3:0] n3630 = (grant_idx >> 4'h1);
-  wire n3631 = n3630[0];
-  wire [3:0] n3637 = (grant_idx >> 4'h2);
-  wire n3638 = n3637[0];
-  wire [3:0] n3642 = (grant_idx >> 4'h3);
-  wire [3:0] n3647 = (grant_idx >> 4'h0);
-  wire n3648 = n3647[0];
-  wire [3:0] n3658 = (grant_idx >> 4'h1);
-  wire n3659 = n3658[0];
-  wire [3:0] n3665 = (grant_idx >> 4'h2);
-  wire n3666 = n3665[0];
-  wire [3:0] n3670 = (grant_idx >> 4'h3);
-  wire [3:0] n3675 = (grant_idx >> 4'h0);
-  wire n3676 = n3675[0];
-  wire [3:0] n3686 = (grant_idx >> 4'h1);
-  wire n3687 = n3686[0];
-  wire [3:0] n3693 = (grant_idx >> 4'h2);
-  wire n3694 = n3693[0];
-  wire [3:0] n3698 = (grant_idx >> 4'h3);
-  wire [24:0] n3701 = (n2998 ? (n3670[0] ? (n3666 ? (n3659 ? (n3648 ? u_port15_out_line_o : u_port14_out_line_o) : (n3648 ? u_port13_out_line_o : u_port12_out_line_o)) : (n3659 ? (n3648 ? u_port11_out_line_o : u_port10_out_line_o) : (n3648 ? u_port9_out_line_o : u_port8_out_line_o))) : (n3666 ? (n3659 ? (n3648 ? u_port7_out_line_o : u_port6_out_line_o) : (n3648 ? u_port5_out_line_o : u_port4_out_line_o)) : (n3659 ? (n3648 ? u_port3_out_line_o : u_port2_out_line_o) : (n3648 ? u_port1_out_line_o : u_port0_out_line_o)))) : (n3698[0] ? (n3694 ? (n3687 ? (n3676 ? u_port15_hint_line_o : u_port14_hint_line_o) : (n3676 ? u_port13_hint_line_o : u_port12_hint_line_o)) : (n3687 ? (n3676 ? u_port11_hint_line_o : u_port10_hint_line_o) : (n3676 ? u_port9_hint_line_o : u_port8_hint_line_o))) : (n3694 ? (n3687 ? (n3676 ? u_port7_hint_line_o : u_port6_hint_line_o) : (n3676 ? u_port5_hint_line_o : u_port4_hint_line_o)) : (n3687 ? (n3676 ? u_port3_hint_line_o : u_port2_hint_line_o) : (n3676 ? u_port1_hint_line_o : u_port0_hint_line_o)))));
-  wire [3:0] n3711 = (grant_idx >> 4'h0);
-  wire n3712 = n3711[0];
-  wire [3:0] n3722 = (grant_idx >> 4'h1);
-  wire n3723 = n3722[0];
-  wire [3:0] n3729 = (grant_idx >> 4'h2);
-  wire n3730 = n3729[0];
-  wire [3:0] n3734 = (grant_idx >> 4'h3);
-  wire [3:0] n3740 = (grant_idx >> 4'h0);
-  wire n3741 = n3740[0];
-  wire [3:0] n3751 = (grant_idx >> 4'h1);
-  wire n3752 = n3751[0];
-  wire [3:0] n3758 = (grant_idx >> 4'h2);
-  wire n3759 = n3758[0];
-  wire [3:0] n3763 = (grant_idx >> 4'h3);
-  wire [3:0] n3769 = (grant_idx >> 4'h0);
-  wire n3770 = n3769[0];
-  wire [3:0] n3780 = (grant_idx >> 4'h1);
-  wire n3781 = n3780[0];
-  wire [3:0] n3787 = (grant_idx >> 4'h2);
-  wire n3788 = n3787[0];
-  wire [3:0] n3792 = (grant_idx >> 4'h3);
-  wire [3:0] n3798 = (grant_idx >> 4'h0);
-  wire n3799 = n3798[0];
-  wire [3:0] n3809 = (grant_idx >> 4'h1);
-  wire n3810 = n3809[0];
-  wire [3:0] n3816 = (grant_idx >> 4'h2);
-  wire n3817 = n3816[0];
-  wire [3:0] n3821 = (grant_idx >> 4'h3);
-  wire [3:0] n3827 = (grant_idx >> 4'h0);
-  wire n3828 = n3827[0];
-  wire [3:0] n3838 = (grant_idx >> 4'h1);
-  wire n3839 = n3838[0];
-  wire [3:0] n3845 = (grant_idx >> 4'h2);
-  wire n3846 = n3845[0];
-  wire [3:0] n3850 = (grant_idx >> 4'h3);
-  wire [3:0] n3856 = (grant_idx >> 4'h0);
-  wire n3857 = n3856[0];
-  wire [3:0] n3867 = (grant_idx >> 4'h1);
-  wire n3868 = n3867[0];
-  wire [3:0] n3874 = (grant_idx >> 4'h2);
-  wire n3875 = n3874[0];
-  wire [3:0] n3879 = (grant_idx >> 4'h3);
-  wire [3:0] n3885 = (grant_idx >> 4'h0);
-  wire n3886 = n3885[0];
-  wire [3:0] n3896 = (grant_idx >> 4'h1);
-  wire n3897 = n3896[0];
-  wire [3:0] n3903 = (grant_idx >> 4'h2);
-  wire n3904 = n3903[0];
-  wire [3:0] n3908 = (grant_idx >> 4'h3);
-  wire [3:0] n3914 = (grant_idx >> 4'h0);
-  wire n3915 = n3914[0];
-  wire [3:0] n3925 = (grant_idx >> 4'h1);
-  wire n3926 = n3925[0];
-  wire [3:0] n3932 = (grant_idx >> 4'h2);
-  wire n3933 = n3932[0];
-  wire [3:0] n3937 = (grant_idx >> 4'h3);
-  wire [3:0] n3943 = (grant_idx >> 4'h0);
-  wire n3944 = n3943[0];
-  wire [3:0] n3954 = (grant_idx >> 4'h1);
-  wire n3955 = n3954[0];
-  wire [3:0] n3961 = (grant_idx >> 4'h2);
-  wire n3962 = n3961[0];
-  wire [3:0] n3966 = (grant_idx >> 4'h3);
-  wire [3:0] n3972 = (grant_idx >> 4'h0);
-  wire n3973 = n3972[0];
-  wire [3:0] n3983 = (grant_idx >> 4'h1);
-  wire n3984 = n3983[0];
-  wire [3:0] n3990 = (grant_idx >> 4'h2);
-  wire n3991 = n3990[0];
-  wire [3:0] n3995 = (grant_idx >> 4'h3);
-  wire [3:0] n4001 = (grant_idx >> 4'h0);
-  wire n4002 = n4001[0];
-  wire [3:0] n4012 = (grant_idx >> 4'h1);
-  wire n4013 = n4012[0];
-  wire [3:0] n4019 = (grant_idx >> 4'h2);
-  wire n4020 = n4019[0];
-  wire [3:0] n4024 = (grant_idx >> 4'h3);
-  wire [3:0] n4030 = (grant_idx >> 4'h0);
-  wire n4031 = n4030[0];
-  wire [3:0] n4041 = (grant_idx >> 4'h1);
-  wire n4042 = n4041[0];
-  wire [3:0] n4048 = (grant_idx >> 4'h2);
-  wire n4049 = n4048[0];
-  wire [3:0] n4053 = (grant_idx >> 4'h3);
-  wire [3:0] n4059 = (grant_idx >> 4'h0);
-  wire n4060 = n4059[0];
-  wire [3:0] n4070 = (grant_idx >> 4'h1);
-  wire n4071 = n4070[0];
-  wire [3:0] n4077 = (grant_idx >> 4'h2);
-  wire n4078 = n4077[0];
-  wire [3:0] n4082 = (grant_idx >> 4'h3);
-  wire [3:0] n4088 = (grant_idx >> 4'h0);
-  wire n4089 = n4088[0];
-  wire [3:0] n4099 = (grant_idx >> 4'h1);
-  wire n4100 = n4099[0];
-  wire [3:0] n4106 = (grant_idx >> 4'h2);
-  wire n4107 = n4106[0];
-  wire [3:0] n4111 = (grant_idx >> 4'h3);
-  wire [3:0] n4117 = (grant_idx >> 4'h0);
-  wire n4118 = n4117[0];
-  wire [3:0] n4128 = (grant_idx >> 4'h1);
-  wire n4129 = n4128[0];
-  wire [3:0] n4135 = (grant_idx >> 4'h2);
-  wire n4136 = n4135[0];
-  wire [3:0] n4140 = (grant_idx >> 4'h3);
-  wire [3:0] n4146 = (grant_idx >> 4'h0);
-  wire n4147 = n4146[0];
-  wire [3:0] n4157 = (grant_idx >> 4'h1);
-  wire n4158 = n4157[0];
-  wire [3:0] n4164 = (grant_idx >> 4'h2);
-  wire n4165 = n4164[0];
-  wire [3:0] n4169 = (grant_idx >> 4'h3);
-  wire [3:0] n4175 = (grant_idx >> 4'h0);
-  wire n4176 = n4175[0];
-  wire [3:0] n4186 = (grant_idx >> 4'h1);
-  wire n4187 = n4186[0];
-  wire [3:0] n4193 = (grant_idx >> 4'h2);
-  wire n4194 = n4193[0];
-  wire [3:0] n4198 = (grant_idx >> 4'h3);
-  wire [3:0] n4204 = (grant_idx >> 4'h0);
-  wire n4205 = n4204[0];
-  wire [3:0] n4215 = (grant_idx >> 4'h1);
-  wire n4216 = n4215[0];
-  wire [3:0] n4222 = (grant_idx >> 4'h2);
-  wire n4223 = n4222[0];
-  wire [3:0] n4227 = (grant_idx >> 4'h3);
-  wire [3:0] n4233 = (grant_idx >> 4'h0);
-  wire n4234 = n4233[0];
-  wire [3:0] n4244 = (grant_idx >> 4'h1);
-  wire n4245 = n4244[0];
-  wire [3:0] n4251 = (grant_idx >> 4'h2);
-  wire n4252 = n4251[0];
-  wire [3:0] n4256 = (grant_idx >> 4'h3);
-  wire [3:0] n4262 = (grant_idx >> 4'h0);
-  wire n4263 = n4262[0];
-  wire [3:0] n4273 = (grant_idx >> 4'h1);
-  wire n4274 = n4273[0];
-  wire [3:0] n4280 = (grant_idx >> 4'h2);
-  wire n4281 = n4280[0];
-  wire [3:0] n4285 = (grant_idx >> 4'h3);
-  wire [3:0] n4291 = (grant_idx >> 4'h0);
-  wire n4292 = n4291[0];
-  wire [3:0] n4302 = (grant_idx >> 4'h1);
-  wire n4303 = n4302[0];
-  wire [3:0] n4309 = (grant_idx >> 4'h2);
-  wire n4310 = n4309[0];
-  wire [3:0] n4314 = (grant_idx >> 4'h3);
-  wire [3:0] n4320 = (grant_idx >> 4'h0);
-  wire n4321 = n4320[0];
-  wire [3:0] n4331 = (grant_idx >> 4'h1);
-  wire n4332 = n4331[0];
-  wire [3:0] n4338 = (grant_idx >> 4'h2);
-  wire n4339 = n4338[0];
-  wire [3:0] n4343 = (grant_idx >> 4'h3);
-  wire [3:0] n4349 = (grant_idx >> 4'h0);
-  wire n4350 = n4349[0];
-  wire [3:0] n4360 = (grant_idx >> 4'h1);
-  wire n4361 = n4360[0];
-  wire [3:0] n4367 = (grant_idx >> 4'h2);
-  wire n4368 = n4367[0];
-  wire [3:0] n4372 = (grant_idx >> 4'h3);
-  wire [3:0] n4378 = (grant_idx >> 4'h0);
-  wire n4379 = n4378[0];
-  wire [3:0] n4389 = (grant_idx >> 4'h1);
-  wire n4390 = n4389[0];
-  wire [3:0] n4396 = (grant_idx >> 4'h2);
-  wire n4397 = n4396[0];
-  wire [3:0] n4401 = (grant_idx >> 4'h3);
-  wire [3:0] n4407 = (grant_idx >> 4'h0);
-  wire n4408 = n4407[0];
-  wire [3:0] n4418 = (grant_idx >> 4'h1);
-  wire n4419 = n4418[0];
-  wire [3:0] n4425 = (grant_idx >> 4'h2);
-  wire n4426 = n4425[0];
-  wire [3:0] n4430 = (grant_idx >> 4'h3);
-  wire [3:0] n4436 = (grant_idx >> 4'h0);
-  wire n4437 = n4436[0];
-  wire [3:0] n4447 = (grant_idx >> 4'h1);
-  wire n4448 = n4447[0];
-  wire [3:0] n4454 = (grant_idx >> 4'h2);
-  wire n4455 = n4454[0];
-  wire [3:0] n4459 = (grant_idx >> 4'h3);
-  wire [3:0] n4465 = (grant_idx >> 4'h0);
-  wire n4466 = n4465[0];
-  wire [3:0] n4476 = (grant_idx >> 4'h1);
-  wire n4477 = n4476[0];
-  wire [3:0] n4483 = (grant_idx >> 4'h2);
-  wire n4484 = n4483[0];
-  wire [3:0] n4488 = (grant_idx >> 4'h3);
-  wire [3:0] n4494 = (grant_idx >> 4'h0);
-  wire n4495 = n4494[0];
-  wire [3:0] n4505 = (grant_idx >> 4'h1);
-  wire n4506 = n4505[0];
-  wire [3:0] n4512 = (grant_idx >> 4'h2);
-  wire n4513 = n4512[0];
-  wire [3:0] n4517 = (grant_idx >> 4'h3);
-  wire [3:0] n4523 = (grant_idx >> 4'h0);
-  wire n4524 = n4523[0];
-  wire [3:0] n4534 = (grant_idx >> 4'h1);
-  wire n4535 = n4534[0];
-  wire [3:0] n4541 = (grant_idx >> 4'h2);
-  wire n4542 = n4541[0];
-  wire [3:0] n4546 = (grant_idx >> 4'h3);
-  wire [3:0] n4552 = (grant_idx >> 4'h0);
-  wire n4553 = n4552[0];
-  wire [3:0] n4563 = (grant_idx >> 4'h1);
-  wire n4564 = n4563[0];
-  wire [3:0] n4570 = (grant_idx >> 4'h2);
-  wire n4571 = n4570[0];
-  wire [3:0] n4575 = (grant_idx >> 4'h3);
-  wire [3:0] n4581 = (grant_idx >> 4'h0);
-  wire n4582 = n4581[0];
-  wire [3:0] n4592 = (grant_idx >> 4'h1);
-  wire n4593 = n4592[0];
-  wire [3:0] n4599 = (grant_idx >> 4'h2);
-  wire n4600 = n4599[0];
-  wire [3:0] n4604 = (grant_idx >> 4'h3);
-  wire [3:0] n4610 = (grant_idx >> 4'h0);
-  wire n4611 = n4610[0];
-  wire [3:0] n4621 = (grant_idx >> 4'h1);
-  wire n4622 = n4621[0];
-  wire [3:0] n4628 = (grant_idx >> 4'h2);
-  wire n4629 = n4628[0];
-  wire [3:0] n4633 = (grant_idx >> 4'h3);
-  wire [3:0] n4639 = (grant_idx >> 4'h0);
-  wire n4640 = n4639[0];
-  wire [3:0] n4650 = (grant_idx >> 4'h1);
-  wire n4651 = n4650[0];
-  wire [3:0] n4657 = (grant_idx >> 4'h2);
-  wire n4658 = n4657[0];
-  wire [3:0] n4662 = (grant_idx >> 4'h3);
-  wire [3:0] n4668 = (grant_idx >> 4'h0);
-  wire n4669 = n4668[0];
-  wire [3:0] n4679 = (grant_idx >> 4'h1);
-  wire n4680 = n4679[0];
-  wire [3:0] n4686 = (grant_idx >> 4'h2);
-  wire n4687 = n4686[0];
-  wire [3:0] n4691 = (grant_idx >> 4'h3);
-  wire [3:0] n4697 = (grant_idx >> 4'h0);
-  wire n4698 = n4697[0];
-  wire [3:0] n4708 = (grant_idx >> 4'h1);
-  wire n4709 = n4708[0];
-  wire [3:0] n4715 = (grant_idx >> 4'h2);
-  wire n4716 = n4715[0];
-  wire [3:0] n4720 = (grant_idx >> 4'h3);
-  wire [3:0] n4726 = (grant_idx >> 4'h0);
-  wire n4727 = n4726[0];
-  wire [3:0] n4737 = (grant_idx >> 4'h1);
-  wire n4738 = n4737[0];
-  wire [3:0] n4744 = (grant_idx >> 4'h2);
-  wire n4745 = n4744[0];
-  wire [3:0] n4749 = (grant_idx >> 4'h3);
-  wire [3:0] n4755 = (grant_idx >> 4'h0);
-  wire n4756 = n4755[0];
-  wire [3:0] n4766 = (grant_idx >> 4'h1);
-  wire n4767 = n4766[0];
-  wire [3:0] n4773 = (grant_idx >> 4'h2);
-  wire n4774 = n4773[0];
-  wire [3:0] n4778 = (grant_idx >> 4'h3);
-  wire [3:0] n4784 = (grant_idx >> 4'h0);
-  wire n4785 = n4784[0];
-  wire [3:0] n4795 = (grant_idx >> 4'h1);
-  wire n4796 = n4795[0];
-  wire [3:0] n4802 = (grant_idx >> 4'h2);
-  wire n4803 = n4802[0];
-  wire [3:0] n4807 = (grant_idx >> 4'h3);
-  wire [3:0] n4813 = (grant_idx >> 4'h0);
-  wire n4814 = n4813[0];
-  wire [3:0] n4824 = (grant_idx >> 4'h1);
-  wire n4825 = n4824[0];
-  wire [3:0] n4831 = (grant_idx >> 4'h2);
-  wire n4832 = n4831[0];
-  wire [3:0] n4836 = (grant_idx >> 4'h3);
-  wire [3:0] n4842 = (grant_idx >> 4'h0);
-  wire n4843 = n4842[0];
-  wire [3:0] n4853 = (grant_idx >> 4'h1);
-  wire n4854 = n4853[0];
-  wire [3:0] n4860 = (grant_idx >> 4'h2);
-  wire n4861 = n4860[0];
-  wire [3:0] n4865 = (grant_idx >> 4'h3);
-  wire [3:0] n4871 = (grant_idx >> 4'h0);
-  wire n4872 = n4871[0];
-  wire [3:0] n4882 = (grant_idx >> 4'h1);
-  wire n4883 = n4882[0];
-  wire [3:0] n4889 = (grant_idx >> 4'h2);
-  wire n4890 = n4889[0];
-  wire [3:0] n4894 = (grant_idx >> 4'h3);
-  wire [3:0] n4900 = (grant_idx >> 4'h0);
-  wire n4901 = n4900[0];
-  wire [3:0] n4911 = (grant_idx >> 4'h1);
-  wire n4912 = n4911[0];
-  wire [3:0] n4918 = (grant_idx >> 4'h2);
-  wire n4919 = n4918[0];
-  wire [3:0] n4923 = (grant_idx >> 4'h3);
-  wire [3:0] n4929 = (grant_idx >> 4'h0);
-  wire n4930 = n4929[0];
-  wire [3:0] n4940 = (grant_idx >> 4'h1);
-  wire n4941 = n4940[0];
-  wire [3:0] n4947 = (grant_idx >> 4'h2);
-  wire n4948 = n4947[0];
-  wire [3:0] n4952 = (grant_idx >> 4'h3);
-  wire [3:0] n4958 = (grant_idx >> 4'h0);
-  wire n4959 = n4958[0];
-  wire [3:0] n4969 = (grant_idx >> 4'h1);
-  wire n4970 = n4969[0];
-  wire [3:0] n4976 = (grant_idx >> 4'h2);
-  wire n4977 = n4976[0];
-  wire [3:0] n4981 = (grant_idx >> 4'h3);
-  wire [3:0] n4987 = (grant_idx >> 4'h0);
-  wire n4988 = n4987[0];
-  wire [3:0] n4998 = (grant_idx >> 4'h1);
-  wire n4999 = n4998[0];
-  wire [3:0] n5005 = (grant_idx >> 4'h2);
-  wire n5006 = n5005[0];
-  wire [3:0] n5010 = (grant_idx >> 4'h3);
-  wire [3:0] n5016 = (grant_idx >> 4'h0);
-  wire n5017 = n5016[0];
-  wire [3:0] n5027 = (grant_idx >> 4'h1);
-  wire n5028 = n5027[0];
-  wire [3:0] n5034 = (grant_idx >> 4'h2);
-  wire n5035 = n5034[0];
-  wire [3:0] n5039 = (grant_idx >> 4'h3);
-  wire [3:0] n5045 = (grant_idx >> 4'h0);
-  wire n5046 = n5045[0];
-  wire [3:0] n5056 = (grant_idx >> 4'h1);
-  wire n5057 = n5056[0];
-  wire [3:0] n5063 = (grant_idx >> 4'h2);
-  wire n5064 = n5063[0];
-  wire [3:0] n5068 = (grant_idx >> 4'h3);
-  wire [3:0] n5074 = (grant_idx >> 4'h0);
-  wire n5075 = n5074[0];
-  wire [3:0] n5085 = (grant_idx >> 4'h1);
-  wire n5086 = n5085[0];
-  wire [3:0] n5092 = (grant_idx >> 4'h2);
-  wire n5093 = n5092[0];
-  wire [3:0] n5097 = (grant_idx >> 4'h3);
-  wire [3:0] n5103 = (grant_idx >> 4'h0);
-  wire n5104 = n5103[0];
-  wire [3:0] n5114 = (grant_idx >> 4'h1);
-  wire n5115 = n5114[0];
-  wire [3:0] n5121 = (grant_idx >> 4'h2);
-  wire n5122 = n5121[0];
-  wire [3:0] n5126 = (grant_idx >> 4'h3);
-  wire [3:0] n5132 = (grant_idx >> 4'h0);
-  wire n5133 = n5132[0];
-  wire [3:0] n5143 = (grant_idx >> 4'h1);
-  wire n5144 = n5143[0];
-  wire [3:0] n5150 = (grant_idx >> 4'h2);
-  wire n5151 = n5150[0];
-  wire [3:0] n5155 = (grant_idx >> 4'h3);
-  wire [3:0] n5161 = (grant_idx >> 4'h0);
-  wire n5162 = n5161[0];
-  wire [3:0] n5172 = (grant_idx >> 4'h1);
-  wire n5173 = n5172[0];
-  wire [3:0] n5179 = (grant_idx >> 4'h2);
-  wire n5180 = n5179[0];
-  wire [3:0] n5184 = (grant_idx >> 4'h3);
-  wire [3:0] n5190 = (grant_idx >> 4'h0);
-  wire n5191 = n5190[0];
-  wire [3:0] n5201 = (grant_idx >> 4'h1);
-  wire n5202 = n5201[0];
-  wire [3:0] n5208 = (grant_idx >> 4'h2);
-  wire n5209 = n5208[0];
-  wire [3:0] n5213 = (grant_idx >> 4'h3);
-  wire [3:0] n5219 = (grant_idx >> 4'h0);
-  wire n5220 = n5219[0];
-  wire [3:0] n5230 = (grant_idx >> 4'h1);
-  wire n5231 = n5230[0];
-  wire [3:0] n5237 = (grant_idx >> 4'h2);
-  wire n5238 = n5237[0];
-  wire [3:0] n5242 = (grant_idx >> 4'h3);
-  wire [3:0] n5248 = (grant_idx >> 4'h0);
-  wire n5249 = n5248[0];
-  wire [3:0] n5259 = (grant_idx >> 4'h1);
-  wire n5260 = n5259[0];
-  wire [3:0] n5266 = (grant_idx >> 4'h2);
-  wire n5267 = n5266[0];
-  wire [3:0] n5271 = (grant_idx >> 4'h3);
-  wire [3:0] n5277 = (grant_idx >> 4'h0);
-  wire n5278 = n5277[0];
-  wire [3:0] n5288 = (grant_idx >> 4'h1);
-  wire n5289 = n5288[0];
-  wire [3:0] n5295 = (grant_idx >> 4'h2);
-  wire n5296 = n5295[0];
-  wire [3:0] n5300 = (grant_idx >> 4'h3);
-  wire [3:0] n5306 = (grant_idx >> 4'h0);
-  wire n5307 = n5306[0];
-  wire [3:0] n5317 = (grant_idx >> 4'h1);
-  wire n5318 = n5317[0];
-  wire [3:0] n5324 = (grant_idx >> 4'h2);
-  wire n5325 = n5324[0];
-  wire [3:0] n5329 = (grant_idx >> 4'h3);
-  wire [3:0] n5335 = (grant_idx >> 4'h0);
-  wire n5336 = n5335[0];
-  wire [3:0] n5346 = (grant_idx >> 4'h1);
-  wire n5347 = n5346[0];
-  wire [3:0] n5353 = (grant_idx >> 4'h2);
-  wire n5354 = n5353[0];
-  wire [3:0] n5358 = (grant_idx >> 4'h3);
-  wire [3:0] n5364 = (grant_idx >> 4'h0);
-  wire n5365 = n5364[0];
-  wire [3:0] n5375 = (grant_idx >> 4'h1);
-  wire n5376 = n5375[0];
-  wire [3:0] n5382 = (grant_idx >> 4'h2);
-  wire n5383 = n5382[0];
-  wire [3:0] n5387 = (grant_idx >> 4'h3);
-  wire [3:0] n5393 = (grant_idx >> 4'h0);
-  wire n5394 = n5393[0];
-  wire [3:0] n5404 = (grant_idx >> 4'h1);
-  wire n5405 = n5404[0];
-  wire [3:0] n5411 = (grant_idx >> 4'h2);
-  wire n5412 = n5411[0];
-  wire [3:0] n5416 = (grant_idx >> 4'h3);
-  wire [3:0] n5422 = (grant_idx >> 4'h0);
-  wire n5423 = n5422[0];
-  wire [3:0] n5433 = (grant_idx >> 4'h1);
-  wire n5434 = n5433[0];
-  wire [3:0] n5440 = (grant_idx >> 4'h2);
-  wire n5441 = n5440[0];
-  wire [3:0] n5445 = (grant_idx >> 4'h3);
-  wire [3:0] n5451 = (grant_idx >> 4'h0);
-  wire n5452 = n5451[0];
-  wire [3:0] n5462 = (grant_idx >> 4'h1);
-  wire n5463 = n5462[0];
-  wire [3:0] n5469 = (grant_idx >> 4'h2);
-  wire n5470 = n5469[0];
-  wire [3:0] n5474 = (grant_idx >> 4'h3);
-  wire [3:0] n5480 = (grant_idx >> 4'h0);
-  wire n5481 = n5480[0];
-  wire [3:0] n5491 = (grant_idx >> 4'h1);
-  wire n5492 = n5491[0];
-  wire [3:0] n5498 = (grant_idx >> 4'h2);
-  wire n5499 = n5498[0];
-  wire [3:0] n5503 = (grant_idx >> 4'h3);
-  wire [3:0] n5509 = (grant_idx >> 4'h0);
-  wire n5510 = n5509[0];
-  wire [3:0] n5520 = (grant_idx >> 4'h1);
-  wire n5521 = n5520[0];
-  wire [3:0] n5527 = (grant_idx >> 4'h2);
-  wire n5528 = n5527[0];
-  wire [3:0] n5532 = (grant_idx >> 4'h3);
-  wire [3:0] n5538 = (grant_idx >> 4'h0);
-  wire n5539 = n5538[0];
-  wire [3:0] n5549 = (grant_idx >> 4'h1);
-  wire n5550 = n5549[0];
-  wire [3:0] n5556 = (grant_idx >> 4'h2);
-  wire n5557 = n5556[0];
-  wire [3:0] n5561 = (grant_idx >> 4'h3);
+  wire n2982 = ((((((((((((((((1'h0 | u_port0_want_o) | u_port1_want_o) | u_port2_want_o) | u_port3_want_o) | u_port4_want_o) | u_port5_want_o) | u_port6_want_o) | u_port7_want_o) | u_port8_want_o) | u_port9_want_o) | u_port10_want_o) | u_port11_want_o) | u_port12_want_o) | u_port13_want_o) | u_port14_want_o) | u_port15_want_o);
+  wire n2999 = ((((((((((((((((1'h0 | u_port0_out_write_o) | u_port1_out_write_o) | u_port2_out_write_o) | u_port3_out_write_o) | u_port4_out_write_o) | u_port5_out_write_o) | u_port6_out_write_o) | u_port7_out_write_o) | u_port8_out_write_o) | u_port9_out_write_o) | u_port10_out_write_o) | u_port11_out_write_o) | u_port12_out_write_o) | u_port13_out_write_o) | u_port14_out_write_o) | u_port15_out_write_o);
+  wire n3021 = (u_port0_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port0_hint_line_o))) | (rv1_q & (rl1_q == u_port0_hint_line_o))) | (rv2_q & (rl2_q == u_port0_hint_line_o))) | (rv3_q & (rl3_q == u_port0_hint_line_o))));
+  wire n3035 = (u_port1_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port1_hint_line_o))) | (rv1_q & (rl1_q == u_port1_hint_line_o))) | (rv2_q & (rl2_q == u_port1_hint_line_o))) | (rv3_q & (rl3_q == u_port1_hint_line_o))));
+  wire n3049 = (u_port2_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port2_hint_line_o))) | (rv1_q & (rl1_q == u_port2_hint_line_o))) | (rv2_q & (rl2_q == u_port2_hint_line_o))) | (rv3_q & (rl3_q == u_port2_hint_line_o))));
+  wire n3063 = (u_port3_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port3_hint_line_o))) | (rv1_q & (rl1_q == u_port3_hint_line_o))) | (rv2_q & (rl2_q == u_port3_hint_line_o))) | (rv3_q & (rl3_q == u_port3_hint_line_o))));
+  wire n3077 = (u_port4_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port4_hint_line_o))) | (rv1_q & (rl1_q == u_port4_hint_line_o))) | (rv2_q & (rl2_q == u_port4_hint_line_o))) | (rv3_q & (rl3_q == u_port4_hint_line_o))));
+  wire n3091 = (u_port5_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port5_hint_line_o))) | (rv1_q & (rl1_q == u_port5_hint_line_o))) | (rv2_q & (rl2_q == u_port5_hint_line_o))) | (rv3_q & (rl3_q == u_port5_hint_line_o))));
+  wire n3105 = (u_port6_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port6_hint_line_o))) | (rv1_q & (rl1_q == u_port6_hint_line_o))) | (rv2_q & (rl2_q == u_port6_hint_line_o))) | (rv3_q & (rl3_q == u_port6_hint_line_o))));
+  wire n3119 = (u_port7_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port7_hint_line_o))) | (rv1_q & (rl1_q == u_port7_hint_line_o))) | (rv2_q & (rl2_q == u_port7_hint_line_o))) | (rv3_q & (rl3_q == u_port7_hint_line_o))));
+  wire n3133 = (u_port8_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port8_hint_line_o))) | (rv1_q & (rl1_q == u_port8_hint_line_o))) | (rv2_q & (rl2_q == u_port8_hint_line_o))) | (rv3_q & (rl3_q == u_port8_hint_line_o))));
+  wire n3147 = (u_port9_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port9_hint_line_o))) | (rv1_q & (rl1_q == u_port9_hint_line_o))) | (rv2_q & (rl2_q == u_port9_hint_line_o))) | (rv3_q & (rl3_q == u_port9_hint_line_o))));
+  wire n3161 = (u_port10_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port10_hint_line_o))) | (rv1_q & (rl1_q == u_port10_hint_line_o))) | (rv2_q & (rl2_q == u_port10_hint_line_o))) | (rv3_q & (rl3_q == u_port10_hint_line_o))));
+  wire n3175 = (u_port11_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port11_hint_line_o))) | (rv1_q & (rl1_q == u_port11_hint_line_o))) | (rv2_q & (rl2_q == u_port11_hint_line_o))) | (rv3_q & (rl3_q == u_port11_hint_line_o))));
+  wire n3189 = (u_port12_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port12_hint_line_o))) | (rv1_q & (rl1_q == u_port12_hint_line_o))) | (rv2_q & (rl2_q == u_port12_hint_line_o))) | (rv3_q & (rl3_q == u_port12_hint_line_o))));
+  wire n3203 = (u_port13_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port13_hint_line_o))) | (rv1_q & (rl1_q == u_port13_hint_line_o))) | (rv2_q & (rl2_q == u_port13_hint_line_o))) | (rv3_q & (rl3_q == u_port13_hint_line_o))));
+  wire n3217 = (u_port14_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port14_hint_line_o))) | (rv1_q & (rl1_q == u_port14_hint_line_o))) | (rv2_q & (rl2_q == u_port14_hint_line_o))) | (rv3_q & (rl3_q == u_port14_hint_line_o))));
+  wire n3231 = (u_port15_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port15_hint_line_o))) | (rv1_q & (rl1_q == u_port15_hint_line_o))) | (rv2_q & (rl2_q == u_port15_hint_line_o))) | (rv3_q & (rl3_q == u_port15_hint_line_o))));
+  wire n3281 = (n2999 ? u_port0_out_write_o : (n2982 ? u_port0_want_o : ((u_port0_want_pf_o & (~n3021)) & n2868)));
+  wire n3283 = (n2999 ? u_port1_out_write_o : (n2982 ? u_port1_want_o : ((u_port1_want_pf_o & (~n3035)) & n2868)));
+  wire n3285 = (n2999 ? u_port2_out_write_o : (n2982 ? u_port2_want_o : ((u_port2_want_pf_o & (~n3049)) & n2868)));
+  wire n3287 = (n2999 ? u_port3_out_write_o : (n2982 ? u_port3_want_o : ((u_port3_want_pf_o & (~n3063)) & n2868)));
+  wire n3289 = (n2999 ? u_port4_out_write_o : (n2982 ? u_port4_want_o : ((u_port4_want_pf_o & (~n3077)) & n2868)));
+  wire n3291 = (n2999 ? u_port5_out_write_o : (n2982 ? u_port5_want_o : ((u_port5_want_pf_o & (~n3091)) & n2868)));
+  wire n3293 = (n2999 ? u_port6_out_write_o : (n2982 ? u_port6_want_o : ((u_port6_want_pf_o & (~n3105)) & n2868)));
+  wire n3295 = (n2999 ? u_port7_out_write_o : (n2982 ? u_port7_want_o : ((u_port7_want_pf_o & (~n3119)) & n2868)));
+  wire n3297 = (n2999 ? u_port8_out_write_o : (n2982 ? u_port8_want_o : ((u_port8_want_pf_o & (~n3133)) & n2868)));
+  wire n3299 = (n2999 ? u_port9_out_write_o : (n2982 ? u_port9_want_o : ((u_port9_want_pf_o & (~n3147)) & n2868)));
+  wire n3301 = (n2999 ? u_port10_out_write_o : (n2982 ? u_port10_want_o : ((u_port10_want_pf_o & (~n3161)) & n2868)));
+  wire n3303 = (n2999 ? u_port11_out_write_o : (n2982 ? u_port11_want_o : ((u_port11_want_pf_o & (~n3175)) & n2868)));
+  wire n3305 = (n2999 ? u_port12_out_write_o : (n2982 ? u_port12_want_o : ((u_port12_want_pf_o & (~n3189)) & n2868)));
+  wire n3307 = (n2999 ? u_port13_out_write_o : (n2982 ? u_port13_want_o : ((u_port13_want_pf_o & (~n3203)) & n2868)));
+  wire n3309 = (n2999 ? u_port14_out_write_o : (n2982 ? u_port14_want_o : ((u_port14_want_pf_o & (~n3217)) & n2868)));
+  wire n3311 = (n2999 ? u_port15_out_write_o : (n2982 ? u_port15_want_o : ((u_port15_want_pf_o & (~n3231)) & n2868)));
+  wire n3316 = (n3281 & (~(4'h0 < rr_q)));
+  wire n3320 = (n3283 & (~(4'h1 < rr_q)));
+  wire n3324 = (n3285 & (~(4'h2 < rr_q)));
+  wire n3328 = (n3287 & (~(4'h3 < rr_q)));
+  wire n3332 = (n3289 & (~(4'h4 < rr_q)));
+  wire n3336 = (n3291 & (~(4'h5 < rr_q)));
+  wire n3340 = (n3293 & (~(4'h6 < rr_q)));
+  wire n3344 = (n3295 & (~(4'h7 < rr_q)));
+  wire n3348 = (n3297 & (~(4'h8 < rr_q)));
+  wire n3352 = (n3299 & (~(4'h9 < rr_q)));
+  wire n3356 = (n3301 & (~(4'ha < rr_q)));
+  wire n3360 = (n3303 & (~(4'hb < rr_q)));
+  wire n3364 = (n3305 & (~(4'hc < rr_q)));
+  wire n3368 = (n3307 & (~(4'hd < rr_q)));
+  wire n3372 = (n3309 & (~(4'he < rr_q)));
+  wire n3389 = ((((((((((((((((1'h0 | n3316) | n3320) | n3324) | n3328) | n3332) | n3336) | n3340) | n3344) | n3348) | n3352) | n3356) | n3360) | n3364) | n3368) | n3372) | n3311);
+  wire n3393 = (1'h0 | n3316);
+  wire n3396 = (n3393 | n3320);
+  wire n3399 = (n3396 | n3324);
+  wire n3402 = (n3399 | n3328);
+  wire n3405 = (n3402 | n3332);
+  wire n3408 = (n3405 | n3336);
+  wire n3411 = (n3408 | n3340);
+  wire n3414 = (n3411 | n3344);
+  wire n3417 = (n3414 | n3348);
+  wire n3420 = (n3417 | n3352);
+  wire n3423 = (n3420 | n3356);
+  wire n3426 = (n3423 | n3360);
+  wire n3429 = (n3426 | n3364);
+  wire n3432 = (n3429 | n3368);
+  wire n3442 = (1'h0 | n3281);
+  wire n3445 = (n3442 | n3283);
+  wire n3448 = (n3445 | n3285);
+  wire n3451 = (n3448 | n3287);
+  wire n3454 = (n3451 | n3289);
+  wire n3457 = (n3454 | n3291);
+  wire n3460 = (n3457 | n3293);
+  wire n3463 = (n3460 | n3295);
+  wire n3466 = (n3463 | n3297);
+  wire n3469 = (n3466 | n3299);
+  wire n3472 = (n3469 | n3301);
+  wire n3475 = (n3472 | n3303);
+  wire n3478 = (n3475 | n3305);
+  wire n3481 = (n3478 | n3307);
+  wire n3488 = (n3389 ? (n3316 & (~1'h0)) : (n3281 & (~1'h0)));
+  wire n3489 = (n3389 ? (n3320 & (~n3393)) : (n3283 & (~n3442)));
+  wire n3490 = (n3389 ? (n3324 & (~n3396)) : (n3285 & (~n3445)));
+  wire n3491 = (n3389 ? (n3328 & (~n3399)) : (n3287 & (~n3448)));
+  wire n3492 = (n3389 ? (n3332 & (~n3402)) : (n3289 & (~n3451)));
+  wire n3493 = (n3389 ? (n3336 & (~n3405)) : (n3291 & (~n3454)));
+  wire n3494 = (n3389 ? (n3340 & (~n3408)) : (n3293 & (~n3457)));
+  wire n3495 = (n3389 ? (n3344 & (~n3411)) : (n3295 & (~n3460)));
+  wire n3496 = (n3389 ? (n3348 & (~n3414)) : (n3297 & (~n3463)));
+  wire n3497 = (n3389 ? (n3352 & (~n3417)) : (n3299 & (~n3466)));
+  wire n3498 = (n3389 ? (n3356 & (~n3420)) : (n3301 & (~n3469)));
+  wire n3499 = (n3389 ? (n3360 & (~n3423)) : (n3303 & (~n3472)));
+  wire n3500 = (n3389 ? (n3364 & (~n3426)) : (n3305 & (~n3475)));
+  wire n3501 = (n3389 ? (n3368 & (~n3429)) : (n3307 & (~n3478)));
+  wire n3502 = (n3389 ? (n3372 & (~n3432)) : (n3309 & (~n3481)));
+  wire n3503 = (n3389 ? (n3311 & (~(n3432 | n3372))) : (n3311 & (~(n3481 | n3309))));
+  wire [3:0] grant_idx = ((((((((((((((((4'h0 | (n3488 ? 4'h0 : 4'h0)) | (n3489 ? 4'h1 : 4'h0)) | (n3490 ? 4'h2 : 4'h0)) | (n3491 ? 4'h3 : 4'h0)) | (n3492 ? 4'h4 : 4'h0)) | (n3493 ? 4'h5 : 4'h0)) | (n3494 ? 4'h6 : 4'h0)) | (n3495 ? 4'h7 : 4'h0)) | (n3496 ? 4'h8 : 4'h0)) | (n3497 ? 4'h9 : 4'h0)) | (n3498 ? 4'ha : 4'h0)) | (n3499 ? 4'hb : 4'h0)) | (n3500 ? 4'hc : 4'h0)) | (n3501 ? 4'hd : 4'h0)) | (n3502 ? 4'he : 4'h0)) | (n3503 ? 4'hf : 4'h0));
+  wire req_valid = ((((((((((((((((1'h0 | n3488) | n3489) | n3490) | n3491) | n3492) | n3493) | n3494) | n3495) | n3496) | n3497) | n3498) | n3499) | n3500) | n3501) | n3502) | n3503);
+  wire [3:0] n3574 = (grant_idx >> 4'h0);
+  wire n3575 = n3574[0];
+  wire [3:0] n3585 = (grant_idx >> 4'h1);
+  wire n3586 = n3585[0];
+  wire [3:0] n3592 = (grant_idx >> 4'h2);
+  wire n3593 = n3592[0];
+  wire [3:0] n3597 = (grant_idx >> 4'h3);
+  wire n3600 = ((n3597[0] ? (n3593 ? (n3586 ? (n3575 ? u_port15_out_write_o : u_port14_out_write_o) : (n3575 ? u_port13_out_write_o : u_port12_out_write_o)) : (n3586 ? (n3575 ? u_port11_out_write_o : u_port10_out_write_o) : (n3575 ? u_port9_out_write_o : u_port8_out_write_o))) : (n3593 ? (n3586 ? (n3575 ? u_port7_out_write_o : u_port6_out_write_o) : (n3575 ? u_port5_out_write_o : u_port4_out_write_o)) : (n3586 ? (n3575 ? u_port3_out_write_o : u_port2_out_write_o) : (n3575 ? u_port1_out_write_o : u_port0_out_write_o)))) & n2982);
+  wire [3:0] n3603 = (grant_idx >> 4'h0);
+  wire n3604 = n3603[0];
+  wire [3:0] n3614 = (grant_idx >> 4'h1);
+  wire n3615 = n3614[0];
+  wire [3:0] n3621 = (grant_idx >> 4'h2);
+  wire n3622 = n3621[0];
+  wire [3:0] n3626 = (grant_idx >> 4'h3);
+  wire [3:0] n3631 = (grant_idx >> 4'h0);
+  wire n3632 = n3631[0];
+  wire [3:0] n3642 = (grant_idx >> 4'h1);
+  wire n3643 = n3642[0];
+  wire [3:0] n3649 = (grant_idx >> 4'h2);
+  wire n3650 = n3649[0];
+  wire [3:0] n3654 = (grant_idx >> 4'h3);
+  wire [3:0] n3659 = (grant_idx >> 4'h0);
+  wire n3660 = n3659[0];
+  wire [3:0] n3670 = (grant_idx >> 4'h1);
+  wire n3671 = n3670[0];
+  wire [3:0] n3677 = (grant_idx >> 4'h2);
+  wire n3678 = n3677[0];
+  wire [3:0] n3682 = (grant_idx >> 4'h3);
+  wire [24:0] n3685 = (n2982 ? (n3654[0] ? (n3650 ? (n3643 ? (n3632 ? u_port15_out_line_o : u_port14_out_line_o) : (n3632 ? u_port13_out_line_o : u_port12_out_line_o)) : (n3643 ? (n3632 ? u_port11_out_line_o : u_port10_out_line_o) : (n3632 ? u_port9_out_line_o : u_port8_out_line_o))) : (n3650 ? (n3643 ? (n3632 ? u_port7_out_line_o : u_port6_out_line_o) : (n3632 ? u_port5_out_line_o : u_port4_out_line_o)) : (n3643 ? (n3632 ? u_port3_out_line_o : u_port2_out_line_o) : (n3632 ? u_port1_out_line_o : u_port0_out_line_o)))) : (n3682[0] ? (n3678 ? (n3671 ? (n3660 ? u_port15_hint_line_o : u_port14_hint_line_o) : (n3660 ? u_port13_hint_line_o : u_port12_hint_line_o)) : (n3671 ? (n3660 ? u_port11_hint_line_o : u_port10_hint_line_o) : (n3660 ? u_port9_hint_line_o : u_port8_hint_line_o))) : (n3678 ? (n3671 ? (n3660 ? u_port7_hint_line_o : u_port6_hint_line_o) : (n3660 ? u_port5_hint_line_o : u_port4_hint_line_o)) : (n3671 ? (n3660 ? u_port3_hint_line_o : u_port2_hint_line_o) : (n3660 ? u_port1_hint_line_o : u_port0_hint_line_o)))));
+  wire [3:0] n3695 = (grant_idx >> 4'h0);
+  wire n3696 = n3695[0];
+  wire [3:0] n3706 = (grant_idx >> 4'h1);
+  wire n3707 = n3706[0];
+  wire [3:0] n3713 = (grant_idx >> 4'h2);
+  wire n3714 = n3713[0];
+  wire [3:0] n3718 = (grant_idx >> 4'h3);
+  wire [3:0] n3724 = (grant_idx >> 4'h0);
+  wire n3725 = n3724[0];
+  wire [3:0] n3735 = (grant_idx >> 4'h1);
+  wire n3736 = n3735[0];
+  wire [3:0] n3742 = (grant_idx >> 4'h2);
+  wire n3743 = n3742[0];
+  wire [3:0] n3747 = (grant_idx >> 4'h3);
+  wire [3:0] n3753 = (grant_idx >> 4'h0);
+  wire n3754 = n3753[0];
+  wire [3:0] n3764 = (grant_idx >> 4'h1);
+  wire n3765 = n3764[0];
+  wire [3:0] n3771 = (grant_idx >> 4'h2);
+  wire n3772 = n3771[0];
+  wire [3:0] n3776 = (grant_idx >> 4'h3);
+  wire [3:0] n3782 = (grant_idx >> 4'h0);
+  wire n3783 = n3782[0];
+  wire [3:0] n3793 = (grant_idx >> 4'h1);
+  wire n3794 = n3793[0];
+  wire [3:0] n3800 = (grant_idx >> 4'h2);
+  wire n3801 = n3800[0];
+  wire [3:0] n3805 = (grant_idx >> 4'h3);
+  wire [3:0] n3811 = (grant_idx >> 4'h0);
+  wire n3812 = n3811[0];
+  wire [3:0] n3822 = (grant_idx >> 4'h1);
+  wire n3823 = n3822[0];
+  wire [3:0] n3829 = (grant_idx >> 4'h2);
+  wire n3830 = n3829[0];
+  wire [3:0] n3834 = (grant_idx >> 4'h3);
+  wire [3:0] n3840 = (grant_idx >> 4'h0);
+  wire n3841 = n3840[0];
+  wire [3:0] n3851 = (grant_idx >> 4'h1);
+  wire n3852 = n3851[0];
+  wire [3:0] n3858 = (grant_idx >> 4'h2);
+  wire n3859 = n3858[0];
+  wire [3:0] n3863 = (grant_idx >> 4'h3);
+  wire [3:0] n3869 = (grant_idx >> 4'h0);
+  wire n3870 = n3869[0];
+  wire [3:0] n3880 = (grant_idx >> 4'h1);
+  wire n3881 = n3880[0];
+  wire [3:0] n3887 = (grant_idx >> 4'h2);
+  wire n3888 = n3887[0];
+  wire [3:0] n3892 = (grant_idx >> 4'h3);
+  wire [3:0] n3898 = (grant_idx >> 4'h0);
+  wire n3899 = n3898[0];
+  wire [3:0] n3909 = (grant_idx >> 4'h1);
+  wire n3910 = n3909[0];
+  wire [3:0] n3916 = (grant_idx >> 4'h2);
+  wire n3917 = n3916[0];
+  wire [3:0] n3921 = (grant_idx >> 4'h3);
+  wire [3:0] n3927 = (grant_idx >> 4'h0);
+  wire n3928 = n3927[0];
+  wire [3:0] n3938 = (grant_idx >> 4'h1);
+  wire n3939 = n3938[0];
+  wire [3:0] n3945 = (grant_idx >> 4'h2);
+  wire n3946 = n3945[0];
+  wire [3:0] n3950 = (grant_idx >> 4'h3);
+  wire [3:0] n3956 = (grant_idx >> 4'h0);
+  wire n3957 = n3956[0];
+  wire [3:0] n3967 = (grant_idx >> 4'h1);
+  wire n3968 = n3967[0];
+  wire [3:0] n3974 = (grant_idx >> 4'h2);
+  wire n3975 = n3974[0];
+  wire [3:0] n3979 = (grant_idx >> 4'h3);
+  wire [3:0] n3985 = (grant_idx >> 4'h0);
+  wire n3986 = n3985[0];
+  wire [3:0] n3996 = (grant_idx >> 4'h1);
+  wire n3997 = n3996[0];
+  wire [3:0] n4003 = (grant_idx >> 4'h2);
+  wire n4004 = n4003[0];
+  wire [3:0] n4008 = (grant_idx >> 4'h3);
+  wire [3:0] n4014 = (grant_idx >> 4'h0);
+  wire n4015 = n4014[0];
+  wire [3:0] n4025 = (grant_idx >> 4'h1);
+  wire n4026 = n4025[0];
+  wire [3:0] n4032 = (grant_idx >> 4'h2);
+  wire n4033 = n4032[0];
+  wire [3:0] n4037 = (grant_idx >> 4'h3);
+  wire [3:0] n4043 = (grant_idx >> 4'h0);
+  wire n4044 = n4043[0];
+  wire [3:0] n4054 = (grant_idx >> 4'h1);
+  wire n4055 = n4054[0];
+  wire [3:0] n4061 = (grant_idx >> 4'h2);
+  wire n4062 = n4061[0];
+  wire [3:0] n4066 = (grant_idx >> 4'h3);
+  wire [3:0] n4072 = (grant_idx >> 4'h0);
+  wire n4073 = n4072[0];
+  wire [3:0] n4083 = (grant_idx >> 4'h1);
+  wire n4084 = n4083[0];
+  wire [3:0] n4090 = (grant_idx >> 4'h2);
+  wire n4091 = n4090[0];
+  wire [3:0] n4095 = (grant_idx >> 4'h3);
+  wire [3:0] n4101 = (grant_idx >> 4'h0);
+  wire n4102 = n4101[0];
+  wire [3:0] n4112 = (grant_idx >> 4'h1);
+  wire n4113 = n4112[0];
+  wire [3:0] n4119 = (grant_idx >> 4'h2);
+  wire n4120 = n4119[0];
+  wire [3:0] n4124 = (grant_idx >> 4'h3);
+  wire [3:0] n4130 = (grant_idx >> 4'h0);
+  wire n4131 = n4130[0];
+  wire [3:0] n4141 = (grant_idx >> 4'h1);
+  wire n4142 = n4141[0];
+  wire [3:0] n4148 = (grant_idx >> 4'h2);
+  wire n4149 = n4148[0];
+  wire [3:0] n4153 = (grant_idx >> 4'h3);
+  wire [3:0] n4159 = (grant_idx >> 4'h0);
+  wire n4160 = n4159[0];
+  wire [3:0] n4170 = (grant_idx >> 4'h1);
+  wire n4171 = n4170[0];
+  wire [3:0] n4177 = (grant_idx >> 4'h2);
+  wire n4178 = n4177[0];
+  wire [3:0] n4182 = (grant_idx >> 4'h3);
+  wire [3:0] n4188 = (grant_idx >> 4'h0);
+  wire n4189 = n4188[0];
+  wire [3:0] n4199 = (grant_idx >> 4'h1);
+  wire n4200 = n4199[0];
+  wire [3:0] n4206 = (grant_idx >> 4'h2);
+  wire n4207 = n4206[0];
+  wire [3:0] n4211 = (grant_idx >> 4'h3);
+  wire [3:0] n4217 = (grant_idx >> 4'h0);
+  wire n4218 = n4217[0];
+  wire [3:0] n4228 = (grant_idx >> 4'h1);
+  wire n4229 = n4228[0];
+  wire [3:0] n4235 = (grant_idx >> 4'h2);
+  wire n4236 = n4235[0];
+  wire [3:0] n4240 = (grant_idx >> 4'h3);
+  wire [3:0] n4246 = (grant_idx >> 4'h0);
+  wire n4247 = n4246[0];
+  wire [3:0] n4257 = (grant_idx >> 4'h1);
+  wire n4258 = n4257[0];
+  wire [3:0] n4264 = (grant_idx >> 4'h2);
+  wire n4265 = n4264[0];
+  wire [3:0] n4269 = (grant_idx >> 4'h3);
+  wire [3:0] n4275 = (grant_idx >> 4'h0);
+  wire n4276 = n4275[0];
+  wire [3:0] n4286 = (grant_idx >> 4'h1);
+  wire n4287 = n4286[0];
+  wire [3:0] n4293 = (grant_idx >> 4'h2);
+  wire n4294 = n4293[0];
+  wire [3:0] n4298 = (grant_idx >> 4'h3);
+  wire [3:0] n4304 = (grant_idx >> 4'h0);
+  wire n4305 = n4304[0];
+  wire [3:0] n4315 = (grant_idx >> 4'h1);
+  wire n4316 = n4315[0];
+  wire [3:0] n4322 = (grant_idx >> 4'h2);
+  wire n4323 = n4322[0];
+  wire [3:0] n4327 = (grant_idx >> 4'h3);
+  wire [3:0] n4333 = (grant_idx >> 4'h0);
+  wire n4334 = n4333[0];
+  wire [3:0] n4344 = (grant_idx >> 4'h1);
+  wire n4345 = n4344[0];
+  wire [3:0] n4351 = (grant_idx >> 4'h2);
+  wire n4352 = n4351[0];
+  wire [3:0] n4356 = (grant_idx >> 4'h3);
+  wire [3:0] n4362 = (grant_idx >> 4'h0);
+  wire n4363 = n4362[0];
+  wire [3:0] n4373 = (grant_idx >> 4'h1);
+  wire n4374 = n4373[0];
+  wire [3:0] n4380 = (grant_idx >> 4'h2);
+  wire n4381 = n4380[0];
+  wire [3:0] n4385 = (grant_idx >> 4'h3);
+  wire [3:0] n4391 = (grant_idx >> 4'h0);
+  wire n4392 = n4391[0];
+  wire [3:0] n4402 = (grant_idx >> 4'h1);
+  wire n4403 = n4402[0];
+  wire [3:0] n4409 = (grant_idx >> 4'h2);
+  wire n4410 = n4409[0];
+  wire [3:0] n4414 = (grant_idx >> 4'h3);
+  wire [3:0] n4420 = (grant_idx >> 4'h0);
+  wire n4421 = n4420[0];
+  wire [3:0] n4431 = (grant_idx >> 4'h1);
+  wire n4432 = n4431[0];
+  wire [3:0] n4438 = (grant_idx >> 4'h2);
+  wire n4439 = n4438[0];
+  wire [3:0] n4443 = (grant_idx >> 4'h3);
+  wire [3:0] n4449 = (grant_idx >> 4'h0);
+  wire n4450 = n4449[0];
+  wire [3:0] n4460 = (grant_idx >> 4'h1);
+  wire n4461 = n4460[0];
+  wire [3:0] n4467 = (grant_idx >> 4'h2);
+  wire n4468 = n4467[0];
+  wire [3:0] n4472 = (grant_idx >> 4'h3);
+  wire [3:0] n4478 = (grant_idx >> 4'h0);
+  wire n4479 = n4478[0];
+  wire [3:0] n4489 = (grant_idx >> 4'h1);
+  wire n4490 = n4489[0];
+  wire [3:0] n4496 = (grant_idx >> 4'h2);
+  wire n4497 = n4496[0];
+  wire [3:0] n4501 = (grant_idx >> 4'h3);
+  wire [3:0] n4507 = (grant_idx >> 4'h0);
+  wire n4508 = n4507[0];
+  wire [3:0] n4518 = (grant_idx >> 4'h1);
+  wire n4519 = n4518[0];
+  wire [3:0] n4525 = (grant_idx >> 4'h2);
+  wire n4526 = n4525[0];
+  wire [3:0] n4530 = (grant_idx >> 4'h3);
+  wire [3:0] n4536 = (grant_idx >> 4'h0);
+  wire n4537 = n4536[0];
+  wire [3:0] n4547 = (grant_idx >> 4'h1);
+  wire n4548 = n4547[0];
+  wire [3:0] n4554 = (grant_idx >> 4'h2);
+  wire n4555 = n4554[0];
+  wire [3:0] n4559 = (grant_idx >> 4'h3);
+  wire [3:0] n4565 = (grant_idx >> 4'h0);
+  wire n4566 = n4565[0];
+  wire [3:0] n4576 = (grant_idx >> 4'h1);
+  wire n4577 = n4576[0];
+  wire [3:0] n4583 = (grant_idx >> 4'h2);
+  wire n4584 = n4583[0];
+  wire [3:0] n4588 = (grant_idx >> 4'h3);
+  wire [3:0] n4594 = (grant_idx >> 4'h0);
+  wire n4595 = n4594[0];
+  wire [3:0] n4605 = (grant_idx >> 4'h1);
+  wire n4606 = n4605[0];
+  wire [3:0] n4612 = (grant_idx >> 4'h2);
+  wire n4613 = n4612[0];
+  wire [3:0] n4617 = (grant_idx >> 4'h3);
+  wire [3:0] n4623 = (grant_idx >> 4'h0);
+  wire n4624 = n4623[0];
+  wire [3:0] n4634 = (grant_idx >> 4'h1);
+  wire n4635 = n4634[0];
+  wire [3:0] n4641 = (grant_idx >> 4'h2);
+  wire n4642 = n4641[0];
+  wire [3:0] n4646 = (grant_idx >> 4'h3);
+  wire [3:0] n4652 = (grant_idx >> 4'h0);
+  wire n4653 = n4652[0];
+  wire [3:0] n4663 = (grant_idx >> 4'h1);
+  wire n4664 = n4663[0];
+  wire [3:0] n4670 = (grant_idx >> 4'h2);
+  wire n4671 = n4670[0];
+  wire [3:0] n4675 = (grant_idx >> 4'h3);
+  wire [3:0] n4681 = (grant_idx >> 4'h0);
+  wire n4682 = n4681[0];
+  wire [3:0] n4692 = (grant_idx >> 4'h1);
+  wire n4693 = n4692[0];
+  wire [3:0] n4699 = (grant_idx >> 4'h2);
+  wire n4700 = n4699[0];
+  wire [3:0] n4704 = (grant_idx >> 4'h3);
+  wire [3:0] n4710 = (grant_idx >> 4'h0);
+  wire n4711 = n4710[0];
+  wire [3:0] n4721 = (grant_idx >> 4'h1);
+  wire n4722 = n4721[0];
+  wire [3:0] n4728 = (grant_idx >> 4'h2);
+  wire n4729 = n4728[0];
+  wire [3:0] n4733 = (grant_idx >> 4'h3);
+  wire [3:0] n4739 = (grant_idx >> 4'h0);
+  wire n4740 = n4739[0];
+  wire [3:0] n4750 = (grant_idx >> 4'h1);
+  wire n4751 = n4750[0];
+  wire [3:0] n4757 = (grant_idx >> 4'h2);
+  wire n4758 = n4757[0];
+  wire [3:0] n4762 = (grant_idx >> 4'h3);
+  wire [3:0] n4768 = (grant_idx >> 4'h0);
+  wire n4769 = n4768[0];
+  wire [3:0] n4779 = (grant_idx >> 4'h1);
+  wire n4780 = n4779[0];
+  wire [3:0] n4786 = (grant_idx >> 4'h2);
+  wire n4787 = n4786[0];
+  wire [3:0] n4791 = (grant_idx >> 4'h3);
+  wire [3:0] n4797 = (grant_idx >> 4'h0);
+  wire n4798 = n4797[0];
+  wire [3:0] n4808 = (grant_idx >> 4'h1);
+  wire n4809 = n4808[0];
+  wire [3:0] n4815 = (grant_idx >> 4'h2);
+  wire n4816 = n4815[0];
+  wire [3:0] n4820 = (grant_idx >> 4'h3);
+  wire [3:0] n4826 = (grant_idx >> 4'h0);
+  wire n4827 = n4826[0];
+  wire [3:0] n4837 = (grant_idx >> 4'h1);
+  wire n4838 = n4837[0];
+  wire [3:0] n4844 = (grant_idx >> 4'h2);
+  wire n4845 = n4844[0];
+  wire [3:0] n4849 = (grant_idx >> 4'h3);
+  wire [3:0] n4855 = (grant_idx >> 4'h0);
+  wire n4856 = n4855[0];
+  wire [3:0] n4866 = (grant_idx >> 4'h1);
+  wire n4867 = n4866[0];
+  wire [3:0] n4873 = (grant_idx >> 4'h2);
+  wire n4874 = n4873[0];
+  wire [3:0] n4878 = (grant_idx >> 4'h3);
+  wire [3:0] n4884 = (grant_idx >> 4'h0);
+  wire n4885 = n4884[0];
+  wire [3:0] n4895 = (grant_idx >> 4'h1);
+  wire n4896 = n4895[0];
+  wire [3:0] n4902 = (grant_idx >> 4'h2);
+  wire n4903 = n4902[0];
+  wire [3:0] n4907 = (grant_idx >> 4'h3);
+  wire [3:0] n4913 = (grant_idx >> 4'h0);
+  wire n4914 = n4913[0];
+  wire [3:0] n4924 = (grant_idx >> 4'h1);
+  wire n4925 = n4924[0];
+  wire [3:0] n4931 = (grant_idx >> 4'h2);
+  wire n4932 = n4931[0];
+  wire [3:0] n4936 = (grant_idx >> 4'h3);
+  wire [3:0] n4942 = (grant_idx >> 4'h0);
+  wire n4943 = n4942[0];
+  wire [3:0] n4953 = (grant_idx >> 4'h1);
+  wire n4954 = n4953[0];
+  wire [3:0] n4960 = (grant_idx >> 4'h2);
+  wire n4961 = n4960[0];
+  wire [3:0] n4965 = (grant_idx >> 4'h3);
+  wire [3:0] n4971 = (grant_idx >> 4'h0);
+  wire n4972 = n4971[0];
+  wire [3:0] n4982 = (grant_idx >> 4'h1);
+  wire n4983 = n4982[0];
+  wire [3:0] n4989 = (grant_idx >> 4'h2);
+  wire n4990 = n4989[0];
+  wire [3:0] n4994 = (grant_idx >> 4'h3);
+  wire [3:0] n5000 = (grant_idx >> 4'h0);
+  wire n5001 = n5000[0];
+  wire [3:0] n5011 = (grant_idx >> 4'h1);
+  wire n5012 = n5011[0];
+  wire [3:0] n5018 = (grant_idx >> 4'h2);
+  wire n5019 = n5018[0];
+  wire [3:0] n5023 = (grant_idx >> 4'h3);
+  wire [3:0] n5029 = (grant_idx >> 4'h0);
+  wire n5030 = n5029[0];
+  wire [3:0] n5040 = (grant_idx >> 4'h1);
+  wire n5041 = n5040[0];
+  wire [3:0] n5047 = (grant_idx >> 4'h2);
+  wire n5048 = n5047[0];
+  wire [3:0] n5052 = (grant_idx >> 4'h3);
+  wire [3:0] n5058 = (grant_idx >> 4'h0);
+  wire n5059 = n5058[0];
+  wire [3:0] n5069 = (grant_idx >> 4'h1);
+  wire n5070 = n5069[0];
+  wire [3:0] n5076 = (grant_idx >> 4'h2);
+  wire n5077 = n5076[0];
+  wire [3:0] n5081 = (grant_idx >> 4'h3);
+  wire [3:0] n5087 = (grant_idx >> 4'h0);
+  wire n5088 = n5087[0];
+  wire [3:0] n5098 = (grant_idx >> 4'h1);
+  wire n5099 = n5098[0];
+  wire [3:0] n5105 = (grant_idx >> 4'h2);
+  wire n5106 = n5105[0];
+  wire [3:0] n5110 = (grant_idx >> 4'h3);
+  wire [3:0] n5116 = (grant_idx >> 4'h0);
+  wire n5117 = n5116[0];
+  wire [3:0] n5127 = (grant_idx >> 4'h1);
+  wire n5128 = n5127[0];
+  wire [3:0] n5134 = (grant_idx >> 4'h2);
+  wire n5135 = n5134[0];
+  wire [3:0] n5139 = (grant_idx >> 4'h3);
+  wire [3:0] n5145 = (grant_idx >> 4'h0);
+  wire n5146 = n5145[0];
+  wire [3:0] n5156 = (grant_idx >> 4'h1);
+  wire n5157 = n5156[0];
+  wire [3:0] n5163 = (grant_idx >> 4'h2);
+  wire n5164 = n5163[0];
+  wire [3:0] n5168 = (grant_idx >> 4'h3);
+  wire [3:0] n5174 = (grant_idx >> 4'h0);
+  wire n5175 = n5174[0];
+  wire [3:0] n5185 = (grant_idx >> 4'h1);
+  wire n5186 = n5185[0];
+  wire [3:0] n5192 = (grant_idx >> 4'h2);
+  wire n5193 = n5192[0];
+  wire [3:0] n5197 = (grant_idx >> 4'h3);
+  wire [3:0] n5203 = (grant_idx >> 4'h0);
+  wire n5204 = n5203[0];
+  wire [3:0] n5214 = (grant_idx >> 4'h1);
+  wire n5215 = n5214[0];
+  wire [3:0] n5221 = (grant_idx >> 4'h2);
+  wire n5222 = n5221[0];
+  wire [3:0] n5226 = (grant_idx >> 4'h3);
+  wire [3:0] n5232 = (grant_idx >> 4'h0);
+  wire n5233 = n5232[0];
+  wire [3:0] n5243 = (grant_idx >> 4'h1);
+  wire n5244 = n5243[0];
+  wire [3:0] n5250 = (grant_idx >> 4'h2);
+  wire n5251 = n5250[0];
+  wire [3:0] n5255 = (grant_idx >> 4'h3);
+  wire [3:0] n5261 = (grant_idx >> 4'h0);
+  wire n5262 = n5261[0];
+  wire [3:0] n5272 = (grant_idx >> 4'h1);
+  wire n5273 = n5272[0];
+  wire [3:0] n5279 = (grant_idx >> 4'h2);
+  wire n5280 = n5279[0];
+  wire [3:0] n5284 = (grant_idx >> 4'h3);
+  wire [3:0] n5290 = (grant_idx >> 4'h0);
+  wire n5291 = n5290[0];
+  wire [3:0] n5301 = (grant_idx >> 4'h1);
+  wire n5302 = n5301[0];
+  wire [3:0] n5308 = (grant_idx >> 4'h2);
+  wire n5309 = n5308[0];
+  wire [3:0] n5313 = (grant_idx >> 4'h3);
+  wire [3:0] n5319 = (grant_idx >> 4'h0);
+  wire n5320 = n5319[0];
+  wire [3:0] n5330 = (grant_idx >> 4'h1);
+  wire n5331 = n5330[0];
+  wire [3:0] n5337 = (grant_idx >> 4'h2);
+  wire n5338 = n5337[0];
+  wire [3:0] n5342 = (grant_idx >> 4'h3);
+  wire [3:0] n5348 = (grant_idx >> 4'h0);
+  wire n5349 = n5348[0];
+  wire [3:0] n5359 = (grant_idx >> 4'h1);
+  wire n5360 = n5359[0];
+  wire [3:0] n5366 = (grant_idx >> 4'h2);
+  wire n5367 = n5366[0];
+  wire [3:0] n5371 = (grant_idx >> 4'h3);
+  wire [3:0] n5377 = (grant_idx >> 4'h0);
+  wire n5378 = n5377[0];
+  wire [3:0] n5388 = (grant_idx >> 4'h1);
+  wire n5389 = n5388[0];
+  wire [3:0] n5395 = (grant_idx >> 4'h2);
+  wire n5396 = n5395[0];
+  wire [3:0] n5400 = (grant_idx >> 4'h3);
+  wire [3:0] n5406 = (grant_idx >> 4'h0);
+  wire n5407 = n5406[0];
+  wire [3:0] n5417 = (grant_idx >> 4'h1);
+  wire n5418 = n5417[0];
+  wire [3:0] n5424 = (grant_idx >> 4'h2);
+  wire n5425 = n5424[0];
+  wire [3:0] n5429 = (grant_idx >> 4'h3);
+  wire [3:0] n5435 = (grant_idx >> 4'h0);
+  wire n5436 = n5435[0];
+  wire [3:0] n5446 = (grant_idx >> 4'h1);
+  wire n5447 = n5446[0];
+  wire [3:0] n5453 = (grant_idx >> 4'h2);
+  wire n5454 = n5453[0];
+  wire [3:0] n5458 = (grant_idx >> 4'h3);
+  wire [3:0] n5464 = (grant_idx >> 4'h0);
+  wire n5465 = n5464[0];
+  wire [3:0] n5475 = (grant_idx >> 4'h1);
+  wire n5476 = n5475[0];
+  wire [3:0] n5482 = (grant_idx >> 4'h2);
+  wire n5483 = n5482[0];
+  wire [3:0] n5487 = (grant_idx >> 4'h3);
+  wire [3:0] n5493 = (grant_idx >> 4'h0);
+  wire n5494 = n5493[0];
+  wire [3:0] n5504 = (grant_idx >> 4'h1);
+  wire n5505 = n5504[0];
+  wire [3:0] n5511 = (grant_idx >> 4'h2);
+  wire n5512 = n5511[0];
+  wire [3:0] n5516 = (grant_idx >> 4'h3);
+  wire [3:0] n5522 = (grant_idx >> 4'h0);
+  wire n5523 = n5522[0];
+  wire [3:0] n5533 = (grant_idx >> 4'h1);
+  wire n5534 = n5533[0];
+  wire [3:0] n5540 = (grant_idx >> 4'h2);
+  wire n5541 = n5540[0];
+  wire [3:0] n5545 = (grant_idx >> 4'h3);
   wire taken = ((core_edge & l1_req_ready_i) & req_valid);
-  wire n5571 = (taken & n2998);
-  wire n5573 = (taken & (~n2998));
-  wire n5801 = (n5573 & (rp_q == 2'h0));
-  wire n5809 = (n5573 & (rp_q == 2'h1));
-  wire n5817 = (n5573 & (rp_q == 2'h2));
-  wire n5825 = (n5573 & (rp_q == 2'h3));
-  wire n5836 = (n146 & (n147 < 8'h20));
-  wire [3:0] n5837 = n147[4:1];
-  wire n5838 = n147[0];
-  wire [31:0] n5839 = l1_resp_rdata_i[31:0];  // crossing into the hot domain
-  wire [31:0] n5840 = l1_resp_rdata_i[63:32];  // crossing into the hot domain
-  wire [31:0] n5841 = l1_resp_rdata_i[95:64];  // crossing into the hot domain
-  wire [31:0] n5842 = l1_resp_rdata_i[127:96];  // crossing into the hot domain
-  wire [31:0] n5843 = l1_resp_rdata_i[159:128];  // crossing into the hot domain
-  wire [31:0] n5844 = l1_resp_rdata_i[191:160];  // crossing into the hot domain
-  wire [31:0] n5845 = l1_resp_rdata_i[223:192];  // crossing into the hot domain
-  wire [31:0] n5846 = l1_resp_rdata_i[255:224];  // crossing into the hot domain
-  wire [31:0] n5847 = l1_resp_rdata_i[287:256];  // crossing into the hot domain
-  wire [31:0] n5848 = l1_resp_rdata_i[319:288];  // crossing into the hot domain
-  wire [31:0] n5849 = l1_resp_rdata_i[351:320];  // crossing into the hot domain
-  wire [31:0] n5850 = l1_resp_rdata_i[383:352];  // crossing into the hot domain
-  wire [31:0] n5851 = l1_resp_rdata_i[415:384];  // crossing into the hot domain
-  wire [31:0] n5852 = l1_resp_rdata_i[447:416];  // crossing into the hot domain
-  wire [31:0] n5853 = l1_resp_rdata_i[479:448];  // crossing into the hot domain
-  wire [31:0] n5854 = l1_resp_rdata_i[511:480];  // crossing into the hot domain
-  wire [31:0] n5855 = l1_resp_rdata_i[543:512];  // crossing into the hot domain
-  wire [31:0] n5856 = l1_resp_rdata_i[575:544];  // crossing into the hot domain
-  wire [31:0] n5857 = l1_resp_rdata_i[607:576];  // crossing into the hot domain
-  wire [31:0] n5858 = l1_resp_rdata_i[639:608];  // crossing into the hot domain
-  wire [31:0] n5859 = l1_resp_rdata_i[671:640];  // crossing into the hot domain
-  wire [31:0] n5860 = l1_resp_rdata_i[703:672];  // crossing into the hot domain
-  wire [31:0] n5861 = l1_resp_rdata_i[735:704];  // crossing into the hot domain
-  wire [31:0] n5862 = l1_resp_rdata_i[767:736];  // crossing into the hot domain
-  wire [31:0] n5863 = l1_resp_rdata_i[799:768];  // crossing into the hot domain
-  wire [31:0] n5864 = l1_resp_rdata_i[831:800];  // crossing into the hot domain
-  wire [31:0] n5865 = l1_resp_rdata_i[863:832];  // crossing into the hot domain
-  wire [31:0] n5866 = l1_resp_rdata_i[895:864];  // crossing into the hot domain
-  wire [31:0] n5867 = l1_resp_rdata_i[927:896];  // crossing into the hot domain
-  wire [31:0] n5868 = l1_resp_rdata_i[959:928];  // crossing into the hot domain
-  wire [31:0] n5869 = l1_resp_rdata_i[991:960];  // crossing into the hot domain
-  wire [31:0] n5870 = l1_resp_rdata_i[1023:992];  // crossing into the hot domain
+  wire n5555 = (taken & n2982);
+  wire n5557 = (taken & (~n2982));
+  wire n5785 = (n5557 & (rp_q == 2'h0));
+  wire n5793 = (n5557 & (rp_q == 2'h1));
+  wire n5801 = (n5557 & (rp_q == 2'h2));
+  wire n5809 = (n5557 & (rp_q == 2'h3));
+  wire n5820 = (n146 & (n147 < 8'h20));
+  wire [3:0] n5821 = n147[4:1];
+  wire n5822 = n147[0];
+  wire [31:0] n5823 = l1_resp_rdata_i[31:0];  // crossing into the hot domain
+  wire [31:0] n5824 = l1_resp_rdata_i[63:32];  // crossing into the hot domain
+  wire [31:0] n5825 = l1_resp_rdata_i[95:64];  // crossing into the hot domain
+  wire [31:0] n5826 = l1_resp_rdata_i[127:96];  // crossing into the hot domain
+  wire [31:0] n5827 = l1_resp_rdata_i[159:128];  // crossing into the hot domain
+  wire [31:0] n5828 = l1_resp_rdata_i[191:160];  // crossing into the hot domain
+  wire [31:0] n5829 = l1_resp_rdata_i[223:192];  // crossing into the hot domain
+  wire [31:0] n5830 = l1_resp_rdata_i[255:224];  // crossing into the hot domain
+  wire [31:0] n5831 = l1_resp_rdata_i[287:256];  // crossing into the hot domain
+  wire [31:0] n5832 = l1_resp_rdata_i[319:288];  // crossing into the hot domain
+  wire [31:0] n5833 = l1_resp_rdata_i[351:320];  // crossing into the hot domain
+  wire [31:0] n5834 = l1_resp_rdata_i[383:352];  // crossing into the hot domain
+  wire [31:0] n5835 = l1_resp_rdata_i[415:384];  // crossing into the hot domain
+  wire [31:0] n5836 = l1_resp_rdata_i[447:416];  // crossing into the hot domain
+  wire [31:0] n5837 = l1_resp_rdata_i[479:448];  // crossing into the hot domain
+  wire [31:0] n5838 = l1_resp_rdata_i[511:480];  // crossing into the hot domain
+  wire [31:0] n5839 = l1_resp_rdata_i[543:512];  // crossing into the hot domain
+  wire [31:0] n5840 = l1_resp_rdata_i[575:544];  // crossing into the hot domain
+  wire [31:0] n5841 = l1_resp_rdata_i[607:576];  // crossing into the hot domain
+  wire [31:0] n5842 = l1_resp_rdata_i[639:608];  // crossing into the hot domain
+  wire [31:0] n5843 = l1_resp_rdata_i[671:640];  // crossing into the hot domain
+  wire [31:0] n5844 = l1_resp_rdata_i[703:672];  // crossing into the hot domain
+  wire [31:0] n5845 = l1_resp_rdata_i[735:704];  // crossing into the hot domain
+  wire [31:0] n5846 = l1_resp_rdata_i[767:736];  // crossing into the hot domain
+  wire [31:0] n5847 = l1_resp_rdata_i[799:768];  // crossing into the hot domain
+  wire [31:0] n5848 = l1_resp_rdata_i[831:800];  // crossing into the hot domain
+  wire [31:0] n5849 = l1_resp_rdata_i[863:832];  // crossing into the hot domain
+  wire [31:0] n5850 = l1_resp_rdata_i[895:864];  // crossing into the hot domain
+  wire [31:0] n5851 = l1_resp_rdata_i[927:896];  // crossing into the hot domain
+  wire [31:0] n5852 = l1_resp_rdata_i[959:928];  // crossing into the hot domain
+  wire [31:0] n5853 = l1_resp_rdata_i[991:960];  // crossing into the hot domain
+  wire [31:0] n5854 = l1_resp_rdata_i[1023:992];  // crossing into the hot domain
   wire idle = (((((((((((((((((~((((((((((((((((((((((((((((((((1'h0 | busy32_q) | busy33_q) | busy34_q) | busy35_q) | busy36_q) | busy37_q) | busy38_q) | busy39_q) | busy40_q) | busy41_q) | busy42_q) | busy43_q) | busy44_q) | busy45_q) | busy46_q) | busy47_q) | busy48_q) | busy49_q) | busy50_q) | busy51_q) | busy52_q) | busy53_q) | busy54_q) | busy55_q) | busy56_q) | busy57_q) | busy58_q) | busy59_q) | busy60_q) | busy61_q) | busy62_q) | busy63_q)) & u_port0_idle_o) & u_port1_idle_o) & u_port2_idle_o) & u_port3_idle_o) & u_port4_idle_o) & u_port5_idle_o) & u_port6_idle_o) & u_port7_idle_o) & u_port8_idle_o) & u_port9_idle_o) & u_port10_idle_o) & u_port11_idle_o) & u_port12_idle_o) & u_port13_idle_o) & u_port14_idle_o) & u_port15_idle_o);
   assign ph_d = (~ph_q);
   assign rr_d = (taken ? (grant_idx + 4'h1) : rr_q);
-  assign busy32_d = ((n5573 & n2711) | (busy32_q & (~(n146 & (n147 == 8'h20)))));
-  assign busy33_d = ((n5573 & n2716) | (busy33_q & (~(n146 & (n147 == 8'h21)))));
-  assign busy34_d = ((n5573 & n2721) | (busy34_q & (~(n146 & (n147 == 8'h22)))));
-  assign busy35_d = ((n5573 & n2726) | (busy35_q & (~(n146 & (n147 == 8'h23)))));
-  assign busy36_d = ((n5573 & n2731) | (busy36_q & (~(n146 & (n147 == 8'h24)))));
-  assign busy37_d = ((n5573 & n2736) | (busy37_q & (~(n146 & (n147 == 8'h25)))));
-  assign busy38_d = ((n5573 & n2741) | (busy38_q & (~(n146 & (n147 == 8'h26)))));
-  assign busy39_d = ((n5573 & n2746) | (busy39_q & (~(n146 & (n147 == 8'h27)))));
-  assign busy40_d = ((n5573 & n2751) | (busy40_q & (~(n146 & (n147 == 8'h28)))));
-  assign busy41_d = ((n5573 & n2756) | (busy41_q & (~(n146 & (n147 == 8'h29)))));
-  assign busy42_d = ((n5573 & n2761) | (busy42_q & (~(n146 & (n147 == 8'h2a)))));
-  assign busy43_d = ((n5573 & n2766) | (busy43_q & (~(n146 & (n147 == 8'h2b)))));
-  assign busy44_d = ((n5573 & n2771) | (busy44_q & (~(n146 & (n147 == 8'h2c)))));
-  assign busy45_d = ((n5573 & n2776) | (busy45_q & (~(n146 & (n147 == 8'h2d)))));
-  assign busy46_d = ((n5573 & n2781) | (busy46_q & (~(n146 & (n147 == 8'h2e)))));
-  assign busy47_d = ((n5573 & n2786) | (busy47_q & (~(n146 & (n147 == 8'h2f)))));
-  assign busy48_d = ((n5573 & n2791) | (busy48_q & (~(n146 & (n147 == 8'h30)))));
-  assign busy49_d = ((n5573 & n2796) | (busy49_q & (~(n146 & (n147 == 8'h31)))));
-  assign busy50_d = ((n5573 & n2801) | (busy50_q & (~(n146 & (n147 == 8'h32)))));
-  assign busy51_d = ((n5573 & n2806) | (busy51_q & (~(n146 & (n147 == 8'h33)))));
-  assign busy52_d = ((n5573 & n2811) | (busy52_q & (~(n146 & (n147 == 8'h34)))));
-  assign busy53_d = ((n5573 & n2816) | (busy53_q & (~(n146 & (n147 == 8'h35)))));
-  assign busy54_d = ((n5573 & n2821) | (busy54_q & (~(n146 & (n147 == 8'h36)))));
-  assign busy55_d = ((n5573 & n2826) | (busy55_q & (~(n146 & (n147 == 8'h37)))));
-  assign busy56_d = ((n5573 & n2831) | (busy56_q & (~(n146 & (n147 == 8'h38)))));
-  assign busy57_d = ((n5573 & n2836) | (busy57_q & (~(n146 & (n147 == 8'h39)))));
-  assign busy58_d = ((n5573 & n2841) | (busy58_q & (~(n146 & (n147 == 8'h3a)))));
-  assign busy59_d = ((n5573 & n2846) | (busy59_q & (~(n146 & (n147 == 8'h3b)))));
-  assign busy60_d = ((n5573 & n2851) | (busy60_q & (~(n146 & (n147 == 8'h3c)))));
-  assign busy61_d = ((n5573 & n2856) | (busy61_q & (~(n146 & (n147 == 8'h3d)))));
-  assign busy62_d = ((n5573 & n2861) | (busy62_q & (~(n146 & (n147 == 8'h3e)))));
-  assign busy63_d = ((n5573 & n2866) | (busy63_q & (~(n146 & (n147 == 8'h3f)))));
-  assign rl0_d = (n5801 ? n3701 : rl0_q);
-  assign rl1_d = (n5809 ? n3701 : rl1_q);
-  assign rl2_d = (n5817 ? n3701 : rl2_q);
-  assign rl3_d = (n5825 ? n3701 : rl3_q);
-  assign rv0_d = ((~clear_i) & (n5801 | rv0_q));
-  assign rv1_d = ((~clear_i) & (n5809 | rv1_q));
-  assign rv2_d = ((~clear_i) & (n5817 | rv2_q));
-  assign rv3_d = ((~clear_i) & (n5825 | rv3_q));
-  assign rp_d = (n5573 ? (rp_q + 2'h1) : rp_q);
+  assign busy32_d = ((n5557 & n2711) | (busy32_q & (~(n146 & (n147 == 8'h20)))));
+  assign busy33_d = ((n5557 & n2716) | (busy33_q & (~(n146 & (n147 == 8'h21)))));
+  assign busy34_d = ((n5557 & n2721) | (busy34_q & (~(n146 & (n147 == 8'h22)))));
+  assign busy35_d = ((n5557 & n2726) | (busy35_q & (~(n146 & (n147 == 8'h23)))));
+  assign busy36_d = ((n5557 & n2731) | (busy36_q & (~(n146 & (n147 == 8'h24)))));
+  assign busy37_d = ((n5557 & n2736) | (busy37_q & (~(n146 & (n147 == 8'h25)))));
+  assign busy38_d = ((n5557 & n2741) | (busy38_q & (~(n146 & (n147 == 8'h26)))));
+  assign busy39_d = ((n5557 & n2746) | (busy39_q & (~(n146 & (n147 == 8'h27)))));
+  assign busy40_d = ((n5557 & n2751) | (busy40_q & (~(n146 & (n147 == 8'h28)))));
+  assign busy41_d = ((n5557 & n2756) | (busy41_q & (~(n146 & (n147 == 8'h29)))));
+  assign busy42_d = ((n5557 & n2761) | (busy42_q & (~(n146 & (n147 == 8'h2a)))));
+  assign busy43_d = ((n5557 & n2766) | (busy43_q & (~(n146 & (n147 == 8'h2b)))));
+  assign busy44_d = ((n5557 & n2771) | (busy44_q & (~(n146 & (n147 == 8'h2c)))));
+  assign busy45_d = ((n5557 & n2776) | (busy45_q & (~(n146 & (n147 == 8'h2d)))));
+  assign busy46_d = ((n5557 & n2781) | (busy46_q & (~(n146 & (n147 == 8'h2e)))));
+  assign busy47_d = ((n5557 & n2786) | (busy47_q & (~(n146 & (n147 == 8'h2f)))));
+  assign busy48_d = ((n5557 & n2791) | (busy48_q & (~(n146 & (n147 == 8'h30)))));
+  assign busy49_d = ((n5557 & n2796) | (busy49_q & (~(n146 & (n147 == 8'h31)))));
+  assign busy50_d = ((n5557 & n2801) | (busy50_q & (~(n146 & (n147 == 8'h32)))));
+  assign busy51_d = ((n5557 & n2806) | (busy51_q & (~(n146 & (n147 == 8'h33)))));
+  assign busy52_d = ((n5557 & n2811) | (busy52_q & (~(n146 & (n147 == 8'h34)))));
+  assign busy53_d = ((n5557 & n2816) | (busy53_q & (~(n146 & (n147 == 8'h35)))));
+  assign busy54_d = ((n5557 & n2821) | (busy54_q & (~(n146 & (n147 == 8'h36)))));
+  assign busy55_d = ((n5557 & n2826) | (busy55_q & (~(n146 & (n147 == 8'h37)))));
+  assign busy56_d = ((n5557 & n2831) | (busy56_q & (~(n146 & (n147 == 8'h38)))));
+  assign busy57_d = ((n5557 & n2836) | (busy57_q & (~(n146 & (n147 == 8'h39)))));
+  assign busy58_d = ((n5557 & n2841) | (busy58_q & (~(n146 & (n147 == 8'h3a)))));
+  assign busy59_d = ((n5557 & n2846) | (busy59_q & (~(n146 & (n147 == 8'h3b)))));
+  assign busy60_d = ((n5557 & n2851) | (busy60_q & (~(n146 & (n147 == 8'h3c)))));
+  assign busy61_d = ((n5557 & n2856) | (busy61_q & (~(n146 & (n147 == 8'h3d)))));
+  assign busy62_d = ((n5557 & n2861) | (busy62_q & (~(n146 & (n147 == 8'h3e)))));
+  assign busy63_d = ((n5557 & n2866) | (busy63_q & (~(n146 & (n147 == 8'h3f)))));
+  assign rl0_d = (n5785 ? n3685 : rl0_q);
+  assign rl1_d = (n5793 ? n3685 : rl1_q);
+  assign rl2_d = (n5801 ? n3685 : rl2_q);
+  assign rl3_d = (n5809 ? n3685 : rl3_q);
+  assign rv0_d = ((~clear_i) & (n5785 | rv0_q));
+  assign rv1_d = ((~clear_i) & (n5793 | rv1_q));
+  assign rv2_d = ((~clear_i) & (n5801 | rv2_q));
+  assign rv3_d = ((~clear_i) & (n5809 | rv3_q));
+  assign rp_d = (n5557 ? (rp_q + 2'h1) : rp_q);
   assign cnt_loads_d = (cnt_loads_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_load_o}) + {{31{1'b0}}, u_port1_load_o}) + {{31{1'b0}}, u_port2_load_o}) + {{31{1'b0}}, u_port3_load_o}) + {{31{1'b0}}, u_port4_load_o}) + {{31{1'b0}}, u_port5_load_o}) + {{31{1'b0}}, u_port6_load_o}) + {{31{1'b0}}, u_port7_load_o}) + {{31{1'b0}}, u_port8_load_o}) + {{31{1'b0}}, u_port9_load_o}) + {{31{1'b0}}, u_port10_load_o}) + {{31{1'b0}}, u_port11_load_o}) + {{31{1'b0}}, u_port12_load_o}) + {{31{1'b0}}, u_port13_load_o}) + {{31{1'b0}}, u_port14_load_o}) + {{31{1'b0}}, u_port15_load_o}));
   assign cnt_stores_d = (cnt_stores_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_store_o}) + {{31{1'b0}}, u_port1_store_o}) + {{31{1'b0}}, u_port2_store_o}) + {{31{1'b0}}, u_port3_store_o}) + {{31{1'b0}}, u_port4_store_o}) + {{31{1'b0}}, u_port5_store_o}) + {{31{1'b0}}, u_port6_store_o}) + {{31{1'b0}}, u_port7_store_o}) + {{31{1'b0}}, u_port8_store_o}) + {{31{1'b0}}, u_port9_store_o}) + {{31{1'b0}}, u_port10_store_o}) + {{31{1'b0}}, u_port11_store_o}) + {{31{1'b0}}, u_port12_store_o}) + {{31{1'b0}}, u_port13_store_o}) + {{31{1'b0}}, u_port14_store_o}) + {{31{1'b0}}, u_port15_store_o}));
-  assign cnt_line_reads_d = (cnt_line_reads_q + {{31{1'b0}}, (n5571 & (~n3616))});
-  assign cnt_line_writes_d = (cnt_line_writes_q + {{31{1'b0}}, (n5571 & n3616)});
-  assign cnt_prefetch_d = (cnt_prefetch_q + {{31{1'b0}}, n5573});
+  assign cnt_line_reads_d = (cnt_line_reads_q + {{31{1'b0}}, (n5555 & (~n3600))});
+  assign cnt_line_writes_d = (cnt_line_writes_q + {{31{1'b0}}, (n5555 & n3600)});
+  assign cnt_prefetch_d = (cnt_prefetch_q + {{31{1'b0}}, n5557});
   assign cnt_buf_hits_d = (cnt_buf_hits_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_hit_o}) + {{31{1'b0}}, u_port1_hit_o}) + {{31{1'b0}}, u_port2_hit_o}) + {{31{1'b0}}, u_port3_hit_o}) + {{31{1'b0}}, u_port4_hit_o}) + {{31{1'b0}}, u_port5_hit_o}) + {{31{1'b0}}, u_port6_hit_o}) + {{31{1'b0}}, u_port7_hit_o}) + {{31{1'b0}}, u_port8_hit_o}) + {{31{1'b0}}, u_port9_hit_o}) + {{31{1'b0}}, u_port10_hit_o}) + {{31{1'b0}}, u_port11_hit_o}) + {{31{1'b0}}, u_port12_hit_o}) + {{31{1'b0}}, u_port13_hit_o}) + {{31{1'b0}}, u_port14_hit_o}) + {{31{1'b0}}, u_port15_hit_o}));
   assign mem_req_ready_o = {u_port15_ready_o, u_port14_ready_o, u_port13_ready_o, u_port12_ready_o, u_port11_ready_o, u_port10_ready_o, u_port9_ready_o, u_port8_ready_o, u_port7_ready_o, u_port6_ready_o, u_port5_ready_o, u_port4_ready_o, u_port3_ready_o, u_port2_ready_o, u_port1_ready_o, u_port0_ready_o};
   assign mem_resp_valid_o = {u_port15_resp_valid_o, u_port14_resp_valid_o, u_port13_resp_valid_o, u_port12_resp_valid_o, u_port11_resp_valid_o, u_port10_resp_valid_o, u_port9_resp_valid_o, u_port8_resp_valid_o, u_port7_resp_valid_o, u_port6_resp_valid_o, u_port5_resp_valid_o, u_port4_resp_valid_o, u_port3_resp_valid_o, u_port2_resp_valid_o, u_port1_resp_valid_o, u_port0_resp_valid_o};
   assign mem_resp_data_o = {u_port15_resp_data_o, u_port14_resp_data_o, u_port13_resp_data_o, u_port12_resp_data_o, u_port11_resp_data_o, u_port10_resp_data_o, u_port9_resp_data_o, u_port8_resp_data_o, u_port7_resp_data_o, u_port6_resp_data_o, u_port5_resp_data_o, u_port4_resp_data_o, u_port3_resp_data_o, u_port2_resp_data_o, u_port1_resp_data_o, u_port0_resp_data_o};
   assign idle_o = idle;
   assign l1_req_valid_o = req_valid;
-  assign l1_req_id_o = (req_valid ? (n2998 ? {3'h0, {grant_idx, (n3616 ? 1'h0 : (n3642[0] ? (n3638 ? (n3631 ? (n3620 ? u_port15_out_slot_o : u_port14_out_slot_o) : (n3620 ? u_port13_out_slot_o : u_port12_out_slot_o)) : (n3631 ? (n3620 ? u_port11_out_slot_o : u_port10_out_slot_o) : (n3620 ? u_port9_out_slot_o : u_port8_out_slot_o))) : (n3638 ? (n3631 ? (n3620 ? u_port7_out_slot_o : u_port6_out_slot_o) : (n3620 ? u_port5_out_slot_o : u_port4_out_slot_o)) : (n3631 ? (n3620 ? u_port3_out_slot_o : u_port2_out_slot_o) : (n3620 ? u_port1_out_slot_o : u_port0_out_slot_o)))))}} : ((((((((((((((((((((((((((((((((8'h00 | (n2711 ? 8'h20 : 8'h00)) | (n2716 ? 8'h21 : 8'h00)) | (n2721 ? 8'h22 : 8'h00)) | (n2726 ? 8'h23 : 8'h00)) | (n2731 ? 8'h24 : 8'h00)) | (n2736 ? 8'h25 : 8'h00)) | (n2741 ? 8'h26 : 8'h00)) | (n2746 ? 8'h27 : 8'h00)) | (n2751 ? 8'h28 : 8'h00)) | (n2756 ? 8'h29 : 8'h00)) | (n2761 ? 8'h2a : 8'h00)) | (n2766 ? 8'h2b : 8'h00)) | (n2771 ? 8'h2c : 8'h00)) | (n2776 ? 8'h2d : 8'h00)) | (n2781 ? 8'h2e : 8'h00)) | (n2786 ? 8'h2f : 8'h00)) | (n2791 ? 8'h30 : 8'h00)) | (n2796 ? 8'h31 : 8'h00)) | (n2801 ? 8'h32 : 8'h00)) | (n2806 ? 8'h33 : 8'h00)) | (n2811 ? 8'h34 : 8'h00)) | (n2816 ? 8'h35 : 8'h00)) | (n2821 ? 8'h36 : 8'h00)) | (n2826 ? 8'h37 : 8'h00)) | (n2831 ? 8'h38 : 8'h00)) | (n2836 ? 8'h39 : 8'h00)) | (n2841 ? 8'h3a : 8'h00)) | (n2846 ? 8'h3b : 8'h00)) | (n2851 ? 8'h3c : 8'h00)) | (n2856 ? 8'h3d : 8'h00)) | (n2861 ? 8'h3e : 8'h00)) | (n2866 ? 8'h3f : 8'h00))) : 8'h00);
-  assign l1_req_write_o = n3616;
+  assign l1_req_id_o = (req_valid ? (n2982 ? {3'h0, {grant_idx, (n3600 ? 1'h0 : (n3626[0] ? (n3622 ? (n3615 ? (n3604 ? u_port15_out_slot_o : u_port14_out_slot_o) : (n3604 ? u_port13_out_slot_o : u_port12_out_slot_o)) : (n3615 ? (n3604 ? u_port11_out_slot_o : u_port10_out_slot_o) : (n3604 ? u_port9_out_slot_o : u_port8_out_slot_o))) : (n3622 ? (n3615 ? (n3604 ? u_port7_out_slot_o : u_port6_out_slot_o) : (n3604 ? u_port5_out_slot_o : u_port4_out_slot_o)) : (n3615 ? (n3604 ? u_port3_out_slot_o : u_port2_out_slot_o) : (n3604 ? u_port1_out_slot_o : u_port0_out_slot_o)))))}} : ((((((((((((((((((((((((((((((((8'h00 | (n2711 ? 8'h20 : 8'h00)) | (n2716 ? 8'h21 : 8'h00)) | (n2721 ? 8'h22 : 8'h00)) | (n2726 ? 8'h23 : 8'h00)) | (n2731 ? 8'h24 : 8'h00)) | (n2736 ? 8'h25 : 8'h00)) | (n2741 ? 8'h26 : 8'h00)) | (n2746 ? 8'h27 : 8'h00)) | (n2751 ? 8'h28 : 8'h00)) | (n2756 ? 8'h29 : 8'h00)) | (n2761 ? 8'h2a : 8'h00)) | (n2766 ? 8'h2b : 8'h00)) | (n2771 ? 8'h2c : 8'h00)) | (n2776 ? 8'h2d : 8'h00)) | (n2781 ? 8'h2e : 8'h00)) | (n2786 ? 8'h2f : 8'h00)) | (n2791 ? 8'h30 : 8'h00)) | (n2796 ? 8'h31 : 8'h00)) | (n2801 ? 8'h32 : 8'h00)) | (n2806 ? 8'h33 : 8'h00)) | (n2811 ? 8'h34 : 8'h00)) | (n2816 ? 8'h35 : 8'h00)) | (n2821 ? 8'h36 : 8'h00)) | (n2826 ? 8'h37 : 8'h00)) | (n2831 ? 8'h38 : 8'h00)) | (n2836 ? 8'h39 : 8'h00)) | (n2841 ? 8'h3a : 8'h00)) | (n2846 ? 8'h3b : 8'h00)) | (n2851 ? 8'h3c : 8'h00)) | (n2856 ? 8'h3d : 8'h00)) | (n2861 ? 8'h3e : 8'h00)) | (n2866 ? 8'h3f : 8'h00))) : 8'h00);
+  assign l1_req_write_o = n3600;
   assign l1_req_atom_o = 4'h0;
-  assign l1_req_addr_o = (req_valid ? {n3701, 7'h00} : 32'h00000000);
+  assign l1_req_addr_o = (req_valid ? {n3685, 7'h00} : 32'h00000000);
   assign l1_req_size_o = 2'h2;
-  assign l1_req_wmask_o = {(n3616 & (n4633[0] ? (n4629 ? (n4622 ? (n4611 ? u_port15_out_wmask_o[31] : u_port14_out_wmask_o[31]) : (n4611 ? u_port13_out_wmask_o[31] : u_port12_out_wmask_o[31])) : (n4622 ? (n4611 ? u_port11_out_wmask_o[31] : u_port10_out_wmask_o[31]) : (n4611 ? u_port9_out_wmask_o[31] : u_port8_out_wmask_o[31]))) : (n4629 ? (n4622 ? (n4611 ? u_port7_out_wmask_o[31] : u_port6_out_wmask_o[31]) : (n4611 ? u_port5_out_wmask_o[31] : u_port4_out_wmask_o[31])) : (n4622 ? (n4611 ? u_port3_out_wmask_o[31] : u_port2_out_wmask_o[31]) : (n4611 ? u_port1_out_wmask_o[31] : u_port0_out_wmask_o[31]))))), (n3616 & (n4604[0] ? (n4600 ? (n4593 ? (n4582 ? u_port15_out_wmask_o[30] : u_port14_out_wmask_o[30]) : (n4582 ? u_port13_out_wmask_o[30] : u_port12_out_wmask_o[30])) : (n4593 ? (n4582 ? u_port11_out_wmask_o[30] : u_port10_out_wmask_o[30]) : (n4582 ? u_port9_out_wmask_o[30] : u_port8_out_wmask_o[30]))) : (n4600 ? (n4593 ? (n4582 ? u_port7_out_wmask_o[30] : u_port6_out_wmask_o[30]) : (n4582 ? u_port5_out_wmask_o[30] : u_port4_out_wmask_o[30])) : (n4593 ? (n4582 ? u_port3_out_wmask_o[30] : u_port2_out_wmask_o[30]) : (n4582 ? u_port1_out_wmask_o[30] : u_port0_out_wmask_o[30]))))), (n3616 & (n4575[0] ? (n4571 ? (n4564 ? (n4553 ? u_port15_out_wmask_o[29] : u_port14_out_wmask_o[29]) : (n4553 ? u_port13_out_wmask_o[29] : u_port12_out_wmask_o[29])) : (n4564 ? (n4553 ? u_port11_out_wmask_o[29] : u_port10_out_wmask_o[29]) : (n4553 ? u_port9_out_wmask_o[29] : u_port8_out_wmask_o[29]))) : (n4571 ? (n4564 ? (n4553 ? u_port7_out_wmask_o[29] : u_port6_out_wmask_o[29]) : (n4553 ? u_port5_out_wmask_o[29] : u_port4_out_wmask_o[29])) : (n4564 ? (n4553 ? u_port3_out_wmask_o[29] : u_port2_out_wmask_o[29]) : (n4553 ? u_port1_out_wmask_o[29] : u_port0_out_wmask_o[29]))))), (n3616 & (n4546[0] ? (n4542 ? (n4535 ? (n4524 ? u_port15_out_wmask_o[28] : u_port14_out_wmask_o[28]) : (n4524 ? u_port13_out_wmask_o[28] : u_port12_out_wmask_o[28])) : (n4535 ? (n4524 ? u_port11_out_wmask_o[28] : u_port10_out_wmask_o[28]) : (n4524 ? u_port9_out_wmask_o[28] : u_port8_out_wmask_o[28]))) : (n4542 ? (n4535 ? (n4524 ? u_port7_out_wmask_o[28] : u_port6_out_wmask_o[28]) : (n4524 ? u_port5_out_wmask_o[28] : u_port4_out_wmask_o[28])) : (n4535 ? (n4524 ? u_port3_out_wmask_o[28] : u_port2_out_wmask_o[28]) : (n4524 ? u_port1_out_wmask_o[28] : u_port0_out_wmask_o[28]))))), (n3616 & (n4517[0] ? (n4513 ? (n4506 ? (n4495 ? u_port15_out_wmask_o[27] : u_port14_out_wmask_o[27]) : (n4495 ? u_port13_out_wmask_o[27] : u_port12_out_wmask_o[27])) : (n4506 ? (n4495 ? u_port11_out_wmask_o[27] : u_port10_out_wmask_o[27]) : (n4495 ? u_port9_out_wmask_o[27] : u_port8_out_wmask_o[27]))) : (n4513 ? (n4506 ? (n4495 ? u_port7_out_wmask_o[27] : u_port6_out_wmask_o[27]) : (n4495 ? u_port5_out_wmask_o[27] : u_port4_out_wmask_o[27])) : (n4506 ? (n4495 ? u_port3_out_wmask_o[27] : u_port2_out_wmask_o[27]) : (n4495 ? u_port1_out_wmask_o[27] : u_port0_out_wmask_o[27]))))), (n3616 & (n4488[0] ? (n4484 ? (n4477 ? (n4466 ? u_port15_out_wmask_o[26] : u_port14_out_wmask_o[26]) : (n4466 ? u_port13_out_wmask_o[26] : u_port12_out_wmask_o[26])) : (n4477 ? (n4466 ? u_port11_out_wmask_o[26] : u_port10_out_wmask_o[26]) : (n4466 ? u_port9_out_wmask_o[26] : u_port8_out_wmask_o[26]))) : (n4484 ? (n4477 ? (n4466 ? u_port7_out_wmask_o[26] : u_port6_out_wmask_o[26]) : (n4466 ? u_port5_out_wmask_o[26] : u_port4_out_wmask_o[26])) : (n4477 ? (n4466 ? u_port3_out_wmask_o[26] : u_port2_out_wmask_o[26]) : (n4466 ? u_port1_out_wmask_o[26] : u_port0_out_wmask_o[26]))))), (n3616 & (n4459[0] ? (n4455 ? (n4448 ? (n4437 ? u_port15_out_wmask_o[25] : u_port14_out_wmask_o[25]) : (n4437 ? u_port13_out_wmask_o[25] : u_port12_out_wmask_o[25])) : (n4448 ? (n4437 ? u_port11_out_wmask_o[25] : u_port10_out_wmask_o[25]) : (n4437 ? u_port9_out_wmask_o[25] : u_port8_out_wmask_o[25]))) : (n4455 ? (n4448 ? (n4437 ? u_port7_out_wmask_o[25] : u_port6_out_wmask_o[25]) : (n4437 ? u_port5_out_wmask_o[25] : u_port4_out_wmask_o[25])) : (n4448 ? (n4437 ? u_port3_out_wmask_o[25] : u_port2_out_wmask_o[25]) : (n4437 ? u_port1_out_wmask_o[25] : u_port0_out_wmask_o[25]))))), (n3616 & (n4430[0] ? (n4426 ? (n4419 ? (n4408 ? u_port15_out_wmask_o[24] : u_port14_out_wmask_o[24]) : (n4408 ? u_port13_out_wmask_o[24] : u_port12_out_wmask_o[24])) : (n4419 ? (n4408 ? u_port11_out_wmask_o[24] : u_port10_out_wmask_o[24]) : (n4408 ? u_port9_out_wmask_o[24] : u_port8_out_wmask_o[24]))) : (n4426 ? (n4419 ? (n4408 ? u_port7_out_wmask_o[24] : u_port6_out_wmask_o[24]) : (n4408 ? u_port5_out_wmask_o[24] : u_port4_out_wmask_o[24])) : (n4419 ? (n4408 ? u_port3_out_wmask_o[24] : u_port2_out_wmask_o[24]) : (n4408 ? u_port1_out_wmask_o[24] : u_port0_out_wmask_o[24]))))), (n3616 & (n4401[0] ? (n4397 ? (n4390 ? (n4379 ? u_port15_out_wmask_o[23] : u_port14_out_wmask_o[23]) : (n4379 ? u_port13_out_wmask_o[23] : u_port12_out_wmask_o[23])) : (n4390 ? (n4379 ? u_port11_out_wmask_o[23] : u_port10_out_wmask_o[23]) : (n4379 ? u_port9_out_wmask_o[23] : u_port8_out_wmask_o[23]))) : (n4397 ? (n4390 ? (n4379 ? u_port7_out_wmask_o[23] : u_port6_out_wmask_o[23]) : (n4379 ? u_port5_out_wmask_o[23] : u_port4_out_wmask_o[23])) : (n4390 ? (n4379 ? u_port3_out_wmask_o[23] : u_port2_out_wmask_o[23]) : (n4379 ? u_port1_out_wmask_o[23] : u_port0_out_wmask_o[23]))))), (n3616 & (n4372[0] ? (n4368 ? (n4361 ? (n4350 ? u_port15_out_wmask_o[22] : u_port14_out_wmask_o[22]) : (n4350 ? u_port13_out_wmask_o[22] : u_port12_out_wmask_o[22])) : (n4361 ? (n4350 ? u_port11_out_wmask_o[22] : u_port10_out_wmask_o[22]) : (n4350 ? u_port9_out_wmask_o[22] : u_port8_out_wmask_o[22]))) : (n4368 ? (n4361 ? (n4350 ? u_port7_out_wmask_o[22] : u_port6_out_wmask_o[22]) : (n4350 ? u_port5_out_wmask_o[22] : u_port4_out_wmask_o[22])) : (n4361 ? (n4350 ? u_port3_out_wmask_o[22] : u_port2_out_wmask_o[22]) : (n4350 ? u_port1_out_wmask_o[22] : u_port0_out_wmask_o[22]))))), (n3616 & (n4343[0] ? (n4339 ? (n4332 ? (n4321 ? u_port15_out_wmask_o[21] : u_port14_out_wmask_o[21]) : (n4321 ? u_port13_out_wmask_o[21] : u_port12_out_wmask_o[21])) : (n4332 ? (n4321 ? u_port11_out_wmask_o[21] : u_port10_out_wmask_o[21]) : (n4321 ? u_port9_out_wmask_o[21] : u_port8_out_wmask_o[21]))) : (n4339 ? (n4332 ? (n4321 ? u_port7_out_wmask_o[21] : u_port6_out_wmask_o[21]) : (n4321 ? u_port5_out_wmask_o[21] : u_port4_out_wmask_o[21])) : (n4332 ? (n4321 ? u_port3_out_wmask_o[21] : u_port2_out_wmask_o[21]) : (n4321 ? u_port1_out_wmask_o[21] : u_port0_out_wmask_o[21]))))), (n3616 & (n4314[0] ? (n4310 ? (n4303 ? (n4292 ? u_port15_out_wmask_o[20] : u_port14_out_wmask_o[20]) : (n4292 ? u_port13_out_wmask_o[20] : u_port12_out_wmask_o[20])) : (n4303 ? (n4292 ? u_port11_out_wmask_o[20] : u_port10_out_wmask_o[20]) : (n4292 ? u_port9_out_wmask_o[20] : u_port8_out_wmask_o[20]))) : (n4310 ? (n4303 ? (n4292 ? u_port7_out_wmask_o[20] : u_port6_out_wmask_o[20]) : (n4292 ? u_port5_out_wmask_o[20] : u_port4_out_wmask_o[20])) : (n4303 ? (n4292 ? u_port3_out_wmask_o[20] : u_port2_out_wmask_o[20]) : (n4292 ? u_port1_out_wmask_o[20] : u_port0_out_wmask_o[20]))))), (n3616 & (n4285[0] ? (n4281 ? (n4274 ? (n4263 ? u_port15_out_wmask_o[19] : u_port14_out_wmask_o[19]) : (n4263 ? u_port13_out_wmask_o[19] : u_port12_out_wmask_o[19])) : (n4274 ? (n4263 ? u_port11_out_wmask_o[19] : u_port10_out_wmask_o[19]) : (n4263 ? u_port9_out_wmask_o[19] : u_port8_out_wmask_o[19]))) : (n4281 ? (n4274 ? (n4263 ? u_port7_out_wmask_o[19] : u_port6_out_wmask_o[19]) : (n4263 ? u_port5_out_wmask_o[19] : u_port4_out_wmask_o[19])) : (n4274 ? (n4263 ? u_port3_out_wmask_o[19] : u_port2_out_wmask_o[19]) : (n4263 ? u_port1_out_wmask_o[19] : u_port0_out_wmask_o[19]))))), (n3616 & (n4256[0] ? (n4252 ? (n4245 ? (n4234 ? u_port15_out_wmask_o[18] : u_port14_out_wmask_o[18]) : (n4234 ? u_port13_out_wmask_o[18] : u_port12_out_wmask_o[18])) : (n4245 ? (n4234 ? u_port11_out_wmask_o[18] : u_port10_out_wmask_o[18]) : (n4234 ? u_port9_out_wmask_o[18] : u_port8_out_wmask_o[18]))) : (n4252 ? (n4245 ? (n4234 ? u_port7_out_wmask_o[18] : u_port6_out_wmask_o[18]) : (n4234 ? u_port5_out_wmask_o[18] : u_port4_out_wmask_o[18])) : (n4245 ? (n4234 ? u_port3_out_wmask_o[18] : u_port2_out_wmask_o[18]) : (n4234 ? u_port1_out_wmask_o[18] : u_port0_out_wmask_o[18]))))), (n3616 & (n4227[0] ? (n4223 ? (n4216 ? (n4205 ? u_port15_out_wmask_o[17] : u_port14_out_wmask_o[17]) : (n4205 ? u_port13_out_wmask_o[17] : u_port12_out_wmask_o[17])) : (n4216 ? (n4205 ? u_port11_out_wmask_o[17] : u_port10_out_wmask_o[17]) : (n4205 ? u_port9_out_wmask_o[17] : u_port8_out_wmask_o[17]))) : (n4223 ? (n4216 ? (n4205 ? u_port7_out_wmask_o[17] : u_port6_out_wmask_o[17]) : (n4205 ? u_port5_out_wmask_o[17] : u_port4_out_wmask_o[17])) : (n4216 ? (n4205 ? u_port3_out_wmask_o[17] : u_port2_out_wmask_o[17]) : (n4205 ? u_port1_out_wmask_o[17] : u_port0_out_wmask_o[17]))))), (n3616 & (n4198[0] ? (n4194 ? (n4187 ? (n4176 ? u_port15_out_wmask_o[16] : u_port14_out_wmask_o[16]) : (n4176 ? u_port13_out_wmask_o[16] : u_port12_out_wmask_o[16])) : (n4187 ? (n4176 ? u_port11_out_wmask_o[16] : u_port10_out_wmask_o[16]) : (n4176 ? u_port9_out_wmask_o[16] : u_port8_out_wmask_o[16]))) : (n4194 ? (n4187 ? (n4176 ? u_port7_out_wmask_o[16] : u_port6_out_wmask_o[16]) : (n4176 ? u_port5_out_wmask_o[16] : u_port4_out_wmask_o[16])) : (n4187 ? (n4176 ? u_port3_out_wmask_o[16] : u_port2_out_wmask_o[16]) : (n4176 ? u_port1_out_wmask_o[16] : u_port0_out_wmask_o[16]))))), (n3616 & (n4169[0] ? (n4165 ? (n4158 ? (n4147 ? u_port15_out_wmask_o[15] : u_port14_out_wmask_o[15]) : (n4147 ? u_port13_out_wmask_o[15] : u_port12_out_wmask_o[15])) : (n4158 ? (n4147 ? u_port11_out_wmask_o[15] : u_port10_out_wmask_o[15]) : (n4147 ? u_port9_out_wmask_o[15] : u_port8_out_wmask_o[15]))) : (n4165 ? (n4158 ? (n4147 ? u_port7_out_wmask_o[15] : u_port6_out_wmask_o[15]) : (n4147 ? u_port5_out_wmask_o[15] : u_port4_out_wmask_o[15])) : (n4158 ? (n4147 ? u_port3_out_wmask_o[15] : u_port2_out_wmask_o[15]) : (n4147 ? u_port1_out_wmask_o[15] : u_port0_out_wmask_o[15]))))), (n3616 & (n4140[0] ? (n4136 ? (n4129 ? (n4118 ? u_port15_out_wmask_o[14] : u_port14_out_wmask_o[14]) : (n4118 ? u_port13_out_wmask_o[14] : u_port12_out_wmask_o[14])) : (n4129 ? (n4118 ? u_port11_out_wmask_o[14] : u_port10_out_wmask_o[14]) : (n4118 ? u_port9_out_wmask_o[14] : u_port8_out_wmask_o[14]))) : (n4136 ? (n4129 ? (n4118 ? u_port7_out_wmask_o[14] : u_port6_out_wmask_o[14]) : (n4118 ? u_port5_out_wmask_o[14] : u_port4_out_wmask_o[14])) : (n4129 ? (n4118 ? u_port3_out_wmask_o[14] : u_port2_out_wmask_o[14]) : (n4118 ? u_port1_out_wmask_o[14] : u_port0_out_wmask_o[14]))))), (n3616 & (n4111[0] ? (n4107 ? (n4100 ? (n4089 ? u_port15_out_wmask_o[13] : u_port14_out_wmask_o[13]) : (n4089 ? u_port13_out_wmask_o[13] : u_port12_out_wmask_o[13])) : (n4100 ? (n4089 ? u_port11_out_wmask_o[13] : u_port10_out_wmask_o[13]) : (n4089 ? u_port9_out_wmask_o[13] : u_port8_out_wmask_o[13]))) : (n4107 ? (n4100 ? (n4089 ? u_port7_out_wmask_o[13] : u_port6_out_wmask_o[13]) : (n4089 ? u_port5_out_wmask_o[13] : u_port4_out_wmask_o[13])) : (n4100 ? (n4089 ? u_port3_out_wmask_o[13] : u_port2_out_wmask_o[13]) : (n4089 ? u_port1_out_wmask_o[13] : u_port0_out_wmask_o[13]))))), (n3616 & (n4082[0] ? (n4078 ? (n4071 ? (n4060 ? u_port15_out_wmask_o[12] : u_port14_out_wmask_o[12]) : (n4060 ? u_port13_out_wmask_o[12] : u_port12_out_wmask_o[12])) : (n4071 ? (n4060 ? u_port11_out_wmask_o[12] : u_port10_out_wmask_o[12]) : (n4060 ? u_port9_out_wmask_o[12] : u_port8_out_wmask_o[12]))) : (n4078 ? (n4071 ? (n4060 ? u_port7_out_wmask_o[12] : u_port6_out_wmask_o[12]) : (n4060 ? u_port5_out_wmask_o[12] : u_port4_out_wmask_o[12])) : (n4071 ? (n4060 ? u_port3_out_wmask_o[12] : u_port2_out_wmask_o[12]) : (n4060 ? u_port1_out_wmask_o[12] : u_port0_out_wmask_o[12]))))), (n3616 & (n4053[0] ? (n4049 ? (n4042 ? (n4031 ? u_port15_out_wmask_o[11] : u_port14_out_wmask_o[11]) : (n4031 ? u_port13_out_wmask_o[11] : u_port12_out_wmask_o[11])) : (n4042 ? (n4031 ? u_port11_out_wmask_o[11] : u_port10_out_wmask_o[11]) : (n4031 ? u_port9_out_wmask_o[11] : u_port8_out_wmask_o[11]))) : (n4049 ? (n4042 ? (n4031 ? u_port7_out_wmask_o[11] : u_port6_out_wmask_o[11]) : (n4031 ? u_port5_out_wmask_o[11] : u_port4_out_wmask_o[11])) : (n4042 ? (n4031 ? u_port3_out_wmask_o[11] : u_port2_out_wmask_o[11]) : (n4031 ? u_port1_out_wmask_o[11] : u_port0_out_wmask_o[11]))))), (n3616 & (n4024[0] ? (n4020 ? (n4013 ? (n4002 ? u_port15_out_wmask_o[10] : u_port14_out_wmask_o[10]) : (n4002 ? u_port13_out_wmask_o[10] : u_port12_out_wmask_o[10])) : (n4013 ? (n4002 ? u_port11_out_wmask_o[10] : u_port10_out_wmask_o[10]) : (n4002 ? u_port9_out_wmask_o[10] : u_port8_out_wmask_o[10]))) : (n4020 ? (n4013 ? (n4002 ? u_port7_out_wmask_o[10] : u_port6_out_wmask_o[10]) : (n4002 ? u_port5_out_wmask_o[10] : u_port4_out_wmask_o[10])) : (n4013 ? (n4002 ? u_port3_out_wmask_o[10] : u_port2_out_wmask_o[10]) : (n4002 ? u_port1_out_wmask_o[10] : u_port0_out_wmask_o[10]))))), (n3616 & (n3995[0] ? (n3991 ? (n3984 ? (n3973 ? u_port15_out_wmask_o[9] : u_port14_out_wmask_o[9]) : (n3973 ? u_port13_out_wmask_o[9] : u_port12_out_wmask_o[9])) : (n3984 ? (n3973 ? u_port11_out_wmask_o[9] : u_port10_out_wmask_o[9]) : (n3973 ? u_port9_out_wmask_o[9] : u_port8_out_wmask_o[9]))) : (n3991 ? (n3984 ? (n3973 ? u_port7_out_wmask_o[9] : u_port6_out_wmask_o[9]) : (n3973 ? u_port5_out_wmask_o[9] : u_port4_out_wmask_o[9])) : (n3984 ? (n3973 ? u_port3_out_wmask_o[9] : u_port2_out_wmask_o[9]) : (n3973 ? u_port1_out_wmask_o[9] : u_port0_out_wmask_o[9]))))), (n3616 & (n3966[0] ? (n3962 ? (n3955 ? (n3944 ? u_port15_out_wmask_o[8] : u_port14_out_wmask_o[8]) : (n3944 ? u_port13_out_wmask_o[8] : u_port12_out_wmask_o[8])) : (n3955 ? (n3944 ? u_port11_out_wmask_o[8] : u_port10_out_wmask_o[8]) : (n3944 ? u_port9_out_wmask_o[8] : u_port8_out_wmask_o[8]))) : (n3962 ? (n3955 ? (n3944 ? u_port7_out_wmask_o[8] : u_port6_out_wmask_o[8]) : (n3944 ? u_port5_out_wmask_o[8] : u_port4_out_wmask_o[8])) : (n3955 ? (n3944 ? u_port3_out_wmask_o[8] : u_port2_out_wmask_o[8]) : (n3944 ? u_port1_out_wmask_o[8] : u_port0_out_wmask_o[8]))))), (n3616 & (n3937[0] ? (n3933 ? (n3926 ? (n3915 ? u_port15_out_wmask_o[7] : u_port14_out_wmask_o[7]) : (n3915 ? u_port13_out_wmask_o[7] : u_port12_out_wmask_o[7])) : (n3926 ? (n3915 ? u_port11_out_wmask_o[7] : u_port10_out_wmask_o[7]) : (n3915 ? u_port9_out_wmask_o[7] : u_port8_out_wmask_o[7]))) : (n3933 ? (n3926 ? (n3915 ? u_port7_out_wmask_o[7] : u_port6_out_wmask_o[7]) : (n3915 ? u_port5_out_wmask_o[7] : u_port4_out_wmask_o[7])) : (n3926 ? (n3915 ? u_port3_out_wmask_o[7] : u_port2_out_wmask_o[7]) : (n3915 ? u_port1_out_wmask_o[7] : u_port0_out_wmask_o[7]))))), (n3616 & (n3908[0] ? (n3904 ? (n3897 ? (n3886 ? u_port15_out_wmask_o[6] : u_port14_out_wmask_o[6]) : (n3886 ? u_port13_out_wmask_o[6] : u_port12_out_wmask_o[6])) : (n3897 ? (n3886 ? u_port11_out_wmask_o[6] : u_port10_out_wmask_o[6]) : (n3886 ? u_port9_out_wmask_o[6] : u_port8_out_wmask_o[6]))) : (n3904 ? (n3897 ? (n3886 ? u_port7_out_wmask_o[6] : u_port6_out_wmask_o[6]) : (n3886 ? u_port5_out_wmask_o[6] : u_port4_out_wmask_o[6])) : (n3897 ? (n3886 ? u_port3_out_wmask_o[6] : u_port2_out_wmask_o[6]) : (n3886 ? u_port1_out_wmask_o[6] : u_port0_out_wmask_o[6]))))), (n3616 & (n3879[0] ? (n3875 ? (n3868 ? (n3857 ? u_port15_out_wmask_o[5] : u_port14_out_wmask_o[5]) : (n3857 ? u_port13_out_wmask_o[5] : u_port12_out_wmask_o[5])) : (n3868 ? (n3857 ? u_port11_out_wmask_o[5] : u_port10_out_wmask_o[5]) : (n3857 ? u_port9_out_wmask_o[5] : u_port8_out_wmask_o[5]))) : (n3875 ? (n3868 ? (n3857 ? u_port7_out_wmask_o[5] : u_port6_out_wmask_o[5]) : (n3857 ? u_port5_out_wmask_o[5] : u_port4_out_wmask_o[5])) : (n3868 ? (n3857 ? u_port3_out_wmask_o[5] : u_port2_out_wmask_o[5]) : (n3857 ? u_port1_out_wmask_o[5] : u_port0_out_wmask_o[5]))))), (n3616 & (n3850[0] ? (n3846 ? (n3839 ? (n3828 ? u_port15_out_wmask_o[4] : u_port14_out_wmask_o[4]) : (n3828 ? u_port13_out_wmask_o[4] : u_port12_out_wmask_o[4])) : (n3839 ? (n3828 ? u_port11_out_wmask_o[4] : u_port10_out_wmask_o[4]) : (n3828 ? u_port9_out_wmask_o[4] : u_port8_out_wmask_o[4]))) : (n3846 ? (n3839 ? (n3828 ? u_port7_out_wmask_o[4] : u_port6_out_wmask_o[4]) : (n3828 ? u_port5_out_wmask_o[4] : u_port4_out_wmask_o[4])) : (n3839 ? (n3828 ? u_port3_out_wmask_o[4] : u_port2_out_wmask_o[4]) : (n3828 ? u_port1_out_wmask_o[4] : u_port0_out_wmask_o[4]))))), (n3616 & (n3821[0] ? (n3817 ? (n3810 ? (n3799 ? u_port15_out_wmask_o[3] : u_port14_out_wmask_o[3]) : (n3799 ? u_port13_out_wmask_o[3] : u_port12_out_wmask_o[3])) : (n3810 ? (n3799 ? u_port11_out_wmask_o[3] : u_port10_out_wmask_o[3]) : (n3799 ? u_port9_out_wmask_o[3] : u_port8_out_wmask_o[3]))) : (n3817 ? (n3810 ? (n3799 ? u_port7_out_wmask_o[3] : u_port6_out_wmask_o[3]) : (n3799 ? u_port5_out_wmask_o[3] : u_port4_out_wmask_o[3])) : (n3810 ? (n3799 ? u_port3_out_wmask_o[3] : u_port2_out_wmask_o[3]) : (n3799 ? u_port1_out_wmask_o[3] : u_port0_out_wmask_o[3]))))), (n3616 & (n3792[0] ? (n3788 ? (n3781 ? (n3770 ? u_port15_out_wmask_o[2] : u_port14_out_wmask_o[2]) : (n3770 ? u_port13_out_wmask_o[2] : u_port12_out_wmask_o[2])) : (n3781 ? (n3770 ? u_port11_out_wmask_o[2] : u_port10_out_wmask_o[2]) : (n3770 ? u_port9_out_wmask_o[2] : u_port8_out_wmask_o[2]))) : (n3788 ? (n3781 ? (n3770 ? u_port7_out_wmask_o[2] : u_port6_out_wmask_o[2]) : (n3770 ? u_port5_out_wmask_o[2] : u_port4_out_wmask_o[2])) : (n3781 ? (n3770 ? u_port3_out_wmask_o[2] : u_port2_out_wmask_o[2]) : (n3770 ? u_port1_out_wmask_o[2] : u_port0_out_wmask_o[2]))))), (n3616 & (n3763[0] ? (n3759 ? (n3752 ? (n3741 ? u_port15_out_wmask_o[1] : u_port14_out_wmask_o[1]) : (n3741 ? u_port13_out_wmask_o[1] : u_port12_out_wmask_o[1])) : (n3752 ? (n3741 ? u_port11_out_wmask_o[1] : u_port10_out_wmask_o[1]) : (n3741 ? u_port9_out_wmask_o[1] : u_port8_out_wmask_o[1]))) : (n3759 ? (n3752 ? (n3741 ? u_port7_out_wmask_o[1] : u_port6_out_wmask_o[1]) : (n3741 ? u_port5_out_wmask_o[1] : u_port4_out_wmask_o[1])) : (n3752 ? (n3741 ? u_port3_out_wmask_o[1] : u_port2_out_wmask_o[1]) : (n3741 ? u_port1_out_wmask_o[1] : u_port0_out_wmask_o[1]))))), (n3616 & (n3734[0] ? (n3730 ? (n3723 ? (n3712 ? u_port15_out_wmask_o[0] : u_port14_out_wmask_o[0]) : (n3712 ? u_port13_out_wmask_o[0] : u_port12_out_wmask_o[0])) : (n3723 ? (n3712 ? u_port11_out_wmask_o[0] : u_port10_out_wmask_o[0]) : (n3712 ? u_port9_out_wmask_o[0] : u_port8_out_wmask_o[0]))) : (n3730 ? (n3723 ? (n3712 ? u_port7_out_wmask_o[0] : u_port6_out_wmask_o[0]) : (n3712 ? u_port5_out_wmask_o[0] : u_port4_out_wmask_o[0])) : (n3723 ? (n3712 ? u_port3_out_wmask_o[0] : u_port2_out_wmask_o[0]) : (n3712 ? u_port1_out_wmask_o[0] : u_port0_out_wmask_o[0])))))};
-  assign l1_req_wdata_o = {(n3616 ? (n5561[0] ? (n5557 ? (n5550 ? (n5539 ? u_port15_out_wdata_o[1023:992] : u_port14_out_wdata_o[1023:992]) : (n5539 ? u_port13_out_wdata_o[1023:992] : u_port12_out_wdata_o[1023:992])) : (n5550 ? (n5539 ? u_port11_out_wdata_o[1023:992] : u_port10_out_wdata_o[1023:992]) : (n5539 ? u_port9_out_wdata_o[1023:992] : u_port8_out_wdata_o[1023:992]))) : (n5557 ? (n5550 ? (n5539 ? u_port7_out_wdata_o[1023:992] : u_port6_out_wdata_o[1023:992]) : (n5539 ? u_port5_out_wdata_o[1023:992] : u_port4_out_wdata_o[1023:992])) : (n5550 ? (n5539 ? u_port3_out_wdata_o[1023:992] : u_port2_out_wdata_o[1023:992]) : (n5539 ? u_port1_out_wdata_o[1023:992] : u_port0_out_wdata_o[1023:992])))) : 32'h00000000), (n3616 ? (n5532[0] ? (n5528 ? (n5521 ? (n5510 ? u_port15_out_wdata_o[991:960] : u_port14_out_wdata_o[991:960]) : (n5510 ? u_port13_out_wdata_o[991:960] : u_port12_out_wdata_o[991:960])) : (n5521 ? (n5510 ? u_port11_out_wdata_o[991:960] : u_port10_out_wdata_o[991:960]) : (n5510 ? u_port9_out_wdata_o[991:960] : u_port8_out_wdata_o[991:960]))) : (n5528 ? (n5521 ? (n5510 ? u_port7_out_wdata_o[991:960] : u_port6_out_wdata_o[991:960]) : (n5510 ? u_port5_out_wdata_o[991:960] : u_port4_out_wdata_o[991:960])) : (n5521 ? (n5510 ? u_port3_out_wdata_o[991:960] : u_port2_out_wdata_o[991:960]) : (n5510 ? u_port1_out_wdata_o[991:960] : u_port0_out_wdata_o[991:960])))) : 32'h00000000), (n3616 ? (n5503[0] ? (n5499 ? (n5492 ? (n5481 ? u_port15_out_wdata_o[959:928] : u_port14_out_wdata_o[959:928]) : (n5481 ? u_port13_out_wdata_o[959:928] : u_port12_out_wdata_o[959:928])) : (n5492 ? (n5481 ? u_port11_out_wdata_o[959:928] : u_port10_out_wdata_o[959:928]) : (n5481 ? u_port9_out_wdata_o[959:928] : u_port8_out_wdata_o[959:928]))) : (n5499 ? (n5492 ? (n5481 ? u_port7_out_wdata_o[959:928] : u_port6_out_wdata_o[959:928]) : (n5481 ? u_port5_out_wdata_o[959:928] : u_port4_out_wdata_o[959:928])) : (n5492 ? (n5481 ? u_port3_out_wdata_o[959:928] : u_port2_out_wdata_o[959:928]) : (n5481 ? u_port1_out_wdata_o[959:928] : u_port0_out_wdata_o[959:928])))) : 32'h00000000), (n3616 ? (n5474[0] ? (n5470 ? (n5463 ? (n5452 ? u_port15_out_wdata_o[927:896] : u_port14_out_wdata_o[927:896]) : (n5452 ? u_port13_out_wdata_o[927:896] : u_port12_out_wdata_o[927:896])) : (n5463 ? (n5452 ? u_port11_out_wdata_o[927:896] : u_port10_out_wdata_o[927:896]) : (n5452 ? u_port9_out_wdata_o[927:896] : u_port8_out_wdata_o[927:896]))) : (n5470 ? (n5463 ? (n5452 ? u_port7_out_wdata_o[927:896] : u_port6_out_wdata_o[927:896]) : (n5452 ? u_port5_out_wdata_o[927:896] : u_port4_out_wdata_o[927:896])) : (n5463 ? (n5452 ? u_port3_out_wdata_o[927:896] : u_port2_out_wdata_o[927:896]) : (n5452 ? u_port1_out_wdata_o[927:896] : u_port0_out_wdata_o[927:896])))) : 32'h00000000), (n3616 ? (n5445[0] ? (n5441 ? (n5434 ? (n5423 ? u_port15_out_wdata_o[895:864] : u_port14_out_wdata_o[895:864]) : (n5423 ? u_port13_out_wdata_o[895:864] : u_port12_out_wdata_o[895:864])) : (n5434 ? (n5423 ? u_port11_out_wdata_o[895:864] : u_port10_out_wdata_o[895:864]) : (n5423 ? u_port9_out_wdata_o[895:864] : u_port8_out_wdata_o[895:864]))) : (n5441 ? (n5434 ? (n5423 ? u_port7_out_wdata_o[895:864] : u_port6_out_wdata_o[895:864]) : (n5423 ? u_port5_out_wdata_o[895:864] : u_port4_out_wdata_o[895:864])) : (n5434 ? (n5423 ? u_port3_out_wdata_o[895:864] : u_port2_out_wdata_o[895:864]) : (n5423 ? u_port1_out_wdata_o[895:864] : u_port0_out_wdata_o[895:864])))) : 32'h00000000), (n3616 ? (n5416[0] ? (n5412 ? (n5405 ? (n5394 ? u_port15_out_wdata_o[863:832] : u_port14_out_wdata_o[863:832]) : (n5394 ? u_port13_out_wdata_o[863:832] : u_port12_out_wdata_o[863:832])) : (n5405 ? (n5394 ? u_port11_out_wdata_o[863:832] : u_port10_out_wdata_o[863:832]) : (n5394 ? u_port9_out_wdata_o[863:832] : u_port8_out_wdata_o[863:832]))) : (n5412 ? (n5405 ? (n5394 ? u_port7_out_wdata_o[863:832] : u_port6_out_wdata_o[863:832]) : (n5394 ? u_port5_out_wdata_o[863:832] : u_port4_out_wdata_o[863:832])) : (n5405 ? (n5394 ? u_port3_out_wdata_o[863:832] : u_port2_out_wdata_o[863:832]) : (n5394 ? u_port1_out_wdata_o[863:832] : u_port0_out_wdata_o[863:832])))) : 32'h00000000), (n3616 ? (n5387[0] ? (n5383 ? (n5376 ? (n5365 ? u_port15_out_wdata_o[831:800] : u_port14_out_wdata_o[831:800]) : (n5365 ? u_port13_out_wdata_o[831:800] : u_port12_out_wdata_o[831:800])) : (n5376 ? (n5365 ? u_port11_out_wdata_o[831:800] : u_port10_out_wdata_o[831:800]) : (n5365 ? u_port9_out_wdata_o[831:800] : u_port8_out_wdata_o[831:800]))) : (n5383 ? (n5376 ? (n5365 ? u_port7_out_wdata_o[831:800] : u_port6_out_wdata_o[831:800]) : (n5365 ? u_port5_out_wdata_o[831:800] : u_port4_out_wdata_o[831:800])) : (n5376 ? (n5365 ? u_port3_out_wdata_o[831:800] : u_port2_out_wdata_o[831:800]) : (n5365 ? u_port1_out_wdata_o[831:800] : u_port0_out_wdata_o[831:800])))) : 32'h00000000), (n3616 ? (n5358[0] ? (n5354 ? (n5347 ? (n5336 ? u_port15_out_wdata_o[799:768] : u_port14_out_wdata_o[799:768]) : (n5336 ? u_port13_out_wdata_o[799:768] : u_port12_out_wdata_o[799:768])) : (n5347 ? (n5336 ? u_port11_out_wdata_o[799:768] : u_port10_out_wdata_o[799:768]) : (n5336 ? u_port9_out_wdata_o[799:768] : u_port8_out_wdata_o[799:768]))) : (n5354 ? (n5347 ? (n5336 ? u_port7_out_wdata_o[799:768] : u_port6_out_wdata_o[799:768]) : (n5336 ? u_port5_out_wdata_o[799:768] : u_port4_out_wdata_o[799:768])) : (n5347 ? (n5336 ? u_port3_out_wdata_o[799:768] : u_port2_out_wdata_o[799:768]) : (n5336 ? u_port1_out_wdata_o[799:768] : u_port0_out_wdata_o[799:768])))) : 32'h00000000), (n3616 ? (n5329[0] ? (n5325 ? (n5318 ? (n5307 ? u_port15_out_wdata_o[767:736] : u_port14_out_wdata_o[767:736]) : (n5307 ? u_port13_out_wdata_o[767:736] : u_port12_out_wdata_o[767:736])) : (n5318 ? (n5307 ? u_port11_out_wdata_o[767:736] : u_port10_out_wdata_o[767:736]) : (n5307 ? u_port9_out_wdata_o[767:736] : u_port8_out_wdata_o[767:736]))) : (n5325 ? (n5318 ? (n5307 ? u_port7_out_wdata_o[767:736] : u_port6_out_wdata_o[767:736]) : (n5307 ? u_port5_out_wdata_o[767:736] : u_port4_out_wdata_o[767:736])) : (n5318 ? (n5307 ? u_port3_out_wdata_o[767:736] : u_port2_out_wdata_o[767:736]) : (n5307 ? u_port1_out_wdata_o[767:736] : u_port0_out_wdata_o[767:736])))) : 32'h00000000), (n3616 ? (n5300[0] ? (n5296 ? (n5289 ? (n5278 ? u_port15_out_wdata_o[735:704] : u_port14_out_wdata_o[735:704]) : (n5278 ? u_port13_out_wdata_o[735:704] : u_port12_out_wdata_o[735:704])) : (n5289 ? (n5278 ? u_port11_out_wdata_o[735:704] : u_port10_out_wdata_o[735:704]) : (n5278 ? u_port9_out_wdata_o[735:704] : u_port8_out_wdata_o[735:704]))) : (n5296 ? (n5289 ? (n5278 ? u_port7_out_wdata_o[735:704] : u_port6_out_wdata_o[735:704]) : (n5278 ? u_port5_out_wdata_o[735:704] : u_port4_out_wdata_o[735:704])) : (n5289 ? (n5278 ? u_port3_out_wdata_o[735:704] : u_port2_out_wdata_o[735:704]) : (n5278 ? u_port1_out_wdata_o[735:704] : u_port0_out_wdata_o[735:704])))) : 32'h00000000), (n3616 ? (n5271[0] ? (n5267 ? (n5260 ? (n5249 ? u_port15_out_wdata_o[703:672] : u_port14_out_wdata_o[703:672]) : (n5249 ? u_port13_out_wdata_o[703:672] : u_port12_out_wdata_o[703:672])) : (n5260 ? (n5249 ? u_port11_out_wdata_o[703:672] : u_port10_out_wdata_o[703:672]) : (n5249 ? u_port9_out_wdata_o[703:672] : u_port8_out_wdata_o[703:672]))) : (n5267 ? (n5260 ? (n5249 ? u_port7_out_wdata_o[703:672] : u_port6_out_wdata_o[703:672]) : (n5249 ? u_port5_out_wdata_o[703:672] : u_port4_out_wdata_o[703:672])) : (n5260 ? (n5249 ? u_port3_out_wdata_o[703:672] : u_port2_out_wdata_o[703:672]) : (n5249 ? u_port1_out_wdata_o[703:672] : u_port0_out_wdata_o[703:672])))) : 32'h00000000), (n3616 ? (n5242[0] ? (n5238 ? (n5231 ? (n5220 ? u_port15_out_wdata_o[671:640] : u_port14_out_wdata_o[671:640]) : (n5220 ? u_port13_out_wdata_o[671:640] : u_port12_out_wdata_o[671:640])) : (n5231 ? (n5220 ? u_port11_out_wdata_o[671:640] : u_port10_out_wdata_o[671:640]) : (n5220 ? u_port9_out_wdata_o[671:640] : u_port8_out_wdata_o[671:640]))) : (n5238 ? (n5231 ? (n5220 ? u_port7_out_wdata_o[671:640] : u_port6_out_wdata_o[671:640]) : (n5220 ? u_port5_out_wdata_o[671:640] : u_port4_out_wdata_o[671:640])) : (n5231 ? (n5220 ? u_port3_out_wdata_o[671:640] : u_port2_out_wdata_o[671:640]) : (n5220 ? u_port1_out_wdata_o[671:640] : u_port0_out_wdata_o[671:640])))) : 32'h00000000), (n3616 ? (n5213[0] ? (n5209 ? (n5202 ? (n5191 ? u_port15_out_wdata_o[639:608] : u_port14_out_wdata_o[639:608]) : (n5191 ? u_port13_out_wdata_o[639:608] : u_port12_out_wdata_o[639:608])) : (n5202 ? (n5191 ? u_port11_out_wdata_o[639:608] : u_port10_out_wdata_o[639:608]) : (n5191 ? u_port9_out_wdata_o[639:608] : u_port8_out_wdata_o[639:608]))) : (n5209 ? (n5202 ? (n5191 ? u_port7_out_wdata_o[639:608] : u_port6_out_wdata_o[639:608]) : (n5191 ? u_port5_out_wdata_o[639:608] : u_port4_out_wdata_o[639:608])) : (n5202 ? (n5191 ? u_port3_out_wdata_o[639:608] : u_port2_out_wdata_o[639:608]) : (n5191 ? u_port1_out_wdata_o[639:608] : u_port0_out_wdata_o[639:608])))) : 32'h00000000), (n3616 ? (n5184[0] ? (n5180 ? (n5173 ? (n5162 ? u_port15_out_wdata_o[607:576] : u_port14_out_wdata_o[607:576]) : (n5162 ? u_port13_out_wdata_o[607:576] : u_port12_out_wdata_o[607:576])) : (n5173 ? (n5162 ? u_port11_out_wdata_o[607:576] : u_port10_out_wdata_o[607:576]) : (n5162 ? u_port9_out_wdata_o[607:576] : u_port8_out_wdata_o[607:576]))) : (n5180 ? (n5173 ? (n5162 ? u_port7_out_wdata_o[607:576] : u_port6_out_wdata_o[607:576]) : (n5162 ? u_port5_out_wdata_o[607:576] : u_port4_out_wdata_o[607:576])) : (n5173 ? (n5162 ? u_port3_out_wdata_o[607:576] : u_port2_out_wdata_o[607:576]) : (n5162 ? u_port1_out_wdata_o[607:576] : u_port0_out_wdata_o[607:576])))) : 32'h00000000), (n3616 ? (n5155[0] ? (n5151 ? (n5144 ? (n5133 ? u_port15_out_wdata_o[575:544] : u_port14_out_wdata_o[575:544]) : (n5133 ? u_port13_out_wdata_o[575:544] : u_port12_out_wdata_o[575:544])) : (n5144 ? (n5133 ? u_port11_out_wdata_o[575:544] : u_port10_out_wdata_o[575:544]) : (n5133 ? u_port9_out_wdata_o[575:544] : u_port8_out_wdata_o[575:544]))) : (n5151 ? (n5144 ? (n5133 ? u_port7_out_wdata_o[575:544] : u_port6_out_wdata_o[575:544]) : (n5133 ? u_port5_out_wdata_o[575:544] : u_port4_out_wdata_o[575:544])) : (n5144 ? (n5133 ? u_port3_out_wdata_o[575:544] : u_port2_out_wdata_o[575:544]) : (n5133 ? u_port1_out_wdata_o[575:544] : u_port0_out_wdata_o[575:544])))) : 32'h00000000), (n3616 ? (n5126[0] ? (n5122 ? (n5115 ? (n5104 ? u_port15_out_wdata_o[543:512] : u_port14_out_wdata_o[543:512]) : (n5104 ? u_port13_out_wdata_o[543:512] : u_port12_out_wdata_o[543:512])) : (n5115 ? (n5104 ? u_port11_out_wdata_o[543:512] : u_port10_out_wdata_o[543:512]) : (n5104 ? u_port9_out_wdata_o[543:512] : u_port8_out_wdata_o[543:512]))) : (n5122 ? (n5115 ? (n5104 ? u_port7_out_wdata_o[543:512] : u_port6_out_wdata_o[543:512]) : (n5104 ? u_port5_out_wdata_o[543:512] : u_port4_out_wdata_o[543:512])) : (n5115 ? (n5104 ? u_port3_out_wdata_o[543:512] : u_port2_out_wdata_o[543:512]) : (n5104 ? u_port1_out_wdata_o[543:512] : u_port0_out_wdata_o[543:512])))) : 32'h00000000), (n3616 ? (n5097[0] ? (n5093 ? (n5086 ? (n5075 ? u_port15_out_wdata_o[511:480] : u_port14_out_wdata_o[511:480]) : (n5075 ? u_port13_out_wdata_o[511:480] : u_port12_out_wdata_o[511:480])) : (n5086 ? (n5075 ? u_port11_out_wdata_o[511:480] : u_port10_out_wdata_o[511:480]) : (n5075 ? u_port9_out_wdata_o[511:480] : u_port8_out_wdata_o[511:480]))) : (n5093 ? (n5086 ? (n5075 ? u_port7_out_wdata_o[511:480] : u_port6_out_wdata_o[511:480]) : (n5075 ? u_port5_out_wdata_o[511:480] : u_port4_out_wdata_o[511:480])) : (n5086 ? (n5075 ? u_port3_out_wdata_o[511:480] : u_port2_out_wdata_o[511:480]) : (n5075 ? u_port1_out_wdata_o[511:480] : u_port0_out_wdata_o[511:480])))) : 32'h00000000), (n3616 ? (n5068[0] ? (n5064 ? (n5057 ? (n5046 ? u_port15_out_wdata_o[479:448] : u_port14_out_wdata_o[479:448]) : (n5046 ? u_port13_out_wdata_o[479:448] : u_port12_out_wdata_o[479:448])) : (n5057 ? (n5046 ? u_port11_out_wdata_o[479:448] : u_port10_out_wdata_o[479:448]) : (n5046 ? u_port9_out_wdata_o[479:448] : u_port8_out_wdata_o[479:448]))) : (n5064 ? (n5057 ? (n5046 ? u_port7_out_wdata_o[479:448] : u_port6_out_wdata_o[479:448]) : (n5046 ? u_port5_out_wdata_o[479:448] : u_port4_out_wdata_o[479:448])) : (n5057 ? (n5046 ? u_port3_out_wdata_o[479:448] : u_port2_out_wdata_o[479:448]) : (n5046 ? u_port1_out_wdata_o[479:448] : u_port0_out_wdata_o[479:448])))) : 32'h00000000), (n3616 ? (n5039[0] ? (n5035 ? (n5028 ? (n5017 ? u_port15_out_wdata_o[447:416] : u_port14_out_wdata_o[447:416]) : (n5017 ? u_port13_out_wdata_o[447:416] : u_port12_out_wdata_o[447:416])) : (n5028 ? (n5017 ? u_port11_out_wdata_o[447:416] : u_port10_out_wdata_o[447:416]) : (n5017 ? u_port9_out_wdata_o[447:416] : u_port8_out_wdata_o[447:416]))) : (n5035 ? (n5028 ? (n5017 ? u_port7_out_wdata_o[447:416] : u_port6_out_wdata_o[447:416]) : (n5017 ? u_port5_out_wdata_o[447:416] : u_port4_out_wdata_o[447:416])) : (n5028 ? (n5017 ? u_port3_out_wdata_o[447:416] : u_port2_out_wdata_o[447:416]) : (n5017 ? u_port1_out_wdata_o[447:416] : u_port0_out_wdata_o[447:416])))) : 32'h00000000), (n3616 ? (n5010[0] ? (n5006 ? (n4999 ? (n4988 ? u_port15_out_wdata_o[415:384] : u_port14_out_wdata_o[415:384]) : (n4988 ? u_port13_out_wdata_o[415:384] : u_port12_out_wdata_o[415:384])) : (n4999 ? (n4988 ? u_port11_out_wdata_o[415:384] : u_port10_out_wdata_o[415:384]) : (n4988 ? u_port9_out_wdata_o[415:384] : u_port8_out_wdata_o[415:384]))) : (n5006 ? (n4999 ? (n4988 ? u_port7_out_wdata_o[415:384] : u_port6_out_wdata_o[415:384]) : (n4988 ? u_port5_out_wdata_o[415:384] : u_port4_out_wdata_o[415:384])) : (n4999 ? (n4988 ? u_port3_out_wdata_o[415:384] : u_port2_out_wdata_o[415:384]) : (n4988 ? u_port1_out_wdata_o[415:384] : u_port0_out_wdata_o[415:384])))) : 32'h00000000), (n3616 ? (n4981[0] ? (n4977 ? (n4970 ? (n4959 ? u_port15_out_wdata_o[383:352] : u_port14_out_wdata_o[383:352]) : (n4959 ? u_port13_out_wdata_o[383:352] : u_port12_out_wdata_o[383:352])) : (n4970 ? (n4959 ? u_port11_out_wdata_o[383:352] : u_port10_out_wdata_o[383:352]) : (n4959 ? u_port9_out_wdata_o[383:352] : u_port8_out_wdata_o[383:352]))) : (n4977 ? (n4970 ? (n4959 ? u_port7_out_wdata_o[383:352] : u_port6_out_wdata_o[383:352]) : (n4959 ? u_port5_out_wdata_o[383:352] : u_port4_out_wdata_o[383:352])) : (n4970 ? (n4959 ? u_port3_out_wdata_o[383:352] : u_port2_out_wdata_o[383:352]) : (n4959 ? u_port1_out_wdata_o[383:352] : u_port0_out_wdata_o[383:352])))) : 32'h00000000), (n3616 ? (n4952[0] ? (n4948 ? (n4941 ? (n4930 ? u_port15_out_wdata_o[351:320] : u_port14_out_wdata_o[351:320]) : (n4930 ? u_port13_out_wdata_o[351:320] : u_port12_out_wdata_o[351:320])) : (n4941 ? (n4930 ? u_port11_out_wdata_o[351:320] : u_port10_out_wdata_o[351:320]) : (n4930 ? u_port9_out_wdata_o[351:320] : u_port8_out_wdata_o[351:320]))) : (n4948 ? (n4941 ? (n4930 ? u_port7_out_wdata_o[351:320] : u_port6_out_wdata_o[351:320]) : (n4930 ? u_port5_out_wdata_o[351:320] : u_port4_out_wdata_o[351:320])) : (n4941 ? (n4930 ? u_port3_out_wdata_o[351:320] : u_port2_out_wdata_o[351:320]) : (n4930 ? u_port1_out_wdata_o[351:320] : u_port0_out_wdata_o[351:320])))) : 32'h00000000), (n3616 ? (n4923[0] ? (n4919 ? (n4912 ? (n4901 ? u_port15_out_wdata_o[319:288] : u_port14_out_wdata_o[319:288]) : (n4901 ? u_port13_out_wdata_o[319:288] : u_port12_out_wdata_o[319:288])) : (n4912 ? (n4901 ? u_port11_out_wdata_o[319:288] : u_port10_out_wdata_o[319:288]) : (n4901 ? u_port9_out_wdata_o[319:288] : u_port8_out_wdata_o[319:288]))) : (n4919 ? (n4912 ? (n4901 ? u_port7_out_wdata_o[319:288] : u_port6_out_wdata_o[319:288]) : (n4901 ? u_port5_out_wdata_o[319:288] : u_port4_out_wdata_o[319:288])) : (n4912 ? (n4901 ? u_port3_out_wdata_o[319:288] : u_port2_out_wdata_o[319:288]) : (n4901 ? u_port1_out_wdata_o[319:288] : u_port0_out_wdata_o[319:288])))) : 32'h00000000), (n3616 ? (n4894[0] ? (n4890 ? (n4883 ? (n4872 ? u_port15_out_wdata_o[287:256] : u_port14_out_wdata_o[287:256]) : (n4872 ? u_port13_out_wdata_o[287:256] : u_port12_out_wdata_o[287:256])) : (n4883 ? (n4872 ? u_port11_out_wdata_o[287:256] : u_port10_out_wdata_o[287:256]) : (n4872 ? u_port9_out_wdata_o[287:256] : u_port8_out_wdata_o[287:256]))) : (n4890 ? (n4883 ? (n4872 ? u_port7_out_wdata_o[287:256] : u_port6_out_wdata_o[287:256]) : (n4872 ? u_port5_out_wdata_o[287:256] : u_port4_out_wdata_o[287:256])) : (n4883 ? (n4872 ? u_port3_out_wdata_o[287:256] : u_port2_out_wdata_o[287:256]) : (n4872 ? u_port1_out_wdata_o[287:256] : u_port0_out_wdata_o[287:256])))) : 32'h00000000), (n3616 ? (n4865[0] ? (n4861 ? (n4854 ? (n4843 ? u_port15_out_wdata_o[255:224] : u_port14_out_wdata_o[255:224]) : (n4843 ? u_port13_out_wdata_o[255:224] : u_port12_out_wdata_o[255:224])) : (n4854 ? (n4843 ? u_port11_out_wdata_o[255:224] : u_port10_out_wdata_o[255:224]) : (n4843 ? u_port9_out_wdata_o[255:224] : u_port8_out_wdata_o[255:224]))) : (n4861 ? (n4854 ? (n4843 ? u_port7_out_wdata_o[255:224] : u_port6_out_wdata_o[255:224]) : (n4843 ? u_port5_out_wdata_o[255:224] : u_port4_out_wdata_o[255:224])) : (n4854 ? (n4843 ? u_port3_out_wdata_o[255:224] : u_port2_out_wdata_o[255:224]) : (n4843 ? u_port1_out_wdata_o[255:224] : u_port0_out_wdata_o[255:224])))) : 32'h00000000), (n3616 ? (n4836[0] ? (n4832 ? (n4825 ? (n4814 ? u_port15_out_wdata_o[223:192] : u_port14_out_wdata_o[223:192]) : (n4814 ? u_port13_out_wdata_o[223:192] : u_port12_out_wdata_o[223:192])) : (n4825 ? (n4814 ? u_port11_out_wdata_o[223:192] : u_port10_out_wdata_o[223:192]) : (n4814 ? u_port9_out_wdata_o[223:192] : u_port8_out_wdata_o[223:192]))) : (n4832 ? (n4825 ? (n4814 ? u_port7_out_wdata_o[223:192] : u_port6_out_wdata_o[223:192]) : (n4814 ? u_port5_out_wdata_o[223:192] : u_port4_out_wdata_o[223:192])) : (n4825 ? (n4814 ? u_port3_out_wdata_o[223:192] : u_port2_out_wdata_o[223:192]) : (n4814 ? u_port1_out_wdata_o[223:192] : u_port0_out_wdata_o[223:192])))) : 32'h00000000), (n3616 ? (n4807[0] ? (n4803 ? (n4796 ? (n4785 ? u_port15_out_wdata_o[191:160] : u_port14_out_wdata_o[191:160]) : (n4785 ? u_port13_out_wdata_o[191:160] : u_port12_out_wdata_o[191:160])) : (n4796 ? (n4785 ? u_port11_out_wdata_o[191:160] : u_port10_out_wdata_o[191:160]) : (n4785 ? u_port9_out_wdata_o[191:160] : u_port8_out_wdata_o[191:160]))) : (n4803 ? (n4796 ? (n4785 ? u_port7_out_wdata_o[191:160] : u_port6_out_wdata_o[191:160]) : (n4785 ? u_port5_out_wdata_o[191:160] : u_port4_out_wdata_o[191:160])) : (n4796 ? (n4785 ? u_port3_out_wdata_o[191:160] : u_port2_out_wdata_o[191:160]) : (n4785 ? u_port1_out_wdata_o[191:160] : u_port0_out_wdata_o[191:160])))) : 32'h00000000), (n3616 ? (n4778[0] ? (n4774 ? (n4767 ? (n4756 ? u_port15_out_wdata_o[159:128] : u_port14_out_wdata_o[159:128]) : (n4756 ? u_port13_out_wdata_o[159:128] : u_port12_out_wdata_o[159:128])) : (n4767 ? (n4756 ? u_port11_out_wdata_o[159:128] : u_port10_out_wdata_o[159:128]) : (n4756 ? u_port9_out_wdata_o[159:128] : u_port8_out_wdata_o[159:128]))) : (n4774 ? (n4767 ? (n4756 ? u_port7_out_wdata_o[159:128] : u_port6_out_wdata_o[159:128]) : (n4756 ? u_port5_out_wdata_o[159:128] : u_port4_out_wdata_o[159:128])) : (n4767 ? (n4756 ? u_port3_out_wdata_o[159:128] : u_port2_out_wdata_o[159:128]) : (n4756 ? u_port1_out_wdata_o[159:128] : u_port0_out_wdata_o[159:128])))) : 32'h00000000), (n3616 ? (n4749[0] ? (n4745 ? (n4738 ? (n4727 ? u_port15_out_wdata_o[127:96] : u_port14_out_wdata_o[127:96]) : (n4727 ? u_port13_out_wdata_o[127:96] : u_port12_out_wdata_o[127:96])) : (n4738 ? (n4727 ? u_port11_out_wdata_o[127:96] : u_port10_out_wdata_o[127:96]) : (n4727 ? u_port9_out_wdata_o[127:96] : u_port8_out_wdata_o[127:96]))) : (n4745 ? (n4738 ? (n4727 ? u_port7_out_wdata_o[127:96] : u_port6_out_wdata_o[127:96]) : (n4727 ? u_port5_out_wdata_o[127:96] : u_port4_out_wdata_o[127:96])) : (n4738 ? (n4727 ? u_port3_out_wdata_o[127:96] : u_port2_out_wdata_o[127:96]) : (n4727 ? u_port1_out_wdata_o[127:96] : u_port0_out_wdata_o[127:96])))) : 32'h00000000), (n3616 ? (n4720[0] ? (n4716 ? (n4709 ? (n4698 ? u_port15_out_wdata_o[95:64] : u_port14_out_wdata_o[95:64]) : (n4698 ? u_port13_out_wdata_o[95:64] : u_port12_out_wdata_o[95:64])) : (n4709 ? (n4698 ? u_port11_out_wdata_o[95:64] : u_port10_out_wdata_o[95:64]) : (n4698 ? u_port9_out_wdata_o[95:64] : u_port8_out_wdata_o[95:64]))) : (n4716 ? (n4709 ? (n4698 ? u_port7_out_wdata_o[95:64] : u_port6_out_wdata_o[95:64]) : (n4698 ? u_port5_out_wdata_o[95:64] : u_port4_out_wdata_o[95:64])) : (n4709 ? (n4698 ? u_port3_out_wdata_o[95:64] : u_port2_out_wdata_o[95:64]) : (n4698 ? u_port1_out_wdata_o[95:64] : u_port0_out_wdata_o[95:64])))) : 32'h00000000), (n3616 ? (n4691[0] ? (n4687 ? (n4680 ? (n4669 ? u_port15_out_wdata_o[63:32] : u_port14_out_wdata_o[63:32]) : (n4669 ? u_port13_out_wdata_o[63:32] : u_port12_out_wdata_o[63:32])) : (n4680 ? (n4669 ? u_port11_out_wdata_o[63:32] : u_port10_out_wdata_o[63:32]) : (n4669 ? u_port9_out_wdata_o[63:32] : u_port8_out_wdata_o[63:32]))) : (n4687 ? (n4680 ? (n4669 ? u_port7_out_wdata_o[63:32] : u_port6_out_wdata_o[63:32]) : (n4669 ? u_port5_out_wdata_o[63:32] : u_port4_out_wdata_o[63:32])) : (n4680 ? (n4669 ? u_port3_out_wdata_o[63:32] : u_port2_out_wdata_o[63:32]) : (n4669 ? u_port1_out_wdata_o[63:32] : u_port0_out_wdata_o[63:32])))) : 32'h00000000), (n3616 ? (n4662[0] ? (n4658 ? (n4651 ? (n4640 ? u_port15_out_wdata_o[31:0] : u_port14_out_wdata_o[31:0]) : (n4640 ? u_port13_out_wdata_o[31:0] : u_port12_out_wdata_o[31:0])) : (n4651 ? (n4640 ? u_port11_out_wdata_o[31:0] : u_port10_out_wdata_o[31:0]) : (n4640 ? u_port9_out_wdata_o[31:0] : u_port8_out_wdata_o[31:0]))) : (n4658 ? (n4651 ? (n4640 ? u_port7_out_wdata_o[31:0] : u_port6_out_wdata_o[31:0]) : (n4640 ? u_port5_out_wdata_o[31:0] : u_port4_out_wdata_o[31:0])) : (n4651 ? (n4640 ? u_port3_out_wdata_o[31:0] : u_port2_out_wdata_o[31:0]) : (n4640 ? u_port1_out_wdata_o[31:0] : u_port0_out_wdata_o[31:0])))) : 32'h00000000)};
+  assign l1_req_wmask_o = {(n3600 & (n4617[0] ? (n4613 ? (n4606 ? (n4595 ? u_port15_out_wmask_o[31] : u_port14_out_wmask_o[31]) : (n4595 ? u_port13_out_wmask_o[31] : u_port12_out_wmask_o[31])) : (n4606 ? (n4595 ? u_port11_out_wmask_o[31] : u_port10_out_wmask_o[31]) : (n4595 ? u_port9_out_wmask_o[31] : u_port8_out_wmask_o[31]))) : (n4613 ? (n4606 ? (n4595 ? u_port7_out_wmask_o[31] : u_port6_out_wmask_o[31]) : (n4595 ? u_port5_out_wmask_o[31] : u_port4_out_wmask_o[31])) : (n4606 ? (n4595 ? u_port3_out_wmask_o[31] : u_port2_out_wmask_o[31]) : (n4595 ? u_port1_out_wmask_o[31] : u_port0_out_wmask_o[31]))))), (n3600 & (n4588[0] ? (n4584 ? (n4577 ? (n4566 ? u_port15_out_wmask_o[30] : u_port14_out_wmask_o[30]) : (n4566 ? u_port13_out_wmask_o[30] : u_port12_out_wmask_o[30])) : (n4577 ? (n4566 ? u_port11_out_wmask_o[30] : u_port10_out_wmask_o[30]) : (n4566 ? u_port9_out_wmask_o[30] : u_port8_out_wmask_o[30]))) : (n4584 ? (n4577 ? (n4566 ? u_port7_out_wmask_o[30] : u_port6_out_wmask_o[30]) : (n4566 ? u_port5_out_wmask_o[30] : u_port4_out_wmask_o[30])) : (n4577 ? (n4566 ? u_port3_out_wmask_o[30] : u_port2_out_wmask_o[30]) : (n4566 ? u_port1_out_wmask_o[30] : u_port0_out_wmask_o[30]))))), (n3600 & (n4559[0] ? (n4555 ? (n4548 ? (n4537 ? u_port15_out_wmask_o[29] : u_port14_out_wmask_o[29]) : (n4537 ? u_port13_out_wmask_o[29] : u_port12_out_wmask_o[29])) : (n4548 ? (n4537 ? u_port11_out_wmask_o[29] : u_port10_out_wmask_o[29]) : (n4537 ? u_port9_out_wmask_o[29] : u_port8_out_wmask_o[29]))) : (n4555 ? (n4548 ? (n4537 ? u_port7_out_wmask_o[29] : u_port6_out_wmask_o[29]) : (n4537 ? u_port5_out_wmask_o[29] : u_port4_out_wmask_o[29])) : (n4548 ? (n4537 ? u_port3_out_wmask_o[29] : u_port2_out_wmask_o[29]) : (n4537 ? u_port1_out_wmask_o[29] : u_port0_out_wmask_o[29]))))), (n3600 & (n4530[0] ? (n4526 ? (n4519 ? (n4508 ? u_port15_out_wmask_o[28] : u_port14_out_wmask_o[28]) : (n4508 ? u_port13_out_wmask_o[28] : u_port12_out_wmask_o[28])) : (n4519 ? (n4508 ? u_port11_out_wmask_o[28] : u_port10_out_wmask_o[28]) : (n4508 ? u_port9_out_wmask_o[28] : u_port8_out_wmask_o[28]))) : (n4526 ? (n4519 ? (n4508 ? u_port7_out_wmask_o[28] : u_port6_out_wmask_o[28]) : (n4508 ? u_port5_out_wmask_o[28] : u_port4_out_wmask_o[28])) : (n4519 ? (n4508 ? u_port3_out_wmask_o[28] : u_port2_out_wmask_o[28]) : (n4508 ? u_port1_out_wmask_o[28] : u_port0_out_wmask_o[28]))))), (n3600 & (n4501[0] ? (n4497 ? (n4490 ? (n4479 ? u_port15_out_wmask_o[27] : u_port14_out_wmask_o[27]) : (n4479 ? u_port13_out_wmask_o[27] : u_port12_out_wmask_o[27])) : (n4490 ? (n4479 ? u_port11_out_wmask_o[27] : u_port10_out_wmask_o[27]) : (n4479 ? u_port9_out_wmask_o[27] : u_port8_out_wmask_o[27]))) : (n4497 ? (n4490 ? (n4479 ? u_port7_out_wmask_o[27] : u_port6_out_wmask_o[27]) : (n4479 ? u_port5_out_wmask_o[27] : u_port4_out_wmask_o[27])) : (n4490 ? (n4479 ? u_port3_out_wmask_o[27] : u_port2_out_wmask_o[27]) : (n4479 ? u_port1_out_wmask_o[27] : u_port0_out_wmask_o[27]))))), (n3600 & (n4472[0] ? (n4468 ? (n4461 ? (n4450 ? u_port15_out_wmask_o[26] : u_port14_out_wmask_o[26]) : (n4450 ? u_port13_out_wmask_o[26] : u_port12_out_wmask_o[26])) : (n4461 ? (n4450 ? u_port11_out_wmask_o[26] : u_port10_out_wmask_o[26]) : (n4450 ? u_port9_out_wmask_o[26] : u_port8_out_wmask_o[26]))) : (n4468 ? (n4461 ? (n4450 ? u_port7_out_wmask_o[26] : u_port6_out_wmask_o[26]) : (n4450 ? u_port5_out_wmask_o[26] : u_port4_out_wmask_o[26])) : (n4461 ? (n4450 ? u_port3_out_wmask_o[26] : u_port2_out_wmask_o[26]) : (n4450 ? u_port1_out_wmask_o[26] : u_port0_out_wmask_o[26]))))), (n3600 & (n4443[0] ? (n4439 ? (n4432 ? (n4421 ? u_port15_out_wmask_o[25] : u_port14_out_wmask_o[25]) : (n4421 ? u_port13_out_wmask_o[25] : u_port12_out_wmask_o[25])) : (n4432 ? (n4421 ? u_port11_out_wmask_o[25] : u_port10_out_wmask_o[25]) : (n4421 ? u_port9_out_wmask_o[25] : u_port8_out_wmask_o[25]))) : (n4439 ? (n4432 ? (n4421 ? u_port7_out_wmask_o[25] : u_port6_out_wmask_o[25]) : (n4421 ? u_port5_out_wmask_o[25] : u_port4_out_wmask_o[25])) : (n4432 ? (n4421 ? u_port3_out_wmask_o[25] : u_port2_out_wmask_o[25]) : (n4421 ? u_port1_out_wmask_o[25] : u_port0_out_wmask_o[25]))))), (n3600 & (n4414[0] ? (n4410 ? (n4403 ? (n4392 ? u_port15_out_wmask_o[24] : u_port14_out_wmask_o[24]) : (n4392 ? u_port13_out_wmask_o[24] : u_port12_out_wmask_o[24])) : (n4403 ? (n4392 ? u_port11_out_wmask_o[24] : u_port10_out_wmask_o[24]) : (n4392 ? u_port9_out_wmask_o[24] : u_port8_out_wmask_o[24]))) : (n4410 ? (n4403 ? (n4392 ? u_port7_out_wmask_o[24] : u_port6_out_wmask_o[24]) : (n4392 ? u_port5_out_wmask_o[24] : u_port4_out_wmask_o[24])) : (n4403 ? (n4392 ? u_port3_out_wmask_o[24] : u_port2_out_wmask_o[24]) : (n4392 ? u_port1_out_wmask_o[24] : u_port0_out_wmask_o[24]))))), (n3600 & (n4385[0] ? (n4381 ? (n4374 ? (n4363 ? u_port15_out_wmask_o[23] : u_port14_out_wmask_o[23]) : (n4363 ? u_port13_out_wmask_o[23] : u_port12_out_wmask_o[23])) : (n4374 ? (n4363 ? u_port11_out_wmask_o[23] : u_port10_out_wmask_o[23]) : (n4363 ? u_port9_out_wmask_o[23] : u_port8_out_wmask_o[23]))) : (n4381 ? (n4374 ? (n4363 ? u_port7_out_wmask_o[23] : u_port6_out_wmask_o[23]) : (n4363 ? u_port5_out_wmask_o[23] : u_port4_out_wmask_o[23])) : (n4374 ? (n4363 ? u_port3_out_wmask_o[23] : u_port2_out_wmask_o[23]) : (n4363 ? u_port1_out_wmask_o[23] : u_port0_out_wmask_o[23]))))), (n3600 & (n4356[0] ? (n4352 ? (n4345 ? (n4334 ? u_port15_out_wmask_o[22] : u_port14_out_wmask_o[22]) : (n4334 ? u_port13_out_wmask_o[22] : u_port12_out_wmask_o[22])) : (n4345 ? (n4334 ? u_port11_out_wmask_o[22] : u_port10_out_wmask_o[22]) : (n4334 ? u_port9_out_wmask_o[22] : u_port8_out_wmask_o[22]))) : (n4352 ? (n4345 ? (n4334 ? u_port7_out_wmask_o[22] : u_port6_out_wmask_o[22]) : (n4334 ? u_port5_out_wmask_o[22] : u_port4_out_wmask_o[22])) : (n4345 ? (n4334 ? u_port3_out_wmask_o[22] : u_port2_out_wmask_o[22]) : (n4334 ? u_port1_out_wmask_o[22] : u_port0_out_wmask_o[22]))))), (n3600 & (n4327[0] ? (n4323 ? (n4316 ? (n4305 ? u_port15_out_wmask_o[21] : u_port14_out_wmask_o[21]) : (n4305 ? u_port13_out_wmask_o[21] : u_port12_out_wmask_o[21])) : (n4316 ? (n4305 ? u_port11_out_wmask_o[21] : u_port10_out_wmask_o[21]) : (n4305 ? u_port9_out_wmask_o[21] : u_port8_out_wmask_o[21]))) : (n4323 ? (n4316 ? (n4305 ? u_port7_out_wmask_o[21] : u_port6_out_wmask_o[21]) : (n4305 ? u_port5_out_wmask_o[21] : u_port4_out_wmask_o[21])) : (n4316 ? (n4305 ? u_port3_out_wmask_o[21] : u_port2_out_wmask_o[21]) : (n4305 ? u_port1_out_wmask_o[21] : u_port0_out_wmask_o[21]))))), (n3600 & (n4298[0] ? (n4294 ? (n4287 ? (n4276 ? u_port15_out_wmask_o[20] : u_port14_out_wmask_o[20]) : (n4276 ? u_port13_out_wmask_o[20] : u_port12_out_wmask_o[20])) : (n4287 ? (n4276 ? u_port11_out_wmask_o[20] : u_port10_out_wmask_o[20]) : (n4276 ? u_port9_out_wmask_o[20] : u_port8_out_wmask_o[20]))) : (n4294 ? (n4287 ? (n4276 ? u_port7_out_wmask_o[20] : u_port6_out_wmask_o[20]) : (n4276 ? u_port5_out_wmask_o[20] : u_port4_out_wmask_o[20])) : (n4287 ? (n4276 ? u_port3_out_wmask_o[20] : u_port2_out_wmask_o[20]) : (n4276 ? u_port1_out_wmask_o[20] : u_port0_out_wmask_o[20]))))), (n3600 & (n4269[0] ? (n4265 ? (n4258 ? (n4247 ? u_port15_out_wmask_o[19] : u_port14_out_wmask_o[19]) : (n4247 ? u_port13_out_wmask_o[19] : u_port12_out_wmask_o[19])) : (n4258 ? (n4247 ? u_port11_out_wmask_o[19] : u_port10_out_wmask_o[19]) : (n4247 ? u_port9_out_wmask_o[19] : u_port8_out_wmask_o[19]))) : (n4265 ? (n4258 ? (n4247 ? u_port7_out_wmask_o[19] : u_port6_out_wmask_o[19]) : (n4247 ? u_port5_out_wmask_o[19] : u_port4_out_wmask_o[19])) : (n4258 ? (n4247 ? u_port3_out_wmask_o[19] : u_port2_out_wmask_o[19]) : (n4247 ? u_port1_out_wmask_o[19] : u_port0_out_wmask_o[19]))))), (n3600 & (n4240[0] ? (n4236 ? (n4229 ? (n4218 ? u_port15_out_wmask_o[18] : u_port14_out_wmask_o[18]) : (n4218 ? u_port13_out_wmask_o[18] : u_port12_out_wmask_o[18])) : (n4229 ? (n4218 ? u_port11_out_wmask_o[18] : u_port10_out_wmask_o[18]) : (n4218 ? u_port9_out_wmask_o[18] : u_port8_out_wmask_o[18]))) : (n4236 ? (n4229 ? (n4218 ? u_port7_out_wmask_o[18] : u_port6_out_wmask_o[18]) : (n4218 ? u_port5_out_wmask_o[18] : u_port4_out_wmask_o[18])) : (n4229 ? (n4218 ? u_port3_out_wmask_o[18] : u_port2_out_wmask_o[18]) : (n4218 ? u_port1_out_wmask_o[18] : u_port0_out_wmask_o[18]))))), (n3600 & (n4211[0] ? (n4207 ? (n4200 ? (n4189 ? u_port15_out_wmask_o[17] : u_port14_out_wmask_o[17]) : (n4189 ? u_port13_out_wmask_o[17] : u_port12_out_wmask_o[17])) : (n4200 ? (n4189 ? u_port11_out_wmask_o[17] : u_port10_out_wmask_o[17]) : (n4189 ? u_port9_out_wmask_o[17] : u_port8_out_wmask_o[17]))) : (n4207 ? (n4200 ? (n4189 ? u_port7_out_wmask_o[17] : u_port6_out_wmask_o[17]) : (n4189 ? u_port5_out_wmask_o[17] : u_port4_out_wmask_o[17])) : (n4200 ? (n4189 ? u_port3_out_wmask_o[17] : u_port2_out_wmask_o[17]) : (n4189 ? u_port1_out_wmask_o[17] : u_port0_out_wmask_o[17]))))), (n3600 & (n4182[0] ? (n4178 ? (n4171 ? (n4160 ? u_port15_out_wmask_o[16] : u_port14_out_wmask_o[16]) : (n4160 ? u_port13_out_wmask_o[16] : u_port12_out_wmask_o[16])) : (n4171 ? (n4160 ? u_port11_out_wmask_o[16] : u_port10_out_wmask_o[16]) : (n4160 ? u_port9_out_wmask_o[16] : u_port8_out_wmask_o[16]))) : (n4178 ? (n4171 ? (n4160 ? u_port7_out_wmask_o[16] : u_port6_out_wmask_o[16]) : (n4160 ? u_port5_out_wmask_o[16] : u_port4_out_wmask_o[16])) : (n4171 ? (n4160 ? u_port3_out_wmask_o[16] : u_port2_out_wmask_o[16]) : (n4160 ? u_port1_out_wmask_o[16] : u_port0_out_wmask_o[16]))))), (n3600 & (n4153[0] ? (n4149 ? (n4142 ? (n4131 ? u_port15_out_wmask_o[15] : u_port14_out_wmask_o[15]) : (n4131 ? u_port13_out_wmask_o[15] : u_port12_out_wmask_o[15])) : (n4142 ? (n4131 ? u_port11_out_wmask_o[15] : u_port10_out_wmask_o[15]) : (n4131 ? u_port9_out_wmask_o[15] : u_port8_out_wmask_o[15]))) : (n4149 ? (n4142 ? (n4131 ? u_port7_out_wmask_o[15] : u_port6_out_wmask_o[15]) : (n4131 ? u_port5_out_wmask_o[15] : u_port4_out_wmask_o[15])) : (n4142 ? (n4131 ? u_port3_out_wmask_o[15] : u_port2_out_wmask_o[15]) : (n4131 ? u_port1_out_wmask_o[15] : u_port0_out_wmask_o[15]))))), (n3600 & (n4124[0] ? (n4120 ? (n4113 ? (n4102 ? u_port15_out_wmask_o[14] : u_port14_out_wmask_o[14]) : (n4102 ? u_port13_out_wmask_o[14] : u_port12_out_wmask_o[14])) : (n4113 ? (n4102 ? u_port11_out_wmask_o[14] : u_port10_out_wmask_o[14]) : (n4102 ? u_port9_out_wmask_o[14] : u_port8_out_wmask_o[14]))) : (n4120 ? (n4113 ? (n4102 ? u_port7_out_wmask_o[14] : u_port6_out_wmask_o[14]) : (n4102 ? u_port5_out_wmask_o[14] : u_port4_out_wmask_o[14])) : (n4113 ? (n4102 ? u_port3_out_wmask_o[14] : u_port2_out_wmask_o[14]) : (n4102 ? u_port1_out_wmask_o[14] : u_port0_out_wmask_o[14]))))), (n3600 & (n4095[0] ? (n4091 ? (n4084 ? (n4073 ? u_port15_out_wmask_o[13] : u_port14_out_wmask_o[13]) : (n4073 ? u_port13_out_wmask_o[13] : u_port12_out_wmask_o[13])) : (n4084 ? (n4073 ? u_port11_out_wmask_o[13] : u_port10_out_wmask_o[13]) : (n4073 ? u_port9_out_wmask_o[13] : u_port8_out_wmask_o[13]))) : (n4091 ? (n4084 ? (n4073 ? u_port7_out_wmask_o[13] : u_port6_out_wmask_o[13]) : (n4073 ? u_port5_out_wmask_o[13] : u_port4_out_wmask_o[13])) : (n4084 ? (n4073 ? u_port3_out_wmask_o[13] : u_port2_out_wmask_o[13]) : (n4073 ? u_port1_out_wmask_o[13] : u_port0_out_wmask_o[13]))))), (n3600 & (n4066[0] ? (n4062 ? (n4055 ? (n4044 ? u_port15_out_wmask_o[12] : u_port14_out_wmask_o[12]) : (n4044 ? u_port13_out_wmask_o[12] : u_port12_out_wmask_o[12])) : (n4055 ? (n4044 ? u_port11_out_wmask_o[12] : u_port10_out_wmask_o[12]) : (n4044 ? u_port9_out_wmask_o[12] : u_port8_out_wmask_o[12]))) : (n4062 ? (n4055 ? (n4044 ? u_port7_out_wmask_o[12] : u_port6_out_wmask_o[12]) : (n4044 ? u_port5_out_wmask_o[12] : u_port4_out_wmask_o[12])) : (n4055 ? (n4044 ? u_port3_out_wmask_o[12] : u_port2_out_wmask_o[12]) : (n4044 ? u_port1_out_wmask_o[12] : u_port0_out_wmask_o[12]))))), (n3600 & (n4037[0] ? (n4033 ? (n4026 ? (n4015 ? u_port15_out_wmask_o[11] : u_port14_out_wmask_o[11]) : (n4015 ? u_port13_out_wmask_o[11] : u_port12_out_wmask_o[11])) : (n4026 ? (n4015 ? u_port11_out_wmask_o[11] : u_port10_out_wmask_o[11]) : (n4015 ? u_port9_out_wmask_o[11] : u_port8_out_wmask_o[11]))) : (n4033 ? (n4026 ? (n4015 ? u_port7_out_wmask_o[11] : u_port6_out_wmask_o[11]) : (n4015 ? u_port5_out_wmask_o[11] : u_port4_out_wmask_o[11])) : (n4026 ? (n4015 ? u_port3_out_wmask_o[11] : u_port2_out_wmask_o[11]) : (n4015 ? u_port1_out_wmask_o[11] : u_port0_out_wmask_o[11]))))), (n3600 & (n4008[0] ? (n4004 ? (n3997 ? (n3986 ? u_port15_out_wmask_o[10] : u_port14_out_wmask_o[10]) : (n3986 ? u_port13_out_wmask_o[10] : u_port12_out_wmask_o[10])) : (n3997 ? (n3986 ? u_port11_out_wmask_o[10] : u_port10_out_wmask_o[10]) : (n3986 ? u_port9_out_wmask_o[10] : u_port8_out_wmask_o[10]))) : (n4004 ? (n3997 ? (n3986 ? u_port7_out_wmask_o[10] : u_port6_out_wmask_o[10]) : (n3986 ? u_port5_out_wmask_o[10] : u_port4_out_wmask_o[10])) : (n3997 ? (n3986 ? u_port3_out_wmask_o[10] : u_port2_out_wmask_o[10]) : (n3986 ? u_port1_out_wmask_o[10] : u_port0_out_wmask_o[10]))))), (n3600 & (n3979[0] ? (n3975 ? (n3968 ? (n3957 ? u_port15_out_wmask_o[9] : u_port14_out_wmask_o[9]) : (n3957 ? u_port13_out_wmask_o[9] : u_port12_out_wmask_o[9])) : (n3968 ? (n3957 ? u_port11_out_wmask_o[9] : u_port10_out_wmask_o[9]) : (n3957 ? u_port9_out_wmask_o[9] : u_port8_out_wmask_o[9]))) : (n3975 ? (n3968 ? (n3957 ? u_port7_out_wmask_o[9] : u_port6_out_wmask_o[9]) : (n3957 ? u_port5_out_wmask_o[9] : u_port4_out_wmask_o[9])) : (n3968 ? (n3957 ? u_port3_out_wmask_o[9] : u_port2_out_wmask_o[9]) : (n3957 ? u_port1_out_wmask_o[9] : u_port0_out_wmask_o[9]))))), (n3600 & (n3950[0] ? (n3946 ? (n3939 ? (n3928 ? u_port15_out_wmask_o[8] : u_port14_out_wmask_o[8]) : (n3928 ? u_port13_out_wmask_o[8] : u_port12_out_wmask_o[8])) : (n3939 ? (n3928 ? u_port11_out_wmask_o[8] : u_port10_out_wmask_o[8]) : (n3928 ? u_port9_out_wmask_o[8] : u_port8_out_wmask_o[8]))) : (n3946 ? (n3939 ? (n3928 ? u_port7_out_wmask_o[8] : u_port6_out_wmask_o[8]) : (n3928 ? u_port5_out_wmask_o[8] : u_port4_out_wmask_o[8])) : (n3939 ? (n3928 ? u_port3_out_wmask_o[8] : u_port2_out_wmask_o[8]) : (n3928 ? u_port1_out_wmask_o[8] : u_port0_out_wmask_o[8]))))), (n3600 & (n3921[0] ? (n3917 ? (n3910 ? (n3899 ? u_port15_out_wmask_o[7] : u_port14_out_wmask_o[7]) : (n3899 ? u_port13_out_wmask_o[7] : u_port12_out_wmask_o[7])) : (n3910 ? (n3899 ? u_port11_out_wmask_o[7] : u_port10_out_wmask_o[7]) : (n3899 ? u_port9_out_wmask_o[7] : u_port8_out_wmask_o[7]))) : (n3917 ? (n3910 ? (n3899 ? u_port7_out_wmask_o[7] : u_port6_out_wmask_o[7]) : (n3899 ? u_port5_out_wmask_o[7] : u_port4_out_wmask_o[7])) : (n3910 ? (n3899 ? u_port3_out_wmask_o[7] : u_port2_out_wmask_o[7]) : (n3899 ? u_port1_out_wmask_o[7] : u_port0_out_wmask_o[7]))))), (n3600 & (n3892[0] ? (n3888 ? (n3881 ? (n3870 ? u_port15_out_wmask_o[6] : u_port14_out_wmask_o[6]) : (n3870 ? u_port13_out_wmask_o[6] : u_port12_out_wmask_o[6])) : (n3881 ? (n3870 ? u_port11_out_wmask_o[6] : u_port10_out_wmask_o[6]) : (n3870 ? u_port9_out_wmask_o[6] : u_port8_out_wmask_o[6]))) : (n3888 ? (n3881 ? (n3870 ? u_port7_out_wmask_o[6] : u_port6_out_wmask_o[6]) : (n3870 ? u_port5_out_wmask_o[6] : u_port4_out_wmask_o[6])) : (n3881 ? (n3870 ? u_port3_out_wmask_o[6] : u_port2_out_wmask_o[6]) : (n3870 ? u_port1_out_wmask_o[6] : u_port0_out_wmask_o[6]))))), (n3600 & (n3863[0] ? (n3859 ? (n3852 ? (n3841 ? u_port15_out_wmask_o[5] : u_port14_out_wmask_o[5]) : (n3841 ? u_port13_out_wmask_o[5] : u_port12_out_wmask_o[5])) : (n3852 ? (n3841 ? u_port11_out_wmask_o[5] : u_port10_out_wmask_o[5]) : (n3841 ? u_port9_out_wmask_o[5] : u_port8_out_wmask_o[5]))) : (n3859 ? (n3852 ? (n3841 ? u_port7_out_wmask_o[5] : u_port6_out_wmask_o[5]) : (n3841 ? u_port5_out_wmask_o[5] : u_port4_out_wmask_o[5])) : (n3852 ? (n3841 ? u_port3_out_wmask_o[5] : u_port2_out_wmask_o[5]) : (n3841 ? u_port1_out_wmask_o[5] : u_port0_out_wmask_o[5]))))), (n3600 & (n3834[0] ? (n3830 ? (n3823 ? (n3812 ? u_port15_out_wmask_o[4] : u_port14_out_wmask_o[4]) : (n3812 ? u_port13_out_wmask_o[4] : u_port12_out_wmask_o[4])) : (n3823 ? (n3812 ? u_port11_out_wmask_o[4] : u_port10_out_wmask_o[4]) : (n3812 ? u_port9_out_wmask_o[4] : u_port8_out_wmask_o[4]))) : (n3830 ? (n3823 ? (n3812 ? u_port7_out_wmask_o[4] : u_port6_out_wmask_o[4]) : (n3812 ? u_port5_out_wmask_o[4] : u_port4_out_wmask_o[4])) : (n3823 ? (n3812 ? u_port3_out_wmask_o[4] : u_port2_out_wmask_o[4]) : (n3812 ? u_port1_out_wmask_o[4] : u_port0_out_wmask_o[4]))))), (n3600 & (n3805[0] ? (n3801 ? (n3794 ? (n3783 ? u_port15_out_wmask_o[3] : u_port14_out_wmask_o[3]) : (n3783 ? u_port13_out_wmask_o[3] : u_port12_out_wmask_o[3])) : (n3794 ? (n3783 ? u_port11_out_wmask_o[3] : u_port10_out_wmask_o[3]) : (n3783 ? u_port9_out_wmask_o[3] : u_port8_out_wmask_o[3]))) : (n3801 ? (n3794 ? (n3783 ? u_port7_out_wmask_o[3] : u_port6_out_wmask_o[3]) : (n3783 ? u_port5_out_wmask_o[3] : u_port4_out_wmask_o[3])) : (n3794 ? (n3783 ? u_port3_out_wmask_o[3] : u_port2_out_wmask_o[3]) : (n3783 ? u_port1_out_wmask_o[3] : u_port0_out_wmask_o[3]))))), (n3600 & (n3776[0] ? (n3772 ? (n3765 ? (n3754 ? u_port15_out_wmask_o[2] : u_port14_out_wmask_o[2]) : (n3754 ? u_port13_out_wmask_o[2] : u_port12_out_wmask_o[2])) : (n3765 ? (n3754 ? u_port11_out_wmask_o[2] : u_port10_out_wmask_o[2]) : (n3754 ? u_port9_out_wmask_o[2] : u_port8_out_wmask_o[2]))) : (n3772 ? (n3765 ? (n3754 ? u_port7_out_wmask_o[2] : u_port6_out_wmask_o[2]) : (n3754 ? u_port5_out_wmask_o[2] : u_port4_out_wmask_o[2])) : (n3765 ? (n3754 ? u_port3_out_wmask_o[2] : u_port2_out_wmask_o[2]) : (n3754 ? u_port1_out_wmask_o[2] : u_port0_out_wmask_o[2]))))), (n3600 & (n3747[0] ? (n3743 ? (n3736 ? (n3725 ? u_port15_out_wmask_o[1] : u_port14_out_wmask_o[1]) : (n3725 ? u_port13_out_wmask_o[1] : u_port12_out_wmask_o[1])) : (n3736 ? (n3725 ? u_port11_out_wmask_o[1] : u_port10_out_wmask_o[1]) : (n3725 ? u_port9_out_wmask_o[1] : u_port8_out_wmask_o[1]))) : (n3743 ? (n3736 ? (n3725 ? u_port7_out_wmask_o[1] : u_port6_out_wmask_o[1]) : (n3725 ? u_port5_out_wmask_o[1] : u_port4_out_wmask_o[1])) : (n3736 ? (n3725 ? u_port3_out_wmask_o[1] : u_port2_out_wmask_o[1]) : (n3725 ? u_port1_out_wmask_o[1] : u_port0_out_wmask_o[1]))))), (n3600 & (n3718[0] ? (n3714 ? (n3707 ? (n3696 ? u_port15_out_wmask_o[0] : u_port14_out_wmask_o[0]) : (n3696 ? u_port13_out_wmask_o[0] : u_port12_out_wmask_o[0])) : (n3707 ? (n3696 ? u_port11_out_wmask_o[0] : u_port10_out_wmask_o[0]) : (n3696 ? u_port9_out_wmask_o[0] : u_port8_out_wmask_o[0]))) : (n3714 ? (n3707 ? (n3696 ? u_port7_out_wmask_o[0] : u_port6_out_wmask_o[0]) : (n3696 ? u_port5_out_wmask_o[0] : u_port4_out_wmask_o[0])) : (n3707 ? (n3696 ? u_port3_out_wmask_o[0] : u_port2_out_wmask_o[0]) : (n3696 ? u_port1_out_wmask_o[0] : u_port0_out_wmask_o[0])))))};
+  assign l1_req_wdata_o = {(n3600 ? (n5545[0] ? (n5541 ? (n5534 ? (n5523 ? u_port15_out_wdata_o[1023:992] : u_port14_out_wdata_o[1023:992]) : (n5523 ? u_port13_out_wdata_o[1023:992] : u_port12_out_wdata_o[1023:992])) : (n5534 ? (n5523 ? u_port11_out_wdata_o[1023:992] : u_port10_out_wdata_o[1023:992]) : (n5523 ? u_port9_out_wdata_o[1023:992] : u_port8_out_wdata_o[1023:992]))) : (n5541 ? (n5534 ? (n5523 ? u_port7_out_wdata_o[1023:992] : u_port6_out_wdata_o[1023:992]) : (n5523 ? u_port5_out_wdata_o[1023:992] : u_port4_out_wdata_o[1023:992])) : (n5534 ? (n5523 ? u_port3_out_wdata_o[1023:992] : u_port2_out_wdata_o[1023:992]) : (n5523 ? u_port1_out_wdata_o[1023:992] : u_port0_out_wdata_o[1023:992])))) : 32'h00000000), (n3600 ? (n5516[0] ? (n5512 ? (n5505 ? (n5494 ? u_port15_out_wdata_o[991:960] : u_port14_out_wdata_o[991:960]) : (n5494 ? u_port13_out_wdata_o[991:960] : u_port12_out_wdata_o[991:960])) : (n5505 ? (n5494 ? u_port11_out_wdata_o[991:960] : u_port10_out_wdata_o[991:960]) : (n5494 ? u_port9_out_wdata_o[991:960] : u_port8_out_wdata_o[991:960]))) : (n5512 ? (n5505 ? (n5494 ? u_port7_out_wdata_o[991:960] : u_port6_out_wdata_o[991:960]) : (n5494 ? u_port5_out_wdata_o[991:960] : u_port4_out_wdata_o[991:960])) : (n5505 ? (n5494 ? u_port3_out_wdata_o[991:960] : u_port2_out_wdata_o[991:960]) : (n5494 ? u_port1_out_wdata_o[991:960] : u_port0_out_wdata_o[991:960])))) : 32'h00000000), (n3600 ? (n5487[0] ? (n5483 ? (n5476 ? (n5465 ? u_port15_out_wdata_o[959:928] : u_port14_out_wdata_o[959:928]) : (n5465 ? u_port13_out_wdata_o[959:928] : u_port12_out_wdata_o[959:928])) : (n5476 ? (n5465 ? u_port11_out_wdata_o[959:928] : u_port10_out_wdata_o[959:928]) : (n5465 ? u_port9_out_wdata_o[959:928] : u_port8_out_wdata_o[959:928]))) : (n5483 ? (n5476 ? (n5465 ? u_port7_out_wdata_o[959:928] : u_port6_out_wdata_o[959:928]) : (n5465 ? u_port5_out_wdata_o[959:928] : u_port4_out_wdata_o[959:928])) : (n5476 ? (n5465 ? u_port3_out_wdata_o[959:928] : u_port2_out_wdata_o[959:928]) : (n5465 ? u_port1_out_wdata_o[959:928] : u_port0_out_wdata_o[959:928])))) : 32'h00000000), (n3600 ? (n5458[0] ? (n5454 ? (n5447 ? (n5436 ? u_port15_out_wdata_o[927:896] : u_port14_out_wdata_o[927:896]) : (n5436 ? u_port13_out_wdata_o[927:896] : u_port12_out_wdata_o[927:896])) : (n5447 ? (n5436 ? u_port11_out_wdata_o[927:896] : u_port10_out_wdata_o[927:896]) : (n5436 ? u_port9_out_wdata_o[927:896] : u_port8_out_wdata_o[927:896]))) : (n5454 ? (n5447 ? (n5436 ? u_port7_out_wdata_o[927:896] : u_port6_out_wdata_o[927:896]) : (n5436 ? u_port5_out_wdata_o[927:896] : u_port4_out_wdata_o[927:896])) : (n5447 ? (n5436 ? u_port3_out_wdata_o[927:896] : u_port2_out_wdata_o[927:896]) : (n5436 ? u_port1_out_wdata_o[927:896] : u_port0_out_wdata_o[927:896])))) : 32'h00000000), (n3600 ? (n5429[0] ? (n5425 ? (n5418 ? (n5407 ? u_port15_out_wdata_o[895:864] : u_port14_out_wdata_o[895:864]) : (n5407 ? u_port13_out_wdata_o[895:864] : u_port12_out_wdata_o[895:864])) : (n5418 ? (n5407 ? u_port11_out_wdata_o[895:864] : u_port10_out_wdata_o[895:864]) : (n5407 ? u_port9_out_wdata_o[895:864] : u_port8_out_wdata_o[895:864]))) : (n5425 ? (n5418 ? (n5407 ? u_port7_out_wdata_o[895:864] : u_port6_out_wdata_o[895:864]) : (n5407 ? u_port5_out_wdata_o[895:864] : u_port4_out_wdata_o[895:864])) : (n5418 ? (n5407 ? u_port3_out_wdata_o[895:864] : u_port2_out_wdata_o[895:864]) : (n5407 ? u_port1_out_wdata_o[895:864] : u_port0_out_wdata_o[895:864])))) : 32'h00000000), (n3600 ? (n5400[0] ? (n5396 ? (n5389 ? (n5378 ? u_port15_out_wdata_o[863:832] : u_port14_out_wdata_o[863:832]) : (n5378 ? u_port13_out_wdata_o[863:832] : u_port12_out_wdata_o[863:832])) : (n5389 ? (n5378 ? u_port11_out_wdata_o[863:832] : u_port10_out_wdata_o[863:832]) : (n5378 ? u_port9_out_wdata_o[863:832] : u_port8_out_wdata_o[863:832]))) : (n5396 ? (n5389 ? (n5378 ? u_port7_out_wdata_o[863:832] : u_port6_out_wdata_o[863:832]) : (n5378 ? u_port5_out_wdata_o[863:832] : u_port4_out_wdata_o[863:832])) : (n5389 ? (n5378 ? u_port3_out_wdata_o[863:832] : u_port2_out_wdata_o[863:832]) : (n5378 ? u_port1_out_wdata_o[863:832] : u_port0_out_wdata_o[863:832])))) : 32'h00000000), (n3600 ? (n5371[0] ? (n5367 ? (n5360 ? (n5349 ? u_port15_out_wdata_o[831:800] : u_port14_out_wdata_o[831:800]) : (n5349 ? u_port13_out_wdata_o[831:800] : u_port12_out_wdata_o[831:800])) : (n5360 ? (n5349 ? u_port11_out_wdata_o[831:800] : u_port10_out_wdata_o[831:800]) : (n5349 ? u_port9_out_wdata_o[831:800] : u_port8_out_wdata_o[831:800]))) : (n5367 ? (n5360 ? (n5349 ? u_port7_out_wdata_o[831:800] : u_port6_out_wdata_o[831:800]) : (n5349 ? u_port5_out_wdata_o[831:800] : u_port4_out_wdata_o[831:800])) : (n5360 ? (n5349 ? u_port3_out_wdata_o[831:800] : u_port2_out_wdata_o[831:800]) : (n5349 ? u_port1_out_wdata_o[831:800] : u_port0_out_wdata_o[831:800])))) : 32'h00000000), (n3600 ? (n5342[0] ? (n5338 ? (n5331 ? (n5320 ? u_port15_out_wdata_o[799:768] : u_port14_out_wdata_o[799:768]) : (n5320 ? u_port13_out_wdata_o[799:768] : u_port12_out_wdata_o[799:768])) : (n5331 ? (n5320 ? u_port11_out_wdata_o[799:768] : u_port10_out_wdata_o[799:768]) : (n5320 ? u_port9_out_wdata_o[799:768] : u_port8_out_wdata_o[799:768]))) : (n5338 ? (n5331 ? (n5320 ? u_port7_out_wdata_o[799:768] : u_port6_out_wdata_o[799:768]) : (n5320 ? u_port5_out_wdata_o[799:768] : u_port4_out_wdata_o[799:768])) : (n5331 ? (n5320 ? u_port3_out_wdata_o[799:768] : u_port2_out_wdata_o[799:768]) : (n5320 ? u_port1_out_wdata_o[799:768] : u_port0_out_wdata_o[799:768])))) : 32'h00000000), (n3600 ? (n5313[0] ? (n5309 ? (n5302 ? (n5291 ? u_port15_out_wdata_o[767:736] : u_port14_out_wdata_o[767:736]) : (n5291 ? u_port13_out_wdata_o[767:736] : u_port12_out_wdata_o[767:736])) : (n5302 ? (n5291 ? u_port11_out_wdata_o[767:736] : u_port10_out_wdata_o[767:736]) : (n5291 ? u_port9_out_wdata_o[767:736] : u_port8_out_wdata_o[767:736]))) : (n5309 ? (n5302 ? (n5291 ? u_port7_out_wdata_o[767:736] : u_port6_out_wdata_o[767:736]) : (n5291 ? u_port5_out_wdata_o[767:736] : u_port4_out_wdata_o[767:736])) : (n5302 ? (n5291 ? u_port3_out_wdata_o[767:736] : u_port2_out_wdata_o[767:736]) : (n5291 ? u_port1_out_wdata_o[767:736] : u_port0_out_wdata_o[767:736])))) : 32'h00000000), (n3600 ? (n5284[0] ? (n5280 ? (n5273 ? (n5262 ? u_port15_out_wdata_o[735:704] : u_port14_out_wdata_o[735:704]) : (n5262 ? u_port13_out_wdata_o[735:704] : u_port12_out_wdata_o[735:704])) : (n5273 ? (n5262 ? u_port11_out_wdata_o[735:704] : u_port10_out_wdata_o[735:704]) : (n5262 ? u_port9_out_wdata_o[735:704] : u_port8_out_wdata_o[735:704]))) : (n5280 ? (n5273 ? (n5262 ? u_port7_out_wdata_o[735:704] : u_port6_out_wdata_o[735:704]) : (n5262 ? u_port5_out_wdata_o[735:704] : u_port4_out_wdata_o[735:704])) : (n5273 ? (n5262 ? u_port3_out_wdata_o[735:704] : u_port2_out_wdata_o[735:704]) : (n5262 ? u_port1_out_wdata_o[735:704] : u_port0_out_wdata_o[735:704])))) : 32'h00000000), (n3600 ? (n5255[0] ? (n5251 ? (n5244 ? (n5233 ? u_port15_out_wdata_o[703:672] : u_port14_out_wdata_o[703:672]) : (n5233 ? u_port13_out_wdata_o[703:672] : u_port12_out_wdata_o[703:672])) : (n5244 ? (n5233 ? u_port11_out_wdata_o[703:672] : u_port10_out_wdata_o[703:672]) : (n5233 ? u_port9_out_wdata_o[703:672] : u_port8_out_wdata_o[703:672]))) : (n5251 ? (n5244 ? (n5233 ? u_port7_out_wdata_o[703:672] : u_port6_out_wdata_o[703:672]) : (n5233 ? u_port5_out_wdata_o[703:672] : u_port4_out_wdata_o[703:672])) : (n5244 ? (n5233 ? u_port3_out_wdata_o[703:672] : u_port2_out_wdata_o[703:672]) : (n5233 ? u_port1_out_wdata_o[703:672] : u_port0_out_wdata_o[703:672])))) : 32'h00000000), (n3600 ? (n5226[0] ? (n5222 ? (n5215 ? (n5204 ? u_port15_out_wdata_o[671:640] : u_port14_out_wdata_o[671:640]) : (n5204 ? u_port13_out_wdata_o[671:640] : u_port12_out_wdata_o[671:640])) : (n5215 ? (n5204 ? u_port11_out_wdata_o[671:640] : u_port10_out_wdata_o[671:640]) : (n5204 ? u_port9_out_wdata_o[671:640] : u_port8_out_wdata_o[671:640]))) : (n5222 ? (n5215 ? (n5204 ? u_port7_out_wdata_o[671:640] : u_port6_out_wdata_o[671:640]) : (n5204 ? u_port5_out_wdata_o[671:640] : u_port4_out_wdata_o[671:640])) : (n5215 ? (n5204 ? u_port3_out_wdata_o[671:640] : u_port2_out_wdata_o[671:640]) : (n5204 ? u_port1_out_wdata_o[671:640] : u_port0_out_wdata_o[671:640])))) : 32'h00000000), (n3600 ? (n5197[0] ? (n5193 ? (n5186 ? (n5175 ? u_port15_out_wdata_o[639:608] : u_port14_out_wdata_o[639:608]) : (n5175 ? u_port13_out_wdata_o[639:608] : u_port12_out_wdata_o[639:608])) : (n5186 ? (n5175 ? u_port11_out_wdata_o[639:608] : u_port10_out_wdata_o[639:608]) : (n5175 ? u_port9_out_wdata_o[639:608] : u_port8_out_wdata_o[639:608]))) : (n5193 ? (n5186 ? (n5175 ? u_port7_out_wdata_o[639:608] : u_port6_out_wdata_o[639:608]) : (n5175 ? u_port5_out_wdata_o[639:608] : u_port4_out_wdata_o[639:608])) : (n5186 ? (n5175 ? u_port3_out_wdata_o[639:608] : u_port2_out_wdata_o[639:608]) : (n5175 ? u_port1_out_wdata_o[639:608] : u_port0_out_wdata_o[639:608])))) : 32'h00000000), (n3600 ? (n5168[0] ? (n5164 ? (n5157 ? (n5146 ? u_port15_out_wdata_o[607:576] : u_port14_out_wdata_o[607:576]) : (n5146 ? u_port13_out_wdata_o[607:576] : u_port12_out_wdata_o[607:576])) : (n5157 ? (n5146 ? u_port11_out_wdata_o[607:576] : u_port10_out_wdata_o[607:576]) : (n5146 ? u_port9_out_wdata_o[607:576] : u_port8_out_wdata_o[607:576]))) : (n5164 ? (n5157 ? (n5146 ? u_port7_out_wdata_o[607:576] : u_port6_out_wdata_o[607:576]) : (n5146 ? u_port5_out_wdata_o[607:576] : u_port4_out_wdata_o[607:576])) : (n5157 ? (n5146 ? u_port3_out_wdata_o[607:576] : u_port2_out_wdata_o[607:576]) : (n5146 ? u_port1_out_wdata_o[607:576] : u_port0_out_wdata_o[607:576])))) : 32'h00000000), (n3600 ? (n5139[0] ? (n5135 ? (n5128 ? (n5117 ? u_port15_out_wdata_o[575:544] : u_port14_out_wdata_o[575:544]) : (n5117 ? u_port13_out_wdata_o[575:544] : u_port12_out_wdata_o[575:544])) : (n5128 ? (n5117 ? u_port11_out_wdata_o[575:544] : u_port10_out_wdata_o[575:544]) : (n5117 ? u_port9_out_wdata_o[575:544] : u_port8_out_wdata_o[575:544]))) : (n5135 ? (n5128 ? (n5117 ? u_port7_out_wdata_o[575:544] : u_port6_out_wdata_o[575:544]) : (n5117 ? u_port5_out_wdata_o[575:544] : u_port4_out_wdata_o[575:544])) : (n5128 ? (n5117 ? u_port3_out_wdata_o[575:544] : u_port2_out_wdata_o[575:544]) : (n5117 ? u_port1_out_wdata_o[575:544] : u_port0_out_wdata_o[575:544])))) : 32'h00000000), (n3600 ? (n5110[0] ? (n5106 ? (n5099 ? (n5088 ? u_port15_out_wdata_o[543:512] : u_port14_out_wdata_o[543:512]) : (n5088 ? u_port13_out_wdata_o[543:512] : u_port12_out_wdata_o[543:512])) : (n5099 ? (n5088 ? u_port11_out_wdata_o[543:512] : u_port10_out_wdata_o[543:512]) : (n5088 ? u_port9_out_wdata_o[543:512] : u_port8_out_wdata_o[543:512]))) : (n5106 ? (n5099 ? (n5088 ? u_port7_out_wdata_o[543:512] : u_port6_out_wdata_o[543:512]) : (n5088 ? u_port5_out_wdata_o[543:512] : u_port4_out_wdata_o[543:512])) : (n5099 ? (n5088 ? u_port3_out_wdata_o[543:512] : u_port2_out_wdata_o[543:512]) : (n5088 ? u_port1_out_wdata_o[543:512] : u_port0_out_wdata_o[543:512])))) : 32'h00000000), (n3600 ? (n5081[0] ? (n5077 ? (n5070 ? (n5059 ? u_port15_out_wdata_o[511:480] : u_port14_out_wdata_o[511:480]) : (n5059 ? u_port13_out_wdata_o[511:480] : u_port12_out_wdata_o[511:480])) : (n5070 ? (n5059 ? u_port11_out_wdata_o[511:480] : u_port10_out_wdata_o[511:480]) : (n5059 ? u_port9_out_wdata_o[511:480] : u_port8_out_wdata_o[511:480]))) : (n5077 ? (n5070 ? (n5059 ? u_port7_out_wdata_o[511:480] : u_port6_out_wdata_o[511:480]) : (n5059 ? u_port5_out_wdata_o[511:480] : u_port4_out_wdata_o[511:480])) : (n5070 ? (n5059 ? u_port3_out_wdata_o[511:480] : u_port2_out_wdata_o[511:480]) : (n5059 ? u_port1_out_wdata_o[511:480] : u_port0_out_wdata_o[511:480])))) : 32'h00000000), (n3600 ? (n5052[0] ? (n5048 ? (n5041 ? (n5030 ? u_port15_out_wdata_o[479:448] : u_port14_out_wdata_o[479:448]) : (n5030 ? u_port13_out_wdata_o[479:448] : u_port12_out_wdata_o[479:448])) : (n5041 ? (n5030 ? u_port11_out_wdata_o[479:448] : u_port10_out_wdata_o[479:448]) : (n5030 ? u_port9_out_wdata_o[479:448] : u_port8_out_wdata_o[479:448]))) : (n5048 ? (n5041 ? (n5030 ? u_port7_out_wdata_o[479:448] : u_port6_out_wdata_o[479:448]) : (n5030 ? u_port5_out_wdata_o[479:448] : u_port4_out_wdata_o[479:448])) : (n5041 ? (n5030 ? u_port3_out_wdata_o[479:448] : u_port2_out_wdata_o[479:448]) : (n5030 ? u_port1_out_wdata_o[479:448] : u_port0_out_wdata_o[479:448])))) : 32'h00000000), (n3600 ? (n5023[0] ? (n5019 ? (n5012 ? (n5001 ? u_port15_out_wdata_o[447:416] : u_port14_out_wdata_o[447:416]) : (n5001 ? u_port13_out_wdata_o[447:416] : u_port12_out_wdata_o[447:416])) : (n5012 ? (n5001 ? u_port11_out_wdata_o[447:416] : u_port10_out_wdata_o[447:416]) : (n5001 ? u_port9_out_wdata_o[447:416] : u_port8_out_wdata_o[447:416]))) : (n5019 ? (n5012 ? (n5001 ? u_port7_out_wdata_o[447:416] : u_port6_out_wdata_o[447:416]) : (n5001 ? u_port5_out_wdata_o[447:416] : u_port4_out_wdata_o[447:416])) : (n5012 ? (n5001 ? u_port3_out_wdata_o[447:416] : u_port2_out_wdata_o[447:416]) : (n5001 ? u_port1_out_wdata_o[447:416] : u_port0_out_wdata_o[447:416])))) : 32'h00000000), (n3600 ? (n4994[0] ? (n4990 ? (n4983 ? (n4972 ? u_port15_out_wdata_o[415:384] : u_port14_out_wdata_o[415:384]) : (n4972 ? u_port13_out_wdata_o[415:384] : u_port12_out_wdata_o[415:384])) : (n4983 ? (n4972 ? u_port11_out_wdata_o[415:384] : u_port10_out_wdata_o[415:384]) : (n4972 ? u_port9_out_wdata_o[415:384] : u_port8_out_wdata_o[415:384]))) : (n4990 ? (n4983 ? (n4972 ? u_port7_out_wdata_o[415:384] : u_port6_out_wdata_o[415:384]) : (n4972 ? u_port5_out_wdata_o[415:384] : u_port4_out_wdata_o[415:384])) : (n4983 ? (n4972 ? u_port3_out_wdata_o[415:384] : u_port2_out_wdata_o[415:384]) : (n4972 ? u_port1_out_wdata_o[415:384] : u_port0_out_wdata_o[415:384])))) : 32'h00000000), (n3600 ? (n4965[0] ? (n4961 ? (n4954 ? (n4943 ? u_port15_out_wdata_o[383:352] : u_port14_out_wdata_o[383:352]) : (n4943 ? u_port13_out_wdata_o[383:352] : u_port12_out_wdata_o[383:352])) : (n4954 ? (n4943 ? u_port11_out_wdata_o[383:352] : u_port10_out_wdata_o[383:352]) : (n4943 ? u_port9_out_wdata_o[383:352] : u_port8_out_wdata_o[383:352]))) : (n4961 ? (n4954 ? (n4943 ? u_port7_out_wdata_o[383:352] : u_port6_out_wdata_o[383:352]) : (n4943 ? u_port5_out_wdata_o[383:352] : u_port4_out_wdata_o[383:352])) : (n4954 ? (n4943 ? u_port3_out_wdata_o[383:352] : u_port2_out_wdata_o[383:352]) : (n4943 ? u_port1_out_wdata_o[383:352] : u_port0_out_wdata_o[383:352])))) : 32'h00000000), (n3600 ? (n4936[0] ? (n4932 ? (n4925 ? (n4914 ? u_port15_out_wdata_o[351:320] : u_port14_out_wdata_o[351:320]) : (n4914 ? u_port13_out_wdata_o[351:320] : u_port12_out_wdata_o[351:320])) : (n4925 ? (n4914 ? u_port11_out_wdata_o[351:320] : u_port10_out_wdata_o[351:320]) : (n4914 ? u_port9_out_wdata_o[351:320] : u_port8_out_wdata_o[351:320]))) : (n4932 ? (n4925 ? (n4914 ? u_port7_out_wdata_o[351:320] : u_port6_out_wdata_o[351:320]) : (n4914 ? u_port5_out_wdata_o[351:320] : u_port4_out_wdata_o[351:320])) : (n4925 ? (n4914 ? u_port3_out_wdata_o[351:320] : u_port2_out_wdata_o[351:320]) : (n4914 ? u_port1_out_wdata_o[351:320] : u_port0_out_wdata_o[351:320])))) : 32'h00000000), (n3600 ? (n4907[0] ? (n4903 ? (n4896 ? (n4885 ? u_port15_out_wdata_o[319:288] : u_port14_out_wdata_o[319:288]) : (n4885 ? u_port13_out_wdata_o[319:288] : u_port12_out_wdata_o[319:288])) : (n4896 ? (n4885 ? u_port11_out_wdata_o[319:288] : u_port10_out_wdata_o[319:288]) : (n4885 ? u_port9_out_wdata_o[319:288] : u_port8_out_wdata_o[319:288]))) : (n4903 ? (n4896 ? (n4885 ? u_port7_out_wdata_o[319:288] : u_port6_out_wdata_o[319:288]) : (n4885 ? u_port5_out_wdata_o[319:288] : u_port4_out_wdata_o[319:288])) : (n4896 ? (n4885 ? u_port3_out_wdata_o[319:288] : u_port2_out_wdata_o[319:288]) : (n4885 ? u_port1_out_wdata_o[319:288] : u_port0_out_wdata_o[319:288])))) : 32'h00000000), (n3600 ? (n4878[0] ? (n4874 ? (n4867 ? (n4856 ? u_port15_out_wdata_o[287:256] : u_port14_out_wdata_o[287:256]) : (n4856 ? u_port13_out_wdata_o[287:256] : u_port12_out_wdata_o[287:256])) : (n4867 ? (n4856 ? u_port11_out_wdata_o[287:256] : u_port10_out_wdata_o[287:256]) : (n4856 ? u_port9_out_wdata_o[287:256] : u_port8_out_wdata_o[287:256]))) : (n4874 ? (n4867 ? (n4856 ? u_port7_out_wdata_o[287:256] : u_port6_out_wdata_o[287:256]) : (n4856 ? u_port5_out_wdata_o[287:256] : u_port4_out_wdata_o[287:256])) : (n4867 ? (n4856 ? u_port3_out_wdata_o[287:256] : u_port2_out_wdata_o[287:256]) : (n4856 ? u_port1_out_wdata_o[287:256] : u_port0_out_wdata_o[287:256])))) : 32'h00000000), (n3600 ? (n4849[0] ? (n4845 ? (n4838 ? (n4827 ? u_port15_out_wdata_o[255:224] : u_port14_out_wdata_o[255:224]) : (n4827 ? u_port13_out_wdata_o[255:224] : u_port12_out_wdata_o[255:224])) : (n4838 ? (n4827 ? u_port11_out_wdata_o[255:224] : u_port10_out_wdata_o[255:224]) : (n4827 ? u_port9_out_wdata_o[255:224] : u_port8_out_wdata_o[255:224]))) : (n4845 ? (n4838 ? (n4827 ? u_port7_out_wdata_o[255:224] : u_port6_out_wdata_o[255:224]) : (n4827 ? u_port5_out_wdata_o[255:224] : u_port4_out_wdata_o[255:224])) : (n4838 ? (n4827 ? u_port3_out_wdata_o[255:224] : u_port2_out_wdata_o[255:224]) : (n4827 ? u_port1_out_wdata_o[255:224] : u_port0_out_wdata_o[255:224])))) : 32'h00000000), (n3600 ? (n4820[0] ? (n4816 ? (n4809 ? (n4798 ? u_port15_out_wdata_o[223:192] : u_port14_out_wdata_o[223:192]) : (n4798 ? u_port13_out_wdata_o[223:192] : u_port12_out_wdata_o[223:192])) : (n4809 ? (n4798 ? u_port11_out_wdata_o[223:192] : u_port10_out_wdata_o[223:192]) : (n4798 ? u_port9_out_wdata_o[223:192] : u_port8_out_wdata_o[223:192]))) : (n4816 ? (n4809 ? (n4798 ? u_port7_out_wdata_o[223:192] : u_port6_out_wdata_o[223:192]) : (n4798 ? u_port5_out_wdata_o[223:192] : u_port4_out_wdata_o[223:192])) : (n4809 ? (n4798 ? u_port3_out_wdata_o[223:192] : u_port2_out_wdata_o[223:192]) : (n4798 ? u_port1_out_wdata_o[223:192] : u_port0_out_wdata_o[223:192])))) : 32'h00000000), (n3600 ? (n4791[0] ? (n4787 ? (n4780 ? (n4769 ? u_port15_out_wdata_o[191:160] : u_port14_out_wdata_o[191:160]) : (n4769 ? u_port13_out_wdata_o[191:160] : u_port12_out_wdata_o[191:160])) : (n4780 ? (n4769 ? u_port11_out_wdata_o[191:160] : u_port10_out_wdata_o[191:160]) : (n4769 ? u_port9_out_wdata_o[191:160] : u_port8_out_wdata_o[191:160]))) : (n4787 ? (n4780 ? (n4769 ? u_port7_out_wdata_o[191:160] : u_port6_out_wdata_o[191:160]) : (n4769 ? u_port5_out_wdata_o[191:160] : u_port4_out_wdata_o[191:160])) : (n4780 ? (n4769 ? u_port3_out_wdata_o[191:160] : u_port2_out_wdata_o[191:160]) : (n4769 ? u_port1_out_wdata_o[191:160] : u_port0_out_wdata_o[191:160])))) : 32'h00000000), (n3600 ? (n4762[0] ? (n4758 ? (n4751 ? (n4740 ? u_port15_out_wdata_o[159:128] : u_port14_out_wdata_o[159:128]) : (n4740 ? u_port13_out_wdata_o[159:128] : u_port12_out_wdata_o[159:128])) : (n4751 ? (n4740 ? u_port11_out_wdata_o[159:128] : u_port10_out_wdata_o[159:128]) : (n4740 ? u_port9_out_wdata_o[159:128] : u_port8_out_wdata_o[159:128]))) : (n4758 ? (n4751 ? (n4740 ? u_port7_out_wdata_o[159:128] : u_port6_out_wdata_o[159:128]) : (n4740 ? u_port5_out_wdata_o[159:128] : u_port4_out_wdata_o[159:128])) : (n4751 ? (n4740 ? u_port3_out_wdata_o[159:128] : u_port2_out_wdata_o[159:128]) : (n4740 ? u_port1_out_wdata_o[159:128] : u_port0_out_wdata_o[159:128])))) : 32'h00000000), (n3600 ? (n4733[0] ? (n4729 ? (n4722 ? (n4711 ? u_port15_out_wdata_o[127:96] : u_port14_out_wdata_o[127:96]) : (n4711 ? u_port13_out_wdata_o[127:96] : u_port12_out_wdata_o[127:96])) : (n4722 ? (n4711 ? u_port11_out_wdata_o[127:96] : u_port10_out_wdata_o[127:96]) : (n4711 ? u_port9_out_wdata_o[127:96] : u_port8_out_wdata_o[127:96]))) : (n4729 ? (n4722 ? (n4711 ? u_port7_out_wdata_o[127:96] : u_port6_out_wdata_o[127:96]) : (n4711 ? u_port5_out_wdata_o[127:96] : u_port4_out_wdata_o[127:96])) : (n4722 ? (n4711 ? u_port3_out_wdata_o[127:96] : u_port2_out_wdata_o[127:96]) : (n4711 ? u_port1_out_wdata_o[127:96] : u_port0_out_wdata_o[127:96])))) : 32'h00000000), (n3600 ? (n4704[0] ? (n4700 ? (n4693 ? (n4682 ? u_port15_out_wdata_o[95:64] : u_port14_out_wdata_o[95:64]) : (n4682 ? u_port13_out_wdata_o[95:64] : u_port12_out_wdata_o[95:64])) : (n4693 ? (n4682 ? u_port11_out_wdata_o[95:64] : u_port10_out_wdata_o[95:64]) : (n4682 ? u_port9_out_wdata_o[95:64] : u_port8_out_wdata_o[95:64]))) : (n4700 ? (n4693 ? (n4682 ? u_port7_out_wdata_o[95:64] : u_port6_out_wdata_o[95:64]) : (n4682 ? u_port5_out_wdata_o[95:64] : u_port4_out_wdata_o[95:64])) : (n4693 ? (n4682 ? u_port3_out_wdata_o[95:64] : u_port2_out_wdata_o[95:64]) : (n4682 ? u_port1_out_wdata_o[95:64] : u_port0_out_wdata_o[95:64])))) : 32'h00000000), (n3600 ? (n4675[0] ? (n4671 ? (n4664 ? (n4653 ? u_port15_out_wdata_o[63:32] : u_port14_out_wdata_o[63:32]) : (n4653 ? u_port13_out_wdata_o[63:32] : u_port12_out_wdata_o[63:32])) : (n4664 ? (n4653 ? u_port11_out_wdata_o[63:32] : u_port10_out_wdata_o[63:32]) : (n4653 ? u_port9_out_wdata_o[63:32] : u_port8_out_wdata_o[63:32]))) : (n4671 ? (n4664 ? (n4653 ? u_port7_out_wdata_o[63:32] : u_port6_out_wdata_o[63:32]) : (n4653 ? u_port5_out_wdata_o[63:32] : u_port4_out_wdata_o[63:32])) : (n4664 ? (n4653 ? u_port3_out_wdata_o[63:32] : u_port2_out_wdata_o[63:32]) : (n4653 ? u_port1_out_wdata_o[63:32] : u_port0_out_wdata_o[63:32])))) : 32'h00000000), (n3600 ? (n4646[0] ? (n4642 ? (n4635 ? (n4624 ? u_port15_out_wdata_o[31:0] : u_port14_out_wdata_o[31:0]) : (n4624 ? u_port13_out_wdata_o[31:0] : u_port12_out_wdata_o[31:0])) : (n4635 ? (n4624 ? u_port11_out_wdata_o[31:0] : u_port10_out_wdata_o[31:0]) : (n4624 ? u_port9_out_wdata_o[31:0] : u_port8_out_wdata_o[31:0]))) : (n4642 ? (n4635 ? (n4624 ? u_port7_out_wdata_o[31:0] : u_port6_out_wdata_o[31:0]) : (n4624 ? u_port5_out_wdata_o[31:0] : u_port4_out_wdata_o[31:0])) : (n4635 ? (n4624 ? u_port3_out_wdata_o[31:0] : u_port2_out_wdata_o[31:0]) : (n4624 ? u_port1_out_wdata_o[31:0] : u_port0_out_wdata_o[31:0])))) : 32'h00000000)};
   assign cnt_loads_o = cnt_loads_q;
   assign cnt_stores_o = cnt_stores_q;
   assign cnt_line_reads_o = cnt_line_reads_q;
@@ -1259,11 +1243,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[31:0]),
     .pf_valid_i (pf_valid_i[0]),
     .pf_line_i (pf_line_i[24:0]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h0))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3504)),
-    .take_pf_i (((n5573 & n3504) | n3037)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h0))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3488)),
+    .take_pf_i (((n5557 & n3488) | n3021)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port0_ready_o),
@@ -1293,11 +1277,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[63:32]),
     .pf_valid_i (pf_valid_i[1]),
     .pf_line_i (pf_line_i[49:25]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h1))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3505)),
-    .take_pf_i (((n5573 & n3505) | n3051)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h1))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3489)),
+    .take_pf_i (((n5557 & n3489) | n3035)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port1_ready_o),
@@ -1327,11 +1311,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[95:64]),
     .pf_valid_i (pf_valid_i[2]),
     .pf_line_i (pf_line_i[74:50]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h2))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3506)),
-    .take_pf_i (((n5573 & n3506) | n3065)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h2))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3490)),
+    .take_pf_i (((n5557 & n3490) | n3049)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port2_ready_o),
@@ -1361,11 +1345,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[127:96]),
     .pf_valid_i (pf_valid_i[3]),
     .pf_line_i (pf_line_i[99:75]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h3))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3507)),
-    .take_pf_i (((n5573 & n3507) | n3079)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h3))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3491)),
+    .take_pf_i (((n5557 & n3491) | n3063)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port3_ready_o),
@@ -1395,11 +1379,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[159:128]),
     .pf_valid_i (pf_valid_i[4]),
     .pf_line_i (pf_line_i[124:100]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h4))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3508)),
-    .take_pf_i (((n5573 & n3508) | n3093)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h4))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3492)),
+    .take_pf_i (((n5557 & n3492) | n3077)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port4_ready_o),
@@ -1429,11 +1413,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[191:160]),
     .pf_valid_i (pf_valid_i[5]),
     .pf_line_i (pf_line_i[149:125]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h5))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3509)),
-    .take_pf_i (((n5573 & n3509) | n3107)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h5))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3493)),
+    .take_pf_i (((n5557 & n3493) | n3091)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port5_ready_o),
@@ -1463,11 +1447,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[223:192]),
     .pf_valid_i (pf_valid_i[6]),
     .pf_line_i (pf_line_i[174:150]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h6))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3510)),
-    .take_pf_i (((n5573 & n3510) | n3121)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h6))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3494)),
+    .take_pf_i (((n5557 & n3494) | n3105)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port6_ready_o),
@@ -1497,11 +1481,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[255:224]),
     .pf_valid_i (pf_valid_i[7]),
     .pf_line_i (pf_line_i[199:175]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h7))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3511)),
-    .take_pf_i (((n5573 & n3511) | n3135)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h7))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3495)),
+    .take_pf_i (((n5557 & n3495) | n3119)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port7_ready_o),
@@ -1531,11 +1515,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[287:256]),
     .pf_valid_i (pf_valid_i[8]),
     .pf_line_i (pf_line_i[224:200]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h8))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3512)),
-    .take_pf_i (((n5573 & n3512) | n3149)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h8))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3496)),
+    .take_pf_i (((n5557 & n3496) | n3133)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port8_ready_o),
@@ -1565,11 +1549,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[319:288]),
     .pf_valid_i (pf_valid_i[9]),
     .pf_line_i (pf_line_i[249:225]),
-    .fill_valid_i ((n5836 & (n5837 == 4'h9))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3513)),
-    .take_pf_i (((n5573 & n3513) | n3163)),
+    .fill_valid_i ((n5820 & (n5821 == 4'h9))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3497)),
+    .take_pf_i (((n5557 & n3497) | n3147)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port9_ready_o),
@@ -1599,11 +1583,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[351:320]),
     .pf_valid_i (pf_valid_i[10]),
     .pf_line_i (pf_line_i[274:250]),
-    .fill_valid_i ((n5836 & (n5837 == 4'ha))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3514)),
-    .take_pf_i (((n5573 & n3514) | n3177)),
+    .fill_valid_i ((n5820 & (n5821 == 4'ha))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3498)),
+    .take_pf_i (((n5557 & n3498) | n3161)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port10_ready_o),
@@ -1633,11 +1617,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[383:352]),
     .pf_valid_i (pf_valid_i[11]),
     .pf_line_i (pf_line_i[299:275]),
-    .fill_valid_i ((n5836 & (n5837 == 4'hb))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3515)),
-    .take_pf_i (((n5573 & n3515) | n3191)),
+    .fill_valid_i ((n5820 & (n5821 == 4'hb))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3499)),
+    .take_pf_i (((n5557 & n3499) | n3175)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port11_ready_o),
@@ -1667,11 +1651,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[415:384]),
     .pf_valid_i (pf_valid_i[12]),
     .pf_line_i (pf_line_i[324:300]),
-    .fill_valid_i ((n5836 & (n5837 == 4'hc))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3516)),
-    .take_pf_i (((n5573 & n3516) | n3205)),
+    .fill_valid_i ((n5820 & (n5821 == 4'hc))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3500)),
+    .take_pf_i (((n5557 & n3500) | n3189)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port12_ready_o),
@@ -1701,11 +1685,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[447:416]),
     .pf_valid_i (pf_valid_i[13]),
     .pf_line_i (pf_line_i[349:325]),
-    .fill_valid_i ((n5836 & (n5837 == 4'hd))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3517)),
-    .take_pf_i (((n5573 & n3517) | n3219)),
+    .fill_valid_i ((n5820 & (n5821 == 4'hd))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3501)),
+    .take_pf_i (((n5557 & n3501) | n3203)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port13_ready_o),
@@ -1735,11 +1719,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[479:448]),
     .pf_valid_i (pf_valid_i[14]),
     .pf_line_i (pf_line_i[374:350]),
-    .fill_valid_i ((n5836 & (n5837 == 4'he))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3518)),
-    .take_pf_i (((n5573 & n3518) | n3233)),
+    .fill_valid_i ((n5820 & (n5821 == 4'he))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3502)),
+    .take_pf_i (((n5557 & n3502) | n3217)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port14_ready_o),
@@ -1769,11 +1753,11 @@ module gpucc_mem_i64 (
     .req_wdata_i (mem_req_wdata_i[511:480]),
     .pf_valid_i (pf_valid_i[15]),
     .pf_line_i (pf_line_i[399:375]),
-    .fill_valid_i ((n5836 & (n5837 == 4'hf))),
-    .fill_slot_i (n5838),
-    .fill_data_i ({n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856, n5855, n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839}),
-    .take_i ((n5571 & n3519)),
-    .take_pf_i (((n5573 & n3519) | n3247)),
+    .fill_valid_i ((n5820 & (n5821 == 4'hf))),
+    .fill_slot_i (n5822),
+    .fill_data_i ({n5854, n5853, n5852, n5851, n5850, n5849, n5848, n5847, n5846, n5845, n5844, n5843, n5842, n5841, n5840, n5839, n5838, n5837, n5836, n5835, n5834, n5833, n5832, n5831, n5830, n5829, n5828, n5827, n5826, n5825, n5824, n5823}),
+    .take_i ((n5555 & n3503)),
+    .take_pf_i (((n5557 & n3503) | n3231)),
     .clear_i (clear_i),
     .flush_i (flush_i),
     .ready_o (u_port15_ready_o),
@@ -1795,6 +1779,6 @@ module gpucc_mem_i64 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{l1_resp_rdata_i, mem_req_addr_i, mem_req_valid_i, mem_req_wdata_i, mem_req_we_i, n3590, n3601, n3608, n3613, n3619, n3630, n3637, n3642, n3647, n3658, n3665, n3670, n3675, n3686, n3693, n3698, n3711, n3722, n3729, n3734, n3740, n3751, n3758, n3763, n3769, n3780, n3787, n3792, n3798, n3809, n3816, n3821, n3827, n3838, n3845, n3850, n3856, n3867, n3874, n3879, n3885, n3896, n3903, n3908, n3914, n3925, n3932, n3937, n3943, n3954, n3961, n3966, n3972, n3983, n3990, n3995, n4001, n4012, n4019, n4024, n4030, n4041, n4048, n4053, n4059, n4070, n4077, n4082, n4088, n4099, n4106, n4111, n4117, n4128, n4135, n4140, n4146, n4157, n4164, n4169, n4175, n4186, n4193, n4198, n4204, n4215, n4222, n4227, n4233, n4244, n4251, n4256, n4262, n4273, n4280, n4285, n4291, n4302, n4309, n4314, n4320, n4331, n4338, n4343, n4349, n4360, n4367, n4372, n4378, n4389, n4396, n4401, n4407, n4418, n4425, n4430, n4436, n4447, n4454, n4459, n4465, n4476, n4483, n4488, n4494, n4505, n4512, n4517, n4523, n4534, n4541, n4546, n4552, n4563, n4570, n4575, n4581, n4592, n4599, n4604, n4610, n4621, n4628, n4633, n4639, n4650, n4657, n4662, n4668, n4679, n4686, n4691, n4697, n4708, n4715, n4720, n4726, n4737, n4744, n4749, n4755, n4766, n4773, n4778, n4784, n4795, n4802, n4807, n4813, n4824, n4831, n4836, n4842, n4853, n4860, n4865, n4871, n4882, n4889, n4894, n4900, n4911, n4918, n4923, n4929, n4940, n4947, n4952, n4958, n4969, n4976, n4981, n4987, n4998, n5005, n5010, n5016, n5027, n5034, n5039, n5045, n5056, n5063, n5068, n5074, n5085, n5092, n5097, n5103, n5114, n5121, n5126, n5132, n5143, n5150, n5155, n5161, n5172, n5179, n5184, n5190, n5201, n5208, n5213, n5219, n5230, n5237, n5242, n5248, n5259, n5266, n5271, n5277, n5288, n5295, n5300, n5306, n5317, n5324, n5329, n5335, n5346, n5353, n5358, n5364, n5375, n5382, n5387, n5393, n5404, n5411, n5416, n5422, n5433, n5440, n5445, n5451, n5462, n5469, n5474, n5480, n5491, n5498, n5503, n5509, n5520, n5527, n5532, n5538, n5549, n5556, n5561, pf_line_i, pf_valid_i, u_port0_out_wdata_o, u_port0_out_wmask_o, u_port10_out_wdata_o, u_port10_out_wmask_o, u_port11_out_wdata_o, u_port11_out_wmask_o, u_port12_out_wdata_o, u_port12_out_wmask_o, u_port13_out_wdata_o, u_port13_out_wmask_o, u_port14_out_wdata_o, u_port14_out_wmask_o, u_port15_out_wdata_o, u_port15_out_wmask_o, u_port1_out_wdata_o, u_port1_out_wmask_o, u_port2_out_wdata_o, u_port2_out_wmask_o, u_port3_out_wdata_o, u_port3_out_wmask_o, u_port4_out_wdata_o, u_port4_out_wmask_o, u_port5_out_wdata_o, u_port5_out_wmask_o, u_port6_out_wdata_o, u_port6_out_wmask_o, u_port7_out_wdata_o, u_port7_out_wmask_o, u_port8_out_wdata_o, u_port8_out_wmask_o, u_port9_out_wdata_o, u_port9_out_wmask_o};
+  assign unused_signals = ^{l1_resp_rdata_i, mem_req_addr_i, mem_req_valid_i, mem_req_wdata_i, mem_req_we_i, n3574, n3585, n3592, n3597, n3603, n3614, n3621, n3626, n3631, n3642, n3649, n3654, n3659, n3670, n3677, n3682, n3695, n3706, n3713, n3718, n3724, n3735, n3742, n3747, n3753, n3764, n3771, n3776, n3782, n3793, n3800, n3805, n3811, n3822, n3829, n3834, n3840, n3851, n3858, n3863, n3869, n3880, n3887, n3892, n3898, n3909, n3916, n3921, n3927, n3938, n3945, n3950, n3956, n3967, n3974, n3979, n3985, n3996, n4003, n4008, n4014, n4025, n4032, n4037, n4043, n4054, n4061, n4066, n4072, n4083, n4090, n4095, n4101, n4112, n4119, n4124, n4130, n4141, n4148, n4153, n4159, n4170, n4177, n4182, n4188, n4199, n4206, n4211, n4217, n4228, n4235, n4240, n4246, n4257, n4264, n4269, n4275, n4286, n4293, n4298, n4304, n4315, n4322, n4327, n4333, n4344, n4351, n4356, n4362, n4373, n4380, n4385, n4391, n4402, n4409, n4414, n4420, n4431, n4438, n4443, n4449, n4460, n4467, n4472, n4478, n4489, n4496, n4501, n4507, n4518, n4525, n4530, n4536, n4547, n4554, n4559, n4565, n4576, n4583, n4588, n4594, n4605, n4612, n4617, n4623, n4634, n4641, n4646, n4652, n4663, n4670, n4675, n4681, n4692, n4699, n4704, n4710, n4721, n4728, n4733, n4739, n4750, n4757, n4762, n4768, n4779, n4786, n4791, n4797, n4808, n4815, n4820, n4826, n4837, n4844, n4849, n4855, n4866, n4873, n4878, n4884, n4895, n4902, n4907, n4913, n4924, n4931, n4936, n4942, n4953, n4960, n4965, n4971, n4982, n4989, n4994, n5000, n5011, n5018, n5023, n5029, n5040, n5047, n5052, n5058, n5069, n5076, n5081, n5087, n5098, n5105, n5110, n5116, n5127, n5134, n5139, n5145, n5156, n5163, n5168, n5174, n5185, n5192, n5197, n5203, n5214, n5221, n5226, n5232, n5243, n5250, n5255, n5261, n5272, n5279, n5284, n5290, n5301, n5308, n5313, n5319, n5330, n5337, n5342, n5348, n5359, n5366, n5371, n5377, n5388, n5395, n5400, n5406, n5417, n5424, n5429, n5435, n5446, n5453, n5458, n5464, n5475, n5482, n5487, n5493, n5504, n5511, n5516, n5522, n5533, n5540, n5545, pf_line_i, pf_valid_i, u_port0_out_wdata_o, u_port0_out_wmask_o, u_port10_out_wdata_o, u_port10_out_wmask_o, u_port11_out_wdata_o, u_port11_out_wmask_o, u_port12_out_wdata_o, u_port12_out_wmask_o, u_port13_out_wdata_o, u_port13_out_wmask_o, u_port14_out_wdata_o, u_port14_out_wmask_o, u_port15_out_wdata_o, u_port15_out_wmask_o, u_port1_out_wdata_o, u_port1_out_wmask_o, u_port2_out_wdata_o, u_port2_out_wmask_o, u_port3_out_wdata_o, u_port3_out_wmask_o, u_port4_out_wdata_o, u_port4_out_wmask_o, u_port5_out_wdata_o, u_port5_out_wmask_o, u_port6_out_wdata_o, u_port6_out_wmask_o, u_port7_out_wdata_o, u_port7_out_wmask_o, u_port8_out_wdata_o, u_port8_out_wmask_o, u_port9_out_wdata_o, u_port9_out_wmask_o};
 
 endmodule

@@ -33,15 +33,17 @@ impl HostMem {
         &self.gmem.mem
     }
 
-    /// The global memory model's traffic so far: (reads, read bytes,
-    /// writes, write bytes) and its bandwidth in thousandths of a byte per
-    /// core cycle.
-    pub fn gm_traffic(&self) -> ([u64; 4], u64) {
+    /// The global memory model's traffic so far: reads, read bytes,
+    /// writes, write bytes.
+    pub fn gm_traffic(&self) -> [u64; 4] {
         let g = &self.gmem;
-        (
-            [g.reads, g.read_bytes, g.writes, g.write_bytes],
-            g.cfg.milli_bytes_per_cycle,
-        )
+        [g.reads, g.read_bytes, g.writes, g.write_bytes]
+    }
+
+    /// The global memory model's bandwidth in thousandths of a byte per
+    /// core cycle.
+    pub fn gm_milli_bytes_per_cycle(&self) -> u64 {
+        self.gmem.cfg.milli_bytes_per_cycle
     }
 
     /// Take the global memory image.

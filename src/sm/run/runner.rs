@@ -88,6 +88,9 @@ impl<'a> Run<'a> {
         opts: &'a RtlOptions,
     ) -> Run<'a> {
         let threads = launch.block.iter().product::<u32>() as usize;
+        let host = HostMem::new(cfg, prog, opts.gmem, gmem_init);
+        let mut rep = RtlReport::new(cfg, prog);
+        rep.gm_milli_bytes_per_cycle = host.gm_milli_bytes_per_cycle();
         Run {
             sim,
             checker,
@@ -95,8 +98,8 @@ impl<'a> Run<'a> {
             prog,
             opts,
             launcher: Launcher::new(prog, launch),
-            host: HostMem::new(cfg, prog, opts.gmem, gmem_init),
-            rep: RtlReport::new(cfg, prog),
+            host,
+            rep,
             map: WarpMap::default(),
             per_cta: threads.div_ceil(32),
             issued: Outstanding::default(),
@@ -176,13 +179,15 @@ impl<'a> Run<'a> {
                 return Err(stop(cycle)(f));
             }
             self.launcher.edge(cycle, &i);
-            let traffic = self.host.edge(&o);
+            // The memory's counters are taken before its error (if any)
+            // stops the run, so the report keeps them.
+            let edge = self.host.edge(&o);
             let before = self.rep.gm_port[1] + self.rep.gm_port[3];
-            (self.rep.gm_port, self.rep.gm_milli_bytes_per_cycle) = self.host.gm_traffic();
+            self.rep.gm_port = self.host.gm_traffic();
             if o.gc_mode_o.to_u64() == 1 {
                 self.rep.gc_gm_bytes += self.rep.gm_port[1] + self.rep.gm_port[3] - before;
             }
-            traffic.map_err(stop(cycle))?;
+            edge.map_err(stop(cycle))?;
             self.sm_error(cycle, &o)?;
             self.warp_starts(&o);
             self.issues(cycle, &o)?;

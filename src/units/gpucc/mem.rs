@@ -128,8 +128,10 @@ pub struct GpuccMem {
     cnt: [Reg<32>; 6],
 }
 
-/// Prefetched lines remembered to drop other LSUs' hints of the same line.
+/// Prefetched lines remembered to drop other LSUs' hints of the same line
+/// (the 2-bit pointer `rp_q` walks them).
 pub const RECENT: usize = 4;
+const _: () = assert!(RECENT == 4, "rp_q is 2 bits");
 
 impl GpuccMem {
     /// A front end giving the L1 ids below `ids` (33..=256: 32 for the
@@ -212,7 +214,8 @@ impl Block for GpuccMem {
         // read in its stages: reads of other LSUs must not keep cutting in
         // before it), then line reads, hints when no line waits.
         let main: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.want_o).collect();
-        let wrs: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.want_o & o.out_write_o).collect();
+        // (`out_write_o` implies `want_o`: the port's request is a write.)
+        let wrs: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.out_write_o).collect();
         let any_main = or_all(cx, &main);
         let any_wr = or_all(cx, &wrs);
         // Hints of a line prefetched lately (the LSUs reading one row hint

@@ -36,6 +36,13 @@ pub struct GpuccConfig {
     pub lsu_addr_fifo_depth: u32,
     /// Entries of a load-store unit's data FIFO.
     pub lsu_data_fifo_depth: u32,
+    /// Lines past a hinted line that the memory front end prefetches (ours:
+    /// the paper's prefetcher requests the hinted line itself, 0; the hints
+    /// come at most an address FIFO ahead of the loads, too short for the
+    /// memory latency at one load per hot cycle; docs/gpucc.md section 11).
+    pub prefetch_ahead: u32,
+    /// A load of one line slot reads the next line into the other (ours).
+    pub read_ahead: bool,
 }
 
 /// Every size of one SM.
@@ -376,6 +383,7 @@ impl SmConfig {
                 ("gpucc.fifo_depth", g.fifo_depth, 1, 4096),
                 ("gpucc.lsu_addr_fifo_depth", g.lsu_addr_fifo_depth, 1, 4096),
                 ("gpucc.lsu_data_fifo_depth", g.lsu_data_fifo_depth, 1, 4096),
+                ("gpucc.prefetch_ahead", g.prefetch_ahead, 0, 1024),
             ]);
         }
         v

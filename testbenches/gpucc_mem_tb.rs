@@ -40,6 +40,7 @@ crate::ports! {
         clear_i: 1 @ Hot,
         run_i: 1 @ Hot,
         flush_i: 1 @ Hot,
+        gm_size_i: 32 @ Core,
         gm_req_ready_i: 1 @ Core,
         gm_resp: GmResp @ in,
     }
@@ -117,6 +118,7 @@ impl Block for GpuccSys {
             pf_line_i: no.pf_line_o,
             clear_i: i.clear_i,
             flush_i: i.flush_i,
+            gm_size_i: i.gm_size_i,
             l1_req_ready_i: l1o.lsu_req_ready_o,
             l1_resp: l1o.lsu_resp,
         };
@@ -230,6 +232,7 @@ fn drive(
     gold: &[Vec<Firing>],
 ) -> Result<MemTbReport, String> {
     let mut inp: SysIn<Concrete> = zero_ports();
+    inp.gm_size_i = b(gmem.len().min(u32::MAX as usize) as u64);
     for (n, c) in net.nodes.iter().enumerate().filter(|(_, c)| c.op != 0) {
         for (sel, &w) in [c.op_word(), c.counter_word(), c.imm, c.nx, c.ny].iter().enumerate() {
             inp.cfg_we_i = b(1);

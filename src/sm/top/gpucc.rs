@@ -246,6 +246,7 @@ sm_impl! {
         oc_r: &OpcollOut<C::B>,
         conv: &Converged<C::B>,
         l1: &L1Out<C::B, 0, 8>,
+        gm_size: S<C, 32>,
         z: &Zeros<C::B>,
     ) -> GcOut<C::B> {
         let gc = self.gc.as_ref().expect("gc_end without GPU-CC parts");
@@ -301,6 +302,7 @@ sm_impl! {
             pf_line_i: g.net.pf_line_o,
             clear_i: cx.cross(g.end, hot),
             flush_i: flush,
+            gm_size_i: gm_size,
             l1_req_ready_i: l1.lsu_req_ready_o & g.mode,
             l1_resp: mresp,
         };

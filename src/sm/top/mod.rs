@@ -651,7 +651,7 @@ sm_impl! {
         self.end_units(cx, &r, &oc_r, gr.as_ref().zip(gcset));
         let gm = self.memory(cx, i, &r, &oc_r, gr.as_ref());
         let gco = match (gr.as_ref(), gd.as_ref(), gm.l1.as_ref()) {
-            (Some(g), Some(d), Some(l1)) => Some(self.gc_end(cx, &r, g, d, &so, &oc_r, &conv, l1, &z)),
+            (Some(g), Some(d), Some(l1)) => Some(self.gc_end(cx, &r, g, d, &so, &oc_r, &conv, l1, i.gm_size_i, &z)),
             _ => None,
         };
         self.write_back(cx, &r, &oc_r, ctl.s2r_any, gcset, &z);

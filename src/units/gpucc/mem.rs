@@ -10,7 +10,7 @@
 //!  mem_req_*_i[j] ---> load: slots 0/1 (line, 32 words), queue of 8 loads --+
 //!  mem_req_ready_o[j] <- store: write-combining line (mask, slot 0 words)   |  round robin,   l1_req_*_o
 //!  mem_resp_*_o[j] <--- head load answered from its slot                    +- loads/stores --> (cross to core,
-//!  pf_*_i[j] ---------> hint (one pending) ---------------------------------+  before hints      taken at a core
+//!  pf_*_i[j] ---------> prefetch walk h .. h + ahead -------------------------+  before hints      taken at a core
 //!                                                                              ^                 edge: ph_q = 0)
 //!  l1_resp_*_i (cross to hot, captured at the core edge) -- id < 32: fill slot id[0] of port id[5:1]
 //!                                                        -- id >= 32: a prefetch's line: dropped, id freed
@@ -22,18 +22,21 @@
 //!   hot edge where valid and ready are high; ready is combinational from
 //!   the request), `mem_resp_valid_o`, `mem_resp_data_o[32]` (the LSU's
 //!   load words in its request order, at most one per hot cycle);
-//!   `pf_valid_i`, `pf_line_i[25]` (the LSUs' hints); `clear_i` (end of a
+//!   `pf_valid_i`, `pf_line_i[25]` (the LSUs' hints: line `h` asks for
+//!   `h .. h + ahead`, below the end of memory); `clear_i` (end of a
 //!   run: drop the line buffers and hints, send buffered stores);
 //!   `flush_i` (send buffered stores); `idle_o` (nothing buffered, queued,
 //!   pending or out in memory: the L1 port may be handed back). Core
-//!   domain: `l1_req_*_o` ([`GmReq`]: valid, id[8], write, atom[4] = 0,
+//!   domain: `gm_size_i` (bytes of global memory: no prefetch or
+//!   read-ahead at or past it); `l1_req_*_o` ([`GmReq`]: valid, id[8], write, atom[4] = 0,
 //!   addr[32] (line base), size[2] = 2, wmask[32], wdata[32 x 32]) with
 //!   `l1_req_ready_i`; `l1_resp_*_i` ([`GmResp`]); the counters
 //!   `cnt_loads_o`, `cnt_stores_o` (requests taken from the LSUs),
 //!   `cnt_line_reads_o`, `cnt_line_writes_o` (requests sent for loads and
 //!   stores), `cnt_prefetch_o` (hints sent), `cnt_buf_hits_o` (loads whose
 //!   line was already buffered or on its way: `loads = line_reads +
-//!   buf_hits`), 32 bits each.
+//!   buf_hits - read_aheads`), `cnt_read_ahead_o` (next lines read by the
+//!   ports), 32 bits each.
 //! * Ids (`ids` = 64, the L1's ids per requester on the gpucc preset): LSU
 //!   `j`'s line reads use `2 j + slot` (0..31; its store lines `2 j`, which
 //!   never meet its reads: an LSU's loads and stores are kept in order),
@@ -54,9 +57,13 @@
 //!   if any (the L1 takes a store only with no read in its stages, so
 //!   reads of other LSUs must not keep cutting in before it); else those
 //!   with a line to read; else those with a hint while a prefetch id is
-//!   free. A hint of a line among the last `RECENT` (4) prefetches sent
-//!   (`rl<k>_q`, `rv<k>_q`, `rp_q`; the LSUs reading one row hint the same
-//!   lines) is dropped instead: its port is told it was taken.
+//!   free. A walk's line among the last `RECENT` (4) prefetches sent
+//!   (`rl<k>_q`, `rv<k>_q`, `rp_q`; the LSUs reading one row walk the same
+//!   lines) is skipped instead: its port is told it was taken.
+//! * Parameters (module name `gpucc_mem_i<ids>_p<ahead>[_ra]`): `ids`, the
+//!   prefetch distance `ahead` in lines and the ports' read-ahead, from
+//!   the preset's `[gpucc]` section (`prefetch_ahead`, `read_ahead`;
+//!   docs/gpucc.md section 11).
 //! * Latency (hot cycles): a load of a buffered line (or one arriving):
 //!   taken at `t`, its word on `mem_resp_*_o` at `t + 1` (when ahead of
 //!   it in the queue nothing waits); a load that misses the buffer: the
@@ -68,7 +75,7 @@
 //!   leaves on the next store to another line, a load, or a flush.
 //! * Sizes: 16 ports of 2 line slots (64 word registers: 2 KB of data per
 //!   LSU, 32 KB in all, slot 0 doubling as the store line), 8 queued loads
-//!   per LSU, `ids - 32` prefetch ids.
+//!   and a prefetch walk (two lines) per LSU, `ids - 32` prefetch ids.
 
 use super::mem_port::{GpuccMemPort, PortIn, PortOut};
 use crate::hdl::logic::{first_one, index, or_all, pick};
@@ -89,6 +96,7 @@ crate::ports! {
         pf_line_i: [25; 16] @ Hot,
         clear_i: 1 @ Hot,
         flush_i: 1 @ Hot,
+        gm_size_i: 32 @ Core,
         l1_req_ready_i: 1 @ Core,
         l1_resp: GmResp @ in,
     }
@@ -107,6 +115,7 @@ crate::ports! {
         cnt_line_writes_o: 32 @ Core,
         cnt_prefetch_o: 32 @ Core,
         cnt_buf_hits_o: 32 @ Core,
+        cnt_read_ahead_o: 32 @ Core,
     }
 }
 
@@ -116,6 +125,7 @@ pub struct GpuccMem {
     decl: Decl,
     port: GpuccMemPort,
     ids: usize,
+    ahead: u32,
     names: Vec<String>,
     ph: Reg<1>,
     rr: Reg<4>,
@@ -125,7 +135,7 @@ pub struct GpuccMem {
     rline: Vec<Reg<25>>,
     rvalid: Vec<Reg<1>>,
     rptr: Reg<2>,
-    cnt: [Reg<32>; 6],
+    cnt: [Reg<32>; 7],
 }
 
 /// Prefetched lines remembered to drop other LSUs' hints of the same line
@@ -135,8 +145,10 @@ const _: () = assert!(RECENT == 4, "rp_q is 2 bits");
 
 impl GpuccMem {
     /// A front end giving the L1 ids below `ids` (33..=256: 32 for the
-    /// loads, at least one for prefetches).
-    pub fn new(ids: usize) -> Result<GpuccMem, String> {
+    /// loads, at least one for prefetches), prefetching `ahead` lines past
+    /// a hinted line (0: the hinted line), its ports reading ahead when
+    /// `read_ahead`.
+    pub fn new(ids: usize, ahead: u32, read_ahead: bool) -> Result<GpuccMem, String> {
         if !(33..=256).contains(&ids) {
             return Err(format!(
                 "gpucc_mem: {ids} request ids; 33..=256 are supported (32 for the LSUs' line reads, the rest for prefetches)"
@@ -150,12 +162,26 @@ impl GpuccMem {
         let rline = (0..RECENT).map(|k| d.reg(&format!("rl{k}"), h, 0)).collect();
         let rvalid = (0..RECENT).map(|k| d.reg(&format!("rv{k}"), h, 0)).collect();
         let rptr = d.reg("rp", h, 0);
-        let names = ["loads", "stores", "line_reads", "line_writes", "prefetch", "buf_hits"];
+        if ahead > 1024 {
+            return Err(format!(
+                "gpucc_mem: prefetch {ahead} lines ahead; 0..=1024 are supported"
+            ));
+        }
+        let names = [
+            "loads",
+            "stores",
+            "line_reads",
+            "line_writes",
+            "prefetch",
+            "buf_hits",
+            "read_ahead",
+        ];
         let cnt = names.map(|n| d.reg(&format!("cnt_{n}"), h, 0));
         Ok(GpuccMem {
             decl: d,
-            port: GpuccMemPort::new(),
+            port: GpuccMemPort::new(read_ahead),
             ids,
+            ahead,
             names: (0..PORTS).map(|j| format!("u_port{j}")).collect(),
             ph,
             rr,
@@ -168,9 +194,14 @@ impl GpuccMem {
     }
 
     /// The front end of a preset: ids of the L1's requester 0 (`32
-    /// ceil(lsu_tags / 32)`).
+    /// ceil(lsu_tags / 32)`), the `[gpucc]` section's prefetch distance
+    /// and read-ahead (none without one).
     pub fn of(cfg: &crate::config::SmConfig) -> Result<GpuccMem, String> {
-        Self::new(32 * (cfg.lsu_tags as usize).div_ceil(32))
+        let (ahead, ra) = cfg
+            .gpucc
+            .as_ref()
+            .map_or((0, false), |g| (g.prefetch_ahead, g.read_ahead));
+        Self::new(32 * (cfg.lsu_tags as usize).div_ceil(32), ahead, ra)
     }
 }
 
@@ -179,7 +210,12 @@ impl Block for GpuccMem {
     type Out<B: Backend> = MemOut<B>;
 
     fn module_name(&self) -> String {
-        format!("gpucc_mem_i{}", self.ids)
+        let ra = if self.port.module_name().ends_with("_ra") {
+            "_ra"
+        } else {
+            ""
+        };
+        format!("gpucc_mem_i{}_p{}{ra}", self.ids, self.ahead)
     }
 
     fn decl(&self) -> &Decl {
@@ -304,9 +340,22 @@ impl Block for GpuccMem {
         let fill_port: S<C, 4> = rid.slice::<1, 4>();
         let fill_slot: S<C, 1> = rid.slice::<0, 1>();
         let fill_data: [S<C, 32>; 32] = std::array::from_fn(|w| cx.cross(i.l1_resp.rdata[w], hot));
+        // The first line outside the memory: ceil(size / 128). Speculative
+        // reads (prefetches, read-aheads) stay below it.
+        let size = cx.cross(i.gm_size_i, hot);
+        let lim: S<C, 26> = (size.zext::<33>() + cx.lit::<33>(127)).slice::<7, 26>();
+        let ahead = cx.lit::<26>(self.ahead as u64);
+        // A hint of line h asks for h .. h + ahead (within the memory).
+        let last = lim - cx.lit::<26>(1);
+        let tgt: Vec<S<C, 25>> = (0..PORTS)
+            .map(|j| {
+                let t = i.pf_line_i[j].zext::<26>() + ahead;
+                t.ult(lim).mux(t, last).slice::<0, 25>()
+            })
+            .collect();
         let z32b = cx.lit::<32>(0);
         let (mut rdy, mut rsv, mut rsd) = ([z1; PORTS], [z1; PORTS], [z32b; PORTS]);
-        let (mut n_ld, mut n_st, mut n_hit) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut n_ld, mut n_st, mut n_hit, mut n_ra) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut idle = !or_all(cx, &busy);
         for (j, (h, _)) in hs.into_iter().enumerate() {
             let pin = PortIn {
@@ -314,8 +363,9 @@ impl Block for GpuccMem {
                 req_we_i: i.mem_req_we_i[j],
                 req_addr_i: i.mem_req_addr_i[j],
                 req_wdata_i: i.mem_req_wdata_i[j],
-                pf_valid_i: i.pf_valid_i[j],
+                pf_valid_i: i.pf_valid_i[j] & i.pf_line_i[j].zext::<26>().ult(lim),
                 pf_line_i: i.pf_line_i[j],
+                pf_tgt_i: tgt[j],
                 fill_valid_i: fill_any & fill_port.eq(cx.lit::<4>(j as u64)),
                 fill_slot_i: fill_slot,
                 fill_data_i: fill_data,
@@ -323,6 +373,7 @@ impl Block for GpuccMem {
                 take_pf_i: (take_pf & grant[j]) | dup[j],
                 clear_i: i.clear_i,
                 flush_i: i.flush_i,
+                lim_line_i: lim,
             };
             let o = cx.instance_end(h, &self.port, &pin);
             rdy[j] = o.ready_o;
@@ -331,6 +382,7 @@ impl Block for GpuccMem {
             n_ld.push(o.load_o);
             n_st.push(o.store_o);
             n_hit.push(o.hit_o);
+            n_ra.push(o.ra_o);
             idle = idle & o.idle_o;
         }
         // Counters: events of this hot cycle.
@@ -348,8 +400,9 @@ impl Block for GpuccMem {
             (take_main & write).zext::<32>(),
             take_pf.zext::<32>(),
             count(cx, &n_hit),
+            count(cx, &n_ra),
         ];
-        let mut outs = [z32; 6];
+        let mut outs = [z32; 7];
         for (k, &r) in self.cnt.iter().enumerate() {
             let c = cx.q(r);
             cx.d(r, c + incs[k]);
@@ -381,6 +434,7 @@ impl Block for GpuccMem {
             cnt_line_writes_o: outs[3],
             cnt_prefetch_o: outs[4],
             cnt_buf_hits_o: outs[5],
+            cnt_read_ahead_o: outs[6],
         }
     }
 }

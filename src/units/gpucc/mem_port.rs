@@ -1,12 +1,13 @@
 //! `gpucc_mem_port`: the per-LSU part of [`super::mem::GpuccMem`]: two
 //! line slots (the load buffer), a queue of the LSU's pending loads, the
-//! write-combining buffer and the pending prefetch hint.
+//! write-combining buffer and the prefetch walk (`gpucc_mem_port_ra`: with
+//! read-ahead).
 //!
 //! ```text
 //!  req_*_i -+- load: hit a live slot -> queue {slot, word}     resp_*_o <- head of the queue,
 //!           |        miss -> allocate a free slot (snd)                 its slot's data valid
 //!           +- store: merge into the WC line (slot 0's words, wc_mask)
-//!  pf_*_i  --> hint (hp_q, hline_q) ----------------------------> want_pf_o, hint_line_o
+//!  pf_*_i  --> walk (hp_q, hline_q .. htgt_q) -------------------> want_pf_o, hint_line_o
 //!  slot snd / wc_snd ---------------------------------------------> want_o, out_*_o
 //!  take_i: the request out (snd -> pend; WC sent)   fill_*_i: slot data, pend -> valid
 //! ```
@@ -16,7 +17,14 @@
 //!   (allocated, line read not yet sent), `pend<s>_q` (sent, waiting for
 //!   the fill), `ref<s>_q` (queued loads reading it). A slot is free when
 //!   no queued load reads it and no read of it is out; a load missing
-//!   both live slots takes a free one (an empty one first).
+//!   both live slots takes a free one (an empty one first). Read-ahead: a
+//!   load of a buffered line whose other slot is free and does not hold
+//!   the next line (below `lim_line_i`) allocates it for the next line
+//!   (`ra_o`).
+//! * Prefetch walk: `hline_q` up to `htgt_q`, one line per `take_pf_i`
+//!   while `hp_q`; a hint (`pf_line_i` = h, `pf_tgt_i` its end) less than
+//!   64 lines ahead of the walk moves the end, one at most 64 lines behind
+//!   it is ignored, any other restarts the walk at h.
 //! * Queue: 8 loads `{slot, word}` in request order (`q<k>_q`, `hd_q`,
 //!   `tl_q`, `cnt_q`); the head answers (`resp_valid_o`, its word) once
 //!   its slot's data is valid: one word per cycle, the cycle after the
@@ -36,6 +44,8 @@ use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 
 /// Loads queued per LSU.
 pub const QDEPTH: usize = 8;
+/// Lines a hint may lead the prefetch walk by and still extend it.
+const WALK: u64 = 64;
 
 crate::ports! {
     /// One LSU's request and hint, the fill and the grant.
@@ -46,6 +56,7 @@ crate::ports! {
         req_wdata_i: 32 @ Hot,
         pf_valid_i: 1 @ Hot,
         pf_line_i: 25 @ Hot,
+        pf_tgt_i: 25 @ Hot,
         fill_valid_i: 1 @ Hot,
         fill_slot_i: 1 @ Hot,
         fill_data_i: [32; 32] @ Hot,
@@ -53,6 +64,7 @@ crate::ports! {
         take_pf_i: 1 @ Hot,
         clear_i: 1 @ Hot,
         flush_i: 1 @ Hot,
+        lim_line_i: 26 @ Hot,
     }
 }
 crate::ports! {
@@ -72,6 +84,7 @@ crate::ports! {
         load_o: 1 @ Hot,
         hit_o: 1 @ Hot,
         store_o: 1 @ Hot,
+        ra_o: 1 @ Hot,
         idle_o: 1 @ Hot,
     }
 }
@@ -100,18 +113,18 @@ pub struct GpuccMemPort {
     wc_snd: Reg<1>,
     wc_line: Reg<25>,
     wc_mask: Vec<Reg<1>>,
+    read_ahead: bool,
+    /// The prefetch walk: next line `hline_q` (pending while `hp_q`, up to
+    /// `htgt_q`; `hv_q` once a hint came since the clear).
     hp: Reg<1>,
     hline: Reg<25>,
-}
-
-impl Default for GpuccMemPort {
-    fn default() -> Self {
-        Self::new()
-    }
+    htgt: Reg<25>,
+    hv: Reg<1>,
 }
 
 impl GpuccMemPort {
-    pub fn new() -> Self {
+    /// The port, reading the next line ahead when `read_ahead`.
+    pub fn new(read_ahead: bool) -> Self {
         let mut d = Decl::new();
         let h = Domain::Hot;
         let slot = std::array::from_fn(|s| Slot {
@@ -134,8 +147,11 @@ impl GpuccMemPort {
             wc_snd: d.reg("wc_snd", h, 0),
             wc_line: d.reg("wc_line", h, 0),
             wc_mask: (0..32).map(|k| d.reg(&format!("wc_mask{k}"), h, 0)).collect(),
+            read_ahead,
             hp: d.reg("hp", h, 0),
             hline: d.reg("hline", h, 0),
+            htgt: d.reg("htgt", h, 0),
+            hv: d.reg("hv", h, 0),
             decl: d,
         }
     }
@@ -146,7 +162,11 @@ impl Block for GpuccMemPort {
     type Out<B: Backend> = PortOut<B>;
 
     fn module_name(&self) -> String {
-        "gpucc_mem_port".into()
+        if self.read_ahead {
+            "gpucc_mem_port_ra".into()
+        } else {
+            "gpucc_mem_port".into()
+        }
     }
 
     fn decl(&self) -> &Decl {
@@ -190,6 +210,20 @@ impl Block for GpuccMemPort {
         let ready = cx.name("ready", ld_ok | st_ok);
         let alloc = ld_ok & !hit;
         let use_slot = hit0.mux(z1, hit1.mux(one, alloc_slot));
+        // Read-ahead: a load of a buffered line whose other slot is free and
+        // does not hold the next line reads that line into it (not past the
+        // memory: `lim_line_i`).
+        let nline = line + cx.lit::<25>(1);
+        let n_in = (line.zext::<26>() + cx.lit::<26>(1)).ult(i.lim_line_i);
+        let ra_free = hit0.mux(free1, free0);
+        let o_has = hit0.mux(live(1) & st[1].0.eq(nline), live(0) & st[0].0.eq(nline));
+        let ra = if self.read_ahead {
+            cx.name("ra", ld_ok & hit & ra_free & !o_has & n_in)
+        } else {
+            z1
+        };
+        // The read-ahead's slot: the other one (1 when the hit is in slot 0).
+        let ra_slot = hit0;
         // The queue head.
         let qv: Vec<S<C, 6>> = self.q.iter().map(|&r| cx.q(r)).collect();
         let head = index(cx, &qv, hd);
@@ -224,9 +258,10 @@ impl Block for GpuccMemPort {
         for (s, &(_, v, snd, pend, refc)) in st.iter().enumerate() {
             let sl = self.slot[s];
             let me = if s == 0 { !use_slot } else { use_slot };
-            let al = alloc & me;
+            let ra_me = ra & if s == 0 { !ra_slot } else { ra_slot };
+            let al = (alloc & me) | ra_me;
             let fill = i.fill_valid_i & if s == 0 { !i.fill_slot_i } else { i.fill_slot_i };
-            cx.d_en(sl.tag, al, |_| line);
+            cx.d_en(sl.tag, al, |_| ra_me.mux(nline, line));
             // Stores and the clear invalidate; a fill validates.
             cx.d(sl.v, fill | (v & !al & !st_ok & !clear));
             let take = if s == 0 { take_rd0 } else { take_rd1 };
@@ -260,13 +295,29 @@ impl Block for GpuccMemPort {
         let ld_waits = is_ld & wc_v;
         let mark = wc_v & (other_line | ld_waits | i.flush_i | clear);
         cx.d(self.wc_snd, !take_wc & (wc_snd | mark));
-        // The hint: kept unless its line is live here.
+        // The prefetch walk: every line from `hline_q` up to the last hint's
+        // is prefetched in turn (sent, or dropped by `take_pf_i`), so a hint
+        // that comes while the port waits is not lost. A hint ahead of the
+        // walk (by less than WALK lines) moves its end; one a little behind
+        // it is old news; any other restarts the walk at the hinted line.
         let hp = cx.q(self.hp);
         let hline = cx.q(self.hline);
-        let hint_live = (live(0) & st[0].0.eq(i.pf_line_i)) | (live(1) & st[1].0.eq(i.pf_line_i));
-        let new_hint = i.pf_valid_i & !hint_live & !clear;
-        cx.d(self.hp, new_hint | (hp & !i.take_pf_i & !clear));
-        cx.d_en(self.hline, new_hint, |_| i.pf_line_i);
+        let htgt = cx.q(self.htgt);
+        let hv = cx.q(self.hv);
+        let step = i.take_pf_i & hp;
+        let p_cur = step.mux(hline + cx.lit::<25>(1), hline);
+        let hp_cur = step.mux(!hline.eq(htgt), hp);
+        let t26 = i.pf_tgt_i.zext::<26>();
+        let p26 = p_cur.zext::<26>();
+        let walk = cx.lit::<26>(WALK);
+        let near = hv & !t26.ult(p26) & (t26 - p26).ult(walk);
+        let behind = hv & t26.ult(p26) & !walk.ult(p26 - t26);
+        let new_hint = i.pf_valid_i & !clear;
+        let restart = new_hint & !near & !behind;
+        cx.d(self.hp, !clear & ((new_hint & !behind) | hp_cur));
+        cx.d(self.hline, restart.mux(i.pf_line_i, p_cur));
+        cx.d_en(self.htgt, new_hint & !behind, |_| i.pf_tgt_i);
+        cx.d(self.hv, !clear & (hv | new_hint));
         let idle = !wc_v & !hp & !loads_busy;
         let wr = want & !snd_any;
         let wmask: [S<C, 1>; 32] = std::array::from_fn(|w| wr & mask[w]);
@@ -287,6 +338,7 @@ impl Block for GpuccMemPort {
             load_o: ld_ok,
             hit_o: ld_ok & hit,
             store_o: st_ok,
+            ra_o: ra,
             idle_o: idle,
         }
     }

@@ -71,12 +71,15 @@ struct Harness {
 }
 
 impl Harness {
-    fn new(seed: u64, l1: L1Model, mem: Vec<u32>) -> Harness {
-        let mut sim = Sim::new(GpuccMem::new(64).unwrap()).unwrap();
+    /// The paper's front end (`ahead` 0, no read-ahead) or ours.
+    fn new(seed: u64, l1: L1Model, mem: Vec<u32>, mode: Mode) -> Harness {
+        let mut sim = Sim::new(GpuccMem::new(64, mode.ahead, mode.read_ahead).unwrap()).unwrap();
         sim.reset();
+        let mut inp: MemIn<Concrete> = zero_ports();
+        inp.gm_size_i = b(4 * mem.len() as u64);
         Harness {
             sim,
-            inp: zero_ports(),
+            inp,
             t: 0,
             rng: Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
             l1,
@@ -284,11 +287,28 @@ fn gen_run(rng: &mut Rng, reference: &mut [u32], n_ops: usize) -> Vec<Lsu> {
     lsus
 }
 
-fn random_traffic(seed: u64, l1: L1Model, gap_pct: u64, runs: usize) {
+/// Prefetch distance and read-ahead of the front end under test.
+#[derive(Debug, Clone, Copy)]
+struct Mode {
+    ahead: u32,
+    read_ahead: bool,
+}
+/// The paper's prefetcher: the hinted line, no read-ahead.
+const PAPER: Mode = Mode {
+    ahead: 0,
+    read_ahead: false,
+};
+/// The gpucc preset's.
+const PRESET: Mode = Mode {
+    ahead: 16,
+    read_ahead: true,
+};
+
+fn random_traffic(seed: u64, l1: L1Model, gap_pct: u64, runs: usize, mode: Mode) {
     let mut rng = Rng(seed ^ 0x5555_aaaa_1234_5678);
     let init: Vec<u32> = (0..WORDS).map(|_| rng.next() as u32).collect();
     let mut reference = init.clone();
-    let mut h = Harness::new(seed, l1, init);
+    let mut h = Harness::new(seed, l1, init, mode);
     let mut total_loads = 0u64;
     let mut total_stores = 0u64;
     for r in 0..runs {
@@ -320,11 +340,16 @@ fn random_traffic(seed: u64, l1: L1Model, gap_pct: u64, runs: usize) {
     assert_eq!(o.cnt_line_reads_o.to_u64(), h.seen.line_reads, "seed {seed}");
     assert_eq!(o.cnt_line_writes_o.to_u64(), h.seen.line_writes, "seed {seed}");
     assert_eq!(o.cnt_prefetch_o.to_u64(), h.seen.prefetches, "seed {seed}");
+    // Every load hit a buffered line or made a line read; the other line
+    // reads are read-aheads.
     assert_eq!(
         o.cnt_buf_hits_o.to_u64() + h.seen.line_reads,
-        total_loads,
+        total_loads + o.cnt_read_ahead_o.to_u64(),
         "seed {seed}"
     );
+    if !mode.read_ahead {
+        assert_eq!(o.cnt_read_ahead_o.to_u64(), 0);
+    }
     eprintln!(
         "seed {seed}: {total_loads} loads, {total_stores} stores, {} line reads, {} line writes, {} prefetches in {} hot cycles",
         h.seen.line_reads, h.seen.line_writes, h.seen.prefetches, h.t
@@ -347,7 +372,8 @@ fn random_traffic_matches_the_reference_memory() {
         (4, L1Model { ready_pct: 90, lat: 8 }, 80),
     ];
     for (seed, l1, gap) in cases {
-        random_traffic(seed, l1, gap, 3);
+        random_traffic(seed, l1, gap, 3, PAPER);
+        random_traffic(seed, l1, gap, 3, PRESET);
     }
 }
 
@@ -355,14 +381,21 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 6, ..Default::default() })]
     #[test]
     fn random_traffic_any_seed(seed in 5u64..u64::MAX, ready in 20u64..=100, lat in 1u64..100, gap in 0u64..100) {
-        random_traffic(seed, L1Model { ready_pct: ready, lat }, gap, 2);
+        random_traffic(seed, L1Model { ready_pct: ready, lat }, gap, 2, if seed % 2 == 0 { PAPER } else { PRESET });
     }
 }
 
 /// Sequential words: one line read per 32 loads, every load after the
-/// line's first a buffer hit; stores: one line write per 32 stores.
+/// line's first a buffer hit; stores: one line write per 32 stores. With
+/// read-ahead every line after a stream's first is read ahead, and one
+/// line past its end.
 #[test]
 fn sequential_words_make_one_line_request_per_32() {
+    sequential_words(PAPER);
+    sequential_words(PRESET);
+}
+
+fn sequential_words(mode: Mode) {
     let mut rng = Rng(77);
     let init: Vec<u32> = (0..WORDS).map(|_| rng.next() as u32).collect();
     let mut h = Harness::new(
@@ -372,6 +405,7 @@ fn sequential_words_make_one_line_request_per_32() {
             lat: 30,
         },
         init.clone(),
+        mode,
     );
     let lines_per_lsu = 4usize;
     let mut lsus: Vec<Lsu> = (0..PORTS)
@@ -403,7 +437,9 @@ fn sequential_words_make_one_line_request_per_32() {
         .collect();
     run_ops(&mut h, &mut lsus, 0, 200_000).unwrap();
     let loads = (PORTS / 2 * lines_per_lsu * 32) as u64;
-    assert_eq!(h.seen.line_reads, (PORTS / 2 * lines_per_lsu) as u64);
+    let streams = (PORTS / 2) as u64;
+    let extra = if mode.read_ahead { streams } else { 0 };
+    assert_eq!(h.seen.line_reads, streams * lines_per_lsu as u64 + extra);
     assert_eq!(h.seen.line_writes, (PORTS / 2 * lines_per_lsu) as u64);
     assert_eq!(h.seen.prefetches, 0);
     for j in (1..PORTS).step_by(2) {
@@ -414,7 +450,14 @@ fn sequential_words_make_one_line_request_per_32() {
     let o = h.step().unwrap();
     let o = if h.t % 2 == 1 { h.step().unwrap() } else { o };
     assert_eq!(o.cnt_loads_o.to_u64(), loads);
-    assert_eq!(o.cnt_buf_hits_o.to_u64(), loads - loads / 32);
+    let ra = o.cnt_read_ahead_o.to_u64();
+    if mode.read_ahead {
+        assert_eq!(ra, streams * lines_per_lsu as u64);
+        assert_eq!(o.cnt_buf_hits_o.to_u64(), loads - streams);
+    } else {
+        assert_eq!(ra, 0);
+        assert_eq!(o.cnt_buf_hits_o.to_u64(), loads - loads / 32);
+    }
 }
 
 /// A hint becomes a prefetch (an id of the pool, 32..63) before the load
@@ -429,6 +472,7 @@ fn hints_become_prefetches() {
             lat: 50,
         },
         init,
+        PAPER,
     );
     let mut lsus: Vec<Lsu> = (0..PORTS)
         .map(|_| Lsu {

@@ -480,7 +480,6 @@ module gpucc_mem_i64_p16_ra (
   wire n2896 = (n2891 | (~busy62_q));
   wire n2899 = ((~busy63_q) & (~n2896));
   wire n2901 = (n2896 | (~busy63_q));
-  wire n3015 = ((((((((((((((((1'h0 | u_port0_want_o) | u_port1_want_o) | u_port2_want_o) | u_port3_want_o) | u_port4_want_o) | u_port5_want_o) | u_port6_want_o) | u_port7_want_o) | u_port8_want_o) | u_port9_want_o) | u_port10_want_o) | u_port11_want_o) | u_port12_want_o) | u_port13_want_o) | u_port14_want_o) | u_port15_want_o);
   wire n3032 = ((((((((((((((((1'h0 | u_port0_out_write_o) | u_port1_out_write_o) | u_port2_out_write_o) | u_port3_out_write_o) | u_port4_out_write_o) | u_port5_out_write_o) | u_port6_out_write_o) | u_port7_out_write_o) | u_port8_out_write_o) | u_port9_out_write_o) | u_port10_out_write_o) | u_port11_out_write_o) | u_port12_out_write_o) | u_port13_out_write_o) | u_port14_out_write_o) | u_port15_out_write_o);
   wire n3054 = (u_port0_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port0_hint_line_o))) | (rv1_q & (rl1_q == u_port0_hint_line_o))) | (rv2_q & (rl2_q == u_port0_hint_line_o))) | (rv3_q & (rl3_q == u_port0_hint_line_o))));
   wire n3068 = (u_port1_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port1_hint_line_o))) | (rv1_q & (rl1_q == u_port1_hint_line_o))) | (rv2_q & (rl2_q == u_port1_hint_line_o))) | (rv3_q & (rl3_q == u_port1_hint_line_o))));
@@ -498,688 +497,705 @@ module gpucc_mem_i64_p16_ra (
   wire n3236 = (u_port13_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port13_hint_line_o))) | (rv1_q & (rl1_q == u_port13_hint_line_o))) | (rv2_q & (rl2_q == u_port13_hint_line_o))) | (rv3_q & (rl3_q == u_port13_hint_line_o))));
   wire n3250 = (u_port14_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port14_hint_line_o))) | (rv1_q & (rl1_q == u_port14_hint_line_o))) | (rv2_q & (rl2_q == u_port14_hint_line_o))) | (rv3_q & (rl3_q == u_port14_hint_line_o))));
   wire n3264 = (u_port15_want_pf_o & ((((1'h0 | (rv0_q & (rl0_q == u_port15_hint_line_o))) | (rv1_q & (rl1_q == u_port15_hint_line_o))) | (rv2_q & (rl2_q == u_port15_hint_line_o))) | (rv3_q & (rl3_q == u_port15_hint_line_o))));
-  wire n3314 = (n3032 ? u_port0_out_write_o : (n3015 ? u_port0_want_o : ((u_port0_want_pf_o & (~n3054)) & n2901)));
-  wire n3316 = (n3032 ? u_port1_out_write_o : (n3015 ? u_port1_want_o : ((u_port1_want_pf_o & (~n3068)) & n2901)));
-  wire n3318 = (n3032 ? u_port2_out_write_o : (n3015 ? u_port2_want_o : ((u_port2_want_pf_o & (~n3082)) & n2901)));
-  wire n3320 = (n3032 ? u_port3_out_write_o : (n3015 ? u_port3_want_o : ((u_port3_want_pf_o & (~n3096)) & n2901)));
-  wire n3322 = (n3032 ? u_port4_out_write_o : (n3015 ? u_port4_want_o : ((u_port4_want_pf_o & (~n3110)) & n2901)));
-  wire n3324 = (n3032 ? u_port5_out_write_o : (n3015 ? u_port5_want_o : ((u_port5_want_pf_o & (~n3124)) & n2901)));
-  wire n3326 = (n3032 ? u_port6_out_write_o : (n3015 ? u_port6_want_o : ((u_port6_want_pf_o & (~n3138)) & n2901)));
-  wire n3328 = (n3032 ? u_port7_out_write_o : (n3015 ? u_port7_want_o : ((u_port7_want_pf_o & (~n3152)) & n2901)));
-  wire n3330 = (n3032 ? u_port8_out_write_o : (n3015 ? u_port8_want_o : ((u_port8_want_pf_o & (~n3166)) & n2901)));
-  wire n3332 = (n3032 ? u_port9_out_write_o : (n3015 ? u_port9_want_o : ((u_port9_want_pf_o & (~n3180)) & n2901)));
-  wire n3334 = (n3032 ? u_port10_out_write_o : (n3015 ? u_port10_want_o : ((u_port10_want_pf_o & (~n3194)) & n2901)));
-  wire n3336 = (n3032 ? u_port11_out_write_o : (n3015 ? u_port11_want_o : ((u_port11_want_pf_o & (~n3208)) & n2901)));
-  wire n3338 = (n3032 ? u_port12_out_write_o : (n3015 ? u_port12_want_o : ((u_port12_want_pf_o & (~n3222)) & n2901)));
-  wire n3340 = (n3032 ? u_port13_out_write_o : (n3015 ? u_port13_want_o : ((u_port13_want_pf_o & (~n3236)) & n2901)));
-  wire n3342 = (n3032 ? u_port14_out_write_o : (n3015 ? u_port14_want_o : ((u_port14_want_pf_o & (~n3250)) & n2901)));
-  wire n3344 = (n3032 ? u_port15_out_write_o : (n3015 ? u_port15_want_o : ((u_port15_want_pf_o & (~n3264)) & n2901)));
-  wire n3349 = (n3314 & (~(4'h0 < rr_q)));
-  wire n3353 = (n3316 & (~(4'h1 < rr_q)));
-  wire n3357 = (n3318 & (~(4'h2 < rr_q)));
-  wire n3361 = (n3320 & (~(4'h3 < rr_q)));
-  wire n3365 = (n3322 & (~(4'h4 < rr_q)));
-  wire n3369 = (n3324 & (~(4'h5 < rr_q)));
-  wire n3373 = (n3326 & (~(4'h6 < rr_q)));
-  wire n3377 = (n3328 & (~(4'h7 < rr_q)));
-  wire n3381 = (n3330 & (~(4'h8 < rr_q)));
-  wire n3385 = (n3332 & (~(4'h9 < rr_q)));
-  wire n3389 = (n3334 & (~(4'ha < rr_q)));
-  wire n3393 = (n3336 & (~(4'hb < rr_q)));
-  wire n3397 = (n3338 & (~(4'hc < rr_q)));
-  wire n3401 = (n3340 & (~(4'hd < rr_q)));
-  wire n3405 = (n3342 & (~(4'he < rr_q)));
-  wire n3422 = ((((((((((((((((1'h0 | n3349) | n3353) | n3357) | n3361) | n3365) | n3369) | n3373) | n3377) | n3381) | n3385) | n3389) | n3393) | n3397) | n3401) | n3405) | n3344);
-  wire n3426 = (1'h0 | n3349);
-  wire n3429 = (n3426 | n3353);
-  wire n3432 = (n3429 | n3357);
-  wire n3435 = (n3432 | n3361);
-  wire n3438 = (n3435 | n3365);
-  wire n3441 = (n3438 | n3369);
-  wire n3444 = (n3441 | n3373);
-  wire n3447 = (n3444 | n3377);
-  wire n3450 = (n3447 | n3381);
-  wire n3453 = (n3450 | n3385);
-  wire n3456 = (n3453 | n3389);
-  wire n3459 = (n3456 | n3393);
-  wire n3462 = (n3459 | n3397);
-  wire n3465 = (n3462 | n3401);
-  wire n3475 = (1'h0 | n3314);
-  wire n3478 = (n3475 | n3316);
-  wire n3481 = (n3478 | n3318);
-  wire n3484 = (n3481 | n3320);
-  wire n3487 = (n3484 | n3322);
-  wire n3490 = (n3487 | n3324);
-  wire n3493 = (n3490 | n3326);
-  wire n3496 = (n3493 | n3328);
-  wire n3499 = (n3496 | n3330);
-  wire n3502 = (n3499 | n3332);
-  wire n3505 = (n3502 | n3334);
-  wire n3508 = (n3505 | n3336);
-  wire n3511 = (n3508 | n3338);
-  wire n3514 = (n3511 | n3340);
-  wire n3521 = (n3422 ? (n3349 & (~1'h0)) : (n3314 & (~1'h0)));
-  wire n3522 = (n3422 ? (n3353 & (~n3426)) : (n3316 & (~n3475)));
-  wire n3523 = (n3422 ? (n3357 & (~n3429)) : (n3318 & (~n3478)));
-  wire n3524 = (n3422 ? (n3361 & (~n3432)) : (n3320 & (~n3481)));
-  wire n3525 = (n3422 ? (n3365 & (~n3435)) : (n3322 & (~n3484)));
-  wire n3526 = (n3422 ? (n3369 & (~n3438)) : (n3324 & (~n3487)));
-  wire n3527 = (n3422 ? (n3373 & (~n3441)) : (n3326 & (~n3490)));
-  wire n3528 = (n3422 ? (n3377 & (~n3444)) : (n3328 & (~n3493)));
-  wire n3529 = (n3422 ? (n3381 & (~n3447)) : (n3330 & (~n3496)));
-  wire n3530 = (n3422 ? (n3385 & (~n3450)) : (n3332 & (~n3499)));
-  wire n3531 = (n3422 ? (n3389 & (~n3453)) : (n3334 & (~n3502)));
-  wire n3532 = (n3422 ? (n3393 & (~n3456)) : (n3336 & (~n3505)));
-  wire n3533 = (n3422 ? (n3397 & (~n3459)) : (n3338 & (~n3508)));
-  wire n3534 = (n3422 ? (n3401 & (~n3462)) : (n3340 & (~n3511)));
-  wire n3535 = (n3422 ? (n3405 & (~n3465)) : (n3342 & (~n3514)));
-  wire n3536 = (n3422 ? (n3344 & (~(n3465 | n3405))) : (n3344 & (~(n3514 | n3342))));
-  wire [3:0] grant_idx = ((((((((((((((((4'h0 | (n3521 ? 4'h0 : 4'h0)) | (n3522 ? 4'h1 : 4'h0)) | (n3523 ? 4'h2 : 4'h0)) | (n3524 ? 4'h3 : 4'h0)) | (n3525 ? 4'h4 : 4'h0)) | (n3526 ? 4'h5 : 4'h0)) | (n3527 ? 4'h6 : 4'h0)) | (n3528 ? 4'h7 : 4'h0)) | (n3529 ? 4'h8 : 4'h0)) | (n3530 ? 4'h9 : 4'h0)) | (n3531 ? 4'ha : 4'h0)) | (n3532 ? 4'hb : 4'h0)) | (n3533 ? 4'hc : 4'h0)) | (n3534 ? 4'hd : 4'h0)) | (n3535 ? 4'he : 4'h0)) | (n3536 ? 4'hf : 4'h0));
-  wire req_valid = ((((((((((((((((1'h0 | n3521) | n3522) | n3523) | n3524) | n3525) | n3526) | n3527) | n3528) | n3529) | n3530) | n3531) | n3532) | n3533) | n3534) | n3535) | n3536);
-  wire [3:0] n3607 = (grant_idx >> 4'h0);
-  wire n3608 = n3607[0];
-  wire [3:0] n3618 = (grant_idx >> 4'h1);
-  wire n3619 = n3618[0];
-  wire [3:0] n3625 = (grant_idx >> 4'h2);
-  wire n3626 = n3625[0];
-  wire [3:0] n3630 = (grant_idx >> 4'h3);
-  wire n3633 = ((n3630[0] ? (n3626 ? (n3619 ? (n3608 ? u_port15_out_write_o : u_port14_out_write_o) : (n3608 ? u_port13_out_write_o : u_port12_out_write_o)) : (n3619 ? (n3608 ? u_port11_out_write_o : u_port10_out_write_o) : (n3608 ? u_port9_out_write_o : u_port8_out_write_o))) : (n3626 ? (n3619 ? (n3608 ? u_port7_out_write_o : u_port6_out_write_o) : (n3608 ? u_port5_out_write_o : u_port4_out_write_o)) : (n3619 ? (n3608 ? u_port3_out_write_o : u_port2_out_write_o) : (n3608 ? u_port1_out_write_o : u_port0_out_write_o)))) & n3015);
-  wire [3:0] n3636 = (grant_idx >> 4'h0);
-  wire n3637 = n3636[0];
-  wire [3:0] n3647 = (grant_idx >> 4'h1);
-  wire n3648 = n3647[0];
-  wire [3:0] n3654 = (grant_idx >> 4'h2);
-  wire n3655 = n3654[0];
-  wire [3:0] n3659 = (grant_idx >> 4'h3);
-  wire [3:0] n3664 = (grant_idx >> 4'h0);
-  wire n3665 = n3664[0];
-  wire [3:0] n3675 = (grant_idx >> 4'h1);
-  wire n3676 = n3675[0];
-  wire [3:0] n3682 = (grant_idx >> 4'h2);
-  wire n3683 = n3682[0];
-  wire [3:0] n3687 = (grant_idx >> 4'h3);
-  wire [3:0] n3692 = (grant_idx >> 4'h0);
-  wire n3693 = n3692[0];
-  wire [3:0] n3703 = (grant_idx >> 4'h1);
-  wire n3704 = n3703[0];
-  wire [3:0] n3710 = (grant_idx >> 4'h2);
-  wire n3711 = n3710[0];
-  wire [3:0] n3715 = (grant_idx >> 4'h3);
-  wire [24:0] n3718 = (n3015 ? (n3687[0] ? (n3683 ? (n3676 ? (n3665 ? u_port15_out_line_o : u_port14_out_line_o) : (n3665 ? u_port13_out_line_o : u_port12_out_line_o)) : (n3676 ? (n3665 ? u_port11_out_line_o : u_port10_out_line_o) : (n3665 ? u_port9_out_line_o : u_port8_out_line_o))) : (n3683 ? (n3676 ? (n3665 ? u_port7_out_line_o : u_port6_out_line_o) : (n3665 ? u_port5_out_line_o : u_port4_out_line_o)) : (n3676 ? (n3665 ? u_port3_out_line_o : u_port2_out_line_o) : (n3665 ? u_port1_out_line_o : u_port0_out_line_o)))) : (n3715[0] ? (n3711 ? (n3704 ? (n3693 ? u_port15_hint_line_o : u_port14_hint_line_o) : (n3693 ? u_port13_hint_line_o : u_port12_hint_line_o)) : (n3704 ? (n3693 ? u_port11_hint_line_o : u_port10_hint_line_o) : (n3693 ? u_port9_hint_line_o : u_port8_hint_line_o))) : (n3711 ? (n3704 ? (n3693 ? u_port7_hint_line_o : u_port6_hint_line_o) : (n3693 ? u_port5_hint_line_o : u_port4_hint_line_o)) : (n3704 ? (n3693 ? u_port3_hint_line_o : u_port2_hint_line_o) : (n3693 ? u_port1_hint_line_o : u_port0_hint_line_o)))));
-  wire [3:0] n3728 = (grant_idx >> 4'h0);
-  wire n3729 = n3728[0];
-  wire [3:0] n3739 = (grant_idx >> 4'h1);
-  wire n3740 = n3739[0];
-  wire [3:0] n3746 = (grant_idx >> 4'h2);
-  wire n3747 = n3746[0];
-  wire [3:0] n3751 = (grant_idx >> 4'h3);
-  wire [3:0] n3757 = (grant_idx >> 4'h0);
-  wire n3758 = n3757[0];
-  wire [3:0] n3768 = (grant_idx >> 4'h1);
-  wire n3769 = n3768[0];
-  wire [3:0] n3775 = (grant_idx >> 4'h2);
-  wire n3776 = n3775[0];
-  wire [3:0] n3780 = (grant_idx >> 4'h3);
-  wire [3:0] n3786 = (grant_idx >> 4'h0);
-  wire n3787 = n3786[0];
-  wire [3:0] n3797 = (grant_idx >> 4'h1);
-  wire n3798 = n3797[0];
-  wire [3:0] n3804 = (grant_idx >> 4'h2);
-  wire n3805 = n3804[0];
-  wire [3:0] n3809 = (grant_idx >> 4'h3);
-  wire [3:0] n3815 = (grant_idx >> 4'h0);
-  wire n3816 = n3815[0];
-  wire [3:0] n3826 = (grant_idx >> 4'h1);
-  wire n3827 = n3826[0];
-  wire [3:0] n3833 = (grant_idx >> 4'h2);
-  wire n3834 = n3833[0];
-  wire [3:0] n3838 = (grant_idx >> 4'h3);
-  wire [3:0] n3844 = (grant_idx >> 4'h0);
-  wire n3845 = n3844[0];
-  wire [3:0] n3855 = (grant_idx >> 4'h1);
-  wire n3856 = n3855[0];
-  wire [3:0] n3862 = (grant_idx >> 4'h2);
-  wire n3863 = n3862[0];
-  wire [3:0] n3867 = (grant_idx >> 4'h3);
-  wire [3:0] n3873 = (grant_idx >> 4'h0);
-  wire n3874 = n3873[0];
-  wire [3:0] n3884 = (grant_idx >> 4'h1);
-  wire n3885 = n3884[0];
-  wire [3:0] n3891 = (grant_idx >> 4'h2);
-  wire n3892 = n3891[0];
-  wire [3:0] n3896 = (grant_idx >> 4'h3);
-  wire [3:0] n3902 = (grant_idx >> 4'h0);
-  wire n3903 = n3902[0];
-  wire [3:0] n3913 = (grant_idx >> 4'h1);
-  wire n3914 = n3913[0];
-  wire [3:0] n3920 = (grant_idx >> 4'h2);
-  wire n3921 = n3920[0];
-  wire [3:0] n3925 = (grant_idx >> 4'h3);
-  wire [3:0] n3931 = (grant_idx >> 4'h0);
-  wire n3932 = n3931[0];
-  wire [3:0] n3942 = (grant_idx >> 4'h1);
-  wire n3943 = n3942[0];
-  wire [3:0] n3949 = (grant_idx >> 4'h2);
-  wire n3950 = n3949[0];
-  wire [3:0] n3954 = (grant_idx >> 4'h3);
-  wire [3:0] n3960 = (grant_idx >> 4'h0);
-  wire n3961 = n3960[0];
-  wire [3:0] n3971 = (grant_idx >> 4'h1);
-  wire n3972 = n3971[0];
-  wire [3:0] n3978 = (grant_idx >> 4'h2);
-  wire n3979 = n3978[0];
-  wire [3:0] n3983 = (grant_idx >> 4'h3);
-  wire [3:0] n3989 = (grant_idx >> 4'h0);
-  wire n3990 = n3989[0];
-  wire [3:0] n4000 = (grant_idx >> 4'h1);
-  wire n4001 = n4000[0];
-  wire [3:0] n4007 = (grant_idx >> 4'h2);
-  wire n4008 = n4007[0];
-  wire [3:0] n4012 = (grant_idx >> 4'h3);
-  wire [3:0] n4018 = (grant_idx >> 4'h0);
-  wire n4019 = n4018[0];
-  wire [3:0] n4029 = (grant_idx >> 4'h1);
-  wire n4030 = n4029[0];
-  wire [3:0] n4036 = (grant_idx >> 4'h2);
-  wire n4037 = n4036[0];
-  wire [3:0] n4041 = (grant_idx >> 4'h3);
-  wire [3:0] n4047 = (grant_idx >> 4'h0);
-  wire n4048 = n4047[0];
-  wire [3:0] n4058 = (grant_idx >> 4'h1);
-  wire n4059 = n4058[0];
-  wire [3:0] n4065 = (grant_idx >> 4'h2);
-  wire n4066 = n4065[0];
-  wire [3:0] n4070 = (grant_idx >> 4'h3);
-  wire [3:0] n4076 = (grant_idx >> 4'h0);
-  wire n4077 = n4076[0];
-  wire [3:0] n4087 = (grant_idx >> 4'h1);
-  wire n4088 = n4087[0];
-  wire [3:0] n4094 = (grant_idx >> 4'h2);
-  wire n4095 = n4094[0];
-  wire [3:0] n4099 = (grant_idx >> 4'h3);
-  wire [3:0] n4105 = (grant_idx >> 4'h0);
-  wire n4106 = n4105[0];
-  wire [3:0] n4116 = (grant_idx >> 4'h1);
-  wire n4117 = n4116[0];
-  wire [3:0] n4123 = (grant_idx >> 4'h2);
-  wire n4124 = n4123[0];
-  wire [3:0] n4128 = (grant_idx >> 4'h3);
-  wire [3:0] n4134 = (grant_idx >> 4'h0);
-  wire n4135 = n4134[0];
-  wire [3:0] n4145 = (grant_idx >> 4'h1);
-  wire n4146 = n4145[0];
-  wire [3:0] n4152 = (grant_idx >> 4'h2);
-  wire n4153 = n4152[0];
-  wire [3:0] n4157 = (grant_idx >> 4'h3);
-  wire [3:0] n4163 = (grant_idx >> 4'h0);
-  wire n4164 = n4163[0];
-  wire [3:0] n4174 = (grant_idx >> 4'h1);
-  wire n4175 = n4174[0];
-  wire [3:0] n4181 = (grant_idx >> 4'h2);
-  wire n4182 = n4181[0];
-  wire [3:0] n4186 = (grant_idx >> 4'h3);
-  wire [3:0] n4192 = (grant_idx >> 4'h0);
-  wire n4193 = n4192[0];
-  wire [3:0] n4203 = (grant_idx >> 4'h1);
-  wire n4204 = n4203[0];
-  wire [3:0] n4210 = (grant_idx >> 4'h2);
-  wire n4211 = n4210[0];
-  wire [3:0] n4215 = (grant_idx >> 4'h3);
-  wire [3:0] n4221 = (grant_idx >> 4'h0);
-  wire n4222 = n4221[0];
-  wire [3:0] n4232 = (grant_idx >> 4'h1);
-  wire n4233 = n4232[0];
-  wire [3:0] n4239 = (grant_idx >> 4'h2);
-  wire n4240 = n4239[0];
-  wire [3:0] n4244 = (grant_idx >> 4'h3);
-  wire [3:0] n4250 = (grant_idx >> 4'h0);
-  wire n4251 = n4250[0];
-  wire [3:0] n4261 = (grant_idx >> 4'h1);
-  wire n4262 = n4261[0];
-  wire [3:0] n4268 = (grant_idx >> 4'h2);
-  wire n4269 = n4268[0];
-  wire [3:0] n4273 = (grant_idx >> 4'h3);
-  wire [3:0] n4279 = (grant_idx >> 4'h0);
-  wire n4280 = n4279[0];
-  wire [3:0] n4290 = (grant_idx >> 4'h1);
-  wire n4291 = n4290[0];
-  wire [3:0] n4297 = (grant_idx >> 4'h2);
-  wire n4298 = n4297[0];
-  wire [3:0] n4302 = (grant_idx >> 4'h3);
-  wire [3:0] n4308 = (grant_idx >> 4'h0);
-  wire n4309 = n4308[0];
-  wire [3:0] n4319 = (grant_idx >> 4'h1);
-  wire n4320 = n4319[0];
-  wire [3:0] n4326 = (grant_idx >> 4'h2);
-  wire n4327 = n4326[0];
-  wire [3:0] n4331 = (grant_idx >> 4'h3);
-  wire [3:0] n4337 = (grant_idx >> 4'h0);
-  wire n4338 = n4337[0];
-  wire [3:0] n4348 = (grant_idx >> 4'h1);
-  wire n4349 = n4348[0];
-  wire [3:0] n4355 = (grant_idx >> 4'h2);
-  wire n4356 = n4355[0];
-  wire [3:0] n4360 = (grant_idx >> 4'h3);
-  wire [3:0] n4366 = (grant_idx >> 4'h0);
-  wire n4367 = n4366[0];
-  wire [3:0] n4377 = (grant_idx >> 4'h1);
-  wire n4378 = n4377[0];
-  wire [3:0] n4384 = (grant_idx >> 4'h2);
-  wire n4385 = n4384[0];
-  wire [3:0] n4389 = (grant_idx >> 4'h3);
-  wire [3:0] n4395 = (grant_idx >> 4'h0);
-  wire n4396 = n4395[0];
-  wire [3:0] n4406 = (grant_idx >> 4'h1);
-  wire n4407 = n4406[0];
-  wire [3:0] n4413 = (grant_idx >> 4'h2);
-  wire n4414 = n4413[0];
-  wire [3:0] n4418 = (grant_idx >> 4'h3);
-  wire [3:0] n4424 = (grant_idx >> 4'h0);
-  wire n4425 = n4424[0];
-  wire [3:0] n4435 = (grant_idx >> 4'h1);
-  wire n4436 = n4435[0];
-  wire [3:0] n4442 = (grant_idx >> 4'h2);
-  wire n4443 = n4442[0];
-  wire [3:0] n4447 = (grant_idx >> 4'h3);
-  wire [3:0] n4453 = (grant_idx >> 4'h0);
-  wire n4454 = n4453[0];
-  wire [3:0] n4464 = (grant_idx >> 4'h1);
-  wire n4465 = n4464[0];
-  wire [3:0] n4471 = (grant_idx >> 4'h2);
-  wire n4472 = n4471[0];
-  wire [3:0] n4476 = (grant_idx >> 4'h3);
-  wire [3:0] n4482 = (grant_idx >> 4'h0);
-  wire n4483 = n4482[0];
-  wire [3:0] n4493 = (grant_idx >> 4'h1);
-  wire n4494 = n4493[0];
-  wire [3:0] n4500 = (grant_idx >> 4'h2);
-  wire n4501 = n4500[0];
-  wire [3:0] n4505 = (grant_idx >> 4'h3);
-  wire [3:0] n4511 = (grant_idx >> 4'h0);
-  wire n4512 = n4511[0];
-  wire [3:0] n4522 = (grant_idx >> 4'h1);
-  wire n4523 = n4522[0];
-  wire [3:0] n4529 = (grant_idx >> 4'h2);
-  wire n4530 = n4529[0];
-  wire [3:0] n4534 = (grant_idx >> 4'h3);
-  wire [3:0] n4540 = (grant_idx >> 4'h0);
-  wire n4541 = n4540[0];
-  wire [3:0] n4551 = (grant_idx >> 4'h1);
-  wire n4552 = n4551[0];
-  wire [3:0] n4558 = (grant_idx >> 4'h2);
-  wire n4559 = n4558[0];
-  wire [3:0] n4563 = (grant_idx >> 4'h3);
-  wire [3:0] n4569 = (grant_idx >> 4'h0);
-  wire n4570 = n4569[0];
-  wire [3:0] n4580 = (grant_idx >> 4'h1);
-  wire n4581 = n4580[0];
-  wire [3:0] n4587 = (grant_idx >> 4'h2);
-  wire n4588 = n4587[0];
-  wire [3:0] n4592 = (grant_idx >> 4'h3);
-  wire [3:0] n4598 = (grant_idx >> 4'h0);
-  wire n4599 = n4598[0];
-  wire [3:0] n4609 = (grant_idx >> 4'h1);
-  wire n4610 = n4609[0];
-  wire [3:0] n4616 = (grant_idx >> 4'h2);
-  wire n4617 = n4616[0];
-  wire [3:0] n4621 = (grant_idx >> 4'h3);
-  wire [3:0] n4627 = (grant_idx >> 4'h0);
-  wire n4628 = n4627[0];
-  wire [3:0] n4638 = (grant_idx >> 4'h1);
-  wire n4639 = n4638[0];
-  wire [3:0] n4645 = (grant_idx >> 4'h2);
-  wire n4646 = n4645[0];
-  wire [3:0] n4650 = (grant_idx >> 4'h3);
-  wire [3:0] n4656 = (grant_idx >> 4'h0);
-  wire n4657 = n4656[0];
-  wire [3:0] n4667 = (grant_idx >> 4'h1);
-  wire n4668 = n4667[0];
-  wire [3:0] n4674 = (grant_idx >> 4'h2);
-  wire n4675 = n4674[0];
-  wire [3:0] n4679 = (grant_idx >> 4'h3);
-  wire [3:0] n4685 = (grant_idx >> 4'h0);
-  wire n4686 = n4685[0];
-  wire [3:0] n4696 = (grant_idx >> 4'h1);
-  wire n4697 = n4696[0];
-  wire [3:0] n4703 = (grant_idx >> 4'h2);
-  wire n4704 = n4703[0];
-  wire [3:0] n4708 = (grant_idx >> 4'h3);
-  wire [3:0] n4714 = (grant_idx >> 4'h0);
-  wire n4715 = n4714[0];
-  wire [3:0] n4725 = (grant_idx >> 4'h1);
-  wire n4726 = n4725[0];
-  wire [3:0] n4732 = (grant_idx >> 4'h2);
-  wire n4733 = n4732[0];
-  wire [3:0] n4737 = (grant_idx >> 4'h3);
-  wire [3:0] n4743 = (grant_idx >> 4'h0);
-  wire n4744 = n4743[0];
-  wire [3:0] n4754 = (grant_idx >> 4'h1);
-  wire n4755 = n4754[0];
-  wire [3:0] n4761 = (grant_idx >> 4'h2);
-  wire n4762 = n4761[0];
-  wire [3:0] n4766 = (grant_idx >> 4'h3);
-  wire [3:0] n4772 = (grant_idx >> 4'h0);
-  wire n4773 = n4772[0];
-  wire [3:0] n4783 = (grant_idx >> 4'h1);
-  wire n4784 = n4783[0];
-  wire [3:0] n4790 = (grant_idx >> 4'h2);
-  wire n4791 = n4790[0];
-  wire [3:0] n4795 = (grant_idx >> 4'h3);
-  wire [3:0] n4801 = (grant_idx >> 4'h0);
-  wire n4802 = n4801[0];
-  wire [3:0] n4812 = (grant_idx >> 4'h1);
-  wire n4813 = n4812[0];
-  wire [3:0] n4819 = (grant_idx >> 4'h2);
-  wire n4820 = n4819[0];
-  wire [3:0] n4824 = (grant_idx >> 4'h3);
-  wire [3:0] n4830 = (grant_idx >> 4'h0);
-  wire n4831 = n4830[0];
-  wire [3:0] n4841 = (grant_idx >> 4'h1);
-  wire n4842 = n4841[0];
-  wire [3:0] n4848 = (grant_idx >> 4'h2);
-  wire n4849 = n4848[0];
-  wire [3:0] n4853 = (grant_idx >> 4'h3);
-  wire [3:0] n4859 = (grant_idx >> 4'h0);
-  wire n4860 = n4859[0];
-  wire [3:0] n4870 = (grant_idx >> 4'h1);
-  wire n4871 = n4870[0];
-  wire [3:0] n4877 = (grant_idx >> 4'h2);
-  wire n4878 = n4877[0];
-  wire [3:0] n4882 = (grant_idx >> 4'h3);
-  wire [3:0] n4888 = (grant_idx >> 4'h0);
-  wire n4889 = n4888[0];
-  wire [3:0] n4899 = (grant_idx >> 4'h1);
-  wire n4900 = n4899[0];
-  wire [3:0] n4906 = (grant_idx >> 4'h2);
-  wire n4907 = n4906[0];
-  wire [3:0] n4911 = (grant_idx >> 4'h3);
-  wire [3:0] n4917 = (grant_idx >> 4'h0);
-  wire n4918 = n4917[0];
-  wire [3:0] n4928 = (grant_idx >> 4'h1);
-  wire n4929 = n4928[0];
-  wire [3:0] n4935 = (grant_idx >> 4'h2);
-  wire n4936 = n4935[0];
-  wire [3:0] n4940 = (grant_idx >> 4'h3);
-  wire [3:0] n4946 = (grant_idx >> 4'h0);
-  wire n4947 = n4946[0];
-  wire [3:0] n4957 = (grant_idx >> 4'h1);
-  wire n4958 = n4957[0];
-  wire [3:0] n4964 = (grant_idx >> 4'h2);
-  wire n4965 = n4964[0];
-  wire [3:0] n4969 = (grant_idx >> 4'h3);
-  wire [3:0] n4975 = (grant_idx >> 4'h0);
-  wire n4976 = n4975[0];
-  wire [3:0] n4986 = (grant_idx >> 4'h1);
-  wire n4987 = n4986[0];
-  wire [3:0] n4993 = (grant_idx >> 4'h2);
-  wire n4994 = n4993[0];
-  wire [3:0] n4998 = (grant_idx >> 4'h3);
-  wire [3:0] n5004 = (grant_idx >> 4'h0);
-  wire n5005 = n5004[0];
-  wire [3:0] n5015 = (grant_idx >> 4'h1);
-  wire n5016 = n5015[0];
-  wire [3:0] n5022 = (grant_idx >> 4'h2);
-  wire n5023 = n5022[0];
-  wire [3:0] n5027 = (grant_idx >> 4'h3);
-  wire [3:0] n5033 = (grant_idx >> 4'h0);
-  wire n5034 = n5033[0];
-  wire [3:0] n5044 = (grant_idx >> 4'h1);
-  wire n5045 = n5044[0];
-  wire [3:0] n5051 = (grant_idx >> 4'h2);
-  wire n5052 = n5051[0];
-  wire [3:0] n5056 = (grant_idx >> 4'h3);
-  wire [3:0] n5062 = (grant_idx >> 4'h0);
-  wire n5063 = n5062[0];
-  wire [3:0] n5073 = (grant_idx >> 4'h1);
-  wire n5074 = n5073[0];
-  wire [3:0] n5080 = (grant_idx >> 4'h2);
-  wire n5081 = n5080[0];
-  wire [3:0] n5085 = (grant_idx >> 4'h3);
-  wire [3:0] n5091 = (grant_idx >> 4'h0);
-  wire n5092 = n5091[0];
-  wire [3:0] n5102 = (grant_idx >> 4'h1);
-  wire n5103 = n5102[0];
-  wire [3:0] n5109 = (grant_idx >> 4'h2);
-  wire n5110 = n5109[0];
-  wire [3:0] n5114 = (grant_idx >> 4'h3);
-  wire [3:0] n5120 = (grant_idx >> 4'h0);
-  wire n5121 = n5120[0];
-  wire [3:0] n5131 = (grant_idx >> 4'h1);
-  wire n5132 = n5131[0];
-  wire [3:0] n5138 = (grant_idx >> 4'h2);
-  wire n5139 = n5138[0];
-  wire [3:0] n5143 = (grant_idx >> 4'h3);
-  wire [3:0] n5149 = (grant_idx >> 4'h0);
-  wire n5150 = n5149[0];
-  wire [3:0] n5160 = (grant_idx >> 4'h1);
-  wire n5161 = n5160[0];
-  wire [3:0] n5167 = (grant_idx >> 4'h2);
-  wire n5168 = n5167[0];
-  wire [3:0] n5172 = (grant_idx >> 4'h3);
-  wire [3:0] n5178 = (grant_idx >> 4'h0);
-  wire n5179 = n5178[0];
-  wire [3:0] n5189 = (grant_idx >> 4'h1);
-  wire n5190 = n5189[0];
-  wire [3:0] n5196 = (grant_idx >> 4'h2);
-  wire n5197 = n5196[0];
-  wire [3:0] n5201 = (grant_idx >> 4'h3);
-  wire [3:0] n5207 = (grant_idx >> 4'h0);
-  wire n5208 = n5207[0];
-  wire [3:0] n5218 = (grant_idx >> 4'h1);
-  wire n5219 = n5218[0];
-  wire [3:0] n5225 = (grant_idx >> 4'h2);
-  wire n5226 = n5225[0];
-  wire [3:0] n5230 = (grant_idx >> 4'h3);
-  wire [3:0] n5236 = (grant_idx >> 4'h0);
-  wire n5237 = n5236[0];
-  wire [3:0] n5247 = (grant_idx >> 4'h1);
-  wire n5248 = n5247[0];
-  wire [3:0] n5254 = (grant_idx >> 4'h2);
-  wire n5255 = n5254[0];
-  wire [3:0] n5259 = (grant_idx >> 4'h3);
-  wire [3:0] n5265 = (grant_idx >> 4'h0);
-  wire n5266 = n5265[0];
-  wire [3:0] n5276 = (grant_idx >> 4'h1);
-  wire n5277 = n5276[0];
-  wire [3:0] n5283 = (grant_idx >> 4'h2);
-  wire n5284 = n5283[0];
-  wire [3:0] n5288 = (grant_idx >> 4'h3);
-  wire [3:0] n5294 = (grant_idx >> 4'h0);
-  wire n5295 = n5294[0];
-  wire [3:0] n5305 = (grant_idx >> 4'h1);
-  wire n5306 = n5305[0];
-  wire [3:0] n5312 = (grant_idx >> 4'h2);
-  wire n5313 = n5312[0];
-  wire [3:0] n5317 = (grant_idx >> 4'h3);
-  wire [3:0] n5323 = (grant_idx >> 4'h0);
-  wire n5324 = n5323[0];
-  wire [3:0] n5334 = (grant_idx >> 4'h1);
-  wire n5335 = n5334[0];
-  wire [3:0] n5341 = (grant_idx >> 4'h2);
-  wire n5342 = n5341[0];
-  wire [3:0] n5346 = (grant_idx >> 4'h3);
-  wire [3:0] n5352 = (grant_idx >> 4'h0);
-  wire n5353 = n5352[0];
-  wire [3:0] n5363 = (grant_idx >> 4'h1);
-  wire n5364 = n5363[0];
-  wire [3:0] n5370 = (grant_idx >> 4'h2);
-  wire n5371 = n5370[0];
-  wire [3:0] n5375 = (grant_idx >> 4'h3);
-  wire [3:0] n5381 = (grant_idx >> 4'h0);
-  wire n5382 = n5381[0];
-  wire [3:0] n5392 = (grant_idx >> 4'h1);
-  wire n5393 = n5392[0];
-  wire [3:0] n5399 = (grant_idx >> 4'h2);
-  wire n5400 = n5399[0];
-  wire [3:0] n5404 = (grant_idx >> 4'h3);
-  wire [3:0] n5410 = (grant_idx >> 4'h0);
-  wire n5411 = n5410[0];
-  wire [3:0] n5421 = (grant_idx >> 4'h1);
-  wire n5422 = n5421[0];
-  wire [3:0] n5428 = (grant_idx >> 4'h2);
-  wire n5429 = n5428[0];
-  wire [3:0] n5433 = (grant_idx >> 4'h3);
-  wire [3:0] n5439 = (grant_idx >> 4'h0);
-  wire n5440 = n5439[0];
-  wire [3:0] n5450 = (grant_idx >> 4'h1);
-  wire n5451 = n5450[0];
-  wire [3:0] n5457 = (grant_idx >> 4'h2);
-  wire n5458 = n5457[0];
-  wire [3:0] n5462 = (grant_idx >> 4'h3);
-  wire [3:0] n5468 = (grant_idx >> 4'h0);
-  wire n5469 = n5468[0];
-  wire [3:0] n5479 = (grant_idx >> 4'h1);
-  wire n5480 = n5479[0];
-  wire [3:0] n5486 = (grant_idx >> 4'h2);
-  wire n5487 = n5486[0];
-  wire [3:0] n5491 = (grant_idx >> 4'h3);
-  wire [3:0] n5497 = (grant_idx >> 4'h0);
-  wire n5498 = n5497[0];
-  wire [3:0] n5508 = (grant_idx >> 4'h1);
-  wire n5509 = n5508[0];
-  wire [3:0] n5515 = (grant_idx >> 4'h2);
-  wire n5516 = n5515[0];
-  wire [3:0] n5520 = (grant_idx >> 4'h3);
-  wire [3:0] n5526 = (grant_idx >> 4'h0);
-  wire n5527 = n5526[0];
-  wire [3:0] n5537 = (grant_idx >> 4'h1);
-  wire n5538 = n5537[0];
-  wire [3:0] n5544 = (grant_idx >> 4'h2);
-  wire n5545 = n5544[0];
-  wire [3:0] n5549 = (grant_idx >> 4'h3);
-  wire [3:0] n5555 = (grant_idx >> 4'h0);
-  wire n5556 = n5555[0];
-  wire [3:0] n5566 = (grant_idx >> 4'h1);
-  wire n5567 = n5566[0];
-  wire [3:0] n5573 = (grant_idx >> 4'h2);
-  wire n5574 = n5573[0];
-  wire [3:0] n5578 = (grant_idx >> 4'h3);
+  wire n3267 = ((u_port0_want_pf_o & (~n3054)) & n2901);
+  wire n3270 = ((u_port1_want_pf_o & (~n3068)) & n2901);
+  wire n3273 = ((u_port2_want_pf_o & (~n3082)) & n2901);
+  wire n3276 = ((u_port3_want_pf_o & (~n3096)) & n2901);
+  wire n3279 = ((u_port4_want_pf_o & (~n3110)) & n2901);
+  wire n3282 = ((u_port5_want_pf_o & (~n3124)) & n2901);
+  wire n3285 = ((u_port6_want_pf_o & (~n3138)) & n2901);
+  wire n3288 = ((u_port7_want_pf_o & (~n3152)) & n2901);
+  wire n3291 = ((u_port8_want_pf_o & (~n3166)) & n2901);
+  wire n3294 = ((u_port9_want_pf_o & (~n3180)) & n2901);
+  wire n3297 = ((u_port10_want_pf_o & (~n3194)) & n2901);
+  wire n3300 = ((u_port11_want_pf_o & (~n3208)) & n2901);
+  wire n3303 = ((u_port12_want_pf_o & (~n3222)) & n2901);
+  wire n3306 = ((u_port13_want_pf_o & (~n3236)) & n2901);
+  wire n3309 = ((u_port14_want_pf_o & (~n3250)) & n2901);
+  wire n3312 = ((u_port15_want_pf_o & (~n3264)) & n2901);
+  wire n3332 = (n3032 | ((~((((((((((((((((1'h0 | n3267) | n3270) | n3273) | n3276) | n3279) | n3282) | n3285) | n3288) | n3291) | n3294) | n3297) | n3300) | n3303) | n3306) | n3309) | n3312)) & ((((((((((((((((1'h0 | u_port0_want_o) | u_port1_want_o) | u_port2_want_o) | u_port3_want_o) | u_port4_want_o) | u_port5_want_o) | u_port6_want_o) | u_port7_want_o) | u_port8_want_o) | u_port9_want_o) | u_port10_want_o) | u_port11_want_o) | u_port12_want_o) | u_port13_want_o) | u_port14_want_o) | u_port15_want_o)));
+  wire n3334 = (n3032 ? u_port0_out_write_o : (n3332 ? u_port0_want_o : n3267));
+  wire n3336 = (n3032 ? u_port1_out_write_o : (n3332 ? u_port1_want_o : n3270));
+  wire n3338 = (n3032 ? u_port2_out_write_o : (n3332 ? u_port2_want_o : n3273));
+  wire n3340 = (n3032 ? u_port3_out_write_o : (n3332 ? u_port3_want_o : n3276));
+  wire n3342 = (n3032 ? u_port4_out_write_o : (n3332 ? u_port4_want_o : n3279));
+  wire n3344 = (n3032 ? u_port5_out_write_o : (n3332 ? u_port5_want_o : n3282));
+  wire n3346 = (n3032 ? u_port6_out_write_o : (n3332 ? u_port6_want_o : n3285));
+  wire n3348 = (n3032 ? u_port7_out_write_o : (n3332 ? u_port7_want_o : n3288));
+  wire n3350 = (n3032 ? u_port8_out_write_o : (n3332 ? u_port8_want_o : n3291));
+  wire n3352 = (n3032 ? u_port9_out_write_o : (n3332 ? u_port9_want_o : n3294));
+  wire n3354 = (n3032 ? u_port10_out_write_o : (n3332 ? u_port10_want_o : n3297));
+  wire n3356 = (n3032 ? u_port11_out_write_o : (n3332 ? u_port11_want_o : n3300));
+  wire n3358 = (n3032 ? u_port12_out_write_o : (n3332 ? u_port12_want_o : n3303));
+  wire n3360 = (n3032 ? u_port13_out_write_o : (n3332 ? u_port13_want_o : n3306));
+  wire n3362 = (n3032 ? u_port14_out_write_o : (n3332 ? u_port14_want_o : n3309));
+  wire n3364 = (n3032 ? u_port15_out_write_o : (n3332 ? u_port15_want_o : n3312));
+  wire n3369 = (n3334 & (~(4'h0 < rr_q)));
+  wire n3373 = (n3336 & (~(4'h1 < rr_q)));
+  wire n3377 = (n3338 & (~(4'h2 < rr_q)));
+  wire n3381 = (n3340 & (~(4'h3 < rr_q)));
+  wire n3385 = (n3342 & (~(4'h4 < rr_q)));
+  wire n3389 = (n3344 & (~(4'h5 < rr_q)));
+  wire n3393 = (n3346 & (~(4'h6 < rr_q)));
+  wire n3397 = (n3348 & (~(4'h7 < rr_q)));
+  wire n3401 = (n3350 & (~(4'h8 < rr_q)));
+  wire n3405 = (n3352 & (~(4'h9 < rr_q)));
+  wire n3409 = (n3354 & (~(4'ha < rr_q)));
+  wire n3413 = (n3356 & (~(4'hb < rr_q)));
+  wire n3417 = (n3358 & (~(4'hc < rr_q)));
+  wire n3421 = (n3360 & (~(4'hd < rr_q)));
+  wire n3425 = (n3362 & (~(4'he < rr_q)));
+  wire n3442 = ((((((((((((((((1'h0 | n3369) | n3373) | n3377) | n3381) | n3385) | n3389) | n3393) | n3397) | n3401) | n3405) | n3409) | n3413) | n3417) | n3421) | n3425) | n3364);
+  wire n3446 = (1'h0 | n3369);
+  wire n3449 = (n3446 | n3373);
+  wire n3452 = (n3449 | n3377);
+  wire n3455 = (n3452 | n3381);
+  wire n3458 = (n3455 | n3385);
+  wire n3461 = (n3458 | n3389);
+  wire n3464 = (n3461 | n3393);
+  wire n3467 = (n3464 | n3397);
+  wire n3470 = (n3467 | n3401);
+  wire n3473 = (n3470 | n3405);
+  wire n3476 = (n3473 | n3409);
+  wire n3479 = (n3476 | n3413);
+  wire n3482 = (n3479 | n3417);
+  wire n3485 = (n3482 | n3421);
+  wire n3495 = (1'h0 | n3334);
+  wire n3498 = (n3495 | n3336);
+  wire n3501 = (n3498 | n3338);
+  wire n3504 = (n3501 | n3340);
+  wire n3507 = (n3504 | n3342);
+  wire n3510 = (n3507 | n3344);
+  wire n3513 = (n3510 | n3346);
+  wire n3516 = (n3513 | n3348);
+  wire n3519 = (n3516 | n3350);
+  wire n3522 = (n3519 | n3352);
+  wire n3525 = (n3522 | n3354);
+  wire n3528 = (n3525 | n3356);
+  wire n3531 = (n3528 | n3358);
+  wire n3534 = (n3531 | n3360);
+  wire n3541 = (n3442 ? (n3369 & (~1'h0)) : (n3334 & (~1'h0)));
+  wire n3542 = (n3442 ? (n3373 & (~n3446)) : (n3336 & (~n3495)));
+  wire n3543 = (n3442 ? (n3377 & (~n3449)) : (n3338 & (~n3498)));
+  wire n3544 = (n3442 ? (n3381 & (~n3452)) : (n3340 & (~n3501)));
+  wire n3545 = (n3442 ? (n3385 & (~n3455)) : (n3342 & (~n3504)));
+  wire n3546 = (n3442 ? (n3389 & (~n3458)) : (n3344 & (~n3507)));
+  wire n3547 = (n3442 ? (n3393 & (~n3461)) : (n3346 & (~n3510)));
+  wire n3548 = (n3442 ? (n3397 & (~n3464)) : (n3348 & (~n3513)));
+  wire n3549 = (n3442 ? (n3401 & (~n3467)) : (n3350 & (~n3516)));
+  wire n3550 = (n3442 ? (n3405 & (~n3470)) : (n3352 & (~n3519)));
+  wire n3551 = (n3442 ? (n3409 & (~n3473)) : (n3354 & (~n3522)));
+  wire n3552 = (n3442 ? (n3413 & (~n3476)) : (n3356 & (~n3525)));
+  wire n3553 = (n3442 ? (n3417 & (~n3479)) : (n3358 & (~n3528)));
+  wire n3554 = (n3442 ? (n3421 & (~n3482)) : (n3360 & (~n3531)));
+  wire n3555 = (n3442 ? (n3425 & (~n3485)) : (n3362 & (~n3534)));
+  wire n3556 = (n3442 ? (n3364 & (~(n3485 | n3425))) : (n3364 & (~(n3534 | n3362))));
+  wire [3:0] grant_idx = ((((((((((((((((4'h0 | (n3541 ? 4'h0 : 4'h0)) | (n3542 ? 4'h1 : 4'h0)) | (n3543 ? 4'h2 : 4'h0)) | (n3544 ? 4'h3 : 4'h0)) | (n3545 ? 4'h4 : 4'h0)) | (n3546 ? 4'h5 : 4'h0)) | (n3547 ? 4'h6 : 4'h0)) | (n3548 ? 4'h7 : 4'h0)) | (n3549 ? 4'h8 : 4'h0)) | (n3550 ? 4'h9 : 4'h0)) | (n3551 ? 4'ha : 4'h0)) | (n3552 ? 4'hb : 4'h0)) | (n3553 ? 4'hc : 4'h0)) | (n3554 ? 4'hd : 4'h0)) | (n3555 ? 4'he : 4'h0)) | (n3556 ? 4'hf : 4'h0));
+  wire req_valid = ((((((((((((((((1'h0 | n3541) | n3542) | n3543) | n3544) | n3545) | n3546) | n3547) | n3548) | n3549) | n3550) | n3551) | n3552) | n3553) | n3554) | n3555) | n3556);
+  wire [3:0] n3627 = (grant_idx >> 4'h0);
+  wire n3628 = n3627[0];
+  wire [3:0] n3638 = (grant_idx >> 4'h1);
+  wire n3639 = n3638[0];
+  wire [3:0] n3645 = (grant_idx >> 4'h2);
+  wire n3646 = n3645[0];
+  wire [3:0] n3650 = (grant_idx >> 4'h3);
+  wire n3653 = ((n3650[0] ? (n3646 ? (n3639 ? (n3628 ? u_port15_out_write_o : u_port14_out_write_o) : (n3628 ? u_port13_out_write_o : u_port12_out_write_o)) : (n3639 ? (n3628 ? u_port11_out_write_o : u_port10_out_write_o) : (n3628 ? u_port9_out_write_o : u_port8_out_write_o))) : (n3646 ? (n3639 ? (n3628 ? u_port7_out_write_o : u_port6_out_write_o) : (n3628 ? u_port5_out_write_o : u_port4_out_write_o)) : (n3639 ? (n3628 ? u_port3_out_write_o : u_port2_out_write_o) : (n3628 ? u_port1_out_write_o : u_port0_out_write_o)))) & n3332);
+  wire [3:0] n3656 = (grant_idx >> 4'h0);
+  wire n3657 = n3656[0];
+  wire [3:0] n3667 = (grant_idx >> 4'h1);
+  wire n3668 = n3667[0];
+  wire [3:0] n3674 = (grant_idx >> 4'h2);
+  wire n3675 = n3674[0];
+  wire [3:0] n3679 = (grant_idx >> 4'h3);
+  wire [3:0] n3684 = (grant_idx >> 4'h0);
+  wire n3685 = n3684[0];
+  wire [3:0] n3695 = (grant_idx >> 4'h1);
+  wire n3696 = n3695[0];
+  wire [3:0] n3702 = (grant_idx >> 4'h2);
+  wire n3703 = n3702[0];
+  wire [3:0] n3707 = (grant_idx >> 4'h3);
+  wire [3:0] n3712 = (grant_idx >> 4'h0);
+  wire n3713 = n3712[0];
+  wire [3:0] n3723 = (grant_idx >> 4'h1);
+  wire n3724 = n3723[0];
+  wire [3:0] n3730 = (grant_idx >> 4'h2);
+  wire n3731 = n3730[0];
+  wire [3:0] n3735 = (grant_idx >> 4'h3);
+  wire [24:0] n3738 = (n3332 ? (n3707[0] ? (n3703 ? (n3696 ? (n3685 ? u_port15_out_line_o : u_port14_out_line_o) : (n3685 ? u_port13_out_line_o : u_port12_out_line_o)) : (n3696 ? (n3685 ? u_port11_out_line_o : u_port10_out_line_o) : (n3685 ? u_port9_out_line_o : u_port8_out_line_o))) : (n3703 ? (n3696 ? (n3685 ? u_port7_out_line_o : u_port6_out_line_o) : (n3685 ? u_port5_out_line_o : u_port4_out_line_o)) : (n3696 ? (n3685 ? u_port3_out_line_o : u_port2_out_line_o) : (n3685 ? u_port1_out_line_o : u_port0_out_line_o)))) : (n3735[0] ? (n3731 ? (n3724 ? (n3713 ? u_port15_hint_line_o : u_port14_hint_line_o) : (n3713 ? u_port13_hint_line_o : u_port12_hint_line_o)) : (n3724 ? (n3713 ? u_port11_hint_line_o : u_port10_hint_line_o) : (n3713 ? u_port9_hint_line_o : u_port8_hint_line_o))) : (n3731 ? (n3724 ? (n3713 ? u_port7_hint_line_o : u_port6_hint_line_o) : (n3713 ? u_port5_hint_line_o : u_port4_hint_line_o)) : (n3724 ? (n3713 ? u_port3_hint_line_o : u_port2_hint_line_o) : (n3713 ? u_port1_hint_line_o : u_port0_hint_line_o)))));
+  wire [3:0] n3748 = (grant_idx >> 4'h0);
+  wire n3749 = n3748[0];
+  wire [3:0] n3759 = (grant_idx >> 4'h1);
+  wire n3760 = n3759[0];
+  wire [3:0] n3766 = (grant_idx >> 4'h2);
+  wire n3767 = n3766[0];
+  wire [3:0] n3771 = (grant_idx >> 4'h3);
+  wire [3:0] n3777 = (grant_idx >> 4'h0);
+  wire n3778 = n3777[0];
+  wire [3:0] n3788 = (grant_idx >> 4'h1);
+  wire n3789 = n3788[0];
+  wire [3:0] n3795 = (grant_idx >> 4'h2);
+  wire n3796 = n3795[0];
+  wire [3:0] n3800 = (grant_idx >> 4'h3);
+  wire [3:0] n3806 = (grant_idx >> 4'h0);
+  wire n3807 = n3806[0];
+  wire [3:0] n3817 = (grant_idx >> 4'h1);
+  wire n3818 = n3817[0];
+  wire [3:0] n3824 = (grant_idx >> 4'h2);
+  wire n3825 = n3824[0];
+  wire [3:0] n3829 = (grant_idx >> 4'h3);
+  wire [3:0] n3835 = (grant_idx >> 4'h0);
+  wire n3836 = n3835[0];
+  wire [3:0] n3846 = (grant_idx >> 4'h1);
+  wire n3847 = n3846[0];
+  wire [3:0] n3853 = (grant_idx >> 4'h2);
+  wire n3854 = n3853[0];
+  wire [3:0] n3858 = (grant_idx >> 4'h3);
+  wire [3:0] n3864 = (grant_idx >> 4'h0);
+  wire n3865 = n3864[0];
+  wire [3:0] n3875 = (grant_idx >> 4'h1);
+  wire n3876 = n3875[0];
+  wire [3:0] n3882 = (grant_idx >> 4'h2);
+  wire n3883 = n3882[0];
+  wire [3:0] n3887 = (grant_idx >> 4'h3);
+  wire [3:0] n3893 = (grant_idx >> 4'h0);
+  wire n3894 = n3893[0];
+  wire [3:0] n3904 = (grant_idx >> 4'h1);
+  wire n3905 = n3904[0];
+  wire [3:0] n3911 = (grant_idx >> 4'h2);
+  wire n3912 = n3911[0];
+  wire [3:0] n3916 = (grant_idx >> 4'h3);
+  wire [3:0] n3922 = (grant_idx >> 4'h0);
+  wire n3923 = n3922[0];
+  wire [3:0] n3933 = (grant_idx >> 4'h1);
+  wire n3934 = n3933[0];
+  wire [3:0] n3940 = (grant_idx >> 4'h2);
+  wire n3941 = n3940[0];
+  wire [3:0] n3945 = (grant_idx >> 4'h3);
+  wire [3:0] n3951 = (grant_idx >> 4'h0);
+  wire n3952 = n3951[0];
+  wire [3:0] n3962 = (grant_idx >> 4'h1);
+  wire n3963 = n3962[0];
+  wire [3:0] n3969 = (grant_idx >> 4'h2);
+  wire n3970 = n3969[0];
+  wire [3:0] n3974 = (grant_idx >> 4'h3);
+  wire [3:0] n3980 = (grant_idx >> 4'h0);
+  wire n3981 = n3980[0];
+  wire [3:0] n3991 = (grant_idx >> 4'h1);
+  wire n3992 = n3991[0];
+  wire [3:0] n3998 = (grant_idx >> 4'h2);
+  wire n3999 = n3998[0];
+  wire [3:0] n4003 = (grant_idx >> 4'h3);
+  wire [3:0] n4009 = (grant_idx >> 4'h0);
+  wire n4010 = n4009[0];
+  wire [3:0] n4020 = (grant_idx >> 4'h1);
+  wire n4021 = n4020[0];
+  wire [3:0] n4027 = (grant_idx >> 4'h2);
+  wire n4028 = n4027[0];
+  wire [3:0] n4032 = (grant_idx >> 4'h3);
+  wire [3:0] n4038 = (grant_idx >> 4'h0);
+  wire n4039 = n4038[0];
+  wire [3:0] n4049 = (grant_idx >> 4'h1);
+  wire n4050 = n4049[0];
+  wire [3:0] n4056 = (grant_idx >> 4'h2);
+  wire n4057 = n4056[0];
+  wire [3:0] n4061 = (grant_idx >> 4'h3);
+  wire [3:0] n4067 = (grant_idx >> 4'h0);
+  wire n4068 = n4067[0];
+  wire [3:0] n4078 = (grant_idx >> 4'h1);
+  wire n4079 = n4078[0];
+  wire [3:0] n4085 = (grant_idx >> 4'h2);
+  wire n4086 = n4085[0];
+  wire [3:0] n4090 = (grant_idx >> 4'h3);
+  wire [3:0] n4096 = (grant_idx >> 4'h0);
+  wire n4097 = n4096[0];
+  wire [3:0] n4107 = (grant_idx >> 4'h1);
+  wire n4108 = n4107[0];
+  wire [3:0] n4114 = (grant_idx >> 4'h2);
+  wire n4115 = n4114[0];
+  wire [3:0] n4119 = (grant_idx >> 4'h3);
+  wire [3:0] n4125 = (grant_idx >> 4'h0);
+  wire n4126 = n4125[0];
+  wire [3:0] n4136 = (grant_idx >> 4'h1);
+  wire n4137 = n4136[0];
+  wire [3:0] n4143 = (grant_idx >> 4'h2);
+  wire n4144 = n4143[0];
+  wire [3:0] n4148 = (grant_idx >> 4'h3);
+  wire [3:0] n4154 = (grant_idx >> 4'h0);
+  wire n4155 = n4154[0];
+  wire [3:0] n4165 = (grant_idx >> 4'h1);
+  wire n4166 = n4165[0];
+  wire [3:0] n4172 = (grant_idx >> 4'h2);
+  wire n4173 = n4172[0];
+  wire [3:0] n4177 = (grant_idx >> 4'h3);
+  wire [3:0] n4183 = (grant_idx >> 4'h0);
+  wire n4184 = n4183[0];
+  wire [3:0] n4194 = (grant_idx >> 4'h1);
+  wire n4195 = n4194[0];
+  wire [3:0] n4201 = (grant_idx >> 4'h2);
+  wire n4202 = n4201[0];
+  wire [3:0] n4206 = (grant_idx >> 4'h3);
+  wire [3:0] n4212 = (grant_idx >> 4'h0);
+  wire n4213 = n4212[0];
+  wire [3:0] n4223 = (grant_idx >> 4'h1);
+  wire n4224 = n4223[0];
+  wire [3:0] n4230 = (grant_idx >> 4'h2);
+  wire n4231 = n4230[0];
+  wire [3:0] n4235 = (grant_idx >> 4'h3);
+  wire [3:0] n4241 = (grant_idx >> 4'h0);
+  wire n4242 = n4241[0];
+  wire [3:0] n4252 = (grant_idx >> 4'h1);
+  wire n4253 = n4252[0];
+  wire [3:0] n4259 = (grant_idx >> 4'h2);
+  wire n4260 = n4259[0];
+  wire [3:0] n4264 = (grant_idx >> 4'h3);
+  wire [3:0] n4270 = (grant_idx >> 4'h0);
+  wire n4271 = n4270[0];
+  wire [3:0] n4281 = (grant_idx >> 4'h1);
+  wire n4282 = n4281[0];
+  wire [3:0] n4288 = (grant_idx >> 4'h2);
+  wire n4289 = n4288[0];
+  wire [3:0] n4293 = (grant_idx >> 4'h3);
+  wire [3:0] n4299 = (grant_idx >> 4'h0);
+  wire n4300 = n4299[0];
+  wire [3:0] n4310 = (grant_idx >> 4'h1);
+  wire n4311 = n4310[0];
+  wire [3:0] n4317 = (grant_idx >> 4'h2);
+  wire n4318 = n4317[0];
+  wire [3:0] n4322 = (grant_idx >> 4'h3);
+  wire [3:0] n4328 = (grant_idx >> 4'h0);
+  wire n4329 = n4328[0];
+  wire [3:0] n4339 = (grant_idx >> 4'h1);
+  wire n4340 = n4339[0];
+  wire [3:0] n4346 = (grant_idx >> 4'h2);
+  wire n4347 = n4346[0];
+  wire [3:0] n4351 = (grant_idx >> 4'h3);
+  wire [3:0] n4357 = (grant_idx >> 4'h0);
+  wire n4358 = n4357[0];
+  wire [3:0] n4368 = (grant_idx >> 4'h1);
+  wire n4369 = n4368[0];
+  wire [3:0] n4375 = (grant_idx >> 4'h2);
+  wire n4376 = n4375[0];
+  wire [3:0] n4380 = (grant_idx >> 4'h3);
+  wire [3:0] n4386 = (grant_idx >> 4'h0);
+  wire n4387 = n4386[0];
+  wire [3:0] n4397 = (grant_idx >> 4'h1);
+  wire n4398 = n4397[0];
+  wire [3:0] n4404 = (grant_idx >> 4'h2);
+  wire n4405 = n4404[0];
+  wire [3:0] n4409 = (grant_idx >> 4'h3);
+  wire [3:0] n4415 = (grant_idx >> 4'h0);
+  wire n4416 = n4415[0];
+  wire [3:0] n4426 = (grant_idx >> 4'h1);
+  wire n4427 = n4426[0];
+  wire [3:0] n4433 = (grant_idx >> 4'h2);
+  wire n4434 = n4433[0];
+  wire [3:0] n4438 = (grant_idx >> 4'h3);
+  wire [3:0] n4444 = (grant_idx >> 4'h0);
+  wire n4445 = n4444[0];
+  wire [3:0] n4455 = (grant_idx >> 4'h1);
+  wire n4456 = n4455[0];
+  wire [3:0] n4462 = (grant_idx >> 4'h2);
+  wire n4463 = n4462[0];
+  wire [3:0] n4467 = (grant_idx >> 4'h3);
+  wire [3:0] n4473 = (grant_idx >> 4'h0);
+  wire n4474 = n4473[0];
+  wire [3:0] n4484 = (grant_idx >> 4'h1);
+  wire n4485 = n4484[0];
+  wire [3:0] n4491 = (grant_idx >> 4'h2);
+  wire n4492 = n4491[0];
+  wire [3:0] n4496 = (grant_idx >> 4'h3);
+  wire [3:0] n4502 = (grant_idx >> 4'h0);
+  wire n4503 = n4502[0];
+  wire [3:0] n4513 = (grant_idx >> 4'h1);
+  wire n4514 = n4513[0];
+  wire [3:0] n4520 = (grant_idx >> 4'h2);
+  wire n4521 = n4520[0];
+  wire [3:0] n4525 = (grant_idx >> 4'h3);
+  wire [3:0] n4531 = (grant_idx >> 4'h0);
+  wire n4532 = n4531[0];
+  wire [3:0] n4542 = (grant_idx >> 4'h1);
+  wire n4543 = n4542[0];
+  wire [3:0] n4549 = (grant_idx >> 4'h2);
+  wire n4550 = n4549[0];
+  wire [3:0] n4554 = (grant_idx >> 4'h3);
+  wire [3:0] n4560 = (grant_idx >> 4'h0);
+  wire n4561 = n4560[0];
+  wire [3:0] n4571 = (grant_idx >> 4'h1);
+  wire n4572 = n4571[0];
+  wire [3:0] n4578 = (grant_idx >> 4'h2);
+  wire n4579 = n4578[0];
+  wire [3:0] n4583 = (grant_idx >> 4'h3);
+  wire [3:0] n4589 = (grant_idx >> 4'h0);
+  wire n4590 = n4589[0];
+  wire [3:0] n4600 = (grant_idx >> 4'h1);
+  wire n4601 = n4600[0];
+  wire [3:0] n4607 = (grant_idx >> 4'h2);
+  wire n4608 = n4607[0];
+  wire [3:0] n4612 = (grant_idx >> 4'h3);
+  wire [3:0] n4618 = (grant_idx >> 4'h0);
+  wire n4619 = n4618[0];
+  wire [3:0] n4629 = (grant_idx >> 4'h1);
+  wire n4630 = n4629[0];
+  wire [3:0] n4636 = (grant_idx >> 4'h2);
+  wire n4637 = n4636[0];
+  wire [3:0] n4641 = (grant_idx >> 4'h3);
+  wire [3:0] n4647 = (grant_idx >> 4'h0);
+  wire n4648 = n4647[0];
+  wire [3:0] n4658 = (grant_idx >> 4'h1);
+  wire n4659 = n4658[0];
+  wire [3:0] n4665 = (grant_idx >> 4'h2);
+  wire n4666 = n4665[0];
+  wire [3:0] n4670 = (grant_idx >> 4'h3);
+  wire [3:0] n4676 = (grant_idx >> 4'h0);
+  wire n4677 = n4676[0];
+  wire [3:0] n4687 = (grant_idx >> 4'h1);
+  wire n4688 = n4687[0];
+  wire [3:0] n4694 = (grant_idx >> 4'h2);
+  wire n4695 = n4694[0];
+  wire [3:0] n4699 = (grant_idx >> 4'h3);
+  wire [3:0] n4705 = (grant_idx >> 4'h0);
+  wire n4706 = n4705[0];
+  wire [3:0] n4716 = (grant_idx >> 4'h1);
+  wire n4717 = n4716[0];
+  wire [3:0] n4723 = (grant_idx >> 4'h2);
+  wire n4724 = n4723[0];
+  wire [3:0] n4728 = (grant_idx >> 4'h3);
+  wire [3:0] n4734 = (grant_idx >> 4'h0);
+  wire n4735 = n4734[0];
+  wire [3:0] n4745 = (grant_idx >> 4'h1);
+  wire n4746 = n4745[0];
+  wire [3:0] n4752 = (grant_idx >> 4'h2);
+  wire n4753 = n4752[0];
+  wire [3:0] n4757 = (grant_idx >> 4'h3);
+  wire [3:0] n4763 = (grant_idx >> 4'h0);
+  wire n4764 = n4763[0];
+  wire [3:0] n4774 = (grant_idx >> 4'h1);
+  wire n4775 = n4774[0];
+  wire [3:0] n4781 = (grant_idx >> 4'h2);
+  wire n4782 = n4781[0];
+  wire [3:0] n4786 = (grant_idx >> 4'h3);
+  wire [3:0] n4792 = (grant_idx >> 4'h0);
+  wire n4793 = n4792[0];
+  wire [3:0] n4803 = (grant_idx >> 4'h1);
+  wire n4804 = n4803[0];
+  wire [3:0] n4810 = (grant_idx >> 4'h2);
+  wire n4811 = n4810[0];
+  wire [3:0] n4815 = (grant_idx >> 4'h3);
+  wire [3:0] n4821 = (grant_idx >> 4'h0);
+  wire n4822 = n4821[0];
+  wire [3:0] n4832 = (grant_idx >> 4'h1);
+  wire n4833 = n4832[0];
+  wire [3:0] n4839 = (grant_idx >> 4'h2);
+  wire n4840 = n4839[0];
+  wire [3:0] n4844 = (grant_idx >> 4'h3);
+  wire [3:0] n4850 = (grant_idx >> 4'h0);
+  wire n4851 = n4850[0];
+  wire [3:0] n4861 = (grant_idx >> 4'h1);
+  wire n4862 = n4861[0];
+  wire [3:0] n4868 = (grant_idx >> 4'h2);
+  wire n4869 = n4868[0];
+  wire [3:0] n4873 = (grant_idx >> 4'h3);
+  wire [3:0] n4879 = (grant_idx >> 4'h0);
+  wire n4880 = n4879[0];
+  wire [3:0] n4890 = (grant_idx >> 4'h1);
+  wire n4891 = n4890[0];
+  wire [3:0] n4897 = (grant_idx >> 4'h2);
+  wire n4898 = n4897[0];
+  wire [3:0] n4902 = (grant_idx >> 4'h3);
+  wire [3:0] n4908 = (grant_idx >> 4'h0);
+  wire n4909 = n4908[0];
+  wire [3:0] n4919 = (grant_idx >> 4'h1);
+  wire n4920 = n4919[0];
+  wire [3:0] n4926 = (grant_idx >> 4'h2);
+  wire n4927 = n4926[0];
+  wire [3:0] n4931 = (grant_idx >> 4'h3);
+  wire [3:0] n4937 = (grant_idx >> 4'h0);
+  wire n4938 = n4937[0];
+  wire [3:0] n4948 = (grant_idx >> 4'h1);
+  wire n4949 = n4948[0];
+  wire [3:0] n4955 = (grant_idx >> 4'h2);
+  wire n4956 = n4955[0];
+  wire [3:0] n4960 = (grant_idx >> 4'h3);
+  wire [3:0] n4966 = (grant_idx >> 4'h0);
+  wire n4967 = n4966[0];
+  wire [3:0] n4977 = (grant_idx >> 4'h1);
+  wire n4978 = n4977[0];
+  wire [3:0] n4984 = (grant_idx >> 4'h2);
+  wire n4985 = n4984[0];
+  wire [3:0] n4989 = (grant_idx >> 4'h3);
+  wire [3:0] n4995 = (grant_idx >> 4'h0);
+  wire n4996 = n4995[0];
+  wire [3:0] n5006 = (grant_idx >> 4'h1);
+  wire n5007 = n5006[0];
+  wire [3:0] n5013 = (grant_idx >> 4'h2);
+  wire n5014 = n5013[0];
+  wire [3:0] n5018 = (grant_idx >> 4'h3);
+  wire [3:0] n5024 = (grant_idx >> 4'h0);
+  wire n5025 = n5024[0];
+  wire [3:0] n5035 = (grant_idx >> 4'h1);
+  wire n5036 = n5035[0];
+  wire [3:0] n5042 = (grant_idx >> 4'h2);
+  wire n5043 = n5042[0];
+  wire [3:0] n5047 = (grant_idx >> 4'h3);
+  wire [3:0] n5053 = (grant_idx >> 4'h0);
+  wire n5054 = n5053[0];
+  wire [3:0] n5064 = (grant_idx >> 4'h1);
+  wire n5065 = n5064[0];
+  wire [3:0] n5071 = (grant_idx >> 4'h2);
+  wire n5072 = n5071[0];
+  wire [3:0] n5076 = (grant_idx >> 4'h3);
+  wire [3:0] n5082 = (grant_idx >> 4'h0);
+  wire n5083 = n5082[0];
+  wire [3:0] n5093 = (grant_idx >> 4'h1);
+  wire n5094 = n5093[0];
+  wire [3:0] n5100 = (grant_idx >> 4'h2);
+  wire n5101 = n5100[0];
+  wire [3:0] n5105 = (grant_idx >> 4'h3);
+  wire [3:0] n5111 = (grant_idx >> 4'h0);
+  wire n5112 = n5111[0];
+  wire [3:0] n5122 = (grant_idx >> 4'h1);
+  wire n5123 = n5122[0];
+  wire [3:0] n5129 = (grant_idx >> 4'h2);
+  wire n5130 = n5129[0];
+  wire [3:0] n5134 = (grant_idx >> 4'h3);
+  wire [3:0] n5140 = (grant_idx >> 4'h0);
+  wire n5141 = n5140[0];
+  wire [3:0] n5151 = (grant_idx >> 4'h1);
+  wire n5152 = n5151[0];
+  wire [3:0] n5158 = (grant_idx >> 4'h2);
+  wire n5159 = n5158[0];
+  wire [3:0] n5163 = (grant_idx >> 4'h3);
+  wire [3:0] n5169 = (grant_idx >> 4'h0);
+  wire n5170 = n5169[0];
+  wire [3:0] n5180 = (grant_idx >> 4'h1);
+  wire n5181 = n5180[0];
+  wire [3:0] n5187 = (grant_idx >> 4'h2);
+  wire n5188 = n5187[0];
+  wire [3:0] n5192 = (grant_idx >> 4'h3);
+  wire [3:0] n5198 = (grant_idx >> 4'h0);
+  wire n5199 = n5198[0];
+  wire [3:0] n5209 = (grant_idx >> 4'h1);
+  wire n5210 = n5209[0];
+  wire [3:0] n5216 = (grant_idx >> 4'h2);
+  wire n5217 = n5216[0];
+  wire [3:0] n5221 = (grant_idx >> 4'h3);
+  wire [3:0] n5227 = (grant_idx >> 4'h0);
+  wire n5228 = n5227[0];
+  wire [3:0] n5238 = (grant_idx >> 4'h1);
+  wire n5239 = n5238[0];
+  wire [3:0] n5245 = (grant_idx >> 4'h2);
+  wire n5246 = n5245[0];
+  wire [3:0] n5250 = (grant_idx >> 4'h3);
+  wire [3:0] n5256 = (grant_idx >> 4'h0);
+  wire n5257 = n5256[0];
+  wire [3:0] n5267 = (grant_idx >> 4'h1);
+  wire n5268 = n5267[0];
+  wire [3:0] n5274 = (grant_idx >> 4'h2);
+  wire n5275 = n5274[0];
+  wire [3:0] n5279 = (grant_idx >> 4'h3);
+  wire [3:0] n5285 = (grant_idx >> 4'h0);
+  wire n5286 = n5285[0];
+  wire [3:0] n5296 = (grant_idx >> 4'h1);
+  wire n5297 = n5296[0];
+  wire [3:0] n5303 = (grant_idx >> 4'h2);
+  wire n5304 = n5303[0];
+  wire [3:0] n5308 = (grant_idx >> 4'h3);
+  wire [3:0] n5314 = (grant_idx >> 4'h0);
+  wire n5315 = n5314[0];
+  wire [3:0] n5325 = (grant_idx >> 4'h1);
+  wire n5326 = n5325[0];
+  wire [3:0] n5332 = (grant_idx >> 4'h2);
+  wire n5333 = n5332[0];
+  wire [3:0] n5337 = (grant_idx >> 4'h3);
+  wire [3:0] n5343 = (grant_idx >> 4'h0);
+  wire n5344 = n5343[0];
+  wire [3:0] n5354 = (grant_idx >> 4'h1);
+  wire n5355 = n5354[0];
+  wire [3:0] n5361 = (grant_idx >> 4'h2);
+  wire n5362 = n5361[0];
+  wire [3:0] n5366 = (grant_idx >> 4'h3);
+  wire [3:0] n5372 = (grant_idx >> 4'h0);
+  wire n5373 = n5372[0];
+  wire [3:0] n5383 = (grant_idx >> 4'h1);
+  wire n5384 = n5383[0];
+  wire [3:0] n5390 = (grant_idx >> 4'h2);
+  wire n5391 = n5390[0];
+  wire [3:0] n5395 = (grant_idx >> 4'h3);
+  wire [3:0] n5401 = (grant_idx >> 4'h0);
+  wire n5402 = n5401[0];
+  wire [3:0] n5412 = (grant_idx >> 4'h1);
+  wire n5413 = n5412[0];
+  wire [3:0] n5419 = (grant_idx >> 4'h2);
+  wire n5420 = n5419[0];
+  wire [3:0] n5424 = (grant_idx >> 4'h3);
+  wire [3:0] n5430 = (grant_idx >> 4'h0);
+  wire n5431 = n5430[0];
+  wire [3:0] n5441 = (grant_idx >> 4'h1);
+  wire n5442 = n5441[0];
+  wire [3:0] n5448 = (grant_idx >> 4'h2);
+  wire n5449 = n5448[0];
+  wire [3:0] n5453 = (grant_idx >> 4'h3);
+  wire [3:0] n5459 = (grant_idx >> 4'h0);
+  wire n5460 = n5459[0];
+  wire [3:0] n5470 = (grant_idx >> 4'h1);
+  wire n5471 = n5470[0];
+  wire [3:0] n5477 = (grant_idx >> 4'h2);
+  wire n5478 = n5477[0];
+  wire [3:0] n5482 = (grant_idx >> 4'h3);
+  wire [3:0] n5488 = (grant_idx >> 4'h0);
+  wire n5489 = n5488[0];
+  wire [3:0] n5499 = (grant_idx >> 4'h1);
+  wire n5500 = n5499[0];
+  wire [3:0] n5506 = (grant_idx >> 4'h2);
+  wire n5507 = n5506[0];
+  wire [3:0] n5511 = (grant_idx >> 4'h3);
+  wire [3:0] n5517 = (grant_idx >> 4'h0);
+  wire n5518 = n5517[0];
+  wire [3:0] n5528 = (grant_idx >> 4'h1);
+  wire n5529 = n5528[0];
+  wire [3:0] n5535 = (grant_idx >> 4'h2);
+  wire n5536 = n5535[0];
+  wire [3:0] n5540 = (grant_idx >> 4'h3);
+  wire [3:0] n5546 = (grant_idx >> 4'h0);
+  wire n5547 = n5546[0];
+  wire [3:0] n5557 = (grant_idx >> 4'h1);
+  wire n5558 = n5557[0];
+  wire [3:0] n5564 = (grant_idx >> 4'h2);
+  wire n5565 = n5564[0];
+  wire [3:0] n5569 = (grant_idx >> 4'h3);
+  wire [3:0] n5575 = (grant_idx >> 4'h0);
+  wire n5576 = n5575[0];
+  wire [3:0] n5586 = (grant_idx >> 4'h1);
+  wire n5587 = n5586[0];
+  wire [3:0] n5593 = (grant_idx >> 4'h2);
+  wire n5594 = n5593[0];
+  wire [3:0] n5598 = (grant_idx >> 4'h3);
   wire taken = ((core_edge & l1_req_ready_i) & req_valid);
-  wire n5588 = (taken & n3015);
-  wire n5590 = (taken & (~n3015));
-  wire n5818 = (n5590 & (rp_q == 2'h0));
-  wire n5826 = (n5590 & (rp_q == 2'h1));
-  wire n5834 = (n5590 & (rp_q == 2'h2));
-  wire n5842 = (n5590 & (rp_q == 2'h3));
-  wire n5853 = (n147 & (n148 < 8'h20));
-  wire [3:0] n5854 = n148[4:1];
-  wire n5855 = n148[0];
-  wire [31:0] n5856 = l1_resp_rdata_i[31:0];  // crossing into the hot domain
-  wire [31:0] n5857 = l1_resp_rdata_i[63:32];  // crossing into the hot domain
-  wire [31:0] n5858 = l1_resp_rdata_i[95:64];  // crossing into the hot domain
-  wire [31:0] n5859 = l1_resp_rdata_i[127:96];  // crossing into the hot domain
-  wire [31:0] n5860 = l1_resp_rdata_i[159:128];  // crossing into the hot domain
-  wire [31:0] n5861 = l1_resp_rdata_i[191:160];  // crossing into the hot domain
-  wire [31:0] n5862 = l1_resp_rdata_i[223:192];  // crossing into the hot domain
-  wire [31:0] n5863 = l1_resp_rdata_i[255:224];  // crossing into the hot domain
-  wire [31:0] n5864 = l1_resp_rdata_i[287:256];  // crossing into the hot domain
-  wire [31:0] n5865 = l1_resp_rdata_i[319:288];  // crossing into the hot domain
-  wire [31:0] n5866 = l1_resp_rdata_i[351:320];  // crossing into the hot domain
-  wire [31:0] n5867 = l1_resp_rdata_i[383:352];  // crossing into the hot domain
-  wire [31:0] n5868 = l1_resp_rdata_i[415:384];  // crossing into the hot domain
-  wire [31:0] n5869 = l1_resp_rdata_i[447:416];  // crossing into the hot domain
-  wire [31:0] n5870 = l1_resp_rdata_i[479:448];  // crossing into the hot domain
-  wire [31:0] n5871 = l1_resp_rdata_i[511:480];  // crossing into the hot domain
-  wire [31:0] n5872 = l1_resp_rdata_i[543:512];  // crossing into the hot domain
-  wire [31:0] n5873 = l1_resp_rdata_i[575:544];  // crossing into the hot domain
-  wire [31:0] n5874 = l1_resp_rdata_i[607:576];  // crossing into the hot domain
-  wire [31:0] n5875 = l1_resp_rdata_i[639:608];  // crossing into the hot domain
-  wire [31:0] n5876 = l1_resp_rdata_i[671:640];  // crossing into the hot domain
-  wire [31:0] n5877 = l1_resp_rdata_i[703:672];  // crossing into the hot domain
-  wire [31:0] n5878 = l1_resp_rdata_i[735:704];  // crossing into the hot domain
-  wire [31:0] n5879 = l1_resp_rdata_i[767:736];  // crossing into the hot domain
-  wire [31:0] n5880 = l1_resp_rdata_i[799:768];  // crossing into the hot domain
-  wire [31:0] n5881 = l1_resp_rdata_i[831:800];  // crossing into the hot domain
-  wire [31:0] n5882 = l1_resp_rdata_i[863:832];  // crossing into the hot domain
-  wire [31:0] n5883 = l1_resp_rdata_i[895:864];  // crossing into the hot domain
-  wire [31:0] n5884 = l1_resp_rdata_i[927:896];  // crossing into the hot domain
-  wire [31:0] n5885 = l1_resp_rdata_i[959:928];  // crossing into the hot domain
-  wire [31:0] n5886 = l1_resp_rdata_i[991:960];  // crossing into the hot domain
-  wire [31:0] n5887 = l1_resp_rdata_i[1023:992];  // crossing into the hot domain
-  wire [32:0] n5891 = ({{1{1'b0}}, gm_size_i} + 33'h00000007f);
-  wire [25:0] n5892 = n5891[32:7];
-  wire [25:0] n5895 = (n5892 - 26'h0000001);
-  wire [25:0] n5897 = ({{1{1'b0}}, n86} + 26'h0000010);
-  wire [25:0] n5899 = ((n5897 < n5892) ? n5897 : n5895);
-  wire [25:0] n5902 = ({{1{1'b0}}, n87} + 26'h0000010);
-  wire [25:0] n5904 = ((n5902 < n5892) ? n5902 : n5895);
-  wire [25:0] n5907 = ({{1{1'b0}}, n88} + 26'h0000010);
-  wire [25:0] n5909 = ((n5907 < n5892) ? n5907 : n5895);
-  wire [25:0] n5912 = ({{1{1'b0}}, n89} + 26'h0000010);
-  wire [25:0] n5914 = ((n5912 < n5892) ? n5912 : n5895);
-  wire [25:0] n5917 = ({{1{1'b0}}, n90} + 26'h0000010);
-  wire [25:0] n5919 = ((n5917 < n5892) ? n5917 : n5895);
-  wire [25:0] n5922 = ({{1{1'b0}}, n91} + 26'h0000010);
-  wire [25:0] n5924 = ((n5922 < n5892) ? n5922 : n5895);
-  wire [25:0] n5927 = ({{1{1'b0}}, n92} + 26'h0000010);
-  wire [25:0] n5929 = ((n5927 < n5892) ? n5927 : n5895);
-  wire [25:0] n5932 = ({{1{1'b0}}, n93} + 26'h0000010);
-  wire [25:0] n5934 = ((n5932 < n5892) ? n5932 : n5895);
-  wire [25:0] n5937 = ({{1{1'b0}}, n94} + 26'h0000010);
-  wire [25:0] n5939 = ((n5937 < n5892) ? n5937 : n5895);
-  wire [25:0] n5942 = ({{1{1'b0}}, n95} + 26'h0000010);
-  wire [25:0] n5944 = ((n5942 < n5892) ? n5942 : n5895);
-  wire [25:0] n5947 = ({{1{1'b0}}, n96} + 26'h0000010);
-  wire [25:0] n5949 = ((n5947 < n5892) ? n5947 : n5895);
-  wire [25:0] n5952 = ({{1{1'b0}}, n97} + 26'h0000010);
-  wire [25:0] n5954 = ((n5952 < n5892) ? n5952 : n5895);
-  wire [25:0] n5957 = ({{1{1'b0}}, n98} + 26'h0000010);
-  wire [25:0] n5959 = ((n5957 < n5892) ? n5957 : n5895);
-  wire [25:0] n5962 = ({{1{1'b0}}, n99} + 26'h0000010);
-  wire [25:0] n5964 = ((n5962 < n5892) ? n5962 : n5895);
-  wire [25:0] n5967 = ({{1{1'b0}}, n100} + 26'h0000010);
-  wire [25:0] n5969 = ((n5967 < n5892) ? n5967 : n5895);
-  wire [25:0] n5972 = ({{1{1'b0}}, n101} + 26'h0000010);
-  wire [25:0] n5974 = ((n5972 < n5892) ? n5972 : n5895);
+  wire n5608 = (taken & n3332);
+  wire n5610 = (taken & (~n3332));
+  wire n5838 = (n5610 & (rp_q == 2'h0));
+  wire n5846 = (n5610 & (rp_q == 2'h1));
+  wire n5854 = (n5610 & (rp_q == 2'h2));
+  wire n5862 = (n5610 & (rp_q == 2'h3));
+  wire n5873 = (n147 & (n148 < 8'h20));
+  wire [3:0] n5874 = n148[4:1];
+  wire n5875 = n148[0];
+  wire [31:0] n5876 = l1_resp_rdata_i[31:0];  // crossing into the hot domain
+  wire [31:0] n5877 = l1_resp_rdata_i[63:32];  // crossing into the hot domain
+  wire [31:0] n5878 = l1_resp_rdata_i[95:64];  // crossing into the hot domain
+  wire [31:0] n5879 = l1_resp_rdata_i[127:96];  // crossing into the hot domain
+  wire [31:0] n5880 = l1_resp_rdata_i[159:128];  // crossing into the hot domain
+  wire [31:0] n5881 = l1_resp_rdata_i[191:160];  // crossing into the hot domain
+  wire [31:0] n5882 = l1_resp_rdata_i[223:192];  // crossing into the hot domain
+  wire [31:0] n5883 = l1_resp_rdata_i[255:224];  // crossing into the hot domain
+  wire [31:0] n5884 = l1_resp_rdata_i[287:256];  // crossing into the hot domain
+  wire [31:0] n5885 = l1_resp_rdata_i[319:288];  // crossing into the hot domain
+  wire [31:0] n5886 = l1_resp_rdata_i[351:320];  // crossing into the hot domain
+  wire [31:0] n5887 = l1_resp_rdata_i[383:352];  // crossing into the hot domain
+  wire [31:0] n5888 = l1_resp_rdata_i[415:384];  // crossing into the hot domain
+  wire [31:0] n5889 = l1_resp_rdata_i[447:416];  // crossing into the hot domain
+  wire [31:0] n5890 = l1_resp_rdata_i[479:448];  // crossing into the hot domain
+  wire [31:0] n5891 = l1_resp_rdata_i[511:480];  // crossing into the hot domain
+  wire [31:0] n5892 = l1_resp_rdata_i[543:512];  // crossing into the hot domain
+  wire [31:0] n5893 = l1_resp_rdata_i[575:544];  // crossing into the hot domain
+  wire [31:0] n5894 = l1_resp_rdata_i[607:576];  // crossing into the hot domain
+  wire [31:0] n5895 = l1_resp_rdata_i[639:608];  // crossing into the hot domain
+  wire [31:0] n5896 = l1_resp_rdata_i[671:640];  // crossing into the hot domain
+  wire [31:0] n5897 = l1_resp_rdata_i[703:672];  // crossing into the hot domain
+  wire [31:0] n5898 = l1_resp_rdata_i[735:704];  // crossing into the hot domain
+  wire [31:0] n5899 = l1_resp_rdata_i[767:736];  // crossing into the hot domain
+  wire [31:0] n5900 = l1_resp_rdata_i[799:768];  // crossing into the hot domain
+  wire [31:0] n5901 = l1_resp_rdata_i[831:800];  // crossing into the hot domain
+  wire [31:0] n5902 = l1_resp_rdata_i[863:832];  // crossing into the hot domain
+  wire [31:0] n5903 = l1_resp_rdata_i[895:864];  // crossing into the hot domain
+  wire [31:0] n5904 = l1_resp_rdata_i[927:896];  // crossing into the hot domain
+  wire [31:0] n5905 = l1_resp_rdata_i[959:928];  // crossing into the hot domain
+  wire [31:0] n5906 = l1_resp_rdata_i[991:960];  // crossing into the hot domain
+  wire [31:0] n5907 = l1_resp_rdata_i[1023:992];  // crossing into the hot domain
+  wire [32:0] n5911 = ({{1{1'b0}}, gm_size_i} + 33'h00000007f);
+  wire [25:0] n5912 = n5911[32:7];
+  wire [25:0] n5915 = (n5912 - 26'h0000001);
+  wire [25:0] n5917 = ({{1{1'b0}}, n86} + 26'h0000010);
+  wire [25:0] n5919 = ((n5917 < n5912) ? n5917 : n5915);
+  wire [25:0] n5922 = ({{1{1'b0}}, n87} + 26'h0000010);
+  wire [25:0] n5924 = ((n5922 < n5912) ? n5922 : n5915);
+  wire [25:0] n5927 = ({{1{1'b0}}, n88} + 26'h0000010);
+  wire [25:0] n5929 = ((n5927 < n5912) ? n5927 : n5915);
+  wire [25:0] n5932 = ({{1{1'b0}}, n89} + 26'h0000010);
+  wire [25:0] n5934 = ((n5932 < n5912) ? n5932 : n5915);
+  wire [25:0] n5937 = ({{1{1'b0}}, n90} + 26'h0000010);
+  wire [25:0] n5939 = ((n5937 < n5912) ? n5937 : n5915);
+  wire [25:0] n5942 = ({{1{1'b0}}, n91} + 26'h0000010);
+  wire [25:0] n5944 = ((n5942 < n5912) ? n5942 : n5915);
+  wire [25:0] n5947 = ({{1{1'b0}}, n92} + 26'h0000010);
+  wire [25:0] n5949 = ((n5947 < n5912) ? n5947 : n5915);
+  wire [25:0] n5952 = ({{1{1'b0}}, n93} + 26'h0000010);
+  wire [25:0] n5954 = ((n5952 < n5912) ? n5952 : n5915);
+  wire [25:0] n5957 = ({{1{1'b0}}, n94} + 26'h0000010);
+  wire [25:0] n5959 = ((n5957 < n5912) ? n5957 : n5915);
+  wire [25:0] n5962 = ({{1{1'b0}}, n95} + 26'h0000010);
+  wire [25:0] n5964 = ((n5962 < n5912) ? n5962 : n5915);
+  wire [25:0] n5967 = ({{1{1'b0}}, n96} + 26'h0000010);
+  wire [25:0] n5969 = ((n5967 < n5912) ? n5967 : n5915);
+  wire [25:0] n5972 = ({{1{1'b0}}, n97} + 26'h0000010);
+  wire [25:0] n5974 = ((n5972 < n5912) ? n5972 : n5915);
+  wire [25:0] n5977 = ({{1{1'b0}}, n98} + 26'h0000010);
+  wire [25:0] n5979 = ((n5977 < n5912) ? n5977 : n5915);
+  wire [25:0] n5982 = ({{1{1'b0}}, n99} + 26'h0000010);
+  wire [25:0] n5984 = ((n5982 < n5912) ? n5982 : n5915);
+  wire [25:0] n5987 = ({{1{1'b0}}, n100} + 26'h0000010);
+  wire [25:0] n5989 = ((n5987 < n5912) ? n5987 : n5915);
+  wire [25:0] n5992 = ({{1{1'b0}}, n101} + 26'h0000010);
+  wire [25:0] n5994 = ((n5992 < n5912) ? n5992 : n5915);
   wire idle = (((((((((((((((((~((((((((((((((((((((((((((((((((1'h0 | busy32_q) | busy33_q) | busy34_q) | busy35_q) | busy36_q) | busy37_q) | busy38_q) | busy39_q) | busy40_q) | busy41_q) | busy42_q) | busy43_q) | busy44_q) | busy45_q) | busy46_q) | busy47_q) | busy48_q) | busy49_q) | busy50_q) | busy51_q) | busy52_q) | busy53_q) | busy54_q) | busy55_q) | busy56_q) | busy57_q) | busy58_q) | busy59_q) | busy60_q) | busy61_q) | busy62_q) | busy63_q)) & u_port0_idle_o) & u_port1_idle_o) & u_port2_idle_o) & u_port3_idle_o) & u_port4_idle_o) & u_port5_idle_o) & u_port6_idle_o) & u_port7_idle_o) & u_port8_idle_o) & u_port9_idle_o) & u_port10_idle_o) & u_port11_idle_o) & u_port12_idle_o) & u_port13_idle_o) & u_port14_idle_o) & u_port15_idle_o);
   assign ph_d = (~ph_q);
   assign rr_d = (taken ? (grant_idx + 4'h1) : rr_q);
-  assign busy32_d = ((n5590 & n2744) | (busy32_q & (~(n147 & (n148 == 8'h20)))));
-  assign busy33_d = ((n5590 & n2749) | (busy33_q & (~(n147 & (n148 == 8'h21)))));
-  assign busy34_d = ((n5590 & n2754) | (busy34_q & (~(n147 & (n148 == 8'h22)))));
-  assign busy35_d = ((n5590 & n2759) | (busy35_q & (~(n147 & (n148 == 8'h23)))));
-  assign busy36_d = ((n5590 & n2764) | (busy36_q & (~(n147 & (n148 == 8'h24)))));
-  assign busy37_d = ((n5590 & n2769) | (busy37_q & (~(n147 & (n148 == 8'h25)))));
-  assign busy38_d = ((n5590 & n2774) | (busy38_q & (~(n147 & (n148 == 8'h26)))));
-  assign busy39_d = ((n5590 & n2779) | (busy39_q & (~(n147 & (n148 == 8'h27)))));
-  assign busy40_d = ((n5590 & n2784) | (busy40_q & (~(n147 & (n148 == 8'h28)))));
-  assign busy41_d = ((n5590 & n2789) | (busy41_q & (~(n147 & (n148 == 8'h29)))));
-  assign busy42_d = ((n5590 & n2794) | (busy42_q & (~(n147 & (n148 == 8'h2a)))));
-  assign busy43_d = ((n5590 & n2799) | (busy43_q & (~(n147 & (n148 == 8'h2b)))));
-  assign busy44_d = ((n5590 & n2804) | (busy44_q & (~(n147 & (n148 == 8'h2c)))));
-  assign busy45_d = ((n5590 & n2809) | (busy45_q & (~(n147 & (n148 == 8'h2d)))));
-  assign busy46_d = ((n5590 & n2814) | (busy46_q & (~(n147 & (n148 == 8'h2e)))));
-  assign busy47_d = ((n5590 & n2819) | (busy47_q & (~(n147 & (n148 == 8'h2f)))));
-  assign busy48_d = ((n5590 & n2824) | (busy48_q & (~(n147 & (n148 == 8'h30)))));
-  assign busy49_d = ((n5590 & n2829) | (busy49_q & (~(n147 & (n148 == 8'h31)))));
-  assign busy50_d = ((n5590 & n2834) | (busy50_q & (~(n147 & (n148 == 8'h32)))));
-  assign busy51_d = ((n5590 & n2839) | (busy51_q & (~(n147 & (n148 == 8'h33)))));
-  assign busy52_d = ((n5590 & n2844) | (busy52_q & (~(n147 & (n148 == 8'h34)))));
-  assign busy53_d = ((n5590 & n2849) | (busy53_q & (~(n147 & (n148 == 8'h35)))));
-  assign busy54_d = ((n5590 & n2854) | (busy54_q & (~(n147 & (n148 == 8'h36)))));
-  assign busy55_d = ((n5590 & n2859) | (busy55_q & (~(n147 & (n148 == 8'h37)))));
-  assign busy56_d = ((n5590 & n2864) | (busy56_q & (~(n147 & (n148 == 8'h38)))));
-  assign busy57_d = ((n5590 & n2869) | (busy57_q & (~(n147 & (n148 == 8'h39)))));
-  assign busy58_d = ((n5590 & n2874) | (busy58_q & (~(n147 & (n148 == 8'h3a)))));
-  assign busy59_d = ((n5590 & n2879) | (busy59_q & (~(n147 & (n148 == 8'h3b)))));
-  assign busy60_d = ((n5590 & n2884) | (busy60_q & (~(n147 & (n148 == 8'h3c)))));
-  assign busy61_d = ((n5590 & n2889) | (busy61_q & (~(n147 & (n148 == 8'h3d)))));
-  assign busy62_d = ((n5590 & n2894) | (busy62_q & (~(n147 & (n148 == 8'h3e)))));
-  assign busy63_d = ((n5590 & n2899) | (busy63_q & (~(n147 & (n148 == 8'h3f)))));
-  assign rl0_d = (n5818 ? n3718 : rl0_q);
-  assign rl1_d = (n5826 ? n3718 : rl1_q);
-  assign rl2_d = (n5834 ? n3718 : rl2_q);
-  assign rl3_d = (n5842 ? n3718 : rl3_q);
-  assign rv0_d = ((~clear_i) & (n5818 | rv0_q));
-  assign rv1_d = ((~clear_i) & (n5826 | rv1_q));
-  assign rv2_d = ((~clear_i) & (n5834 | rv2_q));
-  assign rv3_d = ((~clear_i) & (n5842 | rv3_q));
-  assign rp_d = (n5590 ? (rp_q + 2'h1) : rp_q);
+  assign busy32_d = ((n5610 & n2744) | (busy32_q & (~(n147 & (n148 == 8'h20)))));
+  assign busy33_d = ((n5610 & n2749) | (busy33_q & (~(n147 & (n148 == 8'h21)))));
+  assign busy34_d = ((n5610 & n2754) | (busy34_q & (~(n147 & (n148 == 8'h22)))));
+  assign busy35_d = ((n5610 & n2759) | (busy35_q & (~(n147 & (n148 == 8'h23)))));
+  assign busy36_d = ((n5610 & n2764) | (busy36_q & (~(n147 & (n148 == 8'h24)))));
+  assign busy37_d = ((n5610 & n2769) | (busy37_q & (~(n147 & (n148 == 8'h25)))));
+  assign busy38_d = ((n5610 & n2774) | (busy38_q & (~(n147 & (n148 == 8'h26)))));
+  assign busy39_d = ((n5610 & n2779) | (busy39_q & (~(n147 & (n148 == 8'h27)))));
+  assign busy40_d = ((n5610 & n2784) | (busy40_q & (~(n147 & (n148 == 8'h28)))));
+  assign busy41_d = ((n5610 & n2789) | (busy41_q & (~(n147 & (n148 == 8'h29)))));
+  assign busy42_d = ((n5610 & n2794) | (busy42_q & (~(n147 & (n148 == 8'h2a)))));
+  assign busy43_d = ((n5610 & n2799) | (busy43_q & (~(n147 & (n148 == 8'h2b)))));
+  assign busy44_d = ((n5610 & n2804) | (busy44_q & (~(n147 & (n148 == 8'h2c)))));
+  assign busy45_d = ((n5610 & n2809) | (busy45_q & (~(n147 & (n148 == 8'h2d)))));
+  assign busy46_d = ((n5610 & n2814) | (busy46_q & (~(n147 & (n148 == 8'h2e)))));
+  assign busy47_d = ((n5610 & n2819) | (busy47_q & (~(n147 & (n148 == 8'h2f)))));
+  assign busy48_d = ((n5610 & n2824) | (busy48_q & (~(n147 & (n148 == 8'h30)))));
+  assign busy49_d = ((n5610 & n2829) | (busy49_q & (~(n147 & (n148 == 8'h31)))));
+  assign busy50_d = ((n5610 & n2834) | (busy50_q & (~(n147 & (n148 == 8'h32)))));
+  assign busy51_d = ((n5610 & n2839) | (busy51_q & (~(n147 & (n148 == 8'h33)))));
+  assign busy52_d = ((n5610 & n2844) | (busy52_q & (~(n147 & (n148 == 8'h34)))));
+  assign busy53_d = ((n5610 & n2849) | (busy53_q & (~(n147 & (n148 == 8'h35)))));
+  assign busy54_d = ((n5610 & n2854) | (busy54_q & (~(n147 & (n148 == 8'h36)))));
+  assign busy55_d = ((n5610 & n2859) | (busy55_q & (~(n147 & (n148 == 8'h37)))));
+  assign busy56_d = ((n5610 & n2864) | (busy56_q & (~(n147 & (n148 == 8'h38)))));
+  assign busy57_d = ((n5610 & n2869) | (busy57_q & (~(n147 & (n148 == 8'h39)))));
+  assign busy58_d = ((n5610 & n2874) | (busy58_q & (~(n147 & (n148 == 8'h3a)))));
+  assign busy59_d = ((n5610 & n2879) | (busy59_q & (~(n147 & (n148 == 8'h3b)))));
+  assign busy60_d = ((n5610 & n2884) | (busy60_q & (~(n147 & (n148 == 8'h3c)))));
+  assign busy61_d = ((n5610 & n2889) | (busy61_q & (~(n147 & (n148 == 8'h3d)))));
+  assign busy62_d = ((n5610 & n2894) | (busy62_q & (~(n147 & (n148 == 8'h3e)))));
+  assign busy63_d = ((n5610 & n2899) | (busy63_q & (~(n147 & (n148 == 8'h3f)))));
+  assign rl0_d = (n5838 ? n3738 : rl0_q);
+  assign rl1_d = (n5846 ? n3738 : rl1_q);
+  assign rl2_d = (n5854 ? n3738 : rl2_q);
+  assign rl3_d = (n5862 ? n3738 : rl3_q);
+  assign rv0_d = ((~clear_i) & (n5838 | rv0_q));
+  assign rv1_d = ((~clear_i) & (n5846 | rv1_q));
+  assign rv2_d = ((~clear_i) & (n5854 | rv2_q));
+  assign rv3_d = ((~clear_i) & (n5862 | rv3_q));
+  assign rp_d = (n5610 ? (rp_q + 2'h1) : rp_q);
   assign cnt_loads_d = (cnt_loads_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_load_o}) + {{31{1'b0}}, u_port1_load_o}) + {{31{1'b0}}, u_port2_load_o}) + {{31{1'b0}}, u_port3_load_o}) + {{31{1'b0}}, u_port4_load_o}) + {{31{1'b0}}, u_port5_load_o}) + {{31{1'b0}}, u_port6_load_o}) + {{31{1'b0}}, u_port7_load_o}) + {{31{1'b0}}, u_port8_load_o}) + {{31{1'b0}}, u_port9_load_o}) + {{31{1'b0}}, u_port10_load_o}) + {{31{1'b0}}, u_port11_load_o}) + {{31{1'b0}}, u_port12_load_o}) + {{31{1'b0}}, u_port13_load_o}) + {{31{1'b0}}, u_port14_load_o}) + {{31{1'b0}}, u_port15_load_o}));
   assign cnt_stores_d = (cnt_stores_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_store_o}) + {{31{1'b0}}, u_port1_store_o}) + {{31{1'b0}}, u_port2_store_o}) + {{31{1'b0}}, u_port3_store_o}) + {{31{1'b0}}, u_port4_store_o}) + {{31{1'b0}}, u_port5_store_o}) + {{31{1'b0}}, u_port6_store_o}) + {{31{1'b0}}, u_port7_store_o}) + {{31{1'b0}}, u_port8_store_o}) + {{31{1'b0}}, u_port9_store_o}) + {{31{1'b0}}, u_port10_store_o}) + {{31{1'b0}}, u_port11_store_o}) + {{31{1'b0}}, u_port12_store_o}) + {{31{1'b0}}, u_port13_store_o}) + {{31{1'b0}}, u_port14_store_o}) + {{31{1'b0}}, u_port15_store_o}));
-  assign cnt_line_reads_d = (cnt_line_reads_q + {{31{1'b0}}, (n5588 & (~n3633))});
-  assign cnt_line_writes_d = (cnt_line_writes_q + {{31{1'b0}}, (n5588 & n3633)});
-  assign cnt_prefetch_d = (cnt_prefetch_q + {{31{1'b0}}, n5590});
+  assign cnt_line_reads_d = (cnt_line_reads_q + {{31{1'b0}}, (n5608 & (~n3653))});
+  assign cnt_line_writes_d = (cnt_line_writes_q + {{31{1'b0}}, (n5608 & n3653)});
+  assign cnt_prefetch_d = (cnt_prefetch_q + {{31{1'b0}}, n5610});
   assign cnt_buf_hits_d = (cnt_buf_hits_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_hit_o}) + {{31{1'b0}}, u_port1_hit_o}) + {{31{1'b0}}, u_port2_hit_o}) + {{31{1'b0}}, u_port3_hit_o}) + {{31{1'b0}}, u_port4_hit_o}) + {{31{1'b0}}, u_port5_hit_o}) + {{31{1'b0}}, u_port6_hit_o}) + {{31{1'b0}}, u_port7_hit_o}) + {{31{1'b0}}, u_port8_hit_o}) + {{31{1'b0}}, u_port9_hit_o}) + {{31{1'b0}}, u_port10_hit_o}) + {{31{1'b0}}, u_port11_hit_o}) + {{31{1'b0}}, u_port12_hit_o}) + {{31{1'b0}}, u_port13_hit_o}) + {{31{1'b0}}, u_port14_hit_o}) + {{31{1'b0}}, u_port15_hit_o}));
   assign cnt_read_ahead_d = (cnt_read_ahead_q + ((((((((((((((((32'h00000000 + {{31{1'b0}}, u_port0_ra_o}) + {{31{1'b0}}, u_port1_ra_o}) + {{31{1'b0}}, u_port2_ra_o}) + {{31{1'b0}}, u_port3_ra_o}) + {{31{1'b0}}, u_port4_ra_o}) + {{31{1'b0}}, u_port5_ra_o}) + {{31{1'b0}}, u_port6_ra_o}) + {{31{1'b0}}, u_port7_ra_o}) + {{31{1'b0}}, u_port8_ra_o}) + {{31{1'b0}}, u_port9_ra_o}) + {{31{1'b0}}, u_port10_ra_o}) + {{31{1'b0}}, u_port11_ra_o}) + {{31{1'b0}}, u_port12_ra_o}) + {{31{1'b0}}, u_port13_ra_o}) + {{31{1'b0}}, u_port14_ra_o}) + {{31{1'b0}}, u_port15_ra_o}));
   assign mem_req_ready_o = {u_port15_ready_o, u_port14_ready_o, u_port13_ready_o, u_port12_ready_o, u_port11_ready_o, u_port10_ready_o, u_port9_ready_o, u_port8_ready_o, u_port7_ready_o, u_port6_ready_o, u_port5_ready_o, u_port4_ready_o, u_port3_ready_o, u_port2_ready_o, u_port1_ready_o, u_port0_ready_o};
@@ -1187,13 +1203,13 @@ module gpucc_mem_i64_p16_ra (
   assign mem_resp_data_o = {u_port15_resp_data_o, u_port14_resp_data_o, u_port13_resp_data_o, u_port12_resp_data_o, u_port11_resp_data_o, u_port10_resp_data_o, u_port9_resp_data_o, u_port8_resp_data_o, u_port7_resp_data_o, u_port6_resp_data_o, u_port5_resp_data_o, u_port4_resp_data_o, u_port3_resp_data_o, u_port2_resp_data_o, u_port1_resp_data_o, u_port0_resp_data_o};
   assign idle_o = idle;
   assign l1_req_valid_o = req_valid;
-  assign l1_req_id_o = (req_valid ? (n3015 ? {3'h0, {grant_idx, (n3633 ? 1'h0 : (n3659[0] ? (n3655 ? (n3648 ? (n3637 ? u_port15_out_slot_o : u_port14_out_slot_o) : (n3637 ? u_port13_out_slot_o : u_port12_out_slot_o)) : (n3648 ? (n3637 ? u_port11_out_slot_o : u_port10_out_slot_o) : (n3637 ? u_port9_out_slot_o : u_port8_out_slot_o))) : (n3655 ? (n3648 ? (n3637 ? u_port7_out_slot_o : u_port6_out_slot_o) : (n3637 ? u_port5_out_slot_o : u_port4_out_slot_o)) : (n3648 ? (n3637 ? u_port3_out_slot_o : u_port2_out_slot_o) : (n3637 ? u_port1_out_slot_o : u_port0_out_slot_o)))))}} : ((((((((((((((((((((((((((((((((8'h00 | (n2744 ? 8'h20 : 8'h00)) | (n2749 ? 8'h21 : 8'h00)) | (n2754 ? 8'h22 : 8'h00)) | (n2759 ? 8'h23 : 8'h00)) | (n2764 ? 8'h24 : 8'h00)) | (n2769 ? 8'h25 : 8'h00)) | (n2774 ? 8'h26 : 8'h00)) | (n2779 ? 8'h27 : 8'h00)) | (n2784 ? 8'h28 : 8'h00)) | (n2789 ? 8'h29 : 8'h00)) | (n2794 ? 8'h2a : 8'h00)) | (n2799 ? 8'h2b : 8'h00)) | (n2804 ? 8'h2c : 8'h00)) | (n2809 ? 8'h2d : 8'h00)) | (n2814 ? 8'h2e : 8'h00)) | (n2819 ? 8'h2f : 8'h00)) | (n2824 ? 8'h30 : 8'h00)) | (n2829 ? 8'h31 : 8'h00)) | (n2834 ? 8'h32 : 8'h00)) | (n2839 ? 8'h33 : 8'h00)) | (n2844 ? 8'h34 : 8'h00)) | (n2849 ? 8'h35 : 8'h00)) | (n2854 ? 8'h36 : 8'h00)) | (n2859 ? 8'h37 : 8'h00)) | (n2864 ? 8'h38 : 8'h00)) | (n2869 ? 8'h39 : 8'h00)) | (n2874 ? 8'h3a : 8'h00)) | (n2879 ? 8'h3b : 8'h00)) | (n2884 ? 8'h3c : 8'h00)) | (n2889 ? 8'h3d : 8'h00)) | (n2894 ? 8'h3e : 8'h00)) | (n2899 ? 8'h3f : 8'h00))) : 8'h00);
-  assign l1_req_write_o = n3633;
+  assign l1_req_id_o = (req_valid ? (n3332 ? {3'h0, {grant_idx, (n3653 ? 1'h0 : (n3679[0] ? (n3675 ? (n3668 ? (n3657 ? u_port15_out_slot_o : u_port14_out_slot_o) : (n3657 ? u_port13_out_slot_o : u_port12_out_slot_o)) : (n3668 ? (n3657 ? u_port11_out_slot_o : u_port10_out_slot_o) : (n3657 ? u_port9_out_slot_o : u_port8_out_slot_o))) : (n3675 ? (n3668 ? (n3657 ? u_port7_out_slot_o : u_port6_out_slot_o) : (n3657 ? u_port5_out_slot_o : u_port4_out_slot_o)) : (n3668 ? (n3657 ? u_port3_out_slot_o : u_port2_out_slot_o) : (n3657 ? u_port1_out_slot_o : u_port0_out_slot_o)))))}} : ((((((((((((((((((((((((((((((((8'h00 | (n2744 ? 8'h20 : 8'h00)) | (n2749 ? 8'h21 : 8'h00)) | (n2754 ? 8'h22 : 8'h00)) | (n2759 ? 8'h23 : 8'h00)) | (n2764 ? 8'h24 : 8'h00)) | (n2769 ? 8'h25 : 8'h00)) | (n2774 ? 8'h26 : 8'h00)) | (n2779 ? 8'h27 : 8'h00)) | (n2784 ? 8'h28 : 8'h00)) | (n2789 ? 8'h29 : 8'h00)) | (n2794 ? 8'h2a : 8'h00)) | (n2799 ? 8'h2b : 8'h00)) | (n2804 ? 8'h2c : 8'h00)) | (n2809 ? 8'h2d : 8'h00)) | (n2814 ? 8'h2e : 8'h00)) | (n2819 ? 8'h2f : 8'h00)) | (n2824 ? 8'h30 : 8'h00)) | (n2829 ? 8'h31 : 8'h00)) | (n2834 ? 8'h32 : 8'h00)) | (n2839 ? 8'h33 : 8'h00)) | (n2844 ? 8'h34 : 8'h00)) | (n2849 ? 8'h35 : 8'h00)) | (n2854 ? 8'h36 : 8'h00)) | (n2859 ? 8'h37 : 8'h00)) | (n2864 ? 8'h38 : 8'h00)) | (n2869 ? 8'h39 : 8'h00)) | (n2874 ? 8'h3a : 8'h00)) | (n2879 ? 8'h3b : 8'h00)) | (n2884 ? 8'h3c : 8'h00)) | (n2889 ? 8'h3d : 8'h00)) | (n2894 ? 8'h3e : 8'h00)) | (n2899 ? 8'h3f : 8'h00))) : 8'h00);
+  assign l1_req_write_o = n3653;
   assign l1_req_atom_o = 4'h0;
-  assign l1_req_addr_o = (req_valid ? {n3718, 7'h00} : 32'h00000000);
+  assign l1_req_addr_o = (req_valid ? {n3738, 7'h00} : 32'h00000000);
   assign l1_req_size_o = 2'h2;
-  assign l1_req_wmask_o = {(n3633 & (n4650[0] ? (n4646 ? (n4639 ? (n4628 ? u_port15_out_wmask_o[31] : u_port14_out_wmask_o[31]) : (n4628 ? u_port13_out_wmask_o[31] : u_port12_out_wmask_o[31])) : (n4639 ? (n4628 ? u_port11_out_wmask_o[31] : u_port10_out_wmask_o[31]) : (n4628 ? u_port9_out_wmask_o[31] : u_port8_out_wmask_o[31]))) : (n4646 ? (n4639 ? (n4628 ? u_port7_out_wmask_o[31] : u_port6_out_wmask_o[31]) : (n4628 ? u_port5_out_wmask_o[31] : u_port4_out_wmask_o[31])) : (n4639 ? (n4628 ? u_port3_out_wmask_o[31] : u_port2_out_wmask_o[31]) : (n4628 ? u_port1_out_wmask_o[31] : u_port0_out_wmask_o[31]))))), (n3633 & (n4621[0] ? (n4617 ? (n4610 ? (n4599 ? u_port15_out_wmask_o[30] : u_port14_out_wmask_o[30]) : (n4599 ? u_port13_out_wmask_o[30] : u_port12_out_wmask_o[30])) : (n4610 ? (n4599 ? u_port11_out_wmask_o[30] : u_port10_out_wmask_o[30]) : (n4599 ? u_port9_out_wmask_o[30] : u_port8_out_wmask_o[30]))) : (n4617 ? (n4610 ? (n4599 ? u_port7_out_wmask_o[30] : u_port6_out_wmask_o[30]) : (n4599 ? u_port5_out_wmask_o[30] : u_port4_out_wmask_o[30])) : (n4610 ? (n4599 ? u_port3_out_wmask_o[30] : u_port2_out_wmask_o[30]) : (n4599 ? u_port1_out_wmask_o[30] : u_port0_out_wmask_o[30]))))), (n3633 & (n4592[0] ? (n4588 ? (n4581 ? (n4570 ? u_port15_out_wmask_o[29] : u_port14_out_wmask_o[29]) : (n4570 ? u_port13_out_wmask_o[29] : u_port12_out_wmask_o[29])) : (n4581 ? (n4570 ? u_port11_out_wmask_o[29] : u_port10_out_wmask_o[29]) : (n4570 ? u_port9_out_wmask_o[29] : u_port8_out_wmask_o[29]))) : (n4588 ? (n4581 ? (n4570 ? u_port7_out_wmask_o[29] : u_port6_out_wmask_o[29]) : (n4570 ? u_port5_out_wmask_o[29] : u_port4_out_wmask_o[29])) : (n4581 ? (n4570 ? u_port3_out_wmask_o[29] : u_port2_out_wmask_o[29]) : (n4570 ? u_port1_out_wmask_o[29] : u_port0_out_wmask_o[29]))))), (n3633 & (n4563[0] ? (n4559 ? (n4552 ? (n4541 ? u_port15_out_wmask_o[28] : u_port14_out_wmask_o[28]) : (n4541 ? u_port13_out_wmask_o[28] : u_port12_out_wmask_o[28])) : (n4552 ? (n4541 ? u_port11_out_wmask_o[28] : u_port10_out_wmask_o[28]) : (n4541 ? u_port9_out_wmask_o[28] : u_port8_out_wmask_o[28]))) : (n4559 ? (n4552 ? (n4541 ? u_port7_out_wmask_o[28] : u_port6_out_wmask_o[28]) : (n4541 ? u_port5_out_wmask_o[28] : u_port4_out_wmask_o[28])) : (n4552 ? (n4541 ? u_port3_out_wmask_o[28] : u_port2_out_wmask_o[28]) : (n4541 ? u_port1_out_wmask_o[28] : u_port0_out_wmask_o[28]))))), (n3633 & (n4534[0] ? (n4530 ? (n4523 ? (n4512 ? u_port15_out_wmask_o[27] : u_port14_out_wmask_o[27]) : (n4512 ? u_port13_out_wmask_o[27] : u_port12_out_wmask_o[27])) : (n4523 ? (n4512 ? u_port11_out_wmask_o[27] : u_port10_out_wmask_o[27]) : (n4512 ? u_port9_out_wmask_o[27] : u_port8_out_wmask_o[27]))) : (n4530 ? (n4523 ? (n4512 ? u_port7_out_wmask_o[27] : u_port6_out_wmask_o[27]) : (n4512 ? u_port5_out_wmask_o[27] : u_port4_out_wmask_o[27])) : (n4523 ? (n4512 ? u_port3_out_wmask_o[27] : u_port2_out_wmask_o[27]) : (n4512 ? u_port1_out_wmask_o[27] : u_port0_out_wmask_o[27]))))), (n3633 & (n4505[0] ? (n4501 ? (n4494 ? (n4483 ? u_port15_out_wmask_o[26] : u_port14_out_wmask_o[26]) : (n4483 ? u_port13_out_wmask_o[26] : u_port12_out_wmask_o[26])) : (n4494 ? (n4483 ? u_port11_out_wmask_o[26] : u_port10_out_wmask_o[26]) : (n4483 ? u_port9_out_wmask_o[26] : u_port8_out_wmask_o[26]))) : (n4501 ? (n4494 ? (n4483 ? u_port7_out_wmask_o[26] : u_port6_out_wmask_o[26]) : (n4483 ? u_port5_out_wmask_o[26] : u_port4_out_wmask_o[26])) : (n4494 ? (n4483 ? u_port3_out_wmask_o[26] : u_port2_out_wmask_o[26]) : (n4483 ? u_port1_out_wmask_o[26] : u_port0_out_wmask_o[26]))))), (n3633 & (n4476[0] ? (n4472 ? (n4465 ? (n4454 ? u_port15_out_wmask_o[25] : u_port14_out_wmask_o[25]) : (n4454 ? u_port13_out_wmask_o[25] : u_port12_out_wmask_o[25])) : (n4465 ? (n4454 ? u_port11_out_wmask_o[25] : u_port10_out_wmask_o[25]) : (n4454 ? u_port9_out_wmask_o[25] : u_port8_out_wmask_o[25]))) : (n4472 ? (n4465 ? (n4454 ? u_port7_out_wmask_o[25] : u_port6_out_wmask_o[25]) : (n4454 ? u_port5_out_wmask_o[25] : u_port4_out_wmask_o[25])) : (n4465 ? (n4454 ? u_port3_out_wmask_o[25] : u_port2_out_wmask_o[25]) : (n4454 ? u_port1_out_wmask_o[25] : u_port0_out_wmask_o[25]))))), (n3633 & (n4447[0] ? (n4443 ? (n4436 ? (n4425 ? u_port15_out_wmask_o[24] : u_port14_out_wmask_o[24]) : (n4425 ? u_port13_out_wmask_o[24] : u_port12_out_wmask_o[24])) : (n4436 ? (n4425 ? u_port11_out_wmask_o[24] : u_port10_out_wmask_o[24]) : (n4425 ? u_port9_out_wmask_o[24] : u_port8_out_wmask_o[24]))) : (n4443 ? (n4436 ? (n4425 ? u_port7_out_wmask_o[24] : u_port6_out_wmask_o[24]) : (n4425 ? u_port5_out_wmask_o[24] : u_port4_out_wmask_o[24])) : (n4436 ? (n4425 ? u_port3_out_wmask_o[24] : u_port2_out_wmask_o[24]) : (n4425 ? u_port1_out_wmask_o[24] : u_port0_out_wmask_o[24]))))), (n3633 & (n4418[0] ? (n4414 ? (n4407 ? (n4396 ? u_port15_out_wmask_o[23] : u_port14_out_wmask_o[23]) : (n4396 ? u_port13_out_wmask_o[23] : u_port12_out_wmask_o[23])) : (n4407 ? (n4396 ? u_port11_out_wmask_o[23] : u_port10_out_wmask_o[23]) : (n4396 ? u_port9_out_wmask_o[23] : u_port8_out_wmask_o[23]))) : (n4414 ? (n4407 ? (n4396 ? u_port7_out_wmask_o[23] : u_port6_out_wmask_o[23]) : (n4396 ? u_port5_out_wmask_o[23] : u_port4_out_wmask_o[23])) : (n4407 ? (n4396 ? u_port3_out_wmask_o[23] : u_port2_out_wmask_o[23]) : (n4396 ? u_port1_out_wmask_o[23] : u_port0_out_wmask_o[23]))))), (n3633 & (n4389[0] ? (n4385 ? (n4378 ? (n4367 ? u_port15_out_wmask_o[22] : u_port14_out_wmask_o[22]) : (n4367 ? u_port13_out_wmask_o[22] : u_port12_out_wmask_o[22])) : (n4378 ? (n4367 ? u_port11_out_wmask_o[22] : u_port10_out_wmask_o[22]) : (n4367 ? u_port9_out_wmask_o[22] : u_port8_out_wmask_o[22]))) : (n4385 ? (n4378 ? (n4367 ? u_port7_out_wmask_o[22] : u_port6_out_wmask_o[22]) : (n4367 ? u_port5_out_wmask_o[22] : u_port4_out_wmask_o[22])) : (n4378 ? (n4367 ? u_port3_out_wmask_o[22] : u_port2_out_wmask_o[22]) : (n4367 ? u_port1_out_wmask_o[22] : u_port0_out_wmask_o[22]))))), (n3633 & (n4360[0] ? (n4356 ? (n4349 ? (n4338 ? u_port15_out_wmask_o[21] : u_port14_out_wmask_o[21]) : (n4338 ? u_port13_out_wmask_o[21] : u_port12_out_wmask_o[21])) : (n4349 ? (n4338 ? u_port11_out_wmask_o[21] : u_port10_out_wmask_o[21]) : (n4338 ? u_port9_out_wmask_o[21] : u_port8_out_wmask_o[21]))) : (n4356 ? (n4349 ? (n4338 ? u_port7_out_wmask_o[21] : u_port6_out_wmask_o[21]) : (n4338 ? u_port5_out_wmask_o[21] : u_port4_out_wmask_o[21])) : (n4349 ? (n4338 ? u_port3_out_wmask_o[21] : u_port2_out_wmask_o[21]) : (n4338 ? u_port1_out_wmask_o[21] : u_port0_out_wmask_o[21]))))), (n3633 & (n4331[0] ? (n4327 ? (n4320 ? (n4309 ? u_port15_out_wmask_o[20] : u_port14_out_wmask_o[20]) : (n4309 ? u_port13_out_wmask_o[20] : u_port12_out_wmask_o[20])) : (n4320 ? (n4309 ? u_port11_out_wmask_o[20] : u_port10_out_wmask_o[20]) : (n4309 ? u_port9_out_wmask_o[20] : u_port8_out_wmask_o[20]))) : (n4327 ? (n4320 ? (n4309 ? u_port7_out_wmask_o[20] : u_port6_out_wmask_o[20]) : (n4309 ? u_port5_out_wmask_o[20] : u_port4_out_wmask_o[20])) : (n4320 ? (n4309 ? u_port3_out_wmask_o[20] : u_port2_out_wmask_o[20]) : (n4309 ? u_port1_out_wmask_o[20] : u_port0_out_wmask_o[20]))))), (n3633 & (n4302[0] ? (n4298 ? (n4291 ? (n4280 ? u_port15_out_wmask_o[19] : u_port14_out_wmask_o[19]) : (n4280 ? u_port13_out_wmask_o[19] : u_port12_out_wmask_o[19])) : (n4291 ? (n4280 ? u_port11_out_wmask_o[19] : u_port10_out_wmask_o[19]) : (n4280 ? u_port9_out_wmask_o[19] : u_port8_out_wmask_o[19]))) : (n4298 ? (n4291 ? (n4280 ? u_port7_out_wmask_o[19] : u_port6_out_wmask_o[19]) : (n4280 ? u_port5_out_wmask_o[19] : u_port4_out_wmask_o[19])) : (n4291 ? (n4280 ? u_port3_out_wmask_o[19] : u_port2_out_wmask_o[19]) : (n4280 ? u_port1_out_wmask_o[19] : u_port0_out_wmask_o[19]))))), (n3633 & (n4273[0] ? (n4269 ? (n4262 ? (n4251 ? u_port15_out_wmask_o[18] : u_port14_out_wmask_o[18]) : (n4251 ? u_port13_out_wmask_o[18] : u_port12_out_wmask_o[18])) : (n4262 ? (n4251 ? u_port11_out_wmask_o[18] : u_port10_out_wmask_o[18]) : (n4251 ? u_port9_out_wmask_o[18] : u_port8_out_wmask_o[18]))) : (n4269 ? (n4262 ? (n4251 ? u_port7_out_wmask_o[18] : u_port6_out_wmask_o[18]) : (n4251 ? u_port5_out_wmask_o[18] : u_port4_out_wmask_o[18])) : (n4262 ? (n4251 ? u_port3_out_wmask_o[18] : u_port2_out_wmask_o[18]) : (n4251 ? u_port1_out_wmask_o[18] : u_port0_out_wmask_o[18]))))), (n3633 & (n4244[0] ? (n4240 ? (n4233 ? (n4222 ? u_port15_out_wmask_o[17] : u_port14_out_wmask_o[17]) : (n4222 ? u_port13_out_wmask_o[17] : u_port12_out_wmask_o[17])) : (n4233 ? (n4222 ? u_port11_out_wmask_o[17] : u_port10_out_wmask_o[17]) : (n4222 ? u_port9_out_wmask_o[17] : u_port8_out_wmask_o[17]))) : (n4240 ? (n4233 ? (n4222 ? u_port7_out_wmask_o[17] : u_port6_out_wmask_o[17]) : (n4222 ? u_port5_out_wmask_o[17] : u_port4_out_wmask_o[17])) : (n4233 ? (n4222 ? u_port3_out_wmask_o[17] : u_port2_out_wmask_o[17]) : (n4222 ? u_port1_out_wmask_o[17] : u_port0_out_wmask_o[17]))))), (n3633 & (n4215[0] ? (n4211 ? (n4204 ? (n4193 ? u_port15_out_wmask_o[16] : u_port14_out_wmask_o[16]) : (n4193 ? u_port13_out_wmask_o[16] : u_port12_out_wmask_o[16])) : (n4204 ? (n4193 ? u_port11_out_wmask_o[16] : u_port10_out_wmask_o[16]) : (n4193 ? u_port9_out_wmask_o[16] : u_port8_out_wmask_o[16]))) : (n4211 ? (n4204 ? (n4193 ? u_port7_out_wmask_o[16] : u_port6_out_wmask_o[16]) : (n4193 ? u_port5_out_wmask_o[16] : u_port4_out_wmask_o[16])) : (n4204 ? (n4193 ? u_port3_out_wmask_o[16] : u_port2_out_wmask_o[16]) : (n4193 ? u_port1_out_wmask_o[16] : u_port0_out_wmask_o[16]))))), (n3633 & (n4186[0] ? (n4182 ? (n4175 ? (n4164 ? u_port15_out_wmask_o[15] : u_port14_out_wmask_o[15]) : (n4164 ? u_port13_out_wmask_o[15] : u_port12_out_wmask_o[15])) : (n4175 ? (n4164 ? u_port11_out_wmask_o[15] : u_port10_out_wmask_o[15]) : (n4164 ? u_port9_out_wmask_o[15] : u_port8_out_wmask_o[15]))) : (n4182 ? (n4175 ? (n4164 ? u_port7_out_wmask_o[15] : u_port6_out_wmask_o[15]) : (n4164 ? u_port5_out_wmask_o[15] : u_port4_out_wmask_o[15])) : (n4175 ? (n4164 ? u_port3_out_wmask_o[15] : u_port2_out_wmask_o[15]) : (n4164 ? u_port1_out_wmask_o[15] : u_port0_out_wmask_o[15]))))), (n3633 & (n4157[0] ? (n4153 ? (n4146 ? (n4135 ? u_port15_out_wmask_o[14] : u_port14_out_wmask_o[14]) : (n4135 ? u_port13_out_wmask_o[14] : u_port12_out_wmask_o[14])) : (n4146 ? (n4135 ? u_port11_out_wmask_o[14] : u_port10_out_wmask_o[14]) : (n4135 ? u_port9_out_wmask_o[14] : u_port8_out_wmask_o[14]))) : (n4153 ? (n4146 ? (n4135 ? u_port7_out_wmask_o[14] : u_port6_out_wmask_o[14]) : (n4135 ? u_port5_out_wmask_o[14] : u_port4_out_wmask_o[14])) : (n4146 ? (n4135 ? u_port3_out_wmask_o[14] : u_port2_out_wmask_o[14]) : (n4135 ? u_port1_out_wmask_o[14] : u_port0_out_wmask_o[14]))))), (n3633 & (n4128[0] ? (n4124 ? (n4117 ? (n4106 ? u_port15_out_wmask_o[13] : u_port14_out_wmask_o[13]) : (n4106 ? u_port13_out_wmask_o[13] : u_port12_out_wmask_o[13])) : (n4117 ? (n4106 ? u_port11_out_wmask_o[13] : u_port10_out_wmask_o[13]) : (n4106 ? u_port9_out_wmask_o[13] : u_port8_out_wmask_o[13]))) : (n4124 ? (n4117 ? (n4106 ? u_port7_out_wmask_o[13] : u_port6_out_wmask_o[13]) : (n4106 ? u_port5_out_wmask_o[13] : u_port4_out_wmask_o[13])) : (n4117 ? (n4106 ? u_port3_out_wmask_o[13] : u_port2_out_wmask_o[13]) : (n4106 ? u_port1_out_wmask_o[13] : u_port0_out_wmask_o[13]))))), (n3633 & (n4099[0] ? (n4095 ? (n4088 ? (n4077 ? u_port15_out_wmask_o[12] : u_port14_out_wmask_o[12]) : (n4077 ? u_port13_out_wmask_o[12] : u_port12_out_wmask_o[12])) : (n4088 ? (n4077 ? u_port11_out_wmask_o[12] : u_port10_out_wmask_o[12]) : (n4077 ? u_port9_out_wmask_o[12] : u_port8_out_wmask_o[12]))) : (n4095 ? (n4088 ? (n4077 ? u_port7_out_wmask_o[12] : u_port6_out_wmask_o[12]) : (n4077 ? u_port5_out_wmask_o[12] : u_port4_out_wmask_o[12])) : (n4088 ? (n4077 ? u_port3_out_wmask_o[12] : u_port2_out_wmask_o[12]) : (n4077 ? u_port1_out_wmask_o[12] : u_port0_out_wmask_o[12]))))), (n3633 & (n4070[0] ? (n4066 ? (n4059 ? (n4048 ? u_port15_out_wmask_o[11] : u_port14_out_wmask_o[11]) : (n4048 ? u_port13_out_wmask_o[11] : u_port12_out_wmask_o[11])) : (n4059 ? (n4048 ? u_port11_out_wmask_o[11] : u_port10_out_wmask_o[11]) : (n4048 ? u_port9_out_wmask_o[11] : u_port8_out_wmask_o[11]))) : (n4066 ? (n4059 ? (n4048 ? u_port7_out_wmask_o[11] : u_port6_out_wmask_o[11]) : (n4048 ? u_port5_out_wmask_o[11] : u_port4_out_wmask_o[11])) : (n4059 ? (n4048 ? u_port3_out_wmask_o[11] : u_port2_out_wmask_o[11]) : (n4048 ? u_port1_out_wmask_o[11] : u_port0_out_wmask_o[11]))))), (n3633 & (n4041[0] ? (n4037 ? (n4030 ? (n4019 ? u_port15_out_wmask_o[10] : u_port14_out_wmask_o[10]) : (n4019 ? u_port13_out_wmask_o[10] : u_port12_out_wmask_o[10])) : (n4030 ? (n4019 ? u_port11_out_wmask_o[10] : u_port10_out_wmask_o[10]) : (n4019 ? u_port9_out_wmask_o[10] : u_port8_out_wmask_o[10]))) : (n4037 ? (n4030 ? (n4019 ? u_port7_out_wmask_o[10] : u_port6_out_wmask_o[10]) : (n4019 ? u_port5_out_wmask_o[10] : u_port4_out_wmask_o[10])) : (n4030 ? (n4019 ? u_port3_out_wmask_o[10] : u_port2_out_wmask_o[10]) : (n4019 ? u_port1_out_wmask_o[10] : u_port0_out_wmask_o[10]))))), (n3633 & (n4012[0] ? (n4008 ? (n4001 ? (n3990 ? u_port15_out_wmask_o[9] : u_port14_out_wmask_o[9]) : (n3990 ? u_port13_out_wmask_o[9] : u_port12_out_wmask_o[9])) : (n4001 ? (n3990 ? u_port11_out_wmask_o[9] : u_port10_out_wmask_o[9]) : (n3990 ? u_port9_out_wmask_o[9] : u_port8_out_wmask_o[9]))) : (n4008 ? (n4001 ? (n3990 ? u_port7_out_wmask_o[9] : u_port6_out_wmask_o[9]) : (n3990 ? u_port5_out_wmask_o[9] : u_port4_out_wmask_o[9])) : (n4001 ? (n3990 ? u_port3_out_wmask_o[9] : u_port2_out_wmask_o[9]) : (n3990 ? u_port1_out_wmask_o[9] : u_port0_out_wmask_o[9]))))), (n3633 & (n3983[0] ? (n3979 ? (n3972 ? (n3961 ? u_port15_out_wmask_o[8] : u_port14_out_wmask_o[8]) : (n3961 ? u_port13_out_wmask_o[8] : u_port12_out_wmask_o[8])) : (n3972 ? (n3961 ? u_port11_out_wmask_o[8] : u_port10_out_wmask_o[8]) : (n3961 ? u_port9_out_wmask_o[8] : u_port8_out_wmask_o[8]))) : (n3979 ? (n3972 ? (n3961 ? u_port7_out_wmask_o[8] : u_port6_out_wmask_o[8]) : (n3961 ? u_port5_out_wmask_o[8] : u_port4_out_wmask_o[8])) : (n3972 ? (n3961 ? u_port3_out_wmask_o[8] : u_port2_out_wmask_o[8]) : (n3961 ? u_port1_out_wmask_o[8] : u_port0_out_wmask_o[8]))))), (n3633 & (n3954[0] ? (n3950 ? (n3943 ? (n3932 ? u_port15_out_wmask_o[7] : u_port14_out_wmask_o[7]) : (n3932 ? u_port13_out_wmask_o[7] : u_port12_out_wmask_o[7])) : (n3943 ? (n3932 ? u_port11_out_wmask_o[7] : u_port10_out_wmask_o[7]) : (n3932 ? u_port9_out_wmask_o[7] : u_port8_out_wmask_o[7]))) : (n3950 ? (n3943 ? (n3932 ? u_port7_out_wmask_o[7] : u_port6_out_wmask_o[7]) : (n3932 ? u_port5_out_wmask_o[7] : u_port4_out_wmask_o[7])) : (n3943 ? (n3932 ? u_port3_out_wmask_o[7] : u_port2_out_wmask_o[7]) : (n3932 ? u_port1_out_wmask_o[7] : u_port0_out_wmask_o[7]))))), (n3633 & (n3925[0] ? (n3921 ? (n3914 ? (n3903 ? u_port15_out_wmask_o[6] : u_port14_out_wmask_o[6]) : (n3903 ? u_port13_out_wmask_o[6] : u_port12_out_wmask_o[6])) : (n3914 ? (n3903 ? u_port11_out_wmask_o[6] : u_port10_out_wmask_o[6]) : (n3903 ? u_port9_out_wmask_o[6] : u_port8_out_wmask_o[6]))) : (n3921 ? (n3914 ? (n3903 ? u_port7_out_wmask_o[6] : u_port6_out_wmask_o[6]) : (n3903 ? u_port5_out_wmask_o[6] : u_port4_out_wmask_o[6])) : (n3914 ? (n3903 ? u_port3_out_wmask_o[6] : u_port2_out_wmask_o[6]) : (n3903 ? u_port1_out_wmask_o[6] : u_port0_out_wmask_o[6]))))), (n3633 & (n3896[0] ? (n3892 ? (n3885 ? (n3874 ? u_port15_out_wmask_o[5] : u_port14_out_wmask_o[5]) : (n3874 ? u_port13_out_wmask_o[5] : u_port12_out_wmask_o[5])) : (n3885 ? (n3874 ? u_port11_out_wmask_o[5] : u_port10_out_wmask_o[5]) : (n3874 ? u_port9_out_wmask_o[5] : u_port8_out_wmask_o[5]))) : (n3892 ? (n3885 ? (n3874 ? u_port7_out_wmask_o[5] : u_port6_out_wmask_o[5]) : (n3874 ? u_port5_out_wmask_o[5] : u_port4_out_wmask_o[5])) : (n3885 ? (n3874 ? u_port3_out_wmask_o[5] : u_port2_out_wmask_o[5]) : (n3874 ? u_port1_out_wmask_o[5] : u_port0_out_wmask_o[5]))))), (n3633 & (n3867[0] ? (n3863 ? (n3856 ? (n3845 ? u_port15_out_wmask_o[4] : u_port14_out_wmask_o[4]) : (n3845 ? u_port13_out_wmask_o[4] : u_port12_out_wmask_o[4])) : (n3856 ? (n3845 ? u_port11_out_wmask_o[4] : u_port10_out_wmask_o[4]) : (n3845 ? u_port9_out_wmask_o[4] : u_port8_out_wmask_o[4]))) : (n3863 ? (n3856 ? (n3845 ? u_port7_out_wmask_o[4] : u_port6_out_wmask_o[4]) : (n3845 ? u_port5_out_wmask_o[4] : u_port4_out_wmask_o[4])) : (n3856 ? (n3845 ? u_port3_out_wmask_o[4] : u_port2_out_wmask_o[4]) : (n3845 ? u_port1_out_wmask_o[4] : u_port0_out_wmask_o[4]))))), (n3633 & (n3838[0] ? (n3834 ? (n3827 ? (n3816 ? u_port15_out_wmask_o[3] : u_port14_out_wmask_o[3]) : (n3816 ? u_port13_out_wmask_o[3] : u_port12_out_wmask_o[3])) : (n3827 ? (n3816 ? u_port11_out_wmask_o[3] : u_port10_out_wmask_o[3]) : (n3816 ? u_port9_out_wmask_o[3] : u_port8_out_wmask_o[3]))) : (n3834 ? (n3827 ? (n3816 ? u_port7_out_wmask_o[3] : u_port6_out_wmask_o[3]) : (n3816 ? u_port5_out_wmask_o[3] : u_port4_out_wmask_o[3])) : (n3827 ? (n3816 ? u_port3_out_wmask_o[3] : u_port2_out_wmask_o[3]) : (n3816 ? u_port1_out_wmask_o[3] : u_port0_out_wmask_o[3]))))), (n3633 & (n3809[0] ? (n3805 ? (n3798 ? (n3787 ? u_port15_out_wmask_o[2] : u_port14_out_wmask_o[2]) : (n3787 ? u_port13_out_wmask_o[2] : u_port12_out_wmask_o[2])) : (n3798 ? (n3787 ? u_port11_out_wmask_o[2] : u_port10_out_wmask_o[2]) : (n3787 ? u_port9_out_wmask_o[2] : u_port8_out_wmask_o[2]))) : (n3805 ? (n3798 ? (n3787 ? u_port7_out_wmask_o[2] : u_port6_out_wmask_o[2]) : (n3787 ? u_port5_out_wmask_o[2] : u_port4_out_wmask_o[2])) : (n3798 ? (n3787 ? u_port3_out_wmask_o[2] : u_port2_out_wmask_o[2]) : (n3787 ? u_port1_out_wmask_o[2] : u_port0_out_wmask_o[2]))))), (n3633 & (n3780[0] ? (n3776 ? (n3769 ? (n3758 ? u_port15_out_wmask_o[1] : u_port14_out_wmask_o[1]) : (n3758 ? u_port13_out_wmask_o[1] : u_port12_out_wmask_o[1])) : (n3769 ? (n3758 ? u_port11_out_wmask_o[1] : u_port10_out_wmask_o[1]) : (n3758 ? u_port9_out_wmask_o[1] : u_port8_out_wmask_o[1]))) : (n3776 ? (n3769 ? (n3758 ? u_port7_out_wmask_o[1] : u_port6_out_wmask_o[1]) : (n3758 ? u_port5_out_wmask_o[1] : u_port4_out_wmask_o[1])) : (n3769 ? (n3758 ? u_port3_out_wmask_o[1] : u_port2_out_wmask_o[1]) : (n3758 ? u_port1_out_wmask_o[1] : u_port0_out_wmask_o[1]))))), (n3633 & (n3751[0] ? (n3747 ? (n3740 ? (n3729 ? u_port15_out_wmask_o[0] : u_port14_out_wmask_o[0]) : (n3729 ? u_port13_out_wmask_o[0] : u_port12_out_wmask_o[0])) : (n3740 ? (n3729 ? u_port11_out_wmask_o[0] : u_port10_out_wmask_o[0]) : (n3729 ? u_port9_out_wmask_o[0] : u_port8_out_wmask_o[0]))) : (n3747 ? (n3740 ? (n3729 ? u_port7_out_wmask_o[0] : u_port6_out_wmask_o[0]) : (n3729 ? u_port5_out_wmask_o[0] : u_port4_out_wmask_o[0])) : (n3740 ? (n3729 ? u_port3_out_wmask_o[0] : u_port2_out_wmask_o[0]) : (n3729 ? u_port1_out_wmask_o[0] : u_port0_out_wmask_o[0])))))};
-  assign l1_req_wdata_o = {(n3633 ? (n5578[0] ? (n5574 ? (n5567 ? (n5556 ? u_port15_out_wdata_o[1023:992] : u_port14_out_wdata_o[1023:992]) : (n5556 ? u_port13_out_wdata_o[1023:992] : u_port12_out_wdata_o[1023:992])) : (n5567 ? (n5556 ? u_port11_out_wdata_o[1023:992] : u_port10_out_wdata_o[1023:992]) : (n5556 ? u_port9_out_wdata_o[1023:992] : u_port8_out_wdata_o[1023:992]))) : (n5574 ? (n5567 ? (n5556 ? u_port7_out_wdata_o[1023:992] : u_port6_out_wdata_o[1023:992]) : (n5556 ? u_port5_out_wdata_o[1023:992] : u_port4_out_wdata_o[1023:992])) : (n5567 ? (n5556 ? u_port3_out_wdata_o[1023:992] : u_port2_out_wdata_o[1023:992]) : (n5556 ? u_port1_out_wdata_o[1023:992] : u_port0_out_wdata_o[1023:992])))) : 32'h00000000), (n3633 ? (n5549[0] ? (n5545 ? (n5538 ? (n5527 ? u_port15_out_wdata_o[991:960] : u_port14_out_wdata_o[991:960]) : (n5527 ? u_port13_out_wdata_o[991:960] : u_port12_out_wdata_o[991:960])) : (n5538 ? (n5527 ? u_port11_out_wdata_o[991:960] : u_port10_out_wdata_o[991:960]) : (n5527 ? u_port9_out_wdata_o[991:960] : u_port8_out_wdata_o[991:960]))) : (n5545 ? (n5538 ? (n5527 ? u_port7_out_wdata_o[991:960] : u_port6_out_wdata_o[991:960]) : (n5527 ? u_port5_out_wdata_o[991:960] : u_port4_out_wdata_o[991:960])) : (n5538 ? (n5527 ? u_port3_out_wdata_o[991:960] : u_port2_out_wdata_o[991:960]) : (n5527 ? u_port1_out_wdata_o[991:960] : u_port0_out_wdata_o[991:960])))) : 32'h00000000), (n3633 ? (n5520[0] ? (n5516 ? (n5509 ? (n5498 ? u_port15_out_wdata_o[959:928] : u_port14_out_wdata_o[959:928]) : (n5498 ? u_port13_out_wdata_o[959:928] : u_port12_out_wdata_o[959:928])) : (n5509 ? (n5498 ? u_port11_out_wdata_o[959:928] : u_port10_out_wdata_o[959:928]) : (n5498 ? u_port9_out_wdata_o[959:928] : u_port8_out_wdata_o[959:928]))) : (n5516 ? (n5509 ? (n5498 ? u_port7_out_wdata_o[959:928] : u_port6_out_wdata_o[959:928]) : (n5498 ? u_port5_out_wdata_o[959:928] : u_port4_out_wdata_o[959:928])) : (n5509 ? (n5498 ? u_port3_out_wdata_o[959:928] : u_port2_out_wdata_o[959:928]) : (n5498 ? u_port1_out_wdata_o[959:928] : u_port0_out_wdata_o[959:928])))) : 32'h00000000), (n3633 ? (n5491[0] ? (n5487 ? (n5480 ? (n5469 ? u_port15_out_wdata_o[927:896] : u_port14_out_wdata_o[927:896]) : (n5469 ? u_port13_out_wdata_o[927:896] : u_port12_out_wdata_o[927:896])) : (n5480 ? (n5469 ? u_port11_out_wdata_o[927:896] : u_port10_out_wdata_o[927:896]) : (n5469 ? u_port9_out_wdata_o[927:896] : u_port8_out_wdata_o[927:896]))) : (n5487 ? (n5480 ? (n5469 ? u_port7_out_wdata_o[927:896] : u_port6_out_wdata_o[927:896]) : (n5469 ? u_port5_out_wdata_o[927:896] : u_port4_out_wdata_o[927:896])) : (n5480 ? (n5469 ? u_port3_out_wdata_o[927:896] : u_port2_out_wdata_o[927:896]) : (n5469 ? u_port1_out_wdata_o[927:896] : u_port0_out_wdata_o[927:896])))) : 32'h00000000), (n3633 ? (n5462[0] ? (n5458 ? (n5451 ? (n5440 ? u_port15_out_wdata_o[895:864] : u_port14_out_wdata_o[895:864]) : (n5440 ? u_port13_out_wdata_o[895:864] : u_port12_out_wdata_o[895:864])) : (n5451 ? (n5440 ? u_port11_out_wdata_o[895:864] : u_port10_out_wdata_o[895:864]) : (n5440 ? u_port9_out_wdata_o[895:864] : u_port8_out_wdata_o[895:864]))) : (n5458 ? (n5451 ? (n5440 ? u_port7_out_wdata_o[895:864] : u_port6_out_wdata_o[895:864]) : (n5440 ? u_port5_out_wdata_o[895:864] : u_port4_out_wdata_o[895:864])) : (n5451 ? (n5440 ? u_port3_out_wdata_o[895:864] : u_port2_out_wdata_o[895:864]) : (n5440 ? u_port1_out_wdata_o[895:864] : u_port0_out_wdata_o[895:864])))) : 32'h00000000), (n3633 ? (n5433[0] ? (n5429 ? (n5422 ? (n5411 ? u_port15_out_wdata_o[863:832] : u_port14_out_wdata_o[863:832]) : (n5411 ? u_port13_out_wdata_o[863:832] : u_port12_out_wdata_o[863:832])) : (n5422 ? (n5411 ? u_port11_out_wdata_o[863:832] : u_port10_out_wdata_o[863:832]) : (n5411 ? u_port9_out_wdata_o[863:832] : u_port8_out_wdata_o[863:832]))) : (n5429 ? (n5422 ? (n5411 ? u_port7_out_wdata_o[863:832] : u_port6_out_wdata_o[863:832]) : (n5411 ? u_port5_out_wdata_o[863:832] : u_port4_out_wdata_o[863:832])) : (n5422 ? (n5411 ? u_port3_out_wdata_o[863:832] : u_port2_out_wdata_o[863:832]) : (n5411 ? u_port1_out_wdata_o[863:832] : u_port0_out_wdata_o[863:832])))) : 32'h00000000), (n3633 ? (n5404[0] ? (n5400 ? (n5393 ? (n5382 ? u_port15_out_wdata_o[831:800] : u_port14_out_wdata_o[831:800]) : (n5382 ? u_port13_out_wdata_o[831:800] : u_port12_out_wdata_o[831:800])) : (n5393 ? (n5382 ? u_port11_out_wdata_o[831:800] : u_port10_out_wdata_o[831:800]) : (n5382 ? u_port9_out_wdata_o[831:800] : u_port8_out_wdata_o[831:800]))) : (n5400 ? (n5393 ? (n5382 ? u_port7_out_wdata_o[831:800] : u_port6_out_wdata_o[831:800]) : (n5382 ? u_port5_out_wdata_o[831:800] : u_port4_out_wdata_o[831:800])) : (n5393 ? (n5382 ? u_port3_out_wdata_o[831:800] : u_port2_out_wdata_o[831:800]) : (n5382 ? u_port1_out_wdata_o[831:800] : u_port0_out_wdata_o[831:800])))) : 32'h00000000), (n3633 ? (n5375[0] ? (n5371 ? (n5364 ? (n5353 ? u_port15_out_wdata_o[799:768] : u_port14_out_wdata_o[799:768]) : (n5353 ? u_port13_out_wdata_o[799:768] : u_port12_out_wdata_o[799:768])) : (n5364 ? (n5353 ? u_port11_out_wdata_o[799:768] : u_port10_out_wdata_o[799:768]) : (n5353 ? u_port9_out_wdata_o[799:768] : u_port8_out_wdata_o[799:768]))) : (n5371 ? (n5364 ? (n5353 ? u_port7_out_wdata_o[799:768] : u_port6_out_wdata_o[799:768]) : (n5353 ? u_port5_out_wdata_o[799:768] : u_port4_out_wdata_o[799:768])) : (n5364 ? (n5353 ? u_port3_out_wdata_o[799:768] : u_port2_out_wdata_o[799:768]) : (n5353 ? u_port1_out_wdata_o[799:768] : u_port0_out_wdata_o[799:768])))) : 32'h00000000), (n3633 ? (n5346[0] ? (n5342 ? (n5335 ? (n5324 ? u_port15_out_wdata_o[767:736] : u_port14_out_wdata_o[767:736]) : (n5324 ? u_port13_out_wdata_o[767:736] : u_port12_out_wdata_o[767:736])) : (n5335 ? (n5324 ? u_port11_out_wdata_o[767:736] : u_port10_out_wdata_o[767:736]) : (n5324 ? u_port9_out_wdata_o[767:736] : u_port8_out_wdata_o[767:736]))) : (n5342 ? (n5335 ? (n5324 ? u_port7_out_wdata_o[767:736] : u_port6_out_wdata_o[767:736]) : (n5324 ? u_port5_out_wdata_o[767:736] : u_port4_out_wdata_o[767:736])) : (n5335 ? (n5324 ? u_port3_out_wdata_o[767:736] : u_port2_out_wdata_o[767:736]) : (n5324 ? u_port1_out_wdata_o[767:736] : u_port0_out_wdata_o[767:736])))) : 32'h00000000), (n3633 ? (n5317[0] ? (n5313 ? (n5306 ? (n5295 ? u_port15_out_wdata_o[735:704] : u_port14_out_wdata_o[735:704]) : (n5295 ? u_port13_out_wdata_o[735:704] : u_port12_out_wdata_o[735:704])) : (n5306 ? (n5295 ? u_port11_out_wdata_o[735:704] : u_port10_out_wdata_o[735:704]) : (n5295 ? u_port9_out_wdata_o[735:704] : u_port8_out_wdata_o[735:704]))) : (n5313 ? (n5306 ? (n5295 ? u_port7_out_wdata_o[735:704] : u_port6_out_wdata_o[735:704]) : (n5295 ? u_port5_out_wdata_o[735:704] : u_port4_out_wdata_o[735:704])) : (n5306 ? (n5295 ? u_port3_out_wdata_o[735:704] : u_port2_out_wdata_o[735:704]) : (n5295 ? u_port1_out_wdata_o[735:704] : u_port0_out_wdata_o[735:704])))) : 32'h00000000), (n3633 ? (n5288[0] ? (n5284 ? (n5277 ? (n5266 ? u_port15_out_wdata_o[703:672] : u_port14_out_wdata_o[703:672]) : (n5266 ? u_port13_out_wdata_o[703:672] : u_port12_out_wdata_o[703:672])) : (n5277 ? (n5266 ? u_port11_out_wdata_o[703:672] : u_port10_out_wdata_o[703:672]) : (n5266 ? u_port9_out_wdata_o[703:672] : u_port8_out_wdata_o[703:672]))) : (n5284 ? (n5277 ? (n5266 ? u_port7_out_wdata_o[703:672] : u_port6_out_wdata_o[703:672]) : (n5266 ? u_port5_out_wdata_o[703:672] : u_port4_out_wdata_o[703:672])) : (n5277 ? (n5266 ? u_port3_out_wdata_o[703:672] : u_port2_out_wdata_o[703:672]) : (n5266 ? u_port1_out_wdata_o[703:672] : u_port0_out_wdata_o[703:672])))) : 32'h00000000), (n3633 ? (n5259[0] ? (n5255 ? (n5248 ? (n5237 ? u_port15_out_wdata_o[671:640] : u_port14_out_wdata_o[671:640]) : (n5237 ? u_port13_out_wdata_o[671:640] : u_port12_out_wdata_o[671:640])) : (n5248 ? (n5237 ? u_port11_out_wdata_o[671:640] : u_port10_out_wdata_o[671:640]) : (n5237 ? u_port9_out_wdata_o[671:640] : u_port8_out_wdata_o[671:640]))) : (n5255 ? (n5248 ? (n5237 ? u_port7_out_wdata_o[671:640] : u_port6_out_wdata_o[671:640]) : (n5237 ? u_port5_out_wdata_o[671:640] : u_port4_out_wdata_o[671:640])) : (n5248 ? (n5237 ? u_port3_out_wdata_o[671:640] : u_port2_out_wdata_o[671:640]) : (n5237 ? u_port1_out_wdata_o[671:640] : u_port0_out_wdata_o[671:640])))) : 32'h00000000), (n3633 ? (n5230[0] ? (n5226 ? (n5219 ? (n5208 ? u_port15_out_wdata_o[639:608] : u_port14_out_wdata_o[639:608]) : (n5208 ? u_port13_out_wdata_o[639:608] : u_port12_out_wdata_o[639:608])) : (n5219 ? (n5208 ? u_port11_out_wdata_o[639:608] : u_port10_out_wdata_o[639:608]) : (n5208 ? u_port9_out_wdata_o[639:608] : u_port8_out_wdata_o[639:608]))) : (n5226 ? (n5219 ? (n5208 ? u_port7_out_wdata_o[639:608] : u_port6_out_wdata_o[639:608]) : (n5208 ? u_port5_out_wdata_o[639:608] : u_port4_out_wdata_o[639:608])) : (n5219 ? (n5208 ? u_port3_out_wdata_o[639:608] : u_port2_out_wdata_o[639:608]) : (n5208 ? u_port1_out_wdata_o[639:608] : u_port0_out_wdata_o[639:608])))) : 32'h00000000), (n3633 ? (n5201[0] ? (n5197 ? (n5190 ? (n5179 ? u_port15_out_wdata_o[607:576] : u_port14_out_wdata_o[607:576]) : (n5179 ? u_port13_out_wdata_o[607:576] : u_port12_out_wdata_o[607:576])) : (n5190 ? (n5179 ? u_port11_out_wdata_o[607:576] : u_port10_out_wdata_o[607:576]) : (n5179 ? u_port9_out_wdata_o[607:576] : u_port8_out_wdata_o[607:576]))) : (n5197 ? (n5190 ? (n5179 ? u_port7_out_wdata_o[607:576] : u_port6_out_wdata_o[607:576]) : (n5179 ? u_port5_out_wdata_o[607:576] : u_port4_out_wdata_o[607:576])) : (n5190 ? (n5179 ? u_port3_out_wdata_o[607:576] : u_port2_out_wdata_o[607:576]) : (n5179 ? u_port1_out_wdata_o[607:576] : u_port0_out_wdata_o[607:576])))) : 32'h00000000), (n3633 ? (n5172[0] ? (n5168 ? (n5161 ? (n5150 ? u_port15_out_wdata_o[575:544] : u_port14_out_wdata_o[575:544]) : (n5150 ? u_port13_out_wdata_o[575:544] : u_port12_out_wdata_o[575:544])) : (n5161 ? (n5150 ? u_port11_out_wdata_o[575:544] : u_port10_out_wdata_o[575:544]) : (n5150 ? u_port9_out_wdata_o[575:544] : u_port8_out_wdata_o[575:544]))) : (n5168 ? (n5161 ? (n5150 ? u_port7_out_wdata_o[575:544] : u_port6_out_wdata_o[575:544]) : (n5150 ? u_port5_out_wdata_o[575:544] : u_port4_out_wdata_o[575:544])) : (n5161 ? (n5150 ? u_port3_out_wdata_o[575:544] : u_port2_out_wdata_o[575:544]) : (n5150 ? u_port1_out_wdata_o[575:544] : u_port0_out_wdata_o[575:544])))) : 32'h00000000), (n3633 ? (n5143[0] ? (n5139 ? (n5132 ? (n5121 ? u_port15_out_wdata_o[543:512] : u_port14_out_wdata_o[543:512]) : (n5121 ? u_port13_out_wdata_o[543:512] : u_port12_out_wdata_o[543:512])) : (n5132 ? (n5121 ? u_port11_out_wdata_o[543:512] : u_port10_out_wdata_o[543:512]) : (n5121 ? u_port9_out_wdata_o[543:512] : u_port8_out_wdata_o[543:512]))) : (n5139 ? (n5132 ? (n5121 ? u_port7_out_wdata_o[543:512] : u_port6_out_wdata_o[543:512]) : (n5121 ? u_port5_out_wdata_o[543:512] : u_port4_out_wdata_o[543:512])) : (n5132 ? (n5121 ? u_port3_out_wdata_o[543:512] : u_port2_out_wdata_o[543:512]) : (n5121 ? u_port1_out_wdata_o[543:512] : u_port0_out_wdata_o[543:512])))) : 32'h00000000), (n3633 ? (n5114[0] ? (n5110 ? (n5103 ? (n5092 ? u_port15_out_wdata_o[511:480] : u_port14_out_wdata_o[511:480]) : (n5092 ? u_port13_out_wdata_o[511:480] : u_port12_out_wdata_o[511:480])) : (n5103 ? (n5092 ? u_port11_out_wdata_o[511:480] : u_port10_out_wdata_o[511:480]) : (n5092 ? u_port9_out_wdata_o[511:480] : u_port8_out_wdata_o[511:480]))) : (n5110 ? (n5103 ? (n5092 ? u_port7_out_wdata_o[511:480] : u_port6_out_wdata_o[511:480]) : (n5092 ? u_port5_out_wdata_o[511:480] : u_port4_out_wdata_o[511:480])) : (n5103 ? (n5092 ? u_port3_out_wdata_o[511:480] : u_port2_out_wdata_o[511:480]) : (n5092 ? u_port1_out_wdata_o[511:480] : u_port0_out_wdata_o[511:480])))) : 32'h00000000), (n3633 ? (n5085[0] ? (n5081 ? (n5074 ? (n5063 ? u_port15_out_wdata_o[479:448] : u_port14_out_wdata_o[479:448]) : (n5063 ? u_port13_out_wdata_o[479:448] : u_port12_out_wdata_o[479:448])) : (n5074 ? (n5063 ? u_port11_out_wdata_o[479:448] : u_port10_out_wdata_o[479:448]) : (n5063 ? u_port9_out_wdata_o[479:448] : u_port8_out_wdata_o[479:448]))) : (n5081 ? (n5074 ? (n5063 ? u_port7_out_wdata_o[479:448] : u_port6_out_wdata_o[479:448]) : (n5063 ? u_port5_out_wdata_o[479:448] : u_port4_out_wdata_o[479:448])) : (n5074 ? (n5063 ? u_port3_out_wdata_o[479:448] : u_port2_out_wdata_o[479:448]) : (n5063 ? u_port1_out_wdata_o[479:448] : u_port0_out_wdata_o[479:448])))) : 32'h00000000), (n3633 ? (n5056[0] ? (n5052 ? (n5045 ? (n5034 ? u_port15_out_wdata_o[447:416] : u_port14_out_wdata_o[447:416]) : (n5034 ? u_port13_out_wdata_o[447:416] : u_port12_out_wdata_o[447:416])) : (n5045 ? (n5034 ? u_port11_out_wdata_o[447:416] : u_port10_out_wdata_o[447:416]) : (n5034 ? u_port9_out_wdata_o[447:416] : u_port8_out_wdata_o[447:416]))) : (n5052 ? (n5045 ? (n5034 ? u_port7_out_wdata_o[447:416] : u_port6_out_wdata_o[447:416]) : (n5034 ? u_port5_out_wdata_o[447:416] : u_port4_out_wdata_o[447:416])) : (n5045 ? (n5034 ? u_port3_out_wdata_o[447:416] : u_port2_out_wdata_o[447:416]) : (n5034 ? u_port1_out_wdata_o[447:416] : u_port0_out_wdata_o[447:416])))) : 32'h00000000), (n3633 ? (n5027[0] ? (n5023 ? (n5016 ? (n5005 ? u_port15_out_wdata_o[415:384] : u_port14_out_wdata_o[415:384]) : (n5005 ? u_port13_out_wdata_o[415:384] : u_port12_out_wdata_o[415:384])) : (n5016 ? (n5005 ? u_port11_out_wdata_o[415:384] : u_port10_out_wdata_o[415:384]) : (n5005 ? u_port9_out_wdata_o[415:384] : u_port8_out_wdata_o[415:384]))) : (n5023 ? (n5016 ? (n5005 ? u_port7_out_wdata_o[415:384] : u_port6_out_wdata_o[415:384]) : (n5005 ? u_port5_out_wdata_o[415:384] : u_port4_out_wdata_o[415:384])) : (n5016 ? (n5005 ? u_port3_out_wdata_o[415:384] : u_port2_out_wdata_o[415:384]) : (n5005 ? u_port1_out_wdata_o[415:384] : u_port0_out_wdata_o[415:384])))) : 32'h00000000), (n3633 ? (n4998[0] ? (n4994 ? (n4987 ? (n4976 ? u_port15_out_wdata_o[383:352] : u_port14_out_wdata_o[383:352]) : (n4976 ? u_port13_out_wdata_o[383:352] : u_port12_out_wdata_o[383:352])) : (n4987 ? (n4976 ? u_port11_out_wdata_o[383:352] : u_port10_out_wdata_o[383:352]) : (n4976 ? u_port9_out_wdata_o[383:352] : u_port8_out_wdata_o[383:352]))) : (n4994 ? (n4987 ? (n4976 ? u_port7_out_wdata_o[383:352] : u_port6_out_wdata_o[383:352]) : (n4976 ? u_port5_out_wdata_o[383:352] : u_port4_out_wdata_o[383:352])) : (n4987 ? (n4976 ? u_port3_out_wdata_o[383:352] : u_port2_out_wdata_o[383:352]) : (n4976 ? u_port1_out_wdata_o[383:352] : u_port0_out_wdata_o[383:352])))) : 32'h00000000), (n3633 ? (n4969[0] ? (n4965 ? (n4958 ? (n4947 ? u_port15_out_wdata_o[351:320] : u_port14_out_wdata_o[351:320]) : (n4947 ? u_port13_out_wdata_o[351:320] : u_port12_out_wdata_o[351:320])) : (n4958 ? (n4947 ? u_port11_out_wdata_o[351:320] : u_port10_out_wdata_o[351:320]) : (n4947 ? u_port9_out_wdata_o[351:320] : u_port8_out_wdata_o[351:320]))) : (n4965 ? (n4958 ? (n4947 ? u_port7_out_wdata_o[351:320] : u_port6_out_wdata_o[351:320]) : (n4947 ? u_port5_out_wdata_o[351:320] : u_port4_out_wdata_o[351:320])) : (n4958 ? (n4947 ? u_port3_out_wdata_o[351:320] : u_port2_out_wdata_o[351:320]) : (n4947 ? u_port1_out_wdata_o[351:320] : u_port0_out_wdata_o[351:320])))) : 32'h00000000), (n3633 ? (n4940[0] ? (n4936 ? (n4929 ? (n4918 ? u_port15_out_wdata_o[319:288] : u_port14_out_wdata_o[319:288]) : (n4918 ? u_port13_out_wdata_o[319:288] : u_port12_out_wdata_o[319:288])) : (n4929 ? (n4918 ? u_port11_out_wdata_o[319:288] : u_port10_out_wdata_o[319:288]) : (n4918 ? u_port9_out_wdata_o[319:288] : u_port8_out_wdata_o[319:288]))) : (n4936 ? (n4929 ? (n4918 ? u_port7_out_wdata_o[319:288] : u_port6_out_wdata_o[319:288]) : (n4918 ? u_port5_out_wdata_o[319:288] : u_port4_out_wdata_o[319:288])) : (n4929 ? (n4918 ? u_port3_out_wdata_o[319:288] : u_port2_out_wdata_o[319:288]) : (n4918 ? u_port1_out_wdata_o[319:288] : u_port0_out_wdata_o[319:288])))) : 32'h00000000), (n3633 ? (n4911[0] ? (n4907 ? (n4900 ? (n4889 ? u_port15_out_wdata_o[287:256] : u_port14_out_wdata_o[287:256]) : (n4889 ? u_port13_out_wdata_o[287:256] : u_port12_out_wdata_o[287:256])) : (n4900 ? (n4889 ? u_port11_out_wdata_o[287:256] : u_port10_out_wdata_o[287:256]) : (n4889 ? u_port9_out_wdata_o[287:256] : u_port8_out_wdata_o[287:256]))) : (n4907 ? (n4900 ? (n4889 ? u_port7_out_wdata_o[287:256] : u_port6_out_wdata_o[287:256]) : (n4889 ? u_port5_out_wdata_o[287:256] : u_port4_out_wdata_o[287:256])) : (n4900 ? (n4889 ? u_port3_out_wdata_o[287:256] : u_port2_out_wdata_o[287:256]) : (n4889 ? u_port1_out_wdata_o[287:256] : u_port0_out_wdata_o[287:256])))) : 32'h00000000), (n3633 ? (n4882[0] ? (n4878 ? (n4871 ? (n4860 ? u_port15_out_wdata_o[255:224] : u_port14_out_wdata_o[255:224]) : (n4860 ? u_port13_out_wdata_o[255:224] : u_port12_out_wdata_o[255:224])) : (n4871 ? (n4860 ? u_port11_out_wdata_o[255:224] : u_port10_out_wdata_o[255:224]) : (n4860 ? u_port9_out_wdata_o[255:224] : u_port8_out_wdata_o[255:224]))) : (n4878 ? (n4871 ? (n4860 ? u_port7_out_wdata_o[255:224] : u_port6_out_wdata_o[255:224]) : (n4860 ? u_port5_out_wdata_o[255:224] : u_port4_out_wdata_o[255:224])) : (n4871 ? (n4860 ? u_port3_out_wdata_o[255:224] : u_port2_out_wdata_o[255:224]) : (n4860 ? u_port1_out_wdata_o[255:224] : u_port0_out_wdata_o[255:224])))) : 32'h00000000), (n3633 ? (n4853[0] ? (n4849 ? (n4842 ? (n4831 ? u_port15_out_wdata_o[223:192] : u_port14_out_wdata_o[223:192]) : (n4831 ? u_port13_out_wdata_o[223:192] : u_port12_out_wdata_o[223:192])) : (n4842 ? (n4831 ? u_port11_out_wdata_o[223:192] : u_port10_out_wdata_o[223:192]) : (n4831 ? u_port9_out_wdata_o[223:192] : u_port8_out_wdata_o[223:192]))) : (n4849 ? (n4842 ? (n4831 ? u_port7_out_wdata_o[223:192] : u_port6_out_wdata_o[223:192]) : (n4831 ? u_port5_out_wdata_o[223:192] : u_port4_out_wdata_o[223:192])) : (n4842 ? (n4831 ? u_port3_out_wdata_o[223:192] : u_port2_out_wdata_o[223:192]) : (n4831 ? u_port1_out_wdata_o[223:192] : u_port0_out_wdata_o[223:192])))) : 32'h00000000), (n3633 ? (n4824[0] ? (n4820 ? (n4813 ? (n4802 ? u_port15_out_wdata_o[191:160] : u_port14_out_wdata_o[191:160]) : (n4802 ? u_port13_out_wdata_o[191:160] : u_port12_out_wdata_o[191:160])) : (n4813 ? (n4802 ? u_port11_out_wdata_o[191:160] : u_port10_out_wdata_o[191:160]) : (n4802 ? u_port9_out_wdata_o[191:160] : u_port8_out_wdata_o[191:160]))) : (n4820 ? (n4813 ? (n4802 ? u_port7_out_wdata_o[191:160] : u_port6_out_wdata_o[191:160]) : (n4802 ? u_port5_out_wdata_o[191:160] : u_port4_out_wdata_o[191:160])) : (n4813 ? (n4802 ? u_port3_out_wdata_o[191:160] : u_port2_out_wdata_o[191:160]) : (n4802 ? u_port1_out_wdata_o[191:160] : u_port0_out_wdata_o[191:160])))) : 32'h00000000), (n3633 ? (n4795[0] ? (n4791 ? (n4784 ? (n4773 ? u_port15_out_wdata_o[159:128] : u_port14_out_wdata_o[159:128]) : (n4773 ? u_port13_out_wdata_o[159:128] : u_port12_out_wdata_o[159:128])) : (n4784 ? (n4773 ? u_port11_out_wdata_o[159:128] : u_port10_out_wdata_o[159:128]) : (n4773 ? u_port9_out_wdata_o[159:128] : u_port8_out_wdata_o[159:128]))) : (n4791 ? (n4784 ? (n4773 ? u_port7_out_wdata_o[159:128] : u_port6_out_wdata_o[159:128]) : (n4773 ? u_port5_out_wdata_o[159:128] : u_port4_out_wdata_o[159:128])) : (n4784 ? (n4773 ? u_port3_out_wdata_o[159:128] : u_port2_out_wdata_o[159:128]) : (n4773 ? u_port1_out_wdata_o[159:128] : u_port0_out_wdata_o[159:128])))) : 32'h00000000), (n3633 ? (n4766[0] ? (n4762 ? (n4755 ? (n4744 ? u_port15_out_wdata_o[127:96] : u_port14_out_wdata_o[127:96]) : (n4744 ? u_port13_out_wdata_o[127:96] : u_port12_out_wdata_o[127:96])) : (n4755 ? (n4744 ? u_port11_out_wdata_o[127:96] : u_port10_out_wdata_o[127:96]) : (n4744 ? u_port9_out_wdata_o[127:96] : u_port8_out_wdata_o[127:96]))) : (n4762 ? (n4755 ? (n4744 ? u_port7_out_wdata_o[127:96] : u_port6_out_wdata_o[127:96]) : (n4744 ? u_port5_out_wdata_o[127:96] : u_port4_out_wdata_o[127:96])) : (n4755 ? (n4744 ? u_port3_out_wdata_o[127:96] : u_port2_out_wdata_o[127:96]) : (n4744 ? u_port1_out_wdata_o[127:96] : u_port0_out_wdata_o[127:96])))) : 32'h00000000), (n3633 ? (n4737[0] ? (n4733 ? (n4726 ? (n4715 ? u_port15_out_wdata_o[95:64] : u_port14_out_wdata_o[95:64]) : (n4715 ? u_port13_out_wdata_o[95:64] : u_port12_out_wdata_o[95:64])) : (n4726 ? (n4715 ? u_port11_out_wdata_o[95:64] : u_port10_out_wdata_o[95:64]) : (n4715 ? u_port9_out_wdata_o[95:64] : u_port8_out_wdata_o[95:64]))) : (n4733 ? (n4726 ? (n4715 ? u_port7_out_wdata_o[95:64] : u_port6_out_wdata_o[95:64]) : (n4715 ? u_port5_out_wdata_o[95:64] : u_port4_out_wdata_o[95:64])) : (n4726 ? (n4715 ? u_port3_out_wdata_o[95:64] : u_port2_out_wdata_o[95:64]) : (n4715 ? u_port1_out_wdata_o[95:64] : u_port0_out_wdata_o[95:64])))) : 32'h00000000), (n3633 ? (n4708[0] ? (n4704 ? (n4697 ? (n4686 ? u_port15_out_wdata_o[63:32] : u_port14_out_wdata_o[63:32]) : (n4686 ? u_port13_out_wdata_o[63:32] : u_port12_out_wdata_o[63:32])) : (n4697 ? (n4686 ? u_port11_out_wdata_o[63:32] : u_port10_out_wdata_o[63:32]) : (n4686 ? u_port9_out_wdata_o[63:32] : u_port8_out_wdata_o[63:32]))) : (n4704 ? (n4697 ? (n4686 ? u_port7_out_wdata_o[63:32] : u_port6_out_wdata_o[63:32]) : (n4686 ? u_port5_out_wdata_o[63:32] : u_port4_out_wdata_o[63:32])) : (n4697 ? (n4686 ? u_port3_out_wdata_o[63:32] : u_port2_out_wdata_o[63:32]) : (n4686 ? u_port1_out_wdata_o[63:32] : u_port0_out_wdata_o[63:32])))) : 32'h00000000), (n3633 ? (n4679[0] ? (n4675 ? (n4668 ? (n4657 ? u_port15_out_wdata_o[31:0] : u_port14_out_wdata_o[31:0]) : (n4657 ? u_port13_out_wdata_o[31:0] : u_port12_out_wdata_o[31:0])) : (n4668 ? (n4657 ? u_port11_out_wdata_o[31:0] : u_port10_out_wdata_o[31:0]) : (n4657 ? u_port9_out_wdata_o[31:0] : u_port8_out_wdata_o[31:0]))) : (n4675 ? (n4668 ? (n4657 ? u_port7_out_wdata_o[31:0] : u_port6_out_wdata_o[31:0]) : (n4657 ? u_port5_out_wdata_o[31:0] : u_port4_out_wdata_o[31:0])) : (n4668 ? (n4657 ? u_port3_out_wdata_o[31:0] : u_port2_out_wdata_o[31:0]) : (n4657 ? u_port1_out_wdata_o[31:0] : u_port0_out_wdata_o[31:0])))) : 32'h00000000)};
+  assign l1_req_wmask_o = {(n3653 & (n4670[0] ? (n4666 ? (n4659 ? (n4648 ? u_port15_out_wmask_o[31] : u_port14_out_wmask_o[31]) : (n4648 ? u_port13_out_wmask_o[31] : u_port12_out_wmask_o[31])) : (n4659 ? (n4648 ? u_port11_out_wmask_o[31] : u_port10_out_wmask_o[31]) : (n4648 ? u_port9_out_wmask_o[31] : u_port8_out_wmask_o[31]))) : (n4666 ? (n4659 ? (n4648 ? u_port7_out_wmask_o[31] : u_port6_out_wmask_o[31]) : (n4648 ? u_port5_out_wmask_o[31] : u_port4_out_wmask_o[31])) : (n4659 ? (n4648 ? u_port3_out_wmask_o[31] : u_port2_out_wmask_o[31]) : (n4648 ? u_port1_out_wmask_o[31] : u_port0_out_wmask_o[31]))))), (n3653 & (n4641[0] ? (n4637 ? (n4630 ? (n4619 ? u_port15_out_wmask_o[30] : u_port14_out_wmask_o[30]) : (n4619 ? u_port13_out_wmask_o[30] : u_port12_out_wmask_o[30])) : (n4630 ? (n4619 ? u_port11_out_wmask_o[30] : u_port10_out_wmask_o[30]) : (n4619 ? u_port9_out_wmask_o[30] : u_port8_out_wmask_o[30]))) : (n4637 ? (n4630 ? (n4619 ? u_port7_out_wmask_o[30] : u_port6_out_wmask_o[30]) : (n4619 ? u_port5_out_wmask_o[30] : u_port4_out_wmask_o[30])) : (n4630 ? (n4619 ? u_port3_out_wmask_o[30] : u_port2_out_wmask_o[30]) : (n4619 ? u_port1_out_wmask_o[30] : u_port0_out_wmask_o[30]))))), (n3653 & (n4612[0] ? (n4608 ? (n4601 ? (n4590 ? u_port15_out_wmask_o[29] : u_port14_out_wmask_o[29]) : (n4590 ? u_port13_out_wmask_o[29] : u_port12_out_wmask_o[29])) : (n4601 ? (n4590 ? u_port11_out_wmask_o[29] : u_port10_out_wmask_o[29]) : (n4590 ? u_port9_out_wmask_o[29] : u_port8_out_wmask_o[29]))) : (n4608 ? (n4601 ? (n4590 ? u_port7_out_wmask_o[29] : u_port6_out_wmask_o[29]) : (n4590 ? u_port5_out_wmask_o[29] : u_port4_out_wmask_o[29])) : (n4601 ? (n4590 ? u_port3_out_wmask_o[29] : u_port2_out_wmask_o[29]) : (n4590 ? u_port1_out_wmask_o[29] : u_port0_out_wmask_o[29]))))), (n3653 & (n4583[0] ? (n4579 ? (n4572 ? (n4561 ? u_port15_out_wmask_o[28] : u_port14_out_wmask_o[28]) : (n4561 ? u_port13_out_wmask_o[28] : u_port12_out_wmask_o[28])) : (n4572 ? (n4561 ? u_port11_out_wmask_o[28] : u_port10_out_wmask_o[28]) : (n4561 ? u_port9_out_wmask_o[28] : u_port8_out_wmask_o[28]))) : (n4579 ? (n4572 ? (n4561 ? u_port7_out_wmask_o[28] : u_port6_out_wmask_o[28]) : (n4561 ? u_port5_out_wmask_o[28] : u_port4_out_wmask_o[28])) : (n4572 ? (n4561 ? u_port3_out_wmask_o[28] : u_port2_out_wmask_o[28]) : (n4561 ? u_port1_out_wmask_o[28] : u_port0_out_wmask_o[28]))))), (n3653 & (n4554[0] ? (n4550 ? (n4543 ? (n4532 ? u_port15_out_wmask_o[27] : u_port14_out_wmask_o[27]) : (n4532 ? u_port13_out_wmask_o[27] : u_port12_out_wmask_o[27])) : (n4543 ? (n4532 ? u_port11_out_wmask_o[27] : u_port10_out_wmask_o[27]) : (n4532 ? u_port9_out_wmask_o[27] : u_port8_out_wmask_o[27]))) : (n4550 ? (n4543 ? (n4532 ? u_port7_out_wmask_o[27] : u_port6_out_wmask_o[27]) : (n4532 ? u_port5_out_wmask_o[27] : u_port4_out_wmask_o[27])) : (n4543 ? (n4532 ? u_port3_out_wmask_o[27] : u_port2_out_wmask_o[27]) : (n4532 ? u_port1_out_wmask_o[27] : u_port0_out_wmask_o[27]))))), (n3653 & (n4525[0] ? (n4521 ? (n4514 ? (n4503 ? u_port15_out_wmask_o[26] : u_port14_out_wmask_o[26]) : (n4503 ? u_port13_out_wmask_o[26] : u_port12_out_wmask_o[26])) : (n4514 ? (n4503 ? u_port11_out_wmask_o[26] : u_port10_out_wmask_o[26]) : (n4503 ? u_port9_out_wmask_o[26] : u_port8_out_wmask_o[26]))) : (n4521 ? (n4514 ? (n4503 ? u_port7_out_wmask_o[26] : u_port6_out_wmask_o[26]) : (n4503 ? u_port5_out_wmask_o[26] : u_port4_out_wmask_o[26])) : (n4514 ? (n4503 ? u_port3_out_wmask_o[26] : u_port2_out_wmask_o[26]) : (n4503 ? u_port1_out_wmask_o[26] : u_port0_out_wmask_o[26]))))), (n3653 & (n4496[0] ? (n4492 ? (n4485 ? (n4474 ? u_port15_out_wmask_o[25] : u_port14_out_wmask_o[25]) : (n4474 ? u_port13_out_wmask_o[25] : u_port12_out_wmask_o[25])) : (n4485 ? (n4474 ? u_port11_out_wmask_o[25] : u_port10_out_wmask_o[25]) : (n4474 ? u_port9_out_wmask_o[25] : u_port8_out_wmask_o[25]))) : (n4492 ? (n4485 ? (n4474 ? u_port7_out_wmask_o[25] : u_port6_out_wmask_o[25]) : (n4474 ? u_port5_out_wmask_o[25] : u_port4_out_wmask_o[25])) : (n4485 ? (n4474 ? u_port3_out_wmask_o[25] : u_port2_out_wmask_o[25]) : (n4474 ? u_port1_out_wmask_o[25] : u_port0_out_wmask_o[25]))))), (n3653 & (n4467[0] ? (n4463 ? (n4456 ? (n4445 ? u_port15_out_wmask_o[24] : u_port14_out_wmask_o[24]) : (n4445 ? u_port13_out_wmask_o[24] : u_port12_out_wmask_o[24])) : (n4456 ? (n4445 ? u_port11_out_wmask_o[24] : u_port10_out_wmask_o[24]) : (n4445 ? u_port9_out_wmask_o[24] : u_port8_out_wmask_o[24]))) : (n4463 ? (n4456 ? (n4445 ? u_port7_out_wmask_o[24] : u_port6_out_wmask_o[24]) : (n4445 ? u_port5_out_wmask_o[24] : u_port4_out_wmask_o[24])) : (n4456 ? (n4445 ? u_port3_out_wmask_o[24] : u_port2_out_wmask_o[24]) : (n4445 ? u_port1_out_wmask_o[24] : u_port0_out_wmask_o[24]))))), (n3653 & (n4438[0] ? (n4434 ? (n4427 ? (n4416 ? u_port15_out_wmask_o[23] : u_port14_out_wmask_o[23]) : (n4416 ? u_port13_out_wmask_o[23] : u_port12_out_wmask_o[23])) : (n4427 ? (n4416 ? u_port11_out_wmask_o[23] : u_port10_out_wmask_o[23]) : (n4416 ? u_port9_out_wmask_o[23] : u_port8_out_wmask_o[23]))) : (n4434 ? (n4427 ? (n4416 ? u_port7_out_wmask_o[23] : u_port6_out_wmask_o[23]) : (n4416 ? u_port5_out_wmask_o[23] : u_port4_out_wmask_o[23])) : (n4427 ? (n4416 ? u_port3_out_wmask_o[23] : u_port2_out_wmask_o[23]) : (n4416 ? u_port1_out_wmask_o[23] : u_port0_out_wmask_o[23]))))), (n3653 & (n4409[0] ? (n4405 ? (n4398 ? (n4387 ? u_port15_out_wmask_o[22] : u_port14_out_wmask_o[22]) : (n4387 ? u_port13_out_wmask_o[22] : u_port12_out_wmask_o[22])) : (n4398 ? (n4387 ? u_port11_out_wmask_o[22] : u_port10_out_wmask_o[22]) : (n4387 ? u_port9_out_wmask_o[22] : u_port8_out_wmask_o[22]))) : (n4405 ? (n4398 ? (n4387 ? u_port7_out_wmask_o[22] : u_port6_out_wmask_o[22]) : (n4387 ? u_port5_out_wmask_o[22] : u_port4_out_wmask_o[22])) : (n4398 ? (n4387 ? u_port3_out_wmask_o[22] : u_port2_out_wmask_o[22]) : (n4387 ? u_port1_out_wmask_o[22] : u_port0_out_wmask_o[22]))))), (n3653 & (n4380[0] ? (n4376 ? (n4369 ? (n4358 ? u_port15_out_wmask_o[21] : u_port14_out_wmask_o[21]) : (n4358 ? u_port13_out_wmask_o[21] : u_port12_out_wmask_o[21])) : (n4369 ? (n4358 ? u_port11_out_wmask_o[21] : u_port10_out_wmask_o[21]) : (n4358 ? u_port9_out_wmask_o[21] : u_port8_out_wmask_o[21]))) : (n4376 ? (n4369 ? (n4358 ? u_port7_out_wmask_o[21] : u_port6_out_wmask_o[21]) : (n4358 ? u_port5_out_wmask_o[21] : u_port4_out_wmask_o[21])) : (n4369 ? (n4358 ? u_port3_out_wmask_o[21] : u_port2_out_wmask_o[21]) : (n4358 ? u_port1_out_wmask_o[21] : u_port0_out_wmask_o[21]))))), (n3653 & (n4351[0] ? (n4347 ? (n4340 ? (n4329 ? u_port15_out_wmask_o[20] : u_port14_out_wmask_o[20]) : (n4329 ? u_port13_out_wmask_o[20] : u_port12_out_wmask_o[20])) : (n4340 ? (n4329 ? u_port11_out_wmask_o[20] : u_port10_out_wmask_o[20]) : (n4329 ? u_port9_out_wmask_o[20] : u_port8_out_wmask_o[20]))) : (n4347 ? (n4340 ? (n4329 ? u_port7_out_wmask_o[20] : u_port6_out_wmask_o[20]) : (n4329 ? u_port5_out_wmask_o[20] : u_port4_out_wmask_o[20])) : (n4340 ? (n4329 ? u_port3_out_wmask_o[20] : u_port2_out_wmask_o[20]) : (n4329 ? u_port1_out_wmask_o[20] : u_port0_out_wmask_o[20]))))), (n3653 & (n4322[0] ? (n4318 ? (n4311 ? (n4300 ? u_port15_out_wmask_o[19] : u_port14_out_wmask_o[19]) : (n4300 ? u_port13_out_wmask_o[19] : u_port12_out_wmask_o[19])) : (n4311 ? (n4300 ? u_port11_out_wmask_o[19] : u_port10_out_wmask_o[19]) : (n4300 ? u_port9_out_wmask_o[19] : u_port8_out_wmask_o[19]))) : (n4318 ? (n4311 ? (n4300 ? u_port7_out_wmask_o[19] : u_port6_out_wmask_o[19]) : (n4300 ? u_port5_out_wmask_o[19] : u_port4_out_wmask_o[19])) : (n4311 ? (n4300 ? u_port3_out_wmask_o[19] : u_port2_out_wmask_o[19]) : (n4300 ? u_port1_out_wmask_o[19] : u_port0_out_wmask_o[19]))))), (n3653 & (n4293[0] ? (n4289 ? (n4282 ? (n4271 ? u_port15_out_wmask_o[18] : u_port14_out_wmask_o[18]) : (n4271 ? u_port13_out_wmask_o[18] : u_port12_out_wmask_o[18])) : (n4282 ? (n4271 ? u_port11_out_wmask_o[18] : u_port10_out_wmask_o[18]) : (n4271 ? u_port9_out_wmask_o[18] : u_port8_out_wmask_o[18]))) : (n4289 ? (n4282 ? (n4271 ? u_port7_out_wmask_o[18] : u_port6_out_wmask_o[18]) : (n4271 ? u_port5_out_wmask_o[18] : u_port4_out_wmask_o[18])) : (n4282 ? (n4271 ? u_port3_out_wmask_o[18] : u_port2_out_wmask_o[18]) : (n4271 ? u_port1_out_wmask_o[18] : u_port0_out_wmask_o[18]))))), (n3653 & (n4264[0] ? (n4260 ? (n4253 ? (n4242 ? u_port15_out_wmask_o[17] : u_port14_out_wmask_o[17]) : (n4242 ? u_port13_out_wmask_o[17] : u_port12_out_wmask_o[17])) : (n4253 ? (n4242 ? u_port11_out_wmask_o[17] : u_port10_out_wmask_o[17]) : (n4242 ? u_port9_out_wmask_o[17] : u_port8_out_wmask_o[17]))) : (n4260 ? (n4253 ? (n4242 ? u_port7_out_wmask_o[17] : u_port6_out_wmask_o[17]) : (n4242 ? u_port5_out_wmask_o[17] : u_port4_out_wmask_o[17])) : (n4253 ? (n4242 ? u_port3_out_wmask_o[17] : u_port2_out_wmask_o[17]) : (n4242 ? u_port1_out_wmask_o[17] : u_port0_out_wmask_o[17]))))), (n3653 & (n4235[0] ? (n4231 ? (n4224 ? (n4213 ? u_port15_out_wmask_o[16] : u_port14_out_wmask_o[16]) : (n4213 ? u_port13_out_wmask_o[16] : u_port12_out_wmask_o[16])) : (n4224 ? (n4213 ? u_port11_out_wmask_o[16] : u_port10_out_wmask_o[16]) : (n4213 ? u_port9_out_wmask_o[16] : u_port8_out_wmask_o[16]))) : (n4231 ? (n4224 ? (n4213 ? u_port7_out_wmask_o[16] : u_port6_out_wmask_o[16]) : (n4213 ? u_port5_out_wmask_o[16] : u_port4_out_wmask_o[16])) : (n4224 ? (n4213 ? u_port3_out_wmask_o[16] : u_port2_out_wmask_o[16]) : (n4213 ? u_port1_out_wmask_o[16] : u_port0_out_wmask_o[16]))))), (n3653 & (n4206[0] ? (n4202 ? (n4195 ? (n4184 ? u_port15_out_wmask_o[15] : u_port14_out_wmask_o[15]) : (n4184 ? u_port13_out_wmask_o[15] : u_port12_out_wmask_o[15])) : (n4195 ? (n4184 ? u_port11_out_wmask_o[15] : u_port10_out_wmask_o[15]) : (n4184 ? u_port9_out_wmask_o[15] : u_port8_out_wmask_o[15]))) : (n4202 ? (n4195 ? (n4184 ? u_port7_out_wmask_o[15] : u_port6_out_wmask_o[15]) : (n4184 ? u_port5_out_wmask_o[15] : u_port4_out_wmask_o[15])) : (n4195 ? (n4184 ? u_port3_out_wmask_o[15] : u_port2_out_wmask_o[15]) : (n4184 ? u_port1_out_wmask_o[15] : u_port0_out_wmask_o[15]))))), (n3653 & (n4177[0] ? (n4173 ? (n4166 ? (n4155 ? u_port15_out_wmask_o[14] : u_port14_out_wmask_o[14]) : (n4155 ? u_port13_out_wmask_o[14] : u_port12_out_wmask_o[14])) : (n4166 ? (n4155 ? u_port11_out_wmask_o[14] : u_port10_out_wmask_o[14]) : (n4155 ? u_port9_out_wmask_o[14] : u_port8_out_wmask_o[14]))) : (n4173 ? (n4166 ? (n4155 ? u_port7_out_wmask_o[14] : u_port6_out_wmask_o[14]) : (n4155 ? u_port5_out_wmask_o[14] : u_port4_out_wmask_o[14])) : (n4166 ? (n4155 ? u_port3_out_wmask_o[14] : u_port2_out_wmask_o[14]) : (n4155 ? u_port1_out_wmask_o[14] : u_port0_out_wmask_o[14]))))), (n3653 & (n4148[0] ? (n4144 ? (n4137 ? (n4126 ? u_port15_out_wmask_o[13] : u_port14_out_wmask_o[13]) : (n4126 ? u_port13_out_wmask_o[13] : u_port12_out_wmask_o[13])) : (n4137 ? (n4126 ? u_port11_out_wmask_o[13] : u_port10_out_wmask_o[13]) : (n4126 ? u_port9_out_wmask_o[13] : u_port8_out_wmask_o[13]))) : (n4144 ? (n4137 ? (n4126 ? u_port7_out_wmask_o[13] : u_port6_out_wmask_o[13]) : (n4126 ? u_port5_out_wmask_o[13] : u_port4_out_wmask_o[13])) : (n4137 ? (n4126 ? u_port3_out_wmask_o[13] : u_port2_out_wmask_o[13]) : (n4126 ? u_port1_out_wmask_o[13] : u_port0_out_wmask_o[13]))))), (n3653 & (n4119[0] ? (n4115 ? (n4108 ? (n4097 ? u_port15_out_wmask_o[12] : u_port14_out_wmask_o[12]) : (n4097 ? u_port13_out_wmask_o[12] : u_port12_out_wmask_o[12])) : (n4108 ? (n4097 ? u_port11_out_wmask_o[12] : u_port10_out_wmask_o[12]) : (n4097 ? u_port9_out_wmask_o[12] : u_port8_out_wmask_o[12]))) : (n4115 ? (n4108 ? (n4097 ? u_port7_out_wmask_o[12] : u_port6_out_wmask_o[12]) : (n4097 ? u_port5_out_wmask_o[12] : u_port4_out_wmask_o[12])) : (n4108 ? (n4097 ? u_port3_out_wmask_o[12] : u_port2_out_wmask_o[12]) : (n4097 ? u_port1_out_wmask_o[12] : u_port0_out_wmask_o[12]))))), (n3653 & (n4090[0] ? (n4086 ? (n4079 ? (n4068 ? u_port15_out_wmask_o[11] : u_port14_out_wmask_o[11]) : (n4068 ? u_port13_out_wmask_o[11] : u_port12_out_wmask_o[11])) : (n4079 ? (n4068 ? u_port11_out_wmask_o[11] : u_port10_out_wmask_o[11]) : (n4068 ? u_port9_out_wmask_o[11] : u_port8_out_wmask_o[11]))) : (n4086 ? (n4079 ? (n4068 ? u_port7_out_wmask_o[11] : u_port6_out_wmask_o[11]) : (n4068 ? u_port5_out_wmask_o[11] : u_port4_out_wmask_o[11])) : (n4079 ? (n4068 ? u_port3_out_wmask_o[11] : u_port2_out_wmask_o[11]) : (n4068 ? u_port1_out_wmask_o[11] : u_port0_out_wmask_o[11]))))), (n3653 & (n4061[0] ? (n4057 ? (n4050 ? (n4039 ? u_port15_out_wmask_o[10] : u_port14_out_wmask_o[10]) : (n4039 ? u_port13_out_wmask_o[10] : u_port12_out_wmask_o[10])) : (n4050 ? (n4039 ? u_port11_out_wmask_o[10] : u_port10_out_wmask_o[10]) : (n4039 ? u_port9_out_wmask_o[10] : u_port8_out_wmask_o[10]))) : (n4057 ? (n4050 ? (n4039 ? u_port7_out_wmask_o[10] : u_port6_out_wmask_o[10]) : (n4039 ? u_port5_out_wmask_o[10] : u_port4_out_wmask_o[10])) : (n4050 ? (n4039 ? u_port3_out_wmask_o[10] : u_port2_out_wmask_o[10]) : (n4039 ? u_port1_out_wmask_o[10] : u_port0_out_wmask_o[10]))))), (n3653 & (n4032[0] ? (n4028 ? (n4021 ? (n4010 ? u_port15_out_wmask_o[9] : u_port14_out_wmask_o[9]) : (n4010 ? u_port13_out_wmask_o[9] : u_port12_out_wmask_o[9])) : (n4021 ? (n4010 ? u_port11_out_wmask_o[9] : u_port10_out_wmask_o[9]) : (n4010 ? u_port9_out_wmask_o[9] : u_port8_out_wmask_o[9]))) : (n4028 ? (n4021 ? (n4010 ? u_port7_out_wmask_o[9] : u_port6_out_wmask_o[9]) : (n4010 ? u_port5_out_wmask_o[9] : u_port4_out_wmask_o[9])) : (n4021 ? (n4010 ? u_port3_out_wmask_o[9] : u_port2_out_wmask_o[9]) : (n4010 ? u_port1_out_wmask_o[9] : u_port0_out_wmask_o[9]))))), (n3653 & (n4003[0] ? (n3999 ? (n3992 ? (n3981 ? u_port15_out_wmask_o[8] : u_port14_out_wmask_o[8]) : (n3981 ? u_port13_out_wmask_o[8] : u_port12_out_wmask_o[8])) : (n3992 ? (n3981 ? u_port11_out_wmask_o[8] : u_port10_out_wmask_o[8]) : (n3981 ? u_port9_out_wmask_o[8] : u_port8_out_wmask_o[8]))) : (n3999 ? (n3992 ? (n3981 ? u_port7_out_wmask_o[8] : u_port6_out_wmask_o[8]) : (n3981 ? u_port5_out_wmask_o[8] : u_port4_out_wmask_o[8])) : (n3992 ? (n3981 ? u_port3_out_wmask_o[8] : u_port2_out_wmask_o[8]) : (n3981 ? u_port1_out_wmask_o[8] : u_port0_out_wmask_o[8]))))), (n3653 & (n3974[0] ? (n3970 ? (n3963 ? (n3952 ? u_port15_out_wmask_o[7] : u_port14_out_wmask_o[7]) : (n3952 ? u_port13_out_wmask_o[7] : u_port12_out_wmask_o[7])) : (n3963 ? (n3952 ? u_port11_out_wmask_o[7] : u_port10_out_wmask_o[7]) : (n3952 ? u_port9_out_wmask_o[7] : u_port8_out_wmask_o[7]))) : (n3970 ? (n3963 ? (n3952 ? u_port7_out_wmask_o[7] : u_port6_out_wmask_o[7]) : (n3952 ? u_port5_out_wmask_o[7] : u_port4_out_wmask_o[7])) : (n3963 ? (n3952 ? u_port3_out_wmask_o[7] : u_port2_out_wmask_o[7]) : (n3952 ? u_port1_out_wmask_o[7] : u_port0_out_wmask_o[7]))))), (n3653 & (n3945[0] ? (n3941 ? (n3934 ? (n3923 ? u_port15_out_wmask_o[6] : u_port14_out_wmask_o[6]) : (n3923 ? u_port13_out_wmask_o[6] : u_port12_out_wmask_o[6])) : (n3934 ? (n3923 ? u_port11_out_wmask_o[6] : u_port10_out_wmask_o[6]) : (n3923 ? u_port9_out_wmask_o[6] : u_port8_out_wmask_o[6]))) : (n3941 ? (n3934 ? (n3923 ? u_port7_out_wmask_o[6] : u_port6_out_wmask_o[6]) : (n3923 ? u_port5_out_wmask_o[6] : u_port4_out_wmask_o[6])) : (n3934 ? (n3923 ? u_port3_out_wmask_o[6] : u_port2_out_wmask_o[6]) : (n3923 ? u_port1_out_wmask_o[6] : u_port0_out_wmask_o[6]))))), (n3653 & (n3916[0] ? (n3912 ? (n3905 ? (n3894 ? u_port15_out_wmask_o[5] : u_port14_out_wmask_o[5]) : (n3894 ? u_port13_out_wmask_o[5] : u_port12_out_wmask_o[5])) : (n3905 ? (n3894 ? u_port11_out_wmask_o[5] : u_port10_out_wmask_o[5]) : (n3894 ? u_port9_out_wmask_o[5] : u_port8_out_wmask_o[5]))) : (n3912 ? (n3905 ? (n3894 ? u_port7_out_wmask_o[5] : u_port6_out_wmask_o[5]) : (n3894 ? u_port5_out_wmask_o[5] : u_port4_out_wmask_o[5])) : (n3905 ? (n3894 ? u_port3_out_wmask_o[5] : u_port2_out_wmask_o[5]) : (n3894 ? u_port1_out_wmask_o[5] : u_port0_out_wmask_o[5]))))), (n3653 & (n3887[0] ? (n3883 ? (n3876 ? (n3865 ? u_port15_out_wmask_o[4] : u_port14_out_wmask_o[4]) : (n3865 ? u_port13_out_wmask_o[4] : u_port12_out_wmask_o[4])) : (n3876 ? (n3865 ? u_port11_out_wmask_o[4] : u_port10_out_wmask_o[4]) : (n3865 ? u_port9_out_wmask_o[4] : u_port8_out_wmask_o[4]))) : (n3883 ? (n3876 ? (n3865 ? u_port7_out_wmask_o[4] : u_port6_out_wmask_o[4]) : (n3865 ? u_port5_out_wmask_o[4] : u_port4_out_wmask_o[4])) : (n3876 ? (n3865 ? u_port3_out_wmask_o[4] : u_port2_out_wmask_o[4]) : (n3865 ? u_port1_out_wmask_o[4] : u_port0_out_wmask_o[4]))))), (n3653 & (n3858[0] ? (n3854 ? (n3847 ? (n3836 ? u_port15_out_wmask_o[3] : u_port14_out_wmask_o[3]) : (n3836 ? u_port13_out_wmask_o[3] : u_port12_out_wmask_o[3])) : (n3847 ? (n3836 ? u_port11_out_wmask_o[3] : u_port10_out_wmask_o[3]) : (n3836 ? u_port9_out_wmask_o[3] : u_port8_out_wmask_o[3]))) : (n3854 ? (n3847 ? (n3836 ? u_port7_out_wmask_o[3] : u_port6_out_wmask_o[3]) : (n3836 ? u_port5_out_wmask_o[3] : u_port4_out_wmask_o[3])) : (n3847 ? (n3836 ? u_port3_out_wmask_o[3] : u_port2_out_wmask_o[3]) : (n3836 ? u_port1_out_wmask_o[3] : u_port0_out_wmask_o[3]))))), (n3653 & (n3829[0] ? (n3825 ? (n3818 ? (n3807 ? u_port15_out_wmask_o[2] : u_port14_out_wmask_o[2]) : (n3807 ? u_port13_out_wmask_o[2] : u_port12_out_wmask_o[2])) : (n3818 ? (n3807 ? u_port11_out_wmask_o[2] : u_port10_out_wmask_o[2]) : (n3807 ? u_port9_out_wmask_o[2] : u_port8_out_wmask_o[2]))) : (n3825 ? (n3818 ? (n3807 ? u_port7_out_wmask_o[2] : u_port6_out_wmask_o[2]) : (n3807 ? u_port5_out_wmask_o[2] : u_port4_out_wmask_o[2])) : (n3818 ? (n3807 ? u_port3_out_wmask_o[2] : u_port2_out_wmask_o[2]) : (n3807 ? u_port1_out_wmask_o[2] : u_port0_out_wmask_o[2]))))), (n3653 & (n3800[0] ? (n3796 ? (n3789 ? (n3778 ? u_port15_out_wmask_o[1] : u_port14_out_wmask_o[1]) : (n3778 ? u_port13_out_wmask_o[1] : u_port12_out_wmask_o[1])) : (n3789 ? (n3778 ? u_port11_out_wmask_o[1] : u_port10_out_wmask_o[1]) : (n3778 ? u_port9_out_wmask_o[1] : u_port8_out_wmask_o[1]))) : (n3796 ? (n3789 ? (n3778 ? u_port7_out_wmask_o[1] : u_port6_out_wmask_o[1]) : (n3778 ? u_port5_out_wmask_o[1] : u_port4_out_wmask_o[1])) : (n3789 ? (n3778 ? u_port3_out_wmask_o[1] : u_port2_out_wmask_o[1]) : (n3778 ? u_port1_out_wmask_o[1] : u_port0_out_wmask_o[1]))))), (n3653 & (n3771[0] ? (n3767 ? (n3760 ? (n3749 ? u_port15_out_wmask_o[0] : u_port14_out_wmask_o[0]) : (n3749 ? u_port13_out_wmask_o[0] : u_port12_out_wmask_o[0])) : (n3760 ? (n3749 ? u_port11_out_wmask_o[0] : u_port10_out_wmask_o[0]) : (n3749 ? u_port9_out_wmask_o[0] : u_port8_out_wmask_o[0]))) : (n3767 ? (n3760 ? (n3749 ? u_port7_out_wmask_o[0] : u_port6_out_wmask_o[0]) : (n3749 ? u_port5_out_wmask_o[0] : u_port4_out_wmask_o[0])) : (n3760 ? (n3749 ? u_port3_out_wmask_o[0] : u_port2_out_wmask_o[0]) : (n3749 ? u_port1_out_wmask_o[0] : u_port0_out_wmask_o[0])))))};
+  assign l1_req_wdata_o = {(n3653 ? (n5598[0] ? (n5594 ? (n5587 ? (n5576 ? u_port15_out_wdata_o[1023:992] : u_port14_out_wdata_o[1023:992]) : (n5576 ? u_port13_out_wdata_o[1023:992] : u_port12_out_wdata_o[1023:992])) : (n5587 ? (n5576 ? u_port11_out_wdata_o[1023:992] : u_port10_out_wdata_o[1023:992]) : (n5576 ? u_port9_out_wdata_o[1023:992] : u_port8_out_wdata_o[1023:992]))) : (n5594 ? (n5587 ? (n5576 ? u_port7_out_wdata_o[1023:992] : u_port6_out_wdata_o[1023:992]) : (n5576 ? u_port5_out_wdata_o[1023:992] : u_port4_out_wdata_o[1023:992])) : (n5587 ? (n5576 ? u_port3_out_wdata_o[1023:992] : u_port2_out_wdata_o[1023:992]) : (n5576 ? u_port1_out_wdata_o[1023:992] : u_port0_out_wdata_o[1023:992])))) : 32'h00000000), (n3653 ? (n5569[0] ? (n5565 ? (n5558 ? (n5547 ? u_port15_out_wdata_o[991:960] : u_port14_out_wdata_o[991:960]) : (n5547 ? u_port13_out_wdata_o[991:960] : u_port12_out_wdata_o[991:960])) : (n5558 ? (n5547 ? u_port11_out_wdata_o[991:960] : u_port10_out_wdata_o[991:960]) : (n5547 ? u_port9_out_wdata_o[991:960] : u_port8_out_wdata_o[991:960]))) : (n5565 ? (n5558 ? (n5547 ? u_port7_out_wdata_o[991:960] : u_port6_out_wdata_o[991:960]) : (n5547 ? u_port5_out_wdata_o[991:960] : u_port4_out_wdata_o[991:960])) : (n5558 ? (n5547 ? u_port3_out_wdata_o[991:960] : u_port2_out_wdata_o[991:960]) : (n5547 ? u_port1_out_wdata_o[991:960] : u_port0_out_wdata_o[991:960])))) : 32'h00000000), (n3653 ? (n5540[0] ? (n5536 ? (n5529 ? (n5518 ? u_port15_out_wdata_o[959:928] : u_port14_out_wdata_o[959:928]) : (n5518 ? u_port13_out_wdata_o[959:928] : u_port12_out_wdata_o[959:928])) : (n5529 ? (n5518 ? u_port11_out_wdata_o[959:928] : u_port10_out_wdata_o[959:928]) : (n5518 ? u_port9_out_wdata_o[959:928] : u_port8_out_wdata_o[959:928]))) : (n5536 ? (n5529 ? (n5518 ? u_port7_out_wdata_o[959:928] : u_port6_out_wdata_o[959:928]) : (n5518 ? u_port5_out_wdata_o[959:928] : u_port4_out_wdata_o[959:928])) : (n5529 ? (n5518 ? u_port3_out_wdata_o[959:928] : u_port2_out_wdata_o[959:928]) : (n5518 ? u_port1_out_wdata_o[959:928] : u_port0_out_wdata_o[959:928])))) : 32'h00000000), (n3653 ? (n5511[0] ? (n5507 ? (n5500 ? (n5489 ? u_port15_out_wdata_o[927:896] : u_port14_out_wdata_o[927:896]) : (n5489 ? u_port13_out_wdata_o[927:896] : u_port12_out_wdata_o[927:896])) : (n5500 ? (n5489 ? u_port11_out_wdata_o[927:896] : u_port10_out_wdata_o[927:896]) : (n5489 ? u_port9_out_wdata_o[927:896] : u_port8_out_wdata_o[927:896]))) : (n5507 ? (n5500 ? (n5489 ? u_port7_out_wdata_o[927:896] : u_port6_out_wdata_o[927:896]) : (n5489 ? u_port5_out_wdata_o[927:896] : u_port4_out_wdata_o[927:896])) : (n5500 ? (n5489 ? u_port3_out_wdata_o[927:896] : u_port2_out_wdata_o[927:896]) : (n5489 ? u_port1_out_wdata_o[927:896] : u_port0_out_wdata_o[927:896])))) : 32'h00000000), (n3653 ? (n5482[0] ? (n5478 ? (n5471 ? (n5460 ? u_port15_out_wdata_o[895:864] : u_port14_out_wdata_o[895:864]) : (n5460 ? u_port13_out_wdata_o[895:864] : u_port12_out_wdata_o[895:864])) : (n5471 ? (n5460 ? u_port11_out_wdata_o[895:864] : u_port10_out_wdata_o[895:864]) : (n5460 ? u_port9_out_wdata_o[895:864] : u_port8_out_wdata_o[895:864]))) : (n5478 ? (n5471 ? (n5460 ? u_port7_out_wdata_o[895:864] : u_port6_out_wdata_o[895:864]) : (n5460 ? u_port5_out_wdata_o[895:864] : u_port4_out_wdata_o[895:864])) : (n5471 ? (n5460 ? u_port3_out_wdata_o[895:864] : u_port2_out_wdata_o[895:864]) : (n5460 ? u_port1_out_wdata_o[895:864] : u_port0_out_wdata_o[895:864])))) : 32'h00000000), (n3653 ? (n5453[0] ? (n5449 ? (n5442 ? (n5431 ? u_port15_out_wdata_o[863:832] : u_port14_out_wdata_o[863:832]) : (n5431 ? u_port13_out_wdata_o[863:832] : u_port12_out_wdata_o[863:832])) : (n5442 ? (n5431 ? u_port11_out_wdata_o[863:832] : u_port10_out_wdata_o[863:832]) : (n5431 ? u_port9_out_wdata_o[863:832] : u_port8_out_wdata_o[863:832]))) : (n5449 ? (n5442 ? (n5431 ? u_port7_out_wdata_o[863:832] : u_port6_out_wdata_o[863:832]) : (n5431 ? u_port5_out_wdata_o[863:832] : u_port4_out_wdata_o[863:832])) : (n5442 ? (n5431 ? u_port3_out_wdata_o[863:832] : u_port2_out_wdata_o[863:832]) : (n5431 ? u_port1_out_wdata_o[863:832] : u_port0_out_wdata_o[863:832])))) : 32'h00000000), (n3653 ? (n5424[0] ? (n5420 ? (n5413 ? (n5402 ? u_port15_out_wdata_o[831:800] : u_port14_out_wdata_o[831:800]) : (n5402 ? u_port13_out_wdata_o[831:800] : u_port12_out_wdata_o[831:800])) : (n5413 ? (n5402 ? u_port11_out_wdata_o[831:800] : u_port10_out_wdata_o[831:800]) : (n5402 ? u_port9_out_wdata_o[831:800] : u_port8_out_wdata_o[831:800]))) : (n5420 ? (n5413 ? (n5402 ? u_port7_out_wdata_o[831:800] : u_port6_out_wdata_o[831:800]) : (n5402 ? u_port5_out_wdata_o[831:800] : u_port4_out_wdata_o[831:800])) : (n5413 ? (n5402 ? u_port3_out_wdata_o[831:800] : u_port2_out_wdata_o[831:800]) : (n5402 ? u_port1_out_wdata_o[831:800] : u_port0_out_wdata_o[831:800])))) : 32'h00000000), (n3653 ? (n5395[0] ? (n5391 ? (n5384 ? (n5373 ? u_port15_out_wdata_o[799:768] : u_port14_out_wdata_o[799:768]) : (n5373 ? u_port13_out_wdata_o[799:768] : u_port12_out_wdata_o[799:768])) : (n5384 ? (n5373 ? u_port11_out_wdata_o[799:768] : u_port10_out_wdata_o[799:768]) : (n5373 ? u_port9_out_wdata_o[799:768] : u_port8_out_wdata_o[799:768]))) : (n5391 ? (n5384 ? (n5373 ? u_port7_out_wdata_o[799:768] : u_port6_out_wdata_o[799:768]) : (n5373 ? u_port5_out_wdata_o[799:768] : u_port4_out_wdata_o[799:768])) : (n5384 ? (n5373 ? u_port3_out_wdata_o[799:768] : u_port2_out_wdata_o[799:768]) : (n5373 ? u_port1_out_wdata_o[799:768] : u_port0_out_wdata_o[799:768])))) : 32'h00000000), (n3653 ? (n5366[0] ? (n5362 ? (n5355 ? (n5344 ? u_port15_out_wdata_o[767:736] : u_port14_out_wdata_o[767:736]) : (n5344 ? u_port13_out_wdata_o[767:736] : u_port12_out_wdata_o[767:736])) : (n5355 ? (n5344 ? u_port11_out_wdata_o[767:736] : u_port10_out_wdata_o[767:736]) : (n5344 ? u_port9_out_wdata_o[767:736] : u_port8_out_wdata_o[767:736]))) : (n5362 ? (n5355 ? (n5344 ? u_port7_out_wdata_o[767:736] : u_port6_out_wdata_o[767:736]) : (n5344 ? u_port5_out_wdata_o[767:736] : u_port4_out_wdata_o[767:736])) : (n5355 ? (n5344 ? u_port3_out_wdata_o[767:736] : u_port2_out_wdata_o[767:736]) : (n5344 ? u_port1_out_wdata_o[767:736] : u_port0_out_wdata_o[767:736])))) : 32'h00000000), (n3653 ? (n5337[0] ? (n5333 ? (n5326 ? (n5315 ? u_port15_out_wdata_o[735:704] : u_port14_out_wdata_o[735:704]) : (n5315 ? u_port13_out_wdata_o[735:704] : u_port12_out_wdata_o[735:704])) : (n5326 ? (n5315 ? u_port11_out_wdata_o[735:704] : u_port10_out_wdata_o[735:704]) : (n5315 ? u_port9_out_wdata_o[735:704] : u_port8_out_wdata_o[735:704]))) : (n5333 ? (n5326 ? (n5315 ? u_port7_out_wdata_o[735:704] : u_port6_out_wdata_o[735:704]) : (n5315 ? u_port5_out_wdata_o[735:704] : u_port4_out_wdata_o[735:704])) : (n5326 ? (n5315 ? u_port3_out_wdata_o[735:704] : u_port2_out_wdata_o[735:704]) : (n5315 ? u_port1_out_wdata_o[735:704] : u_port0_out_wdata_o[735:704])))) : 32'h00000000), (n3653 ? (n5308[0] ? (n5304 ? (n5297 ? (n5286 ? u_port15_out_wdata_o[703:672] : u_port14_out_wdata_o[703:672]) : (n5286 ? u_port13_out_wdata_o[703:672] : u_port12_out_wdata_o[703:672])) : (n5297 ? (n5286 ? u_port11_out_wdata_o[703:672] : u_port10_out_wdata_o[703:672]) : (n5286 ? u_port9_out_wdata_o[703:672] : u_port8_out_wdata_o[703:672]))) : (n5304 ? (n5297 ? (n5286 ? u_port7_out_wdata_o[703:672] : u_port6_out_wdata_o[703:672]) : (n5286 ? u_port5_out_wdata_o[703:672] : u_port4_out_wdata_o[703:672])) : (n5297 ? (n5286 ? u_port3_out_wdata_o[703:672] : u_port2_out_wdata_o[703:672]) : (n5286 ? u_port1_out_wdata_o[703:672] : u_port0_out_wdata_o[703:672])))) : 32'h00000000), (n3653 ? (n5279[0] ? (n5275 ? (n5268 ? (n5257 ? u_port15_out_wdata_o[671:640] : u_port14_out_wdata_o[671:640]) : (n5257 ? u_port13_out_wdata_o[671:640] : u_port12_out_wdata_o[671:640])) : (n5268 ? (n5257 ? u_port11_out_wdata_o[671:640] : u_port10_out_wdata_o[671:640]) : (n5257 ? u_port9_out_wdata_o[671:640] : u_port8_out_wdata_o[671:640]))) : (n5275 ? (n5268 ? (n5257 ? u_port7_out_wdata_o[671:640] : u_port6_out_wdata_o[671:640]) : (n5257 ? u_port5_out_wdata_o[671:640] : u_port4_out_wdata_o[671:640])) : (n5268 ? (n5257 ? u_port3_out_wdata_o[671:640] : u_port2_out_wdata_o[671:640]) : (n5257 ? u_port1_out_wdata_o[671:640] : u_port0_out_wdata_o[671:640])))) : 32'h00000000), (n3653 ? (n5250[0] ? (n5246 ? (n5239 ? (n5228 ? u_port15_out_wdata_o[639:608] : u_port14_out_wdata_o[639:608]) : (n5228 ? u_port13_out_wdata_o[639:608] : u_port12_out_wdata_o[639:608])) : (n5239 ? (n5228 ? u_port11_out_wdata_o[639:608] : u_port10_out_wdata_o[639:608]) : (n5228 ? u_port9_out_wdata_o[639:608] : u_port8_out_wdata_o[639:608]))) : (n5246 ? (n5239 ? (n5228 ? u_port7_out_wdata_o[639:608] : u_port6_out_wdata_o[639:608]) : (n5228 ? u_port5_out_wdata_o[639:608] : u_port4_out_wdata_o[639:608])) : (n5239 ? (n5228 ? u_port3_out_wdata_o[639:608] : u_port2_out_wdata_o[639:608]) : (n5228 ? u_port1_out_wdata_o[639:608] : u_port0_out_wdata_o[639:608])))) : 32'h00000000), (n3653 ? (n5221[0] ? (n5217 ? (n5210 ? (n5199 ? u_port15_out_wdata_o[607:576] : u_port14_out_wdata_o[607:576]) : (n5199 ? u_port13_out_wdata_o[607:576] : u_port12_out_wdata_o[607:576])) : (n5210 ? (n5199 ? u_port11_out_wdata_o[607:576] : u_port10_out_wdata_o[607:576]) : (n5199 ? u_port9_out_wdata_o[607:576] : u_port8_out_wdata_o[607:576]))) : (n5217 ? (n5210 ? (n5199 ? u_port7_out_wdata_o[607:576] : u_port6_out_wdata_o[607:576]) : (n5199 ? u_port5_out_wdata_o[607:576] : u_port4_out_wdata_o[607:576])) : (n5210 ? (n5199 ? u_port3_out_wdata_o[607:576] : u_port2_out_wdata_o[607:576]) : (n5199 ? u_port1_out_wdata_o[607:576] : u_port0_out_wdata_o[607:576])))) : 32'h00000000), (n3653 ? (n5192[0] ? (n5188 ? (n5181 ? (n5170 ? u_port15_out_wdata_o[575:544] : u_port14_out_wdata_o[575:544]) : (n5170 ? u_port13_out_wdata_o[575:544] : u_port12_out_wdata_o[575:544])) : (n5181 ? (n5170 ? u_port11_out_wdata_o[575:544] : u_port10_out_wdata_o[575:544]) : (n5170 ? u_port9_out_wdata_o[575:544] : u_port8_out_wdata_o[575:544]))) : (n5188 ? (n5181 ? (n5170 ? u_port7_out_wdata_o[575:544] : u_port6_out_wdata_o[575:544]) : (n5170 ? u_port5_out_wdata_o[575:544] : u_port4_out_wdata_o[575:544])) : (n5181 ? (n5170 ? u_port3_out_wdata_o[575:544] : u_port2_out_wdata_o[575:544]) : (n5170 ? u_port1_out_wdata_o[575:544] : u_port0_out_wdata_o[575:544])))) : 32'h00000000), (n3653 ? (n5163[0] ? (n5159 ? (n5152 ? (n5141 ? u_port15_out_wdata_o[543:512] : u_port14_out_wdata_o[543:512]) : (n5141 ? u_port13_out_wdata_o[543:512] : u_port12_out_wdata_o[543:512])) : (n5152 ? (n5141 ? u_port11_out_wdata_o[543:512] : u_port10_out_wdata_o[543:512]) : (n5141 ? u_port9_out_wdata_o[543:512] : u_port8_out_wdata_o[543:512]))) : (n5159 ? (n5152 ? (n5141 ? u_port7_out_wdata_o[543:512] : u_port6_out_wdata_o[543:512]) : (n5141 ? u_port5_out_wdata_o[543:512] : u_port4_out_wdata_o[543:512])) : (n5152 ? (n5141 ? u_port3_out_wdata_o[543:512] : u_port2_out_wdata_o[543:512]) : (n5141 ? u_port1_out_wdata_o[543:512] : u_port0_out_wdata_o[543:512])))) : 32'h00000000), (n3653 ? (n5134[0] ? (n5130 ? (n5123 ? (n5112 ? u_port15_out_wdata_o[511:480] : u_port14_out_wdata_o[511:480]) : (n5112 ? u_port13_out_wdata_o[511:480] : u_port12_out_wdata_o[511:480])) : (n5123 ? (n5112 ? u_port11_out_wdata_o[511:480] : u_port10_out_wdata_o[511:480]) : (n5112 ? u_port9_out_wdata_o[511:480] : u_port8_out_wdata_o[511:480]))) : (n5130 ? (n5123 ? (n5112 ? u_port7_out_wdata_o[511:480] : u_port6_out_wdata_o[511:480]) : (n5112 ? u_port5_out_wdata_o[511:480] : u_port4_out_wdata_o[511:480])) : (n5123 ? (n5112 ? u_port3_out_wdata_o[511:480] : u_port2_out_wdata_o[511:480]) : (n5112 ? u_port1_out_wdata_o[511:480] : u_port0_out_wdata_o[511:480])))) : 32'h00000000), (n3653 ? (n5105[0] ? (n5101 ? (n5094 ? (n5083 ? u_port15_out_wdata_o[479:448] : u_port14_out_wdata_o[479:448]) : (n5083 ? u_port13_out_wdata_o[479:448] : u_port12_out_wdata_o[479:448])) : (n5094 ? (n5083 ? u_port11_out_wdata_o[479:448] : u_port10_out_wdata_o[479:448]) : (n5083 ? u_port9_out_wdata_o[479:448] : u_port8_out_wdata_o[479:448]))) : (n5101 ? (n5094 ? (n5083 ? u_port7_out_wdata_o[479:448] : u_port6_out_wdata_o[479:448]) : (n5083 ? u_port5_out_wdata_o[479:448] : u_port4_out_wdata_o[479:448])) : (n5094 ? (n5083 ? u_port3_out_wdata_o[479:448] : u_port2_out_wdata_o[479:448]) : (n5083 ? u_port1_out_wdata_o[479:448] : u_port0_out_wdata_o[479:448])))) : 32'h00000000), (n3653 ? (n5076[0] ? (n5072 ? (n5065 ? (n5054 ? u_port15_out_wdata_o[447:416] : u_port14_out_wdata_o[447:416]) : (n5054 ? u_port13_out_wdata_o[447:416] : u_port12_out_wdata_o[447:416])) : (n5065 ? (n5054 ? u_port11_out_wdata_o[447:416] : u_port10_out_wdata_o[447:416]) : (n5054 ? u_port9_out_wdata_o[447:416] : u_port8_out_wdata_o[447:416]))) : (n5072 ? (n5065 ? (n5054 ? u_port7_out_wdata_o[447:416] : u_port6_out_wdata_o[447:416]) : (n5054 ? u_port5_out_wdata_o[447:416] : u_port4_out_wdata_o[447:416])) : (n5065 ? (n5054 ? u_port3_out_wdata_o[447:416] : u_port2_out_wdata_o[447:416]) : (n5054 ? u_port1_out_wdata_o[447:416] : u_port0_out_wdata_o[447:416])))) : 32'h00000000), (n3653 ? (n5047[0] ? (n5043 ? (n5036 ? (n5025 ? u_port15_out_wdata_o[415:384] : u_port14_out_wdata_o[415:384]) : (n5025 ? u_port13_out_wdata_o[415:384] : u_port12_out_wdata_o[415:384])) : (n5036 ? (n5025 ? u_port11_out_wdata_o[415:384] : u_port10_out_wdata_o[415:384]) : (n5025 ? u_port9_out_wdata_o[415:384] : u_port8_out_wdata_o[415:384]))) : (n5043 ? (n5036 ? (n5025 ? u_port7_out_wdata_o[415:384] : u_port6_out_wdata_o[415:384]) : (n5025 ? u_port5_out_wdata_o[415:384] : u_port4_out_wdata_o[415:384])) : (n5036 ? (n5025 ? u_port3_out_wdata_o[415:384] : u_port2_out_wdata_o[415:384]) : (n5025 ? u_port1_out_wdata_o[415:384] : u_port0_out_wdata_o[415:384])))) : 32'h00000000), (n3653 ? (n5018[0] ? (n5014 ? (n5007 ? (n4996 ? u_port15_out_wdata_o[383:352] : u_port14_out_wdata_o[383:352]) : (n4996 ? u_port13_out_wdata_o[383:352] : u_port12_out_wdata_o[383:352])) : (n5007 ? (n4996 ? u_port11_out_wdata_o[383:352] : u_port10_out_wdata_o[383:352]) : (n4996 ? u_port9_out_wdata_o[383:352] : u_port8_out_wdata_o[383:352]))) : (n5014 ? (n5007 ? (n4996 ? u_port7_out_wdata_o[383:352] : u_port6_out_wdata_o[383:352]) : (n4996 ? u_port5_out_wdata_o[383:352] : u_port4_out_wdata_o[383:352])) : (n5007 ? (n4996 ? u_port3_out_wdata_o[383:352] : u_port2_out_wdata_o[383:352]) : (n4996 ? u_port1_out_wdata_o[383:352] : u_port0_out_wdata_o[383:352])))) : 32'h00000000), (n3653 ? (n4989[0] ? (n4985 ? (n4978 ? (n4967 ? u_port15_out_wdata_o[351:320] : u_port14_out_wdata_o[351:320]) : (n4967 ? u_port13_out_wdata_o[351:320] : u_port12_out_wdata_o[351:320])) : (n4978 ? (n4967 ? u_port11_out_wdata_o[351:320] : u_port10_out_wdata_o[351:320]) : (n4967 ? u_port9_out_wdata_o[351:320] : u_port8_out_wdata_o[351:320]))) : (n4985 ? (n4978 ? (n4967 ? u_port7_out_wdata_o[351:320] : u_port6_out_wdata_o[351:320]) : (n4967 ? u_port5_out_wdata_o[351:320] : u_port4_out_wdata_o[351:320])) : (n4978 ? (n4967 ? u_port3_out_wdata_o[351:320] : u_port2_out_wdata_o[351:320]) : (n4967 ? u_port1_out_wdata_o[351:320] : u_port0_out_wdata_o[351:320])))) : 32'h00000000), (n3653 ? (n4960[0] ? (n4956 ? (n4949 ? (n4938 ? u_port15_out_wdata_o[319:288] : u_port14_out_wdata_o[319:288]) : (n4938 ? u_port13_out_wdata_o[319:288] : u_port12_out_wdata_o[319:288])) : (n4949 ? (n4938 ? u_port11_out_wdata_o[319:288] : u_port10_out_wdata_o[319:288]) : (n4938 ? u_port9_out_wdata_o[319:288] : u_port8_out_wdata_o[319:288]))) : (n4956 ? (n4949 ? (n4938 ? u_port7_out_wdata_o[319:288] : u_port6_out_wdata_o[319:288]) : (n4938 ? u_port5_out_wdata_o[319:288] : u_port4_out_wdata_o[319:288])) : (n4949 ? (n4938 ? u_port3_out_wdata_o[319:288] : u_port2_out_wdata_o[319:288]) : (n4938 ? u_port1_out_wdata_o[319:288] : u_port0_out_wdata_o[319:288])))) : 32'h00000000), (n3653 ? (n4931[0] ? (n4927 ? (n4920 ? (n4909 ? u_port15_out_wdata_o[287:256] : u_port14_out_wdata_o[287:256]) : (n4909 ? u_port13_out_wdata_o[287:256] : u_port12_out_wdata_o[287:256])) : (n4920 ? (n4909 ? u_port11_out_wdata_o[287:256] : u_port10_out_wdata_o[287:256]) : (n4909 ? u_port9_out_wdata_o[287:256] : u_port8_out_wdata_o[287:256]))) : (n4927 ? (n4920 ? (n4909 ? u_port7_out_wdata_o[287:256] : u_port6_out_wdata_o[287:256]) : (n4909 ? u_port5_out_wdata_o[287:256] : u_port4_out_wdata_o[287:256])) : (n4920 ? (n4909 ? u_port3_out_wdata_o[287:256] : u_port2_out_wdata_o[287:256]) : (n4909 ? u_port1_out_wdata_o[287:256] : u_port0_out_wdata_o[287:256])))) : 32'h00000000), (n3653 ? (n4902[0] ? (n4898 ? (n4891 ? (n4880 ? u_port15_out_wdata_o[255:224] : u_port14_out_wdata_o[255:224]) : (n4880 ? u_port13_out_wdata_o[255:224] : u_port12_out_wdata_o[255:224])) : (n4891 ? (n4880 ? u_port11_out_wdata_o[255:224] : u_port10_out_wdata_o[255:224]) : (n4880 ? u_port9_out_wdata_o[255:224] : u_port8_out_wdata_o[255:224]))) : (n4898 ? (n4891 ? (n4880 ? u_port7_out_wdata_o[255:224] : u_port6_out_wdata_o[255:224]) : (n4880 ? u_port5_out_wdata_o[255:224] : u_port4_out_wdata_o[255:224])) : (n4891 ? (n4880 ? u_port3_out_wdata_o[255:224] : u_port2_out_wdata_o[255:224]) : (n4880 ? u_port1_out_wdata_o[255:224] : u_port0_out_wdata_o[255:224])))) : 32'h00000000), (n3653 ? (n4873[0] ? (n4869 ? (n4862 ? (n4851 ? u_port15_out_wdata_o[223:192] : u_port14_out_wdata_o[223:192]) : (n4851 ? u_port13_out_wdata_o[223:192] : u_port12_out_wdata_o[223:192])) : (n4862 ? (n4851 ? u_port11_out_wdata_o[223:192] : u_port10_out_wdata_o[223:192]) : (n4851 ? u_port9_out_wdata_o[223:192] : u_port8_out_wdata_o[223:192]))) : (n4869 ? (n4862 ? (n4851 ? u_port7_out_wdata_o[223:192] : u_port6_out_wdata_o[223:192]) : (n4851 ? u_port5_out_wdata_o[223:192] : u_port4_out_wdata_o[223:192])) : (n4862 ? (n4851 ? u_port3_out_wdata_o[223:192] : u_port2_out_wdata_o[223:192]) : (n4851 ? u_port1_out_wdata_o[223:192] : u_port0_out_wdata_o[223:192])))) : 32'h00000000), (n3653 ? (n4844[0] ? (n4840 ? (n4833 ? (n4822 ? u_port15_out_wdata_o[191:160] : u_port14_out_wdata_o[191:160]) : (n4822 ? u_port13_out_wdata_o[191:160] : u_port12_out_wdata_o[191:160])) : (n4833 ? (n4822 ? u_port11_out_wdata_o[191:160] : u_port10_out_wdata_o[191:160]) : (n4822 ? u_port9_out_wdata_o[191:160] : u_port8_out_wdata_o[191:160]))) : (n4840 ? (n4833 ? (n4822 ? u_port7_out_wdata_o[191:160] : u_port6_out_wdata_o[191:160]) : (n4822 ? u_port5_out_wdata_o[191:160] : u_port4_out_wdata_o[191:160])) : (n4833 ? (n4822 ? u_port3_out_wdata_o[191:160] : u_port2_out_wdata_o[191:160]) : (n4822 ? u_port1_out_wdata_o[191:160] : u_port0_out_wdata_o[191:160])))) : 32'h00000000), (n3653 ? (n4815[0] ? (n4811 ? (n4804 ? (n4793 ? u_port15_out_wdata_o[159:128] : u_port14_out_wdata_o[159:128]) : (n4793 ? u_port13_out_wdata_o[159:128] : u_port12_out_wdata_o[159:128])) : (n4804 ? (n4793 ? u_port11_out_wdata_o[159:128] : u_port10_out_wdata_o[159:128]) : (n4793 ? u_port9_out_wdata_o[159:128] : u_port8_out_wdata_o[159:128]))) : (n4811 ? (n4804 ? (n4793 ? u_port7_out_wdata_o[159:128] : u_port6_out_wdata_o[159:128]) : (n4793 ? u_port5_out_wdata_o[159:128] : u_port4_out_wdata_o[159:128])) : (n4804 ? (n4793 ? u_port3_out_wdata_o[159:128] : u_port2_out_wdata_o[159:128]) : (n4793 ? u_port1_out_wdata_o[159:128] : u_port0_out_wdata_o[159:128])))) : 32'h00000000), (n3653 ? (n4786[0] ? (n4782 ? (n4775 ? (n4764 ? u_port15_out_wdata_o[127:96] : u_port14_out_wdata_o[127:96]) : (n4764 ? u_port13_out_wdata_o[127:96] : u_port12_out_wdata_o[127:96])) : (n4775 ? (n4764 ? u_port11_out_wdata_o[127:96] : u_port10_out_wdata_o[127:96]) : (n4764 ? u_port9_out_wdata_o[127:96] : u_port8_out_wdata_o[127:96]))) : (n4782 ? (n4775 ? (n4764 ? u_port7_out_wdata_o[127:96] : u_port6_out_wdata_o[127:96]) : (n4764 ? u_port5_out_wdata_o[127:96] : u_port4_out_wdata_o[127:96])) : (n4775 ? (n4764 ? u_port3_out_wdata_o[127:96] : u_port2_out_wdata_o[127:96]) : (n4764 ? u_port1_out_wdata_o[127:96] : u_port0_out_wdata_o[127:96])))) : 32'h00000000), (n3653 ? (n4757[0] ? (n4753 ? (n4746 ? (n4735 ? u_port15_out_wdata_o[95:64] : u_port14_out_wdata_o[95:64]) : (n4735 ? u_port13_out_wdata_o[95:64] : u_port12_out_wdata_o[95:64])) : (n4746 ? (n4735 ? u_port11_out_wdata_o[95:64] : u_port10_out_wdata_o[95:64]) : (n4735 ? u_port9_out_wdata_o[95:64] : u_port8_out_wdata_o[95:64]))) : (n4753 ? (n4746 ? (n4735 ? u_port7_out_wdata_o[95:64] : u_port6_out_wdata_o[95:64]) : (n4735 ? u_port5_out_wdata_o[95:64] : u_port4_out_wdata_o[95:64])) : (n4746 ? (n4735 ? u_port3_out_wdata_o[95:64] : u_port2_out_wdata_o[95:64]) : (n4735 ? u_port1_out_wdata_o[95:64] : u_port0_out_wdata_o[95:64])))) : 32'h00000000), (n3653 ? (n4728[0] ? (n4724 ? (n4717 ? (n4706 ? u_port15_out_wdata_o[63:32] : u_port14_out_wdata_o[63:32]) : (n4706 ? u_port13_out_wdata_o[63:32] : u_port12_out_wdata_o[63:32])) : (n4717 ? (n4706 ? u_port11_out_wdata_o[63:32] : u_port10_out_wdata_o[63:32]) : (n4706 ? u_port9_out_wdata_o[63:32] : u_port8_out_wdata_o[63:32]))) : (n4724 ? (n4717 ? (n4706 ? u_port7_out_wdata_o[63:32] : u_port6_out_wdata_o[63:32]) : (n4706 ? u_port5_out_wdata_o[63:32] : u_port4_out_wdata_o[63:32])) : (n4717 ? (n4706 ? u_port3_out_wdata_o[63:32] : u_port2_out_wdata_o[63:32]) : (n4706 ? u_port1_out_wdata_o[63:32] : u_port0_out_wdata_o[63:32])))) : 32'h00000000), (n3653 ? (n4699[0] ? (n4695 ? (n4688 ? (n4677 ? u_port15_out_wdata_o[31:0] : u_port14_out_wdata_o[31:0]) : (n4677 ? u_port13_out_wdata_o[31:0] : u_port12_out_wdata_o[31:0])) : (n4688 ? (n4677 ? u_port11_out_wdata_o[31:0] : u_port10_out_wdata_o[31:0]) : (n4677 ? u_port9_out_wdata_o[31:0] : u_port8_out_wdata_o[31:0]))) : (n4695 ? (n4688 ? (n4677 ? u_port7_out_wdata_o[31:0] : u_port6_out_wdata_o[31:0]) : (n4677 ? u_port5_out_wdata_o[31:0] : u_port4_out_wdata_o[31:0])) : (n4688 ? (n4677 ? u_port3_out_wdata_o[31:0] : u_port2_out_wdata_o[31:0]) : (n4677 ? u_port1_out_wdata_o[31:0] : u_port0_out_wdata_o[31:0])))) : 32'h00000000)};
   assign cnt_loads_o = cnt_loads_q;
   assign cnt_stores_o = cnt_stores_q;
   assign cnt_line_reads_o = cnt_line_reads_q;
@@ -1316,17 +1332,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[0]),
     .req_addr_i (mem_req_addr_i[31:0]),
     .req_wdata_i (mem_req_wdata_i[31:0]),
-    .pf_valid_i ((pf_valid_i[0] & ({{1{1'b0}}, n86} < n5892))),
+    .pf_valid_i ((pf_valid_i[0] & ({{1{1'b0}}, n86} < n5912))),
     .pf_line_i (n86),
-    .pf_tgt_i (n5899[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h0))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3521)),
-    .take_pf_i (((n5590 & n3521) | n3054)),
+    .pf_tgt_i (n5919[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h0))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3541)),
+    .take_pf_i (((n5610 & n3541) | n3054)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port0_ready_o),
     .resp_valid_o (u_port0_resp_valid_o),
     .resp_data_o (u_port0_resp_data_o),
@@ -1353,17 +1369,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[1]),
     .req_addr_i (mem_req_addr_i[63:32]),
     .req_wdata_i (mem_req_wdata_i[63:32]),
-    .pf_valid_i ((pf_valid_i[1] & ({{1{1'b0}}, n87} < n5892))),
+    .pf_valid_i ((pf_valid_i[1] & ({{1{1'b0}}, n87} < n5912))),
     .pf_line_i (n87),
-    .pf_tgt_i (n5904[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h1))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3522)),
-    .take_pf_i (((n5590 & n3522) | n3068)),
+    .pf_tgt_i (n5924[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h1))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3542)),
+    .take_pf_i (((n5610 & n3542) | n3068)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port1_ready_o),
     .resp_valid_o (u_port1_resp_valid_o),
     .resp_data_o (u_port1_resp_data_o),
@@ -1390,17 +1406,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[2]),
     .req_addr_i (mem_req_addr_i[95:64]),
     .req_wdata_i (mem_req_wdata_i[95:64]),
-    .pf_valid_i ((pf_valid_i[2] & ({{1{1'b0}}, n88} < n5892))),
+    .pf_valid_i ((pf_valid_i[2] & ({{1{1'b0}}, n88} < n5912))),
     .pf_line_i (n88),
-    .pf_tgt_i (n5909[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h2))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3523)),
-    .take_pf_i (((n5590 & n3523) | n3082)),
+    .pf_tgt_i (n5929[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h2))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3543)),
+    .take_pf_i (((n5610 & n3543) | n3082)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port2_ready_o),
     .resp_valid_o (u_port2_resp_valid_o),
     .resp_data_o (u_port2_resp_data_o),
@@ -1427,17 +1443,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[3]),
     .req_addr_i (mem_req_addr_i[127:96]),
     .req_wdata_i (mem_req_wdata_i[127:96]),
-    .pf_valid_i ((pf_valid_i[3] & ({{1{1'b0}}, n89} < n5892))),
+    .pf_valid_i ((pf_valid_i[3] & ({{1{1'b0}}, n89} < n5912))),
     .pf_line_i (n89),
-    .pf_tgt_i (n5914[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h3))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3524)),
-    .take_pf_i (((n5590 & n3524) | n3096)),
+    .pf_tgt_i (n5934[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h3))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3544)),
+    .take_pf_i (((n5610 & n3544) | n3096)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port3_ready_o),
     .resp_valid_o (u_port3_resp_valid_o),
     .resp_data_o (u_port3_resp_data_o),
@@ -1464,17 +1480,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[4]),
     .req_addr_i (mem_req_addr_i[159:128]),
     .req_wdata_i (mem_req_wdata_i[159:128]),
-    .pf_valid_i ((pf_valid_i[4] & ({{1{1'b0}}, n90} < n5892))),
+    .pf_valid_i ((pf_valid_i[4] & ({{1{1'b0}}, n90} < n5912))),
     .pf_line_i (n90),
-    .pf_tgt_i (n5919[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h4))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3525)),
-    .take_pf_i (((n5590 & n3525) | n3110)),
+    .pf_tgt_i (n5939[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h4))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3545)),
+    .take_pf_i (((n5610 & n3545) | n3110)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port4_ready_o),
     .resp_valid_o (u_port4_resp_valid_o),
     .resp_data_o (u_port4_resp_data_o),
@@ -1501,17 +1517,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[5]),
     .req_addr_i (mem_req_addr_i[191:160]),
     .req_wdata_i (mem_req_wdata_i[191:160]),
-    .pf_valid_i ((pf_valid_i[5] & ({{1{1'b0}}, n91} < n5892))),
+    .pf_valid_i ((pf_valid_i[5] & ({{1{1'b0}}, n91} < n5912))),
     .pf_line_i (n91),
-    .pf_tgt_i (n5924[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h5))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3526)),
-    .take_pf_i (((n5590 & n3526) | n3124)),
+    .pf_tgt_i (n5944[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h5))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3546)),
+    .take_pf_i (((n5610 & n3546) | n3124)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port5_ready_o),
     .resp_valid_o (u_port5_resp_valid_o),
     .resp_data_o (u_port5_resp_data_o),
@@ -1538,17 +1554,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[6]),
     .req_addr_i (mem_req_addr_i[223:192]),
     .req_wdata_i (mem_req_wdata_i[223:192]),
-    .pf_valid_i ((pf_valid_i[6] & ({{1{1'b0}}, n92} < n5892))),
+    .pf_valid_i ((pf_valid_i[6] & ({{1{1'b0}}, n92} < n5912))),
     .pf_line_i (n92),
-    .pf_tgt_i (n5929[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h6))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3527)),
-    .take_pf_i (((n5590 & n3527) | n3138)),
+    .pf_tgt_i (n5949[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h6))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3547)),
+    .take_pf_i (((n5610 & n3547) | n3138)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port6_ready_o),
     .resp_valid_o (u_port6_resp_valid_o),
     .resp_data_o (u_port6_resp_data_o),
@@ -1575,17 +1591,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[7]),
     .req_addr_i (mem_req_addr_i[255:224]),
     .req_wdata_i (mem_req_wdata_i[255:224]),
-    .pf_valid_i ((pf_valid_i[7] & ({{1{1'b0}}, n93} < n5892))),
+    .pf_valid_i ((pf_valid_i[7] & ({{1{1'b0}}, n93} < n5912))),
     .pf_line_i (n93),
-    .pf_tgt_i (n5934[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h7))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3528)),
-    .take_pf_i (((n5590 & n3528) | n3152)),
+    .pf_tgt_i (n5954[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h7))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3548)),
+    .take_pf_i (((n5610 & n3548) | n3152)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port7_ready_o),
     .resp_valid_o (u_port7_resp_valid_o),
     .resp_data_o (u_port7_resp_data_o),
@@ -1612,17 +1628,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[8]),
     .req_addr_i (mem_req_addr_i[287:256]),
     .req_wdata_i (mem_req_wdata_i[287:256]),
-    .pf_valid_i ((pf_valid_i[8] & ({{1{1'b0}}, n94} < n5892))),
+    .pf_valid_i ((pf_valid_i[8] & ({{1{1'b0}}, n94} < n5912))),
     .pf_line_i (n94),
-    .pf_tgt_i (n5939[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h8))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3529)),
-    .take_pf_i (((n5590 & n3529) | n3166)),
+    .pf_tgt_i (n5959[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h8))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3549)),
+    .take_pf_i (((n5610 & n3549) | n3166)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port8_ready_o),
     .resp_valid_o (u_port8_resp_valid_o),
     .resp_data_o (u_port8_resp_data_o),
@@ -1649,17 +1665,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[9]),
     .req_addr_i (mem_req_addr_i[319:288]),
     .req_wdata_i (mem_req_wdata_i[319:288]),
-    .pf_valid_i ((pf_valid_i[9] & ({{1{1'b0}}, n95} < n5892))),
+    .pf_valid_i ((pf_valid_i[9] & ({{1{1'b0}}, n95} < n5912))),
     .pf_line_i (n95),
-    .pf_tgt_i (n5944[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'h9))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3530)),
-    .take_pf_i (((n5590 & n3530) | n3180)),
+    .pf_tgt_i (n5964[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'h9))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3550)),
+    .take_pf_i (((n5610 & n3550) | n3180)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port9_ready_o),
     .resp_valid_o (u_port9_resp_valid_o),
     .resp_data_o (u_port9_resp_data_o),
@@ -1686,17 +1702,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[10]),
     .req_addr_i (mem_req_addr_i[351:320]),
     .req_wdata_i (mem_req_wdata_i[351:320]),
-    .pf_valid_i ((pf_valid_i[10] & ({{1{1'b0}}, n96} < n5892))),
+    .pf_valid_i ((pf_valid_i[10] & ({{1{1'b0}}, n96} < n5912))),
     .pf_line_i (n96),
-    .pf_tgt_i (n5949[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'ha))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3531)),
-    .take_pf_i (((n5590 & n3531) | n3194)),
+    .pf_tgt_i (n5969[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'ha))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3551)),
+    .take_pf_i (((n5610 & n3551) | n3194)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port10_ready_o),
     .resp_valid_o (u_port10_resp_valid_o),
     .resp_data_o (u_port10_resp_data_o),
@@ -1723,17 +1739,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[11]),
     .req_addr_i (mem_req_addr_i[383:352]),
     .req_wdata_i (mem_req_wdata_i[383:352]),
-    .pf_valid_i ((pf_valid_i[11] & ({{1{1'b0}}, n97} < n5892))),
+    .pf_valid_i ((pf_valid_i[11] & ({{1{1'b0}}, n97} < n5912))),
     .pf_line_i (n97),
-    .pf_tgt_i (n5954[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'hb))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3532)),
-    .take_pf_i (((n5590 & n3532) | n3208)),
+    .pf_tgt_i (n5974[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'hb))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3552)),
+    .take_pf_i (((n5610 & n3552) | n3208)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port11_ready_o),
     .resp_valid_o (u_port11_resp_valid_o),
     .resp_data_o (u_port11_resp_data_o),
@@ -1760,17 +1776,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[12]),
     .req_addr_i (mem_req_addr_i[415:384]),
     .req_wdata_i (mem_req_wdata_i[415:384]),
-    .pf_valid_i ((pf_valid_i[12] & ({{1{1'b0}}, n98} < n5892))),
+    .pf_valid_i ((pf_valid_i[12] & ({{1{1'b0}}, n98} < n5912))),
     .pf_line_i (n98),
-    .pf_tgt_i (n5959[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'hc))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3533)),
-    .take_pf_i (((n5590 & n3533) | n3222)),
+    .pf_tgt_i (n5979[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'hc))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3553)),
+    .take_pf_i (((n5610 & n3553) | n3222)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port12_ready_o),
     .resp_valid_o (u_port12_resp_valid_o),
     .resp_data_o (u_port12_resp_data_o),
@@ -1797,17 +1813,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[13]),
     .req_addr_i (mem_req_addr_i[447:416]),
     .req_wdata_i (mem_req_wdata_i[447:416]),
-    .pf_valid_i ((pf_valid_i[13] & ({{1{1'b0}}, n99} < n5892))),
+    .pf_valid_i ((pf_valid_i[13] & ({{1{1'b0}}, n99} < n5912))),
     .pf_line_i (n99),
-    .pf_tgt_i (n5964[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'hd))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3534)),
-    .take_pf_i (((n5590 & n3534) | n3236)),
+    .pf_tgt_i (n5984[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'hd))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3554)),
+    .take_pf_i (((n5610 & n3554) | n3236)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port13_ready_o),
     .resp_valid_o (u_port13_resp_valid_o),
     .resp_data_o (u_port13_resp_data_o),
@@ -1834,17 +1850,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[14]),
     .req_addr_i (mem_req_addr_i[479:448]),
     .req_wdata_i (mem_req_wdata_i[479:448]),
-    .pf_valid_i ((pf_valid_i[14] & ({{1{1'b0}}, n100} < n5892))),
+    .pf_valid_i ((pf_valid_i[14] & ({{1{1'b0}}, n100} < n5912))),
     .pf_line_i (n100),
-    .pf_tgt_i (n5969[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'he))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3535)),
-    .take_pf_i (((n5590 & n3535) | n3250)),
+    .pf_tgt_i (n5989[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'he))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3555)),
+    .take_pf_i (((n5610 & n3555) | n3250)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port14_ready_o),
     .resp_valid_o (u_port14_resp_valid_o),
     .resp_data_o (u_port14_resp_data_o),
@@ -1871,17 +1887,17 @@ module gpucc_mem_i64_p16_ra (
     .req_we_i (mem_req_we_i[15]),
     .req_addr_i (mem_req_addr_i[511:480]),
     .req_wdata_i (mem_req_wdata_i[511:480]),
-    .pf_valid_i ((pf_valid_i[15] & ({{1{1'b0}}, n101} < n5892))),
+    .pf_valid_i ((pf_valid_i[15] & ({{1{1'b0}}, n101} < n5912))),
     .pf_line_i (n101),
-    .pf_tgt_i (n5974[24:0]),
-    .fill_valid_i ((n5853 & (n5854 == 4'hf))),
-    .fill_slot_i (n5855),
-    .fill_data_i ({n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876, n5875, n5874, n5873, n5872, n5871, n5870, n5869, n5868, n5867, n5866, n5865, n5864, n5863, n5862, n5861, n5860, n5859, n5858, n5857, n5856}),
-    .take_i ((n5588 & n3536)),
-    .take_pf_i (((n5590 & n3536) | n3264)),
+    .pf_tgt_i (n5994[24:0]),
+    .fill_valid_i ((n5873 & (n5874 == 4'hf))),
+    .fill_slot_i (n5875),
+    .fill_data_i ({n5907, n5906, n5905, n5904, n5903, n5902, n5901, n5900, n5899, n5898, n5897, n5896, n5895, n5894, n5893, n5892, n5891, n5890, n5889, n5888, n5887, n5886, n5885, n5884, n5883, n5882, n5881, n5880, n5879, n5878, n5877, n5876}),
+    .take_i ((n5608 & n3556)),
+    .take_pf_i (((n5610 & n3556) | n3264)),
     .clear_i (clear_i),
     .flush_i (flush_i),
-    .lim_line_i (n5892),
+    .lim_line_i (n5912),
     .ready_o (u_port15_ready_o),
     .resp_valid_o (u_port15_resp_valid_o),
     .resp_data_o (u_port15_resp_data_o),
@@ -1902,6 +1918,6 @@ module gpucc_mem_i64_p16_ra (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{l1_resp_rdata_i, mem_req_addr_i, mem_req_valid_i, mem_req_wdata_i, mem_req_we_i, n3607, n3618, n3625, n3630, n3636, n3647, n3654, n3659, n3664, n3675, n3682, n3687, n3692, n3703, n3710, n3715, n3728, n3739, n3746, n3751, n3757, n3768, n3775, n3780, n3786, n3797, n3804, n3809, n3815, n3826, n3833, n3838, n3844, n3855, n3862, n3867, n3873, n3884, n3891, n3896, n3902, n3913, n3920, n3925, n3931, n3942, n3949, n3954, n3960, n3971, n3978, n3983, n3989, n4000, n4007, n4012, n4018, n4029, n4036, n4041, n4047, n4058, n4065, n4070, n4076, n4087, n4094, n4099, n4105, n4116, n4123, n4128, n4134, n4145, n4152, n4157, n4163, n4174, n4181, n4186, n4192, n4203, n4210, n4215, n4221, n4232, n4239, n4244, n4250, n4261, n4268, n4273, n4279, n4290, n4297, n4302, n4308, n4319, n4326, n4331, n4337, n4348, n4355, n4360, n4366, n4377, n4384, n4389, n4395, n4406, n4413, n4418, n4424, n4435, n4442, n4447, n4453, n4464, n4471, n4476, n4482, n4493, n4500, n4505, n4511, n4522, n4529, n4534, n4540, n4551, n4558, n4563, n4569, n4580, n4587, n4592, n4598, n4609, n4616, n4621, n4627, n4638, n4645, n4650, n4656, n4667, n4674, n4679, n4685, n4696, n4703, n4708, n4714, n4725, n4732, n4737, n4743, n4754, n4761, n4766, n4772, n4783, n4790, n4795, n4801, n4812, n4819, n4824, n4830, n4841, n4848, n4853, n4859, n4870, n4877, n4882, n4888, n4899, n4906, n4911, n4917, n4928, n4935, n4940, n4946, n4957, n4964, n4969, n4975, n4986, n4993, n4998, n5004, n5015, n5022, n5027, n5033, n5044, n5051, n5056, n5062, n5073, n5080, n5085, n5091, n5102, n5109, n5114, n5120, n5131, n5138, n5143, n5149, n5160, n5167, n5172, n5178, n5189, n5196, n5201, n5207, n5218, n5225, n5230, n5236, n5247, n5254, n5259, n5265, n5276, n5283, n5288, n5294, n5305, n5312, n5317, n5323, n5334, n5341, n5346, n5352, n5363, n5370, n5375, n5381, n5392, n5399, n5404, n5410, n5421, n5428, n5433, n5439, n5450, n5457, n5462, n5468, n5479, n5486, n5491, n5497, n5508, n5515, n5520, n5526, n5537, n5544, n5549, n5555, n5566, n5573, n5578, n5891, n5899, n5904, n5909, n5914, n5919, n5924, n5929, n5934, n5939, n5944, n5949, n5954, n5959, n5964, n5969, n5974, pf_line_i, pf_valid_i, u_port0_out_wdata_o, u_port0_out_wmask_o, u_port10_out_wdata_o, u_port10_out_wmask_o, u_port11_out_wdata_o, u_port11_out_wmask_o, u_port12_out_wdata_o, u_port12_out_wmask_o, u_port13_out_wdata_o, u_port13_out_wmask_o, u_port14_out_wdata_o, u_port14_out_wmask_o, u_port15_out_wdata_o, u_port15_out_wmask_o, u_port1_out_wdata_o, u_port1_out_wmask_o, u_port2_out_wdata_o, u_port2_out_wmask_o, u_port3_out_wdata_o, u_port3_out_wmask_o, u_port4_out_wdata_o, u_port4_out_wmask_o, u_port5_out_wdata_o, u_port5_out_wmask_o, u_port6_out_wdata_o, u_port6_out_wmask_o, u_port7_out_wdata_o, u_port7_out_wmask_o, u_port8_out_wdata_o, u_port8_out_wmask_o, u_port9_out_wdata_o, u_port9_out_wmask_o};
+  assign unused_signals = ^{l1_resp_rdata_i, mem_req_addr_i, mem_req_valid_i, mem_req_wdata_i, mem_req_we_i, n3627, n3638, n3645, n3650, n3656, n3667, n3674, n3679, n3684, n3695, n3702, n3707, n3712, n3723, n3730, n3735, n3748, n3759, n3766, n3771, n3777, n3788, n3795, n3800, n3806, n3817, n3824, n3829, n3835, n3846, n3853, n3858, n3864, n3875, n3882, n3887, n3893, n3904, n3911, n3916, n3922, n3933, n3940, n3945, n3951, n3962, n3969, n3974, n3980, n3991, n3998, n4003, n4009, n4020, n4027, n4032, n4038, n4049, n4056, n4061, n4067, n4078, n4085, n4090, n4096, n4107, n4114, n4119, n4125, n4136, n4143, n4148, n4154, n4165, n4172, n4177, n4183, n4194, n4201, n4206, n4212, n4223, n4230, n4235, n4241, n4252, n4259, n4264, n4270, n4281, n4288, n4293, n4299, n4310, n4317, n4322, n4328, n4339, n4346, n4351, n4357, n4368, n4375, n4380, n4386, n4397, n4404, n4409, n4415, n4426, n4433, n4438, n4444, n4455, n4462, n4467, n4473, n4484, n4491, n4496, n4502, n4513, n4520, n4525, n4531, n4542, n4549, n4554, n4560, n4571, n4578, n4583, n4589, n4600, n4607, n4612, n4618, n4629, n4636, n4641, n4647, n4658, n4665, n4670, n4676, n4687, n4694, n4699, n4705, n4716, n4723, n4728, n4734, n4745, n4752, n4757, n4763, n4774, n4781, n4786, n4792, n4803, n4810, n4815, n4821, n4832, n4839, n4844, n4850, n4861, n4868, n4873, n4879, n4890, n4897, n4902, n4908, n4919, n4926, n4931, n4937, n4948, n4955, n4960, n4966, n4977, n4984, n4989, n4995, n5006, n5013, n5018, n5024, n5035, n5042, n5047, n5053, n5064, n5071, n5076, n5082, n5093, n5100, n5105, n5111, n5122, n5129, n5134, n5140, n5151, n5158, n5163, n5169, n5180, n5187, n5192, n5198, n5209, n5216, n5221, n5227, n5238, n5245, n5250, n5256, n5267, n5274, n5279, n5285, n5296, n5303, n5308, n5314, n5325, n5332, n5337, n5343, n5354, n5361, n5366, n5372, n5383, n5390, n5395, n5401, n5412, n5419, n5424, n5430, n5441, n5448, n5453, n5459, n5470, n5477, n5482, n5488, n5499, n5506, n5511, n5517, n5528, n5535, n5540, n5546, n5557, n5564, n5569, n5575, n5586, n5593, n5598, n5911, n5919, n5924, n5929, n5934, n5939, n5944, n5949, n5954, n5959, n5964, n5969, n5974, n5979, n5984, n5989, n5994, pf_line_i, pf_valid_i, u_port0_out_wdata_o, u_port0_out_wmask_o, u_port10_out_wdata_o, u_port10_out_wmask_o, u_port11_out_wdata_o, u_port11_out_wmask_o, u_port12_out_wdata_o, u_port12_out_wmask_o, u_port13_out_wdata_o, u_port13_out_wmask_o, u_port14_out_wdata_o, u_port14_out_wmask_o, u_port15_out_wdata_o, u_port15_out_wmask_o, u_port1_out_wdata_o, u_port1_out_wmask_o, u_port2_out_wdata_o, u_port2_out_wmask_o, u_port3_out_wdata_o, u_port3_out_wmask_o, u_port4_out_wdata_o, u_port4_out_wmask_o, u_port5_out_wdata_o, u_port5_out_wmask_o, u_port6_out_wdata_o, u_port6_out_wmask_o, u_port7_out_wdata_o, u_port7_out_wmask_o, u_port8_out_wdata_o, u_port8_out_wmask_o, u_port9_out_wdata_o, u_port9_out_wmask_o};
 
 endmodule

@@ -208,76 +208,148 @@ module gpucc_mem_port_ra (
   wire [2:0] tl_d;
   reg  [3:0] cnt_q;  // hot clock, reset 4'h0
   wire [3:0] cnt_d;
-  reg  wc_v_q;  // hot clock, reset 1'h0
-  wire wc_v_d;
-  reg  wc_snd_q;  // hot clock, reset 1'h0
-  wire wc_snd_d;
-  reg  [24:0] wc_line_q;  // hot clock, reset 25'h0000000
-  wire [24:0] wc_line_d;
-  reg  wc_mask0_q;  // hot clock, reset 1'h0
-  wire wc_mask0_d;
-  reg  wc_mask1_q;  // hot clock, reset 1'h0
-  wire wc_mask1_d;
-  reg  wc_mask2_q;  // hot clock, reset 1'h0
-  wire wc_mask2_d;
-  reg  wc_mask3_q;  // hot clock, reset 1'h0
-  wire wc_mask3_d;
-  reg  wc_mask4_q;  // hot clock, reset 1'h0
-  wire wc_mask4_d;
-  reg  wc_mask5_q;  // hot clock, reset 1'h0
-  wire wc_mask5_d;
-  reg  wc_mask6_q;  // hot clock, reset 1'h0
-  wire wc_mask6_d;
-  reg  wc_mask7_q;  // hot clock, reset 1'h0
-  wire wc_mask7_d;
-  reg  wc_mask8_q;  // hot clock, reset 1'h0
-  wire wc_mask8_d;
-  reg  wc_mask9_q;  // hot clock, reset 1'h0
-  wire wc_mask9_d;
-  reg  wc_mask10_q;  // hot clock, reset 1'h0
-  wire wc_mask10_d;
-  reg  wc_mask11_q;  // hot clock, reset 1'h0
-  wire wc_mask11_d;
-  reg  wc_mask12_q;  // hot clock, reset 1'h0
-  wire wc_mask12_d;
-  reg  wc_mask13_q;  // hot clock, reset 1'h0
-  wire wc_mask13_d;
-  reg  wc_mask14_q;  // hot clock, reset 1'h0
-  wire wc_mask14_d;
-  reg  wc_mask15_q;  // hot clock, reset 1'h0
-  wire wc_mask15_d;
-  reg  wc_mask16_q;  // hot clock, reset 1'h0
-  wire wc_mask16_d;
-  reg  wc_mask17_q;  // hot clock, reset 1'h0
-  wire wc_mask17_d;
-  reg  wc_mask18_q;  // hot clock, reset 1'h0
-  wire wc_mask18_d;
-  reg  wc_mask19_q;  // hot clock, reset 1'h0
-  wire wc_mask19_d;
-  reg  wc_mask20_q;  // hot clock, reset 1'h0
-  wire wc_mask20_d;
-  reg  wc_mask21_q;  // hot clock, reset 1'h0
-  wire wc_mask21_d;
-  reg  wc_mask22_q;  // hot clock, reset 1'h0
-  wire wc_mask22_d;
-  reg  wc_mask23_q;  // hot clock, reset 1'h0
-  wire wc_mask23_d;
-  reg  wc_mask24_q;  // hot clock, reset 1'h0
-  wire wc_mask24_d;
-  reg  wc_mask25_q;  // hot clock, reset 1'h0
-  wire wc_mask25_d;
-  reg  wc_mask26_q;  // hot clock, reset 1'h0
-  wire wc_mask26_d;
-  reg  wc_mask27_q;  // hot clock, reset 1'h0
-  wire wc_mask27_d;
-  reg  wc_mask28_q;  // hot clock, reset 1'h0
-  wire wc_mask28_d;
-  reg  wc_mask29_q;  // hot clock, reset 1'h0
-  wire wc_mask29_d;
-  reg  wc_mask30_q;  // hot clock, reset 1'h0
-  wire wc_mask30_d;
-  reg  wc_mask31_q;  // hot clock, reset 1'h0
-  wire wc_mask31_d;
+  reg  wc_v0_q;  // hot clock, reset 1'h0
+  wire wc_v0_d;
+  reg  wc_v1_q;  // hot clock, reset 1'h0
+  wire wc_v1_d;
+  reg  wc_snd0_q;  // hot clock, reset 1'h0
+  wire wc_snd0_d;
+  reg  wc_snd1_q;  // hot clock, reset 1'h0
+  wire wc_snd1_d;
+  reg  [24:0] wc_line0_q;  // hot clock, reset 25'h0000000
+  wire [24:0] wc_line0_d;
+  reg  [24:0] wc_line1_q;  // hot clock, reset 25'h0000000
+  wire [24:0] wc_line1_d;
+  reg  wc0_mask0_q;  // hot clock, reset 1'h0
+  wire wc0_mask0_d;
+  reg  wc0_mask1_q;  // hot clock, reset 1'h0
+  wire wc0_mask1_d;
+  reg  wc0_mask2_q;  // hot clock, reset 1'h0
+  wire wc0_mask2_d;
+  reg  wc0_mask3_q;  // hot clock, reset 1'h0
+  wire wc0_mask3_d;
+  reg  wc0_mask4_q;  // hot clock, reset 1'h0
+  wire wc0_mask4_d;
+  reg  wc0_mask5_q;  // hot clock, reset 1'h0
+  wire wc0_mask5_d;
+  reg  wc0_mask6_q;  // hot clock, reset 1'h0
+  wire wc0_mask6_d;
+  reg  wc0_mask7_q;  // hot clock, reset 1'h0
+  wire wc0_mask7_d;
+  reg  wc0_mask8_q;  // hot clock, reset 1'h0
+  wire wc0_mask8_d;
+  reg  wc0_mask9_q;  // hot clock, reset 1'h0
+  wire wc0_mask9_d;
+  reg  wc0_mask10_q;  // hot clock, reset 1'h0
+  wire wc0_mask10_d;
+  reg  wc0_mask11_q;  // hot clock, reset 1'h0
+  wire wc0_mask11_d;
+  reg  wc0_mask12_q;  // hot clock, reset 1'h0
+  wire wc0_mask12_d;
+  reg  wc0_mask13_q;  // hot clock, reset 1'h0
+  wire wc0_mask13_d;
+  reg  wc0_mask14_q;  // hot clock, reset 1'h0
+  wire wc0_mask14_d;
+  reg  wc0_mask15_q;  // hot clock, reset 1'h0
+  wire wc0_mask15_d;
+  reg  wc0_mask16_q;  // hot clock, reset 1'h0
+  wire wc0_mask16_d;
+  reg  wc0_mask17_q;  // hot clock, reset 1'h0
+  wire wc0_mask17_d;
+  reg  wc0_mask18_q;  // hot clock, reset 1'h0
+  wire wc0_mask18_d;
+  reg  wc0_mask19_q;  // hot clock, reset 1'h0
+  wire wc0_mask19_d;
+  reg  wc0_mask20_q;  // hot clock, reset 1'h0
+  wire wc0_mask20_d;
+  reg  wc0_mask21_q;  // hot clock, reset 1'h0
+  wire wc0_mask21_d;
+  reg  wc0_mask22_q;  // hot clock, reset 1'h0
+  wire wc0_mask22_d;
+  reg  wc0_mask23_q;  // hot clock, reset 1'h0
+  wire wc0_mask23_d;
+  reg  wc0_mask24_q;  // hot clock, reset 1'h0
+  wire wc0_mask24_d;
+  reg  wc0_mask25_q;  // hot clock, reset 1'h0
+  wire wc0_mask25_d;
+  reg  wc0_mask26_q;  // hot clock, reset 1'h0
+  wire wc0_mask26_d;
+  reg  wc0_mask27_q;  // hot clock, reset 1'h0
+  wire wc0_mask27_d;
+  reg  wc0_mask28_q;  // hot clock, reset 1'h0
+  wire wc0_mask28_d;
+  reg  wc0_mask29_q;  // hot clock, reset 1'h0
+  wire wc0_mask29_d;
+  reg  wc0_mask30_q;  // hot clock, reset 1'h0
+  wire wc0_mask30_d;
+  reg  wc0_mask31_q;  // hot clock, reset 1'h0
+  wire wc0_mask31_d;
+  reg  wc1_mask0_q;  // hot clock, reset 1'h0
+  wire wc1_mask0_d;
+  reg  wc1_mask1_q;  // hot clock, reset 1'h0
+  wire wc1_mask1_d;
+  reg  wc1_mask2_q;  // hot clock, reset 1'h0
+  wire wc1_mask2_d;
+  reg  wc1_mask3_q;  // hot clock, reset 1'h0
+  wire wc1_mask3_d;
+  reg  wc1_mask4_q;  // hot clock, reset 1'h0
+  wire wc1_mask4_d;
+  reg  wc1_mask5_q;  // hot clock, reset 1'h0
+  wire wc1_mask5_d;
+  reg  wc1_mask6_q;  // hot clock, reset 1'h0
+  wire wc1_mask6_d;
+  reg  wc1_mask7_q;  // hot clock, reset 1'h0
+  wire wc1_mask7_d;
+  reg  wc1_mask8_q;  // hot clock, reset 1'h0
+  wire wc1_mask8_d;
+  reg  wc1_mask9_q;  // hot clock, reset 1'h0
+  wire wc1_mask9_d;
+  reg  wc1_mask10_q;  // hot clock, reset 1'h0
+  wire wc1_mask10_d;
+  reg  wc1_mask11_q;  // hot clock, reset 1'h0
+  wire wc1_mask11_d;
+  reg  wc1_mask12_q;  // hot clock, reset 1'h0
+  wire wc1_mask12_d;
+  reg  wc1_mask13_q;  // hot clock, reset 1'h0
+  wire wc1_mask13_d;
+  reg  wc1_mask14_q;  // hot clock, reset 1'h0
+  wire wc1_mask14_d;
+  reg  wc1_mask15_q;  // hot clock, reset 1'h0
+  wire wc1_mask15_d;
+  reg  wc1_mask16_q;  // hot clock, reset 1'h0
+  wire wc1_mask16_d;
+  reg  wc1_mask17_q;  // hot clock, reset 1'h0
+  wire wc1_mask17_d;
+  reg  wc1_mask18_q;  // hot clock, reset 1'h0
+  wire wc1_mask18_d;
+  reg  wc1_mask19_q;  // hot clock, reset 1'h0
+  wire wc1_mask19_d;
+  reg  wc1_mask20_q;  // hot clock, reset 1'h0
+  wire wc1_mask20_d;
+  reg  wc1_mask21_q;  // hot clock, reset 1'h0
+  wire wc1_mask21_d;
+  reg  wc1_mask22_q;  // hot clock, reset 1'h0
+  wire wc1_mask22_d;
+  reg  wc1_mask23_q;  // hot clock, reset 1'h0
+  wire wc1_mask23_d;
+  reg  wc1_mask24_q;  // hot clock, reset 1'h0
+  wire wc1_mask24_d;
+  reg  wc1_mask25_q;  // hot clock, reset 1'h0
+  wire wc1_mask25_d;
+  reg  wc1_mask26_q;  // hot clock, reset 1'h0
+  wire wc1_mask26_d;
+  reg  wc1_mask27_q;  // hot clock, reset 1'h0
+  wire wc1_mask27_d;
+  reg  wc1_mask28_q;  // hot clock, reset 1'h0
+  wire wc1_mask28_d;
+  reg  wc1_mask29_q;  // hot clock, reset 1'h0
+  wire wc1_mask29_d;
+  reg  wc1_mask30_q;  // hot clock, reset 1'h0
+  wire wc1_mask30_d;
+  reg  wc1_mask31_q;  // hot clock, reset 1'h0
+  wire wc1_mask31_d;
+  reg  wc_cur_q;  // hot clock, reset 1'h0
+  wire wc_cur_d;
   reg  hp_q;  // hot clock, reset 1'h0
   wire hp_d;
   reg  [24:0] hline_q;  // hot clock, reset 25'h0000000
@@ -320,237 +392,285 @@ module gpucc_mem_port_ra (
   wire [31:0] n39 = fill_data_i[959:928];
   wire [31:0] n40 = fill_data_i[991:960];
   wire [31:0] n41 = fill_data_i[1023:992];
-  wire [24:0] n66 = req_addr_i[31:7];
-  wire [4:0] n67 = req_addr_i[6:2];
-  wire n71 = (((v0_q | snd0_q) | pend0_q) & (tag0_q == n66));
-  wire n75 = (((v1_q | snd1_q) | pend1_q) & (tag1_q == n66));
-  wire n76 = (n71 | n75);
-  wire n81 = (((ref0_q == 4'h0) & (~snd0_q)) & (~pend0_q));
-  wire n86 = (((ref1_q == 4'h0) & (~snd1_q)) & (~pend1_q));
-  wire n102 = (((((~(cnt_q == 4'h0)) | snd0_q) | pend0_q) | snd1_q) | pend1_q);
-  wire n104 = (req_valid_i & (~req_we_i));
-  wire n105 = (req_valid_i & req_we_i);
-  wire n112 = (((n104 & (~wc_v_q)) & (~(cnt_q == 4'h8))) & ((n76 | n81) | n86));
-  wire n113 = (wc_line_q == n66);
-  wire n120 = (((n105 & (~n102)) & (~wc_snd_q)) & ((~wc_v_q) | n113));
-  wire ready = (n112 | n120);
-  wire n124 = (n112 & (~n76));
-  wire n126 = (n71 ? 1'h0 : (n75 ? 1'h1 : ((~(n81 & (~v0_q))) & ((n86 & (~v1_q)) | (~n81)))));
-  wire [24:0] n128 = (n66 + 25'h0000001);
-  wire ra = ((((n112 & n76) & (n71 ? n86 : n81)) & (~(n71 ? (((v1_q | snd1_q) | pend1_q) & (tag1_q == n128)) : (((v0_q | snd0_q) | pend0_q) & (tag0_q == n128))))) & (({{1{1'b0}}, n66} + 26'h0000001) < lim_line_i));
-  wire [2:0] n159 = (hd_q >> 3'h0);
-  wire n160 = n159[0];
-  wire [2:0] n166 = (hd_q >> 3'h1);
-  wire n167 = n166[0];
-  wire [2:0] n171 = (hd_q >> 3'h2);
-  wire [5:0] n173 = (n171[0] ? (n167 ? (n160 ? q7_q : q6_q) : (n160 ? q5_q : q4_q)) : (n167 ? (n160 ? q3_q : q2_q) : (n160 ? q1_q : q0_q)));
-  wire n174 = n173[5];
-  wire resp = ((~(cnt_q == 4'h0)) & (n174 ? v1_q : v0_q));
-  wire [5:0] n246 = (n173 >> 6'h00);
-  wire n247 = n246[0];
-  wire [5:0] n281 = (n173 >> 6'h01);
-  wire n282 = n281[0];
-  wire [5:0] n300 = (n173 >> 6'h02);
-  wire n301 = n300[0];
-  wire [5:0] n311 = (n173 >> 6'h03);
-  wire n312 = n311[0];
-  wire [5:0] n318 = (n173 >> 6'h04);
-  wire n319 = n318[0];
-  wire [5:0] n323 = (n173 >> 6'h05);
-  wire [5:0] n328 = {n126, n67};
-  wire n379 = (snd0_q | snd1_q);
-  wire n380 = (n379 | wc_snd_q);
-  wire n384 = (take_i & snd0_q);
-  wire n387 = ((take_i & (~snd0_q)) & snd1_q);
-  wire n389 = (take_i & (~n379));
-  wire n390 = (~n126);
-  wire n392 = (ra & (~n71));
-  wire n394 = ((n124 & n390) | n392);
-  wire n396 = (fill_valid_i & (~fill_slot_i));
-  wire n420 = (ra & n71);
-  wire n422 = ((n124 & n126) | n420);
-  wire n423 = (fill_valid_i & fill_slot_i);
-  wire n447 = (fill_valid_i & (~fill_slot_i));
+  wire n69 = (wc_v0_q | wc_v1_q);
+  wire [24:0] n71 = req_addr_i[31:7];
+  wire [4:0] n72 = req_addr_i[6:2];
+  wire n76 = (((v0_q | snd0_q) | pend0_q) & (tag0_q == n71));
+  wire n80 = (((v1_q | snd1_q) | pend1_q) & (tag1_q == n71));
+  wire n81 = (n76 | n80);
+  wire n86 = (((ref0_q == 4'h0) & (~snd0_q)) & (~pend0_q));
+  wire n91 = (((ref1_q == 4'h0) & (~snd1_q)) & (~pend1_q));
+  wire n107 = (((((~(cnt_q == 4'h0)) | snd0_q) | pend0_q) | snd1_q) | pend1_q);
+  wire n109 = (req_valid_i & (~req_we_i));
+  wire n110 = (req_valid_i & req_we_i);
+  wire n117 = (((n109 & (~n69)) & (~(cnt_q == 4'h8))) & ((n81 | n86) | n91));
+  wire n118 = (wc_cur_q ? wc_v1_q : wc_v0_q);
+  wire n122 = ((wc_cur_q ? wc_line1_q : wc_line0_q) == n71);
+  wire n126 = ((~(wc_cur_q ? wc_snd1_q : wc_snd0_q)) & ((~n118) | n122));
+  wire n129 = ((~n126) & (~(wc_cur_q ? wc_v0_q : wc_v1_q)));
+  wire n133 = ((n110 & (~n107)) & (n126 | n129));
+  wire ready = (n117 | n133);
+  wire n137 = (n117 & (~n81));
+  wire n139 = (n76 ? 1'h0 : (n80 ? 1'h1 : ((~(n86 & (~v0_q))) & ((n91 & (~v1_q)) | (~n86)))));
+  wire [24:0] n141 = (n71 + 25'h0000001);
+  wire ra = ((((n117 & n81) & (n76 ? n91 : n86)) & (~(n76 ? (((v1_q | snd1_q) | pend1_q) & (tag1_q == n141)) : (((v0_q | snd0_q) | pend0_q) & (tag0_q == n141))))) & (({{1{1'b0}}, n71} + 26'h0000001) < lim_line_i));
+  wire [2:0] n172 = (hd_q >> 3'h0);
+  wire n173 = n172[0];
+  wire [2:0] n179 = (hd_q >> 3'h1);
+  wire n180 = n179[0];
+  wire [2:0] n184 = (hd_q >> 3'h2);
+  wire [5:0] n186 = (n184[0] ? (n180 ? (n173 ? q7_q : q6_q) : (n173 ? q5_q : q4_q)) : (n180 ? (n173 ? q3_q : q2_q) : (n173 ? q1_q : q0_q)));
+  wire n187 = n186[5];
+  wire resp = ((~(cnt_q == 4'h0)) & (n187 ? v1_q : v0_q));
+  wire [5:0] n259 = (n186 >> 6'h00);
+  wire n260 = n259[0];
+  wire [5:0] n294 = (n186 >> 6'h01);
+  wire n295 = n294[0];
+  wire [5:0] n313 = (n186 >> 6'h02);
+  wire n314 = n313[0];
+  wire [5:0] n324 = (n186 >> 6'h03);
+  wire n325 = n324[0];
+  wire [5:0] n331 = (n186 >> 6'h04);
+  wire n332 = n331[0];
+  wire [5:0] n336 = (n186 >> 6'h05);
+  wire [5:0] n341 = {n139, n72};
+  wire n392 = (snd0_q | snd1_q);
+  wire n394 = (wc_cur_q ? (~wc_snd0_q) : wc_snd1_q);
+  wire n397 = ((n392 | wc_snd0_q) | wc_snd1_q);
+  wire n401 = (take_i & snd0_q);
+  wire n404 = ((take_i & (~snd0_q)) & snd1_q);
+  wire n406 = (take_i & (~n392));
+  wire n408 = (n406 & (~n394));
+  wire n409 = (n406 & n394);
+  wire n411 = (n129 ? (~wc_cur_q) : wc_cur_q);
+  wire n413 = (n133 & (~n411));
+  wire n414 = (n133 & n411);
+  wire n415 = (~n139);
+  wire n417 = (ra & (~n76));
+  wire n419 = ((n137 & n415) | n417);
+  wire n421 = (fill_valid_i & (~fill_slot_i));
+  wire n445 = (ra & n76);
+  wire n447 = ((n137 & n139) | n445);
   wire n448 = (fill_valid_i & fill_slot_i);
-  wire n981 = (take_pf_i & hp_q);
-  wire [24:0] n984 = (n981 ? (hline_q + 25'h0000001) : hline_q);
-  wire [25:0] n988 = {{1{1'b0}}, pf_tgt_i};
-  wire [25:0] n989 = {{1{1'b0}}, n984};
-  wire n1002 = ((hv_q & (n988 < n989)) & (~(26'h0000040 < (n989 - n988))));
-  wire n1004 = (pf_valid_i & (~clear_i));
-  wire n1028 = (n380 & (~n379));
-  wire n1029 = (n1028 & wc_mask0_q);
-  wire n1030 = (n1028 & wc_mask1_q);
-  wire n1031 = (n1028 & wc_mask2_q);
-  wire n1032 = (n1028 & wc_mask3_q);
-  wire n1033 = (n1028 & wc_mask4_q);
-  wire n1034 = (n1028 & wc_mask5_q);
-  wire n1035 = (n1028 & wc_mask6_q);
-  wire n1036 = (n1028 & wc_mask7_q);
-  wire n1037 = (n1028 & wc_mask8_q);
-  wire n1038 = (n1028 & wc_mask9_q);
-  wire n1039 = (n1028 & wc_mask10_q);
-  wire n1040 = (n1028 & wc_mask11_q);
-  wire n1041 = (n1028 & wc_mask12_q);
-  wire n1042 = (n1028 & wc_mask13_q);
-  wire n1043 = (n1028 & wc_mask14_q);
-  wire n1044 = (n1028 & wc_mask15_q);
-  wire n1045 = (n1028 & wc_mask16_q);
-  wire n1046 = (n1028 & wc_mask17_q);
-  wire n1047 = (n1028 & wc_mask18_q);
-  wire n1048 = (n1028 & wc_mask19_q);
-  wire n1049 = (n1028 & wc_mask20_q);
-  wire n1050 = (n1028 & wc_mask21_q);
-  wire n1051 = (n1028 & wc_mask22_q);
-  wire n1052 = (n1028 & wc_mask23_q);
-  wire n1053 = (n1028 & wc_mask24_q);
-  wire n1054 = (n1028 & wc_mask25_q);
-  wire n1055 = (n1028 & wc_mask26_q);
-  wire n1056 = (n1028 & wc_mask27_q);
-  wire n1057 = (n1028 & wc_mask28_q);
-  wire n1058 = (n1028 & wc_mask29_q);
-  wire n1059 = (n1028 & wc_mask30_q);
-  wire n1060 = (n1028 & wc_mask31_q);
-  assign tag0_d = (n394 ? (n392 ? n128 : n66) : tag0_q);
-  assign v0_d = (n396 | (((v0_q & (~n394)) & (~n120)) & (~clear_i)));
-  assign snd0_d = (n394 | (snd0_q & (~n384)));
-  assign pend0_d = (n384 | (pend0_q & (~n396)));
-  assign ref0_d = ((ref0_q + ((n112 & n390) ? 4'h1 : 4'h0)) - ((resp & (~n174)) ? 4'h1 : 4'h0));
-  assign tag1_d = (n422 ? (n420 ? n128 : n66) : tag1_q);
-  assign v1_d = (n423 | (((v1_q & (~n422)) & (~n120)) & (~clear_i)));
-  assign snd1_d = (n422 | (snd1_q & (~n387)));
-  assign pend1_d = (n387 | (pend1_q & (~n423)));
-  assign ref1_d = ((ref1_q + ((n112 & n126) ? 4'h1 : 4'h0)) - ((resp & n174) ? 4'h1 : 4'h0));
-  assign w0_d = ((n447 | (n120 & (n67 == 5'h00))) ? (n447 ? n10 : req_wdata_i) : w0_q);
-  assign w1_d = ((n447 | (n120 & (n67 == 5'h01))) ? (n447 ? n11 : req_wdata_i) : w1_q);
-  assign w2_d = ((n447 | (n120 & (n67 == 5'h02))) ? (n447 ? n12 : req_wdata_i) : w2_q);
-  assign w3_d = ((n447 | (n120 & (n67 == 5'h03))) ? (n447 ? n13 : req_wdata_i) : w3_q);
-  assign w4_d = ((n447 | (n120 & (n67 == 5'h04))) ? (n447 ? n14 : req_wdata_i) : w4_q);
-  assign w5_d = ((n447 | (n120 & (n67 == 5'h05))) ? (n447 ? n15 : req_wdata_i) : w5_q);
-  assign w6_d = ((n447 | (n120 & (n67 == 5'h06))) ? (n447 ? n16 : req_wdata_i) : w6_q);
-  assign w7_d = ((n447 | (n120 & (n67 == 5'h07))) ? (n447 ? n17 : req_wdata_i) : w7_q);
-  assign w8_d = ((n447 | (n120 & (n67 == 5'h08))) ? (n447 ? n18 : req_wdata_i) : w8_q);
-  assign w9_d = ((n447 | (n120 & (n67 == 5'h09))) ? (n447 ? n19 : req_wdata_i) : w9_q);
-  assign w10_d = ((n447 | (n120 & (n67 == 5'h0a))) ? (n447 ? n20 : req_wdata_i) : w10_q);
-  assign w11_d = ((n447 | (n120 & (n67 == 5'h0b))) ? (n447 ? n21 : req_wdata_i) : w11_q);
-  assign w12_d = ((n447 | (n120 & (n67 == 5'h0c))) ? (n447 ? n22 : req_wdata_i) : w12_q);
-  assign w13_d = ((n447 | (n120 & (n67 == 5'h0d))) ? (n447 ? n23 : req_wdata_i) : w13_q);
-  assign w14_d = ((n447 | (n120 & (n67 == 5'h0e))) ? (n447 ? n24 : req_wdata_i) : w14_q);
-  assign w15_d = ((n447 | (n120 & (n67 == 5'h0f))) ? (n447 ? n25 : req_wdata_i) : w15_q);
-  assign w16_d = ((n447 | (n120 & (n67 == 5'h10))) ? (n447 ? n26 : req_wdata_i) : w16_q);
-  assign w17_d = ((n447 | (n120 & (n67 == 5'h11))) ? (n447 ? n27 : req_wdata_i) : w17_q);
-  assign w18_d = ((n447 | (n120 & (n67 == 5'h12))) ? (n447 ? n28 : req_wdata_i) : w18_q);
-  assign w19_d = ((n447 | (n120 & (n67 == 5'h13))) ? (n447 ? n29 : req_wdata_i) : w19_q);
-  assign w20_d = ((n447 | (n120 & (n67 == 5'h14))) ? (n447 ? n30 : req_wdata_i) : w20_q);
-  assign w21_d = ((n447 | (n120 & (n67 == 5'h15))) ? (n447 ? n31 : req_wdata_i) : w21_q);
-  assign w22_d = ((n447 | (n120 & (n67 == 5'h16))) ? (n447 ? n32 : req_wdata_i) : w22_q);
-  assign w23_d = ((n447 | (n120 & (n67 == 5'h17))) ? (n447 ? n33 : req_wdata_i) : w23_q);
-  assign w24_d = ((n447 | (n120 & (n67 == 5'h18))) ? (n447 ? n34 : req_wdata_i) : w24_q);
-  assign w25_d = ((n447 | (n120 & (n67 == 5'h19))) ? (n447 ? n35 : req_wdata_i) : w25_q);
-  assign w26_d = ((n447 | (n120 & (n67 == 5'h1a))) ? (n447 ? n36 : req_wdata_i) : w26_q);
-  assign w27_d = ((n447 | (n120 & (n67 == 5'h1b))) ? (n447 ? n37 : req_wdata_i) : w27_q);
-  assign w28_d = ((n447 | (n120 & (n67 == 5'h1c))) ? (n447 ? n38 : req_wdata_i) : w28_q);
-  assign w29_d = ((n447 | (n120 & (n67 == 5'h1d))) ? (n447 ? n39 : req_wdata_i) : w29_q);
-  assign w30_d = ((n447 | (n120 & (n67 == 5'h1e))) ? (n447 ? n40 : req_wdata_i) : w30_q);
-  assign w31_d = ((n447 | (n120 & (n67 == 5'h1f))) ? (n447 ? n41 : req_wdata_i) : w31_q);
-  assign w32_d = (n448 ? n10 : w32_q);
-  assign w33_d = (n448 ? n11 : w33_q);
-  assign w34_d = (n448 ? n12 : w34_q);
-  assign w35_d = (n448 ? n13 : w35_q);
-  assign w36_d = (n448 ? n14 : w36_q);
-  assign w37_d = (n448 ? n15 : w37_q);
-  assign w38_d = (n448 ? n16 : w38_q);
-  assign w39_d = (n448 ? n17 : w39_q);
-  assign w40_d = (n448 ? n18 : w40_q);
-  assign w41_d = (n448 ? n19 : w41_q);
-  assign w42_d = (n448 ? n20 : w42_q);
-  assign w43_d = (n448 ? n21 : w43_q);
-  assign w44_d = (n448 ? n22 : w44_q);
-  assign w45_d = (n448 ? n23 : w45_q);
-  assign w46_d = (n448 ? n24 : w46_q);
-  assign w47_d = (n448 ? n25 : w47_q);
-  assign w48_d = (n448 ? n26 : w48_q);
-  assign w49_d = (n448 ? n27 : w49_q);
-  assign w50_d = (n448 ? n28 : w50_q);
-  assign w51_d = (n448 ? n29 : w51_q);
-  assign w52_d = (n448 ? n30 : w52_q);
-  assign w53_d = (n448 ? n31 : w53_q);
-  assign w54_d = (n448 ? n32 : w54_q);
-  assign w55_d = (n448 ? n33 : w55_q);
-  assign w56_d = (n448 ? n34 : w56_q);
-  assign w57_d = (n448 ? n35 : w57_q);
-  assign w58_d = (n448 ? n36 : w58_q);
-  assign w59_d = (n448 ? n37 : w59_q);
-  assign w60_d = (n448 ? n38 : w60_q);
-  assign w61_d = (n448 ? n39 : w61_q);
-  assign w62_d = (n448 ? n40 : w62_q);
-  assign w63_d = (n448 ? n41 : w63_q);
-  assign q0_d = ((n112 & (tl_q == 3'h0)) ? n328 : q0_q);
-  assign q1_d = ((n112 & (tl_q == 3'h1)) ? n328 : q1_q);
-  assign q2_d = ((n112 & (tl_q == 3'h2)) ? n328 : q2_q);
-  assign q3_d = ((n112 & (tl_q == 3'h3)) ? n328 : q3_q);
-  assign q4_d = ((n112 & (tl_q == 3'h4)) ? n328 : q4_q);
-  assign q5_d = ((n112 & (tl_q == 3'h5)) ? n328 : q5_q);
-  assign q6_d = ((n112 & (tl_q == 3'h6)) ? n328 : q6_q);
-  assign q7_d = ((n112 & (tl_q == 3'h7)) ? n328 : q7_q);
+  wire n472 = (fill_valid_i & (~fill_slot_i));
+  wire n473 = (fill_valid_i & fill_slot_i);
+  wire n924 = ((n110 & n118) & (~n122));
+  wire n925 = (n109 & n69);
+  wire n1408 = (take_pf_i & hp_q);
+  wire [24:0] n1411 = (n1408 ? (hline_q + 25'h0000001) : hline_q);
+  wire [25:0] n1415 = {{1{1'b0}}, pf_tgt_i};
+  wire [25:0] n1416 = {{1{1'b0}}, n1411};
+  wire n1429 = ((hv_q & (n1415 < n1416)) & (~(26'h0000040 < (n1416 - n1415))));
+  wire n1431 = (pf_valid_i & (~clear_i));
+  wire n1455 = (n397 & (~n392));
+  wire n1457 = (n1455 & (n394 ? wc1_mask0_q : wc0_mask0_q));
+  wire n1459 = (n1455 & (n394 ? wc1_mask1_q : wc0_mask1_q));
+  wire n1461 = (n1455 & (n394 ? wc1_mask2_q : wc0_mask2_q));
+  wire n1463 = (n1455 & (n394 ? wc1_mask3_q : wc0_mask3_q));
+  wire n1465 = (n1455 & (n394 ? wc1_mask4_q : wc0_mask4_q));
+  wire n1467 = (n1455 & (n394 ? wc1_mask5_q : wc0_mask5_q));
+  wire n1469 = (n1455 & (n394 ? wc1_mask6_q : wc0_mask6_q));
+  wire n1471 = (n1455 & (n394 ? wc1_mask7_q : wc0_mask7_q));
+  wire n1473 = (n1455 & (n394 ? wc1_mask8_q : wc0_mask8_q));
+  wire n1475 = (n1455 & (n394 ? wc1_mask9_q : wc0_mask9_q));
+  wire n1477 = (n1455 & (n394 ? wc1_mask10_q : wc0_mask10_q));
+  wire n1479 = (n1455 & (n394 ? wc1_mask11_q : wc0_mask11_q));
+  wire n1481 = (n1455 & (n394 ? wc1_mask12_q : wc0_mask12_q));
+  wire n1483 = (n1455 & (n394 ? wc1_mask13_q : wc0_mask13_q));
+  wire n1485 = (n1455 & (n394 ? wc1_mask14_q : wc0_mask14_q));
+  wire n1487 = (n1455 & (n394 ? wc1_mask15_q : wc0_mask15_q));
+  wire n1489 = (n1455 & (n394 ? wc1_mask16_q : wc0_mask16_q));
+  wire n1491 = (n1455 & (n394 ? wc1_mask17_q : wc0_mask17_q));
+  wire n1493 = (n1455 & (n394 ? wc1_mask18_q : wc0_mask18_q));
+  wire n1495 = (n1455 & (n394 ? wc1_mask19_q : wc0_mask19_q));
+  wire n1497 = (n1455 & (n394 ? wc1_mask20_q : wc0_mask20_q));
+  wire n1499 = (n1455 & (n394 ? wc1_mask21_q : wc0_mask21_q));
+  wire n1501 = (n1455 & (n394 ? wc1_mask22_q : wc0_mask22_q));
+  wire n1503 = (n1455 & (n394 ? wc1_mask23_q : wc0_mask23_q));
+  wire n1505 = (n1455 & (n394 ? wc1_mask24_q : wc0_mask24_q));
+  wire n1507 = (n1455 & (n394 ? wc1_mask25_q : wc0_mask25_q));
+  wire n1509 = (n1455 & (n394 ? wc1_mask26_q : wc0_mask26_q));
+  wire n1511 = (n1455 & (n394 ? wc1_mask27_q : wc0_mask27_q));
+  wire n1513 = (n1455 & (n394 ? wc1_mask28_q : wc0_mask28_q));
+  wire n1515 = (n1455 & (n394 ? wc1_mask29_q : wc0_mask29_q));
+  wire n1517 = (n1455 & (n394 ? wc1_mask30_q : wc0_mask30_q));
+  wire n1519 = (n1455 & (n394 ? wc1_mask31_q : wc0_mask31_q));
+  assign tag0_d = (n419 ? (n417 ? n141 : n71) : tag0_q);
+  assign v0_d = (n421 | (((v0_q & (~n419)) & (~n133)) & (~clear_i)));
+  assign snd0_d = (n419 | (snd0_q & (~n401)));
+  assign pend0_d = (n401 | (pend0_q & (~n421)));
+  assign ref0_d = ((ref0_q + ((n117 & n415) ? 4'h1 : 4'h0)) - ((resp & (~n187)) ? 4'h1 : 4'h0));
+  assign tag1_d = (n447 ? (n445 ? n141 : n71) : tag1_q);
+  assign v1_d = (n448 | (((v1_q & (~n447)) & (~n133)) & (~clear_i)));
+  assign snd1_d = (n447 | (snd1_q & (~n404)));
+  assign pend1_d = (n404 | (pend1_q & (~n448)));
+  assign ref1_d = ((ref1_q + ((n117 & n139) ? 4'h1 : 4'h0)) - ((resp & n187) ? 4'h1 : 4'h0));
+  assign w0_d = ((n472 | (n413 & (n72 == 5'h00))) ? (n472 ? n10 : req_wdata_i) : w0_q);
+  assign w1_d = ((n472 | (n413 & (n72 == 5'h01))) ? (n472 ? n11 : req_wdata_i) : w1_q);
+  assign w2_d = ((n472 | (n413 & (n72 == 5'h02))) ? (n472 ? n12 : req_wdata_i) : w2_q);
+  assign w3_d = ((n472 | (n413 & (n72 == 5'h03))) ? (n472 ? n13 : req_wdata_i) : w3_q);
+  assign w4_d = ((n472 | (n413 & (n72 == 5'h04))) ? (n472 ? n14 : req_wdata_i) : w4_q);
+  assign w5_d = ((n472 | (n413 & (n72 == 5'h05))) ? (n472 ? n15 : req_wdata_i) : w5_q);
+  assign w6_d = ((n472 | (n413 & (n72 == 5'h06))) ? (n472 ? n16 : req_wdata_i) : w6_q);
+  assign w7_d = ((n472 | (n413 & (n72 == 5'h07))) ? (n472 ? n17 : req_wdata_i) : w7_q);
+  assign w8_d = ((n472 | (n413 & (n72 == 5'h08))) ? (n472 ? n18 : req_wdata_i) : w8_q);
+  assign w9_d = ((n472 | (n413 & (n72 == 5'h09))) ? (n472 ? n19 : req_wdata_i) : w9_q);
+  assign w10_d = ((n472 | (n413 & (n72 == 5'h0a))) ? (n472 ? n20 : req_wdata_i) : w10_q);
+  assign w11_d = ((n472 | (n413 & (n72 == 5'h0b))) ? (n472 ? n21 : req_wdata_i) : w11_q);
+  assign w12_d = ((n472 | (n413 & (n72 == 5'h0c))) ? (n472 ? n22 : req_wdata_i) : w12_q);
+  assign w13_d = ((n472 | (n413 & (n72 == 5'h0d))) ? (n472 ? n23 : req_wdata_i) : w13_q);
+  assign w14_d = ((n472 | (n413 & (n72 == 5'h0e))) ? (n472 ? n24 : req_wdata_i) : w14_q);
+  assign w15_d = ((n472 | (n413 & (n72 == 5'h0f))) ? (n472 ? n25 : req_wdata_i) : w15_q);
+  assign w16_d = ((n472 | (n413 & (n72 == 5'h10))) ? (n472 ? n26 : req_wdata_i) : w16_q);
+  assign w17_d = ((n472 | (n413 & (n72 == 5'h11))) ? (n472 ? n27 : req_wdata_i) : w17_q);
+  assign w18_d = ((n472 | (n413 & (n72 == 5'h12))) ? (n472 ? n28 : req_wdata_i) : w18_q);
+  assign w19_d = ((n472 | (n413 & (n72 == 5'h13))) ? (n472 ? n29 : req_wdata_i) : w19_q);
+  assign w20_d = ((n472 | (n413 & (n72 == 5'h14))) ? (n472 ? n30 : req_wdata_i) : w20_q);
+  assign w21_d = ((n472 | (n413 & (n72 == 5'h15))) ? (n472 ? n31 : req_wdata_i) : w21_q);
+  assign w22_d = ((n472 | (n413 & (n72 == 5'h16))) ? (n472 ? n32 : req_wdata_i) : w22_q);
+  assign w23_d = ((n472 | (n413 & (n72 == 5'h17))) ? (n472 ? n33 : req_wdata_i) : w23_q);
+  assign w24_d = ((n472 | (n413 & (n72 == 5'h18))) ? (n472 ? n34 : req_wdata_i) : w24_q);
+  assign w25_d = ((n472 | (n413 & (n72 == 5'h19))) ? (n472 ? n35 : req_wdata_i) : w25_q);
+  assign w26_d = ((n472 | (n413 & (n72 == 5'h1a))) ? (n472 ? n36 : req_wdata_i) : w26_q);
+  assign w27_d = ((n472 | (n413 & (n72 == 5'h1b))) ? (n472 ? n37 : req_wdata_i) : w27_q);
+  assign w28_d = ((n472 | (n413 & (n72 == 5'h1c))) ? (n472 ? n38 : req_wdata_i) : w28_q);
+  assign w29_d = ((n472 | (n413 & (n72 == 5'h1d))) ? (n472 ? n39 : req_wdata_i) : w29_q);
+  assign w30_d = ((n472 | (n413 & (n72 == 5'h1e))) ? (n472 ? n40 : req_wdata_i) : w30_q);
+  assign w31_d = ((n472 | (n413 & (n72 == 5'h1f))) ? (n472 ? n41 : req_wdata_i) : w31_q);
+  assign w32_d = ((n473 | (n414 & (n72 == 5'h00))) ? (n473 ? n10 : req_wdata_i) : w32_q);
+  assign w33_d = ((n473 | (n414 & (n72 == 5'h01))) ? (n473 ? n11 : req_wdata_i) : w33_q);
+  assign w34_d = ((n473 | (n414 & (n72 == 5'h02))) ? (n473 ? n12 : req_wdata_i) : w34_q);
+  assign w35_d = ((n473 | (n414 & (n72 == 5'h03))) ? (n473 ? n13 : req_wdata_i) : w35_q);
+  assign w36_d = ((n473 | (n414 & (n72 == 5'h04))) ? (n473 ? n14 : req_wdata_i) : w36_q);
+  assign w37_d = ((n473 | (n414 & (n72 == 5'h05))) ? (n473 ? n15 : req_wdata_i) : w37_q);
+  assign w38_d = ((n473 | (n414 & (n72 == 5'h06))) ? (n473 ? n16 : req_wdata_i) : w38_q);
+  assign w39_d = ((n473 | (n414 & (n72 == 5'h07))) ? (n473 ? n17 : req_wdata_i) : w39_q);
+  assign w40_d = ((n473 | (n414 & (n72 == 5'h08))) ? (n473 ? n18 : req_wdata_i) : w40_q);
+  assign w41_d = ((n473 | (n414 & (n72 == 5'h09))) ? (n473 ? n19 : req_wdata_i) : w41_q);
+  assign w42_d = ((n473 | (n414 & (n72 == 5'h0a))) ? (n473 ? n20 : req_wdata_i) : w42_q);
+  assign w43_d = ((n473 | (n414 & (n72 == 5'h0b))) ? (n473 ? n21 : req_wdata_i) : w43_q);
+  assign w44_d = ((n473 | (n414 & (n72 == 5'h0c))) ? (n473 ? n22 : req_wdata_i) : w44_q);
+  assign w45_d = ((n473 | (n414 & (n72 == 5'h0d))) ? (n473 ? n23 : req_wdata_i) : w45_q);
+  assign w46_d = ((n473 | (n414 & (n72 == 5'h0e))) ? (n473 ? n24 : req_wdata_i) : w46_q);
+  assign w47_d = ((n473 | (n414 & (n72 == 5'h0f))) ? (n473 ? n25 : req_wdata_i) : w47_q);
+  assign w48_d = ((n473 | (n414 & (n72 == 5'h10))) ? (n473 ? n26 : req_wdata_i) : w48_q);
+  assign w49_d = ((n473 | (n414 & (n72 == 5'h11))) ? (n473 ? n27 : req_wdata_i) : w49_q);
+  assign w50_d = ((n473 | (n414 & (n72 == 5'h12))) ? (n473 ? n28 : req_wdata_i) : w50_q);
+  assign w51_d = ((n473 | (n414 & (n72 == 5'h13))) ? (n473 ? n29 : req_wdata_i) : w51_q);
+  assign w52_d = ((n473 | (n414 & (n72 == 5'h14))) ? (n473 ? n30 : req_wdata_i) : w52_q);
+  assign w53_d = ((n473 | (n414 & (n72 == 5'h15))) ? (n473 ? n31 : req_wdata_i) : w53_q);
+  assign w54_d = ((n473 | (n414 & (n72 == 5'h16))) ? (n473 ? n32 : req_wdata_i) : w54_q);
+  assign w55_d = ((n473 | (n414 & (n72 == 5'h17))) ? (n473 ? n33 : req_wdata_i) : w55_q);
+  assign w56_d = ((n473 | (n414 & (n72 == 5'h18))) ? (n473 ? n34 : req_wdata_i) : w56_q);
+  assign w57_d = ((n473 | (n414 & (n72 == 5'h19))) ? (n473 ? n35 : req_wdata_i) : w57_q);
+  assign w58_d = ((n473 | (n414 & (n72 == 5'h1a))) ? (n473 ? n36 : req_wdata_i) : w58_q);
+  assign w59_d = ((n473 | (n414 & (n72 == 5'h1b))) ? (n473 ? n37 : req_wdata_i) : w59_q);
+  assign w60_d = ((n473 | (n414 & (n72 == 5'h1c))) ? (n473 ? n38 : req_wdata_i) : w60_q);
+  assign w61_d = ((n473 | (n414 & (n72 == 5'h1d))) ? (n473 ? n39 : req_wdata_i) : w61_q);
+  assign w62_d = ((n473 | (n414 & (n72 == 5'h1e))) ? (n473 ? n40 : req_wdata_i) : w62_q);
+  assign w63_d = ((n473 | (n414 & (n72 == 5'h1f))) ? (n473 ? n41 : req_wdata_i) : w63_q);
+  assign q0_d = ((n117 & (tl_q == 3'h0)) ? n341 : q0_q);
+  assign q1_d = ((n117 & (tl_q == 3'h1)) ? n341 : q1_q);
+  assign q2_d = ((n117 & (tl_q == 3'h2)) ? n341 : q2_q);
+  assign q3_d = ((n117 & (tl_q == 3'h3)) ? n341 : q3_q);
+  assign q4_d = ((n117 & (tl_q == 3'h4)) ? n341 : q4_q);
+  assign q5_d = ((n117 & (tl_q == 3'h5)) ? n341 : q5_q);
+  assign q6_d = ((n117 & (tl_q == 3'h6)) ? n341 : q6_q);
+  assign q7_d = ((n117 & (tl_q == 3'h7)) ? n341 : q7_q);
   assign hd_d = (resp ? (hd_q + 3'h1) : hd_q);
-  assign tl_d = (n112 ? (tl_q + 3'h1) : tl_q);
-  assign cnt_d = ((cnt_q + (n112 ? 4'h1 : 4'h0)) - (resp ? 4'h1 : 4'h0));
-  assign wc_v_d = (n120 | (wc_v_q & (~n389)));
-  assign wc_snd_d = ((~n389) & (wc_snd_q | (wc_v_q & (((((n105 & wc_v_q) & (~n113)) | (n104 & wc_v_q)) | flush_i) | clear_i))));
-  assign wc_line_d = (n120 ? n66 : wc_line_q);
-  assign wc_mask0_d = ((n120 & (n67 == 5'h00)) | (wc_mask0_q & (~n389)));
-  assign wc_mask1_d = ((n120 & (n67 == 5'h01)) | (wc_mask1_q & (~n389)));
-  assign wc_mask2_d = ((n120 & (n67 == 5'h02)) | (wc_mask2_q & (~n389)));
-  assign wc_mask3_d = ((n120 & (n67 == 5'h03)) | (wc_mask3_q & (~n389)));
-  assign wc_mask4_d = ((n120 & (n67 == 5'h04)) | (wc_mask4_q & (~n389)));
-  assign wc_mask5_d = ((n120 & (n67 == 5'h05)) | (wc_mask5_q & (~n389)));
-  assign wc_mask6_d = ((n120 & (n67 == 5'h06)) | (wc_mask6_q & (~n389)));
-  assign wc_mask7_d = ((n120 & (n67 == 5'h07)) | (wc_mask7_q & (~n389)));
-  assign wc_mask8_d = ((n120 & (n67 == 5'h08)) | (wc_mask8_q & (~n389)));
-  assign wc_mask9_d = ((n120 & (n67 == 5'h09)) | (wc_mask9_q & (~n389)));
-  assign wc_mask10_d = ((n120 & (n67 == 5'h0a)) | (wc_mask10_q & (~n389)));
-  assign wc_mask11_d = ((n120 & (n67 == 5'h0b)) | (wc_mask11_q & (~n389)));
-  assign wc_mask12_d = ((n120 & (n67 == 5'h0c)) | (wc_mask12_q & (~n389)));
-  assign wc_mask13_d = ((n120 & (n67 == 5'h0d)) | (wc_mask13_q & (~n389)));
-  assign wc_mask14_d = ((n120 & (n67 == 5'h0e)) | (wc_mask14_q & (~n389)));
-  assign wc_mask15_d = ((n120 & (n67 == 5'h0f)) | (wc_mask15_q & (~n389)));
-  assign wc_mask16_d = ((n120 & (n67 == 5'h10)) | (wc_mask16_q & (~n389)));
-  assign wc_mask17_d = ((n120 & (n67 == 5'h11)) | (wc_mask17_q & (~n389)));
-  assign wc_mask18_d = ((n120 & (n67 == 5'h12)) | (wc_mask18_q & (~n389)));
-  assign wc_mask19_d = ((n120 & (n67 == 5'h13)) | (wc_mask19_q & (~n389)));
-  assign wc_mask20_d = ((n120 & (n67 == 5'h14)) | (wc_mask20_q & (~n389)));
-  assign wc_mask21_d = ((n120 & (n67 == 5'h15)) | (wc_mask21_q & (~n389)));
-  assign wc_mask22_d = ((n120 & (n67 == 5'h16)) | (wc_mask22_q & (~n389)));
-  assign wc_mask23_d = ((n120 & (n67 == 5'h17)) | (wc_mask23_q & (~n389)));
-  assign wc_mask24_d = ((n120 & (n67 == 5'h18)) | (wc_mask24_q & (~n389)));
-  assign wc_mask25_d = ((n120 & (n67 == 5'h19)) | (wc_mask25_q & (~n389)));
-  assign wc_mask26_d = ((n120 & (n67 == 5'h1a)) | (wc_mask26_q & (~n389)));
-  assign wc_mask27_d = ((n120 & (n67 == 5'h1b)) | (wc_mask27_q & (~n389)));
-  assign wc_mask28_d = ((n120 & (n67 == 5'h1c)) | (wc_mask28_q & (~n389)));
-  assign wc_mask29_d = ((n120 & (n67 == 5'h1d)) | (wc_mask29_q & (~n389)));
-  assign wc_mask30_d = ((n120 & (n67 == 5'h1e)) | (wc_mask30_q & (~n389)));
-  assign wc_mask31_d = ((n120 & (n67 == 5'h1f)) | (wc_mask31_q & (~n389)));
-  assign hp_d = ((~clear_i) & ((n1004 & (~n1002)) | (n981 ? (~(hline_q == htgt_q)) : hp_q)));
-  assign hline_d = (((n1004 & (~((hv_q & (~(n988 < n989))) & ((n988 - n989) < 26'h0000040)))) & (~n1002)) ? pf_line_i : n984);
-  assign htgt_d = ((n1004 & (~n1002)) ? pf_tgt_i : htgt_q);
-  assign hv_d = ((~clear_i) & (hv_q | n1004));
+  assign tl_d = (n117 ? (tl_q + 3'h1) : tl_q);
+  assign cnt_d = ((cnt_q + (n117 ? 4'h1 : 4'h0)) - (resp ? 4'h1 : 4'h0));
+  assign wc_v0_d = (n413 | (wc_v0_q & (~n408)));
+  assign wc_v1_d = (n414 | (wc_v1_q & (~n409)));
+  assign wc_snd0_d = ((~n408) & (wc_snd0_q | (wc_v0_q & (((((~wc_cur_q) & n924) | n925) | flush_i) | clear_i))));
+  assign wc_snd1_d = ((~n409) & (wc_snd1_q | (wc_v1_q & ((((wc_cur_q & n924) | n925) | flush_i) | clear_i))));
+  assign wc_line0_d = (n413 ? n71 : wc_line0_q);
+  assign wc_line1_d = (n414 ? n71 : wc_line1_q);
+  assign wc0_mask0_d = ((n413 & (n72 == 5'h00)) | (wc0_mask0_q & (~n408)));
+  assign wc0_mask1_d = ((n413 & (n72 == 5'h01)) | (wc0_mask1_q & (~n408)));
+  assign wc0_mask2_d = ((n413 & (n72 == 5'h02)) | (wc0_mask2_q & (~n408)));
+  assign wc0_mask3_d = ((n413 & (n72 == 5'h03)) | (wc0_mask3_q & (~n408)));
+  assign wc0_mask4_d = ((n413 & (n72 == 5'h04)) | (wc0_mask4_q & (~n408)));
+  assign wc0_mask5_d = ((n413 & (n72 == 5'h05)) | (wc0_mask5_q & (~n408)));
+  assign wc0_mask6_d = ((n413 & (n72 == 5'h06)) | (wc0_mask6_q & (~n408)));
+  assign wc0_mask7_d = ((n413 & (n72 == 5'h07)) | (wc0_mask7_q & (~n408)));
+  assign wc0_mask8_d = ((n413 & (n72 == 5'h08)) | (wc0_mask8_q & (~n408)));
+  assign wc0_mask9_d = ((n413 & (n72 == 5'h09)) | (wc0_mask9_q & (~n408)));
+  assign wc0_mask10_d = ((n413 & (n72 == 5'h0a)) | (wc0_mask10_q & (~n408)));
+  assign wc0_mask11_d = ((n413 & (n72 == 5'h0b)) | (wc0_mask11_q & (~n408)));
+  assign wc0_mask12_d = ((n413 & (n72 == 5'h0c)) | (wc0_mask12_q & (~n408)));
+  assign wc0_mask13_d = ((n413 & (n72 == 5'h0d)) | (wc0_mask13_q & (~n408)));
+  assign wc0_mask14_d = ((n413 & (n72 == 5'h0e)) | (wc0_mask14_q & (~n408)));
+  assign wc0_mask15_d = ((n413 & (n72 == 5'h0f)) | (wc0_mask15_q & (~n408)));
+  assign wc0_mask16_d = ((n413 & (n72 == 5'h10)) | (wc0_mask16_q & (~n408)));
+  assign wc0_mask17_d = ((n413 & (n72 == 5'h11)) | (wc0_mask17_q & (~n408)));
+  assign wc0_mask18_d = ((n413 & (n72 == 5'h12)) | (wc0_mask18_q & (~n408)));
+  assign wc0_mask19_d = ((n413 & (n72 == 5'h13)) | (wc0_mask19_q & (~n408)));
+  assign wc0_mask20_d = ((n413 & (n72 == 5'h14)) | (wc0_mask20_q & (~n408)));
+  assign wc0_mask21_d = ((n413 & (n72 == 5'h15)) | (wc0_mask21_q & (~n408)));
+  assign wc0_mask22_d = ((n413 & (n72 == 5'h16)) | (wc0_mask22_q & (~n408)));
+  assign wc0_mask23_d = ((n413 & (n72 == 5'h17)) | (wc0_mask23_q & (~n408)));
+  assign wc0_mask24_d = ((n413 & (n72 == 5'h18)) | (wc0_mask24_q & (~n408)));
+  assign wc0_mask25_d = ((n413 & (n72 == 5'h19)) | (wc0_mask25_q & (~n408)));
+  assign wc0_mask26_d = ((n413 & (n72 == 5'h1a)) | (wc0_mask26_q & (~n408)));
+  assign wc0_mask27_d = ((n413 & (n72 == 5'h1b)) | (wc0_mask27_q & (~n408)));
+  assign wc0_mask28_d = ((n413 & (n72 == 5'h1c)) | (wc0_mask28_q & (~n408)));
+  assign wc0_mask29_d = ((n413 & (n72 == 5'h1d)) | (wc0_mask29_q & (~n408)));
+  assign wc0_mask30_d = ((n413 & (n72 == 5'h1e)) | (wc0_mask30_q & (~n408)));
+  assign wc0_mask31_d = ((n413 & (n72 == 5'h1f)) | (wc0_mask31_q & (~n408)));
+  assign wc1_mask0_d = ((n414 & (n72 == 5'h00)) | (wc1_mask0_q & (~n409)));
+  assign wc1_mask1_d = ((n414 & (n72 == 5'h01)) | (wc1_mask1_q & (~n409)));
+  assign wc1_mask2_d = ((n414 & (n72 == 5'h02)) | (wc1_mask2_q & (~n409)));
+  assign wc1_mask3_d = ((n414 & (n72 == 5'h03)) | (wc1_mask3_q & (~n409)));
+  assign wc1_mask4_d = ((n414 & (n72 == 5'h04)) | (wc1_mask4_q & (~n409)));
+  assign wc1_mask5_d = ((n414 & (n72 == 5'h05)) | (wc1_mask5_q & (~n409)));
+  assign wc1_mask6_d = ((n414 & (n72 == 5'h06)) | (wc1_mask6_q & (~n409)));
+  assign wc1_mask7_d = ((n414 & (n72 == 5'h07)) | (wc1_mask7_q & (~n409)));
+  assign wc1_mask8_d = ((n414 & (n72 == 5'h08)) | (wc1_mask8_q & (~n409)));
+  assign wc1_mask9_d = ((n414 & (n72 == 5'h09)) | (wc1_mask9_q & (~n409)));
+  assign wc1_mask10_d = ((n414 & (n72 == 5'h0a)) | (wc1_mask10_q & (~n409)));
+  assign wc1_mask11_d = ((n414 & (n72 == 5'h0b)) | (wc1_mask11_q & (~n409)));
+  assign wc1_mask12_d = ((n414 & (n72 == 5'h0c)) | (wc1_mask12_q & (~n409)));
+  assign wc1_mask13_d = ((n414 & (n72 == 5'h0d)) | (wc1_mask13_q & (~n409)));
+  assign wc1_mask14_d = ((n414 & (n72 == 5'h0e)) | (wc1_mask14_q & (~n409)));
+  assign wc1_mask15_d = ((n414 & (n72 == 5'h0f)) | (wc1_mask15_q & (~n409)));
+  assign wc1_mask16_d = ((n414 & (n72 == 5'h10)) | (wc1_mask16_q & (~n409)));
+  assign wc1_mask17_d = ((n414 & (n72 == 5'h11)) | (wc1_mask17_q & (~n409)));
+  assign wc1_mask18_d = ((n414 & (n72 == 5'h12)) | (wc1_mask18_q & (~n409)));
+  assign wc1_mask19_d = ((n414 & (n72 == 5'h13)) | (wc1_mask19_q & (~n409)));
+  assign wc1_mask20_d = ((n414 & (n72 == 5'h14)) | (wc1_mask20_q & (~n409)));
+  assign wc1_mask21_d = ((n414 & (n72 == 5'h15)) | (wc1_mask21_q & (~n409)));
+  assign wc1_mask22_d = ((n414 & (n72 == 5'h16)) | (wc1_mask22_q & (~n409)));
+  assign wc1_mask23_d = ((n414 & (n72 == 5'h17)) | (wc1_mask23_q & (~n409)));
+  assign wc1_mask24_d = ((n414 & (n72 == 5'h18)) | (wc1_mask24_q & (~n409)));
+  assign wc1_mask25_d = ((n414 & (n72 == 5'h19)) | (wc1_mask25_q & (~n409)));
+  assign wc1_mask26_d = ((n414 & (n72 == 5'h1a)) | (wc1_mask26_q & (~n409)));
+  assign wc1_mask27_d = ((n414 & (n72 == 5'h1b)) | (wc1_mask27_q & (~n409)));
+  assign wc1_mask28_d = ((n414 & (n72 == 5'h1c)) | (wc1_mask28_q & (~n409)));
+  assign wc1_mask29_d = ((n414 & (n72 == 5'h1d)) | (wc1_mask29_q & (~n409)));
+  assign wc1_mask30_d = ((n414 & (n72 == 5'h1e)) | (wc1_mask30_q & (~n409)));
+  assign wc1_mask31_d = ((n414 & (n72 == 5'h1f)) | (wc1_mask31_q & (~n409)));
+  assign wc_cur_d = ((n133 & n129) ? (~wc_cur_q) : wc_cur_q);
+  assign hp_d = ((~clear_i) & ((n1431 & (~n1429)) | (n1408 ? (~(hline_q == htgt_q)) : hp_q)));
+  assign hline_d = (((n1431 & (~((hv_q & (~(n1415 < n1416))) & ((n1415 - n1416) < 26'h0000040)))) & (~n1429)) ? pf_line_i : n1411);
+  assign htgt_d = ((n1431 & (~n1429)) ? pf_tgt_i : htgt_q);
+  assign hv_d = ((~clear_i) & (hv_q | n1431));
   assign ready_o = ready;
   assign resp_valid_o = resp;
-  assign resp_data_o = (resp ? (n323[0] ? (n319 ? (n312 ? (n301 ? (n282 ? (n247 ? w63_q : w62_q) : (n247 ? w61_q : w60_q)) : (n282 ? (n247 ? w59_q : w58_q) : (n247 ? w57_q : w56_q))) : (n301 ? (n282 ? (n247 ? w55_q : w54_q) : (n247 ? w53_q : w52_q)) : (n282 ? (n247 ? w51_q : w50_q) : (n247 ? w49_q : w48_q)))) : (n312 ? (n301 ? (n282 ? (n247 ? w47_q : w46_q) : (n247 ? w45_q : w44_q)) : (n282 ? (n247 ? w43_q : w42_q) : (n247 ? w41_q : w40_q))) : (n301 ? (n282 ? (n247 ? w39_q : w38_q) : (n247 ? w37_q : w36_q)) : (n282 ? (n247 ? w35_q : w34_q) : (n247 ? w33_q : w32_q))))) : (n319 ? (n312 ? (n301 ? (n282 ? (n247 ? w31_q : w30_q) : (n247 ? w29_q : w28_q)) : (n282 ? (n247 ? w27_q : w26_q) : (n247 ? w25_q : w24_q))) : (n301 ? (n282 ? (n247 ? w23_q : w22_q) : (n247 ? w21_q : w20_q)) : (n282 ? (n247 ? w19_q : w18_q) : (n247 ? w17_q : w16_q)))) : (n312 ? (n301 ? (n282 ? (n247 ? w15_q : w14_q) : (n247 ? w13_q : w12_q)) : (n282 ? (n247 ? w11_q : w10_q) : (n247 ? w9_q : w8_q))) : (n301 ? (n282 ? (n247 ? w7_q : w6_q) : (n247 ? w5_q : w4_q)) : (n282 ? (n247 ? w3_q : w2_q) : (n247 ? w1_q : w0_q)))))) : 32'h00000000);
-  assign want_o = n380;
-  assign out_write_o = n1028;
+  assign resp_data_o = (resp ? (n336[0] ? (n332 ? (n325 ? (n314 ? (n295 ? (n260 ? w63_q : w62_q) : (n260 ? w61_q : w60_q)) : (n295 ? (n260 ? w59_q : w58_q) : (n260 ? w57_q : w56_q))) : (n314 ? (n295 ? (n260 ? w55_q : w54_q) : (n260 ? w53_q : w52_q)) : (n295 ? (n260 ? w51_q : w50_q) : (n260 ? w49_q : w48_q)))) : (n325 ? (n314 ? (n295 ? (n260 ? w47_q : w46_q) : (n260 ? w45_q : w44_q)) : (n295 ? (n260 ? w43_q : w42_q) : (n260 ? w41_q : w40_q))) : (n314 ? (n295 ? (n260 ? w39_q : w38_q) : (n260 ? w37_q : w36_q)) : (n295 ? (n260 ? w35_q : w34_q) : (n260 ? w33_q : w32_q))))) : (n332 ? (n325 ? (n314 ? (n295 ? (n260 ? w31_q : w30_q) : (n260 ? w29_q : w28_q)) : (n295 ? (n260 ? w27_q : w26_q) : (n260 ? w25_q : w24_q))) : (n314 ? (n295 ? (n260 ? w23_q : w22_q) : (n260 ? w21_q : w20_q)) : (n295 ? (n260 ? w19_q : w18_q) : (n260 ? w17_q : w16_q)))) : (n325 ? (n314 ? (n295 ? (n260 ? w15_q : w14_q) : (n260 ? w13_q : w12_q)) : (n295 ? (n260 ? w11_q : w10_q) : (n260 ? w9_q : w8_q))) : (n314 ? (n295 ? (n260 ? w7_q : w6_q) : (n260 ? w5_q : w4_q)) : (n295 ? (n260 ? w3_q : w2_q) : (n260 ? w1_q : w0_q)))))) : 32'h00000000);
+  assign want_o = n397;
+  assign out_write_o = n1455;
   assign out_slot_o = (~snd0_q);
-  assign out_line_o = (snd0_q ? tag0_q : (snd1_q ? tag1_q : wc_line_q));
-  assign out_wmask_o = {n1060, n1059, n1058, n1057, n1056, n1055, n1054, n1053, n1052, n1051, n1050, n1049, n1048, n1047, n1046, n1045, n1044, n1043, n1042, n1041, n1040, n1039, n1038, n1037, n1036, n1035, n1034, n1033, n1032, n1031, n1030, n1029};
-  assign out_wdata_o = {(n1060 ? w31_q : 32'h00000000), (n1059 ? w30_q : 32'h00000000), (n1058 ? w29_q : 32'h00000000), (n1057 ? w28_q : 32'h00000000), (n1056 ? w27_q : 32'h00000000), (n1055 ? w26_q : 32'h00000000), (n1054 ? w25_q : 32'h00000000), (n1053 ? w24_q : 32'h00000000), (n1052 ? w23_q : 32'h00000000), (n1051 ? w22_q : 32'h00000000), (n1050 ? w21_q : 32'h00000000), (n1049 ? w20_q : 32'h00000000), (n1048 ? w19_q : 32'h00000000), (n1047 ? w18_q : 32'h00000000), (n1046 ? w17_q : 32'h00000000), (n1045 ? w16_q : 32'h00000000), (n1044 ? w15_q : 32'h00000000), (n1043 ? w14_q : 32'h00000000), (n1042 ? w13_q : 32'h00000000), (n1041 ? w12_q : 32'h00000000), (n1040 ? w11_q : 32'h00000000), (n1039 ? w10_q : 32'h00000000), (n1038 ? w9_q : 32'h00000000), (n1037 ? w8_q : 32'h00000000), (n1036 ? w7_q : 32'h00000000), (n1035 ? w6_q : 32'h00000000), (n1034 ? w5_q : 32'h00000000), (n1033 ? w4_q : 32'h00000000), (n1032 ? w3_q : 32'h00000000), (n1031 ? w2_q : 32'h00000000), (n1030 ? w1_q : 32'h00000000), (n1029 ? w0_q : 32'h00000000)};
+  assign out_line_o = (snd0_q ? tag0_q : (snd1_q ? tag1_q : (n394 ? wc_line1_q : wc_line0_q)));
+  assign out_wmask_o = {n1519, n1517, n1515, n1513, n1511, n1509, n1507, n1505, n1503, n1501, n1499, n1497, n1495, n1493, n1491, n1489, n1487, n1485, n1483, n1481, n1479, n1477, n1475, n1473, n1471, n1469, n1467, n1465, n1463, n1461, n1459, n1457};
+  assign out_wdata_o = {(n1519 ? (n394 ? w63_q : w31_q) : 32'h00000000), (n1517 ? (n394 ? w62_q : w30_q) : 32'h00000000), (n1515 ? (n394 ? w61_q : w29_q) : 32'h00000000), (n1513 ? (n394 ? w60_q : w28_q) : 32'h00000000), (n1511 ? (n394 ? w59_q : w27_q) : 32'h00000000), (n1509 ? (n394 ? w58_q : w26_q) : 32'h00000000), (n1507 ? (n394 ? w57_q : w25_q) : 32'h00000000), (n1505 ? (n394 ? w56_q : w24_q) : 32'h00000000), (n1503 ? (n394 ? w55_q : w23_q) : 32'h00000000), (n1501 ? (n394 ? w54_q : w22_q) : 32'h00000000), (n1499 ? (n394 ? w53_q : w21_q) : 32'h00000000), (n1497 ? (n394 ? w52_q : w20_q) : 32'h00000000), (n1495 ? (n394 ? w51_q : w19_q) : 32'h00000000), (n1493 ? (n394 ? w50_q : w18_q) : 32'h00000000), (n1491 ? (n394 ? w49_q : w17_q) : 32'h00000000), (n1489 ? (n394 ? w48_q : w16_q) : 32'h00000000), (n1487 ? (n394 ? w47_q : w15_q) : 32'h00000000), (n1485 ? (n394 ? w46_q : w14_q) : 32'h00000000), (n1483 ? (n394 ? w45_q : w13_q) : 32'h00000000), (n1481 ? (n394 ? w44_q : w12_q) : 32'h00000000), (n1479 ? (n394 ? w43_q : w11_q) : 32'h00000000), (n1477 ? (n394 ? w42_q : w10_q) : 32'h00000000), (n1475 ? (n394 ? w41_q : w9_q) : 32'h00000000), (n1473 ? (n394 ? w40_q : w8_q) : 32'h00000000), (n1471 ? (n394 ? w39_q : w7_q) : 32'h00000000), (n1469 ? (n394 ? w38_q : w6_q) : 32'h00000000), (n1467 ? (n394 ? w37_q : w5_q) : 32'h00000000), (n1465 ? (n394 ? w36_q : w4_q) : 32'h00000000), (n1463 ? (n394 ? w35_q : w3_q) : 32'h00000000), (n1461 ? (n394 ? w34_q : w2_q) : 32'h00000000), (n1459 ? (n394 ? w33_q : w1_q) : 32'h00000000), (n1457 ? (n394 ? w32_q : w0_q) : 32'h00000000)};
   assign want_pf_o = hp_q;
   assign hint_line_o = hline_q;
-  assign load_o = n112;
-  assign hit_o = (n112 & n76);
-  assign store_o = n120;
+  assign load_o = n117;
+  assign hit_o = (n117 & n81);
+  assign store_o = n133;
   assign ra_o = ra;
-  assign idle_o = (((~wc_v_q) & (~hp_q)) & (~n102));
+  assign idle_o = (((~n69) & (~hp_q)) & (~n107));
 
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -567,41 +687,77 @@ module gpucc_mem_port_ra (
       hd_q <= 3'h0;
       tl_q <= 3'h0;
       cnt_q <= 4'h0;
-      wc_v_q <= 1'h0;
-      wc_snd_q <= 1'h0;
-      wc_line_q <= 25'h0000000;
-      wc_mask0_q <= 1'h0;
-      wc_mask1_q <= 1'h0;
-      wc_mask2_q <= 1'h0;
-      wc_mask3_q <= 1'h0;
-      wc_mask4_q <= 1'h0;
-      wc_mask5_q <= 1'h0;
-      wc_mask6_q <= 1'h0;
-      wc_mask7_q <= 1'h0;
-      wc_mask8_q <= 1'h0;
-      wc_mask9_q <= 1'h0;
-      wc_mask10_q <= 1'h0;
-      wc_mask11_q <= 1'h0;
-      wc_mask12_q <= 1'h0;
-      wc_mask13_q <= 1'h0;
-      wc_mask14_q <= 1'h0;
-      wc_mask15_q <= 1'h0;
-      wc_mask16_q <= 1'h0;
-      wc_mask17_q <= 1'h0;
-      wc_mask18_q <= 1'h0;
-      wc_mask19_q <= 1'h0;
-      wc_mask20_q <= 1'h0;
-      wc_mask21_q <= 1'h0;
-      wc_mask22_q <= 1'h0;
-      wc_mask23_q <= 1'h0;
-      wc_mask24_q <= 1'h0;
-      wc_mask25_q <= 1'h0;
-      wc_mask26_q <= 1'h0;
-      wc_mask27_q <= 1'h0;
-      wc_mask28_q <= 1'h0;
-      wc_mask29_q <= 1'h0;
-      wc_mask30_q <= 1'h0;
-      wc_mask31_q <= 1'h0;
+      wc_v0_q <= 1'h0;
+      wc_v1_q <= 1'h0;
+      wc_snd0_q <= 1'h0;
+      wc_snd1_q <= 1'h0;
+      wc_line0_q <= 25'h0000000;
+      wc_line1_q <= 25'h0000000;
+      wc0_mask0_q <= 1'h0;
+      wc0_mask1_q <= 1'h0;
+      wc0_mask2_q <= 1'h0;
+      wc0_mask3_q <= 1'h0;
+      wc0_mask4_q <= 1'h0;
+      wc0_mask5_q <= 1'h0;
+      wc0_mask6_q <= 1'h0;
+      wc0_mask7_q <= 1'h0;
+      wc0_mask8_q <= 1'h0;
+      wc0_mask9_q <= 1'h0;
+      wc0_mask10_q <= 1'h0;
+      wc0_mask11_q <= 1'h0;
+      wc0_mask12_q <= 1'h0;
+      wc0_mask13_q <= 1'h0;
+      wc0_mask14_q <= 1'h0;
+      wc0_mask15_q <= 1'h0;
+      wc0_mask16_q <= 1'h0;
+      wc0_mask17_q <= 1'h0;
+      wc0_mask18_q <= 1'h0;
+      wc0_mask19_q <= 1'h0;
+      wc0_mask20_q <= 1'h0;
+      wc0_mask21_q <= 1'h0;
+      wc0_mask22_q <= 1'h0;
+      wc0_mask23_q <= 1'h0;
+      wc0_mask24_q <= 1'h0;
+      wc0_mask25_q <= 1'h0;
+      wc0_mask26_q <= 1'h0;
+      wc0_mask27_q <= 1'h0;
+      wc0_mask28_q <= 1'h0;
+      wc0_mask29_q <= 1'h0;
+      wc0_mask30_q <= 1'h0;
+      wc0_mask31_q <= 1'h0;
+      wc1_mask0_q <= 1'h0;
+      wc1_mask1_q <= 1'h0;
+      wc1_mask2_q <= 1'h0;
+      wc1_mask3_q <= 1'h0;
+      wc1_mask4_q <= 1'h0;
+      wc1_mask5_q <= 1'h0;
+      wc1_mask6_q <= 1'h0;
+      wc1_mask7_q <= 1'h0;
+      wc1_mask8_q <= 1'h0;
+      wc1_mask9_q <= 1'h0;
+      wc1_mask10_q <= 1'h0;
+      wc1_mask11_q <= 1'h0;
+      wc1_mask12_q <= 1'h0;
+      wc1_mask13_q <= 1'h0;
+      wc1_mask14_q <= 1'h0;
+      wc1_mask15_q <= 1'h0;
+      wc1_mask16_q <= 1'h0;
+      wc1_mask17_q <= 1'h0;
+      wc1_mask18_q <= 1'h0;
+      wc1_mask19_q <= 1'h0;
+      wc1_mask20_q <= 1'h0;
+      wc1_mask21_q <= 1'h0;
+      wc1_mask22_q <= 1'h0;
+      wc1_mask23_q <= 1'h0;
+      wc1_mask24_q <= 1'h0;
+      wc1_mask25_q <= 1'h0;
+      wc1_mask26_q <= 1'h0;
+      wc1_mask27_q <= 1'h0;
+      wc1_mask28_q <= 1'h0;
+      wc1_mask29_q <= 1'h0;
+      wc1_mask30_q <= 1'h0;
+      wc1_mask31_q <= 1'h0;
+      wc_cur_q <= 1'h0;
       hp_q <= 1'h0;
       hline_q <= 25'h0000000;
       htgt_q <= 25'h0000000;
@@ -620,41 +776,77 @@ module gpucc_mem_port_ra (
       hd_q <= hd_d;
       tl_q <= tl_d;
       cnt_q <= cnt_d;
-      wc_v_q <= wc_v_d;
-      wc_snd_q <= wc_snd_d;
-      wc_line_q <= wc_line_d;
-      wc_mask0_q <= wc_mask0_d;
-      wc_mask1_q <= wc_mask1_d;
-      wc_mask2_q <= wc_mask2_d;
-      wc_mask3_q <= wc_mask3_d;
-      wc_mask4_q <= wc_mask4_d;
-      wc_mask5_q <= wc_mask5_d;
-      wc_mask6_q <= wc_mask6_d;
-      wc_mask7_q <= wc_mask7_d;
-      wc_mask8_q <= wc_mask8_d;
-      wc_mask9_q <= wc_mask9_d;
-      wc_mask10_q <= wc_mask10_d;
-      wc_mask11_q <= wc_mask11_d;
-      wc_mask12_q <= wc_mask12_d;
-      wc_mask13_q <= wc_mask13_d;
-      wc_mask14_q <= wc_mask14_d;
-      wc_mask15_q <= wc_mask15_d;
-      wc_mask16_q <= wc_mask16_d;
-      wc_mask17_q <= wc_mask17_d;
-      wc_mask18_q <= wc_mask18_d;
-      wc_mask19_q <= wc_mask19_d;
-      wc_mask20_q <= wc_mask20_d;
-      wc_mask21_q <= wc_mask21_d;
-      wc_mask22_q <= wc_mask22_d;
-      wc_mask23_q <= wc_mask23_d;
-      wc_mask24_q <= wc_mask24_d;
-      wc_mask25_q <= wc_mask25_d;
-      wc_mask26_q <= wc_mask26_d;
-      wc_mask27_q <= wc_mask27_d;
-      wc_mask28_q <= wc_mask28_d;
-      wc_mask29_q <= wc_mask29_d;
-      wc_mask30_q <= wc_mask30_d;
-      wc_mask31_q <= wc_mask31_d;
+      wc_v0_q <= wc_v0_d;
+      wc_v1_q <= wc_v1_d;
+      wc_snd0_q <= wc_snd0_d;
+      wc_snd1_q <= wc_snd1_d;
+      wc_line0_q <= wc_line0_d;
+      wc_line1_q <= wc_line1_d;
+      wc0_mask0_q <= wc0_mask0_d;
+      wc0_mask1_q <= wc0_mask1_d;
+      wc0_mask2_q <= wc0_mask2_d;
+      wc0_mask3_q <= wc0_mask3_d;
+      wc0_mask4_q <= wc0_mask4_d;
+      wc0_mask5_q <= wc0_mask5_d;
+      wc0_mask6_q <= wc0_mask6_d;
+      wc0_mask7_q <= wc0_mask7_d;
+      wc0_mask8_q <= wc0_mask8_d;
+      wc0_mask9_q <= wc0_mask9_d;
+      wc0_mask10_q <= wc0_mask10_d;
+      wc0_mask11_q <= wc0_mask11_d;
+      wc0_mask12_q <= wc0_mask12_d;
+      wc0_mask13_q <= wc0_mask13_d;
+      wc0_mask14_q <= wc0_mask14_d;
+      wc0_mask15_q <= wc0_mask15_d;
+      wc0_mask16_q <= wc0_mask16_d;
+      wc0_mask17_q <= wc0_mask17_d;
+      wc0_mask18_q <= wc0_mask18_d;
+      wc0_mask19_q <= wc0_mask19_d;
+      wc0_mask20_q <= wc0_mask20_d;
+      wc0_mask21_q <= wc0_mask21_d;
+      wc0_mask22_q <= wc0_mask22_d;
+      wc0_mask23_q <= wc0_mask23_d;
+      wc0_mask24_q <= wc0_mask24_d;
+      wc0_mask25_q <= wc0_mask25_d;
+      wc0_mask26_q <= wc0_mask26_d;
+      wc0_mask27_q <= wc0_mask27_d;
+      wc0_mask28_q <= wc0_mask28_d;
+      wc0_mask29_q <= wc0_mask29_d;
+      wc0_mask30_q <= wc0_mask30_d;
+      wc0_mask31_q <= wc0_mask31_d;
+      wc1_mask0_q <= wc1_mask0_d;
+      wc1_mask1_q <= wc1_mask1_d;
+      wc1_mask2_q <= wc1_mask2_d;
+      wc1_mask3_q <= wc1_mask3_d;
+      wc1_mask4_q <= wc1_mask4_d;
+      wc1_mask5_q <= wc1_mask5_d;
+      wc1_mask6_q <= wc1_mask6_d;
+      wc1_mask7_q <= wc1_mask7_d;
+      wc1_mask8_q <= wc1_mask8_d;
+      wc1_mask9_q <= wc1_mask9_d;
+      wc1_mask10_q <= wc1_mask10_d;
+      wc1_mask11_q <= wc1_mask11_d;
+      wc1_mask12_q <= wc1_mask12_d;
+      wc1_mask13_q <= wc1_mask13_d;
+      wc1_mask14_q <= wc1_mask14_d;
+      wc1_mask15_q <= wc1_mask15_d;
+      wc1_mask16_q <= wc1_mask16_d;
+      wc1_mask17_q <= wc1_mask17_d;
+      wc1_mask18_q <= wc1_mask18_d;
+      wc1_mask19_q <= wc1_mask19_d;
+      wc1_mask20_q <= wc1_mask20_d;
+      wc1_mask21_q <= wc1_mask21_d;
+      wc1_mask22_q <= wc1_mask22_d;
+      wc1_mask23_q <= wc1_mask23_d;
+      wc1_mask24_q <= wc1_mask24_d;
+      wc1_mask25_q <= wc1_mask25_d;
+      wc1_mask26_q <= wc1_mask26_d;
+      wc1_mask27_q <= wc1_mask27_d;
+      wc1_mask28_q <= wc1_mask28_d;
+      wc1_mask29_q <= wc1_mask29_d;
+      wc1_mask30_q <= wc1_mask30_d;
+      wc1_mask31_q <= wc1_mask31_d;
+      wc_cur_q <= wc_cur_d;
       hp_q <= hp_d;
       hline_q <= hline_d;
       htgt_q <= htgt_d;
@@ -739,6 +931,6 @@ module gpucc_mem_port_ra (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{clk_core_i, fill_data_i, n159, n166, n171, n246, n281, n300, n311, n318, n323, req_addr_i};
+  assign unused_signals = ^{clk_core_i, fill_data_i, n172, n179, n184, n259, n294, n313, n324, n331, n336, req_addr_i};
 
 endmodule

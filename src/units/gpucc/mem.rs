@@ -56,8 +56,9 @@
 //!   (it moves past the LSU taken) among: the LSUs with a line to write,
 //!   if any (the L1 takes a store only with no read in its stages, so
 //!   reads of other LSUs must not keep cutting in before it); else those
-//!   with a line to read; else those with a hint while a prefetch id is
-//!   free. A walk's line among the last `RECENT` (4) prefetches sent
+//!   with a prefetch to send while a prefetch id is free (a prefetch is
+//!   needed a memory latency before its line; they are few); else those
+//!   with a line to read. A walk's line among the last `RECENT` (4) prefetches sent
 //!   (`rl<k>_q`, `rv<k>_q`, `rp_q`; the LSUs reading one row walk the same
 //!   lines) is skipped instead: its port is told it was taken.
 //! * Parameters (module name `gpucc_mem_i<ids>_p<ahead>[_ra]`): `ids`, the
@@ -248,7 +249,7 @@ impl Block for GpuccMem {
         let pf_id = pick(cx, &pf_pick, &pf_ids);
         // Round robin: line writes first (the L1 takes a store only with no
         // read in its stages: reads of other LSUs must not keep cutting in
-        // before it), then line reads, hints when no line waits.
+        // before it), then prefetches, then line reads.
         let main: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.want_o).collect();
         // (`out_write_o` implies `want_o`: the port's request is a write.)
         let wrs: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.out_write_o).collect();
@@ -269,6 +270,11 @@ impl Block for GpuccMem {
             })
             .collect();
         let hpf: Vec<S<C, 1>> = (0..PORTS).map(|j| hs[j].1.want_pf_o & !dup[j] & any_free).collect();
+        // Prefetches go before line reads: they are few (a line per 32
+        // loads of a stream) and late ones stall the loads for a memory
+        // latency; `main` says the granted request is a line read or write.
+        let any_pf = or_all(cx, &hpf);
+        let any_main = any_wr | (!any_pf & any_main);
         let cand: [S<C, 1>; PORTS] = std::array::from_fn(|j| any_wr.mux(wrs[j], any_main.mux(main[j], hpf[j])));
         let rr = cx.q(self.rr);
         // (The last LSU is at or after any pointer.)

@@ -29,10 +29,13 @@
 //!   `tl_q`, `cnt_q`); the head answers (`resp_valid_o`, its word) once
 //!   its slot's data is valid: one word per cycle, the cycle after the
 //!   load is taken when its line is buffered.
-//! * Stores: the write-combining line `wc_line_q`, `wc_mask_q` (words
-//!   written), data in slot 0's word registers. A store to another line,
-//!   a load (while stores are buffered), `flush_i` or `clear_i` mark it to
-//!   be sent (`wc_snd_q`); while marked, stores wait. Loads and stores of
+//! * Stores: two write-combining lines `b` (`wc_line<b>_q`, `wc<b>_mask<w>_q`
+//!   (words written), `wc_v<b>_q`), data in slot `b`'s word registers;
+//!   stores go to `wc_cur_q`. A store to another line marks the current
+//!   one to be sent (`wc_snd<b>_q`) and goes to the other one if that is
+//!   empty (else it waits), so a store stream goes on while a line write
+//!   waits for the L1; a load (while stores are buffered), `flush_i` or
+//!   `clear_i` mark both. The older marked line is sent first. Loads and stores of
 //!   one LSU are kept in order: a load waits until the buffered stores are
 //!   sent, a store until no load is queued or out (and invalidates the
 //!   slots).
@@ -109,10 +112,11 @@ pub struct GpuccMemPort {
     hd: Reg<3>,
     tl: Reg<3>,
     cnt: Reg<4>,
-    wc_v: Reg<1>,
-    wc_snd: Reg<1>,
-    wc_line: Reg<25>,
-    wc_mask: Vec<Reg<1>>,
+    wc_v: [Reg<1>; 2],
+    wc_snd: [Reg<1>; 2],
+    wc_line: [Reg<25>; 2],
+    wc_mask: [Vec<Reg<1>>; 2],
+    wc_cur: Reg<1>,
     read_ahead: bool,
     /// The prefetch walk: next line `hline_q` (pending while `hp_q`, up to
     /// `htgt_q`; `hv_q` once a hint came since the clear).
@@ -143,10 +147,11 @@ impl GpuccMemPort {
             hd: d.reg("hd", h, 0),
             tl: d.reg("tl", h, 0),
             cnt: d.reg("cnt", h, 0),
-            wc_v: d.reg("wc_v", h, 0),
-            wc_snd: d.reg("wc_snd", h, 0),
-            wc_line: d.reg("wc_line", h, 0),
-            wc_mask: (0..32).map(|k| d.reg(&format!("wc_mask{k}"), h, 0)).collect(),
+            wc_v: std::array::from_fn(|b| d.reg(&format!("wc_v{b}"), h, 0)),
+            wc_snd: std::array::from_fn(|b| d.reg(&format!("wc_snd{b}"), h, 0)),
+            wc_line: std::array::from_fn(|b| d.reg(&format!("wc_line{b}"), h, 0)),
+            wc_mask: std::array::from_fn(|b| (0..32).map(|k| d.reg(&format!("wc{b}_mask{k}"), h, 0)).collect()),
+            wc_cur: d.reg("wc_cur", h, 0),
             read_ahead,
             hp: d.reg("hp", h, 0),
             hline: d.reg("hline", h, 0),
@@ -185,9 +190,11 @@ impl Block for GpuccMemPort {
         let cnt = cx.q(self.cnt);
         let hd = cx.q(self.hd);
         let tl = cx.q(self.tl);
-        let wc_v = cx.q(self.wc_v);
-        let wc_snd = cx.q(self.wc_snd);
-        let wc_line = cx.q(self.wc_line);
+        let wc_v = self.wc_v.map(|r| cx.q(r));
+        let wc_snd = self.wc_snd.map(|r| cx.q(r));
+        let wc_line = self.wc_line.map(|r| cx.q(r));
+        let cur = cx.q(self.wc_cur);
+        let wc_any = wc_v[0] | wc_v[1];
         let z4 = cx.lit::<4>(0);
         // The request.
         let line: S<C, 25> = i.req_addr_i.slice::<7, 25>();
@@ -204,9 +211,15 @@ impl Block for GpuccMemPort {
         let loads_busy = !cnt.eq(z4) | st[0].2 | st[0].3 | st[1].2 | st[1].3;
         let is_ld = i.req_valid_i & !i.req_we_i;
         let is_st = i.req_valid_i & i.req_we_i;
-        let ld_ok = is_ld & !wc_v & !qfull & (hit | free0 | free1);
-        let same_line = wc_line.eq(line);
-        let st_ok = is_st & !loads_busy & !wc_snd & (!wc_v | same_line);
+        let ld_ok = is_ld & !wc_any & !qfull & (hit | free0 | free1);
+        let c_v = cur.mux(wc_v[1], wc_v[0]);
+        let c_snd = cur.mux(wc_snd[1], wc_snd[0]);
+        let c_line = cur.mux(wc_line[1], wc_line[0]);
+        let o_v = cur.mux(wc_v[0], wc_v[1]);
+        let same_line = c_line.eq(line);
+        let st_cur = !c_snd & (!c_v | same_line);
+        let st_sw = !st_cur & !o_v;
+        let st_ok = is_st & !loads_busy & (st_cur | st_sw);
         let ready = cx.name("ready", ld_ok | st_ok);
         let alloc = ld_ok & !hit;
         let use_slot = hit0.mux(z1, hit1.mux(one, alloc_slot));
@@ -247,12 +260,17 @@ impl Block for GpuccMemPort {
         cx.d(self.cnt, cnt + inc4 - dec4);
         // The main request: slot 0's read, slot 1's, the WC line.
         let snd_any = st[0].2 | st[1].2;
-        let want = snd_any | wc_snd;
+        let sb = cur.mux(!wc_snd[0], wc_snd[1]);
+        let wc_out_line = sb.mux(wc_line[1], wc_line[0]);
+        let want = snd_any | wc_snd[0] | wc_snd[1];
         let out_slot = !st[0].2;
-        let out_line = st[0].2.mux(st[0].0, st[1].2.mux(st[1].0, wc_line));
+        let out_line = st[0].2.mux(st[0].0, st[1].2.mux(st[1].0, wc_out_line));
         let take_rd0 = i.take_i & st[0].2;
         let take_rd1 = i.take_i & !st[0].2 & st[1].2;
         let take_wc = i.take_i & !snd_any;
+        let take_b = [take_wc & !sb, take_wc & sb];
+        let db = st_sw.mux(!cur, cur);
+        let st_b = [st_ok & !db, st_ok & db];
         // Slots.
         let clear = i.clear_i;
         for (s, &(_, v, snd, pend, refc)) in st.iter().enumerate() {
@@ -271,30 +289,27 @@ impl Block for GpuccMemPort {
             let dec = (resp & if s == 0 { !h_slot } else { h_slot }).mux(one4, z4);
             cx.d(sl.refc, refc + inc - dec);
         }
-        // Words: a fill writes its slot; a store writes its word of slot 0.
-        let fill0 = i.fill_valid_i & !i.fill_slot_i;
-        let fill1 = i.fill_valid_i & i.fill_slot_i;
+        let fills = [i.fill_valid_i & !i.fill_slot_i, i.fill_valid_i & i.fill_slot_i];
         for (k, &r) in self.words.iter().enumerate() {
-            let w = k % 32;
-            if k < 32 {
-                let st_here = st_ok & word.eq(cx.lit::<5>(w as u64));
-                cx.d_en(r, fill0 | st_here, |_| fill0.mux(i.fill_data_i[w], i.req_wdata_i));
-            } else {
-                cx.d_en(r, fill1, |_| i.fill_data_i[w]);
+            let (b, w) = (k / 32, k % 32);
+            let st_here = st_b[b] & word.eq(cx.lit::<5>(w as u64));
+            cx.d_en(r, fills[b] | st_here, |_| fills[b].mux(i.fill_data_i[w], i.req_wdata_i));
+        }
+        let other_line = is_st & c_v & !same_line;
+        let ld_waits = is_ld & wc_any;
+        let masks: [Vec<S<C, 1>>; 2] = std::array::from_fn(|b| self.wc_mask[b].iter().map(|&r| cx.q(r)).collect());
+        for b in 0..2 {
+            for (w, &r) in self.wc_mask[b].iter().enumerate() {
+                let st_here = st_b[b] & word.eq(cx.lit::<5>(w as u64));
+                cx.d(r, st_here | (masks[b][w] & !take_b[b]));
             }
+            cx.d_en(self.wc_line[b], st_b[b], |_| line);
+            cx.d(self.wc_v[b], st_b[b] | (wc_v[b] & !take_b[b]));
+            let is_cur = if b == 0 { !cur } else { cur };
+            let mark = wc_v[b] & ((is_cur & other_line) | ld_waits | i.flush_i | clear);
+            cx.d(self.wc_snd[b], !take_b[b] & (wc_snd[b] | mark));
         }
-        // The write-combining buffer.
-        let mask: Vec<S<C, 1>> = self.wc_mask.iter().map(|&r| cx.q(r)).collect();
-        for (w, &r) in self.wc_mask.iter().enumerate() {
-            let st_here = st_ok & word.eq(cx.lit::<5>(w as u64));
-            cx.d(r, st_here | (mask[w] & !take_wc));
-        }
-        cx.d_en(self.wc_line, st_ok, |_| line);
-        cx.d(self.wc_v, st_ok | (wc_v & !take_wc));
-        let other_line = is_st & wc_v & !same_line;
-        let ld_waits = is_ld & wc_v;
-        let mark = wc_v & (other_line | ld_waits | i.flush_i | clear);
-        cx.d(self.wc_snd, !take_wc & (wc_snd | mark));
+        cx.d(self.wc_cur, (st_ok & st_sw).mux(!cur, cur));
         // The prefetch walk: every line from `hline_q` up to the last hint's
         // is prefetched in turn (sent, or dropped by `take_pf_i`), so a hint
         // that comes while the port waits is not lost. A hint ahead of the
@@ -318,11 +333,11 @@ impl Block for GpuccMemPort {
         cx.d(self.hline, restart.mux(i.pf_line_i, p_cur));
         cx.d_en(self.htgt, new_hint & !behind, |_| i.pf_tgt_i);
         cx.d(self.hv, !clear & (hv | new_hint));
-        let idle = !wc_v & !hp & !loads_busy;
+        let idle = !wc_any & !hp & !loads_busy;
         let wr = want & !snd_any;
-        let wmask: [S<C, 1>; 32] = std::array::from_fn(|w| wr & mask[w]);
+        let wmask: [S<C, 1>; 32] = std::array::from_fn(|w| wr & sb.mux(masks[1][w], masks[0][w]));
         let z32 = cx.lit::<32>(0);
-        let wdata: [S<C, 32>; 32] = std::array::from_fn(|w| wmask[w].mux(wv[w], z32));
+        let wdata: [S<C, 32>; 32] = std::array::from_fn(|w| wmask[w].mux(sb.mux(wv[32 + w], wv[w]), z32));
         PortOut {
             ready_o: ready,
             resp_valid_o: resp,

@@ -127,6 +127,7 @@ pub struct GpuccMem {
     port: GpuccMemPort,
     ids: usize,
     ahead: u32,
+    read_ahead: bool,
     names: Vec<String>,
     ph: Reg<1>,
     rr: Reg<4>,
@@ -183,6 +184,7 @@ impl GpuccMem {
             port: GpuccMemPort::new(read_ahead),
             ids,
             ahead,
+            read_ahead,
             names: (0..PORTS).map(|j| format!("u_port{j}")).collect(),
             ph,
             rr,
@@ -211,11 +213,7 @@ impl Block for GpuccMem {
     type Out<B: Backend> = MemOut<B>;
 
     fn module_name(&self) -> String {
-        let ra = if self.port.module_name().ends_with("_ra") {
-            "_ra"
-        } else {
-            ""
-        };
+        let ra = if self.read_ahead { "_ra" } else { "" };
         format!("gpucc_mem_i{}_p{}{ra}", self.ids, self.ahead)
     }
 

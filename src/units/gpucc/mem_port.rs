@@ -227,10 +227,10 @@ impl Block for GpuccMemPort {
         // does not hold the next line reads that line into it (not past the
         // memory: `lim_line_i`).
         let nline = line + cx.lit::<25>(1);
-        let n_in = (line.zext::<26>() + cx.lit::<26>(1)).ult(i.lim_line_i);
-        let ra_free = hit0.mux(free1, free0);
-        let o_has = hit0.mux(live(1) & st[1].0.eq(nline), live(0) & st[0].0.eq(nline));
         let ra = if self.read_ahead {
+            let n_in = (line.zext::<26>() + cx.lit::<26>(1)).ult(i.lim_line_i);
+            let ra_free = hit0.mux(free1, free0);
+            let o_has = hit0.mux(live(1) & st[1].0.eq(nline), live(0) & st[0].0.eq(nline));
             cx.name("ra", ld_ok & hit & ra_free & !o_has & n_in)
         } else {
             z1

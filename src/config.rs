@@ -43,6 +43,10 @@ pub struct GpuccConfig {
     pub prefetch_ahead: u32,
     /// A load of one line slot reads the next line into the other (ours).
     pub read_ahead: bool,
+    /// A line read of one LSU joins another LSU's read of the same line
+    /// that is out (or sent in the same cycle) instead of asking the L1
+    /// again (ours: the LSUs reading one image row read the same lines).
+    pub join_reads: bool,
 }
 
 /// Every size of one SM.

@@ -115,7 +115,7 @@ fn gpucc_net_x_icarus() {
     assert_eq!((r.hot_cycles, r.mismatches), (4_000, 0), "{:?}", r.first);
 }
 
-/// The memory front end (`gpucc_mem_i64_p16_ra` on the gpucc preset, src/units/gpucc/mem.rs): its
+/// The memory front end (`gpucc_mem_i64_p16_ra_j` on the gpucc preset, src/units/gpucc/mem.rs): its
 /// Verilog against the Rust block on random inputs, every output every
 /// hot cycle (Verilator), and a short Icarus run.
 fn mem_block() -> smrtl::units::gpucc::mem::GpuccMem {

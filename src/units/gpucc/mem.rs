@@ -12,8 +12,10 @@
 //!  mem_resp_*_o[j] <--- head load answered from its slot                    +- loads/stores --> (cross to core,
 //!  pf_*_i[j] ---------> prefetch walk h .. h + ahead -------------------------+  before hints      taken at a core
 //!                                                                              ^                 edge: ph_q = 0)
-//!  l1_resp_*_i (cross to hot, captured at the core edge) -- id < 32: fill slot id[0] of port id[5:1]
+//!  l1_resp_*_i (cross to hot, captured at the core edge) -- id < 32: fill every slot waiting for id
 //!                                                        -- id >= 32: a prefetch's line: dropped, id freed
+//!  joins: a port's line read to send whose line another port's read is out for (or sent this
+//!         cycle) waits for that read's response instead (`_j`)
 //! ```
 //!
 //! * Ports (hot unless said): per LSU `j` (arrays of 16, the mirror of
@@ -35,14 +37,25 @@
 //!   `cnt_line_reads_o`, `cnt_line_writes_o` (requests sent for loads and
 //!   stores), `cnt_prefetch_o` (hints sent), `cnt_buf_hits_o` (loads whose
 //!   line was already buffered or on its way: `loads = line_reads +
-//!   buf_hits - read_aheads`), `cnt_read_ahead_o` (next lines read by the
-//!   ports), 32 bits each.
+//!   buf_hits + joins - read_aheads`), `cnt_read_ahead_o` (next lines read
+//!   by the ports), `cnt_joins_o` (line reads that joined another LSU's
+//!   read instead of being sent), 32 bits each.
 //! * Ids (`ids` = 64, the L1's ids per requester on the gpucc preset): LSU
 //!   `j`'s line reads use `2 j + slot` (0..31; its store lines `2 j`, which
 //!   never meet its reads: an LSU's loads and stores are kept in order),
 //!   prefetches a pool of ids `32 .. ids - 1` (`busy<k>_q`), freed when
 //!   their response comes back. The L1 merges a line read onto a prefetch
-//!   of the same line that is still out.
+//!   of the same line that is still out. A response of id `k` < 32 fills
+//!   every slot waiting for `k`: the owner's and those that joined it.
+//! * Joins (`join`, module name `_j`): a port with a line read to send
+//!   (not after a store of its own since the clear) whose line is that of
+//!   another port's read out (`slot_pend_o`: the id that slot waits for,
+//!   `slot_aw_o`) joins it: it leaves the round robin and waits for that
+//!   response. A port whose line is that of the read sent in this cycle
+//!   joins it too. The three LSUs reading one image row of the 3x3
+//!   convolution read the same lines a few hot cycles apart: with joins
+//!   they make one L1 request per line instead of three. Cost: per port
+//!   30 line comparisons against the other ports' slots.
 //! * Clock crossing: every register is hot. The L1 port is core: the
 //!   request is a function of the hot state, crossed to core; a hot phase
 //!   register `ph_q` (0 in the hot cycle whose edge is a core edge, the
@@ -61,10 +74,10 @@
 //!   with a line to read. A walk's line among the last `RECENT` (4) prefetches sent
 //!   (`rl<k>_q`, `rv<k>_q`, `rp_q`; the LSUs reading one row walk the same
 //!   lines) is skipped instead: its port is told it was taken.
-//! * Parameters (module name `gpucc_mem_i<ids>_p<ahead>[_ra]`): `ids`, the
-//!   prefetch distance `ahead` in lines and the ports' read-ahead, from
-//!   the preset's `[gpucc]` section (`prefetch_ahead`, `read_ahead`;
-//!   docs/gpucc.md section 11).
+//! * Parameters (module name `gpucc_mem_i<ids>_p<ahead>[_ra][_j]`): `ids`,
+//!   the prefetch distance `ahead` in lines, the ports' read-ahead and
+//!   the joins, from the preset's `[gpucc]` section (`prefetch_ahead`,
+//!   `read_ahead`, `join_reads`; docs/gpucc.md section 11).
 //! * Latency (hot cycles): a load of a buffered line (or one arriving):
 //!   taken at `t`, its word on `mem_resp_*_o` at `t + 1` (when ahead of
 //!   it in the queue nothing waits); a load that misses the buffer: the
@@ -117,6 +130,7 @@ crate::ports! {
         cnt_prefetch_o: 32 @ Core,
         cnt_buf_hits_o: 32 @ Core,
         cnt_read_ahead_o: 32 @ Core,
+        cnt_joins_o: 32 @ Core,
     }
 }
 
@@ -128,6 +142,7 @@ pub struct GpuccMem {
     ids: usize,
     ahead: u32,
     read_ahead: bool,
+    join: bool,
     names: Vec<String>,
     ph: Reg<1>,
     rr: Reg<4>,
@@ -137,7 +152,7 @@ pub struct GpuccMem {
     rline: Vec<Reg<25>>,
     rvalid: Vec<Reg<1>>,
     rptr: Reg<2>,
-    cnt: [Reg<32>; 7],
+    cnt: [Reg<32>; 8],
 }
 
 /// Prefetched lines remembered to drop other LSUs' hints of the same line
@@ -149,8 +164,9 @@ impl GpuccMem {
     /// A front end giving the L1 ids below `ids` (33..=256: 32 for the
     /// loads, at least one for prefetches), prefetching `ahead` lines past
     /// a hinted line (0: the hinted line), its ports reading ahead when
-    /// `read_ahead`.
-    pub fn new(ids: usize, ahead: u32, read_ahead: bool) -> Result<GpuccMem, String> {
+    /// `read_ahead`, a line read joining another LSU's read of the same
+    /// line when `join`.
+    pub fn new(ids: usize, ahead: u32, read_ahead: bool, join: bool) -> Result<GpuccMem, String> {
         if !(33..=256).contains(&ids) {
             return Err(format!(
                 "gpucc_mem: {ids} request ids; 33..=256 are supported (32 for the LSUs' line reads, the rest for prefetches)"
@@ -177,6 +193,7 @@ impl GpuccMem {
             "prefetch",
             "buf_hits",
             "read_ahead",
+            "joins",
         ];
         let cnt = names.map(|n| d.reg(&format!("cnt_{n}"), h, 0));
         Ok(GpuccMem {
@@ -185,6 +202,7 @@ impl GpuccMem {
             ids,
             ahead,
             read_ahead,
+            join,
             names: (0..PORTS).map(|j| format!("u_port{j}")).collect(),
             ph,
             rr,
@@ -200,11 +218,11 @@ impl GpuccMem {
     /// ceil(lsu_tags / 32)`), the `[gpucc]` section's prefetch distance
     /// and read-ahead (none without one).
     pub fn of(cfg: &crate::config::SmConfig) -> Result<GpuccMem, String> {
-        let (ahead, ra) = cfg
+        let (ahead, ra, join) = cfg
             .gpucc
             .as_ref()
-            .map_or((0, false), |g| (g.prefetch_ahead, g.read_ahead));
-        Self::new(32 * (cfg.lsu_tags as usize).div_ceil(32), ahead, ra)
+            .map_or((0, false, false), |g| (g.prefetch_ahead, g.read_ahead, g.join_reads));
+        Self::new(32 * (cfg.lsu_tags as usize).div_ceil(32), ahead, ra, join)
     }
 }
 
@@ -214,7 +232,8 @@ impl Block for GpuccMem {
 
     fn module_name(&self) -> String {
         let ra = if self.read_ahead { "_ra" } else { "" };
-        format!("gpucc_mem_i{}_p{}{ra}", self.ids, self.ahead)
+        let j = if self.join { "_j" } else { "" };
+        format!("gpucc_mem_i{}_p{}{ra}{j}", self.ids, self.ahead)
     }
 
     fn decl(&self) -> &Decl {
@@ -248,7 +267,46 @@ impl Block for GpuccMem {
         // Round robin: line writes first (the L1 takes a store only with no
         // read in its stages: reads of other LSUs must not keep cutting in
         // before it), then prefetches, then line reads.
-        let main: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.want_o).collect();
+        // Joins: a line read to send whose line another LSU's read is out
+        // for (`slot_pend_o`) waits for that read's response instead (not
+        // after a store of its own since the clear: `may_join_o`).
+        let z1 = cx.lit::<1>(0);
+        let z5 = cx.lit::<5>(0);
+        let rdw: Vec<S<C, 1>> = hs
+            .iter()
+            .map(|(_, o)| {
+                if self.join {
+                    o.want_o & !o.out_write_o & o.may_join_o
+                } else {
+                    z1
+                }
+            })
+            .collect();
+        let mut j_pend = vec![z1; PORTS];
+        let mut j_pid = vec![z5; PORTS];
+        if self.join {
+            for j in 0..PORTS {
+                // The other LSUs' slots, in order.
+                let at = |e: usize| (if e / 2 < j { e / 2 } else { e / 2 + 1 }, e % 2);
+                let want = hs[j].1.out_line_o;
+                let m: [S<C, 1>; 2 * (PORTS - 1)] = std::array::from_fn(|e| {
+                    let (k, s) = at(e);
+                    let o = &hs[k].1;
+                    o.slot_pend_o[s] & o.slot_tag_o[s].eq(want)
+                });
+                let ids: Vec<S<C, 5>> = (0..2 * (PORTS - 1))
+                    .map(|e| {
+                        let (k, s) = at(e);
+                        hs[k].1.slot_aw_o[s]
+                    })
+                    .collect();
+                let first = first_one(cx, &m);
+                j_pend[j] = rdw[j] & or_all(cx, &m);
+                j_pid[j] = pick(cx, &first, &ids);
+            }
+        }
+        // A read that joins leaves the round robin.
+        let main: Vec<S<C, 1>> = hs.iter().enumerate().map(|(j, (_, o))| o.want_o & !j_pend[j]).collect();
         // (`out_write_o` implies `want_o`: the port's request is a write.)
         let wrs: Vec<S<C, 1>> = hs.iter().map(|(_, o)| o.out_write_o).collect();
         let any_main = or_all(cx, &main);
@@ -303,7 +361,6 @@ impl Block for GpuccMem {
         let mline = index(cx, &lines, g);
         let hline = index(cx, &hints, g);
         let line = any_main.mux(mline, hline);
-        let z1 = cx.lit::<1>(0);
         let ld_id: S<C, 8> = cx.lit::<3>(0).concat::<5, 8>(g.concat::<1, 5>(write.mux(z1, slot)));
         let id = any_main.mux(ld_id, pf_id);
         let z32 = cx.lit::<32>(0);
@@ -327,6 +384,20 @@ impl Block for GpuccMem {
         cx.d(self.rr, taken.mux(g + one4, rr));
         let take_main = taken & any_main;
         let take_pf = taken & !any_main;
+        // A line read sent now is joined by the other LSUs' reads of its line.
+        let take_rd = take_main & !write;
+        let gid: S<C, 5> = ld_id.slice::<0, 5>();
+        let joins: Vec<S<C, 1>> = (0..PORTS)
+            .map(|j| {
+                if self.join {
+                    let at_grant = take_rd & !grant[j] & rdw[j] & hs[j].1.out_line_o.eq(mline);
+                    j_pend[j] | at_grant
+                } else {
+                    z1
+                }
+            })
+            .collect();
+        let join_ids: Vec<S<C, 5>> = (0..PORTS).map(|j| j_pend[j].mux(j_pid[j], gid)).collect();
         for (k, &r) in self.busy.iter().enumerate() {
             let back = rv & rid.eq(cx.lit::<8>(32 + k as u64));
             cx.d(r, (take_pf & pf_pick[k]) | (busy[k] & !back));
@@ -341,8 +412,7 @@ impl Block for GpuccMem {
         cx.d(self.rptr, take_pf.mux(rp_n, rp));
         // End the ports: fills, grants, requests.
         let fill_any = rv & rid.ult(cx.lit::<8>(32));
-        let fill_port: S<C, 4> = rid.slice::<1, 4>();
-        let fill_slot: S<C, 1> = rid.slice::<0, 1>();
+        let fill_id: S<C, 5> = rid.slice::<0, 5>();
         let fill_data: [S<C, 32>; 32] = std::array::from_fn(|w| cx.cross(i.l1_resp.rdata[w], hot));
         // The first line outside the memory: ceil(size / 128). Speculative
         // reads (prefetches, read-aheads) stay below it.
@@ -370,10 +440,13 @@ impl Block for GpuccMem {
                 pf_valid_i: i.pf_valid_i[j] & i.pf_line_i[j].zext::<26>().ult(lim),
                 pf_line_i: i.pf_line_i[j],
                 pf_tgt_i: tgt[j],
-                fill_valid_i: fill_any & fill_port.eq(cx.lit::<4>(j as u64)),
-                fill_slot_i: fill_slot,
+                fill_valid_i: fill_any,
+                fill_id_i: fill_id,
                 fill_data_i: fill_data,
                 take_i: take_main & grant[j],
+                join_i: joins[j],
+                join_id_i: join_ids[j],
+                port_i: cx.lit::<4>(j as u64),
                 take_pf_i: (take_pf & grant[j]) | dup[j],
                 clear_i: i.clear_i,
                 flush_i: i.flush_i,
@@ -405,8 +478,9 @@ impl Block for GpuccMem {
             take_pf.zext::<32>(),
             count(cx, &n_hit),
             count(cx, &n_ra),
+            count(cx, &joins),
         ];
-        let mut outs = [z32; 7];
+        let mut outs = [z32; 8];
         for (k, &r) in self.cnt.iter().enumerate() {
             let c = cx.q(r);
             cx.d(r, c + incs[k]);
@@ -439,6 +513,7 @@ impl Block for GpuccMem {
             cnt_prefetch_o: outs[4],
             cnt_buf_hits_o: outs[5],
             cnt_read_ahead_o: outs[6],
+            cnt_joins_o: outs[7],
         }
     }
 }

@@ -10,17 +10,26 @@
 //!  pf_*_i  --> walk (hp_q, hline_q .. htgt_q) -------------------> want_pf_o, hint_line_o
 //!  slot snd / wc_snd ---------------------------------------------> want_o, out_*_o
 //!  take_i: the request out (snd -> pend; WC sent)   fill_*_i: slot data, pend -> valid
+//!  join_i: the read to send joins read join_id_i (snd -> pend, no request)
 //! ```
 //!
 //! * Clock domain: hot, every port and register.
 //! * Slot `s` (0, 1): `tag<s>_q` (line), `v<s>_q` (data valid), `snd<s>_q`
 //!   (allocated, line read not yet sent), `pend<s>_q` (sent, waiting for
-//!   the fill), `ref<s>_q` (queued loads reading it). A slot is free when
+//!   the fill), `ref<s>_q` (queued loads reading it), `aw<s>_q` (the id
+//!   whose response fills it: its own `{port_i, s}` once sent, or the
+//!   read it joined). A slot is free when
 //!   no queued load reads it and no read of it is out; a load missing
 //!   both live slots takes a free one (an empty one first). Read-ahead: a
 //!   load of a buffered line whose other slot is free and does not hold
 //!   the next line (below `lim_line_i`) allocates it for the next line
 //!   (`ra_o`).
+//! * Joins: `join_i` makes the read to send (the slot `out_slot_o` names)
+//!   wait for the response of read `join_id_i` instead of being sent; a
+//!   response of that id in the same cycle fills it at once. The centre
+//!   decides (`slot_tag_o`, `slot_pend_o`, `slot_aw_o` of every port);
+//!   `may_join_o` is low once a store was taken since the clear, so an
+//!   LSU never joins a read older than its own stores.
 //! * Prefetch walk: `hline_q` up to `htgt_q`, one line per `take_pf_i`
 //!   while `hp_q`; a hint (`pf_line_i` = h, `pf_tgt_i` its end) less than
 //!   64 lines ahead of the walk moves the end, one at most 64 lines behind
@@ -61,9 +70,12 @@ crate::ports! {
         pf_line_i: 25 @ Hot,
         pf_tgt_i: 25 @ Hot,
         fill_valid_i: 1 @ Hot,
-        fill_slot_i: 1 @ Hot,
+        fill_id_i: 5 @ Hot,
         fill_data_i: [32; 32] @ Hot,
         take_i: 1 @ Hot,
+        join_i: 1 @ Hot,
+        join_id_i: 5 @ Hot,
+        port_i: 4 @ Hot,
         take_pf_i: 1 @ Hot,
         clear_i: 1 @ Hot,
         flush_i: 1 @ Hot,
@@ -89,6 +101,10 @@ crate::ports! {
         store_o: 1 @ Hot,
         ra_o: 1 @ Hot,
         idle_o: 1 @ Hot,
+        slot_tag_o: [25; 2] @ Hot,
+        slot_pend_o: [1; 2] @ Hot,
+        slot_aw_o: [5; 2] @ Hot,
+        may_join_o: 1 @ Hot,
     }
 }
 
@@ -99,6 +115,9 @@ struct Slot {
     snd: Reg<1>,
     pend: Reg<1>,
     refc: Reg<4>,
+    /// The id of the read whose response fills it (its own, or the one it
+    /// joined).
+    aw: Reg<5>,
 }
 
 /// The per-LSU buffers of `gpucc_mem`.
@@ -124,6 +143,8 @@ pub struct GpuccMemPort {
     hline: Reg<25>,
     htgt: Reg<25>,
     hv: Reg<1>,
+    /// A store was taken since the clear: the port joins no other read.
+    stored: Reg<1>,
 }
 
 impl GpuccMemPort {
@@ -137,6 +158,7 @@ impl GpuccMemPort {
             snd: d.reg(&format!("snd{s}"), h, 0),
             pend: d.reg(&format!("pend{s}"), h, 0),
             refc: d.reg(&format!("ref{s}"), h, 0),
+            aw: d.reg(&format!("aw{s}"), h, 0),
         });
         let words = (0..64).map(|k| d.reg_noreset(&format!("w{k}"), h)).collect();
         let q = (0..QDEPTH).map(|k| d.reg_noreset(&format!("q{k}"), h)).collect();
@@ -157,6 +179,7 @@ impl GpuccMemPort {
             hline: d.reg("hline", h, 0),
             htgt: d.reg("htgt", h, 0),
             hv: d.reg("hv", h, 0),
+            stored: d.reg("stored", h, 0),
             decl: d,
         }
     }
@@ -267,6 +290,16 @@ impl Block for GpuccMemPort {
         let out_line = st[0].2.mux(st[0].0, st[1].2.mux(st[1].0, wc_out_line));
         let take_rd0 = i.take_i & st[0].2;
         let take_rd1 = i.take_i & !st[0].2 & st[1].2;
+        // A join: the read to send is not sent; the slot waits for the
+        // response of the read `join_id_i` (another port's, of the same
+        // line) instead.
+        let join_rd = [i.join_i & st[0].2, i.join_i & !st[0].2 & st[1].2];
+        let aws = self.slot.map(|sl| cx.q(sl.aw));
+        let fills: [S<C, 1>; 2] = std::array::from_fn(|s| {
+            let mine = st[s].3 & aws[s].eq(i.fill_id_i);
+            let now = join_rd[s] & i.join_id_i.eq(i.fill_id_i);
+            i.fill_valid_i & (mine | now)
+        });
         let take_wc = i.take_i & !snd_any;
         let take_b = [take_wc & !sb, take_wc & sb];
         let db = st_sw.mux(!cur, cur);
@@ -278,18 +311,20 @@ impl Block for GpuccMemPort {
             let me = if s == 0 { !use_slot } else { use_slot };
             let ra_me = ra & if s == 0 { !ra_slot } else { ra_slot };
             let al = (alloc & me) | ra_me;
-            let fill = i.fill_valid_i & if s == 0 { !i.fill_slot_i } else { i.fill_slot_i };
+            let fill = fills[s];
             cx.d_en(sl.tag, al, |_| ra_me.mux(nline, line));
             // Stores and the clear invalidate; a fill validates.
             cx.d(sl.v, fill | (v & !al & !st_ok & !clear));
             let take = if s == 0 { take_rd0 } else { take_rd1 };
-            cx.d(sl.snd, al | (snd & !take));
-            cx.d(sl.pend, take | (pend & !fill));
+            let jn = join_rd[s];
+            cx.d(sl.snd, al | (snd & !take & !jn));
+            cx.d(sl.pend, (take | jn | pend) & !fill);
+            let own: S<C, 5> = i.port_i.concat::<1, 5>(cx.lit::<1>(s as u64));
+            cx.d(sl.aw, take.mux(own, jn.mux(i.join_id_i, aws[s])));
             let inc = (ld_ok & me).mux(one4, z4);
             let dec = (resp & if s == 0 { !h_slot } else { h_slot }).mux(one4, z4);
             cx.d(sl.refc, refc + inc - dec);
         }
-        let fills = [i.fill_valid_i & !i.fill_slot_i, i.fill_valid_i & i.fill_slot_i];
         for (k, &r) in self.words.iter().enumerate() {
             let (b, w) = (k / 32, k % 32);
             let st_here = st_b[b] & word.eq(cx.lit::<5>(w as u64));
@@ -333,6 +368,8 @@ impl Block for GpuccMemPort {
         cx.d(self.hline, restart.mux(i.pf_line_i, p_cur));
         cx.d_en(self.htgt, new_hint & !behind, |_| i.pf_tgt_i);
         cx.d(self.hv, !clear & (hv | new_hint));
+        let stored = cx.q(self.stored);
+        cx.d(self.stored, !clear & (stored | st_ok));
         let idle = !wc_any & !hp & !loads_busy;
         let wr = want & !snd_any;
         let wmask: [S<C, 1>; 32] = std::array::from_fn(|w| wr & sb.mux(masks[1][w], masks[0][w]));
@@ -355,6 +392,10 @@ impl Block for GpuccMemPort {
             store_o: st_ok,
             ra_o: ra,
             idle_o: idle,
+            slot_tag_o: [st[0].0, st[1].0],
+            slot_pend_o: [st[0].3, st[1].3],
+            slot_aw_o: aws,
+            may_join_o: !stored,
         }
     }
 }

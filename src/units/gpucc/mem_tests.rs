@@ -64,8 +64,8 @@ struct Harness {
     rng: Rng,
     l1: L1Model,
     mem: Vec<u32>,
-    /// Reads out: (due core cycle, id, line).
-    out: Vec<(u64, u8, u32)>,
+    /// Reads out: (due core cycle, id, the line's words when it was read).
+    out: Vec<(u64, u8, Vec<u32>)>,
     ids_out: [bool; 256],
     seen: Seen,
 }
@@ -73,7 +73,7 @@ struct Harness {
 impl Harness {
     /// The paper's front end (`ahead` 0, no read-ahead) or ours.
     fn new(seed: u64, l1: L1Model, mem: Vec<u32>, mode: Mode) -> Harness {
-        let mut sim = Sim::new(GpuccMem::new(64, mode.ahead, mode.read_ahead).unwrap()).unwrap();
+        let mut sim = Sim::new(GpuccMem::new(64, mode.ahead, mode.read_ahead, mode.join).unwrap()).unwrap();
         sim.reset();
         let mut inp: MemIn<Concrete> = zero_ports();
         inp.gm_size_i = b(4 * mem.len() as u64);
@@ -104,12 +104,12 @@ impl Harness {
             self.inp.l1_resp.id = b(0);
             if !due.is_empty() {
                 let k = due[self.rng.below(due.len() as u64) as usize];
-                let (_, id, line) = self.out.swap_remove(k);
+                let (_, id, words) = self.out.swap_remove(k);
                 self.ids_out[id as usize] = false;
                 self.inp.l1_resp.valid = b(1);
                 self.inp.l1_resp.id = b(id as u64);
-                for w in 0..32 {
-                    self.inp.l1_resp.rdata[w] = b(self.mem[(line as usize) * 32 + w] as u64);
+                for (w, &v) in words.iter().enumerate() {
+                    self.inp.l1_resp.rdata[w] = b(v as u64);
                 }
             }
         }
@@ -150,7 +150,10 @@ impl Harness {
                 }
                 self.ids_out[id as usize] = true;
                 let lat = 1 + self.rng.below(self.l1.lat);
-                self.out.push((c + lat, id, line));
+                // The line as memory holds it now: a store taken later is
+                // not in this read's answer.
+                let l = line as usize * 32;
+                self.out.push((c + lat, id, self.mem[l..l + 32].to_vec()));
             }
         }
         self.t += 1;
@@ -292,16 +295,19 @@ fn gen_run(rng: &mut Rng, reference: &mut [u32], n_ops: usize) -> Vec<Lsu> {
 struct Mode {
     ahead: u32,
     read_ahead: bool,
+    join: bool,
 }
 /// The paper's prefetcher: the hinted line, no read-ahead.
 const PAPER: Mode = Mode {
     ahead: 0,
     read_ahead: false,
+    join: false,
 };
 /// The gpucc preset's.
 const PRESET: Mode = Mode {
     ahead: 16,
     read_ahead: true,
+    join: true,
 };
 
 fn random_traffic(seed: u64, l1: L1Model, gap_pct: u64, runs: usize, mode: Mode) {
@@ -340,18 +346,22 @@ fn random_traffic(seed: u64, l1: L1Model, gap_pct: u64, runs: usize, mode: Mode)
     assert_eq!(o.cnt_line_reads_o.to_u64(), h.seen.line_reads, "seed {seed}");
     assert_eq!(o.cnt_line_writes_o.to_u64(), h.seen.line_writes, "seed {seed}");
     assert_eq!(o.cnt_prefetch_o.to_u64(), h.seen.prefetches, "seed {seed}");
-    // Every load hit a buffered line or made a line read; the other line
-    // reads are read-aheads.
+    // Every load hit a buffered line or made a line read (sent, or joined
+    // onto another LSU's); the other line reads are read-aheads.
+    let joins = o.cnt_joins_o.to_u64();
     assert_eq!(
-        o.cnt_buf_hits_o.to_u64() + h.seen.line_reads,
+        o.cnt_buf_hits_o.to_u64() + h.seen.line_reads + joins,
         total_loads + o.cnt_read_ahead_o.to_u64(),
         "seed {seed}"
     );
     if !mode.read_ahead {
         assert_eq!(o.cnt_read_ahead_o.to_u64(), 0);
     }
+    if !mode.join {
+        assert_eq!(joins, 0);
+    }
     eprintln!(
-        "seed {seed}: {total_loads} loads, {total_stores} stores, {} line reads, {} line writes, {} prefetches in {} hot cycles",
+        "seed {seed}: {total_loads} loads, {total_stores} stores, {} line reads, {joins} joined, {} line writes, {} prefetches in {} hot cycles",
         h.seen.line_reads, h.seen.line_writes, h.seen.prefetches, h.t
     );
 }
@@ -457,6 +467,89 @@ fn sequential_words(mode: Mode) {
     } else {
         assert_eq!(ra, 0);
         assert_eq!(o.cnt_buf_hits_o.to_u64(), loads - loads / 32);
+    }
+}
+
+/// Three LSUs loading the same sequential words (as the three LSUs of one
+/// image row of the 3x3 convolution do): with joins they share their line
+/// reads, without joins each reads every line. Beside them an LSU stores
+/// into lines another LSU's reads are out for, then loads its words: it
+/// must not join those reads (they are older than its stores).
+#[test]
+fn lsus_reading_the_same_lines_join_one_read() {
+    for mode in [PAPER, PRESET] {
+        let mut rng = Rng(5);
+        let init: Vec<u32> = (0..WORDS).map(|_| rng.next() as u32).collect();
+        let mut h = Harness::new(
+            4,
+            L1Model {
+                ready_pct: 100,
+                lat: 300,
+            },
+            init.clone(),
+            mode,
+        );
+        let lines = 8usize;
+        let (base, sbase) = (64 * 32, 256 * 32);
+        let idle = || Lsu {
+            ops: Vec::new(),
+            next: 0,
+            gap: 0,
+            expect: VecDeque::new(),
+            hints: VecDeque::new(),
+        };
+        let mut lsus: Vec<Lsu> = (0..PORTS).map(|_| idle()).collect();
+        for j in [2, 3, 4] {
+            lsus[j].ops = (0..lines * 32)
+                .map(|k| Op {
+                    we: false,
+                    addr: ((base + k) * 4) as u32,
+                    data: 0,
+                })
+                .collect();
+            lsus[j].expect = (0..lines * 32).map(|k| init[base + k]).collect();
+        }
+        // LSU 10 loads words 16..31 of two lines; LSU 9 stores words 0..15
+        // of the same lines, then loads them while LSU 10's reads are
+        // still out (a long L1 latency): LSU 9 must not join those reads,
+        // sent before its stores, or it would load the old words.
+        lsus[10].ops = (0..2 * 16)
+            .map(|k| Op {
+                we: false,
+                addr: ((sbase + (k / 16) * 32 + 16 + k % 16) * 4) as u32,
+                data: 0,
+            })
+            .collect();
+        lsus[10].expect = (0..2 * 16).map(|k| init[sbase + (k / 16) * 32 + 16 + k % 16]).collect();
+        let word9 = |k: usize| sbase + (k / 16) * 32 + k % 16;
+        let mut ops9: Vec<Op> = (0..2 * 16)
+            .map(|k| Op {
+                we: true,
+                addr: (word9(k) * 4) as u32,
+                data: 0xabc0_0000 + k as u32,
+            })
+            .collect();
+        ops9.extend((0..2 * 16).map(|k| Op {
+            we: false,
+            addr: (word9(k) * 4) as u32,
+            data: 0,
+        }));
+        lsus[9].expect = (0..2 * 16).map(|k| 0xabc0_0000 + k as u32).collect();
+        lsus[9].ops = ops9;
+        run_ops(&mut h, &mut lsus, 0, 200_000).unwrap();
+        let o = h.step().unwrap();
+        let o = if h.t % 2 == 1 { h.step().unwrap() } else { o };
+        let joins = o.cnt_joins_o.to_u64();
+        // Lines each reading LSU reads, the read-ahead past its end included.
+        let per_lsu = |n: u64| n + mode.read_ahead as u64;
+        let wanted = 3 * per_lsu(lines as u64) + 2 * per_lsu(2);
+        assert_eq!(h.seen.line_reads + joins, wanted, "{mode:?}");
+        if mode.join {
+            // At most one read per line of the shared stream.
+            assert!(joins >= 2 * per_lsu(lines as u64), "{mode:?}: {joins} joins");
+        } else {
+            assert_eq!(joins, 0);
+        }
     }
 }
 

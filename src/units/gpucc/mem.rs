@@ -282,8 +282,8 @@ impl Block for GpuccMem {
                 }
             })
             .collect();
-        let mut j_pend = vec![z1; PORTS];
-        let mut j_pid = vec![z5; PORTS];
+        let mut j_pend = [z1; PORTS];
+        let mut j_pid = [z5; PORTS];
         if self.join {
             for j in 0..PORTS {
                 // The other LSUs' slots, in order.

@@ -10,22 +10,23 @@
 /// the substrate's timing); `rst_ni` is pulsed low before the first edge. It stops at `done_o`, `error_o` or after
 /// `+max_cycles=N` core cycles (default `max_cycles`), prints one status
 /// line (`PROTO DONE`, `PROTO ERROR`, `PROTO LIMIT`) and writes the global
-/// memory's `lines` lines to `gmem_out.hex`, one 128-byte line per text
-/// line, most significant byte first.
+/// memory's `lines` lines to `gmem_out.hex` (or `+dump=PATH`), one
+/// 128-byte line per text line, most significant byte first.
 pub fn testbench(proto: &str, lines: u64, max_cycles: u64) -> String {
     format!(
         "// tb_proto.v: testbench of {proto} written by `smrtl export-proto`.
 // Runs the kernel from the memory images until done_o, error_o or the cycle
 // limit (+max_cycles=N, core cycles), prints a status line and writes the final
-// global memory to gmem_out.hex (one 128-byte line per text line, the byte at
-// the highest address first); run_icarus.sh and run_verilator.sh turn it into
-// gmem_out.bin.
+// global memory to gmem_out.hex or +dump=PATH (one 128-byte line per text line,
+// the byte at the highest address first); run_icarus.sh and run_verilator.sh
+// turn it into gmem_out.bin.
 `timescale 1ns/1ps
 module tb_proto;
   reg clk_core_i, clk_hot_i, rst_ni;
   wire done_o, error_o;
   wire [7:0] err_code_o;
   integer t, core, max_cycles, fd, i;
+  reg [8*256-1:0] dump;
 
   {proto} dut (
     .clk_core_i(clk_core_i),
@@ -38,6 +39,7 @@ module tb_proto;
 
   initial begin
     if (!$value$plusargs(\"max_cycles=%d\", max_cycles)) max_cycles = {max_cycles};
+    if (!$value$plusargs(\"dump=%s\", dump)) dump = \"gmem_out.hex\";
     clk_core_i = 1'b0;
     clk_hot_i = 1'b0;
     rst_ni = 1'b1;
@@ -62,7 +64,7 @@ module tb_proto;
       $display(\"PROTO ERROR code=%0d source=%0d pc=%0d core_cycles=%0d\", err_code_o, dut.err_src_q, dut.err_pc_q, core);
     else
       $display(\"PROTO LIMIT core_cycles=%0d (no done_o or error_o within the limit)\", core);
-    fd = $fopen(\"gmem_out.hex\", \"w\");
+    fd = $fopen(dump, \"w\");
     for (i = 0; i < {lines}; i = i + 1) $fdisplay(fd, \"%h\", dut.gmem_q[i]);
     $fclose(fd);
     $finish;
@@ -77,20 +79,21 @@ endmodule
 /// the status.
 fn script_tail(tool: &str, bytes: u64) -> String {
     format!(
-        "if [ -f gmem_out.hex ]; then
-  python3 - \"{bytes}\" <<'PY' || {{ echo \"{tool}: converting gmem_out.hex failed\" >&2; exit 1; }}
+        "if [ -f build/gmem_out_{tool}.hex ]; then
+  python3 - \"{bytes}\" build/gmem_out_{tool}.hex build/gmem_out_{tool}.bin <<'PY' || {{ echo \"{tool}: converting the dump failed\" >&2; exit 1; }}
 import sys
 n = int(sys.argv[1])
 out = bytearray()
-for line in open('gmem_out.hex'):
+for line in open(sys.argv[2]):
     line = line.strip()
     if line:
         out += bytes.fromhex(line)[::-1]
-open('gmem_out.bin', 'wb').write(bytes(out[:n]))
+open(sys.argv[3], 'wb').write(bytes(out[:n]))
 PY
+  cp build/gmem_out_{tool}.bin gmem_out.bin || exit 1
   echo \"{tool}: wrote gmem_out.bin ($(wc -c < gmem_out.bin) bytes)\"
 else
-  echo \"{tool}: the simulation wrote no gmem_out.hex\" >&2
+  echo \"{tool}: the simulation wrote no build/gmem_out_{tool}.hex\" >&2
   exit 1
 fi
 status=$(grep '^PROTO ' build/{tool}.log | tail -n 1)
@@ -123,7 +126,7 @@ cd \"$(dirname \"$0\")\" || exit 1
             "command -v {t} >/dev/null 2>&1 || {{ echo \"{tool}: '{t}' not found; install it ({pkg})\" >&2; exit 127; }}\n"
         ));
     }
-    s.push_str("mkdir -p build\nrm -f gmem_out.hex gmem_out.bin\n");
+    s.push_str(&format!("mkdir -p build\nrm -f build/gmem_out_{tool}.hex\n"));
     s
 }
 
@@ -142,7 +145,7 @@ pub fn run_icarus(bytes: u64) -> String {
         "iverilog -g2005 -s tb_proto -o build/proto.vvp tb_proto.v rtl/*.v > build/iverilog.log 2>&1 || {
   cat build/iverilog.log >&2; echo \"run_icarus: iverilog failed\" >&2; exit 1; }
 start=$(date +%s)
-vvp -n build/proto.vvp \"$@\" > build/run_icarus.log 2>&1
+vvp -n build/proto.vvp +dump=build/gmem_out_run_icarus.hex \"$@\" > build/run_icarus.log 2>&1
 echo \"run_icarus: simulated in $(( $(date +%s) - start )) s\"
 grep -v '^VCD' build/run_icarus.log | tail -n 5
 ",
@@ -171,7 +174,7 @@ verilator --binary --timing -j \"$jobs\" --top-module tb_proto -Mdir build/veril
   tail -n 30 build/verilator.log >&2; echo \"run_verilator: the Verilator build failed (build/verilator.log)\" >&2; exit 1; }
 echo \"run_verilator: built in $(( $(date +%s) - start )) s\"
 start=$(date +%s)
-build/verilator/Vtb_proto \"$@\" > build/run_verilator.log 2>&1
+build/verilator/Vtb_proto +dump=build/gmem_out_run_verilator.hex \"$@\" > build/run_verilator.log 2>&1
 echo \"run_verilator: simulated in $(( $(date +%s) - start )) s\"
 tail -n 5 build/run_verilator.log
 ",

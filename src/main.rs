@@ -104,6 +104,13 @@ enum Cmd {
     /// written with '.', an exponent or an 'f' suffix (1.5, 2e-3, 3f, inf,
     /// nan); give them all positionally in .param order or all as NAME=VALUE.
     Run(GoldenRun),
+    /// Write a kernel launch as a standalone Verilog design: the SM of the
+    /// preset inside a prototyping top `sm_<preset>_proto` with on-chip
+    /// instruction and global memories loaded from hex images, a launch
+    /// ROM and a sequencer; with the testbench tb_proto.v and the scripts
+    /// run_icarus.sh and run_verilator.sh, which write the final global
+    /// memory to gmem_out.bin (docs/fpga.md).
+    ExportProto(ExportProtoArgs),
     /// Generate a random valid program (testbenches/progen.rs): writes the
     /// assembly (headed by the `smrtl run` command that reproduces the
     /// launch) and its input image (`<out stem>.gmem.bin`).
@@ -448,6 +455,7 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(if ok { 0 } else { 2 })
         }
         Cmd::Run(a) => golden_run(a),
+        Cmd::ExportProto(a) => export_proto(a),
         Cmd::Calibrate { config, reports } => {
             let cfg = SmConfig::load(&config)?;
             let rows = smrtl::sm::calibrate::calibrate(&cfg, |l| eprintln!("  running {l}"))
@@ -742,9 +750,10 @@ fn fuzz(a: FuzzArgs) -> Result<i32> {
     Ok(if rep.findings.is_empty() { 0 } else { 2 })
 }
 
-/// Arguments of `smrtl run`.
+/// The kernel and its launch: the arguments `smrtl run` and `smrtl
+/// export-proto` share.
 #[derive(clap::Args)]
-struct GoldenRun {
+struct LaunchArgs {
     /// Kernel: assembly text, or a program file ending in `.bin`.
     kernel: PathBuf,
     /// Preset name or TOML file.
@@ -766,6 +775,99 @@ struct GoldenRun {
     /// the input is zero-extended to it.
     #[arg(long)]
     gmem_size: Option<usize>,
+}
+
+impl LaunchArgs {
+    /// The kernel, assembled or loaded.
+    fn program(&self) -> Result<smrtl::golden::isa::Program> {
+        use anyhow::{anyhow, Context};
+        use smrtl::golden::{asm, isa::Program};
+        let name = self.kernel.display().to_string();
+        let bytes = std::fs::read(&self.kernel).with_context(|| format!("cannot read {name}"))?;
+        if self.kernel.extension().is_some_and(|e| e == "bin") {
+            Program::from_bytes(&bytes).map_err(|e| anyhow!("{name}: {e}"))
+        } else {
+            let src = asm::source_from_bytes(&bytes, &name).map_err(|e| anyhow!("{e}"))?;
+            asm::assemble(&src, &name).map_err(|e| anyhow!("{}", e.render(&src)))
+        }
+    }
+
+    /// The initial image: --input zero-extended to --gmem-size.
+    fn initial_image(&self) -> Result<Vec<u8>> {
+        use anyhow::{bail, Context};
+        let mut gmem = match &self.input {
+            Some(p) => std::fs::read(p).with_context(|| format!("cannot read input image {}", p.display()))?,
+            None => Vec::new(),
+        };
+        if let Some(n) = self.gmem_size {
+            if n > 1 << 32 {
+                bail!("--gmem-size {n} exceeds the 32-bit address space (4 GiB)");
+            }
+            if n < gmem.len() {
+                bail!("--gmem-size {n} is smaller than the input image ({} bytes)", gmem.len());
+            }
+            if gmem.try_reserve_exact(n - gmem.len()).is_err() {
+                bail!("--gmem-size {n}: cannot allocate that much host memory");
+            }
+            gmem.resize(n, 0);
+        }
+        Ok(gmem)
+    }
+
+    /// The launch: grid, block and the parameter words of `prog`.
+    fn launch(&self, prog: &smrtl::golden::isa::Program) -> Result<smrtl::golden::model::Launch> {
+        use anyhow::anyhow;
+        use smrtl::golden::model;
+        let grid = model::parse_dims::<2>(&self.grid).map_err(|e| anyhow!("--grid {e}"))?;
+        let block = model::parse_dims::<3>(&self.block).map_err(|e| anyhow!("--block {e}"))?;
+        let params = model::resolve_params(&prog.params, &self.params).map_err(|e| anyhow!("{e}"))?;
+        Ok(model::Launch { grid, block, params })
+    }
+}
+
+/// Arguments of `smrtl export-proto`.
+#[derive(clap::Args)]
+struct ExportProtoArgs {
+    #[command(flatten)]
+    l: LaunchArgs,
+    /// Folder to write the design, the memory images, the testbench and
+    /// the scripts into.
+    #[arg(long)]
+    out: PathBuf,
+    /// Global-memory latency of the top's memory in core cycles (default:
+    /// the preset's `gmem_latency`; at least 2).
+    #[arg(long)]
+    gmem_latency: Option<u32>,
+    /// The testbench's default cycle limit in core cycles (the scripts
+    /// take `+max_cycles=N` too).
+    #[arg(long, default_value_t = 5_000_000)]
+    max_cycles: u64,
+}
+
+/// `smrtl export-proto`: the kernel's launch as a standalone Verilog design.
+fn export_proto(a: ExportProtoArgs) -> Result<i32> {
+    let cfg = SmConfig::load(&a.l.config)?;
+    let prog = a.l.program()?;
+    let gmem = a.l.initial_image()?;
+    let launch = a.l.launch(&prog)?;
+    let opts = smrtl::sm::proto::ProtoOptions {
+        gmem_latency: a.gmem_latency,
+        max_cycles: a.max_cycles,
+    };
+    let files = smrtl::sm::proto::export(&cfg, &prog, &launch, &gmem, &opts, &a.out)?;
+    println!(
+        "wrote {} files into {} (Verilog in rtl/, memory images, tb_proto.v, run_icarus.sh, run_verilator.sh)",
+        files.len(),
+        a.out.display()
+    );
+    Ok(0)
+}
+
+/// Arguments of `smrtl run`.
+#[derive(clap::Args)]
+struct GoldenRun {
+    #[command(flatten)]
+    l: LaunchArgs,
     /// Where to write the final global memory image; also written when
     /// the launch is rejected (the initial image) or the run fails (the
     /// image so far). Not written when the config, kernel, --input or
@@ -847,54 +949,23 @@ enum EngineArg {
 /// `smrtl run`: assemble or load the kernel, run it on the golden model,
 /// write the output image (even after a failed run), print the counts.
 fn golden_run(a: GoldenRun) -> Result<i32> {
-    use anyhow::{anyhow, bail, Context};
-    use smrtl::golden::{asm, isa::Program, model};
-    let cfg = SmConfig::load(&a.config)?;
+    use anyhow::{anyhow, Context};
+    use smrtl::golden::model;
+    let cfg = SmConfig::load(&a.l.config)?;
     if a.gpucc_rtl {
         smrtl::golden::gpucc::gpucc_section(&cfg).map_err(|e| anyhow!("--gpucc-rtl: {e}"))?;
     }
-    let name = a.kernel.display().to_string();
-    let prog = if a.kernel.extension().is_some_and(|e| e == "bin") {
-        let bytes = std::fs::read(&a.kernel).with_context(|| format!("cannot read {name}"))?;
-        Program::from_bytes(&bytes).map_err(|e| anyhow!("{name}: {e}"))?
-    } else {
-        let bytes = std::fs::read(&a.kernel).with_context(|| format!("cannot read {name}"))?;
-        let src = asm::source_from_bytes(&bytes, &name).map_err(|e| anyhow!("{e}"))?;
-        asm::assemble(&src, &name).map_err(|e| anyhow!("{}", e.render(&src)))?
-    };
-    // The initial image: --input zero-extended to --gmem-size.
-    let initial_image = || -> Result<Vec<u8>> {
-        let mut gmem = match &a.input {
-            Some(p) => std::fs::read(p).with_context(|| format!("cannot read input image {}", p.display()))?,
-            None => Vec::new(),
-        };
-        if let Some(n) = a.gmem_size {
-            if n > 1 << 32 {
-                bail!("--gmem-size {n} exceeds the 32-bit address space (4 GiB)");
-            }
-            if n < gmem.len() {
-                bail!("--gmem-size {n} is smaller than the input image ({} bytes)", gmem.len());
-            }
-            if gmem.try_reserve_exact(n - gmem.len()).is_err() {
-                bail!("--gmem-size {n}: cannot allocate that much host memory");
-            }
-            gmem.resize(n, 0);
-        }
-        Ok(gmem)
-    };
+    let name = a.l.kernel.display().to_string();
+    let prog = a.l.program()?;
+    let initial_image = || a.l.initial_image();
     let gmem = initial_image()?;
     // From here on a failure still writes --output (a rejected launch
     // leaves the initial image).
-    let launch = (|| -> Result<model::Launch> {
-        let grid = model::parse_dims::<2>(&a.grid).map_err(|e| anyhow!("--grid {e}"))?;
-        let block = model::parse_dims::<3>(&a.block).map_err(|e| anyhow!("--block {e}"))?;
-        let params = model::resolve_params(&prog.params, &a.params).map_err(|e| anyhow!("{e}"))?;
-        Ok(model::Launch { grid, block, params })
-    })();
+    let launch = a.l.launch(&prog);
     if a.rtl {
         // GPU-CC instructions on a preset without the network: stop before
         // building the SM.
-        if let Some(msg) = smrtl::golden::gpucc::rtl_refusal(&prog, &cfg, &a.kernel.display().to_string()) {
+        if let Some(msg) = smrtl::golden::gpucc::rtl_refusal(&prog, &cfg, &a.l.kernel.display().to_string()) {
             if let Some(out) = &a.output {
                 std::fs::write(out, &gmem).with_context(|| format!("cannot write output image {}", out.display()))?;
             }
@@ -1121,7 +1192,7 @@ fn rtl_run(
     }
     match err {
         None => Ok(0),
-        Some(e) => Err(anyhow!("{}: {e}", a.kernel.display())),
+        Some(e) => Err(anyhow!("{}: {e}", a.l.kernel.display())),
     }
 }
 

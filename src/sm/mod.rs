@@ -1,5 +1,6 @@
 pub mod bench;
 pub mod calibrate;
+pub mod proto;
 /// The config lives below the units (`crate::config`); re-exported here
 /// for the SM's users.
 pub use crate::config::{ConfigError, SmConfig};

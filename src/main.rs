@@ -965,7 +965,7 @@ fn golden_run(a: GoldenRun) -> Result<i32> {
     if a.rtl {
         // GPU-CC instructions on a preset without the network: stop before
         // building the SM.
-        if let Some(msg) = smrtl::golden::gpucc::rtl_refusal(&prog, &cfg, &a.l.kernel.display().to_string()) {
+        if let Some(msg) = smrtl::golden::gpucc::rtl_refusal(&prog, &cfg, &name) {
             if let Some(out) = &a.output {
                 std::fs::write(out, &gmem).with_context(|| format!("cannot write output image {}", out.display()))?;
             }

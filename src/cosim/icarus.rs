@@ -11,6 +11,7 @@
 use super::CosimError;
 use crate::hdl::bits::words_for;
 use crate::hdl::sim::flatten;
+use crate::hdl::verilog::range;
 use crate::hdl::{verilog, Block, Sim};
 use crate::testbenches::stimulus::block_inputs;
 use rand::SeedableRng;
@@ -25,14 +26,6 @@ pub struct IcarusReport {
     pub mismatches: u64,
     /// The first few mismatch lines Icarus printed.
     pub first: Vec<String>,
-}
-
-fn range(w: usize) -> String {
-    if w == 1 {
-        String::new()
-    } else {
-        format!("[{}:0] ", w - 1)
-    }
 }
 
 /// Run `blk` for `hot_cycles` in Icarus, in `work` (created), against

@@ -20,7 +20,9 @@ use super::block::Domain;
 use super::trace::{leaf_name, Design, Id, Module, Op};
 use std::fmt::Write;
 
-fn range(w: usize) -> String {
+/// Verilog range of a `w`-bit vector, with a trailing space (empty for one
+/// bit): `[w-1:0] `.
+pub(crate) fn range(w: usize) -> String {
     if w == 1 {
         String::new()
     } else {

@@ -10,6 +10,7 @@
 //! "The prototyping top".
 
 use crate::hdl::trace::PortInfo;
+use crate::hdl::verilog::range;
 use std::fmt::Write as _;
 
 /// Words of the launch ROM before the kernel parameters: grid x, grid y,
@@ -38,15 +39,6 @@ pub struct TopParams {
     pub im_latency: u32,
     /// Core cycles from taking a read or atomic to its response (>= 2).
     pub gm_latency: u32,
-}
-
-/// Verilog range of a `w`-bit vector (empty for one bit).
-fn range(w: usize) -> String {
-    if w == 1 {
-        String::new()
-    } else {
-        format!("[{}:0] ", w - 1)
-    }
 }
 
 /// How the top drives an SM input: a named signal of the top, else 0.

@@ -86,7 +86,9 @@ module sm_gpucc (
   output wire [31:0] cnt_gc_fire_o,
   output wire [95:0] gc_fire_o,
   output wire [95:0] gc_stall_in_o,
-  output wire [95:0] gc_stall_out_o
+  output wire [95:0] gc_stall_out_o,
+  output wire [95:0] gc_tok_valid_o,
+  output wire [3071:0] gc_tok_o
 );
 
   // Registers
@@ -412,6 +414,198 @@ module sm_gpucc (
   wire gc_stall_out_prev46_d;
   reg  gc_stall_out_prev47_q;  // hot clock, reset 1'h0
   wire gc_stall_out_prev47_d;
+  reg  gc_tok_valid_prev0_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev0_d;
+  reg  gc_tok_valid_prev1_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev1_d;
+  reg  gc_tok_valid_prev2_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev2_d;
+  reg  gc_tok_valid_prev3_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev3_d;
+  reg  gc_tok_valid_prev4_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev4_d;
+  reg  gc_tok_valid_prev5_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev5_d;
+  reg  gc_tok_valid_prev6_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev6_d;
+  reg  gc_tok_valid_prev7_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev7_d;
+  reg  gc_tok_valid_prev8_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev8_d;
+  reg  gc_tok_valid_prev9_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev9_d;
+  reg  gc_tok_valid_prev10_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev10_d;
+  reg  gc_tok_valid_prev11_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev11_d;
+  reg  gc_tok_valid_prev12_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev12_d;
+  reg  gc_tok_valid_prev13_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev13_d;
+  reg  gc_tok_valid_prev14_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev14_d;
+  reg  gc_tok_valid_prev15_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev15_d;
+  reg  gc_tok_valid_prev16_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev16_d;
+  reg  gc_tok_valid_prev17_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev17_d;
+  reg  gc_tok_valid_prev18_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev18_d;
+  reg  gc_tok_valid_prev19_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev19_d;
+  reg  gc_tok_valid_prev20_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev20_d;
+  reg  gc_tok_valid_prev21_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev21_d;
+  reg  gc_tok_valid_prev22_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev22_d;
+  reg  gc_tok_valid_prev23_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev23_d;
+  reg  gc_tok_valid_prev24_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev24_d;
+  reg  gc_tok_valid_prev25_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev25_d;
+  reg  gc_tok_valid_prev26_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev26_d;
+  reg  gc_tok_valid_prev27_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev27_d;
+  reg  gc_tok_valid_prev28_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev28_d;
+  reg  gc_tok_valid_prev29_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev29_d;
+  reg  gc_tok_valid_prev30_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev30_d;
+  reg  gc_tok_valid_prev31_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev31_d;
+  reg  gc_tok_valid_prev32_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev32_d;
+  reg  gc_tok_valid_prev33_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev33_d;
+  reg  gc_tok_valid_prev34_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev34_d;
+  reg  gc_tok_valid_prev35_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev35_d;
+  reg  gc_tok_valid_prev36_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev36_d;
+  reg  gc_tok_valid_prev37_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev37_d;
+  reg  gc_tok_valid_prev38_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev38_d;
+  reg  gc_tok_valid_prev39_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev39_d;
+  reg  gc_tok_valid_prev40_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev40_d;
+  reg  gc_tok_valid_prev41_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev41_d;
+  reg  gc_tok_valid_prev42_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev42_d;
+  reg  gc_tok_valid_prev43_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev43_d;
+  reg  gc_tok_valid_prev44_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev44_d;
+  reg  gc_tok_valid_prev45_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev45_d;
+  reg  gc_tok_valid_prev46_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev46_d;
+  reg  gc_tok_valid_prev47_q;  // hot clock, reset 1'h0
+  wire gc_tok_valid_prev47_d;
+  reg  [31:0] gc_tok_prev0_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev0_d;
+  reg  [31:0] gc_tok_prev1_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev1_d;
+  reg  [31:0] gc_tok_prev2_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev2_d;
+  reg  [31:0] gc_tok_prev3_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev3_d;
+  reg  [31:0] gc_tok_prev4_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev4_d;
+  reg  [31:0] gc_tok_prev5_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev5_d;
+  reg  [31:0] gc_tok_prev6_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev6_d;
+  reg  [31:0] gc_tok_prev7_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev7_d;
+  reg  [31:0] gc_tok_prev8_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev8_d;
+  reg  [31:0] gc_tok_prev9_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev9_d;
+  reg  [31:0] gc_tok_prev10_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev10_d;
+  reg  [31:0] gc_tok_prev11_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev11_d;
+  reg  [31:0] gc_tok_prev12_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev12_d;
+  reg  [31:0] gc_tok_prev13_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev13_d;
+  reg  [31:0] gc_tok_prev14_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev14_d;
+  reg  [31:0] gc_tok_prev15_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev15_d;
+  reg  [31:0] gc_tok_prev16_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev16_d;
+  reg  [31:0] gc_tok_prev17_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev17_d;
+  reg  [31:0] gc_tok_prev18_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev18_d;
+  reg  [31:0] gc_tok_prev19_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev19_d;
+  reg  [31:0] gc_tok_prev20_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev20_d;
+  reg  [31:0] gc_tok_prev21_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev21_d;
+  reg  [31:0] gc_tok_prev22_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev22_d;
+  reg  [31:0] gc_tok_prev23_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev23_d;
+  reg  [31:0] gc_tok_prev24_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev24_d;
+  reg  [31:0] gc_tok_prev25_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev25_d;
+  reg  [31:0] gc_tok_prev26_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev26_d;
+  reg  [31:0] gc_tok_prev27_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev27_d;
+  reg  [31:0] gc_tok_prev28_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev28_d;
+  reg  [31:0] gc_tok_prev29_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev29_d;
+  reg  [31:0] gc_tok_prev30_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev30_d;
+  reg  [31:0] gc_tok_prev31_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev31_d;
+  reg  [31:0] gc_tok_prev32_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev32_d;
+  reg  [31:0] gc_tok_prev33_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev33_d;
+  reg  [31:0] gc_tok_prev34_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev34_d;
+  reg  [31:0] gc_tok_prev35_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev35_d;
+  reg  [31:0] gc_tok_prev36_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev36_d;
+  reg  [31:0] gc_tok_prev37_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev37_d;
+  reg  [31:0] gc_tok_prev38_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev38_d;
+  reg  [31:0] gc_tok_prev39_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev39_d;
+  reg  [31:0] gc_tok_prev40_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev40_d;
+  reg  [31:0] gc_tok_prev41_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev41_d;
+  reg  [31:0] gc_tok_prev42_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev42_d;
+  reg  [31:0] gc_tok_prev43_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev43_d;
+  reg  [31:0] gc_tok_prev44_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev44_d;
+  reg  [31:0] gc_tok_prev45_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev45_d;
+  reg  [31:0] gc_tok_prev46_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev46_d;
+  reg  [31:0] gc_tok_prev47_q;  // hot clock, reset 32'h00000000
+  wire [31:0] gc_tok_prev47_d;
   wire u_cta_launch_ready_o;
   wire u_cta_busy_o;
   wire u_cta_done_o;
@@ -3381,6 +3575,102 @@ module sm_gpucc (
   wire n23606 = u_gcnet_stall_out_o[45];
   wire n23607 = u_gcnet_stall_out_o[46];
   wire n23608 = u_gcnet_stall_out_o[47];
+  wire n23610 = u_gcnet_tok_valid_o[0];
+  wire n23611 = u_gcnet_tok_valid_o[1];
+  wire n23612 = u_gcnet_tok_valid_o[2];
+  wire n23613 = u_gcnet_tok_valid_o[3];
+  wire n23614 = u_gcnet_tok_valid_o[4];
+  wire n23615 = u_gcnet_tok_valid_o[5];
+  wire n23616 = u_gcnet_tok_valid_o[6];
+  wire n23617 = u_gcnet_tok_valid_o[7];
+  wire n23618 = u_gcnet_tok_valid_o[8];
+  wire n23619 = u_gcnet_tok_valid_o[9];
+  wire n23620 = u_gcnet_tok_valid_o[10];
+  wire n23621 = u_gcnet_tok_valid_o[11];
+  wire n23622 = u_gcnet_tok_valid_o[12];
+  wire n23623 = u_gcnet_tok_valid_o[13];
+  wire n23624 = u_gcnet_tok_valid_o[14];
+  wire n23625 = u_gcnet_tok_valid_o[15];
+  wire n23626 = u_gcnet_tok_valid_o[16];
+  wire n23627 = u_gcnet_tok_valid_o[17];
+  wire n23628 = u_gcnet_tok_valid_o[18];
+  wire n23629 = u_gcnet_tok_valid_o[19];
+  wire n23630 = u_gcnet_tok_valid_o[20];
+  wire n23631 = u_gcnet_tok_valid_o[21];
+  wire n23632 = u_gcnet_tok_valid_o[22];
+  wire n23633 = u_gcnet_tok_valid_o[23];
+  wire n23634 = u_gcnet_tok_valid_o[24];
+  wire n23635 = u_gcnet_tok_valid_o[25];
+  wire n23636 = u_gcnet_tok_valid_o[26];
+  wire n23637 = u_gcnet_tok_valid_o[27];
+  wire n23638 = u_gcnet_tok_valid_o[28];
+  wire n23639 = u_gcnet_tok_valid_o[29];
+  wire n23640 = u_gcnet_tok_valid_o[30];
+  wire n23641 = u_gcnet_tok_valid_o[31];
+  wire n23642 = u_gcnet_tok_valid_o[32];
+  wire n23643 = u_gcnet_tok_valid_o[33];
+  wire n23644 = u_gcnet_tok_valid_o[34];
+  wire n23645 = u_gcnet_tok_valid_o[35];
+  wire n23646 = u_gcnet_tok_valid_o[36];
+  wire n23647 = u_gcnet_tok_valid_o[37];
+  wire n23648 = u_gcnet_tok_valid_o[38];
+  wire n23649 = u_gcnet_tok_valid_o[39];
+  wire n23650 = u_gcnet_tok_valid_o[40];
+  wire n23651 = u_gcnet_tok_valid_o[41];
+  wire n23652 = u_gcnet_tok_valid_o[42];
+  wire n23653 = u_gcnet_tok_valid_o[43];
+  wire n23654 = u_gcnet_tok_valid_o[44];
+  wire n23655 = u_gcnet_tok_valid_o[45];
+  wire n23656 = u_gcnet_tok_valid_o[46];
+  wire n23657 = u_gcnet_tok_valid_o[47];
+  wire [31:0] n23659 = u_gcnet_tok_o[31:0];
+  wire [31:0] n23660 = u_gcnet_tok_o[63:32];
+  wire [31:0] n23661 = u_gcnet_tok_o[95:64];
+  wire [31:0] n23662 = u_gcnet_tok_o[127:96];
+  wire [31:0] n23663 = u_gcnet_tok_o[159:128];
+  wire [31:0] n23664 = u_gcnet_tok_o[191:160];
+  wire [31:0] n23665 = u_gcnet_tok_o[223:192];
+  wire [31:0] n23666 = u_gcnet_tok_o[255:224];
+  wire [31:0] n23667 = u_gcnet_tok_o[287:256];
+  wire [31:0] n23668 = u_gcnet_tok_o[319:288];
+  wire [31:0] n23669 = u_gcnet_tok_o[351:320];
+  wire [31:0] n23670 = u_gcnet_tok_o[383:352];
+  wire [31:0] n23671 = u_gcnet_tok_o[415:384];
+  wire [31:0] n23672 = u_gcnet_tok_o[447:416];
+  wire [31:0] n23673 = u_gcnet_tok_o[479:448];
+  wire [31:0] n23674 = u_gcnet_tok_o[511:480];
+  wire [31:0] n23675 = u_gcnet_tok_o[543:512];
+  wire [31:0] n23676 = u_gcnet_tok_o[575:544];
+  wire [31:0] n23677 = u_gcnet_tok_o[607:576];
+  wire [31:0] n23678 = u_gcnet_tok_o[639:608];
+  wire [31:0] n23679 = u_gcnet_tok_o[671:640];
+  wire [31:0] n23680 = u_gcnet_tok_o[703:672];
+  wire [31:0] n23681 = u_gcnet_tok_o[735:704];
+  wire [31:0] n23682 = u_gcnet_tok_o[767:736];
+  wire [31:0] n23683 = u_gcnet_tok_o[799:768];
+  wire [31:0] n23684 = u_gcnet_tok_o[831:800];
+  wire [31:0] n23685 = u_gcnet_tok_o[863:832];
+  wire [31:0] n23686 = u_gcnet_tok_o[895:864];
+  wire [31:0] n23687 = u_gcnet_tok_o[927:896];
+  wire [31:0] n23688 = u_gcnet_tok_o[959:928];
+  wire [31:0] n23689 = u_gcnet_tok_o[991:960];
+  wire [31:0] n23690 = u_gcnet_tok_o[1023:992];
+  wire [31:0] n23691 = u_gcnet_tok_o[1055:1024];
+  wire [31:0] n23692 = u_gcnet_tok_o[1087:1056];
+  wire [31:0] n23693 = u_gcnet_tok_o[1119:1088];
+  wire [31:0] n23694 = u_gcnet_tok_o[1151:1120];
+  wire [31:0] n23695 = u_gcnet_tok_o[1183:1152];
+  wire [31:0] n23696 = u_gcnet_tok_o[1215:1184];
+  wire [31:0] n23697 = u_gcnet_tok_o[1247:1216];
+  wire [31:0] n23698 = u_gcnet_tok_o[1279:1248];
+  wire [31:0] n23699 = u_gcnet_tok_o[1311:1280];
+  wire [31:0] n23700 = u_gcnet_tok_o[1343:1312];
+  wire [31:0] n23701 = u_gcnet_tok_o[1375:1344];
+  wire [31:0] n23702 = u_gcnet_tok_o[1407:1376];
+  wire [31:0] n23703 = u_gcnet_tok_o[1439:1408];
+  wire [31:0] n23704 = u_gcnet_tok_o[1471:1440];
+  wire [31:0] n23705 = u_gcnet_tok_o[1503:1472];
+  wire [31:0] n23706 = u_gcnet_tok_o[1535:1504];
   wire n23994 = (gc_mode_q & u_gcnet_err_o);
   wire n24002 = ((u_sched0_is_valid_o & (u_sched0_is_op_o == 7'h70)) | (u_sched0_ctl_valid_o & (u_sched0_ctl_op_o == 7'h71)));
   wire n24012 = ((u_sched1_is_valid_o & (u_sched1_is_op_o == 7'h70)) | (u_sched1_ctl_valid_o & (u_sched1_ctl_op_o == 7'h71)));
@@ -3388,211 +3678,211 @@ module sm_gpucc (
   wire n24064 = (((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n357) | n358) | n359) | n360) | n361) | n362) | n363) | n364) | n365) | n366) | n367) | n368) | n369) | n370) | n371) | n372) | n373) | n374) | n375) | n376) | n377) | n378) | n379) | n380) | n381) | n382) | n383) | n384) | n385) | n386) | n387) | n388) | n389) | n390) | n391) | n392) | n393) | n394) | n395) | n396) | n397) | n398) | n399) | n400) | n401) | n402) | n403);
   wire n24131 = (((1'h0 | n24002) | n24012) & ((n24017 | n24064) | ((((((((((((((((((((((((((((((((1'h0 | (n18864 ^ n18897)) | (n18865 ^ n18898)) | (n18866 ^ n18899)) | (n18867 ^ n18900)) | (n18868 ^ n18901)) | (n18869 ^ n18902)) | (n18870 ^ n18903)) | (n18871 ^ n18904)) | (n18872 ^ n18905)) | (n18873 ^ n18906)) | (n18874 ^ n18907)) | (n18875 ^ n18908)) | (n18876 ^ n18909)) | (n18877 ^ n18910)) | (n18878 ^ n18911)) | (n18879 ^ n18912)) | (n18880 ^ n18913)) | (n18881 ^ n18914)) | (n18882 ^ n18915)) | (n18883 ^ n18916)) | (n18884 ^ n18917)) | (n18885 ^ n18918)) | (n18886 ^ n18919)) | (n18887 ^ n18920)) | (n18888 ^ n18921)) | (n18889 ^ n18922)) | (n18890 ^ n18923)) | (n18891 ^ n18924)) | (n18892 ^ n18925)) | (n18893 ^ n18926)) | (n18894 ^ n18927)) | (n18895 ^ n18928))));
   wire n24137 = (((gc_still_q == 15'h3fff) | n23994) | n24131);
-  wire n25152 = (u_sp0_res_valid_o & u_sp0_err_o);
-  wire n25155 = (u_sp1_res_valid_o & u_sp1_err_o);
-  wire n25158 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
-  wire n25161 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
-  wire n25165 = ((u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o) & u_wb_wb_room_lsu_o);
-  wire n25275 = (((((((((((((((1'h0 | n24137) | u_wb_err_o) | u_lsu_err_o) | n25165) | n25161) | n25158) | n25155) | n25152) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched1_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
-  wire n25277 = (n25275 & (~err_q));
-  wire n25290 = (n356 & n3301);
-  wire n25292 = (n25290 & (~n2768));
-  wire n25293 = (n25292 & n1568);
-  wire n25295 = (n25293 & (~n13022));
-  wire n25302 = (n358 & n3303);
-  wire n25304 = (n25302 & (~n2770));
-  wire n25305 = (n25304 & n1570);
-  wire n25307 = (n25305 & (~n13220));
-  wire n25314 = (n360 & n3305);
-  wire n25316 = (n25314 & (~n2772));
-  wire n25317 = (n25316 & n1572);
-  wire n25319 = (n25317 & (~n13418));
-  wire n25326 = (n362 & n3307);
-  wire n25328 = (n25326 & (~n2774));
-  wire n25329 = (n25328 & n1574);
-  wire n25331 = (n25329 & (~n13616));
-  wire n25338 = (n364 & n3309);
-  wire n25340 = (n25338 & (~n2776));
-  wire n25341 = (n25340 & n1576);
-  wire n25343 = (n25341 & (~n13814));
-  wire n25350 = (n366 & n3311);
-  wire n25352 = (n25350 & (~n2778));
-  wire n25353 = (n25352 & n1578);
-  wire n25355 = (n25353 & (~n14012));
-  wire n25362 = (n368 & n3313);
-  wire n25364 = (n25362 & (~n2780));
-  wire n25365 = (n25364 & n1580);
-  wire n25367 = (n25365 & (~n14210));
-  wire n25374 = (n370 & n3315);
-  wire n25376 = (n25374 & (~n2782));
-  wire n25377 = (n25376 & n1582);
-  wire n25379 = (n25377 & (~n14408));
-  wire n25386 = (n372 & n3317);
-  wire n25388 = (n25386 & (~n2784));
-  wire n25389 = (n25388 & n1584);
-  wire n25391 = (n25389 & (~n14606));
-  wire n25398 = (n374 & n3319);
-  wire n25400 = (n25398 & (~n2786));
-  wire n25401 = (n25400 & n1586);
-  wire n25403 = (n25401 & (~n14804));
-  wire n25410 = (n376 & n3321);
-  wire n25412 = (n25410 & (~n2788));
-  wire n25413 = (n25412 & n1588);
-  wire n25415 = (n25413 & (~n15002));
-  wire n25422 = (n378 & n3323);
-  wire n25424 = (n25422 & (~n2790));
-  wire n25425 = (n25424 & n1590);
-  wire n25427 = (n25425 & (~n15200));
-  wire n25434 = (n380 & n3325);
-  wire n25436 = (n25434 & (~n2792));
-  wire n25437 = (n25436 & n1592);
-  wire n25439 = (n25437 & (~n15398));
-  wire n25446 = (n382 & n3327);
-  wire n25448 = (n25446 & (~n2794));
-  wire n25449 = (n25448 & n1594);
-  wire n25451 = (n25449 & (~n15596));
-  wire n25458 = (n384 & n3329);
-  wire n25460 = (n25458 & (~n2796));
-  wire n25461 = (n25460 & n1596);
-  wire n25463 = (n25461 & (~n15794));
-  wire n25470 = (n386 & n3331);
-  wire n25472 = (n25470 & (~n2798));
-  wire n25473 = (n25472 & n1598);
-  wire n25475 = (n25473 & (~n15992));
-  wire n25482 = (n388 & n3333);
-  wire n25484 = (n25482 & (~n2800));
-  wire n25485 = (n25484 & n1600);
-  wire n25487 = (n25485 & (~n16190));
-  wire n25494 = (n390 & n3335);
-  wire n25496 = (n25494 & (~n2802));
-  wire n25497 = (n25496 & n1602);
-  wire n25499 = (n25497 & (~n16388));
-  wire n25506 = (n392 & n3337);
-  wire n25508 = (n25506 & (~n2804));
-  wire n25509 = (n25508 & n1604);
-  wire n25511 = (n25509 & (~n16586));
-  wire n25518 = (n394 & n3339);
-  wire n25520 = (n25518 & (~n2806));
-  wire n25521 = (n25520 & n1606);
-  wire n25523 = (n25521 & (~n16784));
-  wire n25530 = (n396 & n3341);
-  wire n25532 = (n25530 & (~n2808));
-  wire n25533 = (n25532 & n1608);
-  wire n25535 = (n25533 & (~n16982));
-  wire n25542 = (n398 & n3343);
-  wire n25544 = (n25542 & (~n2810));
-  wire n25545 = (n25544 & n1610);
-  wire n25547 = (n25545 & (~n17180));
-  wire n25554 = (n400 & n3345);
-  wire n25556 = (n25554 & (~n2812));
-  wire n25557 = (n25556 & n1612);
-  wire n25559 = (n25557 & (~n17378));
-  wire n25566 = (n402 & n3347);
-  wire n25568 = (n25566 & (~n2814));
-  wire n25569 = (n25568 & n1614);
-  wire n25571 = (n25569 & (~n17576));
-  wire n25599 = (n357 & n3302);
-  wire n25601 = (n25599 & (~n2769));
-  wire n25602 = (n25601 & n1569);
-  wire n25604 = (n25602 & (~n13121));
-  wire n25611 = (n359 & n3304);
-  wire n25613 = (n25611 & (~n2771));
-  wire n25614 = (n25613 & n1571);
-  wire n25616 = (n25614 & (~n13319));
-  wire n25623 = (n361 & n3306);
-  wire n25625 = (n25623 & (~n2773));
-  wire n25626 = (n25625 & n1573);
-  wire n25628 = (n25626 & (~n13517));
-  wire n25635 = (n363 & n3308);
-  wire n25637 = (n25635 & (~n2775));
-  wire n25638 = (n25637 & n1575);
-  wire n25640 = (n25638 & (~n13715));
-  wire n25647 = (n365 & n3310);
-  wire n25649 = (n25647 & (~n2777));
-  wire n25650 = (n25649 & n1577);
-  wire n25652 = (n25650 & (~n13913));
-  wire n25659 = (n367 & n3312);
-  wire n25661 = (n25659 & (~n2779));
-  wire n25662 = (n25661 & n1579);
-  wire n25664 = (n25662 & (~n14111));
-  wire n25671 = (n369 & n3314);
-  wire n25673 = (n25671 & (~n2781));
-  wire n25674 = (n25673 & n1581);
-  wire n25676 = (n25674 & (~n14309));
-  wire n25683 = (n371 & n3316);
-  wire n25685 = (n25683 & (~n2783));
-  wire n25686 = (n25685 & n1583);
-  wire n25688 = (n25686 & (~n14507));
-  wire n25695 = (n373 & n3318);
-  wire n25697 = (n25695 & (~n2785));
-  wire n25698 = (n25697 & n1585);
-  wire n25700 = (n25698 & (~n14705));
-  wire n25707 = (n375 & n3320);
-  wire n25709 = (n25707 & (~n2787));
-  wire n25710 = (n25709 & n1587);
-  wire n25712 = (n25710 & (~n14903));
-  wire n25719 = (n377 & n3322);
-  wire n25721 = (n25719 & (~n2789));
-  wire n25722 = (n25721 & n1589);
-  wire n25724 = (n25722 & (~n15101));
-  wire n25731 = (n379 & n3324);
-  wire n25733 = (n25731 & (~n2791));
-  wire n25734 = (n25733 & n1591);
-  wire n25736 = (n25734 & (~n15299));
-  wire n25743 = (n381 & n3326);
-  wire n25745 = (n25743 & (~n2793));
-  wire n25746 = (n25745 & n1593);
-  wire n25748 = (n25746 & (~n15497));
-  wire n25755 = (n383 & n3328);
-  wire n25757 = (n25755 & (~n2795));
-  wire n25758 = (n25757 & n1595);
-  wire n25760 = (n25758 & (~n15695));
-  wire n25767 = (n385 & n3330);
-  wire n25769 = (n25767 & (~n2797));
-  wire n25770 = (n25769 & n1597);
-  wire n25772 = (n25770 & (~n15893));
-  wire n25779 = (n387 & n3332);
-  wire n25781 = (n25779 & (~n2799));
-  wire n25782 = (n25781 & n1599);
-  wire n25784 = (n25782 & (~n16091));
-  wire n25791 = (n389 & n3334);
-  wire n25793 = (n25791 & (~n2801));
-  wire n25794 = (n25793 & n1601);
-  wire n25796 = (n25794 & (~n16289));
-  wire n25803 = (n391 & n3336);
-  wire n25805 = (n25803 & (~n2803));
-  wire n25806 = (n25805 & n1603);
-  wire n25808 = (n25806 & (~n16487));
-  wire n25815 = (n393 & n3338);
-  wire n25817 = (n25815 & (~n2805));
-  wire n25818 = (n25817 & n1605);
-  wire n25820 = (n25818 & (~n16685));
-  wire n25827 = (n395 & n3340);
-  wire n25829 = (n25827 & (~n2807));
-  wire n25830 = (n25829 & n1607);
-  wire n25832 = (n25830 & (~n16883));
-  wire n25839 = (n397 & n3342);
-  wire n25841 = (n25839 & (~n2809));
-  wire n25842 = (n25841 & n1609);
-  wire n25844 = (n25842 & (~n17081));
-  wire n25851 = (n399 & n3344);
-  wire n25853 = (n25851 & (~n2811));
-  wire n25854 = (n25853 & n1611);
-  wire n25856 = (n25854 & (~n17279));
-  wire n25863 = (n401 & n3346);
-  wire n25865 = (n25863 & (~n2813));
-  wire n25866 = (n25865 & n1613);
-  wire n25868 = (n25866 & (~n17477));
-  wire n25875 = (n403 & n3348);
-  wire n25877 = (n25875 & (~n2815));
-  wire n25878 = (n25877 & n1615);
-  wire n25880 = (n25878 & (~n17675));
-  assign err_d = (err_q | n25275);
-  assign err_code_d = (n25277 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_sched1_err_o ? u_sched1_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n25152 ? u_sp0_err_code_o : (n25155 ? u_sp1_err_code_o : (n25158 ? u_sfu_sfu_err_code_o : (n25161 ? u_dpu_dpu_err_code_o : (n25165 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : (n24137 ? (n24131 ? 8'h11 : (n23994 ? 8'h10 : 8'h0f)) : 8'h00))))))))))))))) : err_code_q);
-  assign err_src_d = (n25277 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_sched1_err_o ? 4'h4 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n25152 ? 4'h8 : (n25155 ? 4'h9 : (n25158 ? 4'ha : (n25161 ? 4'hb : (n25165 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : (n24137 ? 4'he : 4'h0))))))))))))))) : err_src_q);
-  assign err_warp_d = (n25277 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_sched1_err_o ? u_sched1_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n25152 ? u_sp0_res_tag_o[5:0] : (n25155 ? u_sp1_res_tag_o[5:0] : (n25158 ? u_sfu_sfu_res_tag_o[5:0] : (n25161 ? u_dpu_dpu_res_tag_o[5:0] : (n25165 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : (n24137 ? (n24131 ? ((6'h00 | (n24002 ? u_sched0_iss_warp_o : 6'h00)) | (n24012 ? u_sched1_iss_warp_o : 6'h00)) : gc_warp_q) : 6'h00))))))))))))))) : err_warp_q);
-  assign err_pc_d = (n25277 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_sched1_err_o ? u_sched1_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n25152 ? u_sp0_res_tag_o[31:16] : (n25155 ? u_sp1_res_tag_o[31:16] : (n25158 ? u_sfu_sfu_res_tag_o[31:16] : (n25161 ? u_dpu_dpu_res_tag_o[31:16] : (n25165 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : (n24137 ? (n24131 ? ((16'h0000 | (n24002 ? u_sched0_is_tag_o[31:16] : 16'h0000)) | (n24012 ? u_sched1_is_tag_o[31:16] : 16'h0000)) : gc_pc_q) : 16'h0000))))))))))))))) : err_pc_q);
-  assign err_info_d = (n25277 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_sched1_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n25152 ? 32'h00000000 : (n25155 ? 32'h00000000 : (n25158 ? 32'h00000000 : (n25161 ? 32'h00000000 : (n25165 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : (n24137 ? (n24131 ? ((n24017 | n24064) ? 32'h00000002 : 32'h00000001) : 32'h00000000) : 32'h00000000))))))))))))))) : err_info_q);
+  wire n25440 = (u_sp0_res_valid_o & u_sp0_err_o);
+  wire n25443 = (u_sp1_res_valid_o & u_sp1_err_o);
+  wire n25446 = (u_sfu_sfu_res_valid_o & u_sfu_sfu_err_o);
+  wire n25449 = (u_dpu_dpu_res_valid_o & u_dpu_dpu_err_o);
+  wire n25453 = ((u_lsu_lsu_res_valid_o & u_lsu_lsu_res_err_o) & u_wb_wb_room_lsu_o);
+  wire n25563 = (((((((((((((((1'h0 | n24137) | u_wb_err_o) | u_lsu_err_o) | n25453) | n25449) | n25446) | n25443) | n25440) | u_oc_err_o) | u_bar_err_o) | u_simt_err_o) | u_sched1_err_o) | u_sched0_err_o) | u_ifetch_err_o) | u_cta_err_o);
+  wire n25565 = (n25563 & (~err_q));
+  wire n25578 = (n356 & n3301);
+  wire n25580 = (n25578 & (~n2768));
+  wire n25581 = (n25580 & n1568);
+  wire n25583 = (n25581 & (~n13022));
+  wire n25590 = (n358 & n3303);
+  wire n25592 = (n25590 & (~n2770));
+  wire n25593 = (n25592 & n1570);
+  wire n25595 = (n25593 & (~n13220));
+  wire n25602 = (n360 & n3305);
+  wire n25604 = (n25602 & (~n2772));
+  wire n25605 = (n25604 & n1572);
+  wire n25607 = (n25605 & (~n13418));
+  wire n25614 = (n362 & n3307);
+  wire n25616 = (n25614 & (~n2774));
+  wire n25617 = (n25616 & n1574);
+  wire n25619 = (n25617 & (~n13616));
+  wire n25626 = (n364 & n3309);
+  wire n25628 = (n25626 & (~n2776));
+  wire n25629 = (n25628 & n1576);
+  wire n25631 = (n25629 & (~n13814));
+  wire n25638 = (n366 & n3311);
+  wire n25640 = (n25638 & (~n2778));
+  wire n25641 = (n25640 & n1578);
+  wire n25643 = (n25641 & (~n14012));
+  wire n25650 = (n368 & n3313);
+  wire n25652 = (n25650 & (~n2780));
+  wire n25653 = (n25652 & n1580);
+  wire n25655 = (n25653 & (~n14210));
+  wire n25662 = (n370 & n3315);
+  wire n25664 = (n25662 & (~n2782));
+  wire n25665 = (n25664 & n1582);
+  wire n25667 = (n25665 & (~n14408));
+  wire n25674 = (n372 & n3317);
+  wire n25676 = (n25674 & (~n2784));
+  wire n25677 = (n25676 & n1584);
+  wire n25679 = (n25677 & (~n14606));
+  wire n25686 = (n374 & n3319);
+  wire n25688 = (n25686 & (~n2786));
+  wire n25689 = (n25688 & n1586);
+  wire n25691 = (n25689 & (~n14804));
+  wire n25698 = (n376 & n3321);
+  wire n25700 = (n25698 & (~n2788));
+  wire n25701 = (n25700 & n1588);
+  wire n25703 = (n25701 & (~n15002));
+  wire n25710 = (n378 & n3323);
+  wire n25712 = (n25710 & (~n2790));
+  wire n25713 = (n25712 & n1590);
+  wire n25715 = (n25713 & (~n15200));
+  wire n25722 = (n380 & n3325);
+  wire n25724 = (n25722 & (~n2792));
+  wire n25725 = (n25724 & n1592);
+  wire n25727 = (n25725 & (~n15398));
+  wire n25734 = (n382 & n3327);
+  wire n25736 = (n25734 & (~n2794));
+  wire n25737 = (n25736 & n1594);
+  wire n25739 = (n25737 & (~n15596));
+  wire n25746 = (n384 & n3329);
+  wire n25748 = (n25746 & (~n2796));
+  wire n25749 = (n25748 & n1596);
+  wire n25751 = (n25749 & (~n15794));
+  wire n25758 = (n386 & n3331);
+  wire n25760 = (n25758 & (~n2798));
+  wire n25761 = (n25760 & n1598);
+  wire n25763 = (n25761 & (~n15992));
+  wire n25770 = (n388 & n3333);
+  wire n25772 = (n25770 & (~n2800));
+  wire n25773 = (n25772 & n1600);
+  wire n25775 = (n25773 & (~n16190));
+  wire n25782 = (n390 & n3335);
+  wire n25784 = (n25782 & (~n2802));
+  wire n25785 = (n25784 & n1602);
+  wire n25787 = (n25785 & (~n16388));
+  wire n25794 = (n392 & n3337);
+  wire n25796 = (n25794 & (~n2804));
+  wire n25797 = (n25796 & n1604);
+  wire n25799 = (n25797 & (~n16586));
+  wire n25806 = (n394 & n3339);
+  wire n25808 = (n25806 & (~n2806));
+  wire n25809 = (n25808 & n1606);
+  wire n25811 = (n25809 & (~n16784));
+  wire n25818 = (n396 & n3341);
+  wire n25820 = (n25818 & (~n2808));
+  wire n25821 = (n25820 & n1608);
+  wire n25823 = (n25821 & (~n16982));
+  wire n25830 = (n398 & n3343);
+  wire n25832 = (n25830 & (~n2810));
+  wire n25833 = (n25832 & n1610);
+  wire n25835 = (n25833 & (~n17180));
+  wire n25842 = (n400 & n3345);
+  wire n25844 = (n25842 & (~n2812));
+  wire n25845 = (n25844 & n1612);
+  wire n25847 = (n25845 & (~n17378));
+  wire n25854 = (n402 & n3347);
+  wire n25856 = (n25854 & (~n2814));
+  wire n25857 = (n25856 & n1614);
+  wire n25859 = (n25857 & (~n17576));
+  wire n25887 = (n357 & n3302);
+  wire n25889 = (n25887 & (~n2769));
+  wire n25890 = (n25889 & n1569);
+  wire n25892 = (n25890 & (~n13121));
+  wire n25899 = (n359 & n3304);
+  wire n25901 = (n25899 & (~n2771));
+  wire n25902 = (n25901 & n1571);
+  wire n25904 = (n25902 & (~n13319));
+  wire n25911 = (n361 & n3306);
+  wire n25913 = (n25911 & (~n2773));
+  wire n25914 = (n25913 & n1573);
+  wire n25916 = (n25914 & (~n13517));
+  wire n25923 = (n363 & n3308);
+  wire n25925 = (n25923 & (~n2775));
+  wire n25926 = (n25925 & n1575);
+  wire n25928 = (n25926 & (~n13715));
+  wire n25935 = (n365 & n3310);
+  wire n25937 = (n25935 & (~n2777));
+  wire n25938 = (n25937 & n1577);
+  wire n25940 = (n25938 & (~n13913));
+  wire n25947 = (n367 & n3312);
+  wire n25949 = (n25947 & (~n2779));
+  wire n25950 = (n25949 & n1579);
+  wire n25952 = (n25950 & (~n14111));
+  wire n25959 = (n369 & n3314);
+  wire n25961 = (n25959 & (~n2781));
+  wire n25962 = (n25961 & n1581);
+  wire n25964 = (n25962 & (~n14309));
+  wire n25971 = (n371 & n3316);
+  wire n25973 = (n25971 & (~n2783));
+  wire n25974 = (n25973 & n1583);
+  wire n25976 = (n25974 & (~n14507));
+  wire n25983 = (n373 & n3318);
+  wire n25985 = (n25983 & (~n2785));
+  wire n25986 = (n25985 & n1585);
+  wire n25988 = (n25986 & (~n14705));
+  wire n25995 = (n375 & n3320);
+  wire n25997 = (n25995 & (~n2787));
+  wire n25998 = (n25997 & n1587);
+  wire n26000 = (n25998 & (~n14903));
+  wire n26007 = (n377 & n3322);
+  wire n26009 = (n26007 & (~n2789));
+  wire n26010 = (n26009 & n1589);
+  wire n26012 = (n26010 & (~n15101));
+  wire n26019 = (n379 & n3324);
+  wire n26021 = (n26019 & (~n2791));
+  wire n26022 = (n26021 & n1591);
+  wire n26024 = (n26022 & (~n15299));
+  wire n26031 = (n381 & n3326);
+  wire n26033 = (n26031 & (~n2793));
+  wire n26034 = (n26033 & n1593);
+  wire n26036 = (n26034 & (~n15497));
+  wire n26043 = (n383 & n3328);
+  wire n26045 = (n26043 & (~n2795));
+  wire n26046 = (n26045 & n1595);
+  wire n26048 = (n26046 & (~n15695));
+  wire n26055 = (n385 & n3330);
+  wire n26057 = (n26055 & (~n2797));
+  wire n26058 = (n26057 & n1597);
+  wire n26060 = (n26058 & (~n15893));
+  wire n26067 = (n387 & n3332);
+  wire n26069 = (n26067 & (~n2799));
+  wire n26070 = (n26069 & n1599);
+  wire n26072 = (n26070 & (~n16091));
+  wire n26079 = (n389 & n3334);
+  wire n26081 = (n26079 & (~n2801));
+  wire n26082 = (n26081 & n1601);
+  wire n26084 = (n26082 & (~n16289));
+  wire n26091 = (n391 & n3336);
+  wire n26093 = (n26091 & (~n2803));
+  wire n26094 = (n26093 & n1603);
+  wire n26096 = (n26094 & (~n16487));
+  wire n26103 = (n393 & n3338);
+  wire n26105 = (n26103 & (~n2805));
+  wire n26106 = (n26105 & n1605);
+  wire n26108 = (n26106 & (~n16685));
+  wire n26115 = (n395 & n3340);
+  wire n26117 = (n26115 & (~n2807));
+  wire n26118 = (n26117 & n1607);
+  wire n26120 = (n26118 & (~n16883));
+  wire n26127 = (n397 & n3342);
+  wire n26129 = (n26127 & (~n2809));
+  wire n26130 = (n26129 & n1609);
+  wire n26132 = (n26130 & (~n17081));
+  wire n26139 = (n399 & n3344);
+  wire n26141 = (n26139 & (~n2811));
+  wire n26142 = (n26141 & n1611);
+  wire n26144 = (n26142 & (~n17279));
+  wire n26151 = (n401 & n3346);
+  wire n26153 = (n26151 & (~n2813));
+  wire n26154 = (n26153 & n1613);
+  wire n26156 = (n26154 & (~n17477));
+  wire n26163 = (n403 & n3348);
+  wire n26165 = (n26163 & (~n2815));
+  wire n26166 = (n26165 & n1615);
+  wire n26168 = (n26166 & (~n17675));
+  assign err_d = (err_q | n25563);
+  assign err_code_d = (n25565 ? (u_cta_err_o ? u_cta_err_code_o : (u_ifetch_err_o ? u_ifetch_err_code_o : (u_sched0_err_o ? u_sched0_err_code_o : (u_sched1_err_o ? u_sched1_err_code_o : (u_simt_err_o ? u_simt_err_code_o : (u_bar_err_o ? u_bar_err_code_o : (u_oc_err_o ? u_oc_err_code_o : (n25440 ? u_sp0_err_code_o : (n25443 ? u_sp1_err_code_o : (n25446 ? u_sfu_sfu_err_code_o : (n25449 ? u_dpu_dpu_err_code_o : (n25453 ? u_lsu_lsu_res_err_code_o : (u_lsu_err_o ? u_lsu_err_code_o : (u_wb_err_o ? u_wb_err_code_o : (n24137 ? (n24131 ? 8'h11 : (n23994 ? 8'h10 : 8'h0f)) : 8'h00))))))))))))))) : err_code_q);
+  assign err_src_d = (n25565 ? (u_cta_err_o ? 4'h1 : (u_ifetch_err_o ? 4'h2 : (u_sched0_err_o ? 4'h3 : (u_sched1_err_o ? 4'h4 : (u_simt_err_o ? 4'h5 : (u_bar_err_o ? 4'h6 : (u_oc_err_o ? 4'h7 : (n25440 ? 4'h8 : (n25443 ? 4'h9 : (n25446 ? 4'ha : (n25449 ? 4'hb : (n25453 ? 4'hc : (u_lsu_err_o ? 4'hc : (u_wb_err_o ? 4'hd : (n24137 ? 4'he : 4'h0))))))))))))))) : err_src_q);
+  assign err_warp_d = (n25565 ? (u_cta_err_o ? 6'h00 : (u_ifetch_err_o ? u_ifetch_err_warp_o : (u_sched0_err_o ? u_sched0_err_warp_o : (u_sched1_err_o ? u_sched1_err_warp_o : (u_simt_err_o ? u_simt_err_warp_o : (u_bar_err_o ? u_bar_err_warp_o : (u_oc_err_o ? u_oc_err_warp_o : (n25440 ? u_sp0_res_tag_o[5:0] : (n25443 ? u_sp1_res_tag_o[5:0] : (n25446 ? u_sfu_sfu_res_tag_o[5:0] : (n25449 ? u_dpu_dpu_res_tag_o[5:0] : (n25453 ? u_lsu_lsu_res_tag_o[5:0] : (u_lsu_err_o ? u_lsu_err_warp_o : (u_wb_err_o ? 6'h00 : (n24137 ? (n24131 ? ((6'h00 | (n24002 ? u_sched0_iss_warp_o : 6'h00)) | (n24012 ? u_sched1_iss_warp_o : 6'h00)) : gc_warp_q) : 6'h00))))))))))))))) : err_warp_q);
+  assign err_pc_d = (n25565 ? (u_cta_err_o ? 16'h0000 : (u_ifetch_err_o ? u_ifetch_err_pc_o : (u_sched0_err_o ? u_sched0_err_pc_o : (u_sched1_err_o ? u_sched1_err_pc_o : (u_simt_err_o ? u_simt_err_pc_o : (u_bar_err_o ? u_bar_err_pc_o : (u_oc_err_o ? 16'h0000 : (n25440 ? u_sp0_res_tag_o[31:16] : (n25443 ? u_sp1_res_tag_o[31:16] : (n25446 ? u_sfu_sfu_res_tag_o[31:16] : (n25449 ? u_dpu_dpu_res_tag_o[31:16] : (n25453 ? u_lsu_lsu_res_tag_o[31:16] : (u_lsu_err_o ? 16'h0000 : (u_wb_err_o ? 16'h0000 : (n24137 ? (n24131 ? ((16'h0000 | (n24002 ? u_sched0_is_tag_o[31:16] : 16'h0000)) | (n24012 ? u_sched1_is_tag_o[31:16] : 16'h0000)) : gc_pc_q) : 16'h0000))))))))))))))) : err_pc_q);
+  assign err_info_d = (n25565 ? (u_cta_err_o ? {{29{1'b0}}, u_cta_err_reason_o} : (u_ifetch_err_o ? 32'h00000000 : (u_sched0_err_o ? 32'h00000000 : (u_sched1_err_o ? 32'h00000000 : (u_simt_err_o ? 32'h00000000 : (u_bar_err_o ? {{28{1'b0}}, u_bar_err_cta_o} : (u_oc_err_o ? {{24{1'b0}}, u_oc_err_reg_o} : (n25440 ? 32'h00000000 : (n25443 ? 32'h00000000 : (n25446 ? 32'h00000000 : (n25449 ? 32'h00000000 : (n25453 ? u_lsu_err_addr_o : (u_lsu_err_o ? u_lsu_err_addr_o : (u_wb_err_o ? {{29{1'b0}}, u_wb_err_src_o} : (n24137 ? (n24131 ? ((n24017 | n24064) ? 32'h00000002 : 32'h00000001) : 32'h00000000) : 32'h00000000))))))))))))))) : err_info_q);
   assign mem_inflight_d = ((u_lsu_lsu_res_valid_o & u_wb_wb_room_lsu_o) ? (n18546 - 8'h01) : n18546);
   assign gc_mode_d = (n23196 | (gc_mode_q & (~n9694)));
   assign gc_pend_d = (n21702 ? (n21704 - 4'h1) : n21704);
@@ -3748,6 +4038,102 @@ module sm_gpucc (
   assign gc_stall_out_prev45_d = n23606;
   assign gc_stall_out_prev46_d = n23607;
   assign gc_stall_out_prev47_d = n23608;
+  assign gc_tok_valid_prev0_d = n23610;
+  assign gc_tok_valid_prev1_d = n23611;
+  assign gc_tok_valid_prev2_d = n23612;
+  assign gc_tok_valid_prev3_d = n23613;
+  assign gc_tok_valid_prev4_d = n23614;
+  assign gc_tok_valid_prev5_d = n23615;
+  assign gc_tok_valid_prev6_d = n23616;
+  assign gc_tok_valid_prev7_d = n23617;
+  assign gc_tok_valid_prev8_d = n23618;
+  assign gc_tok_valid_prev9_d = n23619;
+  assign gc_tok_valid_prev10_d = n23620;
+  assign gc_tok_valid_prev11_d = n23621;
+  assign gc_tok_valid_prev12_d = n23622;
+  assign gc_tok_valid_prev13_d = n23623;
+  assign gc_tok_valid_prev14_d = n23624;
+  assign gc_tok_valid_prev15_d = n23625;
+  assign gc_tok_valid_prev16_d = n23626;
+  assign gc_tok_valid_prev17_d = n23627;
+  assign gc_tok_valid_prev18_d = n23628;
+  assign gc_tok_valid_prev19_d = n23629;
+  assign gc_tok_valid_prev20_d = n23630;
+  assign gc_tok_valid_prev21_d = n23631;
+  assign gc_tok_valid_prev22_d = n23632;
+  assign gc_tok_valid_prev23_d = n23633;
+  assign gc_tok_valid_prev24_d = n23634;
+  assign gc_tok_valid_prev25_d = n23635;
+  assign gc_tok_valid_prev26_d = n23636;
+  assign gc_tok_valid_prev27_d = n23637;
+  assign gc_tok_valid_prev28_d = n23638;
+  assign gc_tok_valid_prev29_d = n23639;
+  assign gc_tok_valid_prev30_d = n23640;
+  assign gc_tok_valid_prev31_d = n23641;
+  assign gc_tok_valid_prev32_d = n23642;
+  assign gc_tok_valid_prev33_d = n23643;
+  assign gc_tok_valid_prev34_d = n23644;
+  assign gc_tok_valid_prev35_d = n23645;
+  assign gc_tok_valid_prev36_d = n23646;
+  assign gc_tok_valid_prev37_d = n23647;
+  assign gc_tok_valid_prev38_d = n23648;
+  assign gc_tok_valid_prev39_d = n23649;
+  assign gc_tok_valid_prev40_d = n23650;
+  assign gc_tok_valid_prev41_d = n23651;
+  assign gc_tok_valid_prev42_d = n23652;
+  assign gc_tok_valid_prev43_d = n23653;
+  assign gc_tok_valid_prev44_d = n23654;
+  assign gc_tok_valid_prev45_d = n23655;
+  assign gc_tok_valid_prev46_d = n23656;
+  assign gc_tok_valid_prev47_d = n23657;
+  assign gc_tok_prev0_d = n23659;
+  assign gc_tok_prev1_d = n23660;
+  assign gc_tok_prev2_d = n23661;
+  assign gc_tok_prev3_d = n23662;
+  assign gc_tok_prev4_d = n23663;
+  assign gc_tok_prev5_d = n23664;
+  assign gc_tok_prev6_d = n23665;
+  assign gc_tok_prev7_d = n23666;
+  assign gc_tok_prev8_d = n23667;
+  assign gc_tok_prev9_d = n23668;
+  assign gc_tok_prev10_d = n23669;
+  assign gc_tok_prev11_d = n23670;
+  assign gc_tok_prev12_d = n23671;
+  assign gc_tok_prev13_d = n23672;
+  assign gc_tok_prev14_d = n23673;
+  assign gc_tok_prev15_d = n23674;
+  assign gc_tok_prev16_d = n23675;
+  assign gc_tok_prev17_d = n23676;
+  assign gc_tok_prev18_d = n23677;
+  assign gc_tok_prev19_d = n23678;
+  assign gc_tok_prev20_d = n23679;
+  assign gc_tok_prev21_d = n23680;
+  assign gc_tok_prev22_d = n23681;
+  assign gc_tok_prev23_d = n23682;
+  assign gc_tok_prev24_d = n23683;
+  assign gc_tok_prev25_d = n23684;
+  assign gc_tok_prev26_d = n23685;
+  assign gc_tok_prev27_d = n23686;
+  assign gc_tok_prev28_d = n23687;
+  assign gc_tok_prev29_d = n23688;
+  assign gc_tok_prev30_d = n23689;
+  assign gc_tok_prev31_d = n23690;
+  assign gc_tok_prev32_d = n23691;
+  assign gc_tok_prev33_d = n23692;
+  assign gc_tok_prev34_d = n23693;
+  assign gc_tok_prev35_d = n23694;
+  assign gc_tok_prev36_d = n23695;
+  assign gc_tok_prev37_d = n23696;
+  assign gc_tok_prev38_d = n23697;
+  assign gc_tok_prev39_d = n23698;
+  assign gc_tok_prev40_d = n23699;
+  assign gc_tok_prev41_d = n23700;
+  assign gc_tok_prev42_d = n23701;
+  assign gc_tok_prev43_d = n23702;
+  assign gc_tok_prev44_d = n23703;
+  assign gc_tok_prev45_d = n23704;
+  assign gc_tok_prev46_d = n23705;
+  assign gc_tok_prev47_d = n23706;
   assign launch_ready_o = u_cta_launch_ready_o;
   assign busy_o = u_cta_busy_o;
   assign done_o = u_cta_done_o;
@@ -3783,8 +4169,8 @@ module sm_gpucc (
   assign st_valid_o = u_cta_st_valid_o;
   assign st_warp_o = u_cta_st_warp_o;
   assign st_cta_o = u_cta_st_cta_o;
-  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n25290) | n25302) | n25314) | n25326) | n25338) | n25350) | n25362) | n25374) | n25386) | n25398) | n25410) | n25422) | n25434) | n25446) | n25458) | n25470) | n25482) | n25494) | n25506) | n25518) | n25530) | n25542) | n25554) | n25566)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n25292) | n25304) | n25316) | n25328) | n25340) | n25352) | n25364) | n25376) | n25388) | n25400) | n25412) | n25424) | n25436) | n25448) | n25460) | n25472) | n25484) | n25496) | n25508) | n25520) | n25532) | n25544) | n25556) | n25568)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n25293) | n25305) | n25317) | n25329) | n25341) | n25353) | n25365) | n25377) | n25389) | n25401) | n25413) | n25425) | n25437) | n25449) | n25461) | n25473) | n25485) | n25497) | n25509) | n25521) | n25533) | n25545) | n25557) | n25569)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n25295) | n25307) | n25319) | n25331) | n25343) | n25355) | n25367) | n25379) | n25391) | n25403) | n25415) | n25427) | n25439) | n25451) | n25463) | n25475) | n25487) | n25499) | n25511) | n25523) | n25535) | n25547) | n25559) | n25571)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n25295 & n12990)) | (n25307 & n13188)) | (n25319 & n13386)) | (n25331 & n13584)) | (n25343 & n13782)) | (n25355 & n13980)) | (n25367 & n14178)) | (n25379 & n14376)) | (n25391 & n14574)) | (n25403 & n14772)) | (n25415 & n14970)) | (n25427 & n15168)) | (n25439 & n15366)) | (n25451 & n15564)) | (n25463 & n15762)) | (n25475 & n15960)) | (n25487 & n16158)) | (n25499 & n16356)) | (n25511 & n16554)) | (n25523 & n16752)) | (n25535 & n16950)) | (n25547 & n17148)) | (n25559 & n17346)) | (n25571 & n17544))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
-  assign stall1_o = (u_sched1_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n25599) | n25611) | n25623) | n25635) | n25647) | n25659) | n25671) | n25683) | n25695) | n25707) | n25719) | n25731) | n25743) | n25755) | n25767) | n25779) | n25791) | n25803) | n25815) | n25827) | n25839) | n25851) | n25863) | n25875)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n25601) | n25613) | n25625) | n25637) | n25649) | n25661) | n25673) | n25685) | n25697) | n25709) | n25721) | n25733) | n25745) | n25757) | n25769) | n25781) | n25793) | n25805) | n25817) | n25829) | n25841) | n25853) | n25865) | n25877)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n25602) | n25614) | n25626) | n25638) | n25650) | n25662) | n25674) | n25686) | n25698) | n25710) | n25722) | n25734) | n25746) | n25758) | n25770) | n25782) | n25794) | n25806) | n25818) | n25830) | n25842) | n25854) | n25866) | n25878)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n25604) | n25616) | n25628) | n25640) | n25652) | n25664) | n25676) | n25688) | n25700) | n25712) | n25724) | n25736) | n25748) | n25760) | n25772) | n25784) | n25796) | n25808) | n25820) | n25832) | n25844) | n25856) | n25868) | n25880)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n25604 & n13089)) | (n25616 & n13287)) | (n25628 & n13485)) | (n25640 & n13683)) | (n25652 & n13881)) | (n25664 & n14079)) | (n25676 & n14277)) | (n25688 & n14475)) | (n25700 & n14673)) | (n25712 & n14871)) | (n25724 & n15069)) | (n25736 & n15267)) | (n25748 & n15465)) | (n25760 & n15663)) | (n25772 & n15861)) | (n25784 & n16059)) | (n25796 & n16257)) | (n25808 & n16455)) | (n25820 & n16653)) | (n25832 & n16851)) | (n25844 & n17049)) | (n25856 & n17247)) | (n25868 & n17445)) | (n25880 & n17643))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
+  assign stall0_o = (u_sched0_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n25578) | n25590) | n25602) | n25614) | n25626) | n25638) | n25650) | n25662) | n25674) | n25686) | n25698) | n25710) | n25722) | n25734) | n25746) | n25758) | n25770) | n25782) | n25794) | n25806) | n25818) | n25830) | n25842) | n25854)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n25580) | n25592) | n25604) | n25616) | n25628) | n25640) | n25652) | n25664) | n25676) | n25688) | n25700) | n25712) | n25724) | n25736) | n25748) | n25760) | n25772) | n25784) | n25796) | n25808) | n25820) | n25832) | n25844) | n25856)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n25581) | n25593) | n25605) | n25617) | n25629) | n25641) | n25653) | n25665) | n25677) | n25689) | n25701) | n25713) | n25725) | n25737) | n25749) | n25761) | n25773) | n25785) | n25797) | n25809) | n25821) | n25833) | n25845) | n25857)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n25583) | n25595) | n25607) | n25619) | n25631) | n25643) | n25655) | n25667) | n25679) | n25691) | n25703) | n25715) | n25727) | n25739) | n25751) | n25763) | n25775) | n25787) | n25799) | n25811) | n25823) | n25835) | n25847) | n25859)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n25583 & n12990)) | (n25595 & n13188)) | (n25607 & n13386)) | (n25619 & n13584)) | (n25631 & n13782)) | (n25643 & n13980)) | (n25655 & n14178)) | (n25667 & n14376)) | (n25679 & n14574)) | (n25691 & n14772)) | (n25703 & n14970)) | (n25715 & n15168)) | (n25727 & n15366)) | (n25739 & n15564)) | (n25751 & n15762)) | (n25763 & n15960)) | (n25775 & n16158)) | (n25787 & n16356)) | (n25799 & n16554)) | (n25811 & n16752)) | (n25823 & n16950)) | (n25835 & n17148)) | (n25847 & n17346)) | (n25859 & n17544))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
+  assign stall1_o = (u_sched1_iss_valid_o ? 3'h0 : ((~((((((((((((((((((((((((1'h0 | n25887) | n25899) | n25911) | n25923) | n25935) | n25947) | n25959) | n25971) | n25983) | n25995) | n26007) | n26019) | n26031) | n26043) | n26055) | n26067) | n26079) | n26091) | n26103) | n26115) | n26127) | n26139) | n26151) | n26163)) ? 3'h1 : ((~((((((((((((((((((((((((1'h0 | n25889) | n25901) | n25913) | n25925) | n25937) | n25949) | n25961) | n25973) | n25985) | n25997) | n26009) | n26021) | n26033) | n26045) | n26057) | n26069) | n26081) | n26093) | n26105) | n26117) | n26129) | n26141) | n26153) | n26165)) ? 3'h2 : ((~((((((((((((((((((((((((1'h0 | n25890) | n25902) | n25914) | n25926) | n25938) | n25950) | n25962) | n25974) | n25986) | n25998) | n26010) | n26022) | n26034) | n26046) | n26058) | n26070) | n26082) | n26094) | n26106) | n26118) | n26130) | n26142) | n26154) | n26166)) ? 3'h3 : ((~((((((((((((((((((((((((1'h0 | n25892) | n25904) | n25916) | n25928) | n25940) | n25952) | n25964) | n25976) | n25988) | n26000) | n26012) | n26024) | n26036) | n26048) | n26060) | n26072) | n26084) | n26096) | n26108) | n26120) | n26132) | n26144) | n26156) | n26168)) ? 3'h7 : ((~((((((((((((((((((((((((1'h0 | (n25892 & n13089)) | (n25904 & n13287)) | (n25916 & n13485)) | (n25928 & n13683)) | (n25940 & n13881)) | (n25952 & n14079)) | (n25964 & n14277)) | (n25976 & n14475)) | (n25988 & n14673)) | (n26000 & n14871)) | (n26012 & n15069)) | (n26024 & n15267)) | (n26036 & n15465)) | (n26048 & n15663)) | (n26060 & n15861)) | (n26072 & n16059)) | (n26084 & n16257)) | (n26096 & n16455)) | (n26108 & n16653)) | (n26120 & n16851)) | (n26132 & n17049)) | (n26144 & n17247)) | (n26156 & n17445)) | (n26168 & n17643))) ? ((~u_lsu_lsu_idle_o) ? 3'h6 : 3'h4) : 3'h5))))));
   assign unit_busy_o = (((((5'h00 | ({{4{1'b0}}, (~u_sp0_ready_o)} << 3'h0)) | ({{4{1'b0}}, ((~u_sp1_ready_o) & 1'h1)} << 3'h1)) | ({{4{1'b0}}, (~u_sfu_sfu_ready_o)} << 3'h2)) | ({{4{1'b0}}, ((~u_dpu_dpu_ready_o) & 1'h1)} << 3'h3)) | ({{4{1'b0}}, (~u_lsu_lsu_ready_o)} << 3'h4));
   assign err_o = err_q;
   assign err_code_o = err_code_q;
@@ -3811,6 +4197,8 @@ module sm_gpucc (
   assign gc_fire_o = {{n23510, gc_fire_prev47_q}, {n23509, gc_fire_prev46_q}, {n23508, gc_fire_prev45_q}, {n23507, gc_fire_prev44_q}, {n23506, gc_fire_prev43_q}, {n23505, gc_fire_prev42_q}, {n23504, gc_fire_prev41_q}, {n23503, gc_fire_prev40_q}, {n23502, gc_fire_prev39_q}, {n23501, gc_fire_prev38_q}, {n23500, gc_fire_prev37_q}, {n23499, gc_fire_prev36_q}, {n23498, gc_fire_prev35_q}, {n23497, gc_fire_prev34_q}, {n23496, gc_fire_prev33_q}, {n23495, gc_fire_prev32_q}, {n23494, gc_fire_prev31_q}, {n23493, gc_fire_prev30_q}, {n23492, gc_fire_prev29_q}, {n23491, gc_fire_prev28_q}, {n23490, gc_fire_prev27_q}, {n23489, gc_fire_prev26_q}, {n23488, gc_fire_prev25_q}, {n23487, gc_fire_prev24_q}, {n23486, gc_fire_prev23_q}, {n23485, gc_fire_prev22_q}, {n23484, gc_fire_prev21_q}, {n23483, gc_fire_prev20_q}, {n23482, gc_fire_prev19_q}, {n23481, gc_fire_prev18_q}, {n23480, gc_fire_prev17_q}, {n23479, gc_fire_prev16_q}, {n23478, gc_fire_prev15_q}, {n23477, gc_fire_prev14_q}, {n23476, gc_fire_prev13_q}, {n23475, gc_fire_prev12_q}, {n23474, gc_fire_prev11_q}, {n23473, gc_fire_prev10_q}, {n23472, gc_fire_prev9_q}, {n23471, gc_fire_prev8_q}, {n23470, gc_fire_prev7_q}, {n23469, gc_fire_prev6_q}, {n23468, gc_fire_prev5_q}, {n23467, gc_fire_prev4_q}, {n23466, gc_fire_prev3_q}, {n23465, gc_fire_prev2_q}, {n23464, gc_fire_prev1_q}, {n23463, gc_fire_prev0_q}};
   assign gc_stall_in_o = {{n23559, gc_stall_in_prev47_q}, {n23558, gc_stall_in_prev46_q}, {n23557, gc_stall_in_prev45_q}, {n23556, gc_stall_in_prev44_q}, {n23555, gc_stall_in_prev43_q}, {n23554, gc_stall_in_prev42_q}, {n23553, gc_stall_in_prev41_q}, {n23552, gc_stall_in_prev40_q}, {n23551, gc_stall_in_prev39_q}, {n23550, gc_stall_in_prev38_q}, {n23549, gc_stall_in_prev37_q}, {n23548, gc_stall_in_prev36_q}, {n23547, gc_stall_in_prev35_q}, {n23546, gc_stall_in_prev34_q}, {n23545, gc_stall_in_prev33_q}, {n23544, gc_stall_in_prev32_q}, {n23543, gc_stall_in_prev31_q}, {n23542, gc_stall_in_prev30_q}, {n23541, gc_stall_in_prev29_q}, {n23540, gc_stall_in_prev28_q}, {n23539, gc_stall_in_prev27_q}, {n23538, gc_stall_in_prev26_q}, {n23537, gc_stall_in_prev25_q}, {n23536, gc_stall_in_prev24_q}, {n23535, gc_stall_in_prev23_q}, {n23534, gc_stall_in_prev22_q}, {n23533, gc_stall_in_prev21_q}, {n23532, gc_stall_in_prev20_q}, {n23531, gc_stall_in_prev19_q}, {n23530, gc_stall_in_prev18_q}, {n23529, gc_stall_in_prev17_q}, {n23528, gc_stall_in_prev16_q}, {n23527, gc_stall_in_prev15_q}, {n23526, gc_stall_in_prev14_q}, {n23525, gc_stall_in_prev13_q}, {n23524, gc_stall_in_prev12_q}, {n23523, gc_stall_in_prev11_q}, {n23522, gc_stall_in_prev10_q}, {n23521, gc_stall_in_prev9_q}, {n23520, gc_stall_in_prev8_q}, {n23519, gc_stall_in_prev7_q}, {n23518, gc_stall_in_prev6_q}, {n23517, gc_stall_in_prev5_q}, {n23516, gc_stall_in_prev4_q}, {n23515, gc_stall_in_prev3_q}, {n23514, gc_stall_in_prev2_q}, {n23513, gc_stall_in_prev1_q}, {n23512, gc_stall_in_prev0_q}};
   assign gc_stall_out_o = {{n23608, gc_stall_out_prev47_q}, {n23607, gc_stall_out_prev46_q}, {n23606, gc_stall_out_prev45_q}, {n23605, gc_stall_out_prev44_q}, {n23604, gc_stall_out_prev43_q}, {n23603, gc_stall_out_prev42_q}, {n23602, gc_stall_out_prev41_q}, {n23601, gc_stall_out_prev40_q}, {n23600, gc_stall_out_prev39_q}, {n23599, gc_stall_out_prev38_q}, {n23598, gc_stall_out_prev37_q}, {n23597, gc_stall_out_prev36_q}, {n23596, gc_stall_out_prev35_q}, {n23595, gc_stall_out_prev34_q}, {n23594, gc_stall_out_prev33_q}, {n23593, gc_stall_out_prev32_q}, {n23592, gc_stall_out_prev31_q}, {n23591, gc_stall_out_prev30_q}, {n23590, gc_stall_out_prev29_q}, {n23589, gc_stall_out_prev28_q}, {n23588, gc_stall_out_prev27_q}, {n23587, gc_stall_out_prev26_q}, {n23586, gc_stall_out_prev25_q}, {n23585, gc_stall_out_prev24_q}, {n23584, gc_stall_out_prev23_q}, {n23583, gc_stall_out_prev22_q}, {n23582, gc_stall_out_prev21_q}, {n23581, gc_stall_out_prev20_q}, {n23580, gc_stall_out_prev19_q}, {n23579, gc_stall_out_prev18_q}, {n23578, gc_stall_out_prev17_q}, {n23577, gc_stall_out_prev16_q}, {n23576, gc_stall_out_prev15_q}, {n23575, gc_stall_out_prev14_q}, {n23574, gc_stall_out_prev13_q}, {n23573, gc_stall_out_prev12_q}, {n23572, gc_stall_out_prev11_q}, {n23571, gc_stall_out_prev10_q}, {n23570, gc_stall_out_prev9_q}, {n23569, gc_stall_out_prev8_q}, {n23568, gc_stall_out_prev7_q}, {n23567, gc_stall_out_prev6_q}, {n23566, gc_stall_out_prev5_q}, {n23565, gc_stall_out_prev4_q}, {n23564, gc_stall_out_prev3_q}, {n23563, gc_stall_out_prev2_q}, {n23562, gc_stall_out_prev1_q}, {n23561, gc_stall_out_prev0_q}};
+  assign gc_tok_valid_o = {{n23657, gc_tok_valid_prev47_q}, {n23656, gc_tok_valid_prev46_q}, {n23655, gc_tok_valid_prev45_q}, {n23654, gc_tok_valid_prev44_q}, {n23653, gc_tok_valid_prev43_q}, {n23652, gc_tok_valid_prev42_q}, {n23651, gc_tok_valid_prev41_q}, {n23650, gc_tok_valid_prev40_q}, {n23649, gc_tok_valid_prev39_q}, {n23648, gc_tok_valid_prev38_q}, {n23647, gc_tok_valid_prev37_q}, {n23646, gc_tok_valid_prev36_q}, {n23645, gc_tok_valid_prev35_q}, {n23644, gc_tok_valid_prev34_q}, {n23643, gc_tok_valid_prev33_q}, {n23642, gc_tok_valid_prev32_q}, {n23641, gc_tok_valid_prev31_q}, {n23640, gc_tok_valid_prev30_q}, {n23639, gc_tok_valid_prev29_q}, {n23638, gc_tok_valid_prev28_q}, {n23637, gc_tok_valid_prev27_q}, {n23636, gc_tok_valid_prev26_q}, {n23635, gc_tok_valid_prev25_q}, {n23634, gc_tok_valid_prev24_q}, {n23633, gc_tok_valid_prev23_q}, {n23632, gc_tok_valid_prev22_q}, {n23631, gc_tok_valid_prev21_q}, {n23630, gc_tok_valid_prev20_q}, {n23629, gc_tok_valid_prev19_q}, {n23628, gc_tok_valid_prev18_q}, {n23627, gc_tok_valid_prev17_q}, {n23626, gc_tok_valid_prev16_q}, {n23625, gc_tok_valid_prev15_q}, {n23624, gc_tok_valid_prev14_q}, {n23623, gc_tok_valid_prev13_q}, {n23622, gc_tok_valid_prev12_q}, {n23621, gc_tok_valid_prev11_q}, {n23620, gc_tok_valid_prev10_q}, {n23619, gc_tok_valid_prev9_q}, {n23618, gc_tok_valid_prev8_q}, {n23617, gc_tok_valid_prev7_q}, {n23616, gc_tok_valid_prev6_q}, {n23615, gc_tok_valid_prev5_q}, {n23614, gc_tok_valid_prev4_q}, {n23613, gc_tok_valid_prev3_q}, {n23612, gc_tok_valid_prev2_q}, {n23611, gc_tok_valid_prev1_q}, {n23610, gc_tok_valid_prev0_q}};
+  assign gc_tok_o = {{n23706, gc_tok_prev47_q}, {n23705, gc_tok_prev46_q}, {n23704, gc_tok_prev45_q}, {n23703, gc_tok_prev44_q}, {n23702, gc_tok_prev43_q}, {n23701, gc_tok_prev42_q}, {n23700, gc_tok_prev41_q}, {n23699, gc_tok_prev40_q}, {n23698, gc_tok_prev39_q}, {n23697, gc_tok_prev38_q}, {n23696, gc_tok_prev37_q}, {n23695, gc_tok_prev36_q}, {n23694, gc_tok_prev35_q}, {n23693, gc_tok_prev34_q}, {n23692, gc_tok_prev33_q}, {n23691, gc_tok_prev32_q}, {n23690, gc_tok_prev31_q}, {n23689, gc_tok_prev30_q}, {n23688, gc_tok_prev29_q}, {n23687, gc_tok_prev28_q}, {n23686, gc_tok_prev27_q}, {n23685, gc_tok_prev26_q}, {n23684, gc_tok_prev25_q}, {n23683, gc_tok_prev24_q}, {n23682, gc_tok_prev23_q}, {n23681, gc_tok_prev22_q}, {n23680, gc_tok_prev21_q}, {n23679, gc_tok_prev20_q}, {n23678, gc_tok_prev19_q}, {n23677, gc_tok_prev18_q}, {n23676, gc_tok_prev17_q}, {n23675, gc_tok_prev16_q}, {n23674, gc_tok_prev15_q}, {n23673, gc_tok_prev14_q}, {n23672, gc_tok_prev13_q}, {n23671, gc_tok_prev12_q}, {n23670, gc_tok_prev11_q}, {n23669, gc_tok_prev10_q}, {n23668, gc_tok_prev9_q}, {n23667, gc_tok_prev8_q}, {n23666, gc_tok_prev7_q}, {n23665, gc_tok_prev6_q}, {n23664, gc_tok_prev5_q}, {n23663, gc_tok_prev4_q}, {n23662, gc_tok_prev3_q}, {n23661, gc_tok_prev2_q}, {n23660, gc_tok_prev1_q}, {n23659, gc_tok_prev0_q}};
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -3997,6 +4385,102 @@ module sm_gpucc (
       gc_stall_out_prev45_q <= 1'h0;
       gc_stall_out_prev46_q <= 1'h0;
       gc_stall_out_prev47_q <= 1'h0;
+      gc_tok_valid_prev0_q <= 1'h0;
+      gc_tok_valid_prev1_q <= 1'h0;
+      gc_tok_valid_prev2_q <= 1'h0;
+      gc_tok_valid_prev3_q <= 1'h0;
+      gc_tok_valid_prev4_q <= 1'h0;
+      gc_tok_valid_prev5_q <= 1'h0;
+      gc_tok_valid_prev6_q <= 1'h0;
+      gc_tok_valid_prev7_q <= 1'h0;
+      gc_tok_valid_prev8_q <= 1'h0;
+      gc_tok_valid_prev9_q <= 1'h0;
+      gc_tok_valid_prev10_q <= 1'h0;
+      gc_tok_valid_prev11_q <= 1'h0;
+      gc_tok_valid_prev12_q <= 1'h0;
+      gc_tok_valid_prev13_q <= 1'h0;
+      gc_tok_valid_prev14_q <= 1'h0;
+      gc_tok_valid_prev15_q <= 1'h0;
+      gc_tok_valid_prev16_q <= 1'h0;
+      gc_tok_valid_prev17_q <= 1'h0;
+      gc_tok_valid_prev18_q <= 1'h0;
+      gc_tok_valid_prev19_q <= 1'h0;
+      gc_tok_valid_prev20_q <= 1'h0;
+      gc_tok_valid_prev21_q <= 1'h0;
+      gc_tok_valid_prev22_q <= 1'h0;
+      gc_tok_valid_prev23_q <= 1'h0;
+      gc_tok_valid_prev24_q <= 1'h0;
+      gc_tok_valid_prev25_q <= 1'h0;
+      gc_tok_valid_prev26_q <= 1'h0;
+      gc_tok_valid_prev27_q <= 1'h0;
+      gc_tok_valid_prev28_q <= 1'h0;
+      gc_tok_valid_prev29_q <= 1'h0;
+      gc_tok_valid_prev30_q <= 1'h0;
+      gc_tok_valid_prev31_q <= 1'h0;
+      gc_tok_valid_prev32_q <= 1'h0;
+      gc_tok_valid_prev33_q <= 1'h0;
+      gc_tok_valid_prev34_q <= 1'h0;
+      gc_tok_valid_prev35_q <= 1'h0;
+      gc_tok_valid_prev36_q <= 1'h0;
+      gc_tok_valid_prev37_q <= 1'h0;
+      gc_tok_valid_prev38_q <= 1'h0;
+      gc_tok_valid_prev39_q <= 1'h0;
+      gc_tok_valid_prev40_q <= 1'h0;
+      gc_tok_valid_prev41_q <= 1'h0;
+      gc_tok_valid_prev42_q <= 1'h0;
+      gc_tok_valid_prev43_q <= 1'h0;
+      gc_tok_valid_prev44_q <= 1'h0;
+      gc_tok_valid_prev45_q <= 1'h0;
+      gc_tok_valid_prev46_q <= 1'h0;
+      gc_tok_valid_prev47_q <= 1'h0;
+      gc_tok_prev0_q <= 32'h00000000;
+      gc_tok_prev1_q <= 32'h00000000;
+      gc_tok_prev2_q <= 32'h00000000;
+      gc_tok_prev3_q <= 32'h00000000;
+      gc_tok_prev4_q <= 32'h00000000;
+      gc_tok_prev5_q <= 32'h00000000;
+      gc_tok_prev6_q <= 32'h00000000;
+      gc_tok_prev7_q <= 32'h00000000;
+      gc_tok_prev8_q <= 32'h00000000;
+      gc_tok_prev9_q <= 32'h00000000;
+      gc_tok_prev10_q <= 32'h00000000;
+      gc_tok_prev11_q <= 32'h00000000;
+      gc_tok_prev12_q <= 32'h00000000;
+      gc_tok_prev13_q <= 32'h00000000;
+      gc_tok_prev14_q <= 32'h00000000;
+      gc_tok_prev15_q <= 32'h00000000;
+      gc_tok_prev16_q <= 32'h00000000;
+      gc_tok_prev17_q <= 32'h00000000;
+      gc_tok_prev18_q <= 32'h00000000;
+      gc_tok_prev19_q <= 32'h00000000;
+      gc_tok_prev20_q <= 32'h00000000;
+      gc_tok_prev21_q <= 32'h00000000;
+      gc_tok_prev22_q <= 32'h00000000;
+      gc_tok_prev23_q <= 32'h00000000;
+      gc_tok_prev24_q <= 32'h00000000;
+      gc_tok_prev25_q <= 32'h00000000;
+      gc_tok_prev26_q <= 32'h00000000;
+      gc_tok_prev27_q <= 32'h00000000;
+      gc_tok_prev28_q <= 32'h00000000;
+      gc_tok_prev29_q <= 32'h00000000;
+      gc_tok_prev30_q <= 32'h00000000;
+      gc_tok_prev31_q <= 32'h00000000;
+      gc_tok_prev32_q <= 32'h00000000;
+      gc_tok_prev33_q <= 32'h00000000;
+      gc_tok_prev34_q <= 32'h00000000;
+      gc_tok_prev35_q <= 32'h00000000;
+      gc_tok_prev36_q <= 32'h00000000;
+      gc_tok_prev37_q <= 32'h00000000;
+      gc_tok_prev38_q <= 32'h00000000;
+      gc_tok_prev39_q <= 32'h00000000;
+      gc_tok_prev40_q <= 32'h00000000;
+      gc_tok_prev41_q <= 32'h00000000;
+      gc_tok_prev42_q <= 32'h00000000;
+      gc_tok_prev43_q <= 32'h00000000;
+      gc_tok_prev44_q <= 32'h00000000;
+      gc_tok_prev45_q <= 32'h00000000;
+      gc_tok_prev46_q <= 32'h00000000;
+      gc_tok_prev47_q <= 32'h00000000;
     end else begin
       cnt_gc_fire_q <= cnt_gc_fire_d;
       gc_fire_prev0_q <= gc_fire_prev0_d;
@@ -4143,6 +4627,102 @@ module sm_gpucc (
       gc_stall_out_prev45_q <= gc_stall_out_prev45_d;
       gc_stall_out_prev46_q <= gc_stall_out_prev46_d;
       gc_stall_out_prev47_q <= gc_stall_out_prev47_d;
+      gc_tok_valid_prev0_q <= gc_tok_valid_prev0_d;
+      gc_tok_valid_prev1_q <= gc_tok_valid_prev1_d;
+      gc_tok_valid_prev2_q <= gc_tok_valid_prev2_d;
+      gc_tok_valid_prev3_q <= gc_tok_valid_prev3_d;
+      gc_tok_valid_prev4_q <= gc_tok_valid_prev4_d;
+      gc_tok_valid_prev5_q <= gc_tok_valid_prev5_d;
+      gc_tok_valid_prev6_q <= gc_tok_valid_prev6_d;
+      gc_tok_valid_prev7_q <= gc_tok_valid_prev7_d;
+      gc_tok_valid_prev8_q <= gc_tok_valid_prev8_d;
+      gc_tok_valid_prev9_q <= gc_tok_valid_prev9_d;
+      gc_tok_valid_prev10_q <= gc_tok_valid_prev10_d;
+      gc_tok_valid_prev11_q <= gc_tok_valid_prev11_d;
+      gc_tok_valid_prev12_q <= gc_tok_valid_prev12_d;
+      gc_tok_valid_prev13_q <= gc_tok_valid_prev13_d;
+      gc_tok_valid_prev14_q <= gc_tok_valid_prev14_d;
+      gc_tok_valid_prev15_q <= gc_tok_valid_prev15_d;
+      gc_tok_valid_prev16_q <= gc_tok_valid_prev16_d;
+      gc_tok_valid_prev17_q <= gc_tok_valid_prev17_d;
+      gc_tok_valid_prev18_q <= gc_tok_valid_prev18_d;
+      gc_tok_valid_prev19_q <= gc_tok_valid_prev19_d;
+      gc_tok_valid_prev20_q <= gc_tok_valid_prev20_d;
+      gc_tok_valid_prev21_q <= gc_tok_valid_prev21_d;
+      gc_tok_valid_prev22_q <= gc_tok_valid_prev22_d;
+      gc_tok_valid_prev23_q <= gc_tok_valid_prev23_d;
+      gc_tok_valid_prev24_q <= gc_tok_valid_prev24_d;
+      gc_tok_valid_prev25_q <= gc_tok_valid_prev25_d;
+      gc_tok_valid_prev26_q <= gc_tok_valid_prev26_d;
+      gc_tok_valid_prev27_q <= gc_tok_valid_prev27_d;
+      gc_tok_valid_prev28_q <= gc_tok_valid_prev28_d;
+      gc_tok_valid_prev29_q <= gc_tok_valid_prev29_d;
+      gc_tok_valid_prev30_q <= gc_tok_valid_prev30_d;
+      gc_tok_valid_prev31_q <= gc_tok_valid_prev31_d;
+      gc_tok_valid_prev32_q <= gc_tok_valid_prev32_d;
+      gc_tok_valid_prev33_q <= gc_tok_valid_prev33_d;
+      gc_tok_valid_prev34_q <= gc_tok_valid_prev34_d;
+      gc_tok_valid_prev35_q <= gc_tok_valid_prev35_d;
+      gc_tok_valid_prev36_q <= gc_tok_valid_prev36_d;
+      gc_tok_valid_prev37_q <= gc_tok_valid_prev37_d;
+      gc_tok_valid_prev38_q <= gc_tok_valid_prev38_d;
+      gc_tok_valid_prev39_q <= gc_tok_valid_prev39_d;
+      gc_tok_valid_prev40_q <= gc_tok_valid_prev40_d;
+      gc_tok_valid_prev41_q <= gc_tok_valid_prev41_d;
+      gc_tok_valid_prev42_q <= gc_tok_valid_prev42_d;
+      gc_tok_valid_prev43_q <= gc_tok_valid_prev43_d;
+      gc_tok_valid_prev44_q <= gc_tok_valid_prev44_d;
+      gc_tok_valid_prev45_q <= gc_tok_valid_prev45_d;
+      gc_tok_valid_prev46_q <= gc_tok_valid_prev46_d;
+      gc_tok_valid_prev47_q <= gc_tok_valid_prev47_d;
+      gc_tok_prev0_q <= gc_tok_prev0_d;
+      gc_tok_prev1_q <= gc_tok_prev1_d;
+      gc_tok_prev2_q <= gc_tok_prev2_d;
+      gc_tok_prev3_q <= gc_tok_prev3_d;
+      gc_tok_prev4_q <= gc_tok_prev4_d;
+      gc_tok_prev5_q <= gc_tok_prev5_d;
+      gc_tok_prev6_q <= gc_tok_prev6_d;
+      gc_tok_prev7_q <= gc_tok_prev7_d;
+      gc_tok_prev8_q <= gc_tok_prev8_d;
+      gc_tok_prev9_q <= gc_tok_prev9_d;
+      gc_tok_prev10_q <= gc_tok_prev10_d;
+      gc_tok_prev11_q <= gc_tok_prev11_d;
+      gc_tok_prev12_q <= gc_tok_prev12_d;
+      gc_tok_prev13_q <= gc_tok_prev13_d;
+      gc_tok_prev14_q <= gc_tok_prev14_d;
+      gc_tok_prev15_q <= gc_tok_prev15_d;
+      gc_tok_prev16_q <= gc_tok_prev16_d;
+      gc_tok_prev17_q <= gc_tok_prev17_d;
+      gc_tok_prev18_q <= gc_tok_prev18_d;
+      gc_tok_prev19_q <= gc_tok_prev19_d;
+      gc_tok_prev20_q <= gc_tok_prev20_d;
+      gc_tok_prev21_q <= gc_tok_prev21_d;
+      gc_tok_prev22_q <= gc_tok_prev22_d;
+      gc_tok_prev23_q <= gc_tok_prev23_d;
+      gc_tok_prev24_q <= gc_tok_prev24_d;
+      gc_tok_prev25_q <= gc_tok_prev25_d;
+      gc_tok_prev26_q <= gc_tok_prev26_d;
+      gc_tok_prev27_q <= gc_tok_prev27_d;
+      gc_tok_prev28_q <= gc_tok_prev28_d;
+      gc_tok_prev29_q <= gc_tok_prev29_d;
+      gc_tok_prev30_q <= gc_tok_prev30_d;
+      gc_tok_prev31_q <= gc_tok_prev31_d;
+      gc_tok_prev32_q <= gc_tok_prev32_d;
+      gc_tok_prev33_q <= gc_tok_prev33_d;
+      gc_tok_prev34_q <= gc_tok_prev34_d;
+      gc_tok_prev35_q <= gc_tok_prev35_d;
+      gc_tok_prev36_q <= gc_tok_prev36_d;
+      gc_tok_prev37_q <= gc_tok_prev37_d;
+      gc_tok_prev38_q <= gc_tok_prev38_d;
+      gc_tok_prev39_q <= gc_tok_prev39_d;
+      gc_tok_prev40_q <= gc_tok_prev40_d;
+      gc_tok_prev41_q <= gc_tok_prev41_d;
+      gc_tok_prev42_q <= gc_tok_prev42_d;
+      gc_tok_prev43_q <= gc_tok_prev43_d;
+      gc_tok_prev44_q <= gc_tok_prev44_d;
+      gc_tok_prev45_q <= gc_tok_prev45_d;
+      gc_tok_prev46_q <= gc_tok_prev46_d;
+      gc_tok_prev47_q <= gc_tok_prev47_d;
     end
   end
 

@@ -306,12 +306,8 @@ fn rtl(src: &str, file: &str, cfg: &SmConfig, l: &Launch, gmem: Vec<u8>) -> Resu
 #[test]
 fn gpucc_kernels_on_the_rtl_sm() {
     let cfg = gpucc();
-    for case in [
-        conv_gpucc(3, 37, 21, 31),
-        conv_gpucc(5, 9, 5, 32),
-        conv_gpucc(3, 1, 7, 33),
-        conv_gpucc(5, 6, 1, 34),
-    ] {
+    for (k, w, h, seed) in [(3, 37, 21, 31), (5, 9, 5, 32), (3, 1, 7, 33), (5, 6, 1, 34)] {
+        let case = conv_gpucc(k, w, h, seed);
         let r = rtl(case.source, case.file, &cfg, &case.launch(), case.gmem.clone())
             .unwrap_or_else(|e| panic!("{}: {e}", case.label));
         case.check(&r.gmem).unwrap_or_else(|m| panic!("{m}"));
@@ -324,6 +320,10 @@ fn gpucc_kernels_on_the_rtl_sm() {
             rep.render()
         );
         assert_eq!(rep.gc_node_fire.iter().sum::<u64>(), rep.gc_fire, "{}", rep.render());
+        // Every token checked against the golden dataflow model: each
+        // firing drives one, but a store's (one per pixel and pass).
+        let stores = (w * h) as u64 * if k == 5 { 5 } else { 1 };
+        assert_eq!(rep.gc_tokens_checked, rep.gc_fire - stores, "{}", rep.render());
         eprintln!(
             "{}: {} core cycles, {} in GPU-CC mode, {} firings",
             case.label, rep.core_cycles, rep.gc_cycles, rep.gc_fire
@@ -349,6 +349,58 @@ fn simt_then_gpucc_then_simt_on_the_rtl_sm() {
         "{}",
         r.report.render()
     );
+    // Tokens: every firing but the stores' (lsu3 and lsu2, 32 each).
+    assert_eq!(r.report.gc_tokens_checked, 11 * 32 - 2 * 32, "{}", r.report.render());
+}
+
+/// The token-level check inside the SM fails where a token differs: one
+/// golden token flipped (a planted fault) stops the run at the token
+/// that carries it, naming the node, the index and both values.
+#[test]
+fn gpucc_token_check_catches_a_planted_fault() {
+    use smrtl::hdl::Concrete;
+    use smrtl::sm::run::{run_checked, RtlOptions, RtlResult, SimtChecker};
+    use smrtl::sm::top::{SmIn, SmOut};
+    struct Go {
+        cfg: SmConfig,
+        node: usize,
+        k: usize,
+    }
+    impl smrtl::sm::top::SmFn for Go {
+        type Out = Result<RtlResult, String>;
+        fn call<K>(&mut self, sm: K) -> anyhow::Result<Self::Out>
+        where
+            K: smrtl::hdl::Block<In<Concrete> = SmIn<Concrete>, Out<Concrete> = SmOut<Concrete>> + Clone + 'static,
+        {
+            let prog = assemble(SWITCH, "switch.s").unwrap();
+            let l = Launch {
+                grid: [1, 1],
+                block: [32, 1, 1],
+                params: vec![0],
+            };
+            let mut sim = smrtl::hdl::Sim::new(sm).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let mut chk = SimtChecker::new(&self.cfg, &prog, &l, vec![0; 512], false).map_err(anyhow::Error::msg)?;
+            chk.plant_gc_token_fault(self.node, self.k);
+            let o = RtlOptions::default();
+            Ok(run_checked(&mut sim, &mut chk, &self.cfg, &prog, &l, vec![0; 512], &o).map_err(|e| e.to_string()))
+        }
+    }
+    // core2 (FMUL by 3.0) token 5: 5.0 * 3 = 15.0 = 0x41700000.
+    let mut go = Go {
+        cfg: gpucc(),
+        node: 2,
+        k: 5,
+    };
+    let e = smrtl::sm::top::with_sm(&gpucc(), &mut go).unwrap().unwrap_err();
+    assert!(
+        e.contains("GPU-CC token mismatch: core2 token 5: RTL 0x41700000, golden 0x41700001"),
+        "{e}"
+    );
+    assert!(e.contains("GPU-CC nodes (fired;"), "{e}");
+    // Out of range: node 47 drives no token, so nothing is planted.
+    go.node = 47;
+    let r = smrtl::sm::top::with_sm(&gpucc(), &mut go).unwrap().unwrap();
+    assert_eq!(r.report.gc_tokens_checked, 11 * 32 - 2 * 32);
 }
 
 /// SIMT kernels on the gpucc preset's RTL SM run exactly as on fermi's:
@@ -412,7 +464,8 @@ fn gpucc_errors_on_the_rtl_sm() {
 }
 
 /// The gpucc SM's save file has the GPU-CC group: the mode, the counters
-/// and every node's firing and stall bits, in node order.
+/// and every node's firing, stall and token-valid bits and its token, in
+/// node order.
 #[test]
 fn gpucc_sm_waves_have_the_gpucc_group() {
     let cfg = gpucc();
@@ -438,6 +491,11 @@ fn gpucc_sm_waves_have_the_gpucc_group() {
         // indices from the left.
         "#{core0} (94)sm_gpucc.gc_fire_o[95:0] (95)sm_gpucc.gc_fire_o[95:0]\n",
         "#{lsu15} (0)sm_gpucc.gc_stall_out_o[95:0] (1)sm_gpucc.gc_stall_out_o[95:0]\n",
+        "-token valid [node]\n",
+        "-token [node]\n",
+        // Node 0's token of the sampled hot cycle: bits 63..32 of the
+        // 3,072-bit bus, GTKWave indices 3008..3039 from the left.
+        "#{core0} (3008)sm_gpucc.gc_tok_o[3071:0] (3009)sm_gpucc.gc_tok_o[3071:0]",
     ] {
         assert!(gtkw.contains(want), "{want:?} not in the save file");
     }

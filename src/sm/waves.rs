@@ -249,6 +249,28 @@ pub fn write_sm_gtkw(
                     }
                 });
             }
+            // The token each node drove on its lane in the hot cycle
+            // sampled at the core edge (bits 64n+63..64n+32 of
+            // `gc_tok_o`; the one before is bits 64n+31..64n) and the two
+            // valid bits.
+            let (tv, tk) = (t("gc_tok_valid_o"), t("gc_tok_o"));
+            g.group("token valid [node]", false, |g| {
+                for n in 0..nodes {
+                    let name = crate::golden::gpucc::node_name(n);
+                    g.bits(name.as_str(), &[(&tv, 2 * nodes, 2 * n + 1, 2 * n)], Fmt::Bin, None);
+                }
+            });
+            g.group("token [node]", false, |g| {
+                for n in 0..nodes {
+                    let name = crate::golden::gpucc::node_name(n);
+                    g.bits(
+                        name.as_str(),
+                        &[(&tk, 64 * nodes, 64 * n + 63, 64 * n + 32)],
+                        Fmt::Hex,
+                        None,
+                    );
+                }
+            });
         });
     }
     let oc = d.modules[d.top]

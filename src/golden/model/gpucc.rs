@@ -43,6 +43,9 @@ pub(super) struct GpuccState {
     /// Keep every firing of every run ([`Golden::gpucc_trace`]).
     tracing: bool,
     trace: Vec<Firing>,
+    /// Keep the tokens of the last run ([`Golden::take_gpucc_tokens`]).
+    tokens_on: bool,
+    tokens: Option<Vec<Vec<u32>>>,
     /// Keep each run's network and the global memory it started from
     /// ([`Golden::gpucc_kept`]).
     keeping: bool,
@@ -58,6 +61,8 @@ impl GpuccState {
             runs: Vec::new(),
             tracing: false,
             trace: Vec::new(),
+            tokens_on: false,
+            tokens: None,
             keeping: false,
             kept: Vec::new(),
             runner: None,
@@ -86,6 +91,21 @@ impl Golden {
     /// The firings recorded since [`Golden::trace_gpucc`] was switched on.
     pub fn gpucc_trace(&self) -> &[Firing] {
         &self.gpucc.trace
+    }
+
+    /// Keep, for every later `GCRUN`, the tokens each node drives on its
+    /// lane, in firing order ([`Golden::take_gpucc_tokens`]): 4 bytes per
+    /// token, where [`Golden::trace_gpucc`] keeps whole firings.
+    pub fn keep_gpucc_tokens(&mut self, on: bool) {
+        self.gpucc.tokens_on = on;
+    }
+
+    /// The tokens of the last `GCRUN` since [`Golden::keep_gpucc_tokens`]
+    /// was switched on, per node (indexed as `golden::gpucc::node_name`),
+    /// each node's in firing order; `None` when none was kept since the
+    /// last call (or a runner replaced the dataflow model).
+    pub fn take_gpucc_tokens(&mut self) -> Option<Vec<Vec<u32>>> {
+        self.gpucc.tokens.take()
     }
 
     /// Keep every later `GCRUN`'s checked network and the global memory
@@ -152,10 +172,20 @@ impl Golden {
                         r.0.lock()
                             .map_err(|_| fail("GCRUN: the GPU-CC runner panicked before".into()))?;
                     (*f)(&net, &mut self.gmem, budget)
-                } else if st.tracing {
-                    let trace = &mut st.trace;
-                    let mut keep = |f: &Firing| trace.push(*f);
-                    flow.run(&mut self.gmem, budget, Some(&mut keep))
+                } else if st.tracing || st.tokens_on {
+                    let (trace, tracing) = (&mut st.trace, st.tracing);
+                    let mut toks = st.tokens_on.then(|| vec![Vec::new(); NODES]);
+                    let mut keep = |f: &Firing| {
+                        if tracing {
+                            trace.push(*f);
+                        }
+                        if let (Some(t), Some(v)) = (toks.as_mut(), f.result) {
+                            t[f.node].push(v);
+                        }
+                    };
+                    let r = flow.run(&mut self.gmem, budget, Some(&mut keep));
+                    st.tokens = toks;
+                    r
                 } else {
                     flow.run(&mut self.gmem, budget, None)
                 }

@@ -69,6 +69,15 @@ pub trait Checker {
     fn budget_note(&self) -> String {
         String::new()
     }
+    /// GPU-CC node `node` drove `value` on its lane (each node's tokens
+    /// in order; `rep` counts the tokens checked).
+    fn gc_token(&mut self, _node: usize, _value: u32, _rep: &mut RtlReport) -> Result<(), String> {
+        Ok(())
+    }
+    /// GPU-CC mode ended (the network done and drained).
+    fn gc_end(&mut self) -> Result<(), String> {
+        Ok(())
+    }
     /// The SM finished the grid with the final global memory `gmem`.
     fn finish(&mut self, _gmem: &[u8]) -> Result<(), String> {
         Ok(())

@@ -17,7 +17,9 @@
 //! * [`Checker`]: what a reference model sees of the run. [`SimtChecker`]
 //!   is the SIMT lock-step comparison with the golden model (issue and
 //!   write-back, the lanes adopted from the RTL for `SR_CLOCK` and
-//!   uninitialized shared reads, [`simt`]); [`NoCheck`] (`--no-check`)
+//!   uninitialized shared reads, [`simt`]; in GPU-CC mode every token
+//!   of the network against the golden dataflow model's, [`gctokens`]);
+//!   [`NoCheck`] (`--no-check`)
 //!   checks nothing. [`run_rtl`] picks one from [`RtlOptions::check`];
 //!   [`run_checked`] takes any.
 //! * [`RtlReport`]: the counters of the run and their rendering.
@@ -25,6 +27,7 @@
 //! [`SmTop`]: crate::sm::top
 
 mod check;
+pub mod gctokens;
 pub mod host;
 pub mod launch;
 mod report;
@@ -236,7 +239,7 @@ pub fn run_checked(
 
 /// Build the SM of `cfg` and run `prog` on it ([`run_rtl`]); an SM that
 /// cannot be built for `cfg` is an error at cycle 0, and so is a kernel
-/// with GPU-CC instructions (the RTL SM has no GPU-CC mode yet).
+/// with GPU-CC instructions on a preset without the network.
 pub fn run_program(
     cfg: &SmConfig,
     prog: &Program,

@@ -72,6 +72,9 @@ pub struct RtlReport {
     pub gc_node_fire: Vec<u64>,
     pub gc_node_stall_in: Vec<u64>,
     pub gc_node_stall_out: Vec<u64>,
+    /// GPU-CC tokens (values driven on the lanes) compared with the golden
+    /// dataflow model's.
+    pub gc_tokens_checked: u64,
     /// In GPU-CC mode: register-file writes (`ret<w>_valid_o`), warp
     /// instructions issued (each issue reads the register file through a
     /// collector), instruction-memory requests. All zero: the front end
@@ -154,12 +157,13 @@ impl RtlReport {
         let c = self.core_cycles.max(1) as f64;
         let _ = writeln!(
             s,
-            "  GPU-CC: {} runs, {} core cycles in GPU-CC mode ({:.1}%), {} firings ({:.2} per core cycle in the mode), {} bytes through the global memory port ({:.2} per core cycle in the mode); in the mode {} instructions issued, {} instruction-memory requests, {} register writes",
+            "  GPU-CC: {} runs, {} core cycles in GPU-CC mode ({:.1}%), {} firings ({:.2} per core cycle in the mode), {} tokens checked against the golden dataflow model, {} bytes through the global memory port ({:.2} per core cycle in the mode); in the mode {} instructions issued, {} instruction-memory requests, {} register writes",
             self.gc_runs,
             self.gc_cycles,
             100.0 * self.gc_cycles as f64 / c,
             self.gc_fire,
             self.gc_fire as f64 / self.gc_cycles.max(1) as f64,
+            self.gc_tokens_checked,
             self.gc_gm_bytes,
             self.gc_gm_bytes as f64 / self.gc_cycles.max(1) as f64,
             self.gc_issued,

@@ -75,6 +75,8 @@ pub(super) struct Run<'a> {
     vcd_open: bool,
     /// VCD time of the first issue in the waves (4 time units a core cycle).
     first_issue: Option<u64>,
+    /// `gc_mode_o` of the cycle before.
+    gc_mode: bool,
 }
 
 impl<'a> Run<'a> {
@@ -105,6 +107,7 @@ impl<'a> Run<'a> {
             issued: Outstanding::default(),
             vcd_open: false,
             first_issue: None,
+            gc_mode: false,
         }
     }
 
@@ -190,6 +193,7 @@ impl<'a> Run<'a> {
             edge.map_err(stop(cycle))?;
             self.sm_error(cycle, &o)?;
             self.warp_starts(&o);
+            self.gc_tokens(cycle, &o)?;
             self.issues(cycle, &o)?;
             self.retires(cycle, &o)?;
             self.rep.count(&o);
@@ -283,6 +287,38 @@ impl<'a> Run<'a> {
             );
         }
         s
+    }
+
+    /// GPU-CC: the tokens the nodes drove in this core cycle's two hot
+    /// cycles (the earlier first) to the checker, and the end of the mode.
+    fn gc_tokens(&mut self, cycle: u64, o: &SmOut<Concrete>) -> Result<(), Stop> {
+        if !self.rep.has_gc {
+            return Ok(());
+        }
+        for n in 0..crate::golden::gpucc::NODES {
+            let v = o.gc_tok_valid_o[n].to_u64();
+            let t = o.gc_tok_o[n].to_u64();
+            for h in 0..2 {
+                if v >> h & 1 == 1 {
+                    let value = (t >> (32 * h)) as u32;
+                    if let Err(e) = self.checker.gc_token(n, value, &mut self.rep) {
+                        let h = if h == 0 { "first" } else { "second" };
+                        return Err(stop(cycle)(format!(
+                            "{e} (in the {h} hot cycle of core cycle {cycle})\n{}",
+                            self.gc_state()
+                        )));
+                    }
+                }
+            }
+        }
+        let mode = o.gc_mode_o.to_u64() == 1;
+        if self.gc_mode && !mode {
+            self.checker
+                .gc_end()
+                .map_err(|e| stop(cycle)(format!("{e}\n{}", self.gc_state())))?;
+        }
+        self.gc_mode = mode;
+        Ok(())
     }
 
     /// The warp-start monitor (`st_*`).

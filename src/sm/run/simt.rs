@@ -25,6 +25,7 @@
 //!   [`GOLDEN_ERR_GRACE`] core cycles.
 
 use super::check::{Checker, Issue, Outstanding, Retire};
+use super::gctokens::GcTokens;
 use super::report::RtlReport;
 use crate::config::SmConfig;
 use crate::golden::isa::{Op, Program, Sreg, RZ};
@@ -90,6 +91,10 @@ pub struct SimtChecker {
     /// The golden model's error at an instruction the RTL issued (cycle,
     /// warp slot, pc, message); nothing is compared from there on.
     stop: Option<(u64, u64, u32, String)>,
+    /// The golden tokens of the `GCRUN` running (GPU-CC configs).
+    gc: Option<GcTokens>,
+    /// A planted fault ([`SimtChecker::plant_gc_token_fault`]).
+    gc_fault: Option<(usize, usize)>,
 }
 
 impl SimtChecker {
@@ -105,11 +110,20 @@ impl SimtChecker {
     ) -> Result<SimtChecker, String> {
         let mut golden = Golden::new(cfg, prog, launch, gmem_init).map_err(|e| format!("launch rejected: {e}"))?;
         golden.set_strict_init(strict_init);
+        golden.keep_gpucc_tokens(cfg.gpucc.is_some());
         Ok(SimtChecker {
             golden,
             pend: Outstanding::default(),
             stop: None,
+            gc: None,
+            gc_fault: None,
         })
+    }
+
+    /// Flip bit 0 of golden token `k` of GPU-CC node `node` in every later
+    /// `GCRUN`: a fault the token check must report (for its tests).
+    pub fn plant_gc_token_fault(&mut self, node: usize, k: usize) {
+        self.gc_fault = Some((node, k));
     }
 }
 
@@ -167,6 +181,16 @@ impl Checker for SimtChecker {
                 }
             }
             rep.checked += 1;
+            if ev.op == Op::Gcrun {
+                if let Some(mut t) = self.golden.take_gpucc_tokens() {
+                    if let Some((n, k)) = self.gc_fault {
+                        if let Some(v) = t.get_mut(n).and_then(|v| v.get_mut(k)) {
+                            *v ^= 1;
+                        }
+                    }
+                    self.gc = Some(GcTokens::new(t));
+                }
+            }
             if r.undef != 0 {
                 rep.uninit = self.golden.stats().uninit.clone();
             }
@@ -242,6 +266,30 @@ impl Checker for SimtChecker {
             adopt_rtl_values(&mut self.golden, cta, wic, &p, &lo32, &hi32);
         }
         Ok(())
+    }
+
+    fn gc_token(&mut self, node: usize, value: u32, rep: &mut RtlReport) -> Result<(), String> {
+        if self.stop.is_some() {
+            return Ok(());
+        }
+        match self.gc.as_mut() {
+            Some(t) => {
+                t.token(node, value)?;
+                rep.gc_tokens_checked += 1;
+                Ok(())
+            }
+            None => Err(format!(
+                "GPU-CC: {} drove a token outside a GCRUN the golden model ran",
+                crate::golden::gpucc::node_name(node)
+            )),
+        }
+    }
+
+    fn gc_end(&mut self) -> Result<(), String> {
+        match self.gc.take() {
+            Some(t) if self.stop.is_none() => t.end(),
+            _ => Ok(()),
+        }
     }
 
     fn sm_error_note(&self, slot: u64, pc: u64) -> String {

@@ -48,7 +48,10 @@
 //!   `cnt_gc_cycles_o` (core cycles in GPU-CC mode), `cnt_gc_runs_o`,
 //!   `cnt_gc_fire_o` (firings, summed per hot cycle), per node
 //!   `gc_fire_o`, `gc_stall_in_o`, `gc_stall_out_o` (two bits: this hot
-//!   cycle and the one before).
+//!   cycle and the one before); `gc_tok_valid_o` and `gc_tok_o` (two
+//!   bits, two 32-bit words: the token each node drove on its lane in the
+//!   same two hot cycles), which the runner checks token by token against
+//!   the golden dataflow model.
 
 use super::{Ring, SmTop, Zeros};
 use crate::codes;
@@ -82,7 +85,10 @@ pub(super) struct GcParts {
     /// Per node, `fire_o`, `stall_in_o`, `stall_out_o` of the hot cycle
     /// before (hot domain): the monitors show both hot cycles of a core
     /// cycle.
-    prev: [Vec<Reg<1>>; 3],
+    prev: [Vec<Reg<1>>; 4],
+    /// Per node, the token it drove in the hot cycle before (0 when it
+    /// drove none).
+    tok_prev: Vec<Reg<32>>,
 }
 
 impl GcParts {
@@ -104,11 +110,14 @@ impl GcParts {
             cnt_fire: d.reg("cnt_gc_fire", Domain::Hot, 0),
             warp: d.reg("gc_warp", c, 0),
             pc: d.reg("gc_pc", c, 0),
-            prev: ["fire", "stall_in", "stall_out"].map(|n| {
+            prev: ["fire", "stall_in", "stall_out", "tok_valid"].map(|n| {
                 (0..crate::golden::gpucc::NODES)
                     .map(|k| d.reg(&format!("gc_{n}_prev{k}"), Domain::Hot, 0))
                     .collect()
             }),
+            tok_prev: (0..crate::golden::gpucc::NODES)
+                .map(|k| d.reg(&format!("gc_tok_prev{k}"), Domain::Hot, 0))
+                .collect(),
         })
     }
 }
@@ -160,6 +169,12 @@ pub(super) struct GcOut<B: crate::hdl::Backend> {
     pub(super) fire: [B::S<2>; 48],
     pub(super) stall_in: [B::S<2>; 48],
     pub(super) stall_out: [B::S<2>; 48],
+    /// Per node, the same two hot cycles: drove a token on its lane (bit 1
+    /// this hot cycle, bit 0 the one before), and the tokens (bits 63:32
+    /// this hot cycle, 31:0 the one before; 0 where none), for the
+    /// runner's token-level check against the golden dataflow model.
+    pub(super) tok_valid: [B::S<2>; 48],
+    pub(super) tok: [B::S<64>; 48],
 }
 
 sm_impl! {
@@ -385,6 +400,13 @@ sm_impl! {
         let fire = mon(cx, 0, &net.fire_o);
         let stall_in = mon(cx, 1, &net.stall_in_o);
         let stall_out = mon(cx, 2, &net.stall_out_o);
+        let tok_valid = mon(cx, 3, &net.tok_valid_o);
+        let tok: [S<C, 64>; 48] = std::array::from_fn(|n| {
+            let prev = cx.q(gc.tok_prev[n]);
+            cx.d(gc.tok_prev[n], net.tok_o[n]);
+            let v = net.tok_o[n].concat::<32, 64>(prev);
+            cx.cross(v, Domain::Core)
+        });
         GcOut {
             mode: g.mode,
             err,
@@ -400,6 +422,8 @@ sm_impl! {
             fire,
             stall_in,
             stall_out,
+            tok_valid,
+            tok,
         }
     }
 }

@@ -158,6 +158,8 @@ crate::ports! {
         gc_fire_o: [2; 48] @ Core,
         gc_stall_in_o: [2; 48] @ Core,
         gc_stall_out_o: [2; 48] @ Core,
+        gc_tok_valid_o: [2; 48] @ Core,
+        gc_tok_o: [64; 48] @ Core,
     }
 }
 

@@ -114,6 +114,7 @@ sm_impl! {
         let (m0, m1) = (slot(&mon, 0, idle), slot(&mon, 1, idle));
         let unit_busy = self.unit_busy(cx, r, z.z1);
         let z2 = cx.lit::<2>(0);
+        let z64 = cx.lit::<64>(0);
         let e = &self.err;
         SmOut {
             launch_ready_o: cta.launch_ready_o,
@@ -172,6 +173,8 @@ sm_impl! {
             gc_fire_o: gc.map_or([z2; 48], |g| g.fire),
             gc_stall_in_o: gc.map_or([z2; 48], |g| g.stall_in),
             gc_stall_out_o: gc.map_or([z2; 48], |g| g.stall_out),
+            gc_tok_valid_o: gc.map_or([z2; 48], |g| g.tok_valid),
+            gc_tok_o: gc.map_or([z64; 48], |g| g.tok),
         }
     }
 }

@@ -161,6 +161,19 @@ enum Cmd {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
+    /// Place and route the `.gpucc` blocks of a kernel whose nodes have
+    /// symbolic names (docs/gpucc.md section 13): writes the kernel with
+    /// every node on a core or an LSU and every value on a lane, and prints
+    /// per block the cores, LSUs and lanes used and the search time.
+    GpuccMap {
+        input: PathBuf,
+        /// Output kernel (default: standard output).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// Stop the search after this many milliseconds.
+        #[arg(long, default_value_t = 10_000)]
+        time_limit_ms: u64,
+    },
     /// Print a program binary as canonical assembly text.
     Disasm {
         input: PathBuf,
@@ -500,6 +513,50 @@ fn run(cli: Cli) -> Result<i32> {
             )?;
             print!("{}", flows::bench_table(&rows, cycles));
             Ok(0)
+        }
+        Cmd::GpuccMap {
+            input,
+            out,
+            time_limit_ms,
+        } => {
+            use anyhow::Context;
+            let file = input.display().to_string();
+            let bytes = std::fs::read(&input).with_context(|| format!("cannot read {file}"))?;
+            let src = smrtl::golden::asm::source_from_bytes(&bytes, &file).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let opts = smrtl::golden::gpucc::map::MapOptions {
+                time_limit: std::time::Duration::from_millis(time_limit_ms),
+                ..Default::default()
+            };
+            match smrtl::golden::gpucc::map::map_source(&src, &opts) {
+                Ok((text, maps)) => {
+                    for m in &maps {
+                        if m.cores + m.lsus == 0 {
+                            eprintln!("{file}:{}: block placed by hand, kept", m.line);
+                        } else {
+                            eprintln!(
+                                "{file}:{}: {} cores, {} LSUs, {} lanes; {} search states in {:.3} ms",
+                                m.line,
+                                m.cores,
+                                m.lsus,
+                                m.lanes,
+                                m.states,
+                                m.micros as f64 / 1000.0
+                            );
+                        }
+                    }
+                    match out {
+                        Some(p) => std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?,
+                        None => print!("{text}"),
+                    }
+                    Ok(0)
+                }
+                Err(errs) => {
+                    for e in errs.iter().take(20) {
+                        eprintln!("{file}:{e}");
+                    }
+                    Ok(1)
+                }
+            }
         }
         Cmd::Asm { input, out } => {
             use anyhow::Context;

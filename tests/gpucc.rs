@@ -500,3 +500,117 @@ fn gpucc_sm_waves_have_the_gpucc_group() {
         assert!(gtkw.contains(want), "{want:?} not in the save file");
     }
 }
+
+/// The hand-placed kernel `src` made symbolic: `coreN` -> `cN`, `lsuN` ->
+/// `mN`, output lanes dropped and the node lines of each block reversed,
+/// so the mapper has to find its own order, places and lanes.
+fn symbolic(src: &str) -> String {
+    let rename = |s: &str| -> String {
+        let mut out = String::new();
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let word = |p: &str| s[i..].starts_with(p) && (i == 0 || !(b[i - 1] as char).is_ascii_alphanumeric());
+            let (pre, to) = if word("core") {
+                ("core", "c")
+            } else if word("lsu") {
+                ("lsu", "m")
+            } else {
+                ("", "")
+            };
+            let j = i + pre.len();
+            if !pre.is_empty() && j < b.len() && (b[j] as char).is_ascii_digit() {
+                out.push_str(to);
+                i = j;
+            } else {
+                out.push(b[i] as char);
+                i += 1;
+            }
+        }
+        out
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut block: Option<Vec<String>> = None;
+    for line in src.lines() {
+        let t = line.trim_start().to_ascii_lowercase();
+        if t.starts_with(".endgpucc") {
+            let mut b = block.take().unwrap();
+            b.reverse();
+            out.append(&mut b);
+            out.push(line.to_string());
+        } else if t.starts_with(".gpucc") {
+            out.push(line.to_string());
+            block = Some(Vec::new());
+        } else if let Some(b) = block.as_mut() {
+            let code = line.split(';').next().unwrap_or("");
+            if t.starts_with("grid") || code.trim().is_empty() {
+                out.push(line.to_string());
+            } else {
+                b.push(rename(code.split("->").next().unwrap()).trim_end().to_string());
+            }
+        } else {
+            out.push(line.to_string());
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+/// `smrtl gpucc-map` on the hand-placed convolutions made symbolic: every
+/// block maps in under a second, on at most 5 lanes, and the mapped kernel
+/// gives the host reference bit for bit on the golden model (3x3 one block,
+/// 5x5 five).
+#[test]
+fn mapped_convolutions_match_the_host_reference() {
+    use smrtl::golden::gpucc::map::{map_source, MapOptions};
+    for (k, w, h, seed) in [(3, 37, 21, 41), (5, 9, 5, 42), (3, 1, 7, 43), (5, 6, 1, 44)] {
+        let case = conv_gpucc(k, w, h, seed);
+        let sym = symbolic(case.source);
+        assert!(!sym.contains("core") && !sym.contains("-> "), "{sym}");
+        let (text, maps) = map_source(&sym, &MapOptions::default()).unwrap_or_else(|e| panic!("{e:?}\n{sym}"));
+        assert_eq!(maps.len(), if k == 3 { 1 } else { 5 });
+        for m in &maps {
+            assert!(m.lanes <= 5 && m.micros < 1_000_000, "{m:?}");
+            eprintln!(
+                "{}: block at line {}: {} cores, {} LSUs, {} lanes, {} states, {} us",
+                case.label, m.line, m.cores, m.lsus, m.lanes, m.states, m.micros
+            );
+        }
+        let prog = assemble(&text, "mapped.s").unwrap_or_else(|e| panic!("{}", e.render(&text)));
+        let (out, _) = run_kernel(&gpucc(), &prog, &case.launch(), case.gmem.clone())
+            .unwrap_or_else(|e| panic!("{}: {e}\n{text}", case.label));
+        case.check(&out).unwrap_or_else(|m| panic!("{m}\n{text}"));
+    }
+}
+
+/// The symbolic SAXPY (`testbenches/kernels/gpucc/map/saxpy.s`) mapped and
+/// run on the golden model: out[i] = fma(a, x[i], y[i]) bit for bit, for
+/// counts that end inside and at the end of a warp's worth.
+#[test]
+fn mapped_saxpy_matches_fma() {
+    use smrtl::golden::gpucc::map::{map_source, MapOptions};
+    let src = include_str!("../testbenches/kernels/gpucc/map/saxpy.s");
+    let (text, maps) = map_source(src, &MapOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!((maps[0].cores, maps[0].lsus), (2, 3), "{maps:?}");
+    let prog = assemble(&text, "saxpy.s").unwrap_or_else(|e| panic!("{}", e.render(&text)));
+    for n in [1usize, 37, 64] {
+        let a = -1.75f32;
+        let xs: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 1e3).collect();
+        let ys: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos() / 3.0).collect();
+        let (bx, by, bo) = (0x100usize, 0x100 + 4 * n, 0x100 + 8 * n);
+        let mut gmem = vec![0u8; bo + 4 * n];
+        for i in 0..n {
+            gmem[bx + 4 * i..bx + 4 * i + 4].copy_from_slice(&xs[i].to_le_bytes());
+            gmem[by + 4 * i..by + 4 * i + 4].copy_from_slice(&ys[i].to_le_bytes());
+        }
+        let l = Launch {
+            grid: [1, 1],
+            block: [32, 1, 1],
+            params: vec![bx as u32, by as u32, bo as u32, n as u32, a.to_bits()],
+        };
+        let (out, _) = run_kernel(&gpucc(), &prog, &l, gmem).unwrap_or_else(|e| panic!("n {n}: {e}"));
+        for i in 0..n {
+            let want = a.mul_add(xs[i], ys[i]).to_bits();
+            assert_eq!(word(&out, bo / 4 + i), want, "n {n} element {i}");
+        }
+    }
+}

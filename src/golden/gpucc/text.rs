@@ -51,7 +51,7 @@ struct NodeLine {
 }
 
 /// Parse a node name `core<k>` / `lsu<k>`.
-fn node_word(w: &str) -> Option<usize> {
+pub(super) fn node_word(w: &str) -> Option<usize> {
     let l = w.to_ascii_lowercase();
     let (base, max, k) = if let Some(k) = l.strip_prefix("core") {
         (0, CORES, k)

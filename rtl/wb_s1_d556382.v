@@ -77,356 +77,28 @@ module wb_s1_d556382 (
 );
 
   // Registers
-  reg  [31:0] q_sp0_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_tag_d;
-  reg  [31:0] q_sp0_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_mask_d;
-  reg  [31:0] q_sp0_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_pred_d;
-  reg  [31:0] q_sp0_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo0_d;
-  reg  [31:0] q_sp0_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo1_d;
-  reg  [31:0] q_sp0_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo2_d;
-  reg  [31:0] q_sp0_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo3_d;
-  reg  [31:0] q_sp0_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo4_d;
-  reg  [31:0] q_sp0_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo5_d;
-  reg  [31:0] q_sp0_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo6_d;
-  reg  [31:0] q_sp0_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo7_d;
-  reg  [31:0] q_sp0_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo8_d;
-  reg  [31:0] q_sp0_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo9_d;
-  reg  [31:0] q_sp0_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo10_d;
-  reg  [31:0] q_sp0_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo11_d;
-  reg  [31:0] q_sp0_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo12_d;
-  reg  [31:0] q_sp0_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo13_d;
-  reg  [31:0] q_sp0_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo14_d;
-  reg  [31:0] q_sp0_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo15_d;
-  reg  [31:0] q_sp0_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo16_d;
-  reg  [31:0] q_sp0_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo17_d;
-  reg  [31:0] q_sp0_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo18_d;
-  reg  [31:0] q_sp0_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo19_d;
-  reg  [31:0] q_sp0_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo20_d;
-  reg  [31:0] q_sp0_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo21_d;
-  reg  [31:0] q_sp0_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo22_d;
-  reg  [31:0] q_sp0_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo23_d;
-  reg  [31:0] q_sp0_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo24_d;
-  reg  [31:0] q_sp0_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo25_d;
-  reg  [31:0] q_sp0_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo26_d;
-  reg  [31:0] q_sp0_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo27_d;
-  reg  [31:0] q_sp0_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo28_d;
-  reg  [31:0] q_sp0_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo29_d;
-  reg  [31:0] q_sp0_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo30_d;
-  reg  [31:0] q_sp0_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo31_d;
-  reg  [31:0] q_sp0_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_tag_d;
-  reg  [31:0] q_sp0_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_mask_d;
-  reg  [31:0] q_sp0_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_pred_d;
-  reg  [31:0] q_sp0_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo0_d;
-  reg  [31:0] q_sp0_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo1_d;
-  reg  [31:0] q_sp0_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo2_d;
-  reg  [31:0] q_sp0_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo3_d;
-  reg  [31:0] q_sp0_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo4_d;
-  reg  [31:0] q_sp0_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo5_d;
-  reg  [31:0] q_sp0_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo6_d;
-  reg  [31:0] q_sp0_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo7_d;
-  reg  [31:0] q_sp0_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo8_d;
-  reg  [31:0] q_sp0_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo9_d;
-  reg  [31:0] q_sp0_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo10_d;
-  reg  [31:0] q_sp0_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo11_d;
-  reg  [31:0] q_sp0_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo12_d;
-  reg  [31:0] q_sp0_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo13_d;
-  reg  [31:0] q_sp0_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo14_d;
-  reg  [31:0] q_sp0_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo15_d;
-  reg  [31:0] q_sp0_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo16_d;
-  reg  [31:0] q_sp0_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo17_d;
-  reg  [31:0] q_sp0_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo18_d;
-  reg  [31:0] q_sp0_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo19_d;
-  reg  [31:0] q_sp0_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo20_d;
-  reg  [31:0] q_sp0_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo21_d;
-  reg  [31:0] q_sp0_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo22_d;
-  reg  [31:0] q_sp0_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo23_d;
-  reg  [31:0] q_sp0_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo24_d;
-  reg  [31:0] q_sp0_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo25_d;
-  reg  [31:0] q_sp0_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo26_d;
-  reg  [31:0] q_sp0_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo27_d;
-  reg  [31:0] q_sp0_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo28_d;
-  reg  [31:0] q_sp0_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo29_d;
-  reg  [31:0] q_sp0_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo30_d;
-  reg  [31:0] q_sp0_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo31_d;
-  reg  [31:0] q_sp0_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_tag_d;
-  reg  [31:0] q_sp0_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_mask_d;
-  reg  [31:0] q_sp0_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_pred_d;
-  reg  [31:0] q_sp0_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo0_d;
-  reg  [31:0] q_sp0_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo1_d;
-  reg  [31:0] q_sp0_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo2_d;
-  reg  [31:0] q_sp0_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo3_d;
-  reg  [31:0] q_sp0_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo4_d;
-  reg  [31:0] q_sp0_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo5_d;
-  reg  [31:0] q_sp0_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo6_d;
-  reg  [31:0] q_sp0_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo7_d;
-  reg  [31:0] q_sp0_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo8_d;
-  reg  [31:0] q_sp0_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo9_d;
-  reg  [31:0] q_sp0_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo10_d;
-  reg  [31:0] q_sp0_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo11_d;
-  reg  [31:0] q_sp0_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo12_d;
-  reg  [31:0] q_sp0_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo13_d;
-  reg  [31:0] q_sp0_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo14_d;
-  reg  [31:0] q_sp0_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo15_d;
-  reg  [31:0] q_sp0_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo16_d;
-  reg  [31:0] q_sp0_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo17_d;
-  reg  [31:0] q_sp0_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo18_d;
-  reg  [31:0] q_sp0_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo19_d;
-  reg  [31:0] q_sp0_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo20_d;
-  reg  [31:0] q_sp0_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo21_d;
-  reg  [31:0] q_sp0_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo22_d;
-  reg  [31:0] q_sp0_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo23_d;
-  reg  [31:0] q_sp0_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo24_d;
-  reg  [31:0] q_sp0_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo25_d;
-  reg  [31:0] q_sp0_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo26_d;
-  reg  [31:0] q_sp0_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo27_d;
-  reg  [31:0] q_sp0_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo28_d;
-  reg  [31:0] q_sp0_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo29_d;
-  reg  [31:0] q_sp0_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo30_d;
-  reg  [31:0] q_sp0_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo31_d;
-  reg  [31:0] q_sp0_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_tag_d;
-  reg  [31:0] q_sp0_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_mask_d;
-  reg  [31:0] q_sp0_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_pred_d;
-  reg  [31:0] q_sp0_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo0_d;
-  reg  [31:0] q_sp0_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo1_d;
-  reg  [31:0] q_sp0_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo2_d;
-  reg  [31:0] q_sp0_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo3_d;
-  reg  [31:0] q_sp0_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo4_d;
-  reg  [31:0] q_sp0_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo5_d;
-  reg  [31:0] q_sp0_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo6_d;
-  reg  [31:0] q_sp0_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo7_d;
-  reg  [31:0] q_sp0_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo8_d;
-  reg  [31:0] q_sp0_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo9_d;
-  reg  [31:0] q_sp0_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo10_d;
-  reg  [31:0] q_sp0_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo11_d;
-  reg  [31:0] q_sp0_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo12_d;
-  reg  [31:0] q_sp0_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo13_d;
-  reg  [31:0] q_sp0_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo14_d;
-  reg  [31:0] q_sp0_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo15_d;
-  reg  [31:0] q_sp0_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo16_d;
-  reg  [31:0] q_sp0_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo17_d;
-  reg  [31:0] q_sp0_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo18_d;
-  reg  [31:0] q_sp0_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo19_d;
-  reg  [31:0] q_sp0_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo20_d;
-  reg  [31:0] q_sp0_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo21_d;
-  reg  [31:0] q_sp0_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo22_d;
-  reg  [31:0] q_sp0_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo23_d;
-  reg  [31:0] q_sp0_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo24_d;
-  reg  [31:0] q_sp0_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo25_d;
-  reg  [31:0] q_sp0_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo26_d;
-  reg  [31:0] q_sp0_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo27_d;
-  reg  [31:0] q_sp0_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo28_d;
-  reg  [31:0] q_sp0_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo29_d;
-  reg  [31:0] q_sp0_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo30_d;
-  reg  [31:0] q_sp0_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo31_d;
-  reg  [31:0] q_sp0_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_tag_d;
-  reg  [31:0] q_sp0_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_mask_d;
-  reg  [31:0] q_sp0_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_pred_d;
-  reg  [31:0] q_sp0_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo0_d;
-  reg  [31:0] q_sp0_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo1_d;
-  reg  [31:0] q_sp0_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo2_d;
-  reg  [31:0] q_sp0_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo3_d;
-  reg  [31:0] q_sp0_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo4_d;
-  reg  [31:0] q_sp0_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo5_d;
-  reg  [31:0] q_sp0_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo6_d;
-  reg  [31:0] q_sp0_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo7_d;
-  reg  [31:0] q_sp0_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo8_d;
-  reg  [31:0] q_sp0_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo9_d;
-  reg  [31:0] q_sp0_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo10_d;
-  reg  [31:0] q_sp0_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo11_d;
-  reg  [31:0] q_sp0_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo12_d;
-  reg  [31:0] q_sp0_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo13_d;
-  reg  [31:0] q_sp0_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo14_d;
-  reg  [31:0] q_sp0_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo15_d;
-  reg  [31:0] q_sp0_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo16_d;
-  reg  [31:0] q_sp0_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo17_d;
-  reg  [31:0] q_sp0_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo18_d;
-  reg  [31:0] q_sp0_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo19_d;
-  reg  [31:0] q_sp0_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo20_d;
-  reg  [31:0] q_sp0_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo21_d;
-  reg  [31:0] q_sp0_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo22_d;
-  reg  [31:0] q_sp0_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo23_d;
-  reg  [31:0] q_sp0_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo24_d;
-  reg  [31:0] q_sp0_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo25_d;
-  reg  [31:0] q_sp0_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo26_d;
-  reg  [31:0] q_sp0_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo27_d;
-  reg  [31:0] q_sp0_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo28_d;
-  reg  [31:0] q_sp0_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo29_d;
-  reg  [31:0] q_sp0_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo30_d;
-  reg  [31:0] q_sp0_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo31_d;
+  reg  q_sp0_byp_q;  // core clock, reset 1'h0
+  wire q_sp0_byp_d;
+  reg  [63:0] q_sp0_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_sp0_byp_meta_d;
+  reg  [31:0] q_sp0_byp_pred_q;  // core clock, no reset
+  wire [31:0] q_sp0_byp_pred_d;
+  reg  [127:0] q_sp0_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo0_d;
+  reg  [127:0] q_sp0_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo1_d;
+  reg  [127:0] q_sp0_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo2_d;
+  reg  [127:0] q_sp0_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo3_d;
+  reg  [127:0] q_sp0_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo4_d;
+  reg  [127:0] q_sp0_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo5_d;
+  reg  [127:0] q_sp0_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo6_d;
+  reg  [127:0] q_sp0_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo7_d;
   reg  [2:0] q_sp0_head_q;  // core clock, reset 3'h0
   wire [2:0] q_sp0_head_d;
   reg  [2:0] q_sp0_tail_q;  // core clock, reset 3'h0
@@ -435,356 +107,28 @@ module wb_s1_d556382 (
   wire [3:0] q_sp0_count_d;
   reg  [3:0] credit_sp0_q;  // core clock, reset 4'h0
   wire [3:0] credit_sp0_d;
-  reg  [31:0] q_sp1_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_tag_d;
-  reg  [31:0] q_sp1_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_mask_d;
-  reg  [31:0] q_sp1_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_pred_d;
-  reg  [31:0] q_sp1_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo0_d;
-  reg  [31:0] q_sp1_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo1_d;
-  reg  [31:0] q_sp1_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo2_d;
-  reg  [31:0] q_sp1_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo3_d;
-  reg  [31:0] q_sp1_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo4_d;
-  reg  [31:0] q_sp1_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo5_d;
-  reg  [31:0] q_sp1_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo6_d;
-  reg  [31:0] q_sp1_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo7_d;
-  reg  [31:0] q_sp1_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo8_d;
-  reg  [31:0] q_sp1_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo9_d;
-  reg  [31:0] q_sp1_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo10_d;
-  reg  [31:0] q_sp1_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo11_d;
-  reg  [31:0] q_sp1_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo12_d;
-  reg  [31:0] q_sp1_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo13_d;
-  reg  [31:0] q_sp1_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo14_d;
-  reg  [31:0] q_sp1_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo15_d;
-  reg  [31:0] q_sp1_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo16_d;
-  reg  [31:0] q_sp1_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo17_d;
-  reg  [31:0] q_sp1_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo18_d;
-  reg  [31:0] q_sp1_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo19_d;
-  reg  [31:0] q_sp1_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo20_d;
-  reg  [31:0] q_sp1_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo21_d;
-  reg  [31:0] q_sp1_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo22_d;
-  reg  [31:0] q_sp1_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo23_d;
-  reg  [31:0] q_sp1_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo24_d;
-  reg  [31:0] q_sp1_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo25_d;
-  reg  [31:0] q_sp1_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo26_d;
-  reg  [31:0] q_sp1_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo27_d;
-  reg  [31:0] q_sp1_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo28_d;
-  reg  [31:0] q_sp1_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo29_d;
-  reg  [31:0] q_sp1_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo30_d;
-  reg  [31:0] q_sp1_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo31_d;
-  reg  [31:0] q_sp1_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_tag_d;
-  reg  [31:0] q_sp1_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_mask_d;
-  reg  [31:0] q_sp1_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_pred_d;
-  reg  [31:0] q_sp1_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo0_d;
-  reg  [31:0] q_sp1_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo1_d;
-  reg  [31:0] q_sp1_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo2_d;
-  reg  [31:0] q_sp1_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo3_d;
-  reg  [31:0] q_sp1_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo4_d;
-  reg  [31:0] q_sp1_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo5_d;
-  reg  [31:0] q_sp1_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo6_d;
-  reg  [31:0] q_sp1_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo7_d;
-  reg  [31:0] q_sp1_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo8_d;
-  reg  [31:0] q_sp1_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo9_d;
-  reg  [31:0] q_sp1_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo10_d;
-  reg  [31:0] q_sp1_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo11_d;
-  reg  [31:0] q_sp1_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo12_d;
-  reg  [31:0] q_sp1_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo13_d;
-  reg  [31:0] q_sp1_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo14_d;
-  reg  [31:0] q_sp1_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo15_d;
-  reg  [31:0] q_sp1_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo16_d;
-  reg  [31:0] q_sp1_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo17_d;
-  reg  [31:0] q_sp1_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo18_d;
-  reg  [31:0] q_sp1_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo19_d;
-  reg  [31:0] q_sp1_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo20_d;
-  reg  [31:0] q_sp1_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo21_d;
-  reg  [31:0] q_sp1_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo22_d;
-  reg  [31:0] q_sp1_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo23_d;
-  reg  [31:0] q_sp1_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo24_d;
-  reg  [31:0] q_sp1_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo25_d;
-  reg  [31:0] q_sp1_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo26_d;
-  reg  [31:0] q_sp1_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo27_d;
-  reg  [31:0] q_sp1_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo28_d;
-  reg  [31:0] q_sp1_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo29_d;
-  reg  [31:0] q_sp1_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo30_d;
-  reg  [31:0] q_sp1_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo31_d;
-  reg  [31:0] q_sp1_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_tag_d;
-  reg  [31:0] q_sp1_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_mask_d;
-  reg  [31:0] q_sp1_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_pred_d;
-  reg  [31:0] q_sp1_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo0_d;
-  reg  [31:0] q_sp1_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo1_d;
-  reg  [31:0] q_sp1_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo2_d;
-  reg  [31:0] q_sp1_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo3_d;
-  reg  [31:0] q_sp1_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo4_d;
-  reg  [31:0] q_sp1_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo5_d;
-  reg  [31:0] q_sp1_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo6_d;
-  reg  [31:0] q_sp1_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo7_d;
-  reg  [31:0] q_sp1_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo8_d;
-  reg  [31:0] q_sp1_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo9_d;
-  reg  [31:0] q_sp1_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo10_d;
-  reg  [31:0] q_sp1_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo11_d;
-  reg  [31:0] q_sp1_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo12_d;
-  reg  [31:0] q_sp1_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo13_d;
-  reg  [31:0] q_sp1_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo14_d;
-  reg  [31:0] q_sp1_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo15_d;
-  reg  [31:0] q_sp1_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo16_d;
-  reg  [31:0] q_sp1_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo17_d;
-  reg  [31:0] q_sp1_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo18_d;
-  reg  [31:0] q_sp1_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo19_d;
-  reg  [31:0] q_sp1_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo20_d;
-  reg  [31:0] q_sp1_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo21_d;
-  reg  [31:0] q_sp1_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo22_d;
-  reg  [31:0] q_sp1_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo23_d;
-  reg  [31:0] q_sp1_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo24_d;
-  reg  [31:0] q_sp1_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo25_d;
-  reg  [31:0] q_sp1_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo26_d;
-  reg  [31:0] q_sp1_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo27_d;
-  reg  [31:0] q_sp1_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo28_d;
-  reg  [31:0] q_sp1_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo29_d;
-  reg  [31:0] q_sp1_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo30_d;
-  reg  [31:0] q_sp1_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo31_d;
-  reg  [31:0] q_sp1_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_tag_d;
-  reg  [31:0] q_sp1_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_mask_d;
-  reg  [31:0] q_sp1_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_pred_d;
-  reg  [31:0] q_sp1_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo0_d;
-  reg  [31:0] q_sp1_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo1_d;
-  reg  [31:0] q_sp1_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo2_d;
-  reg  [31:0] q_sp1_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo3_d;
-  reg  [31:0] q_sp1_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo4_d;
-  reg  [31:0] q_sp1_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo5_d;
-  reg  [31:0] q_sp1_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo6_d;
-  reg  [31:0] q_sp1_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo7_d;
-  reg  [31:0] q_sp1_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo8_d;
-  reg  [31:0] q_sp1_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo9_d;
-  reg  [31:0] q_sp1_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo10_d;
-  reg  [31:0] q_sp1_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo11_d;
-  reg  [31:0] q_sp1_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo12_d;
-  reg  [31:0] q_sp1_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo13_d;
-  reg  [31:0] q_sp1_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo14_d;
-  reg  [31:0] q_sp1_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo15_d;
-  reg  [31:0] q_sp1_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo16_d;
-  reg  [31:0] q_sp1_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo17_d;
-  reg  [31:0] q_sp1_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo18_d;
-  reg  [31:0] q_sp1_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo19_d;
-  reg  [31:0] q_sp1_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo20_d;
-  reg  [31:0] q_sp1_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo21_d;
-  reg  [31:0] q_sp1_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo22_d;
-  reg  [31:0] q_sp1_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo23_d;
-  reg  [31:0] q_sp1_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo24_d;
-  reg  [31:0] q_sp1_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo25_d;
-  reg  [31:0] q_sp1_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo26_d;
-  reg  [31:0] q_sp1_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo27_d;
-  reg  [31:0] q_sp1_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo28_d;
-  reg  [31:0] q_sp1_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo29_d;
-  reg  [31:0] q_sp1_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo30_d;
-  reg  [31:0] q_sp1_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo31_d;
-  reg  [31:0] q_sp1_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_tag_d;
-  reg  [31:0] q_sp1_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_mask_d;
-  reg  [31:0] q_sp1_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_pred_d;
-  reg  [31:0] q_sp1_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo0_d;
-  reg  [31:0] q_sp1_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo1_d;
-  reg  [31:0] q_sp1_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo2_d;
-  reg  [31:0] q_sp1_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo3_d;
-  reg  [31:0] q_sp1_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo4_d;
-  reg  [31:0] q_sp1_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo5_d;
-  reg  [31:0] q_sp1_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo6_d;
-  reg  [31:0] q_sp1_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo7_d;
-  reg  [31:0] q_sp1_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo8_d;
-  reg  [31:0] q_sp1_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo9_d;
-  reg  [31:0] q_sp1_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo10_d;
-  reg  [31:0] q_sp1_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo11_d;
-  reg  [31:0] q_sp1_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo12_d;
-  reg  [31:0] q_sp1_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo13_d;
-  reg  [31:0] q_sp1_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo14_d;
-  reg  [31:0] q_sp1_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo15_d;
-  reg  [31:0] q_sp1_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo16_d;
-  reg  [31:0] q_sp1_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo17_d;
-  reg  [31:0] q_sp1_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo18_d;
-  reg  [31:0] q_sp1_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo19_d;
-  reg  [31:0] q_sp1_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo20_d;
-  reg  [31:0] q_sp1_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo21_d;
-  reg  [31:0] q_sp1_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo22_d;
-  reg  [31:0] q_sp1_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo23_d;
-  reg  [31:0] q_sp1_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo24_d;
-  reg  [31:0] q_sp1_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo25_d;
-  reg  [31:0] q_sp1_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo26_d;
-  reg  [31:0] q_sp1_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo27_d;
-  reg  [31:0] q_sp1_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo28_d;
-  reg  [31:0] q_sp1_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo29_d;
-  reg  [31:0] q_sp1_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo30_d;
-  reg  [31:0] q_sp1_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo31_d;
+  reg  q_sp1_byp_q;  // core clock, reset 1'h0
+  wire q_sp1_byp_d;
+  reg  [63:0] q_sp1_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_sp1_byp_meta_d;
+  reg  [31:0] q_sp1_byp_pred_q;  // core clock, no reset
+  wire [31:0] q_sp1_byp_pred_d;
+  reg  [127:0] q_sp1_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo0_d;
+  reg  [127:0] q_sp1_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo1_d;
+  reg  [127:0] q_sp1_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo2_d;
+  reg  [127:0] q_sp1_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo3_d;
+  reg  [127:0] q_sp1_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo4_d;
+  reg  [127:0] q_sp1_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo5_d;
+  reg  [127:0] q_sp1_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo6_d;
+  reg  [127:0] q_sp1_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo7_d;
   reg  [2:0] q_sp1_head_q;  // core clock, reset 3'h0
   wire [2:0] q_sp1_head_d;
   reg  [2:0] q_sp1_tail_q;  // core clock, reset 3'h0
@@ -793,426 +137,26 @@ module wb_s1_d556382 (
   wire [3:0] q_sp1_count_d;
   reg  [3:0] credit_sp1_q;  // core clock, reset 4'h0
   wire [3:0] credit_sp1_d;
-  reg  [31:0] q_sfu_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_tag_d;
-  reg  [31:0] q_sfu_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_mask_d;
-  reg  [31:0] q_sfu_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_pred_d;
-  reg  [31:0] q_sfu_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo0_d;
-  reg  [31:0] q_sfu_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo1_d;
-  reg  [31:0] q_sfu_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo2_d;
-  reg  [31:0] q_sfu_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo3_d;
-  reg  [31:0] q_sfu_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo4_d;
-  reg  [31:0] q_sfu_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo5_d;
-  reg  [31:0] q_sfu_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo6_d;
-  reg  [31:0] q_sfu_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo7_d;
-  reg  [31:0] q_sfu_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo8_d;
-  reg  [31:0] q_sfu_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo9_d;
-  reg  [31:0] q_sfu_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo10_d;
-  reg  [31:0] q_sfu_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo11_d;
-  reg  [31:0] q_sfu_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo12_d;
-  reg  [31:0] q_sfu_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo13_d;
-  reg  [31:0] q_sfu_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo14_d;
-  reg  [31:0] q_sfu_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo15_d;
-  reg  [31:0] q_sfu_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo16_d;
-  reg  [31:0] q_sfu_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo17_d;
-  reg  [31:0] q_sfu_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo18_d;
-  reg  [31:0] q_sfu_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo19_d;
-  reg  [31:0] q_sfu_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo20_d;
-  reg  [31:0] q_sfu_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo21_d;
-  reg  [31:0] q_sfu_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo22_d;
-  reg  [31:0] q_sfu_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo23_d;
-  reg  [31:0] q_sfu_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo24_d;
-  reg  [31:0] q_sfu_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo25_d;
-  reg  [31:0] q_sfu_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo26_d;
-  reg  [31:0] q_sfu_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo27_d;
-  reg  [31:0] q_sfu_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo28_d;
-  reg  [31:0] q_sfu_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo29_d;
-  reg  [31:0] q_sfu_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo30_d;
-  reg  [31:0] q_sfu_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo31_d;
-  reg  [31:0] q_sfu_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_tag_d;
-  reg  [31:0] q_sfu_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_mask_d;
-  reg  [31:0] q_sfu_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_pred_d;
-  reg  [31:0] q_sfu_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo0_d;
-  reg  [31:0] q_sfu_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo1_d;
-  reg  [31:0] q_sfu_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo2_d;
-  reg  [31:0] q_sfu_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo3_d;
-  reg  [31:0] q_sfu_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo4_d;
-  reg  [31:0] q_sfu_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo5_d;
-  reg  [31:0] q_sfu_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo6_d;
-  reg  [31:0] q_sfu_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo7_d;
-  reg  [31:0] q_sfu_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo8_d;
-  reg  [31:0] q_sfu_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo9_d;
-  reg  [31:0] q_sfu_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo10_d;
-  reg  [31:0] q_sfu_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo11_d;
-  reg  [31:0] q_sfu_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo12_d;
-  reg  [31:0] q_sfu_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo13_d;
-  reg  [31:0] q_sfu_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo14_d;
-  reg  [31:0] q_sfu_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo15_d;
-  reg  [31:0] q_sfu_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo16_d;
-  reg  [31:0] q_sfu_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo17_d;
-  reg  [31:0] q_sfu_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo18_d;
-  reg  [31:0] q_sfu_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo19_d;
-  reg  [31:0] q_sfu_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo20_d;
-  reg  [31:0] q_sfu_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo21_d;
-  reg  [31:0] q_sfu_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo22_d;
-  reg  [31:0] q_sfu_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo23_d;
-  reg  [31:0] q_sfu_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo24_d;
-  reg  [31:0] q_sfu_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo25_d;
-  reg  [31:0] q_sfu_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo26_d;
-  reg  [31:0] q_sfu_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo27_d;
-  reg  [31:0] q_sfu_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo28_d;
-  reg  [31:0] q_sfu_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo29_d;
-  reg  [31:0] q_sfu_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo30_d;
-  reg  [31:0] q_sfu_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo31_d;
-  reg  [31:0] q_sfu_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_tag_d;
-  reg  [31:0] q_sfu_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_mask_d;
-  reg  [31:0] q_sfu_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_pred_d;
-  reg  [31:0] q_sfu_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo0_d;
-  reg  [31:0] q_sfu_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo1_d;
-  reg  [31:0] q_sfu_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo2_d;
-  reg  [31:0] q_sfu_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo3_d;
-  reg  [31:0] q_sfu_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo4_d;
-  reg  [31:0] q_sfu_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo5_d;
-  reg  [31:0] q_sfu_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo6_d;
-  reg  [31:0] q_sfu_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo7_d;
-  reg  [31:0] q_sfu_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo8_d;
-  reg  [31:0] q_sfu_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo9_d;
-  reg  [31:0] q_sfu_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo10_d;
-  reg  [31:0] q_sfu_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo11_d;
-  reg  [31:0] q_sfu_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo12_d;
-  reg  [31:0] q_sfu_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo13_d;
-  reg  [31:0] q_sfu_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo14_d;
-  reg  [31:0] q_sfu_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo15_d;
-  reg  [31:0] q_sfu_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo16_d;
-  reg  [31:0] q_sfu_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo17_d;
-  reg  [31:0] q_sfu_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo18_d;
-  reg  [31:0] q_sfu_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo19_d;
-  reg  [31:0] q_sfu_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo20_d;
-  reg  [31:0] q_sfu_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo21_d;
-  reg  [31:0] q_sfu_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo22_d;
-  reg  [31:0] q_sfu_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo23_d;
-  reg  [31:0] q_sfu_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo24_d;
-  reg  [31:0] q_sfu_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo25_d;
-  reg  [31:0] q_sfu_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo26_d;
-  reg  [31:0] q_sfu_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo27_d;
-  reg  [31:0] q_sfu_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo28_d;
-  reg  [31:0] q_sfu_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo29_d;
-  reg  [31:0] q_sfu_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo30_d;
-  reg  [31:0] q_sfu_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo31_d;
-  reg  [31:0] q_sfu_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_tag_d;
-  reg  [31:0] q_sfu_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_mask_d;
-  reg  [31:0] q_sfu_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_pred_d;
-  reg  [31:0] q_sfu_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo0_d;
-  reg  [31:0] q_sfu_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo1_d;
-  reg  [31:0] q_sfu_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo2_d;
-  reg  [31:0] q_sfu_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo3_d;
-  reg  [31:0] q_sfu_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo4_d;
-  reg  [31:0] q_sfu_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo5_d;
-  reg  [31:0] q_sfu_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo6_d;
-  reg  [31:0] q_sfu_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo7_d;
-  reg  [31:0] q_sfu_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo8_d;
-  reg  [31:0] q_sfu_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo9_d;
-  reg  [31:0] q_sfu_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo10_d;
-  reg  [31:0] q_sfu_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo11_d;
-  reg  [31:0] q_sfu_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo12_d;
-  reg  [31:0] q_sfu_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo13_d;
-  reg  [31:0] q_sfu_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo14_d;
-  reg  [31:0] q_sfu_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo15_d;
-  reg  [31:0] q_sfu_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo16_d;
-  reg  [31:0] q_sfu_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo17_d;
-  reg  [31:0] q_sfu_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo18_d;
-  reg  [31:0] q_sfu_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo19_d;
-  reg  [31:0] q_sfu_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo20_d;
-  reg  [31:0] q_sfu_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo21_d;
-  reg  [31:0] q_sfu_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo22_d;
-  reg  [31:0] q_sfu_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo23_d;
-  reg  [31:0] q_sfu_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo24_d;
-  reg  [31:0] q_sfu_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo25_d;
-  reg  [31:0] q_sfu_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo26_d;
-  reg  [31:0] q_sfu_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo27_d;
-  reg  [31:0] q_sfu_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo28_d;
-  reg  [31:0] q_sfu_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo29_d;
-  reg  [31:0] q_sfu_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo30_d;
-  reg  [31:0] q_sfu_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_3_lo31_d;
-  reg  [31:0] q_sfu_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_tag_d;
-  reg  [31:0] q_sfu_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_mask_d;
-  reg  [31:0] q_sfu_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_pred_d;
-  reg  [31:0] q_sfu_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo0_d;
-  reg  [31:0] q_sfu_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo1_d;
-  reg  [31:0] q_sfu_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo2_d;
-  reg  [31:0] q_sfu_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo3_d;
-  reg  [31:0] q_sfu_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo4_d;
-  reg  [31:0] q_sfu_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo5_d;
-  reg  [31:0] q_sfu_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo6_d;
-  reg  [31:0] q_sfu_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo7_d;
-  reg  [31:0] q_sfu_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo8_d;
-  reg  [31:0] q_sfu_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo9_d;
-  reg  [31:0] q_sfu_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo10_d;
-  reg  [31:0] q_sfu_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo11_d;
-  reg  [31:0] q_sfu_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo12_d;
-  reg  [31:0] q_sfu_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo13_d;
-  reg  [31:0] q_sfu_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo14_d;
-  reg  [31:0] q_sfu_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo15_d;
-  reg  [31:0] q_sfu_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo16_d;
-  reg  [31:0] q_sfu_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo17_d;
-  reg  [31:0] q_sfu_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo18_d;
-  reg  [31:0] q_sfu_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo19_d;
-  reg  [31:0] q_sfu_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo20_d;
-  reg  [31:0] q_sfu_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo21_d;
-  reg  [31:0] q_sfu_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo22_d;
-  reg  [31:0] q_sfu_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo23_d;
-  reg  [31:0] q_sfu_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo24_d;
-  reg  [31:0] q_sfu_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo25_d;
-  reg  [31:0] q_sfu_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo26_d;
-  reg  [31:0] q_sfu_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo27_d;
-  reg  [31:0] q_sfu_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo28_d;
-  reg  [31:0] q_sfu_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo29_d;
-  reg  [31:0] q_sfu_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo30_d;
-  reg  [31:0] q_sfu_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_4_lo31_d;
-  reg  [31:0] q_sfu_5_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_tag_d;
-  reg  [31:0] q_sfu_5_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_mask_d;
-  reg  [31:0] q_sfu_5_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_pred_d;
-  reg  [31:0] q_sfu_5_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo0_d;
-  reg  [31:0] q_sfu_5_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo1_d;
-  reg  [31:0] q_sfu_5_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo2_d;
-  reg  [31:0] q_sfu_5_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo3_d;
-  reg  [31:0] q_sfu_5_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo4_d;
-  reg  [31:0] q_sfu_5_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo5_d;
-  reg  [31:0] q_sfu_5_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo6_d;
-  reg  [31:0] q_sfu_5_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo7_d;
-  reg  [31:0] q_sfu_5_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo8_d;
-  reg  [31:0] q_sfu_5_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo9_d;
-  reg  [31:0] q_sfu_5_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo10_d;
-  reg  [31:0] q_sfu_5_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo11_d;
-  reg  [31:0] q_sfu_5_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo12_d;
-  reg  [31:0] q_sfu_5_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo13_d;
-  reg  [31:0] q_sfu_5_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo14_d;
-  reg  [31:0] q_sfu_5_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo15_d;
-  reg  [31:0] q_sfu_5_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo16_d;
-  reg  [31:0] q_sfu_5_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo17_d;
-  reg  [31:0] q_sfu_5_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo18_d;
-  reg  [31:0] q_sfu_5_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo19_d;
-  reg  [31:0] q_sfu_5_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo20_d;
-  reg  [31:0] q_sfu_5_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo21_d;
-  reg  [31:0] q_sfu_5_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo22_d;
-  reg  [31:0] q_sfu_5_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo23_d;
-  reg  [31:0] q_sfu_5_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo24_d;
-  reg  [31:0] q_sfu_5_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo25_d;
-  reg  [31:0] q_sfu_5_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo26_d;
-  reg  [31:0] q_sfu_5_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo27_d;
-  reg  [31:0] q_sfu_5_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo28_d;
-  reg  [31:0] q_sfu_5_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo29_d;
-  reg  [31:0] q_sfu_5_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo30_d;
-  reg  [31:0] q_sfu_5_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_5_lo31_d;
+  reg  q_sfu_byp_q;  // core clock, reset 1'h0
+  wire q_sfu_byp_d;
+  reg  [63:0] q_sfu_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_sfu_byp_meta_d;
+  reg  [127:0] q_sfu_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo0_d;
+  reg  [127:0] q_sfu_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo1_d;
+  reg  [127:0] q_sfu_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo2_d;
+  reg  [127:0] q_sfu_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo3_d;
+  reg  [127:0] q_sfu_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo4_d;
+  reg  [127:0] q_sfu_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo5_d;
+  reg  [127:0] q_sfu_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo6_d;
+  reg  [127:0] q_sfu_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo7_d;
   reg  [2:0] q_sfu_head_q;  // core clock, reset 3'h0
   wire [2:0] q_sfu_head_d;
   reg  [2:0] q_sfu_tail_q;  // core clock, reset 3'h0
@@ -1221,408 +165,44 @@ module wb_s1_d556382 (
   wire [3:0] q_sfu_count_d;
   reg  [3:0] credit_sfu_q;  // core clock, reset 4'h0
   wire [3:0] credit_sfu_d;
-  reg  [31:0] q_dpu_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_tag_d;
-  reg  [31:0] q_dpu_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_mask_d;
-  reg  [31:0] q_dpu_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_pred_d;
-  reg  [31:0] q_dpu_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo0_d;
-  reg  [31:0] q_dpu_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo1_d;
-  reg  [31:0] q_dpu_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo2_d;
-  reg  [31:0] q_dpu_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo3_d;
-  reg  [31:0] q_dpu_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo4_d;
-  reg  [31:0] q_dpu_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo5_d;
-  reg  [31:0] q_dpu_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo6_d;
-  reg  [31:0] q_dpu_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo7_d;
-  reg  [31:0] q_dpu_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo8_d;
-  reg  [31:0] q_dpu_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo9_d;
-  reg  [31:0] q_dpu_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo10_d;
-  reg  [31:0] q_dpu_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo11_d;
-  reg  [31:0] q_dpu_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo12_d;
-  reg  [31:0] q_dpu_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo13_d;
-  reg  [31:0] q_dpu_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo14_d;
-  reg  [31:0] q_dpu_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo15_d;
-  reg  [31:0] q_dpu_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo16_d;
-  reg  [31:0] q_dpu_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo17_d;
-  reg  [31:0] q_dpu_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo18_d;
-  reg  [31:0] q_dpu_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo19_d;
-  reg  [31:0] q_dpu_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo20_d;
-  reg  [31:0] q_dpu_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo21_d;
-  reg  [31:0] q_dpu_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo22_d;
-  reg  [31:0] q_dpu_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo23_d;
-  reg  [31:0] q_dpu_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo24_d;
-  reg  [31:0] q_dpu_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo25_d;
-  reg  [31:0] q_dpu_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo26_d;
-  reg  [31:0] q_dpu_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo27_d;
-  reg  [31:0] q_dpu_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo28_d;
-  reg  [31:0] q_dpu_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo29_d;
-  reg  [31:0] q_dpu_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo30_d;
-  reg  [31:0] q_dpu_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo31_d;
-  reg  [31:0] q_dpu_0_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi0_d;
-  reg  [31:0] q_dpu_0_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi1_d;
-  reg  [31:0] q_dpu_0_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi2_d;
-  reg  [31:0] q_dpu_0_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi3_d;
-  reg  [31:0] q_dpu_0_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi4_d;
-  reg  [31:0] q_dpu_0_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi5_d;
-  reg  [31:0] q_dpu_0_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi6_d;
-  reg  [31:0] q_dpu_0_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi7_d;
-  reg  [31:0] q_dpu_0_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi8_d;
-  reg  [31:0] q_dpu_0_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi9_d;
-  reg  [31:0] q_dpu_0_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi10_d;
-  reg  [31:0] q_dpu_0_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi11_d;
-  reg  [31:0] q_dpu_0_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi12_d;
-  reg  [31:0] q_dpu_0_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi13_d;
-  reg  [31:0] q_dpu_0_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi14_d;
-  reg  [31:0] q_dpu_0_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi15_d;
-  reg  [31:0] q_dpu_0_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi16_d;
-  reg  [31:0] q_dpu_0_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi17_d;
-  reg  [31:0] q_dpu_0_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi18_d;
-  reg  [31:0] q_dpu_0_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi19_d;
-  reg  [31:0] q_dpu_0_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi20_d;
-  reg  [31:0] q_dpu_0_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi21_d;
-  reg  [31:0] q_dpu_0_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi22_d;
-  reg  [31:0] q_dpu_0_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi23_d;
-  reg  [31:0] q_dpu_0_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi24_d;
-  reg  [31:0] q_dpu_0_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi25_d;
-  reg  [31:0] q_dpu_0_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi26_d;
-  reg  [31:0] q_dpu_0_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi27_d;
-  reg  [31:0] q_dpu_0_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi28_d;
-  reg  [31:0] q_dpu_0_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi29_d;
-  reg  [31:0] q_dpu_0_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi30_d;
-  reg  [31:0] q_dpu_0_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi31_d;
-  reg  [31:0] q_dpu_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_tag_d;
-  reg  [31:0] q_dpu_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_mask_d;
-  reg  [31:0] q_dpu_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_pred_d;
-  reg  [31:0] q_dpu_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo0_d;
-  reg  [31:0] q_dpu_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo1_d;
-  reg  [31:0] q_dpu_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo2_d;
-  reg  [31:0] q_dpu_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo3_d;
-  reg  [31:0] q_dpu_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo4_d;
-  reg  [31:0] q_dpu_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo5_d;
-  reg  [31:0] q_dpu_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo6_d;
-  reg  [31:0] q_dpu_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo7_d;
-  reg  [31:0] q_dpu_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo8_d;
-  reg  [31:0] q_dpu_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo9_d;
-  reg  [31:0] q_dpu_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo10_d;
-  reg  [31:0] q_dpu_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo11_d;
-  reg  [31:0] q_dpu_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo12_d;
-  reg  [31:0] q_dpu_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo13_d;
-  reg  [31:0] q_dpu_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo14_d;
-  reg  [31:0] q_dpu_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo15_d;
-  reg  [31:0] q_dpu_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo16_d;
-  reg  [31:0] q_dpu_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo17_d;
-  reg  [31:0] q_dpu_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo18_d;
-  reg  [31:0] q_dpu_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo19_d;
-  reg  [31:0] q_dpu_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo20_d;
-  reg  [31:0] q_dpu_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo21_d;
-  reg  [31:0] q_dpu_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo22_d;
-  reg  [31:0] q_dpu_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo23_d;
-  reg  [31:0] q_dpu_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo24_d;
-  reg  [31:0] q_dpu_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo25_d;
-  reg  [31:0] q_dpu_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo26_d;
-  reg  [31:0] q_dpu_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo27_d;
-  reg  [31:0] q_dpu_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo28_d;
-  reg  [31:0] q_dpu_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo29_d;
-  reg  [31:0] q_dpu_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo30_d;
-  reg  [31:0] q_dpu_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo31_d;
-  reg  [31:0] q_dpu_1_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi0_d;
-  reg  [31:0] q_dpu_1_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi1_d;
-  reg  [31:0] q_dpu_1_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi2_d;
-  reg  [31:0] q_dpu_1_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi3_d;
-  reg  [31:0] q_dpu_1_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi4_d;
-  reg  [31:0] q_dpu_1_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi5_d;
-  reg  [31:0] q_dpu_1_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi6_d;
-  reg  [31:0] q_dpu_1_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi7_d;
-  reg  [31:0] q_dpu_1_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi8_d;
-  reg  [31:0] q_dpu_1_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi9_d;
-  reg  [31:0] q_dpu_1_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi10_d;
-  reg  [31:0] q_dpu_1_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi11_d;
-  reg  [31:0] q_dpu_1_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi12_d;
-  reg  [31:0] q_dpu_1_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi13_d;
-  reg  [31:0] q_dpu_1_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi14_d;
-  reg  [31:0] q_dpu_1_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi15_d;
-  reg  [31:0] q_dpu_1_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi16_d;
-  reg  [31:0] q_dpu_1_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi17_d;
-  reg  [31:0] q_dpu_1_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi18_d;
-  reg  [31:0] q_dpu_1_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi19_d;
-  reg  [31:0] q_dpu_1_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi20_d;
-  reg  [31:0] q_dpu_1_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi21_d;
-  reg  [31:0] q_dpu_1_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi22_d;
-  reg  [31:0] q_dpu_1_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi23_d;
-  reg  [31:0] q_dpu_1_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi24_d;
-  reg  [31:0] q_dpu_1_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi25_d;
-  reg  [31:0] q_dpu_1_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi26_d;
-  reg  [31:0] q_dpu_1_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi27_d;
-  reg  [31:0] q_dpu_1_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi28_d;
-  reg  [31:0] q_dpu_1_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi29_d;
-  reg  [31:0] q_dpu_1_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi30_d;
-  reg  [31:0] q_dpu_1_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi31_d;
-  reg  [31:0] q_dpu_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_tag_d;
-  reg  [31:0] q_dpu_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_mask_d;
-  reg  [31:0] q_dpu_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_pred_d;
-  reg  [31:0] q_dpu_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo0_d;
-  reg  [31:0] q_dpu_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo1_d;
-  reg  [31:0] q_dpu_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo2_d;
-  reg  [31:0] q_dpu_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo3_d;
-  reg  [31:0] q_dpu_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo4_d;
-  reg  [31:0] q_dpu_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo5_d;
-  reg  [31:0] q_dpu_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo6_d;
-  reg  [31:0] q_dpu_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo7_d;
-  reg  [31:0] q_dpu_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo8_d;
-  reg  [31:0] q_dpu_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo9_d;
-  reg  [31:0] q_dpu_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo10_d;
-  reg  [31:0] q_dpu_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo11_d;
-  reg  [31:0] q_dpu_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo12_d;
-  reg  [31:0] q_dpu_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo13_d;
-  reg  [31:0] q_dpu_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo14_d;
-  reg  [31:0] q_dpu_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo15_d;
-  reg  [31:0] q_dpu_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo16_d;
-  reg  [31:0] q_dpu_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo17_d;
-  reg  [31:0] q_dpu_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo18_d;
-  reg  [31:0] q_dpu_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo19_d;
-  reg  [31:0] q_dpu_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo20_d;
-  reg  [31:0] q_dpu_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo21_d;
-  reg  [31:0] q_dpu_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo22_d;
-  reg  [31:0] q_dpu_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo23_d;
-  reg  [31:0] q_dpu_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo24_d;
-  reg  [31:0] q_dpu_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo25_d;
-  reg  [31:0] q_dpu_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo26_d;
-  reg  [31:0] q_dpu_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo27_d;
-  reg  [31:0] q_dpu_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo28_d;
-  reg  [31:0] q_dpu_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo29_d;
-  reg  [31:0] q_dpu_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo30_d;
-  reg  [31:0] q_dpu_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo31_d;
-  reg  [31:0] q_dpu_2_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi0_d;
-  reg  [31:0] q_dpu_2_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi1_d;
-  reg  [31:0] q_dpu_2_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi2_d;
-  reg  [31:0] q_dpu_2_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi3_d;
-  reg  [31:0] q_dpu_2_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi4_d;
-  reg  [31:0] q_dpu_2_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi5_d;
-  reg  [31:0] q_dpu_2_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi6_d;
-  reg  [31:0] q_dpu_2_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi7_d;
-  reg  [31:0] q_dpu_2_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi8_d;
-  reg  [31:0] q_dpu_2_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi9_d;
-  reg  [31:0] q_dpu_2_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi10_d;
-  reg  [31:0] q_dpu_2_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi11_d;
-  reg  [31:0] q_dpu_2_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi12_d;
-  reg  [31:0] q_dpu_2_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi13_d;
-  reg  [31:0] q_dpu_2_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi14_d;
-  reg  [31:0] q_dpu_2_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi15_d;
-  reg  [31:0] q_dpu_2_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi16_d;
-  reg  [31:0] q_dpu_2_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi17_d;
-  reg  [31:0] q_dpu_2_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi18_d;
-  reg  [31:0] q_dpu_2_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi19_d;
-  reg  [31:0] q_dpu_2_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi20_d;
-  reg  [31:0] q_dpu_2_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi21_d;
-  reg  [31:0] q_dpu_2_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi22_d;
-  reg  [31:0] q_dpu_2_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi23_d;
-  reg  [31:0] q_dpu_2_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi24_d;
-  reg  [31:0] q_dpu_2_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi25_d;
-  reg  [31:0] q_dpu_2_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi26_d;
-  reg  [31:0] q_dpu_2_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi27_d;
-  reg  [31:0] q_dpu_2_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi28_d;
-  reg  [31:0] q_dpu_2_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi29_d;
-  reg  [31:0] q_dpu_2_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi30_d;
-  reg  [31:0] q_dpu_2_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi31_d;
+  reg  q_dpu_byp_q;  // core clock, reset 1'h0
+  wire q_dpu_byp_d;
+  reg  [63:0] q_dpu_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_dpu_byp_meta_d;
+  reg  [31:0] q_dpu_byp_pred_q;  // core clock, no reset
+  wire [31:0] q_dpu_byp_pred_d;
+  reg  [127:0] q_dpu_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo0_d;
+  reg  [127:0] q_dpu_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo1_d;
+  reg  [127:0] q_dpu_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo2_d;
+  reg  [127:0] q_dpu_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo3_d;
+  reg  [127:0] q_dpu_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo4_d;
+  reg  [127:0] q_dpu_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo5_d;
+  reg  [127:0] q_dpu_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo6_d;
+  reg  [127:0] q_dpu_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo7_d;
+  reg  [127:0] q_dpu_byp_hi0_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi0_d;
+  reg  [127:0] q_dpu_byp_hi1_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi1_d;
+  reg  [127:0] q_dpu_byp_hi2_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi2_d;
+  reg  [127:0] q_dpu_byp_hi3_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi3_d;
+  reg  [127:0] q_dpu_byp_hi4_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi4_d;
+  reg  [127:0] q_dpu_byp_hi5_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi5_d;
+  reg  [127:0] q_dpu_byp_hi6_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi6_d;
+  reg  [127:0] q_dpu_byp_hi7_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi7_d;
   reg  [2:0] q_dpu_head_q;  // core clock, reset 3'h0
   wire [2:0] q_dpu_head_d;
   reg  [2:0] q_dpu_tail_q;  // core clock, reset 3'h0
@@ -1631,1078 +211,42 @@ module wb_s1_d556382 (
   wire [3:0] q_dpu_count_d;
   reg  [3:0] credit_dpu_q;  // core clock, reset 4'h0
   wire [3:0] credit_dpu_d;
-  reg  [31:0] q_lsu_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_tag_d;
-  reg  [31:0] q_lsu_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_mask_d;
-  reg  [31:0] q_lsu_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_pred_d;
-  reg  [31:0] q_lsu_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo0_d;
-  reg  [31:0] q_lsu_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo1_d;
-  reg  [31:0] q_lsu_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo2_d;
-  reg  [31:0] q_lsu_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo3_d;
-  reg  [31:0] q_lsu_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo4_d;
-  reg  [31:0] q_lsu_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo5_d;
-  reg  [31:0] q_lsu_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo6_d;
-  reg  [31:0] q_lsu_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo7_d;
-  reg  [31:0] q_lsu_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo8_d;
-  reg  [31:0] q_lsu_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo9_d;
-  reg  [31:0] q_lsu_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo10_d;
-  reg  [31:0] q_lsu_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo11_d;
-  reg  [31:0] q_lsu_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo12_d;
-  reg  [31:0] q_lsu_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo13_d;
-  reg  [31:0] q_lsu_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo14_d;
-  reg  [31:0] q_lsu_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo15_d;
-  reg  [31:0] q_lsu_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo16_d;
-  reg  [31:0] q_lsu_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo17_d;
-  reg  [31:0] q_lsu_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo18_d;
-  reg  [31:0] q_lsu_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo19_d;
-  reg  [31:0] q_lsu_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo20_d;
-  reg  [31:0] q_lsu_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo21_d;
-  reg  [31:0] q_lsu_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo22_d;
-  reg  [31:0] q_lsu_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo23_d;
-  reg  [31:0] q_lsu_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo24_d;
-  reg  [31:0] q_lsu_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo25_d;
-  reg  [31:0] q_lsu_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo26_d;
-  reg  [31:0] q_lsu_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo27_d;
-  reg  [31:0] q_lsu_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo28_d;
-  reg  [31:0] q_lsu_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo29_d;
-  reg  [31:0] q_lsu_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo30_d;
-  reg  [31:0] q_lsu_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo31_d;
-  reg  [31:0] q_lsu_0_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi0_d;
-  reg  [31:0] q_lsu_0_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi1_d;
-  reg  [31:0] q_lsu_0_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi2_d;
-  reg  [31:0] q_lsu_0_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi3_d;
-  reg  [31:0] q_lsu_0_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi4_d;
-  reg  [31:0] q_lsu_0_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi5_d;
-  reg  [31:0] q_lsu_0_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi6_d;
-  reg  [31:0] q_lsu_0_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi7_d;
-  reg  [31:0] q_lsu_0_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi8_d;
-  reg  [31:0] q_lsu_0_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi9_d;
-  reg  [31:0] q_lsu_0_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi10_d;
-  reg  [31:0] q_lsu_0_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi11_d;
-  reg  [31:0] q_lsu_0_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi12_d;
-  reg  [31:0] q_lsu_0_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi13_d;
-  reg  [31:0] q_lsu_0_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi14_d;
-  reg  [31:0] q_lsu_0_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi15_d;
-  reg  [31:0] q_lsu_0_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi16_d;
-  reg  [31:0] q_lsu_0_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi17_d;
-  reg  [31:0] q_lsu_0_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi18_d;
-  reg  [31:0] q_lsu_0_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi19_d;
-  reg  [31:0] q_lsu_0_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi20_d;
-  reg  [31:0] q_lsu_0_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi21_d;
-  reg  [31:0] q_lsu_0_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi22_d;
-  reg  [31:0] q_lsu_0_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi23_d;
-  reg  [31:0] q_lsu_0_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi24_d;
-  reg  [31:0] q_lsu_0_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi25_d;
-  reg  [31:0] q_lsu_0_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi26_d;
-  reg  [31:0] q_lsu_0_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi27_d;
-  reg  [31:0] q_lsu_0_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi28_d;
-  reg  [31:0] q_lsu_0_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi29_d;
-  reg  [31:0] q_lsu_0_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi30_d;
-  reg  [31:0] q_lsu_0_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi31_d;
-  reg  [31:0] q_lsu_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_tag_d;
-  reg  [31:0] q_lsu_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_mask_d;
-  reg  [31:0] q_lsu_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_pred_d;
-  reg  [31:0] q_lsu_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo0_d;
-  reg  [31:0] q_lsu_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo1_d;
-  reg  [31:0] q_lsu_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo2_d;
-  reg  [31:0] q_lsu_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo3_d;
-  reg  [31:0] q_lsu_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo4_d;
-  reg  [31:0] q_lsu_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo5_d;
-  reg  [31:0] q_lsu_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo6_d;
-  reg  [31:0] q_lsu_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo7_d;
-  reg  [31:0] q_lsu_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo8_d;
-  reg  [31:0] q_lsu_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo9_d;
-  reg  [31:0] q_lsu_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo10_d;
-  reg  [31:0] q_lsu_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo11_d;
-  reg  [31:0] q_lsu_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo12_d;
-  reg  [31:0] q_lsu_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo13_d;
-  reg  [31:0] q_lsu_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo14_d;
-  reg  [31:0] q_lsu_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo15_d;
-  reg  [31:0] q_lsu_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo16_d;
-  reg  [31:0] q_lsu_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo17_d;
-  reg  [31:0] q_lsu_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo18_d;
-  reg  [31:0] q_lsu_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo19_d;
-  reg  [31:0] q_lsu_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo20_d;
-  reg  [31:0] q_lsu_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo21_d;
-  reg  [31:0] q_lsu_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo22_d;
-  reg  [31:0] q_lsu_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo23_d;
-  reg  [31:0] q_lsu_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo24_d;
-  reg  [31:0] q_lsu_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo25_d;
-  reg  [31:0] q_lsu_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo26_d;
-  reg  [31:0] q_lsu_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo27_d;
-  reg  [31:0] q_lsu_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo28_d;
-  reg  [31:0] q_lsu_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo29_d;
-  reg  [31:0] q_lsu_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo30_d;
-  reg  [31:0] q_lsu_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo31_d;
-  reg  [31:0] q_lsu_1_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi0_d;
-  reg  [31:0] q_lsu_1_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi1_d;
-  reg  [31:0] q_lsu_1_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi2_d;
-  reg  [31:0] q_lsu_1_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi3_d;
-  reg  [31:0] q_lsu_1_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi4_d;
-  reg  [31:0] q_lsu_1_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi5_d;
-  reg  [31:0] q_lsu_1_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi6_d;
-  reg  [31:0] q_lsu_1_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi7_d;
-  reg  [31:0] q_lsu_1_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi8_d;
-  reg  [31:0] q_lsu_1_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi9_d;
-  reg  [31:0] q_lsu_1_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi10_d;
-  reg  [31:0] q_lsu_1_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi11_d;
-  reg  [31:0] q_lsu_1_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi12_d;
-  reg  [31:0] q_lsu_1_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi13_d;
-  reg  [31:0] q_lsu_1_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi14_d;
-  reg  [31:0] q_lsu_1_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi15_d;
-  reg  [31:0] q_lsu_1_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi16_d;
-  reg  [31:0] q_lsu_1_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi17_d;
-  reg  [31:0] q_lsu_1_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi18_d;
-  reg  [31:0] q_lsu_1_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi19_d;
-  reg  [31:0] q_lsu_1_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi20_d;
-  reg  [31:0] q_lsu_1_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi21_d;
-  reg  [31:0] q_lsu_1_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi22_d;
-  reg  [31:0] q_lsu_1_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi23_d;
-  reg  [31:0] q_lsu_1_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi24_d;
-  reg  [31:0] q_lsu_1_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi25_d;
-  reg  [31:0] q_lsu_1_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi26_d;
-  reg  [31:0] q_lsu_1_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi27_d;
-  reg  [31:0] q_lsu_1_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi28_d;
-  reg  [31:0] q_lsu_1_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi29_d;
-  reg  [31:0] q_lsu_1_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi30_d;
-  reg  [31:0] q_lsu_1_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi31_d;
-  reg  [31:0] q_lsu_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_tag_d;
-  reg  [31:0] q_lsu_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_mask_d;
-  reg  [31:0] q_lsu_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_pred_d;
-  reg  [31:0] q_lsu_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo0_d;
-  reg  [31:0] q_lsu_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo1_d;
-  reg  [31:0] q_lsu_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo2_d;
-  reg  [31:0] q_lsu_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo3_d;
-  reg  [31:0] q_lsu_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo4_d;
-  reg  [31:0] q_lsu_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo5_d;
-  reg  [31:0] q_lsu_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo6_d;
-  reg  [31:0] q_lsu_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo7_d;
-  reg  [31:0] q_lsu_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo8_d;
-  reg  [31:0] q_lsu_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo9_d;
-  reg  [31:0] q_lsu_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo10_d;
-  reg  [31:0] q_lsu_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo11_d;
-  reg  [31:0] q_lsu_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo12_d;
-  reg  [31:0] q_lsu_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo13_d;
-  reg  [31:0] q_lsu_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo14_d;
-  reg  [31:0] q_lsu_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo15_d;
-  reg  [31:0] q_lsu_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo16_d;
-  reg  [31:0] q_lsu_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo17_d;
-  reg  [31:0] q_lsu_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo18_d;
-  reg  [31:0] q_lsu_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo19_d;
-  reg  [31:0] q_lsu_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo20_d;
-  reg  [31:0] q_lsu_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo21_d;
-  reg  [31:0] q_lsu_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo22_d;
-  reg  [31:0] q_lsu_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo23_d;
-  reg  [31:0] q_lsu_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo24_d;
-  reg  [31:0] q_lsu_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo25_d;
-  reg  [31:0] q_lsu_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo26_d;
-  reg  [31:0] q_lsu_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo27_d;
-  reg  [31:0] q_lsu_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo28_d;
-  reg  [31:0] q_lsu_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo29_d;
-  reg  [31:0] q_lsu_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo30_d;
-  reg  [31:0] q_lsu_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo31_d;
-  reg  [31:0] q_lsu_2_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi0_d;
-  reg  [31:0] q_lsu_2_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi1_d;
-  reg  [31:0] q_lsu_2_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi2_d;
-  reg  [31:0] q_lsu_2_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi3_d;
-  reg  [31:0] q_lsu_2_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi4_d;
-  reg  [31:0] q_lsu_2_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi5_d;
-  reg  [31:0] q_lsu_2_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi6_d;
-  reg  [31:0] q_lsu_2_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi7_d;
-  reg  [31:0] q_lsu_2_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi8_d;
-  reg  [31:0] q_lsu_2_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi9_d;
-  reg  [31:0] q_lsu_2_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi10_d;
-  reg  [31:0] q_lsu_2_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi11_d;
-  reg  [31:0] q_lsu_2_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi12_d;
-  reg  [31:0] q_lsu_2_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi13_d;
-  reg  [31:0] q_lsu_2_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi14_d;
-  reg  [31:0] q_lsu_2_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi15_d;
-  reg  [31:0] q_lsu_2_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi16_d;
-  reg  [31:0] q_lsu_2_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi17_d;
-  reg  [31:0] q_lsu_2_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi18_d;
-  reg  [31:0] q_lsu_2_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi19_d;
-  reg  [31:0] q_lsu_2_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi20_d;
-  reg  [31:0] q_lsu_2_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi21_d;
-  reg  [31:0] q_lsu_2_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi22_d;
-  reg  [31:0] q_lsu_2_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi23_d;
-  reg  [31:0] q_lsu_2_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi24_d;
-  reg  [31:0] q_lsu_2_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi25_d;
-  reg  [31:0] q_lsu_2_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi26_d;
-  reg  [31:0] q_lsu_2_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi27_d;
-  reg  [31:0] q_lsu_2_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi28_d;
-  reg  [31:0] q_lsu_2_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi29_d;
-  reg  [31:0] q_lsu_2_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi30_d;
-  reg  [31:0] q_lsu_2_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi31_d;
-  reg  [31:0] q_lsu_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_tag_d;
-  reg  [31:0] q_lsu_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_mask_d;
-  reg  [31:0] q_lsu_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_pred_d;
-  reg  [31:0] q_lsu_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo0_d;
-  reg  [31:0] q_lsu_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo1_d;
-  reg  [31:0] q_lsu_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo2_d;
-  reg  [31:0] q_lsu_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo3_d;
-  reg  [31:0] q_lsu_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo4_d;
-  reg  [31:0] q_lsu_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo5_d;
-  reg  [31:0] q_lsu_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo6_d;
-  reg  [31:0] q_lsu_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo7_d;
-  reg  [31:0] q_lsu_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo8_d;
-  reg  [31:0] q_lsu_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo9_d;
-  reg  [31:0] q_lsu_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo10_d;
-  reg  [31:0] q_lsu_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo11_d;
-  reg  [31:0] q_lsu_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo12_d;
-  reg  [31:0] q_lsu_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo13_d;
-  reg  [31:0] q_lsu_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo14_d;
-  reg  [31:0] q_lsu_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo15_d;
-  reg  [31:0] q_lsu_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo16_d;
-  reg  [31:0] q_lsu_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo17_d;
-  reg  [31:0] q_lsu_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo18_d;
-  reg  [31:0] q_lsu_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo19_d;
-  reg  [31:0] q_lsu_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo20_d;
-  reg  [31:0] q_lsu_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo21_d;
-  reg  [31:0] q_lsu_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo22_d;
-  reg  [31:0] q_lsu_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo23_d;
-  reg  [31:0] q_lsu_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo24_d;
-  reg  [31:0] q_lsu_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo25_d;
-  reg  [31:0] q_lsu_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo26_d;
-  reg  [31:0] q_lsu_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo27_d;
-  reg  [31:0] q_lsu_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo28_d;
-  reg  [31:0] q_lsu_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo29_d;
-  reg  [31:0] q_lsu_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo30_d;
-  reg  [31:0] q_lsu_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo31_d;
-  reg  [31:0] q_lsu_3_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi0_d;
-  reg  [31:0] q_lsu_3_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi1_d;
-  reg  [31:0] q_lsu_3_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi2_d;
-  reg  [31:0] q_lsu_3_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi3_d;
-  reg  [31:0] q_lsu_3_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi4_d;
-  reg  [31:0] q_lsu_3_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi5_d;
-  reg  [31:0] q_lsu_3_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi6_d;
-  reg  [31:0] q_lsu_3_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi7_d;
-  reg  [31:0] q_lsu_3_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi8_d;
-  reg  [31:0] q_lsu_3_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi9_d;
-  reg  [31:0] q_lsu_3_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi10_d;
-  reg  [31:0] q_lsu_3_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi11_d;
-  reg  [31:0] q_lsu_3_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi12_d;
-  reg  [31:0] q_lsu_3_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi13_d;
-  reg  [31:0] q_lsu_3_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi14_d;
-  reg  [31:0] q_lsu_3_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi15_d;
-  reg  [31:0] q_lsu_3_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi16_d;
-  reg  [31:0] q_lsu_3_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi17_d;
-  reg  [31:0] q_lsu_3_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi18_d;
-  reg  [31:0] q_lsu_3_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi19_d;
-  reg  [31:0] q_lsu_3_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi20_d;
-  reg  [31:0] q_lsu_3_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi21_d;
-  reg  [31:0] q_lsu_3_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi22_d;
-  reg  [31:0] q_lsu_3_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi23_d;
-  reg  [31:0] q_lsu_3_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi24_d;
-  reg  [31:0] q_lsu_3_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi25_d;
-  reg  [31:0] q_lsu_3_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi26_d;
-  reg  [31:0] q_lsu_3_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi27_d;
-  reg  [31:0] q_lsu_3_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi28_d;
-  reg  [31:0] q_lsu_3_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi29_d;
-  reg  [31:0] q_lsu_3_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi30_d;
-  reg  [31:0] q_lsu_3_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi31_d;
-  reg  [31:0] q_lsu_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_tag_d;
-  reg  [31:0] q_lsu_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_mask_d;
-  reg  [31:0] q_lsu_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_pred_d;
-  reg  [31:0] q_lsu_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo0_d;
-  reg  [31:0] q_lsu_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo1_d;
-  reg  [31:0] q_lsu_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo2_d;
-  reg  [31:0] q_lsu_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo3_d;
-  reg  [31:0] q_lsu_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo4_d;
-  reg  [31:0] q_lsu_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo5_d;
-  reg  [31:0] q_lsu_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo6_d;
-  reg  [31:0] q_lsu_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo7_d;
-  reg  [31:0] q_lsu_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo8_d;
-  reg  [31:0] q_lsu_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo9_d;
-  reg  [31:0] q_lsu_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo10_d;
-  reg  [31:0] q_lsu_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo11_d;
-  reg  [31:0] q_lsu_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo12_d;
-  reg  [31:0] q_lsu_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo13_d;
-  reg  [31:0] q_lsu_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo14_d;
-  reg  [31:0] q_lsu_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo15_d;
-  reg  [31:0] q_lsu_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo16_d;
-  reg  [31:0] q_lsu_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo17_d;
-  reg  [31:0] q_lsu_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo18_d;
-  reg  [31:0] q_lsu_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo19_d;
-  reg  [31:0] q_lsu_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo20_d;
-  reg  [31:0] q_lsu_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo21_d;
-  reg  [31:0] q_lsu_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo22_d;
-  reg  [31:0] q_lsu_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo23_d;
-  reg  [31:0] q_lsu_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo24_d;
-  reg  [31:0] q_lsu_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo25_d;
-  reg  [31:0] q_lsu_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo26_d;
-  reg  [31:0] q_lsu_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo27_d;
-  reg  [31:0] q_lsu_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo28_d;
-  reg  [31:0] q_lsu_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo29_d;
-  reg  [31:0] q_lsu_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo30_d;
-  reg  [31:0] q_lsu_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo31_d;
-  reg  [31:0] q_lsu_4_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi0_d;
-  reg  [31:0] q_lsu_4_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi1_d;
-  reg  [31:0] q_lsu_4_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi2_d;
-  reg  [31:0] q_lsu_4_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi3_d;
-  reg  [31:0] q_lsu_4_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi4_d;
-  reg  [31:0] q_lsu_4_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi5_d;
-  reg  [31:0] q_lsu_4_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi6_d;
-  reg  [31:0] q_lsu_4_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi7_d;
-  reg  [31:0] q_lsu_4_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi8_d;
-  reg  [31:0] q_lsu_4_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi9_d;
-  reg  [31:0] q_lsu_4_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi10_d;
-  reg  [31:0] q_lsu_4_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi11_d;
-  reg  [31:0] q_lsu_4_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi12_d;
-  reg  [31:0] q_lsu_4_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi13_d;
-  reg  [31:0] q_lsu_4_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi14_d;
-  reg  [31:0] q_lsu_4_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi15_d;
-  reg  [31:0] q_lsu_4_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi16_d;
-  reg  [31:0] q_lsu_4_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi17_d;
-  reg  [31:0] q_lsu_4_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi18_d;
-  reg  [31:0] q_lsu_4_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi19_d;
-  reg  [31:0] q_lsu_4_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi20_d;
-  reg  [31:0] q_lsu_4_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi21_d;
-  reg  [31:0] q_lsu_4_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi22_d;
-  reg  [31:0] q_lsu_4_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi23_d;
-  reg  [31:0] q_lsu_4_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi24_d;
-  reg  [31:0] q_lsu_4_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi25_d;
-  reg  [31:0] q_lsu_4_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi26_d;
-  reg  [31:0] q_lsu_4_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi27_d;
-  reg  [31:0] q_lsu_4_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi28_d;
-  reg  [31:0] q_lsu_4_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi29_d;
-  reg  [31:0] q_lsu_4_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi30_d;
-  reg  [31:0] q_lsu_4_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi31_d;
-  reg  [31:0] q_lsu_5_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_tag_d;
-  reg  [31:0] q_lsu_5_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_mask_d;
-  reg  [31:0] q_lsu_5_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_pred_d;
-  reg  [31:0] q_lsu_5_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo0_d;
-  reg  [31:0] q_lsu_5_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo1_d;
-  reg  [31:0] q_lsu_5_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo2_d;
-  reg  [31:0] q_lsu_5_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo3_d;
-  reg  [31:0] q_lsu_5_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo4_d;
-  reg  [31:0] q_lsu_5_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo5_d;
-  reg  [31:0] q_lsu_5_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo6_d;
-  reg  [31:0] q_lsu_5_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo7_d;
-  reg  [31:0] q_lsu_5_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo8_d;
-  reg  [31:0] q_lsu_5_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo9_d;
-  reg  [31:0] q_lsu_5_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo10_d;
-  reg  [31:0] q_lsu_5_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo11_d;
-  reg  [31:0] q_lsu_5_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo12_d;
-  reg  [31:0] q_lsu_5_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo13_d;
-  reg  [31:0] q_lsu_5_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo14_d;
-  reg  [31:0] q_lsu_5_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo15_d;
-  reg  [31:0] q_lsu_5_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo16_d;
-  reg  [31:0] q_lsu_5_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo17_d;
-  reg  [31:0] q_lsu_5_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo18_d;
-  reg  [31:0] q_lsu_5_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo19_d;
-  reg  [31:0] q_lsu_5_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo20_d;
-  reg  [31:0] q_lsu_5_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo21_d;
-  reg  [31:0] q_lsu_5_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo22_d;
-  reg  [31:0] q_lsu_5_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo23_d;
-  reg  [31:0] q_lsu_5_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo24_d;
-  reg  [31:0] q_lsu_5_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo25_d;
-  reg  [31:0] q_lsu_5_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo26_d;
-  reg  [31:0] q_lsu_5_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo27_d;
-  reg  [31:0] q_lsu_5_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo28_d;
-  reg  [31:0] q_lsu_5_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo29_d;
-  reg  [31:0] q_lsu_5_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo30_d;
-  reg  [31:0] q_lsu_5_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo31_d;
-  reg  [31:0] q_lsu_5_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi0_d;
-  reg  [31:0] q_lsu_5_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi1_d;
-  reg  [31:0] q_lsu_5_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi2_d;
-  reg  [31:0] q_lsu_5_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi3_d;
-  reg  [31:0] q_lsu_5_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi4_d;
-  reg  [31:0] q_lsu_5_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi5_d;
-  reg  [31:0] q_lsu_5_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi6_d;
-  reg  [31:0] q_lsu_5_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi7_d;
-  reg  [31:0] q_lsu_5_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi8_d;
-  reg  [31:0] q_lsu_5_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi9_d;
-  reg  [31:0] q_lsu_5_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi10_d;
-  reg  [31:0] q_lsu_5_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi11_d;
-  reg  [31:0] q_lsu_5_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi12_d;
-  reg  [31:0] q_lsu_5_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi13_d;
-  reg  [31:0] q_lsu_5_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi14_d;
-  reg  [31:0] q_lsu_5_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi15_d;
-  reg  [31:0] q_lsu_5_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi16_d;
-  reg  [31:0] q_lsu_5_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi17_d;
-  reg  [31:0] q_lsu_5_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi18_d;
-  reg  [31:0] q_lsu_5_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi19_d;
-  reg  [31:0] q_lsu_5_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi20_d;
-  reg  [31:0] q_lsu_5_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi21_d;
-  reg  [31:0] q_lsu_5_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi22_d;
-  reg  [31:0] q_lsu_5_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi23_d;
-  reg  [31:0] q_lsu_5_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi24_d;
-  reg  [31:0] q_lsu_5_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi25_d;
-  reg  [31:0] q_lsu_5_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi26_d;
-  reg  [31:0] q_lsu_5_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi27_d;
-  reg  [31:0] q_lsu_5_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi28_d;
-  reg  [31:0] q_lsu_5_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi29_d;
-  reg  [31:0] q_lsu_5_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi30_d;
-  reg  [31:0] q_lsu_5_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi31_d;
-  reg  [31:0] q_lsu_6_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_tag_d;
-  reg  [31:0] q_lsu_6_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_mask_d;
-  reg  [31:0] q_lsu_6_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_pred_d;
-  reg  [31:0] q_lsu_6_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo0_d;
-  reg  [31:0] q_lsu_6_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo1_d;
-  reg  [31:0] q_lsu_6_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo2_d;
-  reg  [31:0] q_lsu_6_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo3_d;
-  reg  [31:0] q_lsu_6_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo4_d;
-  reg  [31:0] q_lsu_6_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo5_d;
-  reg  [31:0] q_lsu_6_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo6_d;
-  reg  [31:0] q_lsu_6_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo7_d;
-  reg  [31:0] q_lsu_6_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo8_d;
-  reg  [31:0] q_lsu_6_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo9_d;
-  reg  [31:0] q_lsu_6_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo10_d;
-  reg  [31:0] q_lsu_6_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo11_d;
-  reg  [31:0] q_lsu_6_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo12_d;
-  reg  [31:0] q_lsu_6_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo13_d;
-  reg  [31:0] q_lsu_6_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo14_d;
-  reg  [31:0] q_lsu_6_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo15_d;
-  reg  [31:0] q_lsu_6_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo16_d;
-  reg  [31:0] q_lsu_6_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo17_d;
-  reg  [31:0] q_lsu_6_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo18_d;
-  reg  [31:0] q_lsu_6_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo19_d;
-  reg  [31:0] q_lsu_6_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo20_d;
-  reg  [31:0] q_lsu_6_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo21_d;
-  reg  [31:0] q_lsu_6_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo22_d;
-  reg  [31:0] q_lsu_6_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo23_d;
-  reg  [31:0] q_lsu_6_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo24_d;
-  reg  [31:0] q_lsu_6_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo25_d;
-  reg  [31:0] q_lsu_6_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo26_d;
-  reg  [31:0] q_lsu_6_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo27_d;
-  reg  [31:0] q_lsu_6_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo28_d;
-  reg  [31:0] q_lsu_6_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo29_d;
-  reg  [31:0] q_lsu_6_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo30_d;
-  reg  [31:0] q_lsu_6_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo31_d;
-  reg  [31:0] q_lsu_6_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi0_d;
-  reg  [31:0] q_lsu_6_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi1_d;
-  reg  [31:0] q_lsu_6_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi2_d;
-  reg  [31:0] q_lsu_6_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi3_d;
-  reg  [31:0] q_lsu_6_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi4_d;
-  reg  [31:0] q_lsu_6_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi5_d;
-  reg  [31:0] q_lsu_6_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi6_d;
-  reg  [31:0] q_lsu_6_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi7_d;
-  reg  [31:0] q_lsu_6_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi8_d;
-  reg  [31:0] q_lsu_6_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi9_d;
-  reg  [31:0] q_lsu_6_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi10_d;
-  reg  [31:0] q_lsu_6_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi11_d;
-  reg  [31:0] q_lsu_6_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi12_d;
-  reg  [31:0] q_lsu_6_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi13_d;
-  reg  [31:0] q_lsu_6_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi14_d;
-  reg  [31:0] q_lsu_6_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi15_d;
-  reg  [31:0] q_lsu_6_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi16_d;
-  reg  [31:0] q_lsu_6_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi17_d;
-  reg  [31:0] q_lsu_6_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi18_d;
-  reg  [31:0] q_lsu_6_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi19_d;
-  reg  [31:0] q_lsu_6_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi20_d;
-  reg  [31:0] q_lsu_6_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi21_d;
-  reg  [31:0] q_lsu_6_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi22_d;
-  reg  [31:0] q_lsu_6_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi23_d;
-  reg  [31:0] q_lsu_6_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi24_d;
-  reg  [31:0] q_lsu_6_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi25_d;
-  reg  [31:0] q_lsu_6_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi26_d;
-  reg  [31:0] q_lsu_6_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi27_d;
-  reg  [31:0] q_lsu_6_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi28_d;
-  reg  [31:0] q_lsu_6_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi29_d;
-  reg  [31:0] q_lsu_6_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi30_d;
-  reg  [31:0] q_lsu_6_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi31_d;
-  reg  [31:0] q_lsu_7_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_tag_d;
-  reg  [31:0] q_lsu_7_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_mask_d;
-  reg  [31:0] q_lsu_7_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_pred_d;
-  reg  [31:0] q_lsu_7_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo0_d;
-  reg  [31:0] q_lsu_7_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo1_d;
-  reg  [31:0] q_lsu_7_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo2_d;
-  reg  [31:0] q_lsu_7_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo3_d;
-  reg  [31:0] q_lsu_7_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo4_d;
-  reg  [31:0] q_lsu_7_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo5_d;
-  reg  [31:0] q_lsu_7_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo6_d;
-  reg  [31:0] q_lsu_7_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo7_d;
-  reg  [31:0] q_lsu_7_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo8_d;
-  reg  [31:0] q_lsu_7_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo9_d;
-  reg  [31:0] q_lsu_7_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo10_d;
-  reg  [31:0] q_lsu_7_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo11_d;
-  reg  [31:0] q_lsu_7_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo12_d;
-  reg  [31:0] q_lsu_7_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo13_d;
-  reg  [31:0] q_lsu_7_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo14_d;
-  reg  [31:0] q_lsu_7_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo15_d;
-  reg  [31:0] q_lsu_7_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo16_d;
-  reg  [31:0] q_lsu_7_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo17_d;
-  reg  [31:0] q_lsu_7_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo18_d;
-  reg  [31:0] q_lsu_7_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo19_d;
-  reg  [31:0] q_lsu_7_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo20_d;
-  reg  [31:0] q_lsu_7_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo21_d;
-  reg  [31:0] q_lsu_7_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo22_d;
-  reg  [31:0] q_lsu_7_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo23_d;
-  reg  [31:0] q_lsu_7_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo24_d;
-  reg  [31:0] q_lsu_7_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo25_d;
-  reg  [31:0] q_lsu_7_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo26_d;
-  reg  [31:0] q_lsu_7_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo27_d;
-  reg  [31:0] q_lsu_7_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo28_d;
-  reg  [31:0] q_lsu_7_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo29_d;
-  reg  [31:0] q_lsu_7_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo30_d;
-  reg  [31:0] q_lsu_7_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo31_d;
-  reg  [31:0] q_lsu_7_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi0_d;
-  reg  [31:0] q_lsu_7_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi1_d;
-  reg  [31:0] q_lsu_7_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi2_d;
-  reg  [31:0] q_lsu_7_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi3_d;
-  reg  [31:0] q_lsu_7_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi4_d;
-  reg  [31:0] q_lsu_7_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi5_d;
-  reg  [31:0] q_lsu_7_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi6_d;
-  reg  [31:0] q_lsu_7_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi7_d;
-  reg  [31:0] q_lsu_7_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi8_d;
-  reg  [31:0] q_lsu_7_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi9_d;
-  reg  [31:0] q_lsu_7_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi10_d;
-  reg  [31:0] q_lsu_7_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi11_d;
-  reg  [31:0] q_lsu_7_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi12_d;
-  reg  [31:0] q_lsu_7_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi13_d;
-  reg  [31:0] q_lsu_7_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi14_d;
-  reg  [31:0] q_lsu_7_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi15_d;
-  reg  [31:0] q_lsu_7_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi16_d;
-  reg  [31:0] q_lsu_7_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi17_d;
-  reg  [31:0] q_lsu_7_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi18_d;
-  reg  [31:0] q_lsu_7_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi19_d;
-  reg  [31:0] q_lsu_7_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi20_d;
-  reg  [31:0] q_lsu_7_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi21_d;
-  reg  [31:0] q_lsu_7_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi22_d;
-  reg  [31:0] q_lsu_7_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi23_d;
-  reg  [31:0] q_lsu_7_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi24_d;
-  reg  [31:0] q_lsu_7_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi25_d;
-  reg  [31:0] q_lsu_7_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi26_d;
-  reg  [31:0] q_lsu_7_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi27_d;
-  reg  [31:0] q_lsu_7_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi28_d;
-  reg  [31:0] q_lsu_7_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi29_d;
-  reg  [31:0] q_lsu_7_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi30_d;
-  reg  [31:0] q_lsu_7_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi31_d;
+  reg  q_lsu_byp_q;  // core clock, reset 1'h0
+  wire q_lsu_byp_d;
+  reg  [63:0] q_lsu_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_lsu_byp_meta_d;
+  reg  [127:0] q_lsu_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo0_d;
+  reg  [127:0] q_lsu_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo1_d;
+  reg  [127:0] q_lsu_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo2_d;
+  reg  [127:0] q_lsu_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo3_d;
+  reg  [127:0] q_lsu_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo4_d;
+  reg  [127:0] q_lsu_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo5_d;
+  reg  [127:0] q_lsu_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo6_d;
+  reg  [127:0] q_lsu_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo7_d;
+  reg  [127:0] q_lsu_byp_hi0_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi0_d;
+  reg  [127:0] q_lsu_byp_hi1_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi1_d;
+  reg  [127:0] q_lsu_byp_hi2_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi2_d;
+  reg  [127:0] q_lsu_byp_hi3_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi3_d;
+  reg  [127:0] q_lsu_byp_hi4_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi4_d;
+  reg  [127:0] q_lsu_byp_hi5_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi5_d;
+  reg  [127:0] q_lsu_byp_hi6_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi6_d;
+  reg  [127:0] q_lsu_byp_hi7_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi7_d;
   reg  [2:0] q_lsu_head_q;  // core clock, reset 3'h0
   wire [2:0] q_lsu_head_d;
   reg  [2:0] q_lsu_tail_q;  // core clock, reset 3'h0
@@ -2711,146 +255,26 @@ module wb_s1_d556382 (
   wire [3:0] q_lsu_count_d;
   reg  [3:0] credit_lsu_q;  // core clock, reset 4'h0
   wire [3:0] credit_lsu_d;
-  reg  [31:0] q_fe_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_tag_d;
-  reg  [31:0] q_fe_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_mask_d;
-  reg  [31:0] q_fe_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_pred_d;
-  reg  [31:0] q_fe_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo0_d;
-  reg  [31:0] q_fe_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo1_d;
-  reg  [31:0] q_fe_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo2_d;
-  reg  [31:0] q_fe_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo3_d;
-  reg  [31:0] q_fe_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo4_d;
-  reg  [31:0] q_fe_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo5_d;
-  reg  [31:0] q_fe_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo6_d;
-  reg  [31:0] q_fe_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo7_d;
-  reg  [31:0] q_fe_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo8_d;
-  reg  [31:0] q_fe_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo9_d;
-  reg  [31:0] q_fe_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo10_d;
-  reg  [31:0] q_fe_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo11_d;
-  reg  [31:0] q_fe_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo12_d;
-  reg  [31:0] q_fe_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo13_d;
-  reg  [31:0] q_fe_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo14_d;
-  reg  [31:0] q_fe_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo15_d;
-  reg  [31:0] q_fe_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo16_d;
-  reg  [31:0] q_fe_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo17_d;
-  reg  [31:0] q_fe_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo18_d;
-  reg  [31:0] q_fe_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo19_d;
-  reg  [31:0] q_fe_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo20_d;
-  reg  [31:0] q_fe_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo21_d;
-  reg  [31:0] q_fe_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo22_d;
-  reg  [31:0] q_fe_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo23_d;
-  reg  [31:0] q_fe_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo24_d;
-  reg  [31:0] q_fe_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo25_d;
-  reg  [31:0] q_fe_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo26_d;
-  reg  [31:0] q_fe_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo27_d;
-  reg  [31:0] q_fe_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo28_d;
-  reg  [31:0] q_fe_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo29_d;
-  reg  [31:0] q_fe_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo30_d;
-  reg  [31:0] q_fe_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo31_d;
-  reg  [31:0] q_fe_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_tag_d;
-  reg  [31:0] q_fe_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_mask_d;
-  reg  [31:0] q_fe_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_pred_d;
-  reg  [31:0] q_fe_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo0_d;
-  reg  [31:0] q_fe_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo1_d;
-  reg  [31:0] q_fe_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo2_d;
-  reg  [31:0] q_fe_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo3_d;
-  reg  [31:0] q_fe_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo4_d;
-  reg  [31:0] q_fe_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo5_d;
-  reg  [31:0] q_fe_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo6_d;
-  reg  [31:0] q_fe_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo7_d;
-  reg  [31:0] q_fe_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo8_d;
-  reg  [31:0] q_fe_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo9_d;
-  reg  [31:0] q_fe_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo10_d;
-  reg  [31:0] q_fe_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo11_d;
-  reg  [31:0] q_fe_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo12_d;
-  reg  [31:0] q_fe_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo13_d;
-  reg  [31:0] q_fe_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo14_d;
-  reg  [31:0] q_fe_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo15_d;
-  reg  [31:0] q_fe_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo16_d;
-  reg  [31:0] q_fe_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo17_d;
-  reg  [31:0] q_fe_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo18_d;
-  reg  [31:0] q_fe_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo19_d;
-  reg  [31:0] q_fe_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo20_d;
-  reg  [31:0] q_fe_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo21_d;
-  reg  [31:0] q_fe_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo22_d;
-  reg  [31:0] q_fe_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo23_d;
-  reg  [31:0] q_fe_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo24_d;
-  reg  [31:0] q_fe_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo25_d;
-  reg  [31:0] q_fe_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo26_d;
-  reg  [31:0] q_fe_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo27_d;
-  reg  [31:0] q_fe_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo28_d;
-  reg  [31:0] q_fe_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo29_d;
-  reg  [31:0] q_fe_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo30_d;
-  reg  [31:0] q_fe_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo31_d;
+  reg  q_fe_byp_q;  // core clock, reset 1'h0
+  wire q_fe_byp_d;
+  reg  [63:0] q_fe_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_fe_byp_meta_d;
+  reg  [127:0] q_fe_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo0_d;
+  reg  [127:0] q_fe_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo1_d;
+  reg  [127:0] q_fe_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo2_d;
+  reg  [127:0] q_fe_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo3_d;
+  reg  [127:0] q_fe_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo4_d;
+  reg  [127:0] q_fe_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo5_d;
+  reg  [127:0] q_fe_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo6_d;
+  reg  [127:0] q_fe_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo7_d;
   reg  [2:0] q_fe_head_q;  // core clock, reset 3'h0
   wire [2:0] q_fe_head_d;
   reg  [2:0] q_fe_tail_q;  // core clock, reset 3'h0
@@ -2868,103 +292,299 @@ module wb_s1_d556382 (
   reg  [2:0] err_src_q;  // core clock, reset 3'h0
   wire [2:0] err_src_d;
 
+  // RAM q_sp0_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_sp0_meta_q [0:7];
+  reg  [63:0] q_sp0_meta_rdata0_q;
+
+  // RAM q_sp0_pred: 8 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] q_sp0_pred_q [0:7];
+  reg  [31:0] q_sp0_pred_rdata0_q;
+
+  // RAM q_sp0_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo0_q [0:7];
+  reg  [127:0] q_sp0_lo0_rdata0_q;
+
+  // RAM q_sp0_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo1_q [0:7];
+  reg  [127:0] q_sp0_lo1_rdata0_q;
+
+  // RAM q_sp0_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo2_q [0:7];
+  reg  [127:0] q_sp0_lo2_rdata0_q;
+
+  // RAM q_sp0_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo3_q [0:7];
+  reg  [127:0] q_sp0_lo3_rdata0_q;
+
+  // RAM q_sp0_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo4_q [0:7];
+  reg  [127:0] q_sp0_lo4_rdata0_q;
+
+  // RAM q_sp0_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo5_q [0:7];
+  reg  [127:0] q_sp0_lo5_rdata0_q;
+
+  // RAM q_sp0_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo6_q [0:7];
+  reg  [127:0] q_sp0_lo6_rdata0_q;
+
+  // RAM q_sp0_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo7_q [0:7];
+  reg  [127:0] q_sp0_lo7_rdata0_q;
+
+  // RAM q_sp1_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_sp1_meta_q [0:7];
+  reg  [63:0] q_sp1_meta_rdata0_q;
+
+  // RAM q_sp1_pred: 8 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] q_sp1_pred_q [0:7];
+  reg  [31:0] q_sp1_pred_rdata0_q;
+
+  // RAM q_sp1_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo0_q [0:7];
+  reg  [127:0] q_sp1_lo0_rdata0_q;
+
+  // RAM q_sp1_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo1_q [0:7];
+  reg  [127:0] q_sp1_lo1_rdata0_q;
+
+  // RAM q_sp1_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo2_q [0:7];
+  reg  [127:0] q_sp1_lo2_rdata0_q;
+
+  // RAM q_sp1_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo3_q [0:7];
+  reg  [127:0] q_sp1_lo3_rdata0_q;
+
+  // RAM q_sp1_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo4_q [0:7];
+  reg  [127:0] q_sp1_lo4_rdata0_q;
+
+  // RAM q_sp1_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo5_q [0:7];
+  reg  [127:0] q_sp1_lo5_rdata0_q;
+
+  // RAM q_sp1_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo6_q [0:7];
+  reg  [127:0] q_sp1_lo6_rdata0_q;
+
+  // RAM q_sp1_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo7_q [0:7];
+  reg  [127:0] q_sp1_lo7_rdata0_q;
+
+  // RAM q_sfu_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_sfu_meta_q [0:7];
+  reg  [63:0] q_sfu_meta_rdata0_q;
+
+  // RAM q_sfu_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo0_q [0:7];
+  reg  [127:0] q_sfu_lo0_rdata0_q;
+
+  // RAM q_sfu_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo1_q [0:7];
+  reg  [127:0] q_sfu_lo1_rdata0_q;
+
+  // RAM q_sfu_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo2_q [0:7];
+  reg  [127:0] q_sfu_lo2_rdata0_q;
+
+  // RAM q_sfu_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo3_q [0:7];
+  reg  [127:0] q_sfu_lo3_rdata0_q;
+
+  // RAM q_sfu_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo4_q [0:7];
+  reg  [127:0] q_sfu_lo4_rdata0_q;
+
+  // RAM q_sfu_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo5_q [0:7];
+  reg  [127:0] q_sfu_lo5_rdata0_q;
+
+  // RAM q_sfu_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo6_q [0:7];
+  reg  [127:0] q_sfu_lo6_rdata0_q;
+
+  // RAM q_sfu_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo7_q [0:7];
+  reg  [127:0] q_sfu_lo7_rdata0_q;
+
+  // RAM q_dpu_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_dpu_meta_q [0:7];
+  reg  [63:0] q_dpu_meta_rdata0_q;
+
+  // RAM q_dpu_pred: 8 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] q_dpu_pred_q [0:7];
+  reg  [31:0] q_dpu_pred_rdata0_q;
+
+  // RAM q_dpu_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo0_q [0:7];
+  reg  [127:0] q_dpu_lo0_rdata0_q;
+
+  // RAM q_dpu_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo1_q [0:7];
+  reg  [127:0] q_dpu_lo1_rdata0_q;
+
+  // RAM q_dpu_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo2_q [0:7];
+  reg  [127:0] q_dpu_lo2_rdata0_q;
+
+  // RAM q_dpu_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo3_q [0:7];
+  reg  [127:0] q_dpu_lo3_rdata0_q;
+
+  // RAM q_dpu_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo4_q [0:7];
+  reg  [127:0] q_dpu_lo4_rdata0_q;
+
+  // RAM q_dpu_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo5_q [0:7];
+  reg  [127:0] q_dpu_lo5_rdata0_q;
+
+  // RAM q_dpu_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo6_q [0:7];
+  reg  [127:0] q_dpu_lo6_rdata0_q;
+
+  // RAM q_dpu_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo7_q [0:7];
+  reg  [127:0] q_dpu_lo7_rdata0_q;
+
+  // RAM q_dpu_hi0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi0_q [0:7];
+  reg  [127:0] q_dpu_hi0_rdata0_q;
+
+  // RAM q_dpu_hi1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi1_q [0:7];
+  reg  [127:0] q_dpu_hi1_rdata0_q;
+
+  // RAM q_dpu_hi2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi2_q [0:7];
+  reg  [127:0] q_dpu_hi2_rdata0_q;
+
+  // RAM q_dpu_hi3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi3_q [0:7];
+  reg  [127:0] q_dpu_hi3_rdata0_q;
+
+  // RAM q_dpu_hi4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi4_q [0:7];
+  reg  [127:0] q_dpu_hi4_rdata0_q;
+
+  // RAM q_dpu_hi5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi5_q [0:7];
+  reg  [127:0] q_dpu_hi5_rdata0_q;
+
+  // RAM q_dpu_hi6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi6_q [0:7];
+  reg  [127:0] q_dpu_hi6_rdata0_q;
+
+  // RAM q_dpu_hi7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi7_q [0:7];
+  reg  [127:0] q_dpu_hi7_rdata0_q;
+
+  // RAM q_lsu_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_lsu_meta_q [0:7];
+  reg  [63:0] q_lsu_meta_rdata0_q;
+
+  // RAM q_lsu_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo0_q [0:7];
+  reg  [127:0] q_lsu_lo0_rdata0_q;
+
+  // RAM q_lsu_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo1_q [0:7];
+  reg  [127:0] q_lsu_lo1_rdata0_q;
+
+  // RAM q_lsu_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo2_q [0:7];
+  reg  [127:0] q_lsu_lo2_rdata0_q;
+
+  // RAM q_lsu_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo3_q [0:7];
+  reg  [127:0] q_lsu_lo3_rdata0_q;
+
+  // RAM q_lsu_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo4_q [0:7];
+  reg  [127:0] q_lsu_lo4_rdata0_q;
+
+  // RAM q_lsu_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo5_q [0:7];
+  reg  [127:0] q_lsu_lo5_rdata0_q;
+
+  // RAM q_lsu_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo6_q [0:7];
+  reg  [127:0] q_lsu_lo6_rdata0_q;
+
+  // RAM q_lsu_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo7_q [0:7];
+  reg  [127:0] q_lsu_lo7_rdata0_q;
+
+  // RAM q_lsu_hi0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi0_q [0:7];
+  reg  [127:0] q_lsu_hi0_rdata0_q;
+
+  // RAM q_lsu_hi1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi1_q [0:7];
+  reg  [127:0] q_lsu_hi1_rdata0_q;
+
+  // RAM q_lsu_hi2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi2_q [0:7];
+  reg  [127:0] q_lsu_hi2_rdata0_q;
+
+  // RAM q_lsu_hi3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi3_q [0:7];
+  reg  [127:0] q_lsu_hi3_rdata0_q;
+
+  // RAM q_lsu_hi4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi4_q [0:7];
+  reg  [127:0] q_lsu_hi4_rdata0_q;
+
+  // RAM q_lsu_hi5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi5_q [0:7];
+  reg  [127:0] q_lsu_hi5_rdata0_q;
+
+  // RAM q_lsu_hi6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi6_q [0:7];
+  reg  [127:0] q_lsu_hi6_rdata0_q;
+
+  // RAM q_lsu_hi7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi7_q [0:7];
+  reg  [127:0] q_lsu_hi7_rdata0_q;
+
+  // RAM q_fe_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_fe_meta_q [0:7];
+  reg  [63:0] q_fe_meta_rdata0_q;
+
+  // RAM q_fe_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo0_q [0:7];
+  reg  [127:0] q_fe_lo0_rdata0_q;
+
+  // RAM q_fe_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo1_q [0:7];
+  reg  [127:0] q_fe_lo1_rdata0_q;
+
+  // RAM q_fe_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo2_q [0:7];
+  reg  [127:0] q_fe_lo2_rdata0_q;
+
+  // RAM q_fe_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo3_q [0:7];
+  reg  [127:0] q_fe_lo3_rdata0_q;
+
+  // RAM q_fe_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo4_q [0:7];
+  reg  [127:0] q_fe_lo4_rdata0_q;
+
+  // RAM q_fe_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo5_q [0:7];
+  reg  [127:0] q_fe_lo5_rdata0_q;
+
+  // RAM q_fe_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo6_q [0:7];
+  reg  [127:0] q_fe_lo6_rdata0_q;
+
+  // RAM q_fe_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo7_q [0:7];
+  reg  [127:0] q_fe_lo7_rdata0_q;
+
   // Combinational logic
-  wire [31:0] n36 = sp0_res_data_i[31:0];
-  wire [31:0] n37 = sp0_res_data_i[63:32];
-  wire [31:0] n38 = sp0_res_data_i[95:64];
-  wire [31:0] n39 = sp0_res_data_i[127:96];
-  wire [31:0] n40 = sp0_res_data_i[159:128];
-  wire [31:0] n41 = sp0_res_data_i[191:160];
-  wire [31:0] n42 = sp0_res_data_i[223:192];
-  wire [31:0] n43 = sp0_res_data_i[255:224];
-  wire [31:0] n44 = sp0_res_data_i[287:256];
-  wire [31:0] n45 = sp0_res_data_i[319:288];
-  wire [31:0] n46 = sp0_res_data_i[351:320];
-  wire [31:0] n47 = sp0_res_data_i[383:352];
-  wire [31:0] n48 = sp0_res_data_i[415:384];
-  wire [31:0] n49 = sp0_res_data_i[447:416];
-  wire [31:0] n50 = sp0_res_data_i[479:448];
-  wire [31:0] n51 = sp0_res_data_i[511:480];
-  wire [31:0] n52 = sp0_res_data_i[543:512];
-  wire [31:0] n53 = sp0_res_data_i[575:544];
-  wire [31:0] n54 = sp0_res_data_i[607:576];
-  wire [31:0] n55 = sp0_res_data_i[639:608];
-  wire [31:0] n56 = sp0_res_data_i[671:640];
-  wire [31:0] n57 = sp0_res_data_i[703:672];
-  wire [31:0] n58 = sp0_res_data_i[735:704];
-  wire [31:0] n59 = sp0_res_data_i[767:736];
-  wire [31:0] n60 = sp0_res_data_i[799:768];
-  wire [31:0] n61 = sp0_res_data_i[831:800];
-  wire [31:0] n62 = sp0_res_data_i[863:832];
-  wire [31:0] n63 = sp0_res_data_i[895:864];
-  wire [31:0] n64 = sp0_res_data_i[927:896];
-  wire [31:0] n65 = sp0_res_data_i[959:928];
-  wire [31:0] n66 = sp0_res_data_i[991:960];
-  wire [31:0] n67 = sp0_res_data_i[1023:992];
-  wire [31:0] n137 = sp1_res_data_i[31:0];
-  wire [31:0] n138 = sp1_res_data_i[63:32];
-  wire [31:0] n139 = sp1_res_data_i[95:64];
-  wire [31:0] n140 = sp1_res_data_i[127:96];
-  wire [31:0] n141 = sp1_res_data_i[159:128];
-  wire [31:0] n142 = sp1_res_data_i[191:160];
-  wire [31:0] n143 = sp1_res_data_i[223:192];
-  wire [31:0] n144 = sp1_res_data_i[255:224];
-  wire [31:0] n145 = sp1_res_data_i[287:256];
-  wire [31:0] n146 = sp1_res_data_i[319:288];
-  wire [31:0] n147 = sp1_res_data_i[351:320];
-  wire [31:0] n148 = sp1_res_data_i[383:352];
-  wire [31:0] n149 = sp1_res_data_i[415:384];
-  wire [31:0] n150 = sp1_res_data_i[447:416];
-  wire [31:0] n151 = sp1_res_data_i[479:448];
-  wire [31:0] n152 = sp1_res_data_i[511:480];
-  wire [31:0] n153 = sp1_res_data_i[543:512];
-  wire [31:0] n154 = sp1_res_data_i[575:544];
-  wire [31:0] n155 = sp1_res_data_i[607:576];
-  wire [31:0] n156 = sp1_res_data_i[639:608];
-  wire [31:0] n157 = sp1_res_data_i[671:640];
-  wire [31:0] n158 = sp1_res_data_i[703:672];
-  wire [31:0] n159 = sp1_res_data_i[735:704];
-  wire [31:0] n160 = sp1_res_data_i[767:736];
-  wire [31:0] n161 = sp1_res_data_i[799:768];
-  wire [31:0] n162 = sp1_res_data_i[831:800];
-  wire [31:0] n163 = sp1_res_data_i[863:832];
-  wire [31:0] n164 = sp1_res_data_i[895:864];
-  wire [31:0] n165 = sp1_res_data_i[927:896];
-  wire [31:0] n166 = sp1_res_data_i[959:928];
-  wire [31:0] n167 = sp1_res_data_i[991:960];
-  wire [31:0] n168 = sp1_res_data_i[1023:992];
-  wire [31:0] n238 = sfu_res_data_i[31:0];
-  wire [31:0] n239 = sfu_res_data_i[63:32];
-  wire [31:0] n240 = sfu_res_data_i[95:64];
-  wire [31:0] n241 = sfu_res_data_i[127:96];
-  wire [31:0] n242 = sfu_res_data_i[159:128];
-  wire [31:0] n243 = sfu_res_data_i[191:160];
-  wire [31:0] n244 = sfu_res_data_i[223:192];
-  wire [31:0] n245 = sfu_res_data_i[255:224];
-  wire [31:0] n246 = sfu_res_data_i[287:256];
-  wire [31:0] n247 = sfu_res_data_i[319:288];
-  wire [31:0] n248 = sfu_res_data_i[351:320];
-  wire [31:0] n249 = sfu_res_data_i[383:352];
-  wire [31:0] n250 = sfu_res_data_i[415:384];
-  wire [31:0] n251 = sfu_res_data_i[447:416];
-  wire [31:0] n252 = sfu_res_data_i[479:448];
-  wire [31:0] n253 = sfu_res_data_i[511:480];
-  wire [31:0] n254 = sfu_res_data_i[543:512];
-  wire [31:0] n255 = sfu_res_data_i[575:544];
-  wire [31:0] n256 = sfu_res_data_i[607:576];
-  wire [31:0] n257 = sfu_res_data_i[639:608];
-  wire [31:0] n258 = sfu_res_data_i[671:640];
-  wire [31:0] n259 = sfu_res_data_i[703:672];
-  wire [31:0] n260 = sfu_res_data_i[735:704];
-  wire [31:0] n261 = sfu_res_data_i[767:736];
-  wire [31:0] n262 = sfu_res_data_i[799:768];
-  wire [31:0] n263 = sfu_res_data_i[831:800];
-  wire [31:0] n264 = sfu_res_data_i[863:832];
-  wire [31:0] n265 = sfu_res_data_i[895:864];
-  wire [31:0] n266 = sfu_res_data_i[927:896];
-  wire [31:0] n267 = sfu_res_data_i[959:928];
-  wire [31:0] n268 = sfu_res_data_i[991:960];
-  wire [31:0] n269 = sfu_res_data_i[1023:992];
   wire [63:0] n306 = dpu_res_data_i[63:0];
   wire [63:0] n307 = dpu_res_data_i[127:64];
   wire [63:0] n308 = dpu_res_data_i[191:128];
@@ -3029,3199 +649,498 @@ module wb_s1_d556382 (
   wire [63:0] n436 = lsu_res_data_i[1919:1856];
   wire [63:0] n437 = lsu_res_data_i[1983:1920];
   wire [63:0] n438 = lsu_res_data_i[2047:1984];
-  wire [31:0] n475 = fe_res_data_i[31:0];
-  wire [31:0] n476 = fe_res_data_i[63:32];
-  wire [31:0] n477 = fe_res_data_i[95:64];
-  wire [31:0] n478 = fe_res_data_i[127:96];
-  wire [31:0] n479 = fe_res_data_i[159:128];
-  wire [31:0] n480 = fe_res_data_i[191:160];
-  wire [31:0] n481 = fe_res_data_i[223:192];
-  wire [31:0] n482 = fe_res_data_i[255:224];
-  wire [31:0] n483 = fe_res_data_i[287:256];
-  wire [31:0] n484 = fe_res_data_i[319:288];
-  wire [31:0] n485 = fe_res_data_i[351:320];
-  wire [31:0] n486 = fe_res_data_i[383:352];
-  wire [31:0] n487 = fe_res_data_i[415:384];
-  wire [31:0] n488 = fe_res_data_i[447:416];
-  wire [31:0] n489 = fe_res_data_i[479:448];
-  wire [31:0] n490 = fe_res_data_i[511:480];
-  wire [31:0] n491 = fe_res_data_i[543:512];
-  wire [31:0] n492 = fe_res_data_i[575:544];
-  wire [31:0] n493 = fe_res_data_i[607:576];
-  wire [31:0] n494 = fe_res_data_i[639:608];
-  wire [31:0] n495 = fe_res_data_i[671:640];
-  wire [31:0] n496 = fe_res_data_i[703:672];
-  wire [31:0] n497 = fe_res_data_i[735:704];
-  wire [31:0] n498 = fe_res_data_i[767:736];
-  wire [31:0] n499 = fe_res_data_i[799:768];
-  wire [31:0] n500 = fe_res_data_i[831:800];
-  wire [31:0] n501 = fe_res_data_i[863:832];
-  wire [31:0] n502 = fe_res_data_i[895:864];
-  wire [31:0] n503 = fe_res_data_i[927:896];
-  wire [31:0] n504 = fe_res_data_i[959:928];
-  wire [31:0] n505 = fe_res_data_i[991:960];
-  wire [31:0] n506 = fe_res_data_i[1023:992];
-  wire [2:0] n533 = (q_sp0_head_q >> 3'h0);
-  wire n534 = n533[0];
-  wire [2:0] n540 = (q_sp0_head_q >> 3'h1);
-  wire n541 = n540[0];
-  wire [2:0] n545 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n547 = (n545[0] ? (n541 ? (n534 ? 32'h00000000 : 32'h00000000) : (n534 ? 32'h00000000 : q_sp0_4_tag_q)) : (n541 ? (n534 ? q_sp0_3_tag_q : q_sp0_2_tag_q) : (n534 ? q_sp0_1_tag_q : q_sp0_0_tag_q)));
-  wire [2:0] n550 = (q_sp0_head_q >> 3'h0);
-  wire n551 = n550[0];
-  wire [2:0] n557 = (q_sp0_head_q >> 3'h1);
-  wire n558 = n557[0];
-  wire [2:0] n562 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n567 = (q_sp0_head_q >> 3'h0);
-  wire n568 = n567[0];
-  wire [2:0] n574 = (q_sp0_head_q >> 3'h1);
-  wire n575 = n574[0];
-  wire [2:0] n579 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n589 = (q_sp0_head_q >> 3'h0);
-  wire n590 = n589[0];
-  wire [2:0] n596 = (q_sp0_head_q >> 3'h1);
-  wire n597 = n596[0];
-  wire [2:0] n601 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n611 = (q_sp0_head_q >> 3'h0);
-  wire n612 = n611[0];
-  wire [2:0] n618 = (q_sp0_head_q >> 3'h1);
-  wire n619 = n618[0];
-  wire [2:0] n623 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n633 = (q_sp0_head_q >> 3'h0);
-  wire n634 = n633[0];
-  wire [2:0] n640 = (q_sp0_head_q >> 3'h1);
-  wire n641 = n640[0];
-  wire [2:0] n645 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n655 = (q_sp0_head_q >> 3'h0);
-  wire n656 = n655[0];
-  wire [2:0] n662 = (q_sp0_head_q >> 3'h1);
-  wire n663 = n662[0];
-  wire [2:0] n667 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n677 = (q_sp0_head_q >> 3'h0);
-  wire n678 = n677[0];
-  wire [2:0] n684 = (q_sp0_head_q >> 3'h1);
-  wire n685 = n684[0];
-  wire [2:0] n689 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n699 = (q_sp0_head_q >> 3'h0);
-  wire n700 = n699[0];
-  wire [2:0] n706 = (q_sp0_head_q >> 3'h1);
-  wire n707 = n706[0];
-  wire [2:0] n711 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n721 = (q_sp0_head_q >> 3'h0);
-  wire n722 = n721[0];
-  wire [2:0] n728 = (q_sp0_head_q >> 3'h1);
-  wire n729 = n728[0];
-  wire [2:0] n733 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n743 = (q_sp0_head_q >> 3'h0);
-  wire n744 = n743[0];
-  wire [2:0] n750 = (q_sp0_head_q >> 3'h1);
-  wire n751 = n750[0];
-  wire [2:0] n755 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n765 = (q_sp0_head_q >> 3'h0);
-  wire n766 = n765[0];
-  wire [2:0] n772 = (q_sp0_head_q >> 3'h1);
-  wire n773 = n772[0];
-  wire [2:0] n777 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n787 = (q_sp0_head_q >> 3'h0);
-  wire n788 = n787[0];
-  wire [2:0] n794 = (q_sp0_head_q >> 3'h1);
-  wire n795 = n794[0];
-  wire [2:0] n799 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n809 = (q_sp0_head_q >> 3'h0);
-  wire n810 = n809[0];
-  wire [2:0] n816 = (q_sp0_head_q >> 3'h1);
-  wire n817 = n816[0];
-  wire [2:0] n821 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n831 = (q_sp0_head_q >> 3'h0);
-  wire n832 = n831[0];
-  wire [2:0] n838 = (q_sp0_head_q >> 3'h1);
-  wire n839 = n838[0];
-  wire [2:0] n843 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n853 = (q_sp0_head_q >> 3'h0);
-  wire n854 = n853[0];
-  wire [2:0] n860 = (q_sp0_head_q >> 3'h1);
-  wire n861 = n860[0];
-  wire [2:0] n865 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n875 = (q_sp0_head_q >> 3'h0);
-  wire n876 = n875[0];
-  wire [2:0] n882 = (q_sp0_head_q >> 3'h1);
-  wire n883 = n882[0];
-  wire [2:0] n887 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n897 = (q_sp0_head_q >> 3'h0);
-  wire n898 = n897[0];
-  wire [2:0] n904 = (q_sp0_head_q >> 3'h1);
-  wire n905 = n904[0];
-  wire [2:0] n909 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n919 = (q_sp0_head_q >> 3'h0);
-  wire n920 = n919[0];
-  wire [2:0] n926 = (q_sp0_head_q >> 3'h1);
-  wire n927 = n926[0];
-  wire [2:0] n931 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n941 = (q_sp0_head_q >> 3'h0);
-  wire n942 = n941[0];
-  wire [2:0] n948 = (q_sp0_head_q >> 3'h1);
-  wire n949 = n948[0];
-  wire [2:0] n953 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n963 = (q_sp0_head_q >> 3'h0);
-  wire n964 = n963[0];
-  wire [2:0] n970 = (q_sp0_head_q >> 3'h1);
-  wire n971 = n970[0];
-  wire [2:0] n975 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n985 = (q_sp0_head_q >> 3'h0);
-  wire n986 = n985[0];
-  wire [2:0] n992 = (q_sp0_head_q >> 3'h1);
-  wire n993 = n992[0];
-  wire [2:0] n997 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1007 = (q_sp0_head_q >> 3'h0);
-  wire n1008 = n1007[0];
-  wire [2:0] n1014 = (q_sp0_head_q >> 3'h1);
-  wire n1015 = n1014[0];
-  wire [2:0] n1019 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1029 = (q_sp0_head_q >> 3'h0);
-  wire n1030 = n1029[0];
-  wire [2:0] n1036 = (q_sp0_head_q >> 3'h1);
-  wire n1037 = n1036[0];
-  wire [2:0] n1041 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1051 = (q_sp0_head_q >> 3'h0);
-  wire n1052 = n1051[0];
-  wire [2:0] n1058 = (q_sp0_head_q >> 3'h1);
-  wire n1059 = n1058[0];
-  wire [2:0] n1063 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1073 = (q_sp0_head_q >> 3'h0);
-  wire n1074 = n1073[0];
-  wire [2:0] n1080 = (q_sp0_head_q >> 3'h1);
-  wire n1081 = n1080[0];
-  wire [2:0] n1085 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1095 = (q_sp0_head_q >> 3'h0);
-  wire n1096 = n1095[0];
-  wire [2:0] n1102 = (q_sp0_head_q >> 3'h1);
-  wire n1103 = n1102[0];
-  wire [2:0] n1107 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1117 = (q_sp0_head_q >> 3'h0);
-  wire n1118 = n1117[0];
-  wire [2:0] n1124 = (q_sp0_head_q >> 3'h1);
-  wire n1125 = n1124[0];
-  wire [2:0] n1129 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1139 = (q_sp0_head_q >> 3'h0);
-  wire n1140 = n1139[0];
-  wire [2:0] n1146 = (q_sp0_head_q >> 3'h1);
-  wire n1147 = n1146[0];
-  wire [2:0] n1151 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1161 = (q_sp0_head_q >> 3'h0);
-  wire n1162 = n1161[0];
-  wire [2:0] n1168 = (q_sp0_head_q >> 3'h1);
-  wire n1169 = n1168[0];
-  wire [2:0] n1173 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1183 = (q_sp0_head_q >> 3'h0);
-  wire n1184 = n1183[0];
-  wire [2:0] n1190 = (q_sp0_head_q >> 3'h1);
-  wire n1191 = n1190[0];
-  wire [2:0] n1195 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1205 = (q_sp0_head_q >> 3'h0);
-  wire n1206 = n1205[0];
-  wire [2:0] n1212 = (q_sp0_head_q >> 3'h1);
-  wire n1213 = n1212[0];
-  wire [2:0] n1217 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1227 = (q_sp0_head_q >> 3'h0);
-  wire n1228 = n1227[0];
-  wire [2:0] n1234 = (q_sp0_head_q >> 3'h1);
-  wire n1235 = n1234[0];
-  wire [2:0] n1239 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1249 = (q_sp0_head_q >> 3'h0);
-  wire n1250 = n1249[0];
-  wire [2:0] n1256 = (q_sp0_head_q >> 3'h1);
-  wire n1257 = n1256[0];
-  wire [2:0] n1261 = (q_sp0_head_q >> 3'h2);
-  wire [2:0] n1271 = (q_sp0_head_q >> 3'h0);
-  wire n1272 = n1271[0];
-  wire [2:0] n1278 = (q_sp0_head_q >> 3'h1);
-  wire n1279 = n1278[0];
-  wire [2:0] n1283 = (q_sp0_head_q >> 3'h2);
-  wire n1286 = (|q_sp0_count_q);
-  wire [2:0] n1306 = (q_sp1_head_q >> 3'h0);
-  wire n1307 = n1306[0];
-  wire [2:0] n1313 = (q_sp1_head_q >> 3'h1);
-  wire n1314 = n1313[0];
-  wire [2:0] n1318 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1320 = (n1318[0] ? (n1314 ? (n1307 ? 32'h00000000 : 32'h00000000) : (n1307 ? 32'h00000000 : q_sp1_4_tag_q)) : (n1314 ? (n1307 ? q_sp1_3_tag_q : q_sp1_2_tag_q) : (n1307 ? q_sp1_1_tag_q : q_sp1_0_tag_q)));
-  wire [2:0] n1323 = (q_sp1_head_q >> 3'h0);
-  wire n1324 = n1323[0];
-  wire [2:0] n1330 = (q_sp1_head_q >> 3'h1);
-  wire n1331 = n1330[0];
-  wire [2:0] n1335 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1340 = (q_sp1_head_q >> 3'h0);
-  wire n1341 = n1340[0];
-  wire [2:0] n1347 = (q_sp1_head_q >> 3'h1);
-  wire n1348 = n1347[0];
-  wire [2:0] n1352 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1362 = (q_sp1_head_q >> 3'h0);
-  wire n1363 = n1362[0];
-  wire [2:0] n1369 = (q_sp1_head_q >> 3'h1);
-  wire n1370 = n1369[0];
-  wire [2:0] n1374 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1384 = (q_sp1_head_q >> 3'h0);
-  wire n1385 = n1384[0];
-  wire [2:0] n1391 = (q_sp1_head_q >> 3'h1);
-  wire n1392 = n1391[0];
-  wire [2:0] n1396 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1406 = (q_sp1_head_q >> 3'h0);
-  wire n1407 = n1406[0];
-  wire [2:0] n1413 = (q_sp1_head_q >> 3'h1);
-  wire n1414 = n1413[0];
-  wire [2:0] n1418 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1428 = (q_sp1_head_q >> 3'h0);
-  wire n1429 = n1428[0];
-  wire [2:0] n1435 = (q_sp1_head_q >> 3'h1);
-  wire n1436 = n1435[0];
-  wire [2:0] n1440 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1450 = (q_sp1_head_q >> 3'h0);
-  wire n1451 = n1450[0];
-  wire [2:0] n1457 = (q_sp1_head_q >> 3'h1);
-  wire n1458 = n1457[0];
-  wire [2:0] n1462 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1472 = (q_sp1_head_q >> 3'h0);
-  wire n1473 = n1472[0];
-  wire [2:0] n1479 = (q_sp1_head_q >> 3'h1);
-  wire n1480 = n1479[0];
-  wire [2:0] n1484 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1494 = (q_sp1_head_q >> 3'h0);
-  wire n1495 = n1494[0];
-  wire [2:0] n1501 = (q_sp1_head_q >> 3'h1);
-  wire n1502 = n1501[0];
-  wire [2:0] n1506 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1516 = (q_sp1_head_q >> 3'h0);
-  wire n1517 = n1516[0];
-  wire [2:0] n1523 = (q_sp1_head_q >> 3'h1);
-  wire n1524 = n1523[0];
-  wire [2:0] n1528 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1538 = (q_sp1_head_q >> 3'h0);
-  wire n1539 = n1538[0];
-  wire [2:0] n1545 = (q_sp1_head_q >> 3'h1);
-  wire n1546 = n1545[0];
-  wire [2:0] n1550 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1560 = (q_sp1_head_q >> 3'h0);
-  wire n1561 = n1560[0];
-  wire [2:0] n1567 = (q_sp1_head_q >> 3'h1);
-  wire n1568 = n1567[0];
-  wire [2:0] n1572 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1582 = (q_sp1_head_q >> 3'h0);
-  wire n1583 = n1582[0];
-  wire [2:0] n1589 = (q_sp1_head_q >> 3'h1);
-  wire n1590 = n1589[0];
-  wire [2:0] n1594 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1604 = (q_sp1_head_q >> 3'h0);
-  wire n1605 = n1604[0];
-  wire [2:0] n1611 = (q_sp1_head_q >> 3'h1);
-  wire n1612 = n1611[0];
-  wire [2:0] n1616 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1626 = (q_sp1_head_q >> 3'h0);
-  wire n1627 = n1626[0];
-  wire [2:0] n1633 = (q_sp1_head_q >> 3'h1);
-  wire n1634 = n1633[0];
-  wire [2:0] n1638 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1648 = (q_sp1_head_q >> 3'h0);
-  wire n1649 = n1648[0];
-  wire [2:0] n1655 = (q_sp1_head_q >> 3'h1);
-  wire n1656 = n1655[0];
-  wire [2:0] n1660 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1670 = (q_sp1_head_q >> 3'h0);
-  wire n1671 = n1670[0];
-  wire [2:0] n1677 = (q_sp1_head_q >> 3'h1);
-  wire n1678 = n1677[0];
-  wire [2:0] n1682 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1692 = (q_sp1_head_q >> 3'h0);
-  wire n1693 = n1692[0];
-  wire [2:0] n1699 = (q_sp1_head_q >> 3'h1);
-  wire n1700 = n1699[0];
-  wire [2:0] n1704 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1714 = (q_sp1_head_q >> 3'h0);
-  wire n1715 = n1714[0];
-  wire [2:0] n1721 = (q_sp1_head_q >> 3'h1);
-  wire n1722 = n1721[0];
-  wire [2:0] n1726 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1736 = (q_sp1_head_q >> 3'h0);
-  wire n1737 = n1736[0];
-  wire [2:0] n1743 = (q_sp1_head_q >> 3'h1);
-  wire n1744 = n1743[0];
-  wire [2:0] n1748 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1758 = (q_sp1_head_q >> 3'h0);
-  wire n1759 = n1758[0];
-  wire [2:0] n1765 = (q_sp1_head_q >> 3'h1);
-  wire n1766 = n1765[0];
-  wire [2:0] n1770 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1780 = (q_sp1_head_q >> 3'h0);
-  wire n1781 = n1780[0];
-  wire [2:0] n1787 = (q_sp1_head_q >> 3'h1);
-  wire n1788 = n1787[0];
-  wire [2:0] n1792 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1802 = (q_sp1_head_q >> 3'h0);
-  wire n1803 = n1802[0];
-  wire [2:0] n1809 = (q_sp1_head_q >> 3'h1);
-  wire n1810 = n1809[0];
-  wire [2:0] n1814 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1824 = (q_sp1_head_q >> 3'h0);
-  wire n1825 = n1824[0];
-  wire [2:0] n1831 = (q_sp1_head_q >> 3'h1);
-  wire n1832 = n1831[0];
-  wire [2:0] n1836 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1846 = (q_sp1_head_q >> 3'h0);
-  wire n1847 = n1846[0];
-  wire [2:0] n1853 = (q_sp1_head_q >> 3'h1);
-  wire n1854 = n1853[0];
-  wire [2:0] n1858 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1868 = (q_sp1_head_q >> 3'h0);
-  wire n1869 = n1868[0];
-  wire [2:0] n1875 = (q_sp1_head_q >> 3'h1);
-  wire n1876 = n1875[0];
-  wire [2:0] n1880 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1890 = (q_sp1_head_q >> 3'h0);
-  wire n1891 = n1890[0];
-  wire [2:0] n1897 = (q_sp1_head_q >> 3'h1);
-  wire n1898 = n1897[0];
-  wire [2:0] n1902 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1912 = (q_sp1_head_q >> 3'h0);
-  wire n1913 = n1912[0];
-  wire [2:0] n1919 = (q_sp1_head_q >> 3'h1);
-  wire n1920 = n1919[0];
-  wire [2:0] n1924 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1934 = (q_sp1_head_q >> 3'h0);
-  wire n1935 = n1934[0];
-  wire [2:0] n1941 = (q_sp1_head_q >> 3'h1);
-  wire n1942 = n1941[0];
-  wire [2:0] n1946 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1956 = (q_sp1_head_q >> 3'h0);
-  wire n1957 = n1956[0];
-  wire [2:0] n1963 = (q_sp1_head_q >> 3'h1);
-  wire n1964 = n1963[0];
-  wire [2:0] n1968 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n1978 = (q_sp1_head_q >> 3'h0);
-  wire n1979 = n1978[0];
-  wire [2:0] n1985 = (q_sp1_head_q >> 3'h1);
-  wire n1986 = n1985[0];
-  wire [2:0] n1990 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n2000 = (q_sp1_head_q >> 3'h0);
-  wire n2001 = n2000[0];
-  wire [2:0] n2007 = (q_sp1_head_q >> 3'h1);
-  wire n2008 = n2007[0];
-  wire [2:0] n2012 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n2022 = (q_sp1_head_q >> 3'h0);
-  wire n2023 = n2022[0];
-  wire [2:0] n2029 = (q_sp1_head_q >> 3'h1);
-  wire n2030 = n2029[0];
-  wire [2:0] n2034 = (q_sp1_head_q >> 3'h2);
-  wire [2:0] n2044 = (q_sp1_head_q >> 3'h0);
-  wire n2045 = n2044[0];
-  wire [2:0] n2051 = (q_sp1_head_q >> 3'h1);
-  wire n2052 = n2051[0];
-  wire [2:0] n2056 = (q_sp1_head_q >> 3'h2);
-  wire n2059 = (|q_sp1_count_q);
-  wire [2:0] n2082 = (q_sfu_head_q >> 3'h0);
-  wire n2083 = n2082[0];
-  wire [2:0] n2089 = (q_sfu_head_q >> 3'h1);
-  wire n2090 = n2089[0];
-  wire [2:0] n2094 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2096 = (n2094[0] ? (n2090 ? (n2083 ? 32'h00000000 : 32'h00000000) : (n2083 ? q_sfu_5_tag_q : q_sfu_4_tag_q)) : (n2090 ? (n2083 ? q_sfu_3_tag_q : q_sfu_2_tag_q) : (n2083 ? q_sfu_1_tag_q : q_sfu_0_tag_q)));
-  wire [2:0] n2099 = (q_sfu_head_q >> 3'h0);
-  wire n2100 = n2099[0];
-  wire [2:0] n2106 = (q_sfu_head_q >> 3'h1);
-  wire n2107 = n2106[0];
-  wire [2:0] n2111 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2116 = (q_sfu_head_q >> 3'h0);
-  wire n2117 = n2116[0];
-  wire [2:0] n2123 = (q_sfu_head_q >> 3'h1);
-  wire n2124 = n2123[0];
-  wire [2:0] n2128 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2139 = (q_sfu_head_q >> 3'h0);
-  wire n2140 = n2139[0];
-  wire [2:0] n2146 = (q_sfu_head_q >> 3'h1);
-  wire n2147 = n2146[0];
-  wire [2:0] n2151 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2162 = (q_sfu_head_q >> 3'h0);
-  wire n2163 = n2162[0];
-  wire [2:0] n2169 = (q_sfu_head_q >> 3'h1);
-  wire n2170 = n2169[0];
-  wire [2:0] n2174 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2185 = (q_sfu_head_q >> 3'h0);
-  wire n2186 = n2185[0];
-  wire [2:0] n2192 = (q_sfu_head_q >> 3'h1);
-  wire n2193 = n2192[0];
-  wire [2:0] n2197 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2208 = (q_sfu_head_q >> 3'h0);
-  wire n2209 = n2208[0];
-  wire [2:0] n2215 = (q_sfu_head_q >> 3'h1);
-  wire n2216 = n2215[0];
-  wire [2:0] n2220 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2231 = (q_sfu_head_q >> 3'h0);
+  wire [63:0] n518 = (q_sp0_byp_q ? q_sp0_byp_meta_q : q_sp0_meta_rdata0_q);
+  wire [127:0] n524 = (q_sp0_byp_q ? q_sp0_byp_lo0_q : q_sp0_lo0_rdata0_q);
+  wire [127:0] n527 = (q_sp0_byp_q ? q_sp0_byp_lo1_q : q_sp0_lo1_rdata0_q);
+  wire [127:0] n530 = (q_sp0_byp_q ? q_sp0_byp_lo2_q : q_sp0_lo2_rdata0_q);
+  wire [127:0] n533 = (q_sp0_byp_q ? q_sp0_byp_lo3_q : q_sp0_lo3_rdata0_q);
+  wire [127:0] n536 = (q_sp0_byp_q ? q_sp0_byp_lo4_q : q_sp0_lo4_rdata0_q);
+  wire [127:0] n539 = (q_sp0_byp_q ? q_sp0_byp_lo5_q : q_sp0_lo5_rdata0_q);
+  wire [127:0] n542 = (q_sp0_byp_q ? q_sp0_byp_lo6_q : q_sp0_lo6_rdata0_q);
+  wire [127:0] n545 = (q_sp0_byp_q ? q_sp0_byp_lo7_q : q_sp0_lo7_rdata0_q);
+  wire n578 = (|q_sp0_count_q);
+  wire [31:0] n579 = n518[31:0];
+  wire [63:0] n585 = (q_sp1_byp_q ? q_sp1_byp_meta_q : q_sp1_meta_rdata0_q);
+  wire [127:0] n591 = (q_sp1_byp_q ? q_sp1_byp_lo0_q : q_sp1_lo0_rdata0_q);
+  wire [127:0] n594 = (q_sp1_byp_q ? q_sp1_byp_lo1_q : q_sp1_lo1_rdata0_q);
+  wire [127:0] n597 = (q_sp1_byp_q ? q_sp1_byp_lo2_q : q_sp1_lo2_rdata0_q);
+  wire [127:0] n600 = (q_sp1_byp_q ? q_sp1_byp_lo3_q : q_sp1_lo3_rdata0_q);
+  wire [127:0] n603 = (q_sp1_byp_q ? q_sp1_byp_lo4_q : q_sp1_lo4_rdata0_q);
+  wire [127:0] n606 = (q_sp1_byp_q ? q_sp1_byp_lo5_q : q_sp1_lo5_rdata0_q);
+  wire [127:0] n609 = (q_sp1_byp_q ? q_sp1_byp_lo6_q : q_sp1_lo6_rdata0_q);
+  wire [127:0] n612 = (q_sp1_byp_q ? q_sp1_byp_lo7_q : q_sp1_lo7_rdata0_q);
+  wire n645 = (|q_sp1_count_q);
+  wire [31:0] n646 = n585[31:0];
+  wire [63:0] n652 = (q_sfu_byp_q ? q_sfu_byp_meta_q : q_sfu_meta_rdata0_q);
+  wire [127:0] n655 = (q_sfu_byp_q ? q_sfu_byp_lo0_q : q_sfu_lo0_rdata0_q);
+  wire [127:0] n658 = (q_sfu_byp_q ? q_sfu_byp_lo1_q : q_sfu_lo1_rdata0_q);
+  wire [127:0] n661 = (q_sfu_byp_q ? q_sfu_byp_lo2_q : q_sfu_lo2_rdata0_q);
+  wire [127:0] n664 = (q_sfu_byp_q ? q_sfu_byp_lo3_q : q_sfu_lo3_rdata0_q);
+  wire [127:0] n667 = (q_sfu_byp_q ? q_sfu_byp_lo4_q : q_sfu_lo4_rdata0_q);
+  wire [127:0] n670 = (q_sfu_byp_q ? q_sfu_byp_lo5_q : q_sfu_lo5_rdata0_q);
+  wire [127:0] n673 = (q_sfu_byp_q ? q_sfu_byp_lo6_q : q_sfu_lo6_rdata0_q);
+  wire [127:0] n676 = (q_sfu_byp_q ? q_sfu_byp_lo7_q : q_sfu_lo7_rdata0_q);
+  wire n709 = (|q_sfu_count_q);
+  wire [31:0] n710 = n652[31:0];
+  wire [63:0] n716 = (q_dpu_byp_q ? q_dpu_byp_meta_q : q_dpu_meta_rdata0_q);
+  wire [127:0] n722 = (q_dpu_byp_q ? q_dpu_byp_lo0_q : q_dpu_lo0_rdata0_q);
+  wire [127:0] n725 = (q_dpu_byp_q ? q_dpu_byp_lo1_q : q_dpu_lo1_rdata0_q);
+  wire [127:0] n728 = (q_dpu_byp_q ? q_dpu_byp_lo2_q : q_dpu_lo2_rdata0_q);
+  wire [127:0] n731 = (q_dpu_byp_q ? q_dpu_byp_lo3_q : q_dpu_lo3_rdata0_q);
+  wire [127:0] n734 = (q_dpu_byp_q ? q_dpu_byp_lo4_q : q_dpu_lo4_rdata0_q);
+  wire [127:0] n737 = (q_dpu_byp_q ? q_dpu_byp_lo5_q : q_dpu_lo5_rdata0_q);
+  wire [127:0] n740 = (q_dpu_byp_q ? q_dpu_byp_lo6_q : q_dpu_lo6_rdata0_q);
+  wire [127:0] n743 = (q_dpu_byp_q ? q_dpu_byp_lo7_q : q_dpu_lo7_rdata0_q);
+  wire [127:0] n778 = (q_dpu_byp_q ? q_dpu_byp_hi0_q : q_dpu_hi0_rdata0_q);
+  wire [127:0] n781 = (q_dpu_byp_q ? q_dpu_byp_hi1_q : q_dpu_hi1_rdata0_q);
+  wire [127:0] n784 = (q_dpu_byp_q ? q_dpu_byp_hi2_q : q_dpu_hi2_rdata0_q);
+  wire [127:0] n787 = (q_dpu_byp_q ? q_dpu_byp_hi3_q : q_dpu_hi3_rdata0_q);
+  wire [127:0] n790 = (q_dpu_byp_q ? q_dpu_byp_hi4_q : q_dpu_hi4_rdata0_q);
+  wire [127:0] n793 = (q_dpu_byp_q ? q_dpu_byp_hi5_q : q_dpu_hi5_rdata0_q);
+  wire [127:0] n796 = (q_dpu_byp_q ? q_dpu_byp_hi6_q : q_dpu_hi6_rdata0_q);
+  wire [127:0] n799 = (q_dpu_byp_q ? q_dpu_byp_hi7_q : q_dpu_hi7_rdata0_q);
+  wire n832 = (|q_dpu_count_q);
+  wire [31:0] n833 = n716[31:0];
+  wire [63:0] n839 = (q_lsu_byp_q ? q_lsu_byp_meta_q : q_lsu_meta_rdata0_q);
+  wire [127:0] n842 = (q_lsu_byp_q ? q_lsu_byp_lo0_q : q_lsu_lo0_rdata0_q);
+  wire [127:0] n845 = (q_lsu_byp_q ? q_lsu_byp_lo1_q : q_lsu_lo1_rdata0_q);
+  wire [127:0] n848 = (q_lsu_byp_q ? q_lsu_byp_lo2_q : q_lsu_lo2_rdata0_q);
+  wire [127:0] n851 = (q_lsu_byp_q ? q_lsu_byp_lo3_q : q_lsu_lo3_rdata0_q);
+  wire [127:0] n854 = (q_lsu_byp_q ? q_lsu_byp_lo4_q : q_lsu_lo4_rdata0_q);
+  wire [127:0] n857 = (q_lsu_byp_q ? q_lsu_byp_lo5_q : q_lsu_lo5_rdata0_q);
+  wire [127:0] n860 = (q_lsu_byp_q ? q_lsu_byp_lo6_q : q_lsu_lo6_rdata0_q);
+  wire [127:0] n863 = (q_lsu_byp_q ? q_lsu_byp_lo7_q : q_lsu_lo7_rdata0_q);
+  wire [127:0] n898 = (q_lsu_byp_q ? q_lsu_byp_hi0_q : q_lsu_hi0_rdata0_q);
+  wire [127:0] n901 = (q_lsu_byp_q ? q_lsu_byp_hi1_q : q_lsu_hi1_rdata0_q);
+  wire [127:0] n904 = (q_lsu_byp_q ? q_lsu_byp_hi2_q : q_lsu_hi2_rdata0_q);
+  wire [127:0] n907 = (q_lsu_byp_q ? q_lsu_byp_hi3_q : q_lsu_hi3_rdata0_q);
+  wire [127:0] n910 = (q_lsu_byp_q ? q_lsu_byp_hi4_q : q_lsu_hi4_rdata0_q);
+  wire [127:0] n913 = (q_lsu_byp_q ? q_lsu_byp_hi5_q : q_lsu_hi5_rdata0_q);
+  wire [127:0] n916 = (q_lsu_byp_q ? q_lsu_byp_hi6_q : q_lsu_hi6_rdata0_q);
+  wire [127:0] n919 = (q_lsu_byp_q ? q_lsu_byp_hi7_q : q_lsu_hi7_rdata0_q);
+  wire n952 = (|q_lsu_count_q);
+  wire [31:0] n953 = n839[31:0];
+  wire [63:0] n959 = (q_fe_byp_q ? q_fe_byp_meta_q : q_fe_meta_rdata0_q);
+  wire [127:0] n962 = (q_fe_byp_q ? q_fe_byp_lo0_q : q_fe_lo0_rdata0_q);
+  wire [127:0] n965 = (q_fe_byp_q ? q_fe_byp_lo1_q : q_fe_lo1_rdata0_q);
+  wire [127:0] n968 = (q_fe_byp_q ? q_fe_byp_lo2_q : q_fe_lo2_rdata0_q);
+  wire [127:0] n971 = (q_fe_byp_q ? q_fe_byp_lo3_q : q_fe_lo3_rdata0_q);
+  wire [127:0] n974 = (q_fe_byp_q ? q_fe_byp_lo4_q : q_fe_lo4_rdata0_q);
+  wire [127:0] n977 = (q_fe_byp_q ? q_fe_byp_lo5_q : q_fe_lo5_rdata0_q);
+  wire [127:0] n980 = (q_fe_byp_q ? q_fe_byp_lo6_q : q_fe_lo6_rdata0_q);
+  wire [127:0] n983 = (q_fe_byp_q ? q_fe_byp_lo7_q : q_fe_lo7_rdata0_q);
+  wire n1016 = (|q_fe_count_q);
+  wire [31:0] n1017 = n959[31:0];
+  wire n1032 = (((n578 & 1'h1) & (~1'h0)) & (~((n579[15:14] == 2'h3) & 1'h0)));
+  wire n1043 = (((n645 & 1'h1) & (~1'h0)) & (~((n646[15:14] == 2'h3) & 1'h0)));
+  wire n1054 = (((n709 & 1'h1) & (~1'h0)) & (~((n710[15:14] == 2'h3) & 1'h0)));
+  wire n1065 = (((n832 & 1'h1) & (~1'h0)) & (~((n833[15:14] == 2'h3) & 1'h0)));
+  wire n1076 = (((n952 & 1'h1) & (~1'h0)) & (~((n953[15:14] == 2'h3) & 1'h0)));
+  wire n1087 = (((n1016 & 1'h1) & (~1'h0)) & (~((n1017[15:14] == 2'h3) & 1'h0)));
+  wire n1091 = (rr0_q == 3'h5);
+  wire n1097 = (1'h0 | n1032);
+  wire n1102 = (n1097 | n1043);
+  wire n1107 = (n1102 | n1054);
+  wire n1112 = (n1107 | n1065);
+  wire n1124 = (rr0_q == 3'h0);
+  wire n1130 = (1'h0 | n1043);
+  wire n1135 = (n1130 | n1054);
+  wire n1140 = (n1135 | n1065);
+  wire n1145 = (n1140 | n1076);
+  wire n1157 = (rr0_q == 3'h1);
+  wire n1163 = (1'h0 | n1054);
+  wire n1168 = (n1163 | n1065);
+  wire n1173 = (n1168 | n1076);
+  wire n1178 = (n1173 | n1087);
+  wire n1190 = (rr0_q == 3'h2);
+  wire n1196 = (1'h0 | n1065);
+  wire n1201 = (n1196 | n1076);
+  wire n1206 = (n1201 | n1087);
+  wire n1211 = (n1206 | n1032);
+  wire n1223 = (rr0_q == 3'h3);
+  wire n1229 = (1'h0 | n1076);
+  wire n1234 = (n1229 | n1087);
+  wire n1239 = (n1234 | n1032);
+  wire n1244 = (n1239 | n1043);
+  wire n1256 = (rr0_q == 3'h4);
+  wire n1261 = ((((((1'h0 | ((n1091 & n1087) & (~(n1112 | n1076)))) | ((n1124 & n1087) & (~n1145))) | ((n1157 & n1087) & (~n1173))) | ((n1190 & n1087) & (~n1201))) | ((n1223 & n1087) & (~n1229))) | ((n1256 & n1087) & (~1'h0)));
+  wire n1262 = (1'h0 | n1087);
+  wire n1266 = ((((((1'h0 | ((n1091 & n1032) & (~1'h0))) | ((n1124 & n1032) & (~(n1145 | n1087)))) | ((n1157 & n1032) & (~n1178))) | ((n1190 & n1032) & (~n1206))) | ((n1223 & n1032) & (~n1234))) | ((n1256 & n1032) & (~n1262)));
+  wire n1267 = (n1262 | n1032);
+  wire n1271 = ((((((1'h0 | ((n1091 & n1043) & (~n1097))) | ((n1124 & n1043) & (~1'h0))) | ((n1157 & n1043) & (~(n1178 | n1032)))) | ((n1190 & n1043) & (~n1211))) | ((n1223 & n1043) & (~n1239))) | ((n1256 & n1043) & (~n1267)));
+  wire n1272 = (n1267 | n1043);
+  wire n1276 = ((((((1'h0 | ((n1091 & n1054) & (~n1102))) | ((n1124 & n1054) & (~n1130))) | ((n1157 & n1054) & (~1'h0))) | ((n1190 & n1054) & (~(n1211 | n1043)))) | ((n1223 & n1054) & (~n1244))) | ((n1256 & n1054) & (~n1272)));
+  wire n1277 = (n1272 | n1054);
+  wire n1281 = ((((((1'h0 | ((n1091 & n1065) & (~n1107))) | ((n1124 & n1065) & (~n1135))) | ((n1157 & n1065) & (~n1163))) | ((n1190 & n1065) & (~1'h0))) | ((n1223 & n1065) & (~(n1244 | n1054)))) | ((n1256 & n1065) & (~n1277)));
+  wire n1286 = ((((((1'h0 | ((n1091 & n1076) & (~n1112))) | ((n1124 & n1076) & (~n1140))) | ((n1157 & n1076) & (~n1168))) | ((n1190 & n1076) & (~n1196))) | ((n1223 & n1076) & (~1'h0))) | ((n1256 & n1076) & (~(n1277 | n1065))));
+  wire n1315 = (1'h0 | n1266);
+  wire n1316 = (1'h0 | n1271);
+  wire n1317 = (1'h0 | n1276);
+  wire n1318 = (1'h0 | n1281);
+  wire n1319 = (1'h0 | n1286);
+  wire n1320 = (1'h0 | n1261);
+  wire n1349 = ((((((1'h0 | n1266) | n1271) | n1276) | n1281) | n1286) | n1261);
+  wire [31:0] n1362 = ((((((32'h00000000 | (n1266 ? n579 : 32'h00000000)) | (n1271 ? n646 : 32'h00000000)) | (n1276 ? n710 : 32'h00000000)) | (n1281 ? n833 : 32'h00000000)) | (n1286 ? n953 : 32'h00000000)) | (n1261 ? n1017 : 32'h00000000));
+  wire [31:0] n1375 = ((((((32'h00000000 | (n1266 ? n518[63:32] : 32'h00000000)) | (n1271 ? n585[63:32] : 32'h00000000)) | (n1276 ? n652[63:32] : 32'h00000000)) | (n1281 ? n716[63:32] : 32'h00000000)) | (n1286 ? n839[63:32] : 32'h00000000)) | (n1261 ? n959[63:32] : 32'h00000000));
+  wire [1:0] n2221 = n1362[15:14];
+  wire n2225 = (n2221 == 2'h2);
+  wire [5:0] n2228 = n1362[5:0];
+  wire [7:0] n2229 = n1362[13:6];
+  wire [31:0] n2231 = (n1375 >> 32'h00000000);
   wire n2232 = n2231[0];
-  wire [2:0] n2238 = (q_sfu_head_q >> 3'h1);
-  wire n2239 = n2238[0];
-  wire [2:0] n2243 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2254 = (q_sfu_head_q >> 3'h0);
-  wire n2255 = n2254[0];
-  wire [2:0] n2261 = (q_sfu_head_q >> 3'h1);
+  wire [31:0] n2234 = (n1375 >> 32'h00000001);
+  wire n2235 = n2234[0];
+  wire [31:0] n2237 = (n1375 >> 32'h00000002);
+  wire n2238 = n2237[0];
+  wire [31:0] n2240 = (n1375 >> 32'h00000003);
+  wire n2241 = n2240[0];
+  wire [31:0] n2243 = (n1375 >> 32'h00000004);
+  wire n2244 = n2243[0];
+  wire [31:0] n2246 = (n1375 >> 32'h00000005);
+  wire n2247 = n2246[0];
+  wire [31:0] n2249 = (n1375 >> 32'h00000006);
+  wire n2250 = n2249[0];
+  wire [31:0] n2252 = (n1375 >> 32'h00000007);
+  wire n2253 = n2252[0];
+  wire [31:0] n2255 = (n1375 >> 32'h00000008);
+  wire n2256 = n2255[0];
+  wire [31:0] n2258 = (n1375 >> 32'h00000009);
+  wire n2259 = n2258[0];
+  wire [31:0] n2261 = (n1375 >> 32'h0000000a);
   wire n2262 = n2261[0];
-  wire [2:0] n2266 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2277 = (q_sfu_head_q >> 3'h0);
-  wire n2278 = n2277[0];
-  wire [2:0] n2284 = (q_sfu_head_q >> 3'h1);
-  wire n2285 = n2284[0];
-  wire [2:0] n2289 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2300 = (q_sfu_head_q >> 3'h0);
+  wire [31:0] n2264 = (n1375 >> 32'h0000000b);
+  wire n2265 = n2264[0];
+  wire [31:0] n2267 = (n1375 >> 32'h0000000c);
+  wire n2268 = n2267[0];
+  wire [31:0] n2270 = (n1375 >> 32'h0000000d);
+  wire n2271 = n2270[0];
+  wire [31:0] n2273 = (n1375 >> 32'h0000000e);
+  wire n2274 = n2273[0];
+  wire [31:0] n2276 = (n1375 >> 32'h0000000f);
+  wire n2277 = n2276[0];
+  wire [31:0] n2279 = (n1375 >> 32'h00000010);
+  wire n2280 = n2279[0];
+  wire [31:0] n2282 = (n1375 >> 32'h00000011);
+  wire n2283 = n2282[0];
+  wire [31:0] n2285 = (n1375 >> 32'h00000012);
+  wire n2286 = n2285[0];
+  wire [31:0] n2288 = (n1375 >> 32'h00000013);
+  wire n2289 = n2288[0];
+  wire [31:0] n2291 = (n1375 >> 32'h00000014);
+  wire n2292 = n2291[0];
+  wire [31:0] n2294 = (n1375 >> 32'h00000015);
+  wire n2295 = n2294[0];
+  wire [31:0] n2297 = (n1375 >> 32'h00000016);
+  wire n2298 = n2297[0];
+  wire [31:0] n2300 = (n1375 >> 32'h00000017);
   wire n2301 = n2300[0];
-  wire [2:0] n2307 = (q_sfu_head_q >> 3'h1);
-  wire n2308 = n2307[0];
-  wire [2:0] n2312 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2323 = (q_sfu_head_q >> 3'h0);
-  wire n2324 = n2323[0];
-  wire [2:0] n2330 = (q_sfu_head_q >> 3'h1);
-  wire n2331 = n2330[0];
-  wire [2:0] n2335 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2346 = (q_sfu_head_q >> 3'h0);
-  wire n2347 = n2346[0];
-  wire [2:0] n2353 = (q_sfu_head_q >> 3'h1);
-  wire n2354 = n2353[0];
-  wire [2:0] n2358 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2369 = (q_sfu_head_q >> 3'h0);
-  wire n2370 = n2369[0];
-  wire [2:0] n2376 = (q_sfu_head_q >> 3'h1);
-  wire n2377 = n2376[0];
-  wire [2:0] n2381 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2392 = (q_sfu_head_q >> 3'h0);
-  wire n2393 = n2392[0];
-  wire [2:0] n2399 = (q_sfu_head_q >> 3'h1);
-  wire n2400 = n2399[0];
-  wire [2:0] n2404 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2415 = (q_sfu_head_q >> 3'h0);
-  wire n2416 = n2415[0];
-  wire [2:0] n2422 = (q_sfu_head_q >> 3'h1);
-  wire n2423 = n2422[0];
-  wire [2:0] n2427 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2438 = (q_sfu_head_q >> 3'h0);
-  wire n2439 = n2438[0];
-  wire [2:0] n2445 = (q_sfu_head_q >> 3'h1);
-  wire n2446 = n2445[0];
-  wire [2:0] n2450 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2461 = (q_sfu_head_q >> 3'h0);
-  wire n2462 = n2461[0];
-  wire [2:0] n2468 = (q_sfu_head_q >> 3'h1);
-  wire n2469 = n2468[0];
-  wire [2:0] n2473 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2484 = (q_sfu_head_q >> 3'h0);
-  wire n2485 = n2484[0];
-  wire [2:0] n2491 = (q_sfu_head_q >> 3'h1);
-  wire n2492 = n2491[0];
-  wire [2:0] n2496 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2507 = (q_sfu_head_q >> 3'h0);
-  wire n2508 = n2507[0];
-  wire [2:0] n2514 = (q_sfu_head_q >> 3'h1);
-  wire n2515 = n2514[0];
-  wire [2:0] n2519 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2530 = (q_sfu_head_q >> 3'h0);
-  wire n2531 = n2530[0];
-  wire [2:0] n2537 = (q_sfu_head_q >> 3'h1);
-  wire n2538 = n2537[0];
-  wire [2:0] n2542 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2553 = (q_sfu_head_q >> 3'h0);
-  wire n2554 = n2553[0];
-  wire [2:0] n2560 = (q_sfu_head_q >> 3'h1);
-  wire n2561 = n2560[0];
-  wire [2:0] n2565 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2576 = (q_sfu_head_q >> 3'h0);
-  wire n2577 = n2576[0];
-  wire [2:0] n2583 = (q_sfu_head_q >> 3'h1);
-  wire n2584 = n2583[0];
-  wire [2:0] n2588 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2599 = (q_sfu_head_q >> 3'h0);
-  wire n2600 = n2599[0];
-  wire [2:0] n2606 = (q_sfu_head_q >> 3'h1);
-  wire n2607 = n2606[0];
-  wire [2:0] n2611 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2622 = (q_sfu_head_q >> 3'h0);
-  wire n2623 = n2622[0];
-  wire [2:0] n2629 = (q_sfu_head_q >> 3'h1);
-  wire n2630 = n2629[0];
-  wire [2:0] n2634 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2645 = (q_sfu_head_q >> 3'h0);
-  wire n2646 = n2645[0];
-  wire [2:0] n2652 = (q_sfu_head_q >> 3'h1);
-  wire n2653 = n2652[0];
-  wire [2:0] n2657 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2668 = (q_sfu_head_q >> 3'h0);
-  wire n2669 = n2668[0];
-  wire [2:0] n2675 = (q_sfu_head_q >> 3'h1);
-  wire n2676 = n2675[0];
-  wire [2:0] n2680 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2691 = (q_sfu_head_q >> 3'h0);
-  wire n2692 = n2691[0];
-  wire [2:0] n2698 = (q_sfu_head_q >> 3'h1);
-  wire n2699 = n2698[0];
-  wire [2:0] n2703 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2714 = (q_sfu_head_q >> 3'h0);
-  wire n2715 = n2714[0];
-  wire [2:0] n2721 = (q_sfu_head_q >> 3'h1);
-  wire n2722 = n2721[0];
-  wire [2:0] n2726 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2737 = (q_sfu_head_q >> 3'h0);
-  wire n2738 = n2737[0];
-  wire [2:0] n2744 = (q_sfu_head_q >> 3'h1);
-  wire n2745 = n2744[0];
-  wire [2:0] n2749 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2760 = (q_sfu_head_q >> 3'h0);
-  wire n2761 = n2760[0];
-  wire [2:0] n2767 = (q_sfu_head_q >> 3'h1);
-  wire n2768 = n2767[0];
-  wire [2:0] n2772 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2783 = (q_sfu_head_q >> 3'h0);
-  wire n2784 = n2783[0];
-  wire [2:0] n2790 = (q_sfu_head_q >> 3'h1);
-  wire n2791 = n2790[0];
-  wire [2:0] n2795 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2806 = (q_sfu_head_q >> 3'h0);
-  wire n2807 = n2806[0];
-  wire [2:0] n2813 = (q_sfu_head_q >> 3'h1);
-  wire n2814 = n2813[0];
-  wire [2:0] n2818 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2829 = (q_sfu_head_q >> 3'h0);
-  wire n2830 = n2829[0];
-  wire [2:0] n2836 = (q_sfu_head_q >> 3'h1);
-  wire n2837 = n2836[0];
-  wire [2:0] n2841 = (q_sfu_head_q >> 3'h2);
-  wire [2:0] n2852 = (q_sfu_head_q >> 3'h0);
-  wire n2853 = n2852[0];
-  wire [2:0] n2859 = (q_sfu_head_q >> 3'h1);
-  wire n2860 = n2859[0];
-  wire [2:0] n2864 = (q_sfu_head_q >> 3'h2);
-  wire n2867 = (|q_sfu_count_q);
-  wire [2:0] n2881 = (q_dpu_head_q >> 3'h0);
-  wire n2882 = n2881[0];
-  wire [2:0] n2888 = (q_dpu_head_q >> 3'h1);
-  wire n2889 = n2888[0];
-  wire [2:0] n2893 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n2895 = (n2893[0] ? (n2889 ? (n2882 ? 32'h00000000 : 32'h00000000) : (n2882 ? 32'h00000000 : 32'h00000000)) : (n2889 ? (n2882 ? 32'h00000000 : q_dpu_2_tag_q) : (n2882 ? q_dpu_1_tag_q : q_dpu_0_tag_q)));
-  wire [2:0] n2898 = (q_dpu_head_q >> 3'h0);
-  wire n2899 = n2898[0];
-  wire [2:0] n2905 = (q_dpu_head_q >> 3'h1);
-  wire n2906 = n2905[0];
-  wire [2:0] n2910 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n2915 = (q_dpu_head_q >> 3'h0);
-  wire n2916 = n2915[0];
-  wire [2:0] n2922 = (q_dpu_head_q >> 3'h1);
-  wire n2923 = n2922[0];
-  wire [2:0] n2927 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n2935 = (q_dpu_head_q >> 3'h0);
-  wire n2936 = n2935[0];
-  wire [2:0] n2942 = (q_dpu_head_q >> 3'h1);
-  wire n2943 = n2942[0];
-  wire [2:0] n2947 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n2955 = (q_dpu_head_q >> 3'h0);
-  wire n2956 = n2955[0];
-  wire [2:0] n2962 = (q_dpu_head_q >> 3'h1);
-  wire n2963 = n2962[0];
-  wire [2:0] n2967 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n2975 = (q_dpu_head_q >> 3'h0);
-  wire n2976 = n2975[0];
-  wire [2:0] n2982 = (q_dpu_head_q >> 3'h1);
-  wire n2983 = n2982[0];
-  wire [2:0] n2987 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n2995 = (q_dpu_head_q >> 3'h0);
-  wire n2996 = n2995[0];
-  wire [2:0] n3002 = (q_dpu_head_q >> 3'h1);
-  wire n3003 = n3002[0];
-  wire [2:0] n3007 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3015 = (q_dpu_head_q >> 3'h0);
-  wire n3016 = n3015[0];
-  wire [2:0] n3022 = (q_dpu_head_q >> 3'h1);
-  wire n3023 = n3022[0];
-  wire [2:0] n3027 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3035 = (q_dpu_head_q >> 3'h0);
-  wire n3036 = n3035[0];
-  wire [2:0] n3042 = (q_dpu_head_q >> 3'h1);
-  wire n3043 = n3042[0];
-  wire [2:0] n3047 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3055 = (q_dpu_head_q >> 3'h0);
-  wire n3056 = n3055[0];
-  wire [2:0] n3062 = (q_dpu_head_q >> 3'h1);
-  wire n3063 = n3062[0];
-  wire [2:0] n3067 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3075 = (q_dpu_head_q >> 3'h0);
-  wire n3076 = n3075[0];
-  wire [2:0] n3082 = (q_dpu_head_q >> 3'h1);
-  wire n3083 = n3082[0];
-  wire [2:0] n3087 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3095 = (q_dpu_head_q >> 3'h0);
-  wire n3096 = n3095[0];
-  wire [2:0] n3102 = (q_dpu_head_q >> 3'h1);
-  wire n3103 = n3102[0];
-  wire [2:0] n3107 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3115 = (q_dpu_head_q >> 3'h0);
-  wire n3116 = n3115[0];
-  wire [2:0] n3122 = (q_dpu_head_q >> 3'h1);
-  wire n3123 = n3122[0];
-  wire [2:0] n3127 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3135 = (q_dpu_head_q >> 3'h0);
-  wire n3136 = n3135[0];
-  wire [2:0] n3142 = (q_dpu_head_q >> 3'h1);
-  wire n3143 = n3142[0];
-  wire [2:0] n3147 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3155 = (q_dpu_head_q >> 3'h0);
-  wire n3156 = n3155[0];
-  wire [2:0] n3162 = (q_dpu_head_q >> 3'h1);
-  wire n3163 = n3162[0];
-  wire [2:0] n3167 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3175 = (q_dpu_head_q >> 3'h0);
-  wire n3176 = n3175[0];
-  wire [2:0] n3182 = (q_dpu_head_q >> 3'h1);
-  wire n3183 = n3182[0];
-  wire [2:0] n3187 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3195 = (q_dpu_head_q >> 3'h0);
-  wire n3196 = n3195[0];
-  wire [2:0] n3202 = (q_dpu_head_q >> 3'h1);
-  wire n3203 = n3202[0];
-  wire [2:0] n3207 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3215 = (q_dpu_head_q >> 3'h0);
-  wire n3216 = n3215[0];
-  wire [2:0] n3222 = (q_dpu_head_q >> 3'h1);
-  wire n3223 = n3222[0];
-  wire [2:0] n3227 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3235 = (q_dpu_head_q >> 3'h0);
-  wire n3236 = n3235[0];
-  wire [2:0] n3242 = (q_dpu_head_q >> 3'h1);
-  wire n3243 = n3242[0];
-  wire [2:0] n3247 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3255 = (q_dpu_head_q >> 3'h0);
-  wire n3256 = n3255[0];
-  wire [2:0] n3262 = (q_dpu_head_q >> 3'h1);
-  wire n3263 = n3262[0];
-  wire [2:0] n3267 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3275 = (q_dpu_head_q >> 3'h0);
-  wire n3276 = n3275[0];
-  wire [2:0] n3282 = (q_dpu_head_q >> 3'h1);
-  wire n3283 = n3282[0];
-  wire [2:0] n3287 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3295 = (q_dpu_head_q >> 3'h0);
-  wire n3296 = n3295[0];
-  wire [2:0] n3302 = (q_dpu_head_q >> 3'h1);
-  wire n3303 = n3302[0];
-  wire [2:0] n3307 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3315 = (q_dpu_head_q >> 3'h0);
-  wire n3316 = n3315[0];
-  wire [2:0] n3322 = (q_dpu_head_q >> 3'h1);
-  wire n3323 = n3322[0];
-  wire [2:0] n3327 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3335 = (q_dpu_head_q >> 3'h0);
-  wire n3336 = n3335[0];
-  wire [2:0] n3342 = (q_dpu_head_q >> 3'h1);
-  wire n3343 = n3342[0];
-  wire [2:0] n3347 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3355 = (q_dpu_head_q >> 3'h0);
-  wire n3356 = n3355[0];
-  wire [2:0] n3362 = (q_dpu_head_q >> 3'h1);
-  wire n3363 = n3362[0];
-  wire [2:0] n3367 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3375 = (q_dpu_head_q >> 3'h0);
-  wire n3376 = n3375[0];
-  wire [2:0] n3382 = (q_dpu_head_q >> 3'h1);
-  wire n3383 = n3382[0];
-  wire [2:0] n3387 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3395 = (q_dpu_head_q >> 3'h0);
-  wire n3396 = n3395[0];
-  wire [2:0] n3402 = (q_dpu_head_q >> 3'h1);
-  wire n3403 = n3402[0];
-  wire [2:0] n3407 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3415 = (q_dpu_head_q >> 3'h0);
-  wire n3416 = n3415[0];
-  wire [2:0] n3422 = (q_dpu_head_q >> 3'h1);
-  wire n3423 = n3422[0];
-  wire [2:0] n3427 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3435 = (q_dpu_head_q >> 3'h0);
-  wire n3436 = n3435[0];
-  wire [2:0] n3442 = (q_dpu_head_q >> 3'h1);
-  wire n3443 = n3442[0];
-  wire [2:0] n3447 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3455 = (q_dpu_head_q >> 3'h0);
-  wire n3456 = n3455[0];
-  wire [2:0] n3462 = (q_dpu_head_q >> 3'h1);
-  wire n3463 = n3462[0];
-  wire [2:0] n3467 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3475 = (q_dpu_head_q >> 3'h0);
-  wire n3476 = n3475[0];
-  wire [2:0] n3482 = (q_dpu_head_q >> 3'h1);
-  wire n3483 = n3482[0];
-  wire [2:0] n3487 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3495 = (q_dpu_head_q >> 3'h0);
-  wire n3496 = n3495[0];
-  wire [2:0] n3502 = (q_dpu_head_q >> 3'h1);
-  wire n3503 = n3502[0];
-  wire [2:0] n3507 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3515 = (q_dpu_head_q >> 3'h0);
-  wire n3516 = n3515[0];
-  wire [2:0] n3522 = (q_dpu_head_q >> 3'h1);
-  wire n3523 = n3522[0];
-  wire [2:0] n3527 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3535 = (q_dpu_head_q >> 3'h0);
-  wire n3536 = n3535[0];
-  wire [2:0] n3542 = (q_dpu_head_q >> 3'h1);
-  wire n3543 = n3542[0];
-  wire [2:0] n3547 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3555 = (q_dpu_head_q >> 3'h0);
-  wire n3556 = n3555[0];
-  wire [2:0] n3562 = (q_dpu_head_q >> 3'h1);
-  wire n3563 = n3562[0];
-  wire [2:0] n3567 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3575 = (q_dpu_head_q >> 3'h0);
-  wire n3576 = n3575[0];
-  wire [2:0] n3582 = (q_dpu_head_q >> 3'h1);
-  wire n3583 = n3582[0];
-  wire [2:0] n3587 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3595 = (q_dpu_head_q >> 3'h0);
-  wire n3596 = n3595[0];
-  wire [2:0] n3602 = (q_dpu_head_q >> 3'h1);
-  wire n3603 = n3602[0];
-  wire [2:0] n3607 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3615 = (q_dpu_head_q >> 3'h0);
-  wire n3616 = n3615[0];
-  wire [2:0] n3622 = (q_dpu_head_q >> 3'h1);
-  wire n3623 = n3622[0];
-  wire [2:0] n3627 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3635 = (q_dpu_head_q >> 3'h0);
-  wire n3636 = n3635[0];
-  wire [2:0] n3642 = (q_dpu_head_q >> 3'h1);
-  wire n3643 = n3642[0];
-  wire [2:0] n3647 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3655 = (q_dpu_head_q >> 3'h0);
-  wire n3656 = n3655[0];
-  wire [2:0] n3662 = (q_dpu_head_q >> 3'h1);
-  wire n3663 = n3662[0];
-  wire [2:0] n3667 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3675 = (q_dpu_head_q >> 3'h0);
-  wire n3676 = n3675[0];
-  wire [2:0] n3682 = (q_dpu_head_q >> 3'h1);
-  wire n3683 = n3682[0];
-  wire [2:0] n3687 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3695 = (q_dpu_head_q >> 3'h0);
-  wire n3696 = n3695[0];
-  wire [2:0] n3702 = (q_dpu_head_q >> 3'h1);
-  wire n3703 = n3702[0];
-  wire [2:0] n3707 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3715 = (q_dpu_head_q >> 3'h0);
-  wire n3716 = n3715[0];
-  wire [2:0] n3722 = (q_dpu_head_q >> 3'h1);
-  wire n3723 = n3722[0];
-  wire [2:0] n3727 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3735 = (q_dpu_head_q >> 3'h0);
-  wire n3736 = n3735[0];
-  wire [2:0] n3742 = (q_dpu_head_q >> 3'h1);
-  wire n3743 = n3742[0];
-  wire [2:0] n3747 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3755 = (q_dpu_head_q >> 3'h0);
-  wire n3756 = n3755[0];
-  wire [2:0] n3762 = (q_dpu_head_q >> 3'h1);
-  wire n3763 = n3762[0];
-  wire [2:0] n3767 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3775 = (q_dpu_head_q >> 3'h0);
-  wire n3776 = n3775[0];
-  wire [2:0] n3782 = (q_dpu_head_q >> 3'h1);
-  wire n3783 = n3782[0];
-  wire [2:0] n3787 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3795 = (q_dpu_head_q >> 3'h0);
-  wire n3796 = n3795[0];
-  wire [2:0] n3802 = (q_dpu_head_q >> 3'h1);
-  wire n3803 = n3802[0];
-  wire [2:0] n3807 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3815 = (q_dpu_head_q >> 3'h0);
-  wire n3816 = n3815[0];
-  wire [2:0] n3822 = (q_dpu_head_q >> 3'h1);
-  wire n3823 = n3822[0];
-  wire [2:0] n3827 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3835 = (q_dpu_head_q >> 3'h0);
-  wire n3836 = n3835[0];
-  wire [2:0] n3842 = (q_dpu_head_q >> 3'h1);
-  wire n3843 = n3842[0];
-  wire [2:0] n3847 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3855 = (q_dpu_head_q >> 3'h0);
-  wire n3856 = n3855[0];
-  wire [2:0] n3862 = (q_dpu_head_q >> 3'h1);
-  wire n3863 = n3862[0];
-  wire [2:0] n3867 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3875 = (q_dpu_head_q >> 3'h0);
-  wire n3876 = n3875[0];
-  wire [2:0] n3882 = (q_dpu_head_q >> 3'h1);
-  wire n3883 = n3882[0];
-  wire [2:0] n3887 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3895 = (q_dpu_head_q >> 3'h0);
-  wire n3896 = n3895[0];
-  wire [2:0] n3902 = (q_dpu_head_q >> 3'h1);
-  wire n3903 = n3902[0];
-  wire [2:0] n3907 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3915 = (q_dpu_head_q >> 3'h0);
-  wire n3916 = n3915[0];
-  wire [2:0] n3922 = (q_dpu_head_q >> 3'h1);
-  wire n3923 = n3922[0];
-  wire [2:0] n3927 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3935 = (q_dpu_head_q >> 3'h0);
-  wire n3936 = n3935[0];
-  wire [2:0] n3942 = (q_dpu_head_q >> 3'h1);
-  wire n3943 = n3942[0];
-  wire [2:0] n3947 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3955 = (q_dpu_head_q >> 3'h0);
-  wire n3956 = n3955[0];
-  wire [2:0] n3962 = (q_dpu_head_q >> 3'h1);
-  wire n3963 = n3962[0];
-  wire [2:0] n3967 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3975 = (q_dpu_head_q >> 3'h0);
-  wire n3976 = n3975[0];
-  wire [2:0] n3982 = (q_dpu_head_q >> 3'h1);
-  wire n3983 = n3982[0];
-  wire [2:0] n3987 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n3995 = (q_dpu_head_q >> 3'h0);
-  wire n3996 = n3995[0];
-  wire [2:0] n4002 = (q_dpu_head_q >> 3'h1);
-  wire n4003 = n4002[0];
-  wire [2:0] n4007 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4015 = (q_dpu_head_q >> 3'h0);
-  wire n4016 = n4015[0];
-  wire [2:0] n4022 = (q_dpu_head_q >> 3'h1);
-  wire n4023 = n4022[0];
-  wire [2:0] n4027 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4035 = (q_dpu_head_q >> 3'h0);
-  wire n4036 = n4035[0];
-  wire [2:0] n4042 = (q_dpu_head_q >> 3'h1);
-  wire n4043 = n4042[0];
-  wire [2:0] n4047 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4055 = (q_dpu_head_q >> 3'h0);
-  wire n4056 = n4055[0];
-  wire [2:0] n4062 = (q_dpu_head_q >> 3'h1);
-  wire n4063 = n4062[0];
-  wire [2:0] n4067 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4075 = (q_dpu_head_q >> 3'h0);
-  wire n4076 = n4075[0];
-  wire [2:0] n4082 = (q_dpu_head_q >> 3'h1);
-  wire n4083 = n4082[0];
-  wire [2:0] n4087 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4095 = (q_dpu_head_q >> 3'h0);
-  wire n4096 = n4095[0];
-  wire [2:0] n4102 = (q_dpu_head_q >> 3'h1);
-  wire n4103 = n4102[0];
-  wire [2:0] n4107 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4115 = (q_dpu_head_q >> 3'h0);
-  wire n4116 = n4115[0];
-  wire [2:0] n4122 = (q_dpu_head_q >> 3'h1);
-  wire n4123 = n4122[0];
-  wire [2:0] n4127 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4135 = (q_dpu_head_q >> 3'h0);
-  wire n4136 = n4135[0];
-  wire [2:0] n4142 = (q_dpu_head_q >> 3'h1);
-  wire n4143 = n4142[0];
-  wire [2:0] n4147 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4155 = (q_dpu_head_q >> 3'h0);
-  wire n4156 = n4155[0];
-  wire [2:0] n4162 = (q_dpu_head_q >> 3'h1);
-  wire n4163 = n4162[0];
-  wire [2:0] n4167 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4175 = (q_dpu_head_q >> 3'h0);
-  wire n4176 = n4175[0];
-  wire [2:0] n4182 = (q_dpu_head_q >> 3'h1);
-  wire n4183 = n4182[0];
-  wire [2:0] n4187 = (q_dpu_head_q >> 3'h2);
-  wire [2:0] n4195 = (q_dpu_head_q >> 3'h0);
-  wire n4196 = n4195[0];
-  wire [2:0] n4202 = (q_dpu_head_q >> 3'h1);
-  wire n4203 = n4202[0];
-  wire [2:0] n4207 = (q_dpu_head_q >> 3'h2);
-  wire n4210 = (|q_dpu_count_q);
-  wire [2:0] n4239 = (q_lsu_head_q >> 3'h0);
-  wire n4240 = n4239[0];
-  wire [2:0] n4246 = (q_lsu_head_q >> 3'h1);
-  wire n4247 = n4246[0];
-  wire [2:0] n4251 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4253 = (n4251[0] ? (n4247 ? (n4240 ? q_lsu_7_tag_q : q_lsu_6_tag_q) : (n4240 ? q_lsu_5_tag_q : q_lsu_4_tag_q)) : (n4247 ? (n4240 ? q_lsu_3_tag_q : q_lsu_2_tag_q) : (n4240 ? q_lsu_1_tag_q : q_lsu_0_tag_q)));
-  wire [2:0] n4256 = (q_lsu_head_q >> 3'h0);
-  wire n4257 = n4256[0];
-  wire [2:0] n4263 = (q_lsu_head_q >> 3'h1);
-  wire n4264 = n4263[0];
-  wire [2:0] n4268 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4273 = (q_lsu_head_q >> 3'h0);
-  wire n4274 = n4273[0];
-  wire [2:0] n4280 = (q_lsu_head_q >> 3'h1);
-  wire n4281 = n4280[0];
-  wire [2:0] n4285 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4298 = (q_lsu_head_q >> 3'h0);
-  wire n4299 = n4298[0];
-  wire [2:0] n4305 = (q_lsu_head_q >> 3'h1);
-  wire n4306 = n4305[0];
-  wire [2:0] n4310 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4323 = (q_lsu_head_q >> 3'h0);
-  wire n4324 = n4323[0];
-  wire [2:0] n4330 = (q_lsu_head_q >> 3'h1);
-  wire n4331 = n4330[0];
-  wire [2:0] n4335 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4348 = (q_lsu_head_q >> 3'h0);
-  wire n4349 = n4348[0];
-  wire [2:0] n4355 = (q_lsu_head_q >> 3'h1);
-  wire n4356 = n4355[0];
-  wire [2:0] n4360 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4373 = (q_lsu_head_q >> 3'h0);
-  wire n4374 = n4373[0];
-  wire [2:0] n4380 = (q_lsu_head_q >> 3'h1);
-  wire n4381 = n4380[0];
-  wire [2:0] n4385 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4398 = (q_lsu_head_q >> 3'h0);
-  wire n4399 = n4398[0];
-  wire [2:0] n4405 = (q_lsu_head_q >> 3'h1);
-  wire n4406 = n4405[0];
-  wire [2:0] n4410 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4423 = (q_lsu_head_q >> 3'h0);
-  wire n4424 = n4423[0];
-  wire [2:0] n4430 = (q_lsu_head_q >> 3'h1);
-  wire n4431 = n4430[0];
-  wire [2:0] n4435 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4448 = (q_lsu_head_q >> 3'h0);
-  wire n4449 = n4448[0];
-  wire [2:0] n4455 = (q_lsu_head_q >> 3'h1);
-  wire n4456 = n4455[0];
-  wire [2:0] n4460 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4473 = (q_lsu_head_q >> 3'h0);
-  wire n4474 = n4473[0];
-  wire [2:0] n4480 = (q_lsu_head_q >> 3'h1);
-  wire n4481 = n4480[0];
-  wire [2:0] n4485 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4498 = (q_lsu_head_q >> 3'h0);
-  wire n4499 = n4498[0];
-  wire [2:0] n4505 = (q_lsu_head_q >> 3'h1);
-  wire n4506 = n4505[0];
-  wire [2:0] n4510 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4523 = (q_lsu_head_q >> 3'h0);
-  wire n4524 = n4523[0];
-  wire [2:0] n4530 = (q_lsu_head_q >> 3'h1);
-  wire n4531 = n4530[0];
-  wire [2:0] n4535 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4548 = (q_lsu_head_q >> 3'h0);
-  wire n4549 = n4548[0];
-  wire [2:0] n4555 = (q_lsu_head_q >> 3'h1);
-  wire n4556 = n4555[0];
-  wire [2:0] n4560 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4573 = (q_lsu_head_q >> 3'h0);
-  wire n4574 = n4573[0];
-  wire [2:0] n4580 = (q_lsu_head_q >> 3'h1);
-  wire n4581 = n4580[0];
-  wire [2:0] n4585 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4598 = (q_lsu_head_q >> 3'h0);
-  wire n4599 = n4598[0];
-  wire [2:0] n4605 = (q_lsu_head_q >> 3'h1);
-  wire n4606 = n4605[0];
-  wire [2:0] n4610 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4623 = (q_lsu_head_q >> 3'h0);
-  wire n4624 = n4623[0];
-  wire [2:0] n4630 = (q_lsu_head_q >> 3'h1);
-  wire n4631 = n4630[0];
-  wire [2:0] n4635 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4648 = (q_lsu_head_q >> 3'h0);
-  wire n4649 = n4648[0];
-  wire [2:0] n4655 = (q_lsu_head_q >> 3'h1);
-  wire n4656 = n4655[0];
-  wire [2:0] n4660 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4673 = (q_lsu_head_q >> 3'h0);
-  wire n4674 = n4673[0];
-  wire [2:0] n4680 = (q_lsu_head_q >> 3'h1);
-  wire n4681 = n4680[0];
-  wire [2:0] n4685 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4698 = (q_lsu_head_q >> 3'h0);
-  wire n4699 = n4698[0];
-  wire [2:0] n4705 = (q_lsu_head_q >> 3'h1);
-  wire n4706 = n4705[0];
-  wire [2:0] n4710 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4723 = (q_lsu_head_q >> 3'h0);
-  wire n4724 = n4723[0];
-  wire [2:0] n4730 = (q_lsu_head_q >> 3'h1);
-  wire n4731 = n4730[0];
-  wire [2:0] n4735 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4748 = (q_lsu_head_q >> 3'h0);
-  wire n4749 = n4748[0];
-  wire [2:0] n4755 = (q_lsu_head_q >> 3'h1);
-  wire n4756 = n4755[0];
-  wire [2:0] n4760 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4773 = (q_lsu_head_q >> 3'h0);
-  wire n4774 = n4773[0];
-  wire [2:0] n4780 = (q_lsu_head_q >> 3'h1);
-  wire n4781 = n4780[0];
-  wire [2:0] n4785 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4798 = (q_lsu_head_q >> 3'h0);
-  wire n4799 = n4798[0];
-  wire [2:0] n4805 = (q_lsu_head_q >> 3'h1);
-  wire n4806 = n4805[0];
-  wire [2:0] n4810 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4823 = (q_lsu_head_q >> 3'h0);
-  wire n4824 = n4823[0];
-  wire [2:0] n4830 = (q_lsu_head_q >> 3'h1);
-  wire n4831 = n4830[0];
-  wire [2:0] n4835 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4848 = (q_lsu_head_q >> 3'h0);
-  wire n4849 = n4848[0];
-  wire [2:0] n4855 = (q_lsu_head_q >> 3'h1);
-  wire n4856 = n4855[0];
-  wire [2:0] n4860 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4873 = (q_lsu_head_q >> 3'h0);
-  wire n4874 = n4873[0];
-  wire [2:0] n4880 = (q_lsu_head_q >> 3'h1);
-  wire n4881 = n4880[0];
-  wire [2:0] n4885 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4898 = (q_lsu_head_q >> 3'h0);
-  wire n4899 = n4898[0];
-  wire [2:0] n4905 = (q_lsu_head_q >> 3'h1);
-  wire n4906 = n4905[0];
-  wire [2:0] n4910 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4923 = (q_lsu_head_q >> 3'h0);
-  wire n4924 = n4923[0];
-  wire [2:0] n4930 = (q_lsu_head_q >> 3'h1);
-  wire n4931 = n4930[0];
-  wire [2:0] n4935 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4948 = (q_lsu_head_q >> 3'h0);
-  wire n4949 = n4948[0];
-  wire [2:0] n4955 = (q_lsu_head_q >> 3'h1);
-  wire n4956 = n4955[0];
-  wire [2:0] n4960 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4973 = (q_lsu_head_q >> 3'h0);
-  wire n4974 = n4973[0];
-  wire [2:0] n4980 = (q_lsu_head_q >> 3'h1);
-  wire n4981 = n4980[0];
-  wire [2:0] n4985 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n4998 = (q_lsu_head_q >> 3'h0);
-  wire n4999 = n4998[0];
-  wire [2:0] n5005 = (q_lsu_head_q >> 3'h1);
-  wire n5006 = n5005[0];
-  wire [2:0] n5010 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5023 = (q_lsu_head_q >> 3'h0);
-  wire n5024 = n5023[0];
-  wire [2:0] n5030 = (q_lsu_head_q >> 3'h1);
-  wire n5031 = n5030[0];
-  wire [2:0] n5035 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5048 = (q_lsu_head_q >> 3'h0);
-  wire n5049 = n5048[0];
-  wire [2:0] n5055 = (q_lsu_head_q >> 3'h1);
-  wire n5056 = n5055[0];
-  wire [2:0] n5060 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5073 = (q_lsu_head_q >> 3'h0);
-  wire n5074 = n5073[0];
-  wire [2:0] n5080 = (q_lsu_head_q >> 3'h1);
-  wire n5081 = n5080[0];
-  wire [2:0] n5085 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5098 = (q_lsu_head_q >> 3'h0);
-  wire n5099 = n5098[0];
-  wire [2:0] n5105 = (q_lsu_head_q >> 3'h1);
-  wire n5106 = n5105[0];
-  wire [2:0] n5110 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5123 = (q_lsu_head_q >> 3'h0);
-  wire n5124 = n5123[0];
-  wire [2:0] n5130 = (q_lsu_head_q >> 3'h1);
-  wire n5131 = n5130[0];
-  wire [2:0] n5135 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5148 = (q_lsu_head_q >> 3'h0);
-  wire n5149 = n5148[0];
-  wire [2:0] n5155 = (q_lsu_head_q >> 3'h1);
-  wire n5156 = n5155[0];
-  wire [2:0] n5160 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5173 = (q_lsu_head_q >> 3'h0);
-  wire n5174 = n5173[0];
-  wire [2:0] n5180 = (q_lsu_head_q >> 3'h1);
-  wire n5181 = n5180[0];
-  wire [2:0] n5185 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5198 = (q_lsu_head_q >> 3'h0);
-  wire n5199 = n5198[0];
-  wire [2:0] n5205 = (q_lsu_head_q >> 3'h1);
-  wire n5206 = n5205[0];
-  wire [2:0] n5210 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5223 = (q_lsu_head_q >> 3'h0);
-  wire n5224 = n5223[0];
-  wire [2:0] n5230 = (q_lsu_head_q >> 3'h1);
-  wire n5231 = n5230[0];
-  wire [2:0] n5235 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5248 = (q_lsu_head_q >> 3'h0);
-  wire n5249 = n5248[0];
-  wire [2:0] n5255 = (q_lsu_head_q >> 3'h1);
-  wire n5256 = n5255[0];
-  wire [2:0] n5260 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5273 = (q_lsu_head_q >> 3'h0);
-  wire n5274 = n5273[0];
-  wire [2:0] n5280 = (q_lsu_head_q >> 3'h1);
-  wire n5281 = n5280[0];
-  wire [2:0] n5285 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5298 = (q_lsu_head_q >> 3'h0);
-  wire n5299 = n5298[0];
-  wire [2:0] n5305 = (q_lsu_head_q >> 3'h1);
-  wire n5306 = n5305[0];
-  wire [2:0] n5310 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5323 = (q_lsu_head_q >> 3'h0);
-  wire n5324 = n5323[0];
-  wire [2:0] n5330 = (q_lsu_head_q >> 3'h1);
-  wire n5331 = n5330[0];
-  wire [2:0] n5335 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5348 = (q_lsu_head_q >> 3'h0);
-  wire n5349 = n5348[0];
-  wire [2:0] n5355 = (q_lsu_head_q >> 3'h1);
-  wire n5356 = n5355[0];
-  wire [2:0] n5360 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5373 = (q_lsu_head_q >> 3'h0);
-  wire n5374 = n5373[0];
-  wire [2:0] n5380 = (q_lsu_head_q >> 3'h1);
-  wire n5381 = n5380[0];
-  wire [2:0] n5385 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5398 = (q_lsu_head_q >> 3'h0);
-  wire n5399 = n5398[0];
-  wire [2:0] n5405 = (q_lsu_head_q >> 3'h1);
-  wire n5406 = n5405[0];
-  wire [2:0] n5410 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5423 = (q_lsu_head_q >> 3'h0);
-  wire n5424 = n5423[0];
-  wire [2:0] n5430 = (q_lsu_head_q >> 3'h1);
-  wire n5431 = n5430[0];
-  wire [2:0] n5435 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5448 = (q_lsu_head_q >> 3'h0);
-  wire n5449 = n5448[0];
-  wire [2:0] n5455 = (q_lsu_head_q >> 3'h1);
-  wire n5456 = n5455[0];
-  wire [2:0] n5460 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5473 = (q_lsu_head_q >> 3'h0);
-  wire n5474 = n5473[0];
-  wire [2:0] n5480 = (q_lsu_head_q >> 3'h1);
-  wire n5481 = n5480[0];
-  wire [2:0] n5485 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5498 = (q_lsu_head_q >> 3'h0);
-  wire n5499 = n5498[0];
-  wire [2:0] n5505 = (q_lsu_head_q >> 3'h1);
-  wire n5506 = n5505[0];
-  wire [2:0] n5510 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5523 = (q_lsu_head_q >> 3'h0);
-  wire n5524 = n5523[0];
-  wire [2:0] n5530 = (q_lsu_head_q >> 3'h1);
-  wire n5531 = n5530[0];
-  wire [2:0] n5535 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5548 = (q_lsu_head_q >> 3'h0);
-  wire n5549 = n5548[0];
-  wire [2:0] n5555 = (q_lsu_head_q >> 3'h1);
-  wire n5556 = n5555[0];
-  wire [2:0] n5560 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5573 = (q_lsu_head_q >> 3'h0);
-  wire n5574 = n5573[0];
-  wire [2:0] n5580 = (q_lsu_head_q >> 3'h1);
-  wire n5581 = n5580[0];
-  wire [2:0] n5585 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5598 = (q_lsu_head_q >> 3'h0);
-  wire n5599 = n5598[0];
-  wire [2:0] n5605 = (q_lsu_head_q >> 3'h1);
-  wire n5606 = n5605[0];
-  wire [2:0] n5610 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5623 = (q_lsu_head_q >> 3'h0);
-  wire n5624 = n5623[0];
-  wire [2:0] n5630 = (q_lsu_head_q >> 3'h1);
-  wire n5631 = n5630[0];
-  wire [2:0] n5635 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5648 = (q_lsu_head_q >> 3'h0);
-  wire n5649 = n5648[0];
-  wire [2:0] n5655 = (q_lsu_head_q >> 3'h1);
-  wire n5656 = n5655[0];
-  wire [2:0] n5660 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5673 = (q_lsu_head_q >> 3'h0);
-  wire n5674 = n5673[0];
-  wire [2:0] n5680 = (q_lsu_head_q >> 3'h1);
-  wire n5681 = n5680[0];
-  wire [2:0] n5685 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5698 = (q_lsu_head_q >> 3'h0);
-  wire n5699 = n5698[0];
-  wire [2:0] n5705 = (q_lsu_head_q >> 3'h1);
-  wire n5706 = n5705[0];
-  wire [2:0] n5710 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5723 = (q_lsu_head_q >> 3'h0);
-  wire n5724 = n5723[0];
-  wire [2:0] n5730 = (q_lsu_head_q >> 3'h1);
-  wire n5731 = n5730[0];
-  wire [2:0] n5735 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5748 = (q_lsu_head_q >> 3'h0);
-  wire n5749 = n5748[0];
-  wire [2:0] n5755 = (q_lsu_head_q >> 3'h1);
-  wire n5756 = n5755[0];
-  wire [2:0] n5760 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5773 = (q_lsu_head_q >> 3'h0);
-  wire n5774 = n5773[0];
-  wire [2:0] n5780 = (q_lsu_head_q >> 3'h1);
-  wire n5781 = n5780[0];
-  wire [2:0] n5785 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5798 = (q_lsu_head_q >> 3'h0);
-  wire n5799 = n5798[0];
-  wire [2:0] n5805 = (q_lsu_head_q >> 3'h1);
-  wire n5806 = n5805[0];
-  wire [2:0] n5810 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5823 = (q_lsu_head_q >> 3'h0);
-  wire n5824 = n5823[0];
-  wire [2:0] n5830 = (q_lsu_head_q >> 3'h1);
-  wire n5831 = n5830[0];
-  wire [2:0] n5835 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5848 = (q_lsu_head_q >> 3'h0);
-  wire n5849 = n5848[0];
-  wire [2:0] n5855 = (q_lsu_head_q >> 3'h1);
-  wire n5856 = n5855[0];
-  wire [2:0] n5860 = (q_lsu_head_q >> 3'h2);
-  wire [2:0] n5873 = (q_lsu_head_q >> 3'h0);
-  wire n5874 = n5873[0];
-  wire [2:0] n5880 = (q_lsu_head_q >> 3'h1);
-  wire n5881 = n5880[0];
-  wire [2:0] n5885 = (q_lsu_head_q >> 3'h2);
-  wire n5888 = (|q_lsu_count_q);
-  wire [2:0] n5899 = (q_fe_head_q >> 3'h0);
-  wire n5900 = n5899[0];
-  wire [2:0] n5906 = (q_fe_head_q >> 3'h1);
-  wire n5907 = n5906[0];
-  wire [2:0] n5911 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n5913 = (n5911[0] ? (n5907 ? (n5900 ? 32'h00000000 : 32'h00000000) : (n5900 ? 32'h00000000 : 32'h00000000)) : (n5907 ? (n5900 ? 32'h00000000 : 32'h00000000) : (n5900 ? q_fe_1_tag_q : q_fe_0_tag_q)));
-  wire [2:0] n5916 = (q_fe_head_q >> 3'h0);
-  wire n5917 = n5916[0];
-  wire [2:0] n5923 = (q_fe_head_q >> 3'h1);
-  wire n5924 = n5923[0];
-  wire [2:0] n5928 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n5933 = (q_fe_head_q >> 3'h0);
-  wire n5934 = n5933[0];
-  wire [2:0] n5940 = (q_fe_head_q >> 3'h1);
-  wire n5941 = n5940[0];
-  wire [2:0] n5945 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n5952 = (q_fe_head_q >> 3'h0);
-  wire n5953 = n5952[0];
-  wire [2:0] n5959 = (q_fe_head_q >> 3'h1);
-  wire n5960 = n5959[0];
-  wire [2:0] n5964 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n5971 = (q_fe_head_q >> 3'h0);
-  wire n5972 = n5971[0];
-  wire [2:0] n5978 = (q_fe_head_q >> 3'h1);
-  wire n5979 = n5978[0];
-  wire [2:0] n5983 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n5990 = (q_fe_head_q >> 3'h0);
-  wire n5991 = n5990[0];
-  wire [2:0] n5997 = (q_fe_head_q >> 3'h1);
-  wire n5998 = n5997[0];
-  wire [2:0] n6002 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6009 = (q_fe_head_q >> 3'h0);
-  wire n6010 = n6009[0];
-  wire [2:0] n6016 = (q_fe_head_q >> 3'h1);
-  wire n6017 = n6016[0];
-  wire [2:0] n6021 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6028 = (q_fe_head_q >> 3'h0);
-  wire n6029 = n6028[0];
-  wire [2:0] n6035 = (q_fe_head_q >> 3'h1);
-  wire n6036 = n6035[0];
-  wire [2:0] n6040 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6047 = (q_fe_head_q >> 3'h0);
-  wire n6048 = n6047[0];
-  wire [2:0] n6054 = (q_fe_head_q >> 3'h1);
-  wire n6055 = n6054[0];
-  wire [2:0] n6059 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6066 = (q_fe_head_q >> 3'h0);
-  wire n6067 = n6066[0];
-  wire [2:0] n6073 = (q_fe_head_q >> 3'h1);
-  wire n6074 = n6073[0];
-  wire [2:0] n6078 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6085 = (q_fe_head_q >> 3'h0);
-  wire n6086 = n6085[0];
-  wire [2:0] n6092 = (q_fe_head_q >> 3'h1);
-  wire n6093 = n6092[0];
-  wire [2:0] n6097 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6104 = (q_fe_head_q >> 3'h0);
-  wire n6105 = n6104[0];
-  wire [2:0] n6111 = (q_fe_head_q >> 3'h1);
-  wire n6112 = n6111[0];
-  wire [2:0] n6116 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6123 = (q_fe_head_q >> 3'h0);
-  wire n6124 = n6123[0];
-  wire [2:0] n6130 = (q_fe_head_q >> 3'h1);
-  wire n6131 = n6130[0];
-  wire [2:0] n6135 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6142 = (q_fe_head_q >> 3'h0);
-  wire n6143 = n6142[0];
-  wire [2:0] n6149 = (q_fe_head_q >> 3'h1);
-  wire n6150 = n6149[0];
-  wire [2:0] n6154 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6161 = (q_fe_head_q >> 3'h0);
-  wire n6162 = n6161[0];
-  wire [2:0] n6168 = (q_fe_head_q >> 3'h1);
-  wire n6169 = n6168[0];
-  wire [2:0] n6173 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6180 = (q_fe_head_q >> 3'h0);
-  wire n6181 = n6180[0];
-  wire [2:0] n6187 = (q_fe_head_q >> 3'h1);
-  wire n6188 = n6187[0];
-  wire [2:0] n6192 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6199 = (q_fe_head_q >> 3'h0);
-  wire n6200 = n6199[0];
-  wire [2:0] n6206 = (q_fe_head_q >> 3'h1);
-  wire n6207 = n6206[0];
-  wire [2:0] n6211 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6218 = (q_fe_head_q >> 3'h0);
-  wire n6219 = n6218[0];
-  wire [2:0] n6225 = (q_fe_head_q >> 3'h1);
-  wire n6226 = n6225[0];
-  wire [2:0] n6230 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6237 = (q_fe_head_q >> 3'h0);
-  wire n6238 = n6237[0];
-  wire [2:0] n6244 = (q_fe_head_q >> 3'h1);
-  wire n6245 = n6244[0];
-  wire [2:0] n6249 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6256 = (q_fe_head_q >> 3'h0);
-  wire n6257 = n6256[0];
-  wire [2:0] n6263 = (q_fe_head_q >> 3'h1);
-  wire n6264 = n6263[0];
-  wire [2:0] n6268 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6275 = (q_fe_head_q >> 3'h0);
-  wire n6276 = n6275[0];
-  wire [2:0] n6282 = (q_fe_head_q >> 3'h1);
-  wire n6283 = n6282[0];
-  wire [2:0] n6287 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6294 = (q_fe_head_q >> 3'h0);
-  wire n6295 = n6294[0];
-  wire [2:0] n6301 = (q_fe_head_q >> 3'h1);
-  wire n6302 = n6301[0];
-  wire [2:0] n6306 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6313 = (q_fe_head_q >> 3'h0);
-  wire n6314 = n6313[0];
-  wire [2:0] n6320 = (q_fe_head_q >> 3'h1);
-  wire n6321 = n6320[0];
-  wire [2:0] n6325 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6332 = (q_fe_head_q >> 3'h0);
-  wire n6333 = n6332[0];
-  wire [2:0] n6339 = (q_fe_head_q >> 3'h1);
-  wire n6340 = n6339[0];
-  wire [2:0] n6344 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6351 = (q_fe_head_q >> 3'h0);
-  wire n6352 = n6351[0];
-  wire [2:0] n6358 = (q_fe_head_q >> 3'h1);
-  wire n6359 = n6358[0];
-  wire [2:0] n6363 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6370 = (q_fe_head_q >> 3'h0);
-  wire n6371 = n6370[0];
-  wire [2:0] n6377 = (q_fe_head_q >> 3'h1);
-  wire n6378 = n6377[0];
-  wire [2:0] n6382 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6389 = (q_fe_head_q >> 3'h0);
-  wire n6390 = n6389[0];
-  wire [2:0] n6396 = (q_fe_head_q >> 3'h1);
-  wire n6397 = n6396[0];
-  wire [2:0] n6401 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6408 = (q_fe_head_q >> 3'h0);
-  wire n6409 = n6408[0];
-  wire [2:0] n6415 = (q_fe_head_q >> 3'h1);
-  wire n6416 = n6415[0];
-  wire [2:0] n6420 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6427 = (q_fe_head_q >> 3'h0);
-  wire n6428 = n6427[0];
-  wire [2:0] n6434 = (q_fe_head_q >> 3'h1);
-  wire n6435 = n6434[0];
-  wire [2:0] n6439 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6446 = (q_fe_head_q >> 3'h0);
-  wire n6447 = n6446[0];
-  wire [2:0] n6453 = (q_fe_head_q >> 3'h1);
-  wire n6454 = n6453[0];
-  wire [2:0] n6458 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6465 = (q_fe_head_q >> 3'h0);
-  wire n6466 = n6465[0];
-  wire [2:0] n6472 = (q_fe_head_q >> 3'h1);
-  wire n6473 = n6472[0];
-  wire [2:0] n6477 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6484 = (q_fe_head_q >> 3'h0);
-  wire n6485 = n6484[0];
-  wire [2:0] n6491 = (q_fe_head_q >> 3'h1);
-  wire n6492 = n6491[0];
-  wire [2:0] n6496 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6503 = (q_fe_head_q >> 3'h0);
-  wire n6504 = n6503[0];
-  wire [2:0] n6510 = (q_fe_head_q >> 3'h1);
-  wire n6511 = n6510[0];
-  wire [2:0] n6515 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6522 = (q_fe_head_q >> 3'h0);
-  wire n6523 = n6522[0];
-  wire [2:0] n6529 = (q_fe_head_q >> 3'h1);
-  wire n6530 = n6529[0];
-  wire [2:0] n6534 = (q_fe_head_q >> 3'h2);
-  wire [2:0] n6541 = (q_fe_head_q >> 3'h0);
-  wire n6542 = n6541[0];
-  wire [2:0] n6548 = (q_fe_head_q >> 3'h1);
-  wire n6549 = n6548[0];
-  wire [2:0] n6553 = (q_fe_head_q >> 3'h2);
-  wire n6556 = (|q_fe_count_q);
-  wire n6570 = (((n1286 & 1'h1) & (~1'h0)) & (~((n547[15:14] == 2'h3) & 1'h0)));
-  wire n6581 = (((n2059 & 1'h1) & (~1'h0)) & (~((n1320[15:14] == 2'h3) & 1'h0)));
-  wire n6592 = (((n2867 & 1'h1) & (~1'h0)) & (~((n2096[15:14] == 2'h3) & 1'h0)));
-  wire n6603 = (((n4210 & 1'h1) & (~1'h0)) & (~((n2895[15:14] == 2'h3) & 1'h0)));
-  wire n6614 = (((n5888 & 1'h1) & (~1'h0)) & (~((n4253[15:14] == 2'h3) & 1'h0)));
-  wire n6625 = (((n6556 & 1'h1) & (~1'h0)) & (~((n5913[15:14] == 2'h3) & 1'h0)));
-  wire n6629 = (rr0_q == 3'h5);
-  wire n6635 = (1'h0 | n6570);
-  wire n6640 = (n6635 | n6581);
-  wire n6645 = (n6640 | n6592);
-  wire n6650 = (n6645 | n6603);
-  wire n6662 = (rr0_q == 3'h0);
-  wire n6668 = (1'h0 | n6581);
-  wire n6673 = (n6668 | n6592);
-  wire n6678 = (n6673 | n6603);
-  wire n6683 = (n6678 | n6614);
-  wire n6695 = (rr0_q == 3'h1);
-  wire n6701 = (1'h0 | n6592);
-  wire n6706 = (n6701 | n6603);
-  wire n6711 = (n6706 | n6614);
-  wire n6716 = (n6711 | n6625);
-  wire n6728 = (rr0_q == 3'h2);
-  wire n6734 = (1'h0 | n6603);
-  wire n6739 = (n6734 | n6614);
-  wire n6744 = (n6739 | n6625);
-  wire n6749 = (n6744 | n6570);
-  wire n6761 = (rr0_q == 3'h3);
-  wire n6767 = (1'h0 | n6614);
-  wire n6772 = (n6767 | n6625);
-  wire n6777 = (n6772 | n6570);
-  wire n6782 = (n6777 | n6581);
-  wire n6794 = (rr0_q == 3'h4);
-  wire n6799 = ((((((1'h0 | ((n6629 & n6625) & (~(n6650 | n6614)))) | ((n6662 & n6625) & (~n6683))) | ((n6695 & n6625) & (~n6711))) | ((n6728 & n6625) & (~n6739))) | ((n6761 & n6625) & (~n6767))) | ((n6794 & n6625) & (~1'h0)));
-  wire n6800 = (1'h0 | n6625);
-  wire n6804 = ((((((1'h0 | ((n6629 & n6570) & (~1'h0))) | ((n6662 & n6570) & (~(n6683 | n6625)))) | ((n6695 & n6570) & (~n6716))) | ((n6728 & n6570) & (~n6744))) | ((n6761 & n6570) & (~n6772))) | ((n6794 & n6570) & (~n6800)));
-  wire n6805 = (n6800 | n6570);
-  wire n6809 = ((((((1'h0 | ((n6629 & n6581) & (~n6635))) | ((n6662 & n6581) & (~1'h0))) | ((n6695 & n6581) & (~(n6716 | n6570)))) | ((n6728 & n6581) & (~n6749))) | ((n6761 & n6581) & (~n6777))) | ((n6794 & n6581) & (~n6805)));
-  wire n6810 = (n6805 | n6581);
-  wire n6814 = ((((((1'h0 | ((n6629 & n6592) & (~n6640))) | ((n6662 & n6592) & (~n6668))) | ((n6695 & n6592) & (~1'h0))) | ((n6728 & n6592) & (~(n6749 | n6581)))) | ((n6761 & n6592) & (~n6782))) | ((n6794 & n6592) & (~n6810)));
-  wire n6815 = (n6810 | n6592);
-  wire n6819 = ((((((1'h0 | ((n6629 & n6603) & (~n6645))) | ((n6662 & n6603) & (~n6673))) | ((n6695 & n6603) & (~n6701))) | ((n6728 & n6603) & (~1'h0))) | ((n6761 & n6603) & (~(n6782 | n6592)))) | ((n6794 & n6603) & (~n6815)));
-  wire n6824 = ((((((1'h0 | ((n6629 & n6614) & (~n6650))) | ((n6662 & n6614) & (~n6678))) | ((n6695 & n6614) & (~n6706))) | ((n6728 & n6614) & (~n6734))) | ((n6761 & n6614) & (~1'h0))) | ((n6794 & n6614) & (~(n6815 | n6603))));
-  wire n6853 = (1'h0 | n6804);
-  wire n6854 = (1'h0 | n6809);
-  wire n6855 = (1'h0 | n6814);
-  wire n6856 = (1'h0 | n6819);
-  wire n6857 = (1'h0 | n6824);
-  wire n6858 = (1'h0 | n6799);
-  wire n6887 = ((((((1'h0 | n6804) | n6809) | n6814) | n6819) | n6824) | n6799);
-  wire [31:0] n6900 = ((((((32'h00000000 | (n6804 ? n547 : 32'h00000000)) | (n6809 ? n1320 : 32'h00000000)) | (n6814 ? n2096 : 32'h00000000)) | (n6819 ? n2895 : 32'h00000000)) | (n6824 ? n4253 : 32'h00000000)) | (n6799 ? n5913 : 32'h00000000));
-  wire [31:0] n6913 = ((((((32'h00000000 | (n6804 ? (n562[0] ? (n558 ? (n551 ? 32'h00000000 : 32'h00000000) : (n551 ? 32'h00000000 : q_sp0_4_mask_q)) : (n558 ? (n551 ? q_sp0_3_mask_q : q_sp0_2_mask_q) : (n551 ? q_sp0_1_mask_q : q_sp0_0_mask_q))) : 32'h00000000)) | (n6809 ? (n1335[0] ? (n1331 ? (n1324 ? 32'h00000000 : 32'h00000000) : (n1324 ? 32'h00000000 : q_sp1_4_mask_q)) : (n1331 ? (n1324 ? q_sp1_3_mask_q : q_sp1_2_mask_q) : (n1324 ? q_sp1_1_mask_q : q_sp1_0_mask_q))) : 32'h00000000)) | (n6814 ? (n2111[0] ? (n2107 ? (n2100 ? 32'h00000000 : 32'h00000000) : (n2100 ? q_sfu_5_mask_q : q_sfu_4_mask_q)) : (n2107 ? (n2100 ? q_sfu_3_mask_q : q_sfu_2_mask_q) : (n2100 ? q_sfu_1_mask_q : q_sfu_0_mask_q))) : 32'h00000000)) | (n6819 ? (n2910[0] ? (n2906 ? (n2899 ? 32'h00000000 : 32'h00000000) : (n2899 ? 32'h00000000 : 32'h00000000)) : (n2906 ? (n2899 ? 32'h00000000 : q_dpu_2_mask_q) : (n2899 ? q_dpu_1_mask_q : q_dpu_0_mask_q))) : 32'h00000000)) | (n6824 ? (n4268[0] ? (n4264 ? (n4257 ? q_lsu_7_mask_q : q_lsu_6_mask_q) : (n4257 ? q_lsu_5_mask_q : q_lsu_4_mask_q)) : (n4264 ? (n4257 ? q_lsu_3_mask_q : q_lsu_2_mask_q) : (n4257 ? q_lsu_1_mask_q : q_lsu_0_mask_q))) : 32'h00000000)) | (n6799 ? (n5928[0] ? (n5924 ? (n5917 ? 32'h00000000 : 32'h00000000) : (n5917 ? 32'h00000000 : 32'h00000000)) : (n5924 ? (n5917 ? 32'h00000000 : 32'h00000000) : (n5917 ? q_fe_1_mask_q : q_fe_0_mask_q))) : 32'h00000000));
-  wire [1:0] n7759 = n6900[15:14];
-  wire n7763 = (n7759 == 2'h2);
-  wire [5:0] n7766 = n6900[5:0];
-  wire [7:0] n7767 = n6900[13:6];
-  wire [31:0] n7769 = (n6913 >> 32'h00000000);
-  wire n7770 = n7769[0];
-  wire [31:0] n7772 = (n6913 >> 32'h00000001);
-  wire n7773 = n7772[0];
-  wire [31:0] n7775 = (n6913 >> 32'h00000002);
-  wire n7776 = n7775[0];
-  wire [31:0] n7778 = (n6913 >> 32'h00000003);
-  wire n7779 = n7778[0];
-  wire [31:0] n7781 = (n6913 >> 32'h00000004);
-  wire n7782 = n7781[0];
-  wire [31:0] n7784 = (n6913 >> 32'h00000005);
-  wire n7785 = n7784[0];
-  wire [31:0] n7787 = (n6913 >> 32'h00000006);
-  wire n7788 = n7787[0];
-  wire [31:0] n7790 = (n6913 >> 32'h00000007);
-  wire n7791 = n7790[0];
-  wire [31:0] n7793 = (n6913 >> 32'h00000008);
-  wire n7794 = n7793[0];
-  wire [31:0] n7796 = (n6913 >> 32'h00000009);
-  wire n7797 = n7796[0];
-  wire [31:0] n7799 = (n6913 >> 32'h0000000a);
-  wire n7800 = n7799[0];
-  wire [31:0] n7802 = (n6913 >> 32'h0000000b);
-  wire n7803 = n7802[0];
-  wire [31:0] n7805 = (n6913 >> 32'h0000000c);
-  wire n7806 = n7805[0];
-  wire [31:0] n7808 = (n6913 >> 32'h0000000d);
-  wire n7809 = n7808[0];
-  wire [31:0] n7811 = (n6913 >> 32'h0000000e);
-  wire n7812 = n7811[0];
-  wire [31:0] n7814 = (n6913 >> 32'h0000000f);
-  wire n7815 = n7814[0];
-  wire [31:0] n7817 = (n6913 >> 32'h00000010);
-  wire n7818 = n7817[0];
-  wire [31:0] n7820 = (n6913 >> 32'h00000011);
-  wire n7821 = n7820[0];
-  wire [31:0] n7823 = (n6913 >> 32'h00000012);
-  wire n7824 = n7823[0];
-  wire [31:0] n7826 = (n6913 >> 32'h00000013);
-  wire n7827 = n7826[0];
-  wire [31:0] n7829 = (n6913 >> 32'h00000014);
-  wire n7830 = n7829[0];
-  wire [31:0] n7832 = (n6913 >> 32'h00000015);
-  wire n7833 = n7832[0];
-  wire [31:0] n7835 = (n6913 >> 32'h00000016);
-  wire n7836 = n7835[0];
-  wire [31:0] n7838 = (n6913 >> 32'h00000017);
-  wire n7839 = n7838[0];
-  wire [31:0] n7841 = (n6913 >> 32'h00000018);
-  wire n7842 = n7841[0];
-  wire [31:0] n7844 = (n6913 >> 32'h00000019);
-  wire n7845 = n7844[0];
-  wire [31:0] n7847 = (n6913 >> 32'h0000001a);
-  wire n7848 = n7847[0];
-  wire [31:0] n7850 = (n6913 >> 32'h0000001b);
-  wire n7851 = n7850[0];
-  wire [31:0] n7853 = (n6913 >> 32'h0000001c);
-  wire n7854 = n7853[0];
-  wire [31:0] n7856 = (n6913 >> 32'h0000001d);
-  wire n7857 = n7856[0];
-  wire [31:0] n7859 = (n6913 >> 32'h0000001e);
-  wire n7860 = n7859[0];
-  wire [31:0] n7862 = (n6913 >> 32'h0000001f);
-  wire n7863 = n7862[0];
-  wire n7866 = (n6887 & (n7759 == 2'h3));
-  wire [31:0] n7871 = (n7866 ? n6913 : 32'h00000000);
-  wire [31:0] n7872 = (n7866 ? ((((((32'h00000000 | (n6804 ? (n579[0] ? (n575 ? (n568 ? 32'h00000000 : 32'h00000000) : (n568 ? 32'h00000000 : q_sp0_4_pred_q)) : (n575 ? (n568 ? q_sp0_3_pred_q : q_sp0_2_pred_q) : (n568 ? q_sp0_1_pred_q : q_sp0_0_pred_q))) : 32'h00000000)) | (n6809 ? (n1352[0] ? (n1348 ? (n1341 ? 32'h00000000 : 32'h00000000) : (n1341 ? 32'h00000000 : q_sp1_4_pred_q)) : (n1348 ? (n1341 ? q_sp1_3_pred_q : q_sp1_2_pred_q) : (n1341 ? q_sp1_1_pred_q : q_sp1_0_pred_q))) : 32'h00000000)) | (n6814 ? (n2128[0] ? (n2124 ? (n2117 ? 32'h00000000 : 32'h00000000) : (n2117 ? q_sfu_5_pred_q : q_sfu_4_pred_q)) : (n2124 ? (n2117 ? q_sfu_3_pred_q : q_sfu_2_pred_q) : (n2117 ? q_sfu_1_pred_q : q_sfu_0_pred_q))) : 32'h00000000)) | (n6819 ? (n2927[0] ? (n2923 ? (n2916 ? 32'h00000000 : 32'h00000000) : (n2916 ? 32'h00000000 : 32'h00000000)) : (n2923 ? (n2916 ? 32'h00000000 : q_dpu_2_pred_q) : (n2916 ? q_dpu_1_pred_q : q_dpu_0_pred_q))) : 32'h00000000)) | (n6824 ? (n4285[0] ? (n4281 ? (n4274 ? q_lsu_7_pred_q : q_lsu_6_pred_q) : (n4274 ? q_lsu_5_pred_q : q_lsu_4_pred_q)) : (n4281 ? (n4274 ? q_lsu_3_pred_q : q_lsu_2_pred_q) : (n4274 ? q_lsu_1_pred_q : q_lsu_0_pred_q))) : 32'h00000000)) | (n6799 ? (n5945[0] ? (n5941 ? (n5934 ? 32'h00000000 : 32'h00000000) : (n5934 ? 32'h00000000 : 32'h00000000)) : (n5941 ? (n5934 ? 32'h00000000 : 32'h00000000) : (n5934 ? q_fe_1_pred_q : q_fe_0_pred_q))) : 32'h00000000)) : 32'h00000000);
-  wire [31:0] n7898 = (n7871 >> 32'h00000000);
-  wire [31:0] n7901 = (n7871 >> 32'h00000001);
-  wire [31:0] n7904 = (n7871 >> 32'h00000002);
-  wire [31:0] n7907 = (n7871 >> 32'h00000003);
-  wire [31:0] n7910 = (n7871 >> 32'h00000004);
-  wire [31:0] n7913 = (n7871 >> 32'h00000005);
-  wire [31:0] n7916 = (n7871 >> 32'h00000006);
-  wire [31:0] n7919 = (n7871 >> 32'h00000007);
-  wire [31:0] n7922 = (n7871 >> 32'h00000008);
-  wire [31:0] n7925 = (n7871 >> 32'h00000009);
-  wire [31:0] n7928 = (n7871 >> 32'h0000000a);
-  wire [31:0] n7931 = (n7871 >> 32'h0000000b);
-  wire [31:0] n7934 = (n7871 >> 32'h0000000c);
-  wire [31:0] n7937 = (n7871 >> 32'h0000000d);
-  wire [31:0] n7940 = (n7871 >> 32'h0000000e);
-  wire [31:0] n7943 = (n7871 >> 32'h0000000f);
-  wire [31:0] n7946 = (n7871 >> 32'h00000010);
-  wire [31:0] n7949 = (n7871 >> 32'h00000011);
-  wire [31:0] n7952 = (n7871 >> 32'h00000012);
-  wire [31:0] n7955 = (n7871 >> 32'h00000013);
-  wire [31:0] n7958 = (n7871 >> 32'h00000014);
-  wire [31:0] n7961 = (n7871 >> 32'h00000015);
-  wire [31:0] n7964 = (n7871 >> 32'h00000016);
-  wire [31:0] n7967 = (n7871 >> 32'h00000017);
-  wire [31:0] n7970 = (n7871 >> 32'h00000018);
-  wire [31:0] n7973 = (n7871 >> 32'h00000019);
-  wire [31:0] n7976 = (n7871 >> 32'h0000001a);
-  wire [31:0] n7979 = (n7871 >> 32'h0000001b);
-  wire [31:0] n7982 = (n7871 >> 32'h0000001c);
-  wire [31:0] n7985 = (n7871 >> 32'h0000001d);
-  wire [31:0] n7988 = (n7871 >> 32'h0000001e);
-  wire [31:0] n7991 = (n7871 >> 32'h0000001f);
-  wire [31:0] n7994 = (n7872 >> 32'h00000000);
-  wire [31:0] n7997 = (n7872 >> 32'h00000001);
-  wire [31:0] n8000 = (n7872 >> 32'h00000002);
-  wire [31:0] n8003 = (n7872 >> 32'h00000003);
-  wire [31:0] n8006 = (n7872 >> 32'h00000004);
-  wire [31:0] n8009 = (n7872 >> 32'h00000005);
-  wire [31:0] n8012 = (n7872 >> 32'h00000006);
-  wire [31:0] n8015 = (n7872 >> 32'h00000007);
-  wire [31:0] n8018 = (n7872 >> 32'h00000008);
-  wire [31:0] n8021 = (n7872 >> 32'h00000009);
-  wire [31:0] n8024 = (n7872 >> 32'h0000000a);
-  wire [31:0] n8027 = (n7872 >> 32'h0000000b);
-  wire [31:0] n8030 = (n7872 >> 32'h0000000c);
-  wire [31:0] n8033 = (n7872 >> 32'h0000000d);
-  wire [31:0] n8036 = (n7872 >> 32'h0000000e);
-  wire [31:0] n8039 = (n7872 >> 32'h0000000f);
-  wire [31:0] n8042 = (n7872 >> 32'h00000010);
-  wire [31:0] n8045 = (n7872 >> 32'h00000011);
-  wire [31:0] n8048 = (n7872 >> 32'h00000012);
-  wire [31:0] n8051 = (n7872 >> 32'h00000013);
-  wire [31:0] n8054 = (n7872 >> 32'h00000014);
-  wire [31:0] n8057 = (n7872 >> 32'h00000015);
-  wire [31:0] n8060 = (n7872 >> 32'h00000016);
-  wire [31:0] n8063 = (n7872 >> 32'h00000017);
-  wire [31:0] n8066 = (n7872 >> 32'h00000018);
-  wire [31:0] n8069 = (n7872 >> 32'h00000019);
-  wire [31:0] n8072 = (n7872 >> 32'h0000001a);
-  wire [31:0] n8075 = (n7872 >> 32'h0000001b);
-  wire [31:0] n8078 = (n7872 >> 32'h0000001c);
-  wire [31:0] n8081 = (n7872 >> 32'h0000001d);
-  wire [31:0] n8084 = (n7872 >> 32'h0000001e);
-  wire [31:0] n8087 = (n7872 >> 32'h0000001f);
-  wire [31:0] n8221 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n8350 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_pred_i[31]} << 32'h0000001f));
-  wire [31:0] n8479 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n8608 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_pred_i[31]} << 32'h0000001f));
-  wire [31:0] n8737 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sfu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sfu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sfu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sfu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sfu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sfu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sfu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sfu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sfu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sfu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sfu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sfu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sfu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sfu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sfu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sfu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sfu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sfu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sfu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sfu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sfu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sfu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sfu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sfu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sfu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sfu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sfu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sfu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sfu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sfu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sfu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sfu_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n8866 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n8995 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_pred_i[31]} << 32'h0000001f));
-  wire [31:0] n8996 = n306[31:0];
-  wire [31:0] n8997 = n307[31:0];
-  wire [31:0] n8998 = n308[31:0];
-  wire [31:0] n8999 = n309[31:0];
-  wire [31:0] n9000 = n310[31:0];
-  wire [31:0] n9001 = n311[31:0];
-  wire [31:0] n9002 = n312[31:0];
-  wire [31:0] n9003 = n313[31:0];
-  wire [31:0] n9004 = n314[31:0];
-  wire [31:0] n9005 = n315[31:0];
-  wire [31:0] n9006 = n316[31:0];
-  wire [31:0] n9007 = n317[31:0];
-  wire [31:0] n9008 = n318[31:0];
-  wire [31:0] n9009 = n319[31:0];
-  wire [31:0] n9010 = n320[31:0];
-  wire [31:0] n9011 = n321[31:0];
-  wire [31:0] n9012 = n322[31:0];
-  wire [31:0] n9013 = n323[31:0];
-  wire [31:0] n9014 = n324[31:0];
-  wire [31:0] n9015 = n325[31:0];
-  wire [31:0] n9016 = n326[31:0];
-  wire [31:0] n9017 = n327[31:0];
-  wire [31:0] n9018 = n328[31:0];
-  wire [31:0] n9019 = n329[31:0];
-  wire [31:0] n9020 = n330[31:0];
-  wire [31:0] n9021 = n331[31:0];
-  wire [31:0] n9022 = n332[31:0];
-  wire [31:0] n9023 = n333[31:0];
-  wire [31:0] n9024 = n334[31:0];
-  wire [31:0] n9025 = n335[31:0];
-  wire [31:0] n9026 = n336[31:0];
-  wire [31:0] n9027 = n337[31:0];
-  wire [31:0] n9028 = n306[63:32];
-  wire [31:0] n9029 = n307[63:32];
-  wire [31:0] n9030 = n308[63:32];
-  wire [31:0] n9031 = n309[63:32];
-  wire [31:0] n9032 = n310[63:32];
-  wire [31:0] n9033 = n311[63:32];
-  wire [31:0] n9034 = n312[63:32];
-  wire [31:0] n9035 = n313[63:32];
-  wire [31:0] n9036 = n314[63:32];
-  wire [31:0] n9037 = n315[63:32];
-  wire [31:0] n9038 = n316[63:32];
-  wire [31:0] n9039 = n317[63:32];
-  wire [31:0] n9040 = n318[63:32];
-  wire [31:0] n9041 = n319[63:32];
-  wire [31:0] n9042 = n320[63:32];
-  wire [31:0] n9043 = n321[63:32];
-  wire [31:0] n9044 = n322[63:32];
-  wire [31:0] n9045 = n323[63:32];
-  wire [31:0] n9046 = n324[63:32];
-  wire [31:0] n9047 = n325[63:32];
-  wire [31:0] n9048 = n326[63:32];
-  wire [31:0] n9049 = n327[63:32];
-  wire [31:0] n9050 = n328[63:32];
-  wire [31:0] n9051 = n329[63:32];
-  wire [31:0] n9052 = n330[63:32];
-  wire [31:0] n9053 = n331[63:32];
-  wire [31:0] n9054 = n332[63:32];
-  wire [31:0] n9055 = n333[63:32];
-  wire [31:0] n9056 = n334[63:32];
-  wire [31:0] n9057 = n335[63:32];
-  wire [31:0] n9058 = n336[63:32];
-  wire [31:0] n9059 = n337[63:32];
-  wire [31:0] n9188 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, lsu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, lsu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, lsu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, lsu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, lsu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, lsu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, lsu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, lsu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, lsu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, lsu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, lsu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, lsu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, lsu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, lsu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, lsu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, lsu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, lsu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, lsu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, lsu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, lsu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, lsu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, lsu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, lsu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, lsu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, lsu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, lsu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, lsu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, lsu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, lsu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, lsu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, lsu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, lsu_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n9189 = n407[31:0];
-  wire [31:0] n9190 = n408[31:0];
-  wire [31:0] n9191 = n409[31:0];
-  wire [31:0] n9192 = n410[31:0];
-  wire [31:0] n9193 = n411[31:0];
-  wire [31:0] n9194 = n412[31:0];
-  wire [31:0] n9195 = n413[31:0];
-  wire [31:0] n9196 = n414[31:0];
-  wire [31:0] n9197 = n415[31:0];
-  wire [31:0] n9198 = n416[31:0];
-  wire [31:0] n9199 = n417[31:0];
-  wire [31:0] n9200 = n418[31:0];
-  wire [31:0] n9201 = n419[31:0];
-  wire [31:0] n9202 = n420[31:0];
-  wire [31:0] n9203 = n421[31:0];
-  wire [31:0] n9204 = n422[31:0];
-  wire [31:0] n9205 = n423[31:0];
-  wire [31:0] n9206 = n424[31:0];
-  wire [31:0] n9207 = n425[31:0];
-  wire [31:0] n9208 = n426[31:0];
-  wire [31:0] n9209 = n427[31:0];
-  wire [31:0] n9210 = n428[31:0];
-  wire [31:0] n9211 = n429[31:0];
-  wire [31:0] n9212 = n430[31:0];
-  wire [31:0] n9213 = n431[31:0];
-  wire [31:0] n9214 = n432[31:0];
-  wire [31:0] n9215 = n433[31:0];
-  wire [31:0] n9216 = n434[31:0];
-  wire [31:0] n9217 = n435[31:0];
-  wire [31:0] n9218 = n436[31:0];
-  wire [31:0] n9219 = n437[31:0];
-  wire [31:0] n9220 = n438[31:0];
-  wire [31:0] n9221 = n407[63:32];
-  wire [31:0] n9222 = n408[63:32];
-  wire [31:0] n9223 = n409[63:32];
-  wire [31:0] n9224 = n410[63:32];
-  wire [31:0] n9225 = n411[63:32];
-  wire [31:0] n9226 = n412[63:32];
-  wire [31:0] n9227 = n413[63:32];
-  wire [31:0] n9228 = n414[63:32];
-  wire [31:0] n9229 = n415[63:32];
-  wire [31:0] n9230 = n416[63:32];
-  wire [31:0] n9231 = n417[63:32];
-  wire [31:0] n9232 = n418[63:32];
-  wire [31:0] n9233 = n419[63:32];
-  wire [31:0] n9234 = n420[63:32];
-  wire [31:0] n9235 = n421[63:32];
-  wire [31:0] n9236 = n422[63:32];
-  wire [31:0] n9237 = n423[63:32];
-  wire [31:0] n9238 = n424[63:32];
-  wire [31:0] n9239 = n425[63:32];
-  wire [31:0] n9240 = n426[63:32];
-  wire [31:0] n9241 = n427[63:32];
-  wire [31:0] n9242 = n428[63:32];
-  wire [31:0] n9243 = n429[63:32];
-  wire [31:0] n9244 = n430[63:32];
-  wire [31:0] n9245 = n431[63:32];
-  wire [31:0] n9246 = n432[63:32];
-  wire [31:0] n9247 = n433[63:32];
-  wire [31:0] n9248 = n434[63:32];
-  wire [31:0] n9249 = n435[63:32];
-  wire [31:0] n9250 = n436[63:32];
-  wire [31:0] n9251 = n437[63:32];
-  wire [31:0] n9252 = n438[63:32];
-  wire [31:0] n9381 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, fe_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, fe_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, fe_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, fe_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, fe_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, fe_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, fe_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, fe_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, fe_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, fe_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, fe_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, fe_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, fe_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, fe_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, fe_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, fe_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, fe_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, fe_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, fe_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, fe_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, fe_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, fe_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, fe_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, fe_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, fe_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, fe_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, fe_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, fe_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, fe_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, fe_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, fe_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, fe_res_mask_i[31]} << 32'h0000001f));
-  wire n9394 = ((sp0_res_valid_i & (q_sp0_count_q == 4'h5)) & (~n6853));
-  wire n9402 = (sp0_res_valid_i & (~n9394));
-  wire [3:0] n9418 = (n9402 ? (q_sp0_count_q + 4'h1) : q_sp0_count_q);
-  wire n9423 = (n9402 & (q_sp0_tail_q == 3'h0));
-  wire n9496 = (n9402 & (q_sp0_tail_q == 3'h1));
-  wire n9569 = (n9402 & (q_sp0_tail_q == 3'h2));
-  wire n9642 = (n9402 & (q_sp0_tail_q == 3'h3));
-  wire n9715 = (n9402 & (q_sp0_tail_q == 3'h4));
-  wire [3:0] n9787 = (disp_sp0_i ? (credit_sp0_q + 4'h1) : credit_sp0_q);
-  wire n9798 = ((sp1_res_valid_i & (q_sp1_count_q == 4'h5)) & (~n6854));
-  wire n9806 = (sp1_res_valid_i & (~n9798));
-  wire [3:0] n9822 = (n9806 ? (q_sp1_count_q + 4'h1) : q_sp1_count_q);
-  wire n9827 = (n9806 & (q_sp1_tail_q == 3'h0));
-  wire n9900 = (n9806 & (q_sp1_tail_q == 3'h1));
-  wire n9973 = (n9806 & (q_sp1_tail_q == 3'h2));
-  wire n10046 = (n9806 & (q_sp1_tail_q == 3'h3));
-  wire n10119 = (n9806 & (q_sp1_tail_q == 3'h4));
-  wire [3:0] n10191 = (disp_sp1_i ? (credit_sp1_q + 4'h1) : credit_sp1_q);
-  wire n10202 = ((sfu_res_valid_i & (q_sfu_count_q == 4'h6)) & (~n6855));
-  wire n10210 = (sfu_res_valid_i & (~n10202));
-  wire [3:0] n10226 = (n10210 ? (q_sfu_count_q + 4'h1) : q_sfu_count_q);
-  wire n10231 = (n10210 & (q_sfu_tail_q == 3'h0));
-  wire n10304 = (n10210 & (q_sfu_tail_q == 3'h1));
-  wire n10377 = (n10210 & (q_sfu_tail_q == 3'h2));
-  wire n10450 = (n10210 & (q_sfu_tail_q == 3'h3));
-  wire n10523 = (n10210 & (q_sfu_tail_q == 3'h4));
-  wire n10596 = (n10210 & (q_sfu_tail_q == 3'h5));
-  wire [3:0] n10668 = (disp_sfu_i ? (credit_sfu_q + 4'h1) : credit_sfu_q);
-  wire n10679 = ((dpu_res_valid_i & (q_dpu_count_q == 4'h3)) & (~n6856));
-  wire n10687 = (dpu_res_valid_i & (~n10679));
-  wire [3:0] n10703 = (n10687 ? (q_dpu_count_q + 4'h1) : q_dpu_count_q);
-  wire n10708 = (n10687 & (q_dpu_tail_q == 3'h0));
-  wire n10845 = (n10687 & (q_dpu_tail_q == 3'h1));
-  wire n10982 = (n10687 & (q_dpu_tail_q == 3'h2));
-  wire [3:0] n11118 = (disp_dpu_i ? (credit_dpu_q + 4'h1) : credit_dpu_q);
-  wire n11129 = ((lsu_res_valid_i & (q_lsu_count_q == 4'h8)) & (~n6857));
-  wire n11137 = (lsu_res_valid_i & (~n11129));
-  wire [3:0] n11153 = (n11137 ? (q_lsu_count_q + 4'h1) : q_lsu_count_q);
-  wire n11158 = (n11137 & (q_lsu_tail_q == 3'h0));
-  wire n11295 = (n11137 & (q_lsu_tail_q == 3'h1));
-  wire n11432 = (n11137 & (q_lsu_tail_q == 3'h2));
-  wire n11569 = (n11137 & (q_lsu_tail_q == 3'h3));
-  wire n11706 = (n11137 & (q_lsu_tail_q == 3'h4));
-  wire n11843 = (n11137 & (q_lsu_tail_q == 3'h5));
-  wire n11980 = (n11137 & (q_lsu_tail_q == 3'h6));
-  wire n12117 = (n11137 & (q_lsu_tail_q == 3'h7));
-  wire [3:0] n12253 = (disp_lsu_i ? (credit_lsu_q + 4'h1) : credit_lsu_q);
-  wire n12264 = ((fe_res_valid_i & (q_fe_count_q == 4'h2)) & (~n6858));
-  wire n12265 = ((((((1'h0 | n9394) | n9798) | n10202) | n10679) | n11129) | n12264);
-  wire n12272 = (fe_res_valid_i & (~n12264));
-  wire [3:0] n12288 = (n12272 ? (q_fe_count_q + 4'h1) : q_fe_count_q);
-  wire n12293 = (n12272 & (q_fe_tail_q == 3'h0));
-  wire n12366 = (n12272 & (q_fe_tail_q == 3'h1));
-  wire [3:0] n12438 = (disp_fe_i ? (credit_fe_q + 4'h1) : credit_fe_q);
-  assign q_sp0_0_tag_d = (n9423 ? sp0_res_tag_i : q_sp0_0_tag_q);
-  assign q_sp0_0_mask_d = (n9423 ? n8221 : q_sp0_0_mask_q);
-  assign q_sp0_0_pred_d = (n9423 ? n8350 : q_sp0_0_pred_q);
-  assign q_sp0_0_lo0_d = (n9423 ? n36 : q_sp0_0_lo0_q);
-  assign q_sp0_0_lo1_d = (n9423 ? n37 : q_sp0_0_lo1_q);
-  assign q_sp0_0_lo2_d = (n9423 ? n38 : q_sp0_0_lo2_q);
-  assign q_sp0_0_lo3_d = (n9423 ? n39 : q_sp0_0_lo3_q);
-  assign q_sp0_0_lo4_d = (n9423 ? n40 : q_sp0_0_lo4_q);
-  assign q_sp0_0_lo5_d = (n9423 ? n41 : q_sp0_0_lo5_q);
-  assign q_sp0_0_lo6_d = (n9423 ? n42 : q_sp0_0_lo6_q);
-  assign q_sp0_0_lo7_d = (n9423 ? n43 : q_sp0_0_lo7_q);
-  assign q_sp0_0_lo8_d = (n9423 ? n44 : q_sp0_0_lo8_q);
-  assign q_sp0_0_lo9_d = (n9423 ? n45 : q_sp0_0_lo9_q);
-  assign q_sp0_0_lo10_d = (n9423 ? n46 : q_sp0_0_lo10_q);
-  assign q_sp0_0_lo11_d = (n9423 ? n47 : q_sp0_0_lo11_q);
-  assign q_sp0_0_lo12_d = (n9423 ? n48 : q_sp0_0_lo12_q);
-  assign q_sp0_0_lo13_d = (n9423 ? n49 : q_sp0_0_lo13_q);
-  assign q_sp0_0_lo14_d = (n9423 ? n50 : q_sp0_0_lo14_q);
-  assign q_sp0_0_lo15_d = (n9423 ? n51 : q_sp0_0_lo15_q);
-  assign q_sp0_0_lo16_d = (n9423 ? n52 : q_sp0_0_lo16_q);
-  assign q_sp0_0_lo17_d = (n9423 ? n53 : q_sp0_0_lo17_q);
-  assign q_sp0_0_lo18_d = (n9423 ? n54 : q_sp0_0_lo18_q);
-  assign q_sp0_0_lo19_d = (n9423 ? n55 : q_sp0_0_lo19_q);
-  assign q_sp0_0_lo20_d = (n9423 ? n56 : q_sp0_0_lo20_q);
-  assign q_sp0_0_lo21_d = (n9423 ? n57 : q_sp0_0_lo21_q);
-  assign q_sp0_0_lo22_d = (n9423 ? n58 : q_sp0_0_lo22_q);
-  assign q_sp0_0_lo23_d = (n9423 ? n59 : q_sp0_0_lo23_q);
-  assign q_sp0_0_lo24_d = (n9423 ? n60 : q_sp0_0_lo24_q);
-  assign q_sp0_0_lo25_d = (n9423 ? n61 : q_sp0_0_lo25_q);
-  assign q_sp0_0_lo26_d = (n9423 ? n62 : q_sp0_0_lo26_q);
-  assign q_sp0_0_lo27_d = (n9423 ? n63 : q_sp0_0_lo27_q);
-  assign q_sp0_0_lo28_d = (n9423 ? n64 : q_sp0_0_lo28_q);
-  assign q_sp0_0_lo29_d = (n9423 ? n65 : q_sp0_0_lo29_q);
-  assign q_sp0_0_lo30_d = (n9423 ? n66 : q_sp0_0_lo30_q);
-  assign q_sp0_0_lo31_d = (n9423 ? n67 : q_sp0_0_lo31_q);
-  assign q_sp0_1_tag_d = (n9496 ? sp0_res_tag_i : q_sp0_1_tag_q);
-  assign q_sp0_1_mask_d = (n9496 ? n8221 : q_sp0_1_mask_q);
-  assign q_sp0_1_pred_d = (n9496 ? n8350 : q_sp0_1_pred_q);
-  assign q_sp0_1_lo0_d = (n9496 ? n36 : q_sp0_1_lo0_q);
-  assign q_sp0_1_lo1_d = (n9496 ? n37 : q_sp0_1_lo1_q);
-  assign q_sp0_1_lo2_d = (n9496 ? n38 : q_sp0_1_lo2_q);
-  assign q_sp0_1_lo3_d = (n9496 ? n39 : q_sp0_1_lo3_q);
-  assign q_sp0_1_lo4_d = (n9496 ? n40 : q_sp0_1_lo4_q);
-  assign q_sp0_1_lo5_d = (n9496 ? n41 : q_sp0_1_lo5_q);
-  assign q_sp0_1_lo6_d = (n9496 ? n42 : q_sp0_1_lo6_q);
-  assign q_sp0_1_lo7_d = (n9496 ? n43 : q_sp0_1_lo7_q);
-  assign q_sp0_1_lo8_d = (n9496 ? n44 : q_sp0_1_lo8_q);
-  assign q_sp0_1_lo9_d = (n9496 ? n45 : q_sp0_1_lo9_q);
-  assign q_sp0_1_lo10_d = (n9496 ? n46 : q_sp0_1_lo10_q);
-  assign q_sp0_1_lo11_d = (n9496 ? n47 : q_sp0_1_lo11_q);
-  assign q_sp0_1_lo12_d = (n9496 ? n48 : q_sp0_1_lo12_q);
-  assign q_sp0_1_lo13_d = (n9496 ? n49 : q_sp0_1_lo13_q);
-  assign q_sp0_1_lo14_d = (n9496 ? n50 : q_sp0_1_lo14_q);
-  assign q_sp0_1_lo15_d = (n9496 ? n51 : q_sp0_1_lo15_q);
-  assign q_sp0_1_lo16_d = (n9496 ? n52 : q_sp0_1_lo16_q);
-  assign q_sp0_1_lo17_d = (n9496 ? n53 : q_sp0_1_lo17_q);
-  assign q_sp0_1_lo18_d = (n9496 ? n54 : q_sp0_1_lo18_q);
-  assign q_sp0_1_lo19_d = (n9496 ? n55 : q_sp0_1_lo19_q);
-  assign q_sp0_1_lo20_d = (n9496 ? n56 : q_sp0_1_lo20_q);
-  assign q_sp0_1_lo21_d = (n9496 ? n57 : q_sp0_1_lo21_q);
-  assign q_sp0_1_lo22_d = (n9496 ? n58 : q_sp0_1_lo22_q);
-  assign q_sp0_1_lo23_d = (n9496 ? n59 : q_sp0_1_lo23_q);
-  assign q_sp0_1_lo24_d = (n9496 ? n60 : q_sp0_1_lo24_q);
-  assign q_sp0_1_lo25_d = (n9496 ? n61 : q_sp0_1_lo25_q);
-  assign q_sp0_1_lo26_d = (n9496 ? n62 : q_sp0_1_lo26_q);
-  assign q_sp0_1_lo27_d = (n9496 ? n63 : q_sp0_1_lo27_q);
-  assign q_sp0_1_lo28_d = (n9496 ? n64 : q_sp0_1_lo28_q);
-  assign q_sp0_1_lo29_d = (n9496 ? n65 : q_sp0_1_lo29_q);
-  assign q_sp0_1_lo30_d = (n9496 ? n66 : q_sp0_1_lo30_q);
-  assign q_sp0_1_lo31_d = (n9496 ? n67 : q_sp0_1_lo31_q);
-  assign q_sp0_2_tag_d = (n9569 ? sp0_res_tag_i : q_sp0_2_tag_q);
-  assign q_sp0_2_mask_d = (n9569 ? n8221 : q_sp0_2_mask_q);
-  assign q_sp0_2_pred_d = (n9569 ? n8350 : q_sp0_2_pred_q);
-  assign q_sp0_2_lo0_d = (n9569 ? n36 : q_sp0_2_lo0_q);
-  assign q_sp0_2_lo1_d = (n9569 ? n37 : q_sp0_2_lo1_q);
-  assign q_sp0_2_lo2_d = (n9569 ? n38 : q_sp0_2_lo2_q);
-  assign q_sp0_2_lo3_d = (n9569 ? n39 : q_sp0_2_lo3_q);
-  assign q_sp0_2_lo4_d = (n9569 ? n40 : q_sp0_2_lo4_q);
-  assign q_sp0_2_lo5_d = (n9569 ? n41 : q_sp0_2_lo5_q);
-  assign q_sp0_2_lo6_d = (n9569 ? n42 : q_sp0_2_lo6_q);
-  assign q_sp0_2_lo7_d = (n9569 ? n43 : q_sp0_2_lo7_q);
-  assign q_sp0_2_lo8_d = (n9569 ? n44 : q_sp0_2_lo8_q);
-  assign q_sp0_2_lo9_d = (n9569 ? n45 : q_sp0_2_lo9_q);
-  assign q_sp0_2_lo10_d = (n9569 ? n46 : q_sp0_2_lo10_q);
-  assign q_sp0_2_lo11_d = (n9569 ? n47 : q_sp0_2_lo11_q);
-  assign q_sp0_2_lo12_d = (n9569 ? n48 : q_sp0_2_lo12_q);
-  assign q_sp0_2_lo13_d = (n9569 ? n49 : q_sp0_2_lo13_q);
-  assign q_sp0_2_lo14_d = (n9569 ? n50 : q_sp0_2_lo14_q);
-  assign q_sp0_2_lo15_d = (n9569 ? n51 : q_sp0_2_lo15_q);
-  assign q_sp0_2_lo16_d = (n9569 ? n52 : q_sp0_2_lo16_q);
-  assign q_sp0_2_lo17_d = (n9569 ? n53 : q_sp0_2_lo17_q);
-  assign q_sp0_2_lo18_d = (n9569 ? n54 : q_sp0_2_lo18_q);
-  assign q_sp0_2_lo19_d = (n9569 ? n55 : q_sp0_2_lo19_q);
-  assign q_sp0_2_lo20_d = (n9569 ? n56 : q_sp0_2_lo20_q);
-  assign q_sp0_2_lo21_d = (n9569 ? n57 : q_sp0_2_lo21_q);
-  assign q_sp0_2_lo22_d = (n9569 ? n58 : q_sp0_2_lo22_q);
-  assign q_sp0_2_lo23_d = (n9569 ? n59 : q_sp0_2_lo23_q);
-  assign q_sp0_2_lo24_d = (n9569 ? n60 : q_sp0_2_lo24_q);
-  assign q_sp0_2_lo25_d = (n9569 ? n61 : q_sp0_2_lo25_q);
-  assign q_sp0_2_lo26_d = (n9569 ? n62 : q_sp0_2_lo26_q);
-  assign q_sp0_2_lo27_d = (n9569 ? n63 : q_sp0_2_lo27_q);
-  assign q_sp0_2_lo28_d = (n9569 ? n64 : q_sp0_2_lo28_q);
-  assign q_sp0_2_lo29_d = (n9569 ? n65 : q_sp0_2_lo29_q);
-  assign q_sp0_2_lo30_d = (n9569 ? n66 : q_sp0_2_lo30_q);
-  assign q_sp0_2_lo31_d = (n9569 ? n67 : q_sp0_2_lo31_q);
-  assign q_sp0_3_tag_d = (n9642 ? sp0_res_tag_i : q_sp0_3_tag_q);
-  assign q_sp0_3_mask_d = (n9642 ? n8221 : q_sp0_3_mask_q);
-  assign q_sp0_3_pred_d = (n9642 ? n8350 : q_sp0_3_pred_q);
-  assign q_sp0_3_lo0_d = (n9642 ? n36 : q_sp0_3_lo0_q);
-  assign q_sp0_3_lo1_d = (n9642 ? n37 : q_sp0_3_lo1_q);
-  assign q_sp0_3_lo2_d = (n9642 ? n38 : q_sp0_3_lo2_q);
-  assign q_sp0_3_lo3_d = (n9642 ? n39 : q_sp0_3_lo3_q);
-  assign q_sp0_3_lo4_d = (n9642 ? n40 : q_sp0_3_lo4_q);
-  assign q_sp0_3_lo5_d = (n9642 ? n41 : q_sp0_3_lo5_q);
-  assign q_sp0_3_lo6_d = (n9642 ? n42 : q_sp0_3_lo6_q);
-  assign q_sp0_3_lo7_d = (n9642 ? n43 : q_sp0_3_lo7_q);
-  assign q_sp0_3_lo8_d = (n9642 ? n44 : q_sp0_3_lo8_q);
-  assign q_sp0_3_lo9_d = (n9642 ? n45 : q_sp0_3_lo9_q);
-  assign q_sp0_3_lo10_d = (n9642 ? n46 : q_sp0_3_lo10_q);
-  assign q_sp0_3_lo11_d = (n9642 ? n47 : q_sp0_3_lo11_q);
-  assign q_sp0_3_lo12_d = (n9642 ? n48 : q_sp0_3_lo12_q);
-  assign q_sp0_3_lo13_d = (n9642 ? n49 : q_sp0_3_lo13_q);
-  assign q_sp0_3_lo14_d = (n9642 ? n50 : q_sp0_3_lo14_q);
-  assign q_sp0_3_lo15_d = (n9642 ? n51 : q_sp0_3_lo15_q);
-  assign q_sp0_3_lo16_d = (n9642 ? n52 : q_sp0_3_lo16_q);
-  assign q_sp0_3_lo17_d = (n9642 ? n53 : q_sp0_3_lo17_q);
-  assign q_sp0_3_lo18_d = (n9642 ? n54 : q_sp0_3_lo18_q);
-  assign q_sp0_3_lo19_d = (n9642 ? n55 : q_sp0_3_lo19_q);
-  assign q_sp0_3_lo20_d = (n9642 ? n56 : q_sp0_3_lo20_q);
-  assign q_sp0_3_lo21_d = (n9642 ? n57 : q_sp0_3_lo21_q);
-  assign q_sp0_3_lo22_d = (n9642 ? n58 : q_sp0_3_lo22_q);
-  assign q_sp0_3_lo23_d = (n9642 ? n59 : q_sp0_3_lo23_q);
-  assign q_sp0_3_lo24_d = (n9642 ? n60 : q_sp0_3_lo24_q);
-  assign q_sp0_3_lo25_d = (n9642 ? n61 : q_sp0_3_lo25_q);
-  assign q_sp0_3_lo26_d = (n9642 ? n62 : q_sp0_3_lo26_q);
-  assign q_sp0_3_lo27_d = (n9642 ? n63 : q_sp0_3_lo27_q);
-  assign q_sp0_3_lo28_d = (n9642 ? n64 : q_sp0_3_lo28_q);
-  assign q_sp0_3_lo29_d = (n9642 ? n65 : q_sp0_3_lo29_q);
-  assign q_sp0_3_lo30_d = (n9642 ? n66 : q_sp0_3_lo30_q);
-  assign q_sp0_3_lo31_d = (n9642 ? n67 : q_sp0_3_lo31_q);
-  assign q_sp0_4_tag_d = (n9715 ? sp0_res_tag_i : q_sp0_4_tag_q);
-  assign q_sp0_4_mask_d = (n9715 ? n8221 : q_sp0_4_mask_q);
-  assign q_sp0_4_pred_d = (n9715 ? n8350 : q_sp0_4_pred_q);
-  assign q_sp0_4_lo0_d = (n9715 ? n36 : q_sp0_4_lo0_q);
-  assign q_sp0_4_lo1_d = (n9715 ? n37 : q_sp0_4_lo1_q);
-  assign q_sp0_4_lo2_d = (n9715 ? n38 : q_sp0_4_lo2_q);
-  assign q_sp0_4_lo3_d = (n9715 ? n39 : q_sp0_4_lo3_q);
-  assign q_sp0_4_lo4_d = (n9715 ? n40 : q_sp0_4_lo4_q);
-  assign q_sp0_4_lo5_d = (n9715 ? n41 : q_sp0_4_lo5_q);
-  assign q_sp0_4_lo6_d = (n9715 ? n42 : q_sp0_4_lo6_q);
-  assign q_sp0_4_lo7_d = (n9715 ? n43 : q_sp0_4_lo7_q);
-  assign q_sp0_4_lo8_d = (n9715 ? n44 : q_sp0_4_lo8_q);
-  assign q_sp0_4_lo9_d = (n9715 ? n45 : q_sp0_4_lo9_q);
-  assign q_sp0_4_lo10_d = (n9715 ? n46 : q_sp0_4_lo10_q);
-  assign q_sp0_4_lo11_d = (n9715 ? n47 : q_sp0_4_lo11_q);
-  assign q_sp0_4_lo12_d = (n9715 ? n48 : q_sp0_4_lo12_q);
-  assign q_sp0_4_lo13_d = (n9715 ? n49 : q_sp0_4_lo13_q);
-  assign q_sp0_4_lo14_d = (n9715 ? n50 : q_sp0_4_lo14_q);
-  assign q_sp0_4_lo15_d = (n9715 ? n51 : q_sp0_4_lo15_q);
-  assign q_sp0_4_lo16_d = (n9715 ? n52 : q_sp0_4_lo16_q);
-  assign q_sp0_4_lo17_d = (n9715 ? n53 : q_sp0_4_lo17_q);
-  assign q_sp0_4_lo18_d = (n9715 ? n54 : q_sp0_4_lo18_q);
-  assign q_sp0_4_lo19_d = (n9715 ? n55 : q_sp0_4_lo19_q);
-  assign q_sp0_4_lo20_d = (n9715 ? n56 : q_sp0_4_lo20_q);
-  assign q_sp0_4_lo21_d = (n9715 ? n57 : q_sp0_4_lo21_q);
-  assign q_sp0_4_lo22_d = (n9715 ? n58 : q_sp0_4_lo22_q);
-  assign q_sp0_4_lo23_d = (n9715 ? n59 : q_sp0_4_lo23_q);
-  assign q_sp0_4_lo24_d = (n9715 ? n60 : q_sp0_4_lo24_q);
-  assign q_sp0_4_lo25_d = (n9715 ? n61 : q_sp0_4_lo25_q);
-  assign q_sp0_4_lo26_d = (n9715 ? n62 : q_sp0_4_lo26_q);
-  assign q_sp0_4_lo27_d = (n9715 ? n63 : q_sp0_4_lo27_q);
-  assign q_sp0_4_lo28_d = (n9715 ? n64 : q_sp0_4_lo28_q);
-  assign q_sp0_4_lo29_d = (n9715 ? n65 : q_sp0_4_lo29_q);
-  assign q_sp0_4_lo30_d = (n9715 ? n66 : q_sp0_4_lo30_q);
-  assign q_sp0_4_lo31_d = (n9715 ? n67 : q_sp0_4_lo31_q);
-  assign q_sp0_head_d = (n6853 ? ((q_sp0_head_q == 3'h4) ? 3'h0 : (q_sp0_head_q + 3'h1)) : q_sp0_head_q);
-  assign q_sp0_tail_d = (n9402 ? ((q_sp0_tail_q == 3'h4) ? 3'h0 : (q_sp0_tail_q + 3'h1)) : q_sp0_tail_q);
-  assign q_sp0_count_d = (n6853 ? (n9418 - 4'h1) : n9418);
-  assign credit_sp0_d = (n6853 ? (n9787 - 4'h1) : n9787);
-  assign q_sp1_0_tag_d = (n9827 ? sp1_res_tag_i : q_sp1_0_tag_q);
-  assign q_sp1_0_mask_d = (n9827 ? n8479 : q_sp1_0_mask_q);
-  assign q_sp1_0_pred_d = (n9827 ? n8608 : q_sp1_0_pred_q);
-  assign q_sp1_0_lo0_d = (n9827 ? n137 : q_sp1_0_lo0_q);
-  assign q_sp1_0_lo1_d = (n9827 ? n138 : q_sp1_0_lo1_q);
-  assign q_sp1_0_lo2_d = (n9827 ? n139 : q_sp1_0_lo2_q);
-  assign q_sp1_0_lo3_d = (n9827 ? n140 : q_sp1_0_lo3_q);
-  assign q_sp1_0_lo4_d = (n9827 ? n141 : q_sp1_0_lo4_q);
-  assign q_sp1_0_lo5_d = (n9827 ? n142 : q_sp1_0_lo5_q);
-  assign q_sp1_0_lo6_d = (n9827 ? n143 : q_sp1_0_lo6_q);
-  assign q_sp1_0_lo7_d = (n9827 ? n144 : q_sp1_0_lo7_q);
-  assign q_sp1_0_lo8_d = (n9827 ? n145 : q_sp1_0_lo8_q);
-  assign q_sp1_0_lo9_d = (n9827 ? n146 : q_sp1_0_lo9_q);
-  assign q_sp1_0_lo10_d = (n9827 ? n147 : q_sp1_0_lo10_q);
-  assign q_sp1_0_lo11_d = (n9827 ? n148 : q_sp1_0_lo11_q);
-  assign q_sp1_0_lo12_d = (n9827 ? n149 : q_sp1_0_lo12_q);
-  assign q_sp1_0_lo13_d = (n9827 ? n150 : q_sp1_0_lo13_q);
-  assign q_sp1_0_lo14_d = (n9827 ? n151 : q_sp1_0_lo14_q);
-  assign q_sp1_0_lo15_d = (n9827 ? n152 : q_sp1_0_lo15_q);
-  assign q_sp1_0_lo16_d = (n9827 ? n153 : q_sp1_0_lo16_q);
-  assign q_sp1_0_lo17_d = (n9827 ? n154 : q_sp1_0_lo17_q);
-  assign q_sp1_0_lo18_d = (n9827 ? n155 : q_sp1_0_lo18_q);
-  assign q_sp1_0_lo19_d = (n9827 ? n156 : q_sp1_0_lo19_q);
-  assign q_sp1_0_lo20_d = (n9827 ? n157 : q_sp1_0_lo20_q);
-  assign q_sp1_0_lo21_d = (n9827 ? n158 : q_sp1_0_lo21_q);
-  assign q_sp1_0_lo22_d = (n9827 ? n159 : q_sp1_0_lo22_q);
-  assign q_sp1_0_lo23_d = (n9827 ? n160 : q_sp1_0_lo23_q);
-  assign q_sp1_0_lo24_d = (n9827 ? n161 : q_sp1_0_lo24_q);
-  assign q_sp1_0_lo25_d = (n9827 ? n162 : q_sp1_0_lo25_q);
-  assign q_sp1_0_lo26_d = (n9827 ? n163 : q_sp1_0_lo26_q);
-  assign q_sp1_0_lo27_d = (n9827 ? n164 : q_sp1_0_lo27_q);
-  assign q_sp1_0_lo28_d = (n9827 ? n165 : q_sp1_0_lo28_q);
-  assign q_sp1_0_lo29_d = (n9827 ? n166 : q_sp1_0_lo29_q);
-  assign q_sp1_0_lo30_d = (n9827 ? n167 : q_sp1_0_lo30_q);
-  assign q_sp1_0_lo31_d = (n9827 ? n168 : q_sp1_0_lo31_q);
-  assign q_sp1_1_tag_d = (n9900 ? sp1_res_tag_i : q_sp1_1_tag_q);
-  assign q_sp1_1_mask_d = (n9900 ? n8479 : q_sp1_1_mask_q);
-  assign q_sp1_1_pred_d = (n9900 ? n8608 : q_sp1_1_pred_q);
-  assign q_sp1_1_lo0_d = (n9900 ? n137 : q_sp1_1_lo0_q);
-  assign q_sp1_1_lo1_d = (n9900 ? n138 : q_sp1_1_lo1_q);
-  assign q_sp1_1_lo2_d = (n9900 ? n139 : q_sp1_1_lo2_q);
-  assign q_sp1_1_lo3_d = (n9900 ? n140 : q_sp1_1_lo3_q);
-  assign q_sp1_1_lo4_d = (n9900 ? n141 : q_sp1_1_lo4_q);
-  assign q_sp1_1_lo5_d = (n9900 ? n142 : q_sp1_1_lo5_q);
-  assign q_sp1_1_lo6_d = (n9900 ? n143 : q_sp1_1_lo6_q);
-  assign q_sp1_1_lo7_d = (n9900 ? n144 : q_sp1_1_lo7_q);
-  assign q_sp1_1_lo8_d = (n9900 ? n145 : q_sp1_1_lo8_q);
-  assign q_sp1_1_lo9_d = (n9900 ? n146 : q_sp1_1_lo9_q);
-  assign q_sp1_1_lo10_d = (n9900 ? n147 : q_sp1_1_lo10_q);
-  assign q_sp1_1_lo11_d = (n9900 ? n148 : q_sp1_1_lo11_q);
-  assign q_sp1_1_lo12_d = (n9900 ? n149 : q_sp1_1_lo12_q);
-  assign q_sp1_1_lo13_d = (n9900 ? n150 : q_sp1_1_lo13_q);
-  assign q_sp1_1_lo14_d = (n9900 ? n151 : q_sp1_1_lo14_q);
-  assign q_sp1_1_lo15_d = (n9900 ? n152 : q_sp1_1_lo15_q);
-  assign q_sp1_1_lo16_d = (n9900 ? n153 : q_sp1_1_lo16_q);
-  assign q_sp1_1_lo17_d = (n9900 ? n154 : q_sp1_1_lo17_q);
-  assign q_sp1_1_lo18_d = (n9900 ? n155 : q_sp1_1_lo18_q);
-  assign q_sp1_1_lo19_d = (n9900 ? n156 : q_sp1_1_lo19_q);
-  assign q_sp1_1_lo20_d = (n9900 ? n157 : q_sp1_1_lo20_q);
-  assign q_sp1_1_lo21_d = (n9900 ? n158 : q_sp1_1_lo21_q);
-  assign q_sp1_1_lo22_d = (n9900 ? n159 : q_sp1_1_lo22_q);
-  assign q_sp1_1_lo23_d = (n9900 ? n160 : q_sp1_1_lo23_q);
-  assign q_sp1_1_lo24_d = (n9900 ? n161 : q_sp1_1_lo24_q);
-  assign q_sp1_1_lo25_d = (n9900 ? n162 : q_sp1_1_lo25_q);
-  assign q_sp1_1_lo26_d = (n9900 ? n163 : q_sp1_1_lo26_q);
-  assign q_sp1_1_lo27_d = (n9900 ? n164 : q_sp1_1_lo27_q);
-  assign q_sp1_1_lo28_d = (n9900 ? n165 : q_sp1_1_lo28_q);
-  assign q_sp1_1_lo29_d = (n9900 ? n166 : q_sp1_1_lo29_q);
-  assign q_sp1_1_lo30_d = (n9900 ? n167 : q_sp1_1_lo30_q);
-  assign q_sp1_1_lo31_d = (n9900 ? n168 : q_sp1_1_lo31_q);
-  assign q_sp1_2_tag_d = (n9973 ? sp1_res_tag_i : q_sp1_2_tag_q);
-  assign q_sp1_2_mask_d = (n9973 ? n8479 : q_sp1_2_mask_q);
-  assign q_sp1_2_pred_d = (n9973 ? n8608 : q_sp1_2_pred_q);
-  assign q_sp1_2_lo0_d = (n9973 ? n137 : q_sp1_2_lo0_q);
-  assign q_sp1_2_lo1_d = (n9973 ? n138 : q_sp1_2_lo1_q);
-  assign q_sp1_2_lo2_d = (n9973 ? n139 : q_sp1_2_lo2_q);
-  assign q_sp1_2_lo3_d = (n9973 ? n140 : q_sp1_2_lo3_q);
-  assign q_sp1_2_lo4_d = (n9973 ? n141 : q_sp1_2_lo4_q);
-  assign q_sp1_2_lo5_d = (n9973 ? n142 : q_sp1_2_lo5_q);
-  assign q_sp1_2_lo6_d = (n9973 ? n143 : q_sp1_2_lo6_q);
-  assign q_sp1_2_lo7_d = (n9973 ? n144 : q_sp1_2_lo7_q);
-  assign q_sp1_2_lo8_d = (n9973 ? n145 : q_sp1_2_lo8_q);
-  assign q_sp1_2_lo9_d = (n9973 ? n146 : q_sp1_2_lo9_q);
-  assign q_sp1_2_lo10_d = (n9973 ? n147 : q_sp1_2_lo10_q);
-  assign q_sp1_2_lo11_d = (n9973 ? n148 : q_sp1_2_lo11_q);
-  assign q_sp1_2_lo12_d = (n9973 ? n149 : q_sp1_2_lo12_q);
-  assign q_sp1_2_lo13_d = (n9973 ? n150 : q_sp1_2_lo13_q);
-  assign q_sp1_2_lo14_d = (n9973 ? n151 : q_sp1_2_lo14_q);
-  assign q_sp1_2_lo15_d = (n9973 ? n152 : q_sp1_2_lo15_q);
-  assign q_sp1_2_lo16_d = (n9973 ? n153 : q_sp1_2_lo16_q);
-  assign q_sp1_2_lo17_d = (n9973 ? n154 : q_sp1_2_lo17_q);
-  assign q_sp1_2_lo18_d = (n9973 ? n155 : q_sp1_2_lo18_q);
-  assign q_sp1_2_lo19_d = (n9973 ? n156 : q_sp1_2_lo19_q);
-  assign q_sp1_2_lo20_d = (n9973 ? n157 : q_sp1_2_lo20_q);
-  assign q_sp1_2_lo21_d = (n9973 ? n158 : q_sp1_2_lo21_q);
-  assign q_sp1_2_lo22_d = (n9973 ? n159 : q_sp1_2_lo22_q);
-  assign q_sp1_2_lo23_d = (n9973 ? n160 : q_sp1_2_lo23_q);
-  assign q_sp1_2_lo24_d = (n9973 ? n161 : q_sp1_2_lo24_q);
-  assign q_sp1_2_lo25_d = (n9973 ? n162 : q_sp1_2_lo25_q);
-  assign q_sp1_2_lo26_d = (n9973 ? n163 : q_sp1_2_lo26_q);
-  assign q_sp1_2_lo27_d = (n9973 ? n164 : q_sp1_2_lo27_q);
-  assign q_sp1_2_lo28_d = (n9973 ? n165 : q_sp1_2_lo28_q);
-  assign q_sp1_2_lo29_d = (n9973 ? n166 : q_sp1_2_lo29_q);
-  assign q_sp1_2_lo30_d = (n9973 ? n167 : q_sp1_2_lo30_q);
-  assign q_sp1_2_lo31_d = (n9973 ? n168 : q_sp1_2_lo31_q);
-  assign q_sp1_3_tag_d = (n10046 ? sp1_res_tag_i : q_sp1_3_tag_q);
-  assign q_sp1_3_mask_d = (n10046 ? n8479 : q_sp1_3_mask_q);
-  assign q_sp1_3_pred_d = (n10046 ? n8608 : q_sp1_3_pred_q);
-  assign q_sp1_3_lo0_d = (n10046 ? n137 : q_sp1_3_lo0_q);
-  assign q_sp1_3_lo1_d = (n10046 ? n138 : q_sp1_3_lo1_q);
-  assign q_sp1_3_lo2_d = (n10046 ? n139 : q_sp1_3_lo2_q);
-  assign q_sp1_3_lo3_d = (n10046 ? n140 : q_sp1_3_lo3_q);
-  assign q_sp1_3_lo4_d = (n10046 ? n141 : q_sp1_3_lo4_q);
-  assign q_sp1_3_lo5_d = (n10046 ? n142 : q_sp1_3_lo5_q);
-  assign q_sp1_3_lo6_d = (n10046 ? n143 : q_sp1_3_lo6_q);
-  assign q_sp1_3_lo7_d = (n10046 ? n144 : q_sp1_3_lo7_q);
-  assign q_sp1_3_lo8_d = (n10046 ? n145 : q_sp1_3_lo8_q);
-  assign q_sp1_3_lo9_d = (n10046 ? n146 : q_sp1_3_lo9_q);
-  assign q_sp1_3_lo10_d = (n10046 ? n147 : q_sp1_3_lo10_q);
-  assign q_sp1_3_lo11_d = (n10046 ? n148 : q_sp1_3_lo11_q);
-  assign q_sp1_3_lo12_d = (n10046 ? n149 : q_sp1_3_lo12_q);
-  assign q_sp1_3_lo13_d = (n10046 ? n150 : q_sp1_3_lo13_q);
-  assign q_sp1_3_lo14_d = (n10046 ? n151 : q_sp1_3_lo14_q);
-  assign q_sp1_3_lo15_d = (n10046 ? n152 : q_sp1_3_lo15_q);
-  assign q_sp1_3_lo16_d = (n10046 ? n153 : q_sp1_3_lo16_q);
-  assign q_sp1_3_lo17_d = (n10046 ? n154 : q_sp1_3_lo17_q);
-  assign q_sp1_3_lo18_d = (n10046 ? n155 : q_sp1_3_lo18_q);
-  assign q_sp1_3_lo19_d = (n10046 ? n156 : q_sp1_3_lo19_q);
-  assign q_sp1_3_lo20_d = (n10046 ? n157 : q_sp1_3_lo20_q);
-  assign q_sp1_3_lo21_d = (n10046 ? n158 : q_sp1_3_lo21_q);
-  assign q_sp1_3_lo22_d = (n10046 ? n159 : q_sp1_3_lo22_q);
-  assign q_sp1_3_lo23_d = (n10046 ? n160 : q_sp1_3_lo23_q);
-  assign q_sp1_3_lo24_d = (n10046 ? n161 : q_sp1_3_lo24_q);
-  assign q_sp1_3_lo25_d = (n10046 ? n162 : q_sp1_3_lo25_q);
-  assign q_sp1_3_lo26_d = (n10046 ? n163 : q_sp1_3_lo26_q);
-  assign q_sp1_3_lo27_d = (n10046 ? n164 : q_sp1_3_lo27_q);
-  assign q_sp1_3_lo28_d = (n10046 ? n165 : q_sp1_3_lo28_q);
-  assign q_sp1_3_lo29_d = (n10046 ? n166 : q_sp1_3_lo29_q);
-  assign q_sp1_3_lo30_d = (n10046 ? n167 : q_sp1_3_lo30_q);
-  assign q_sp1_3_lo31_d = (n10046 ? n168 : q_sp1_3_lo31_q);
-  assign q_sp1_4_tag_d = (n10119 ? sp1_res_tag_i : q_sp1_4_tag_q);
-  assign q_sp1_4_mask_d = (n10119 ? n8479 : q_sp1_4_mask_q);
-  assign q_sp1_4_pred_d = (n10119 ? n8608 : q_sp1_4_pred_q);
-  assign q_sp1_4_lo0_d = (n10119 ? n137 : q_sp1_4_lo0_q);
-  assign q_sp1_4_lo1_d = (n10119 ? n138 : q_sp1_4_lo1_q);
-  assign q_sp1_4_lo2_d = (n10119 ? n139 : q_sp1_4_lo2_q);
-  assign q_sp1_4_lo3_d = (n10119 ? n140 : q_sp1_4_lo3_q);
-  assign q_sp1_4_lo4_d = (n10119 ? n141 : q_sp1_4_lo4_q);
-  assign q_sp1_4_lo5_d = (n10119 ? n142 : q_sp1_4_lo5_q);
-  assign q_sp1_4_lo6_d = (n10119 ? n143 : q_sp1_4_lo6_q);
-  assign q_sp1_4_lo7_d = (n10119 ? n144 : q_sp1_4_lo7_q);
-  assign q_sp1_4_lo8_d = (n10119 ? n145 : q_sp1_4_lo8_q);
-  assign q_sp1_4_lo9_d = (n10119 ? n146 : q_sp1_4_lo9_q);
-  assign q_sp1_4_lo10_d = (n10119 ? n147 : q_sp1_4_lo10_q);
-  assign q_sp1_4_lo11_d = (n10119 ? n148 : q_sp1_4_lo11_q);
-  assign q_sp1_4_lo12_d = (n10119 ? n149 : q_sp1_4_lo12_q);
-  assign q_sp1_4_lo13_d = (n10119 ? n150 : q_sp1_4_lo13_q);
-  assign q_sp1_4_lo14_d = (n10119 ? n151 : q_sp1_4_lo14_q);
-  assign q_sp1_4_lo15_d = (n10119 ? n152 : q_sp1_4_lo15_q);
-  assign q_sp1_4_lo16_d = (n10119 ? n153 : q_sp1_4_lo16_q);
-  assign q_sp1_4_lo17_d = (n10119 ? n154 : q_sp1_4_lo17_q);
-  assign q_sp1_4_lo18_d = (n10119 ? n155 : q_sp1_4_lo18_q);
-  assign q_sp1_4_lo19_d = (n10119 ? n156 : q_sp1_4_lo19_q);
-  assign q_sp1_4_lo20_d = (n10119 ? n157 : q_sp1_4_lo20_q);
-  assign q_sp1_4_lo21_d = (n10119 ? n158 : q_sp1_4_lo21_q);
-  assign q_sp1_4_lo22_d = (n10119 ? n159 : q_sp1_4_lo22_q);
-  assign q_sp1_4_lo23_d = (n10119 ? n160 : q_sp1_4_lo23_q);
-  assign q_sp1_4_lo24_d = (n10119 ? n161 : q_sp1_4_lo24_q);
-  assign q_sp1_4_lo25_d = (n10119 ? n162 : q_sp1_4_lo25_q);
-  assign q_sp1_4_lo26_d = (n10119 ? n163 : q_sp1_4_lo26_q);
-  assign q_sp1_4_lo27_d = (n10119 ? n164 : q_sp1_4_lo27_q);
-  assign q_sp1_4_lo28_d = (n10119 ? n165 : q_sp1_4_lo28_q);
-  assign q_sp1_4_lo29_d = (n10119 ? n166 : q_sp1_4_lo29_q);
-  assign q_sp1_4_lo30_d = (n10119 ? n167 : q_sp1_4_lo30_q);
-  assign q_sp1_4_lo31_d = (n10119 ? n168 : q_sp1_4_lo31_q);
-  assign q_sp1_head_d = (n6854 ? ((q_sp1_head_q == 3'h4) ? 3'h0 : (q_sp1_head_q + 3'h1)) : q_sp1_head_q);
-  assign q_sp1_tail_d = (n9806 ? ((q_sp1_tail_q == 3'h4) ? 3'h0 : (q_sp1_tail_q + 3'h1)) : q_sp1_tail_q);
-  assign q_sp1_count_d = (n6854 ? (n9822 - 4'h1) : n9822);
-  assign credit_sp1_d = (n6854 ? (n10191 - 4'h1) : n10191);
-  assign q_sfu_0_tag_d = (n10231 ? sfu_res_tag_i : q_sfu_0_tag_q);
-  assign q_sfu_0_mask_d = (n10231 ? n8737 : q_sfu_0_mask_q);
-  assign q_sfu_0_pred_d = (n10231 ? 32'h00000000 : q_sfu_0_pred_q);
-  assign q_sfu_0_lo0_d = (n10231 ? n238 : q_sfu_0_lo0_q);
-  assign q_sfu_0_lo1_d = (n10231 ? n239 : q_sfu_0_lo1_q);
-  assign q_sfu_0_lo2_d = (n10231 ? n240 : q_sfu_0_lo2_q);
-  assign q_sfu_0_lo3_d = (n10231 ? n241 : q_sfu_0_lo3_q);
-  assign q_sfu_0_lo4_d = (n10231 ? n242 : q_sfu_0_lo4_q);
-  assign q_sfu_0_lo5_d = (n10231 ? n243 : q_sfu_0_lo5_q);
-  assign q_sfu_0_lo6_d = (n10231 ? n244 : q_sfu_0_lo6_q);
-  assign q_sfu_0_lo7_d = (n10231 ? n245 : q_sfu_0_lo7_q);
-  assign q_sfu_0_lo8_d = (n10231 ? n246 : q_sfu_0_lo8_q);
-  assign q_sfu_0_lo9_d = (n10231 ? n247 : q_sfu_0_lo9_q);
-  assign q_sfu_0_lo10_d = (n10231 ? n248 : q_sfu_0_lo10_q);
-  assign q_sfu_0_lo11_d = (n10231 ? n249 : q_sfu_0_lo11_q);
-  assign q_sfu_0_lo12_d = (n10231 ? n250 : q_sfu_0_lo12_q);
-  assign q_sfu_0_lo13_d = (n10231 ? n251 : q_sfu_0_lo13_q);
-  assign q_sfu_0_lo14_d = (n10231 ? n252 : q_sfu_0_lo14_q);
-  assign q_sfu_0_lo15_d = (n10231 ? n253 : q_sfu_0_lo15_q);
-  assign q_sfu_0_lo16_d = (n10231 ? n254 : q_sfu_0_lo16_q);
-  assign q_sfu_0_lo17_d = (n10231 ? n255 : q_sfu_0_lo17_q);
-  assign q_sfu_0_lo18_d = (n10231 ? n256 : q_sfu_0_lo18_q);
-  assign q_sfu_0_lo19_d = (n10231 ? n257 : q_sfu_0_lo19_q);
-  assign q_sfu_0_lo20_d = (n10231 ? n258 : q_sfu_0_lo20_q);
-  assign q_sfu_0_lo21_d = (n10231 ? n259 : q_sfu_0_lo21_q);
-  assign q_sfu_0_lo22_d = (n10231 ? n260 : q_sfu_0_lo22_q);
-  assign q_sfu_0_lo23_d = (n10231 ? n261 : q_sfu_0_lo23_q);
-  assign q_sfu_0_lo24_d = (n10231 ? n262 : q_sfu_0_lo24_q);
-  assign q_sfu_0_lo25_d = (n10231 ? n263 : q_sfu_0_lo25_q);
-  assign q_sfu_0_lo26_d = (n10231 ? n264 : q_sfu_0_lo26_q);
-  assign q_sfu_0_lo27_d = (n10231 ? n265 : q_sfu_0_lo27_q);
-  assign q_sfu_0_lo28_d = (n10231 ? n266 : q_sfu_0_lo28_q);
-  assign q_sfu_0_lo29_d = (n10231 ? n267 : q_sfu_0_lo29_q);
-  assign q_sfu_0_lo30_d = (n10231 ? n268 : q_sfu_0_lo30_q);
-  assign q_sfu_0_lo31_d = (n10231 ? n269 : q_sfu_0_lo31_q);
-  assign q_sfu_1_tag_d = (n10304 ? sfu_res_tag_i : q_sfu_1_tag_q);
-  assign q_sfu_1_mask_d = (n10304 ? n8737 : q_sfu_1_mask_q);
-  assign q_sfu_1_pred_d = (n10304 ? 32'h00000000 : q_sfu_1_pred_q);
-  assign q_sfu_1_lo0_d = (n10304 ? n238 : q_sfu_1_lo0_q);
-  assign q_sfu_1_lo1_d = (n10304 ? n239 : q_sfu_1_lo1_q);
-  assign q_sfu_1_lo2_d = (n10304 ? n240 : q_sfu_1_lo2_q);
-  assign q_sfu_1_lo3_d = (n10304 ? n241 : q_sfu_1_lo3_q);
-  assign q_sfu_1_lo4_d = (n10304 ? n242 : q_sfu_1_lo4_q);
-  assign q_sfu_1_lo5_d = (n10304 ? n243 : q_sfu_1_lo5_q);
-  assign q_sfu_1_lo6_d = (n10304 ? n244 : q_sfu_1_lo6_q);
-  assign q_sfu_1_lo7_d = (n10304 ? n245 : q_sfu_1_lo7_q);
-  assign q_sfu_1_lo8_d = (n10304 ? n246 : q_sfu_1_lo8_q);
-  assign q_sfu_1_lo9_d = (n10304 ? n247 : q_sfu_1_lo9_q);
-  assign q_sfu_1_lo10_d = (n10304 ? n248 : q_sfu_1_lo10_q);
-  assign q_sfu_1_lo11_d = (n10304 ? n249 : q_sfu_1_lo11_q);
-  assign q_sfu_1_lo12_d = (n10304 ? n250 : q_sfu_1_lo12_q);
-  assign q_sfu_1_lo13_d = (n10304 ? n251 : q_sfu_1_lo13_q);
-  assign q_sfu_1_lo14_d = (n10304 ? n252 : q_sfu_1_lo14_q);
-  assign q_sfu_1_lo15_d = (n10304 ? n253 : q_sfu_1_lo15_q);
-  assign q_sfu_1_lo16_d = (n10304 ? n254 : q_sfu_1_lo16_q);
-  assign q_sfu_1_lo17_d = (n10304 ? n255 : q_sfu_1_lo17_q);
-  assign q_sfu_1_lo18_d = (n10304 ? n256 : q_sfu_1_lo18_q);
-  assign q_sfu_1_lo19_d = (n10304 ? n257 : q_sfu_1_lo19_q);
-  assign q_sfu_1_lo20_d = (n10304 ? n258 : q_sfu_1_lo20_q);
-  assign q_sfu_1_lo21_d = (n10304 ? n259 : q_sfu_1_lo21_q);
-  assign q_sfu_1_lo22_d = (n10304 ? n260 : q_sfu_1_lo22_q);
-  assign q_sfu_1_lo23_d = (n10304 ? n261 : q_sfu_1_lo23_q);
-  assign q_sfu_1_lo24_d = (n10304 ? n262 : q_sfu_1_lo24_q);
-  assign q_sfu_1_lo25_d = (n10304 ? n263 : q_sfu_1_lo25_q);
-  assign q_sfu_1_lo26_d = (n10304 ? n264 : q_sfu_1_lo26_q);
-  assign q_sfu_1_lo27_d = (n10304 ? n265 : q_sfu_1_lo27_q);
-  assign q_sfu_1_lo28_d = (n10304 ? n266 : q_sfu_1_lo28_q);
-  assign q_sfu_1_lo29_d = (n10304 ? n267 : q_sfu_1_lo29_q);
-  assign q_sfu_1_lo30_d = (n10304 ? n268 : q_sfu_1_lo30_q);
-  assign q_sfu_1_lo31_d = (n10304 ? n269 : q_sfu_1_lo31_q);
-  assign q_sfu_2_tag_d = (n10377 ? sfu_res_tag_i : q_sfu_2_tag_q);
-  assign q_sfu_2_mask_d = (n10377 ? n8737 : q_sfu_2_mask_q);
-  assign q_sfu_2_pred_d = (n10377 ? 32'h00000000 : q_sfu_2_pred_q);
-  assign q_sfu_2_lo0_d = (n10377 ? n238 : q_sfu_2_lo0_q);
-  assign q_sfu_2_lo1_d = (n10377 ? n239 : q_sfu_2_lo1_q);
-  assign q_sfu_2_lo2_d = (n10377 ? n240 : q_sfu_2_lo2_q);
-  assign q_sfu_2_lo3_d = (n10377 ? n241 : q_sfu_2_lo3_q);
-  assign q_sfu_2_lo4_d = (n10377 ? n242 : q_sfu_2_lo4_q);
-  assign q_sfu_2_lo5_d = (n10377 ? n243 : q_sfu_2_lo5_q);
-  assign q_sfu_2_lo6_d = (n10377 ? n244 : q_sfu_2_lo6_q);
-  assign q_sfu_2_lo7_d = (n10377 ? n245 : q_sfu_2_lo7_q);
-  assign q_sfu_2_lo8_d = (n10377 ? n246 : q_sfu_2_lo8_q);
-  assign q_sfu_2_lo9_d = (n10377 ? n247 : q_sfu_2_lo9_q);
-  assign q_sfu_2_lo10_d = (n10377 ? n248 : q_sfu_2_lo10_q);
-  assign q_sfu_2_lo11_d = (n10377 ? n249 : q_sfu_2_lo11_q);
-  assign q_sfu_2_lo12_d = (n10377 ? n250 : q_sfu_2_lo12_q);
-  assign q_sfu_2_lo13_d = (n10377 ? n251 : q_sfu_2_lo13_q);
-  assign q_sfu_2_lo14_d = (n10377 ? n252 : q_sfu_2_lo14_q);
-  assign q_sfu_2_lo15_d = (n10377 ? n253 : q_sfu_2_lo15_q);
-  assign q_sfu_2_lo16_d = (n10377 ? n254 : q_sfu_2_lo16_q);
-  assign q_sfu_2_lo17_d = (n10377 ? n255 : q_sfu_2_lo17_q);
-  assign q_sfu_2_lo18_d = (n10377 ? n256 : q_sfu_2_lo18_q);
-  assign q_sfu_2_lo19_d = (n10377 ? n257 : q_sfu_2_lo19_q);
-  assign q_sfu_2_lo20_d = (n10377 ? n258 : q_sfu_2_lo20_q);
-  assign q_sfu_2_lo21_d = (n10377 ? n259 : q_sfu_2_lo21_q);
-  assign q_sfu_2_lo22_d = (n10377 ? n260 : q_sfu_2_lo22_q);
-  assign q_sfu_2_lo23_d = (n10377 ? n261 : q_sfu_2_lo23_q);
-  assign q_sfu_2_lo24_d = (n10377 ? n262 : q_sfu_2_lo24_q);
-  assign q_sfu_2_lo25_d = (n10377 ? n263 : q_sfu_2_lo25_q);
-  assign q_sfu_2_lo26_d = (n10377 ? n264 : q_sfu_2_lo26_q);
-  assign q_sfu_2_lo27_d = (n10377 ? n265 : q_sfu_2_lo27_q);
-  assign q_sfu_2_lo28_d = (n10377 ? n266 : q_sfu_2_lo28_q);
-  assign q_sfu_2_lo29_d = (n10377 ? n267 : q_sfu_2_lo29_q);
-  assign q_sfu_2_lo30_d = (n10377 ? n268 : q_sfu_2_lo30_q);
-  assign q_sfu_2_lo31_d = (n10377 ? n269 : q_sfu_2_lo31_q);
-  assign q_sfu_3_tag_d = (n10450 ? sfu_res_tag_i : q_sfu_3_tag_q);
-  assign q_sfu_3_mask_d = (n10450 ? n8737 : q_sfu_3_mask_q);
-  assign q_sfu_3_pred_d = (n10450 ? 32'h00000000 : q_sfu_3_pred_q);
-  assign q_sfu_3_lo0_d = (n10450 ? n238 : q_sfu_3_lo0_q);
-  assign q_sfu_3_lo1_d = (n10450 ? n239 : q_sfu_3_lo1_q);
-  assign q_sfu_3_lo2_d = (n10450 ? n240 : q_sfu_3_lo2_q);
-  assign q_sfu_3_lo3_d = (n10450 ? n241 : q_sfu_3_lo3_q);
-  assign q_sfu_3_lo4_d = (n10450 ? n242 : q_sfu_3_lo4_q);
-  assign q_sfu_3_lo5_d = (n10450 ? n243 : q_sfu_3_lo5_q);
-  assign q_sfu_3_lo6_d = (n10450 ? n244 : q_sfu_3_lo6_q);
-  assign q_sfu_3_lo7_d = (n10450 ? n245 : q_sfu_3_lo7_q);
-  assign q_sfu_3_lo8_d = (n10450 ? n246 : q_sfu_3_lo8_q);
-  assign q_sfu_3_lo9_d = (n10450 ? n247 : q_sfu_3_lo9_q);
-  assign q_sfu_3_lo10_d = (n10450 ? n248 : q_sfu_3_lo10_q);
-  assign q_sfu_3_lo11_d = (n10450 ? n249 : q_sfu_3_lo11_q);
-  assign q_sfu_3_lo12_d = (n10450 ? n250 : q_sfu_3_lo12_q);
-  assign q_sfu_3_lo13_d = (n10450 ? n251 : q_sfu_3_lo13_q);
-  assign q_sfu_3_lo14_d = (n10450 ? n252 : q_sfu_3_lo14_q);
-  assign q_sfu_3_lo15_d = (n10450 ? n253 : q_sfu_3_lo15_q);
-  assign q_sfu_3_lo16_d = (n10450 ? n254 : q_sfu_3_lo16_q);
-  assign q_sfu_3_lo17_d = (n10450 ? n255 : q_sfu_3_lo17_q);
-  assign q_sfu_3_lo18_d = (n10450 ? n256 : q_sfu_3_lo18_q);
-  assign q_sfu_3_lo19_d = (n10450 ? n257 : q_sfu_3_lo19_q);
-  assign q_sfu_3_lo20_d = (n10450 ? n258 : q_sfu_3_lo20_q);
-  assign q_sfu_3_lo21_d = (n10450 ? n259 : q_sfu_3_lo21_q);
-  assign q_sfu_3_lo22_d = (n10450 ? n260 : q_sfu_3_lo22_q);
-  assign q_sfu_3_lo23_d = (n10450 ? n261 : q_sfu_3_lo23_q);
-  assign q_sfu_3_lo24_d = (n10450 ? n262 : q_sfu_3_lo24_q);
-  assign q_sfu_3_lo25_d = (n10450 ? n263 : q_sfu_3_lo25_q);
-  assign q_sfu_3_lo26_d = (n10450 ? n264 : q_sfu_3_lo26_q);
-  assign q_sfu_3_lo27_d = (n10450 ? n265 : q_sfu_3_lo27_q);
-  assign q_sfu_3_lo28_d = (n10450 ? n266 : q_sfu_3_lo28_q);
-  assign q_sfu_3_lo29_d = (n10450 ? n267 : q_sfu_3_lo29_q);
-  assign q_sfu_3_lo30_d = (n10450 ? n268 : q_sfu_3_lo30_q);
-  assign q_sfu_3_lo31_d = (n10450 ? n269 : q_sfu_3_lo31_q);
-  assign q_sfu_4_tag_d = (n10523 ? sfu_res_tag_i : q_sfu_4_tag_q);
-  assign q_sfu_4_mask_d = (n10523 ? n8737 : q_sfu_4_mask_q);
-  assign q_sfu_4_pred_d = (n10523 ? 32'h00000000 : q_sfu_4_pred_q);
-  assign q_sfu_4_lo0_d = (n10523 ? n238 : q_sfu_4_lo0_q);
-  assign q_sfu_4_lo1_d = (n10523 ? n239 : q_sfu_4_lo1_q);
-  assign q_sfu_4_lo2_d = (n10523 ? n240 : q_sfu_4_lo2_q);
-  assign q_sfu_4_lo3_d = (n10523 ? n241 : q_sfu_4_lo3_q);
-  assign q_sfu_4_lo4_d = (n10523 ? n242 : q_sfu_4_lo4_q);
-  assign q_sfu_4_lo5_d = (n10523 ? n243 : q_sfu_4_lo5_q);
-  assign q_sfu_4_lo6_d = (n10523 ? n244 : q_sfu_4_lo6_q);
-  assign q_sfu_4_lo7_d = (n10523 ? n245 : q_sfu_4_lo7_q);
-  assign q_sfu_4_lo8_d = (n10523 ? n246 : q_sfu_4_lo8_q);
-  assign q_sfu_4_lo9_d = (n10523 ? n247 : q_sfu_4_lo9_q);
-  assign q_sfu_4_lo10_d = (n10523 ? n248 : q_sfu_4_lo10_q);
-  assign q_sfu_4_lo11_d = (n10523 ? n249 : q_sfu_4_lo11_q);
-  assign q_sfu_4_lo12_d = (n10523 ? n250 : q_sfu_4_lo12_q);
-  assign q_sfu_4_lo13_d = (n10523 ? n251 : q_sfu_4_lo13_q);
-  assign q_sfu_4_lo14_d = (n10523 ? n252 : q_sfu_4_lo14_q);
-  assign q_sfu_4_lo15_d = (n10523 ? n253 : q_sfu_4_lo15_q);
-  assign q_sfu_4_lo16_d = (n10523 ? n254 : q_sfu_4_lo16_q);
-  assign q_sfu_4_lo17_d = (n10523 ? n255 : q_sfu_4_lo17_q);
-  assign q_sfu_4_lo18_d = (n10523 ? n256 : q_sfu_4_lo18_q);
-  assign q_sfu_4_lo19_d = (n10523 ? n257 : q_sfu_4_lo19_q);
-  assign q_sfu_4_lo20_d = (n10523 ? n258 : q_sfu_4_lo20_q);
-  assign q_sfu_4_lo21_d = (n10523 ? n259 : q_sfu_4_lo21_q);
-  assign q_sfu_4_lo22_d = (n10523 ? n260 : q_sfu_4_lo22_q);
-  assign q_sfu_4_lo23_d = (n10523 ? n261 : q_sfu_4_lo23_q);
-  assign q_sfu_4_lo24_d = (n10523 ? n262 : q_sfu_4_lo24_q);
-  assign q_sfu_4_lo25_d = (n10523 ? n263 : q_sfu_4_lo25_q);
-  assign q_sfu_4_lo26_d = (n10523 ? n264 : q_sfu_4_lo26_q);
-  assign q_sfu_4_lo27_d = (n10523 ? n265 : q_sfu_4_lo27_q);
-  assign q_sfu_4_lo28_d = (n10523 ? n266 : q_sfu_4_lo28_q);
-  assign q_sfu_4_lo29_d = (n10523 ? n267 : q_sfu_4_lo29_q);
-  assign q_sfu_4_lo30_d = (n10523 ? n268 : q_sfu_4_lo30_q);
-  assign q_sfu_4_lo31_d = (n10523 ? n269 : q_sfu_4_lo31_q);
-  assign q_sfu_5_tag_d = (n10596 ? sfu_res_tag_i : q_sfu_5_tag_q);
-  assign q_sfu_5_mask_d = (n10596 ? n8737 : q_sfu_5_mask_q);
-  assign q_sfu_5_pred_d = (n10596 ? 32'h00000000 : q_sfu_5_pred_q);
-  assign q_sfu_5_lo0_d = (n10596 ? n238 : q_sfu_5_lo0_q);
-  assign q_sfu_5_lo1_d = (n10596 ? n239 : q_sfu_5_lo1_q);
-  assign q_sfu_5_lo2_d = (n10596 ? n240 : q_sfu_5_lo2_q);
-  assign q_sfu_5_lo3_d = (n10596 ? n241 : q_sfu_5_lo3_q);
-  assign q_sfu_5_lo4_d = (n10596 ? n242 : q_sfu_5_lo4_q);
-  assign q_sfu_5_lo5_d = (n10596 ? n243 : q_sfu_5_lo5_q);
-  assign q_sfu_5_lo6_d = (n10596 ? n244 : q_sfu_5_lo6_q);
-  assign q_sfu_5_lo7_d = (n10596 ? n245 : q_sfu_5_lo7_q);
-  assign q_sfu_5_lo8_d = (n10596 ? n246 : q_sfu_5_lo8_q);
-  assign q_sfu_5_lo9_d = (n10596 ? n247 : q_sfu_5_lo9_q);
-  assign q_sfu_5_lo10_d = (n10596 ? n248 : q_sfu_5_lo10_q);
-  assign q_sfu_5_lo11_d = (n10596 ? n249 : q_sfu_5_lo11_q);
-  assign q_sfu_5_lo12_d = (n10596 ? n250 : q_sfu_5_lo12_q);
-  assign q_sfu_5_lo13_d = (n10596 ? n251 : q_sfu_5_lo13_q);
-  assign q_sfu_5_lo14_d = (n10596 ? n252 : q_sfu_5_lo14_q);
-  assign q_sfu_5_lo15_d = (n10596 ? n253 : q_sfu_5_lo15_q);
-  assign q_sfu_5_lo16_d = (n10596 ? n254 : q_sfu_5_lo16_q);
-  assign q_sfu_5_lo17_d = (n10596 ? n255 : q_sfu_5_lo17_q);
-  assign q_sfu_5_lo18_d = (n10596 ? n256 : q_sfu_5_lo18_q);
-  assign q_sfu_5_lo19_d = (n10596 ? n257 : q_sfu_5_lo19_q);
-  assign q_sfu_5_lo20_d = (n10596 ? n258 : q_sfu_5_lo20_q);
-  assign q_sfu_5_lo21_d = (n10596 ? n259 : q_sfu_5_lo21_q);
-  assign q_sfu_5_lo22_d = (n10596 ? n260 : q_sfu_5_lo22_q);
-  assign q_sfu_5_lo23_d = (n10596 ? n261 : q_sfu_5_lo23_q);
-  assign q_sfu_5_lo24_d = (n10596 ? n262 : q_sfu_5_lo24_q);
-  assign q_sfu_5_lo25_d = (n10596 ? n263 : q_sfu_5_lo25_q);
-  assign q_sfu_5_lo26_d = (n10596 ? n264 : q_sfu_5_lo26_q);
-  assign q_sfu_5_lo27_d = (n10596 ? n265 : q_sfu_5_lo27_q);
-  assign q_sfu_5_lo28_d = (n10596 ? n266 : q_sfu_5_lo28_q);
-  assign q_sfu_5_lo29_d = (n10596 ? n267 : q_sfu_5_lo29_q);
-  assign q_sfu_5_lo30_d = (n10596 ? n268 : q_sfu_5_lo30_q);
-  assign q_sfu_5_lo31_d = (n10596 ? n269 : q_sfu_5_lo31_q);
-  assign q_sfu_head_d = (n6855 ? ((q_sfu_head_q == 3'h5) ? 3'h0 : (q_sfu_head_q + 3'h1)) : q_sfu_head_q);
-  assign q_sfu_tail_d = (n10210 ? ((q_sfu_tail_q == 3'h5) ? 3'h0 : (q_sfu_tail_q + 3'h1)) : q_sfu_tail_q);
-  assign q_sfu_count_d = (n6855 ? (n10226 - 4'h1) : n10226);
-  assign credit_sfu_d = (n6855 ? (n10668 - 4'h1) : n10668);
-  assign q_dpu_0_tag_d = (n10708 ? dpu_res_tag_i : q_dpu_0_tag_q);
-  assign q_dpu_0_mask_d = (n10708 ? n8866 : q_dpu_0_mask_q);
-  assign q_dpu_0_pred_d = (n10708 ? n8995 : q_dpu_0_pred_q);
-  assign q_dpu_0_lo0_d = (n10708 ? n8996 : q_dpu_0_lo0_q);
-  assign q_dpu_0_lo1_d = (n10708 ? n8997 : q_dpu_0_lo1_q);
-  assign q_dpu_0_lo2_d = (n10708 ? n8998 : q_dpu_0_lo2_q);
-  assign q_dpu_0_lo3_d = (n10708 ? n8999 : q_dpu_0_lo3_q);
-  assign q_dpu_0_lo4_d = (n10708 ? n9000 : q_dpu_0_lo4_q);
-  assign q_dpu_0_lo5_d = (n10708 ? n9001 : q_dpu_0_lo5_q);
-  assign q_dpu_0_lo6_d = (n10708 ? n9002 : q_dpu_0_lo6_q);
-  assign q_dpu_0_lo7_d = (n10708 ? n9003 : q_dpu_0_lo7_q);
-  assign q_dpu_0_lo8_d = (n10708 ? n9004 : q_dpu_0_lo8_q);
-  assign q_dpu_0_lo9_d = (n10708 ? n9005 : q_dpu_0_lo9_q);
-  assign q_dpu_0_lo10_d = (n10708 ? n9006 : q_dpu_0_lo10_q);
-  assign q_dpu_0_lo11_d = (n10708 ? n9007 : q_dpu_0_lo11_q);
-  assign q_dpu_0_lo12_d = (n10708 ? n9008 : q_dpu_0_lo12_q);
-  assign q_dpu_0_lo13_d = (n10708 ? n9009 : q_dpu_0_lo13_q);
-  assign q_dpu_0_lo14_d = (n10708 ? n9010 : q_dpu_0_lo14_q);
-  assign q_dpu_0_lo15_d = (n10708 ? n9011 : q_dpu_0_lo15_q);
-  assign q_dpu_0_lo16_d = (n10708 ? n9012 : q_dpu_0_lo16_q);
-  assign q_dpu_0_lo17_d = (n10708 ? n9013 : q_dpu_0_lo17_q);
-  assign q_dpu_0_lo18_d = (n10708 ? n9014 : q_dpu_0_lo18_q);
-  assign q_dpu_0_lo19_d = (n10708 ? n9015 : q_dpu_0_lo19_q);
-  assign q_dpu_0_lo20_d = (n10708 ? n9016 : q_dpu_0_lo20_q);
-  assign q_dpu_0_lo21_d = (n10708 ? n9017 : q_dpu_0_lo21_q);
-  assign q_dpu_0_lo22_d = (n10708 ? n9018 : q_dpu_0_lo22_q);
-  assign q_dpu_0_lo23_d = (n10708 ? n9019 : q_dpu_0_lo23_q);
-  assign q_dpu_0_lo24_d = (n10708 ? n9020 : q_dpu_0_lo24_q);
-  assign q_dpu_0_lo25_d = (n10708 ? n9021 : q_dpu_0_lo25_q);
-  assign q_dpu_0_lo26_d = (n10708 ? n9022 : q_dpu_0_lo26_q);
-  assign q_dpu_0_lo27_d = (n10708 ? n9023 : q_dpu_0_lo27_q);
-  assign q_dpu_0_lo28_d = (n10708 ? n9024 : q_dpu_0_lo28_q);
-  assign q_dpu_0_lo29_d = (n10708 ? n9025 : q_dpu_0_lo29_q);
-  assign q_dpu_0_lo30_d = (n10708 ? n9026 : q_dpu_0_lo30_q);
-  assign q_dpu_0_lo31_d = (n10708 ? n9027 : q_dpu_0_lo31_q);
-  assign q_dpu_0_hi0_d = (n10708 ? n9028 : q_dpu_0_hi0_q);
-  assign q_dpu_0_hi1_d = (n10708 ? n9029 : q_dpu_0_hi1_q);
-  assign q_dpu_0_hi2_d = (n10708 ? n9030 : q_dpu_0_hi2_q);
-  assign q_dpu_0_hi3_d = (n10708 ? n9031 : q_dpu_0_hi3_q);
-  assign q_dpu_0_hi4_d = (n10708 ? n9032 : q_dpu_0_hi4_q);
-  assign q_dpu_0_hi5_d = (n10708 ? n9033 : q_dpu_0_hi5_q);
-  assign q_dpu_0_hi6_d = (n10708 ? n9034 : q_dpu_0_hi6_q);
-  assign q_dpu_0_hi7_d = (n10708 ? n9035 : q_dpu_0_hi7_q);
-  assign q_dpu_0_hi8_d = (n10708 ? n9036 : q_dpu_0_hi8_q);
-  assign q_dpu_0_hi9_d = (n10708 ? n9037 : q_dpu_0_hi9_q);
-  assign q_dpu_0_hi10_d = (n10708 ? n9038 : q_dpu_0_hi10_q);
-  assign q_dpu_0_hi11_d = (n10708 ? n9039 : q_dpu_0_hi11_q);
-  assign q_dpu_0_hi12_d = (n10708 ? n9040 : q_dpu_0_hi12_q);
-  assign q_dpu_0_hi13_d = (n10708 ? n9041 : q_dpu_0_hi13_q);
-  assign q_dpu_0_hi14_d = (n10708 ? n9042 : q_dpu_0_hi14_q);
-  assign q_dpu_0_hi15_d = (n10708 ? n9043 : q_dpu_0_hi15_q);
-  assign q_dpu_0_hi16_d = (n10708 ? n9044 : q_dpu_0_hi16_q);
-  assign q_dpu_0_hi17_d = (n10708 ? n9045 : q_dpu_0_hi17_q);
-  assign q_dpu_0_hi18_d = (n10708 ? n9046 : q_dpu_0_hi18_q);
-  assign q_dpu_0_hi19_d = (n10708 ? n9047 : q_dpu_0_hi19_q);
-  assign q_dpu_0_hi20_d = (n10708 ? n9048 : q_dpu_0_hi20_q);
-  assign q_dpu_0_hi21_d = (n10708 ? n9049 : q_dpu_0_hi21_q);
-  assign q_dpu_0_hi22_d = (n10708 ? n9050 : q_dpu_0_hi22_q);
-  assign q_dpu_0_hi23_d = (n10708 ? n9051 : q_dpu_0_hi23_q);
-  assign q_dpu_0_hi24_d = (n10708 ? n9052 : q_dpu_0_hi24_q);
-  assign q_dpu_0_hi25_d = (n10708 ? n9053 : q_dpu_0_hi25_q);
-  assign q_dpu_0_hi26_d = (n10708 ? n9054 : q_dpu_0_hi26_q);
-  assign q_dpu_0_hi27_d = (n10708 ? n9055 : q_dpu_0_hi27_q);
-  assign q_dpu_0_hi28_d = (n10708 ? n9056 : q_dpu_0_hi28_q);
-  assign q_dpu_0_hi29_d = (n10708 ? n9057 : q_dpu_0_hi29_q);
-  assign q_dpu_0_hi30_d = (n10708 ? n9058 : q_dpu_0_hi30_q);
-  assign q_dpu_0_hi31_d = (n10708 ? n9059 : q_dpu_0_hi31_q);
-  assign q_dpu_1_tag_d = (n10845 ? dpu_res_tag_i : q_dpu_1_tag_q);
-  assign q_dpu_1_mask_d = (n10845 ? n8866 : q_dpu_1_mask_q);
-  assign q_dpu_1_pred_d = (n10845 ? n8995 : q_dpu_1_pred_q);
-  assign q_dpu_1_lo0_d = (n10845 ? n8996 : q_dpu_1_lo0_q);
-  assign q_dpu_1_lo1_d = (n10845 ? n8997 : q_dpu_1_lo1_q);
-  assign q_dpu_1_lo2_d = (n10845 ? n8998 : q_dpu_1_lo2_q);
-  assign q_dpu_1_lo3_d = (n10845 ? n8999 : q_dpu_1_lo3_q);
-  assign q_dpu_1_lo4_d = (n10845 ? n9000 : q_dpu_1_lo4_q);
-  assign q_dpu_1_lo5_d = (n10845 ? n9001 : q_dpu_1_lo5_q);
-  assign q_dpu_1_lo6_d = (n10845 ? n9002 : q_dpu_1_lo6_q);
-  assign q_dpu_1_lo7_d = (n10845 ? n9003 : q_dpu_1_lo7_q);
-  assign q_dpu_1_lo8_d = (n10845 ? n9004 : q_dpu_1_lo8_q);
-  assign q_dpu_1_lo9_d = (n10845 ? n9005 : q_dpu_1_lo9_q);
-  assign q_dpu_1_lo10_d = (n10845 ? n9006 : q_dpu_1_lo10_q);
-  assign q_dpu_1_lo11_d = (n10845 ? n9007 : q_dpu_1_lo11_q);
-  assign q_dpu_1_lo12_d = (n10845 ? n9008 : q_dpu_1_lo12_q);
-  assign q_dpu_1_lo13_d = (n10845 ? n9009 : q_dpu_1_lo13_q);
-  assign q_dpu_1_lo14_d = (n10845 ? n9010 : q_dpu_1_lo14_q);
-  assign q_dpu_1_lo15_d = (n10845 ? n9011 : q_dpu_1_lo15_q);
-  assign q_dpu_1_lo16_d = (n10845 ? n9012 : q_dpu_1_lo16_q);
-  assign q_dpu_1_lo17_d = (n10845 ? n9013 : q_dpu_1_lo17_q);
-  assign q_dpu_1_lo18_d = (n10845 ? n9014 : q_dpu_1_lo18_q);
-  assign q_dpu_1_lo19_d = (n10845 ? n9015 : q_dpu_1_lo19_q);
-  assign q_dpu_1_lo20_d = (n10845 ? n9016 : q_dpu_1_lo20_q);
-  assign q_dpu_1_lo21_d = (n10845 ? n9017 : q_dpu_1_lo21_q);
-  assign q_dpu_1_lo22_d = (n10845 ? n9018 : q_dpu_1_lo22_q);
-  assign q_dpu_1_lo23_d = (n10845 ? n9019 : q_dpu_1_lo23_q);
-  assign q_dpu_1_lo24_d = (n10845 ? n9020 : q_dpu_1_lo24_q);
-  assign q_dpu_1_lo25_d = (n10845 ? n9021 : q_dpu_1_lo25_q);
-  assign q_dpu_1_lo26_d = (n10845 ? n9022 : q_dpu_1_lo26_q);
-  assign q_dpu_1_lo27_d = (n10845 ? n9023 : q_dpu_1_lo27_q);
-  assign q_dpu_1_lo28_d = (n10845 ? n9024 : q_dpu_1_lo28_q);
-  assign q_dpu_1_lo29_d = (n10845 ? n9025 : q_dpu_1_lo29_q);
-  assign q_dpu_1_lo30_d = (n10845 ? n9026 : q_dpu_1_lo30_q);
-  assign q_dpu_1_lo31_d = (n10845 ? n9027 : q_dpu_1_lo31_q);
-  assign q_dpu_1_hi0_d = (n10845 ? n9028 : q_dpu_1_hi0_q);
-  assign q_dpu_1_hi1_d = (n10845 ? n9029 : q_dpu_1_hi1_q);
-  assign q_dpu_1_hi2_d = (n10845 ? n9030 : q_dpu_1_hi2_q);
-  assign q_dpu_1_hi3_d = (n10845 ? n9031 : q_dpu_1_hi3_q);
-  assign q_dpu_1_hi4_d = (n10845 ? n9032 : q_dpu_1_hi4_q);
-  assign q_dpu_1_hi5_d = (n10845 ? n9033 : q_dpu_1_hi5_q);
-  assign q_dpu_1_hi6_d = (n10845 ? n9034 : q_dpu_1_hi6_q);
-  assign q_dpu_1_hi7_d = (n10845 ? n9035 : q_dpu_1_hi7_q);
-  assign q_dpu_1_hi8_d = (n10845 ? n9036 : q_dpu_1_hi8_q);
-  assign q_dpu_1_hi9_d = (n10845 ? n9037 : q_dpu_1_hi9_q);
-  assign q_dpu_1_hi10_d = (n10845 ? n9038 : q_dpu_1_hi10_q);
-  assign q_dpu_1_hi11_d = (n10845 ? n9039 : q_dpu_1_hi11_q);
-  assign q_dpu_1_hi12_d = (n10845 ? n9040 : q_dpu_1_hi12_q);
-  assign q_dpu_1_hi13_d = (n10845 ? n9041 : q_dpu_1_hi13_q);
-  assign q_dpu_1_hi14_d = (n10845 ? n9042 : q_dpu_1_hi14_q);
-  assign q_dpu_1_hi15_d = (n10845 ? n9043 : q_dpu_1_hi15_q);
-  assign q_dpu_1_hi16_d = (n10845 ? n9044 : q_dpu_1_hi16_q);
-  assign q_dpu_1_hi17_d = (n10845 ? n9045 : q_dpu_1_hi17_q);
-  assign q_dpu_1_hi18_d = (n10845 ? n9046 : q_dpu_1_hi18_q);
-  assign q_dpu_1_hi19_d = (n10845 ? n9047 : q_dpu_1_hi19_q);
-  assign q_dpu_1_hi20_d = (n10845 ? n9048 : q_dpu_1_hi20_q);
-  assign q_dpu_1_hi21_d = (n10845 ? n9049 : q_dpu_1_hi21_q);
-  assign q_dpu_1_hi22_d = (n10845 ? n9050 : q_dpu_1_hi22_q);
-  assign q_dpu_1_hi23_d = (n10845 ? n9051 : q_dpu_1_hi23_q);
-  assign q_dpu_1_hi24_d = (n10845 ? n9052 : q_dpu_1_hi24_q);
-  assign q_dpu_1_hi25_d = (n10845 ? n9053 : q_dpu_1_hi25_q);
-  assign q_dpu_1_hi26_d = (n10845 ? n9054 : q_dpu_1_hi26_q);
-  assign q_dpu_1_hi27_d = (n10845 ? n9055 : q_dpu_1_hi27_q);
-  assign q_dpu_1_hi28_d = (n10845 ? n9056 : q_dpu_1_hi28_q);
-  assign q_dpu_1_hi29_d = (n10845 ? n9057 : q_dpu_1_hi29_q);
-  assign q_dpu_1_hi30_d = (n10845 ? n9058 : q_dpu_1_hi30_q);
-  assign q_dpu_1_hi31_d = (n10845 ? n9059 : q_dpu_1_hi31_q);
-  assign q_dpu_2_tag_d = (n10982 ? dpu_res_tag_i : q_dpu_2_tag_q);
-  assign q_dpu_2_mask_d = (n10982 ? n8866 : q_dpu_2_mask_q);
-  assign q_dpu_2_pred_d = (n10982 ? n8995 : q_dpu_2_pred_q);
-  assign q_dpu_2_lo0_d = (n10982 ? n8996 : q_dpu_2_lo0_q);
-  assign q_dpu_2_lo1_d = (n10982 ? n8997 : q_dpu_2_lo1_q);
-  assign q_dpu_2_lo2_d = (n10982 ? n8998 : q_dpu_2_lo2_q);
-  assign q_dpu_2_lo3_d = (n10982 ? n8999 : q_dpu_2_lo3_q);
-  assign q_dpu_2_lo4_d = (n10982 ? n9000 : q_dpu_2_lo4_q);
-  assign q_dpu_2_lo5_d = (n10982 ? n9001 : q_dpu_2_lo5_q);
-  assign q_dpu_2_lo6_d = (n10982 ? n9002 : q_dpu_2_lo6_q);
-  assign q_dpu_2_lo7_d = (n10982 ? n9003 : q_dpu_2_lo7_q);
-  assign q_dpu_2_lo8_d = (n10982 ? n9004 : q_dpu_2_lo8_q);
-  assign q_dpu_2_lo9_d = (n10982 ? n9005 : q_dpu_2_lo9_q);
-  assign q_dpu_2_lo10_d = (n10982 ? n9006 : q_dpu_2_lo10_q);
-  assign q_dpu_2_lo11_d = (n10982 ? n9007 : q_dpu_2_lo11_q);
-  assign q_dpu_2_lo12_d = (n10982 ? n9008 : q_dpu_2_lo12_q);
-  assign q_dpu_2_lo13_d = (n10982 ? n9009 : q_dpu_2_lo13_q);
-  assign q_dpu_2_lo14_d = (n10982 ? n9010 : q_dpu_2_lo14_q);
-  assign q_dpu_2_lo15_d = (n10982 ? n9011 : q_dpu_2_lo15_q);
-  assign q_dpu_2_lo16_d = (n10982 ? n9012 : q_dpu_2_lo16_q);
-  assign q_dpu_2_lo17_d = (n10982 ? n9013 : q_dpu_2_lo17_q);
-  assign q_dpu_2_lo18_d = (n10982 ? n9014 : q_dpu_2_lo18_q);
-  assign q_dpu_2_lo19_d = (n10982 ? n9015 : q_dpu_2_lo19_q);
-  assign q_dpu_2_lo20_d = (n10982 ? n9016 : q_dpu_2_lo20_q);
-  assign q_dpu_2_lo21_d = (n10982 ? n9017 : q_dpu_2_lo21_q);
-  assign q_dpu_2_lo22_d = (n10982 ? n9018 : q_dpu_2_lo22_q);
-  assign q_dpu_2_lo23_d = (n10982 ? n9019 : q_dpu_2_lo23_q);
-  assign q_dpu_2_lo24_d = (n10982 ? n9020 : q_dpu_2_lo24_q);
-  assign q_dpu_2_lo25_d = (n10982 ? n9021 : q_dpu_2_lo25_q);
-  assign q_dpu_2_lo26_d = (n10982 ? n9022 : q_dpu_2_lo26_q);
-  assign q_dpu_2_lo27_d = (n10982 ? n9023 : q_dpu_2_lo27_q);
-  assign q_dpu_2_lo28_d = (n10982 ? n9024 : q_dpu_2_lo28_q);
-  assign q_dpu_2_lo29_d = (n10982 ? n9025 : q_dpu_2_lo29_q);
-  assign q_dpu_2_lo30_d = (n10982 ? n9026 : q_dpu_2_lo30_q);
-  assign q_dpu_2_lo31_d = (n10982 ? n9027 : q_dpu_2_lo31_q);
-  assign q_dpu_2_hi0_d = (n10982 ? n9028 : q_dpu_2_hi0_q);
-  assign q_dpu_2_hi1_d = (n10982 ? n9029 : q_dpu_2_hi1_q);
-  assign q_dpu_2_hi2_d = (n10982 ? n9030 : q_dpu_2_hi2_q);
-  assign q_dpu_2_hi3_d = (n10982 ? n9031 : q_dpu_2_hi3_q);
-  assign q_dpu_2_hi4_d = (n10982 ? n9032 : q_dpu_2_hi4_q);
-  assign q_dpu_2_hi5_d = (n10982 ? n9033 : q_dpu_2_hi5_q);
-  assign q_dpu_2_hi6_d = (n10982 ? n9034 : q_dpu_2_hi6_q);
-  assign q_dpu_2_hi7_d = (n10982 ? n9035 : q_dpu_2_hi7_q);
-  assign q_dpu_2_hi8_d = (n10982 ? n9036 : q_dpu_2_hi8_q);
-  assign q_dpu_2_hi9_d = (n10982 ? n9037 : q_dpu_2_hi9_q);
-  assign q_dpu_2_hi10_d = (n10982 ? n9038 : q_dpu_2_hi10_q);
-  assign q_dpu_2_hi11_d = (n10982 ? n9039 : q_dpu_2_hi11_q);
-  assign q_dpu_2_hi12_d = (n10982 ? n9040 : q_dpu_2_hi12_q);
-  assign q_dpu_2_hi13_d = (n10982 ? n9041 : q_dpu_2_hi13_q);
-  assign q_dpu_2_hi14_d = (n10982 ? n9042 : q_dpu_2_hi14_q);
-  assign q_dpu_2_hi15_d = (n10982 ? n9043 : q_dpu_2_hi15_q);
-  assign q_dpu_2_hi16_d = (n10982 ? n9044 : q_dpu_2_hi16_q);
-  assign q_dpu_2_hi17_d = (n10982 ? n9045 : q_dpu_2_hi17_q);
-  assign q_dpu_2_hi18_d = (n10982 ? n9046 : q_dpu_2_hi18_q);
-  assign q_dpu_2_hi19_d = (n10982 ? n9047 : q_dpu_2_hi19_q);
-  assign q_dpu_2_hi20_d = (n10982 ? n9048 : q_dpu_2_hi20_q);
-  assign q_dpu_2_hi21_d = (n10982 ? n9049 : q_dpu_2_hi21_q);
-  assign q_dpu_2_hi22_d = (n10982 ? n9050 : q_dpu_2_hi22_q);
-  assign q_dpu_2_hi23_d = (n10982 ? n9051 : q_dpu_2_hi23_q);
-  assign q_dpu_2_hi24_d = (n10982 ? n9052 : q_dpu_2_hi24_q);
-  assign q_dpu_2_hi25_d = (n10982 ? n9053 : q_dpu_2_hi25_q);
-  assign q_dpu_2_hi26_d = (n10982 ? n9054 : q_dpu_2_hi26_q);
-  assign q_dpu_2_hi27_d = (n10982 ? n9055 : q_dpu_2_hi27_q);
-  assign q_dpu_2_hi28_d = (n10982 ? n9056 : q_dpu_2_hi28_q);
-  assign q_dpu_2_hi29_d = (n10982 ? n9057 : q_dpu_2_hi29_q);
-  assign q_dpu_2_hi30_d = (n10982 ? n9058 : q_dpu_2_hi30_q);
-  assign q_dpu_2_hi31_d = (n10982 ? n9059 : q_dpu_2_hi31_q);
-  assign q_dpu_head_d = (n6856 ? ((q_dpu_head_q == 3'h2) ? 3'h0 : (q_dpu_head_q + 3'h1)) : q_dpu_head_q);
-  assign q_dpu_tail_d = (n10687 ? ((q_dpu_tail_q == 3'h2) ? 3'h0 : (q_dpu_tail_q + 3'h1)) : q_dpu_tail_q);
-  assign q_dpu_count_d = (n6856 ? (n10703 - 4'h1) : n10703);
-  assign credit_dpu_d = (n6856 ? (n11118 - 4'h1) : n11118);
-  assign q_lsu_0_tag_d = (n11158 ? lsu_res_tag_i : q_lsu_0_tag_q);
-  assign q_lsu_0_mask_d = (n11158 ? n9188 : q_lsu_0_mask_q);
-  assign q_lsu_0_pred_d = (n11158 ? 32'h00000000 : q_lsu_0_pred_q);
-  assign q_lsu_0_lo0_d = (n11158 ? n9189 : q_lsu_0_lo0_q);
-  assign q_lsu_0_lo1_d = (n11158 ? n9190 : q_lsu_0_lo1_q);
-  assign q_lsu_0_lo2_d = (n11158 ? n9191 : q_lsu_0_lo2_q);
-  assign q_lsu_0_lo3_d = (n11158 ? n9192 : q_lsu_0_lo3_q);
-  assign q_lsu_0_lo4_d = (n11158 ? n9193 : q_lsu_0_lo4_q);
-  assign q_lsu_0_lo5_d = (n11158 ? n9194 : q_lsu_0_lo5_q);
-  assign q_lsu_0_lo6_d = (n11158 ? n9195 : q_lsu_0_lo6_q);
-  assign q_lsu_0_lo7_d = (n11158 ? n9196 : q_lsu_0_lo7_q);
-  assign q_lsu_0_lo8_d = (n11158 ? n9197 : q_lsu_0_lo8_q);
-  assign q_lsu_0_lo9_d = (n11158 ? n9198 : q_lsu_0_lo9_q);
-  assign q_lsu_0_lo10_d = (n11158 ? n9199 : q_lsu_0_lo10_q);
-  assign q_lsu_0_lo11_d = (n11158 ? n9200 : q_lsu_0_lo11_q);
-  assign q_lsu_0_lo12_d = (n11158 ? n9201 : q_lsu_0_lo12_q);
-  assign q_lsu_0_lo13_d = (n11158 ? n9202 : q_lsu_0_lo13_q);
-  assign q_lsu_0_lo14_d = (n11158 ? n9203 : q_lsu_0_lo14_q);
-  assign q_lsu_0_lo15_d = (n11158 ? n9204 : q_lsu_0_lo15_q);
-  assign q_lsu_0_lo16_d = (n11158 ? n9205 : q_lsu_0_lo16_q);
-  assign q_lsu_0_lo17_d = (n11158 ? n9206 : q_lsu_0_lo17_q);
-  assign q_lsu_0_lo18_d = (n11158 ? n9207 : q_lsu_0_lo18_q);
-  assign q_lsu_0_lo19_d = (n11158 ? n9208 : q_lsu_0_lo19_q);
-  assign q_lsu_0_lo20_d = (n11158 ? n9209 : q_lsu_0_lo20_q);
-  assign q_lsu_0_lo21_d = (n11158 ? n9210 : q_lsu_0_lo21_q);
-  assign q_lsu_0_lo22_d = (n11158 ? n9211 : q_lsu_0_lo22_q);
-  assign q_lsu_0_lo23_d = (n11158 ? n9212 : q_lsu_0_lo23_q);
-  assign q_lsu_0_lo24_d = (n11158 ? n9213 : q_lsu_0_lo24_q);
-  assign q_lsu_0_lo25_d = (n11158 ? n9214 : q_lsu_0_lo25_q);
-  assign q_lsu_0_lo26_d = (n11158 ? n9215 : q_lsu_0_lo26_q);
-  assign q_lsu_0_lo27_d = (n11158 ? n9216 : q_lsu_0_lo27_q);
-  assign q_lsu_0_lo28_d = (n11158 ? n9217 : q_lsu_0_lo28_q);
-  assign q_lsu_0_lo29_d = (n11158 ? n9218 : q_lsu_0_lo29_q);
-  assign q_lsu_0_lo30_d = (n11158 ? n9219 : q_lsu_0_lo30_q);
-  assign q_lsu_0_lo31_d = (n11158 ? n9220 : q_lsu_0_lo31_q);
-  assign q_lsu_0_hi0_d = (n11158 ? n9221 : q_lsu_0_hi0_q);
-  assign q_lsu_0_hi1_d = (n11158 ? n9222 : q_lsu_0_hi1_q);
-  assign q_lsu_0_hi2_d = (n11158 ? n9223 : q_lsu_0_hi2_q);
-  assign q_lsu_0_hi3_d = (n11158 ? n9224 : q_lsu_0_hi3_q);
-  assign q_lsu_0_hi4_d = (n11158 ? n9225 : q_lsu_0_hi4_q);
-  assign q_lsu_0_hi5_d = (n11158 ? n9226 : q_lsu_0_hi5_q);
-  assign q_lsu_0_hi6_d = (n11158 ? n9227 : q_lsu_0_hi6_q);
-  assign q_lsu_0_hi7_d = (n11158 ? n9228 : q_lsu_0_hi7_q);
-  assign q_lsu_0_hi8_d = (n11158 ? n9229 : q_lsu_0_hi8_q);
-  assign q_lsu_0_hi9_d = (n11158 ? n9230 : q_lsu_0_hi9_q);
-  assign q_lsu_0_hi10_d = (n11158 ? n9231 : q_lsu_0_hi10_q);
-  assign q_lsu_0_hi11_d = (n11158 ? n9232 : q_lsu_0_hi11_q);
-  assign q_lsu_0_hi12_d = (n11158 ? n9233 : q_lsu_0_hi12_q);
-  assign q_lsu_0_hi13_d = (n11158 ? n9234 : q_lsu_0_hi13_q);
-  assign q_lsu_0_hi14_d = (n11158 ? n9235 : q_lsu_0_hi14_q);
-  assign q_lsu_0_hi15_d = (n11158 ? n9236 : q_lsu_0_hi15_q);
-  assign q_lsu_0_hi16_d = (n11158 ? n9237 : q_lsu_0_hi16_q);
-  assign q_lsu_0_hi17_d = (n11158 ? n9238 : q_lsu_0_hi17_q);
-  assign q_lsu_0_hi18_d = (n11158 ? n9239 : q_lsu_0_hi18_q);
-  assign q_lsu_0_hi19_d = (n11158 ? n9240 : q_lsu_0_hi19_q);
-  assign q_lsu_0_hi20_d = (n11158 ? n9241 : q_lsu_0_hi20_q);
-  assign q_lsu_0_hi21_d = (n11158 ? n9242 : q_lsu_0_hi21_q);
-  assign q_lsu_0_hi22_d = (n11158 ? n9243 : q_lsu_0_hi22_q);
-  assign q_lsu_0_hi23_d = (n11158 ? n9244 : q_lsu_0_hi23_q);
-  assign q_lsu_0_hi24_d = (n11158 ? n9245 : q_lsu_0_hi24_q);
-  assign q_lsu_0_hi25_d = (n11158 ? n9246 : q_lsu_0_hi25_q);
-  assign q_lsu_0_hi26_d = (n11158 ? n9247 : q_lsu_0_hi26_q);
-  assign q_lsu_0_hi27_d = (n11158 ? n9248 : q_lsu_0_hi27_q);
-  assign q_lsu_0_hi28_d = (n11158 ? n9249 : q_lsu_0_hi28_q);
-  assign q_lsu_0_hi29_d = (n11158 ? n9250 : q_lsu_0_hi29_q);
-  assign q_lsu_0_hi30_d = (n11158 ? n9251 : q_lsu_0_hi30_q);
-  assign q_lsu_0_hi31_d = (n11158 ? n9252 : q_lsu_0_hi31_q);
-  assign q_lsu_1_tag_d = (n11295 ? lsu_res_tag_i : q_lsu_1_tag_q);
-  assign q_lsu_1_mask_d = (n11295 ? n9188 : q_lsu_1_mask_q);
-  assign q_lsu_1_pred_d = (n11295 ? 32'h00000000 : q_lsu_1_pred_q);
-  assign q_lsu_1_lo0_d = (n11295 ? n9189 : q_lsu_1_lo0_q);
-  assign q_lsu_1_lo1_d = (n11295 ? n9190 : q_lsu_1_lo1_q);
-  assign q_lsu_1_lo2_d = (n11295 ? n9191 : q_lsu_1_lo2_q);
-  assign q_lsu_1_lo3_d = (n11295 ? n9192 : q_lsu_1_lo3_q);
-  assign q_lsu_1_lo4_d = (n11295 ? n9193 : q_lsu_1_lo4_q);
-  assign q_lsu_1_lo5_d = (n11295 ? n9194 : q_lsu_1_lo5_q);
-  assign q_lsu_1_lo6_d = (n11295 ? n9195 : q_lsu_1_lo6_q);
-  assign q_lsu_1_lo7_d = (n11295 ? n9196 : q_lsu_1_lo7_q);
-  assign q_lsu_1_lo8_d = (n11295 ? n9197 : q_lsu_1_lo8_q);
-  assign q_lsu_1_lo9_d = (n11295 ? n9198 : q_lsu_1_lo9_q);
-  assign q_lsu_1_lo10_d = (n11295 ? n9199 : q_lsu_1_lo10_q);
-  assign q_lsu_1_lo11_d = (n11295 ? n9200 : q_lsu_1_lo11_q);
-  assign q_lsu_1_lo12_d = (n11295 ? n9201 : q_lsu_1_lo12_q);
-  assign q_lsu_1_lo13_d = (n11295 ? n9202 : q_lsu_1_lo13_q);
-  assign q_lsu_1_lo14_d = (n11295 ? n9203 : q_lsu_1_lo14_q);
-  assign q_lsu_1_lo15_d = (n11295 ? n9204 : q_lsu_1_lo15_q);
-  assign q_lsu_1_lo16_d = (n11295 ? n9205 : q_lsu_1_lo16_q);
-  assign q_lsu_1_lo17_d = (n11295 ? n9206 : q_lsu_1_lo17_q);
-  assign q_lsu_1_lo18_d = (n11295 ? n9207 : q_lsu_1_lo18_q);
-  assign q_lsu_1_lo19_d = (n11295 ? n9208 : q_lsu_1_lo19_q);
-  assign q_lsu_1_lo20_d = (n11295 ? n9209 : q_lsu_1_lo20_q);
-  assign q_lsu_1_lo21_d = (n11295 ? n9210 : q_lsu_1_lo21_q);
-  assign q_lsu_1_lo22_d = (n11295 ? n9211 : q_lsu_1_lo22_q);
-  assign q_lsu_1_lo23_d = (n11295 ? n9212 : q_lsu_1_lo23_q);
-  assign q_lsu_1_lo24_d = (n11295 ? n9213 : q_lsu_1_lo24_q);
-  assign q_lsu_1_lo25_d = (n11295 ? n9214 : q_lsu_1_lo25_q);
-  assign q_lsu_1_lo26_d = (n11295 ? n9215 : q_lsu_1_lo26_q);
-  assign q_lsu_1_lo27_d = (n11295 ? n9216 : q_lsu_1_lo27_q);
-  assign q_lsu_1_lo28_d = (n11295 ? n9217 : q_lsu_1_lo28_q);
-  assign q_lsu_1_lo29_d = (n11295 ? n9218 : q_lsu_1_lo29_q);
-  assign q_lsu_1_lo30_d = (n11295 ? n9219 : q_lsu_1_lo30_q);
-  assign q_lsu_1_lo31_d = (n11295 ? n9220 : q_lsu_1_lo31_q);
-  assign q_lsu_1_hi0_d = (n11295 ? n9221 : q_lsu_1_hi0_q);
-  assign q_lsu_1_hi1_d = (n11295 ? n9222 : q_lsu_1_hi1_q);
-  assign q_lsu_1_hi2_d = (n11295 ? n9223 : q_lsu_1_hi2_q);
-  assign q_lsu_1_hi3_d = (n11295 ? n9224 : q_lsu_1_hi3_q);
-  assign q_lsu_1_hi4_d = (n11295 ? n9225 : q_lsu_1_hi4_q);
-  assign q_lsu_1_hi5_d = (n11295 ? n9226 : q_lsu_1_hi5_q);
-  assign q_lsu_1_hi6_d = (n11295 ? n9227 : q_lsu_1_hi6_q);
-  assign q_lsu_1_hi7_d = (n11295 ? n9228 : q_lsu_1_hi7_q);
-  assign q_lsu_1_hi8_d = (n11295 ? n9229 : q_lsu_1_hi8_q);
-  assign q_lsu_1_hi9_d = (n11295 ? n9230 : q_lsu_1_hi9_q);
-  assign q_lsu_1_hi10_d = (n11295 ? n9231 : q_lsu_1_hi10_q);
-  assign q_lsu_1_hi11_d = (n11295 ? n9232 : q_lsu_1_hi11_q);
-  assign q_lsu_1_hi12_d = (n11295 ? n9233 : q_lsu_1_hi12_q);
-  assign q_lsu_1_hi13_d = (n11295 ? n9234 : q_lsu_1_hi13_q);
-  assign q_lsu_1_hi14_d = (n11295 ? n9235 : q_lsu_1_hi14_q);
-  assign q_lsu_1_hi15_d = (n11295 ? n9236 : q_lsu_1_hi15_q);
-  assign q_lsu_1_hi16_d = (n11295 ? n9237 : q_lsu_1_hi16_q);
-  assign q_lsu_1_hi17_d = (n11295 ? n9238 : q_lsu_1_hi17_q);
-  assign q_lsu_1_hi18_d = (n11295 ? n9239 : q_lsu_1_hi18_q);
-  assign q_lsu_1_hi19_d = (n11295 ? n9240 : q_lsu_1_hi19_q);
-  assign q_lsu_1_hi20_d = (n11295 ? n9241 : q_lsu_1_hi20_q);
-  assign q_lsu_1_hi21_d = (n11295 ? n9242 : q_lsu_1_hi21_q);
-  assign q_lsu_1_hi22_d = (n11295 ? n9243 : q_lsu_1_hi22_q);
-  assign q_lsu_1_hi23_d = (n11295 ? n9244 : q_lsu_1_hi23_q);
-  assign q_lsu_1_hi24_d = (n11295 ? n9245 : q_lsu_1_hi24_q);
-  assign q_lsu_1_hi25_d = (n11295 ? n9246 : q_lsu_1_hi25_q);
-  assign q_lsu_1_hi26_d = (n11295 ? n9247 : q_lsu_1_hi26_q);
-  assign q_lsu_1_hi27_d = (n11295 ? n9248 : q_lsu_1_hi27_q);
-  assign q_lsu_1_hi28_d = (n11295 ? n9249 : q_lsu_1_hi28_q);
-  assign q_lsu_1_hi29_d = (n11295 ? n9250 : q_lsu_1_hi29_q);
-  assign q_lsu_1_hi30_d = (n11295 ? n9251 : q_lsu_1_hi30_q);
-  assign q_lsu_1_hi31_d = (n11295 ? n9252 : q_lsu_1_hi31_q);
-  assign q_lsu_2_tag_d = (n11432 ? lsu_res_tag_i : q_lsu_2_tag_q);
-  assign q_lsu_2_mask_d = (n11432 ? n9188 : q_lsu_2_mask_q);
-  assign q_lsu_2_pred_d = (n11432 ? 32'h00000000 : q_lsu_2_pred_q);
-  assign q_lsu_2_lo0_d = (n11432 ? n9189 : q_lsu_2_lo0_q);
-  assign q_lsu_2_lo1_d = (n11432 ? n9190 : q_lsu_2_lo1_q);
-  assign q_lsu_2_lo2_d = (n11432 ? n9191 : q_lsu_2_lo2_q);
-  assign q_lsu_2_lo3_d = (n11432 ? n9192 : q_lsu_2_lo3_q);
-  assign q_lsu_2_lo4_d = (n11432 ? n9193 : q_lsu_2_lo4_q);
-  assign q_lsu_2_lo5_d = (n11432 ? n9194 : q_lsu_2_lo5_q);
-  assign q_lsu_2_lo6_d = (n11432 ? n9195 : q_lsu_2_lo6_q);
-  assign q_lsu_2_lo7_d = (n11432 ? n9196 : q_lsu_2_lo7_q);
-  assign q_lsu_2_lo8_d = (n11432 ? n9197 : q_lsu_2_lo8_q);
-  assign q_lsu_2_lo9_d = (n11432 ? n9198 : q_lsu_2_lo9_q);
-  assign q_lsu_2_lo10_d = (n11432 ? n9199 : q_lsu_2_lo10_q);
-  assign q_lsu_2_lo11_d = (n11432 ? n9200 : q_lsu_2_lo11_q);
-  assign q_lsu_2_lo12_d = (n11432 ? n9201 : q_lsu_2_lo12_q);
-  assign q_lsu_2_lo13_d = (n11432 ? n9202 : q_lsu_2_lo13_q);
-  assign q_lsu_2_lo14_d = (n11432 ? n9203 : q_lsu_2_lo14_q);
-  assign q_lsu_2_lo15_d = (n11432 ? n9204 : q_lsu_2_lo15_q);
-  assign q_lsu_2_lo16_d = (n11432 ? n9205 : q_lsu_2_lo16_q);
-  assign q_lsu_2_lo17_d = (n11432 ? n9206 : q_lsu_2_lo17_q);
-  assign q_lsu_2_lo18_d = (n11432 ? n9207 : q_lsu_2_lo18_q);
-  assign q_lsu_2_lo19_d = (n11432 ? n9208 : q_lsu_2_lo19_q);
-  assign q_lsu_2_lo20_d = (n11432 ? n9209 : q_lsu_2_lo20_q);
-  assign q_lsu_2_lo21_d = (n11432 ? n9210 : q_lsu_2_lo21_q);
-  assign q_lsu_2_lo22_d = (n11432 ? n9211 : q_lsu_2_lo22_q);
-  assign q_lsu_2_lo23_d = (n11432 ? n9212 : q_lsu_2_lo23_q);
-  assign q_lsu_2_lo24_d = (n11432 ? n9213 : q_lsu_2_lo24_q);
-  assign q_lsu_2_lo25_d = (n11432 ? n9214 : q_lsu_2_lo25_q);
-  assign q_lsu_2_lo26_d = (n11432 ? n9215 : q_lsu_2_lo26_q);
-  assign q_lsu_2_lo27_d = (n11432 ? n9216 : q_lsu_2_lo27_q);
-  assign q_lsu_2_lo28_d = (n11432 ? n9217 : q_lsu_2_lo28_q);
-  assign q_lsu_2_lo29_d = (n11432 ? n9218 : q_lsu_2_lo29_q);
-  assign q_lsu_2_lo30_d = (n11432 ? n9219 : q_lsu_2_lo30_q);
-  assign q_lsu_2_lo31_d = (n11432 ? n9220 : q_lsu_2_lo31_q);
-  assign q_lsu_2_hi0_d = (n11432 ? n9221 : q_lsu_2_hi0_q);
-  assign q_lsu_2_hi1_d = (n11432 ? n9222 : q_lsu_2_hi1_q);
-  assign q_lsu_2_hi2_d = (n11432 ? n9223 : q_lsu_2_hi2_q);
-  assign q_lsu_2_hi3_d = (n11432 ? n9224 : q_lsu_2_hi3_q);
-  assign q_lsu_2_hi4_d = (n11432 ? n9225 : q_lsu_2_hi4_q);
-  assign q_lsu_2_hi5_d = (n11432 ? n9226 : q_lsu_2_hi5_q);
-  assign q_lsu_2_hi6_d = (n11432 ? n9227 : q_lsu_2_hi6_q);
-  assign q_lsu_2_hi7_d = (n11432 ? n9228 : q_lsu_2_hi7_q);
-  assign q_lsu_2_hi8_d = (n11432 ? n9229 : q_lsu_2_hi8_q);
-  assign q_lsu_2_hi9_d = (n11432 ? n9230 : q_lsu_2_hi9_q);
-  assign q_lsu_2_hi10_d = (n11432 ? n9231 : q_lsu_2_hi10_q);
-  assign q_lsu_2_hi11_d = (n11432 ? n9232 : q_lsu_2_hi11_q);
-  assign q_lsu_2_hi12_d = (n11432 ? n9233 : q_lsu_2_hi12_q);
-  assign q_lsu_2_hi13_d = (n11432 ? n9234 : q_lsu_2_hi13_q);
-  assign q_lsu_2_hi14_d = (n11432 ? n9235 : q_lsu_2_hi14_q);
-  assign q_lsu_2_hi15_d = (n11432 ? n9236 : q_lsu_2_hi15_q);
-  assign q_lsu_2_hi16_d = (n11432 ? n9237 : q_lsu_2_hi16_q);
-  assign q_lsu_2_hi17_d = (n11432 ? n9238 : q_lsu_2_hi17_q);
-  assign q_lsu_2_hi18_d = (n11432 ? n9239 : q_lsu_2_hi18_q);
-  assign q_lsu_2_hi19_d = (n11432 ? n9240 : q_lsu_2_hi19_q);
-  assign q_lsu_2_hi20_d = (n11432 ? n9241 : q_lsu_2_hi20_q);
-  assign q_lsu_2_hi21_d = (n11432 ? n9242 : q_lsu_2_hi21_q);
-  assign q_lsu_2_hi22_d = (n11432 ? n9243 : q_lsu_2_hi22_q);
-  assign q_lsu_2_hi23_d = (n11432 ? n9244 : q_lsu_2_hi23_q);
-  assign q_lsu_2_hi24_d = (n11432 ? n9245 : q_lsu_2_hi24_q);
-  assign q_lsu_2_hi25_d = (n11432 ? n9246 : q_lsu_2_hi25_q);
-  assign q_lsu_2_hi26_d = (n11432 ? n9247 : q_lsu_2_hi26_q);
-  assign q_lsu_2_hi27_d = (n11432 ? n9248 : q_lsu_2_hi27_q);
-  assign q_lsu_2_hi28_d = (n11432 ? n9249 : q_lsu_2_hi28_q);
-  assign q_lsu_2_hi29_d = (n11432 ? n9250 : q_lsu_2_hi29_q);
-  assign q_lsu_2_hi30_d = (n11432 ? n9251 : q_lsu_2_hi30_q);
-  assign q_lsu_2_hi31_d = (n11432 ? n9252 : q_lsu_2_hi31_q);
-  assign q_lsu_3_tag_d = (n11569 ? lsu_res_tag_i : q_lsu_3_tag_q);
-  assign q_lsu_3_mask_d = (n11569 ? n9188 : q_lsu_3_mask_q);
-  assign q_lsu_3_pred_d = (n11569 ? 32'h00000000 : q_lsu_3_pred_q);
-  assign q_lsu_3_lo0_d = (n11569 ? n9189 : q_lsu_3_lo0_q);
-  assign q_lsu_3_lo1_d = (n11569 ? n9190 : q_lsu_3_lo1_q);
-  assign q_lsu_3_lo2_d = (n11569 ? n9191 : q_lsu_3_lo2_q);
-  assign q_lsu_3_lo3_d = (n11569 ? n9192 : q_lsu_3_lo3_q);
-  assign q_lsu_3_lo4_d = (n11569 ? n9193 : q_lsu_3_lo4_q);
-  assign q_lsu_3_lo5_d = (n11569 ? n9194 : q_lsu_3_lo5_q);
-  assign q_lsu_3_lo6_d = (n11569 ? n9195 : q_lsu_3_lo6_q);
-  assign q_lsu_3_lo7_d = (n11569 ? n9196 : q_lsu_3_lo7_q);
-  assign q_lsu_3_lo8_d = (n11569 ? n9197 : q_lsu_3_lo8_q);
-  assign q_lsu_3_lo9_d = (n11569 ? n9198 : q_lsu_3_lo9_q);
-  assign q_lsu_3_lo10_d = (n11569 ? n9199 : q_lsu_3_lo10_q);
-  assign q_lsu_3_lo11_d = (n11569 ? n9200 : q_lsu_3_lo11_q);
-  assign q_lsu_3_lo12_d = (n11569 ? n9201 : q_lsu_3_lo12_q);
-  assign q_lsu_3_lo13_d = (n11569 ? n9202 : q_lsu_3_lo13_q);
-  assign q_lsu_3_lo14_d = (n11569 ? n9203 : q_lsu_3_lo14_q);
-  assign q_lsu_3_lo15_d = (n11569 ? n9204 : q_lsu_3_lo15_q);
-  assign q_lsu_3_lo16_d = (n11569 ? n9205 : q_lsu_3_lo16_q);
-  assign q_lsu_3_lo17_d = (n11569 ? n9206 : q_lsu_3_lo17_q);
-  assign q_lsu_3_lo18_d = (n11569 ? n9207 : q_lsu_3_lo18_q);
-  assign q_lsu_3_lo19_d = (n11569 ? n9208 : q_lsu_3_lo19_q);
-  assign q_lsu_3_lo20_d = (n11569 ? n9209 : q_lsu_3_lo20_q);
-  assign q_lsu_3_lo21_d = (n11569 ? n9210 : q_lsu_3_lo21_q);
-  assign q_lsu_3_lo22_d = (n11569 ? n9211 : q_lsu_3_lo22_q);
-  assign q_lsu_3_lo23_d = (n11569 ? n9212 : q_lsu_3_lo23_q);
-  assign q_lsu_3_lo24_d = (n11569 ? n9213 : q_lsu_3_lo24_q);
-  assign q_lsu_3_lo25_d = (n11569 ? n9214 : q_lsu_3_lo25_q);
-  assign q_lsu_3_lo26_d = (n11569 ? n9215 : q_lsu_3_lo26_q);
-  assign q_lsu_3_lo27_d = (n11569 ? n9216 : q_lsu_3_lo27_q);
-  assign q_lsu_3_lo28_d = (n11569 ? n9217 : q_lsu_3_lo28_q);
-  assign q_lsu_3_lo29_d = (n11569 ? n9218 : q_lsu_3_lo29_q);
-  assign q_lsu_3_lo30_d = (n11569 ? n9219 : q_lsu_3_lo30_q);
-  assign q_lsu_3_lo31_d = (n11569 ? n9220 : q_lsu_3_lo31_q);
-  assign q_lsu_3_hi0_d = (n11569 ? n9221 : q_lsu_3_hi0_q);
-  assign q_lsu_3_hi1_d = (n11569 ? n9222 : q_lsu_3_hi1_q);
-  assign q_lsu_3_hi2_d = (n11569 ? n9223 : q_lsu_3_hi2_q);
-  assign q_lsu_3_hi3_d = (n11569 ? n9224 : q_lsu_3_hi3_q);
-  assign q_lsu_3_hi4_d = (n11569 ? n9225 : q_lsu_3_hi4_q);
-  assign q_lsu_3_hi5_d = (n11569 ? n9226 : q_lsu_3_hi5_q);
-  assign q_lsu_3_hi6_d = (n11569 ? n9227 : q_lsu_3_hi6_q);
-  assign q_lsu_3_hi7_d = (n11569 ? n9228 : q_lsu_3_hi7_q);
-  assign q_lsu_3_hi8_d = (n11569 ? n9229 : q_lsu_3_hi8_q);
-  assign q_lsu_3_hi9_d = (n11569 ? n9230 : q_lsu_3_hi9_q);
-  assign q_lsu_3_hi10_d = (n11569 ? n9231 : q_lsu_3_hi10_q);
-  assign q_lsu_3_hi11_d = (n11569 ? n9232 : q_lsu_3_hi11_q);
-  assign q_lsu_3_hi12_d = (n11569 ? n9233 : q_lsu_3_hi12_q);
-  assign q_lsu_3_hi13_d = (n11569 ? n9234 : q_lsu_3_hi13_q);
-  assign q_lsu_3_hi14_d = (n11569 ? n9235 : q_lsu_3_hi14_q);
-  assign q_lsu_3_hi15_d = (n11569 ? n9236 : q_lsu_3_hi15_q);
-  assign q_lsu_3_hi16_d = (n11569 ? n9237 : q_lsu_3_hi16_q);
-  assign q_lsu_3_hi17_d = (n11569 ? n9238 : q_lsu_3_hi17_q);
-  assign q_lsu_3_hi18_d = (n11569 ? n9239 : q_lsu_3_hi18_q);
-  assign q_lsu_3_hi19_d = (n11569 ? n9240 : q_lsu_3_hi19_q);
-  assign q_lsu_3_hi20_d = (n11569 ? n9241 : q_lsu_3_hi20_q);
-  assign q_lsu_3_hi21_d = (n11569 ? n9242 : q_lsu_3_hi21_q);
-  assign q_lsu_3_hi22_d = (n11569 ? n9243 : q_lsu_3_hi22_q);
-  assign q_lsu_3_hi23_d = (n11569 ? n9244 : q_lsu_3_hi23_q);
-  assign q_lsu_3_hi24_d = (n11569 ? n9245 : q_lsu_3_hi24_q);
-  assign q_lsu_3_hi25_d = (n11569 ? n9246 : q_lsu_3_hi25_q);
-  assign q_lsu_3_hi26_d = (n11569 ? n9247 : q_lsu_3_hi26_q);
-  assign q_lsu_3_hi27_d = (n11569 ? n9248 : q_lsu_3_hi27_q);
-  assign q_lsu_3_hi28_d = (n11569 ? n9249 : q_lsu_3_hi28_q);
-  assign q_lsu_3_hi29_d = (n11569 ? n9250 : q_lsu_3_hi29_q);
-  assign q_lsu_3_hi30_d = (n11569 ? n9251 : q_lsu_3_hi30_q);
-  assign q_lsu_3_hi31_d = (n11569 ? n9252 : q_lsu_3_hi31_q);
-  assign q_lsu_4_tag_d = (n11706 ? lsu_res_tag_i : q_lsu_4_tag_q);
-  assign q_lsu_4_mask_d = (n11706 ? n9188 : q_lsu_4_mask_q);
-  assign q_lsu_4_pred_d = (n11706 ? 32'h00000000 : q_lsu_4_pred_q);
-  assign q_lsu_4_lo0_d = (n11706 ? n9189 : q_lsu_4_lo0_q);
-  assign q_lsu_4_lo1_d = (n11706 ? n9190 : q_lsu_4_lo1_q);
-  assign q_lsu_4_lo2_d = (n11706 ? n9191 : q_lsu_4_lo2_q);
-  assign q_lsu_4_lo3_d = (n11706 ? n9192 : q_lsu_4_lo3_q);
-  assign q_lsu_4_lo4_d = (n11706 ? n9193 : q_lsu_4_lo4_q);
-  assign q_lsu_4_lo5_d = (n11706 ? n9194 : q_lsu_4_lo5_q);
-  assign q_lsu_4_lo6_d = (n11706 ? n9195 : q_lsu_4_lo6_q);
-  assign q_lsu_4_lo7_d = (n11706 ? n9196 : q_lsu_4_lo7_q);
-  assign q_lsu_4_lo8_d = (n11706 ? n9197 : q_lsu_4_lo8_q);
-  assign q_lsu_4_lo9_d = (n11706 ? n9198 : q_lsu_4_lo9_q);
-  assign q_lsu_4_lo10_d = (n11706 ? n9199 : q_lsu_4_lo10_q);
-  assign q_lsu_4_lo11_d = (n11706 ? n9200 : q_lsu_4_lo11_q);
-  assign q_lsu_4_lo12_d = (n11706 ? n9201 : q_lsu_4_lo12_q);
-  assign q_lsu_4_lo13_d = (n11706 ? n9202 : q_lsu_4_lo13_q);
-  assign q_lsu_4_lo14_d = (n11706 ? n9203 : q_lsu_4_lo14_q);
-  assign q_lsu_4_lo15_d = (n11706 ? n9204 : q_lsu_4_lo15_q);
-  assign q_lsu_4_lo16_d = (n11706 ? n9205 : q_lsu_4_lo16_q);
-  assign q_lsu_4_lo17_d = (n11706 ? n9206 : q_lsu_4_lo17_q);
-  assign q_lsu_4_lo18_d = (n11706 ? n9207 : q_lsu_4_lo18_q);
-  assign q_lsu_4_lo19_d = (n11706 ? n9208 : q_lsu_4_lo19_q);
-  assign q_lsu_4_lo20_d = (n11706 ? n9209 : q_lsu_4_lo20_q);
-  assign q_lsu_4_lo21_d = (n11706 ? n9210 : q_lsu_4_lo21_q);
-  assign q_lsu_4_lo22_d = (n11706 ? n9211 : q_lsu_4_lo22_q);
-  assign q_lsu_4_lo23_d = (n11706 ? n9212 : q_lsu_4_lo23_q);
-  assign q_lsu_4_lo24_d = (n11706 ? n9213 : q_lsu_4_lo24_q);
-  assign q_lsu_4_lo25_d = (n11706 ? n9214 : q_lsu_4_lo25_q);
-  assign q_lsu_4_lo26_d = (n11706 ? n9215 : q_lsu_4_lo26_q);
-  assign q_lsu_4_lo27_d = (n11706 ? n9216 : q_lsu_4_lo27_q);
-  assign q_lsu_4_lo28_d = (n11706 ? n9217 : q_lsu_4_lo28_q);
-  assign q_lsu_4_lo29_d = (n11706 ? n9218 : q_lsu_4_lo29_q);
-  assign q_lsu_4_lo30_d = (n11706 ? n9219 : q_lsu_4_lo30_q);
-  assign q_lsu_4_lo31_d = (n11706 ? n9220 : q_lsu_4_lo31_q);
-  assign q_lsu_4_hi0_d = (n11706 ? n9221 : q_lsu_4_hi0_q);
-  assign q_lsu_4_hi1_d = (n11706 ? n9222 : q_lsu_4_hi1_q);
-  assign q_lsu_4_hi2_d = (n11706 ? n9223 : q_lsu_4_hi2_q);
-  assign q_lsu_4_hi3_d = (n11706 ? n9224 : q_lsu_4_hi3_q);
-  assign q_lsu_4_hi4_d = (n11706 ? n9225 : q_lsu_4_hi4_q);
-  assign q_lsu_4_hi5_d = (n11706 ? n9226 : q_lsu_4_hi5_q);
-  assign q_lsu_4_hi6_d = (n11706 ? n9227 : q_lsu_4_hi6_q);
-  assign q_lsu_4_hi7_d = (n11706 ? n9228 : q_lsu_4_hi7_q);
-  assign q_lsu_4_hi8_d = (n11706 ? n9229 : q_lsu_4_hi8_q);
-  assign q_lsu_4_hi9_d = (n11706 ? n9230 : q_lsu_4_hi9_q);
-  assign q_lsu_4_hi10_d = (n11706 ? n9231 : q_lsu_4_hi10_q);
-  assign q_lsu_4_hi11_d = (n11706 ? n9232 : q_lsu_4_hi11_q);
-  assign q_lsu_4_hi12_d = (n11706 ? n9233 : q_lsu_4_hi12_q);
-  assign q_lsu_4_hi13_d = (n11706 ? n9234 : q_lsu_4_hi13_q);
-  assign q_lsu_4_hi14_d = (n11706 ? n9235 : q_lsu_4_hi14_q);
-  assign q_lsu_4_hi15_d = (n11706 ? n9236 : q_lsu_4_hi15_q);
-  assign q_lsu_4_hi16_d = (n11706 ? n9237 : q_lsu_4_hi16_q);
-  assign q_lsu_4_hi17_d = (n11706 ? n9238 : q_lsu_4_hi17_q);
-  assign q_lsu_4_hi18_d = (n11706 ? n9239 : q_lsu_4_hi18_q);
-  assign q_lsu_4_hi19_d = (n11706 ? n9240 : q_lsu_4_hi19_q);
-  assign q_lsu_4_hi20_d = (n11706 ? n9241 : q_lsu_4_hi20_q);
-  assign q_lsu_4_hi21_d = (n11706 ? n9242 : q_lsu_4_hi21_q);
-  assign q_lsu_4_hi22_d = (n11706 ? n9243 : q_lsu_4_hi22_q);
-  assign q_lsu_4_hi23_d = (n11706 ? n9244 : q_lsu_4_hi23_q);
-  assign q_lsu_4_hi24_d = (n11706 ? n9245 : q_lsu_4_hi24_q);
-  assign q_lsu_4_hi25_d = (n11706 ? n9246 : q_lsu_4_hi25_q);
-  assign q_lsu_4_hi26_d = (n11706 ? n9247 : q_lsu_4_hi26_q);
-  assign q_lsu_4_hi27_d = (n11706 ? n9248 : q_lsu_4_hi27_q);
-  assign q_lsu_4_hi28_d = (n11706 ? n9249 : q_lsu_4_hi28_q);
-  assign q_lsu_4_hi29_d = (n11706 ? n9250 : q_lsu_4_hi29_q);
-  assign q_lsu_4_hi30_d = (n11706 ? n9251 : q_lsu_4_hi30_q);
-  assign q_lsu_4_hi31_d = (n11706 ? n9252 : q_lsu_4_hi31_q);
-  assign q_lsu_5_tag_d = (n11843 ? lsu_res_tag_i : q_lsu_5_tag_q);
-  assign q_lsu_5_mask_d = (n11843 ? n9188 : q_lsu_5_mask_q);
-  assign q_lsu_5_pred_d = (n11843 ? 32'h00000000 : q_lsu_5_pred_q);
-  assign q_lsu_5_lo0_d = (n11843 ? n9189 : q_lsu_5_lo0_q);
-  assign q_lsu_5_lo1_d = (n11843 ? n9190 : q_lsu_5_lo1_q);
-  assign q_lsu_5_lo2_d = (n11843 ? n9191 : q_lsu_5_lo2_q);
-  assign q_lsu_5_lo3_d = (n11843 ? n9192 : q_lsu_5_lo3_q);
-  assign q_lsu_5_lo4_d = (n11843 ? n9193 : q_lsu_5_lo4_q);
-  assign q_lsu_5_lo5_d = (n11843 ? n9194 : q_lsu_5_lo5_q);
-  assign q_lsu_5_lo6_d = (n11843 ? n9195 : q_lsu_5_lo6_q);
-  assign q_lsu_5_lo7_d = (n11843 ? n9196 : q_lsu_5_lo7_q);
-  assign q_lsu_5_lo8_d = (n11843 ? n9197 : q_lsu_5_lo8_q);
-  assign q_lsu_5_lo9_d = (n11843 ? n9198 : q_lsu_5_lo9_q);
-  assign q_lsu_5_lo10_d = (n11843 ? n9199 : q_lsu_5_lo10_q);
-  assign q_lsu_5_lo11_d = (n11843 ? n9200 : q_lsu_5_lo11_q);
-  assign q_lsu_5_lo12_d = (n11843 ? n9201 : q_lsu_5_lo12_q);
-  assign q_lsu_5_lo13_d = (n11843 ? n9202 : q_lsu_5_lo13_q);
-  assign q_lsu_5_lo14_d = (n11843 ? n9203 : q_lsu_5_lo14_q);
-  assign q_lsu_5_lo15_d = (n11843 ? n9204 : q_lsu_5_lo15_q);
-  assign q_lsu_5_lo16_d = (n11843 ? n9205 : q_lsu_5_lo16_q);
-  assign q_lsu_5_lo17_d = (n11843 ? n9206 : q_lsu_5_lo17_q);
-  assign q_lsu_5_lo18_d = (n11843 ? n9207 : q_lsu_5_lo18_q);
-  assign q_lsu_5_lo19_d = (n11843 ? n9208 : q_lsu_5_lo19_q);
-  assign q_lsu_5_lo20_d = (n11843 ? n9209 : q_lsu_5_lo20_q);
-  assign q_lsu_5_lo21_d = (n11843 ? n9210 : q_lsu_5_lo21_q);
-  assign q_lsu_5_lo22_d = (n11843 ? n9211 : q_lsu_5_lo22_q);
-  assign q_lsu_5_lo23_d = (n11843 ? n9212 : q_lsu_5_lo23_q);
-  assign q_lsu_5_lo24_d = (n11843 ? n9213 : q_lsu_5_lo24_q);
-  assign q_lsu_5_lo25_d = (n11843 ? n9214 : q_lsu_5_lo25_q);
-  assign q_lsu_5_lo26_d = (n11843 ? n9215 : q_lsu_5_lo26_q);
-  assign q_lsu_5_lo27_d = (n11843 ? n9216 : q_lsu_5_lo27_q);
-  assign q_lsu_5_lo28_d = (n11843 ? n9217 : q_lsu_5_lo28_q);
-  assign q_lsu_5_lo29_d = (n11843 ? n9218 : q_lsu_5_lo29_q);
-  assign q_lsu_5_lo30_d = (n11843 ? n9219 : q_lsu_5_lo30_q);
-  assign q_lsu_5_lo31_d = (n11843 ? n9220 : q_lsu_5_lo31_q);
-  assign q_lsu_5_hi0_d = (n11843 ? n9221 : q_lsu_5_hi0_q);
-  assign q_lsu_5_hi1_d = (n11843 ? n9222 : q_lsu_5_hi1_q);
-  assign q_lsu_5_hi2_d = (n11843 ? n9223 : q_lsu_5_hi2_q);
-  assign q_lsu_5_hi3_d = (n11843 ? n9224 : q_lsu_5_hi3_q);
-  assign q_lsu_5_hi4_d = (n11843 ? n9225 : q_lsu_5_hi4_q);
-  assign q_lsu_5_hi5_d = (n11843 ? n9226 : q_lsu_5_hi5_q);
-  assign q_lsu_5_hi6_d = (n11843 ? n9227 : q_lsu_5_hi6_q);
-  assign q_lsu_5_hi7_d = (n11843 ? n9228 : q_lsu_5_hi7_q);
-  assign q_lsu_5_hi8_d = (n11843 ? n9229 : q_lsu_5_hi8_q);
-  assign q_lsu_5_hi9_d = (n11843 ? n9230 : q_lsu_5_hi9_q);
-  assign q_lsu_5_hi10_d = (n11843 ? n9231 : q_lsu_5_hi10_q);
-  assign q_lsu_5_hi11_d = (n11843 ? n9232 : q_lsu_5_hi11_q);
-  assign q_lsu_5_hi12_d = (n11843 ? n9233 : q_lsu_5_hi12_q);
-  assign q_lsu_5_hi13_d = (n11843 ? n9234 : q_lsu_5_hi13_q);
-  assign q_lsu_5_hi14_d = (n11843 ? n9235 : q_lsu_5_hi14_q);
-  assign q_lsu_5_hi15_d = (n11843 ? n9236 : q_lsu_5_hi15_q);
-  assign q_lsu_5_hi16_d = (n11843 ? n9237 : q_lsu_5_hi16_q);
-  assign q_lsu_5_hi17_d = (n11843 ? n9238 : q_lsu_5_hi17_q);
-  assign q_lsu_5_hi18_d = (n11843 ? n9239 : q_lsu_5_hi18_q);
-  assign q_lsu_5_hi19_d = (n11843 ? n9240 : q_lsu_5_hi19_q);
-  assign q_lsu_5_hi20_d = (n11843 ? n9241 : q_lsu_5_hi20_q);
-  assign q_lsu_5_hi21_d = (n11843 ? n9242 : q_lsu_5_hi21_q);
-  assign q_lsu_5_hi22_d = (n11843 ? n9243 : q_lsu_5_hi22_q);
-  assign q_lsu_5_hi23_d = (n11843 ? n9244 : q_lsu_5_hi23_q);
-  assign q_lsu_5_hi24_d = (n11843 ? n9245 : q_lsu_5_hi24_q);
-  assign q_lsu_5_hi25_d = (n11843 ? n9246 : q_lsu_5_hi25_q);
-  assign q_lsu_5_hi26_d = (n11843 ? n9247 : q_lsu_5_hi26_q);
-  assign q_lsu_5_hi27_d = (n11843 ? n9248 : q_lsu_5_hi27_q);
-  assign q_lsu_5_hi28_d = (n11843 ? n9249 : q_lsu_5_hi28_q);
-  assign q_lsu_5_hi29_d = (n11843 ? n9250 : q_lsu_5_hi29_q);
-  assign q_lsu_5_hi30_d = (n11843 ? n9251 : q_lsu_5_hi30_q);
-  assign q_lsu_5_hi31_d = (n11843 ? n9252 : q_lsu_5_hi31_q);
-  assign q_lsu_6_tag_d = (n11980 ? lsu_res_tag_i : q_lsu_6_tag_q);
-  assign q_lsu_6_mask_d = (n11980 ? n9188 : q_lsu_6_mask_q);
-  assign q_lsu_6_pred_d = (n11980 ? 32'h00000000 : q_lsu_6_pred_q);
-  assign q_lsu_6_lo0_d = (n11980 ? n9189 : q_lsu_6_lo0_q);
-  assign q_lsu_6_lo1_d = (n11980 ? n9190 : q_lsu_6_lo1_q);
-  assign q_lsu_6_lo2_d = (n11980 ? n9191 : q_lsu_6_lo2_q);
-  assign q_lsu_6_lo3_d = (n11980 ? n9192 : q_lsu_6_lo3_q);
-  assign q_lsu_6_lo4_d = (n11980 ? n9193 : q_lsu_6_lo4_q);
-  assign q_lsu_6_lo5_d = (n11980 ? n9194 : q_lsu_6_lo5_q);
-  assign q_lsu_6_lo6_d = (n11980 ? n9195 : q_lsu_6_lo6_q);
-  assign q_lsu_6_lo7_d = (n11980 ? n9196 : q_lsu_6_lo7_q);
-  assign q_lsu_6_lo8_d = (n11980 ? n9197 : q_lsu_6_lo8_q);
-  assign q_lsu_6_lo9_d = (n11980 ? n9198 : q_lsu_6_lo9_q);
-  assign q_lsu_6_lo10_d = (n11980 ? n9199 : q_lsu_6_lo10_q);
-  assign q_lsu_6_lo11_d = (n11980 ? n9200 : q_lsu_6_lo11_q);
-  assign q_lsu_6_lo12_d = (n11980 ? n9201 : q_lsu_6_lo12_q);
-  assign q_lsu_6_lo13_d = (n11980 ? n9202 : q_lsu_6_lo13_q);
-  assign q_lsu_6_lo14_d = (n11980 ? n9203 : q_lsu_6_lo14_q);
-  assign q_lsu_6_lo15_d = (n11980 ? n9204 : q_lsu_6_lo15_q);
-  assign q_lsu_6_lo16_d = (n11980 ? n9205 : q_lsu_6_lo16_q);
-  assign q_lsu_6_lo17_d = (n11980 ? n9206 : q_lsu_6_lo17_q);
-  assign q_lsu_6_lo18_d = (n11980 ? n9207 : q_lsu_6_lo18_q);
-  assign q_lsu_6_lo19_d = (n11980 ? n9208 : q_lsu_6_lo19_q);
-  assign q_lsu_6_lo20_d = (n11980 ? n9209 : q_lsu_6_lo20_q);
-  assign q_lsu_6_lo21_d = (n11980 ? n9210 : q_lsu_6_lo21_q);
-  assign q_lsu_6_lo22_d = (n11980 ? n9211 : q_lsu_6_lo22_q);
-  assign q_lsu_6_lo23_d = (n11980 ? n9212 : q_lsu_6_lo23_q);
-  assign q_lsu_6_lo24_d = (n11980 ? n9213 : q_lsu_6_lo24_q);
-  assign q_lsu_6_lo25_d = (n11980 ? n9214 : q_lsu_6_lo25_q);
-  assign q_lsu_6_lo26_d = (n11980 ? n9215 : q_lsu_6_lo26_q);
-  assign q_lsu_6_lo27_d = (n11980 ? n9216 : q_lsu_6_lo27_q);
-  assign q_lsu_6_lo28_d = (n11980 ? n9217 : q_lsu_6_lo28_q);
-  assign q_lsu_6_lo29_d = (n11980 ? n9218 : q_lsu_6_lo29_q);
-  assign q_lsu_6_lo30_d = (n11980 ? n9219 : q_lsu_6_lo30_q);
-  assign q_lsu_6_lo31_d = (n11980 ? n9220 : q_lsu_6_lo31_q);
-  assign q_lsu_6_hi0_d = (n11980 ? n9221 : q_lsu_6_hi0_q);
-  assign q_lsu_6_hi1_d = (n11980 ? n9222 : q_lsu_6_hi1_q);
-  assign q_lsu_6_hi2_d = (n11980 ? n9223 : q_lsu_6_hi2_q);
-  assign q_lsu_6_hi3_d = (n11980 ? n9224 : q_lsu_6_hi3_q);
-  assign q_lsu_6_hi4_d = (n11980 ? n9225 : q_lsu_6_hi4_q);
-  assign q_lsu_6_hi5_d = (n11980 ? n9226 : q_lsu_6_hi5_q);
-  assign q_lsu_6_hi6_d = (n11980 ? n9227 : q_lsu_6_hi6_q);
-  assign q_lsu_6_hi7_d = (n11980 ? n9228 : q_lsu_6_hi7_q);
-  assign q_lsu_6_hi8_d = (n11980 ? n9229 : q_lsu_6_hi8_q);
-  assign q_lsu_6_hi9_d = (n11980 ? n9230 : q_lsu_6_hi9_q);
-  assign q_lsu_6_hi10_d = (n11980 ? n9231 : q_lsu_6_hi10_q);
-  assign q_lsu_6_hi11_d = (n11980 ? n9232 : q_lsu_6_hi11_q);
-  assign q_lsu_6_hi12_d = (n11980 ? n9233 : q_lsu_6_hi12_q);
-  assign q_lsu_6_hi13_d = (n11980 ? n9234 : q_lsu_6_hi13_q);
-  assign q_lsu_6_hi14_d = (n11980 ? n9235 : q_lsu_6_hi14_q);
-  assign q_lsu_6_hi15_d = (n11980 ? n9236 : q_lsu_6_hi15_q);
-  assign q_lsu_6_hi16_d = (n11980 ? n9237 : q_lsu_6_hi16_q);
-  assign q_lsu_6_hi17_d = (n11980 ? n9238 : q_lsu_6_hi17_q);
-  assign q_lsu_6_hi18_d = (n11980 ? n9239 : q_lsu_6_hi18_q);
-  assign q_lsu_6_hi19_d = (n11980 ? n9240 : q_lsu_6_hi19_q);
-  assign q_lsu_6_hi20_d = (n11980 ? n9241 : q_lsu_6_hi20_q);
-  assign q_lsu_6_hi21_d = (n11980 ? n9242 : q_lsu_6_hi21_q);
-  assign q_lsu_6_hi22_d = (n11980 ? n9243 : q_lsu_6_hi22_q);
-  assign q_lsu_6_hi23_d = (n11980 ? n9244 : q_lsu_6_hi23_q);
-  assign q_lsu_6_hi24_d = (n11980 ? n9245 : q_lsu_6_hi24_q);
-  assign q_lsu_6_hi25_d = (n11980 ? n9246 : q_lsu_6_hi25_q);
-  assign q_lsu_6_hi26_d = (n11980 ? n9247 : q_lsu_6_hi26_q);
-  assign q_lsu_6_hi27_d = (n11980 ? n9248 : q_lsu_6_hi27_q);
-  assign q_lsu_6_hi28_d = (n11980 ? n9249 : q_lsu_6_hi28_q);
-  assign q_lsu_6_hi29_d = (n11980 ? n9250 : q_lsu_6_hi29_q);
-  assign q_lsu_6_hi30_d = (n11980 ? n9251 : q_lsu_6_hi30_q);
-  assign q_lsu_6_hi31_d = (n11980 ? n9252 : q_lsu_6_hi31_q);
-  assign q_lsu_7_tag_d = (n12117 ? lsu_res_tag_i : q_lsu_7_tag_q);
-  assign q_lsu_7_mask_d = (n12117 ? n9188 : q_lsu_7_mask_q);
-  assign q_lsu_7_pred_d = (n12117 ? 32'h00000000 : q_lsu_7_pred_q);
-  assign q_lsu_7_lo0_d = (n12117 ? n9189 : q_lsu_7_lo0_q);
-  assign q_lsu_7_lo1_d = (n12117 ? n9190 : q_lsu_7_lo1_q);
-  assign q_lsu_7_lo2_d = (n12117 ? n9191 : q_lsu_7_lo2_q);
-  assign q_lsu_7_lo3_d = (n12117 ? n9192 : q_lsu_7_lo3_q);
-  assign q_lsu_7_lo4_d = (n12117 ? n9193 : q_lsu_7_lo4_q);
-  assign q_lsu_7_lo5_d = (n12117 ? n9194 : q_lsu_7_lo5_q);
-  assign q_lsu_7_lo6_d = (n12117 ? n9195 : q_lsu_7_lo6_q);
-  assign q_lsu_7_lo7_d = (n12117 ? n9196 : q_lsu_7_lo7_q);
-  assign q_lsu_7_lo8_d = (n12117 ? n9197 : q_lsu_7_lo8_q);
-  assign q_lsu_7_lo9_d = (n12117 ? n9198 : q_lsu_7_lo9_q);
-  assign q_lsu_7_lo10_d = (n12117 ? n9199 : q_lsu_7_lo10_q);
-  assign q_lsu_7_lo11_d = (n12117 ? n9200 : q_lsu_7_lo11_q);
-  assign q_lsu_7_lo12_d = (n12117 ? n9201 : q_lsu_7_lo12_q);
-  assign q_lsu_7_lo13_d = (n12117 ? n9202 : q_lsu_7_lo13_q);
-  assign q_lsu_7_lo14_d = (n12117 ? n9203 : q_lsu_7_lo14_q);
-  assign q_lsu_7_lo15_d = (n12117 ? n9204 : q_lsu_7_lo15_q);
-  assign q_lsu_7_lo16_d = (n12117 ? n9205 : q_lsu_7_lo16_q);
-  assign q_lsu_7_lo17_d = (n12117 ? n9206 : q_lsu_7_lo17_q);
-  assign q_lsu_7_lo18_d = (n12117 ? n9207 : q_lsu_7_lo18_q);
-  assign q_lsu_7_lo19_d = (n12117 ? n9208 : q_lsu_7_lo19_q);
-  assign q_lsu_7_lo20_d = (n12117 ? n9209 : q_lsu_7_lo20_q);
-  assign q_lsu_7_lo21_d = (n12117 ? n9210 : q_lsu_7_lo21_q);
-  assign q_lsu_7_lo22_d = (n12117 ? n9211 : q_lsu_7_lo22_q);
-  assign q_lsu_7_lo23_d = (n12117 ? n9212 : q_lsu_7_lo23_q);
-  assign q_lsu_7_lo24_d = (n12117 ? n9213 : q_lsu_7_lo24_q);
-  assign q_lsu_7_lo25_d = (n12117 ? n9214 : q_lsu_7_lo25_q);
-  assign q_lsu_7_lo26_d = (n12117 ? n9215 : q_lsu_7_lo26_q);
-  assign q_lsu_7_lo27_d = (n12117 ? n9216 : q_lsu_7_lo27_q);
-  assign q_lsu_7_lo28_d = (n12117 ? n9217 : q_lsu_7_lo28_q);
-  assign q_lsu_7_lo29_d = (n12117 ? n9218 : q_lsu_7_lo29_q);
-  assign q_lsu_7_lo30_d = (n12117 ? n9219 : q_lsu_7_lo30_q);
-  assign q_lsu_7_lo31_d = (n12117 ? n9220 : q_lsu_7_lo31_q);
-  assign q_lsu_7_hi0_d = (n12117 ? n9221 : q_lsu_7_hi0_q);
-  assign q_lsu_7_hi1_d = (n12117 ? n9222 : q_lsu_7_hi1_q);
-  assign q_lsu_7_hi2_d = (n12117 ? n9223 : q_lsu_7_hi2_q);
-  assign q_lsu_7_hi3_d = (n12117 ? n9224 : q_lsu_7_hi3_q);
-  assign q_lsu_7_hi4_d = (n12117 ? n9225 : q_lsu_7_hi4_q);
-  assign q_lsu_7_hi5_d = (n12117 ? n9226 : q_lsu_7_hi5_q);
-  assign q_lsu_7_hi6_d = (n12117 ? n9227 : q_lsu_7_hi6_q);
-  assign q_lsu_7_hi7_d = (n12117 ? n9228 : q_lsu_7_hi7_q);
-  assign q_lsu_7_hi8_d = (n12117 ? n9229 : q_lsu_7_hi8_q);
-  assign q_lsu_7_hi9_d = (n12117 ? n9230 : q_lsu_7_hi9_q);
-  assign q_lsu_7_hi10_d = (n12117 ? n9231 : q_lsu_7_hi10_q);
-  assign q_lsu_7_hi11_d = (n12117 ? n9232 : q_lsu_7_hi11_q);
-  assign q_lsu_7_hi12_d = (n12117 ? n9233 : q_lsu_7_hi12_q);
-  assign q_lsu_7_hi13_d = (n12117 ? n9234 : q_lsu_7_hi13_q);
-  assign q_lsu_7_hi14_d = (n12117 ? n9235 : q_lsu_7_hi14_q);
-  assign q_lsu_7_hi15_d = (n12117 ? n9236 : q_lsu_7_hi15_q);
-  assign q_lsu_7_hi16_d = (n12117 ? n9237 : q_lsu_7_hi16_q);
-  assign q_lsu_7_hi17_d = (n12117 ? n9238 : q_lsu_7_hi17_q);
-  assign q_lsu_7_hi18_d = (n12117 ? n9239 : q_lsu_7_hi18_q);
-  assign q_lsu_7_hi19_d = (n12117 ? n9240 : q_lsu_7_hi19_q);
-  assign q_lsu_7_hi20_d = (n12117 ? n9241 : q_lsu_7_hi20_q);
-  assign q_lsu_7_hi21_d = (n12117 ? n9242 : q_lsu_7_hi21_q);
-  assign q_lsu_7_hi22_d = (n12117 ? n9243 : q_lsu_7_hi22_q);
-  assign q_lsu_7_hi23_d = (n12117 ? n9244 : q_lsu_7_hi23_q);
-  assign q_lsu_7_hi24_d = (n12117 ? n9245 : q_lsu_7_hi24_q);
-  assign q_lsu_7_hi25_d = (n12117 ? n9246 : q_lsu_7_hi25_q);
-  assign q_lsu_7_hi26_d = (n12117 ? n9247 : q_lsu_7_hi26_q);
-  assign q_lsu_7_hi27_d = (n12117 ? n9248 : q_lsu_7_hi27_q);
-  assign q_lsu_7_hi28_d = (n12117 ? n9249 : q_lsu_7_hi28_q);
-  assign q_lsu_7_hi29_d = (n12117 ? n9250 : q_lsu_7_hi29_q);
-  assign q_lsu_7_hi30_d = (n12117 ? n9251 : q_lsu_7_hi30_q);
-  assign q_lsu_7_hi31_d = (n12117 ? n9252 : q_lsu_7_hi31_q);
-  assign q_lsu_head_d = (n6857 ? ((q_lsu_head_q == 3'h7) ? 3'h0 : (q_lsu_head_q + 3'h1)) : q_lsu_head_q);
-  assign q_lsu_tail_d = (n11137 ? ((q_lsu_tail_q == 3'h7) ? 3'h0 : (q_lsu_tail_q + 3'h1)) : q_lsu_tail_q);
-  assign q_lsu_count_d = (n6857 ? (n11153 - 4'h1) : n11153);
-  assign credit_lsu_d = (n6857 ? (n12253 - 4'h1) : n12253);
-  assign q_fe_0_tag_d = (n12293 ? fe_res_tag_i : q_fe_0_tag_q);
-  assign q_fe_0_mask_d = (n12293 ? n9381 : q_fe_0_mask_q);
-  assign q_fe_0_pred_d = (n12293 ? 32'h00000000 : q_fe_0_pred_q);
-  assign q_fe_0_lo0_d = (n12293 ? n475 : q_fe_0_lo0_q);
-  assign q_fe_0_lo1_d = (n12293 ? n476 : q_fe_0_lo1_q);
-  assign q_fe_0_lo2_d = (n12293 ? n477 : q_fe_0_lo2_q);
-  assign q_fe_0_lo3_d = (n12293 ? n478 : q_fe_0_lo3_q);
-  assign q_fe_0_lo4_d = (n12293 ? n479 : q_fe_0_lo4_q);
-  assign q_fe_0_lo5_d = (n12293 ? n480 : q_fe_0_lo5_q);
-  assign q_fe_0_lo6_d = (n12293 ? n481 : q_fe_0_lo6_q);
-  assign q_fe_0_lo7_d = (n12293 ? n482 : q_fe_0_lo7_q);
-  assign q_fe_0_lo8_d = (n12293 ? n483 : q_fe_0_lo8_q);
-  assign q_fe_0_lo9_d = (n12293 ? n484 : q_fe_0_lo9_q);
-  assign q_fe_0_lo10_d = (n12293 ? n485 : q_fe_0_lo10_q);
-  assign q_fe_0_lo11_d = (n12293 ? n486 : q_fe_0_lo11_q);
-  assign q_fe_0_lo12_d = (n12293 ? n487 : q_fe_0_lo12_q);
-  assign q_fe_0_lo13_d = (n12293 ? n488 : q_fe_0_lo13_q);
-  assign q_fe_0_lo14_d = (n12293 ? n489 : q_fe_0_lo14_q);
-  assign q_fe_0_lo15_d = (n12293 ? n490 : q_fe_0_lo15_q);
-  assign q_fe_0_lo16_d = (n12293 ? n491 : q_fe_0_lo16_q);
-  assign q_fe_0_lo17_d = (n12293 ? n492 : q_fe_0_lo17_q);
-  assign q_fe_0_lo18_d = (n12293 ? n493 : q_fe_0_lo18_q);
-  assign q_fe_0_lo19_d = (n12293 ? n494 : q_fe_0_lo19_q);
-  assign q_fe_0_lo20_d = (n12293 ? n495 : q_fe_0_lo20_q);
-  assign q_fe_0_lo21_d = (n12293 ? n496 : q_fe_0_lo21_q);
-  assign q_fe_0_lo22_d = (n12293 ? n497 : q_fe_0_lo22_q);
-  assign q_fe_0_lo23_d = (n12293 ? n498 : q_fe_0_lo23_q);
-  assign q_fe_0_lo24_d = (n12293 ? n499 : q_fe_0_lo24_q);
-  assign q_fe_0_lo25_d = (n12293 ? n500 : q_fe_0_lo25_q);
-  assign q_fe_0_lo26_d = (n12293 ? n501 : q_fe_0_lo26_q);
-  assign q_fe_0_lo27_d = (n12293 ? n502 : q_fe_0_lo27_q);
-  assign q_fe_0_lo28_d = (n12293 ? n503 : q_fe_0_lo28_q);
-  assign q_fe_0_lo29_d = (n12293 ? n504 : q_fe_0_lo29_q);
-  assign q_fe_0_lo30_d = (n12293 ? n505 : q_fe_0_lo30_q);
-  assign q_fe_0_lo31_d = (n12293 ? n506 : q_fe_0_lo31_q);
-  assign q_fe_1_tag_d = (n12366 ? fe_res_tag_i : q_fe_1_tag_q);
-  assign q_fe_1_mask_d = (n12366 ? n9381 : q_fe_1_mask_q);
-  assign q_fe_1_pred_d = (n12366 ? 32'h00000000 : q_fe_1_pred_q);
-  assign q_fe_1_lo0_d = (n12366 ? n475 : q_fe_1_lo0_q);
-  assign q_fe_1_lo1_d = (n12366 ? n476 : q_fe_1_lo1_q);
-  assign q_fe_1_lo2_d = (n12366 ? n477 : q_fe_1_lo2_q);
-  assign q_fe_1_lo3_d = (n12366 ? n478 : q_fe_1_lo3_q);
-  assign q_fe_1_lo4_d = (n12366 ? n479 : q_fe_1_lo4_q);
-  assign q_fe_1_lo5_d = (n12366 ? n480 : q_fe_1_lo5_q);
-  assign q_fe_1_lo6_d = (n12366 ? n481 : q_fe_1_lo6_q);
-  assign q_fe_1_lo7_d = (n12366 ? n482 : q_fe_1_lo7_q);
-  assign q_fe_1_lo8_d = (n12366 ? n483 : q_fe_1_lo8_q);
-  assign q_fe_1_lo9_d = (n12366 ? n484 : q_fe_1_lo9_q);
-  assign q_fe_1_lo10_d = (n12366 ? n485 : q_fe_1_lo10_q);
-  assign q_fe_1_lo11_d = (n12366 ? n486 : q_fe_1_lo11_q);
-  assign q_fe_1_lo12_d = (n12366 ? n487 : q_fe_1_lo12_q);
-  assign q_fe_1_lo13_d = (n12366 ? n488 : q_fe_1_lo13_q);
-  assign q_fe_1_lo14_d = (n12366 ? n489 : q_fe_1_lo14_q);
-  assign q_fe_1_lo15_d = (n12366 ? n490 : q_fe_1_lo15_q);
-  assign q_fe_1_lo16_d = (n12366 ? n491 : q_fe_1_lo16_q);
-  assign q_fe_1_lo17_d = (n12366 ? n492 : q_fe_1_lo17_q);
-  assign q_fe_1_lo18_d = (n12366 ? n493 : q_fe_1_lo18_q);
-  assign q_fe_1_lo19_d = (n12366 ? n494 : q_fe_1_lo19_q);
-  assign q_fe_1_lo20_d = (n12366 ? n495 : q_fe_1_lo20_q);
-  assign q_fe_1_lo21_d = (n12366 ? n496 : q_fe_1_lo21_q);
-  assign q_fe_1_lo22_d = (n12366 ? n497 : q_fe_1_lo22_q);
-  assign q_fe_1_lo23_d = (n12366 ? n498 : q_fe_1_lo23_q);
-  assign q_fe_1_lo24_d = (n12366 ? n499 : q_fe_1_lo24_q);
-  assign q_fe_1_lo25_d = (n12366 ? n500 : q_fe_1_lo25_q);
-  assign q_fe_1_lo26_d = (n12366 ? n501 : q_fe_1_lo26_q);
-  assign q_fe_1_lo27_d = (n12366 ? n502 : q_fe_1_lo27_q);
-  assign q_fe_1_lo28_d = (n12366 ? n503 : q_fe_1_lo28_q);
-  assign q_fe_1_lo29_d = (n12366 ? n504 : q_fe_1_lo29_q);
-  assign q_fe_1_lo30_d = (n12366 ? n505 : q_fe_1_lo30_q);
-  assign q_fe_1_lo31_d = (n12366 ? n506 : q_fe_1_lo31_q);
-  assign q_fe_head_d = (n6858 ? ((q_fe_head_q == 3'h1) ? 3'h0 : (q_fe_head_q + 3'h1)) : q_fe_head_q);
-  assign q_fe_tail_d = (n12272 ? ((q_fe_tail_q == 3'h1) ? 3'h0 : (q_fe_tail_q + 3'h1)) : q_fe_tail_q);
-  assign q_fe_count_d = (n6858 ? (n12288 - 4'h1) : n12288);
-  assign credit_fe_d = (n6858 ? (n12438 - 4'h1) : n12438);
-  assign rr0_d = (((((((1'h0 | n6804) | n6809) | n6814) | n6819) | n6824) | n6799) ? ((((((3'h0 | (n6804 ? 3'h0 : 3'h0)) | (n6809 ? 3'h1 : 3'h0)) | (n6814 ? 3'h2 : 3'h0)) | (n6819 ? 3'h3 : 3'h0)) | (n6824 ? 3'h4 : 3'h0)) | (n6799 ? 3'h5 : 3'h0)) : rr0_q);
-  assign cnt_wait_d = (((((((1'h0 | (n1286 & (~n6853))) | (n2059 & (~n6854))) | (n2867 & (~n6855))) | (n4210 & (~n6856))) | (n5888 & (~n6857))) | (n6556 & (~n6858))) ? (cnt_wait_q + 32'h00000001) : cnt_wait_q);
-  assign err_d = n12265;
-  assign err_src_d = (n12265 ? (n12264 ? 3'h5 : (n11129 ? 3'h4 : (n10679 ? 3'h3 : (n10202 ? 3'h2 : (n9798 ? 3'h1 : (n9394 ? 3'h0 : 3'h0)))))) : err_src_q);
-  assign rf_wr0_valid_o = (n6887 & ((n7759 == 2'h1) | n7763));
-  assign rf_wr0_warp_o = n7766;
-  assign rf_wr0_reg_o = n7767;
-  assign rf_wr0_pair_o = n7763;
-  assign rf_wr0_mask_o = {n7863, n7860, n7857, n7854, n7851, n7848, n7845, n7842, n7839, n7836, n7833, n7830, n7827, n7824, n7821, n7818, n7815, n7812, n7809, n7806, n7803, n7800, n7797, n7794, n7791, n7788, n7785, n7782, n7779, n7776, n7773, n7770};
-  assign rf_wr0_lo_o = {((((((32'h00000000 | (n6804 ? (n1283[0] ? (n1279 ? (n1272 ? 32'h00000000 : 32'h00000000) : (n1272 ? 32'h00000000 : q_sp0_4_lo31_q)) : (n1279 ? (n1272 ? q_sp0_3_lo31_q : q_sp0_2_lo31_q) : (n1272 ? q_sp0_1_lo31_q : q_sp0_0_lo31_q))) : 32'h00000000)) | (n6809 ? (n2056[0] ? (n2052 ? (n2045 ? 32'h00000000 : 32'h00000000) : (n2045 ? 32'h00000000 : q_sp1_4_lo31_q)) : (n2052 ? (n2045 ? q_sp1_3_lo31_q : q_sp1_2_lo31_q) : (n2045 ? q_sp1_1_lo31_q : q_sp1_0_lo31_q))) : 32'h00000000)) | (n6814 ? (n2864[0] ? (n2860 ? (n2853 ? 32'h00000000 : 32'h00000000) : (n2853 ? q_sfu_5_lo31_q : q_sfu_4_lo31_q)) : (n2860 ? (n2853 ? q_sfu_3_lo31_q : q_sfu_2_lo31_q) : (n2853 ? q_sfu_1_lo31_q : q_sfu_0_lo31_q))) : 32'h00000000)) | (n6819 ? (n3567[0] ? (n3563 ? (n3556 ? 32'h00000000 : 32'h00000000) : (n3556 ? 32'h00000000 : 32'h00000000)) : (n3563 ? (n3556 ? 32'h00000000 : q_dpu_2_lo31_q) : (n3556 ? q_dpu_1_lo31_q : q_dpu_0_lo31_q))) : 32'h00000000)) | (n6824 ? (n5085[0] ? (n5081 ? (n5074 ? q_lsu_7_lo31_q : q_lsu_6_lo31_q) : (n5074 ? q_lsu_5_lo31_q : q_lsu_4_lo31_q)) : (n5081 ? (n5074 ? q_lsu_3_lo31_q : q_lsu_2_lo31_q) : (n5074 ? q_lsu_1_lo31_q : q_lsu_0_lo31_q))) : 32'h00000000)) | (n6799 ? (n6553[0] ? (n6549 ? (n6542 ? 32'h00000000 : 32'h00000000) : (n6542 ? 32'h00000000 : 32'h00000000)) : (n6549 ? (n6542 ? 32'h00000000 : 32'h00000000) : (n6542 ? q_fe_1_lo31_q : q_fe_0_lo31_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1261[0] ? (n1257 ? (n1250 ? 32'h00000000 : 32'h00000000) : (n1250 ? 32'h00000000 : q_sp0_4_lo30_q)) : (n1257 ? (n1250 ? q_sp0_3_lo30_q : q_sp0_2_lo30_q) : (n1250 ? q_sp0_1_lo30_q : q_sp0_0_lo30_q))) : 32'h00000000)) | (n6809 ? (n2034[0] ? (n2030 ? (n2023 ? 32'h00000000 : 32'h00000000) : (n2023 ? 32'h00000000 : q_sp1_4_lo30_q)) : (n2030 ? (n2023 ? q_sp1_3_lo30_q : q_sp1_2_lo30_q) : (n2023 ? q_sp1_1_lo30_q : q_sp1_0_lo30_q))) : 32'h00000000)) | (n6814 ? (n2841[0] ? (n2837 ? (n2830 ? 32'h00000000 : 32'h00000000) : (n2830 ? q_sfu_5_lo30_q : q_sfu_4_lo30_q)) : (n2837 ? (n2830 ? q_sfu_3_lo30_q : q_sfu_2_lo30_q) : (n2830 ? q_sfu_1_lo30_q : q_sfu_0_lo30_q))) : 32'h00000000)) | (n6819 ? (n3547[0] ? (n3543 ? (n3536 ? 32'h00000000 : 32'h00000000) : (n3536 ? 32'h00000000 : 32'h00000000)) : (n3543 ? (n3536 ? 32'h00000000 : q_dpu_2_lo30_q) : (n3536 ? q_dpu_1_lo30_q : q_dpu_0_lo30_q))) : 32'h00000000)) | (n6824 ? (n5060[0] ? (n5056 ? (n5049 ? q_lsu_7_lo30_q : q_lsu_6_lo30_q) : (n5049 ? q_lsu_5_lo30_q : q_lsu_4_lo30_q)) : (n5056 ? (n5049 ? q_lsu_3_lo30_q : q_lsu_2_lo30_q) : (n5049 ? q_lsu_1_lo30_q : q_lsu_0_lo30_q))) : 32'h00000000)) | (n6799 ? (n6534[0] ? (n6530 ? (n6523 ? 32'h00000000 : 32'h00000000) : (n6523 ? 32'h00000000 : 32'h00000000)) : (n6530 ? (n6523 ? 32'h00000000 : 32'h00000000) : (n6523 ? q_fe_1_lo30_q : q_fe_0_lo30_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1239[0] ? (n1235 ? (n1228 ? 32'h00000000 : 32'h00000000) : (n1228 ? 32'h00000000 : q_sp0_4_lo29_q)) : (n1235 ? (n1228 ? q_sp0_3_lo29_q : q_sp0_2_lo29_q) : (n1228 ? q_sp0_1_lo29_q : q_sp0_0_lo29_q))) : 32'h00000000)) | (n6809 ? (n2012[0] ? (n2008 ? (n2001 ? 32'h00000000 : 32'h00000000) : (n2001 ? 32'h00000000 : q_sp1_4_lo29_q)) : (n2008 ? (n2001 ? q_sp1_3_lo29_q : q_sp1_2_lo29_q) : (n2001 ? q_sp1_1_lo29_q : q_sp1_0_lo29_q))) : 32'h00000000)) | (n6814 ? (n2818[0] ? (n2814 ? (n2807 ? 32'h00000000 : 32'h00000000) : (n2807 ? q_sfu_5_lo29_q : q_sfu_4_lo29_q)) : (n2814 ? (n2807 ? q_sfu_3_lo29_q : q_sfu_2_lo29_q) : (n2807 ? q_sfu_1_lo29_q : q_sfu_0_lo29_q))) : 32'h00000000)) | (n6819 ? (n3527[0] ? (n3523 ? (n3516 ? 32'h00000000 : 32'h00000000) : (n3516 ? 32'h00000000 : 32'h00000000)) : (n3523 ? (n3516 ? 32'h00000000 : q_dpu_2_lo29_q) : (n3516 ? q_dpu_1_lo29_q : q_dpu_0_lo29_q))) : 32'h00000000)) | (n6824 ? (n5035[0] ? (n5031 ? (n5024 ? q_lsu_7_lo29_q : q_lsu_6_lo29_q) : (n5024 ? q_lsu_5_lo29_q : q_lsu_4_lo29_q)) : (n5031 ? (n5024 ? q_lsu_3_lo29_q : q_lsu_2_lo29_q) : (n5024 ? q_lsu_1_lo29_q : q_lsu_0_lo29_q))) : 32'h00000000)) | (n6799 ? (n6515[0] ? (n6511 ? (n6504 ? 32'h00000000 : 32'h00000000) : (n6504 ? 32'h00000000 : 32'h00000000)) : (n6511 ? (n6504 ? 32'h00000000 : 32'h00000000) : (n6504 ? q_fe_1_lo29_q : q_fe_0_lo29_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1217[0] ? (n1213 ? (n1206 ? 32'h00000000 : 32'h00000000) : (n1206 ? 32'h00000000 : q_sp0_4_lo28_q)) : (n1213 ? (n1206 ? q_sp0_3_lo28_q : q_sp0_2_lo28_q) : (n1206 ? q_sp0_1_lo28_q : q_sp0_0_lo28_q))) : 32'h00000000)) | (n6809 ? (n1990[0] ? (n1986 ? (n1979 ? 32'h00000000 : 32'h00000000) : (n1979 ? 32'h00000000 : q_sp1_4_lo28_q)) : (n1986 ? (n1979 ? q_sp1_3_lo28_q : q_sp1_2_lo28_q) : (n1979 ? q_sp1_1_lo28_q : q_sp1_0_lo28_q))) : 32'h00000000)) | (n6814 ? (n2795[0] ? (n2791 ? (n2784 ? 32'h00000000 : 32'h00000000) : (n2784 ? q_sfu_5_lo28_q : q_sfu_4_lo28_q)) : (n2791 ? (n2784 ? q_sfu_3_lo28_q : q_sfu_2_lo28_q) : (n2784 ? q_sfu_1_lo28_q : q_sfu_0_lo28_q))) : 32'h00000000)) | (n6819 ? (n3507[0] ? (n3503 ? (n3496 ? 32'h00000000 : 32'h00000000) : (n3496 ? 32'h00000000 : 32'h00000000)) : (n3503 ? (n3496 ? 32'h00000000 : q_dpu_2_lo28_q) : (n3496 ? q_dpu_1_lo28_q : q_dpu_0_lo28_q))) : 32'h00000000)) | (n6824 ? (n5010[0] ? (n5006 ? (n4999 ? q_lsu_7_lo28_q : q_lsu_6_lo28_q) : (n4999 ? q_lsu_5_lo28_q : q_lsu_4_lo28_q)) : (n5006 ? (n4999 ? q_lsu_3_lo28_q : q_lsu_2_lo28_q) : (n4999 ? q_lsu_1_lo28_q : q_lsu_0_lo28_q))) : 32'h00000000)) | (n6799 ? (n6496[0] ? (n6492 ? (n6485 ? 32'h00000000 : 32'h00000000) : (n6485 ? 32'h00000000 : 32'h00000000)) : (n6492 ? (n6485 ? 32'h00000000 : 32'h00000000) : (n6485 ? q_fe_1_lo28_q : q_fe_0_lo28_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1195[0] ? (n1191 ? (n1184 ? 32'h00000000 : 32'h00000000) : (n1184 ? 32'h00000000 : q_sp0_4_lo27_q)) : (n1191 ? (n1184 ? q_sp0_3_lo27_q : q_sp0_2_lo27_q) : (n1184 ? q_sp0_1_lo27_q : q_sp0_0_lo27_q))) : 32'h00000000)) | (n6809 ? (n1968[0] ? (n1964 ? (n1957 ? 32'h00000000 : 32'h00000000) : (n1957 ? 32'h00000000 : q_sp1_4_lo27_q)) : (n1964 ? (n1957 ? q_sp1_3_lo27_q : q_sp1_2_lo27_q) : (n1957 ? q_sp1_1_lo27_q : q_sp1_0_lo27_q))) : 32'h00000000)) | (n6814 ? (n2772[0] ? (n2768 ? (n2761 ? 32'h00000000 : 32'h00000000) : (n2761 ? q_sfu_5_lo27_q : q_sfu_4_lo27_q)) : (n2768 ? (n2761 ? q_sfu_3_lo27_q : q_sfu_2_lo27_q) : (n2761 ? q_sfu_1_lo27_q : q_sfu_0_lo27_q))) : 32'h00000000)) | (n6819 ? (n3487[0] ? (n3483 ? (n3476 ? 32'h00000000 : 32'h00000000) : (n3476 ? 32'h00000000 : 32'h00000000)) : (n3483 ? (n3476 ? 32'h00000000 : q_dpu_2_lo27_q) : (n3476 ? q_dpu_1_lo27_q : q_dpu_0_lo27_q))) : 32'h00000000)) | (n6824 ? (n4985[0] ? (n4981 ? (n4974 ? q_lsu_7_lo27_q : q_lsu_6_lo27_q) : (n4974 ? q_lsu_5_lo27_q : q_lsu_4_lo27_q)) : (n4981 ? (n4974 ? q_lsu_3_lo27_q : q_lsu_2_lo27_q) : (n4974 ? q_lsu_1_lo27_q : q_lsu_0_lo27_q))) : 32'h00000000)) | (n6799 ? (n6477[0] ? (n6473 ? (n6466 ? 32'h00000000 : 32'h00000000) : (n6466 ? 32'h00000000 : 32'h00000000)) : (n6473 ? (n6466 ? 32'h00000000 : 32'h00000000) : (n6466 ? q_fe_1_lo27_q : q_fe_0_lo27_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1173[0] ? (n1169 ? (n1162 ? 32'h00000000 : 32'h00000000) : (n1162 ? 32'h00000000 : q_sp0_4_lo26_q)) : (n1169 ? (n1162 ? q_sp0_3_lo26_q : q_sp0_2_lo26_q) : (n1162 ? q_sp0_1_lo26_q : q_sp0_0_lo26_q))) : 32'h00000000)) | (n6809 ? (n1946[0] ? (n1942 ? (n1935 ? 32'h00000000 : 32'h00000000) : (n1935 ? 32'h00000000 : q_sp1_4_lo26_q)) : (n1942 ? (n1935 ? q_sp1_3_lo26_q : q_sp1_2_lo26_q) : (n1935 ? q_sp1_1_lo26_q : q_sp1_0_lo26_q))) : 32'h00000000)) | (n6814 ? (n2749[0] ? (n2745 ? (n2738 ? 32'h00000000 : 32'h00000000) : (n2738 ? q_sfu_5_lo26_q : q_sfu_4_lo26_q)) : (n2745 ? (n2738 ? q_sfu_3_lo26_q : q_sfu_2_lo26_q) : (n2738 ? q_sfu_1_lo26_q : q_sfu_0_lo26_q))) : 32'h00000000)) | (n6819 ? (n3467[0] ? (n3463 ? (n3456 ? 32'h00000000 : 32'h00000000) : (n3456 ? 32'h00000000 : 32'h00000000)) : (n3463 ? (n3456 ? 32'h00000000 : q_dpu_2_lo26_q) : (n3456 ? q_dpu_1_lo26_q : q_dpu_0_lo26_q))) : 32'h00000000)) | (n6824 ? (n4960[0] ? (n4956 ? (n4949 ? q_lsu_7_lo26_q : q_lsu_6_lo26_q) : (n4949 ? q_lsu_5_lo26_q : q_lsu_4_lo26_q)) : (n4956 ? (n4949 ? q_lsu_3_lo26_q : q_lsu_2_lo26_q) : (n4949 ? q_lsu_1_lo26_q : q_lsu_0_lo26_q))) : 32'h00000000)) | (n6799 ? (n6458[0] ? (n6454 ? (n6447 ? 32'h00000000 : 32'h00000000) : (n6447 ? 32'h00000000 : 32'h00000000)) : (n6454 ? (n6447 ? 32'h00000000 : 32'h00000000) : (n6447 ? q_fe_1_lo26_q : q_fe_0_lo26_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1151[0] ? (n1147 ? (n1140 ? 32'h00000000 : 32'h00000000) : (n1140 ? 32'h00000000 : q_sp0_4_lo25_q)) : (n1147 ? (n1140 ? q_sp0_3_lo25_q : q_sp0_2_lo25_q) : (n1140 ? q_sp0_1_lo25_q : q_sp0_0_lo25_q))) : 32'h00000000)) | (n6809 ? (n1924[0] ? (n1920 ? (n1913 ? 32'h00000000 : 32'h00000000) : (n1913 ? 32'h00000000 : q_sp1_4_lo25_q)) : (n1920 ? (n1913 ? q_sp1_3_lo25_q : q_sp1_2_lo25_q) : (n1913 ? q_sp1_1_lo25_q : q_sp1_0_lo25_q))) : 32'h00000000)) | (n6814 ? (n2726[0] ? (n2722 ? (n2715 ? 32'h00000000 : 32'h00000000) : (n2715 ? q_sfu_5_lo25_q : q_sfu_4_lo25_q)) : (n2722 ? (n2715 ? q_sfu_3_lo25_q : q_sfu_2_lo25_q) : (n2715 ? q_sfu_1_lo25_q : q_sfu_0_lo25_q))) : 32'h00000000)) | (n6819 ? (n3447[0] ? (n3443 ? (n3436 ? 32'h00000000 : 32'h00000000) : (n3436 ? 32'h00000000 : 32'h00000000)) : (n3443 ? (n3436 ? 32'h00000000 : q_dpu_2_lo25_q) : (n3436 ? q_dpu_1_lo25_q : q_dpu_0_lo25_q))) : 32'h00000000)) | (n6824 ? (n4935[0] ? (n4931 ? (n4924 ? q_lsu_7_lo25_q : q_lsu_6_lo25_q) : (n4924 ? q_lsu_5_lo25_q : q_lsu_4_lo25_q)) : (n4931 ? (n4924 ? q_lsu_3_lo25_q : q_lsu_2_lo25_q) : (n4924 ? q_lsu_1_lo25_q : q_lsu_0_lo25_q))) : 32'h00000000)) | (n6799 ? (n6439[0] ? (n6435 ? (n6428 ? 32'h00000000 : 32'h00000000) : (n6428 ? 32'h00000000 : 32'h00000000)) : (n6435 ? (n6428 ? 32'h00000000 : 32'h00000000) : (n6428 ? q_fe_1_lo25_q : q_fe_0_lo25_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1129[0] ? (n1125 ? (n1118 ? 32'h00000000 : 32'h00000000) : (n1118 ? 32'h00000000 : q_sp0_4_lo24_q)) : (n1125 ? (n1118 ? q_sp0_3_lo24_q : q_sp0_2_lo24_q) : (n1118 ? q_sp0_1_lo24_q : q_sp0_0_lo24_q))) : 32'h00000000)) | (n6809 ? (n1902[0] ? (n1898 ? (n1891 ? 32'h00000000 : 32'h00000000) : (n1891 ? 32'h00000000 : q_sp1_4_lo24_q)) : (n1898 ? (n1891 ? q_sp1_3_lo24_q : q_sp1_2_lo24_q) : (n1891 ? q_sp1_1_lo24_q : q_sp1_0_lo24_q))) : 32'h00000000)) | (n6814 ? (n2703[0] ? (n2699 ? (n2692 ? 32'h00000000 : 32'h00000000) : (n2692 ? q_sfu_5_lo24_q : q_sfu_4_lo24_q)) : (n2699 ? (n2692 ? q_sfu_3_lo24_q : q_sfu_2_lo24_q) : (n2692 ? q_sfu_1_lo24_q : q_sfu_0_lo24_q))) : 32'h00000000)) | (n6819 ? (n3427[0] ? (n3423 ? (n3416 ? 32'h00000000 : 32'h00000000) : (n3416 ? 32'h00000000 : 32'h00000000)) : (n3423 ? (n3416 ? 32'h00000000 : q_dpu_2_lo24_q) : (n3416 ? q_dpu_1_lo24_q : q_dpu_0_lo24_q))) : 32'h00000000)) | (n6824 ? (n4910[0] ? (n4906 ? (n4899 ? q_lsu_7_lo24_q : q_lsu_6_lo24_q) : (n4899 ? q_lsu_5_lo24_q : q_lsu_4_lo24_q)) : (n4906 ? (n4899 ? q_lsu_3_lo24_q : q_lsu_2_lo24_q) : (n4899 ? q_lsu_1_lo24_q : q_lsu_0_lo24_q))) : 32'h00000000)) | (n6799 ? (n6420[0] ? (n6416 ? (n6409 ? 32'h00000000 : 32'h00000000) : (n6409 ? 32'h00000000 : 32'h00000000)) : (n6416 ? (n6409 ? 32'h00000000 : 32'h00000000) : (n6409 ? q_fe_1_lo24_q : q_fe_0_lo24_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1107[0] ? (n1103 ? (n1096 ? 32'h00000000 : 32'h00000000) : (n1096 ? 32'h00000000 : q_sp0_4_lo23_q)) : (n1103 ? (n1096 ? q_sp0_3_lo23_q : q_sp0_2_lo23_q) : (n1096 ? q_sp0_1_lo23_q : q_sp0_0_lo23_q))) : 32'h00000000)) | (n6809 ? (n1880[0] ? (n1876 ? (n1869 ? 32'h00000000 : 32'h00000000) : (n1869 ? 32'h00000000 : q_sp1_4_lo23_q)) : (n1876 ? (n1869 ? q_sp1_3_lo23_q : q_sp1_2_lo23_q) : (n1869 ? q_sp1_1_lo23_q : q_sp1_0_lo23_q))) : 32'h00000000)) | (n6814 ? (n2680[0] ? (n2676 ? (n2669 ? 32'h00000000 : 32'h00000000) : (n2669 ? q_sfu_5_lo23_q : q_sfu_4_lo23_q)) : (n2676 ? (n2669 ? q_sfu_3_lo23_q : q_sfu_2_lo23_q) : (n2669 ? q_sfu_1_lo23_q : q_sfu_0_lo23_q))) : 32'h00000000)) | (n6819 ? (n3407[0] ? (n3403 ? (n3396 ? 32'h00000000 : 32'h00000000) : (n3396 ? 32'h00000000 : 32'h00000000)) : (n3403 ? (n3396 ? 32'h00000000 : q_dpu_2_lo23_q) : (n3396 ? q_dpu_1_lo23_q : q_dpu_0_lo23_q))) : 32'h00000000)) | (n6824 ? (n4885[0] ? (n4881 ? (n4874 ? q_lsu_7_lo23_q : q_lsu_6_lo23_q) : (n4874 ? q_lsu_5_lo23_q : q_lsu_4_lo23_q)) : (n4881 ? (n4874 ? q_lsu_3_lo23_q : q_lsu_2_lo23_q) : (n4874 ? q_lsu_1_lo23_q : q_lsu_0_lo23_q))) : 32'h00000000)) | (n6799 ? (n6401[0] ? (n6397 ? (n6390 ? 32'h00000000 : 32'h00000000) : (n6390 ? 32'h00000000 : 32'h00000000)) : (n6397 ? (n6390 ? 32'h00000000 : 32'h00000000) : (n6390 ? q_fe_1_lo23_q : q_fe_0_lo23_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1085[0] ? (n1081 ? (n1074 ? 32'h00000000 : 32'h00000000) : (n1074 ? 32'h00000000 : q_sp0_4_lo22_q)) : (n1081 ? (n1074 ? q_sp0_3_lo22_q : q_sp0_2_lo22_q) : (n1074 ? q_sp0_1_lo22_q : q_sp0_0_lo22_q))) : 32'h00000000)) | (n6809 ? (n1858[0] ? (n1854 ? (n1847 ? 32'h00000000 : 32'h00000000) : (n1847 ? 32'h00000000 : q_sp1_4_lo22_q)) : (n1854 ? (n1847 ? q_sp1_3_lo22_q : q_sp1_2_lo22_q) : (n1847 ? q_sp1_1_lo22_q : q_sp1_0_lo22_q))) : 32'h00000000)) | (n6814 ? (n2657[0] ? (n2653 ? (n2646 ? 32'h00000000 : 32'h00000000) : (n2646 ? q_sfu_5_lo22_q : q_sfu_4_lo22_q)) : (n2653 ? (n2646 ? q_sfu_3_lo22_q : q_sfu_2_lo22_q) : (n2646 ? q_sfu_1_lo22_q : q_sfu_0_lo22_q))) : 32'h00000000)) | (n6819 ? (n3387[0] ? (n3383 ? (n3376 ? 32'h00000000 : 32'h00000000) : (n3376 ? 32'h00000000 : 32'h00000000)) : (n3383 ? (n3376 ? 32'h00000000 : q_dpu_2_lo22_q) : (n3376 ? q_dpu_1_lo22_q : q_dpu_0_lo22_q))) : 32'h00000000)) | (n6824 ? (n4860[0] ? (n4856 ? (n4849 ? q_lsu_7_lo22_q : q_lsu_6_lo22_q) : (n4849 ? q_lsu_5_lo22_q : q_lsu_4_lo22_q)) : (n4856 ? (n4849 ? q_lsu_3_lo22_q : q_lsu_2_lo22_q) : (n4849 ? q_lsu_1_lo22_q : q_lsu_0_lo22_q))) : 32'h00000000)) | (n6799 ? (n6382[0] ? (n6378 ? (n6371 ? 32'h00000000 : 32'h00000000) : (n6371 ? 32'h00000000 : 32'h00000000)) : (n6378 ? (n6371 ? 32'h00000000 : 32'h00000000) : (n6371 ? q_fe_1_lo22_q : q_fe_0_lo22_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1063[0] ? (n1059 ? (n1052 ? 32'h00000000 : 32'h00000000) : (n1052 ? 32'h00000000 : q_sp0_4_lo21_q)) : (n1059 ? (n1052 ? q_sp0_3_lo21_q : q_sp0_2_lo21_q) : (n1052 ? q_sp0_1_lo21_q : q_sp0_0_lo21_q))) : 32'h00000000)) | (n6809 ? (n1836[0] ? (n1832 ? (n1825 ? 32'h00000000 : 32'h00000000) : (n1825 ? 32'h00000000 : q_sp1_4_lo21_q)) : (n1832 ? (n1825 ? q_sp1_3_lo21_q : q_sp1_2_lo21_q) : (n1825 ? q_sp1_1_lo21_q : q_sp1_0_lo21_q))) : 32'h00000000)) | (n6814 ? (n2634[0] ? (n2630 ? (n2623 ? 32'h00000000 : 32'h00000000) : (n2623 ? q_sfu_5_lo21_q : q_sfu_4_lo21_q)) : (n2630 ? (n2623 ? q_sfu_3_lo21_q : q_sfu_2_lo21_q) : (n2623 ? q_sfu_1_lo21_q : q_sfu_0_lo21_q))) : 32'h00000000)) | (n6819 ? (n3367[0] ? (n3363 ? (n3356 ? 32'h00000000 : 32'h00000000) : (n3356 ? 32'h00000000 : 32'h00000000)) : (n3363 ? (n3356 ? 32'h00000000 : q_dpu_2_lo21_q) : (n3356 ? q_dpu_1_lo21_q : q_dpu_0_lo21_q))) : 32'h00000000)) | (n6824 ? (n4835[0] ? (n4831 ? (n4824 ? q_lsu_7_lo21_q : q_lsu_6_lo21_q) : (n4824 ? q_lsu_5_lo21_q : q_lsu_4_lo21_q)) : (n4831 ? (n4824 ? q_lsu_3_lo21_q : q_lsu_2_lo21_q) : (n4824 ? q_lsu_1_lo21_q : q_lsu_0_lo21_q))) : 32'h00000000)) | (n6799 ? (n6363[0] ? (n6359 ? (n6352 ? 32'h00000000 : 32'h00000000) : (n6352 ? 32'h00000000 : 32'h00000000)) : (n6359 ? (n6352 ? 32'h00000000 : 32'h00000000) : (n6352 ? q_fe_1_lo21_q : q_fe_0_lo21_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1041[0] ? (n1037 ? (n1030 ? 32'h00000000 : 32'h00000000) : (n1030 ? 32'h00000000 : q_sp0_4_lo20_q)) : (n1037 ? (n1030 ? q_sp0_3_lo20_q : q_sp0_2_lo20_q) : (n1030 ? q_sp0_1_lo20_q : q_sp0_0_lo20_q))) : 32'h00000000)) | (n6809 ? (n1814[0] ? (n1810 ? (n1803 ? 32'h00000000 : 32'h00000000) : (n1803 ? 32'h00000000 : q_sp1_4_lo20_q)) : (n1810 ? (n1803 ? q_sp1_3_lo20_q : q_sp1_2_lo20_q) : (n1803 ? q_sp1_1_lo20_q : q_sp1_0_lo20_q))) : 32'h00000000)) | (n6814 ? (n2611[0] ? (n2607 ? (n2600 ? 32'h00000000 : 32'h00000000) : (n2600 ? q_sfu_5_lo20_q : q_sfu_4_lo20_q)) : (n2607 ? (n2600 ? q_sfu_3_lo20_q : q_sfu_2_lo20_q) : (n2600 ? q_sfu_1_lo20_q : q_sfu_0_lo20_q))) : 32'h00000000)) | (n6819 ? (n3347[0] ? (n3343 ? (n3336 ? 32'h00000000 : 32'h00000000) : (n3336 ? 32'h00000000 : 32'h00000000)) : (n3343 ? (n3336 ? 32'h00000000 : q_dpu_2_lo20_q) : (n3336 ? q_dpu_1_lo20_q : q_dpu_0_lo20_q))) : 32'h00000000)) | (n6824 ? (n4810[0] ? (n4806 ? (n4799 ? q_lsu_7_lo20_q : q_lsu_6_lo20_q) : (n4799 ? q_lsu_5_lo20_q : q_lsu_4_lo20_q)) : (n4806 ? (n4799 ? q_lsu_3_lo20_q : q_lsu_2_lo20_q) : (n4799 ? q_lsu_1_lo20_q : q_lsu_0_lo20_q))) : 32'h00000000)) | (n6799 ? (n6344[0] ? (n6340 ? (n6333 ? 32'h00000000 : 32'h00000000) : (n6333 ? 32'h00000000 : 32'h00000000)) : (n6340 ? (n6333 ? 32'h00000000 : 32'h00000000) : (n6333 ? q_fe_1_lo20_q : q_fe_0_lo20_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n1019[0] ? (n1015 ? (n1008 ? 32'h00000000 : 32'h00000000) : (n1008 ? 32'h00000000 : q_sp0_4_lo19_q)) : (n1015 ? (n1008 ? q_sp0_3_lo19_q : q_sp0_2_lo19_q) : (n1008 ? q_sp0_1_lo19_q : q_sp0_0_lo19_q))) : 32'h00000000)) | (n6809 ? (n1792[0] ? (n1788 ? (n1781 ? 32'h00000000 : 32'h00000000) : (n1781 ? 32'h00000000 : q_sp1_4_lo19_q)) : (n1788 ? (n1781 ? q_sp1_3_lo19_q : q_sp1_2_lo19_q) : (n1781 ? q_sp1_1_lo19_q : q_sp1_0_lo19_q))) : 32'h00000000)) | (n6814 ? (n2588[0] ? (n2584 ? (n2577 ? 32'h00000000 : 32'h00000000) : (n2577 ? q_sfu_5_lo19_q : q_sfu_4_lo19_q)) : (n2584 ? (n2577 ? q_sfu_3_lo19_q : q_sfu_2_lo19_q) : (n2577 ? q_sfu_1_lo19_q : q_sfu_0_lo19_q))) : 32'h00000000)) | (n6819 ? (n3327[0] ? (n3323 ? (n3316 ? 32'h00000000 : 32'h00000000) : (n3316 ? 32'h00000000 : 32'h00000000)) : (n3323 ? (n3316 ? 32'h00000000 : q_dpu_2_lo19_q) : (n3316 ? q_dpu_1_lo19_q : q_dpu_0_lo19_q))) : 32'h00000000)) | (n6824 ? (n4785[0] ? (n4781 ? (n4774 ? q_lsu_7_lo19_q : q_lsu_6_lo19_q) : (n4774 ? q_lsu_5_lo19_q : q_lsu_4_lo19_q)) : (n4781 ? (n4774 ? q_lsu_3_lo19_q : q_lsu_2_lo19_q) : (n4774 ? q_lsu_1_lo19_q : q_lsu_0_lo19_q))) : 32'h00000000)) | (n6799 ? (n6325[0] ? (n6321 ? (n6314 ? 32'h00000000 : 32'h00000000) : (n6314 ? 32'h00000000 : 32'h00000000)) : (n6321 ? (n6314 ? 32'h00000000 : 32'h00000000) : (n6314 ? q_fe_1_lo19_q : q_fe_0_lo19_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n997[0] ? (n993 ? (n986 ? 32'h00000000 : 32'h00000000) : (n986 ? 32'h00000000 : q_sp0_4_lo18_q)) : (n993 ? (n986 ? q_sp0_3_lo18_q : q_sp0_2_lo18_q) : (n986 ? q_sp0_1_lo18_q : q_sp0_0_lo18_q))) : 32'h00000000)) | (n6809 ? (n1770[0] ? (n1766 ? (n1759 ? 32'h00000000 : 32'h00000000) : (n1759 ? 32'h00000000 : q_sp1_4_lo18_q)) : (n1766 ? (n1759 ? q_sp1_3_lo18_q : q_sp1_2_lo18_q) : (n1759 ? q_sp1_1_lo18_q : q_sp1_0_lo18_q))) : 32'h00000000)) | (n6814 ? (n2565[0] ? (n2561 ? (n2554 ? 32'h00000000 : 32'h00000000) : (n2554 ? q_sfu_5_lo18_q : q_sfu_4_lo18_q)) : (n2561 ? (n2554 ? q_sfu_3_lo18_q : q_sfu_2_lo18_q) : (n2554 ? q_sfu_1_lo18_q : q_sfu_0_lo18_q))) : 32'h00000000)) | (n6819 ? (n3307[0] ? (n3303 ? (n3296 ? 32'h00000000 : 32'h00000000) : (n3296 ? 32'h00000000 : 32'h00000000)) : (n3303 ? (n3296 ? 32'h00000000 : q_dpu_2_lo18_q) : (n3296 ? q_dpu_1_lo18_q : q_dpu_0_lo18_q))) : 32'h00000000)) | (n6824 ? (n4760[0] ? (n4756 ? (n4749 ? q_lsu_7_lo18_q : q_lsu_6_lo18_q) : (n4749 ? q_lsu_5_lo18_q : q_lsu_4_lo18_q)) : (n4756 ? (n4749 ? q_lsu_3_lo18_q : q_lsu_2_lo18_q) : (n4749 ? q_lsu_1_lo18_q : q_lsu_0_lo18_q))) : 32'h00000000)) | (n6799 ? (n6306[0] ? (n6302 ? (n6295 ? 32'h00000000 : 32'h00000000) : (n6295 ? 32'h00000000 : 32'h00000000)) : (n6302 ? (n6295 ? 32'h00000000 : 32'h00000000) : (n6295 ? q_fe_1_lo18_q : q_fe_0_lo18_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n975[0] ? (n971 ? (n964 ? 32'h00000000 : 32'h00000000) : (n964 ? 32'h00000000 : q_sp0_4_lo17_q)) : (n971 ? (n964 ? q_sp0_3_lo17_q : q_sp0_2_lo17_q) : (n964 ? q_sp0_1_lo17_q : q_sp0_0_lo17_q))) : 32'h00000000)) | (n6809 ? (n1748[0] ? (n1744 ? (n1737 ? 32'h00000000 : 32'h00000000) : (n1737 ? 32'h00000000 : q_sp1_4_lo17_q)) : (n1744 ? (n1737 ? q_sp1_3_lo17_q : q_sp1_2_lo17_q) : (n1737 ? q_sp1_1_lo17_q : q_sp1_0_lo17_q))) : 32'h00000000)) | (n6814 ? (n2542[0] ? (n2538 ? (n2531 ? 32'h00000000 : 32'h00000000) : (n2531 ? q_sfu_5_lo17_q : q_sfu_4_lo17_q)) : (n2538 ? (n2531 ? q_sfu_3_lo17_q : q_sfu_2_lo17_q) : (n2531 ? q_sfu_1_lo17_q : q_sfu_0_lo17_q))) : 32'h00000000)) | (n6819 ? (n3287[0] ? (n3283 ? (n3276 ? 32'h00000000 : 32'h00000000) : (n3276 ? 32'h00000000 : 32'h00000000)) : (n3283 ? (n3276 ? 32'h00000000 : q_dpu_2_lo17_q) : (n3276 ? q_dpu_1_lo17_q : q_dpu_0_lo17_q))) : 32'h00000000)) | (n6824 ? (n4735[0] ? (n4731 ? (n4724 ? q_lsu_7_lo17_q : q_lsu_6_lo17_q) : (n4724 ? q_lsu_5_lo17_q : q_lsu_4_lo17_q)) : (n4731 ? (n4724 ? q_lsu_3_lo17_q : q_lsu_2_lo17_q) : (n4724 ? q_lsu_1_lo17_q : q_lsu_0_lo17_q))) : 32'h00000000)) | (n6799 ? (n6287[0] ? (n6283 ? (n6276 ? 32'h00000000 : 32'h00000000) : (n6276 ? 32'h00000000 : 32'h00000000)) : (n6283 ? (n6276 ? 32'h00000000 : 32'h00000000) : (n6276 ? q_fe_1_lo17_q : q_fe_0_lo17_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n953[0] ? (n949 ? (n942 ? 32'h00000000 : 32'h00000000) : (n942 ? 32'h00000000 : q_sp0_4_lo16_q)) : (n949 ? (n942 ? q_sp0_3_lo16_q : q_sp0_2_lo16_q) : (n942 ? q_sp0_1_lo16_q : q_sp0_0_lo16_q))) : 32'h00000000)) | (n6809 ? (n1726[0] ? (n1722 ? (n1715 ? 32'h00000000 : 32'h00000000) : (n1715 ? 32'h00000000 : q_sp1_4_lo16_q)) : (n1722 ? (n1715 ? q_sp1_3_lo16_q : q_sp1_2_lo16_q) : (n1715 ? q_sp1_1_lo16_q : q_sp1_0_lo16_q))) : 32'h00000000)) | (n6814 ? (n2519[0] ? (n2515 ? (n2508 ? 32'h00000000 : 32'h00000000) : (n2508 ? q_sfu_5_lo16_q : q_sfu_4_lo16_q)) : (n2515 ? (n2508 ? q_sfu_3_lo16_q : q_sfu_2_lo16_q) : (n2508 ? q_sfu_1_lo16_q : q_sfu_0_lo16_q))) : 32'h00000000)) | (n6819 ? (n3267[0] ? (n3263 ? (n3256 ? 32'h00000000 : 32'h00000000) : (n3256 ? 32'h00000000 : 32'h00000000)) : (n3263 ? (n3256 ? 32'h00000000 : q_dpu_2_lo16_q) : (n3256 ? q_dpu_1_lo16_q : q_dpu_0_lo16_q))) : 32'h00000000)) | (n6824 ? (n4710[0] ? (n4706 ? (n4699 ? q_lsu_7_lo16_q : q_lsu_6_lo16_q) : (n4699 ? q_lsu_5_lo16_q : q_lsu_4_lo16_q)) : (n4706 ? (n4699 ? q_lsu_3_lo16_q : q_lsu_2_lo16_q) : (n4699 ? q_lsu_1_lo16_q : q_lsu_0_lo16_q))) : 32'h00000000)) | (n6799 ? (n6268[0] ? (n6264 ? (n6257 ? 32'h00000000 : 32'h00000000) : (n6257 ? 32'h00000000 : 32'h00000000)) : (n6264 ? (n6257 ? 32'h00000000 : 32'h00000000) : (n6257 ? q_fe_1_lo16_q : q_fe_0_lo16_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n931[0] ? (n927 ? (n920 ? 32'h00000000 : 32'h00000000) : (n920 ? 32'h00000000 : q_sp0_4_lo15_q)) : (n927 ? (n920 ? q_sp0_3_lo15_q : q_sp0_2_lo15_q) : (n920 ? q_sp0_1_lo15_q : q_sp0_0_lo15_q))) : 32'h00000000)) | (n6809 ? (n1704[0] ? (n1700 ? (n1693 ? 32'h00000000 : 32'h00000000) : (n1693 ? 32'h00000000 : q_sp1_4_lo15_q)) : (n1700 ? (n1693 ? q_sp1_3_lo15_q : q_sp1_2_lo15_q) : (n1693 ? q_sp1_1_lo15_q : q_sp1_0_lo15_q))) : 32'h00000000)) | (n6814 ? (n2496[0] ? (n2492 ? (n2485 ? 32'h00000000 : 32'h00000000) : (n2485 ? q_sfu_5_lo15_q : q_sfu_4_lo15_q)) : (n2492 ? (n2485 ? q_sfu_3_lo15_q : q_sfu_2_lo15_q) : (n2485 ? q_sfu_1_lo15_q : q_sfu_0_lo15_q))) : 32'h00000000)) | (n6819 ? (n3247[0] ? (n3243 ? (n3236 ? 32'h00000000 : 32'h00000000) : (n3236 ? 32'h00000000 : 32'h00000000)) : (n3243 ? (n3236 ? 32'h00000000 : q_dpu_2_lo15_q) : (n3236 ? q_dpu_1_lo15_q : q_dpu_0_lo15_q))) : 32'h00000000)) | (n6824 ? (n4685[0] ? (n4681 ? (n4674 ? q_lsu_7_lo15_q : q_lsu_6_lo15_q) : (n4674 ? q_lsu_5_lo15_q : q_lsu_4_lo15_q)) : (n4681 ? (n4674 ? q_lsu_3_lo15_q : q_lsu_2_lo15_q) : (n4674 ? q_lsu_1_lo15_q : q_lsu_0_lo15_q))) : 32'h00000000)) | (n6799 ? (n6249[0] ? (n6245 ? (n6238 ? 32'h00000000 : 32'h00000000) : (n6238 ? 32'h00000000 : 32'h00000000)) : (n6245 ? (n6238 ? 32'h00000000 : 32'h00000000) : (n6238 ? q_fe_1_lo15_q : q_fe_0_lo15_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n909[0] ? (n905 ? (n898 ? 32'h00000000 : 32'h00000000) : (n898 ? 32'h00000000 : q_sp0_4_lo14_q)) : (n905 ? (n898 ? q_sp0_3_lo14_q : q_sp0_2_lo14_q) : (n898 ? q_sp0_1_lo14_q : q_sp0_0_lo14_q))) : 32'h00000000)) | (n6809 ? (n1682[0] ? (n1678 ? (n1671 ? 32'h00000000 : 32'h00000000) : (n1671 ? 32'h00000000 : q_sp1_4_lo14_q)) : (n1678 ? (n1671 ? q_sp1_3_lo14_q : q_sp1_2_lo14_q) : (n1671 ? q_sp1_1_lo14_q : q_sp1_0_lo14_q))) : 32'h00000000)) | (n6814 ? (n2473[0] ? (n2469 ? (n2462 ? 32'h00000000 : 32'h00000000) : (n2462 ? q_sfu_5_lo14_q : q_sfu_4_lo14_q)) : (n2469 ? (n2462 ? q_sfu_3_lo14_q : q_sfu_2_lo14_q) : (n2462 ? q_sfu_1_lo14_q : q_sfu_0_lo14_q))) : 32'h00000000)) | (n6819 ? (n3227[0] ? (n3223 ? (n3216 ? 32'h00000000 : 32'h00000000) : (n3216 ? 32'h00000000 : 32'h00000000)) : (n3223 ? (n3216 ? 32'h00000000 : q_dpu_2_lo14_q) : (n3216 ? q_dpu_1_lo14_q : q_dpu_0_lo14_q))) : 32'h00000000)) | (n6824 ? (n4660[0] ? (n4656 ? (n4649 ? q_lsu_7_lo14_q : q_lsu_6_lo14_q) : (n4649 ? q_lsu_5_lo14_q : q_lsu_4_lo14_q)) : (n4656 ? (n4649 ? q_lsu_3_lo14_q : q_lsu_2_lo14_q) : (n4649 ? q_lsu_1_lo14_q : q_lsu_0_lo14_q))) : 32'h00000000)) | (n6799 ? (n6230[0] ? (n6226 ? (n6219 ? 32'h00000000 : 32'h00000000) : (n6219 ? 32'h00000000 : 32'h00000000)) : (n6226 ? (n6219 ? 32'h00000000 : 32'h00000000) : (n6219 ? q_fe_1_lo14_q : q_fe_0_lo14_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n887[0] ? (n883 ? (n876 ? 32'h00000000 : 32'h00000000) : (n876 ? 32'h00000000 : q_sp0_4_lo13_q)) : (n883 ? (n876 ? q_sp0_3_lo13_q : q_sp0_2_lo13_q) : (n876 ? q_sp0_1_lo13_q : q_sp0_0_lo13_q))) : 32'h00000000)) | (n6809 ? (n1660[0] ? (n1656 ? (n1649 ? 32'h00000000 : 32'h00000000) : (n1649 ? 32'h00000000 : q_sp1_4_lo13_q)) : (n1656 ? (n1649 ? q_sp1_3_lo13_q : q_sp1_2_lo13_q) : (n1649 ? q_sp1_1_lo13_q : q_sp1_0_lo13_q))) : 32'h00000000)) | (n6814 ? (n2450[0] ? (n2446 ? (n2439 ? 32'h00000000 : 32'h00000000) : (n2439 ? q_sfu_5_lo13_q : q_sfu_4_lo13_q)) : (n2446 ? (n2439 ? q_sfu_3_lo13_q : q_sfu_2_lo13_q) : (n2439 ? q_sfu_1_lo13_q : q_sfu_0_lo13_q))) : 32'h00000000)) | (n6819 ? (n3207[0] ? (n3203 ? (n3196 ? 32'h00000000 : 32'h00000000) : (n3196 ? 32'h00000000 : 32'h00000000)) : (n3203 ? (n3196 ? 32'h00000000 : q_dpu_2_lo13_q) : (n3196 ? q_dpu_1_lo13_q : q_dpu_0_lo13_q))) : 32'h00000000)) | (n6824 ? (n4635[0] ? (n4631 ? (n4624 ? q_lsu_7_lo13_q : q_lsu_6_lo13_q) : (n4624 ? q_lsu_5_lo13_q : q_lsu_4_lo13_q)) : (n4631 ? (n4624 ? q_lsu_3_lo13_q : q_lsu_2_lo13_q) : (n4624 ? q_lsu_1_lo13_q : q_lsu_0_lo13_q))) : 32'h00000000)) | (n6799 ? (n6211[0] ? (n6207 ? (n6200 ? 32'h00000000 : 32'h00000000) : (n6200 ? 32'h00000000 : 32'h00000000)) : (n6207 ? (n6200 ? 32'h00000000 : 32'h00000000) : (n6200 ? q_fe_1_lo13_q : q_fe_0_lo13_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n865[0] ? (n861 ? (n854 ? 32'h00000000 : 32'h00000000) : (n854 ? 32'h00000000 : q_sp0_4_lo12_q)) : (n861 ? (n854 ? q_sp0_3_lo12_q : q_sp0_2_lo12_q) : (n854 ? q_sp0_1_lo12_q : q_sp0_0_lo12_q))) : 32'h00000000)) | (n6809 ? (n1638[0] ? (n1634 ? (n1627 ? 32'h00000000 : 32'h00000000) : (n1627 ? 32'h00000000 : q_sp1_4_lo12_q)) : (n1634 ? (n1627 ? q_sp1_3_lo12_q : q_sp1_2_lo12_q) : (n1627 ? q_sp1_1_lo12_q : q_sp1_0_lo12_q))) : 32'h00000000)) | (n6814 ? (n2427[0] ? (n2423 ? (n2416 ? 32'h00000000 : 32'h00000000) : (n2416 ? q_sfu_5_lo12_q : q_sfu_4_lo12_q)) : (n2423 ? (n2416 ? q_sfu_3_lo12_q : q_sfu_2_lo12_q) : (n2416 ? q_sfu_1_lo12_q : q_sfu_0_lo12_q))) : 32'h00000000)) | (n6819 ? (n3187[0] ? (n3183 ? (n3176 ? 32'h00000000 : 32'h00000000) : (n3176 ? 32'h00000000 : 32'h00000000)) : (n3183 ? (n3176 ? 32'h00000000 : q_dpu_2_lo12_q) : (n3176 ? q_dpu_1_lo12_q : q_dpu_0_lo12_q))) : 32'h00000000)) | (n6824 ? (n4610[0] ? (n4606 ? (n4599 ? q_lsu_7_lo12_q : q_lsu_6_lo12_q) : (n4599 ? q_lsu_5_lo12_q : q_lsu_4_lo12_q)) : (n4606 ? (n4599 ? q_lsu_3_lo12_q : q_lsu_2_lo12_q) : (n4599 ? q_lsu_1_lo12_q : q_lsu_0_lo12_q))) : 32'h00000000)) | (n6799 ? (n6192[0] ? (n6188 ? (n6181 ? 32'h00000000 : 32'h00000000) : (n6181 ? 32'h00000000 : 32'h00000000)) : (n6188 ? (n6181 ? 32'h00000000 : 32'h00000000) : (n6181 ? q_fe_1_lo12_q : q_fe_0_lo12_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n843[0] ? (n839 ? (n832 ? 32'h00000000 : 32'h00000000) : (n832 ? 32'h00000000 : q_sp0_4_lo11_q)) : (n839 ? (n832 ? q_sp0_3_lo11_q : q_sp0_2_lo11_q) : (n832 ? q_sp0_1_lo11_q : q_sp0_0_lo11_q))) : 32'h00000000)) | (n6809 ? (n1616[0] ? (n1612 ? (n1605 ? 32'h00000000 : 32'h00000000) : (n1605 ? 32'h00000000 : q_sp1_4_lo11_q)) : (n1612 ? (n1605 ? q_sp1_3_lo11_q : q_sp1_2_lo11_q) : (n1605 ? q_sp1_1_lo11_q : q_sp1_0_lo11_q))) : 32'h00000000)) | (n6814 ? (n2404[0] ? (n2400 ? (n2393 ? 32'h00000000 : 32'h00000000) : (n2393 ? q_sfu_5_lo11_q : q_sfu_4_lo11_q)) : (n2400 ? (n2393 ? q_sfu_3_lo11_q : q_sfu_2_lo11_q) : (n2393 ? q_sfu_1_lo11_q : q_sfu_0_lo11_q))) : 32'h00000000)) | (n6819 ? (n3167[0] ? (n3163 ? (n3156 ? 32'h00000000 : 32'h00000000) : (n3156 ? 32'h00000000 : 32'h00000000)) : (n3163 ? (n3156 ? 32'h00000000 : q_dpu_2_lo11_q) : (n3156 ? q_dpu_1_lo11_q : q_dpu_0_lo11_q))) : 32'h00000000)) | (n6824 ? (n4585[0] ? (n4581 ? (n4574 ? q_lsu_7_lo11_q : q_lsu_6_lo11_q) : (n4574 ? q_lsu_5_lo11_q : q_lsu_4_lo11_q)) : (n4581 ? (n4574 ? q_lsu_3_lo11_q : q_lsu_2_lo11_q) : (n4574 ? q_lsu_1_lo11_q : q_lsu_0_lo11_q))) : 32'h00000000)) | (n6799 ? (n6173[0] ? (n6169 ? (n6162 ? 32'h00000000 : 32'h00000000) : (n6162 ? 32'h00000000 : 32'h00000000)) : (n6169 ? (n6162 ? 32'h00000000 : 32'h00000000) : (n6162 ? q_fe_1_lo11_q : q_fe_0_lo11_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n821[0] ? (n817 ? (n810 ? 32'h00000000 : 32'h00000000) : (n810 ? 32'h00000000 : q_sp0_4_lo10_q)) : (n817 ? (n810 ? q_sp0_3_lo10_q : q_sp0_2_lo10_q) : (n810 ? q_sp0_1_lo10_q : q_sp0_0_lo10_q))) : 32'h00000000)) | (n6809 ? (n1594[0] ? (n1590 ? (n1583 ? 32'h00000000 : 32'h00000000) : (n1583 ? 32'h00000000 : q_sp1_4_lo10_q)) : (n1590 ? (n1583 ? q_sp1_3_lo10_q : q_sp1_2_lo10_q) : (n1583 ? q_sp1_1_lo10_q : q_sp1_0_lo10_q))) : 32'h00000000)) | (n6814 ? (n2381[0] ? (n2377 ? (n2370 ? 32'h00000000 : 32'h00000000) : (n2370 ? q_sfu_5_lo10_q : q_sfu_4_lo10_q)) : (n2377 ? (n2370 ? q_sfu_3_lo10_q : q_sfu_2_lo10_q) : (n2370 ? q_sfu_1_lo10_q : q_sfu_0_lo10_q))) : 32'h00000000)) | (n6819 ? (n3147[0] ? (n3143 ? (n3136 ? 32'h00000000 : 32'h00000000) : (n3136 ? 32'h00000000 : 32'h00000000)) : (n3143 ? (n3136 ? 32'h00000000 : q_dpu_2_lo10_q) : (n3136 ? q_dpu_1_lo10_q : q_dpu_0_lo10_q))) : 32'h00000000)) | (n6824 ? (n4560[0] ? (n4556 ? (n4549 ? q_lsu_7_lo10_q : q_lsu_6_lo10_q) : (n4549 ? q_lsu_5_lo10_q : q_lsu_4_lo10_q)) : (n4556 ? (n4549 ? q_lsu_3_lo10_q : q_lsu_2_lo10_q) : (n4549 ? q_lsu_1_lo10_q : q_lsu_0_lo10_q))) : 32'h00000000)) | (n6799 ? (n6154[0] ? (n6150 ? (n6143 ? 32'h00000000 : 32'h00000000) : (n6143 ? 32'h00000000 : 32'h00000000)) : (n6150 ? (n6143 ? 32'h00000000 : 32'h00000000) : (n6143 ? q_fe_1_lo10_q : q_fe_0_lo10_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n799[0] ? (n795 ? (n788 ? 32'h00000000 : 32'h00000000) : (n788 ? 32'h00000000 : q_sp0_4_lo9_q)) : (n795 ? (n788 ? q_sp0_3_lo9_q : q_sp0_2_lo9_q) : (n788 ? q_sp0_1_lo9_q : q_sp0_0_lo9_q))) : 32'h00000000)) | (n6809 ? (n1572[0] ? (n1568 ? (n1561 ? 32'h00000000 : 32'h00000000) : (n1561 ? 32'h00000000 : q_sp1_4_lo9_q)) : (n1568 ? (n1561 ? q_sp1_3_lo9_q : q_sp1_2_lo9_q) : (n1561 ? q_sp1_1_lo9_q : q_sp1_0_lo9_q))) : 32'h00000000)) | (n6814 ? (n2358[0] ? (n2354 ? (n2347 ? 32'h00000000 : 32'h00000000) : (n2347 ? q_sfu_5_lo9_q : q_sfu_4_lo9_q)) : (n2354 ? (n2347 ? q_sfu_3_lo9_q : q_sfu_2_lo9_q) : (n2347 ? q_sfu_1_lo9_q : q_sfu_0_lo9_q))) : 32'h00000000)) | (n6819 ? (n3127[0] ? (n3123 ? (n3116 ? 32'h00000000 : 32'h00000000) : (n3116 ? 32'h00000000 : 32'h00000000)) : (n3123 ? (n3116 ? 32'h00000000 : q_dpu_2_lo9_q) : (n3116 ? q_dpu_1_lo9_q : q_dpu_0_lo9_q))) : 32'h00000000)) | (n6824 ? (n4535[0] ? (n4531 ? (n4524 ? q_lsu_7_lo9_q : q_lsu_6_lo9_q) : (n4524 ? q_lsu_5_lo9_q : q_lsu_4_lo9_q)) : (n4531 ? (n4524 ? q_lsu_3_lo9_q : q_lsu_2_lo9_q) : (n4524 ? q_lsu_1_lo9_q : q_lsu_0_lo9_q))) : 32'h00000000)) | (n6799 ? (n6135[0] ? (n6131 ? (n6124 ? 32'h00000000 : 32'h00000000) : (n6124 ? 32'h00000000 : 32'h00000000)) : (n6131 ? (n6124 ? 32'h00000000 : 32'h00000000) : (n6124 ? q_fe_1_lo9_q : q_fe_0_lo9_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n777[0] ? (n773 ? (n766 ? 32'h00000000 : 32'h00000000) : (n766 ? 32'h00000000 : q_sp0_4_lo8_q)) : (n773 ? (n766 ? q_sp0_3_lo8_q : q_sp0_2_lo8_q) : (n766 ? q_sp0_1_lo8_q : q_sp0_0_lo8_q))) : 32'h00000000)) | (n6809 ? (n1550[0] ? (n1546 ? (n1539 ? 32'h00000000 : 32'h00000000) : (n1539 ? 32'h00000000 : q_sp1_4_lo8_q)) : (n1546 ? (n1539 ? q_sp1_3_lo8_q : q_sp1_2_lo8_q) : (n1539 ? q_sp1_1_lo8_q : q_sp1_0_lo8_q))) : 32'h00000000)) | (n6814 ? (n2335[0] ? (n2331 ? (n2324 ? 32'h00000000 : 32'h00000000) : (n2324 ? q_sfu_5_lo8_q : q_sfu_4_lo8_q)) : (n2331 ? (n2324 ? q_sfu_3_lo8_q : q_sfu_2_lo8_q) : (n2324 ? q_sfu_1_lo8_q : q_sfu_0_lo8_q))) : 32'h00000000)) | (n6819 ? (n3107[0] ? (n3103 ? (n3096 ? 32'h00000000 : 32'h00000000) : (n3096 ? 32'h00000000 : 32'h00000000)) : (n3103 ? (n3096 ? 32'h00000000 : q_dpu_2_lo8_q) : (n3096 ? q_dpu_1_lo8_q : q_dpu_0_lo8_q))) : 32'h00000000)) | (n6824 ? (n4510[0] ? (n4506 ? (n4499 ? q_lsu_7_lo8_q : q_lsu_6_lo8_q) : (n4499 ? q_lsu_5_lo8_q : q_lsu_4_lo8_q)) : (n4506 ? (n4499 ? q_lsu_3_lo8_q : q_lsu_2_lo8_q) : (n4499 ? q_lsu_1_lo8_q : q_lsu_0_lo8_q))) : 32'h00000000)) | (n6799 ? (n6116[0] ? (n6112 ? (n6105 ? 32'h00000000 : 32'h00000000) : (n6105 ? 32'h00000000 : 32'h00000000)) : (n6112 ? (n6105 ? 32'h00000000 : 32'h00000000) : (n6105 ? q_fe_1_lo8_q : q_fe_0_lo8_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n755[0] ? (n751 ? (n744 ? 32'h00000000 : 32'h00000000) : (n744 ? 32'h00000000 : q_sp0_4_lo7_q)) : (n751 ? (n744 ? q_sp0_3_lo7_q : q_sp0_2_lo7_q) : (n744 ? q_sp0_1_lo7_q : q_sp0_0_lo7_q))) : 32'h00000000)) | (n6809 ? (n1528[0] ? (n1524 ? (n1517 ? 32'h00000000 : 32'h00000000) : (n1517 ? 32'h00000000 : q_sp1_4_lo7_q)) : (n1524 ? (n1517 ? q_sp1_3_lo7_q : q_sp1_2_lo7_q) : (n1517 ? q_sp1_1_lo7_q : q_sp1_0_lo7_q))) : 32'h00000000)) | (n6814 ? (n2312[0] ? (n2308 ? (n2301 ? 32'h00000000 : 32'h00000000) : (n2301 ? q_sfu_5_lo7_q : q_sfu_4_lo7_q)) : (n2308 ? (n2301 ? q_sfu_3_lo7_q : q_sfu_2_lo7_q) : (n2301 ? q_sfu_1_lo7_q : q_sfu_0_lo7_q))) : 32'h00000000)) | (n6819 ? (n3087[0] ? (n3083 ? (n3076 ? 32'h00000000 : 32'h00000000) : (n3076 ? 32'h00000000 : 32'h00000000)) : (n3083 ? (n3076 ? 32'h00000000 : q_dpu_2_lo7_q) : (n3076 ? q_dpu_1_lo7_q : q_dpu_0_lo7_q))) : 32'h00000000)) | (n6824 ? (n4485[0] ? (n4481 ? (n4474 ? q_lsu_7_lo7_q : q_lsu_6_lo7_q) : (n4474 ? q_lsu_5_lo7_q : q_lsu_4_lo7_q)) : (n4481 ? (n4474 ? q_lsu_3_lo7_q : q_lsu_2_lo7_q) : (n4474 ? q_lsu_1_lo7_q : q_lsu_0_lo7_q))) : 32'h00000000)) | (n6799 ? (n6097[0] ? (n6093 ? (n6086 ? 32'h00000000 : 32'h00000000) : (n6086 ? 32'h00000000 : 32'h00000000)) : (n6093 ? (n6086 ? 32'h00000000 : 32'h00000000) : (n6086 ? q_fe_1_lo7_q : q_fe_0_lo7_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n733[0] ? (n729 ? (n722 ? 32'h00000000 : 32'h00000000) : (n722 ? 32'h00000000 : q_sp0_4_lo6_q)) : (n729 ? (n722 ? q_sp0_3_lo6_q : q_sp0_2_lo6_q) : (n722 ? q_sp0_1_lo6_q : q_sp0_0_lo6_q))) : 32'h00000000)) | (n6809 ? (n1506[0] ? (n1502 ? (n1495 ? 32'h00000000 : 32'h00000000) : (n1495 ? 32'h00000000 : q_sp1_4_lo6_q)) : (n1502 ? (n1495 ? q_sp1_3_lo6_q : q_sp1_2_lo6_q) : (n1495 ? q_sp1_1_lo6_q : q_sp1_0_lo6_q))) : 32'h00000000)) | (n6814 ? (n2289[0] ? (n2285 ? (n2278 ? 32'h00000000 : 32'h00000000) : (n2278 ? q_sfu_5_lo6_q : q_sfu_4_lo6_q)) : (n2285 ? (n2278 ? q_sfu_3_lo6_q : q_sfu_2_lo6_q) : (n2278 ? q_sfu_1_lo6_q : q_sfu_0_lo6_q))) : 32'h00000000)) | (n6819 ? (n3067[0] ? (n3063 ? (n3056 ? 32'h00000000 : 32'h00000000) : (n3056 ? 32'h00000000 : 32'h00000000)) : (n3063 ? (n3056 ? 32'h00000000 : q_dpu_2_lo6_q) : (n3056 ? q_dpu_1_lo6_q : q_dpu_0_lo6_q))) : 32'h00000000)) | (n6824 ? (n4460[0] ? (n4456 ? (n4449 ? q_lsu_7_lo6_q : q_lsu_6_lo6_q) : (n4449 ? q_lsu_5_lo6_q : q_lsu_4_lo6_q)) : (n4456 ? (n4449 ? q_lsu_3_lo6_q : q_lsu_2_lo6_q) : (n4449 ? q_lsu_1_lo6_q : q_lsu_0_lo6_q))) : 32'h00000000)) | (n6799 ? (n6078[0] ? (n6074 ? (n6067 ? 32'h00000000 : 32'h00000000) : (n6067 ? 32'h00000000 : 32'h00000000)) : (n6074 ? (n6067 ? 32'h00000000 : 32'h00000000) : (n6067 ? q_fe_1_lo6_q : q_fe_0_lo6_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n711[0] ? (n707 ? (n700 ? 32'h00000000 : 32'h00000000) : (n700 ? 32'h00000000 : q_sp0_4_lo5_q)) : (n707 ? (n700 ? q_sp0_3_lo5_q : q_sp0_2_lo5_q) : (n700 ? q_sp0_1_lo5_q : q_sp0_0_lo5_q))) : 32'h00000000)) | (n6809 ? (n1484[0] ? (n1480 ? (n1473 ? 32'h00000000 : 32'h00000000) : (n1473 ? 32'h00000000 : q_sp1_4_lo5_q)) : (n1480 ? (n1473 ? q_sp1_3_lo5_q : q_sp1_2_lo5_q) : (n1473 ? q_sp1_1_lo5_q : q_sp1_0_lo5_q))) : 32'h00000000)) | (n6814 ? (n2266[0] ? (n2262 ? (n2255 ? 32'h00000000 : 32'h00000000) : (n2255 ? q_sfu_5_lo5_q : q_sfu_4_lo5_q)) : (n2262 ? (n2255 ? q_sfu_3_lo5_q : q_sfu_2_lo5_q) : (n2255 ? q_sfu_1_lo5_q : q_sfu_0_lo5_q))) : 32'h00000000)) | (n6819 ? (n3047[0] ? (n3043 ? (n3036 ? 32'h00000000 : 32'h00000000) : (n3036 ? 32'h00000000 : 32'h00000000)) : (n3043 ? (n3036 ? 32'h00000000 : q_dpu_2_lo5_q) : (n3036 ? q_dpu_1_lo5_q : q_dpu_0_lo5_q))) : 32'h00000000)) | (n6824 ? (n4435[0] ? (n4431 ? (n4424 ? q_lsu_7_lo5_q : q_lsu_6_lo5_q) : (n4424 ? q_lsu_5_lo5_q : q_lsu_4_lo5_q)) : (n4431 ? (n4424 ? q_lsu_3_lo5_q : q_lsu_2_lo5_q) : (n4424 ? q_lsu_1_lo5_q : q_lsu_0_lo5_q))) : 32'h00000000)) | (n6799 ? (n6059[0] ? (n6055 ? (n6048 ? 32'h00000000 : 32'h00000000) : (n6048 ? 32'h00000000 : 32'h00000000)) : (n6055 ? (n6048 ? 32'h00000000 : 32'h00000000) : (n6048 ? q_fe_1_lo5_q : q_fe_0_lo5_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n689[0] ? (n685 ? (n678 ? 32'h00000000 : 32'h00000000) : (n678 ? 32'h00000000 : q_sp0_4_lo4_q)) : (n685 ? (n678 ? q_sp0_3_lo4_q : q_sp0_2_lo4_q) : (n678 ? q_sp0_1_lo4_q : q_sp0_0_lo4_q))) : 32'h00000000)) | (n6809 ? (n1462[0] ? (n1458 ? (n1451 ? 32'h00000000 : 32'h00000000) : (n1451 ? 32'h00000000 : q_sp1_4_lo4_q)) : (n1458 ? (n1451 ? q_sp1_3_lo4_q : q_sp1_2_lo4_q) : (n1451 ? q_sp1_1_lo4_q : q_sp1_0_lo4_q))) : 32'h00000000)) | (n6814 ? (n2243[0] ? (n2239 ? (n2232 ? 32'h00000000 : 32'h00000000) : (n2232 ? q_sfu_5_lo4_q : q_sfu_4_lo4_q)) : (n2239 ? (n2232 ? q_sfu_3_lo4_q : q_sfu_2_lo4_q) : (n2232 ? q_sfu_1_lo4_q : q_sfu_0_lo4_q))) : 32'h00000000)) | (n6819 ? (n3027[0] ? (n3023 ? (n3016 ? 32'h00000000 : 32'h00000000) : (n3016 ? 32'h00000000 : 32'h00000000)) : (n3023 ? (n3016 ? 32'h00000000 : q_dpu_2_lo4_q) : (n3016 ? q_dpu_1_lo4_q : q_dpu_0_lo4_q))) : 32'h00000000)) | (n6824 ? (n4410[0] ? (n4406 ? (n4399 ? q_lsu_7_lo4_q : q_lsu_6_lo4_q) : (n4399 ? q_lsu_5_lo4_q : q_lsu_4_lo4_q)) : (n4406 ? (n4399 ? q_lsu_3_lo4_q : q_lsu_2_lo4_q) : (n4399 ? q_lsu_1_lo4_q : q_lsu_0_lo4_q))) : 32'h00000000)) | (n6799 ? (n6040[0] ? (n6036 ? (n6029 ? 32'h00000000 : 32'h00000000) : (n6029 ? 32'h00000000 : 32'h00000000)) : (n6036 ? (n6029 ? 32'h00000000 : 32'h00000000) : (n6029 ? q_fe_1_lo4_q : q_fe_0_lo4_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n667[0] ? (n663 ? (n656 ? 32'h00000000 : 32'h00000000) : (n656 ? 32'h00000000 : q_sp0_4_lo3_q)) : (n663 ? (n656 ? q_sp0_3_lo3_q : q_sp0_2_lo3_q) : (n656 ? q_sp0_1_lo3_q : q_sp0_0_lo3_q))) : 32'h00000000)) | (n6809 ? (n1440[0] ? (n1436 ? (n1429 ? 32'h00000000 : 32'h00000000) : (n1429 ? 32'h00000000 : q_sp1_4_lo3_q)) : (n1436 ? (n1429 ? q_sp1_3_lo3_q : q_sp1_2_lo3_q) : (n1429 ? q_sp1_1_lo3_q : q_sp1_0_lo3_q))) : 32'h00000000)) | (n6814 ? (n2220[0] ? (n2216 ? (n2209 ? 32'h00000000 : 32'h00000000) : (n2209 ? q_sfu_5_lo3_q : q_sfu_4_lo3_q)) : (n2216 ? (n2209 ? q_sfu_3_lo3_q : q_sfu_2_lo3_q) : (n2209 ? q_sfu_1_lo3_q : q_sfu_0_lo3_q))) : 32'h00000000)) | (n6819 ? (n3007[0] ? (n3003 ? (n2996 ? 32'h00000000 : 32'h00000000) : (n2996 ? 32'h00000000 : 32'h00000000)) : (n3003 ? (n2996 ? 32'h00000000 : q_dpu_2_lo3_q) : (n2996 ? q_dpu_1_lo3_q : q_dpu_0_lo3_q))) : 32'h00000000)) | (n6824 ? (n4385[0] ? (n4381 ? (n4374 ? q_lsu_7_lo3_q : q_lsu_6_lo3_q) : (n4374 ? q_lsu_5_lo3_q : q_lsu_4_lo3_q)) : (n4381 ? (n4374 ? q_lsu_3_lo3_q : q_lsu_2_lo3_q) : (n4374 ? q_lsu_1_lo3_q : q_lsu_0_lo3_q))) : 32'h00000000)) | (n6799 ? (n6021[0] ? (n6017 ? (n6010 ? 32'h00000000 : 32'h00000000) : (n6010 ? 32'h00000000 : 32'h00000000)) : (n6017 ? (n6010 ? 32'h00000000 : 32'h00000000) : (n6010 ? q_fe_1_lo3_q : q_fe_0_lo3_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n645[0] ? (n641 ? (n634 ? 32'h00000000 : 32'h00000000) : (n634 ? 32'h00000000 : q_sp0_4_lo2_q)) : (n641 ? (n634 ? q_sp0_3_lo2_q : q_sp0_2_lo2_q) : (n634 ? q_sp0_1_lo2_q : q_sp0_0_lo2_q))) : 32'h00000000)) | (n6809 ? (n1418[0] ? (n1414 ? (n1407 ? 32'h00000000 : 32'h00000000) : (n1407 ? 32'h00000000 : q_sp1_4_lo2_q)) : (n1414 ? (n1407 ? q_sp1_3_lo2_q : q_sp1_2_lo2_q) : (n1407 ? q_sp1_1_lo2_q : q_sp1_0_lo2_q))) : 32'h00000000)) | (n6814 ? (n2197[0] ? (n2193 ? (n2186 ? 32'h00000000 : 32'h00000000) : (n2186 ? q_sfu_5_lo2_q : q_sfu_4_lo2_q)) : (n2193 ? (n2186 ? q_sfu_3_lo2_q : q_sfu_2_lo2_q) : (n2186 ? q_sfu_1_lo2_q : q_sfu_0_lo2_q))) : 32'h00000000)) | (n6819 ? (n2987[0] ? (n2983 ? (n2976 ? 32'h00000000 : 32'h00000000) : (n2976 ? 32'h00000000 : 32'h00000000)) : (n2983 ? (n2976 ? 32'h00000000 : q_dpu_2_lo2_q) : (n2976 ? q_dpu_1_lo2_q : q_dpu_0_lo2_q))) : 32'h00000000)) | (n6824 ? (n4360[0] ? (n4356 ? (n4349 ? q_lsu_7_lo2_q : q_lsu_6_lo2_q) : (n4349 ? q_lsu_5_lo2_q : q_lsu_4_lo2_q)) : (n4356 ? (n4349 ? q_lsu_3_lo2_q : q_lsu_2_lo2_q) : (n4349 ? q_lsu_1_lo2_q : q_lsu_0_lo2_q))) : 32'h00000000)) | (n6799 ? (n6002[0] ? (n5998 ? (n5991 ? 32'h00000000 : 32'h00000000) : (n5991 ? 32'h00000000 : 32'h00000000)) : (n5998 ? (n5991 ? 32'h00000000 : 32'h00000000) : (n5991 ? q_fe_1_lo2_q : q_fe_0_lo2_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n623[0] ? (n619 ? (n612 ? 32'h00000000 : 32'h00000000) : (n612 ? 32'h00000000 : q_sp0_4_lo1_q)) : (n619 ? (n612 ? q_sp0_3_lo1_q : q_sp0_2_lo1_q) : (n612 ? q_sp0_1_lo1_q : q_sp0_0_lo1_q))) : 32'h00000000)) | (n6809 ? (n1396[0] ? (n1392 ? (n1385 ? 32'h00000000 : 32'h00000000) : (n1385 ? 32'h00000000 : q_sp1_4_lo1_q)) : (n1392 ? (n1385 ? q_sp1_3_lo1_q : q_sp1_2_lo1_q) : (n1385 ? q_sp1_1_lo1_q : q_sp1_0_lo1_q))) : 32'h00000000)) | (n6814 ? (n2174[0] ? (n2170 ? (n2163 ? 32'h00000000 : 32'h00000000) : (n2163 ? q_sfu_5_lo1_q : q_sfu_4_lo1_q)) : (n2170 ? (n2163 ? q_sfu_3_lo1_q : q_sfu_2_lo1_q) : (n2163 ? q_sfu_1_lo1_q : q_sfu_0_lo1_q))) : 32'h00000000)) | (n6819 ? (n2967[0] ? (n2963 ? (n2956 ? 32'h00000000 : 32'h00000000) : (n2956 ? 32'h00000000 : 32'h00000000)) : (n2963 ? (n2956 ? 32'h00000000 : q_dpu_2_lo1_q) : (n2956 ? q_dpu_1_lo1_q : q_dpu_0_lo1_q))) : 32'h00000000)) | (n6824 ? (n4335[0] ? (n4331 ? (n4324 ? q_lsu_7_lo1_q : q_lsu_6_lo1_q) : (n4324 ? q_lsu_5_lo1_q : q_lsu_4_lo1_q)) : (n4331 ? (n4324 ? q_lsu_3_lo1_q : q_lsu_2_lo1_q) : (n4324 ? q_lsu_1_lo1_q : q_lsu_0_lo1_q))) : 32'h00000000)) | (n6799 ? (n5983[0] ? (n5979 ? (n5972 ? 32'h00000000 : 32'h00000000) : (n5972 ? 32'h00000000 : 32'h00000000)) : (n5979 ? (n5972 ? 32'h00000000 : 32'h00000000) : (n5972 ? q_fe_1_lo1_q : q_fe_0_lo1_q))) : 32'h00000000)), ((((((32'h00000000 | (n6804 ? (n601[0] ? (n597 ? (n590 ? 32'h00000000 : 32'h00000000) : (n590 ? 32'h00000000 : q_sp0_4_lo0_q)) : (n597 ? (n590 ? q_sp0_3_lo0_q : q_sp0_2_lo0_q) : (n590 ? q_sp0_1_lo0_q : q_sp0_0_lo0_q))) : 32'h00000000)) | (n6809 ? (n1374[0] ? (n1370 ? (n1363 ? 32'h00000000 : 32'h00000000) : (n1363 ? 32'h00000000 : q_sp1_4_lo0_q)) : (n1370 ? (n1363 ? q_sp1_3_lo0_q : q_sp1_2_lo0_q) : (n1363 ? q_sp1_1_lo0_q : q_sp1_0_lo0_q))) : 32'h00000000)) | (n6814 ? (n2151[0] ? (n2147 ? (n2140 ? 32'h00000000 : 32'h00000000) : (n2140 ? q_sfu_5_lo0_q : q_sfu_4_lo0_q)) : (n2147 ? (n2140 ? q_sfu_3_lo0_q : q_sfu_2_lo0_q) : (n2140 ? q_sfu_1_lo0_q : q_sfu_0_lo0_q))) : 32'h00000000)) | (n6819 ? (n2947[0] ? (n2943 ? (n2936 ? 32'h00000000 : 32'h00000000) : (n2936 ? 32'h00000000 : 32'h00000000)) : (n2943 ? (n2936 ? 32'h00000000 : q_dpu_2_lo0_q) : (n2936 ? q_dpu_1_lo0_q : q_dpu_0_lo0_q))) : 32'h00000000)) | (n6824 ? (n4310[0] ? (n4306 ? (n4299 ? q_lsu_7_lo0_q : q_lsu_6_lo0_q) : (n4299 ? q_lsu_5_lo0_q : q_lsu_4_lo0_q)) : (n4306 ? (n4299 ? q_lsu_3_lo0_q : q_lsu_2_lo0_q) : (n4299 ? q_lsu_1_lo0_q : q_lsu_0_lo0_q))) : 32'h00000000)) | (n6799 ? (n5964[0] ? (n5960 ? (n5953 ? 32'h00000000 : 32'h00000000) : (n5953 ? 32'h00000000 : 32'h00000000)) : (n5960 ? (n5953 ? 32'h00000000 : 32'h00000000) : (n5953 ? q_fe_1_lo0_q : q_fe_0_lo0_q))) : 32'h00000000))};
-  assign rf_wr0_hi_o = {((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4207[0] ? (n4203 ? (n4196 ? 32'h00000000 : 32'h00000000) : (n4196 ? 32'h00000000 : 32'h00000000)) : (n4203 ? (n4196 ? 32'h00000000 : q_dpu_2_hi31_q) : (n4196 ? q_dpu_1_hi31_q : q_dpu_0_hi31_q))) : 32'h00000000)) | (n6824 ? (n5885[0] ? (n5881 ? (n5874 ? q_lsu_7_hi31_q : q_lsu_6_hi31_q) : (n5874 ? q_lsu_5_hi31_q : q_lsu_4_hi31_q)) : (n5881 ? (n5874 ? q_lsu_3_hi31_q : q_lsu_2_hi31_q) : (n5874 ? q_lsu_1_hi31_q : q_lsu_0_hi31_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4187[0] ? (n4183 ? (n4176 ? 32'h00000000 : 32'h00000000) : (n4176 ? 32'h00000000 : 32'h00000000)) : (n4183 ? (n4176 ? 32'h00000000 : q_dpu_2_hi30_q) : (n4176 ? q_dpu_1_hi30_q : q_dpu_0_hi30_q))) : 32'h00000000)) | (n6824 ? (n5860[0] ? (n5856 ? (n5849 ? q_lsu_7_hi30_q : q_lsu_6_hi30_q) : (n5849 ? q_lsu_5_hi30_q : q_lsu_4_hi30_q)) : (n5856 ? (n5849 ? q_lsu_3_hi30_q : q_lsu_2_hi30_q) : (n5849 ? q_lsu_1_hi30_q : q_lsu_0_hi30_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4167[0] ? (n4163 ? (n4156 ? 32'h00000000 : 32'h00000000) : (n4156 ? 32'h00000000 : 32'h00000000)) : (n4163 ? (n4156 ? 32'h00000000 : q_dpu_2_hi29_q) : (n4156 ? q_dpu_1_hi29_q : q_dpu_0_hi29_q))) : 32'h00000000)) | (n6824 ? (n5835[0] ? (n5831 ? (n5824 ? q_lsu_7_hi29_q : q_lsu_6_hi29_q) : (n5824 ? q_lsu_5_hi29_q : q_lsu_4_hi29_q)) : (n5831 ? (n5824 ? q_lsu_3_hi29_q : q_lsu_2_hi29_q) : (n5824 ? q_lsu_1_hi29_q : q_lsu_0_hi29_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4147[0] ? (n4143 ? (n4136 ? 32'h00000000 : 32'h00000000) : (n4136 ? 32'h00000000 : 32'h00000000)) : (n4143 ? (n4136 ? 32'h00000000 : q_dpu_2_hi28_q) : (n4136 ? q_dpu_1_hi28_q : q_dpu_0_hi28_q))) : 32'h00000000)) | (n6824 ? (n5810[0] ? (n5806 ? (n5799 ? q_lsu_7_hi28_q : q_lsu_6_hi28_q) : (n5799 ? q_lsu_5_hi28_q : q_lsu_4_hi28_q)) : (n5806 ? (n5799 ? q_lsu_3_hi28_q : q_lsu_2_hi28_q) : (n5799 ? q_lsu_1_hi28_q : q_lsu_0_hi28_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4127[0] ? (n4123 ? (n4116 ? 32'h00000000 : 32'h00000000) : (n4116 ? 32'h00000000 : 32'h00000000)) : (n4123 ? (n4116 ? 32'h00000000 : q_dpu_2_hi27_q) : (n4116 ? q_dpu_1_hi27_q : q_dpu_0_hi27_q))) : 32'h00000000)) | (n6824 ? (n5785[0] ? (n5781 ? (n5774 ? q_lsu_7_hi27_q : q_lsu_6_hi27_q) : (n5774 ? q_lsu_5_hi27_q : q_lsu_4_hi27_q)) : (n5781 ? (n5774 ? q_lsu_3_hi27_q : q_lsu_2_hi27_q) : (n5774 ? q_lsu_1_hi27_q : q_lsu_0_hi27_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4107[0] ? (n4103 ? (n4096 ? 32'h00000000 : 32'h00000000) : (n4096 ? 32'h00000000 : 32'h00000000)) : (n4103 ? (n4096 ? 32'h00000000 : q_dpu_2_hi26_q) : (n4096 ? q_dpu_1_hi26_q : q_dpu_0_hi26_q))) : 32'h00000000)) | (n6824 ? (n5760[0] ? (n5756 ? (n5749 ? q_lsu_7_hi26_q : q_lsu_6_hi26_q) : (n5749 ? q_lsu_5_hi26_q : q_lsu_4_hi26_q)) : (n5756 ? (n5749 ? q_lsu_3_hi26_q : q_lsu_2_hi26_q) : (n5749 ? q_lsu_1_hi26_q : q_lsu_0_hi26_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4087[0] ? (n4083 ? (n4076 ? 32'h00000000 : 32'h00000000) : (n4076 ? 32'h00000000 : 32'h00000000)) : (n4083 ? (n4076 ? 32'h00000000 : q_dpu_2_hi25_q) : (n4076 ? q_dpu_1_hi25_q : q_dpu_0_hi25_q))) : 32'h00000000)) | (n6824 ? (n5735[0] ? (n5731 ? (n5724 ? q_lsu_7_hi25_q : q_lsu_6_hi25_q) : (n5724 ? q_lsu_5_hi25_q : q_lsu_4_hi25_q)) : (n5731 ? (n5724 ? q_lsu_3_hi25_q : q_lsu_2_hi25_q) : (n5724 ? q_lsu_1_hi25_q : q_lsu_0_hi25_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4067[0] ? (n4063 ? (n4056 ? 32'h00000000 : 32'h00000000) : (n4056 ? 32'h00000000 : 32'h00000000)) : (n4063 ? (n4056 ? 32'h00000000 : q_dpu_2_hi24_q) : (n4056 ? q_dpu_1_hi24_q : q_dpu_0_hi24_q))) : 32'h00000000)) | (n6824 ? (n5710[0] ? (n5706 ? (n5699 ? q_lsu_7_hi24_q : q_lsu_6_hi24_q) : (n5699 ? q_lsu_5_hi24_q : q_lsu_4_hi24_q)) : (n5706 ? (n5699 ? q_lsu_3_hi24_q : q_lsu_2_hi24_q) : (n5699 ? q_lsu_1_hi24_q : q_lsu_0_hi24_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4047[0] ? (n4043 ? (n4036 ? 32'h00000000 : 32'h00000000) : (n4036 ? 32'h00000000 : 32'h00000000)) : (n4043 ? (n4036 ? 32'h00000000 : q_dpu_2_hi23_q) : (n4036 ? q_dpu_1_hi23_q : q_dpu_0_hi23_q))) : 32'h00000000)) | (n6824 ? (n5685[0] ? (n5681 ? (n5674 ? q_lsu_7_hi23_q : q_lsu_6_hi23_q) : (n5674 ? q_lsu_5_hi23_q : q_lsu_4_hi23_q)) : (n5681 ? (n5674 ? q_lsu_3_hi23_q : q_lsu_2_hi23_q) : (n5674 ? q_lsu_1_hi23_q : q_lsu_0_hi23_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4027[0] ? (n4023 ? (n4016 ? 32'h00000000 : 32'h00000000) : (n4016 ? 32'h00000000 : 32'h00000000)) : (n4023 ? (n4016 ? 32'h00000000 : q_dpu_2_hi22_q) : (n4016 ? q_dpu_1_hi22_q : q_dpu_0_hi22_q))) : 32'h00000000)) | (n6824 ? (n5660[0] ? (n5656 ? (n5649 ? q_lsu_7_hi22_q : q_lsu_6_hi22_q) : (n5649 ? q_lsu_5_hi22_q : q_lsu_4_hi22_q)) : (n5656 ? (n5649 ? q_lsu_3_hi22_q : q_lsu_2_hi22_q) : (n5649 ? q_lsu_1_hi22_q : q_lsu_0_hi22_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n4007[0] ? (n4003 ? (n3996 ? 32'h00000000 : 32'h00000000) : (n3996 ? 32'h00000000 : 32'h00000000)) : (n4003 ? (n3996 ? 32'h00000000 : q_dpu_2_hi21_q) : (n3996 ? q_dpu_1_hi21_q : q_dpu_0_hi21_q))) : 32'h00000000)) | (n6824 ? (n5635[0] ? (n5631 ? (n5624 ? q_lsu_7_hi21_q : q_lsu_6_hi21_q) : (n5624 ? q_lsu_5_hi21_q : q_lsu_4_hi21_q)) : (n5631 ? (n5624 ? q_lsu_3_hi21_q : q_lsu_2_hi21_q) : (n5624 ? q_lsu_1_hi21_q : q_lsu_0_hi21_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3987[0] ? (n3983 ? (n3976 ? 32'h00000000 : 32'h00000000) : (n3976 ? 32'h00000000 : 32'h00000000)) : (n3983 ? (n3976 ? 32'h00000000 : q_dpu_2_hi20_q) : (n3976 ? q_dpu_1_hi20_q : q_dpu_0_hi20_q))) : 32'h00000000)) | (n6824 ? (n5610[0] ? (n5606 ? (n5599 ? q_lsu_7_hi20_q : q_lsu_6_hi20_q) : (n5599 ? q_lsu_5_hi20_q : q_lsu_4_hi20_q)) : (n5606 ? (n5599 ? q_lsu_3_hi20_q : q_lsu_2_hi20_q) : (n5599 ? q_lsu_1_hi20_q : q_lsu_0_hi20_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3967[0] ? (n3963 ? (n3956 ? 32'h00000000 : 32'h00000000) : (n3956 ? 32'h00000000 : 32'h00000000)) : (n3963 ? (n3956 ? 32'h00000000 : q_dpu_2_hi19_q) : (n3956 ? q_dpu_1_hi19_q : q_dpu_0_hi19_q))) : 32'h00000000)) | (n6824 ? (n5585[0] ? (n5581 ? (n5574 ? q_lsu_7_hi19_q : q_lsu_6_hi19_q) : (n5574 ? q_lsu_5_hi19_q : q_lsu_4_hi19_q)) : (n5581 ? (n5574 ? q_lsu_3_hi19_q : q_lsu_2_hi19_q) : (n5574 ? q_lsu_1_hi19_q : q_lsu_0_hi19_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3947[0] ? (n3943 ? (n3936 ? 32'h00000000 : 32'h00000000) : (n3936 ? 32'h00000000 : 32'h00000000)) : (n3943 ? (n3936 ? 32'h00000000 : q_dpu_2_hi18_q) : (n3936 ? q_dpu_1_hi18_q : q_dpu_0_hi18_q))) : 32'h00000000)) | (n6824 ? (n5560[0] ? (n5556 ? (n5549 ? q_lsu_7_hi18_q : q_lsu_6_hi18_q) : (n5549 ? q_lsu_5_hi18_q : q_lsu_4_hi18_q)) : (n5556 ? (n5549 ? q_lsu_3_hi18_q : q_lsu_2_hi18_q) : (n5549 ? q_lsu_1_hi18_q : q_lsu_0_hi18_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3927[0] ? (n3923 ? (n3916 ? 32'h00000000 : 32'h00000000) : (n3916 ? 32'h00000000 : 32'h00000000)) : (n3923 ? (n3916 ? 32'h00000000 : q_dpu_2_hi17_q) : (n3916 ? q_dpu_1_hi17_q : q_dpu_0_hi17_q))) : 32'h00000000)) | (n6824 ? (n5535[0] ? (n5531 ? (n5524 ? q_lsu_7_hi17_q : q_lsu_6_hi17_q) : (n5524 ? q_lsu_5_hi17_q : q_lsu_4_hi17_q)) : (n5531 ? (n5524 ? q_lsu_3_hi17_q : q_lsu_2_hi17_q) : (n5524 ? q_lsu_1_hi17_q : q_lsu_0_hi17_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3907[0] ? (n3903 ? (n3896 ? 32'h00000000 : 32'h00000000) : (n3896 ? 32'h00000000 : 32'h00000000)) : (n3903 ? (n3896 ? 32'h00000000 : q_dpu_2_hi16_q) : (n3896 ? q_dpu_1_hi16_q : q_dpu_0_hi16_q))) : 32'h00000000)) | (n6824 ? (n5510[0] ? (n5506 ? (n5499 ? q_lsu_7_hi16_q : q_lsu_6_hi16_q) : (n5499 ? q_lsu_5_hi16_q : q_lsu_4_hi16_q)) : (n5506 ? (n5499 ? q_lsu_3_hi16_q : q_lsu_2_hi16_q) : (n5499 ? q_lsu_1_hi16_q : q_lsu_0_hi16_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3887[0] ? (n3883 ? (n3876 ? 32'h00000000 : 32'h00000000) : (n3876 ? 32'h00000000 : 32'h00000000)) : (n3883 ? (n3876 ? 32'h00000000 : q_dpu_2_hi15_q) : (n3876 ? q_dpu_1_hi15_q : q_dpu_0_hi15_q))) : 32'h00000000)) | (n6824 ? (n5485[0] ? (n5481 ? (n5474 ? q_lsu_7_hi15_q : q_lsu_6_hi15_q) : (n5474 ? q_lsu_5_hi15_q : q_lsu_4_hi15_q)) : (n5481 ? (n5474 ? q_lsu_3_hi15_q : q_lsu_2_hi15_q) : (n5474 ? q_lsu_1_hi15_q : q_lsu_0_hi15_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3867[0] ? (n3863 ? (n3856 ? 32'h00000000 : 32'h00000000) : (n3856 ? 32'h00000000 : 32'h00000000)) : (n3863 ? (n3856 ? 32'h00000000 : q_dpu_2_hi14_q) : (n3856 ? q_dpu_1_hi14_q : q_dpu_0_hi14_q))) : 32'h00000000)) | (n6824 ? (n5460[0] ? (n5456 ? (n5449 ? q_lsu_7_hi14_q : q_lsu_6_hi14_q) : (n5449 ? q_lsu_5_hi14_q : q_lsu_4_hi14_q)) : (n5456 ? (n5449 ? q_lsu_3_hi14_q : q_lsu_2_hi14_q) : (n5449 ? q_lsu_1_hi14_q : q_lsu_0_hi14_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3847[0] ? (n3843 ? (n3836 ? 32'h00000000 : 32'h00000000) : (n3836 ? 32'h00000000 : 32'h00000000)) : (n3843 ? (n3836 ? 32'h00000000 : q_dpu_2_hi13_q) : (n3836 ? q_dpu_1_hi13_q : q_dpu_0_hi13_q))) : 32'h00000000)) | (n6824 ? (n5435[0] ? (n5431 ? (n5424 ? q_lsu_7_hi13_q : q_lsu_6_hi13_q) : (n5424 ? q_lsu_5_hi13_q : q_lsu_4_hi13_q)) : (n5431 ? (n5424 ? q_lsu_3_hi13_q : q_lsu_2_hi13_q) : (n5424 ? q_lsu_1_hi13_q : q_lsu_0_hi13_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3827[0] ? (n3823 ? (n3816 ? 32'h00000000 : 32'h00000000) : (n3816 ? 32'h00000000 : 32'h00000000)) : (n3823 ? (n3816 ? 32'h00000000 : q_dpu_2_hi12_q) : (n3816 ? q_dpu_1_hi12_q : q_dpu_0_hi12_q))) : 32'h00000000)) | (n6824 ? (n5410[0] ? (n5406 ? (n5399 ? q_lsu_7_hi12_q : q_lsu_6_hi12_q) : (n5399 ? q_lsu_5_hi12_q : q_lsu_4_hi12_q)) : (n5406 ? (n5399 ? q_lsu_3_hi12_q : q_lsu_2_hi12_q) : (n5399 ? q_lsu_1_hi12_q : q_lsu_0_hi12_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3807[0] ? (n3803 ? (n3796 ? 32'h00000000 : 32'h00000000) : (n3796 ? 32'h00000000 : 32'h00000000)) : (n3803 ? (n3796 ? 32'h00000000 : q_dpu_2_hi11_q) : (n3796 ? q_dpu_1_hi11_q : q_dpu_0_hi11_q))) : 32'h00000000)) | (n6824 ? (n5385[0] ? (n5381 ? (n5374 ? q_lsu_7_hi11_q : q_lsu_6_hi11_q) : (n5374 ? q_lsu_5_hi11_q : q_lsu_4_hi11_q)) : (n5381 ? (n5374 ? q_lsu_3_hi11_q : q_lsu_2_hi11_q) : (n5374 ? q_lsu_1_hi11_q : q_lsu_0_hi11_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3787[0] ? (n3783 ? (n3776 ? 32'h00000000 : 32'h00000000) : (n3776 ? 32'h00000000 : 32'h00000000)) : (n3783 ? (n3776 ? 32'h00000000 : q_dpu_2_hi10_q) : (n3776 ? q_dpu_1_hi10_q : q_dpu_0_hi10_q))) : 32'h00000000)) | (n6824 ? (n5360[0] ? (n5356 ? (n5349 ? q_lsu_7_hi10_q : q_lsu_6_hi10_q) : (n5349 ? q_lsu_5_hi10_q : q_lsu_4_hi10_q)) : (n5356 ? (n5349 ? q_lsu_3_hi10_q : q_lsu_2_hi10_q) : (n5349 ? q_lsu_1_hi10_q : q_lsu_0_hi10_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3767[0] ? (n3763 ? (n3756 ? 32'h00000000 : 32'h00000000) : (n3756 ? 32'h00000000 : 32'h00000000)) : (n3763 ? (n3756 ? 32'h00000000 : q_dpu_2_hi9_q) : (n3756 ? q_dpu_1_hi9_q : q_dpu_0_hi9_q))) : 32'h00000000)) | (n6824 ? (n5335[0] ? (n5331 ? (n5324 ? q_lsu_7_hi9_q : q_lsu_6_hi9_q) : (n5324 ? q_lsu_5_hi9_q : q_lsu_4_hi9_q)) : (n5331 ? (n5324 ? q_lsu_3_hi9_q : q_lsu_2_hi9_q) : (n5324 ? q_lsu_1_hi9_q : q_lsu_0_hi9_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3747[0] ? (n3743 ? (n3736 ? 32'h00000000 : 32'h00000000) : (n3736 ? 32'h00000000 : 32'h00000000)) : (n3743 ? (n3736 ? 32'h00000000 : q_dpu_2_hi8_q) : (n3736 ? q_dpu_1_hi8_q : q_dpu_0_hi8_q))) : 32'h00000000)) | (n6824 ? (n5310[0] ? (n5306 ? (n5299 ? q_lsu_7_hi8_q : q_lsu_6_hi8_q) : (n5299 ? q_lsu_5_hi8_q : q_lsu_4_hi8_q)) : (n5306 ? (n5299 ? q_lsu_3_hi8_q : q_lsu_2_hi8_q) : (n5299 ? q_lsu_1_hi8_q : q_lsu_0_hi8_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3727[0] ? (n3723 ? (n3716 ? 32'h00000000 : 32'h00000000) : (n3716 ? 32'h00000000 : 32'h00000000)) : (n3723 ? (n3716 ? 32'h00000000 : q_dpu_2_hi7_q) : (n3716 ? q_dpu_1_hi7_q : q_dpu_0_hi7_q))) : 32'h00000000)) | (n6824 ? (n5285[0] ? (n5281 ? (n5274 ? q_lsu_7_hi7_q : q_lsu_6_hi7_q) : (n5274 ? q_lsu_5_hi7_q : q_lsu_4_hi7_q)) : (n5281 ? (n5274 ? q_lsu_3_hi7_q : q_lsu_2_hi7_q) : (n5274 ? q_lsu_1_hi7_q : q_lsu_0_hi7_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3707[0] ? (n3703 ? (n3696 ? 32'h00000000 : 32'h00000000) : (n3696 ? 32'h00000000 : 32'h00000000)) : (n3703 ? (n3696 ? 32'h00000000 : q_dpu_2_hi6_q) : (n3696 ? q_dpu_1_hi6_q : q_dpu_0_hi6_q))) : 32'h00000000)) | (n6824 ? (n5260[0] ? (n5256 ? (n5249 ? q_lsu_7_hi6_q : q_lsu_6_hi6_q) : (n5249 ? q_lsu_5_hi6_q : q_lsu_4_hi6_q)) : (n5256 ? (n5249 ? q_lsu_3_hi6_q : q_lsu_2_hi6_q) : (n5249 ? q_lsu_1_hi6_q : q_lsu_0_hi6_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3687[0] ? (n3683 ? (n3676 ? 32'h00000000 : 32'h00000000) : (n3676 ? 32'h00000000 : 32'h00000000)) : (n3683 ? (n3676 ? 32'h00000000 : q_dpu_2_hi5_q) : (n3676 ? q_dpu_1_hi5_q : q_dpu_0_hi5_q))) : 32'h00000000)) | (n6824 ? (n5235[0] ? (n5231 ? (n5224 ? q_lsu_7_hi5_q : q_lsu_6_hi5_q) : (n5224 ? q_lsu_5_hi5_q : q_lsu_4_hi5_q)) : (n5231 ? (n5224 ? q_lsu_3_hi5_q : q_lsu_2_hi5_q) : (n5224 ? q_lsu_1_hi5_q : q_lsu_0_hi5_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3667[0] ? (n3663 ? (n3656 ? 32'h00000000 : 32'h00000000) : (n3656 ? 32'h00000000 : 32'h00000000)) : (n3663 ? (n3656 ? 32'h00000000 : q_dpu_2_hi4_q) : (n3656 ? q_dpu_1_hi4_q : q_dpu_0_hi4_q))) : 32'h00000000)) | (n6824 ? (n5210[0] ? (n5206 ? (n5199 ? q_lsu_7_hi4_q : q_lsu_6_hi4_q) : (n5199 ? q_lsu_5_hi4_q : q_lsu_4_hi4_q)) : (n5206 ? (n5199 ? q_lsu_3_hi4_q : q_lsu_2_hi4_q) : (n5199 ? q_lsu_1_hi4_q : q_lsu_0_hi4_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3647[0] ? (n3643 ? (n3636 ? 32'h00000000 : 32'h00000000) : (n3636 ? 32'h00000000 : 32'h00000000)) : (n3643 ? (n3636 ? 32'h00000000 : q_dpu_2_hi3_q) : (n3636 ? q_dpu_1_hi3_q : q_dpu_0_hi3_q))) : 32'h00000000)) | (n6824 ? (n5185[0] ? (n5181 ? (n5174 ? q_lsu_7_hi3_q : q_lsu_6_hi3_q) : (n5174 ? q_lsu_5_hi3_q : q_lsu_4_hi3_q)) : (n5181 ? (n5174 ? q_lsu_3_hi3_q : q_lsu_2_hi3_q) : (n5174 ? q_lsu_1_hi3_q : q_lsu_0_hi3_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3627[0] ? (n3623 ? (n3616 ? 32'h00000000 : 32'h00000000) : (n3616 ? 32'h00000000 : 32'h00000000)) : (n3623 ? (n3616 ? 32'h00000000 : q_dpu_2_hi2_q) : (n3616 ? q_dpu_1_hi2_q : q_dpu_0_hi2_q))) : 32'h00000000)) | (n6824 ? (n5160[0] ? (n5156 ? (n5149 ? q_lsu_7_hi2_q : q_lsu_6_hi2_q) : (n5149 ? q_lsu_5_hi2_q : q_lsu_4_hi2_q)) : (n5156 ? (n5149 ? q_lsu_3_hi2_q : q_lsu_2_hi2_q) : (n5149 ? q_lsu_1_hi2_q : q_lsu_0_hi2_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3607[0] ? (n3603 ? (n3596 ? 32'h00000000 : 32'h00000000) : (n3596 ? 32'h00000000 : 32'h00000000)) : (n3603 ? (n3596 ? 32'h00000000 : q_dpu_2_hi1_q) : (n3596 ? q_dpu_1_hi1_q : q_dpu_0_hi1_q))) : 32'h00000000)) | (n6824 ? (n5135[0] ? (n5131 ? (n5124 ? q_lsu_7_hi1_q : q_lsu_6_hi1_q) : (n5124 ? q_lsu_5_hi1_q : q_lsu_4_hi1_q)) : (n5131 ? (n5124 ? q_lsu_3_hi1_q : q_lsu_2_hi1_q) : (n5124 ? q_lsu_1_hi1_q : q_lsu_0_hi1_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n6804 ? 32'h00000000 : 32'h00000000)) | (n6809 ? 32'h00000000 : 32'h00000000)) | (n6814 ? 32'h00000000 : 32'h00000000)) | (n6819 ? (n3587[0] ? (n3583 ? (n3576 ? 32'h00000000 : 32'h00000000) : (n3576 ? 32'h00000000 : 32'h00000000)) : (n3583 ? (n3576 ? 32'h00000000 : q_dpu_2_hi0_q) : (n3576 ? q_dpu_1_hi0_q : q_dpu_0_hi0_q))) : 32'h00000000)) | (n6824 ? (n5110[0] ? (n5106 ? (n5099 ? q_lsu_7_hi0_q : q_lsu_6_hi0_q) : (n5099 ? q_lsu_5_hi0_q : q_lsu_4_hi0_q)) : (n5106 ? (n5099 ? q_lsu_3_hi0_q : q_lsu_2_hi0_q) : (n5099 ? q_lsu_1_hi0_q : q_lsu_0_hi0_q))) : 32'h00000000)) | (n6799 ? 32'h00000000 : 32'h00000000))};
+  wire [31:0] n2303 = (n1375 >> 32'h00000018);
+  wire n2304 = n2303[0];
+  wire [31:0] n2306 = (n1375 >> 32'h00000019);
+  wire n2307 = n2306[0];
+  wire [31:0] n2309 = (n1375 >> 32'h0000001a);
+  wire n2310 = n2309[0];
+  wire [31:0] n2312 = (n1375 >> 32'h0000001b);
+  wire n2313 = n2312[0];
+  wire [31:0] n2315 = (n1375 >> 32'h0000001c);
+  wire n2316 = n2315[0];
+  wire [31:0] n2318 = (n1375 >> 32'h0000001d);
+  wire n2319 = n2318[0];
+  wire [31:0] n2321 = (n1375 >> 32'h0000001e);
+  wire n2322 = n2321[0];
+  wire [31:0] n2324 = (n1375 >> 32'h0000001f);
+  wire n2325 = n2324[0];
+  wire n2328 = (n1349 & (n2221 == 2'h3));
+  wire [31:0] n2333 = (n2328 ? n1375 : 32'h00000000);
+  wire [31:0] n2334 = (n2328 ? ((((((32'h00000000 | (n1266 ? (q_sp0_byp_q ? q_sp0_byp_pred_q : q_sp0_pred_rdata0_q) : 32'h00000000)) | (n1271 ? (q_sp1_byp_q ? q_sp1_byp_pred_q : q_sp1_pred_rdata0_q) : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? (q_dpu_byp_q ? q_dpu_byp_pred_q : q_dpu_pred_rdata0_q) : 32'h00000000)) | (n1286 ? 32'h00000000 : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)) : 32'h00000000);
+  wire [31:0] n2360 = (n2333 >> 32'h00000000);
+  wire [31:0] n2363 = (n2333 >> 32'h00000001);
+  wire [31:0] n2366 = (n2333 >> 32'h00000002);
+  wire [31:0] n2369 = (n2333 >> 32'h00000003);
+  wire [31:0] n2372 = (n2333 >> 32'h00000004);
+  wire [31:0] n2375 = (n2333 >> 32'h00000005);
+  wire [31:0] n2378 = (n2333 >> 32'h00000006);
+  wire [31:0] n2381 = (n2333 >> 32'h00000007);
+  wire [31:0] n2384 = (n2333 >> 32'h00000008);
+  wire [31:0] n2387 = (n2333 >> 32'h00000009);
+  wire [31:0] n2390 = (n2333 >> 32'h0000000a);
+  wire [31:0] n2393 = (n2333 >> 32'h0000000b);
+  wire [31:0] n2396 = (n2333 >> 32'h0000000c);
+  wire [31:0] n2399 = (n2333 >> 32'h0000000d);
+  wire [31:0] n2402 = (n2333 >> 32'h0000000e);
+  wire [31:0] n2405 = (n2333 >> 32'h0000000f);
+  wire [31:0] n2408 = (n2333 >> 32'h00000010);
+  wire [31:0] n2411 = (n2333 >> 32'h00000011);
+  wire [31:0] n2414 = (n2333 >> 32'h00000012);
+  wire [31:0] n2417 = (n2333 >> 32'h00000013);
+  wire [31:0] n2420 = (n2333 >> 32'h00000014);
+  wire [31:0] n2423 = (n2333 >> 32'h00000015);
+  wire [31:0] n2426 = (n2333 >> 32'h00000016);
+  wire [31:0] n2429 = (n2333 >> 32'h00000017);
+  wire [31:0] n2432 = (n2333 >> 32'h00000018);
+  wire [31:0] n2435 = (n2333 >> 32'h00000019);
+  wire [31:0] n2438 = (n2333 >> 32'h0000001a);
+  wire [31:0] n2441 = (n2333 >> 32'h0000001b);
+  wire [31:0] n2444 = (n2333 >> 32'h0000001c);
+  wire [31:0] n2447 = (n2333 >> 32'h0000001d);
+  wire [31:0] n2450 = (n2333 >> 32'h0000001e);
+  wire [31:0] n2453 = (n2333 >> 32'h0000001f);
+  wire [31:0] n2456 = (n2334 >> 32'h00000000);
+  wire [31:0] n2459 = (n2334 >> 32'h00000001);
+  wire [31:0] n2462 = (n2334 >> 32'h00000002);
+  wire [31:0] n2465 = (n2334 >> 32'h00000003);
+  wire [31:0] n2468 = (n2334 >> 32'h00000004);
+  wire [31:0] n2471 = (n2334 >> 32'h00000005);
+  wire [31:0] n2474 = (n2334 >> 32'h00000006);
+  wire [31:0] n2477 = (n2334 >> 32'h00000007);
+  wire [31:0] n2480 = (n2334 >> 32'h00000008);
+  wire [31:0] n2483 = (n2334 >> 32'h00000009);
+  wire [31:0] n2486 = (n2334 >> 32'h0000000a);
+  wire [31:0] n2489 = (n2334 >> 32'h0000000b);
+  wire [31:0] n2492 = (n2334 >> 32'h0000000c);
+  wire [31:0] n2495 = (n2334 >> 32'h0000000d);
+  wire [31:0] n2498 = (n2334 >> 32'h0000000e);
+  wire [31:0] n2501 = (n2334 >> 32'h0000000f);
+  wire [31:0] n2504 = (n2334 >> 32'h00000010);
+  wire [31:0] n2507 = (n2334 >> 32'h00000011);
+  wire [31:0] n2510 = (n2334 >> 32'h00000012);
+  wire [31:0] n2513 = (n2334 >> 32'h00000013);
+  wire [31:0] n2516 = (n2334 >> 32'h00000014);
+  wire [31:0] n2519 = (n2334 >> 32'h00000015);
+  wire [31:0] n2522 = (n2334 >> 32'h00000016);
+  wire [31:0] n2525 = (n2334 >> 32'h00000017);
+  wire [31:0] n2528 = (n2334 >> 32'h00000018);
+  wire [31:0] n2531 = (n2334 >> 32'h00000019);
+  wire [31:0] n2534 = (n2334 >> 32'h0000001a);
+  wire [31:0] n2537 = (n2334 >> 32'h0000001b);
+  wire [31:0] n2540 = (n2334 >> 32'h0000001c);
+  wire [31:0] n2543 = (n2334 >> 32'h0000001d);
+  wire [31:0] n2546 = (n2334 >> 32'h0000001e);
+  wire [31:0] n2549 = (n2334 >> 32'h0000001f);
+  wire [31:0] n2812 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_pred_i[31]} << 32'h0000001f));
+  wire [31:0] n3070 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_pred_i[31]} << 32'h0000001f));
+  wire [31:0] n3457 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_pred_i[31]} << 32'h0000001f));
+  wire n3856 = ((sp0_res_valid_i & (q_sp0_count_q == 4'h5)) & (~n1315));
+  wire n3864 = (sp0_res_valid_i & (~n3856));
+  wire [2:0] n3877 = (n1315 ? ((q_sp0_head_q == 3'h4) ? 3'h0 : (q_sp0_head_q + 3'h1)) : q_sp0_head_q);
+  wire [3:0] n3880 = (n1315 ? (q_sp0_count_q - 4'h1) : q_sp0_count_q);
+  wire n3885 = (n3864 & (n3880 == 4'h0));
+  wire [63:0] n3887 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_mask_i[31]} << 32'h0000001f)), sp0_res_tag_i};
+  wire [127:0] n3896 = {{{sp0_res_data_i[127:96], sp0_res_data_i[95:64]}, sp0_res_data_i[63:32]}, sp0_res_data_i[31:0]};
+  wire [127:0] n3902 = {{{sp0_res_data_i[255:224], sp0_res_data_i[223:192]}, sp0_res_data_i[191:160]}, sp0_res_data_i[159:128]};
+  wire [127:0] n3908 = {{{sp0_res_data_i[383:352], sp0_res_data_i[351:320]}, sp0_res_data_i[319:288]}, sp0_res_data_i[287:256]};
+  wire [127:0] n3914 = {{{sp0_res_data_i[511:480], sp0_res_data_i[479:448]}, sp0_res_data_i[447:416]}, sp0_res_data_i[415:384]};
+  wire [127:0] n3920 = {{{sp0_res_data_i[639:608], sp0_res_data_i[607:576]}, sp0_res_data_i[575:544]}, sp0_res_data_i[543:512]};
+  wire [127:0] n3926 = {{{sp0_res_data_i[767:736], sp0_res_data_i[735:704]}, sp0_res_data_i[703:672]}, sp0_res_data_i[671:640]};
+  wire [127:0] n3932 = {{{sp0_res_data_i[895:864], sp0_res_data_i[863:832]}, sp0_res_data_i[831:800]}, sp0_res_data_i[799:768]};
+  wire [127:0] n3938 = {{{sp0_res_data_i[1023:992], sp0_res_data_i[991:960]}, sp0_res_data_i[959:928]}, sp0_res_data_i[927:896]};
+  wire [3:0] n3943 = (disp_sp0_i ? (credit_sp0_q + 4'h1) : credit_sp0_q);
+  wire n3954 = ((sp1_res_valid_i & (q_sp1_count_q == 4'h5)) & (~n1316));
+  wire n3962 = (sp1_res_valid_i & (~n3954));
+  wire [2:0] n3975 = (n1316 ? ((q_sp1_head_q == 3'h4) ? 3'h0 : (q_sp1_head_q + 3'h1)) : q_sp1_head_q);
+  wire [3:0] n3978 = (n1316 ? (q_sp1_count_q - 4'h1) : q_sp1_count_q);
+  wire n3983 = (n3962 & (n3978 == 4'h0));
+  wire [63:0] n3985 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_mask_i[31]} << 32'h0000001f)), sp1_res_tag_i};
+  wire [127:0] n3994 = {{{sp1_res_data_i[127:96], sp1_res_data_i[95:64]}, sp1_res_data_i[63:32]}, sp1_res_data_i[31:0]};
+  wire [127:0] n4000 = {{{sp1_res_data_i[255:224], sp1_res_data_i[223:192]}, sp1_res_data_i[191:160]}, sp1_res_data_i[159:128]};
+  wire [127:0] n4006 = {{{sp1_res_data_i[383:352], sp1_res_data_i[351:320]}, sp1_res_data_i[319:288]}, sp1_res_data_i[287:256]};
+  wire [127:0] n4012 = {{{sp1_res_data_i[511:480], sp1_res_data_i[479:448]}, sp1_res_data_i[447:416]}, sp1_res_data_i[415:384]};
+  wire [127:0] n4018 = {{{sp1_res_data_i[639:608], sp1_res_data_i[607:576]}, sp1_res_data_i[575:544]}, sp1_res_data_i[543:512]};
+  wire [127:0] n4024 = {{{sp1_res_data_i[767:736], sp1_res_data_i[735:704]}, sp1_res_data_i[703:672]}, sp1_res_data_i[671:640]};
+  wire [127:0] n4030 = {{{sp1_res_data_i[895:864], sp1_res_data_i[863:832]}, sp1_res_data_i[831:800]}, sp1_res_data_i[799:768]};
+  wire [127:0] n4036 = {{{sp1_res_data_i[1023:992], sp1_res_data_i[991:960]}, sp1_res_data_i[959:928]}, sp1_res_data_i[927:896]};
+  wire [3:0] n4041 = (disp_sp1_i ? (credit_sp1_q + 4'h1) : credit_sp1_q);
+  wire n4052 = ((sfu_res_valid_i & (q_sfu_count_q == 4'h6)) & (~n1317));
+  wire n4060 = (sfu_res_valid_i & (~n4052));
+  wire [2:0] n4073 = (n1317 ? ((q_sfu_head_q == 3'h5) ? 3'h0 : (q_sfu_head_q + 3'h1)) : q_sfu_head_q);
+  wire [3:0] n4076 = (n1317 ? (q_sfu_count_q - 4'h1) : q_sfu_count_q);
+  wire n4081 = (n4060 & (n4076 == 4'h0));
+  wire [63:0] n4083 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sfu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sfu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sfu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sfu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sfu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sfu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sfu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sfu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sfu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sfu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sfu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sfu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sfu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sfu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sfu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sfu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sfu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sfu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sfu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sfu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sfu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sfu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sfu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sfu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sfu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sfu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sfu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sfu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sfu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sfu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sfu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sfu_res_mask_i[31]} << 32'h0000001f)), sfu_res_tag_i};
+  wire [127:0] n4089 = {{{sfu_res_data_i[127:96], sfu_res_data_i[95:64]}, sfu_res_data_i[63:32]}, sfu_res_data_i[31:0]};
+  wire [127:0] n4095 = {{{sfu_res_data_i[255:224], sfu_res_data_i[223:192]}, sfu_res_data_i[191:160]}, sfu_res_data_i[159:128]};
+  wire [127:0] n4101 = {{{sfu_res_data_i[383:352], sfu_res_data_i[351:320]}, sfu_res_data_i[319:288]}, sfu_res_data_i[287:256]};
+  wire [127:0] n4107 = {{{sfu_res_data_i[511:480], sfu_res_data_i[479:448]}, sfu_res_data_i[447:416]}, sfu_res_data_i[415:384]};
+  wire [127:0] n4113 = {{{sfu_res_data_i[639:608], sfu_res_data_i[607:576]}, sfu_res_data_i[575:544]}, sfu_res_data_i[543:512]};
+  wire [127:0] n4119 = {{{sfu_res_data_i[767:736], sfu_res_data_i[735:704]}, sfu_res_data_i[703:672]}, sfu_res_data_i[671:640]};
+  wire [127:0] n4125 = {{{sfu_res_data_i[895:864], sfu_res_data_i[863:832]}, sfu_res_data_i[831:800]}, sfu_res_data_i[799:768]};
+  wire [127:0] n4131 = {{{sfu_res_data_i[1023:992], sfu_res_data_i[991:960]}, sfu_res_data_i[959:928]}, sfu_res_data_i[927:896]};
+  wire [3:0] n4136 = (disp_sfu_i ? (credit_sfu_q + 4'h1) : credit_sfu_q);
+  wire n4147 = ((dpu_res_valid_i & (q_dpu_count_q == 4'h3)) & (~n1318));
+  wire n4155 = (dpu_res_valid_i & (~n4147));
+  wire [2:0] n4168 = (n1318 ? ((q_dpu_head_q == 3'h2) ? 3'h0 : (q_dpu_head_q + 3'h1)) : q_dpu_head_q);
+  wire [3:0] n4171 = (n1318 ? (q_dpu_count_q - 4'h1) : q_dpu_count_q);
+  wire n4176 = (n4155 & (n4171 == 4'h0));
+  wire [63:0] n4178 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_mask_i[31]} << 32'h0000001f)), dpu_res_tag_i};
+  wire [127:0] n4187 = {{{n309[31:0], n308[31:0]}, n307[31:0]}, n306[31:0]};
+  wire [127:0] n4193 = {{{n313[31:0], n312[31:0]}, n311[31:0]}, n310[31:0]};
+  wire [127:0] n4199 = {{{n317[31:0], n316[31:0]}, n315[31:0]}, n314[31:0]};
+  wire [127:0] n4205 = {{{n321[31:0], n320[31:0]}, n319[31:0]}, n318[31:0]};
+  wire [127:0] n4211 = {{{n325[31:0], n324[31:0]}, n323[31:0]}, n322[31:0]};
+  wire [127:0] n4217 = {{{n329[31:0], n328[31:0]}, n327[31:0]}, n326[31:0]};
+  wire [127:0] n4223 = {{{n333[31:0], n332[31:0]}, n331[31:0]}, n330[31:0]};
+  wire [127:0] n4229 = {{{n337[31:0], n336[31:0]}, n335[31:0]}, n334[31:0]};
+  wire [127:0] n4235 = {{{n309[63:32], n308[63:32]}, n307[63:32]}, n306[63:32]};
+  wire [127:0] n4241 = {{{n313[63:32], n312[63:32]}, n311[63:32]}, n310[63:32]};
+  wire [127:0] n4247 = {{{n317[63:32], n316[63:32]}, n315[63:32]}, n314[63:32]};
+  wire [127:0] n4253 = {{{n321[63:32], n320[63:32]}, n319[63:32]}, n318[63:32]};
+  wire [127:0] n4259 = {{{n325[63:32], n324[63:32]}, n323[63:32]}, n322[63:32]};
+  wire [127:0] n4265 = {{{n329[63:32], n328[63:32]}, n327[63:32]}, n326[63:32]};
+  wire [127:0] n4271 = {{{n333[63:32], n332[63:32]}, n331[63:32]}, n330[63:32]};
+  wire [127:0] n4277 = {{{n337[63:32], n336[63:32]}, n335[63:32]}, n334[63:32]};
+  wire [3:0] n4282 = (disp_dpu_i ? (credit_dpu_q + 4'h1) : credit_dpu_q);
+  wire n4293 = ((lsu_res_valid_i & (q_lsu_count_q == 4'h8)) & (~n1319));
+  wire n4301 = (lsu_res_valid_i & (~n4293));
+  wire [2:0] n4314 = (n1319 ? ((q_lsu_head_q == 3'h7) ? 3'h0 : (q_lsu_head_q + 3'h1)) : q_lsu_head_q);
+  wire [3:0] n4317 = (n1319 ? (q_lsu_count_q - 4'h1) : q_lsu_count_q);
+  wire n4322 = (n4301 & (n4317 == 4'h0));
+  wire [63:0] n4324 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, lsu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, lsu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, lsu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, lsu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, lsu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, lsu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, lsu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, lsu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, lsu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, lsu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, lsu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, lsu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, lsu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, lsu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, lsu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, lsu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, lsu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, lsu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, lsu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, lsu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, lsu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, lsu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, lsu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, lsu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, lsu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, lsu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, lsu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, lsu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, lsu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, lsu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, lsu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, lsu_res_mask_i[31]} << 32'h0000001f)), lsu_res_tag_i};
+  wire [127:0] n4330 = {{{n410[31:0], n409[31:0]}, n408[31:0]}, n407[31:0]};
+  wire [127:0] n4336 = {{{n414[31:0], n413[31:0]}, n412[31:0]}, n411[31:0]};
+  wire [127:0] n4342 = {{{n418[31:0], n417[31:0]}, n416[31:0]}, n415[31:0]};
+  wire [127:0] n4348 = {{{n422[31:0], n421[31:0]}, n420[31:0]}, n419[31:0]};
+  wire [127:0] n4354 = {{{n426[31:0], n425[31:0]}, n424[31:0]}, n423[31:0]};
+  wire [127:0] n4360 = {{{n430[31:0], n429[31:0]}, n428[31:0]}, n427[31:0]};
+  wire [127:0] n4366 = {{{n434[31:0], n433[31:0]}, n432[31:0]}, n431[31:0]};
+  wire [127:0] n4372 = {{{n438[31:0], n437[31:0]}, n436[31:0]}, n435[31:0]};
+  wire [127:0] n4378 = {{{n410[63:32], n409[63:32]}, n408[63:32]}, n407[63:32]};
+  wire [127:0] n4384 = {{{n414[63:32], n413[63:32]}, n412[63:32]}, n411[63:32]};
+  wire [127:0] n4390 = {{{n418[63:32], n417[63:32]}, n416[63:32]}, n415[63:32]};
+  wire [127:0] n4396 = {{{n422[63:32], n421[63:32]}, n420[63:32]}, n419[63:32]};
+  wire [127:0] n4402 = {{{n426[63:32], n425[63:32]}, n424[63:32]}, n423[63:32]};
+  wire [127:0] n4408 = {{{n430[63:32], n429[63:32]}, n428[63:32]}, n427[63:32]};
+  wire [127:0] n4414 = {{{n434[63:32], n433[63:32]}, n432[63:32]}, n431[63:32]};
+  wire [127:0] n4420 = {{{n438[63:32], n437[63:32]}, n436[63:32]}, n435[63:32]};
+  wire [3:0] n4425 = (disp_lsu_i ? (credit_lsu_q + 4'h1) : credit_lsu_q);
+  wire n4436 = ((fe_res_valid_i & (q_fe_count_q == 4'h2)) & (~n1320));
+  wire n4437 = ((((((1'h0 | n3856) | n3954) | n4052) | n4147) | n4293) | n4436);
+  wire n4444 = (fe_res_valid_i & (~n4436));
+  wire [2:0] n4457 = (n1320 ? ((q_fe_head_q == 3'h1) ? 3'h0 : (q_fe_head_q + 3'h1)) : q_fe_head_q);
+  wire [3:0] n4460 = (n1320 ? (q_fe_count_q - 4'h1) : q_fe_count_q);
+  wire n4465 = (n4444 & (n4460 == 4'h0));
+  wire [63:0] n4467 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, fe_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, fe_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, fe_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, fe_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, fe_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, fe_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, fe_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, fe_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, fe_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, fe_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, fe_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, fe_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, fe_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, fe_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, fe_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, fe_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, fe_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, fe_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, fe_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, fe_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, fe_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, fe_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, fe_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, fe_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, fe_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, fe_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, fe_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, fe_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, fe_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, fe_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, fe_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, fe_res_mask_i[31]} << 32'h0000001f)), fe_res_tag_i};
+  wire [127:0] n4473 = {{{fe_res_data_i[127:96], fe_res_data_i[95:64]}, fe_res_data_i[63:32]}, fe_res_data_i[31:0]};
+  wire [127:0] n4479 = {{{fe_res_data_i[255:224], fe_res_data_i[223:192]}, fe_res_data_i[191:160]}, fe_res_data_i[159:128]};
+  wire [127:0] n4485 = {{{fe_res_data_i[383:352], fe_res_data_i[351:320]}, fe_res_data_i[319:288]}, fe_res_data_i[287:256]};
+  wire [127:0] n4491 = {{{fe_res_data_i[511:480], fe_res_data_i[479:448]}, fe_res_data_i[447:416]}, fe_res_data_i[415:384]};
+  wire [127:0] n4497 = {{{fe_res_data_i[639:608], fe_res_data_i[607:576]}, fe_res_data_i[575:544]}, fe_res_data_i[543:512]};
+  wire [127:0] n4503 = {{{fe_res_data_i[767:736], fe_res_data_i[735:704]}, fe_res_data_i[703:672]}, fe_res_data_i[671:640]};
+  wire [127:0] n4509 = {{{fe_res_data_i[895:864], fe_res_data_i[863:832]}, fe_res_data_i[831:800]}, fe_res_data_i[799:768]};
+  wire [127:0] n4515 = {{{fe_res_data_i[1023:992], fe_res_data_i[991:960]}, fe_res_data_i[959:928]}, fe_res_data_i[927:896]};
+  wire [3:0] n4520 = (disp_fe_i ? (credit_fe_q + 4'h1) : credit_fe_q);
+  assign q_sp0_byp_d = n3885;
+  assign q_sp0_byp_meta_d = (n3885 ? n3887 : q_sp0_byp_meta_q);
+  assign q_sp0_byp_pred_d = (n3885 ? n2812 : q_sp0_byp_pred_q);
+  assign q_sp0_byp_lo0_d = (n3885 ? n3896 : q_sp0_byp_lo0_q);
+  assign q_sp0_byp_lo1_d = (n3885 ? n3902 : q_sp0_byp_lo1_q);
+  assign q_sp0_byp_lo2_d = (n3885 ? n3908 : q_sp0_byp_lo2_q);
+  assign q_sp0_byp_lo3_d = (n3885 ? n3914 : q_sp0_byp_lo3_q);
+  assign q_sp0_byp_lo4_d = (n3885 ? n3920 : q_sp0_byp_lo4_q);
+  assign q_sp0_byp_lo5_d = (n3885 ? n3926 : q_sp0_byp_lo5_q);
+  assign q_sp0_byp_lo6_d = (n3885 ? n3932 : q_sp0_byp_lo6_q);
+  assign q_sp0_byp_lo7_d = (n3885 ? n3938 : q_sp0_byp_lo7_q);
+  assign q_sp0_head_d = n3877;
+  assign q_sp0_tail_d = (n3864 ? ((q_sp0_tail_q == 3'h4) ? 3'h0 : (q_sp0_tail_q + 3'h1)) : q_sp0_tail_q);
+  assign q_sp0_count_d = (n3864 ? (n3880 + 4'h1) : n3880);
+  assign credit_sp0_d = (n1315 ? (n3943 - 4'h1) : n3943);
+  assign q_sp1_byp_d = n3983;
+  assign q_sp1_byp_meta_d = (n3983 ? n3985 : q_sp1_byp_meta_q);
+  assign q_sp1_byp_pred_d = (n3983 ? n3070 : q_sp1_byp_pred_q);
+  assign q_sp1_byp_lo0_d = (n3983 ? n3994 : q_sp1_byp_lo0_q);
+  assign q_sp1_byp_lo1_d = (n3983 ? n4000 : q_sp1_byp_lo1_q);
+  assign q_sp1_byp_lo2_d = (n3983 ? n4006 : q_sp1_byp_lo2_q);
+  assign q_sp1_byp_lo3_d = (n3983 ? n4012 : q_sp1_byp_lo3_q);
+  assign q_sp1_byp_lo4_d = (n3983 ? n4018 : q_sp1_byp_lo4_q);
+  assign q_sp1_byp_lo5_d = (n3983 ? n4024 : q_sp1_byp_lo5_q);
+  assign q_sp1_byp_lo6_d = (n3983 ? n4030 : q_sp1_byp_lo6_q);
+  assign q_sp1_byp_lo7_d = (n3983 ? n4036 : q_sp1_byp_lo7_q);
+  assign q_sp1_head_d = n3975;
+  assign q_sp1_tail_d = (n3962 ? ((q_sp1_tail_q == 3'h4) ? 3'h0 : (q_sp1_tail_q + 3'h1)) : q_sp1_tail_q);
+  assign q_sp1_count_d = (n3962 ? (n3978 + 4'h1) : n3978);
+  assign credit_sp1_d = (n1316 ? (n4041 - 4'h1) : n4041);
+  assign q_sfu_byp_d = n4081;
+  assign q_sfu_byp_meta_d = (n4081 ? n4083 : q_sfu_byp_meta_q);
+  assign q_sfu_byp_lo0_d = (n4081 ? n4089 : q_sfu_byp_lo0_q);
+  assign q_sfu_byp_lo1_d = (n4081 ? n4095 : q_sfu_byp_lo1_q);
+  assign q_sfu_byp_lo2_d = (n4081 ? n4101 : q_sfu_byp_lo2_q);
+  assign q_sfu_byp_lo3_d = (n4081 ? n4107 : q_sfu_byp_lo3_q);
+  assign q_sfu_byp_lo4_d = (n4081 ? n4113 : q_sfu_byp_lo4_q);
+  assign q_sfu_byp_lo5_d = (n4081 ? n4119 : q_sfu_byp_lo5_q);
+  assign q_sfu_byp_lo6_d = (n4081 ? n4125 : q_sfu_byp_lo6_q);
+  assign q_sfu_byp_lo7_d = (n4081 ? n4131 : q_sfu_byp_lo7_q);
+  assign q_sfu_head_d = n4073;
+  assign q_sfu_tail_d = (n4060 ? ((q_sfu_tail_q == 3'h5) ? 3'h0 : (q_sfu_tail_q + 3'h1)) : q_sfu_tail_q);
+  assign q_sfu_count_d = (n4060 ? (n4076 + 4'h1) : n4076);
+  assign credit_sfu_d = (n1317 ? (n4136 - 4'h1) : n4136);
+  assign q_dpu_byp_d = n4176;
+  assign q_dpu_byp_meta_d = (n4176 ? n4178 : q_dpu_byp_meta_q);
+  assign q_dpu_byp_pred_d = (n4176 ? n3457 : q_dpu_byp_pred_q);
+  assign q_dpu_byp_lo0_d = (n4176 ? n4187 : q_dpu_byp_lo0_q);
+  assign q_dpu_byp_lo1_d = (n4176 ? n4193 : q_dpu_byp_lo1_q);
+  assign q_dpu_byp_lo2_d = (n4176 ? n4199 : q_dpu_byp_lo2_q);
+  assign q_dpu_byp_lo3_d = (n4176 ? n4205 : q_dpu_byp_lo3_q);
+  assign q_dpu_byp_lo4_d = (n4176 ? n4211 : q_dpu_byp_lo4_q);
+  assign q_dpu_byp_lo5_d = (n4176 ? n4217 : q_dpu_byp_lo5_q);
+  assign q_dpu_byp_lo6_d = (n4176 ? n4223 : q_dpu_byp_lo6_q);
+  assign q_dpu_byp_lo7_d = (n4176 ? n4229 : q_dpu_byp_lo7_q);
+  assign q_dpu_byp_hi0_d = (n4176 ? n4235 : q_dpu_byp_hi0_q);
+  assign q_dpu_byp_hi1_d = (n4176 ? n4241 : q_dpu_byp_hi1_q);
+  assign q_dpu_byp_hi2_d = (n4176 ? n4247 : q_dpu_byp_hi2_q);
+  assign q_dpu_byp_hi3_d = (n4176 ? n4253 : q_dpu_byp_hi3_q);
+  assign q_dpu_byp_hi4_d = (n4176 ? n4259 : q_dpu_byp_hi4_q);
+  assign q_dpu_byp_hi5_d = (n4176 ? n4265 : q_dpu_byp_hi5_q);
+  assign q_dpu_byp_hi6_d = (n4176 ? n4271 : q_dpu_byp_hi6_q);
+  assign q_dpu_byp_hi7_d = (n4176 ? n4277 : q_dpu_byp_hi7_q);
+  assign q_dpu_head_d = n4168;
+  assign q_dpu_tail_d = (n4155 ? ((q_dpu_tail_q == 3'h2) ? 3'h0 : (q_dpu_tail_q + 3'h1)) : q_dpu_tail_q);
+  assign q_dpu_count_d = (n4155 ? (n4171 + 4'h1) : n4171);
+  assign credit_dpu_d = (n1318 ? (n4282 - 4'h1) : n4282);
+  assign q_lsu_byp_d = n4322;
+  assign q_lsu_byp_meta_d = (n4322 ? n4324 : q_lsu_byp_meta_q);
+  assign q_lsu_byp_lo0_d = (n4322 ? n4330 : q_lsu_byp_lo0_q);
+  assign q_lsu_byp_lo1_d = (n4322 ? n4336 : q_lsu_byp_lo1_q);
+  assign q_lsu_byp_lo2_d = (n4322 ? n4342 : q_lsu_byp_lo2_q);
+  assign q_lsu_byp_lo3_d = (n4322 ? n4348 : q_lsu_byp_lo3_q);
+  assign q_lsu_byp_lo4_d = (n4322 ? n4354 : q_lsu_byp_lo4_q);
+  assign q_lsu_byp_lo5_d = (n4322 ? n4360 : q_lsu_byp_lo5_q);
+  assign q_lsu_byp_lo6_d = (n4322 ? n4366 : q_lsu_byp_lo6_q);
+  assign q_lsu_byp_lo7_d = (n4322 ? n4372 : q_lsu_byp_lo7_q);
+  assign q_lsu_byp_hi0_d = (n4322 ? n4378 : q_lsu_byp_hi0_q);
+  assign q_lsu_byp_hi1_d = (n4322 ? n4384 : q_lsu_byp_hi1_q);
+  assign q_lsu_byp_hi2_d = (n4322 ? n4390 : q_lsu_byp_hi2_q);
+  assign q_lsu_byp_hi3_d = (n4322 ? n4396 : q_lsu_byp_hi3_q);
+  assign q_lsu_byp_hi4_d = (n4322 ? n4402 : q_lsu_byp_hi4_q);
+  assign q_lsu_byp_hi5_d = (n4322 ? n4408 : q_lsu_byp_hi5_q);
+  assign q_lsu_byp_hi6_d = (n4322 ? n4414 : q_lsu_byp_hi6_q);
+  assign q_lsu_byp_hi7_d = (n4322 ? n4420 : q_lsu_byp_hi7_q);
+  assign q_lsu_head_d = n4314;
+  assign q_lsu_tail_d = (n4301 ? ((q_lsu_tail_q == 3'h7) ? 3'h0 : (q_lsu_tail_q + 3'h1)) : q_lsu_tail_q);
+  assign q_lsu_count_d = (n4301 ? (n4317 + 4'h1) : n4317);
+  assign credit_lsu_d = (n1319 ? (n4425 - 4'h1) : n4425);
+  assign q_fe_byp_d = n4465;
+  assign q_fe_byp_meta_d = (n4465 ? n4467 : q_fe_byp_meta_q);
+  assign q_fe_byp_lo0_d = (n4465 ? n4473 : q_fe_byp_lo0_q);
+  assign q_fe_byp_lo1_d = (n4465 ? n4479 : q_fe_byp_lo1_q);
+  assign q_fe_byp_lo2_d = (n4465 ? n4485 : q_fe_byp_lo2_q);
+  assign q_fe_byp_lo3_d = (n4465 ? n4491 : q_fe_byp_lo3_q);
+  assign q_fe_byp_lo4_d = (n4465 ? n4497 : q_fe_byp_lo4_q);
+  assign q_fe_byp_lo5_d = (n4465 ? n4503 : q_fe_byp_lo5_q);
+  assign q_fe_byp_lo6_d = (n4465 ? n4509 : q_fe_byp_lo6_q);
+  assign q_fe_byp_lo7_d = (n4465 ? n4515 : q_fe_byp_lo7_q);
+  assign q_fe_head_d = n4457;
+  assign q_fe_tail_d = (n4444 ? ((q_fe_tail_q == 3'h1) ? 3'h0 : (q_fe_tail_q + 3'h1)) : q_fe_tail_q);
+  assign q_fe_count_d = (n4444 ? (n4460 + 4'h1) : n4460);
+  assign credit_fe_d = (n1320 ? (n4520 - 4'h1) : n4520);
+  assign rr0_d = (((((((1'h0 | n1266) | n1271) | n1276) | n1281) | n1286) | n1261) ? ((((((3'h0 | (n1266 ? 3'h0 : 3'h0)) | (n1271 ? 3'h1 : 3'h0)) | (n1276 ? 3'h2 : 3'h0)) | (n1281 ? 3'h3 : 3'h0)) | (n1286 ? 3'h4 : 3'h0)) | (n1261 ? 3'h5 : 3'h0)) : rr0_q);
+  assign cnt_wait_d = (((((((1'h0 | (n578 & (~n1315))) | (n645 & (~n1316))) | (n709 & (~n1317))) | (n832 & (~n1318))) | (n952 & (~n1319))) | (n1016 & (~n1320))) ? (cnt_wait_q + 32'h00000001) : cnt_wait_q);
+  assign err_d = n4437;
+  assign err_src_d = (n4437 ? (n4436 ? 3'h5 : (n4293 ? 3'h4 : (n4147 ? 3'h3 : (n4052 ? 3'h2 : (n3954 ? 3'h1 : (n3856 ? 3'h0 : 3'h0)))))) : err_src_q);
+  assign rf_wr0_valid_o = (n1349 & ((n2221 == 2'h1) | n2225));
+  assign rf_wr0_warp_o = n2228;
+  assign rf_wr0_reg_o = n2229;
+  assign rf_wr0_pair_o = n2225;
+  assign rf_wr0_mask_o = {n2325, n2322, n2319, n2316, n2313, n2310, n2307, n2304, n2301, n2298, n2295, n2292, n2289, n2286, n2283, n2280, n2277, n2274, n2271, n2268, n2265, n2262, n2259, n2256, n2253, n2250, n2247, n2244, n2241, n2238, n2235, n2232};
+  assign rf_wr0_lo_o = {((((((32'h00000000 | (n1266 ? n545[127:96] : 32'h00000000)) | (n1271 ? n612[127:96] : 32'h00000000)) | (n1276 ? n676[127:96] : 32'h00000000)) | (n1281 ? n743[127:96] : 32'h00000000)) | (n1286 ? n863[127:96] : 32'h00000000)) | (n1261 ? n983[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n545[95:64] : 32'h00000000)) | (n1271 ? n612[95:64] : 32'h00000000)) | (n1276 ? n676[95:64] : 32'h00000000)) | (n1281 ? n743[95:64] : 32'h00000000)) | (n1286 ? n863[95:64] : 32'h00000000)) | (n1261 ? n983[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n545[63:32] : 32'h00000000)) | (n1271 ? n612[63:32] : 32'h00000000)) | (n1276 ? n676[63:32] : 32'h00000000)) | (n1281 ? n743[63:32] : 32'h00000000)) | (n1286 ? n863[63:32] : 32'h00000000)) | (n1261 ? n983[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n545[31:0] : 32'h00000000)) | (n1271 ? n612[31:0] : 32'h00000000)) | (n1276 ? n676[31:0] : 32'h00000000)) | (n1281 ? n743[31:0] : 32'h00000000)) | (n1286 ? n863[31:0] : 32'h00000000)) | (n1261 ? n983[31:0] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n542[127:96] : 32'h00000000)) | (n1271 ? n609[127:96] : 32'h00000000)) | (n1276 ? n673[127:96] : 32'h00000000)) | (n1281 ? n740[127:96] : 32'h00000000)) | (n1286 ? n860[127:96] : 32'h00000000)) | (n1261 ? n980[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n542[95:64] : 32'h00000000)) | (n1271 ? n609[95:64] : 32'h00000000)) | (n1276 ? n673[95:64] : 32'h00000000)) | (n1281 ? n740[95:64] : 32'h00000000)) | (n1286 ? n860[95:64] : 32'h00000000)) | (n1261 ? n980[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n542[63:32] : 32'h00000000)) | (n1271 ? n609[63:32] : 32'h00000000)) | (n1276 ? n673[63:32] : 32'h00000000)) | (n1281 ? n740[63:32] : 32'h00000000)) | (n1286 ? n860[63:32] : 32'h00000000)) | (n1261 ? n980[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n542[31:0] : 32'h00000000)) | (n1271 ? n609[31:0] : 32'h00000000)) | (n1276 ? n673[31:0] : 32'h00000000)) | (n1281 ? n740[31:0] : 32'h00000000)) | (n1286 ? n860[31:0] : 32'h00000000)) | (n1261 ? n980[31:0] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n539[127:96] : 32'h00000000)) | (n1271 ? n606[127:96] : 32'h00000000)) | (n1276 ? n670[127:96] : 32'h00000000)) | (n1281 ? n737[127:96] : 32'h00000000)) | (n1286 ? n857[127:96] : 32'h00000000)) | (n1261 ? n977[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n539[95:64] : 32'h00000000)) | (n1271 ? n606[95:64] : 32'h00000000)) | (n1276 ? n670[95:64] : 32'h00000000)) | (n1281 ? n737[95:64] : 32'h00000000)) | (n1286 ? n857[95:64] : 32'h00000000)) | (n1261 ? n977[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n539[63:32] : 32'h00000000)) | (n1271 ? n606[63:32] : 32'h00000000)) | (n1276 ? n670[63:32] : 32'h00000000)) | (n1281 ? n737[63:32] : 32'h00000000)) | (n1286 ? n857[63:32] : 32'h00000000)) | (n1261 ? n977[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n539[31:0] : 32'h00000000)) | (n1271 ? n606[31:0] : 32'h00000000)) | (n1276 ? n670[31:0] : 32'h00000000)) | (n1281 ? n737[31:0] : 32'h00000000)) | (n1286 ? n857[31:0] : 32'h00000000)) | (n1261 ? n977[31:0] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n536[127:96] : 32'h00000000)) | (n1271 ? n603[127:96] : 32'h00000000)) | (n1276 ? n667[127:96] : 32'h00000000)) | (n1281 ? n734[127:96] : 32'h00000000)) | (n1286 ? n854[127:96] : 32'h00000000)) | (n1261 ? n974[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n536[95:64] : 32'h00000000)) | (n1271 ? n603[95:64] : 32'h00000000)) | (n1276 ? n667[95:64] : 32'h00000000)) | (n1281 ? n734[95:64] : 32'h00000000)) | (n1286 ? n854[95:64] : 32'h00000000)) | (n1261 ? n974[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n536[63:32] : 32'h00000000)) | (n1271 ? n603[63:32] : 32'h00000000)) | (n1276 ? n667[63:32] : 32'h00000000)) | (n1281 ? n734[63:32] : 32'h00000000)) | (n1286 ? n854[63:32] : 32'h00000000)) | (n1261 ? n974[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n536[31:0] : 32'h00000000)) | (n1271 ? n603[31:0] : 32'h00000000)) | (n1276 ? n667[31:0] : 32'h00000000)) | (n1281 ? n734[31:0] : 32'h00000000)) | (n1286 ? n854[31:0] : 32'h00000000)) | (n1261 ? n974[31:0] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n533[127:96] : 32'h00000000)) | (n1271 ? n600[127:96] : 32'h00000000)) | (n1276 ? n664[127:96] : 32'h00000000)) | (n1281 ? n731[127:96] : 32'h00000000)) | (n1286 ? n851[127:96] : 32'h00000000)) | (n1261 ? n971[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n533[95:64] : 32'h00000000)) | (n1271 ? n600[95:64] : 32'h00000000)) | (n1276 ? n664[95:64] : 32'h00000000)) | (n1281 ? n731[95:64] : 32'h00000000)) | (n1286 ? n851[95:64] : 32'h00000000)) | (n1261 ? n971[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n533[63:32] : 32'h00000000)) | (n1271 ? n600[63:32] : 32'h00000000)) | (n1276 ? n664[63:32] : 32'h00000000)) | (n1281 ? n731[63:32] : 32'h00000000)) | (n1286 ? n851[63:32] : 32'h00000000)) | (n1261 ? n971[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n533[31:0] : 32'h00000000)) | (n1271 ? n600[31:0] : 32'h00000000)) | (n1276 ? n664[31:0] : 32'h00000000)) | (n1281 ? n731[31:0] : 32'h00000000)) | (n1286 ? n851[31:0] : 32'h00000000)) | (n1261 ? n971[31:0] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n530[127:96] : 32'h00000000)) | (n1271 ? n597[127:96] : 32'h00000000)) | (n1276 ? n661[127:96] : 32'h00000000)) | (n1281 ? n728[127:96] : 32'h00000000)) | (n1286 ? n848[127:96] : 32'h00000000)) | (n1261 ? n968[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n530[95:64] : 32'h00000000)) | (n1271 ? n597[95:64] : 32'h00000000)) | (n1276 ? n661[95:64] : 32'h00000000)) | (n1281 ? n728[95:64] : 32'h00000000)) | (n1286 ? n848[95:64] : 32'h00000000)) | (n1261 ? n968[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n530[63:32] : 32'h00000000)) | (n1271 ? n597[63:32] : 32'h00000000)) | (n1276 ? n661[63:32] : 32'h00000000)) | (n1281 ? n728[63:32] : 32'h00000000)) | (n1286 ? n848[63:32] : 32'h00000000)) | (n1261 ? n968[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n530[31:0] : 32'h00000000)) | (n1271 ? n597[31:0] : 32'h00000000)) | (n1276 ? n661[31:0] : 32'h00000000)) | (n1281 ? n728[31:0] : 32'h00000000)) | (n1286 ? n848[31:0] : 32'h00000000)) | (n1261 ? n968[31:0] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n527[127:96] : 32'h00000000)) | (n1271 ? n594[127:96] : 32'h00000000)) | (n1276 ? n658[127:96] : 32'h00000000)) | (n1281 ? n725[127:96] : 32'h00000000)) | (n1286 ? n845[127:96] : 32'h00000000)) | (n1261 ? n965[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n527[95:64] : 32'h00000000)) | (n1271 ? n594[95:64] : 32'h00000000)) | (n1276 ? n658[95:64] : 32'h00000000)) | (n1281 ? n725[95:64] : 32'h00000000)) | (n1286 ? n845[95:64] : 32'h00000000)) | (n1261 ? n965[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n527[63:32] : 32'h00000000)) | (n1271 ? n594[63:32] : 32'h00000000)) | (n1276 ? n658[63:32] : 32'h00000000)) | (n1281 ? n725[63:32] : 32'h00000000)) | (n1286 ? n845[63:32] : 32'h00000000)) | (n1261 ? n965[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n527[31:0] : 32'h00000000)) | (n1271 ? n594[31:0] : 32'h00000000)) | (n1276 ? n658[31:0] : 32'h00000000)) | (n1281 ? n725[31:0] : 32'h00000000)) | (n1286 ? n845[31:0] : 32'h00000000)) | (n1261 ? n965[31:0] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n524[127:96] : 32'h00000000)) | (n1271 ? n591[127:96] : 32'h00000000)) | (n1276 ? n655[127:96] : 32'h00000000)) | (n1281 ? n722[127:96] : 32'h00000000)) | (n1286 ? n842[127:96] : 32'h00000000)) | (n1261 ? n962[127:96] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n524[95:64] : 32'h00000000)) | (n1271 ? n591[95:64] : 32'h00000000)) | (n1276 ? n655[95:64] : 32'h00000000)) | (n1281 ? n722[95:64] : 32'h00000000)) | (n1286 ? n842[95:64] : 32'h00000000)) | (n1261 ? n962[95:64] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n524[63:32] : 32'h00000000)) | (n1271 ? n591[63:32] : 32'h00000000)) | (n1276 ? n655[63:32] : 32'h00000000)) | (n1281 ? n722[63:32] : 32'h00000000)) | (n1286 ? n842[63:32] : 32'h00000000)) | (n1261 ? n962[63:32] : 32'h00000000)), ((((((32'h00000000 | (n1266 ? n524[31:0] : 32'h00000000)) | (n1271 ? n591[31:0] : 32'h00000000)) | (n1276 ? n655[31:0] : 32'h00000000)) | (n1281 ? n722[31:0] : 32'h00000000)) | (n1286 ? n842[31:0] : 32'h00000000)) | (n1261 ? n962[31:0] : 32'h00000000))};
+  assign rf_wr0_hi_o = {((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n799[127:96] : 32'h00000000)) | (n1286 ? n919[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n799[95:64] : 32'h00000000)) | (n1286 ? n919[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n799[63:32] : 32'h00000000)) | (n1286 ? n919[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n799[31:0] : 32'h00000000)) | (n1286 ? n919[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n796[127:96] : 32'h00000000)) | (n1286 ? n916[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n796[95:64] : 32'h00000000)) | (n1286 ? n916[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n796[63:32] : 32'h00000000)) | (n1286 ? n916[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n796[31:0] : 32'h00000000)) | (n1286 ? n916[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n793[127:96] : 32'h00000000)) | (n1286 ? n913[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n793[95:64] : 32'h00000000)) | (n1286 ? n913[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n793[63:32] : 32'h00000000)) | (n1286 ? n913[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n793[31:0] : 32'h00000000)) | (n1286 ? n913[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n790[127:96] : 32'h00000000)) | (n1286 ? n910[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n790[95:64] : 32'h00000000)) | (n1286 ? n910[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n790[63:32] : 32'h00000000)) | (n1286 ? n910[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n790[31:0] : 32'h00000000)) | (n1286 ? n910[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n787[127:96] : 32'h00000000)) | (n1286 ? n907[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n787[95:64] : 32'h00000000)) | (n1286 ? n907[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n787[63:32] : 32'h00000000)) | (n1286 ? n907[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n787[31:0] : 32'h00000000)) | (n1286 ? n907[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n784[127:96] : 32'h00000000)) | (n1286 ? n904[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n784[95:64] : 32'h00000000)) | (n1286 ? n904[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n784[63:32] : 32'h00000000)) | (n1286 ? n904[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n784[31:0] : 32'h00000000)) | (n1286 ? n904[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n781[127:96] : 32'h00000000)) | (n1286 ? n901[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n781[95:64] : 32'h00000000)) | (n1286 ? n901[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n781[63:32] : 32'h00000000)) | (n1286 ? n901[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n781[31:0] : 32'h00000000)) | (n1286 ? n901[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n778[127:96] : 32'h00000000)) | (n1286 ? n898[127:96] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n778[95:64] : 32'h00000000)) | (n1286 ? n898[95:64] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n778[63:32] : 32'h00000000)) | (n1286 ? n898[63:32] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1266 ? 32'h00000000 : 32'h00000000)) | (n1271 ? 32'h00000000 : 32'h00000000)) | (n1276 ? 32'h00000000 : 32'h00000000)) | (n1281 ? n778[31:0] : 32'h00000000)) | (n1286 ? n898[31:0] : 32'h00000000)) | (n1261 ? 32'h00000000 : 32'h00000000))};
   assign rf_wr1_valid_o = 1'h0;
   assign rf_wr1_warp_o = 6'h00;
   assign rf_wr1_reg_o = 8'h00;
@@ -6229,22 +1148,22 @@ module wb_s1_d556382 (
   assign rf_wr1_mask_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0};
   assign rf_wr1_lo_o = {32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000};
   assign rf_wr1_hi_o = {32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000};
-  assign pr_wr_valid_o = (1'h0 | n7866);
-  assign pr_wr_warp_o = (n7866 ? n7766 : 6'h00);
-  assign pr_wr_idx_o = (n7866 ? n7767[1:0] : 2'h0);
-  assign pr_wr_mask_o = {n7991[0], n7988[0], n7985[0], n7982[0], n7979[0], n7976[0], n7973[0], n7970[0], n7967[0], n7964[0], n7961[0], n7958[0], n7955[0], n7952[0], n7949[0], n7946[0], n7943[0], n7940[0], n7937[0], n7934[0], n7931[0], n7928[0], n7925[0], n7922[0], n7919[0], n7916[0], n7913[0], n7910[0], n7907[0], n7904[0], n7901[0], n7898[0]};
-  assign pr_wr_val_o = {n8087[0], n8084[0], n8081[0], n8078[0], n8075[0], n8072[0], n8069[0], n8066[0], n8063[0], n8060[0], n8057[0], n8054[0], n8051[0], n8048[0], n8045[0], n8042[0], n8039[0], n8036[0], n8033[0], n8030[0], n8027[0], n8024[0], n8021[0], n8018[0], n8015[0], n8012[0], n8009[0], n8006[0], n8003[0], n8000[0], n7997[0], n7994[0]};
-  assign rel_valid_o = {n6887};
-  assign rel_tag_o = {n6900};
+  assign pr_wr_valid_o = (1'h0 | n2328);
+  assign pr_wr_warp_o = (n2328 ? n2228 : 6'h00);
+  assign pr_wr_idx_o = (n2328 ? n2229[1:0] : 2'h0);
+  assign pr_wr_mask_o = {n2453[0], n2450[0], n2447[0], n2444[0], n2441[0], n2438[0], n2435[0], n2432[0], n2429[0], n2426[0], n2423[0], n2420[0], n2417[0], n2414[0], n2411[0], n2408[0], n2405[0], n2402[0], n2399[0], n2396[0], n2393[0], n2390[0], n2387[0], n2384[0], n2381[0], n2378[0], n2375[0], n2372[0], n2369[0], n2366[0], n2363[0], n2360[0]};
+  assign pr_wr_val_o = {n2549[0], n2546[0], n2543[0], n2540[0], n2537[0], n2534[0], n2531[0], n2528[0], n2525[0], n2522[0], n2519[0], n2516[0], n2513[0], n2510[0], n2507[0], n2504[0], n2501[0], n2498[0], n2495[0], n2492[0], n2489[0], n2486[0], n2483[0], n2480[0], n2477[0], n2474[0], n2471[0], n2468[0], n2465[0], n2462[0], n2459[0], n2456[0]};
+  assign rel_valid_o = {n1349};
+  assign rel_tag_o = {n1362};
   assign wb_room_sp0_o = (credit_sp0_q < 4'h5);
   assign wb_room_sp1_o = (credit_sp1_q < 4'h5);
   assign wb_room_sfu_o = (credit_sfu_q < 4'h6);
   assign wb_room_dpu_o = (credit_dpu_q < 4'h3);
   assign wb_room_lsu_o = (credit_lsu_q < 4'h8);
   assign wb_room_fe_o = (credit_fe_q < 4'h2);
-  assign ret0_valid_o = n6887;
-  assign ret0_tag_o = n6900;
-  assign ret0_mask_o = {n7863, n7860, n7857, n7854, n7851, n7848, n7845, n7842, n7839, n7836, n7833, n7830, n7827, n7824, n7821, n7818, n7815, n7812, n7809, n7806, n7803, n7800, n7797, n7794, n7791, n7788, n7785, n7782, n7779, n7776, n7773, n7770};
+  assign ret0_valid_o = n1349;
+  assign ret0_tag_o = n1362;
+  assign ret0_mask_o = {n2325, n2322, n2319, n2316, n2313, n2310, n2307, n2304, n2301, n2298, n2295, n2292, n2289, n2286, n2283, n2280, n2277, n2274, n2271, n2268, n2265, n2262, n2259, n2256, n2253, n2250, n2247, n2244, n2241, n2238, n2235, n2232};
   assign ret1_valid_o = 1'h0;
   assign ret1_tag_o = 32'h00000000;
   assign ret1_mask_o = {1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0, 1'h0};
@@ -6255,1393 +1174,32 @@ module wb_s1_d556382 (
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      q_sp0_0_tag_q <= 32'h00000000;
-      q_sp0_0_mask_q <= 32'h00000000;
-      q_sp0_0_pred_q <= 32'h00000000;
-      q_sp0_0_lo0_q <= 32'h00000000;
-      q_sp0_0_lo1_q <= 32'h00000000;
-      q_sp0_0_lo2_q <= 32'h00000000;
-      q_sp0_0_lo3_q <= 32'h00000000;
-      q_sp0_0_lo4_q <= 32'h00000000;
-      q_sp0_0_lo5_q <= 32'h00000000;
-      q_sp0_0_lo6_q <= 32'h00000000;
-      q_sp0_0_lo7_q <= 32'h00000000;
-      q_sp0_0_lo8_q <= 32'h00000000;
-      q_sp0_0_lo9_q <= 32'h00000000;
-      q_sp0_0_lo10_q <= 32'h00000000;
-      q_sp0_0_lo11_q <= 32'h00000000;
-      q_sp0_0_lo12_q <= 32'h00000000;
-      q_sp0_0_lo13_q <= 32'h00000000;
-      q_sp0_0_lo14_q <= 32'h00000000;
-      q_sp0_0_lo15_q <= 32'h00000000;
-      q_sp0_0_lo16_q <= 32'h00000000;
-      q_sp0_0_lo17_q <= 32'h00000000;
-      q_sp0_0_lo18_q <= 32'h00000000;
-      q_sp0_0_lo19_q <= 32'h00000000;
-      q_sp0_0_lo20_q <= 32'h00000000;
-      q_sp0_0_lo21_q <= 32'h00000000;
-      q_sp0_0_lo22_q <= 32'h00000000;
-      q_sp0_0_lo23_q <= 32'h00000000;
-      q_sp0_0_lo24_q <= 32'h00000000;
-      q_sp0_0_lo25_q <= 32'h00000000;
-      q_sp0_0_lo26_q <= 32'h00000000;
-      q_sp0_0_lo27_q <= 32'h00000000;
-      q_sp0_0_lo28_q <= 32'h00000000;
-      q_sp0_0_lo29_q <= 32'h00000000;
-      q_sp0_0_lo30_q <= 32'h00000000;
-      q_sp0_0_lo31_q <= 32'h00000000;
-      q_sp0_1_tag_q <= 32'h00000000;
-      q_sp0_1_mask_q <= 32'h00000000;
-      q_sp0_1_pred_q <= 32'h00000000;
-      q_sp0_1_lo0_q <= 32'h00000000;
-      q_sp0_1_lo1_q <= 32'h00000000;
-      q_sp0_1_lo2_q <= 32'h00000000;
-      q_sp0_1_lo3_q <= 32'h00000000;
-      q_sp0_1_lo4_q <= 32'h00000000;
-      q_sp0_1_lo5_q <= 32'h00000000;
-      q_sp0_1_lo6_q <= 32'h00000000;
-      q_sp0_1_lo7_q <= 32'h00000000;
-      q_sp0_1_lo8_q <= 32'h00000000;
-      q_sp0_1_lo9_q <= 32'h00000000;
-      q_sp0_1_lo10_q <= 32'h00000000;
-      q_sp0_1_lo11_q <= 32'h00000000;
-      q_sp0_1_lo12_q <= 32'h00000000;
-      q_sp0_1_lo13_q <= 32'h00000000;
-      q_sp0_1_lo14_q <= 32'h00000000;
-      q_sp0_1_lo15_q <= 32'h00000000;
-      q_sp0_1_lo16_q <= 32'h00000000;
-      q_sp0_1_lo17_q <= 32'h00000000;
-      q_sp0_1_lo18_q <= 32'h00000000;
-      q_sp0_1_lo19_q <= 32'h00000000;
-      q_sp0_1_lo20_q <= 32'h00000000;
-      q_sp0_1_lo21_q <= 32'h00000000;
-      q_sp0_1_lo22_q <= 32'h00000000;
-      q_sp0_1_lo23_q <= 32'h00000000;
-      q_sp0_1_lo24_q <= 32'h00000000;
-      q_sp0_1_lo25_q <= 32'h00000000;
-      q_sp0_1_lo26_q <= 32'h00000000;
-      q_sp0_1_lo27_q <= 32'h00000000;
-      q_sp0_1_lo28_q <= 32'h00000000;
-      q_sp0_1_lo29_q <= 32'h00000000;
-      q_sp0_1_lo30_q <= 32'h00000000;
-      q_sp0_1_lo31_q <= 32'h00000000;
-      q_sp0_2_tag_q <= 32'h00000000;
-      q_sp0_2_mask_q <= 32'h00000000;
-      q_sp0_2_pred_q <= 32'h00000000;
-      q_sp0_2_lo0_q <= 32'h00000000;
-      q_sp0_2_lo1_q <= 32'h00000000;
-      q_sp0_2_lo2_q <= 32'h00000000;
-      q_sp0_2_lo3_q <= 32'h00000000;
-      q_sp0_2_lo4_q <= 32'h00000000;
-      q_sp0_2_lo5_q <= 32'h00000000;
-      q_sp0_2_lo6_q <= 32'h00000000;
-      q_sp0_2_lo7_q <= 32'h00000000;
-      q_sp0_2_lo8_q <= 32'h00000000;
-      q_sp0_2_lo9_q <= 32'h00000000;
-      q_sp0_2_lo10_q <= 32'h00000000;
-      q_sp0_2_lo11_q <= 32'h00000000;
-      q_sp0_2_lo12_q <= 32'h00000000;
-      q_sp0_2_lo13_q <= 32'h00000000;
-      q_sp0_2_lo14_q <= 32'h00000000;
-      q_sp0_2_lo15_q <= 32'h00000000;
-      q_sp0_2_lo16_q <= 32'h00000000;
-      q_sp0_2_lo17_q <= 32'h00000000;
-      q_sp0_2_lo18_q <= 32'h00000000;
-      q_sp0_2_lo19_q <= 32'h00000000;
-      q_sp0_2_lo20_q <= 32'h00000000;
-      q_sp0_2_lo21_q <= 32'h00000000;
-      q_sp0_2_lo22_q <= 32'h00000000;
-      q_sp0_2_lo23_q <= 32'h00000000;
-      q_sp0_2_lo24_q <= 32'h00000000;
-      q_sp0_2_lo25_q <= 32'h00000000;
-      q_sp0_2_lo26_q <= 32'h00000000;
-      q_sp0_2_lo27_q <= 32'h00000000;
-      q_sp0_2_lo28_q <= 32'h00000000;
-      q_sp0_2_lo29_q <= 32'h00000000;
-      q_sp0_2_lo30_q <= 32'h00000000;
-      q_sp0_2_lo31_q <= 32'h00000000;
-      q_sp0_3_tag_q <= 32'h00000000;
-      q_sp0_3_mask_q <= 32'h00000000;
-      q_sp0_3_pred_q <= 32'h00000000;
-      q_sp0_3_lo0_q <= 32'h00000000;
-      q_sp0_3_lo1_q <= 32'h00000000;
-      q_sp0_3_lo2_q <= 32'h00000000;
-      q_sp0_3_lo3_q <= 32'h00000000;
-      q_sp0_3_lo4_q <= 32'h00000000;
-      q_sp0_3_lo5_q <= 32'h00000000;
-      q_sp0_3_lo6_q <= 32'h00000000;
-      q_sp0_3_lo7_q <= 32'h00000000;
-      q_sp0_3_lo8_q <= 32'h00000000;
-      q_sp0_3_lo9_q <= 32'h00000000;
-      q_sp0_3_lo10_q <= 32'h00000000;
-      q_sp0_3_lo11_q <= 32'h00000000;
-      q_sp0_3_lo12_q <= 32'h00000000;
-      q_sp0_3_lo13_q <= 32'h00000000;
-      q_sp0_3_lo14_q <= 32'h00000000;
-      q_sp0_3_lo15_q <= 32'h00000000;
-      q_sp0_3_lo16_q <= 32'h00000000;
-      q_sp0_3_lo17_q <= 32'h00000000;
-      q_sp0_3_lo18_q <= 32'h00000000;
-      q_sp0_3_lo19_q <= 32'h00000000;
-      q_sp0_3_lo20_q <= 32'h00000000;
-      q_sp0_3_lo21_q <= 32'h00000000;
-      q_sp0_3_lo22_q <= 32'h00000000;
-      q_sp0_3_lo23_q <= 32'h00000000;
-      q_sp0_3_lo24_q <= 32'h00000000;
-      q_sp0_3_lo25_q <= 32'h00000000;
-      q_sp0_3_lo26_q <= 32'h00000000;
-      q_sp0_3_lo27_q <= 32'h00000000;
-      q_sp0_3_lo28_q <= 32'h00000000;
-      q_sp0_3_lo29_q <= 32'h00000000;
-      q_sp0_3_lo30_q <= 32'h00000000;
-      q_sp0_3_lo31_q <= 32'h00000000;
-      q_sp0_4_tag_q <= 32'h00000000;
-      q_sp0_4_mask_q <= 32'h00000000;
-      q_sp0_4_pred_q <= 32'h00000000;
-      q_sp0_4_lo0_q <= 32'h00000000;
-      q_sp0_4_lo1_q <= 32'h00000000;
-      q_sp0_4_lo2_q <= 32'h00000000;
-      q_sp0_4_lo3_q <= 32'h00000000;
-      q_sp0_4_lo4_q <= 32'h00000000;
-      q_sp0_4_lo5_q <= 32'h00000000;
-      q_sp0_4_lo6_q <= 32'h00000000;
-      q_sp0_4_lo7_q <= 32'h00000000;
-      q_sp0_4_lo8_q <= 32'h00000000;
-      q_sp0_4_lo9_q <= 32'h00000000;
-      q_sp0_4_lo10_q <= 32'h00000000;
-      q_sp0_4_lo11_q <= 32'h00000000;
-      q_sp0_4_lo12_q <= 32'h00000000;
-      q_sp0_4_lo13_q <= 32'h00000000;
-      q_sp0_4_lo14_q <= 32'h00000000;
-      q_sp0_4_lo15_q <= 32'h00000000;
-      q_sp0_4_lo16_q <= 32'h00000000;
-      q_sp0_4_lo17_q <= 32'h00000000;
-      q_sp0_4_lo18_q <= 32'h00000000;
-      q_sp0_4_lo19_q <= 32'h00000000;
-      q_sp0_4_lo20_q <= 32'h00000000;
-      q_sp0_4_lo21_q <= 32'h00000000;
-      q_sp0_4_lo22_q <= 32'h00000000;
-      q_sp0_4_lo23_q <= 32'h00000000;
-      q_sp0_4_lo24_q <= 32'h00000000;
-      q_sp0_4_lo25_q <= 32'h00000000;
-      q_sp0_4_lo26_q <= 32'h00000000;
-      q_sp0_4_lo27_q <= 32'h00000000;
-      q_sp0_4_lo28_q <= 32'h00000000;
-      q_sp0_4_lo29_q <= 32'h00000000;
-      q_sp0_4_lo30_q <= 32'h00000000;
-      q_sp0_4_lo31_q <= 32'h00000000;
+      q_sp0_byp_q <= 1'h0;
       q_sp0_head_q <= 3'h0;
       q_sp0_tail_q <= 3'h0;
       q_sp0_count_q <= 4'h0;
       credit_sp0_q <= 4'h0;
-      q_sp1_0_tag_q <= 32'h00000000;
-      q_sp1_0_mask_q <= 32'h00000000;
-      q_sp1_0_pred_q <= 32'h00000000;
-      q_sp1_0_lo0_q <= 32'h00000000;
-      q_sp1_0_lo1_q <= 32'h00000000;
-      q_sp1_0_lo2_q <= 32'h00000000;
-      q_sp1_0_lo3_q <= 32'h00000000;
-      q_sp1_0_lo4_q <= 32'h00000000;
-      q_sp1_0_lo5_q <= 32'h00000000;
-      q_sp1_0_lo6_q <= 32'h00000000;
-      q_sp1_0_lo7_q <= 32'h00000000;
-      q_sp1_0_lo8_q <= 32'h00000000;
-      q_sp1_0_lo9_q <= 32'h00000000;
-      q_sp1_0_lo10_q <= 32'h00000000;
-      q_sp1_0_lo11_q <= 32'h00000000;
-      q_sp1_0_lo12_q <= 32'h00000000;
-      q_sp1_0_lo13_q <= 32'h00000000;
-      q_sp1_0_lo14_q <= 32'h00000000;
-      q_sp1_0_lo15_q <= 32'h00000000;
-      q_sp1_0_lo16_q <= 32'h00000000;
-      q_sp1_0_lo17_q <= 32'h00000000;
-      q_sp1_0_lo18_q <= 32'h00000000;
-      q_sp1_0_lo19_q <= 32'h00000000;
-      q_sp1_0_lo20_q <= 32'h00000000;
-      q_sp1_0_lo21_q <= 32'h00000000;
-      q_sp1_0_lo22_q <= 32'h00000000;
-      q_sp1_0_lo23_q <= 32'h00000000;
-      q_sp1_0_lo24_q <= 32'h00000000;
-      q_sp1_0_lo25_q <= 32'h00000000;
-      q_sp1_0_lo26_q <= 32'h00000000;
-      q_sp1_0_lo27_q <= 32'h00000000;
-      q_sp1_0_lo28_q <= 32'h00000000;
-      q_sp1_0_lo29_q <= 32'h00000000;
-      q_sp1_0_lo30_q <= 32'h00000000;
-      q_sp1_0_lo31_q <= 32'h00000000;
-      q_sp1_1_tag_q <= 32'h00000000;
-      q_sp1_1_mask_q <= 32'h00000000;
-      q_sp1_1_pred_q <= 32'h00000000;
-      q_sp1_1_lo0_q <= 32'h00000000;
-      q_sp1_1_lo1_q <= 32'h00000000;
-      q_sp1_1_lo2_q <= 32'h00000000;
-      q_sp1_1_lo3_q <= 32'h00000000;
-      q_sp1_1_lo4_q <= 32'h00000000;
-      q_sp1_1_lo5_q <= 32'h00000000;
-      q_sp1_1_lo6_q <= 32'h00000000;
-      q_sp1_1_lo7_q <= 32'h00000000;
-      q_sp1_1_lo8_q <= 32'h00000000;
-      q_sp1_1_lo9_q <= 32'h00000000;
-      q_sp1_1_lo10_q <= 32'h00000000;
-      q_sp1_1_lo11_q <= 32'h00000000;
-      q_sp1_1_lo12_q <= 32'h00000000;
-      q_sp1_1_lo13_q <= 32'h00000000;
-      q_sp1_1_lo14_q <= 32'h00000000;
-      q_sp1_1_lo15_q <= 32'h00000000;
-      q_sp1_1_lo16_q <= 32'h00000000;
-      q_sp1_1_lo17_q <= 32'h00000000;
-      q_sp1_1_lo18_q <= 32'h00000000;
-      q_sp1_1_lo19_q <= 32'h00000000;
-      q_sp1_1_lo20_q <= 32'h00000000;
-      q_sp1_1_lo21_q <= 32'h00000000;
-      q_sp1_1_lo22_q <= 32'h00000000;
-      q_sp1_1_lo23_q <= 32'h00000000;
-      q_sp1_1_lo24_q <= 32'h00000000;
-      q_sp1_1_lo25_q <= 32'h00000000;
-      q_sp1_1_lo26_q <= 32'h00000000;
-      q_sp1_1_lo27_q <= 32'h00000000;
-      q_sp1_1_lo28_q <= 32'h00000000;
-      q_sp1_1_lo29_q <= 32'h00000000;
-      q_sp1_1_lo30_q <= 32'h00000000;
-      q_sp1_1_lo31_q <= 32'h00000000;
-      q_sp1_2_tag_q <= 32'h00000000;
-      q_sp1_2_mask_q <= 32'h00000000;
-      q_sp1_2_pred_q <= 32'h00000000;
-      q_sp1_2_lo0_q <= 32'h00000000;
-      q_sp1_2_lo1_q <= 32'h00000000;
-      q_sp1_2_lo2_q <= 32'h00000000;
-      q_sp1_2_lo3_q <= 32'h00000000;
-      q_sp1_2_lo4_q <= 32'h00000000;
-      q_sp1_2_lo5_q <= 32'h00000000;
-      q_sp1_2_lo6_q <= 32'h00000000;
-      q_sp1_2_lo7_q <= 32'h00000000;
-      q_sp1_2_lo8_q <= 32'h00000000;
-      q_sp1_2_lo9_q <= 32'h00000000;
-      q_sp1_2_lo10_q <= 32'h00000000;
-      q_sp1_2_lo11_q <= 32'h00000000;
-      q_sp1_2_lo12_q <= 32'h00000000;
-      q_sp1_2_lo13_q <= 32'h00000000;
-      q_sp1_2_lo14_q <= 32'h00000000;
-      q_sp1_2_lo15_q <= 32'h00000000;
-      q_sp1_2_lo16_q <= 32'h00000000;
-      q_sp1_2_lo17_q <= 32'h00000000;
-      q_sp1_2_lo18_q <= 32'h00000000;
-      q_sp1_2_lo19_q <= 32'h00000000;
-      q_sp1_2_lo20_q <= 32'h00000000;
-      q_sp1_2_lo21_q <= 32'h00000000;
-      q_sp1_2_lo22_q <= 32'h00000000;
-      q_sp1_2_lo23_q <= 32'h00000000;
-      q_sp1_2_lo24_q <= 32'h00000000;
-      q_sp1_2_lo25_q <= 32'h00000000;
-      q_sp1_2_lo26_q <= 32'h00000000;
-      q_sp1_2_lo27_q <= 32'h00000000;
-      q_sp1_2_lo28_q <= 32'h00000000;
-      q_sp1_2_lo29_q <= 32'h00000000;
-      q_sp1_2_lo30_q <= 32'h00000000;
-      q_sp1_2_lo31_q <= 32'h00000000;
-      q_sp1_3_tag_q <= 32'h00000000;
-      q_sp1_3_mask_q <= 32'h00000000;
-      q_sp1_3_pred_q <= 32'h00000000;
-      q_sp1_3_lo0_q <= 32'h00000000;
-      q_sp1_3_lo1_q <= 32'h00000000;
-      q_sp1_3_lo2_q <= 32'h00000000;
-      q_sp1_3_lo3_q <= 32'h00000000;
-      q_sp1_3_lo4_q <= 32'h00000000;
-      q_sp1_3_lo5_q <= 32'h00000000;
-      q_sp1_3_lo6_q <= 32'h00000000;
-      q_sp1_3_lo7_q <= 32'h00000000;
-      q_sp1_3_lo8_q <= 32'h00000000;
-      q_sp1_3_lo9_q <= 32'h00000000;
-      q_sp1_3_lo10_q <= 32'h00000000;
-      q_sp1_3_lo11_q <= 32'h00000000;
-      q_sp1_3_lo12_q <= 32'h00000000;
-      q_sp1_3_lo13_q <= 32'h00000000;
-      q_sp1_3_lo14_q <= 32'h00000000;
-      q_sp1_3_lo15_q <= 32'h00000000;
-      q_sp1_3_lo16_q <= 32'h00000000;
-      q_sp1_3_lo17_q <= 32'h00000000;
-      q_sp1_3_lo18_q <= 32'h00000000;
-      q_sp1_3_lo19_q <= 32'h00000000;
-      q_sp1_3_lo20_q <= 32'h00000000;
-      q_sp1_3_lo21_q <= 32'h00000000;
-      q_sp1_3_lo22_q <= 32'h00000000;
-      q_sp1_3_lo23_q <= 32'h00000000;
-      q_sp1_3_lo24_q <= 32'h00000000;
-      q_sp1_3_lo25_q <= 32'h00000000;
-      q_sp1_3_lo26_q <= 32'h00000000;
-      q_sp1_3_lo27_q <= 32'h00000000;
-      q_sp1_3_lo28_q <= 32'h00000000;
-      q_sp1_3_lo29_q <= 32'h00000000;
-      q_sp1_3_lo30_q <= 32'h00000000;
-      q_sp1_3_lo31_q <= 32'h00000000;
-      q_sp1_4_tag_q <= 32'h00000000;
-      q_sp1_4_mask_q <= 32'h00000000;
-      q_sp1_4_pred_q <= 32'h00000000;
-      q_sp1_4_lo0_q <= 32'h00000000;
-      q_sp1_4_lo1_q <= 32'h00000000;
-      q_sp1_4_lo2_q <= 32'h00000000;
-      q_sp1_4_lo3_q <= 32'h00000000;
-      q_sp1_4_lo4_q <= 32'h00000000;
-      q_sp1_4_lo5_q <= 32'h00000000;
-      q_sp1_4_lo6_q <= 32'h00000000;
-      q_sp1_4_lo7_q <= 32'h00000000;
-      q_sp1_4_lo8_q <= 32'h00000000;
-      q_sp1_4_lo9_q <= 32'h00000000;
-      q_sp1_4_lo10_q <= 32'h00000000;
-      q_sp1_4_lo11_q <= 32'h00000000;
-      q_sp1_4_lo12_q <= 32'h00000000;
-      q_sp1_4_lo13_q <= 32'h00000000;
-      q_sp1_4_lo14_q <= 32'h00000000;
-      q_sp1_4_lo15_q <= 32'h00000000;
-      q_sp1_4_lo16_q <= 32'h00000000;
-      q_sp1_4_lo17_q <= 32'h00000000;
-      q_sp1_4_lo18_q <= 32'h00000000;
-      q_sp1_4_lo19_q <= 32'h00000000;
-      q_sp1_4_lo20_q <= 32'h00000000;
-      q_sp1_4_lo21_q <= 32'h00000000;
-      q_sp1_4_lo22_q <= 32'h00000000;
-      q_sp1_4_lo23_q <= 32'h00000000;
-      q_sp1_4_lo24_q <= 32'h00000000;
-      q_sp1_4_lo25_q <= 32'h00000000;
-      q_sp1_4_lo26_q <= 32'h00000000;
-      q_sp1_4_lo27_q <= 32'h00000000;
-      q_sp1_4_lo28_q <= 32'h00000000;
-      q_sp1_4_lo29_q <= 32'h00000000;
-      q_sp1_4_lo30_q <= 32'h00000000;
-      q_sp1_4_lo31_q <= 32'h00000000;
+      q_sp1_byp_q <= 1'h0;
       q_sp1_head_q <= 3'h0;
       q_sp1_tail_q <= 3'h0;
       q_sp1_count_q <= 4'h0;
       credit_sp1_q <= 4'h0;
-      q_sfu_0_tag_q <= 32'h00000000;
-      q_sfu_0_mask_q <= 32'h00000000;
-      q_sfu_0_pred_q <= 32'h00000000;
-      q_sfu_0_lo0_q <= 32'h00000000;
-      q_sfu_0_lo1_q <= 32'h00000000;
-      q_sfu_0_lo2_q <= 32'h00000000;
-      q_sfu_0_lo3_q <= 32'h00000000;
-      q_sfu_0_lo4_q <= 32'h00000000;
-      q_sfu_0_lo5_q <= 32'h00000000;
-      q_sfu_0_lo6_q <= 32'h00000000;
-      q_sfu_0_lo7_q <= 32'h00000000;
-      q_sfu_0_lo8_q <= 32'h00000000;
-      q_sfu_0_lo9_q <= 32'h00000000;
-      q_sfu_0_lo10_q <= 32'h00000000;
-      q_sfu_0_lo11_q <= 32'h00000000;
-      q_sfu_0_lo12_q <= 32'h00000000;
-      q_sfu_0_lo13_q <= 32'h00000000;
-      q_sfu_0_lo14_q <= 32'h00000000;
-      q_sfu_0_lo15_q <= 32'h00000000;
-      q_sfu_0_lo16_q <= 32'h00000000;
-      q_sfu_0_lo17_q <= 32'h00000000;
-      q_sfu_0_lo18_q <= 32'h00000000;
-      q_sfu_0_lo19_q <= 32'h00000000;
-      q_sfu_0_lo20_q <= 32'h00000000;
-      q_sfu_0_lo21_q <= 32'h00000000;
-      q_sfu_0_lo22_q <= 32'h00000000;
-      q_sfu_0_lo23_q <= 32'h00000000;
-      q_sfu_0_lo24_q <= 32'h00000000;
-      q_sfu_0_lo25_q <= 32'h00000000;
-      q_sfu_0_lo26_q <= 32'h00000000;
-      q_sfu_0_lo27_q <= 32'h00000000;
-      q_sfu_0_lo28_q <= 32'h00000000;
-      q_sfu_0_lo29_q <= 32'h00000000;
-      q_sfu_0_lo30_q <= 32'h00000000;
-      q_sfu_0_lo31_q <= 32'h00000000;
-      q_sfu_1_tag_q <= 32'h00000000;
-      q_sfu_1_mask_q <= 32'h00000000;
-      q_sfu_1_pred_q <= 32'h00000000;
-      q_sfu_1_lo0_q <= 32'h00000000;
-      q_sfu_1_lo1_q <= 32'h00000000;
-      q_sfu_1_lo2_q <= 32'h00000000;
-      q_sfu_1_lo3_q <= 32'h00000000;
-      q_sfu_1_lo4_q <= 32'h00000000;
-      q_sfu_1_lo5_q <= 32'h00000000;
-      q_sfu_1_lo6_q <= 32'h00000000;
-      q_sfu_1_lo7_q <= 32'h00000000;
-      q_sfu_1_lo8_q <= 32'h00000000;
-      q_sfu_1_lo9_q <= 32'h00000000;
-      q_sfu_1_lo10_q <= 32'h00000000;
-      q_sfu_1_lo11_q <= 32'h00000000;
-      q_sfu_1_lo12_q <= 32'h00000000;
-      q_sfu_1_lo13_q <= 32'h00000000;
-      q_sfu_1_lo14_q <= 32'h00000000;
-      q_sfu_1_lo15_q <= 32'h00000000;
-      q_sfu_1_lo16_q <= 32'h00000000;
-      q_sfu_1_lo17_q <= 32'h00000000;
-      q_sfu_1_lo18_q <= 32'h00000000;
-      q_sfu_1_lo19_q <= 32'h00000000;
-      q_sfu_1_lo20_q <= 32'h00000000;
-      q_sfu_1_lo21_q <= 32'h00000000;
-      q_sfu_1_lo22_q <= 32'h00000000;
-      q_sfu_1_lo23_q <= 32'h00000000;
-      q_sfu_1_lo24_q <= 32'h00000000;
-      q_sfu_1_lo25_q <= 32'h00000000;
-      q_sfu_1_lo26_q <= 32'h00000000;
-      q_sfu_1_lo27_q <= 32'h00000000;
-      q_sfu_1_lo28_q <= 32'h00000000;
-      q_sfu_1_lo29_q <= 32'h00000000;
-      q_sfu_1_lo30_q <= 32'h00000000;
-      q_sfu_1_lo31_q <= 32'h00000000;
-      q_sfu_2_tag_q <= 32'h00000000;
-      q_sfu_2_mask_q <= 32'h00000000;
-      q_sfu_2_pred_q <= 32'h00000000;
-      q_sfu_2_lo0_q <= 32'h00000000;
-      q_sfu_2_lo1_q <= 32'h00000000;
-      q_sfu_2_lo2_q <= 32'h00000000;
-      q_sfu_2_lo3_q <= 32'h00000000;
-      q_sfu_2_lo4_q <= 32'h00000000;
-      q_sfu_2_lo5_q <= 32'h00000000;
-      q_sfu_2_lo6_q <= 32'h00000000;
-      q_sfu_2_lo7_q <= 32'h00000000;
-      q_sfu_2_lo8_q <= 32'h00000000;
-      q_sfu_2_lo9_q <= 32'h00000000;
-      q_sfu_2_lo10_q <= 32'h00000000;
-      q_sfu_2_lo11_q <= 32'h00000000;
-      q_sfu_2_lo12_q <= 32'h00000000;
-      q_sfu_2_lo13_q <= 32'h00000000;
-      q_sfu_2_lo14_q <= 32'h00000000;
-      q_sfu_2_lo15_q <= 32'h00000000;
-      q_sfu_2_lo16_q <= 32'h00000000;
-      q_sfu_2_lo17_q <= 32'h00000000;
-      q_sfu_2_lo18_q <= 32'h00000000;
-      q_sfu_2_lo19_q <= 32'h00000000;
-      q_sfu_2_lo20_q <= 32'h00000000;
-      q_sfu_2_lo21_q <= 32'h00000000;
-      q_sfu_2_lo22_q <= 32'h00000000;
-      q_sfu_2_lo23_q <= 32'h00000000;
-      q_sfu_2_lo24_q <= 32'h00000000;
-      q_sfu_2_lo25_q <= 32'h00000000;
-      q_sfu_2_lo26_q <= 32'h00000000;
-      q_sfu_2_lo27_q <= 32'h00000000;
-      q_sfu_2_lo28_q <= 32'h00000000;
-      q_sfu_2_lo29_q <= 32'h00000000;
-      q_sfu_2_lo30_q <= 32'h00000000;
-      q_sfu_2_lo31_q <= 32'h00000000;
-      q_sfu_3_tag_q <= 32'h00000000;
-      q_sfu_3_mask_q <= 32'h00000000;
-      q_sfu_3_pred_q <= 32'h00000000;
-      q_sfu_3_lo0_q <= 32'h00000000;
-      q_sfu_3_lo1_q <= 32'h00000000;
-      q_sfu_3_lo2_q <= 32'h00000000;
-      q_sfu_3_lo3_q <= 32'h00000000;
-      q_sfu_3_lo4_q <= 32'h00000000;
-      q_sfu_3_lo5_q <= 32'h00000000;
-      q_sfu_3_lo6_q <= 32'h00000000;
-      q_sfu_3_lo7_q <= 32'h00000000;
-      q_sfu_3_lo8_q <= 32'h00000000;
-      q_sfu_3_lo9_q <= 32'h00000000;
-      q_sfu_3_lo10_q <= 32'h00000000;
-      q_sfu_3_lo11_q <= 32'h00000000;
-      q_sfu_3_lo12_q <= 32'h00000000;
-      q_sfu_3_lo13_q <= 32'h00000000;
-      q_sfu_3_lo14_q <= 32'h00000000;
-      q_sfu_3_lo15_q <= 32'h00000000;
-      q_sfu_3_lo16_q <= 32'h00000000;
-      q_sfu_3_lo17_q <= 32'h00000000;
-      q_sfu_3_lo18_q <= 32'h00000000;
-      q_sfu_3_lo19_q <= 32'h00000000;
-      q_sfu_3_lo20_q <= 32'h00000000;
-      q_sfu_3_lo21_q <= 32'h00000000;
-      q_sfu_3_lo22_q <= 32'h00000000;
-      q_sfu_3_lo23_q <= 32'h00000000;
-      q_sfu_3_lo24_q <= 32'h00000000;
-      q_sfu_3_lo25_q <= 32'h00000000;
-      q_sfu_3_lo26_q <= 32'h00000000;
-      q_sfu_3_lo27_q <= 32'h00000000;
-      q_sfu_3_lo28_q <= 32'h00000000;
-      q_sfu_3_lo29_q <= 32'h00000000;
-      q_sfu_3_lo30_q <= 32'h00000000;
-      q_sfu_3_lo31_q <= 32'h00000000;
-      q_sfu_4_tag_q <= 32'h00000000;
-      q_sfu_4_mask_q <= 32'h00000000;
-      q_sfu_4_pred_q <= 32'h00000000;
-      q_sfu_4_lo0_q <= 32'h00000000;
-      q_sfu_4_lo1_q <= 32'h00000000;
-      q_sfu_4_lo2_q <= 32'h00000000;
-      q_sfu_4_lo3_q <= 32'h00000000;
-      q_sfu_4_lo4_q <= 32'h00000000;
-      q_sfu_4_lo5_q <= 32'h00000000;
-      q_sfu_4_lo6_q <= 32'h00000000;
-      q_sfu_4_lo7_q <= 32'h00000000;
-      q_sfu_4_lo8_q <= 32'h00000000;
-      q_sfu_4_lo9_q <= 32'h00000000;
-      q_sfu_4_lo10_q <= 32'h00000000;
-      q_sfu_4_lo11_q <= 32'h00000000;
-      q_sfu_4_lo12_q <= 32'h00000000;
-      q_sfu_4_lo13_q <= 32'h00000000;
-      q_sfu_4_lo14_q <= 32'h00000000;
-      q_sfu_4_lo15_q <= 32'h00000000;
-      q_sfu_4_lo16_q <= 32'h00000000;
-      q_sfu_4_lo17_q <= 32'h00000000;
-      q_sfu_4_lo18_q <= 32'h00000000;
-      q_sfu_4_lo19_q <= 32'h00000000;
-      q_sfu_4_lo20_q <= 32'h00000000;
-      q_sfu_4_lo21_q <= 32'h00000000;
-      q_sfu_4_lo22_q <= 32'h00000000;
-      q_sfu_4_lo23_q <= 32'h00000000;
-      q_sfu_4_lo24_q <= 32'h00000000;
-      q_sfu_4_lo25_q <= 32'h00000000;
-      q_sfu_4_lo26_q <= 32'h00000000;
-      q_sfu_4_lo27_q <= 32'h00000000;
-      q_sfu_4_lo28_q <= 32'h00000000;
-      q_sfu_4_lo29_q <= 32'h00000000;
-      q_sfu_4_lo30_q <= 32'h00000000;
-      q_sfu_4_lo31_q <= 32'h00000000;
-      q_sfu_5_tag_q <= 32'h00000000;
-      q_sfu_5_mask_q <= 32'h00000000;
-      q_sfu_5_pred_q <= 32'h00000000;
-      q_sfu_5_lo0_q <= 32'h00000000;
-      q_sfu_5_lo1_q <= 32'h00000000;
-      q_sfu_5_lo2_q <= 32'h00000000;
-      q_sfu_5_lo3_q <= 32'h00000000;
-      q_sfu_5_lo4_q <= 32'h00000000;
-      q_sfu_5_lo5_q <= 32'h00000000;
-      q_sfu_5_lo6_q <= 32'h00000000;
-      q_sfu_5_lo7_q <= 32'h00000000;
-      q_sfu_5_lo8_q <= 32'h00000000;
-      q_sfu_5_lo9_q <= 32'h00000000;
-      q_sfu_5_lo10_q <= 32'h00000000;
-      q_sfu_5_lo11_q <= 32'h00000000;
-      q_sfu_5_lo12_q <= 32'h00000000;
-      q_sfu_5_lo13_q <= 32'h00000000;
-      q_sfu_5_lo14_q <= 32'h00000000;
-      q_sfu_5_lo15_q <= 32'h00000000;
-      q_sfu_5_lo16_q <= 32'h00000000;
-      q_sfu_5_lo17_q <= 32'h00000000;
-      q_sfu_5_lo18_q <= 32'h00000000;
-      q_sfu_5_lo19_q <= 32'h00000000;
-      q_sfu_5_lo20_q <= 32'h00000000;
-      q_sfu_5_lo21_q <= 32'h00000000;
-      q_sfu_5_lo22_q <= 32'h00000000;
-      q_sfu_5_lo23_q <= 32'h00000000;
-      q_sfu_5_lo24_q <= 32'h00000000;
-      q_sfu_5_lo25_q <= 32'h00000000;
-      q_sfu_5_lo26_q <= 32'h00000000;
-      q_sfu_5_lo27_q <= 32'h00000000;
-      q_sfu_5_lo28_q <= 32'h00000000;
-      q_sfu_5_lo29_q <= 32'h00000000;
-      q_sfu_5_lo30_q <= 32'h00000000;
-      q_sfu_5_lo31_q <= 32'h00000000;
+      q_sfu_byp_q <= 1'h0;
       q_sfu_head_q <= 3'h0;
       q_sfu_tail_q <= 3'h0;
       q_sfu_count_q <= 4'h0;
       credit_sfu_q <= 4'h0;
-      q_dpu_0_tag_q <= 32'h00000000;
-      q_dpu_0_mask_q <= 32'h00000000;
-      q_dpu_0_pred_q <= 32'h00000000;
-      q_dpu_0_lo0_q <= 32'h00000000;
-      q_dpu_0_lo1_q <= 32'h00000000;
-      q_dpu_0_lo2_q <= 32'h00000000;
-      q_dpu_0_lo3_q <= 32'h00000000;
-      q_dpu_0_lo4_q <= 32'h00000000;
-      q_dpu_0_lo5_q <= 32'h00000000;
-      q_dpu_0_lo6_q <= 32'h00000000;
-      q_dpu_0_lo7_q <= 32'h00000000;
-      q_dpu_0_lo8_q <= 32'h00000000;
-      q_dpu_0_lo9_q <= 32'h00000000;
-      q_dpu_0_lo10_q <= 32'h00000000;
-      q_dpu_0_lo11_q <= 32'h00000000;
-      q_dpu_0_lo12_q <= 32'h00000000;
-      q_dpu_0_lo13_q <= 32'h00000000;
-      q_dpu_0_lo14_q <= 32'h00000000;
-      q_dpu_0_lo15_q <= 32'h00000000;
-      q_dpu_0_lo16_q <= 32'h00000000;
-      q_dpu_0_lo17_q <= 32'h00000000;
-      q_dpu_0_lo18_q <= 32'h00000000;
-      q_dpu_0_lo19_q <= 32'h00000000;
-      q_dpu_0_lo20_q <= 32'h00000000;
-      q_dpu_0_lo21_q <= 32'h00000000;
-      q_dpu_0_lo22_q <= 32'h00000000;
-      q_dpu_0_lo23_q <= 32'h00000000;
-      q_dpu_0_lo24_q <= 32'h00000000;
-      q_dpu_0_lo25_q <= 32'h00000000;
-      q_dpu_0_lo26_q <= 32'h00000000;
-      q_dpu_0_lo27_q <= 32'h00000000;
-      q_dpu_0_lo28_q <= 32'h00000000;
-      q_dpu_0_lo29_q <= 32'h00000000;
-      q_dpu_0_lo30_q <= 32'h00000000;
-      q_dpu_0_lo31_q <= 32'h00000000;
-      q_dpu_0_hi0_q <= 32'h00000000;
-      q_dpu_0_hi1_q <= 32'h00000000;
-      q_dpu_0_hi2_q <= 32'h00000000;
-      q_dpu_0_hi3_q <= 32'h00000000;
-      q_dpu_0_hi4_q <= 32'h00000000;
-      q_dpu_0_hi5_q <= 32'h00000000;
-      q_dpu_0_hi6_q <= 32'h00000000;
-      q_dpu_0_hi7_q <= 32'h00000000;
-      q_dpu_0_hi8_q <= 32'h00000000;
-      q_dpu_0_hi9_q <= 32'h00000000;
-      q_dpu_0_hi10_q <= 32'h00000000;
-      q_dpu_0_hi11_q <= 32'h00000000;
-      q_dpu_0_hi12_q <= 32'h00000000;
-      q_dpu_0_hi13_q <= 32'h00000000;
-      q_dpu_0_hi14_q <= 32'h00000000;
-      q_dpu_0_hi15_q <= 32'h00000000;
-      q_dpu_0_hi16_q <= 32'h00000000;
-      q_dpu_0_hi17_q <= 32'h00000000;
-      q_dpu_0_hi18_q <= 32'h00000000;
-      q_dpu_0_hi19_q <= 32'h00000000;
-      q_dpu_0_hi20_q <= 32'h00000000;
-      q_dpu_0_hi21_q <= 32'h00000000;
-      q_dpu_0_hi22_q <= 32'h00000000;
-      q_dpu_0_hi23_q <= 32'h00000000;
-      q_dpu_0_hi24_q <= 32'h00000000;
-      q_dpu_0_hi25_q <= 32'h00000000;
-      q_dpu_0_hi26_q <= 32'h00000000;
-      q_dpu_0_hi27_q <= 32'h00000000;
-      q_dpu_0_hi28_q <= 32'h00000000;
-      q_dpu_0_hi29_q <= 32'h00000000;
-      q_dpu_0_hi30_q <= 32'h00000000;
-      q_dpu_0_hi31_q <= 32'h00000000;
-      q_dpu_1_tag_q <= 32'h00000000;
-      q_dpu_1_mask_q <= 32'h00000000;
-      q_dpu_1_pred_q <= 32'h00000000;
-      q_dpu_1_lo0_q <= 32'h00000000;
-      q_dpu_1_lo1_q <= 32'h00000000;
-      q_dpu_1_lo2_q <= 32'h00000000;
-      q_dpu_1_lo3_q <= 32'h00000000;
-      q_dpu_1_lo4_q <= 32'h00000000;
-      q_dpu_1_lo5_q <= 32'h00000000;
-      q_dpu_1_lo6_q <= 32'h00000000;
-      q_dpu_1_lo7_q <= 32'h00000000;
-      q_dpu_1_lo8_q <= 32'h00000000;
-      q_dpu_1_lo9_q <= 32'h00000000;
-      q_dpu_1_lo10_q <= 32'h00000000;
-      q_dpu_1_lo11_q <= 32'h00000000;
-      q_dpu_1_lo12_q <= 32'h00000000;
-      q_dpu_1_lo13_q <= 32'h00000000;
-      q_dpu_1_lo14_q <= 32'h00000000;
-      q_dpu_1_lo15_q <= 32'h00000000;
-      q_dpu_1_lo16_q <= 32'h00000000;
-      q_dpu_1_lo17_q <= 32'h00000000;
-      q_dpu_1_lo18_q <= 32'h00000000;
-      q_dpu_1_lo19_q <= 32'h00000000;
-      q_dpu_1_lo20_q <= 32'h00000000;
-      q_dpu_1_lo21_q <= 32'h00000000;
-      q_dpu_1_lo22_q <= 32'h00000000;
-      q_dpu_1_lo23_q <= 32'h00000000;
-      q_dpu_1_lo24_q <= 32'h00000000;
-      q_dpu_1_lo25_q <= 32'h00000000;
-      q_dpu_1_lo26_q <= 32'h00000000;
-      q_dpu_1_lo27_q <= 32'h00000000;
-      q_dpu_1_lo28_q <= 32'h00000000;
-      q_dpu_1_lo29_q <= 32'h00000000;
-      q_dpu_1_lo30_q <= 32'h00000000;
-      q_dpu_1_lo31_q <= 32'h00000000;
-      q_dpu_1_hi0_q <= 32'h00000000;
-      q_dpu_1_hi1_q <= 32'h00000000;
-      q_dpu_1_hi2_q <= 32'h00000000;
-      q_dpu_1_hi3_q <= 32'h00000000;
-      q_dpu_1_hi4_q <= 32'h00000000;
-      q_dpu_1_hi5_q <= 32'h00000000;
-      q_dpu_1_hi6_q <= 32'h00000000;
-      q_dpu_1_hi7_q <= 32'h00000000;
-      q_dpu_1_hi8_q <= 32'h00000000;
-      q_dpu_1_hi9_q <= 32'h00000000;
-      q_dpu_1_hi10_q <= 32'h00000000;
-      q_dpu_1_hi11_q <= 32'h00000000;
-      q_dpu_1_hi12_q <= 32'h00000000;
-      q_dpu_1_hi13_q <= 32'h00000000;
-      q_dpu_1_hi14_q <= 32'h00000000;
-      q_dpu_1_hi15_q <= 32'h00000000;
-      q_dpu_1_hi16_q <= 32'h00000000;
-      q_dpu_1_hi17_q <= 32'h00000000;
-      q_dpu_1_hi18_q <= 32'h00000000;
-      q_dpu_1_hi19_q <= 32'h00000000;
-      q_dpu_1_hi20_q <= 32'h00000000;
-      q_dpu_1_hi21_q <= 32'h00000000;
-      q_dpu_1_hi22_q <= 32'h00000000;
-      q_dpu_1_hi23_q <= 32'h00000000;
-      q_dpu_1_hi24_q <= 32'h00000000;
-      q_dpu_1_hi25_q <= 32'h00000000;
-      q_dpu_1_hi26_q <= 32'h00000000;
-      q_dpu_1_hi27_q <= 32'h00000000;
-      q_dpu_1_hi28_q <= 32'h00000000;
-      q_dpu_1_hi29_q <= 32'h00000000;
-      q_dpu_1_hi30_q <= 32'h00000000;
-      q_dpu_1_hi31_q <= 32'h00000000;
-      q_dpu_2_tag_q <= 32'h00000000;
-      q_dpu_2_mask_q <= 32'h00000000;
-      q_dpu_2_pred_q <= 32'h00000000;
-      q_dpu_2_lo0_q <= 32'h00000000;
-      q_dpu_2_lo1_q <= 32'h00000000;
-      q_dpu_2_lo2_q <= 32'h00000000;
-      q_dpu_2_lo3_q <= 32'h00000000;
-      q_dpu_2_lo4_q <= 32'h00000000;
-      q_dpu_2_lo5_q <= 32'h00000000;
-      q_dpu_2_lo6_q <= 32'h00000000;
-      q_dpu_2_lo7_q <= 32'h00000000;
-      q_dpu_2_lo8_q <= 32'h00000000;
-      q_dpu_2_lo9_q <= 32'h00000000;
-      q_dpu_2_lo10_q <= 32'h00000000;
-      q_dpu_2_lo11_q <= 32'h00000000;
-      q_dpu_2_lo12_q <= 32'h00000000;
-      q_dpu_2_lo13_q <= 32'h00000000;
-      q_dpu_2_lo14_q <= 32'h00000000;
-      q_dpu_2_lo15_q <= 32'h00000000;
-      q_dpu_2_lo16_q <= 32'h00000000;
-      q_dpu_2_lo17_q <= 32'h00000000;
-      q_dpu_2_lo18_q <= 32'h00000000;
-      q_dpu_2_lo19_q <= 32'h00000000;
-      q_dpu_2_lo20_q <= 32'h00000000;
-      q_dpu_2_lo21_q <= 32'h00000000;
-      q_dpu_2_lo22_q <= 32'h00000000;
-      q_dpu_2_lo23_q <= 32'h00000000;
-      q_dpu_2_lo24_q <= 32'h00000000;
-      q_dpu_2_lo25_q <= 32'h00000000;
-      q_dpu_2_lo26_q <= 32'h00000000;
-      q_dpu_2_lo27_q <= 32'h00000000;
-      q_dpu_2_lo28_q <= 32'h00000000;
-      q_dpu_2_lo29_q <= 32'h00000000;
-      q_dpu_2_lo30_q <= 32'h00000000;
-      q_dpu_2_lo31_q <= 32'h00000000;
-      q_dpu_2_hi0_q <= 32'h00000000;
-      q_dpu_2_hi1_q <= 32'h00000000;
-      q_dpu_2_hi2_q <= 32'h00000000;
-      q_dpu_2_hi3_q <= 32'h00000000;
-      q_dpu_2_hi4_q <= 32'h00000000;
-      q_dpu_2_hi5_q <= 32'h00000000;
-      q_dpu_2_hi6_q <= 32'h00000000;
-      q_dpu_2_hi7_q <= 32'h00000000;
-      q_dpu_2_hi8_q <= 32'h00000000;
-      q_dpu_2_hi9_q <= 32'h00000000;
-      q_dpu_2_hi10_q <= 32'h00000000;
-      q_dpu_2_hi11_q <= 32'h00000000;
-      q_dpu_2_hi12_q <= 32'h00000000;
-      q_dpu_2_hi13_q <= 32'h00000000;
-      q_dpu_2_hi14_q <= 32'h00000000;
-      q_dpu_2_hi15_q <= 32'h00000000;
-      q_dpu_2_hi16_q <= 32'h00000000;
-      q_dpu_2_hi17_q <= 32'h00000000;
-      q_dpu_2_hi18_q <= 32'h00000000;
-      q_dpu_2_hi19_q <= 32'h00000000;
-      q_dpu_2_hi20_q <= 32'h00000000;
-      q_dpu_2_hi21_q <= 32'h00000000;
-      q_dpu_2_hi22_q <= 32'h00000000;
-      q_dpu_2_hi23_q <= 32'h00000000;
-      q_dpu_2_hi24_q <= 32'h00000000;
-      q_dpu_2_hi25_q <= 32'h00000000;
-      q_dpu_2_hi26_q <= 32'h00000000;
-      q_dpu_2_hi27_q <= 32'h00000000;
-      q_dpu_2_hi28_q <= 32'h00000000;
-      q_dpu_2_hi29_q <= 32'h00000000;
-      q_dpu_2_hi30_q <= 32'h00000000;
-      q_dpu_2_hi31_q <= 32'h00000000;
+      q_dpu_byp_q <= 1'h0;
       q_dpu_head_q <= 3'h0;
       q_dpu_tail_q <= 3'h0;
       q_dpu_count_q <= 4'h0;
       credit_dpu_q <= 4'h0;
-      q_lsu_0_tag_q <= 32'h00000000;
-      q_lsu_0_mask_q <= 32'h00000000;
-      q_lsu_0_pred_q <= 32'h00000000;
-      q_lsu_0_lo0_q <= 32'h00000000;
-      q_lsu_0_lo1_q <= 32'h00000000;
-      q_lsu_0_lo2_q <= 32'h00000000;
-      q_lsu_0_lo3_q <= 32'h00000000;
-      q_lsu_0_lo4_q <= 32'h00000000;
-      q_lsu_0_lo5_q <= 32'h00000000;
-      q_lsu_0_lo6_q <= 32'h00000000;
-      q_lsu_0_lo7_q <= 32'h00000000;
-      q_lsu_0_lo8_q <= 32'h00000000;
-      q_lsu_0_lo9_q <= 32'h00000000;
-      q_lsu_0_lo10_q <= 32'h00000000;
-      q_lsu_0_lo11_q <= 32'h00000000;
-      q_lsu_0_lo12_q <= 32'h00000000;
-      q_lsu_0_lo13_q <= 32'h00000000;
-      q_lsu_0_lo14_q <= 32'h00000000;
-      q_lsu_0_lo15_q <= 32'h00000000;
-      q_lsu_0_lo16_q <= 32'h00000000;
-      q_lsu_0_lo17_q <= 32'h00000000;
-      q_lsu_0_lo18_q <= 32'h00000000;
-      q_lsu_0_lo19_q <= 32'h00000000;
-      q_lsu_0_lo20_q <= 32'h00000000;
-      q_lsu_0_lo21_q <= 32'h00000000;
-      q_lsu_0_lo22_q <= 32'h00000000;
-      q_lsu_0_lo23_q <= 32'h00000000;
-      q_lsu_0_lo24_q <= 32'h00000000;
-      q_lsu_0_lo25_q <= 32'h00000000;
-      q_lsu_0_lo26_q <= 32'h00000000;
-      q_lsu_0_lo27_q <= 32'h00000000;
-      q_lsu_0_lo28_q <= 32'h00000000;
-      q_lsu_0_lo29_q <= 32'h00000000;
-      q_lsu_0_lo30_q <= 32'h00000000;
-      q_lsu_0_lo31_q <= 32'h00000000;
-      q_lsu_0_hi0_q <= 32'h00000000;
-      q_lsu_0_hi1_q <= 32'h00000000;
-      q_lsu_0_hi2_q <= 32'h00000000;
-      q_lsu_0_hi3_q <= 32'h00000000;
-      q_lsu_0_hi4_q <= 32'h00000000;
-      q_lsu_0_hi5_q <= 32'h00000000;
-      q_lsu_0_hi6_q <= 32'h00000000;
-      q_lsu_0_hi7_q <= 32'h00000000;
-      q_lsu_0_hi8_q <= 32'h00000000;
-      q_lsu_0_hi9_q <= 32'h00000000;
-      q_lsu_0_hi10_q <= 32'h00000000;
-      q_lsu_0_hi11_q <= 32'h00000000;
-      q_lsu_0_hi12_q <= 32'h00000000;
-      q_lsu_0_hi13_q <= 32'h00000000;
-      q_lsu_0_hi14_q <= 32'h00000000;
-      q_lsu_0_hi15_q <= 32'h00000000;
-      q_lsu_0_hi16_q <= 32'h00000000;
-      q_lsu_0_hi17_q <= 32'h00000000;
-      q_lsu_0_hi18_q <= 32'h00000000;
-      q_lsu_0_hi19_q <= 32'h00000000;
-      q_lsu_0_hi20_q <= 32'h00000000;
-      q_lsu_0_hi21_q <= 32'h00000000;
-      q_lsu_0_hi22_q <= 32'h00000000;
-      q_lsu_0_hi23_q <= 32'h00000000;
-      q_lsu_0_hi24_q <= 32'h00000000;
-      q_lsu_0_hi25_q <= 32'h00000000;
-      q_lsu_0_hi26_q <= 32'h00000000;
-      q_lsu_0_hi27_q <= 32'h00000000;
-      q_lsu_0_hi28_q <= 32'h00000000;
-      q_lsu_0_hi29_q <= 32'h00000000;
-      q_lsu_0_hi30_q <= 32'h00000000;
-      q_lsu_0_hi31_q <= 32'h00000000;
-      q_lsu_1_tag_q <= 32'h00000000;
-      q_lsu_1_mask_q <= 32'h00000000;
-      q_lsu_1_pred_q <= 32'h00000000;
-      q_lsu_1_lo0_q <= 32'h00000000;
-      q_lsu_1_lo1_q <= 32'h00000000;
-      q_lsu_1_lo2_q <= 32'h00000000;
-      q_lsu_1_lo3_q <= 32'h00000000;
-      q_lsu_1_lo4_q <= 32'h00000000;
-      q_lsu_1_lo5_q <= 32'h00000000;
-      q_lsu_1_lo6_q <= 32'h00000000;
-      q_lsu_1_lo7_q <= 32'h00000000;
-      q_lsu_1_lo8_q <= 32'h00000000;
-      q_lsu_1_lo9_q <= 32'h00000000;
-      q_lsu_1_lo10_q <= 32'h00000000;
-      q_lsu_1_lo11_q <= 32'h00000000;
-      q_lsu_1_lo12_q <= 32'h00000000;
-      q_lsu_1_lo13_q <= 32'h00000000;
-      q_lsu_1_lo14_q <= 32'h00000000;
-      q_lsu_1_lo15_q <= 32'h00000000;
-      q_lsu_1_lo16_q <= 32'h00000000;
-      q_lsu_1_lo17_q <= 32'h00000000;
-      q_lsu_1_lo18_q <= 32'h00000000;
-      q_lsu_1_lo19_q <= 32'h00000000;
-      q_lsu_1_lo20_q <= 32'h00000000;
-      q_lsu_1_lo21_q <= 32'h00000000;
-      q_lsu_1_lo22_q <= 32'h00000000;
-      q_lsu_1_lo23_q <= 32'h00000000;
-      q_lsu_1_lo24_q <= 32'h00000000;
-      q_lsu_1_lo25_q <= 32'h00000000;
-      q_lsu_1_lo26_q <= 32'h00000000;
-      q_lsu_1_lo27_q <= 32'h00000000;
-      q_lsu_1_lo28_q <= 32'h00000000;
-      q_lsu_1_lo29_q <= 32'h00000000;
-      q_lsu_1_lo30_q <= 32'h00000000;
-      q_lsu_1_lo31_q <= 32'h00000000;
-      q_lsu_1_hi0_q <= 32'h00000000;
-      q_lsu_1_hi1_q <= 32'h00000000;
-      q_lsu_1_hi2_q <= 32'h00000000;
-      q_lsu_1_hi3_q <= 32'h00000000;
-      q_lsu_1_hi4_q <= 32'h00000000;
-      q_lsu_1_hi5_q <= 32'h00000000;
-      q_lsu_1_hi6_q <= 32'h00000000;
-      q_lsu_1_hi7_q <= 32'h00000000;
-      q_lsu_1_hi8_q <= 32'h00000000;
-      q_lsu_1_hi9_q <= 32'h00000000;
-      q_lsu_1_hi10_q <= 32'h00000000;
-      q_lsu_1_hi11_q <= 32'h00000000;
-      q_lsu_1_hi12_q <= 32'h00000000;
-      q_lsu_1_hi13_q <= 32'h00000000;
-      q_lsu_1_hi14_q <= 32'h00000000;
-      q_lsu_1_hi15_q <= 32'h00000000;
-      q_lsu_1_hi16_q <= 32'h00000000;
-      q_lsu_1_hi17_q <= 32'h00000000;
-      q_lsu_1_hi18_q <= 32'h00000000;
-      q_lsu_1_hi19_q <= 32'h00000000;
-      q_lsu_1_hi20_q <= 32'h00000000;
-      q_lsu_1_hi21_q <= 32'h00000000;
-      q_lsu_1_hi22_q <= 32'h00000000;
-      q_lsu_1_hi23_q <= 32'h00000000;
-      q_lsu_1_hi24_q <= 32'h00000000;
-      q_lsu_1_hi25_q <= 32'h00000000;
-      q_lsu_1_hi26_q <= 32'h00000000;
-      q_lsu_1_hi27_q <= 32'h00000000;
-      q_lsu_1_hi28_q <= 32'h00000000;
-      q_lsu_1_hi29_q <= 32'h00000000;
-      q_lsu_1_hi30_q <= 32'h00000000;
-      q_lsu_1_hi31_q <= 32'h00000000;
-      q_lsu_2_tag_q <= 32'h00000000;
-      q_lsu_2_mask_q <= 32'h00000000;
-      q_lsu_2_pred_q <= 32'h00000000;
-      q_lsu_2_lo0_q <= 32'h00000000;
-      q_lsu_2_lo1_q <= 32'h00000000;
-      q_lsu_2_lo2_q <= 32'h00000000;
-      q_lsu_2_lo3_q <= 32'h00000000;
-      q_lsu_2_lo4_q <= 32'h00000000;
-      q_lsu_2_lo5_q <= 32'h00000000;
-      q_lsu_2_lo6_q <= 32'h00000000;
-      q_lsu_2_lo7_q <= 32'h00000000;
-      q_lsu_2_lo8_q <= 32'h00000000;
-      q_lsu_2_lo9_q <= 32'h00000000;
-      q_lsu_2_lo10_q <= 32'h00000000;
-      q_lsu_2_lo11_q <= 32'h00000000;
-      q_lsu_2_lo12_q <= 32'h00000000;
-      q_lsu_2_lo13_q <= 32'h00000000;
-      q_lsu_2_lo14_q <= 32'h00000000;
-      q_lsu_2_lo15_q <= 32'h00000000;
-      q_lsu_2_lo16_q <= 32'h00000000;
-      q_lsu_2_lo17_q <= 32'h00000000;
-      q_lsu_2_lo18_q <= 32'h00000000;
-      q_lsu_2_lo19_q <= 32'h00000000;
-      q_lsu_2_lo20_q <= 32'h00000000;
-      q_lsu_2_lo21_q <= 32'h00000000;
-      q_lsu_2_lo22_q <= 32'h00000000;
-      q_lsu_2_lo23_q <= 32'h00000000;
-      q_lsu_2_lo24_q <= 32'h00000000;
-      q_lsu_2_lo25_q <= 32'h00000000;
-      q_lsu_2_lo26_q <= 32'h00000000;
-      q_lsu_2_lo27_q <= 32'h00000000;
-      q_lsu_2_lo28_q <= 32'h00000000;
-      q_lsu_2_lo29_q <= 32'h00000000;
-      q_lsu_2_lo30_q <= 32'h00000000;
-      q_lsu_2_lo31_q <= 32'h00000000;
-      q_lsu_2_hi0_q <= 32'h00000000;
-      q_lsu_2_hi1_q <= 32'h00000000;
-      q_lsu_2_hi2_q <= 32'h00000000;
-      q_lsu_2_hi3_q <= 32'h00000000;
-      q_lsu_2_hi4_q <= 32'h00000000;
-      q_lsu_2_hi5_q <= 32'h00000000;
-      q_lsu_2_hi6_q <= 32'h00000000;
-      q_lsu_2_hi7_q <= 32'h00000000;
-      q_lsu_2_hi8_q <= 32'h00000000;
-      q_lsu_2_hi9_q <= 32'h00000000;
-      q_lsu_2_hi10_q <= 32'h00000000;
-      q_lsu_2_hi11_q <= 32'h00000000;
-      q_lsu_2_hi12_q <= 32'h00000000;
-      q_lsu_2_hi13_q <= 32'h00000000;
-      q_lsu_2_hi14_q <= 32'h00000000;
-      q_lsu_2_hi15_q <= 32'h00000000;
-      q_lsu_2_hi16_q <= 32'h00000000;
-      q_lsu_2_hi17_q <= 32'h00000000;
-      q_lsu_2_hi18_q <= 32'h00000000;
-      q_lsu_2_hi19_q <= 32'h00000000;
-      q_lsu_2_hi20_q <= 32'h00000000;
-      q_lsu_2_hi21_q <= 32'h00000000;
-      q_lsu_2_hi22_q <= 32'h00000000;
-      q_lsu_2_hi23_q <= 32'h00000000;
-      q_lsu_2_hi24_q <= 32'h00000000;
-      q_lsu_2_hi25_q <= 32'h00000000;
-      q_lsu_2_hi26_q <= 32'h00000000;
-      q_lsu_2_hi27_q <= 32'h00000000;
-      q_lsu_2_hi28_q <= 32'h00000000;
-      q_lsu_2_hi29_q <= 32'h00000000;
-      q_lsu_2_hi30_q <= 32'h00000000;
-      q_lsu_2_hi31_q <= 32'h00000000;
-      q_lsu_3_tag_q <= 32'h00000000;
-      q_lsu_3_mask_q <= 32'h00000000;
-      q_lsu_3_pred_q <= 32'h00000000;
-      q_lsu_3_lo0_q <= 32'h00000000;
-      q_lsu_3_lo1_q <= 32'h00000000;
-      q_lsu_3_lo2_q <= 32'h00000000;
-      q_lsu_3_lo3_q <= 32'h00000000;
-      q_lsu_3_lo4_q <= 32'h00000000;
-      q_lsu_3_lo5_q <= 32'h00000000;
-      q_lsu_3_lo6_q <= 32'h00000000;
-      q_lsu_3_lo7_q <= 32'h00000000;
-      q_lsu_3_lo8_q <= 32'h00000000;
-      q_lsu_3_lo9_q <= 32'h00000000;
-      q_lsu_3_lo10_q <= 32'h00000000;
-      q_lsu_3_lo11_q <= 32'h00000000;
-      q_lsu_3_lo12_q <= 32'h00000000;
-      q_lsu_3_lo13_q <= 32'h00000000;
-      q_lsu_3_lo14_q <= 32'h00000000;
-      q_lsu_3_lo15_q <= 32'h00000000;
-      q_lsu_3_lo16_q <= 32'h00000000;
-      q_lsu_3_lo17_q <= 32'h00000000;
-      q_lsu_3_lo18_q <= 32'h00000000;
-      q_lsu_3_lo19_q <= 32'h00000000;
-      q_lsu_3_lo20_q <= 32'h00000000;
-      q_lsu_3_lo21_q <= 32'h00000000;
-      q_lsu_3_lo22_q <= 32'h00000000;
-      q_lsu_3_lo23_q <= 32'h00000000;
-      q_lsu_3_lo24_q <= 32'h00000000;
-      q_lsu_3_lo25_q <= 32'h00000000;
-      q_lsu_3_lo26_q <= 32'h00000000;
-      q_lsu_3_lo27_q <= 32'h00000000;
-      q_lsu_3_lo28_q <= 32'h00000000;
-      q_lsu_3_lo29_q <= 32'h00000000;
-      q_lsu_3_lo30_q <= 32'h00000000;
-      q_lsu_3_lo31_q <= 32'h00000000;
-      q_lsu_3_hi0_q <= 32'h00000000;
-      q_lsu_3_hi1_q <= 32'h00000000;
-      q_lsu_3_hi2_q <= 32'h00000000;
-      q_lsu_3_hi3_q <= 32'h00000000;
-      q_lsu_3_hi4_q <= 32'h00000000;
-      q_lsu_3_hi5_q <= 32'h00000000;
-      q_lsu_3_hi6_q <= 32'h00000000;
-      q_lsu_3_hi7_q <= 32'h00000000;
-      q_lsu_3_hi8_q <= 32'h00000000;
-      q_lsu_3_hi9_q <= 32'h00000000;
-      q_lsu_3_hi10_q <= 32'h00000000;
-      q_lsu_3_hi11_q <= 32'h00000000;
-      q_lsu_3_hi12_q <= 32'h00000000;
-      q_lsu_3_hi13_q <= 32'h00000000;
-      q_lsu_3_hi14_q <= 32'h00000000;
-      q_lsu_3_hi15_q <= 32'h00000000;
-      q_lsu_3_hi16_q <= 32'h00000000;
-      q_lsu_3_hi17_q <= 32'h00000000;
-      q_lsu_3_hi18_q <= 32'h00000000;
-      q_lsu_3_hi19_q <= 32'h00000000;
-      q_lsu_3_hi20_q <= 32'h00000000;
-      q_lsu_3_hi21_q <= 32'h00000000;
-      q_lsu_3_hi22_q <= 32'h00000000;
-      q_lsu_3_hi23_q <= 32'h00000000;
-      q_lsu_3_hi24_q <= 32'h00000000;
-      q_lsu_3_hi25_q <= 32'h00000000;
-      q_lsu_3_hi26_q <= 32'h00000000;
-      q_lsu_3_hi27_q <= 32'h00000000;
-      q_lsu_3_hi28_q <= 32'h00000000;
-      q_lsu_3_hi29_q <= 32'h00000000;
-      q_lsu_3_hi30_q <= 32'h00000000;
-      q_lsu_3_hi31_q <= 32'h00000000;
-      q_lsu_4_tag_q <= 32'h00000000;
-      q_lsu_4_mask_q <= 32'h00000000;
-      q_lsu_4_pred_q <= 32'h00000000;
-      q_lsu_4_lo0_q <= 32'h00000000;
-      q_lsu_4_lo1_q <= 32'h00000000;
-      q_lsu_4_lo2_q <= 32'h00000000;
-      q_lsu_4_lo3_q <= 32'h00000000;
-      q_lsu_4_lo4_q <= 32'h00000000;
-      q_lsu_4_lo5_q <= 32'h00000000;
-      q_lsu_4_lo6_q <= 32'h00000000;
-      q_lsu_4_lo7_q <= 32'h00000000;
-      q_lsu_4_lo8_q <= 32'h00000000;
-      q_lsu_4_lo9_q <= 32'h00000000;
-      q_lsu_4_lo10_q <= 32'h00000000;
-      q_lsu_4_lo11_q <= 32'h00000000;
-      q_lsu_4_lo12_q <= 32'h00000000;
-      q_lsu_4_lo13_q <= 32'h00000000;
-      q_lsu_4_lo14_q <= 32'h00000000;
-      q_lsu_4_lo15_q <= 32'h00000000;
-      q_lsu_4_lo16_q <= 32'h00000000;
-      q_lsu_4_lo17_q <= 32'h00000000;
-      q_lsu_4_lo18_q <= 32'h00000000;
-      q_lsu_4_lo19_q <= 32'h00000000;
-      q_lsu_4_lo20_q <= 32'h00000000;
-      q_lsu_4_lo21_q <= 32'h00000000;
-      q_lsu_4_lo22_q <= 32'h00000000;
-      q_lsu_4_lo23_q <= 32'h00000000;
-      q_lsu_4_lo24_q <= 32'h00000000;
-      q_lsu_4_lo25_q <= 32'h00000000;
-      q_lsu_4_lo26_q <= 32'h00000000;
-      q_lsu_4_lo27_q <= 32'h00000000;
-      q_lsu_4_lo28_q <= 32'h00000000;
-      q_lsu_4_lo29_q <= 32'h00000000;
-      q_lsu_4_lo30_q <= 32'h00000000;
-      q_lsu_4_lo31_q <= 32'h00000000;
-      q_lsu_4_hi0_q <= 32'h00000000;
-      q_lsu_4_hi1_q <= 32'h00000000;
-      q_lsu_4_hi2_q <= 32'h00000000;
-      q_lsu_4_hi3_q <= 32'h00000000;
-      q_lsu_4_hi4_q <= 32'h00000000;
-      q_lsu_4_hi5_q <= 32'h00000000;
-      q_lsu_4_hi6_q <= 32'h00000000;
-      q_lsu_4_hi7_q <= 32'h00000000;
-      q_lsu_4_hi8_q <= 32'h00000000;
-      q_lsu_4_hi9_q <= 32'h00000000;
-      q_lsu_4_hi10_q <= 32'h00000000;
-      q_lsu_4_hi11_q <= 32'h00000000;
-      q_lsu_4_hi12_q <= 32'h00000000;
-      q_lsu_4_hi13_q <= 32'h00000000;
-      q_lsu_4_hi14_q <= 32'h00000000;
-      q_lsu_4_hi15_q <= 32'h00000000;
-      q_lsu_4_hi16_q <= 32'h00000000;
-      q_lsu_4_hi17_q <= 32'h00000000;
-      q_lsu_4_hi18_q <= 32'h00000000;
-      q_lsu_4_hi19_q <= 32'h00000000;
-      q_lsu_4_hi20_q <= 32'h00000000;
-      q_lsu_4_hi21_q <= 32'h00000000;
-      q_lsu_4_hi22_q <= 32'h00000000;
-      q_lsu_4_hi23_q <= 32'h00000000;
-      q_lsu_4_hi24_q <= 32'h00000000;
-      q_lsu_4_hi25_q <= 32'h00000000;
-      q_lsu_4_hi26_q <= 32'h00000000;
-      q_lsu_4_hi27_q <= 32'h00000000;
-      q_lsu_4_hi28_q <= 32'h00000000;
-      q_lsu_4_hi29_q <= 32'h00000000;
-      q_lsu_4_hi30_q <= 32'h00000000;
-      q_lsu_4_hi31_q <= 32'h00000000;
-      q_lsu_5_tag_q <= 32'h00000000;
-      q_lsu_5_mask_q <= 32'h00000000;
-      q_lsu_5_pred_q <= 32'h00000000;
-      q_lsu_5_lo0_q <= 32'h00000000;
-      q_lsu_5_lo1_q <= 32'h00000000;
-      q_lsu_5_lo2_q <= 32'h00000000;
-      q_lsu_5_lo3_q <= 32'h00000000;
-      q_lsu_5_lo4_q <= 32'h00000000;
-      q_lsu_5_lo5_q <= 32'h00000000;
-      q_lsu_5_lo6_q <= 32'h00000000;
-      q_lsu_5_lo7_q <= 32'h00000000;
-      q_lsu_5_lo8_q <= 32'h00000000;
-      q_lsu_5_lo9_q <= 32'h00000000;
-      q_lsu_5_lo10_q <= 32'h00000000;
-      q_lsu_5_lo11_q <= 32'h00000000;
-      q_lsu_5_lo12_q <= 32'h00000000;
-      q_lsu_5_lo13_q <= 32'h00000000;
-      q_lsu_5_lo14_q <= 32'h00000000;
-      q_lsu_5_lo15_q <= 32'h00000000;
-      q_lsu_5_lo16_q <= 32'h00000000;
-      q_lsu_5_lo17_q <= 32'h00000000;
-      q_lsu_5_lo18_q <= 32'h00000000;
-      q_lsu_5_lo19_q <= 32'h00000000;
-      q_lsu_5_lo20_q <= 32'h00000000;
-      q_lsu_5_lo21_q <= 32'h00000000;
-      q_lsu_5_lo22_q <= 32'h00000000;
-      q_lsu_5_lo23_q <= 32'h00000000;
-      q_lsu_5_lo24_q <= 32'h00000000;
-      q_lsu_5_lo25_q <= 32'h00000000;
-      q_lsu_5_lo26_q <= 32'h00000000;
-      q_lsu_5_lo27_q <= 32'h00000000;
-      q_lsu_5_lo28_q <= 32'h00000000;
-      q_lsu_5_lo29_q <= 32'h00000000;
-      q_lsu_5_lo30_q <= 32'h00000000;
-      q_lsu_5_lo31_q <= 32'h00000000;
-      q_lsu_5_hi0_q <= 32'h00000000;
-      q_lsu_5_hi1_q <= 32'h00000000;
-      q_lsu_5_hi2_q <= 32'h00000000;
-      q_lsu_5_hi3_q <= 32'h00000000;
-      q_lsu_5_hi4_q <= 32'h00000000;
-      q_lsu_5_hi5_q <= 32'h00000000;
-      q_lsu_5_hi6_q <= 32'h00000000;
-      q_lsu_5_hi7_q <= 32'h00000000;
-      q_lsu_5_hi8_q <= 32'h00000000;
-      q_lsu_5_hi9_q <= 32'h00000000;
-      q_lsu_5_hi10_q <= 32'h00000000;
-      q_lsu_5_hi11_q <= 32'h00000000;
-      q_lsu_5_hi12_q <= 32'h00000000;
-      q_lsu_5_hi13_q <= 32'h00000000;
-      q_lsu_5_hi14_q <= 32'h00000000;
-      q_lsu_5_hi15_q <= 32'h00000000;
-      q_lsu_5_hi16_q <= 32'h00000000;
-      q_lsu_5_hi17_q <= 32'h00000000;
-      q_lsu_5_hi18_q <= 32'h00000000;
-      q_lsu_5_hi19_q <= 32'h00000000;
-      q_lsu_5_hi20_q <= 32'h00000000;
-      q_lsu_5_hi21_q <= 32'h00000000;
-      q_lsu_5_hi22_q <= 32'h00000000;
-      q_lsu_5_hi23_q <= 32'h00000000;
-      q_lsu_5_hi24_q <= 32'h00000000;
-      q_lsu_5_hi25_q <= 32'h00000000;
-      q_lsu_5_hi26_q <= 32'h00000000;
-      q_lsu_5_hi27_q <= 32'h00000000;
-      q_lsu_5_hi28_q <= 32'h00000000;
-      q_lsu_5_hi29_q <= 32'h00000000;
-      q_lsu_5_hi30_q <= 32'h00000000;
-      q_lsu_5_hi31_q <= 32'h00000000;
-      q_lsu_6_tag_q <= 32'h00000000;
-      q_lsu_6_mask_q <= 32'h00000000;
-      q_lsu_6_pred_q <= 32'h00000000;
-      q_lsu_6_lo0_q <= 32'h00000000;
-      q_lsu_6_lo1_q <= 32'h00000000;
-      q_lsu_6_lo2_q <= 32'h00000000;
-      q_lsu_6_lo3_q <= 32'h00000000;
-      q_lsu_6_lo4_q <= 32'h00000000;
-      q_lsu_6_lo5_q <= 32'h00000000;
-      q_lsu_6_lo6_q <= 32'h00000000;
-      q_lsu_6_lo7_q <= 32'h00000000;
-      q_lsu_6_lo8_q <= 32'h00000000;
-      q_lsu_6_lo9_q <= 32'h00000000;
-      q_lsu_6_lo10_q <= 32'h00000000;
-      q_lsu_6_lo11_q <= 32'h00000000;
-      q_lsu_6_lo12_q <= 32'h00000000;
-      q_lsu_6_lo13_q <= 32'h00000000;
-      q_lsu_6_lo14_q <= 32'h00000000;
-      q_lsu_6_lo15_q <= 32'h00000000;
-      q_lsu_6_lo16_q <= 32'h00000000;
-      q_lsu_6_lo17_q <= 32'h00000000;
-      q_lsu_6_lo18_q <= 32'h00000000;
-      q_lsu_6_lo19_q <= 32'h00000000;
-      q_lsu_6_lo20_q <= 32'h00000000;
-      q_lsu_6_lo21_q <= 32'h00000000;
-      q_lsu_6_lo22_q <= 32'h00000000;
-      q_lsu_6_lo23_q <= 32'h00000000;
-      q_lsu_6_lo24_q <= 32'h00000000;
-      q_lsu_6_lo25_q <= 32'h00000000;
-      q_lsu_6_lo26_q <= 32'h00000000;
-      q_lsu_6_lo27_q <= 32'h00000000;
-      q_lsu_6_lo28_q <= 32'h00000000;
-      q_lsu_6_lo29_q <= 32'h00000000;
-      q_lsu_6_lo30_q <= 32'h00000000;
-      q_lsu_6_lo31_q <= 32'h00000000;
-      q_lsu_6_hi0_q <= 32'h00000000;
-      q_lsu_6_hi1_q <= 32'h00000000;
-      q_lsu_6_hi2_q <= 32'h00000000;
-      q_lsu_6_hi3_q <= 32'h00000000;
-      q_lsu_6_hi4_q <= 32'h00000000;
-      q_lsu_6_hi5_q <= 32'h00000000;
-      q_lsu_6_hi6_q <= 32'h00000000;
-      q_lsu_6_hi7_q <= 32'h00000000;
-      q_lsu_6_hi8_q <= 32'h00000000;
-      q_lsu_6_hi9_q <= 32'h00000000;
-      q_lsu_6_hi10_q <= 32'h00000000;
-      q_lsu_6_hi11_q <= 32'h00000000;
-      q_lsu_6_hi12_q <= 32'h00000000;
-      q_lsu_6_hi13_q <= 32'h00000000;
-      q_lsu_6_hi14_q <= 32'h00000000;
-      q_lsu_6_hi15_q <= 32'h00000000;
-      q_lsu_6_hi16_q <= 32'h00000000;
-      q_lsu_6_hi17_q <= 32'h00000000;
-      q_lsu_6_hi18_q <= 32'h00000000;
-      q_lsu_6_hi19_q <= 32'h00000000;
-      q_lsu_6_hi20_q <= 32'h00000000;
-      q_lsu_6_hi21_q <= 32'h00000000;
-      q_lsu_6_hi22_q <= 32'h00000000;
-      q_lsu_6_hi23_q <= 32'h00000000;
-      q_lsu_6_hi24_q <= 32'h00000000;
-      q_lsu_6_hi25_q <= 32'h00000000;
-      q_lsu_6_hi26_q <= 32'h00000000;
-      q_lsu_6_hi27_q <= 32'h00000000;
-      q_lsu_6_hi28_q <= 32'h00000000;
-      q_lsu_6_hi29_q <= 32'h00000000;
-      q_lsu_6_hi30_q <= 32'h00000000;
-      q_lsu_6_hi31_q <= 32'h00000000;
-      q_lsu_7_tag_q <= 32'h00000000;
-      q_lsu_7_mask_q <= 32'h00000000;
-      q_lsu_7_pred_q <= 32'h00000000;
-      q_lsu_7_lo0_q <= 32'h00000000;
-      q_lsu_7_lo1_q <= 32'h00000000;
-      q_lsu_7_lo2_q <= 32'h00000000;
-      q_lsu_7_lo3_q <= 32'h00000000;
-      q_lsu_7_lo4_q <= 32'h00000000;
-      q_lsu_7_lo5_q <= 32'h00000000;
-      q_lsu_7_lo6_q <= 32'h00000000;
-      q_lsu_7_lo7_q <= 32'h00000000;
-      q_lsu_7_lo8_q <= 32'h00000000;
-      q_lsu_7_lo9_q <= 32'h00000000;
-      q_lsu_7_lo10_q <= 32'h00000000;
-      q_lsu_7_lo11_q <= 32'h00000000;
-      q_lsu_7_lo12_q <= 32'h00000000;
-      q_lsu_7_lo13_q <= 32'h00000000;
-      q_lsu_7_lo14_q <= 32'h00000000;
-      q_lsu_7_lo15_q <= 32'h00000000;
-      q_lsu_7_lo16_q <= 32'h00000000;
-      q_lsu_7_lo17_q <= 32'h00000000;
-      q_lsu_7_lo18_q <= 32'h00000000;
-      q_lsu_7_lo19_q <= 32'h00000000;
-      q_lsu_7_lo20_q <= 32'h00000000;
-      q_lsu_7_lo21_q <= 32'h00000000;
-      q_lsu_7_lo22_q <= 32'h00000000;
-      q_lsu_7_lo23_q <= 32'h00000000;
-      q_lsu_7_lo24_q <= 32'h00000000;
-      q_lsu_7_lo25_q <= 32'h00000000;
-      q_lsu_7_lo26_q <= 32'h00000000;
-      q_lsu_7_lo27_q <= 32'h00000000;
-      q_lsu_7_lo28_q <= 32'h00000000;
-      q_lsu_7_lo29_q <= 32'h00000000;
-      q_lsu_7_lo30_q <= 32'h00000000;
-      q_lsu_7_lo31_q <= 32'h00000000;
-      q_lsu_7_hi0_q <= 32'h00000000;
-      q_lsu_7_hi1_q <= 32'h00000000;
-      q_lsu_7_hi2_q <= 32'h00000000;
-      q_lsu_7_hi3_q <= 32'h00000000;
-      q_lsu_7_hi4_q <= 32'h00000000;
-      q_lsu_7_hi5_q <= 32'h00000000;
-      q_lsu_7_hi6_q <= 32'h00000000;
-      q_lsu_7_hi7_q <= 32'h00000000;
-      q_lsu_7_hi8_q <= 32'h00000000;
-      q_lsu_7_hi9_q <= 32'h00000000;
-      q_lsu_7_hi10_q <= 32'h00000000;
-      q_lsu_7_hi11_q <= 32'h00000000;
-      q_lsu_7_hi12_q <= 32'h00000000;
-      q_lsu_7_hi13_q <= 32'h00000000;
-      q_lsu_7_hi14_q <= 32'h00000000;
-      q_lsu_7_hi15_q <= 32'h00000000;
-      q_lsu_7_hi16_q <= 32'h00000000;
-      q_lsu_7_hi17_q <= 32'h00000000;
-      q_lsu_7_hi18_q <= 32'h00000000;
-      q_lsu_7_hi19_q <= 32'h00000000;
-      q_lsu_7_hi20_q <= 32'h00000000;
-      q_lsu_7_hi21_q <= 32'h00000000;
-      q_lsu_7_hi22_q <= 32'h00000000;
-      q_lsu_7_hi23_q <= 32'h00000000;
-      q_lsu_7_hi24_q <= 32'h00000000;
-      q_lsu_7_hi25_q <= 32'h00000000;
-      q_lsu_7_hi26_q <= 32'h00000000;
-      q_lsu_7_hi27_q <= 32'h00000000;
-      q_lsu_7_hi28_q <= 32'h00000000;
-      q_lsu_7_hi29_q <= 32'h00000000;
-      q_lsu_7_hi30_q <= 32'h00000000;
-      q_lsu_7_hi31_q <= 32'h00000000;
+      q_lsu_byp_q <= 1'h0;
       q_lsu_head_q <= 3'h0;
       q_lsu_tail_q <= 3'h0;
       q_lsu_count_q <= 4'h0;
       credit_lsu_q <= 4'h0;
-      q_fe_0_tag_q <= 32'h00000000;
-      q_fe_0_mask_q <= 32'h00000000;
-      q_fe_0_pred_q <= 32'h00000000;
-      q_fe_0_lo0_q <= 32'h00000000;
-      q_fe_0_lo1_q <= 32'h00000000;
-      q_fe_0_lo2_q <= 32'h00000000;
-      q_fe_0_lo3_q <= 32'h00000000;
-      q_fe_0_lo4_q <= 32'h00000000;
-      q_fe_0_lo5_q <= 32'h00000000;
-      q_fe_0_lo6_q <= 32'h00000000;
-      q_fe_0_lo7_q <= 32'h00000000;
-      q_fe_0_lo8_q <= 32'h00000000;
-      q_fe_0_lo9_q <= 32'h00000000;
-      q_fe_0_lo10_q <= 32'h00000000;
-      q_fe_0_lo11_q <= 32'h00000000;
-      q_fe_0_lo12_q <= 32'h00000000;
-      q_fe_0_lo13_q <= 32'h00000000;
-      q_fe_0_lo14_q <= 32'h00000000;
-      q_fe_0_lo15_q <= 32'h00000000;
-      q_fe_0_lo16_q <= 32'h00000000;
-      q_fe_0_lo17_q <= 32'h00000000;
-      q_fe_0_lo18_q <= 32'h00000000;
-      q_fe_0_lo19_q <= 32'h00000000;
-      q_fe_0_lo20_q <= 32'h00000000;
-      q_fe_0_lo21_q <= 32'h00000000;
-      q_fe_0_lo22_q <= 32'h00000000;
-      q_fe_0_lo23_q <= 32'h00000000;
-      q_fe_0_lo24_q <= 32'h00000000;
-      q_fe_0_lo25_q <= 32'h00000000;
-      q_fe_0_lo26_q <= 32'h00000000;
-      q_fe_0_lo27_q <= 32'h00000000;
-      q_fe_0_lo28_q <= 32'h00000000;
-      q_fe_0_lo29_q <= 32'h00000000;
-      q_fe_0_lo30_q <= 32'h00000000;
-      q_fe_0_lo31_q <= 32'h00000000;
-      q_fe_1_tag_q <= 32'h00000000;
-      q_fe_1_mask_q <= 32'h00000000;
-      q_fe_1_pred_q <= 32'h00000000;
-      q_fe_1_lo0_q <= 32'h00000000;
-      q_fe_1_lo1_q <= 32'h00000000;
-      q_fe_1_lo2_q <= 32'h00000000;
-      q_fe_1_lo3_q <= 32'h00000000;
-      q_fe_1_lo4_q <= 32'h00000000;
-      q_fe_1_lo5_q <= 32'h00000000;
-      q_fe_1_lo6_q <= 32'h00000000;
-      q_fe_1_lo7_q <= 32'h00000000;
-      q_fe_1_lo8_q <= 32'h00000000;
-      q_fe_1_lo9_q <= 32'h00000000;
-      q_fe_1_lo10_q <= 32'h00000000;
-      q_fe_1_lo11_q <= 32'h00000000;
-      q_fe_1_lo12_q <= 32'h00000000;
-      q_fe_1_lo13_q <= 32'h00000000;
-      q_fe_1_lo14_q <= 32'h00000000;
-      q_fe_1_lo15_q <= 32'h00000000;
-      q_fe_1_lo16_q <= 32'h00000000;
-      q_fe_1_lo17_q <= 32'h00000000;
-      q_fe_1_lo18_q <= 32'h00000000;
-      q_fe_1_lo19_q <= 32'h00000000;
-      q_fe_1_lo20_q <= 32'h00000000;
-      q_fe_1_lo21_q <= 32'h00000000;
-      q_fe_1_lo22_q <= 32'h00000000;
-      q_fe_1_lo23_q <= 32'h00000000;
-      q_fe_1_lo24_q <= 32'h00000000;
-      q_fe_1_lo25_q <= 32'h00000000;
-      q_fe_1_lo26_q <= 32'h00000000;
-      q_fe_1_lo27_q <= 32'h00000000;
-      q_fe_1_lo28_q <= 32'h00000000;
-      q_fe_1_lo29_q <= 32'h00000000;
-      q_fe_1_lo30_q <= 32'h00000000;
-      q_fe_1_lo31_q <= 32'h00000000;
+      q_fe_byp_q <= 1'h0;
       q_fe_head_q <= 3'h0;
       q_fe_tail_q <= 3'h0;
       q_fe_count_q <= 4'h0;
@@ -7651,1393 +1209,32 @@ module wb_s1_d556382 (
       err_q <= 1'h0;
       err_src_q <= 3'h0;
     end else begin
-      q_sp0_0_tag_q <= q_sp0_0_tag_d;
-      q_sp0_0_mask_q <= q_sp0_0_mask_d;
-      q_sp0_0_pred_q <= q_sp0_0_pred_d;
-      q_sp0_0_lo0_q <= q_sp0_0_lo0_d;
-      q_sp0_0_lo1_q <= q_sp0_0_lo1_d;
-      q_sp0_0_lo2_q <= q_sp0_0_lo2_d;
-      q_sp0_0_lo3_q <= q_sp0_0_lo3_d;
-      q_sp0_0_lo4_q <= q_sp0_0_lo4_d;
-      q_sp0_0_lo5_q <= q_sp0_0_lo5_d;
-      q_sp0_0_lo6_q <= q_sp0_0_lo6_d;
-      q_sp0_0_lo7_q <= q_sp0_0_lo7_d;
-      q_sp0_0_lo8_q <= q_sp0_0_lo8_d;
-      q_sp0_0_lo9_q <= q_sp0_0_lo9_d;
-      q_sp0_0_lo10_q <= q_sp0_0_lo10_d;
-      q_sp0_0_lo11_q <= q_sp0_0_lo11_d;
-      q_sp0_0_lo12_q <= q_sp0_0_lo12_d;
-      q_sp0_0_lo13_q <= q_sp0_0_lo13_d;
-      q_sp0_0_lo14_q <= q_sp0_0_lo14_d;
-      q_sp0_0_lo15_q <= q_sp0_0_lo15_d;
-      q_sp0_0_lo16_q <= q_sp0_0_lo16_d;
-      q_sp0_0_lo17_q <= q_sp0_0_lo17_d;
-      q_sp0_0_lo18_q <= q_sp0_0_lo18_d;
-      q_sp0_0_lo19_q <= q_sp0_0_lo19_d;
-      q_sp0_0_lo20_q <= q_sp0_0_lo20_d;
-      q_sp0_0_lo21_q <= q_sp0_0_lo21_d;
-      q_sp0_0_lo22_q <= q_sp0_0_lo22_d;
-      q_sp0_0_lo23_q <= q_sp0_0_lo23_d;
-      q_sp0_0_lo24_q <= q_sp0_0_lo24_d;
-      q_sp0_0_lo25_q <= q_sp0_0_lo25_d;
-      q_sp0_0_lo26_q <= q_sp0_0_lo26_d;
-      q_sp0_0_lo27_q <= q_sp0_0_lo27_d;
-      q_sp0_0_lo28_q <= q_sp0_0_lo28_d;
-      q_sp0_0_lo29_q <= q_sp0_0_lo29_d;
-      q_sp0_0_lo30_q <= q_sp0_0_lo30_d;
-      q_sp0_0_lo31_q <= q_sp0_0_lo31_d;
-      q_sp0_1_tag_q <= q_sp0_1_tag_d;
-      q_sp0_1_mask_q <= q_sp0_1_mask_d;
-      q_sp0_1_pred_q <= q_sp0_1_pred_d;
-      q_sp0_1_lo0_q <= q_sp0_1_lo0_d;
-      q_sp0_1_lo1_q <= q_sp0_1_lo1_d;
-      q_sp0_1_lo2_q <= q_sp0_1_lo2_d;
-      q_sp0_1_lo3_q <= q_sp0_1_lo3_d;
-      q_sp0_1_lo4_q <= q_sp0_1_lo4_d;
-      q_sp0_1_lo5_q <= q_sp0_1_lo5_d;
-      q_sp0_1_lo6_q <= q_sp0_1_lo6_d;
-      q_sp0_1_lo7_q <= q_sp0_1_lo7_d;
-      q_sp0_1_lo8_q <= q_sp0_1_lo8_d;
-      q_sp0_1_lo9_q <= q_sp0_1_lo9_d;
-      q_sp0_1_lo10_q <= q_sp0_1_lo10_d;
-      q_sp0_1_lo11_q <= q_sp0_1_lo11_d;
-      q_sp0_1_lo12_q <= q_sp0_1_lo12_d;
-      q_sp0_1_lo13_q <= q_sp0_1_lo13_d;
-      q_sp0_1_lo14_q <= q_sp0_1_lo14_d;
-      q_sp0_1_lo15_q <= q_sp0_1_lo15_d;
-      q_sp0_1_lo16_q <= q_sp0_1_lo16_d;
-      q_sp0_1_lo17_q <= q_sp0_1_lo17_d;
-      q_sp0_1_lo18_q <= q_sp0_1_lo18_d;
-      q_sp0_1_lo19_q <= q_sp0_1_lo19_d;
-      q_sp0_1_lo20_q <= q_sp0_1_lo20_d;
-      q_sp0_1_lo21_q <= q_sp0_1_lo21_d;
-      q_sp0_1_lo22_q <= q_sp0_1_lo22_d;
-      q_sp0_1_lo23_q <= q_sp0_1_lo23_d;
-      q_sp0_1_lo24_q <= q_sp0_1_lo24_d;
-      q_sp0_1_lo25_q <= q_sp0_1_lo25_d;
-      q_sp0_1_lo26_q <= q_sp0_1_lo26_d;
-      q_sp0_1_lo27_q <= q_sp0_1_lo27_d;
-      q_sp0_1_lo28_q <= q_sp0_1_lo28_d;
-      q_sp0_1_lo29_q <= q_sp0_1_lo29_d;
-      q_sp0_1_lo30_q <= q_sp0_1_lo30_d;
-      q_sp0_1_lo31_q <= q_sp0_1_lo31_d;
-      q_sp0_2_tag_q <= q_sp0_2_tag_d;
-      q_sp0_2_mask_q <= q_sp0_2_mask_d;
-      q_sp0_2_pred_q <= q_sp0_2_pred_d;
-      q_sp0_2_lo0_q <= q_sp0_2_lo0_d;
-      q_sp0_2_lo1_q <= q_sp0_2_lo1_d;
-      q_sp0_2_lo2_q <= q_sp0_2_lo2_d;
-      q_sp0_2_lo3_q <= q_sp0_2_lo3_d;
-      q_sp0_2_lo4_q <= q_sp0_2_lo4_d;
-      q_sp0_2_lo5_q <= q_sp0_2_lo5_d;
-      q_sp0_2_lo6_q <= q_sp0_2_lo6_d;
-      q_sp0_2_lo7_q <= q_sp0_2_lo7_d;
-      q_sp0_2_lo8_q <= q_sp0_2_lo8_d;
-      q_sp0_2_lo9_q <= q_sp0_2_lo9_d;
-      q_sp0_2_lo10_q <= q_sp0_2_lo10_d;
-      q_sp0_2_lo11_q <= q_sp0_2_lo11_d;
-      q_sp0_2_lo12_q <= q_sp0_2_lo12_d;
-      q_sp0_2_lo13_q <= q_sp0_2_lo13_d;
-      q_sp0_2_lo14_q <= q_sp0_2_lo14_d;
-      q_sp0_2_lo15_q <= q_sp0_2_lo15_d;
-      q_sp0_2_lo16_q <= q_sp0_2_lo16_d;
-      q_sp0_2_lo17_q <= q_sp0_2_lo17_d;
-      q_sp0_2_lo18_q <= q_sp0_2_lo18_d;
-      q_sp0_2_lo19_q <= q_sp0_2_lo19_d;
-      q_sp0_2_lo20_q <= q_sp0_2_lo20_d;
-      q_sp0_2_lo21_q <= q_sp0_2_lo21_d;
-      q_sp0_2_lo22_q <= q_sp0_2_lo22_d;
-      q_sp0_2_lo23_q <= q_sp0_2_lo23_d;
-      q_sp0_2_lo24_q <= q_sp0_2_lo24_d;
-      q_sp0_2_lo25_q <= q_sp0_2_lo25_d;
-      q_sp0_2_lo26_q <= q_sp0_2_lo26_d;
-      q_sp0_2_lo27_q <= q_sp0_2_lo27_d;
-      q_sp0_2_lo28_q <= q_sp0_2_lo28_d;
-      q_sp0_2_lo29_q <= q_sp0_2_lo29_d;
-      q_sp0_2_lo30_q <= q_sp0_2_lo30_d;
-      q_sp0_2_lo31_q <= q_sp0_2_lo31_d;
-      q_sp0_3_tag_q <= q_sp0_3_tag_d;
-      q_sp0_3_mask_q <= q_sp0_3_mask_d;
-      q_sp0_3_pred_q <= q_sp0_3_pred_d;
-      q_sp0_3_lo0_q <= q_sp0_3_lo0_d;
-      q_sp0_3_lo1_q <= q_sp0_3_lo1_d;
-      q_sp0_3_lo2_q <= q_sp0_3_lo2_d;
-      q_sp0_3_lo3_q <= q_sp0_3_lo3_d;
-      q_sp0_3_lo4_q <= q_sp0_3_lo4_d;
-      q_sp0_3_lo5_q <= q_sp0_3_lo5_d;
-      q_sp0_3_lo6_q <= q_sp0_3_lo6_d;
-      q_sp0_3_lo7_q <= q_sp0_3_lo7_d;
-      q_sp0_3_lo8_q <= q_sp0_3_lo8_d;
-      q_sp0_3_lo9_q <= q_sp0_3_lo9_d;
-      q_sp0_3_lo10_q <= q_sp0_3_lo10_d;
-      q_sp0_3_lo11_q <= q_sp0_3_lo11_d;
-      q_sp0_3_lo12_q <= q_sp0_3_lo12_d;
-      q_sp0_3_lo13_q <= q_sp0_3_lo13_d;
-      q_sp0_3_lo14_q <= q_sp0_3_lo14_d;
-      q_sp0_3_lo15_q <= q_sp0_3_lo15_d;
-      q_sp0_3_lo16_q <= q_sp0_3_lo16_d;
-      q_sp0_3_lo17_q <= q_sp0_3_lo17_d;
-      q_sp0_3_lo18_q <= q_sp0_3_lo18_d;
-      q_sp0_3_lo19_q <= q_sp0_3_lo19_d;
-      q_sp0_3_lo20_q <= q_sp0_3_lo20_d;
-      q_sp0_3_lo21_q <= q_sp0_3_lo21_d;
-      q_sp0_3_lo22_q <= q_sp0_3_lo22_d;
-      q_sp0_3_lo23_q <= q_sp0_3_lo23_d;
-      q_sp0_3_lo24_q <= q_sp0_3_lo24_d;
-      q_sp0_3_lo25_q <= q_sp0_3_lo25_d;
-      q_sp0_3_lo26_q <= q_sp0_3_lo26_d;
-      q_sp0_3_lo27_q <= q_sp0_3_lo27_d;
-      q_sp0_3_lo28_q <= q_sp0_3_lo28_d;
-      q_sp0_3_lo29_q <= q_sp0_3_lo29_d;
-      q_sp0_3_lo30_q <= q_sp0_3_lo30_d;
-      q_sp0_3_lo31_q <= q_sp0_3_lo31_d;
-      q_sp0_4_tag_q <= q_sp0_4_tag_d;
-      q_sp0_4_mask_q <= q_sp0_4_mask_d;
-      q_sp0_4_pred_q <= q_sp0_4_pred_d;
-      q_sp0_4_lo0_q <= q_sp0_4_lo0_d;
-      q_sp0_4_lo1_q <= q_sp0_4_lo1_d;
-      q_sp0_4_lo2_q <= q_sp0_4_lo2_d;
-      q_sp0_4_lo3_q <= q_sp0_4_lo3_d;
-      q_sp0_4_lo4_q <= q_sp0_4_lo4_d;
-      q_sp0_4_lo5_q <= q_sp0_4_lo5_d;
-      q_sp0_4_lo6_q <= q_sp0_4_lo6_d;
-      q_sp0_4_lo7_q <= q_sp0_4_lo7_d;
-      q_sp0_4_lo8_q <= q_sp0_4_lo8_d;
-      q_sp0_4_lo9_q <= q_sp0_4_lo9_d;
-      q_sp0_4_lo10_q <= q_sp0_4_lo10_d;
-      q_sp0_4_lo11_q <= q_sp0_4_lo11_d;
-      q_sp0_4_lo12_q <= q_sp0_4_lo12_d;
-      q_sp0_4_lo13_q <= q_sp0_4_lo13_d;
-      q_sp0_4_lo14_q <= q_sp0_4_lo14_d;
-      q_sp0_4_lo15_q <= q_sp0_4_lo15_d;
-      q_sp0_4_lo16_q <= q_sp0_4_lo16_d;
-      q_sp0_4_lo17_q <= q_sp0_4_lo17_d;
-      q_sp0_4_lo18_q <= q_sp0_4_lo18_d;
-      q_sp0_4_lo19_q <= q_sp0_4_lo19_d;
-      q_sp0_4_lo20_q <= q_sp0_4_lo20_d;
-      q_sp0_4_lo21_q <= q_sp0_4_lo21_d;
-      q_sp0_4_lo22_q <= q_sp0_4_lo22_d;
-      q_sp0_4_lo23_q <= q_sp0_4_lo23_d;
-      q_sp0_4_lo24_q <= q_sp0_4_lo24_d;
-      q_sp0_4_lo25_q <= q_sp0_4_lo25_d;
-      q_sp0_4_lo26_q <= q_sp0_4_lo26_d;
-      q_sp0_4_lo27_q <= q_sp0_4_lo27_d;
-      q_sp0_4_lo28_q <= q_sp0_4_lo28_d;
-      q_sp0_4_lo29_q <= q_sp0_4_lo29_d;
-      q_sp0_4_lo30_q <= q_sp0_4_lo30_d;
-      q_sp0_4_lo31_q <= q_sp0_4_lo31_d;
+      q_sp0_byp_q <= q_sp0_byp_d;
       q_sp0_head_q <= q_sp0_head_d;
       q_sp0_tail_q <= q_sp0_tail_d;
       q_sp0_count_q <= q_sp0_count_d;
       credit_sp0_q <= credit_sp0_d;
-      q_sp1_0_tag_q <= q_sp1_0_tag_d;
-      q_sp1_0_mask_q <= q_sp1_0_mask_d;
-      q_sp1_0_pred_q <= q_sp1_0_pred_d;
-      q_sp1_0_lo0_q <= q_sp1_0_lo0_d;
-      q_sp1_0_lo1_q <= q_sp1_0_lo1_d;
-      q_sp1_0_lo2_q <= q_sp1_0_lo2_d;
-      q_sp1_0_lo3_q <= q_sp1_0_lo3_d;
-      q_sp1_0_lo4_q <= q_sp1_0_lo4_d;
-      q_sp1_0_lo5_q <= q_sp1_0_lo5_d;
-      q_sp1_0_lo6_q <= q_sp1_0_lo6_d;
-      q_sp1_0_lo7_q <= q_sp1_0_lo7_d;
-      q_sp1_0_lo8_q <= q_sp1_0_lo8_d;
-      q_sp1_0_lo9_q <= q_sp1_0_lo9_d;
-      q_sp1_0_lo10_q <= q_sp1_0_lo10_d;
-      q_sp1_0_lo11_q <= q_sp1_0_lo11_d;
-      q_sp1_0_lo12_q <= q_sp1_0_lo12_d;
-      q_sp1_0_lo13_q <= q_sp1_0_lo13_d;
-      q_sp1_0_lo14_q <= q_sp1_0_lo14_d;
-      q_sp1_0_lo15_q <= q_sp1_0_lo15_d;
-      q_sp1_0_lo16_q <= q_sp1_0_lo16_d;
-      q_sp1_0_lo17_q <= q_sp1_0_lo17_d;
-      q_sp1_0_lo18_q <= q_sp1_0_lo18_d;
-      q_sp1_0_lo19_q <= q_sp1_0_lo19_d;
-      q_sp1_0_lo20_q <= q_sp1_0_lo20_d;
-      q_sp1_0_lo21_q <= q_sp1_0_lo21_d;
-      q_sp1_0_lo22_q <= q_sp1_0_lo22_d;
-      q_sp1_0_lo23_q <= q_sp1_0_lo23_d;
-      q_sp1_0_lo24_q <= q_sp1_0_lo24_d;
-      q_sp1_0_lo25_q <= q_sp1_0_lo25_d;
-      q_sp1_0_lo26_q <= q_sp1_0_lo26_d;
-      q_sp1_0_lo27_q <= q_sp1_0_lo27_d;
-      q_sp1_0_lo28_q <= q_sp1_0_lo28_d;
-      q_sp1_0_lo29_q <= q_sp1_0_lo29_d;
-      q_sp1_0_lo30_q <= q_sp1_0_lo30_d;
-      q_sp1_0_lo31_q <= q_sp1_0_lo31_d;
-      q_sp1_1_tag_q <= q_sp1_1_tag_d;
-      q_sp1_1_mask_q <= q_sp1_1_mask_d;
-      q_sp1_1_pred_q <= q_sp1_1_pred_d;
-      q_sp1_1_lo0_q <= q_sp1_1_lo0_d;
-      q_sp1_1_lo1_q <= q_sp1_1_lo1_d;
-      q_sp1_1_lo2_q <= q_sp1_1_lo2_d;
-      q_sp1_1_lo3_q <= q_sp1_1_lo3_d;
-      q_sp1_1_lo4_q <= q_sp1_1_lo4_d;
-      q_sp1_1_lo5_q <= q_sp1_1_lo5_d;
-      q_sp1_1_lo6_q <= q_sp1_1_lo6_d;
-      q_sp1_1_lo7_q <= q_sp1_1_lo7_d;
-      q_sp1_1_lo8_q <= q_sp1_1_lo8_d;
-      q_sp1_1_lo9_q <= q_sp1_1_lo9_d;
-      q_sp1_1_lo10_q <= q_sp1_1_lo10_d;
-      q_sp1_1_lo11_q <= q_sp1_1_lo11_d;
-      q_sp1_1_lo12_q <= q_sp1_1_lo12_d;
-      q_sp1_1_lo13_q <= q_sp1_1_lo13_d;
-      q_sp1_1_lo14_q <= q_sp1_1_lo14_d;
-      q_sp1_1_lo15_q <= q_sp1_1_lo15_d;
-      q_sp1_1_lo16_q <= q_sp1_1_lo16_d;
-      q_sp1_1_lo17_q <= q_sp1_1_lo17_d;
-      q_sp1_1_lo18_q <= q_sp1_1_lo18_d;
-      q_sp1_1_lo19_q <= q_sp1_1_lo19_d;
-      q_sp1_1_lo20_q <= q_sp1_1_lo20_d;
-      q_sp1_1_lo21_q <= q_sp1_1_lo21_d;
-      q_sp1_1_lo22_q <= q_sp1_1_lo22_d;
-      q_sp1_1_lo23_q <= q_sp1_1_lo23_d;
-      q_sp1_1_lo24_q <= q_sp1_1_lo24_d;
-      q_sp1_1_lo25_q <= q_sp1_1_lo25_d;
-      q_sp1_1_lo26_q <= q_sp1_1_lo26_d;
-      q_sp1_1_lo27_q <= q_sp1_1_lo27_d;
-      q_sp1_1_lo28_q <= q_sp1_1_lo28_d;
-      q_sp1_1_lo29_q <= q_sp1_1_lo29_d;
-      q_sp1_1_lo30_q <= q_sp1_1_lo30_d;
-      q_sp1_1_lo31_q <= q_sp1_1_lo31_d;
-      q_sp1_2_tag_q <= q_sp1_2_tag_d;
-      q_sp1_2_mask_q <= q_sp1_2_mask_d;
-      q_sp1_2_pred_q <= q_sp1_2_pred_d;
-      q_sp1_2_lo0_q <= q_sp1_2_lo0_d;
-      q_sp1_2_lo1_q <= q_sp1_2_lo1_d;
-      q_sp1_2_lo2_q <= q_sp1_2_lo2_d;
-      q_sp1_2_lo3_q <= q_sp1_2_lo3_d;
-      q_sp1_2_lo4_q <= q_sp1_2_lo4_d;
-      q_sp1_2_lo5_q <= q_sp1_2_lo5_d;
-      q_sp1_2_lo6_q <= q_sp1_2_lo6_d;
-      q_sp1_2_lo7_q <= q_sp1_2_lo7_d;
-      q_sp1_2_lo8_q <= q_sp1_2_lo8_d;
-      q_sp1_2_lo9_q <= q_sp1_2_lo9_d;
-      q_sp1_2_lo10_q <= q_sp1_2_lo10_d;
-      q_sp1_2_lo11_q <= q_sp1_2_lo11_d;
-      q_sp1_2_lo12_q <= q_sp1_2_lo12_d;
-      q_sp1_2_lo13_q <= q_sp1_2_lo13_d;
-      q_sp1_2_lo14_q <= q_sp1_2_lo14_d;
-      q_sp1_2_lo15_q <= q_sp1_2_lo15_d;
-      q_sp1_2_lo16_q <= q_sp1_2_lo16_d;
-      q_sp1_2_lo17_q <= q_sp1_2_lo17_d;
-      q_sp1_2_lo18_q <= q_sp1_2_lo18_d;
-      q_sp1_2_lo19_q <= q_sp1_2_lo19_d;
-      q_sp1_2_lo20_q <= q_sp1_2_lo20_d;
-      q_sp1_2_lo21_q <= q_sp1_2_lo21_d;
-      q_sp1_2_lo22_q <= q_sp1_2_lo22_d;
-      q_sp1_2_lo23_q <= q_sp1_2_lo23_d;
-      q_sp1_2_lo24_q <= q_sp1_2_lo24_d;
-      q_sp1_2_lo25_q <= q_sp1_2_lo25_d;
-      q_sp1_2_lo26_q <= q_sp1_2_lo26_d;
-      q_sp1_2_lo27_q <= q_sp1_2_lo27_d;
-      q_sp1_2_lo28_q <= q_sp1_2_lo28_d;
-      q_sp1_2_lo29_q <= q_sp1_2_lo29_d;
-      q_sp1_2_lo30_q <= q_sp1_2_lo30_d;
-      q_sp1_2_lo31_q <= q_sp1_2_lo31_d;
-      q_sp1_3_tag_q <= q_sp1_3_tag_d;
-      q_sp1_3_mask_q <= q_sp1_3_mask_d;
-      q_sp1_3_pred_q <= q_sp1_3_pred_d;
-      q_sp1_3_lo0_q <= q_sp1_3_lo0_d;
-      q_sp1_3_lo1_q <= q_sp1_3_lo1_d;
-      q_sp1_3_lo2_q <= q_sp1_3_lo2_d;
-      q_sp1_3_lo3_q <= q_sp1_3_lo3_d;
-      q_sp1_3_lo4_q <= q_sp1_3_lo4_d;
-      q_sp1_3_lo5_q <= q_sp1_3_lo5_d;
-      q_sp1_3_lo6_q <= q_sp1_3_lo6_d;
-      q_sp1_3_lo7_q <= q_sp1_3_lo7_d;
-      q_sp1_3_lo8_q <= q_sp1_3_lo8_d;
-      q_sp1_3_lo9_q <= q_sp1_3_lo9_d;
-      q_sp1_3_lo10_q <= q_sp1_3_lo10_d;
-      q_sp1_3_lo11_q <= q_sp1_3_lo11_d;
-      q_sp1_3_lo12_q <= q_sp1_3_lo12_d;
-      q_sp1_3_lo13_q <= q_sp1_3_lo13_d;
-      q_sp1_3_lo14_q <= q_sp1_3_lo14_d;
-      q_sp1_3_lo15_q <= q_sp1_3_lo15_d;
-      q_sp1_3_lo16_q <= q_sp1_3_lo16_d;
-      q_sp1_3_lo17_q <= q_sp1_3_lo17_d;
-      q_sp1_3_lo18_q <= q_sp1_3_lo18_d;
-      q_sp1_3_lo19_q <= q_sp1_3_lo19_d;
-      q_sp1_3_lo20_q <= q_sp1_3_lo20_d;
-      q_sp1_3_lo21_q <= q_sp1_3_lo21_d;
-      q_sp1_3_lo22_q <= q_sp1_3_lo22_d;
-      q_sp1_3_lo23_q <= q_sp1_3_lo23_d;
-      q_sp1_3_lo24_q <= q_sp1_3_lo24_d;
-      q_sp1_3_lo25_q <= q_sp1_3_lo25_d;
-      q_sp1_3_lo26_q <= q_sp1_3_lo26_d;
-      q_sp1_3_lo27_q <= q_sp1_3_lo27_d;
-      q_sp1_3_lo28_q <= q_sp1_3_lo28_d;
-      q_sp1_3_lo29_q <= q_sp1_3_lo29_d;
-      q_sp1_3_lo30_q <= q_sp1_3_lo30_d;
-      q_sp1_3_lo31_q <= q_sp1_3_lo31_d;
-      q_sp1_4_tag_q <= q_sp1_4_tag_d;
-      q_sp1_4_mask_q <= q_sp1_4_mask_d;
-      q_sp1_4_pred_q <= q_sp1_4_pred_d;
-      q_sp1_4_lo0_q <= q_sp1_4_lo0_d;
-      q_sp1_4_lo1_q <= q_sp1_4_lo1_d;
-      q_sp1_4_lo2_q <= q_sp1_4_lo2_d;
-      q_sp1_4_lo3_q <= q_sp1_4_lo3_d;
-      q_sp1_4_lo4_q <= q_sp1_4_lo4_d;
-      q_sp1_4_lo5_q <= q_sp1_4_lo5_d;
-      q_sp1_4_lo6_q <= q_sp1_4_lo6_d;
-      q_sp1_4_lo7_q <= q_sp1_4_lo7_d;
-      q_sp1_4_lo8_q <= q_sp1_4_lo8_d;
-      q_sp1_4_lo9_q <= q_sp1_4_lo9_d;
-      q_sp1_4_lo10_q <= q_sp1_4_lo10_d;
-      q_sp1_4_lo11_q <= q_sp1_4_lo11_d;
-      q_sp1_4_lo12_q <= q_sp1_4_lo12_d;
-      q_sp1_4_lo13_q <= q_sp1_4_lo13_d;
-      q_sp1_4_lo14_q <= q_sp1_4_lo14_d;
-      q_sp1_4_lo15_q <= q_sp1_4_lo15_d;
-      q_sp1_4_lo16_q <= q_sp1_4_lo16_d;
-      q_sp1_4_lo17_q <= q_sp1_4_lo17_d;
-      q_sp1_4_lo18_q <= q_sp1_4_lo18_d;
-      q_sp1_4_lo19_q <= q_sp1_4_lo19_d;
-      q_sp1_4_lo20_q <= q_sp1_4_lo20_d;
-      q_sp1_4_lo21_q <= q_sp1_4_lo21_d;
-      q_sp1_4_lo22_q <= q_sp1_4_lo22_d;
-      q_sp1_4_lo23_q <= q_sp1_4_lo23_d;
-      q_sp1_4_lo24_q <= q_sp1_4_lo24_d;
-      q_sp1_4_lo25_q <= q_sp1_4_lo25_d;
-      q_sp1_4_lo26_q <= q_sp1_4_lo26_d;
-      q_sp1_4_lo27_q <= q_sp1_4_lo27_d;
-      q_sp1_4_lo28_q <= q_sp1_4_lo28_d;
-      q_sp1_4_lo29_q <= q_sp1_4_lo29_d;
-      q_sp1_4_lo30_q <= q_sp1_4_lo30_d;
-      q_sp1_4_lo31_q <= q_sp1_4_lo31_d;
+      q_sp1_byp_q <= q_sp1_byp_d;
       q_sp1_head_q <= q_sp1_head_d;
       q_sp1_tail_q <= q_sp1_tail_d;
       q_sp1_count_q <= q_sp1_count_d;
       credit_sp1_q <= credit_sp1_d;
-      q_sfu_0_tag_q <= q_sfu_0_tag_d;
-      q_sfu_0_mask_q <= q_sfu_0_mask_d;
-      q_sfu_0_pred_q <= q_sfu_0_pred_d;
-      q_sfu_0_lo0_q <= q_sfu_0_lo0_d;
-      q_sfu_0_lo1_q <= q_sfu_0_lo1_d;
-      q_sfu_0_lo2_q <= q_sfu_0_lo2_d;
-      q_sfu_0_lo3_q <= q_sfu_0_lo3_d;
-      q_sfu_0_lo4_q <= q_sfu_0_lo4_d;
-      q_sfu_0_lo5_q <= q_sfu_0_lo5_d;
-      q_sfu_0_lo6_q <= q_sfu_0_lo6_d;
-      q_sfu_0_lo7_q <= q_sfu_0_lo7_d;
-      q_sfu_0_lo8_q <= q_sfu_0_lo8_d;
-      q_sfu_0_lo9_q <= q_sfu_0_lo9_d;
-      q_sfu_0_lo10_q <= q_sfu_0_lo10_d;
-      q_sfu_0_lo11_q <= q_sfu_0_lo11_d;
-      q_sfu_0_lo12_q <= q_sfu_0_lo12_d;
-      q_sfu_0_lo13_q <= q_sfu_0_lo13_d;
-      q_sfu_0_lo14_q <= q_sfu_0_lo14_d;
-      q_sfu_0_lo15_q <= q_sfu_0_lo15_d;
-      q_sfu_0_lo16_q <= q_sfu_0_lo16_d;
-      q_sfu_0_lo17_q <= q_sfu_0_lo17_d;
-      q_sfu_0_lo18_q <= q_sfu_0_lo18_d;
-      q_sfu_0_lo19_q <= q_sfu_0_lo19_d;
-      q_sfu_0_lo20_q <= q_sfu_0_lo20_d;
-      q_sfu_0_lo21_q <= q_sfu_0_lo21_d;
-      q_sfu_0_lo22_q <= q_sfu_0_lo22_d;
-      q_sfu_0_lo23_q <= q_sfu_0_lo23_d;
-      q_sfu_0_lo24_q <= q_sfu_0_lo24_d;
-      q_sfu_0_lo25_q <= q_sfu_0_lo25_d;
-      q_sfu_0_lo26_q <= q_sfu_0_lo26_d;
-      q_sfu_0_lo27_q <= q_sfu_0_lo27_d;
-      q_sfu_0_lo28_q <= q_sfu_0_lo28_d;
-      q_sfu_0_lo29_q <= q_sfu_0_lo29_d;
-      q_sfu_0_lo30_q <= q_sfu_0_lo30_d;
-      q_sfu_0_lo31_q <= q_sfu_0_lo31_d;
-      q_sfu_1_tag_q <= q_sfu_1_tag_d;
-      q_sfu_1_mask_q <= q_sfu_1_mask_d;
-      q_sfu_1_pred_q <= q_sfu_1_pred_d;
-      q_sfu_1_lo0_q <= q_sfu_1_lo0_d;
-      q_sfu_1_lo1_q <= q_sfu_1_lo1_d;
-      q_sfu_1_lo2_q <= q_sfu_1_lo2_d;
-      q_sfu_1_lo3_q <= q_sfu_1_lo3_d;
-      q_sfu_1_lo4_q <= q_sfu_1_lo4_d;
-      q_sfu_1_lo5_q <= q_sfu_1_lo5_d;
-      q_sfu_1_lo6_q <= q_sfu_1_lo6_d;
-      q_sfu_1_lo7_q <= q_sfu_1_lo7_d;
-      q_sfu_1_lo8_q <= q_sfu_1_lo8_d;
-      q_sfu_1_lo9_q <= q_sfu_1_lo9_d;
-      q_sfu_1_lo10_q <= q_sfu_1_lo10_d;
-      q_sfu_1_lo11_q <= q_sfu_1_lo11_d;
-      q_sfu_1_lo12_q <= q_sfu_1_lo12_d;
-      q_sfu_1_lo13_q <= q_sfu_1_lo13_d;
-      q_sfu_1_lo14_q <= q_sfu_1_lo14_d;
-      q_sfu_1_lo15_q <= q_sfu_1_lo15_d;
-      q_sfu_1_lo16_q <= q_sfu_1_lo16_d;
-      q_sfu_1_lo17_q <= q_sfu_1_lo17_d;
-      q_sfu_1_lo18_q <= q_sfu_1_lo18_d;
-      q_sfu_1_lo19_q <= q_sfu_1_lo19_d;
-      q_sfu_1_lo20_q <= q_sfu_1_lo20_d;
-      q_sfu_1_lo21_q <= q_sfu_1_lo21_d;
-      q_sfu_1_lo22_q <= q_sfu_1_lo22_d;
-      q_sfu_1_lo23_q <= q_sfu_1_lo23_d;
-      q_sfu_1_lo24_q <= q_sfu_1_lo24_d;
-      q_sfu_1_lo25_q <= q_sfu_1_lo25_d;
-      q_sfu_1_lo26_q <= q_sfu_1_lo26_d;
-      q_sfu_1_lo27_q <= q_sfu_1_lo27_d;
-      q_sfu_1_lo28_q <= q_sfu_1_lo28_d;
-      q_sfu_1_lo29_q <= q_sfu_1_lo29_d;
-      q_sfu_1_lo30_q <= q_sfu_1_lo30_d;
-      q_sfu_1_lo31_q <= q_sfu_1_lo31_d;
-      q_sfu_2_tag_q <= q_sfu_2_tag_d;
-      q_sfu_2_mask_q <= q_sfu_2_mask_d;
-      q_sfu_2_pred_q <= q_sfu_2_pred_d;
-      q_sfu_2_lo0_q <= q_sfu_2_lo0_d;
-      q_sfu_2_lo1_q <= q_sfu_2_lo1_d;
-      q_sfu_2_lo2_q <= q_sfu_2_lo2_d;
-      q_sfu_2_lo3_q <= q_sfu_2_lo3_d;
-      q_sfu_2_lo4_q <= q_sfu_2_lo4_d;
-      q_sfu_2_lo5_q <= q_sfu_2_lo5_d;
-      q_sfu_2_lo6_q <= q_sfu_2_lo6_d;
-      q_sfu_2_lo7_q <= q_sfu_2_lo7_d;
-      q_sfu_2_lo8_q <= q_sfu_2_lo8_d;
-      q_sfu_2_lo9_q <= q_sfu_2_lo9_d;
-      q_sfu_2_lo10_q <= q_sfu_2_lo10_d;
-      q_sfu_2_lo11_q <= q_sfu_2_lo11_d;
-      q_sfu_2_lo12_q <= q_sfu_2_lo12_d;
-      q_sfu_2_lo13_q <= q_sfu_2_lo13_d;
-      q_sfu_2_lo14_q <= q_sfu_2_lo14_d;
-      q_sfu_2_lo15_q <= q_sfu_2_lo15_d;
-      q_sfu_2_lo16_q <= q_sfu_2_lo16_d;
-      q_sfu_2_lo17_q <= q_sfu_2_lo17_d;
-      q_sfu_2_lo18_q <= q_sfu_2_lo18_d;
-      q_sfu_2_lo19_q <= q_sfu_2_lo19_d;
-      q_sfu_2_lo20_q <= q_sfu_2_lo20_d;
-      q_sfu_2_lo21_q <= q_sfu_2_lo21_d;
-      q_sfu_2_lo22_q <= q_sfu_2_lo22_d;
-      q_sfu_2_lo23_q <= q_sfu_2_lo23_d;
-      q_sfu_2_lo24_q <= q_sfu_2_lo24_d;
-      q_sfu_2_lo25_q <= q_sfu_2_lo25_d;
-      q_sfu_2_lo26_q <= q_sfu_2_lo26_d;
-      q_sfu_2_lo27_q <= q_sfu_2_lo27_d;
-      q_sfu_2_lo28_q <= q_sfu_2_lo28_d;
-      q_sfu_2_lo29_q <= q_sfu_2_lo29_d;
-      q_sfu_2_lo30_q <= q_sfu_2_lo30_d;
-      q_sfu_2_lo31_q <= q_sfu_2_lo31_d;
-      q_sfu_3_tag_q <= q_sfu_3_tag_d;
-      q_sfu_3_mask_q <= q_sfu_3_mask_d;
-      q_sfu_3_pred_q <= q_sfu_3_pred_d;
-      q_sfu_3_lo0_q <= q_sfu_3_lo0_d;
-      q_sfu_3_lo1_q <= q_sfu_3_lo1_d;
-      q_sfu_3_lo2_q <= q_sfu_3_lo2_d;
-      q_sfu_3_lo3_q <= q_sfu_3_lo3_d;
-      q_sfu_3_lo4_q <= q_sfu_3_lo4_d;
-      q_sfu_3_lo5_q <= q_sfu_3_lo5_d;
-      q_sfu_3_lo6_q <= q_sfu_3_lo6_d;
-      q_sfu_3_lo7_q <= q_sfu_3_lo7_d;
-      q_sfu_3_lo8_q <= q_sfu_3_lo8_d;
-      q_sfu_3_lo9_q <= q_sfu_3_lo9_d;
-      q_sfu_3_lo10_q <= q_sfu_3_lo10_d;
-      q_sfu_3_lo11_q <= q_sfu_3_lo11_d;
-      q_sfu_3_lo12_q <= q_sfu_3_lo12_d;
-      q_sfu_3_lo13_q <= q_sfu_3_lo13_d;
-      q_sfu_3_lo14_q <= q_sfu_3_lo14_d;
-      q_sfu_3_lo15_q <= q_sfu_3_lo15_d;
-      q_sfu_3_lo16_q <= q_sfu_3_lo16_d;
-      q_sfu_3_lo17_q <= q_sfu_3_lo17_d;
-      q_sfu_3_lo18_q <= q_sfu_3_lo18_d;
-      q_sfu_3_lo19_q <= q_sfu_3_lo19_d;
-      q_sfu_3_lo20_q <= q_sfu_3_lo20_d;
-      q_sfu_3_lo21_q <= q_sfu_3_lo21_d;
-      q_sfu_3_lo22_q <= q_sfu_3_lo22_d;
-      q_sfu_3_lo23_q <= q_sfu_3_lo23_d;
-      q_sfu_3_lo24_q <= q_sfu_3_lo24_d;
-      q_sfu_3_lo25_q <= q_sfu_3_lo25_d;
-      q_sfu_3_lo26_q <= q_sfu_3_lo26_d;
-      q_sfu_3_lo27_q <= q_sfu_3_lo27_d;
-      q_sfu_3_lo28_q <= q_sfu_3_lo28_d;
-      q_sfu_3_lo29_q <= q_sfu_3_lo29_d;
-      q_sfu_3_lo30_q <= q_sfu_3_lo30_d;
-      q_sfu_3_lo31_q <= q_sfu_3_lo31_d;
-      q_sfu_4_tag_q <= q_sfu_4_tag_d;
-      q_sfu_4_mask_q <= q_sfu_4_mask_d;
-      q_sfu_4_pred_q <= q_sfu_4_pred_d;
-      q_sfu_4_lo0_q <= q_sfu_4_lo0_d;
-      q_sfu_4_lo1_q <= q_sfu_4_lo1_d;
-      q_sfu_4_lo2_q <= q_sfu_4_lo2_d;
-      q_sfu_4_lo3_q <= q_sfu_4_lo3_d;
-      q_sfu_4_lo4_q <= q_sfu_4_lo4_d;
-      q_sfu_4_lo5_q <= q_sfu_4_lo5_d;
-      q_sfu_4_lo6_q <= q_sfu_4_lo6_d;
-      q_sfu_4_lo7_q <= q_sfu_4_lo7_d;
-      q_sfu_4_lo8_q <= q_sfu_4_lo8_d;
-      q_sfu_4_lo9_q <= q_sfu_4_lo9_d;
-      q_sfu_4_lo10_q <= q_sfu_4_lo10_d;
-      q_sfu_4_lo11_q <= q_sfu_4_lo11_d;
-      q_sfu_4_lo12_q <= q_sfu_4_lo12_d;
-      q_sfu_4_lo13_q <= q_sfu_4_lo13_d;
-      q_sfu_4_lo14_q <= q_sfu_4_lo14_d;
-      q_sfu_4_lo15_q <= q_sfu_4_lo15_d;
-      q_sfu_4_lo16_q <= q_sfu_4_lo16_d;
-      q_sfu_4_lo17_q <= q_sfu_4_lo17_d;
-      q_sfu_4_lo18_q <= q_sfu_4_lo18_d;
-      q_sfu_4_lo19_q <= q_sfu_4_lo19_d;
-      q_sfu_4_lo20_q <= q_sfu_4_lo20_d;
-      q_sfu_4_lo21_q <= q_sfu_4_lo21_d;
-      q_sfu_4_lo22_q <= q_sfu_4_lo22_d;
-      q_sfu_4_lo23_q <= q_sfu_4_lo23_d;
-      q_sfu_4_lo24_q <= q_sfu_4_lo24_d;
-      q_sfu_4_lo25_q <= q_sfu_4_lo25_d;
-      q_sfu_4_lo26_q <= q_sfu_4_lo26_d;
-      q_sfu_4_lo27_q <= q_sfu_4_lo27_d;
-      q_sfu_4_lo28_q <= q_sfu_4_lo28_d;
-      q_sfu_4_lo29_q <= q_sfu_4_lo29_d;
-      q_sfu_4_lo30_q <= q_sfu_4_lo30_d;
-      q_sfu_4_lo31_q <= q_sfu_4_lo31_d;
-      q_sfu_5_tag_q <= q_sfu_5_tag_d;
-      q_sfu_5_mask_q <= q_sfu_5_mask_d;
-      q_sfu_5_pred_q <= q_sfu_5_pred_d;
-      q_sfu_5_lo0_q <= q_sfu_5_lo0_d;
-      q_sfu_5_lo1_q <= q_sfu_5_lo1_d;
-      q_sfu_5_lo2_q <= q_sfu_5_lo2_d;
-      q_sfu_5_lo3_q <= q_sfu_5_lo3_d;
-      q_sfu_5_lo4_q <= q_sfu_5_lo4_d;
-      q_sfu_5_lo5_q <= q_sfu_5_lo5_d;
-      q_sfu_5_lo6_q <= q_sfu_5_lo6_d;
-      q_sfu_5_lo7_q <= q_sfu_5_lo7_d;
-      q_sfu_5_lo8_q <= q_sfu_5_lo8_d;
-      q_sfu_5_lo9_q <= q_sfu_5_lo9_d;
-      q_sfu_5_lo10_q <= q_sfu_5_lo10_d;
-      q_sfu_5_lo11_q <= q_sfu_5_lo11_d;
-      q_sfu_5_lo12_q <= q_sfu_5_lo12_d;
-      q_sfu_5_lo13_q <= q_sfu_5_lo13_d;
-      q_sfu_5_lo14_q <= q_sfu_5_lo14_d;
-      q_sfu_5_lo15_q <= q_sfu_5_lo15_d;
-      q_sfu_5_lo16_q <= q_sfu_5_lo16_d;
-      q_sfu_5_lo17_q <= q_sfu_5_lo17_d;
-      q_sfu_5_lo18_q <= q_sfu_5_lo18_d;
-      q_sfu_5_lo19_q <= q_sfu_5_lo19_d;
-      q_sfu_5_lo20_q <= q_sfu_5_lo20_d;
-      q_sfu_5_lo21_q <= q_sfu_5_lo21_d;
-      q_sfu_5_lo22_q <= q_sfu_5_lo22_d;
-      q_sfu_5_lo23_q <= q_sfu_5_lo23_d;
-      q_sfu_5_lo24_q <= q_sfu_5_lo24_d;
-      q_sfu_5_lo25_q <= q_sfu_5_lo25_d;
-      q_sfu_5_lo26_q <= q_sfu_5_lo26_d;
-      q_sfu_5_lo27_q <= q_sfu_5_lo27_d;
-      q_sfu_5_lo28_q <= q_sfu_5_lo28_d;
-      q_sfu_5_lo29_q <= q_sfu_5_lo29_d;
-      q_sfu_5_lo30_q <= q_sfu_5_lo30_d;
-      q_sfu_5_lo31_q <= q_sfu_5_lo31_d;
+      q_sfu_byp_q <= q_sfu_byp_d;
       q_sfu_head_q <= q_sfu_head_d;
       q_sfu_tail_q <= q_sfu_tail_d;
       q_sfu_count_q <= q_sfu_count_d;
       credit_sfu_q <= credit_sfu_d;
-      q_dpu_0_tag_q <= q_dpu_0_tag_d;
-      q_dpu_0_mask_q <= q_dpu_0_mask_d;
-      q_dpu_0_pred_q <= q_dpu_0_pred_d;
-      q_dpu_0_lo0_q <= q_dpu_0_lo0_d;
-      q_dpu_0_lo1_q <= q_dpu_0_lo1_d;
-      q_dpu_0_lo2_q <= q_dpu_0_lo2_d;
-      q_dpu_0_lo3_q <= q_dpu_0_lo3_d;
-      q_dpu_0_lo4_q <= q_dpu_0_lo4_d;
-      q_dpu_0_lo5_q <= q_dpu_0_lo5_d;
-      q_dpu_0_lo6_q <= q_dpu_0_lo6_d;
-      q_dpu_0_lo7_q <= q_dpu_0_lo7_d;
-      q_dpu_0_lo8_q <= q_dpu_0_lo8_d;
-      q_dpu_0_lo9_q <= q_dpu_0_lo9_d;
-      q_dpu_0_lo10_q <= q_dpu_0_lo10_d;
-      q_dpu_0_lo11_q <= q_dpu_0_lo11_d;
-      q_dpu_0_lo12_q <= q_dpu_0_lo12_d;
-      q_dpu_0_lo13_q <= q_dpu_0_lo13_d;
-      q_dpu_0_lo14_q <= q_dpu_0_lo14_d;
-      q_dpu_0_lo15_q <= q_dpu_0_lo15_d;
-      q_dpu_0_lo16_q <= q_dpu_0_lo16_d;
-      q_dpu_0_lo17_q <= q_dpu_0_lo17_d;
-      q_dpu_0_lo18_q <= q_dpu_0_lo18_d;
-      q_dpu_0_lo19_q <= q_dpu_0_lo19_d;
-      q_dpu_0_lo20_q <= q_dpu_0_lo20_d;
-      q_dpu_0_lo21_q <= q_dpu_0_lo21_d;
-      q_dpu_0_lo22_q <= q_dpu_0_lo22_d;
-      q_dpu_0_lo23_q <= q_dpu_0_lo23_d;
-      q_dpu_0_lo24_q <= q_dpu_0_lo24_d;
-      q_dpu_0_lo25_q <= q_dpu_0_lo25_d;
-      q_dpu_0_lo26_q <= q_dpu_0_lo26_d;
-      q_dpu_0_lo27_q <= q_dpu_0_lo27_d;
-      q_dpu_0_lo28_q <= q_dpu_0_lo28_d;
-      q_dpu_0_lo29_q <= q_dpu_0_lo29_d;
-      q_dpu_0_lo30_q <= q_dpu_0_lo30_d;
-      q_dpu_0_lo31_q <= q_dpu_0_lo31_d;
-      q_dpu_0_hi0_q <= q_dpu_0_hi0_d;
-      q_dpu_0_hi1_q <= q_dpu_0_hi1_d;
-      q_dpu_0_hi2_q <= q_dpu_0_hi2_d;
-      q_dpu_0_hi3_q <= q_dpu_0_hi3_d;
-      q_dpu_0_hi4_q <= q_dpu_0_hi4_d;
-      q_dpu_0_hi5_q <= q_dpu_0_hi5_d;
-      q_dpu_0_hi6_q <= q_dpu_0_hi6_d;
-      q_dpu_0_hi7_q <= q_dpu_0_hi7_d;
-      q_dpu_0_hi8_q <= q_dpu_0_hi8_d;
-      q_dpu_0_hi9_q <= q_dpu_0_hi9_d;
-      q_dpu_0_hi10_q <= q_dpu_0_hi10_d;
-      q_dpu_0_hi11_q <= q_dpu_0_hi11_d;
-      q_dpu_0_hi12_q <= q_dpu_0_hi12_d;
-      q_dpu_0_hi13_q <= q_dpu_0_hi13_d;
-      q_dpu_0_hi14_q <= q_dpu_0_hi14_d;
-      q_dpu_0_hi15_q <= q_dpu_0_hi15_d;
-      q_dpu_0_hi16_q <= q_dpu_0_hi16_d;
-      q_dpu_0_hi17_q <= q_dpu_0_hi17_d;
-      q_dpu_0_hi18_q <= q_dpu_0_hi18_d;
-      q_dpu_0_hi19_q <= q_dpu_0_hi19_d;
-      q_dpu_0_hi20_q <= q_dpu_0_hi20_d;
-      q_dpu_0_hi21_q <= q_dpu_0_hi21_d;
-      q_dpu_0_hi22_q <= q_dpu_0_hi22_d;
-      q_dpu_0_hi23_q <= q_dpu_0_hi23_d;
-      q_dpu_0_hi24_q <= q_dpu_0_hi24_d;
-      q_dpu_0_hi25_q <= q_dpu_0_hi25_d;
-      q_dpu_0_hi26_q <= q_dpu_0_hi26_d;
-      q_dpu_0_hi27_q <= q_dpu_0_hi27_d;
-      q_dpu_0_hi28_q <= q_dpu_0_hi28_d;
-      q_dpu_0_hi29_q <= q_dpu_0_hi29_d;
-      q_dpu_0_hi30_q <= q_dpu_0_hi30_d;
-      q_dpu_0_hi31_q <= q_dpu_0_hi31_d;
-      q_dpu_1_tag_q <= q_dpu_1_tag_d;
-      q_dpu_1_mask_q <= q_dpu_1_mask_d;
-      q_dpu_1_pred_q <= q_dpu_1_pred_d;
-      q_dpu_1_lo0_q <= q_dpu_1_lo0_d;
-      q_dpu_1_lo1_q <= q_dpu_1_lo1_d;
-      q_dpu_1_lo2_q <= q_dpu_1_lo2_d;
-      q_dpu_1_lo3_q <= q_dpu_1_lo3_d;
-      q_dpu_1_lo4_q <= q_dpu_1_lo4_d;
-      q_dpu_1_lo5_q <= q_dpu_1_lo5_d;
-      q_dpu_1_lo6_q <= q_dpu_1_lo6_d;
-      q_dpu_1_lo7_q <= q_dpu_1_lo7_d;
-      q_dpu_1_lo8_q <= q_dpu_1_lo8_d;
-      q_dpu_1_lo9_q <= q_dpu_1_lo9_d;
-      q_dpu_1_lo10_q <= q_dpu_1_lo10_d;
-      q_dpu_1_lo11_q <= q_dpu_1_lo11_d;
-      q_dpu_1_lo12_q <= q_dpu_1_lo12_d;
-      q_dpu_1_lo13_q <= q_dpu_1_lo13_d;
-      q_dpu_1_lo14_q <= q_dpu_1_lo14_d;
-      q_dpu_1_lo15_q <= q_dpu_1_lo15_d;
-      q_dpu_1_lo16_q <= q_dpu_1_lo16_d;
-      q_dpu_1_lo17_q <= q_dpu_1_lo17_d;
-      q_dpu_1_lo18_q <= q_dpu_1_lo18_d;
-      q_dpu_1_lo19_q <= q_dpu_1_lo19_d;
-      q_dpu_1_lo20_q <= q_dpu_1_lo20_d;
-      q_dpu_1_lo21_q <= q_dpu_1_lo21_d;
-      q_dpu_1_lo22_q <= q_dpu_1_lo22_d;
-      q_dpu_1_lo23_q <= q_dpu_1_lo23_d;
-      q_dpu_1_lo24_q <= q_dpu_1_lo24_d;
-      q_dpu_1_lo25_q <= q_dpu_1_lo25_d;
-      q_dpu_1_lo26_q <= q_dpu_1_lo26_d;
-      q_dpu_1_lo27_q <= q_dpu_1_lo27_d;
-      q_dpu_1_lo28_q <= q_dpu_1_lo28_d;
-      q_dpu_1_lo29_q <= q_dpu_1_lo29_d;
-      q_dpu_1_lo30_q <= q_dpu_1_lo30_d;
-      q_dpu_1_lo31_q <= q_dpu_1_lo31_d;
-      q_dpu_1_hi0_q <= q_dpu_1_hi0_d;
-      q_dpu_1_hi1_q <= q_dpu_1_hi1_d;
-      q_dpu_1_hi2_q <= q_dpu_1_hi2_d;
-      q_dpu_1_hi3_q <= q_dpu_1_hi3_d;
-      q_dpu_1_hi4_q <= q_dpu_1_hi4_d;
-      q_dpu_1_hi5_q <= q_dpu_1_hi5_d;
-      q_dpu_1_hi6_q <= q_dpu_1_hi6_d;
-      q_dpu_1_hi7_q <= q_dpu_1_hi7_d;
-      q_dpu_1_hi8_q <= q_dpu_1_hi8_d;
-      q_dpu_1_hi9_q <= q_dpu_1_hi9_d;
-      q_dpu_1_hi10_q <= q_dpu_1_hi10_d;
-      q_dpu_1_hi11_q <= q_dpu_1_hi11_d;
-      q_dpu_1_hi12_q <= q_dpu_1_hi12_d;
-      q_dpu_1_hi13_q <= q_dpu_1_hi13_d;
-      q_dpu_1_hi14_q <= q_dpu_1_hi14_d;
-      q_dpu_1_hi15_q <= q_dpu_1_hi15_d;
-      q_dpu_1_hi16_q <= q_dpu_1_hi16_d;
-      q_dpu_1_hi17_q <= q_dpu_1_hi17_d;
-      q_dpu_1_hi18_q <= q_dpu_1_hi18_d;
-      q_dpu_1_hi19_q <= q_dpu_1_hi19_d;
-      q_dpu_1_hi20_q <= q_dpu_1_hi20_d;
-      q_dpu_1_hi21_q <= q_dpu_1_hi21_d;
-      q_dpu_1_hi22_q <= q_dpu_1_hi22_d;
-      q_dpu_1_hi23_q <= q_dpu_1_hi23_d;
-      q_dpu_1_hi24_q <= q_dpu_1_hi24_d;
-      q_dpu_1_hi25_q <= q_dpu_1_hi25_d;
-      q_dpu_1_hi26_q <= q_dpu_1_hi26_d;
-      q_dpu_1_hi27_q <= q_dpu_1_hi27_d;
-      q_dpu_1_hi28_q <= q_dpu_1_hi28_d;
-      q_dpu_1_hi29_q <= q_dpu_1_hi29_d;
-      q_dpu_1_hi30_q <= q_dpu_1_hi30_d;
-      q_dpu_1_hi31_q <= q_dpu_1_hi31_d;
-      q_dpu_2_tag_q <= q_dpu_2_tag_d;
-      q_dpu_2_mask_q <= q_dpu_2_mask_d;
-      q_dpu_2_pred_q <= q_dpu_2_pred_d;
-      q_dpu_2_lo0_q <= q_dpu_2_lo0_d;
-      q_dpu_2_lo1_q <= q_dpu_2_lo1_d;
-      q_dpu_2_lo2_q <= q_dpu_2_lo2_d;
-      q_dpu_2_lo3_q <= q_dpu_2_lo3_d;
-      q_dpu_2_lo4_q <= q_dpu_2_lo4_d;
-      q_dpu_2_lo5_q <= q_dpu_2_lo5_d;
-      q_dpu_2_lo6_q <= q_dpu_2_lo6_d;
-      q_dpu_2_lo7_q <= q_dpu_2_lo7_d;
-      q_dpu_2_lo8_q <= q_dpu_2_lo8_d;
-      q_dpu_2_lo9_q <= q_dpu_2_lo9_d;
-      q_dpu_2_lo10_q <= q_dpu_2_lo10_d;
-      q_dpu_2_lo11_q <= q_dpu_2_lo11_d;
-      q_dpu_2_lo12_q <= q_dpu_2_lo12_d;
-      q_dpu_2_lo13_q <= q_dpu_2_lo13_d;
-      q_dpu_2_lo14_q <= q_dpu_2_lo14_d;
-      q_dpu_2_lo15_q <= q_dpu_2_lo15_d;
-      q_dpu_2_lo16_q <= q_dpu_2_lo16_d;
-      q_dpu_2_lo17_q <= q_dpu_2_lo17_d;
-      q_dpu_2_lo18_q <= q_dpu_2_lo18_d;
-      q_dpu_2_lo19_q <= q_dpu_2_lo19_d;
-      q_dpu_2_lo20_q <= q_dpu_2_lo20_d;
-      q_dpu_2_lo21_q <= q_dpu_2_lo21_d;
-      q_dpu_2_lo22_q <= q_dpu_2_lo22_d;
-      q_dpu_2_lo23_q <= q_dpu_2_lo23_d;
-      q_dpu_2_lo24_q <= q_dpu_2_lo24_d;
-      q_dpu_2_lo25_q <= q_dpu_2_lo25_d;
-      q_dpu_2_lo26_q <= q_dpu_2_lo26_d;
-      q_dpu_2_lo27_q <= q_dpu_2_lo27_d;
-      q_dpu_2_lo28_q <= q_dpu_2_lo28_d;
-      q_dpu_2_lo29_q <= q_dpu_2_lo29_d;
-      q_dpu_2_lo30_q <= q_dpu_2_lo30_d;
-      q_dpu_2_lo31_q <= q_dpu_2_lo31_d;
-      q_dpu_2_hi0_q <= q_dpu_2_hi0_d;
-      q_dpu_2_hi1_q <= q_dpu_2_hi1_d;
-      q_dpu_2_hi2_q <= q_dpu_2_hi2_d;
-      q_dpu_2_hi3_q <= q_dpu_2_hi3_d;
-      q_dpu_2_hi4_q <= q_dpu_2_hi4_d;
-      q_dpu_2_hi5_q <= q_dpu_2_hi5_d;
-      q_dpu_2_hi6_q <= q_dpu_2_hi6_d;
-      q_dpu_2_hi7_q <= q_dpu_2_hi7_d;
-      q_dpu_2_hi8_q <= q_dpu_2_hi8_d;
-      q_dpu_2_hi9_q <= q_dpu_2_hi9_d;
-      q_dpu_2_hi10_q <= q_dpu_2_hi10_d;
-      q_dpu_2_hi11_q <= q_dpu_2_hi11_d;
-      q_dpu_2_hi12_q <= q_dpu_2_hi12_d;
-      q_dpu_2_hi13_q <= q_dpu_2_hi13_d;
-      q_dpu_2_hi14_q <= q_dpu_2_hi14_d;
-      q_dpu_2_hi15_q <= q_dpu_2_hi15_d;
-      q_dpu_2_hi16_q <= q_dpu_2_hi16_d;
-      q_dpu_2_hi17_q <= q_dpu_2_hi17_d;
-      q_dpu_2_hi18_q <= q_dpu_2_hi18_d;
-      q_dpu_2_hi19_q <= q_dpu_2_hi19_d;
-      q_dpu_2_hi20_q <= q_dpu_2_hi20_d;
-      q_dpu_2_hi21_q <= q_dpu_2_hi21_d;
-      q_dpu_2_hi22_q <= q_dpu_2_hi22_d;
-      q_dpu_2_hi23_q <= q_dpu_2_hi23_d;
-      q_dpu_2_hi24_q <= q_dpu_2_hi24_d;
-      q_dpu_2_hi25_q <= q_dpu_2_hi25_d;
-      q_dpu_2_hi26_q <= q_dpu_2_hi26_d;
-      q_dpu_2_hi27_q <= q_dpu_2_hi27_d;
-      q_dpu_2_hi28_q <= q_dpu_2_hi28_d;
-      q_dpu_2_hi29_q <= q_dpu_2_hi29_d;
-      q_dpu_2_hi30_q <= q_dpu_2_hi30_d;
-      q_dpu_2_hi31_q <= q_dpu_2_hi31_d;
+      q_dpu_byp_q <= q_dpu_byp_d;
       q_dpu_head_q <= q_dpu_head_d;
       q_dpu_tail_q <= q_dpu_tail_d;
       q_dpu_count_q <= q_dpu_count_d;
       credit_dpu_q <= credit_dpu_d;
-      q_lsu_0_tag_q <= q_lsu_0_tag_d;
-      q_lsu_0_mask_q <= q_lsu_0_mask_d;
-      q_lsu_0_pred_q <= q_lsu_0_pred_d;
-      q_lsu_0_lo0_q <= q_lsu_0_lo0_d;
-      q_lsu_0_lo1_q <= q_lsu_0_lo1_d;
-      q_lsu_0_lo2_q <= q_lsu_0_lo2_d;
-      q_lsu_0_lo3_q <= q_lsu_0_lo3_d;
-      q_lsu_0_lo4_q <= q_lsu_0_lo4_d;
-      q_lsu_0_lo5_q <= q_lsu_0_lo5_d;
-      q_lsu_0_lo6_q <= q_lsu_0_lo6_d;
-      q_lsu_0_lo7_q <= q_lsu_0_lo7_d;
-      q_lsu_0_lo8_q <= q_lsu_0_lo8_d;
-      q_lsu_0_lo9_q <= q_lsu_0_lo9_d;
-      q_lsu_0_lo10_q <= q_lsu_0_lo10_d;
-      q_lsu_0_lo11_q <= q_lsu_0_lo11_d;
-      q_lsu_0_lo12_q <= q_lsu_0_lo12_d;
-      q_lsu_0_lo13_q <= q_lsu_0_lo13_d;
-      q_lsu_0_lo14_q <= q_lsu_0_lo14_d;
-      q_lsu_0_lo15_q <= q_lsu_0_lo15_d;
-      q_lsu_0_lo16_q <= q_lsu_0_lo16_d;
-      q_lsu_0_lo17_q <= q_lsu_0_lo17_d;
-      q_lsu_0_lo18_q <= q_lsu_0_lo18_d;
-      q_lsu_0_lo19_q <= q_lsu_0_lo19_d;
-      q_lsu_0_lo20_q <= q_lsu_0_lo20_d;
-      q_lsu_0_lo21_q <= q_lsu_0_lo21_d;
-      q_lsu_0_lo22_q <= q_lsu_0_lo22_d;
-      q_lsu_0_lo23_q <= q_lsu_0_lo23_d;
-      q_lsu_0_lo24_q <= q_lsu_0_lo24_d;
-      q_lsu_0_lo25_q <= q_lsu_0_lo25_d;
-      q_lsu_0_lo26_q <= q_lsu_0_lo26_d;
-      q_lsu_0_lo27_q <= q_lsu_0_lo27_d;
-      q_lsu_0_lo28_q <= q_lsu_0_lo28_d;
-      q_lsu_0_lo29_q <= q_lsu_0_lo29_d;
-      q_lsu_0_lo30_q <= q_lsu_0_lo30_d;
-      q_lsu_0_lo31_q <= q_lsu_0_lo31_d;
-      q_lsu_0_hi0_q <= q_lsu_0_hi0_d;
-      q_lsu_0_hi1_q <= q_lsu_0_hi1_d;
-      q_lsu_0_hi2_q <= q_lsu_0_hi2_d;
-      q_lsu_0_hi3_q <= q_lsu_0_hi3_d;
-      q_lsu_0_hi4_q <= q_lsu_0_hi4_d;
-      q_lsu_0_hi5_q <= q_lsu_0_hi5_d;
-      q_lsu_0_hi6_q <= q_lsu_0_hi6_d;
-      q_lsu_0_hi7_q <= q_lsu_0_hi7_d;
-      q_lsu_0_hi8_q <= q_lsu_0_hi8_d;
-      q_lsu_0_hi9_q <= q_lsu_0_hi9_d;
-      q_lsu_0_hi10_q <= q_lsu_0_hi10_d;
-      q_lsu_0_hi11_q <= q_lsu_0_hi11_d;
-      q_lsu_0_hi12_q <= q_lsu_0_hi12_d;
-      q_lsu_0_hi13_q <= q_lsu_0_hi13_d;
-      q_lsu_0_hi14_q <= q_lsu_0_hi14_d;
-      q_lsu_0_hi15_q <= q_lsu_0_hi15_d;
-      q_lsu_0_hi16_q <= q_lsu_0_hi16_d;
-      q_lsu_0_hi17_q <= q_lsu_0_hi17_d;
-      q_lsu_0_hi18_q <= q_lsu_0_hi18_d;
-      q_lsu_0_hi19_q <= q_lsu_0_hi19_d;
-      q_lsu_0_hi20_q <= q_lsu_0_hi20_d;
-      q_lsu_0_hi21_q <= q_lsu_0_hi21_d;
-      q_lsu_0_hi22_q <= q_lsu_0_hi22_d;
-      q_lsu_0_hi23_q <= q_lsu_0_hi23_d;
-      q_lsu_0_hi24_q <= q_lsu_0_hi24_d;
-      q_lsu_0_hi25_q <= q_lsu_0_hi25_d;
-      q_lsu_0_hi26_q <= q_lsu_0_hi26_d;
-      q_lsu_0_hi27_q <= q_lsu_0_hi27_d;
-      q_lsu_0_hi28_q <= q_lsu_0_hi28_d;
-      q_lsu_0_hi29_q <= q_lsu_0_hi29_d;
-      q_lsu_0_hi30_q <= q_lsu_0_hi30_d;
-      q_lsu_0_hi31_q <= q_lsu_0_hi31_d;
-      q_lsu_1_tag_q <= q_lsu_1_tag_d;
-      q_lsu_1_mask_q <= q_lsu_1_mask_d;
-      q_lsu_1_pred_q <= q_lsu_1_pred_d;
-      q_lsu_1_lo0_q <= q_lsu_1_lo0_d;
-      q_lsu_1_lo1_q <= q_lsu_1_lo1_d;
-      q_lsu_1_lo2_q <= q_lsu_1_lo2_d;
-      q_lsu_1_lo3_q <= q_lsu_1_lo3_d;
-      q_lsu_1_lo4_q <= q_lsu_1_lo4_d;
-      q_lsu_1_lo5_q <= q_lsu_1_lo5_d;
-      q_lsu_1_lo6_q <= q_lsu_1_lo6_d;
-      q_lsu_1_lo7_q <= q_lsu_1_lo7_d;
-      q_lsu_1_lo8_q <= q_lsu_1_lo8_d;
-      q_lsu_1_lo9_q <= q_lsu_1_lo9_d;
-      q_lsu_1_lo10_q <= q_lsu_1_lo10_d;
-      q_lsu_1_lo11_q <= q_lsu_1_lo11_d;
-      q_lsu_1_lo12_q <= q_lsu_1_lo12_d;
-      q_lsu_1_lo13_q <= q_lsu_1_lo13_d;
-      q_lsu_1_lo14_q <= q_lsu_1_lo14_d;
-      q_lsu_1_lo15_q <= q_lsu_1_lo15_d;
-      q_lsu_1_lo16_q <= q_lsu_1_lo16_d;
-      q_lsu_1_lo17_q <= q_lsu_1_lo17_d;
-      q_lsu_1_lo18_q <= q_lsu_1_lo18_d;
-      q_lsu_1_lo19_q <= q_lsu_1_lo19_d;
-      q_lsu_1_lo20_q <= q_lsu_1_lo20_d;
-      q_lsu_1_lo21_q <= q_lsu_1_lo21_d;
-      q_lsu_1_lo22_q <= q_lsu_1_lo22_d;
-      q_lsu_1_lo23_q <= q_lsu_1_lo23_d;
-      q_lsu_1_lo24_q <= q_lsu_1_lo24_d;
-      q_lsu_1_lo25_q <= q_lsu_1_lo25_d;
-      q_lsu_1_lo26_q <= q_lsu_1_lo26_d;
-      q_lsu_1_lo27_q <= q_lsu_1_lo27_d;
-      q_lsu_1_lo28_q <= q_lsu_1_lo28_d;
-      q_lsu_1_lo29_q <= q_lsu_1_lo29_d;
-      q_lsu_1_lo30_q <= q_lsu_1_lo30_d;
-      q_lsu_1_lo31_q <= q_lsu_1_lo31_d;
-      q_lsu_1_hi0_q <= q_lsu_1_hi0_d;
-      q_lsu_1_hi1_q <= q_lsu_1_hi1_d;
-      q_lsu_1_hi2_q <= q_lsu_1_hi2_d;
-      q_lsu_1_hi3_q <= q_lsu_1_hi3_d;
-      q_lsu_1_hi4_q <= q_lsu_1_hi4_d;
-      q_lsu_1_hi5_q <= q_lsu_1_hi5_d;
-      q_lsu_1_hi6_q <= q_lsu_1_hi6_d;
-      q_lsu_1_hi7_q <= q_lsu_1_hi7_d;
-      q_lsu_1_hi8_q <= q_lsu_1_hi8_d;
-      q_lsu_1_hi9_q <= q_lsu_1_hi9_d;
-      q_lsu_1_hi10_q <= q_lsu_1_hi10_d;
-      q_lsu_1_hi11_q <= q_lsu_1_hi11_d;
-      q_lsu_1_hi12_q <= q_lsu_1_hi12_d;
-      q_lsu_1_hi13_q <= q_lsu_1_hi13_d;
-      q_lsu_1_hi14_q <= q_lsu_1_hi14_d;
-      q_lsu_1_hi15_q <= q_lsu_1_hi15_d;
-      q_lsu_1_hi16_q <= q_lsu_1_hi16_d;
-      q_lsu_1_hi17_q <= q_lsu_1_hi17_d;
-      q_lsu_1_hi18_q <= q_lsu_1_hi18_d;
-      q_lsu_1_hi19_q <= q_lsu_1_hi19_d;
-      q_lsu_1_hi20_q <= q_lsu_1_hi20_d;
-      q_lsu_1_hi21_q <= q_lsu_1_hi21_d;
-      q_lsu_1_hi22_q <= q_lsu_1_hi22_d;
-      q_lsu_1_hi23_q <= q_lsu_1_hi23_d;
-      q_lsu_1_hi24_q <= q_lsu_1_hi24_d;
-      q_lsu_1_hi25_q <= q_lsu_1_hi25_d;
-      q_lsu_1_hi26_q <= q_lsu_1_hi26_d;
-      q_lsu_1_hi27_q <= q_lsu_1_hi27_d;
-      q_lsu_1_hi28_q <= q_lsu_1_hi28_d;
-      q_lsu_1_hi29_q <= q_lsu_1_hi29_d;
-      q_lsu_1_hi30_q <= q_lsu_1_hi30_d;
-      q_lsu_1_hi31_q <= q_lsu_1_hi31_d;
-      q_lsu_2_tag_q <= q_lsu_2_tag_d;
-      q_lsu_2_mask_q <= q_lsu_2_mask_d;
-      q_lsu_2_pred_q <= q_lsu_2_pred_d;
-      q_lsu_2_lo0_q <= q_lsu_2_lo0_d;
-      q_lsu_2_lo1_q <= q_lsu_2_lo1_d;
-      q_lsu_2_lo2_q <= q_lsu_2_lo2_d;
-      q_lsu_2_lo3_q <= q_lsu_2_lo3_d;
-      q_lsu_2_lo4_q <= q_lsu_2_lo4_d;
-      q_lsu_2_lo5_q <= q_lsu_2_lo5_d;
-      q_lsu_2_lo6_q <= q_lsu_2_lo6_d;
-      q_lsu_2_lo7_q <= q_lsu_2_lo7_d;
-      q_lsu_2_lo8_q <= q_lsu_2_lo8_d;
-      q_lsu_2_lo9_q <= q_lsu_2_lo9_d;
-      q_lsu_2_lo10_q <= q_lsu_2_lo10_d;
-      q_lsu_2_lo11_q <= q_lsu_2_lo11_d;
-      q_lsu_2_lo12_q <= q_lsu_2_lo12_d;
-      q_lsu_2_lo13_q <= q_lsu_2_lo13_d;
-      q_lsu_2_lo14_q <= q_lsu_2_lo14_d;
-      q_lsu_2_lo15_q <= q_lsu_2_lo15_d;
-      q_lsu_2_lo16_q <= q_lsu_2_lo16_d;
-      q_lsu_2_lo17_q <= q_lsu_2_lo17_d;
-      q_lsu_2_lo18_q <= q_lsu_2_lo18_d;
-      q_lsu_2_lo19_q <= q_lsu_2_lo19_d;
-      q_lsu_2_lo20_q <= q_lsu_2_lo20_d;
-      q_lsu_2_lo21_q <= q_lsu_2_lo21_d;
-      q_lsu_2_lo22_q <= q_lsu_2_lo22_d;
-      q_lsu_2_lo23_q <= q_lsu_2_lo23_d;
-      q_lsu_2_lo24_q <= q_lsu_2_lo24_d;
-      q_lsu_2_lo25_q <= q_lsu_2_lo25_d;
-      q_lsu_2_lo26_q <= q_lsu_2_lo26_d;
-      q_lsu_2_lo27_q <= q_lsu_2_lo27_d;
-      q_lsu_2_lo28_q <= q_lsu_2_lo28_d;
-      q_lsu_2_lo29_q <= q_lsu_2_lo29_d;
-      q_lsu_2_lo30_q <= q_lsu_2_lo30_d;
-      q_lsu_2_lo31_q <= q_lsu_2_lo31_d;
-      q_lsu_2_hi0_q <= q_lsu_2_hi0_d;
-      q_lsu_2_hi1_q <= q_lsu_2_hi1_d;
-      q_lsu_2_hi2_q <= q_lsu_2_hi2_d;
-      q_lsu_2_hi3_q <= q_lsu_2_hi3_d;
-      q_lsu_2_hi4_q <= q_lsu_2_hi4_d;
-      q_lsu_2_hi5_q <= q_lsu_2_hi5_d;
-      q_lsu_2_hi6_q <= q_lsu_2_hi6_d;
-      q_lsu_2_hi7_q <= q_lsu_2_hi7_d;
-      q_lsu_2_hi8_q <= q_lsu_2_hi8_d;
-      q_lsu_2_hi9_q <= q_lsu_2_hi9_d;
-      q_lsu_2_hi10_q <= q_lsu_2_hi10_d;
-      q_lsu_2_hi11_q <= q_lsu_2_hi11_d;
-      q_lsu_2_hi12_q <= q_lsu_2_hi12_d;
-      q_lsu_2_hi13_q <= q_lsu_2_hi13_d;
-      q_lsu_2_hi14_q <= q_lsu_2_hi14_d;
-      q_lsu_2_hi15_q <= q_lsu_2_hi15_d;
-      q_lsu_2_hi16_q <= q_lsu_2_hi16_d;
-      q_lsu_2_hi17_q <= q_lsu_2_hi17_d;
-      q_lsu_2_hi18_q <= q_lsu_2_hi18_d;
-      q_lsu_2_hi19_q <= q_lsu_2_hi19_d;
-      q_lsu_2_hi20_q <= q_lsu_2_hi20_d;
-      q_lsu_2_hi21_q <= q_lsu_2_hi21_d;
-      q_lsu_2_hi22_q <= q_lsu_2_hi22_d;
-      q_lsu_2_hi23_q <= q_lsu_2_hi23_d;
-      q_lsu_2_hi24_q <= q_lsu_2_hi24_d;
-      q_lsu_2_hi25_q <= q_lsu_2_hi25_d;
-      q_lsu_2_hi26_q <= q_lsu_2_hi26_d;
-      q_lsu_2_hi27_q <= q_lsu_2_hi27_d;
-      q_lsu_2_hi28_q <= q_lsu_2_hi28_d;
-      q_lsu_2_hi29_q <= q_lsu_2_hi29_d;
-      q_lsu_2_hi30_q <= q_lsu_2_hi30_d;
-      q_lsu_2_hi31_q <= q_lsu_2_hi31_d;
-      q_lsu_3_tag_q <= q_lsu_3_tag_d;
-      q_lsu_3_mask_q <= q_lsu_3_mask_d;
-      q_lsu_3_pred_q <= q_lsu_3_pred_d;
-      q_lsu_3_lo0_q <= q_lsu_3_lo0_d;
-      q_lsu_3_lo1_q <= q_lsu_3_lo1_d;
-      q_lsu_3_lo2_q <= q_lsu_3_lo2_d;
-      q_lsu_3_lo3_q <= q_lsu_3_lo3_d;
-      q_lsu_3_lo4_q <= q_lsu_3_lo4_d;
-      q_lsu_3_lo5_q <= q_lsu_3_lo5_d;
-      q_lsu_3_lo6_q <= q_lsu_3_lo6_d;
-      q_lsu_3_lo7_q <= q_lsu_3_lo7_d;
-      q_lsu_3_lo8_q <= q_lsu_3_lo8_d;
-      q_lsu_3_lo9_q <= q_lsu_3_lo9_d;
-      q_lsu_3_lo10_q <= q_lsu_3_lo10_d;
-      q_lsu_3_lo11_q <= q_lsu_3_lo11_d;
-      q_lsu_3_lo12_q <= q_lsu_3_lo12_d;
-      q_lsu_3_lo13_q <= q_lsu_3_lo13_d;
-      q_lsu_3_lo14_q <= q_lsu_3_lo14_d;
-      q_lsu_3_lo15_q <= q_lsu_3_lo15_d;
-      q_lsu_3_lo16_q <= q_lsu_3_lo16_d;
-      q_lsu_3_lo17_q <= q_lsu_3_lo17_d;
-      q_lsu_3_lo18_q <= q_lsu_3_lo18_d;
-      q_lsu_3_lo19_q <= q_lsu_3_lo19_d;
-      q_lsu_3_lo20_q <= q_lsu_3_lo20_d;
-      q_lsu_3_lo21_q <= q_lsu_3_lo21_d;
-      q_lsu_3_lo22_q <= q_lsu_3_lo22_d;
-      q_lsu_3_lo23_q <= q_lsu_3_lo23_d;
-      q_lsu_3_lo24_q <= q_lsu_3_lo24_d;
-      q_lsu_3_lo25_q <= q_lsu_3_lo25_d;
-      q_lsu_3_lo26_q <= q_lsu_3_lo26_d;
-      q_lsu_3_lo27_q <= q_lsu_3_lo27_d;
-      q_lsu_3_lo28_q <= q_lsu_3_lo28_d;
-      q_lsu_3_lo29_q <= q_lsu_3_lo29_d;
-      q_lsu_3_lo30_q <= q_lsu_3_lo30_d;
-      q_lsu_3_lo31_q <= q_lsu_3_lo31_d;
-      q_lsu_3_hi0_q <= q_lsu_3_hi0_d;
-      q_lsu_3_hi1_q <= q_lsu_3_hi1_d;
-      q_lsu_3_hi2_q <= q_lsu_3_hi2_d;
-      q_lsu_3_hi3_q <= q_lsu_3_hi3_d;
-      q_lsu_3_hi4_q <= q_lsu_3_hi4_d;
-      q_lsu_3_hi5_q <= q_lsu_3_hi5_d;
-      q_lsu_3_hi6_q <= q_lsu_3_hi6_d;
-      q_lsu_3_hi7_q <= q_lsu_3_hi7_d;
-      q_lsu_3_hi8_q <= q_lsu_3_hi8_d;
-      q_lsu_3_hi9_q <= q_lsu_3_hi9_d;
-      q_lsu_3_hi10_q <= q_lsu_3_hi10_d;
-      q_lsu_3_hi11_q <= q_lsu_3_hi11_d;
-      q_lsu_3_hi12_q <= q_lsu_3_hi12_d;
-      q_lsu_3_hi13_q <= q_lsu_3_hi13_d;
-      q_lsu_3_hi14_q <= q_lsu_3_hi14_d;
-      q_lsu_3_hi15_q <= q_lsu_3_hi15_d;
-      q_lsu_3_hi16_q <= q_lsu_3_hi16_d;
-      q_lsu_3_hi17_q <= q_lsu_3_hi17_d;
-      q_lsu_3_hi18_q <= q_lsu_3_hi18_d;
-      q_lsu_3_hi19_q <= q_lsu_3_hi19_d;
-      q_lsu_3_hi20_q <= q_lsu_3_hi20_d;
-      q_lsu_3_hi21_q <= q_lsu_3_hi21_d;
-      q_lsu_3_hi22_q <= q_lsu_3_hi22_d;
-      q_lsu_3_hi23_q <= q_lsu_3_hi23_d;
-      q_lsu_3_hi24_q <= q_lsu_3_hi24_d;
-      q_lsu_3_hi25_q <= q_lsu_3_hi25_d;
-      q_lsu_3_hi26_q <= q_lsu_3_hi26_d;
-      q_lsu_3_hi27_q <= q_lsu_3_hi27_d;
-      q_lsu_3_hi28_q <= q_lsu_3_hi28_d;
-      q_lsu_3_hi29_q <= q_lsu_3_hi29_d;
-      q_lsu_3_hi30_q <= q_lsu_3_hi30_d;
-      q_lsu_3_hi31_q <= q_lsu_3_hi31_d;
-      q_lsu_4_tag_q <= q_lsu_4_tag_d;
-      q_lsu_4_mask_q <= q_lsu_4_mask_d;
-      q_lsu_4_pred_q <= q_lsu_4_pred_d;
-      q_lsu_4_lo0_q <= q_lsu_4_lo0_d;
-      q_lsu_4_lo1_q <= q_lsu_4_lo1_d;
-      q_lsu_4_lo2_q <= q_lsu_4_lo2_d;
-      q_lsu_4_lo3_q <= q_lsu_4_lo3_d;
-      q_lsu_4_lo4_q <= q_lsu_4_lo4_d;
-      q_lsu_4_lo5_q <= q_lsu_4_lo5_d;
-      q_lsu_4_lo6_q <= q_lsu_4_lo6_d;
-      q_lsu_4_lo7_q <= q_lsu_4_lo7_d;
-      q_lsu_4_lo8_q <= q_lsu_4_lo8_d;
-      q_lsu_4_lo9_q <= q_lsu_4_lo9_d;
-      q_lsu_4_lo10_q <= q_lsu_4_lo10_d;
-      q_lsu_4_lo11_q <= q_lsu_4_lo11_d;
-      q_lsu_4_lo12_q <= q_lsu_4_lo12_d;
-      q_lsu_4_lo13_q <= q_lsu_4_lo13_d;
-      q_lsu_4_lo14_q <= q_lsu_4_lo14_d;
-      q_lsu_4_lo15_q <= q_lsu_4_lo15_d;
-      q_lsu_4_lo16_q <= q_lsu_4_lo16_d;
-      q_lsu_4_lo17_q <= q_lsu_4_lo17_d;
-      q_lsu_4_lo18_q <= q_lsu_4_lo18_d;
-      q_lsu_4_lo19_q <= q_lsu_4_lo19_d;
-      q_lsu_4_lo20_q <= q_lsu_4_lo20_d;
-      q_lsu_4_lo21_q <= q_lsu_4_lo21_d;
-      q_lsu_4_lo22_q <= q_lsu_4_lo22_d;
-      q_lsu_4_lo23_q <= q_lsu_4_lo23_d;
-      q_lsu_4_lo24_q <= q_lsu_4_lo24_d;
-      q_lsu_4_lo25_q <= q_lsu_4_lo25_d;
-      q_lsu_4_lo26_q <= q_lsu_4_lo26_d;
-      q_lsu_4_lo27_q <= q_lsu_4_lo27_d;
-      q_lsu_4_lo28_q <= q_lsu_4_lo28_d;
-      q_lsu_4_lo29_q <= q_lsu_4_lo29_d;
-      q_lsu_4_lo30_q <= q_lsu_4_lo30_d;
-      q_lsu_4_lo31_q <= q_lsu_4_lo31_d;
-      q_lsu_4_hi0_q <= q_lsu_4_hi0_d;
-      q_lsu_4_hi1_q <= q_lsu_4_hi1_d;
-      q_lsu_4_hi2_q <= q_lsu_4_hi2_d;
-      q_lsu_4_hi3_q <= q_lsu_4_hi3_d;
-      q_lsu_4_hi4_q <= q_lsu_4_hi4_d;
-      q_lsu_4_hi5_q <= q_lsu_4_hi5_d;
-      q_lsu_4_hi6_q <= q_lsu_4_hi6_d;
-      q_lsu_4_hi7_q <= q_lsu_4_hi7_d;
-      q_lsu_4_hi8_q <= q_lsu_4_hi8_d;
-      q_lsu_4_hi9_q <= q_lsu_4_hi9_d;
-      q_lsu_4_hi10_q <= q_lsu_4_hi10_d;
-      q_lsu_4_hi11_q <= q_lsu_4_hi11_d;
-      q_lsu_4_hi12_q <= q_lsu_4_hi12_d;
-      q_lsu_4_hi13_q <= q_lsu_4_hi13_d;
-      q_lsu_4_hi14_q <= q_lsu_4_hi14_d;
-      q_lsu_4_hi15_q <= q_lsu_4_hi15_d;
-      q_lsu_4_hi16_q <= q_lsu_4_hi16_d;
-      q_lsu_4_hi17_q <= q_lsu_4_hi17_d;
-      q_lsu_4_hi18_q <= q_lsu_4_hi18_d;
-      q_lsu_4_hi19_q <= q_lsu_4_hi19_d;
-      q_lsu_4_hi20_q <= q_lsu_4_hi20_d;
-      q_lsu_4_hi21_q <= q_lsu_4_hi21_d;
-      q_lsu_4_hi22_q <= q_lsu_4_hi22_d;
-      q_lsu_4_hi23_q <= q_lsu_4_hi23_d;
-      q_lsu_4_hi24_q <= q_lsu_4_hi24_d;
-      q_lsu_4_hi25_q <= q_lsu_4_hi25_d;
-      q_lsu_4_hi26_q <= q_lsu_4_hi26_d;
-      q_lsu_4_hi27_q <= q_lsu_4_hi27_d;
-      q_lsu_4_hi28_q <= q_lsu_4_hi28_d;
-      q_lsu_4_hi29_q <= q_lsu_4_hi29_d;
-      q_lsu_4_hi30_q <= q_lsu_4_hi30_d;
-      q_lsu_4_hi31_q <= q_lsu_4_hi31_d;
-      q_lsu_5_tag_q <= q_lsu_5_tag_d;
-      q_lsu_5_mask_q <= q_lsu_5_mask_d;
-      q_lsu_5_pred_q <= q_lsu_5_pred_d;
-      q_lsu_5_lo0_q <= q_lsu_5_lo0_d;
-      q_lsu_5_lo1_q <= q_lsu_5_lo1_d;
-      q_lsu_5_lo2_q <= q_lsu_5_lo2_d;
-      q_lsu_5_lo3_q <= q_lsu_5_lo3_d;
-      q_lsu_5_lo4_q <= q_lsu_5_lo4_d;
-      q_lsu_5_lo5_q <= q_lsu_5_lo5_d;
-      q_lsu_5_lo6_q <= q_lsu_5_lo6_d;
-      q_lsu_5_lo7_q <= q_lsu_5_lo7_d;
-      q_lsu_5_lo8_q <= q_lsu_5_lo8_d;
-      q_lsu_5_lo9_q <= q_lsu_5_lo9_d;
-      q_lsu_5_lo10_q <= q_lsu_5_lo10_d;
-      q_lsu_5_lo11_q <= q_lsu_5_lo11_d;
-      q_lsu_5_lo12_q <= q_lsu_5_lo12_d;
-      q_lsu_5_lo13_q <= q_lsu_5_lo13_d;
-      q_lsu_5_lo14_q <= q_lsu_5_lo14_d;
-      q_lsu_5_lo15_q <= q_lsu_5_lo15_d;
-      q_lsu_5_lo16_q <= q_lsu_5_lo16_d;
-      q_lsu_5_lo17_q <= q_lsu_5_lo17_d;
-      q_lsu_5_lo18_q <= q_lsu_5_lo18_d;
-      q_lsu_5_lo19_q <= q_lsu_5_lo19_d;
-      q_lsu_5_lo20_q <= q_lsu_5_lo20_d;
-      q_lsu_5_lo21_q <= q_lsu_5_lo21_d;
-      q_lsu_5_lo22_q <= q_lsu_5_lo22_d;
-      q_lsu_5_lo23_q <= q_lsu_5_lo23_d;
-      q_lsu_5_lo24_q <= q_lsu_5_lo24_d;
-      q_lsu_5_lo25_q <= q_lsu_5_lo25_d;
-      q_lsu_5_lo26_q <= q_lsu_5_lo26_d;
-      q_lsu_5_lo27_q <= q_lsu_5_lo27_d;
-      q_lsu_5_lo28_q <= q_lsu_5_lo28_d;
-      q_lsu_5_lo29_q <= q_lsu_5_lo29_d;
-      q_lsu_5_lo30_q <= q_lsu_5_lo30_d;
-      q_lsu_5_lo31_q <= q_lsu_5_lo31_d;
-      q_lsu_5_hi0_q <= q_lsu_5_hi0_d;
-      q_lsu_5_hi1_q <= q_lsu_5_hi1_d;
-      q_lsu_5_hi2_q <= q_lsu_5_hi2_d;
-      q_lsu_5_hi3_q <= q_lsu_5_hi3_d;
-      q_lsu_5_hi4_q <= q_lsu_5_hi4_d;
-      q_lsu_5_hi5_q <= q_lsu_5_hi5_d;
-      q_lsu_5_hi6_q <= q_lsu_5_hi6_d;
-      q_lsu_5_hi7_q <= q_lsu_5_hi7_d;
-      q_lsu_5_hi8_q <= q_lsu_5_hi8_d;
-      q_lsu_5_hi9_q <= q_lsu_5_hi9_d;
-      q_lsu_5_hi10_q <= q_lsu_5_hi10_d;
-      q_lsu_5_hi11_q <= q_lsu_5_hi11_d;
-      q_lsu_5_hi12_q <= q_lsu_5_hi12_d;
-      q_lsu_5_hi13_q <= q_lsu_5_hi13_d;
-      q_lsu_5_hi14_q <= q_lsu_5_hi14_d;
-      q_lsu_5_hi15_q <= q_lsu_5_hi15_d;
-      q_lsu_5_hi16_q <= q_lsu_5_hi16_d;
-      q_lsu_5_hi17_q <= q_lsu_5_hi17_d;
-      q_lsu_5_hi18_q <= q_lsu_5_hi18_d;
-      q_lsu_5_hi19_q <= q_lsu_5_hi19_d;
-      q_lsu_5_hi20_q <= q_lsu_5_hi20_d;
-      q_lsu_5_hi21_q <= q_lsu_5_hi21_d;
-      q_lsu_5_hi22_q <= q_lsu_5_hi22_d;
-      q_lsu_5_hi23_q <= q_lsu_5_hi23_d;
-      q_lsu_5_hi24_q <= q_lsu_5_hi24_d;
-      q_lsu_5_hi25_q <= q_lsu_5_hi25_d;
-      q_lsu_5_hi26_q <= q_lsu_5_hi26_d;
-      q_lsu_5_hi27_q <= q_lsu_5_hi27_d;
-      q_lsu_5_hi28_q <= q_lsu_5_hi28_d;
-      q_lsu_5_hi29_q <= q_lsu_5_hi29_d;
-      q_lsu_5_hi30_q <= q_lsu_5_hi30_d;
-      q_lsu_5_hi31_q <= q_lsu_5_hi31_d;
-      q_lsu_6_tag_q <= q_lsu_6_tag_d;
-      q_lsu_6_mask_q <= q_lsu_6_mask_d;
-      q_lsu_6_pred_q <= q_lsu_6_pred_d;
-      q_lsu_6_lo0_q <= q_lsu_6_lo0_d;
-      q_lsu_6_lo1_q <= q_lsu_6_lo1_d;
-      q_lsu_6_lo2_q <= q_lsu_6_lo2_d;
-      q_lsu_6_lo3_q <= q_lsu_6_lo3_d;
-      q_lsu_6_lo4_q <= q_lsu_6_lo4_d;
-      q_lsu_6_lo5_q <= q_lsu_6_lo5_d;
-      q_lsu_6_lo6_q <= q_lsu_6_lo6_d;
-      q_lsu_6_lo7_q <= q_lsu_6_lo7_d;
-      q_lsu_6_lo8_q <= q_lsu_6_lo8_d;
-      q_lsu_6_lo9_q <= q_lsu_6_lo9_d;
-      q_lsu_6_lo10_q <= q_lsu_6_lo10_d;
-      q_lsu_6_lo11_q <= q_lsu_6_lo11_d;
-      q_lsu_6_lo12_q <= q_lsu_6_lo12_d;
-      q_lsu_6_lo13_q <= q_lsu_6_lo13_d;
-      q_lsu_6_lo14_q <= q_lsu_6_lo14_d;
-      q_lsu_6_lo15_q <= q_lsu_6_lo15_d;
-      q_lsu_6_lo16_q <= q_lsu_6_lo16_d;
-      q_lsu_6_lo17_q <= q_lsu_6_lo17_d;
-      q_lsu_6_lo18_q <= q_lsu_6_lo18_d;
-      q_lsu_6_lo19_q <= q_lsu_6_lo19_d;
-      q_lsu_6_lo20_q <= q_lsu_6_lo20_d;
-      q_lsu_6_lo21_q <= q_lsu_6_lo21_d;
-      q_lsu_6_lo22_q <= q_lsu_6_lo22_d;
-      q_lsu_6_lo23_q <= q_lsu_6_lo23_d;
-      q_lsu_6_lo24_q <= q_lsu_6_lo24_d;
-      q_lsu_6_lo25_q <= q_lsu_6_lo25_d;
-      q_lsu_6_lo26_q <= q_lsu_6_lo26_d;
-      q_lsu_6_lo27_q <= q_lsu_6_lo27_d;
-      q_lsu_6_lo28_q <= q_lsu_6_lo28_d;
-      q_lsu_6_lo29_q <= q_lsu_6_lo29_d;
-      q_lsu_6_lo30_q <= q_lsu_6_lo30_d;
-      q_lsu_6_lo31_q <= q_lsu_6_lo31_d;
-      q_lsu_6_hi0_q <= q_lsu_6_hi0_d;
-      q_lsu_6_hi1_q <= q_lsu_6_hi1_d;
-      q_lsu_6_hi2_q <= q_lsu_6_hi2_d;
-      q_lsu_6_hi3_q <= q_lsu_6_hi3_d;
-      q_lsu_6_hi4_q <= q_lsu_6_hi4_d;
-      q_lsu_6_hi5_q <= q_lsu_6_hi5_d;
-      q_lsu_6_hi6_q <= q_lsu_6_hi6_d;
-      q_lsu_6_hi7_q <= q_lsu_6_hi7_d;
-      q_lsu_6_hi8_q <= q_lsu_6_hi8_d;
-      q_lsu_6_hi9_q <= q_lsu_6_hi9_d;
-      q_lsu_6_hi10_q <= q_lsu_6_hi10_d;
-      q_lsu_6_hi11_q <= q_lsu_6_hi11_d;
-      q_lsu_6_hi12_q <= q_lsu_6_hi12_d;
-      q_lsu_6_hi13_q <= q_lsu_6_hi13_d;
-      q_lsu_6_hi14_q <= q_lsu_6_hi14_d;
-      q_lsu_6_hi15_q <= q_lsu_6_hi15_d;
-      q_lsu_6_hi16_q <= q_lsu_6_hi16_d;
-      q_lsu_6_hi17_q <= q_lsu_6_hi17_d;
-      q_lsu_6_hi18_q <= q_lsu_6_hi18_d;
-      q_lsu_6_hi19_q <= q_lsu_6_hi19_d;
-      q_lsu_6_hi20_q <= q_lsu_6_hi20_d;
-      q_lsu_6_hi21_q <= q_lsu_6_hi21_d;
-      q_lsu_6_hi22_q <= q_lsu_6_hi22_d;
-      q_lsu_6_hi23_q <= q_lsu_6_hi23_d;
-      q_lsu_6_hi24_q <= q_lsu_6_hi24_d;
-      q_lsu_6_hi25_q <= q_lsu_6_hi25_d;
-      q_lsu_6_hi26_q <= q_lsu_6_hi26_d;
-      q_lsu_6_hi27_q <= q_lsu_6_hi27_d;
-      q_lsu_6_hi28_q <= q_lsu_6_hi28_d;
-      q_lsu_6_hi29_q <= q_lsu_6_hi29_d;
-      q_lsu_6_hi30_q <= q_lsu_6_hi30_d;
-      q_lsu_6_hi31_q <= q_lsu_6_hi31_d;
-      q_lsu_7_tag_q <= q_lsu_7_tag_d;
-      q_lsu_7_mask_q <= q_lsu_7_mask_d;
-      q_lsu_7_pred_q <= q_lsu_7_pred_d;
-      q_lsu_7_lo0_q <= q_lsu_7_lo0_d;
-      q_lsu_7_lo1_q <= q_lsu_7_lo1_d;
-      q_lsu_7_lo2_q <= q_lsu_7_lo2_d;
-      q_lsu_7_lo3_q <= q_lsu_7_lo3_d;
-      q_lsu_7_lo4_q <= q_lsu_7_lo4_d;
-      q_lsu_7_lo5_q <= q_lsu_7_lo5_d;
-      q_lsu_7_lo6_q <= q_lsu_7_lo6_d;
-      q_lsu_7_lo7_q <= q_lsu_7_lo7_d;
-      q_lsu_7_lo8_q <= q_lsu_7_lo8_d;
-      q_lsu_7_lo9_q <= q_lsu_7_lo9_d;
-      q_lsu_7_lo10_q <= q_lsu_7_lo10_d;
-      q_lsu_7_lo11_q <= q_lsu_7_lo11_d;
-      q_lsu_7_lo12_q <= q_lsu_7_lo12_d;
-      q_lsu_7_lo13_q <= q_lsu_7_lo13_d;
-      q_lsu_7_lo14_q <= q_lsu_7_lo14_d;
-      q_lsu_7_lo15_q <= q_lsu_7_lo15_d;
-      q_lsu_7_lo16_q <= q_lsu_7_lo16_d;
-      q_lsu_7_lo17_q <= q_lsu_7_lo17_d;
-      q_lsu_7_lo18_q <= q_lsu_7_lo18_d;
-      q_lsu_7_lo19_q <= q_lsu_7_lo19_d;
-      q_lsu_7_lo20_q <= q_lsu_7_lo20_d;
-      q_lsu_7_lo21_q <= q_lsu_7_lo21_d;
-      q_lsu_7_lo22_q <= q_lsu_7_lo22_d;
-      q_lsu_7_lo23_q <= q_lsu_7_lo23_d;
-      q_lsu_7_lo24_q <= q_lsu_7_lo24_d;
-      q_lsu_7_lo25_q <= q_lsu_7_lo25_d;
-      q_lsu_7_lo26_q <= q_lsu_7_lo26_d;
-      q_lsu_7_lo27_q <= q_lsu_7_lo27_d;
-      q_lsu_7_lo28_q <= q_lsu_7_lo28_d;
-      q_lsu_7_lo29_q <= q_lsu_7_lo29_d;
-      q_lsu_7_lo30_q <= q_lsu_7_lo30_d;
-      q_lsu_7_lo31_q <= q_lsu_7_lo31_d;
-      q_lsu_7_hi0_q <= q_lsu_7_hi0_d;
-      q_lsu_7_hi1_q <= q_lsu_7_hi1_d;
-      q_lsu_7_hi2_q <= q_lsu_7_hi2_d;
-      q_lsu_7_hi3_q <= q_lsu_7_hi3_d;
-      q_lsu_7_hi4_q <= q_lsu_7_hi4_d;
-      q_lsu_7_hi5_q <= q_lsu_7_hi5_d;
-      q_lsu_7_hi6_q <= q_lsu_7_hi6_d;
-      q_lsu_7_hi7_q <= q_lsu_7_hi7_d;
-      q_lsu_7_hi8_q <= q_lsu_7_hi8_d;
-      q_lsu_7_hi9_q <= q_lsu_7_hi9_d;
-      q_lsu_7_hi10_q <= q_lsu_7_hi10_d;
-      q_lsu_7_hi11_q <= q_lsu_7_hi11_d;
-      q_lsu_7_hi12_q <= q_lsu_7_hi12_d;
-      q_lsu_7_hi13_q <= q_lsu_7_hi13_d;
-      q_lsu_7_hi14_q <= q_lsu_7_hi14_d;
-      q_lsu_7_hi15_q <= q_lsu_7_hi15_d;
-      q_lsu_7_hi16_q <= q_lsu_7_hi16_d;
-      q_lsu_7_hi17_q <= q_lsu_7_hi17_d;
-      q_lsu_7_hi18_q <= q_lsu_7_hi18_d;
-      q_lsu_7_hi19_q <= q_lsu_7_hi19_d;
-      q_lsu_7_hi20_q <= q_lsu_7_hi20_d;
-      q_lsu_7_hi21_q <= q_lsu_7_hi21_d;
-      q_lsu_7_hi22_q <= q_lsu_7_hi22_d;
-      q_lsu_7_hi23_q <= q_lsu_7_hi23_d;
-      q_lsu_7_hi24_q <= q_lsu_7_hi24_d;
-      q_lsu_7_hi25_q <= q_lsu_7_hi25_d;
-      q_lsu_7_hi26_q <= q_lsu_7_hi26_d;
-      q_lsu_7_hi27_q <= q_lsu_7_hi27_d;
-      q_lsu_7_hi28_q <= q_lsu_7_hi28_d;
-      q_lsu_7_hi29_q <= q_lsu_7_hi29_d;
-      q_lsu_7_hi30_q <= q_lsu_7_hi30_d;
-      q_lsu_7_hi31_q <= q_lsu_7_hi31_d;
+      q_lsu_byp_q <= q_lsu_byp_d;
       q_lsu_head_q <= q_lsu_head_d;
       q_lsu_tail_q <= q_lsu_tail_d;
       q_lsu_count_q <= q_lsu_count_d;
       credit_lsu_q <= credit_lsu_d;
-      q_fe_0_tag_q <= q_fe_0_tag_d;
-      q_fe_0_mask_q <= q_fe_0_mask_d;
-      q_fe_0_pred_q <= q_fe_0_pred_d;
-      q_fe_0_lo0_q <= q_fe_0_lo0_d;
-      q_fe_0_lo1_q <= q_fe_0_lo1_d;
-      q_fe_0_lo2_q <= q_fe_0_lo2_d;
-      q_fe_0_lo3_q <= q_fe_0_lo3_d;
-      q_fe_0_lo4_q <= q_fe_0_lo4_d;
-      q_fe_0_lo5_q <= q_fe_0_lo5_d;
-      q_fe_0_lo6_q <= q_fe_0_lo6_d;
-      q_fe_0_lo7_q <= q_fe_0_lo7_d;
-      q_fe_0_lo8_q <= q_fe_0_lo8_d;
-      q_fe_0_lo9_q <= q_fe_0_lo9_d;
-      q_fe_0_lo10_q <= q_fe_0_lo10_d;
-      q_fe_0_lo11_q <= q_fe_0_lo11_d;
-      q_fe_0_lo12_q <= q_fe_0_lo12_d;
-      q_fe_0_lo13_q <= q_fe_0_lo13_d;
-      q_fe_0_lo14_q <= q_fe_0_lo14_d;
-      q_fe_0_lo15_q <= q_fe_0_lo15_d;
-      q_fe_0_lo16_q <= q_fe_0_lo16_d;
-      q_fe_0_lo17_q <= q_fe_0_lo17_d;
-      q_fe_0_lo18_q <= q_fe_0_lo18_d;
-      q_fe_0_lo19_q <= q_fe_0_lo19_d;
-      q_fe_0_lo20_q <= q_fe_0_lo20_d;
-      q_fe_0_lo21_q <= q_fe_0_lo21_d;
-      q_fe_0_lo22_q <= q_fe_0_lo22_d;
-      q_fe_0_lo23_q <= q_fe_0_lo23_d;
-      q_fe_0_lo24_q <= q_fe_0_lo24_d;
-      q_fe_0_lo25_q <= q_fe_0_lo25_d;
-      q_fe_0_lo26_q <= q_fe_0_lo26_d;
-      q_fe_0_lo27_q <= q_fe_0_lo27_d;
-      q_fe_0_lo28_q <= q_fe_0_lo28_d;
-      q_fe_0_lo29_q <= q_fe_0_lo29_d;
-      q_fe_0_lo30_q <= q_fe_0_lo30_d;
-      q_fe_0_lo31_q <= q_fe_0_lo31_d;
-      q_fe_1_tag_q <= q_fe_1_tag_d;
-      q_fe_1_mask_q <= q_fe_1_mask_d;
-      q_fe_1_pred_q <= q_fe_1_pred_d;
-      q_fe_1_lo0_q <= q_fe_1_lo0_d;
-      q_fe_1_lo1_q <= q_fe_1_lo1_d;
-      q_fe_1_lo2_q <= q_fe_1_lo2_d;
-      q_fe_1_lo3_q <= q_fe_1_lo3_d;
-      q_fe_1_lo4_q <= q_fe_1_lo4_d;
-      q_fe_1_lo5_q <= q_fe_1_lo5_d;
-      q_fe_1_lo6_q <= q_fe_1_lo6_d;
-      q_fe_1_lo7_q <= q_fe_1_lo7_d;
-      q_fe_1_lo8_q <= q_fe_1_lo8_d;
-      q_fe_1_lo9_q <= q_fe_1_lo9_d;
-      q_fe_1_lo10_q <= q_fe_1_lo10_d;
-      q_fe_1_lo11_q <= q_fe_1_lo11_d;
-      q_fe_1_lo12_q <= q_fe_1_lo12_d;
-      q_fe_1_lo13_q <= q_fe_1_lo13_d;
-      q_fe_1_lo14_q <= q_fe_1_lo14_d;
-      q_fe_1_lo15_q <= q_fe_1_lo15_d;
-      q_fe_1_lo16_q <= q_fe_1_lo16_d;
-      q_fe_1_lo17_q <= q_fe_1_lo17_d;
-      q_fe_1_lo18_q <= q_fe_1_lo18_d;
-      q_fe_1_lo19_q <= q_fe_1_lo19_d;
-      q_fe_1_lo20_q <= q_fe_1_lo20_d;
-      q_fe_1_lo21_q <= q_fe_1_lo21_d;
-      q_fe_1_lo22_q <= q_fe_1_lo22_d;
-      q_fe_1_lo23_q <= q_fe_1_lo23_d;
-      q_fe_1_lo24_q <= q_fe_1_lo24_d;
-      q_fe_1_lo25_q <= q_fe_1_lo25_d;
-      q_fe_1_lo26_q <= q_fe_1_lo26_d;
-      q_fe_1_lo27_q <= q_fe_1_lo27_d;
-      q_fe_1_lo28_q <= q_fe_1_lo28_d;
-      q_fe_1_lo29_q <= q_fe_1_lo29_d;
-      q_fe_1_lo30_q <= q_fe_1_lo30_d;
-      q_fe_1_lo31_q <= q_fe_1_lo31_d;
+      q_fe_byp_q <= q_fe_byp_d;
       q_fe_head_q <= q_fe_head_d;
       q_fe_tail_q <= q_fe_tail_d;
       q_fe_count_q <= q_fe_count_d;
@@ -9049,8 +1246,1252 @@ module wb_s1_d556382 (
     end
   end
 
+  always @(posedge clk_core_i) begin
+    q_sp0_byp_meta_q <= q_sp0_byp_meta_d;
+    q_sp0_byp_pred_q <= q_sp0_byp_pred_d;
+    q_sp0_byp_lo0_q <= q_sp0_byp_lo0_d;
+    q_sp0_byp_lo1_q <= q_sp0_byp_lo1_d;
+    q_sp0_byp_lo2_q <= q_sp0_byp_lo2_d;
+    q_sp0_byp_lo3_q <= q_sp0_byp_lo3_d;
+    q_sp0_byp_lo4_q <= q_sp0_byp_lo4_d;
+    q_sp0_byp_lo5_q <= q_sp0_byp_lo5_d;
+    q_sp0_byp_lo6_q <= q_sp0_byp_lo6_d;
+    q_sp0_byp_lo7_q <= q_sp0_byp_lo7_d;
+    q_sp1_byp_meta_q <= q_sp1_byp_meta_d;
+    q_sp1_byp_pred_q <= q_sp1_byp_pred_d;
+    q_sp1_byp_lo0_q <= q_sp1_byp_lo0_d;
+    q_sp1_byp_lo1_q <= q_sp1_byp_lo1_d;
+    q_sp1_byp_lo2_q <= q_sp1_byp_lo2_d;
+    q_sp1_byp_lo3_q <= q_sp1_byp_lo3_d;
+    q_sp1_byp_lo4_q <= q_sp1_byp_lo4_d;
+    q_sp1_byp_lo5_q <= q_sp1_byp_lo5_d;
+    q_sp1_byp_lo6_q <= q_sp1_byp_lo6_d;
+    q_sp1_byp_lo7_q <= q_sp1_byp_lo7_d;
+    q_sfu_byp_meta_q <= q_sfu_byp_meta_d;
+    q_sfu_byp_lo0_q <= q_sfu_byp_lo0_d;
+    q_sfu_byp_lo1_q <= q_sfu_byp_lo1_d;
+    q_sfu_byp_lo2_q <= q_sfu_byp_lo2_d;
+    q_sfu_byp_lo3_q <= q_sfu_byp_lo3_d;
+    q_sfu_byp_lo4_q <= q_sfu_byp_lo4_d;
+    q_sfu_byp_lo5_q <= q_sfu_byp_lo5_d;
+    q_sfu_byp_lo6_q <= q_sfu_byp_lo6_d;
+    q_sfu_byp_lo7_q <= q_sfu_byp_lo7_d;
+    q_dpu_byp_meta_q <= q_dpu_byp_meta_d;
+    q_dpu_byp_pred_q <= q_dpu_byp_pred_d;
+    q_dpu_byp_lo0_q <= q_dpu_byp_lo0_d;
+    q_dpu_byp_lo1_q <= q_dpu_byp_lo1_d;
+    q_dpu_byp_lo2_q <= q_dpu_byp_lo2_d;
+    q_dpu_byp_lo3_q <= q_dpu_byp_lo3_d;
+    q_dpu_byp_lo4_q <= q_dpu_byp_lo4_d;
+    q_dpu_byp_lo5_q <= q_dpu_byp_lo5_d;
+    q_dpu_byp_lo6_q <= q_dpu_byp_lo6_d;
+    q_dpu_byp_lo7_q <= q_dpu_byp_lo7_d;
+    q_dpu_byp_hi0_q <= q_dpu_byp_hi0_d;
+    q_dpu_byp_hi1_q <= q_dpu_byp_hi1_d;
+    q_dpu_byp_hi2_q <= q_dpu_byp_hi2_d;
+    q_dpu_byp_hi3_q <= q_dpu_byp_hi3_d;
+    q_dpu_byp_hi4_q <= q_dpu_byp_hi4_d;
+    q_dpu_byp_hi5_q <= q_dpu_byp_hi5_d;
+    q_dpu_byp_hi6_q <= q_dpu_byp_hi6_d;
+    q_dpu_byp_hi7_q <= q_dpu_byp_hi7_d;
+    q_lsu_byp_meta_q <= q_lsu_byp_meta_d;
+    q_lsu_byp_lo0_q <= q_lsu_byp_lo0_d;
+    q_lsu_byp_lo1_q <= q_lsu_byp_lo1_d;
+    q_lsu_byp_lo2_q <= q_lsu_byp_lo2_d;
+    q_lsu_byp_lo3_q <= q_lsu_byp_lo3_d;
+    q_lsu_byp_lo4_q <= q_lsu_byp_lo4_d;
+    q_lsu_byp_lo5_q <= q_lsu_byp_lo5_d;
+    q_lsu_byp_lo6_q <= q_lsu_byp_lo6_d;
+    q_lsu_byp_lo7_q <= q_lsu_byp_lo7_d;
+    q_lsu_byp_hi0_q <= q_lsu_byp_hi0_d;
+    q_lsu_byp_hi1_q <= q_lsu_byp_hi1_d;
+    q_lsu_byp_hi2_q <= q_lsu_byp_hi2_d;
+    q_lsu_byp_hi3_q <= q_lsu_byp_hi3_d;
+    q_lsu_byp_hi4_q <= q_lsu_byp_hi4_d;
+    q_lsu_byp_hi5_q <= q_lsu_byp_hi5_d;
+    q_lsu_byp_hi6_q <= q_lsu_byp_hi6_d;
+    q_lsu_byp_hi7_q <= q_lsu_byp_hi7_d;
+    q_fe_byp_meta_q <= q_fe_byp_meta_d;
+    q_fe_byp_lo0_q <= q_fe_byp_lo0_d;
+    q_fe_byp_lo1_q <= q_fe_byp_lo1_d;
+    q_fe_byp_lo2_q <= q_fe_byp_lo2_d;
+    q_fe_byp_lo3_q <= q_fe_byp_lo3_d;
+    q_fe_byp_lo4_q <= q_fe_byp_lo4_d;
+    q_fe_byp_lo5_q <= q_fe_byp_lo5_d;
+    q_fe_byp_lo6_q <= q_fe_byp_lo6_d;
+    q_fe_byp_lo7_q <= q_fe_byp_lo7_d;
+  end
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_meta_rdata0_q <= q_sp0_meta_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_meta_q[q_sp0_tail_q] <= n3887;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_meta_init_i;
+  initial begin
+    for (q_sp0_meta_init_i = 0; q_sp0_meta_init_i < 8; q_sp0_meta_init_i = q_sp0_meta_init_i + 1) q_sp0_meta_q[q_sp0_meta_init_i] = 64'h0000000000000000;
+    q_sp0_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_pred_rdata0_q <= q_sp0_pred_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_pred_q[q_sp0_tail_q] <= n2812;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_pred_init_i;
+  initial begin
+    for (q_sp0_pred_init_i = 0; q_sp0_pred_init_i < 8; q_sp0_pred_init_i = q_sp0_pred_init_i + 1) q_sp0_pred_q[q_sp0_pred_init_i] = 32'h00000000;
+    q_sp0_pred_rdata0_q = 32'h00000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo0_rdata0_q <= q_sp0_lo0_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo0_q[q_sp0_tail_q] <= n3896;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo0_init_i;
+  initial begin
+    for (q_sp0_lo0_init_i = 0; q_sp0_lo0_init_i < 8; q_sp0_lo0_init_i = q_sp0_lo0_init_i + 1) q_sp0_lo0_q[q_sp0_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo1_rdata0_q <= q_sp0_lo1_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo1_q[q_sp0_tail_q] <= n3902;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo1_init_i;
+  initial begin
+    for (q_sp0_lo1_init_i = 0; q_sp0_lo1_init_i < 8; q_sp0_lo1_init_i = q_sp0_lo1_init_i + 1) q_sp0_lo1_q[q_sp0_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo2_rdata0_q <= q_sp0_lo2_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo2_q[q_sp0_tail_q] <= n3908;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo2_init_i;
+  initial begin
+    for (q_sp0_lo2_init_i = 0; q_sp0_lo2_init_i < 8; q_sp0_lo2_init_i = q_sp0_lo2_init_i + 1) q_sp0_lo2_q[q_sp0_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo3_rdata0_q <= q_sp0_lo3_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo3_q[q_sp0_tail_q] <= n3914;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo3_init_i;
+  initial begin
+    for (q_sp0_lo3_init_i = 0; q_sp0_lo3_init_i < 8; q_sp0_lo3_init_i = q_sp0_lo3_init_i + 1) q_sp0_lo3_q[q_sp0_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo4_rdata0_q <= q_sp0_lo4_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo4_q[q_sp0_tail_q] <= n3920;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo4_init_i;
+  initial begin
+    for (q_sp0_lo4_init_i = 0; q_sp0_lo4_init_i < 8; q_sp0_lo4_init_i = q_sp0_lo4_init_i + 1) q_sp0_lo4_q[q_sp0_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo5_rdata0_q <= q_sp0_lo5_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo5_q[q_sp0_tail_q] <= n3926;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo5_init_i;
+  initial begin
+    for (q_sp0_lo5_init_i = 0; q_sp0_lo5_init_i < 8; q_sp0_lo5_init_i = q_sp0_lo5_init_i + 1) q_sp0_lo5_q[q_sp0_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo6_rdata0_q <= q_sp0_lo6_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo6_q[q_sp0_tail_q] <= n3932;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo6_init_i;
+  initial begin
+    for (q_sp0_lo6_init_i = 0; q_sp0_lo6_init_i < 8; q_sp0_lo6_init_i = q_sp0_lo6_init_i + 1) q_sp0_lo6_q[q_sp0_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo7_rdata0_q <= q_sp0_lo7_q[n3877];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3864) q_sp0_lo7_q[q_sp0_tail_q] <= n3938;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo7_init_i;
+  initial begin
+    for (q_sp0_lo7_init_i = 0; q_sp0_lo7_init_i < 8; q_sp0_lo7_init_i = q_sp0_lo7_init_i + 1) q_sp0_lo7_q[q_sp0_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_meta_rdata0_q <= q_sp1_meta_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_meta_q[q_sp1_tail_q] <= n3985;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_meta_init_i;
+  initial begin
+    for (q_sp1_meta_init_i = 0; q_sp1_meta_init_i < 8; q_sp1_meta_init_i = q_sp1_meta_init_i + 1) q_sp1_meta_q[q_sp1_meta_init_i] = 64'h0000000000000000;
+    q_sp1_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_pred_rdata0_q <= q_sp1_pred_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_pred_q[q_sp1_tail_q] <= n3070;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_pred_init_i;
+  initial begin
+    for (q_sp1_pred_init_i = 0; q_sp1_pred_init_i < 8; q_sp1_pred_init_i = q_sp1_pred_init_i + 1) q_sp1_pred_q[q_sp1_pred_init_i] = 32'h00000000;
+    q_sp1_pred_rdata0_q = 32'h00000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo0_rdata0_q <= q_sp1_lo0_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo0_q[q_sp1_tail_q] <= n3994;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo0_init_i;
+  initial begin
+    for (q_sp1_lo0_init_i = 0; q_sp1_lo0_init_i < 8; q_sp1_lo0_init_i = q_sp1_lo0_init_i + 1) q_sp1_lo0_q[q_sp1_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo1_rdata0_q <= q_sp1_lo1_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo1_q[q_sp1_tail_q] <= n4000;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo1_init_i;
+  initial begin
+    for (q_sp1_lo1_init_i = 0; q_sp1_lo1_init_i < 8; q_sp1_lo1_init_i = q_sp1_lo1_init_i + 1) q_sp1_lo1_q[q_sp1_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo2_rdata0_q <= q_sp1_lo2_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo2_q[q_sp1_tail_q] <= n4006;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo2_init_i;
+  initial begin
+    for (q_sp1_lo2_init_i = 0; q_sp1_lo2_init_i < 8; q_sp1_lo2_init_i = q_sp1_lo2_init_i + 1) q_sp1_lo2_q[q_sp1_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo3_rdata0_q <= q_sp1_lo3_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo3_q[q_sp1_tail_q] <= n4012;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo3_init_i;
+  initial begin
+    for (q_sp1_lo3_init_i = 0; q_sp1_lo3_init_i < 8; q_sp1_lo3_init_i = q_sp1_lo3_init_i + 1) q_sp1_lo3_q[q_sp1_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo4_rdata0_q <= q_sp1_lo4_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo4_q[q_sp1_tail_q] <= n4018;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo4_init_i;
+  initial begin
+    for (q_sp1_lo4_init_i = 0; q_sp1_lo4_init_i < 8; q_sp1_lo4_init_i = q_sp1_lo4_init_i + 1) q_sp1_lo4_q[q_sp1_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo5_rdata0_q <= q_sp1_lo5_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo5_q[q_sp1_tail_q] <= n4024;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo5_init_i;
+  initial begin
+    for (q_sp1_lo5_init_i = 0; q_sp1_lo5_init_i < 8; q_sp1_lo5_init_i = q_sp1_lo5_init_i + 1) q_sp1_lo5_q[q_sp1_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo6_rdata0_q <= q_sp1_lo6_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo6_q[q_sp1_tail_q] <= n4030;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo6_init_i;
+  initial begin
+    for (q_sp1_lo6_init_i = 0; q_sp1_lo6_init_i < 8; q_sp1_lo6_init_i = q_sp1_lo6_init_i + 1) q_sp1_lo6_q[q_sp1_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo7_rdata0_q <= q_sp1_lo7_q[n3975];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n3962) q_sp1_lo7_q[q_sp1_tail_q] <= n4036;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo7_init_i;
+  initial begin
+    for (q_sp1_lo7_init_i = 0; q_sp1_lo7_init_i < 8; q_sp1_lo7_init_i = q_sp1_lo7_init_i + 1) q_sp1_lo7_q[q_sp1_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_meta_rdata0_q <= q_sfu_meta_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_meta_q[q_sfu_tail_q] <= n4083;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_meta_init_i;
+  initial begin
+    for (q_sfu_meta_init_i = 0; q_sfu_meta_init_i < 8; q_sfu_meta_init_i = q_sfu_meta_init_i + 1) q_sfu_meta_q[q_sfu_meta_init_i] = 64'h0000000000000000;
+    q_sfu_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo0_rdata0_q <= q_sfu_lo0_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo0_q[q_sfu_tail_q] <= n4089;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo0_init_i;
+  initial begin
+    for (q_sfu_lo0_init_i = 0; q_sfu_lo0_init_i < 8; q_sfu_lo0_init_i = q_sfu_lo0_init_i + 1) q_sfu_lo0_q[q_sfu_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo1_rdata0_q <= q_sfu_lo1_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo1_q[q_sfu_tail_q] <= n4095;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo1_init_i;
+  initial begin
+    for (q_sfu_lo1_init_i = 0; q_sfu_lo1_init_i < 8; q_sfu_lo1_init_i = q_sfu_lo1_init_i + 1) q_sfu_lo1_q[q_sfu_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo2_rdata0_q <= q_sfu_lo2_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo2_q[q_sfu_tail_q] <= n4101;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo2_init_i;
+  initial begin
+    for (q_sfu_lo2_init_i = 0; q_sfu_lo2_init_i < 8; q_sfu_lo2_init_i = q_sfu_lo2_init_i + 1) q_sfu_lo2_q[q_sfu_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo3_rdata0_q <= q_sfu_lo3_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo3_q[q_sfu_tail_q] <= n4107;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo3_init_i;
+  initial begin
+    for (q_sfu_lo3_init_i = 0; q_sfu_lo3_init_i < 8; q_sfu_lo3_init_i = q_sfu_lo3_init_i + 1) q_sfu_lo3_q[q_sfu_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo4_rdata0_q <= q_sfu_lo4_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo4_q[q_sfu_tail_q] <= n4113;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo4_init_i;
+  initial begin
+    for (q_sfu_lo4_init_i = 0; q_sfu_lo4_init_i < 8; q_sfu_lo4_init_i = q_sfu_lo4_init_i + 1) q_sfu_lo4_q[q_sfu_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo5_rdata0_q <= q_sfu_lo5_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo5_q[q_sfu_tail_q] <= n4119;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo5_init_i;
+  initial begin
+    for (q_sfu_lo5_init_i = 0; q_sfu_lo5_init_i < 8; q_sfu_lo5_init_i = q_sfu_lo5_init_i + 1) q_sfu_lo5_q[q_sfu_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo6_rdata0_q <= q_sfu_lo6_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo6_q[q_sfu_tail_q] <= n4125;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo6_init_i;
+  initial begin
+    for (q_sfu_lo6_init_i = 0; q_sfu_lo6_init_i < 8; q_sfu_lo6_init_i = q_sfu_lo6_init_i + 1) q_sfu_lo6_q[q_sfu_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo7_rdata0_q <= q_sfu_lo7_q[n4073];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4060) q_sfu_lo7_q[q_sfu_tail_q] <= n4131;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo7_init_i;
+  initial begin
+    for (q_sfu_lo7_init_i = 0; q_sfu_lo7_init_i < 8; q_sfu_lo7_init_i = q_sfu_lo7_init_i + 1) q_sfu_lo7_q[q_sfu_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_meta_rdata0_q <= q_dpu_meta_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_meta_q[q_dpu_tail_q] <= n4178;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_meta_init_i;
+  initial begin
+    for (q_dpu_meta_init_i = 0; q_dpu_meta_init_i < 8; q_dpu_meta_init_i = q_dpu_meta_init_i + 1) q_dpu_meta_q[q_dpu_meta_init_i] = 64'h0000000000000000;
+    q_dpu_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_pred_rdata0_q <= q_dpu_pred_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_pred_q[q_dpu_tail_q] <= n3457;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_pred_init_i;
+  initial begin
+    for (q_dpu_pred_init_i = 0; q_dpu_pred_init_i < 8; q_dpu_pred_init_i = q_dpu_pred_init_i + 1) q_dpu_pred_q[q_dpu_pred_init_i] = 32'h00000000;
+    q_dpu_pred_rdata0_q = 32'h00000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo0_rdata0_q <= q_dpu_lo0_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo0_q[q_dpu_tail_q] <= n4187;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo0_init_i;
+  initial begin
+    for (q_dpu_lo0_init_i = 0; q_dpu_lo0_init_i < 8; q_dpu_lo0_init_i = q_dpu_lo0_init_i + 1) q_dpu_lo0_q[q_dpu_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo1_rdata0_q <= q_dpu_lo1_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo1_q[q_dpu_tail_q] <= n4193;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo1_init_i;
+  initial begin
+    for (q_dpu_lo1_init_i = 0; q_dpu_lo1_init_i < 8; q_dpu_lo1_init_i = q_dpu_lo1_init_i + 1) q_dpu_lo1_q[q_dpu_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo2_rdata0_q <= q_dpu_lo2_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo2_q[q_dpu_tail_q] <= n4199;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo2_init_i;
+  initial begin
+    for (q_dpu_lo2_init_i = 0; q_dpu_lo2_init_i < 8; q_dpu_lo2_init_i = q_dpu_lo2_init_i + 1) q_dpu_lo2_q[q_dpu_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo3_rdata0_q <= q_dpu_lo3_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo3_q[q_dpu_tail_q] <= n4205;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo3_init_i;
+  initial begin
+    for (q_dpu_lo3_init_i = 0; q_dpu_lo3_init_i < 8; q_dpu_lo3_init_i = q_dpu_lo3_init_i + 1) q_dpu_lo3_q[q_dpu_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo4_rdata0_q <= q_dpu_lo4_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo4_q[q_dpu_tail_q] <= n4211;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo4_init_i;
+  initial begin
+    for (q_dpu_lo4_init_i = 0; q_dpu_lo4_init_i < 8; q_dpu_lo4_init_i = q_dpu_lo4_init_i + 1) q_dpu_lo4_q[q_dpu_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo5_rdata0_q <= q_dpu_lo5_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo5_q[q_dpu_tail_q] <= n4217;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo5_init_i;
+  initial begin
+    for (q_dpu_lo5_init_i = 0; q_dpu_lo5_init_i < 8; q_dpu_lo5_init_i = q_dpu_lo5_init_i + 1) q_dpu_lo5_q[q_dpu_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo6_rdata0_q <= q_dpu_lo6_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo6_q[q_dpu_tail_q] <= n4223;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo6_init_i;
+  initial begin
+    for (q_dpu_lo6_init_i = 0; q_dpu_lo6_init_i < 8; q_dpu_lo6_init_i = q_dpu_lo6_init_i + 1) q_dpu_lo6_q[q_dpu_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo7_rdata0_q <= q_dpu_lo7_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_lo7_q[q_dpu_tail_q] <= n4229;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo7_init_i;
+  initial begin
+    for (q_dpu_lo7_init_i = 0; q_dpu_lo7_init_i < 8; q_dpu_lo7_init_i = q_dpu_lo7_init_i + 1) q_dpu_lo7_q[q_dpu_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi0_rdata0_q <= q_dpu_hi0_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi0_q[q_dpu_tail_q] <= n4235;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi0_init_i;
+  initial begin
+    for (q_dpu_hi0_init_i = 0; q_dpu_hi0_init_i < 8; q_dpu_hi0_init_i = q_dpu_hi0_init_i + 1) q_dpu_hi0_q[q_dpu_hi0_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi1_rdata0_q <= q_dpu_hi1_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi1_q[q_dpu_tail_q] <= n4241;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi1_init_i;
+  initial begin
+    for (q_dpu_hi1_init_i = 0; q_dpu_hi1_init_i < 8; q_dpu_hi1_init_i = q_dpu_hi1_init_i + 1) q_dpu_hi1_q[q_dpu_hi1_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi2_rdata0_q <= q_dpu_hi2_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi2_q[q_dpu_tail_q] <= n4247;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi2_init_i;
+  initial begin
+    for (q_dpu_hi2_init_i = 0; q_dpu_hi2_init_i < 8; q_dpu_hi2_init_i = q_dpu_hi2_init_i + 1) q_dpu_hi2_q[q_dpu_hi2_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi3_rdata0_q <= q_dpu_hi3_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi3_q[q_dpu_tail_q] <= n4253;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi3_init_i;
+  initial begin
+    for (q_dpu_hi3_init_i = 0; q_dpu_hi3_init_i < 8; q_dpu_hi3_init_i = q_dpu_hi3_init_i + 1) q_dpu_hi3_q[q_dpu_hi3_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi4_rdata0_q <= q_dpu_hi4_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi4_q[q_dpu_tail_q] <= n4259;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi4_init_i;
+  initial begin
+    for (q_dpu_hi4_init_i = 0; q_dpu_hi4_init_i < 8; q_dpu_hi4_init_i = q_dpu_hi4_init_i + 1) q_dpu_hi4_q[q_dpu_hi4_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi5_rdata0_q <= q_dpu_hi5_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi5_q[q_dpu_tail_q] <= n4265;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi5_init_i;
+  initial begin
+    for (q_dpu_hi5_init_i = 0; q_dpu_hi5_init_i < 8; q_dpu_hi5_init_i = q_dpu_hi5_init_i + 1) q_dpu_hi5_q[q_dpu_hi5_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi6_rdata0_q <= q_dpu_hi6_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi6_q[q_dpu_tail_q] <= n4271;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi6_init_i;
+  initial begin
+    for (q_dpu_hi6_init_i = 0; q_dpu_hi6_init_i < 8; q_dpu_hi6_init_i = q_dpu_hi6_init_i + 1) q_dpu_hi6_q[q_dpu_hi6_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi7_rdata0_q <= q_dpu_hi7_q[n4168];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4155) q_dpu_hi7_q[q_dpu_tail_q] <= n4277;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi7_init_i;
+  initial begin
+    for (q_dpu_hi7_init_i = 0; q_dpu_hi7_init_i < 8; q_dpu_hi7_init_i = q_dpu_hi7_init_i + 1) q_dpu_hi7_q[q_dpu_hi7_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_meta_rdata0_q <= q_lsu_meta_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_meta_q[q_lsu_tail_q] <= n4324;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_meta_init_i;
+  initial begin
+    for (q_lsu_meta_init_i = 0; q_lsu_meta_init_i < 8; q_lsu_meta_init_i = q_lsu_meta_init_i + 1) q_lsu_meta_q[q_lsu_meta_init_i] = 64'h0000000000000000;
+    q_lsu_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo0_rdata0_q <= q_lsu_lo0_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo0_q[q_lsu_tail_q] <= n4330;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo0_init_i;
+  initial begin
+    for (q_lsu_lo0_init_i = 0; q_lsu_lo0_init_i < 8; q_lsu_lo0_init_i = q_lsu_lo0_init_i + 1) q_lsu_lo0_q[q_lsu_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo1_rdata0_q <= q_lsu_lo1_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo1_q[q_lsu_tail_q] <= n4336;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo1_init_i;
+  initial begin
+    for (q_lsu_lo1_init_i = 0; q_lsu_lo1_init_i < 8; q_lsu_lo1_init_i = q_lsu_lo1_init_i + 1) q_lsu_lo1_q[q_lsu_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo2_rdata0_q <= q_lsu_lo2_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo2_q[q_lsu_tail_q] <= n4342;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo2_init_i;
+  initial begin
+    for (q_lsu_lo2_init_i = 0; q_lsu_lo2_init_i < 8; q_lsu_lo2_init_i = q_lsu_lo2_init_i + 1) q_lsu_lo2_q[q_lsu_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo3_rdata0_q <= q_lsu_lo3_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo3_q[q_lsu_tail_q] <= n4348;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo3_init_i;
+  initial begin
+    for (q_lsu_lo3_init_i = 0; q_lsu_lo3_init_i < 8; q_lsu_lo3_init_i = q_lsu_lo3_init_i + 1) q_lsu_lo3_q[q_lsu_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo4_rdata0_q <= q_lsu_lo4_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo4_q[q_lsu_tail_q] <= n4354;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo4_init_i;
+  initial begin
+    for (q_lsu_lo4_init_i = 0; q_lsu_lo4_init_i < 8; q_lsu_lo4_init_i = q_lsu_lo4_init_i + 1) q_lsu_lo4_q[q_lsu_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo5_rdata0_q <= q_lsu_lo5_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo5_q[q_lsu_tail_q] <= n4360;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo5_init_i;
+  initial begin
+    for (q_lsu_lo5_init_i = 0; q_lsu_lo5_init_i < 8; q_lsu_lo5_init_i = q_lsu_lo5_init_i + 1) q_lsu_lo5_q[q_lsu_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo6_rdata0_q <= q_lsu_lo6_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo6_q[q_lsu_tail_q] <= n4366;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo6_init_i;
+  initial begin
+    for (q_lsu_lo6_init_i = 0; q_lsu_lo6_init_i < 8; q_lsu_lo6_init_i = q_lsu_lo6_init_i + 1) q_lsu_lo6_q[q_lsu_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo7_rdata0_q <= q_lsu_lo7_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_lo7_q[q_lsu_tail_q] <= n4372;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo7_init_i;
+  initial begin
+    for (q_lsu_lo7_init_i = 0; q_lsu_lo7_init_i < 8; q_lsu_lo7_init_i = q_lsu_lo7_init_i + 1) q_lsu_lo7_q[q_lsu_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi0_rdata0_q <= q_lsu_hi0_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi0_q[q_lsu_tail_q] <= n4378;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi0_init_i;
+  initial begin
+    for (q_lsu_hi0_init_i = 0; q_lsu_hi0_init_i < 8; q_lsu_hi0_init_i = q_lsu_hi0_init_i + 1) q_lsu_hi0_q[q_lsu_hi0_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi1_rdata0_q <= q_lsu_hi1_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi1_q[q_lsu_tail_q] <= n4384;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi1_init_i;
+  initial begin
+    for (q_lsu_hi1_init_i = 0; q_lsu_hi1_init_i < 8; q_lsu_hi1_init_i = q_lsu_hi1_init_i + 1) q_lsu_hi1_q[q_lsu_hi1_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi2_rdata0_q <= q_lsu_hi2_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi2_q[q_lsu_tail_q] <= n4390;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi2_init_i;
+  initial begin
+    for (q_lsu_hi2_init_i = 0; q_lsu_hi2_init_i < 8; q_lsu_hi2_init_i = q_lsu_hi2_init_i + 1) q_lsu_hi2_q[q_lsu_hi2_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi3_rdata0_q <= q_lsu_hi3_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi3_q[q_lsu_tail_q] <= n4396;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi3_init_i;
+  initial begin
+    for (q_lsu_hi3_init_i = 0; q_lsu_hi3_init_i < 8; q_lsu_hi3_init_i = q_lsu_hi3_init_i + 1) q_lsu_hi3_q[q_lsu_hi3_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi4_rdata0_q <= q_lsu_hi4_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi4_q[q_lsu_tail_q] <= n4402;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi4_init_i;
+  initial begin
+    for (q_lsu_hi4_init_i = 0; q_lsu_hi4_init_i < 8; q_lsu_hi4_init_i = q_lsu_hi4_init_i + 1) q_lsu_hi4_q[q_lsu_hi4_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi5_rdata0_q <= q_lsu_hi5_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi5_q[q_lsu_tail_q] <= n4408;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi5_init_i;
+  initial begin
+    for (q_lsu_hi5_init_i = 0; q_lsu_hi5_init_i < 8; q_lsu_hi5_init_i = q_lsu_hi5_init_i + 1) q_lsu_hi5_q[q_lsu_hi5_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi6_rdata0_q <= q_lsu_hi6_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi6_q[q_lsu_tail_q] <= n4414;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi6_init_i;
+  initial begin
+    for (q_lsu_hi6_init_i = 0; q_lsu_hi6_init_i < 8; q_lsu_hi6_init_i = q_lsu_hi6_init_i + 1) q_lsu_hi6_q[q_lsu_hi6_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi7_rdata0_q <= q_lsu_hi7_q[n4314];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4301) q_lsu_hi7_q[q_lsu_tail_q] <= n4420;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi7_init_i;
+  initial begin
+    for (q_lsu_hi7_init_i = 0; q_lsu_hi7_init_i < 8; q_lsu_hi7_init_i = q_lsu_hi7_init_i + 1) q_lsu_hi7_q[q_lsu_hi7_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_meta_rdata0_q <= q_fe_meta_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_meta_q[q_fe_tail_q] <= n4467;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_meta_init_i;
+  initial begin
+    for (q_fe_meta_init_i = 0; q_fe_meta_init_i < 8; q_fe_meta_init_i = q_fe_meta_init_i + 1) q_fe_meta_q[q_fe_meta_init_i] = 64'h0000000000000000;
+    q_fe_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo0_rdata0_q <= q_fe_lo0_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo0_q[q_fe_tail_q] <= n4473;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo0_init_i;
+  initial begin
+    for (q_fe_lo0_init_i = 0; q_fe_lo0_init_i < 8; q_fe_lo0_init_i = q_fe_lo0_init_i + 1) q_fe_lo0_q[q_fe_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo1_rdata0_q <= q_fe_lo1_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo1_q[q_fe_tail_q] <= n4479;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo1_init_i;
+  initial begin
+    for (q_fe_lo1_init_i = 0; q_fe_lo1_init_i < 8; q_fe_lo1_init_i = q_fe_lo1_init_i + 1) q_fe_lo1_q[q_fe_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo2_rdata0_q <= q_fe_lo2_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo2_q[q_fe_tail_q] <= n4485;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo2_init_i;
+  initial begin
+    for (q_fe_lo2_init_i = 0; q_fe_lo2_init_i < 8; q_fe_lo2_init_i = q_fe_lo2_init_i + 1) q_fe_lo2_q[q_fe_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo3_rdata0_q <= q_fe_lo3_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo3_q[q_fe_tail_q] <= n4491;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo3_init_i;
+  initial begin
+    for (q_fe_lo3_init_i = 0; q_fe_lo3_init_i < 8; q_fe_lo3_init_i = q_fe_lo3_init_i + 1) q_fe_lo3_q[q_fe_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo4_rdata0_q <= q_fe_lo4_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo4_q[q_fe_tail_q] <= n4497;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo4_init_i;
+  initial begin
+    for (q_fe_lo4_init_i = 0; q_fe_lo4_init_i < 8; q_fe_lo4_init_i = q_fe_lo4_init_i + 1) q_fe_lo4_q[q_fe_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo5_rdata0_q <= q_fe_lo5_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo5_q[q_fe_tail_q] <= n4503;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo5_init_i;
+  initial begin
+    for (q_fe_lo5_init_i = 0; q_fe_lo5_init_i < 8; q_fe_lo5_init_i = q_fe_lo5_init_i + 1) q_fe_lo5_q[q_fe_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo6_rdata0_q <= q_fe_lo6_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo6_q[q_fe_tail_q] <= n4509;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo6_init_i;
+  initial begin
+    for (q_fe_lo6_init_i = 0; q_fe_lo6_init_i < 8; q_fe_lo6_init_i = q_fe_lo6_init_i + 1) q_fe_lo6_q[q_fe_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo7_rdata0_q <= q_fe_lo7_q[n4457];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n4444) q_fe_lo7_q[q_fe_tail_q] <= n4515;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo7_init_i;
+  initial begin
+    for (q_fe_lo7_init_i = 0; q_fe_lo7_init_i < 8; q_fe_lo7_init_i = q_fe_lo7_init_i + 1) q_fe_lo7_q[q_fe_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{clk_hot_i, dpu_res_data_i, dpu_res_mask_i, dpu_res_pred_i, fe_res_data_i, fe_res_mask_i, lsu_res_data_i, lsu_res_mask_i, n1007, n1014, n1019, n1029, n1036, n1041, n1051, n1058, n1063, n1073, n1080, n1085, n1095, n1102, n1107, n1117, n1124, n1129, n1139, n1146, n1151, n1161, n1168, n1173, n1183, n1190, n1195, n1205, n1212, n1217, n1227, n1234, n1239, n1249, n1256, n1261, n1271, n1278, n1283, n1306, n1313, n1318, n1323, n1330, n1335, n1340, n1347, n1352, n1362, n1369, n1374, n1384, n1391, n1396, n1406, n1413, n1418, n1428, n1435, n1440, n1450, n1457, n1462, n1472, n1479, n1484, n1494, n1501, n1506, n1516, n1523, n1528, n1538, n1545, n1550, n1560, n1567, n1572, n1582, n1589, n1594, n1604, n1611, n1616, n1626, n1633, n1638, n1648, n1655, n1660, n1670, n1677, n1682, n1692, n1699, n1704, n1714, n1721, n1726, n1736, n1743, n1748, n1758, n1765, n1770, n1780, n1787, n1792, n1802, n1809, n1814, n1824, n1831, n1836, n1846, n1853, n1858, n1868, n1875, n1880, n1890, n1897, n1902, n1912, n1919, n1924, n1934, n1941, n1946, n1956, n1963, n1968, n1978, n1985, n1990, n2000, n2007, n2012, n2022, n2029, n2034, n2044, n2051, n2056, n2082, n2089, n2094, n2099, n2106, n2111, n2116, n2123, n2128, n2139, n2146, n2151, n2162, n2169, n2174, n2185, n2192, n2197, n2208, n2215, n2220, n2231, n2238, n2243, n2254, n2261, n2266, n2277, n2284, n2289, n2300, n2307, n2312, n2323, n2330, n2335, n2346, n2353, n2358, n2369, n2376, n2381, n2392, n2399, n2404, n2415, n2422, n2427, n2438, n2445, n2450, n2461, n2468, n2473, n2484, n2491, n2496, n2507, n2514, n2519, n2530, n2537, n2542, n2553, n2560, n2565, n2576, n2583, n2588, n2599, n2606, n2611, n2622, n2629, n2634, n2645, n2652, n2657, n2668, n2675, n2680, n2691, n2698, n2703, n2714, n2721, n2726, n2737, n2744, n2749, n2760, n2767, n2772, n2783, n2790, n2795, n2806, n2813, n2818, n2829, n2836, n2841, n2852, n2859, n2864, n2881, n2888, n2893, n2898, n2905, n2910, n2915, n2922, n2927, n2935, n2942, n2947, n2955, n2962, n2967, n2975, n2982, n2987, n2995, n3002, n3007, n3015, n3022, n3027, n3035, n3042, n3047, n3055, n306, n3062, n3067, n307, n3075, n308, n3082, n3087, n309, n3095, n310, n3102, n3107, n311, n3115, n312, n3122, n3127, n313, n3135, n314, n3142, n3147, n315, n3155, n316, n3162, n3167, n317, n3175, n318, n3182, n3187, n319, n3195, n320, n3202, n3207, n321, n3215, n322, n3222, n3227, n323, n3235, n324, n3242, n3247, n325, n3255, n326, n3262, n3267, n327, n3275, n328, n3282, n3287, n329, n3295, n330, n3302, n3307, n331, n3315, n332, n3322, n3327, n333, n3335, n334, n3342, n3347, n335, n3355, n336, n3362, n3367, n337, n3375, n3382, n3387, n3395, n3402, n3407, n3415, n3422, n3427, n3435, n3442, n3447, n3455, n3462, n3467, n3475, n3482, n3487, n3495, n3502, n3507, n3515, n3522, n3527, n3535, n3542, n3547, n3555, n3562, n3567, n3575, n3582, n3587, n3595, n3602, n3607, n3615, n3622, n3627, n3635, n3642, n3647, n3655, n3662, n3667, n3675, n3682, n3687, n3695, n3702, n3707, n3715, n3722, n3727, n3735, n3742, n3747, n3755, n3762, n3767, n3775, n3782, n3787, n3795, n3802, n3807, n3815, n3822, n3827, n3835, n3842, n3847, n3855, n3862, n3867, n3875, n3882, n3887, n3895, n3902, n3907, n3915, n3922, n3927, n3935, n3942, n3947, n3955, n3962, n3967, n3975, n3982, n3987, n3995, n4002, n4007, n4015, n4022, n4027, n4035, n4042, n4047, n4055, n4062, n4067, n407, n4075, n408, n4082, n4087, n409, n4095, n410, n4102, n4107, n411, n4115, n412, n4122, n4127, n413, n4135, n414, n4142, n4147, n415, n4155, n416, n4162, n4167, n417, n4175, n418, n4182, n4187, n419, n4195, n420, n4202, n4207, n421, n422, n423, n4239, n424, n4246, n425, n4251, n4256, n426, n4263, n4268, n427, n4273, n428, n4280, n4285, n429, n4298, n430, n4305, n431, n4310, n432, n4323, n433, n4330, n4335, n434, n4348, n435, n4355, n436, n4360, n437, n4373, n438, n4380, n4385, n4398, n4405, n4410, n4423, n4430, n4435, n4448, n4455, n4460, n4473, n4480, n4485, n4498, n4505, n4510, n4523, n4530, n4535, n4548, n4555, n4560, n4573, n4580, n4585, n4598, n4605, n4610, n4623, n4630, n4635, n4648, n4655, n4660, n4673, n4680, n4685, n4698, n4705, n4710, n4723, n4730, n4735, n4748, n4755, n4760, n4773, n4780, n4785, n4798, n4805, n4810, n4823, n4830, n4835, n4848, n4855, n4860, n4873, n4880, n4885, n4898, n4905, n4910, n4923, n4930, n4935, n4948, n4955, n4960, n4973, n4980, n4985, n4998, n5005, n5010, n5023, n5030, n5035, n5048, n5055, n5060, n5073, n5080, n5085, n5098, n5105, n5110, n5123, n5130, n5135, n5148, n5155, n5160, n5173, n5180, n5185, n5198, n5205, n5210, n5223, n5230, n5235, n5248, n5255, n5260, n5273, n5280, n5285, n5298, n5305, n5310, n5323, n533, n5330, n5335, n5348, n5355, n5360, n5373, n5380, n5385, n5398, n540, n5405, n5410, n5423, n5430, n5435, n5448, n545, n5455, n5460, n5473, n5480, n5485, n5498, n550, n5505, n5510, n5523, n5530, n5535, n5548, n5555, n5560, n557, n5573, n5580, n5585, n5598, n5605, n5610, n562, n5623, n5630, n5635, n5648, n5655, n5660, n567, n5673, n5680, n5685, n5698, n5705, n5710, n5723, n5730, n5735, n574, n5748, n5755, n5760, n5773, n5780, n5785, n579, n5798, n5805, n5810, n5823, n5830, n5835, n5848, n5855, n5860, n5873, n5880, n5885, n589, n5899, n5906, n5911, n5916, n5923, n5928, n5933, n5940, n5945, n5952, n5959, n596, n5964, n5971, n5978, n5983, n5990, n5997, n6002, n6009, n601, n6016, n6021, n6028, n6035, n6040, n6047, n6054, n6059, n6066, n6073, n6078, n6085, n6092, n6097, n6104, n611, n6111, n6116, n6123, n6130, n6135, n6142, n6149, n6154, n6161, n6168, n6173, n618, n6180, n6187, n6192, n6199, n6206, n6211, n6218, n6225, n623, n6230, n6237, n6244, n6249, n6256, n6263, n6268, n6275, n6282, n6287, n6294, n6301, n6306, n6313, n6320, n6325, n633, n6332, n6339, n6344, n6351, n6358, n6363, n6370, n6377, n6382, n6389, n6396, n640, n6401, n6408, n6415, n6420, n6427, n6434, n6439, n6446, n645, n6453, n6458, n6465, n6472, n6477, n6484, n6491, n6496, n6503, n6510, n6515, n6522, n6529, n6534, n6541, n6548, n655, n6553, n662, n667, n677, n684, n689, n699, n706, n711, n721, n728, n733, n743, n750, n755, n765, n772, n7769, n777, n7772, n7775, n7778, n7781, n7784, n7787, n7790, n7793, n7796, n7799, n7802, n7805, n7808, n7811, n7814, n7817, n7820, n7823, n7826, n7829, n7832, n7835, n7838, n7841, n7844, n7847, n7850, n7853, n7856, n7859, n7862, n787, n7898, n7901, n7904, n7907, n7910, n7913, n7916, n7919, n7922, n7925, n7928, n7931, n7934, n7937, n794, n7940, n7943, n7946, n7949, n7952, n7955, n7958, n7961, n7964, n7967, n7970, n7973, n7976, n7979, n7982, n7985, n7988, n799, n7991, n7994, n7997, n8000, n8003, n8006, n8009, n8012, n8015, n8018, n8021, n8024, n8027, n8030, n8033, n8036, n8039, n8042, n8045, n8048, n8051, n8054, n8057, n8060, n8063, n8066, n8069, n8072, n8075, n8078, n8081, n8084, n8087, n809, n816, n821, n831, n838, n843, n853, n860, n865, n875, n882, n887, n897, n904, n909, n919, n926, n931, n941, n948, n953, n963, n970, n975, n985, n992, n997, sfu_res_data_i, sfu_res_mask_i, sp0_res_data_i, sp0_res_mask_i, sp0_res_pred_i, sp1_res_data_i, sp1_res_mask_i, sp1_res_pred_i};
+  assign unused_signals = ^{clk_hot_i, dpu_res_data_i, dpu_res_mask_i, dpu_res_pred_i, fe_res_data_i, fe_res_mask_i, lsu_res_data_i, lsu_res_mask_i, n2231, n2234, n2237, n2240, n2243, n2246, n2249, n2252, n2255, n2258, n2261, n2264, n2267, n2270, n2273, n2276, n2279, n2282, n2285, n2288, n2291, n2294, n2297, n2300, n2303, n2306, n2309, n2312, n2315, n2318, n2321, n2324, n2360, n2363, n2366, n2369, n2372, n2375, n2378, n2381, n2384, n2387, n2390, n2393, n2396, n2399, n2402, n2405, n2408, n2411, n2414, n2417, n2420, n2423, n2426, n2429, n2432, n2435, n2438, n2441, n2444, n2447, n2450, n2453, n2456, n2459, n2462, n2465, n2468, n2471, n2474, n2477, n2480, n2483, n2486, n2489, n2492, n2495, n2498, n2501, n2504, n2507, n2510, n2513, n2516, n2519, n2522, n2525, n2528, n2531, n2534, n2537, n2540, n2543, n2546, n2549, n306, n307, n308, n309, n310, n311, n312, n313, n314, n315, n316, n317, n318, n319, n320, n321, n322, n323, n324, n325, n326, n327, n328, n329, n330, n331, n332, n333, n334, n335, n336, n337, n407, n408, n409, n410, n411, n412, n413, n414, n415, n416, n417, n418, n419, n420, n421, n422, n423, n424, n425, n426, n427, n428, n429, n430, n431, n432, n433, n434, n435, n436, n437, n438, n518, n524, n527, n530, n533, n536, n539, n542, n545, n585, n591, n594, n597, n600, n603, n606, n609, n612, n652, n655, n658, n661, n664, n667, n670, n673, n676, n716, n722, n725, n728, n731, n734, n737, n740, n743, n778, n781, n784, n787, n790, n793, n796, n799, n839, n842, n845, n848, n851, n854, n857, n860, n863, n898, n901, n904, n907, n910, n913, n916, n919, n959, n962, n965, n968, n971, n974, n977, n980, n983, sfu_res_data_i, sfu_res_mask_i, sp0_res_data_i, sp0_res_mask_i, sp0_res_pred_i, sp1_res_data_i, sp1_res_mask_i, sp1_res_pred_i};
 
 endmodule

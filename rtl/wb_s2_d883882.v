@@ -77,566 +77,28 @@ module wb_s2_d883882 (
 );
 
   // Registers
-  reg  [31:0] q_sp0_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_tag_d;
-  reg  [31:0] q_sp0_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_mask_d;
-  reg  [31:0] q_sp0_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_pred_d;
-  reg  [31:0] q_sp0_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo0_d;
-  reg  [31:0] q_sp0_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo1_d;
-  reg  [31:0] q_sp0_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo2_d;
-  reg  [31:0] q_sp0_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo3_d;
-  reg  [31:0] q_sp0_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo4_d;
-  reg  [31:0] q_sp0_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo5_d;
-  reg  [31:0] q_sp0_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo6_d;
-  reg  [31:0] q_sp0_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo7_d;
-  reg  [31:0] q_sp0_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo8_d;
-  reg  [31:0] q_sp0_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo9_d;
-  reg  [31:0] q_sp0_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo10_d;
-  reg  [31:0] q_sp0_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo11_d;
-  reg  [31:0] q_sp0_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo12_d;
-  reg  [31:0] q_sp0_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo13_d;
-  reg  [31:0] q_sp0_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo14_d;
-  reg  [31:0] q_sp0_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo15_d;
-  reg  [31:0] q_sp0_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo16_d;
-  reg  [31:0] q_sp0_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo17_d;
-  reg  [31:0] q_sp0_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo18_d;
-  reg  [31:0] q_sp0_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo19_d;
-  reg  [31:0] q_sp0_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo20_d;
-  reg  [31:0] q_sp0_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo21_d;
-  reg  [31:0] q_sp0_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo22_d;
-  reg  [31:0] q_sp0_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo23_d;
-  reg  [31:0] q_sp0_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo24_d;
-  reg  [31:0] q_sp0_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo25_d;
-  reg  [31:0] q_sp0_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo26_d;
-  reg  [31:0] q_sp0_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo27_d;
-  reg  [31:0] q_sp0_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo28_d;
-  reg  [31:0] q_sp0_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo29_d;
-  reg  [31:0] q_sp0_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo30_d;
-  reg  [31:0] q_sp0_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_0_lo31_d;
-  reg  [31:0] q_sp0_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_tag_d;
-  reg  [31:0] q_sp0_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_mask_d;
-  reg  [31:0] q_sp0_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_pred_d;
-  reg  [31:0] q_sp0_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo0_d;
-  reg  [31:0] q_sp0_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo1_d;
-  reg  [31:0] q_sp0_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo2_d;
-  reg  [31:0] q_sp0_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo3_d;
-  reg  [31:0] q_sp0_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo4_d;
-  reg  [31:0] q_sp0_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo5_d;
-  reg  [31:0] q_sp0_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo6_d;
-  reg  [31:0] q_sp0_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo7_d;
-  reg  [31:0] q_sp0_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo8_d;
-  reg  [31:0] q_sp0_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo9_d;
-  reg  [31:0] q_sp0_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo10_d;
-  reg  [31:0] q_sp0_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo11_d;
-  reg  [31:0] q_sp0_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo12_d;
-  reg  [31:0] q_sp0_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo13_d;
-  reg  [31:0] q_sp0_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo14_d;
-  reg  [31:0] q_sp0_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo15_d;
-  reg  [31:0] q_sp0_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo16_d;
-  reg  [31:0] q_sp0_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo17_d;
-  reg  [31:0] q_sp0_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo18_d;
-  reg  [31:0] q_sp0_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo19_d;
-  reg  [31:0] q_sp0_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo20_d;
-  reg  [31:0] q_sp0_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo21_d;
-  reg  [31:0] q_sp0_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo22_d;
-  reg  [31:0] q_sp0_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo23_d;
-  reg  [31:0] q_sp0_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo24_d;
-  reg  [31:0] q_sp0_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo25_d;
-  reg  [31:0] q_sp0_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo26_d;
-  reg  [31:0] q_sp0_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo27_d;
-  reg  [31:0] q_sp0_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo28_d;
-  reg  [31:0] q_sp0_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo29_d;
-  reg  [31:0] q_sp0_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo30_d;
-  reg  [31:0] q_sp0_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_1_lo31_d;
-  reg  [31:0] q_sp0_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_tag_d;
-  reg  [31:0] q_sp0_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_mask_d;
-  reg  [31:0] q_sp0_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_pred_d;
-  reg  [31:0] q_sp0_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo0_d;
-  reg  [31:0] q_sp0_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo1_d;
-  reg  [31:0] q_sp0_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo2_d;
-  reg  [31:0] q_sp0_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo3_d;
-  reg  [31:0] q_sp0_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo4_d;
-  reg  [31:0] q_sp0_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo5_d;
-  reg  [31:0] q_sp0_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo6_d;
-  reg  [31:0] q_sp0_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo7_d;
-  reg  [31:0] q_sp0_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo8_d;
-  reg  [31:0] q_sp0_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo9_d;
-  reg  [31:0] q_sp0_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo10_d;
-  reg  [31:0] q_sp0_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo11_d;
-  reg  [31:0] q_sp0_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo12_d;
-  reg  [31:0] q_sp0_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo13_d;
-  reg  [31:0] q_sp0_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo14_d;
-  reg  [31:0] q_sp0_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo15_d;
-  reg  [31:0] q_sp0_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo16_d;
-  reg  [31:0] q_sp0_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo17_d;
-  reg  [31:0] q_sp0_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo18_d;
-  reg  [31:0] q_sp0_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo19_d;
-  reg  [31:0] q_sp0_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo20_d;
-  reg  [31:0] q_sp0_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo21_d;
-  reg  [31:0] q_sp0_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo22_d;
-  reg  [31:0] q_sp0_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo23_d;
-  reg  [31:0] q_sp0_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo24_d;
-  reg  [31:0] q_sp0_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo25_d;
-  reg  [31:0] q_sp0_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo26_d;
-  reg  [31:0] q_sp0_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo27_d;
-  reg  [31:0] q_sp0_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo28_d;
-  reg  [31:0] q_sp0_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo29_d;
-  reg  [31:0] q_sp0_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo30_d;
-  reg  [31:0] q_sp0_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_2_lo31_d;
-  reg  [31:0] q_sp0_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_tag_d;
-  reg  [31:0] q_sp0_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_mask_d;
-  reg  [31:0] q_sp0_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_pred_d;
-  reg  [31:0] q_sp0_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo0_d;
-  reg  [31:0] q_sp0_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo1_d;
-  reg  [31:0] q_sp0_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo2_d;
-  reg  [31:0] q_sp0_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo3_d;
-  reg  [31:0] q_sp0_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo4_d;
-  reg  [31:0] q_sp0_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo5_d;
-  reg  [31:0] q_sp0_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo6_d;
-  reg  [31:0] q_sp0_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo7_d;
-  reg  [31:0] q_sp0_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo8_d;
-  reg  [31:0] q_sp0_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo9_d;
-  reg  [31:0] q_sp0_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo10_d;
-  reg  [31:0] q_sp0_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo11_d;
-  reg  [31:0] q_sp0_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo12_d;
-  reg  [31:0] q_sp0_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo13_d;
-  reg  [31:0] q_sp0_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo14_d;
-  reg  [31:0] q_sp0_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo15_d;
-  reg  [31:0] q_sp0_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo16_d;
-  reg  [31:0] q_sp0_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo17_d;
-  reg  [31:0] q_sp0_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo18_d;
-  reg  [31:0] q_sp0_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo19_d;
-  reg  [31:0] q_sp0_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo20_d;
-  reg  [31:0] q_sp0_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo21_d;
-  reg  [31:0] q_sp0_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo22_d;
-  reg  [31:0] q_sp0_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo23_d;
-  reg  [31:0] q_sp0_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo24_d;
-  reg  [31:0] q_sp0_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo25_d;
-  reg  [31:0] q_sp0_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo26_d;
-  reg  [31:0] q_sp0_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo27_d;
-  reg  [31:0] q_sp0_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo28_d;
-  reg  [31:0] q_sp0_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo29_d;
-  reg  [31:0] q_sp0_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo30_d;
-  reg  [31:0] q_sp0_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_3_lo31_d;
-  reg  [31:0] q_sp0_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_tag_d;
-  reg  [31:0] q_sp0_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_mask_d;
-  reg  [31:0] q_sp0_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_pred_d;
-  reg  [31:0] q_sp0_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo0_d;
-  reg  [31:0] q_sp0_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo1_d;
-  reg  [31:0] q_sp0_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo2_d;
-  reg  [31:0] q_sp0_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo3_d;
-  reg  [31:0] q_sp0_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo4_d;
-  reg  [31:0] q_sp0_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo5_d;
-  reg  [31:0] q_sp0_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo6_d;
-  reg  [31:0] q_sp0_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo7_d;
-  reg  [31:0] q_sp0_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo8_d;
-  reg  [31:0] q_sp0_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo9_d;
-  reg  [31:0] q_sp0_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo10_d;
-  reg  [31:0] q_sp0_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo11_d;
-  reg  [31:0] q_sp0_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo12_d;
-  reg  [31:0] q_sp0_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo13_d;
-  reg  [31:0] q_sp0_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo14_d;
-  reg  [31:0] q_sp0_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo15_d;
-  reg  [31:0] q_sp0_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo16_d;
-  reg  [31:0] q_sp0_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo17_d;
-  reg  [31:0] q_sp0_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo18_d;
-  reg  [31:0] q_sp0_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo19_d;
-  reg  [31:0] q_sp0_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo20_d;
-  reg  [31:0] q_sp0_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo21_d;
-  reg  [31:0] q_sp0_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo22_d;
-  reg  [31:0] q_sp0_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo23_d;
-  reg  [31:0] q_sp0_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo24_d;
-  reg  [31:0] q_sp0_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo25_d;
-  reg  [31:0] q_sp0_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo26_d;
-  reg  [31:0] q_sp0_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo27_d;
-  reg  [31:0] q_sp0_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo28_d;
-  reg  [31:0] q_sp0_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo29_d;
-  reg  [31:0] q_sp0_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo30_d;
-  reg  [31:0] q_sp0_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_4_lo31_d;
-  reg  [31:0] q_sp0_5_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_tag_d;
-  reg  [31:0] q_sp0_5_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_mask_d;
-  reg  [31:0] q_sp0_5_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_pred_d;
-  reg  [31:0] q_sp0_5_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo0_d;
-  reg  [31:0] q_sp0_5_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo1_d;
-  reg  [31:0] q_sp0_5_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo2_d;
-  reg  [31:0] q_sp0_5_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo3_d;
-  reg  [31:0] q_sp0_5_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo4_d;
-  reg  [31:0] q_sp0_5_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo5_d;
-  reg  [31:0] q_sp0_5_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo6_d;
-  reg  [31:0] q_sp0_5_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo7_d;
-  reg  [31:0] q_sp0_5_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo8_d;
-  reg  [31:0] q_sp0_5_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo9_d;
-  reg  [31:0] q_sp0_5_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo10_d;
-  reg  [31:0] q_sp0_5_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo11_d;
-  reg  [31:0] q_sp0_5_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo12_d;
-  reg  [31:0] q_sp0_5_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo13_d;
-  reg  [31:0] q_sp0_5_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo14_d;
-  reg  [31:0] q_sp0_5_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo15_d;
-  reg  [31:0] q_sp0_5_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo16_d;
-  reg  [31:0] q_sp0_5_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo17_d;
-  reg  [31:0] q_sp0_5_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo18_d;
-  reg  [31:0] q_sp0_5_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo19_d;
-  reg  [31:0] q_sp0_5_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo20_d;
-  reg  [31:0] q_sp0_5_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo21_d;
-  reg  [31:0] q_sp0_5_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo22_d;
-  reg  [31:0] q_sp0_5_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo23_d;
-  reg  [31:0] q_sp0_5_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo24_d;
-  reg  [31:0] q_sp0_5_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo25_d;
-  reg  [31:0] q_sp0_5_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo26_d;
-  reg  [31:0] q_sp0_5_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo27_d;
-  reg  [31:0] q_sp0_5_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo28_d;
-  reg  [31:0] q_sp0_5_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo29_d;
-  reg  [31:0] q_sp0_5_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo30_d;
-  reg  [31:0] q_sp0_5_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_5_lo31_d;
-  reg  [31:0] q_sp0_6_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_tag_d;
-  reg  [31:0] q_sp0_6_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_mask_d;
-  reg  [31:0] q_sp0_6_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_pred_d;
-  reg  [31:0] q_sp0_6_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo0_d;
-  reg  [31:0] q_sp0_6_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo1_d;
-  reg  [31:0] q_sp0_6_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo2_d;
-  reg  [31:0] q_sp0_6_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo3_d;
-  reg  [31:0] q_sp0_6_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo4_d;
-  reg  [31:0] q_sp0_6_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo5_d;
-  reg  [31:0] q_sp0_6_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo6_d;
-  reg  [31:0] q_sp0_6_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo7_d;
-  reg  [31:0] q_sp0_6_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo8_d;
-  reg  [31:0] q_sp0_6_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo9_d;
-  reg  [31:0] q_sp0_6_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo10_d;
-  reg  [31:0] q_sp0_6_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo11_d;
-  reg  [31:0] q_sp0_6_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo12_d;
-  reg  [31:0] q_sp0_6_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo13_d;
-  reg  [31:0] q_sp0_6_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo14_d;
-  reg  [31:0] q_sp0_6_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo15_d;
-  reg  [31:0] q_sp0_6_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo16_d;
-  reg  [31:0] q_sp0_6_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo17_d;
-  reg  [31:0] q_sp0_6_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo18_d;
-  reg  [31:0] q_sp0_6_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo19_d;
-  reg  [31:0] q_sp0_6_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo20_d;
-  reg  [31:0] q_sp0_6_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo21_d;
-  reg  [31:0] q_sp0_6_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo22_d;
-  reg  [31:0] q_sp0_6_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo23_d;
-  reg  [31:0] q_sp0_6_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo24_d;
-  reg  [31:0] q_sp0_6_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo25_d;
-  reg  [31:0] q_sp0_6_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo26_d;
-  reg  [31:0] q_sp0_6_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo27_d;
-  reg  [31:0] q_sp0_6_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo28_d;
-  reg  [31:0] q_sp0_6_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo29_d;
-  reg  [31:0] q_sp0_6_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo30_d;
-  reg  [31:0] q_sp0_6_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_6_lo31_d;
-  reg  [31:0] q_sp0_7_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_tag_d;
-  reg  [31:0] q_sp0_7_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_mask_d;
-  reg  [31:0] q_sp0_7_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_pred_d;
-  reg  [31:0] q_sp0_7_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo0_d;
-  reg  [31:0] q_sp0_7_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo1_d;
-  reg  [31:0] q_sp0_7_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo2_d;
-  reg  [31:0] q_sp0_7_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo3_d;
-  reg  [31:0] q_sp0_7_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo4_d;
-  reg  [31:0] q_sp0_7_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo5_d;
-  reg  [31:0] q_sp0_7_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo6_d;
-  reg  [31:0] q_sp0_7_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo7_d;
-  reg  [31:0] q_sp0_7_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo8_d;
-  reg  [31:0] q_sp0_7_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo9_d;
-  reg  [31:0] q_sp0_7_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo10_d;
-  reg  [31:0] q_sp0_7_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo11_d;
-  reg  [31:0] q_sp0_7_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo12_d;
-  reg  [31:0] q_sp0_7_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo13_d;
-  reg  [31:0] q_sp0_7_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo14_d;
-  reg  [31:0] q_sp0_7_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo15_d;
-  reg  [31:0] q_sp0_7_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo16_d;
-  reg  [31:0] q_sp0_7_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo17_d;
-  reg  [31:0] q_sp0_7_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo18_d;
-  reg  [31:0] q_sp0_7_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo19_d;
-  reg  [31:0] q_sp0_7_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo20_d;
-  reg  [31:0] q_sp0_7_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo21_d;
-  reg  [31:0] q_sp0_7_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo22_d;
-  reg  [31:0] q_sp0_7_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo23_d;
-  reg  [31:0] q_sp0_7_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo24_d;
-  reg  [31:0] q_sp0_7_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo25_d;
-  reg  [31:0] q_sp0_7_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo26_d;
-  reg  [31:0] q_sp0_7_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo27_d;
-  reg  [31:0] q_sp0_7_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo28_d;
-  reg  [31:0] q_sp0_7_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo29_d;
-  reg  [31:0] q_sp0_7_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo30_d;
-  reg  [31:0] q_sp0_7_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp0_7_lo31_d;
+  reg  q_sp0_byp_q;  // core clock, reset 1'h0
+  wire q_sp0_byp_d;
+  reg  [63:0] q_sp0_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_sp0_byp_meta_d;
+  reg  [31:0] q_sp0_byp_pred_q;  // core clock, no reset
+  wire [31:0] q_sp0_byp_pred_d;
+  reg  [127:0] q_sp0_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo0_d;
+  reg  [127:0] q_sp0_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo1_d;
+  reg  [127:0] q_sp0_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo2_d;
+  reg  [127:0] q_sp0_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo3_d;
+  reg  [127:0] q_sp0_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo4_d;
+  reg  [127:0] q_sp0_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo5_d;
+  reg  [127:0] q_sp0_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo6_d;
+  reg  [127:0] q_sp0_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_sp0_byp_lo7_d;
   reg  [2:0] q_sp0_head_q;  // core clock, reset 3'h0
   wire [2:0] q_sp0_head_d;
   reg  [2:0] q_sp0_tail_q;  // core clock, reset 3'h0
@@ -645,566 +107,28 @@ module wb_s2_d883882 (
   wire [3:0] q_sp0_count_d;
   reg  [3:0] credit_sp0_q;  // core clock, reset 4'h0
   wire [3:0] credit_sp0_d;
-  reg  [31:0] q_sp1_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_tag_d;
-  reg  [31:0] q_sp1_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_mask_d;
-  reg  [31:0] q_sp1_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_pred_d;
-  reg  [31:0] q_sp1_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo0_d;
-  reg  [31:0] q_sp1_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo1_d;
-  reg  [31:0] q_sp1_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo2_d;
-  reg  [31:0] q_sp1_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo3_d;
-  reg  [31:0] q_sp1_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo4_d;
-  reg  [31:0] q_sp1_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo5_d;
-  reg  [31:0] q_sp1_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo6_d;
-  reg  [31:0] q_sp1_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo7_d;
-  reg  [31:0] q_sp1_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo8_d;
-  reg  [31:0] q_sp1_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo9_d;
-  reg  [31:0] q_sp1_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo10_d;
-  reg  [31:0] q_sp1_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo11_d;
-  reg  [31:0] q_sp1_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo12_d;
-  reg  [31:0] q_sp1_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo13_d;
-  reg  [31:0] q_sp1_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo14_d;
-  reg  [31:0] q_sp1_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo15_d;
-  reg  [31:0] q_sp1_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo16_d;
-  reg  [31:0] q_sp1_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo17_d;
-  reg  [31:0] q_sp1_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo18_d;
-  reg  [31:0] q_sp1_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo19_d;
-  reg  [31:0] q_sp1_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo20_d;
-  reg  [31:0] q_sp1_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo21_d;
-  reg  [31:0] q_sp1_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo22_d;
-  reg  [31:0] q_sp1_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo23_d;
-  reg  [31:0] q_sp1_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo24_d;
-  reg  [31:0] q_sp1_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo25_d;
-  reg  [31:0] q_sp1_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo26_d;
-  reg  [31:0] q_sp1_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo27_d;
-  reg  [31:0] q_sp1_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo28_d;
-  reg  [31:0] q_sp1_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo29_d;
-  reg  [31:0] q_sp1_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo30_d;
-  reg  [31:0] q_sp1_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_0_lo31_d;
-  reg  [31:0] q_sp1_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_tag_d;
-  reg  [31:0] q_sp1_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_mask_d;
-  reg  [31:0] q_sp1_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_pred_d;
-  reg  [31:0] q_sp1_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo0_d;
-  reg  [31:0] q_sp1_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo1_d;
-  reg  [31:0] q_sp1_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo2_d;
-  reg  [31:0] q_sp1_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo3_d;
-  reg  [31:0] q_sp1_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo4_d;
-  reg  [31:0] q_sp1_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo5_d;
-  reg  [31:0] q_sp1_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo6_d;
-  reg  [31:0] q_sp1_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo7_d;
-  reg  [31:0] q_sp1_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo8_d;
-  reg  [31:0] q_sp1_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo9_d;
-  reg  [31:0] q_sp1_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo10_d;
-  reg  [31:0] q_sp1_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo11_d;
-  reg  [31:0] q_sp1_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo12_d;
-  reg  [31:0] q_sp1_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo13_d;
-  reg  [31:0] q_sp1_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo14_d;
-  reg  [31:0] q_sp1_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo15_d;
-  reg  [31:0] q_sp1_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo16_d;
-  reg  [31:0] q_sp1_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo17_d;
-  reg  [31:0] q_sp1_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo18_d;
-  reg  [31:0] q_sp1_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo19_d;
-  reg  [31:0] q_sp1_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo20_d;
-  reg  [31:0] q_sp1_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo21_d;
-  reg  [31:0] q_sp1_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo22_d;
-  reg  [31:0] q_sp1_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo23_d;
-  reg  [31:0] q_sp1_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo24_d;
-  reg  [31:0] q_sp1_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo25_d;
-  reg  [31:0] q_sp1_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo26_d;
-  reg  [31:0] q_sp1_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo27_d;
-  reg  [31:0] q_sp1_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo28_d;
-  reg  [31:0] q_sp1_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo29_d;
-  reg  [31:0] q_sp1_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo30_d;
-  reg  [31:0] q_sp1_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_1_lo31_d;
-  reg  [31:0] q_sp1_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_tag_d;
-  reg  [31:0] q_sp1_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_mask_d;
-  reg  [31:0] q_sp1_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_pred_d;
-  reg  [31:0] q_sp1_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo0_d;
-  reg  [31:0] q_sp1_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo1_d;
-  reg  [31:0] q_sp1_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo2_d;
-  reg  [31:0] q_sp1_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo3_d;
-  reg  [31:0] q_sp1_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo4_d;
-  reg  [31:0] q_sp1_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo5_d;
-  reg  [31:0] q_sp1_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo6_d;
-  reg  [31:0] q_sp1_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo7_d;
-  reg  [31:0] q_sp1_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo8_d;
-  reg  [31:0] q_sp1_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo9_d;
-  reg  [31:0] q_sp1_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo10_d;
-  reg  [31:0] q_sp1_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo11_d;
-  reg  [31:0] q_sp1_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo12_d;
-  reg  [31:0] q_sp1_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo13_d;
-  reg  [31:0] q_sp1_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo14_d;
-  reg  [31:0] q_sp1_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo15_d;
-  reg  [31:0] q_sp1_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo16_d;
-  reg  [31:0] q_sp1_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo17_d;
-  reg  [31:0] q_sp1_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo18_d;
-  reg  [31:0] q_sp1_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo19_d;
-  reg  [31:0] q_sp1_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo20_d;
-  reg  [31:0] q_sp1_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo21_d;
-  reg  [31:0] q_sp1_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo22_d;
-  reg  [31:0] q_sp1_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo23_d;
-  reg  [31:0] q_sp1_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo24_d;
-  reg  [31:0] q_sp1_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo25_d;
-  reg  [31:0] q_sp1_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo26_d;
-  reg  [31:0] q_sp1_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo27_d;
-  reg  [31:0] q_sp1_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo28_d;
-  reg  [31:0] q_sp1_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo29_d;
-  reg  [31:0] q_sp1_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo30_d;
-  reg  [31:0] q_sp1_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_2_lo31_d;
-  reg  [31:0] q_sp1_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_tag_d;
-  reg  [31:0] q_sp1_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_mask_d;
-  reg  [31:0] q_sp1_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_pred_d;
-  reg  [31:0] q_sp1_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo0_d;
-  reg  [31:0] q_sp1_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo1_d;
-  reg  [31:0] q_sp1_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo2_d;
-  reg  [31:0] q_sp1_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo3_d;
-  reg  [31:0] q_sp1_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo4_d;
-  reg  [31:0] q_sp1_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo5_d;
-  reg  [31:0] q_sp1_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo6_d;
-  reg  [31:0] q_sp1_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo7_d;
-  reg  [31:0] q_sp1_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo8_d;
-  reg  [31:0] q_sp1_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo9_d;
-  reg  [31:0] q_sp1_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo10_d;
-  reg  [31:0] q_sp1_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo11_d;
-  reg  [31:0] q_sp1_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo12_d;
-  reg  [31:0] q_sp1_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo13_d;
-  reg  [31:0] q_sp1_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo14_d;
-  reg  [31:0] q_sp1_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo15_d;
-  reg  [31:0] q_sp1_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo16_d;
-  reg  [31:0] q_sp1_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo17_d;
-  reg  [31:0] q_sp1_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo18_d;
-  reg  [31:0] q_sp1_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo19_d;
-  reg  [31:0] q_sp1_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo20_d;
-  reg  [31:0] q_sp1_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo21_d;
-  reg  [31:0] q_sp1_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo22_d;
-  reg  [31:0] q_sp1_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo23_d;
-  reg  [31:0] q_sp1_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo24_d;
-  reg  [31:0] q_sp1_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo25_d;
-  reg  [31:0] q_sp1_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo26_d;
-  reg  [31:0] q_sp1_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo27_d;
-  reg  [31:0] q_sp1_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo28_d;
-  reg  [31:0] q_sp1_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo29_d;
-  reg  [31:0] q_sp1_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo30_d;
-  reg  [31:0] q_sp1_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_3_lo31_d;
-  reg  [31:0] q_sp1_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_tag_d;
-  reg  [31:0] q_sp1_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_mask_d;
-  reg  [31:0] q_sp1_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_pred_d;
-  reg  [31:0] q_sp1_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo0_d;
-  reg  [31:0] q_sp1_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo1_d;
-  reg  [31:0] q_sp1_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo2_d;
-  reg  [31:0] q_sp1_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo3_d;
-  reg  [31:0] q_sp1_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo4_d;
-  reg  [31:0] q_sp1_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo5_d;
-  reg  [31:0] q_sp1_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo6_d;
-  reg  [31:0] q_sp1_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo7_d;
-  reg  [31:0] q_sp1_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo8_d;
-  reg  [31:0] q_sp1_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo9_d;
-  reg  [31:0] q_sp1_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo10_d;
-  reg  [31:0] q_sp1_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo11_d;
-  reg  [31:0] q_sp1_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo12_d;
-  reg  [31:0] q_sp1_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo13_d;
-  reg  [31:0] q_sp1_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo14_d;
-  reg  [31:0] q_sp1_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo15_d;
-  reg  [31:0] q_sp1_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo16_d;
-  reg  [31:0] q_sp1_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo17_d;
-  reg  [31:0] q_sp1_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo18_d;
-  reg  [31:0] q_sp1_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo19_d;
-  reg  [31:0] q_sp1_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo20_d;
-  reg  [31:0] q_sp1_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo21_d;
-  reg  [31:0] q_sp1_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo22_d;
-  reg  [31:0] q_sp1_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo23_d;
-  reg  [31:0] q_sp1_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo24_d;
-  reg  [31:0] q_sp1_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo25_d;
-  reg  [31:0] q_sp1_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo26_d;
-  reg  [31:0] q_sp1_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo27_d;
-  reg  [31:0] q_sp1_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo28_d;
-  reg  [31:0] q_sp1_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo29_d;
-  reg  [31:0] q_sp1_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo30_d;
-  reg  [31:0] q_sp1_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_4_lo31_d;
-  reg  [31:0] q_sp1_5_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_tag_d;
-  reg  [31:0] q_sp1_5_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_mask_d;
-  reg  [31:0] q_sp1_5_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_pred_d;
-  reg  [31:0] q_sp1_5_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo0_d;
-  reg  [31:0] q_sp1_5_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo1_d;
-  reg  [31:0] q_sp1_5_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo2_d;
-  reg  [31:0] q_sp1_5_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo3_d;
-  reg  [31:0] q_sp1_5_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo4_d;
-  reg  [31:0] q_sp1_5_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo5_d;
-  reg  [31:0] q_sp1_5_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo6_d;
-  reg  [31:0] q_sp1_5_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo7_d;
-  reg  [31:0] q_sp1_5_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo8_d;
-  reg  [31:0] q_sp1_5_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo9_d;
-  reg  [31:0] q_sp1_5_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo10_d;
-  reg  [31:0] q_sp1_5_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo11_d;
-  reg  [31:0] q_sp1_5_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo12_d;
-  reg  [31:0] q_sp1_5_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo13_d;
-  reg  [31:0] q_sp1_5_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo14_d;
-  reg  [31:0] q_sp1_5_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo15_d;
-  reg  [31:0] q_sp1_5_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo16_d;
-  reg  [31:0] q_sp1_5_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo17_d;
-  reg  [31:0] q_sp1_5_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo18_d;
-  reg  [31:0] q_sp1_5_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo19_d;
-  reg  [31:0] q_sp1_5_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo20_d;
-  reg  [31:0] q_sp1_5_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo21_d;
-  reg  [31:0] q_sp1_5_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo22_d;
-  reg  [31:0] q_sp1_5_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo23_d;
-  reg  [31:0] q_sp1_5_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo24_d;
-  reg  [31:0] q_sp1_5_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo25_d;
-  reg  [31:0] q_sp1_5_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo26_d;
-  reg  [31:0] q_sp1_5_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo27_d;
-  reg  [31:0] q_sp1_5_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo28_d;
-  reg  [31:0] q_sp1_5_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo29_d;
-  reg  [31:0] q_sp1_5_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo30_d;
-  reg  [31:0] q_sp1_5_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_5_lo31_d;
-  reg  [31:0] q_sp1_6_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_tag_d;
-  reg  [31:0] q_sp1_6_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_mask_d;
-  reg  [31:0] q_sp1_6_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_pred_d;
-  reg  [31:0] q_sp1_6_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo0_d;
-  reg  [31:0] q_sp1_6_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo1_d;
-  reg  [31:0] q_sp1_6_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo2_d;
-  reg  [31:0] q_sp1_6_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo3_d;
-  reg  [31:0] q_sp1_6_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo4_d;
-  reg  [31:0] q_sp1_6_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo5_d;
-  reg  [31:0] q_sp1_6_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo6_d;
-  reg  [31:0] q_sp1_6_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo7_d;
-  reg  [31:0] q_sp1_6_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo8_d;
-  reg  [31:0] q_sp1_6_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo9_d;
-  reg  [31:0] q_sp1_6_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo10_d;
-  reg  [31:0] q_sp1_6_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo11_d;
-  reg  [31:0] q_sp1_6_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo12_d;
-  reg  [31:0] q_sp1_6_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo13_d;
-  reg  [31:0] q_sp1_6_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo14_d;
-  reg  [31:0] q_sp1_6_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo15_d;
-  reg  [31:0] q_sp1_6_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo16_d;
-  reg  [31:0] q_sp1_6_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo17_d;
-  reg  [31:0] q_sp1_6_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo18_d;
-  reg  [31:0] q_sp1_6_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo19_d;
-  reg  [31:0] q_sp1_6_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo20_d;
-  reg  [31:0] q_sp1_6_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo21_d;
-  reg  [31:0] q_sp1_6_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo22_d;
-  reg  [31:0] q_sp1_6_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo23_d;
-  reg  [31:0] q_sp1_6_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo24_d;
-  reg  [31:0] q_sp1_6_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo25_d;
-  reg  [31:0] q_sp1_6_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo26_d;
-  reg  [31:0] q_sp1_6_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo27_d;
-  reg  [31:0] q_sp1_6_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo28_d;
-  reg  [31:0] q_sp1_6_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo29_d;
-  reg  [31:0] q_sp1_6_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo30_d;
-  reg  [31:0] q_sp1_6_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_6_lo31_d;
-  reg  [31:0] q_sp1_7_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_tag_d;
-  reg  [31:0] q_sp1_7_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_mask_d;
-  reg  [31:0] q_sp1_7_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_pred_d;
-  reg  [31:0] q_sp1_7_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo0_d;
-  reg  [31:0] q_sp1_7_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo1_d;
-  reg  [31:0] q_sp1_7_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo2_d;
-  reg  [31:0] q_sp1_7_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo3_d;
-  reg  [31:0] q_sp1_7_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo4_d;
-  reg  [31:0] q_sp1_7_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo5_d;
-  reg  [31:0] q_sp1_7_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo6_d;
-  reg  [31:0] q_sp1_7_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo7_d;
-  reg  [31:0] q_sp1_7_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo8_d;
-  reg  [31:0] q_sp1_7_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo9_d;
-  reg  [31:0] q_sp1_7_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo10_d;
-  reg  [31:0] q_sp1_7_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo11_d;
-  reg  [31:0] q_sp1_7_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo12_d;
-  reg  [31:0] q_sp1_7_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo13_d;
-  reg  [31:0] q_sp1_7_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo14_d;
-  reg  [31:0] q_sp1_7_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo15_d;
-  reg  [31:0] q_sp1_7_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo16_d;
-  reg  [31:0] q_sp1_7_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo17_d;
-  reg  [31:0] q_sp1_7_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo18_d;
-  reg  [31:0] q_sp1_7_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo19_d;
-  reg  [31:0] q_sp1_7_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo20_d;
-  reg  [31:0] q_sp1_7_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo21_d;
-  reg  [31:0] q_sp1_7_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo22_d;
-  reg  [31:0] q_sp1_7_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo23_d;
-  reg  [31:0] q_sp1_7_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo24_d;
-  reg  [31:0] q_sp1_7_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo25_d;
-  reg  [31:0] q_sp1_7_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo26_d;
-  reg  [31:0] q_sp1_7_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo27_d;
-  reg  [31:0] q_sp1_7_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo28_d;
-  reg  [31:0] q_sp1_7_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo29_d;
-  reg  [31:0] q_sp1_7_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo30_d;
-  reg  [31:0] q_sp1_7_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sp1_7_lo31_d;
+  reg  q_sp1_byp_q;  // core clock, reset 1'h0
+  wire q_sp1_byp_d;
+  reg  [63:0] q_sp1_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_sp1_byp_meta_d;
+  reg  [31:0] q_sp1_byp_pred_q;  // core clock, no reset
+  wire [31:0] q_sp1_byp_pred_d;
+  reg  [127:0] q_sp1_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo0_d;
+  reg  [127:0] q_sp1_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo1_d;
+  reg  [127:0] q_sp1_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo2_d;
+  reg  [127:0] q_sp1_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo3_d;
+  reg  [127:0] q_sp1_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo4_d;
+  reg  [127:0] q_sp1_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo5_d;
+  reg  [127:0] q_sp1_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo6_d;
+  reg  [127:0] q_sp1_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_sp1_byp_lo7_d;
   reg  [2:0] q_sp1_head_q;  // core clock, reset 3'h0
   wire [2:0] q_sp1_head_d;
   reg  [2:0] q_sp1_tail_q;  // core clock, reset 3'h0
@@ -1213,216 +137,26 @@ module wb_s2_d883882 (
   wire [3:0] q_sp1_count_d;
   reg  [3:0] credit_sp1_q;  // core clock, reset 4'h0
   wire [3:0] credit_sp1_d;
-  reg  [31:0] q_sfu_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_tag_d;
-  reg  [31:0] q_sfu_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_mask_d;
-  reg  [31:0] q_sfu_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_pred_d;
-  reg  [31:0] q_sfu_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo0_d;
-  reg  [31:0] q_sfu_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo1_d;
-  reg  [31:0] q_sfu_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo2_d;
-  reg  [31:0] q_sfu_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo3_d;
-  reg  [31:0] q_sfu_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo4_d;
-  reg  [31:0] q_sfu_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo5_d;
-  reg  [31:0] q_sfu_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo6_d;
-  reg  [31:0] q_sfu_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo7_d;
-  reg  [31:0] q_sfu_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo8_d;
-  reg  [31:0] q_sfu_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo9_d;
-  reg  [31:0] q_sfu_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo10_d;
-  reg  [31:0] q_sfu_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo11_d;
-  reg  [31:0] q_sfu_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo12_d;
-  reg  [31:0] q_sfu_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo13_d;
-  reg  [31:0] q_sfu_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo14_d;
-  reg  [31:0] q_sfu_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo15_d;
-  reg  [31:0] q_sfu_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo16_d;
-  reg  [31:0] q_sfu_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo17_d;
-  reg  [31:0] q_sfu_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo18_d;
-  reg  [31:0] q_sfu_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo19_d;
-  reg  [31:0] q_sfu_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo20_d;
-  reg  [31:0] q_sfu_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo21_d;
-  reg  [31:0] q_sfu_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo22_d;
-  reg  [31:0] q_sfu_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo23_d;
-  reg  [31:0] q_sfu_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo24_d;
-  reg  [31:0] q_sfu_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo25_d;
-  reg  [31:0] q_sfu_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo26_d;
-  reg  [31:0] q_sfu_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo27_d;
-  reg  [31:0] q_sfu_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo28_d;
-  reg  [31:0] q_sfu_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo29_d;
-  reg  [31:0] q_sfu_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo30_d;
-  reg  [31:0] q_sfu_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_0_lo31_d;
-  reg  [31:0] q_sfu_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_tag_d;
-  reg  [31:0] q_sfu_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_mask_d;
-  reg  [31:0] q_sfu_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_pred_d;
-  reg  [31:0] q_sfu_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo0_d;
-  reg  [31:0] q_sfu_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo1_d;
-  reg  [31:0] q_sfu_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo2_d;
-  reg  [31:0] q_sfu_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo3_d;
-  reg  [31:0] q_sfu_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo4_d;
-  reg  [31:0] q_sfu_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo5_d;
-  reg  [31:0] q_sfu_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo6_d;
-  reg  [31:0] q_sfu_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo7_d;
-  reg  [31:0] q_sfu_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo8_d;
-  reg  [31:0] q_sfu_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo9_d;
-  reg  [31:0] q_sfu_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo10_d;
-  reg  [31:0] q_sfu_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo11_d;
-  reg  [31:0] q_sfu_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo12_d;
-  reg  [31:0] q_sfu_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo13_d;
-  reg  [31:0] q_sfu_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo14_d;
-  reg  [31:0] q_sfu_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo15_d;
-  reg  [31:0] q_sfu_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo16_d;
-  reg  [31:0] q_sfu_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo17_d;
-  reg  [31:0] q_sfu_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo18_d;
-  reg  [31:0] q_sfu_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo19_d;
-  reg  [31:0] q_sfu_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo20_d;
-  reg  [31:0] q_sfu_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo21_d;
-  reg  [31:0] q_sfu_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo22_d;
-  reg  [31:0] q_sfu_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo23_d;
-  reg  [31:0] q_sfu_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo24_d;
-  reg  [31:0] q_sfu_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo25_d;
-  reg  [31:0] q_sfu_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo26_d;
-  reg  [31:0] q_sfu_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo27_d;
-  reg  [31:0] q_sfu_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo28_d;
-  reg  [31:0] q_sfu_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo29_d;
-  reg  [31:0] q_sfu_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo30_d;
-  reg  [31:0] q_sfu_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_1_lo31_d;
-  reg  [31:0] q_sfu_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_tag_d;
-  reg  [31:0] q_sfu_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_mask_d;
-  reg  [31:0] q_sfu_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_pred_d;
-  reg  [31:0] q_sfu_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo0_d;
-  reg  [31:0] q_sfu_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo1_d;
-  reg  [31:0] q_sfu_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo2_d;
-  reg  [31:0] q_sfu_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo3_d;
-  reg  [31:0] q_sfu_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo4_d;
-  reg  [31:0] q_sfu_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo5_d;
-  reg  [31:0] q_sfu_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo6_d;
-  reg  [31:0] q_sfu_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo7_d;
-  reg  [31:0] q_sfu_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo8_d;
-  reg  [31:0] q_sfu_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo9_d;
-  reg  [31:0] q_sfu_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo10_d;
-  reg  [31:0] q_sfu_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo11_d;
-  reg  [31:0] q_sfu_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo12_d;
-  reg  [31:0] q_sfu_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo13_d;
-  reg  [31:0] q_sfu_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo14_d;
-  reg  [31:0] q_sfu_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo15_d;
-  reg  [31:0] q_sfu_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo16_d;
-  reg  [31:0] q_sfu_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo17_d;
-  reg  [31:0] q_sfu_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo18_d;
-  reg  [31:0] q_sfu_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo19_d;
-  reg  [31:0] q_sfu_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo20_d;
-  reg  [31:0] q_sfu_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo21_d;
-  reg  [31:0] q_sfu_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo22_d;
-  reg  [31:0] q_sfu_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo23_d;
-  reg  [31:0] q_sfu_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo24_d;
-  reg  [31:0] q_sfu_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo25_d;
-  reg  [31:0] q_sfu_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo26_d;
-  reg  [31:0] q_sfu_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo27_d;
-  reg  [31:0] q_sfu_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo28_d;
-  reg  [31:0] q_sfu_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo29_d;
-  reg  [31:0] q_sfu_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo30_d;
-  reg  [31:0] q_sfu_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_sfu_2_lo31_d;
+  reg  q_sfu_byp_q;  // core clock, reset 1'h0
+  wire q_sfu_byp_d;
+  reg  [63:0] q_sfu_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_sfu_byp_meta_d;
+  reg  [127:0] q_sfu_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo0_d;
+  reg  [127:0] q_sfu_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo1_d;
+  reg  [127:0] q_sfu_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo2_d;
+  reg  [127:0] q_sfu_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo3_d;
+  reg  [127:0] q_sfu_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo4_d;
+  reg  [127:0] q_sfu_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo5_d;
+  reg  [127:0] q_sfu_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo6_d;
+  reg  [127:0] q_sfu_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_sfu_byp_lo7_d;
   reg  [2:0] q_sfu_head_q;  // core clock, reset 3'h0
   wire [2:0] q_sfu_head_d;
   reg  [2:0] q_sfu_tail_q;  // core clock, reset 3'h0
@@ -1431,1078 +165,44 @@ module wb_s2_d883882 (
   wire [3:0] q_sfu_count_d;
   reg  [3:0] credit_sfu_q;  // core clock, reset 4'h0
   wire [3:0] credit_sfu_d;
-  reg  [31:0] q_dpu_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_tag_d;
-  reg  [31:0] q_dpu_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_mask_d;
-  reg  [31:0] q_dpu_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_pred_d;
-  reg  [31:0] q_dpu_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo0_d;
-  reg  [31:0] q_dpu_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo1_d;
-  reg  [31:0] q_dpu_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo2_d;
-  reg  [31:0] q_dpu_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo3_d;
-  reg  [31:0] q_dpu_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo4_d;
-  reg  [31:0] q_dpu_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo5_d;
-  reg  [31:0] q_dpu_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo6_d;
-  reg  [31:0] q_dpu_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo7_d;
-  reg  [31:0] q_dpu_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo8_d;
-  reg  [31:0] q_dpu_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo9_d;
-  reg  [31:0] q_dpu_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo10_d;
-  reg  [31:0] q_dpu_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo11_d;
-  reg  [31:0] q_dpu_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo12_d;
-  reg  [31:0] q_dpu_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo13_d;
-  reg  [31:0] q_dpu_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo14_d;
-  reg  [31:0] q_dpu_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo15_d;
-  reg  [31:0] q_dpu_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo16_d;
-  reg  [31:0] q_dpu_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo17_d;
-  reg  [31:0] q_dpu_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo18_d;
-  reg  [31:0] q_dpu_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo19_d;
-  reg  [31:0] q_dpu_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo20_d;
-  reg  [31:0] q_dpu_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo21_d;
-  reg  [31:0] q_dpu_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo22_d;
-  reg  [31:0] q_dpu_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo23_d;
-  reg  [31:0] q_dpu_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo24_d;
-  reg  [31:0] q_dpu_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo25_d;
-  reg  [31:0] q_dpu_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo26_d;
-  reg  [31:0] q_dpu_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo27_d;
-  reg  [31:0] q_dpu_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo28_d;
-  reg  [31:0] q_dpu_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo29_d;
-  reg  [31:0] q_dpu_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo30_d;
-  reg  [31:0] q_dpu_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_lo31_d;
-  reg  [31:0] q_dpu_0_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi0_d;
-  reg  [31:0] q_dpu_0_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi1_d;
-  reg  [31:0] q_dpu_0_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi2_d;
-  reg  [31:0] q_dpu_0_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi3_d;
-  reg  [31:0] q_dpu_0_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi4_d;
-  reg  [31:0] q_dpu_0_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi5_d;
-  reg  [31:0] q_dpu_0_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi6_d;
-  reg  [31:0] q_dpu_0_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi7_d;
-  reg  [31:0] q_dpu_0_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi8_d;
-  reg  [31:0] q_dpu_0_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi9_d;
-  reg  [31:0] q_dpu_0_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi10_d;
-  reg  [31:0] q_dpu_0_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi11_d;
-  reg  [31:0] q_dpu_0_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi12_d;
-  reg  [31:0] q_dpu_0_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi13_d;
-  reg  [31:0] q_dpu_0_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi14_d;
-  reg  [31:0] q_dpu_0_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi15_d;
-  reg  [31:0] q_dpu_0_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi16_d;
-  reg  [31:0] q_dpu_0_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi17_d;
-  reg  [31:0] q_dpu_0_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi18_d;
-  reg  [31:0] q_dpu_0_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi19_d;
-  reg  [31:0] q_dpu_0_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi20_d;
-  reg  [31:0] q_dpu_0_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi21_d;
-  reg  [31:0] q_dpu_0_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi22_d;
-  reg  [31:0] q_dpu_0_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi23_d;
-  reg  [31:0] q_dpu_0_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi24_d;
-  reg  [31:0] q_dpu_0_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi25_d;
-  reg  [31:0] q_dpu_0_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi26_d;
-  reg  [31:0] q_dpu_0_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi27_d;
-  reg  [31:0] q_dpu_0_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi28_d;
-  reg  [31:0] q_dpu_0_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi29_d;
-  reg  [31:0] q_dpu_0_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi30_d;
-  reg  [31:0] q_dpu_0_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_0_hi31_d;
-  reg  [31:0] q_dpu_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_tag_d;
-  reg  [31:0] q_dpu_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_mask_d;
-  reg  [31:0] q_dpu_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_pred_d;
-  reg  [31:0] q_dpu_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo0_d;
-  reg  [31:0] q_dpu_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo1_d;
-  reg  [31:0] q_dpu_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo2_d;
-  reg  [31:0] q_dpu_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo3_d;
-  reg  [31:0] q_dpu_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo4_d;
-  reg  [31:0] q_dpu_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo5_d;
-  reg  [31:0] q_dpu_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo6_d;
-  reg  [31:0] q_dpu_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo7_d;
-  reg  [31:0] q_dpu_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo8_d;
-  reg  [31:0] q_dpu_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo9_d;
-  reg  [31:0] q_dpu_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo10_d;
-  reg  [31:0] q_dpu_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo11_d;
-  reg  [31:0] q_dpu_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo12_d;
-  reg  [31:0] q_dpu_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo13_d;
-  reg  [31:0] q_dpu_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo14_d;
-  reg  [31:0] q_dpu_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo15_d;
-  reg  [31:0] q_dpu_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo16_d;
-  reg  [31:0] q_dpu_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo17_d;
-  reg  [31:0] q_dpu_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo18_d;
-  reg  [31:0] q_dpu_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo19_d;
-  reg  [31:0] q_dpu_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo20_d;
-  reg  [31:0] q_dpu_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo21_d;
-  reg  [31:0] q_dpu_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo22_d;
-  reg  [31:0] q_dpu_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo23_d;
-  reg  [31:0] q_dpu_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo24_d;
-  reg  [31:0] q_dpu_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo25_d;
-  reg  [31:0] q_dpu_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo26_d;
-  reg  [31:0] q_dpu_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo27_d;
-  reg  [31:0] q_dpu_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo28_d;
-  reg  [31:0] q_dpu_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo29_d;
-  reg  [31:0] q_dpu_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo30_d;
-  reg  [31:0] q_dpu_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_lo31_d;
-  reg  [31:0] q_dpu_1_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi0_d;
-  reg  [31:0] q_dpu_1_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi1_d;
-  reg  [31:0] q_dpu_1_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi2_d;
-  reg  [31:0] q_dpu_1_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi3_d;
-  reg  [31:0] q_dpu_1_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi4_d;
-  reg  [31:0] q_dpu_1_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi5_d;
-  reg  [31:0] q_dpu_1_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi6_d;
-  reg  [31:0] q_dpu_1_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi7_d;
-  reg  [31:0] q_dpu_1_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi8_d;
-  reg  [31:0] q_dpu_1_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi9_d;
-  reg  [31:0] q_dpu_1_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi10_d;
-  reg  [31:0] q_dpu_1_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi11_d;
-  reg  [31:0] q_dpu_1_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi12_d;
-  reg  [31:0] q_dpu_1_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi13_d;
-  reg  [31:0] q_dpu_1_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi14_d;
-  reg  [31:0] q_dpu_1_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi15_d;
-  reg  [31:0] q_dpu_1_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi16_d;
-  reg  [31:0] q_dpu_1_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi17_d;
-  reg  [31:0] q_dpu_1_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi18_d;
-  reg  [31:0] q_dpu_1_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi19_d;
-  reg  [31:0] q_dpu_1_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi20_d;
-  reg  [31:0] q_dpu_1_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi21_d;
-  reg  [31:0] q_dpu_1_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi22_d;
-  reg  [31:0] q_dpu_1_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi23_d;
-  reg  [31:0] q_dpu_1_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi24_d;
-  reg  [31:0] q_dpu_1_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi25_d;
-  reg  [31:0] q_dpu_1_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi26_d;
-  reg  [31:0] q_dpu_1_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi27_d;
-  reg  [31:0] q_dpu_1_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi28_d;
-  reg  [31:0] q_dpu_1_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi29_d;
-  reg  [31:0] q_dpu_1_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi30_d;
-  reg  [31:0] q_dpu_1_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_1_hi31_d;
-  reg  [31:0] q_dpu_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_tag_d;
-  reg  [31:0] q_dpu_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_mask_d;
-  reg  [31:0] q_dpu_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_pred_d;
-  reg  [31:0] q_dpu_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo0_d;
-  reg  [31:0] q_dpu_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo1_d;
-  reg  [31:0] q_dpu_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo2_d;
-  reg  [31:0] q_dpu_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo3_d;
-  reg  [31:0] q_dpu_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo4_d;
-  reg  [31:0] q_dpu_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo5_d;
-  reg  [31:0] q_dpu_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo6_d;
-  reg  [31:0] q_dpu_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo7_d;
-  reg  [31:0] q_dpu_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo8_d;
-  reg  [31:0] q_dpu_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo9_d;
-  reg  [31:0] q_dpu_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo10_d;
-  reg  [31:0] q_dpu_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo11_d;
-  reg  [31:0] q_dpu_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo12_d;
-  reg  [31:0] q_dpu_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo13_d;
-  reg  [31:0] q_dpu_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo14_d;
-  reg  [31:0] q_dpu_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo15_d;
-  reg  [31:0] q_dpu_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo16_d;
-  reg  [31:0] q_dpu_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo17_d;
-  reg  [31:0] q_dpu_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo18_d;
-  reg  [31:0] q_dpu_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo19_d;
-  reg  [31:0] q_dpu_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo20_d;
-  reg  [31:0] q_dpu_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo21_d;
-  reg  [31:0] q_dpu_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo22_d;
-  reg  [31:0] q_dpu_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo23_d;
-  reg  [31:0] q_dpu_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo24_d;
-  reg  [31:0] q_dpu_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo25_d;
-  reg  [31:0] q_dpu_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo26_d;
-  reg  [31:0] q_dpu_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo27_d;
-  reg  [31:0] q_dpu_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo28_d;
-  reg  [31:0] q_dpu_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo29_d;
-  reg  [31:0] q_dpu_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo30_d;
-  reg  [31:0] q_dpu_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_lo31_d;
-  reg  [31:0] q_dpu_2_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi0_d;
-  reg  [31:0] q_dpu_2_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi1_d;
-  reg  [31:0] q_dpu_2_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi2_d;
-  reg  [31:0] q_dpu_2_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi3_d;
-  reg  [31:0] q_dpu_2_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi4_d;
-  reg  [31:0] q_dpu_2_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi5_d;
-  reg  [31:0] q_dpu_2_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi6_d;
-  reg  [31:0] q_dpu_2_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi7_d;
-  reg  [31:0] q_dpu_2_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi8_d;
-  reg  [31:0] q_dpu_2_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi9_d;
-  reg  [31:0] q_dpu_2_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi10_d;
-  reg  [31:0] q_dpu_2_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi11_d;
-  reg  [31:0] q_dpu_2_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi12_d;
-  reg  [31:0] q_dpu_2_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi13_d;
-  reg  [31:0] q_dpu_2_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi14_d;
-  reg  [31:0] q_dpu_2_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi15_d;
-  reg  [31:0] q_dpu_2_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi16_d;
-  reg  [31:0] q_dpu_2_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi17_d;
-  reg  [31:0] q_dpu_2_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi18_d;
-  reg  [31:0] q_dpu_2_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi19_d;
-  reg  [31:0] q_dpu_2_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi20_d;
-  reg  [31:0] q_dpu_2_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi21_d;
-  reg  [31:0] q_dpu_2_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi22_d;
-  reg  [31:0] q_dpu_2_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi23_d;
-  reg  [31:0] q_dpu_2_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi24_d;
-  reg  [31:0] q_dpu_2_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi25_d;
-  reg  [31:0] q_dpu_2_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi26_d;
-  reg  [31:0] q_dpu_2_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi27_d;
-  reg  [31:0] q_dpu_2_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi28_d;
-  reg  [31:0] q_dpu_2_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi29_d;
-  reg  [31:0] q_dpu_2_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi30_d;
-  reg  [31:0] q_dpu_2_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_2_hi31_d;
-  reg  [31:0] q_dpu_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_tag_d;
-  reg  [31:0] q_dpu_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_mask_d;
-  reg  [31:0] q_dpu_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_pred_d;
-  reg  [31:0] q_dpu_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo0_d;
-  reg  [31:0] q_dpu_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo1_d;
-  reg  [31:0] q_dpu_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo2_d;
-  reg  [31:0] q_dpu_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo3_d;
-  reg  [31:0] q_dpu_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo4_d;
-  reg  [31:0] q_dpu_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo5_d;
-  reg  [31:0] q_dpu_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo6_d;
-  reg  [31:0] q_dpu_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo7_d;
-  reg  [31:0] q_dpu_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo8_d;
-  reg  [31:0] q_dpu_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo9_d;
-  reg  [31:0] q_dpu_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo10_d;
-  reg  [31:0] q_dpu_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo11_d;
-  reg  [31:0] q_dpu_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo12_d;
-  reg  [31:0] q_dpu_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo13_d;
-  reg  [31:0] q_dpu_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo14_d;
-  reg  [31:0] q_dpu_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo15_d;
-  reg  [31:0] q_dpu_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo16_d;
-  reg  [31:0] q_dpu_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo17_d;
-  reg  [31:0] q_dpu_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo18_d;
-  reg  [31:0] q_dpu_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo19_d;
-  reg  [31:0] q_dpu_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo20_d;
-  reg  [31:0] q_dpu_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo21_d;
-  reg  [31:0] q_dpu_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo22_d;
-  reg  [31:0] q_dpu_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo23_d;
-  reg  [31:0] q_dpu_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo24_d;
-  reg  [31:0] q_dpu_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo25_d;
-  reg  [31:0] q_dpu_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo26_d;
-  reg  [31:0] q_dpu_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo27_d;
-  reg  [31:0] q_dpu_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo28_d;
-  reg  [31:0] q_dpu_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo29_d;
-  reg  [31:0] q_dpu_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo30_d;
-  reg  [31:0] q_dpu_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_lo31_d;
-  reg  [31:0] q_dpu_3_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi0_d;
-  reg  [31:0] q_dpu_3_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi1_d;
-  reg  [31:0] q_dpu_3_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi2_d;
-  reg  [31:0] q_dpu_3_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi3_d;
-  reg  [31:0] q_dpu_3_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi4_d;
-  reg  [31:0] q_dpu_3_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi5_d;
-  reg  [31:0] q_dpu_3_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi6_d;
-  reg  [31:0] q_dpu_3_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi7_d;
-  reg  [31:0] q_dpu_3_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi8_d;
-  reg  [31:0] q_dpu_3_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi9_d;
-  reg  [31:0] q_dpu_3_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi10_d;
-  reg  [31:0] q_dpu_3_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi11_d;
-  reg  [31:0] q_dpu_3_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi12_d;
-  reg  [31:0] q_dpu_3_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi13_d;
-  reg  [31:0] q_dpu_3_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi14_d;
-  reg  [31:0] q_dpu_3_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi15_d;
-  reg  [31:0] q_dpu_3_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi16_d;
-  reg  [31:0] q_dpu_3_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi17_d;
-  reg  [31:0] q_dpu_3_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi18_d;
-  reg  [31:0] q_dpu_3_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi19_d;
-  reg  [31:0] q_dpu_3_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi20_d;
-  reg  [31:0] q_dpu_3_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi21_d;
-  reg  [31:0] q_dpu_3_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi22_d;
-  reg  [31:0] q_dpu_3_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi23_d;
-  reg  [31:0] q_dpu_3_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi24_d;
-  reg  [31:0] q_dpu_3_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi25_d;
-  reg  [31:0] q_dpu_3_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi26_d;
-  reg  [31:0] q_dpu_3_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi27_d;
-  reg  [31:0] q_dpu_3_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi28_d;
-  reg  [31:0] q_dpu_3_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi29_d;
-  reg  [31:0] q_dpu_3_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi30_d;
-  reg  [31:0] q_dpu_3_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_3_hi31_d;
-  reg  [31:0] q_dpu_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_tag_d;
-  reg  [31:0] q_dpu_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_mask_d;
-  reg  [31:0] q_dpu_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_pred_d;
-  reg  [31:0] q_dpu_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo0_d;
-  reg  [31:0] q_dpu_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo1_d;
-  reg  [31:0] q_dpu_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo2_d;
-  reg  [31:0] q_dpu_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo3_d;
-  reg  [31:0] q_dpu_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo4_d;
-  reg  [31:0] q_dpu_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo5_d;
-  reg  [31:0] q_dpu_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo6_d;
-  reg  [31:0] q_dpu_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo7_d;
-  reg  [31:0] q_dpu_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo8_d;
-  reg  [31:0] q_dpu_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo9_d;
-  reg  [31:0] q_dpu_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo10_d;
-  reg  [31:0] q_dpu_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo11_d;
-  reg  [31:0] q_dpu_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo12_d;
-  reg  [31:0] q_dpu_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo13_d;
-  reg  [31:0] q_dpu_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo14_d;
-  reg  [31:0] q_dpu_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo15_d;
-  reg  [31:0] q_dpu_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo16_d;
-  reg  [31:0] q_dpu_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo17_d;
-  reg  [31:0] q_dpu_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo18_d;
-  reg  [31:0] q_dpu_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo19_d;
-  reg  [31:0] q_dpu_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo20_d;
-  reg  [31:0] q_dpu_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo21_d;
-  reg  [31:0] q_dpu_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo22_d;
-  reg  [31:0] q_dpu_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo23_d;
-  reg  [31:0] q_dpu_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo24_d;
-  reg  [31:0] q_dpu_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo25_d;
-  reg  [31:0] q_dpu_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo26_d;
-  reg  [31:0] q_dpu_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo27_d;
-  reg  [31:0] q_dpu_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo28_d;
-  reg  [31:0] q_dpu_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo29_d;
-  reg  [31:0] q_dpu_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo30_d;
-  reg  [31:0] q_dpu_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_lo31_d;
-  reg  [31:0] q_dpu_4_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi0_d;
-  reg  [31:0] q_dpu_4_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi1_d;
-  reg  [31:0] q_dpu_4_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi2_d;
-  reg  [31:0] q_dpu_4_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi3_d;
-  reg  [31:0] q_dpu_4_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi4_d;
-  reg  [31:0] q_dpu_4_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi5_d;
-  reg  [31:0] q_dpu_4_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi6_d;
-  reg  [31:0] q_dpu_4_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi7_d;
-  reg  [31:0] q_dpu_4_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi8_d;
-  reg  [31:0] q_dpu_4_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi9_d;
-  reg  [31:0] q_dpu_4_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi10_d;
-  reg  [31:0] q_dpu_4_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi11_d;
-  reg  [31:0] q_dpu_4_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi12_d;
-  reg  [31:0] q_dpu_4_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi13_d;
-  reg  [31:0] q_dpu_4_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi14_d;
-  reg  [31:0] q_dpu_4_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi15_d;
-  reg  [31:0] q_dpu_4_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi16_d;
-  reg  [31:0] q_dpu_4_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi17_d;
-  reg  [31:0] q_dpu_4_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi18_d;
-  reg  [31:0] q_dpu_4_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi19_d;
-  reg  [31:0] q_dpu_4_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi20_d;
-  reg  [31:0] q_dpu_4_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi21_d;
-  reg  [31:0] q_dpu_4_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi22_d;
-  reg  [31:0] q_dpu_4_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi23_d;
-  reg  [31:0] q_dpu_4_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi24_d;
-  reg  [31:0] q_dpu_4_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi25_d;
-  reg  [31:0] q_dpu_4_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi26_d;
-  reg  [31:0] q_dpu_4_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi27_d;
-  reg  [31:0] q_dpu_4_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi28_d;
-  reg  [31:0] q_dpu_4_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi29_d;
-  reg  [31:0] q_dpu_4_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi30_d;
-  reg  [31:0] q_dpu_4_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_4_hi31_d;
-  reg  [31:0] q_dpu_5_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_tag_d;
-  reg  [31:0] q_dpu_5_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_mask_d;
-  reg  [31:0] q_dpu_5_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_pred_d;
-  reg  [31:0] q_dpu_5_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo0_d;
-  reg  [31:0] q_dpu_5_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo1_d;
-  reg  [31:0] q_dpu_5_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo2_d;
-  reg  [31:0] q_dpu_5_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo3_d;
-  reg  [31:0] q_dpu_5_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo4_d;
-  reg  [31:0] q_dpu_5_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo5_d;
-  reg  [31:0] q_dpu_5_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo6_d;
-  reg  [31:0] q_dpu_5_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo7_d;
-  reg  [31:0] q_dpu_5_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo8_d;
-  reg  [31:0] q_dpu_5_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo9_d;
-  reg  [31:0] q_dpu_5_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo10_d;
-  reg  [31:0] q_dpu_5_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo11_d;
-  reg  [31:0] q_dpu_5_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo12_d;
-  reg  [31:0] q_dpu_5_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo13_d;
-  reg  [31:0] q_dpu_5_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo14_d;
-  reg  [31:0] q_dpu_5_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo15_d;
-  reg  [31:0] q_dpu_5_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo16_d;
-  reg  [31:0] q_dpu_5_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo17_d;
-  reg  [31:0] q_dpu_5_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo18_d;
-  reg  [31:0] q_dpu_5_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo19_d;
-  reg  [31:0] q_dpu_5_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo20_d;
-  reg  [31:0] q_dpu_5_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo21_d;
-  reg  [31:0] q_dpu_5_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo22_d;
-  reg  [31:0] q_dpu_5_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo23_d;
-  reg  [31:0] q_dpu_5_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo24_d;
-  reg  [31:0] q_dpu_5_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo25_d;
-  reg  [31:0] q_dpu_5_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo26_d;
-  reg  [31:0] q_dpu_5_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo27_d;
-  reg  [31:0] q_dpu_5_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo28_d;
-  reg  [31:0] q_dpu_5_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo29_d;
-  reg  [31:0] q_dpu_5_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo30_d;
-  reg  [31:0] q_dpu_5_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_lo31_d;
-  reg  [31:0] q_dpu_5_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi0_d;
-  reg  [31:0] q_dpu_5_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi1_d;
-  reg  [31:0] q_dpu_5_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi2_d;
-  reg  [31:0] q_dpu_5_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi3_d;
-  reg  [31:0] q_dpu_5_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi4_d;
-  reg  [31:0] q_dpu_5_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi5_d;
-  reg  [31:0] q_dpu_5_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi6_d;
-  reg  [31:0] q_dpu_5_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi7_d;
-  reg  [31:0] q_dpu_5_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi8_d;
-  reg  [31:0] q_dpu_5_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi9_d;
-  reg  [31:0] q_dpu_5_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi10_d;
-  reg  [31:0] q_dpu_5_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi11_d;
-  reg  [31:0] q_dpu_5_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi12_d;
-  reg  [31:0] q_dpu_5_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi13_d;
-  reg  [31:0] q_dpu_5_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi14_d;
-  reg  [31:0] q_dpu_5_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi15_d;
-  reg  [31:0] q_dpu_5_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi16_d;
-  reg  [31:0] q_dpu_5_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi17_d;
-  reg  [31:0] q_dpu_5_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi18_d;
-  reg  [31:0] q_dpu_5_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi19_d;
-  reg  [31:0] q_dpu_5_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi20_d;
-  reg  [31:0] q_dpu_5_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi21_d;
-  reg  [31:0] q_dpu_5_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi22_d;
-  reg  [31:0] q_dpu_5_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi23_d;
-  reg  [31:0] q_dpu_5_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi24_d;
-  reg  [31:0] q_dpu_5_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi25_d;
-  reg  [31:0] q_dpu_5_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi26_d;
-  reg  [31:0] q_dpu_5_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi27_d;
-  reg  [31:0] q_dpu_5_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi28_d;
-  reg  [31:0] q_dpu_5_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi29_d;
-  reg  [31:0] q_dpu_5_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi30_d;
-  reg  [31:0] q_dpu_5_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_5_hi31_d;
-  reg  [31:0] q_dpu_6_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_tag_d;
-  reg  [31:0] q_dpu_6_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_mask_d;
-  reg  [31:0] q_dpu_6_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_pred_d;
-  reg  [31:0] q_dpu_6_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo0_d;
-  reg  [31:0] q_dpu_6_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo1_d;
-  reg  [31:0] q_dpu_6_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo2_d;
-  reg  [31:0] q_dpu_6_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo3_d;
-  reg  [31:0] q_dpu_6_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo4_d;
-  reg  [31:0] q_dpu_6_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo5_d;
-  reg  [31:0] q_dpu_6_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo6_d;
-  reg  [31:0] q_dpu_6_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo7_d;
-  reg  [31:0] q_dpu_6_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo8_d;
-  reg  [31:0] q_dpu_6_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo9_d;
-  reg  [31:0] q_dpu_6_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo10_d;
-  reg  [31:0] q_dpu_6_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo11_d;
-  reg  [31:0] q_dpu_6_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo12_d;
-  reg  [31:0] q_dpu_6_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo13_d;
-  reg  [31:0] q_dpu_6_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo14_d;
-  reg  [31:0] q_dpu_6_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo15_d;
-  reg  [31:0] q_dpu_6_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo16_d;
-  reg  [31:0] q_dpu_6_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo17_d;
-  reg  [31:0] q_dpu_6_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo18_d;
-  reg  [31:0] q_dpu_6_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo19_d;
-  reg  [31:0] q_dpu_6_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo20_d;
-  reg  [31:0] q_dpu_6_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo21_d;
-  reg  [31:0] q_dpu_6_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo22_d;
-  reg  [31:0] q_dpu_6_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo23_d;
-  reg  [31:0] q_dpu_6_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo24_d;
-  reg  [31:0] q_dpu_6_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo25_d;
-  reg  [31:0] q_dpu_6_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo26_d;
-  reg  [31:0] q_dpu_6_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo27_d;
-  reg  [31:0] q_dpu_6_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo28_d;
-  reg  [31:0] q_dpu_6_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo29_d;
-  reg  [31:0] q_dpu_6_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo30_d;
-  reg  [31:0] q_dpu_6_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_lo31_d;
-  reg  [31:0] q_dpu_6_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi0_d;
-  reg  [31:0] q_dpu_6_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi1_d;
-  reg  [31:0] q_dpu_6_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi2_d;
-  reg  [31:0] q_dpu_6_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi3_d;
-  reg  [31:0] q_dpu_6_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi4_d;
-  reg  [31:0] q_dpu_6_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi5_d;
-  reg  [31:0] q_dpu_6_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi6_d;
-  reg  [31:0] q_dpu_6_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi7_d;
-  reg  [31:0] q_dpu_6_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi8_d;
-  reg  [31:0] q_dpu_6_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi9_d;
-  reg  [31:0] q_dpu_6_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi10_d;
-  reg  [31:0] q_dpu_6_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi11_d;
-  reg  [31:0] q_dpu_6_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi12_d;
-  reg  [31:0] q_dpu_6_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi13_d;
-  reg  [31:0] q_dpu_6_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi14_d;
-  reg  [31:0] q_dpu_6_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi15_d;
-  reg  [31:0] q_dpu_6_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi16_d;
-  reg  [31:0] q_dpu_6_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi17_d;
-  reg  [31:0] q_dpu_6_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi18_d;
-  reg  [31:0] q_dpu_6_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi19_d;
-  reg  [31:0] q_dpu_6_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi20_d;
-  reg  [31:0] q_dpu_6_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi21_d;
-  reg  [31:0] q_dpu_6_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi22_d;
-  reg  [31:0] q_dpu_6_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi23_d;
-  reg  [31:0] q_dpu_6_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi24_d;
-  reg  [31:0] q_dpu_6_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi25_d;
-  reg  [31:0] q_dpu_6_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi26_d;
-  reg  [31:0] q_dpu_6_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi27_d;
-  reg  [31:0] q_dpu_6_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi28_d;
-  reg  [31:0] q_dpu_6_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi29_d;
-  reg  [31:0] q_dpu_6_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi30_d;
-  reg  [31:0] q_dpu_6_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_6_hi31_d;
-  reg  [31:0] q_dpu_7_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_tag_d;
-  reg  [31:0] q_dpu_7_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_mask_d;
-  reg  [31:0] q_dpu_7_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_pred_d;
-  reg  [31:0] q_dpu_7_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo0_d;
-  reg  [31:0] q_dpu_7_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo1_d;
-  reg  [31:0] q_dpu_7_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo2_d;
-  reg  [31:0] q_dpu_7_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo3_d;
-  reg  [31:0] q_dpu_7_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo4_d;
-  reg  [31:0] q_dpu_7_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo5_d;
-  reg  [31:0] q_dpu_7_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo6_d;
-  reg  [31:0] q_dpu_7_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo7_d;
-  reg  [31:0] q_dpu_7_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo8_d;
-  reg  [31:0] q_dpu_7_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo9_d;
-  reg  [31:0] q_dpu_7_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo10_d;
-  reg  [31:0] q_dpu_7_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo11_d;
-  reg  [31:0] q_dpu_7_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo12_d;
-  reg  [31:0] q_dpu_7_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo13_d;
-  reg  [31:0] q_dpu_7_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo14_d;
-  reg  [31:0] q_dpu_7_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo15_d;
-  reg  [31:0] q_dpu_7_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo16_d;
-  reg  [31:0] q_dpu_7_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo17_d;
-  reg  [31:0] q_dpu_7_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo18_d;
-  reg  [31:0] q_dpu_7_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo19_d;
-  reg  [31:0] q_dpu_7_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo20_d;
-  reg  [31:0] q_dpu_7_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo21_d;
-  reg  [31:0] q_dpu_7_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo22_d;
-  reg  [31:0] q_dpu_7_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo23_d;
-  reg  [31:0] q_dpu_7_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo24_d;
-  reg  [31:0] q_dpu_7_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo25_d;
-  reg  [31:0] q_dpu_7_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo26_d;
-  reg  [31:0] q_dpu_7_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo27_d;
-  reg  [31:0] q_dpu_7_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo28_d;
-  reg  [31:0] q_dpu_7_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo29_d;
-  reg  [31:0] q_dpu_7_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo30_d;
-  reg  [31:0] q_dpu_7_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_lo31_d;
-  reg  [31:0] q_dpu_7_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi0_d;
-  reg  [31:0] q_dpu_7_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi1_d;
-  reg  [31:0] q_dpu_7_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi2_d;
-  reg  [31:0] q_dpu_7_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi3_d;
-  reg  [31:0] q_dpu_7_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi4_d;
-  reg  [31:0] q_dpu_7_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi5_d;
-  reg  [31:0] q_dpu_7_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi6_d;
-  reg  [31:0] q_dpu_7_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi7_d;
-  reg  [31:0] q_dpu_7_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi8_d;
-  reg  [31:0] q_dpu_7_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi9_d;
-  reg  [31:0] q_dpu_7_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi10_d;
-  reg  [31:0] q_dpu_7_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi11_d;
-  reg  [31:0] q_dpu_7_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi12_d;
-  reg  [31:0] q_dpu_7_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi13_d;
-  reg  [31:0] q_dpu_7_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi14_d;
-  reg  [31:0] q_dpu_7_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi15_d;
-  reg  [31:0] q_dpu_7_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi16_d;
-  reg  [31:0] q_dpu_7_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi17_d;
-  reg  [31:0] q_dpu_7_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi18_d;
-  reg  [31:0] q_dpu_7_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi19_d;
-  reg  [31:0] q_dpu_7_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi20_d;
-  reg  [31:0] q_dpu_7_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi21_d;
-  reg  [31:0] q_dpu_7_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi22_d;
-  reg  [31:0] q_dpu_7_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi23_d;
-  reg  [31:0] q_dpu_7_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi24_d;
-  reg  [31:0] q_dpu_7_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi25_d;
-  reg  [31:0] q_dpu_7_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi26_d;
-  reg  [31:0] q_dpu_7_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi27_d;
-  reg  [31:0] q_dpu_7_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi28_d;
-  reg  [31:0] q_dpu_7_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi29_d;
-  reg  [31:0] q_dpu_7_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi30_d;
-  reg  [31:0] q_dpu_7_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_dpu_7_hi31_d;
+  reg  q_dpu_byp_q;  // core clock, reset 1'h0
+  wire q_dpu_byp_d;
+  reg  [63:0] q_dpu_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_dpu_byp_meta_d;
+  reg  [31:0] q_dpu_byp_pred_q;  // core clock, no reset
+  wire [31:0] q_dpu_byp_pred_d;
+  reg  [127:0] q_dpu_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo0_d;
+  reg  [127:0] q_dpu_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo1_d;
+  reg  [127:0] q_dpu_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo2_d;
+  reg  [127:0] q_dpu_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo3_d;
+  reg  [127:0] q_dpu_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo4_d;
+  reg  [127:0] q_dpu_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo5_d;
+  reg  [127:0] q_dpu_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo6_d;
+  reg  [127:0] q_dpu_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_lo7_d;
+  reg  [127:0] q_dpu_byp_hi0_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi0_d;
+  reg  [127:0] q_dpu_byp_hi1_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi1_d;
+  reg  [127:0] q_dpu_byp_hi2_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi2_d;
+  reg  [127:0] q_dpu_byp_hi3_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi3_d;
+  reg  [127:0] q_dpu_byp_hi4_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi4_d;
+  reg  [127:0] q_dpu_byp_hi5_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi5_d;
+  reg  [127:0] q_dpu_byp_hi6_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi6_d;
+  reg  [127:0] q_dpu_byp_hi7_q;  // core clock, no reset
+  wire [127:0] q_dpu_byp_hi7_d;
   reg  [2:0] q_dpu_head_q;  // core clock, reset 3'h0
   wire [2:0] q_dpu_head_d;
   reg  [2:0] q_dpu_tail_q;  // core clock, reset 3'h0
@@ -2511,1078 +211,42 @@ module wb_s2_d883882 (
   wire [3:0] q_dpu_count_d;
   reg  [3:0] credit_dpu_q;  // core clock, reset 4'h0
   wire [3:0] credit_dpu_d;
-  reg  [31:0] q_lsu_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_tag_d;
-  reg  [31:0] q_lsu_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_mask_d;
-  reg  [31:0] q_lsu_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_pred_d;
-  reg  [31:0] q_lsu_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo0_d;
-  reg  [31:0] q_lsu_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo1_d;
-  reg  [31:0] q_lsu_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo2_d;
-  reg  [31:0] q_lsu_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo3_d;
-  reg  [31:0] q_lsu_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo4_d;
-  reg  [31:0] q_lsu_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo5_d;
-  reg  [31:0] q_lsu_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo6_d;
-  reg  [31:0] q_lsu_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo7_d;
-  reg  [31:0] q_lsu_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo8_d;
-  reg  [31:0] q_lsu_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo9_d;
-  reg  [31:0] q_lsu_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo10_d;
-  reg  [31:0] q_lsu_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo11_d;
-  reg  [31:0] q_lsu_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo12_d;
-  reg  [31:0] q_lsu_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo13_d;
-  reg  [31:0] q_lsu_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo14_d;
-  reg  [31:0] q_lsu_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo15_d;
-  reg  [31:0] q_lsu_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo16_d;
-  reg  [31:0] q_lsu_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo17_d;
-  reg  [31:0] q_lsu_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo18_d;
-  reg  [31:0] q_lsu_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo19_d;
-  reg  [31:0] q_lsu_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo20_d;
-  reg  [31:0] q_lsu_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo21_d;
-  reg  [31:0] q_lsu_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo22_d;
-  reg  [31:0] q_lsu_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo23_d;
-  reg  [31:0] q_lsu_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo24_d;
-  reg  [31:0] q_lsu_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo25_d;
-  reg  [31:0] q_lsu_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo26_d;
-  reg  [31:0] q_lsu_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo27_d;
-  reg  [31:0] q_lsu_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo28_d;
-  reg  [31:0] q_lsu_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo29_d;
-  reg  [31:0] q_lsu_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo30_d;
-  reg  [31:0] q_lsu_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_lo31_d;
-  reg  [31:0] q_lsu_0_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi0_d;
-  reg  [31:0] q_lsu_0_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi1_d;
-  reg  [31:0] q_lsu_0_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi2_d;
-  reg  [31:0] q_lsu_0_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi3_d;
-  reg  [31:0] q_lsu_0_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi4_d;
-  reg  [31:0] q_lsu_0_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi5_d;
-  reg  [31:0] q_lsu_0_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi6_d;
-  reg  [31:0] q_lsu_0_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi7_d;
-  reg  [31:0] q_lsu_0_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi8_d;
-  reg  [31:0] q_lsu_0_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi9_d;
-  reg  [31:0] q_lsu_0_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi10_d;
-  reg  [31:0] q_lsu_0_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi11_d;
-  reg  [31:0] q_lsu_0_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi12_d;
-  reg  [31:0] q_lsu_0_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi13_d;
-  reg  [31:0] q_lsu_0_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi14_d;
-  reg  [31:0] q_lsu_0_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi15_d;
-  reg  [31:0] q_lsu_0_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi16_d;
-  reg  [31:0] q_lsu_0_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi17_d;
-  reg  [31:0] q_lsu_0_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi18_d;
-  reg  [31:0] q_lsu_0_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi19_d;
-  reg  [31:0] q_lsu_0_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi20_d;
-  reg  [31:0] q_lsu_0_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi21_d;
-  reg  [31:0] q_lsu_0_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi22_d;
-  reg  [31:0] q_lsu_0_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi23_d;
-  reg  [31:0] q_lsu_0_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi24_d;
-  reg  [31:0] q_lsu_0_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi25_d;
-  reg  [31:0] q_lsu_0_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi26_d;
-  reg  [31:0] q_lsu_0_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi27_d;
-  reg  [31:0] q_lsu_0_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi28_d;
-  reg  [31:0] q_lsu_0_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi29_d;
-  reg  [31:0] q_lsu_0_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi30_d;
-  reg  [31:0] q_lsu_0_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_0_hi31_d;
-  reg  [31:0] q_lsu_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_tag_d;
-  reg  [31:0] q_lsu_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_mask_d;
-  reg  [31:0] q_lsu_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_pred_d;
-  reg  [31:0] q_lsu_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo0_d;
-  reg  [31:0] q_lsu_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo1_d;
-  reg  [31:0] q_lsu_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo2_d;
-  reg  [31:0] q_lsu_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo3_d;
-  reg  [31:0] q_lsu_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo4_d;
-  reg  [31:0] q_lsu_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo5_d;
-  reg  [31:0] q_lsu_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo6_d;
-  reg  [31:0] q_lsu_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo7_d;
-  reg  [31:0] q_lsu_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo8_d;
-  reg  [31:0] q_lsu_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo9_d;
-  reg  [31:0] q_lsu_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo10_d;
-  reg  [31:0] q_lsu_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo11_d;
-  reg  [31:0] q_lsu_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo12_d;
-  reg  [31:0] q_lsu_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo13_d;
-  reg  [31:0] q_lsu_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo14_d;
-  reg  [31:0] q_lsu_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo15_d;
-  reg  [31:0] q_lsu_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo16_d;
-  reg  [31:0] q_lsu_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo17_d;
-  reg  [31:0] q_lsu_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo18_d;
-  reg  [31:0] q_lsu_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo19_d;
-  reg  [31:0] q_lsu_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo20_d;
-  reg  [31:0] q_lsu_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo21_d;
-  reg  [31:0] q_lsu_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo22_d;
-  reg  [31:0] q_lsu_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo23_d;
-  reg  [31:0] q_lsu_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo24_d;
-  reg  [31:0] q_lsu_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo25_d;
-  reg  [31:0] q_lsu_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo26_d;
-  reg  [31:0] q_lsu_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo27_d;
-  reg  [31:0] q_lsu_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo28_d;
-  reg  [31:0] q_lsu_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo29_d;
-  reg  [31:0] q_lsu_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo30_d;
-  reg  [31:0] q_lsu_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_lo31_d;
-  reg  [31:0] q_lsu_1_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi0_d;
-  reg  [31:0] q_lsu_1_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi1_d;
-  reg  [31:0] q_lsu_1_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi2_d;
-  reg  [31:0] q_lsu_1_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi3_d;
-  reg  [31:0] q_lsu_1_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi4_d;
-  reg  [31:0] q_lsu_1_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi5_d;
-  reg  [31:0] q_lsu_1_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi6_d;
-  reg  [31:0] q_lsu_1_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi7_d;
-  reg  [31:0] q_lsu_1_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi8_d;
-  reg  [31:0] q_lsu_1_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi9_d;
-  reg  [31:0] q_lsu_1_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi10_d;
-  reg  [31:0] q_lsu_1_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi11_d;
-  reg  [31:0] q_lsu_1_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi12_d;
-  reg  [31:0] q_lsu_1_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi13_d;
-  reg  [31:0] q_lsu_1_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi14_d;
-  reg  [31:0] q_lsu_1_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi15_d;
-  reg  [31:0] q_lsu_1_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi16_d;
-  reg  [31:0] q_lsu_1_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi17_d;
-  reg  [31:0] q_lsu_1_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi18_d;
-  reg  [31:0] q_lsu_1_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi19_d;
-  reg  [31:0] q_lsu_1_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi20_d;
-  reg  [31:0] q_lsu_1_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi21_d;
-  reg  [31:0] q_lsu_1_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi22_d;
-  reg  [31:0] q_lsu_1_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi23_d;
-  reg  [31:0] q_lsu_1_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi24_d;
-  reg  [31:0] q_lsu_1_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi25_d;
-  reg  [31:0] q_lsu_1_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi26_d;
-  reg  [31:0] q_lsu_1_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi27_d;
-  reg  [31:0] q_lsu_1_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi28_d;
-  reg  [31:0] q_lsu_1_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi29_d;
-  reg  [31:0] q_lsu_1_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi30_d;
-  reg  [31:0] q_lsu_1_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_1_hi31_d;
-  reg  [31:0] q_lsu_2_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_tag_d;
-  reg  [31:0] q_lsu_2_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_mask_d;
-  reg  [31:0] q_lsu_2_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_pred_d;
-  reg  [31:0] q_lsu_2_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo0_d;
-  reg  [31:0] q_lsu_2_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo1_d;
-  reg  [31:0] q_lsu_2_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo2_d;
-  reg  [31:0] q_lsu_2_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo3_d;
-  reg  [31:0] q_lsu_2_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo4_d;
-  reg  [31:0] q_lsu_2_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo5_d;
-  reg  [31:0] q_lsu_2_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo6_d;
-  reg  [31:0] q_lsu_2_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo7_d;
-  reg  [31:0] q_lsu_2_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo8_d;
-  reg  [31:0] q_lsu_2_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo9_d;
-  reg  [31:0] q_lsu_2_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo10_d;
-  reg  [31:0] q_lsu_2_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo11_d;
-  reg  [31:0] q_lsu_2_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo12_d;
-  reg  [31:0] q_lsu_2_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo13_d;
-  reg  [31:0] q_lsu_2_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo14_d;
-  reg  [31:0] q_lsu_2_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo15_d;
-  reg  [31:0] q_lsu_2_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo16_d;
-  reg  [31:0] q_lsu_2_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo17_d;
-  reg  [31:0] q_lsu_2_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo18_d;
-  reg  [31:0] q_lsu_2_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo19_d;
-  reg  [31:0] q_lsu_2_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo20_d;
-  reg  [31:0] q_lsu_2_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo21_d;
-  reg  [31:0] q_lsu_2_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo22_d;
-  reg  [31:0] q_lsu_2_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo23_d;
-  reg  [31:0] q_lsu_2_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo24_d;
-  reg  [31:0] q_lsu_2_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo25_d;
-  reg  [31:0] q_lsu_2_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo26_d;
-  reg  [31:0] q_lsu_2_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo27_d;
-  reg  [31:0] q_lsu_2_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo28_d;
-  reg  [31:0] q_lsu_2_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo29_d;
-  reg  [31:0] q_lsu_2_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo30_d;
-  reg  [31:0] q_lsu_2_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_lo31_d;
-  reg  [31:0] q_lsu_2_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi0_d;
-  reg  [31:0] q_lsu_2_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi1_d;
-  reg  [31:0] q_lsu_2_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi2_d;
-  reg  [31:0] q_lsu_2_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi3_d;
-  reg  [31:0] q_lsu_2_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi4_d;
-  reg  [31:0] q_lsu_2_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi5_d;
-  reg  [31:0] q_lsu_2_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi6_d;
-  reg  [31:0] q_lsu_2_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi7_d;
-  reg  [31:0] q_lsu_2_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi8_d;
-  reg  [31:0] q_lsu_2_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi9_d;
-  reg  [31:0] q_lsu_2_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi10_d;
-  reg  [31:0] q_lsu_2_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi11_d;
-  reg  [31:0] q_lsu_2_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi12_d;
-  reg  [31:0] q_lsu_2_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi13_d;
-  reg  [31:0] q_lsu_2_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi14_d;
-  reg  [31:0] q_lsu_2_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi15_d;
-  reg  [31:0] q_lsu_2_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi16_d;
-  reg  [31:0] q_lsu_2_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi17_d;
-  reg  [31:0] q_lsu_2_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi18_d;
-  reg  [31:0] q_lsu_2_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi19_d;
-  reg  [31:0] q_lsu_2_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi20_d;
-  reg  [31:0] q_lsu_2_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi21_d;
-  reg  [31:0] q_lsu_2_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi22_d;
-  reg  [31:0] q_lsu_2_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi23_d;
-  reg  [31:0] q_lsu_2_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi24_d;
-  reg  [31:0] q_lsu_2_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi25_d;
-  reg  [31:0] q_lsu_2_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi26_d;
-  reg  [31:0] q_lsu_2_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi27_d;
-  reg  [31:0] q_lsu_2_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi28_d;
-  reg  [31:0] q_lsu_2_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi29_d;
-  reg  [31:0] q_lsu_2_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi30_d;
-  reg  [31:0] q_lsu_2_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_2_hi31_d;
-  reg  [31:0] q_lsu_3_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_tag_d;
-  reg  [31:0] q_lsu_3_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_mask_d;
-  reg  [31:0] q_lsu_3_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_pred_d;
-  reg  [31:0] q_lsu_3_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo0_d;
-  reg  [31:0] q_lsu_3_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo1_d;
-  reg  [31:0] q_lsu_3_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo2_d;
-  reg  [31:0] q_lsu_3_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo3_d;
-  reg  [31:0] q_lsu_3_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo4_d;
-  reg  [31:0] q_lsu_3_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo5_d;
-  reg  [31:0] q_lsu_3_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo6_d;
-  reg  [31:0] q_lsu_3_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo7_d;
-  reg  [31:0] q_lsu_3_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo8_d;
-  reg  [31:0] q_lsu_3_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo9_d;
-  reg  [31:0] q_lsu_3_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo10_d;
-  reg  [31:0] q_lsu_3_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo11_d;
-  reg  [31:0] q_lsu_3_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo12_d;
-  reg  [31:0] q_lsu_3_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo13_d;
-  reg  [31:0] q_lsu_3_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo14_d;
-  reg  [31:0] q_lsu_3_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo15_d;
-  reg  [31:0] q_lsu_3_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo16_d;
-  reg  [31:0] q_lsu_3_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo17_d;
-  reg  [31:0] q_lsu_3_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo18_d;
-  reg  [31:0] q_lsu_3_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo19_d;
-  reg  [31:0] q_lsu_3_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo20_d;
-  reg  [31:0] q_lsu_3_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo21_d;
-  reg  [31:0] q_lsu_3_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo22_d;
-  reg  [31:0] q_lsu_3_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo23_d;
-  reg  [31:0] q_lsu_3_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo24_d;
-  reg  [31:0] q_lsu_3_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo25_d;
-  reg  [31:0] q_lsu_3_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo26_d;
-  reg  [31:0] q_lsu_3_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo27_d;
-  reg  [31:0] q_lsu_3_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo28_d;
-  reg  [31:0] q_lsu_3_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo29_d;
-  reg  [31:0] q_lsu_3_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo30_d;
-  reg  [31:0] q_lsu_3_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_lo31_d;
-  reg  [31:0] q_lsu_3_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi0_d;
-  reg  [31:0] q_lsu_3_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi1_d;
-  reg  [31:0] q_lsu_3_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi2_d;
-  reg  [31:0] q_lsu_3_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi3_d;
-  reg  [31:0] q_lsu_3_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi4_d;
-  reg  [31:0] q_lsu_3_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi5_d;
-  reg  [31:0] q_lsu_3_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi6_d;
-  reg  [31:0] q_lsu_3_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi7_d;
-  reg  [31:0] q_lsu_3_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi8_d;
-  reg  [31:0] q_lsu_3_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi9_d;
-  reg  [31:0] q_lsu_3_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi10_d;
-  reg  [31:0] q_lsu_3_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi11_d;
-  reg  [31:0] q_lsu_3_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi12_d;
-  reg  [31:0] q_lsu_3_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi13_d;
-  reg  [31:0] q_lsu_3_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi14_d;
-  reg  [31:0] q_lsu_3_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi15_d;
-  reg  [31:0] q_lsu_3_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi16_d;
-  reg  [31:0] q_lsu_3_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi17_d;
-  reg  [31:0] q_lsu_3_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi18_d;
-  reg  [31:0] q_lsu_3_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi19_d;
-  reg  [31:0] q_lsu_3_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi20_d;
-  reg  [31:0] q_lsu_3_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi21_d;
-  reg  [31:0] q_lsu_3_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi22_d;
-  reg  [31:0] q_lsu_3_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi23_d;
-  reg  [31:0] q_lsu_3_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi24_d;
-  reg  [31:0] q_lsu_3_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi25_d;
-  reg  [31:0] q_lsu_3_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi26_d;
-  reg  [31:0] q_lsu_3_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi27_d;
-  reg  [31:0] q_lsu_3_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi28_d;
-  reg  [31:0] q_lsu_3_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi29_d;
-  reg  [31:0] q_lsu_3_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi30_d;
-  reg  [31:0] q_lsu_3_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_3_hi31_d;
-  reg  [31:0] q_lsu_4_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_tag_d;
-  reg  [31:0] q_lsu_4_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_mask_d;
-  reg  [31:0] q_lsu_4_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_pred_d;
-  reg  [31:0] q_lsu_4_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo0_d;
-  reg  [31:0] q_lsu_4_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo1_d;
-  reg  [31:0] q_lsu_4_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo2_d;
-  reg  [31:0] q_lsu_4_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo3_d;
-  reg  [31:0] q_lsu_4_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo4_d;
-  reg  [31:0] q_lsu_4_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo5_d;
-  reg  [31:0] q_lsu_4_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo6_d;
-  reg  [31:0] q_lsu_4_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo7_d;
-  reg  [31:0] q_lsu_4_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo8_d;
-  reg  [31:0] q_lsu_4_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo9_d;
-  reg  [31:0] q_lsu_4_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo10_d;
-  reg  [31:0] q_lsu_4_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo11_d;
-  reg  [31:0] q_lsu_4_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo12_d;
-  reg  [31:0] q_lsu_4_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo13_d;
-  reg  [31:0] q_lsu_4_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo14_d;
-  reg  [31:0] q_lsu_4_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo15_d;
-  reg  [31:0] q_lsu_4_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo16_d;
-  reg  [31:0] q_lsu_4_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo17_d;
-  reg  [31:0] q_lsu_4_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo18_d;
-  reg  [31:0] q_lsu_4_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo19_d;
-  reg  [31:0] q_lsu_4_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo20_d;
-  reg  [31:0] q_lsu_4_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo21_d;
-  reg  [31:0] q_lsu_4_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo22_d;
-  reg  [31:0] q_lsu_4_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo23_d;
-  reg  [31:0] q_lsu_4_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo24_d;
-  reg  [31:0] q_lsu_4_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo25_d;
-  reg  [31:0] q_lsu_4_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo26_d;
-  reg  [31:0] q_lsu_4_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo27_d;
-  reg  [31:0] q_lsu_4_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo28_d;
-  reg  [31:0] q_lsu_4_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo29_d;
-  reg  [31:0] q_lsu_4_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo30_d;
-  reg  [31:0] q_lsu_4_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_lo31_d;
-  reg  [31:0] q_lsu_4_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi0_d;
-  reg  [31:0] q_lsu_4_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi1_d;
-  reg  [31:0] q_lsu_4_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi2_d;
-  reg  [31:0] q_lsu_4_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi3_d;
-  reg  [31:0] q_lsu_4_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi4_d;
-  reg  [31:0] q_lsu_4_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi5_d;
-  reg  [31:0] q_lsu_4_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi6_d;
-  reg  [31:0] q_lsu_4_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi7_d;
-  reg  [31:0] q_lsu_4_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi8_d;
-  reg  [31:0] q_lsu_4_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi9_d;
-  reg  [31:0] q_lsu_4_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi10_d;
-  reg  [31:0] q_lsu_4_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi11_d;
-  reg  [31:0] q_lsu_4_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi12_d;
-  reg  [31:0] q_lsu_4_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi13_d;
-  reg  [31:0] q_lsu_4_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi14_d;
-  reg  [31:0] q_lsu_4_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi15_d;
-  reg  [31:0] q_lsu_4_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi16_d;
-  reg  [31:0] q_lsu_4_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi17_d;
-  reg  [31:0] q_lsu_4_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi18_d;
-  reg  [31:0] q_lsu_4_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi19_d;
-  reg  [31:0] q_lsu_4_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi20_d;
-  reg  [31:0] q_lsu_4_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi21_d;
-  reg  [31:0] q_lsu_4_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi22_d;
-  reg  [31:0] q_lsu_4_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi23_d;
-  reg  [31:0] q_lsu_4_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi24_d;
-  reg  [31:0] q_lsu_4_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi25_d;
-  reg  [31:0] q_lsu_4_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi26_d;
-  reg  [31:0] q_lsu_4_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi27_d;
-  reg  [31:0] q_lsu_4_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi28_d;
-  reg  [31:0] q_lsu_4_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi29_d;
-  reg  [31:0] q_lsu_4_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi30_d;
-  reg  [31:0] q_lsu_4_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_4_hi31_d;
-  reg  [31:0] q_lsu_5_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_tag_d;
-  reg  [31:0] q_lsu_5_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_mask_d;
-  reg  [31:0] q_lsu_5_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_pred_d;
-  reg  [31:0] q_lsu_5_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo0_d;
-  reg  [31:0] q_lsu_5_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo1_d;
-  reg  [31:0] q_lsu_5_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo2_d;
-  reg  [31:0] q_lsu_5_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo3_d;
-  reg  [31:0] q_lsu_5_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo4_d;
-  reg  [31:0] q_lsu_5_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo5_d;
-  reg  [31:0] q_lsu_5_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo6_d;
-  reg  [31:0] q_lsu_5_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo7_d;
-  reg  [31:0] q_lsu_5_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo8_d;
-  reg  [31:0] q_lsu_5_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo9_d;
-  reg  [31:0] q_lsu_5_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo10_d;
-  reg  [31:0] q_lsu_5_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo11_d;
-  reg  [31:0] q_lsu_5_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo12_d;
-  reg  [31:0] q_lsu_5_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo13_d;
-  reg  [31:0] q_lsu_5_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo14_d;
-  reg  [31:0] q_lsu_5_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo15_d;
-  reg  [31:0] q_lsu_5_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo16_d;
-  reg  [31:0] q_lsu_5_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo17_d;
-  reg  [31:0] q_lsu_5_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo18_d;
-  reg  [31:0] q_lsu_5_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo19_d;
-  reg  [31:0] q_lsu_5_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo20_d;
-  reg  [31:0] q_lsu_5_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo21_d;
-  reg  [31:0] q_lsu_5_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo22_d;
-  reg  [31:0] q_lsu_5_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo23_d;
-  reg  [31:0] q_lsu_5_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo24_d;
-  reg  [31:0] q_lsu_5_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo25_d;
-  reg  [31:0] q_lsu_5_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo26_d;
-  reg  [31:0] q_lsu_5_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo27_d;
-  reg  [31:0] q_lsu_5_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo28_d;
-  reg  [31:0] q_lsu_5_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo29_d;
-  reg  [31:0] q_lsu_5_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo30_d;
-  reg  [31:0] q_lsu_5_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_lo31_d;
-  reg  [31:0] q_lsu_5_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi0_d;
-  reg  [31:0] q_lsu_5_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi1_d;
-  reg  [31:0] q_lsu_5_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi2_d;
-  reg  [31:0] q_lsu_5_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi3_d;
-  reg  [31:0] q_lsu_5_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi4_d;
-  reg  [31:0] q_lsu_5_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi5_d;
-  reg  [31:0] q_lsu_5_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi6_d;
-  reg  [31:0] q_lsu_5_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi7_d;
-  reg  [31:0] q_lsu_5_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi8_d;
-  reg  [31:0] q_lsu_5_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi9_d;
-  reg  [31:0] q_lsu_5_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi10_d;
-  reg  [31:0] q_lsu_5_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi11_d;
-  reg  [31:0] q_lsu_5_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi12_d;
-  reg  [31:0] q_lsu_5_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi13_d;
-  reg  [31:0] q_lsu_5_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi14_d;
-  reg  [31:0] q_lsu_5_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi15_d;
-  reg  [31:0] q_lsu_5_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi16_d;
-  reg  [31:0] q_lsu_5_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi17_d;
-  reg  [31:0] q_lsu_5_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi18_d;
-  reg  [31:0] q_lsu_5_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi19_d;
-  reg  [31:0] q_lsu_5_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi20_d;
-  reg  [31:0] q_lsu_5_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi21_d;
-  reg  [31:0] q_lsu_5_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi22_d;
-  reg  [31:0] q_lsu_5_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi23_d;
-  reg  [31:0] q_lsu_5_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi24_d;
-  reg  [31:0] q_lsu_5_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi25_d;
-  reg  [31:0] q_lsu_5_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi26_d;
-  reg  [31:0] q_lsu_5_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi27_d;
-  reg  [31:0] q_lsu_5_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi28_d;
-  reg  [31:0] q_lsu_5_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi29_d;
-  reg  [31:0] q_lsu_5_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi30_d;
-  reg  [31:0] q_lsu_5_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_5_hi31_d;
-  reg  [31:0] q_lsu_6_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_tag_d;
-  reg  [31:0] q_lsu_6_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_mask_d;
-  reg  [31:0] q_lsu_6_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_pred_d;
-  reg  [31:0] q_lsu_6_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo0_d;
-  reg  [31:0] q_lsu_6_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo1_d;
-  reg  [31:0] q_lsu_6_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo2_d;
-  reg  [31:0] q_lsu_6_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo3_d;
-  reg  [31:0] q_lsu_6_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo4_d;
-  reg  [31:0] q_lsu_6_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo5_d;
-  reg  [31:0] q_lsu_6_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo6_d;
-  reg  [31:0] q_lsu_6_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo7_d;
-  reg  [31:0] q_lsu_6_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo8_d;
-  reg  [31:0] q_lsu_6_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo9_d;
-  reg  [31:0] q_lsu_6_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo10_d;
-  reg  [31:0] q_lsu_6_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo11_d;
-  reg  [31:0] q_lsu_6_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo12_d;
-  reg  [31:0] q_lsu_6_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo13_d;
-  reg  [31:0] q_lsu_6_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo14_d;
-  reg  [31:0] q_lsu_6_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo15_d;
-  reg  [31:0] q_lsu_6_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo16_d;
-  reg  [31:0] q_lsu_6_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo17_d;
-  reg  [31:0] q_lsu_6_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo18_d;
-  reg  [31:0] q_lsu_6_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo19_d;
-  reg  [31:0] q_lsu_6_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo20_d;
-  reg  [31:0] q_lsu_6_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo21_d;
-  reg  [31:0] q_lsu_6_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo22_d;
-  reg  [31:0] q_lsu_6_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo23_d;
-  reg  [31:0] q_lsu_6_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo24_d;
-  reg  [31:0] q_lsu_6_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo25_d;
-  reg  [31:0] q_lsu_6_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo26_d;
-  reg  [31:0] q_lsu_6_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo27_d;
-  reg  [31:0] q_lsu_6_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo28_d;
-  reg  [31:0] q_lsu_6_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo29_d;
-  reg  [31:0] q_lsu_6_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo30_d;
-  reg  [31:0] q_lsu_6_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_lo31_d;
-  reg  [31:0] q_lsu_6_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi0_d;
-  reg  [31:0] q_lsu_6_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi1_d;
-  reg  [31:0] q_lsu_6_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi2_d;
-  reg  [31:0] q_lsu_6_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi3_d;
-  reg  [31:0] q_lsu_6_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi4_d;
-  reg  [31:0] q_lsu_6_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi5_d;
-  reg  [31:0] q_lsu_6_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi6_d;
-  reg  [31:0] q_lsu_6_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi7_d;
-  reg  [31:0] q_lsu_6_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi8_d;
-  reg  [31:0] q_lsu_6_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi9_d;
-  reg  [31:0] q_lsu_6_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi10_d;
-  reg  [31:0] q_lsu_6_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi11_d;
-  reg  [31:0] q_lsu_6_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi12_d;
-  reg  [31:0] q_lsu_6_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi13_d;
-  reg  [31:0] q_lsu_6_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi14_d;
-  reg  [31:0] q_lsu_6_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi15_d;
-  reg  [31:0] q_lsu_6_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi16_d;
-  reg  [31:0] q_lsu_6_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi17_d;
-  reg  [31:0] q_lsu_6_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi18_d;
-  reg  [31:0] q_lsu_6_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi19_d;
-  reg  [31:0] q_lsu_6_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi20_d;
-  reg  [31:0] q_lsu_6_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi21_d;
-  reg  [31:0] q_lsu_6_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi22_d;
-  reg  [31:0] q_lsu_6_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi23_d;
-  reg  [31:0] q_lsu_6_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi24_d;
-  reg  [31:0] q_lsu_6_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi25_d;
-  reg  [31:0] q_lsu_6_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi26_d;
-  reg  [31:0] q_lsu_6_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi27_d;
-  reg  [31:0] q_lsu_6_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi28_d;
-  reg  [31:0] q_lsu_6_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi29_d;
-  reg  [31:0] q_lsu_6_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi30_d;
-  reg  [31:0] q_lsu_6_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_6_hi31_d;
-  reg  [31:0] q_lsu_7_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_tag_d;
-  reg  [31:0] q_lsu_7_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_mask_d;
-  reg  [31:0] q_lsu_7_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_pred_d;
-  reg  [31:0] q_lsu_7_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo0_d;
-  reg  [31:0] q_lsu_7_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo1_d;
-  reg  [31:0] q_lsu_7_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo2_d;
-  reg  [31:0] q_lsu_7_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo3_d;
-  reg  [31:0] q_lsu_7_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo4_d;
-  reg  [31:0] q_lsu_7_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo5_d;
-  reg  [31:0] q_lsu_7_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo6_d;
-  reg  [31:0] q_lsu_7_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo7_d;
-  reg  [31:0] q_lsu_7_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo8_d;
-  reg  [31:0] q_lsu_7_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo9_d;
-  reg  [31:0] q_lsu_7_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo10_d;
-  reg  [31:0] q_lsu_7_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo11_d;
-  reg  [31:0] q_lsu_7_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo12_d;
-  reg  [31:0] q_lsu_7_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo13_d;
-  reg  [31:0] q_lsu_7_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo14_d;
-  reg  [31:0] q_lsu_7_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo15_d;
-  reg  [31:0] q_lsu_7_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo16_d;
-  reg  [31:0] q_lsu_7_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo17_d;
-  reg  [31:0] q_lsu_7_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo18_d;
-  reg  [31:0] q_lsu_7_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo19_d;
-  reg  [31:0] q_lsu_7_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo20_d;
-  reg  [31:0] q_lsu_7_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo21_d;
-  reg  [31:0] q_lsu_7_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo22_d;
-  reg  [31:0] q_lsu_7_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo23_d;
-  reg  [31:0] q_lsu_7_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo24_d;
-  reg  [31:0] q_lsu_7_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo25_d;
-  reg  [31:0] q_lsu_7_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo26_d;
-  reg  [31:0] q_lsu_7_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo27_d;
-  reg  [31:0] q_lsu_7_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo28_d;
-  reg  [31:0] q_lsu_7_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo29_d;
-  reg  [31:0] q_lsu_7_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo30_d;
-  reg  [31:0] q_lsu_7_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_lo31_d;
-  reg  [31:0] q_lsu_7_hi0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi0_d;
-  reg  [31:0] q_lsu_7_hi1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi1_d;
-  reg  [31:0] q_lsu_7_hi2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi2_d;
-  reg  [31:0] q_lsu_7_hi3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi3_d;
-  reg  [31:0] q_lsu_7_hi4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi4_d;
-  reg  [31:0] q_lsu_7_hi5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi5_d;
-  reg  [31:0] q_lsu_7_hi6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi6_d;
-  reg  [31:0] q_lsu_7_hi7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi7_d;
-  reg  [31:0] q_lsu_7_hi8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi8_d;
-  reg  [31:0] q_lsu_7_hi9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi9_d;
-  reg  [31:0] q_lsu_7_hi10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi10_d;
-  reg  [31:0] q_lsu_7_hi11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi11_d;
-  reg  [31:0] q_lsu_7_hi12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi12_d;
-  reg  [31:0] q_lsu_7_hi13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi13_d;
-  reg  [31:0] q_lsu_7_hi14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi14_d;
-  reg  [31:0] q_lsu_7_hi15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi15_d;
-  reg  [31:0] q_lsu_7_hi16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi16_d;
-  reg  [31:0] q_lsu_7_hi17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi17_d;
-  reg  [31:0] q_lsu_7_hi18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi18_d;
-  reg  [31:0] q_lsu_7_hi19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi19_d;
-  reg  [31:0] q_lsu_7_hi20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi20_d;
-  reg  [31:0] q_lsu_7_hi21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi21_d;
-  reg  [31:0] q_lsu_7_hi22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi22_d;
-  reg  [31:0] q_lsu_7_hi23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi23_d;
-  reg  [31:0] q_lsu_7_hi24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi24_d;
-  reg  [31:0] q_lsu_7_hi25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi25_d;
-  reg  [31:0] q_lsu_7_hi26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi26_d;
-  reg  [31:0] q_lsu_7_hi27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi27_d;
-  reg  [31:0] q_lsu_7_hi28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi28_d;
-  reg  [31:0] q_lsu_7_hi29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi29_d;
-  reg  [31:0] q_lsu_7_hi30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi30_d;
-  reg  [31:0] q_lsu_7_hi31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_lsu_7_hi31_d;
+  reg  q_lsu_byp_q;  // core clock, reset 1'h0
+  wire q_lsu_byp_d;
+  reg  [63:0] q_lsu_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_lsu_byp_meta_d;
+  reg  [127:0] q_lsu_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo0_d;
+  reg  [127:0] q_lsu_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo1_d;
+  reg  [127:0] q_lsu_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo2_d;
+  reg  [127:0] q_lsu_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo3_d;
+  reg  [127:0] q_lsu_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo4_d;
+  reg  [127:0] q_lsu_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo5_d;
+  reg  [127:0] q_lsu_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo6_d;
+  reg  [127:0] q_lsu_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_lo7_d;
+  reg  [127:0] q_lsu_byp_hi0_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi0_d;
+  reg  [127:0] q_lsu_byp_hi1_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi1_d;
+  reg  [127:0] q_lsu_byp_hi2_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi2_d;
+  reg  [127:0] q_lsu_byp_hi3_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi3_d;
+  reg  [127:0] q_lsu_byp_hi4_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi4_d;
+  reg  [127:0] q_lsu_byp_hi5_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi5_d;
+  reg  [127:0] q_lsu_byp_hi6_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi6_d;
+  reg  [127:0] q_lsu_byp_hi7_q;  // core clock, no reset
+  wire [127:0] q_lsu_byp_hi7_d;
   reg  [2:0] q_lsu_head_q;  // core clock, reset 3'h0
   wire [2:0] q_lsu_head_d;
   reg  [2:0] q_lsu_tail_q;  // core clock, reset 3'h0
@@ -3591,146 +255,26 @@ module wb_s2_d883882 (
   wire [3:0] q_lsu_count_d;
   reg  [3:0] credit_lsu_q;  // core clock, reset 4'h0
   wire [3:0] credit_lsu_d;
-  reg  [31:0] q_fe_0_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_tag_d;
-  reg  [31:0] q_fe_0_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_mask_d;
-  reg  [31:0] q_fe_0_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_pred_d;
-  reg  [31:0] q_fe_0_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo0_d;
-  reg  [31:0] q_fe_0_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo1_d;
-  reg  [31:0] q_fe_0_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo2_d;
-  reg  [31:0] q_fe_0_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo3_d;
-  reg  [31:0] q_fe_0_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo4_d;
-  reg  [31:0] q_fe_0_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo5_d;
-  reg  [31:0] q_fe_0_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo6_d;
-  reg  [31:0] q_fe_0_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo7_d;
-  reg  [31:0] q_fe_0_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo8_d;
-  reg  [31:0] q_fe_0_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo9_d;
-  reg  [31:0] q_fe_0_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo10_d;
-  reg  [31:0] q_fe_0_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo11_d;
-  reg  [31:0] q_fe_0_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo12_d;
-  reg  [31:0] q_fe_0_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo13_d;
-  reg  [31:0] q_fe_0_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo14_d;
-  reg  [31:0] q_fe_0_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo15_d;
-  reg  [31:0] q_fe_0_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo16_d;
-  reg  [31:0] q_fe_0_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo17_d;
-  reg  [31:0] q_fe_0_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo18_d;
-  reg  [31:0] q_fe_0_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo19_d;
-  reg  [31:0] q_fe_0_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo20_d;
-  reg  [31:0] q_fe_0_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo21_d;
-  reg  [31:0] q_fe_0_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo22_d;
-  reg  [31:0] q_fe_0_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo23_d;
-  reg  [31:0] q_fe_0_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo24_d;
-  reg  [31:0] q_fe_0_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo25_d;
-  reg  [31:0] q_fe_0_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo26_d;
-  reg  [31:0] q_fe_0_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo27_d;
-  reg  [31:0] q_fe_0_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo28_d;
-  reg  [31:0] q_fe_0_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo29_d;
-  reg  [31:0] q_fe_0_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo30_d;
-  reg  [31:0] q_fe_0_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_0_lo31_d;
-  reg  [31:0] q_fe_1_tag_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_tag_d;
-  reg  [31:0] q_fe_1_mask_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_mask_d;
-  reg  [31:0] q_fe_1_pred_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_pred_d;
-  reg  [31:0] q_fe_1_lo0_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo0_d;
-  reg  [31:0] q_fe_1_lo1_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo1_d;
-  reg  [31:0] q_fe_1_lo2_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo2_d;
-  reg  [31:0] q_fe_1_lo3_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo3_d;
-  reg  [31:0] q_fe_1_lo4_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo4_d;
-  reg  [31:0] q_fe_1_lo5_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo5_d;
-  reg  [31:0] q_fe_1_lo6_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo6_d;
-  reg  [31:0] q_fe_1_lo7_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo7_d;
-  reg  [31:0] q_fe_1_lo8_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo8_d;
-  reg  [31:0] q_fe_1_lo9_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo9_d;
-  reg  [31:0] q_fe_1_lo10_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo10_d;
-  reg  [31:0] q_fe_1_lo11_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo11_d;
-  reg  [31:0] q_fe_1_lo12_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo12_d;
-  reg  [31:0] q_fe_1_lo13_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo13_d;
-  reg  [31:0] q_fe_1_lo14_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo14_d;
-  reg  [31:0] q_fe_1_lo15_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo15_d;
-  reg  [31:0] q_fe_1_lo16_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo16_d;
-  reg  [31:0] q_fe_1_lo17_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo17_d;
-  reg  [31:0] q_fe_1_lo18_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo18_d;
-  reg  [31:0] q_fe_1_lo19_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo19_d;
-  reg  [31:0] q_fe_1_lo20_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo20_d;
-  reg  [31:0] q_fe_1_lo21_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo21_d;
-  reg  [31:0] q_fe_1_lo22_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo22_d;
-  reg  [31:0] q_fe_1_lo23_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo23_d;
-  reg  [31:0] q_fe_1_lo24_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo24_d;
-  reg  [31:0] q_fe_1_lo25_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo25_d;
-  reg  [31:0] q_fe_1_lo26_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo26_d;
-  reg  [31:0] q_fe_1_lo27_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo27_d;
-  reg  [31:0] q_fe_1_lo28_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo28_d;
-  reg  [31:0] q_fe_1_lo29_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo29_d;
-  reg  [31:0] q_fe_1_lo30_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo30_d;
-  reg  [31:0] q_fe_1_lo31_q;  // core clock, reset 32'h00000000
-  wire [31:0] q_fe_1_lo31_d;
+  reg  q_fe_byp_q;  // core clock, reset 1'h0
+  wire q_fe_byp_d;
+  reg  [63:0] q_fe_byp_meta_q;  // core clock, no reset
+  wire [63:0] q_fe_byp_meta_d;
+  reg  [127:0] q_fe_byp_lo0_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo0_d;
+  reg  [127:0] q_fe_byp_lo1_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo1_d;
+  reg  [127:0] q_fe_byp_lo2_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo2_d;
+  reg  [127:0] q_fe_byp_lo3_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo3_d;
+  reg  [127:0] q_fe_byp_lo4_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo4_d;
+  reg  [127:0] q_fe_byp_lo5_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo5_d;
+  reg  [127:0] q_fe_byp_lo6_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo6_d;
+  reg  [127:0] q_fe_byp_lo7_q;  // core clock, no reset
+  wire [127:0] q_fe_byp_lo7_d;
   reg  [2:0] q_fe_head_q;  // core clock, reset 3'h0
   wire [2:0] q_fe_head_d;
   reg  [2:0] q_fe_tail_q;  // core clock, reset 3'h0
@@ -3750,103 +294,299 @@ module wb_s2_d883882 (
   reg  [2:0] err_src_q;  // core clock, reset 3'h0
   wire [2:0] err_src_d;
 
+  // RAM q_sp0_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_sp0_meta_q [0:7];
+  reg  [63:0] q_sp0_meta_rdata0_q;
+
+  // RAM q_sp0_pred: 8 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] q_sp0_pred_q [0:7];
+  reg  [31:0] q_sp0_pred_rdata0_q;
+
+  // RAM q_sp0_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo0_q [0:7];
+  reg  [127:0] q_sp0_lo0_rdata0_q;
+
+  // RAM q_sp0_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo1_q [0:7];
+  reg  [127:0] q_sp0_lo1_rdata0_q;
+
+  // RAM q_sp0_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo2_q [0:7];
+  reg  [127:0] q_sp0_lo2_rdata0_q;
+
+  // RAM q_sp0_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo3_q [0:7];
+  reg  [127:0] q_sp0_lo3_rdata0_q;
+
+  // RAM q_sp0_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo4_q [0:7];
+  reg  [127:0] q_sp0_lo4_rdata0_q;
+
+  // RAM q_sp0_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo5_q [0:7];
+  reg  [127:0] q_sp0_lo5_rdata0_q;
+
+  // RAM q_sp0_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo6_q [0:7];
+  reg  [127:0] q_sp0_lo6_rdata0_q;
+
+  // RAM q_sp0_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp0_lo7_q [0:7];
+  reg  [127:0] q_sp0_lo7_rdata0_q;
+
+  // RAM q_sp1_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_sp1_meta_q [0:7];
+  reg  [63:0] q_sp1_meta_rdata0_q;
+
+  // RAM q_sp1_pred: 8 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] q_sp1_pred_q [0:7];
+  reg  [31:0] q_sp1_pred_rdata0_q;
+
+  // RAM q_sp1_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo0_q [0:7];
+  reg  [127:0] q_sp1_lo0_rdata0_q;
+
+  // RAM q_sp1_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo1_q [0:7];
+  reg  [127:0] q_sp1_lo1_rdata0_q;
+
+  // RAM q_sp1_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo2_q [0:7];
+  reg  [127:0] q_sp1_lo2_rdata0_q;
+
+  // RAM q_sp1_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo3_q [0:7];
+  reg  [127:0] q_sp1_lo3_rdata0_q;
+
+  // RAM q_sp1_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo4_q [0:7];
+  reg  [127:0] q_sp1_lo4_rdata0_q;
+
+  // RAM q_sp1_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo5_q [0:7];
+  reg  [127:0] q_sp1_lo5_rdata0_q;
+
+  // RAM q_sp1_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo6_q [0:7];
+  reg  [127:0] q_sp1_lo6_rdata0_q;
+
+  // RAM q_sp1_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sp1_lo7_q [0:7];
+  reg  [127:0] q_sp1_lo7_rdata0_q;
+
+  // RAM q_sfu_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_sfu_meta_q [0:7];
+  reg  [63:0] q_sfu_meta_rdata0_q;
+
+  // RAM q_sfu_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo0_q [0:7];
+  reg  [127:0] q_sfu_lo0_rdata0_q;
+
+  // RAM q_sfu_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo1_q [0:7];
+  reg  [127:0] q_sfu_lo1_rdata0_q;
+
+  // RAM q_sfu_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo2_q [0:7];
+  reg  [127:0] q_sfu_lo2_rdata0_q;
+
+  // RAM q_sfu_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo3_q [0:7];
+  reg  [127:0] q_sfu_lo3_rdata0_q;
+
+  // RAM q_sfu_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo4_q [0:7];
+  reg  [127:0] q_sfu_lo4_rdata0_q;
+
+  // RAM q_sfu_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo5_q [0:7];
+  reg  [127:0] q_sfu_lo5_rdata0_q;
+
+  // RAM q_sfu_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo6_q [0:7];
+  reg  [127:0] q_sfu_lo6_rdata0_q;
+
+  // RAM q_sfu_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_sfu_lo7_q [0:7];
+  reg  [127:0] q_sfu_lo7_rdata0_q;
+
+  // RAM q_dpu_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_dpu_meta_q [0:7];
+  reg  [63:0] q_dpu_meta_rdata0_q;
+
+  // RAM q_dpu_pred: 8 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] q_dpu_pred_q [0:7];
+  reg  [31:0] q_dpu_pred_rdata0_q;
+
+  // RAM q_dpu_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo0_q [0:7];
+  reg  [127:0] q_dpu_lo0_rdata0_q;
+
+  // RAM q_dpu_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo1_q [0:7];
+  reg  [127:0] q_dpu_lo1_rdata0_q;
+
+  // RAM q_dpu_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo2_q [0:7];
+  reg  [127:0] q_dpu_lo2_rdata0_q;
+
+  // RAM q_dpu_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo3_q [0:7];
+  reg  [127:0] q_dpu_lo3_rdata0_q;
+
+  // RAM q_dpu_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo4_q [0:7];
+  reg  [127:0] q_dpu_lo4_rdata0_q;
+
+  // RAM q_dpu_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo5_q [0:7];
+  reg  [127:0] q_dpu_lo5_rdata0_q;
+
+  // RAM q_dpu_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo6_q [0:7];
+  reg  [127:0] q_dpu_lo6_rdata0_q;
+
+  // RAM q_dpu_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_lo7_q [0:7];
+  reg  [127:0] q_dpu_lo7_rdata0_q;
+
+  // RAM q_dpu_hi0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi0_q [0:7];
+  reg  [127:0] q_dpu_hi0_rdata0_q;
+
+  // RAM q_dpu_hi1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi1_q [0:7];
+  reg  [127:0] q_dpu_hi1_rdata0_q;
+
+  // RAM q_dpu_hi2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi2_q [0:7];
+  reg  [127:0] q_dpu_hi2_rdata0_q;
+
+  // RAM q_dpu_hi3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi3_q [0:7];
+  reg  [127:0] q_dpu_hi3_rdata0_q;
+
+  // RAM q_dpu_hi4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi4_q [0:7];
+  reg  [127:0] q_dpu_hi4_rdata0_q;
+
+  // RAM q_dpu_hi5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi5_q [0:7];
+  reg  [127:0] q_dpu_hi5_rdata0_q;
+
+  // RAM q_dpu_hi6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi6_q [0:7];
+  reg  [127:0] q_dpu_hi6_rdata0_q;
+
+  // RAM q_dpu_hi7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_dpu_hi7_q [0:7];
+  reg  [127:0] q_dpu_hi7_rdata0_q;
+
+  // RAM q_lsu_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_lsu_meta_q [0:7];
+  reg  [63:0] q_lsu_meta_rdata0_q;
+
+  // RAM q_lsu_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo0_q [0:7];
+  reg  [127:0] q_lsu_lo0_rdata0_q;
+
+  // RAM q_lsu_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo1_q [0:7];
+  reg  [127:0] q_lsu_lo1_rdata0_q;
+
+  // RAM q_lsu_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo2_q [0:7];
+  reg  [127:0] q_lsu_lo2_rdata0_q;
+
+  // RAM q_lsu_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo3_q [0:7];
+  reg  [127:0] q_lsu_lo3_rdata0_q;
+
+  // RAM q_lsu_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo4_q [0:7];
+  reg  [127:0] q_lsu_lo4_rdata0_q;
+
+  // RAM q_lsu_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo5_q [0:7];
+  reg  [127:0] q_lsu_lo5_rdata0_q;
+
+  // RAM q_lsu_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo6_q [0:7];
+  reg  [127:0] q_lsu_lo6_rdata0_q;
+
+  // RAM q_lsu_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_lo7_q [0:7];
+  reg  [127:0] q_lsu_lo7_rdata0_q;
+
+  // RAM q_lsu_hi0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi0_q [0:7];
+  reg  [127:0] q_lsu_hi0_rdata0_q;
+
+  // RAM q_lsu_hi1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi1_q [0:7];
+  reg  [127:0] q_lsu_hi1_rdata0_q;
+
+  // RAM q_lsu_hi2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi2_q [0:7];
+  reg  [127:0] q_lsu_hi2_rdata0_q;
+
+  // RAM q_lsu_hi3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi3_q [0:7];
+  reg  [127:0] q_lsu_hi3_rdata0_q;
+
+  // RAM q_lsu_hi4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi4_q [0:7];
+  reg  [127:0] q_lsu_hi4_rdata0_q;
+
+  // RAM q_lsu_hi5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi5_q [0:7];
+  reg  [127:0] q_lsu_hi5_rdata0_q;
+
+  // RAM q_lsu_hi6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi6_q [0:7];
+  reg  [127:0] q_lsu_hi6_rdata0_q;
+
+  // RAM q_lsu_hi7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_lsu_hi7_q [0:7];
+  reg  [127:0] q_lsu_hi7_rdata0_q;
+
+  // RAM q_fe_meta: 8 x 64 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [63:0] q_fe_meta_q [0:7];
+  reg  [63:0] q_fe_meta_rdata0_q;
+
+  // RAM q_fe_lo0: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo0_q [0:7];
+  reg  [127:0] q_fe_lo0_rdata0_q;
+
+  // RAM q_fe_lo1: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo1_q [0:7];
+  reg  [127:0] q_fe_lo1_rdata0_q;
+
+  // RAM q_fe_lo2: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo2_q [0:7];
+  reg  [127:0] q_fe_lo2_rdata0_q;
+
+  // RAM q_fe_lo3: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo3_q [0:7];
+  reg  [127:0] q_fe_lo3_rdata0_q;
+
+  // RAM q_fe_lo4: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo4_q [0:7];
+  reg  [127:0] q_fe_lo4_rdata0_q;
+
+  // RAM q_fe_lo5: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo5_q [0:7];
+  reg  [127:0] q_fe_lo5_rdata0_q;
+
+  // RAM q_fe_lo6: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo6_q [0:7];
+  reg  [127:0] q_fe_lo6_rdata0_q;
+
+  // RAM q_fe_lo7: 8 x 128 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [127:0] q_fe_lo7_q [0:7];
+  reg  [127:0] q_fe_lo7_rdata0_q;
+
   // Combinational logic
-  wire [31:0] n36 = sp0_res_data_i[31:0];
-  wire [31:0] n37 = sp0_res_data_i[63:32];
-  wire [31:0] n38 = sp0_res_data_i[95:64];
-  wire [31:0] n39 = sp0_res_data_i[127:96];
-  wire [31:0] n40 = sp0_res_data_i[159:128];
-  wire [31:0] n41 = sp0_res_data_i[191:160];
-  wire [31:0] n42 = sp0_res_data_i[223:192];
-  wire [31:0] n43 = sp0_res_data_i[255:224];
-  wire [31:0] n44 = sp0_res_data_i[287:256];
-  wire [31:0] n45 = sp0_res_data_i[319:288];
-  wire [31:0] n46 = sp0_res_data_i[351:320];
-  wire [31:0] n47 = sp0_res_data_i[383:352];
-  wire [31:0] n48 = sp0_res_data_i[415:384];
-  wire [31:0] n49 = sp0_res_data_i[447:416];
-  wire [31:0] n50 = sp0_res_data_i[479:448];
-  wire [31:0] n51 = sp0_res_data_i[511:480];
-  wire [31:0] n52 = sp0_res_data_i[543:512];
-  wire [31:0] n53 = sp0_res_data_i[575:544];
-  wire [31:0] n54 = sp0_res_data_i[607:576];
-  wire [31:0] n55 = sp0_res_data_i[639:608];
-  wire [31:0] n56 = sp0_res_data_i[671:640];
-  wire [31:0] n57 = sp0_res_data_i[703:672];
-  wire [31:0] n58 = sp0_res_data_i[735:704];
-  wire [31:0] n59 = sp0_res_data_i[767:736];
-  wire [31:0] n60 = sp0_res_data_i[799:768];
-  wire [31:0] n61 = sp0_res_data_i[831:800];
-  wire [31:0] n62 = sp0_res_data_i[863:832];
-  wire [31:0] n63 = sp0_res_data_i[895:864];
-  wire [31:0] n64 = sp0_res_data_i[927:896];
-  wire [31:0] n65 = sp0_res_data_i[959:928];
-  wire [31:0] n66 = sp0_res_data_i[991:960];
-  wire [31:0] n67 = sp0_res_data_i[1023:992];
-  wire [31:0] n137 = sp1_res_data_i[31:0];
-  wire [31:0] n138 = sp1_res_data_i[63:32];
-  wire [31:0] n139 = sp1_res_data_i[95:64];
-  wire [31:0] n140 = sp1_res_data_i[127:96];
-  wire [31:0] n141 = sp1_res_data_i[159:128];
-  wire [31:0] n142 = sp1_res_data_i[191:160];
-  wire [31:0] n143 = sp1_res_data_i[223:192];
-  wire [31:0] n144 = sp1_res_data_i[255:224];
-  wire [31:0] n145 = sp1_res_data_i[287:256];
-  wire [31:0] n146 = sp1_res_data_i[319:288];
-  wire [31:0] n147 = sp1_res_data_i[351:320];
-  wire [31:0] n148 = sp1_res_data_i[383:352];
-  wire [31:0] n149 = sp1_res_data_i[415:384];
-  wire [31:0] n150 = sp1_res_data_i[447:416];
-  wire [31:0] n151 = sp1_res_data_i[479:448];
-  wire [31:0] n152 = sp1_res_data_i[511:480];
-  wire [31:0] n153 = sp1_res_data_i[543:512];
-  wire [31:0] n154 = sp1_res_data_i[575:544];
-  wire [31:0] n155 = sp1_res_data_i[607:576];
-  wire [31:0] n156 = sp1_res_data_i[639:608];
-  wire [31:0] n157 = sp1_res_data_i[671:640];
-  wire [31:0] n158 = sp1_res_data_i[703:672];
-  wire [31:0] n159 = sp1_res_data_i[735:704];
-  wire [31:0] n160 = sp1_res_data_i[767:736];
-  wire [31:0] n161 = sp1_res_data_i[799:768];
-  wire [31:0] n162 = sp1_res_data_i[831:800];
-  wire [31:0] n163 = sp1_res_data_i[863:832];
-  wire [31:0] n164 = sp1_res_data_i[895:864];
-  wire [31:0] n165 = sp1_res_data_i[927:896];
-  wire [31:0] n166 = sp1_res_data_i[959:928];
-  wire [31:0] n167 = sp1_res_data_i[991:960];
-  wire [31:0] n168 = sp1_res_data_i[1023:992];
-  wire [31:0] n238 = sfu_res_data_i[31:0];
-  wire [31:0] n239 = sfu_res_data_i[63:32];
-  wire [31:0] n240 = sfu_res_data_i[95:64];
-  wire [31:0] n241 = sfu_res_data_i[127:96];
-  wire [31:0] n242 = sfu_res_data_i[159:128];
-  wire [31:0] n243 = sfu_res_data_i[191:160];
-  wire [31:0] n244 = sfu_res_data_i[223:192];
-  wire [31:0] n245 = sfu_res_data_i[255:224];
-  wire [31:0] n246 = sfu_res_data_i[287:256];
-  wire [31:0] n247 = sfu_res_data_i[319:288];
-  wire [31:0] n248 = sfu_res_data_i[351:320];
-  wire [31:0] n249 = sfu_res_data_i[383:352];
-  wire [31:0] n250 = sfu_res_data_i[415:384];
-  wire [31:0] n251 = sfu_res_data_i[447:416];
-  wire [31:0] n252 = sfu_res_data_i[479:448];
-  wire [31:0] n253 = sfu_res_data_i[511:480];
-  wire [31:0] n254 = sfu_res_data_i[543:512];
-  wire [31:0] n255 = sfu_res_data_i[575:544];
-  wire [31:0] n256 = sfu_res_data_i[607:576];
-  wire [31:0] n257 = sfu_res_data_i[639:608];
-  wire [31:0] n258 = sfu_res_data_i[671:640];
-  wire [31:0] n259 = sfu_res_data_i[703:672];
-  wire [31:0] n260 = sfu_res_data_i[735:704];
-  wire [31:0] n261 = sfu_res_data_i[767:736];
-  wire [31:0] n262 = sfu_res_data_i[799:768];
-  wire [31:0] n263 = sfu_res_data_i[831:800];
-  wire [31:0] n264 = sfu_res_data_i[863:832];
-  wire [31:0] n265 = sfu_res_data_i[895:864];
-  wire [31:0] n266 = sfu_res_data_i[927:896];
-  wire [31:0] n267 = sfu_res_data_i[959:928];
-  wire [31:0] n268 = sfu_res_data_i[991:960];
-  wire [31:0] n269 = sfu_res_data_i[1023:992];
   wire [63:0] n306 = dpu_res_data_i[63:0];
   wire [63:0] n307 = dpu_res_data_i[127:64];
   wire [63:0] n308 = dpu_res_data_i[191:128];
@@ -3911,4077 +651,925 @@ module wb_s2_d883882 (
   wire [63:0] n436 = lsu_res_data_i[1919:1856];
   wire [63:0] n437 = lsu_res_data_i[1983:1920];
   wire [63:0] n438 = lsu_res_data_i[2047:1984];
-  wire [31:0] n475 = fe_res_data_i[31:0];
-  wire [31:0] n476 = fe_res_data_i[63:32];
-  wire [31:0] n477 = fe_res_data_i[95:64];
-  wire [31:0] n478 = fe_res_data_i[127:96];
-  wire [31:0] n479 = fe_res_data_i[159:128];
-  wire [31:0] n480 = fe_res_data_i[191:160];
-  wire [31:0] n481 = fe_res_data_i[223:192];
-  wire [31:0] n482 = fe_res_data_i[255:224];
-  wire [31:0] n483 = fe_res_data_i[287:256];
-  wire [31:0] n484 = fe_res_data_i[319:288];
-  wire [31:0] n485 = fe_res_data_i[351:320];
-  wire [31:0] n486 = fe_res_data_i[383:352];
-  wire [31:0] n487 = fe_res_data_i[415:384];
-  wire [31:0] n488 = fe_res_data_i[447:416];
-  wire [31:0] n489 = fe_res_data_i[479:448];
-  wire [31:0] n490 = fe_res_data_i[511:480];
-  wire [31:0] n491 = fe_res_data_i[543:512];
-  wire [31:0] n492 = fe_res_data_i[575:544];
-  wire [31:0] n493 = fe_res_data_i[607:576];
-  wire [31:0] n494 = fe_res_data_i[639:608];
-  wire [31:0] n495 = fe_res_data_i[671:640];
-  wire [31:0] n496 = fe_res_data_i[703:672];
-  wire [31:0] n497 = fe_res_data_i[735:704];
-  wire [31:0] n498 = fe_res_data_i[767:736];
-  wire [31:0] n499 = fe_res_data_i[799:768];
-  wire [31:0] n500 = fe_res_data_i[831:800];
-  wire [31:0] n501 = fe_res_data_i[863:832];
-  wire [31:0] n502 = fe_res_data_i[895:864];
-  wire [31:0] n503 = fe_res_data_i[927:896];
-  wire [31:0] n504 = fe_res_data_i[959:928];
-  wire [31:0] n505 = fe_res_data_i[991:960];
-  wire [31:0] n506 = fe_res_data_i[1023:992];
-  wire [2:0] n542 = (q_sp0_head_q >> 3'h0);
-  wire n543 = n542[0];
-  wire [2:0] n549 = (q_sp0_head_q >> 3'h1);
-  wire n550 = n549[0];
-  wire [2:0] n554 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n556 = (n554[0] ? (n550 ? (n543 ? q_sp0_7_tag_q : q_sp0_6_tag_q) : (n543 ? q_sp0_5_tag_q : q_sp0_4_tag_q)) : (n550 ? (n543 ? q_sp0_3_tag_q : q_sp0_2_tag_q) : (n543 ? q_sp0_1_tag_q : q_sp0_0_tag_q)));
-  wire [2:0] n559 = (q_sp0_head_q >> 3'h0);
-  wire n560 = n559[0];
-  wire [2:0] n566 = (q_sp0_head_q >> 3'h1);
-  wire n567 = n566[0];
-  wire [2:0] n571 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n573 = (n571[0] ? (n567 ? (n560 ? q_sp0_7_mask_q : q_sp0_6_mask_q) : (n560 ? q_sp0_5_mask_q : q_sp0_4_mask_q)) : (n567 ? (n560 ? q_sp0_3_mask_q : q_sp0_2_mask_q) : (n560 ? q_sp0_1_mask_q : q_sp0_0_mask_q)));
-  wire [2:0] n576 = (q_sp0_head_q >> 3'h0);
-  wire n577 = n576[0];
-  wire [2:0] n583 = (q_sp0_head_q >> 3'h1);
-  wire n584 = n583[0];
-  wire [2:0] n588 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n590 = (n588[0] ? (n584 ? (n577 ? q_sp0_7_pred_q : q_sp0_6_pred_q) : (n577 ? q_sp0_5_pred_q : q_sp0_4_pred_q)) : (n584 ? (n577 ? q_sp0_3_pred_q : q_sp0_2_pred_q) : (n577 ? q_sp0_1_pred_q : q_sp0_0_pred_q)));
-  wire [2:0] n601 = (q_sp0_head_q >> 3'h0);
-  wire n602 = n601[0];
-  wire [2:0] n608 = (q_sp0_head_q >> 3'h1);
-  wire n609 = n608[0];
-  wire [2:0] n613 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n615 = (n613[0] ? (n609 ? (n602 ? q_sp0_7_lo0_q : q_sp0_6_lo0_q) : (n602 ? q_sp0_5_lo0_q : q_sp0_4_lo0_q)) : (n609 ? (n602 ? q_sp0_3_lo0_q : q_sp0_2_lo0_q) : (n602 ? q_sp0_1_lo0_q : q_sp0_0_lo0_q)));
-  wire [2:0] n626 = (q_sp0_head_q >> 3'h0);
-  wire n627 = n626[0];
-  wire [2:0] n633 = (q_sp0_head_q >> 3'h1);
-  wire n634 = n633[0];
-  wire [2:0] n638 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n640 = (n638[0] ? (n634 ? (n627 ? q_sp0_7_lo1_q : q_sp0_6_lo1_q) : (n627 ? q_sp0_5_lo1_q : q_sp0_4_lo1_q)) : (n634 ? (n627 ? q_sp0_3_lo1_q : q_sp0_2_lo1_q) : (n627 ? q_sp0_1_lo1_q : q_sp0_0_lo1_q)));
-  wire [2:0] n651 = (q_sp0_head_q >> 3'h0);
-  wire n652 = n651[0];
-  wire [2:0] n658 = (q_sp0_head_q >> 3'h1);
-  wire n659 = n658[0];
-  wire [2:0] n663 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n665 = (n663[0] ? (n659 ? (n652 ? q_sp0_7_lo2_q : q_sp0_6_lo2_q) : (n652 ? q_sp0_5_lo2_q : q_sp0_4_lo2_q)) : (n659 ? (n652 ? q_sp0_3_lo2_q : q_sp0_2_lo2_q) : (n652 ? q_sp0_1_lo2_q : q_sp0_0_lo2_q)));
-  wire [2:0] n676 = (q_sp0_head_q >> 3'h0);
-  wire n677 = n676[0];
-  wire [2:0] n683 = (q_sp0_head_q >> 3'h1);
-  wire n684 = n683[0];
-  wire [2:0] n688 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n690 = (n688[0] ? (n684 ? (n677 ? q_sp0_7_lo3_q : q_sp0_6_lo3_q) : (n677 ? q_sp0_5_lo3_q : q_sp0_4_lo3_q)) : (n684 ? (n677 ? q_sp0_3_lo3_q : q_sp0_2_lo3_q) : (n677 ? q_sp0_1_lo3_q : q_sp0_0_lo3_q)));
-  wire [2:0] n701 = (q_sp0_head_q >> 3'h0);
-  wire n702 = n701[0];
-  wire [2:0] n708 = (q_sp0_head_q >> 3'h1);
-  wire n709 = n708[0];
-  wire [2:0] n713 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n715 = (n713[0] ? (n709 ? (n702 ? q_sp0_7_lo4_q : q_sp0_6_lo4_q) : (n702 ? q_sp0_5_lo4_q : q_sp0_4_lo4_q)) : (n709 ? (n702 ? q_sp0_3_lo4_q : q_sp0_2_lo4_q) : (n702 ? q_sp0_1_lo4_q : q_sp0_0_lo4_q)));
-  wire [2:0] n726 = (q_sp0_head_q >> 3'h0);
-  wire n727 = n726[0];
-  wire [2:0] n733 = (q_sp0_head_q >> 3'h1);
-  wire n734 = n733[0];
-  wire [2:0] n738 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n740 = (n738[0] ? (n734 ? (n727 ? q_sp0_7_lo5_q : q_sp0_6_lo5_q) : (n727 ? q_sp0_5_lo5_q : q_sp0_4_lo5_q)) : (n734 ? (n727 ? q_sp0_3_lo5_q : q_sp0_2_lo5_q) : (n727 ? q_sp0_1_lo5_q : q_sp0_0_lo5_q)));
-  wire [2:0] n751 = (q_sp0_head_q >> 3'h0);
-  wire n752 = n751[0];
-  wire [2:0] n758 = (q_sp0_head_q >> 3'h1);
-  wire n759 = n758[0];
-  wire [2:0] n763 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n765 = (n763[0] ? (n759 ? (n752 ? q_sp0_7_lo6_q : q_sp0_6_lo6_q) : (n752 ? q_sp0_5_lo6_q : q_sp0_4_lo6_q)) : (n759 ? (n752 ? q_sp0_3_lo6_q : q_sp0_2_lo6_q) : (n752 ? q_sp0_1_lo6_q : q_sp0_0_lo6_q)));
-  wire [2:0] n776 = (q_sp0_head_q >> 3'h0);
-  wire n777 = n776[0];
-  wire [2:0] n783 = (q_sp0_head_q >> 3'h1);
-  wire n784 = n783[0];
-  wire [2:0] n788 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n790 = (n788[0] ? (n784 ? (n777 ? q_sp0_7_lo7_q : q_sp0_6_lo7_q) : (n777 ? q_sp0_5_lo7_q : q_sp0_4_lo7_q)) : (n784 ? (n777 ? q_sp0_3_lo7_q : q_sp0_2_lo7_q) : (n777 ? q_sp0_1_lo7_q : q_sp0_0_lo7_q)));
-  wire [2:0] n801 = (q_sp0_head_q >> 3'h0);
-  wire n802 = n801[0];
-  wire [2:0] n808 = (q_sp0_head_q >> 3'h1);
-  wire n809 = n808[0];
-  wire [2:0] n813 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n815 = (n813[0] ? (n809 ? (n802 ? q_sp0_7_lo8_q : q_sp0_6_lo8_q) : (n802 ? q_sp0_5_lo8_q : q_sp0_4_lo8_q)) : (n809 ? (n802 ? q_sp0_3_lo8_q : q_sp0_2_lo8_q) : (n802 ? q_sp0_1_lo8_q : q_sp0_0_lo8_q)));
-  wire [2:0] n826 = (q_sp0_head_q >> 3'h0);
-  wire n827 = n826[0];
-  wire [2:0] n833 = (q_sp0_head_q >> 3'h1);
-  wire n834 = n833[0];
-  wire [2:0] n838 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n840 = (n838[0] ? (n834 ? (n827 ? q_sp0_7_lo9_q : q_sp0_6_lo9_q) : (n827 ? q_sp0_5_lo9_q : q_sp0_4_lo9_q)) : (n834 ? (n827 ? q_sp0_3_lo9_q : q_sp0_2_lo9_q) : (n827 ? q_sp0_1_lo9_q : q_sp0_0_lo9_q)));
-  wire [2:0] n851 = (q_sp0_head_q >> 3'h0);
-  wire n852 = n851[0];
-  wire [2:0] n858 = (q_sp0_head_q >> 3'h1);
-  wire n859 = n858[0];
-  wire [2:0] n863 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n865 = (n863[0] ? (n859 ? (n852 ? q_sp0_7_lo10_q : q_sp0_6_lo10_q) : (n852 ? q_sp0_5_lo10_q : q_sp0_4_lo10_q)) : (n859 ? (n852 ? q_sp0_3_lo10_q : q_sp0_2_lo10_q) : (n852 ? q_sp0_1_lo10_q : q_sp0_0_lo10_q)));
-  wire [2:0] n876 = (q_sp0_head_q >> 3'h0);
-  wire n877 = n876[0];
-  wire [2:0] n883 = (q_sp0_head_q >> 3'h1);
-  wire n884 = n883[0];
-  wire [2:0] n888 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n890 = (n888[0] ? (n884 ? (n877 ? q_sp0_7_lo11_q : q_sp0_6_lo11_q) : (n877 ? q_sp0_5_lo11_q : q_sp0_4_lo11_q)) : (n884 ? (n877 ? q_sp0_3_lo11_q : q_sp0_2_lo11_q) : (n877 ? q_sp0_1_lo11_q : q_sp0_0_lo11_q)));
-  wire [2:0] n901 = (q_sp0_head_q >> 3'h0);
-  wire n902 = n901[0];
-  wire [2:0] n908 = (q_sp0_head_q >> 3'h1);
-  wire n909 = n908[0];
-  wire [2:0] n913 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n915 = (n913[0] ? (n909 ? (n902 ? q_sp0_7_lo12_q : q_sp0_6_lo12_q) : (n902 ? q_sp0_5_lo12_q : q_sp0_4_lo12_q)) : (n909 ? (n902 ? q_sp0_3_lo12_q : q_sp0_2_lo12_q) : (n902 ? q_sp0_1_lo12_q : q_sp0_0_lo12_q)));
-  wire [2:0] n926 = (q_sp0_head_q >> 3'h0);
-  wire n927 = n926[0];
-  wire [2:0] n933 = (q_sp0_head_q >> 3'h1);
-  wire n934 = n933[0];
-  wire [2:0] n938 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n940 = (n938[0] ? (n934 ? (n927 ? q_sp0_7_lo13_q : q_sp0_6_lo13_q) : (n927 ? q_sp0_5_lo13_q : q_sp0_4_lo13_q)) : (n934 ? (n927 ? q_sp0_3_lo13_q : q_sp0_2_lo13_q) : (n927 ? q_sp0_1_lo13_q : q_sp0_0_lo13_q)));
-  wire [2:0] n951 = (q_sp0_head_q >> 3'h0);
-  wire n952 = n951[0];
-  wire [2:0] n958 = (q_sp0_head_q >> 3'h1);
-  wire n959 = n958[0];
-  wire [2:0] n963 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n965 = (n963[0] ? (n959 ? (n952 ? q_sp0_7_lo14_q : q_sp0_6_lo14_q) : (n952 ? q_sp0_5_lo14_q : q_sp0_4_lo14_q)) : (n959 ? (n952 ? q_sp0_3_lo14_q : q_sp0_2_lo14_q) : (n952 ? q_sp0_1_lo14_q : q_sp0_0_lo14_q)));
-  wire [2:0] n976 = (q_sp0_head_q >> 3'h0);
-  wire n977 = n976[0];
-  wire [2:0] n983 = (q_sp0_head_q >> 3'h1);
-  wire n984 = n983[0];
-  wire [2:0] n988 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n990 = (n988[0] ? (n984 ? (n977 ? q_sp0_7_lo15_q : q_sp0_6_lo15_q) : (n977 ? q_sp0_5_lo15_q : q_sp0_4_lo15_q)) : (n984 ? (n977 ? q_sp0_3_lo15_q : q_sp0_2_lo15_q) : (n977 ? q_sp0_1_lo15_q : q_sp0_0_lo15_q)));
-  wire [2:0] n1001 = (q_sp0_head_q >> 3'h0);
-  wire n1002 = n1001[0];
-  wire [2:0] n1008 = (q_sp0_head_q >> 3'h1);
-  wire n1009 = n1008[0];
-  wire [2:0] n1013 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1015 = (n1013[0] ? (n1009 ? (n1002 ? q_sp0_7_lo16_q : q_sp0_6_lo16_q) : (n1002 ? q_sp0_5_lo16_q : q_sp0_4_lo16_q)) : (n1009 ? (n1002 ? q_sp0_3_lo16_q : q_sp0_2_lo16_q) : (n1002 ? q_sp0_1_lo16_q : q_sp0_0_lo16_q)));
-  wire [2:0] n1026 = (q_sp0_head_q >> 3'h0);
-  wire n1027 = n1026[0];
-  wire [2:0] n1033 = (q_sp0_head_q >> 3'h1);
-  wire n1034 = n1033[0];
-  wire [2:0] n1038 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1040 = (n1038[0] ? (n1034 ? (n1027 ? q_sp0_7_lo17_q : q_sp0_6_lo17_q) : (n1027 ? q_sp0_5_lo17_q : q_sp0_4_lo17_q)) : (n1034 ? (n1027 ? q_sp0_3_lo17_q : q_sp0_2_lo17_q) : (n1027 ? q_sp0_1_lo17_q : q_sp0_0_lo17_q)));
-  wire [2:0] n1051 = (q_sp0_head_q >> 3'h0);
-  wire n1052 = n1051[0];
-  wire [2:0] n1058 = (q_sp0_head_q >> 3'h1);
-  wire n1059 = n1058[0];
-  wire [2:0] n1063 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1065 = (n1063[0] ? (n1059 ? (n1052 ? q_sp0_7_lo18_q : q_sp0_6_lo18_q) : (n1052 ? q_sp0_5_lo18_q : q_sp0_4_lo18_q)) : (n1059 ? (n1052 ? q_sp0_3_lo18_q : q_sp0_2_lo18_q) : (n1052 ? q_sp0_1_lo18_q : q_sp0_0_lo18_q)));
-  wire [2:0] n1076 = (q_sp0_head_q >> 3'h0);
-  wire n1077 = n1076[0];
-  wire [2:0] n1083 = (q_sp0_head_q >> 3'h1);
-  wire n1084 = n1083[0];
-  wire [2:0] n1088 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1090 = (n1088[0] ? (n1084 ? (n1077 ? q_sp0_7_lo19_q : q_sp0_6_lo19_q) : (n1077 ? q_sp0_5_lo19_q : q_sp0_4_lo19_q)) : (n1084 ? (n1077 ? q_sp0_3_lo19_q : q_sp0_2_lo19_q) : (n1077 ? q_sp0_1_lo19_q : q_sp0_0_lo19_q)));
-  wire [2:0] n1101 = (q_sp0_head_q >> 3'h0);
-  wire n1102 = n1101[0];
-  wire [2:0] n1108 = (q_sp0_head_q >> 3'h1);
-  wire n1109 = n1108[0];
-  wire [2:0] n1113 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1115 = (n1113[0] ? (n1109 ? (n1102 ? q_sp0_7_lo20_q : q_sp0_6_lo20_q) : (n1102 ? q_sp0_5_lo20_q : q_sp0_4_lo20_q)) : (n1109 ? (n1102 ? q_sp0_3_lo20_q : q_sp0_2_lo20_q) : (n1102 ? q_sp0_1_lo20_q : q_sp0_0_lo20_q)));
-  wire [2:0] n1126 = (q_sp0_head_q >> 3'h0);
-  wire n1127 = n1126[0];
-  wire [2:0] n1133 = (q_sp0_head_q >> 3'h1);
-  wire n1134 = n1133[0];
-  wire [2:0] n1138 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1140 = (n1138[0] ? (n1134 ? (n1127 ? q_sp0_7_lo21_q : q_sp0_6_lo21_q) : (n1127 ? q_sp0_5_lo21_q : q_sp0_4_lo21_q)) : (n1134 ? (n1127 ? q_sp0_3_lo21_q : q_sp0_2_lo21_q) : (n1127 ? q_sp0_1_lo21_q : q_sp0_0_lo21_q)));
-  wire [2:0] n1151 = (q_sp0_head_q >> 3'h0);
-  wire n1152 = n1151[0];
-  wire [2:0] n1158 = (q_sp0_head_q >> 3'h1);
-  wire n1159 = n1158[0];
-  wire [2:0] n1163 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1165 = (n1163[0] ? (n1159 ? (n1152 ? q_sp0_7_lo22_q : q_sp0_6_lo22_q) : (n1152 ? q_sp0_5_lo22_q : q_sp0_4_lo22_q)) : (n1159 ? (n1152 ? q_sp0_3_lo22_q : q_sp0_2_lo22_q) : (n1152 ? q_sp0_1_lo22_q : q_sp0_0_lo22_q)));
-  wire [2:0] n1176 = (q_sp0_head_q >> 3'h0);
-  wire n1177 = n1176[0];
-  wire [2:0] n1183 = (q_sp0_head_q >> 3'h1);
-  wire n1184 = n1183[0];
-  wire [2:0] n1188 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1190 = (n1188[0] ? (n1184 ? (n1177 ? q_sp0_7_lo23_q : q_sp0_6_lo23_q) : (n1177 ? q_sp0_5_lo23_q : q_sp0_4_lo23_q)) : (n1184 ? (n1177 ? q_sp0_3_lo23_q : q_sp0_2_lo23_q) : (n1177 ? q_sp0_1_lo23_q : q_sp0_0_lo23_q)));
-  wire [2:0] n1201 = (q_sp0_head_q >> 3'h0);
-  wire n1202 = n1201[0];
-  wire [2:0] n1208 = (q_sp0_head_q >> 3'h1);
-  wire n1209 = n1208[0];
-  wire [2:0] n1213 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1215 = (n1213[0] ? (n1209 ? (n1202 ? q_sp0_7_lo24_q : q_sp0_6_lo24_q) : (n1202 ? q_sp0_5_lo24_q : q_sp0_4_lo24_q)) : (n1209 ? (n1202 ? q_sp0_3_lo24_q : q_sp0_2_lo24_q) : (n1202 ? q_sp0_1_lo24_q : q_sp0_0_lo24_q)));
-  wire [2:0] n1226 = (q_sp0_head_q >> 3'h0);
-  wire n1227 = n1226[0];
-  wire [2:0] n1233 = (q_sp0_head_q >> 3'h1);
-  wire n1234 = n1233[0];
-  wire [2:0] n1238 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1240 = (n1238[0] ? (n1234 ? (n1227 ? q_sp0_7_lo25_q : q_sp0_6_lo25_q) : (n1227 ? q_sp0_5_lo25_q : q_sp0_4_lo25_q)) : (n1234 ? (n1227 ? q_sp0_3_lo25_q : q_sp0_2_lo25_q) : (n1227 ? q_sp0_1_lo25_q : q_sp0_0_lo25_q)));
-  wire [2:0] n1251 = (q_sp0_head_q >> 3'h0);
-  wire n1252 = n1251[0];
-  wire [2:0] n1258 = (q_sp0_head_q >> 3'h1);
-  wire n1259 = n1258[0];
-  wire [2:0] n1263 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1265 = (n1263[0] ? (n1259 ? (n1252 ? q_sp0_7_lo26_q : q_sp0_6_lo26_q) : (n1252 ? q_sp0_5_lo26_q : q_sp0_4_lo26_q)) : (n1259 ? (n1252 ? q_sp0_3_lo26_q : q_sp0_2_lo26_q) : (n1252 ? q_sp0_1_lo26_q : q_sp0_0_lo26_q)));
-  wire [2:0] n1276 = (q_sp0_head_q >> 3'h0);
-  wire n1277 = n1276[0];
-  wire [2:0] n1283 = (q_sp0_head_q >> 3'h1);
-  wire n1284 = n1283[0];
-  wire [2:0] n1288 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1290 = (n1288[0] ? (n1284 ? (n1277 ? q_sp0_7_lo27_q : q_sp0_6_lo27_q) : (n1277 ? q_sp0_5_lo27_q : q_sp0_4_lo27_q)) : (n1284 ? (n1277 ? q_sp0_3_lo27_q : q_sp0_2_lo27_q) : (n1277 ? q_sp0_1_lo27_q : q_sp0_0_lo27_q)));
-  wire [2:0] n1301 = (q_sp0_head_q >> 3'h0);
-  wire n1302 = n1301[0];
-  wire [2:0] n1308 = (q_sp0_head_q >> 3'h1);
-  wire n1309 = n1308[0];
-  wire [2:0] n1313 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1315 = (n1313[0] ? (n1309 ? (n1302 ? q_sp0_7_lo28_q : q_sp0_6_lo28_q) : (n1302 ? q_sp0_5_lo28_q : q_sp0_4_lo28_q)) : (n1309 ? (n1302 ? q_sp0_3_lo28_q : q_sp0_2_lo28_q) : (n1302 ? q_sp0_1_lo28_q : q_sp0_0_lo28_q)));
-  wire [2:0] n1326 = (q_sp0_head_q >> 3'h0);
-  wire n1327 = n1326[0];
-  wire [2:0] n1333 = (q_sp0_head_q >> 3'h1);
-  wire n1334 = n1333[0];
-  wire [2:0] n1338 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1340 = (n1338[0] ? (n1334 ? (n1327 ? q_sp0_7_lo29_q : q_sp0_6_lo29_q) : (n1327 ? q_sp0_5_lo29_q : q_sp0_4_lo29_q)) : (n1334 ? (n1327 ? q_sp0_3_lo29_q : q_sp0_2_lo29_q) : (n1327 ? q_sp0_1_lo29_q : q_sp0_0_lo29_q)));
-  wire [2:0] n1351 = (q_sp0_head_q >> 3'h0);
-  wire n1352 = n1351[0];
-  wire [2:0] n1358 = (q_sp0_head_q >> 3'h1);
-  wire n1359 = n1358[0];
-  wire [2:0] n1363 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1365 = (n1363[0] ? (n1359 ? (n1352 ? q_sp0_7_lo30_q : q_sp0_6_lo30_q) : (n1352 ? q_sp0_5_lo30_q : q_sp0_4_lo30_q)) : (n1359 ? (n1352 ? q_sp0_3_lo30_q : q_sp0_2_lo30_q) : (n1352 ? q_sp0_1_lo30_q : q_sp0_0_lo30_q)));
-  wire [2:0] n1376 = (q_sp0_head_q >> 3'h0);
-  wire n1377 = n1376[0];
-  wire [2:0] n1383 = (q_sp0_head_q >> 3'h1);
-  wire n1384 = n1383[0];
-  wire [2:0] n1388 = (q_sp0_head_q >> 3'h2);
-  wire [31:0] n1390 = (n1388[0] ? (n1384 ? (n1377 ? q_sp0_7_lo31_q : q_sp0_6_lo31_q) : (n1377 ? q_sp0_5_lo31_q : q_sp0_4_lo31_q)) : (n1384 ? (n1377 ? q_sp0_3_lo31_q : q_sp0_2_lo31_q) : (n1377 ? q_sp0_1_lo31_q : q_sp0_0_lo31_q)));
-  wire n1391 = (|q_sp0_count_q);
-  wire [2:0] n1420 = (q_sp1_head_q >> 3'h0);
-  wire n1421 = n1420[0];
-  wire [2:0] n1427 = (q_sp1_head_q >> 3'h1);
-  wire n1428 = n1427[0];
-  wire [2:0] n1432 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1434 = (n1432[0] ? (n1428 ? (n1421 ? q_sp1_7_tag_q : q_sp1_6_tag_q) : (n1421 ? q_sp1_5_tag_q : q_sp1_4_tag_q)) : (n1428 ? (n1421 ? q_sp1_3_tag_q : q_sp1_2_tag_q) : (n1421 ? q_sp1_1_tag_q : q_sp1_0_tag_q)));
-  wire [2:0] n1437 = (q_sp1_head_q >> 3'h0);
-  wire n1438 = n1437[0];
-  wire [2:0] n1444 = (q_sp1_head_q >> 3'h1);
-  wire n1445 = n1444[0];
-  wire [2:0] n1449 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1451 = (n1449[0] ? (n1445 ? (n1438 ? q_sp1_7_mask_q : q_sp1_6_mask_q) : (n1438 ? q_sp1_5_mask_q : q_sp1_4_mask_q)) : (n1445 ? (n1438 ? q_sp1_3_mask_q : q_sp1_2_mask_q) : (n1438 ? q_sp1_1_mask_q : q_sp1_0_mask_q)));
-  wire [2:0] n1454 = (q_sp1_head_q >> 3'h0);
-  wire n1455 = n1454[0];
-  wire [2:0] n1461 = (q_sp1_head_q >> 3'h1);
-  wire n1462 = n1461[0];
-  wire [2:0] n1466 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1468 = (n1466[0] ? (n1462 ? (n1455 ? q_sp1_7_pred_q : q_sp1_6_pred_q) : (n1455 ? q_sp1_5_pred_q : q_sp1_4_pred_q)) : (n1462 ? (n1455 ? q_sp1_3_pred_q : q_sp1_2_pred_q) : (n1455 ? q_sp1_1_pred_q : q_sp1_0_pred_q)));
-  wire [2:0] n1479 = (q_sp1_head_q >> 3'h0);
-  wire n1480 = n1479[0];
-  wire [2:0] n1486 = (q_sp1_head_q >> 3'h1);
-  wire n1487 = n1486[0];
-  wire [2:0] n1491 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1493 = (n1491[0] ? (n1487 ? (n1480 ? q_sp1_7_lo0_q : q_sp1_6_lo0_q) : (n1480 ? q_sp1_5_lo0_q : q_sp1_4_lo0_q)) : (n1487 ? (n1480 ? q_sp1_3_lo0_q : q_sp1_2_lo0_q) : (n1480 ? q_sp1_1_lo0_q : q_sp1_0_lo0_q)));
-  wire [2:0] n1504 = (q_sp1_head_q >> 3'h0);
-  wire n1505 = n1504[0];
-  wire [2:0] n1511 = (q_sp1_head_q >> 3'h1);
-  wire n1512 = n1511[0];
-  wire [2:0] n1516 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1518 = (n1516[0] ? (n1512 ? (n1505 ? q_sp1_7_lo1_q : q_sp1_6_lo1_q) : (n1505 ? q_sp1_5_lo1_q : q_sp1_4_lo1_q)) : (n1512 ? (n1505 ? q_sp1_3_lo1_q : q_sp1_2_lo1_q) : (n1505 ? q_sp1_1_lo1_q : q_sp1_0_lo1_q)));
-  wire [2:0] n1529 = (q_sp1_head_q >> 3'h0);
-  wire n1530 = n1529[0];
-  wire [2:0] n1536 = (q_sp1_head_q >> 3'h1);
-  wire n1537 = n1536[0];
-  wire [2:0] n1541 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1543 = (n1541[0] ? (n1537 ? (n1530 ? q_sp1_7_lo2_q : q_sp1_6_lo2_q) : (n1530 ? q_sp1_5_lo2_q : q_sp1_4_lo2_q)) : (n1537 ? (n1530 ? q_sp1_3_lo2_q : q_sp1_2_lo2_q) : (n1530 ? q_sp1_1_lo2_q : q_sp1_0_lo2_q)));
-  wire [2:0] n1554 = (q_sp1_head_q >> 3'h0);
-  wire n1555 = n1554[0];
-  wire [2:0] n1561 = (q_sp1_head_q >> 3'h1);
-  wire n1562 = n1561[0];
-  wire [2:0] n1566 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1568 = (n1566[0] ? (n1562 ? (n1555 ? q_sp1_7_lo3_q : q_sp1_6_lo3_q) : (n1555 ? q_sp1_5_lo3_q : q_sp1_4_lo3_q)) : (n1562 ? (n1555 ? q_sp1_3_lo3_q : q_sp1_2_lo3_q) : (n1555 ? q_sp1_1_lo3_q : q_sp1_0_lo3_q)));
-  wire [2:0] n1579 = (q_sp1_head_q >> 3'h0);
-  wire n1580 = n1579[0];
-  wire [2:0] n1586 = (q_sp1_head_q >> 3'h1);
-  wire n1587 = n1586[0];
-  wire [2:0] n1591 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1593 = (n1591[0] ? (n1587 ? (n1580 ? q_sp1_7_lo4_q : q_sp1_6_lo4_q) : (n1580 ? q_sp1_5_lo4_q : q_sp1_4_lo4_q)) : (n1587 ? (n1580 ? q_sp1_3_lo4_q : q_sp1_2_lo4_q) : (n1580 ? q_sp1_1_lo4_q : q_sp1_0_lo4_q)));
-  wire [2:0] n1604 = (q_sp1_head_q >> 3'h0);
-  wire n1605 = n1604[0];
-  wire [2:0] n1611 = (q_sp1_head_q >> 3'h1);
-  wire n1612 = n1611[0];
-  wire [2:0] n1616 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1618 = (n1616[0] ? (n1612 ? (n1605 ? q_sp1_7_lo5_q : q_sp1_6_lo5_q) : (n1605 ? q_sp1_5_lo5_q : q_sp1_4_lo5_q)) : (n1612 ? (n1605 ? q_sp1_3_lo5_q : q_sp1_2_lo5_q) : (n1605 ? q_sp1_1_lo5_q : q_sp1_0_lo5_q)));
-  wire [2:0] n1629 = (q_sp1_head_q >> 3'h0);
-  wire n1630 = n1629[0];
-  wire [2:0] n1636 = (q_sp1_head_q >> 3'h1);
-  wire n1637 = n1636[0];
-  wire [2:0] n1641 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1643 = (n1641[0] ? (n1637 ? (n1630 ? q_sp1_7_lo6_q : q_sp1_6_lo6_q) : (n1630 ? q_sp1_5_lo6_q : q_sp1_4_lo6_q)) : (n1637 ? (n1630 ? q_sp1_3_lo6_q : q_sp1_2_lo6_q) : (n1630 ? q_sp1_1_lo6_q : q_sp1_0_lo6_q)));
-  wire [2:0] n1654 = (q_sp1_head_q >> 3'h0);
-  wire n1655 = n1654[0];
-  wire [2:0] n1661 = (q_sp1_head_q >> 3'h1);
-  wire n1662 = n1661[0];
-  wire [2:0] n1666 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1668 = (n1666[0] ? (n1662 ? (n1655 ? q_sp1_7_lo7_q : q_sp1_6_lo7_q) : (n1655 ? q_sp1_5_lo7_q : q_sp1_4_lo7_q)) : (n1662 ? (n1655 ? q_sp1_3_lo7_q : q_sp1_2_lo7_q) : (n1655 ? q_sp1_1_lo7_q : q_sp1_0_lo7_q)));
-  wire [2:0] n1679 = (q_sp1_head_q >> 3'h0);
-  wire n1680 = n1679[0];
-  wire [2:0] n1686 = (q_sp1_head_q >> 3'h1);
-  wire n1687 = n1686[0];
-  wire [2:0] n1691 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1693 = (n1691[0] ? (n1687 ? (n1680 ? q_sp1_7_lo8_q : q_sp1_6_lo8_q) : (n1680 ? q_sp1_5_lo8_q : q_sp1_4_lo8_q)) : (n1687 ? (n1680 ? q_sp1_3_lo8_q : q_sp1_2_lo8_q) : (n1680 ? q_sp1_1_lo8_q : q_sp1_0_lo8_q)));
-  wire [2:0] n1704 = (q_sp1_head_q >> 3'h0);
-  wire n1705 = n1704[0];
-  wire [2:0] n1711 = (q_sp1_head_q >> 3'h1);
-  wire n1712 = n1711[0];
-  wire [2:0] n1716 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1718 = (n1716[0] ? (n1712 ? (n1705 ? q_sp1_7_lo9_q : q_sp1_6_lo9_q) : (n1705 ? q_sp1_5_lo9_q : q_sp1_4_lo9_q)) : (n1712 ? (n1705 ? q_sp1_3_lo9_q : q_sp1_2_lo9_q) : (n1705 ? q_sp1_1_lo9_q : q_sp1_0_lo9_q)));
-  wire [2:0] n1729 = (q_sp1_head_q >> 3'h0);
-  wire n1730 = n1729[0];
-  wire [2:0] n1736 = (q_sp1_head_q >> 3'h1);
-  wire n1737 = n1736[0];
-  wire [2:0] n1741 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1743 = (n1741[0] ? (n1737 ? (n1730 ? q_sp1_7_lo10_q : q_sp1_6_lo10_q) : (n1730 ? q_sp1_5_lo10_q : q_sp1_4_lo10_q)) : (n1737 ? (n1730 ? q_sp1_3_lo10_q : q_sp1_2_lo10_q) : (n1730 ? q_sp1_1_lo10_q : q_sp1_0_lo10_q)));
-  wire [2:0] n1754 = (q_sp1_head_q >> 3'h0);
-  wire n1755 = n1754[0];
-  wire [2:0] n1761 = (q_sp1_head_q >> 3'h1);
-  wire n1762 = n1761[0];
-  wire [2:0] n1766 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1768 = (n1766[0] ? (n1762 ? (n1755 ? q_sp1_7_lo11_q : q_sp1_6_lo11_q) : (n1755 ? q_sp1_5_lo11_q : q_sp1_4_lo11_q)) : (n1762 ? (n1755 ? q_sp1_3_lo11_q : q_sp1_2_lo11_q) : (n1755 ? q_sp1_1_lo11_q : q_sp1_0_lo11_q)));
-  wire [2:0] n1779 = (q_sp1_head_q >> 3'h0);
-  wire n1780 = n1779[0];
-  wire [2:0] n1786 = (q_sp1_head_q >> 3'h1);
-  wire n1787 = n1786[0];
-  wire [2:0] n1791 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1793 = (n1791[0] ? (n1787 ? (n1780 ? q_sp1_7_lo12_q : q_sp1_6_lo12_q) : (n1780 ? q_sp1_5_lo12_q : q_sp1_4_lo12_q)) : (n1787 ? (n1780 ? q_sp1_3_lo12_q : q_sp1_2_lo12_q) : (n1780 ? q_sp1_1_lo12_q : q_sp1_0_lo12_q)));
-  wire [2:0] n1804 = (q_sp1_head_q >> 3'h0);
-  wire n1805 = n1804[0];
-  wire [2:0] n1811 = (q_sp1_head_q >> 3'h1);
-  wire n1812 = n1811[0];
-  wire [2:0] n1816 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1818 = (n1816[0] ? (n1812 ? (n1805 ? q_sp1_7_lo13_q : q_sp1_6_lo13_q) : (n1805 ? q_sp1_5_lo13_q : q_sp1_4_lo13_q)) : (n1812 ? (n1805 ? q_sp1_3_lo13_q : q_sp1_2_lo13_q) : (n1805 ? q_sp1_1_lo13_q : q_sp1_0_lo13_q)));
-  wire [2:0] n1829 = (q_sp1_head_q >> 3'h0);
-  wire n1830 = n1829[0];
-  wire [2:0] n1836 = (q_sp1_head_q >> 3'h1);
-  wire n1837 = n1836[0];
-  wire [2:0] n1841 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1843 = (n1841[0] ? (n1837 ? (n1830 ? q_sp1_7_lo14_q : q_sp1_6_lo14_q) : (n1830 ? q_sp1_5_lo14_q : q_sp1_4_lo14_q)) : (n1837 ? (n1830 ? q_sp1_3_lo14_q : q_sp1_2_lo14_q) : (n1830 ? q_sp1_1_lo14_q : q_sp1_0_lo14_q)));
-  wire [2:0] n1854 = (q_sp1_head_q >> 3'h0);
-  wire n1855 = n1854[0];
-  wire [2:0] n1861 = (q_sp1_head_q >> 3'h1);
-  wire n1862 = n1861[0];
-  wire [2:0] n1866 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1868 = (n1866[0] ? (n1862 ? (n1855 ? q_sp1_7_lo15_q : q_sp1_6_lo15_q) : (n1855 ? q_sp1_5_lo15_q : q_sp1_4_lo15_q)) : (n1862 ? (n1855 ? q_sp1_3_lo15_q : q_sp1_2_lo15_q) : (n1855 ? q_sp1_1_lo15_q : q_sp1_0_lo15_q)));
-  wire [2:0] n1879 = (q_sp1_head_q >> 3'h0);
-  wire n1880 = n1879[0];
-  wire [2:0] n1886 = (q_sp1_head_q >> 3'h1);
-  wire n1887 = n1886[0];
-  wire [2:0] n1891 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1893 = (n1891[0] ? (n1887 ? (n1880 ? q_sp1_7_lo16_q : q_sp1_6_lo16_q) : (n1880 ? q_sp1_5_lo16_q : q_sp1_4_lo16_q)) : (n1887 ? (n1880 ? q_sp1_3_lo16_q : q_sp1_2_lo16_q) : (n1880 ? q_sp1_1_lo16_q : q_sp1_0_lo16_q)));
-  wire [2:0] n1904 = (q_sp1_head_q >> 3'h0);
-  wire n1905 = n1904[0];
-  wire [2:0] n1911 = (q_sp1_head_q >> 3'h1);
-  wire n1912 = n1911[0];
-  wire [2:0] n1916 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1918 = (n1916[0] ? (n1912 ? (n1905 ? q_sp1_7_lo17_q : q_sp1_6_lo17_q) : (n1905 ? q_sp1_5_lo17_q : q_sp1_4_lo17_q)) : (n1912 ? (n1905 ? q_sp1_3_lo17_q : q_sp1_2_lo17_q) : (n1905 ? q_sp1_1_lo17_q : q_sp1_0_lo17_q)));
-  wire [2:0] n1929 = (q_sp1_head_q >> 3'h0);
-  wire n1930 = n1929[0];
-  wire [2:0] n1936 = (q_sp1_head_q >> 3'h1);
-  wire n1937 = n1936[0];
-  wire [2:0] n1941 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1943 = (n1941[0] ? (n1937 ? (n1930 ? q_sp1_7_lo18_q : q_sp1_6_lo18_q) : (n1930 ? q_sp1_5_lo18_q : q_sp1_4_lo18_q)) : (n1937 ? (n1930 ? q_sp1_3_lo18_q : q_sp1_2_lo18_q) : (n1930 ? q_sp1_1_lo18_q : q_sp1_0_lo18_q)));
-  wire [2:0] n1954 = (q_sp1_head_q >> 3'h0);
-  wire n1955 = n1954[0];
-  wire [2:0] n1961 = (q_sp1_head_q >> 3'h1);
-  wire n1962 = n1961[0];
-  wire [2:0] n1966 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1968 = (n1966[0] ? (n1962 ? (n1955 ? q_sp1_7_lo19_q : q_sp1_6_lo19_q) : (n1955 ? q_sp1_5_lo19_q : q_sp1_4_lo19_q)) : (n1962 ? (n1955 ? q_sp1_3_lo19_q : q_sp1_2_lo19_q) : (n1955 ? q_sp1_1_lo19_q : q_sp1_0_lo19_q)));
-  wire [2:0] n1979 = (q_sp1_head_q >> 3'h0);
-  wire n1980 = n1979[0];
-  wire [2:0] n1986 = (q_sp1_head_q >> 3'h1);
-  wire n1987 = n1986[0];
-  wire [2:0] n1991 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n1993 = (n1991[0] ? (n1987 ? (n1980 ? q_sp1_7_lo20_q : q_sp1_6_lo20_q) : (n1980 ? q_sp1_5_lo20_q : q_sp1_4_lo20_q)) : (n1987 ? (n1980 ? q_sp1_3_lo20_q : q_sp1_2_lo20_q) : (n1980 ? q_sp1_1_lo20_q : q_sp1_0_lo20_q)));
-  wire [2:0] n2004 = (q_sp1_head_q >> 3'h0);
-  wire n2005 = n2004[0];
-  wire [2:0] n2011 = (q_sp1_head_q >> 3'h1);
-  wire n2012 = n2011[0];
-  wire [2:0] n2016 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2018 = (n2016[0] ? (n2012 ? (n2005 ? q_sp1_7_lo21_q : q_sp1_6_lo21_q) : (n2005 ? q_sp1_5_lo21_q : q_sp1_4_lo21_q)) : (n2012 ? (n2005 ? q_sp1_3_lo21_q : q_sp1_2_lo21_q) : (n2005 ? q_sp1_1_lo21_q : q_sp1_0_lo21_q)));
-  wire [2:0] n2029 = (q_sp1_head_q >> 3'h0);
-  wire n2030 = n2029[0];
-  wire [2:0] n2036 = (q_sp1_head_q >> 3'h1);
-  wire n2037 = n2036[0];
-  wire [2:0] n2041 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2043 = (n2041[0] ? (n2037 ? (n2030 ? q_sp1_7_lo22_q : q_sp1_6_lo22_q) : (n2030 ? q_sp1_5_lo22_q : q_sp1_4_lo22_q)) : (n2037 ? (n2030 ? q_sp1_3_lo22_q : q_sp1_2_lo22_q) : (n2030 ? q_sp1_1_lo22_q : q_sp1_0_lo22_q)));
-  wire [2:0] n2054 = (q_sp1_head_q >> 3'h0);
-  wire n2055 = n2054[0];
-  wire [2:0] n2061 = (q_sp1_head_q >> 3'h1);
-  wire n2062 = n2061[0];
-  wire [2:0] n2066 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2068 = (n2066[0] ? (n2062 ? (n2055 ? q_sp1_7_lo23_q : q_sp1_6_lo23_q) : (n2055 ? q_sp1_5_lo23_q : q_sp1_4_lo23_q)) : (n2062 ? (n2055 ? q_sp1_3_lo23_q : q_sp1_2_lo23_q) : (n2055 ? q_sp1_1_lo23_q : q_sp1_0_lo23_q)));
-  wire [2:0] n2079 = (q_sp1_head_q >> 3'h0);
-  wire n2080 = n2079[0];
-  wire [2:0] n2086 = (q_sp1_head_q >> 3'h1);
-  wire n2087 = n2086[0];
-  wire [2:0] n2091 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2093 = (n2091[0] ? (n2087 ? (n2080 ? q_sp1_7_lo24_q : q_sp1_6_lo24_q) : (n2080 ? q_sp1_5_lo24_q : q_sp1_4_lo24_q)) : (n2087 ? (n2080 ? q_sp1_3_lo24_q : q_sp1_2_lo24_q) : (n2080 ? q_sp1_1_lo24_q : q_sp1_0_lo24_q)));
-  wire [2:0] n2104 = (q_sp1_head_q >> 3'h0);
-  wire n2105 = n2104[0];
-  wire [2:0] n2111 = (q_sp1_head_q >> 3'h1);
-  wire n2112 = n2111[0];
-  wire [2:0] n2116 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2118 = (n2116[0] ? (n2112 ? (n2105 ? q_sp1_7_lo25_q : q_sp1_6_lo25_q) : (n2105 ? q_sp1_5_lo25_q : q_sp1_4_lo25_q)) : (n2112 ? (n2105 ? q_sp1_3_lo25_q : q_sp1_2_lo25_q) : (n2105 ? q_sp1_1_lo25_q : q_sp1_0_lo25_q)));
-  wire [2:0] n2129 = (q_sp1_head_q >> 3'h0);
-  wire n2130 = n2129[0];
-  wire [2:0] n2136 = (q_sp1_head_q >> 3'h1);
-  wire n2137 = n2136[0];
-  wire [2:0] n2141 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2143 = (n2141[0] ? (n2137 ? (n2130 ? q_sp1_7_lo26_q : q_sp1_6_lo26_q) : (n2130 ? q_sp1_5_lo26_q : q_sp1_4_lo26_q)) : (n2137 ? (n2130 ? q_sp1_3_lo26_q : q_sp1_2_lo26_q) : (n2130 ? q_sp1_1_lo26_q : q_sp1_0_lo26_q)));
-  wire [2:0] n2154 = (q_sp1_head_q >> 3'h0);
-  wire n2155 = n2154[0];
-  wire [2:0] n2161 = (q_sp1_head_q >> 3'h1);
-  wire n2162 = n2161[0];
-  wire [2:0] n2166 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2168 = (n2166[0] ? (n2162 ? (n2155 ? q_sp1_7_lo27_q : q_sp1_6_lo27_q) : (n2155 ? q_sp1_5_lo27_q : q_sp1_4_lo27_q)) : (n2162 ? (n2155 ? q_sp1_3_lo27_q : q_sp1_2_lo27_q) : (n2155 ? q_sp1_1_lo27_q : q_sp1_0_lo27_q)));
-  wire [2:0] n2179 = (q_sp1_head_q >> 3'h0);
-  wire n2180 = n2179[0];
-  wire [2:0] n2186 = (q_sp1_head_q >> 3'h1);
-  wire n2187 = n2186[0];
-  wire [2:0] n2191 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2193 = (n2191[0] ? (n2187 ? (n2180 ? q_sp1_7_lo28_q : q_sp1_6_lo28_q) : (n2180 ? q_sp1_5_lo28_q : q_sp1_4_lo28_q)) : (n2187 ? (n2180 ? q_sp1_3_lo28_q : q_sp1_2_lo28_q) : (n2180 ? q_sp1_1_lo28_q : q_sp1_0_lo28_q)));
-  wire [2:0] n2204 = (q_sp1_head_q >> 3'h0);
-  wire n2205 = n2204[0];
-  wire [2:0] n2211 = (q_sp1_head_q >> 3'h1);
-  wire n2212 = n2211[0];
-  wire [2:0] n2216 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2218 = (n2216[0] ? (n2212 ? (n2205 ? q_sp1_7_lo29_q : q_sp1_6_lo29_q) : (n2205 ? q_sp1_5_lo29_q : q_sp1_4_lo29_q)) : (n2212 ? (n2205 ? q_sp1_3_lo29_q : q_sp1_2_lo29_q) : (n2205 ? q_sp1_1_lo29_q : q_sp1_0_lo29_q)));
-  wire [2:0] n2229 = (q_sp1_head_q >> 3'h0);
-  wire n2230 = n2229[0];
-  wire [2:0] n2236 = (q_sp1_head_q >> 3'h1);
-  wire n2237 = n2236[0];
-  wire [2:0] n2241 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2243 = (n2241[0] ? (n2237 ? (n2230 ? q_sp1_7_lo30_q : q_sp1_6_lo30_q) : (n2230 ? q_sp1_5_lo30_q : q_sp1_4_lo30_q)) : (n2237 ? (n2230 ? q_sp1_3_lo30_q : q_sp1_2_lo30_q) : (n2230 ? q_sp1_1_lo30_q : q_sp1_0_lo30_q)));
-  wire [2:0] n2254 = (q_sp1_head_q >> 3'h0);
-  wire n2255 = n2254[0];
-  wire [2:0] n2261 = (q_sp1_head_q >> 3'h1);
-  wire n2262 = n2261[0];
-  wire [2:0] n2266 = (q_sp1_head_q >> 3'h2);
-  wire [31:0] n2268 = (n2266[0] ? (n2262 ? (n2255 ? q_sp1_7_lo31_q : q_sp1_6_lo31_q) : (n2255 ? q_sp1_5_lo31_q : q_sp1_4_lo31_q)) : (n2262 ? (n2255 ? q_sp1_3_lo31_q : q_sp1_2_lo31_q) : (n2255 ? q_sp1_1_lo31_q : q_sp1_0_lo31_q)));
-  wire n2269 = (|q_sp1_count_q);
-  wire [2:0] n2283 = (q_sfu_head_q >> 3'h0);
-  wire n2284 = n2283[0];
-  wire [2:0] n2290 = (q_sfu_head_q >> 3'h1);
-  wire n2291 = n2290[0];
-  wire [2:0] n2295 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2297 = (n2295[0] ? (n2291 ? (n2284 ? 32'h00000000 : 32'h00000000) : (n2284 ? 32'h00000000 : 32'h00000000)) : (n2291 ? (n2284 ? 32'h00000000 : q_sfu_2_tag_q) : (n2284 ? q_sfu_1_tag_q : q_sfu_0_tag_q)));
-  wire [2:0] n2300 = (q_sfu_head_q >> 3'h0);
-  wire n2301 = n2300[0];
-  wire [2:0] n2307 = (q_sfu_head_q >> 3'h1);
-  wire n2308 = n2307[0];
-  wire [2:0] n2312 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2314 = (n2312[0] ? (n2308 ? (n2301 ? 32'h00000000 : 32'h00000000) : (n2301 ? 32'h00000000 : 32'h00000000)) : (n2308 ? (n2301 ? 32'h00000000 : q_sfu_2_mask_q) : (n2301 ? q_sfu_1_mask_q : q_sfu_0_mask_q)));
-  wire [2:0] n2317 = (q_sfu_head_q >> 3'h0);
-  wire n2318 = n2317[0];
-  wire [2:0] n2324 = (q_sfu_head_q >> 3'h1);
-  wire n2325 = n2324[0];
-  wire [2:0] n2329 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2331 = (n2329[0] ? (n2325 ? (n2318 ? 32'h00000000 : 32'h00000000) : (n2318 ? 32'h00000000 : 32'h00000000)) : (n2325 ? (n2318 ? 32'h00000000 : q_sfu_2_pred_q) : (n2318 ? q_sfu_1_pred_q : q_sfu_0_pred_q)));
-  wire [2:0] n2337 = (q_sfu_head_q >> 3'h0);
-  wire n2338 = n2337[0];
-  wire [2:0] n2344 = (q_sfu_head_q >> 3'h1);
-  wire n2345 = n2344[0];
-  wire [2:0] n2349 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2351 = (n2349[0] ? (n2345 ? (n2338 ? 32'h00000000 : 32'h00000000) : (n2338 ? 32'h00000000 : 32'h00000000)) : (n2345 ? (n2338 ? 32'h00000000 : q_sfu_2_lo0_q) : (n2338 ? q_sfu_1_lo0_q : q_sfu_0_lo0_q)));
-  wire [2:0] n2357 = (q_sfu_head_q >> 3'h0);
-  wire n2358 = n2357[0];
-  wire [2:0] n2364 = (q_sfu_head_q >> 3'h1);
-  wire n2365 = n2364[0];
-  wire [2:0] n2369 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2371 = (n2369[0] ? (n2365 ? (n2358 ? 32'h00000000 : 32'h00000000) : (n2358 ? 32'h00000000 : 32'h00000000)) : (n2365 ? (n2358 ? 32'h00000000 : q_sfu_2_lo1_q) : (n2358 ? q_sfu_1_lo1_q : q_sfu_0_lo1_q)));
-  wire [2:0] n2377 = (q_sfu_head_q >> 3'h0);
-  wire n2378 = n2377[0];
-  wire [2:0] n2384 = (q_sfu_head_q >> 3'h1);
-  wire n2385 = n2384[0];
-  wire [2:0] n2389 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2391 = (n2389[0] ? (n2385 ? (n2378 ? 32'h00000000 : 32'h00000000) : (n2378 ? 32'h00000000 : 32'h00000000)) : (n2385 ? (n2378 ? 32'h00000000 : q_sfu_2_lo2_q) : (n2378 ? q_sfu_1_lo2_q : q_sfu_0_lo2_q)));
-  wire [2:0] n2397 = (q_sfu_head_q >> 3'h0);
-  wire n2398 = n2397[0];
-  wire [2:0] n2404 = (q_sfu_head_q >> 3'h1);
-  wire n2405 = n2404[0];
-  wire [2:0] n2409 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2411 = (n2409[0] ? (n2405 ? (n2398 ? 32'h00000000 : 32'h00000000) : (n2398 ? 32'h00000000 : 32'h00000000)) : (n2405 ? (n2398 ? 32'h00000000 : q_sfu_2_lo3_q) : (n2398 ? q_sfu_1_lo3_q : q_sfu_0_lo3_q)));
-  wire [2:0] n2417 = (q_sfu_head_q >> 3'h0);
-  wire n2418 = n2417[0];
-  wire [2:0] n2424 = (q_sfu_head_q >> 3'h1);
-  wire n2425 = n2424[0];
-  wire [2:0] n2429 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2431 = (n2429[0] ? (n2425 ? (n2418 ? 32'h00000000 : 32'h00000000) : (n2418 ? 32'h00000000 : 32'h00000000)) : (n2425 ? (n2418 ? 32'h00000000 : q_sfu_2_lo4_q) : (n2418 ? q_sfu_1_lo4_q : q_sfu_0_lo4_q)));
-  wire [2:0] n2437 = (q_sfu_head_q >> 3'h0);
-  wire n2438 = n2437[0];
-  wire [2:0] n2444 = (q_sfu_head_q >> 3'h1);
-  wire n2445 = n2444[0];
-  wire [2:0] n2449 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2451 = (n2449[0] ? (n2445 ? (n2438 ? 32'h00000000 : 32'h00000000) : (n2438 ? 32'h00000000 : 32'h00000000)) : (n2445 ? (n2438 ? 32'h00000000 : q_sfu_2_lo5_q) : (n2438 ? q_sfu_1_lo5_q : q_sfu_0_lo5_q)));
-  wire [2:0] n2457 = (q_sfu_head_q >> 3'h0);
-  wire n2458 = n2457[0];
-  wire [2:0] n2464 = (q_sfu_head_q >> 3'h1);
-  wire n2465 = n2464[0];
-  wire [2:0] n2469 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2471 = (n2469[0] ? (n2465 ? (n2458 ? 32'h00000000 : 32'h00000000) : (n2458 ? 32'h00000000 : 32'h00000000)) : (n2465 ? (n2458 ? 32'h00000000 : q_sfu_2_lo6_q) : (n2458 ? q_sfu_1_lo6_q : q_sfu_0_lo6_q)));
-  wire [2:0] n2477 = (q_sfu_head_q >> 3'h0);
-  wire n2478 = n2477[0];
-  wire [2:0] n2484 = (q_sfu_head_q >> 3'h1);
-  wire n2485 = n2484[0];
-  wire [2:0] n2489 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2491 = (n2489[0] ? (n2485 ? (n2478 ? 32'h00000000 : 32'h00000000) : (n2478 ? 32'h00000000 : 32'h00000000)) : (n2485 ? (n2478 ? 32'h00000000 : q_sfu_2_lo7_q) : (n2478 ? q_sfu_1_lo7_q : q_sfu_0_lo7_q)));
-  wire [2:0] n2497 = (q_sfu_head_q >> 3'h0);
-  wire n2498 = n2497[0];
-  wire [2:0] n2504 = (q_sfu_head_q >> 3'h1);
-  wire n2505 = n2504[0];
-  wire [2:0] n2509 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2511 = (n2509[0] ? (n2505 ? (n2498 ? 32'h00000000 : 32'h00000000) : (n2498 ? 32'h00000000 : 32'h00000000)) : (n2505 ? (n2498 ? 32'h00000000 : q_sfu_2_lo8_q) : (n2498 ? q_sfu_1_lo8_q : q_sfu_0_lo8_q)));
-  wire [2:0] n2517 = (q_sfu_head_q >> 3'h0);
-  wire n2518 = n2517[0];
-  wire [2:0] n2524 = (q_sfu_head_q >> 3'h1);
-  wire n2525 = n2524[0];
-  wire [2:0] n2529 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2531 = (n2529[0] ? (n2525 ? (n2518 ? 32'h00000000 : 32'h00000000) : (n2518 ? 32'h00000000 : 32'h00000000)) : (n2525 ? (n2518 ? 32'h00000000 : q_sfu_2_lo9_q) : (n2518 ? q_sfu_1_lo9_q : q_sfu_0_lo9_q)));
-  wire [2:0] n2537 = (q_sfu_head_q >> 3'h0);
-  wire n2538 = n2537[0];
-  wire [2:0] n2544 = (q_sfu_head_q >> 3'h1);
-  wire n2545 = n2544[0];
-  wire [2:0] n2549 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2551 = (n2549[0] ? (n2545 ? (n2538 ? 32'h00000000 : 32'h00000000) : (n2538 ? 32'h00000000 : 32'h00000000)) : (n2545 ? (n2538 ? 32'h00000000 : q_sfu_2_lo10_q) : (n2538 ? q_sfu_1_lo10_q : q_sfu_0_lo10_q)));
-  wire [2:0] n2557 = (q_sfu_head_q >> 3'h0);
-  wire n2558 = n2557[0];
-  wire [2:0] n2564 = (q_sfu_head_q >> 3'h1);
+  wire [63:0] n518 = (q_sp0_byp_q ? q_sp0_byp_meta_q : q_sp0_meta_rdata0_q);
+  wire [31:0] n521 = (q_sp0_byp_q ? q_sp0_byp_pred_q : q_sp0_pred_rdata0_q);
+  wire [127:0] n524 = (q_sp0_byp_q ? q_sp0_byp_lo0_q : q_sp0_lo0_rdata0_q);
+  wire [127:0] n527 = (q_sp0_byp_q ? q_sp0_byp_lo1_q : q_sp0_lo1_rdata0_q);
+  wire [127:0] n530 = (q_sp0_byp_q ? q_sp0_byp_lo2_q : q_sp0_lo2_rdata0_q);
+  wire [127:0] n533 = (q_sp0_byp_q ? q_sp0_byp_lo3_q : q_sp0_lo3_rdata0_q);
+  wire [127:0] n536 = (q_sp0_byp_q ? q_sp0_byp_lo4_q : q_sp0_lo4_rdata0_q);
+  wire [127:0] n539 = (q_sp0_byp_q ? q_sp0_byp_lo5_q : q_sp0_lo5_rdata0_q);
+  wire [127:0] n542 = (q_sp0_byp_q ? q_sp0_byp_lo6_q : q_sp0_lo6_rdata0_q);
+  wire [127:0] n545 = (q_sp0_byp_q ? q_sp0_byp_lo7_q : q_sp0_lo7_rdata0_q);
+  wire [31:0] n546 = n524[31:0];
+  wire [31:0] n547 = n524[63:32];
+  wire [31:0] n548 = n524[95:64];
+  wire [31:0] n549 = n524[127:96];
+  wire [31:0] n550 = n527[31:0];
+  wire [31:0] n551 = n527[63:32];
+  wire [31:0] n552 = n527[95:64];
+  wire [31:0] n553 = n527[127:96];
+  wire [31:0] n554 = n530[31:0];
+  wire [31:0] n555 = n530[63:32];
+  wire [31:0] n556 = n530[95:64];
+  wire [31:0] n557 = n530[127:96];
+  wire [31:0] n558 = n533[31:0];
+  wire [31:0] n559 = n533[63:32];
+  wire [31:0] n560 = n533[95:64];
+  wire [31:0] n561 = n533[127:96];
+  wire [31:0] n562 = n536[31:0];
+  wire [31:0] n563 = n536[63:32];
+  wire [31:0] n564 = n536[95:64];
+  wire [31:0] n565 = n536[127:96];
+  wire [31:0] n566 = n539[31:0];
+  wire [31:0] n567 = n539[63:32];
+  wire [31:0] n568 = n539[95:64];
+  wire [31:0] n569 = n539[127:96];
+  wire [31:0] n570 = n542[31:0];
+  wire [31:0] n571 = n542[63:32];
+  wire [31:0] n572 = n542[95:64];
+  wire [31:0] n573 = n542[127:96];
+  wire [31:0] n574 = n545[31:0];
+  wire [31:0] n575 = n545[63:32];
+  wire [31:0] n576 = n545[95:64];
+  wire [31:0] n577 = n545[127:96];
+  wire n578 = (|q_sp0_count_q);
+  wire [31:0] n579 = n518[31:0];
+  wire [31:0] n580 = n518[63:32];
+  wire [63:0] n585 = (q_sp1_byp_q ? q_sp1_byp_meta_q : q_sp1_meta_rdata0_q);
+  wire [31:0] n588 = (q_sp1_byp_q ? q_sp1_byp_pred_q : q_sp1_pred_rdata0_q);
+  wire [127:0] n591 = (q_sp1_byp_q ? q_sp1_byp_lo0_q : q_sp1_lo0_rdata0_q);
+  wire [127:0] n594 = (q_sp1_byp_q ? q_sp1_byp_lo1_q : q_sp1_lo1_rdata0_q);
+  wire [127:0] n597 = (q_sp1_byp_q ? q_sp1_byp_lo2_q : q_sp1_lo2_rdata0_q);
+  wire [127:0] n600 = (q_sp1_byp_q ? q_sp1_byp_lo3_q : q_sp1_lo3_rdata0_q);
+  wire [127:0] n603 = (q_sp1_byp_q ? q_sp1_byp_lo4_q : q_sp1_lo4_rdata0_q);
+  wire [127:0] n606 = (q_sp1_byp_q ? q_sp1_byp_lo5_q : q_sp1_lo5_rdata0_q);
+  wire [127:0] n609 = (q_sp1_byp_q ? q_sp1_byp_lo6_q : q_sp1_lo6_rdata0_q);
+  wire [127:0] n612 = (q_sp1_byp_q ? q_sp1_byp_lo7_q : q_sp1_lo7_rdata0_q);
+  wire [31:0] n613 = n591[31:0];
+  wire [31:0] n614 = n591[63:32];
+  wire [31:0] n615 = n591[95:64];
+  wire [31:0] n616 = n591[127:96];
+  wire [31:0] n617 = n594[31:0];
+  wire [31:0] n618 = n594[63:32];
+  wire [31:0] n619 = n594[95:64];
+  wire [31:0] n620 = n594[127:96];
+  wire [31:0] n621 = n597[31:0];
+  wire [31:0] n622 = n597[63:32];
+  wire [31:0] n623 = n597[95:64];
+  wire [31:0] n624 = n597[127:96];
+  wire [31:0] n625 = n600[31:0];
+  wire [31:0] n626 = n600[63:32];
+  wire [31:0] n627 = n600[95:64];
+  wire [31:0] n628 = n600[127:96];
+  wire [31:0] n629 = n603[31:0];
+  wire [31:0] n630 = n603[63:32];
+  wire [31:0] n631 = n603[95:64];
+  wire [31:0] n632 = n603[127:96];
+  wire [31:0] n633 = n606[31:0];
+  wire [31:0] n634 = n606[63:32];
+  wire [31:0] n635 = n606[95:64];
+  wire [31:0] n636 = n606[127:96];
+  wire [31:0] n637 = n609[31:0];
+  wire [31:0] n638 = n609[63:32];
+  wire [31:0] n639 = n609[95:64];
+  wire [31:0] n640 = n609[127:96];
+  wire [31:0] n641 = n612[31:0];
+  wire [31:0] n642 = n612[63:32];
+  wire [31:0] n643 = n612[95:64];
+  wire [31:0] n644 = n612[127:96];
+  wire n645 = (|q_sp1_count_q);
+  wire [31:0] n646 = n585[31:0];
+  wire [31:0] n647 = n585[63:32];
+  wire [63:0] n652 = (q_sfu_byp_q ? q_sfu_byp_meta_q : q_sfu_meta_rdata0_q);
+  wire [127:0] n655 = (q_sfu_byp_q ? q_sfu_byp_lo0_q : q_sfu_lo0_rdata0_q);
+  wire [127:0] n658 = (q_sfu_byp_q ? q_sfu_byp_lo1_q : q_sfu_lo1_rdata0_q);
+  wire [127:0] n661 = (q_sfu_byp_q ? q_sfu_byp_lo2_q : q_sfu_lo2_rdata0_q);
+  wire [127:0] n664 = (q_sfu_byp_q ? q_sfu_byp_lo3_q : q_sfu_lo3_rdata0_q);
+  wire [127:0] n667 = (q_sfu_byp_q ? q_sfu_byp_lo4_q : q_sfu_lo4_rdata0_q);
+  wire [127:0] n670 = (q_sfu_byp_q ? q_sfu_byp_lo5_q : q_sfu_lo5_rdata0_q);
+  wire [127:0] n673 = (q_sfu_byp_q ? q_sfu_byp_lo6_q : q_sfu_lo6_rdata0_q);
+  wire [127:0] n676 = (q_sfu_byp_q ? q_sfu_byp_lo7_q : q_sfu_lo7_rdata0_q);
+  wire [31:0] n677 = n655[31:0];
+  wire [31:0] n678 = n655[63:32];
+  wire [31:0] n679 = n655[95:64];
+  wire [31:0] n680 = n655[127:96];
+  wire [31:0] n681 = n658[31:0];
+  wire [31:0] n682 = n658[63:32];
+  wire [31:0] n683 = n658[95:64];
+  wire [31:0] n684 = n658[127:96];
+  wire [31:0] n685 = n661[31:0];
+  wire [31:0] n686 = n661[63:32];
+  wire [31:0] n687 = n661[95:64];
+  wire [31:0] n688 = n661[127:96];
+  wire [31:0] n689 = n664[31:0];
+  wire [31:0] n690 = n664[63:32];
+  wire [31:0] n691 = n664[95:64];
+  wire [31:0] n692 = n664[127:96];
+  wire [31:0] n693 = n667[31:0];
+  wire [31:0] n694 = n667[63:32];
+  wire [31:0] n695 = n667[95:64];
+  wire [31:0] n696 = n667[127:96];
+  wire [31:0] n697 = n670[31:0];
+  wire [31:0] n698 = n670[63:32];
+  wire [31:0] n699 = n670[95:64];
+  wire [31:0] n700 = n670[127:96];
+  wire [31:0] n701 = n673[31:0];
+  wire [31:0] n702 = n673[63:32];
+  wire [31:0] n703 = n673[95:64];
+  wire [31:0] n704 = n673[127:96];
+  wire [31:0] n705 = n676[31:0];
+  wire [31:0] n706 = n676[63:32];
+  wire [31:0] n707 = n676[95:64];
+  wire [31:0] n708 = n676[127:96];
+  wire n709 = (|q_sfu_count_q);
+  wire [31:0] n710 = n652[31:0];
+  wire [31:0] n711 = n652[63:32];
+  wire [63:0] n716 = (q_dpu_byp_q ? q_dpu_byp_meta_q : q_dpu_meta_rdata0_q);
+  wire [31:0] n719 = (q_dpu_byp_q ? q_dpu_byp_pred_q : q_dpu_pred_rdata0_q);
+  wire [127:0] n722 = (q_dpu_byp_q ? q_dpu_byp_lo0_q : q_dpu_lo0_rdata0_q);
+  wire [127:0] n725 = (q_dpu_byp_q ? q_dpu_byp_lo1_q : q_dpu_lo1_rdata0_q);
+  wire [127:0] n728 = (q_dpu_byp_q ? q_dpu_byp_lo2_q : q_dpu_lo2_rdata0_q);
+  wire [127:0] n731 = (q_dpu_byp_q ? q_dpu_byp_lo3_q : q_dpu_lo3_rdata0_q);
+  wire [127:0] n734 = (q_dpu_byp_q ? q_dpu_byp_lo4_q : q_dpu_lo4_rdata0_q);
+  wire [127:0] n737 = (q_dpu_byp_q ? q_dpu_byp_lo5_q : q_dpu_lo5_rdata0_q);
+  wire [127:0] n740 = (q_dpu_byp_q ? q_dpu_byp_lo6_q : q_dpu_lo6_rdata0_q);
+  wire [127:0] n743 = (q_dpu_byp_q ? q_dpu_byp_lo7_q : q_dpu_lo7_rdata0_q);
+  wire [31:0] n744 = n722[31:0];
+  wire [31:0] n745 = n722[63:32];
+  wire [31:0] n746 = n722[95:64];
+  wire [31:0] n747 = n722[127:96];
+  wire [31:0] n748 = n725[31:0];
+  wire [31:0] n749 = n725[63:32];
+  wire [31:0] n750 = n725[95:64];
+  wire [31:0] n751 = n725[127:96];
+  wire [31:0] n752 = n728[31:0];
+  wire [31:0] n753 = n728[63:32];
+  wire [31:0] n754 = n728[95:64];
+  wire [31:0] n755 = n728[127:96];
+  wire [31:0] n756 = n731[31:0];
+  wire [31:0] n757 = n731[63:32];
+  wire [31:0] n758 = n731[95:64];
+  wire [31:0] n759 = n731[127:96];
+  wire [31:0] n760 = n734[31:0];
+  wire [31:0] n761 = n734[63:32];
+  wire [31:0] n762 = n734[95:64];
+  wire [31:0] n763 = n734[127:96];
+  wire [31:0] n764 = n737[31:0];
+  wire [31:0] n765 = n737[63:32];
+  wire [31:0] n766 = n737[95:64];
+  wire [31:0] n767 = n737[127:96];
+  wire [31:0] n768 = n740[31:0];
+  wire [31:0] n769 = n740[63:32];
+  wire [31:0] n770 = n740[95:64];
+  wire [31:0] n771 = n740[127:96];
+  wire [31:0] n772 = n743[31:0];
+  wire [31:0] n773 = n743[63:32];
+  wire [31:0] n774 = n743[95:64];
+  wire [31:0] n775 = n743[127:96];
+  wire [127:0] n778 = (q_dpu_byp_q ? q_dpu_byp_hi0_q : q_dpu_hi0_rdata0_q);
+  wire [127:0] n781 = (q_dpu_byp_q ? q_dpu_byp_hi1_q : q_dpu_hi1_rdata0_q);
+  wire [127:0] n784 = (q_dpu_byp_q ? q_dpu_byp_hi2_q : q_dpu_hi2_rdata0_q);
+  wire [127:0] n787 = (q_dpu_byp_q ? q_dpu_byp_hi3_q : q_dpu_hi3_rdata0_q);
+  wire [127:0] n790 = (q_dpu_byp_q ? q_dpu_byp_hi4_q : q_dpu_hi4_rdata0_q);
+  wire [127:0] n793 = (q_dpu_byp_q ? q_dpu_byp_hi5_q : q_dpu_hi5_rdata0_q);
+  wire [127:0] n796 = (q_dpu_byp_q ? q_dpu_byp_hi6_q : q_dpu_hi6_rdata0_q);
+  wire [127:0] n799 = (q_dpu_byp_q ? q_dpu_byp_hi7_q : q_dpu_hi7_rdata0_q);
+  wire [31:0] n800 = n778[31:0];
+  wire [31:0] n801 = n778[63:32];
+  wire [31:0] n802 = n778[95:64];
+  wire [31:0] n803 = n778[127:96];
+  wire [31:0] n804 = n781[31:0];
+  wire [31:0] n805 = n781[63:32];
+  wire [31:0] n806 = n781[95:64];
+  wire [31:0] n807 = n781[127:96];
+  wire [31:0] n808 = n784[31:0];
+  wire [31:0] n809 = n784[63:32];
+  wire [31:0] n810 = n784[95:64];
+  wire [31:0] n811 = n784[127:96];
+  wire [31:0] n812 = n787[31:0];
+  wire [31:0] n813 = n787[63:32];
+  wire [31:0] n814 = n787[95:64];
+  wire [31:0] n815 = n787[127:96];
+  wire [31:0] n816 = n790[31:0];
+  wire [31:0] n817 = n790[63:32];
+  wire [31:0] n818 = n790[95:64];
+  wire [31:0] n819 = n790[127:96];
+  wire [31:0] n820 = n793[31:0];
+  wire [31:0] n821 = n793[63:32];
+  wire [31:0] n822 = n793[95:64];
+  wire [31:0] n823 = n793[127:96];
+  wire [31:0] n824 = n796[31:0];
+  wire [31:0] n825 = n796[63:32];
+  wire [31:0] n826 = n796[95:64];
+  wire [31:0] n827 = n796[127:96];
+  wire [31:0] n828 = n799[31:0];
+  wire [31:0] n829 = n799[63:32];
+  wire [31:0] n830 = n799[95:64];
+  wire [31:0] n831 = n799[127:96];
+  wire n832 = (|q_dpu_count_q);
+  wire [31:0] n833 = n716[31:0];
+  wire [31:0] n834 = n716[63:32];
+  wire [63:0] n839 = (q_lsu_byp_q ? q_lsu_byp_meta_q : q_lsu_meta_rdata0_q);
+  wire [127:0] n842 = (q_lsu_byp_q ? q_lsu_byp_lo0_q : q_lsu_lo0_rdata0_q);
+  wire [127:0] n845 = (q_lsu_byp_q ? q_lsu_byp_lo1_q : q_lsu_lo1_rdata0_q);
+  wire [127:0] n848 = (q_lsu_byp_q ? q_lsu_byp_lo2_q : q_lsu_lo2_rdata0_q);
+  wire [127:0] n851 = (q_lsu_byp_q ? q_lsu_byp_lo3_q : q_lsu_lo3_rdata0_q);
+  wire [127:0] n854 = (q_lsu_byp_q ? q_lsu_byp_lo4_q : q_lsu_lo4_rdata0_q);
+  wire [127:0] n857 = (q_lsu_byp_q ? q_lsu_byp_lo5_q : q_lsu_lo5_rdata0_q);
+  wire [127:0] n860 = (q_lsu_byp_q ? q_lsu_byp_lo6_q : q_lsu_lo6_rdata0_q);
+  wire [127:0] n863 = (q_lsu_byp_q ? q_lsu_byp_lo7_q : q_lsu_lo7_rdata0_q);
+  wire [31:0] n864 = n842[31:0];
+  wire [31:0] n865 = n842[63:32];
+  wire [31:0] n866 = n842[95:64];
+  wire [31:0] n867 = n842[127:96];
+  wire [31:0] n868 = n845[31:0];
+  wire [31:0] n869 = n845[63:32];
+  wire [31:0] n870 = n845[95:64];
+  wire [31:0] n871 = n845[127:96];
+  wire [31:0] n872 = n848[31:0];
+  wire [31:0] n873 = n848[63:32];
+  wire [31:0] n874 = n848[95:64];
+  wire [31:0] n875 = n848[127:96];
+  wire [31:0] n876 = n851[31:0];
+  wire [31:0] n877 = n851[63:32];
+  wire [31:0] n878 = n851[95:64];
+  wire [31:0] n879 = n851[127:96];
+  wire [31:0] n880 = n854[31:0];
+  wire [31:0] n881 = n854[63:32];
+  wire [31:0] n882 = n854[95:64];
+  wire [31:0] n883 = n854[127:96];
+  wire [31:0] n884 = n857[31:0];
+  wire [31:0] n885 = n857[63:32];
+  wire [31:0] n886 = n857[95:64];
+  wire [31:0] n887 = n857[127:96];
+  wire [31:0] n888 = n860[31:0];
+  wire [31:0] n889 = n860[63:32];
+  wire [31:0] n890 = n860[95:64];
+  wire [31:0] n891 = n860[127:96];
+  wire [31:0] n892 = n863[31:0];
+  wire [31:0] n893 = n863[63:32];
+  wire [31:0] n894 = n863[95:64];
+  wire [31:0] n895 = n863[127:96];
+  wire [127:0] n898 = (q_lsu_byp_q ? q_lsu_byp_hi0_q : q_lsu_hi0_rdata0_q);
+  wire [127:0] n901 = (q_lsu_byp_q ? q_lsu_byp_hi1_q : q_lsu_hi1_rdata0_q);
+  wire [127:0] n904 = (q_lsu_byp_q ? q_lsu_byp_hi2_q : q_lsu_hi2_rdata0_q);
+  wire [127:0] n907 = (q_lsu_byp_q ? q_lsu_byp_hi3_q : q_lsu_hi3_rdata0_q);
+  wire [127:0] n910 = (q_lsu_byp_q ? q_lsu_byp_hi4_q : q_lsu_hi4_rdata0_q);
+  wire [127:0] n913 = (q_lsu_byp_q ? q_lsu_byp_hi5_q : q_lsu_hi5_rdata0_q);
+  wire [127:0] n916 = (q_lsu_byp_q ? q_lsu_byp_hi6_q : q_lsu_hi6_rdata0_q);
+  wire [127:0] n919 = (q_lsu_byp_q ? q_lsu_byp_hi7_q : q_lsu_hi7_rdata0_q);
+  wire [31:0] n920 = n898[31:0];
+  wire [31:0] n921 = n898[63:32];
+  wire [31:0] n922 = n898[95:64];
+  wire [31:0] n923 = n898[127:96];
+  wire [31:0] n924 = n901[31:0];
+  wire [31:0] n925 = n901[63:32];
+  wire [31:0] n926 = n901[95:64];
+  wire [31:0] n927 = n901[127:96];
+  wire [31:0] n928 = n904[31:0];
+  wire [31:0] n929 = n904[63:32];
+  wire [31:0] n930 = n904[95:64];
+  wire [31:0] n931 = n904[127:96];
+  wire [31:0] n932 = n907[31:0];
+  wire [31:0] n933 = n907[63:32];
+  wire [31:0] n934 = n907[95:64];
+  wire [31:0] n935 = n907[127:96];
+  wire [31:0] n936 = n910[31:0];
+  wire [31:0] n937 = n910[63:32];
+  wire [31:0] n938 = n910[95:64];
+  wire [31:0] n939 = n910[127:96];
+  wire [31:0] n940 = n913[31:0];
+  wire [31:0] n941 = n913[63:32];
+  wire [31:0] n942 = n913[95:64];
+  wire [31:0] n943 = n913[127:96];
+  wire [31:0] n944 = n916[31:0];
+  wire [31:0] n945 = n916[63:32];
+  wire [31:0] n946 = n916[95:64];
+  wire [31:0] n947 = n916[127:96];
+  wire [31:0] n948 = n919[31:0];
+  wire [31:0] n949 = n919[63:32];
+  wire [31:0] n950 = n919[95:64];
+  wire [31:0] n951 = n919[127:96];
+  wire n952 = (|q_lsu_count_q);
+  wire [31:0] n953 = n839[31:0];
+  wire [31:0] n954 = n839[63:32];
+  wire [63:0] n959 = (q_fe_byp_q ? q_fe_byp_meta_q : q_fe_meta_rdata0_q);
+  wire [127:0] n962 = (q_fe_byp_q ? q_fe_byp_lo0_q : q_fe_lo0_rdata0_q);
+  wire [127:0] n965 = (q_fe_byp_q ? q_fe_byp_lo1_q : q_fe_lo1_rdata0_q);
+  wire [127:0] n968 = (q_fe_byp_q ? q_fe_byp_lo2_q : q_fe_lo2_rdata0_q);
+  wire [127:0] n971 = (q_fe_byp_q ? q_fe_byp_lo3_q : q_fe_lo3_rdata0_q);
+  wire [127:0] n974 = (q_fe_byp_q ? q_fe_byp_lo4_q : q_fe_lo4_rdata0_q);
+  wire [127:0] n977 = (q_fe_byp_q ? q_fe_byp_lo5_q : q_fe_lo5_rdata0_q);
+  wire [127:0] n980 = (q_fe_byp_q ? q_fe_byp_lo6_q : q_fe_lo6_rdata0_q);
+  wire [127:0] n983 = (q_fe_byp_q ? q_fe_byp_lo7_q : q_fe_lo7_rdata0_q);
+  wire [31:0] n984 = n962[31:0];
+  wire [31:0] n985 = n962[63:32];
+  wire [31:0] n986 = n962[95:64];
+  wire [31:0] n987 = n962[127:96];
+  wire [31:0] n988 = n965[31:0];
+  wire [31:0] n989 = n965[63:32];
+  wire [31:0] n990 = n965[95:64];
+  wire [31:0] n991 = n965[127:96];
+  wire [31:0] n992 = n968[31:0];
+  wire [31:0] n993 = n968[63:32];
+  wire [31:0] n994 = n968[95:64];
+  wire [31:0] n995 = n968[127:96];
+  wire [31:0] n996 = n971[31:0];
+  wire [31:0] n997 = n971[63:32];
+  wire [31:0] n998 = n971[95:64];
+  wire [31:0] n999 = n971[127:96];
+  wire [31:0] n1000 = n974[31:0];
+  wire [31:0] n1001 = n974[63:32];
+  wire [31:0] n1002 = n974[95:64];
+  wire [31:0] n1003 = n974[127:96];
+  wire [31:0] n1004 = n977[31:0];
+  wire [31:0] n1005 = n977[63:32];
+  wire [31:0] n1006 = n977[95:64];
+  wire [31:0] n1007 = n977[127:96];
+  wire [31:0] n1008 = n980[31:0];
+  wire [31:0] n1009 = n980[63:32];
+  wire [31:0] n1010 = n980[95:64];
+  wire [31:0] n1011 = n980[127:96];
+  wire [31:0] n1012 = n983[31:0];
+  wire [31:0] n1013 = n983[63:32];
+  wire [31:0] n1014 = n983[95:64];
+  wire [31:0] n1015 = n983[127:96];
+  wire n1016 = (|q_fe_count_q);
+  wire [31:0] n1017 = n959[31:0];
+  wire [31:0] n1018 = n959[63:32];
+  wire [5:0] n1022 = n579[5:0];
+  wire n1033 = (((n578 & (n1022[0] == 1'h0)) & (~1'h0)) & (~((n579[15:14] == 2'h3) & 1'h0)));
+  wire [5:0] n1034 = n646[5:0];
+  wire n1045 = (((n645 & (n1034[0] == 1'h0)) & (~1'h0)) & (~((n646[15:14] == 2'h3) & 1'h0)));
+  wire [5:0] n1046 = n710[5:0];
+  wire n1057 = (((n709 & (n1046[0] == 1'h0)) & (~1'h0)) & (~((n710[15:14] == 2'h3) & 1'h0)));
+  wire [5:0] n1058 = n833[5:0];
+  wire n1069 = (((n832 & (n1058[0] == 1'h0)) & (~1'h0)) & (~((n833[15:14] == 2'h3) & 1'h0)));
+  wire [5:0] n1070 = n953[5:0];
+  wire n1081 = (((n952 & (n1070[0] == 1'h0)) & (~1'h0)) & (~((n953[15:14] == 2'h3) & 1'h0)));
+  wire [5:0] n1082 = n1017[5:0];
+  wire n1093 = (((n1016 & (n1082[0] == 1'h0)) & (~1'h0)) & (~((n1017[15:14] == 2'h3) & 1'h0)));
+  wire n1097 = (rr0_q == 3'h5);
+  wire n1103 = (1'h0 | n1033);
+  wire n1108 = (n1103 | n1045);
+  wire n1113 = (n1108 | n1057);
+  wire n1118 = (n1113 | n1069);
+  wire n1130 = (rr0_q == 3'h0);
+  wire n1136 = (1'h0 | n1045);
+  wire n1141 = (n1136 | n1057);
+  wire n1146 = (n1141 | n1069);
+  wire n1151 = (n1146 | n1081);
+  wire n1163 = (rr0_q == 3'h1);
+  wire n1169 = (1'h0 | n1057);
+  wire n1174 = (n1169 | n1069);
+  wire n1179 = (n1174 | n1081);
+  wire n1184 = (n1179 | n1093);
+  wire n1196 = (rr0_q == 3'h2);
+  wire n1202 = (1'h0 | n1069);
+  wire n1207 = (n1202 | n1081);
+  wire n1212 = (n1207 | n1093);
+  wire n1217 = (n1212 | n1033);
+  wire n1229 = (rr0_q == 3'h3);
+  wire n1235 = (1'h0 | n1081);
+  wire n1240 = (n1235 | n1093);
+  wire n1245 = (n1240 | n1033);
+  wire n1250 = (n1245 | n1045);
+  wire n1262 = (rr0_q == 3'h4);
+  wire n1267 = ((((((1'h0 | ((n1097 & n1093) & (~(n1118 | n1081)))) | ((n1130 & n1093) & (~n1151))) | ((n1163 & n1093) & (~n1179))) | ((n1196 & n1093) & (~n1207))) | ((n1229 & n1093) & (~n1235))) | ((n1262 & n1093) & (~1'h0)));
+  wire n1268 = (1'h0 | n1093);
+  wire n1272 = ((((((1'h0 | ((n1097 & n1033) & (~1'h0))) | ((n1130 & n1033) & (~(n1151 | n1093)))) | ((n1163 & n1033) & (~n1184))) | ((n1196 & n1033) & (~n1212))) | ((n1229 & n1033) & (~n1240))) | ((n1262 & n1033) & (~n1268)));
+  wire n1273 = (n1268 | n1033);
+  wire n1277 = ((((((1'h0 | ((n1097 & n1045) & (~n1103))) | ((n1130 & n1045) & (~1'h0))) | ((n1163 & n1045) & (~(n1184 | n1033)))) | ((n1196 & n1045) & (~n1217))) | ((n1229 & n1045) & (~n1245))) | ((n1262 & n1045) & (~n1273)));
+  wire n1278 = (n1273 | n1045);
+  wire n1282 = ((((((1'h0 | ((n1097 & n1057) & (~n1108))) | ((n1130 & n1057) & (~n1136))) | ((n1163 & n1057) & (~1'h0))) | ((n1196 & n1057) & (~(n1217 | n1045)))) | ((n1229 & n1057) & (~n1250))) | ((n1262 & n1057) & (~n1278)));
+  wire n1283 = (n1278 | n1057);
+  wire n1287 = ((((((1'h0 | ((n1097 & n1069) & (~n1113))) | ((n1130 & n1069) & (~n1141))) | ((n1163 & n1069) & (~n1169))) | ((n1196 & n1069) & (~1'h0))) | ((n1229 & n1069) & (~(n1250 | n1057)))) | ((n1262 & n1069) & (~n1283)));
+  wire n1292 = ((((((1'h0 | ((n1097 & n1081) & (~n1118))) | ((n1130 & n1081) & (~n1146))) | ((n1163 & n1081) & (~n1174))) | ((n1196 & n1081) & (~n1202))) | ((n1229 & n1081) & (~1'h0))) | ((n1262 & n1081) & (~(n1283 | n1069))));
+  wire n1300 = ((((((1'h0 | n1272) | n1277) | n1282) | n1287) | n1292) | n1267);
+  wire n1321 = (1'h0 | n1272);
+  wire n1322 = (1'h0 | n1277);
+  wire n1323 = (1'h0 | n1282);
+  wire n1324 = (1'h0 | n1287);
+  wire n1325 = (1'h0 | n1292);
+  wire n1326 = (1'h0 | n1267);
+  wire [31:0] n1339 = ((((((32'h00000000 | (n1272 ? n579 : 32'h00000000)) | (n1277 ? n646 : 32'h00000000)) | (n1282 ? n710 : 32'h00000000)) | (n1287 ? n833 : 32'h00000000)) | (n1292 ? n953 : 32'h00000000)) | (n1267 ? n1017 : 32'h00000000));
+  wire n1344 = (1'h0 | (n1300 & (n1339[15:14] == 2'h3)));
+  wire [5:0] n1346 = n579[5:0];
+  wire n1357 = (((n578 & (n1346[0] == 1'h1)) & (~n1321)) & (~((n579[15:14] == 2'h3) & n1344)));
+  wire [5:0] n1358 = n646[5:0];
+  wire n1369 = (((n645 & (n1358[0] == 1'h1)) & (~n1322)) & (~((n646[15:14] == 2'h3) & n1344)));
+  wire [5:0] n1370 = n710[5:0];
+  wire n1381 = (((n709 & (n1370[0] == 1'h1)) & (~n1323)) & (~((n710[15:14] == 2'h3) & n1344)));
+  wire [5:0] n1382 = n833[5:0];
+  wire n1393 = (((n832 & (n1382[0] == 1'h1)) & (~n1324)) & (~((n833[15:14] == 2'h3) & n1344)));
+  wire [5:0] n1394 = n953[5:0];
+  wire n1405 = (((n952 & (n1394[0] == 1'h1)) & (~n1325)) & (~((n953[15:14] == 2'h3) & n1344)));
+  wire [5:0] n1406 = n1017[5:0];
+  wire n1417 = (((n1016 & (n1406[0] == 1'h1)) & (~n1326)) & (~((n1017[15:14] == 2'h3) & n1344)));
+  wire n1421 = (rr1_q == 3'h5);
+  wire n1427 = (1'h0 | n1357);
+  wire n1432 = (n1427 | n1369);
+  wire n1437 = (n1432 | n1381);
+  wire n1442 = (n1437 | n1393);
+  wire n1454 = (rr1_q == 3'h0);
+  wire n1460 = (1'h0 | n1369);
+  wire n1465 = (n1460 | n1381);
+  wire n1470 = (n1465 | n1393);
+  wire n1475 = (n1470 | n1405);
+  wire n1487 = (rr1_q == 3'h1);
+  wire n1493 = (1'h0 | n1381);
+  wire n1498 = (n1493 | n1393);
+  wire n1503 = (n1498 | n1405);
+  wire n1508 = (n1503 | n1417);
+  wire n1520 = (rr1_q == 3'h2);
+  wire n1526 = (1'h0 | n1393);
+  wire n1531 = (n1526 | n1405);
+  wire n1536 = (n1531 | n1417);
+  wire n1541 = (n1536 | n1357);
+  wire n1553 = (rr1_q == 3'h3);
+  wire n1559 = (1'h0 | n1405);
+  wire n1564 = (n1559 | n1417);
+  wire n1569 = (n1564 | n1357);
+  wire n1574 = (n1569 | n1369);
+  wire n1586 = (rr1_q == 3'h4);
+  wire n1591 = ((((((1'h0 | ((n1421 & n1417) & (~(n1442 | n1405)))) | ((n1454 & n1417) & (~n1475))) | ((n1487 & n1417) & (~n1503))) | ((n1520 & n1417) & (~n1531))) | ((n1553 & n1417) & (~n1559))) | ((n1586 & n1417) & (~1'h0)));
+  wire n1592 = (1'h0 | n1417);
+  wire n1596 = ((((((1'h0 | ((n1421 & n1357) & (~1'h0))) | ((n1454 & n1357) & (~(n1475 | n1417)))) | ((n1487 & n1357) & (~n1508))) | ((n1520 & n1357) & (~n1536))) | ((n1553 & n1357) & (~n1564))) | ((n1586 & n1357) & (~n1592)));
+  wire n1597 = (n1592 | n1357);
+  wire n1601 = ((((((1'h0 | ((n1421 & n1369) & (~n1427))) | ((n1454 & n1369) & (~1'h0))) | ((n1487 & n1369) & (~(n1508 | n1357)))) | ((n1520 & n1369) & (~n1541))) | ((n1553 & n1369) & (~n1569))) | ((n1586 & n1369) & (~n1597)));
+  wire n1602 = (n1597 | n1369);
+  wire n1606 = ((((((1'h0 | ((n1421 & n1381) & (~n1432))) | ((n1454 & n1381) & (~n1460))) | ((n1487 & n1381) & (~1'h0))) | ((n1520 & n1381) & (~(n1541 | n1369)))) | ((n1553 & n1381) & (~n1574))) | ((n1586 & n1381) & (~n1602)));
+  wire n1607 = (n1602 | n1381);
+  wire n1611 = ((((((1'h0 | ((n1421 & n1393) & (~n1437))) | ((n1454 & n1393) & (~n1465))) | ((n1487 & n1393) & (~n1493))) | ((n1520 & n1393) & (~1'h0))) | ((n1553 & n1393) & (~(n1574 | n1381)))) | ((n1586 & n1393) & (~n1607)));
+  wire n1616 = ((((((1'h0 | ((n1421 & n1405) & (~n1442))) | ((n1454 & n1405) & (~n1470))) | ((n1487 & n1405) & (~n1498))) | ((n1520 & n1405) & (~n1526))) | ((n1553 & n1405) & (~1'h0))) | ((n1586 & n1405) & (~(n1607 | n1393))));
+  wire n1645 = (n1321 | n1596);
+  wire n1646 = (n1322 | n1601);
+  wire n1647 = (n1323 | n1606);
+  wire n1648 = (n1324 | n1611);
+  wire n1649 = (n1325 | n1616);
+  wire n1650 = (n1326 | n1591);
+  wire n1679 = ((((((1'h0 | n1272) | n1277) | n1282) | n1287) | n1292) | n1267);
+  wire [31:0] n1692 = ((((((32'h00000000 | (n1272 ? n579 : 32'h00000000)) | (n1277 ? n646 : 32'h00000000)) | (n1282 ? n710 : 32'h00000000)) | (n1287 ? n833 : 32'h00000000)) | (n1292 ? n953 : 32'h00000000)) | (n1267 ? n1017 : 32'h00000000));
+  wire [31:0] n1705 = ((((((32'h00000000 | (n1272 ? n580 : 32'h00000000)) | (n1277 ? n647 : 32'h00000000)) | (n1282 ? n711 : 32'h00000000)) | (n1287 ? n834 : 32'h00000000)) | (n1292 ? n954 : 32'h00000000)) | (n1267 ? n1018 : 32'h00000000));
+  wire [1:0] n2551 = n1692[15:14];
+  wire n2555 = (n2551 == 2'h2);
+  wire [5:0] n2558 = n1692[5:0];
+  wire [7:0] n2559 = n1692[13:6];
+  wire [31:0] n2561 = (n1705 >> 32'h00000000);
+  wire n2562 = n2561[0];
+  wire [31:0] n2564 = (n1705 >> 32'h00000001);
   wire n2565 = n2564[0];
-  wire [2:0] n2569 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2571 = (n2569[0] ? (n2565 ? (n2558 ? 32'h00000000 : 32'h00000000) : (n2558 ? 32'h00000000 : 32'h00000000)) : (n2565 ? (n2558 ? 32'h00000000 : q_sfu_2_lo11_q) : (n2558 ? q_sfu_1_lo11_q : q_sfu_0_lo11_q)));
-  wire [2:0] n2577 = (q_sfu_head_q >> 3'h0);
-  wire n2578 = n2577[0];
-  wire [2:0] n2584 = (q_sfu_head_q >> 3'h1);
-  wire n2585 = n2584[0];
-  wire [2:0] n2589 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2591 = (n2589[0] ? (n2585 ? (n2578 ? 32'h00000000 : 32'h00000000) : (n2578 ? 32'h00000000 : 32'h00000000)) : (n2585 ? (n2578 ? 32'h00000000 : q_sfu_2_lo12_q) : (n2578 ? q_sfu_1_lo12_q : q_sfu_0_lo12_q)));
-  wire [2:0] n2597 = (q_sfu_head_q >> 3'h0);
+  wire [31:0] n2567 = (n1705 >> 32'h00000002);
+  wire n2568 = n2567[0];
+  wire [31:0] n2570 = (n1705 >> 32'h00000003);
+  wire n2571 = n2570[0];
+  wire [31:0] n2573 = (n1705 >> 32'h00000004);
+  wire n2574 = n2573[0];
+  wire [31:0] n2576 = (n1705 >> 32'h00000005);
+  wire n2577 = n2576[0];
+  wire [31:0] n2579 = (n1705 >> 32'h00000006);
+  wire n2580 = n2579[0];
+  wire [31:0] n2582 = (n1705 >> 32'h00000007);
+  wire n2583 = n2582[0];
+  wire [31:0] n2585 = (n1705 >> 32'h00000008);
+  wire n2586 = n2585[0];
+  wire [31:0] n2588 = (n1705 >> 32'h00000009);
+  wire n2589 = n2588[0];
+  wire [31:0] n2591 = (n1705 >> 32'h0000000a);
+  wire n2592 = n2591[0];
+  wire [31:0] n2594 = (n1705 >> 32'h0000000b);
+  wire n2595 = n2594[0];
+  wire [31:0] n2597 = (n1705 >> 32'h0000000c);
   wire n2598 = n2597[0];
-  wire [2:0] n2604 = (q_sfu_head_q >> 3'h1);
-  wire n2605 = n2604[0];
-  wire [2:0] n2609 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2611 = (n2609[0] ? (n2605 ? (n2598 ? 32'h00000000 : 32'h00000000) : (n2598 ? 32'h00000000 : 32'h00000000)) : (n2605 ? (n2598 ? 32'h00000000 : q_sfu_2_lo13_q) : (n2598 ? q_sfu_1_lo13_q : q_sfu_0_lo13_q)));
-  wire [2:0] n2617 = (q_sfu_head_q >> 3'h0);
-  wire n2618 = n2617[0];
-  wire [2:0] n2624 = (q_sfu_head_q >> 3'h1);
+  wire [31:0] n2600 = (n1705 >> 32'h0000000d);
+  wire n2601 = n2600[0];
+  wire [31:0] n2603 = (n1705 >> 32'h0000000e);
+  wire n2604 = n2603[0];
+  wire [31:0] n2606 = (n1705 >> 32'h0000000f);
+  wire n2607 = n2606[0];
+  wire [31:0] n2609 = (n1705 >> 32'h00000010);
+  wire n2610 = n2609[0];
+  wire [31:0] n2612 = (n1705 >> 32'h00000011);
+  wire n2613 = n2612[0];
+  wire [31:0] n2615 = (n1705 >> 32'h00000012);
+  wire n2616 = n2615[0];
+  wire [31:0] n2618 = (n1705 >> 32'h00000013);
+  wire n2619 = n2618[0];
+  wire [31:0] n2621 = (n1705 >> 32'h00000014);
+  wire n2622 = n2621[0];
+  wire [31:0] n2624 = (n1705 >> 32'h00000015);
   wire n2625 = n2624[0];
-  wire [2:0] n2629 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2631 = (n2629[0] ? (n2625 ? (n2618 ? 32'h00000000 : 32'h00000000) : (n2618 ? 32'h00000000 : 32'h00000000)) : (n2625 ? (n2618 ? 32'h00000000 : q_sfu_2_lo14_q) : (n2618 ? q_sfu_1_lo14_q : q_sfu_0_lo14_q)));
-  wire [2:0] n2637 = (q_sfu_head_q >> 3'h0);
-  wire n2638 = n2637[0];
-  wire [2:0] n2644 = (q_sfu_head_q >> 3'h1);
-  wire n2645 = n2644[0];
-  wire [2:0] n2649 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2651 = (n2649[0] ? (n2645 ? (n2638 ? 32'h00000000 : 32'h00000000) : (n2638 ? 32'h00000000 : 32'h00000000)) : (n2645 ? (n2638 ? 32'h00000000 : q_sfu_2_lo15_q) : (n2638 ? q_sfu_1_lo15_q : q_sfu_0_lo15_q)));
-  wire [2:0] n2657 = (q_sfu_head_q >> 3'h0);
-  wire n2658 = n2657[0];
-  wire [2:0] n2664 = (q_sfu_head_q >> 3'h1);
-  wire n2665 = n2664[0];
-  wire [2:0] n2669 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2671 = (n2669[0] ? (n2665 ? (n2658 ? 32'h00000000 : 32'h00000000) : (n2658 ? 32'h00000000 : 32'h00000000)) : (n2665 ? (n2658 ? 32'h00000000 : q_sfu_2_lo16_q) : (n2658 ? q_sfu_1_lo16_q : q_sfu_0_lo16_q)));
-  wire [2:0] n2677 = (q_sfu_head_q >> 3'h0);
-  wire n2678 = n2677[0];
-  wire [2:0] n2684 = (q_sfu_head_q >> 3'h1);
-  wire n2685 = n2684[0];
-  wire [2:0] n2689 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2691 = (n2689[0] ? (n2685 ? (n2678 ? 32'h00000000 : 32'h00000000) : (n2678 ? 32'h00000000 : 32'h00000000)) : (n2685 ? (n2678 ? 32'h00000000 : q_sfu_2_lo17_q) : (n2678 ? q_sfu_1_lo17_q : q_sfu_0_lo17_q)));
-  wire [2:0] n2697 = (q_sfu_head_q >> 3'h0);
-  wire n2698 = n2697[0];
-  wire [2:0] n2704 = (q_sfu_head_q >> 3'h1);
-  wire n2705 = n2704[0];
-  wire [2:0] n2709 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2711 = (n2709[0] ? (n2705 ? (n2698 ? 32'h00000000 : 32'h00000000) : (n2698 ? 32'h00000000 : 32'h00000000)) : (n2705 ? (n2698 ? 32'h00000000 : q_sfu_2_lo18_q) : (n2698 ? q_sfu_1_lo18_q : q_sfu_0_lo18_q)));
-  wire [2:0] n2717 = (q_sfu_head_q >> 3'h0);
-  wire n2718 = n2717[0];
-  wire [2:0] n2724 = (q_sfu_head_q >> 3'h1);
-  wire n2725 = n2724[0];
-  wire [2:0] n2729 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2731 = (n2729[0] ? (n2725 ? (n2718 ? 32'h00000000 : 32'h00000000) : (n2718 ? 32'h00000000 : 32'h00000000)) : (n2725 ? (n2718 ? 32'h00000000 : q_sfu_2_lo19_q) : (n2718 ? q_sfu_1_lo19_q : q_sfu_0_lo19_q)));
-  wire [2:0] n2737 = (q_sfu_head_q >> 3'h0);
-  wire n2738 = n2737[0];
-  wire [2:0] n2744 = (q_sfu_head_q >> 3'h1);
-  wire n2745 = n2744[0];
-  wire [2:0] n2749 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2751 = (n2749[0] ? (n2745 ? (n2738 ? 32'h00000000 : 32'h00000000) : (n2738 ? 32'h00000000 : 32'h00000000)) : (n2745 ? (n2738 ? 32'h00000000 : q_sfu_2_lo20_q) : (n2738 ? q_sfu_1_lo20_q : q_sfu_0_lo20_q)));
-  wire [2:0] n2757 = (q_sfu_head_q >> 3'h0);
-  wire n2758 = n2757[0];
-  wire [2:0] n2764 = (q_sfu_head_q >> 3'h1);
-  wire n2765 = n2764[0];
-  wire [2:0] n2769 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2771 = (n2769[0] ? (n2765 ? (n2758 ? 32'h00000000 : 32'h00000000) : (n2758 ? 32'h00000000 : 32'h00000000)) : (n2765 ? (n2758 ? 32'h00000000 : q_sfu_2_lo21_q) : (n2758 ? q_sfu_1_lo21_q : q_sfu_0_lo21_q)));
-  wire [2:0] n2777 = (q_sfu_head_q >> 3'h0);
-  wire n2778 = n2777[0];
-  wire [2:0] n2784 = (q_sfu_head_q >> 3'h1);
-  wire n2785 = n2784[0];
-  wire [2:0] n2789 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2791 = (n2789[0] ? (n2785 ? (n2778 ? 32'h00000000 : 32'h00000000) : (n2778 ? 32'h00000000 : 32'h00000000)) : (n2785 ? (n2778 ? 32'h00000000 : q_sfu_2_lo22_q) : (n2778 ? q_sfu_1_lo22_q : q_sfu_0_lo22_q)));
-  wire [2:0] n2797 = (q_sfu_head_q >> 3'h0);
-  wire n2798 = n2797[0];
-  wire [2:0] n2804 = (q_sfu_head_q >> 3'h1);
-  wire n2805 = n2804[0];
-  wire [2:0] n2809 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2811 = (n2809[0] ? (n2805 ? (n2798 ? 32'h00000000 : 32'h00000000) : (n2798 ? 32'h00000000 : 32'h00000000)) : (n2805 ? (n2798 ? 32'h00000000 : q_sfu_2_lo23_q) : (n2798 ? q_sfu_1_lo23_q : q_sfu_0_lo23_q)));
-  wire [2:0] n2817 = (q_sfu_head_q >> 3'h0);
-  wire n2818 = n2817[0];
-  wire [2:0] n2824 = (q_sfu_head_q >> 3'h1);
-  wire n2825 = n2824[0];
-  wire [2:0] n2829 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2831 = (n2829[0] ? (n2825 ? (n2818 ? 32'h00000000 : 32'h00000000) : (n2818 ? 32'h00000000 : 32'h00000000)) : (n2825 ? (n2818 ? 32'h00000000 : q_sfu_2_lo24_q) : (n2818 ? q_sfu_1_lo24_q : q_sfu_0_lo24_q)));
-  wire [2:0] n2837 = (q_sfu_head_q >> 3'h0);
-  wire n2838 = n2837[0];
-  wire [2:0] n2844 = (q_sfu_head_q >> 3'h1);
-  wire n2845 = n2844[0];
-  wire [2:0] n2849 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2851 = (n2849[0] ? (n2845 ? (n2838 ? 32'h00000000 : 32'h00000000) : (n2838 ? 32'h00000000 : 32'h00000000)) : (n2845 ? (n2838 ? 32'h00000000 : q_sfu_2_lo25_q) : (n2838 ? q_sfu_1_lo25_q : q_sfu_0_lo25_q)));
-  wire [2:0] n2857 = (q_sfu_head_q >> 3'h0);
-  wire n2858 = n2857[0];
-  wire [2:0] n2864 = (q_sfu_head_q >> 3'h1);
-  wire n2865 = n2864[0];
-  wire [2:0] n2869 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2871 = (n2869[0] ? (n2865 ? (n2858 ? 32'h00000000 : 32'h00000000) : (n2858 ? 32'h00000000 : 32'h00000000)) : (n2865 ? (n2858 ? 32'h00000000 : q_sfu_2_lo26_q) : (n2858 ? q_sfu_1_lo26_q : q_sfu_0_lo26_q)));
-  wire [2:0] n2877 = (q_sfu_head_q >> 3'h0);
-  wire n2878 = n2877[0];
-  wire [2:0] n2884 = (q_sfu_head_q >> 3'h1);
-  wire n2885 = n2884[0];
-  wire [2:0] n2889 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2891 = (n2889[0] ? (n2885 ? (n2878 ? 32'h00000000 : 32'h00000000) : (n2878 ? 32'h00000000 : 32'h00000000)) : (n2885 ? (n2878 ? 32'h00000000 : q_sfu_2_lo27_q) : (n2878 ? q_sfu_1_lo27_q : q_sfu_0_lo27_q)));
-  wire [2:0] n2897 = (q_sfu_head_q >> 3'h0);
-  wire n2898 = n2897[0];
-  wire [2:0] n2904 = (q_sfu_head_q >> 3'h1);
-  wire n2905 = n2904[0];
-  wire [2:0] n2909 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2911 = (n2909[0] ? (n2905 ? (n2898 ? 32'h00000000 : 32'h00000000) : (n2898 ? 32'h00000000 : 32'h00000000)) : (n2905 ? (n2898 ? 32'h00000000 : q_sfu_2_lo28_q) : (n2898 ? q_sfu_1_lo28_q : q_sfu_0_lo28_q)));
-  wire [2:0] n2917 = (q_sfu_head_q >> 3'h0);
-  wire n2918 = n2917[0];
-  wire [2:0] n2924 = (q_sfu_head_q >> 3'h1);
-  wire n2925 = n2924[0];
-  wire [2:0] n2929 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2931 = (n2929[0] ? (n2925 ? (n2918 ? 32'h00000000 : 32'h00000000) : (n2918 ? 32'h00000000 : 32'h00000000)) : (n2925 ? (n2918 ? 32'h00000000 : q_sfu_2_lo29_q) : (n2918 ? q_sfu_1_lo29_q : q_sfu_0_lo29_q)));
-  wire [2:0] n2937 = (q_sfu_head_q >> 3'h0);
-  wire n2938 = n2937[0];
-  wire [2:0] n2944 = (q_sfu_head_q >> 3'h1);
-  wire n2945 = n2944[0];
-  wire [2:0] n2949 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2951 = (n2949[0] ? (n2945 ? (n2938 ? 32'h00000000 : 32'h00000000) : (n2938 ? 32'h00000000 : 32'h00000000)) : (n2945 ? (n2938 ? 32'h00000000 : q_sfu_2_lo30_q) : (n2938 ? q_sfu_1_lo30_q : q_sfu_0_lo30_q)));
-  wire [2:0] n2957 = (q_sfu_head_q >> 3'h0);
-  wire n2958 = n2957[0];
-  wire [2:0] n2964 = (q_sfu_head_q >> 3'h1);
-  wire n2965 = n2964[0];
-  wire [2:0] n2969 = (q_sfu_head_q >> 3'h2);
-  wire [31:0] n2971 = (n2969[0] ? (n2965 ? (n2958 ? 32'h00000000 : 32'h00000000) : (n2958 ? 32'h00000000 : 32'h00000000)) : (n2965 ? (n2958 ? 32'h00000000 : q_sfu_2_lo31_q) : (n2958 ? q_sfu_1_lo31_q : q_sfu_0_lo31_q)));
-  wire n2972 = (|q_sfu_count_q);
-  wire [2:0] n3001 = (q_dpu_head_q >> 3'h0);
-  wire n3002 = n3001[0];
-  wire [2:0] n3008 = (q_dpu_head_q >> 3'h1);
-  wire n3009 = n3008[0];
-  wire [2:0] n3013 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3015 = (n3013[0] ? (n3009 ? (n3002 ? q_dpu_7_tag_q : q_dpu_6_tag_q) : (n3002 ? q_dpu_5_tag_q : q_dpu_4_tag_q)) : (n3009 ? (n3002 ? q_dpu_3_tag_q : q_dpu_2_tag_q) : (n3002 ? q_dpu_1_tag_q : q_dpu_0_tag_q)));
-  wire [2:0] n3018 = (q_dpu_head_q >> 3'h0);
-  wire n3019 = n3018[0];
-  wire [2:0] n3025 = (q_dpu_head_q >> 3'h1);
-  wire n3026 = n3025[0];
-  wire [2:0] n3030 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3032 = (n3030[0] ? (n3026 ? (n3019 ? q_dpu_7_mask_q : q_dpu_6_mask_q) : (n3019 ? q_dpu_5_mask_q : q_dpu_4_mask_q)) : (n3026 ? (n3019 ? q_dpu_3_mask_q : q_dpu_2_mask_q) : (n3019 ? q_dpu_1_mask_q : q_dpu_0_mask_q)));
-  wire [2:0] n3035 = (q_dpu_head_q >> 3'h0);
-  wire n3036 = n3035[0];
-  wire [2:0] n3042 = (q_dpu_head_q >> 3'h1);
-  wire n3043 = n3042[0];
-  wire [2:0] n3047 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3049 = (n3047[0] ? (n3043 ? (n3036 ? q_dpu_7_pred_q : q_dpu_6_pred_q) : (n3036 ? q_dpu_5_pred_q : q_dpu_4_pred_q)) : (n3043 ? (n3036 ? q_dpu_3_pred_q : q_dpu_2_pred_q) : (n3036 ? q_dpu_1_pred_q : q_dpu_0_pred_q)));
-  wire [2:0] n3060 = (q_dpu_head_q >> 3'h0);
-  wire n3061 = n3060[0];
-  wire [2:0] n3067 = (q_dpu_head_q >> 3'h1);
-  wire n3068 = n3067[0];
-  wire [2:0] n3072 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3074 = (n3072[0] ? (n3068 ? (n3061 ? q_dpu_7_lo0_q : q_dpu_6_lo0_q) : (n3061 ? q_dpu_5_lo0_q : q_dpu_4_lo0_q)) : (n3068 ? (n3061 ? q_dpu_3_lo0_q : q_dpu_2_lo0_q) : (n3061 ? q_dpu_1_lo0_q : q_dpu_0_lo0_q)));
-  wire [2:0] n3085 = (q_dpu_head_q >> 3'h0);
-  wire n3086 = n3085[0];
-  wire [2:0] n3092 = (q_dpu_head_q >> 3'h1);
-  wire n3093 = n3092[0];
-  wire [2:0] n3097 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3099 = (n3097[0] ? (n3093 ? (n3086 ? q_dpu_7_lo1_q : q_dpu_6_lo1_q) : (n3086 ? q_dpu_5_lo1_q : q_dpu_4_lo1_q)) : (n3093 ? (n3086 ? q_dpu_3_lo1_q : q_dpu_2_lo1_q) : (n3086 ? q_dpu_1_lo1_q : q_dpu_0_lo1_q)));
-  wire [2:0] n3110 = (q_dpu_head_q >> 3'h0);
-  wire n3111 = n3110[0];
-  wire [2:0] n3117 = (q_dpu_head_q >> 3'h1);
-  wire n3118 = n3117[0];
-  wire [2:0] n3122 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3124 = (n3122[0] ? (n3118 ? (n3111 ? q_dpu_7_lo2_q : q_dpu_6_lo2_q) : (n3111 ? q_dpu_5_lo2_q : q_dpu_4_lo2_q)) : (n3118 ? (n3111 ? q_dpu_3_lo2_q : q_dpu_2_lo2_q) : (n3111 ? q_dpu_1_lo2_q : q_dpu_0_lo2_q)));
-  wire [2:0] n3135 = (q_dpu_head_q >> 3'h0);
-  wire n3136 = n3135[0];
-  wire [2:0] n3142 = (q_dpu_head_q >> 3'h1);
-  wire n3143 = n3142[0];
-  wire [2:0] n3147 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3149 = (n3147[0] ? (n3143 ? (n3136 ? q_dpu_7_lo3_q : q_dpu_6_lo3_q) : (n3136 ? q_dpu_5_lo3_q : q_dpu_4_lo3_q)) : (n3143 ? (n3136 ? q_dpu_3_lo3_q : q_dpu_2_lo3_q) : (n3136 ? q_dpu_1_lo3_q : q_dpu_0_lo3_q)));
-  wire [2:0] n3160 = (q_dpu_head_q >> 3'h0);
-  wire n3161 = n3160[0];
-  wire [2:0] n3167 = (q_dpu_head_q >> 3'h1);
-  wire n3168 = n3167[0];
-  wire [2:0] n3172 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3174 = (n3172[0] ? (n3168 ? (n3161 ? q_dpu_7_lo4_q : q_dpu_6_lo4_q) : (n3161 ? q_dpu_5_lo4_q : q_dpu_4_lo4_q)) : (n3168 ? (n3161 ? q_dpu_3_lo4_q : q_dpu_2_lo4_q) : (n3161 ? q_dpu_1_lo4_q : q_dpu_0_lo4_q)));
-  wire [2:0] n3185 = (q_dpu_head_q >> 3'h0);
-  wire n3186 = n3185[0];
-  wire [2:0] n3192 = (q_dpu_head_q >> 3'h1);
-  wire n3193 = n3192[0];
-  wire [2:0] n3197 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3199 = (n3197[0] ? (n3193 ? (n3186 ? q_dpu_7_lo5_q : q_dpu_6_lo5_q) : (n3186 ? q_dpu_5_lo5_q : q_dpu_4_lo5_q)) : (n3193 ? (n3186 ? q_dpu_3_lo5_q : q_dpu_2_lo5_q) : (n3186 ? q_dpu_1_lo5_q : q_dpu_0_lo5_q)));
-  wire [2:0] n3210 = (q_dpu_head_q >> 3'h0);
-  wire n3211 = n3210[0];
-  wire [2:0] n3217 = (q_dpu_head_q >> 3'h1);
-  wire n3218 = n3217[0];
-  wire [2:0] n3222 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3224 = (n3222[0] ? (n3218 ? (n3211 ? q_dpu_7_lo6_q : q_dpu_6_lo6_q) : (n3211 ? q_dpu_5_lo6_q : q_dpu_4_lo6_q)) : (n3218 ? (n3211 ? q_dpu_3_lo6_q : q_dpu_2_lo6_q) : (n3211 ? q_dpu_1_lo6_q : q_dpu_0_lo6_q)));
-  wire [2:0] n3235 = (q_dpu_head_q >> 3'h0);
-  wire n3236 = n3235[0];
-  wire [2:0] n3242 = (q_dpu_head_q >> 3'h1);
-  wire n3243 = n3242[0];
-  wire [2:0] n3247 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3249 = (n3247[0] ? (n3243 ? (n3236 ? q_dpu_7_lo7_q : q_dpu_6_lo7_q) : (n3236 ? q_dpu_5_lo7_q : q_dpu_4_lo7_q)) : (n3243 ? (n3236 ? q_dpu_3_lo7_q : q_dpu_2_lo7_q) : (n3236 ? q_dpu_1_lo7_q : q_dpu_0_lo7_q)));
-  wire [2:0] n3260 = (q_dpu_head_q >> 3'h0);
-  wire n3261 = n3260[0];
-  wire [2:0] n3267 = (q_dpu_head_q >> 3'h1);
-  wire n3268 = n3267[0];
-  wire [2:0] n3272 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3274 = (n3272[0] ? (n3268 ? (n3261 ? q_dpu_7_lo8_q : q_dpu_6_lo8_q) : (n3261 ? q_dpu_5_lo8_q : q_dpu_4_lo8_q)) : (n3268 ? (n3261 ? q_dpu_3_lo8_q : q_dpu_2_lo8_q) : (n3261 ? q_dpu_1_lo8_q : q_dpu_0_lo8_q)));
-  wire [2:0] n3285 = (q_dpu_head_q >> 3'h0);
-  wire n3286 = n3285[0];
-  wire [2:0] n3292 = (q_dpu_head_q >> 3'h1);
-  wire n3293 = n3292[0];
-  wire [2:0] n3297 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3299 = (n3297[0] ? (n3293 ? (n3286 ? q_dpu_7_lo9_q : q_dpu_6_lo9_q) : (n3286 ? q_dpu_5_lo9_q : q_dpu_4_lo9_q)) : (n3293 ? (n3286 ? q_dpu_3_lo9_q : q_dpu_2_lo9_q) : (n3286 ? q_dpu_1_lo9_q : q_dpu_0_lo9_q)));
-  wire [2:0] n3310 = (q_dpu_head_q >> 3'h0);
-  wire n3311 = n3310[0];
-  wire [2:0] n3317 = (q_dpu_head_q >> 3'h1);
-  wire n3318 = n3317[0];
-  wire [2:0] n3322 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3324 = (n3322[0] ? (n3318 ? (n3311 ? q_dpu_7_lo10_q : q_dpu_6_lo10_q) : (n3311 ? q_dpu_5_lo10_q : q_dpu_4_lo10_q)) : (n3318 ? (n3311 ? q_dpu_3_lo10_q : q_dpu_2_lo10_q) : (n3311 ? q_dpu_1_lo10_q : q_dpu_0_lo10_q)));
-  wire [2:0] n3335 = (q_dpu_head_q >> 3'h0);
-  wire n3336 = n3335[0];
-  wire [2:0] n3342 = (q_dpu_head_q >> 3'h1);
-  wire n3343 = n3342[0];
-  wire [2:0] n3347 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3349 = (n3347[0] ? (n3343 ? (n3336 ? q_dpu_7_lo11_q : q_dpu_6_lo11_q) : (n3336 ? q_dpu_5_lo11_q : q_dpu_4_lo11_q)) : (n3343 ? (n3336 ? q_dpu_3_lo11_q : q_dpu_2_lo11_q) : (n3336 ? q_dpu_1_lo11_q : q_dpu_0_lo11_q)));
-  wire [2:0] n3360 = (q_dpu_head_q >> 3'h0);
-  wire n3361 = n3360[0];
-  wire [2:0] n3367 = (q_dpu_head_q >> 3'h1);
-  wire n3368 = n3367[0];
-  wire [2:0] n3372 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3374 = (n3372[0] ? (n3368 ? (n3361 ? q_dpu_7_lo12_q : q_dpu_6_lo12_q) : (n3361 ? q_dpu_5_lo12_q : q_dpu_4_lo12_q)) : (n3368 ? (n3361 ? q_dpu_3_lo12_q : q_dpu_2_lo12_q) : (n3361 ? q_dpu_1_lo12_q : q_dpu_0_lo12_q)));
-  wire [2:0] n3385 = (q_dpu_head_q >> 3'h0);
-  wire n3386 = n3385[0];
-  wire [2:0] n3392 = (q_dpu_head_q >> 3'h1);
-  wire n3393 = n3392[0];
-  wire [2:0] n3397 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3399 = (n3397[0] ? (n3393 ? (n3386 ? q_dpu_7_lo13_q : q_dpu_6_lo13_q) : (n3386 ? q_dpu_5_lo13_q : q_dpu_4_lo13_q)) : (n3393 ? (n3386 ? q_dpu_3_lo13_q : q_dpu_2_lo13_q) : (n3386 ? q_dpu_1_lo13_q : q_dpu_0_lo13_q)));
-  wire [2:0] n3410 = (q_dpu_head_q >> 3'h0);
-  wire n3411 = n3410[0];
-  wire [2:0] n3417 = (q_dpu_head_q >> 3'h1);
-  wire n3418 = n3417[0];
-  wire [2:0] n3422 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3424 = (n3422[0] ? (n3418 ? (n3411 ? q_dpu_7_lo14_q : q_dpu_6_lo14_q) : (n3411 ? q_dpu_5_lo14_q : q_dpu_4_lo14_q)) : (n3418 ? (n3411 ? q_dpu_3_lo14_q : q_dpu_2_lo14_q) : (n3411 ? q_dpu_1_lo14_q : q_dpu_0_lo14_q)));
-  wire [2:0] n3435 = (q_dpu_head_q >> 3'h0);
-  wire n3436 = n3435[0];
-  wire [2:0] n3442 = (q_dpu_head_q >> 3'h1);
-  wire n3443 = n3442[0];
-  wire [2:0] n3447 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3449 = (n3447[0] ? (n3443 ? (n3436 ? q_dpu_7_lo15_q : q_dpu_6_lo15_q) : (n3436 ? q_dpu_5_lo15_q : q_dpu_4_lo15_q)) : (n3443 ? (n3436 ? q_dpu_3_lo15_q : q_dpu_2_lo15_q) : (n3436 ? q_dpu_1_lo15_q : q_dpu_0_lo15_q)));
-  wire [2:0] n3460 = (q_dpu_head_q >> 3'h0);
-  wire n3461 = n3460[0];
-  wire [2:0] n3467 = (q_dpu_head_q >> 3'h1);
-  wire n3468 = n3467[0];
-  wire [2:0] n3472 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3474 = (n3472[0] ? (n3468 ? (n3461 ? q_dpu_7_lo16_q : q_dpu_6_lo16_q) : (n3461 ? q_dpu_5_lo16_q : q_dpu_4_lo16_q)) : (n3468 ? (n3461 ? q_dpu_3_lo16_q : q_dpu_2_lo16_q) : (n3461 ? q_dpu_1_lo16_q : q_dpu_0_lo16_q)));
-  wire [2:0] n3485 = (q_dpu_head_q >> 3'h0);
-  wire n3486 = n3485[0];
-  wire [2:0] n3492 = (q_dpu_head_q >> 3'h1);
-  wire n3493 = n3492[0];
-  wire [2:0] n3497 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3499 = (n3497[0] ? (n3493 ? (n3486 ? q_dpu_7_lo17_q : q_dpu_6_lo17_q) : (n3486 ? q_dpu_5_lo17_q : q_dpu_4_lo17_q)) : (n3493 ? (n3486 ? q_dpu_3_lo17_q : q_dpu_2_lo17_q) : (n3486 ? q_dpu_1_lo17_q : q_dpu_0_lo17_q)));
-  wire [2:0] n3510 = (q_dpu_head_q >> 3'h0);
-  wire n3511 = n3510[0];
-  wire [2:0] n3517 = (q_dpu_head_q >> 3'h1);
-  wire n3518 = n3517[0];
-  wire [2:0] n3522 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3524 = (n3522[0] ? (n3518 ? (n3511 ? q_dpu_7_lo18_q : q_dpu_6_lo18_q) : (n3511 ? q_dpu_5_lo18_q : q_dpu_4_lo18_q)) : (n3518 ? (n3511 ? q_dpu_3_lo18_q : q_dpu_2_lo18_q) : (n3511 ? q_dpu_1_lo18_q : q_dpu_0_lo18_q)));
-  wire [2:0] n3535 = (q_dpu_head_q >> 3'h0);
-  wire n3536 = n3535[0];
-  wire [2:0] n3542 = (q_dpu_head_q >> 3'h1);
-  wire n3543 = n3542[0];
-  wire [2:0] n3547 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3549 = (n3547[0] ? (n3543 ? (n3536 ? q_dpu_7_lo19_q : q_dpu_6_lo19_q) : (n3536 ? q_dpu_5_lo19_q : q_dpu_4_lo19_q)) : (n3543 ? (n3536 ? q_dpu_3_lo19_q : q_dpu_2_lo19_q) : (n3536 ? q_dpu_1_lo19_q : q_dpu_0_lo19_q)));
-  wire [2:0] n3560 = (q_dpu_head_q >> 3'h0);
-  wire n3561 = n3560[0];
-  wire [2:0] n3567 = (q_dpu_head_q >> 3'h1);
-  wire n3568 = n3567[0];
-  wire [2:0] n3572 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3574 = (n3572[0] ? (n3568 ? (n3561 ? q_dpu_7_lo20_q : q_dpu_6_lo20_q) : (n3561 ? q_dpu_5_lo20_q : q_dpu_4_lo20_q)) : (n3568 ? (n3561 ? q_dpu_3_lo20_q : q_dpu_2_lo20_q) : (n3561 ? q_dpu_1_lo20_q : q_dpu_0_lo20_q)));
-  wire [2:0] n3585 = (q_dpu_head_q >> 3'h0);
-  wire n3586 = n3585[0];
-  wire [2:0] n3592 = (q_dpu_head_q >> 3'h1);
+  wire [31:0] n2627 = (n1705 >> 32'h00000016);
+  wire n2628 = n2627[0];
+  wire [31:0] n2630 = (n1705 >> 32'h00000017);
+  wire n2631 = n2630[0];
+  wire [31:0] n2633 = (n1705 >> 32'h00000018);
+  wire n2634 = n2633[0];
+  wire [31:0] n2636 = (n1705 >> 32'h00000019);
+  wire n2637 = n2636[0];
+  wire [31:0] n2639 = (n1705 >> 32'h0000001a);
+  wire n2640 = n2639[0];
+  wire [31:0] n2642 = (n1705 >> 32'h0000001b);
+  wire n2643 = n2642[0];
+  wire [31:0] n2645 = (n1705 >> 32'h0000001c);
+  wire n2646 = n2645[0];
+  wire [31:0] n2648 = (n1705 >> 32'h0000001d);
+  wire n2649 = n2648[0];
+  wire [31:0] n2651 = (n1705 >> 32'h0000001e);
+  wire n2652 = n2651[0];
+  wire [31:0] n2654 = (n1705 >> 32'h0000001f);
+  wire n2655 = n2654[0];
+  wire n2658 = (n1679 & (n2551 == 2'h3));
+  wire n2671 = ((((((1'h0 | n1596) | n1601) | n1606) | n1611) | n1616) | n1591);
+  wire [31:0] n2684 = ((((((32'h00000000 | (n1596 ? n579 : 32'h00000000)) | (n1601 ? n646 : 32'h00000000)) | (n1606 ? n710 : 32'h00000000)) | (n1611 ? n833 : 32'h00000000)) | (n1616 ? n953 : 32'h00000000)) | (n1591 ? n1017 : 32'h00000000));
+  wire [31:0] n2697 = ((((((32'h00000000 | (n1596 ? n580 : 32'h00000000)) | (n1601 ? n647 : 32'h00000000)) | (n1606 ? n711 : 32'h00000000)) | (n1611 ? n834 : 32'h00000000)) | (n1616 ? n954 : 32'h00000000)) | (n1591 ? n1018 : 32'h00000000));
+  wire [1:0] n3543 = n2684[15:14];
+  wire n3547 = (n3543 == 2'h2);
+  wire [5:0] n3550 = n2684[5:0];
+  wire [7:0] n3551 = n2684[13:6];
+  wire [31:0] n3553 = (n2697 >> 32'h00000000);
+  wire n3554 = n3553[0];
+  wire [31:0] n3556 = (n2697 >> 32'h00000001);
+  wire n3557 = n3556[0];
+  wire [31:0] n3559 = (n2697 >> 32'h00000002);
+  wire n3560 = n3559[0];
+  wire [31:0] n3562 = (n2697 >> 32'h00000003);
+  wire n3563 = n3562[0];
+  wire [31:0] n3565 = (n2697 >> 32'h00000004);
+  wire n3566 = n3565[0];
+  wire [31:0] n3568 = (n2697 >> 32'h00000005);
+  wire n3569 = n3568[0];
+  wire [31:0] n3571 = (n2697 >> 32'h00000006);
+  wire n3572 = n3571[0];
+  wire [31:0] n3574 = (n2697 >> 32'h00000007);
+  wire n3575 = n3574[0];
+  wire [31:0] n3577 = (n2697 >> 32'h00000008);
+  wire n3578 = n3577[0];
+  wire [31:0] n3580 = (n2697 >> 32'h00000009);
+  wire n3581 = n3580[0];
+  wire [31:0] n3583 = (n2697 >> 32'h0000000a);
+  wire n3584 = n3583[0];
+  wire [31:0] n3586 = (n2697 >> 32'h0000000b);
+  wire n3587 = n3586[0];
+  wire [31:0] n3589 = (n2697 >> 32'h0000000c);
+  wire n3590 = n3589[0];
+  wire [31:0] n3592 = (n2697 >> 32'h0000000d);
   wire n3593 = n3592[0];
-  wire [2:0] n3597 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3599 = (n3597[0] ? (n3593 ? (n3586 ? q_dpu_7_lo21_q : q_dpu_6_lo21_q) : (n3586 ? q_dpu_5_lo21_q : q_dpu_4_lo21_q)) : (n3593 ? (n3586 ? q_dpu_3_lo21_q : q_dpu_2_lo21_q) : (n3586 ? q_dpu_1_lo21_q : q_dpu_0_lo21_q)));
-  wire [2:0] n3610 = (q_dpu_head_q >> 3'h0);
+  wire [31:0] n3595 = (n2697 >> 32'h0000000e);
+  wire n3596 = n3595[0];
+  wire [31:0] n3598 = (n2697 >> 32'h0000000f);
+  wire n3599 = n3598[0];
+  wire [31:0] n3601 = (n2697 >> 32'h00000010);
+  wire n3602 = n3601[0];
+  wire [31:0] n3604 = (n2697 >> 32'h00000011);
+  wire n3605 = n3604[0];
+  wire [31:0] n3607 = (n2697 >> 32'h00000012);
+  wire n3608 = n3607[0];
+  wire [31:0] n3610 = (n2697 >> 32'h00000013);
   wire n3611 = n3610[0];
-  wire [2:0] n3617 = (q_dpu_head_q >> 3'h1);
-  wire n3618 = n3617[0];
-  wire [2:0] n3622 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3624 = (n3622[0] ? (n3618 ? (n3611 ? q_dpu_7_lo22_q : q_dpu_6_lo22_q) : (n3611 ? q_dpu_5_lo22_q : q_dpu_4_lo22_q)) : (n3618 ? (n3611 ? q_dpu_3_lo22_q : q_dpu_2_lo22_q) : (n3611 ? q_dpu_1_lo22_q : q_dpu_0_lo22_q)));
-  wire [2:0] n3635 = (q_dpu_head_q >> 3'h0);
-  wire n3636 = n3635[0];
-  wire [2:0] n3642 = (q_dpu_head_q >> 3'h1);
-  wire n3643 = n3642[0];
-  wire [2:0] n3647 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3649 = (n3647[0] ? (n3643 ? (n3636 ? q_dpu_7_lo23_q : q_dpu_6_lo23_q) : (n3636 ? q_dpu_5_lo23_q : q_dpu_4_lo23_q)) : (n3643 ? (n3636 ? q_dpu_3_lo23_q : q_dpu_2_lo23_q) : (n3636 ? q_dpu_1_lo23_q : q_dpu_0_lo23_q)));
-  wire [2:0] n3660 = (q_dpu_head_q >> 3'h0);
-  wire n3661 = n3660[0];
-  wire [2:0] n3667 = (q_dpu_head_q >> 3'h1);
-  wire n3668 = n3667[0];
-  wire [2:0] n3672 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3674 = (n3672[0] ? (n3668 ? (n3661 ? q_dpu_7_lo24_q : q_dpu_6_lo24_q) : (n3661 ? q_dpu_5_lo24_q : q_dpu_4_lo24_q)) : (n3668 ? (n3661 ? q_dpu_3_lo24_q : q_dpu_2_lo24_q) : (n3661 ? q_dpu_1_lo24_q : q_dpu_0_lo24_q)));
-  wire [2:0] n3685 = (q_dpu_head_q >> 3'h0);
-  wire n3686 = n3685[0];
-  wire [2:0] n3692 = (q_dpu_head_q >> 3'h1);
-  wire n3693 = n3692[0];
-  wire [2:0] n3697 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3699 = (n3697[0] ? (n3693 ? (n3686 ? q_dpu_7_lo25_q : q_dpu_6_lo25_q) : (n3686 ? q_dpu_5_lo25_q : q_dpu_4_lo25_q)) : (n3693 ? (n3686 ? q_dpu_3_lo25_q : q_dpu_2_lo25_q) : (n3686 ? q_dpu_1_lo25_q : q_dpu_0_lo25_q)));
-  wire [2:0] n3710 = (q_dpu_head_q >> 3'h0);
-  wire n3711 = n3710[0];
-  wire [2:0] n3717 = (q_dpu_head_q >> 3'h1);
-  wire n3718 = n3717[0];
-  wire [2:0] n3722 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3724 = (n3722[0] ? (n3718 ? (n3711 ? q_dpu_7_lo26_q : q_dpu_6_lo26_q) : (n3711 ? q_dpu_5_lo26_q : q_dpu_4_lo26_q)) : (n3718 ? (n3711 ? q_dpu_3_lo26_q : q_dpu_2_lo26_q) : (n3711 ? q_dpu_1_lo26_q : q_dpu_0_lo26_q)));
-  wire [2:0] n3735 = (q_dpu_head_q >> 3'h0);
-  wire n3736 = n3735[0];
-  wire [2:0] n3742 = (q_dpu_head_q >> 3'h1);
-  wire n3743 = n3742[0];
-  wire [2:0] n3747 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3749 = (n3747[0] ? (n3743 ? (n3736 ? q_dpu_7_lo27_q : q_dpu_6_lo27_q) : (n3736 ? q_dpu_5_lo27_q : q_dpu_4_lo27_q)) : (n3743 ? (n3736 ? q_dpu_3_lo27_q : q_dpu_2_lo27_q) : (n3736 ? q_dpu_1_lo27_q : q_dpu_0_lo27_q)));
-  wire [2:0] n3760 = (q_dpu_head_q >> 3'h0);
-  wire n3761 = n3760[0];
-  wire [2:0] n3767 = (q_dpu_head_q >> 3'h1);
-  wire n3768 = n3767[0];
-  wire [2:0] n3772 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3774 = (n3772[0] ? (n3768 ? (n3761 ? q_dpu_7_lo28_q : q_dpu_6_lo28_q) : (n3761 ? q_dpu_5_lo28_q : q_dpu_4_lo28_q)) : (n3768 ? (n3761 ? q_dpu_3_lo28_q : q_dpu_2_lo28_q) : (n3761 ? q_dpu_1_lo28_q : q_dpu_0_lo28_q)));
-  wire [2:0] n3785 = (q_dpu_head_q >> 3'h0);
-  wire n3786 = n3785[0];
-  wire [2:0] n3792 = (q_dpu_head_q >> 3'h1);
-  wire n3793 = n3792[0];
-  wire [2:0] n3797 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3799 = (n3797[0] ? (n3793 ? (n3786 ? q_dpu_7_lo29_q : q_dpu_6_lo29_q) : (n3786 ? q_dpu_5_lo29_q : q_dpu_4_lo29_q)) : (n3793 ? (n3786 ? q_dpu_3_lo29_q : q_dpu_2_lo29_q) : (n3786 ? q_dpu_1_lo29_q : q_dpu_0_lo29_q)));
-  wire [2:0] n3810 = (q_dpu_head_q >> 3'h0);
-  wire n3811 = n3810[0];
-  wire [2:0] n3817 = (q_dpu_head_q >> 3'h1);
-  wire n3818 = n3817[0];
-  wire [2:0] n3822 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3824 = (n3822[0] ? (n3818 ? (n3811 ? q_dpu_7_lo30_q : q_dpu_6_lo30_q) : (n3811 ? q_dpu_5_lo30_q : q_dpu_4_lo30_q)) : (n3818 ? (n3811 ? q_dpu_3_lo30_q : q_dpu_2_lo30_q) : (n3811 ? q_dpu_1_lo30_q : q_dpu_0_lo30_q)));
-  wire [2:0] n3835 = (q_dpu_head_q >> 3'h0);
-  wire n3836 = n3835[0];
-  wire [2:0] n3842 = (q_dpu_head_q >> 3'h1);
-  wire n3843 = n3842[0];
-  wire [2:0] n3847 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3849 = (n3847[0] ? (n3843 ? (n3836 ? q_dpu_7_lo31_q : q_dpu_6_lo31_q) : (n3836 ? q_dpu_5_lo31_q : q_dpu_4_lo31_q)) : (n3843 ? (n3836 ? q_dpu_3_lo31_q : q_dpu_2_lo31_q) : (n3836 ? q_dpu_1_lo31_q : q_dpu_0_lo31_q)));
-  wire [2:0] n3860 = (q_dpu_head_q >> 3'h0);
-  wire n3861 = n3860[0];
-  wire [2:0] n3867 = (q_dpu_head_q >> 3'h1);
-  wire n3868 = n3867[0];
-  wire [2:0] n3872 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3874 = (n3872[0] ? (n3868 ? (n3861 ? q_dpu_7_hi0_q : q_dpu_6_hi0_q) : (n3861 ? q_dpu_5_hi0_q : q_dpu_4_hi0_q)) : (n3868 ? (n3861 ? q_dpu_3_hi0_q : q_dpu_2_hi0_q) : (n3861 ? q_dpu_1_hi0_q : q_dpu_0_hi0_q)));
-  wire [2:0] n3885 = (q_dpu_head_q >> 3'h0);
-  wire n3886 = n3885[0];
-  wire [2:0] n3892 = (q_dpu_head_q >> 3'h1);
-  wire n3893 = n3892[0];
-  wire [2:0] n3897 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3899 = (n3897[0] ? (n3893 ? (n3886 ? q_dpu_7_hi1_q : q_dpu_6_hi1_q) : (n3886 ? q_dpu_5_hi1_q : q_dpu_4_hi1_q)) : (n3893 ? (n3886 ? q_dpu_3_hi1_q : q_dpu_2_hi1_q) : (n3886 ? q_dpu_1_hi1_q : q_dpu_0_hi1_q)));
-  wire [2:0] n3910 = (q_dpu_head_q >> 3'h0);
-  wire n3911 = n3910[0];
-  wire [2:0] n3917 = (q_dpu_head_q >> 3'h1);
-  wire n3918 = n3917[0];
-  wire [2:0] n3922 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3924 = (n3922[0] ? (n3918 ? (n3911 ? q_dpu_7_hi2_q : q_dpu_6_hi2_q) : (n3911 ? q_dpu_5_hi2_q : q_dpu_4_hi2_q)) : (n3918 ? (n3911 ? q_dpu_3_hi2_q : q_dpu_2_hi2_q) : (n3911 ? q_dpu_1_hi2_q : q_dpu_0_hi2_q)));
-  wire [2:0] n3935 = (q_dpu_head_q >> 3'h0);
-  wire n3936 = n3935[0];
-  wire [2:0] n3942 = (q_dpu_head_q >> 3'h1);
-  wire n3943 = n3942[0];
-  wire [2:0] n3947 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3949 = (n3947[0] ? (n3943 ? (n3936 ? q_dpu_7_hi3_q : q_dpu_6_hi3_q) : (n3936 ? q_dpu_5_hi3_q : q_dpu_4_hi3_q)) : (n3943 ? (n3936 ? q_dpu_3_hi3_q : q_dpu_2_hi3_q) : (n3936 ? q_dpu_1_hi3_q : q_dpu_0_hi3_q)));
-  wire [2:0] n3960 = (q_dpu_head_q >> 3'h0);
-  wire n3961 = n3960[0];
-  wire [2:0] n3967 = (q_dpu_head_q >> 3'h1);
-  wire n3968 = n3967[0];
-  wire [2:0] n3972 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3974 = (n3972[0] ? (n3968 ? (n3961 ? q_dpu_7_hi4_q : q_dpu_6_hi4_q) : (n3961 ? q_dpu_5_hi4_q : q_dpu_4_hi4_q)) : (n3968 ? (n3961 ? q_dpu_3_hi4_q : q_dpu_2_hi4_q) : (n3961 ? q_dpu_1_hi4_q : q_dpu_0_hi4_q)));
-  wire [2:0] n3985 = (q_dpu_head_q >> 3'h0);
-  wire n3986 = n3985[0];
-  wire [2:0] n3992 = (q_dpu_head_q >> 3'h1);
-  wire n3993 = n3992[0];
-  wire [2:0] n3997 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n3999 = (n3997[0] ? (n3993 ? (n3986 ? q_dpu_7_hi5_q : q_dpu_6_hi5_q) : (n3986 ? q_dpu_5_hi5_q : q_dpu_4_hi5_q)) : (n3993 ? (n3986 ? q_dpu_3_hi5_q : q_dpu_2_hi5_q) : (n3986 ? q_dpu_1_hi5_q : q_dpu_0_hi5_q)));
-  wire [2:0] n4010 = (q_dpu_head_q >> 3'h0);
-  wire n4011 = n4010[0];
-  wire [2:0] n4017 = (q_dpu_head_q >> 3'h1);
-  wire n4018 = n4017[0];
-  wire [2:0] n4022 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4024 = (n4022[0] ? (n4018 ? (n4011 ? q_dpu_7_hi6_q : q_dpu_6_hi6_q) : (n4011 ? q_dpu_5_hi6_q : q_dpu_4_hi6_q)) : (n4018 ? (n4011 ? q_dpu_3_hi6_q : q_dpu_2_hi6_q) : (n4011 ? q_dpu_1_hi6_q : q_dpu_0_hi6_q)));
-  wire [2:0] n4035 = (q_dpu_head_q >> 3'h0);
-  wire n4036 = n4035[0];
-  wire [2:0] n4042 = (q_dpu_head_q >> 3'h1);
-  wire n4043 = n4042[0];
-  wire [2:0] n4047 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4049 = (n4047[0] ? (n4043 ? (n4036 ? q_dpu_7_hi7_q : q_dpu_6_hi7_q) : (n4036 ? q_dpu_5_hi7_q : q_dpu_4_hi7_q)) : (n4043 ? (n4036 ? q_dpu_3_hi7_q : q_dpu_2_hi7_q) : (n4036 ? q_dpu_1_hi7_q : q_dpu_0_hi7_q)));
-  wire [2:0] n4060 = (q_dpu_head_q >> 3'h0);
-  wire n4061 = n4060[0];
-  wire [2:0] n4067 = (q_dpu_head_q >> 3'h1);
-  wire n4068 = n4067[0];
-  wire [2:0] n4072 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4074 = (n4072[0] ? (n4068 ? (n4061 ? q_dpu_7_hi8_q : q_dpu_6_hi8_q) : (n4061 ? q_dpu_5_hi8_q : q_dpu_4_hi8_q)) : (n4068 ? (n4061 ? q_dpu_3_hi8_q : q_dpu_2_hi8_q) : (n4061 ? q_dpu_1_hi8_q : q_dpu_0_hi8_q)));
-  wire [2:0] n4085 = (q_dpu_head_q >> 3'h0);
-  wire n4086 = n4085[0];
-  wire [2:0] n4092 = (q_dpu_head_q >> 3'h1);
-  wire n4093 = n4092[0];
-  wire [2:0] n4097 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4099 = (n4097[0] ? (n4093 ? (n4086 ? q_dpu_7_hi9_q : q_dpu_6_hi9_q) : (n4086 ? q_dpu_5_hi9_q : q_dpu_4_hi9_q)) : (n4093 ? (n4086 ? q_dpu_3_hi9_q : q_dpu_2_hi9_q) : (n4086 ? q_dpu_1_hi9_q : q_dpu_0_hi9_q)));
-  wire [2:0] n4110 = (q_dpu_head_q >> 3'h0);
-  wire n4111 = n4110[0];
-  wire [2:0] n4117 = (q_dpu_head_q >> 3'h1);
-  wire n4118 = n4117[0];
-  wire [2:0] n4122 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4124 = (n4122[0] ? (n4118 ? (n4111 ? q_dpu_7_hi10_q : q_dpu_6_hi10_q) : (n4111 ? q_dpu_5_hi10_q : q_dpu_4_hi10_q)) : (n4118 ? (n4111 ? q_dpu_3_hi10_q : q_dpu_2_hi10_q) : (n4111 ? q_dpu_1_hi10_q : q_dpu_0_hi10_q)));
-  wire [2:0] n4135 = (q_dpu_head_q >> 3'h0);
-  wire n4136 = n4135[0];
-  wire [2:0] n4142 = (q_dpu_head_q >> 3'h1);
-  wire n4143 = n4142[0];
-  wire [2:0] n4147 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4149 = (n4147[0] ? (n4143 ? (n4136 ? q_dpu_7_hi11_q : q_dpu_6_hi11_q) : (n4136 ? q_dpu_5_hi11_q : q_dpu_4_hi11_q)) : (n4143 ? (n4136 ? q_dpu_3_hi11_q : q_dpu_2_hi11_q) : (n4136 ? q_dpu_1_hi11_q : q_dpu_0_hi11_q)));
-  wire [2:0] n4160 = (q_dpu_head_q >> 3'h0);
-  wire n4161 = n4160[0];
-  wire [2:0] n4167 = (q_dpu_head_q >> 3'h1);
-  wire n4168 = n4167[0];
-  wire [2:0] n4172 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4174 = (n4172[0] ? (n4168 ? (n4161 ? q_dpu_7_hi12_q : q_dpu_6_hi12_q) : (n4161 ? q_dpu_5_hi12_q : q_dpu_4_hi12_q)) : (n4168 ? (n4161 ? q_dpu_3_hi12_q : q_dpu_2_hi12_q) : (n4161 ? q_dpu_1_hi12_q : q_dpu_0_hi12_q)));
-  wire [2:0] n4185 = (q_dpu_head_q >> 3'h0);
-  wire n4186 = n4185[0];
-  wire [2:0] n4192 = (q_dpu_head_q >> 3'h1);
-  wire n4193 = n4192[0];
-  wire [2:0] n4197 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4199 = (n4197[0] ? (n4193 ? (n4186 ? q_dpu_7_hi13_q : q_dpu_6_hi13_q) : (n4186 ? q_dpu_5_hi13_q : q_dpu_4_hi13_q)) : (n4193 ? (n4186 ? q_dpu_3_hi13_q : q_dpu_2_hi13_q) : (n4186 ? q_dpu_1_hi13_q : q_dpu_0_hi13_q)));
-  wire [2:0] n4210 = (q_dpu_head_q >> 3'h0);
-  wire n4211 = n4210[0];
-  wire [2:0] n4217 = (q_dpu_head_q >> 3'h1);
-  wire n4218 = n4217[0];
-  wire [2:0] n4222 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4224 = (n4222[0] ? (n4218 ? (n4211 ? q_dpu_7_hi14_q : q_dpu_6_hi14_q) : (n4211 ? q_dpu_5_hi14_q : q_dpu_4_hi14_q)) : (n4218 ? (n4211 ? q_dpu_3_hi14_q : q_dpu_2_hi14_q) : (n4211 ? q_dpu_1_hi14_q : q_dpu_0_hi14_q)));
-  wire [2:0] n4235 = (q_dpu_head_q >> 3'h0);
-  wire n4236 = n4235[0];
-  wire [2:0] n4242 = (q_dpu_head_q >> 3'h1);
-  wire n4243 = n4242[0];
-  wire [2:0] n4247 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4249 = (n4247[0] ? (n4243 ? (n4236 ? q_dpu_7_hi15_q : q_dpu_6_hi15_q) : (n4236 ? q_dpu_5_hi15_q : q_dpu_4_hi15_q)) : (n4243 ? (n4236 ? q_dpu_3_hi15_q : q_dpu_2_hi15_q) : (n4236 ? q_dpu_1_hi15_q : q_dpu_0_hi15_q)));
-  wire [2:0] n4260 = (q_dpu_head_q >> 3'h0);
-  wire n4261 = n4260[0];
-  wire [2:0] n4267 = (q_dpu_head_q >> 3'h1);
-  wire n4268 = n4267[0];
-  wire [2:0] n4272 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4274 = (n4272[0] ? (n4268 ? (n4261 ? q_dpu_7_hi16_q : q_dpu_6_hi16_q) : (n4261 ? q_dpu_5_hi16_q : q_dpu_4_hi16_q)) : (n4268 ? (n4261 ? q_dpu_3_hi16_q : q_dpu_2_hi16_q) : (n4261 ? q_dpu_1_hi16_q : q_dpu_0_hi16_q)));
-  wire [2:0] n4285 = (q_dpu_head_q >> 3'h0);
-  wire n4286 = n4285[0];
-  wire [2:0] n4292 = (q_dpu_head_q >> 3'h1);
-  wire n4293 = n4292[0];
-  wire [2:0] n4297 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4299 = (n4297[0] ? (n4293 ? (n4286 ? q_dpu_7_hi17_q : q_dpu_6_hi17_q) : (n4286 ? q_dpu_5_hi17_q : q_dpu_4_hi17_q)) : (n4293 ? (n4286 ? q_dpu_3_hi17_q : q_dpu_2_hi17_q) : (n4286 ? q_dpu_1_hi17_q : q_dpu_0_hi17_q)));
-  wire [2:0] n4310 = (q_dpu_head_q >> 3'h0);
-  wire n4311 = n4310[0];
-  wire [2:0] n4317 = (q_dpu_head_q >> 3'h1);
-  wire n4318 = n4317[0];
-  wire [2:0] n4322 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4324 = (n4322[0] ? (n4318 ? (n4311 ? q_dpu_7_hi18_q : q_dpu_6_hi18_q) : (n4311 ? q_dpu_5_hi18_q : q_dpu_4_hi18_q)) : (n4318 ? (n4311 ? q_dpu_3_hi18_q : q_dpu_2_hi18_q) : (n4311 ? q_dpu_1_hi18_q : q_dpu_0_hi18_q)));
-  wire [2:0] n4335 = (q_dpu_head_q >> 3'h0);
-  wire n4336 = n4335[0];
-  wire [2:0] n4342 = (q_dpu_head_q >> 3'h1);
-  wire n4343 = n4342[0];
-  wire [2:0] n4347 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4349 = (n4347[0] ? (n4343 ? (n4336 ? q_dpu_7_hi19_q : q_dpu_6_hi19_q) : (n4336 ? q_dpu_5_hi19_q : q_dpu_4_hi19_q)) : (n4343 ? (n4336 ? q_dpu_3_hi19_q : q_dpu_2_hi19_q) : (n4336 ? q_dpu_1_hi19_q : q_dpu_0_hi19_q)));
-  wire [2:0] n4360 = (q_dpu_head_q >> 3'h0);
-  wire n4361 = n4360[0];
-  wire [2:0] n4367 = (q_dpu_head_q >> 3'h1);
-  wire n4368 = n4367[0];
-  wire [2:0] n4372 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4374 = (n4372[0] ? (n4368 ? (n4361 ? q_dpu_7_hi20_q : q_dpu_6_hi20_q) : (n4361 ? q_dpu_5_hi20_q : q_dpu_4_hi20_q)) : (n4368 ? (n4361 ? q_dpu_3_hi20_q : q_dpu_2_hi20_q) : (n4361 ? q_dpu_1_hi20_q : q_dpu_0_hi20_q)));
-  wire [2:0] n4385 = (q_dpu_head_q >> 3'h0);
-  wire n4386 = n4385[0];
-  wire [2:0] n4392 = (q_dpu_head_q >> 3'h1);
-  wire n4393 = n4392[0];
-  wire [2:0] n4397 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4399 = (n4397[0] ? (n4393 ? (n4386 ? q_dpu_7_hi21_q : q_dpu_6_hi21_q) : (n4386 ? q_dpu_5_hi21_q : q_dpu_4_hi21_q)) : (n4393 ? (n4386 ? q_dpu_3_hi21_q : q_dpu_2_hi21_q) : (n4386 ? q_dpu_1_hi21_q : q_dpu_0_hi21_q)));
-  wire [2:0] n4410 = (q_dpu_head_q >> 3'h0);
-  wire n4411 = n4410[0];
-  wire [2:0] n4417 = (q_dpu_head_q >> 3'h1);
-  wire n4418 = n4417[0];
-  wire [2:0] n4422 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4424 = (n4422[0] ? (n4418 ? (n4411 ? q_dpu_7_hi22_q : q_dpu_6_hi22_q) : (n4411 ? q_dpu_5_hi22_q : q_dpu_4_hi22_q)) : (n4418 ? (n4411 ? q_dpu_3_hi22_q : q_dpu_2_hi22_q) : (n4411 ? q_dpu_1_hi22_q : q_dpu_0_hi22_q)));
-  wire [2:0] n4435 = (q_dpu_head_q >> 3'h0);
-  wire n4436 = n4435[0];
-  wire [2:0] n4442 = (q_dpu_head_q >> 3'h1);
-  wire n4443 = n4442[0];
-  wire [2:0] n4447 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4449 = (n4447[0] ? (n4443 ? (n4436 ? q_dpu_7_hi23_q : q_dpu_6_hi23_q) : (n4436 ? q_dpu_5_hi23_q : q_dpu_4_hi23_q)) : (n4443 ? (n4436 ? q_dpu_3_hi23_q : q_dpu_2_hi23_q) : (n4436 ? q_dpu_1_hi23_q : q_dpu_0_hi23_q)));
-  wire [2:0] n4460 = (q_dpu_head_q >> 3'h0);
-  wire n4461 = n4460[0];
-  wire [2:0] n4467 = (q_dpu_head_q >> 3'h1);
-  wire n4468 = n4467[0];
-  wire [2:0] n4472 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4474 = (n4472[0] ? (n4468 ? (n4461 ? q_dpu_7_hi24_q : q_dpu_6_hi24_q) : (n4461 ? q_dpu_5_hi24_q : q_dpu_4_hi24_q)) : (n4468 ? (n4461 ? q_dpu_3_hi24_q : q_dpu_2_hi24_q) : (n4461 ? q_dpu_1_hi24_q : q_dpu_0_hi24_q)));
-  wire [2:0] n4485 = (q_dpu_head_q >> 3'h0);
-  wire n4486 = n4485[0];
-  wire [2:0] n4492 = (q_dpu_head_q >> 3'h1);
-  wire n4493 = n4492[0];
-  wire [2:0] n4497 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4499 = (n4497[0] ? (n4493 ? (n4486 ? q_dpu_7_hi25_q : q_dpu_6_hi25_q) : (n4486 ? q_dpu_5_hi25_q : q_dpu_4_hi25_q)) : (n4493 ? (n4486 ? q_dpu_3_hi25_q : q_dpu_2_hi25_q) : (n4486 ? q_dpu_1_hi25_q : q_dpu_0_hi25_q)));
-  wire [2:0] n4510 = (q_dpu_head_q >> 3'h0);
-  wire n4511 = n4510[0];
-  wire [2:0] n4517 = (q_dpu_head_q >> 3'h1);
-  wire n4518 = n4517[0];
-  wire [2:0] n4522 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4524 = (n4522[0] ? (n4518 ? (n4511 ? q_dpu_7_hi26_q : q_dpu_6_hi26_q) : (n4511 ? q_dpu_5_hi26_q : q_dpu_4_hi26_q)) : (n4518 ? (n4511 ? q_dpu_3_hi26_q : q_dpu_2_hi26_q) : (n4511 ? q_dpu_1_hi26_q : q_dpu_0_hi26_q)));
-  wire [2:0] n4535 = (q_dpu_head_q >> 3'h0);
-  wire n4536 = n4535[0];
-  wire [2:0] n4542 = (q_dpu_head_q >> 3'h1);
-  wire n4543 = n4542[0];
-  wire [2:0] n4547 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4549 = (n4547[0] ? (n4543 ? (n4536 ? q_dpu_7_hi27_q : q_dpu_6_hi27_q) : (n4536 ? q_dpu_5_hi27_q : q_dpu_4_hi27_q)) : (n4543 ? (n4536 ? q_dpu_3_hi27_q : q_dpu_2_hi27_q) : (n4536 ? q_dpu_1_hi27_q : q_dpu_0_hi27_q)));
-  wire [2:0] n4560 = (q_dpu_head_q >> 3'h0);
-  wire n4561 = n4560[0];
-  wire [2:0] n4567 = (q_dpu_head_q >> 3'h1);
-  wire n4568 = n4567[0];
-  wire [2:0] n4572 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4574 = (n4572[0] ? (n4568 ? (n4561 ? q_dpu_7_hi28_q : q_dpu_6_hi28_q) : (n4561 ? q_dpu_5_hi28_q : q_dpu_4_hi28_q)) : (n4568 ? (n4561 ? q_dpu_3_hi28_q : q_dpu_2_hi28_q) : (n4561 ? q_dpu_1_hi28_q : q_dpu_0_hi28_q)));
-  wire [2:0] n4585 = (q_dpu_head_q >> 3'h0);
-  wire n4586 = n4585[0];
-  wire [2:0] n4592 = (q_dpu_head_q >> 3'h1);
-  wire n4593 = n4592[0];
-  wire [2:0] n4597 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4599 = (n4597[0] ? (n4593 ? (n4586 ? q_dpu_7_hi29_q : q_dpu_6_hi29_q) : (n4586 ? q_dpu_5_hi29_q : q_dpu_4_hi29_q)) : (n4593 ? (n4586 ? q_dpu_3_hi29_q : q_dpu_2_hi29_q) : (n4586 ? q_dpu_1_hi29_q : q_dpu_0_hi29_q)));
-  wire [2:0] n4610 = (q_dpu_head_q >> 3'h0);
-  wire n4611 = n4610[0];
-  wire [2:0] n4617 = (q_dpu_head_q >> 3'h1);
-  wire n4618 = n4617[0];
-  wire [2:0] n4622 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4624 = (n4622[0] ? (n4618 ? (n4611 ? q_dpu_7_hi30_q : q_dpu_6_hi30_q) : (n4611 ? q_dpu_5_hi30_q : q_dpu_4_hi30_q)) : (n4618 ? (n4611 ? q_dpu_3_hi30_q : q_dpu_2_hi30_q) : (n4611 ? q_dpu_1_hi30_q : q_dpu_0_hi30_q)));
-  wire [2:0] n4635 = (q_dpu_head_q >> 3'h0);
-  wire n4636 = n4635[0];
-  wire [2:0] n4642 = (q_dpu_head_q >> 3'h1);
-  wire n4643 = n4642[0];
-  wire [2:0] n4647 = (q_dpu_head_q >> 3'h2);
-  wire [31:0] n4649 = (n4647[0] ? (n4643 ? (n4636 ? q_dpu_7_hi31_q : q_dpu_6_hi31_q) : (n4636 ? q_dpu_5_hi31_q : q_dpu_4_hi31_q)) : (n4643 ? (n4636 ? q_dpu_3_hi31_q : q_dpu_2_hi31_q) : (n4636 ? q_dpu_1_hi31_q : q_dpu_0_hi31_q)));
-  wire n4650 = (|q_dpu_count_q);
-  wire [2:0] n4679 = (q_lsu_head_q >> 3'h0);
-  wire n4680 = n4679[0];
-  wire [2:0] n4686 = (q_lsu_head_q >> 3'h1);
-  wire n4687 = n4686[0];
-  wire [2:0] n4691 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4693 = (n4691[0] ? (n4687 ? (n4680 ? q_lsu_7_tag_q : q_lsu_6_tag_q) : (n4680 ? q_lsu_5_tag_q : q_lsu_4_tag_q)) : (n4687 ? (n4680 ? q_lsu_3_tag_q : q_lsu_2_tag_q) : (n4680 ? q_lsu_1_tag_q : q_lsu_0_tag_q)));
-  wire [2:0] n4696 = (q_lsu_head_q >> 3'h0);
-  wire n4697 = n4696[0];
-  wire [2:0] n4703 = (q_lsu_head_q >> 3'h1);
-  wire n4704 = n4703[0];
-  wire [2:0] n4708 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4710 = (n4708[0] ? (n4704 ? (n4697 ? q_lsu_7_mask_q : q_lsu_6_mask_q) : (n4697 ? q_lsu_5_mask_q : q_lsu_4_mask_q)) : (n4704 ? (n4697 ? q_lsu_3_mask_q : q_lsu_2_mask_q) : (n4697 ? q_lsu_1_mask_q : q_lsu_0_mask_q)));
-  wire [2:0] n4713 = (q_lsu_head_q >> 3'h0);
-  wire n4714 = n4713[0];
-  wire [2:0] n4720 = (q_lsu_head_q >> 3'h1);
-  wire n4721 = n4720[0];
-  wire [2:0] n4725 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4727 = (n4725[0] ? (n4721 ? (n4714 ? q_lsu_7_pred_q : q_lsu_6_pred_q) : (n4714 ? q_lsu_5_pred_q : q_lsu_4_pred_q)) : (n4721 ? (n4714 ? q_lsu_3_pred_q : q_lsu_2_pred_q) : (n4714 ? q_lsu_1_pred_q : q_lsu_0_pred_q)));
-  wire [2:0] n4738 = (q_lsu_head_q >> 3'h0);
-  wire n4739 = n4738[0];
-  wire [2:0] n4745 = (q_lsu_head_q >> 3'h1);
-  wire n4746 = n4745[0];
-  wire [2:0] n4750 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4752 = (n4750[0] ? (n4746 ? (n4739 ? q_lsu_7_lo0_q : q_lsu_6_lo0_q) : (n4739 ? q_lsu_5_lo0_q : q_lsu_4_lo0_q)) : (n4746 ? (n4739 ? q_lsu_3_lo0_q : q_lsu_2_lo0_q) : (n4739 ? q_lsu_1_lo0_q : q_lsu_0_lo0_q)));
-  wire [2:0] n4763 = (q_lsu_head_q >> 3'h0);
-  wire n4764 = n4763[0];
-  wire [2:0] n4770 = (q_lsu_head_q >> 3'h1);
-  wire n4771 = n4770[0];
-  wire [2:0] n4775 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4777 = (n4775[0] ? (n4771 ? (n4764 ? q_lsu_7_lo1_q : q_lsu_6_lo1_q) : (n4764 ? q_lsu_5_lo1_q : q_lsu_4_lo1_q)) : (n4771 ? (n4764 ? q_lsu_3_lo1_q : q_lsu_2_lo1_q) : (n4764 ? q_lsu_1_lo1_q : q_lsu_0_lo1_q)));
-  wire [2:0] n4788 = (q_lsu_head_q >> 3'h0);
-  wire n4789 = n4788[0];
-  wire [2:0] n4795 = (q_lsu_head_q >> 3'h1);
-  wire n4796 = n4795[0];
-  wire [2:0] n4800 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4802 = (n4800[0] ? (n4796 ? (n4789 ? q_lsu_7_lo2_q : q_lsu_6_lo2_q) : (n4789 ? q_lsu_5_lo2_q : q_lsu_4_lo2_q)) : (n4796 ? (n4789 ? q_lsu_3_lo2_q : q_lsu_2_lo2_q) : (n4789 ? q_lsu_1_lo2_q : q_lsu_0_lo2_q)));
-  wire [2:0] n4813 = (q_lsu_head_q >> 3'h0);
-  wire n4814 = n4813[0];
-  wire [2:0] n4820 = (q_lsu_head_q >> 3'h1);
-  wire n4821 = n4820[0];
-  wire [2:0] n4825 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4827 = (n4825[0] ? (n4821 ? (n4814 ? q_lsu_7_lo3_q : q_lsu_6_lo3_q) : (n4814 ? q_lsu_5_lo3_q : q_lsu_4_lo3_q)) : (n4821 ? (n4814 ? q_lsu_3_lo3_q : q_lsu_2_lo3_q) : (n4814 ? q_lsu_1_lo3_q : q_lsu_0_lo3_q)));
-  wire [2:0] n4838 = (q_lsu_head_q >> 3'h0);
-  wire n4839 = n4838[0];
-  wire [2:0] n4845 = (q_lsu_head_q >> 3'h1);
-  wire n4846 = n4845[0];
-  wire [2:0] n4850 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4852 = (n4850[0] ? (n4846 ? (n4839 ? q_lsu_7_lo4_q : q_lsu_6_lo4_q) : (n4839 ? q_lsu_5_lo4_q : q_lsu_4_lo4_q)) : (n4846 ? (n4839 ? q_lsu_3_lo4_q : q_lsu_2_lo4_q) : (n4839 ? q_lsu_1_lo4_q : q_lsu_0_lo4_q)));
-  wire [2:0] n4863 = (q_lsu_head_q >> 3'h0);
-  wire n4864 = n4863[0];
-  wire [2:0] n4870 = (q_lsu_head_q >> 3'h1);
-  wire n4871 = n4870[0];
-  wire [2:0] n4875 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4877 = (n4875[0] ? (n4871 ? (n4864 ? q_lsu_7_lo5_q : q_lsu_6_lo5_q) : (n4864 ? q_lsu_5_lo5_q : q_lsu_4_lo5_q)) : (n4871 ? (n4864 ? q_lsu_3_lo5_q : q_lsu_2_lo5_q) : (n4864 ? q_lsu_1_lo5_q : q_lsu_0_lo5_q)));
-  wire [2:0] n4888 = (q_lsu_head_q >> 3'h0);
-  wire n4889 = n4888[0];
-  wire [2:0] n4895 = (q_lsu_head_q >> 3'h1);
-  wire n4896 = n4895[0];
-  wire [2:0] n4900 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4902 = (n4900[0] ? (n4896 ? (n4889 ? q_lsu_7_lo6_q : q_lsu_6_lo6_q) : (n4889 ? q_lsu_5_lo6_q : q_lsu_4_lo6_q)) : (n4896 ? (n4889 ? q_lsu_3_lo6_q : q_lsu_2_lo6_q) : (n4889 ? q_lsu_1_lo6_q : q_lsu_0_lo6_q)));
-  wire [2:0] n4913 = (q_lsu_head_q >> 3'h0);
-  wire n4914 = n4913[0];
-  wire [2:0] n4920 = (q_lsu_head_q >> 3'h1);
-  wire n4921 = n4920[0];
-  wire [2:0] n4925 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4927 = (n4925[0] ? (n4921 ? (n4914 ? q_lsu_7_lo7_q : q_lsu_6_lo7_q) : (n4914 ? q_lsu_5_lo7_q : q_lsu_4_lo7_q)) : (n4921 ? (n4914 ? q_lsu_3_lo7_q : q_lsu_2_lo7_q) : (n4914 ? q_lsu_1_lo7_q : q_lsu_0_lo7_q)));
-  wire [2:0] n4938 = (q_lsu_head_q >> 3'h0);
-  wire n4939 = n4938[0];
-  wire [2:0] n4945 = (q_lsu_head_q >> 3'h1);
-  wire n4946 = n4945[0];
-  wire [2:0] n4950 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4952 = (n4950[0] ? (n4946 ? (n4939 ? q_lsu_7_lo8_q : q_lsu_6_lo8_q) : (n4939 ? q_lsu_5_lo8_q : q_lsu_4_lo8_q)) : (n4946 ? (n4939 ? q_lsu_3_lo8_q : q_lsu_2_lo8_q) : (n4939 ? q_lsu_1_lo8_q : q_lsu_0_lo8_q)));
-  wire [2:0] n4963 = (q_lsu_head_q >> 3'h0);
-  wire n4964 = n4963[0];
-  wire [2:0] n4970 = (q_lsu_head_q >> 3'h1);
-  wire n4971 = n4970[0];
-  wire [2:0] n4975 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n4977 = (n4975[0] ? (n4971 ? (n4964 ? q_lsu_7_lo9_q : q_lsu_6_lo9_q) : (n4964 ? q_lsu_5_lo9_q : q_lsu_4_lo9_q)) : (n4971 ? (n4964 ? q_lsu_3_lo9_q : q_lsu_2_lo9_q) : (n4964 ? q_lsu_1_lo9_q : q_lsu_0_lo9_q)));
-  wire [2:0] n4988 = (q_lsu_head_q >> 3'h0);
-  wire n4989 = n4988[0];
-  wire [2:0] n4995 = (q_lsu_head_q >> 3'h1);
-  wire n4996 = n4995[0];
-  wire [2:0] n5000 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5002 = (n5000[0] ? (n4996 ? (n4989 ? q_lsu_7_lo10_q : q_lsu_6_lo10_q) : (n4989 ? q_lsu_5_lo10_q : q_lsu_4_lo10_q)) : (n4996 ? (n4989 ? q_lsu_3_lo10_q : q_lsu_2_lo10_q) : (n4989 ? q_lsu_1_lo10_q : q_lsu_0_lo10_q)));
-  wire [2:0] n5013 = (q_lsu_head_q >> 3'h0);
-  wire n5014 = n5013[0];
-  wire [2:0] n5020 = (q_lsu_head_q >> 3'h1);
-  wire n5021 = n5020[0];
-  wire [2:0] n5025 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5027 = (n5025[0] ? (n5021 ? (n5014 ? q_lsu_7_lo11_q : q_lsu_6_lo11_q) : (n5014 ? q_lsu_5_lo11_q : q_lsu_4_lo11_q)) : (n5021 ? (n5014 ? q_lsu_3_lo11_q : q_lsu_2_lo11_q) : (n5014 ? q_lsu_1_lo11_q : q_lsu_0_lo11_q)));
-  wire [2:0] n5038 = (q_lsu_head_q >> 3'h0);
-  wire n5039 = n5038[0];
-  wire [2:0] n5045 = (q_lsu_head_q >> 3'h1);
-  wire n5046 = n5045[0];
-  wire [2:0] n5050 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5052 = (n5050[0] ? (n5046 ? (n5039 ? q_lsu_7_lo12_q : q_lsu_6_lo12_q) : (n5039 ? q_lsu_5_lo12_q : q_lsu_4_lo12_q)) : (n5046 ? (n5039 ? q_lsu_3_lo12_q : q_lsu_2_lo12_q) : (n5039 ? q_lsu_1_lo12_q : q_lsu_0_lo12_q)));
-  wire [2:0] n5063 = (q_lsu_head_q >> 3'h0);
-  wire n5064 = n5063[0];
-  wire [2:0] n5070 = (q_lsu_head_q >> 3'h1);
-  wire n5071 = n5070[0];
-  wire [2:0] n5075 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5077 = (n5075[0] ? (n5071 ? (n5064 ? q_lsu_7_lo13_q : q_lsu_6_lo13_q) : (n5064 ? q_lsu_5_lo13_q : q_lsu_4_lo13_q)) : (n5071 ? (n5064 ? q_lsu_3_lo13_q : q_lsu_2_lo13_q) : (n5064 ? q_lsu_1_lo13_q : q_lsu_0_lo13_q)));
-  wire [2:0] n5088 = (q_lsu_head_q >> 3'h0);
-  wire n5089 = n5088[0];
-  wire [2:0] n5095 = (q_lsu_head_q >> 3'h1);
-  wire n5096 = n5095[0];
-  wire [2:0] n5100 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5102 = (n5100[0] ? (n5096 ? (n5089 ? q_lsu_7_lo14_q : q_lsu_6_lo14_q) : (n5089 ? q_lsu_5_lo14_q : q_lsu_4_lo14_q)) : (n5096 ? (n5089 ? q_lsu_3_lo14_q : q_lsu_2_lo14_q) : (n5089 ? q_lsu_1_lo14_q : q_lsu_0_lo14_q)));
-  wire [2:0] n5113 = (q_lsu_head_q >> 3'h0);
-  wire n5114 = n5113[0];
-  wire [2:0] n5120 = (q_lsu_head_q >> 3'h1);
-  wire n5121 = n5120[0];
-  wire [2:0] n5125 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5127 = (n5125[0] ? (n5121 ? (n5114 ? q_lsu_7_lo15_q : q_lsu_6_lo15_q) : (n5114 ? q_lsu_5_lo15_q : q_lsu_4_lo15_q)) : (n5121 ? (n5114 ? q_lsu_3_lo15_q : q_lsu_2_lo15_q) : (n5114 ? q_lsu_1_lo15_q : q_lsu_0_lo15_q)));
-  wire [2:0] n5138 = (q_lsu_head_q >> 3'h0);
-  wire n5139 = n5138[0];
-  wire [2:0] n5145 = (q_lsu_head_q >> 3'h1);
-  wire n5146 = n5145[0];
-  wire [2:0] n5150 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5152 = (n5150[0] ? (n5146 ? (n5139 ? q_lsu_7_lo16_q : q_lsu_6_lo16_q) : (n5139 ? q_lsu_5_lo16_q : q_lsu_4_lo16_q)) : (n5146 ? (n5139 ? q_lsu_3_lo16_q : q_lsu_2_lo16_q) : (n5139 ? q_lsu_1_lo16_q : q_lsu_0_lo16_q)));
-  wire [2:0] n5163 = (q_lsu_head_q >> 3'h0);
-  wire n5164 = n5163[0];
-  wire [2:0] n5170 = (q_lsu_head_q >> 3'h1);
-  wire n5171 = n5170[0];
-  wire [2:0] n5175 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5177 = (n5175[0] ? (n5171 ? (n5164 ? q_lsu_7_lo17_q : q_lsu_6_lo17_q) : (n5164 ? q_lsu_5_lo17_q : q_lsu_4_lo17_q)) : (n5171 ? (n5164 ? q_lsu_3_lo17_q : q_lsu_2_lo17_q) : (n5164 ? q_lsu_1_lo17_q : q_lsu_0_lo17_q)));
-  wire [2:0] n5188 = (q_lsu_head_q >> 3'h0);
-  wire n5189 = n5188[0];
-  wire [2:0] n5195 = (q_lsu_head_q >> 3'h1);
-  wire n5196 = n5195[0];
-  wire [2:0] n5200 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5202 = (n5200[0] ? (n5196 ? (n5189 ? q_lsu_7_lo18_q : q_lsu_6_lo18_q) : (n5189 ? q_lsu_5_lo18_q : q_lsu_4_lo18_q)) : (n5196 ? (n5189 ? q_lsu_3_lo18_q : q_lsu_2_lo18_q) : (n5189 ? q_lsu_1_lo18_q : q_lsu_0_lo18_q)));
-  wire [2:0] n5213 = (q_lsu_head_q >> 3'h0);
-  wire n5214 = n5213[0];
-  wire [2:0] n5220 = (q_lsu_head_q >> 3'h1);
-  wire n5221 = n5220[0];
-  wire [2:0] n5225 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5227 = (n5225[0] ? (n5221 ? (n5214 ? q_lsu_7_lo19_q : q_lsu_6_lo19_q) : (n5214 ? q_lsu_5_lo19_q : q_lsu_4_lo19_q)) : (n5221 ? (n5214 ? q_lsu_3_lo19_q : q_lsu_2_lo19_q) : (n5214 ? q_lsu_1_lo19_q : q_lsu_0_lo19_q)));
-  wire [2:0] n5238 = (q_lsu_head_q >> 3'h0);
-  wire n5239 = n5238[0];
-  wire [2:0] n5245 = (q_lsu_head_q >> 3'h1);
-  wire n5246 = n5245[0];
-  wire [2:0] n5250 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5252 = (n5250[0] ? (n5246 ? (n5239 ? q_lsu_7_lo20_q : q_lsu_6_lo20_q) : (n5239 ? q_lsu_5_lo20_q : q_lsu_4_lo20_q)) : (n5246 ? (n5239 ? q_lsu_3_lo20_q : q_lsu_2_lo20_q) : (n5239 ? q_lsu_1_lo20_q : q_lsu_0_lo20_q)));
-  wire [2:0] n5263 = (q_lsu_head_q >> 3'h0);
-  wire n5264 = n5263[0];
-  wire [2:0] n5270 = (q_lsu_head_q >> 3'h1);
-  wire n5271 = n5270[0];
-  wire [2:0] n5275 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5277 = (n5275[0] ? (n5271 ? (n5264 ? q_lsu_7_lo21_q : q_lsu_6_lo21_q) : (n5264 ? q_lsu_5_lo21_q : q_lsu_4_lo21_q)) : (n5271 ? (n5264 ? q_lsu_3_lo21_q : q_lsu_2_lo21_q) : (n5264 ? q_lsu_1_lo21_q : q_lsu_0_lo21_q)));
-  wire [2:0] n5288 = (q_lsu_head_q >> 3'h0);
-  wire n5289 = n5288[0];
-  wire [2:0] n5295 = (q_lsu_head_q >> 3'h1);
-  wire n5296 = n5295[0];
-  wire [2:0] n5300 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5302 = (n5300[0] ? (n5296 ? (n5289 ? q_lsu_7_lo22_q : q_lsu_6_lo22_q) : (n5289 ? q_lsu_5_lo22_q : q_lsu_4_lo22_q)) : (n5296 ? (n5289 ? q_lsu_3_lo22_q : q_lsu_2_lo22_q) : (n5289 ? q_lsu_1_lo22_q : q_lsu_0_lo22_q)));
-  wire [2:0] n5313 = (q_lsu_head_q >> 3'h0);
-  wire n5314 = n5313[0];
-  wire [2:0] n5320 = (q_lsu_head_q >> 3'h1);
-  wire n5321 = n5320[0];
-  wire [2:0] n5325 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5327 = (n5325[0] ? (n5321 ? (n5314 ? q_lsu_7_lo23_q : q_lsu_6_lo23_q) : (n5314 ? q_lsu_5_lo23_q : q_lsu_4_lo23_q)) : (n5321 ? (n5314 ? q_lsu_3_lo23_q : q_lsu_2_lo23_q) : (n5314 ? q_lsu_1_lo23_q : q_lsu_0_lo23_q)));
-  wire [2:0] n5338 = (q_lsu_head_q >> 3'h0);
-  wire n5339 = n5338[0];
-  wire [2:0] n5345 = (q_lsu_head_q >> 3'h1);
-  wire n5346 = n5345[0];
-  wire [2:0] n5350 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5352 = (n5350[0] ? (n5346 ? (n5339 ? q_lsu_7_lo24_q : q_lsu_6_lo24_q) : (n5339 ? q_lsu_5_lo24_q : q_lsu_4_lo24_q)) : (n5346 ? (n5339 ? q_lsu_3_lo24_q : q_lsu_2_lo24_q) : (n5339 ? q_lsu_1_lo24_q : q_lsu_0_lo24_q)));
-  wire [2:0] n5363 = (q_lsu_head_q >> 3'h0);
-  wire n5364 = n5363[0];
-  wire [2:0] n5370 = (q_lsu_head_q >> 3'h1);
-  wire n5371 = n5370[0];
-  wire [2:0] n5375 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5377 = (n5375[0] ? (n5371 ? (n5364 ? q_lsu_7_lo25_q : q_lsu_6_lo25_q) : (n5364 ? q_lsu_5_lo25_q : q_lsu_4_lo25_q)) : (n5371 ? (n5364 ? q_lsu_3_lo25_q : q_lsu_2_lo25_q) : (n5364 ? q_lsu_1_lo25_q : q_lsu_0_lo25_q)));
-  wire [2:0] n5388 = (q_lsu_head_q >> 3'h0);
-  wire n5389 = n5388[0];
-  wire [2:0] n5395 = (q_lsu_head_q >> 3'h1);
-  wire n5396 = n5395[0];
-  wire [2:0] n5400 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5402 = (n5400[0] ? (n5396 ? (n5389 ? q_lsu_7_lo26_q : q_lsu_6_lo26_q) : (n5389 ? q_lsu_5_lo26_q : q_lsu_4_lo26_q)) : (n5396 ? (n5389 ? q_lsu_3_lo26_q : q_lsu_2_lo26_q) : (n5389 ? q_lsu_1_lo26_q : q_lsu_0_lo26_q)));
-  wire [2:0] n5413 = (q_lsu_head_q >> 3'h0);
-  wire n5414 = n5413[0];
-  wire [2:0] n5420 = (q_lsu_head_q >> 3'h1);
-  wire n5421 = n5420[0];
-  wire [2:0] n5425 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5427 = (n5425[0] ? (n5421 ? (n5414 ? q_lsu_7_lo27_q : q_lsu_6_lo27_q) : (n5414 ? q_lsu_5_lo27_q : q_lsu_4_lo27_q)) : (n5421 ? (n5414 ? q_lsu_3_lo27_q : q_lsu_2_lo27_q) : (n5414 ? q_lsu_1_lo27_q : q_lsu_0_lo27_q)));
-  wire [2:0] n5438 = (q_lsu_head_q >> 3'h0);
-  wire n5439 = n5438[0];
-  wire [2:0] n5445 = (q_lsu_head_q >> 3'h1);
-  wire n5446 = n5445[0];
-  wire [2:0] n5450 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5452 = (n5450[0] ? (n5446 ? (n5439 ? q_lsu_7_lo28_q : q_lsu_6_lo28_q) : (n5439 ? q_lsu_5_lo28_q : q_lsu_4_lo28_q)) : (n5446 ? (n5439 ? q_lsu_3_lo28_q : q_lsu_2_lo28_q) : (n5439 ? q_lsu_1_lo28_q : q_lsu_0_lo28_q)));
-  wire [2:0] n5463 = (q_lsu_head_q >> 3'h0);
-  wire n5464 = n5463[0];
-  wire [2:0] n5470 = (q_lsu_head_q >> 3'h1);
-  wire n5471 = n5470[0];
-  wire [2:0] n5475 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5477 = (n5475[0] ? (n5471 ? (n5464 ? q_lsu_7_lo29_q : q_lsu_6_lo29_q) : (n5464 ? q_lsu_5_lo29_q : q_lsu_4_lo29_q)) : (n5471 ? (n5464 ? q_lsu_3_lo29_q : q_lsu_2_lo29_q) : (n5464 ? q_lsu_1_lo29_q : q_lsu_0_lo29_q)));
-  wire [2:0] n5488 = (q_lsu_head_q >> 3'h0);
-  wire n5489 = n5488[0];
-  wire [2:0] n5495 = (q_lsu_head_q >> 3'h1);
-  wire n5496 = n5495[0];
-  wire [2:0] n5500 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5502 = (n5500[0] ? (n5496 ? (n5489 ? q_lsu_7_lo30_q : q_lsu_6_lo30_q) : (n5489 ? q_lsu_5_lo30_q : q_lsu_4_lo30_q)) : (n5496 ? (n5489 ? q_lsu_3_lo30_q : q_lsu_2_lo30_q) : (n5489 ? q_lsu_1_lo30_q : q_lsu_0_lo30_q)));
-  wire [2:0] n5513 = (q_lsu_head_q >> 3'h0);
-  wire n5514 = n5513[0];
-  wire [2:0] n5520 = (q_lsu_head_q >> 3'h1);
-  wire n5521 = n5520[0];
-  wire [2:0] n5525 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5527 = (n5525[0] ? (n5521 ? (n5514 ? q_lsu_7_lo31_q : q_lsu_6_lo31_q) : (n5514 ? q_lsu_5_lo31_q : q_lsu_4_lo31_q)) : (n5521 ? (n5514 ? q_lsu_3_lo31_q : q_lsu_2_lo31_q) : (n5514 ? q_lsu_1_lo31_q : q_lsu_0_lo31_q)));
-  wire [2:0] n5538 = (q_lsu_head_q >> 3'h0);
-  wire n5539 = n5538[0];
-  wire [2:0] n5545 = (q_lsu_head_q >> 3'h1);
-  wire n5546 = n5545[0];
-  wire [2:0] n5550 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5552 = (n5550[0] ? (n5546 ? (n5539 ? q_lsu_7_hi0_q : q_lsu_6_hi0_q) : (n5539 ? q_lsu_5_hi0_q : q_lsu_4_hi0_q)) : (n5546 ? (n5539 ? q_lsu_3_hi0_q : q_lsu_2_hi0_q) : (n5539 ? q_lsu_1_hi0_q : q_lsu_0_hi0_q)));
-  wire [2:0] n5563 = (q_lsu_head_q >> 3'h0);
-  wire n5564 = n5563[0];
-  wire [2:0] n5570 = (q_lsu_head_q >> 3'h1);
-  wire n5571 = n5570[0];
-  wire [2:0] n5575 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5577 = (n5575[0] ? (n5571 ? (n5564 ? q_lsu_7_hi1_q : q_lsu_6_hi1_q) : (n5564 ? q_lsu_5_hi1_q : q_lsu_4_hi1_q)) : (n5571 ? (n5564 ? q_lsu_3_hi1_q : q_lsu_2_hi1_q) : (n5564 ? q_lsu_1_hi1_q : q_lsu_0_hi1_q)));
-  wire [2:0] n5588 = (q_lsu_head_q >> 3'h0);
-  wire n5589 = n5588[0];
-  wire [2:0] n5595 = (q_lsu_head_q >> 3'h1);
-  wire n5596 = n5595[0];
-  wire [2:0] n5600 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5602 = (n5600[0] ? (n5596 ? (n5589 ? q_lsu_7_hi2_q : q_lsu_6_hi2_q) : (n5589 ? q_lsu_5_hi2_q : q_lsu_4_hi2_q)) : (n5596 ? (n5589 ? q_lsu_3_hi2_q : q_lsu_2_hi2_q) : (n5589 ? q_lsu_1_hi2_q : q_lsu_0_hi2_q)));
-  wire [2:0] n5613 = (q_lsu_head_q >> 3'h0);
-  wire n5614 = n5613[0];
-  wire [2:0] n5620 = (q_lsu_head_q >> 3'h1);
-  wire n5621 = n5620[0];
-  wire [2:0] n5625 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5627 = (n5625[0] ? (n5621 ? (n5614 ? q_lsu_7_hi3_q : q_lsu_6_hi3_q) : (n5614 ? q_lsu_5_hi3_q : q_lsu_4_hi3_q)) : (n5621 ? (n5614 ? q_lsu_3_hi3_q : q_lsu_2_hi3_q) : (n5614 ? q_lsu_1_hi3_q : q_lsu_0_hi3_q)));
-  wire [2:0] n5638 = (q_lsu_head_q >> 3'h0);
-  wire n5639 = n5638[0];
-  wire [2:0] n5645 = (q_lsu_head_q >> 3'h1);
-  wire n5646 = n5645[0];
-  wire [2:0] n5650 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5652 = (n5650[0] ? (n5646 ? (n5639 ? q_lsu_7_hi4_q : q_lsu_6_hi4_q) : (n5639 ? q_lsu_5_hi4_q : q_lsu_4_hi4_q)) : (n5646 ? (n5639 ? q_lsu_3_hi4_q : q_lsu_2_hi4_q) : (n5639 ? q_lsu_1_hi4_q : q_lsu_0_hi4_q)));
-  wire [2:0] n5663 = (q_lsu_head_q >> 3'h0);
-  wire n5664 = n5663[0];
-  wire [2:0] n5670 = (q_lsu_head_q >> 3'h1);
-  wire n5671 = n5670[0];
-  wire [2:0] n5675 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5677 = (n5675[0] ? (n5671 ? (n5664 ? q_lsu_7_hi5_q : q_lsu_6_hi5_q) : (n5664 ? q_lsu_5_hi5_q : q_lsu_4_hi5_q)) : (n5671 ? (n5664 ? q_lsu_3_hi5_q : q_lsu_2_hi5_q) : (n5664 ? q_lsu_1_hi5_q : q_lsu_0_hi5_q)));
-  wire [2:0] n5688 = (q_lsu_head_q >> 3'h0);
-  wire n5689 = n5688[0];
-  wire [2:0] n5695 = (q_lsu_head_q >> 3'h1);
-  wire n5696 = n5695[0];
-  wire [2:0] n5700 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5702 = (n5700[0] ? (n5696 ? (n5689 ? q_lsu_7_hi6_q : q_lsu_6_hi6_q) : (n5689 ? q_lsu_5_hi6_q : q_lsu_4_hi6_q)) : (n5696 ? (n5689 ? q_lsu_3_hi6_q : q_lsu_2_hi6_q) : (n5689 ? q_lsu_1_hi6_q : q_lsu_0_hi6_q)));
-  wire [2:0] n5713 = (q_lsu_head_q >> 3'h0);
-  wire n5714 = n5713[0];
-  wire [2:0] n5720 = (q_lsu_head_q >> 3'h1);
-  wire n5721 = n5720[0];
-  wire [2:0] n5725 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5727 = (n5725[0] ? (n5721 ? (n5714 ? q_lsu_7_hi7_q : q_lsu_6_hi7_q) : (n5714 ? q_lsu_5_hi7_q : q_lsu_4_hi7_q)) : (n5721 ? (n5714 ? q_lsu_3_hi7_q : q_lsu_2_hi7_q) : (n5714 ? q_lsu_1_hi7_q : q_lsu_0_hi7_q)));
-  wire [2:0] n5738 = (q_lsu_head_q >> 3'h0);
-  wire n5739 = n5738[0];
-  wire [2:0] n5745 = (q_lsu_head_q >> 3'h1);
-  wire n5746 = n5745[0];
-  wire [2:0] n5750 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5752 = (n5750[0] ? (n5746 ? (n5739 ? q_lsu_7_hi8_q : q_lsu_6_hi8_q) : (n5739 ? q_lsu_5_hi8_q : q_lsu_4_hi8_q)) : (n5746 ? (n5739 ? q_lsu_3_hi8_q : q_lsu_2_hi8_q) : (n5739 ? q_lsu_1_hi8_q : q_lsu_0_hi8_q)));
-  wire [2:0] n5763 = (q_lsu_head_q >> 3'h0);
-  wire n5764 = n5763[0];
-  wire [2:0] n5770 = (q_lsu_head_q >> 3'h1);
-  wire n5771 = n5770[0];
-  wire [2:0] n5775 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5777 = (n5775[0] ? (n5771 ? (n5764 ? q_lsu_7_hi9_q : q_lsu_6_hi9_q) : (n5764 ? q_lsu_5_hi9_q : q_lsu_4_hi9_q)) : (n5771 ? (n5764 ? q_lsu_3_hi9_q : q_lsu_2_hi9_q) : (n5764 ? q_lsu_1_hi9_q : q_lsu_0_hi9_q)));
-  wire [2:0] n5788 = (q_lsu_head_q >> 3'h0);
-  wire n5789 = n5788[0];
-  wire [2:0] n5795 = (q_lsu_head_q >> 3'h1);
-  wire n5796 = n5795[0];
-  wire [2:0] n5800 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5802 = (n5800[0] ? (n5796 ? (n5789 ? q_lsu_7_hi10_q : q_lsu_6_hi10_q) : (n5789 ? q_lsu_5_hi10_q : q_lsu_4_hi10_q)) : (n5796 ? (n5789 ? q_lsu_3_hi10_q : q_lsu_2_hi10_q) : (n5789 ? q_lsu_1_hi10_q : q_lsu_0_hi10_q)));
-  wire [2:0] n5813 = (q_lsu_head_q >> 3'h0);
-  wire n5814 = n5813[0];
-  wire [2:0] n5820 = (q_lsu_head_q >> 3'h1);
-  wire n5821 = n5820[0];
-  wire [2:0] n5825 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5827 = (n5825[0] ? (n5821 ? (n5814 ? q_lsu_7_hi11_q : q_lsu_6_hi11_q) : (n5814 ? q_lsu_5_hi11_q : q_lsu_4_hi11_q)) : (n5821 ? (n5814 ? q_lsu_3_hi11_q : q_lsu_2_hi11_q) : (n5814 ? q_lsu_1_hi11_q : q_lsu_0_hi11_q)));
-  wire [2:0] n5838 = (q_lsu_head_q >> 3'h0);
-  wire n5839 = n5838[0];
-  wire [2:0] n5845 = (q_lsu_head_q >> 3'h1);
-  wire n5846 = n5845[0];
-  wire [2:0] n5850 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5852 = (n5850[0] ? (n5846 ? (n5839 ? q_lsu_7_hi12_q : q_lsu_6_hi12_q) : (n5839 ? q_lsu_5_hi12_q : q_lsu_4_hi12_q)) : (n5846 ? (n5839 ? q_lsu_3_hi12_q : q_lsu_2_hi12_q) : (n5839 ? q_lsu_1_hi12_q : q_lsu_0_hi12_q)));
-  wire [2:0] n5863 = (q_lsu_head_q >> 3'h0);
-  wire n5864 = n5863[0];
-  wire [2:0] n5870 = (q_lsu_head_q >> 3'h1);
-  wire n5871 = n5870[0];
-  wire [2:0] n5875 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5877 = (n5875[0] ? (n5871 ? (n5864 ? q_lsu_7_hi13_q : q_lsu_6_hi13_q) : (n5864 ? q_lsu_5_hi13_q : q_lsu_4_hi13_q)) : (n5871 ? (n5864 ? q_lsu_3_hi13_q : q_lsu_2_hi13_q) : (n5864 ? q_lsu_1_hi13_q : q_lsu_0_hi13_q)));
-  wire [2:0] n5888 = (q_lsu_head_q >> 3'h0);
-  wire n5889 = n5888[0];
-  wire [2:0] n5895 = (q_lsu_head_q >> 3'h1);
-  wire n5896 = n5895[0];
-  wire [2:0] n5900 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5902 = (n5900[0] ? (n5896 ? (n5889 ? q_lsu_7_hi14_q : q_lsu_6_hi14_q) : (n5889 ? q_lsu_5_hi14_q : q_lsu_4_hi14_q)) : (n5896 ? (n5889 ? q_lsu_3_hi14_q : q_lsu_2_hi14_q) : (n5889 ? q_lsu_1_hi14_q : q_lsu_0_hi14_q)));
-  wire [2:0] n5913 = (q_lsu_head_q >> 3'h0);
-  wire n5914 = n5913[0];
-  wire [2:0] n5920 = (q_lsu_head_q >> 3'h1);
-  wire n5921 = n5920[0];
-  wire [2:0] n5925 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5927 = (n5925[0] ? (n5921 ? (n5914 ? q_lsu_7_hi15_q : q_lsu_6_hi15_q) : (n5914 ? q_lsu_5_hi15_q : q_lsu_4_hi15_q)) : (n5921 ? (n5914 ? q_lsu_3_hi15_q : q_lsu_2_hi15_q) : (n5914 ? q_lsu_1_hi15_q : q_lsu_0_hi15_q)));
-  wire [2:0] n5938 = (q_lsu_head_q >> 3'h0);
-  wire n5939 = n5938[0];
-  wire [2:0] n5945 = (q_lsu_head_q >> 3'h1);
-  wire n5946 = n5945[0];
-  wire [2:0] n5950 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5952 = (n5950[0] ? (n5946 ? (n5939 ? q_lsu_7_hi16_q : q_lsu_6_hi16_q) : (n5939 ? q_lsu_5_hi16_q : q_lsu_4_hi16_q)) : (n5946 ? (n5939 ? q_lsu_3_hi16_q : q_lsu_2_hi16_q) : (n5939 ? q_lsu_1_hi16_q : q_lsu_0_hi16_q)));
-  wire [2:0] n5963 = (q_lsu_head_q >> 3'h0);
-  wire n5964 = n5963[0];
-  wire [2:0] n5970 = (q_lsu_head_q >> 3'h1);
-  wire n5971 = n5970[0];
-  wire [2:0] n5975 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n5977 = (n5975[0] ? (n5971 ? (n5964 ? q_lsu_7_hi17_q : q_lsu_6_hi17_q) : (n5964 ? q_lsu_5_hi17_q : q_lsu_4_hi17_q)) : (n5971 ? (n5964 ? q_lsu_3_hi17_q : q_lsu_2_hi17_q) : (n5964 ? q_lsu_1_hi17_q : q_lsu_0_hi17_q)));
-  wire [2:0] n5988 = (q_lsu_head_q >> 3'h0);
-  wire n5989 = n5988[0];
-  wire [2:0] n5995 = (q_lsu_head_q >> 3'h1);
-  wire n5996 = n5995[0];
-  wire [2:0] n6000 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6002 = (n6000[0] ? (n5996 ? (n5989 ? q_lsu_7_hi18_q : q_lsu_6_hi18_q) : (n5989 ? q_lsu_5_hi18_q : q_lsu_4_hi18_q)) : (n5996 ? (n5989 ? q_lsu_3_hi18_q : q_lsu_2_hi18_q) : (n5989 ? q_lsu_1_hi18_q : q_lsu_0_hi18_q)));
-  wire [2:0] n6013 = (q_lsu_head_q >> 3'h0);
-  wire n6014 = n6013[0];
-  wire [2:0] n6020 = (q_lsu_head_q >> 3'h1);
-  wire n6021 = n6020[0];
-  wire [2:0] n6025 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6027 = (n6025[0] ? (n6021 ? (n6014 ? q_lsu_7_hi19_q : q_lsu_6_hi19_q) : (n6014 ? q_lsu_5_hi19_q : q_lsu_4_hi19_q)) : (n6021 ? (n6014 ? q_lsu_3_hi19_q : q_lsu_2_hi19_q) : (n6014 ? q_lsu_1_hi19_q : q_lsu_0_hi19_q)));
-  wire [2:0] n6038 = (q_lsu_head_q >> 3'h0);
-  wire n6039 = n6038[0];
-  wire [2:0] n6045 = (q_lsu_head_q >> 3'h1);
-  wire n6046 = n6045[0];
-  wire [2:0] n6050 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6052 = (n6050[0] ? (n6046 ? (n6039 ? q_lsu_7_hi20_q : q_lsu_6_hi20_q) : (n6039 ? q_lsu_5_hi20_q : q_lsu_4_hi20_q)) : (n6046 ? (n6039 ? q_lsu_3_hi20_q : q_lsu_2_hi20_q) : (n6039 ? q_lsu_1_hi20_q : q_lsu_0_hi20_q)));
-  wire [2:0] n6063 = (q_lsu_head_q >> 3'h0);
-  wire n6064 = n6063[0];
-  wire [2:0] n6070 = (q_lsu_head_q >> 3'h1);
-  wire n6071 = n6070[0];
-  wire [2:0] n6075 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6077 = (n6075[0] ? (n6071 ? (n6064 ? q_lsu_7_hi21_q : q_lsu_6_hi21_q) : (n6064 ? q_lsu_5_hi21_q : q_lsu_4_hi21_q)) : (n6071 ? (n6064 ? q_lsu_3_hi21_q : q_lsu_2_hi21_q) : (n6064 ? q_lsu_1_hi21_q : q_lsu_0_hi21_q)));
-  wire [2:0] n6088 = (q_lsu_head_q >> 3'h0);
-  wire n6089 = n6088[0];
-  wire [2:0] n6095 = (q_lsu_head_q >> 3'h1);
-  wire n6096 = n6095[0];
-  wire [2:0] n6100 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6102 = (n6100[0] ? (n6096 ? (n6089 ? q_lsu_7_hi22_q : q_lsu_6_hi22_q) : (n6089 ? q_lsu_5_hi22_q : q_lsu_4_hi22_q)) : (n6096 ? (n6089 ? q_lsu_3_hi22_q : q_lsu_2_hi22_q) : (n6089 ? q_lsu_1_hi22_q : q_lsu_0_hi22_q)));
-  wire [2:0] n6113 = (q_lsu_head_q >> 3'h0);
-  wire n6114 = n6113[0];
-  wire [2:0] n6120 = (q_lsu_head_q >> 3'h1);
-  wire n6121 = n6120[0];
-  wire [2:0] n6125 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6127 = (n6125[0] ? (n6121 ? (n6114 ? q_lsu_7_hi23_q : q_lsu_6_hi23_q) : (n6114 ? q_lsu_5_hi23_q : q_lsu_4_hi23_q)) : (n6121 ? (n6114 ? q_lsu_3_hi23_q : q_lsu_2_hi23_q) : (n6114 ? q_lsu_1_hi23_q : q_lsu_0_hi23_q)));
-  wire [2:0] n6138 = (q_lsu_head_q >> 3'h0);
-  wire n6139 = n6138[0];
-  wire [2:0] n6145 = (q_lsu_head_q >> 3'h1);
-  wire n6146 = n6145[0];
-  wire [2:0] n6150 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6152 = (n6150[0] ? (n6146 ? (n6139 ? q_lsu_7_hi24_q : q_lsu_6_hi24_q) : (n6139 ? q_lsu_5_hi24_q : q_lsu_4_hi24_q)) : (n6146 ? (n6139 ? q_lsu_3_hi24_q : q_lsu_2_hi24_q) : (n6139 ? q_lsu_1_hi24_q : q_lsu_0_hi24_q)));
-  wire [2:0] n6163 = (q_lsu_head_q >> 3'h0);
-  wire n6164 = n6163[0];
-  wire [2:0] n6170 = (q_lsu_head_q >> 3'h1);
-  wire n6171 = n6170[0];
-  wire [2:0] n6175 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6177 = (n6175[0] ? (n6171 ? (n6164 ? q_lsu_7_hi25_q : q_lsu_6_hi25_q) : (n6164 ? q_lsu_5_hi25_q : q_lsu_4_hi25_q)) : (n6171 ? (n6164 ? q_lsu_3_hi25_q : q_lsu_2_hi25_q) : (n6164 ? q_lsu_1_hi25_q : q_lsu_0_hi25_q)));
-  wire [2:0] n6188 = (q_lsu_head_q >> 3'h0);
-  wire n6189 = n6188[0];
-  wire [2:0] n6195 = (q_lsu_head_q >> 3'h1);
-  wire n6196 = n6195[0];
-  wire [2:0] n6200 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6202 = (n6200[0] ? (n6196 ? (n6189 ? q_lsu_7_hi26_q : q_lsu_6_hi26_q) : (n6189 ? q_lsu_5_hi26_q : q_lsu_4_hi26_q)) : (n6196 ? (n6189 ? q_lsu_3_hi26_q : q_lsu_2_hi26_q) : (n6189 ? q_lsu_1_hi26_q : q_lsu_0_hi26_q)));
-  wire [2:0] n6213 = (q_lsu_head_q >> 3'h0);
-  wire n6214 = n6213[0];
-  wire [2:0] n6220 = (q_lsu_head_q >> 3'h1);
-  wire n6221 = n6220[0];
-  wire [2:0] n6225 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6227 = (n6225[0] ? (n6221 ? (n6214 ? q_lsu_7_hi27_q : q_lsu_6_hi27_q) : (n6214 ? q_lsu_5_hi27_q : q_lsu_4_hi27_q)) : (n6221 ? (n6214 ? q_lsu_3_hi27_q : q_lsu_2_hi27_q) : (n6214 ? q_lsu_1_hi27_q : q_lsu_0_hi27_q)));
-  wire [2:0] n6238 = (q_lsu_head_q >> 3'h0);
-  wire n6239 = n6238[0];
-  wire [2:0] n6245 = (q_lsu_head_q >> 3'h1);
-  wire n6246 = n6245[0];
-  wire [2:0] n6250 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6252 = (n6250[0] ? (n6246 ? (n6239 ? q_lsu_7_hi28_q : q_lsu_6_hi28_q) : (n6239 ? q_lsu_5_hi28_q : q_lsu_4_hi28_q)) : (n6246 ? (n6239 ? q_lsu_3_hi28_q : q_lsu_2_hi28_q) : (n6239 ? q_lsu_1_hi28_q : q_lsu_0_hi28_q)));
-  wire [2:0] n6263 = (q_lsu_head_q >> 3'h0);
-  wire n6264 = n6263[0];
-  wire [2:0] n6270 = (q_lsu_head_q >> 3'h1);
-  wire n6271 = n6270[0];
-  wire [2:0] n6275 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6277 = (n6275[0] ? (n6271 ? (n6264 ? q_lsu_7_hi29_q : q_lsu_6_hi29_q) : (n6264 ? q_lsu_5_hi29_q : q_lsu_4_hi29_q)) : (n6271 ? (n6264 ? q_lsu_3_hi29_q : q_lsu_2_hi29_q) : (n6264 ? q_lsu_1_hi29_q : q_lsu_0_hi29_q)));
-  wire [2:0] n6288 = (q_lsu_head_q >> 3'h0);
-  wire n6289 = n6288[0];
-  wire [2:0] n6295 = (q_lsu_head_q >> 3'h1);
-  wire n6296 = n6295[0];
-  wire [2:0] n6300 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6302 = (n6300[0] ? (n6296 ? (n6289 ? q_lsu_7_hi30_q : q_lsu_6_hi30_q) : (n6289 ? q_lsu_5_hi30_q : q_lsu_4_hi30_q)) : (n6296 ? (n6289 ? q_lsu_3_hi30_q : q_lsu_2_hi30_q) : (n6289 ? q_lsu_1_hi30_q : q_lsu_0_hi30_q)));
-  wire [2:0] n6313 = (q_lsu_head_q >> 3'h0);
-  wire n6314 = n6313[0];
-  wire [2:0] n6320 = (q_lsu_head_q >> 3'h1);
-  wire n6321 = n6320[0];
-  wire [2:0] n6325 = (q_lsu_head_q >> 3'h2);
-  wire [31:0] n6327 = (n6325[0] ? (n6321 ? (n6314 ? q_lsu_7_hi31_q : q_lsu_6_hi31_q) : (n6314 ? q_lsu_5_hi31_q : q_lsu_4_hi31_q)) : (n6321 ? (n6314 ? q_lsu_3_hi31_q : q_lsu_2_hi31_q) : (n6314 ? q_lsu_1_hi31_q : q_lsu_0_hi31_q)));
-  wire n6328 = (|q_lsu_count_q);
-  wire [2:0] n6339 = (q_fe_head_q >> 3'h0);
-  wire n6340 = n6339[0];
-  wire [2:0] n6346 = (q_fe_head_q >> 3'h1);
-  wire n6347 = n6346[0];
-  wire [2:0] n6351 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6353 = (n6351[0] ? (n6347 ? (n6340 ? 32'h00000000 : 32'h00000000) : (n6340 ? 32'h00000000 : 32'h00000000)) : (n6347 ? (n6340 ? 32'h00000000 : 32'h00000000) : (n6340 ? q_fe_1_tag_q : q_fe_0_tag_q)));
-  wire [2:0] n6356 = (q_fe_head_q >> 3'h0);
-  wire n6357 = n6356[0];
-  wire [2:0] n6363 = (q_fe_head_q >> 3'h1);
-  wire n6364 = n6363[0];
-  wire [2:0] n6368 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6370 = (n6368[0] ? (n6364 ? (n6357 ? 32'h00000000 : 32'h00000000) : (n6357 ? 32'h00000000 : 32'h00000000)) : (n6364 ? (n6357 ? 32'h00000000 : 32'h00000000) : (n6357 ? q_fe_1_mask_q : q_fe_0_mask_q)));
-  wire [2:0] n6373 = (q_fe_head_q >> 3'h0);
-  wire n6374 = n6373[0];
-  wire [2:0] n6380 = (q_fe_head_q >> 3'h1);
-  wire n6381 = n6380[0];
-  wire [2:0] n6385 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6387 = (n6385[0] ? (n6381 ? (n6374 ? 32'h00000000 : 32'h00000000) : (n6374 ? 32'h00000000 : 32'h00000000)) : (n6381 ? (n6374 ? 32'h00000000 : 32'h00000000) : (n6374 ? q_fe_1_pred_q : q_fe_0_pred_q)));
-  wire [2:0] n6392 = (q_fe_head_q >> 3'h0);
-  wire n6393 = n6392[0];
-  wire [2:0] n6399 = (q_fe_head_q >> 3'h1);
-  wire n6400 = n6399[0];
-  wire [2:0] n6404 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6406 = (n6404[0] ? (n6400 ? (n6393 ? 32'h00000000 : 32'h00000000) : (n6393 ? 32'h00000000 : 32'h00000000)) : (n6400 ? (n6393 ? 32'h00000000 : 32'h00000000) : (n6393 ? q_fe_1_lo0_q : q_fe_0_lo0_q)));
-  wire [2:0] n6411 = (q_fe_head_q >> 3'h0);
-  wire n6412 = n6411[0];
-  wire [2:0] n6418 = (q_fe_head_q >> 3'h1);
-  wire n6419 = n6418[0];
-  wire [2:0] n6423 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6425 = (n6423[0] ? (n6419 ? (n6412 ? 32'h00000000 : 32'h00000000) : (n6412 ? 32'h00000000 : 32'h00000000)) : (n6419 ? (n6412 ? 32'h00000000 : 32'h00000000) : (n6412 ? q_fe_1_lo1_q : q_fe_0_lo1_q)));
-  wire [2:0] n6430 = (q_fe_head_q >> 3'h0);
-  wire n6431 = n6430[0];
-  wire [2:0] n6437 = (q_fe_head_q >> 3'h1);
-  wire n6438 = n6437[0];
-  wire [2:0] n6442 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6444 = (n6442[0] ? (n6438 ? (n6431 ? 32'h00000000 : 32'h00000000) : (n6431 ? 32'h00000000 : 32'h00000000)) : (n6438 ? (n6431 ? 32'h00000000 : 32'h00000000) : (n6431 ? q_fe_1_lo2_q : q_fe_0_lo2_q)));
-  wire [2:0] n6449 = (q_fe_head_q >> 3'h0);
-  wire n6450 = n6449[0];
-  wire [2:0] n6456 = (q_fe_head_q >> 3'h1);
-  wire n6457 = n6456[0];
-  wire [2:0] n6461 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6463 = (n6461[0] ? (n6457 ? (n6450 ? 32'h00000000 : 32'h00000000) : (n6450 ? 32'h00000000 : 32'h00000000)) : (n6457 ? (n6450 ? 32'h00000000 : 32'h00000000) : (n6450 ? q_fe_1_lo3_q : q_fe_0_lo3_q)));
-  wire [2:0] n6468 = (q_fe_head_q >> 3'h0);
-  wire n6469 = n6468[0];
-  wire [2:0] n6475 = (q_fe_head_q >> 3'h1);
-  wire n6476 = n6475[0];
-  wire [2:0] n6480 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6482 = (n6480[0] ? (n6476 ? (n6469 ? 32'h00000000 : 32'h00000000) : (n6469 ? 32'h00000000 : 32'h00000000)) : (n6476 ? (n6469 ? 32'h00000000 : 32'h00000000) : (n6469 ? q_fe_1_lo4_q : q_fe_0_lo4_q)));
-  wire [2:0] n6487 = (q_fe_head_q >> 3'h0);
-  wire n6488 = n6487[0];
-  wire [2:0] n6494 = (q_fe_head_q >> 3'h1);
-  wire n6495 = n6494[0];
-  wire [2:0] n6499 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6501 = (n6499[0] ? (n6495 ? (n6488 ? 32'h00000000 : 32'h00000000) : (n6488 ? 32'h00000000 : 32'h00000000)) : (n6495 ? (n6488 ? 32'h00000000 : 32'h00000000) : (n6488 ? q_fe_1_lo5_q : q_fe_0_lo5_q)));
-  wire [2:0] n6506 = (q_fe_head_q >> 3'h0);
-  wire n6507 = n6506[0];
-  wire [2:0] n6513 = (q_fe_head_q >> 3'h1);
-  wire n6514 = n6513[0];
-  wire [2:0] n6518 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6520 = (n6518[0] ? (n6514 ? (n6507 ? 32'h00000000 : 32'h00000000) : (n6507 ? 32'h00000000 : 32'h00000000)) : (n6514 ? (n6507 ? 32'h00000000 : 32'h00000000) : (n6507 ? q_fe_1_lo6_q : q_fe_0_lo6_q)));
-  wire [2:0] n6525 = (q_fe_head_q >> 3'h0);
-  wire n6526 = n6525[0];
-  wire [2:0] n6532 = (q_fe_head_q >> 3'h1);
-  wire n6533 = n6532[0];
-  wire [2:0] n6537 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6539 = (n6537[0] ? (n6533 ? (n6526 ? 32'h00000000 : 32'h00000000) : (n6526 ? 32'h00000000 : 32'h00000000)) : (n6533 ? (n6526 ? 32'h00000000 : 32'h00000000) : (n6526 ? q_fe_1_lo7_q : q_fe_0_lo7_q)));
-  wire [2:0] n6544 = (q_fe_head_q >> 3'h0);
-  wire n6545 = n6544[0];
-  wire [2:0] n6551 = (q_fe_head_q >> 3'h1);
-  wire n6552 = n6551[0];
-  wire [2:0] n6556 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6558 = (n6556[0] ? (n6552 ? (n6545 ? 32'h00000000 : 32'h00000000) : (n6545 ? 32'h00000000 : 32'h00000000)) : (n6552 ? (n6545 ? 32'h00000000 : 32'h00000000) : (n6545 ? q_fe_1_lo8_q : q_fe_0_lo8_q)));
-  wire [2:0] n6563 = (q_fe_head_q >> 3'h0);
-  wire n6564 = n6563[0];
-  wire [2:0] n6570 = (q_fe_head_q >> 3'h1);
-  wire n6571 = n6570[0];
-  wire [2:0] n6575 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6577 = (n6575[0] ? (n6571 ? (n6564 ? 32'h00000000 : 32'h00000000) : (n6564 ? 32'h00000000 : 32'h00000000)) : (n6571 ? (n6564 ? 32'h00000000 : 32'h00000000) : (n6564 ? q_fe_1_lo9_q : q_fe_0_lo9_q)));
-  wire [2:0] n6582 = (q_fe_head_q >> 3'h0);
-  wire n6583 = n6582[0];
-  wire [2:0] n6589 = (q_fe_head_q >> 3'h1);
-  wire n6590 = n6589[0];
-  wire [2:0] n6594 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6596 = (n6594[0] ? (n6590 ? (n6583 ? 32'h00000000 : 32'h00000000) : (n6583 ? 32'h00000000 : 32'h00000000)) : (n6590 ? (n6583 ? 32'h00000000 : 32'h00000000) : (n6583 ? q_fe_1_lo10_q : q_fe_0_lo10_q)));
-  wire [2:0] n6601 = (q_fe_head_q >> 3'h0);
-  wire n6602 = n6601[0];
-  wire [2:0] n6608 = (q_fe_head_q >> 3'h1);
-  wire n6609 = n6608[0];
-  wire [2:0] n6613 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6615 = (n6613[0] ? (n6609 ? (n6602 ? 32'h00000000 : 32'h00000000) : (n6602 ? 32'h00000000 : 32'h00000000)) : (n6609 ? (n6602 ? 32'h00000000 : 32'h00000000) : (n6602 ? q_fe_1_lo11_q : q_fe_0_lo11_q)));
-  wire [2:0] n6620 = (q_fe_head_q >> 3'h0);
-  wire n6621 = n6620[0];
-  wire [2:0] n6627 = (q_fe_head_q >> 3'h1);
-  wire n6628 = n6627[0];
-  wire [2:0] n6632 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6634 = (n6632[0] ? (n6628 ? (n6621 ? 32'h00000000 : 32'h00000000) : (n6621 ? 32'h00000000 : 32'h00000000)) : (n6628 ? (n6621 ? 32'h00000000 : 32'h00000000) : (n6621 ? q_fe_1_lo12_q : q_fe_0_lo12_q)));
-  wire [2:0] n6639 = (q_fe_head_q >> 3'h0);
-  wire n6640 = n6639[0];
-  wire [2:0] n6646 = (q_fe_head_q >> 3'h1);
-  wire n6647 = n6646[0];
-  wire [2:0] n6651 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6653 = (n6651[0] ? (n6647 ? (n6640 ? 32'h00000000 : 32'h00000000) : (n6640 ? 32'h00000000 : 32'h00000000)) : (n6647 ? (n6640 ? 32'h00000000 : 32'h00000000) : (n6640 ? q_fe_1_lo13_q : q_fe_0_lo13_q)));
-  wire [2:0] n6658 = (q_fe_head_q >> 3'h0);
-  wire n6659 = n6658[0];
-  wire [2:0] n6665 = (q_fe_head_q >> 3'h1);
-  wire n6666 = n6665[0];
-  wire [2:0] n6670 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6672 = (n6670[0] ? (n6666 ? (n6659 ? 32'h00000000 : 32'h00000000) : (n6659 ? 32'h00000000 : 32'h00000000)) : (n6666 ? (n6659 ? 32'h00000000 : 32'h00000000) : (n6659 ? q_fe_1_lo14_q : q_fe_0_lo14_q)));
-  wire [2:0] n6677 = (q_fe_head_q >> 3'h0);
-  wire n6678 = n6677[0];
-  wire [2:0] n6684 = (q_fe_head_q >> 3'h1);
-  wire n6685 = n6684[0];
-  wire [2:0] n6689 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6691 = (n6689[0] ? (n6685 ? (n6678 ? 32'h00000000 : 32'h00000000) : (n6678 ? 32'h00000000 : 32'h00000000)) : (n6685 ? (n6678 ? 32'h00000000 : 32'h00000000) : (n6678 ? q_fe_1_lo15_q : q_fe_0_lo15_q)));
-  wire [2:0] n6696 = (q_fe_head_q >> 3'h0);
-  wire n6697 = n6696[0];
-  wire [2:0] n6703 = (q_fe_head_q >> 3'h1);
-  wire n6704 = n6703[0];
-  wire [2:0] n6708 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6710 = (n6708[0] ? (n6704 ? (n6697 ? 32'h00000000 : 32'h00000000) : (n6697 ? 32'h00000000 : 32'h00000000)) : (n6704 ? (n6697 ? 32'h00000000 : 32'h00000000) : (n6697 ? q_fe_1_lo16_q : q_fe_0_lo16_q)));
-  wire [2:0] n6715 = (q_fe_head_q >> 3'h0);
-  wire n6716 = n6715[0];
-  wire [2:0] n6722 = (q_fe_head_q >> 3'h1);
-  wire n6723 = n6722[0];
-  wire [2:0] n6727 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6729 = (n6727[0] ? (n6723 ? (n6716 ? 32'h00000000 : 32'h00000000) : (n6716 ? 32'h00000000 : 32'h00000000)) : (n6723 ? (n6716 ? 32'h00000000 : 32'h00000000) : (n6716 ? q_fe_1_lo17_q : q_fe_0_lo17_q)));
-  wire [2:0] n6734 = (q_fe_head_q >> 3'h0);
-  wire n6735 = n6734[0];
-  wire [2:0] n6741 = (q_fe_head_q >> 3'h1);
-  wire n6742 = n6741[0];
-  wire [2:0] n6746 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6748 = (n6746[0] ? (n6742 ? (n6735 ? 32'h00000000 : 32'h00000000) : (n6735 ? 32'h00000000 : 32'h00000000)) : (n6742 ? (n6735 ? 32'h00000000 : 32'h00000000) : (n6735 ? q_fe_1_lo18_q : q_fe_0_lo18_q)));
-  wire [2:0] n6753 = (q_fe_head_q >> 3'h0);
-  wire n6754 = n6753[0];
-  wire [2:0] n6760 = (q_fe_head_q >> 3'h1);
-  wire n6761 = n6760[0];
-  wire [2:0] n6765 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6767 = (n6765[0] ? (n6761 ? (n6754 ? 32'h00000000 : 32'h00000000) : (n6754 ? 32'h00000000 : 32'h00000000)) : (n6761 ? (n6754 ? 32'h00000000 : 32'h00000000) : (n6754 ? q_fe_1_lo19_q : q_fe_0_lo19_q)));
-  wire [2:0] n6772 = (q_fe_head_q >> 3'h0);
-  wire n6773 = n6772[0];
-  wire [2:0] n6779 = (q_fe_head_q >> 3'h1);
-  wire n6780 = n6779[0];
-  wire [2:0] n6784 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6786 = (n6784[0] ? (n6780 ? (n6773 ? 32'h00000000 : 32'h00000000) : (n6773 ? 32'h00000000 : 32'h00000000)) : (n6780 ? (n6773 ? 32'h00000000 : 32'h00000000) : (n6773 ? q_fe_1_lo20_q : q_fe_0_lo20_q)));
-  wire [2:0] n6791 = (q_fe_head_q >> 3'h0);
-  wire n6792 = n6791[0];
-  wire [2:0] n6798 = (q_fe_head_q >> 3'h1);
-  wire n6799 = n6798[0];
-  wire [2:0] n6803 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6805 = (n6803[0] ? (n6799 ? (n6792 ? 32'h00000000 : 32'h00000000) : (n6792 ? 32'h00000000 : 32'h00000000)) : (n6799 ? (n6792 ? 32'h00000000 : 32'h00000000) : (n6792 ? q_fe_1_lo21_q : q_fe_0_lo21_q)));
-  wire [2:0] n6810 = (q_fe_head_q >> 3'h0);
-  wire n6811 = n6810[0];
-  wire [2:0] n6817 = (q_fe_head_q >> 3'h1);
-  wire n6818 = n6817[0];
-  wire [2:0] n6822 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6824 = (n6822[0] ? (n6818 ? (n6811 ? 32'h00000000 : 32'h00000000) : (n6811 ? 32'h00000000 : 32'h00000000)) : (n6818 ? (n6811 ? 32'h00000000 : 32'h00000000) : (n6811 ? q_fe_1_lo22_q : q_fe_0_lo22_q)));
-  wire [2:0] n6829 = (q_fe_head_q >> 3'h0);
-  wire n6830 = n6829[0];
-  wire [2:0] n6836 = (q_fe_head_q >> 3'h1);
-  wire n6837 = n6836[0];
-  wire [2:0] n6841 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6843 = (n6841[0] ? (n6837 ? (n6830 ? 32'h00000000 : 32'h00000000) : (n6830 ? 32'h00000000 : 32'h00000000)) : (n6837 ? (n6830 ? 32'h00000000 : 32'h00000000) : (n6830 ? q_fe_1_lo23_q : q_fe_0_lo23_q)));
-  wire [2:0] n6848 = (q_fe_head_q >> 3'h0);
-  wire n6849 = n6848[0];
-  wire [2:0] n6855 = (q_fe_head_q >> 3'h1);
-  wire n6856 = n6855[0];
-  wire [2:0] n6860 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6862 = (n6860[0] ? (n6856 ? (n6849 ? 32'h00000000 : 32'h00000000) : (n6849 ? 32'h00000000 : 32'h00000000)) : (n6856 ? (n6849 ? 32'h00000000 : 32'h00000000) : (n6849 ? q_fe_1_lo24_q : q_fe_0_lo24_q)));
-  wire [2:0] n6867 = (q_fe_head_q >> 3'h0);
-  wire n6868 = n6867[0];
-  wire [2:0] n6874 = (q_fe_head_q >> 3'h1);
-  wire n6875 = n6874[0];
-  wire [2:0] n6879 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6881 = (n6879[0] ? (n6875 ? (n6868 ? 32'h00000000 : 32'h00000000) : (n6868 ? 32'h00000000 : 32'h00000000)) : (n6875 ? (n6868 ? 32'h00000000 : 32'h00000000) : (n6868 ? q_fe_1_lo25_q : q_fe_0_lo25_q)));
-  wire [2:0] n6886 = (q_fe_head_q >> 3'h0);
-  wire n6887 = n6886[0];
-  wire [2:0] n6893 = (q_fe_head_q >> 3'h1);
-  wire n6894 = n6893[0];
-  wire [2:0] n6898 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6900 = (n6898[0] ? (n6894 ? (n6887 ? 32'h00000000 : 32'h00000000) : (n6887 ? 32'h00000000 : 32'h00000000)) : (n6894 ? (n6887 ? 32'h00000000 : 32'h00000000) : (n6887 ? q_fe_1_lo26_q : q_fe_0_lo26_q)));
-  wire [2:0] n6905 = (q_fe_head_q >> 3'h0);
-  wire n6906 = n6905[0];
-  wire [2:0] n6912 = (q_fe_head_q >> 3'h1);
-  wire n6913 = n6912[0];
-  wire [2:0] n6917 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6919 = (n6917[0] ? (n6913 ? (n6906 ? 32'h00000000 : 32'h00000000) : (n6906 ? 32'h00000000 : 32'h00000000)) : (n6913 ? (n6906 ? 32'h00000000 : 32'h00000000) : (n6906 ? q_fe_1_lo27_q : q_fe_0_lo27_q)));
-  wire [2:0] n6924 = (q_fe_head_q >> 3'h0);
-  wire n6925 = n6924[0];
-  wire [2:0] n6931 = (q_fe_head_q >> 3'h1);
-  wire n6932 = n6931[0];
-  wire [2:0] n6936 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6938 = (n6936[0] ? (n6932 ? (n6925 ? 32'h00000000 : 32'h00000000) : (n6925 ? 32'h00000000 : 32'h00000000)) : (n6932 ? (n6925 ? 32'h00000000 : 32'h00000000) : (n6925 ? q_fe_1_lo28_q : q_fe_0_lo28_q)));
-  wire [2:0] n6943 = (q_fe_head_q >> 3'h0);
-  wire n6944 = n6943[0];
-  wire [2:0] n6950 = (q_fe_head_q >> 3'h1);
-  wire n6951 = n6950[0];
-  wire [2:0] n6955 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6957 = (n6955[0] ? (n6951 ? (n6944 ? 32'h00000000 : 32'h00000000) : (n6944 ? 32'h00000000 : 32'h00000000)) : (n6951 ? (n6944 ? 32'h00000000 : 32'h00000000) : (n6944 ? q_fe_1_lo29_q : q_fe_0_lo29_q)));
-  wire [2:0] n6962 = (q_fe_head_q >> 3'h0);
-  wire n6963 = n6962[0];
-  wire [2:0] n6969 = (q_fe_head_q >> 3'h1);
-  wire n6970 = n6969[0];
-  wire [2:0] n6974 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6976 = (n6974[0] ? (n6970 ? (n6963 ? 32'h00000000 : 32'h00000000) : (n6963 ? 32'h00000000 : 32'h00000000)) : (n6970 ? (n6963 ? 32'h00000000 : 32'h00000000) : (n6963 ? q_fe_1_lo30_q : q_fe_0_lo30_q)));
-  wire [2:0] n6981 = (q_fe_head_q >> 3'h0);
-  wire n6982 = n6981[0];
-  wire [2:0] n6988 = (q_fe_head_q >> 3'h1);
-  wire n6989 = n6988[0];
-  wire [2:0] n6993 = (q_fe_head_q >> 3'h2);
-  wire [31:0] n6995 = (n6993[0] ? (n6989 ? (n6982 ? 32'h00000000 : 32'h00000000) : (n6982 ? 32'h00000000 : 32'h00000000)) : (n6989 ? (n6982 ? 32'h00000000 : 32'h00000000) : (n6982 ? q_fe_1_lo31_q : q_fe_0_lo31_q)));
-  wire n6996 = (|q_fe_count_q);
-  wire [5:0] n7000 = n556[5:0];
-  wire n7011 = (((n1391 & (n7000[0] == 1'h0)) & (~1'h0)) & (~((n556[15:14] == 2'h3) & 1'h0)));
-  wire [5:0] n7012 = n1434[5:0];
-  wire n7023 = (((n2269 & (n7012[0] == 1'h0)) & (~1'h0)) & (~((n1434[15:14] == 2'h3) & 1'h0)));
-  wire [5:0] n7024 = n2297[5:0];
-  wire n7035 = (((n2972 & (n7024[0] == 1'h0)) & (~1'h0)) & (~((n2297[15:14] == 2'h3) & 1'h0)));
-  wire [5:0] n7036 = n3015[5:0];
-  wire n7047 = (((n4650 & (n7036[0] == 1'h0)) & (~1'h0)) & (~((n3015[15:14] == 2'h3) & 1'h0)));
-  wire [5:0] n7048 = n4693[5:0];
-  wire n7059 = (((n6328 & (n7048[0] == 1'h0)) & (~1'h0)) & (~((n4693[15:14] == 2'h3) & 1'h0)));
-  wire [5:0] n7060 = n6353[5:0];
-  wire n7071 = (((n6996 & (n7060[0] == 1'h0)) & (~1'h0)) & (~((n6353[15:14] == 2'h3) & 1'h0)));
-  wire n7075 = (rr0_q == 3'h5);
-  wire n7081 = (1'h0 | n7011);
-  wire n7086 = (n7081 | n7023);
-  wire n7091 = (n7086 | n7035);
-  wire n7096 = (n7091 | n7047);
-  wire n7108 = (rr0_q == 3'h0);
-  wire n7114 = (1'h0 | n7023);
-  wire n7119 = (n7114 | n7035);
-  wire n7124 = (n7119 | n7047);
-  wire n7129 = (n7124 | n7059);
-  wire n7141 = (rr0_q == 3'h1);
-  wire n7147 = (1'h0 | n7035);
-  wire n7152 = (n7147 | n7047);
-  wire n7157 = (n7152 | n7059);
-  wire n7162 = (n7157 | n7071);
-  wire n7174 = (rr0_q == 3'h2);
-  wire n7180 = (1'h0 | n7047);
-  wire n7185 = (n7180 | n7059);
-  wire n7190 = (n7185 | n7071);
-  wire n7195 = (n7190 | n7011);
-  wire n7207 = (rr0_q == 3'h3);
-  wire n7213 = (1'h0 | n7059);
-  wire n7218 = (n7213 | n7071);
-  wire n7223 = (n7218 | n7011);
-  wire n7228 = (n7223 | n7023);
-  wire n7240 = (rr0_q == 3'h4);
-  wire n7245 = ((((((1'h0 | ((n7075 & n7071) & (~(n7096 | n7059)))) | ((n7108 & n7071) & (~n7129))) | ((n7141 & n7071) & (~n7157))) | ((n7174 & n7071) & (~n7185))) | ((n7207 & n7071) & (~n7213))) | ((n7240 & n7071) & (~1'h0)));
-  wire n7246 = (1'h0 | n7071);
-  wire n7250 = ((((((1'h0 | ((n7075 & n7011) & (~1'h0))) | ((n7108 & n7011) & (~(n7129 | n7071)))) | ((n7141 & n7011) & (~n7162))) | ((n7174 & n7011) & (~n7190))) | ((n7207 & n7011) & (~n7218))) | ((n7240 & n7011) & (~n7246)));
-  wire n7251 = (n7246 | n7011);
-  wire n7255 = ((((((1'h0 | ((n7075 & n7023) & (~n7081))) | ((n7108 & n7023) & (~1'h0))) | ((n7141 & n7023) & (~(n7162 | n7011)))) | ((n7174 & n7023) & (~n7195))) | ((n7207 & n7023) & (~n7223))) | ((n7240 & n7023) & (~n7251)));
-  wire n7256 = (n7251 | n7023);
-  wire n7260 = ((((((1'h0 | ((n7075 & n7035) & (~n7086))) | ((n7108 & n7035) & (~n7114))) | ((n7141 & n7035) & (~1'h0))) | ((n7174 & n7035) & (~(n7195 | n7023)))) | ((n7207 & n7035) & (~n7228))) | ((n7240 & n7035) & (~n7256)));
-  wire n7261 = (n7256 | n7035);
-  wire n7265 = ((((((1'h0 | ((n7075 & n7047) & (~n7091))) | ((n7108 & n7047) & (~n7119))) | ((n7141 & n7047) & (~n7147))) | ((n7174 & n7047) & (~1'h0))) | ((n7207 & n7047) & (~(n7228 | n7035)))) | ((n7240 & n7047) & (~n7261)));
-  wire n7270 = ((((((1'h0 | ((n7075 & n7059) & (~n7096))) | ((n7108 & n7059) & (~n7124))) | ((n7141 & n7059) & (~n7152))) | ((n7174 & n7059) & (~n7180))) | ((n7207 & n7059) & (~1'h0))) | ((n7240 & n7059) & (~(n7261 | n7047))));
-  wire n7278 = ((((((1'h0 | n7250) | n7255) | n7260) | n7265) | n7270) | n7245);
-  wire n7299 = (1'h0 | n7250);
-  wire n7300 = (1'h0 | n7255);
-  wire n7301 = (1'h0 | n7260);
-  wire n7302 = (1'h0 | n7265);
-  wire n7303 = (1'h0 | n7270);
-  wire n7304 = (1'h0 | n7245);
-  wire [31:0] n7317 = ((((((32'h00000000 | (n7250 ? n556 : 32'h00000000)) | (n7255 ? n1434 : 32'h00000000)) | (n7260 ? n2297 : 32'h00000000)) | (n7265 ? n3015 : 32'h00000000)) | (n7270 ? n4693 : 32'h00000000)) | (n7245 ? n6353 : 32'h00000000));
-  wire n7322 = (1'h0 | (n7278 & (n7317[15:14] == 2'h3)));
-  wire [5:0] n7324 = n556[5:0];
-  wire n7335 = (((n1391 & (n7324[0] == 1'h1)) & (~n7299)) & (~((n556[15:14] == 2'h3) & n7322)));
-  wire [5:0] n7336 = n1434[5:0];
-  wire n7347 = (((n2269 & (n7336[0] == 1'h1)) & (~n7300)) & (~((n1434[15:14] == 2'h3) & n7322)));
-  wire [5:0] n7348 = n2297[5:0];
-  wire n7359 = (((n2972 & (n7348[0] == 1'h1)) & (~n7301)) & (~((n2297[15:14] == 2'h3) & n7322)));
-  wire [5:0] n7360 = n3015[5:0];
-  wire n7371 = (((n4650 & (n7360[0] == 1'h1)) & (~n7302)) & (~((n3015[15:14] == 2'h3) & n7322)));
-  wire [5:0] n7372 = n4693[5:0];
-  wire n7383 = (((n6328 & (n7372[0] == 1'h1)) & (~n7303)) & (~((n4693[15:14] == 2'h3) & n7322)));
-  wire [5:0] n7384 = n6353[5:0];
-  wire n7395 = (((n6996 & (n7384[0] == 1'h1)) & (~n7304)) & (~((n6353[15:14] == 2'h3) & n7322)));
-  wire n7399 = (rr1_q == 3'h5);
-  wire n7405 = (1'h0 | n7335);
-  wire n7410 = (n7405 | n7347);
-  wire n7415 = (n7410 | n7359);
-  wire n7420 = (n7415 | n7371);
-  wire n7432 = (rr1_q == 3'h0);
-  wire n7438 = (1'h0 | n7347);
-  wire n7443 = (n7438 | n7359);
-  wire n7448 = (n7443 | n7371);
-  wire n7453 = (n7448 | n7383);
-  wire n7465 = (rr1_q == 3'h1);
-  wire n7471 = (1'h0 | n7359);
-  wire n7476 = (n7471 | n7371);
-  wire n7481 = (n7476 | n7383);
-  wire n7486 = (n7481 | n7395);
-  wire n7498 = (rr1_q == 3'h2);
-  wire n7504 = (1'h0 | n7371);
-  wire n7509 = (n7504 | n7383);
-  wire n7514 = (n7509 | n7395);
-  wire n7519 = (n7514 | n7335);
-  wire n7531 = (rr1_q == 3'h3);
-  wire n7537 = (1'h0 | n7383);
-  wire n7542 = (n7537 | n7395);
-  wire n7547 = (n7542 | n7335);
-  wire n7552 = (n7547 | n7347);
-  wire n7564 = (rr1_q == 3'h4);
-  wire n7569 = ((((((1'h0 | ((n7399 & n7395) & (~(n7420 | n7383)))) | ((n7432 & n7395) & (~n7453))) | ((n7465 & n7395) & (~n7481))) | ((n7498 & n7395) & (~n7509))) | ((n7531 & n7395) & (~n7537))) | ((n7564 & n7395) & (~1'h0)));
-  wire n7570 = (1'h0 | n7395);
-  wire n7574 = ((((((1'h0 | ((n7399 & n7335) & (~1'h0))) | ((n7432 & n7335) & (~(n7453 | n7395)))) | ((n7465 & n7335) & (~n7486))) | ((n7498 & n7335) & (~n7514))) | ((n7531 & n7335) & (~n7542))) | ((n7564 & n7335) & (~n7570)));
-  wire n7575 = (n7570 | n7335);
-  wire n7579 = ((((((1'h0 | ((n7399 & n7347) & (~n7405))) | ((n7432 & n7347) & (~1'h0))) | ((n7465 & n7347) & (~(n7486 | n7335)))) | ((n7498 & n7347) & (~n7519))) | ((n7531 & n7347) & (~n7547))) | ((n7564 & n7347) & (~n7575)));
-  wire n7580 = (n7575 | n7347);
-  wire n7584 = ((((((1'h0 | ((n7399 & n7359) & (~n7410))) | ((n7432 & n7359) & (~n7438))) | ((n7465 & n7359) & (~1'h0))) | ((n7498 & n7359) & (~(n7519 | n7347)))) | ((n7531 & n7359) & (~n7552))) | ((n7564 & n7359) & (~n7580)));
-  wire n7585 = (n7580 | n7359);
-  wire n7589 = ((((((1'h0 | ((n7399 & n7371) & (~n7415))) | ((n7432 & n7371) & (~n7443))) | ((n7465 & n7371) & (~n7471))) | ((n7498 & n7371) & (~1'h0))) | ((n7531 & n7371) & (~(n7552 | n7359)))) | ((n7564 & n7371) & (~n7585)));
-  wire n7594 = ((((((1'h0 | ((n7399 & n7383) & (~n7420))) | ((n7432 & n7383) & (~n7448))) | ((n7465 & n7383) & (~n7476))) | ((n7498 & n7383) & (~n7504))) | ((n7531 & n7383) & (~1'h0))) | ((n7564 & n7383) & (~(n7585 | n7371))));
-  wire n7623 = (n7299 | n7574);
-  wire n7624 = (n7300 | n7579);
-  wire n7625 = (n7301 | n7584);
-  wire n7626 = (n7302 | n7589);
-  wire n7627 = (n7303 | n7594);
-  wire n7628 = (n7304 | n7569);
-  wire n7657 = ((((((1'h0 | n7250) | n7255) | n7260) | n7265) | n7270) | n7245);
-  wire [31:0] n7670 = ((((((32'h00000000 | (n7250 ? n556 : 32'h00000000)) | (n7255 ? n1434 : 32'h00000000)) | (n7260 ? n2297 : 32'h00000000)) | (n7265 ? n3015 : 32'h00000000)) | (n7270 ? n4693 : 32'h00000000)) | (n7245 ? n6353 : 32'h00000000));
-  wire [31:0] n7683 = ((((((32'h00000000 | (n7250 ? n573 : 32'h00000000)) | (n7255 ? n1451 : 32'h00000000)) | (n7260 ? n2314 : 32'h00000000)) | (n7265 ? n3032 : 32'h00000000)) | (n7270 ? n4710 : 32'h00000000)) | (n7245 ? n6370 : 32'h00000000));
-  wire [1:0] n8529 = n7670[15:14];
-  wire n8533 = (n8529 == 2'h2);
-  wire [5:0] n8536 = n7670[5:0];
-  wire [7:0] n8537 = n7670[13:6];
-  wire [31:0] n8539 = (n7683 >> 32'h00000000);
-  wire n8540 = n8539[0];
-  wire [31:0] n8542 = (n7683 >> 32'h00000001);
-  wire n8543 = n8542[0];
-  wire [31:0] n8545 = (n7683 >> 32'h00000002);
-  wire n8546 = n8545[0];
-  wire [31:0] n8548 = (n7683 >> 32'h00000003);
-  wire n8549 = n8548[0];
-  wire [31:0] n8551 = (n7683 >> 32'h00000004);
-  wire n8552 = n8551[0];
-  wire [31:0] n8554 = (n7683 >> 32'h00000005);
-  wire n8555 = n8554[0];
-  wire [31:0] n8557 = (n7683 >> 32'h00000006);
-  wire n8558 = n8557[0];
-  wire [31:0] n8560 = (n7683 >> 32'h00000007);
-  wire n8561 = n8560[0];
-  wire [31:0] n8563 = (n7683 >> 32'h00000008);
-  wire n8564 = n8563[0];
-  wire [31:0] n8566 = (n7683 >> 32'h00000009);
-  wire n8567 = n8566[0];
-  wire [31:0] n8569 = (n7683 >> 32'h0000000a);
-  wire n8570 = n8569[0];
-  wire [31:0] n8572 = (n7683 >> 32'h0000000b);
-  wire n8573 = n8572[0];
-  wire [31:0] n8575 = (n7683 >> 32'h0000000c);
-  wire n8576 = n8575[0];
-  wire [31:0] n8578 = (n7683 >> 32'h0000000d);
-  wire n8579 = n8578[0];
-  wire [31:0] n8581 = (n7683 >> 32'h0000000e);
-  wire n8582 = n8581[0];
-  wire [31:0] n8584 = (n7683 >> 32'h0000000f);
-  wire n8585 = n8584[0];
-  wire [31:0] n8587 = (n7683 >> 32'h00000010);
-  wire n8588 = n8587[0];
-  wire [31:0] n8590 = (n7683 >> 32'h00000011);
-  wire n8591 = n8590[0];
-  wire [31:0] n8593 = (n7683 >> 32'h00000012);
-  wire n8594 = n8593[0];
-  wire [31:0] n8596 = (n7683 >> 32'h00000013);
-  wire n8597 = n8596[0];
-  wire [31:0] n8599 = (n7683 >> 32'h00000014);
-  wire n8600 = n8599[0];
-  wire [31:0] n8602 = (n7683 >> 32'h00000015);
-  wire n8603 = n8602[0];
-  wire [31:0] n8605 = (n7683 >> 32'h00000016);
-  wire n8606 = n8605[0];
-  wire [31:0] n8608 = (n7683 >> 32'h00000017);
-  wire n8609 = n8608[0];
-  wire [31:0] n8611 = (n7683 >> 32'h00000018);
-  wire n8612 = n8611[0];
-  wire [31:0] n8614 = (n7683 >> 32'h00000019);
-  wire n8615 = n8614[0];
-  wire [31:0] n8617 = (n7683 >> 32'h0000001a);
-  wire n8618 = n8617[0];
-  wire [31:0] n8620 = (n7683 >> 32'h0000001b);
-  wire n8621 = n8620[0];
-  wire [31:0] n8623 = (n7683 >> 32'h0000001c);
-  wire n8624 = n8623[0];
-  wire [31:0] n8626 = (n7683 >> 32'h0000001d);
-  wire n8627 = n8626[0];
-  wire [31:0] n8629 = (n7683 >> 32'h0000001e);
-  wire n8630 = n8629[0];
-  wire [31:0] n8632 = (n7683 >> 32'h0000001f);
-  wire n8633 = n8632[0];
-  wire n8636 = (n7657 & (n8529 == 2'h3));
-  wire n8649 = ((((((1'h0 | n7574) | n7579) | n7584) | n7589) | n7594) | n7569);
-  wire [31:0] n8662 = ((((((32'h00000000 | (n7574 ? n556 : 32'h00000000)) | (n7579 ? n1434 : 32'h00000000)) | (n7584 ? n2297 : 32'h00000000)) | (n7589 ? n3015 : 32'h00000000)) | (n7594 ? n4693 : 32'h00000000)) | (n7569 ? n6353 : 32'h00000000));
-  wire [31:0] n8675 = ((((((32'h00000000 | (n7574 ? n573 : 32'h00000000)) | (n7579 ? n1451 : 32'h00000000)) | (n7584 ? n2314 : 32'h00000000)) | (n7589 ? n3032 : 32'h00000000)) | (n7594 ? n4710 : 32'h00000000)) | (n7569 ? n6370 : 32'h00000000));
-  wire [1:0] n9521 = n8662[15:14];
-  wire n9525 = (n9521 == 2'h2);
-  wire [5:0] n9528 = n8662[5:0];
-  wire [7:0] n9529 = n8662[13:6];
-  wire [31:0] n9531 = (n8675 >> 32'h00000000);
-  wire n9532 = n9531[0];
-  wire [31:0] n9534 = (n8675 >> 32'h00000001);
-  wire n9535 = n9534[0];
-  wire [31:0] n9537 = (n8675 >> 32'h00000002);
-  wire n9538 = n9537[0];
-  wire [31:0] n9540 = (n8675 >> 32'h00000003);
-  wire n9541 = n9540[0];
-  wire [31:0] n9543 = (n8675 >> 32'h00000004);
-  wire n9544 = n9543[0];
-  wire [31:0] n9546 = (n8675 >> 32'h00000005);
-  wire n9547 = n9546[0];
-  wire [31:0] n9549 = (n8675 >> 32'h00000006);
-  wire n9550 = n9549[0];
-  wire [31:0] n9552 = (n8675 >> 32'h00000007);
-  wire n9553 = n9552[0];
-  wire [31:0] n9555 = (n8675 >> 32'h00000008);
-  wire n9556 = n9555[0];
-  wire [31:0] n9558 = (n8675 >> 32'h00000009);
-  wire n9559 = n9558[0];
-  wire [31:0] n9561 = (n8675 >> 32'h0000000a);
-  wire n9562 = n9561[0];
-  wire [31:0] n9564 = (n8675 >> 32'h0000000b);
-  wire n9565 = n9564[0];
-  wire [31:0] n9567 = (n8675 >> 32'h0000000c);
-  wire n9568 = n9567[0];
-  wire [31:0] n9570 = (n8675 >> 32'h0000000d);
-  wire n9571 = n9570[0];
-  wire [31:0] n9573 = (n8675 >> 32'h0000000e);
-  wire n9574 = n9573[0];
-  wire [31:0] n9576 = (n8675 >> 32'h0000000f);
-  wire n9577 = n9576[0];
-  wire [31:0] n9579 = (n8675 >> 32'h00000010);
-  wire n9580 = n9579[0];
-  wire [31:0] n9582 = (n8675 >> 32'h00000011);
-  wire n9583 = n9582[0];
-  wire [31:0] n9585 = (n8675 >> 32'h00000012);
-  wire n9586 = n9585[0];
-  wire [31:0] n9588 = (n8675 >> 32'h00000013);
-  wire n9589 = n9588[0];
-  wire [31:0] n9591 = (n8675 >> 32'h00000014);
-  wire n9592 = n9591[0];
-  wire [31:0] n9594 = (n8675 >> 32'h00000015);
-  wire n9595 = n9594[0];
-  wire [31:0] n9597 = (n8675 >> 32'h00000016);
-  wire n9598 = n9597[0];
-  wire [31:0] n9600 = (n8675 >> 32'h00000017);
-  wire n9601 = n9600[0];
-  wire [31:0] n9603 = (n8675 >> 32'h00000018);
-  wire n9604 = n9603[0];
-  wire [31:0] n9606 = (n8675 >> 32'h00000019);
-  wire n9607 = n9606[0];
-  wire [31:0] n9609 = (n8675 >> 32'h0000001a);
-  wire n9610 = n9609[0];
-  wire [31:0] n9612 = (n8675 >> 32'h0000001b);
-  wire n9613 = n9612[0];
-  wire [31:0] n9615 = (n8675 >> 32'h0000001c);
-  wire n9616 = n9615[0];
-  wire [31:0] n9618 = (n8675 >> 32'h0000001d);
-  wire n9619 = n9618[0];
-  wire [31:0] n9621 = (n8675 >> 32'h0000001e);
-  wire n9622 = n9621[0];
-  wire [31:0] n9624 = (n8675 >> 32'h0000001f);
-  wire n9625 = n9624[0];
-  wire n9628 = (n8649 & (n9521 == 2'h3));
-  wire [31:0] n9633 = (n9628 ? n8675 : (n8636 ? n7683 : 32'h00000000));
-  wire [31:0] n9634 = (n9628 ? ((((((32'h00000000 | (n7574 ? n590 : 32'h00000000)) | (n7579 ? n1468 : 32'h00000000)) | (n7584 ? n2331 : 32'h00000000)) | (n7589 ? n3049 : 32'h00000000)) | (n7594 ? n4727 : 32'h00000000)) | (n7569 ? n6387 : 32'h00000000)) : (n8636 ? ((((((32'h00000000 | (n7250 ? n590 : 32'h00000000)) | (n7255 ? n1468 : 32'h00000000)) | (n7260 ? n2331 : 32'h00000000)) | (n7265 ? n3049 : 32'h00000000)) | (n7270 ? n4727 : 32'h00000000)) | (n7245 ? n6387 : 32'h00000000)) : 32'h00000000));
-  wire [31:0] n9657 = (n9633 >> 32'h00000000);
-  wire [31:0] n9660 = (n9633 >> 32'h00000001);
-  wire [31:0] n9663 = (n9633 >> 32'h00000002);
-  wire [31:0] n9666 = (n9633 >> 32'h00000003);
-  wire [31:0] n9669 = (n9633 >> 32'h00000004);
-  wire [31:0] n9672 = (n9633 >> 32'h00000005);
-  wire [31:0] n9675 = (n9633 >> 32'h00000006);
-  wire [31:0] n9678 = (n9633 >> 32'h00000007);
-  wire [31:0] n9681 = (n9633 >> 32'h00000008);
-  wire [31:0] n9684 = (n9633 >> 32'h00000009);
-  wire [31:0] n9687 = (n9633 >> 32'h0000000a);
-  wire [31:0] n9690 = (n9633 >> 32'h0000000b);
-  wire [31:0] n9693 = (n9633 >> 32'h0000000c);
-  wire [31:0] n9696 = (n9633 >> 32'h0000000d);
-  wire [31:0] n9699 = (n9633 >> 32'h0000000e);
-  wire [31:0] n9702 = (n9633 >> 32'h0000000f);
-  wire [31:0] n9705 = (n9633 >> 32'h00000010);
-  wire [31:0] n9708 = (n9633 >> 32'h00000011);
-  wire [31:0] n9711 = (n9633 >> 32'h00000012);
-  wire [31:0] n9714 = (n9633 >> 32'h00000013);
-  wire [31:0] n9717 = (n9633 >> 32'h00000014);
-  wire [31:0] n9720 = (n9633 >> 32'h00000015);
-  wire [31:0] n9723 = (n9633 >> 32'h00000016);
-  wire [31:0] n9726 = (n9633 >> 32'h00000017);
-  wire [31:0] n9729 = (n9633 >> 32'h00000018);
-  wire [31:0] n9732 = (n9633 >> 32'h00000019);
-  wire [31:0] n9735 = (n9633 >> 32'h0000001a);
-  wire [31:0] n9738 = (n9633 >> 32'h0000001b);
-  wire [31:0] n9741 = (n9633 >> 32'h0000001c);
-  wire [31:0] n9744 = (n9633 >> 32'h0000001d);
-  wire [31:0] n9747 = (n9633 >> 32'h0000001e);
-  wire [31:0] n9750 = (n9633 >> 32'h0000001f);
-  wire [31:0] n9753 = (n9634 >> 32'h00000000);
-  wire [31:0] n9756 = (n9634 >> 32'h00000001);
-  wire [31:0] n9759 = (n9634 >> 32'h00000002);
-  wire [31:0] n9762 = (n9634 >> 32'h00000003);
-  wire [31:0] n9765 = (n9634 >> 32'h00000004);
-  wire [31:0] n9768 = (n9634 >> 32'h00000005);
-  wire [31:0] n9771 = (n9634 >> 32'h00000006);
-  wire [31:0] n9774 = (n9634 >> 32'h00000007);
-  wire [31:0] n9777 = (n9634 >> 32'h00000008);
-  wire [31:0] n9780 = (n9634 >> 32'h00000009);
-  wire [31:0] n9783 = (n9634 >> 32'h0000000a);
-  wire [31:0] n9786 = (n9634 >> 32'h0000000b);
-  wire [31:0] n9789 = (n9634 >> 32'h0000000c);
-  wire [31:0] n9792 = (n9634 >> 32'h0000000d);
-  wire [31:0] n9795 = (n9634 >> 32'h0000000e);
-  wire [31:0] n9798 = (n9634 >> 32'h0000000f);
-  wire [31:0] n9801 = (n9634 >> 32'h00000010);
-  wire [31:0] n9804 = (n9634 >> 32'h00000011);
-  wire [31:0] n9807 = (n9634 >> 32'h00000012);
-  wire [31:0] n9810 = (n9634 >> 32'h00000013);
-  wire [31:0] n9813 = (n9634 >> 32'h00000014);
-  wire [31:0] n9816 = (n9634 >> 32'h00000015);
-  wire [31:0] n9819 = (n9634 >> 32'h00000016);
-  wire [31:0] n9822 = (n9634 >> 32'h00000017);
-  wire [31:0] n9825 = (n9634 >> 32'h00000018);
-  wire [31:0] n9828 = (n9634 >> 32'h00000019);
-  wire [31:0] n9831 = (n9634 >> 32'h0000001a);
-  wire [31:0] n9834 = (n9634 >> 32'h0000001b);
-  wire [31:0] n9837 = (n9634 >> 32'h0000001c);
-  wire [31:0] n9840 = (n9634 >> 32'h0000001d);
-  wire [31:0] n9843 = (n9634 >> 32'h0000001e);
-  wire [31:0] n9846 = (n9634 >> 32'h0000001f);
-  wire [31:0] n9980 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n10109 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_pred_i[31]} << 32'h0000001f));
-  wire [31:0] n10238 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n10367 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_pred_i[31]} << 32'h0000001f));
-  wire [31:0] n10496 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sfu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sfu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sfu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sfu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sfu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sfu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sfu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sfu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sfu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sfu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sfu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sfu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sfu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sfu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sfu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sfu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sfu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sfu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sfu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sfu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sfu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sfu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sfu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sfu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sfu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sfu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sfu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sfu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sfu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sfu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sfu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sfu_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n10625 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n10754 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_pred_i[31]} << 32'h0000001f));
-  wire [31:0] n10755 = n306[31:0];
-  wire [31:0] n10756 = n307[31:0];
-  wire [31:0] n10757 = n308[31:0];
-  wire [31:0] n10758 = n309[31:0];
-  wire [31:0] n10759 = n310[31:0];
-  wire [31:0] n10760 = n311[31:0];
-  wire [31:0] n10761 = n312[31:0];
-  wire [31:0] n10762 = n313[31:0];
-  wire [31:0] n10763 = n314[31:0];
-  wire [31:0] n10764 = n315[31:0];
-  wire [31:0] n10765 = n316[31:0];
-  wire [31:0] n10766 = n317[31:0];
-  wire [31:0] n10767 = n318[31:0];
-  wire [31:0] n10768 = n319[31:0];
-  wire [31:0] n10769 = n320[31:0];
-  wire [31:0] n10770 = n321[31:0];
-  wire [31:0] n10771 = n322[31:0];
-  wire [31:0] n10772 = n323[31:0];
-  wire [31:0] n10773 = n324[31:0];
-  wire [31:0] n10774 = n325[31:0];
-  wire [31:0] n10775 = n326[31:0];
-  wire [31:0] n10776 = n327[31:0];
-  wire [31:0] n10777 = n328[31:0];
-  wire [31:0] n10778 = n329[31:0];
-  wire [31:0] n10779 = n330[31:0];
-  wire [31:0] n10780 = n331[31:0];
-  wire [31:0] n10781 = n332[31:0];
-  wire [31:0] n10782 = n333[31:0];
-  wire [31:0] n10783 = n334[31:0];
-  wire [31:0] n10784 = n335[31:0];
-  wire [31:0] n10785 = n336[31:0];
-  wire [31:0] n10786 = n337[31:0];
-  wire [31:0] n10787 = n306[63:32];
-  wire [31:0] n10788 = n307[63:32];
-  wire [31:0] n10789 = n308[63:32];
-  wire [31:0] n10790 = n309[63:32];
-  wire [31:0] n10791 = n310[63:32];
-  wire [31:0] n10792 = n311[63:32];
-  wire [31:0] n10793 = n312[63:32];
-  wire [31:0] n10794 = n313[63:32];
-  wire [31:0] n10795 = n314[63:32];
-  wire [31:0] n10796 = n315[63:32];
-  wire [31:0] n10797 = n316[63:32];
-  wire [31:0] n10798 = n317[63:32];
-  wire [31:0] n10799 = n318[63:32];
-  wire [31:0] n10800 = n319[63:32];
-  wire [31:0] n10801 = n320[63:32];
-  wire [31:0] n10802 = n321[63:32];
-  wire [31:0] n10803 = n322[63:32];
-  wire [31:0] n10804 = n323[63:32];
-  wire [31:0] n10805 = n324[63:32];
-  wire [31:0] n10806 = n325[63:32];
-  wire [31:0] n10807 = n326[63:32];
-  wire [31:0] n10808 = n327[63:32];
-  wire [31:0] n10809 = n328[63:32];
-  wire [31:0] n10810 = n329[63:32];
-  wire [31:0] n10811 = n330[63:32];
-  wire [31:0] n10812 = n331[63:32];
-  wire [31:0] n10813 = n332[63:32];
-  wire [31:0] n10814 = n333[63:32];
-  wire [31:0] n10815 = n334[63:32];
-  wire [31:0] n10816 = n335[63:32];
-  wire [31:0] n10817 = n336[63:32];
-  wire [31:0] n10818 = n337[63:32];
-  wire [31:0] n10947 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, lsu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, lsu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, lsu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, lsu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, lsu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, lsu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, lsu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, lsu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, lsu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, lsu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, lsu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, lsu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, lsu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, lsu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, lsu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, lsu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, lsu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, lsu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, lsu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, lsu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, lsu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, lsu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, lsu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, lsu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, lsu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, lsu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, lsu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, lsu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, lsu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, lsu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, lsu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, lsu_res_mask_i[31]} << 32'h0000001f));
-  wire [31:0] n10948 = n407[31:0];
-  wire [31:0] n10949 = n408[31:0];
-  wire [31:0] n10950 = n409[31:0];
-  wire [31:0] n10951 = n410[31:0];
-  wire [31:0] n10952 = n411[31:0];
-  wire [31:0] n10953 = n412[31:0];
-  wire [31:0] n10954 = n413[31:0];
-  wire [31:0] n10955 = n414[31:0];
-  wire [31:0] n10956 = n415[31:0];
-  wire [31:0] n10957 = n416[31:0];
-  wire [31:0] n10958 = n417[31:0];
-  wire [31:0] n10959 = n418[31:0];
-  wire [31:0] n10960 = n419[31:0];
-  wire [31:0] n10961 = n420[31:0];
-  wire [31:0] n10962 = n421[31:0];
-  wire [31:0] n10963 = n422[31:0];
-  wire [31:0] n10964 = n423[31:0];
-  wire [31:0] n10965 = n424[31:0];
-  wire [31:0] n10966 = n425[31:0];
-  wire [31:0] n10967 = n426[31:0];
-  wire [31:0] n10968 = n427[31:0];
-  wire [31:0] n10969 = n428[31:0];
-  wire [31:0] n10970 = n429[31:0];
-  wire [31:0] n10971 = n430[31:0];
-  wire [31:0] n10972 = n431[31:0];
-  wire [31:0] n10973 = n432[31:0];
-  wire [31:0] n10974 = n433[31:0];
-  wire [31:0] n10975 = n434[31:0];
-  wire [31:0] n10976 = n435[31:0];
-  wire [31:0] n10977 = n436[31:0];
-  wire [31:0] n10978 = n437[31:0];
-  wire [31:0] n10979 = n438[31:0];
-  wire [31:0] n10980 = n407[63:32];
-  wire [31:0] n10981 = n408[63:32];
-  wire [31:0] n10982 = n409[63:32];
-  wire [31:0] n10983 = n410[63:32];
-  wire [31:0] n10984 = n411[63:32];
-  wire [31:0] n10985 = n412[63:32];
-  wire [31:0] n10986 = n413[63:32];
-  wire [31:0] n10987 = n414[63:32];
-  wire [31:0] n10988 = n415[63:32];
-  wire [31:0] n10989 = n416[63:32];
-  wire [31:0] n10990 = n417[63:32];
-  wire [31:0] n10991 = n418[63:32];
-  wire [31:0] n10992 = n419[63:32];
-  wire [31:0] n10993 = n420[63:32];
-  wire [31:0] n10994 = n421[63:32];
-  wire [31:0] n10995 = n422[63:32];
-  wire [31:0] n10996 = n423[63:32];
-  wire [31:0] n10997 = n424[63:32];
-  wire [31:0] n10998 = n425[63:32];
-  wire [31:0] n10999 = n426[63:32];
-  wire [31:0] n11000 = n427[63:32];
-  wire [31:0] n11001 = n428[63:32];
-  wire [31:0] n11002 = n429[63:32];
-  wire [31:0] n11003 = n430[63:32];
-  wire [31:0] n11004 = n431[63:32];
-  wire [31:0] n11005 = n432[63:32];
-  wire [31:0] n11006 = n433[63:32];
-  wire [31:0] n11007 = n434[63:32];
-  wire [31:0] n11008 = n435[63:32];
-  wire [31:0] n11009 = n436[63:32];
-  wire [31:0] n11010 = n437[63:32];
-  wire [31:0] n11011 = n438[63:32];
-  wire [31:0] n11140 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, fe_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, fe_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, fe_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, fe_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, fe_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, fe_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, fe_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, fe_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, fe_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, fe_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, fe_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, fe_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, fe_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, fe_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, fe_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, fe_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, fe_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, fe_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, fe_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, fe_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, fe_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, fe_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, fe_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, fe_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, fe_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, fe_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, fe_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, fe_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, fe_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, fe_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, fe_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, fe_res_mask_i[31]} << 32'h0000001f));
-  wire n11153 = ((sp0_res_valid_i & (q_sp0_count_q == 4'h8)) & (~n7623));
-  wire n11161 = (sp0_res_valid_i & (~n11153));
-  wire [3:0] n11177 = (n11161 ? (q_sp0_count_q + 4'h1) : q_sp0_count_q);
-  wire n11182 = (n11161 & (q_sp0_tail_q == 3'h0));
-  wire n11255 = (n11161 & (q_sp0_tail_q == 3'h1));
-  wire n11328 = (n11161 & (q_sp0_tail_q == 3'h2));
-  wire n11401 = (n11161 & (q_sp0_tail_q == 3'h3));
-  wire n11474 = (n11161 & (q_sp0_tail_q == 3'h4));
-  wire n11547 = (n11161 & (q_sp0_tail_q == 3'h5));
-  wire n11620 = (n11161 & (q_sp0_tail_q == 3'h6));
-  wire n11693 = (n11161 & (q_sp0_tail_q == 3'h7));
-  wire [3:0] n11765 = (disp_sp0_i ? (credit_sp0_q + 4'h1) : credit_sp0_q);
-  wire n11776 = ((sp1_res_valid_i & (q_sp1_count_q == 4'h8)) & (~n7624));
-  wire n11784 = (sp1_res_valid_i & (~n11776));
-  wire [3:0] n11800 = (n11784 ? (q_sp1_count_q + 4'h1) : q_sp1_count_q);
-  wire n11805 = (n11784 & (q_sp1_tail_q == 3'h0));
-  wire n11878 = (n11784 & (q_sp1_tail_q == 3'h1));
-  wire n11951 = (n11784 & (q_sp1_tail_q == 3'h2));
-  wire n12024 = (n11784 & (q_sp1_tail_q == 3'h3));
-  wire n12097 = (n11784 & (q_sp1_tail_q == 3'h4));
-  wire n12170 = (n11784 & (q_sp1_tail_q == 3'h5));
-  wire n12243 = (n11784 & (q_sp1_tail_q == 3'h6));
-  wire n12316 = (n11784 & (q_sp1_tail_q == 3'h7));
-  wire [3:0] n12388 = (disp_sp1_i ? (credit_sp1_q + 4'h1) : credit_sp1_q);
-  wire n12399 = ((sfu_res_valid_i & (q_sfu_count_q == 4'h3)) & (~n7625));
-  wire n12407 = (sfu_res_valid_i & (~n12399));
-  wire [3:0] n12423 = (n12407 ? (q_sfu_count_q + 4'h1) : q_sfu_count_q);
-  wire n12428 = (n12407 & (q_sfu_tail_q == 3'h0));
-  wire n12501 = (n12407 & (q_sfu_tail_q == 3'h1));
-  wire n12574 = (n12407 & (q_sfu_tail_q == 3'h2));
-  wire [3:0] n12646 = (disp_sfu_i ? (credit_sfu_q + 4'h1) : credit_sfu_q);
-  wire n12657 = ((dpu_res_valid_i & (q_dpu_count_q == 4'h8)) & (~n7626));
-  wire n12665 = (dpu_res_valid_i & (~n12657));
-  wire [3:0] n12681 = (n12665 ? (q_dpu_count_q + 4'h1) : q_dpu_count_q);
-  wire n12686 = (n12665 & (q_dpu_tail_q == 3'h0));
-  wire n12823 = (n12665 & (q_dpu_tail_q == 3'h1));
-  wire n12960 = (n12665 & (q_dpu_tail_q == 3'h2));
-  wire n13097 = (n12665 & (q_dpu_tail_q == 3'h3));
-  wire n13234 = (n12665 & (q_dpu_tail_q == 3'h4));
-  wire n13371 = (n12665 & (q_dpu_tail_q == 3'h5));
-  wire n13508 = (n12665 & (q_dpu_tail_q == 3'h6));
-  wire n13645 = (n12665 & (q_dpu_tail_q == 3'h7));
-  wire [3:0] n13781 = (disp_dpu_i ? (credit_dpu_q + 4'h1) : credit_dpu_q);
-  wire n13792 = ((lsu_res_valid_i & (q_lsu_count_q == 4'h8)) & (~n7627));
-  wire n13800 = (lsu_res_valid_i & (~n13792));
-  wire [3:0] n13816 = (n13800 ? (q_lsu_count_q + 4'h1) : q_lsu_count_q);
-  wire n13821 = (n13800 & (q_lsu_tail_q == 3'h0));
-  wire n13958 = (n13800 & (q_lsu_tail_q == 3'h1));
-  wire n14095 = (n13800 & (q_lsu_tail_q == 3'h2));
-  wire n14232 = (n13800 & (q_lsu_tail_q == 3'h3));
-  wire n14369 = (n13800 & (q_lsu_tail_q == 3'h4));
-  wire n14506 = (n13800 & (q_lsu_tail_q == 3'h5));
-  wire n14643 = (n13800 & (q_lsu_tail_q == 3'h6));
-  wire n14780 = (n13800 & (q_lsu_tail_q == 3'h7));
-  wire [3:0] n14916 = (disp_lsu_i ? (credit_lsu_q + 4'h1) : credit_lsu_q);
-  wire n14927 = ((fe_res_valid_i & (q_fe_count_q == 4'h2)) & (~n7628));
-  wire n14928 = ((((((1'h0 | n11153) | n11776) | n12399) | n12657) | n13792) | n14927);
-  wire n14935 = (fe_res_valid_i & (~n14927));
-  wire [3:0] n14951 = (n14935 ? (q_fe_count_q + 4'h1) : q_fe_count_q);
-  wire n14956 = (n14935 & (q_fe_tail_q == 3'h0));
-  wire n15029 = (n14935 & (q_fe_tail_q == 3'h1));
-  wire [3:0] n15101 = (disp_fe_i ? (credit_fe_q + 4'h1) : credit_fe_q);
-  assign q_sp0_0_tag_d = (n11182 ? sp0_res_tag_i : q_sp0_0_tag_q);
-  assign q_sp0_0_mask_d = (n11182 ? n9980 : q_sp0_0_mask_q);
-  assign q_sp0_0_pred_d = (n11182 ? n10109 : q_sp0_0_pred_q);
-  assign q_sp0_0_lo0_d = (n11182 ? n36 : q_sp0_0_lo0_q);
-  assign q_sp0_0_lo1_d = (n11182 ? n37 : q_sp0_0_lo1_q);
-  assign q_sp0_0_lo2_d = (n11182 ? n38 : q_sp0_0_lo2_q);
-  assign q_sp0_0_lo3_d = (n11182 ? n39 : q_sp0_0_lo3_q);
-  assign q_sp0_0_lo4_d = (n11182 ? n40 : q_sp0_0_lo4_q);
-  assign q_sp0_0_lo5_d = (n11182 ? n41 : q_sp0_0_lo5_q);
-  assign q_sp0_0_lo6_d = (n11182 ? n42 : q_sp0_0_lo6_q);
-  assign q_sp0_0_lo7_d = (n11182 ? n43 : q_sp0_0_lo7_q);
-  assign q_sp0_0_lo8_d = (n11182 ? n44 : q_sp0_0_lo8_q);
-  assign q_sp0_0_lo9_d = (n11182 ? n45 : q_sp0_0_lo9_q);
-  assign q_sp0_0_lo10_d = (n11182 ? n46 : q_sp0_0_lo10_q);
-  assign q_sp0_0_lo11_d = (n11182 ? n47 : q_sp0_0_lo11_q);
-  assign q_sp0_0_lo12_d = (n11182 ? n48 : q_sp0_0_lo12_q);
-  assign q_sp0_0_lo13_d = (n11182 ? n49 : q_sp0_0_lo13_q);
-  assign q_sp0_0_lo14_d = (n11182 ? n50 : q_sp0_0_lo14_q);
-  assign q_sp0_0_lo15_d = (n11182 ? n51 : q_sp0_0_lo15_q);
-  assign q_sp0_0_lo16_d = (n11182 ? n52 : q_sp0_0_lo16_q);
-  assign q_sp0_0_lo17_d = (n11182 ? n53 : q_sp0_0_lo17_q);
-  assign q_sp0_0_lo18_d = (n11182 ? n54 : q_sp0_0_lo18_q);
-  assign q_sp0_0_lo19_d = (n11182 ? n55 : q_sp0_0_lo19_q);
-  assign q_sp0_0_lo20_d = (n11182 ? n56 : q_sp0_0_lo20_q);
-  assign q_sp0_0_lo21_d = (n11182 ? n57 : q_sp0_0_lo21_q);
-  assign q_sp0_0_lo22_d = (n11182 ? n58 : q_sp0_0_lo22_q);
-  assign q_sp0_0_lo23_d = (n11182 ? n59 : q_sp0_0_lo23_q);
-  assign q_sp0_0_lo24_d = (n11182 ? n60 : q_sp0_0_lo24_q);
-  assign q_sp0_0_lo25_d = (n11182 ? n61 : q_sp0_0_lo25_q);
-  assign q_sp0_0_lo26_d = (n11182 ? n62 : q_sp0_0_lo26_q);
-  assign q_sp0_0_lo27_d = (n11182 ? n63 : q_sp0_0_lo27_q);
-  assign q_sp0_0_lo28_d = (n11182 ? n64 : q_sp0_0_lo28_q);
-  assign q_sp0_0_lo29_d = (n11182 ? n65 : q_sp0_0_lo29_q);
-  assign q_sp0_0_lo30_d = (n11182 ? n66 : q_sp0_0_lo30_q);
-  assign q_sp0_0_lo31_d = (n11182 ? n67 : q_sp0_0_lo31_q);
-  assign q_sp0_1_tag_d = (n11255 ? sp0_res_tag_i : q_sp0_1_tag_q);
-  assign q_sp0_1_mask_d = (n11255 ? n9980 : q_sp0_1_mask_q);
-  assign q_sp0_1_pred_d = (n11255 ? n10109 : q_sp0_1_pred_q);
-  assign q_sp0_1_lo0_d = (n11255 ? n36 : q_sp0_1_lo0_q);
-  assign q_sp0_1_lo1_d = (n11255 ? n37 : q_sp0_1_lo1_q);
-  assign q_sp0_1_lo2_d = (n11255 ? n38 : q_sp0_1_lo2_q);
-  assign q_sp0_1_lo3_d = (n11255 ? n39 : q_sp0_1_lo3_q);
-  assign q_sp0_1_lo4_d = (n11255 ? n40 : q_sp0_1_lo4_q);
-  assign q_sp0_1_lo5_d = (n11255 ? n41 : q_sp0_1_lo5_q);
-  assign q_sp0_1_lo6_d = (n11255 ? n42 : q_sp0_1_lo6_q);
-  assign q_sp0_1_lo7_d = (n11255 ? n43 : q_sp0_1_lo7_q);
-  assign q_sp0_1_lo8_d = (n11255 ? n44 : q_sp0_1_lo8_q);
-  assign q_sp0_1_lo9_d = (n11255 ? n45 : q_sp0_1_lo9_q);
-  assign q_sp0_1_lo10_d = (n11255 ? n46 : q_sp0_1_lo10_q);
-  assign q_sp0_1_lo11_d = (n11255 ? n47 : q_sp0_1_lo11_q);
-  assign q_sp0_1_lo12_d = (n11255 ? n48 : q_sp0_1_lo12_q);
-  assign q_sp0_1_lo13_d = (n11255 ? n49 : q_sp0_1_lo13_q);
-  assign q_sp0_1_lo14_d = (n11255 ? n50 : q_sp0_1_lo14_q);
-  assign q_sp0_1_lo15_d = (n11255 ? n51 : q_sp0_1_lo15_q);
-  assign q_sp0_1_lo16_d = (n11255 ? n52 : q_sp0_1_lo16_q);
-  assign q_sp0_1_lo17_d = (n11255 ? n53 : q_sp0_1_lo17_q);
-  assign q_sp0_1_lo18_d = (n11255 ? n54 : q_sp0_1_lo18_q);
-  assign q_sp0_1_lo19_d = (n11255 ? n55 : q_sp0_1_lo19_q);
-  assign q_sp0_1_lo20_d = (n11255 ? n56 : q_sp0_1_lo20_q);
-  assign q_sp0_1_lo21_d = (n11255 ? n57 : q_sp0_1_lo21_q);
-  assign q_sp0_1_lo22_d = (n11255 ? n58 : q_sp0_1_lo22_q);
-  assign q_sp0_1_lo23_d = (n11255 ? n59 : q_sp0_1_lo23_q);
-  assign q_sp0_1_lo24_d = (n11255 ? n60 : q_sp0_1_lo24_q);
-  assign q_sp0_1_lo25_d = (n11255 ? n61 : q_sp0_1_lo25_q);
-  assign q_sp0_1_lo26_d = (n11255 ? n62 : q_sp0_1_lo26_q);
-  assign q_sp0_1_lo27_d = (n11255 ? n63 : q_sp0_1_lo27_q);
-  assign q_sp0_1_lo28_d = (n11255 ? n64 : q_sp0_1_lo28_q);
-  assign q_sp0_1_lo29_d = (n11255 ? n65 : q_sp0_1_lo29_q);
-  assign q_sp0_1_lo30_d = (n11255 ? n66 : q_sp0_1_lo30_q);
-  assign q_sp0_1_lo31_d = (n11255 ? n67 : q_sp0_1_lo31_q);
-  assign q_sp0_2_tag_d = (n11328 ? sp0_res_tag_i : q_sp0_2_tag_q);
-  assign q_sp0_2_mask_d = (n11328 ? n9980 : q_sp0_2_mask_q);
-  assign q_sp0_2_pred_d = (n11328 ? n10109 : q_sp0_2_pred_q);
-  assign q_sp0_2_lo0_d = (n11328 ? n36 : q_sp0_2_lo0_q);
-  assign q_sp0_2_lo1_d = (n11328 ? n37 : q_sp0_2_lo1_q);
-  assign q_sp0_2_lo2_d = (n11328 ? n38 : q_sp0_2_lo2_q);
-  assign q_sp0_2_lo3_d = (n11328 ? n39 : q_sp0_2_lo3_q);
-  assign q_sp0_2_lo4_d = (n11328 ? n40 : q_sp0_2_lo4_q);
-  assign q_sp0_2_lo5_d = (n11328 ? n41 : q_sp0_2_lo5_q);
-  assign q_sp0_2_lo6_d = (n11328 ? n42 : q_sp0_2_lo6_q);
-  assign q_sp0_2_lo7_d = (n11328 ? n43 : q_sp0_2_lo7_q);
-  assign q_sp0_2_lo8_d = (n11328 ? n44 : q_sp0_2_lo8_q);
-  assign q_sp0_2_lo9_d = (n11328 ? n45 : q_sp0_2_lo9_q);
-  assign q_sp0_2_lo10_d = (n11328 ? n46 : q_sp0_2_lo10_q);
-  assign q_sp0_2_lo11_d = (n11328 ? n47 : q_sp0_2_lo11_q);
-  assign q_sp0_2_lo12_d = (n11328 ? n48 : q_sp0_2_lo12_q);
-  assign q_sp0_2_lo13_d = (n11328 ? n49 : q_sp0_2_lo13_q);
-  assign q_sp0_2_lo14_d = (n11328 ? n50 : q_sp0_2_lo14_q);
-  assign q_sp0_2_lo15_d = (n11328 ? n51 : q_sp0_2_lo15_q);
-  assign q_sp0_2_lo16_d = (n11328 ? n52 : q_sp0_2_lo16_q);
-  assign q_sp0_2_lo17_d = (n11328 ? n53 : q_sp0_2_lo17_q);
-  assign q_sp0_2_lo18_d = (n11328 ? n54 : q_sp0_2_lo18_q);
-  assign q_sp0_2_lo19_d = (n11328 ? n55 : q_sp0_2_lo19_q);
-  assign q_sp0_2_lo20_d = (n11328 ? n56 : q_sp0_2_lo20_q);
-  assign q_sp0_2_lo21_d = (n11328 ? n57 : q_sp0_2_lo21_q);
-  assign q_sp0_2_lo22_d = (n11328 ? n58 : q_sp0_2_lo22_q);
-  assign q_sp0_2_lo23_d = (n11328 ? n59 : q_sp0_2_lo23_q);
-  assign q_sp0_2_lo24_d = (n11328 ? n60 : q_sp0_2_lo24_q);
-  assign q_sp0_2_lo25_d = (n11328 ? n61 : q_sp0_2_lo25_q);
-  assign q_sp0_2_lo26_d = (n11328 ? n62 : q_sp0_2_lo26_q);
-  assign q_sp0_2_lo27_d = (n11328 ? n63 : q_sp0_2_lo27_q);
-  assign q_sp0_2_lo28_d = (n11328 ? n64 : q_sp0_2_lo28_q);
-  assign q_sp0_2_lo29_d = (n11328 ? n65 : q_sp0_2_lo29_q);
-  assign q_sp0_2_lo30_d = (n11328 ? n66 : q_sp0_2_lo30_q);
-  assign q_sp0_2_lo31_d = (n11328 ? n67 : q_sp0_2_lo31_q);
-  assign q_sp0_3_tag_d = (n11401 ? sp0_res_tag_i : q_sp0_3_tag_q);
-  assign q_sp0_3_mask_d = (n11401 ? n9980 : q_sp0_3_mask_q);
-  assign q_sp0_3_pred_d = (n11401 ? n10109 : q_sp0_3_pred_q);
-  assign q_sp0_3_lo0_d = (n11401 ? n36 : q_sp0_3_lo0_q);
-  assign q_sp0_3_lo1_d = (n11401 ? n37 : q_sp0_3_lo1_q);
-  assign q_sp0_3_lo2_d = (n11401 ? n38 : q_sp0_3_lo2_q);
-  assign q_sp0_3_lo3_d = (n11401 ? n39 : q_sp0_3_lo3_q);
-  assign q_sp0_3_lo4_d = (n11401 ? n40 : q_sp0_3_lo4_q);
-  assign q_sp0_3_lo5_d = (n11401 ? n41 : q_sp0_3_lo5_q);
-  assign q_sp0_3_lo6_d = (n11401 ? n42 : q_sp0_3_lo6_q);
-  assign q_sp0_3_lo7_d = (n11401 ? n43 : q_sp0_3_lo7_q);
-  assign q_sp0_3_lo8_d = (n11401 ? n44 : q_sp0_3_lo8_q);
-  assign q_sp0_3_lo9_d = (n11401 ? n45 : q_sp0_3_lo9_q);
-  assign q_sp0_3_lo10_d = (n11401 ? n46 : q_sp0_3_lo10_q);
-  assign q_sp0_3_lo11_d = (n11401 ? n47 : q_sp0_3_lo11_q);
-  assign q_sp0_3_lo12_d = (n11401 ? n48 : q_sp0_3_lo12_q);
-  assign q_sp0_3_lo13_d = (n11401 ? n49 : q_sp0_3_lo13_q);
-  assign q_sp0_3_lo14_d = (n11401 ? n50 : q_sp0_3_lo14_q);
-  assign q_sp0_3_lo15_d = (n11401 ? n51 : q_sp0_3_lo15_q);
-  assign q_sp0_3_lo16_d = (n11401 ? n52 : q_sp0_3_lo16_q);
-  assign q_sp0_3_lo17_d = (n11401 ? n53 : q_sp0_3_lo17_q);
-  assign q_sp0_3_lo18_d = (n11401 ? n54 : q_sp0_3_lo18_q);
-  assign q_sp0_3_lo19_d = (n11401 ? n55 : q_sp0_3_lo19_q);
-  assign q_sp0_3_lo20_d = (n11401 ? n56 : q_sp0_3_lo20_q);
-  assign q_sp0_3_lo21_d = (n11401 ? n57 : q_sp0_3_lo21_q);
-  assign q_sp0_3_lo22_d = (n11401 ? n58 : q_sp0_3_lo22_q);
-  assign q_sp0_3_lo23_d = (n11401 ? n59 : q_sp0_3_lo23_q);
-  assign q_sp0_3_lo24_d = (n11401 ? n60 : q_sp0_3_lo24_q);
-  assign q_sp0_3_lo25_d = (n11401 ? n61 : q_sp0_3_lo25_q);
-  assign q_sp0_3_lo26_d = (n11401 ? n62 : q_sp0_3_lo26_q);
-  assign q_sp0_3_lo27_d = (n11401 ? n63 : q_sp0_3_lo27_q);
-  assign q_sp0_3_lo28_d = (n11401 ? n64 : q_sp0_3_lo28_q);
-  assign q_sp0_3_lo29_d = (n11401 ? n65 : q_sp0_3_lo29_q);
-  assign q_sp0_3_lo30_d = (n11401 ? n66 : q_sp0_3_lo30_q);
-  assign q_sp0_3_lo31_d = (n11401 ? n67 : q_sp0_3_lo31_q);
-  assign q_sp0_4_tag_d = (n11474 ? sp0_res_tag_i : q_sp0_4_tag_q);
-  assign q_sp0_4_mask_d = (n11474 ? n9980 : q_sp0_4_mask_q);
-  assign q_sp0_4_pred_d = (n11474 ? n10109 : q_sp0_4_pred_q);
-  assign q_sp0_4_lo0_d = (n11474 ? n36 : q_sp0_4_lo0_q);
-  assign q_sp0_4_lo1_d = (n11474 ? n37 : q_sp0_4_lo1_q);
-  assign q_sp0_4_lo2_d = (n11474 ? n38 : q_sp0_4_lo2_q);
-  assign q_sp0_4_lo3_d = (n11474 ? n39 : q_sp0_4_lo3_q);
-  assign q_sp0_4_lo4_d = (n11474 ? n40 : q_sp0_4_lo4_q);
-  assign q_sp0_4_lo5_d = (n11474 ? n41 : q_sp0_4_lo5_q);
-  assign q_sp0_4_lo6_d = (n11474 ? n42 : q_sp0_4_lo6_q);
-  assign q_sp0_4_lo7_d = (n11474 ? n43 : q_sp0_4_lo7_q);
-  assign q_sp0_4_lo8_d = (n11474 ? n44 : q_sp0_4_lo8_q);
-  assign q_sp0_4_lo9_d = (n11474 ? n45 : q_sp0_4_lo9_q);
-  assign q_sp0_4_lo10_d = (n11474 ? n46 : q_sp0_4_lo10_q);
-  assign q_sp0_4_lo11_d = (n11474 ? n47 : q_sp0_4_lo11_q);
-  assign q_sp0_4_lo12_d = (n11474 ? n48 : q_sp0_4_lo12_q);
-  assign q_sp0_4_lo13_d = (n11474 ? n49 : q_sp0_4_lo13_q);
-  assign q_sp0_4_lo14_d = (n11474 ? n50 : q_sp0_4_lo14_q);
-  assign q_sp0_4_lo15_d = (n11474 ? n51 : q_sp0_4_lo15_q);
-  assign q_sp0_4_lo16_d = (n11474 ? n52 : q_sp0_4_lo16_q);
-  assign q_sp0_4_lo17_d = (n11474 ? n53 : q_sp0_4_lo17_q);
-  assign q_sp0_4_lo18_d = (n11474 ? n54 : q_sp0_4_lo18_q);
-  assign q_sp0_4_lo19_d = (n11474 ? n55 : q_sp0_4_lo19_q);
-  assign q_sp0_4_lo20_d = (n11474 ? n56 : q_sp0_4_lo20_q);
-  assign q_sp0_4_lo21_d = (n11474 ? n57 : q_sp0_4_lo21_q);
-  assign q_sp0_4_lo22_d = (n11474 ? n58 : q_sp0_4_lo22_q);
-  assign q_sp0_4_lo23_d = (n11474 ? n59 : q_sp0_4_lo23_q);
-  assign q_sp0_4_lo24_d = (n11474 ? n60 : q_sp0_4_lo24_q);
-  assign q_sp0_4_lo25_d = (n11474 ? n61 : q_sp0_4_lo25_q);
-  assign q_sp0_4_lo26_d = (n11474 ? n62 : q_sp0_4_lo26_q);
-  assign q_sp0_4_lo27_d = (n11474 ? n63 : q_sp0_4_lo27_q);
-  assign q_sp0_4_lo28_d = (n11474 ? n64 : q_sp0_4_lo28_q);
-  assign q_sp0_4_lo29_d = (n11474 ? n65 : q_sp0_4_lo29_q);
-  assign q_sp0_4_lo30_d = (n11474 ? n66 : q_sp0_4_lo30_q);
-  assign q_sp0_4_lo31_d = (n11474 ? n67 : q_sp0_4_lo31_q);
-  assign q_sp0_5_tag_d = (n11547 ? sp0_res_tag_i : q_sp0_5_tag_q);
-  assign q_sp0_5_mask_d = (n11547 ? n9980 : q_sp0_5_mask_q);
-  assign q_sp0_5_pred_d = (n11547 ? n10109 : q_sp0_5_pred_q);
-  assign q_sp0_5_lo0_d = (n11547 ? n36 : q_sp0_5_lo0_q);
-  assign q_sp0_5_lo1_d = (n11547 ? n37 : q_sp0_5_lo1_q);
-  assign q_sp0_5_lo2_d = (n11547 ? n38 : q_sp0_5_lo2_q);
-  assign q_sp0_5_lo3_d = (n11547 ? n39 : q_sp0_5_lo3_q);
-  assign q_sp0_5_lo4_d = (n11547 ? n40 : q_sp0_5_lo4_q);
-  assign q_sp0_5_lo5_d = (n11547 ? n41 : q_sp0_5_lo5_q);
-  assign q_sp0_5_lo6_d = (n11547 ? n42 : q_sp0_5_lo6_q);
-  assign q_sp0_5_lo7_d = (n11547 ? n43 : q_sp0_5_lo7_q);
-  assign q_sp0_5_lo8_d = (n11547 ? n44 : q_sp0_5_lo8_q);
-  assign q_sp0_5_lo9_d = (n11547 ? n45 : q_sp0_5_lo9_q);
-  assign q_sp0_5_lo10_d = (n11547 ? n46 : q_sp0_5_lo10_q);
-  assign q_sp0_5_lo11_d = (n11547 ? n47 : q_sp0_5_lo11_q);
-  assign q_sp0_5_lo12_d = (n11547 ? n48 : q_sp0_5_lo12_q);
-  assign q_sp0_5_lo13_d = (n11547 ? n49 : q_sp0_5_lo13_q);
-  assign q_sp0_5_lo14_d = (n11547 ? n50 : q_sp0_5_lo14_q);
-  assign q_sp0_5_lo15_d = (n11547 ? n51 : q_sp0_5_lo15_q);
-  assign q_sp0_5_lo16_d = (n11547 ? n52 : q_sp0_5_lo16_q);
-  assign q_sp0_5_lo17_d = (n11547 ? n53 : q_sp0_5_lo17_q);
-  assign q_sp0_5_lo18_d = (n11547 ? n54 : q_sp0_5_lo18_q);
-  assign q_sp0_5_lo19_d = (n11547 ? n55 : q_sp0_5_lo19_q);
-  assign q_sp0_5_lo20_d = (n11547 ? n56 : q_sp0_5_lo20_q);
-  assign q_sp0_5_lo21_d = (n11547 ? n57 : q_sp0_5_lo21_q);
-  assign q_sp0_5_lo22_d = (n11547 ? n58 : q_sp0_5_lo22_q);
-  assign q_sp0_5_lo23_d = (n11547 ? n59 : q_sp0_5_lo23_q);
-  assign q_sp0_5_lo24_d = (n11547 ? n60 : q_sp0_5_lo24_q);
-  assign q_sp0_5_lo25_d = (n11547 ? n61 : q_sp0_5_lo25_q);
-  assign q_sp0_5_lo26_d = (n11547 ? n62 : q_sp0_5_lo26_q);
-  assign q_sp0_5_lo27_d = (n11547 ? n63 : q_sp0_5_lo27_q);
-  assign q_sp0_5_lo28_d = (n11547 ? n64 : q_sp0_5_lo28_q);
-  assign q_sp0_5_lo29_d = (n11547 ? n65 : q_sp0_5_lo29_q);
-  assign q_sp0_5_lo30_d = (n11547 ? n66 : q_sp0_5_lo30_q);
-  assign q_sp0_5_lo31_d = (n11547 ? n67 : q_sp0_5_lo31_q);
-  assign q_sp0_6_tag_d = (n11620 ? sp0_res_tag_i : q_sp0_6_tag_q);
-  assign q_sp0_6_mask_d = (n11620 ? n9980 : q_sp0_6_mask_q);
-  assign q_sp0_6_pred_d = (n11620 ? n10109 : q_sp0_6_pred_q);
-  assign q_sp0_6_lo0_d = (n11620 ? n36 : q_sp0_6_lo0_q);
-  assign q_sp0_6_lo1_d = (n11620 ? n37 : q_sp0_6_lo1_q);
-  assign q_sp0_6_lo2_d = (n11620 ? n38 : q_sp0_6_lo2_q);
-  assign q_sp0_6_lo3_d = (n11620 ? n39 : q_sp0_6_lo3_q);
-  assign q_sp0_6_lo4_d = (n11620 ? n40 : q_sp0_6_lo4_q);
-  assign q_sp0_6_lo5_d = (n11620 ? n41 : q_sp0_6_lo5_q);
-  assign q_sp0_6_lo6_d = (n11620 ? n42 : q_sp0_6_lo6_q);
-  assign q_sp0_6_lo7_d = (n11620 ? n43 : q_sp0_6_lo7_q);
-  assign q_sp0_6_lo8_d = (n11620 ? n44 : q_sp0_6_lo8_q);
-  assign q_sp0_6_lo9_d = (n11620 ? n45 : q_sp0_6_lo9_q);
-  assign q_sp0_6_lo10_d = (n11620 ? n46 : q_sp0_6_lo10_q);
-  assign q_sp0_6_lo11_d = (n11620 ? n47 : q_sp0_6_lo11_q);
-  assign q_sp0_6_lo12_d = (n11620 ? n48 : q_sp0_6_lo12_q);
-  assign q_sp0_6_lo13_d = (n11620 ? n49 : q_sp0_6_lo13_q);
-  assign q_sp0_6_lo14_d = (n11620 ? n50 : q_sp0_6_lo14_q);
-  assign q_sp0_6_lo15_d = (n11620 ? n51 : q_sp0_6_lo15_q);
-  assign q_sp0_6_lo16_d = (n11620 ? n52 : q_sp0_6_lo16_q);
-  assign q_sp0_6_lo17_d = (n11620 ? n53 : q_sp0_6_lo17_q);
-  assign q_sp0_6_lo18_d = (n11620 ? n54 : q_sp0_6_lo18_q);
-  assign q_sp0_6_lo19_d = (n11620 ? n55 : q_sp0_6_lo19_q);
-  assign q_sp0_6_lo20_d = (n11620 ? n56 : q_sp0_6_lo20_q);
-  assign q_sp0_6_lo21_d = (n11620 ? n57 : q_sp0_6_lo21_q);
-  assign q_sp0_6_lo22_d = (n11620 ? n58 : q_sp0_6_lo22_q);
-  assign q_sp0_6_lo23_d = (n11620 ? n59 : q_sp0_6_lo23_q);
-  assign q_sp0_6_lo24_d = (n11620 ? n60 : q_sp0_6_lo24_q);
-  assign q_sp0_6_lo25_d = (n11620 ? n61 : q_sp0_6_lo25_q);
-  assign q_sp0_6_lo26_d = (n11620 ? n62 : q_sp0_6_lo26_q);
-  assign q_sp0_6_lo27_d = (n11620 ? n63 : q_sp0_6_lo27_q);
-  assign q_sp0_6_lo28_d = (n11620 ? n64 : q_sp0_6_lo28_q);
-  assign q_sp0_6_lo29_d = (n11620 ? n65 : q_sp0_6_lo29_q);
-  assign q_sp0_6_lo30_d = (n11620 ? n66 : q_sp0_6_lo30_q);
-  assign q_sp0_6_lo31_d = (n11620 ? n67 : q_sp0_6_lo31_q);
-  assign q_sp0_7_tag_d = (n11693 ? sp0_res_tag_i : q_sp0_7_tag_q);
-  assign q_sp0_7_mask_d = (n11693 ? n9980 : q_sp0_7_mask_q);
-  assign q_sp0_7_pred_d = (n11693 ? n10109 : q_sp0_7_pred_q);
-  assign q_sp0_7_lo0_d = (n11693 ? n36 : q_sp0_7_lo0_q);
-  assign q_sp0_7_lo1_d = (n11693 ? n37 : q_sp0_7_lo1_q);
-  assign q_sp0_7_lo2_d = (n11693 ? n38 : q_sp0_7_lo2_q);
-  assign q_sp0_7_lo3_d = (n11693 ? n39 : q_sp0_7_lo3_q);
-  assign q_sp0_7_lo4_d = (n11693 ? n40 : q_sp0_7_lo4_q);
-  assign q_sp0_7_lo5_d = (n11693 ? n41 : q_sp0_7_lo5_q);
-  assign q_sp0_7_lo6_d = (n11693 ? n42 : q_sp0_7_lo6_q);
-  assign q_sp0_7_lo7_d = (n11693 ? n43 : q_sp0_7_lo7_q);
-  assign q_sp0_7_lo8_d = (n11693 ? n44 : q_sp0_7_lo8_q);
-  assign q_sp0_7_lo9_d = (n11693 ? n45 : q_sp0_7_lo9_q);
-  assign q_sp0_7_lo10_d = (n11693 ? n46 : q_sp0_7_lo10_q);
-  assign q_sp0_7_lo11_d = (n11693 ? n47 : q_sp0_7_lo11_q);
-  assign q_sp0_7_lo12_d = (n11693 ? n48 : q_sp0_7_lo12_q);
-  assign q_sp0_7_lo13_d = (n11693 ? n49 : q_sp0_7_lo13_q);
-  assign q_sp0_7_lo14_d = (n11693 ? n50 : q_sp0_7_lo14_q);
-  assign q_sp0_7_lo15_d = (n11693 ? n51 : q_sp0_7_lo15_q);
-  assign q_sp0_7_lo16_d = (n11693 ? n52 : q_sp0_7_lo16_q);
-  assign q_sp0_7_lo17_d = (n11693 ? n53 : q_sp0_7_lo17_q);
-  assign q_sp0_7_lo18_d = (n11693 ? n54 : q_sp0_7_lo18_q);
-  assign q_sp0_7_lo19_d = (n11693 ? n55 : q_sp0_7_lo19_q);
-  assign q_sp0_7_lo20_d = (n11693 ? n56 : q_sp0_7_lo20_q);
-  assign q_sp0_7_lo21_d = (n11693 ? n57 : q_sp0_7_lo21_q);
-  assign q_sp0_7_lo22_d = (n11693 ? n58 : q_sp0_7_lo22_q);
-  assign q_sp0_7_lo23_d = (n11693 ? n59 : q_sp0_7_lo23_q);
-  assign q_sp0_7_lo24_d = (n11693 ? n60 : q_sp0_7_lo24_q);
-  assign q_sp0_7_lo25_d = (n11693 ? n61 : q_sp0_7_lo25_q);
-  assign q_sp0_7_lo26_d = (n11693 ? n62 : q_sp0_7_lo26_q);
-  assign q_sp0_7_lo27_d = (n11693 ? n63 : q_sp0_7_lo27_q);
-  assign q_sp0_7_lo28_d = (n11693 ? n64 : q_sp0_7_lo28_q);
-  assign q_sp0_7_lo29_d = (n11693 ? n65 : q_sp0_7_lo29_q);
-  assign q_sp0_7_lo30_d = (n11693 ? n66 : q_sp0_7_lo30_q);
-  assign q_sp0_7_lo31_d = (n11693 ? n67 : q_sp0_7_lo31_q);
-  assign q_sp0_head_d = (n7623 ? ((q_sp0_head_q == 3'h7) ? 3'h0 : (q_sp0_head_q + 3'h1)) : q_sp0_head_q);
-  assign q_sp0_tail_d = (n11161 ? ((q_sp0_tail_q == 3'h7) ? 3'h0 : (q_sp0_tail_q + 3'h1)) : q_sp0_tail_q);
-  assign q_sp0_count_d = (n7623 ? (n11177 - 4'h1) : n11177);
-  assign credit_sp0_d = (n7623 ? (n11765 - 4'h1) : n11765);
-  assign q_sp1_0_tag_d = (n11805 ? sp1_res_tag_i : q_sp1_0_tag_q);
-  assign q_sp1_0_mask_d = (n11805 ? n10238 : q_sp1_0_mask_q);
-  assign q_sp1_0_pred_d = (n11805 ? n10367 : q_sp1_0_pred_q);
-  assign q_sp1_0_lo0_d = (n11805 ? n137 : q_sp1_0_lo0_q);
-  assign q_sp1_0_lo1_d = (n11805 ? n138 : q_sp1_0_lo1_q);
-  assign q_sp1_0_lo2_d = (n11805 ? n139 : q_sp1_0_lo2_q);
-  assign q_sp1_0_lo3_d = (n11805 ? n140 : q_sp1_0_lo3_q);
-  assign q_sp1_0_lo4_d = (n11805 ? n141 : q_sp1_0_lo4_q);
-  assign q_sp1_0_lo5_d = (n11805 ? n142 : q_sp1_0_lo5_q);
-  assign q_sp1_0_lo6_d = (n11805 ? n143 : q_sp1_0_lo6_q);
-  assign q_sp1_0_lo7_d = (n11805 ? n144 : q_sp1_0_lo7_q);
-  assign q_sp1_0_lo8_d = (n11805 ? n145 : q_sp1_0_lo8_q);
-  assign q_sp1_0_lo9_d = (n11805 ? n146 : q_sp1_0_lo9_q);
-  assign q_sp1_0_lo10_d = (n11805 ? n147 : q_sp1_0_lo10_q);
-  assign q_sp1_0_lo11_d = (n11805 ? n148 : q_sp1_0_lo11_q);
-  assign q_sp1_0_lo12_d = (n11805 ? n149 : q_sp1_0_lo12_q);
-  assign q_sp1_0_lo13_d = (n11805 ? n150 : q_sp1_0_lo13_q);
-  assign q_sp1_0_lo14_d = (n11805 ? n151 : q_sp1_0_lo14_q);
-  assign q_sp1_0_lo15_d = (n11805 ? n152 : q_sp1_0_lo15_q);
-  assign q_sp1_0_lo16_d = (n11805 ? n153 : q_sp1_0_lo16_q);
-  assign q_sp1_0_lo17_d = (n11805 ? n154 : q_sp1_0_lo17_q);
-  assign q_sp1_0_lo18_d = (n11805 ? n155 : q_sp1_0_lo18_q);
-  assign q_sp1_0_lo19_d = (n11805 ? n156 : q_sp1_0_lo19_q);
-  assign q_sp1_0_lo20_d = (n11805 ? n157 : q_sp1_0_lo20_q);
-  assign q_sp1_0_lo21_d = (n11805 ? n158 : q_sp1_0_lo21_q);
-  assign q_sp1_0_lo22_d = (n11805 ? n159 : q_sp1_0_lo22_q);
-  assign q_sp1_0_lo23_d = (n11805 ? n160 : q_sp1_0_lo23_q);
-  assign q_sp1_0_lo24_d = (n11805 ? n161 : q_sp1_0_lo24_q);
-  assign q_sp1_0_lo25_d = (n11805 ? n162 : q_sp1_0_lo25_q);
-  assign q_sp1_0_lo26_d = (n11805 ? n163 : q_sp1_0_lo26_q);
-  assign q_sp1_0_lo27_d = (n11805 ? n164 : q_sp1_0_lo27_q);
-  assign q_sp1_0_lo28_d = (n11805 ? n165 : q_sp1_0_lo28_q);
-  assign q_sp1_0_lo29_d = (n11805 ? n166 : q_sp1_0_lo29_q);
-  assign q_sp1_0_lo30_d = (n11805 ? n167 : q_sp1_0_lo30_q);
-  assign q_sp1_0_lo31_d = (n11805 ? n168 : q_sp1_0_lo31_q);
-  assign q_sp1_1_tag_d = (n11878 ? sp1_res_tag_i : q_sp1_1_tag_q);
-  assign q_sp1_1_mask_d = (n11878 ? n10238 : q_sp1_1_mask_q);
-  assign q_sp1_1_pred_d = (n11878 ? n10367 : q_sp1_1_pred_q);
-  assign q_sp1_1_lo0_d = (n11878 ? n137 : q_sp1_1_lo0_q);
-  assign q_sp1_1_lo1_d = (n11878 ? n138 : q_sp1_1_lo1_q);
-  assign q_sp1_1_lo2_d = (n11878 ? n139 : q_sp1_1_lo2_q);
-  assign q_sp1_1_lo3_d = (n11878 ? n140 : q_sp1_1_lo3_q);
-  assign q_sp1_1_lo4_d = (n11878 ? n141 : q_sp1_1_lo4_q);
-  assign q_sp1_1_lo5_d = (n11878 ? n142 : q_sp1_1_lo5_q);
-  assign q_sp1_1_lo6_d = (n11878 ? n143 : q_sp1_1_lo6_q);
-  assign q_sp1_1_lo7_d = (n11878 ? n144 : q_sp1_1_lo7_q);
-  assign q_sp1_1_lo8_d = (n11878 ? n145 : q_sp1_1_lo8_q);
-  assign q_sp1_1_lo9_d = (n11878 ? n146 : q_sp1_1_lo9_q);
-  assign q_sp1_1_lo10_d = (n11878 ? n147 : q_sp1_1_lo10_q);
-  assign q_sp1_1_lo11_d = (n11878 ? n148 : q_sp1_1_lo11_q);
-  assign q_sp1_1_lo12_d = (n11878 ? n149 : q_sp1_1_lo12_q);
-  assign q_sp1_1_lo13_d = (n11878 ? n150 : q_sp1_1_lo13_q);
-  assign q_sp1_1_lo14_d = (n11878 ? n151 : q_sp1_1_lo14_q);
-  assign q_sp1_1_lo15_d = (n11878 ? n152 : q_sp1_1_lo15_q);
-  assign q_sp1_1_lo16_d = (n11878 ? n153 : q_sp1_1_lo16_q);
-  assign q_sp1_1_lo17_d = (n11878 ? n154 : q_sp1_1_lo17_q);
-  assign q_sp1_1_lo18_d = (n11878 ? n155 : q_sp1_1_lo18_q);
-  assign q_sp1_1_lo19_d = (n11878 ? n156 : q_sp1_1_lo19_q);
-  assign q_sp1_1_lo20_d = (n11878 ? n157 : q_sp1_1_lo20_q);
-  assign q_sp1_1_lo21_d = (n11878 ? n158 : q_sp1_1_lo21_q);
-  assign q_sp1_1_lo22_d = (n11878 ? n159 : q_sp1_1_lo22_q);
-  assign q_sp1_1_lo23_d = (n11878 ? n160 : q_sp1_1_lo23_q);
-  assign q_sp1_1_lo24_d = (n11878 ? n161 : q_sp1_1_lo24_q);
-  assign q_sp1_1_lo25_d = (n11878 ? n162 : q_sp1_1_lo25_q);
-  assign q_sp1_1_lo26_d = (n11878 ? n163 : q_sp1_1_lo26_q);
-  assign q_sp1_1_lo27_d = (n11878 ? n164 : q_sp1_1_lo27_q);
-  assign q_sp1_1_lo28_d = (n11878 ? n165 : q_sp1_1_lo28_q);
-  assign q_sp1_1_lo29_d = (n11878 ? n166 : q_sp1_1_lo29_q);
-  assign q_sp1_1_lo30_d = (n11878 ? n167 : q_sp1_1_lo30_q);
-  assign q_sp1_1_lo31_d = (n11878 ? n168 : q_sp1_1_lo31_q);
-  assign q_sp1_2_tag_d = (n11951 ? sp1_res_tag_i : q_sp1_2_tag_q);
-  assign q_sp1_2_mask_d = (n11951 ? n10238 : q_sp1_2_mask_q);
-  assign q_sp1_2_pred_d = (n11951 ? n10367 : q_sp1_2_pred_q);
-  assign q_sp1_2_lo0_d = (n11951 ? n137 : q_sp1_2_lo0_q);
-  assign q_sp1_2_lo1_d = (n11951 ? n138 : q_sp1_2_lo1_q);
-  assign q_sp1_2_lo2_d = (n11951 ? n139 : q_sp1_2_lo2_q);
-  assign q_sp1_2_lo3_d = (n11951 ? n140 : q_sp1_2_lo3_q);
-  assign q_sp1_2_lo4_d = (n11951 ? n141 : q_sp1_2_lo4_q);
-  assign q_sp1_2_lo5_d = (n11951 ? n142 : q_sp1_2_lo5_q);
-  assign q_sp1_2_lo6_d = (n11951 ? n143 : q_sp1_2_lo6_q);
-  assign q_sp1_2_lo7_d = (n11951 ? n144 : q_sp1_2_lo7_q);
-  assign q_sp1_2_lo8_d = (n11951 ? n145 : q_sp1_2_lo8_q);
-  assign q_sp1_2_lo9_d = (n11951 ? n146 : q_sp1_2_lo9_q);
-  assign q_sp1_2_lo10_d = (n11951 ? n147 : q_sp1_2_lo10_q);
-  assign q_sp1_2_lo11_d = (n11951 ? n148 : q_sp1_2_lo11_q);
-  assign q_sp1_2_lo12_d = (n11951 ? n149 : q_sp1_2_lo12_q);
-  assign q_sp1_2_lo13_d = (n11951 ? n150 : q_sp1_2_lo13_q);
-  assign q_sp1_2_lo14_d = (n11951 ? n151 : q_sp1_2_lo14_q);
-  assign q_sp1_2_lo15_d = (n11951 ? n152 : q_sp1_2_lo15_q);
-  assign q_sp1_2_lo16_d = (n11951 ? n153 : q_sp1_2_lo16_q);
-  assign q_sp1_2_lo17_d = (n11951 ? n154 : q_sp1_2_lo17_q);
-  assign q_sp1_2_lo18_d = (n11951 ? n155 : q_sp1_2_lo18_q);
-  assign q_sp1_2_lo19_d = (n11951 ? n156 : q_sp1_2_lo19_q);
-  assign q_sp1_2_lo20_d = (n11951 ? n157 : q_sp1_2_lo20_q);
-  assign q_sp1_2_lo21_d = (n11951 ? n158 : q_sp1_2_lo21_q);
-  assign q_sp1_2_lo22_d = (n11951 ? n159 : q_sp1_2_lo22_q);
-  assign q_sp1_2_lo23_d = (n11951 ? n160 : q_sp1_2_lo23_q);
-  assign q_sp1_2_lo24_d = (n11951 ? n161 : q_sp1_2_lo24_q);
-  assign q_sp1_2_lo25_d = (n11951 ? n162 : q_sp1_2_lo25_q);
-  assign q_sp1_2_lo26_d = (n11951 ? n163 : q_sp1_2_lo26_q);
-  assign q_sp1_2_lo27_d = (n11951 ? n164 : q_sp1_2_lo27_q);
-  assign q_sp1_2_lo28_d = (n11951 ? n165 : q_sp1_2_lo28_q);
-  assign q_sp1_2_lo29_d = (n11951 ? n166 : q_sp1_2_lo29_q);
-  assign q_sp1_2_lo30_d = (n11951 ? n167 : q_sp1_2_lo30_q);
-  assign q_sp1_2_lo31_d = (n11951 ? n168 : q_sp1_2_lo31_q);
-  assign q_sp1_3_tag_d = (n12024 ? sp1_res_tag_i : q_sp1_3_tag_q);
-  assign q_sp1_3_mask_d = (n12024 ? n10238 : q_sp1_3_mask_q);
-  assign q_sp1_3_pred_d = (n12024 ? n10367 : q_sp1_3_pred_q);
-  assign q_sp1_3_lo0_d = (n12024 ? n137 : q_sp1_3_lo0_q);
-  assign q_sp1_3_lo1_d = (n12024 ? n138 : q_sp1_3_lo1_q);
-  assign q_sp1_3_lo2_d = (n12024 ? n139 : q_sp1_3_lo2_q);
-  assign q_sp1_3_lo3_d = (n12024 ? n140 : q_sp1_3_lo3_q);
-  assign q_sp1_3_lo4_d = (n12024 ? n141 : q_sp1_3_lo4_q);
-  assign q_sp1_3_lo5_d = (n12024 ? n142 : q_sp1_3_lo5_q);
-  assign q_sp1_3_lo6_d = (n12024 ? n143 : q_sp1_3_lo6_q);
-  assign q_sp1_3_lo7_d = (n12024 ? n144 : q_sp1_3_lo7_q);
-  assign q_sp1_3_lo8_d = (n12024 ? n145 : q_sp1_3_lo8_q);
-  assign q_sp1_3_lo9_d = (n12024 ? n146 : q_sp1_3_lo9_q);
-  assign q_sp1_3_lo10_d = (n12024 ? n147 : q_sp1_3_lo10_q);
-  assign q_sp1_3_lo11_d = (n12024 ? n148 : q_sp1_3_lo11_q);
-  assign q_sp1_3_lo12_d = (n12024 ? n149 : q_sp1_3_lo12_q);
-  assign q_sp1_3_lo13_d = (n12024 ? n150 : q_sp1_3_lo13_q);
-  assign q_sp1_3_lo14_d = (n12024 ? n151 : q_sp1_3_lo14_q);
-  assign q_sp1_3_lo15_d = (n12024 ? n152 : q_sp1_3_lo15_q);
-  assign q_sp1_3_lo16_d = (n12024 ? n153 : q_sp1_3_lo16_q);
-  assign q_sp1_3_lo17_d = (n12024 ? n154 : q_sp1_3_lo17_q);
-  assign q_sp1_3_lo18_d = (n12024 ? n155 : q_sp1_3_lo18_q);
-  assign q_sp1_3_lo19_d = (n12024 ? n156 : q_sp1_3_lo19_q);
-  assign q_sp1_3_lo20_d = (n12024 ? n157 : q_sp1_3_lo20_q);
-  assign q_sp1_3_lo21_d = (n12024 ? n158 : q_sp1_3_lo21_q);
-  assign q_sp1_3_lo22_d = (n12024 ? n159 : q_sp1_3_lo22_q);
-  assign q_sp1_3_lo23_d = (n12024 ? n160 : q_sp1_3_lo23_q);
-  assign q_sp1_3_lo24_d = (n12024 ? n161 : q_sp1_3_lo24_q);
-  assign q_sp1_3_lo25_d = (n12024 ? n162 : q_sp1_3_lo25_q);
-  assign q_sp1_3_lo26_d = (n12024 ? n163 : q_sp1_3_lo26_q);
-  assign q_sp1_3_lo27_d = (n12024 ? n164 : q_sp1_3_lo27_q);
-  assign q_sp1_3_lo28_d = (n12024 ? n165 : q_sp1_3_lo28_q);
-  assign q_sp1_3_lo29_d = (n12024 ? n166 : q_sp1_3_lo29_q);
-  assign q_sp1_3_lo30_d = (n12024 ? n167 : q_sp1_3_lo30_q);
-  assign q_sp1_3_lo31_d = (n12024 ? n168 : q_sp1_3_lo31_q);
-  assign q_sp1_4_tag_d = (n12097 ? sp1_res_tag_i : q_sp1_4_tag_q);
-  assign q_sp1_4_mask_d = (n12097 ? n10238 : q_sp1_4_mask_q);
-  assign q_sp1_4_pred_d = (n12097 ? n10367 : q_sp1_4_pred_q);
-  assign q_sp1_4_lo0_d = (n12097 ? n137 : q_sp1_4_lo0_q);
-  assign q_sp1_4_lo1_d = (n12097 ? n138 : q_sp1_4_lo1_q);
-  assign q_sp1_4_lo2_d = (n12097 ? n139 : q_sp1_4_lo2_q);
-  assign q_sp1_4_lo3_d = (n12097 ? n140 : q_sp1_4_lo3_q);
-  assign q_sp1_4_lo4_d = (n12097 ? n141 : q_sp1_4_lo4_q);
-  assign q_sp1_4_lo5_d = (n12097 ? n142 : q_sp1_4_lo5_q);
-  assign q_sp1_4_lo6_d = (n12097 ? n143 : q_sp1_4_lo6_q);
-  assign q_sp1_4_lo7_d = (n12097 ? n144 : q_sp1_4_lo7_q);
-  assign q_sp1_4_lo8_d = (n12097 ? n145 : q_sp1_4_lo8_q);
-  assign q_sp1_4_lo9_d = (n12097 ? n146 : q_sp1_4_lo9_q);
-  assign q_sp1_4_lo10_d = (n12097 ? n147 : q_sp1_4_lo10_q);
-  assign q_sp1_4_lo11_d = (n12097 ? n148 : q_sp1_4_lo11_q);
-  assign q_sp1_4_lo12_d = (n12097 ? n149 : q_sp1_4_lo12_q);
-  assign q_sp1_4_lo13_d = (n12097 ? n150 : q_sp1_4_lo13_q);
-  assign q_sp1_4_lo14_d = (n12097 ? n151 : q_sp1_4_lo14_q);
-  assign q_sp1_4_lo15_d = (n12097 ? n152 : q_sp1_4_lo15_q);
-  assign q_sp1_4_lo16_d = (n12097 ? n153 : q_sp1_4_lo16_q);
-  assign q_sp1_4_lo17_d = (n12097 ? n154 : q_sp1_4_lo17_q);
-  assign q_sp1_4_lo18_d = (n12097 ? n155 : q_sp1_4_lo18_q);
-  assign q_sp1_4_lo19_d = (n12097 ? n156 : q_sp1_4_lo19_q);
-  assign q_sp1_4_lo20_d = (n12097 ? n157 : q_sp1_4_lo20_q);
-  assign q_sp1_4_lo21_d = (n12097 ? n158 : q_sp1_4_lo21_q);
-  assign q_sp1_4_lo22_d = (n12097 ? n159 : q_sp1_4_lo22_q);
-  assign q_sp1_4_lo23_d = (n12097 ? n160 : q_sp1_4_lo23_q);
-  assign q_sp1_4_lo24_d = (n12097 ? n161 : q_sp1_4_lo24_q);
-  assign q_sp1_4_lo25_d = (n12097 ? n162 : q_sp1_4_lo25_q);
-  assign q_sp1_4_lo26_d = (n12097 ? n163 : q_sp1_4_lo26_q);
-  assign q_sp1_4_lo27_d = (n12097 ? n164 : q_sp1_4_lo27_q);
-  assign q_sp1_4_lo28_d = (n12097 ? n165 : q_sp1_4_lo28_q);
-  assign q_sp1_4_lo29_d = (n12097 ? n166 : q_sp1_4_lo29_q);
-  assign q_sp1_4_lo30_d = (n12097 ? n167 : q_sp1_4_lo30_q);
-  assign q_sp1_4_lo31_d = (n12097 ? n168 : q_sp1_4_lo31_q);
-  assign q_sp1_5_tag_d = (n12170 ? sp1_res_tag_i : q_sp1_5_tag_q);
-  assign q_sp1_5_mask_d = (n12170 ? n10238 : q_sp1_5_mask_q);
-  assign q_sp1_5_pred_d = (n12170 ? n10367 : q_sp1_5_pred_q);
-  assign q_sp1_5_lo0_d = (n12170 ? n137 : q_sp1_5_lo0_q);
-  assign q_sp1_5_lo1_d = (n12170 ? n138 : q_sp1_5_lo1_q);
-  assign q_sp1_5_lo2_d = (n12170 ? n139 : q_sp1_5_lo2_q);
-  assign q_sp1_5_lo3_d = (n12170 ? n140 : q_sp1_5_lo3_q);
-  assign q_sp1_5_lo4_d = (n12170 ? n141 : q_sp1_5_lo4_q);
-  assign q_sp1_5_lo5_d = (n12170 ? n142 : q_sp1_5_lo5_q);
-  assign q_sp1_5_lo6_d = (n12170 ? n143 : q_sp1_5_lo6_q);
-  assign q_sp1_5_lo7_d = (n12170 ? n144 : q_sp1_5_lo7_q);
-  assign q_sp1_5_lo8_d = (n12170 ? n145 : q_sp1_5_lo8_q);
-  assign q_sp1_5_lo9_d = (n12170 ? n146 : q_sp1_5_lo9_q);
-  assign q_sp1_5_lo10_d = (n12170 ? n147 : q_sp1_5_lo10_q);
-  assign q_sp1_5_lo11_d = (n12170 ? n148 : q_sp1_5_lo11_q);
-  assign q_sp1_5_lo12_d = (n12170 ? n149 : q_sp1_5_lo12_q);
-  assign q_sp1_5_lo13_d = (n12170 ? n150 : q_sp1_5_lo13_q);
-  assign q_sp1_5_lo14_d = (n12170 ? n151 : q_sp1_5_lo14_q);
-  assign q_sp1_5_lo15_d = (n12170 ? n152 : q_sp1_5_lo15_q);
-  assign q_sp1_5_lo16_d = (n12170 ? n153 : q_sp1_5_lo16_q);
-  assign q_sp1_5_lo17_d = (n12170 ? n154 : q_sp1_5_lo17_q);
-  assign q_sp1_5_lo18_d = (n12170 ? n155 : q_sp1_5_lo18_q);
-  assign q_sp1_5_lo19_d = (n12170 ? n156 : q_sp1_5_lo19_q);
-  assign q_sp1_5_lo20_d = (n12170 ? n157 : q_sp1_5_lo20_q);
-  assign q_sp1_5_lo21_d = (n12170 ? n158 : q_sp1_5_lo21_q);
-  assign q_sp1_5_lo22_d = (n12170 ? n159 : q_sp1_5_lo22_q);
-  assign q_sp1_5_lo23_d = (n12170 ? n160 : q_sp1_5_lo23_q);
-  assign q_sp1_5_lo24_d = (n12170 ? n161 : q_sp1_5_lo24_q);
-  assign q_sp1_5_lo25_d = (n12170 ? n162 : q_sp1_5_lo25_q);
-  assign q_sp1_5_lo26_d = (n12170 ? n163 : q_sp1_5_lo26_q);
-  assign q_sp1_5_lo27_d = (n12170 ? n164 : q_sp1_5_lo27_q);
-  assign q_sp1_5_lo28_d = (n12170 ? n165 : q_sp1_5_lo28_q);
-  assign q_sp1_5_lo29_d = (n12170 ? n166 : q_sp1_5_lo29_q);
-  assign q_sp1_5_lo30_d = (n12170 ? n167 : q_sp1_5_lo30_q);
-  assign q_sp1_5_lo31_d = (n12170 ? n168 : q_sp1_5_lo31_q);
-  assign q_sp1_6_tag_d = (n12243 ? sp1_res_tag_i : q_sp1_6_tag_q);
-  assign q_sp1_6_mask_d = (n12243 ? n10238 : q_sp1_6_mask_q);
-  assign q_sp1_6_pred_d = (n12243 ? n10367 : q_sp1_6_pred_q);
-  assign q_sp1_6_lo0_d = (n12243 ? n137 : q_sp1_6_lo0_q);
-  assign q_sp1_6_lo1_d = (n12243 ? n138 : q_sp1_6_lo1_q);
-  assign q_sp1_6_lo2_d = (n12243 ? n139 : q_sp1_6_lo2_q);
-  assign q_sp1_6_lo3_d = (n12243 ? n140 : q_sp1_6_lo3_q);
-  assign q_sp1_6_lo4_d = (n12243 ? n141 : q_sp1_6_lo4_q);
-  assign q_sp1_6_lo5_d = (n12243 ? n142 : q_sp1_6_lo5_q);
-  assign q_sp1_6_lo6_d = (n12243 ? n143 : q_sp1_6_lo6_q);
-  assign q_sp1_6_lo7_d = (n12243 ? n144 : q_sp1_6_lo7_q);
-  assign q_sp1_6_lo8_d = (n12243 ? n145 : q_sp1_6_lo8_q);
-  assign q_sp1_6_lo9_d = (n12243 ? n146 : q_sp1_6_lo9_q);
-  assign q_sp1_6_lo10_d = (n12243 ? n147 : q_sp1_6_lo10_q);
-  assign q_sp1_6_lo11_d = (n12243 ? n148 : q_sp1_6_lo11_q);
-  assign q_sp1_6_lo12_d = (n12243 ? n149 : q_sp1_6_lo12_q);
-  assign q_sp1_6_lo13_d = (n12243 ? n150 : q_sp1_6_lo13_q);
-  assign q_sp1_6_lo14_d = (n12243 ? n151 : q_sp1_6_lo14_q);
-  assign q_sp1_6_lo15_d = (n12243 ? n152 : q_sp1_6_lo15_q);
-  assign q_sp1_6_lo16_d = (n12243 ? n153 : q_sp1_6_lo16_q);
-  assign q_sp1_6_lo17_d = (n12243 ? n154 : q_sp1_6_lo17_q);
-  assign q_sp1_6_lo18_d = (n12243 ? n155 : q_sp1_6_lo18_q);
-  assign q_sp1_6_lo19_d = (n12243 ? n156 : q_sp1_6_lo19_q);
-  assign q_sp1_6_lo20_d = (n12243 ? n157 : q_sp1_6_lo20_q);
-  assign q_sp1_6_lo21_d = (n12243 ? n158 : q_sp1_6_lo21_q);
-  assign q_sp1_6_lo22_d = (n12243 ? n159 : q_sp1_6_lo22_q);
-  assign q_sp1_6_lo23_d = (n12243 ? n160 : q_sp1_6_lo23_q);
-  assign q_sp1_6_lo24_d = (n12243 ? n161 : q_sp1_6_lo24_q);
-  assign q_sp1_6_lo25_d = (n12243 ? n162 : q_sp1_6_lo25_q);
-  assign q_sp1_6_lo26_d = (n12243 ? n163 : q_sp1_6_lo26_q);
-  assign q_sp1_6_lo27_d = (n12243 ? n164 : q_sp1_6_lo27_q);
-  assign q_sp1_6_lo28_d = (n12243 ? n165 : q_sp1_6_lo28_q);
-  assign q_sp1_6_lo29_d = (n12243 ? n166 : q_sp1_6_lo29_q);
-  assign q_sp1_6_lo30_d = (n12243 ? n167 : q_sp1_6_lo30_q);
-  assign q_sp1_6_lo31_d = (n12243 ? n168 : q_sp1_6_lo31_q);
-  assign q_sp1_7_tag_d = (n12316 ? sp1_res_tag_i : q_sp1_7_tag_q);
-  assign q_sp1_7_mask_d = (n12316 ? n10238 : q_sp1_7_mask_q);
-  assign q_sp1_7_pred_d = (n12316 ? n10367 : q_sp1_7_pred_q);
-  assign q_sp1_7_lo0_d = (n12316 ? n137 : q_sp1_7_lo0_q);
-  assign q_sp1_7_lo1_d = (n12316 ? n138 : q_sp1_7_lo1_q);
-  assign q_sp1_7_lo2_d = (n12316 ? n139 : q_sp1_7_lo2_q);
-  assign q_sp1_7_lo3_d = (n12316 ? n140 : q_sp1_7_lo3_q);
-  assign q_sp1_7_lo4_d = (n12316 ? n141 : q_sp1_7_lo4_q);
-  assign q_sp1_7_lo5_d = (n12316 ? n142 : q_sp1_7_lo5_q);
-  assign q_sp1_7_lo6_d = (n12316 ? n143 : q_sp1_7_lo6_q);
-  assign q_sp1_7_lo7_d = (n12316 ? n144 : q_sp1_7_lo7_q);
-  assign q_sp1_7_lo8_d = (n12316 ? n145 : q_sp1_7_lo8_q);
-  assign q_sp1_7_lo9_d = (n12316 ? n146 : q_sp1_7_lo9_q);
-  assign q_sp1_7_lo10_d = (n12316 ? n147 : q_sp1_7_lo10_q);
-  assign q_sp1_7_lo11_d = (n12316 ? n148 : q_sp1_7_lo11_q);
-  assign q_sp1_7_lo12_d = (n12316 ? n149 : q_sp1_7_lo12_q);
-  assign q_sp1_7_lo13_d = (n12316 ? n150 : q_sp1_7_lo13_q);
-  assign q_sp1_7_lo14_d = (n12316 ? n151 : q_sp1_7_lo14_q);
-  assign q_sp1_7_lo15_d = (n12316 ? n152 : q_sp1_7_lo15_q);
-  assign q_sp1_7_lo16_d = (n12316 ? n153 : q_sp1_7_lo16_q);
-  assign q_sp1_7_lo17_d = (n12316 ? n154 : q_sp1_7_lo17_q);
-  assign q_sp1_7_lo18_d = (n12316 ? n155 : q_sp1_7_lo18_q);
-  assign q_sp1_7_lo19_d = (n12316 ? n156 : q_sp1_7_lo19_q);
-  assign q_sp1_7_lo20_d = (n12316 ? n157 : q_sp1_7_lo20_q);
-  assign q_sp1_7_lo21_d = (n12316 ? n158 : q_sp1_7_lo21_q);
-  assign q_sp1_7_lo22_d = (n12316 ? n159 : q_sp1_7_lo22_q);
-  assign q_sp1_7_lo23_d = (n12316 ? n160 : q_sp1_7_lo23_q);
-  assign q_sp1_7_lo24_d = (n12316 ? n161 : q_sp1_7_lo24_q);
-  assign q_sp1_7_lo25_d = (n12316 ? n162 : q_sp1_7_lo25_q);
-  assign q_sp1_7_lo26_d = (n12316 ? n163 : q_sp1_7_lo26_q);
-  assign q_sp1_7_lo27_d = (n12316 ? n164 : q_sp1_7_lo27_q);
-  assign q_sp1_7_lo28_d = (n12316 ? n165 : q_sp1_7_lo28_q);
-  assign q_sp1_7_lo29_d = (n12316 ? n166 : q_sp1_7_lo29_q);
-  assign q_sp1_7_lo30_d = (n12316 ? n167 : q_sp1_7_lo30_q);
-  assign q_sp1_7_lo31_d = (n12316 ? n168 : q_sp1_7_lo31_q);
-  assign q_sp1_head_d = (n7624 ? ((q_sp1_head_q == 3'h7) ? 3'h0 : (q_sp1_head_q + 3'h1)) : q_sp1_head_q);
-  assign q_sp1_tail_d = (n11784 ? ((q_sp1_tail_q == 3'h7) ? 3'h0 : (q_sp1_tail_q + 3'h1)) : q_sp1_tail_q);
-  assign q_sp1_count_d = (n7624 ? (n11800 - 4'h1) : n11800);
-  assign credit_sp1_d = (n7624 ? (n12388 - 4'h1) : n12388);
-  assign q_sfu_0_tag_d = (n12428 ? sfu_res_tag_i : q_sfu_0_tag_q);
-  assign q_sfu_0_mask_d = (n12428 ? n10496 : q_sfu_0_mask_q);
-  assign q_sfu_0_pred_d = (n12428 ? 32'h00000000 : q_sfu_0_pred_q);
-  assign q_sfu_0_lo0_d = (n12428 ? n238 : q_sfu_0_lo0_q);
-  assign q_sfu_0_lo1_d = (n12428 ? n239 : q_sfu_0_lo1_q);
-  assign q_sfu_0_lo2_d = (n12428 ? n240 : q_sfu_0_lo2_q);
-  assign q_sfu_0_lo3_d = (n12428 ? n241 : q_sfu_0_lo3_q);
-  assign q_sfu_0_lo4_d = (n12428 ? n242 : q_sfu_0_lo4_q);
-  assign q_sfu_0_lo5_d = (n12428 ? n243 : q_sfu_0_lo5_q);
-  assign q_sfu_0_lo6_d = (n12428 ? n244 : q_sfu_0_lo6_q);
-  assign q_sfu_0_lo7_d = (n12428 ? n245 : q_sfu_0_lo7_q);
-  assign q_sfu_0_lo8_d = (n12428 ? n246 : q_sfu_0_lo8_q);
-  assign q_sfu_0_lo9_d = (n12428 ? n247 : q_sfu_0_lo9_q);
-  assign q_sfu_0_lo10_d = (n12428 ? n248 : q_sfu_0_lo10_q);
-  assign q_sfu_0_lo11_d = (n12428 ? n249 : q_sfu_0_lo11_q);
-  assign q_sfu_0_lo12_d = (n12428 ? n250 : q_sfu_0_lo12_q);
-  assign q_sfu_0_lo13_d = (n12428 ? n251 : q_sfu_0_lo13_q);
-  assign q_sfu_0_lo14_d = (n12428 ? n252 : q_sfu_0_lo14_q);
-  assign q_sfu_0_lo15_d = (n12428 ? n253 : q_sfu_0_lo15_q);
-  assign q_sfu_0_lo16_d = (n12428 ? n254 : q_sfu_0_lo16_q);
-  assign q_sfu_0_lo17_d = (n12428 ? n255 : q_sfu_0_lo17_q);
-  assign q_sfu_0_lo18_d = (n12428 ? n256 : q_sfu_0_lo18_q);
-  assign q_sfu_0_lo19_d = (n12428 ? n257 : q_sfu_0_lo19_q);
-  assign q_sfu_0_lo20_d = (n12428 ? n258 : q_sfu_0_lo20_q);
-  assign q_sfu_0_lo21_d = (n12428 ? n259 : q_sfu_0_lo21_q);
-  assign q_sfu_0_lo22_d = (n12428 ? n260 : q_sfu_0_lo22_q);
-  assign q_sfu_0_lo23_d = (n12428 ? n261 : q_sfu_0_lo23_q);
-  assign q_sfu_0_lo24_d = (n12428 ? n262 : q_sfu_0_lo24_q);
-  assign q_sfu_0_lo25_d = (n12428 ? n263 : q_sfu_0_lo25_q);
-  assign q_sfu_0_lo26_d = (n12428 ? n264 : q_sfu_0_lo26_q);
-  assign q_sfu_0_lo27_d = (n12428 ? n265 : q_sfu_0_lo27_q);
-  assign q_sfu_0_lo28_d = (n12428 ? n266 : q_sfu_0_lo28_q);
-  assign q_sfu_0_lo29_d = (n12428 ? n267 : q_sfu_0_lo29_q);
-  assign q_sfu_0_lo30_d = (n12428 ? n268 : q_sfu_0_lo30_q);
-  assign q_sfu_0_lo31_d = (n12428 ? n269 : q_sfu_0_lo31_q);
-  assign q_sfu_1_tag_d = (n12501 ? sfu_res_tag_i : q_sfu_1_tag_q);
-  assign q_sfu_1_mask_d = (n12501 ? n10496 : q_sfu_1_mask_q);
-  assign q_sfu_1_pred_d = (n12501 ? 32'h00000000 : q_sfu_1_pred_q);
-  assign q_sfu_1_lo0_d = (n12501 ? n238 : q_sfu_1_lo0_q);
-  assign q_sfu_1_lo1_d = (n12501 ? n239 : q_sfu_1_lo1_q);
-  assign q_sfu_1_lo2_d = (n12501 ? n240 : q_sfu_1_lo2_q);
-  assign q_sfu_1_lo3_d = (n12501 ? n241 : q_sfu_1_lo3_q);
-  assign q_sfu_1_lo4_d = (n12501 ? n242 : q_sfu_1_lo4_q);
-  assign q_sfu_1_lo5_d = (n12501 ? n243 : q_sfu_1_lo5_q);
-  assign q_sfu_1_lo6_d = (n12501 ? n244 : q_sfu_1_lo6_q);
-  assign q_sfu_1_lo7_d = (n12501 ? n245 : q_sfu_1_lo7_q);
-  assign q_sfu_1_lo8_d = (n12501 ? n246 : q_sfu_1_lo8_q);
-  assign q_sfu_1_lo9_d = (n12501 ? n247 : q_sfu_1_lo9_q);
-  assign q_sfu_1_lo10_d = (n12501 ? n248 : q_sfu_1_lo10_q);
-  assign q_sfu_1_lo11_d = (n12501 ? n249 : q_sfu_1_lo11_q);
-  assign q_sfu_1_lo12_d = (n12501 ? n250 : q_sfu_1_lo12_q);
-  assign q_sfu_1_lo13_d = (n12501 ? n251 : q_sfu_1_lo13_q);
-  assign q_sfu_1_lo14_d = (n12501 ? n252 : q_sfu_1_lo14_q);
-  assign q_sfu_1_lo15_d = (n12501 ? n253 : q_sfu_1_lo15_q);
-  assign q_sfu_1_lo16_d = (n12501 ? n254 : q_sfu_1_lo16_q);
-  assign q_sfu_1_lo17_d = (n12501 ? n255 : q_sfu_1_lo17_q);
-  assign q_sfu_1_lo18_d = (n12501 ? n256 : q_sfu_1_lo18_q);
-  assign q_sfu_1_lo19_d = (n12501 ? n257 : q_sfu_1_lo19_q);
-  assign q_sfu_1_lo20_d = (n12501 ? n258 : q_sfu_1_lo20_q);
-  assign q_sfu_1_lo21_d = (n12501 ? n259 : q_sfu_1_lo21_q);
-  assign q_sfu_1_lo22_d = (n12501 ? n260 : q_sfu_1_lo22_q);
-  assign q_sfu_1_lo23_d = (n12501 ? n261 : q_sfu_1_lo23_q);
-  assign q_sfu_1_lo24_d = (n12501 ? n262 : q_sfu_1_lo24_q);
-  assign q_sfu_1_lo25_d = (n12501 ? n263 : q_sfu_1_lo25_q);
-  assign q_sfu_1_lo26_d = (n12501 ? n264 : q_sfu_1_lo26_q);
-  assign q_sfu_1_lo27_d = (n12501 ? n265 : q_sfu_1_lo27_q);
-  assign q_sfu_1_lo28_d = (n12501 ? n266 : q_sfu_1_lo28_q);
-  assign q_sfu_1_lo29_d = (n12501 ? n267 : q_sfu_1_lo29_q);
-  assign q_sfu_1_lo30_d = (n12501 ? n268 : q_sfu_1_lo30_q);
-  assign q_sfu_1_lo31_d = (n12501 ? n269 : q_sfu_1_lo31_q);
-  assign q_sfu_2_tag_d = (n12574 ? sfu_res_tag_i : q_sfu_2_tag_q);
-  assign q_sfu_2_mask_d = (n12574 ? n10496 : q_sfu_2_mask_q);
-  assign q_sfu_2_pred_d = (n12574 ? 32'h00000000 : q_sfu_2_pred_q);
-  assign q_sfu_2_lo0_d = (n12574 ? n238 : q_sfu_2_lo0_q);
-  assign q_sfu_2_lo1_d = (n12574 ? n239 : q_sfu_2_lo1_q);
-  assign q_sfu_2_lo2_d = (n12574 ? n240 : q_sfu_2_lo2_q);
-  assign q_sfu_2_lo3_d = (n12574 ? n241 : q_sfu_2_lo3_q);
-  assign q_sfu_2_lo4_d = (n12574 ? n242 : q_sfu_2_lo4_q);
-  assign q_sfu_2_lo5_d = (n12574 ? n243 : q_sfu_2_lo5_q);
-  assign q_sfu_2_lo6_d = (n12574 ? n244 : q_sfu_2_lo6_q);
-  assign q_sfu_2_lo7_d = (n12574 ? n245 : q_sfu_2_lo7_q);
-  assign q_sfu_2_lo8_d = (n12574 ? n246 : q_sfu_2_lo8_q);
-  assign q_sfu_2_lo9_d = (n12574 ? n247 : q_sfu_2_lo9_q);
-  assign q_sfu_2_lo10_d = (n12574 ? n248 : q_sfu_2_lo10_q);
-  assign q_sfu_2_lo11_d = (n12574 ? n249 : q_sfu_2_lo11_q);
-  assign q_sfu_2_lo12_d = (n12574 ? n250 : q_sfu_2_lo12_q);
-  assign q_sfu_2_lo13_d = (n12574 ? n251 : q_sfu_2_lo13_q);
-  assign q_sfu_2_lo14_d = (n12574 ? n252 : q_sfu_2_lo14_q);
-  assign q_sfu_2_lo15_d = (n12574 ? n253 : q_sfu_2_lo15_q);
-  assign q_sfu_2_lo16_d = (n12574 ? n254 : q_sfu_2_lo16_q);
-  assign q_sfu_2_lo17_d = (n12574 ? n255 : q_sfu_2_lo17_q);
-  assign q_sfu_2_lo18_d = (n12574 ? n256 : q_sfu_2_lo18_q);
-  assign q_sfu_2_lo19_d = (n12574 ? n257 : q_sfu_2_lo19_q);
-  assign q_sfu_2_lo20_d = (n12574 ? n258 : q_sfu_2_lo20_q);
-  assign q_sfu_2_lo21_d = (n12574 ? n259 : q_sfu_2_lo21_q);
-  assign q_sfu_2_lo22_d = (n12574 ? n260 : q_sfu_2_lo22_q);
-  assign q_sfu_2_lo23_d = (n12574 ? n261 : q_sfu_2_lo23_q);
-  assign q_sfu_2_lo24_d = (n12574 ? n262 : q_sfu_2_lo24_q);
-  assign q_sfu_2_lo25_d = (n12574 ? n263 : q_sfu_2_lo25_q);
-  assign q_sfu_2_lo26_d = (n12574 ? n264 : q_sfu_2_lo26_q);
-  assign q_sfu_2_lo27_d = (n12574 ? n265 : q_sfu_2_lo27_q);
-  assign q_sfu_2_lo28_d = (n12574 ? n266 : q_sfu_2_lo28_q);
-  assign q_sfu_2_lo29_d = (n12574 ? n267 : q_sfu_2_lo29_q);
-  assign q_sfu_2_lo30_d = (n12574 ? n268 : q_sfu_2_lo30_q);
-  assign q_sfu_2_lo31_d = (n12574 ? n269 : q_sfu_2_lo31_q);
-  assign q_sfu_head_d = (n7625 ? ((q_sfu_head_q == 3'h2) ? 3'h0 : (q_sfu_head_q + 3'h1)) : q_sfu_head_q);
-  assign q_sfu_tail_d = (n12407 ? ((q_sfu_tail_q == 3'h2) ? 3'h0 : (q_sfu_tail_q + 3'h1)) : q_sfu_tail_q);
-  assign q_sfu_count_d = (n7625 ? (n12423 - 4'h1) : n12423);
-  assign credit_sfu_d = (n7625 ? (n12646 - 4'h1) : n12646);
-  assign q_dpu_0_tag_d = (n12686 ? dpu_res_tag_i : q_dpu_0_tag_q);
-  assign q_dpu_0_mask_d = (n12686 ? n10625 : q_dpu_0_mask_q);
-  assign q_dpu_0_pred_d = (n12686 ? n10754 : q_dpu_0_pred_q);
-  assign q_dpu_0_lo0_d = (n12686 ? n10755 : q_dpu_0_lo0_q);
-  assign q_dpu_0_lo1_d = (n12686 ? n10756 : q_dpu_0_lo1_q);
-  assign q_dpu_0_lo2_d = (n12686 ? n10757 : q_dpu_0_lo2_q);
-  assign q_dpu_0_lo3_d = (n12686 ? n10758 : q_dpu_0_lo3_q);
-  assign q_dpu_0_lo4_d = (n12686 ? n10759 : q_dpu_0_lo4_q);
-  assign q_dpu_0_lo5_d = (n12686 ? n10760 : q_dpu_0_lo5_q);
-  assign q_dpu_0_lo6_d = (n12686 ? n10761 : q_dpu_0_lo6_q);
-  assign q_dpu_0_lo7_d = (n12686 ? n10762 : q_dpu_0_lo7_q);
-  assign q_dpu_0_lo8_d = (n12686 ? n10763 : q_dpu_0_lo8_q);
-  assign q_dpu_0_lo9_d = (n12686 ? n10764 : q_dpu_0_lo9_q);
-  assign q_dpu_0_lo10_d = (n12686 ? n10765 : q_dpu_0_lo10_q);
-  assign q_dpu_0_lo11_d = (n12686 ? n10766 : q_dpu_0_lo11_q);
-  assign q_dpu_0_lo12_d = (n12686 ? n10767 : q_dpu_0_lo12_q);
-  assign q_dpu_0_lo13_d = (n12686 ? n10768 : q_dpu_0_lo13_q);
-  assign q_dpu_0_lo14_d = (n12686 ? n10769 : q_dpu_0_lo14_q);
-  assign q_dpu_0_lo15_d = (n12686 ? n10770 : q_dpu_0_lo15_q);
-  assign q_dpu_0_lo16_d = (n12686 ? n10771 : q_dpu_0_lo16_q);
-  assign q_dpu_0_lo17_d = (n12686 ? n10772 : q_dpu_0_lo17_q);
-  assign q_dpu_0_lo18_d = (n12686 ? n10773 : q_dpu_0_lo18_q);
-  assign q_dpu_0_lo19_d = (n12686 ? n10774 : q_dpu_0_lo19_q);
-  assign q_dpu_0_lo20_d = (n12686 ? n10775 : q_dpu_0_lo20_q);
-  assign q_dpu_0_lo21_d = (n12686 ? n10776 : q_dpu_0_lo21_q);
-  assign q_dpu_0_lo22_d = (n12686 ? n10777 : q_dpu_0_lo22_q);
-  assign q_dpu_0_lo23_d = (n12686 ? n10778 : q_dpu_0_lo23_q);
-  assign q_dpu_0_lo24_d = (n12686 ? n10779 : q_dpu_0_lo24_q);
-  assign q_dpu_0_lo25_d = (n12686 ? n10780 : q_dpu_0_lo25_q);
-  assign q_dpu_0_lo26_d = (n12686 ? n10781 : q_dpu_0_lo26_q);
-  assign q_dpu_0_lo27_d = (n12686 ? n10782 : q_dpu_0_lo27_q);
-  assign q_dpu_0_lo28_d = (n12686 ? n10783 : q_dpu_0_lo28_q);
-  assign q_dpu_0_lo29_d = (n12686 ? n10784 : q_dpu_0_lo29_q);
-  assign q_dpu_0_lo30_d = (n12686 ? n10785 : q_dpu_0_lo30_q);
-  assign q_dpu_0_lo31_d = (n12686 ? n10786 : q_dpu_0_lo31_q);
-  assign q_dpu_0_hi0_d = (n12686 ? n10787 : q_dpu_0_hi0_q);
-  assign q_dpu_0_hi1_d = (n12686 ? n10788 : q_dpu_0_hi1_q);
-  assign q_dpu_0_hi2_d = (n12686 ? n10789 : q_dpu_0_hi2_q);
-  assign q_dpu_0_hi3_d = (n12686 ? n10790 : q_dpu_0_hi3_q);
-  assign q_dpu_0_hi4_d = (n12686 ? n10791 : q_dpu_0_hi4_q);
-  assign q_dpu_0_hi5_d = (n12686 ? n10792 : q_dpu_0_hi5_q);
-  assign q_dpu_0_hi6_d = (n12686 ? n10793 : q_dpu_0_hi6_q);
-  assign q_dpu_0_hi7_d = (n12686 ? n10794 : q_dpu_0_hi7_q);
-  assign q_dpu_0_hi8_d = (n12686 ? n10795 : q_dpu_0_hi8_q);
-  assign q_dpu_0_hi9_d = (n12686 ? n10796 : q_dpu_0_hi9_q);
-  assign q_dpu_0_hi10_d = (n12686 ? n10797 : q_dpu_0_hi10_q);
-  assign q_dpu_0_hi11_d = (n12686 ? n10798 : q_dpu_0_hi11_q);
-  assign q_dpu_0_hi12_d = (n12686 ? n10799 : q_dpu_0_hi12_q);
-  assign q_dpu_0_hi13_d = (n12686 ? n10800 : q_dpu_0_hi13_q);
-  assign q_dpu_0_hi14_d = (n12686 ? n10801 : q_dpu_0_hi14_q);
-  assign q_dpu_0_hi15_d = (n12686 ? n10802 : q_dpu_0_hi15_q);
-  assign q_dpu_0_hi16_d = (n12686 ? n10803 : q_dpu_0_hi16_q);
-  assign q_dpu_0_hi17_d = (n12686 ? n10804 : q_dpu_0_hi17_q);
-  assign q_dpu_0_hi18_d = (n12686 ? n10805 : q_dpu_0_hi18_q);
-  assign q_dpu_0_hi19_d = (n12686 ? n10806 : q_dpu_0_hi19_q);
-  assign q_dpu_0_hi20_d = (n12686 ? n10807 : q_dpu_0_hi20_q);
-  assign q_dpu_0_hi21_d = (n12686 ? n10808 : q_dpu_0_hi21_q);
-  assign q_dpu_0_hi22_d = (n12686 ? n10809 : q_dpu_0_hi22_q);
-  assign q_dpu_0_hi23_d = (n12686 ? n10810 : q_dpu_0_hi23_q);
-  assign q_dpu_0_hi24_d = (n12686 ? n10811 : q_dpu_0_hi24_q);
-  assign q_dpu_0_hi25_d = (n12686 ? n10812 : q_dpu_0_hi25_q);
-  assign q_dpu_0_hi26_d = (n12686 ? n10813 : q_dpu_0_hi26_q);
-  assign q_dpu_0_hi27_d = (n12686 ? n10814 : q_dpu_0_hi27_q);
-  assign q_dpu_0_hi28_d = (n12686 ? n10815 : q_dpu_0_hi28_q);
-  assign q_dpu_0_hi29_d = (n12686 ? n10816 : q_dpu_0_hi29_q);
-  assign q_dpu_0_hi30_d = (n12686 ? n10817 : q_dpu_0_hi30_q);
-  assign q_dpu_0_hi31_d = (n12686 ? n10818 : q_dpu_0_hi31_q);
-  assign q_dpu_1_tag_d = (n12823 ? dpu_res_tag_i : q_dpu_1_tag_q);
-  assign q_dpu_1_mask_d = (n12823 ? n10625 : q_dpu_1_mask_q);
-  assign q_dpu_1_pred_d = (n12823 ? n10754 : q_dpu_1_pred_q);
-  assign q_dpu_1_lo0_d = (n12823 ? n10755 : q_dpu_1_lo0_q);
-  assign q_dpu_1_lo1_d = (n12823 ? n10756 : q_dpu_1_lo1_q);
-  assign q_dpu_1_lo2_d = (n12823 ? n10757 : q_dpu_1_lo2_q);
-  assign q_dpu_1_lo3_d = (n12823 ? n10758 : q_dpu_1_lo3_q);
-  assign q_dpu_1_lo4_d = (n12823 ? n10759 : q_dpu_1_lo4_q);
-  assign q_dpu_1_lo5_d = (n12823 ? n10760 : q_dpu_1_lo5_q);
-  assign q_dpu_1_lo6_d = (n12823 ? n10761 : q_dpu_1_lo6_q);
-  assign q_dpu_1_lo7_d = (n12823 ? n10762 : q_dpu_1_lo7_q);
-  assign q_dpu_1_lo8_d = (n12823 ? n10763 : q_dpu_1_lo8_q);
-  assign q_dpu_1_lo9_d = (n12823 ? n10764 : q_dpu_1_lo9_q);
-  assign q_dpu_1_lo10_d = (n12823 ? n10765 : q_dpu_1_lo10_q);
-  assign q_dpu_1_lo11_d = (n12823 ? n10766 : q_dpu_1_lo11_q);
-  assign q_dpu_1_lo12_d = (n12823 ? n10767 : q_dpu_1_lo12_q);
-  assign q_dpu_1_lo13_d = (n12823 ? n10768 : q_dpu_1_lo13_q);
-  assign q_dpu_1_lo14_d = (n12823 ? n10769 : q_dpu_1_lo14_q);
-  assign q_dpu_1_lo15_d = (n12823 ? n10770 : q_dpu_1_lo15_q);
-  assign q_dpu_1_lo16_d = (n12823 ? n10771 : q_dpu_1_lo16_q);
-  assign q_dpu_1_lo17_d = (n12823 ? n10772 : q_dpu_1_lo17_q);
-  assign q_dpu_1_lo18_d = (n12823 ? n10773 : q_dpu_1_lo18_q);
-  assign q_dpu_1_lo19_d = (n12823 ? n10774 : q_dpu_1_lo19_q);
-  assign q_dpu_1_lo20_d = (n12823 ? n10775 : q_dpu_1_lo20_q);
-  assign q_dpu_1_lo21_d = (n12823 ? n10776 : q_dpu_1_lo21_q);
-  assign q_dpu_1_lo22_d = (n12823 ? n10777 : q_dpu_1_lo22_q);
-  assign q_dpu_1_lo23_d = (n12823 ? n10778 : q_dpu_1_lo23_q);
-  assign q_dpu_1_lo24_d = (n12823 ? n10779 : q_dpu_1_lo24_q);
-  assign q_dpu_1_lo25_d = (n12823 ? n10780 : q_dpu_1_lo25_q);
-  assign q_dpu_1_lo26_d = (n12823 ? n10781 : q_dpu_1_lo26_q);
-  assign q_dpu_1_lo27_d = (n12823 ? n10782 : q_dpu_1_lo27_q);
-  assign q_dpu_1_lo28_d = (n12823 ? n10783 : q_dpu_1_lo28_q);
-  assign q_dpu_1_lo29_d = (n12823 ? n10784 : q_dpu_1_lo29_q);
-  assign q_dpu_1_lo30_d = (n12823 ? n10785 : q_dpu_1_lo30_q);
-  assign q_dpu_1_lo31_d = (n12823 ? n10786 : q_dpu_1_lo31_q);
-  assign q_dpu_1_hi0_d = (n12823 ? n10787 : q_dpu_1_hi0_q);
-  assign q_dpu_1_hi1_d = (n12823 ? n10788 : q_dpu_1_hi1_q);
-  assign q_dpu_1_hi2_d = (n12823 ? n10789 : q_dpu_1_hi2_q);
-  assign q_dpu_1_hi3_d = (n12823 ? n10790 : q_dpu_1_hi3_q);
-  assign q_dpu_1_hi4_d = (n12823 ? n10791 : q_dpu_1_hi4_q);
-  assign q_dpu_1_hi5_d = (n12823 ? n10792 : q_dpu_1_hi5_q);
-  assign q_dpu_1_hi6_d = (n12823 ? n10793 : q_dpu_1_hi6_q);
-  assign q_dpu_1_hi7_d = (n12823 ? n10794 : q_dpu_1_hi7_q);
-  assign q_dpu_1_hi8_d = (n12823 ? n10795 : q_dpu_1_hi8_q);
-  assign q_dpu_1_hi9_d = (n12823 ? n10796 : q_dpu_1_hi9_q);
-  assign q_dpu_1_hi10_d = (n12823 ? n10797 : q_dpu_1_hi10_q);
-  assign q_dpu_1_hi11_d = (n12823 ? n10798 : q_dpu_1_hi11_q);
-  assign q_dpu_1_hi12_d = (n12823 ? n10799 : q_dpu_1_hi12_q);
-  assign q_dpu_1_hi13_d = (n12823 ? n10800 : q_dpu_1_hi13_q);
-  assign q_dpu_1_hi14_d = (n12823 ? n10801 : q_dpu_1_hi14_q);
-  assign q_dpu_1_hi15_d = (n12823 ? n10802 : q_dpu_1_hi15_q);
-  assign q_dpu_1_hi16_d = (n12823 ? n10803 : q_dpu_1_hi16_q);
-  assign q_dpu_1_hi17_d = (n12823 ? n10804 : q_dpu_1_hi17_q);
-  assign q_dpu_1_hi18_d = (n12823 ? n10805 : q_dpu_1_hi18_q);
-  assign q_dpu_1_hi19_d = (n12823 ? n10806 : q_dpu_1_hi19_q);
-  assign q_dpu_1_hi20_d = (n12823 ? n10807 : q_dpu_1_hi20_q);
-  assign q_dpu_1_hi21_d = (n12823 ? n10808 : q_dpu_1_hi21_q);
-  assign q_dpu_1_hi22_d = (n12823 ? n10809 : q_dpu_1_hi22_q);
-  assign q_dpu_1_hi23_d = (n12823 ? n10810 : q_dpu_1_hi23_q);
-  assign q_dpu_1_hi24_d = (n12823 ? n10811 : q_dpu_1_hi24_q);
-  assign q_dpu_1_hi25_d = (n12823 ? n10812 : q_dpu_1_hi25_q);
-  assign q_dpu_1_hi26_d = (n12823 ? n10813 : q_dpu_1_hi26_q);
-  assign q_dpu_1_hi27_d = (n12823 ? n10814 : q_dpu_1_hi27_q);
-  assign q_dpu_1_hi28_d = (n12823 ? n10815 : q_dpu_1_hi28_q);
-  assign q_dpu_1_hi29_d = (n12823 ? n10816 : q_dpu_1_hi29_q);
-  assign q_dpu_1_hi30_d = (n12823 ? n10817 : q_dpu_1_hi30_q);
-  assign q_dpu_1_hi31_d = (n12823 ? n10818 : q_dpu_1_hi31_q);
-  assign q_dpu_2_tag_d = (n12960 ? dpu_res_tag_i : q_dpu_2_tag_q);
-  assign q_dpu_2_mask_d = (n12960 ? n10625 : q_dpu_2_mask_q);
-  assign q_dpu_2_pred_d = (n12960 ? n10754 : q_dpu_2_pred_q);
-  assign q_dpu_2_lo0_d = (n12960 ? n10755 : q_dpu_2_lo0_q);
-  assign q_dpu_2_lo1_d = (n12960 ? n10756 : q_dpu_2_lo1_q);
-  assign q_dpu_2_lo2_d = (n12960 ? n10757 : q_dpu_2_lo2_q);
-  assign q_dpu_2_lo3_d = (n12960 ? n10758 : q_dpu_2_lo3_q);
-  assign q_dpu_2_lo4_d = (n12960 ? n10759 : q_dpu_2_lo4_q);
-  assign q_dpu_2_lo5_d = (n12960 ? n10760 : q_dpu_2_lo5_q);
-  assign q_dpu_2_lo6_d = (n12960 ? n10761 : q_dpu_2_lo6_q);
-  assign q_dpu_2_lo7_d = (n12960 ? n10762 : q_dpu_2_lo7_q);
-  assign q_dpu_2_lo8_d = (n12960 ? n10763 : q_dpu_2_lo8_q);
-  assign q_dpu_2_lo9_d = (n12960 ? n10764 : q_dpu_2_lo9_q);
-  assign q_dpu_2_lo10_d = (n12960 ? n10765 : q_dpu_2_lo10_q);
-  assign q_dpu_2_lo11_d = (n12960 ? n10766 : q_dpu_2_lo11_q);
-  assign q_dpu_2_lo12_d = (n12960 ? n10767 : q_dpu_2_lo12_q);
-  assign q_dpu_2_lo13_d = (n12960 ? n10768 : q_dpu_2_lo13_q);
-  assign q_dpu_2_lo14_d = (n12960 ? n10769 : q_dpu_2_lo14_q);
-  assign q_dpu_2_lo15_d = (n12960 ? n10770 : q_dpu_2_lo15_q);
-  assign q_dpu_2_lo16_d = (n12960 ? n10771 : q_dpu_2_lo16_q);
-  assign q_dpu_2_lo17_d = (n12960 ? n10772 : q_dpu_2_lo17_q);
-  assign q_dpu_2_lo18_d = (n12960 ? n10773 : q_dpu_2_lo18_q);
-  assign q_dpu_2_lo19_d = (n12960 ? n10774 : q_dpu_2_lo19_q);
-  assign q_dpu_2_lo20_d = (n12960 ? n10775 : q_dpu_2_lo20_q);
-  assign q_dpu_2_lo21_d = (n12960 ? n10776 : q_dpu_2_lo21_q);
-  assign q_dpu_2_lo22_d = (n12960 ? n10777 : q_dpu_2_lo22_q);
-  assign q_dpu_2_lo23_d = (n12960 ? n10778 : q_dpu_2_lo23_q);
-  assign q_dpu_2_lo24_d = (n12960 ? n10779 : q_dpu_2_lo24_q);
-  assign q_dpu_2_lo25_d = (n12960 ? n10780 : q_dpu_2_lo25_q);
-  assign q_dpu_2_lo26_d = (n12960 ? n10781 : q_dpu_2_lo26_q);
-  assign q_dpu_2_lo27_d = (n12960 ? n10782 : q_dpu_2_lo27_q);
-  assign q_dpu_2_lo28_d = (n12960 ? n10783 : q_dpu_2_lo28_q);
-  assign q_dpu_2_lo29_d = (n12960 ? n10784 : q_dpu_2_lo29_q);
-  assign q_dpu_2_lo30_d = (n12960 ? n10785 : q_dpu_2_lo30_q);
-  assign q_dpu_2_lo31_d = (n12960 ? n10786 : q_dpu_2_lo31_q);
-  assign q_dpu_2_hi0_d = (n12960 ? n10787 : q_dpu_2_hi0_q);
-  assign q_dpu_2_hi1_d = (n12960 ? n10788 : q_dpu_2_hi1_q);
-  assign q_dpu_2_hi2_d = (n12960 ? n10789 : q_dpu_2_hi2_q);
-  assign q_dpu_2_hi3_d = (n12960 ? n10790 : q_dpu_2_hi3_q);
-  assign q_dpu_2_hi4_d = (n12960 ? n10791 : q_dpu_2_hi4_q);
-  assign q_dpu_2_hi5_d = (n12960 ? n10792 : q_dpu_2_hi5_q);
-  assign q_dpu_2_hi6_d = (n12960 ? n10793 : q_dpu_2_hi6_q);
-  assign q_dpu_2_hi7_d = (n12960 ? n10794 : q_dpu_2_hi7_q);
-  assign q_dpu_2_hi8_d = (n12960 ? n10795 : q_dpu_2_hi8_q);
-  assign q_dpu_2_hi9_d = (n12960 ? n10796 : q_dpu_2_hi9_q);
-  assign q_dpu_2_hi10_d = (n12960 ? n10797 : q_dpu_2_hi10_q);
-  assign q_dpu_2_hi11_d = (n12960 ? n10798 : q_dpu_2_hi11_q);
-  assign q_dpu_2_hi12_d = (n12960 ? n10799 : q_dpu_2_hi12_q);
-  assign q_dpu_2_hi13_d = (n12960 ? n10800 : q_dpu_2_hi13_q);
-  assign q_dpu_2_hi14_d = (n12960 ? n10801 : q_dpu_2_hi14_q);
-  assign q_dpu_2_hi15_d = (n12960 ? n10802 : q_dpu_2_hi15_q);
-  assign q_dpu_2_hi16_d = (n12960 ? n10803 : q_dpu_2_hi16_q);
-  assign q_dpu_2_hi17_d = (n12960 ? n10804 : q_dpu_2_hi17_q);
-  assign q_dpu_2_hi18_d = (n12960 ? n10805 : q_dpu_2_hi18_q);
-  assign q_dpu_2_hi19_d = (n12960 ? n10806 : q_dpu_2_hi19_q);
-  assign q_dpu_2_hi20_d = (n12960 ? n10807 : q_dpu_2_hi20_q);
-  assign q_dpu_2_hi21_d = (n12960 ? n10808 : q_dpu_2_hi21_q);
-  assign q_dpu_2_hi22_d = (n12960 ? n10809 : q_dpu_2_hi22_q);
-  assign q_dpu_2_hi23_d = (n12960 ? n10810 : q_dpu_2_hi23_q);
-  assign q_dpu_2_hi24_d = (n12960 ? n10811 : q_dpu_2_hi24_q);
-  assign q_dpu_2_hi25_d = (n12960 ? n10812 : q_dpu_2_hi25_q);
-  assign q_dpu_2_hi26_d = (n12960 ? n10813 : q_dpu_2_hi26_q);
-  assign q_dpu_2_hi27_d = (n12960 ? n10814 : q_dpu_2_hi27_q);
-  assign q_dpu_2_hi28_d = (n12960 ? n10815 : q_dpu_2_hi28_q);
-  assign q_dpu_2_hi29_d = (n12960 ? n10816 : q_dpu_2_hi29_q);
-  assign q_dpu_2_hi30_d = (n12960 ? n10817 : q_dpu_2_hi30_q);
-  assign q_dpu_2_hi31_d = (n12960 ? n10818 : q_dpu_2_hi31_q);
-  assign q_dpu_3_tag_d = (n13097 ? dpu_res_tag_i : q_dpu_3_tag_q);
-  assign q_dpu_3_mask_d = (n13097 ? n10625 : q_dpu_3_mask_q);
-  assign q_dpu_3_pred_d = (n13097 ? n10754 : q_dpu_3_pred_q);
-  assign q_dpu_3_lo0_d = (n13097 ? n10755 : q_dpu_3_lo0_q);
-  assign q_dpu_3_lo1_d = (n13097 ? n10756 : q_dpu_3_lo1_q);
-  assign q_dpu_3_lo2_d = (n13097 ? n10757 : q_dpu_3_lo2_q);
-  assign q_dpu_3_lo3_d = (n13097 ? n10758 : q_dpu_3_lo3_q);
-  assign q_dpu_3_lo4_d = (n13097 ? n10759 : q_dpu_3_lo4_q);
-  assign q_dpu_3_lo5_d = (n13097 ? n10760 : q_dpu_3_lo5_q);
-  assign q_dpu_3_lo6_d = (n13097 ? n10761 : q_dpu_3_lo6_q);
-  assign q_dpu_3_lo7_d = (n13097 ? n10762 : q_dpu_3_lo7_q);
-  assign q_dpu_3_lo8_d = (n13097 ? n10763 : q_dpu_3_lo8_q);
-  assign q_dpu_3_lo9_d = (n13097 ? n10764 : q_dpu_3_lo9_q);
-  assign q_dpu_3_lo10_d = (n13097 ? n10765 : q_dpu_3_lo10_q);
-  assign q_dpu_3_lo11_d = (n13097 ? n10766 : q_dpu_3_lo11_q);
-  assign q_dpu_3_lo12_d = (n13097 ? n10767 : q_dpu_3_lo12_q);
-  assign q_dpu_3_lo13_d = (n13097 ? n10768 : q_dpu_3_lo13_q);
-  assign q_dpu_3_lo14_d = (n13097 ? n10769 : q_dpu_3_lo14_q);
-  assign q_dpu_3_lo15_d = (n13097 ? n10770 : q_dpu_3_lo15_q);
-  assign q_dpu_3_lo16_d = (n13097 ? n10771 : q_dpu_3_lo16_q);
-  assign q_dpu_3_lo17_d = (n13097 ? n10772 : q_dpu_3_lo17_q);
-  assign q_dpu_3_lo18_d = (n13097 ? n10773 : q_dpu_3_lo18_q);
-  assign q_dpu_3_lo19_d = (n13097 ? n10774 : q_dpu_3_lo19_q);
-  assign q_dpu_3_lo20_d = (n13097 ? n10775 : q_dpu_3_lo20_q);
-  assign q_dpu_3_lo21_d = (n13097 ? n10776 : q_dpu_3_lo21_q);
-  assign q_dpu_3_lo22_d = (n13097 ? n10777 : q_dpu_3_lo22_q);
-  assign q_dpu_3_lo23_d = (n13097 ? n10778 : q_dpu_3_lo23_q);
-  assign q_dpu_3_lo24_d = (n13097 ? n10779 : q_dpu_3_lo24_q);
-  assign q_dpu_3_lo25_d = (n13097 ? n10780 : q_dpu_3_lo25_q);
-  assign q_dpu_3_lo26_d = (n13097 ? n10781 : q_dpu_3_lo26_q);
-  assign q_dpu_3_lo27_d = (n13097 ? n10782 : q_dpu_3_lo27_q);
-  assign q_dpu_3_lo28_d = (n13097 ? n10783 : q_dpu_3_lo28_q);
-  assign q_dpu_3_lo29_d = (n13097 ? n10784 : q_dpu_3_lo29_q);
-  assign q_dpu_3_lo30_d = (n13097 ? n10785 : q_dpu_3_lo30_q);
-  assign q_dpu_3_lo31_d = (n13097 ? n10786 : q_dpu_3_lo31_q);
-  assign q_dpu_3_hi0_d = (n13097 ? n10787 : q_dpu_3_hi0_q);
-  assign q_dpu_3_hi1_d = (n13097 ? n10788 : q_dpu_3_hi1_q);
-  assign q_dpu_3_hi2_d = (n13097 ? n10789 : q_dpu_3_hi2_q);
-  assign q_dpu_3_hi3_d = (n13097 ? n10790 : q_dpu_3_hi3_q);
-  assign q_dpu_3_hi4_d = (n13097 ? n10791 : q_dpu_3_hi4_q);
-  assign q_dpu_3_hi5_d = (n13097 ? n10792 : q_dpu_3_hi5_q);
-  assign q_dpu_3_hi6_d = (n13097 ? n10793 : q_dpu_3_hi6_q);
-  assign q_dpu_3_hi7_d = (n13097 ? n10794 : q_dpu_3_hi7_q);
-  assign q_dpu_3_hi8_d = (n13097 ? n10795 : q_dpu_3_hi8_q);
-  assign q_dpu_3_hi9_d = (n13097 ? n10796 : q_dpu_3_hi9_q);
-  assign q_dpu_3_hi10_d = (n13097 ? n10797 : q_dpu_3_hi10_q);
-  assign q_dpu_3_hi11_d = (n13097 ? n10798 : q_dpu_3_hi11_q);
-  assign q_dpu_3_hi12_d = (n13097 ? n10799 : q_dpu_3_hi12_q);
-  assign q_dpu_3_hi13_d = (n13097 ? n10800 : q_dpu_3_hi13_q);
-  assign q_dpu_3_hi14_d = (n13097 ? n10801 : q_dpu_3_hi14_q);
-  assign q_dpu_3_hi15_d = (n13097 ? n10802 : q_dpu_3_hi15_q);
-  assign q_dpu_3_hi16_d = (n13097 ? n10803 : q_dpu_3_hi16_q);
-  assign q_dpu_3_hi17_d = (n13097 ? n10804 : q_dpu_3_hi17_q);
-  assign q_dpu_3_hi18_d = (n13097 ? n10805 : q_dpu_3_hi18_q);
-  assign q_dpu_3_hi19_d = (n13097 ? n10806 : q_dpu_3_hi19_q);
-  assign q_dpu_3_hi20_d = (n13097 ? n10807 : q_dpu_3_hi20_q);
-  assign q_dpu_3_hi21_d = (n13097 ? n10808 : q_dpu_3_hi21_q);
-  assign q_dpu_3_hi22_d = (n13097 ? n10809 : q_dpu_3_hi22_q);
-  assign q_dpu_3_hi23_d = (n13097 ? n10810 : q_dpu_3_hi23_q);
-  assign q_dpu_3_hi24_d = (n13097 ? n10811 : q_dpu_3_hi24_q);
-  assign q_dpu_3_hi25_d = (n13097 ? n10812 : q_dpu_3_hi25_q);
-  assign q_dpu_3_hi26_d = (n13097 ? n10813 : q_dpu_3_hi26_q);
-  assign q_dpu_3_hi27_d = (n13097 ? n10814 : q_dpu_3_hi27_q);
-  assign q_dpu_3_hi28_d = (n13097 ? n10815 : q_dpu_3_hi28_q);
-  assign q_dpu_3_hi29_d = (n13097 ? n10816 : q_dpu_3_hi29_q);
-  assign q_dpu_3_hi30_d = (n13097 ? n10817 : q_dpu_3_hi30_q);
-  assign q_dpu_3_hi31_d = (n13097 ? n10818 : q_dpu_3_hi31_q);
-  assign q_dpu_4_tag_d = (n13234 ? dpu_res_tag_i : q_dpu_4_tag_q);
-  assign q_dpu_4_mask_d = (n13234 ? n10625 : q_dpu_4_mask_q);
-  assign q_dpu_4_pred_d = (n13234 ? n10754 : q_dpu_4_pred_q);
-  assign q_dpu_4_lo0_d = (n13234 ? n10755 : q_dpu_4_lo0_q);
-  assign q_dpu_4_lo1_d = (n13234 ? n10756 : q_dpu_4_lo1_q);
-  assign q_dpu_4_lo2_d = (n13234 ? n10757 : q_dpu_4_lo2_q);
-  assign q_dpu_4_lo3_d = (n13234 ? n10758 : q_dpu_4_lo3_q);
-  assign q_dpu_4_lo4_d = (n13234 ? n10759 : q_dpu_4_lo4_q);
-  assign q_dpu_4_lo5_d = (n13234 ? n10760 : q_dpu_4_lo5_q);
-  assign q_dpu_4_lo6_d = (n13234 ? n10761 : q_dpu_4_lo6_q);
-  assign q_dpu_4_lo7_d = (n13234 ? n10762 : q_dpu_4_lo7_q);
-  assign q_dpu_4_lo8_d = (n13234 ? n10763 : q_dpu_4_lo8_q);
-  assign q_dpu_4_lo9_d = (n13234 ? n10764 : q_dpu_4_lo9_q);
-  assign q_dpu_4_lo10_d = (n13234 ? n10765 : q_dpu_4_lo10_q);
-  assign q_dpu_4_lo11_d = (n13234 ? n10766 : q_dpu_4_lo11_q);
-  assign q_dpu_4_lo12_d = (n13234 ? n10767 : q_dpu_4_lo12_q);
-  assign q_dpu_4_lo13_d = (n13234 ? n10768 : q_dpu_4_lo13_q);
-  assign q_dpu_4_lo14_d = (n13234 ? n10769 : q_dpu_4_lo14_q);
-  assign q_dpu_4_lo15_d = (n13234 ? n10770 : q_dpu_4_lo15_q);
-  assign q_dpu_4_lo16_d = (n13234 ? n10771 : q_dpu_4_lo16_q);
-  assign q_dpu_4_lo17_d = (n13234 ? n10772 : q_dpu_4_lo17_q);
-  assign q_dpu_4_lo18_d = (n13234 ? n10773 : q_dpu_4_lo18_q);
-  assign q_dpu_4_lo19_d = (n13234 ? n10774 : q_dpu_4_lo19_q);
-  assign q_dpu_4_lo20_d = (n13234 ? n10775 : q_dpu_4_lo20_q);
-  assign q_dpu_4_lo21_d = (n13234 ? n10776 : q_dpu_4_lo21_q);
-  assign q_dpu_4_lo22_d = (n13234 ? n10777 : q_dpu_4_lo22_q);
-  assign q_dpu_4_lo23_d = (n13234 ? n10778 : q_dpu_4_lo23_q);
-  assign q_dpu_4_lo24_d = (n13234 ? n10779 : q_dpu_4_lo24_q);
-  assign q_dpu_4_lo25_d = (n13234 ? n10780 : q_dpu_4_lo25_q);
-  assign q_dpu_4_lo26_d = (n13234 ? n10781 : q_dpu_4_lo26_q);
-  assign q_dpu_4_lo27_d = (n13234 ? n10782 : q_dpu_4_lo27_q);
-  assign q_dpu_4_lo28_d = (n13234 ? n10783 : q_dpu_4_lo28_q);
-  assign q_dpu_4_lo29_d = (n13234 ? n10784 : q_dpu_4_lo29_q);
-  assign q_dpu_4_lo30_d = (n13234 ? n10785 : q_dpu_4_lo30_q);
-  assign q_dpu_4_lo31_d = (n13234 ? n10786 : q_dpu_4_lo31_q);
-  assign q_dpu_4_hi0_d = (n13234 ? n10787 : q_dpu_4_hi0_q);
-  assign q_dpu_4_hi1_d = (n13234 ? n10788 : q_dpu_4_hi1_q);
-  assign q_dpu_4_hi2_d = (n13234 ? n10789 : q_dpu_4_hi2_q);
-  assign q_dpu_4_hi3_d = (n13234 ? n10790 : q_dpu_4_hi3_q);
-  assign q_dpu_4_hi4_d = (n13234 ? n10791 : q_dpu_4_hi4_q);
-  assign q_dpu_4_hi5_d = (n13234 ? n10792 : q_dpu_4_hi5_q);
-  assign q_dpu_4_hi6_d = (n13234 ? n10793 : q_dpu_4_hi6_q);
-  assign q_dpu_4_hi7_d = (n13234 ? n10794 : q_dpu_4_hi7_q);
-  assign q_dpu_4_hi8_d = (n13234 ? n10795 : q_dpu_4_hi8_q);
-  assign q_dpu_4_hi9_d = (n13234 ? n10796 : q_dpu_4_hi9_q);
-  assign q_dpu_4_hi10_d = (n13234 ? n10797 : q_dpu_4_hi10_q);
-  assign q_dpu_4_hi11_d = (n13234 ? n10798 : q_dpu_4_hi11_q);
-  assign q_dpu_4_hi12_d = (n13234 ? n10799 : q_dpu_4_hi12_q);
-  assign q_dpu_4_hi13_d = (n13234 ? n10800 : q_dpu_4_hi13_q);
-  assign q_dpu_4_hi14_d = (n13234 ? n10801 : q_dpu_4_hi14_q);
-  assign q_dpu_4_hi15_d = (n13234 ? n10802 : q_dpu_4_hi15_q);
-  assign q_dpu_4_hi16_d = (n13234 ? n10803 : q_dpu_4_hi16_q);
-  assign q_dpu_4_hi17_d = (n13234 ? n10804 : q_dpu_4_hi17_q);
-  assign q_dpu_4_hi18_d = (n13234 ? n10805 : q_dpu_4_hi18_q);
-  assign q_dpu_4_hi19_d = (n13234 ? n10806 : q_dpu_4_hi19_q);
-  assign q_dpu_4_hi20_d = (n13234 ? n10807 : q_dpu_4_hi20_q);
-  assign q_dpu_4_hi21_d = (n13234 ? n10808 : q_dpu_4_hi21_q);
-  assign q_dpu_4_hi22_d = (n13234 ? n10809 : q_dpu_4_hi22_q);
-  assign q_dpu_4_hi23_d = (n13234 ? n10810 : q_dpu_4_hi23_q);
-  assign q_dpu_4_hi24_d = (n13234 ? n10811 : q_dpu_4_hi24_q);
-  assign q_dpu_4_hi25_d = (n13234 ? n10812 : q_dpu_4_hi25_q);
-  assign q_dpu_4_hi26_d = (n13234 ? n10813 : q_dpu_4_hi26_q);
-  assign q_dpu_4_hi27_d = (n13234 ? n10814 : q_dpu_4_hi27_q);
-  assign q_dpu_4_hi28_d = (n13234 ? n10815 : q_dpu_4_hi28_q);
-  assign q_dpu_4_hi29_d = (n13234 ? n10816 : q_dpu_4_hi29_q);
-  assign q_dpu_4_hi30_d = (n13234 ? n10817 : q_dpu_4_hi30_q);
-  assign q_dpu_4_hi31_d = (n13234 ? n10818 : q_dpu_4_hi31_q);
-  assign q_dpu_5_tag_d = (n13371 ? dpu_res_tag_i : q_dpu_5_tag_q);
-  assign q_dpu_5_mask_d = (n13371 ? n10625 : q_dpu_5_mask_q);
-  assign q_dpu_5_pred_d = (n13371 ? n10754 : q_dpu_5_pred_q);
-  assign q_dpu_5_lo0_d = (n13371 ? n10755 : q_dpu_5_lo0_q);
-  assign q_dpu_5_lo1_d = (n13371 ? n10756 : q_dpu_5_lo1_q);
-  assign q_dpu_5_lo2_d = (n13371 ? n10757 : q_dpu_5_lo2_q);
-  assign q_dpu_5_lo3_d = (n13371 ? n10758 : q_dpu_5_lo3_q);
-  assign q_dpu_5_lo4_d = (n13371 ? n10759 : q_dpu_5_lo4_q);
-  assign q_dpu_5_lo5_d = (n13371 ? n10760 : q_dpu_5_lo5_q);
-  assign q_dpu_5_lo6_d = (n13371 ? n10761 : q_dpu_5_lo6_q);
-  assign q_dpu_5_lo7_d = (n13371 ? n10762 : q_dpu_5_lo7_q);
-  assign q_dpu_5_lo8_d = (n13371 ? n10763 : q_dpu_5_lo8_q);
-  assign q_dpu_5_lo9_d = (n13371 ? n10764 : q_dpu_5_lo9_q);
-  assign q_dpu_5_lo10_d = (n13371 ? n10765 : q_dpu_5_lo10_q);
-  assign q_dpu_5_lo11_d = (n13371 ? n10766 : q_dpu_5_lo11_q);
-  assign q_dpu_5_lo12_d = (n13371 ? n10767 : q_dpu_5_lo12_q);
-  assign q_dpu_5_lo13_d = (n13371 ? n10768 : q_dpu_5_lo13_q);
-  assign q_dpu_5_lo14_d = (n13371 ? n10769 : q_dpu_5_lo14_q);
-  assign q_dpu_5_lo15_d = (n13371 ? n10770 : q_dpu_5_lo15_q);
-  assign q_dpu_5_lo16_d = (n13371 ? n10771 : q_dpu_5_lo16_q);
-  assign q_dpu_5_lo17_d = (n13371 ? n10772 : q_dpu_5_lo17_q);
-  assign q_dpu_5_lo18_d = (n13371 ? n10773 : q_dpu_5_lo18_q);
-  assign q_dpu_5_lo19_d = (n13371 ? n10774 : q_dpu_5_lo19_q);
-  assign q_dpu_5_lo20_d = (n13371 ? n10775 : q_dpu_5_lo20_q);
-  assign q_dpu_5_lo21_d = (n13371 ? n10776 : q_dpu_5_lo21_q);
-  assign q_dpu_5_lo22_d = (n13371 ? n10777 : q_dpu_5_lo22_q);
-  assign q_dpu_5_lo23_d = (n13371 ? n10778 : q_dpu_5_lo23_q);
-  assign q_dpu_5_lo24_d = (n13371 ? n10779 : q_dpu_5_lo24_q);
-  assign q_dpu_5_lo25_d = (n13371 ? n10780 : q_dpu_5_lo25_q);
-  assign q_dpu_5_lo26_d = (n13371 ? n10781 : q_dpu_5_lo26_q);
-  assign q_dpu_5_lo27_d = (n13371 ? n10782 : q_dpu_5_lo27_q);
-  assign q_dpu_5_lo28_d = (n13371 ? n10783 : q_dpu_5_lo28_q);
-  assign q_dpu_5_lo29_d = (n13371 ? n10784 : q_dpu_5_lo29_q);
-  assign q_dpu_5_lo30_d = (n13371 ? n10785 : q_dpu_5_lo30_q);
-  assign q_dpu_5_lo31_d = (n13371 ? n10786 : q_dpu_5_lo31_q);
-  assign q_dpu_5_hi0_d = (n13371 ? n10787 : q_dpu_5_hi0_q);
-  assign q_dpu_5_hi1_d = (n13371 ? n10788 : q_dpu_5_hi1_q);
-  assign q_dpu_5_hi2_d = (n13371 ? n10789 : q_dpu_5_hi2_q);
-  assign q_dpu_5_hi3_d = (n13371 ? n10790 : q_dpu_5_hi3_q);
-  assign q_dpu_5_hi4_d = (n13371 ? n10791 : q_dpu_5_hi4_q);
-  assign q_dpu_5_hi5_d = (n13371 ? n10792 : q_dpu_5_hi5_q);
-  assign q_dpu_5_hi6_d = (n13371 ? n10793 : q_dpu_5_hi6_q);
-  assign q_dpu_5_hi7_d = (n13371 ? n10794 : q_dpu_5_hi7_q);
-  assign q_dpu_5_hi8_d = (n13371 ? n10795 : q_dpu_5_hi8_q);
-  assign q_dpu_5_hi9_d = (n13371 ? n10796 : q_dpu_5_hi9_q);
-  assign q_dpu_5_hi10_d = (n13371 ? n10797 : q_dpu_5_hi10_q);
-  assign q_dpu_5_hi11_d = (n13371 ? n10798 : q_dpu_5_hi11_q);
-  assign q_dpu_5_hi12_d = (n13371 ? n10799 : q_dpu_5_hi12_q);
-  assign q_dpu_5_hi13_d = (n13371 ? n10800 : q_dpu_5_hi13_q);
-  assign q_dpu_5_hi14_d = (n13371 ? n10801 : q_dpu_5_hi14_q);
-  assign q_dpu_5_hi15_d = (n13371 ? n10802 : q_dpu_5_hi15_q);
-  assign q_dpu_5_hi16_d = (n13371 ? n10803 : q_dpu_5_hi16_q);
-  assign q_dpu_5_hi17_d = (n13371 ? n10804 : q_dpu_5_hi17_q);
-  assign q_dpu_5_hi18_d = (n13371 ? n10805 : q_dpu_5_hi18_q);
-  assign q_dpu_5_hi19_d = (n13371 ? n10806 : q_dpu_5_hi19_q);
-  assign q_dpu_5_hi20_d = (n13371 ? n10807 : q_dpu_5_hi20_q);
-  assign q_dpu_5_hi21_d = (n13371 ? n10808 : q_dpu_5_hi21_q);
-  assign q_dpu_5_hi22_d = (n13371 ? n10809 : q_dpu_5_hi22_q);
-  assign q_dpu_5_hi23_d = (n13371 ? n10810 : q_dpu_5_hi23_q);
-  assign q_dpu_5_hi24_d = (n13371 ? n10811 : q_dpu_5_hi24_q);
-  assign q_dpu_5_hi25_d = (n13371 ? n10812 : q_dpu_5_hi25_q);
-  assign q_dpu_5_hi26_d = (n13371 ? n10813 : q_dpu_5_hi26_q);
-  assign q_dpu_5_hi27_d = (n13371 ? n10814 : q_dpu_5_hi27_q);
-  assign q_dpu_5_hi28_d = (n13371 ? n10815 : q_dpu_5_hi28_q);
-  assign q_dpu_5_hi29_d = (n13371 ? n10816 : q_dpu_5_hi29_q);
-  assign q_dpu_5_hi30_d = (n13371 ? n10817 : q_dpu_5_hi30_q);
-  assign q_dpu_5_hi31_d = (n13371 ? n10818 : q_dpu_5_hi31_q);
-  assign q_dpu_6_tag_d = (n13508 ? dpu_res_tag_i : q_dpu_6_tag_q);
-  assign q_dpu_6_mask_d = (n13508 ? n10625 : q_dpu_6_mask_q);
-  assign q_dpu_6_pred_d = (n13508 ? n10754 : q_dpu_6_pred_q);
-  assign q_dpu_6_lo0_d = (n13508 ? n10755 : q_dpu_6_lo0_q);
-  assign q_dpu_6_lo1_d = (n13508 ? n10756 : q_dpu_6_lo1_q);
-  assign q_dpu_6_lo2_d = (n13508 ? n10757 : q_dpu_6_lo2_q);
-  assign q_dpu_6_lo3_d = (n13508 ? n10758 : q_dpu_6_lo3_q);
-  assign q_dpu_6_lo4_d = (n13508 ? n10759 : q_dpu_6_lo4_q);
-  assign q_dpu_6_lo5_d = (n13508 ? n10760 : q_dpu_6_lo5_q);
-  assign q_dpu_6_lo6_d = (n13508 ? n10761 : q_dpu_6_lo6_q);
-  assign q_dpu_6_lo7_d = (n13508 ? n10762 : q_dpu_6_lo7_q);
-  assign q_dpu_6_lo8_d = (n13508 ? n10763 : q_dpu_6_lo8_q);
-  assign q_dpu_6_lo9_d = (n13508 ? n10764 : q_dpu_6_lo9_q);
-  assign q_dpu_6_lo10_d = (n13508 ? n10765 : q_dpu_6_lo10_q);
-  assign q_dpu_6_lo11_d = (n13508 ? n10766 : q_dpu_6_lo11_q);
-  assign q_dpu_6_lo12_d = (n13508 ? n10767 : q_dpu_6_lo12_q);
-  assign q_dpu_6_lo13_d = (n13508 ? n10768 : q_dpu_6_lo13_q);
-  assign q_dpu_6_lo14_d = (n13508 ? n10769 : q_dpu_6_lo14_q);
-  assign q_dpu_6_lo15_d = (n13508 ? n10770 : q_dpu_6_lo15_q);
-  assign q_dpu_6_lo16_d = (n13508 ? n10771 : q_dpu_6_lo16_q);
-  assign q_dpu_6_lo17_d = (n13508 ? n10772 : q_dpu_6_lo17_q);
-  assign q_dpu_6_lo18_d = (n13508 ? n10773 : q_dpu_6_lo18_q);
-  assign q_dpu_6_lo19_d = (n13508 ? n10774 : q_dpu_6_lo19_q);
-  assign q_dpu_6_lo20_d = (n13508 ? n10775 : q_dpu_6_lo20_q);
-  assign q_dpu_6_lo21_d = (n13508 ? n10776 : q_dpu_6_lo21_q);
-  assign q_dpu_6_lo22_d = (n13508 ? n10777 : q_dpu_6_lo22_q);
-  assign q_dpu_6_lo23_d = (n13508 ? n10778 : q_dpu_6_lo23_q);
-  assign q_dpu_6_lo24_d = (n13508 ? n10779 : q_dpu_6_lo24_q);
-  assign q_dpu_6_lo25_d = (n13508 ? n10780 : q_dpu_6_lo25_q);
-  assign q_dpu_6_lo26_d = (n13508 ? n10781 : q_dpu_6_lo26_q);
-  assign q_dpu_6_lo27_d = (n13508 ? n10782 : q_dpu_6_lo27_q);
-  assign q_dpu_6_lo28_d = (n13508 ? n10783 : q_dpu_6_lo28_q);
-  assign q_dpu_6_lo29_d = (n13508 ? n10784 : q_dpu_6_lo29_q);
-  assign q_dpu_6_lo30_d = (n13508 ? n10785 : q_dpu_6_lo30_q);
-  assign q_dpu_6_lo31_d = (n13508 ? n10786 : q_dpu_6_lo31_q);
-  assign q_dpu_6_hi0_d = (n13508 ? n10787 : q_dpu_6_hi0_q);
-  assign q_dpu_6_hi1_d = (n13508 ? n10788 : q_dpu_6_hi1_q);
-  assign q_dpu_6_hi2_d = (n13508 ? n10789 : q_dpu_6_hi2_q);
-  assign q_dpu_6_hi3_d = (n13508 ? n10790 : q_dpu_6_hi3_q);
-  assign q_dpu_6_hi4_d = (n13508 ? n10791 : q_dpu_6_hi4_q);
-  assign q_dpu_6_hi5_d = (n13508 ? n10792 : q_dpu_6_hi5_q);
-  assign q_dpu_6_hi6_d = (n13508 ? n10793 : q_dpu_6_hi6_q);
-  assign q_dpu_6_hi7_d = (n13508 ? n10794 : q_dpu_6_hi7_q);
-  assign q_dpu_6_hi8_d = (n13508 ? n10795 : q_dpu_6_hi8_q);
-  assign q_dpu_6_hi9_d = (n13508 ? n10796 : q_dpu_6_hi9_q);
-  assign q_dpu_6_hi10_d = (n13508 ? n10797 : q_dpu_6_hi10_q);
-  assign q_dpu_6_hi11_d = (n13508 ? n10798 : q_dpu_6_hi11_q);
-  assign q_dpu_6_hi12_d = (n13508 ? n10799 : q_dpu_6_hi12_q);
-  assign q_dpu_6_hi13_d = (n13508 ? n10800 : q_dpu_6_hi13_q);
-  assign q_dpu_6_hi14_d = (n13508 ? n10801 : q_dpu_6_hi14_q);
-  assign q_dpu_6_hi15_d = (n13508 ? n10802 : q_dpu_6_hi15_q);
-  assign q_dpu_6_hi16_d = (n13508 ? n10803 : q_dpu_6_hi16_q);
-  assign q_dpu_6_hi17_d = (n13508 ? n10804 : q_dpu_6_hi17_q);
-  assign q_dpu_6_hi18_d = (n13508 ? n10805 : q_dpu_6_hi18_q);
-  assign q_dpu_6_hi19_d = (n13508 ? n10806 : q_dpu_6_hi19_q);
-  assign q_dpu_6_hi20_d = (n13508 ? n10807 : q_dpu_6_hi20_q);
-  assign q_dpu_6_hi21_d = (n13508 ? n10808 : q_dpu_6_hi21_q);
-  assign q_dpu_6_hi22_d = (n13508 ? n10809 : q_dpu_6_hi22_q);
-  assign q_dpu_6_hi23_d = (n13508 ? n10810 : q_dpu_6_hi23_q);
-  assign q_dpu_6_hi24_d = (n13508 ? n10811 : q_dpu_6_hi24_q);
-  assign q_dpu_6_hi25_d = (n13508 ? n10812 : q_dpu_6_hi25_q);
-  assign q_dpu_6_hi26_d = (n13508 ? n10813 : q_dpu_6_hi26_q);
-  assign q_dpu_6_hi27_d = (n13508 ? n10814 : q_dpu_6_hi27_q);
-  assign q_dpu_6_hi28_d = (n13508 ? n10815 : q_dpu_6_hi28_q);
-  assign q_dpu_6_hi29_d = (n13508 ? n10816 : q_dpu_6_hi29_q);
-  assign q_dpu_6_hi30_d = (n13508 ? n10817 : q_dpu_6_hi30_q);
-  assign q_dpu_6_hi31_d = (n13508 ? n10818 : q_dpu_6_hi31_q);
-  assign q_dpu_7_tag_d = (n13645 ? dpu_res_tag_i : q_dpu_7_tag_q);
-  assign q_dpu_7_mask_d = (n13645 ? n10625 : q_dpu_7_mask_q);
-  assign q_dpu_7_pred_d = (n13645 ? n10754 : q_dpu_7_pred_q);
-  assign q_dpu_7_lo0_d = (n13645 ? n10755 : q_dpu_7_lo0_q);
-  assign q_dpu_7_lo1_d = (n13645 ? n10756 : q_dpu_7_lo1_q);
-  assign q_dpu_7_lo2_d = (n13645 ? n10757 : q_dpu_7_lo2_q);
-  assign q_dpu_7_lo3_d = (n13645 ? n10758 : q_dpu_7_lo3_q);
-  assign q_dpu_7_lo4_d = (n13645 ? n10759 : q_dpu_7_lo4_q);
-  assign q_dpu_7_lo5_d = (n13645 ? n10760 : q_dpu_7_lo5_q);
-  assign q_dpu_7_lo6_d = (n13645 ? n10761 : q_dpu_7_lo6_q);
-  assign q_dpu_7_lo7_d = (n13645 ? n10762 : q_dpu_7_lo7_q);
-  assign q_dpu_7_lo8_d = (n13645 ? n10763 : q_dpu_7_lo8_q);
-  assign q_dpu_7_lo9_d = (n13645 ? n10764 : q_dpu_7_lo9_q);
-  assign q_dpu_7_lo10_d = (n13645 ? n10765 : q_dpu_7_lo10_q);
-  assign q_dpu_7_lo11_d = (n13645 ? n10766 : q_dpu_7_lo11_q);
-  assign q_dpu_7_lo12_d = (n13645 ? n10767 : q_dpu_7_lo12_q);
-  assign q_dpu_7_lo13_d = (n13645 ? n10768 : q_dpu_7_lo13_q);
-  assign q_dpu_7_lo14_d = (n13645 ? n10769 : q_dpu_7_lo14_q);
-  assign q_dpu_7_lo15_d = (n13645 ? n10770 : q_dpu_7_lo15_q);
-  assign q_dpu_7_lo16_d = (n13645 ? n10771 : q_dpu_7_lo16_q);
-  assign q_dpu_7_lo17_d = (n13645 ? n10772 : q_dpu_7_lo17_q);
-  assign q_dpu_7_lo18_d = (n13645 ? n10773 : q_dpu_7_lo18_q);
-  assign q_dpu_7_lo19_d = (n13645 ? n10774 : q_dpu_7_lo19_q);
-  assign q_dpu_7_lo20_d = (n13645 ? n10775 : q_dpu_7_lo20_q);
-  assign q_dpu_7_lo21_d = (n13645 ? n10776 : q_dpu_7_lo21_q);
-  assign q_dpu_7_lo22_d = (n13645 ? n10777 : q_dpu_7_lo22_q);
-  assign q_dpu_7_lo23_d = (n13645 ? n10778 : q_dpu_7_lo23_q);
-  assign q_dpu_7_lo24_d = (n13645 ? n10779 : q_dpu_7_lo24_q);
-  assign q_dpu_7_lo25_d = (n13645 ? n10780 : q_dpu_7_lo25_q);
-  assign q_dpu_7_lo26_d = (n13645 ? n10781 : q_dpu_7_lo26_q);
-  assign q_dpu_7_lo27_d = (n13645 ? n10782 : q_dpu_7_lo27_q);
-  assign q_dpu_7_lo28_d = (n13645 ? n10783 : q_dpu_7_lo28_q);
-  assign q_dpu_7_lo29_d = (n13645 ? n10784 : q_dpu_7_lo29_q);
-  assign q_dpu_7_lo30_d = (n13645 ? n10785 : q_dpu_7_lo30_q);
-  assign q_dpu_7_lo31_d = (n13645 ? n10786 : q_dpu_7_lo31_q);
-  assign q_dpu_7_hi0_d = (n13645 ? n10787 : q_dpu_7_hi0_q);
-  assign q_dpu_7_hi1_d = (n13645 ? n10788 : q_dpu_7_hi1_q);
-  assign q_dpu_7_hi2_d = (n13645 ? n10789 : q_dpu_7_hi2_q);
-  assign q_dpu_7_hi3_d = (n13645 ? n10790 : q_dpu_7_hi3_q);
-  assign q_dpu_7_hi4_d = (n13645 ? n10791 : q_dpu_7_hi4_q);
-  assign q_dpu_7_hi5_d = (n13645 ? n10792 : q_dpu_7_hi5_q);
-  assign q_dpu_7_hi6_d = (n13645 ? n10793 : q_dpu_7_hi6_q);
-  assign q_dpu_7_hi7_d = (n13645 ? n10794 : q_dpu_7_hi7_q);
-  assign q_dpu_7_hi8_d = (n13645 ? n10795 : q_dpu_7_hi8_q);
-  assign q_dpu_7_hi9_d = (n13645 ? n10796 : q_dpu_7_hi9_q);
-  assign q_dpu_7_hi10_d = (n13645 ? n10797 : q_dpu_7_hi10_q);
-  assign q_dpu_7_hi11_d = (n13645 ? n10798 : q_dpu_7_hi11_q);
-  assign q_dpu_7_hi12_d = (n13645 ? n10799 : q_dpu_7_hi12_q);
-  assign q_dpu_7_hi13_d = (n13645 ? n10800 : q_dpu_7_hi13_q);
-  assign q_dpu_7_hi14_d = (n13645 ? n10801 : q_dpu_7_hi14_q);
-  assign q_dpu_7_hi15_d = (n13645 ? n10802 : q_dpu_7_hi15_q);
-  assign q_dpu_7_hi16_d = (n13645 ? n10803 : q_dpu_7_hi16_q);
-  assign q_dpu_7_hi17_d = (n13645 ? n10804 : q_dpu_7_hi17_q);
-  assign q_dpu_7_hi18_d = (n13645 ? n10805 : q_dpu_7_hi18_q);
-  assign q_dpu_7_hi19_d = (n13645 ? n10806 : q_dpu_7_hi19_q);
-  assign q_dpu_7_hi20_d = (n13645 ? n10807 : q_dpu_7_hi20_q);
-  assign q_dpu_7_hi21_d = (n13645 ? n10808 : q_dpu_7_hi21_q);
-  assign q_dpu_7_hi22_d = (n13645 ? n10809 : q_dpu_7_hi22_q);
-  assign q_dpu_7_hi23_d = (n13645 ? n10810 : q_dpu_7_hi23_q);
-  assign q_dpu_7_hi24_d = (n13645 ? n10811 : q_dpu_7_hi24_q);
-  assign q_dpu_7_hi25_d = (n13645 ? n10812 : q_dpu_7_hi25_q);
-  assign q_dpu_7_hi26_d = (n13645 ? n10813 : q_dpu_7_hi26_q);
-  assign q_dpu_7_hi27_d = (n13645 ? n10814 : q_dpu_7_hi27_q);
-  assign q_dpu_7_hi28_d = (n13645 ? n10815 : q_dpu_7_hi28_q);
-  assign q_dpu_7_hi29_d = (n13645 ? n10816 : q_dpu_7_hi29_q);
-  assign q_dpu_7_hi30_d = (n13645 ? n10817 : q_dpu_7_hi30_q);
-  assign q_dpu_7_hi31_d = (n13645 ? n10818 : q_dpu_7_hi31_q);
-  assign q_dpu_head_d = (n7626 ? ((q_dpu_head_q == 3'h7) ? 3'h0 : (q_dpu_head_q + 3'h1)) : q_dpu_head_q);
-  assign q_dpu_tail_d = (n12665 ? ((q_dpu_tail_q == 3'h7) ? 3'h0 : (q_dpu_tail_q + 3'h1)) : q_dpu_tail_q);
-  assign q_dpu_count_d = (n7626 ? (n12681 - 4'h1) : n12681);
-  assign credit_dpu_d = (n7626 ? (n13781 - 4'h1) : n13781);
-  assign q_lsu_0_tag_d = (n13821 ? lsu_res_tag_i : q_lsu_0_tag_q);
-  assign q_lsu_0_mask_d = (n13821 ? n10947 : q_lsu_0_mask_q);
-  assign q_lsu_0_pred_d = (n13821 ? 32'h00000000 : q_lsu_0_pred_q);
-  assign q_lsu_0_lo0_d = (n13821 ? n10948 : q_lsu_0_lo0_q);
-  assign q_lsu_0_lo1_d = (n13821 ? n10949 : q_lsu_0_lo1_q);
-  assign q_lsu_0_lo2_d = (n13821 ? n10950 : q_lsu_0_lo2_q);
-  assign q_lsu_0_lo3_d = (n13821 ? n10951 : q_lsu_0_lo3_q);
-  assign q_lsu_0_lo4_d = (n13821 ? n10952 : q_lsu_0_lo4_q);
-  assign q_lsu_0_lo5_d = (n13821 ? n10953 : q_lsu_0_lo5_q);
-  assign q_lsu_0_lo6_d = (n13821 ? n10954 : q_lsu_0_lo6_q);
-  assign q_lsu_0_lo7_d = (n13821 ? n10955 : q_lsu_0_lo7_q);
-  assign q_lsu_0_lo8_d = (n13821 ? n10956 : q_lsu_0_lo8_q);
-  assign q_lsu_0_lo9_d = (n13821 ? n10957 : q_lsu_0_lo9_q);
-  assign q_lsu_0_lo10_d = (n13821 ? n10958 : q_lsu_0_lo10_q);
-  assign q_lsu_0_lo11_d = (n13821 ? n10959 : q_lsu_0_lo11_q);
-  assign q_lsu_0_lo12_d = (n13821 ? n10960 : q_lsu_0_lo12_q);
-  assign q_lsu_0_lo13_d = (n13821 ? n10961 : q_lsu_0_lo13_q);
-  assign q_lsu_0_lo14_d = (n13821 ? n10962 : q_lsu_0_lo14_q);
-  assign q_lsu_0_lo15_d = (n13821 ? n10963 : q_lsu_0_lo15_q);
-  assign q_lsu_0_lo16_d = (n13821 ? n10964 : q_lsu_0_lo16_q);
-  assign q_lsu_0_lo17_d = (n13821 ? n10965 : q_lsu_0_lo17_q);
-  assign q_lsu_0_lo18_d = (n13821 ? n10966 : q_lsu_0_lo18_q);
-  assign q_lsu_0_lo19_d = (n13821 ? n10967 : q_lsu_0_lo19_q);
-  assign q_lsu_0_lo20_d = (n13821 ? n10968 : q_lsu_0_lo20_q);
-  assign q_lsu_0_lo21_d = (n13821 ? n10969 : q_lsu_0_lo21_q);
-  assign q_lsu_0_lo22_d = (n13821 ? n10970 : q_lsu_0_lo22_q);
-  assign q_lsu_0_lo23_d = (n13821 ? n10971 : q_lsu_0_lo23_q);
-  assign q_lsu_0_lo24_d = (n13821 ? n10972 : q_lsu_0_lo24_q);
-  assign q_lsu_0_lo25_d = (n13821 ? n10973 : q_lsu_0_lo25_q);
-  assign q_lsu_0_lo26_d = (n13821 ? n10974 : q_lsu_0_lo26_q);
-  assign q_lsu_0_lo27_d = (n13821 ? n10975 : q_lsu_0_lo27_q);
-  assign q_lsu_0_lo28_d = (n13821 ? n10976 : q_lsu_0_lo28_q);
-  assign q_lsu_0_lo29_d = (n13821 ? n10977 : q_lsu_0_lo29_q);
-  assign q_lsu_0_lo30_d = (n13821 ? n10978 : q_lsu_0_lo30_q);
-  assign q_lsu_0_lo31_d = (n13821 ? n10979 : q_lsu_0_lo31_q);
-  assign q_lsu_0_hi0_d = (n13821 ? n10980 : q_lsu_0_hi0_q);
-  assign q_lsu_0_hi1_d = (n13821 ? n10981 : q_lsu_0_hi1_q);
-  assign q_lsu_0_hi2_d = (n13821 ? n10982 : q_lsu_0_hi2_q);
-  assign q_lsu_0_hi3_d = (n13821 ? n10983 : q_lsu_0_hi3_q);
-  assign q_lsu_0_hi4_d = (n13821 ? n10984 : q_lsu_0_hi4_q);
-  assign q_lsu_0_hi5_d = (n13821 ? n10985 : q_lsu_0_hi5_q);
-  assign q_lsu_0_hi6_d = (n13821 ? n10986 : q_lsu_0_hi6_q);
-  assign q_lsu_0_hi7_d = (n13821 ? n10987 : q_lsu_0_hi7_q);
-  assign q_lsu_0_hi8_d = (n13821 ? n10988 : q_lsu_0_hi8_q);
-  assign q_lsu_0_hi9_d = (n13821 ? n10989 : q_lsu_0_hi9_q);
-  assign q_lsu_0_hi10_d = (n13821 ? n10990 : q_lsu_0_hi10_q);
-  assign q_lsu_0_hi11_d = (n13821 ? n10991 : q_lsu_0_hi11_q);
-  assign q_lsu_0_hi12_d = (n13821 ? n10992 : q_lsu_0_hi12_q);
-  assign q_lsu_0_hi13_d = (n13821 ? n10993 : q_lsu_0_hi13_q);
-  assign q_lsu_0_hi14_d = (n13821 ? n10994 : q_lsu_0_hi14_q);
-  assign q_lsu_0_hi15_d = (n13821 ? n10995 : q_lsu_0_hi15_q);
-  assign q_lsu_0_hi16_d = (n13821 ? n10996 : q_lsu_0_hi16_q);
-  assign q_lsu_0_hi17_d = (n13821 ? n10997 : q_lsu_0_hi17_q);
-  assign q_lsu_0_hi18_d = (n13821 ? n10998 : q_lsu_0_hi18_q);
-  assign q_lsu_0_hi19_d = (n13821 ? n10999 : q_lsu_0_hi19_q);
-  assign q_lsu_0_hi20_d = (n13821 ? n11000 : q_lsu_0_hi20_q);
-  assign q_lsu_0_hi21_d = (n13821 ? n11001 : q_lsu_0_hi21_q);
-  assign q_lsu_0_hi22_d = (n13821 ? n11002 : q_lsu_0_hi22_q);
-  assign q_lsu_0_hi23_d = (n13821 ? n11003 : q_lsu_0_hi23_q);
-  assign q_lsu_0_hi24_d = (n13821 ? n11004 : q_lsu_0_hi24_q);
-  assign q_lsu_0_hi25_d = (n13821 ? n11005 : q_lsu_0_hi25_q);
-  assign q_lsu_0_hi26_d = (n13821 ? n11006 : q_lsu_0_hi26_q);
-  assign q_lsu_0_hi27_d = (n13821 ? n11007 : q_lsu_0_hi27_q);
-  assign q_lsu_0_hi28_d = (n13821 ? n11008 : q_lsu_0_hi28_q);
-  assign q_lsu_0_hi29_d = (n13821 ? n11009 : q_lsu_0_hi29_q);
-  assign q_lsu_0_hi30_d = (n13821 ? n11010 : q_lsu_0_hi30_q);
-  assign q_lsu_0_hi31_d = (n13821 ? n11011 : q_lsu_0_hi31_q);
-  assign q_lsu_1_tag_d = (n13958 ? lsu_res_tag_i : q_lsu_1_tag_q);
-  assign q_lsu_1_mask_d = (n13958 ? n10947 : q_lsu_1_mask_q);
-  assign q_lsu_1_pred_d = (n13958 ? 32'h00000000 : q_lsu_1_pred_q);
-  assign q_lsu_1_lo0_d = (n13958 ? n10948 : q_lsu_1_lo0_q);
-  assign q_lsu_1_lo1_d = (n13958 ? n10949 : q_lsu_1_lo1_q);
-  assign q_lsu_1_lo2_d = (n13958 ? n10950 : q_lsu_1_lo2_q);
-  assign q_lsu_1_lo3_d = (n13958 ? n10951 : q_lsu_1_lo3_q);
-  assign q_lsu_1_lo4_d = (n13958 ? n10952 : q_lsu_1_lo4_q);
-  assign q_lsu_1_lo5_d = (n13958 ? n10953 : q_lsu_1_lo5_q);
-  assign q_lsu_1_lo6_d = (n13958 ? n10954 : q_lsu_1_lo6_q);
-  assign q_lsu_1_lo7_d = (n13958 ? n10955 : q_lsu_1_lo7_q);
-  assign q_lsu_1_lo8_d = (n13958 ? n10956 : q_lsu_1_lo8_q);
-  assign q_lsu_1_lo9_d = (n13958 ? n10957 : q_lsu_1_lo9_q);
-  assign q_lsu_1_lo10_d = (n13958 ? n10958 : q_lsu_1_lo10_q);
-  assign q_lsu_1_lo11_d = (n13958 ? n10959 : q_lsu_1_lo11_q);
-  assign q_lsu_1_lo12_d = (n13958 ? n10960 : q_lsu_1_lo12_q);
-  assign q_lsu_1_lo13_d = (n13958 ? n10961 : q_lsu_1_lo13_q);
-  assign q_lsu_1_lo14_d = (n13958 ? n10962 : q_lsu_1_lo14_q);
-  assign q_lsu_1_lo15_d = (n13958 ? n10963 : q_lsu_1_lo15_q);
-  assign q_lsu_1_lo16_d = (n13958 ? n10964 : q_lsu_1_lo16_q);
-  assign q_lsu_1_lo17_d = (n13958 ? n10965 : q_lsu_1_lo17_q);
-  assign q_lsu_1_lo18_d = (n13958 ? n10966 : q_lsu_1_lo18_q);
-  assign q_lsu_1_lo19_d = (n13958 ? n10967 : q_lsu_1_lo19_q);
-  assign q_lsu_1_lo20_d = (n13958 ? n10968 : q_lsu_1_lo20_q);
-  assign q_lsu_1_lo21_d = (n13958 ? n10969 : q_lsu_1_lo21_q);
-  assign q_lsu_1_lo22_d = (n13958 ? n10970 : q_lsu_1_lo22_q);
-  assign q_lsu_1_lo23_d = (n13958 ? n10971 : q_lsu_1_lo23_q);
-  assign q_lsu_1_lo24_d = (n13958 ? n10972 : q_lsu_1_lo24_q);
-  assign q_lsu_1_lo25_d = (n13958 ? n10973 : q_lsu_1_lo25_q);
-  assign q_lsu_1_lo26_d = (n13958 ? n10974 : q_lsu_1_lo26_q);
-  assign q_lsu_1_lo27_d = (n13958 ? n10975 : q_lsu_1_lo27_q);
-  assign q_lsu_1_lo28_d = (n13958 ? n10976 : q_lsu_1_lo28_q);
-  assign q_lsu_1_lo29_d = (n13958 ? n10977 : q_lsu_1_lo29_q);
-  assign q_lsu_1_lo30_d = (n13958 ? n10978 : q_lsu_1_lo30_q);
-  assign q_lsu_1_lo31_d = (n13958 ? n10979 : q_lsu_1_lo31_q);
-  assign q_lsu_1_hi0_d = (n13958 ? n10980 : q_lsu_1_hi0_q);
-  assign q_lsu_1_hi1_d = (n13958 ? n10981 : q_lsu_1_hi1_q);
-  assign q_lsu_1_hi2_d = (n13958 ? n10982 : q_lsu_1_hi2_q);
-  assign q_lsu_1_hi3_d = (n13958 ? n10983 : q_lsu_1_hi3_q);
-  assign q_lsu_1_hi4_d = (n13958 ? n10984 : q_lsu_1_hi4_q);
-  assign q_lsu_1_hi5_d = (n13958 ? n10985 : q_lsu_1_hi5_q);
-  assign q_lsu_1_hi6_d = (n13958 ? n10986 : q_lsu_1_hi6_q);
-  assign q_lsu_1_hi7_d = (n13958 ? n10987 : q_lsu_1_hi7_q);
-  assign q_lsu_1_hi8_d = (n13958 ? n10988 : q_lsu_1_hi8_q);
-  assign q_lsu_1_hi9_d = (n13958 ? n10989 : q_lsu_1_hi9_q);
-  assign q_lsu_1_hi10_d = (n13958 ? n10990 : q_lsu_1_hi10_q);
-  assign q_lsu_1_hi11_d = (n13958 ? n10991 : q_lsu_1_hi11_q);
-  assign q_lsu_1_hi12_d = (n13958 ? n10992 : q_lsu_1_hi12_q);
-  assign q_lsu_1_hi13_d = (n13958 ? n10993 : q_lsu_1_hi13_q);
-  assign q_lsu_1_hi14_d = (n13958 ? n10994 : q_lsu_1_hi14_q);
-  assign q_lsu_1_hi15_d = (n13958 ? n10995 : q_lsu_1_hi15_q);
-  assign q_lsu_1_hi16_d = (n13958 ? n10996 : q_lsu_1_hi16_q);
-  assign q_lsu_1_hi17_d = (n13958 ? n10997 : q_lsu_1_hi17_q);
-  assign q_lsu_1_hi18_d = (n13958 ? n10998 : q_lsu_1_hi18_q);
-  assign q_lsu_1_hi19_d = (n13958 ? n10999 : q_lsu_1_hi19_q);
-  assign q_lsu_1_hi20_d = (n13958 ? n11000 : q_lsu_1_hi20_q);
-  assign q_lsu_1_hi21_d = (n13958 ? n11001 : q_lsu_1_hi21_q);
-  assign q_lsu_1_hi22_d = (n13958 ? n11002 : q_lsu_1_hi22_q);
-  assign q_lsu_1_hi23_d = (n13958 ? n11003 : q_lsu_1_hi23_q);
-  assign q_lsu_1_hi24_d = (n13958 ? n11004 : q_lsu_1_hi24_q);
-  assign q_lsu_1_hi25_d = (n13958 ? n11005 : q_lsu_1_hi25_q);
-  assign q_lsu_1_hi26_d = (n13958 ? n11006 : q_lsu_1_hi26_q);
-  assign q_lsu_1_hi27_d = (n13958 ? n11007 : q_lsu_1_hi27_q);
-  assign q_lsu_1_hi28_d = (n13958 ? n11008 : q_lsu_1_hi28_q);
-  assign q_lsu_1_hi29_d = (n13958 ? n11009 : q_lsu_1_hi29_q);
-  assign q_lsu_1_hi30_d = (n13958 ? n11010 : q_lsu_1_hi30_q);
-  assign q_lsu_1_hi31_d = (n13958 ? n11011 : q_lsu_1_hi31_q);
-  assign q_lsu_2_tag_d = (n14095 ? lsu_res_tag_i : q_lsu_2_tag_q);
-  assign q_lsu_2_mask_d = (n14095 ? n10947 : q_lsu_2_mask_q);
-  assign q_lsu_2_pred_d = (n14095 ? 32'h00000000 : q_lsu_2_pred_q);
-  assign q_lsu_2_lo0_d = (n14095 ? n10948 : q_lsu_2_lo0_q);
-  assign q_lsu_2_lo1_d = (n14095 ? n10949 : q_lsu_2_lo1_q);
-  assign q_lsu_2_lo2_d = (n14095 ? n10950 : q_lsu_2_lo2_q);
-  assign q_lsu_2_lo3_d = (n14095 ? n10951 : q_lsu_2_lo3_q);
-  assign q_lsu_2_lo4_d = (n14095 ? n10952 : q_lsu_2_lo4_q);
-  assign q_lsu_2_lo5_d = (n14095 ? n10953 : q_lsu_2_lo5_q);
-  assign q_lsu_2_lo6_d = (n14095 ? n10954 : q_lsu_2_lo6_q);
-  assign q_lsu_2_lo7_d = (n14095 ? n10955 : q_lsu_2_lo7_q);
-  assign q_lsu_2_lo8_d = (n14095 ? n10956 : q_lsu_2_lo8_q);
-  assign q_lsu_2_lo9_d = (n14095 ? n10957 : q_lsu_2_lo9_q);
-  assign q_lsu_2_lo10_d = (n14095 ? n10958 : q_lsu_2_lo10_q);
-  assign q_lsu_2_lo11_d = (n14095 ? n10959 : q_lsu_2_lo11_q);
-  assign q_lsu_2_lo12_d = (n14095 ? n10960 : q_lsu_2_lo12_q);
-  assign q_lsu_2_lo13_d = (n14095 ? n10961 : q_lsu_2_lo13_q);
-  assign q_lsu_2_lo14_d = (n14095 ? n10962 : q_lsu_2_lo14_q);
-  assign q_lsu_2_lo15_d = (n14095 ? n10963 : q_lsu_2_lo15_q);
-  assign q_lsu_2_lo16_d = (n14095 ? n10964 : q_lsu_2_lo16_q);
-  assign q_lsu_2_lo17_d = (n14095 ? n10965 : q_lsu_2_lo17_q);
-  assign q_lsu_2_lo18_d = (n14095 ? n10966 : q_lsu_2_lo18_q);
-  assign q_lsu_2_lo19_d = (n14095 ? n10967 : q_lsu_2_lo19_q);
-  assign q_lsu_2_lo20_d = (n14095 ? n10968 : q_lsu_2_lo20_q);
-  assign q_lsu_2_lo21_d = (n14095 ? n10969 : q_lsu_2_lo21_q);
-  assign q_lsu_2_lo22_d = (n14095 ? n10970 : q_lsu_2_lo22_q);
-  assign q_lsu_2_lo23_d = (n14095 ? n10971 : q_lsu_2_lo23_q);
-  assign q_lsu_2_lo24_d = (n14095 ? n10972 : q_lsu_2_lo24_q);
-  assign q_lsu_2_lo25_d = (n14095 ? n10973 : q_lsu_2_lo25_q);
-  assign q_lsu_2_lo26_d = (n14095 ? n10974 : q_lsu_2_lo26_q);
-  assign q_lsu_2_lo27_d = (n14095 ? n10975 : q_lsu_2_lo27_q);
-  assign q_lsu_2_lo28_d = (n14095 ? n10976 : q_lsu_2_lo28_q);
-  assign q_lsu_2_lo29_d = (n14095 ? n10977 : q_lsu_2_lo29_q);
-  assign q_lsu_2_lo30_d = (n14095 ? n10978 : q_lsu_2_lo30_q);
-  assign q_lsu_2_lo31_d = (n14095 ? n10979 : q_lsu_2_lo31_q);
-  assign q_lsu_2_hi0_d = (n14095 ? n10980 : q_lsu_2_hi0_q);
-  assign q_lsu_2_hi1_d = (n14095 ? n10981 : q_lsu_2_hi1_q);
-  assign q_lsu_2_hi2_d = (n14095 ? n10982 : q_lsu_2_hi2_q);
-  assign q_lsu_2_hi3_d = (n14095 ? n10983 : q_lsu_2_hi3_q);
-  assign q_lsu_2_hi4_d = (n14095 ? n10984 : q_lsu_2_hi4_q);
-  assign q_lsu_2_hi5_d = (n14095 ? n10985 : q_lsu_2_hi5_q);
-  assign q_lsu_2_hi6_d = (n14095 ? n10986 : q_lsu_2_hi6_q);
-  assign q_lsu_2_hi7_d = (n14095 ? n10987 : q_lsu_2_hi7_q);
-  assign q_lsu_2_hi8_d = (n14095 ? n10988 : q_lsu_2_hi8_q);
-  assign q_lsu_2_hi9_d = (n14095 ? n10989 : q_lsu_2_hi9_q);
-  assign q_lsu_2_hi10_d = (n14095 ? n10990 : q_lsu_2_hi10_q);
-  assign q_lsu_2_hi11_d = (n14095 ? n10991 : q_lsu_2_hi11_q);
-  assign q_lsu_2_hi12_d = (n14095 ? n10992 : q_lsu_2_hi12_q);
-  assign q_lsu_2_hi13_d = (n14095 ? n10993 : q_lsu_2_hi13_q);
-  assign q_lsu_2_hi14_d = (n14095 ? n10994 : q_lsu_2_hi14_q);
-  assign q_lsu_2_hi15_d = (n14095 ? n10995 : q_lsu_2_hi15_q);
-  assign q_lsu_2_hi16_d = (n14095 ? n10996 : q_lsu_2_hi16_q);
-  assign q_lsu_2_hi17_d = (n14095 ? n10997 : q_lsu_2_hi17_q);
-  assign q_lsu_2_hi18_d = (n14095 ? n10998 : q_lsu_2_hi18_q);
-  assign q_lsu_2_hi19_d = (n14095 ? n10999 : q_lsu_2_hi19_q);
-  assign q_lsu_2_hi20_d = (n14095 ? n11000 : q_lsu_2_hi20_q);
-  assign q_lsu_2_hi21_d = (n14095 ? n11001 : q_lsu_2_hi21_q);
-  assign q_lsu_2_hi22_d = (n14095 ? n11002 : q_lsu_2_hi22_q);
-  assign q_lsu_2_hi23_d = (n14095 ? n11003 : q_lsu_2_hi23_q);
-  assign q_lsu_2_hi24_d = (n14095 ? n11004 : q_lsu_2_hi24_q);
-  assign q_lsu_2_hi25_d = (n14095 ? n11005 : q_lsu_2_hi25_q);
-  assign q_lsu_2_hi26_d = (n14095 ? n11006 : q_lsu_2_hi26_q);
-  assign q_lsu_2_hi27_d = (n14095 ? n11007 : q_lsu_2_hi27_q);
-  assign q_lsu_2_hi28_d = (n14095 ? n11008 : q_lsu_2_hi28_q);
-  assign q_lsu_2_hi29_d = (n14095 ? n11009 : q_lsu_2_hi29_q);
-  assign q_lsu_2_hi30_d = (n14095 ? n11010 : q_lsu_2_hi30_q);
-  assign q_lsu_2_hi31_d = (n14095 ? n11011 : q_lsu_2_hi31_q);
-  assign q_lsu_3_tag_d = (n14232 ? lsu_res_tag_i : q_lsu_3_tag_q);
-  assign q_lsu_3_mask_d = (n14232 ? n10947 : q_lsu_3_mask_q);
-  assign q_lsu_3_pred_d = (n14232 ? 32'h00000000 : q_lsu_3_pred_q);
-  assign q_lsu_3_lo0_d = (n14232 ? n10948 : q_lsu_3_lo0_q);
-  assign q_lsu_3_lo1_d = (n14232 ? n10949 : q_lsu_3_lo1_q);
-  assign q_lsu_3_lo2_d = (n14232 ? n10950 : q_lsu_3_lo2_q);
-  assign q_lsu_3_lo3_d = (n14232 ? n10951 : q_lsu_3_lo3_q);
-  assign q_lsu_3_lo4_d = (n14232 ? n10952 : q_lsu_3_lo4_q);
-  assign q_lsu_3_lo5_d = (n14232 ? n10953 : q_lsu_3_lo5_q);
-  assign q_lsu_3_lo6_d = (n14232 ? n10954 : q_lsu_3_lo6_q);
-  assign q_lsu_3_lo7_d = (n14232 ? n10955 : q_lsu_3_lo7_q);
-  assign q_lsu_3_lo8_d = (n14232 ? n10956 : q_lsu_3_lo8_q);
-  assign q_lsu_3_lo9_d = (n14232 ? n10957 : q_lsu_3_lo9_q);
-  assign q_lsu_3_lo10_d = (n14232 ? n10958 : q_lsu_3_lo10_q);
-  assign q_lsu_3_lo11_d = (n14232 ? n10959 : q_lsu_3_lo11_q);
-  assign q_lsu_3_lo12_d = (n14232 ? n10960 : q_lsu_3_lo12_q);
-  assign q_lsu_3_lo13_d = (n14232 ? n10961 : q_lsu_3_lo13_q);
-  assign q_lsu_3_lo14_d = (n14232 ? n10962 : q_lsu_3_lo14_q);
-  assign q_lsu_3_lo15_d = (n14232 ? n10963 : q_lsu_3_lo15_q);
-  assign q_lsu_3_lo16_d = (n14232 ? n10964 : q_lsu_3_lo16_q);
-  assign q_lsu_3_lo17_d = (n14232 ? n10965 : q_lsu_3_lo17_q);
-  assign q_lsu_3_lo18_d = (n14232 ? n10966 : q_lsu_3_lo18_q);
-  assign q_lsu_3_lo19_d = (n14232 ? n10967 : q_lsu_3_lo19_q);
-  assign q_lsu_3_lo20_d = (n14232 ? n10968 : q_lsu_3_lo20_q);
-  assign q_lsu_3_lo21_d = (n14232 ? n10969 : q_lsu_3_lo21_q);
-  assign q_lsu_3_lo22_d = (n14232 ? n10970 : q_lsu_3_lo22_q);
-  assign q_lsu_3_lo23_d = (n14232 ? n10971 : q_lsu_3_lo23_q);
-  assign q_lsu_3_lo24_d = (n14232 ? n10972 : q_lsu_3_lo24_q);
-  assign q_lsu_3_lo25_d = (n14232 ? n10973 : q_lsu_3_lo25_q);
-  assign q_lsu_3_lo26_d = (n14232 ? n10974 : q_lsu_3_lo26_q);
-  assign q_lsu_3_lo27_d = (n14232 ? n10975 : q_lsu_3_lo27_q);
-  assign q_lsu_3_lo28_d = (n14232 ? n10976 : q_lsu_3_lo28_q);
-  assign q_lsu_3_lo29_d = (n14232 ? n10977 : q_lsu_3_lo29_q);
-  assign q_lsu_3_lo30_d = (n14232 ? n10978 : q_lsu_3_lo30_q);
-  assign q_lsu_3_lo31_d = (n14232 ? n10979 : q_lsu_3_lo31_q);
-  assign q_lsu_3_hi0_d = (n14232 ? n10980 : q_lsu_3_hi0_q);
-  assign q_lsu_3_hi1_d = (n14232 ? n10981 : q_lsu_3_hi1_q);
-  assign q_lsu_3_hi2_d = (n14232 ? n10982 : q_lsu_3_hi2_q);
-  assign q_lsu_3_hi3_d = (n14232 ? n10983 : q_lsu_3_hi3_q);
-  assign q_lsu_3_hi4_d = (n14232 ? n10984 : q_lsu_3_hi4_q);
-  assign q_lsu_3_hi5_d = (n14232 ? n10985 : q_lsu_3_hi5_q);
-  assign q_lsu_3_hi6_d = (n14232 ? n10986 : q_lsu_3_hi6_q);
-  assign q_lsu_3_hi7_d = (n14232 ? n10987 : q_lsu_3_hi7_q);
-  assign q_lsu_3_hi8_d = (n14232 ? n10988 : q_lsu_3_hi8_q);
-  assign q_lsu_3_hi9_d = (n14232 ? n10989 : q_lsu_3_hi9_q);
-  assign q_lsu_3_hi10_d = (n14232 ? n10990 : q_lsu_3_hi10_q);
-  assign q_lsu_3_hi11_d = (n14232 ? n10991 : q_lsu_3_hi11_q);
-  assign q_lsu_3_hi12_d = (n14232 ? n10992 : q_lsu_3_hi12_q);
-  assign q_lsu_3_hi13_d = (n14232 ? n10993 : q_lsu_3_hi13_q);
-  assign q_lsu_3_hi14_d = (n14232 ? n10994 : q_lsu_3_hi14_q);
-  assign q_lsu_3_hi15_d = (n14232 ? n10995 : q_lsu_3_hi15_q);
-  assign q_lsu_3_hi16_d = (n14232 ? n10996 : q_lsu_3_hi16_q);
-  assign q_lsu_3_hi17_d = (n14232 ? n10997 : q_lsu_3_hi17_q);
-  assign q_lsu_3_hi18_d = (n14232 ? n10998 : q_lsu_3_hi18_q);
-  assign q_lsu_3_hi19_d = (n14232 ? n10999 : q_lsu_3_hi19_q);
-  assign q_lsu_3_hi20_d = (n14232 ? n11000 : q_lsu_3_hi20_q);
-  assign q_lsu_3_hi21_d = (n14232 ? n11001 : q_lsu_3_hi21_q);
-  assign q_lsu_3_hi22_d = (n14232 ? n11002 : q_lsu_3_hi22_q);
-  assign q_lsu_3_hi23_d = (n14232 ? n11003 : q_lsu_3_hi23_q);
-  assign q_lsu_3_hi24_d = (n14232 ? n11004 : q_lsu_3_hi24_q);
-  assign q_lsu_3_hi25_d = (n14232 ? n11005 : q_lsu_3_hi25_q);
-  assign q_lsu_3_hi26_d = (n14232 ? n11006 : q_lsu_3_hi26_q);
-  assign q_lsu_3_hi27_d = (n14232 ? n11007 : q_lsu_3_hi27_q);
-  assign q_lsu_3_hi28_d = (n14232 ? n11008 : q_lsu_3_hi28_q);
-  assign q_lsu_3_hi29_d = (n14232 ? n11009 : q_lsu_3_hi29_q);
-  assign q_lsu_3_hi30_d = (n14232 ? n11010 : q_lsu_3_hi30_q);
-  assign q_lsu_3_hi31_d = (n14232 ? n11011 : q_lsu_3_hi31_q);
-  assign q_lsu_4_tag_d = (n14369 ? lsu_res_tag_i : q_lsu_4_tag_q);
-  assign q_lsu_4_mask_d = (n14369 ? n10947 : q_lsu_4_mask_q);
-  assign q_lsu_4_pred_d = (n14369 ? 32'h00000000 : q_lsu_4_pred_q);
-  assign q_lsu_4_lo0_d = (n14369 ? n10948 : q_lsu_4_lo0_q);
-  assign q_lsu_4_lo1_d = (n14369 ? n10949 : q_lsu_4_lo1_q);
-  assign q_lsu_4_lo2_d = (n14369 ? n10950 : q_lsu_4_lo2_q);
-  assign q_lsu_4_lo3_d = (n14369 ? n10951 : q_lsu_4_lo3_q);
-  assign q_lsu_4_lo4_d = (n14369 ? n10952 : q_lsu_4_lo4_q);
-  assign q_lsu_4_lo5_d = (n14369 ? n10953 : q_lsu_4_lo5_q);
-  assign q_lsu_4_lo6_d = (n14369 ? n10954 : q_lsu_4_lo6_q);
-  assign q_lsu_4_lo7_d = (n14369 ? n10955 : q_lsu_4_lo7_q);
-  assign q_lsu_4_lo8_d = (n14369 ? n10956 : q_lsu_4_lo8_q);
-  assign q_lsu_4_lo9_d = (n14369 ? n10957 : q_lsu_4_lo9_q);
-  assign q_lsu_4_lo10_d = (n14369 ? n10958 : q_lsu_4_lo10_q);
-  assign q_lsu_4_lo11_d = (n14369 ? n10959 : q_lsu_4_lo11_q);
-  assign q_lsu_4_lo12_d = (n14369 ? n10960 : q_lsu_4_lo12_q);
-  assign q_lsu_4_lo13_d = (n14369 ? n10961 : q_lsu_4_lo13_q);
-  assign q_lsu_4_lo14_d = (n14369 ? n10962 : q_lsu_4_lo14_q);
-  assign q_lsu_4_lo15_d = (n14369 ? n10963 : q_lsu_4_lo15_q);
-  assign q_lsu_4_lo16_d = (n14369 ? n10964 : q_lsu_4_lo16_q);
-  assign q_lsu_4_lo17_d = (n14369 ? n10965 : q_lsu_4_lo17_q);
-  assign q_lsu_4_lo18_d = (n14369 ? n10966 : q_lsu_4_lo18_q);
-  assign q_lsu_4_lo19_d = (n14369 ? n10967 : q_lsu_4_lo19_q);
-  assign q_lsu_4_lo20_d = (n14369 ? n10968 : q_lsu_4_lo20_q);
-  assign q_lsu_4_lo21_d = (n14369 ? n10969 : q_lsu_4_lo21_q);
-  assign q_lsu_4_lo22_d = (n14369 ? n10970 : q_lsu_4_lo22_q);
-  assign q_lsu_4_lo23_d = (n14369 ? n10971 : q_lsu_4_lo23_q);
-  assign q_lsu_4_lo24_d = (n14369 ? n10972 : q_lsu_4_lo24_q);
-  assign q_lsu_4_lo25_d = (n14369 ? n10973 : q_lsu_4_lo25_q);
-  assign q_lsu_4_lo26_d = (n14369 ? n10974 : q_lsu_4_lo26_q);
-  assign q_lsu_4_lo27_d = (n14369 ? n10975 : q_lsu_4_lo27_q);
-  assign q_lsu_4_lo28_d = (n14369 ? n10976 : q_lsu_4_lo28_q);
-  assign q_lsu_4_lo29_d = (n14369 ? n10977 : q_lsu_4_lo29_q);
-  assign q_lsu_4_lo30_d = (n14369 ? n10978 : q_lsu_4_lo30_q);
-  assign q_lsu_4_lo31_d = (n14369 ? n10979 : q_lsu_4_lo31_q);
-  assign q_lsu_4_hi0_d = (n14369 ? n10980 : q_lsu_4_hi0_q);
-  assign q_lsu_4_hi1_d = (n14369 ? n10981 : q_lsu_4_hi1_q);
-  assign q_lsu_4_hi2_d = (n14369 ? n10982 : q_lsu_4_hi2_q);
-  assign q_lsu_4_hi3_d = (n14369 ? n10983 : q_lsu_4_hi3_q);
-  assign q_lsu_4_hi4_d = (n14369 ? n10984 : q_lsu_4_hi4_q);
-  assign q_lsu_4_hi5_d = (n14369 ? n10985 : q_lsu_4_hi5_q);
-  assign q_lsu_4_hi6_d = (n14369 ? n10986 : q_lsu_4_hi6_q);
-  assign q_lsu_4_hi7_d = (n14369 ? n10987 : q_lsu_4_hi7_q);
-  assign q_lsu_4_hi8_d = (n14369 ? n10988 : q_lsu_4_hi8_q);
-  assign q_lsu_4_hi9_d = (n14369 ? n10989 : q_lsu_4_hi9_q);
-  assign q_lsu_4_hi10_d = (n14369 ? n10990 : q_lsu_4_hi10_q);
-  assign q_lsu_4_hi11_d = (n14369 ? n10991 : q_lsu_4_hi11_q);
-  assign q_lsu_4_hi12_d = (n14369 ? n10992 : q_lsu_4_hi12_q);
-  assign q_lsu_4_hi13_d = (n14369 ? n10993 : q_lsu_4_hi13_q);
-  assign q_lsu_4_hi14_d = (n14369 ? n10994 : q_lsu_4_hi14_q);
-  assign q_lsu_4_hi15_d = (n14369 ? n10995 : q_lsu_4_hi15_q);
-  assign q_lsu_4_hi16_d = (n14369 ? n10996 : q_lsu_4_hi16_q);
-  assign q_lsu_4_hi17_d = (n14369 ? n10997 : q_lsu_4_hi17_q);
-  assign q_lsu_4_hi18_d = (n14369 ? n10998 : q_lsu_4_hi18_q);
-  assign q_lsu_4_hi19_d = (n14369 ? n10999 : q_lsu_4_hi19_q);
-  assign q_lsu_4_hi20_d = (n14369 ? n11000 : q_lsu_4_hi20_q);
-  assign q_lsu_4_hi21_d = (n14369 ? n11001 : q_lsu_4_hi21_q);
-  assign q_lsu_4_hi22_d = (n14369 ? n11002 : q_lsu_4_hi22_q);
-  assign q_lsu_4_hi23_d = (n14369 ? n11003 : q_lsu_4_hi23_q);
-  assign q_lsu_4_hi24_d = (n14369 ? n11004 : q_lsu_4_hi24_q);
-  assign q_lsu_4_hi25_d = (n14369 ? n11005 : q_lsu_4_hi25_q);
-  assign q_lsu_4_hi26_d = (n14369 ? n11006 : q_lsu_4_hi26_q);
-  assign q_lsu_4_hi27_d = (n14369 ? n11007 : q_lsu_4_hi27_q);
-  assign q_lsu_4_hi28_d = (n14369 ? n11008 : q_lsu_4_hi28_q);
-  assign q_lsu_4_hi29_d = (n14369 ? n11009 : q_lsu_4_hi29_q);
-  assign q_lsu_4_hi30_d = (n14369 ? n11010 : q_lsu_4_hi30_q);
-  assign q_lsu_4_hi31_d = (n14369 ? n11011 : q_lsu_4_hi31_q);
-  assign q_lsu_5_tag_d = (n14506 ? lsu_res_tag_i : q_lsu_5_tag_q);
-  assign q_lsu_5_mask_d = (n14506 ? n10947 : q_lsu_5_mask_q);
-  assign q_lsu_5_pred_d = (n14506 ? 32'h00000000 : q_lsu_5_pred_q);
-  assign q_lsu_5_lo0_d = (n14506 ? n10948 : q_lsu_5_lo0_q);
-  assign q_lsu_5_lo1_d = (n14506 ? n10949 : q_lsu_5_lo1_q);
-  assign q_lsu_5_lo2_d = (n14506 ? n10950 : q_lsu_5_lo2_q);
-  assign q_lsu_5_lo3_d = (n14506 ? n10951 : q_lsu_5_lo3_q);
-  assign q_lsu_5_lo4_d = (n14506 ? n10952 : q_lsu_5_lo4_q);
-  assign q_lsu_5_lo5_d = (n14506 ? n10953 : q_lsu_5_lo5_q);
-  assign q_lsu_5_lo6_d = (n14506 ? n10954 : q_lsu_5_lo6_q);
-  assign q_lsu_5_lo7_d = (n14506 ? n10955 : q_lsu_5_lo7_q);
-  assign q_lsu_5_lo8_d = (n14506 ? n10956 : q_lsu_5_lo8_q);
-  assign q_lsu_5_lo9_d = (n14506 ? n10957 : q_lsu_5_lo9_q);
-  assign q_lsu_5_lo10_d = (n14506 ? n10958 : q_lsu_5_lo10_q);
-  assign q_lsu_5_lo11_d = (n14506 ? n10959 : q_lsu_5_lo11_q);
-  assign q_lsu_5_lo12_d = (n14506 ? n10960 : q_lsu_5_lo12_q);
-  assign q_lsu_5_lo13_d = (n14506 ? n10961 : q_lsu_5_lo13_q);
-  assign q_lsu_5_lo14_d = (n14506 ? n10962 : q_lsu_5_lo14_q);
-  assign q_lsu_5_lo15_d = (n14506 ? n10963 : q_lsu_5_lo15_q);
-  assign q_lsu_5_lo16_d = (n14506 ? n10964 : q_lsu_5_lo16_q);
-  assign q_lsu_5_lo17_d = (n14506 ? n10965 : q_lsu_5_lo17_q);
-  assign q_lsu_5_lo18_d = (n14506 ? n10966 : q_lsu_5_lo18_q);
-  assign q_lsu_5_lo19_d = (n14506 ? n10967 : q_lsu_5_lo19_q);
-  assign q_lsu_5_lo20_d = (n14506 ? n10968 : q_lsu_5_lo20_q);
-  assign q_lsu_5_lo21_d = (n14506 ? n10969 : q_lsu_5_lo21_q);
-  assign q_lsu_5_lo22_d = (n14506 ? n10970 : q_lsu_5_lo22_q);
-  assign q_lsu_5_lo23_d = (n14506 ? n10971 : q_lsu_5_lo23_q);
-  assign q_lsu_5_lo24_d = (n14506 ? n10972 : q_lsu_5_lo24_q);
-  assign q_lsu_5_lo25_d = (n14506 ? n10973 : q_lsu_5_lo25_q);
-  assign q_lsu_5_lo26_d = (n14506 ? n10974 : q_lsu_5_lo26_q);
-  assign q_lsu_5_lo27_d = (n14506 ? n10975 : q_lsu_5_lo27_q);
-  assign q_lsu_5_lo28_d = (n14506 ? n10976 : q_lsu_5_lo28_q);
-  assign q_lsu_5_lo29_d = (n14506 ? n10977 : q_lsu_5_lo29_q);
-  assign q_lsu_5_lo30_d = (n14506 ? n10978 : q_lsu_5_lo30_q);
-  assign q_lsu_5_lo31_d = (n14506 ? n10979 : q_lsu_5_lo31_q);
-  assign q_lsu_5_hi0_d = (n14506 ? n10980 : q_lsu_5_hi0_q);
-  assign q_lsu_5_hi1_d = (n14506 ? n10981 : q_lsu_5_hi1_q);
-  assign q_lsu_5_hi2_d = (n14506 ? n10982 : q_lsu_5_hi2_q);
-  assign q_lsu_5_hi3_d = (n14506 ? n10983 : q_lsu_5_hi3_q);
-  assign q_lsu_5_hi4_d = (n14506 ? n10984 : q_lsu_5_hi4_q);
-  assign q_lsu_5_hi5_d = (n14506 ? n10985 : q_lsu_5_hi5_q);
-  assign q_lsu_5_hi6_d = (n14506 ? n10986 : q_lsu_5_hi6_q);
-  assign q_lsu_5_hi7_d = (n14506 ? n10987 : q_lsu_5_hi7_q);
-  assign q_lsu_5_hi8_d = (n14506 ? n10988 : q_lsu_5_hi8_q);
-  assign q_lsu_5_hi9_d = (n14506 ? n10989 : q_lsu_5_hi9_q);
-  assign q_lsu_5_hi10_d = (n14506 ? n10990 : q_lsu_5_hi10_q);
-  assign q_lsu_5_hi11_d = (n14506 ? n10991 : q_lsu_5_hi11_q);
-  assign q_lsu_5_hi12_d = (n14506 ? n10992 : q_lsu_5_hi12_q);
-  assign q_lsu_5_hi13_d = (n14506 ? n10993 : q_lsu_5_hi13_q);
-  assign q_lsu_5_hi14_d = (n14506 ? n10994 : q_lsu_5_hi14_q);
-  assign q_lsu_5_hi15_d = (n14506 ? n10995 : q_lsu_5_hi15_q);
-  assign q_lsu_5_hi16_d = (n14506 ? n10996 : q_lsu_5_hi16_q);
-  assign q_lsu_5_hi17_d = (n14506 ? n10997 : q_lsu_5_hi17_q);
-  assign q_lsu_5_hi18_d = (n14506 ? n10998 : q_lsu_5_hi18_q);
-  assign q_lsu_5_hi19_d = (n14506 ? n10999 : q_lsu_5_hi19_q);
-  assign q_lsu_5_hi20_d = (n14506 ? n11000 : q_lsu_5_hi20_q);
-  assign q_lsu_5_hi21_d = (n14506 ? n11001 : q_lsu_5_hi21_q);
-  assign q_lsu_5_hi22_d = (n14506 ? n11002 : q_lsu_5_hi22_q);
-  assign q_lsu_5_hi23_d = (n14506 ? n11003 : q_lsu_5_hi23_q);
-  assign q_lsu_5_hi24_d = (n14506 ? n11004 : q_lsu_5_hi24_q);
-  assign q_lsu_5_hi25_d = (n14506 ? n11005 : q_lsu_5_hi25_q);
-  assign q_lsu_5_hi26_d = (n14506 ? n11006 : q_lsu_5_hi26_q);
-  assign q_lsu_5_hi27_d = (n14506 ? n11007 : q_lsu_5_hi27_q);
-  assign q_lsu_5_hi28_d = (n14506 ? n11008 : q_lsu_5_hi28_q);
-  assign q_lsu_5_hi29_d = (n14506 ? n11009 : q_lsu_5_hi29_q);
-  assign q_lsu_5_hi30_d = (n14506 ? n11010 : q_lsu_5_hi30_q);
-  assign q_lsu_5_hi31_d = (n14506 ? n11011 : q_lsu_5_hi31_q);
-  assign q_lsu_6_tag_d = (n14643 ? lsu_res_tag_i : q_lsu_6_tag_q);
-  assign q_lsu_6_mask_d = (n14643 ? n10947 : q_lsu_6_mask_q);
-  assign q_lsu_6_pred_d = (n14643 ? 32'h00000000 : q_lsu_6_pred_q);
-  assign q_lsu_6_lo0_d = (n14643 ? n10948 : q_lsu_6_lo0_q);
-  assign q_lsu_6_lo1_d = (n14643 ? n10949 : q_lsu_6_lo1_q);
-  assign q_lsu_6_lo2_d = (n14643 ? n10950 : q_lsu_6_lo2_q);
-  assign q_lsu_6_lo3_d = (n14643 ? n10951 : q_lsu_6_lo3_q);
-  assign q_lsu_6_lo4_d = (n14643 ? n10952 : q_lsu_6_lo4_q);
-  assign q_lsu_6_lo5_d = (n14643 ? n10953 : q_lsu_6_lo5_q);
-  assign q_lsu_6_lo6_d = (n14643 ? n10954 : q_lsu_6_lo6_q);
-  assign q_lsu_6_lo7_d = (n14643 ? n10955 : q_lsu_6_lo7_q);
-  assign q_lsu_6_lo8_d = (n14643 ? n10956 : q_lsu_6_lo8_q);
-  assign q_lsu_6_lo9_d = (n14643 ? n10957 : q_lsu_6_lo9_q);
-  assign q_lsu_6_lo10_d = (n14643 ? n10958 : q_lsu_6_lo10_q);
-  assign q_lsu_6_lo11_d = (n14643 ? n10959 : q_lsu_6_lo11_q);
-  assign q_lsu_6_lo12_d = (n14643 ? n10960 : q_lsu_6_lo12_q);
-  assign q_lsu_6_lo13_d = (n14643 ? n10961 : q_lsu_6_lo13_q);
-  assign q_lsu_6_lo14_d = (n14643 ? n10962 : q_lsu_6_lo14_q);
-  assign q_lsu_6_lo15_d = (n14643 ? n10963 : q_lsu_6_lo15_q);
-  assign q_lsu_6_lo16_d = (n14643 ? n10964 : q_lsu_6_lo16_q);
-  assign q_lsu_6_lo17_d = (n14643 ? n10965 : q_lsu_6_lo17_q);
-  assign q_lsu_6_lo18_d = (n14643 ? n10966 : q_lsu_6_lo18_q);
-  assign q_lsu_6_lo19_d = (n14643 ? n10967 : q_lsu_6_lo19_q);
-  assign q_lsu_6_lo20_d = (n14643 ? n10968 : q_lsu_6_lo20_q);
-  assign q_lsu_6_lo21_d = (n14643 ? n10969 : q_lsu_6_lo21_q);
-  assign q_lsu_6_lo22_d = (n14643 ? n10970 : q_lsu_6_lo22_q);
-  assign q_lsu_6_lo23_d = (n14643 ? n10971 : q_lsu_6_lo23_q);
-  assign q_lsu_6_lo24_d = (n14643 ? n10972 : q_lsu_6_lo24_q);
-  assign q_lsu_6_lo25_d = (n14643 ? n10973 : q_lsu_6_lo25_q);
-  assign q_lsu_6_lo26_d = (n14643 ? n10974 : q_lsu_6_lo26_q);
-  assign q_lsu_6_lo27_d = (n14643 ? n10975 : q_lsu_6_lo27_q);
-  assign q_lsu_6_lo28_d = (n14643 ? n10976 : q_lsu_6_lo28_q);
-  assign q_lsu_6_lo29_d = (n14643 ? n10977 : q_lsu_6_lo29_q);
-  assign q_lsu_6_lo30_d = (n14643 ? n10978 : q_lsu_6_lo30_q);
-  assign q_lsu_6_lo31_d = (n14643 ? n10979 : q_lsu_6_lo31_q);
-  assign q_lsu_6_hi0_d = (n14643 ? n10980 : q_lsu_6_hi0_q);
-  assign q_lsu_6_hi1_d = (n14643 ? n10981 : q_lsu_6_hi1_q);
-  assign q_lsu_6_hi2_d = (n14643 ? n10982 : q_lsu_6_hi2_q);
-  assign q_lsu_6_hi3_d = (n14643 ? n10983 : q_lsu_6_hi3_q);
-  assign q_lsu_6_hi4_d = (n14643 ? n10984 : q_lsu_6_hi4_q);
-  assign q_lsu_6_hi5_d = (n14643 ? n10985 : q_lsu_6_hi5_q);
-  assign q_lsu_6_hi6_d = (n14643 ? n10986 : q_lsu_6_hi6_q);
-  assign q_lsu_6_hi7_d = (n14643 ? n10987 : q_lsu_6_hi7_q);
-  assign q_lsu_6_hi8_d = (n14643 ? n10988 : q_lsu_6_hi8_q);
-  assign q_lsu_6_hi9_d = (n14643 ? n10989 : q_lsu_6_hi9_q);
-  assign q_lsu_6_hi10_d = (n14643 ? n10990 : q_lsu_6_hi10_q);
-  assign q_lsu_6_hi11_d = (n14643 ? n10991 : q_lsu_6_hi11_q);
-  assign q_lsu_6_hi12_d = (n14643 ? n10992 : q_lsu_6_hi12_q);
-  assign q_lsu_6_hi13_d = (n14643 ? n10993 : q_lsu_6_hi13_q);
-  assign q_lsu_6_hi14_d = (n14643 ? n10994 : q_lsu_6_hi14_q);
-  assign q_lsu_6_hi15_d = (n14643 ? n10995 : q_lsu_6_hi15_q);
-  assign q_lsu_6_hi16_d = (n14643 ? n10996 : q_lsu_6_hi16_q);
-  assign q_lsu_6_hi17_d = (n14643 ? n10997 : q_lsu_6_hi17_q);
-  assign q_lsu_6_hi18_d = (n14643 ? n10998 : q_lsu_6_hi18_q);
-  assign q_lsu_6_hi19_d = (n14643 ? n10999 : q_lsu_6_hi19_q);
-  assign q_lsu_6_hi20_d = (n14643 ? n11000 : q_lsu_6_hi20_q);
-  assign q_lsu_6_hi21_d = (n14643 ? n11001 : q_lsu_6_hi21_q);
-  assign q_lsu_6_hi22_d = (n14643 ? n11002 : q_lsu_6_hi22_q);
-  assign q_lsu_6_hi23_d = (n14643 ? n11003 : q_lsu_6_hi23_q);
-  assign q_lsu_6_hi24_d = (n14643 ? n11004 : q_lsu_6_hi24_q);
-  assign q_lsu_6_hi25_d = (n14643 ? n11005 : q_lsu_6_hi25_q);
-  assign q_lsu_6_hi26_d = (n14643 ? n11006 : q_lsu_6_hi26_q);
-  assign q_lsu_6_hi27_d = (n14643 ? n11007 : q_lsu_6_hi27_q);
-  assign q_lsu_6_hi28_d = (n14643 ? n11008 : q_lsu_6_hi28_q);
-  assign q_lsu_6_hi29_d = (n14643 ? n11009 : q_lsu_6_hi29_q);
-  assign q_lsu_6_hi30_d = (n14643 ? n11010 : q_lsu_6_hi30_q);
-  assign q_lsu_6_hi31_d = (n14643 ? n11011 : q_lsu_6_hi31_q);
-  assign q_lsu_7_tag_d = (n14780 ? lsu_res_tag_i : q_lsu_7_tag_q);
-  assign q_lsu_7_mask_d = (n14780 ? n10947 : q_lsu_7_mask_q);
-  assign q_lsu_7_pred_d = (n14780 ? 32'h00000000 : q_lsu_7_pred_q);
-  assign q_lsu_7_lo0_d = (n14780 ? n10948 : q_lsu_7_lo0_q);
-  assign q_lsu_7_lo1_d = (n14780 ? n10949 : q_lsu_7_lo1_q);
-  assign q_lsu_7_lo2_d = (n14780 ? n10950 : q_lsu_7_lo2_q);
-  assign q_lsu_7_lo3_d = (n14780 ? n10951 : q_lsu_7_lo3_q);
-  assign q_lsu_7_lo4_d = (n14780 ? n10952 : q_lsu_7_lo4_q);
-  assign q_lsu_7_lo5_d = (n14780 ? n10953 : q_lsu_7_lo5_q);
-  assign q_lsu_7_lo6_d = (n14780 ? n10954 : q_lsu_7_lo6_q);
-  assign q_lsu_7_lo7_d = (n14780 ? n10955 : q_lsu_7_lo7_q);
-  assign q_lsu_7_lo8_d = (n14780 ? n10956 : q_lsu_7_lo8_q);
-  assign q_lsu_7_lo9_d = (n14780 ? n10957 : q_lsu_7_lo9_q);
-  assign q_lsu_7_lo10_d = (n14780 ? n10958 : q_lsu_7_lo10_q);
-  assign q_lsu_7_lo11_d = (n14780 ? n10959 : q_lsu_7_lo11_q);
-  assign q_lsu_7_lo12_d = (n14780 ? n10960 : q_lsu_7_lo12_q);
-  assign q_lsu_7_lo13_d = (n14780 ? n10961 : q_lsu_7_lo13_q);
-  assign q_lsu_7_lo14_d = (n14780 ? n10962 : q_lsu_7_lo14_q);
-  assign q_lsu_7_lo15_d = (n14780 ? n10963 : q_lsu_7_lo15_q);
-  assign q_lsu_7_lo16_d = (n14780 ? n10964 : q_lsu_7_lo16_q);
-  assign q_lsu_7_lo17_d = (n14780 ? n10965 : q_lsu_7_lo17_q);
-  assign q_lsu_7_lo18_d = (n14780 ? n10966 : q_lsu_7_lo18_q);
-  assign q_lsu_7_lo19_d = (n14780 ? n10967 : q_lsu_7_lo19_q);
-  assign q_lsu_7_lo20_d = (n14780 ? n10968 : q_lsu_7_lo20_q);
-  assign q_lsu_7_lo21_d = (n14780 ? n10969 : q_lsu_7_lo21_q);
-  assign q_lsu_7_lo22_d = (n14780 ? n10970 : q_lsu_7_lo22_q);
-  assign q_lsu_7_lo23_d = (n14780 ? n10971 : q_lsu_7_lo23_q);
-  assign q_lsu_7_lo24_d = (n14780 ? n10972 : q_lsu_7_lo24_q);
-  assign q_lsu_7_lo25_d = (n14780 ? n10973 : q_lsu_7_lo25_q);
-  assign q_lsu_7_lo26_d = (n14780 ? n10974 : q_lsu_7_lo26_q);
-  assign q_lsu_7_lo27_d = (n14780 ? n10975 : q_lsu_7_lo27_q);
-  assign q_lsu_7_lo28_d = (n14780 ? n10976 : q_lsu_7_lo28_q);
-  assign q_lsu_7_lo29_d = (n14780 ? n10977 : q_lsu_7_lo29_q);
-  assign q_lsu_7_lo30_d = (n14780 ? n10978 : q_lsu_7_lo30_q);
-  assign q_lsu_7_lo31_d = (n14780 ? n10979 : q_lsu_7_lo31_q);
-  assign q_lsu_7_hi0_d = (n14780 ? n10980 : q_lsu_7_hi0_q);
-  assign q_lsu_7_hi1_d = (n14780 ? n10981 : q_lsu_7_hi1_q);
-  assign q_lsu_7_hi2_d = (n14780 ? n10982 : q_lsu_7_hi2_q);
-  assign q_lsu_7_hi3_d = (n14780 ? n10983 : q_lsu_7_hi3_q);
-  assign q_lsu_7_hi4_d = (n14780 ? n10984 : q_lsu_7_hi4_q);
-  assign q_lsu_7_hi5_d = (n14780 ? n10985 : q_lsu_7_hi5_q);
-  assign q_lsu_7_hi6_d = (n14780 ? n10986 : q_lsu_7_hi6_q);
-  assign q_lsu_7_hi7_d = (n14780 ? n10987 : q_lsu_7_hi7_q);
-  assign q_lsu_7_hi8_d = (n14780 ? n10988 : q_lsu_7_hi8_q);
-  assign q_lsu_7_hi9_d = (n14780 ? n10989 : q_lsu_7_hi9_q);
-  assign q_lsu_7_hi10_d = (n14780 ? n10990 : q_lsu_7_hi10_q);
-  assign q_lsu_7_hi11_d = (n14780 ? n10991 : q_lsu_7_hi11_q);
-  assign q_lsu_7_hi12_d = (n14780 ? n10992 : q_lsu_7_hi12_q);
-  assign q_lsu_7_hi13_d = (n14780 ? n10993 : q_lsu_7_hi13_q);
-  assign q_lsu_7_hi14_d = (n14780 ? n10994 : q_lsu_7_hi14_q);
-  assign q_lsu_7_hi15_d = (n14780 ? n10995 : q_lsu_7_hi15_q);
-  assign q_lsu_7_hi16_d = (n14780 ? n10996 : q_lsu_7_hi16_q);
-  assign q_lsu_7_hi17_d = (n14780 ? n10997 : q_lsu_7_hi17_q);
-  assign q_lsu_7_hi18_d = (n14780 ? n10998 : q_lsu_7_hi18_q);
-  assign q_lsu_7_hi19_d = (n14780 ? n10999 : q_lsu_7_hi19_q);
-  assign q_lsu_7_hi20_d = (n14780 ? n11000 : q_lsu_7_hi20_q);
-  assign q_lsu_7_hi21_d = (n14780 ? n11001 : q_lsu_7_hi21_q);
-  assign q_lsu_7_hi22_d = (n14780 ? n11002 : q_lsu_7_hi22_q);
-  assign q_lsu_7_hi23_d = (n14780 ? n11003 : q_lsu_7_hi23_q);
-  assign q_lsu_7_hi24_d = (n14780 ? n11004 : q_lsu_7_hi24_q);
-  assign q_lsu_7_hi25_d = (n14780 ? n11005 : q_lsu_7_hi25_q);
-  assign q_lsu_7_hi26_d = (n14780 ? n11006 : q_lsu_7_hi26_q);
-  assign q_lsu_7_hi27_d = (n14780 ? n11007 : q_lsu_7_hi27_q);
-  assign q_lsu_7_hi28_d = (n14780 ? n11008 : q_lsu_7_hi28_q);
-  assign q_lsu_7_hi29_d = (n14780 ? n11009 : q_lsu_7_hi29_q);
-  assign q_lsu_7_hi30_d = (n14780 ? n11010 : q_lsu_7_hi30_q);
-  assign q_lsu_7_hi31_d = (n14780 ? n11011 : q_lsu_7_hi31_q);
-  assign q_lsu_head_d = (n7627 ? ((q_lsu_head_q == 3'h7) ? 3'h0 : (q_lsu_head_q + 3'h1)) : q_lsu_head_q);
-  assign q_lsu_tail_d = (n13800 ? ((q_lsu_tail_q == 3'h7) ? 3'h0 : (q_lsu_tail_q + 3'h1)) : q_lsu_tail_q);
-  assign q_lsu_count_d = (n7627 ? (n13816 - 4'h1) : n13816);
-  assign credit_lsu_d = (n7627 ? (n14916 - 4'h1) : n14916);
-  assign q_fe_0_tag_d = (n14956 ? fe_res_tag_i : q_fe_0_tag_q);
-  assign q_fe_0_mask_d = (n14956 ? n11140 : q_fe_0_mask_q);
-  assign q_fe_0_pred_d = (n14956 ? 32'h00000000 : q_fe_0_pred_q);
-  assign q_fe_0_lo0_d = (n14956 ? n475 : q_fe_0_lo0_q);
-  assign q_fe_0_lo1_d = (n14956 ? n476 : q_fe_0_lo1_q);
-  assign q_fe_0_lo2_d = (n14956 ? n477 : q_fe_0_lo2_q);
-  assign q_fe_0_lo3_d = (n14956 ? n478 : q_fe_0_lo3_q);
-  assign q_fe_0_lo4_d = (n14956 ? n479 : q_fe_0_lo4_q);
-  assign q_fe_0_lo5_d = (n14956 ? n480 : q_fe_0_lo5_q);
-  assign q_fe_0_lo6_d = (n14956 ? n481 : q_fe_0_lo6_q);
-  assign q_fe_0_lo7_d = (n14956 ? n482 : q_fe_0_lo7_q);
-  assign q_fe_0_lo8_d = (n14956 ? n483 : q_fe_0_lo8_q);
-  assign q_fe_0_lo9_d = (n14956 ? n484 : q_fe_0_lo9_q);
-  assign q_fe_0_lo10_d = (n14956 ? n485 : q_fe_0_lo10_q);
-  assign q_fe_0_lo11_d = (n14956 ? n486 : q_fe_0_lo11_q);
-  assign q_fe_0_lo12_d = (n14956 ? n487 : q_fe_0_lo12_q);
-  assign q_fe_0_lo13_d = (n14956 ? n488 : q_fe_0_lo13_q);
-  assign q_fe_0_lo14_d = (n14956 ? n489 : q_fe_0_lo14_q);
-  assign q_fe_0_lo15_d = (n14956 ? n490 : q_fe_0_lo15_q);
-  assign q_fe_0_lo16_d = (n14956 ? n491 : q_fe_0_lo16_q);
-  assign q_fe_0_lo17_d = (n14956 ? n492 : q_fe_0_lo17_q);
-  assign q_fe_0_lo18_d = (n14956 ? n493 : q_fe_0_lo18_q);
-  assign q_fe_0_lo19_d = (n14956 ? n494 : q_fe_0_lo19_q);
-  assign q_fe_0_lo20_d = (n14956 ? n495 : q_fe_0_lo20_q);
-  assign q_fe_0_lo21_d = (n14956 ? n496 : q_fe_0_lo21_q);
-  assign q_fe_0_lo22_d = (n14956 ? n497 : q_fe_0_lo22_q);
-  assign q_fe_0_lo23_d = (n14956 ? n498 : q_fe_0_lo23_q);
-  assign q_fe_0_lo24_d = (n14956 ? n499 : q_fe_0_lo24_q);
-  assign q_fe_0_lo25_d = (n14956 ? n500 : q_fe_0_lo25_q);
-  assign q_fe_0_lo26_d = (n14956 ? n501 : q_fe_0_lo26_q);
-  assign q_fe_0_lo27_d = (n14956 ? n502 : q_fe_0_lo27_q);
-  assign q_fe_0_lo28_d = (n14956 ? n503 : q_fe_0_lo28_q);
-  assign q_fe_0_lo29_d = (n14956 ? n504 : q_fe_0_lo29_q);
-  assign q_fe_0_lo30_d = (n14956 ? n505 : q_fe_0_lo30_q);
-  assign q_fe_0_lo31_d = (n14956 ? n506 : q_fe_0_lo31_q);
-  assign q_fe_1_tag_d = (n15029 ? fe_res_tag_i : q_fe_1_tag_q);
-  assign q_fe_1_mask_d = (n15029 ? n11140 : q_fe_1_mask_q);
-  assign q_fe_1_pred_d = (n15029 ? 32'h00000000 : q_fe_1_pred_q);
-  assign q_fe_1_lo0_d = (n15029 ? n475 : q_fe_1_lo0_q);
-  assign q_fe_1_lo1_d = (n15029 ? n476 : q_fe_1_lo1_q);
-  assign q_fe_1_lo2_d = (n15029 ? n477 : q_fe_1_lo2_q);
-  assign q_fe_1_lo3_d = (n15029 ? n478 : q_fe_1_lo3_q);
-  assign q_fe_1_lo4_d = (n15029 ? n479 : q_fe_1_lo4_q);
-  assign q_fe_1_lo5_d = (n15029 ? n480 : q_fe_1_lo5_q);
-  assign q_fe_1_lo6_d = (n15029 ? n481 : q_fe_1_lo6_q);
-  assign q_fe_1_lo7_d = (n15029 ? n482 : q_fe_1_lo7_q);
-  assign q_fe_1_lo8_d = (n15029 ? n483 : q_fe_1_lo8_q);
-  assign q_fe_1_lo9_d = (n15029 ? n484 : q_fe_1_lo9_q);
-  assign q_fe_1_lo10_d = (n15029 ? n485 : q_fe_1_lo10_q);
-  assign q_fe_1_lo11_d = (n15029 ? n486 : q_fe_1_lo11_q);
-  assign q_fe_1_lo12_d = (n15029 ? n487 : q_fe_1_lo12_q);
-  assign q_fe_1_lo13_d = (n15029 ? n488 : q_fe_1_lo13_q);
-  assign q_fe_1_lo14_d = (n15029 ? n489 : q_fe_1_lo14_q);
-  assign q_fe_1_lo15_d = (n15029 ? n490 : q_fe_1_lo15_q);
-  assign q_fe_1_lo16_d = (n15029 ? n491 : q_fe_1_lo16_q);
-  assign q_fe_1_lo17_d = (n15029 ? n492 : q_fe_1_lo17_q);
-  assign q_fe_1_lo18_d = (n15029 ? n493 : q_fe_1_lo18_q);
-  assign q_fe_1_lo19_d = (n15029 ? n494 : q_fe_1_lo19_q);
-  assign q_fe_1_lo20_d = (n15029 ? n495 : q_fe_1_lo20_q);
-  assign q_fe_1_lo21_d = (n15029 ? n496 : q_fe_1_lo21_q);
-  assign q_fe_1_lo22_d = (n15029 ? n497 : q_fe_1_lo22_q);
-  assign q_fe_1_lo23_d = (n15029 ? n498 : q_fe_1_lo23_q);
-  assign q_fe_1_lo24_d = (n15029 ? n499 : q_fe_1_lo24_q);
-  assign q_fe_1_lo25_d = (n15029 ? n500 : q_fe_1_lo25_q);
-  assign q_fe_1_lo26_d = (n15029 ? n501 : q_fe_1_lo26_q);
-  assign q_fe_1_lo27_d = (n15029 ? n502 : q_fe_1_lo27_q);
-  assign q_fe_1_lo28_d = (n15029 ? n503 : q_fe_1_lo28_q);
-  assign q_fe_1_lo29_d = (n15029 ? n504 : q_fe_1_lo29_q);
-  assign q_fe_1_lo30_d = (n15029 ? n505 : q_fe_1_lo30_q);
-  assign q_fe_1_lo31_d = (n15029 ? n506 : q_fe_1_lo31_q);
-  assign q_fe_head_d = (n7628 ? ((q_fe_head_q == 3'h1) ? 3'h0 : (q_fe_head_q + 3'h1)) : q_fe_head_q);
-  assign q_fe_tail_d = (n14935 ? ((q_fe_tail_q == 3'h1) ? 3'h0 : (q_fe_tail_q + 3'h1)) : q_fe_tail_q);
-  assign q_fe_count_d = (n7628 ? (n14951 - 4'h1) : n14951);
-  assign credit_fe_d = (n7628 ? (n15101 - 4'h1) : n15101);
-  assign rr0_d = (n7278 ? ((((((3'h0 | (n7250 ? 3'h0 : 3'h0)) | (n7255 ? 3'h1 : 3'h0)) | (n7260 ? 3'h2 : 3'h0)) | (n7265 ? 3'h3 : 3'h0)) | (n7270 ? 3'h4 : 3'h0)) | (n7245 ? 3'h5 : 3'h0)) : rr0_q);
-  assign rr1_d = (((((((1'h0 | n7574) | n7579) | n7584) | n7589) | n7594) | n7569) ? ((((((3'h0 | (n7574 ? 3'h0 : 3'h0)) | (n7579 ? 3'h1 : 3'h0)) | (n7584 ? 3'h2 : 3'h0)) | (n7589 ? 3'h3 : 3'h0)) | (n7594 ? 3'h4 : 3'h0)) | (n7569 ? 3'h5 : 3'h0)) : rr1_q);
-  assign cnt_wait_d = (((((((1'h0 | (n1391 & (~n7623))) | (n2269 & (~n7624))) | (n2972 & (~n7625))) | (n4650 & (~n7626))) | (n6328 & (~n7627))) | (n6996 & (~n7628))) ? (cnt_wait_q + 32'h00000001) : cnt_wait_q);
-  assign err_d = n14928;
-  assign err_src_d = (n14928 ? (n14927 ? 3'h5 : (n13792 ? 3'h4 : (n12657 ? 3'h3 : (n12399 ? 3'h2 : (n11776 ? 3'h1 : (n11153 ? 3'h0 : 3'h0)))))) : err_src_q);
-  assign rf_wr0_valid_o = (n7657 & ((n8529 == 2'h1) | n8533));
-  assign rf_wr0_warp_o = n8536;
-  assign rf_wr0_reg_o = n8537;
-  assign rf_wr0_pair_o = n8533;
-  assign rf_wr0_mask_o = {n8633, n8630, n8627, n8624, n8621, n8618, n8615, n8612, n8609, n8606, n8603, n8600, n8597, n8594, n8591, n8588, n8585, n8582, n8579, n8576, n8573, n8570, n8567, n8564, n8561, n8558, n8555, n8552, n8549, n8546, n8543, n8540};
-  assign rf_wr0_lo_o = {((((((32'h00000000 | (n7250 ? n1390 : 32'h00000000)) | (n7255 ? n2268 : 32'h00000000)) | (n7260 ? n2971 : 32'h00000000)) | (n7265 ? n3849 : 32'h00000000)) | (n7270 ? n5527 : 32'h00000000)) | (n7245 ? n6995 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1365 : 32'h00000000)) | (n7255 ? n2243 : 32'h00000000)) | (n7260 ? n2951 : 32'h00000000)) | (n7265 ? n3824 : 32'h00000000)) | (n7270 ? n5502 : 32'h00000000)) | (n7245 ? n6976 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1340 : 32'h00000000)) | (n7255 ? n2218 : 32'h00000000)) | (n7260 ? n2931 : 32'h00000000)) | (n7265 ? n3799 : 32'h00000000)) | (n7270 ? n5477 : 32'h00000000)) | (n7245 ? n6957 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1315 : 32'h00000000)) | (n7255 ? n2193 : 32'h00000000)) | (n7260 ? n2911 : 32'h00000000)) | (n7265 ? n3774 : 32'h00000000)) | (n7270 ? n5452 : 32'h00000000)) | (n7245 ? n6938 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1290 : 32'h00000000)) | (n7255 ? n2168 : 32'h00000000)) | (n7260 ? n2891 : 32'h00000000)) | (n7265 ? n3749 : 32'h00000000)) | (n7270 ? n5427 : 32'h00000000)) | (n7245 ? n6919 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1265 : 32'h00000000)) | (n7255 ? n2143 : 32'h00000000)) | (n7260 ? n2871 : 32'h00000000)) | (n7265 ? n3724 : 32'h00000000)) | (n7270 ? n5402 : 32'h00000000)) | (n7245 ? n6900 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1240 : 32'h00000000)) | (n7255 ? n2118 : 32'h00000000)) | (n7260 ? n2851 : 32'h00000000)) | (n7265 ? n3699 : 32'h00000000)) | (n7270 ? n5377 : 32'h00000000)) | (n7245 ? n6881 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1215 : 32'h00000000)) | (n7255 ? n2093 : 32'h00000000)) | (n7260 ? n2831 : 32'h00000000)) | (n7265 ? n3674 : 32'h00000000)) | (n7270 ? n5352 : 32'h00000000)) | (n7245 ? n6862 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1190 : 32'h00000000)) | (n7255 ? n2068 : 32'h00000000)) | (n7260 ? n2811 : 32'h00000000)) | (n7265 ? n3649 : 32'h00000000)) | (n7270 ? n5327 : 32'h00000000)) | (n7245 ? n6843 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1165 : 32'h00000000)) | (n7255 ? n2043 : 32'h00000000)) | (n7260 ? n2791 : 32'h00000000)) | (n7265 ? n3624 : 32'h00000000)) | (n7270 ? n5302 : 32'h00000000)) | (n7245 ? n6824 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1140 : 32'h00000000)) | (n7255 ? n2018 : 32'h00000000)) | (n7260 ? n2771 : 32'h00000000)) | (n7265 ? n3599 : 32'h00000000)) | (n7270 ? n5277 : 32'h00000000)) | (n7245 ? n6805 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1115 : 32'h00000000)) | (n7255 ? n1993 : 32'h00000000)) | (n7260 ? n2751 : 32'h00000000)) | (n7265 ? n3574 : 32'h00000000)) | (n7270 ? n5252 : 32'h00000000)) | (n7245 ? n6786 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1090 : 32'h00000000)) | (n7255 ? n1968 : 32'h00000000)) | (n7260 ? n2731 : 32'h00000000)) | (n7265 ? n3549 : 32'h00000000)) | (n7270 ? n5227 : 32'h00000000)) | (n7245 ? n6767 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1065 : 32'h00000000)) | (n7255 ? n1943 : 32'h00000000)) | (n7260 ? n2711 : 32'h00000000)) | (n7265 ? n3524 : 32'h00000000)) | (n7270 ? n5202 : 32'h00000000)) | (n7245 ? n6748 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1040 : 32'h00000000)) | (n7255 ? n1918 : 32'h00000000)) | (n7260 ? n2691 : 32'h00000000)) | (n7265 ? n3499 : 32'h00000000)) | (n7270 ? n5177 : 32'h00000000)) | (n7245 ? n6729 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n1015 : 32'h00000000)) | (n7255 ? n1893 : 32'h00000000)) | (n7260 ? n2671 : 32'h00000000)) | (n7265 ? n3474 : 32'h00000000)) | (n7270 ? n5152 : 32'h00000000)) | (n7245 ? n6710 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n990 : 32'h00000000)) | (n7255 ? n1868 : 32'h00000000)) | (n7260 ? n2651 : 32'h00000000)) | (n7265 ? n3449 : 32'h00000000)) | (n7270 ? n5127 : 32'h00000000)) | (n7245 ? n6691 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n965 : 32'h00000000)) | (n7255 ? n1843 : 32'h00000000)) | (n7260 ? n2631 : 32'h00000000)) | (n7265 ? n3424 : 32'h00000000)) | (n7270 ? n5102 : 32'h00000000)) | (n7245 ? n6672 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n940 : 32'h00000000)) | (n7255 ? n1818 : 32'h00000000)) | (n7260 ? n2611 : 32'h00000000)) | (n7265 ? n3399 : 32'h00000000)) | (n7270 ? n5077 : 32'h00000000)) | (n7245 ? n6653 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n915 : 32'h00000000)) | (n7255 ? n1793 : 32'h00000000)) | (n7260 ? n2591 : 32'h00000000)) | (n7265 ? n3374 : 32'h00000000)) | (n7270 ? n5052 : 32'h00000000)) | (n7245 ? n6634 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n890 : 32'h00000000)) | (n7255 ? n1768 : 32'h00000000)) | (n7260 ? n2571 : 32'h00000000)) | (n7265 ? n3349 : 32'h00000000)) | (n7270 ? n5027 : 32'h00000000)) | (n7245 ? n6615 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n865 : 32'h00000000)) | (n7255 ? n1743 : 32'h00000000)) | (n7260 ? n2551 : 32'h00000000)) | (n7265 ? n3324 : 32'h00000000)) | (n7270 ? n5002 : 32'h00000000)) | (n7245 ? n6596 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n840 : 32'h00000000)) | (n7255 ? n1718 : 32'h00000000)) | (n7260 ? n2531 : 32'h00000000)) | (n7265 ? n3299 : 32'h00000000)) | (n7270 ? n4977 : 32'h00000000)) | (n7245 ? n6577 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n815 : 32'h00000000)) | (n7255 ? n1693 : 32'h00000000)) | (n7260 ? n2511 : 32'h00000000)) | (n7265 ? n3274 : 32'h00000000)) | (n7270 ? n4952 : 32'h00000000)) | (n7245 ? n6558 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n790 : 32'h00000000)) | (n7255 ? n1668 : 32'h00000000)) | (n7260 ? n2491 : 32'h00000000)) | (n7265 ? n3249 : 32'h00000000)) | (n7270 ? n4927 : 32'h00000000)) | (n7245 ? n6539 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n765 : 32'h00000000)) | (n7255 ? n1643 : 32'h00000000)) | (n7260 ? n2471 : 32'h00000000)) | (n7265 ? n3224 : 32'h00000000)) | (n7270 ? n4902 : 32'h00000000)) | (n7245 ? n6520 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n740 : 32'h00000000)) | (n7255 ? n1618 : 32'h00000000)) | (n7260 ? n2451 : 32'h00000000)) | (n7265 ? n3199 : 32'h00000000)) | (n7270 ? n4877 : 32'h00000000)) | (n7245 ? n6501 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n715 : 32'h00000000)) | (n7255 ? n1593 : 32'h00000000)) | (n7260 ? n2431 : 32'h00000000)) | (n7265 ? n3174 : 32'h00000000)) | (n7270 ? n4852 : 32'h00000000)) | (n7245 ? n6482 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n690 : 32'h00000000)) | (n7255 ? n1568 : 32'h00000000)) | (n7260 ? n2411 : 32'h00000000)) | (n7265 ? n3149 : 32'h00000000)) | (n7270 ? n4827 : 32'h00000000)) | (n7245 ? n6463 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n665 : 32'h00000000)) | (n7255 ? n1543 : 32'h00000000)) | (n7260 ? n2391 : 32'h00000000)) | (n7265 ? n3124 : 32'h00000000)) | (n7270 ? n4802 : 32'h00000000)) | (n7245 ? n6444 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n640 : 32'h00000000)) | (n7255 ? n1518 : 32'h00000000)) | (n7260 ? n2371 : 32'h00000000)) | (n7265 ? n3099 : 32'h00000000)) | (n7270 ? n4777 : 32'h00000000)) | (n7245 ? n6425 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? n615 : 32'h00000000)) | (n7255 ? n1493 : 32'h00000000)) | (n7260 ? n2351 : 32'h00000000)) | (n7265 ? n3074 : 32'h00000000)) | (n7270 ? n4752 : 32'h00000000)) | (n7245 ? n6406 : 32'h00000000))};
-  assign rf_wr0_hi_o = {((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4649 : 32'h00000000)) | (n7270 ? n6327 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4624 : 32'h00000000)) | (n7270 ? n6302 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4599 : 32'h00000000)) | (n7270 ? n6277 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4574 : 32'h00000000)) | (n7270 ? n6252 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4549 : 32'h00000000)) | (n7270 ? n6227 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4524 : 32'h00000000)) | (n7270 ? n6202 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4499 : 32'h00000000)) | (n7270 ? n6177 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4474 : 32'h00000000)) | (n7270 ? n6152 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4449 : 32'h00000000)) | (n7270 ? n6127 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4424 : 32'h00000000)) | (n7270 ? n6102 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4399 : 32'h00000000)) | (n7270 ? n6077 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4374 : 32'h00000000)) | (n7270 ? n6052 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4349 : 32'h00000000)) | (n7270 ? n6027 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4324 : 32'h00000000)) | (n7270 ? n6002 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4299 : 32'h00000000)) | (n7270 ? n5977 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4274 : 32'h00000000)) | (n7270 ? n5952 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4249 : 32'h00000000)) | (n7270 ? n5927 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4224 : 32'h00000000)) | (n7270 ? n5902 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4199 : 32'h00000000)) | (n7270 ? n5877 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4174 : 32'h00000000)) | (n7270 ? n5852 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4149 : 32'h00000000)) | (n7270 ? n5827 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4124 : 32'h00000000)) | (n7270 ? n5802 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4099 : 32'h00000000)) | (n7270 ? n5777 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4074 : 32'h00000000)) | (n7270 ? n5752 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4049 : 32'h00000000)) | (n7270 ? n5727 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n4024 : 32'h00000000)) | (n7270 ? n5702 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n3999 : 32'h00000000)) | (n7270 ? n5677 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n3974 : 32'h00000000)) | (n7270 ? n5652 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n3949 : 32'h00000000)) | (n7270 ? n5627 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n3924 : 32'h00000000)) | (n7270 ? n5602 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n3899 : 32'h00000000)) | (n7270 ? n5577 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7250 ? 32'h00000000 : 32'h00000000)) | (n7255 ? 32'h00000000 : 32'h00000000)) | (n7260 ? 32'h00000000 : 32'h00000000)) | (n7265 ? n3874 : 32'h00000000)) | (n7270 ? n5552 : 32'h00000000)) | (n7245 ? 32'h00000000 : 32'h00000000))};
-  assign rf_wr1_valid_o = (n8649 & ((n9521 == 2'h1) | n9525));
-  assign rf_wr1_warp_o = n9528;
-  assign rf_wr1_reg_o = n9529;
-  assign rf_wr1_pair_o = n9525;
-  assign rf_wr1_mask_o = {n9625, n9622, n9619, n9616, n9613, n9610, n9607, n9604, n9601, n9598, n9595, n9592, n9589, n9586, n9583, n9580, n9577, n9574, n9571, n9568, n9565, n9562, n9559, n9556, n9553, n9550, n9547, n9544, n9541, n9538, n9535, n9532};
-  assign rf_wr1_lo_o = {((((((32'h00000000 | (n7574 ? n1390 : 32'h00000000)) | (n7579 ? n2268 : 32'h00000000)) | (n7584 ? n2971 : 32'h00000000)) | (n7589 ? n3849 : 32'h00000000)) | (n7594 ? n5527 : 32'h00000000)) | (n7569 ? n6995 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1365 : 32'h00000000)) | (n7579 ? n2243 : 32'h00000000)) | (n7584 ? n2951 : 32'h00000000)) | (n7589 ? n3824 : 32'h00000000)) | (n7594 ? n5502 : 32'h00000000)) | (n7569 ? n6976 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1340 : 32'h00000000)) | (n7579 ? n2218 : 32'h00000000)) | (n7584 ? n2931 : 32'h00000000)) | (n7589 ? n3799 : 32'h00000000)) | (n7594 ? n5477 : 32'h00000000)) | (n7569 ? n6957 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1315 : 32'h00000000)) | (n7579 ? n2193 : 32'h00000000)) | (n7584 ? n2911 : 32'h00000000)) | (n7589 ? n3774 : 32'h00000000)) | (n7594 ? n5452 : 32'h00000000)) | (n7569 ? n6938 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1290 : 32'h00000000)) | (n7579 ? n2168 : 32'h00000000)) | (n7584 ? n2891 : 32'h00000000)) | (n7589 ? n3749 : 32'h00000000)) | (n7594 ? n5427 : 32'h00000000)) | (n7569 ? n6919 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1265 : 32'h00000000)) | (n7579 ? n2143 : 32'h00000000)) | (n7584 ? n2871 : 32'h00000000)) | (n7589 ? n3724 : 32'h00000000)) | (n7594 ? n5402 : 32'h00000000)) | (n7569 ? n6900 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1240 : 32'h00000000)) | (n7579 ? n2118 : 32'h00000000)) | (n7584 ? n2851 : 32'h00000000)) | (n7589 ? n3699 : 32'h00000000)) | (n7594 ? n5377 : 32'h00000000)) | (n7569 ? n6881 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1215 : 32'h00000000)) | (n7579 ? n2093 : 32'h00000000)) | (n7584 ? n2831 : 32'h00000000)) | (n7589 ? n3674 : 32'h00000000)) | (n7594 ? n5352 : 32'h00000000)) | (n7569 ? n6862 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1190 : 32'h00000000)) | (n7579 ? n2068 : 32'h00000000)) | (n7584 ? n2811 : 32'h00000000)) | (n7589 ? n3649 : 32'h00000000)) | (n7594 ? n5327 : 32'h00000000)) | (n7569 ? n6843 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1165 : 32'h00000000)) | (n7579 ? n2043 : 32'h00000000)) | (n7584 ? n2791 : 32'h00000000)) | (n7589 ? n3624 : 32'h00000000)) | (n7594 ? n5302 : 32'h00000000)) | (n7569 ? n6824 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1140 : 32'h00000000)) | (n7579 ? n2018 : 32'h00000000)) | (n7584 ? n2771 : 32'h00000000)) | (n7589 ? n3599 : 32'h00000000)) | (n7594 ? n5277 : 32'h00000000)) | (n7569 ? n6805 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1115 : 32'h00000000)) | (n7579 ? n1993 : 32'h00000000)) | (n7584 ? n2751 : 32'h00000000)) | (n7589 ? n3574 : 32'h00000000)) | (n7594 ? n5252 : 32'h00000000)) | (n7569 ? n6786 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1090 : 32'h00000000)) | (n7579 ? n1968 : 32'h00000000)) | (n7584 ? n2731 : 32'h00000000)) | (n7589 ? n3549 : 32'h00000000)) | (n7594 ? n5227 : 32'h00000000)) | (n7569 ? n6767 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1065 : 32'h00000000)) | (n7579 ? n1943 : 32'h00000000)) | (n7584 ? n2711 : 32'h00000000)) | (n7589 ? n3524 : 32'h00000000)) | (n7594 ? n5202 : 32'h00000000)) | (n7569 ? n6748 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1040 : 32'h00000000)) | (n7579 ? n1918 : 32'h00000000)) | (n7584 ? n2691 : 32'h00000000)) | (n7589 ? n3499 : 32'h00000000)) | (n7594 ? n5177 : 32'h00000000)) | (n7569 ? n6729 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n1015 : 32'h00000000)) | (n7579 ? n1893 : 32'h00000000)) | (n7584 ? n2671 : 32'h00000000)) | (n7589 ? n3474 : 32'h00000000)) | (n7594 ? n5152 : 32'h00000000)) | (n7569 ? n6710 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n990 : 32'h00000000)) | (n7579 ? n1868 : 32'h00000000)) | (n7584 ? n2651 : 32'h00000000)) | (n7589 ? n3449 : 32'h00000000)) | (n7594 ? n5127 : 32'h00000000)) | (n7569 ? n6691 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n965 : 32'h00000000)) | (n7579 ? n1843 : 32'h00000000)) | (n7584 ? n2631 : 32'h00000000)) | (n7589 ? n3424 : 32'h00000000)) | (n7594 ? n5102 : 32'h00000000)) | (n7569 ? n6672 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n940 : 32'h00000000)) | (n7579 ? n1818 : 32'h00000000)) | (n7584 ? n2611 : 32'h00000000)) | (n7589 ? n3399 : 32'h00000000)) | (n7594 ? n5077 : 32'h00000000)) | (n7569 ? n6653 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n915 : 32'h00000000)) | (n7579 ? n1793 : 32'h00000000)) | (n7584 ? n2591 : 32'h00000000)) | (n7589 ? n3374 : 32'h00000000)) | (n7594 ? n5052 : 32'h00000000)) | (n7569 ? n6634 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n890 : 32'h00000000)) | (n7579 ? n1768 : 32'h00000000)) | (n7584 ? n2571 : 32'h00000000)) | (n7589 ? n3349 : 32'h00000000)) | (n7594 ? n5027 : 32'h00000000)) | (n7569 ? n6615 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n865 : 32'h00000000)) | (n7579 ? n1743 : 32'h00000000)) | (n7584 ? n2551 : 32'h00000000)) | (n7589 ? n3324 : 32'h00000000)) | (n7594 ? n5002 : 32'h00000000)) | (n7569 ? n6596 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n840 : 32'h00000000)) | (n7579 ? n1718 : 32'h00000000)) | (n7584 ? n2531 : 32'h00000000)) | (n7589 ? n3299 : 32'h00000000)) | (n7594 ? n4977 : 32'h00000000)) | (n7569 ? n6577 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n815 : 32'h00000000)) | (n7579 ? n1693 : 32'h00000000)) | (n7584 ? n2511 : 32'h00000000)) | (n7589 ? n3274 : 32'h00000000)) | (n7594 ? n4952 : 32'h00000000)) | (n7569 ? n6558 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n790 : 32'h00000000)) | (n7579 ? n1668 : 32'h00000000)) | (n7584 ? n2491 : 32'h00000000)) | (n7589 ? n3249 : 32'h00000000)) | (n7594 ? n4927 : 32'h00000000)) | (n7569 ? n6539 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n765 : 32'h00000000)) | (n7579 ? n1643 : 32'h00000000)) | (n7584 ? n2471 : 32'h00000000)) | (n7589 ? n3224 : 32'h00000000)) | (n7594 ? n4902 : 32'h00000000)) | (n7569 ? n6520 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n740 : 32'h00000000)) | (n7579 ? n1618 : 32'h00000000)) | (n7584 ? n2451 : 32'h00000000)) | (n7589 ? n3199 : 32'h00000000)) | (n7594 ? n4877 : 32'h00000000)) | (n7569 ? n6501 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n715 : 32'h00000000)) | (n7579 ? n1593 : 32'h00000000)) | (n7584 ? n2431 : 32'h00000000)) | (n7589 ? n3174 : 32'h00000000)) | (n7594 ? n4852 : 32'h00000000)) | (n7569 ? n6482 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n690 : 32'h00000000)) | (n7579 ? n1568 : 32'h00000000)) | (n7584 ? n2411 : 32'h00000000)) | (n7589 ? n3149 : 32'h00000000)) | (n7594 ? n4827 : 32'h00000000)) | (n7569 ? n6463 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n665 : 32'h00000000)) | (n7579 ? n1543 : 32'h00000000)) | (n7584 ? n2391 : 32'h00000000)) | (n7589 ? n3124 : 32'h00000000)) | (n7594 ? n4802 : 32'h00000000)) | (n7569 ? n6444 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n640 : 32'h00000000)) | (n7579 ? n1518 : 32'h00000000)) | (n7584 ? n2371 : 32'h00000000)) | (n7589 ? n3099 : 32'h00000000)) | (n7594 ? n4777 : 32'h00000000)) | (n7569 ? n6425 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? n615 : 32'h00000000)) | (n7579 ? n1493 : 32'h00000000)) | (n7584 ? n2351 : 32'h00000000)) | (n7589 ? n3074 : 32'h00000000)) | (n7594 ? n4752 : 32'h00000000)) | (n7569 ? n6406 : 32'h00000000))};
-  assign rf_wr1_hi_o = {((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4649 : 32'h00000000)) | (n7594 ? n6327 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4624 : 32'h00000000)) | (n7594 ? n6302 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4599 : 32'h00000000)) | (n7594 ? n6277 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4574 : 32'h00000000)) | (n7594 ? n6252 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4549 : 32'h00000000)) | (n7594 ? n6227 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4524 : 32'h00000000)) | (n7594 ? n6202 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4499 : 32'h00000000)) | (n7594 ? n6177 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4474 : 32'h00000000)) | (n7594 ? n6152 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4449 : 32'h00000000)) | (n7594 ? n6127 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4424 : 32'h00000000)) | (n7594 ? n6102 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4399 : 32'h00000000)) | (n7594 ? n6077 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4374 : 32'h00000000)) | (n7594 ? n6052 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4349 : 32'h00000000)) | (n7594 ? n6027 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4324 : 32'h00000000)) | (n7594 ? n6002 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4299 : 32'h00000000)) | (n7594 ? n5977 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4274 : 32'h00000000)) | (n7594 ? n5952 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4249 : 32'h00000000)) | (n7594 ? n5927 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4224 : 32'h00000000)) | (n7594 ? n5902 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4199 : 32'h00000000)) | (n7594 ? n5877 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4174 : 32'h00000000)) | (n7594 ? n5852 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4149 : 32'h00000000)) | (n7594 ? n5827 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4124 : 32'h00000000)) | (n7594 ? n5802 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4099 : 32'h00000000)) | (n7594 ? n5777 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4074 : 32'h00000000)) | (n7594 ? n5752 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4049 : 32'h00000000)) | (n7594 ? n5727 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n4024 : 32'h00000000)) | (n7594 ? n5702 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n3999 : 32'h00000000)) | (n7594 ? n5677 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n3974 : 32'h00000000)) | (n7594 ? n5652 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n3949 : 32'h00000000)) | (n7594 ? n5627 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n3924 : 32'h00000000)) | (n7594 ? n5602 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n3899 : 32'h00000000)) | (n7594 ? n5577 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n7574 ? 32'h00000000 : 32'h00000000)) | (n7579 ? 32'h00000000 : 32'h00000000)) | (n7584 ? 32'h00000000 : 32'h00000000)) | (n7589 ? n3874 : 32'h00000000)) | (n7594 ? n5552 : 32'h00000000)) | (n7569 ? 32'h00000000 : 32'h00000000))};
-  assign pr_wr_valid_o = ((1'h0 | n8636) | n9628);
-  assign pr_wr_warp_o = (n9628 ? n9528 : (n8636 ? n8536 : 6'h00));
-  assign pr_wr_idx_o = (n9628 ? n9529[1:0] : (n8636 ? n8537[1:0] : 2'h0));
-  assign pr_wr_mask_o = {n9750[0], n9747[0], n9744[0], n9741[0], n9738[0], n9735[0], n9732[0], n9729[0], n9726[0], n9723[0], n9720[0], n9717[0], n9714[0], n9711[0], n9708[0], n9705[0], n9702[0], n9699[0], n9696[0], n9693[0], n9690[0], n9687[0], n9684[0], n9681[0], n9678[0], n9675[0], n9672[0], n9669[0], n9666[0], n9663[0], n9660[0], n9657[0]};
-  assign pr_wr_val_o = {n9846[0], n9843[0], n9840[0], n9837[0], n9834[0], n9831[0], n9828[0], n9825[0], n9822[0], n9819[0], n9816[0], n9813[0], n9810[0], n9807[0], n9804[0], n9801[0], n9798[0], n9795[0], n9792[0], n9789[0], n9786[0], n9783[0], n9780[0], n9777[0], n9774[0], n9771[0], n9768[0], n9765[0], n9762[0], n9759[0], n9756[0], n9753[0]};
-  assign rel_valid_o = {n8649, n7657};
-  assign rel_tag_o = {n8662, n7670};
+  wire [31:0] n3613 = (n2697 >> 32'h00000014);
+  wire n3614 = n3613[0];
+  wire [31:0] n3616 = (n2697 >> 32'h00000015);
+  wire n3617 = n3616[0];
+  wire [31:0] n3619 = (n2697 >> 32'h00000016);
+  wire n3620 = n3619[0];
+  wire [31:0] n3622 = (n2697 >> 32'h00000017);
+  wire n3623 = n3622[0];
+  wire [31:0] n3625 = (n2697 >> 32'h00000018);
+  wire n3626 = n3625[0];
+  wire [31:0] n3628 = (n2697 >> 32'h00000019);
+  wire n3629 = n3628[0];
+  wire [31:0] n3631 = (n2697 >> 32'h0000001a);
+  wire n3632 = n3631[0];
+  wire [31:0] n3634 = (n2697 >> 32'h0000001b);
+  wire n3635 = n3634[0];
+  wire [31:0] n3637 = (n2697 >> 32'h0000001c);
+  wire n3638 = n3637[0];
+  wire [31:0] n3640 = (n2697 >> 32'h0000001d);
+  wire n3641 = n3640[0];
+  wire [31:0] n3643 = (n2697 >> 32'h0000001e);
+  wire n3644 = n3643[0];
+  wire [31:0] n3646 = (n2697 >> 32'h0000001f);
+  wire n3647 = n3646[0];
+  wire n3650 = (n2671 & (n3543 == 2'h3));
+  wire [31:0] n3655 = (n3650 ? n2697 : (n2658 ? n1705 : 32'h00000000));
+  wire [31:0] n3656 = (n3650 ? ((((((32'h00000000 | (n1596 ? n521 : 32'h00000000)) | (n1601 ? n588 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n719 : 32'h00000000)) | (n1616 ? 32'h00000000 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)) : (n2658 ? ((((((32'h00000000 | (n1272 ? n521 : 32'h00000000)) | (n1277 ? n588 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n719 : 32'h00000000)) | (n1292 ? 32'h00000000 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)) : 32'h00000000));
+  wire [31:0] n3679 = (n3655 >> 32'h00000000);
+  wire [31:0] n3682 = (n3655 >> 32'h00000001);
+  wire [31:0] n3685 = (n3655 >> 32'h00000002);
+  wire [31:0] n3688 = (n3655 >> 32'h00000003);
+  wire [31:0] n3691 = (n3655 >> 32'h00000004);
+  wire [31:0] n3694 = (n3655 >> 32'h00000005);
+  wire [31:0] n3697 = (n3655 >> 32'h00000006);
+  wire [31:0] n3700 = (n3655 >> 32'h00000007);
+  wire [31:0] n3703 = (n3655 >> 32'h00000008);
+  wire [31:0] n3706 = (n3655 >> 32'h00000009);
+  wire [31:0] n3709 = (n3655 >> 32'h0000000a);
+  wire [31:0] n3712 = (n3655 >> 32'h0000000b);
+  wire [31:0] n3715 = (n3655 >> 32'h0000000c);
+  wire [31:0] n3718 = (n3655 >> 32'h0000000d);
+  wire [31:0] n3721 = (n3655 >> 32'h0000000e);
+  wire [31:0] n3724 = (n3655 >> 32'h0000000f);
+  wire [31:0] n3727 = (n3655 >> 32'h00000010);
+  wire [31:0] n3730 = (n3655 >> 32'h00000011);
+  wire [31:0] n3733 = (n3655 >> 32'h00000012);
+  wire [31:0] n3736 = (n3655 >> 32'h00000013);
+  wire [31:0] n3739 = (n3655 >> 32'h00000014);
+  wire [31:0] n3742 = (n3655 >> 32'h00000015);
+  wire [31:0] n3745 = (n3655 >> 32'h00000016);
+  wire [31:0] n3748 = (n3655 >> 32'h00000017);
+  wire [31:0] n3751 = (n3655 >> 32'h00000018);
+  wire [31:0] n3754 = (n3655 >> 32'h00000019);
+  wire [31:0] n3757 = (n3655 >> 32'h0000001a);
+  wire [31:0] n3760 = (n3655 >> 32'h0000001b);
+  wire [31:0] n3763 = (n3655 >> 32'h0000001c);
+  wire [31:0] n3766 = (n3655 >> 32'h0000001d);
+  wire [31:0] n3769 = (n3655 >> 32'h0000001e);
+  wire [31:0] n3772 = (n3655 >> 32'h0000001f);
+  wire [31:0] n3775 = (n3656 >> 32'h00000000);
+  wire [31:0] n3778 = (n3656 >> 32'h00000001);
+  wire [31:0] n3781 = (n3656 >> 32'h00000002);
+  wire [31:0] n3784 = (n3656 >> 32'h00000003);
+  wire [31:0] n3787 = (n3656 >> 32'h00000004);
+  wire [31:0] n3790 = (n3656 >> 32'h00000005);
+  wire [31:0] n3793 = (n3656 >> 32'h00000006);
+  wire [31:0] n3796 = (n3656 >> 32'h00000007);
+  wire [31:0] n3799 = (n3656 >> 32'h00000008);
+  wire [31:0] n3802 = (n3656 >> 32'h00000009);
+  wire [31:0] n3805 = (n3656 >> 32'h0000000a);
+  wire [31:0] n3808 = (n3656 >> 32'h0000000b);
+  wire [31:0] n3811 = (n3656 >> 32'h0000000c);
+  wire [31:0] n3814 = (n3656 >> 32'h0000000d);
+  wire [31:0] n3817 = (n3656 >> 32'h0000000e);
+  wire [31:0] n3820 = (n3656 >> 32'h0000000f);
+  wire [31:0] n3823 = (n3656 >> 32'h00000010);
+  wire [31:0] n3826 = (n3656 >> 32'h00000011);
+  wire [31:0] n3829 = (n3656 >> 32'h00000012);
+  wire [31:0] n3832 = (n3656 >> 32'h00000013);
+  wire [31:0] n3835 = (n3656 >> 32'h00000014);
+  wire [31:0] n3838 = (n3656 >> 32'h00000015);
+  wire [31:0] n3841 = (n3656 >> 32'h00000016);
+  wire [31:0] n3844 = (n3656 >> 32'h00000017);
+  wire [31:0] n3847 = (n3656 >> 32'h00000018);
+  wire [31:0] n3850 = (n3656 >> 32'h00000019);
+  wire [31:0] n3853 = (n3656 >> 32'h0000001a);
+  wire [31:0] n3856 = (n3656 >> 32'h0000001b);
+  wire [31:0] n3859 = (n3656 >> 32'h0000001c);
+  wire [31:0] n3862 = (n3656 >> 32'h0000001d);
+  wire [31:0] n3865 = (n3656 >> 32'h0000001e);
+  wire [31:0] n3868 = (n3656 >> 32'h0000001f);
+  wire [31:0] n4131 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_pred_i[31]} << 32'h0000001f));
+  wire [31:0] n4389 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_pred_i[31]} << 32'h0000001f));
+  wire [31:0] n4776 = ((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_pred_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_pred_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_pred_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_pred_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_pred_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_pred_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_pred_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_pred_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_pred_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_pred_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_pred_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_pred_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_pred_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_pred_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_pred_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_pred_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_pred_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_pred_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_pred_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_pred_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_pred_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_pred_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_pred_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_pred_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_pred_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_pred_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_pred_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_pred_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_pred_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_pred_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_pred_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_pred_i[31]} << 32'h0000001f));
+  wire n5175 = ((sp0_res_valid_i & (q_sp0_count_q == 4'h8)) & (~n1645));
+  wire n5183 = (sp0_res_valid_i & (~n5175));
+  wire [2:0] n5196 = (n1645 ? ((q_sp0_head_q == 3'h7) ? 3'h0 : (q_sp0_head_q + 3'h1)) : q_sp0_head_q);
+  wire [3:0] n5199 = (n1645 ? (q_sp0_count_q - 4'h1) : q_sp0_count_q);
+  wire n5204 = (n5183 & (n5199 == 4'h0));
+  wire [63:0] n5206 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp0_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp0_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp0_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp0_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp0_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp0_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp0_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp0_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp0_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp0_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp0_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp0_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp0_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp0_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp0_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp0_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp0_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp0_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp0_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp0_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp0_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp0_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp0_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp0_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp0_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp0_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp0_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp0_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp0_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp0_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp0_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp0_res_mask_i[31]} << 32'h0000001f)), sp0_res_tag_i};
+  wire [127:0] n5215 = {{{sp0_res_data_i[127:96], sp0_res_data_i[95:64]}, sp0_res_data_i[63:32]}, sp0_res_data_i[31:0]};
+  wire [127:0] n5221 = {{{sp0_res_data_i[255:224], sp0_res_data_i[223:192]}, sp0_res_data_i[191:160]}, sp0_res_data_i[159:128]};
+  wire [127:0] n5227 = {{{sp0_res_data_i[383:352], sp0_res_data_i[351:320]}, sp0_res_data_i[319:288]}, sp0_res_data_i[287:256]};
+  wire [127:0] n5233 = {{{sp0_res_data_i[511:480], sp0_res_data_i[479:448]}, sp0_res_data_i[447:416]}, sp0_res_data_i[415:384]};
+  wire [127:0] n5239 = {{{sp0_res_data_i[639:608], sp0_res_data_i[607:576]}, sp0_res_data_i[575:544]}, sp0_res_data_i[543:512]};
+  wire [127:0] n5245 = {{{sp0_res_data_i[767:736], sp0_res_data_i[735:704]}, sp0_res_data_i[703:672]}, sp0_res_data_i[671:640]};
+  wire [127:0] n5251 = {{{sp0_res_data_i[895:864], sp0_res_data_i[863:832]}, sp0_res_data_i[831:800]}, sp0_res_data_i[799:768]};
+  wire [127:0] n5257 = {{{sp0_res_data_i[1023:992], sp0_res_data_i[991:960]}, sp0_res_data_i[959:928]}, sp0_res_data_i[927:896]};
+  wire [3:0] n5262 = (disp_sp0_i ? (credit_sp0_q + 4'h1) : credit_sp0_q);
+  wire n5273 = ((sp1_res_valid_i & (q_sp1_count_q == 4'h8)) & (~n1646));
+  wire n5281 = (sp1_res_valid_i & (~n5273));
+  wire [2:0] n5294 = (n1646 ? ((q_sp1_head_q == 3'h7) ? 3'h0 : (q_sp1_head_q + 3'h1)) : q_sp1_head_q);
+  wire [3:0] n5297 = (n1646 ? (q_sp1_count_q - 4'h1) : q_sp1_count_q);
+  wire n5302 = (n5281 & (n5297 == 4'h0));
+  wire [63:0] n5304 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sp1_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sp1_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sp1_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sp1_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sp1_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sp1_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sp1_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sp1_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sp1_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sp1_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sp1_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sp1_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sp1_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sp1_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sp1_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sp1_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sp1_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sp1_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sp1_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sp1_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sp1_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sp1_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sp1_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sp1_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sp1_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sp1_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sp1_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sp1_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sp1_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sp1_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sp1_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sp1_res_mask_i[31]} << 32'h0000001f)), sp1_res_tag_i};
+  wire [127:0] n5313 = {{{sp1_res_data_i[127:96], sp1_res_data_i[95:64]}, sp1_res_data_i[63:32]}, sp1_res_data_i[31:0]};
+  wire [127:0] n5319 = {{{sp1_res_data_i[255:224], sp1_res_data_i[223:192]}, sp1_res_data_i[191:160]}, sp1_res_data_i[159:128]};
+  wire [127:0] n5325 = {{{sp1_res_data_i[383:352], sp1_res_data_i[351:320]}, sp1_res_data_i[319:288]}, sp1_res_data_i[287:256]};
+  wire [127:0] n5331 = {{{sp1_res_data_i[511:480], sp1_res_data_i[479:448]}, sp1_res_data_i[447:416]}, sp1_res_data_i[415:384]};
+  wire [127:0] n5337 = {{{sp1_res_data_i[639:608], sp1_res_data_i[607:576]}, sp1_res_data_i[575:544]}, sp1_res_data_i[543:512]};
+  wire [127:0] n5343 = {{{sp1_res_data_i[767:736], sp1_res_data_i[735:704]}, sp1_res_data_i[703:672]}, sp1_res_data_i[671:640]};
+  wire [127:0] n5349 = {{{sp1_res_data_i[895:864], sp1_res_data_i[863:832]}, sp1_res_data_i[831:800]}, sp1_res_data_i[799:768]};
+  wire [127:0] n5355 = {{{sp1_res_data_i[1023:992], sp1_res_data_i[991:960]}, sp1_res_data_i[959:928]}, sp1_res_data_i[927:896]};
+  wire [3:0] n5360 = (disp_sp1_i ? (credit_sp1_q + 4'h1) : credit_sp1_q);
+  wire n5371 = ((sfu_res_valid_i & (q_sfu_count_q == 4'h3)) & (~n1647));
+  wire n5379 = (sfu_res_valid_i & (~n5371));
+  wire [2:0] n5392 = (n1647 ? ((q_sfu_head_q == 3'h2) ? 3'h0 : (q_sfu_head_q + 3'h1)) : q_sfu_head_q);
+  wire [3:0] n5395 = (n1647 ? (q_sfu_count_q - 4'h1) : q_sfu_count_q);
+  wire n5400 = (n5379 & (n5395 == 4'h0));
+  wire [63:0] n5402 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, sfu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, sfu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, sfu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, sfu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, sfu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, sfu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, sfu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, sfu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, sfu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, sfu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, sfu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, sfu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, sfu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, sfu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, sfu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, sfu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, sfu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, sfu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, sfu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, sfu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, sfu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, sfu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, sfu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, sfu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, sfu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, sfu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, sfu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, sfu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, sfu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, sfu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, sfu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, sfu_res_mask_i[31]} << 32'h0000001f)), sfu_res_tag_i};
+  wire [127:0] n5408 = {{{sfu_res_data_i[127:96], sfu_res_data_i[95:64]}, sfu_res_data_i[63:32]}, sfu_res_data_i[31:0]};
+  wire [127:0] n5414 = {{{sfu_res_data_i[255:224], sfu_res_data_i[223:192]}, sfu_res_data_i[191:160]}, sfu_res_data_i[159:128]};
+  wire [127:0] n5420 = {{{sfu_res_data_i[383:352], sfu_res_data_i[351:320]}, sfu_res_data_i[319:288]}, sfu_res_data_i[287:256]};
+  wire [127:0] n5426 = {{{sfu_res_data_i[511:480], sfu_res_data_i[479:448]}, sfu_res_data_i[447:416]}, sfu_res_data_i[415:384]};
+  wire [127:0] n5432 = {{{sfu_res_data_i[639:608], sfu_res_data_i[607:576]}, sfu_res_data_i[575:544]}, sfu_res_data_i[543:512]};
+  wire [127:0] n5438 = {{{sfu_res_data_i[767:736], sfu_res_data_i[735:704]}, sfu_res_data_i[703:672]}, sfu_res_data_i[671:640]};
+  wire [127:0] n5444 = {{{sfu_res_data_i[895:864], sfu_res_data_i[863:832]}, sfu_res_data_i[831:800]}, sfu_res_data_i[799:768]};
+  wire [127:0] n5450 = {{{sfu_res_data_i[1023:992], sfu_res_data_i[991:960]}, sfu_res_data_i[959:928]}, sfu_res_data_i[927:896]};
+  wire [3:0] n5455 = (disp_sfu_i ? (credit_sfu_q + 4'h1) : credit_sfu_q);
+  wire n5466 = ((dpu_res_valid_i & (q_dpu_count_q == 4'h8)) & (~n1648));
+  wire n5474 = (dpu_res_valid_i & (~n5466));
+  wire [2:0] n5487 = (n1648 ? ((q_dpu_head_q == 3'h7) ? 3'h0 : (q_dpu_head_q + 3'h1)) : q_dpu_head_q);
+  wire [3:0] n5490 = (n1648 ? (q_dpu_count_q - 4'h1) : q_dpu_count_q);
+  wire n5495 = (n5474 & (n5490 == 4'h0));
+  wire [63:0] n5497 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, dpu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, dpu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, dpu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, dpu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, dpu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, dpu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, dpu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, dpu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, dpu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, dpu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, dpu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, dpu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, dpu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, dpu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, dpu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, dpu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, dpu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, dpu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, dpu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, dpu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, dpu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, dpu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, dpu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, dpu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, dpu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, dpu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, dpu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, dpu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, dpu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, dpu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, dpu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, dpu_res_mask_i[31]} << 32'h0000001f)), dpu_res_tag_i};
+  wire [127:0] n5506 = {{{n309[31:0], n308[31:0]}, n307[31:0]}, n306[31:0]};
+  wire [127:0] n5512 = {{{n313[31:0], n312[31:0]}, n311[31:0]}, n310[31:0]};
+  wire [127:0] n5518 = {{{n317[31:0], n316[31:0]}, n315[31:0]}, n314[31:0]};
+  wire [127:0] n5524 = {{{n321[31:0], n320[31:0]}, n319[31:0]}, n318[31:0]};
+  wire [127:0] n5530 = {{{n325[31:0], n324[31:0]}, n323[31:0]}, n322[31:0]};
+  wire [127:0] n5536 = {{{n329[31:0], n328[31:0]}, n327[31:0]}, n326[31:0]};
+  wire [127:0] n5542 = {{{n333[31:0], n332[31:0]}, n331[31:0]}, n330[31:0]};
+  wire [127:0] n5548 = {{{n337[31:0], n336[31:0]}, n335[31:0]}, n334[31:0]};
+  wire [127:0] n5554 = {{{n309[63:32], n308[63:32]}, n307[63:32]}, n306[63:32]};
+  wire [127:0] n5560 = {{{n313[63:32], n312[63:32]}, n311[63:32]}, n310[63:32]};
+  wire [127:0] n5566 = {{{n317[63:32], n316[63:32]}, n315[63:32]}, n314[63:32]};
+  wire [127:0] n5572 = {{{n321[63:32], n320[63:32]}, n319[63:32]}, n318[63:32]};
+  wire [127:0] n5578 = {{{n325[63:32], n324[63:32]}, n323[63:32]}, n322[63:32]};
+  wire [127:0] n5584 = {{{n329[63:32], n328[63:32]}, n327[63:32]}, n326[63:32]};
+  wire [127:0] n5590 = {{{n333[63:32], n332[63:32]}, n331[63:32]}, n330[63:32]};
+  wire [127:0] n5596 = {{{n337[63:32], n336[63:32]}, n335[63:32]}, n334[63:32]};
+  wire [3:0] n5601 = (disp_dpu_i ? (credit_dpu_q + 4'h1) : credit_dpu_q);
+  wire n5612 = ((lsu_res_valid_i & (q_lsu_count_q == 4'h8)) & (~n1649));
+  wire n5620 = (lsu_res_valid_i & (~n5612));
+  wire [2:0] n5633 = (n1649 ? ((q_lsu_head_q == 3'h7) ? 3'h0 : (q_lsu_head_q + 3'h1)) : q_lsu_head_q);
+  wire [3:0] n5636 = (n1649 ? (q_lsu_count_q - 4'h1) : q_lsu_count_q);
+  wire n5641 = (n5620 & (n5636 == 4'h0));
+  wire [63:0] n5643 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, lsu_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, lsu_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, lsu_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, lsu_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, lsu_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, lsu_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, lsu_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, lsu_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, lsu_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, lsu_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, lsu_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, lsu_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, lsu_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, lsu_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, lsu_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, lsu_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, lsu_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, lsu_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, lsu_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, lsu_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, lsu_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, lsu_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, lsu_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, lsu_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, lsu_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, lsu_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, lsu_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, lsu_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, lsu_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, lsu_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, lsu_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, lsu_res_mask_i[31]} << 32'h0000001f)), lsu_res_tag_i};
+  wire [127:0] n5649 = {{{n410[31:0], n409[31:0]}, n408[31:0]}, n407[31:0]};
+  wire [127:0] n5655 = {{{n414[31:0], n413[31:0]}, n412[31:0]}, n411[31:0]};
+  wire [127:0] n5661 = {{{n418[31:0], n417[31:0]}, n416[31:0]}, n415[31:0]};
+  wire [127:0] n5667 = {{{n422[31:0], n421[31:0]}, n420[31:0]}, n419[31:0]};
+  wire [127:0] n5673 = {{{n426[31:0], n425[31:0]}, n424[31:0]}, n423[31:0]};
+  wire [127:0] n5679 = {{{n430[31:0], n429[31:0]}, n428[31:0]}, n427[31:0]};
+  wire [127:0] n5685 = {{{n434[31:0], n433[31:0]}, n432[31:0]}, n431[31:0]};
+  wire [127:0] n5691 = {{{n438[31:0], n437[31:0]}, n436[31:0]}, n435[31:0]};
+  wire [127:0] n5697 = {{{n410[63:32], n409[63:32]}, n408[63:32]}, n407[63:32]};
+  wire [127:0] n5703 = {{{n414[63:32], n413[63:32]}, n412[63:32]}, n411[63:32]};
+  wire [127:0] n5709 = {{{n418[63:32], n417[63:32]}, n416[63:32]}, n415[63:32]};
+  wire [127:0] n5715 = {{{n422[63:32], n421[63:32]}, n420[63:32]}, n419[63:32]};
+  wire [127:0] n5721 = {{{n426[63:32], n425[63:32]}, n424[63:32]}, n423[63:32]};
+  wire [127:0] n5727 = {{{n430[63:32], n429[63:32]}, n428[63:32]}, n427[63:32]};
+  wire [127:0] n5733 = {{{n434[63:32], n433[63:32]}, n432[63:32]}, n431[63:32]};
+  wire [127:0] n5739 = {{{n438[63:32], n437[63:32]}, n436[63:32]}, n435[63:32]};
+  wire [3:0] n5744 = (disp_lsu_i ? (credit_lsu_q + 4'h1) : credit_lsu_q);
+  wire n5755 = ((fe_res_valid_i & (q_fe_count_q == 4'h2)) & (~n1650));
+  wire n5756 = ((((((1'h0 | n5175) | n5273) | n5371) | n5466) | n5612) | n5755);
+  wire n5763 = (fe_res_valid_i & (~n5755));
+  wire [2:0] n5776 = (n1650 ? ((q_fe_head_q == 3'h1) ? 3'h0 : (q_fe_head_q + 3'h1)) : q_fe_head_q);
+  wire [3:0] n5779 = (n1650 ? (q_fe_count_q - 4'h1) : q_fe_count_q);
+  wire n5784 = (n5763 & (n5779 == 4'h0));
+  wire [63:0] n5786 = {((((((((((((((((((((((((((((((((32'h00000000 | ({{31{1'b0}}, fe_res_mask_i[0]} << 32'h00000000)) | ({{31{1'b0}}, fe_res_mask_i[1]} << 32'h00000001)) | ({{31{1'b0}}, fe_res_mask_i[2]} << 32'h00000002)) | ({{31{1'b0}}, fe_res_mask_i[3]} << 32'h00000003)) | ({{31{1'b0}}, fe_res_mask_i[4]} << 32'h00000004)) | ({{31{1'b0}}, fe_res_mask_i[5]} << 32'h00000005)) | ({{31{1'b0}}, fe_res_mask_i[6]} << 32'h00000006)) | ({{31{1'b0}}, fe_res_mask_i[7]} << 32'h00000007)) | ({{31{1'b0}}, fe_res_mask_i[8]} << 32'h00000008)) | ({{31{1'b0}}, fe_res_mask_i[9]} << 32'h00000009)) | ({{31{1'b0}}, fe_res_mask_i[10]} << 32'h0000000a)) | ({{31{1'b0}}, fe_res_mask_i[11]} << 32'h0000000b)) | ({{31{1'b0}}, fe_res_mask_i[12]} << 32'h0000000c)) | ({{31{1'b0}}, fe_res_mask_i[13]} << 32'h0000000d)) | ({{31{1'b0}}, fe_res_mask_i[14]} << 32'h0000000e)) | ({{31{1'b0}}, fe_res_mask_i[15]} << 32'h0000000f)) | ({{31{1'b0}}, fe_res_mask_i[16]} << 32'h00000010)) | ({{31{1'b0}}, fe_res_mask_i[17]} << 32'h00000011)) | ({{31{1'b0}}, fe_res_mask_i[18]} << 32'h00000012)) | ({{31{1'b0}}, fe_res_mask_i[19]} << 32'h00000013)) | ({{31{1'b0}}, fe_res_mask_i[20]} << 32'h00000014)) | ({{31{1'b0}}, fe_res_mask_i[21]} << 32'h00000015)) | ({{31{1'b0}}, fe_res_mask_i[22]} << 32'h00000016)) | ({{31{1'b0}}, fe_res_mask_i[23]} << 32'h00000017)) | ({{31{1'b0}}, fe_res_mask_i[24]} << 32'h00000018)) | ({{31{1'b0}}, fe_res_mask_i[25]} << 32'h00000019)) | ({{31{1'b0}}, fe_res_mask_i[26]} << 32'h0000001a)) | ({{31{1'b0}}, fe_res_mask_i[27]} << 32'h0000001b)) | ({{31{1'b0}}, fe_res_mask_i[28]} << 32'h0000001c)) | ({{31{1'b0}}, fe_res_mask_i[29]} << 32'h0000001d)) | ({{31{1'b0}}, fe_res_mask_i[30]} << 32'h0000001e)) | ({{31{1'b0}}, fe_res_mask_i[31]} << 32'h0000001f)), fe_res_tag_i};
+  wire [127:0] n5792 = {{{fe_res_data_i[127:96], fe_res_data_i[95:64]}, fe_res_data_i[63:32]}, fe_res_data_i[31:0]};
+  wire [127:0] n5798 = {{{fe_res_data_i[255:224], fe_res_data_i[223:192]}, fe_res_data_i[191:160]}, fe_res_data_i[159:128]};
+  wire [127:0] n5804 = {{{fe_res_data_i[383:352], fe_res_data_i[351:320]}, fe_res_data_i[319:288]}, fe_res_data_i[287:256]};
+  wire [127:0] n5810 = {{{fe_res_data_i[511:480], fe_res_data_i[479:448]}, fe_res_data_i[447:416]}, fe_res_data_i[415:384]};
+  wire [127:0] n5816 = {{{fe_res_data_i[639:608], fe_res_data_i[607:576]}, fe_res_data_i[575:544]}, fe_res_data_i[543:512]};
+  wire [127:0] n5822 = {{{fe_res_data_i[767:736], fe_res_data_i[735:704]}, fe_res_data_i[703:672]}, fe_res_data_i[671:640]};
+  wire [127:0] n5828 = {{{fe_res_data_i[895:864], fe_res_data_i[863:832]}, fe_res_data_i[831:800]}, fe_res_data_i[799:768]};
+  wire [127:0] n5834 = {{{fe_res_data_i[1023:992], fe_res_data_i[991:960]}, fe_res_data_i[959:928]}, fe_res_data_i[927:896]};
+  wire [3:0] n5839 = (disp_fe_i ? (credit_fe_q + 4'h1) : credit_fe_q);
+  assign q_sp0_byp_d = n5204;
+  assign q_sp0_byp_meta_d = (n5204 ? n5206 : q_sp0_byp_meta_q);
+  assign q_sp0_byp_pred_d = (n5204 ? n4131 : q_sp0_byp_pred_q);
+  assign q_sp0_byp_lo0_d = (n5204 ? n5215 : q_sp0_byp_lo0_q);
+  assign q_sp0_byp_lo1_d = (n5204 ? n5221 : q_sp0_byp_lo1_q);
+  assign q_sp0_byp_lo2_d = (n5204 ? n5227 : q_sp0_byp_lo2_q);
+  assign q_sp0_byp_lo3_d = (n5204 ? n5233 : q_sp0_byp_lo3_q);
+  assign q_sp0_byp_lo4_d = (n5204 ? n5239 : q_sp0_byp_lo4_q);
+  assign q_sp0_byp_lo5_d = (n5204 ? n5245 : q_sp0_byp_lo5_q);
+  assign q_sp0_byp_lo6_d = (n5204 ? n5251 : q_sp0_byp_lo6_q);
+  assign q_sp0_byp_lo7_d = (n5204 ? n5257 : q_sp0_byp_lo7_q);
+  assign q_sp0_head_d = n5196;
+  assign q_sp0_tail_d = (n5183 ? ((q_sp0_tail_q == 3'h7) ? 3'h0 : (q_sp0_tail_q + 3'h1)) : q_sp0_tail_q);
+  assign q_sp0_count_d = (n5183 ? (n5199 + 4'h1) : n5199);
+  assign credit_sp0_d = (n1645 ? (n5262 - 4'h1) : n5262);
+  assign q_sp1_byp_d = n5302;
+  assign q_sp1_byp_meta_d = (n5302 ? n5304 : q_sp1_byp_meta_q);
+  assign q_sp1_byp_pred_d = (n5302 ? n4389 : q_sp1_byp_pred_q);
+  assign q_sp1_byp_lo0_d = (n5302 ? n5313 : q_sp1_byp_lo0_q);
+  assign q_sp1_byp_lo1_d = (n5302 ? n5319 : q_sp1_byp_lo1_q);
+  assign q_sp1_byp_lo2_d = (n5302 ? n5325 : q_sp1_byp_lo2_q);
+  assign q_sp1_byp_lo3_d = (n5302 ? n5331 : q_sp1_byp_lo3_q);
+  assign q_sp1_byp_lo4_d = (n5302 ? n5337 : q_sp1_byp_lo4_q);
+  assign q_sp1_byp_lo5_d = (n5302 ? n5343 : q_sp1_byp_lo5_q);
+  assign q_sp1_byp_lo6_d = (n5302 ? n5349 : q_sp1_byp_lo6_q);
+  assign q_sp1_byp_lo7_d = (n5302 ? n5355 : q_sp1_byp_lo7_q);
+  assign q_sp1_head_d = n5294;
+  assign q_sp1_tail_d = (n5281 ? ((q_sp1_tail_q == 3'h7) ? 3'h0 : (q_sp1_tail_q + 3'h1)) : q_sp1_tail_q);
+  assign q_sp1_count_d = (n5281 ? (n5297 + 4'h1) : n5297);
+  assign credit_sp1_d = (n1646 ? (n5360 - 4'h1) : n5360);
+  assign q_sfu_byp_d = n5400;
+  assign q_sfu_byp_meta_d = (n5400 ? n5402 : q_sfu_byp_meta_q);
+  assign q_sfu_byp_lo0_d = (n5400 ? n5408 : q_sfu_byp_lo0_q);
+  assign q_sfu_byp_lo1_d = (n5400 ? n5414 : q_sfu_byp_lo1_q);
+  assign q_sfu_byp_lo2_d = (n5400 ? n5420 : q_sfu_byp_lo2_q);
+  assign q_sfu_byp_lo3_d = (n5400 ? n5426 : q_sfu_byp_lo3_q);
+  assign q_sfu_byp_lo4_d = (n5400 ? n5432 : q_sfu_byp_lo4_q);
+  assign q_sfu_byp_lo5_d = (n5400 ? n5438 : q_sfu_byp_lo5_q);
+  assign q_sfu_byp_lo6_d = (n5400 ? n5444 : q_sfu_byp_lo6_q);
+  assign q_sfu_byp_lo7_d = (n5400 ? n5450 : q_sfu_byp_lo7_q);
+  assign q_sfu_head_d = n5392;
+  assign q_sfu_tail_d = (n5379 ? ((q_sfu_tail_q == 3'h2) ? 3'h0 : (q_sfu_tail_q + 3'h1)) : q_sfu_tail_q);
+  assign q_sfu_count_d = (n5379 ? (n5395 + 4'h1) : n5395);
+  assign credit_sfu_d = (n1647 ? (n5455 - 4'h1) : n5455);
+  assign q_dpu_byp_d = n5495;
+  assign q_dpu_byp_meta_d = (n5495 ? n5497 : q_dpu_byp_meta_q);
+  assign q_dpu_byp_pred_d = (n5495 ? n4776 : q_dpu_byp_pred_q);
+  assign q_dpu_byp_lo0_d = (n5495 ? n5506 : q_dpu_byp_lo0_q);
+  assign q_dpu_byp_lo1_d = (n5495 ? n5512 : q_dpu_byp_lo1_q);
+  assign q_dpu_byp_lo2_d = (n5495 ? n5518 : q_dpu_byp_lo2_q);
+  assign q_dpu_byp_lo3_d = (n5495 ? n5524 : q_dpu_byp_lo3_q);
+  assign q_dpu_byp_lo4_d = (n5495 ? n5530 : q_dpu_byp_lo4_q);
+  assign q_dpu_byp_lo5_d = (n5495 ? n5536 : q_dpu_byp_lo5_q);
+  assign q_dpu_byp_lo6_d = (n5495 ? n5542 : q_dpu_byp_lo6_q);
+  assign q_dpu_byp_lo7_d = (n5495 ? n5548 : q_dpu_byp_lo7_q);
+  assign q_dpu_byp_hi0_d = (n5495 ? n5554 : q_dpu_byp_hi0_q);
+  assign q_dpu_byp_hi1_d = (n5495 ? n5560 : q_dpu_byp_hi1_q);
+  assign q_dpu_byp_hi2_d = (n5495 ? n5566 : q_dpu_byp_hi2_q);
+  assign q_dpu_byp_hi3_d = (n5495 ? n5572 : q_dpu_byp_hi3_q);
+  assign q_dpu_byp_hi4_d = (n5495 ? n5578 : q_dpu_byp_hi4_q);
+  assign q_dpu_byp_hi5_d = (n5495 ? n5584 : q_dpu_byp_hi5_q);
+  assign q_dpu_byp_hi6_d = (n5495 ? n5590 : q_dpu_byp_hi6_q);
+  assign q_dpu_byp_hi7_d = (n5495 ? n5596 : q_dpu_byp_hi7_q);
+  assign q_dpu_head_d = n5487;
+  assign q_dpu_tail_d = (n5474 ? ((q_dpu_tail_q == 3'h7) ? 3'h0 : (q_dpu_tail_q + 3'h1)) : q_dpu_tail_q);
+  assign q_dpu_count_d = (n5474 ? (n5490 + 4'h1) : n5490);
+  assign credit_dpu_d = (n1648 ? (n5601 - 4'h1) : n5601);
+  assign q_lsu_byp_d = n5641;
+  assign q_lsu_byp_meta_d = (n5641 ? n5643 : q_lsu_byp_meta_q);
+  assign q_lsu_byp_lo0_d = (n5641 ? n5649 : q_lsu_byp_lo0_q);
+  assign q_lsu_byp_lo1_d = (n5641 ? n5655 : q_lsu_byp_lo1_q);
+  assign q_lsu_byp_lo2_d = (n5641 ? n5661 : q_lsu_byp_lo2_q);
+  assign q_lsu_byp_lo3_d = (n5641 ? n5667 : q_lsu_byp_lo3_q);
+  assign q_lsu_byp_lo4_d = (n5641 ? n5673 : q_lsu_byp_lo4_q);
+  assign q_lsu_byp_lo5_d = (n5641 ? n5679 : q_lsu_byp_lo5_q);
+  assign q_lsu_byp_lo6_d = (n5641 ? n5685 : q_lsu_byp_lo6_q);
+  assign q_lsu_byp_lo7_d = (n5641 ? n5691 : q_lsu_byp_lo7_q);
+  assign q_lsu_byp_hi0_d = (n5641 ? n5697 : q_lsu_byp_hi0_q);
+  assign q_lsu_byp_hi1_d = (n5641 ? n5703 : q_lsu_byp_hi1_q);
+  assign q_lsu_byp_hi2_d = (n5641 ? n5709 : q_lsu_byp_hi2_q);
+  assign q_lsu_byp_hi3_d = (n5641 ? n5715 : q_lsu_byp_hi3_q);
+  assign q_lsu_byp_hi4_d = (n5641 ? n5721 : q_lsu_byp_hi4_q);
+  assign q_lsu_byp_hi5_d = (n5641 ? n5727 : q_lsu_byp_hi5_q);
+  assign q_lsu_byp_hi6_d = (n5641 ? n5733 : q_lsu_byp_hi6_q);
+  assign q_lsu_byp_hi7_d = (n5641 ? n5739 : q_lsu_byp_hi7_q);
+  assign q_lsu_head_d = n5633;
+  assign q_lsu_tail_d = (n5620 ? ((q_lsu_tail_q == 3'h7) ? 3'h0 : (q_lsu_tail_q + 3'h1)) : q_lsu_tail_q);
+  assign q_lsu_count_d = (n5620 ? (n5636 + 4'h1) : n5636);
+  assign credit_lsu_d = (n1649 ? (n5744 - 4'h1) : n5744);
+  assign q_fe_byp_d = n5784;
+  assign q_fe_byp_meta_d = (n5784 ? n5786 : q_fe_byp_meta_q);
+  assign q_fe_byp_lo0_d = (n5784 ? n5792 : q_fe_byp_lo0_q);
+  assign q_fe_byp_lo1_d = (n5784 ? n5798 : q_fe_byp_lo1_q);
+  assign q_fe_byp_lo2_d = (n5784 ? n5804 : q_fe_byp_lo2_q);
+  assign q_fe_byp_lo3_d = (n5784 ? n5810 : q_fe_byp_lo3_q);
+  assign q_fe_byp_lo4_d = (n5784 ? n5816 : q_fe_byp_lo4_q);
+  assign q_fe_byp_lo5_d = (n5784 ? n5822 : q_fe_byp_lo5_q);
+  assign q_fe_byp_lo6_d = (n5784 ? n5828 : q_fe_byp_lo6_q);
+  assign q_fe_byp_lo7_d = (n5784 ? n5834 : q_fe_byp_lo7_q);
+  assign q_fe_head_d = n5776;
+  assign q_fe_tail_d = (n5763 ? ((q_fe_tail_q == 3'h1) ? 3'h0 : (q_fe_tail_q + 3'h1)) : q_fe_tail_q);
+  assign q_fe_count_d = (n5763 ? (n5779 + 4'h1) : n5779);
+  assign credit_fe_d = (n1650 ? (n5839 - 4'h1) : n5839);
+  assign rr0_d = (n1300 ? ((((((3'h0 | (n1272 ? 3'h0 : 3'h0)) | (n1277 ? 3'h1 : 3'h0)) | (n1282 ? 3'h2 : 3'h0)) | (n1287 ? 3'h3 : 3'h0)) | (n1292 ? 3'h4 : 3'h0)) | (n1267 ? 3'h5 : 3'h0)) : rr0_q);
+  assign rr1_d = (((((((1'h0 | n1596) | n1601) | n1606) | n1611) | n1616) | n1591) ? ((((((3'h0 | (n1596 ? 3'h0 : 3'h0)) | (n1601 ? 3'h1 : 3'h0)) | (n1606 ? 3'h2 : 3'h0)) | (n1611 ? 3'h3 : 3'h0)) | (n1616 ? 3'h4 : 3'h0)) | (n1591 ? 3'h5 : 3'h0)) : rr1_q);
+  assign cnt_wait_d = (((((((1'h0 | (n578 & (~n1645))) | (n645 & (~n1646))) | (n709 & (~n1647))) | (n832 & (~n1648))) | (n952 & (~n1649))) | (n1016 & (~n1650))) ? (cnt_wait_q + 32'h00000001) : cnt_wait_q);
+  assign err_d = n5756;
+  assign err_src_d = (n5756 ? (n5755 ? 3'h5 : (n5612 ? 3'h4 : (n5466 ? 3'h3 : (n5371 ? 3'h2 : (n5273 ? 3'h1 : (n5175 ? 3'h0 : 3'h0)))))) : err_src_q);
+  assign rf_wr0_valid_o = (n1679 & ((n2551 == 2'h1) | n2555));
+  assign rf_wr0_warp_o = n2558;
+  assign rf_wr0_reg_o = n2559;
+  assign rf_wr0_pair_o = n2555;
+  assign rf_wr0_mask_o = {n2655, n2652, n2649, n2646, n2643, n2640, n2637, n2634, n2631, n2628, n2625, n2622, n2619, n2616, n2613, n2610, n2607, n2604, n2601, n2598, n2595, n2592, n2589, n2586, n2583, n2580, n2577, n2574, n2571, n2568, n2565, n2562};
+  assign rf_wr0_lo_o = {((((((32'h00000000 | (n1272 ? n577 : 32'h00000000)) | (n1277 ? n644 : 32'h00000000)) | (n1282 ? n708 : 32'h00000000)) | (n1287 ? n775 : 32'h00000000)) | (n1292 ? n895 : 32'h00000000)) | (n1267 ? n1015 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n576 : 32'h00000000)) | (n1277 ? n643 : 32'h00000000)) | (n1282 ? n707 : 32'h00000000)) | (n1287 ? n774 : 32'h00000000)) | (n1292 ? n894 : 32'h00000000)) | (n1267 ? n1014 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n575 : 32'h00000000)) | (n1277 ? n642 : 32'h00000000)) | (n1282 ? n706 : 32'h00000000)) | (n1287 ? n773 : 32'h00000000)) | (n1292 ? n893 : 32'h00000000)) | (n1267 ? n1013 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n574 : 32'h00000000)) | (n1277 ? n641 : 32'h00000000)) | (n1282 ? n705 : 32'h00000000)) | (n1287 ? n772 : 32'h00000000)) | (n1292 ? n892 : 32'h00000000)) | (n1267 ? n1012 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n573 : 32'h00000000)) | (n1277 ? n640 : 32'h00000000)) | (n1282 ? n704 : 32'h00000000)) | (n1287 ? n771 : 32'h00000000)) | (n1292 ? n891 : 32'h00000000)) | (n1267 ? n1011 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n572 : 32'h00000000)) | (n1277 ? n639 : 32'h00000000)) | (n1282 ? n703 : 32'h00000000)) | (n1287 ? n770 : 32'h00000000)) | (n1292 ? n890 : 32'h00000000)) | (n1267 ? n1010 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n571 : 32'h00000000)) | (n1277 ? n638 : 32'h00000000)) | (n1282 ? n702 : 32'h00000000)) | (n1287 ? n769 : 32'h00000000)) | (n1292 ? n889 : 32'h00000000)) | (n1267 ? n1009 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n570 : 32'h00000000)) | (n1277 ? n637 : 32'h00000000)) | (n1282 ? n701 : 32'h00000000)) | (n1287 ? n768 : 32'h00000000)) | (n1292 ? n888 : 32'h00000000)) | (n1267 ? n1008 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n569 : 32'h00000000)) | (n1277 ? n636 : 32'h00000000)) | (n1282 ? n700 : 32'h00000000)) | (n1287 ? n767 : 32'h00000000)) | (n1292 ? n887 : 32'h00000000)) | (n1267 ? n1007 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n568 : 32'h00000000)) | (n1277 ? n635 : 32'h00000000)) | (n1282 ? n699 : 32'h00000000)) | (n1287 ? n766 : 32'h00000000)) | (n1292 ? n886 : 32'h00000000)) | (n1267 ? n1006 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n567 : 32'h00000000)) | (n1277 ? n634 : 32'h00000000)) | (n1282 ? n698 : 32'h00000000)) | (n1287 ? n765 : 32'h00000000)) | (n1292 ? n885 : 32'h00000000)) | (n1267 ? n1005 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n566 : 32'h00000000)) | (n1277 ? n633 : 32'h00000000)) | (n1282 ? n697 : 32'h00000000)) | (n1287 ? n764 : 32'h00000000)) | (n1292 ? n884 : 32'h00000000)) | (n1267 ? n1004 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n565 : 32'h00000000)) | (n1277 ? n632 : 32'h00000000)) | (n1282 ? n696 : 32'h00000000)) | (n1287 ? n763 : 32'h00000000)) | (n1292 ? n883 : 32'h00000000)) | (n1267 ? n1003 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n564 : 32'h00000000)) | (n1277 ? n631 : 32'h00000000)) | (n1282 ? n695 : 32'h00000000)) | (n1287 ? n762 : 32'h00000000)) | (n1292 ? n882 : 32'h00000000)) | (n1267 ? n1002 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n563 : 32'h00000000)) | (n1277 ? n630 : 32'h00000000)) | (n1282 ? n694 : 32'h00000000)) | (n1287 ? n761 : 32'h00000000)) | (n1292 ? n881 : 32'h00000000)) | (n1267 ? n1001 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n562 : 32'h00000000)) | (n1277 ? n629 : 32'h00000000)) | (n1282 ? n693 : 32'h00000000)) | (n1287 ? n760 : 32'h00000000)) | (n1292 ? n880 : 32'h00000000)) | (n1267 ? n1000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n561 : 32'h00000000)) | (n1277 ? n628 : 32'h00000000)) | (n1282 ? n692 : 32'h00000000)) | (n1287 ? n759 : 32'h00000000)) | (n1292 ? n879 : 32'h00000000)) | (n1267 ? n999 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n560 : 32'h00000000)) | (n1277 ? n627 : 32'h00000000)) | (n1282 ? n691 : 32'h00000000)) | (n1287 ? n758 : 32'h00000000)) | (n1292 ? n878 : 32'h00000000)) | (n1267 ? n998 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n559 : 32'h00000000)) | (n1277 ? n626 : 32'h00000000)) | (n1282 ? n690 : 32'h00000000)) | (n1287 ? n757 : 32'h00000000)) | (n1292 ? n877 : 32'h00000000)) | (n1267 ? n997 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n558 : 32'h00000000)) | (n1277 ? n625 : 32'h00000000)) | (n1282 ? n689 : 32'h00000000)) | (n1287 ? n756 : 32'h00000000)) | (n1292 ? n876 : 32'h00000000)) | (n1267 ? n996 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n557 : 32'h00000000)) | (n1277 ? n624 : 32'h00000000)) | (n1282 ? n688 : 32'h00000000)) | (n1287 ? n755 : 32'h00000000)) | (n1292 ? n875 : 32'h00000000)) | (n1267 ? n995 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n556 : 32'h00000000)) | (n1277 ? n623 : 32'h00000000)) | (n1282 ? n687 : 32'h00000000)) | (n1287 ? n754 : 32'h00000000)) | (n1292 ? n874 : 32'h00000000)) | (n1267 ? n994 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n555 : 32'h00000000)) | (n1277 ? n622 : 32'h00000000)) | (n1282 ? n686 : 32'h00000000)) | (n1287 ? n753 : 32'h00000000)) | (n1292 ? n873 : 32'h00000000)) | (n1267 ? n993 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n554 : 32'h00000000)) | (n1277 ? n621 : 32'h00000000)) | (n1282 ? n685 : 32'h00000000)) | (n1287 ? n752 : 32'h00000000)) | (n1292 ? n872 : 32'h00000000)) | (n1267 ? n992 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n553 : 32'h00000000)) | (n1277 ? n620 : 32'h00000000)) | (n1282 ? n684 : 32'h00000000)) | (n1287 ? n751 : 32'h00000000)) | (n1292 ? n871 : 32'h00000000)) | (n1267 ? n991 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n552 : 32'h00000000)) | (n1277 ? n619 : 32'h00000000)) | (n1282 ? n683 : 32'h00000000)) | (n1287 ? n750 : 32'h00000000)) | (n1292 ? n870 : 32'h00000000)) | (n1267 ? n990 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n551 : 32'h00000000)) | (n1277 ? n618 : 32'h00000000)) | (n1282 ? n682 : 32'h00000000)) | (n1287 ? n749 : 32'h00000000)) | (n1292 ? n869 : 32'h00000000)) | (n1267 ? n989 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n550 : 32'h00000000)) | (n1277 ? n617 : 32'h00000000)) | (n1282 ? n681 : 32'h00000000)) | (n1287 ? n748 : 32'h00000000)) | (n1292 ? n868 : 32'h00000000)) | (n1267 ? n988 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n549 : 32'h00000000)) | (n1277 ? n616 : 32'h00000000)) | (n1282 ? n680 : 32'h00000000)) | (n1287 ? n747 : 32'h00000000)) | (n1292 ? n867 : 32'h00000000)) | (n1267 ? n987 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n548 : 32'h00000000)) | (n1277 ? n615 : 32'h00000000)) | (n1282 ? n679 : 32'h00000000)) | (n1287 ? n746 : 32'h00000000)) | (n1292 ? n866 : 32'h00000000)) | (n1267 ? n986 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n547 : 32'h00000000)) | (n1277 ? n614 : 32'h00000000)) | (n1282 ? n678 : 32'h00000000)) | (n1287 ? n745 : 32'h00000000)) | (n1292 ? n865 : 32'h00000000)) | (n1267 ? n985 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? n546 : 32'h00000000)) | (n1277 ? n613 : 32'h00000000)) | (n1282 ? n677 : 32'h00000000)) | (n1287 ? n744 : 32'h00000000)) | (n1292 ? n864 : 32'h00000000)) | (n1267 ? n984 : 32'h00000000))};
+  assign rf_wr0_hi_o = {((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n831 : 32'h00000000)) | (n1292 ? n951 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n830 : 32'h00000000)) | (n1292 ? n950 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n829 : 32'h00000000)) | (n1292 ? n949 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n828 : 32'h00000000)) | (n1292 ? n948 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n827 : 32'h00000000)) | (n1292 ? n947 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n826 : 32'h00000000)) | (n1292 ? n946 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n825 : 32'h00000000)) | (n1292 ? n945 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n824 : 32'h00000000)) | (n1292 ? n944 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n823 : 32'h00000000)) | (n1292 ? n943 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n822 : 32'h00000000)) | (n1292 ? n942 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n821 : 32'h00000000)) | (n1292 ? n941 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n820 : 32'h00000000)) | (n1292 ? n940 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n819 : 32'h00000000)) | (n1292 ? n939 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n818 : 32'h00000000)) | (n1292 ? n938 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n817 : 32'h00000000)) | (n1292 ? n937 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n816 : 32'h00000000)) | (n1292 ? n936 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n815 : 32'h00000000)) | (n1292 ? n935 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n814 : 32'h00000000)) | (n1292 ? n934 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n813 : 32'h00000000)) | (n1292 ? n933 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n812 : 32'h00000000)) | (n1292 ? n932 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n811 : 32'h00000000)) | (n1292 ? n931 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n810 : 32'h00000000)) | (n1292 ? n930 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n809 : 32'h00000000)) | (n1292 ? n929 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n808 : 32'h00000000)) | (n1292 ? n928 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n807 : 32'h00000000)) | (n1292 ? n927 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n806 : 32'h00000000)) | (n1292 ? n926 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n805 : 32'h00000000)) | (n1292 ? n925 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n804 : 32'h00000000)) | (n1292 ? n924 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n803 : 32'h00000000)) | (n1292 ? n923 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n802 : 32'h00000000)) | (n1292 ? n922 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n801 : 32'h00000000)) | (n1292 ? n921 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1272 ? 32'h00000000 : 32'h00000000)) | (n1277 ? 32'h00000000 : 32'h00000000)) | (n1282 ? 32'h00000000 : 32'h00000000)) | (n1287 ? n800 : 32'h00000000)) | (n1292 ? n920 : 32'h00000000)) | (n1267 ? 32'h00000000 : 32'h00000000))};
+  assign rf_wr1_valid_o = (n2671 & ((n3543 == 2'h1) | n3547));
+  assign rf_wr1_warp_o = n3550;
+  assign rf_wr1_reg_o = n3551;
+  assign rf_wr1_pair_o = n3547;
+  assign rf_wr1_mask_o = {n3647, n3644, n3641, n3638, n3635, n3632, n3629, n3626, n3623, n3620, n3617, n3614, n3611, n3608, n3605, n3602, n3599, n3596, n3593, n3590, n3587, n3584, n3581, n3578, n3575, n3572, n3569, n3566, n3563, n3560, n3557, n3554};
+  assign rf_wr1_lo_o = {((((((32'h00000000 | (n1596 ? n577 : 32'h00000000)) | (n1601 ? n644 : 32'h00000000)) | (n1606 ? n708 : 32'h00000000)) | (n1611 ? n775 : 32'h00000000)) | (n1616 ? n895 : 32'h00000000)) | (n1591 ? n1015 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n576 : 32'h00000000)) | (n1601 ? n643 : 32'h00000000)) | (n1606 ? n707 : 32'h00000000)) | (n1611 ? n774 : 32'h00000000)) | (n1616 ? n894 : 32'h00000000)) | (n1591 ? n1014 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n575 : 32'h00000000)) | (n1601 ? n642 : 32'h00000000)) | (n1606 ? n706 : 32'h00000000)) | (n1611 ? n773 : 32'h00000000)) | (n1616 ? n893 : 32'h00000000)) | (n1591 ? n1013 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n574 : 32'h00000000)) | (n1601 ? n641 : 32'h00000000)) | (n1606 ? n705 : 32'h00000000)) | (n1611 ? n772 : 32'h00000000)) | (n1616 ? n892 : 32'h00000000)) | (n1591 ? n1012 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n573 : 32'h00000000)) | (n1601 ? n640 : 32'h00000000)) | (n1606 ? n704 : 32'h00000000)) | (n1611 ? n771 : 32'h00000000)) | (n1616 ? n891 : 32'h00000000)) | (n1591 ? n1011 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n572 : 32'h00000000)) | (n1601 ? n639 : 32'h00000000)) | (n1606 ? n703 : 32'h00000000)) | (n1611 ? n770 : 32'h00000000)) | (n1616 ? n890 : 32'h00000000)) | (n1591 ? n1010 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n571 : 32'h00000000)) | (n1601 ? n638 : 32'h00000000)) | (n1606 ? n702 : 32'h00000000)) | (n1611 ? n769 : 32'h00000000)) | (n1616 ? n889 : 32'h00000000)) | (n1591 ? n1009 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n570 : 32'h00000000)) | (n1601 ? n637 : 32'h00000000)) | (n1606 ? n701 : 32'h00000000)) | (n1611 ? n768 : 32'h00000000)) | (n1616 ? n888 : 32'h00000000)) | (n1591 ? n1008 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n569 : 32'h00000000)) | (n1601 ? n636 : 32'h00000000)) | (n1606 ? n700 : 32'h00000000)) | (n1611 ? n767 : 32'h00000000)) | (n1616 ? n887 : 32'h00000000)) | (n1591 ? n1007 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n568 : 32'h00000000)) | (n1601 ? n635 : 32'h00000000)) | (n1606 ? n699 : 32'h00000000)) | (n1611 ? n766 : 32'h00000000)) | (n1616 ? n886 : 32'h00000000)) | (n1591 ? n1006 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n567 : 32'h00000000)) | (n1601 ? n634 : 32'h00000000)) | (n1606 ? n698 : 32'h00000000)) | (n1611 ? n765 : 32'h00000000)) | (n1616 ? n885 : 32'h00000000)) | (n1591 ? n1005 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n566 : 32'h00000000)) | (n1601 ? n633 : 32'h00000000)) | (n1606 ? n697 : 32'h00000000)) | (n1611 ? n764 : 32'h00000000)) | (n1616 ? n884 : 32'h00000000)) | (n1591 ? n1004 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n565 : 32'h00000000)) | (n1601 ? n632 : 32'h00000000)) | (n1606 ? n696 : 32'h00000000)) | (n1611 ? n763 : 32'h00000000)) | (n1616 ? n883 : 32'h00000000)) | (n1591 ? n1003 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n564 : 32'h00000000)) | (n1601 ? n631 : 32'h00000000)) | (n1606 ? n695 : 32'h00000000)) | (n1611 ? n762 : 32'h00000000)) | (n1616 ? n882 : 32'h00000000)) | (n1591 ? n1002 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n563 : 32'h00000000)) | (n1601 ? n630 : 32'h00000000)) | (n1606 ? n694 : 32'h00000000)) | (n1611 ? n761 : 32'h00000000)) | (n1616 ? n881 : 32'h00000000)) | (n1591 ? n1001 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n562 : 32'h00000000)) | (n1601 ? n629 : 32'h00000000)) | (n1606 ? n693 : 32'h00000000)) | (n1611 ? n760 : 32'h00000000)) | (n1616 ? n880 : 32'h00000000)) | (n1591 ? n1000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n561 : 32'h00000000)) | (n1601 ? n628 : 32'h00000000)) | (n1606 ? n692 : 32'h00000000)) | (n1611 ? n759 : 32'h00000000)) | (n1616 ? n879 : 32'h00000000)) | (n1591 ? n999 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n560 : 32'h00000000)) | (n1601 ? n627 : 32'h00000000)) | (n1606 ? n691 : 32'h00000000)) | (n1611 ? n758 : 32'h00000000)) | (n1616 ? n878 : 32'h00000000)) | (n1591 ? n998 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n559 : 32'h00000000)) | (n1601 ? n626 : 32'h00000000)) | (n1606 ? n690 : 32'h00000000)) | (n1611 ? n757 : 32'h00000000)) | (n1616 ? n877 : 32'h00000000)) | (n1591 ? n997 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n558 : 32'h00000000)) | (n1601 ? n625 : 32'h00000000)) | (n1606 ? n689 : 32'h00000000)) | (n1611 ? n756 : 32'h00000000)) | (n1616 ? n876 : 32'h00000000)) | (n1591 ? n996 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n557 : 32'h00000000)) | (n1601 ? n624 : 32'h00000000)) | (n1606 ? n688 : 32'h00000000)) | (n1611 ? n755 : 32'h00000000)) | (n1616 ? n875 : 32'h00000000)) | (n1591 ? n995 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n556 : 32'h00000000)) | (n1601 ? n623 : 32'h00000000)) | (n1606 ? n687 : 32'h00000000)) | (n1611 ? n754 : 32'h00000000)) | (n1616 ? n874 : 32'h00000000)) | (n1591 ? n994 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n555 : 32'h00000000)) | (n1601 ? n622 : 32'h00000000)) | (n1606 ? n686 : 32'h00000000)) | (n1611 ? n753 : 32'h00000000)) | (n1616 ? n873 : 32'h00000000)) | (n1591 ? n993 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n554 : 32'h00000000)) | (n1601 ? n621 : 32'h00000000)) | (n1606 ? n685 : 32'h00000000)) | (n1611 ? n752 : 32'h00000000)) | (n1616 ? n872 : 32'h00000000)) | (n1591 ? n992 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n553 : 32'h00000000)) | (n1601 ? n620 : 32'h00000000)) | (n1606 ? n684 : 32'h00000000)) | (n1611 ? n751 : 32'h00000000)) | (n1616 ? n871 : 32'h00000000)) | (n1591 ? n991 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n552 : 32'h00000000)) | (n1601 ? n619 : 32'h00000000)) | (n1606 ? n683 : 32'h00000000)) | (n1611 ? n750 : 32'h00000000)) | (n1616 ? n870 : 32'h00000000)) | (n1591 ? n990 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n551 : 32'h00000000)) | (n1601 ? n618 : 32'h00000000)) | (n1606 ? n682 : 32'h00000000)) | (n1611 ? n749 : 32'h00000000)) | (n1616 ? n869 : 32'h00000000)) | (n1591 ? n989 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n550 : 32'h00000000)) | (n1601 ? n617 : 32'h00000000)) | (n1606 ? n681 : 32'h00000000)) | (n1611 ? n748 : 32'h00000000)) | (n1616 ? n868 : 32'h00000000)) | (n1591 ? n988 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n549 : 32'h00000000)) | (n1601 ? n616 : 32'h00000000)) | (n1606 ? n680 : 32'h00000000)) | (n1611 ? n747 : 32'h00000000)) | (n1616 ? n867 : 32'h00000000)) | (n1591 ? n987 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n548 : 32'h00000000)) | (n1601 ? n615 : 32'h00000000)) | (n1606 ? n679 : 32'h00000000)) | (n1611 ? n746 : 32'h00000000)) | (n1616 ? n866 : 32'h00000000)) | (n1591 ? n986 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n547 : 32'h00000000)) | (n1601 ? n614 : 32'h00000000)) | (n1606 ? n678 : 32'h00000000)) | (n1611 ? n745 : 32'h00000000)) | (n1616 ? n865 : 32'h00000000)) | (n1591 ? n985 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? n546 : 32'h00000000)) | (n1601 ? n613 : 32'h00000000)) | (n1606 ? n677 : 32'h00000000)) | (n1611 ? n744 : 32'h00000000)) | (n1616 ? n864 : 32'h00000000)) | (n1591 ? n984 : 32'h00000000))};
+  assign rf_wr1_hi_o = {((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n831 : 32'h00000000)) | (n1616 ? n951 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n830 : 32'h00000000)) | (n1616 ? n950 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n829 : 32'h00000000)) | (n1616 ? n949 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n828 : 32'h00000000)) | (n1616 ? n948 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n827 : 32'h00000000)) | (n1616 ? n947 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n826 : 32'h00000000)) | (n1616 ? n946 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n825 : 32'h00000000)) | (n1616 ? n945 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n824 : 32'h00000000)) | (n1616 ? n944 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n823 : 32'h00000000)) | (n1616 ? n943 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n822 : 32'h00000000)) | (n1616 ? n942 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n821 : 32'h00000000)) | (n1616 ? n941 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n820 : 32'h00000000)) | (n1616 ? n940 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n819 : 32'h00000000)) | (n1616 ? n939 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n818 : 32'h00000000)) | (n1616 ? n938 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n817 : 32'h00000000)) | (n1616 ? n937 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n816 : 32'h00000000)) | (n1616 ? n936 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n815 : 32'h00000000)) | (n1616 ? n935 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n814 : 32'h00000000)) | (n1616 ? n934 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n813 : 32'h00000000)) | (n1616 ? n933 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n812 : 32'h00000000)) | (n1616 ? n932 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n811 : 32'h00000000)) | (n1616 ? n931 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n810 : 32'h00000000)) | (n1616 ? n930 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n809 : 32'h00000000)) | (n1616 ? n929 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n808 : 32'h00000000)) | (n1616 ? n928 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n807 : 32'h00000000)) | (n1616 ? n927 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n806 : 32'h00000000)) | (n1616 ? n926 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n805 : 32'h00000000)) | (n1616 ? n925 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n804 : 32'h00000000)) | (n1616 ? n924 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n803 : 32'h00000000)) | (n1616 ? n923 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n802 : 32'h00000000)) | (n1616 ? n922 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n801 : 32'h00000000)) | (n1616 ? n921 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000)), ((((((32'h00000000 | (n1596 ? 32'h00000000 : 32'h00000000)) | (n1601 ? 32'h00000000 : 32'h00000000)) | (n1606 ? 32'h00000000 : 32'h00000000)) | (n1611 ? n800 : 32'h00000000)) | (n1616 ? n920 : 32'h00000000)) | (n1591 ? 32'h00000000 : 32'h00000000))};
+  assign pr_wr_valid_o = ((1'h0 | n2658) | n3650);
+  assign pr_wr_warp_o = (n3650 ? n3550 : (n2658 ? n2558 : 6'h00));
+  assign pr_wr_idx_o = (n3650 ? n3551[1:0] : (n2658 ? n2559[1:0] : 2'h0));
+  assign pr_wr_mask_o = {n3772[0], n3769[0], n3766[0], n3763[0], n3760[0], n3757[0], n3754[0], n3751[0], n3748[0], n3745[0], n3742[0], n3739[0], n3736[0], n3733[0], n3730[0], n3727[0], n3724[0], n3721[0], n3718[0], n3715[0], n3712[0], n3709[0], n3706[0], n3703[0], n3700[0], n3697[0], n3694[0], n3691[0], n3688[0], n3685[0], n3682[0], n3679[0]};
+  assign pr_wr_val_o = {n3868[0], n3865[0], n3862[0], n3859[0], n3856[0], n3853[0], n3850[0], n3847[0], n3844[0], n3841[0], n3838[0], n3835[0], n3832[0], n3829[0], n3826[0], n3823[0], n3820[0], n3817[0], n3814[0], n3811[0], n3808[0], n3805[0], n3802[0], n3799[0], n3796[0], n3793[0], n3790[0], n3787[0], n3784[0], n3781[0], n3778[0], n3775[0]};
+  assign rel_valid_o = {n2671, n1679};
+  assign rel_tag_o = {n2684, n1692};
   assign wb_room_sp0_o = (credit_sp0_q < 4'h8);
   assign wb_room_sp1_o = (credit_sp1_q < 4'h8);
   assign wb_room_sfu_o = (credit_sfu_q < 4'h3);
   assign wb_room_dpu_o = (credit_dpu_q < 4'h8);
   assign wb_room_lsu_o = (credit_lsu_q < 4'h8);
   assign wb_room_fe_o = (credit_fe_q < 4'h2);
-  assign ret0_valid_o = n7657;
-  assign ret0_tag_o = n7670;
-  assign ret0_mask_o = {n8633, n8630, n8627, n8624, n8621, n8618, n8615, n8612, n8609, n8606, n8603, n8600, n8597, n8594, n8591, n8588, n8585, n8582, n8579, n8576, n8573, n8570, n8567, n8564, n8561, n8558, n8555, n8552, n8549, n8546, n8543, n8540};
-  assign ret1_valid_o = n8649;
-  assign ret1_tag_o = n8662;
-  assign ret1_mask_o = {n9625, n9622, n9619, n9616, n9613, n9610, n9607, n9604, n9601, n9598, n9595, n9592, n9589, n9586, n9583, n9580, n9577, n9574, n9571, n9568, n9565, n9562, n9559, n9556, n9553, n9550, n9547, n9544, n9541, n9538, n9535, n9532};
+  assign ret0_valid_o = n1679;
+  assign ret0_tag_o = n1692;
+  assign ret0_mask_o = {n2655, n2652, n2649, n2646, n2643, n2640, n2637, n2634, n2631, n2628, n2625, n2622, n2619, n2616, n2613, n2610, n2607, n2604, n2601, n2598, n2595, n2592, n2589, n2586, n2583, n2580, n2577, n2574, n2571, n2568, n2565, n2562};
+  assign ret1_valid_o = n2671;
+  assign ret1_tag_o = n2684;
+  assign ret1_mask_o = {n3647, n3644, n3641, n3638, n3635, n3632, n3629, n3626, n3623, n3620, n3617, n3614, n3611, n3608, n3605, n3602, n3599, n3596, n3593, n3590, n3587, n3584, n3581, n3578, n3575, n3572, n3569, n3566, n3563, n3560, n3557, n3554};
   assign cnt_wait_o = cnt_wait_q;
   assign err_o = err_q;
   assign err_code_o = (err_q ? 8'h0e : 8'h00);
@@ -7989,1833 +1577,32 @@ module wb_s2_d883882 (
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      q_sp0_0_tag_q <= 32'h00000000;
-      q_sp0_0_mask_q <= 32'h00000000;
-      q_sp0_0_pred_q <= 32'h00000000;
-      q_sp0_0_lo0_q <= 32'h00000000;
-      q_sp0_0_lo1_q <= 32'h00000000;
-      q_sp0_0_lo2_q <= 32'h00000000;
-      q_sp0_0_lo3_q <= 32'h00000000;
-      q_sp0_0_lo4_q <= 32'h00000000;
-      q_sp0_0_lo5_q <= 32'h00000000;
-      q_sp0_0_lo6_q <= 32'h00000000;
-      q_sp0_0_lo7_q <= 32'h00000000;
-      q_sp0_0_lo8_q <= 32'h00000000;
-      q_sp0_0_lo9_q <= 32'h00000000;
-      q_sp0_0_lo10_q <= 32'h00000000;
-      q_sp0_0_lo11_q <= 32'h00000000;
-      q_sp0_0_lo12_q <= 32'h00000000;
-      q_sp0_0_lo13_q <= 32'h00000000;
-      q_sp0_0_lo14_q <= 32'h00000000;
-      q_sp0_0_lo15_q <= 32'h00000000;
-      q_sp0_0_lo16_q <= 32'h00000000;
-      q_sp0_0_lo17_q <= 32'h00000000;
-      q_sp0_0_lo18_q <= 32'h00000000;
-      q_sp0_0_lo19_q <= 32'h00000000;
-      q_sp0_0_lo20_q <= 32'h00000000;
-      q_sp0_0_lo21_q <= 32'h00000000;
-      q_sp0_0_lo22_q <= 32'h00000000;
-      q_sp0_0_lo23_q <= 32'h00000000;
-      q_sp0_0_lo24_q <= 32'h00000000;
-      q_sp0_0_lo25_q <= 32'h00000000;
-      q_sp0_0_lo26_q <= 32'h00000000;
-      q_sp0_0_lo27_q <= 32'h00000000;
-      q_sp0_0_lo28_q <= 32'h00000000;
-      q_sp0_0_lo29_q <= 32'h00000000;
-      q_sp0_0_lo30_q <= 32'h00000000;
-      q_sp0_0_lo31_q <= 32'h00000000;
-      q_sp0_1_tag_q <= 32'h00000000;
-      q_sp0_1_mask_q <= 32'h00000000;
-      q_sp0_1_pred_q <= 32'h00000000;
-      q_sp0_1_lo0_q <= 32'h00000000;
-      q_sp0_1_lo1_q <= 32'h00000000;
-      q_sp0_1_lo2_q <= 32'h00000000;
-      q_sp0_1_lo3_q <= 32'h00000000;
-      q_sp0_1_lo4_q <= 32'h00000000;
-      q_sp0_1_lo5_q <= 32'h00000000;
-      q_sp0_1_lo6_q <= 32'h00000000;
-      q_sp0_1_lo7_q <= 32'h00000000;
-      q_sp0_1_lo8_q <= 32'h00000000;
-      q_sp0_1_lo9_q <= 32'h00000000;
-      q_sp0_1_lo10_q <= 32'h00000000;
-      q_sp0_1_lo11_q <= 32'h00000000;
-      q_sp0_1_lo12_q <= 32'h00000000;
-      q_sp0_1_lo13_q <= 32'h00000000;
-      q_sp0_1_lo14_q <= 32'h00000000;
-      q_sp0_1_lo15_q <= 32'h00000000;
-      q_sp0_1_lo16_q <= 32'h00000000;
-      q_sp0_1_lo17_q <= 32'h00000000;
-      q_sp0_1_lo18_q <= 32'h00000000;
-      q_sp0_1_lo19_q <= 32'h00000000;
-      q_sp0_1_lo20_q <= 32'h00000000;
-      q_sp0_1_lo21_q <= 32'h00000000;
-      q_sp0_1_lo22_q <= 32'h00000000;
-      q_sp0_1_lo23_q <= 32'h00000000;
-      q_sp0_1_lo24_q <= 32'h00000000;
-      q_sp0_1_lo25_q <= 32'h00000000;
-      q_sp0_1_lo26_q <= 32'h00000000;
-      q_sp0_1_lo27_q <= 32'h00000000;
-      q_sp0_1_lo28_q <= 32'h00000000;
-      q_sp0_1_lo29_q <= 32'h00000000;
-      q_sp0_1_lo30_q <= 32'h00000000;
-      q_sp0_1_lo31_q <= 32'h00000000;
-      q_sp0_2_tag_q <= 32'h00000000;
-      q_sp0_2_mask_q <= 32'h00000000;
-      q_sp0_2_pred_q <= 32'h00000000;
-      q_sp0_2_lo0_q <= 32'h00000000;
-      q_sp0_2_lo1_q <= 32'h00000000;
-      q_sp0_2_lo2_q <= 32'h00000000;
-      q_sp0_2_lo3_q <= 32'h00000000;
-      q_sp0_2_lo4_q <= 32'h00000000;
-      q_sp0_2_lo5_q <= 32'h00000000;
-      q_sp0_2_lo6_q <= 32'h00000000;
-      q_sp0_2_lo7_q <= 32'h00000000;
-      q_sp0_2_lo8_q <= 32'h00000000;
-      q_sp0_2_lo9_q <= 32'h00000000;
-      q_sp0_2_lo10_q <= 32'h00000000;
-      q_sp0_2_lo11_q <= 32'h00000000;
-      q_sp0_2_lo12_q <= 32'h00000000;
-      q_sp0_2_lo13_q <= 32'h00000000;
-      q_sp0_2_lo14_q <= 32'h00000000;
-      q_sp0_2_lo15_q <= 32'h00000000;
-      q_sp0_2_lo16_q <= 32'h00000000;
-      q_sp0_2_lo17_q <= 32'h00000000;
-      q_sp0_2_lo18_q <= 32'h00000000;
-      q_sp0_2_lo19_q <= 32'h00000000;
-      q_sp0_2_lo20_q <= 32'h00000000;
-      q_sp0_2_lo21_q <= 32'h00000000;
-      q_sp0_2_lo22_q <= 32'h00000000;
-      q_sp0_2_lo23_q <= 32'h00000000;
-      q_sp0_2_lo24_q <= 32'h00000000;
-      q_sp0_2_lo25_q <= 32'h00000000;
-      q_sp0_2_lo26_q <= 32'h00000000;
-      q_sp0_2_lo27_q <= 32'h00000000;
-      q_sp0_2_lo28_q <= 32'h00000000;
-      q_sp0_2_lo29_q <= 32'h00000000;
-      q_sp0_2_lo30_q <= 32'h00000000;
-      q_sp0_2_lo31_q <= 32'h00000000;
-      q_sp0_3_tag_q <= 32'h00000000;
-      q_sp0_3_mask_q <= 32'h00000000;
-      q_sp0_3_pred_q <= 32'h00000000;
-      q_sp0_3_lo0_q <= 32'h00000000;
-      q_sp0_3_lo1_q <= 32'h00000000;
-      q_sp0_3_lo2_q <= 32'h00000000;
-      q_sp0_3_lo3_q <= 32'h00000000;
-      q_sp0_3_lo4_q <= 32'h00000000;
-      q_sp0_3_lo5_q <= 32'h00000000;
-      q_sp0_3_lo6_q <= 32'h00000000;
-      q_sp0_3_lo7_q <= 32'h00000000;
-      q_sp0_3_lo8_q <= 32'h00000000;
-      q_sp0_3_lo9_q <= 32'h00000000;
-      q_sp0_3_lo10_q <= 32'h00000000;
-      q_sp0_3_lo11_q <= 32'h00000000;
-      q_sp0_3_lo12_q <= 32'h00000000;
-      q_sp0_3_lo13_q <= 32'h00000000;
-      q_sp0_3_lo14_q <= 32'h00000000;
-      q_sp0_3_lo15_q <= 32'h00000000;
-      q_sp0_3_lo16_q <= 32'h00000000;
-      q_sp0_3_lo17_q <= 32'h00000000;
-      q_sp0_3_lo18_q <= 32'h00000000;
-      q_sp0_3_lo19_q <= 32'h00000000;
-      q_sp0_3_lo20_q <= 32'h00000000;
-      q_sp0_3_lo21_q <= 32'h00000000;
-      q_sp0_3_lo22_q <= 32'h00000000;
-      q_sp0_3_lo23_q <= 32'h00000000;
-      q_sp0_3_lo24_q <= 32'h00000000;
-      q_sp0_3_lo25_q <= 32'h00000000;
-      q_sp0_3_lo26_q <= 32'h00000000;
-      q_sp0_3_lo27_q <= 32'h00000000;
-      q_sp0_3_lo28_q <= 32'h00000000;
-      q_sp0_3_lo29_q <= 32'h00000000;
-      q_sp0_3_lo30_q <= 32'h00000000;
-      q_sp0_3_lo31_q <= 32'h00000000;
-      q_sp0_4_tag_q <= 32'h00000000;
-      q_sp0_4_mask_q <= 32'h00000000;
-      q_sp0_4_pred_q <= 32'h00000000;
-      q_sp0_4_lo0_q <= 32'h00000000;
-      q_sp0_4_lo1_q <= 32'h00000000;
-      q_sp0_4_lo2_q <= 32'h00000000;
-      q_sp0_4_lo3_q <= 32'h00000000;
-      q_sp0_4_lo4_q <= 32'h00000000;
-      q_sp0_4_lo5_q <= 32'h00000000;
-      q_sp0_4_lo6_q <= 32'h00000000;
-      q_sp0_4_lo7_q <= 32'h00000000;
-      q_sp0_4_lo8_q <= 32'h00000000;
-      q_sp0_4_lo9_q <= 32'h00000000;
-      q_sp0_4_lo10_q <= 32'h00000000;
-      q_sp0_4_lo11_q <= 32'h00000000;
-      q_sp0_4_lo12_q <= 32'h00000000;
-      q_sp0_4_lo13_q <= 32'h00000000;
-      q_sp0_4_lo14_q <= 32'h00000000;
-      q_sp0_4_lo15_q <= 32'h00000000;
-      q_sp0_4_lo16_q <= 32'h00000000;
-      q_sp0_4_lo17_q <= 32'h00000000;
-      q_sp0_4_lo18_q <= 32'h00000000;
-      q_sp0_4_lo19_q <= 32'h00000000;
-      q_sp0_4_lo20_q <= 32'h00000000;
-      q_sp0_4_lo21_q <= 32'h00000000;
-      q_sp0_4_lo22_q <= 32'h00000000;
-      q_sp0_4_lo23_q <= 32'h00000000;
-      q_sp0_4_lo24_q <= 32'h00000000;
-      q_sp0_4_lo25_q <= 32'h00000000;
-      q_sp0_4_lo26_q <= 32'h00000000;
-      q_sp0_4_lo27_q <= 32'h00000000;
-      q_sp0_4_lo28_q <= 32'h00000000;
-      q_sp0_4_lo29_q <= 32'h00000000;
-      q_sp0_4_lo30_q <= 32'h00000000;
-      q_sp0_4_lo31_q <= 32'h00000000;
-      q_sp0_5_tag_q <= 32'h00000000;
-      q_sp0_5_mask_q <= 32'h00000000;
-      q_sp0_5_pred_q <= 32'h00000000;
-      q_sp0_5_lo0_q <= 32'h00000000;
-      q_sp0_5_lo1_q <= 32'h00000000;
-      q_sp0_5_lo2_q <= 32'h00000000;
-      q_sp0_5_lo3_q <= 32'h00000000;
-      q_sp0_5_lo4_q <= 32'h00000000;
-      q_sp0_5_lo5_q <= 32'h00000000;
-      q_sp0_5_lo6_q <= 32'h00000000;
-      q_sp0_5_lo7_q <= 32'h00000000;
-      q_sp0_5_lo8_q <= 32'h00000000;
-      q_sp0_5_lo9_q <= 32'h00000000;
-      q_sp0_5_lo10_q <= 32'h00000000;
-      q_sp0_5_lo11_q <= 32'h00000000;
-      q_sp0_5_lo12_q <= 32'h00000000;
-      q_sp0_5_lo13_q <= 32'h00000000;
-      q_sp0_5_lo14_q <= 32'h00000000;
-      q_sp0_5_lo15_q <= 32'h00000000;
-      q_sp0_5_lo16_q <= 32'h00000000;
-      q_sp0_5_lo17_q <= 32'h00000000;
-      q_sp0_5_lo18_q <= 32'h00000000;
-      q_sp0_5_lo19_q <= 32'h00000000;
-      q_sp0_5_lo20_q <= 32'h00000000;
-      q_sp0_5_lo21_q <= 32'h00000000;
-      q_sp0_5_lo22_q <= 32'h00000000;
-      q_sp0_5_lo23_q <= 32'h00000000;
-      q_sp0_5_lo24_q <= 32'h00000000;
-      q_sp0_5_lo25_q <= 32'h00000000;
-      q_sp0_5_lo26_q <= 32'h00000000;
-      q_sp0_5_lo27_q <= 32'h00000000;
-      q_sp0_5_lo28_q <= 32'h00000000;
-      q_sp0_5_lo29_q <= 32'h00000000;
-      q_sp0_5_lo30_q <= 32'h00000000;
-      q_sp0_5_lo31_q <= 32'h00000000;
-      q_sp0_6_tag_q <= 32'h00000000;
-      q_sp0_6_mask_q <= 32'h00000000;
-      q_sp0_6_pred_q <= 32'h00000000;
-      q_sp0_6_lo0_q <= 32'h00000000;
-      q_sp0_6_lo1_q <= 32'h00000000;
-      q_sp0_6_lo2_q <= 32'h00000000;
-      q_sp0_6_lo3_q <= 32'h00000000;
-      q_sp0_6_lo4_q <= 32'h00000000;
-      q_sp0_6_lo5_q <= 32'h00000000;
-      q_sp0_6_lo6_q <= 32'h00000000;
-      q_sp0_6_lo7_q <= 32'h00000000;
-      q_sp0_6_lo8_q <= 32'h00000000;
-      q_sp0_6_lo9_q <= 32'h00000000;
-      q_sp0_6_lo10_q <= 32'h00000000;
-      q_sp0_6_lo11_q <= 32'h00000000;
-      q_sp0_6_lo12_q <= 32'h00000000;
-      q_sp0_6_lo13_q <= 32'h00000000;
-      q_sp0_6_lo14_q <= 32'h00000000;
-      q_sp0_6_lo15_q <= 32'h00000000;
-      q_sp0_6_lo16_q <= 32'h00000000;
-      q_sp0_6_lo17_q <= 32'h00000000;
-      q_sp0_6_lo18_q <= 32'h00000000;
-      q_sp0_6_lo19_q <= 32'h00000000;
-      q_sp0_6_lo20_q <= 32'h00000000;
-      q_sp0_6_lo21_q <= 32'h00000000;
-      q_sp0_6_lo22_q <= 32'h00000000;
-      q_sp0_6_lo23_q <= 32'h00000000;
-      q_sp0_6_lo24_q <= 32'h00000000;
-      q_sp0_6_lo25_q <= 32'h00000000;
-      q_sp0_6_lo26_q <= 32'h00000000;
-      q_sp0_6_lo27_q <= 32'h00000000;
-      q_sp0_6_lo28_q <= 32'h00000000;
-      q_sp0_6_lo29_q <= 32'h00000000;
-      q_sp0_6_lo30_q <= 32'h00000000;
-      q_sp0_6_lo31_q <= 32'h00000000;
-      q_sp0_7_tag_q <= 32'h00000000;
-      q_sp0_7_mask_q <= 32'h00000000;
-      q_sp0_7_pred_q <= 32'h00000000;
-      q_sp0_7_lo0_q <= 32'h00000000;
-      q_sp0_7_lo1_q <= 32'h00000000;
-      q_sp0_7_lo2_q <= 32'h00000000;
-      q_sp0_7_lo3_q <= 32'h00000000;
-      q_sp0_7_lo4_q <= 32'h00000000;
-      q_sp0_7_lo5_q <= 32'h00000000;
-      q_sp0_7_lo6_q <= 32'h00000000;
-      q_sp0_7_lo7_q <= 32'h00000000;
-      q_sp0_7_lo8_q <= 32'h00000000;
-      q_sp0_7_lo9_q <= 32'h00000000;
-      q_sp0_7_lo10_q <= 32'h00000000;
-      q_sp0_7_lo11_q <= 32'h00000000;
-      q_sp0_7_lo12_q <= 32'h00000000;
-      q_sp0_7_lo13_q <= 32'h00000000;
-      q_sp0_7_lo14_q <= 32'h00000000;
-      q_sp0_7_lo15_q <= 32'h00000000;
-      q_sp0_7_lo16_q <= 32'h00000000;
-      q_sp0_7_lo17_q <= 32'h00000000;
-      q_sp0_7_lo18_q <= 32'h00000000;
-      q_sp0_7_lo19_q <= 32'h00000000;
-      q_sp0_7_lo20_q <= 32'h00000000;
-      q_sp0_7_lo21_q <= 32'h00000000;
-      q_sp0_7_lo22_q <= 32'h00000000;
-      q_sp0_7_lo23_q <= 32'h00000000;
-      q_sp0_7_lo24_q <= 32'h00000000;
-      q_sp0_7_lo25_q <= 32'h00000000;
-      q_sp0_7_lo26_q <= 32'h00000000;
-      q_sp0_7_lo27_q <= 32'h00000000;
-      q_sp0_7_lo28_q <= 32'h00000000;
-      q_sp0_7_lo29_q <= 32'h00000000;
-      q_sp0_7_lo30_q <= 32'h00000000;
-      q_sp0_7_lo31_q <= 32'h00000000;
+      q_sp0_byp_q <= 1'h0;
       q_sp0_head_q <= 3'h0;
       q_sp0_tail_q <= 3'h0;
       q_sp0_count_q <= 4'h0;
       credit_sp0_q <= 4'h0;
-      q_sp1_0_tag_q <= 32'h00000000;
-      q_sp1_0_mask_q <= 32'h00000000;
-      q_sp1_0_pred_q <= 32'h00000000;
-      q_sp1_0_lo0_q <= 32'h00000000;
-      q_sp1_0_lo1_q <= 32'h00000000;
-      q_sp1_0_lo2_q <= 32'h00000000;
-      q_sp1_0_lo3_q <= 32'h00000000;
-      q_sp1_0_lo4_q <= 32'h00000000;
-      q_sp1_0_lo5_q <= 32'h00000000;
-      q_sp1_0_lo6_q <= 32'h00000000;
-      q_sp1_0_lo7_q <= 32'h00000000;
-      q_sp1_0_lo8_q <= 32'h00000000;
-      q_sp1_0_lo9_q <= 32'h00000000;
-      q_sp1_0_lo10_q <= 32'h00000000;
-      q_sp1_0_lo11_q <= 32'h00000000;
-      q_sp1_0_lo12_q <= 32'h00000000;
-      q_sp1_0_lo13_q <= 32'h00000000;
-      q_sp1_0_lo14_q <= 32'h00000000;
-      q_sp1_0_lo15_q <= 32'h00000000;
-      q_sp1_0_lo16_q <= 32'h00000000;
-      q_sp1_0_lo17_q <= 32'h00000000;
-      q_sp1_0_lo18_q <= 32'h00000000;
-      q_sp1_0_lo19_q <= 32'h00000000;
-      q_sp1_0_lo20_q <= 32'h00000000;
-      q_sp1_0_lo21_q <= 32'h00000000;
-      q_sp1_0_lo22_q <= 32'h00000000;
-      q_sp1_0_lo23_q <= 32'h00000000;
-      q_sp1_0_lo24_q <= 32'h00000000;
-      q_sp1_0_lo25_q <= 32'h00000000;
-      q_sp1_0_lo26_q <= 32'h00000000;
-      q_sp1_0_lo27_q <= 32'h00000000;
-      q_sp1_0_lo28_q <= 32'h00000000;
-      q_sp1_0_lo29_q <= 32'h00000000;
-      q_sp1_0_lo30_q <= 32'h00000000;
-      q_sp1_0_lo31_q <= 32'h00000000;
-      q_sp1_1_tag_q <= 32'h00000000;
-      q_sp1_1_mask_q <= 32'h00000000;
-      q_sp1_1_pred_q <= 32'h00000000;
-      q_sp1_1_lo0_q <= 32'h00000000;
-      q_sp1_1_lo1_q <= 32'h00000000;
-      q_sp1_1_lo2_q <= 32'h00000000;
-      q_sp1_1_lo3_q <= 32'h00000000;
-      q_sp1_1_lo4_q <= 32'h00000000;
-      q_sp1_1_lo5_q <= 32'h00000000;
-      q_sp1_1_lo6_q <= 32'h00000000;
-      q_sp1_1_lo7_q <= 32'h00000000;
-      q_sp1_1_lo8_q <= 32'h00000000;
-      q_sp1_1_lo9_q <= 32'h00000000;
-      q_sp1_1_lo10_q <= 32'h00000000;
-      q_sp1_1_lo11_q <= 32'h00000000;
-      q_sp1_1_lo12_q <= 32'h00000000;
-      q_sp1_1_lo13_q <= 32'h00000000;
-      q_sp1_1_lo14_q <= 32'h00000000;
-      q_sp1_1_lo15_q <= 32'h00000000;
-      q_sp1_1_lo16_q <= 32'h00000000;
-      q_sp1_1_lo17_q <= 32'h00000000;
-      q_sp1_1_lo18_q <= 32'h00000000;
-      q_sp1_1_lo19_q <= 32'h00000000;
-      q_sp1_1_lo20_q <= 32'h00000000;
-      q_sp1_1_lo21_q <= 32'h00000000;
-      q_sp1_1_lo22_q <= 32'h00000000;
-      q_sp1_1_lo23_q <= 32'h00000000;
-      q_sp1_1_lo24_q <= 32'h00000000;
-      q_sp1_1_lo25_q <= 32'h00000000;
-      q_sp1_1_lo26_q <= 32'h00000000;
-      q_sp1_1_lo27_q <= 32'h00000000;
-      q_sp1_1_lo28_q <= 32'h00000000;
-      q_sp1_1_lo29_q <= 32'h00000000;
-      q_sp1_1_lo30_q <= 32'h00000000;
-      q_sp1_1_lo31_q <= 32'h00000000;
-      q_sp1_2_tag_q <= 32'h00000000;
-      q_sp1_2_mask_q <= 32'h00000000;
-      q_sp1_2_pred_q <= 32'h00000000;
-      q_sp1_2_lo0_q <= 32'h00000000;
-      q_sp1_2_lo1_q <= 32'h00000000;
-      q_sp1_2_lo2_q <= 32'h00000000;
-      q_sp1_2_lo3_q <= 32'h00000000;
-      q_sp1_2_lo4_q <= 32'h00000000;
-      q_sp1_2_lo5_q <= 32'h00000000;
-      q_sp1_2_lo6_q <= 32'h00000000;
-      q_sp1_2_lo7_q <= 32'h00000000;
-      q_sp1_2_lo8_q <= 32'h00000000;
-      q_sp1_2_lo9_q <= 32'h00000000;
-      q_sp1_2_lo10_q <= 32'h00000000;
-      q_sp1_2_lo11_q <= 32'h00000000;
-      q_sp1_2_lo12_q <= 32'h00000000;
-      q_sp1_2_lo13_q <= 32'h00000000;
-      q_sp1_2_lo14_q <= 32'h00000000;
-      q_sp1_2_lo15_q <= 32'h00000000;
-      q_sp1_2_lo16_q <= 32'h00000000;
-      q_sp1_2_lo17_q <= 32'h00000000;
-      q_sp1_2_lo18_q <= 32'h00000000;
-      q_sp1_2_lo19_q <= 32'h00000000;
-      q_sp1_2_lo20_q <= 32'h00000000;
-      q_sp1_2_lo21_q <= 32'h00000000;
-      q_sp1_2_lo22_q <= 32'h00000000;
-      q_sp1_2_lo23_q <= 32'h00000000;
-      q_sp1_2_lo24_q <= 32'h00000000;
-      q_sp1_2_lo25_q <= 32'h00000000;
-      q_sp1_2_lo26_q <= 32'h00000000;
-      q_sp1_2_lo27_q <= 32'h00000000;
-      q_sp1_2_lo28_q <= 32'h00000000;
-      q_sp1_2_lo29_q <= 32'h00000000;
-      q_sp1_2_lo30_q <= 32'h00000000;
-      q_sp1_2_lo31_q <= 32'h00000000;
-      q_sp1_3_tag_q <= 32'h00000000;
-      q_sp1_3_mask_q <= 32'h00000000;
-      q_sp1_3_pred_q <= 32'h00000000;
-      q_sp1_3_lo0_q <= 32'h00000000;
-      q_sp1_3_lo1_q <= 32'h00000000;
-      q_sp1_3_lo2_q <= 32'h00000000;
-      q_sp1_3_lo3_q <= 32'h00000000;
-      q_sp1_3_lo4_q <= 32'h00000000;
-      q_sp1_3_lo5_q <= 32'h00000000;
-      q_sp1_3_lo6_q <= 32'h00000000;
-      q_sp1_3_lo7_q <= 32'h00000000;
-      q_sp1_3_lo8_q <= 32'h00000000;
-      q_sp1_3_lo9_q <= 32'h00000000;
-      q_sp1_3_lo10_q <= 32'h00000000;
-      q_sp1_3_lo11_q <= 32'h00000000;
-      q_sp1_3_lo12_q <= 32'h00000000;
-      q_sp1_3_lo13_q <= 32'h00000000;
-      q_sp1_3_lo14_q <= 32'h00000000;
-      q_sp1_3_lo15_q <= 32'h00000000;
-      q_sp1_3_lo16_q <= 32'h00000000;
-      q_sp1_3_lo17_q <= 32'h00000000;
-      q_sp1_3_lo18_q <= 32'h00000000;
-      q_sp1_3_lo19_q <= 32'h00000000;
-      q_sp1_3_lo20_q <= 32'h00000000;
-      q_sp1_3_lo21_q <= 32'h00000000;
-      q_sp1_3_lo22_q <= 32'h00000000;
-      q_sp1_3_lo23_q <= 32'h00000000;
-      q_sp1_3_lo24_q <= 32'h00000000;
-      q_sp1_3_lo25_q <= 32'h00000000;
-      q_sp1_3_lo26_q <= 32'h00000000;
-      q_sp1_3_lo27_q <= 32'h00000000;
-      q_sp1_3_lo28_q <= 32'h00000000;
-      q_sp1_3_lo29_q <= 32'h00000000;
-      q_sp1_3_lo30_q <= 32'h00000000;
-      q_sp1_3_lo31_q <= 32'h00000000;
-      q_sp1_4_tag_q <= 32'h00000000;
-      q_sp1_4_mask_q <= 32'h00000000;
-      q_sp1_4_pred_q <= 32'h00000000;
-      q_sp1_4_lo0_q <= 32'h00000000;
-      q_sp1_4_lo1_q <= 32'h00000000;
-      q_sp1_4_lo2_q <= 32'h00000000;
-      q_sp1_4_lo3_q <= 32'h00000000;
-      q_sp1_4_lo4_q <= 32'h00000000;
-      q_sp1_4_lo5_q <= 32'h00000000;
-      q_sp1_4_lo6_q <= 32'h00000000;
-      q_sp1_4_lo7_q <= 32'h00000000;
-      q_sp1_4_lo8_q <= 32'h00000000;
-      q_sp1_4_lo9_q <= 32'h00000000;
-      q_sp1_4_lo10_q <= 32'h00000000;
-      q_sp1_4_lo11_q <= 32'h00000000;
-      q_sp1_4_lo12_q <= 32'h00000000;
-      q_sp1_4_lo13_q <= 32'h00000000;
-      q_sp1_4_lo14_q <= 32'h00000000;
-      q_sp1_4_lo15_q <= 32'h00000000;
-      q_sp1_4_lo16_q <= 32'h00000000;
-      q_sp1_4_lo17_q <= 32'h00000000;
-      q_sp1_4_lo18_q <= 32'h00000000;
-      q_sp1_4_lo19_q <= 32'h00000000;
-      q_sp1_4_lo20_q <= 32'h00000000;
-      q_sp1_4_lo21_q <= 32'h00000000;
-      q_sp1_4_lo22_q <= 32'h00000000;
-      q_sp1_4_lo23_q <= 32'h00000000;
-      q_sp1_4_lo24_q <= 32'h00000000;
-      q_sp1_4_lo25_q <= 32'h00000000;
-      q_sp1_4_lo26_q <= 32'h00000000;
-      q_sp1_4_lo27_q <= 32'h00000000;
-      q_sp1_4_lo28_q <= 32'h00000000;
-      q_sp1_4_lo29_q <= 32'h00000000;
-      q_sp1_4_lo30_q <= 32'h00000000;
-      q_sp1_4_lo31_q <= 32'h00000000;
-      q_sp1_5_tag_q <= 32'h00000000;
-      q_sp1_5_mask_q <= 32'h00000000;
-      q_sp1_5_pred_q <= 32'h00000000;
-      q_sp1_5_lo0_q <= 32'h00000000;
-      q_sp1_5_lo1_q <= 32'h00000000;
-      q_sp1_5_lo2_q <= 32'h00000000;
-      q_sp1_5_lo3_q <= 32'h00000000;
-      q_sp1_5_lo4_q <= 32'h00000000;
-      q_sp1_5_lo5_q <= 32'h00000000;
-      q_sp1_5_lo6_q <= 32'h00000000;
-      q_sp1_5_lo7_q <= 32'h00000000;
-      q_sp1_5_lo8_q <= 32'h00000000;
-      q_sp1_5_lo9_q <= 32'h00000000;
-      q_sp1_5_lo10_q <= 32'h00000000;
-      q_sp1_5_lo11_q <= 32'h00000000;
-      q_sp1_5_lo12_q <= 32'h00000000;
-      q_sp1_5_lo13_q <= 32'h00000000;
-      q_sp1_5_lo14_q <= 32'h00000000;
-      q_sp1_5_lo15_q <= 32'h00000000;
-      q_sp1_5_lo16_q <= 32'h00000000;
-      q_sp1_5_lo17_q <= 32'h00000000;
-      q_sp1_5_lo18_q <= 32'h00000000;
-      q_sp1_5_lo19_q <= 32'h00000000;
-      q_sp1_5_lo20_q <= 32'h00000000;
-      q_sp1_5_lo21_q <= 32'h00000000;
-      q_sp1_5_lo22_q <= 32'h00000000;
-      q_sp1_5_lo23_q <= 32'h00000000;
-      q_sp1_5_lo24_q <= 32'h00000000;
-      q_sp1_5_lo25_q <= 32'h00000000;
-      q_sp1_5_lo26_q <= 32'h00000000;
-      q_sp1_5_lo27_q <= 32'h00000000;
-      q_sp1_5_lo28_q <= 32'h00000000;
-      q_sp1_5_lo29_q <= 32'h00000000;
-      q_sp1_5_lo30_q <= 32'h00000000;
-      q_sp1_5_lo31_q <= 32'h00000000;
-      q_sp1_6_tag_q <= 32'h00000000;
-      q_sp1_6_mask_q <= 32'h00000000;
-      q_sp1_6_pred_q <= 32'h00000000;
-      q_sp1_6_lo0_q <= 32'h00000000;
-      q_sp1_6_lo1_q <= 32'h00000000;
-      q_sp1_6_lo2_q <= 32'h00000000;
-      q_sp1_6_lo3_q <= 32'h00000000;
-      q_sp1_6_lo4_q <= 32'h00000000;
-      q_sp1_6_lo5_q <= 32'h00000000;
-      q_sp1_6_lo6_q <= 32'h00000000;
-      q_sp1_6_lo7_q <= 32'h00000000;
-      q_sp1_6_lo8_q <= 32'h00000000;
-      q_sp1_6_lo9_q <= 32'h00000000;
-      q_sp1_6_lo10_q <= 32'h00000000;
-      q_sp1_6_lo11_q <= 32'h00000000;
-      q_sp1_6_lo12_q <= 32'h00000000;
-      q_sp1_6_lo13_q <= 32'h00000000;
-      q_sp1_6_lo14_q <= 32'h00000000;
-      q_sp1_6_lo15_q <= 32'h00000000;
-      q_sp1_6_lo16_q <= 32'h00000000;
-      q_sp1_6_lo17_q <= 32'h00000000;
-      q_sp1_6_lo18_q <= 32'h00000000;
-      q_sp1_6_lo19_q <= 32'h00000000;
-      q_sp1_6_lo20_q <= 32'h00000000;
-      q_sp1_6_lo21_q <= 32'h00000000;
-      q_sp1_6_lo22_q <= 32'h00000000;
-      q_sp1_6_lo23_q <= 32'h00000000;
-      q_sp1_6_lo24_q <= 32'h00000000;
-      q_sp1_6_lo25_q <= 32'h00000000;
-      q_sp1_6_lo26_q <= 32'h00000000;
-      q_sp1_6_lo27_q <= 32'h00000000;
-      q_sp1_6_lo28_q <= 32'h00000000;
-      q_sp1_6_lo29_q <= 32'h00000000;
-      q_sp1_6_lo30_q <= 32'h00000000;
-      q_sp1_6_lo31_q <= 32'h00000000;
-      q_sp1_7_tag_q <= 32'h00000000;
-      q_sp1_7_mask_q <= 32'h00000000;
-      q_sp1_7_pred_q <= 32'h00000000;
-      q_sp1_7_lo0_q <= 32'h00000000;
-      q_sp1_7_lo1_q <= 32'h00000000;
-      q_sp1_7_lo2_q <= 32'h00000000;
-      q_sp1_7_lo3_q <= 32'h00000000;
-      q_sp1_7_lo4_q <= 32'h00000000;
-      q_sp1_7_lo5_q <= 32'h00000000;
-      q_sp1_7_lo6_q <= 32'h00000000;
-      q_sp1_7_lo7_q <= 32'h00000000;
-      q_sp1_7_lo8_q <= 32'h00000000;
-      q_sp1_7_lo9_q <= 32'h00000000;
-      q_sp1_7_lo10_q <= 32'h00000000;
-      q_sp1_7_lo11_q <= 32'h00000000;
-      q_sp1_7_lo12_q <= 32'h00000000;
-      q_sp1_7_lo13_q <= 32'h00000000;
-      q_sp1_7_lo14_q <= 32'h00000000;
-      q_sp1_7_lo15_q <= 32'h00000000;
-      q_sp1_7_lo16_q <= 32'h00000000;
-      q_sp1_7_lo17_q <= 32'h00000000;
-      q_sp1_7_lo18_q <= 32'h00000000;
-      q_sp1_7_lo19_q <= 32'h00000000;
-      q_sp1_7_lo20_q <= 32'h00000000;
-      q_sp1_7_lo21_q <= 32'h00000000;
-      q_sp1_7_lo22_q <= 32'h00000000;
-      q_sp1_7_lo23_q <= 32'h00000000;
-      q_sp1_7_lo24_q <= 32'h00000000;
-      q_sp1_7_lo25_q <= 32'h00000000;
-      q_sp1_7_lo26_q <= 32'h00000000;
-      q_sp1_7_lo27_q <= 32'h00000000;
-      q_sp1_7_lo28_q <= 32'h00000000;
-      q_sp1_7_lo29_q <= 32'h00000000;
-      q_sp1_7_lo30_q <= 32'h00000000;
-      q_sp1_7_lo31_q <= 32'h00000000;
+      q_sp1_byp_q <= 1'h0;
       q_sp1_head_q <= 3'h0;
       q_sp1_tail_q <= 3'h0;
       q_sp1_count_q <= 4'h0;
       credit_sp1_q <= 4'h0;
-      q_sfu_0_tag_q <= 32'h00000000;
-      q_sfu_0_mask_q <= 32'h00000000;
-      q_sfu_0_pred_q <= 32'h00000000;
-      q_sfu_0_lo0_q <= 32'h00000000;
-      q_sfu_0_lo1_q <= 32'h00000000;
-      q_sfu_0_lo2_q <= 32'h00000000;
-      q_sfu_0_lo3_q <= 32'h00000000;
-      q_sfu_0_lo4_q <= 32'h00000000;
-      q_sfu_0_lo5_q <= 32'h00000000;
-      q_sfu_0_lo6_q <= 32'h00000000;
-      q_sfu_0_lo7_q <= 32'h00000000;
-      q_sfu_0_lo8_q <= 32'h00000000;
-      q_sfu_0_lo9_q <= 32'h00000000;
-      q_sfu_0_lo10_q <= 32'h00000000;
-      q_sfu_0_lo11_q <= 32'h00000000;
-      q_sfu_0_lo12_q <= 32'h00000000;
-      q_sfu_0_lo13_q <= 32'h00000000;
-      q_sfu_0_lo14_q <= 32'h00000000;
-      q_sfu_0_lo15_q <= 32'h00000000;
-      q_sfu_0_lo16_q <= 32'h00000000;
-      q_sfu_0_lo17_q <= 32'h00000000;
-      q_sfu_0_lo18_q <= 32'h00000000;
-      q_sfu_0_lo19_q <= 32'h00000000;
-      q_sfu_0_lo20_q <= 32'h00000000;
-      q_sfu_0_lo21_q <= 32'h00000000;
-      q_sfu_0_lo22_q <= 32'h00000000;
-      q_sfu_0_lo23_q <= 32'h00000000;
-      q_sfu_0_lo24_q <= 32'h00000000;
-      q_sfu_0_lo25_q <= 32'h00000000;
-      q_sfu_0_lo26_q <= 32'h00000000;
-      q_sfu_0_lo27_q <= 32'h00000000;
-      q_sfu_0_lo28_q <= 32'h00000000;
-      q_sfu_0_lo29_q <= 32'h00000000;
-      q_sfu_0_lo30_q <= 32'h00000000;
-      q_sfu_0_lo31_q <= 32'h00000000;
-      q_sfu_1_tag_q <= 32'h00000000;
-      q_sfu_1_mask_q <= 32'h00000000;
-      q_sfu_1_pred_q <= 32'h00000000;
-      q_sfu_1_lo0_q <= 32'h00000000;
-      q_sfu_1_lo1_q <= 32'h00000000;
-      q_sfu_1_lo2_q <= 32'h00000000;
-      q_sfu_1_lo3_q <= 32'h00000000;
-      q_sfu_1_lo4_q <= 32'h00000000;
-      q_sfu_1_lo5_q <= 32'h00000000;
-      q_sfu_1_lo6_q <= 32'h00000000;
-      q_sfu_1_lo7_q <= 32'h00000000;
-      q_sfu_1_lo8_q <= 32'h00000000;
-      q_sfu_1_lo9_q <= 32'h00000000;
-      q_sfu_1_lo10_q <= 32'h00000000;
-      q_sfu_1_lo11_q <= 32'h00000000;
-      q_sfu_1_lo12_q <= 32'h00000000;
-      q_sfu_1_lo13_q <= 32'h00000000;
-      q_sfu_1_lo14_q <= 32'h00000000;
-      q_sfu_1_lo15_q <= 32'h00000000;
-      q_sfu_1_lo16_q <= 32'h00000000;
-      q_sfu_1_lo17_q <= 32'h00000000;
-      q_sfu_1_lo18_q <= 32'h00000000;
-      q_sfu_1_lo19_q <= 32'h00000000;
-      q_sfu_1_lo20_q <= 32'h00000000;
-      q_sfu_1_lo21_q <= 32'h00000000;
-      q_sfu_1_lo22_q <= 32'h00000000;
-      q_sfu_1_lo23_q <= 32'h00000000;
-      q_sfu_1_lo24_q <= 32'h00000000;
-      q_sfu_1_lo25_q <= 32'h00000000;
-      q_sfu_1_lo26_q <= 32'h00000000;
-      q_sfu_1_lo27_q <= 32'h00000000;
-      q_sfu_1_lo28_q <= 32'h00000000;
-      q_sfu_1_lo29_q <= 32'h00000000;
-      q_sfu_1_lo30_q <= 32'h00000000;
-      q_sfu_1_lo31_q <= 32'h00000000;
-      q_sfu_2_tag_q <= 32'h00000000;
-      q_sfu_2_mask_q <= 32'h00000000;
-      q_sfu_2_pred_q <= 32'h00000000;
-      q_sfu_2_lo0_q <= 32'h00000000;
-      q_sfu_2_lo1_q <= 32'h00000000;
-      q_sfu_2_lo2_q <= 32'h00000000;
-      q_sfu_2_lo3_q <= 32'h00000000;
-      q_sfu_2_lo4_q <= 32'h00000000;
-      q_sfu_2_lo5_q <= 32'h00000000;
-      q_sfu_2_lo6_q <= 32'h00000000;
-      q_sfu_2_lo7_q <= 32'h00000000;
-      q_sfu_2_lo8_q <= 32'h00000000;
-      q_sfu_2_lo9_q <= 32'h00000000;
-      q_sfu_2_lo10_q <= 32'h00000000;
-      q_sfu_2_lo11_q <= 32'h00000000;
-      q_sfu_2_lo12_q <= 32'h00000000;
-      q_sfu_2_lo13_q <= 32'h00000000;
-      q_sfu_2_lo14_q <= 32'h00000000;
-      q_sfu_2_lo15_q <= 32'h00000000;
-      q_sfu_2_lo16_q <= 32'h00000000;
-      q_sfu_2_lo17_q <= 32'h00000000;
-      q_sfu_2_lo18_q <= 32'h00000000;
-      q_sfu_2_lo19_q <= 32'h00000000;
-      q_sfu_2_lo20_q <= 32'h00000000;
-      q_sfu_2_lo21_q <= 32'h00000000;
-      q_sfu_2_lo22_q <= 32'h00000000;
-      q_sfu_2_lo23_q <= 32'h00000000;
-      q_sfu_2_lo24_q <= 32'h00000000;
-      q_sfu_2_lo25_q <= 32'h00000000;
-      q_sfu_2_lo26_q <= 32'h00000000;
-      q_sfu_2_lo27_q <= 32'h00000000;
-      q_sfu_2_lo28_q <= 32'h00000000;
-      q_sfu_2_lo29_q <= 32'h00000000;
-      q_sfu_2_lo30_q <= 32'h00000000;
-      q_sfu_2_lo31_q <= 32'h00000000;
+      q_sfu_byp_q <= 1'h0;
       q_sfu_head_q <= 3'h0;
       q_sfu_tail_q <= 3'h0;
       q_sfu_count_q <= 4'h0;
       credit_sfu_q <= 4'h0;
-      q_dpu_0_tag_q <= 32'h00000000;
-      q_dpu_0_mask_q <= 32'h00000000;
-      q_dpu_0_pred_q <= 32'h00000000;
-      q_dpu_0_lo0_q <= 32'h00000000;
-      q_dpu_0_lo1_q <= 32'h00000000;
-      q_dpu_0_lo2_q <= 32'h00000000;
-      q_dpu_0_lo3_q <= 32'h00000000;
-      q_dpu_0_lo4_q <= 32'h00000000;
-      q_dpu_0_lo5_q <= 32'h00000000;
-      q_dpu_0_lo6_q <= 32'h00000000;
-      q_dpu_0_lo7_q <= 32'h00000000;
-      q_dpu_0_lo8_q <= 32'h00000000;
-      q_dpu_0_lo9_q <= 32'h00000000;
-      q_dpu_0_lo10_q <= 32'h00000000;
-      q_dpu_0_lo11_q <= 32'h00000000;
-      q_dpu_0_lo12_q <= 32'h00000000;
-      q_dpu_0_lo13_q <= 32'h00000000;
-      q_dpu_0_lo14_q <= 32'h00000000;
-      q_dpu_0_lo15_q <= 32'h00000000;
-      q_dpu_0_lo16_q <= 32'h00000000;
-      q_dpu_0_lo17_q <= 32'h00000000;
-      q_dpu_0_lo18_q <= 32'h00000000;
-      q_dpu_0_lo19_q <= 32'h00000000;
-      q_dpu_0_lo20_q <= 32'h00000000;
-      q_dpu_0_lo21_q <= 32'h00000000;
-      q_dpu_0_lo22_q <= 32'h00000000;
-      q_dpu_0_lo23_q <= 32'h00000000;
-      q_dpu_0_lo24_q <= 32'h00000000;
-      q_dpu_0_lo25_q <= 32'h00000000;
-      q_dpu_0_lo26_q <= 32'h00000000;
-      q_dpu_0_lo27_q <= 32'h00000000;
-      q_dpu_0_lo28_q <= 32'h00000000;
-      q_dpu_0_lo29_q <= 32'h00000000;
-      q_dpu_0_lo30_q <= 32'h00000000;
-      q_dpu_0_lo31_q <= 32'h00000000;
-      q_dpu_0_hi0_q <= 32'h00000000;
-      q_dpu_0_hi1_q <= 32'h00000000;
-      q_dpu_0_hi2_q <= 32'h00000000;
-      q_dpu_0_hi3_q <= 32'h00000000;
-      q_dpu_0_hi4_q <= 32'h00000000;
-      q_dpu_0_hi5_q <= 32'h00000000;
-      q_dpu_0_hi6_q <= 32'h00000000;
-      q_dpu_0_hi7_q <= 32'h00000000;
-      q_dpu_0_hi8_q <= 32'h00000000;
-      q_dpu_0_hi9_q <= 32'h00000000;
-      q_dpu_0_hi10_q <= 32'h00000000;
-      q_dpu_0_hi11_q <= 32'h00000000;
-      q_dpu_0_hi12_q <= 32'h00000000;
-      q_dpu_0_hi13_q <= 32'h00000000;
-      q_dpu_0_hi14_q <= 32'h00000000;
-      q_dpu_0_hi15_q <= 32'h00000000;
-      q_dpu_0_hi16_q <= 32'h00000000;
-      q_dpu_0_hi17_q <= 32'h00000000;
-      q_dpu_0_hi18_q <= 32'h00000000;
-      q_dpu_0_hi19_q <= 32'h00000000;
-      q_dpu_0_hi20_q <= 32'h00000000;
-      q_dpu_0_hi21_q <= 32'h00000000;
-      q_dpu_0_hi22_q <= 32'h00000000;
-      q_dpu_0_hi23_q <= 32'h00000000;
-      q_dpu_0_hi24_q <= 32'h00000000;
-      q_dpu_0_hi25_q <= 32'h00000000;
-      q_dpu_0_hi26_q <= 32'h00000000;
-      q_dpu_0_hi27_q <= 32'h00000000;
-      q_dpu_0_hi28_q <= 32'h00000000;
-      q_dpu_0_hi29_q <= 32'h00000000;
-      q_dpu_0_hi30_q <= 32'h00000000;
-      q_dpu_0_hi31_q <= 32'h00000000;
-      q_dpu_1_tag_q <= 32'h00000000;
-      q_dpu_1_mask_q <= 32'h00000000;
-      q_dpu_1_pred_q <= 32'h00000000;
-      q_dpu_1_lo0_q <= 32'h00000000;
-      q_dpu_1_lo1_q <= 32'h00000000;
-      q_dpu_1_lo2_q <= 32'h00000000;
-      q_dpu_1_lo3_q <= 32'h00000000;
-      q_dpu_1_lo4_q <= 32'h00000000;
-      q_dpu_1_lo5_q <= 32'h00000000;
-      q_dpu_1_lo6_q <= 32'h00000000;
-      q_dpu_1_lo7_q <= 32'h00000000;
-      q_dpu_1_lo8_q <= 32'h00000000;
-      q_dpu_1_lo9_q <= 32'h00000000;
-      q_dpu_1_lo10_q <= 32'h00000000;
-      q_dpu_1_lo11_q <= 32'h00000000;
-      q_dpu_1_lo12_q <= 32'h00000000;
-      q_dpu_1_lo13_q <= 32'h00000000;
-      q_dpu_1_lo14_q <= 32'h00000000;
-      q_dpu_1_lo15_q <= 32'h00000000;
-      q_dpu_1_lo16_q <= 32'h00000000;
-      q_dpu_1_lo17_q <= 32'h00000000;
-      q_dpu_1_lo18_q <= 32'h00000000;
-      q_dpu_1_lo19_q <= 32'h00000000;
-      q_dpu_1_lo20_q <= 32'h00000000;
-      q_dpu_1_lo21_q <= 32'h00000000;
-      q_dpu_1_lo22_q <= 32'h00000000;
-      q_dpu_1_lo23_q <= 32'h00000000;
-      q_dpu_1_lo24_q <= 32'h00000000;
-      q_dpu_1_lo25_q <= 32'h00000000;
-      q_dpu_1_lo26_q <= 32'h00000000;
-      q_dpu_1_lo27_q <= 32'h00000000;
-      q_dpu_1_lo28_q <= 32'h00000000;
-      q_dpu_1_lo29_q <= 32'h00000000;
-      q_dpu_1_lo30_q <= 32'h00000000;
-      q_dpu_1_lo31_q <= 32'h00000000;
-      q_dpu_1_hi0_q <= 32'h00000000;
-      q_dpu_1_hi1_q <= 32'h00000000;
-      q_dpu_1_hi2_q <= 32'h00000000;
-      q_dpu_1_hi3_q <= 32'h00000000;
-      q_dpu_1_hi4_q <= 32'h00000000;
-      q_dpu_1_hi5_q <= 32'h00000000;
-      q_dpu_1_hi6_q <= 32'h00000000;
-      q_dpu_1_hi7_q <= 32'h00000000;
-      q_dpu_1_hi8_q <= 32'h00000000;
-      q_dpu_1_hi9_q <= 32'h00000000;
-      q_dpu_1_hi10_q <= 32'h00000000;
-      q_dpu_1_hi11_q <= 32'h00000000;
-      q_dpu_1_hi12_q <= 32'h00000000;
-      q_dpu_1_hi13_q <= 32'h00000000;
-      q_dpu_1_hi14_q <= 32'h00000000;
-      q_dpu_1_hi15_q <= 32'h00000000;
-      q_dpu_1_hi16_q <= 32'h00000000;
-      q_dpu_1_hi17_q <= 32'h00000000;
-      q_dpu_1_hi18_q <= 32'h00000000;
-      q_dpu_1_hi19_q <= 32'h00000000;
-      q_dpu_1_hi20_q <= 32'h00000000;
-      q_dpu_1_hi21_q <= 32'h00000000;
-      q_dpu_1_hi22_q <= 32'h00000000;
-      q_dpu_1_hi23_q <= 32'h00000000;
-      q_dpu_1_hi24_q <= 32'h00000000;
-      q_dpu_1_hi25_q <= 32'h00000000;
-      q_dpu_1_hi26_q <= 32'h00000000;
-      q_dpu_1_hi27_q <= 32'h00000000;
-      q_dpu_1_hi28_q <= 32'h00000000;
-      q_dpu_1_hi29_q <= 32'h00000000;
-      q_dpu_1_hi30_q <= 32'h00000000;
-      q_dpu_1_hi31_q <= 32'h00000000;
-      q_dpu_2_tag_q <= 32'h00000000;
-      q_dpu_2_mask_q <= 32'h00000000;
-      q_dpu_2_pred_q <= 32'h00000000;
-      q_dpu_2_lo0_q <= 32'h00000000;
-      q_dpu_2_lo1_q <= 32'h00000000;
-      q_dpu_2_lo2_q <= 32'h00000000;
-      q_dpu_2_lo3_q <= 32'h00000000;
-      q_dpu_2_lo4_q <= 32'h00000000;
-      q_dpu_2_lo5_q <= 32'h00000000;
-      q_dpu_2_lo6_q <= 32'h00000000;
-      q_dpu_2_lo7_q <= 32'h00000000;
-      q_dpu_2_lo8_q <= 32'h00000000;
-      q_dpu_2_lo9_q <= 32'h00000000;
-      q_dpu_2_lo10_q <= 32'h00000000;
-      q_dpu_2_lo11_q <= 32'h00000000;
-      q_dpu_2_lo12_q <= 32'h00000000;
-      q_dpu_2_lo13_q <= 32'h00000000;
-      q_dpu_2_lo14_q <= 32'h00000000;
-      q_dpu_2_lo15_q <= 32'h00000000;
-      q_dpu_2_lo16_q <= 32'h00000000;
-      q_dpu_2_lo17_q <= 32'h00000000;
-      q_dpu_2_lo18_q <= 32'h00000000;
-      q_dpu_2_lo19_q <= 32'h00000000;
-      q_dpu_2_lo20_q <= 32'h00000000;
-      q_dpu_2_lo21_q <= 32'h00000000;
-      q_dpu_2_lo22_q <= 32'h00000000;
-      q_dpu_2_lo23_q <= 32'h00000000;
-      q_dpu_2_lo24_q <= 32'h00000000;
-      q_dpu_2_lo25_q <= 32'h00000000;
-      q_dpu_2_lo26_q <= 32'h00000000;
-      q_dpu_2_lo27_q <= 32'h00000000;
-      q_dpu_2_lo28_q <= 32'h00000000;
-      q_dpu_2_lo29_q <= 32'h00000000;
-      q_dpu_2_lo30_q <= 32'h00000000;
-      q_dpu_2_lo31_q <= 32'h00000000;
-      q_dpu_2_hi0_q <= 32'h00000000;
-      q_dpu_2_hi1_q <= 32'h00000000;
-      q_dpu_2_hi2_q <= 32'h00000000;
-      q_dpu_2_hi3_q <= 32'h00000000;
-      q_dpu_2_hi4_q <= 32'h00000000;
-      q_dpu_2_hi5_q <= 32'h00000000;
-      q_dpu_2_hi6_q <= 32'h00000000;
-      q_dpu_2_hi7_q <= 32'h00000000;
-      q_dpu_2_hi8_q <= 32'h00000000;
-      q_dpu_2_hi9_q <= 32'h00000000;
-      q_dpu_2_hi10_q <= 32'h00000000;
-      q_dpu_2_hi11_q <= 32'h00000000;
-      q_dpu_2_hi12_q <= 32'h00000000;
-      q_dpu_2_hi13_q <= 32'h00000000;
-      q_dpu_2_hi14_q <= 32'h00000000;
-      q_dpu_2_hi15_q <= 32'h00000000;
-      q_dpu_2_hi16_q <= 32'h00000000;
-      q_dpu_2_hi17_q <= 32'h00000000;
-      q_dpu_2_hi18_q <= 32'h00000000;
-      q_dpu_2_hi19_q <= 32'h00000000;
-      q_dpu_2_hi20_q <= 32'h00000000;
-      q_dpu_2_hi21_q <= 32'h00000000;
-      q_dpu_2_hi22_q <= 32'h00000000;
-      q_dpu_2_hi23_q <= 32'h00000000;
-      q_dpu_2_hi24_q <= 32'h00000000;
-      q_dpu_2_hi25_q <= 32'h00000000;
-      q_dpu_2_hi26_q <= 32'h00000000;
-      q_dpu_2_hi27_q <= 32'h00000000;
-      q_dpu_2_hi28_q <= 32'h00000000;
-      q_dpu_2_hi29_q <= 32'h00000000;
-      q_dpu_2_hi30_q <= 32'h00000000;
-      q_dpu_2_hi31_q <= 32'h00000000;
-      q_dpu_3_tag_q <= 32'h00000000;
-      q_dpu_3_mask_q <= 32'h00000000;
-      q_dpu_3_pred_q <= 32'h00000000;
-      q_dpu_3_lo0_q <= 32'h00000000;
-      q_dpu_3_lo1_q <= 32'h00000000;
-      q_dpu_3_lo2_q <= 32'h00000000;
-      q_dpu_3_lo3_q <= 32'h00000000;
-      q_dpu_3_lo4_q <= 32'h00000000;
-      q_dpu_3_lo5_q <= 32'h00000000;
-      q_dpu_3_lo6_q <= 32'h00000000;
-      q_dpu_3_lo7_q <= 32'h00000000;
-      q_dpu_3_lo8_q <= 32'h00000000;
-      q_dpu_3_lo9_q <= 32'h00000000;
-      q_dpu_3_lo10_q <= 32'h00000000;
-      q_dpu_3_lo11_q <= 32'h00000000;
-      q_dpu_3_lo12_q <= 32'h00000000;
-      q_dpu_3_lo13_q <= 32'h00000000;
-      q_dpu_3_lo14_q <= 32'h00000000;
-      q_dpu_3_lo15_q <= 32'h00000000;
-      q_dpu_3_lo16_q <= 32'h00000000;
-      q_dpu_3_lo17_q <= 32'h00000000;
-      q_dpu_3_lo18_q <= 32'h00000000;
-      q_dpu_3_lo19_q <= 32'h00000000;
-      q_dpu_3_lo20_q <= 32'h00000000;
-      q_dpu_3_lo21_q <= 32'h00000000;
-      q_dpu_3_lo22_q <= 32'h00000000;
-      q_dpu_3_lo23_q <= 32'h00000000;
-      q_dpu_3_lo24_q <= 32'h00000000;
-      q_dpu_3_lo25_q <= 32'h00000000;
-      q_dpu_3_lo26_q <= 32'h00000000;
-      q_dpu_3_lo27_q <= 32'h00000000;
-      q_dpu_3_lo28_q <= 32'h00000000;
-      q_dpu_3_lo29_q <= 32'h00000000;
-      q_dpu_3_lo30_q <= 32'h00000000;
-      q_dpu_3_lo31_q <= 32'h00000000;
-      q_dpu_3_hi0_q <= 32'h00000000;
-      q_dpu_3_hi1_q <= 32'h00000000;
-      q_dpu_3_hi2_q <= 32'h00000000;
-      q_dpu_3_hi3_q <= 32'h00000000;
-      q_dpu_3_hi4_q <= 32'h00000000;
-      q_dpu_3_hi5_q <= 32'h00000000;
-      q_dpu_3_hi6_q <= 32'h00000000;
-      q_dpu_3_hi7_q <= 32'h00000000;
-      q_dpu_3_hi8_q <= 32'h00000000;
-      q_dpu_3_hi9_q <= 32'h00000000;
-      q_dpu_3_hi10_q <= 32'h00000000;
-      q_dpu_3_hi11_q <= 32'h00000000;
-      q_dpu_3_hi12_q <= 32'h00000000;
-      q_dpu_3_hi13_q <= 32'h00000000;
-      q_dpu_3_hi14_q <= 32'h00000000;
-      q_dpu_3_hi15_q <= 32'h00000000;
-      q_dpu_3_hi16_q <= 32'h00000000;
-      q_dpu_3_hi17_q <= 32'h00000000;
-      q_dpu_3_hi18_q <= 32'h00000000;
-      q_dpu_3_hi19_q <= 32'h00000000;
-      q_dpu_3_hi20_q <= 32'h00000000;
-      q_dpu_3_hi21_q <= 32'h00000000;
-      q_dpu_3_hi22_q <= 32'h00000000;
-      q_dpu_3_hi23_q <= 32'h00000000;
-      q_dpu_3_hi24_q <= 32'h00000000;
-      q_dpu_3_hi25_q <= 32'h00000000;
-      q_dpu_3_hi26_q <= 32'h00000000;
-      q_dpu_3_hi27_q <= 32'h00000000;
-      q_dpu_3_hi28_q <= 32'h00000000;
-      q_dpu_3_hi29_q <= 32'h00000000;
-      q_dpu_3_hi30_q <= 32'h00000000;
-      q_dpu_3_hi31_q <= 32'h00000000;
-      q_dpu_4_tag_q <= 32'h00000000;
-      q_dpu_4_mask_q <= 32'h00000000;
-      q_dpu_4_pred_q <= 32'h00000000;
-      q_dpu_4_lo0_q <= 32'h00000000;
-      q_dpu_4_lo1_q <= 32'h00000000;
-      q_dpu_4_lo2_q <= 32'h00000000;
-      q_dpu_4_lo3_q <= 32'h00000000;
-      q_dpu_4_lo4_q <= 32'h00000000;
-      q_dpu_4_lo5_q <= 32'h00000000;
-      q_dpu_4_lo6_q <= 32'h00000000;
-      q_dpu_4_lo7_q <= 32'h00000000;
-      q_dpu_4_lo8_q <= 32'h00000000;
-      q_dpu_4_lo9_q <= 32'h00000000;
-      q_dpu_4_lo10_q <= 32'h00000000;
-      q_dpu_4_lo11_q <= 32'h00000000;
-      q_dpu_4_lo12_q <= 32'h00000000;
-      q_dpu_4_lo13_q <= 32'h00000000;
-      q_dpu_4_lo14_q <= 32'h00000000;
-      q_dpu_4_lo15_q <= 32'h00000000;
-      q_dpu_4_lo16_q <= 32'h00000000;
-      q_dpu_4_lo17_q <= 32'h00000000;
-      q_dpu_4_lo18_q <= 32'h00000000;
-      q_dpu_4_lo19_q <= 32'h00000000;
-      q_dpu_4_lo20_q <= 32'h00000000;
-      q_dpu_4_lo21_q <= 32'h00000000;
-      q_dpu_4_lo22_q <= 32'h00000000;
-      q_dpu_4_lo23_q <= 32'h00000000;
-      q_dpu_4_lo24_q <= 32'h00000000;
-      q_dpu_4_lo25_q <= 32'h00000000;
-      q_dpu_4_lo26_q <= 32'h00000000;
-      q_dpu_4_lo27_q <= 32'h00000000;
-      q_dpu_4_lo28_q <= 32'h00000000;
-      q_dpu_4_lo29_q <= 32'h00000000;
-      q_dpu_4_lo30_q <= 32'h00000000;
-      q_dpu_4_lo31_q <= 32'h00000000;
-      q_dpu_4_hi0_q <= 32'h00000000;
-      q_dpu_4_hi1_q <= 32'h00000000;
-      q_dpu_4_hi2_q <= 32'h00000000;
-      q_dpu_4_hi3_q <= 32'h00000000;
-      q_dpu_4_hi4_q <= 32'h00000000;
-      q_dpu_4_hi5_q <= 32'h00000000;
-      q_dpu_4_hi6_q <= 32'h00000000;
-      q_dpu_4_hi7_q <= 32'h00000000;
-      q_dpu_4_hi8_q <= 32'h00000000;
-      q_dpu_4_hi9_q <= 32'h00000000;
-      q_dpu_4_hi10_q <= 32'h00000000;
-      q_dpu_4_hi11_q <= 32'h00000000;
-      q_dpu_4_hi12_q <= 32'h00000000;
-      q_dpu_4_hi13_q <= 32'h00000000;
-      q_dpu_4_hi14_q <= 32'h00000000;
-      q_dpu_4_hi15_q <= 32'h00000000;
-      q_dpu_4_hi16_q <= 32'h00000000;
-      q_dpu_4_hi17_q <= 32'h00000000;
-      q_dpu_4_hi18_q <= 32'h00000000;
-      q_dpu_4_hi19_q <= 32'h00000000;
-      q_dpu_4_hi20_q <= 32'h00000000;
-      q_dpu_4_hi21_q <= 32'h00000000;
-      q_dpu_4_hi22_q <= 32'h00000000;
-      q_dpu_4_hi23_q <= 32'h00000000;
-      q_dpu_4_hi24_q <= 32'h00000000;
-      q_dpu_4_hi25_q <= 32'h00000000;
-      q_dpu_4_hi26_q <= 32'h00000000;
-      q_dpu_4_hi27_q <= 32'h00000000;
-      q_dpu_4_hi28_q <= 32'h00000000;
-      q_dpu_4_hi29_q <= 32'h00000000;
-      q_dpu_4_hi30_q <= 32'h00000000;
-      q_dpu_4_hi31_q <= 32'h00000000;
-      q_dpu_5_tag_q <= 32'h00000000;
-      q_dpu_5_mask_q <= 32'h00000000;
-      q_dpu_5_pred_q <= 32'h00000000;
-      q_dpu_5_lo0_q <= 32'h00000000;
-      q_dpu_5_lo1_q <= 32'h00000000;
-      q_dpu_5_lo2_q <= 32'h00000000;
-      q_dpu_5_lo3_q <= 32'h00000000;
-      q_dpu_5_lo4_q <= 32'h00000000;
-      q_dpu_5_lo5_q <= 32'h00000000;
-      q_dpu_5_lo6_q <= 32'h00000000;
-      q_dpu_5_lo7_q <= 32'h00000000;
-      q_dpu_5_lo8_q <= 32'h00000000;
-      q_dpu_5_lo9_q <= 32'h00000000;
-      q_dpu_5_lo10_q <= 32'h00000000;
-      q_dpu_5_lo11_q <= 32'h00000000;
-      q_dpu_5_lo12_q <= 32'h00000000;
-      q_dpu_5_lo13_q <= 32'h00000000;
-      q_dpu_5_lo14_q <= 32'h00000000;
-      q_dpu_5_lo15_q <= 32'h00000000;
-      q_dpu_5_lo16_q <= 32'h00000000;
-      q_dpu_5_lo17_q <= 32'h00000000;
-      q_dpu_5_lo18_q <= 32'h00000000;
-      q_dpu_5_lo19_q <= 32'h00000000;
-      q_dpu_5_lo20_q <= 32'h00000000;
-      q_dpu_5_lo21_q <= 32'h00000000;
-      q_dpu_5_lo22_q <= 32'h00000000;
-      q_dpu_5_lo23_q <= 32'h00000000;
-      q_dpu_5_lo24_q <= 32'h00000000;
-      q_dpu_5_lo25_q <= 32'h00000000;
-      q_dpu_5_lo26_q <= 32'h00000000;
-      q_dpu_5_lo27_q <= 32'h00000000;
-      q_dpu_5_lo28_q <= 32'h00000000;
-      q_dpu_5_lo29_q <= 32'h00000000;
-      q_dpu_5_lo30_q <= 32'h00000000;
-      q_dpu_5_lo31_q <= 32'h00000000;
-      q_dpu_5_hi0_q <= 32'h00000000;
-      q_dpu_5_hi1_q <= 32'h00000000;
-      q_dpu_5_hi2_q <= 32'h00000000;
-      q_dpu_5_hi3_q <= 32'h00000000;
-      q_dpu_5_hi4_q <= 32'h00000000;
-      q_dpu_5_hi5_q <= 32'h00000000;
-      q_dpu_5_hi6_q <= 32'h00000000;
-      q_dpu_5_hi7_q <= 32'h00000000;
-      q_dpu_5_hi8_q <= 32'h00000000;
-      q_dpu_5_hi9_q <= 32'h00000000;
-      q_dpu_5_hi10_q <= 32'h00000000;
-      q_dpu_5_hi11_q <= 32'h00000000;
-      q_dpu_5_hi12_q <= 32'h00000000;
-      q_dpu_5_hi13_q <= 32'h00000000;
-      q_dpu_5_hi14_q <= 32'h00000000;
-      q_dpu_5_hi15_q <= 32'h00000000;
-      q_dpu_5_hi16_q <= 32'h00000000;
-      q_dpu_5_hi17_q <= 32'h00000000;
-      q_dpu_5_hi18_q <= 32'h00000000;
-      q_dpu_5_hi19_q <= 32'h00000000;
-      q_dpu_5_hi20_q <= 32'h00000000;
-      q_dpu_5_hi21_q <= 32'h00000000;
-      q_dpu_5_hi22_q <= 32'h00000000;
-      q_dpu_5_hi23_q <= 32'h00000000;
-      q_dpu_5_hi24_q <= 32'h00000000;
-      q_dpu_5_hi25_q <= 32'h00000000;
-      q_dpu_5_hi26_q <= 32'h00000000;
-      q_dpu_5_hi27_q <= 32'h00000000;
-      q_dpu_5_hi28_q <= 32'h00000000;
-      q_dpu_5_hi29_q <= 32'h00000000;
-      q_dpu_5_hi30_q <= 32'h00000000;
-      q_dpu_5_hi31_q <= 32'h00000000;
-      q_dpu_6_tag_q <= 32'h00000000;
-      q_dpu_6_mask_q <= 32'h00000000;
-      q_dpu_6_pred_q <= 32'h00000000;
-      q_dpu_6_lo0_q <= 32'h00000000;
-      q_dpu_6_lo1_q <= 32'h00000000;
-      q_dpu_6_lo2_q <= 32'h00000000;
-      q_dpu_6_lo3_q <= 32'h00000000;
-      q_dpu_6_lo4_q <= 32'h00000000;
-      q_dpu_6_lo5_q <= 32'h00000000;
-      q_dpu_6_lo6_q <= 32'h00000000;
-      q_dpu_6_lo7_q <= 32'h00000000;
-      q_dpu_6_lo8_q <= 32'h00000000;
-      q_dpu_6_lo9_q <= 32'h00000000;
-      q_dpu_6_lo10_q <= 32'h00000000;
-      q_dpu_6_lo11_q <= 32'h00000000;
-      q_dpu_6_lo12_q <= 32'h00000000;
-      q_dpu_6_lo13_q <= 32'h00000000;
-      q_dpu_6_lo14_q <= 32'h00000000;
-      q_dpu_6_lo15_q <= 32'h00000000;
-      q_dpu_6_lo16_q <= 32'h00000000;
-      q_dpu_6_lo17_q <= 32'h00000000;
-      q_dpu_6_lo18_q <= 32'h00000000;
-      q_dpu_6_lo19_q <= 32'h00000000;
-      q_dpu_6_lo20_q <= 32'h00000000;
-      q_dpu_6_lo21_q <= 32'h00000000;
-      q_dpu_6_lo22_q <= 32'h00000000;
-      q_dpu_6_lo23_q <= 32'h00000000;
-      q_dpu_6_lo24_q <= 32'h00000000;
-      q_dpu_6_lo25_q <= 32'h00000000;
-      q_dpu_6_lo26_q <= 32'h00000000;
-      q_dpu_6_lo27_q <= 32'h00000000;
-      q_dpu_6_lo28_q <= 32'h00000000;
-      q_dpu_6_lo29_q <= 32'h00000000;
-      q_dpu_6_lo30_q <= 32'h00000000;
-      q_dpu_6_lo31_q <= 32'h00000000;
-      q_dpu_6_hi0_q <= 32'h00000000;
-      q_dpu_6_hi1_q <= 32'h00000000;
-      q_dpu_6_hi2_q <= 32'h00000000;
-      q_dpu_6_hi3_q <= 32'h00000000;
-      q_dpu_6_hi4_q <= 32'h00000000;
-      q_dpu_6_hi5_q <= 32'h00000000;
-      q_dpu_6_hi6_q <= 32'h00000000;
-      q_dpu_6_hi7_q <= 32'h00000000;
-      q_dpu_6_hi8_q <= 32'h00000000;
-      q_dpu_6_hi9_q <= 32'h00000000;
-      q_dpu_6_hi10_q <= 32'h00000000;
-      q_dpu_6_hi11_q <= 32'h00000000;
-      q_dpu_6_hi12_q <= 32'h00000000;
-      q_dpu_6_hi13_q <= 32'h00000000;
-      q_dpu_6_hi14_q <= 32'h00000000;
-      q_dpu_6_hi15_q <= 32'h00000000;
-      q_dpu_6_hi16_q <= 32'h00000000;
-      q_dpu_6_hi17_q <= 32'h00000000;
-      q_dpu_6_hi18_q <= 32'h00000000;
-      q_dpu_6_hi19_q <= 32'h00000000;
-      q_dpu_6_hi20_q <= 32'h00000000;
-      q_dpu_6_hi21_q <= 32'h00000000;
-      q_dpu_6_hi22_q <= 32'h00000000;
-      q_dpu_6_hi23_q <= 32'h00000000;
-      q_dpu_6_hi24_q <= 32'h00000000;
-      q_dpu_6_hi25_q <= 32'h00000000;
-      q_dpu_6_hi26_q <= 32'h00000000;
-      q_dpu_6_hi27_q <= 32'h00000000;
-      q_dpu_6_hi28_q <= 32'h00000000;
-      q_dpu_6_hi29_q <= 32'h00000000;
-      q_dpu_6_hi30_q <= 32'h00000000;
-      q_dpu_6_hi31_q <= 32'h00000000;
-      q_dpu_7_tag_q <= 32'h00000000;
-      q_dpu_7_mask_q <= 32'h00000000;
-      q_dpu_7_pred_q <= 32'h00000000;
-      q_dpu_7_lo0_q <= 32'h00000000;
-      q_dpu_7_lo1_q <= 32'h00000000;
-      q_dpu_7_lo2_q <= 32'h00000000;
-      q_dpu_7_lo3_q <= 32'h00000000;
-      q_dpu_7_lo4_q <= 32'h00000000;
-      q_dpu_7_lo5_q <= 32'h00000000;
-      q_dpu_7_lo6_q <= 32'h00000000;
-      q_dpu_7_lo7_q <= 32'h00000000;
-      q_dpu_7_lo8_q <= 32'h00000000;
-      q_dpu_7_lo9_q <= 32'h00000000;
-      q_dpu_7_lo10_q <= 32'h00000000;
-      q_dpu_7_lo11_q <= 32'h00000000;
-      q_dpu_7_lo12_q <= 32'h00000000;
-      q_dpu_7_lo13_q <= 32'h00000000;
-      q_dpu_7_lo14_q <= 32'h00000000;
-      q_dpu_7_lo15_q <= 32'h00000000;
-      q_dpu_7_lo16_q <= 32'h00000000;
-      q_dpu_7_lo17_q <= 32'h00000000;
-      q_dpu_7_lo18_q <= 32'h00000000;
-      q_dpu_7_lo19_q <= 32'h00000000;
-      q_dpu_7_lo20_q <= 32'h00000000;
-      q_dpu_7_lo21_q <= 32'h00000000;
-      q_dpu_7_lo22_q <= 32'h00000000;
-      q_dpu_7_lo23_q <= 32'h00000000;
-      q_dpu_7_lo24_q <= 32'h00000000;
-      q_dpu_7_lo25_q <= 32'h00000000;
-      q_dpu_7_lo26_q <= 32'h00000000;
-      q_dpu_7_lo27_q <= 32'h00000000;
-      q_dpu_7_lo28_q <= 32'h00000000;
-      q_dpu_7_lo29_q <= 32'h00000000;
-      q_dpu_7_lo30_q <= 32'h00000000;
-      q_dpu_7_lo31_q <= 32'h00000000;
-      q_dpu_7_hi0_q <= 32'h00000000;
-      q_dpu_7_hi1_q <= 32'h00000000;
-      q_dpu_7_hi2_q <= 32'h00000000;
-      q_dpu_7_hi3_q <= 32'h00000000;
-      q_dpu_7_hi4_q <= 32'h00000000;
-      q_dpu_7_hi5_q <= 32'h00000000;
-      q_dpu_7_hi6_q <= 32'h00000000;
-      q_dpu_7_hi7_q <= 32'h00000000;
-      q_dpu_7_hi8_q <= 32'h00000000;
-      q_dpu_7_hi9_q <= 32'h00000000;
-      q_dpu_7_hi10_q <= 32'h00000000;
-      q_dpu_7_hi11_q <= 32'h00000000;
-      q_dpu_7_hi12_q <= 32'h00000000;
-      q_dpu_7_hi13_q <= 32'h00000000;
-      q_dpu_7_hi14_q <= 32'h00000000;
-      q_dpu_7_hi15_q <= 32'h00000000;
-      q_dpu_7_hi16_q <= 32'h00000000;
-      q_dpu_7_hi17_q <= 32'h00000000;
-      q_dpu_7_hi18_q <= 32'h00000000;
-      q_dpu_7_hi19_q <= 32'h00000000;
-      q_dpu_7_hi20_q <= 32'h00000000;
-      q_dpu_7_hi21_q <= 32'h00000000;
-      q_dpu_7_hi22_q <= 32'h00000000;
-      q_dpu_7_hi23_q <= 32'h00000000;
-      q_dpu_7_hi24_q <= 32'h00000000;
-      q_dpu_7_hi25_q <= 32'h00000000;
-      q_dpu_7_hi26_q <= 32'h00000000;
-      q_dpu_7_hi27_q <= 32'h00000000;
-      q_dpu_7_hi28_q <= 32'h00000000;
-      q_dpu_7_hi29_q <= 32'h00000000;
-      q_dpu_7_hi30_q <= 32'h00000000;
-      q_dpu_7_hi31_q <= 32'h00000000;
+      q_dpu_byp_q <= 1'h0;
       q_dpu_head_q <= 3'h0;
       q_dpu_tail_q <= 3'h0;
       q_dpu_count_q <= 4'h0;
       credit_dpu_q <= 4'h0;
-      q_lsu_0_tag_q <= 32'h00000000;
-      q_lsu_0_mask_q <= 32'h00000000;
-      q_lsu_0_pred_q <= 32'h00000000;
-      q_lsu_0_lo0_q <= 32'h00000000;
-      q_lsu_0_lo1_q <= 32'h00000000;
-      q_lsu_0_lo2_q <= 32'h00000000;
-      q_lsu_0_lo3_q <= 32'h00000000;
-      q_lsu_0_lo4_q <= 32'h00000000;
-      q_lsu_0_lo5_q <= 32'h00000000;
-      q_lsu_0_lo6_q <= 32'h00000000;
-      q_lsu_0_lo7_q <= 32'h00000000;
-      q_lsu_0_lo8_q <= 32'h00000000;
-      q_lsu_0_lo9_q <= 32'h00000000;
-      q_lsu_0_lo10_q <= 32'h00000000;
-      q_lsu_0_lo11_q <= 32'h00000000;
-      q_lsu_0_lo12_q <= 32'h00000000;
-      q_lsu_0_lo13_q <= 32'h00000000;
-      q_lsu_0_lo14_q <= 32'h00000000;
-      q_lsu_0_lo15_q <= 32'h00000000;
-      q_lsu_0_lo16_q <= 32'h00000000;
-      q_lsu_0_lo17_q <= 32'h00000000;
-      q_lsu_0_lo18_q <= 32'h00000000;
-      q_lsu_0_lo19_q <= 32'h00000000;
-      q_lsu_0_lo20_q <= 32'h00000000;
-      q_lsu_0_lo21_q <= 32'h00000000;
-      q_lsu_0_lo22_q <= 32'h00000000;
-      q_lsu_0_lo23_q <= 32'h00000000;
-      q_lsu_0_lo24_q <= 32'h00000000;
-      q_lsu_0_lo25_q <= 32'h00000000;
-      q_lsu_0_lo26_q <= 32'h00000000;
-      q_lsu_0_lo27_q <= 32'h00000000;
-      q_lsu_0_lo28_q <= 32'h00000000;
-      q_lsu_0_lo29_q <= 32'h00000000;
-      q_lsu_0_lo30_q <= 32'h00000000;
-      q_lsu_0_lo31_q <= 32'h00000000;
-      q_lsu_0_hi0_q <= 32'h00000000;
-      q_lsu_0_hi1_q <= 32'h00000000;
-      q_lsu_0_hi2_q <= 32'h00000000;
-      q_lsu_0_hi3_q <= 32'h00000000;
-      q_lsu_0_hi4_q <= 32'h00000000;
-      q_lsu_0_hi5_q <= 32'h00000000;
-      q_lsu_0_hi6_q <= 32'h00000000;
-      q_lsu_0_hi7_q <= 32'h00000000;
-      q_lsu_0_hi8_q <= 32'h00000000;
-      q_lsu_0_hi9_q <= 32'h00000000;
-      q_lsu_0_hi10_q <= 32'h00000000;
-      q_lsu_0_hi11_q <= 32'h00000000;
-      q_lsu_0_hi12_q <= 32'h00000000;
-      q_lsu_0_hi13_q <= 32'h00000000;
-      q_lsu_0_hi14_q <= 32'h00000000;
-      q_lsu_0_hi15_q <= 32'h00000000;
-      q_lsu_0_hi16_q <= 32'h00000000;
-      q_lsu_0_hi17_q <= 32'h00000000;
-      q_lsu_0_hi18_q <= 32'h00000000;
-      q_lsu_0_hi19_q <= 32'h00000000;
-      q_lsu_0_hi20_q <= 32'h00000000;
-      q_lsu_0_hi21_q <= 32'h00000000;
-      q_lsu_0_hi22_q <= 32'h00000000;
-      q_lsu_0_hi23_q <= 32'h00000000;
-      q_lsu_0_hi24_q <= 32'h00000000;
-      q_lsu_0_hi25_q <= 32'h00000000;
-      q_lsu_0_hi26_q <= 32'h00000000;
-      q_lsu_0_hi27_q <= 32'h00000000;
-      q_lsu_0_hi28_q <= 32'h00000000;
-      q_lsu_0_hi29_q <= 32'h00000000;
-      q_lsu_0_hi30_q <= 32'h00000000;
-      q_lsu_0_hi31_q <= 32'h00000000;
-      q_lsu_1_tag_q <= 32'h00000000;
-      q_lsu_1_mask_q <= 32'h00000000;
-      q_lsu_1_pred_q <= 32'h00000000;
-      q_lsu_1_lo0_q <= 32'h00000000;
-      q_lsu_1_lo1_q <= 32'h00000000;
-      q_lsu_1_lo2_q <= 32'h00000000;
-      q_lsu_1_lo3_q <= 32'h00000000;
-      q_lsu_1_lo4_q <= 32'h00000000;
-      q_lsu_1_lo5_q <= 32'h00000000;
-      q_lsu_1_lo6_q <= 32'h00000000;
-      q_lsu_1_lo7_q <= 32'h00000000;
-      q_lsu_1_lo8_q <= 32'h00000000;
-      q_lsu_1_lo9_q <= 32'h00000000;
-      q_lsu_1_lo10_q <= 32'h00000000;
-      q_lsu_1_lo11_q <= 32'h00000000;
-      q_lsu_1_lo12_q <= 32'h00000000;
-      q_lsu_1_lo13_q <= 32'h00000000;
-      q_lsu_1_lo14_q <= 32'h00000000;
-      q_lsu_1_lo15_q <= 32'h00000000;
-      q_lsu_1_lo16_q <= 32'h00000000;
-      q_lsu_1_lo17_q <= 32'h00000000;
-      q_lsu_1_lo18_q <= 32'h00000000;
-      q_lsu_1_lo19_q <= 32'h00000000;
-      q_lsu_1_lo20_q <= 32'h00000000;
-      q_lsu_1_lo21_q <= 32'h00000000;
-      q_lsu_1_lo22_q <= 32'h00000000;
-      q_lsu_1_lo23_q <= 32'h00000000;
-      q_lsu_1_lo24_q <= 32'h00000000;
-      q_lsu_1_lo25_q <= 32'h00000000;
-      q_lsu_1_lo26_q <= 32'h00000000;
-      q_lsu_1_lo27_q <= 32'h00000000;
-      q_lsu_1_lo28_q <= 32'h00000000;
-      q_lsu_1_lo29_q <= 32'h00000000;
-      q_lsu_1_lo30_q <= 32'h00000000;
-      q_lsu_1_lo31_q <= 32'h00000000;
-      q_lsu_1_hi0_q <= 32'h00000000;
-      q_lsu_1_hi1_q <= 32'h00000000;
-      q_lsu_1_hi2_q <= 32'h00000000;
-      q_lsu_1_hi3_q <= 32'h00000000;
-      q_lsu_1_hi4_q <= 32'h00000000;
-      q_lsu_1_hi5_q <= 32'h00000000;
-      q_lsu_1_hi6_q <= 32'h00000000;
-      q_lsu_1_hi7_q <= 32'h00000000;
-      q_lsu_1_hi8_q <= 32'h00000000;
-      q_lsu_1_hi9_q <= 32'h00000000;
-      q_lsu_1_hi10_q <= 32'h00000000;
-      q_lsu_1_hi11_q <= 32'h00000000;
-      q_lsu_1_hi12_q <= 32'h00000000;
-      q_lsu_1_hi13_q <= 32'h00000000;
-      q_lsu_1_hi14_q <= 32'h00000000;
-      q_lsu_1_hi15_q <= 32'h00000000;
-      q_lsu_1_hi16_q <= 32'h00000000;
-      q_lsu_1_hi17_q <= 32'h00000000;
-      q_lsu_1_hi18_q <= 32'h00000000;
-      q_lsu_1_hi19_q <= 32'h00000000;
-      q_lsu_1_hi20_q <= 32'h00000000;
-      q_lsu_1_hi21_q <= 32'h00000000;
-      q_lsu_1_hi22_q <= 32'h00000000;
-      q_lsu_1_hi23_q <= 32'h00000000;
-      q_lsu_1_hi24_q <= 32'h00000000;
-      q_lsu_1_hi25_q <= 32'h00000000;
-      q_lsu_1_hi26_q <= 32'h00000000;
-      q_lsu_1_hi27_q <= 32'h00000000;
-      q_lsu_1_hi28_q <= 32'h00000000;
-      q_lsu_1_hi29_q <= 32'h00000000;
-      q_lsu_1_hi30_q <= 32'h00000000;
-      q_lsu_1_hi31_q <= 32'h00000000;
-      q_lsu_2_tag_q <= 32'h00000000;
-      q_lsu_2_mask_q <= 32'h00000000;
-      q_lsu_2_pred_q <= 32'h00000000;
-      q_lsu_2_lo0_q <= 32'h00000000;
-      q_lsu_2_lo1_q <= 32'h00000000;
-      q_lsu_2_lo2_q <= 32'h00000000;
-      q_lsu_2_lo3_q <= 32'h00000000;
-      q_lsu_2_lo4_q <= 32'h00000000;
-      q_lsu_2_lo5_q <= 32'h00000000;
-      q_lsu_2_lo6_q <= 32'h00000000;
-      q_lsu_2_lo7_q <= 32'h00000000;
-      q_lsu_2_lo8_q <= 32'h00000000;
-      q_lsu_2_lo9_q <= 32'h00000000;
-      q_lsu_2_lo10_q <= 32'h00000000;
-      q_lsu_2_lo11_q <= 32'h00000000;
-      q_lsu_2_lo12_q <= 32'h00000000;
-      q_lsu_2_lo13_q <= 32'h00000000;
-      q_lsu_2_lo14_q <= 32'h00000000;
-      q_lsu_2_lo15_q <= 32'h00000000;
-      q_lsu_2_lo16_q <= 32'h00000000;
-      q_lsu_2_lo17_q <= 32'h00000000;
-      q_lsu_2_lo18_q <= 32'h00000000;
-      q_lsu_2_lo19_q <= 32'h00000000;
-      q_lsu_2_lo20_q <= 32'h00000000;
-      q_lsu_2_lo21_q <= 32'h00000000;
-      q_lsu_2_lo22_q <= 32'h00000000;
-      q_lsu_2_lo23_q <= 32'h00000000;
-      q_lsu_2_lo24_q <= 32'h00000000;
-      q_lsu_2_lo25_q <= 32'h00000000;
-      q_lsu_2_lo26_q <= 32'h00000000;
-      q_lsu_2_lo27_q <= 32'h00000000;
-      q_lsu_2_lo28_q <= 32'h00000000;
-      q_lsu_2_lo29_q <= 32'h00000000;
-      q_lsu_2_lo30_q <= 32'h00000000;
-      q_lsu_2_lo31_q <= 32'h00000000;
-      q_lsu_2_hi0_q <= 32'h00000000;
-      q_lsu_2_hi1_q <= 32'h00000000;
-      q_lsu_2_hi2_q <= 32'h00000000;
-      q_lsu_2_hi3_q <= 32'h00000000;
-      q_lsu_2_hi4_q <= 32'h00000000;
-      q_lsu_2_hi5_q <= 32'h00000000;
-      q_lsu_2_hi6_q <= 32'h00000000;
-      q_lsu_2_hi7_q <= 32'h00000000;
-      q_lsu_2_hi8_q <= 32'h00000000;
-      q_lsu_2_hi9_q <= 32'h00000000;
-      q_lsu_2_hi10_q <= 32'h00000000;
-      q_lsu_2_hi11_q <= 32'h00000000;
-      q_lsu_2_hi12_q <= 32'h00000000;
-      q_lsu_2_hi13_q <= 32'h00000000;
-      q_lsu_2_hi14_q <= 32'h00000000;
-      q_lsu_2_hi15_q <= 32'h00000000;
-      q_lsu_2_hi16_q <= 32'h00000000;
-      q_lsu_2_hi17_q <= 32'h00000000;
-      q_lsu_2_hi18_q <= 32'h00000000;
-      q_lsu_2_hi19_q <= 32'h00000000;
-      q_lsu_2_hi20_q <= 32'h00000000;
-      q_lsu_2_hi21_q <= 32'h00000000;
-      q_lsu_2_hi22_q <= 32'h00000000;
-      q_lsu_2_hi23_q <= 32'h00000000;
-      q_lsu_2_hi24_q <= 32'h00000000;
-      q_lsu_2_hi25_q <= 32'h00000000;
-      q_lsu_2_hi26_q <= 32'h00000000;
-      q_lsu_2_hi27_q <= 32'h00000000;
-      q_lsu_2_hi28_q <= 32'h00000000;
-      q_lsu_2_hi29_q <= 32'h00000000;
-      q_lsu_2_hi30_q <= 32'h00000000;
-      q_lsu_2_hi31_q <= 32'h00000000;
-      q_lsu_3_tag_q <= 32'h00000000;
-      q_lsu_3_mask_q <= 32'h00000000;
-      q_lsu_3_pred_q <= 32'h00000000;
-      q_lsu_3_lo0_q <= 32'h00000000;
-      q_lsu_3_lo1_q <= 32'h00000000;
-      q_lsu_3_lo2_q <= 32'h00000000;
-      q_lsu_3_lo3_q <= 32'h00000000;
-      q_lsu_3_lo4_q <= 32'h00000000;
-      q_lsu_3_lo5_q <= 32'h00000000;
-      q_lsu_3_lo6_q <= 32'h00000000;
-      q_lsu_3_lo7_q <= 32'h00000000;
-      q_lsu_3_lo8_q <= 32'h00000000;
-      q_lsu_3_lo9_q <= 32'h00000000;
-      q_lsu_3_lo10_q <= 32'h00000000;
-      q_lsu_3_lo11_q <= 32'h00000000;
-      q_lsu_3_lo12_q <= 32'h00000000;
-      q_lsu_3_lo13_q <= 32'h00000000;
-      q_lsu_3_lo14_q <= 32'h00000000;
-      q_lsu_3_lo15_q <= 32'h00000000;
-      q_lsu_3_lo16_q <= 32'h00000000;
-      q_lsu_3_lo17_q <= 32'h00000000;
-      q_lsu_3_lo18_q <= 32'h00000000;
-      q_lsu_3_lo19_q <= 32'h00000000;
-      q_lsu_3_lo20_q <= 32'h00000000;
-      q_lsu_3_lo21_q <= 32'h00000000;
-      q_lsu_3_lo22_q <= 32'h00000000;
-      q_lsu_3_lo23_q <= 32'h00000000;
-      q_lsu_3_lo24_q <= 32'h00000000;
-      q_lsu_3_lo25_q <= 32'h00000000;
-      q_lsu_3_lo26_q <= 32'h00000000;
-      q_lsu_3_lo27_q <= 32'h00000000;
-      q_lsu_3_lo28_q <= 32'h00000000;
-      q_lsu_3_lo29_q <= 32'h00000000;
-      q_lsu_3_lo30_q <= 32'h00000000;
-      q_lsu_3_lo31_q <= 32'h00000000;
-      q_lsu_3_hi0_q <= 32'h00000000;
-      q_lsu_3_hi1_q <= 32'h00000000;
-      q_lsu_3_hi2_q <= 32'h00000000;
-      q_lsu_3_hi3_q <= 32'h00000000;
-      q_lsu_3_hi4_q <= 32'h00000000;
-      q_lsu_3_hi5_q <= 32'h00000000;
-      q_lsu_3_hi6_q <= 32'h00000000;
-      q_lsu_3_hi7_q <= 32'h00000000;
-      q_lsu_3_hi8_q <= 32'h00000000;
-      q_lsu_3_hi9_q <= 32'h00000000;
-      q_lsu_3_hi10_q <= 32'h00000000;
-      q_lsu_3_hi11_q <= 32'h00000000;
-      q_lsu_3_hi12_q <= 32'h00000000;
-      q_lsu_3_hi13_q <= 32'h00000000;
-      q_lsu_3_hi14_q <= 32'h00000000;
-      q_lsu_3_hi15_q <= 32'h00000000;
-      q_lsu_3_hi16_q <= 32'h00000000;
-      q_lsu_3_hi17_q <= 32'h00000000;
-      q_lsu_3_hi18_q <= 32'h00000000;
-      q_lsu_3_hi19_q <= 32'h00000000;
-      q_lsu_3_hi20_q <= 32'h00000000;
-      q_lsu_3_hi21_q <= 32'h00000000;
-      q_lsu_3_hi22_q <= 32'h00000000;
-      q_lsu_3_hi23_q <= 32'h00000000;
-      q_lsu_3_hi24_q <= 32'h00000000;
-      q_lsu_3_hi25_q <= 32'h00000000;
-      q_lsu_3_hi26_q <= 32'h00000000;
-      q_lsu_3_hi27_q <= 32'h00000000;
-      q_lsu_3_hi28_q <= 32'h00000000;
-      q_lsu_3_hi29_q <= 32'h00000000;
-      q_lsu_3_hi30_q <= 32'h00000000;
-      q_lsu_3_hi31_q <= 32'h00000000;
-      q_lsu_4_tag_q <= 32'h00000000;
-      q_lsu_4_mask_q <= 32'h00000000;
-      q_lsu_4_pred_q <= 32'h00000000;
-      q_lsu_4_lo0_q <= 32'h00000000;
-      q_lsu_4_lo1_q <= 32'h00000000;
-      q_lsu_4_lo2_q <= 32'h00000000;
-      q_lsu_4_lo3_q <= 32'h00000000;
-      q_lsu_4_lo4_q <= 32'h00000000;
-      q_lsu_4_lo5_q <= 32'h00000000;
-      q_lsu_4_lo6_q <= 32'h00000000;
-      q_lsu_4_lo7_q <= 32'h00000000;
-      q_lsu_4_lo8_q <= 32'h00000000;
-      q_lsu_4_lo9_q <= 32'h00000000;
-      q_lsu_4_lo10_q <= 32'h00000000;
-      q_lsu_4_lo11_q <= 32'h00000000;
-      q_lsu_4_lo12_q <= 32'h00000000;
-      q_lsu_4_lo13_q <= 32'h00000000;
-      q_lsu_4_lo14_q <= 32'h00000000;
-      q_lsu_4_lo15_q <= 32'h00000000;
-      q_lsu_4_lo16_q <= 32'h00000000;
-      q_lsu_4_lo17_q <= 32'h00000000;
-      q_lsu_4_lo18_q <= 32'h00000000;
-      q_lsu_4_lo19_q <= 32'h00000000;
-      q_lsu_4_lo20_q <= 32'h00000000;
-      q_lsu_4_lo21_q <= 32'h00000000;
-      q_lsu_4_lo22_q <= 32'h00000000;
-      q_lsu_4_lo23_q <= 32'h00000000;
-      q_lsu_4_lo24_q <= 32'h00000000;
-      q_lsu_4_lo25_q <= 32'h00000000;
-      q_lsu_4_lo26_q <= 32'h00000000;
-      q_lsu_4_lo27_q <= 32'h00000000;
-      q_lsu_4_lo28_q <= 32'h00000000;
-      q_lsu_4_lo29_q <= 32'h00000000;
-      q_lsu_4_lo30_q <= 32'h00000000;
-      q_lsu_4_lo31_q <= 32'h00000000;
-      q_lsu_4_hi0_q <= 32'h00000000;
-      q_lsu_4_hi1_q <= 32'h00000000;
-      q_lsu_4_hi2_q <= 32'h00000000;
-      q_lsu_4_hi3_q <= 32'h00000000;
-      q_lsu_4_hi4_q <= 32'h00000000;
-      q_lsu_4_hi5_q <= 32'h00000000;
-      q_lsu_4_hi6_q <= 32'h00000000;
-      q_lsu_4_hi7_q <= 32'h00000000;
-      q_lsu_4_hi8_q <= 32'h00000000;
-      q_lsu_4_hi9_q <= 32'h00000000;
-      q_lsu_4_hi10_q <= 32'h00000000;
-      q_lsu_4_hi11_q <= 32'h00000000;
-      q_lsu_4_hi12_q <= 32'h00000000;
-      q_lsu_4_hi13_q <= 32'h00000000;
-      q_lsu_4_hi14_q <= 32'h00000000;
-      q_lsu_4_hi15_q <= 32'h00000000;
-      q_lsu_4_hi16_q <= 32'h00000000;
-      q_lsu_4_hi17_q <= 32'h00000000;
-      q_lsu_4_hi18_q <= 32'h00000000;
-      q_lsu_4_hi19_q <= 32'h00000000;
-      q_lsu_4_hi20_q <= 32'h00000000;
-      q_lsu_4_hi21_q <= 32'h00000000;
-      q_lsu_4_hi22_q <= 32'h00000000;
-      q_lsu_4_hi23_q <= 32'h00000000;
-      q_lsu_4_hi24_q <= 32'h00000000;
-      q_lsu_4_hi25_q <= 32'h00000000;
-      q_lsu_4_hi26_q <= 32'h00000000;
-      q_lsu_4_hi27_q <= 32'h00000000;
-      q_lsu_4_hi28_q <= 32'h00000000;
-      q_lsu_4_hi29_q <= 32'h00000000;
-      q_lsu_4_hi30_q <= 32'h00000000;
-      q_lsu_4_hi31_q <= 32'h00000000;
-      q_lsu_5_tag_q <= 32'h00000000;
-      q_lsu_5_mask_q <= 32'h00000000;
-      q_lsu_5_pred_q <= 32'h00000000;
-      q_lsu_5_lo0_q <= 32'h00000000;
-      q_lsu_5_lo1_q <= 32'h00000000;
-      q_lsu_5_lo2_q <= 32'h00000000;
-      q_lsu_5_lo3_q <= 32'h00000000;
-      q_lsu_5_lo4_q <= 32'h00000000;
-      q_lsu_5_lo5_q <= 32'h00000000;
-      q_lsu_5_lo6_q <= 32'h00000000;
-      q_lsu_5_lo7_q <= 32'h00000000;
-      q_lsu_5_lo8_q <= 32'h00000000;
-      q_lsu_5_lo9_q <= 32'h00000000;
-      q_lsu_5_lo10_q <= 32'h00000000;
-      q_lsu_5_lo11_q <= 32'h00000000;
-      q_lsu_5_lo12_q <= 32'h00000000;
-      q_lsu_5_lo13_q <= 32'h00000000;
-      q_lsu_5_lo14_q <= 32'h00000000;
-      q_lsu_5_lo15_q <= 32'h00000000;
-      q_lsu_5_lo16_q <= 32'h00000000;
-      q_lsu_5_lo17_q <= 32'h00000000;
-      q_lsu_5_lo18_q <= 32'h00000000;
-      q_lsu_5_lo19_q <= 32'h00000000;
-      q_lsu_5_lo20_q <= 32'h00000000;
-      q_lsu_5_lo21_q <= 32'h00000000;
-      q_lsu_5_lo22_q <= 32'h00000000;
-      q_lsu_5_lo23_q <= 32'h00000000;
-      q_lsu_5_lo24_q <= 32'h00000000;
-      q_lsu_5_lo25_q <= 32'h00000000;
-      q_lsu_5_lo26_q <= 32'h00000000;
-      q_lsu_5_lo27_q <= 32'h00000000;
-      q_lsu_5_lo28_q <= 32'h00000000;
-      q_lsu_5_lo29_q <= 32'h00000000;
-      q_lsu_5_lo30_q <= 32'h00000000;
-      q_lsu_5_lo31_q <= 32'h00000000;
-      q_lsu_5_hi0_q <= 32'h00000000;
-      q_lsu_5_hi1_q <= 32'h00000000;
-      q_lsu_5_hi2_q <= 32'h00000000;
-      q_lsu_5_hi3_q <= 32'h00000000;
-      q_lsu_5_hi4_q <= 32'h00000000;
-      q_lsu_5_hi5_q <= 32'h00000000;
-      q_lsu_5_hi6_q <= 32'h00000000;
-      q_lsu_5_hi7_q <= 32'h00000000;
-      q_lsu_5_hi8_q <= 32'h00000000;
-      q_lsu_5_hi9_q <= 32'h00000000;
-      q_lsu_5_hi10_q <= 32'h00000000;
-      q_lsu_5_hi11_q <= 32'h00000000;
-      q_lsu_5_hi12_q <= 32'h00000000;
-      q_lsu_5_hi13_q <= 32'h00000000;
-      q_lsu_5_hi14_q <= 32'h00000000;
-      q_lsu_5_hi15_q <= 32'h00000000;
-      q_lsu_5_hi16_q <= 32'h00000000;
-      q_lsu_5_hi17_q <= 32'h00000000;
-      q_lsu_5_hi18_q <= 32'h00000000;
-      q_lsu_5_hi19_q <= 32'h00000000;
-      q_lsu_5_hi20_q <= 32'h00000000;
-      q_lsu_5_hi21_q <= 32'h00000000;
-      q_lsu_5_hi22_q <= 32'h00000000;
-      q_lsu_5_hi23_q <= 32'h00000000;
-      q_lsu_5_hi24_q <= 32'h00000000;
-      q_lsu_5_hi25_q <= 32'h00000000;
-      q_lsu_5_hi26_q <= 32'h00000000;
-      q_lsu_5_hi27_q <= 32'h00000000;
-      q_lsu_5_hi28_q <= 32'h00000000;
-      q_lsu_5_hi29_q <= 32'h00000000;
-      q_lsu_5_hi30_q <= 32'h00000000;
-      q_lsu_5_hi31_q <= 32'h00000000;
-      q_lsu_6_tag_q <= 32'h00000000;
-      q_lsu_6_mask_q <= 32'h00000000;
-      q_lsu_6_pred_q <= 32'h00000000;
-      q_lsu_6_lo0_q <= 32'h00000000;
-      q_lsu_6_lo1_q <= 32'h00000000;
-      q_lsu_6_lo2_q <= 32'h00000000;
-      q_lsu_6_lo3_q <= 32'h00000000;
-      q_lsu_6_lo4_q <= 32'h00000000;
-      q_lsu_6_lo5_q <= 32'h00000000;
-      q_lsu_6_lo6_q <= 32'h00000000;
-      q_lsu_6_lo7_q <= 32'h00000000;
-      q_lsu_6_lo8_q <= 32'h00000000;
-      q_lsu_6_lo9_q <= 32'h00000000;
-      q_lsu_6_lo10_q <= 32'h00000000;
-      q_lsu_6_lo11_q <= 32'h00000000;
-      q_lsu_6_lo12_q <= 32'h00000000;
-      q_lsu_6_lo13_q <= 32'h00000000;
-      q_lsu_6_lo14_q <= 32'h00000000;
-      q_lsu_6_lo15_q <= 32'h00000000;
-      q_lsu_6_lo16_q <= 32'h00000000;
-      q_lsu_6_lo17_q <= 32'h00000000;
-      q_lsu_6_lo18_q <= 32'h00000000;
-      q_lsu_6_lo19_q <= 32'h00000000;
-      q_lsu_6_lo20_q <= 32'h00000000;
-      q_lsu_6_lo21_q <= 32'h00000000;
-      q_lsu_6_lo22_q <= 32'h00000000;
-      q_lsu_6_lo23_q <= 32'h00000000;
-      q_lsu_6_lo24_q <= 32'h00000000;
-      q_lsu_6_lo25_q <= 32'h00000000;
-      q_lsu_6_lo26_q <= 32'h00000000;
-      q_lsu_6_lo27_q <= 32'h00000000;
-      q_lsu_6_lo28_q <= 32'h00000000;
-      q_lsu_6_lo29_q <= 32'h00000000;
-      q_lsu_6_lo30_q <= 32'h00000000;
-      q_lsu_6_lo31_q <= 32'h00000000;
-      q_lsu_6_hi0_q <= 32'h00000000;
-      q_lsu_6_hi1_q <= 32'h00000000;
-      q_lsu_6_hi2_q <= 32'h00000000;
-      q_lsu_6_hi3_q <= 32'h00000000;
-      q_lsu_6_hi4_q <= 32'h00000000;
-      q_lsu_6_hi5_q <= 32'h00000000;
-      q_lsu_6_hi6_q <= 32'h00000000;
-      q_lsu_6_hi7_q <= 32'h00000000;
-      q_lsu_6_hi8_q <= 32'h00000000;
-      q_lsu_6_hi9_q <= 32'h00000000;
-      q_lsu_6_hi10_q <= 32'h00000000;
-      q_lsu_6_hi11_q <= 32'h00000000;
-      q_lsu_6_hi12_q <= 32'h00000000;
-      q_lsu_6_hi13_q <= 32'h00000000;
-      q_lsu_6_hi14_q <= 32'h00000000;
-      q_lsu_6_hi15_q <= 32'h00000000;
-      q_lsu_6_hi16_q <= 32'h00000000;
-      q_lsu_6_hi17_q <= 32'h00000000;
-      q_lsu_6_hi18_q <= 32'h00000000;
-      q_lsu_6_hi19_q <= 32'h00000000;
-      q_lsu_6_hi20_q <= 32'h00000000;
-      q_lsu_6_hi21_q <= 32'h00000000;
-      q_lsu_6_hi22_q <= 32'h00000000;
-      q_lsu_6_hi23_q <= 32'h00000000;
-      q_lsu_6_hi24_q <= 32'h00000000;
-      q_lsu_6_hi25_q <= 32'h00000000;
-      q_lsu_6_hi26_q <= 32'h00000000;
-      q_lsu_6_hi27_q <= 32'h00000000;
-      q_lsu_6_hi28_q <= 32'h00000000;
-      q_lsu_6_hi29_q <= 32'h00000000;
-      q_lsu_6_hi30_q <= 32'h00000000;
-      q_lsu_6_hi31_q <= 32'h00000000;
-      q_lsu_7_tag_q <= 32'h00000000;
-      q_lsu_7_mask_q <= 32'h00000000;
-      q_lsu_7_pred_q <= 32'h00000000;
-      q_lsu_7_lo0_q <= 32'h00000000;
-      q_lsu_7_lo1_q <= 32'h00000000;
-      q_lsu_7_lo2_q <= 32'h00000000;
-      q_lsu_7_lo3_q <= 32'h00000000;
-      q_lsu_7_lo4_q <= 32'h00000000;
-      q_lsu_7_lo5_q <= 32'h00000000;
-      q_lsu_7_lo6_q <= 32'h00000000;
-      q_lsu_7_lo7_q <= 32'h00000000;
-      q_lsu_7_lo8_q <= 32'h00000000;
-      q_lsu_7_lo9_q <= 32'h00000000;
-      q_lsu_7_lo10_q <= 32'h00000000;
-      q_lsu_7_lo11_q <= 32'h00000000;
-      q_lsu_7_lo12_q <= 32'h00000000;
-      q_lsu_7_lo13_q <= 32'h00000000;
-      q_lsu_7_lo14_q <= 32'h00000000;
-      q_lsu_7_lo15_q <= 32'h00000000;
-      q_lsu_7_lo16_q <= 32'h00000000;
-      q_lsu_7_lo17_q <= 32'h00000000;
-      q_lsu_7_lo18_q <= 32'h00000000;
-      q_lsu_7_lo19_q <= 32'h00000000;
-      q_lsu_7_lo20_q <= 32'h00000000;
-      q_lsu_7_lo21_q <= 32'h00000000;
-      q_lsu_7_lo22_q <= 32'h00000000;
-      q_lsu_7_lo23_q <= 32'h00000000;
-      q_lsu_7_lo24_q <= 32'h00000000;
-      q_lsu_7_lo25_q <= 32'h00000000;
-      q_lsu_7_lo26_q <= 32'h00000000;
-      q_lsu_7_lo27_q <= 32'h00000000;
-      q_lsu_7_lo28_q <= 32'h00000000;
-      q_lsu_7_lo29_q <= 32'h00000000;
-      q_lsu_7_lo30_q <= 32'h00000000;
-      q_lsu_7_lo31_q <= 32'h00000000;
-      q_lsu_7_hi0_q <= 32'h00000000;
-      q_lsu_7_hi1_q <= 32'h00000000;
-      q_lsu_7_hi2_q <= 32'h00000000;
-      q_lsu_7_hi3_q <= 32'h00000000;
-      q_lsu_7_hi4_q <= 32'h00000000;
-      q_lsu_7_hi5_q <= 32'h00000000;
-      q_lsu_7_hi6_q <= 32'h00000000;
-      q_lsu_7_hi7_q <= 32'h00000000;
-      q_lsu_7_hi8_q <= 32'h00000000;
-      q_lsu_7_hi9_q <= 32'h00000000;
-      q_lsu_7_hi10_q <= 32'h00000000;
-      q_lsu_7_hi11_q <= 32'h00000000;
-      q_lsu_7_hi12_q <= 32'h00000000;
-      q_lsu_7_hi13_q <= 32'h00000000;
-      q_lsu_7_hi14_q <= 32'h00000000;
-      q_lsu_7_hi15_q <= 32'h00000000;
-      q_lsu_7_hi16_q <= 32'h00000000;
-      q_lsu_7_hi17_q <= 32'h00000000;
-      q_lsu_7_hi18_q <= 32'h00000000;
-      q_lsu_7_hi19_q <= 32'h00000000;
-      q_lsu_7_hi20_q <= 32'h00000000;
-      q_lsu_7_hi21_q <= 32'h00000000;
-      q_lsu_7_hi22_q <= 32'h00000000;
-      q_lsu_7_hi23_q <= 32'h00000000;
-      q_lsu_7_hi24_q <= 32'h00000000;
-      q_lsu_7_hi25_q <= 32'h00000000;
-      q_lsu_7_hi26_q <= 32'h00000000;
-      q_lsu_7_hi27_q <= 32'h00000000;
-      q_lsu_7_hi28_q <= 32'h00000000;
-      q_lsu_7_hi29_q <= 32'h00000000;
-      q_lsu_7_hi30_q <= 32'h00000000;
-      q_lsu_7_hi31_q <= 32'h00000000;
+      q_lsu_byp_q <= 1'h0;
       q_lsu_head_q <= 3'h0;
       q_lsu_tail_q <= 3'h0;
       q_lsu_count_q <= 4'h0;
       credit_lsu_q <= 4'h0;
-      q_fe_0_tag_q <= 32'h00000000;
-      q_fe_0_mask_q <= 32'h00000000;
-      q_fe_0_pred_q <= 32'h00000000;
-      q_fe_0_lo0_q <= 32'h00000000;
-      q_fe_0_lo1_q <= 32'h00000000;
-      q_fe_0_lo2_q <= 32'h00000000;
-      q_fe_0_lo3_q <= 32'h00000000;
-      q_fe_0_lo4_q <= 32'h00000000;
-      q_fe_0_lo5_q <= 32'h00000000;
-      q_fe_0_lo6_q <= 32'h00000000;
-      q_fe_0_lo7_q <= 32'h00000000;
-      q_fe_0_lo8_q <= 32'h00000000;
-      q_fe_0_lo9_q <= 32'h00000000;
-      q_fe_0_lo10_q <= 32'h00000000;
-      q_fe_0_lo11_q <= 32'h00000000;
-      q_fe_0_lo12_q <= 32'h00000000;
-      q_fe_0_lo13_q <= 32'h00000000;
-      q_fe_0_lo14_q <= 32'h00000000;
-      q_fe_0_lo15_q <= 32'h00000000;
-      q_fe_0_lo16_q <= 32'h00000000;
-      q_fe_0_lo17_q <= 32'h00000000;
-      q_fe_0_lo18_q <= 32'h00000000;
-      q_fe_0_lo19_q <= 32'h00000000;
-      q_fe_0_lo20_q <= 32'h00000000;
-      q_fe_0_lo21_q <= 32'h00000000;
-      q_fe_0_lo22_q <= 32'h00000000;
-      q_fe_0_lo23_q <= 32'h00000000;
-      q_fe_0_lo24_q <= 32'h00000000;
-      q_fe_0_lo25_q <= 32'h00000000;
-      q_fe_0_lo26_q <= 32'h00000000;
-      q_fe_0_lo27_q <= 32'h00000000;
-      q_fe_0_lo28_q <= 32'h00000000;
-      q_fe_0_lo29_q <= 32'h00000000;
-      q_fe_0_lo30_q <= 32'h00000000;
-      q_fe_0_lo31_q <= 32'h00000000;
-      q_fe_1_tag_q <= 32'h00000000;
-      q_fe_1_mask_q <= 32'h00000000;
-      q_fe_1_pred_q <= 32'h00000000;
-      q_fe_1_lo0_q <= 32'h00000000;
-      q_fe_1_lo1_q <= 32'h00000000;
-      q_fe_1_lo2_q <= 32'h00000000;
-      q_fe_1_lo3_q <= 32'h00000000;
-      q_fe_1_lo4_q <= 32'h00000000;
-      q_fe_1_lo5_q <= 32'h00000000;
-      q_fe_1_lo6_q <= 32'h00000000;
-      q_fe_1_lo7_q <= 32'h00000000;
-      q_fe_1_lo8_q <= 32'h00000000;
-      q_fe_1_lo9_q <= 32'h00000000;
-      q_fe_1_lo10_q <= 32'h00000000;
-      q_fe_1_lo11_q <= 32'h00000000;
-      q_fe_1_lo12_q <= 32'h00000000;
-      q_fe_1_lo13_q <= 32'h00000000;
-      q_fe_1_lo14_q <= 32'h00000000;
-      q_fe_1_lo15_q <= 32'h00000000;
-      q_fe_1_lo16_q <= 32'h00000000;
-      q_fe_1_lo17_q <= 32'h00000000;
-      q_fe_1_lo18_q <= 32'h00000000;
-      q_fe_1_lo19_q <= 32'h00000000;
-      q_fe_1_lo20_q <= 32'h00000000;
-      q_fe_1_lo21_q <= 32'h00000000;
-      q_fe_1_lo22_q <= 32'h00000000;
-      q_fe_1_lo23_q <= 32'h00000000;
-      q_fe_1_lo24_q <= 32'h00000000;
-      q_fe_1_lo25_q <= 32'h00000000;
-      q_fe_1_lo26_q <= 32'h00000000;
-      q_fe_1_lo27_q <= 32'h00000000;
-      q_fe_1_lo28_q <= 32'h00000000;
-      q_fe_1_lo29_q <= 32'h00000000;
-      q_fe_1_lo30_q <= 32'h00000000;
-      q_fe_1_lo31_q <= 32'h00000000;
+      q_fe_byp_q <= 1'h0;
       q_fe_head_q <= 3'h0;
       q_fe_tail_q <= 3'h0;
       q_fe_count_q <= 4'h0;
@@ -9826,1833 +1613,32 @@ module wb_s2_d883882 (
       err_q <= 1'h0;
       err_src_q <= 3'h0;
     end else begin
-      q_sp0_0_tag_q <= q_sp0_0_tag_d;
-      q_sp0_0_mask_q <= q_sp0_0_mask_d;
-      q_sp0_0_pred_q <= q_sp0_0_pred_d;
-      q_sp0_0_lo0_q <= q_sp0_0_lo0_d;
-      q_sp0_0_lo1_q <= q_sp0_0_lo1_d;
-      q_sp0_0_lo2_q <= q_sp0_0_lo2_d;
-      q_sp0_0_lo3_q <= q_sp0_0_lo3_d;
-      q_sp0_0_lo4_q <= q_sp0_0_lo4_d;
-      q_sp0_0_lo5_q <= q_sp0_0_lo5_d;
-      q_sp0_0_lo6_q <= q_sp0_0_lo6_d;
-      q_sp0_0_lo7_q <= q_sp0_0_lo7_d;
-      q_sp0_0_lo8_q <= q_sp0_0_lo8_d;
-      q_sp0_0_lo9_q <= q_sp0_0_lo9_d;
-      q_sp0_0_lo10_q <= q_sp0_0_lo10_d;
-      q_sp0_0_lo11_q <= q_sp0_0_lo11_d;
-      q_sp0_0_lo12_q <= q_sp0_0_lo12_d;
-      q_sp0_0_lo13_q <= q_sp0_0_lo13_d;
-      q_sp0_0_lo14_q <= q_sp0_0_lo14_d;
-      q_sp0_0_lo15_q <= q_sp0_0_lo15_d;
-      q_sp0_0_lo16_q <= q_sp0_0_lo16_d;
-      q_sp0_0_lo17_q <= q_sp0_0_lo17_d;
-      q_sp0_0_lo18_q <= q_sp0_0_lo18_d;
-      q_sp0_0_lo19_q <= q_sp0_0_lo19_d;
-      q_sp0_0_lo20_q <= q_sp0_0_lo20_d;
-      q_sp0_0_lo21_q <= q_sp0_0_lo21_d;
-      q_sp0_0_lo22_q <= q_sp0_0_lo22_d;
-      q_sp0_0_lo23_q <= q_sp0_0_lo23_d;
-      q_sp0_0_lo24_q <= q_sp0_0_lo24_d;
-      q_sp0_0_lo25_q <= q_sp0_0_lo25_d;
-      q_sp0_0_lo26_q <= q_sp0_0_lo26_d;
-      q_sp0_0_lo27_q <= q_sp0_0_lo27_d;
-      q_sp0_0_lo28_q <= q_sp0_0_lo28_d;
-      q_sp0_0_lo29_q <= q_sp0_0_lo29_d;
-      q_sp0_0_lo30_q <= q_sp0_0_lo30_d;
-      q_sp0_0_lo31_q <= q_sp0_0_lo31_d;
-      q_sp0_1_tag_q <= q_sp0_1_tag_d;
-      q_sp0_1_mask_q <= q_sp0_1_mask_d;
-      q_sp0_1_pred_q <= q_sp0_1_pred_d;
-      q_sp0_1_lo0_q <= q_sp0_1_lo0_d;
-      q_sp0_1_lo1_q <= q_sp0_1_lo1_d;
-      q_sp0_1_lo2_q <= q_sp0_1_lo2_d;
-      q_sp0_1_lo3_q <= q_sp0_1_lo3_d;
-      q_sp0_1_lo4_q <= q_sp0_1_lo4_d;
-      q_sp0_1_lo5_q <= q_sp0_1_lo5_d;
-      q_sp0_1_lo6_q <= q_sp0_1_lo6_d;
-      q_sp0_1_lo7_q <= q_sp0_1_lo7_d;
-      q_sp0_1_lo8_q <= q_sp0_1_lo8_d;
-      q_sp0_1_lo9_q <= q_sp0_1_lo9_d;
-      q_sp0_1_lo10_q <= q_sp0_1_lo10_d;
-      q_sp0_1_lo11_q <= q_sp0_1_lo11_d;
-      q_sp0_1_lo12_q <= q_sp0_1_lo12_d;
-      q_sp0_1_lo13_q <= q_sp0_1_lo13_d;
-      q_sp0_1_lo14_q <= q_sp0_1_lo14_d;
-      q_sp0_1_lo15_q <= q_sp0_1_lo15_d;
-      q_sp0_1_lo16_q <= q_sp0_1_lo16_d;
-      q_sp0_1_lo17_q <= q_sp0_1_lo17_d;
-      q_sp0_1_lo18_q <= q_sp0_1_lo18_d;
-      q_sp0_1_lo19_q <= q_sp0_1_lo19_d;
-      q_sp0_1_lo20_q <= q_sp0_1_lo20_d;
-      q_sp0_1_lo21_q <= q_sp0_1_lo21_d;
-      q_sp0_1_lo22_q <= q_sp0_1_lo22_d;
-      q_sp0_1_lo23_q <= q_sp0_1_lo23_d;
-      q_sp0_1_lo24_q <= q_sp0_1_lo24_d;
-      q_sp0_1_lo25_q <= q_sp0_1_lo25_d;
-      q_sp0_1_lo26_q <= q_sp0_1_lo26_d;
-      q_sp0_1_lo27_q <= q_sp0_1_lo27_d;
-      q_sp0_1_lo28_q <= q_sp0_1_lo28_d;
-      q_sp0_1_lo29_q <= q_sp0_1_lo29_d;
-      q_sp0_1_lo30_q <= q_sp0_1_lo30_d;
-      q_sp0_1_lo31_q <= q_sp0_1_lo31_d;
-      q_sp0_2_tag_q <= q_sp0_2_tag_d;
-      q_sp0_2_mask_q <= q_sp0_2_mask_d;
-      q_sp0_2_pred_q <= q_sp0_2_pred_d;
-      q_sp0_2_lo0_q <= q_sp0_2_lo0_d;
-      q_sp0_2_lo1_q <= q_sp0_2_lo1_d;
-      q_sp0_2_lo2_q <= q_sp0_2_lo2_d;
-      q_sp0_2_lo3_q <= q_sp0_2_lo3_d;
-      q_sp0_2_lo4_q <= q_sp0_2_lo4_d;
-      q_sp0_2_lo5_q <= q_sp0_2_lo5_d;
-      q_sp0_2_lo6_q <= q_sp0_2_lo6_d;
-      q_sp0_2_lo7_q <= q_sp0_2_lo7_d;
-      q_sp0_2_lo8_q <= q_sp0_2_lo8_d;
-      q_sp0_2_lo9_q <= q_sp0_2_lo9_d;
-      q_sp0_2_lo10_q <= q_sp0_2_lo10_d;
-      q_sp0_2_lo11_q <= q_sp0_2_lo11_d;
-      q_sp0_2_lo12_q <= q_sp0_2_lo12_d;
-      q_sp0_2_lo13_q <= q_sp0_2_lo13_d;
-      q_sp0_2_lo14_q <= q_sp0_2_lo14_d;
-      q_sp0_2_lo15_q <= q_sp0_2_lo15_d;
-      q_sp0_2_lo16_q <= q_sp0_2_lo16_d;
-      q_sp0_2_lo17_q <= q_sp0_2_lo17_d;
-      q_sp0_2_lo18_q <= q_sp0_2_lo18_d;
-      q_sp0_2_lo19_q <= q_sp0_2_lo19_d;
-      q_sp0_2_lo20_q <= q_sp0_2_lo20_d;
-      q_sp0_2_lo21_q <= q_sp0_2_lo21_d;
-      q_sp0_2_lo22_q <= q_sp0_2_lo22_d;
-      q_sp0_2_lo23_q <= q_sp0_2_lo23_d;
-      q_sp0_2_lo24_q <= q_sp0_2_lo24_d;
-      q_sp0_2_lo25_q <= q_sp0_2_lo25_d;
-      q_sp0_2_lo26_q <= q_sp0_2_lo26_d;
-      q_sp0_2_lo27_q <= q_sp0_2_lo27_d;
-      q_sp0_2_lo28_q <= q_sp0_2_lo28_d;
-      q_sp0_2_lo29_q <= q_sp0_2_lo29_d;
-      q_sp0_2_lo30_q <= q_sp0_2_lo30_d;
-      q_sp0_2_lo31_q <= q_sp0_2_lo31_d;
-      q_sp0_3_tag_q <= q_sp0_3_tag_d;
-      q_sp0_3_mask_q <= q_sp0_3_mask_d;
-      q_sp0_3_pred_q <= q_sp0_3_pred_d;
-      q_sp0_3_lo0_q <= q_sp0_3_lo0_d;
-      q_sp0_3_lo1_q <= q_sp0_3_lo1_d;
-      q_sp0_3_lo2_q <= q_sp0_3_lo2_d;
-      q_sp0_3_lo3_q <= q_sp0_3_lo3_d;
-      q_sp0_3_lo4_q <= q_sp0_3_lo4_d;
-      q_sp0_3_lo5_q <= q_sp0_3_lo5_d;
-      q_sp0_3_lo6_q <= q_sp0_3_lo6_d;
-      q_sp0_3_lo7_q <= q_sp0_3_lo7_d;
-      q_sp0_3_lo8_q <= q_sp0_3_lo8_d;
-      q_sp0_3_lo9_q <= q_sp0_3_lo9_d;
-      q_sp0_3_lo10_q <= q_sp0_3_lo10_d;
-      q_sp0_3_lo11_q <= q_sp0_3_lo11_d;
-      q_sp0_3_lo12_q <= q_sp0_3_lo12_d;
-      q_sp0_3_lo13_q <= q_sp0_3_lo13_d;
-      q_sp0_3_lo14_q <= q_sp0_3_lo14_d;
-      q_sp0_3_lo15_q <= q_sp0_3_lo15_d;
-      q_sp0_3_lo16_q <= q_sp0_3_lo16_d;
-      q_sp0_3_lo17_q <= q_sp0_3_lo17_d;
-      q_sp0_3_lo18_q <= q_sp0_3_lo18_d;
-      q_sp0_3_lo19_q <= q_sp0_3_lo19_d;
-      q_sp0_3_lo20_q <= q_sp0_3_lo20_d;
-      q_sp0_3_lo21_q <= q_sp0_3_lo21_d;
-      q_sp0_3_lo22_q <= q_sp0_3_lo22_d;
-      q_sp0_3_lo23_q <= q_sp0_3_lo23_d;
-      q_sp0_3_lo24_q <= q_sp0_3_lo24_d;
-      q_sp0_3_lo25_q <= q_sp0_3_lo25_d;
-      q_sp0_3_lo26_q <= q_sp0_3_lo26_d;
-      q_sp0_3_lo27_q <= q_sp0_3_lo27_d;
-      q_sp0_3_lo28_q <= q_sp0_3_lo28_d;
-      q_sp0_3_lo29_q <= q_sp0_3_lo29_d;
-      q_sp0_3_lo30_q <= q_sp0_3_lo30_d;
-      q_sp0_3_lo31_q <= q_sp0_3_lo31_d;
-      q_sp0_4_tag_q <= q_sp0_4_tag_d;
-      q_sp0_4_mask_q <= q_sp0_4_mask_d;
-      q_sp0_4_pred_q <= q_sp0_4_pred_d;
-      q_sp0_4_lo0_q <= q_sp0_4_lo0_d;
-      q_sp0_4_lo1_q <= q_sp0_4_lo1_d;
-      q_sp0_4_lo2_q <= q_sp0_4_lo2_d;
-      q_sp0_4_lo3_q <= q_sp0_4_lo3_d;
-      q_sp0_4_lo4_q <= q_sp0_4_lo4_d;
-      q_sp0_4_lo5_q <= q_sp0_4_lo5_d;
-      q_sp0_4_lo6_q <= q_sp0_4_lo6_d;
-      q_sp0_4_lo7_q <= q_sp0_4_lo7_d;
-      q_sp0_4_lo8_q <= q_sp0_4_lo8_d;
-      q_sp0_4_lo9_q <= q_sp0_4_lo9_d;
-      q_sp0_4_lo10_q <= q_sp0_4_lo10_d;
-      q_sp0_4_lo11_q <= q_sp0_4_lo11_d;
-      q_sp0_4_lo12_q <= q_sp0_4_lo12_d;
-      q_sp0_4_lo13_q <= q_sp0_4_lo13_d;
-      q_sp0_4_lo14_q <= q_sp0_4_lo14_d;
-      q_sp0_4_lo15_q <= q_sp0_4_lo15_d;
-      q_sp0_4_lo16_q <= q_sp0_4_lo16_d;
-      q_sp0_4_lo17_q <= q_sp0_4_lo17_d;
-      q_sp0_4_lo18_q <= q_sp0_4_lo18_d;
-      q_sp0_4_lo19_q <= q_sp0_4_lo19_d;
-      q_sp0_4_lo20_q <= q_sp0_4_lo20_d;
-      q_sp0_4_lo21_q <= q_sp0_4_lo21_d;
-      q_sp0_4_lo22_q <= q_sp0_4_lo22_d;
-      q_sp0_4_lo23_q <= q_sp0_4_lo23_d;
-      q_sp0_4_lo24_q <= q_sp0_4_lo24_d;
-      q_sp0_4_lo25_q <= q_sp0_4_lo25_d;
-      q_sp0_4_lo26_q <= q_sp0_4_lo26_d;
-      q_sp0_4_lo27_q <= q_sp0_4_lo27_d;
-      q_sp0_4_lo28_q <= q_sp0_4_lo28_d;
-      q_sp0_4_lo29_q <= q_sp0_4_lo29_d;
-      q_sp0_4_lo30_q <= q_sp0_4_lo30_d;
-      q_sp0_4_lo31_q <= q_sp0_4_lo31_d;
-      q_sp0_5_tag_q <= q_sp0_5_tag_d;
-      q_sp0_5_mask_q <= q_sp0_5_mask_d;
-      q_sp0_5_pred_q <= q_sp0_5_pred_d;
-      q_sp0_5_lo0_q <= q_sp0_5_lo0_d;
-      q_sp0_5_lo1_q <= q_sp0_5_lo1_d;
-      q_sp0_5_lo2_q <= q_sp0_5_lo2_d;
-      q_sp0_5_lo3_q <= q_sp0_5_lo3_d;
-      q_sp0_5_lo4_q <= q_sp0_5_lo4_d;
-      q_sp0_5_lo5_q <= q_sp0_5_lo5_d;
-      q_sp0_5_lo6_q <= q_sp0_5_lo6_d;
-      q_sp0_5_lo7_q <= q_sp0_5_lo7_d;
-      q_sp0_5_lo8_q <= q_sp0_5_lo8_d;
-      q_sp0_5_lo9_q <= q_sp0_5_lo9_d;
-      q_sp0_5_lo10_q <= q_sp0_5_lo10_d;
-      q_sp0_5_lo11_q <= q_sp0_5_lo11_d;
-      q_sp0_5_lo12_q <= q_sp0_5_lo12_d;
-      q_sp0_5_lo13_q <= q_sp0_5_lo13_d;
-      q_sp0_5_lo14_q <= q_sp0_5_lo14_d;
-      q_sp0_5_lo15_q <= q_sp0_5_lo15_d;
-      q_sp0_5_lo16_q <= q_sp0_5_lo16_d;
-      q_sp0_5_lo17_q <= q_sp0_5_lo17_d;
-      q_sp0_5_lo18_q <= q_sp0_5_lo18_d;
-      q_sp0_5_lo19_q <= q_sp0_5_lo19_d;
-      q_sp0_5_lo20_q <= q_sp0_5_lo20_d;
-      q_sp0_5_lo21_q <= q_sp0_5_lo21_d;
-      q_sp0_5_lo22_q <= q_sp0_5_lo22_d;
-      q_sp0_5_lo23_q <= q_sp0_5_lo23_d;
-      q_sp0_5_lo24_q <= q_sp0_5_lo24_d;
-      q_sp0_5_lo25_q <= q_sp0_5_lo25_d;
-      q_sp0_5_lo26_q <= q_sp0_5_lo26_d;
-      q_sp0_5_lo27_q <= q_sp0_5_lo27_d;
-      q_sp0_5_lo28_q <= q_sp0_5_lo28_d;
-      q_sp0_5_lo29_q <= q_sp0_5_lo29_d;
-      q_sp0_5_lo30_q <= q_sp0_5_lo30_d;
-      q_sp0_5_lo31_q <= q_sp0_5_lo31_d;
-      q_sp0_6_tag_q <= q_sp0_6_tag_d;
-      q_sp0_6_mask_q <= q_sp0_6_mask_d;
-      q_sp0_6_pred_q <= q_sp0_6_pred_d;
-      q_sp0_6_lo0_q <= q_sp0_6_lo0_d;
-      q_sp0_6_lo1_q <= q_sp0_6_lo1_d;
-      q_sp0_6_lo2_q <= q_sp0_6_lo2_d;
-      q_sp0_6_lo3_q <= q_sp0_6_lo3_d;
-      q_sp0_6_lo4_q <= q_sp0_6_lo4_d;
-      q_sp0_6_lo5_q <= q_sp0_6_lo5_d;
-      q_sp0_6_lo6_q <= q_sp0_6_lo6_d;
-      q_sp0_6_lo7_q <= q_sp0_6_lo7_d;
-      q_sp0_6_lo8_q <= q_sp0_6_lo8_d;
-      q_sp0_6_lo9_q <= q_sp0_6_lo9_d;
-      q_sp0_6_lo10_q <= q_sp0_6_lo10_d;
-      q_sp0_6_lo11_q <= q_sp0_6_lo11_d;
-      q_sp0_6_lo12_q <= q_sp0_6_lo12_d;
-      q_sp0_6_lo13_q <= q_sp0_6_lo13_d;
-      q_sp0_6_lo14_q <= q_sp0_6_lo14_d;
-      q_sp0_6_lo15_q <= q_sp0_6_lo15_d;
-      q_sp0_6_lo16_q <= q_sp0_6_lo16_d;
-      q_sp0_6_lo17_q <= q_sp0_6_lo17_d;
-      q_sp0_6_lo18_q <= q_sp0_6_lo18_d;
-      q_sp0_6_lo19_q <= q_sp0_6_lo19_d;
-      q_sp0_6_lo20_q <= q_sp0_6_lo20_d;
-      q_sp0_6_lo21_q <= q_sp0_6_lo21_d;
-      q_sp0_6_lo22_q <= q_sp0_6_lo22_d;
-      q_sp0_6_lo23_q <= q_sp0_6_lo23_d;
-      q_sp0_6_lo24_q <= q_sp0_6_lo24_d;
-      q_sp0_6_lo25_q <= q_sp0_6_lo25_d;
-      q_sp0_6_lo26_q <= q_sp0_6_lo26_d;
-      q_sp0_6_lo27_q <= q_sp0_6_lo27_d;
-      q_sp0_6_lo28_q <= q_sp0_6_lo28_d;
-      q_sp0_6_lo29_q <= q_sp0_6_lo29_d;
-      q_sp0_6_lo30_q <= q_sp0_6_lo30_d;
-      q_sp0_6_lo31_q <= q_sp0_6_lo31_d;
-      q_sp0_7_tag_q <= q_sp0_7_tag_d;
-      q_sp0_7_mask_q <= q_sp0_7_mask_d;
-      q_sp0_7_pred_q <= q_sp0_7_pred_d;
-      q_sp0_7_lo0_q <= q_sp0_7_lo0_d;
-      q_sp0_7_lo1_q <= q_sp0_7_lo1_d;
-      q_sp0_7_lo2_q <= q_sp0_7_lo2_d;
-      q_sp0_7_lo3_q <= q_sp0_7_lo3_d;
-      q_sp0_7_lo4_q <= q_sp0_7_lo4_d;
-      q_sp0_7_lo5_q <= q_sp0_7_lo5_d;
-      q_sp0_7_lo6_q <= q_sp0_7_lo6_d;
-      q_sp0_7_lo7_q <= q_sp0_7_lo7_d;
-      q_sp0_7_lo8_q <= q_sp0_7_lo8_d;
-      q_sp0_7_lo9_q <= q_sp0_7_lo9_d;
-      q_sp0_7_lo10_q <= q_sp0_7_lo10_d;
-      q_sp0_7_lo11_q <= q_sp0_7_lo11_d;
-      q_sp0_7_lo12_q <= q_sp0_7_lo12_d;
-      q_sp0_7_lo13_q <= q_sp0_7_lo13_d;
-      q_sp0_7_lo14_q <= q_sp0_7_lo14_d;
-      q_sp0_7_lo15_q <= q_sp0_7_lo15_d;
-      q_sp0_7_lo16_q <= q_sp0_7_lo16_d;
-      q_sp0_7_lo17_q <= q_sp0_7_lo17_d;
-      q_sp0_7_lo18_q <= q_sp0_7_lo18_d;
-      q_sp0_7_lo19_q <= q_sp0_7_lo19_d;
-      q_sp0_7_lo20_q <= q_sp0_7_lo20_d;
-      q_sp0_7_lo21_q <= q_sp0_7_lo21_d;
-      q_sp0_7_lo22_q <= q_sp0_7_lo22_d;
-      q_sp0_7_lo23_q <= q_sp0_7_lo23_d;
-      q_sp0_7_lo24_q <= q_sp0_7_lo24_d;
-      q_sp0_7_lo25_q <= q_sp0_7_lo25_d;
-      q_sp0_7_lo26_q <= q_sp0_7_lo26_d;
-      q_sp0_7_lo27_q <= q_sp0_7_lo27_d;
-      q_sp0_7_lo28_q <= q_sp0_7_lo28_d;
-      q_sp0_7_lo29_q <= q_sp0_7_lo29_d;
-      q_sp0_7_lo30_q <= q_sp0_7_lo30_d;
-      q_sp0_7_lo31_q <= q_sp0_7_lo31_d;
+      q_sp0_byp_q <= q_sp0_byp_d;
       q_sp0_head_q <= q_sp0_head_d;
       q_sp0_tail_q <= q_sp0_tail_d;
       q_sp0_count_q <= q_sp0_count_d;
       credit_sp0_q <= credit_sp0_d;
-      q_sp1_0_tag_q <= q_sp1_0_tag_d;
-      q_sp1_0_mask_q <= q_sp1_0_mask_d;
-      q_sp1_0_pred_q <= q_sp1_0_pred_d;
-      q_sp1_0_lo0_q <= q_sp1_0_lo0_d;
-      q_sp1_0_lo1_q <= q_sp1_0_lo1_d;
-      q_sp1_0_lo2_q <= q_sp1_0_lo2_d;
-      q_sp1_0_lo3_q <= q_sp1_0_lo3_d;
-      q_sp1_0_lo4_q <= q_sp1_0_lo4_d;
-      q_sp1_0_lo5_q <= q_sp1_0_lo5_d;
-      q_sp1_0_lo6_q <= q_sp1_0_lo6_d;
-      q_sp1_0_lo7_q <= q_sp1_0_lo7_d;
-      q_sp1_0_lo8_q <= q_sp1_0_lo8_d;
-      q_sp1_0_lo9_q <= q_sp1_0_lo9_d;
-      q_sp1_0_lo10_q <= q_sp1_0_lo10_d;
-      q_sp1_0_lo11_q <= q_sp1_0_lo11_d;
-      q_sp1_0_lo12_q <= q_sp1_0_lo12_d;
-      q_sp1_0_lo13_q <= q_sp1_0_lo13_d;
-      q_sp1_0_lo14_q <= q_sp1_0_lo14_d;
-      q_sp1_0_lo15_q <= q_sp1_0_lo15_d;
-      q_sp1_0_lo16_q <= q_sp1_0_lo16_d;
-      q_sp1_0_lo17_q <= q_sp1_0_lo17_d;
-      q_sp1_0_lo18_q <= q_sp1_0_lo18_d;
-      q_sp1_0_lo19_q <= q_sp1_0_lo19_d;
-      q_sp1_0_lo20_q <= q_sp1_0_lo20_d;
-      q_sp1_0_lo21_q <= q_sp1_0_lo21_d;
-      q_sp1_0_lo22_q <= q_sp1_0_lo22_d;
-      q_sp1_0_lo23_q <= q_sp1_0_lo23_d;
-      q_sp1_0_lo24_q <= q_sp1_0_lo24_d;
-      q_sp1_0_lo25_q <= q_sp1_0_lo25_d;
-      q_sp1_0_lo26_q <= q_sp1_0_lo26_d;
-      q_sp1_0_lo27_q <= q_sp1_0_lo27_d;
-      q_sp1_0_lo28_q <= q_sp1_0_lo28_d;
-      q_sp1_0_lo29_q <= q_sp1_0_lo29_d;
-      q_sp1_0_lo30_q <= q_sp1_0_lo30_d;
-      q_sp1_0_lo31_q <= q_sp1_0_lo31_d;
-      q_sp1_1_tag_q <= q_sp1_1_tag_d;
-      q_sp1_1_mask_q <= q_sp1_1_mask_d;
-      q_sp1_1_pred_q <= q_sp1_1_pred_d;
-      q_sp1_1_lo0_q <= q_sp1_1_lo0_d;
-      q_sp1_1_lo1_q <= q_sp1_1_lo1_d;
-      q_sp1_1_lo2_q <= q_sp1_1_lo2_d;
-      q_sp1_1_lo3_q <= q_sp1_1_lo3_d;
-      q_sp1_1_lo4_q <= q_sp1_1_lo4_d;
-      q_sp1_1_lo5_q <= q_sp1_1_lo5_d;
-      q_sp1_1_lo6_q <= q_sp1_1_lo6_d;
-      q_sp1_1_lo7_q <= q_sp1_1_lo7_d;
-      q_sp1_1_lo8_q <= q_sp1_1_lo8_d;
-      q_sp1_1_lo9_q <= q_sp1_1_lo9_d;
-      q_sp1_1_lo10_q <= q_sp1_1_lo10_d;
-      q_sp1_1_lo11_q <= q_sp1_1_lo11_d;
-      q_sp1_1_lo12_q <= q_sp1_1_lo12_d;
-      q_sp1_1_lo13_q <= q_sp1_1_lo13_d;
-      q_sp1_1_lo14_q <= q_sp1_1_lo14_d;
-      q_sp1_1_lo15_q <= q_sp1_1_lo15_d;
-      q_sp1_1_lo16_q <= q_sp1_1_lo16_d;
-      q_sp1_1_lo17_q <= q_sp1_1_lo17_d;
-      q_sp1_1_lo18_q <= q_sp1_1_lo18_d;
-      q_sp1_1_lo19_q <= q_sp1_1_lo19_d;
-      q_sp1_1_lo20_q <= q_sp1_1_lo20_d;
-      q_sp1_1_lo21_q <= q_sp1_1_lo21_d;
-      q_sp1_1_lo22_q <= q_sp1_1_lo22_d;
-      q_sp1_1_lo23_q <= q_sp1_1_lo23_d;
-      q_sp1_1_lo24_q <= q_sp1_1_lo24_d;
-      q_sp1_1_lo25_q <= q_sp1_1_lo25_d;
-      q_sp1_1_lo26_q <= q_sp1_1_lo26_d;
-      q_sp1_1_lo27_q <= q_sp1_1_lo27_d;
-      q_sp1_1_lo28_q <= q_sp1_1_lo28_d;
-      q_sp1_1_lo29_q <= q_sp1_1_lo29_d;
-      q_sp1_1_lo30_q <= q_sp1_1_lo30_d;
-      q_sp1_1_lo31_q <= q_sp1_1_lo31_d;
-      q_sp1_2_tag_q <= q_sp1_2_tag_d;
-      q_sp1_2_mask_q <= q_sp1_2_mask_d;
-      q_sp1_2_pred_q <= q_sp1_2_pred_d;
-      q_sp1_2_lo0_q <= q_sp1_2_lo0_d;
-      q_sp1_2_lo1_q <= q_sp1_2_lo1_d;
-      q_sp1_2_lo2_q <= q_sp1_2_lo2_d;
-      q_sp1_2_lo3_q <= q_sp1_2_lo3_d;
-      q_sp1_2_lo4_q <= q_sp1_2_lo4_d;
-      q_sp1_2_lo5_q <= q_sp1_2_lo5_d;
-      q_sp1_2_lo6_q <= q_sp1_2_lo6_d;
-      q_sp1_2_lo7_q <= q_sp1_2_lo7_d;
-      q_sp1_2_lo8_q <= q_sp1_2_lo8_d;
-      q_sp1_2_lo9_q <= q_sp1_2_lo9_d;
-      q_sp1_2_lo10_q <= q_sp1_2_lo10_d;
-      q_sp1_2_lo11_q <= q_sp1_2_lo11_d;
-      q_sp1_2_lo12_q <= q_sp1_2_lo12_d;
-      q_sp1_2_lo13_q <= q_sp1_2_lo13_d;
-      q_sp1_2_lo14_q <= q_sp1_2_lo14_d;
-      q_sp1_2_lo15_q <= q_sp1_2_lo15_d;
-      q_sp1_2_lo16_q <= q_sp1_2_lo16_d;
-      q_sp1_2_lo17_q <= q_sp1_2_lo17_d;
-      q_sp1_2_lo18_q <= q_sp1_2_lo18_d;
-      q_sp1_2_lo19_q <= q_sp1_2_lo19_d;
-      q_sp1_2_lo20_q <= q_sp1_2_lo20_d;
-      q_sp1_2_lo21_q <= q_sp1_2_lo21_d;
-      q_sp1_2_lo22_q <= q_sp1_2_lo22_d;
-      q_sp1_2_lo23_q <= q_sp1_2_lo23_d;
-      q_sp1_2_lo24_q <= q_sp1_2_lo24_d;
-      q_sp1_2_lo25_q <= q_sp1_2_lo25_d;
-      q_sp1_2_lo26_q <= q_sp1_2_lo26_d;
-      q_sp1_2_lo27_q <= q_sp1_2_lo27_d;
-      q_sp1_2_lo28_q <= q_sp1_2_lo28_d;
-      q_sp1_2_lo29_q <= q_sp1_2_lo29_d;
-      q_sp1_2_lo30_q <= q_sp1_2_lo30_d;
-      q_sp1_2_lo31_q <= q_sp1_2_lo31_d;
-      q_sp1_3_tag_q <= q_sp1_3_tag_d;
-      q_sp1_3_mask_q <= q_sp1_3_mask_d;
-      q_sp1_3_pred_q <= q_sp1_3_pred_d;
-      q_sp1_3_lo0_q <= q_sp1_3_lo0_d;
-      q_sp1_3_lo1_q <= q_sp1_3_lo1_d;
-      q_sp1_3_lo2_q <= q_sp1_3_lo2_d;
-      q_sp1_3_lo3_q <= q_sp1_3_lo3_d;
-      q_sp1_3_lo4_q <= q_sp1_3_lo4_d;
-      q_sp1_3_lo5_q <= q_sp1_3_lo5_d;
-      q_sp1_3_lo6_q <= q_sp1_3_lo6_d;
-      q_sp1_3_lo7_q <= q_sp1_3_lo7_d;
-      q_sp1_3_lo8_q <= q_sp1_3_lo8_d;
-      q_sp1_3_lo9_q <= q_sp1_3_lo9_d;
-      q_sp1_3_lo10_q <= q_sp1_3_lo10_d;
-      q_sp1_3_lo11_q <= q_sp1_3_lo11_d;
-      q_sp1_3_lo12_q <= q_sp1_3_lo12_d;
-      q_sp1_3_lo13_q <= q_sp1_3_lo13_d;
-      q_sp1_3_lo14_q <= q_sp1_3_lo14_d;
-      q_sp1_3_lo15_q <= q_sp1_3_lo15_d;
-      q_sp1_3_lo16_q <= q_sp1_3_lo16_d;
-      q_sp1_3_lo17_q <= q_sp1_3_lo17_d;
-      q_sp1_3_lo18_q <= q_sp1_3_lo18_d;
-      q_sp1_3_lo19_q <= q_sp1_3_lo19_d;
-      q_sp1_3_lo20_q <= q_sp1_3_lo20_d;
-      q_sp1_3_lo21_q <= q_sp1_3_lo21_d;
-      q_sp1_3_lo22_q <= q_sp1_3_lo22_d;
-      q_sp1_3_lo23_q <= q_sp1_3_lo23_d;
-      q_sp1_3_lo24_q <= q_sp1_3_lo24_d;
-      q_sp1_3_lo25_q <= q_sp1_3_lo25_d;
-      q_sp1_3_lo26_q <= q_sp1_3_lo26_d;
-      q_sp1_3_lo27_q <= q_sp1_3_lo27_d;
-      q_sp1_3_lo28_q <= q_sp1_3_lo28_d;
-      q_sp1_3_lo29_q <= q_sp1_3_lo29_d;
-      q_sp1_3_lo30_q <= q_sp1_3_lo30_d;
-      q_sp1_3_lo31_q <= q_sp1_3_lo31_d;
-      q_sp1_4_tag_q <= q_sp1_4_tag_d;
-      q_sp1_4_mask_q <= q_sp1_4_mask_d;
-      q_sp1_4_pred_q <= q_sp1_4_pred_d;
-      q_sp1_4_lo0_q <= q_sp1_4_lo0_d;
-      q_sp1_4_lo1_q <= q_sp1_4_lo1_d;
-      q_sp1_4_lo2_q <= q_sp1_4_lo2_d;
-      q_sp1_4_lo3_q <= q_sp1_4_lo3_d;
-      q_sp1_4_lo4_q <= q_sp1_4_lo4_d;
-      q_sp1_4_lo5_q <= q_sp1_4_lo5_d;
-      q_sp1_4_lo6_q <= q_sp1_4_lo6_d;
-      q_sp1_4_lo7_q <= q_sp1_4_lo7_d;
-      q_sp1_4_lo8_q <= q_sp1_4_lo8_d;
-      q_sp1_4_lo9_q <= q_sp1_4_lo9_d;
-      q_sp1_4_lo10_q <= q_sp1_4_lo10_d;
-      q_sp1_4_lo11_q <= q_sp1_4_lo11_d;
-      q_sp1_4_lo12_q <= q_sp1_4_lo12_d;
-      q_sp1_4_lo13_q <= q_sp1_4_lo13_d;
-      q_sp1_4_lo14_q <= q_sp1_4_lo14_d;
-      q_sp1_4_lo15_q <= q_sp1_4_lo15_d;
-      q_sp1_4_lo16_q <= q_sp1_4_lo16_d;
-      q_sp1_4_lo17_q <= q_sp1_4_lo17_d;
-      q_sp1_4_lo18_q <= q_sp1_4_lo18_d;
-      q_sp1_4_lo19_q <= q_sp1_4_lo19_d;
-      q_sp1_4_lo20_q <= q_sp1_4_lo20_d;
-      q_sp1_4_lo21_q <= q_sp1_4_lo21_d;
-      q_sp1_4_lo22_q <= q_sp1_4_lo22_d;
-      q_sp1_4_lo23_q <= q_sp1_4_lo23_d;
-      q_sp1_4_lo24_q <= q_sp1_4_lo24_d;
-      q_sp1_4_lo25_q <= q_sp1_4_lo25_d;
-      q_sp1_4_lo26_q <= q_sp1_4_lo26_d;
-      q_sp1_4_lo27_q <= q_sp1_4_lo27_d;
-      q_sp1_4_lo28_q <= q_sp1_4_lo28_d;
-      q_sp1_4_lo29_q <= q_sp1_4_lo29_d;
-      q_sp1_4_lo30_q <= q_sp1_4_lo30_d;
-      q_sp1_4_lo31_q <= q_sp1_4_lo31_d;
-      q_sp1_5_tag_q <= q_sp1_5_tag_d;
-      q_sp1_5_mask_q <= q_sp1_5_mask_d;
-      q_sp1_5_pred_q <= q_sp1_5_pred_d;
-      q_sp1_5_lo0_q <= q_sp1_5_lo0_d;
-      q_sp1_5_lo1_q <= q_sp1_5_lo1_d;
-      q_sp1_5_lo2_q <= q_sp1_5_lo2_d;
-      q_sp1_5_lo3_q <= q_sp1_5_lo3_d;
-      q_sp1_5_lo4_q <= q_sp1_5_lo4_d;
-      q_sp1_5_lo5_q <= q_sp1_5_lo5_d;
-      q_sp1_5_lo6_q <= q_sp1_5_lo6_d;
-      q_sp1_5_lo7_q <= q_sp1_5_lo7_d;
-      q_sp1_5_lo8_q <= q_sp1_5_lo8_d;
-      q_sp1_5_lo9_q <= q_sp1_5_lo9_d;
-      q_sp1_5_lo10_q <= q_sp1_5_lo10_d;
-      q_sp1_5_lo11_q <= q_sp1_5_lo11_d;
-      q_sp1_5_lo12_q <= q_sp1_5_lo12_d;
-      q_sp1_5_lo13_q <= q_sp1_5_lo13_d;
-      q_sp1_5_lo14_q <= q_sp1_5_lo14_d;
-      q_sp1_5_lo15_q <= q_sp1_5_lo15_d;
-      q_sp1_5_lo16_q <= q_sp1_5_lo16_d;
-      q_sp1_5_lo17_q <= q_sp1_5_lo17_d;
-      q_sp1_5_lo18_q <= q_sp1_5_lo18_d;
-      q_sp1_5_lo19_q <= q_sp1_5_lo19_d;
-      q_sp1_5_lo20_q <= q_sp1_5_lo20_d;
-      q_sp1_5_lo21_q <= q_sp1_5_lo21_d;
-      q_sp1_5_lo22_q <= q_sp1_5_lo22_d;
-      q_sp1_5_lo23_q <= q_sp1_5_lo23_d;
-      q_sp1_5_lo24_q <= q_sp1_5_lo24_d;
-      q_sp1_5_lo25_q <= q_sp1_5_lo25_d;
-      q_sp1_5_lo26_q <= q_sp1_5_lo26_d;
-      q_sp1_5_lo27_q <= q_sp1_5_lo27_d;
-      q_sp1_5_lo28_q <= q_sp1_5_lo28_d;
-      q_sp1_5_lo29_q <= q_sp1_5_lo29_d;
-      q_sp1_5_lo30_q <= q_sp1_5_lo30_d;
-      q_sp1_5_lo31_q <= q_sp1_5_lo31_d;
-      q_sp1_6_tag_q <= q_sp1_6_tag_d;
-      q_sp1_6_mask_q <= q_sp1_6_mask_d;
-      q_sp1_6_pred_q <= q_sp1_6_pred_d;
-      q_sp1_6_lo0_q <= q_sp1_6_lo0_d;
-      q_sp1_6_lo1_q <= q_sp1_6_lo1_d;
-      q_sp1_6_lo2_q <= q_sp1_6_lo2_d;
-      q_sp1_6_lo3_q <= q_sp1_6_lo3_d;
-      q_sp1_6_lo4_q <= q_sp1_6_lo4_d;
-      q_sp1_6_lo5_q <= q_sp1_6_lo5_d;
-      q_sp1_6_lo6_q <= q_sp1_6_lo6_d;
-      q_sp1_6_lo7_q <= q_sp1_6_lo7_d;
-      q_sp1_6_lo8_q <= q_sp1_6_lo8_d;
-      q_sp1_6_lo9_q <= q_sp1_6_lo9_d;
-      q_sp1_6_lo10_q <= q_sp1_6_lo10_d;
-      q_sp1_6_lo11_q <= q_sp1_6_lo11_d;
-      q_sp1_6_lo12_q <= q_sp1_6_lo12_d;
-      q_sp1_6_lo13_q <= q_sp1_6_lo13_d;
-      q_sp1_6_lo14_q <= q_sp1_6_lo14_d;
-      q_sp1_6_lo15_q <= q_sp1_6_lo15_d;
-      q_sp1_6_lo16_q <= q_sp1_6_lo16_d;
-      q_sp1_6_lo17_q <= q_sp1_6_lo17_d;
-      q_sp1_6_lo18_q <= q_sp1_6_lo18_d;
-      q_sp1_6_lo19_q <= q_sp1_6_lo19_d;
-      q_sp1_6_lo20_q <= q_sp1_6_lo20_d;
-      q_sp1_6_lo21_q <= q_sp1_6_lo21_d;
-      q_sp1_6_lo22_q <= q_sp1_6_lo22_d;
-      q_sp1_6_lo23_q <= q_sp1_6_lo23_d;
-      q_sp1_6_lo24_q <= q_sp1_6_lo24_d;
-      q_sp1_6_lo25_q <= q_sp1_6_lo25_d;
-      q_sp1_6_lo26_q <= q_sp1_6_lo26_d;
-      q_sp1_6_lo27_q <= q_sp1_6_lo27_d;
-      q_sp1_6_lo28_q <= q_sp1_6_lo28_d;
-      q_sp1_6_lo29_q <= q_sp1_6_lo29_d;
-      q_sp1_6_lo30_q <= q_sp1_6_lo30_d;
-      q_sp1_6_lo31_q <= q_sp1_6_lo31_d;
-      q_sp1_7_tag_q <= q_sp1_7_tag_d;
-      q_sp1_7_mask_q <= q_sp1_7_mask_d;
-      q_sp1_7_pred_q <= q_sp1_7_pred_d;
-      q_sp1_7_lo0_q <= q_sp1_7_lo0_d;
-      q_sp1_7_lo1_q <= q_sp1_7_lo1_d;
-      q_sp1_7_lo2_q <= q_sp1_7_lo2_d;
-      q_sp1_7_lo3_q <= q_sp1_7_lo3_d;
-      q_sp1_7_lo4_q <= q_sp1_7_lo4_d;
-      q_sp1_7_lo5_q <= q_sp1_7_lo5_d;
-      q_sp1_7_lo6_q <= q_sp1_7_lo6_d;
-      q_sp1_7_lo7_q <= q_sp1_7_lo7_d;
-      q_sp1_7_lo8_q <= q_sp1_7_lo8_d;
-      q_sp1_7_lo9_q <= q_sp1_7_lo9_d;
-      q_sp1_7_lo10_q <= q_sp1_7_lo10_d;
-      q_sp1_7_lo11_q <= q_sp1_7_lo11_d;
-      q_sp1_7_lo12_q <= q_sp1_7_lo12_d;
-      q_sp1_7_lo13_q <= q_sp1_7_lo13_d;
-      q_sp1_7_lo14_q <= q_sp1_7_lo14_d;
-      q_sp1_7_lo15_q <= q_sp1_7_lo15_d;
-      q_sp1_7_lo16_q <= q_sp1_7_lo16_d;
-      q_sp1_7_lo17_q <= q_sp1_7_lo17_d;
-      q_sp1_7_lo18_q <= q_sp1_7_lo18_d;
-      q_sp1_7_lo19_q <= q_sp1_7_lo19_d;
-      q_sp1_7_lo20_q <= q_sp1_7_lo20_d;
-      q_sp1_7_lo21_q <= q_sp1_7_lo21_d;
-      q_sp1_7_lo22_q <= q_sp1_7_lo22_d;
-      q_sp1_7_lo23_q <= q_sp1_7_lo23_d;
-      q_sp1_7_lo24_q <= q_sp1_7_lo24_d;
-      q_sp1_7_lo25_q <= q_sp1_7_lo25_d;
-      q_sp1_7_lo26_q <= q_sp1_7_lo26_d;
-      q_sp1_7_lo27_q <= q_sp1_7_lo27_d;
-      q_sp1_7_lo28_q <= q_sp1_7_lo28_d;
-      q_sp1_7_lo29_q <= q_sp1_7_lo29_d;
-      q_sp1_7_lo30_q <= q_sp1_7_lo30_d;
-      q_sp1_7_lo31_q <= q_sp1_7_lo31_d;
+      q_sp1_byp_q <= q_sp1_byp_d;
       q_sp1_head_q <= q_sp1_head_d;
       q_sp1_tail_q <= q_sp1_tail_d;
       q_sp1_count_q <= q_sp1_count_d;
       credit_sp1_q <= credit_sp1_d;
-      q_sfu_0_tag_q <= q_sfu_0_tag_d;
-      q_sfu_0_mask_q <= q_sfu_0_mask_d;
-      q_sfu_0_pred_q <= q_sfu_0_pred_d;
-      q_sfu_0_lo0_q <= q_sfu_0_lo0_d;
-      q_sfu_0_lo1_q <= q_sfu_0_lo1_d;
-      q_sfu_0_lo2_q <= q_sfu_0_lo2_d;
-      q_sfu_0_lo3_q <= q_sfu_0_lo3_d;
-      q_sfu_0_lo4_q <= q_sfu_0_lo4_d;
-      q_sfu_0_lo5_q <= q_sfu_0_lo5_d;
-      q_sfu_0_lo6_q <= q_sfu_0_lo6_d;
-      q_sfu_0_lo7_q <= q_sfu_0_lo7_d;
-      q_sfu_0_lo8_q <= q_sfu_0_lo8_d;
-      q_sfu_0_lo9_q <= q_sfu_0_lo9_d;
-      q_sfu_0_lo10_q <= q_sfu_0_lo10_d;
-      q_sfu_0_lo11_q <= q_sfu_0_lo11_d;
-      q_sfu_0_lo12_q <= q_sfu_0_lo12_d;
-      q_sfu_0_lo13_q <= q_sfu_0_lo13_d;
-      q_sfu_0_lo14_q <= q_sfu_0_lo14_d;
-      q_sfu_0_lo15_q <= q_sfu_0_lo15_d;
-      q_sfu_0_lo16_q <= q_sfu_0_lo16_d;
-      q_sfu_0_lo17_q <= q_sfu_0_lo17_d;
-      q_sfu_0_lo18_q <= q_sfu_0_lo18_d;
-      q_sfu_0_lo19_q <= q_sfu_0_lo19_d;
-      q_sfu_0_lo20_q <= q_sfu_0_lo20_d;
-      q_sfu_0_lo21_q <= q_sfu_0_lo21_d;
-      q_sfu_0_lo22_q <= q_sfu_0_lo22_d;
-      q_sfu_0_lo23_q <= q_sfu_0_lo23_d;
-      q_sfu_0_lo24_q <= q_sfu_0_lo24_d;
-      q_sfu_0_lo25_q <= q_sfu_0_lo25_d;
-      q_sfu_0_lo26_q <= q_sfu_0_lo26_d;
-      q_sfu_0_lo27_q <= q_sfu_0_lo27_d;
-      q_sfu_0_lo28_q <= q_sfu_0_lo28_d;
-      q_sfu_0_lo29_q <= q_sfu_0_lo29_d;
-      q_sfu_0_lo30_q <= q_sfu_0_lo30_d;
-      q_sfu_0_lo31_q <= q_sfu_0_lo31_d;
-      q_sfu_1_tag_q <= q_sfu_1_tag_d;
-      q_sfu_1_mask_q <= q_sfu_1_mask_d;
-      q_sfu_1_pred_q <= q_sfu_1_pred_d;
-      q_sfu_1_lo0_q <= q_sfu_1_lo0_d;
-      q_sfu_1_lo1_q <= q_sfu_1_lo1_d;
-      q_sfu_1_lo2_q <= q_sfu_1_lo2_d;
-      q_sfu_1_lo3_q <= q_sfu_1_lo3_d;
-      q_sfu_1_lo4_q <= q_sfu_1_lo4_d;
-      q_sfu_1_lo5_q <= q_sfu_1_lo5_d;
-      q_sfu_1_lo6_q <= q_sfu_1_lo6_d;
-      q_sfu_1_lo7_q <= q_sfu_1_lo7_d;
-      q_sfu_1_lo8_q <= q_sfu_1_lo8_d;
-      q_sfu_1_lo9_q <= q_sfu_1_lo9_d;
-      q_sfu_1_lo10_q <= q_sfu_1_lo10_d;
-      q_sfu_1_lo11_q <= q_sfu_1_lo11_d;
-      q_sfu_1_lo12_q <= q_sfu_1_lo12_d;
-      q_sfu_1_lo13_q <= q_sfu_1_lo13_d;
-      q_sfu_1_lo14_q <= q_sfu_1_lo14_d;
-      q_sfu_1_lo15_q <= q_sfu_1_lo15_d;
-      q_sfu_1_lo16_q <= q_sfu_1_lo16_d;
-      q_sfu_1_lo17_q <= q_sfu_1_lo17_d;
-      q_sfu_1_lo18_q <= q_sfu_1_lo18_d;
-      q_sfu_1_lo19_q <= q_sfu_1_lo19_d;
-      q_sfu_1_lo20_q <= q_sfu_1_lo20_d;
-      q_sfu_1_lo21_q <= q_sfu_1_lo21_d;
-      q_sfu_1_lo22_q <= q_sfu_1_lo22_d;
-      q_sfu_1_lo23_q <= q_sfu_1_lo23_d;
-      q_sfu_1_lo24_q <= q_sfu_1_lo24_d;
-      q_sfu_1_lo25_q <= q_sfu_1_lo25_d;
-      q_sfu_1_lo26_q <= q_sfu_1_lo26_d;
-      q_sfu_1_lo27_q <= q_sfu_1_lo27_d;
-      q_sfu_1_lo28_q <= q_sfu_1_lo28_d;
-      q_sfu_1_lo29_q <= q_sfu_1_lo29_d;
-      q_sfu_1_lo30_q <= q_sfu_1_lo30_d;
-      q_sfu_1_lo31_q <= q_sfu_1_lo31_d;
-      q_sfu_2_tag_q <= q_sfu_2_tag_d;
-      q_sfu_2_mask_q <= q_sfu_2_mask_d;
-      q_sfu_2_pred_q <= q_sfu_2_pred_d;
-      q_sfu_2_lo0_q <= q_sfu_2_lo0_d;
-      q_sfu_2_lo1_q <= q_sfu_2_lo1_d;
-      q_sfu_2_lo2_q <= q_sfu_2_lo2_d;
-      q_sfu_2_lo3_q <= q_sfu_2_lo3_d;
-      q_sfu_2_lo4_q <= q_sfu_2_lo4_d;
-      q_sfu_2_lo5_q <= q_sfu_2_lo5_d;
-      q_sfu_2_lo6_q <= q_sfu_2_lo6_d;
-      q_sfu_2_lo7_q <= q_sfu_2_lo7_d;
-      q_sfu_2_lo8_q <= q_sfu_2_lo8_d;
-      q_sfu_2_lo9_q <= q_sfu_2_lo9_d;
-      q_sfu_2_lo10_q <= q_sfu_2_lo10_d;
-      q_sfu_2_lo11_q <= q_sfu_2_lo11_d;
-      q_sfu_2_lo12_q <= q_sfu_2_lo12_d;
-      q_sfu_2_lo13_q <= q_sfu_2_lo13_d;
-      q_sfu_2_lo14_q <= q_sfu_2_lo14_d;
-      q_sfu_2_lo15_q <= q_sfu_2_lo15_d;
-      q_sfu_2_lo16_q <= q_sfu_2_lo16_d;
-      q_sfu_2_lo17_q <= q_sfu_2_lo17_d;
-      q_sfu_2_lo18_q <= q_sfu_2_lo18_d;
-      q_sfu_2_lo19_q <= q_sfu_2_lo19_d;
-      q_sfu_2_lo20_q <= q_sfu_2_lo20_d;
-      q_sfu_2_lo21_q <= q_sfu_2_lo21_d;
-      q_sfu_2_lo22_q <= q_sfu_2_lo22_d;
-      q_sfu_2_lo23_q <= q_sfu_2_lo23_d;
-      q_sfu_2_lo24_q <= q_sfu_2_lo24_d;
-      q_sfu_2_lo25_q <= q_sfu_2_lo25_d;
-      q_sfu_2_lo26_q <= q_sfu_2_lo26_d;
-      q_sfu_2_lo27_q <= q_sfu_2_lo27_d;
-      q_sfu_2_lo28_q <= q_sfu_2_lo28_d;
-      q_sfu_2_lo29_q <= q_sfu_2_lo29_d;
-      q_sfu_2_lo30_q <= q_sfu_2_lo30_d;
-      q_sfu_2_lo31_q <= q_sfu_2_lo31_d;
+      q_sfu_byp_q <= q_sfu_byp_d;
       q_sfu_head_q <= q_sfu_head_d;
       q_sfu_tail_q <= q_sfu_tail_d;
       q_sfu_count_q <= q_sfu_count_d;
       credit_sfu_q <= credit_sfu_d;
-      q_dpu_0_tag_q <= q_dpu_0_tag_d;
-      q_dpu_0_mask_q <= q_dpu_0_mask_d;
-      q_dpu_0_pred_q <= q_dpu_0_pred_d;
-      q_dpu_0_lo0_q <= q_dpu_0_lo0_d;
-      q_dpu_0_lo1_q <= q_dpu_0_lo1_d;
-      q_dpu_0_lo2_q <= q_dpu_0_lo2_d;
-      q_dpu_0_lo3_q <= q_dpu_0_lo3_d;
-      q_dpu_0_lo4_q <= q_dpu_0_lo4_d;
-      q_dpu_0_lo5_q <= q_dpu_0_lo5_d;
-      q_dpu_0_lo6_q <= q_dpu_0_lo6_d;
-      q_dpu_0_lo7_q <= q_dpu_0_lo7_d;
-      q_dpu_0_lo8_q <= q_dpu_0_lo8_d;
-      q_dpu_0_lo9_q <= q_dpu_0_lo9_d;
-      q_dpu_0_lo10_q <= q_dpu_0_lo10_d;
-      q_dpu_0_lo11_q <= q_dpu_0_lo11_d;
-      q_dpu_0_lo12_q <= q_dpu_0_lo12_d;
-      q_dpu_0_lo13_q <= q_dpu_0_lo13_d;
-      q_dpu_0_lo14_q <= q_dpu_0_lo14_d;
-      q_dpu_0_lo15_q <= q_dpu_0_lo15_d;
-      q_dpu_0_lo16_q <= q_dpu_0_lo16_d;
-      q_dpu_0_lo17_q <= q_dpu_0_lo17_d;
-      q_dpu_0_lo18_q <= q_dpu_0_lo18_d;
-      q_dpu_0_lo19_q <= q_dpu_0_lo19_d;
-      q_dpu_0_lo20_q <= q_dpu_0_lo20_d;
-      q_dpu_0_lo21_q <= q_dpu_0_lo21_d;
-      q_dpu_0_lo22_q <= q_dpu_0_lo22_d;
-      q_dpu_0_lo23_q <= q_dpu_0_lo23_d;
-      q_dpu_0_lo24_q <= q_dpu_0_lo24_d;
-      q_dpu_0_lo25_q <= q_dpu_0_lo25_d;
-      q_dpu_0_lo26_q <= q_dpu_0_lo26_d;
-      q_dpu_0_lo27_q <= q_dpu_0_lo27_d;
-      q_dpu_0_lo28_q <= q_dpu_0_lo28_d;
-      q_dpu_0_lo29_q <= q_dpu_0_lo29_d;
-      q_dpu_0_lo30_q <= q_dpu_0_lo30_d;
-      q_dpu_0_lo31_q <= q_dpu_0_lo31_d;
-      q_dpu_0_hi0_q <= q_dpu_0_hi0_d;
-      q_dpu_0_hi1_q <= q_dpu_0_hi1_d;
-      q_dpu_0_hi2_q <= q_dpu_0_hi2_d;
-      q_dpu_0_hi3_q <= q_dpu_0_hi3_d;
-      q_dpu_0_hi4_q <= q_dpu_0_hi4_d;
-      q_dpu_0_hi5_q <= q_dpu_0_hi5_d;
-      q_dpu_0_hi6_q <= q_dpu_0_hi6_d;
-      q_dpu_0_hi7_q <= q_dpu_0_hi7_d;
-      q_dpu_0_hi8_q <= q_dpu_0_hi8_d;
-      q_dpu_0_hi9_q <= q_dpu_0_hi9_d;
-      q_dpu_0_hi10_q <= q_dpu_0_hi10_d;
-      q_dpu_0_hi11_q <= q_dpu_0_hi11_d;
-      q_dpu_0_hi12_q <= q_dpu_0_hi12_d;
-      q_dpu_0_hi13_q <= q_dpu_0_hi13_d;
-      q_dpu_0_hi14_q <= q_dpu_0_hi14_d;
-      q_dpu_0_hi15_q <= q_dpu_0_hi15_d;
-      q_dpu_0_hi16_q <= q_dpu_0_hi16_d;
-      q_dpu_0_hi17_q <= q_dpu_0_hi17_d;
-      q_dpu_0_hi18_q <= q_dpu_0_hi18_d;
-      q_dpu_0_hi19_q <= q_dpu_0_hi19_d;
-      q_dpu_0_hi20_q <= q_dpu_0_hi20_d;
-      q_dpu_0_hi21_q <= q_dpu_0_hi21_d;
-      q_dpu_0_hi22_q <= q_dpu_0_hi22_d;
-      q_dpu_0_hi23_q <= q_dpu_0_hi23_d;
-      q_dpu_0_hi24_q <= q_dpu_0_hi24_d;
-      q_dpu_0_hi25_q <= q_dpu_0_hi25_d;
-      q_dpu_0_hi26_q <= q_dpu_0_hi26_d;
-      q_dpu_0_hi27_q <= q_dpu_0_hi27_d;
-      q_dpu_0_hi28_q <= q_dpu_0_hi28_d;
-      q_dpu_0_hi29_q <= q_dpu_0_hi29_d;
-      q_dpu_0_hi30_q <= q_dpu_0_hi30_d;
-      q_dpu_0_hi31_q <= q_dpu_0_hi31_d;
-      q_dpu_1_tag_q <= q_dpu_1_tag_d;
-      q_dpu_1_mask_q <= q_dpu_1_mask_d;
-      q_dpu_1_pred_q <= q_dpu_1_pred_d;
-      q_dpu_1_lo0_q <= q_dpu_1_lo0_d;
-      q_dpu_1_lo1_q <= q_dpu_1_lo1_d;
-      q_dpu_1_lo2_q <= q_dpu_1_lo2_d;
-      q_dpu_1_lo3_q <= q_dpu_1_lo3_d;
-      q_dpu_1_lo4_q <= q_dpu_1_lo4_d;
-      q_dpu_1_lo5_q <= q_dpu_1_lo5_d;
-      q_dpu_1_lo6_q <= q_dpu_1_lo6_d;
-      q_dpu_1_lo7_q <= q_dpu_1_lo7_d;
-      q_dpu_1_lo8_q <= q_dpu_1_lo8_d;
-      q_dpu_1_lo9_q <= q_dpu_1_lo9_d;
-      q_dpu_1_lo10_q <= q_dpu_1_lo10_d;
-      q_dpu_1_lo11_q <= q_dpu_1_lo11_d;
-      q_dpu_1_lo12_q <= q_dpu_1_lo12_d;
-      q_dpu_1_lo13_q <= q_dpu_1_lo13_d;
-      q_dpu_1_lo14_q <= q_dpu_1_lo14_d;
-      q_dpu_1_lo15_q <= q_dpu_1_lo15_d;
-      q_dpu_1_lo16_q <= q_dpu_1_lo16_d;
-      q_dpu_1_lo17_q <= q_dpu_1_lo17_d;
-      q_dpu_1_lo18_q <= q_dpu_1_lo18_d;
-      q_dpu_1_lo19_q <= q_dpu_1_lo19_d;
-      q_dpu_1_lo20_q <= q_dpu_1_lo20_d;
-      q_dpu_1_lo21_q <= q_dpu_1_lo21_d;
-      q_dpu_1_lo22_q <= q_dpu_1_lo22_d;
-      q_dpu_1_lo23_q <= q_dpu_1_lo23_d;
-      q_dpu_1_lo24_q <= q_dpu_1_lo24_d;
-      q_dpu_1_lo25_q <= q_dpu_1_lo25_d;
-      q_dpu_1_lo26_q <= q_dpu_1_lo26_d;
-      q_dpu_1_lo27_q <= q_dpu_1_lo27_d;
-      q_dpu_1_lo28_q <= q_dpu_1_lo28_d;
-      q_dpu_1_lo29_q <= q_dpu_1_lo29_d;
-      q_dpu_1_lo30_q <= q_dpu_1_lo30_d;
-      q_dpu_1_lo31_q <= q_dpu_1_lo31_d;
-      q_dpu_1_hi0_q <= q_dpu_1_hi0_d;
-      q_dpu_1_hi1_q <= q_dpu_1_hi1_d;
-      q_dpu_1_hi2_q <= q_dpu_1_hi2_d;
-      q_dpu_1_hi3_q <= q_dpu_1_hi3_d;
-      q_dpu_1_hi4_q <= q_dpu_1_hi4_d;
-      q_dpu_1_hi5_q <= q_dpu_1_hi5_d;
-      q_dpu_1_hi6_q <= q_dpu_1_hi6_d;
-      q_dpu_1_hi7_q <= q_dpu_1_hi7_d;
-      q_dpu_1_hi8_q <= q_dpu_1_hi8_d;
-      q_dpu_1_hi9_q <= q_dpu_1_hi9_d;
-      q_dpu_1_hi10_q <= q_dpu_1_hi10_d;
-      q_dpu_1_hi11_q <= q_dpu_1_hi11_d;
-      q_dpu_1_hi12_q <= q_dpu_1_hi12_d;
-      q_dpu_1_hi13_q <= q_dpu_1_hi13_d;
-      q_dpu_1_hi14_q <= q_dpu_1_hi14_d;
-      q_dpu_1_hi15_q <= q_dpu_1_hi15_d;
-      q_dpu_1_hi16_q <= q_dpu_1_hi16_d;
-      q_dpu_1_hi17_q <= q_dpu_1_hi17_d;
-      q_dpu_1_hi18_q <= q_dpu_1_hi18_d;
-      q_dpu_1_hi19_q <= q_dpu_1_hi19_d;
-      q_dpu_1_hi20_q <= q_dpu_1_hi20_d;
-      q_dpu_1_hi21_q <= q_dpu_1_hi21_d;
-      q_dpu_1_hi22_q <= q_dpu_1_hi22_d;
-      q_dpu_1_hi23_q <= q_dpu_1_hi23_d;
-      q_dpu_1_hi24_q <= q_dpu_1_hi24_d;
-      q_dpu_1_hi25_q <= q_dpu_1_hi25_d;
-      q_dpu_1_hi26_q <= q_dpu_1_hi26_d;
-      q_dpu_1_hi27_q <= q_dpu_1_hi27_d;
-      q_dpu_1_hi28_q <= q_dpu_1_hi28_d;
-      q_dpu_1_hi29_q <= q_dpu_1_hi29_d;
-      q_dpu_1_hi30_q <= q_dpu_1_hi30_d;
-      q_dpu_1_hi31_q <= q_dpu_1_hi31_d;
-      q_dpu_2_tag_q <= q_dpu_2_tag_d;
-      q_dpu_2_mask_q <= q_dpu_2_mask_d;
-      q_dpu_2_pred_q <= q_dpu_2_pred_d;
-      q_dpu_2_lo0_q <= q_dpu_2_lo0_d;
-      q_dpu_2_lo1_q <= q_dpu_2_lo1_d;
-      q_dpu_2_lo2_q <= q_dpu_2_lo2_d;
-      q_dpu_2_lo3_q <= q_dpu_2_lo3_d;
-      q_dpu_2_lo4_q <= q_dpu_2_lo4_d;
-      q_dpu_2_lo5_q <= q_dpu_2_lo5_d;
-      q_dpu_2_lo6_q <= q_dpu_2_lo6_d;
-      q_dpu_2_lo7_q <= q_dpu_2_lo7_d;
-      q_dpu_2_lo8_q <= q_dpu_2_lo8_d;
-      q_dpu_2_lo9_q <= q_dpu_2_lo9_d;
-      q_dpu_2_lo10_q <= q_dpu_2_lo10_d;
-      q_dpu_2_lo11_q <= q_dpu_2_lo11_d;
-      q_dpu_2_lo12_q <= q_dpu_2_lo12_d;
-      q_dpu_2_lo13_q <= q_dpu_2_lo13_d;
-      q_dpu_2_lo14_q <= q_dpu_2_lo14_d;
-      q_dpu_2_lo15_q <= q_dpu_2_lo15_d;
-      q_dpu_2_lo16_q <= q_dpu_2_lo16_d;
-      q_dpu_2_lo17_q <= q_dpu_2_lo17_d;
-      q_dpu_2_lo18_q <= q_dpu_2_lo18_d;
-      q_dpu_2_lo19_q <= q_dpu_2_lo19_d;
-      q_dpu_2_lo20_q <= q_dpu_2_lo20_d;
-      q_dpu_2_lo21_q <= q_dpu_2_lo21_d;
-      q_dpu_2_lo22_q <= q_dpu_2_lo22_d;
-      q_dpu_2_lo23_q <= q_dpu_2_lo23_d;
-      q_dpu_2_lo24_q <= q_dpu_2_lo24_d;
-      q_dpu_2_lo25_q <= q_dpu_2_lo25_d;
-      q_dpu_2_lo26_q <= q_dpu_2_lo26_d;
-      q_dpu_2_lo27_q <= q_dpu_2_lo27_d;
-      q_dpu_2_lo28_q <= q_dpu_2_lo28_d;
-      q_dpu_2_lo29_q <= q_dpu_2_lo29_d;
-      q_dpu_2_lo30_q <= q_dpu_2_lo30_d;
-      q_dpu_2_lo31_q <= q_dpu_2_lo31_d;
-      q_dpu_2_hi0_q <= q_dpu_2_hi0_d;
-      q_dpu_2_hi1_q <= q_dpu_2_hi1_d;
-      q_dpu_2_hi2_q <= q_dpu_2_hi2_d;
-      q_dpu_2_hi3_q <= q_dpu_2_hi3_d;
-      q_dpu_2_hi4_q <= q_dpu_2_hi4_d;
-      q_dpu_2_hi5_q <= q_dpu_2_hi5_d;
-      q_dpu_2_hi6_q <= q_dpu_2_hi6_d;
-      q_dpu_2_hi7_q <= q_dpu_2_hi7_d;
-      q_dpu_2_hi8_q <= q_dpu_2_hi8_d;
-      q_dpu_2_hi9_q <= q_dpu_2_hi9_d;
-      q_dpu_2_hi10_q <= q_dpu_2_hi10_d;
-      q_dpu_2_hi11_q <= q_dpu_2_hi11_d;
-      q_dpu_2_hi12_q <= q_dpu_2_hi12_d;
-      q_dpu_2_hi13_q <= q_dpu_2_hi13_d;
-      q_dpu_2_hi14_q <= q_dpu_2_hi14_d;
-      q_dpu_2_hi15_q <= q_dpu_2_hi15_d;
-      q_dpu_2_hi16_q <= q_dpu_2_hi16_d;
-      q_dpu_2_hi17_q <= q_dpu_2_hi17_d;
-      q_dpu_2_hi18_q <= q_dpu_2_hi18_d;
-      q_dpu_2_hi19_q <= q_dpu_2_hi19_d;
-      q_dpu_2_hi20_q <= q_dpu_2_hi20_d;
-      q_dpu_2_hi21_q <= q_dpu_2_hi21_d;
-      q_dpu_2_hi22_q <= q_dpu_2_hi22_d;
-      q_dpu_2_hi23_q <= q_dpu_2_hi23_d;
-      q_dpu_2_hi24_q <= q_dpu_2_hi24_d;
-      q_dpu_2_hi25_q <= q_dpu_2_hi25_d;
-      q_dpu_2_hi26_q <= q_dpu_2_hi26_d;
-      q_dpu_2_hi27_q <= q_dpu_2_hi27_d;
-      q_dpu_2_hi28_q <= q_dpu_2_hi28_d;
-      q_dpu_2_hi29_q <= q_dpu_2_hi29_d;
-      q_dpu_2_hi30_q <= q_dpu_2_hi30_d;
-      q_dpu_2_hi31_q <= q_dpu_2_hi31_d;
-      q_dpu_3_tag_q <= q_dpu_3_tag_d;
-      q_dpu_3_mask_q <= q_dpu_3_mask_d;
-      q_dpu_3_pred_q <= q_dpu_3_pred_d;
-      q_dpu_3_lo0_q <= q_dpu_3_lo0_d;
-      q_dpu_3_lo1_q <= q_dpu_3_lo1_d;
-      q_dpu_3_lo2_q <= q_dpu_3_lo2_d;
-      q_dpu_3_lo3_q <= q_dpu_3_lo3_d;
-      q_dpu_3_lo4_q <= q_dpu_3_lo4_d;
-      q_dpu_3_lo5_q <= q_dpu_3_lo5_d;
-      q_dpu_3_lo6_q <= q_dpu_3_lo6_d;
-      q_dpu_3_lo7_q <= q_dpu_3_lo7_d;
-      q_dpu_3_lo8_q <= q_dpu_3_lo8_d;
-      q_dpu_3_lo9_q <= q_dpu_3_lo9_d;
-      q_dpu_3_lo10_q <= q_dpu_3_lo10_d;
-      q_dpu_3_lo11_q <= q_dpu_3_lo11_d;
-      q_dpu_3_lo12_q <= q_dpu_3_lo12_d;
-      q_dpu_3_lo13_q <= q_dpu_3_lo13_d;
-      q_dpu_3_lo14_q <= q_dpu_3_lo14_d;
-      q_dpu_3_lo15_q <= q_dpu_3_lo15_d;
-      q_dpu_3_lo16_q <= q_dpu_3_lo16_d;
-      q_dpu_3_lo17_q <= q_dpu_3_lo17_d;
-      q_dpu_3_lo18_q <= q_dpu_3_lo18_d;
-      q_dpu_3_lo19_q <= q_dpu_3_lo19_d;
-      q_dpu_3_lo20_q <= q_dpu_3_lo20_d;
-      q_dpu_3_lo21_q <= q_dpu_3_lo21_d;
-      q_dpu_3_lo22_q <= q_dpu_3_lo22_d;
-      q_dpu_3_lo23_q <= q_dpu_3_lo23_d;
-      q_dpu_3_lo24_q <= q_dpu_3_lo24_d;
-      q_dpu_3_lo25_q <= q_dpu_3_lo25_d;
-      q_dpu_3_lo26_q <= q_dpu_3_lo26_d;
-      q_dpu_3_lo27_q <= q_dpu_3_lo27_d;
-      q_dpu_3_lo28_q <= q_dpu_3_lo28_d;
-      q_dpu_3_lo29_q <= q_dpu_3_lo29_d;
-      q_dpu_3_lo30_q <= q_dpu_3_lo30_d;
-      q_dpu_3_lo31_q <= q_dpu_3_lo31_d;
-      q_dpu_3_hi0_q <= q_dpu_3_hi0_d;
-      q_dpu_3_hi1_q <= q_dpu_3_hi1_d;
-      q_dpu_3_hi2_q <= q_dpu_3_hi2_d;
-      q_dpu_3_hi3_q <= q_dpu_3_hi3_d;
-      q_dpu_3_hi4_q <= q_dpu_3_hi4_d;
-      q_dpu_3_hi5_q <= q_dpu_3_hi5_d;
-      q_dpu_3_hi6_q <= q_dpu_3_hi6_d;
-      q_dpu_3_hi7_q <= q_dpu_3_hi7_d;
-      q_dpu_3_hi8_q <= q_dpu_3_hi8_d;
-      q_dpu_3_hi9_q <= q_dpu_3_hi9_d;
-      q_dpu_3_hi10_q <= q_dpu_3_hi10_d;
-      q_dpu_3_hi11_q <= q_dpu_3_hi11_d;
-      q_dpu_3_hi12_q <= q_dpu_3_hi12_d;
-      q_dpu_3_hi13_q <= q_dpu_3_hi13_d;
-      q_dpu_3_hi14_q <= q_dpu_3_hi14_d;
-      q_dpu_3_hi15_q <= q_dpu_3_hi15_d;
-      q_dpu_3_hi16_q <= q_dpu_3_hi16_d;
-      q_dpu_3_hi17_q <= q_dpu_3_hi17_d;
-      q_dpu_3_hi18_q <= q_dpu_3_hi18_d;
-      q_dpu_3_hi19_q <= q_dpu_3_hi19_d;
-      q_dpu_3_hi20_q <= q_dpu_3_hi20_d;
-      q_dpu_3_hi21_q <= q_dpu_3_hi21_d;
-      q_dpu_3_hi22_q <= q_dpu_3_hi22_d;
-      q_dpu_3_hi23_q <= q_dpu_3_hi23_d;
-      q_dpu_3_hi24_q <= q_dpu_3_hi24_d;
-      q_dpu_3_hi25_q <= q_dpu_3_hi25_d;
-      q_dpu_3_hi26_q <= q_dpu_3_hi26_d;
-      q_dpu_3_hi27_q <= q_dpu_3_hi27_d;
-      q_dpu_3_hi28_q <= q_dpu_3_hi28_d;
-      q_dpu_3_hi29_q <= q_dpu_3_hi29_d;
-      q_dpu_3_hi30_q <= q_dpu_3_hi30_d;
-      q_dpu_3_hi31_q <= q_dpu_3_hi31_d;
-      q_dpu_4_tag_q <= q_dpu_4_tag_d;
-      q_dpu_4_mask_q <= q_dpu_4_mask_d;
-      q_dpu_4_pred_q <= q_dpu_4_pred_d;
-      q_dpu_4_lo0_q <= q_dpu_4_lo0_d;
-      q_dpu_4_lo1_q <= q_dpu_4_lo1_d;
-      q_dpu_4_lo2_q <= q_dpu_4_lo2_d;
-      q_dpu_4_lo3_q <= q_dpu_4_lo3_d;
-      q_dpu_4_lo4_q <= q_dpu_4_lo4_d;
-      q_dpu_4_lo5_q <= q_dpu_4_lo5_d;
-      q_dpu_4_lo6_q <= q_dpu_4_lo6_d;
-      q_dpu_4_lo7_q <= q_dpu_4_lo7_d;
-      q_dpu_4_lo8_q <= q_dpu_4_lo8_d;
-      q_dpu_4_lo9_q <= q_dpu_4_lo9_d;
-      q_dpu_4_lo10_q <= q_dpu_4_lo10_d;
-      q_dpu_4_lo11_q <= q_dpu_4_lo11_d;
-      q_dpu_4_lo12_q <= q_dpu_4_lo12_d;
-      q_dpu_4_lo13_q <= q_dpu_4_lo13_d;
-      q_dpu_4_lo14_q <= q_dpu_4_lo14_d;
-      q_dpu_4_lo15_q <= q_dpu_4_lo15_d;
-      q_dpu_4_lo16_q <= q_dpu_4_lo16_d;
-      q_dpu_4_lo17_q <= q_dpu_4_lo17_d;
-      q_dpu_4_lo18_q <= q_dpu_4_lo18_d;
-      q_dpu_4_lo19_q <= q_dpu_4_lo19_d;
-      q_dpu_4_lo20_q <= q_dpu_4_lo20_d;
-      q_dpu_4_lo21_q <= q_dpu_4_lo21_d;
-      q_dpu_4_lo22_q <= q_dpu_4_lo22_d;
-      q_dpu_4_lo23_q <= q_dpu_4_lo23_d;
-      q_dpu_4_lo24_q <= q_dpu_4_lo24_d;
-      q_dpu_4_lo25_q <= q_dpu_4_lo25_d;
-      q_dpu_4_lo26_q <= q_dpu_4_lo26_d;
-      q_dpu_4_lo27_q <= q_dpu_4_lo27_d;
-      q_dpu_4_lo28_q <= q_dpu_4_lo28_d;
-      q_dpu_4_lo29_q <= q_dpu_4_lo29_d;
-      q_dpu_4_lo30_q <= q_dpu_4_lo30_d;
-      q_dpu_4_lo31_q <= q_dpu_4_lo31_d;
-      q_dpu_4_hi0_q <= q_dpu_4_hi0_d;
-      q_dpu_4_hi1_q <= q_dpu_4_hi1_d;
-      q_dpu_4_hi2_q <= q_dpu_4_hi2_d;
-      q_dpu_4_hi3_q <= q_dpu_4_hi3_d;
-      q_dpu_4_hi4_q <= q_dpu_4_hi4_d;
-      q_dpu_4_hi5_q <= q_dpu_4_hi5_d;
-      q_dpu_4_hi6_q <= q_dpu_4_hi6_d;
-      q_dpu_4_hi7_q <= q_dpu_4_hi7_d;
-      q_dpu_4_hi8_q <= q_dpu_4_hi8_d;
-      q_dpu_4_hi9_q <= q_dpu_4_hi9_d;
-      q_dpu_4_hi10_q <= q_dpu_4_hi10_d;
-      q_dpu_4_hi11_q <= q_dpu_4_hi11_d;
-      q_dpu_4_hi12_q <= q_dpu_4_hi12_d;
-      q_dpu_4_hi13_q <= q_dpu_4_hi13_d;
-      q_dpu_4_hi14_q <= q_dpu_4_hi14_d;
-      q_dpu_4_hi15_q <= q_dpu_4_hi15_d;
-      q_dpu_4_hi16_q <= q_dpu_4_hi16_d;
-      q_dpu_4_hi17_q <= q_dpu_4_hi17_d;
-      q_dpu_4_hi18_q <= q_dpu_4_hi18_d;
-      q_dpu_4_hi19_q <= q_dpu_4_hi19_d;
-      q_dpu_4_hi20_q <= q_dpu_4_hi20_d;
-      q_dpu_4_hi21_q <= q_dpu_4_hi21_d;
-      q_dpu_4_hi22_q <= q_dpu_4_hi22_d;
-      q_dpu_4_hi23_q <= q_dpu_4_hi23_d;
-      q_dpu_4_hi24_q <= q_dpu_4_hi24_d;
-      q_dpu_4_hi25_q <= q_dpu_4_hi25_d;
-      q_dpu_4_hi26_q <= q_dpu_4_hi26_d;
-      q_dpu_4_hi27_q <= q_dpu_4_hi27_d;
-      q_dpu_4_hi28_q <= q_dpu_4_hi28_d;
-      q_dpu_4_hi29_q <= q_dpu_4_hi29_d;
-      q_dpu_4_hi30_q <= q_dpu_4_hi30_d;
-      q_dpu_4_hi31_q <= q_dpu_4_hi31_d;
-      q_dpu_5_tag_q <= q_dpu_5_tag_d;
-      q_dpu_5_mask_q <= q_dpu_5_mask_d;
-      q_dpu_5_pred_q <= q_dpu_5_pred_d;
-      q_dpu_5_lo0_q <= q_dpu_5_lo0_d;
-      q_dpu_5_lo1_q <= q_dpu_5_lo1_d;
-      q_dpu_5_lo2_q <= q_dpu_5_lo2_d;
-      q_dpu_5_lo3_q <= q_dpu_5_lo3_d;
-      q_dpu_5_lo4_q <= q_dpu_5_lo4_d;
-      q_dpu_5_lo5_q <= q_dpu_5_lo5_d;
-      q_dpu_5_lo6_q <= q_dpu_5_lo6_d;
-      q_dpu_5_lo7_q <= q_dpu_5_lo7_d;
-      q_dpu_5_lo8_q <= q_dpu_5_lo8_d;
-      q_dpu_5_lo9_q <= q_dpu_5_lo9_d;
-      q_dpu_5_lo10_q <= q_dpu_5_lo10_d;
-      q_dpu_5_lo11_q <= q_dpu_5_lo11_d;
-      q_dpu_5_lo12_q <= q_dpu_5_lo12_d;
-      q_dpu_5_lo13_q <= q_dpu_5_lo13_d;
-      q_dpu_5_lo14_q <= q_dpu_5_lo14_d;
-      q_dpu_5_lo15_q <= q_dpu_5_lo15_d;
-      q_dpu_5_lo16_q <= q_dpu_5_lo16_d;
-      q_dpu_5_lo17_q <= q_dpu_5_lo17_d;
-      q_dpu_5_lo18_q <= q_dpu_5_lo18_d;
-      q_dpu_5_lo19_q <= q_dpu_5_lo19_d;
-      q_dpu_5_lo20_q <= q_dpu_5_lo20_d;
-      q_dpu_5_lo21_q <= q_dpu_5_lo21_d;
-      q_dpu_5_lo22_q <= q_dpu_5_lo22_d;
-      q_dpu_5_lo23_q <= q_dpu_5_lo23_d;
-      q_dpu_5_lo24_q <= q_dpu_5_lo24_d;
-      q_dpu_5_lo25_q <= q_dpu_5_lo25_d;
-      q_dpu_5_lo26_q <= q_dpu_5_lo26_d;
-      q_dpu_5_lo27_q <= q_dpu_5_lo27_d;
-      q_dpu_5_lo28_q <= q_dpu_5_lo28_d;
-      q_dpu_5_lo29_q <= q_dpu_5_lo29_d;
-      q_dpu_5_lo30_q <= q_dpu_5_lo30_d;
-      q_dpu_5_lo31_q <= q_dpu_5_lo31_d;
-      q_dpu_5_hi0_q <= q_dpu_5_hi0_d;
-      q_dpu_5_hi1_q <= q_dpu_5_hi1_d;
-      q_dpu_5_hi2_q <= q_dpu_5_hi2_d;
-      q_dpu_5_hi3_q <= q_dpu_5_hi3_d;
-      q_dpu_5_hi4_q <= q_dpu_5_hi4_d;
-      q_dpu_5_hi5_q <= q_dpu_5_hi5_d;
-      q_dpu_5_hi6_q <= q_dpu_5_hi6_d;
-      q_dpu_5_hi7_q <= q_dpu_5_hi7_d;
-      q_dpu_5_hi8_q <= q_dpu_5_hi8_d;
-      q_dpu_5_hi9_q <= q_dpu_5_hi9_d;
-      q_dpu_5_hi10_q <= q_dpu_5_hi10_d;
-      q_dpu_5_hi11_q <= q_dpu_5_hi11_d;
-      q_dpu_5_hi12_q <= q_dpu_5_hi12_d;
-      q_dpu_5_hi13_q <= q_dpu_5_hi13_d;
-      q_dpu_5_hi14_q <= q_dpu_5_hi14_d;
-      q_dpu_5_hi15_q <= q_dpu_5_hi15_d;
-      q_dpu_5_hi16_q <= q_dpu_5_hi16_d;
-      q_dpu_5_hi17_q <= q_dpu_5_hi17_d;
-      q_dpu_5_hi18_q <= q_dpu_5_hi18_d;
-      q_dpu_5_hi19_q <= q_dpu_5_hi19_d;
-      q_dpu_5_hi20_q <= q_dpu_5_hi20_d;
-      q_dpu_5_hi21_q <= q_dpu_5_hi21_d;
-      q_dpu_5_hi22_q <= q_dpu_5_hi22_d;
-      q_dpu_5_hi23_q <= q_dpu_5_hi23_d;
-      q_dpu_5_hi24_q <= q_dpu_5_hi24_d;
-      q_dpu_5_hi25_q <= q_dpu_5_hi25_d;
-      q_dpu_5_hi26_q <= q_dpu_5_hi26_d;
-      q_dpu_5_hi27_q <= q_dpu_5_hi27_d;
-      q_dpu_5_hi28_q <= q_dpu_5_hi28_d;
-      q_dpu_5_hi29_q <= q_dpu_5_hi29_d;
-      q_dpu_5_hi30_q <= q_dpu_5_hi30_d;
-      q_dpu_5_hi31_q <= q_dpu_5_hi31_d;
-      q_dpu_6_tag_q <= q_dpu_6_tag_d;
-      q_dpu_6_mask_q <= q_dpu_6_mask_d;
-      q_dpu_6_pred_q <= q_dpu_6_pred_d;
-      q_dpu_6_lo0_q <= q_dpu_6_lo0_d;
-      q_dpu_6_lo1_q <= q_dpu_6_lo1_d;
-      q_dpu_6_lo2_q <= q_dpu_6_lo2_d;
-      q_dpu_6_lo3_q <= q_dpu_6_lo3_d;
-      q_dpu_6_lo4_q <= q_dpu_6_lo4_d;
-      q_dpu_6_lo5_q <= q_dpu_6_lo5_d;
-      q_dpu_6_lo6_q <= q_dpu_6_lo6_d;
-      q_dpu_6_lo7_q <= q_dpu_6_lo7_d;
-      q_dpu_6_lo8_q <= q_dpu_6_lo8_d;
-      q_dpu_6_lo9_q <= q_dpu_6_lo9_d;
-      q_dpu_6_lo10_q <= q_dpu_6_lo10_d;
-      q_dpu_6_lo11_q <= q_dpu_6_lo11_d;
-      q_dpu_6_lo12_q <= q_dpu_6_lo12_d;
-      q_dpu_6_lo13_q <= q_dpu_6_lo13_d;
-      q_dpu_6_lo14_q <= q_dpu_6_lo14_d;
-      q_dpu_6_lo15_q <= q_dpu_6_lo15_d;
-      q_dpu_6_lo16_q <= q_dpu_6_lo16_d;
-      q_dpu_6_lo17_q <= q_dpu_6_lo17_d;
-      q_dpu_6_lo18_q <= q_dpu_6_lo18_d;
-      q_dpu_6_lo19_q <= q_dpu_6_lo19_d;
-      q_dpu_6_lo20_q <= q_dpu_6_lo20_d;
-      q_dpu_6_lo21_q <= q_dpu_6_lo21_d;
-      q_dpu_6_lo22_q <= q_dpu_6_lo22_d;
-      q_dpu_6_lo23_q <= q_dpu_6_lo23_d;
-      q_dpu_6_lo24_q <= q_dpu_6_lo24_d;
-      q_dpu_6_lo25_q <= q_dpu_6_lo25_d;
-      q_dpu_6_lo26_q <= q_dpu_6_lo26_d;
-      q_dpu_6_lo27_q <= q_dpu_6_lo27_d;
-      q_dpu_6_lo28_q <= q_dpu_6_lo28_d;
-      q_dpu_6_lo29_q <= q_dpu_6_lo29_d;
-      q_dpu_6_lo30_q <= q_dpu_6_lo30_d;
-      q_dpu_6_lo31_q <= q_dpu_6_lo31_d;
-      q_dpu_6_hi0_q <= q_dpu_6_hi0_d;
-      q_dpu_6_hi1_q <= q_dpu_6_hi1_d;
-      q_dpu_6_hi2_q <= q_dpu_6_hi2_d;
-      q_dpu_6_hi3_q <= q_dpu_6_hi3_d;
-      q_dpu_6_hi4_q <= q_dpu_6_hi4_d;
-      q_dpu_6_hi5_q <= q_dpu_6_hi5_d;
-      q_dpu_6_hi6_q <= q_dpu_6_hi6_d;
-      q_dpu_6_hi7_q <= q_dpu_6_hi7_d;
-      q_dpu_6_hi8_q <= q_dpu_6_hi8_d;
-      q_dpu_6_hi9_q <= q_dpu_6_hi9_d;
-      q_dpu_6_hi10_q <= q_dpu_6_hi10_d;
-      q_dpu_6_hi11_q <= q_dpu_6_hi11_d;
-      q_dpu_6_hi12_q <= q_dpu_6_hi12_d;
-      q_dpu_6_hi13_q <= q_dpu_6_hi13_d;
-      q_dpu_6_hi14_q <= q_dpu_6_hi14_d;
-      q_dpu_6_hi15_q <= q_dpu_6_hi15_d;
-      q_dpu_6_hi16_q <= q_dpu_6_hi16_d;
-      q_dpu_6_hi17_q <= q_dpu_6_hi17_d;
-      q_dpu_6_hi18_q <= q_dpu_6_hi18_d;
-      q_dpu_6_hi19_q <= q_dpu_6_hi19_d;
-      q_dpu_6_hi20_q <= q_dpu_6_hi20_d;
-      q_dpu_6_hi21_q <= q_dpu_6_hi21_d;
-      q_dpu_6_hi22_q <= q_dpu_6_hi22_d;
-      q_dpu_6_hi23_q <= q_dpu_6_hi23_d;
-      q_dpu_6_hi24_q <= q_dpu_6_hi24_d;
-      q_dpu_6_hi25_q <= q_dpu_6_hi25_d;
-      q_dpu_6_hi26_q <= q_dpu_6_hi26_d;
-      q_dpu_6_hi27_q <= q_dpu_6_hi27_d;
-      q_dpu_6_hi28_q <= q_dpu_6_hi28_d;
-      q_dpu_6_hi29_q <= q_dpu_6_hi29_d;
-      q_dpu_6_hi30_q <= q_dpu_6_hi30_d;
-      q_dpu_6_hi31_q <= q_dpu_6_hi31_d;
-      q_dpu_7_tag_q <= q_dpu_7_tag_d;
-      q_dpu_7_mask_q <= q_dpu_7_mask_d;
-      q_dpu_7_pred_q <= q_dpu_7_pred_d;
-      q_dpu_7_lo0_q <= q_dpu_7_lo0_d;
-      q_dpu_7_lo1_q <= q_dpu_7_lo1_d;
-      q_dpu_7_lo2_q <= q_dpu_7_lo2_d;
-      q_dpu_7_lo3_q <= q_dpu_7_lo3_d;
-      q_dpu_7_lo4_q <= q_dpu_7_lo4_d;
-      q_dpu_7_lo5_q <= q_dpu_7_lo5_d;
-      q_dpu_7_lo6_q <= q_dpu_7_lo6_d;
-      q_dpu_7_lo7_q <= q_dpu_7_lo7_d;
-      q_dpu_7_lo8_q <= q_dpu_7_lo8_d;
-      q_dpu_7_lo9_q <= q_dpu_7_lo9_d;
-      q_dpu_7_lo10_q <= q_dpu_7_lo10_d;
-      q_dpu_7_lo11_q <= q_dpu_7_lo11_d;
-      q_dpu_7_lo12_q <= q_dpu_7_lo12_d;
-      q_dpu_7_lo13_q <= q_dpu_7_lo13_d;
-      q_dpu_7_lo14_q <= q_dpu_7_lo14_d;
-      q_dpu_7_lo15_q <= q_dpu_7_lo15_d;
-      q_dpu_7_lo16_q <= q_dpu_7_lo16_d;
-      q_dpu_7_lo17_q <= q_dpu_7_lo17_d;
-      q_dpu_7_lo18_q <= q_dpu_7_lo18_d;
-      q_dpu_7_lo19_q <= q_dpu_7_lo19_d;
-      q_dpu_7_lo20_q <= q_dpu_7_lo20_d;
-      q_dpu_7_lo21_q <= q_dpu_7_lo21_d;
-      q_dpu_7_lo22_q <= q_dpu_7_lo22_d;
-      q_dpu_7_lo23_q <= q_dpu_7_lo23_d;
-      q_dpu_7_lo24_q <= q_dpu_7_lo24_d;
-      q_dpu_7_lo25_q <= q_dpu_7_lo25_d;
-      q_dpu_7_lo26_q <= q_dpu_7_lo26_d;
-      q_dpu_7_lo27_q <= q_dpu_7_lo27_d;
-      q_dpu_7_lo28_q <= q_dpu_7_lo28_d;
-      q_dpu_7_lo29_q <= q_dpu_7_lo29_d;
-      q_dpu_7_lo30_q <= q_dpu_7_lo30_d;
-      q_dpu_7_lo31_q <= q_dpu_7_lo31_d;
-      q_dpu_7_hi0_q <= q_dpu_7_hi0_d;
-      q_dpu_7_hi1_q <= q_dpu_7_hi1_d;
-      q_dpu_7_hi2_q <= q_dpu_7_hi2_d;
-      q_dpu_7_hi3_q <= q_dpu_7_hi3_d;
-      q_dpu_7_hi4_q <= q_dpu_7_hi4_d;
-      q_dpu_7_hi5_q <= q_dpu_7_hi5_d;
-      q_dpu_7_hi6_q <= q_dpu_7_hi6_d;
-      q_dpu_7_hi7_q <= q_dpu_7_hi7_d;
-      q_dpu_7_hi8_q <= q_dpu_7_hi8_d;
-      q_dpu_7_hi9_q <= q_dpu_7_hi9_d;
-      q_dpu_7_hi10_q <= q_dpu_7_hi10_d;
-      q_dpu_7_hi11_q <= q_dpu_7_hi11_d;
-      q_dpu_7_hi12_q <= q_dpu_7_hi12_d;
-      q_dpu_7_hi13_q <= q_dpu_7_hi13_d;
-      q_dpu_7_hi14_q <= q_dpu_7_hi14_d;
-      q_dpu_7_hi15_q <= q_dpu_7_hi15_d;
-      q_dpu_7_hi16_q <= q_dpu_7_hi16_d;
-      q_dpu_7_hi17_q <= q_dpu_7_hi17_d;
-      q_dpu_7_hi18_q <= q_dpu_7_hi18_d;
-      q_dpu_7_hi19_q <= q_dpu_7_hi19_d;
-      q_dpu_7_hi20_q <= q_dpu_7_hi20_d;
-      q_dpu_7_hi21_q <= q_dpu_7_hi21_d;
-      q_dpu_7_hi22_q <= q_dpu_7_hi22_d;
-      q_dpu_7_hi23_q <= q_dpu_7_hi23_d;
-      q_dpu_7_hi24_q <= q_dpu_7_hi24_d;
-      q_dpu_7_hi25_q <= q_dpu_7_hi25_d;
-      q_dpu_7_hi26_q <= q_dpu_7_hi26_d;
-      q_dpu_7_hi27_q <= q_dpu_7_hi27_d;
-      q_dpu_7_hi28_q <= q_dpu_7_hi28_d;
-      q_dpu_7_hi29_q <= q_dpu_7_hi29_d;
-      q_dpu_7_hi30_q <= q_dpu_7_hi30_d;
-      q_dpu_7_hi31_q <= q_dpu_7_hi31_d;
+      q_dpu_byp_q <= q_dpu_byp_d;
       q_dpu_head_q <= q_dpu_head_d;
       q_dpu_tail_q <= q_dpu_tail_d;
       q_dpu_count_q <= q_dpu_count_d;
       credit_dpu_q <= credit_dpu_d;
-      q_lsu_0_tag_q <= q_lsu_0_tag_d;
-      q_lsu_0_mask_q <= q_lsu_0_mask_d;
-      q_lsu_0_pred_q <= q_lsu_0_pred_d;
-      q_lsu_0_lo0_q <= q_lsu_0_lo0_d;
-      q_lsu_0_lo1_q <= q_lsu_0_lo1_d;
-      q_lsu_0_lo2_q <= q_lsu_0_lo2_d;
-      q_lsu_0_lo3_q <= q_lsu_0_lo3_d;
-      q_lsu_0_lo4_q <= q_lsu_0_lo4_d;
-      q_lsu_0_lo5_q <= q_lsu_0_lo5_d;
-      q_lsu_0_lo6_q <= q_lsu_0_lo6_d;
-      q_lsu_0_lo7_q <= q_lsu_0_lo7_d;
-      q_lsu_0_lo8_q <= q_lsu_0_lo8_d;
-      q_lsu_0_lo9_q <= q_lsu_0_lo9_d;
-      q_lsu_0_lo10_q <= q_lsu_0_lo10_d;
-      q_lsu_0_lo11_q <= q_lsu_0_lo11_d;
-      q_lsu_0_lo12_q <= q_lsu_0_lo12_d;
-      q_lsu_0_lo13_q <= q_lsu_0_lo13_d;
-      q_lsu_0_lo14_q <= q_lsu_0_lo14_d;
-      q_lsu_0_lo15_q <= q_lsu_0_lo15_d;
-      q_lsu_0_lo16_q <= q_lsu_0_lo16_d;
-      q_lsu_0_lo17_q <= q_lsu_0_lo17_d;
-      q_lsu_0_lo18_q <= q_lsu_0_lo18_d;
-      q_lsu_0_lo19_q <= q_lsu_0_lo19_d;
-      q_lsu_0_lo20_q <= q_lsu_0_lo20_d;
-      q_lsu_0_lo21_q <= q_lsu_0_lo21_d;
-      q_lsu_0_lo22_q <= q_lsu_0_lo22_d;
-      q_lsu_0_lo23_q <= q_lsu_0_lo23_d;
-      q_lsu_0_lo24_q <= q_lsu_0_lo24_d;
-      q_lsu_0_lo25_q <= q_lsu_0_lo25_d;
-      q_lsu_0_lo26_q <= q_lsu_0_lo26_d;
-      q_lsu_0_lo27_q <= q_lsu_0_lo27_d;
-      q_lsu_0_lo28_q <= q_lsu_0_lo28_d;
-      q_lsu_0_lo29_q <= q_lsu_0_lo29_d;
-      q_lsu_0_lo30_q <= q_lsu_0_lo30_d;
-      q_lsu_0_lo31_q <= q_lsu_0_lo31_d;
-      q_lsu_0_hi0_q <= q_lsu_0_hi0_d;
-      q_lsu_0_hi1_q <= q_lsu_0_hi1_d;
-      q_lsu_0_hi2_q <= q_lsu_0_hi2_d;
-      q_lsu_0_hi3_q <= q_lsu_0_hi3_d;
-      q_lsu_0_hi4_q <= q_lsu_0_hi4_d;
-      q_lsu_0_hi5_q <= q_lsu_0_hi5_d;
-      q_lsu_0_hi6_q <= q_lsu_0_hi6_d;
-      q_lsu_0_hi7_q <= q_lsu_0_hi7_d;
-      q_lsu_0_hi8_q <= q_lsu_0_hi8_d;
-      q_lsu_0_hi9_q <= q_lsu_0_hi9_d;
-      q_lsu_0_hi10_q <= q_lsu_0_hi10_d;
-      q_lsu_0_hi11_q <= q_lsu_0_hi11_d;
-      q_lsu_0_hi12_q <= q_lsu_0_hi12_d;
-      q_lsu_0_hi13_q <= q_lsu_0_hi13_d;
-      q_lsu_0_hi14_q <= q_lsu_0_hi14_d;
-      q_lsu_0_hi15_q <= q_lsu_0_hi15_d;
-      q_lsu_0_hi16_q <= q_lsu_0_hi16_d;
-      q_lsu_0_hi17_q <= q_lsu_0_hi17_d;
-      q_lsu_0_hi18_q <= q_lsu_0_hi18_d;
-      q_lsu_0_hi19_q <= q_lsu_0_hi19_d;
-      q_lsu_0_hi20_q <= q_lsu_0_hi20_d;
-      q_lsu_0_hi21_q <= q_lsu_0_hi21_d;
-      q_lsu_0_hi22_q <= q_lsu_0_hi22_d;
-      q_lsu_0_hi23_q <= q_lsu_0_hi23_d;
-      q_lsu_0_hi24_q <= q_lsu_0_hi24_d;
-      q_lsu_0_hi25_q <= q_lsu_0_hi25_d;
-      q_lsu_0_hi26_q <= q_lsu_0_hi26_d;
-      q_lsu_0_hi27_q <= q_lsu_0_hi27_d;
-      q_lsu_0_hi28_q <= q_lsu_0_hi28_d;
-      q_lsu_0_hi29_q <= q_lsu_0_hi29_d;
-      q_lsu_0_hi30_q <= q_lsu_0_hi30_d;
-      q_lsu_0_hi31_q <= q_lsu_0_hi31_d;
-      q_lsu_1_tag_q <= q_lsu_1_tag_d;
-      q_lsu_1_mask_q <= q_lsu_1_mask_d;
-      q_lsu_1_pred_q <= q_lsu_1_pred_d;
-      q_lsu_1_lo0_q <= q_lsu_1_lo0_d;
-      q_lsu_1_lo1_q <= q_lsu_1_lo1_d;
-      q_lsu_1_lo2_q <= q_lsu_1_lo2_d;
-      q_lsu_1_lo3_q <= q_lsu_1_lo3_d;
-      q_lsu_1_lo4_q <= q_lsu_1_lo4_d;
-      q_lsu_1_lo5_q <= q_lsu_1_lo5_d;
-      q_lsu_1_lo6_q <= q_lsu_1_lo6_d;
-      q_lsu_1_lo7_q <= q_lsu_1_lo7_d;
-      q_lsu_1_lo8_q <= q_lsu_1_lo8_d;
-      q_lsu_1_lo9_q <= q_lsu_1_lo9_d;
-      q_lsu_1_lo10_q <= q_lsu_1_lo10_d;
-      q_lsu_1_lo11_q <= q_lsu_1_lo11_d;
-      q_lsu_1_lo12_q <= q_lsu_1_lo12_d;
-      q_lsu_1_lo13_q <= q_lsu_1_lo13_d;
-      q_lsu_1_lo14_q <= q_lsu_1_lo14_d;
-      q_lsu_1_lo15_q <= q_lsu_1_lo15_d;
-      q_lsu_1_lo16_q <= q_lsu_1_lo16_d;
-      q_lsu_1_lo17_q <= q_lsu_1_lo17_d;
-      q_lsu_1_lo18_q <= q_lsu_1_lo18_d;
-      q_lsu_1_lo19_q <= q_lsu_1_lo19_d;
-      q_lsu_1_lo20_q <= q_lsu_1_lo20_d;
-      q_lsu_1_lo21_q <= q_lsu_1_lo21_d;
-      q_lsu_1_lo22_q <= q_lsu_1_lo22_d;
-      q_lsu_1_lo23_q <= q_lsu_1_lo23_d;
-      q_lsu_1_lo24_q <= q_lsu_1_lo24_d;
-      q_lsu_1_lo25_q <= q_lsu_1_lo25_d;
-      q_lsu_1_lo26_q <= q_lsu_1_lo26_d;
-      q_lsu_1_lo27_q <= q_lsu_1_lo27_d;
-      q_lsu_1_lo28_q <= q_lsu_1_lo28_d;
-      q_lsu_1_lo29_q <= q_lsu_1_lo29_d;
-      q_lsu_1_lo30_q <= q_lsu_1_lo30_d;
-      q_lsu_1_lo31_q <= q_lsu_1_lo31_d;
-      q_lsu_1_hi0_q <= q_lsu_1_hi0_d;
-      q_lsu_1_hi1_q <= q_lsu_1_hi1_d;
-      q_lsu_1_hi2_q <= q_lsu_1_hi2_d;
-      q_lsu_1_hi3_q <= q_lsu_1_hi3_d;
-      q_lsu_1_hi4_q <= q_lsu_1_hi4_d;
-      q_lsu_1_hi5_q <= q_lsu_1_hi5_d;
-      q_lsu_1_hi6_q <= q_lsu_1_hi6_d;
-      q_lsu_1_hi7_q <= q_lsu_1_hi7_d;
-      q_lsu_1_hi8_q <= q_lsu_1_hi8_d;
-      q_lsu_1_hi9_q <= q_lsu_1_hi9_d;
-      q_lsu_1_hi10_q <= q_lsu_1_hi10_d;
-      q_lsu_1_hi11_q <= q_lsu_1_hi11_d;
-      q_lsu_1_hi12_q <= q_lsu_1_hi12_d;
-      q_lsu_1_hi13_q <= q_lsu_1_hi13_d;
-      q_lsu_1_hi14_q <= q_lsu_1_hi14_d;
-      q_lsu_1_hi15_q <= q_lsu_1_hi15_d;
-      q_lsu_1_hi16_q <= q_lsu_1_hi16_d;
-      q_lsu_1_hi17_q <= q_lsu_1_hi17_d;
-      q_lsu_1_hi18_q <= q_lsu_1_hi18_d;
-      q_lsu_1_hi19_q <= q_lsu_1_hi19_d;
-      q_lsu_1_hi20_q <= q_lsu_1_hi20_d;
-      q_lsu_1_hi21_q <= q_lsu_1_hi21_d;
-      q_lsu_1_hi22_q <= q_lsu_1_hi22_d;
-      q_lsu_1_hi23_q <= q_lsu_1_hi23_d;
-      q_lsu_1_hi24_q <= q_lsu_1_hi24_d;
-      q_lsu_1_hi25_q <= q_lsu_1_hi25_d;
-      q_lsu_1_hi26_q <= q_lsu_1_hi26_d;
-      q_lsu_1_hi27_q <= q_lsu_1_hi27_d;
-      q_lsu_1_hi28_q <= q_lsu_1_hi28_d;
-      q_lsu_1_hi29_q <= q_lsu_1_hi29_d;
-      q_lsu_1_hi30_q <= q_lsu_1_hi30_d;
-      q_lsu_1_hi31_q <= q_lsu_1_hi31_d;
-      q_lsu_2_tag_q <= q_lsu_2_tag_d;
-      q_lsu_2_mask_q <= q_lsu_2_mask_d;
-      q_lsu_2_pred_q <= q_lsu_2_pred_d;
-      q_lsu_2_lo0_q <= q_lsu_2_lo0_d;
-      q_lsu_2_lo1_q <= q_lsu_2_lo1_d;
-      q_lsu_2_lo2_q <= q_lsu_2_lo2_d;
-      q_lsu_2_lo3_q <= q_lsu_2_lo3_d;
-      q_lsu_2_lo4_q <= q_lsu_2_lo4_d;
-      q_lsu_2_lo5_q <= q_lsu_2_lo5_d;
-      q_lsu_2_lo6_q <= q_lsu_2_lo6_d;
-      q_lsu_2_lo7_q <= q_lsu_2_lo7_d;
-      q_lsu_2_lo8_q <= q_lsu_2_lo8_d;
-      q_lsu_2_lo9_q <= q_lsu_2_lo9_d;
-      q_lsu_2_lo10_q <= q_lsu_2_lo10_d;
-      q_lsu_2_lo11_q <= q_lsu_2_lo11_d;
-      q_lsu_2_lo12_q <= q_lsu_2_lo12_d;
-      q_lsu_2_lo13_q <= q_lsu_2_lo13_d;
-      q_lsu_2_lo14_q <= q_lsu_2_lo14_d;
-      q_lsu_2_lo15_q <= q_lsu_2_lo15_d;
-      q_lsu_2_lo16_q <= q_lsu_2_lo16_d;
-      q_lsu_2_lo17_q <= q_lsu_2_lo17_d;
-      q_lsu_2_lo18_q <= q_lsu_2_lo18_d;
-      q_lsu_2_lo19_q <= q_lsu_2_lo19_d;
-      q_lsu_2_lo20_q <= q_lsu_2_lo20_d;
-      q_lsu_2_lo21_q <= q_lsu_2_lo21_d;
-      q_lsu_2_lo22_q <= q_lsu_2_lo22_d;
-      q_lsu_2_lo23_q <= q_lsu_2_lo23_d;
-      q_lsu_2_lo24_q <= q_lsu_2_lo24_d;
-      q_lsu_2_lo25_q <= q_lsu_2_lo25_d;
-      q_lsu_2_lo26_q <= q_lsu_2_lo26_d;
-      q_lsu_2_lo27_q <= q_lsu_2_lo27_d;
-      q_lsu_2_lo28_q <= q_lsu_2_lo28_d;
-      q_lsu_2_lo29_q <= q_lsu_2_lo29_d;
-      q_lsu_2_lo30_q <= q_lsu_2_lo30_d;
-      q_lsu_2_lo31_q <= q_lsu_2_lo31_d;
-      q_lsu_2_hi0_q <= q_lsu_2_hi0_d;
-      q_lsu_2_hi1_q <= q_lsu_2_hi1_d;
-      q_lsu_2_hi2_q <= q_lsu_2_hi2_d;
-      q_lsu_2_hi3_q <= q_lsu_2_hi3_d;
-      q_lsu_2_hi4_q <= q_lsu_2_hi4_d;
-      q_lsu_2_hi5_q <= q_lsu_2_hi5_d;
-      q_lsu_2_hi6_q <= q_lsu_2_hi6_d;
-      q_lsu_2_hi7_q <= q_lsu_2_hi7_d;
-      q_lsu_2_hi8_q <= q_lsu_2_hi8_d;
-      q_lsu_2_hi9_q <= q_lsu_2_hi9_d;
-      q_lsu_2_hi10_q <= q_lsu_2_hi10_d;
-      q_lsu_2_hi11_q <= q_lsu_2_hi11_d;
-      q_lsu_2_hi12_q <= q_lsu_2_hi12_d;
-      q_lsu_2_hi13_q <= q_lsu_2_hi13_d;
-      q_lsu_2_hi14_q <= q_lsu_2_hi14_d;
-      q_lsu_2_hi15_q <= q_lsu_2_hi15_d;
-      q_lsu_2_hi16_q <= q_lsu_2_hi16_d;
-      q_lsu_2_hi17_q <= q_lsu_2_hi17_d;
-      q_lsu_2_hi18_q <= q_lsu_2_hi18_d;
-      q_lsu_2_hi19_q <= q_lsu_2_hi19_d;
-      q_lsu_2_hi20_q <= q_lsu_2_hi20_d;
-      q_lsu_2_hi21_q <= q_lsu_2_hi21_d;
-      q_lsu_2_hi22_q <= q_lsu_2_hi22_d;
-      q_lsu_2_hi23_q <= q_lsu_2_hi23_d;
-      q_lsu_2_hi24_q <= q_lsu_2_hi24_d;
-      q_lsu_2_hi25_q <= q_lsu_2_hi25_d;
-      q_lsu_2_hi26_q <= q_lsu_2_hi26_d;
-      q_lsu_2_hi27_q <= q_lsu_2_hi27_d;
-      q_lsu_2_hi28_q <= q_lsu_2_hi28_d;
-      q_lsu_2_hi29_q <= q_lsu_2_hi29_d;
-      q_lsu_2_hi30_q <= q_lsu_2_hi30_d;
-      q_lsu_2_hi31_q <= q_lsu_2_hi31_d;
-      q_lsu_3_tag_q <= q_lsu_3_tag_d;
-      q_lsu_3_mask_q <= q_lsu_3_mask_d;
-      q_lsu_3_pred_q <= q_lsu_3_pred_d;
-      q_lsu_3_lo0_q <= q_lsu_3_lo0_d;
-      q_lsu_3_lo1_q <= q_lsu_3_lo1_d;
-      q_lsu_3_lo2_q <= q_lsu_3_lo2_d;
-      q_lsu_3_lo3_q <= q_lsu_3_lo3_d;
-      q_lsu_3_lo4_q <= q_lsu_3_lo4_d;
-      q_lsu_3_lo5_q <= q_lsu_3_lo5_d;
-      q_lsu_3_lo6_q <= q_lsu_3_lo6_d;
-      q_lsu_3_lo7_q <= q_lsu_3_lo7_d;
-      q_lsu_3_lo8_q <= q_lsu_3_lo8_d;
-      q_lsu_3_lo9_q <= q_lsu_3_lo9_d;
-      q_lsu_3_lo10_q <= q_lsu_3_lo10_d;
-      q_lsu_3_lo11_q <= q_lsu_3_lo11_d;
-      q_lsu_3_lo12_q <= q_lsu_3_lo12_d;
-      q_lsu_3_lo13_q <= q_lsu_3_lo13_d;
-      q_lsu_3_lo14_q <= q_lsu_3_lo14_d;
-      q_lsu_3_lo15_q <= q_lsu_3_lo15_d;
-      q_lsu_3_lo16_q <= q_lsu_3_lo16_d;
-      q_lsu_3_lo17_q <= q_lsu_3_lo17_d;
-      q_lsu_3_lo18_q <= q_lsu_3_lo18_d;
-      q_lsu_3_lo19_q <= q_lsu_3_lo19_d;
-      q_lsu_3_lo20_q <= q_lsu_3_lo20_d;
-      q_lsu_3_lo21_q <= q_lsu_3_lo21_d;
-      q_lsu_3_lo22_q <= q_lsu_3_lo22_d;
-      q_lsu_3_lo23_q <= q_lsu_3_lo23_d;
-      q_lsu_3_lo24_q <= q_lsu_3_lo24_d;
-      q_lsu_3_lo25_q <= q_lsu_3_lo25_d;
-      q_lsu_3_lo26_q <= q_lsu_3_lo26_d;
-      q_lsu_3_lo27_q <= q_lsu_3_lo27_d;
-      q_lsu_3_lo28_q <= q_lsu_3_lo28_d;
-      q_lsu_3_lo29_q <= q_lsu_3_lo29_d;
-      q_lsu_3_lo30_q <= q_lsu_3_lo30_d;
-      q_lsu_3_lo31_q <= q_lsu_3_lo31_d;
-      q_lsu_3_hi0_q <= q_lsu_3_hi0_d;
-      q_lsu_3_hi1_q <= q_lsu_3_hi1_d;
-      q_lsu_3_hi2_q <= q_lsu_3_hi2_d;
-      q_lsu_3_hi3_q <= q_lsu_3_hi3_d;
-      q_lsu_3_hi4_q <= q_lsu_3_hi4_d;
-      q_lsu_3_hi5_q <= q_lsu_3_hi5_d;
-      q_lsu_3_hi6_q <= q_lsu_3_hi6_d;
-      q_lsu_3_hi7_q <= q_lsu_3_hi7_d;
-      q_lsu_3_hi8_q <= q_lsu_3_hi8_d;
-      q_lsu_3_hi9_q <= q_lsu_3_hi9_d;
-      q_lsu_3_hi10_q <= q_lsu_3_hi10_d;
-      q_lsu_3_hi11_q <= q_lsu_3_hi11_d;
-      q_lsu_3_hi12_q <= q_lsu_3_hi12_d;
-      q_lsu_3_hi13_q <= q_lsu_3_hi13_d;
-      q_lsu_3_hi14_q <= q_lsu_3_hi14_d;
-      q_lsu_3_hi15_q <= q_lsu_3_hi15_d;
-      q_lsu_3_hi16_q <= q_lsu_3_hi16_d;
-      q_lsu_3_hi17_q <= q_lsu_3_hi17_d;
-      q_lsu_3_hi18_q <= q_lsu_3_hi18_d;
-      q_lsu_3_hi19_q <= q_lsu_3_hi19_d;
-      q_lsu_3_hi20_q <= q_lsu_3_hi20_d;
-      q_lsu_3_hi21_q <= q_lsu_3_hi21_d;
-      q_lsu_3_hi22_q <= q_lsu_3_hi22_d;
-      q_lsu_3_hi23_q <= q_lsu_3_hi23_d;
-      q_lsu_3_hi24_q <= q_lsu_3_hi24_d;
-      q_lsu_3_hi25_q <= q_lsu_3_hi25_d;
-      q_lsu_3_hi26_q <= q_lsu_3_hi26_d;
-      q_lsu_3_hi27_q <= q_lsu_3_hi27_d;
-      q_lsu_3_hi28_q <= q_lsu_3_hi28_d;
-      q_lsu_3_hi29_q <= q_lsu_3_hi29_d;
-      q_lsu_3_hi30_q <= q_lsu_3_hi30_d;
-      q_lsu_3_hi31_q <= q_lsu_3_hi31_d;
-      q_lsu_4_tag_q <= q_lsu_4_tag_d;
-      q_lsu_4_mask_q <= q_lsu_4_mask_d;
-      q_lsu_4_pred_q <= q_lsu_4_pred_d;
-      q_lsu_4_lo0_q <= q_lsu_4_lo0_d;
-      q_lsu_4_lo1_q <= q_lsu_4_lo1_d;
-      q_lsu_4_lo2_q <= q_lsu_4_lo2_d;
-      q_lsu_4_lo3_q <= q_lsu_4_lo3_d;
-      q_lsu_4_lo4_q <= q_lsu_4_lo4_d;
-      q_lsu_4_lo5_q <= q_lsu_4_lo5_d;
-      q_lsu_4_lo6_q <= q_lsu_4_lo6_d;
-      q_lsu_4_lo7_q <= q_lsu_4_lo7_d;
-      q_lsu_4_lo8_q <= q_lsu_4_lo8_d;
-      q_lsu_4_lo9_q <= q_lsu_4_lo9_d;
-      q_lsu_4_lo10_q <= q_lsu_4_lo10_d;
-      q_lsu_4_lo11_q <= q_lsu_4_lo11_d;
-      q_lsu_4_lo12_q <= q_lsu_4_lo12_d;
-      q_lsu_4_lo13_q <= q_lsu_4_lo13_d;
-      q_lsu_4_lo14_q <= q_lsu_4_lo14_d;
-      q_lsu_4_lo15_q <= q_lsu_4_lo15_d;
-      q_lsu_4_lo16_q <= q_lsu_4_lo16_d;
-      q_lsu_4_lo17_q <= q_lsu_4_lo17_d;
-      q_lsu_4_lo18_q <= q_lsu_4_lo18_d;
-      q_lsu_4_lo19_q <= q_lsu_4_lo19_d;
-      q_lsu_4_lo20_q <= q_lsu_4_lo20_d;
-      q_lsu_4_lo21_q <= q_lsu_4_lo21_d;
-      q_lsu_4_lo22_q <= q_lsu_4_lo22_d;
-      q_lsu_4_lo23_q <= q_lsu_4_lo23_d;
-      q_lsu_4_lo24_q <= q_lsu_4_lo24_d;
-      q_lsu_4_lo25_q <= q_lsu_4_lo25_d;
-      q_lsu_4_lo26_q <= q_lsu_4_lo26_d;
-      q_lsu_4_lo27_q <= q_lsu_4_lo27_d;
-      q_lsu_4_lo28_q <= q_lsu_4_lo28_d;
-      q_lsu_4_lo29_q <= q_lsu_4_lo29_d;
-      q_lsu_4_lo30_q <= q_lsu_4_lo30_d;
-      q_lsu_4_lo31_q <= q_lsu_4_lo31_d;
-      q_lsu_4_hi0_q <= q_lsu_4_hi0_d;
-      q_lsu_4_hi1_q <= q_lsu_4_hi1_d;
-      q_lsu_4_hi2_q <= q_lsu_4_hi2_d;
-      q_lsu_4_hi3_q <= q_lsu_4_hi3_d;
-      q_lsu_4_hi4_q <= q_lsu_4_hi4_d;
-      q_lsu_4_hi5_q <= q_lsu_4_hi5_d;
-      q_lsu_4_hi6_q <= q_lsu_4_hi6_d;
-      q_lsu_4_hi7_q <= q_lsu_4_hi7_d;
-      q_lsu_4_hi8_q <= q_lsu_4_hi8_d;
-      q_lsu_4_hi9_q <= q_lsu_4_hi9_d;
-      q_lsu_4_hi10_q <= q_lsu_4_hi10_d;
-      q_lsu_4_hi11_q <= q_lsu_4_hi11_d;
-      q_lsu_4_hi12_q <= q_lsu_4_hi12_d;
-      q_lsu_4_hi13_q <= q_lsu_4_hi13_d;
-      q_lsu_4_hi14_q <= q_lsu_4_hi14_d;
-      q_lsu_4_hi15_q <= q_lsu_4_hi15_d;
-      q_lsu_4_hi16_q <= q_lsu_4_hi16_d;
-      q_lsu_4_hi17_q <= q_lsu_4_hi17_d;
-      q_lsu_4_hi18_q <= q_lsu_4_hi18_d;
-      q_lsu_4_hi19_q <= q_lsu_4_hi19_d;
-      q_lsu_4_hi20_q <= q_lsu_4_hi20_d;
-      q_lsu_4_hi21_q <= q_lsu_4_hi21_d;
-      q_lsu_4_hi22_q <= q_lsu_4_hi22_d;
-      q_lsu_4_hi23_q <= q_lsu_4_hi23_d;
-      q_lsu_4_hi24_q <= q_lsu_4_hi24_d;
-      q_lsu_4_hi25_q <= q_lsu_4_hi25_d;
-      q_lsu_4_hi26_q <= q_lsu_4_hi26_d;
-      q_lsu_4_hi27_q <= q_lsu_4_hi27_d;
-      q_lsu_4_hi28_q <= q_lsu_4_hi28_d;
-      q_lsu_4_hi29_q <= q_lsu_4_hi29_d;
-      q_lsu_4_hi30_q <= q_lsu_4_hi30_d;
-      q_lsu_4_hi31_q <= q_lsu_4_hi31_d;
-      q_lsu_5_tag_q <= q_lsu_5_tag_d;
-      q_lsu_5_mask_q <= q_lsu_5_mask_d;
-      q_lsu_5_pred_q <= q_lsu_5_pred_d;
-      q_lsu_5_lo0_q <= q_lsu_5_lo0_d;
-      q_lsu_5_lo1_q <= q_lsu_5_lo1_d;
-      q_lsu_5_lo2_q <= q_lsu_5_lo2_d;
-      q_lsu_5_lo3_q <= q_lsu_5_lo3_d;
-      q_lsu_5_lo4_q <= q_lsu_5_lo4_d;
-      q_lsu_5_lo5_q <= q_lsu_5_lo5_d;
-      q_lsu_5_lo6_q <= q_lsu_5_lo6_d;
-      q_lsu_5_lo7_q <= q_lsu_5_lo7_d;
-      q_lsu_5_lo8_q <= q_lsu_5_lo8_d;
-      q_lsu_5_lo9_q <= q_lsu_5_lo9_d;
-      q_lsu_5_lo10_q <= q_lsu_5_lo10_d;
-      q_lsu_5_lo11_q <= q_lsu_5_lo11_d;
-      q_lsu_5_lo12_q <= q_lsu_5_lo12_d;
-      q_lsu_5_lo13_q <= q_lsu_5_lo13_d;
-      q_lsu_5_lo14_q <= q_lsu_5_lo14_d;
-      q_lsu_5_lo15_q <= q_lsu_5_lo15_d;
-      q_lsu_5_lo16_q <= q_lsu_5_lo16_d;
-      q_lsu_5_lo17_q <= q_lsu_5_lo17_d;
-      q_lsu_5_lo18_q <= q_lsu_5_lo18_d;
-      q_lsu_5_lo19_q <= q_lsu_5_lo19_d;
-      q_lsu_5_lo20_q <= q_lsu_5_lo20_d;
-      q_lsu_5_lo21_q <= q_lsu_5_lo21_d;
-      q_lsu_5_lo22_q <= q_lsu_5_lo22_d;
-      q_lsu_5_lo23_q <= q_lsu_5_lo23_d;
-      q_lsu_5_lo24_q <= q_lsu_5_lo24_d;
-      q_lsu_5_lo25_q <= q_lsu_5_lo25_d;
-      q_lsu_5_lo26_q <= q_lsu_5_lo26_d;
-      q_lsu_5_lo27_q <= q_lsu_5_lo27_d;
-      q_lsu_5_lo28_q <= q_lsu_5_lo28_d;
-      q_lsu_5_lo29_q <= q_lsu_5_lo29_d;
-      q_lsu_5_lo30_q <= q_lsu_5_lo30_d;
-      q_lsu_5_lo31_q <= q_lsu_5_lo31_d;
-      q_lsu_5_hi0_q <= q_lsu_5_hi0_d;
-      q_lsu_5_hi1_q <= q_lsu_5_hi1_d;
-      q_lsu_5_hi2_q <= q_lsu_5_hi2_d;
-      q_lsu_5_hi3_q <= q_lsu_5_hi3_d;
-      q_lsu_5_hi4_q <= q_lsu_5_hi4_d;
-      q_lsu_5_hi5_q <= q_lsu_5_hi5_d;
-      q_lsu_5_hi6_q <= q_lsu_5_hi6_d;
-      q_lsu_5_hi7_q <= q_lsu_5_hi7_d;
-      q_lsu_5_hi8_q <= q_lsu_5_hi8_d;
-      q_lsu_5_hi9_q <= q_lsu_5_hi9_d;
-      q_lsu_5_hi10_q <= q_lsu_5_hi10_d;
-      q_lsu_5_hi11_q <= q_lsu_5_hi11_d;
-      q_lsu_5_hi12_q <= q_lsu_5_hi12_d;
-      q_lsu_5_hi13_q <= q_lsu_5_hi13_d;
-      q_lsu_5_hi14_q <= q_lsu_5_hi14_d;
-      q_lsu_5_hi15_q <= q_lsu_5_hi15_d;
-      q_lsu_5_hi16_q <= q_lsu_5_hi16_d;
-      q_lsu_5_hi17_q <= q_lsu_5_hi17_d;
-      q_lsu_5_hi18_q <= q_lsu_5_hi18_d;
-      q_lsu_5_hi19_q <= q_lsu_5_hi19_d;
-      q_lsu_5_hi20_q <= q_lsu_5_hi20_d;
-      q_lsu_5_hi21_q <= q_lsu_5_hi21_d;
-      q_lsu_5_hi22_q <= q_lsu_5_hi22_d;
-      q_lsu_5_hi23_q <= q_lsu_5_hi23_d;
-      q_lsu_5_hi24_q <= q_lsu_5_hi24_d;
-      q_lsu_5_hi25_q <= q_lsu_5_hi25_d;
-      q_lsu_5_hi26_q <= q_lsu_5_hi26_d;
-      q_lsu_5_hi27_q <= q_lsu_5_hi27_d;
-      q_lsu_5_hi28_q <= q_lsu_5_hi28_d;
-      q_lsu_5_hi29_q <= q_lsu_5_hi29_d;
-      q_lsu_5_hi30_q <= q_lsu_5_hi30_d;
-      q_lsu_5_hi31_q <= q_lsu_5_hi31_d;
-      q_lsu_6_tag_q <= q_lsu_6_tag_d;
-      q_lsu_6_mask_q <= q_lsu_6_mask_d;
-      q_lsu_6_pred_q <= q_lsu_6_pred_d;
-      q_lsu_6_lo0_q <= q_lsu_6_lo0_d;
-      q_lsu_6_lo1_q <= q_lsu_6_lo1_d;
-      q_lsu_6_lo2_q <= q_lsu_6_lo2_d;
-      q_lsu_6_lo3_q <= q_lsu_6_lo3_d;
-      q_lsu_6_lo4_q <= q_lsu_6_lo4_d;
-      q_lsu_6_lo5_q <= q_lsu_6_lo5_d;
-      q_lsu_6_lo6_q <= q_lsu_6_lo6_d;
-      q_lsu_6_lo7_q <= q_lsu_6_lo7_d;
-      q_lsu_6_lo8_q <= q_lsu_6_lo8_d;
-      q_lsu_6_lo9_q <= q_lsu_6_lo9_d;
-      q_lsu_6_lo10_q <= q_lsu_6_lo10_d;
-      q_lsu_6_lo11_q <= q_lsu_6_lo11_d;
-      q_lsu_6_lo12_q <= q_lsu_6_lo12_d;
-      q_lsu_6_lo13_q <= q_lsu_6_lo13_d;
-      q_lsu_6_lo14_q <= q_lsu_6_lo14_d;
-      q_lsu_6_lo15_q <= q_lsu_6_lo15_d;
-      q_lsu_6_lo16_q <= q_lsu_6_lo16_d;
-      q_lsu_6_lo17_q <= q_lsu_6_lo17_d;
-      q_lsu_6_lo18_q <= q_lsu_6_lo18_d;
-      q_lsu_6_lo19_q <= q_lsu_6_lo19_d;
-      q_lsu_6_lo20_q <= q_lsu_6_lo20_d;
-      q_lsu_6_lo21_q <= q_lsu_6_lo21_d;
-      q_lsu_6_lo22_q <= q_lsu_6_lo22_d;
-      q_lsu_6_lo23_q <= q_lsu_6_lo23_d;
-      q_lsu_6_lo24_q <= q_lsu_6_lo24_d;
-      q_lsu_6_lo25_q <= q_lsu_6_lo25_d;
-      q_lsu_6_lo26_q <= q_lsu_6_lo26_d;
-      q_lsu_6_lo27_q <= q_lsu_6_lo27_d;
-      q_lsu_6_lo28_q <= q_lsu_6_lo28_d;
-      q_lsu_6_lo29_q <= q_lsu_6_lo29_d;
-      q_lsu_6_lo30_q <= q_lsu_6_lo30_d;
-      q_lsu_6_lo31_q <= q_lsu_6_lo31_d;
-      q_lsu_6_hi0_q <= q_lsu_6_hi0_d;
-      q_lsu_6_hi1_q <= q_lsu_6_hi1_d;
-      q_lsu_6_hi2_q <= q_lsu_6_hi2_d;
-      q_lsu_6_hi3_q <= q_lsu_6_hi3_d;
-      q_lsu_6_hi4_q <= q_lsu_6_hi4_d;
-      q_lsu_6_hi5_q <= q_lsu_6_hi5_d;
-      q_lsu_6_hi6_q <= q_lsu_6_hi6_d;
-      q_lsu_6_hi7_q <= q_lsu_6_hi7_d;
-      q_lsu_6_hi8_q <= q_lsu_6_hi8_d;
-      q_lsu_6_hi9_q <= q_lsu_6_hi9_d;
-      q_lsu_6_hi10_q <= q_lsu_6_hi10_d;
-      q_lsu_6_hi11_q <= q_lsu_6_hi11_d;
-      q_lsu_6_hi12_q <= q_lsu_6_hi12_d;
-      q_lsu_6_hi13_q <= q_lsu_6_hi13_d;
-      q_lsu_6_hi14_q <= q_lsu_6_hi14_d;
-      q_lsu_6_hi15_q <= q_lsu_6_hi15_d;
-      q_lsu_6_hi16_q <= q_lsu_6_hi16_d;
-      q_lsu_6_hi17_q <= q_lsu_6_hi17_d;
-      q_lsu_6_hi18_q <= q_lsu_6_hi18_d;
-      q_lsu_6_hi19_q <= q_lsu_6_hi19_d;
-      q_lsu_6_hi20_q <= q_lsu_6_hi20_d;
-      q_lsu_6_hi21_q <= q_lsu_6_hi21_d;
-      q_lsu_6_hi22_q <= q_lsu_6_hi22_d;
-      q_lsu_6_hi23_q <= q_lsu_6_hi23_d;
-      q_lsu_6_hi24_q <= q_lsu_6_hi24_d;
-      q_lsu_6_hi25_q <= q_lsu_6_hi25_d;
-      q_lsu_6_hi26_q <= q_lsu_6_hi26_d;
-      q_lsu_6_hi27_q <= q_lsu_6_hi27_d;
-      q_lsu_6_hi28_q <= q_lsu_6_hi28_d;
-      q_lsu_6_hi29_q <= q_lsu_6_hi29_d;
-      q_lsu_6_hi30_q <= q_lsu_6_hi30_d;
-      q_lsu_6_hi31_q <= q_lsu_6_hi31_d;
-      q_lsu_7_tag_q <= q_lsu_7_tag_d;
-      q_lsu_7_mask_q <= q_lsu_7_mask_d;
-      q_lsu_7_pred_q <= q_lsu_7_pred_d;
-      q_lsu_7_lo0_q <= q_lsu_7_lo0_d;
-      q_lsu_7_lo1_q <= q_lsu_7_lo1_d;
-      q_lsu_7_lo2_q <= q_lsu_7_lo2_d;
-      q_lsu_7_lo3_q <= q_lsu_7_lo3_d;
-      q_lsu_7_lo4_q <= q_lsu_7_lo4_d;
-      q_lsu_7_lo5_q <= q_lsu_7_lo5_d;
-      q_lsu_7_lo6_q <= q_lsu_7_lo6_d;
-      q_lsu_7_lo7_q <= q_lsu_7_lo7_d;
-      q_lsu_7_lo8_q <= q_lsu_7_lo8_d;
-      q_lsu_7_lo9_q <= q_lsu_7_lo9_d;
-      q_lsu_7_lo10_q <= q_lsu_7_lo10_d;
-      q_lsu_7_lo11_q <= q_lsu_7_lo11_d;
-      q_lsu_7_lo12_q <= q_lsu_7_lo12_d;
-      q_lsu_7_lo13_q <= q_lsu_7_lo13_d;
-      q_lsu_7_lo14_q <= q_lsu_7_lo14_d;
-      q_lsu_7_lo15_q <= q_lsu_7_lo15_d;
-      q_lsu_7_lo16_q <= q_lsu_7_lo16_d;
-      q_lsu_7_lo17_q <= q_lsu_7_lo17_d;
-      q_lsu_7_lo18_q <= q_lsu_7_lo18_d;
-      q_lsu_7_lo19_q <= q_lsu_7_lo19_d;
-      q_lsu_7_lo20_q <= q_lsu_7_lo20_d;
-      q_lsu_7_lo21_q <= q_lsu_7_lo21_d;
-      q_lsu_7_lo22_q <= q_lsu_7_lo22_d;
-      q_lsu_7_lo23_q <= q_lsu_7_lo23_d;
-      q_lsu_7_lo24_q <= q_lsu_7_lo24_d;
-      q_lsu_7_lo25_q <= q_lsu_7_lo25_d;
-      q_lsu_7_lo26_q <= q_lsu_7_lo26_d;
-      q_lsu_7_lo27_q <= q_lsu_7_lo27_d;
-      q_lsu_7_lo28_q <= q_lsu_7_lo28_d;
-      q_lsu_7_lo29_q <= q_lsu_7_lo29_d;
-      q_lsu_7_lo30_q <= q_lsu_7_lo30_d;
-      q_lsu_7_lo31_q <= q_lsu_7_lo31_d;
-      q_lsu_7_hi0_q <= q_lsu_7_hi0_d;
-      q_lsu_7_hi1_q <= q_lsu_7_hi1_d;
-      q_lsu_7_hi2_q <= q_lsu_7_hi2_d;
-      q_lsu_7_hi3_q <= q_lsu_7_hi3_d;
-      q_lsu_7_hi4_q <= q_lsu_7_hi4_d;
-      q_lsu_7_hi5_q <= q_lsu_7_hi5_d;
-      q_lsu_7_hi6_q <= q_lsu_7_hi6_d;
-      q_lsu_7_hi7_q <= q_lsu_7_hi7_d;
-      q_lsu_7_hi8_q <= q_lsu_7_hi8_d;
-      q_lsu_7_hi9_q <= q_lsu_7_hi9_d;
-      q_lsu_7_hi10_q <= q_lsu_7_hi10_d;
-      q_lsu_7_hi11_q <= q_lsu_7_hi11_d;
-      q_lsu_7_hi12_q <= q_lsu_7_hi12_d;
-      q_lsu_7_hi13_q <= q_lsu_7_hi13_d;
-      q_lsu_7_hi14_q <= q_lsu_7_hi14_d;
-      q_lsu_7_hi15_q <= q_lsu_7_hi15_d;
-      q_lsu_7_hi16_q <= q_lsu_7_hi16_d;
-      q_lsu_7_hi17_q <= q_lsu_7_hi17_d;
-      q_lsu_7_hi18_q <= q_lsu_7_hi18_d;
-      q_lsu_7_hi19_q <= q_lsu_7_hi19_d;
-      q_lsu_7_hi20_q <= q_lsu_7_hi20_d;
-      q_lsu_7_hi21_q <= q_lsu_7_hi21_d;
-      q_lsu_7_hi22_q <= q_lsu_7_hi22_d;
-      q_lsu_7_hi23_q <= q_lsu_7_hi23_d;
-      q_lsu_7_hi24_q <= q_lsu_7_hi24_d;
-      q_lsu_7_hi25_q <= q_lsu_7_hi25_d;
-      q_lsu_7_hi26_q <= q_lsu_7_hi26_d;
-      q_lsu_7_hi27_q <= q_lsu_7_hi27_d;
-      q_lsu_7_hi28_q <= q_lsu_7_hi28_d;
-      q_lsu_7_hi29_q <= q_lsu_7_hi29_d;
-      q_lsu_7_hi30_q <= q_lsu_7_hi30_d;
-      q_lsu_7_hi31_q <= q_lsu_7_hi31_d;
+      q_lsu_byp_q <= q_lsu_byp_d;
       q_lsu_head_q <= q_lsu_head_d;
       q_lsu_tail_q <= q_lsu_tail_d;
       q_lsu_count_q <= q_lsu_count_d;
       credit_lsu_q <= credit_lsu_d;
-      q_fe_0_tag_q <= q_fe_0_tag_d;
-      q_fe_0_mask_q <= q_fe_0_mask_d;
-      q_fe_0_pred_q <= q_fe_0_pred_d;
-      q_fe_0_lo0_q <= q_fe_0_lo0_d;
-      q_fe_0_lo1_q <= q_fe_0_lo1_d;
-      q_fe_0_lo2_q <= q_fe_0_lo2_d;
-      q_fe_0_lo3_q <= q_fe_0_lo3_d;
-      q_fe_0_lo4_q <= q_fe_0_lo4_d;
-      q_fe_0_lo5_q <= q_fe_0_lo5_d;
-      q_fe_0_lo6_q <= q_fe_0_lo6_d;
-      q_fe_0_lo7_q <= q_fe_0_lo7_d;
-      q_fe_0_lo8_q <= q_fe_0_lo8_d;
-      q_fe_0_lo9_q <= q_fe_0_lo9_d;
-      q_fe_0_lo10_q <= q_fe_0_lo10_d;
-      q_fe_0_lo11_q <= q_fe_0_lo11_d;
-      q_fe_0_lo12_q <= q_fe_0_lo12_d;
-      q_fe_0_lo13_q <= q_fe_0_lo13_d;
-      q_fe_0_lo14_q <= q_fe_0_lo14_d;
-      q_fe_0_lo15_q <= q_fe_0_lo15_d;
-      q_fe_0_lo16_q <= q_fe_0_lo16_d;
-      q_fe_0_lo17_q <= q_fe_0_lo17_d;
-      q_fe_0_lo18_q <= q_fe_0_lo18_d;
-      q_fe_0_lo19_q <= q_fe_0_lo19_d;
-      q_fe_0_lo20_q <= q_fe_0_lo20_d;
-      q_fe_0_lo21_q <= q_fe_0_lo21_d;
-      q_fe_0_lo22_q <= q_fe_0_lo22_d;
-      q_fe_0_lo23_q <= q_fe_0_lo23_d;
-      q_fe_0_lo24_q <= q_fe_0_lo24_d;
-      q_fe_0_lo25_q <= q_fe_0_lo25_d;
-      q_fe_0_lo26_q <= q_fe_0_lo26_d;
-      q_fe_0_lo27_q <= q_fe_0_lo27_d;
-      q_fe_0_lo28_q <= q_fe_0_lo28_d;
-      q_fe_0_lo29_q <= q_fe_0_lo29_d;
-      q_fe_0_lo30_q <= q_fe_0_lo30_d;
-      q_fe_0_lo31_q <= q_fe_0_lo31_d;
-      q_fe_1_tag_q <= q_fe_1_tag_d;
-      q_fe_1_mask_q <= q_fe_1_mask_d;
-      q_fe_1_pred_q <= q_fe_1_pred_d;
-      q_fe_1_lo0_q <= q_fe_1_lo0_d;
-      q_fe_1_lo1_q <= q_fe_1_lo1_d;
-      q_fe_1_lo2_q <= q_fe_1_lo2_d;
-      q_fe_1_lo3_q <= q_fe_1_lo3_d;
-      q_fe_1_lo4_q <= q_fe_1_lo4_d;
-      q_fe_1_lo5_q <= q_fe_1_lo5_d;
-      q_fe_1_lo6_q <= q_fe_1_lo6_d;
-      q_fe_1_lo7_q <= q_fe_1_lo7_d;
-      q_fe_1_lo8_q <= q_fe_1_lo8_d;
-      q_fe_1_lo9_q <= q_fe_1_lo9_d;
-      q_fe_1_lo10_q <= q_fe_1_lo10_d;
-      q_fe_1_lo11_q <= q_fe_1_lo11_d;
-      q_fe_1_lo12_q <= q_fe_1_lo12_d;
-      q_fe_1_lo13_q <= q_fe_1_lo13_d;
-      q_fe_1_lo14_q <= q_fe_1_lo14_d;
-      q_fe_1_lo15_q <= q_fe_1_lo15_d;
-      q_fe_1_lo16_q <= q_fe_1_lo16_d;
-      q_fe_1_lo17_q <= q_fe_1_lo17_d;
-      q_fe_1_lo18_q <= q_fe_1_lo18_d;
-      q_fe_1_lo19_q <= q_fe_1_lo19_d;
-      q_fe_1_lo20_q <= q_fe_1_lo20_d;
-      q_fe_1_lo21_q <= q_fe_1_lo21_d;
-      q_fe_1_lo22_q <= q_fe_1_lo22_d;
-      q_fe_1_lo23_q <= q_fe_1_lo23_d;
-      q_fe_1_lo24_q <= q_fe_1_lo24_d;
-      q_fe_1_lo25_q <= q_fe_1_lo25_d;
-      q_fe_1_lo26_q <= q_fe_1_lo26_d;
-      q_fe_1_lo27_q <= q_fe_1_lo27_d;
-      q_fe_1_lo28_q <= q_fe_1_lo28_d;
-      q_fe_1_lo29_q <= q_fe_1_lo29_d;
-      q_fe_1_lo30_q <= q_fe_1_lo30_d;
-      q_fe_1_lo31_q <= q_fe_1_lo31_d;
+      q_fe_byp_q <= q_fe_byp_d;
       q_fe_head_q <= q_fe_head_d;
       q_fe_tail_q <= q_fe_tail_d;
       q_fe_count_q <= q_fe_count_d;
@@ -11665,8 +1651,1252 @@ module wb_s2_d883882 (
     end
   end
 
+  always @(posedge clk_core_i) begin
+    q_sp0_byp_meta_q <= q_sp0_byp_meta_d;
+    q_sp0_byp_pred_q <= q_sp0_byp_pred_d;
+    q_sp0_byp_lo0_q <= q_sp0_byp_lo0_d;
+    q_sp0_byp_lo1_q <= q_sp0_byp_lo1_d;
+    q_sp0_byp_lo2_q <= q_sp0_byp_lo2_d;
+    q_sp0_byp_lo3_q <= q_sp0_byp_lo3_d;
+    q_sp0_byp_lo4_q <= q_sp0_byp_lo4_d;
+    q_sp0_byp_lo5_q <= q_sp0_byp_lo5_d;
+    q_sp0_byp_lo6_q <= q_sp0_byp_lo6_d;
+    q_sp0_byp_lo7_q <= q_sp0_byp_lo7_d;
+    q_sp1_byp_meta_q <= q_sp1_byp_meta_d;
+    q_sp1_byp_pred_q <= q_sp1_byp_pred_d;
+    q_sp1_byp_lo0_q <= q_sp1_byp_lo0_d;
+    q_sp1_byp_lo1_q <= q_sp1_byp_lo1_d;
+    q_sp1_byp_lo2_q <= q_sp1_byp_lo2_d;
+    q_sp1_byp_lo3_q <= q_sp1_byp_lo3_d;
+    q_sp1_byp_lo4_q <= q_sp1_byp_lo4_d;
+    q_sp1_byp_lo5_q <= q_sp1_byp_lo5_d;
+    q_sp1_byp_lo6_q <= q_sp1_byp_lo6_d;
+    q_sp1_byp_lo7_q <= q_sp1_byp_lo7_d;
+    q_sfu_byp_meta_q <= q_sfu_byp_meta_d;
+    q_sfu_byp_lo0_q <= q_sfu_byp_lo0_d;
+    q_sfu_byp_lo1_q <= q_sfu_byp_lo1_d;
+    q_sfu_byp_lo2_q <= q_sfu_byp_lo2_d;
+    q_sfu_byp_lo3_q <= q_sfu_byp_lo3_d;
+    q_sfu_byp_lo4_q <= q_sfu_byp_lo4_d;
+    q_sfu_byp_lo5_q <= q_sfu_byp_lo5_d;
+    q_sfu_byp_lo6_q <= q_sfu_byp_lo6_d;
+    q_sfu_byp_lo7_q <= q_sfu_byp_lo7_d;
+    q_dpu_byp_meta_q <= q_dpu_byp_meta_d;
+    q_dpu_byp_pred_q <= q_dpu_byp_pred_d;
+    q_dpu_byp_lo0_q <= q_dpu_byp_lo0_d;
+    q_dpu_byp_lo1_q <= q_dpu_byp_lo1_d;
+    q_dpu_byp_lo2_q <= q_dpu_byp_lo2_d;
+    q_dpu_byp_lo3_q <= q_dpu_byp_lo3_d;
+    q_dpu_byp_lo4_q <= q_dpu_byp_lo4_d;
+    q_dpu_byp_lo5_q <= q_dpu_byp_lo5_d;
+    q_dpu_byp_lo6_q <= q_dpu_byp_lo6_d;
+    q_dpu_byp_lo7_q <= q_dpu_byp_lo7_d;
+    q_dpu_byp_hi0_q <= q_dpu_byp_hi0_d;
+    q_dpu_byp_hi1_q <= q_dpu_byp_hi1_d;
+    q_dpu_byp_hi2_q <= q_dpu_byp_hi2_d;
+    q_dpu_byp_hi3_q <= q_dpu_byp_hi3_d;
+    q_dpu_byp_hi4_q <= q_dpu_byp_hi4_d;
+    q_dpu_byp_hi5_q <= q_dpu_byp_hi5_d;
+    q_dpu_byp_hi6_q <= q_dpu_byp_hi6_d;
+    q_dpu_byp_hi7_q <= q_dpu_byp_hi7_d;
+    q_lsu_byp_meta_q <= q_lsu_byp_meta_d;
+    q_lsu_byp_lo0_q <= q_lsu_byp_lo0_d;
+    q_lsu_byp_lo1_q <= q_lsu_byp_lo1_d;
+    q_lsu_byp_lo2_q <= q_lsu_byp_lo2_d;
+    q_lsu_byp_lo3_q <= q_lsu_byp_lo3_d;
+    q_lsu_byp_lo4_q <= q_lsu_byp_lo4_d;
+    q_lsu_byp_lo5_q <= q_lsu_byp_lo5_d;
+    q_lsu_byp_lo6_q <= q_lsu_byp_lo6_d;
+    q_lsu_byp_lo7_q <= q_lsu_byp_lo7_d;
+    q_lsu_byp_hi0_q <= q_lsu_byp_hi0_d;
+    q_lsu_byp_hi1_q <= q_lsu_byp_hi1_d;
+    q_lsu_byp_hi2_q <= q_lsu_byp_hi2_d;
+    q_lsu_byp_hi3_q <= q_lsu_byp_hi3_d;
+    q_lsu_byp_hi4_q <= q_lsu_byp_hi4_d;
+    q_lsu_byp_hi5_q <= q_lsu_byp_hi5_d;
+    q_lsu_byp_hi6_q <= q_lsu_byp_hi6_d;
+    q_lsu_byp_hi7_q <= q_lsu_byp_hi7_d;
+    q_fe_byp_meta_q <= q_fe_byp_meta_d;
+    q_fe_byp_lo0_q <= q_fe_byp_lo0_d;
+    q_fe_byp_lo1_q <= q_fe_byp_lo1_d;
+    q_fe_byp_lo2_q <= q_fe_byp_lo2_d;
+    q_fe_byp_lo3_q <= q_fe_byp_lo3_d;
+    q_fe_byp_lo4_q <= q_fe_byp_lo4_d;
+    q_fe_byp_lo5_q <= q_fe_byp_lo5_d;
+    q_fe_byp_lo6_q <= q_fe_byp_lo6_d;
+    q_fe_byp_lo7_q <= q_fe_byp_lo7_d;
+  end
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_meta_rdata0_q <= q_sp0_meta_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_meta_q[q_sp0_tail_q] <= n5206;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_meta_init_i;
+  initial begin
+    for (q_sp0_meta_init_i = 0; q_sp0_meta_init_i < 8; q_sp0_meta_init_i = q_sp0_meta_init_i + 1) q_sp0_meta_q[q_sp0_meta_init_i] = 64'h0000000000000000;
+    q_sp0_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_pred_rdata0_q <= q_sp0_pred_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_pred_q[q_sp0_tail_q] <= n4131;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_pred_init_i;
+  initial begin
+    for (q_sp0_pred_init_i = 0; q_sp0_pred_init_i < 8; q_sp0_pred_init_i = q_sp0_pred_init_i + 1) q_sp0_pred_q[q_sp0_pred_init_i] = 32'h00000000;
+    q_sp0_pred_rdata0_q = 32'h00000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo0_rdata0_q <= q_sp0_lo0_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo0_q[q_sp0_tail_q] <= n5215;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo0_init_i;
+  initial begin
+    for (q_sp0_lo0_init_i = 0; q_sp0_lo0_init_i < 8; q_sp0_lo0_init_i = q_sp0_lo0_init_i + 1) q_sp0_lo0_q[q_sp0_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo1_rdata0_q <= q_sp0_lo1_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo1_q[q_sp0_tail_q] <= n5221;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo1_init_i;
+  initial begin
+    for (q_sp0_lo1_init_i = 0; q_sp0_lo1_init_i < 8; q_sp0_lo1_init_i = q_sp0_lo1_init_i + 1) q_sp0_lo1_q[q_sp0_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo2_rdata0_q <= q_sp0_lo2_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo2_q[q_sp0_tail_q] <= n5227;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo2_init_i;
+  initial begin
+    for (q_sp0_lo2_init_i = 0; q_sp0_lo2_init_i < 8; q_sp0_lo2_init_i = q_sp0_lo2_init_i + 1) q_sp0_lo2_q[q_sp0_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo3_rdata0_q <= q_sp0_lo3_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo3_q[q_sp0_tail_q] <= n5233;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo3_init_i;
+  initial begin
+    for (q_sp0_lo3_init_i = 0; q_sp0_lo3_init_i < 8; q_sp0_lo3_init_i = q_sp0_lo3_init_i + 1) q_sp0_lo3_q[q_sp0_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo4_rdata0_q <= q_sp0_lo4_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo4_q[q_sp0_tail_q] <= n5239;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo4_init_i;
+  initial begin
+    for (q_sp0_lo4_init_i = 0; q_sp0_lo4_init_i < 8; q_sp0_lo4_init_i = q_sp0_lo4_init_i + 1) q_sp0_lo4_q[q_sp0_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo5_rdata0_q <= q_sp0_lo5_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo5_q[q_sp0_tail_q] <= n5245;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo5_init_i;
+  initial begin
+    for (q_sp0_lo5_init_i = 0; q_sp0_lo5_init_i < 8; q_sp0_lo5_init_i = q_sp0_lo5_init_i + 1) q_sp0_lo5_q[q_sp0_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo6_rdata0_q <= q_sp0_lo6_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo6_q[q_sp0_tail_q] <= n5251;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo6_init_i;
+  initial begin
+    for (q_sp0_lo6_init_i = 0; q_sp0_lo6_init_i < 8; q_sp0_lo6_init_i = q_sp0_lo6_init_i + 1) q_sp0_lo6_q[q_sp0_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp0_lo7_rdata0_q <= q_sp0_lo7_q[n5196];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5183) q_sp0_lo7_q[q_sp0_tail_q] <= n5257;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp0_lo7_init_i;
+  initial begin
+    for (q_sp0_lo7_init_i = 0; q_sp0_lo7_init_i < 8; q_sp0_lo7_init_i = q_sp0_lo7_init_i + 1) q_sp0_lo7_q[q_sp0_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_sp0_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_meta_rdata0_q <= q_sp1_meta_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_meta_q[q_sp1_tail_q] <= n5304;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_meta_init_i;
+  initial begin
+    for (q_sp1_meta_init_i = 0; q_sp1_meta_init_i < 8; q_sp1_meta_init_i = q_sp1_meta_init_i + 1) q_sp1_meta_q[q_sp1_meta_init_i] = 64'h0000000000000000;
+    q_sp1_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_pred_rdata0_q <= q_sp1_pred_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_pred_q[q_sp1_tail_q] <= n4389;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_pred_init_i;
+  initial begin
+    for (q_sp1_pred_init_i = 0; q_sp1_pred_init_i < 8; q_sp1_pred_init_i = q_sp1_pred_init_i + 1) q_sp1_pred_q[q_sp1_pred_init_i] = 32'h00000000;
+    q_sp1_pred_rdata0_q = 32'h00000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo0_rdata0_q <= q_sp1_lo0_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo0_q[q_sp1_tail_q] <= n5313;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo0_init_i;
+  initial begin
+    for (q_sp1_lo0_init_i = 0; q_sp1_lo0_init_i < 8; q_sp1_lo0_init_i = q_sp1_lo0_init_i + 1) q_sp1_lo0_q[q_sp1_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo1_rdata0_q <= q_sp1_lo1_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo1_q[q_sp1_tail_q] <= n5319;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo1_init_i;
+  initial begin
+    for (q_sp1_lo1_init_i = 0; q_sp1_lo1_init_i < 8; q_sp1_lo1_init_i = q_sp1_lo1_init_i + 1) q_sp1_lo1_q[q_sp1_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo2_rdata0_q <= q_sp1_lo2_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo2_q[q_sp1_tail_q] <= n5325;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo2_init_i;
+  initial begin
+    for (q_sp1_lo2_init_i = 0; q_sp1_lo2_init_i < 8; q_sp1_lo2_init_i = q_sp1_lo2_init_i + 1) q_sp1_lo2_q[q_sp1_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo3_rdata0_q <= q_sp1_lo3_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo3_q[q_sp1_tail_q] <= n5331;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo3_init_i;
+  initial begin
+    for (q_sp1_lo3_init_i = 0; q_sp1_lo3_init_i < 8; q_sp1_lo3_init_i = q_sp1_lo3_init_i + 1) q_sp1_lo3_q[q_sp1_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo4_rdata0_q <= q_sp1_lo4_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo4_q[q_sp1_tail_q] <= n5337;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo4_init_i;
+  initial begin
+    for (q_sp1_lo4_init_i = 0; q_sp1_lo4_init_i < 8; q_sp1_lo4_init_i = q_sp1_lo4_init_i + 1) q_sp1_lo4_q[q_sp1_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo5_rdata0_q <= q_sp1_lo5_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo5_q[q_sp1_tail_q] <= n5343;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo5_init_i;
+  initial begin
+    for (q_sp1_lo5_init_i = 0; q_sp1_lo5_init_i < 8; q_sp1_lo5_init_i = q_sp1_lo5_init_i + 1) q_sp1_lo5_q[q_sp1_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo6_rdata0_q <= q_sp1_lo6_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo6_q[q_sp1_tail_q] <= n5349;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo6_init_i;
+  initial begin
+    for (q_sp1_lo6_init_i = 0; q_sp1_lo6_init_i < 8; q_sp1_lo6_init_i = q_sp1_lo6_init_i + 1) q_sp1_lo6_q[q_sp1_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sp1_lo7_rdata0_q <= q_sp1_lo7_q[n5294];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5281) q_sp1_lo7_q[q_sp1_tail_q] <= n5355;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sp1_lo7_init_i;
+  initial begin
+    for (q_sp1_lo7_init_i = 0; q_sp1_lo7_init_i < 8; q_sp1_lo7_init_i = q_sp1_lo7_init_i + 1) q_sp1_lo7_q[q_sp1_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_sp1_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_meta_rdata0_q <= q_sfu_meta_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_meta_q[q_sfu_tail_q] <= n5402;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_meta_init_i;
+  initial begin
+    for (q_sfu_meta_init_i = 0; q_sfu_meta_init_i < 8; q_sfu_meta_init_i = q_sfu_meta_init_i + 1) q_sfu_meta_q[q_sfu_meta_init_i] = 64'h0000000000000000;
+    q_sfu_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo0_rdata0_q <= q_sfu_lo0_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo0_q[q_sfu_tail_q] <= n5408;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo0_init_i;
+  initial begin
+    for (q_sfu_lo0_init_i = 0; q_sfu_lo0_init_i < 8; q_sfu_lo0_init_i = q_sfu_lo0_init_i + 1) q_sfu_lo0_q[q_sfu_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo1_rdata0_q <= q_sfu_lo1_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo1_q[q_sfu_tail_q] <= n5414;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo1_init_i;
+  initial begin
+    for (q_sfu_lo1_init_i = 0; q_sfu_lo1_init_i < 8; q_sfu_lo1_init_i = q_sfu_lo1_init_i + 1) q_sfu_lo1_q[q_sfu_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo2_rdata0_q <= q_sfu_lo2_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo2_q[q_sfu_tail_q] <= n5420;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo2_init_i;
+  initial begin
+    for (q_sfu_lo2_init_i = 0; q_sfu_lo2_init_i < 8; q_sfu_lo2_init_i = q_sfu_lo2_init_i + 1) q_sfu_lo2_q[q_sfu_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo3_rdata0_q <= q_sfu_lo3_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo3_q[q_sfu_tail_q] <= n5426;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo3_init_i;
+  initial begin
+    for (q_sfu_lo3_init_i = 0; q_sfu_lo3_init_i < 8; q_sfu_lo3_init_i = q_sfu_lo3_init_i + 1) q_sfu_lo3_q[q_sfu_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo4_rdata0_q <= q_sfu_lo4_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo4_q[q_sfu_tail_q] <= n5432;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo4_init_i;
+  initial begin
+    for (q_sfu_lo4_init_i = 0; q_sfu_lo4_init_i < 8; q_sfu_lo4_init_i = q_sfu_lo4_init_i + 1) q_sfu_lo4_q[q_sfu_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo5_rdata0_q <= q_sfu_lo5_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo5_q[q_sfu_tail_q] <= n5438;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo5_init_i;
+  initial begin
+    for (q_sfu_lo5_init_i = 0; q_sfu_lo5_init_i < 8; q_sfu_lo5_init_i = q_sfu_lo5_init_i + 1) q_sfu_lo5_q[q_sfu_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo6_rdata0_q <= q_sfu_lo6_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo6_q[q_sfu_tail_q] <= n5444;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo6_init_i;
+  initial begin
+    for (q_sfu_lo6_init_i = 0; q_sfu_lo6_init_i < 8; q_sfu_lo6_init_i = q_sfu_lo6_init_i + 1) q_sfu_lo6_q[q_sfu_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_sfu_lo7_rdata0_q <= q_sfu_lo7_q[n5392];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5379) q_sfu_lo7_q[q_sfu_tail_q] <= n5450;
+  end
+
+`ifndef SYNTHESIS
+  integer q_sfu_lo7_init_i;
+  initial begin
+    for (q_sfu_lo7_init_i = 0; q_sfu_lo7_init_i < 8; q_sfu_lo7_init_i = q_sfu_lo7_init_i + 1) q_sfu_lo7_q[q_sfu_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_sfu_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_meta_rdata0_q <= q_dpu_meta_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_meta_q[q_dpu_tail_q] <= n5497;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_meta_init_i;
+  initial begin
+    for (q_dpu_meta_init_i = 0; q_dpu_meta_init_i < 8; q_dpu_meta_init_i = q_dpu_meta_init_i + 1) q_dpu_meta_q[q_dpu_meta_init_i] = 64'h0000000000000000;
+    q_dpu_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_pred_rdata0_q <= q_dpu_pred_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_pred_q[q_dpu_tail_q] <= n4776;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_pred_init_i;
+  initial begin
+    for (q_dpu_pred_init_i = 0; q_dpu_pred_init_i < 8; q_dpu_pred_init_i = q_dpu_pred_init_i + 1) q_dpu_pred_q[q_dpu_pred_init_i] = 32'h00000000;
+    q_dpu_pred_rdata0_q = 32'h00000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo0_rdata0_q <= q_dpu_lo0_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo0_q[q_dpu_tail_q] <= n5506;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo0_init_i;
+  initial begin
+    for (q_dpu_lo0_init_i = 0; q_dpu_lo0_init_i < 8; q_dpu_lo0_init_i = q_dpu_lo0_init_i + 1) q_dpu_lo0_q[q_dpu_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo1_rdata0_q <= q_dpu_lo1_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo1_q[q_dpu_tail_q] <= n5512;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo1_init_i;
+  initial begin
+    for (q_dpu_lo1_init_i = 0; q_dpu_lo1_init_i < 8; q_dpu_lo1_init_i = q_dpu_lo1_init_i + 1) q_dpu_lo1_q[q_dpu_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo2_rdata0_q <= q_dpu_lo2_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo2_q[q_dpu_tail_q] <= n5518;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo2_init_i;
+  initial begin
+    for (q_dpu_lo2_init_i = 0; q_dpu_lo2_init_i < 8; q_dpu_lo2_init_i = q_dpu_lo2_init_i + 1) q_dpu_lo2_q[q_dpu_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo3_rdata0_q <= q_dpu_lo3_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo3_q[q_dpu_tail_q] <= n5524;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo3_init_i;
+  initial begin
+    for (q_dpu_lo3_init_i = 0; q_dpu_lo3_init_i < 8; q_dpu_lo3_init_i = q_dpu_lo3_init_i + 1) q_dpu_lo3_q[q_dpu_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo4_rdata0_q <= q_dpu_lo4_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo4_q[q_dpu_tail_q] <= n5530;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo4_init_i;
+  initial begin
+    for (q_dpu_lo4_init_i = 0; q_dpu_lo4_init_i < 8; q_dpu_lo4_init_i = q_dpu_lo4_init_i + 1) q_dpu_lo4_q[q_dpu_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo5_rdata0_q <= q_dpu_lo5_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo5_q[q_dpu_tail_q] <= n5536;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo5_init_i;
+  initial begin
+    for (q_dpu_lo5_init_i = 0; q_dpu_lo5_init_i < 8; q_dpu_lo5_init_i = q_dpu_lo5_init_i + 1) q_dpu_lo5_q[q_dpu_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo6_rdata0_q <= q_dpu_lo6_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo6_q[q_dpu_tail_q] <= n5542;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo6_init_i;
+  initial begin
+    for (q_dpu_lo6_init_i = 0; q_dpu_lo6_init_i < 8; q_dpu_lo6_init_i = q_dpu_lo6_init_i + 1) q_dpu_lo6_q[q_dpu_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_lo7_rdata0_q <= q_dpu_lo7_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_lo7_q[q_dpu_tail_q] <= n5548;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_lo7_init_i;
+  initial begin
+    for (q_dpu_lo7_init_i = 0; q_dpu_lo7_init_i < 8; q_dpu_lo7_init_i = q_dpu_lo7_init_i + 1) q_dpu_lo7_q[q_dpu_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi0_rdata0_q <= q_dpu_hi0_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi0_q[q_dpu_tail_q] <= n5554;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi0_init_i;
+  initial begin
+    for (q_dpu_hi0_init_i = 0; q_dpu_hi0_init_i < 8; q_dpu_hi0_init_i = q_dpu_hi0_init_i + 1) q_dpu_hi0_q[q_dpu_hi0_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi1_rdata0_q <= q_dpu_hi1_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi1_q[q_dpu_tail_q] <= n5560;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi1_init_i;
+  initial begin
+    for (q_dpu_hi1_init_i = 0; q_dpu_hi1_init_i < 8; q_dpu_hi1_init_i = q_dpu_hi1_init_i + 1) q_dpu_hi1_q[q_dpu_hi1_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi2_rdata0_q <= q_dpu_hi2_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi2_q[q_dpu_tail_q] <= n5566;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi2_init_i;
+  initial begin
+    for (q_dpu_hi2_init_i = 0; q_dpu_hi2_init_i < 8; q_dpu_hi2_init_i = q_dpu_hi2_init_i + 1) q_dpu_hi2_q[q_dpu_hi2_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi3_rdata0_q <= q_dpu_hi3_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi3_q[q_dpu_tail_q] <= n5572;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi3_init_i;
+  initial begin
+    for (q_dpu_hi3_init_i = 0; q_dpu_hi3_init_i < 8; q_dpu_hi3_init_i = q_dpu_hi3_init_i + 1) q_dpu_hi3_q[q_dpu_hi3_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi4_rdata0_q <= q_dpu_hi4_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi4_q[q_dpu_tail_q] <= n5578;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi4_init_i;
+  initial begin
+    for (q_dpu_hi4_init_i = 0; q_dpu_hi4_init_i < 8; q_dpu_hi4_init_i = q_dpu_hi4_init_i + 1) q_dpu_hi4_q[q_dpu_hi4_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi5_rdata0_q <= q_dpu_hi5_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi5_q[q_dpu_tail_q] <= n5584;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi5_init_i;
+  initial begin
+    for (q_dpu_hi5_init_i = 0; q_dpu_hi5_init_i < 8; q_dpu_hi5_init_i = q_dpu_hi5_init_i + 1) q_dpu_hi5_q[q_dpu_hi5_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi6_rdata0_q <= q_dpu_hi6_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi6_q[q_dpu_tail_q] <= n5590;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi6_init_i;
+  initial begin
+    for (q_dpu_hi6_init_i = 0; q_dpu_hi6_init_i < 8; q_dpu_hi6_init_i = q_dpu_hi6_init_i + 1) q_dpu_hi6_q[q_dpu_hi6_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_dpu_hi7_rdata0_q <= q_dpu_hi7_q[n5487];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5474) q_dpu_hi7_q[q_dpu_tail_q] <= n5596;
+  end
+
+`ifndef SYNTHESIS
+  integer q_dpu_hi7_init_i;
+  initial begin
+    for (q_dpu_hi7_init_i = 0; q_dpu_hi7_init_i < 8; q_dpu_hi7_init_i = q_dpu_hi7_init_i + 1) q_dpu_hi7_q[q_dpu_hi7_init_i] = 128'h00000000000000000000000000000000;
+    q_dpu_hi7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_meta_rdata0_q <= q_lsu_meta_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_meta_q[q_lsu_tail_q] <= n5643;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_meta_init_i;
+  initial begin
+    for (q_lsu_meta_init_i = 0; q_lsu_meta_init_i < 8; q_lsu_meta_init_i = q_lsu_meta_init_i + 1) q_lsu_meta_q[q_lsu_meta_init_i] = 64'h0000000000000000;
+    q_lsu_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo0_rdata0_q <= q_lsu_lo0_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo0_q[q_lsu_tail_q] <= n5649;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo0_init_i;
+  initial begin
+    for (q_lsu_lo0_init_i = 0; q_lsu_lo0_init_i < 8; q_lsu_lo0_init_i = q_lsu_lo0_init_i + 1) q_lsu_lo0_q[q_lsu_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo1_rdata0_q <= q_lsu_lo1_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo1_q[q_lsu_tail_q] <= n5655;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo1_init_i;
+  initial begin
+    for (q_lsu_lo1_init_i = 0; q_lsu_lo1_init_i < 8; q_lsu_lo1_init_i = q_lsu_lo1_init_i + 1) q_lsu_lo1_q[q_lsu_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo2_rdata0_q <= q_lsu_lo2_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo2_q[q_lsu_tail_q] <= n5661;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo2_init_i;
+  initial begin
+    for (q_lsu_lo2_init_i = 0; q_lsu_lo2_init_i < 8; q_lsu_lo2_init_i = q_lsu_lo2_init_i + 1) q_lsu_lo2_q[q_lsu_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo3_rdata0_q <= q_lsu_lo3_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo3_q[q_lsu_tail_q] <= n5667;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo3_init_i;
+  initial begin
+    for (q_lsu_lo3_init_i = 0; q_lsu_lo3_init_i < 8; q_lsu_lo3_init_i = q_lsu_lo3_init_i + 1) q_lsu_lo3_q[q_lsu_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo4_rdata0_q <= q_lsu_lo4_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo4_q[q_lsu_tail_q] <= n5673;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo4_init_i;
+  initial begin
+    for (q_lsu_lo4_init_i = 0; q_lsu_lo4_init_i < 8; q_lsu_lo4_init_i = q_lsu_lo4_init_i + 1) q_lsu_lo4_q[q_lsu_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo5_rdata0_q <= q_lsu_lo5_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo5_q[q_lsu_tail_q] <= n5679;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo5_init_i;
+  initial begin
+    for (q_lsu_lo5_init_i = 0; q_lsu_lo5_init_i < 8; q_lsu_lo5_init_i = q_lsu_lo5_init_i + 1) q_lsu_lo5_q[q_lsu_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo6_rdata0_q <= q_lsu_lo6_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo6_q[q_lsu_tail_q] <= n5685;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo6_init_i;
+  initial begin
+    for (q_lsu_lo6_init_i = 0; q_lsu_lo6_init_i < 8; q_lsu_lo6_init_i = q_lsu_lo6_init_i + 1) q_lsu_lo6_q[q_lsu_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_lo7_rdata0_q <= q_lsu_lo7_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_lo7_q[q_lsu_tail_q] <= n5691;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_lo7_init_i;
+  initial begin
+    for (q_lsu_lo7_init_i = 0; q_lsu_lo7_init_i < 8; q_lsu_lo7_init_i = q_lsu_lo7_init_i + 1) q_lsu_lo7_q[q_lsu_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi0_rdata0_q <= q_lsu_hi0_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi0_q[q_lsu_tail_q] <= n5697;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi0_init_i;
+  initial begin
+    for (q_lsu_hi0_init_i = 0; q_lsu_hi0_init_i < 8; q_lsu_hi0_init_i = q_lsu_hi0_init_i + 1) q_lsu_hi0_q[q_lsu_hi0_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi1_rdata0_q <= q_lsu_hi1_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi1_q[q_lsu_tail_q] <= n5703;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi1_init_i;
+  initial begin
+    for (q_lsu_hi1_init_i = 0; q_lsu_hi1_init_i < 8; q_lsu_hi1_init_i = q_lsu_hi1_init_i + 1) q_lsu_hi1_q[q_lsu_hi1_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi2_rdata0_q <= q_lsu_hi2_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi2_q[q_lsu_tail_q] <= n5709;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi2_init_i;
+  initial begin
+    for (q_lsu_hi2_init_i = 0; q_lsu_hi2_init_i < 8; q_lsu_hi2_init_i = q_lsu_hi2_init_i + 1) q_lsu_hi2_q[q_lsu_hi2_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi3_rdata0_q <= q_lsu_hi3_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi3_q[q_lsu_tail_q] <= n5715;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi3_init_i;
+  initial begin
+    for (q_lsu_hi3_init_i = 0; q_lsu_hi3_init_i < 8; q_lsu_hi3_init_i = q_lsu_hi3_init_i + 1) q_lsu_hi3_q[q_lsu_hi3_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi4_rdata0_q <= q_lsu_hi4_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi4_q[q_lsu_tail_q] <= n5721;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi4_init_i;
+  initial begin
+    for (q_lsu_hi4_init_i = 0; q_lsu_hi4_init_i < 8; q_lsu_hi4_init_i = q_lsu_hi4_init_i + 1) q_lsu_hi4_q[q_lsu_hi4_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi5_rdata0_q <= q_lsu_hi5_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi5_q[q_lsu_tail_q] <= n5727;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi5_init_i;
+  initial begin
+    for (q_lsu_hi5_init_i = 0; q_lsu_hi5_init_i < 8; q_lsu_hi5_init_i = q_lsu_hi5_init_i + 1) q_lsu_hi5_q[q_lsu_hi5_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi6_rdata0_q <= q_lsu_hi6_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi6_q[q_lsu_tail_q] <= n5733;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi6_init_i;
+  initial begin
+    for (q_lsu_hi6_init_i = 0; q_lsu_hi6_init_i < 8; q_lsu_hi6_init_i = q_lsu_hi6_init_i + 1) q_lsu_hi6_q[q_lsu_hi6_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_lsu_hi7_rdata0_q <= q_lsu_hi7_q[n5633];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5620) q_lsu_hi7_q[q_lsu_tail_q] <= n5739;
+  end
+
+`ifndef SYNTHESIS
+  integer q_lsu_hi7_init_i;
+  initial begin
+    for (q_lsu_hi7_init_i = 0; q_lsu_hi7_init_i < 8; q_lsu_hi7_init_i = q_lsu_hi7_init_i + 1) q_lsu_hi7_q[q_lsu_hi7_init_i] = 128'h00000000000000000000000000000000;
+    q_lsu_hi7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_meta_rdata0_q <= q_fe_meta_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_meta_q[q_fe_tail_q] <= n5786;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_meta_init_i;
+  initial begin
+    for (q_fe_meta_init_i = 0; q_fe_meta_init_i < 8; q_fe_meta_init_i = q_fe_meta_init_i + 1) q_fe_meta_q[q_fe_meta_init_i] = 64'h0000000000000000;
+    q_fe_meta_rdata0_q = 64'h0000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo0_rdata0_q <= q_fe_lo0_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo0_q[q_fe_tail_q] <= n5792;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo0_init_i;
+  initial begin
+    for (q_fe_lo0_init_i = 0; q_fe_lo0_init_i < 8; q_fe_lo0_init_i = q_fe_lo0_init_i + 1) q_fe_lo0_q[q_fe_lo0_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo0_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo1_rdata0_q <= q_fe_lo1_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo1_q[q_fe_tail_q] <= n5798;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo1_init_i;
+  initial begin
+    for (q_fe_lo1_init_i = 0; q_fe_lo1_init_i < 8; q_fe_lo1_init_i = q_fe_lo1_init_i + 1) q_fe_lo1_q[q_fe_lo1_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo1_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo2_rdata0_q <= q_fe_lo2_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo2_q[q_fe_tail_q] <= n5804;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo2_init_i;
+  initial begin
+    for (q_fe_lo2_init_i = 0; q_fe_lo2_init_i < 8; q_fe_lo2_init_i = q_fe_lo2_init_i + 1) q_fe_lo2_q[q_fe_lo2_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo2_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo3_rdata0_q <= q_fe_lo3_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo3_q[q_fe_tail_q] <= n5810;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo3_init_i;
+  initial begin
+    for (q_fe_lo3_init_i = 0; q_fe_lo3_init_i < 8; q_fe_lo3_init_i = q_fe_lo3_init_i + 1) q_fe_lo3_q[q_fe_lo3_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo3_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo4_rdata0_q <= q_fe_lo4_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo4_q[q_fe_tail_q] <= n5816;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo4_init_i;
+  initial begin
+    for (q_fe_lo4_init_i = 0; q_fe_lo4_init_i < 8; q_fe_lo4_init_i = q_fe_lo4_init_i + 1) q_fe_lo4_q[q_fe_lo4_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo4_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo5_rdata0_q <= q_fe_lo5_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo5_q[q_fe_tail_q] <= n5822;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo5_init_i;
+  initial begin
+    for (q_fe_lo5_init_i = 0; q_fe_lo5_init_i < 8; q_fe_lo5_init_i = q_fe_lo5_init_i + 1) q_fe_lo5_q[q_fe_lo5_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo5_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo6_rdata0_q <= q_fe_lo6_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo6_q[q_fe_tail_q] <= n5828;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo6_init_i;
+  initial begin
+    for (q_fe_lo6_init_i = 0; q_fe_lo6_init_i < 8; q_fe_lo6_init_i = q_fe_lo6_init_i + 1) q_fe_lo6_q[q_fe_lo6_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo6_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
+  always @(posedge clk_core_i) begin
+    if (1'h1) q_fe_lo7_rdata0_q <= q_fe_lo7_q[n5776];
+  end
+
+  always @(posedge clk_core_i) begin
+    if (n5763) q_fe_lo7_q[q_fe_tail_q] <= n5834;
+  end
+
+`ifndef SYNTHESIS
+  integer q_fe_lo7_init_i;
+  initial begin
+    for (q_fe_lo7_init_i = 0; q_fe_lo7_init_i < 8; q_fe_lo7_init_i = q_fe_lo7_init_i + 1) q_fe_lo7_q[q_fe_lo7_init_i] = 128'h00000000000000000000000000000000;
+    q_fe_lo7_rdata0_q = 128'h00000000000000000000000000000000;
+  end
+`endif
+
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{clk_hot_i, dpu_res_data_i, dpu_res_mask_i, dpu_res_pred_i, fe_res_data_i, fe_res_mask_i, lsu_res_data_i, lsu_res_mask_i, n1001, n1008, n1013, n1026, n1033, n1038, n1051, n1058, n1063, n1076, n1083, n1088, n1101, n1108, n1113, n1126, n1133, n1138, n1151, n1158, n1163, n1176, n1183, n1188, n1201, n1208, n1213, n1226, n1233, n1238, n1251, n1258, n1263, n1276, n1283, n1288, n1301, n1308, n1313, n1326, n1333, n1338, n1351, n1358, n1363, n1376, n1383, n1388, n1420, n1427, n1432, n1437, n1444, n1449, n1454, n1461, n1466, n1479, n1486, n1491, n1504, n1511, n1516, n1529, n1536, n1541, n1554, n1561, n1566, n1579, n1586, n1591, n1604, n1611, n1616, n1629, n1636, n1641, n1654, n1661, n1666, n1679, n1686, n1691, n1704, n1711, n1716, n1729, n1736, n1741, n1754, n1761, n1766, n1779, n1786, n1791, n1804, n1811, n1816, n1829, n1836, n1841, n1854, n1861, n1866, n1879, n1886, n1891, n1904, n1911, n1916, n1929, n1936, n1941, n1954, n1961, n1966, n1979, n1986, n1991, n2004, n2011, n2016, n2029, n2036, n2041, n2054, n2061, n2066, n2079, n2086, n2091, n2104, n2111, n2116, n2129, n2136, n2141, n2154, n2161, n2166, n2179, n2186, n2191, n2204, n2211, n2216, n2229, n2236, n2241, n2254, n2261, n2266, n2283, n2290, n2295, n2300, n2307, n2312, n2317, n2324, n2329, n2337, n2344, n2349, n2357, n2364, n2369, n2377, n2384, n2389, n2397, n2404, n2409, n2417, n2424, n2429, n2437, n2444, n2449, n2457, n2464, n2469, n2477, n2484, n2489, n2497, n2504, n2509, n2517, n2524, n2529, n2537, n2544, n2549, n2557, n2564, n2569, n2577, n2584, n2589, n2597, n2604, n2609, n2617, n2624, n2629, n2637, n2644, n2649, n2657, n2664, n2669, n2677, n2684, n2689, n2697, n2704, n2709, n2717, n2724, n2729, n2737, n2744, n2749, n2757, n2764, n2769, n2777, n2784, n2789, n2797, n2804, n2809, n2817, n2824, n2829, n2837, n2844, n2849, n2857, n2864, n2869, n2877, n2884, n2889, n2897, n2904, n2909, n2917, n2924, n2929, n2937, n2944, n2949, n2957, n2964, n2969, n3001, n3008, n3013, n3018, n3025, n3030, n3035, n3042, n3047, n306, n3060, n3067, n307, n3072, n308, n3085, n309, n3092, n3097, n310, n311, n3110, n3117, n312, n3122, n313, n3135, n314, n3142, n3147, n315, n316, n3160, n3167, n317, n3172, n318, n3185, n319, n3192, n3197, n320, n321, n3210, n3217, n322, n3222, n323, n3235, n324, n3242, n3247, n325, n326, n3260, n3267, n327, n3272, n328, n3285, n329, n3292, n3297, n330, n331, n3310, n3317, n332, n3322, n333, n3335, n334, n3342, n3347, n335, n336, n3360, n3367, n337, n3372, n3385, n3392, n3397, n3410, n3417, n3422, n3435, n3442, n3447, n3460, n3467, n3472, n3485, n3492, n3497, n3510, n3517, n3522, n3535, n3542, n3547, n3560, n3567, n3572, n3585, n3592, n3597, n3610, n3617, n3622, n3635, n3642, n3647, n3660, n3667, n3672, n3685, n3692, n3697, n3710, n3717, n3722, n3735, n3742, n3747, n3760, n3767, n3772, n3785, n3792, n3797, n3810, n3817, n3822, n3835, n3842, n3847, n3860, n3867, n3872, n3885, n3892, n3897, n3910, n3917, n3922, n3935, n3942, n3947, n3960, n3967, n3972, n3985, n3992, n3997, n4010, n4017, n4022, n4035, n4042, n4047, n4060, n4067, n407, n4072, n408, n4085, n409, n4092, n4097, n410, n411, n4110, n4117, n412, n4122, n413, n4135, n414, n4142, n4147, n415, n416, n4160, n4167, n417, n4172, n418, n4185, n419, n4192, n4197, n420, n421, n4210, n4217, n422, n4222, n423, n4235, n424, n4242, n4247, n425, n426, n4260, n4267, n427, n4272, n428, n4285, n429, n4292, n4297, n430, n431, n4310, n4317, n432, n4322, n433, n4335, n434, n4342, n4347, n435, n436, n4360, n4367, n437, n4372, n438, n4385, n4392, n4397, n4410, n4417, n4422, n4435, n4442, n4447, n4460, n4467, n4472, n4485, n4492, n4497, n4510, n4517, n4522, n4535, n4542, n4547, n4560, n4567, n4572, n4585, n4592, n4597, n4610, n4617, n4622, n4635, n4642, n4647, n4679, n4686, n4691, n4696, n4703, n4708, n4713, n4720, n4725, n4738, n4745, n4750, n4763, n4770, n4775, n4788, n4795, n4800, n4813, n4820, n4825, n4838, n4845, n4850, n4863, n4870, n4875, n4888, n4895, n4900, n4913, n4920, n4925, n4938, n4945, n4950, n4963, n4970, n4975, n4988, n4995, n5000, n5013, n5020, n5025, n5038, n5045, n5050, n5063, n5070, n5075, n5088, n5095, n5100, n5113, n5120, n5125, n5138, n5145, n5150, n5163, n5170, n5175, n5188, n5195, n5200, n5213, n5220, n5225, n5238, n5245, n5250, n5263, n5270, n5275, n5288, n5295, n5300, n5313, n5320, n5325, n5338, n5345, n5350, n5363, n5370, n5375, n5388, n5395, n5400, n5413, n542, n5420, n5425, n5438, n5445, n5450, n5463, n5470, n5475, n5488, n549, n5495, n5500, n5513, n5520, n5525, n5538, n554, n5545, n5550, n5563, n5570, n5575, n5588, n559, n5595, n5600, n5613, n5620, n5625, n5638, n5645, n5650, n566, n5663, n5670, n5675, n5688, n5695, n5700, n571, n5713, n5720, n5725, n5738, n5745, n5750, n576, n5763, n5770, n5775, n5788, n5795, n5800, n5813, n5820, n5825, n583, n5838, n5845, n5850, n5863, n5870, n5875, n588, n5888, n5895, n5900, n5913, n5920, n5925, n5938, n5945, n5950, n5963, n5970, n5975, n5988, n5995, n6000, n601, n6013, n6020, n6025, n6038, n6045, n6050, n6063, n6070, n6075, n608, n6088, n6095, n6100, n6113, n6120, n6125, n613, n6138, n6145, n6150, n6163, n6170, n6175, n6188, n6195, n6200, n6213, n6220, n6225, n6238, n6245, n6250, n626, n6263, n6270, n6275, n6288, n6295, n6300, n6313, n6320, n6325, n633, n6339, n6346, n6351, n6356, n6363, n6368, n6373, n638, n6380, n6385, n6392, n6399, n6404, n6411, n6418, n6423, n6430, n6437, n6442, n6449, n6456, n6461, n6468, n6475, n6480, n6487, n6494, n6499, n6506, n651, n6513, n6518, n6525, n6532, n6537, n6544, n6551, n6556, n6563, n6570, n6575, n658, n6582, n6589, n6594, n6601, n6608, n6613, n6620, n6627, n663, n6632, n6639, n6646, n6651, n6658, n6665, n6670, n6677, n6684, n6689, n6696, n6703, n6708, n6715, n6722, n6727, n6734, n6741, n6746, n6753, n676, n6760, n6765, n6772, n6779, n6784, n6791, n6798, n6803, n6810, n6817, n6822, n6829, n683, n6836, n6841, n6848, n6855, n6860, n6867, n6874, n6879, n688, n6886, n6893, n6898, n6905, n6912, n6917, n6924, n6931, n6936, n6943, n6950, n6955, n6962, n6969, n6974, n6981, n6988, n6993, n7000, n701, n7012, n7024, n7036, n7048, n7060, n708, n713, n726, n7317, n7324, n733, n7336, n7348, n7360, n7372, n738, n7384, n751, n758, n763, n776, n783, n788, n801, n808, n813, n826, n833, n838, n851, n8539, n8542, n8545, n8548, n8551, n8554, n8557, n8560, n8563, n8566, n8569, n8572, n8575, n8578, n858, n8581, n8584, n8587, n8590, n8593, n8596, n8599, n8602, n8605, n8608, n8611, n8614, n8617, n8620, n8623, n8626, n8629, n863, n8632, n876, n883, n888, n901, n908, n913, n926, n933, n938, n951, n9531, n9534, n9537, n9540, n9543, n9546, n9549, n9552, n9555, n9558, n9561, n9564, n9567, n9570, n9573, n9576, n9579, n958, n9582, n9585, n9588, n9591, n9594, n9597, n9600, n9603, n9606, n9609, n9612, n9615, n9618, n9621, n9624, n963, n9657, n9660, n9663, n9666, n9669, n9672, n9675, n9678, n9681, n9684, n9687, n9690, n9693, n9696, n9699, n9702, n9705, n9708, n9711, n9714, n9717, n9720, n9723, n9726, n9729, n9732, n9735, n9738, n9741, n9744, n9747, n9750, n9753, n9756, n9759, n976, n9762, n9765, n9768, n9771, n9774, n9777, n9780, n9783, n9786, n9789, n9792, n9795, n9798, n9801, n9804, n9807, n9810, n9813, n9816, n9819, n9822, n9825, n9828, n983, n9831, n9834, n9837, n9840, n9843, n9846, n988, sfu_res_data_i, sfu_res_mask_i, sp0_res_data_i, sp0_res_mask_i, sp0_res_pred_i, sp1_res_data_i, sp1_res_mask_i, sp1_res_pred_i};
+  assign unused_signals = ^{clk_hot_i, dpu_res_data_i, dpu_res_mask_i, dpu_res_pred_i, fe_res_data_i, fe_res_mask_i, lsu_res_data_i, lsu_res_mask_i, n1022, n1034, n1046, n1058, n1070, n1082, n1339, n1346, n1358, n1370, n1382, n1394, n1406, n2561, n2564, n2567, n2570, n2573, n2576, n2579, n2582, n2585, n2588, n2591, n2594, n2597, n2600, n2603, n2606, n2609, n2612, n2615, n2618, n2621, n2624, n2627, n2630, n2633, n2636, n2639, n2642, n2645, n2648, n2651, n2654, n306, n307, n308, n309, n310, n311, n312, n313, n314, n315, n316, n317, n318, n319, n320, n321, n322, n323, n324, n325, n326, n327, n328, n329, n330, n331, n332, n333, n334, n335, n336, n337, n3553, n3556, n3559, n3562, n3565, n3568, n3571, n3574, n3577, n3580, n3583, n3586, n3589, n3592, n3595, n3598, n3601, n3604, n3607, n3610, n3613, n3616, n3619, n3622, n3625, n3628, n3631, n3634, n3637, n3640, n3643, n3646, n3679, n3682, n3685, n3688, n3691, n3694, n3697, n3700, n3703, n3706, n3709, n3712, n3715, n3718, n3721, n3724, n3727, n3730, n3733, n3736, n3739, n3742, n3745, n3748, n3751, n3754, n3757, n3760, n3763, n3766, n3769, n3772, n3775, n3778, n3781, n3784, n3787, n3790, n3793, n3796, n3799, n3802, n3805, n3808, n3811, n3814, n3817, n3820, n3823, n3826, n3829, n3832, n3835, n3838, n3841, n3844, n3847, n3850, n3853, n3856, n3859, n3862, n3865, n3868, n407, n408, n409, n410, n411, n412, n413, n414, n415, n416, n417, n418, n419, n420, n421, n422, n423, n424, n425, n426, n427, n428, n429, n430, n431, n432, n433, n434, n435, n436, n437, n438, n518, n524, n527, n530, n533, n536, n539, n542, n545, n585, n591, n594, n597, n600, n603, n606, n609, n612, n652, n655, n658, n661, n664, n667, n670, n673, n676, n716, n722, n725, n728, n731, n734, n737, n740, n743, n778, n781, n784, n787, n790, n793, n796, n799, n839, n842, n845, n848, n851, n854, n857, n860, n863, n898, n901, n904, n907, n910, n913, n916, n919, n959, n962, n965, n968, n971, n974, n977, n980, n983, sfu_res_data_i, sfu_res_mask_i, sp0_res_data_i, sp0_res_mask_i, sp0_res_pred_i, sp1_res_data_i, sp1_res_mask_i, sp1_res_pred_i};
 
 endmodule

@@ -399,6 +399,10 @@ pub trait Ctx: Sized {
         en: S<Self, 1>,
         addr: S<Self, A>,
     ) -> S<Self, W>;
+    /// The data on read port `port` (what [`Ctx::mem_read`] of that port
+    /// returns) without using the port: for [`Block::moore`], which must not
+    /// set memory ports. The port must be used by `eval`.
+    fn mem_rdata<const W: usize, const A: usize>(&mut self, m: Mem<W, A>, port: usize) -> S<Self, W>;
     /// Write port `port`: writes `data` at `addr` on the next edge when `en`.
     /// When two ports write one word at one edge, the higher port wins.
     fn mem_write<const W: usize, const A: usize>(

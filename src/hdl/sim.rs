@@ -405,6 +405,12 @@ impl Ctx for SimCx<'_> {
     }
 
     #[inline(always)]
+    fn mem_rdata<const W: usize, const A: usize>(&mut self, m: Mem<W, A>, port: usize) -> Bits<W> {
+        let ms = &self.st.mems[self.cur.mem + m.idx as usize];
+        Bits::from_slice(&ms.rdata[port * ms.nw..])
+    }
+
+    #[inline(always)]
     fn mem_write<const W: usize, const A: usize>(
         &mut self,
         m: Mem<W, A>,

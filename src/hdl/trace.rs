@@ -478,6 +478,22 @@ impl Ctx for TraceCx<'_> {
         }
     }
 
+    fn mem_rdata<const W: usize, const A: usize>(&mut self, m: Mem<W, A>, port: usize) -> Sym<W> {
+        match self.decl.mems.get(m.idx as usize) {
+            Some(mi) if port < mi.read_ports => Sym(push(Op::MemRd(m.idx, port as u32), W, mi.dom.mask())),
+            Some(mi) => {
+                self.errors
+                    .push(format!("memory `{}` has no read port {port}", mi.name));
+                Tracing::lit(Bits::zero())
+            }
+            None => {
+                self.errors
+                    .push(format!("memory handle #{} does not belong to this block", m.idx));
+                Tracing::lit(Bits::zero())
+            }
+        }
+    }
+
     fn mem_write<const W: usize, const A: usize>(
         &mut self,
         m: Mem<W, A>,

@@ -7,7 +7,7 @@
 //!  sp0_res  sp1_res  sfu_res  dpu_res  lsu_res  fe_res     (pulses)
 //!     |        |        |        |        |        |
 //!   [q0]     [q1]     [q2]     [q3]     [q4]     [q5]      circular queues, depth D_s
-//!     |  heads (registers)
+//!     |  heads: memory read registers, or the bypass registers
 //!     v
 //!  per channel w (warp mod NS == w): round robin from rr_q[w] among the heads
 //!     |                           kind 1/2 -> rf_wr<w>_*  (reg / pair)
@@ -21,9 +21,25 @@
 //! * Timing: a pulse in cycle k enters its queue at edge k; the queue head
 //!   competes from cycle k+1 and is written (and the scoreboard released)
 //!   at the edge it wins: k+1 without contention (docs/sm.md section 8,
-//!   the "1" case). Every output is a function of registers only (Moore),
-//!   so the SM top can close its ring through wb. Results of one source
-//!   leave in arrival order.
+//!   the "1" case). Every output is a function of registers and memory
+//!   read registers only (Moore), so the SM top can close its ring through
+//!   wb. Results of one source leave in arrival order.
+//! * Storage: each queue's entries are in memories of 8 words (`D_s`
+//!   used), one word per entry: `q_<src>_meta` (tag in bits 31:0,
+//!   mask in 63:32), `q_<src>_pred` (sp0, sp1, dpu; the other sources have
+//!   no predicate result and give 0), `q_<src>_lo<g>` and, for dpu and
+//!   lsu, `q_<src>_hi<g>` (g = 0..7: lanes 4g..4g+3, lane 4g+k in bits
+//!   32k+31:32k). A pulse is written at the tail at the edge it arrives.
+//!   Every edge reads the word the next cycle's head will be (address
+//!   `head` after the pop), so the head is on the memories' read registers
+//!   a cycle later; a pulse that is the head at once (its queue empty
+//!   after that edge's pop) is not in that read (a read gives the word as
+//!   it was before the edge's write), so it is also loaded into the bypass
+//!   registers `q_<src>_byp_*` and `q_<src>_byp_q` selects them for that
+//!   one cycle. Only the pointers, counts, credits, `byp`, the round robin
+//!   and the counters are reset; the memories and the bypass registers are
+//!   not (a queue's head is read only while its count is not 0). Yosys
+//!   maps the memories to LUT RAM (docs/fpga.md, "Storage in RAM").
 //! * Channel: a result goes to channel `warp mod NS` (the register file's
 //!   write channel of that warp's scheduler, docs/sm.md 5.2); each channel
 //!   writes one result per core cycle. A predicate result (tag kind 3)
@@ -51,9 +67,9 @@
 //!   queue head was not written (channel contention).
 
 use crate::config::SmConfig;
-use crate::hdl::logic::{bit_of, index, or_all, pack, pick};
+use crate::hdl::logic::{bit_of, or_all, pack, pick};
 use crate::hdl::small::SmallBuf;
-use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
+use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 use crate::units::regfile::RfWr;
 
 /// Sources, in index order.
@@ -180,25 +196,41 @@ impl WbParams {
     }
 }
 
-/// One queue entry's registers.
-#[derive(Debug, Clone)]
-struct Entry {
-    tag: Reg<32>,
-    mask: Reg<32>,
-    pred: Reg<32>,
-    lo: Vec<Reg<32>>,
-    hi: Vec<Reg<32>>,
-}
+/// Lanes per data word of a queue memory (4 x 32 bits: the substrate's
+/// memories are at most 128 bits wide).
+const LANES_PER_WORD: usize = 4;
+/// Data words per entry half (`lo` or `hi`).
+const GROUPS: usize = 32 / LANES_PER_WORD;
+/// Address bits of a queue memory (`MAX_DEPTH` words).
+const QA: usize = 3;
 
-/// One source's queue.
+/// One source's queue: the entries in memories (one word per entry, read
+/// registered), the pulse that has just become the head in bypass
+/// registers, the pointers and counts in registers.
 #[derive(Debug, Clone)]
 struct Queue {
-    ent: Vec<Entry>,
+    /// Tag (bits 31:0) and mask (63:32).
+    meta: Mem<64, QA>,
+    /// Predicate bits (sp0, sp1, dpu; the other sources have none).
+    pred: Option<Mem<32, QA>>,
+    /// Low words, lanes `4g..4g+3` in word `g` (lane `4g+k` in bits
+    /// `32k+31:32k`).
+    lo: Vec<Mem<128, QA>>,
+    /// High words of the 64-bit sources (dpu, lsu), as `lo`.
+    hi: Vec<Mem<128, QA>>,
+    /// The head this cycle is the pulse that entered the queue at the last
+    /// edge (held in the `byp_*` registers): a memory read of it would
+    /// come a cycle late.
+    byp: Reg<1>,
+    byp_meta: Reg<64>,
+    byp_pred: Option<Reg<32>>,
+    byp_lo: Vec<Reg<128>>,
+    byp_hi: Vec<Reg<128>>,
     head: Reg<3>,
     tail: Reg<3>,
     count: Reg<4>,
     cnt: Reg<4>,
-    wide: bool,
+    depth: usize,
 }
 
 /// The write-back block of `NS` channels.
@@ -234,26 +266,32 @@ impl<const NS: usize> Wb<NS> {
             .enumerate()
             .map(|(s, name)| {
                 let wide = s == 3 || s == 4;
-                let ent = (0..p.depth[s])
-                    .map(|e| Entry {
-                        tag: d.reg(&format!("q_{name}_{e}_tag"), c, 0),
-                        mask: d.reg(&format!("q_{name}_{e}_mask"), c, 0),
-                        pred: d.reg(&format!("q_{name}_{e}_pred"), c, 0),
-                        lo: (0..32).map(|l| d.reg(&format!("q_{name}_{e}_lo{l}"), c, 0)).collect(),
-                        hi: if wide {
-                            (0..32).map(|l| d.reg(&format!("q_{name}_{e}_hi{l}"), c, 0)).collect()
-                        } else {
-                            vec![]
-                        },
-                    })
-                    .collect();
+                let has_pred = s == 0 || s == 1 || s == 3;
+                let words = |d: &mut Decl, half: &str| -> Vec<Mem<128, QA>> {
+                    (0..GROUPS)
+                        .map(|g| d.mem(&format!("q_{name}_{half}{g}"), c, 1, 1))
+                        .collect()
+                };
+                let byp_words = |d: &mut Decl, half: &str| -> Vec<Reg<128>> {
+                    (0..GROUPS)
+                        .map(|g| d.reg_noreset(&format!("q_{name}_byp_{half}{g}"), c))
+                        .collect()
+                };
                 Queue {
-                    ent,
+                    meta: d.mem(&format!("q_{name}_meta"), c, 1, 1),
+                    pred: has_pred.then(|| d.mem(&format!("q_{name}_pred"), c, 1, 1)),
+                    lo: words(&mut d, "lo"),
+                    hi: if wide { words(&mut d, "hi") } else { vec![] },
+                    byp: d.reg(&format!("q_{name}_byp"), c, 0),
+                    byp_meta: d.reg_noreset(&format!("q_{name}_byp_meta"), c),
+                    byp_pred: has_pred.then(|| d.reg_noreset(&format!("q_{name}_byp_pred"), c)),
+                    byp_lo: byp_words(&mut d, "lo"),
+                    byp_hi: if wide { byp_words(&mut d, "hi") } else { vec![] },
                     head: d.reg(&format!("q_{name}_head"), c, 0),
                     tail: d.reg(&format!("q_{name}_tail"), c, 0),
                     count: d.reg(&format!("q_{name}_count"), c, 0),
                     cnt: d.reg(&format!("credit_{name}"), c, 0),
-                    wide,
+                    depth: p.depth[s],
                 }
             })
             .collect();
@@ -327,53 +365,46 @@ impl<const NS: usize> Wb<NS> {
         let mut cand: SmallBuf<Res<C>, { SOURCES.len() }> = SmallBuf::new();
         for q in self.q.iter() {
             let count = cx.q(q.count);
-            let head = cx.q(q.head);
-            let (tag, mask, pred, lo, hi) = if let Some(h) = cx.known(head) {
-                // Simulation shortcut: the head entry's registers, what the
-                // index trees below give (0 beyond the queue's depth),
-                // without reading every entry. The tracer takes the full
-                // logic (same Verilog).
-                let h = h as usize;
-                let z = cx.lit::<32>(0);
-                let at = |cx: &mut C, f: &dyn Fn(&Entry) -> Reg<32>| match q.ent.get(h) {
-                    Some(e) => cx.q(f(e)),
-                    None => z,
-                };
-                let tag = at(cx, &|e| e.tag);
-                let mask = at(cx, &|e| e.mask);
-                let pred = at(cx, &|e| e.pred);
-                let lo: [S<C, 32>; 32] = std::array::from_fn(|l| at(cx, &|e| e.lo[l]));
-                let hi: [S<C, 32>; 32] = if q.wide {
-                    std::array::from_fn(|l| at(cx, &|e| e.hi[l]))
-                } else {
-                    zl
-                };
-                (tag, mask, pred, lo, hi)
-            } else {
-                let tags: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.tag)).collect();
-                let masks: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.mask)).collect();
-                let preds: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.pred)).collect();
-                let tag = index(cx, &tags, head);
-                let mask = index(cx, &masks, head);
-                let pred = index(cx, &preds, head);
-                let lo: [S<C, 32>; 32] = std::array::from_fn(|l| {
-                    let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.lo[l])).collect();
-                    index(cx, &v, head)
-                });
-                let hi: [S<C, 32>; 32] = if q.wide {
-                    std::array::from_fn(|l| {
-                        let v: SmallBuf<S<C, 32>, MAX_DEPTH> = q.ent.iter().map(|e| cx.q(e.hi[l])).collect();
-                        index(cx, &v, head)
-                    })
-                } else {
-                    zl
-                };
-                (tag, mask, pred, lo, hi)
+            let byp = cx.q(q.byp);
+            let meta = {
+                let (b, m) = (cx.q(q.byp_meta), cx.mem_rdata(q.meta, 0));
+                byp.mux(b, m)
             };
+            let pred = match (q.pred, q.byp_pred) {
+                (Some(m), Some(r)) => {
+                    let (b, m) = (cx.q(r), cx.mem_rdata(m, 0));
+                    byp.mux(b, m)
+                }
+                _ => z32,
+            };
+            let lanes = |cx: &mut C, mems: &[Mem<128, QA>], regs: &[Reg<128>]| -> [S<C, 32>; 32] {
+                if mems.is_empty() {
+                    return zl;
+                }
+                let words: SmallBuf<S<C, 128>, GROUPS> = mems
+                    .iter()
+                    .zip(regs)
+                    .map(|(&m, &r)| {
+                        let (b, m) = (cx.q(r), cx.mem_rdata(m, 0));
+                        byp.mux(b, m)
+                    })
+                    .collect();
+                std::array::from_fn(|l| {
+                    let w = words[l / LANES_PER_WORD];
+                    match l % LANES_PER_WORD {
+                        0 => w.slice::<0, 32>(),
+                        1 => w.slice::<32, 32>(),
+                        2 => w.slice::<64, 32>(),
+                        _ => w.slice::<96, 32>(),
+                    }
+                })
+            };
+            let lo = lanes(cx, &q.lo, &q.byp_lo);
+            let hi = lanes(cx, &q.hi, &q.byp_hi);
             cand.push(Res {
                 valid: count.any(),
-                tag,
-                mask,
+                tag: meta.slice::<0, 32>(),
+                mask: meta.slice::<32, 32>(),
                 pred,
                 lo,
                 hi,
@@ -496,7 +527,7 @@ impl<const NS: usize> Wb<NS> {
         let mut room: SmallBuf<S<C, 1>, { SOURCES.len() }> = SmallBuf::new();
         for q in self.q.iter() {
             let credit = cx.q(q.cnt);
-            room.push(credit.ult(cx.lit::<4>(q.ent.len() as u64)));
+            room.push(credit.ult(cx.lit::<4>(q.depth as u64)));
         }
         let cw = cx.q(self.cnt_wait);
         let err = cx.q(self.err);
@@ -641,7 +672,7 @@ impl<const NS: usize> Block for Wb<NS> {
         let mut ovf_src = cx.lit::<3>(0);
         for (s, q) in self.q.iter().enumerate() {
             let p = &pulses[s];
-            let d = q.ent.len();
+            let d = q.depth;
             let count = cx.q(q.count);
             let head = cx.q(q.head);
             let tail = cx.q(q.tail);
@@ -661,25 +692,44 @@ impl<const NS: usize> Block for Wb<NS> {
             };
             let nh = wrap(cx, head);
             let nt = wrap(cx, tail);
-            cx.d(q.head, pop.mux(nh, head));
+            let head_d = pop.mux(nh, head);
+            cx.d(q.head, head_d);
             cx.d(q.tail, push_ok.mux(nt, tail));
-            let inc = push_ok.mux(count + one4, count);
-            cx.d(q.count, pop.mux(inc - one4, inc));
-            for (e, ent) in q.ent.iter().enumerate() {
-                let here = push_ok & tail.eq(cx.lit::<3>(e as u64));
-                let t = cx.q(ent.tag);
-                cx.d(ent.tag, here.mux(p.tag, t));
-                let mk = cx.q(ent.mask);
-                cx.d(ent.mask, here.mux(p.mask, mk));
-                let pr = cx.q(ent.pred);
-                cx.d(ent.pred, here.mux(p.pred, pr));
-                for l in 0..32 {
-                    let v = cx.q(ent.lo[l]);
-                    cx.d(ent.lo[l], here.mux(p.lo[l], v));
-                    if q.wide {
-                        let v = cx.q(ent.hi[l]);
-                        cx.d(ent.hi[l], here.mux(p.hi[l], v));
-                    }
+            let left = pop.mux(count - one4, count);
+            cx.d(q.count, push_ok.mux(left + one4, left));
+            // The pulse is written at the tail. The next cycle's head is
+            // read at this edge (address `head_d`, on the read register
+            // from the next cycle), unless it is the pulse itself (the
+            // queue is empty after the pop): the memory gives the word as
+            // it was before this edge's write, so the pulse goes to the
+            // bypass registers and is the head for one cycle; from then
+            // on the memory gives it.
+            let to_head = push_ok & left.eq(cx.lit::<4>(0));
+            cx.d(q.byp, to_head);
+            let on = cx.lit::<1>(1);
+            let meta = p.mask.concat::<32, 64>(p.tag);
+            cx.mem_write(q.meta, 0, push_ok, tail, meta);
+            let _ = cx.mem_read(q.meta, 0, on, head_d);
+            let b = cx.q(q.byp_meta);
+            cx.d(q.byp_meta, to_head.mux(meta, b));
+            if let (Some(m), Some(r)) = (q.pred, q.byp_pred) {
+                cx.mem_write(m, 0, push_ok, tail, p.pred);
+                let _ = cx.mem_read(m, 0, on, head_d);
+                let b = cx.q(r);
+                cx.d(r, to_head.mux(p.pred, b));
+            }
+            let halves = [(&q.lo[..], &q.byp_lo[..], &p.lo), (&q.hi[..], &q.byp_hi[..], &p.hi)];
+            for (mems, regs, v) in halves {
+                for (g, (&m, &r)) in mems.iter().zip(regs).enumerate() {
+                    let l = g * LANES_PER_WORD;
+                    let word: S<C, 128> = v[l + 3]
+                        .concat::<32, 64>(v[l + 2])
+                        .concat::<32, 96>(v[l + 1])
+                        .concat::<32, 128>(v[l]);
+                    cx.mem_write(m, 0, push_ok, tail, word);
+                    let _ = cx.mem_read(m, 0, on, head_d);
+                    let b = cx.q(r);
+                    cx.d(r, to_head.mux(word, b));
                 }
             }
             let up = p.disp.mux(credit + one4, credit);

@@ -401,7 +401,7 @@ impl Ctx for SimCx<'_> {
     ) -> Bits<W> {
         let ms = &mut self.st.mems[self.cur.mem + m.idx as usize];
         ms.rd[port] = (en.to_u64() != 0, addr.to_u64() as usize);
-        Bits::from_slice(&ms.rdata[port * ms.nw..])
+        self.mem_rdata(m, port)
     }
 
     #[inline(always)]

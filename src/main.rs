@@ -527,15 +527,28 @@ fn run(cli: Cli) -> Result<i32> {
                 time_limit: std::time::Duration::from_millis(time_limit_ms),
                 ..Default::default()
             };
-            match smrtl::golden::gpucc::map::map_source(&src, &opts) {
-                Ok((text, maps)) => {
-                    for m in &maps {
+            let t0 = std::time::Instant::now();
+            match smrtl::golden::gpucc::lift::map_kernel(&src, &file, &opts) {
+                Ok((text, maps, lifted)) => {
+                    if let Some(l) = &lifted {
+                        eprintln!(
+                            "{file}: standard-mode body lifted: {} operations, {} loads and stores, {} configuration{}",
+                            l.cores,
+                            l.lsus,
+                            l.blocks,
+                            if l.blocks == 1 { "" } else { "s" }
+                        );
+                    }
+                    for (k, m) in maps.iter().enumerate() {
+                        let at = match &lifted {
+                            Some(_) => format!("{file}: configuration {}", k + 1),
+                            None => format!("{file}:{}", m.line),
+                        };
                         if m.cores + m.lsus == 0 {
-                            eprintln!("{file}:{}: block placed by hand, kept", m.line);
+                            eprintln!("{at}: block placed by hand, kept");
                         } else {
                             eprintln!(
-                                "{file}:{}: {} cores, {} LSUs, {} lanes; {} search states in {:.3} ms",
-                                m.line,
+                                "{at}: {} cores, {} LSUs, {} lanes; {} search states in {:.3} ms",
                                 m.cores,
                                 m.lsus,
                                 m.lanes,
@@ -544,6 +557,10 @@ fn run(cli: Cli) -> Result<i32> {
                             );
                         }
                     }
+                    eprintln!(
+                        "{file}: mapped in {:.3} ms (reading, lifting, placing, routing, checking)",
+                        t0.elapsed().as_secs_f64() * 1e3
+                    );
                     match out {
                         Some(p) => std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?,
                         None => print!("{text}"),

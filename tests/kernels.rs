@@ -163,6 +163,16 @@ fn saxpy_ffma_fermi() {
 }
 
 #[test]
+fn fir8_fermi() {
+    run_kernel_cases("fir8", "fermi");
+}
+
+#[test]
+fn fir16_fermi() {
+    run_kernel_cases("fir16", "fermi");
+}
+
+#[test]
 fn sfu_ffma_fermi() {
     run_kernel_cases("sfu_ffma", "fermi");
 }

@@ -393,7 +393,7 @@ fn allowed_suffixes(modk: ModKind) -> String {
 }
 
 /// The mnemonic with its suffixes, canonical.
-fn mnemonic_text(i: &Instr) -> String {
+pub(crate) fn mnemonic_text(i: &Instr) -> String {
     let info = i.info();
     let mut s = info.mnemonic.to_string();
     let mut m = i.m;

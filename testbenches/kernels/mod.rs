@@ -394,7 +394,7 @@ const fn kernel(
     }
 }
 
-static KERNELS: [Kernel; 25] = [
+static KERNELS: [Kernel; 27] = [
     kernel("vadd", src!("vadd.s"), "c[i] = a[i] + b[i] (FADD)", |fp| {
         vec![vadd(fp, 1000, 256, 1), vadd(fp, 4096, 256, 2), vadd(fp, 77, 32, 3)]
     }),
@@ -406,6 +406,18 @@ static KERNELS: [Kernel; 25] = [
         src!("saxpy_ffma.s"),
         "y[i] = alpha * x[i] + y[i] (FFMA)",
         |_| vec![saxpy(true, 777, 128, 13), saxpy(true, 2048, 64, 14)],
+    ),
+    kernel(
+        "fir8",
+        src!("fir8.s"),
+        "8-tap FIR filter, y[i] = sum h[k] * x[i+k] (FMUL, then FFMA)",
+        |_| vec![fir(8, 300, 64, 15), fir(8, 45, 32, 16)],
+    ),
+    kernel(
+        "fir16",
+        src!("fir16.s"),
+        "16-tap FIR filter, y[i] = sum h[k] * x[i+k] (FMUL, then FFMA)",
+        |_| vec![fir(16, 300, 64, 17), fir(16, 45, 32, 18)],
     ),
     kernel(
         "reduce",
@@ -719,6 +731,45 @@ pub fn saxpy(fused: bool, n: u32, block: u32, seed: u64) -> Case {
         grid,
         [block, 1, 1],
         vec![("alpha", alpha), ("x", px), ("y", py), ("n", n)],
+        img,
+        vec![(
+            Region {
+                name: "y",
+                addr: py,
+                len: n as usize,
+                elem: Elem::F32,
+            },
+            y_ref,
+        )],
+    )
+}
+
+/// `fir8.s` / `fir16.s`: `y[i] = h[0] * x[i]` (FMUL), then `y[i] =
+/// FFMA(h[k], x[i+k], y[i])` for the other taps, on `n` outputs.
+pub fn fir(taps: u32, n: u32, block: u32, seed: u64) -> Case {
+    let mut r = rng(seed);
+    let x: Vec<u32> = (0..n + taps - 1).map(|_| mixed_f32(&mut r)).collect();
+    let h: Vec<u32> = (0..taps).map(|_| uniform(&mut r, -1.0, 1.0)).collect();
+    let y_ref: Vec<u32> = (0..n as usize)
+        .map(|i| {
+            let mut acc = Fp32::Ieee.fmul(h[0], x[i]);
+            for k in 1..taps as usize {
+                acc = ffma(h[k], x[i + k], acc);
+            }
+            acc
+        })
+        .collect();
+    let mut img = Image::new();
+    let (px, ph) = (img.array(&x), img.array(&h));
+    let py = img.alloc(n as usize);
+    let name = if taps == 8 { "fir8" } else { "fir16" };
+    let grid = [ceil_div(n, block), 1];
+    finish(
+        k(name),
+        format!("{name} n={n} grid={}x1 block={block}", grid[0]),
+        grid,
+        [block, 1, 1],
+        vec![("x", px), ("h", ph), ("y", py), ("n", n)],
         img,
         vec![(
             Region {

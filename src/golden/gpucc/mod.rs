@@ -16,6 +16,7 @@
 //!   blocks of a kernel) to `GCSET`/`GCRUN` instructions.
 
 pub mod flow;
+pub mod lift;
 pub mod map;
 #[cfg(test)]
 mod tests;

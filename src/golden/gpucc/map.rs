@@ -517,6 +517,27 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// Do the unplaced nodes fit the positions from `next` on (counting
+    /// each kind, and those with readers before the last position)?
+    fn room(&self, mask: u64, next: usize) -> bool {
+        let slots = |lsu: bool, end: usize| (next..end).filter(|p| (p % 3 == 0) == lsu).count();
+        let (mut l, mut c, mut l_read, mut c_read) = (0, 0, 0, 0);
+        for k in (0..self.preds.len()).filter(|&k| mask >> k & 1 == 0) {
+            let read = self.succs[k] != 0;
+            if self.lsu[k] {
+                l += 1;
+                l_read += read as usize;
+            } else {
+                c += 1;
+                c_read += read as usize;
+            }
+        }
+        l <= slots(true, NODES)
+            && c <= slots(false, NODES)
+            && l_read <= slots(true, NODES - 1)
+            && c_read <= slots(false, NODES - 1)
+    }
+
     fn open(&self, mask: u64) -> usize {
         (0..self.preds.len())
             .filter(|&p| mask >> p & 1 == 1 && self.succs[p] & !mask != 0)
@@ -533,6 +554,12 @@ impl Search<'_> {
             self.timed_out = true;
         }
         if self.timed_out || self.failed.contains(&(mask, next as u8)) {
+            return false;
+        }
+        // A bound: the nodes left must find free positions of their kind
+        // from `next` on, and a node with a reader one before the line's end.
+        if !self.room(mask, next) {
+            self.failed.insert((mask, next as u8));
             return false;
         }
         if self.order.len() > self.best.0 {

@@ -40,7 +40,7 @@ fn gpucc_launch(case: &Case) -> Launch {
 #[test]
 fn lifted_kernels_match_the_standard_mode_reference() {
     let cfg = gpucc();
-    for (name, blocks) in [("vadd", 1), ("saxpy_ffma", 1), ("fir8", 1), ("fir16", 2)] {
+    for (name, blocks) in [("vadd", 1), ("saxpy_ffma", 1), ("fir8", 1), ("fir16", 2), ("copy", 1)] {
         let (text, n) = mapped(name);
         assert_eq!(n, blocks, "{name}: configurations\n{text}");
         let prog = assemble(&text, "lifted.s").unwrap_or_else(|e| panic!("{name}: {}", e.render(&text)));
@@ -108,7 +108,9 @@ fn lifter_refuses_what_the_network_cannot_run() {
         (vadd_with("RCP R6, R6"), "RCP R6", "does not run on an SP lane"),
         (vadd_with("DADD R6, R6, R8"), "DADD", "does not run on an SP lane"),
         (vadd_with("@P0 FADD R6, R6, R7"), "@P0 FADD", "divergent control flow"),
-        (vadd_with("BRA 3"), "BRA", "divergent control flow"),
+        (vadd_with("BRA skip\nskip:"), "BRA", "divergent control flow"),
+        // A backward branch whose loop does not step the index.
+        (vadd_with("BRA 3"), "BRA", "does not step the element index"),
         (vadd_with("BAR"), "BAR", "barrier"),
         (vadd_with("LDS R6, [R4]"), "LDS", "shared memory"),
         (vadd_with("FSETP.LT P1, R6, R7"), "FSETP", "predicates"),
@@ -150,6 +152,27 @@ fn lifter_refuses_what_the_network_cannot_run() {
         assert_eq!(e[0].line, want, "{at}: {:?}", e[0]);
         assert!(e[0].msg.contains(why), "{at}: {:?}", e[0]);
     }
+    // A grid-stride loop whose sum runs from one element to the next.
+    let grid_stride = |body: &str| {
+        format!(
+            ".kernel g\n.regs 10\n.param src\n.param dst\n.param n\n\
+             S2R R0, SR_TID.X\nS2R R1, SR_CTAID.X\nS2R R2, SR_NTID.X\nS2R R3, SR_NCTAID.X\n\
+             IMAD R0, R1, R2, R0\nIMUL R3, R3, R2\nLDC R4, c[n]\nLDC R5, c[src]\nLDC R6, c[dst]\nMOV R8, 0\n\
+             next:\nISETP.GE P0, R0, R4\n@P0 EXIT\nSHL R7, R0, 2\nIADD R1, R5, R7\nLDG R2, [R1]\n\
+             {body}\nIADD R1, R6, R7\nSTG [R1], R8\nIADD R0, R0, R3\nBRA next\n"
+        )
+    };
+    let acc = grid_stride("FADD R8, R8, R2");
+    let e = lift(&acc, "t.s").unwrap_err();
+    assert_eq!(e[0].line, line_of(&acc, "FADD R8"), "{e:?}");
+    assert!(e[0].msg.contains("R8 is carried from one element to the next"), "{e:?}");
+    // The same loop without the carried sum lifts.
+    let ok = grid_stride("FADD R8, R2, R2");
+    assert_eq!(lift(&ok, "t.s").unwrap().cores, 1);
+    // A loop that does not step by the grid's threads.
+    let bad_step = ok.replace("IADD R0, R0, R3", "IADD R0, R0, 1");
+    let e = lift(&bad_step, "t.s").unwrap_err();
+    assert!(e[0].msg.contains("does not step the element index"), "{e:?}");
     // No bound on the index, no store, an unwritten register.
     let no_bound = vadd_with("").replace("@P0 EXIT\n", "");
     assert!(lift(&no_bound, "t.s").unwrap_err()[0].msg.contains("no bound"));

@@ -78,7 +78,12 @@ pub fn map_kernel(
     }
     let lifted = lift(src, file)?;
     match map_source(&lifted.text, opts) {
-        Ok((text, maps)) => Ok((text, maps, Some(lifted))),
+        Ok((mut text, maps)) => {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            Ok((text, maps, Some(lifted)))
+        }
         Err(errs) => Err(errs
             .into_iter()
             .map(|e| {
@@ -98,6 +103,12 @@ enum Val {
     /// Never written.
     Unset,
     Special(Sreg),
+    /// The threads of the grid, `nctaid.x * ntid.x`: a grid-stride
+    /// loop's step.
+    Stride,
+    /// The element index advanced by [`Val::Stride`] (the next element of
+    /// a grid-stride loop).
+    Next,
     /// The same for every element, in this register of the output kernel.
     Uni(u8),
     Imm(u32),
@@ -344,7 +355,9 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
     };
     let mut vals = [Val::Unset; 256];
     vals[RZ as usize] = Val::Imm(0);
-    let mut preds: HashMap<u8, (ICmp, Val, Val)> = HashMap::new();
+    // Compare, its operands, its pc and its first register.
+    let mut preds: HashMap<u8, (ICmp, Val, Val, usize, u8)> = HashMap::new();
+    let mut bound_at: Option<(usize, u8)> = None;
     let mut bound: Option<u8> = None;
     let mut ended = false;
     for (pc, ins) in prog.code.iter().enumerate() {
@@ -359,8 +372,8 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
             let p = preds.get(&ins.guard.pred).copied();
             let is_bound = ins.op == Op::Exit
                 && match p {
-                    Some((ICmp::Ge, a, Val::Uni(_))) => a == INDEX && !ins.guard.neg,
-                    Some((ICmp::Lt, a, Val::Uni(_))) => a == INDEX && ins.guard.neg,
+                    Some((ICmp::Ge, a, Val::Uni(_), ..)) => a == INDEX && !ins.guard.neg,
+                    Some((ICmp::Lt, a, Val::Uni(_), ..)) => a == INDEX && ins.guard.neg,
                     _ => false,
                 };
             if !is_bound {
@@ -375,14 +388,51 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
             if !l.nodes.is_empty() {
                 return l.err("the bound must come before the first load, store or per-element operation");
             }
-            let Some((_, _, Val::Uni(n))) = p else { unreachable!() };
+            let Some((_, _, Val::Uni(n), at, reg)) = p else {
+                unreachable!()
+            };
             bound = Some(n);
+            bound_at = Some((at, reg));
             continue;
         }
         let op = ins.op;
         match op {
             Op::Nop => continue,
             Op::Exit => {
+                ended = true;
+                break;
+            }
+            Op::Bra if ins.target() as usize <= pc => {
+                // A grid-stride loop: `i += nctaid.x * ntid.x` and back to
+                // the bound.
+                let Some((at, ireg)) = bound_at else {
+                    return l.err("a loop without the bound `ISETP.GE P, i, n` / `@P EXIT` at its head");
+                };
+                let head = ins.target() as usize;
+                if head > at {
+                    return l.err(format!(
+                        "the loop goes back to line {}, after the bound at line {}: the bound must be at its head",
+                        prog.src_lines.get(head).copied().unwrap_or(0),
+                        prog.src_lines.get(at).copied().unwrap_or(0)
+                    ));
+                }
+                if vals[ireg as usize] != Val::Next {
+                    return l.err(format!(
+                        "the loop does not step the element index R{ireg} by the grid's threads \
+                         (`IADD R{ireg}, R{ireg}, T` with T = nctaid.x * ntid.x)"
+                    ));
+                }
+                if let Some((r, w, u)) = carried(prog, head, pc, ireg) {
+                    l.line = u;
+                    l.text = src_lines
+                        .get((u as usize).wrapping_sub(1))
+                        .map(|t| t.split(';').next().unwrap_or("").trim().to_string())
+                        .unwrap_or_default();
+                    return l.err(format!(
+                        "R{r} is carried from one element to the next (written at line {w}, read at line {u} \
+                         before that in the loop): a GPU-CC network has no path back from a later element to an earlier one"
+                    ));
+                }
                 ended = true;
                 break;
             }
@@ -403,7 +453,7 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
             }
             Op::S2r => {
                 let s = ins.sreg();
-                if !matches!(s, Sreg::TidX | Sreg::CtaidX | Sreg::NtidX) {
+                if !matches!(s, Sreg::TidX | Sreg::CtaidX | Sreg::NtidX | Sreg::NctaidX) {
                     return l.err(format!(
                         "{}: the lifter takes 1-D kernels whose element index is ctaid.x * ntid.x + tid.x",
                         s.name()
@@ -430,7 +480,7 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
                 continue;
             }
             Op::Isetp => {
-                preds.insert(ins.d, (ins.icmp(), val(ins.a), src_val(ins.b)));
+                preds.insert(ins.d, (ins.icmp(), val(ins.a), src_val(ins.b), pc, ins.a));
                 continue;
             }
             Op::Mov => {
@@ -594,6 +644,29 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
                 continue;
             }
         }
+        // 1b. The grid-stride loop's step and the next element.
+        if op == Op::Imul && ins.m == 0 {
+            if let [(Val::Special(a), false), (Val::Special(b), false)] = sv.as_slice() {
+                if matches!((a, b), (Sreg::NctaidX, Sreg::NtidX) | (Sreg::NtidX, Sreg::NctaidX)) {
+                    vals[ins.d as usize] = Val::Stride;
+                    continue;
+                }
+            }
+        }
+        if op == Op::Iadd {
+            if let [(x, false), (y, false)] = sv.as_slice() {
+                if (*x == INDEX && *y == Val::Stride) || (*x == Val::Stride && *y == INDEX) {
+                    vals[ins.d as usize] = Val::Next;
+                    continue;
+                }
+            }
+        }
+        if sv.iter().any(|(v, _)| matches!(v, Val::Stride | Val::Next)) {
+            return l.err(
+                "uses the grid's thread count or the next element's index other than to step a grid-stride loop \
+                 (`IADD i, i, T` then `BRA` back to the bound)",
+            );
+        }
         if sv.iter().any(|(v, _)| matches!(v, Val::Special(_))) {
             return l.err("the lifter takes 1-D kernels whose element index is ctaid.x * ntid.x + tid.x (one IMAD)");
         }
@@ -684,7 +757,7 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
                          only as x + c (c in -128..=127)",
                     )
                 }
-                Val::Special(_) | Val::Unset => unreachable!(),
+                Val::Special(_) | Val::Unset | Val::Stride | Val::Next => unreachable!(),
             });
         }
         let n = l.nodes.len();
@@ -728,6 +801,58 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
     let keep: Vec<usize> = (0..l.nodes.len()).filter(|&i| live[i]).collect();
     let segs = cut(&l, &keep)?;
     Ok(render(&l, prog, &src_lines, n_reg, &keep, &segs))
+}
+
+/// Registers an instruction reads and the one it writes (RZ left out).
+fn reads_writes(i: &Instr) -> (Vec<u8>, Option<u8>) {
+    let b = match i.b {
+        Src::Reg(r) => Some(r),
+        Src::Imm(_) => None,
+    };
+    let (r, w): (Vec<Option<u8>>, bool) = match i.info().form {
+        Form::DA => (vec![Some(i.a)], true),
+        Form::DB => (vec![b], true),
+        Form::DAB | Form::DABP => (vec![Some(i.a), b], true),
+        Form::PAB => (vec![Some(i.a), b], false),
+        Form::DABC => (vec![Some(i.a), b, Some(i.c)], true),
+        Form::DABCI => (vec![Some(i.a), b, Some(i.addend())], true),
+        Form::Load => (vec![Some(i.a)], true),
+        Form::Store => (vec![Some(i.a), b], false),
+        Form::Param => (vec![Some(i.a)], true),
+        Form::Sreg => (vec![], true),
+        _ => (vec![], false),
+    };
+    (
+        r.into_iter().flatten().filter(|&x| x != RZ).collect(),
+        (w && i.d != RZ).then_some(i.d),
+    )
+}
+
+/// A register other than the index `ireg` that the loop `head..end`
+/// reads before writing and also writes: (register, line written, line
+/// read).
+fn carried(prog: &Program, head: usize, end: usize, ireg: u8) -> Option<(u8, u32, u32)> {
+    let line = |pc: usize| prog.src_lines.get(pc).copied().unwrap_or(0);
+    let mut written: HashMap<u8, usize> = HashMap::new();
+    let mut exposed: HashMap<u8, usize> = HashMap::new();
+    for pc in head..end {
+        let (r, w) = reads_writes(&prog.code[pc]);
+        for x in r {
+            if !written.contains_key(&x) {
+                exposed.entry(x).or_insert(pc);
+            }
+        }
+        if let Some(d) = w {
+            written.entry(d).or_insert(pc);
+        }
+    }
+    let mut v: Vec<(u8, u32, u32)> = exposed
+        .iter()
+        .filter(|(r, _)| **r != ireg)
+        .filter_map(|(r, &u)| written.get(r).map(|&w| (*r, line(w), line(u))))
+        .collect();
+    v.sort_by_key(|x| x.2);
+    v.into_iter().next()
 }
 
 fn reg_of(s: Src) -> u8 {

@@ -1278,7 +1278,7 @@ mod tests {
 
     #[test]
     fn every_kernel_has_two_shapes_and_its_source() {
-        assert_eq!(all_kernels().len(), 25);
+        assert_eq!(all_kernels().len(), 27);
         for k in all_kernels() {
             assert!(k.source.contains(&format!(".kernel {}", k.name)), "{}", k.file);
             let cases = (k.cases)(Fp32::Tesla);

@@ -500,7 +500,14 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
                 };
                 if op == Op::Ldg {
                     match addr {
-                        Val::Uni(r) => {
+                        Val::Uni(_) | Val::Imm(_) => {
+                            // The same word for every element: loaded once
+                            // before the mode.
+                            let r = match addr {
+                                Val::Uni(r) => r,
+                                Val::Imm(a) => l.materialize(None, a as i32 as i64)?,
+                                _ => unreachable!(),
+                            };
                             let i = l.info(r);
                             let d = l.fresh(UInfo::default())?;
                             l.emit(format!("LDG R{d}, [R{r}]"));
@@ -512,21 +519,6 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
                                 origin: i.origin,
                                 k: 0,
                                 off: i.off,
-                            });
-                            vals[ins.d as usize] = Val::Uni(d);
-                        }
-                        Val::Imm(a) => {
-                            let r = l.materialize(None, a as i32 as i64)?;
-                            let d = l.fresh(UInfo::default())?;
-                            l.emit(format!("LDG R{d}, [R{r}]"));
-                            l.acc.push(Access {
-                                line: l.line,
-                                text: l.text.clone(),
-                                store: false,
-                                node: None,
-                                origin: None,
-                                k: 0,
-                                off: a as i64,
                             });
                             vals[ins.d as usize] = Val::Uni(d);
                         }
@@ -614,14 +606,8 @@ fn lift_program(prog: &Program, src: &str) -> LResult<Lifted> {
             return l.err("an instruction the lifter does not take");
         }
         let sv: Vec<(Val, bool)> = srcs.iter().map(|&(s, n)| (src_val(s), n)).collect();
-        if let Some((v, _)) = sv.iter().find(|(v, _)| *v == Val::Unset) {
-            let _ = v;
-            let r = srcs
-                .iter()
-                .zip(&sv)
-                .find(|(_, (v, _))| *v == Val::Unset)
-                .map(|(s, _)| reg_of(s.0));
-            return l.err(format!("reads R{}, which is never written", r.unwrap_or(0)));
+        if let Some(k) = sv.iter().position(|(v, _)| *v == Val::Unset) {
+            return l.err(format!("reads R{}, which is never written", reg_of(srcs[k].0)));
         }
         let any_node = sv.iter().any(|(v, _)| matches!(v, Val::Node(_)));
         let any_elem = sv.iter().any(|(v, _)| matches!(v, Val::Lin { .. } | Val::Special(_)));
@@ -1031,8 +1017,8 @@ fn cut(l: &Lifter, keep: &[usize]) -> LResult<Vec<(usize, usize)>> {
                 .any(|&q| keep[s..e].iter().any(|&n| nodes[n].deps().contains(&keep[q])));
             let spill = xout.iter().any(|&q| q >= s);
             let m = m + reload as usize + spill as usize;
-            let idx = 1;
-            if c + idx <= CORES && m <= lsus {
+            // `c + 1`: the index core.
+            if c + 1 <= CORES && m <= lsus {
                 best = Some(e);
             }
         }

@@ -39,8 +39,8 @@ module gpucc_core_ieee_l8_x (
   // Registers
   reg  [31:0] cfg_op_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_op_d;
-  reg  [16:0] cfg_ctr_q;  // hot clock, reset 17'h00000
-  wire [16:0] cfg_ctr_d;
+  reg  [31:0] cfg_ctr_q;  // hot clock, reset 32'h00000000
+  wire [31:0] cfg_ctr_d;
   reg  [31:0] cfg_imm_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_imm_d;
   reg  [31:0] cfg_nx_q;  // hot clock, reset 32'h00000000
@@ -75,6 +75,24 @@ module gpucc_core_ieee_l8_x (
   wire vld7_d;
   reg  [7:0] inflight_q;  // hot clock, reset 8'h00
   wire [7:0] inflight_d;
+  reg  [4:0] ins0_q;  // hot clock, reset 5'h00
+  wire [4:0] ins0_d;
+  reg  [4:0] ins1_q;  // hot clock, reset 5'h00
+  wire [4:0] ins1_d;
+  reg  [4:0] ins2_q;  // hot clock, reset 5'h00
+  wire [4:0] ins2_d;
+  reg  [4:0] drop0_q;  // hot clock, reset 5'h00
+  wire [4:0] drop0_d;
+  reg  [4:0] drop1_q;  // hot clock, reset 5'h00
+  wire [4:0] drop1_d;
+  reg  [4:0] drop2_q;  // hot clock, reset 5'h00
+  wire [4:0] drop2_d;
+  reg  zero0_q;  // hot clock, reset 1'h0
+  wire zero0_d;
+  reg  zero1_q;  // hot clock, reset 1'h0
+  wire zero1_d;
+  reg  zero2_q;  // hot clock, reset 1'h0
+  wire zero2_d;
   wire [31:0] u_fifo0_rdata_o;
   wire u_fifo0_rvalid_o;
   wire u_fifo0_full_o;
@@ -114,70 +132,93 @@ module gpucc_core_ieee_l8_x (
   wire [2:0] n41 = cfg_op_q[22:20];
   wire [2:0] n42 = cfg_op_q[25:23];
   wire [2:0] n43 = cfg_op_q[28:26];
-  wire n85 = (((n38 == 3'h1) | (n39 == 3'h1)) | (n40 == 3'h1));
-  wire n91 = (((n38 == 3'h2) | (n39 == 3'h2)) | (n40 == 3'h2));
-  wire n97 = (((n38 == 3'h3) | (n39 == 3'h3)) | (n40 == 3'h3));
-  wire n100 = ((cfg_on & (~done)) & run_i);
-  wire n109 = (((n100 & (~(n85 & u_fifo0_empty_o))) & (~(n91 & u_fifo1_empty_o))) & (~(n97 & u_fifo2_empty_o)));
-  wire n112 = ({{1{1'b0}}, inflight_q} < space_i);
-  wire fire = (n109 & n112);
-  wire n118 = (n41 == 3'h1);
-  wire n122 = (n41 == 3'h2);
-  wire n126 = (n41 == 3'h3);
-  wire n130 = (n41 == 3'h4);
-  wire n134 = (n41 == 3'h5);
-  wire n146 = (n42 == 3'h1);
-  wire n150 = (n42 == 3'h2);
-  wire n154 = (n42 == 3'h3);
-  wire n158 = (n42 == 3'h4);
-  wire n162 = (n42 == 3'h5);
-  wire n174 = (n43 == 3'h1);
-  wire n178 = (n43 == 3'h2);
-  wire n182 = (n43 == 3'h3);
-  wire n186 = (n43 == 3'h4);
-  wire n190 = (n43 == 3'h5);
-  wire [31:0] n235 = (xcnt_q + 32'h00000001);
-  wire n236 = (n235 == cfg_nx_q);
-  wire [31:0] opa = ((n38 == 3'h7) ? yv_q : ((n38 == 3'h6) ? xv_q : ((n38 == 3'h4) ? cfg_imm_q : ((n38 == 3'h3) ? u_fifo2_rdata_o : ((n38 == 3'h2) ? u_fifo1_rdata_o : ((n38 == 3'h1) ? u_fifo0_rdata_o : 32'h00000000))))));
-  wire [31:0] opb = ((n39 == 3'h7) ? yv_q : ((n39 == 3'h6) ? xv_q : ((n39 == 3'h4) ? cfg_imm_q : ((n39 == 3'h3) ? u_fifo2_rdata_o : ((n39 == 3'h2) ? u_fifo1_rdata_o : ((n39 == 3'h1) ? u_fifo0_rdata_o : 32'h00000000))))));
-  wire [31:0] opc = ((n40 == 3'h7) ? yv_q : ((n40 == 3'h6) ? xv_q : ((n40 == 3'h4) ? cfg_imm_q : ((n40 == 3'h3) ? u_fifo2_rdata_o : ((n40 == 3'h2) ? u_fifo1_rdata_o : ((n40 == 3'h1) ? u_fifo0_rdata_o : 32'h00000000))))));
-  wire [8:0] n333 = {{4{1'b0}}, u_fifo0_count_o};
-  wire [8:0] n334 = {{4{1'b0}}, u_fifo1_count_o};
-  wire [8:0] n335 = {{4{1'b0}}, u_fifo2_count_o};
-  wire [8:0] n339 = (9'h010 - n333);
-  wire [8:0] n344 = (((n41 == 3'h1) & (n339 < 9'h1ff)) ? n339 : 9'h1ff);
-  wire [8:0] n346 = (9'h010 - n334);
-  wire [8:0] n351 = (((n42 == 3'h1) & (n346 < n344)) ? n346 : n344);
-  wire [8:0] n353 = (9'h010 - n335);
-  wire [8:0] n361 = (9'h010 - n333);
-  wire [8:0] n366 = (((n41 == 3'h2) & (n361 < 9'h1ff)) ? n361 : 9'h1ff);
-  wire [8:0] n368 = (9'h010 - n334);
-  wire [8:0] n373 = (((n42 == 3'h2) & (n368 < n366)) ? n368 : n366);
-  wire [8:0] n375 = (9'h010 - n335);
-  wire [8:0] n383 = (9'h010 - n333);
-  wire [8:0] n388 = (((n41 == 3'h3) & (n383 < 9'h1ff)) ? n383 : 9'h1ff);
-  wire [8:0] n390 = (9'h010 - n334);
-  wire [8:0] n395 = (((n42 == 3'h3) & (n390 < n388)) ? n390 : n388);
-  wire [8:0] n397 = (9'h010 - n335);
-  wire [8:0] n405 = (9'h010 - n333);
-  wire [8:0] n410 = (((n41 == 3'h4) & (n405 < 9'h1ff)) ? n405 : 9'h1ff);
-  wire [8:0] n412 = (9'h010 - n334);
-  wire [8:0] n417 = (((n42 == 3'h4) & (n412 < n410)) ? n412 : n410);
-  wire [8:0] n419 = (9'h010 - n335);
-  wire [8:0] n427 = (9'h010 - n333);
-  wire [8:0] n432 = (((n41 == 3'h5) & (n427 < 9'h1ff)) ? n427 : 9'h1ff);
-  wire [8:0] n434 = (9'h010 - n334);
-  wire [8:0] n439 = (((n42 == 3'h5) & (n434 < n432)) ? n434 : n432);
-  wire [8:0] n441 = (9'h010 - n335);
-  wire idle = ((~cfg_on) | ((((~n28) | done) & ((u_fifo0_empty_o & u_fifo1_empty_o) & u_fifo2_empty_o)) & (inflight_q == 8'h00)));
+  wire n88 = (((n38 == 3'h1) | (n39 == 3'h1)) | (n40 == 3'h1));
+  wire n94 = (((n38 == 3'h2) | (n39 == 3'h2)) | (n40 == 3'h2));
+  wire n100 = (((n38 == 3'h3) | (n39 == 3'h3)) | (n40 == 3'h3));
+  wire n103 = ((cfg_on & (~done)) & run_i);
+  wire n135 = (((n103 & (~(n88 & (~((~u_fifo0_empty_o) | (~(ins0_q == 5'h00))))))) & (~(n94 & (~((~u_fifo1_empty_o) | (~(ins1_q == 5'h00))))))) & (~(n100 & (~((~u_fifo2_empty_o) | (~(ins2_q == 5'h00)))))));
+  wire n138 = ({{1{1'b0}}, inflight_q} < space_i);
+  wire fire = (n135 & n138);
+  wire n143 = (cfg_we_i & (cfg_sel_i == 3'h1));
+  wire n145 = ((cfg_on & done) & run_i);
+  wire n150 = (n41 == 3'h1);
+  wire n154 = (n41 == 3'h2);
+  wire n158 = (n41 == 3'h3);
+  wire n162 = (n41 == 3'h4);
+  wire n166 = (n41 == 3'h5);
+  wire n170 = (~(ins0_q == 5'h00));
+  wire n171 = (fire & n88);
+  wire n174 = (n145 & (~(drop0_q == 5'h00)));
+  wire n175 = (n174 & n170);
+  wire n179 = ((n174 & (~n170)) & (~u_fifo0_empty_o));
+  wire [4:0] n188 = cfg_data_i[21:17];
+  wire n207 = (n42 == 3'h1);
+  wire n211 = (n42 == 3'h2);
+  wire n215 = (n42 == 3'h3);
+  wire n219 = (n42 == 3'h4);
+  wire n223 = (n42 == 3'h5);
+  wire n227 = (~(ins1_q == 5'h00));
+  wire n228 = (fire & n94);
+  wire n231 = (n145 & (~(drop1_q == 5'h00)));
+  wire n232 = (n231 & n227);
+  wire n236 = ((n231 & (~n227)) & (~u_fifo1_empty_o));
+  wire [4:0] n245 = cfg_data_i[26:22];
+  wire n264 = (n43 == 3'h1);
+  wire n268 = (n43 == 3'h2);
+  wire n272 = (n43 == 3'h3);
+  wire n276 = (n43 == 3'h4);
+  wire n280 = (n43 == 3'h5);
+  wire n284 = (~(ins2_q == 5'h00));
+  wire n285 = (fire & n100);
+  wire n288 = (n145 & (~(drop2_q == 5'h00)));
+  wire n289 = (n288 & n284);
+  wire n293 = ((n288 & (~n284)) & (~u_fifo2_empty_o));
+  wire [4:0] n302 = cfg_data_i[31:27];
+  wire [31:0] n352 = (xcnt_q + 32'h00000001);
+  wire n353 = (n352 == cfg_nx_q);
+  wire [31:0] n370 = (zero0_q ? 32'h00000000 : u_fifo0_rdata_o);
+  wire [31:0] n372 = (zero1_q ? 32'h00000000 : u_fifo1_rdata_o);
+  wire [31:0] n374 = (zero2_q ? 32'h00000000 : u_fifo2_rdata_o);
+  wire [31:0] opa = ((n38 == 3'h7) ? yv_q : ((n38 == 3'h6) ? xv_q : ((n38 == 3'h4) ? cfg_imm_q : ((n38 == 3'h3) ? n374 : ((n38 == 3'h2) ? n372 : ((n38 == 3'h1) ? n370 : 32'h00000000))))));
+  wire [31:0] opb = ((n39 == 3'h7) ? yv_q : ((n39 == 3'h6) ? xv_q : ((n39 == 3'h4) ? cfg_imm_q : ((n39 == 3'h3) ? n374 : ((n39 == 3'h2) ? n372 : ((n39 == 3'h1) ? n370 : 32'h00000000))))));
+  wire [31:0] opc = ((n40 == 3'h7) ? yv_q : ((n40 == 3'h6) ? xv_q : ((n40 == 3'h4) ? cfg_imm_q : ((n40 == 3'h3) ? n374 : ((n40 == 3'h2) ? n372 : ((n40 == 3'h1) ? n370 : 32'h00000000))))));
+  wire [8:0] n458 = {{4{1'b0}}, u_fifo0_count_o};
+  wire [8:0] n459 = {{4{1'b0}}, u_fifo1_count_o};
+  wire [8:0] n460 = {{4{1'b0}}, u_fifo2_count_o};
+  wire [8:0] n464 = (9'h010 - n458);
+  wire [8:0] n469 = (((n41 == 3'h1) & (n464 < 9'h1ff)) ? n464 : 9'h1ff);
+  wire [8:0] n471 = (9'h010 - n459);
+  wire [8:0] n476 = (((n42 == 3'h1) & (n471 < n469)) ? n471 : n469);
+  wire [8:0] n478 = (9'h010 - n460);
+  wire [8:0] n486 = (9'h010 - n458);
+  wire [8:0] n491 = (((n41 == 3'h2) & (n486 < 9'h1ff)) ? n486 : 9'h1ff);
+  wire [8:0] n493 = (9'h010 - n459);
+  wire [8:0] n498 = (((n42 == 3'h2) & (n493 < n491)) ? n493 : n491);
+  wire [8:0] n500 = (9'h010 - n460);
+  wire [8:0] n508 = (9'h010 - n458);
+  wire [8:0] n513 = (((n41 == 3'h3) & (n508 < 9'h1ff)) ? n508 : 9'h1ff);
+  wire [8:0] n515 = (9'h010 - n459);
+  wire [8:0] n520 = (((n42 == 3'h3) & (n515 < n513)) ? n515 : n513);
+  wire [8:0] n522 = (9'h010 - n460);
+  wire [8:0] n530 = (9'h010 - n458);
+  wire [8:0] n535 = (((n41 == 3'h4) & (n530 < 9'h1ff)) ? n530 : 9'h1ff);
+  wire [8:0] n537 = (9'h010 - n459);
+  wire [8:0] n542 = (((n42 == 3'h4) & (n537 < n535)) ? n537 : n535);
+  wire [8:0] n544 = (9'h010 - n460);
+  wire [8:0] n552 = (9'h010 - n458);
+  wire [8:0] n557 = (((n41 == 3'h5) & (n552 < 9'h1ff)) ? n552 : 9'h1ff);
+  wire [8:0] n559 = (9'h010 - n459);
+  wire [8:0] n564 = (((n42 == 3'h5) & (n559 < n557)) ? n559 : n557);
+  wire [8:0] n566 = (9'h010 - n460);
+  wire idle = ((~cfg_on) | (((((~n28) | done) & ((u_fifo0_empty_o & u_fifo1_empty_o) & u_fifo2_empty_o)) & (inflight_q == 8'h00)) & (~(((1'h0 | (~(drop0_q == 5'h00))) | (~(drop1_q == 5'h00))) | (~(drop2_q == 5'h00))))));
   wire ln_lost = (ln_valid_i ^ vld7_q);
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
-  assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
+  assign cfg_ctr_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i : cfg_ctr_q));
   assign cfg_imm_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h2)) ? cfg_data_i : cfg_imm_q));
   assign cfg_nx_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h3)) ? cfg_data_i : cfg_nx_q));
   assign cfg_ny_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h4)) ? cfg_data_i : cfg_ny_q));
-  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n236 ? 32'h00000000 : n235) : xcnt_q));
-  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n236 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
+  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n353 ? 32'h00000000 : n352) : xcnt_q));
+  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n353 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
   assign s1_valid_d = fire;
   assign xv_d = (fire ? ({{24{n35[7]}}, n35} + xcnt_q) : xv_q);
   assign yv_d = (fire ? ({{24{n36[7]}}, n36} + ycnt_q) : yv_q);
@@ -190,15 +231,24 @@ module gpucc_core_ieee_l8_x (
   assign vld6_d = vld5_q;
   assign vld7_d = vld6_q;
   assign inflight_d = ((inflight_q + (fire ? 8'h01 : 8'h00)) - (vld7_q ? 8'h01 : 8'h00));
+  assign ins0_d = (clear_i ? 5'h00 : (n143 ? n188 : (((n171 & n170) | n175) ? (ins0_q - 5'h01) : ins0_q)));
+  assign ins1_d = (clear_i ? 5'h00 : (n143 ? n245 : (((n228 & n227) | n232) ? (ins1_q - 5'h01) : ins1_q)));
+  assign ins2_d = (clear_i ? 5'h00 : (n143 ? n302 : (((n285 & n284) | n289) ? (ins2_q - 5'h01) : ins2_q)));
+  assign drop0_d = (clear_i ? 5'h00 : (n143 ? n188 : ((n175 | n179) ? (drop0_q - 5'h01) : drop0_q)));
+  assign drop1_d = (clear_i ? 5'h00 : (n143 ? n245 : ((n232 | n236) ? (drop1_q - 5'h01) : drop1_q)));
+  assign drop2_d = (clear_i ? 5'h00 : (n143 ? n302 : ((n289 | n293) ? (drop2_q - 5'h01) : drop2_q)));
+  assign zero0_d = (n171 & n170);
+  assign zero1_d = (n228 & n227);
+  assign zero2_d = (n285 & n284);
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = vld7_q;
   assign tok_o = (vld7_q ? ln_res_i : 32'h00000000);
-  assign free_o = {(((n43 == 3'h5) & (n441 < n439)) ? n441 : n439), (((n43 == 3'h4) & (n419 < n417)) ? n419 : n417), (((n43 == 3'h3) & (n397 < n395)) ? n397 : n395), (((n43 == 3'h2) & (n375 < n373)) ? n375 : n373), (((n43 == 3'h1) & (n353 < n351)) ? n353 : n351)};
+  assign free_o = {(((n43 == 3'h5) & (n566 < n564)) ? n566 : n564), (((n43 == 3'h4) & (n544 < n542)) ? n544 : n542), (((n43 == 3'h3) & (n522 < n520)) ? n522 : n520), (((n43 == 3'h2) & (n500 < n498)) ? n500 : n498), (((n43 == 3'h1) & (n478 < n476)) ? n478 : n476)};
   assign fire_o = fire;
-  assign stall_in_o = (n100 & (~n109));
-  assign stall_out_o = (n109 & (~n112));
+  assign stall_in_o = (n103 & (~n135));
+  assign stall_out_o = (n135 & (~n138));
   assign idle_o = idle;
-  assign level_o = {n335, n334, n333};
+  assign level_o = {n460, n459, n458};
   assign err_o = ((vld7_q & ln_err_i) | ln_lost);
   assign ln_valid_o = s1_valid_q;
   assign ln_op_o = n25;
@@ -211,7 +261,7 @@ module gpucc_core_ieee_l8_x (
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cfg_op_q <= 32'h00000000;
-      cfg_ctr_q <= 17'h00000;
+      cfg_ctr_q <= 32'h00000000;
       cfg_imm_q <= 32'h00000000;
       cfg_nx_q <= 32'h00000000;
       cfg_ny_q <= 32'h00000000;
@@ -227,6 +277,15 @@ module gpucc_core_ieee_l8_x (
       vld6_q <= 1'h0;
       vld7_q <= 1'h0;
       inflight_q <= 8'h00;
+      ins0_q <= 5'h00;
+      ins1_q <= 5'h00;
+      ins2_q <= 5'h00;
+      drop0_q <= 5'h00;
+      drop1_q <= 5'h00;
+      drop2_q <= 5'h00;
+      zero0_q <= 1'h0;
+      zero1_q <= 1'h0;
+      zero2_q <= 1'h0;
     end else begin
       cfg_op_q <= cfg_op_d;
       cfg_ctr_q <= cfg_ctr_d;
@@ -245,6 +304,15 @@ module gpucc_core_ieee_l8_x (
       vld6_q <= vld6_d;
       vld7_q <= vld7_d;
       inflight_q <= inflight_d;
+      ins0_q <= ins0_d;
+      ins1_q <= ins1_d;
+      ins2_q <= ins2_d;
+      drop0_q <= drop0_d;
+      drop1_q <= drop1_d;
+      drop2_q <= drop2_d;
+      zero0_q <= zero0_d;
+      zero1_q <= zero1_d;
+      zero2_q <= zero2_d;
     end
   end
 
@@ -257,9 +325,9 @@ module gpucc_core_ieee_l8_x (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n134 ? n10 : (n130 ? n9 : (n126 ? n8 : (n122 ? n7 : (n118 ? n6 : 1'h0)))))),
-    .wdata_i ((n134 ? n16 : (n130 ? n15 : (n126 ? n14 : (n122 ? n13 : (n118 ? n12 : 32'h00000000)))))),
-    .pop_i ((fire & n85)),
+    .push_i ((n166 ? n10 : (n162 ? n9 : (n158 ? n8 : (n154 ? n7 : (n150 ? n6 : 1'h0)))))),
+    .wdata_i ((n166 ? n16 : (n162 ? n15 : (n158 ? n14 : (n154 ? n13 : (n150 ? n12 : 32'h00000000)))))),
+    .pop_i (((n171 & (~n170)) | n179)),
     .rdata_o (u_fifo0_rdata_o),
     .rvalid_o (u_fifo0_rvalid_o),
     .full_o (u_fifo0_full_o),
@@ -271,9 +339,9 @@ module gpucc_core_ieee_l8_x (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n162 ? n10 : (n158 ? n9 : (n154 ? n8 : (n150 ? n7 : (n146 ? n6 : 1'h0)))))),
-    .wdata_i ((n162 ? n16 : (n158 ? n15 : (n154 ? n14 : (n150 ? n13 : (n146 ? n12 : 32'h00000000)))))),
-    .pop_i ((fire & n91)),
+    .push_i ((n223 ? n10 : (n219 ? n9 : (n215 ? n8 : (n211 ? n7 : (n207 ? n6 : 1'h0)))))),
+    .wdata_i ((n223 ? n16 : (n219 ? n15 : (n215 ? n14 : (n211 ? n13 : (n207 ? n12 : 32'h00000000)))))),
+    .pop_i (((n228 & (~n227)) | n236)),
     .rdata_o (u_fifo1_rdata_o),
     .rvalid_o (u_fifo1_rvalid_o),
     .full_o (u_fifo1_full_o),
@@ -285,9 +353,9 @@ module gpucc_core_ieee_l8_x (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n190 ? n10 : (n186 ? n9 : (n182 ? n8 : (n178 ? n7 : (n174 ? n6 : 1'h0)))))),
-    .wdata_i ((n190 ? n16 : (n186 ? n15 : (n182 ? n14 : (n178 ? n13 : (n174 ? n12 : 32'h00000000)))))),
-    .pop_i ((fire & n97)),
+    .push_i ((n280 ? n10 : (n276 ? n9 : (n272 ? n8 : (n268 ? n7 : (n264 ? n6 : 1'h0)))))),
+    .wdata_i ((n280 ? n16 : (n276 ? n15 : (n272 ? n14 : (n268 ? n13 : (n264 ? n12 : 32'h00000000)))))),
+    .pop_i (((n285 & (~n284)) | n293)),
     .rdata_o (u_fifo2_rdata_o),
     .rvalid_o (u_fifo2_rvalid_o),
     .full_o (u_fifo2_full_o),

@@ -16,7 +16,8 @@
 //!   read, so the final image does not depend on the order between LSUs);
 //! * other cores get a random lane operation (the ops a core runs, valid
 //!   random modifiers) whose operands read open values through FIFOs
-//!   (unread ones first), the immediate, zero, x or y;
+//!   (unread ones first; a quarter of them with 1..=15 initial tokens,
+//!   which makes the core counted), the immediate, zero, x or y;
 //! * an output lane is one whose current value has been read (or that no
 //!   one drives), so driving it orphans nothing; towards the end of the
 //!   line only stores are placed, to read what is still unread.
@@ -233,6 +234,14 @@ fn attempt(rng: &mut Rng) -> Option<Vec<NodeCfg>> {
                 0..=5 if fifo < 3 => match pick(&lanes, rng) {
                     Some(l) => {
                         c.fifo_lane[fifo] = l;
+                        // Some inputs read late, through initial tokens.
+                        // At most 15 (below the FIFO depth): two streams of
+                        // one producer read with delays more than a FIFO
+                        // apart deadlock, whatever the timing.
+                        if rng.chance(25) {
+                            c.delay[fifo] = 1 + rng.below(15) as u8;
+                            ctr = true;
+                        }
                         reads.push(l);
                         fifo += 1;
                         Source::Fifo(fifo as u8 - 1)

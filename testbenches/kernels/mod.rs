@@ -1093,7 +1093,7 @@ static GPUCC_KERNELS: [Kernel; 2] = [
     kernel(
         "conv5x5_gpucc",
         src!("gpucc/conv5x5.s"),
-        "5x5 convolution, clamp-to-edge, FFMA, in GPU-CC mode: five passes, one per filter row",
+        "5x5 convolution, clamp-to-edge, FFMA, in GPU-CC mode: pixels passed along each filter row through delays",
         |_| {
             vec![
                 conv_gpucc(5, 5, 3, 131),

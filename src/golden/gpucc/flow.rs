@@ -12,6 +12,10 @@
 //!   data token there. Accesses of different LSUs are not ordered against
 //!   each other: a configuration that reads what it writes in the same run
 //!   has no defined result (the model sweeps the nodes in line order).
+//! * Initial tokens (`NodeCfg::delay`): a core's first `delay[k]` reads of
+//!   FIFO k give 0 without popping; once the core is done it drops
+//!   `delay[k]` tokens of that FIFO, its unread initial tokens first, then
+//!   the last tokens its producer sends.
 //! * Scheduling: sweeps over the line in position order, each node firing
 //!   at most once per sweep, until a sweep fires nothing. The run is done
 //!   when every counted node has finished and every FIFO is empty;
@@ -61,6 +65,10 @@ pub struct Flow<'n> {
     net: &'n Network,
     flavor: Flavor,
     fifos: Vec<[VecDeque<u32>; 3]>,
+    /// Per node and FIFO: initial tokens (zeros) not read yet.
+    ins: Vec<[u8; 3]>,
+    /// Per node and FIFO: tokens still to drop once the node is done.
+    drop: Vec<[u8; 3]>,
     fired: Vec<u64>,
     stats: FlowStats,
 }
@@ -71,6 +79,8 @@ impl<'n> Flow<'n> {
             net,
             flavor,
             fifos: (0..NODES).map(|_| Default::default()).collect(),
+            ins: net.nodes.iter().map(|c| c.delay).collect(),
+            drop: net.nodes.iter().map(|c| c.delay).collect(),
             fired: vec![0; NODES],
             stats: FlowStats::default(),
         }
@@ -110,7 +120,7 @@ impl<'n> Flow<'n> {
             }
         }
         let left: usize = self.fifos.iter().flatten().map(|q| q.len()).sum();
-        let unfinished = (0..NODES).any(|n| self.unfinished(n));
+        let unfinished = (0..NODES).any(|n| self.unfinished(n) || self.drop[n].iter().any(|&d| d > 0));
         if left > 0 || unfinished {
             return Err(format!(
                 "GPU-CC deadlock: no node can fire, {left} token(s) wait in FIFOs{}\n{}",
@@ -141,7 +151,10 @@ impl<'n> Flow<'n> {
             return Some("done".into());
         }
         for k in 0..3 {
-            if (0..3).any(|j| c.source(j) == Source::Fifo(k as u8)) && self.fifos[n][k].is_empty() {
+            if (0..3).any(|j| c.source(j) == Source::Fifo(k as u8))
+                && self.fifos[n][k].is_empty()
+                && self.ins[n][k] == 0
+            {
                 return Some(format!(
                     "input FIFO {k} empty (fed by {})",
                     self.net.feeder[n][k].map_or("nobody".into(), node_name)
@@ -173,7 +186,15 @@ impl<'n> Flow<'n> {
             let op = Op::from_code(c.op).map_or("?".into(), |o| o.to_string());
             let levels: Vec<String> = (0..3)
                 .filter(|&k| c.fifo_lane[k] != 0)
-                .map(|k| format!("F{k} {}/{}", self.fifos[n][k].len(), self.net.depth[n][k]))
+                .map(|k| {
+                    let ins = self.ins[n][k];
+                    let ins = if ins > 0 {
+                        format!(" + {ins} initial")
+                    } else {
+                        String::new()
+                    };
+                    format!("F{k} {}/{}{ins}", self.fifos[n][k].len(), self.net.depth[n][k])
+                })
                 .collect();
             let limit = c.limit().map_or(String::new(), |l| format!(" of {l}"));
             let _ = writeln!(
@@ -200,7 +221,11 @@ impl<'n> Flow<'n> {
                 Source::None | Source::Zero => 0,
                 Source::Fifo(f) => {
                     pop[f as usize] = true;
-                    *self.fifos[n][f as usize].front().expect("checked by blocked()")
+                    if self.ins[n][f as usize] > 0 {
+                        0 // an initial token
+                    } else {
+                        *self.fifos[n][f as usize].front().expect("checked by blocked()")
+                    }
                 }
                 Source::Imm => c.imm,
                 Source::X => (c.x0 as i32 as u32).wrapping_add((i % nx) as u32),
@@ -208,7 +233,9 @@ impl<'n> Flow<'n> {
             };
         }
         for (f, &p) in pop.iter().enumerate() {
-            if p {
+            if p && self.ins[n][f] > 0 {
+                self.ins[n][f] -= 1;
+            } else if p {
                 self.fifos[n][f].pop_front();
             }
         }
@@ -245,10 +272,30 @@ impl<'n> Flow<'n> {
         if let Some(v) = firing.result {
             for &(m, k) in &self.net.readers[n] {
                 self.fifos[m][k].push_back(v);
+                self.settle(m);
             }
         }
         self.fired[n] += 1;
+        self.settle(n);
         Ok(firing)
+    }
+
+    /// A done node drops the tokens of its delayed FIFOs that it did not
+    /// read: `delay[k]` in all, its unread initial tokens first.
+    fn settle(&mut self, n: usize) {
+        if !self.net.nodes[n].limit().is_some_and(|l| self.fired[n] >= l) {
+            return;
+        }
+        for k in 0..3 {
+            while self.drop[n][k] > 0 {
+                if self.ins[n][k] > 0 {
+                    self.ins[n][k] -= 1;
+                } else if self.fifos[n][k].pop_front().is_none() {
+                    break;
+                }
+                self.drop[n][k] -= 1;
+            }
+        }
     }
 }
 

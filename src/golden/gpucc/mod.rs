@@ -44,7 +44,8 @@ pub enum Sel {
     /// The operation word ([`NodeCfg::op_word`]).
     Op = 0,
     /// The counter word: bit 0 enable, bits 8..1 `x0`, bits 16..9 `y0`
-    /// (signed bytes).
+    /// (signed bytes), bits 21..17 / 26..22 / 31..27 the initial tokens
+    /// (delay) of input FIFO 0 / 1 / 2.
     Counter = 1,
     /// The node's immediate (an LSU's base address).
     Imm = 2,
@@ -121,6 +122,12 @@ pub struct NodeCfg {
     pub nx: u32,
     pub ny: u32,
     pub imm: u32,
+    /// Initial tokens of each input FIFO (0..=31; docs/gpucc.md section 5):
+    /// the node's first `delay[k]` reads of FIFO k give 0 (+0.0), so it
+    /// reads its producer's stream `delay[k]` firings late; once the node
+    /// is done, the `delay[k]` tokens it did not read are dropped. Only on
+    /// a core with its counter on.
+    pub delay: [u8; 3],
 }
 
 impl NodeCfg {
@@ -146,12 +153,19 @@ impl NodeCfg {
     }
     /// Register 1.
     pub fn counter_word(&self) -> u32 {
-        self.counter as u32 | (self.x0 as u8 as u32) << 1 | (self.y0 as u8 as u32) << 9
+        let mut w = self.counter as u32 | (self.x0 as u8 as u32) << 1 | (self.y0 as u8 as u32) << 9;
+        for k in 0..3 {
+            w |= (self.delay[k] as u32 & 31) << (17 + 5 * k);
+        }
+        w
     }
     pub fn set_counter_word(&mut self, w: u32) {
         self.counter = w & 1 != 0;
         self.x0 = (w >> 1) as u8 as i8;
         self.y0 = (w >> 9) as u8 as i8;
+        for k in 0..3 {
+            self.delay[k] = (w >> (17 + 5 * k) & 31) as u8;
+        }
     }
     /// Write configuration register `sel` (as `GCSET` does).
     pub fn write(&mut self, sel: u8, v: u32) {
@@ -384,6 +398,19 @@ impl Network {
             }
             if c.counter && (c.nx == 0 || c.ny == 0) {
                 return Err(format!("{name}: counter of {} x {} firings", c.nx, c.ny));
+            }
+            for k in (0..3).filter(|&k| c.delay[k] != 0) {
+                if is_lsu(n) {
+                    return Err(format!("{name}: FIFO {k} has initial tokens, which only cores take"));
+                }
+                if !used[k] {
+                    return Err(format!("{name}: FIFO {k} has initial tokens but no operand reads it"));
+                }
+                if !c.counter {
+                    return Err(format!(
+                        "{name}: FIFO {k} has initial tokens but the counter is off (a delayed input needs a counted node)"
+                    ));
+                }
             }
             let uses_ctr = (0..3).any(|k| matches!(c.source(k), Source::X | Source::Y));
             if uses_ctr && !c.counter {

@@ -302,3 +302,102 @@ fn network_rejects_bad_words() {
     let e = Network::build(&nodes, &cfg).unwrap_err();
     assert!(e.contains("core0") && e.contains("FMAD"), "{e}");
 }
+
+/// `node[-k]`: the FIFO gets k initial tokens (counter word bits 21..17 for
+/// FIFO 0), the node is counted; the same node read with two delays takes
+/// two FIFOs.
+#[test]
+fn delayed_sources_assemble_to_initial_tokens() {
+    let code = ok("grid 6, 1\ncore0 IADD x, 100 -> A\ncore1 IADD core0[-2], core0[-3] -> B\ncore2 IMAD y, 6, x -> C\nlsu2 STG [core2*4], core1");
+    let mut c = NodeCfg::default();
+    for (i, _) in code.iter().filter(|(i, _)| i.op == Op::Gcset && i.d == 1) {
+        match (i.a, i.b) {
+            (0, Src::Imm(v)) => c.set_op_word(v),
+            (1, Src::Imm(v)) => c.set_counter_word(v),
+            _ => {}
+        }
+    }
+    assert_eq!((c.counter, c.delay, c.fifo_lane), (true, [2, 3, 0], [1, 1, 0]));
+    let w = c.counter_word();
+    assert_eq!((w & 1, w >> 17 & 31, w >> 22 & 31, w >> 27 & 31), (1, 2, 3, 0));
+    // Same delay, same FIFO.
+    let code = ok("grid 6, 1\ncore0 IADD x, 100 -> A\ncore1 IMUL core0[-4], core0[-4] -> B\ncore2 IMAD y, 6, x -> C\nlsu2 STG [core2*4], core1");
+    let op1 = code
+        .iter()
+        .find(|(i, _)| i.op == Op::Gcset && i.d == 1 && i.a == 0)
+        .unwrap()
+        .0;
+    let mut c = NodeCfg::default();
+    c.set_op_word(match op1.b {
+        Src::Imm(v) => v,
+        _ => panic!(),
+    });
+    assert_eq!(c.fifo_lane, [1, 0, 0]);
+}
+
+#[test]
+fn delayed_source_errors_name_the_line() {
+    let (l, m) = first_err("grid 6, 1\ncore0 IADD x, 1 -> A\ncore1 IADD core0[-32], 0 -> B");
+    assert_eq!(l, 3, "{m}");
+    assert!(m.contains("a delay is 1..=31"), "{m}");
+    let (l, m) = first_err("grid 6, 1\ncore0 IADD x, 1 -> A\ncore1 IADD core0[2], 0 -> B");
+    assert_eq!(l, 3, "{m}");
+    assert!(m.contains("expected a delay [-k]"), "{m}");
+    let (l, m) = first_err("grid 6, 1\ncore0 IADD x, 1 -> A\ncore1 IADD core0.F0[-2], core0.F0 -> B");
+    assert_eq!(l, 3, "{m}");
+    assert!(m.contains("initial token"), "{m}");
+    let cfg = crate::config::SmConfig::load("gpucc").unwrap();
+    // Network::build: delays only on counted cores whose operand reads the FIFO.
+    let mut nodes = counter_store(4);
+    nodes[CORES + 1].delay = [1, 0, 0];
+    let e = Network::build(&nodes, &cfg).unwrap_err();
+    assert!(e.contains("lsu1") && e.contains("only cores"), "{e}");
+    let mut nodes = delayed_chain(4, 2);
+    nodes[1].counter = false;
+    let e = Network::build(&nodes, &cfg).unwrap_err();
+    assert!(e.contains("core1") && e.contains("counter is off"), "{e}");
+    let mut nodes = delayed_chain(4, 2);
+    nodes[1].delay = [2, 3, 0];
+    let e = Network::build(&nodes, &cfg).unwrap_err();
+    assert!(e.contains("core1") && e.contains("FIFO 1 has initial tokens"), "{e}");
+}
+
+/// core0: x for x in 0..n (counted, n firings); core1 (counted, n
+/// firings): `x*1 + 0` of core0 read `k` firings late; lsu1 stores it at
+/// word x.
+fn delayed_chain(n: u32, k: u8) -> Vec<NodeCfg> {
+    let mut nodes = counter_store(n);
+    nodes[1] = NodeCfg {
+        op: Op::Iadd as u8,
+        src: [Source::Fifo(0).code() as u8, Source::Zero.code() as u8, 0],
+        fifo_lane: [1, 0, 0],
+        out_lane: 2,
+        counter: true,
+        nx: n,
+        ny: 1,
+        delay: [k, 0, 0],
+        ..NodeCfg::default()
+    };
+    nodes[CORES + 1].fifo_lane = [1, 2, 0];
+    nodes
+}
+
+/// The value read k firings late, 0 before; the unread tokens dropped at
+/// the end, also when the node fires fewer times than its delay.
+#[test]
+fn flow_delays_and_drops() {
+    let cfg = crate::config::SmConfig::load("gpucc").unwrap();
+    for (n, k) in [(10u32, 3u8), (40, 31), (10, 15), (2, 5), (1, 1)] {
+        let net = Network::build(&delayed_chain(n, k), &cfg).unwrap();
+        let mut mem = vec![0xffu8; 256];
+        let st = Flow::new(&net, flavor_of(&cfg))
+            .run(&mut mem, 1000, None)
+            .unwrap_or_else(|e| panic!("n {n} k {k}: {e}"));
+        for x in 0..n {
+            let want = x.checked_sub(k as u32).unwrap_or(0);
+            let at = 4 * x as usize;
+            assert_eq!(mem[at..at + 4], want.to_le_bytes(), "n {n} k {k} x {x}");
+        }
+        assert_eq!(st.firings[1], n as u64);
+    }
+}

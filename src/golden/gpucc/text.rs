@@ -15,7 +15,8 @@
 //!
 //! A source is a node (its lane feeds one of this node's input FIFOs, the
 //! first free one or the one named as `core3.F2`; `-node` negates an FP
-//! operand), `x`/`y` with an optional `+k`/`-k`
+//! operand; `node[-k]` reads it k firings late through k initial tokens,
+//! which makes the node counted), `x`/`y` with an optional `+k`/`-k`
 //! (the node's counter), a register (its value at configuration time
 //! becomes the node's immediate), a literal (the immediate; a literal 0 is
 //! the zero source). Every error names the line and the reason.
@@ -245,7 +246,7 @@ fn parse_line(
 
 /// The FIFO of `n` fed by `src`: FIFO `want` when the source names one
 /// (`core3.F2`), else the one `src` already feeds or the first free one.
-fn fifo_of(n: &mut NodeLine, src: usize, col: u32, want: Option<u32>) -> PResult<u8> {
+fn fifo_of(n: &mut NodeLine, src: usize, col: u32, want: Option<u32>, delay: u8) -> PResult<u8> {
     let name = node_name(n.node);
     let k = match want {
         Some(k) if k as usize >= FIFOS => {
@@ -258,7 +259,7 @@ fn fifo_of(n: &mut NodeLine, src: usize, col: u32, want: Option<u32>) -> PResult
             ))
         }
         Some(k) => k as usize,
-        None => match n.feeds.iter().position(|f| f.is_some_and(|f| f.0 == src)) {
+        None => match (0..FIFOS).position(|k| n.feeds[k].is_some_and(|f| f.0 == src) && n.cfg.delay[k] == delay) {
             Some(k) => k,
             None => n.feeds.iter().position(|f| f.is_none()).ok_or_else(|| {
                 (
@@ -277,10 +278,38 @@ fn fifo_of(n: &mut NodeLine, src: usize, col: u32, want: Option<u32>) -> PResult
                 node_name(src)
             ),
         )),
+        Some(_) if n.cfg.delay[k] != delay => Err((
+            col,
+            format!(
+                "FIFO F{k} of {name} already takes {} with {} initial token(s), not {delay}",
+                node_name(src),
+                n.cfg.delay[k]
+            ),
+        )),
         _ => {
             n.feeds[k] = Some((src, col));
+            n.cfg.delay[k] = delay;
             Ok(k as u8)
         }
+    }
+}
+
+/// An optional delay after a source node: `[-k]`, k = 1..=31 (the FIFO's
+/// initial tokens: the node reads the value its producer sent k firings
+/// earlier, 0 for its first k firings).
+fn delay_suffix(rest: &[Token]) -> PResult<u8> {
+    match rest {
+        [] => Ok(0),
+        [Token { t: Tok::Punct('['), .. }, Token { t: Tok::Punct('-'), .. }, Token { t: Tok::Num(v), col }, Token { t: Tok::Punct(']'), .. }] =>
+        {
+            let k = parse_uint(v).ok_or_else(|| (*col, format!("malformed number '{v}'")))?;
+            if !(1..=31).contains(&k) {
+                return Err((*col, format!("a delay is 1..=31 firings (initial tokens), not {k}")));
+            }
+            Ok(k as u8)
+        }
+        [t, ..] if t.t == Tok::Punct('[') => Err((t.col, "expected a delay [-k] (k = 1..=31) after the node".into())),
+        [x, ..] => Err((x.col, format!("unexpected {} after a node", describe(Some(x))))),
     }
 }
 
@@ -331,6 +360,7 @@ fn core_operands(n: &mut NodeLine, op: Op, ops: &[&[Token]], mcol: u32) -> PResu
         ));
     }
     let mut ctr: [Option<i8>; 2] = [None, None];
+    let mut delayed = false;
     let mut it = ops.iter();
     for (k, _) in slots.iter().enumerate().filter(|(_, &on)| on) {
         let toks = *it.next().expect("counted");
@@ -340,15 +370,16 @@ fn core_operands(n: &mut NodeLine, op: Op, ops: &[&[Token]], mcol: u32) -> PResu
         let src = match rest.first().map(|t| &t.t) {
             Some(Tok::Word(w)) if looks_like_node(w) => {
                 let (p, want) = node_fifo_word(w, rest[0].col)?;
-                if let Some(x) = rest.get(1) {
-                    return Err((x.col, format!("unexpected {} after a node", describe(Some(x)))));
+                let delay = delay_suffix(&rest[1..])?;
+                if delay > 0 {
+                    delayed = true;
                 }
                 if neg {
                     let bit =
                         negatable_slot(op, k).ok_or_else(|| (col, format!("operand {k} of {op} cannot be negated")))?;
                     n.cfg.m |= bit;
                 }
-                Source::Fifo(fifo_of(n, p, rest[0].col, want)?)
+                Source::Fifo(fifo_of(n, p, rest[0].col, want, delay)?)
             }
             Some(Tok::Word(w)) if !neg && (w.eq_ignore_ascii_case("x") || w.eq_ignore_ascii_case("y")) => {
                 let which = w.eq_ignore_ascii_case("y") as usize;
@@ -400,7 +431,8 @@ fn core_operands(n: &mut NodeLine, op: Op, ops: &[&[Token]], mcol: u32) -> PResu
         };
         n.cfg.src[k] = src.code() as u8;
     }
-    if ctr.iter().any(|c| c.is_some()) {
+    // A delayed input needs the counter: the node fires nx * ny times.
+    if ctr.iter().any(|c| c.is_some()) || delayed {
         n.cfg.counter = true;
         n.cfg.x0 = ctr[0].unwrap_or(0);
         n.cfg.y0 = ctr[1].unwrap_or(0);
@@ -534,7 +566,9 @@ fn link(nodes: &mut [NodeLine], grid: &Option<(u32, [Src; 2])>) -> Result<(), Cf
             return Err(at(
                 n.line,
                 n.col,
-                format!("{name} reads x or y but the block has no 'grid nx, ny' line"),
+                format!(
+                    "{name} reads x or y or a delayed input, so it is counted, but the block has no 'grid nx, ny' line"
+                ),
             ));
         }
         if n.feeds.iter().all(|f| f.is_none()) && !n.cfg.counter {

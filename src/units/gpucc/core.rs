@@ -49,6 +49,15 @@
 //!   `inflight_q`, the firings whose token has not reached its listeners
 //!   yet. That is the exact credit count: `space_i` comes from the FIFO
 //!   counts of this cycle, which include every token pushed before it.
+//! * Initial tokens (`docs/gpucc.md` section 5): writing the counter word
+//!   loads `ins_q[k]` and `drop_q[k]` with FIFO k's delay (bits 21..17,
+//!   26..22, 31..27). A firing that reads FIFO k while `ins_q[k]` is not 0
+//!   takes +0 instead of popping (`zero_q[k]` selects 0 in the operand
+//!   stage) and counts `ins_q[k]` down; FIFO k counts as holding a token
+//!   while `ins_q[k]` is not 0. Once the counter is done (and `run_i`),
+//!   the core drops `drop_q[k]` tokens, one per cycle: its unread initial
+//!   tokens first, then words popped from the FIFO as they arrive. `idle_o`
+//!   waits for every drop.
 //! * Latency: fire in cycle `t` pops the FIFOs at the edge; the words are
 //!   on the FIFOs' `rdata_o` in `t + 1`, which feeds the lane with the
 //!   other operands (registered at the fire: x, y); the result is on
@@ -171,7 +180,7 @@ crate::ports! {
 #[derive(Debug, Clone, Copy)]
 pub struct CfgRegs {
     pub op: Reg<32>,
-    pub ctr: Reg<17>,
+    pub ctr: Reg<32>,
     pub imm: Reg<32>,
     pub nx: Reg<32>,
     pub ny: Reg<32>,
@@ -196,6 +205,9 @@ pub struct Cfg<B: Backend> {
     /// x0 + xcnt, y0 + ycnt.
     pub xv: S<B, 32>,
     pub yv: S<B, 32>,
+    /// Initial tokens of input FIFO 0..2 (counter word bits 21..17,
+    /// 26..22, 31..27).
+    pub delay: [S<B, 5>; 3],
 }
 
 impl CfgRegs {
@@ -203,7 +215,8 @@ impl CfgRegs {
         // Control state: reset, so an SM out of reset has every node off.
         CfgRegs {
             op: d.reg::<32>("cfg_op", Domain::Hot, 0),
-            ctr: d.reg::<17>("cfg_ctr", Domain::Hot, 0),
+            // Enable, x0, y0 (17 bits) and three 5-bit delays.
+            ctr: d.reg::<32>("cfg_ctr", Domain::Hot, 0),
             imm: d.reg::<32>("cfg_imm", Domain::Hot, 0),
             nx: d.reg::<32>("cfg_nx", Domain::Hot, 0),
             ny: d.reg::<32>("cfg_ny", Domain::Hot, 0),
@@ -246,6 +259,7 @@ impl CfgRegs {
             done,
             xv: x0.sext::<32>() + xcnt,
             yv: y0.sext::<32>() + ycnt,
+            delay: [ctr.slice::<17, 5>(), ctr.slice::<22, 5>(), ctr.slice::<27, 5>()],
         }
     }
 
@@ -270,8 +284,7 @@ impl CfgRegs {
         let op = cx.q(self.op);
         cx.d(self.op, clear.mux(z32, w0.mux(data, op)));
         let ctr = cx.q(self.ctr);
-        let z17 = cx.lit::<17>(0);
-        cx.d(self.ctr, clear.mux(z17, w1.mux(data.slice::<0, 17>(), ctr)));
+        cx.d(self.ctr, clear.mux(z32, w1.mux(data, ctr)));
         let imm = cx.q(self.imm);
         cx.d(self.imm, clear.mux(z32, w2.mux(data, imm)));
         let nx = cx.q(self.nx);
@@ -304,6 +317,11 @@ pub struct GpuccCore<const X: usize = 0> {
     yv: Reg<32>,
     vld: Vec<Reg<1>>,
     inflight: Reg<8>,
+    /// Per input FIFO: initial tokens not read yet, tokens to drop once
+    /// done, and "the operand stage reads an initial token".
+    ins: [Reg<5>; 3],
+    drop: [Reg<5>; 3],
+    zero: [Reg<1>; 3],
 }
 
 impl GpuccCore {
@@ -343,6 +361,10 @@ impl<const X: usize> GpuccCore<X> {
         // Firings not yet in the listeners' FIFOs: at most LAT + 2 (one
         // firing per cycle), 8 bits for LAT up to 200.
         let inflight = d.reg::<8>("inflight", Domain::Hot, 0);
+        // Loaded with the counter word's delays (control: reset).
+        let ins = std::array::from_fn(|k| d.reg::<5>(&format!("ins{k}"), Domain::Hot, 0));
+        let drop = std::array::from_fn(|k| d.reg::<5>(&format!("drop{k}"), Domain::Hot, 0));
+        let zero = std::array::from_fn(|k| d.reg::<1>(&format!("zero{k}"), Domain::Hot, 0));
         GpuccCore {
             decl: d,
             lat,
@@ -354,6 +376,9 @@ impl<const X: usize> GpuccCore<X> {
             yv,
             vld,
             inflight,
+            ins,
+            drop,
+            zero,
         }
     }
 }
@@ -393,21 +418,50 @@ impl<const X: usize> Block for GpuccCore<X> {
             c.src[0].eq(code) | c.src[1].eq(code) | c.src[2].eq(code)
         });
         let want = c.on & !c.done & i.run_i;
+        // Initial tokens: FIFO k has a token to read when it holds one or
+        // an initial token is left.
+        let z4 = k::<C::B, 5>(0);
+        let one4 = k::<C::B, 5>(1);
+        let ins: [S<C::B, 5>; 3] = std::array::from_fn(|k| cx.q(self.ins[k]));
+        let drp: [S<C::B, 5>; 3] = std::array::from_fn(|k| cx.q(self.drop[k]));
         let mut ready = want;
         for k in 0..3 {
-            ready = ready & !(used[k] & fo[k].empty_o);
+            let has = !fo[k].empty_o | !ins[k].eq(z4);
+            ready = ready & !(used[k] & !has);
         }
         let inflight = cx.q(self.inflight);
         let space_ok = inflight.zext::<SPACE_W>().ult(i.space_i);
         let fire = cx.name("fire", ready & space_ok);
+        // Writing the counter word loads the delays; clear empties them.
+        let load = i.cfg_we_i & i.cfg_sel_i.eq(k::<C::B, 3>(1));
+        // (While configuring, a counter with `ny` still 0 looks done.)
+        let done = c.on & c.done & i.run_i;
+        let mut drops_left = k::<C::B, 1>(0);
         for k in 0..3 {
             let (v, d) = lane_pick::<C::B>(c.fifo_lane[k], &i.lane_valid_i, &i.lane_data_i);
+            let has_ins = !ins[k].eq(z4);
+            let take = fire & used[k];
+            // Once done: drop `delay` tokens, the unread initial ones first.
+            let dropping = done & !drp[k].eq(z4);
+            let drop_zero = dropping & has_ins;
+            let drop_real = dropping & !has_ins & !fo[k].empty_o;
             let fi = FifoIn {
                 push_i: v,
                 wdata_i: d,
-                pop_i: fire & used[k],
+                pop_i: (take & !has_ins) | drop_real,
             };
             cx.instance_end(hs[k], &self.fifo, &fi);
+            let dk = match k {
+                0 => i.cfg_data_i.slice::<17, 5>(),
+                1 => i.cfg_data_i.slice::<22, 5>(),
+                _ => i.cfg_data_i.slice::<27, 5>(),
+            };
+            let ins_step = ((take & has_ins) | drop_zero).mux(ins[k] - one4, ins[k]);
+            cx.d(self.ins[k], i.clear_i.mux(z4, load.mux(dk, ins_step)));
+            let drop_step = (drop_zero | drop_real).mux(drp[k] - one4, drp[k]);
+            cx.d(self.drop[k], i.clear_i.mux(z4, load.mux(dk, drop_step)));
+            cx.d(self.zero[k], take & has_ins);
+            drops_left = drops_left | !drp[k].eq(z4);
         }
         self.cfg
             .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);
@@ -419,12 +473,17 @@ impl<const X: usize> Block for GpuccCore<X> {
         let xv = cx.q(self.xv);
         let yv = cx.q(self.yv);
         let z = k::<C::B, 32>(0);
+        // A FIFO's word, or 0 for an initial token.
+        let fv: [S<C::B, 32>; 3] = std::array::from_fn(|k| {
+            let zq = cx.q(self.zero[k]);
+            zq.mux(z, fo[k].rdata_o)
+        });
         let operand = |src: S<C::B, 3>| -> S<C::B, 32> {
             let is = |v: u64| src.eq(k::<C::B, 3>(v));
             let mut r = z;
-            r = is(1).mux(fo[0].rdata_o, r);
-            r = is(2).mux(fo[1].rdata_o, r);
-            r = is(3).mux(fo[2].rdata_o, r);
+            r = is(1).mux(fv[0], r);
+            r = is(2).mux(fv[1], r);
+            r = is(3).mux(fv[2], r);
             r = is(4).mux(c.imm, r);
             r = is(6).mux(xv, r);
             is(7).mux(yv, r)
@@ -464,7 +523,7 @@ impl<const X: usize> Block for GpuccCore<X> {
         let dec = tok_valid.mux(one8, z8);
         cx.d(self.inflight, inflight + inc - dec);
         let empty = fo[0].empty_o & fo[1].empty_o & fo[2].empty_o;
-        let idle = !c.on | ((!c.ctr_on | c.done) & empty & inflight.eq(z8));
+        let idle = !c.on | ((!c.ctr_on | c.done) & empty & inflight.eq(z8) & !drops_left);
         let counts: [S<C::B, 9>; 3] = std::array::from_fn(|k| fo[k].count_o.zext::<9>());
         CoreOut {
             out_lane_o: c.out_lane,

@@ -310,7 +310,8 @@ impl<const X: usize, const LN: usize> Block for GpuccNet<X, LN> {
                     | f(x >> 23, 6) << 26
                     | (1 + f(x >> 26, 5)) << 29
             }
-            1 => (x & 0x1ffff) as u32,
+            // Enable, x0, y0 and the three FIFOs' initial tokens.
+            1 => x as u32,
             3 | 4 => 1 + (x % 8) as u32,
             _ => (x as u32) & 0xfff,
         };

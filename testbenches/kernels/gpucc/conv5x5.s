@@ -1,5 +1,5 @@
 ; gpucc/conv5x5.s: 5x5 FP32 convolution (correlation) of a W x H image with
-; clamp-to-edge borders in GPU-CC mode (seed 002; docs/gpucc.md):
+; clamp-to-edge borders in GPU-CC mode (seed 002; docs/gpucc.md section 9):
 ; out[y][x] = sum over dy, dx in 0..5 of
 ; w[dy][dx] * in[clamp(y+dy-2, 0, H-1)][clamp(x+dx-2, 0, W-1)].
 ;
@@ -9,24 +9,28 @@
 ; Order  : acc = +0.0; for dy in 0..5: for dx in 0..5:
 ;          acc = FFMA(w[dy][dx], pixel, acc) (IEEE fused multiply-add, one
 ;          rounding), as conv5x5.s: bit-exact to it and to the host
-;          reference.
+;          reference. The 25 FFMA cores (core5..core29) form that chain.
 ; Shape  : grid 1, block 32 (one warp). The warp reads the parameters and
-;          the weights, then runs five configurations (GCRUN), one per
-;          filter row dy: 25 loads per pixel do not fit the 16 LSUs at once.
-;          Each pass walks the pixels in row-major order (grid W, H), loads
-;          the partial sum of the pass before from out (pass 0 starts at
-;          +0.0), adds its five taps and stores the sum back to out. An
-;          FP32 sum stored and reloaded is the same value, so the passes
-;          give the single chain's result bit for bit; out[i] is stored
-;          after it was loaded (the store needs the loaded value).
-; Network: core0 the clamped row cy on lane C (row 2: the counter's y);
-;          core1 and lsu1 the partial sum on lane E; per tap dx a clamp
-;          core (cx on lane A; none for dx = 2), an IMAD core (cy*W + cx
-;          on D), an LSU (in[index] on D) and an FFMA core (the sum on E),
-;          six positions per tap; core23 and lsu12 store out[y*W + x].
-; Memory : in and w read, out written (five times).
+;          the weights, then runs one configuration several times: once
+;          for the rows 2..H-3, whose five input rows need no clamping
+;          (when H >= 5), and once for each border row 0, 1, H-2, H-1
+;          (every row when H < 5), with the five row base addresses
+;          clamped by the SIMT code.
+; Network: each run walks the padded rows: x over 0..W+3, y over its rows
+;          (grid W+4, rows). core0/core1 give the clamped column
+;          cx = clamp(x-2, 0, W-1), core2 the index y*W + cx, which ten
+;          LSUs (two per filter row, base address = its input row; one
+;          feeds taps 0-2, the other taps 3-4) load. Placed and routed by
+;          `smrtl gpucc-map` from the symbolic block (docs/gpucc.md 9).
+;          Tap dx of a row reads that row's pixels 4-dx firings late,
+;          through 4-dx initial tokens in its FIFO (`lsuN[-k]`): at firing
+;          x the taps see the padded columns x-4..x, the window of output
+;          x-4. The firings x < 4 of a row give no output pixel: core3/core4
+;          send them to out[y*W + 0], which firing x = 4 then overwrites
+;          (one LSU stores in order).
+; Memory : in and w read, out written (4 extra stores per row).
 .kernel conv5x5_gpucc
-.regs 33
+.regs 46
 .param in
 .param w
 .param out
@@ -39,7 +43,7 @@
         LDC R5, c[H]
         IADD R6, R4, -1             ; W-1
         IADD R7, R5, -1             ; H-1
-        LDG R8, [R2]                ; the weights, row-major: w[dy][dx] in R(8 + 5dy + dx)
+        LDG R8, [R2+0]                ; the weights, row-major: w[dy][dx] in R(8 + 5dy + dx)
         LDG R9, [R2+4]
         LDG R10, [R2+8]
         LDG R11, [R2+12]
@@ -64,136 +68,95 @@
         LDG R30, [R2+88]
         LDG R31, [R2+92]
         LDG R32, [R2+96]
-.gpucc                                  ; pass 0: filter row dy = 0
-        grid   R4, R5
-core0   IMAX   y-2, 0                   -> C    ; cy = clamp(y-2, 0, H-1)
-core4   IMAX   x-2, 0                   -> A    ; dx = 0: cx = clamp(x-2, 0, W-1)
-core5   IMAD   core0, R4, core4         -> D
-lsu3    LDG    [core5*4 + R1]           -> D
-core6   FFMA   R8, lsu3, 0.0            -> E
-core8   IMAX   x-1, 0                   -> A    ; dx = 1: cx = clamp(x-1, 0, W-1)
-core9   IMAD   core0, R4, core8         -> D
-lsu5    LDG    [core9*4 + R1]           -> D
-core10  FFMA   R9, lsu5, core6          -> E
-core13  IMAD   core0, R4, x             -> D
-lsu7    LDG    [core13*4 + R1]          -> D
-core14  FFMA   R10, lsu7, core10        -> E
-core16  IMIN   x+1, R6                  -> A    ; dx = 3: cx = clamp(x+1, 0, W-1)
-core17  IMAD   core0, R4, core16        -> D
-lsu9    LDG    [core17*4 + R1]          -> D
-core18  FFMA   R11, lsu9, core14        -> E
-core20  IMIN   x+2, R6                  -> A    ; dx = 4: cx = clamp(x+2, 0, W-1)
-core21  IMAD   core0, R4, core20        -> D
-lsu11   LDG    [core21*4 + R1]          -> D
-core22  FFMA   R12, lsu11, core18       -> E
-core23  IMAD   y, R4, x                 -> D
-lsu12   STG    [core23*4 + R3], core22
+        IADD R33, R4, 4             ; nx = W + 4: the padded row
+        SHL R42, R4, 2              ; row pitch in bytes
+        MOV R41, 0                  ; the next border row
+        ISETP.LT P0, R5, 5          ; H < 5: border rows only
+        @P0 BRA border
+        IADD R34, R5, -4            ; rows 2..H-3: run y = 0..H-5 is row y + 2
+        MOV R35, R1                 ; filter row dy reads row y + dy
+        IADD R36, R35, R42
+        IADD R37, R36, R42
+        IADD R38, R37, R42
+        IADD R39, R38, R42
+        IADD R40, R3, R42           ; stores to row y + 2
+        IADD R40, R40, R42
+        BRA run
+border:
+        ISETP.GE P0, R41, R5
+        @P0 BRA done
+        MOV R34, 1                  ; one row: R41
+        IADD R43, R41, -2
+        IMAX R43, R43, 0
+        IMIN R43, R43, R7
+        IMAD R35, R43, R42, R1       ; filter row 0 reads row clamp(Y-2)
+        IADD R43, R41, -1
+        IMAX R43, R43, 0
+        IMIN R43, R43, R7
+        IMAD R36, R43, R42, R1       ; filter row 1 reads row clamp(Y-1)
+        IADD R43, R41, 0
+        IMAX R43, R43, 0
+        IMIN R43, R43, R7
+        IMAD R37, R43, R42, R1       ; filter row 2 reads row clamp(Y+0)
+        IADD R43, R41, 1
+        IMAX R43, R43, 0
+        IMIN R43, R43, R7
+        IMAD R38, R43, R42, R1       ; filter row 3 reads row clamp(Y+1)
+        IADD R43, R41, 2
+        IMAX R43, R43, 0
+        IMIN R43, R43, R7
+        IMAD R39, R43, R42, R1       ; filter row 4 reads row clamp(Y+2)
+        IMAD R40, R41, R42, R3
+        IADD R41, R41, 1            ; next: Y + 1, or H - 2 after row 1
+        ISETP.NE P0, R41, 2
+        @P0 BRA run
+        IADD R43, R5, -2
+        IMAX R41, R41, R43
+run:
+.gpucc
+        grid   R33, R34
+core0   IMAX   x-2, 0                   -> A
+core1   IMIN   core0, R6                -> A ; cx = clamp(x-2, 0, W-1)
+core2   IMAD   y, R4, core1             -> A ; the pixel index in each row
+core3   IMAX   x-4, 0                   -> B
+core4   IMAD   y, R4, core3             -> B ; the output index
+lsu2    LDG    [core2*4 + R35]          -> C ; filter row 0, taps 0-2
+lsu4    LDG    [core2*4 + R35]          -> D ; filter row 0, taps 3-4
+core5   FFMA   R8, lsu2[-4], 0.0        -> D
+core6   FFMA   R9, lsu2[-3], core5      -> D
+core7   FFMA   R10, lsu2[-2], core6     -> C
+core8   FFMA   R11, lsu4[-1], core7     -> C
+core9   FFMA   R12, lsu4, core8         -> C
+lsu5    LDG    [core2*4 + R36]          -> D ; filter row 1, taps 0-2
+lsu6    LDG    [core2*4 + R36]          -> E ; filter row 1, taps 3-4
+core10  FFMA   R13, lsu5[-4], core9     -> C
+core11  FFMA   R14, lsu5[-3], core10    -> C
+core12  FFMA   R15, lsu5[-2], core11    -> C
+core13  FFMA   R16, lsu6[-1], core12    -> C
+core14  FFMA   R17, lsu6, core13        -> C
+lsu7    LDG    [core2*4 + R37]          -> D ; filter row 2, taps 0-2
+lsu9    LDG    [core2*4 + R37]          -> D ; filter row 2, taps 3-4
+core15  FFMA   R18, lsu7[-4], core14    -> C
+core16  FFMA   R19, lsu7[-3], core15    -> C
+core17  FFMA   R20, lsu7[-2], core16    -> C
+core18  FFMA   R21, lsu9[-1], core17    -> C
+core19  FFMA   R22, lsu9, core18        -> C
+lsu10   LDG    [core2*4 + R38]          -> D ; filter row 3, taps 0-2
+lsu11   LDG    [core2*4 + R38]          -> E ; filter row 3, taps 3-4
+core20  FFMA   R23, lsu10[-4], core19   -> C
+core21  FFMA   R24, lsu10[-3], core20   -> C
+core22  FFMA   R25, lsu10[-2], core21   -> C
+core23  FFMA   R26, lsu11[-1], core22   -> C
+core24  FFMA   R27, lsu11, core23       -> C
+lsu12   LDG    [core2*4 + R39]          -> D ; filter row 4, taps 0-2
+lsu13   LDG    [core2*4 + R39]          -> A ; filter row 4, taps 3-4
+core25  FFMA   R28, lsu12[-4], core24   -> C
+core26  FFMA   R29, lsu12[-3], core25   -> C
+core27  FFMA   R30, lsu12[-2], core26   -> C
+core28  FFMA   R31, lsu13[-1], core27   -> C
+core29  FFMA   R32, lsu13, core28       -> A
+lsu15   STG    [core4*4 + R40], core29
 .endgpucc
-.gpucc                                  ; pass 1: filter row dy = 1
-        grid   R4, R5
-core0   IMAX   y-1, 0                   -> C    ; cy = clamp(y-1, 0, H-1)
-core1   IMAD   y, R4, x                 -> D    ; the partial sum of the passes before
-lsu1    LDG    [core1*4 + R3]           -> E
-core4   IMAX   x-2, 0                   -> A    ; dx = 0: cx = clamp(x-2, 0, W-1)
-core5   IMAD   core0, R4, core4         -> D
-lsu3    LDG    [core5*4 + R1]           -> D
-core6   FFMA   R13, lsu3, lsu1          -> E
-core8   IMAX   x-1, 0                   -> A    ; dx = 1: cx = clamp(x-1, 0, W-1)
-core9   IMAD   core0, R4, core8         -> D
-lsu5    LDG    [core9*4 + R1]           -> D
-core10  FFMA   R14, lsu5, core6         -> E
-core13  IMAD   core0, R4, x             -> D
-lsu7    LDG    [core13*4 + R1]          -> D
-core14  FFMA   R15, lsu7, core10        -> E
-core16  IMIN   x+1, R6                  -> A    ; dx = 3: cx = clamp(x+1, 0, W-1)
-core17  IMAD   core0, R4, core16        -> D
-lsu9    LDG    [core17*4 + R1]          -> D
-core18  FFMA   R16, lsu9, core14        -> E
-core20  IMIN   x+2, R6                  -> A    ; dx = 4: cx = clamp(x+2, 0, W-1)
-core21  IMAD   core0, R4, core20        -> D
-lsu11   LDG    [core21*4 + R1]          -> D
-core22  FFMA   R17, lsu11, core18       -> E
-core23  IMAD   y, R4, x                 -> D
-lsu12   STG    [core23*4 + R3], core22
-.endgpucc
-.gpucc                                  ; pass 2: filter row dy = 2
-        grid   R4, R5
-core1   IMAD   y, R4, x                 -> D    ; the partial sum of the passes before
-lsu1    LDG    [core1*4 + R3]           -> E
-core4   IMAX   x-2, 0                   -> A    ; dx = 0: cx = clamp(x-2, 0, W-1)
-core5   IMAD   y, R4, core4             -> D
-lsu3    LDG    [core5*4 + R1]           -> D
-core6   FFMA   R18, lsu3, lsu1          -> E
-core8   IMAX   x-1, 0                   -> A    ; dx = 1: cx = clamp(x-1, 0, W-1)
-core9   IMAD   y, R4, core8             -> D
-lsu5    LDG    [core9*4 + R1]           -> D
-core10  FFMA   R19, lsu5, core6         -> E
-core13  IMAD   y, R4, x                 -> D
-lsu7    LDG    [core13*4 + R1]          -> D
-core14  FFMA   R20, lsu7, core10        -> E
-core16  IMIN   x+1, R6                  -> A    ; dx = 3: cx = clamp(x+1, 0, W-1)
-core17  IMAD   y, R4, core16            -> D
-lsu9    LDG    [core17*4 + R1]          -> D
-core18  FFMA   R21, lsu9, core14        -> E
-core20  IMIN   x+2, R6                  -> A    ; dx = 4: cx = clamp(x+2, 0, W-1)
-core21  IMAD   y, R4, core20            -> D
-lsu11   LDG    [core21*4 + R1]          -> D
-core22  FFMA   R22, lsu11, core18       -> E
-core23  IMAD   y, R4, x                 -> D
-lsu12   STG    [core23*4 + R3], core22
-.endgpucc
-.gpucc                                  ; pass 3: filter row dy = 3
-        grid   R4, R5
-core0   IMIN   y+1, R7                  -> C    ; cy = clamp(y+1, 0, H-1)
-core1   IMAD   y, R4, x                 -> D    ; the partial sum of the passes before
-lsu1    LDG    [core1*4 + R3]           -> E
-core4   IMAX   x-2, 0                   -> A    ; dx = 0: cx = clamp(x-2, 0, W-1)
-core5   IMAD   core0, R4, core4         -> D
-lsu3    LDG    [core5*4 + R1]           -> D
-core6   FFMA   R23, lsu3, lsu1          -> E
-core8   IMAX   x-1, 0                   -> A    ; dx = 1: cx = clamp(x-1, 0, W-1)
-core9   IMAD   core0, R4, core8         -> D
-lsu5    LDG    [core9*4 + R1]           -> D
-core10  FFMA   R24, lsu5, core6         -> E
-core13  IMAD   core0, R4, x             -> D
-lsu7    LDG    [core13*4 + R1]          -> D
-core14  FFMA   R25, lsu7, core10        -> E
-core16  IMIN   x+1, R6                  -> A    ; dx = 3: cx = clamp(x+1, 0, W-1)
-core17  IMAD   core0, R4, core16        -> D
-lsu9    LDG    [core17*4 + R1]          -> D
-core18  FFMA   R26, lsu9, core14        -> E
-core20  IMIN   x+2, R6                  -> A    ; dx = 4: cx = clamp(x+2, 0, W-1)
-core21  IMAD   core0, R4, core20        -> D
-lsu11   LDG    [core21*4 + R1]          -> D
-core22  FFMA   R27, lsu11, core18       -> E
-core23  IMAD   y, R4, x                 -> D
-lsu12   STG    [core23*4 + R3], core22
-.endgpucc
-.gpucc                                  ; pass 4: filter row dy = 4
-        grid   R4, R5
-core0   IMIN   y+2, R7                  -> C    ; cy = clamp(y+2, 0, H-1)
-core1   IMAD   y, R4, x                 -> D    ; the partial sum of the passes before
-lsu1    LDG    [core1*4 + R3]           -> E
-core4   IMAX   x-2, 0                   -> A    ; dx = 0: cx = clamp(x-2, 0, W-1)
-core5   IMAD   core0, R4, core4         -> D
-lsu3    LDG    [core5*4 + R1]           -> D
-core6   FFMA   R28, lsu3, lsu1          -> E
-core8   IMAX   x-1, 0                   -> A    ; dx = 1: cx = clamp(x-1, 0, W-1)
-core9   IMAD   core0, R4, core8         -> D
-lsu5    LDG    [core9*4 + R1]           -> D
-core10  FFMA   R29, lsu5, core6         -> E
-core13  IMAD   core0, R4, x             -> D
-lsu7    LDG    [core13*4 + R1]          -> D
-core14  FFMA   R30, lsu7, core10        -> E
-core16  IMIN   x+1, R6                  -> A    ; dx = 3: cx = clamp(x+1, 0, W-1)
-core17  IMAD   core0, R4, core16        -> D
-lsu9    LDG    [core17*4 + R1]          -> D
-core18  FFMA   R31, lsu9, core14        -> E
-core20  IMIN   x+2, R6                  -> A    ; dx = 4: cx = clamp(x+2, 0, W-1)
-core21  IMAD   core0, R4, core20        -> D
-lsu11   LDG    [core21*4 + R1]          -> D
-core22  FFMA   R32, lsu11, core18       -> E
-core23  IMAD   y, R4, x                 -> D
-lsu12   STG    [core23*4 + R3], core22
-.endgpucc
+        BRA border
+done:
         EXIT

@@ -27,8 +27,8 @@ module gpucc_core_ieee_l8 (
   // Registers
   reg  [31:0] cfg_op_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_op_d;
-  reg  [31:0] cfg_ctr_q;  // hot clock, reset 32'h00000000
-  wire [31:0] cfg_ctr_d;
+  reg  [16:0] cfg_ctr_q;  // hot clock, reset 17'h00000
+  wire [16:0] cfg_ctr_d;
   reg  [31:0] cfg_imm_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_imm_d;
   reg  [31:0] cfg_nx_q;  // hot clock, reset 32'h00000000
@@ -124,92 +124,92 @@ module gpucc_core_ieee_l8 (
   wire [2:0] n36 = cfg_op_q[22:20];
   wire [2:0] n37 = cfg_op_q[25:23];
   wire [2:0] n38 = cfg_op_q[28:26];
-  wire n83 = (((n33 == 3'h1) | (n34 == 3'h1)) | (n35 == 3'h1));
-  wire n89 = (((n33 == 3'h2) | (n34 == 3'h2)) | (n35 == 3'h2));
-  wire n95 = (((n33 == 3'h3) | (n34 == 3'h3)) | (n35 == 3'h3));
-  wire n98 = ((cfg_on & (~done)) & run_i);
-  wire n130 = (((n98 & (~(n83 & (~((~u_fifo0_empty_o) | (~(ins0_q == 5'h00))))))) & (~(n89 & (~((~u_fifo1_empty_o) | (~(ins1_q == 5'h00))))))) & (~(n95 & (~((~u_fifo2_empty_o) | (~(ins2_q == 5'h00)))))));
-  wire n133 = ({{1{1'b0}}, inflight_q} < space_i);
-  wire fire = (n130 & n133);
-  wire n138 = (cfg_we_i & (cfg_sel_i == 3'h1));
-  wire n140 = ((cfg_on & done) & run_i);
-  wire n145 = (n36 == 3'h1);
-  wire n149 = (n36 == 3'h2);
-  wire n153 = (n36 == 3'h3);
-  wire n157 = (n36 == 3'h4);
-  wire n161 = (n36 == 3'h5);
-  wire n165 = (~(ins0_q == 5'h00));
-  wire n166 = (fire & n83);
-  wire n169 = (n140 & (~(drop0_q == 5'h00)));
-  wire n170 = (n169 & n165);
-  wire n174 = ((n169 & (~n165)) & (~u_fifo0_empty_o));
-  wire [4:0] n183 = cfg_data_i[21:17];
-  wire n202 = (n37 == 3'h1);
-  wire n206 = (n37 == 3'h2);
-  wire n210 = (n37 == 3'h3);
-  wire n214 = (n37 == 3'h4);
-  wire n218 = (n37 == 3'h5);
-  wire n222 = (~(ins1_q == 5'h00));
-  wire n223 = (fire & n89);
-  wire n226 = (n140 & (~(drop1_q == 5'h00)));
-  wire n227 = (n226 & n222);
-  wire n231 = ((n226 & (~n222)) & (~u_fifo1_empty_o));
-  wire [4:0] n240 = cfg_data_i[26:22];
-  wire n259 = (n38 == 3'h1);
-  wire n263 = (n38 == 3'h2);
-  wire n267 = (n38 == 3'h3);
-  wire n271 = (n38 == 3'h4);
-  wire n275 = (n38 == 3'h5);
-  wire n279 = (~(ins2_q == 5'h00));
-  wire n280 = (fire & n95);
-  wire n283 = (n140 & (~(drop2_q == 5'h00)));
-  wire n284 = (n283 & n279);
-  wire n288 = ((n283 & (~n279)) & (~u_fifo2_empty_o));
-  wire [4:0] n297 = cfg_data_i[31:27];
-  wire [31:0] n347 = (xcnt_q + 32'h00000001);
-  wire n348 = (n347 == cfg_nx_q);
-  wire [31:0] n365 = (zero0_q ? 32'h00000000 : u_fifo0_rdata_o);
-  wire [31:0] n367 = (zero1_q ? 32'h00000000 : u_fifo1_rdata_o);
-  wire [31:0] n369 = (zero2_q ? 32'h00000000 : u_fifo2_rdata_o);
-  wire [31:0] opa = ((n33 == 3'h7) ? yv_q : ((n33 == 3'h6) ? xv_q : ((n33 == 3'h4) ? cfg_imm_q : ((n33 == 3'h3) ? n369 : ((n33 == 3'h2) ? n367 : ((n33 == 3'h1) ? n365 : 32'h00000000))))));
-  wire [31:0] opb = ((n34 == 3'h7) ? yv_q : ((n34 == 3'h6) ? xv_q : ((n34 == 3'h4) ? cfg_imm_q : ((n34 == 3'h3) ? n369 : ((n34 == 3'h2) ? n367 : ((n34 == 3'h1) ? n365 : 32'h00000000))))));
-  wire [31:0] opc = ((n35 == 3'h7) ? yv_q : ((n35 == 3'h6) ? xv_q : ((n35 == 3'h4) ? cfg_imm_q : ((n35 == 3'h3) ? n369 : ((n35 == 3'h2) ? n367 : ((n35 == 3'h1) ? n365 : 32'h00000000))))));
-  wire [8:0] n457 = {{4{1'b0}}, u_fifo0_count_o};
-  wire [8:0] n458 = {{4{1'b0}}, u_fifo1_count_o};
-  wire [8:0] n459 = {{4{1'b0}}, u_fifo2_count_o};
-  wire [8:0] n463 = (9'h010 - n457);
-  wire [8:0] n468 = (((n36 == 3'h1) & (n463 < 9'h1ff)) ? n463 : 9'h1ff);
-  wire [8:0] n470 = (9'h010 - n458);
-  wire [8:0] n475 = (((n37 == 3'h1) & (n470 < n468)) ? n470 : n468);
-  wire [8:0] n477 = (9'h010 - n459);
-  wire [8:0] n485 = (9'h010 - n457);
-  wire [8:0] n490 = (((n36 == 3'h2) & (n485 < 9'h1ff)) ? n485 : 9'h1ff);
-  wire [8:0] n492 = (9'h010 - n458);
-  wire [8:0] n497 = (((n37 == 3'h2) & (n492 < n490)) ? n492 : n490);
-  wire [8:0] n499 = (9'h010 - n459);
-  wire [8:0] n507 = (9'h010 - n457);
-  wire [8:0] n512 = (((n36 == 3'h3) & (n507 < 9'h1ff)) ? n507 : 9'h1ff);
-  wire [8:0] n514 = (9'h010 - n458);
-  wire [8:0] n519 = (((n37 == 3'h3) & (n514 < n512)) ? n514 : n512);
-  wire [8:0] n521 = (9'h010 - n459);
-  wire [8:0] n529 = (9'h010 - n457);
-  wire [8:0] n534 = (((n36 == 3'h4) & (n529 < 9'h1ff)) ? n529 : 9'h1ff);
-  wire [8:0] n536 = (9'h010 - n458);
-  wire [8:0] n541 = (((n37 == 3'h4) & (n536 < n534)) ? n536 : n534);
-  wire [8:0] n543 = (9'h010 - n459);
-  wire [8:0] n551 = (9'h010 - n457);
-  wire [8:0] n556 = (((n36 == 3'h5) & (n551 < 9'h1ff)) ? n551 : 9'h1ff);
-  wire [8:0] n558 = (9'h010 - n458);
-  wire [8:0] n563 = (((n37 == 3'h5) & (n558 < n556)) ? n558 : n556);
-  wire [8:0] n565 = (9'h010 - n459);
+  wire n80 = (((n33 == 3'h1) | (n34 == 3'h1)) | (n35 == 3'h1));
+  wire n86 = (((n33 == 3'h2) | (n34 == 3'h2)) | (n35 == 3'h2));
+  wire n92 = (((n33 == 3'h3) | (n34 == 3'h3)) | (n35 == 3'h3));
+  wire n95 = ((cfg_on & (~done)) & run_i);
+  wire n127 = (((n95 & (~(n80 & (~((~u_fifo0_empty_o) | (~(ins0_q == 5'h00))))))) & (~(n86 & (~((~u_fifo1_empty_o) | (~(ins1_q == 5'h00))))))) & (~(n92 & (~((~u_fifo2_empty_o) | (~(ins2_q == 5'h00)))))));
+  wire n130 = ({{1{1'b0}}, inflight_q} < space_i);
+  wire fire = (n127 & n130);
+  wire n135 = (cfg_we_i & (cfg_sel_i == 3'h1));
+  wire n137 = ((cfg_on & done) & run_i);
+  wire n142 = (n36 == 3'h1);
+  wire n146 = (n36 == 3'h2);
+  wire n150 = (n36 == 3'h3);
+  wire n154 = (n36 == 3'h4);
+  wire n158 = (n36 == 3'h5);
+  wire n162 = (~(ins0_q == 5'h00));
+  wire n163 = (fire & n80);
+  wire n166 = (n137 & (~(drop0_q == 5'h00)));
+  wire n167 = (n166 & n162);
+  wire n171 = ((n166 & (~n162)) & (~u_fifo0_empty_o));
+  wire [4:0] n180 = cfg_data_i[21:17];
+  wire n199 = (n37 == 3'h1);
+  wire n203 = (n37 == 3'h2);
+  wire n207 = (n37 == 3'h3);
+  wire n211 = (n37 == 3'h4);
+  wire n215 = (n37 == 3'h5);
+  wire n219 = (~(ins1_q == 5'h00));
+  wire n220 = (fire & n86);
+  wire n223 = (n137 & (~(drop1_q == 5'h00)));
+  wire n224 = (n223 & n219);
+  wire n228 = ((n223 & (~n219)) & (~u_fifo1_empty_o));
+  wire [4:0] n237 = cfg_data_i[26:22];
+  wire n256 = (n38 == 3'h1);
+  wire n260 = (n38 == 3'h2);
+  wire n264 = (n38 == 3'h3);
+  wire n268 = (n38 == 3'h4);
+  wire n272 = (n38 == 3'h5);
+  wire n276 = (~(ins2_q == 5'h00));
+  wire n277 = (fire & n92);
+  wire n280 = (n137 & (~(drop2_q == 5'h00)));
+  wire n281 = (n280 & n276);
+  wire n285 = ((n280 & (~n276)) & (~u_fifo2_empty_o));
+  wire [4:0] n294 = cfg_data_i[31:27];
+  wire [31:0] n346 = (xcnt_q + 32'h00000001);
+  wire n347 = (n346 == cfg_nx_q);
+  wire [31:0] n364 = (zero0_q ? 32'h00000000 : u_fifo0_rdata_o);
+  wire [31:0] n366 = (zero1_q ? 32'h00000000 : u_fifo1_rdata_o);
+  wire [31:0] n368 = (zero2_q ? 32'h00000000 : u_fifo2_rdata_o);
+  wire [31:0] opa = ((n33 == 3'h7) ? yv_q : ((n33 == 3'h6) ? xv_q : ((n33 == 3'h4) ? cfg_imm_q : ((n33 == 3'h3) ? n368 : ((n33 == 3'h2) ? n366 : ((n33 == 3'h1) ? n364 : 32'h00000000))))));
+  wire [31:0] opb = ((n34 == 3'h7) ? yv_q : ((n34 == 3'h6) ? xv_q : ((n34 == 3'h4) ? cfg_imm_q : ((n34 == 3'h3) ? n368 : ((n34 == 3'h2) ? n366 : ((n34 == 3'h1) ? n364 : 32'h00000000))))));
+  wire [31:0] opc = ((n35 == 3'h7) ? yv_q : ((n35 == 3'h6) ? xv_q : ((n35 == 3'h4) ? cfg_imm_q : ((n35 == 3'h3) ? n368 : ((n35 == 3'h2) ? n366 : ((n35 == 3'h1) ? n364 : 32'h00000000))))));
+  wire [8:0] n456 = {{4{1'b0}}, u_fifo0_count_o};
+  wire [8:0] n457 = {{4{1'b0}}, u_fifo1_count_o};
+  wire [8:0] n458 = {{4{1'b0}}, u_fifo2_count_o};
+  wire [8:0] n462 = (9'h010 - n456);
+  wire [8:0] n467 = (((n36 == 3'h1) & (n462 < 9'h1ff)) ? n462 : 9'h1ff);
+  wire [8:0] n469 = (9'h010 - n457);
+  wire [8:0] n474 = (((n37 == 3'h1) & (n469 < n467)) ? n469 : n467);
+  wire [8:0] n476 = (9'h010 - n458);
+  wire [8:0] n484 = (9'h010 - n456);
+  wire [8:0] n489 = (((n36 == 3'h2) & (n484 < 9'h1ff)) ? n484 : 9'h1ff);
+  wire [8:0] n491 = (9'h010 - n457);
+  wire [8:0] n496 = (((n37 == 3'h2) & (n491 < n489)) ? n491 : n489);
+  wire [8:0] n498 = (9'h010 - n458);
+  wire [8:0] n506 = (9'h010 - n456);
+  wire [8:0] n511 = (((n36 == 3'h3) & (n506 < 9'h1ff)) ? n506 : 9'h1ff);
+  wire [8:0] n513 = (9'h010 - n457);
+  wire [8:0] n518 = (((n37 == 3'h3) & (n513 < n511)) ? n513 : n511);
+  wire [8:0] n520 = (9'h010 - n458);
+  wire [8:0] n528 = (9'h010 - n456);
+  wire [8:0] n533 = (((n36 == 3'h4) & (n528 < 9'h1ff)) ? n528 : 9'h1ff);
+  wire [8:0] n535 = (9'h010 - n457);
+  wire [8:0] n540 = (((n37 == 3'h4) & (n535 < n533)) ? n535 : n533);
+  wire [8:0] n542 = (9'h010 - n458);
+  wire [8:0] n550 = (9'h010 - n456);
+  wire [8:0] n555 = (((n36 == 3'h5) & (n550 < 9'h1ff)) ? n550 : 9'h1ff);
+  wire [8:0] n557 = (9'h010 - n457);
+  wire [8:0] n562 = (((n37 == 3'h5) & (n557 < n555)) ? n557 : n555);
+  wire [8:0] n564 = (9'h010 - n458);
   wire idle = ((~cfg_on) | (((((~n23) | done) & ((u_fifo0_empty_o & u_fifo1_empty_o) & u_fifo2_empty_o)) & (inflight_q == 8'h00)) & (~(((1'h0 | (~(drop0_q == 5'h00))) | (~(drop1_q == 5'h00))) | (~(drop2_q == 5'h00))))));
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
-  assign cfg_ctr_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i : cfg_ctr_q));
+  assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
   assign cfg_imm_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h2)) ? cfg_data_i : cfg_imm_q));
   assign cfg_nx_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h3)) ? cfg_data_i : cfg_nx_q));
   assign cfg_ny_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h4)) ? cfg_data_i : cfg_ny_q));
-  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n348 ? 32'h00000000 : n347) : xcnt_q));
-  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n348 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
+  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n347 ? 32'h00000000 : n346) : xcnt_q));
+  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n347 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
   assign s1_valid_d = fire;
   assign xv_d = (fire ? ({{24{n30[7]}}, n30} + xcnt_q) : xv_q);
   assign yv_d = (fire ? ({{24{n31[7]}}, n31} + ycnt_q) : yv_q);
@@ -222,30 +222,30 @@ module gpucc_core_ieee_l8 (
   assign vld6_d = vld5_q;
   assign vld7_d = vld6_q;
   assign inflight_d = ((inflight_q + (fire ? 8'h01 : 8'h00)) - (vld7_q ? 8'h01 : 8'h00));
-  assign ins0_d = (clear_i ? 5'h00 : (n138 ? n183 : (((n166 & n165) | n170) ? (ins0_q - 5'h01) : ins0_q)));
-  assign ins1_d = (clear_i ? 5'h00 : (n138 ? n240 : (((n223 & n222) | n227) ? (ins1_q - 5'h01) : ins1_q)));
-  assign ins2_d = (clear_i ? 5'h00 : (n138 ? n297 : (((n280 & n279) | n284) ? (ins2_q - 5'h01) : ins2_q)));
-  assign drop0_d = (clear_i ? 5'h00 : (n138 ? n183 : ((n170 | n174) ? (drop0_q - 5'h01) : drop0_q)));
-  assign drop1_d = (clear_i ? 5'h00 : (n138 ? n240 : ((n227 | n231) ? (drop1_q - 5'h01) : drop1_q)));
-  assign drop2_d = (clear_i ? 5'h00 : (n138 ? n297 : ((n284 | n288) ? (drop2_q - 5'h01) : drop2_q)));
-  assign zero0_d = (n166 & n165);
-  assign zero1_d = (n223 & n222);
-  assign zero2_d = (n280 & n279);
+  assign ins0_d = (clear_i ? 5'h00 : (n135 ? n180 : (((n163 & n162) | n167) ? (ins0_q - 5'h01) : ins0_q)));
+  assign ins1_d = (clear_i ? 5'h00 : (n135 ? n237 : (((n220 & n219) | n224) ? (ins1_q - 5'h01) : ins1_q)));
+  assign ins2_d = (clear_i ? 5'h00 : (n135 ? n294 : (((n277 & n276) | n281) ? (ins2_q - 5'h01) : ins2_q)));
+  assign drop0_d = (clear_i ? 5'h00 : (n135 ? n180 : ((n167 | n171) ? (drop0_q - 5'h01) : drop0_q)));
+  assign drop1_d = (clear_i ? 5'h00 : (n135 ? n237 : ((n224 | n228) ? (drop1_q - 5'h01) : drop1_q)));
+  assign drop2_d = (clear_i ? 5'h00 : (n135 ? n294 : ((n281 | n285) ? (drop2_q - 5'h01) : drop2_q)));
+  assign zero0_d = (n163 & n162);
+  assign zero1_d = (n220 & n219);
+  assign zero2_d = (n277 & n276);
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = vld7_q;
   assign tok_o = (vld7_q ? u_lane_res_o : 32'h00000000);
-  assign free_o = {(((n38 == 3'h5) & (n565 < n563)) ? n565 : n563), (((n38 == 3'h4) & (n543 < n541)) ? n543 : n541), (((n38 == 3'h3) & (n521 < n519)) ? n521 : n519), (((n38 == 3'h2) & (n499 < n497)) ? n499 : n497), (((n38 == 3'h1) & (n477 < n475)) ? n477 : n475)};
+  assign free_o = {(((n38 == 3'h5) & (n564 < n562)) ? n564 : n562), (((n38 == 3'h4) & (n542 < n540)) ? n542 : n540), (((n38 == 3'h3) & (n520 < n518)) ? n520 : n518), (((n38 == 3'h2) & (n498 < n496)) ? n498 : n496), (((n38 == 3'h1) & (n476 < n474)) ? n476 : n474)};
   assign fire_o = fire;
-  assign stall_in_o = (n98 & (~n130));
-  assign stall_out_o = (n130 & (~n133));
+  assign stall_in_o = (n95 & (~n127));
+  assign stall_out_o = (n127 & (~n130));
   assign idle_o = idle;
-  assign level_o = {n459, n458, n457};
+  assign level_o = {n458, n457, n456};
   assign err_o = (vld7_q & u_lane_err_o);
 
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cfg_op_q <= 32'h00000000;
-      cfg_ctr_q <= 32'h00000000;
+      cfg_ctr_q <= 17'h00000;
       cfg_imm_q <= 32'h00000000;
       cfg_nx_q <= 32'h00000000;
       cfg_ny_q <= 32'h00000000;
@@ -309,9 +309,9 @@ module gpucc_core_ieee_l8 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n161 ? n10 : (n157 ? n9 : (n153 ? n8 : (n149 ? n7 : (n145 ? n6 : 1'h0)))))),
-    .wdata_i ((n161 ? n16 : (n157 ? n15 : (n153 ? n14 : (n149 ? n13 : (n145 ? n12 : 32'h00000000)))))),
-    .pop_i (((n166 & (~n165)) | n174)),
+    .push_i ((n158 ? n10 : (n154 ? n9 : (n150 ? n8 : (n146 ? n7 : (n142 ? n6 : 1'h0)))))),
+    .wdata_i ((n158 ? n16 : (n154 ? n15 : (n150 ? n14 : (n146 ? n13 : (n142 ? n12 : 32'h00000000)))))),
+    .pop_i (((n163 & (~n162)) | n171)),
     .rdata_o (u_fifo0_rdata_o),
     .rvalid_o (u_fifo0_rvalid_o),
     .full_o (u_fifo0_full_o),
@@ -323,9 +323,9 @@ module gpucc_core_ieee_l8 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n218 ? n10 : (n214 ? n9 : (n210 ? n8 : (n206 ? n7 : (n202 ? n6 : 1'h0)))))),
-    .wdata_i ((n218 ? n16 : (n214 ? n15 : (n210 ? n14 : (n206 ? n13 : (n202 ? n12 : 32'h00000000)))))),
-    .pop_i (((n223 & (~n222)) | n231)),
+    .push_i ((n215 ? n10 : (n211 ? n9 : (n207 ? n8 : (n203 ? n7 : (n199 ? n6 : 1'h0)))))),
+    .wdata_i ((n215 ? n16 : (n211 ? n15 : (n207 ? n14 : (n203 ? n13 : (n199 ? n12 : 32'h00000000)))))),
+    .pop_i (((n220 & (~n219)) | n228)),
     .rdata_o (u_fifo1_rdata_o),
     .rvalid_o (u_fifo1_rvalid_o),
     .full_o (u_fifo1_full_o),
@@ -337,9 +337,9 @@ module gpucc_core_ieee_l8 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n275 ? n10 : (n271 ? n9 : (n267 ? n8 : (n263 ? n7 : (n259 ? n6 : 1'h0)))))),
-    .wdata_i ((n275 ? n16 : (n271 ? n15 : (n267 ? n14 : (n263 ? n13 : (n259 ? n12 : 32'h00000000)))))),
-    .pop_i (((n280 & (~n279)) | n288)),
+    .push_i ((n272 ? n10 : (n268 ? n9 : (n264 ? n8 : (n260 ? n7 : (n256 ? n6 : 1'h0)))))),
+    .wdata_i ((n272 ? n16 : (n268 ? n15 : (n264 ? n14 : (n260 ? n13 : (n256 ? n12 : 32'h00000000)))))),
+    .pop_i (((n277 & (~n276)) | n285)),
     .rdata_o (u_fifo2_rdata_o),
     .rvalid_o (u_fifo2_rvalid_o),
     .full_o (u_fifo2_full_o),

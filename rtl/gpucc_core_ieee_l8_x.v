@@ -39,8 +39,8 @@ module gpucc_core_ieee_l8_x (
   // Registers
   reg  [31:0] cfg_op_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_op_d;
-  reg  [31:0] cfg_ctr_q;  // hot clock, reset 32'h00000000
-  wire [31:0] cfg_ctr_d;
+  reg  [16:0] cfg_ctr_q;  // hot clock, reset 17'h00000
+  wire [16:0] cfg_ctr_d;
   reg  [31:0] cfg_imm_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_imm_d;
   reg  [31:0] cfg_nx_q;  // hot clock, reset 32'h00000000
@@ -132,93 +132,93 @@ module gpucc_core_ieee_l8_x (
   wire [2:0] n41 = cfg_op_q[22:20];
   wire [2:0] n42 = cfg_op_q[25:23];
   wire [2:0] n43 = cfg_op_q[28:26];
-  wire n88 = (((n38 == 3'h1) | (n39 == 3'h1)) | (n40 == 3'h1));
-  wire n94 = (((n38 == 3'h2) | (n39 == 3'h2)) | (n40 == 3'h2));
-  wire n100 = (((n38 == 3'h3) | (n39 == 3'h3)) | (n40 == 3'h3));
-  wire n103 = ((cfg_on & (~done)) & run_i);
-  wire n135 = (((n103 & (~(n88 & (~((~u_fifo0_empty_o) | (~(ins0_q == 5'h00))))))) & (~(n94 & (~((~u_fifo1_empty_o) | (~(ins1_q == 5'h00))))))) & (~(n100 & (~((~u_fifo2_empty_o) | (~(ins2_q == 5'h00)))))));
-  wire n138 = ({{1{1'b0}}, inflight_q} < space_i);
-  wire fire = (n135 & n138);
-  wire n143 = (cfg_we_i & (cfg_sel_i == 3'h1));
-  wire n145 = ((cfg_on & done) & run_i);
-  wire n150 = (n41 == 3'h1);
-  wire n154 = (n41 == 3'h2);
-  wire n158 = (n41 == 3'h3);
-  wire n162 = (n41 == 3'h4);
-  wire n166 = (n41 == 3'h5);
-  wire n170 = (~(ins0_q == 5'h00));
-  wire n171 = (fire & n88);
-  wire n174 = (n145 & (~(drop0_q == 5'h00)));
-  wire n175 = (n174 & n170);
-  wire n179 = ((n174 & (~n170)) & (~u_fifo0_empty_o));
-  wire [4:0] n188 = cfg_data_i[21:17];
-  wire n207 = (n42 == 3'h1);
-  wire n211 = (n42 == 3'h2);
-  wire n215 = (n42 == 3'h3);
-  wire n219 = (n42 == 3'h4);
-  wire n223 = (n42 == 3'h5);
-  wire n227 = (~(ins1_q == 5'h00));
-  wire n228 = (fire & n94);
-  wire n231 = (n145 & (~(drop1_q == 5'h00)));
-  wire n232 = (n231 & n227);
-  wire n236 = ((n231 & (~n227)) & (~u_fifo1_empty_o));
-  wire [4:0] n245 = cfg_data_i[26:22];
-  wire n264 = (n43 == 3'h1);
-  wire n268 = (n43 == 3'h2);
-  wire n272 = (n43 == 3'h3);
-  wire n276 = (n43 == 3'h4);
-  wire n280 = (n43 == 3'h5);
-  wire n284 = (~(ins2_q == 5'h00));
-  wire n285 = (fire & n100);
-  wire n288 = (n145 & (~(drop2_q == 5'h00)));
-  wire n289 = (n288 & n284);
-  wire n293 = ((n288 & (~n284)) & (~u_fifo2_empty_o));
-  wire [4:0] n302 = cfg_data_i[31:27];
-  wire [31:0] n352 = (xcnt_q + 32'h00000001);
-  wire n353 = (n352 == cfg_nx_q);
-  wire [31:0] n370 = (zero0_q ? 32'h00000000 : u_fifo0_rdata_o);
-  wire [31:0] n372 = (zero1_q ? 32'h00000000 : u_fifo1_rdata_o);
-  wire [31:0] n374 = (zero2_q ? 32'h00000000 : u_fifo2_rdata_o);
-  wire [31:0] opa = ((n38 == 3'h7) ? yv_q : ((n38 == 3'h6) ? xv_q : ((n38 == 3'h4) ? cfg_imm_q : ((n38 == 3'h3) ? n374 : ((n38 == 3'h2) ? n372 : ((n38 == 3'h1) ? n370 : 32'h00000000))))));
-  wire [31:0] opb = ((n39 == 3'h7) ? yv_q : ((n39 == 3'h6) ? xv_q : ((n39 == 3'h4) ? cfg_imm_q : ((n39 == 3'h3) ? n374 : ((n39 == 3'h2) ? n372 : ((n39 == 3'h1) ? n370 : 32'h00000000))))));
-  wire [31:0] opc = ((n40 == 3'h7) ? yv_q : ((n40 == 3'h6) ? xv_q : ((n40 == 3'h4) ? cfg_imm_q : ((n40 == 3'h3) ? n374 : ((n40 == 3'h2) ? n372 : ((n40 == 3'h1) ? n370 : 32'h00000000))))));
-  wire [8:0] n458 = {{4{1'b0}}, u_fifo0_count_o};
-  wire [8:0] n459 = {{4{1'b0}}, u_fifo1_count_o};
-  wire [8:0] n460 = {{4{1'b0}}, u_fifo2_count_o};
-  wire [8:0] n464 = (9'h010 - n458);
-  wire [8:0] n469 = (((n41 == 3'h1) & (n464 < 9'h1ff)) ? n464 : 9'h1ff);
-  wire [8:0] n471 = (9'h010 - n459);
-  wire [8:0] n476 = (((n42 == 3'h1) & (n471 < n469)) ? n471 : n469);
-  wire [8:0] n478 = (9'h010 - n460);
-  wire [8:0] n486 = (9'h010 - n458);
-  wire [8:0] n491 = (((n41 == 3'h2) & (n486 < 9'h1ff)) ? n486 : 9'h1ff);
-  wire [8:0] n493 = (9'h010 - n459);
-  wire [8:0] n498 = (((n42 == 3'h2) & (n493 < n491)) ? n493 : n491);
-  wire [8:0] n500 = (9'h010 - n460);
-  wire [8:0] n508 = (9'h010 - n458);
-  wire [8:0] n513 = (((n41 == 3'h3) & (n508 < 9'h1ff)) ? n508 : 9'h1ff);
-  wire [8:0] n515 = (9'h010 - n459);
-  wire [8:0] n520 = (((n42 == 3'h3) & (n515 < n513)) ? n515 : n513);
-  wire [8:0] n522 = (9'h010 - n460);
-  wire [8:0] n530 = (9'h010 - n458);
-  wire [8:0] n535 = (((n41 == 3'h4) & (n530 < 9'h1ff)) ? n530 : 9'h1ff);
-  wire [8:0] n537 = (9'h010 - n459);
-  wire [8:0] n542 = (((n42 == 3'h4) & (n537 < n535)) ? n537 : n535);
-  wire [8:0] n544 = (9'h010 - n460);
-  wire [8:0] n552 = (9'h010 - n458);
-  wire [8:0] n557 = (((n41 == 3'h5) & (n552 < 9'h1ff)) ? n552 : 9'h1ff);
-  wire [8:0] n559 = (9'h010 - n459);
-  wire [8:0] n564 = (((n42 == 3'h5) & (n559 < n557)) ? n559 : n557);
-  wire [8:0] n566 = (9'h010 - n460);
+  wire n85 = (((n38 == 3'h1) | (n39 == 3'h1)) | (n40 == 3'h1));
+  wire n91 = (((n38 == 3'h2) | (n39 == 3'h2)) | (n40 == 3'h2));
+  wire n97 = (((n38 == 3'h3) | (n39 == 3'h3)) | (n40 == 3'h3));
+  wire n100 = ((cfg_on & (~done)) & run_i);
+  wire n132 = (((n100 & (~(n85 & (~((~u_fifo0_empty_o) | (~(ins0_q == 5'h00))))))) & (~(n91 & (~((~u_fifo1_empty_o) | (~(ins1_q == 5'h00))))))) & (~(n97 & (~((~u_fifo2_empty_o) | (~(ins2_q == 5'h00)))))));
+  wire n135 = ({{1{1'b0}}, inflight_q} < space_i);
+  wire fire = (n132 & n135);
+  wire n140 = (cfg_we_i & (cfg_sel_i == 3'h1));
+  wire n142 = ((cfg_on & done) & run_i);
+  wire n147 = (n41 == 3'h1);
+  wire n151 = (n41 == 3'h2);
+  wire n155 = (n41 == 3'h3);
+  wire n159 = (n41 == 3'h4);
+  wire n163 = (n41 == 3'h5);
+  wire n167 = (~(ins0_q == 5'h00));
+  wire n168 = (fire & n85);
+  wire n171 = (n142 & (~(drop0_q == 5'h00)));
+  wire n172 = (n171 & n167);
+  wire n176 = ((n171 & (~n167)) & (~u_fifo0_empty_o));
+  wire [4:0] n185 = cfg_data_i[21:17];
+  wire n204 = (n42 == 3'h1);
+  wire n208 = (n42 == 3'h2);
+  wire n212 = (n42 == 3'h3);
+  wire n216 = (n42 == 3'h4);
+  wire n220 = (n42 == 3'h5);
+  wire n224 = (~(ins1_q == 5'h00));
+  wire n225 = (fire & n91);
+  wire n228 = (n142 & (~(drop1_q == 5'h00)));
+  wire n229 = (n228 & n224);
+  wire n233 = ((n228 & (~n224)) & (~u_fifo1_empty_o));
+  wire [4:0] n242 = cfg_data_i[26:22];
+  wire n261 = (n43 == 3'h1);
+  wire n265 = (n43 == 3'h2);
+  wire n269 = (n43 == 3'h3);
+  wire n273 = (n43 == 3'h4);
+  wire n277 = (n43 == 3'h5);
+  wire n281 = (~(ins2_q == 5'h00));
+  wire n282 = (fire & n97);
+  wire n285 = (n142 & (~(drop2_q == 5'h00)));
+  wire n286 = (n285 & n281);
+  wire n290 = ((n285 & (~n281)) & (~u_fifo2_empty_o));
+  wire [4:0] n299 = cfg_data_i[31:27];
+  wire [31:0] n351 = (xcnt_q + 32'h00000001);
+  wire n352 = (n351 == cfg_nx_q);
+  wire [31:0] n369 = (zero0_q ? 32'h00000000 : u_fifo0_rdata_o);
+  wire [31:0] n371 = (zero1_q ? 32'h00000000 : u_fifo1_rdata_o);
+  wire [31:0] n373 = (zero2_q ? 32'h00000000 : u_fifo2_rdata_o);
+  wire [31:0] opa = ((n38 == 3'h7) ? yv_q : ((n38 == 3'h6) ? xv_q : ((n38 == 3'h4) ? cfg_imm_q : ((n38 == 3'h3) ? n373 : ((n38 == 3'h2) ? n371 : ((n38 == 3'h1) ? n369 : 32'h00000000))))));
+  wire [31:0] opb = ((n39 == 3'h7) ? yv_q : ((n39 == 3'h6) ? xv_q : ((n39 == 3'h4) ? cfg_imm_q : ((n39 == 3'h3) ? n373 : ((n39 == 3'h2) ? n371 : ((n39 == 3'h1) ? n369 : 32'h00000000))))));
+  wire [31:0] opc = ((n40 == 3'h7) ? yv_q : ((n40 == 3'h6) ? xv_q : ((n40 == 3'h4) ? cfg_imm_q : ((n40 == 3'h3) ? n373 : ((n40 == 3'h2) ? n371 : ((n40 == 3'h1) ? n369 : 32'h00000000))))));
+  wire [8:0] n457 = {{4{1'b0}}, u_fifo0_count_o};
+  wire [8:0] n458 = {{4{1'b0}}, u_fifo1_count_o};
+  wire [8:0] n459 = {{4{1'b0}}, u_fifo2_count_o};
+  wire [8:0] n463 = (9'h010 - n457);
+  wire [8:0] n468 = (((n41 == 3'h1) & (n463 < 9'h1ff)) ? n463 : 9'h1ff);
+  wire [8:0] n470 = (9'h010 - n458);
+  wire [8:0] n475 = (((n42 == 3'h1) & (n470 < n468)) ? n470 : n468);
+  wire [8:0] n477 = (9'h010 - n459);
+  wire [8:0] n485 = (9'h010 - n457);
+  wire [8:0] n490 = (((n41 == 3'h2) & (n485 < 9'h1ff)) ? n485 : 9'h1ff);
+  wire [8:0] n492 = (9'h010 - n458);
+  wire [8:0] n497 = (((n42 == 3'h2) & (n492 < n490)) ? n492 : n490);
+  wire [8:0] n499 = (9'h010 - n459);
+  wire [8:0] n507 = (9'h010 - n457);
+  wire [8:0] n512 = (((n41 == 3'h3) & (n507 < 9'h1ff)) ? n507 : 9'h1ff);
+  wire [8:0] n514 = (9'h010 - n458);
+  wire [8:0] n519 = (((n42 == 3'h3) & (n514 < n512)) ? n514 : n512);
+  wire [8:0] n521 = (9'h010 - n459);
+  wire [8:0] n529 = (9'h010 - n457);
+  wire [8:0] n534 = (((n41 == 3'h4) & (n529 < 9'h1ff)) ? n529 : 9'h1ff);
+  wire [8:0] n536 = (9'h010 - n458);
+  wire [8:0] n541 = (((n42 == 3'h4) & (n536 < n534)) ? n536 : n534);
+  wire [8:0] n543 = (9'h010 - n459);
+  wire [8:0] n551 = (9'h010 - n457);
+  wire [8:0] n556 = (((n41 == 3'h5) & (n551 < 9'h1ff)) ? n551 : 9'h1ff);
+  wire [8:0] n558 = (9'h010 - n458);
+  wire [8:0] n563 = (((n42 == 3'h5) & (n558 < n556)) ? n558 : n556);
+  wire [8:0] n565 = (9'h010 - n459);
   wire idle = ((~cfg_on) | (((((~n28) | done) & ((u_fifo0_empty_o & u_fifo1_empty_o) & u_fifo2_empty_o)) & (inflight_q == 8'h00)) & (~(((1'h0 | (~(drop0_q == 5'h00))) | (~(drop1_q == 5'h00))) | (~(drop2_q == 5'h00))))));
   wire ln_lost = (ln_valid_i ^ vld7_q);
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
-  assign cfg_ctr_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i : cfg_ctr_q));
+  assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
   assign cfg_imm_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h2)) ? cfg_data_i : cfg_imm_q));
   assign cfg_nx_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h3)) ? cfg_data_i : cfg_nx_q));
   assign cfg_ny_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h4)) ? cfg_data_i : cfg_ny_q));
-  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n353 ? 32'h00000000 : n352) : xcnt_q));
-  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n353 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
+  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n352 ? 32'h00000000 : n351) : xcnt_q));
+  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n352 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
   assign s1_valid_d = fire;
   assign xv_d = (fire ? ({{24{n35[7]}}, n35} + xcnt_q) : xv_q);
   assign yv_d = (fire ? ({{24{n36[7]}}, n36} + ycnt_q) : yv_q);
@@ -231,24 +231,24 @@ module gpucc_core_ieee_l8_x (
   assign vld6_d = vld5_q;
   assign vld7_d = vld6_q;
   assign inflight_d = ((inflight_q + (fire ? 8'h01 : 8'h00)) - (vld7_q ? 8'h01 : 8'h00));
-  assign ins0_d = (clear_i ? 5'h00 : (n143 ? n188 : (((n171 & n170) | n175) ? (ins0_q - 5'h01) : ins0_q)));
-  assign ins1_d = (clear_i ? 5'h00 : (n143 ? n245 : (((n228 & n227) | n232) ? (ins1_q - 5'h01) : ins1_q)));
-  assign ins2_d = (clear_i ? 5'h00 : (n143 ? n302 : (((n285 & n284) | n289) ? (ins2_q - 5'h01) : ins2_q)));
-  assign drop0_d = (clear_i ? 5'h00 : (n143 ? n188 : ((n175 | n179) ? (drop0_q - 5'h01) : drop0_q)));
-  assign drop1_d = (clear_i ? 5'h00 : (n143 ? n245 : ((n232 | n236) ? (drop1_q - 5'h01) : drop1_q)));
-  assign drop2_d = (clear_i ? 5'h00 : (n143 ? n302 : ((n289 | n293) ? (drop2_q - 5'h01) : drop2_q)));
-  assign zero0_d = (n171 & n170);
-  assign zero1_d = (n228 & n227);
-  assign zero2_d = (n285 & n284);
+  assign ins0_d = (clear_i ? 5'h00 : (n140 ? n185 : (((n168 & n167) | n172) ? (ins0_q - 5'h01) : ins0_q)));
+  assign ins1_d = (clear_i ? 5'h00 : (n140 ? n242 : (((n225 & n224) | n229) ? (ins1_q - 5'h01) : ins1_q)));
+  assign ins2_d = (clear_i ? 5'h00 : (n140 ? n299 : (((n282 & n281) | n286) ? (ins2_q - 5'h01) : ins2_q)));
+  assign drop0_d = (clear_i ? 5'h00 : (n140 ? n185 : ((n172 | n176) ? (drop0_q - 5'h01) : drop0_q)));
+  assign drop1_d = (clear_i ? 5'h00 : (n140 ? n242 : ((n229 | n233) ? (drop1_q - 5'h01) : drop1_q)));
+  assign drop2_d = (clear_i ? 5'h00 : (n140 ? n299 : ((n286 | n290) ? (drop2_q - 5'h01) : drop2_q)));
+  assign zero0_d = (n168 & n167);
+  assign zero1_d = (n225 & n224);
+  assign zero2_d = (n282 & n281);
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = vld7_q;
   assign tok_o = (vld7_q ? ln_res_i : 32'h00000000);
-  assign free_o = {(((n43 == 3'h5) & (n566 < n564)) ? n566 : n564), (((n43 == 3'h4) & (n544 < n542)) ? n544 : n542), (((n43 == 3'h3) & (n522 < n520)) ? n522 : n520), (((n43 == 3'h2) & (n500 < n498)) ? n500 : n498), (((n43 == 3'h1) & (n478 < n476)) ? n478 : n476)};
+  assign free_o = {(((n43 == 3'h5) & (n565 < n563)) ? n565 : n563), (((n43 == 3'h4) & (n543 < n541)) ? n543 : n541), (((n43 == 3'h3) & (n521 < n519)) ? n521 : n519), (((n43 == 3'h2) & (n499 < n497)) ? n499 : n497), (((n43 == 3'h1) & (n477 < n475)) ? n477 : n475)};
   assign fire_o = fire;
-  assign stall_in_o = (n103 & (~n135));
-  assign stall_out_o = (n135 & (~n138));
+  assign stall_in_o = (n100 & (~n132));
+  assign stall_out_o = (n132 & (~n135));
   assign idle_o = idle;
-  assign level_o = {n460, n459, n458};
+  assign level_o = {n459, n458, n457};
   assign err_o = ((vld7_q & ln_err_i) | ln_lost);
   assign ln_valid_o = s1_valid_q;
   assign ln_op_o = n25;
@@ -261,7 +261,7 @@ module gpucc_core_ieee_l8_x (
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cfg_op_q <= 32'h00000000;
-      cfg_ctr_q <= 32'h00000000;
+      cfg_ctr_q <= 17'h00000;
       cfg_imm_q <= 32'h00000000;
       cfg_nx_q <= 32'h00000000;
       cfg_ny_q <= 32'h00000000;
@@ -325,9 +325,9 @@ module gpucc_core_ieee_l8_x (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n166 ? n10 : (n162 ? n9 : (n158 ? n8 : (n154 ? n7 : (n150 ? n6 : 1'h0)))))),
-    .wdata_i ((n166 ? n16 : (n162 ? n15 : (n158 ? n14 : (n154 ? n13 : (n150 ? n12 : 32'h00000000)))))),
-    .pop_i (((n171 & (~n170)) | n179)),
+    .push_i ((n163 ? n10 : (n159 ? n9 : (n155 ? n8 : (n151 ? n7 : (n147 ? n6 : 1'h0)))))),
+    .wdata_i ((n163 ? n16 : (n159 ? n15 : (n155 ? n14 : (n151 ? n13 : (n147 ? n12 : 32'h00000000)))))),
+    .pop_i (((n168 & (~n167)) | n176)),
     .rdata_o (u_fifo0_rdata_o),
     .rvalid_o (u_fifo0_rvalid_o),
     .full_o (u_fifo0_full_o),
@@ -339,9 +339,9 @@ module gpucc_core_ieee_l8_x (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n223 ? n10 : (n219 ? n9 : (n215 ? n8 : (n211 ? n7 : (n207 ? n6 : 1'h0)))))),
-    .wdata_i ((n223 ? n16 : (n219 ? n15 : (n215 ? n14 : (n211 ? n13 : (n207 ? n12 : 32'h00000000)))))),
-    .pop_i (((n228 & (~n227)) | n236)),
+    .push_i ((n220 ? n10 : (n216 ? n9 : (n212 ? n8 : (n208 ? n7 : (n204 ? n6 : 1'h0)))))),
+    .wdata_i ((n220 ? n16 : (n216 ? n15 : (n212 ? n14 : (n208 ? n13 : (n204 ? n12 : 32'h00000000)))))),
+    .pop_i (((n225 & (~n224)) | n233)),
     .rdata_o (u_fifo1_rdata_o),
     .rvalid_o (u_fifo1_rvalid_o),
     .full_o (u_fifo1_full_o),
@@ -353,9 +353,9 @@ module gpucc_core_ieee_l8_x (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n280 ? n10 : (n276 ? n9 : (n272 ? n8 : (n268 ? n7 : (n264 ? n6 : 1'h0)))))),
-    .wdata_i ((n280 ? n16 : (n276 ? n15 : (n272 ? n14 : (n268 ? n13 : (n264 ? n12 : 32'h00000000)))))),
-    .pop_i (((n285 & (~n284)) | n293)),
+    .push_i ((n277 ? n10 : (n273 ? n9 : (n269 ? n8 : (n265 ? n7 : (n261 ? n6 : 1'h0)))))),
+    .wdata_i ((n277 ? n16 : (n273 ? n15 : (n269 ? n14 : (n265 ? n13 : (n261 ? n12 : 32'h00000000)))))),
+    .pop_i (((n282 & (~n281)) | n290)),
     .rdata_o (u_fifo2_rdata_o),
     .rvalid_o (u_fifo2_rvalid_o),
     .full_o (u_fifo2_full_o),

@@ -36,8 +36,8 @@ module gpucc_lsu_a256_d16 (
   // Registers
   reg  [31:0] cfg_op_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_op_d;
-  reg  [31:0] cfg_ctr_q;  // hot clock, reset 32'h00000000
-  wire [31:0] cfg_ctr_d;
+  reg  [16:0] cfg_ctr_q;  // hot clock, reset 17'h00000
+  wire [16:0] cfg_ctr_d;
   reg  [31:0] cfg_imm_q;  // hot clock, reset 32'h00000000
   wire [31:0] cfg_imm_d;
   reg  [31:0] cfg_nx_q;  // hot clock, reset 32'h00000000
@@ -99,79 +99,79 @@ module gpucc_lsu_a256_d16 (
   wire [3:0] n35 = cfg_op_q[10:7];
   wire [2:0] n39 = cfg_op_q[22:20];
   wire [2:0] n40 = cfg_op_q[25:23];
-  wire n72 = (n23 == 7'h59);
-  wire n74 = (n23 == 7'h58);
-  wire n78 = (req_valid_q & mem_req_ready_i);
-  wire n80 = ((~req_valid_q) | n78);
-  wire n82 = ((~s1_valid_q) | n80);
-  wire n85 = ((~n74) | (inflight_q < space_i));
-  wire n90 = ((~u_addr_empty_o) & ((~n72) | (~u_data_empty_o)));
-  wire n95 = (((run_i & cfg_on) & (~done)) & (n74 | n72));
-  wire fire = (((n95 & n90) & n82) & n85);
-  wire n103 = (n39 == 3'h1);
-  wire n107 = (n39 == 3'h2);
-  wire n111 = (n39 == 3'h3);
-  wire n115 = (n39 == 3'h4);
-  wire n119 = (n39 == 3'h5);
-  wire n120 = (n119 ? n10 : (n115 ? n9 : (n111 ? n8 : (n107 ? n7 : (n103 ? n6 : 1'h0)))));
-  wire [31:0] n121 = (n119 ? n16 : (n115 ? n15 : (n111 ? n14 : (n107 ? n13 : (n103 ? n12 : 32'h00000000)))));
-  wire n131 = (n40 == 3'h1);
-  wire n135 = (n40 == 3'h2);
-  wire n139 = (n40 == 3'h3);
-  wire n143 = (n40 == 3'h4);
-  wire n147 = (n40 == 3'h5);
-  wire [31:0] n189 = (xcnt_q + 32'h00000001);
-  wire n190 = (n189 == cfg_nx_q);
-  wire [1:0] n201 = n35[1:0];
-  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n201));
-  wire n205 = (s1_valid_q & n80);
-  wire [31:0] n216 = (cfg_imm_q + (n121 << n201));
-  wire [24:0] n217 = n216[31:7];
-  wire n227 = (((n120 & n74) & (~clear_i)) & ((~pf_last_v_q) | (~(n217 == pf_line_q))));
-  wire [8:0] n255 = {{4{1'b0}}, u_data_count_o};
-  wire [8:0] n261 = (9'h100 - u_addr_count_o);
-  wire [8:0] n266 = (((n39 == 3'h1) & (n261 < 9'h1ff)) ? n261 : 9'h1ff);
-  wire [8:0] n268 = (9'h010 - n255);
-  wire [8:0] n276 = (9'h100 - u_addr_count_o);
-  wire [8:0] n281 = (((n39 == 3'h2) & (n276 < 9'h1ff)) ? n276 : 9'h1ff);
-  wire [8:0] n283 = (9'h010 - n255);
-  wire [8:0] n291 = (9'h100 - u_addr_count_o);
-  wire [8:0] n296 = (((n39 == 3'h3) & (n291 < 9'h1ff)) ? n291 : 9'h1ff);
-  wire [8:0] n298 = (9'h010 - n255);
-  wire [8:0] n306 = (9'h100 - u_addr_count_o);
-  wire [8:0] n311 = (((n39 == 3'h4) & (n306 < 9'h1ff)) ? n306 : 9'h1ff);
-  wire [8:0] n313 = (9'h010 - n255);
-  wire [8:0] n321 = (9'h100 - u_addr_count_o);
-  wire [8:0] n326 = (((n39 == 3'h5) & (n321 < 9'h1ff)) ? n321 : 9'h1ff);
-  wire [8:0] n328 = (9'h010 - n255);
+  wire n69 = (n23 == 7'h59);
+  wire n71 = (n23 == 7'h58);
+  wire n75 = (req_valid_q & mem_req_ready_i);
+  wire n77 = ((~req_valid_q) | n75);
+  wire n79 = ((~s1_valid_q) | n77);
+  wire n82 = ((~n71) | (inflight_q < space_i));
+  wire n87 = ((~u_addr_empty_o) & ((~n69) | (~u_data_empty_o)));
+  wire n92 = (((run_i & cfg_on) & (~done)) & (n71 | n69));
+  wire fire = (((n92 & n87) & n79) & n82);
+  wire n100 = (n39 == 3'h1);
+  wire n104 = (n39 == 3'h2);
+  wire n108 = (n39 == 3'h3);
+  wire n112 = (n39 == 3'h4);
+  wire n116 = (n39 == 3'h5);
+  wire n117 = (n116 ? n10 : (n112 ? n9 : (n108 ? n8 : (n104 ? n7 : (n100 ? n6 : 1'h0)))));
+  wire [31:0] n118 = (n116 ? n16 : (n112 ? n15 : (n108 ? n14 : (n104 ? n13 : (n100 ? n12 : 32'h00000000)))));
+  wire n128 = (n40 == 3'h1);
+  wire n132 = (n40 == 3'h2);
+  wire n136 = (n40 == 3'h3);
+  wire n140 = (n40 == 3'h4);
+  wire n144 = (n40 == 3'h5);
+  wire [31:0] n188 = (xcnt_q + 32'h00000001);
+  wire n189 = (n188 == cfg_nx_q);
+  wire [1:0] n200 = n35[1:0];
+  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n200));
+  wire n204 = (s1_valid_q & n77);
+  wire [31:0] n215 = (cfg_imm_q + (n118 << n200));
+  wire [24:0] n216 = n215[31:7];
+  wire n226 = (((n117 & n71) & (~clear_i)) & ((~pf_last_v_q) | (~(n216 == pf_line_q))));
+  wire [8:0] n254 = {{4{1'b0}}, u_data_count_o};
+  wire [8:0] n260 = (9'h100 - u_addr_count_o);
+  wire [8:0] n265 = (((n39 == 3'h1) & (n260 < 9'h1ff)) ? n260 : 9'h1ff);
+  wire [8:0] n267 = (9'h010 - n254);
+  wire [8:0] n275 = (9'h100 - u_addr_count_o);
+  wire [8:0] n280 = (((n39 == 3'h2) & (n275 < 9'h1ff)) ? n275 : 9'h1ff);
+  wire [8:0] n282 = (9'h010 - n254);
+  wire [8:0] n290 = (9'h100 - u_addr_count_o);
+  wire [8:0] n295 = (((n39 == 3'h3) & (n290 < 9'h1ff)) ? n290 : 9'h1ff);
+  wire [8:0] n297 = (9'h010 - n254);
+  wire [8:0] n305 = (9'h100 - u_addr_count_o);
+  wire [8:0] n310 = (((n39 == 3'h4) & (n305 < 9'h1ff)) ? n305 : 9'h1ff);
+  wire [8:0] n312 = (9'h010 - n254);
+  wire [8:0] n320 = (9'h100 - u_addr_count_o);
+  wire [8:0] n325 = (((n39 == 3'h5) & (n320 < 9'h1ff)) ? n320 : 9'h1ff);
+  wire [8:0] n327 = (9'h010 - n254);
   wire idle = ((~cfg_on) | ((((((~n26) | done) & (u_addr_empty_o & u_data_empty_o)) & (~s1_valid_q)) & (~req_valid_q)) & (inflight_q == 9'h000)));
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
-  assign cfg_ctr_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i : cfg_ctr_q));
+  assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
   assign cfg_imm_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h2)) ? cfg_data_i : cfg_imm_q));
   assign cfg_nx_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h3)) ? cfg_data_i : cfg_nx_q));
   assign cfg_ny_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h4)) ? cfg_data_i : cfg_ny_q));
-  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n190 ? 32'h00000000 : n189) : xcnt_q));
-  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n190 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
-  assign s1_valid_d = (fire | (s1_valid_q & (~n80)));
-  assign req_valid_d = (n205 | (req_valid_q & (~n78)));
-  assign req_we_d = (n205 ? n72 : req_we_q);
-  assign req_addr_d = (n205 ? addr : req_addr_q);
-  assign req_wdata_d = (n205 ? u_data_rdata_o : req_wdata_q);
+  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n189 ? 32'h00000000 : n188) : xcnt_q));
+  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n189 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
+  assign s1_valid_d = (fire | (s1_valid_q & (~n77)));
+  assign req_valid_d = (n204 | (req_valid_q & (~n75)));
+  assign req_we_d = (n204 ? n69 : req_we_q);
+  assign req_addr_d = (n204 ? addr : req_addr_q);
+  assign req_wdata_d = (n204 ? u_data_rdata_o : req_wdata_q);
   assign tok_valid_d = mem_resp_valid_i;
   assign tok_d = (mem_resp_valid_i ? mem_resp_data_i : tok_q);
-  assign inflight_d = ((inflight_q + ((fire & n74) ? 9'h001 : 9'h000)) - (tok_valid_q ? 9'h001 : 9'h000));
-  assign pf_valid_d = n227;
-  assign pf_line_d = (n227 ? n217 : pf_line_q);
-  assign pf_last_v_d = ((~clear_i) & (pf_last_v_q | n227));
+  assign inflight_d = ((inflight_q + ((fire & n71) ? 9'h001 : 9'h000)) - (tok_valid_q ? 9'h001 : 9'h000));
+  assign pf_valid_d = n226;
+  assign pf_line_d = (n226 ? n216 : pf_line_q);
+  assign pf_last_v_d = ((~clear_i) & (pf_last_v_q | n226));
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = tok_valid_q;
   assign tok_o = (tok_valid_q ? tok_q : 32'h00000000);
-  assign free_o = {(((n40 == 3'h5) & (n328 < n326)) ? n328 : n326), (((n40 == 3'h4) & (n313 < n311)) ? n313 : n311), (((n40 == 3'h3) & (n298 < n296)) ? n298 : n296), (((n40 == 3'h2) & (n283 < n281)) ? n283 : n281), (((n40 == 3'h1) & (n268 < n266)) ? n268 : n266)};
+  assign free_o = {(((n40 == 3'h5) & (n327 < n325)) ? n327 : n325), (((n40 == 3'h4) & (n312 < n310)) ? n312 : n310), (((n40 == 3'h3) & (n297 < n295)) ? n297 : n295), (((n40 == 3'h2) & (n282 < n280)) ? n282 : n280), (((n40 == 3'h1) & (n267 < n265)) ? n267 : n265)};
   assign fire_o = fire;
-  assign stall_in_o = (n95 & (~n90));
-  assign stall_out_o = ((n95 & n90) & (~(n82 & n85)));
+  assign stall_in_o = (n92 & (~n87));
+  assign stall_out_o = ((n92 & n87) & (~(n79 & n82)));
   assign idle_o = idle;
-  assign level_o = {9'h000, n255, u_addr_count_o};
+  assign level_o = {9'h000, n254, u_addr_count_o};
   assign err_o = 1'h0;
   assign mem_req_valid_o = req_valid_q;
   assign mem_req_we_o = (req_valid_q & req_we_q);
@@ -183,7 +183,7 @@ module gpucc_lsu_a256_d16 (
   always @(posedge clk_hot_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cfg_op_q <= 32'h00000000;
-      cfg_ctr_q <= 32'h00000000;
+      cfg_ctr_q <= 17'h00000;
       cfg_imm_q <= 32'h00000000;
       cfg_nx_q <= 32'h00000000;
       cfg_ny_q <= 32'h00000000;
@@ -225,8 +225,8 @@ module gpucc_lsu_a256_d16 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i (n120),
-    .wdata_i (n121),
+    .push_i (n117),
+    .wdata_i (n118),
     .pop_i (fire),
     .rdata_o (u_addr_rdata_o),
     .rvalid_o (u_addr_rvalid_o),
@@ -239,9 +239,9 @@ module gpucc_lsu_a256_d16 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n147 ? n10 : (n143 ? n9 : (n139 ? n8 : (n135 ? n7 : (n131 ? n6 : 1'h0)))))),
-    .wdata_i ((n147 ? n16 : (n143 ? n15 : (n139 ? n14 : (n135 ? n13 : (n131 ? n12 : 32'h00000000)))))),
-    .pop_i ((fire & n72)),
+    .push_i ((n144 ? n10 : (n140 ? n9 : (n136 ? n8 : (n132 ? n7 : (n128 ? n6 : 1'h0)))))),
+    .wdata_i ((n144 ? n16 : (n140 ? n15 : (n136 ? n14 : (n132 ? n13 : (n128 ? n12 : 32'h00000000)))))),
+    .pop_i ((fire & n69)),
     .rdata_o (u_data_rdata_o),
     .rvalid_o (u_data_rvalid_o),
     .full_o (u_data_full_o),
@@ -251,6 +251,6 @@ module gpucc_lsu_a256_d16 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{lane_data_i, lane_valid_i, n216, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
+  assign unused_signals = ^{lane_data_i, lane_valid_i, n215, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
 
 endmodule

@@ -180,7 +180,7 @@ crate::ports! {
 #[derive(Debug, Clone, Copy)]
 pub struct CfgRegs {
     pub op: Reg<32>,
-    pub ctr: Reg<32>,
+    pub ctr: Reg<17>,
     pub imm: Reg<32>,
     pub nx: Reg<32>,
     pub ny: Reg<32>,
@@ -205,9 +205,6 @@ pub struct Cfg<B: Backend> {
     /// x0 + xcnt, y0 + ycnt.
     pub xv: S<B, 32>,
     pub yv: S<B, 32>,
-    /// Initial tokens of input FIFO 0..2 (counter word bits 21..17,
-    /// 26..22, 31..27).
-    pub delay: [S<B, 5>; 3],
 }
 
 impl CfgRegs {
@@ -215,8 +212,9 @@ impl CfgRegs {
         // Control state: reset, so an SM out of reset has every node off.
         CfgRegs {
             op: d.reg::<32>("cfg_op", Domain::Hot, 0),
-            // Enable, x0, y0 (17 bits) and three 5-bit delays.
-            ctr: d.reg::<32>("cfg_ctr", Domain::Hot, 0),
+            // Enable, x0, y0; the word's delay bits load the cores'
+            // initial-token counters, not this register.
+            ctr: d.reg::<17>("cfg_ctr", Domain::Hot, 0),
             imm: d.reg::<32>("cfg_imm", Domain::Hot, 0),
             nx: d.reg::<32>("cfg_nx", Domain::Hot, 0),
             ny: d.reg::<32>("cfg_ny", Domain::Hot, 0),
@@ -259,7 +257,6 @@ impl CfgRegs {
             done,
             xv: x0.sext::<32>() + xcnt,
             yv: y0.sext::<32>() + ycnt,
-            delay: [ctr.slice::<17, 5>(), ctr.slice::<22, 5>(), ctr.slice::<27, 5>()],
         }
     }
 
@@ -284,7 +281,8 @@ impl CfgRegs {
         let op = cx.q(self.op);
         cx.d(self.op, clear.mux(z32, w0.mux(data, op)));
         let ctr = cx.q(self.ctr);
-        cx.d(self.ctr, clear.mux(z32, w1.mux(data, ctr)));
+        let z17 = cx.lit::<17>(0);
+        cx.d(self.ctr, clear.mux(z17, w1.mux(data.slice::<0, 17>(), ctr)));
         let imm = cx.q(self.imm);
         cx.d(self.imm, clear.mux(z32, w2.mux(data, imm)));
         let nx = cx.q(self.nx);
@@ -420,13 +418,13 @@ impl<const X: usize> Block for GpuccCore<X> {
         let want = c.on & !c.done & i.run_i;
         // Initial tokens: FIFO k has a token to read when it holds one or
         // an initial token is left.
-        let z4 = k::<C::B, 5>(0);
-        let one4 = k::<C::B, 5>(1);
+        let z5 = k::<C::B, 5>(0);
+        let one5 = k::<C::B, 5>(1);
         let ins: [S<C::B, 5>; 3] = std::array::from_fn(|k| cx.q(self.ins[k]));
         let drp: [S<C::B, 5>; 3] = std::array::from_fn(|k| cx.q(self.drop[k]));
         let mut ready = want;
         for k in 0..3 {
-            let has = !fo[k].empty_o | !ins[k].eq(z4);
+            let has = !fo[k].empty_o | !ins[k].eq(z5);
             ready = ready & !(used[k] & !has);
         }
         let inflight = cx.q(self.inflight);
@@ -439,10 +437,10 @@ impl<const X: usize> Block for GpuccCore<X> {
         let mut drops_left = k::<C::B, 1>(0);
         for k in 0..3 {
             let (v, d) = lane_pick::<C::B>(c.fifo_lane[k], &i.lane_valid_i, &i.lane_data_i);
-            let has_ins = !ins[k].eq(z4);
+            let has_ins = !ins[k].eq(z5);
             let take = fire & used[k];
             // Once done: drop `delay` tokens, the unread initial ones first.
-            let dropping = done & !drp[k].eq(z4);
+            let dropping = done & !drp[k].eq(z5);
             let drop_zero = dropping & has_ins;
             let drop_real = dropping & !has_ins & !fo[k].empty_o;
             let fi = FifoIn {
@@ -456,12 +454,12 @@ impl<const X: usize> Block for GpuccCore<X> {
                 1 => i.cfg_data_i.slice::<22, 5>(),
                 _ => i.cfg_data_i.slice::<27, 5>(),
             };
-            let ins_step = ((take & has_ins) | drop_zero).mux(ins[k] - one4, ins[k]);
-            cx.d(self.ins[k], i.clear_i.mux(z4, load.mux(dk, ins_step)));
-            let drop_step = (drop_zero | drop_real).mux(drp[k] - one4, drp[k]);
-            cx.d(self.drop[k], i.clear_i.mux(z4, load.mux(dk, drop_step)));
+            let ins_step = ((take & has_ins) | drop_zero).mux(ins[k] - one5, ins[k]);
+            cx.d(self.ins[k], i.clear_i.mux(z5, load.mux(dk, ins_step)));
+            let drop_step = (drop_zero | drop_real).mux(drp[k] - one5, drp[k]);
+            cx.d(self.drop[k], i.clear_i.mux(z5, load.mux(dk, drop_step)));
             cx.d(self.zero[k], take & has_ins);
-            drops_left = drops_left | !drp[k].eq(z4);
+            drops_left = drops_left | !drp[k].eq(z5);
         }
         self.cfg
             .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);

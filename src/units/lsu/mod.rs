@@ -86,9 +86,17 @@
 //!   responses may come in any order. Writes get no response.
 //! * Sizes from `SmConfig`: `MW` = `max_warps` (per-warp shared bases),
 //!   `group` = `smem_request_threads` (16 or 32), `shrink` = group 16,
-//!   K = `lsu_slots` (each slot: 32 lanes x (64 data + 9 tag + 5 word
-//!   select + 1 mask) bits), T = `lsu_tags` (each: busy + 6-bit slot).
+//!   K = `lsu_slots` (each slot: 32 lanes x (9 tag + 5 word select + 1
+//!   mask) bits in registers, its data in the slot memories below), T =
+//!   `lsu_tags` (each: busy + 6-bit slot).
 //!   The parameter RAM holds 256 words (`param_addr_i` is 8 bits).
+//! * Slot data: memories of 32 words x 32 bits per lane (64 words with
+//!   more than 32 slots), addressed by slot: `slo<k>`/`shi<k>` (global
+//!   responses, low and high words) and `sldc<k>` (LDC words), one write
+//!   port each, no reset. Every edge reads the slot that pulses in the
+//!   next cycle (`slot_raddr`); a word written into it at that edge also
+//!   goes to `byp_lo<k>`/`byp_hi<k>` for that cycle (docs/lsu.md, "Where
+//!   the data waits").
 
 use crate::hdl::logic::{first_one, index, or_all, pick};
 use crate::hdl::small::SmallBuf;
@@ -233,6 +241,19 @@ pub struct Lsu<const MW: usize> {
     /// slot `tslot`; the tag is the request's id.
     tbusy: Vec<Reg<1>>,
     tslot: Vec<Reg<6>>,
+    /// The slots' data, one memory per lane and kind, addressed by slot:
+    /// a global response's low and high words (`slo`, `shi`) and an
+    /// LDC's word (`sldc`), each written by its own port.
+    slo: Vec<SlotMem>,
+    shi: Vec<SlotMem>,
+    sldc: Vec<SlotMem>,
+    /// The word written at the edge that read the same slot (the read
+    /// gives the word before the write): low word (`slo` or `sldc`) and
+    /// high word, valid for the one cycle after that edge.
+    byp_lo_v: Vec<Reg<1>>,
+    byp_lo: Vec<Reg<32>>,
+    byp_hi_v: Vec<Reg<1>>,
+    byp_hi: Vec<Reg<32>>,
 }
 
 /// A lane's `ridx` when it waits for no response.
@@ -250,11 +271,45 @@ struct Slot {
     tag: Reg<32>,
     nreq: Reg<6>,
     recvd: Reg<6>,
+    /// The slot holds an LDC: its words are in `sldc`, not `slo`/`shi`.
+    ldc: Reg<1>,
     mask: Vec<Reg<1>>,
     ridx: Vec<Reg<9>>,
     wsel: Vec<Reg<5>>,
-    lo: Vec<Reg<32>>,
-    hi: Vec<Reg<32>>,
+}
+
+/// A slot-data memory: 32 words deep for up to 32 slots (an FPGA's
+/// 32-word LUT RAM), else 64.
+#[derive(Debug, Clone, Copy)]
+enum SlotMem {
+    Narrow(Mem<32, 5>),
+    Wide(Mem<32, 6>),
+}
+
+impl SlotMem {
+    fn new(d: &mut Decl, name: &str, slots: usize) -> Self {
+        let core = Domain::Core;
+        if slots <= 32 {
+            SlotMem::Narrow(d.mem(name, core, 1, 1))
+        } else {
+            SlotMem::Wide(d.mem(name, core, 1, 1))
+        }
+    }
+
+    fn write<C: Ctx>(self, cx: &mut C, en: S<C, 1>, slot: S<C, 6>, data: S<C, 32>) {
+        match self {
+            SlotMem::Narrow(m) => cx.mem_write(m, 0, en, slot.slice::<0, 5>(), data),
+            SlotMem::Wide(m) => cx.mem_write(m, 0, en, slot, data),
+        }
+    }
+
+    fn read<C: Ctx>(self, cx: &mut C, slot: S<C, 6>) -> S<C, 32> {
+        let on = cx.lit::<1>(1);
+        match self {
+            SlotMem::Narrow(m) => cx.mem_read(m, 0, on, slot.slice::<0, 5>()),
+            SlotMem::Wide(m) => cx.mem_read(m, 0, on, slot),
+        }
+    }
 }
 
 /// Why an LSU cannot be built.
@@ -314,7 +369,7 @@ impl<const MW: usize> Lsu<MW> {
         let own = d.reg("own", core, 0);
         let fslot = d.reg("fslot", core, 0);
         let cfin = d.reg("cfin", core, 0);
-        let slots = (0..slots)
+        let slots: Vec<Slot> = (0..slots)
             .map(|j| {
                 let n = |x: &str| format!("s{j}_{x}");
                 Slot {
@@ -322,6 +377,7 @@ impl<const MW: usize> Lsu<MW> {
                     sealed: d.reg(&n("sealed"), core, 0),
                     atom: d.reg(&n("atom"), core, 0),
                     wide: d.reg(&n("wide"), core, 0),
+                    ldc: d.reg(&n("ldc"), core, 0),
                     tag: d.reg(&n("tag"), core, 0),
                     nreq: d.reg(&n("nreq"), core, 0),
                     recvd: d.reg(&n("recvd"), core, 0),
@@ -330,13 +386,24 @@ impl<const MW: usize> Lsu<MW> {
                         .map(|k| d.reg(&n(&format!("ridx{k}")), core, NO_TAG))
                         .collect(),
                     wsel: (0..LANES).map(|k| d.reg(&n(&format!("wsel{k}")), core, 0)).collect(),
-                    lo: (0..LANES).map(|k| d.reg(&n(&format!("lo{k}")), core, 0)).collect(),
-                    hi: (0..LANES).map(|k| d.reg(&n(&format!("hi{k}")), core, 0)).collect(),
                 }
             })
             .collect();
         let tbusy = (0..tags).map(|t| d.reg(&format!("t{t}_busy"), core, 0)).collect();
         let tslot = (0..tags).map(|t| d.reg(&format!("t{t}_slot"), core, 0)).collect();
+        let nslots = slots.len();
+        let mems = |d: &mut Decl, n: &str| -> Vec<SlotMem> {
+            (0..LANES)
+                .map(|k| SlotMem::new(d, &format!("{n}{k}"), nslots))
+                .collect()
+        };
+        let slo = mems(&mut d, "slo");
+        let shi = mems(&mut d, "shi");
+        let sldc = mems(&mut d, "sldc");
+        let byp_lo_v = lanes(&mut d, "byp_lo_v");
+        let byp_hi_v = lanes(&mut d, "byp_hi_v");
+        let byp_lo = (0..LANES).map(|k| d.reg_noreset(&format!("byp_lo{k}"), core)).collect();
+        let byp_hi = (0..LANES).map(|k| d.reg_noreset(&format!("byp_hi{k}"), core)).collect();
         Ok(Lsu {
             decl: d,
             group,
@@ -370,6 +437,13 @@ impl<const MW: usize> Lsu<MW> {
             slots,
             tbusy,
             tslot,
+            slo,
+            shi,
+            sldc,
+            byp_lo_v,
+            byp_lo,
+            byp_hi_v,
+            byp_hi,
         })
     }
 
@@ -860,9 +934,17 @@ impl<const MW: usize> Block for Lsu<MW> {
         let s_pulse = cx.name("s_pulse", s_pulse);
         let no_tag = cx.lit::<9>(NO_TAG);
         let ntag9: S<C, 9> = ntag.zext::<9>();
+        let a_ldc = accept.mux(i_ldc, op.eq(l_ldc));
         let mut p_tag = zero32;
         let mut p_mask = [zero1; LANES];
-        let mut p_data = [cx.lit::<64>(0); LANES];
+        let mut p_wide = zero1;
+        let mut p_ldc = zero1;
+        // Lanes that take a global response (in slot `rs`).
+        let mut take_any = [zero1; LANES];
+        // Next state of the slots' completion: the slot that pulses in the
+        // next cycle (if any) is the lowest one done then, whose data the
+        // memories read at this edge.
+        let mut done_d: Slots<S<C, 1>> = SmallBuf::new();
         for (j, s) in self.slots.iter().enumerate() {
             let jl = cx.lit::<6>(j as u64);
             let mine = alloc & nslot.eq(jl);
@@ -870,15 +952,22 @@ impl<const MW: usize> Block for Lsu<MW> {
             let firing = g_fire & own & fslot.eq(jl);
             let hit = slot_hit[j];
             let (b, se, at, wd, tg) = (busy[j], cx.q(s.sealed), s_atom[j], s_wide[j], cx.q(s.tag));
+            let sl = cx.q(s.ldc);
             let (nr, rc) = (cx.q(s.nreq), cx.q(s.recvd));
-            cx.d(s.busy, mine.mux(one1, (pulse[j] & took).mux(zero1, b)));
-            cx.d(s.sealed, mine.mux(zero1, sealing.mux(one1, se)));
+            let b_d = mine.mux(one1, (pulse[j] & took).mux(zero1, b));
+            let se_d = mine.mux(zero1, sealing.mux(one1, se));
+            let nr_d = sealing.mux(issued_n, nr);
+            let z6 = cx.lit::<6>(0);
+            let rc_d = mine.mux(z6, hit.mux(rc + one6, rc));
+            cx.d(s.busy, b_d);
+            cx.d(s.sealed, se_d);
             cx.d(s.atom, mine.mux(a_atom, at));
             cx.d(s.wide, mine.mux(a_wide, wd));
+            cx.d(s.ldc, mine.mux(a_ldc, sl));
             cx.d(s.tag, mine.mux(a_tag, tg));
-            cx.d(s.nreq, sealing.mux(issued_n, nr));
-            let z6 = cx.lit::<6>(0);
-            cx.d(s.recvd, mine.mux(z6, hit.mux(rc + one6, rc)));
+            cx.d(s.nreq, nr_d);
+            cx.d(s.recvd, rc_d);
+            done_d.push(b_d & se_d & nr_d.eq(rc_d));
             // Lane registers change only when the slot is taken, sends a
             // request or gets a response.
             let lanes_en = mine | firing | hit;
@@ -888,26 +977,61 @@ impl<const MW: usize> Block for Lsu<MW> {
                 let now = firing & memb[k];
                 let rx = cx.q(s.ridx[k]);
                 let take = hit & rx.eq(ri);
+                take_any[k] = take_any[k] | take;
                 cx.d_en(s.ridx[k], lanes_en, |_| (mine | take).mux(no_tag, now.mux(ntag9, rx)));
                 cx.d_en(s.wsel[k], now, |_| wsel[k]);
-                let (l, h) = (cx.q(s.lo[k]), cx.q(s.hi[k]));
-                let cw = capt[k] & fslot.eq(jl);
-                cx.d_en(s.lo[k], take | cw, |_| cw.mux(pword, r_lo[k]));
-                cx.d_en(s.hi[k], take & wd & !at, |_| r_hi[k]);
-                let pm = pulse[j] & m;
-                p_mask[k] = p_mask[k] | pm;
-                p_data[k] = cx.select(
-                    pm,
-                    |_| {
-                        let hq = wd.mux(h, zero32);
-                        hq.concat::<32, 64>(l)
-                    },
-                    |_| p_data[k],
-                );
+                p_mask[k] = p_mask[k] | (pulse[j] & m);
             }
             p_tag = pulse[j].mux(tg, p_tag);
+            p_wide = pulse[j].mux(wd, p_wide);
+            p_ldc = pulse[j].mux(sl, p_ldc);
         }
-        // One wire per lane (each a chain over the slots).
+        let mut raddr = cx.lit::<6>(0);
+        for j in (0..ns).rev() {
+            let jl = cx.lit::<6>(j as u64);
+            raddr = done_d[j].mux(jl, raddr);
+        }
+        let raddr = cx.name("slot_raddr", raddr);
+        // The slot memories: written by the responses (`slo`, `shi` for a
+        // wide load) and the LDC reads (`sldc`, into the front's slot);
+        // read at every edge at the slot that pulses next. A write at that
+        // edge into that slot goes to the bypass registers as well.
+        let w_hi = r_wide & !r_atom;
+        let lo_here = rs.eq(raddr);
+        let ldc_here = fslot.eq(raddr);
+        let mut p_data = [cx.lit::<64>(0); LANES];
+        for k in 0..LANES {
+            let we_lo = take_any[k];
+            let we_hi = take_any[k] & w_hi;
+            let we_ldc = capt[k];
+            self.slo[k].write(cx, we_lo, rs, r_lo[k]);
+            self.shi[k].write(cx, we_hi, rs, r_hi[k]);
+            self.sldc[k].write(cx, we_ldc, fslot, pword);
+            let rd_lo = self.slo[k].read(cx, raddr);
+            let rd_hi = self.shi[k].read(cx, raddr);
+            let rd_ldc = self.sldc[k].read(cx, raddr);
+            let bl_lo = we_lo & lo_here;
+            let bl_ldc = we_ldc & ldc_here;
+            cx.d(self.byp_lo_v[k], bl_lo | bl_ldc);
+            let bl = cx.q(self.byp_lo[k]);
+            cx.d_en(self.byp_lo[k], bl_lo | bl_ldc, |_| bl_lo.mux(r_lo[k], pword));
+            let bh_v = we_hi & lo_here;
+            cx.d(self.byp_hi_v[k], bh_v);
+            let bh = cx.q(self.byp_hi[k]);
+            cx.d_en(self.byp_hi[k], bh_v, |_| r_hi[k]);
+            let (blv, bhv) = (cx.q(self.byp_lo_v[k]), cx.q(self.byp_hi_v[k]));
+            p_data[k] = cx.select(
+                p_mask[k],
+                |_| {
+                    let l = blv.mux(bl, p_ldc.mux(rd_ldc, rd_lo));
+                    let h = bhv.mux(bh, rd_hi);
+                    let hq = p_wide.mux(h, zero32);
+                    hq.concat::<32, 64>(l)
+                },
+                |cx| cx.lit::<64>(0),
+            );
+        }
+        // One wire per lane.
         for k in 0..LANES {
             p_data[k] = cx.name(&format!("p_data{k}"), p_data[k]);
             p_mask[k] = cx.name(&format!("p_mask{k}"), p_mask[k]);

@@ -5929,388 +5929,388 @@ module lsu_w32_g16_seg_s24_t32 (
   reg  [31:0] params_q [0:255];
   reg  [31:0] params_rdata0_q;
 
-  // RAM slo0: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo0_q [0:31];
+  // RAM slo0: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo0_q [0:63];
   reg  [31:0] slo0_rdata0_q;
 
-  // RAM slo1: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo1_q [0:31];
+  // RAM slo1: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo1_q [0:63];
   reg  [31:0] slo1_rdata0_q;
 
-  // RAM slo2: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo2_q [0:31];
+  // RAM slo2: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo2_q [0:63];
   reg  [31:0] slo2_rdata0_q;
 
-  // RAM slo3: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo3_q [0:31];
+  // RAM slo3: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo3_q [0:63];
   reg  [31:0] slo3_rdata0_q;
 
-  // RAM slo4: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo4_q [0:31];
+  // RAM slo4: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo4_q [0:63];
   reg  [31:0] slo4_rdata0_q;
 
-  // RAM slo5: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo5_q [0:31];
+  // RAM slo5: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo5_q [0:63];
   reg  [31:0] slo5_rdata0_q;
 
-  // RAM slo6: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo6_q [0:31];
+  // RAM slo6: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo6_q [0:63];
   reg  [31:0] slo6_rdata0_q;
 
-  // RAM slo7: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo7_q [0:31];
+  // RAM slo7: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo7_q [0:63];
   reg  [31:0] slo7_rdata0_q;
 
-  // RAM slo8: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo8_q [0:31];
+  // RAM slo8: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo8_q [0:63];
   reg  [31:0] slo8_rdata0_q;
 
-  // RAM slo9: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo9_q [0:31];
+  // RAM slo9: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo9_q [0:63];
   reg  [31:0] slo9_rdata0_q;
 
-  // RAM slo10: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo10_q [0:31];
+  // RAM slo10: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo10_q [0:63];
   reg  [31:0] slo10_rdata0_q;
 
-  // RAM slo11: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo11_q [0:31];
+  // RAM slo11: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo11_q [0:63];
   reg  [31:0] slo11_rdata0_q;
 
-  // RAM slo12: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo12_q [0:31];
+  // RAM slo12: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo12_q [0:63];
   reg  [31:0] slo12_rdata0_q;
 
-  // RAM slo13: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo13_q [0:31];
+  // RAM slo13: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo13_q [0:63];
   reg  [31:0] slo13_rdata0_q;
 
-  // RAM slo14: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo14_q [0:31];
+  // RAM slo14: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo14_q [0:63];
   reg  [31:0] slo14_rdata0_q;
 
-  // RAM slo15: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo15_q [0:31];
+  // RAM slo15: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo15_q [0:63];
   reg  [31:0] slo15_rdata0_q;
 
-  // RAM slo16: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo16_q [0:31];
+  // RAM slo16: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo16_q [0:63];
   reg  [31:0] slo16_rdata0_q;
 
-  // RAM slo17: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo17_q [0:31];
+  // RAM slo17: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo17_q [0:63];
   reg  [31:0] slo17_rdata0_q;
 
-  // RAM slo18: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo18_q [0:31];
+  // RAM slo18: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo18_q [0:63];
   reg  [31:0] slo18_rdata0_q;
 
-  // RAM slo19: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo19_q [0:31];
+  // RAM slo19: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo19_q [0:63];
   reg  [31:0] slo19_rdata0_q;
 
-  // RAM slo20: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo20_q [0:31];
+  // RAM slo20: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo20_q [0:63];
   reg  [31:0] slo20_rdata0_q;
 
-  // RAM slo21: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo21_q [0:31];
+  // RAM slo21: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo21_q [0:63];
   reg  [31:0] slo21_rdata0_q;
 
-  // RAM slo22: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo22_q [0:31];
+  // RAM slo22: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo22_q [0:63];
   reg  [31:0] slo22_rdata0_q;
 
-  // RAM slo23: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo23_q [0:31];
+  // RAM slo23: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo23_q [0:63];
   reg  [31:0] slo23_rdata0_q;
 
-  // RAM slo24: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo24_q [0:31];
+  // RAM slo24: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo24_q [0:63];
   reg  [31:0] slo24_rdata0_q;
 
-  // RAM slo25: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo25_q [0:31];
+  // RAM slo25: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo25_q [0:63];
   reg  [31:0] slo25_rdata0_q;
 
-  // RAM slo26: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo26_q [0:31];
+  // RAM slo26: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo26_q [0:63];
   reg  [31:0] slo26_rdata0_q;
 
-  // RAM slo27: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo27_q [0:31];
+  // RAM slo27: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo27_q [0:63];
   reg  [31:0] slo27_rdata0_q;
 
-  // RAM slo28: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo28_q [0:31];
+  // RAM slo28: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo28_q [0:63];
   reg  [31:0] slo28_rdata0_q;
 
-  // RAM slo29: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo29_q [0:31];
+  // RAM slo29: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo29_q [0:63];
   reg  [31:0] slo29_rdata0_q;
 
-  // RAM slo30: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo30_q [0:31];
+  // RAM slo30: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo30_q [0:63];
   reg  [31:0] slo30_rdata0_q;
 
-  // RAM slo31: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] slo31_q [0:31];
+  // RAM slo31: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] slo31_q [0:63];
   reg  [31:0] slo31_rdata0_q;
 
-  // RAM shi0: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi0_q [0:31];
+  // RAM shi0: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi0_q [0:63];
   reg  [31:0] shi0_rdata0_q;
 
-  // RAM shi1: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi1_q [0:31];
+  // RAM shi1: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi1_q [0:63];
   reg  [31:0] shi1_rdata0_q;
 
-  // RAM shi2: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi2_q [0:31];
+  // RAM shi2: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi2_q [0:63];
   reg  [31:0] shi2_rdata0_q;
 
-  // RAM shi3: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi3_q [0:31];
+  // RAM shi3: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi3_q [0:63];
   reg  [31:0] shi3_rdata0_q;
 
-  // RAM shi4: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi4_q [0:31];
+  // RAM shi4: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi4_q [0:63];
   reg  [31:0] shi4_rdata0_q;
 
-  // RAM shi5: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi5_q [0:31];
+  // RAM shi5: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi5_q [0:63];
   reg  [31:0] shi5_rdata0_q;
 
-  // RAM shi6: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi6_q [0:31];
+  // RAM shi6: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi6_q [0:63];
   reg  [31:0] shi6_rdata0_q;
 
-  // RAM shi7: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi7_q [0:31];
+  // RAM shi7: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi7_q [0:63];
   reg  [31:0] shi7_rdata0_q;
 
-  // RAM shi8: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi8_q [0:31];
+  // RAM shi8: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi8_q [0:63];
   reg  [31:0] shi8_rdata0_q;
 
-  // RAM shi9: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi9_q [0:31];
+  // RAM shi9: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi9_q [0:63];
   reg  [31:0] shi9_rdata0_q;
 
-  // RAM shi10: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi10_q [0:31];
+  // RAM shi10: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi10_q [0:63];
   reg  [31:0] shi10_rdata0_q;
 
-  // RAM shi11: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi11_q [0:31];
+  // RAM shi11: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi11_q [0:63];
   reg  [31:0] shi11_rdata0_q;
 
-  // RAM shi12: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi12_q [0:31];
+  // RAM shi12: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi12_q [0:63];
   reg  [31:0] shi12_rdata0_q;
 
-  // RAM shi13: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi13_q [0:31];
+  // RAM shi13: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi13_q [0:63];
   reg  [31:0] shi13_rdata0_q;
 
-  // RAM shi14: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi14_q [0:31];
+  // RAM shi14: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi14_q [0:63];
   reg  [31:0] shi14_rdata0_q;
 
-  // RAM shi15: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi15_q [0:31];
+  // RAM shi15: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi15_q [0:63];
   reg  [31:0] shi15_rdata0_q;
 
-  // RAM shi16: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi16_q [0:31];
+  // RAM shi16: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi16_q [0:63];
   reg  [31:0] shi16_rdata0_q;
 
-  // RAM shi17: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi17_q [0:31];
+  // RAM shi17: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi17_q [0:63];
   reg  [31:0] shi17_rdata0_q;
 
-  // RAM shi18: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi18_q [0:31];
+  // RAM shi18: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi18_q [0:63];
   reg  [31:0] shi18_rdata0_q;
 
-  // RAM shi19: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi19_q [0:31];
+  // RAM shi19: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi19_q [0:63];
   reg  [31:0] shi19_rdata0_q;
 
-  // RAM shi20: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi20_q [0:31];
+  // RAM shi20: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi20_q [0:63];
   reg  [31:0] shi20_rdata0_q;
 
-  // RAM shi21: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi21_q [0:31];
+  // RAM shi21: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi21_q [0:63];
   reg  [31:0] shi21_rdata0_q;
 
-  // RAM shi22: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi22_q [0:31];
+  // RAM shi22: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi22_q [0:63];
   reg  [31:0] shi22_rdata0_q;
 
-  // RAM shi23: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi23_q [0:31];
+  // RAM shi23: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi23_q [0:63];
   reg  [31:0] shi23_rdata0_q;
 
-  // RAM shi24: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi24_q [0:31];
+  // RAM shi24: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi24_q [0:63];
   reg  [31:0] shi24_rdata0_q;
 
-  // RAM shi25: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi25_q [0:31];
+  // RAM shi25: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi25_q [0:63];
   reg  [31:0] shi25_rdata0_q;
 
-  // RAM shi26: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi26_q [0:31];
+  // RAM shi26: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi26_q [0:63];
   reg  [31:0] shi26_rdata0_q;
 
-  // RAM shi27: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi27_q [0:31];
+  // RAM shi27: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi27_q [0:63];
   reg  [31:0] shi27_rdata0_q;
 
-  // RAM shi28: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi28_q [0:31];
+  // RAM shi28: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi28_q [0:63];
   reg  [31:0] shi28_rdata0_q;
 
-  // RAM shi29: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi29_q [0:31];
+  // RAM shi29: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi29_q [0:63];
   reg  [31:0] shi29_rdata0_q;
 
-  // RAM shi30: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi30_q [0:31];
+  // RAM shi30: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi30_q [0:63];
   reg  [31:0] shi30_rdata0_q;
 
-  // RAM shi31: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] shi31_q [0:31];
+  // RAM shi31: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] shi31_q [0:63];
   reg  [31:0] shi31_rdata0_q;
 
-  // RAM sldc0: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc0_q [0:31];
+  // RAM sldc0: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc0_q [0:63];
   reg  [31:0] sldc0_rdata0_q;
 
-  // RAM sldc1: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc1_q [0:31];
+  // RAM sldc1: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc1_q [0:63];
   reg  [31:0] sldc1_rdata0_q;
 
-  // RAM sldc2: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc2_q [0:31];
+  // RAM sldc2: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc2_q [0:63];
   reg  [31:0] sldc2_rdata0_q;
 
-  // RAM sldc3: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc3_q [0:31];
+  // RAM sldc3: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc3_q [0:63];
   reg  [31:0] sldc3_rdata0_q;
 
-  // RAM sldc4: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc4_q [0:31];
+  // RAM sldc4: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc4_q [0:63];
   reg  [31:0] sldc4_rdata0_q;
 
-  // RAM sldc5: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc5_q [0:31];
+  // RAM sldc5: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc5_q [0:63];
   reg  [31:0] sldc5_rdata0_q;
 
-  // RAM sldc6: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc6_q [0:31];
+  // RAM sldc6: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc6_q [0:63];
   reg  [31:0] sldc6_rdata0_q;
 
-  // RAM sldc7: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc7_q [0:31];
+  // RAM sldc7: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc7_q [0:63];
   reg  [31:0] sldc7_rdata0_q;
 
-  // RAM sldc8: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc8_q [0:31];
+  // RAM sldc8: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc8_q [0:63];
   reg  [31:0] sldc8_rdata0_q;
 
-  // RAM sldc9: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc9_q [0:31];
+  // RAM sldc9: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc9_q [0:63];
   reg  [31:0] sldc9_rdata0_q;
 
-  // RAM sldc10: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc10_q [0:31];
+  // RAM sldc10: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc10_q [0:63];
   reg  [31:0] sldc10_rdata0_q;
 
-  // RAM sldc11: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc11_q [0:31];
+  // RAM sldc11: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc11_q [0:63];
   reg  [31:0] sldc11_rdata0_q;
 
-  // RAM sldc12: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc12_q [0:31];
+  // RAM sldc12: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc12_q [0:63];
   reg  [31:0] sldc12_rdata0_q;
 
-  // RAM sldc13: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc13_q [0:31];
+  // RAM sldc13: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc13_q [0:63];
   reg  [31:0] sldc13_rdata0_q;
 
-  // RAM sldc14: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc14_q [0:31];
+  // RAM sldc14: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc14_q [0:63];
   reg  [31:0] sldc14_rdata0_q;
 
-  // RAM sldc15: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc15_q [0:31];
+  // RAM sldc15: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc15_q [0:63];
   reg  [31:0] sldc15_rdata0_q;
 
-  // RAM sldc16: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc16_q [0:31];
+  // RAM sldc16: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc16_q [0:63];
   reg  [31:0] sldc16_rdata0_q;
 
-  // RAM sldc17: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc17_q [0:31];
+  // RAM sldc17: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc17_q [0:63];
   reg  [31:0] sldc17_rdata0_q;
 
-  // RAM sldc18: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc18_q [0:31];
+  // RAM sldc18: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc18_q [0:63];
   reg  [31:0] sldc18_rdata0_q;
 
-  // RAM sldc19: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc19_q [0:31];
+  // RAM sldc19: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc19_q [0:63];
   reg  [31:0] sldc19_rdata0_q;
 
-  // RAM sldc20: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc20_q [0:31];
+  // RAM sldc20: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc20_q [0:63];
   reg  [31:0] sldc20_rdata0_q;
 
-  // RAM sldc21: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc21_q [0:31];
+  // RAM sldc21: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc21_q [0:63];
   reg  [31:0] sldc21_rdata0_q;
 
-  // RAM sldc22: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc22_q [0:31];
+  // RAM sldc22: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc22_q [0:63];
   reg  [31:0] sldc22_rdata0_q;
 
-  // RAM sldc23: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc23_q [0:31];
+  // RAM sldc23: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc23_q [0:63];
   reg  [31:0] sldc23_rdata0_q;
 
-  // RAM sldc24: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc24_q [0:31];
+  // RAM sldc24: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc24_q [0:63];
   reg  [31:0] sldc24_rdata0_q;
 
-  // RAM sldc25: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc25_q [0:31];
+  // RAM sldc25: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc25_q [0:63];
   reg  [31:0] sldc25_rdata0_q;
 
-  // RAM sldc26: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc26_q [0:31];
+  // RAM sldc26: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc26_q [0:63];
   reg  [31:0] sldc26_rdata0_q;
 
-  // RAM sldc27: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc27_q [0:31];
+  // RAM sldc27: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc27_q [0:63];
   reg  [31:0] sldc27_rdata0_q;
 
-  // RAM sldc28: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc28_q [0:31];
+  // RAM sldc28: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc28_q [0:63];
   reg  [31:0] sldc28_rdata0_q;
 
-  // RAM sldc29: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc29_q [0:31];
+  // RAM sldc29: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc29_q [0:63];
   reg  [31:0] sldc29_rdata0_q;
 
-  // RAM sldc30: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc30_q [0:31];
+  // RAM sldc30: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc30_q [0:63];
   reg  [31:0] sldc30_rdata0_q;
 
-  // RAM sldc31: 32 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
-  reg  [31:0] sldc31_q [0:31];
+  // RAM sldc31: 64 x 32 bits, core clock, 1 read / 1 write ports (synchronous read)
+  reg  [31:0] sldc31_q [0:63];
   reg  [31:0] sldc31_rdata0_q;
 
   // Combinational logic
@@ -10440,135 +10440,135 @@ module lsu_w32_g16_seg_s24_t32 (
   wire [5:0] slot_raddr = (((n19023 & n19025) & (n19026 == n19030)) ? 6'h00 : (((n19602 & n19604) & (n19605 == n19609)) ? 6'h01 : (((n20181 & n20183) & (n20184 == n20188)) ? 6'h02 : (((n20760 & n20762) & (n20763 == n20767)) ? 6'h03 : (((n21339 & n21341) & (n21342 == n21346)) ? 6'h04 : (((n21918 & n21920) & (n21921 == n21925)) ? 6'h05 : (((n22497 & n22499) & (n22500 == n22504)) ? 6'h06 : (((n23076 & n23078) & (n23079 == n23083)) ? 6'h07 : (((n23655 & n23657) & (n23658 == n23662)) ? 6'h08 : (((n24234 & n24236) & (n24237 == n24241)) ? 6'h09 : (((n24813 & n24815) & (n24816 == n24820)) ? 6'h0a : (((n25392 & n25394) & (n25395 == n25399)) ? 6'h0b : (((n25971 & n25973) & (n25974 == n25978)) ? 6'h0c : (((n26550 & n26552) & (n26553 == n26557)) ? 6'h0d : (((n27129 & n27131) & (n27132 == n27136)) ? 6'h0e : (((n27708 & n27710) & (n27711 == n27715)) ? 6'h0f : (((n28287 & n28289) & (n28290 == n28294)) ? 6'h10 : (((n28866 & n28868) & (n28869 == n28873)) ? 6'h11 : (((n29445 & n29447) & (n29448 == n29452)) ? 6'h12 : (((n30024 & n30026) & (n30027 == n30031)) ? 6'h13 : (((n30603 & n30605) & (n30606 == n30610)) ? 6'h14 : (((n31182 & n31184) & (n31185 == n31189)) ? 6'h15 : (((n31761 & n31763) & (n31764 == n31768)) ? 6'h16 : (((n32340 & n32342) & (n32343 == n32347)) ? 6'h17 : 6'h00))))))))))))))))))))))));
   wire n32955 = (n13407 & (~n13456));
   wire n32956 = (n13261 == slot_raddr);
-  wire n32957 = (fslot_q == slot_raddr);
-  wire n32959 = (n32364 & n32955);
-  wire n32972 = (n32364 & n32956);
-  wire n32973 = (capt0_q & n32957);
-  wire n32980 = (n32959 & n32956);
-  wire n32993 = (n32381 & n32955);
-  wire n33006 = (n32381 & n32956);
-  wire n33007 = (capt1_q & n32957);
-  wire n33014 = (n32993 & n32956);
-  wire n33027 = (n32398 & n32955);
-  wire n33040 = (n32398 & n32956);
-  wire n33041 = (capt2_q & n32957);
-  wire n33048 = (n33027 & n32956);
-  wire n33061 = (n32415 & n32955);
-  wire n33074 = (n32415 & n32956);
-  wire n33075 = (capt3_q & n32957);
-  wire n33082 = (n33061 & n32956);
-  wire n33095 = (n32432 & n32955);
-  wire n33108 = (n32432 & n32956);
-  wire n33109 = (capt4_q & n32957);
-  wire n33116 = (n33095 & n32956);
-  wire n33129 = (n32449 & n32955);
-  wire n33142 = (n32449 & n32956);
-  wire n33143 = (capt5_q & n32957);
-  wire n33150 = (n33129 & n32956);
-  wire n33163 = (n32466 & n32955);
-  wire n33176 = (n32466 & n32956);
-  wire n33177 = (capt6_q & n32957);
-  wire n33184 = (n33163 & n32956);
-  wire n33197 = (n32483 & n32955);
-  wire n33210 = (n32483 & n32956);
-  wire n33211 = (capt7_q & n32957);
-  wire n33218 = (n33197 & n32956);
-  wire n33231 = (n32500 & n32955);
-  wire n33244 = (n32500 & n32956);
-  wire n33245 = (capt8_q & n32957);
-  wire n33252 = (n33231 & n32956);
-  wire n33265 = (n32517 & n32955);
-  wire n33278 = (n32517 & n32956);
-  wire n33279 = (capt9_q & n32957);
-  wire n33286 = (n33265 & n32956);
-  wire n33299 = (n32534 & n32955);
-  wire n33312 = (n32534 & n32956);
-  wire n33313 = (capt10_q & n32957);
-  wire n33320 = (n33299 & n32956);
-  wire n33333 = (n32551 & n32955);
-  wire n33346 = (n32551 & n32956);
-  wire n33347 = (capt11_q & n32957);
-  wire n33354 = (n33333 & n32956);
-  wire n33367 = (n32568 & n32955);
-  wire n33380 = (n32568 & n32956);
-  wire n33381 = (capt12_q & n32957);
-  wire n33388 = (n33367 & n32956);
-  wire n33401 = (n32585 & n32955);
-  wire n33414 = (n32585 & n32956);
-  wire n33415 = (capt13_q & n32957);
-  wire n33422 = (n33401 & n32956);
-  wire n33435 = (n32602 & n32955);
-  wire n33448 = (n32602 & n32956);
-  wire n33449 = (capt14_q & n32957);
-  wire n33456 = (n33435 & n32956);
-  wire n33469 = (n32619 & n32955);
-  wire n33482 = (n32619 & n32956);
-  wire n33483 = (capt15_q & n32957);
-  wire n33490 = (n33469 & n32956);
-  wire n33503 = (n32636 & n32955);
-  wire n33516 = (n32636 & n32956);
-  wire n33517 = (capt16_q & n32957);
-  wire n33524 = (n33503 & n32956);
-  wire n33537 = (n32653 & n32955);
-  wire n33550 = (n32653 & n32956);
-  wire n33551 = (capt17_q & n32957);
-  wire n33558 = (n33537 & n32956);
-  wire n33571 = (n32670 & n32955);
-  wire n33584 = (n32670 & n32956);
-  wire n33585 = (capt18_q & n32957);
-  wire n33592 = (n33571 & n32956);
-  wire n33605 = (n32687 & n32955);
-  wire n33618 = (n32687 & n32956);
-  wire n33619 = (capt19_q & n32957);
-  wire n33626 = (n33605 & n32956);
-  wire n33639 = (n32704 & n32955);
-  wire n33652 = (n32704 & n32956);
-  wire n33653 = (capt20_q & n32957);
-  wire n33660 = (n33639 & n32956);
-  wire n33673 = (n32721 & n32955);
-  wire n33686 = (n32721 & n32956);
-  wire n33687 = (capt21_q & n32957);
-  wire n33694 = (n33673 & n32956);
-  wire n33707 = (n32738 & n32955);
-  wire n33720 = (n32738 & n32956);
-  wire n33721 = (capt22_q & n32957);
-  wire n33728 = (n33707 & n32956);
-  wire n33741 = (n32755 & n32955);
-  wire n33754 = (n32755 & n32956);
-  wire n33755 = (capt23_q & n32957);
-  wire n33762 = (n33741 & n32956);
-  wire n33775 = (n32772 & n32955);
-  wire n33788 = (n32772 & n32956);
-  wire n33789 = (capt24_q & n32957);
-  wire n33796 = (n33775 & n32956);
-  wire n33809 = (n32789 & n32955);
-  wire n33822 = (n32789 & n32956);
-  wire n33823 = (capt25_q & n32957);
-  wire n33830 = (n33809 & n32956);
-  wire n33843 = (n32806 & n32955);
-  wire n33856 = (n32806 & n32956);
-  wire n33857 = (capt26_q & n32957);
-  wire n33864 = (n33843 & n32956);
-  wire n33877 = (n32823 & n32955);
-  wire n33890 = (n32823 & n32956);
-  wire n33891 = (capt27_q & n32957);
-  wire n33898 = (n33877 & n32956);
-  wire n33911 = (n32840 & n32955);
-  wire n33924 = (n32840 & n32956);
-  wire n33925 = (capt28_q & n32957);
-  wire n33932 = (n33911 & n32956);
-  wire n33945 = (n32857 & n32955);
-  wire n33958 = (n32857 & n32956);
-  wire n33959 = (capt29_q & n32957);
-  wire n33966 = (n33945 & n32956);
-  wire n33979 = (n32874 & n32955);
-  wire n33992 = (n32874 & n32956);
-  wire n33993 = (capt30_q & n32957);
-  wire n34000 = (n33979 & n32956);
-  wire n34013 = (n32891 & n32955);
-  wire n34026 = (n32891 & n32956);
-  wire n34027 = (capt31_q & n32957);
-  wire n34034 = (n34013 & n32956);
+  wire n32958 = (fslot_q == slot_raddr);
+  wire n32960 = (n32364 & n32955);
+  wire n32964 = (n32364 & n32956);
+  wire n32965 = (capt0_q & n32958);
+  wire n32972 = (n32960 & n32956);
+  wire n32985 = (n32381 & n32955);
+  wire n32989 = (n32381 & n32956);
+  wire n32990 = (capt1_q & n32958);
+  wire n32997 = (n32985 & n32956);
+  wire n33010 = (n32398 & n32955);
+  wire n33014 = (n32398 & n32956);
+  wire n33015 = (capt2_q & n32958);
+  wire n33022 = (n33010 & n32956);
+  wire n33035 = (n32415 & n32955);
+  wire n33039 = (n32415 & n32956);
+  wire n33040 = (capt3_q & n32958);
+  wire n33047 = (n33035 & n32956);
+  wire n33060 = (n32432 & n32955);
+  wire n33064 = (n32432 & n32956);
+  wire n33065 = (capt4_q & n32958);
+  wire n33072 = (n33060 & n32956);
+  wire n33085 = (n32449 & n32955);
+  wire n33089 = (n32449 & n32956);
+  wire n33090 = (capt5_q & n32958);
+  wire n33097 = (n33085 & n32956);
+  wire n33110 = (n32466 & n32955);
+  wire n33114 = (n32466 & n32956);
+  wire n33115 = (capt6_q & n32958);
+  wire n33122 = (n33110 & n32956);
+  wire n33135 = (n32483 & n32955);
+  wire n33139 = (n32483 & n32956);
+  wire n33140 = (capt7_q & n32958);
+  wire n33147 = (n33135 & n32956);
+  wire n33160 = (n32500 & n32955);
+  wire n33164 = (n32500 & n32956);
+  wire n33165 = (capt8_q & n32958);
+  wire n33172 = (n33160 & n32956);
+  wire n33185 = (n32517 & n32955);
+  wire n33189 = (n32517 & n32956);
+  wire n33190 = (capt9_q & n32958);
+  wire n33197 = (n33185 & n32956);
+  wire n33210 = (n32534 & n32955);
+  wire n33214 = (n32534 & n32956);
+  wire n33215 = (capt10_q & n32958);
+  wire n33222 = (n33210 & n32956);
+  wire n33235 = (n32551 & n32955);
+  wire n33239 = (n32551 & n32956);
+  wire n33240 = (capt11_q & n32958);
+  wire n33247 = (n33235 & n32956);
+  wire n33260 = (n32568 & n32955);
+  wire n33264 = (n32568 & n32956);
+  wire n33265 = (capt12_q & n32958);
+  wire n33272 = (n33260 & n32956);
+  wire n33285 = (n32585 & n32955);
+  wire n33289 = (n32585 & n32956);
+  wire n33290 = (capt13_q & n32958);
+  wire n33297 = (n33285 & n32956);
+  wire n33310 = (n32602 & n32955);
+  wire n33314 = (n32602 & n32956);
+  wire n33315 = (capt14_q & n32958);
+  wire n33322 = (n33310 & n32956);
+  wire n33335 = (n32619 & n32955);
+  wire n33339 = (n32619 & n32956);
+  wire n33340 = (capt15_q & n32958);
+  wire n33347 = (n33335 & n32956);
+  wire n33360 = (n32636 & n32955);
+  wire n33364 = (n32636 & n32956);
+  wire n33365 = (capt16_q & n32958);
+  wire n33372 = (n33360 & n32956);
+  wire n33385 = (n32653 & n32955);
+  wire n33389 = (n32653 & n32956);
+  wire n33390 = (capt17_q & n32958);
+  wire n33397 = (n33385 & n32956);
+  wire n33410 = (n32670 & n32955);
+  wire n33414 = (n32670 & n32956);
+  wire n33415 = (capt18_q & n32958);
+  wire n33422 = (n33410 & n32956);
+  wire n33435 = (n32687 & n32955);
+  wire n33439 = (n32687 & n32956);
+  wire n33440 = (capt19_q & n32958);
+  wire n33447 = (n33435 & n32956);
+  wire n33460 = (n32704 & n32955);
+  wire n33464 = (n32704 & n32956);
+  wire n33465 = (capt20_q & n32958);
+  wire n33472 = (n33460 & n32956);
+  wire n33485 = (n32721 & n32955);
+  wire n33489 = (n32721 & n32956);
+  wire n33490 = (capt21_q & n32958);
+  wire n33497 = (n33485 & n32956);
+  wire n33510 = (n32738 & n32955);
+  wire n33514 = (n32738 & n32956);
+  wire n33515 = (capt22_q & n32958);
+  wire n33522 = (n33510 & n32956);
+  wire n33535 = (n32755 & n32955);
+  wire n33539 = (n32755 & n32956);
+  wire n33540 = (capt23_q & n32958);
+  wire n33547 = (n33535 & n32956);
+  wire n33560 = (n32772 & n32955);
+  wire n33564 = (n32772 & n32956);
+  wire n33565 = (capt24_q & n32958);
+  wire n33572 = (n33560 & n32956);
+  wire n33585 = (n32789 & n32955);
+  wire n33589 = (n32789 & n32956);
+  wire n33590 = (capt25_q & n32958);
+  wire n33597 = (n33585 & n32956);
+  wire n33610 = (n32806 & n32955);
+  wire n33614 = (n32806 & n32956);
+  wire n33615 = (capt26_q & n32958);
+  wire n33622 = (n33610 & n32956);
+  wire n33635 = (n32823 & n32955);
+  wire n33639 = (n32823 & n32956);
+  wire n33640 = (capt27_q & n32958);
+  wire n33647 = (n33635 & n32956);
+  wire n33660 = (n32840 & n32955);
+  wire n33664 = (n32840 & n32956);
+  wire n33665 = (capt28_q & n32958);
+  wire n33672 = (n33660 & n32956);
+  wire n33685 = (n32857 & n32955);
+  wire n33689 = (n32857 & n32956);
+  wire n33690 = (capt29_q & n32958);
+  wire n33697 = (n33685 & n32956);
+  wire n33710 = (n32874 & n32955);
+  wire n33714 = (n32874 & n32956);
+  wire n33715 = (capt30_q & n32958);
+  wire n33722 = (n33710 & n32956);
+  wire n33735 = (n32891 & n32955);
+  wire n33739 = (n32891 & n32956);
+  wire n33740 = (capt31_q & n32958);
+  wire n33747 = (n33735 & n32956);
   wire [63:0] p_data0 = (n32373 ? {(n32902 ? (byp_hi_v0_q ? byp_hi0_q : shi0_rdata0_q) : 32'h00000000), (byp_lo_v0_q ? byp_lo0_q : (n32903 ? sldc0_rdata0_q : slo0_rdata0_q))} : 64'h0000000000000000);
   wire p_mask0 = n32373;
   wire [63:0] p_data1 = (n32390 ? {(n32902 ? (byp_hi_v1_q ? byp_hi1_q : shi1_rdata0_q) : 32'h00000000), (byp_lo_v1_q ? byp_lo1_q : (n32903 ? sldc1_rdata0_q : slo1_rdata0_q))} : 64'h0000000000000000);
@@ -10633,40 +10633,40 @@ module lsu_w32_g16_seg_s24_t32 (
   wire p_mask30 = n32883;
   wire [63:0] p_data31 = (n32900 ? {(n32902 ? (byp_hi_v31_q ? byp_hi31_q : shi31_rdata0_q) : 32'h00000000), (byp_lo_v31_q ? byp_lo31_q : (n32903 ? sldc31_rdata0_q : slo31_rdata0_q))} : 64'h0000000000000000);
   wire p_mask31 = n32900;
-  wire n34112 = (~(((lsu_op_i == 7'h59) | (lsu_op_i == 7'h5d)) & n783));
-  wire n34703 = (1'h0 | mask0_q);
-  wire n34706 = (n34703 | mask1_q);
-  wire n34709 = (n34706 | mask2_q);
-  wire n34712 = (n34709 | mask3_q);
-  wire n34715 = (n34712 | mask4_q);
-  wire n34718 = (n34715 | mask5_q);
-  wire n34721 = (n34718 | mask6_q);
-  wire n34724 = (n34721 | mask7_q);
-  wire n34727 = (n34724 | mask8_q);
-  wire n34730 = (n34727 | mask9_q);
-  wire n34733 = (n34730 | mask10_q);
-  wire n34736 = (n34733 | mask11_q);
-  wire n34739 = (n34736 | mask12_q);
-  wire n34742 = (n34739 | mask13_q);
-  wire n34745 = (n34742 | mask14_q);
-  wire n34748 = (n34745 | mask15_q);
-  wire n34751 = (n34748 | mask16_q);
-  wire n34754 = (n34751 | mask17_q);
-  wire n34757 = (n34754 | mask18_q);
-  wire n34760 = (n34757 | mask19_q);
-  wire n34763 = (n34760 | mask20_q);
-  wire n34766 = (n34763 | mask21_q);
-  wire n34769 = (n34766 | mask22_q);
-  wire n34772 = (n34769 | mask23_q);
-  wire n34775 = (n34772 | mask24_q);
-  wire n34778 = (n34775 | mask25_q);
-  wire n34781 = (n34778 | mask26_q);
-  wire n34784 = (n34781 | mask27_q);
-  wire n34787 = (n34784 | mask28_q);
-  wire n34790 = (n34787 | mask29_q);
-  wire n34928 = (n2311 & (~errv_q));
+  wire n33825 = (~(((lsu_op_i == 7'h59) | (lsu_op_i == 7'h5d)) & n783));
+  wire n34416 = (1'h0 | mask0_q);
+  wire n34419 = (n34416 | mask1_q);
+  wire n34422 = (n34419 | mask2_q);
+  wire n34425 = (n34422 | mask3_q);
+  wire n34428 = (n34425 | mask4_q);
+  wire n34431 = (n34428 | mask5_q);
+  wire n34434 = (n34431 | mask6_q);
+  wire n34437 = (n34434 | mask7_q);
+  wire n34440 = (n34437 | mask8_q);
+  wire n34443 = (n34440 | mask9_q);
+  wire n34446 = (n34443 | mask10_q);
+  wire n34449 = (n34446 | mask11_q);
+  wire n34452 = (n34449 | mask12_q);
+  wire n34455 = (n34452 | mask13_q);
+  wire n34458 = (n34455 | mask14_q);
+  wire n34461 = (n34458 | mask15_q);
+  wire n34464 = (n34461 | mask16_q);
+  wire n34467 = (n34464 | mask17_q);
+  wire n34470 = (n34467 | mask18_q);
+  wire n34473 = (n34470 | mask19_q);
+  wire n34476 = (n34473 | mask20_q);
+  wire n34479 = (n34476 | mask21_q);
+  wire n34482 = (n34479 | mask22_q);
+  wire n34485 = (n34482 | mask23_q);
+  wire n34488 = (n34485 | mask24_q);
+  wire n34491 = (n34488 | mask25_q);
+  wire n34494 = (n34491 | mask26_q);
+  wire n34497 = (n34494 | mask27_q);
+  wire n34500 = (n34497 | mask28_q);
+  wire n34503 = (n34500 | mask29_q);
+  wire n34641 = (n2311 & (~errv_q));
   wire lsu_idle = (n259 & (~n341));
-  wire n34952 = (n264 & errv_q);
+  wire n34665 = (n264 & errv_q);
   assign pcount_d = ((param_we_i & (pcount_q < n752)) ? n752 : pcount_q);
   assign state_d = (accept ? (n1405 ? 3'h5 : (n1687 ? (n778 ? 3'h5 : (n762 ? 3'h1 : (n767 ? 3'h3 : 3'h4))) : 3'h6)) : ((n260 & sm_ready_i) ? 3'h2 : (n2050 ? ((n2310 & (~sm_err_i)) ? 3'h1 : 3'h5) : ((n265 & (~n341)) ? ((op_q == 7'h5f) ? 3'h5 : ((((op_q == 7'h5c) | (op_q == 7'h5d)) | (op_q == 7'h5e)) ? 3'h1 : ((((op_q == 7'h58) | (op_q == 7'h59)) | (op_q == 7'h5a)) ? 3'h3 : 3'h4))) : (n262 ? ((~n12833) ? (own_q ? 3'h0 : 3'h5) : 3'h3) : (n263 ? ((~n12833) ? (own_q ? 3'h0 : 3'h5) : 3'h4) : ((n264 & lsu_res_ready_i) ? 3'h0 : state_q)))))));
   assign op_d = (accept ? lsu_op_i : op_q);
@@ -10675,9 +10675,9 @@ module lsu_w32_g16_seg_s24_t32 (
   assign tag_d = (accept ? lsu_tag_i : tag_q);
   assign phase_d = (accept ? 1'h0 : ((n2050 & n2310) ? 1'h1 : phase_q));
   assign errv_d = (accept ? n1405 : (errv_q | n2311));
-  assign ecode_d = (accept ? (n1404 ? 8'h01 : (n768 ? 8'h0d : (n762 ? 8'h07 : 8'h08))) : (n34928 ? 8'h07 : ecode_q));
-  assign elane_d = (accept ? (n1404 ? 5'h00 : (n809 ? 5'h00 : (n827 ? 5'h01 : (n845 ? 5'h02 : (n863 ? 5'h03 : (n881 ? 5'h04 : (n899 ? 5'h05 : (n917 ? 5'h06 : (n935 ? 5'h07 : (n953 ? 5'h08 : (n971 ? 5'h09 : (n989 ? 5'h0a : (n1007 ? 5'h0b : (n1025 ? 5'h0c : (n1043 ? 5'h0d : (n1061 ? 5'h0e : (n1079 ? 5'h0f : (n1097 ? 5'h10 : (n1115 ? 5'h11 : (n1133 ? 5'h12 : (n1151 ? 5'h13 : (n1169 ? 5'h14 : (n1187 ? 5'h15 : (n1205 ? 5'h16 : (n1223 ? 5'h17 : (n1241 ? 5'h18 : (n1259 ? 5'h19 : (n1277 ? 5'h1a : (n1295 ? 5'h1b : (n1313 ? 5'h1c : (n1331 ? 5'h1d : (n1349 ? 5'h1e : (n1367 ? 5'h1f : 5'h00))))))))))))))))))))))))))))))))) : (n34928 ? (mask0_q ? 5'h00 : (mask1_q ? 5'h01 : (mask2_q ? 5'h02 : (mask3_q ? 5'h03 : (mask4_q ? 5'h04 : (mask5_q ? 5'h05 : (mask6_q ? 5'h06 : (mask7_q ? 5'h07 : (mask8_q ? 5'h08 : (mask9_q ? 5'h09 : (mask10_q ? 5'h0a : (mask11_q ? 5'h0b : (mask12_q ? 5'h0c : (mask13_q ? 5'h0d : (mask14_q ? 5'h0e : (mask15_q ? 5'h0f : (mask16_q ? 5'h10 : (mask17_q ? 5'h11 : (mask18_q ? 5'h12 : (mask19_q ? 5'h13 : (mask20_q ? 5'h14 : (mask21_q ? 5'h15 : (mask22_q ? 5'h16 : (mask23_q ? 5'h17 : (mask24_q ? 5'h18 : (mask25_q ? 5'h19 : (mask26_q ? 5'h1a : (mask27_q ? 5'h1b : (mask28_q ? 5'h1c : (mask29_q ? 5'h1d : (mask30_q ? 5'h1e : (mask31_q ? 5'h1f : 5'h00)))))))))))))))))))))))))))))))) : elane_q));
-  assign eaddr_d = (accept ? (n1404 ? 32'h00000000 : ((((((((((((((((((((((((((((((((32'h00000000 | ((n809 & (~1'h0)) ? n792 : 32'h00000000)) | ((n827 & (~n1474)) ? n810 : 32'h00000000)) | ((n845 & (~n1477)) ? n828 : 32'h00000000)) | ((n863 & (~n1480)) ? n846 : 32'h00000000)) | ((n881 & (~n1483)) ? n864 : 32'h00000000)) | ((n899 & (~n1486)) ? n882 : 32'h00000000)) | ((n917 & (~n1489)) ? n900 : 32'h00000000)) | ((n935 & (~n1492)) ? n918 : 32'h00000000)) | ((n953 & (~n1495)) ? n936 : 32'h00000000)) | ((n971 & (~n1498)) ? n954 : 32'h00000000)) | ((n989 & (~n1501)) ? n972 : 32'h00000000)) | ((n1007 & (~n1504)) ? n990 : 32'h00000000)) | ((n1025 & (~n1507)) ? n1008 : 32'h00000000)) | ((n1043 & (~n1510)) ? n1026 : 32'h00000000)) | ((n1061 & (~n1513)) ? n1044 : 32'h00000000)) | ((n1079 & (~n1516)) ? n1062 : 32'h00000000)) | ((n1097 & (~n1519)) ? n1080 : 32'h00000000)) | ((n1115 & (~n1522)) ? n1098 : 32'h00000000)) | ((n1133 & (~n1525)) ? n1116 : 32'h00000000)) | ((n1151 & (~n1528)) ? n1134 : 32'h00000000)) | ((n1169 & (~n1531)) ? n1152 : 32'h00000000)) | ((n1187 & (~n1534)) ? n1170 : 32'h00000000)) | ((n1205 & (~n1537)) ? n1188 : 32'h00000000)) | ((n1223 & (~n1540)) ? n1206 : 32'h00000000)) | ((n1241 & (~n1543)) ? n1224 : 32'h00000000)) | ((n1259 & (~n1546)) ? n1242 : 32'h00000000)) | ((n1277 & (~n1549)) ? n1260 : 32'h00000000)) | ((n1295 & (~n1552)) ? n1278 : 32'h00000000)) | ((n1313 & (~n1555)) ? n1296 : 32'h00000000)) | ((n1331 & (~n1558)) ? n1314 : 32'h00000000)) | ((n1349 & (~n1561)) ? n1332 : 32'h00000000)) | ((n1367 & (~(n1561 | n1349))) ? n1350 : 32'h00000000))) : (n34928 ? ((((((((((((((((((((((((((((((((32'h00000000 | ((mask0_q & (~1'h0)) ? addr0_q : 32'h00000000)) | ((mask1_q & (~n34703)) ? addr1_q : 32'h00000000)) | ((mask2_q & (~n34706)) ? addr2_q : 32'h00000000)) | ((mask3_q & (~n34709)) ? addr3_q : 32'h00000000)) | ((mask4_q & (~n34712)) ? addr4_q : 32'h00000000)) | ((mask5_q & (~n34715)) ? addr5_q : 32'h00000000)) | ((mask6_q & (~n34718)) ? addr6_q : 32'h00000000)) | ((mask7_q & (~n34721)) ? addr7_q : 32'h00000000)) | ((mask8_q & (~n34724)) ? addr8_q : 32'h00000000)) | ((mask9_q & (~n34727)) ? addr9_q : 32'h00000000)) | ((mask10_q & (~n34730)) ? addr10_q : 32'h00000000)) | ((mask11_q & (~n34733)) ? addr11_q : 32'h00000000)) | ((mask12_q & (~n34736)) ? addr12_q : 32'h00000000)) | ((mask13_q & (~n34739)) ? addr13_q : 32'h00000000)) | ((mask14_q & (~n34742)) ? addr14_q : 32'h00000000)) | ((mask15_q & (~n34745)) ? addr15_q : 32'h00000000)) | ((mask16_q & (~n34748)) ? addr16_q : 32'h00000000)) | ((mask17_q & (~n34751)) ? addr17_q : 32'h00000000)) | ((mask18_q & (~n34754)) ? addr18_q : 32'h00000000)) | ((mask19_q & (~n34757)) ? addr19_q : 32'h00000000)) | ((mask20_q & (~n34760)) ? addr20_q : 32'h00000000)) | ((mask21_q & (~n34763)) ? addr21_q : 32'h00000000)) | ((mask22_q & (~n34766)) ? addr22_q : 32'h00000000)) | ((mask23_q & (~n34769)) ? addr23_q : 32'h00000000)) | ((mask24_q & (~n34772)) ? addr24_q : 32'h00000000)) | ((mask25_q & (~n34775)) ? addr25_q : 32'h00000000)) | ((mask26_q & (~n34778)) ? addr26_q : 32'h00000000)) | ((mask27_q & (~n34781)) ? addr27_q : 32'h00000000)) | ((mask28_q & (~n34784)) ? addr28_q : 32'h00000000)) | ((mask29_q & (~n34787)) ? addr29_q : 32'h00000000)) | ((mask30_q & (~n34790)) ? addr30_q : 32'h00000000)) | ((mask31_q & (~(n34790 | mask30_q))) ? addr31_q : 32'h00000000)) : eaddr_q));
+  assign ecode_d = (accept ? (n1404 ? 8'h01 : (n768 ? 8'h0d : (n762 ? 8'h07 : 8'h08))) : (n34641 ? 8'h07 : ecode_q));
+  assign elane_d = (accept ? (n1404 ? 5'h00 : (n809 ? 5'h00 : (n827 ? 5'h01 : (n845 ? 5'h02 : (n863 ? 5'h03 : (n881 ? 5'h04 : (n899 ? 5'h05 : (n917 ? 5'h06 : (n935 ? 5'h07 : (n953 ? 5'h08 : (n971 ? 5'h09 : (n989 ? 5'h0a : (n1007 ? 5'h0b : (n1025 ? 5'h0c : (n1043 ? 5'h0d : (n1061 ? 5'h0e : (n1079 ? 5'h0f : (n1097 ? 5'h10 : (n1115 ? 5'h11 : (n1133 ? 5'h12 : (n1151 ? 5'h13 : (n1169 ? 5'h14 : (n1187 ? 5'h15 : (n1205 ? 5'h16 : (n1223 ? 5'h17 : (n1241 ? 5'h18 : (n1259 ? 5'h19 : (n1277 ? 5'h1a : (n1295 ? 5'h1b : (n1313 ? 5'h1c : (n1331 ? 5'h1d : (n1349 ? 5'h1e : (n1367 ? 5'h1f : 5'h00))))))))))))))))))))))))))))))))) : (n34641 ? (mask0_q ? 5'h00 : (mask1_q ? 5'h01 : (mask2_q ? 5'h02 : (mask3_q ? 5'h03 : (mask4_q ? 5'h04 : (mask5_q ? 5'h05 : (mask6_q ? 5'h06 : (mask7_q ? 5'h07 : (mask8_q ? 5'h08 : (mask9_q ? 5'h09 : (mask10_q ? 5'h0a : (mask11_q ? 5'h0b : (mask12_q ? 5'h0c : (mask13_q ? 5'h0d : (mask14_q ? 5'h0e : (mask15_q ? 5'h0f : (mask16_q ? 5'h10 : (mask17_q ? 5'h11 : (mask18_q ? 5'h12 : (mask19_q ? 5'h13 : (mask20_q ? 5'h14 : (mask21_q ? 5'h15 : (mask22_q ? 5'h16 : (mask23_q ? 5'h17 : (mask24_q ? 5'h18 : (mask25_q ? 5'h19 : (mask26_q ? 5'h1a : (mask27_q ? 5'h1b : (mask28_q ? 5'h1c : (mask29_q ? 5'h1d : (mask30_q ? 5'h1e : (mask31_q ? 5'h1f : 5'h00)))))))))))))))))))))))))))))))) : elane_q));
+  assign eaddr_d = (accept ? (n1404 ? 32'h00000000 : ((((((((((((((((((((((((((((((((32'h00000000 | ((n809 & (~1'h0)) ? n792 : 32'h00000000)) | ((n827 & (~n1474)) ? n810 : 32'h00000000)) | ((n845 & (~n1477)) ? n828 : 32'h00000000)) | ((n863 & (~n1480)) ? n846 : 32'h00000000)) | ((n881 & (~n1483)) ? n864 : 32'h00000000)) | ((n899 & (~n1486)) ? n882 : 32'h00000000)) | ((n917 & (~n1489)) ? n900 : 32'h00000000)) | ((n935 & (~n1492)) ? n918 : 32'h00000000)) | ((n953 & (~n1495)) ? n936 : 32'h00000000)) | ((n971 & (~n1498)) ? n954 : 32'h00000000)) | ((n989 & (~n1501)) ? n972 : 32'h00000000)) | ((n1007 & (~n1504)) ? n990 : 32'h00000000)) | ((n1025 & (~n1507)) ? n1008 : 32'h00000000)) | ((n1043 & (~n1510)) ? n1026 : 32'h00000000)) | ((n1061 & (~n1513)) ? n1044 : 32'h00000000)) | ((n1079 & (~n1516)) ? n1062 : 32'h00000000)) | ((n1097 & (~n1519)) ? n1080 : 32'h00000000)) | ((n1115 & (~n1522)) ? n1098 : 32'h00000000)) | ((n1133 & (~n1525)) ? n1116 : 32'h00000000)) | ((n1151 & (~n1528)) ? n1134 : 32'h00000000)) | ((n1169 & (~n1531)) ? n1152 : 32'h00000000)) | ((n1187 & (~n1534)) ? n1170 : 32'h00000000)) | ((n1205 & (~n1537)) ? n1188 : 32'h00000000)) | ((n1223 & (~n1540)) ? n1206 : 32'h00000000)) | ((n1241 & (~n1543)) ? n1224 : 32'h00000000)) | ((n1259 & (~n1546)) ? n1242 : 32'h00000000)) | ((n1277 & (~n1549)) ? n1260 : 32'h00000000)) | ((n1295 & (~n1552)) ? n1278 : 32'h00000000)) | ((n1313 & (~n1555)) ? n1296 : 32'h00000000)) | ((n1331 & (~n1558)) ? n1314 : 32'h00000000)) | ((n1349 & (~n1561)) ? n1332 : 32'h00000000)) | ((n1367 & (~(n1561 | n1349))) ? n1350 : 32'h00000000))) : (n34641 ? ((((((((((((((((((((((((((((((((32'h00000000 | ((mask0_q & (~1'h0)) ? addr0_q : 32'h00000000)) | ((mask1_q & (~n34416)) ? addr1_q : 32'h00000000)) | ((mask2_q & (~n34419)) ? addr2_q : 32'h00000000)) | ((mask3_q & (~n34422)) ? addr3_q : 32'h00000000)) | ((mask4_q & (~n34425)) ? addr4_q : 32'h00000000)) | ((mask5_q & (~n34428)) ? addr5_q : 32'h00000000)) | ((mask6_q & (~n34431)) ? addr6_q : 32'h00000000)) | ((mask7_q & (~n34434)) ? addr7_q : 32'h00000000)) | ((mask8_q & (~n34437)) ? addr8_q : 32'h00000000)) | ((mask9_q & (~n34440)) ? addr9_q : 32'h00000000)) | ((mask10_q & (~n34443)) ? addr10_q : 32'h00000000)) | ((mask11_q & (~n34446)) ? addr11_q : 32'h00000000)) | ((mask12_q & (~n34449)) ? addr12_q : 32'h00000000)) | ((mask13_q & (~n34452)) ? addr13_q : 32'h00000000)) | ((mask14_q & (~n34455)) ? addr14_q : 32'h00000000)) | ((mask15_q & (~n34458)) ? addr15_q : 32'h00000000)) | ((mask16_q & (~n34461)) ? addr16_q : 32'h00000000)) | ((mask17_q & (~n34464)) ? addr17_q : 32'h00000000)) | ((mask18_q & (~n34467)) ? addr18_q : 32'h00000000)) | ((mask19_q & (~n34470)) ? addr19_q : 32'h00000000)) | ((mask20_q & (~n34473)) ? addr20_q : 32'h00000000)) | ((mask21_q & (~n34476)) ? addr21_q : 32'h00000000)) | ((mask22_q & (~n34479)) ? addr22_q : 32'h00000000)) | ((mask23_q & (~n34482)) ? addr23_q : 32'h00000000)) | ((mask24_q & (~n34485)) ? addr24_q : 32'h00000000)) | ((mask25_q & (~n34488)) ? addr25_q : 32'h00000000)) | ((mask26_q & (~n34491)) ? addr26_q : 32'h00000000)) | ((mask27_q & (~n34494)) ? addr27_q : 32'h00000000)) | ((mask28_q & (~n34497)) ? addr28_q : 32'h00000000)) | ((mask29_q & (~n34500)) ? addr29_q : 32'h00000000)) | ((mask30_q & (~n34503)) ? addr30_q : 32'h00000000)) | ((mask31_q & (~(n34503 | mask30_q))) ? addr31_q : 32'h00000000)) : eaddr_q));
   assign issued_d = (accept ? 6'h00 : n12345);
   assign cnt_gm_d = (n12341 ? (cnt_gm_q + 32'h00000001) : cnt_gm_q);
   assign cnt_conf_d = (sm_conflict_i ? (cnt_conf_q + 32'h00000001) : cnt_conf_q);
@@ -10842,38 +10842,38 @@ module lsu_w32_g16_seg_s24_t32 (
   assign lo29_d = (accept ? (n777 ? 32'h00000000 : (n768 ? 32'h00000000 : n99[31:0])) : ((n2285 & (~phase_q)) ? n207 : lo29_q));
   assign lo30_d = (accept ? (n777 ? 32'h00000000 : (n768 ? 32'h00000000 : n100[31:0])) : ((n2293 & (~phase_q)) ? n208 : lo30_q));
   assign lo31_d = (accept ? (n777 ? 32'h00000000 : (n768 ? 32'h00000000 : n101[31:0])) : ((n2301 & (~phase_q)) ? n209 : lo31_q));
-  assign hi0_d = (accept ? (n34112 ? 32'h00000000 : n70[63:32]) : ((n2053 & phase_q) ? n178 : hi0_q));
-  assign hi1_d = (accept ? (n34112 ? 32'h00000000 : n71[63:32]) : ((n2061 & phase_q) ? n179 : hi1_q));
-  assign hi2_d = (accept ? (n34112 ? 32'h00000000 : n72[63:32]) : ((n2069 & phase_q) ? n180 : hi2_q));
-  assign hi3_d = (accept ? (n34112 ? 32'h00000000 : n73[63:32]) : ((n2077 & phase_q) ? n181 : hi3_q));
-  assign hi4_d = (accept ? (n34112 ? 32'h00000000 : n74[63:32]) : ((n2085 & phase_q) ? n182 : hi4_q));
-  assign hi5_d = (accept ? (n34112 ? 32'h00000000 : n75[63:32]) : ((n2093 & phase_q) ? n183 : hi5_q));
-  assign hi6_d = (accept ? (n34112 ? 32'h00000000 : n76[63:32]) : ((n2101 & phase_q) ? n184 : hi6_q));
-  assign hi7_d = (accept ? (n34112 ? 32'h00000000 : n77[63:32]) : ((n2109 & phase_q) ? n185 : hi7_q));
-  assign hi8_d = (accept ? (n34112 ? 32'h00000000 : n78[63:32]) : ((n2117 & phase_q) ? n186 : hi8_q));
-  assign hi9_d = (accept ? (n34112 ? 32'h00000000 : n79[63:32]) : ((n2125 & phase_q) ? n187 : hi9_q));
-  assign hi10_d = (accept ? (n34112 ? 32'h00000000 : n80[63:32]) : ((n2133 & phase_q) ? n188 : hi10_q));
-  assign hi11_d = (accept ? (n34112 ? 32'h00000000 : n81[63:32]) : ((n2141 & phase_q) ? n189 : hi11_q));
-  assign hi12_d = (accept ? (n34112 ? 32'h00000000 : n82[63:32]) : ((n2149 & phase_q) ? n190 : hi12_q));
-  assign hi13_d = (accept ? (n34112 ? 32'h00000000 : n83[63:32]) : ((n2157 & phase_q) ? n191 : hi13_q));
-  assign hi14_d = (accept ? (n34112 ? 32'h00000000 : n84[63:32]) : ((n2165 & phase_q) ? n192 : hi14_q));
-  assign hi15_d = (accept ? (n34112 ? 32'h00000000 : n85[63:32]) : ((n2173 & phase_q) ? n193 : hi15_q));
-  assign hi16_d = (accept ? (n34112 ? 32'h00000000 : n86[63:32]) : ((n2181 & phase_q) ? n194 : hi16_q));
-  assign hi17_d = (accept ? (n34112 ? 32'h00000000 : n87[63:32]) : ((n2189 & phase_q) ? n195 : hi17_q));
-  assign hi18_d = (accept ? (n34112 ? 32'h00000000 : n88[63:32]) : ((n2197 & phase_q) ? n196 : hi18_q));
-  assign hi19_d = (accept ? (n34112 ? 32'h00000000 : n89[63:32]) : ((n2205 & phase_q) ? n197 : hi19_q));
-  assign hi20_d = (accept ? (n34112 ? 32'h00000000 : n90[63:32]) : ((n2213 & phase_q) ? n198 : hi20_q));
-  assign hi21_d = (accept ? (n34112 ? 32'h00000000 : n91[63:32]) : ((n2221 & phase_q) ? n199 : hi21_q));
-  assign hi22_d = (accept ? (n34112 ? 32'h00000000 : n92[63:32]) : ((n2229 & phase_q) ? n200 : hi22_q));
-  assign hi23_d = (accept ? (n34112 ? 32'h00000000 : n93[63:32]) : ((n2237 & phase_q) ? n201 : hi23_q));
-  assign hi24_d = (accept ? (n34112 ? 32'h00000000 : n94[63:32]) : ((n2245 & phase_q) ? n202 : hi24_q));
-  assign hi25_d = (accept ? (n34112 ? 32'h00000000 : n95[63:32]) : ((n2253 & phase_q) ? n203 : hi25_q));
-  assign hi26_d = (accept ? (n34112 ? 32'h00000000 : n96[63:32]) : ((n2261 & phase_q) ? n204 : hi26_q));
-  assign hi27_d = (accept ? (n34112 ? 32'h00000000 : n97[63:32]) : ((n2269 & phase_q) ? n205 : hi27_q));
-  assign hi28_d = (accept ? (n34112 ? 32'h00000000 : n98[63:32]) : ((n2277 & phase_q) ? n206 : hi28_q));
-  assign hi29_d = (accept ? (n34112 ? 32'h00000000 : n99[63:32]) : ((n2285 & phase_q) ? n207 : hi29_q));
-  assign hi30_d = (accept ? (n34112 ? 32'h00000000 : n100[63:32]) : ((n2293 & phase_q) ? n208 : hi30_q));
-  assign hi31_d = (accept ? (n34112 ? 32'h00000000 : n101[63:32]) : ((n2301 & phase_q) ? n209 : hi31_q));
+  assign hi0_d = (accept ? (n33825 ? 32'h00000000 : n70[63:32]) : ((n2053 & phase_q) ? n178 : hi0_q));
+  assign hi1_d = (accept ? (n33825 ? 32'h00000000 : n71[63:32]) : ((n2061 & phase_q) ? n179 : hi1_q));
+  assign hi2_d = (accept ? (n33825 ? 32'h00000000 : n72[63:32]) : ((n2069 & phase_q) ? n180 : hi2_q));
+  assign hi3_d = (accept ? (n33825 ? 32'h00000000 : n73[63:32]) : ((n2077 & phase_q) ? n181 : hi3_q));
+  assign hi4_d = (accept ? (n33825 ? 32'h00000000 : n74[63:32]) : ((n2085 & phase_q) ? n182 : hi4_q));
+  assign hi5_d = (accept ? (n33825 ? 32'h00000000 : n75[63:32]) : ((n2093 & phase_q) ? n183 : hi5_q));
+  assign hi6_d = (accept ? (n33825 ? 32'h00000000 : n76[63:32]) : ((n2101 & phase_q) ? n184 : hi6_q));
+  assign hi7_d = (accept ? (n33825 ? 32'h00000000 : n77[63:32]) : ((n2109 & phase_q) ? n185 : hi7_q));
+  assign hi8_d = (accept ? (n33825 ? 32'h00000000 : n78[63:32]) : ((n2117 & phase_q) ? n186 : hi8_q));
+  assign hi9_d = (accept ? (n33825 ? 32'h00000000 : n79[63:32]) : ((n2125 & phase_q) ? n187 : hi9_q));
+  assign hi10_d = (accept ? (n33825 ? 32'h00000000 : n80[63:32]) : ((n2133 & phase_q) ? n188 : hi10_q));
+  assign hi11_d = (accept ? (n33825 ? 32'h00000000 : n81[63:32]) : ((n2141 & phase_q) ? n189 : hi11_q));
+  assign hi12_d = (accept ? (n33825 ? 32'h00000000 : n82[63:32]) : ((n2149 & phase_q) ? n190 : hi12_q));
+  assign hi13_d = (accept ? (n33825 ? 32'h00000000 : n83[63:32]) : ((n2157 & phase_q) ? n191 : hi13_q));
+  assign hi14_d = (accept ? (n33825 ? 32'h00000000 : n84[63:32]) : ((n2165 & phase_q) ? n192 : hi14_q));
+  assign hi15_d = (accept ? (n33825 ? 32'h00000000 : n85[63:32]) : ((n2173 & phase_q) ? n193 : hi15_q));
+  assign hi16_d = (accept ? (n33825 ? 32'h00000000 : n86[63:32]) : ((n2181 & phase_q) ? n194 : hi16_q));
+  assign hi17_d = (accept ? (n33825 ? 32'h00000000 : n87[63:32]) : ((n2189 & phase_q) ? n195 : hi17_q));
+  assign hi18_d = (accept ? (n33825 ? 32'h00000000 : n88[63:32]) : ((n2197 & phase_q) ? n196 : hi18_q));
+  assign hi19_d = (accept ? (n33825 ? 32'h00000000 : n89[63:32]) : ((n2205 & phase_q) ? n197 : hi19_q));
+  assign hi20_d = (accept ? (n33825 ? 32'h00000000 : n90[63:32]) : ((n2213 & phase_q) ? n198 : hi20_q));
+  assign hi21_d = (accept ? (n33825 ? 32'h00000000 : n91[63:32]) : ((n2221 & phase_q) ? n199 : hi21_q));
+  assign hi22_d = (accept ? (n33825 ? 32'h00000000 : n92[63:32]) : ((n2229 & phase_q) ? n200 : hi22_q));
+  assign hi23_d = (accept ? (n33825 ? 32'h00000000 : n93[63:32]) : ((n2237 & phase_q) ? n201 : hi23_q));
+  assign hi24_d = (accept ? (n33825 ? 32'h00000000 : n94[63:32]) : ((n2245 & phase_q) ? n202 : hi24_q));
+  assign hi25_d = (accept ? (n33825 ? 32'h00000000 : n95[63:32]) : ((n2253 & phase_q) ? n203 : hi25_q));
+  assign hi26_d = (accept ? (n33825 ? 32'h00000000 : n96[63:32]) : ((n2261 & phase_q) ? n204 : hi26_q));
+  assign hi27_d = (accept ? (n33825 ? 32'h00000000 : n97[63:32]) : ((n2269 & phase_q) ? n205 : hi27_q));
+  assign hi28_d = (accept ? (n33825 ? 32'h00000000 : n98[63:32]) : ((n2277 & phase_q) ? n206 : hi28_q));
+  assign hi29_d = (accept ? (n33825 ? 32'h00000000 : n99[63:32]) : ((n2285 & phase_q) ? n207 : hi29_q));
+  assign hi30_d = (accept ? (n33825 ? 32'h00000000 : n100[63:32]) : ((n2293 & phase_q) ? n208 : hi30_q));
+  assign hi31_d = (accept ? (n33825 ? 32'h00000000 : n101[63:32]) : ((n2301 & phase_q) ? n209 : hi31_q));
   assign cmp0_d = (accept ? lsu_c_i[31:0] : cmp0_q);
   assign cmp1_d = (accept ? lsu_c_i[63:32] : cmp1_q);
   assign cmp2_d = (accept ? lsu_c_i[95:64] : cmp2_q);
@@ -13469,134 +13469,134 @@ module lsu_w32_g16_seg_s24_t32 (
   assign t29_slot_d = (n18710 ? fslot_q : t29_slot_q);
   assign t30_slot_d = (n18720 ? fslot_q : t30_slot_q);
   assign t31_slot_d = (n18730 ? fslot_q : t31_slot_q);
-  assign byp_lo_v0_d = (n32972 | n32973);
-  assign byp_lo_v1_d = (n33006 | n33007);
-  assign byp_lo_v2_d = (n33040 | n33041);
-  assign byp_lo_v3_d = (n33074 | n33075);
-  assign byp_lo_v4_d = (n33108 | n33109);
-  assign byp_lo_v5_d = (n33142 | n33143);
-  assign byp_lo_v6_d = (n33176 | n33177);
-  assign byp_lo_v7_d = (n33210 | n33211);
-  assign byp_lo_v8_d = (n33244 | n33245);
-  assign byp_lo_v9_d = (n33278 | n33279);
-  assign byp_lo_v10_d = (n33312 | n33313);
-  assign byp_lo_v11_d = (n33346 | n33347);
-  assign byp_lo_v12_d = (n33380 | n33381);
-  assign byp_lo_v13_d = (n33414 | n33415);
-  assign byp_lo_v14_d = (n33448 | n33449);
-  assign byp_lo_v15_d = (n33482 | n33483);
-  assign byp_lo_v16_d = (n33516 | n33517);
-  assign byp_lo_v17_d = (n33550 | n33551);
-  assign byp_lo_v18_d = (n33584 | n33585);
-  assign byp_lo_v19_d = (n33618 | n33619);
-  assign byp_lo_v20_d = (n33652 | n33653);
-  assign byp_lo_v21_d = (n33686 | n33687);
-  assign byp_lo_v22_d = (n33720 | n33721);
-  assign byp_lo_v23_d = (n33754 | n33755);
-  assign byp_lo_v24_d = (n33788 | n33789);
-  assign byp_lo_v25_d = (n33822 | n33823);
-  assign byp_lo_v26_d = (n33856 | n33857);
-  assign byp_lo_v27_d = (n33890 | n33891);
-  assign byp_lo_v28_d = (n33924 | n33925);
-  assign byp_lo_v29_d = (n33958 | n33959);
-  assign byp_lo_v30_d = (n33992 | n33993);
-  assign byp_lo_v31_d = (n34026 | n34027);
-  assign byp_hi_v0_d = n32980;
-  assign byp_hi_v1_d = n33014;
-  assign byp_hi_v2_d = n33048;
-  assign byp_hi_v3_d = n33082;
-  assign byp_hi_v4_d = n33116;
-  assign byp_hi_v5_d = n33150;
-  assign byp_hi_v6_d = n33184;
-  assign byp_hi_v7_d = n33218;
-  assign byp_hi_v8_d = n33252;
-  assign byp_hi_v9_d = n33286;
-  assign byp_hi_v10_d = n33320;
-  assign byp_hi_v11_d = n33354;
-  assign byp_hi_v12_d = n33388;
-  assign byp_hi_v13_d = n33422;
-  assign byp_hi_v14_d = n33456;
-  assign byp_hi_v15_d = n33490;
-  assign byp_hi_v16_d = n33524;
-  assign byp_hi_v17_d = n33558;
-  assign byp_hi_v18_d = n33592;
-  assign byp_hi_v19_d = n33626;
-  assign byp_hi_v20_d = n33660;
-  assign byp_hi_v21_d = n33694;
-  assign byp_hi_v22_d = n33728;
-  assign byp_hi_v23_d = n33762;
-  assign byp_hi_v24_d = n33796;
-  assign byp_hi_v25_d = n33830;
-  assign byp_hi_v26_d = n33864;
-  assign byp_hi_v27_d = n33898;
-  assign byp_hi_v28_d = n33932;
-  assign byp_hi_v29_d = n33966;
-  assign byp_hi_v30_d = n34000;
-  assign byp_hi_v31_d = n34034;
-  assign byp_lo0_d = ((n32972 | n32973) ? (n32972 ? n13574 : params_rdata0_q) : byp_lo0_q);
-  assign byp_lo1_d = ((n33006 | n33007) ? (n33006 ? n13729 : params_rdata0_q) : byp_lo1_q);
-  assign byp_lo2_d = ((n33040 | n33041) ? (n33040 ? n13884 : params_rdata0_q) : byp_lo2_q);
-  assign byp_lo3_d = ((n33074 | n33075) ? (n33074 ? n14039 : params_rdata0_q) : byp_lo3_q);
-  assign byp_lo4_d = ((n33108 | n33109) ? (n33108 ? n14194 : params_rdata0_q) : byp_lo4_q);
-  assign byp_lo5_d = ((n33142 | n33143) ? (n33142 ? n14349 : params_rdata0_q) : byp_lo5_q);
-  assign byp_lo6_d = ((n33176 | n33177) ? (n33176 ? n14504 : params_rdata0_q) : byp_lo6_q);
-  assign byp_lo7_d = ((n33210 | n33211) ? (n33210 ? n14659 : params_rdata0_q) : byp_lo7_q);
-  assign byp_lo8_d = ((n33244 | n33245) ? (n33244 ? n14814 : params_rdata0_q) : byp_lo8_q);
-  assign byp_lo9_d = ((n33278 | n33279) ? (n33278 ? n14969 : params_rdata0_q) : byp_lo9_q);
-  assign byp_lo10_d = ((n33312 | n33313) ? (n33312 ? n15124 : params_rdata0_q) : byp_lo10_q);
-  assign byp_lo11_d = ((n33346 | n33347) ? (n33346 ? n15279 : params_rdata0_q) : byp_lo11_q);
-  assign byp_lo12_d = ((n33380 | n33381) ? (n33380 ? n15434 : params_rdata0_q) : byp_lo12_q);
-  assign byp_lo13_d = ((n33414 | n33415) ? (n33414 ? n15589 : params_rdata0_q) : byp_lo13_q);
-  assign byp_lo14_d = ((n33448 | n33449) ? (n33448 ? n15744 : params_rdata0_q) : byp_lo14_q);
-  assign byp_lo15_d = ((n33482 | n33483) ? (n33482 ? n15899 : params_rdata0_q) : byp_lo15_q);
-  assign byp_lo16_d = ((n33516 | n33517) ? (n33516 ? n16054 : params_rdata0_q) : byp_lo16_q);
-  assign byp_lo17_d = ((n33550 | n33551) ? (n33550 ? n16209 : params_rdata0_q) : byp_lo17_q);
-  assign byp_lo18_d = ((n33584 | n33585) ? (n33584 ? n16364 : params_rdata0_q) : byp_lo18_q);
-  assign byp_lo19_d = ((n33618 | n33619) ? (n33618 ? n16519 : params_rdata0_q) : byp_lo19_q);
-  assign byp_lo20_d = ((n33652 | n33653) ? (n33652 ? n16674 : params_rdata0_q) : byp_lo20_q);
-  assign byp_lo21_d = ((n33686 | n33687) ? (n33686 ? n16829 : params_rdata0_q) : byp_lo21_q);
-  assign byp_lo22_d = ((n33720 | n33721) ? (n33720 ? n16984 : params_rdata0_q) : byp_lo22_q);
-  assign byp_lo23_d = ((n33754 | n33755) ? (n33754 ? n17139 : params_rdata0_q) : byp_lo23_q);
-  assign byp_lo24_d = ((n33788 | n33789) ? (n33788 ? n17294 : params_rdata0_q) : byp_lo24_q);
-  assign byp_lo25_d = ((n33822 | n33823) ? (n33822 ? n17449 : params_rdata0_q) : byp_lo25_q);
-  assign byp_lo26_d = ((n33856 | n33857) ? (n33856 ? n17604 : params_rdata0_q) : byp_lo26_q);
-  assign byp_lo27_d = ((n33890 | n33891) ? (n33890 ? n17759 : params_rdata0_q) : byp_lo27_q);
-  assign byp_lo28_d = ((n33924 | n33925) ? (n33924 ? n17914 : params_rdata0_q) : byp_lo28_q);
-  assign byp_lo29_d = ((n33958 | n33959) ? (n33958 ? n18069 : params_rdata0_q) : byp_lo29_q);
-  assign byp_lo30_d = ((n33992 | n33993) ? (n33992 ? n18224 : params_rdata0_q) : byp_lo30_q);
-  assign byp_lo31_d = ((n34026 | n34027) ? (n34026 ? n18379 : params_rdata0_q) : byp_lo31_q);
-  assign byp_hi0_d = (n32980 ? n13611 : byp_hi0_q);
-  assign byp_hi1_d = (n33014 ? n13766 : byp_hi1_q);
-  assign byp_hi2_d = (n33048 ? n13921 : byp_hi2_q);
-  assign byp_hi3_d = (n33082 ? n14076 : byp_hi3_q);
-  assign byp_hi4_d = (n33116 ? n14231 : byp_hi4_q);
-  assign byp_hi5_d = (n33150 ? n14386 : byp_hi5_q);
-  assign byp_hi6_d = (n33184 ? n14541 : byp_hi6_q);
-  assign byp_hi7_d = (n33218 ? n14696 : byp_hi7_q);
-  assign byp_hi8_d = (n33252 ? n14851 : byp_hi8_q);
-  assign byp_hi9_d = (n33286 ? n15006 : byp_hi9_q);
-  assign byp_hi10_d = (n33320 ? n15161 : byp_hi10_q);
-  assign byp_hi11_d = (n33354 ? n15316 : byp_hi11_q);
-  assign byp_hi12_d = (n33388 ? n15471 : byp_hi12_q);
-  assign byp_hi13_d = (n33422 ? n15626 : byp_hi13_q);
-  assign byp_hi14_d = (n33456 ? n15781 : byp_hi14_q);
-  assign byp_hi15_d = (n33490 ? n15936 : byp_hi15_q);
-  assign byp_hi16_d = (n33524 ? n16091 : byp_hi16_q);
-  assign byp_hi17_d = (n33558 ? n16246 : byp_hi17_q);
-  assign byp_hi18_d = (n33592 ? n16401 : byp_hi18_q);
-  assign byp_hi19_d = (n33626 ? n16556 : byp_hi19_q);
-  assign byp_hi20_d = (n33660 ? n16711 : byp_hi20_q);
-  assign byp_hi21_d = (n33694 ? n16866 : byp_hi21_q);
-  assign byp_hi22_d = (n33728 ? n17021 : byp_hi22_q);
-  assign byp_hi23_d = (n33762 ? n17176 : byp_hi23_q);
-  assign byp_hi24_d = (n33796 ? n17331 : byp_hi24_q);
-  assign byp_hi25_d = (n33830 ? n17486 : byp_hi25_q);
-  assign byp_hi26_d = (n33864 ? n17641 : byp_hi26_q);
-  assign byp_hi27_d = (n33898 ? n17796 : byp_hi27_q);
-  assign byp_hi28_d = (n33932 ? n17951 : byp_hi28_q);
-  assign byp_hi29_d = (n33966 ? n18106 : byp_hi29_q);
-  assign byp_hi30_d = (n34000 ? n18261 : byp_hi30_q);
-  assign byp_hi31_d = (n34034 ? n18416 : byp_hi31_q);
+  assign byp_lo_v0_d = (n32964 | n32965);
+  assign byp_lo_v1_d = (n32989 | n32990);
+  assign byp_lo_v2_d = (n33014 | n33015);
+  assign byp_lo_v3_d = (n33039 | n33040);
+  assign byp_lo_v4_d = (n33064 | n33065);
+  assign byp_lo_v5_d = (n33089 | n33090);
+  assign byp_lo_v6_d = (n33114 | n33115);
+  assign byp_lo_v7_d = (n33139 | n33140);
+  assign byp_lo_v8_d = (n33164 | n33165);
+  assign byp_lo_v9_d = (n33189 | n33190);
+  assign byp_lo_v10_d = (n33214 | n33215);
+  assign byp_lo_v11_d = (n33239 | n33240);
+  assign byp_lo_v12_d = (n33264 | n33265);
+  assign byp_lo_v13_d = (n33289 | n33290);
+  assign byp_lo_v14_d = (n33314 | n33315);
+  assign byp_lo_v15_d = (n33339 | n33340);
+  assign byp_lo_v16_d = (n33364 | n33365);
+  assign byp_lo_v17_d = (n33389 | n33390);
+  assign byp_lo_v18_d = (n33414 | n33415);
+  assign byp_lo_v19_d = (n33439 | n33440);
+  assign byp_lo_v20_d = (n33464 | n33465);
+  assign byp_lo_v21_d = (n33489 | n33490);
+  assign byp_lo_v22_d = (n33514 | n33515);
+  assign byp_lo_v23_d = (n33539 | n33540);
+  assign byp_lo_v24_d = (n33564 | n33565);
+  assign byp_lo_v25_d = (n33589 | n33590);
+  assign byp_lo_v26_d = (n33614 | n33615);
+  assign byp_lo_v27_d = (n33639 | n33640);
+  assign byp_lo_v28_d = (n33664 | n33665);
+  assign byp_lo_v29_d = (n33689 | n33690);
+  assign byp_lo_v30_d = (n33714 | n33715);
+  assign byp_lo_v31_d = (n33739 | n33740);
+  assign byp_hi_v0_d = n32972;
+  assign byp_hi_v1_d = n32997;
+  assign byp_hi_v2_d = n33022;
+  assign byp_hi_v3_d = n33047;
+  assign byp_hi_v4_d = n33072;
+  assign byp_hi_v5_d = n33097;
+  assign byp_hi_v6_d = n33122;
+  assign byp_hi_v7_d = n33147;
+  assign byp_hi_v8_d = n33172;
+  assign byp_hi_v9_d = n33197;
+  assign byp_hi_v10_d = n33222;
+  assign byp_hi_v11_d = n33247;
+  assign byp_hi_v12_d = n33272;
+  assign byp_hi_v13_d = n33297;
+  assign byp_hi_v14_d = n33322;
+  assign byp_hi_v15_d = n33347;
+  assign byp_hi_v16_d = n33372;
+  assign byp_hi_v17_d = n33397;
+  assign byp_hi_v18_d = n33422;
+  assign byp_hi_v19_d = n33447;
+  assign byp_hi_v20_d = n33472;
+  assign byp_hi_v21_d = n33497;
+  assign byp_hi_v22_d = n33522;
+  assign byp_hi_v23_d = n33547;
+  assign byp_hi_v24_d = n33572;
+  assign byp_hi_v25_d = n33597;
+  assign byp_hi_v26_d = n33622;
+  assign byp_hi_v27_d = n33647;
+  assign byp_hi_v28_d = n33672;
+  assign byp_hi_v29_d = n33697;
+  assign byp_hi_v30_d = n33722;
+  assign byp_hi_v31_d = n33747;
+  assign byp_lo0_d = ((n32964 | n32965) ? (n32964 ? n13574 : params_rdata0_q) : byp_lo0_q);
+  assign byp_lo1_d = ((n32989 | n32990) ? (n32989 ? n13729 : params_rdata0_q) : byp_lo1_q);
+  assign byp_lo2_d = ((n33014 | n33015) ? (n33014 ? n13884 : params_rdata0_q) : byp_lo2_q);
+  assign byp_lo3_d = ((n33039 | n33040) ? (n33039 ? n14039 : params_rdata0_q) : byp_lo3_q);
+  assign byp_lo4_d = ((n33064 | n33065) ? (n33064 ? n14194 : params_rdata0_q) : byp_lo4_q);
+  assign byp_lo5_d = ((n33089 | n33090) ? (n33089 ? n14349 : params_rdata0_q) : byp_lo5_q);
+  assign byp_lo6_d = ((n33114 | n33115) ? (n33114 ? n14504 : params_rdata0_q) : byp_lo6_q);
+  assign byp_lo7_d = ((n33139 | n33140) ? (n33139 ? n14659 : params_rdata0_q) : byp_lo7_q);
+  assign byp_lo8_d = ((n33164 | n33165) ? (n33164 ? n14814 : params_rdata0_q) : byp_lo8_q);
+  assign byp_lo9_d = ((n33189 | n33190) ? (n33189 ? n14969 : params_rdata0_q) : byp_lo9_q);
+  assign byp_lo10_d = ((n33214 | n33215) ? (n33214 ? n15124 : params_rdata0_q) : byp_lo10_q);
+  assign byp_lo11_d = ((n33239 | n33240) ? (n33239 ? n15279 : params_rdata0_q) : byp_lo11_q);
+  assign byp_lo12_d = ((n33264 | n33265) ? (n33264 ? n15434 : params_rdata0_q) : byp_lo12_q);
+  assign byp_lo13_d = ((n33289 | n33290) ? (n33289 ? n15589 : params_rdata0_q) : byp_lo13_q);
+  assign byp_lo14_d = ((n33314 | n33315) ? (n33314 ? n15744 : params_rdata0_q) : byp_lo14_q);
+  assign byp_lo15_d = ((n33339 | n33340) ? (n33339 ? n15899 : params_rdata0_q) : byp_lo15_q);
+  assign byp_lo16_d = ((n33364 | n33365) ? (n33364 ? n16054 : params_rdata0_q) : byp_lo16_q);
+  assign byp_lo17_d = ((n33389 | n33390) ? (n33389 ? n16209 : params_rdata0_q) : byp_lo17_q);
+  assign byp_lo18_d = ((n33414 | n33415) ? (n33414 ? n16364 : params_rdata0_q) : byp_lo18_q);
+  assign byp_lo19_d = ((n33439 | n33440) ? (n33439 ? n16519 : params_rdata0_q) : byp_lo19_q);
+  assign byp_lo20_d = ((n33464 | n33465) ? (n33464 ? n16674 : params_rdata0_q) : byp_lo20_q);
+  assign byp_lo21_d = ((n33489 | n33490) ? (n33489 ? n16829 : params_rdata0_q) : byp_lo21_q);
+  assign byp_lo22_d = ((n33514 | n33515) ? (n33514 ? n16984 : params_rdata0_q) : byp_lo22_q);
+  assign byp_lo23_d = ((n33539 | n33540) ? (n33539 ? n17139 : params_rdata0_q) : byp_lo23_q);
+  assign byp_lo24_d = ((n33564 | n33565) ? (n33564 ? n17294 : params_rdata0_q) : byp_lo24_q);
+  assign byp_lo25_d = ((n33589 | n33590) ? (n33589 ? n17449 : params_rdata0_q) : byp_lo25_q);
+  assign byp_lo26_d = ((n33614 | n33615) ? (n33614 ? n17604 : params_rdata0_q) : byp_lo26_q);
+  assign byp_lo27_d = ((n33639 | n33640) ? (n33639 ? n17759 : params_rdata0_q) : byp_lo27_q);
+  assign byp_lo28_d = ((n33664 | n33665) ? (n33664 ? n17914 : params_rdata0_q) : byp_lo28_q);
+  assign byp_lo29_d = ((n33689 | n33690) ? (n33689 ? n18069 : params_rdata0_q) : byp_lo29_q);
+  assign byp_lo30_d = ((n33714 | n33715) ? (n33714 ? n18224 : params_rdata0_q) : byp_lo30_q);
+  assign byp_lo31_d = ((n33739 | n33740) ? (n33739 ? n18379 : params_rdata0_q) : byp_lo31_q);
+  assign byp_hi0_d = (n32972 ? n13611 : byp_hi0_q);
+  assign byp_hi1_d = (n32997 ? n13766 : byp_hi1_q);
+  assign byp_hi2_d = (n33022 ? n13921 : byp_hi2_q);
+  assign byp_hi3_d = (n33047 ? n14076 : byp_hi3_q);
+  assign byp_hi4_d = (n33072 ? n14231 : byp_hi4_q);
+  assign byp_hi5_d = (n33097 ? n14386 : byp_hi5_q);
+  assign byp_hi6_d = (n33122 ? n14541 : byp_hi6_q);
+  assign byp_hi7_d = (n33147 ? n14696 : byp_hi7_q);
+  assign byp_hi8_d = (n33172 ? n14851 : byp_hi8_q);
+  assign byp_hi9_d = (n33197 ? n15006 : byp_hi9_q);
+  assign byp_hi10_d = (n33222 ? n15161 : byp_hi10_q);
+  assign byp_hi11_d = (n33247 ? n15316 : byp_hi11_q);
+  assign byp_hi12_d = (n33272 ? n15471 : byp_hi12_q);
+  assign byp_hi13_d = (n33297 ? n15626 : byp_hi13_q);
+  assign byp_hi14_d = (n33322 ? n15781 : byp_hi14_q);
+  assign byp_hi15_d = (n33347 ? n15936 : byp_hi15_q);
+  assign byp_hi16_d = (n33372 ? n16091 : byp_hi16_q);
+  assign byp_hi17_d = (n33397 ? n16246 : byp_hi17_q);
+  assign byp_hi18_d = (n33422 ? n16401 : byp_hi18_q);
+  assign byp_hi19_d = (n33447 ? n16556 : byp_hi19_q);
+  assign byp_hi20_d = (n33472 ? n16711 : byp_hi20_q);
+  assign byp_hi21_d = (n33497 ? n16866 : byp_hi21_q);
+  assign byp_hi22_d = (n33522 ? n17021 : byp_hi22_q);
+  assign byp_hi23_d = (n33547 ? n17176 : byp_hi23_q);
+  assign byp_hi24_d = (n33572 ? n17331 : byp_hi24_q);
+  assign byp_hi25_d = (n33597 ? n17486 : byp_hi25_q);
+  assign byp_hi26_d = (n33622 ? n17641 : byp_hi26_q);
+  assign byp_hi27_d = (n33647 ? n17796 : byp_hi27_q);
+  assign byp_hi28_d = (n33672 ? n17951 : byp_hi28_q);
+  assign byp_hi29_d = (n33697 ? n18106 : byp_hi29_q);
+  assign byp_hi30_d = (n33722 ? n18261 : byp_hi30_q);
+  assign byp_hi31_d = (n33747 ? n18416 : byp_hi31_q);
   assign lsu_ready_o = ready;
   assign sm_req_valid_o = n260;
   assign sm_op_o = (n260 ? (n506 ? ({{1{1'b0}}, aop_q} + 4'h2) : (n503 ? 4'h1 : 4'h0)) : 4'h0);
@@ -13616,17 +13616,17 @@ module lsu_w32_g16_seg_s24_t32 (
   assign lsu_res_tag_o = (n264 ? tag_q : (n18976 ? s23_tag_q : (n18973 ? s22_tag_q : (n18970 ? s21_tag_q : (n18967 ? s20_tag_q : (n18964 ? s19_tag_q : (n18961 ? s18_tag_q : (n18958 ? s17_tag_q : (n18955 ? s16_tag_q : (n18952 ? s15_tag_q : (n18949 ? s14_tag_q : (n18946 ? s13_tag_q : (n18943 ? s12_tag_q : (n18940 ? s11_tag_q : (n18937 ? s10_tag_q : (n18934 ? s9_tag_q : (n18931 ? s8_tag_q : (n18928 ? s7_tag_q : (n18925 ? s6_tag_q : (n18922 ? s5_tag_q : (n18919 ? s4_tag_q : (n18916 ? s3_tag_q : (n18913 ? s2_tag_q : (n18910 ? s1_tag_q : (n18907 ? s0_tag_q : 32'h00000000)))))))))))))))))))))))));
   assign lsu_res_mask_o = {(n264 ? mask31_q : p_mask31), (n264 ? mask30_q : p_mask30), (n264 ? mask29_q : p_mask29), (n264 ? mask28_q : p_mask28), (n264 ? mask27_q : p_mask27), (n264 ? mask26_q : p_mask26), (n264 ? mask25_q : p_mask25), (n264 ? mask24_q : p_mask24), (n264 ? mask23_q : p_mask23), (n264 ? mask22_q : p_mask22), (n264 ? mask21_q : p_mask21), (n264 ? mask20_q : p_mask20), (n264 ? mask19_q : p_mask19), (n264 ? mask18_q : p_mask18), (n264 ? mask17_q : p_mask17), (n264 ? mask16_q : p_mask16), (n264 ? mask15_q : p_mask15), (n264 ? mask14_q : p_mask14), (n264 ? mask13_q : p_mask13), (n264 ? mask12_q : p_mask12), (n264 ? mask11_q : p_mask11), (n264 ? mask10_q : p_mask10), (n264 ? mask9_q : p_mask9), (n264 ? mask8_q : p_mask8), (n264 ? mask7_q : p_mask7), (n264 ? mask6_q : p_mask6), (n264 ? mask5_q : p_mask5), (n264 ? mask4_q : p_mask4), (n264 ? mask3_q : p_mask3), (n264 ? mask2_q : p_mask2), (n264 ? mask1_q : p_mask1), (n264 ? mask0_q : p_mask0)};
   assign lsu_res_data_o = {(n264 ? {hi31_q, lo31_q} : p_data31), (n264 ? {hi30_q, lo30_q} : p_data30), (n264 ? {hi29_q, lo29_q} : p_data29), (n264 ? {hi28_q, lo28_q} : p_data28), (n264 ? {hi27_q, lo27_q} : p_data27), (n264 ? {hi26_q, lo26_q} : p_data26), (n264 ? {hi25_q, lo25_q} : p_data25), (n264 ? {hi24_q, lo24_q} : p_data24), (n264 ? {hi23_q, lo23_q} : p_data23), (n264 ? {hi22_q, lo22_q} : p_data22), (n264 ? {hi21_q, lo21_q} : p_data21), (n264 ? {hi20_q, lo20_q} : p_data20), (n264 ? {hi19_q, lo19_q} : p_data19), (n264 ? {hi18_q, lo18_q} : p_data18), (n264 ? {hi17_q, lo17_q} : p_data17), (n264 ? {hi16_q, lo16_q} : p_data16), (n264 ? {hi15_q, lo15_q} : p_data15), (n264 ? {hi14_q, lo14_q} : p_data14), (n264 ? {hi13_q, lo13_q} : p_data13), (n264 ? {hi12_q, lo12_q} : p_data12), (n264 ? {hi11_q, lo11_q} : p_data11), (n264 ? {hi10_q, lo10_q} : p_data10), (n264 ? {hi9_q, lo9_q} : p_data9), (n264 ? {hi8_q, lo8_q} : p_data8), (n264 ? {hi7_q, lo7_q} : p_data7), (n264 ? {hi6_q, lo6_q} : p_data6), (n264 ? {hi5_q, lo5_q} : p_data5), (n264 ? {hi4_q, lo4_q} : p_data4), (n264 ? {hi3_q, lo3_q} : p_data3), (n264 ? {hi2_q, lo2_q} : p_data2), (n264 ? {hi1_q, lo1_q} : p_data1), (n264 ? {hi0_q, lo0_q} : p_data0)};
-  assign lsu_res_err_o = n34952;
-  assign lsu_res_err_code_o = (n34952 ? ecode_q : 8'h00);
+  assign lsu_res_err_o = n34665;
+  assign lsu_res_err_code_o = (n34665 ? ecode_q : 8'h00);
   assign lsu_idle_o = lsu_idle;
   assign cnt_gm_req_o = cnt_gm_q;
   assign cnt_sm_conf_o = cnt_conf_q;
   assign cnt_busy_o = cnt_busy_q;
-  assign err_o = n34952;
-  assign err_code_o = (n34952 ? ecode_q : 8'h00);
-  assign err_warp_o = (n34952 ? n1688 : 6'h00);
-  assign err_lane_o = (n34952 ? elane_q : 5'h00);
-  assign err_addr_o = (n34952 ? eaddr_q : 32'h00000000);
+  assign err_o = n34665;
+  assign err_code_o = (n34665 ? ecode_q : 8'h00);
+  assign err_warp_o = (n34665 ? n1688 : 6'h00);
+  assign err_lane_o = (n34665 ? elane_q : 5'h00);
+  assign err_addr_o = (n34665 ? eaddr_q : 32'h00000000);
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -19450,1537 +19450,1537 @@ module lsu_w32_g16_seg_s24_t32 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo0_rdata0_q <= slo0_q[slot_raddr[4:0]];
+    if (1'h1) slo0_rdata0_q <= slo0_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32364) slo0_q[n13261[4:0]] <= n13574;
+    if (n32364) slo0_q[n13261] <= n13574;
   end
 
 `ifndef SYNTHESIS
   integer slo0_init_i;
   initial begin
-    for (slo0_init_i = 0; slo0_init_i < 32; slo0_init_i = slo0_init_i + 1) slo0_q[slo0_init_i] = 32'h00000000;
+    for (slo0_init_i = 0; slo0_init_i < 64; slo0_init_i = slo0_init_i + 1) slo0_q[slo0_init_i] = 32'h00000000;
     slo0_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo1_rdata0_q <= slo1_q[slot_raddr[4:0]];
+    if (1'h1) slo1_rdata0_q <= slo1_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32381) slo1_q[n13261[4:0]] <= n13729;
+    if (n32381) slo1_q[n13261] <= n13729;
   end
 
 `ifndef SYNTHESIS
   integer slo1_init_i;
   initial begin
-    for (slo1_init_i = 0; slo1_init_i < 32; slo1_init_i = slo1_init_i + 1) slo1_q[slo1_init_i] = 32'h00000000;
+    for (slo1_init_i = 0; slo1_init_i < 64; slo1_init_i = slo1_init_i + 1) slo1_q[slo1_init_i] = 32'h00000000;
     slo1_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo2_rdata0_q <= slo2_q[slot_raddr[4:0]];
+    if (1'h1) slo2_rdata0_q <= slo2_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32398) slo2_q[n13261[4:0]] <= n13884;
+    if (n32398) slo2_q[n13261] <= n13884;
   end
 
 `ifndef SYNTHESIS
   integer slo2_init_i;
   initial begin
-    for (slo2_init_i = 0; slo2_init_i < 32; slo2_init_i = slo2_init_i + 1) slo2_q[slo2_init_i] = 32'h00000000;
+    for (slo2_init_i = 0; slo2_init_i < 64; slo2_init_i = slo2_init_i + 1) slo2_q[slo2_init_i] = 32'h00000000;
     slo2_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo3_rdata0_q <= slo3_q[slot_raddr[4:0]];
+    if (1'h1) slo3_rdata0_q <= slo3_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32415) slo3_q[n13261[4:0]] <= n14039;
+    if (n32415) slo3_q[n13261] <= n14039;
   end
 
 `ifndef SYNTHESIS
   integer slo3_init_i;
   initial begin
-    for (slo3_init_i = 0; slo3_init_i < 32; slo3_init_i = slo3_init_i + 1) slo3_q[slo3_init_i] = 32'h00000000;
+    for (slo3_init_i = 0; slo3_init_i < 64; slo3_init_i = slo3_init_i + 1) slo3_q[slo3_init_i] = 32'h00000000;
     slo3_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo4_rdata0_q <= slo4_q[slot_raddr[4:0]];
+    if (1'h1) slo4_rdata0_q <= slo4_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32432) slo4_q[n13261[4:0]] <= n14194;
+    if (n32432) slo4_q[n13261] <= n14194;
   end
 
 `ifndef SYNTHESIS
   integer slo4_init_i;
   initial begin
-    for (slo4_init_i = 0; slo4_init_i < 32; slo4_init_i = slo4_init_i + 1) slo4_q[slo4_init_i] = 32'h00000000;
+    for (slo4_init_i = 0; slo4_init_i < 64; slo4_init_i = slo4_init_i + 1) slo4_q[slo4_init_i] = 32'h00000000;
     slo4_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo5_rdata0_q <= slo5_q[slot_raddr[4:0]];
+    if (1'h1) slo5_rdata0_q <= slo5_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32449) slo5_q[n13261[4:0]] <= n14349;
+    if (n32449) slo5_q[n13261] <= n14349;
   end
 
 `ifndef SYNTHESIS
   integer slo5_init_i;
   initial begin
-    for (slo5_init_i = 0; slo5_init_i < 32; slo5_init_i = slo5_init_i + 1) slo5_q[slo5_init_i] = 32'h00000000;
+    for (slo5_init_i = 0; slo5_init_i < 64; slo5_init_i = slo5_init_i + 1) slo5_q[slo5_init_i] = 32'h00000000;
     slo5_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo6_rdata0_q <= slo6_q[slot_raddr[4:0]];
+    if (1'h1) slo6_rdata0_q <= slo6_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32466) slo6_q[n13261[4:0]] <= n14504;
+    if (n32466) slo6_q[n13261] <= n14504;
   end
 
 `ifndef SYNTHESIS
   integer slo6_init_i;
   initial begin
-    for (slo6_init_i = 0; slo6_init_i < 32; slo6_init_i = slo6_init_i + 1) slo6_q[slo6_init_i] = 32'h00000000;
+    for (slo6_init_i = 0; slo6_init_i < 64; slo6_init_i = slo6_init_i + 1) slo6_q[slo6_init_i] = 32'h00000000;
     slo6_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo7_rdata0_q <= slo7_q[slot_raddr[4:0]];
+    if (1'h1) slo7_rdata0_q <= slo7_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32483) slo7_q[n13261[4:0]] <= n14659;
+    if (n32483) slo7_q[n13261] <= n14659;
   end
 
 `ifndef SYNTHESIS
   integer slo7_init_i;
   initial begin
-    for (slo7_init_i = 0; slo7_init_i < 32; slo7_init_i = slo7_init_i + 1) slo7_q[slo7_init_i] = 32'h00000000;
+    for (slo7_init_i = 0; slo7_init_i < 64; slo7_init_i = slo7_init_i + 1) slo7_q[slo7_init_i] = 32'h00000000;
     slo7_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo8_rdata0_q <= slo8_q[slot_raddr[4:0]];
+    if (1'h1) slo8_rdata0_q <= slo8_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32500) slo8_q[n13261[4:0]] <= n14814;
+    if (n32500) slo8_q[n13261] <= n14814;
   end
 
 `ifndef SYNTHESIS
   integer slo8_init_i;
   initial begin
-    for (slo8_init_i = 0; slo8_init_i < 32; slo8_init_i = slo8_init_i + 1) slo8_q[slo8_init_i] = 32'h00000000;
+    for (slo8_init_i = 0; slo8_init_i < 64; slo8_init_i = slo8_init_i + 1) slo8_q[slo8_init_i] = 32'h00000000;
     slo8_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo9_rdata0_q <= slo9_q[slot_raddr[4:0]];
+    if (1'h1) slo9_rdata0_q <= slo9_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32517) slo9_q[n13261[4:0]] <= n14969;
+    if (n32517) slo9_q[n13261] <= n14969;
   end
 
 `ifndef SYNTHESIS
   integer slo9_init_i;
   initial begin
-    for (slo9_init_i = 0; slo9_init_i < 32; slo9_init_i = slo9_init_i + 1) slo9_q[slo9_init_i] = 32'h00000000;
+    for (slo9_init_i = 0; slo9_init_i < 64; slo9_init_i = slo9_init_i + 1) slo9_q[slo9_init_i] = 32'h00000000;
     slo9_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo10_rdata0_q <= slo10_q[slot_raddr[4:0]];
+    if (1'h1) slo10_rdata0_q <= slo10_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32534) slo10_q[n13261[4:0]] <= n15124;
+    if (n32534) slo10_q[n13261] <= n15124;
   end
 
 `ifndef SYNTHESIS
   integer slo10_init_i;
   initial begin
-    for (slo10_init_i = 0; slo10_init_i < 32; slo10_init_i = slo10_init_i + 1) slo10_q[slo10_init_i] = 32'h00000000;
+    for (slo10_init_i = 0; slo10_init_i < 64; slo10_init_i = slo10_init_i + 1) slo10_q[slo10_init_i] = 32'h00000000;
     slo10_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo11_rdata0_q <= slo11_q[slot_raddr[4:0]];
+    if (1'h1) slo11_rdata0_q <= slo11_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32551) slo11_q[n13261[4:0]] <= n15279;
+    if (n32551) slo11_q[n13261] <= n15279;
   end
 
 `ifndef SYNTHESIS
   integer slo11_init_i;
   initial begin
-    for (slo11_init_i = 0; slo11_init_i < 32; slo11_init_i = slo11_init_i + 1) slo11_q[slo11_init_i] = 32'h00000000;
+    for (slo11_init_i = 0; slo11_init_i < 64; slo11_init_i = slo11_init_i + 1) slo11_q[slo11_init_i] = 32'h00000000;
     slo11_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo12_rdata0_q <= slo12_q[slot_raddr[4:0]];
+    if (1'h1) slo12_rdata0_q <= slo12_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32568) slo12_q[n13261[4:0]] <= n15434;
+    if (n32568) slo12_q[n13261] <= n15434;
   end
 
 `ifndef SYNTHESIS
   integer slo12_init_i;
   initial begin
-    for (slo12_init_i = 0; slo12_init_i < 32; slo12_init_i = slo12_init_i + 1) slo12_q[slo12_init_i] = 32'h00000000;
+    for (slo12_init_i = 0; slo12_init_i < 64; slo12_init_i = slo12_init_i + 1) slo12_q[slo12_init_i] = 32'h00000000;
     slo12_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo13_rdata0_q <= slo13_q[slot_raddr[4:0]];
+    if (1'h1) slo13_rdata0_q <= slo13_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32585) slo13_q[n13261[4:0]] <= n15589;
+    if (n32585) slo13_q[n13261] <= n15589;
   end
 
 `ifndef SYNTHESIS
   integer slo13_init_i;
   initial begin
-    for (slo13_init_i = 0; slo13_init_i < 32; slo13_init_i = slo13_init_i + 1) slo13_q[slo13_init_i] = 32'h00000000;
+    for (slo13_init_i = 0; slo13_init_i < 64; slo13_init_i = slo13_init_i + 1) slo13_q[slo13_init_i] = 32'h00000000;
     slo13_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo14_rdata0_q <= slo14_q[slot_raddr[4:0]];
+    if (1'h1) slo14_rdata0_q <= slo14_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32602) slo14_q[n13261[4:0]] <= n15744;
+    if (n32602) slo14_q[n13261] <= n15744;
   end
 
 `ifndef SYNTHESIS
   integer slo14_init_i;
   initial begin
-    for (slo14_init_i = 0; slo14_init_i < 32; slo14_init_i = slo14_init_i + 1) slo14_q[slo14_init_i] = 32'h00000000;
+    for (slo14_init_i = 0; slo14_init_i < 64; slo14_init_i = slo14_init_i + 1) slo14_q[slo14_init_i] = 32'h00000000;
     slo14_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo15_rdata0_q <= slo15_q[slot_raddr[4:0]];
+    if (1'h1) slo15_rdata0_q <= slo15_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32619) slo15_q[n13261[4:0]] <= n15899;
+    if (n32619) slo15_q[n13261] <= n15899;
   end
 
 `ifndef SYNTHESIS
   integer slo15_init_i;
   initial begin
-    for (slo15_init_i = 0; slo15_init_i < 32; slo15_init_i = slo15_init_i + 1) slo15_q[slo15_init_i] = 32'h00000000;
+    for (slo15_init_i = 0; slo15_init_i < 64; slo15_init_i = slo15_init_i + 1) slo15_q[slo15_init_i] = 32'h00000000;
     slo15_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo16_rdata0_q <= slo16_q[slot_raddr[4:0]];
+    if (1'h1) slo16_rdata0_q <= slo16_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32636) slo16_q[n13261[4:0]] <= n16054;
+    if (n32636) slo16_q[n13261] <= n16054;
   end
 
 `ifndef SYNTHESIS
   integer slo16_init_i;
   initial begin
-    for (slo16_init_i = 0; slo16_init_i < 32; slo16_init_i = slo16_init_i + 1) slo16_q[slo16_init_i] = 32'h00000000;
+    for (slo16_init_i = 0; slo16_init_i < 64; slo16_init_i = slo16_init_i + 1) slo16_q[slo16_init_i] = 32'h00000000;
     slo16_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo17_rdata0_q <= slo17_q[slot_raddr[4:0]];
+    if (1'h1) slo17_rdata0_q <= slo17_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32653) slo17_q[n13261[4:0]] <= n16209;
+    if (n32653) slo17_q[n13261] <= n16209;
   end
 
 `ifndef SYNTHESIS
   integer slo17_init_i;
   initial begin
-    for (slo17_init_i = 0; slo17_init_i < 32; slo17_init_i = slo17_init_i + 1) slo17_q[slo17_init_i] = 32'h00000000;
+    for (slo17_init_i = 0; slo17_init_i < 64; slo17_init_i = slo17_init_i + 1) slo17_q[slo17_init_i] = 32'h00000000;
     slo17_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo18_rdata0_q <= slo18_q[slot_raddr[4:0]];
+    if (1'h1) slo18_rdata0_q <= slo18_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32670) slo18_q[n13261[4:0]] <= n16364;
+    if (n32670) slo18_q[n13261] <= n16364;
   end
 
 `ifndef SYNTHESIS
   integer slo18_init_i;
   initial begin
-    for (slo18_init_i = 0; slo18_init_i < 32; slo18_init_i = slo18_init_i + 1) slo18_q[slo18_init_i] = 32'h00000000;
+    for (slo18_init_i = 0; slo18_init_i < 64; slo18_init_i = slo18_init_i + 1) slo18_q[slo18_init_i] = 32'h00000000;
     slo18_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo19_rdata0_q <= slo19_q[slot_raddr[4:0]];
+    if (1'h1) slo19_rdata0_q <= slo19_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32687) slo19_q[n13261[4:0]] <= n16519;
+    if (n32687) slo19_q[n13261] <= n16519;
   end
 
 `ifndef SYNTHESIS
   integer slo19_init_i;
   initial begin
-    for (slo19_init_i = 0; slo19_init_i < 32; slo19_init_i = slo19_init_i + 1) slo19_q[slo19_init_i] = 32'h00000000;
+    for (slo19_init_i = 0; slo19_init_i < 64; slo19_init_i = slo19_init_i + 1) slo19_q[slo19_init_i] = 32'h00000000;
     slo19_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo20_rdata0_q <= slo20_q[slot_raddr[4:0]];
+    if (1'h1) slo20_rdata0_q <= slo20_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32704) slo20_q[n13261[4:0]] <= n16674;
+    if (n32704) slo20_q[n13261] <= n16674;
   end
 
 `ifndef SYNTHESIS
   integer slo20_init_i;
   initial begin
-    for (slo20_init_i = 0; slo20_init_i < 32; slo20_init_i = slo20_init_i + 1) slo20_q[slo20_init_i] = 32'h00000000;
+    for (slo20_init_i = 0; slo20_init_i < 64; slo20_init_i = slo20_init_i + 1) slo20_q[slo20_init_i] = 32'h00000000;
     slo20_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo21_rdata0_q <= slo21_q[slot_raddr[4:0]];
+    if (1'h1) slo21_rdata0_q <= slo21_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32721) slo21_q[n13261[4:0]] <= n16829;
+    if (n32721) slo21_q[n13261] <= n16829;
   end
 
 `ifndef SYNTHESIS
   integer slo21_init_i;
   initial begin
-    for (slo21_init_i = 0; slo21_init_i < 32; slo21_init_i = slo21_init_i + 1) slo21_q[slo21_init_i] = 32'h00000000;
+    for (slo21_init_i = 0; slo21_init_i < 64; slo21_init_i = slo21_init_i + 1) slo21_q[slo21_init_i] = 32'h00000000;
     slo21_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo22_rdata0_q <= slo22_q[slot_raddr[4:0]];
+    if (1'h1) slo22_rdata0_q <= slo22_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32738) slo22_q[n13261[4:0]] <= n16984;
+    if (n32738) slo22_q[n13261] <= n16984;
   end
 
 `ifndef SYNTHESIS
   integer slo22_init_i;
   initial begin
-    for (slo22_init_i = 0; slo22_init_i < 32; slo22_init_i = slo22_init_i + 1) slo22_q[slo22_init_i] = 32'h00000000;
+    for (slo22_init_i = 0; slo22_init_i < 64; slo22_init_i = slo22_init_i + 1) slo22_q[slo22_init_i] = 32'h00000000;
     slo22_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo23_rdata0_q <= slo23_q[slot_raddr[4:0]];
+    if (1'h1) slo23_rdata0_q <= slo23_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32755) slo23_q[n13261[4:0]] <= n17139;
+    if (n32755) slo23_q[n13261] <= n17139;
   end
 
 `ifndef SYNTHESIS
   integer slo23_init_i;
   initial begin
-    for (slo23_init_i = 0; slo23_init_i < 32; slo23_init_i = slo23_init_i + 1) slo23_q[slo23_init_i] = 32'h00000000;
+    for (slo23_init_i = 0; slo23_init_i < 64; slo23_init_i = slo23_init_i + 1) slo23_q[slo23_init_i] = 32'h00000000;
     slo23_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo24_rdata0_q <= slo24_q[slot_raddr[4:0]];
+    if (1'h1) slo24_rdata0_q <= slo24_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32772) slo24_q[n13261[4:0]] <= n17294;
+    if (n32772) slo24_q[n13261] <= n17294;
   end
 
 `ifndef SYNTHESIS
   integer slo24_init_i;
   initial begin
-    for (slo24_init_i = 0; slo24_init_i < 32; slo24_init_i = slo24_init_i + 1) slo24_q[slo24_init_i] = 32'h00000000;
+    for (slo24_init_i = 0; slo24_init_i < 64; slo24_init_i = slo24_init_i + 1) slo24_q[slo24_init_i] = 32'h00000000;
     slo24_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo25_rdata0_q <= slo25_q[slot_raddr[4:0]];
+    if (1'h1) slo25_rdata0_q <= slo25_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32789) slo25_q[n13261[4:0]] <= n17449;
+    if (n32789) slo25_q[n13261] <= n17449;
   end
 
 `ifndef SYNTHESIS
   integer slo25_init_i;
   initial begin
-    for (slo25_init_i = 0; slo25_init_i < 32; slo25_init_i = slo25_init_i + 1) slo25_q[slo25_init_i] = 32'h00000000;
+    for (slo25_init_i = 0; slo25_init_i < 64; slo25_init_i = slo25_init_i + 1) slo25_q[slo25_init_i] = 32'h00000000;
     slo25_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo26_rdata0_q <= slo26_q[slot_raddr[4:0]];
+    if (1'h1) slo26_rdata0_q <= slo26_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32806) slo26_q[n13261[4:0]] <= n17604;
+    if (n32806) slo26_q[n13261] <= n17604;
   end
 
 `ifndef SYNTHESIS
   integer slo26_init_i;
   initial begin
-    for (slo26_init_i = 0; slo26_init_i < 32; slo26_init_i = slo26_init_i + 1) slo26_q[slo26_init_i] = 32'h00000000;
+    for (slo26_init_i = 0; slo26_init_i < 64; slo26_init_i = slo26_init_i + 1) slo26_q[slo26_init_i] = 32'h00000000;
     slo26_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo27_rdata0_q <= slo27_q[slot_raddr[4:0]];
+    if (1'h1) slo27_rdata0_q <= slo27_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32823) slo27_q[n13261[4:0]] <= n17759;
+    if (n32823) slo27_q[n13261] <= n17759;
   end
 
 `ifndef SYNTHESIS
   integer slo27_init_i;
   initial begin
-    for (slo27_init_i = 0; slo27_init_i < 32; slo27_init_i = slo27_init_i + 1) slo27_q[slo27_init_i] = 32'h00000000;
+    for (slo27_init_i = 0; slo27_init_i < 64; slo27_init_i = slo27_init_i + 1) slo27_q[slo27_init_i] = 32'h00000000;
     slo27_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo28_rdata0_q <= slo28_q[slot_raddr[4:0]];
+    if (1'h1) slo28_rdata0_q <= slo28_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32840) slo28_q[n13261[4:0]] <= n17914;
+    if (n32840) slo28_q[n13261] <= n17914;
   end
 
 `ifndef SYNTHESIS
   integer slo28_init_i;
   initial begin
-    for (slo28_init_i = 0; slo28_init_i < 32; slo28_init_i = slo28_init_i + 1) slo28_q[slo28_init_i] = 32'h00000000;
+    for (slo28_init_i = 0; slo28_init_i < 64; slo28_init_i = slo28_init_i + 1) slo28_q[slo28_init_i] = 32'h00000000;
     slo28_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo29_rdata0_q <= slo29_q[slot_raddr[4:0]];
+    if (1'h1) slo29_rdata0_q <= slo29_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32857) slo29_q[n13261[4:0]] <= n18069;
+    if (n32857) slo29_q[n13261] <= n18069;
   end
 
 `ifndef SYNTHESIS
   integer slo29_init_i;
   initial begin
-    for (slo29_init_i = 0; slo29_init_i < 32; slo29_init_i = slo29_init_i + 1) slo29_q[slo29_init_i] = 32'h00000000;
+    for (slo29_init_i = 0; slo29_init_i < 64; slo29_init_i = slo29_init_i + 1) slo29_q[slo29_init_i] = 32'h00000000;
     slo29_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo30_rdata0_q <= slo30_q[slot_raddr[4:0]];
+    if (1'h1) slo30_rdata0_q <= slo30_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32874) slo30_q[n13261[4:0]] <= n18224;
+    if (n32874) slo30_q[n13261] <= n18224;
   end
 
 `ifndef SYNTHESIS
   integer slo30_init_i;
   initial begin
-    for (slo30_init_i = 0; slo30_init_i < 32; slo30_init_i = slo30_init_i + 1) slo30_q[slo30_init_i] = 32'h00000000;
+    for (slo30_init_i = 0; slo30_init_i < 64; slo30_init_i = slo30_init_i + 1) slo30_q[slo30_init_i] = 32'h00000000;
     slo30_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) slo31_rdata0_q <= slo31_q[slot_raddr[4:0]];
+    if (1'h1) slo31_rdata0_q <= slo31_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32891) slo31_q[n13261[4:0]] <= n18379;
+    if (n32891) slo31_q[n13261] <= n18379;
   end
 
 `ifndef SYNTHESIS
   integer slo31_init_i;
   initial begin
-    for (slo31_init_i = 0; slo31_init_i < 32; slo31_init_i = slo31_init_i + 1) slo31_q[slo31_init_i] = 32'h00000000;
+    for (slo31_init_i = 0; slo31_init_i < 64; slo31_init_i = slo31_init_i + 1) slo31_q[slo31_init_i] = 32'h00000000;
     slo31_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi0_rdata0_q <= shi0_q[slot_raddr[4:0]];
+    if (1'h1) shi0_rdata0_q <= shi0_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32959) shi0_q[n13261[4:0]] <= n13611;
+    if (n32960) shi0_q[n13261] <= n13611;
   end
 
 `ifndef SYNTHESIS
   integer shi0_init_i;
   initial begin
-    for (shi0_init_i = 0; shi0_init_i < 32; shi0_init_i = shi0_init_i + 1) shi0_q[shi0_init_i] = 32'h00000000;
+    for (shi0_init_i = 0; shi0_init_i < 64; shi0_init_i = shi0_init_i + 1) shi0_q[shi0_init_i] = 32'h00000000;
     shi0_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi1_rdata0_q <= shi1_q[slot_raddr[4:0]];
+    if (1'h1) shi1_rdata0_q <= shi1_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n32993) shi1_q[n13261[4:0]] <= n13766;
+    if (n32985) shi1_q[n13261] <= n13766;
   end
 
 `ifndef SYNTHESIS
   integer shi1_init_i;
   initial begin
-    for (shi1_init_i = 0; shi1_init_i < 32; shi1_init_i = shi1_init_i + 1) shi1_q[shi1_init_i] = 32'h00000000;
+    for (shi1_init_i = 0; shi1_init_i < 64; shi1_init_i = shi1_init_i + 1) shi1_q[shi1_init_i] = 32'h00000000;
     shi1_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi2_rdata0_q <= shi2_q[slot_raddr[4:0]];
+    if (1'h1) shi2_rdata0_q <= shi2_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33027) shi2_q[n13261[4:0]] <= n13921;
+    if (n33010) shi2_q[n13261] <= n13921;
   end
 
 `ifndef SYNTHESIS
   integer shi2_init_i;
   initial begin
-    for (shi2_init_i = 0; shi2_init_i < 32; shi2_init_i = shi2_init_i + 1) shi2_q[shi2_init_i] = 32'h00000000;
+    for (shi2_init_i = 0; shi2_init_i < 64; shi2_init_i = shi2_init_i + 1) shi2_q[shi2_init_i] = 32'h00000000;
     shi2_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi3_rdata0_q <= shi3_q[slot_raddr[4:0]];
+    if (1'h1) shi3_rdata0_q <= shi3_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33061) shi3_q[n13261[4:0]] <= n14076;
+    if (n33035) shi3_q[n13261] <= n14076;
   end
 
 `ifndef SYNTHESIS
   integer shi3_init_i;
   initial begin
-    for (shi3_init_i = 0; shi3_init_i < 32; shi3_init_i = shi3_init_i + 1) shi3_q[shi3_init_i] = 32'h00000000;
+    for (shi3_init_i = 0; shi3_init_i < 64; shi3_init_i = shi3_init_i + 1) shi3_q[shi3_init_i] = 32'h00000000;
     shi3_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi4_rdata0_q <= shi4_q[slot_raddr[4:0]];
+    if (1'h1) shi4_rdata0_q <= shi4_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33095) shi4_q[n13261[4:0]] <= n14231;
+    if (n33060) shi4_q[n13261] <= n14231;
   end
 
 `ifndef SYNTHESIS
   integer shi4_init_i;
   initial begin
-    for (shi4_init_i = 0; shi4_init_i < 32; shi4_init_i = shi4_init_i + 1) shi4_q[shi4_init_i] = 32'h00000000;
+    for (shi4_init_i = 0; shi4_init_i < 64; shi4_init_i = shi4_init_i + 1) shi4_q[shi4_init_i] = 32'h00000000;
     shi4_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi5_rdata0_q <= shi5_q[slot_raddr[4:0]];
+    if (1'h1) shi5_rdata0_q <= shi5_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33129) shi5_q[n13261[4:0]] <= n14386;
+    if (n33085) shi5_q[n13261] <= n14386;
   end
 
 `ifndef SYNTHESIS
   integer shi5_init_i;
   initial begin
-    for (shi5_init_i = 0; shi5_init_i < 32; shi5_init_i = shi5_init_i + 1) shi5_q[shi5_init_i] = 32'h00000000;
+    for (shi5_init_i = 0; shi5_init_i < 64; shi5_init_i = shi5_init_i + 1) shi5_q[shi5_init_i] = 32'h00000000;
     shi5_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi6_rdata0_q <= shi6_q[slot_raddr[4:0]];
+    if (1'h1) shi6_rdata0_q <= shi6_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33163) shi6_q[n13261[4:0]] <= n14541;
+    if (n33110) shi6_q[n13261] <= n14541;
   end
 
 `ifndef SYNTHESIS
   integer shi6_init_i;
   initial begin
-    for (shi6_init_i = 0; shi6_init_i < 32; shi6_init_i = shi6_init_i + 1) shi6_q[shi6_init_i] = 32'h00000000;
+    for (shi6_init_i = 0; shi6_init_i < 64; shi6_init_i = shi6_init_i + 1) shi6_q[shi6_init_i] = 32'h00000000;
     shi6_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi7_rdata0_q <= shi7_q[slot_raddr[4:0]];
+    if (1'h1) shi7_rdata0_q <= shi7_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33197) shi7_q[n13261[4:0]] <= n14696;
+    if (n33135) shi7_q[n13261] <= n14696;
   end
 
 `ifndef SYNTHESIS
   integer shi7_init_i;
   initial begin
-    for (shi7_init_i = 0; shi7_init_i < 32; shi7_init_i = shi7_init_i + 1) shi7_q[shi7_init_i] = 32'h00000000;
+    for (shi7_init_i = 0; shi7_init_i < 64; shi7_init_i = shi7_init_i + 1) shi7_q[shi7_init_i] = 32'h00000000;
     shi7_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi8_rdata0_q <= shi8_q[slot_raddr[4:0]];
+    if (1'h1) shi8_rdata0_q <= shi8_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33231) shi8_q[n13261[4:0]] <= n14851;
+    if (n33160) shi8_q[n13261] <= n14851;
   end
 
 `ifndef SYNTHESIS
   integer shi8_init_i;
   initial begin
-    for (shi8_init_i = 0; shi8_init_i < 32; shi8_init_i = shi8_init_i + 1) shi8_q[shi8_init_i] = 32'h00000000;
+    for (shi8_init_i = 0; shi8_init_i < 64; shi8_init_i = shi8_init_i + 1) shi8_q[shi8_init_i] = 32'h00000000;
     shi8_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi9_rdata0_q <= shi9_q[slot_raddr[4:0]];
+    if (1'h1) shi9_rdata0_q <= shi9_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33265) shi9_q[n13261[4:0]] <= n15006;
+    if (n33185) shi9_q[n13261] <= n15006;
   end
 
 `ifndef SYNTHESIS
   integer shi9_init_i;
   initial begin
-    for (shi9_init_i = 0; shi9_init_i < 32; shi9_init_i = shi9_init_i + 1) shi9_q[shi9_init_i] = 32'h00000000;
+    for (shi9_init_i = 0; shi9_init_i < 64; shi9_init_i = shi9_init_i + 1) shi9_q[shi9_init_i] = 32'h00000000;
     shi9_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi10_rdata0_q <= shi10_q[slot_raddr[4:0]];
+    if (1'h1) shi10_rdata0_q <= shi10_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33299) shi10_q[n13261[4:0]] <= n15161;
+    if (n33210) shi10_q[n13261] <= n15161;
   end
 
 `ifndef SYNTHESIS
   integer shi10_init_i;
   initial begin
-    for (shi10_init_i = 0; shi10_init_i < 32; shi10_init_i = shi10_init_i + 1) shi10_q[shi10_init_i] = 32'h00000000;
+    for (shi10_init_i = 0; shi10_init_i < 64; shi10_init_i = shi10_init_i + 1) shi10_q[shi10_init_i] = 32'h00000000;
     shi10_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi11_rdata0_q <= shi11_q[slot_raddr[4:0]];
+    if (1'h1) shi11_rdata0_q <= shi11_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33333) shi11_q[n13261[4:0]] <= n15316;
+    if (n33235) shi11_q[n13261] <= n15316;
   end
 
 `ifndef SYNTHESIS
   integer shi11_init_i;
   initial begin
-    for (shi11_init_i = 0; shi11_init_i < 32; shi11_init_i = shi11_init_i + 1) shi11_q[shi11_init_i] = 32'h00000000;
+    for (shi11_init_i = 0; shi11_init_i < 64; shi11_init_i = shi11_init_i + 1) shi11_q[shi11_init_i] = 32'h00000000;
     shi11_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi12_rdata0_q <= shi12_q[slot_raddr[4:0]];
+    if (1'h1) shi12_rdata0_q <= shi12_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33367) shi12_q[n13261[4:0]] <= n15471;
+    if (n33260) shi12_q[n13261] <= n15471;
   end
 
 `ifndef SYNTHESIS
   integer shi12_init_i;
   initial begin
-    for (shi12_init_i = 0; shi12_init_i < 32; shi12_init_i = shi12_init_i + 1) shi12_q[shi12_init_i] = 32'h00000000;
+    for (shi12_init_i = 0; shi12_init_i < 64; shi12_init_i = shi12_init_i + 1) shi12_q[shi12_init_i] = 32'h00000000;
     shi12_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi13_rdata0_q <= shi13_q[slot_raddr[4:0]];
+    if (1'h1) shi13_rdata0_q <= shi13_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33401) shi13_q[n13261[4:0]] <= n15626;
+    if (n33285) shi13_q[n13261] <= n15626;
   end
 
 `ifndef SYNTHESIS
   integer shi13_init_i;
   initial begin
-    for (shi13_init_i = 0; shi13_init_i < 32; shi13_init_i = shi13_init_i + 1) shi13_q[shi13_init_i] = 32'h00000000;
+    for (shi13_init_i = 0; shi13_init_i < 64; shi13_init_i = shi13_init_i + 1) shi13_q[shi13_init_i] = 32'h00000000;
     shi13_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi14_rdata0_q <= shi14_q[slot_raddr[4:0]];
+    if (1'h1) shi14_rdata0_q <= shi14_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33435) shi14_q[n13261[4:0]] <= n15781;
+    if (n33310) shi14_q[n13261] <= n15781;
   end
 
 `ifndef SYNTHESIS
   integer shi14_init_i;
   initial begin
-    for (shi14_init_i = 0; shi14_init_i < 32; shi14_init_i = shi14_init_i + 1) shi14_q[shi14_init_i] = 32'h00000000;
+    for (shi14_init_i = 0; shi14_init_i < 64; shi14_init_i = shi14_init_i + 1) shi14_q[shi14_init_i] = 32'h00000000;
     shi14_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi15_rdata0_q <= shi15_q[slot_raddr[4:0]];
+    if (1'h1) shi15_rdata0_q <= shi15_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33469) shi15_q[n13261[4:0]] <= n15936;
+    if (n33335) shi15_q[n13261] <= n15936;
   end
 
 `ifndef SYNTHESIS
   integer shi15_init_i;
   initial begin
-    for (shi15_init_i = 0; shi15_init_i < 32; shi15_init_i = shi15_init_i + 1) shi15_q[shi15_init_i] = 32'h00000000;
+    for (shi15_init_i = 0; shi15_init_i < 64; shi15_init_i = shi15_init_i + 1) shi15_q[shi15_init_i] = 32'h00000000;
     shi15_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi16_rdata0_q <= shi16_q[slot_raddr[4:0]];
+    if (1'h1) shi16_rdata0_q <= shi16_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33503) shi16_q[n13261[4:0]] <= n16091;
+    if (n33360) shi16_q[n13261] <= n16091;
   end
 
 `ifndef SYNTHESIS
   integer shi16_init_i;
   initial begin
-    for (shi16_init_i = 0; shi16_init_i < 32; shi16_init_i = shi16_init_i + 1) shi16_q[shi16_init_i] = 32'h00000000;
+    for (shi16_init_i = 0; shi16_init_i < 64; shi16_init_i = shi16_init_i + 1) shi16_q[shi16_init_i] = 32'h00000000;
     shi16_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi17_rdata0_q <= shi17_q[slot_raddr[4:0]];
+    if (1'h1) shi17_rdata0_q <= shi17_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33537) shi17_q[n13261[4:0]] <= n16246;
+    if (n33385) shi17_q[n13261] <= n16246;
   end
 
 `ifndef SYNTHESIS
   integer shi17_init_i;
   initial begin
-    for (shi17_init_i = 0; shi17_init_i < 32; shi17_init_i = shi17_init_i + 1) shi17_q[shi17_init_i] = 32'h00000000;
+    for (shi17_init_i = 0; shi17_init_i < 64; shi17_init_i = shi17_init_i + 1) shi17_q[shi17_init_i] = 32'h00000000;
     shi17_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi18_rdata0_q <= shi18_q[slot_raddr[4:0]];
+    if (1'h1) shi18_rdata0_q <= shi18_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33571) shi18_q[n13261[4:0]] <= n16401;
+    if (n33410) shi18_q[n13261] <= n16401;
   end
 
 `ifndef SYNTHESIS
   integer shi18_init_i;
   initial begin
-    for (shi18_init_i = 0; shi18_init_i < 32; shi18_init_i = shi18_init_i + 1) shi18_q[shi18_init_i] = 32'h00000000;
+    for (shi18_init_i = 0; shi18_init_i < 64; shi18_init_i = shi18_init_i + 1) shi18_q[shi18_init_i] = 32'h00000000;
     shi18_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi19_rdata0_q <= shi19_q[slot_raddr[4:0]];
+    if (1'h1) shi19_rdata0_q <= shi19_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33605) shi19_q[n13261[4:0]] <= n16556;
+    if (n33435) shi19_q[n13261] <= n16556;
   end
 
 `ifndef SYNTHESIS
   integer shi19_init_i;
   initial begin
-    for (shi19_init_i = 0; shi19_init_i < 32; shi19_init_i = shi19_init_i + 1) shi19_q[shi19_init_i] = 32'h00000000;
+    for (shi19_init_i = 0; shi19_init_i < 64; shi19_init_i = shi19_init_i + 1) shi19_q[shi19_init_i] = 32'h00000000;
     shi19_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi20_rdata0_q <= shi20_q[slot_raddr[4:0]];
+    if (1'h1) shi20_rdata0_q <= shi20_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33639) shi20_q[n13261[4:0]] <= n16711;
+    if (n33460) shi20_q[n13261] <= n16711;
   end
 
 `ifndef SYNTHESIS
   integer shi20_init_i;
   initial begin
-    for (shi20_init_i = 0; shi20_init_i < 32; shi20_init_i = shi20_init_i + 1) shi20_q[shi20_init_i] = 32'h00000000;
+    for (shi20_init_i = 0; shi20_init_i < 64; shi20_init_i = shi20_init_i + 1) shi20_q[shi20_init_i] = 32'h00000000;
     shi20_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi21_rdata0_q <= shi21_q[slot_raddr[4:0]];
+    if (1'h1) shi21_rdata0_q <= shi21_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33673) shi21_q[n13261[4:0]] <= n16866;
+    if (n33485) shi21_q[n13261] <= n16866;
   end
 
 `ifndef SYNTHESIS
   integer shi21_init_i;
   initial begin
-    for (shi21_init_i = 0; shi21_init_i < 32; shi21_init_i = shi21_init_i + 1) shi21_q[shi21_init_i] = 32'h00000000;
+    for (shi21_init_i = 0; shi21_init_i < 64; shi21_init_i = shi21_init_i + 1) shi21_q[shi21_init_i] = 32'h00000000;
     shi21_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi22_rdata0_q <= shi22_q[slot_raddr[4:0]];
+    if (1'h1) shi22_rdata0_q <= shi22_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33707) shi22_q[n13261[4:0]] <= n17021;
+    if (n33510) shi22_q[n13261] <= n17021;
   end
 
 `ifndef SYNTHESIS
   integer shi22_init_i;
   initial begin
-    for (shi22_init_i = 0; shi22_init_i < 32; shi22_init_i = shi22_init_i + 1) shi22_q[shi22_init_i] = 32'h00000000;
+    for (shi22_init_i = 0; shi22_init_i < 64; shi22_init_i = shi22_init_i + 1) shi22_q[shi22_init_i] = 32'h00000000;
     shi22_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi23_rdata0_q <= shi23_q[slot_raddr[4:0]];
+    if (1'h1) shi23_rdata0_q <= shi23_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33741) shi23_q[n13261[4:0]] <= n17176;
+    if (n33535) shi23_q[n13261] <= n17176;
   end
 
 `ifndef SYNTHESIS
   integer shi23_init_i;
   initial begin
-    for (shi23_init_i = 0; shi23_init_i < 32; shi23_init_i = shi23_init_i + 1) shi23_q[shi23_init_i] = 32'h00000000;
+    for (shi23_init_i = 0; shi23_init_i < 64; shi23_init_i = shi23_init_i + 1) shi23_q[shi23_init_i] = 32'h00000000;
     shi23_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi24_rdata0_q <= shi24_q[slot_raddr[4:0]];
+    if (1'h1) shi24_rdata0_q <= shi24_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33775) shi24_q[n13261[4:0]] <= n17331;
+    if (n33560) shi24_q[n13261] <= n17331;
   end
 
 `ifndef SYNTHESIS
   integer shi24_init_i;
   initial begin
-    for (shi24_init_i = 0; shi24_init_i < 32; shi24_init_i = shi24_init_i + 1) shi24_q[shi24_init_i] = 32'h00000000;
+    for (shi24_init_i = 0; shi24_init_i < 64; shi24_init_i = shi24_init_i + 1) shi24_q[shi24_init_i] = 32'h00000000;
     shi24_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi25_rdata0_q <= shi25_q[slot_raddr[4:0]];
+    if (1'h1) shi25_rdata0_q <= shi25_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33809) shi25_q[n13261[4:0]] <= n17486;
+    if (n33585) shi25_q[n13261] <= n17486;
   end
 
 `ifndef SYNTHESIS
   integer shi25_init_i;
   initial begin
-    for (shi25_init_i = 0; shi25_init_i < 32; shi25_init_i = shi25_init_i + 1) shi25_q[shi25_init_i] = 32'h00000000;
+    for (shi25_init_i = 0; shi25_init_i < 64; shi25_init_i = shi25_init_i + 1) shi25_q[shi25_init_i] = 32'h00000000;
     shi25_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi26_rdata0_q <= shi26_q[slot_raddr[4:0]];
+    if (1'h1) shi26_rdata0_q <= shi26_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33843) shi26_q[n13261[4:0]] <= n17641;
+    if (n33610) shi26_q[n13261] <= n17641;
   end
 
 `ifndef SYNTHESIS
   integer shi26_init_i;
   initial begin
-    for (shi26_init_i = 0; shi26_init_i < 32; shi26_init_i = shi26_init_i + 1) shi26_q[shi26_init_i] = 32'h00000000;
+    for (shi26_init_i = 0; shi26_init_i < 64; shi26_init_i = shi26_init_i + 1) shi26_q[shi26_init_i] = 32'h00000000;
     shi26_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi27_rdata0_q <= shi27_q[slot_raddr[4:0]];
+    if (1'h1) shi27_rdata0_q <= shi27_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33877) shi27_q[n13261[4:0]] <= n17796;
+    if (n33635) shi27_q[n13261] <= n17796;
   end
 
 `ifndef SYNTHESIS
   integer shi27_init_i;
   initial begin
-    for (shi27_init_i = 0; shi27_init_i < 32; shi27_init_i = shi27_init_i + 1) shi27_q[shi27_init_i] = 32'h00000000;
+    for (shi27_init_i = 0; shi27_init_i < 64; shi27_init_i = shi27_init_i + 1) shi27_q[shi27_init_i] = 32'h00000000;
     shi27_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi28_rdata0_q <= shi28_q[slot_raddr[4:0]];
+    if (1'h1) shi28_rdata0_q <= shi28_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33911) shi28_q[n13261[4:0]] <= n17951;
+    if (n33660) shi28_q[n13261] <= n17951;
   end
 
 `ifndef SYNTHESIS
   integer shi28_init_i;
   initial begin
-    for (shi28_init_i = 0; shi28_init_i < 32; shi28_init_i = shi28_init_i + 1) shi28_q[shi28_init_i] = 32'h00000000;
+    for (shi28_init_i = 0; shi28_init_i < 64; shi28_init_i = shi28_init_i + 1) shi28_q[shi28_init_i] = 32'h00000000;
     shi28_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi29_rdata0_q <= shi29_q[slot_raddr[4:0]];
+    if (1'h1) shi29_rdata0_q <= shi29_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33945) shi29_q[n13261[4:0]] <= n18106;
+    if (n33685) shi29_q[n13261] <= n18106;
   end
 
 `ifndef SYNTHESIS
   integer shi29_init_i;
   initial begin
-    for (shi29_init_i = 0; shi29_init_i < 32; shi29_init_i = shi29_init_i + 1) shi29_q[shi29_init_i] = 32'h00000000;
+    for (shi29_init_i = 0; shi29_init_i < 64; shi29_init_i = shi29_init_i + 1) shi29_q[shi29_init_i] = 32'h00000000;
     shi29_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi30_rdata0_q <= shi30_q[slot_raddr[4:0]];
+    if (1'h1) shi30_rdata0_q <= shi30_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n33979) shi30_q[n13261[4:0]] <= n18261;
+    if (n33710) shi30_q[n13261] <= n18261;
   end
 
 `ifndef SYNTHESIS
   integer shi30_init_i;
   initial begin
-    for (shi30_init_i = 0; shi30_init_i < 32; shi30_init_i = shi30_init_i + 1) shi30_q[shi30_init_i] = 32'h00000000;
+    for (shi30_init_i = 0; shi30_init_i < 64; shi30_init_i = shi30_init_i + 1) shi30_q[shi30_init_i] = 32'h00000000;
     shi30_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) shi31_rdata0_q <= shi31_q[slot_raddr[4:0]];
+    if (1'h1) shi31_rdata0_q <= shi31_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (n34013) shi31_q[n13261[4:0]] <= n18416;
+    if (n33735) shi31_q[n13261] <= n18416;
   end
 
 `ifndef SYNTHESIS
   integer shi31_init_i;
   initial begin
-    for (shi31_init_i = 0; shi31_init_i < 32; shi31_init_i = shi31_init_i + 1) shi31_q[shi31_init_i] = 32'h00000000;
+    for (shi31_init_i = 0; shi31_init_i < 64; shi31_init_i = shi31_init_i + 1) shi31_q[shi31_init_i] = 32'h00000000;
     shi31_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc0_rdata0_q <= sldc0_q[slot_raddr[4:0]];
+    if (1'h1) sldc0_rdata0_q <= sldc0_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt0_q) sldc0_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt0_q) sldc0_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc0_init_i;
   initial begin
-    for (sldc0_init_i = 0; sldc0_init_i < 32; sldc0_init_i = sldc0_init_i + 1) sldc0_q[sldc0_init_i] = 32'h00000000;
+    for (sldc0_init_i = 0; sldc0_init_i < 64; sldc0_init_i = sldc0_init_i + 1) sldc0_q[sldc0_init_i] = 32'h00000000;
     sldc0_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc1_rdata0_q <= sldc1_q[slot_raddr[4:0]];
+    if (1'h1) sldc1_rdata0_q <= sldc1_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt1_q) sldc1_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt1_q) sldc1_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc1_init_i;
   initial begin
-    for (sldc1_init_i = 0; sldc1_init_i < 32; sldc1_init_i = sldc1_init_i + 1) sldc1_q[sldc1_init_i] = 32'h00000000;
+    for (sldc1_init_i = 0; sldc1_init_i < 64; sldc1_init_i = sldc1_init_i + 1) sldc1_q[sldc1_init_i] = 32'h00000000;
     sldc1_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc2_rdata0_q <= sldc2_q[slot_raddr[4:0]];
+    if (1'h1) sldc2_rdata0_q <= sldc2_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt2_q) sldc2_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt2_q) sldc2_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc2_init_i;
   initial begin
-    for (sldc2_init_i = 0; sldc2_init_i < 32; sldc2_init_i = sldc2_init_i + 1) sldc2_q[sldc2_init_i] = 32'h00000000;
+    for (sldc2_init_i = 0; sldc2_init_i < 64; sldc2_init_i = sldc2_init_i + 1) sldc2_q[sldc2_init_i] = 32'h00000000;
     sldc2_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc3_rdata0_q <= sldc3_q[slot_raddr[4:0]];
+    if (1'h1) sldc3_rdata0_q <= sldc3_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt3_q) sldc3_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt3_q) sldc3_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc3_init_i;
   initial begin
-    for (sldc3_init_i = 0; sldc3_init_i < 32; sldc3_init_i = sldc3_init_i + 1) sldc3_q[sldc3_init_i] = 32'h00000000;
+    for (sldc3_init_i = 0; sldc3_init_i < 64; sldc3_init_i = sldc3_init_i + 1) sldc3_q[sldc3_init_i] = 32'h00000000;
     sldc3_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc4_rdata0_q <= sldc4_q[slot_raddr[4:0]];
+    if (1'h1) sldc4_rdata0_q <= sldc4_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt4_q) sldc4_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt4_q) sldc4_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc4_init_i;
   initial begin
-    for (sldc4_init_i = 0; sldc4_init_i < 32; sldc4_init_i = sldc4_init_i + 1) sldc4_q[sldc4_init_i] = 32'h00000000;
+    for (sldc4_init_i = 0; sldc4_init_i < 64; sldc4_init_i = sldc4_init_i + 1) sldc4_q[sldc4_init_i] = 32'h00000000;
     sldc4_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc5_rdata0_q <= sldc5_q[slot_raddr[4:0]];
+    if (1'h1) sldc5_rdata0_q <= sldc5_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt5_q) sldc5_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt5_q) sldc5_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc5_init_i;
   initial begin
-    for (sldc5_init_i = 0; sldc5_init_i < 32; sldc5_init_i = sldc5_init_i + 1) sldc5_q[sldc5_init_i] = 32'h00000000;
+    for (sldc5_init_i = 0; sldc5_init_i < 64; sldc5_init_i = sldc5_init_i + 1) sldc5_q[sldc5_init_i] = 32'h00000000;
     sldc5_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc6_rdata0_q <= sldc6_q[slot_raddr[4:0]];
+    if (1'h1) sldc6_rdata0_q <= sldc6_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt6_q) sldc6_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt6_q) sldc6_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc6_init_i;
   initial begin
-    for (sldc6_init_i = 0; sldc6_init_i < 32; sldc6_init_i = sldc6_init_i + 1) sldc6_q[sldc6_init_i] = 32'h00000000;
+    for (sldc6_init_i = 0; sldc6_init_i < 64; sldc6_init_i = sldc6_init_i + 1) sldc6_q[sldc6_init_i] = 32'h00000000;
     sldc6_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc7_rdata0_q <= sldc7_q[slot_raddr[4:0]];
+    if (1'h1) sldc7_rdata0_q <= sldc7_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt7_q) sldc7_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt7_q) sldc7_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc7_init_i;
   initial begin
-    for (sldc7_init_i = 0; sldc7_init_i < 32; sldc7_init_i = sldc7_init_i + 1) sldc7_q[sldc7_init_i] = 32'h00000000;
+    for (sldc7_init_i = 0; sldc7_init_i < 64; sldc7_init_i = sldc7_init_i + 1) sldc7_q[sldc7_init_i] = 32'h00000000;
     sldc7_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc8_rdata0_q <= sldc8_q[slot_raddr[4:0]];
+    if (1'h1) sldc8_rdata0_q <= sldc8_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt8_q) sldc8_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt8_q) sldc8_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc8_init_i;
   initial begin
-    for (sldc8_init_i = 0; sldc8_init_i < 32; sldc8_init_i = sldc8_init_i + 1) sldc8_q[sldc8_init_i] = 32'h00000000;
+    for (sldc8_init_i = 0; sldc8_init_i < 64; sldc8_init_i = sldc8_init_i + 1) sldc8_q[sldc8_init_i] = 32'h00000000;
     sldc8_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc9_rdata0_q <= sldc9_q[slot_raddr[4:0]];
+    if (1'h1) sldc9_rdata0_q <= sldc9_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt9_q) sldc9_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt9_q) sldc9_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc9_init_i;
   initial begin
-    for (sldc9_init_i = 0; sldc9_init_i < 32; sldc9_init_i = sldc9_init_i + 1) sldc9_q[sldc9_init_i] = 32'h00000000;
+    for (sldc9_init_i = 0; sldc9_init_i < 64; sldc9_init_i = sldc9_init_i + 1) sldc9_q[sldc9_init_i] = 32'h00000000;
     sldc9_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc10_rdata0_q <= sldc10_q[slot_raddr[4:0]];
+    if (1'h1) sldc10_rdata0_q <= sldc10_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt10_q) sldc10_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt10_q) sldc10_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc10_init_i;
   initial begin
-    for (sldc10_init_i = 0; sldc10_init_i < 32; sldc10_init_i = sldc10_init_i + 1) sldc10_q[sldc10_init_i] = 32'h00000000;
+    for (sldc10_init_i = 0; sldc10_init_i < 64; sldc10_init_i = sldc10_init_i + 1) sldc10_q[sldc10_init_i] = 32'h00000000;
     sldc10_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc11_rdata0_q <= sldc11_q[slot_raddr[4:0]];
+    if (1'h1) sldc11_rdata0_q <= sldc11_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt11_q) sldc11_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt11_q) sldc11_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc11_init_i;
   initial begin
-    for (sldc11_init_i = 0; sldc11_init_i < 32; sldc11_init_i = sldc11_init_i + 1) sldc11_q[sldc11_init_i] = 32'h00000000;
+    for (sldc11_init_i = 0; sldc11_init_i < 64; sldc11_init_i = sldc11_init_i + 1) sldc11_q[sldc11_init_i] = 32'h00000000;
     sldc11_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc12_rdata0_q <= sldc12_q[slot_raddr[4:0]];
+    if (1'h1) sldc12_rdata0_q <= sldc12_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt12_q) sldc12_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt12_q) sldc12_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc12_init_i;
   initial begin
-    for (sldc12_init_i = 0; sldc12_init_i < 32; sldc12_init_i = sldc12_init_i + 1) sldc12_q[sldc12_init_i] = 32'h00000000;
+    for (sldc12_init_i = 0; sldc12_init_i < 64; sldc12_init_i = sldc12_init_i + 1) sldc12_q[sldc12_init_i] = 32'h00000000;
     sldc12_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc13_rdata0_q <= sldc13_q[slot_raddr[4:0]];
+    if (1'h1) sldc13_rdata0_q <= sldc13_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt13_q) sldc13_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt13_q) sldc13_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc13_init_i;
   initial begin
-    for (sldc13_init_i = 0; sldc13_init_i < 32; sldc13_init_i = sldc13_init_i + 1) sldc13_q[sldc13_init_i] = 32'h00000000;
+    for (sldc13_init_i = 0; sldc13_init_i < 64; sldc13_init_i = sldc13_init_i + 1) sldc13_q[sldc13_init_i] = 32'h00000000;
     sldc13_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc14_rdata0_q <= sldc14_q[slot_raddr[4:0]];
+    if (1'h1) sldc14_rdata0_q <= sldc14_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt14_q) sldc14_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt14_q) sldc14_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc14_init_i;
   initial begin
-    for (sldc14_init_i = 0; sldc14_init_i < 32; sldc14_init_i = sldc14_init_i + 1) sldc14_q[sldc14_init_i] = 32'h00000000;
+    for (sldc14_init_i = 0; sldc14_init_i < 64; sldc14_init_i = sldc14_init_i + 1) sldc14_q[sldc14_init_i] = 32'h00000000;
     sldc14_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc15_rdata0_q <= sldc15_q[slot_raddr[4:0]];
+    if (1'h1) sldc15_rdata0_q <= sldc15_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt15_q) sldc15_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt15_q) sldc15_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc15_init_i;
   initial begin
-    for (sldc15_init_i = 0; sldc15_init_i < 32; sldc15_init_i = sldc15_init_i + 1) sldc15_q[sldc15_init_i] = 32'h00000000;
+    for (sldc15_init_i = 0; sldc15_init_i < 64; sldc15_init_i = sldc15_init_i + 1) sldc15_q[sldc15_init_i] = 32'h00000000;
     sldc15_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc16_rdata0_q <= sldc16_q[slot_raddr[4:0]];
+    if (1'h1) sldc16_rdata0_q <= sldc16_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt16_q) sldc16_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt16_q) sldc16_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc16_init_i;
   initial begin
-    for (sldc16_init_i = 0; sldc16_init_i < 32; sldc16_init_i = sldc16_init_i + 1) sldc16_q[sldc16_init_i] = 32'h00000000;
+    for (sldc16_init_i = 0; sldc16_init_i < 64; sldc16_init_i = sldc16_init_i + 1) sldc16_q[sldc16_init_i] = 32'h00000000;
     sldc16_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc17_rdata0_q <= sldc17_q[slot_raddr[4:0]];
+    if (1'h1) sldc17_rdata0_q <= sldc17_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt17_q) sldc17_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt17_q) sldc17_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc17_init_i;
   initial begin
-    for (sldc17_init_i = 0; sldc17_init_i < 32; sldc17_init_i = sldc17_init_i + 1) sldc17_q[sldc17_init_i] = 32'h00000000;
+    for (sldc17_init_i = 0; sldc17_init_i < 64; sldc17_init_i = sldc17_init_i + 1) sldc17_q[sldc17_init_i] = 32'h00000000;
     sldc17_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc18_rdata0_q <= sldc18_q[slot_raddr[4:0]];
+    if (1'h1) sldc18_rdata0_q <= sldc18_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt18_q) sldc18_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt18_q) sldc18_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc18_init_i;
   initial begin
-    for (sldc18_init_i = 0; sldc18_init_i < 32; sldc18_init_i = sldc18_init_i + 1) sldc18_q[sldc18_init_i] = 32'h00000000;
+    for (sldc18_init_i = 0; sldc18_init_i < 64; sldc18_init_i = sldc18_init_i + 1) sldc18_q[sldc18_init_i] = 32'h00000000;
     sldc18_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc19_rdata0_q <= sldc19_q[slot_raddr[4:0]];
+    if (1'h1) sldc19_rdata0_q <= sldc19_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt19_q) sldc19_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt19_q) sldc19_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc19_init_i;
   initial begin
-    for (sldc19_init_i = 0; sldc19_init_i < 32; sldc19_init_i = sldc19_init_i + 1) sldc19_q[sldc19_init_i] = 32'h00000000;
+    for (sldc19_init_i = 0; sldc19_init_i < 64; sldc19_init_i = sldc19_init_i + 1) sldc19_q[sldc19_init_i] = 32'h00000000;
     sldc19_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc20_rdata0_q <= sldc20_q[slot_raddr[4:0]];
+    if (1'h1) sldc20_rdata0_q <= sldc20_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt20_q) sldc20_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt20_q) sldc20_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc20_init_i;
   initial begin
-    for (sldc20_init_i = 0; sldc20_init_i < 32; sldc20_init_i = sldc20_init_i + 1) sldc20_q[sldc20_init_i] = 32'h00000000;
+    for (sldc20_init_i = 0; sldc20_init_i < 64; sldc20_init_i = sldc20_init_i + 1) sldc20_q[sldc20_init_i] = 32'h00000000;
     sldc20_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc21_rdata0_q <= sldc21_q[slot_raddr[4:0]];
+    if (1'h1) sldc21_rdata0_q <= sldc21_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt21_q) sldc21_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt21_q) sldc21_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc21_init_i;
   initial begin
-    for (sldc21_init_i = 0; sldc21_init_i < 32; sldc21_init_i = sldc21_init_i + 1) sldc21_q[sldc21_init_i] = 32'h00000000;
+    for (sldc21_init_i = 0; sldc21_init_i < 64; sldc21_init_i = sldc21_init_i + 1) sldc21_q[sldc21_init_i] = 32'h00000000;
     sldc21_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc22_rdata0_q <= sldc22_q[slot_raddr[4:0]];
+    if (1'h1) sldc22_rdata0_q <= sldc22_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt22_q) sldc22_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt22_q) sldc22_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc22_init_i;
   initial begin
-    for (sldc22_init_i = 0; sldc22_init_i < 32; sldc22_init_i = sldc22_init_i + 1) sldc22_q[sldc22_init_i] = 32'h00000000;
+    for (sldc22_init_i = 0; sldc22_init_i < 64; sldc22_init_i = sldc22_init_i + 1) sldc22_q[sldc22_init_i] = 32'h00000000;
     sldc22_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc23_rdata0_q <= sldc23_q[slot_raddr[4:0]];
+    if (1'h1) sldc23_rdata0_q <= sldc23_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt23_q) sldc23_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt23_q) sldc23_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc23_init_i;
   initial begin
-    for (sldc23_init_i = 0; sldc23_init_i < 32; sldc23_init_i = sldc23_init_i + 1) sldc23_q[sldc23_init_i] = 32'h00000000;
+    for (sldc23_init_i = 0; sldc23_init_i < 64; sldc23_init_i = sldc23_init_i + 1) sldc23_q[sldc23_init_i] = 32'h00000000;
     sldc23_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc24_rdata0_q <= sldc24_q[slot_raddr[4:0]];
+    if (1'h1) sldc24_rdata0_q <= sldc24_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt24_q) sldc24_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt24_q) sldc24_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc24_init_i;
   initial begin
-    for (sldc24_init_i = 0; sldc24_init_i < 32; sldc24_init_i = sldc24_init_i + 1) sldc24_q[sldc24_init_i] = 32'h00000000;
+    for (sldc24_init_i = 0; sldc24_init_i < 64; sldc24_init_i = sldc24_init_i + 1) sldc24_q[sldc24_init_i] = 32'h00000000;
     sldc24_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc25_rdata0_q <= sldc25_q[slot_raddr[4:0]];
+    if (1'h1) sldc25_rdata0_q <= sldc25_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt25_q) sldc25_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt25_q) sldc25_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc25_init_i;
   initial begin
-    for (sldc25_init_i = 0; sldc25_init_i < 32; sldc25_init_i = sldc25_init_i + 1) sldc25_q[sldc25_init_i] = 32'h00000000;
+    for (sldc25_init_i = 0; sldc25_init_i < 64; sldc25_init_i = sldc25_init_i + 1) sldc25_q[sldc25_init_i] = 32'h00000000;
     sldc25_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc26_rdata0_q <= sldc26_q[slot_raddr[4:0]];
+    if (1'h1) sldc26_rdata0_q <= sldc26_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt26_q) sldc26_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt26_q) sldc26_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc26_init_i;
   initial begin
-    for (sldc26_init_i = 0; sldc26_init_i < 32; sldc26_init_i = sldc26_init_i + 1) sldc26_q[sldc26_init_i] = 32'h00000000;
+    for (sldc26_init_i = 0; sldc26_init_i < 64; sldc26_init_i = sldc26_init_i + 1) sldc26_q[sldc26_init_i] = 32'h00000000;
     sldc26_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc27_rdata0_q <= sldc27_q[slot_raddr[4:0]];
+    if (1'h1) sldc27_rdata0_q <= sldc27_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt27_q) sldc27_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt27_q) sldc27_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc27_init_i;
   initial begin
-    for (sldc27_init_i = 0; sldc27_init_i < 32; sldc27_init_i = sldc27_init_i + 1) sldc27_q[sldc27_init_i] = 32'h00000000;
+    for (sldc27_init_i = 0; sldc27_init_i < 64; sldc27_init_i = sldc27_init_i + 1) sldc27_q[sldc27_init_i] = 32'h00000000;
     sldc27_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc28_rdata0_q <= sldc28_q[slot_raddr[4:0]];
+    if (1'h1) sldc28_rdata0_q <= sldc28_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt28_q) sldc28_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt28_q) sldc28_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc28_init_i;
   initial begin
-    for (sldc28_init_i = 0; sldc28_init_i < 32; sldc28_init_i = sldc28_init_i + 1) sldc28_q[sldc28_init_i] = 32'h00000000;
+    for (sldc28_init_i = 0; sldc28_init_i < 64; sldc28_init_i = sldc28_init_i + 1) sldc28_q[sldc28_init_i] = 32'h00000000;
     sldc28_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc29_rdata0_q <= sldc29_q[slot_raddr[4:0]];
+    if (1'h1) sldc29_rdata0_q <= sldc29_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt29_q) sldc29_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt29_q) sldc29_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc29_init_i;
   initial begin
-    for (sldc29_init_i = 0; sldc29_init_i < 32; sldc29_init_i = sldc29_init_i + 1) sldc29_q[sldc29_init_i] = 32'h00000000;
+    for (sldc29_init_i = 0; sldc29_init_i < 64; sldc29_init_i = sldc29_init_i + 1) sldc29_q[sldc29_init_i] = 32'h00000000;
     sldc29_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc30_rdata0_q <= sldc30_q[slot_raddr[4:0]];
+    if (1'h1) sldc30_rdata0_q <= sldc30_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt30_q) sldc30_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt30_q) sldc30_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc30_init_i;
   initial begin
-    for (sldc30_init_i = 0; sldc30_init_i < 32; sldc30_init_i = sldc30_init_i + 1) sldc30_q[sldc30_init_i] = 32'h00000000;
+    for (sldc30_init_i = 0; sldc30_init_i < 64; sldc30_init_i = sldc30_init_i + 1) sldc30_q[sldc30_init_i] = 32'h00000000;
     sldc30_rdata0_q = 32'h00000000;
   end
 `endif
 
   always @(posedge clk_core_i) begin
-    if (1'h1) sldc31_rdata0_q <= sldc31_q[slot_raddr[4:0]];
+    if (1'h1) sldc31_rdata0_q <= sldc31_q[slot_raddr];
   end
 
   always @(posedge clk_core_i) begin
-    if (capt31_q) sldc31_q[fslot_q[4:0]] <= params_rdata0_q;
+    if (capt31_q) sldc31_q[fslot_q] <= params_rdata0_q;
   end
 
 `ifndef SYNTHESIS
   integer sldc31_init_i;
   initial begin
-    for (sldc31_init_i = 0; sldc31_init_i < 32; sldc31_init_i = sldc31_init_i + 1) sldc31_q[sldc31_init_i] = 32'h00000000;
+    for (sldc31_init_i = 0; sldc31_init_i < 64; sldc31_init_i = sldc31_init_i + 1) sldc31_q[sldc31_init_i] = 32'h00000000;
     sldc31_rdata0_q = 32'h00000000;
   end
 `endif

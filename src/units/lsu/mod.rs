@@ -90,13 +90,12 @@
 //!   mask) bits in registers, its data in the slot memories below), T =
 //!   `lsu_tags` (each: busy + 6-bit slot).
 //!   The parameter RAM holds 256 words (`param_addr_i` is 8 bits).
-//! * Slot data: memories of 32 words x 32 bits per lane (64 words with
-//!   more than 32 slots), addressed by slot: `slo<k>`/`shi<k>` (global
-//!   responses, low and high words) and `sldc<k>` (LDC words), one write
-//!   port each, no reset. Every edge reads the slot that pulses in the
-//!   next cycle (`slot_raddr`); a word written into it at that edge also
-//!   goes to `byp_lo<k>`/`byp_hi<k>` for that cycle (docs/lsu.md, "Where
-//!   the data waits").
+//! * Slot data: memories of 64 words x 32 bits per lane, addressed by
+//!   slot: `slo<k>`/`shi<k>` (global responses, low and high words) and
+//!   `sldc<k>` (LDC words), one write port each, no reset. Every edge
+//!   reads the slot that pulses in the next cycle (`slot_raddr`); a word
+//!   written into it at that edge also goes to `byp_lo<k>`/`byp_hi<k>`
+//!   for that cycle (docs/lsu.md, "Where the data waits").
 
 use crate::hdl::logic::{first_one, index, or_all, pick};
 use crate::hdl::small::SmallBuf;
@@ -244,9 +243,9 @@ pub struct Lsu<const MW: usize> {
     /// The slots' data, one memory per lane and kind, addressed by slot:
     /// a global response's low and high words (`slo`, `shi`) and an
     /// LDC's word (`sldc`), each written by its own port.
-    slo: Vec<SlotMem>,
-    shi: Vec<SlotMem>,
-    sldc: Vec<SlotMem>,
+    slo: Vec<Mem<32, 6>>,
+    shi: Vec<Mem<32, 6>>,
+    sldc: Vec<Mem<32, 6>>,
     /// The word written at the edge that read the same slot (the read
     /// gives the word before the write): low word (`slo` or `sldc`) and
     /// high word, valid for the one cycle after that edge.
@@ -276,40 +275,6 @@ struct Slot {
     mask: Vec<Reg<1>>,
     ridx: Vec<Reg<9>>,
     wsel: Vec<Reg<5>>,
-}
-
-/// A slot-data memory: 32 words deep for up to 32 slots (an FPGA's
-/// 32-word LUT RAM), else 64.
-#[derive(Debug, Clone, Copy)]
-enum SlotMem {
-    Narrow(Mem<32, 5>),
-    Wide(Mem<32, 6>),
-}
-
-impl SlotMem {
-    fn new(d: &mut Decl, name: &str, slots: usize) -> Self {
-        let core = Domain::Core;
-        if slots <= 32 {
-            SlotMem::Narrow(d.mem(name, core, 1, 1))
-        } else {
-            SlotMem::Wide(d.mem(name, core, 1, 1))
-        }
-    }
-
-    fn write<C: Ctx>(self, cx: &mut C, en: S<C, 1>, slot: S<C, 6>, data: S<C, 32>) {
-        match self {
-            SlotMem::Narrow(m) => cx.mem_write(m, 0, en, slot.slice::<0, 5>(), data),
-            SlotMem::Wide(m) => cx.mem_write(m, 0, en, slot, data),
-        }
-    }
-
-    fn read<C: Ctx>(self, cx: &mut C, slot: S<C, 6>) -> S<C, 32> {
-        let on = cx.lit::<1>(1);
-        match self {
-            SlotMem::Narrow(m) => cx.mem_read(m, 0, on, slot.slice::<0, 5>()),
-            SlotMem::Wide(m) => cx.mem_read(m, 0, on, slot),
-        }
-    }
 }
 
 /// Why an LSU cannot be built.
@@ -369,7 +334,7 @@ impl<const MW: usize> Lsu<MW> {
         let own = d.reg("own", core, 0);
         let fslot = d.reg("fslot", core, 0);
         let cfin = d.reg("cfin", core, 0);
-        let slots: Vec<Slot> = (0..slots)
+        let slots = (0..slots)
             .map(|j| {
                 let n = |x: &str| format!("s{j}_{x}");
                 Slot {
@@ -391,11 +356,8 @@ impl<const MW: usize> Lsu<MW> {
             .collect();
         let tbusy = (0..tags).map(|t| d.reg(&format!("t{t}_busy"), core, 0)).collect();
         let tslot = (0..tags).map(|t| d.reg(&format!("t{t}_slot"), core, 0)).collect();
-        let nslots = slots.len();
-        let mems = |d: &mut Decl, n: &str| -> Vec<SlotMem> {
-            (0..LANES)
-                .map(|k| SlotMem::new(d, &format!("{n}{k}"), nslots))
-                .collect()
+        let mems = |d: &mut Decl, n: &str| -> Vec<Mem<32, 6>> {
+            (0..LANES).map(|k| d.mem(&format!("{n}{k}"), core, 1, 1)).collect()
         };
         let slo = mems(&mut d, "slo");
         let shi = mems(&mut d, "shi");
@@ -998,18 +960,19 @@ impl<const MW: usize> Block for Lsu<MW> {
         // edge into that slot goes to the bypass registers as well.
         let w_hi = r_wide & !r_atom;
         let lo_here = rs.eq(raddr);
+        let on = cx.lit::<1>(1);
         let ldc_here = fslot.eq(raddr);
         let mut p_data = [cx.lit::<64>(0); LANES];
         for k in 0..LANES {
             let we_lo = take_any[k];
             let we_hi = take_any[k] & w_hi;
             let we_ldc = capt[k];
-            self.slo[k].write(cx, we_lo, rs, r_lo[k]);
-            self.shi[k].write(cx, we_hi, rs, r_hi[k]);
-            self.sldc[k].write(cx, we_ldc, fslot, pword);
-            let rd_lo = self.slo[k].read(cx, raddr);
-            let rd_hi = self.shi[k].read(cx, raddr);
-            let rd_ldc = self.sldc[k].read(cx, raddr);
+            cx.mem_write(self.slo[k], 0, we_lo, rs, r_lo[k]);
+            cx.mem_write(self.shi[k], 0, we_hi, rs, r_hi[k]);
+            cx.mem_write(self.sldc[k], 0, we_ldc, fslot, pword);
+            let rd_lo = cx.mem_read(self.slo[k], 0, on, raddr);
+            let rd_hi = cx.mem_read(self.shi[k], 0, on, raddr);
+            let rd_ldc = cx.mem_read(self.sldc[k], 0, on, raddr);
             let bl_lo = we_lo & lo_here;
             let bl_ldc = we_ldc & ldc_here;
             cx.d(self.byp_lo_v[k], bl_lo | bl_ldc);

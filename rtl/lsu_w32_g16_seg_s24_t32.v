@@ -5732,70 +5732,6 @@ module lsu_w32_g16_seg_s24_t32 (
   wire byp_lo_v30_d;
   reg  byp_lo_v31_q;  // core clock, reset 1'h0
   wire byp_lo_v31_d;
-  reg  byp_hi_v0_q;  // core clock, reset 1'h0
-  wire byp_hi_v0_d;
-  reg  byp_hi_v1_q;  // core clock, reset 1'h0
-  wire byp_hi_v1_d;
-  reg  byp_hi_v2_q;  // core clock, reset 1'h0
-  wire byp_hi_v2_d;
-  reg  byp_hi_v3_q;  // core clock, reset 1'h0
-  wire byp_hi_v3_d;
-  reg  byp_hi_v4_q;  // core clock, reset 1'h0
-  wire byp_hi_v4_d;
-  reg  byp_hi_v5_q;  // core clock, reset 1'h0
-  wire byp_hi_v5_d;
-  reg  byp_hi_v6_q;  // core clock, reset 1'h0
-  wire byp_hi_v6_d;
-  reg  byp_hi_v7_q;  // core clock, reset 1'h0
-  wire byp_hi_v7_d;
-  reg  byp_hi_v8_q;  // core clock, reset 1'h0
-  wire byp_hi_v8_d;
-  reg  byp_hi_v9_q;  // core clock, reset 1'h0
-  wire byp_hi_v9_d;
-  reg  byp_hi_v10_q;  // core clock, reset 1'h0
-  wire byp_hi_v10_d;
-  reg  byp_hi_v11_q;  // core clock, reset 1'h0
-  wire byp_hi_v11_d;
-  reg  byp_hi_v12_q;  // core clock, reset 1'h0
-  wire byp_hi_v12_d;
-  reg  byp_hi_v13_q;  // core clock, reset 1'h0
-  wire byp_hi_v13_d;
-  reg  byp_hi_v14_q;  // core clock, reset 1'h0
-  wire byp_hi_v14_d;
-  reg  byp_hi_v15_q;  // core clock, reset 1'h0
-  wire byp_hi_v15_d;
-  reg  byp_hi_v16_q;  // core clock, reset 1'h0
-  wire byp_hi_v16_d;
-  reg  byp_hi_v17_q;  // core clock, reset 1'h0
-  wire byp_hi_v17_d;
-  reg  byp_hi_v18_q;  // core clock, reset 1'h0
-  wire byp_hi_v18_d;
-  reg  byp_hi_v19_q;  // core clock, reset 1'h0
-  wire byp_hi_v19_d;
-  reg  byp_hi_v20_q;  // core clock, reset 1'h0
-  wire byp_hi_v20_d;
-  reg  byp_hi_v21_q;  // core clock, reset 1'h0
-  wire byp_hi_v21_d;
-  reg  byp_hi_v22_q;  // core clock, reset 1'h0
-  wire byp_hi_v22_d;
-  reg  byp_hi_v23_q;  // core clock, reset 1'h0
-  wire byp_hi_v23_d;
-  reg  byp_hi_v24_q;  // core clock, reset 1'h0
-  wire byp_hi_v24_d;
-  reg  byp_hi_v25_q;  // core clock, reset 1'h0
-  wire byp_hi_v25_d;
-  reg  byp_hi_v26_q;  // core clock, reset 1'h0
-  wire byp_hi_v26_d;
-  reg  byp_hi_v27_q;  // core clock, reset 1'h0
-  wire byp_hi_v27_d;
-  reg  byp_hi_v28_q;  // core clock, reset 1'h0
-  wire byp_hi_v28_d;
-  reg  byp_hi_v29_q;  // core clock, reset 1'h0
-  wire byp_hi_v29_d;
-  reg  byp_hi_v30_q;  // core clock, reset 1'h0
-  wire byp_hi_v30_d;
-  reg  byp_hi_v31_q;  // core clock, reset 1'h0
-  wire byp_hi_v31_d;
   reg  [31:0] byp_lo0_q;  // core clock, no reset
   wire [31:0] byp_lo0_d;
   reg  [31:0] byp_lo1_q;  // core clock, no reset
@@ -10444,229 +10380,197 @@ module lsu_w32_g16_seg_s24_t32 (
   wire n32960 = (n32364 & n32955);
   wire n32964 = (n32364 & n32956);
   wire n32965 = (capt0_q & n32958);
-  wire n32972 = (n32960 & n32956);
-  wire n32985 = (n32381 & n32955);
-  wire n32989 = (n32381 & n32956);
-  wire n32990 = (capt1_q & n32958);
-  wire n32997 = (n32985 & n32956);
-  wire n33010 = (n32398 & n32955);
-  wire n33014 = (n32398 & n32956);
-  wire n33015 = (capt2_q & n32958);
-  wire n33022 = (n33010 & n32956);
-  wire n33035 = (n32415 & n32955);
-  wire n33039 = (n32415 & n32956);
-  wire n33040 = (capt3_q & n32958);
-  wire n33047 = (n33035 & n32956);
-  wire n33060 = (n32432 & n32955);
-  wire n33064 = (n32432 & n32956);
-  wire n33065 = (capt4_q & n32958);
-  wire n33072 = (n33060 & n32956);
-  wire n33085 = (n32449 & n32955);
-  wire n33089 = (n32449 & n32956);
-  wire n33090 = (capt5_q & n32958);
-  wire n33097 = (n33085 & n32956);
-  wire n33110 = (n32466 & n32955);
-  wire n33114 = (n32466 & n32956);
-  wire n33115 = (capt6_q & n32958);
-  wire n33122 = (n33110 & n32956);
-  wire n33135 = (n32483 & n32955);
-  wire n33139 = (n32483 & n32956);
-  wire n33140 = (capt7_q & n32958);
-  wire n33147 = (n33135 & n32956);
-  wire n33160 = (n32500 & n32955);
-  wire n33164 = (n32500 & n32956);
-  wire n33165 = (capt8_q & n32958);
-  wire n33172 = (n33160 & n32956);
-  wire n33185 = (n32517 & n32955);
-  wire n33189 = (n32517 & n32956);
-  wire n33190 = (capt9_q & n32958);
-  wire n33197 = (n33185 & n32956);
-  wire n33210 = (n32534 & n32955);
-  wire n33214 = (n32534 & n32956);
-  wire n33215 = (capt10_q & n32958);
-  wire n33222 = (n33210 & n32956);
-  wire n33235 = (n32551 & n32955);
-  wire n33239 = (n32551 & n32956);
-  wire n33240 = (capt11_q & n32958);
-  wire n33247 = (n33235 & n32956);
-  wire n33260 = (n32568 & n32955);
-  wire n33264 = (n32568 & n32956);
-  wire n33265 = (capt12_q & n32958);
-  wire n33272 = (n33260 & n32956);
-  wire n33285 = (n32585 & n32955);
-  wire n33289 = (n32585 & n32956);
-  wire n33290 = (capt13_q & n32958);
-  wire n33297 = (n33285 & n32956);
-  wire n33310 = (n32602 & n32955);
-  wire n33314 = (n32602 & n32956);
-  wire n33315 = (capt14_q & n32958);
-  wire n33322 = (n33310 & n32956);
-  wire n33335 = (n32619 & n32955);
-  wire n33339 = (n32619 & n32956);
-  wire n33340 = (capt15_q & n32958);
-  wire n33347 = (n33335 & n32956);
-  wire n33360 = (n32636 & n32955);
-  wire n33364 = (n32636 & n32956);
-  wire n33365 = (capt16_q & n32958);
-  wire n33372 = (n33360 & n32956);
-  wire n33385 = (n32653 & n32955);
-  wire n33389 = (n32653 & n32956);
-  wire n33390 = (capt17_q & n32958);
-  wire n33397 = (n33385 & n32956);
-  wire n33410 = (n32670 & n32955);
-  wire n33414 = (n32670 & n32956);
-  wire n33415 = (capt18_q & n32958);
-  wire n33422 = (n33410 & n32956);
-  wire n33435 = (n32687 & n32955);
-  wire n33439 = (n32687 & n32956);
-  wire n33440 = (capt19_q & n32958);
-  wire n33447 = (n33435 & n32956);
-  wire n33460 = (n32704 & n32955);
-  wire n33464 = (n32704 & n32956);
-  wire n33465 = (capt20_q & n32958);
-  wire n33472 = (n33460 & n32956);
-  wire n33485 = (n32721 & n32955);
-  wire n33489 = (n32721 & n32956);
-  wire n33490 = (capt21_q & n32958);
-  wire n33497 = (n33485 & n32956);
-  wire n33510 = (n32738 & n32955);
-  wire n33514 = (n32738 & n32956);
-  wire n33515 = (capt22_q & n32958);
-  wire n33522 = (n33510 & n32956);
-  wire n33535 = (n32755 & n32955);
-  wire n33539 = (n32755 & n32956);
-  wire n33540 = (capt23_q & n32958);
-  wire n33547 = (n33535 & n32956);
-  wire n33560 = (n32772 & n32955);
-  wire n33564 = (n32772 & n32956);
-  wire n33565 = (capt24_q & n32958);
-  wire n33572 = (n33560 & n32956);
-  wire n33585 = (n32789 & n32955);
-  wire n33589 = (n32789 & n32956);
-  wire n33590 = (capt25_q & n32958);
-  wire n33597 = (n33585 & n32956);
-  wire n33610 = (n32806 & n32955);
-  wire n33614 = (n32806 & n32956);
-  wire n33615 = (capt26_q & n32958);
-  wire n33622 = (n33610 & n32956);
-  wire n33635 = (n32823 & n32955);
-  wire n33639 = (n32823 & n32956);
-  wire n33640 = (capt27_q & n32958);
-  wire n33647 = (n33635 & n32956);
-  wire n33660 = (n32840 & n32955);
-  wire n33664 = (n32840 & n32956);
-  wire n33665 = (capt28_q & n32958);
-  wire n33672 = (n33660 & n32956);
-  wire n33685 = (n32857 & n32955);
-  wire n33689 = (n32857 & n32956);
-  wire n33690 = (capt29_q & n32958);
-  wire n33697 = (n33685 & n32956);
-  wire n33710 = (n32874 & n32955);
-  wire n33714 = (n32874 & n32956);
-  wire n33715 = (capt30_q & n32958);
-  wire n33722 = (n33710 & n32956);
-  wire n33735 = (n32891 & n32955);
-  wire n33739 = (n32891 & n32956);
-  wire n33740 = (capt31_q & n32958);
-  wire n33747 = (n33735 & n32956);
-  wire [63:0] p_data0 = (n32373 ? {(n32902 ? (byp_hi_v0_q ? byp_hi0_q : shi0_rdata0_q) : 32'h00000000), (byp_lo_v0_q ? byp_lo0_q : (n32903 ? sldc0_rdata0_q : slo0_rdata0_q))} : 64'h0000000000000000);
+  wire n32984 = (n32381 & n32955);
+  wire n32988 = (n32381 & n32956);
+  wire n32989 = (capt1_q & n32958);
+  wire n33008 = (n32398 & n32955);
+  wire n33012 = (n32398 & n32956);
+  wire n33013 = (capt2_q & n32958);
+  wire n33032 = (n32415 & n32955);
+  wire n33036 = (n32415 & n32956);
+  wire n33037 = (capt3_q & n32958);
+  wire n33056 = (n32432 & n32955);
+  wire n33060 = (n32432 & n32956);
+  wire n33061 = (capt4_q & n32958);
+  wire n33080 = (n32449 & n32955);
+  wire n33084 = (n32449 & n32956);
+  wire n33085 = (capt5_q & n32958);
+  wire n33104 = (n32466 & n32955);
+  wire n33108 = (n32466 & n32956);
+  wire n33109 = (capt6_q & n32958);
+  wire n33128 = (n32483 & n32955);
+  wire n33132 = (n32483 & n32956);
+  wire n33133 = (capt7_q & n32958);
+  wire n33152 = (n32500 & n32955);
+  wire n33156 = (n32500 & n32956);
+  wire n33157 = (capt8_q & n32958);
+  wire n33176 = (n32517 & n32955);
+  wire n33180 = (n32517 & n32956);
+  wire n33181 = (capt9_q & n32958);
+  wire n33200 = (n32534 & n32955);
+  wire n33204 = (n32534 & n32956);
+  wire n33205 = (capt10_q & n32958);
+  wire n33224 = (n32551 & n32955);
+  wire n33228 = (n32551 & n32956);
+  wire n33229 = (capt11_q & n32958);
+  wire n33248 = (n32568 & n32955);
+  wire n33252 = (n32568 & n32956);
+  wire n33253 = (capt12_q & n32958);
+  wire n33272 = (n32585 & n32955);
+  wire n33276 = (n32585 & n32956);
+  wire n33277 = (capt13_q & n32958);
+  wire n33296 = (n32602 & n32955);
+  wire n33300 = (n32602 & n32956);
+  wire n33301 = (capt14_q & n32958);
+  wire n33320 = (n32619 & n32955);
+  wire n33324 = (n32619 & n32956);
+  wire n33325 = (capt15_q & n32958);
+  wire n33344 = (n32636 & n32955);
+  wire n33348 = (n32636 & n32956);
+  wire n33349 = (capt16_q & n32958);
+  wire n33368 = (n32653 & n32955);
+  wire n33372 = (n32653 & n32956);
+  wire n33373 = (capt17_q & n32958);
+  wire n33392 = (n32670 & n32955);
+  wire n33396 = (n32670 & n32956);
+  wire n33397 = (capt18_q & n32958);
+  wire n33416 = (n32687 & n32955);
+  wire n33420 = (n32687 & n32956);
+  wire n33421 = (capt19_q & n32958);
+  wire n33440 = (n32704 & n32955);
+  wire n33444 = (n32704 & n32956);
+  wire n33445 = (capt20_q & n32958);
+  wire n33464 = (n32721 & n32955);
+  wire n33468 = (n32721 & n32956);
+  wire n33469 = (capt21_q & n32958);
+  wire n33488 = (n32738 & n32955);
+  wire n33492 = (n32738 & n32956);
+  wire n33493 = (capt22_q & n32958);
+  wire n33512 = (n32755 & n32955);
+  wire n33516 = (n32755 & n32956);
+  wire n33517 = (capt23_q & n32958);
+  wire n33536 = (n32772 & n32955);
+  wire n33540 = (n32772 & n32956);
+  wire n33541 = (capt24_q & n32958);
+  wire n33560 = (n32789 & n32955);
+  wire n33564 = (n32789 & n32956);
+  wire n33565 = (capt25_q & n32958);
+  wire n33584 = (n32806 & n32955);
+  wire n33588 = (n32806 & n32956);
+  wire n33589 = (capt26_q & n32958);
+  wire n33608 = (n32823 & n32955);
+  wire n33612 = (n32823 & n32956);
+  wire n33613 = (capt27_q & n32958);
+  wire n33632 = (n32840 & n32955);
+  wire n33636 = (n32840 & n32956);
+  wire n33637 = (capt28_q & n32958);
+  wire n33656 = (n32857 & n32955);
+  wire n33660 = (n32857 & n32956);
+  wire n33661 = (capt29_q & n32958);
+  wire n33680 = (n32874 & n32955);
+  wire n33684 = (n32874 & n32956);
+  wire n33685 = (capt30_q & n32958);
+  wire n33704 = (n32891 & n32955);
+  wire n33708 = (n32891 & n32956);
+  wire n33709 = (capt31_q & n32958);
+  wire [63:0] p_data0 = (n32373 ? {(n32902 ? (byp_lo_v0_q ? byp_hi0_q : shi0_rdata0_q) : 32'h00000000), (byp_lo_v0_q ? byp_lo0_q : (n32903 ? sldc0_rdata0_q : slo0_rdata0_q))} : 64'h0000000000000000);
   wire p_mask0 = n32373;
-  wire [63:0] p_data1 = (n32390 ? {(n32902 ? (byp_hi_v1_q ? byp_hi1_q : shi1_rdata0_q) : 32'h00000000), (byp_lo_v1_q ? byp_lo1_q : (n32903 ? sldc1_rdata0_q : slo1_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data1 = (n32390 ? {(n32902 ? (byp_lo_v1_q ? byp_hi1_q : shi1_rdata0_q) : 32'h00000000), (byp_lo_v1_q ? byp_lo1_q : (n32903 ? sldc1_rdata0_q : slo1_rdata0_q))} : 64'h0000000000000000);
   wire p_mask1 = n32390;
-  wire [63:0] p_data2 = (n32407 ? {(n32902 ? (byp_hi_v2_q ? byp_hi2_q : shi2_rdata0_q) : 32'h00000000), (byp_lo_v2_q ? byp_lo2_q : (n32903 ? sldc2_rdata0_q : slo2_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data2 = (n32407 ? {(n32902 ? (byp_lo_v2_q ? byp_hi2_q : shi2_rdata0_q) : 32'h00000000), (byp_lo_v2_q ? byp_lo2_q : (n32903 ? sldc2_rdata0_q : slo2_rdata0_q))} : 64'h0000000000000000);
   wire p_mask2 = n32407;
-  wire [63:0] p_data3 = (n32424 ? {(n32902 ? (byp_hi_v3_q ? byp_hi3_q : shi3_rdata0_q) : 32'h00000000), (byp_lo_v3_q ? byp_lo3_q : (n32903 ? sldc3_rdata0_q : slo3_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data3 = (n32424 ? {(n32902 ? (byp_lo_v3_q ? byp_hi3_q : shi3_rdata0_q) : 32'h00000000), (byp_lo_v3_q ? byp_lo3_q : (n32903 ? sldc3_rdata0_q : slo3_rdata0_q))} : 64'h0000000000000000);
   wire p_mask3 = n32424;
-  wire [63:0] p_data4 = (n32441 ? {(n32902 ? (byp_hi_v4_q ? byp_hi4_q : shi4_rdata0_q) : 32'h00000000), (byp_lo_v4_q ? byp_lo4_q : (n32903 ? sldc4_rdata0_q : slo4_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data4 = (n32441 ? {(n32902 ? (byp_lo_v4_q ? byp_hi4_q : shi4_rdata0_q) : 32'h00000000), (byp_lo_v4_q ? byp_lo4_q : (n32903 ? sldc4_rdata0_q : slo4_rdata0_q))} : 64'h0000000000000000);
   wire p_mask4 = n32441;
-  wire [63:0] p_data5 = (n32458 ? {(n32902 ? (byp_hi_v5_q ? byp_hi5_q : shi5_rdata0_q) : 32'h00000000), (byp_lo_v5_q ? byp_lo5_q : (n32903 ? sldc5_rdata0_q : slo5_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data5 = (n32458 ? {(n32902 ? (byp_lo_v5_q ? byp_hi5_q : shi5_rdata0_q) : 32'h00000000), (byp_lo_v5_q ? byp_lo5_q : (n32903 ? sldc5_rdata0_q : slo5_rdata0_q))} : 64'h0000000000000000);
   wire p_mask5 = n32458;
-  wire [63:0] p_data6 = (n32475 ? {(n32902 ? (byp_hi_v6_q ? byp_hi6_q : shi6_rdata0_q) : 32'h00000000), (byp_lo_v6_q ? byp_lo6_q : (n32903 ? sldc6_rdata0_q : slo6_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data6 = (n32475 ? {(n32902 ? (byp_lo_v6_q ? byp_hi6_q : shi6_rdata0_q) : 32'h00000000), (byp_lo_v6_q ? byp_lo6_q : (n32903 ? sldc6_rdata0_q : slo6_rdata0_q))} : 64'h0000000000000000);
   wire p_mask6 = n32475;
-  wire [63:0] p_data7 = (n32492 ? {(n32902 ? (byp_hi_v7_q ? byp_hi7_q : shi7_rdata0_q) : 32'h00000000), (byp_lo_v7_q ? byp_lo7_q : (n32903 ? sldc7_rdata0_q : slo7_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data7 = (n32492 ? {(n32902 ? (byp_lo_v7_q ? byp_hi7_q : shi7_rdata0_q) : 32'h00000000), (byp_lo_v7_q ? byp_lo7_q : (n32903 ? sldc7_rdata0_q : slo7_rdata0_q))} : 64'h0000000000000000);
   wire p_mask7 = n32492;
-  wire [63:0] p_data8 = (n32509 ? {(n32902 ? (byp_hi_v8_q ? byp_hi8_q : shi8_rdata0_q) : 32'h00000000), (byp_lo_v8_q ? byp_lo8_q : (n32903 ? sldc8_rdata0_q : slo8_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data8 = (n32509 ? {(n32902 ? (byp_lo_v8_q ? byp_hi8_q : shi8_rdata0_q) : 32'h00000000), (byp_lo_v8_q ? byp_lo8_q : (n32903 ? sldc8_rdata0_q : slo8_rdata0_q))} : 64'h0000000000000000);
   wire p_mask8 = n32509;
-  wire [63:0] p_data9 = (n32526 ? {(n32902 ? (byp_hi_v9_q ? byp_hi9_q : shi9_rdata0_q) : 32'h00000000), (byp_lo_v9_q ? byp_lo9_q : (n32903 ? sldc9_rdata0_q : slo9_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data9 = (n32526 ? {(n32902 ? (byp_lo_v9_q ? byp_hi9_q : shi9_rdata0_q) : 32'h00000000), (byp_lo_v9_q ? byp_lo9_q : (n32903 ? sldc9_rdata0_q : slo9_rdata0_q))} : 64'h0000000000000000);
   wire p_mask9 = n32526;
-  wire [63:0] p_data10 = (n32543 ? {(n32902 ? (byp_hi_v10_q ? byp_hi10_q : shi10_rdata0_q) : 32'h00000000), (byp_lo_v10_q ? byp_lo10_q : (n32903 ? sldc10_rdata0_q : slo10_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data10 = (n32543 ? {(n32902 ? (byp_lo_v10_q ? byp_hi10_q : shi10_rdata0_q) : 32'h00000000), (byp_lo_v10_q ? byp_lo10_q : (n32903 ? sldc10_rdata0_q : slo10_rdata0_q))} : 64'h0000000000000000);
   wire p_mask10 = n32543;
-  wire [63:0] p_data11 = (n32560 ? {(n32902 ? (byp_hi_v11_q ? byp_hi11_q : shi11_rdata0_q) : 32'h00000000), (byp_lo_v11_q ? byp_lo11_q : (n32903 ? sldc11_rdata0_q : slo11_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data11 = (n32560 ? {(n32902 ? (byp_lo_v11_q ? byp_hi11_q : shi11_rdata0_q) : 32'h00000000), (byp_lo_v11_q ? byp_lo11_q : (n32903 ? sldc11_rdata0_q : slo11_rdata0_q))} : 64'h0000000000000000);
   wire p_mask11 = n32560;
-  wire [63:0] p_data12 = (n32577 ? {(n32902 ? (byp_hi_v12_q ? byp_hi12_q : shi12_rdata0_q) : 32'h00000000), (byp_lo_v12_q ? byp_lo12_q : (n32903 ? sldc12_rdata0_q : slo12_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data12 = (n32577 ? {(n32902 ? (byp_lo_v12_q ? byp_hi12_q : shi12_rdata0_q) : 32'h00000000), (byp_lo_v12_q ? byp_lo12_q : (n32903 ? sldc12_rdata0_q : slo12_rdata0_q))} : 64'h0000000000000000);
   wire p_mask12 = n32577;
-  wire [63:0] p_data13 = (n32594 ? {(n32902 ? (byp_hi_v13_q ? byp_hi13_q : shi13_rdata0_q) : 32'h00000000), (byp_lo_v13_q ? byp_lo13_q : (n32903 ? sldc13_rdata0_q : slo13_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data13 = (n32594 ? {(n32902 ? (byp_lo_v13_q ? byp_hi13_q : shi13_rdata0_q) : 32'h00000000), (byp_lo_v13_q ? byp_lo13_q : (n32903 ? sldc13_rdata0_q : slo13_rdata0_q))} : 64'h0000000000000000);
   wire p_mask13 = n32594;
-  wire [63:0] p_data14 = (n32611 ? {(n32902 ? (byp_hi_v14_q ? byp_hi14_q : shi14_rdata0_q) : 32'h00000000), (byp_lo_v14_q ? byp_lo14_q : (n32903 ? sldc14_rdata0_q : slo14_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data14 = (n32611 ? {(n32902 ? (byp_lo_v14_q ? byp_hi14_q : shi14_rdata0_q) : 32'h00000000), (byp_lo_v14_q ? byp_lo14_q : (n32903 ? sldc14_rdata0_q : slo14_rdata0_q))} : 64'h0000000000000000);
   wire p_mask14 = n32611;
-  wire [63:0] p_data15 = (n32628 ? {(n32902 ? (byp_hi_v15_q ? byp_hi15_q : shi15_rdata0_q) : 32'h00000000), (byp_lo_v15_q ? byp_lo15_q : (n32903 ? sldc15_rdata0_q : slo15_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data15 = (n32628 ? {(n32902 ? (byp_lo_v15_q ? byp_hi15_q : shi15_rdata0_q) : 32'h00000000), (byp_lo_v15_q ? byp_lo15_q : (n32903 ? sldc15_rdata0_q : slo15_rdata0_q))} : 64'h0000000000000000);
   wire p_mask15 = n32628;
-  wire [63:0] p_data16 = (n32645 ? {(n32902 ? (byp_hi_v16_q ? byp_hi16_q : shi16_rdata0_q) : 32'h00000000), (byp_lo_v16_q ? byp_lo16_q : (n32903 ? sldc16_rdata0_q : slo16_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data16 = (n32645 ? {(n32902 ? (byp_lo_v16_q ? byp_hi16_q : shi16_rdata0_q) : 32'h00000000), (byp_lo_v16_q ? byp_lo16_q : (n32903 ? sldc16_rdata0_q : slo16_rdata0_q))} : 64'h0000000000000000);
   wire p_mask16 = n32645;
-  wire [63:0] p_data17 = (n32662 ? {(n32902 ? (byp_hi_v17_q ? byp_hi17_q : shi17_rdata0_q) : 32'h00000000), (byp_lo_v17_q ? byp_lo17_q : (n32903 ? sldc17_rdata0_q : slo17_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data17 = (n32662 ? {(n32902 ? (byp_lo_v17_q ? byp_hi17_q : shi17_rdata0_q) : 32'h00000000), (byp_lo_v17_q ? byp_lo17_q : (n32903 ? sldc17_rdata0_q : slo17_rdata0_q))} : 64'h0000000000000000);
   wire p_mask17 = n32662;
-  wire [63:0] p_data18 = (n32679 ? {(n32902 ? (byp_hi_v18_q ? byp_hi18_q : shi18_rdata0_q) : 32'h00000000), (byp_lo_v18_q ? byp_lo18_q : (n32903 ? sldc18_rdata0_q : slo18_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data18 = (n32679 ? {(n32902 ? (byp_lo_v18_q ? byp_hi18_q : shi18_rdata0_q) : 32'h00000000), (byp_lo_v18_q ? byp_lo18_q : (n32903 ? sldc18_rdata0_q : slo18_rdata0_q))} : 64'h0000000000000000);
   wire p_mask18 = n32679;
-  wire [63:0] p_data19 = (n32696 ? {(n32902 ? (byp_hi_v19_q ? byp_hi19_q : shi19_rdata0_q) : 32'h00000000), (byp_lo_v19_q ? byp_lo19_q : (n32903 ? sldc19_rdata0_q : slo19_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data19 = (n32696 ? {(n32902 ? (byp_lo_v19_q ? byp_hi19_q : shi19_rdata0_q) : 32'h00000000), (byp_lo_v19_q ? byp_lo19_q : (n32903 ? sldc19_rdata0_q : slo19_rdata0_q))} : 64'h0000000000000000);
   wire p_mask19 = n32696;
-  wire [63:0] p_data20 = (n32713 ? {(n32902 ? (byp_hi_v20_q ? byp_hi20_q : shi20_rdata0_q) : 32'h00000000), (byp_lo_v20_q ? byp_lo20_q : (n32903 ? sldc20_rdata0_q : slo20_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data20 = (n32713 ? {(n32902 ? (byp_lo_v20_q ? byp_hi20_q : shi20_rdata0_q) : 32'h00000000), (byp_lo_v20_q ? byp_lo20_q : (n32903 ? sldc20_rdata0_q : slo20_rdata0_q))} : 64'h0000000000000000);
   wire p_mask20 = n32713;
-  wire [63:0] p_data21 = (n32730 ? {(n32902 ? (byp_hi_v21_q ? byp_hi21_q : shi21_rdata0_q) : 32'h00000000), (byp_lo_v21_q ? byp_lo21_q : (n32903 ? sldc21_rdata0_q : slo21_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data21 = (n32730 ? {(n32902 ? (byp_lo_v21_q ? byp_hi21_q : shi21_rdata0_q) : 32'h00000000), (byp_lo_v21_q ? byp_lo21_q : (n32903 ? sldc21_rdata0_q : slo21_rdata0_q))} : 64'h0000000000000000);
   wire p_mask21 = n32730;
-  wire [63:0] p_data22 = (n32747 ? {(n32902 ? (byp_hi_v22_q ? byp_hi22_q : shi22_rdata0_q) : 32'h00000000), (byp_lo_v22_q ? byp_lo22_q : (n32903 ? sldc22_rdata0_q : slo22_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data22 = (n32747 ? {(n32902 ? (byp_lo_v22_q ? byp_hi22_q : shi22_rdata0_q) : 32'h00000000), (byp_lo_v22_q ? byp_lo22_q : (n32903 ? sldc22_rdata0_q : slo22_rdata0_q))} : 64'h0000000000000000);
   wire p_mask22 = n32747;
-  wire [63:0] p_data23 = (n32764 ? {(n32902 ? (byp_hi_v23_q ? byp_hi23_q : shi23_rdata0_q) : 32'h00000000), (byp_lo_v23_q ? byp_lo23_q : (n32903 ? sldc23_rdata0_q : slo23_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data23 = (n32764 ? {(n32902 ? (byp_lo_v23_q ? byp_hi23_q : shi23_rdata0_q) : 32'h00000000), (byp_lo_v23_q ? byp_lo23_q : (n32903 ? sldc23_rdata0_q : slo23_rdata0_q))} : 64'h0000000000000000);
   wire p_mask23 = n32764;
-  wire [63:0] p_data24 = (n32781 ? {(n32902 ? (byp_hi_v24_q ? byp_hi24_q : shi24_rdata0_q) : 32'h00000000), (byp_lo_v24_q ? byp_lo24_q : (n32903 ? sldc24_rdata0_q : slo24_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data24 = (n32781 ? {(n32902 ? (byp_lo_v24_q ? byp_hi24_q : shi24_rdata0_q) : 32'h00000000), (byp_lo_v24_q ? byp_lo24_q : (n32903 ? sldc24_rdata0_q : slo24_rdata0_q))} : 64'h0000000000000000);
   wire p_mask24 = n32781;
-  wire [63:0] p_data25 = (n32798 ? {(n32902 ? (byp_hi_v25_q ? byp_hi25_q : shi25_rdata0_q) : 32'h00000000), (byp_lo_v25_q ? byp_lo25_q : (n32903 ? sldc25_rdata0_q : slo25_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data25 = (n32798 ? {(n32902 ? (byp_lo_v25_q ? byp_hi25_q : shi25_rdata0_q) : 32'h00000000), (byp_lo_v25_q ? byp_lo25_q : (n32903 ? sldc25_rdata0_q : slo25_rdata0_q))} : 64'h0000000000000000);
   wire p_mask25 = n32798;
-  wire [63:0] p_data26 = (n32815 ? {(n32902 ? (byp_hi_v26_q ? byp_hi26_q : shi26_rdata0_q) : 32'h00000000), (byp_lo_v26_q ? byp_lo26_q : (n32903 ? sldc26_rdata0_q : slo26_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data26 = (n32815 ? {(n32902 ? (byp_lo_v26_q ? byp_hi26_q : shi26_rdata0_q) : 32'h00000000), (byp_lo_v26_q ? byp_lo26_q : (n32903 ? sldc26_rdata0_q : slo26_rdata0_q))} : 64'h0000000000000000);
   wire p_mask26 = n32815;
-  wire [63:0] p_data27 = (n32832 ? {(n32902 ? (byp_hi_v27_q ? byp_hi27_q : shi27_rdata0_q) : 32'h00000000), (byp_lo_v27_q ? byp_lo27_q : (n32903 ? sldc27_rdata0_q : slo27_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data27 = (n32832 ? {(n32902 ? (byp_lo_v27_q ? byp_hi27_q : shi27_rdata0_q) : 32'h00000000), (byp_lo_v27_q ? byp_lo27_q : (n32903 ? sldc27_rdata0_q : slo27_rdata0_q))} : 64'h0000000000000000);
   wire p_mask27 = n32832;
-  wire [63:0] p_data28 = (n32849 ? {(n32902 ? (byp_hi_v28_q ? byp_hi28_q : shi28_rdata0_q) : 32'h00000000), (byp_lo_v28_q ? byp_lo28_q : (n32903 ? sldc28_rdata0_q : slo28_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data28 = (n32849 ? {(n32902 ? (byp_lo_v28_q ? byp_hi28_q : shi28_rdata0_q) : 32'h00000000), (byp_lo_v28_q ? byp_lo28_q : (n32903 ? sldc28_rdata0_q : slo28_rdata0_q))} : 64'h0000000000000000);
   wire p_mask28 = n32849;
-  wire [63:0] p_data29 = (n32866 ? {(n32902 ? (byp_hi_v29_q ? byp_hi29_q : shi29_rdata0_q) : 32'h00000000), (byp_lo_v29_q ? byp_lo29_q : (n32903 ? sldc29_rdata0_q : slo29_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data29 = (n32866 ? {(n32902 ? (byp_lo_v29_q ? byp_hi29_q : shi29_rdata0_q) : 32'h00000000), (byp_lo_v29_q ? byp_lo29_q : (n32903 ? sldc29_rdata0_q : slo29_rdata0_q))} : 64'h0000000000000000);
   wire p_mask29 = n32866;
-  wire [63:0] p_data30 = (n32883 ? {(n32902 ? (byp_hi_v30_q ? byp_hi30_q : shi30_rdata0_q) : 32'h00000000), (byp_lo_v30_q ? byp_lo30_q : (n32903 ? sldc30_rdata0_q : slo30_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data30 = (n32883 ? {(n32902 ? (byp_lo_v30_q ? byp_hi30_q : shi30_rdata0_q) : 32'h00000000), (byp_lo_v30_q ? byp_lo30_q : (n32903 ? sldc30_rdata0_q : slo30_rdata0_q))} : 64'h0000000000000000);
   wire p_mask30 = n32883;
-  wire [63:0] p_data31 = (n32900 ? {(n32902 ? (byp_hi_v31_q ? byp_hi31_q : shi31_rdata0_q) : 32'h00000000), (byp_lo_v31_q ? byp_lo31_q : (n32903 ? sldc31_rdata0_q : slo31_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data31 = (n32900 ? {(n32902 ? (byp_lo_v31_q ? byp_hi31_q : shi31_rdata0_q) : 32'h00000000), (byp_lo_v31_q ? byp_lo31_q : (n32903 ? sldc31_rdata0_q : slo31_rdata0_q))} : 64'h0000000000000000);
   wire p_mask31 = n32900;
-  wire n33825 = (~(((lsu_op_i == 7'h59) | (lsu_op_i == 7'h5d)) & n783));
-  wire n34416 = (1'h0 | mask0_q);
-  wire n34419 = (n34416 | mask1_q);
-  wire n34422 = (n34419 | mask2_q);
-  wire n34425 = (n34422 | mask3_q);
-  wire n34428 = (n34425 | mask4_q);
-  wire n34431 = (n34428 | mask5_q);
-  wire n34434 = (n34431 | mask6_q);
-  wire n34437 = (n34434 | mask7_q);
-  wire n34440 = (n34437 | mask8_q);
-  wire n34443 = (n34440 | mask9_q);
-  wire n34446 = (n34443 | mask10_q);
-  wire n34449 = (n34446 | mask11_q);
-  wire n34452 = (n34449 | mask12_q);
-  wire n34455 = (n34452 | mask13_q);
-  wire n34458 = (n34455 | mask14_q);
-  wire n34461 = (n34458 | mask15_q);
-  wire n34464 = (n34461 | mask16_q);
-  wire n34467 = (n34464 | mask17_q);
-  wire n34470 = (n34467 | mask18_q);
-  wire n34473 = (n34470 | mask19_q);
-  wire n34476 = (n34473 | mask20_q);
-  wire n34479 = (n34476 | mask21_q);
-  wire n34482 = (n34479 | mask22_q);
-  wire n34485 = (n34482 | mask23_q);
-  wire n34488 = (n34485 | mask24_q);
-  wire n34491 = (n34488 | mask25_q);
-  wire n34494 = (n34491 | mask26_q);
-  wire n34497 = (n34494 | mask27_q);
-  wire n34500 = (n34497 | mask28_q);
-  wire n34503 = (n34500 | mask29_q);
-  wire n34641 = (n2311 & (~errv_q));
+  wire n33793 = (~(((lsu_op_i == 7'h59) | (lsu_op_i == 7'h5d)) & n783));
+  wire n34384 = (1'h0 | mask0_q);
+  wire n34387 = (n34384 | mask1_q);
+  wire n34390 = (n34387 | mask2_q);
+  wire n34393 = (n34390 | mask3_q);
+  wire n34396 = (n34393 | mask4_q);
+  wire n34399 = (n34396 | mask5_q);
+  wire n34402 = (n34399 | mask6_q);
+  wire n34405 = (n34402 | mask7_q);
+  wire n34408 = (n34405 | mask8_q);
+  wire n34411 = (n34408 | mask9_q);
+  wire n34414 = (n34411 | mask10_q);
+  wire n34417 = (n34414 | mask11_q);
+  wire n34420 = (n34417 | mask12_q);
+  wire n34423 = (n34420 | mask13_q);
+  wire n34426 = (n34423 | mask14_q);
+  wire n34429 = (n34426 | mask15_q);
+  wire n34432 = (n34429 | mask16_q);
+  wire n34435 = (n34432 | mask17_q);
+  wire n34438 = (n34435 | mask18_q);
+  wire n34441 = (n34438 | mask19_q);
+  wire n34444 = (n34441 | mask20_q);
+  wire n34447 = (n34444 | mask21_q);
+  wire n34450 = (n34447 | mask22_q);
+  wire n34453 = (n34450 | mask23_q);
+  wire n34456 = (n34453 | mask24_q);
+  wire n34459 = (n34456 | mask25_q);
+  wire n34462 = (n34459 | mask26_q);
+  wire n34465 = (n34462 | mask27_q);
+  wire n34468 = (n34465 | mask28_q);
+  wire n34471 = (n34468 | mask29_q);
+  wire n34609 = (n2311 & (~errv_q));
   wire lsu_idle = (n259 & (~n341));
-  wire n34665 = (n264 & errv_q);
+  wire n34633 = (n264 & errv_q);
   assign pcount_d = ((param_we_i & (pcount_q < n752)) ? n752 : pcount_q);
   assign state_d = (accept ? (n1405 ? 3'h5 : (n1687 ? (n778 ? 3'h5 : (n762 ? 3'h1 : (n767 ? 3'h3 : 3'h4))) : 3'h6)) : ((n260 & sm_ready_i) ? 3'h2 : (n2050 ? ((n2310 & (~sm_err_i)) ? 3'h1 : 3'h5) : ((n265 & (~n341)) ? ((op_q == 7'h5f) ? 3'h5 : ((((op_q == 7'h5c) | (op_q == 7'h5d)) | (op_q == 7'h5e)) ? 3'h1 : ((((op_q == 7'h58) | (op_q == 7'h59)) | (op_q == 7'h5a)) ? 3'h3 : 3'h4))) : (n262 ? ((~n12833) ? (own_q ? 3'h0 : 3'h5) : 3'h3) : (n263 ? ((~n12833) ? (own_q ? 3'h0 : 3'h5) : 3'h4) : ((n264 & lsu_res_ready_i) ? 3'h0 : state_q)))))));
   assign op_d = (accept ? lsu_op_i : op_q);
@@ -10675,9 +10579,9 @@ module lsu_w32_g16_seg_s24_t32 (
   assign tag_d = (accept ? lsu_tag_i : tag_q);
   assign phase_d = (accept ? 1'h0 : ((n2050 & n2310) ? 1'h1 : phase_q));
   assign errv_d = (accept ? n1405 : (errv_q | n2311));
-  assign ecode_d = (accept ? (n1404 ? 8'h01 : (n768 ? 8'h0d : (n762 ? 8'h07 : 8'h08))) : (n34641 ? 8'h07 : ecode_q));
-  assign elane_d = (accept ? (n1404 ? 5'h00 : (n809 ? 5'h00 : (n827 ? 5'h01 : (n845 ? 5'h02 : (n863 ? 5'h03 : (n881 ? 5'h04 : (n899 ? 5'h05 : (n917 ? 5'h06 : (n935 ? 5'h07 : (n953 ? 5'h08 : (n971 ? 5'h09 : (n989 ? 5'h0a : (n1007 ? 5'h0b : (n1025 ? 5'h0c : (n1043 ? 5'h0d : (n1061 ? 5'h0e : (n1079 ? 5'h0f : (n1097 ? 5'h10 : (n1115 ? 5'h11 : (n1133 ? 5'h12 : (n1151 ? 5'h13 : (n1169 ? 5'h14 : (n1187 ? 5'h15 : (n1205 ? 5'h16 : (n1223 ? 5'h17 : (n1241 ? 5'h18 : (n1259 ? 5'h19 : (n1277 ? 5'h1a : (n1295 ? 5'h1b : (n1313 ? 5'h1c : (n1331 ? 5'h1d : (n1349 ? 5'h1e : (n1367 ? 5'h1f : 5'h00))))))))))))))))))))))))))))))))) : (n34641 ? (mask0_q ? 5'h00 : (mask1_q ? 5'h01 : (mask2_q ? 5'h02 : (mask3_q ? 5'h03 : (mask4_q ? 5'h04 : (mask5_q ? 5'h05 : (mask6_q ? 5'h06 : (mask7_q ? 5'h07 : (mask8_q ? 5'h08 : (mask9_q ? 5'h09 : (mask10_q ? 5'h0a : (mask11_q ? 5'h0b : (mask12_q ? 5'h0c : (mask13_q ? 5'h0d : (mask14_q ? 5'h0e : (mask15_q ? 5'h0f : (mask16_q ? 5'h10 : (mask17_q ? 5'h11 : (mask18_q ? 5'h12 : (mask19_q ? 5'h13 : (mask20_q ? 5'h14 : (mask21_q ? 5'h15 : (mask22_q ? 5'h16 : (mask23_q ? 5'h17 : (mask24_q ? 5'h18 : (mask25_q ? 5'h19 : (mask26_q ? 5'h1a : (mask27_q ? 5'h1b : (mask28_q ? 5'h1c : (mask29_q ? 5'h1d : (mask30_q ? 5'h1e : (mask31_q ? 5'h1f : 5'h00)))))))))))))))))))))))))))))))) : elane_q));
-  assign eaddr_d = (accept ? (n1404 ? 32'h00000000 : ((((((((((((((((((((((((((((((((32'h00000000 | ((n809 & (~1'h0)) ? n792 : 32'h00000000)) | ((n827 & (~n1474)) ? n810 : 32'h00000000)) | ((n845 & (~n1477)) ? n828 : 32'h00000000)) | ((n863 & (~n1480)) ? n846 : 32'h00000000)) | ((n881 & (~n1483)) ? n864 : 32'h00000000)) | ((n899 & (~n1486)) ? n882 : 32'h00000000)) | ((n917 & (~n1489)) ? n900 : 32'h00000000)) | ((n935 & (~n1492)) ? n918 : 32'h00000000)) | ((n953 & (~n1495)) ? n936 : 32'h00000000)) | ((n971 & (~n1498)) ? n954 : 32'h00000000)) | ((n989 & (~n1501)) ? n972 : 32'h00000000)) | ((n1007 & (~n1504)) ? n990 : 32'h00000000)) | ((n1025 & (~n1507)) ? n1008 : 32'h00000000)) | ((n1043 & (~n1510)) ? n1026 : 32'h00000000)) | ((n1061 & (~n1513)) ? n1044 : 32'h00000000)) | ((n1079 & (~n1516)) ? n1062 : 32'h00000000)) | ((n1097 & (~n1519)) ? n1080 : 32'h00000000)) | ((n1115 & (~n1522)) ? n1098 : 32'h00000000)) | ((n1133 & (~n1525)) ? n1116 : 32'h00000000)) | ((n1151 & (~n1528)) ? n1134 : 32'h00000000)) | ((n1169 & (~n1531)) ? n1152 : 32'h00000000)) | ((n1187 & (~n1534)) ? n1170 : 32'h00000000)) | ((n1205 & (~n1537)) ? n1188 : 32'h00000000)) | ((n1223 & (~n1540)) ? n1206 : 32'h00000000)) | ((n1241 & (~n1543)) ? n1224 : 32'h00000000)) | ((n1259 & (~n1546)) ? n1242 : 32'h00000000)) | ((n1277 & (~n1549)) ? n1260 : 32'h00000000)) | ((n1295 & (~n1552)) ? n1278 : 32'h00000000)) | ((n1313 & (~n1555)) ? n1296 : 32'h00000000)) | ((n1331 & (~n1558)) ? n1314 : 32'h00000000)) | ((n1349 & (~n1561)) ? n1332 : 32'h00000000)) | ((n1367 & (~(n1561 | n1349))) ? n1350 : 32'h00000000))) : (n34641 ? ((((((((((((((((((((((((((((((((32'h00000000 | ((mask0_q & (~1'h0)) ? addr0_q : 32'h00000000)) | ((mask1_q & (~n34416)) ? addr1_q : 32'h00000000)) | ((mask2_q & (~n34419)) ? addr2_q : 32'h00000000)) | ((mask3_q & (~n34422)) ? addr3_q : 32'h00000000)) | ((mask4_q & (~n34425)) ? addr4_q : 32'h00000000)) | ((mask5_q & (~n34428)) ? addr5_q : 32'h00000000)) | ((mask6_q & (~n34431)) ? addr6_q : 32'h00000000)) | ((mask7_q & (~n34434)) ? addr7_q : 32'h00000000)) | ((mask8_q & (~n34437)) ? addr8_q : 32'h00000000)) | ((mask9_q & (~n34440)) ? addr9_q : 32'h00000000)) | ((mask10_q & (~n34443)) ? addr10_q : 32'h00000000)) | ((mask11_q & (~n34446)) ? addr11_q : 32'h00000000)) | ((mask12_q & (~n34449)) ? addr12_q : 32'h00000000)) | ((mask13_q & (~n34452)) ? addr13_q : 32'h00000000)) | ((mask14_q & (~n34455)) ? addr14_q : 32'h00000000)) | ((mask15_q & (~n34458)) ? addr15_q : 32'h00000000)) | ((mask16_q & (~n34461)) ? addr16_q : 32'h00000000)) | ((mask17_q & (~n34464)) ? addr17_q : 32'h00000000)) | ((mask18_q & (~n34467)) ? addr18_q : 32'h00000000)) | ((mask19_q & (~n34470)) ? addr19_q : 32'h00000000)) | ((mask20_q & (~n34473)) ? addr20_q : 32'h00000000)) | ((mask21_q & (~n34476)) ? addr21_q : 32'h00000000)) | ((mask22_q & (~n34479)) ? addr22_q : 32'h00000000)) | ((mask23_q & (~n34482)) ? addr23_q : 32'h00000000)) | ((mask24_q & (~n34485)) ? addr24_q : 32'h00000000)) | ((mask25_q & (~n34488)) ? addr25_q : 32'h00000000)) | ((mask26_q & (~n34491)) ? addr26_q : 32'h00000000)) | ((mask27_q & (~n34494)) ? addr27_q : 32'h00000000)) | ((mask28_q & (~n34497)) ? addr28_q : 32'h00000000)) | ((mask29_q & (~n34500)) ? addr29_q : 32'h00000000)) | ((mask30_q & (~n34503)) ? addr30_q : 32'h00000000)) | ((mask31_q & (~(n34503 | mask30_q))) ? addr31_q : 32'h00000000)) : eaddr_q));
+  assign ecode_d = (accept ? (n1404 ? 8'h01 : (n768 ? 8'h0d : (n762 ? 8'h07 : 8'h08))) : (n34609 ? 8'h07 : ecode_q));
+  assign elane_d = (accept ? (n1404 ? 5'h00 : (n809 ? 5'h00 : (n827 ? 5'h01 : (n845 ? 5'h02 : (n863 ? 5'h03 : (n881 ? 5'h04 : (n899 ? 5'h05 : (n917 ? 5'h06 : (n935 ? 5'h07 : (n953 ? 5'h08 : (n971 ? 5'h09 : (n989 ? 5'h0a : (n1007 ? 5'h0b : (n1025 ? 5'h0c : (n1043 ? 5'h0d : (n1061 ? 5'h0e : (n1079 ? 5'h0f : (n1097 ? 5'h10 : (n1115 ? 5'h11 : (n1133 ? 5'h12 : (n1151 ? 5'h13 : (n1169 ? 5'h14 : (n1187 ? 5'h15 : (n1205 ? 5'h16 : (n1223 ? 5'h17 : (n1241 ? 5'h18 : (n1259 ? 5'h19 : (n1277 ? 5'h1a : (n1295 ? 5'h1b : (n1313 ? 5'h1c : (n1331 ? 5'h1d : (n1349 ? 5'h1e : (n1367 ? 5'h1f : 5'h00))))))))))))))))))))))))))))))))) : (n34609 ? (mask0_q ? 5'h00 : (mask1_q ? 5'h01 : (mask2_q ? 5'h02 : (mask3_q ? 5'h03 : (mask4_q ? 5'h04 : (mask5_q ? 5'h05 : (mask6_q ? 5'h06 : (mask7_q ? 5'h07 : (mask8_q ? 5'h08 : (mask9_q ? 5'h09 : (mask10_q ? 5'h0a : (mask11_q ? 5'h0b : (mask12_q ? 5'h0c : (mask13_q ? 5'h0d : (mask14_q ? 5'h0e : (mask15_q ? 5'h0f : (mask16_q ? 5'h10 : (mask17_q ? 5'h11 : (mask18_q ? 5'h12 : (mask19_q ? 5'h13 : (mask20_q ? 5'h14 : (mask21_q ? 5'h15 : (mask22_q ? 5'h16 : (mask23_q ? 5'h17 : (mask24_q ? 5'h18 : (mask25_q ? 5'h19 : (mask26_q ? 5'h1a : (mask27_q ? 5'h1b : (mask28_q ? 5'h1c : (mask29_q ? 5'h1d : (mask30_q ? 5'h1e : (mask31_q ? 5'h1f : 5'h00)))))))))))))))))))))))))))))))) : elane_q));
+  assign eaddr_d = (accept ? (n1404 ? 32'h00000000 : ((((((((((((((((((((((((((((((((32'h00000000 | ((n809 & (~1'h0)) ? n792 : 32'h00000000)) | ((n827 & (~n1474)) ? n810 : 32'h00000000)) | ((n845 & (~n1477)) ? n828 : 32'h00000000)) | ((n863 & (~n1480)) ? n846 : 32'h00000000)) | ((n881 & (~n1483)) ? n864 : 32'h00000000)) | ((n899 & (~n1486)) ? n882 : 32'h00000000)) | ((n917 & (~n1489)) ? n900 : 32'h00000000)) | ((n935 & (~n1492)) ? n918 : 32'h00000000)) | ((n953 & (~n1495)) ? n936 : 32'h00000000)) | ((n971 & (~n1498)) ? n954 : 32'h00000000)) | ((n989 & (~n1501)) ? n972 : 32'h00000000)) | ((n1007 & (~n1504)) ? n990 : 32'h00000000)) | ((n1025 & (~n1507)) ? n1008 : 32'h00000000)) | ((n1043 & (~n1510)) ? n1026 : 32'h00000000)) | ((n1061 & (~n1513)) ? n1044 : 32'h00000000)) | ((n1079 & (~n1516)) ? n1062 : 32'h00000000)) | ((n1097 & (~n1519)) ? n1080 : 32'h00000000)) | ((n1115 & (~n1522)) ? n1098 : 32'h00000000)) | ((n1133 & (~n1525)) ? n1116 : 32'h00000000)) | ((n1151 & (~n1528)) ? n1134 : 32'h00000000)) | ((n1169 & (~n1531)) ? n1152 : 32'h00000000)) | ((n1187 & (~n1534)) ? n1170 : 32'h00000000)) | ((n1205 & (~n1537)) ? n1188 : 32'h00000000)) | ((n1223 & (~n1540)) ? n1206 : 32'h00000000)) | ((n1241 & (~n1543)) ? n1224 : 32'h00000000)) | ((n1259 & (~n1546)) ? n1242 : 32'h00000000)) | ((n1277 & (~n1549)) ? n1260 : 32'h00000000)) | ((n1295 & (~n1552)) ? n1278 : 32'h00000000)) | ((n1313 & (~n1555)) ? n1296 : 32'h00000000)) | ((n1331 & (~n1558)) ? n1314 : 32'h00000000)) | ((n1349 & (~n1561)) ? n1332 : 32'h00000000)) | ((n1367 & (~(n1561 | n1349))) ? n1350 : 32'h00000000))) : (n34609 ? ((((((((((((((((((((((((((((((((32'h00000000 | ((mask0_q & (~1'h0)) ? addr0_q : 32'h00000000)) | ((mask1_q & (~n34384)) ? addr1_q : 32'h00000000)) | ((mask2_q & (~n34387)) ? addr2_q : 32'h00000000)) | ((mask3_q & (~n34390)) ? addr3_q : 32'h00000000)) | ((mask4_q & (~n34393)) ? addr4_q : 32'h00000000)) | ((mask5_q & (~n34396)) ? addr5_q : 32'h00000000)) | ((mask6_q & (~n34399)) ? addr6_q : 32'h00000000)) | ((mask7_q & (~n34402)) ? addr7_q : 32'h00000000)) | ((mask8_q & (~n34405)) ? addr8_q : 32'h00000000)) | ((mask9_q & (~n34408)) ? addr9_q : 32'h00000000)) | ((mask10_q & (~n34411)) ? addr10_q : 32'h00000000)) | ((mask11_q & (~n34414)) ? addr11_q : 32'h00000000)) | ((mask12_q & (~n34417)) ? addr12_q : 32'h00000000)) | ((mask13_q & (~n34420)) ? addr13_q : 32'h00000000)) | ((mask14_q & (~n34423)) ? addr14_q : 32'h00000000)) | ((mask15_q & (~n34426)) ? addr15_q : 32'h00000000)) | ((mask16_q & (~n34429)) ? addr16_q : 32'h00000000)) | ((mask17_q & (~n34432)) ? addr17_q : 32'h00000000)) | ((mask18_q & (~n34435)) ? addr18_q : 32'h00000000)) | ((mask19_q & (~n34438)) ? addr19_q : 32'h00000000)) | ((mask20_q & (~n34441)) ? addr20_q : 32'h00000000)) | ((mask21_q & (~n34444)) ? addr21_q : 32'h00000000)) | ((mask22_q & (~n34447)) ? addr22_q : 32'h00000000)) | ((mask23_q & (~n34450)) ? addr23_q : 32'h00000000)) | ((mask24_q & (~n34453)) ? addr24_q : 32'h00000000)) | ((mask25_q & (~n34456)) ? addr25_q : 32'h00000000)) | ((mask26_q & (~n34459)) ? addr26_q : 32'h00000000)) | ((mask27_q & (~n34462)) ? addr27_q : 32'h00000000)) | ((mask28_q & (~n34465)) ? addr28_q : 32'h00000000)) | ((mask29_q & (~n34468)) ? addr29_q : 32'h00000000)) | ((mask30_q & (~n34471)) ? addr30_q : 32'h00000000)) | ((mask31_q & (~(n34471 | mask30_q))) ? addr31_q : 32'h00000000)) : eaddr_q));
   assign issued_d = (accept ? 6'h00 : n12345);
   assign cnt_gm_d = (n12341 ? (cnt_gm_q + 32'h00000001) : cnt_gm_q);
   assign cnt_conf_d = (sm_conflict_i ? (cnt_conf_q + 32'h00000001) : cnt_conf_q);
@@ -10842,38 +10746,38 @@ module lsu_w32_g16_seg_s24_t32 (
   assign lo29_d = (accept ? (n777 ? 32'h00000000 : (n768 ? 32'h00000000 : n99[31:0])) : ((n2285 & (~phase_q)) ? n207 : lo29_q));
   assign lo30_d = (accept ? (n777 ? 32'h00000000 : (n768 ? 32'h00000000 : n100[31:0])) : ((n2293 & (~phase_q)) ? n208 : lo30_q));
   assign lo31_d = (accept ? (n777 ? 32'h00000000 : (n768 ? 32'h00000000 : n101[31:0])) : ((n2301 & (~phase_q)) ? n209 : lo31_q));
-  assign hi0_d = (accept ? (n33825 ? 32'h00000000 : n70[63:32]) : ((n2053 & phase_q) ? n178 : hi0_q));
-  assign hi1_d = (accept ? (n33825 ? 32'h00000000 : n71[63:32]) : ((n2061 & phase_q) ? n179 : hi1_q));
-  assign hi2_d = (accept ? (n33825 ? 32'h00000000 : n72[63:32]) : ((n2069 & phase_q) ? n180 : hi2_q));
-  assign hi3_d = (accept ? (n33825 ? 32'h00000000 : n73[63:32]) : ((n2077 & phase_q) ? n181 : hi3_q));
-  assign hi4_d = (accept ? (n33825 ? 32'h00000000 : n74[63:32]) : ((n2085 & phase_q) ? n182 : hi4_q));
-  assign hi5_d = (accept ? (n33825 ? 32'h00000000 : n75[63:32]) : ((n2093 & phase_q) ? n183 : hi5_q));
-  assign hi6_d = (accept ? (n33825 ? 32'h00000000 : n76[63:32]) : ((n2101 & phase_q) ? n184 : hi6_q));
-  assign hi7_d = (accept ? (n33825 ? 32'h00000000 : n77[63:32]) : ((n2109 & phase_q) ? n185 : hi7_q));
-  assign hi8_d = (accept ? (n33825 ? 32'h00000000 : n78[63:32]) : ((n2117 & phase_q) ? n186 : hi8_q));
-  assign hi9_d = (accept ? (n33825 ? 32'h00000000 : n79[63:32]) : ((n2125 & phase_q) ? n187 : hi9_q));
-  assign hi10_d = (accept ? (n33825 ? 32'h00000000 : n80[63:32]) : ((n2133 & phase_q) ? n188 : hi10_q));
-  assign hi11_d = (accept ? (n33825 ? 32'h00000000 : n81[63:32]) : ((n2141 & phase_q) ? n189 : hi11_q));
-  assign hi12_d = (accept ? (n33825 ? 32'h00000000 : n82[63:32]) : ((n2149 & phase_q) ? n190 : hi12_q));
-  assign hi13_d = (accept ? (n33825 ? 32'h00000000 : n83[63:32]) : ((n2157 & phase_q) ? n191 : hi13_q));
-  assign hi14_d = (accept ? (n33825 ? 32'h00000000 : n84[63:32]) : ((n2165 & phase_q) ? n192 : hi14_q));
-  assign hi15_d = (accept ? (n33825 ? 32'h00000000 : n85[63:32]) : ((n2173 & phase_q) ? n193 : hi15_q));
-  assign hi16_d = (accept ? (n33825 ? 32'h00000000 : n86[63:32]) : ((n2181 & phase_q) ? n194 : hi16_q));
-  assign hi17_d = (accept ? (n33825 ? 32'h00000000 : n87[63:32]) : ((n2189 & phase_q) ? n195 : hi17_q));
-  assign hi18_d = (accept ? (n33825 ? 32'h00000000 : n88[63:32]) : ((n2197 & phase_q) ? n196 : hi18_q));
-  assign hi19_d = (accept ? (n33825 ? 32'h00000000 : n89[63:32]) : ((n2205 & phase_q) ? n197 : hi19_q));
-  assign hi20_d = (accept ? (n33825 ? 32'h00000000 : n90[63:32]) : ((n2213 & phase_q) ? n198 : hi20_q));
-  assign hi21_d = (accept ? (n33825 ? 32'h00000000 : n91[63:32]) : ((n2221 & phase_q) ? n199 : hi21_q));
-  assign hi22_d = (accept ? (n33825 ? 32'h00000000 : n92[63:32]) : ((n2229 & phase_q) ? n200 : hi22_q));
-  assign hi23_d = (accept ? (n33825 ? 32'h00000000 : n93[63:32]) : ((n2237 & phase_q) ? n201 : hi23_q));
-  assign hi24_d = (accept ? (n33825 ? 32'h00000000 : n94[63:32]) : ((n2245 & phase_q) ? n202 : hi24_q));
-  assign hi25_d = (accept ? (n33825 ? 32'h00000000 : n95[63:32]) : ((n2253 & phase_q) ? n203 : hi25_q));
-  assign hi26_d = (accept ? (n33825 ? 32'h00000000 : n96[63:32]) : ((n2261 & phase_q) ? n204 : hi26_q));
-  assign hi27_d = (accept ? (n33825 ? 32'h00000000 : n97[63:32]) : ((n2269 & phase_q) ? n205 : hi27_q));
-  assign hi28_d = (accept ? (n33825 ? 32'h00000000 : n98[63:32]) : ((n2277 & phase_q) ? n206 : hi28_q));
-  assign hi29_d = (accept ? (n33825 ? 32'h00000000 : n99[63:32]) : ((n2285 & phase_q) ? n207 : hi29_q));
-  assign hi30_d = (accept ? (n33825 ? 32'h00000000 : n100[63:32]) : ((n2293 & phase_q) ? n208 : hi30_q));
-  assign hi31_d = (accept ? (n33825 ? 32'h00000000 : n101[63:32]) : ((n2301 & phase_q) ? n209 : hi31_q));
+  assign hi0_d = (accept ? (n33793 ? 32'h00000000 : n70[63:32]) : ((n2053 & phase_q) ? n178 : hi0_q));
+  assign hi1_d = (accept ? (n33793 ? 32'h00000000 : n71[63:32]) : ((n2061 & phase_q) ? n179 : hi1_q));
+  assign hi2_d = (accept ? (n33793 ? 32'h00000000 : n72[63:32]) : ((n2069 & phase_q) ? n180 : hi2_q));
+  assign hi3_d = (accept ? (n33793 ? 32'h00000000 : n73[63:32]) : ((n2077 & phase_q) ? n181 : hi3_q));
+  assign hi4_d = (accept ? (n33793 ? 32'h00000000 : n74[63:32]) : ((n2085 & phase_q) ? n182 : hi4_q));
+  assign hi5_d = (accept ? (n33793 ? 32'h00000000 : n75[63:32]) : ((n2093 & phase_q) ? n183 : hi5_q));
+  assign hi6_d = (accept ? (n33793 ? 32'h00000000 : n76[63:32]) : ((n2101 & phase_q) ? n184 : hi6_q));
+  assign hi7_d = (accept ? (n33793 ? 32'h00000000 : n77[63:32]) : ((n2109 & phase_q) ? n185 : hi7_q));
+  assign hi8_d = (accept ? (n33793 ? 32'h00000000 : n78[63:32]) : ((n2117 & phase_q) ? n186 : hi8_q));
+  assign hi9_d = (accept ? (n33793 ? 32'h00000000 : n79[63:32]) : ((n2125 & phase_q) ? n187 : hi9_q));
+  assign hi10_d = (accept ? (n33793 ? 32'h00000000 : n80[63:32]) : ((n2133 & phase_q) ? n188 : hi10_q));
+  assign hi11_d = (accept ? (n33793 ? 32'h00000000 : n81[63:32]) : ((n2141 & phase_q) ? n189 : hi11_q));
+  assign hi12_d = (accept ? (n33793 ? 32'h00000000 : n82[63:32]) : ((n2149 & phase_q) ? n190 : hi12_q));
+  assign hi13_d = (accept ? (n33793 ? 32'h00000000 : n83[63:32]) : ((n2157 & phase_q) ? n191 : hi13_q));
+  assign hi14_d = (accept ? (n33793 ? 32'h00000000 : n84[63:32]) : ((n2165 & phase_q) ? n192 : hi14_q));
+  assign hi15_d = (accept ? (n33793 ? 32'h00000000 : n85[63:32]) : ((n2173 & phase_q) ? n193 : hi15_q));
+  assign hi16_d = (accept ? (n33793 ? 32'h00000000 : n86[63:32]) : ((n2181 & phase_q) ? n194 : hi16_q));
+  assign hi17_d = (accept ? (n33793 ? 32'h00000000 : n87[63:32]) : ((n2189 & phase_q) ? n195 : hi17_q));
+  assign hi18_d = (accept ? (n33793 ? 32'h00000000 : n88[63:32]) : ((n2197 & phase_q) ? n196 : hi18_q));
+  assign hi19_d = (accept ? (n33793 ? 32'h00000000 : n89[63:32]) : ((n2205 & phase_q) ? n197 : hi19_q));
+  assign hi20_d = (accept ? (n33793 ? 32'h00000000 : n90[63:32]) : ((n2213 & phase_q) ? n198 : hi20_q));
+  assign hi21_d = (accept ? (n33793 ? 32'h00000000 : n91[63:32]) : ((n2221 & phase_q) ? n199 : hi21_q));
+  assign hi22_d = (accept ? (n33793 ? 32'h00000000 : n92[63:32]) : ((n2229 & phase_q) ? n200 : hi22_q));
+  assign hi23_d = (accept ? (n33793 ? 32'h00000000 : n93[63:32]) : ((n2237 & phase_q) ? n201 : hi23_q));
+  assign hi24_d = (accept ? (n33793 ? 32'h00000000 : n94[63:32]) : ((n2245 & phase_q) ? n202 : hi24_q));
+  assign hi25_d = (accept ? (n33793 ? 32'h00000000 : n95[63:32]) : ((n2253 & phase_q) ? n203 : hi25_q));
+  assign hi26_d = (accept ? (n33793 ? 32'h00000000 : n96[63:32]) : ((n2261 & phase_q) ? n204 : hi26_q));
+  assign hi27_d = (accept ? (n33793 ? 32'h00000000 : n97[63:32]) : ((n2269 & phase_q) ? n205 : hi27_q));
+  assign hi28_d = (accept ? (n33793 ? 32'h00000000 : n98[63:32]) : ((n2277 & phase_q) ? n206 : hi28_q));
+  assign hi29_d = (accept ? (n33793 ? 32'h00000000 : n99[63:32]) : ((n2285 & phase_q) ? n207 : hi29_q));
+  assign hi30_d = (accept ? (n33793 ? 32'h00000000 : n100[63:32]) : ((n2293 & phase_q) ? n208 : hi30_q));
+  assign hi31_d = (accept ? (n33793 ? 32'h00000000 : n101[63:32]) : ((n2301 & phase_q) ? n209 : hi31_q));
   assign cmp0_d = (accept ? lsu_c_i[31:0] : cmp0_q);
   assign cmp1_d = (accept ? lsu_c_i[63:32] : cmp1_q);
   assign cmp2_d = (accept ? lsu_c_i[95:64] : cmp2_q);
@@ -13470,133 +13374,101 @@ module lsu_w32_g16_seg_s24_t32 (
   assign t30_slot_d = (n18720 ? fslot_q : t30_slot_q);
   assign t31_slot_d = (n18730 ? fslot_q : t31_slot_q);
   assign byp_lo_v0_d = (n32964 | n32965);
-  assign byp_lo_v1_d = (n32989 | n32990);
-  assign byp_lo_v2_d = (n33014 | n33015);
-  assign byp_lo_v3_d = (n33039 | n33040);
-  assign byp_lo_v4_d = (n33064 | n33065);
-  assign byp_lo_v5_d = (n33089 | n33090);
-  assign byp_lo_v6_d = (n33114 | n33115);
-  assign byp_lo_v7_d = (n33139 | n33140);
-  assign byp_lo_v8_d = (n33164 | n33165);
-  assign byp_lo_v9_d = (n33189 | n33190);
-  assign byp_lo_v10_d = (n33214 | n33215);
-  assign byp_lo_v11_d = (n33239 | n33240);
-  assign byp_lo_v12_d = (n33264 | n33265);
-  assign byp_lo_v13_d = (n33289 | n33290);
-  assign byp_lo_v14_d = (n33314 | n33315);
-  assign byp_lo_v15_d = (n33339 | n33340);
-  assign byp_lo_v16_d = (n33364 | n33365);
-  assign byp_lo_v17_d = (n33389 | n33390);
-  assign byp_lo_v18_d = (n33414 | n33415);
-  assign byp_lo_v19_d = (n33439 | n33440);
-  assign byp_lo_v20_d = (n33464 | n33465);
-  assign byp_lo_v21_d = (n33489 | n33490);
-  assign byp_lo_v22_d = (n33514 | n33515);
-  assign byp_lo_v23_d = (n33539 | n33540);
-  assign byp_lo_v24_d = (n33564 | n33565);
-  assign byp_lo_v25_d = (n33589 | n33590);
-  assign byp_lo_v26_d = (n33614 | n33615);
-  assign byp_lo_v27_d = (n33639 | n33640);
-  assign byp_lo_v28_d = (n33664 | n33665);
-  assign byp_lo_v29_d = (n33689 | n33690);
-  assign byp_lo_v30_d = (n33714 | n33715);
-  assign byp_lo_v31_d = (n33739 | n33740);
-  assign byp_hi_v0_d = n32972;
-  assign byp_hi_v1_d = n32997;
-  assign byp_hi_v2_d = n33022;
-  assign byp_hi_v3_d = n33047;
-  assign byp_hi_v4_d = n33072;
-  assign byp_hi_v5_d = n33097;
-  assign byp_hi_v6_d = n33122;
-  assign byp_hi_v7_d = n33147;
-  assign byp_hi_v8_d = n33172;
-  assign byp_hi_v9_d = n33197;
-  assign byp_hi_v10_d = n33222;
-  assign byp_hi_v11_d = n33247;
-  assign byp_hi_v12_d = n33272;
-  assign byp_hi_v13_d = n33297;
-  assign byp_hi_v14_d = n33322;
-  assign byp_hi_v15_d = n33347;
-  assign byp_hi_v16_d = n33372;
-  assign byp_hi_v17_d = n33397;
-  assign byp_hi_v18_d = n33422;
-  assign byp_hi_v19_d = n33447;
-  assign byp_hi_v20_d = n33472;
-  assign byp_hi_v21_d = n33497;
-  assign byp_hi_v22_d = n33522;
-  assign byp_hi_v23_d = n33547;
-  assign byp_hi_v24_d = n33572;
-  assign byp_hi_v25_d = n33597;
-  assign byp_hi_v26_d = n33622;
-  assign byp_hi_v27_d = n33647;
-  assign byp_hi_v28_d = n33672;
-  assign byp_hi_v29_d = n33697;
-  assign byp_hi_v30_d = n33722;
-  assign byp_hi_v31_d = n33747;
+  assign byp_lo_v1_d = (n32988 | n32989);
+  assign byp_lo_v2_d = (n33012 | n33013);
+  assign byp_lo_v3_d = (n33036 | n33037);
+  assign byp_lo_v4_d = (n33060 | n33061);
+  assign byp_lo_v5_d = (n33084 | n33085);
+  assign byp_lo_v6_d = (n33108 | n33109);
+  assign byp_lo_v7_d = (n33132 | n33133);
+  assign byp_lo_v8_d = (n33156 | n33157);
+  assign byp_lo_v9_d = (n33180 | n33181);
+  assign byp_lo_v10_d = (n33204 | n33205);
+  assign byp_lo_v11_d = (n33228 | n33229);
+  assign byp_lo_v12_d = (n33252 | n33253);
+  assign byp_lo_v13_d = (n33276 | n33277);
+  assign byp_lo_v14_d = (n33300 | n33301);
+  assign byp_lo_v15_d = (n33324 | n33325);
+  assign byp_lo_v16_d = (n33348 | n33349);
+  assign byp_lo_v17_d = (n33372 | n33373);
+  assign byp_lo_v18_d = (n33396 | n33397);
+  assign byp_lo_v19_d = (n33420 | n33421);
+  assign byp_lo_v20_d = (n33444 | n33445);
+  assign byp_lo_v21_d = (n33468 | n33469);
+  assign byp_lo_v22_d = (n33492 | n33493);
+  assign byp_lo_v23_d = (n33516 | n33517);
+  assign byp_lo_v24_d = (n33540 | n33541);
+  assign byp_lo_v25_d = (n33564 | n33565);
+  assign byp_lo_v26_d = (n33588 | n33589);
+  assign byp_lo_v27_d = (n33612 | n33613);
+  assign byp_lo_v28_d = (n33636 | n33637);
+  assign byp_lo_v29_d = (n33660 | n33661);
+  assign byp_lo_v30_d = (n33684 | n33685);
+  assign byp_lo_v31_d = (n33708 | n33709);
   assign byp_lo0_d = ((n32964 | n32965) ? (n32964 ? n13574 : params_rdata0_q) : byp_lo0_q);
-  assign byp_lo1_d = ((n32989 | n32990) ? (n32989 ? n13729 : params_rdata0_q) : byp_lo1_q);
-  assign byp_lo2_d = ((n33014 | n33015) ? (n33014 ? n13884 : params_rdata0_q) : byp_lo2_q);
-  assign byp_lo3_d = ((n33039 | n33040) ? (n33039 ? n14039 : params_rdata0_q) : byp_lo3_q);
-  assign byp_lo4_d = ((n33064 | n33065) ? (n33064 ? n14194 : params_rdata0_q) : byp_lo4_q);
-  assign byp_lo5_d = ((n33089 | n33090) ? (n33089 ? n14349 : params_rdata0_q) : byp_lo5_q);
-  assign byp_lo6_d = ((n33114 | n33115) ? (n33114 ? n14504 : params_rdata0_q) : byp_lo6_q);
-  assign byp_lo7_d = ((n33139 | n33140) ? (n33139 ? n14659 : params_rdata0_q) : byp_lo7_q);
-  assign byp_lo8_d = ((n33164 | n33165) ? (n33164 ? n14814 : params_rdata0_q) : byp_lo8_q);
-  assign byp_lo9_d = ((n33189 | n33190) ? (n33189 ? n14969 : params_rdata0_q) : byp_lo9_q);
-  assign byp_lo10_d = ((n33214 | n33215) ? (n33214 ? n15124 : params_rdata0_q) : byp_lo10_q);
-  assign byp_lo11_d = ((n33239 | n33240) ? (n33239 ? n15279 : params_rdata0_q) : byp_lo11_q);
-  assign byp_lo12_d = ((n33264 | n33265) ? (n33264 ? n15434 : params_rdata0_q) : byp_lo12_q);
-  assign byp_lo13_d = ((n33289 | n33290) ? (n33289 ? n15589 : params_rdata0_q) : byp_lo13_q);
-  assign byp_lo14_d = ((n33314 | n33315) ? (n33314 ? n15744 : params_rdata0_q) : byp_lo14_q);
-  assign byp_lo15_d = ((n33339 | n33340) ? (n33339 ? n15899 : params_rdata0_q) : byp_lo15_q);
-  assign byp_lo16_d = ((n33364 | n33365) ? (n33364 ? n16054 : params_rdata0_q) : byp_lo16_q);
-  assign byp_lo17_d = ((n33389 | n33390) ? (n33389 ? n16209 : params_rdata0_q) : byp_lo17_q);
-  assign byp_lo18_d = ((n33414 | n33415) ? (n33414 ? n16364 : params_rdata0_q) : byp_lo18_q);
-  assign byp_lo19_d = ((n33439 | n33440) ? (n33439 ? n16519 : params_rdata0_q) : byp_lo19_q);
-  assign byp_lo20_d = ((n33464 | n33465) ? (n33464 ? n16674 : params_rdata0_q) : byp_lo20_q);
-  assign byp_lo21_d = ((n33489 | n33490) ? (n33489 ? n16829 : params_rdata0_q) : byp_lo21_q);
-  assign byp_lo22_d = ((n33514 | n33515) ? (n33514 ? n16984 : params_rdata0_q) : byp_lo22_q);
-  assign byp_lo23_d = ((n33539 | n33540) ? (n33539 ? n17139 : params_rdata0_q) : byp_lo23_q);
-  assign byp_lo24_d = ((n33564 | n33565) ? (n33564 ? n17294 : params_rdata0_q) : byp_lo24_q);
-  assign byp_lo25_d = ((n33589 | n33590) ? (n33589 ? n17449 : params_rdata0_q) : byp_lo25_q);
-  assign byp_lo26_d = ((n33614 | n33615) ? (n33614 ? n17604 : params_rdata0_q) : byp_lo26_q);
-  assign byp_lo27_d = ((n33639 | n33640) ? (n33639 ? n17759 : params_rdata0_q) : byp_lo27_q);
-  assign byp_lo28_d = ((n33664 | n33665) ? (n33664 ? n17914 : params_rdata0_q) : byp_lo28_q);
-  assign byp_lo29_d = ((n33689 | n33690) ? (n33689 ? n18069 : params_rdata0_q) : byp_lo29_q);
-  assign byp_lo30_d = ((n33714 | n33715) ? (n33714 ? n18224 : params_rdata0_q) : byp_lo30_q);
-  assign byp_lo31_d = ((n33739 | n33740) ? (n33739 ? n18379 : params_rdata0_q) : byp_lo31_q);
-  assign byp_hi0_d = (n32972 ? n13611 : byp_hi0_q);
-  assign byp_hi1_d = (n32997 ? n13766 : byp_hi1_q);
-  assign byp_hi2_d = (n33022 ? n13921 : byp_hi2_q);
-  assign byp_hi3_d = (n33047 ? n14076 : byp_hi3_q);
-  assign byp_hi4_d = (n33072 ? n14231 : byp_hi4_q);
-  assign byp_hi5_d = (n33097 ? n14386 : byp_hi5_q);
-  assign byp_hi6_d = (n33122 ? n14541 : byp_hi6_q);
-  assign byp_hi7_d = (n33147 ? n14696 : byp_hi7_q);
-  assign byp_hi8_d = (n33172 ? n14851 : byp_hi8_q);
-  assign byp_hi9_d = (n33197 ? n15006 : byp_hi9_q);
-  assign byp_hi10_d = (n33222 ? n15161 : byp_hi10_q);
-  assign byp_hi11_d = (n33247 ? n15316 : byp_hi11_q);
-  assign byp_hi12_d = (n33272 ? n15471 : byp_hi12_q);
-  assign byp_hi13_d = (n33297 ? n15626 : byp_hi13_q);
-  assign byp_hi14_d = (n33322 ? n15781 : byp_hi14_q);
-  assign byp_hi15_d = (n33347 ? n15936 : byp_hi15_q);
-  assign byp_hi16_d = (n33372 ? n16091 : byp_hi16_q);
-  assign byp_hi17_d = (n33397 ? n16246 : byp_hi17_q);
-  assign byp_hi18_d = (n33422 ? n16401 : byp_hi18_q);
-  assign byp_hi19_d = (n33447 ? n16556 : byp_hi19_q);
-  assign byp_hi20_d = (n33472 ? n16711 : byp_hi20_q);
-  assign byp_hi21_d = (n33497 ? n16866 : byp_hi21_q);
-  assign byp_hi22_d = (n33522 ? n17021 : byp_hi22_q);
-  assign byp_hi23_d = (n33547 ? n17176 : byp_hi23_q);
-  assign byp_hi24_d = (n33572 ? n17331 : byp_hi24_q);
-  assign byp_hi25_d = (n33597 ? n17486 : byp_hi25_q);
-  assign byp_hi26_d = (n33622 ? n17641 : byp_hi26_q);
-  assign byp_hi27_d = (n33647 ? n17796 : byp_hi27_q);
-  assign byp_hi28_d = (n33672 ? n17951 : byp_hi28_q);
-  assign byp_hi29_d = (n33697 ? n18106 : byp_hi29_q);
-  assign byp_hi30_d = (n33722 ? n18261 : byp_hi30_q);
-  assign byp_hi31_d = (n33747 ? n18416 : byp_hi31_q);
+  assign byp_lo1_d = ((n32988 | n32989) ? (n32988 ? n13729 : params_rdata0_q) : byp_lo1_q);
+  assign byp_lo2_d = ((n33012 | n33013) ? (n33012 ? n13884 : params_rdata0_q) : byp_lo2_q);
+  assign byp_lo3_d = ((n33036 | n33037) ? (n33036 ? n14039 : params_rdata0_q) : byp_lo3_q);
+  assign byp_lo4_d = ((n33060 | n33061) ? (n33060 ? n14194 : params_rdata0_q) : byp_lo4_q);
+  assign byp_lo5_d = ((n33084 | n33085) ? (n33084 ? n14349 : params_rdata0_q) : byp_lo5_q);
+  assign byp_lo6_d = ((n33108 | n33109) ? (n33108 ? n14504 : params_rdata0_q) : byp_lo6_q);
+  assign byp_lo7_d = ((n33132 | n33133) ? (n33132 ? n14659 : params_rdata0_q) : byp_lo7_q);
+  assign byp_lo8_d = ((n33156 | n33157) ? (n33156 ? n14814 : params_rdata0_q) : byp_lo8_q);
+  assign byp_lo9_d = ((n33180 | n33181) ? (n33180 ? n14969 : params_rdata0_q) : byp_lo9_q);
+  assign byp_lo10_d = ((n33204 | n33205) ? (n33204 ? n15124 : params_rdata0_q) : byp_lo10_q);
+  assign byp_lo11_d = ((n33228 | n33229) ? (n33228 ? n15279 : params_rdata0_q) : byp_lo11_q);
+  assign byp_lo12_d = ((n33252 | n33253) ? (n33252 ? n15434 : params_rdata0_q) : byp_lo12_q);
+  assign byp_lo13_d = ((n33276 | n33277) ? (n33276 ? n15589 : params_rdata0_q) : byp_lo13_q);
+  assign byp_lo14_d = ((n33300 | n33301) ? (n33300 ? n15744 : params_rdata0_q) : byp_lo14_q);
+  assign byp_lo15_d = ((n33324 | n33325) ? (n33324 ? n15899 : params_rdata0_q) : byp_lo15_q);
+  assign byp_lo16_d = ((n33348 | n33349) ? (n33348 ? n16054 : params_rdata0_q) : byp_lo16_q);
+  assign byp_lo17_d = ((n33372 | n33373) ? (n33372 ? n16209 : params_rdata0_q) : byp_lo17_q);
+  assign byp_lo18_d = ((n33396 | n33397) ? (n33396 ? n16364 : params_rdata0_q) : byp_lo18_q);
+  assign byp_lo19_d = ((n33420 | n33421) ? (n33420 ? n16519 : params_rdata0_q) : byp_lo19_q);
+  assign byp_lo20_d = ((n33444 | n33445) ? (n33444 ? n16674 : params_rdata0_q) : byp_lo20_q);
+  assign byp_lo21_d = ((n33468 | n33469) ? (n33468 ? n16829 : params_rdata0_q) : byp_lo21_q);
+  assign byp_lo22_d = ((n33492 | n33493) ? (n33492 ? n16984 : params_rdata0_q) : byp_lo22_q);
+  assign byp_lo23_d = ((n33516 | n33517) ? (n33516 ? n17139 : params_rdata0_q) : byp_lo23_q);
+  assign byp_lo24_d = ((n33540 | n33541) ? (n33540 ? n17294 : params_rdata0_q) : byp_lo24_q);
+  assign byp_lo25_d = ((n33564 | n33565) ? (n33564 ? n17449 : params_rdata0_q) : byp_lo25_q);
+  assign byp_lo26_d = ((n33588 | n33589) ? (n33588 ? n17604 : params_rdata0_q) : byp_lo26_q);
+  assign byp_lo27_d = ((n33612 | n33613) ? (n33612 ? n17759 : params_rdata0_q) : byp_lo27_q);
+  assign byp_lo28_d = ((n33636 | n33637) ? (n33636 ? n17914 : params_rdata0_q) : byp_lo28_q);
+  assign byp_lo29_d = ((n33660 | n33661) ? (n33660 ? n18069 : params_rdata0_q) : byp_lo29_q);
+  assign byp_lo30_d = ((n33684 | n33685) ? (n33684 ? n18224 : params_rdata0_q) : byp_lo30_q);
+  assign byp_lo31_d = ((n33708 | n33709) ? (n33708 ? n18379 : params_rdata0_q) : byp_lo31_q);
+  assign byp_hi0_d = ((n32960 & n32956) ? n13611 : byp_hi0_q);
+  assign byp_hi1_d = ((n32984 & n32956) ? n13766 : byp_hi1_q);
+  assign byp_hi2_d = ((n33008 & n32956) ? n13921 : byp_hi2_q);
+  assign byp_hi3_d = ((n33032 & n32956) ? n14076 : byp_hi3_q);
+  assign byp_hi4_d = ((n33056 & n32956) ? n14231 : byp_hi4_q);
+  assign byp_hi5_d = ((n33080 & n32956) ? n14386 : byp_hi5_q);
+  assign byp_hi6_d = ((n33104 & n32956) ? n14541 : byp_hi6_q);
+  assign byp_hi7_d = ((n33128 & n32956) ? n14696 : byp_hi7_q);
+  assign byp_hi8_d = ((n33152 & n32956) ? n14851 : byp_hi8_q);
+  assign byp_hi9_d = ((n33176 & n32956) ? n15006 : byp_hi9_q);
+  assign byp_hi10_d = ((n33200 & n32956) ? n15161 : byp_hi10_q);
+  assign byp_hi11_d = ((n33224 & n32956) ? n15316 : byp_hi11_q);
+  assign byp_hi12_d = ((n33248 & n32956) ? n15471 : byp_hi12_q);
+  assign byp_hi13_d = ((n33272 & n32956) ? n15626 : byp_hi13_q);
+  assign byp_hi14_d = ((n33296 & n32956) ? n15781 : byp_hi14_q);
+  assign byp_hi15_d = ((n33320 & n32956) ? n15936 : byp_hi15_q);
+  assign byp_hi16_d = ((n33344 & n32956) ? n16091 : byp_hi16_q);
+  assign byp_hi17_d = ((n33368 & n32956) ? n16246 : byp_hi17_q);
+  assign byp_hi18_d = ((n33392 & n32956) ? n16401 : byp_hi18_q);
+  assign byp_hi19_d = ((n33416 & n32956) ? n16556 : byp_hi19_q);
+  assign byp_hi20_d = ((n33440 & n32956) ? n16711 : byp_hi20_q);
+  assign byp_hi21_d = ((n33464 & n32956) ? n16866 : byp_hi21_q);
+  assign byp_hi22_d = ((n33488 & n32956) ? n17021 : byp_hi22_q);
+  assign byp_hi23_d = ((n33512 & n32956) ? n17176 : byp_hi23_q);
+  assign byp_hi24_d = ((n33536 & n32956) ? n17331 : byp_hi24_q);
+  assign byp_hi25_d = ((n33560 & n32956) ? n17486 : byp_hi25_q);
+  assign byp_hi26_d = ((n33584 & n32956) ? n17641 : byp_hi26_q);
+  assign byp_hi27_d = ((n33608 & n32956) ? n17796 : byp_hi27_q);
+  assign byp_hi28_d = ((n33632 & n32956) ? n17951 : byp_hi28_q);
+  assign byp_hi29_d = ((n33656 & n32956) ? n18106 : byp_hi29_q);
+  assign byp_hi30_d = ((n33680 & n32956) ? n18261 : byp_hi30_q);
+  assign byp_hi31_d = ((n33704 & n32956) ? n18416 : byp_hi31_q);
   assign lsu_ready_o = ready;
   assign sm_req_valid_o = n260;
   assign sm_op_o = (n260 ? (n506 ? ({{1{1'b0}}, aop_q} + 4'h2) : (n503 ? 4'h1 : 4'h0)) : 4'h0);
@@ -13616,17 +13488,17 @@ module lsu_w32_g16_seg_s24_t32 (
   assign lsu_res_tag_o = (n264 ? tag_q : (n18976 ? s23_tag_q : (n18973 ? s22_tag_q : (n18970 ? s21_tag_q : (n18967 ? s20_tag_q : (n18964 ? s19_tag_q : (n18961 ? s18_tag_q : (n18958 ? s17_tag_q : (n18955 ? s16_tag_q : (n18952 ? s15_tag_q : (n18949 ? s14_tag_q : (n18946 ? s13_tag_q : (n18943 ? s12_tag_q : (n18940 ? s11_tag_q : (n18937 ? s10_tag_q : (n18934 ? s9_tag_q : (n18931 ? s8_tag_q : (n18928 ? s7_tag_q : (n18925 ? s6_tag_q : (n18922 ? s5_tag_q : (n18919 ? s4_tag_q : (n18916 ? s3_tag_q : (n18913 ? s2_tag_q : (n18910 ? s1_tag_q : (n18907 ? s0_tag_q : 32'h00000000)))))))))))))))))))))))));
   assign lsu_res_mask_o = {(n264 ? mask31_q : p_mask31), (n264 ? mask30_q : p_mask30), (n264 ? mask29_q : p_mask29), (n264 ? mask28_q : p_mask28), (n264 ? mask27_q : p_mask27), (n264 ? mask26_q : p_mask26), (n264 ? mask25_q : p_mask25), (n264 ? mask24_q : p_mask24), (n264 ? mask23_q : p_mask23), (n264 ? mask22_q : p_mask22), (n264 ? mask21_q : p_mask21), (n264 ? mask20_q : p_mask20), (n264 ? mask19_q : p_mask19), (n264 ? mask18_q : p_mask18), (n264 ? mask17_q : p_mask17), (n264 ? mask16_q : p_mask16), (n264 ? mask15_q : p_mask15), (n264 ? mask14_q : p_mask14), (n264 ? mask13_q : p_mask13), (n264 ? mask12_q : p_mask12), (n264 ? mask11_q : p_mask11), (n264 ? mask10_q : p_mask10), (n264 ? mask9_q : p_mask9), (n264 ? mask8_q : p_mask8), (n264 ? mask7_q : p_mask7), (n264 ? mask6_q : p_mask6), (n264 ? mask5_q : p_mask5), (n264 ? mask4_q : p_mask4), (n264 ? mask3_q : p_mask3), (n264 ? mask2_q : p_mask2), (n264 ? mask1_q : p_mask1), (n264 ? mask0_q : p_mask0)};
   assign lsu_res_data_o = {(n264 ? {hi31_q, lo31_q} : p_data31), (n264 ? {hi30_q, lo30_q} : p_data30), (n264 ? {hi29_q, lo29_q} : p_data29), (n264 ? {hi28_q, lo28_q} : p_data28), (n264 ? {hi27_q, lo27_q} : p_data27), (n264 ? {hi26_q, lo26_q} : p_data26), (n264 ? {hi25_q, lo25_q} : p_data25), (n264 ? {hi24_q, lo24_q} : p_data24), (n264 ? {hi23_q, lo23_q} : p_data23), (n264 ? {hi22_q, lo22_q} : p_data22), (n264 ? {hi21_q, lo21_q} : p_data21), (n264 ? {hi20_q, lo20_q} : p_data20), (n264 ? {hi19_q, lo19_q} : p_data19), (n264 ? {hi18_q, lo18_q} : p_data18), (n264 ? {hi17_q, lo17_q} : p_data17), (n264 ? {hi16_q, lo16_q} : p_data16), (n264 ? {hi15_q, lo15_q} : p_data15), (n264 ? {hi14_q, lo14_q} : p_data14), (n264 ? {hi13_q, lo13_q} : p_data13), (n264 ? {hi12_q, lo12_q} : p_data12), (n264 ? {hi11_q, lo11_q} : p_data11), (n264 ? {hi10_q, lo10_q} : p_data10), (n264 ? {hi9_q, lo9_q} : p_data9), (n264 ? {hi8_q, lo8_q} : p_data8), (n264 ? {hi7_q, lo7_q} : p_data7), (n264 ? {hi6_q, lo6_q} : p_data6), (n264 ? {hi5_q, lo5_q} : p_data5), (n264 ? {hi4_q, lo4_q} : p_data4), (n264 ? {hi3_q, lo3_q} : p_data3), (n264 ? {hi2_q, lo2_q} : p_data2), (n264 ? {hi1_q, lo1_q} : p_data1), (n264 ? {hi0_q, lo0_q} : p_data0)};
-  assign lsu_res_err_o = n34665;
-  assign lsu_res_err_code_o = (n34665 ? ecode_q : 8'h00);
+  assign lsu_res_err_o = n34633;
+  assign lsu_res_err_code_o = (n34633 ? ecode_q : 8'h00);
   assign lsu_idle_o = lsu_idle;
   assign cnt_gm_req_o = cnt_gm_q;
   assign cnt_sm_conf_o = cnt_conf_q;
   assign cnt_busy_o = cnt_busy_q;
-  assign err_o = n34665;
-  assign err_code_o = (n34665 ? ecode_q : 8'h00);
-  assign err_warp_o = (n34665 ? n1688 : 6'h00);
-  assign err_lane_o = (n34665 ? elane_q : 5'h00);
-  assign err_addr_o = (n34665 ? eaddr_q : 32'h00000000);
+  assign err_o = n34633;
+  assign err_code_o = (n34633 ? ecode_q : 8'h00);
+  assign err_warp_o = (n34633 ? n1688 : 6'h00);
+  assign err_lane_o = (n34633 ? elane_q : 5'h00);
+  assign err_addr_o = (n34633 ? eaddr_q : 32'h00000000);
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -16464,38 +16336,6 @@ module lsu_w32_g16_seg_s24_t32 (
       byp_lo_v29_q <= 1'h0;
       byp_lo_v30_q <= 1'h0;
       byp_lo_v31_q <= 1'h0;
-      byp_hi_v0_q <= 1'h0;
-      byp_hi_v1_q <= 1'h0;
-      byp_hi_v2_q <= 1'h0;
-      byp_hi_v3_q <= 1'h0;
-      byp_hi_v4_q <= 1'h0;
-      byp_hi_v5_q <= 1'h0;
-      byp_hi_v6_q <= 1'h0;
-      byp_hi_v7_q <= 1'h0;
-      byp_hi_v8_q <= 1'h0;
-      byp_hi_v9_q <= 1'h0;
-      byp_hi_v10_q <= 1'h0;
-      byp_hi_v11_q <= 1'h0;
-      byp_hi_v12_q <= 1'h0;
-      byp_hi_v13_q <= 1'h0;
-      byp_hi_v14_q <= 1'h0;
-      byp_hi_v15_q <= 1'h0;
-      byp_hi_v16_q <= 1'h0;
-      byp_hi_v17_q <= 1'h0;
-      byp_hi_v18_q <= 1'h0;
-      byp_hi_v19_q <= 1'h0;
-      byp_hi_v20_q <= 1'h0;
-      byp_hi_v21_q <= 1'h0;
-      byp_hi_v22_q <= 1'h0;
-      byp_hi_v23_q <= 1'h0;
-      byp_hi_v24_q <= 1'h0;
-      byp_hi_v25_q <= 1'h0;
-      byp_hi_v26_q <= 1'h0;
-      byp_hi_v27_q <= 1'h0;
-      byp_hi_v28_q <= 1'h0;
-      byp_hi_v29_q <= 1'h0;
-      byp_hi_v30_q <= 1'h0;
-      byp_hi_v31_q <= 1'h0;
     end else begin
       pcount_q <= pcount_d;
       state_q <= state_d;
@@ -19331,38 +19171,6 @@ module lsu_w32_g16_seg_s24_t32 (
       byp_lo_v29_q <= byp_lo_v29_d;
       byp_lo_v30_q <= byp_lo_v30_d;
       byp_lo_v31_q <= byp_lo_v31_d;
-      byp_hi_v0_q <= byp_hi_v0_d;
-      byp_hi_v1_q <= byp_hi_v1_d;
-      byp_hi_v2_q <= byp_hi_v2_d;
-      byp_hi_v3_q <= byp_hi_v3_d;
-      byp_hi_v4_q <= byp_hi_v4_d;
-      byp_hi_v5_q <= byp_hi_v5_d;
-      byp_hi_v6_q <= byp_hi_v6_d;
-      byp_hi_v7_q <= byp_hi_v7_d;
-      byp_hi_v8_q <= byp_hi_v8_d;
-      byp_hi_v9_q <= byp_hi_v9_d;
-      byp_hi_v10_q <= byp_hi_v10_d;
-      byp_hi_v11_q <= byp_hi_v11_d;
-      byp_hi_v12_q <= byp_hi_v12_d;
-      byp_hi_v13_q <= byp_hi_v13_d;
-      byp_hi_v14_q <= byp_hi_v14_d;
-      byp_hi_v15_q <= byp_hi_v15_d;
-      byp_hi_v16_q <= byp_hi_v16_d;
-      byp_hi_v17_q <= byp_hi_v17_d;
-      byp_hi_v18_q <= byp_hi_v18_d;
-      byp_hi_v19_q <= byp_hi_v19_d;
-      byp_hi_v20_q <= byp_hi_v20_d;
-      byp_hi_v21_q <= byp_hi_v21_d;
-      byp_hi_v22_q <= byp_hi_v22_d;
-      byp_hi_v23_q <= byp_hi_v23_d;
-      byp_hi_v24_q <= byp_hi_v24_d;
-      byp_hi_v25_q <= byp_hi_v25_d;
-      byp_hi_v26_q <= byp_hi_v26_d;
-      byp_hi_v27_q <= byp_hi_v27_d;
-      byp_hi_v28_q <= byp_hi_v28_d;
-      byp_hi_v29_q <= byp_hi_v29_d;
-      byp_hi_v30_q <= byp_hi_v30_d;
-      byp_hi_v31_q <= byp_hi_v31_d;
     end
   end
 
@@ -19982,7 +19790,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n32985) shi1_q[n13261] <= n13766;
+    if (n32984) shi1_q[n13261] <= n13766;
   end
 
 `ifndef SYNTHESIS
@@ -19998,7 +19806,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33010) shi2_q[n13261] <= n13921;
+    if (n33008) shi2_q[n13261] <= n13921;
   end
 
 `ifndef SYNTHESIS
@@ -20014,7 +19822,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33035) shi3_q[n13261] <= n14076;
+    if (n33032) shi3_q[n13261] <= n14076;
   end
 
 `ifndef SYNTHESIS
@@ -20030,7 +19838,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33060) shi4_q[n13261] <= n14231;
+    if (n33056) shi4_q[n13261] <= n14231;
   end
 
 `ifndef SYNTHESIS
@@ -20046,7 +19854,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33085) shi5_q[n13261] <= n14386;
+    if (n33080) shi5_q[n13261] <= n14386;
   end
 
 `ifndef SYNTHESIS
@@ -20062,7 +19870,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33110) shi6_q[n13261] <= n14541;
+    if (n33104) shi6_q[n13261] <= n14541;
   end
 
 `ifndef SYNTHESIS
@@ -20078,7 +19886,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33135) shi7_q[n13261] <= n14696;
+    if (n33128) shi7_q[n13261] <= n14696;
   end
 
 `ifndef SYNTHESIS
@@ -20094,7 +19902,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33160) shi8_q[n13261] <= n14851;
+    if (n33152) shi8_q[n13261] <= n14851;
   end
 
 `ifndef SYNTHESIS
@@ -20110,7 +19918,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33185) shi9_q[n13261] <= n15006;
+    if (n33176) shi9_q[n13261] <= n15006;
   end
 
 `ifndef SYNTHESIS
@@ -20126,7 +19934,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33210) shi10_q[n13261] <= n15161;
+    if (n33200) shi10_q[n13261] <= n15161;
   end
 
 `ifndef SYNTHESIS
@@ -20142,7 +19950,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33235) shi11_q[n13261] <= n15316;
+    if (n33224) shi11_q[n13261] <= n15316;
   end
 
 `ifndef SYNTHESIS
@@ -20158,7 +19966,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33260) shi12_q[n13261] <= n15471;
+    if (n33248) shi12_q[n13261] <= n15471;
   end
 
 `ifndef SYNTHESIS
@@ -20174,7 +19982,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33285) shi13_q[n13261] <= n15626;
+    if (n33272) shi13_q[n13261] <= n15626;
   end
 
 `ifndef SYNTHESIS
@@ -20190,7 +19998,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33310) shi14_q[n13261] <= n15781;
+    if (n33296) shi14_q[n13261] <= n15781;
   end
 
 `ifndef SYNTHESIS
@@ -20206,7 +20014,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33335) shi15_q[n13261] <= n15936;
+    if (n33320) shi15_q[n13261] <= n15936;
   end
 
 `ifndef SYNTHESIS
@@ -20222,7 +20030,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33360) shi16_q[n13261] <= n16091;
+    if (n33344) shi16_q[n13261] <= n16091;
   end
 
 `ifndef SYNTHESIS
@@ -20238,7 +20046,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33385) shi17_q[n13261] <= n16246;
+    if (n33368) shi17_q[n13261] <= n16246;
   end
 
 `ifndef SYNTHESIS
@@ -20254,7 +20062,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33410) shi18_q[n13261] <= n16401;
+    if (n33392) shi18_q[n13261] <= n16401;
   end
 
 `ifndef SYNTHESIS
@@ -20270,7 +20078,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33435) shi19_q[n13261] <= n16556;
+    if (n33416) shi19_q[n13261] <= n16556;
   end
 
 `ifndef SYNTHESIS
@@ -20286,7 +20094,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33460) shi20_q[n13261] <= n16711;
+    if (n33440) shi20_q[n13261] <= n16711;
   end
 
 `ifndef SYNTHESIS
@@ -20302,7 +20110,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33485) shi21_q[n13261] <= n16866;
+    if (n33464) shi21_q[n13261] <= n16866;
   end
 
 `ifndef SYNTHESIS
@@ -20318,7 +20126,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33510) shi22_q[n13261] <= n17021;
+    if (n33488) shi22_q[n13261] <= n17021;
   end
 
 `ifndef SYNTHESIS
@@ -20334,7 +20142,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33535) shi23_q[n13261] <= n17176;
+    if (n33512) shi23_q[n13261] <= n17176;
   end
 
 `ifndef SYNTHESIS
@@ -20350,7 +20158,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33560) shi24_q[n13261] <= n17331;
+    if (n33536) shi24_q[n13261] <= n17331;
   end
 
 `ifndef SYNTHESIS
@@ -20366,7 +20174,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33585) shi25_q[n13261] <= n17486;
+    if (n33560) shi25_q[n13261] <= n17486;
   end
 
 `ifndef SYNTHESIS
@@ -20382,7 +20190,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33610) shi26_q[n13261] <= n17641;
+    if (n33584) shi26_q[n13261] <= n17641;
   end
 
 `ifndef SYNTHESIS
@@ -20398,7 +20206,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33635) shi27_q[n13261] <= n17796;
+    if (n33608) shi27_q[n13261] <= n17796;
   end
 
 `ifndef SYNTHESIS
@@ -20414,7 +20222,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33660) shi28_q[n13261] <= n17951;
+    if (n33632) shi28_q[n13261] <= n17951;
   end
 
 `ifndef SYNTHESIS
@@ -20430,7 +20238,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33685) shi29_q[n13261] <= n18106;
+    if (n33656) shi29_q[n13261] <= n18106;
   end
 
 `ifndef SYNTHESIS
@@ -20446,7 +20254,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33710) shi30_q[n13261] <= n18261;
+    if (n33680) shi30_q[n13261] <= n18261;
   end
 
 `ifndef SYNTHESIS
@@ -20462,7 +20270,7 @@ module lsu_w32_g16_seg_s24_t32 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n33735) shi31_q[n13261] <= n18416;
+    if (n33704) shi31_q[n13261] <= n18416;
   end
 
 `ifndef SYNTHESIS

@@ -10788,70 +10788,6 @@ module lsu_w48_g32_line_s48_t48 (
   wire byp_lo_v30_d;
   reg  byp_lo_v31_q;  // core clock, reset 1'h0
   wire byp_lo_v31_d;
-  reg  byp_hi_v0_q;  // core clock, reset 1'h0
-  wire byp_hi_v0_d;
-  reg  byp_hi_v1_q;  // core clock, reset 1'h0
-  wire byp_hi_v1_d;
-  reg  byp_hi_v2_q;  // core clock, reset 1'h0
-  wire byp_hi_v2_d;
-  reg  byp_hi_v3_q;  // core clock, reset 1'h0
-  wire byp_hi_v3_d;
-  reg  byp_hi_v4_q;  // core clock, reset 1'h0
-  wire byp_hi_v4_d;
-  reg  byp_hi_v5_q;  // core clock, reset 1'h0
-  wire byp_hi_v5_d;
-  reg  byp_hi_v6_q;  // core clock, reset 1'h0
-  wire byp_hi_v6_d;
-  reg  byp_hi_v7_q;  // core clock, reset 1'h0
-  wire byp_hi_v7_d;
-  reg  byp_hi_v8_q;  // core clock, reset 1'h0
-  wire byp_hi_v8_d;
-  reg  byp_hi_v9_q;  // core clock, reset 1'h0
-  wire byp_hi_v9_d;
-  reg  byp_hi_v10_q;  // core clock, reset 1'h0
-  wire byp_hi_v10_d;
-  reg  byp_hi_v11_q;  // core clock, reset 1'h0
-  wire byp_hi_v11_d;
-  reg  byp_hi_v12_q;  // core clock, reset 1'h0
-  wire byp_hi_v12_d;
-  reg  byp_hi_v13_q;  // core clock, reset 1'h0
-  wire byp_hi_v13_d;
-  reg  byp_hi_v14_q;  // core clock, reset 1'h0
-  wire byp_hi_v14_d;
-  reg  byp_hi_v15_q;  // core clock, reset 1'h0
-  wire byp_hi_v15_d;
-  reg  byp_hi_v16_q;  // core clock, reset 1'h0
-  wire byp_hi_v16_d;
-  reg  byp_hi_v17_q;  // core clock, reset 1'h0
-  wire byp_hi_v17_d;
-  reg  byp_hi_v18_q;  // core clock, reset 1'h0
-  wire byp_hi_v18_d;
-  reg  byp_hi_v19_q;  // core clock, reset 1'h0
-  wire byp_hi_v19_d;
-  reg  byp_hi_v20_q;  // core clock, reset 1'h0
-  wire byp_hi_v20_d;
-  reg  byp_hi_v21_q;  // core clock, reset 1'h0
-  wire byp_hi_v21_d;
-  reg  byp_hi_v22_q;  // core clock, reset 1'h0
-  wire byp_hi_v22_d;
-  reg  byp_hi_v23_q;  // core clock, reset 1'h0
-  wire byp_hi_v23_d;
-  reg  byp_hi_v24_q;  // core clock, reset 1'h0
-  wire byp_hi_v24_d;
-  reg  byp_hi_v25_q;  // core clock, reset 1'h0
-  wire byp_hi_v25_d;
-  reg  byp_hi_v26_q;  // core clock, reset 1'h0
-  wire byp_hi_v26_d;
-  reg  byp_hi_v27_q;  // core clock, reset 1'h0
-  wire byp_hi_v27_d;
-  reg  byp_hi_v28_q;  // core clock, reset 1'h0
-  wire byp_hi_v28_d;
-  reg  byp_hi_v29_q;  // core clock, reset 1'h0
-  wire byp_hi_v29_d;
-  reg  byp_hi_v30_q;  // core clock, reset 1'h0
-  wire byp_hi_v30_d;
-  reg  byp_hi_v31_q;  // core clock, reset 1'h0
-  wire byp_hi_v31_d;
   reg  [31:0] byp_lo0_q;  // core clock, no reset
   wire [31:0] byp_lo0_d;
   reg  [31:0] byp_lo1_q;  // core clock, no reset
@@ -17313,229 +17249,197 @@ module lsu_w48_g32_line_s48_t48 (
   wire n49669 = (n49025 & n49664);
   wire n49673 = (n49025 & n49665);
   wire n49674 = (capt0_q & n49667);
-  wire n49681 = (n49669 & n49665);
-  wire n49694 = (n49042 & n49664);
-  wire n49698 = (n49042 & n49665);
-  wire n49699 = (capt1_q & n49667);
-  wire n49706 = (n49694 & n49665);
-  wire n49719 = (n49059 & n49664);
-  wire n49723 = (n49059 & n49665);
-  wire n49724 = (capt2_q & n49667);
-  wire n49731 = (n49719 & n49665);
-  wire n49744 = (n49076 & n49664);
-  wire n49748 = (n49076 & n49665);
-  wire n49749 = (capt3_q & n49667);
-  wire n49756 = (n49744 & n49665);
-  wire n49769 = (n49093 & n49664);
-  wire n49773 = (n49093 & n49665);
-  wire n49774 = (capt4_q & n49667);
-  wire n49781 = (n49769 & n49665);
-  wire n49794 = (n49110 & n49664);
-  wire n49798 = (n49110 & n49665);
-  wire n49799 = (capt5_q & n49667);
-  wire n49806 = (n49794 & n49665);
-  wire n49819 = (n49127 & n49664);
-  wire n49823 = (n49127 & n49665);
-  wire n49824 = (capt6_q & n49667);
-  wire n49831 = (n49819 & n49665);
-  wire n49844 = (n49144 & n49664);
-  wire n49848 = (n49144 & n49665);
-  wire n49849 = (capt7_q & n49667);
-  wire n49856 = (n49844 & n49665);
-  wire n49869 = (n49161 & n49664);
-  wire n49873 = (n49161 & n49665);
-  wire n49874 = (capt8_q & n49667);
-  wire n49881 = (n49869 & n49665);
-  wire n49894 = (n49178 & n49664);
-  wire n49898 = (n49178 & n49665);
-  wire n49899 = (capt9_q & n49667);
-  wire n49906 = (n49894 & n49665);
-  wire n49919 = (n49195 & n49664);
-  wire n49923 = (n49195 & n49665);
-  wire n49924 = (capt10_q & n49667);
-  wire n49931 = (n49919 & n49665);
-  wire n49944 = (n49212 & n49664);
-  wire n49948 = (n49212 & n49665);
-  wire n49949 = (capt11_q & n49667);
-  wire n49956 = (n49944 & n49665);
-  wire n49969 = (n49229 & n49664);
-  wire n49973 = (n49229 & n49665);
-  wire n49974 = (capt12_q & n49667);
-  wire n49981 = (n49969 & n49665);
-  wire n49994 = (n49246 & n49664);
-  wire n49998 = (n49246 & n49665);
-  wire n49999 = (capt13_q & n49667);
-  wire n50006 = (n49994 & n49665);
-  wire n50019 = (n49263 & n49664);
-  wire n50023 = (n49263 & n49665);
-  wire n50024 = (capt14_q & n49667);
-  wire n50031 = (n50019 & n49665);
-  wire n50044 = (n49280 & n49664);
-  wire n50048 = (n49280 & n49665);
-  wire n50049 = (capt15_q & n49667);
-  wire n50056 = (n50044 & n49665);
-  wire n50069 = (n49297 & n49664);
-  wire n50073 = (n49297 & n49665);
-  wire n50074 = (capt16_q & n49667);
-  wire n50081 = (n50069 & n49665);
-  wire n50094 = (n49314 & n49664);
-  wire n50098 = (n49314 & n49665);
-  wire n50099 = (capt17_q & n49667);
-  wire n50106 = (n50094 & n49665);
-  wire n50119 = (n49331 & n49664);
-  wire n50123 = (n49331 & n49665);
-  wire n50124 = (capt18_q & n49667);
-  wire n50131 = (n50119 & n49665);
-  wire n50144 = (n49348 & n49664);
-  wire n50148 = (n49348 & n49665);
-  wire n50149 = (capt19_q & n49667);
-  wire n50156 = (n50144 & n49665);
-  wire n50169 = (n49365 & n49664);
-  wire n50173 = (n49365 & n49665);
-  wire n50174 = (capt20_q & n49667);
-  wire n50181 = (n50169 & n49665);
-  wire n50194 = (n49382 & n49664);
-  wire n50198 = (n49382 & n49665);
-  wire n50199 = (capt21_q & n49667);
-  wire n50206 = (n50194 & n49665);
-  wire n50219 = (n49399 & n49664);
-  wire n50223 = (n49399 & n49665);
-  wire n50224 = (capt22_q & n49667);
-  wire n50231 = (n50219 & n49665);
-  wire n50244 = (n49416 & n49664);
-  wire n50248 = (n49416 & n49665);
-  wire n50249 = (capt23_q & n49667);
-  wire n50256 = (n50244 & n49665);
-  wire n50269 = (n49433 & n49664);
-  wire n50273 = (n49433 & n49665);
-  wire n50274 = (capt24_q & n49667);
-  wire n50281 = (n50269 & n49665);
-  wire n50294 = (n49450 & n49664);
-  wire n50298 = (n49450 & n49665);
-  wire n50299 = (capt25_q & n49667);
-  wire n50306 = (n50294 & n49665);
-  wire n50319 = (n49467 & n49664);
-  wire n50323 = (n49467 & n49665);
-  wire n50324 = (capt26_q & n49667);
-  wire n50331 = (n50319 & n49665);
-  wire n50344 = (n49484 & n49664);
-  wire n50348 = (n49484 & n49665);
-  wire n50349 = (capt27_q & n49667);
-  wire n50356 = (n50344 & n49665);
-  wire n50369 = (n49501 & n49664);
-  wire n50373 = (n49501 & n49665);
-  wire n50374 = (capt28_q & n49667);
-  wire n50381 = (n50369 & n49665);
-  wire n50394 = (n49518 & n49664);
-  wire n50398 = (n49518 & n49665);
-  wire n50399 = (capt29_q & n49667);
-  wire n50406 = (n50394 & n49665);
-  wire n50419 = (n49535 & n49664);
-  wire n50423 = (n49535 & n49665);
-  wire n50424 = (capt30_q & n49667);
-  wire n50431 = (n50419 & n49665);
-  wire n50444 = (n49552 & n49664);
-  wire n50448 = (n49552 & n49665);
-  wire n50449 = (capt31_q & n49667);
-  wire n50456 = (n50444 & n49665);
-  wire [63:0] p_data0 = (n49034 ? {(n49563 ? (byp_hi_v0_q ? byp_hi0_q : shi0_rdata0_q) : 32'h00000000), (byp_lo_v0_q ? byp_lo0_q : (n49564 ? sldc0_rdata0_q : slo0_rdata0_q))} : 64'h0000000000000000);
+  wire n49693 = (n49042 & n49664);
+  wire n49697 = (n49042 & n49665);
+  wire n49698 = (capt1_q & n49667);
+  wire n49717 = (n49059 & n49664);
+  wire n49721 = (n49059 & n49665);
+  wire n49722 = (capt2_q & n49667);
+  wire n49741 = (n49076 & n49664);
+  wire n49745 = (n49076 & n49665);
+  wire n49746 = (capt3_q & n49667);
+  wire n49765 = (n49093 & n49664);
+  wire n49769 = (n49093 & n49665);
+  wire n49770 = (capt4_q & n49667);
+  wire n49789 = (n49110 & n49664);
+  wire n49793 = (n49110 & n49665);
+  wire n49794 = (capt5_q & n49667);
+  wire n49813 = (n49127 & n49664);
+  wire n49817 = (n49127 & n49665);
+  wire n49818 = (capt6_q & n49667);
+  wire n49837 = (n49144 & n49664);
+  wire n49841 = (n49144 & n49665);
+  wire n49842 = (capt7_q & n49667);
+  wire n49861 = (n49161 & n49664);
+  wire n49865 = (n49161 & n49665);
+  wire n49866 = (capt8_q & n49667);
+  wire n49885 = (n49178 & n49664);
+  wire n49889 = (n49178 & n49665);
+  wire n49890 = (capt9_q & n49667);
+  wire n49909 = (n49195 & n49664);
+  wire n49913 = (n49195 & n49665);
+  wire n49914 = (capt10_q & n49667);
+  wire n49933 = (n49212 & n49664);
+  wire n49937 = (n49212 & n49665);
+  wire n49938 = (capt11_q & n49667);
+  wire n49957 = (n49229 & n49664);
+  wire n49961 = (n49229 & n49665);
+  wire n49962 = (capt12_q & n49667);
+  wire n49981 = (n49246 & n49664);
+  wire n49985 = (n49246 & n49665);
+  wire n49986 = (capt13_q & n49667);
+  wire n50005 = (n49263 & n49664);
+  wire n50009 = (n49263 & n49665);
+  wire n50010 = (capt14_q & n49667);
+  wire n50029 = (n49280 & n49664);
+  wire n50033 = (n49280 & n49665);
+  wire n50034 = (capt15_q & n49667);
+  wire n50053 = (n49297 & n49664);
+  wire n50057 = (n49297 & n49665);
+  wire n50058 = (capt16_q & n49667);
+  wire n50077 = (n49314 & n49664);
+  wire n50081 = (n49314 & n49665);
+  wire n50082 = (capt17_q & n49667);
+  wire n50101 = (n49331 & n49664);
+  wire n50105 = (n49331 & n49665);
+  wire n50106 = (capt18_q & n49667);
+  wire n50125 = (n49348 & n49664);
+  wire n50129 = (n49348 & n49665);
+  wire n50130 = (capt19_q & n49667);
+  wire n50149 = (n49365 & n49664);
+  wire n50153 = (n49365 & n49665);
+  wire n50154 = (capt20_q & n49667);
+  wire n50173 = (n49382 & n49664);
+  wire n50177 = (n49382 & n49665);
+  wire n50178 = (capt21_q & n49667);
+  wire n50197 = (n49399 & n49664);
+  wire n50201 = (n49399 & n49665);
+  wire n50202 = (capt22_q & n49667);
+  wire n50221 = (n49416 & n49664);
+  wire n50225 = (n49416 & n49665);
+  wire n50226 = (capt23_q & n49667);
+  wire n50245 = (n49433 & n49664);
+  wire n50249 = (n49433 & n49665);
+  wire n50250 = (capt24_q & n49667);
+  wire n50269 = (n49450 & n49664);
+  wire n50273 = (n49450 & n49665);
+  wire n50274 = (capt25_q & n49667);
+  wire n50293 = (n49467 & n49664);
+  wire n50297 = (n49467 & n49665);
+  wire n50298 = (capt26_q & n49667);
+  wire n50317 = (n49484 & n49664);
+  wire n50321 = (n49484 & n49665);
+  wire n50322 = (capt27_q & n49667);
+  wire n50341 = (n49501 & n49664);
+  wire n50345 = (n49501 & n49665);
+  wire n50346 = (capt28_q & n49667);
+  wire n50365 = (n49518 & n49664);
+  wire n50369 = (n49518 & n49665);
+  wire n50370 = (capt29_q & n49667);
+  wire n50389 = (n49535 & n49664);
+  wire n50393 = (n49535 & n49665);
+  wire n50394 = (capt30_q & n49667);
+  wire n50413 = (n49552 & n49664);
+  wire n50417 = (n49552 & n49665);
+  wire n50418 = (capt31_q & n49667);
+  wire [63:0] p_data0 = (n49034 ? {(n49563 ? (byp_lo_v0_q ? byp_hi0_q : shi0_rdata0_q) : 32'h00000000), (byp_lo_v0_q ? byp_lo0_q : (n49564 ? sldc0_rdata0_q : slo0_rdata0_q))} : 64'h0000000000000000);
   wire p_mask0 = n49034;
-  wire [63:0] p_data1 = (n49051 ? {(n49563 ? (byp_hi_v1_q ? byp_hi1_q : shi1_rdata0_q) : 32'h00000000), (byp_lo_v1_q ? byp_lo1_q : (n49564 ? sldc1_rdata0_q : slo1_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data1 = (n49051 ? {(n49563 ? (byp_lo_v1_q ? byp_hi1_q : shi1_rdata0_q) : 32'h00000000), (byp_lo_v1_q ? byp_lo1_q : (n49564 ? sldc1_rdata0_q : slo1_rdata0_q))} : 64'h0000000000000000);
   wire p_mask1 = n49051;
-  wire [63:0] p_data2 = (n49068 ? {(n49563 ? (byp_hi_v2_q ? byp_hi2_q : shi2_rdata0_q) : 32'h00000000), (byp_lo_v2_q ? byp_lo2_q : (n49564 ? sldc2_rdata0_q : slo2_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data2 = (n49068 ? {(n49563 ? (byp_lo_v2_q ? byp_hi2_q : shi2_rdata0_q) : 32'h00000000), (byp_lo_v2_q ? byp_lo2_q : (n49564 ? sldc2_rdata0_q : slo2_rdata0_q))} : 64'h0000000000000000);
   wire p_mask2 = n49068;
-  wire [63:0] p_data3 = (n49085 ? {(n49563 ? (byp_hi_v3_q ? byp_hi3_q : shi3_rdata0_q) : 32'h00000000), (byp_lo_v3_q ? byp_lo3_q : (n49564 ? sldc3_rdata0_q : slo3_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data3 = (n49085 ? {(n49563 ? (byp_lo_v3_q ? byp_hi3_q : shi3_rdata0_q) : 32'h00000000), (byp_lo_v3_q ? byp_lo3_q : (n49564 ? sldc3_rdata0_q : slo3_rdata0_q))} : 64'h0000000000000000);
   wire p_mask3 = n49085;
-  wire [63:0] p_data4 = (n49102 ? {(n49563 ? (byp_hi_v4_q ? byp_hi4_q : shi4_rdata0_q) : 32'h00000000), (byp_lo_v4_q ? byp_lo4_q : (n49564 ? sldc4_rdata0_q : slo4_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data4 = (n49102 ? {(n49563 ? (byp_lo_v4_q ? byp_hi4_q : shi4_rdata0_q) : 32'h00000000), (byp_lo_v4_q ? byp_lo4_q : (n49564 ? sldc4_rdata0_q : slo4_rdata0_q))} : 64'h0000000000000000);
   wire p_mask4 = n49102;
-  wire [63:0] p_data5 = (n49119 ? {(n49563 ? (byp_hi_v5_q ? byp_hi5_q : shi5_rdata0_q) : 32'h00000000), (byp_lo_v5_q ? byp_lo5_q : (n49564 ? sldc5_rdata0_q : slo5_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data5 = (n49119 ? {(n49563 ? (byp_lo_v5_q ? byp_hi5_q : shi5_rdata0_q) : 32'h00000000), (byp_lo_v5_q ? byp_lo5_q : (n49564 ? sldc5_rdata0_q : slo5_rdata0_q))} : 64'h0000000000000000);
   wire p_mask5 = n49119;
-  wire [63:0] p_data6 = (n49136 ? {(n49563 ? (byp_hi_v6_q ? byp_hi6_q : shi6_rdata0_q) : 32'h00000000), (byp_lo_v6_q ? byp_lo6_q : (n49564 ? sldc6_rdata0_q : slo6_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data6 = (n49136 ? {(n49563 ? (byp_lo_v6_q ? byp_hi6_q : shi6_rdata0_q) : 32'h00000000), (byp_lo_v6_q ? byp_lo6_q : (n49564 ? sldc6_rdata0_q : slo6_rdata0_q))} : 64'h0000000000000000);
   wire p_mask6 = n49136;
-  wire [63:0] p_data7 = (n49153 ? {(n49563 ? (byp_hi_v7_q ? byp_hi7_q : shi7_rdata0_q) : 32'h00000000), (byp_lo_v7_q ? byp_lo7_q : (n49564 ? sldc7_rdata0_q : slo7_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data7 = (n49153 ? {(n49563 ? (byp_lo_v7_q ? byp_hi7_q : shi7_rdata0_q) : 32'h00000000), (byp_lo_v7_q ? byp_lo7_q : (n49564 ? sldc7_rdata0_q : slo7_rdata0_q))} : 64'h0000000000000000);
   wire p_mask7 = n49153;
-  wire [63:0] p_data8 = (n49170 ? {(n49563 ? (byp_hi_v8_q ? byp_hi8_q : shi8_rdata0_q) : 32'h00000000), (byp_lo_v8_q ? byp_lo8_q : (n49564 ? sldc8_rdata0_q : slo8_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data8 = (n49170 ? {(n49563 ? (byp_lo_v8_q ? byp_hi8_q : shi8_rdata0_q) : 32'h00000000), (byp_lo_v8_q ? byp_lo8_q : (n49564 ? sldc8_rdata0_q : slo8_rdata0_q))} : 64'h0000000000000000);
   wire p_mask8 = n49170;
-  wire [63:0] p_data9 = (n49187 ? {(n49563 ? (byp_hi_v9_q ? byp_hi9_q : shi9_rdata0_q) : 32'h00000000), (byp_lo_v9_q ? byp_lo9_q : (n49564 ? sldc9_rdata0_q : slo9_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data9 = (n49187 ? {(n49563 ? (byp_lo_v9_q ? byp_hi9_q : shi9_rdata0_q) : 32'h00000000), (byp_lo_v9_q ? byp_lo9_q : (n49564 ? sldc9_rdata0_q : slo9_rdata0_q))} : 64'h0000000000000000);
   wire p_mask9 = n49187;
-  wire [63:0] p_data10 = (n49204 ? {(n49563 ? (byp_hi_v10_q ? byp_hi10_q : shi10_rdata0_q) : 32'h00000000), (byp_lo_v10_q ? byp_lo10_q : (n49564 ? sldc10_rdata0_q : slo10_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data10 = (n49204 ? {(n49563 ? (byp_lo_v10_q ? byp_hi10_q : shi10_rdata0_q) : 32'h00000000), (byp_lo_v10_q ? byp_lo10_q : (n49564 ? sldc10_rdata0_q : slo10_rdata0_q))} : 64'h0000000000000000);
   wire p_mask10 = n49204;
-  wire [63:0] p_data11 = (n49221 ? {(n49563 ? (byp_hi_v11_q ? byp_hi11_q : shi11_rdata0_q) : 32'h00000000), (byp_lo_v11_q ? byp_lo11_q : (n49564 ? sldc11_rdata0_q : slo11_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data11 = (n49221 ? {(n49563 ? (byp_lo_v11_q ? byp_hi11_q : shi11_rdata0_q) : 32'h00000000), (byp_lo_v11_q ? byp_lo11_q : (n49564 ? sldc11_rdata0_q : slo11_rdata0_q))} : 64'h0000000000000000);
   wire p_mask11 = n49221;
-  wire [63:0] p_data12 = (n49238 ? {(n49563 ? (byp_hi_v12_q ? byp_hi12_q : shi12_rdata0_q) : 32'h00000000), (byp_lo_v12_q ? byp_lo12_q : (n49564 ? sldc12_rdata0_q : slo12_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data12 = (n49238 ? {(n49563 ? (byp_lo_v12_q ? byp_hi12_q : shi12_rdata0_q) : 32'h00000000), (byp_lo_v12_q ? byp_lo12_q : (n49564 ? sldc12_rdata0_q : slo12_rdata0_q))} : 64'h0000000000000000);
   wire p_mask12 = n49238;
-  wire [63:0] p_data13 = (n49255 ? {(n49563 ? (byp_hi_v13_q ? byp_hi13_q : shi13_rdata0_q) : 32'h00000000), (byp_lo_v13_q ? byp_lo13_q : (n49564 ? sldc13_rdata0_q : slo13_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data13 = (n49255 ? {(n49563 ? (byp_lo_v13_q ? byp_hi13_q : shi13_rdata0_q) : 32'h00000000), (byp_lo_v13_q ? byp_lo13_q : (n49564 ? sldc13_rdata0_q : slo13_rdata0_q))} : 64'h0000000000000000);
   wire p_mask13 = n49255;
-  wire [63:0] p_data14 = (n49272 ? {(n49563 ? (byp_hi_v14_q ? byp_hi14_q : shi14_rdata0_q) : 32'h00000000), (byp_lo_v14_q ? byp_lo14_q : (n49564 ? sldc14_rdata0_q : slo14_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data14 = (n49272 ? {(n49563 ? (byp_lo_v14_q ? byp_hi14_q : shi14_rdata0_q) : 32'h00000000), (byp_lo_v14_q ? byp_lo14_q : (n49564 ? sldc14_rdata0_q : slo14_rdata0_q))} : 64'h0000000000000000);
   wire p_mask14 = n49272;
-  wire [63:0] p_data15 = (n49289 ? {(n49563 ? (byp_hi_v15_q ? byp_hi15_q : shi15_rdata0_q) : 32'h00000000), (byp_lo_v15_q ? byp_lo15_q : (n49564 ? sldc15_rdata0_q : slo15_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data15 = (n49289 ? {(n49563 ? (byp_lo_v15_q ? byp_hi15_q : shi15_rdata0_q) : 32'h00000000), (byp_lo_v15_q ? byp_lo15_q : (n49564 ? sldc15_rdata0_q : slo15_rdata0_q))} : 64'h0000000000000000);
   wire p_mask15 = n49289;
-  wire [63:0] p_data16 = (n49306 ? {(n49563 ? (byp_hi_v16_q ? byp_hi16_q : shi16_rdata0_q) : 32'h00000000), (byp_lo_v16_q ? byp_lo16_q : (n49564 ? sldc16_rdata0_q : slo16_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data16 = (n49306 ? {(n49563 ? (byp_lo_v16_q ? byp_hi16_q : shi16_rdata0_q) : 32'h00000000), (byp_lo_v16_q ? byp_lo16_q : (n49564 ? sldc16_rdata0_q : slo16_rdata0_q))} : 64'h0000000000000000);
   wire p_mask16 = n49306;
-  wire [63:0] p_data17 = (n49323 ? {(n49563 ? (byp_hi_v17_q ? byp_hi17_q : shi17_rdata0_q) : 32'h00000000), (byp_lo_v17_q ? byp_lo17_q : (n49564 ? sldc17_rdata0_q : slo17_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data17 = (n49323 ? {(n49563 ? (byp_lo_v17_q ? byp_hi17_q : shi17_rdata0_q) : 32'h00000000), (byp_lo_v17_q ? byp_lo17_q : (n49564 ? sldc17_rdata0_q : slo17_rdata0_q))} : 64'h0000000000000000);
   wire p_mask17 = n49323;
-  wire [63:0] p_data18 = (n49340 ? {(n49563 ? (byp_hi_v18_q ? byp_hi18_q : shi18_rdata0_q) : 32'h00000000), (byp_lo_v18_q ? byp_lo18_q : (n49564 ? sldc18_rdata0_q : slo18_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data18 = (n49340 ? {(n49563 ? (byp_lo_v18_q ? byp_hi18_q : shi18_rdata0_q) : 32'h00000000), (byp_lo_v18_q ? byp_lo18_q : (n49564 ? sldc18_rdata0_q : slo18_rdata0_q))} : 64'h0000000000000000);
   wire p_mask18 = n49340;
-  wire [63:0] p_data19 = (n49357 ? {(n49563 ? (byp_hi_v19_q ? byp_hi19_q : shi19_rdata0_q) : 32'h00000000), (byp_lo_v19_q ? byp_lo19_q : (n49564 ? sldc19_rdata0_q : slo19_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data19 = (n49357 ? {(n49563 ? (byp_lo_v19_q ? byp_hi19_q : shi19_rdata0_q) : 32'h00000000), (byp_lo_v19_q ? byp_lo19_q : (n49564 ? sldc19_rdata0_q : slo19_rdata0_q))} : 64'h0000000000000000);
   wire p_mask19 = n49357;
-  wire [63:0] p_data20 = (n49374 ? {(n49563 ? (byp_hi_v20_q ? byp_hi20_q : shi20_rdata0_q) : 32'h00000000), (byp_lo_v20_q ? byp_lo20_q : (n49564 ? sldc20_rdata0_q : slo20_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data20 = (n49374 ? {(n49563 ? (byp_lo_v20_q ? byp_hi20_q : shi20_rdata0_q) : 32'h00000000), (byp_lo_v20_q ? byp_lo20_q : (n49564 ? sldc20_rdata0_q : slo20_rdata0_q))} : 64'h0000000000000000);
   wire p_mask20 = n49374;
-  wire [63:0] p_data21 = (n49391 ? {(n49563 ? (byp_hi_v21_q ? byp_hi21_q : shi21_rdata0_q) : 32'h00000000), (byp_lo_v21_q ? byp_lo21_q : (n49564 ? sldc21_rdata0_q : slo21_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data21 = (n49391 ? {(n49563 ? (byp_lo_v21_q ? byp_hi21_q : shi21_rdata0_q) : 32'h00000000), (byp_lo_v21_q ? byp_lo21_q : (n49564 ? sldc21_rdata0_q : slo21_rdata0_q))} : 64'h0000000000000000);
   wire p_mask21 = n49391;
-  wire [63:0] p_data22 = (n49408 ? {(n49563 ? (byp_hi_v22_q ? byp_hi22_q : shi22_rdata0_q) : 32'h00000000), (byp_lo_v22_q ? byp_lo22_q : (n49564 ? sldc22_rdata0_q : slo22_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data22 = (n49408 ? {(n49563 ? (byp_lo_v22_q ? byp_hi22_q : shi22_rdata0_q) : 32'h00000000), (byp_lo_v22_q ? byp_lo22_q : (n49564 ? sldc22_rdata0_q : slo22_rdata0_q))} : 64'h0000000000000000);
   wire p_mask22 = n49408;
-  wire [63:0] p_data23 = (n49425 ? {(n49563 ? (byp_hi_v23_q ? byp_hi23_q : shi23_rdata0_q) : 32'h00000000), (byp_lo_v23_q ? byp_lo23_q : (n49564 ? sldc23_rdata0_q : slo23_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data23 = (n49425 ? {(n49563 ? (byp_lo_v23_q ? byp_hi23_q : shi23_rdata0_q) : 32'h00000000), (byp_lo_v23_q ? byp_lo23_q : (n49564 ? sldc23_rdata0_q : slo23_rdata0_q))} : 64'h0000000000000000);
   wire p_mask23 = n49425;
-  wire [63:0] p_data24 = (n49442 ? {(n49563 ? (byp_hi_v24_q ? byp_hi24_q : shi24_rdata0_q) : 32'h00000000), (byp_lo_v24_q ? byp_lo24_q : (n49564 ? sldc24_rdata0_q : slo24_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data24 = (n49442 ? {(n49563 ? (byp_lo_v24_q ? byp_hi24_q : shi24_rdata0_q) : 32'h00000000), (byp_lo_v24_q ? byp_lo24_q : (n49564 ? sldc24_rdata0_q : slo24_rdata0_q))} : 64'h0000000000000000);
   wire p_mask24 = n49442;
-  wire [63:0] p_data25 = (n49459 ? {(n49563 ? (byp_hi_v25_q ? byp_hi25_q : shi25_rdata0_q) : 32'h00000000), (byp_lo_v25_q ? byp_lo25_q : (n49564 ? sldc25_rdata0_q : slo25_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data25 = (n49459 ? {(n49563 ? (byp_lo_v25_q ? byp_hi25_q : shi25_rdata0_q) : 32'h00000000), (byp_lo_v25_q ? byp_lo25_q : (n49564 ? sldc25_rdata0_q : slo25_rdata0_q))} : 64'h0000000000000000);
   wire p_mask25 = n49459;
-  wire [63:0] p_data26 = (n49476 ? {(n49563 ? (byp_hi_v26_q ? byp_hi26_q : shi26_rdata0_q) : 32'h00000000), (byp_lo_v26_q ? byp_lo26_q : (n49564 ? sldc26_rdata0_q : slo26_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data26 = (n49476 ? {(n49563 ? (byp_lo_v26_q ? byp_hi26_q : shi26_rdata0_q) : 32'h00000000), (byp_lo_v26_q ? byp_lo26_q : (n49564 ? sldc26_rdata0_q : slo26_rdata0_q))} : 64'h0000000000000000);
   wire p_mask26 = n49476;
-  wire [63:0] p_data27 = (n49493 ? {(n49563 ? (byp_hi_v27_q ? byp_hi27_q : shi27_rdata0_q) : 32'h00000000), (byp_lo_v27_q ? byp_lo27_q : (n49564 ? sldc27_rdata0_q : slo27_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data27 = (n49493 ? {(n49563 ? (byp_lo_v27_q ? byp_hi27_q : shi27_rdata0_q) : 32'h00000000), (byp_lo_v27_q ? byp_lo27_q : (n49564 ? sldc27_rdata0_q : slo27_rdata0_q))} : 64'h0000000000000000);
   wire p_mask27 = n49493;
-  wire [63:0] p_data28 = (n49510 ? {(n49563 ? (byp_hi_v28_q ? byp_hi28_q : shi28_rdata0_q) : 32'h00000000), (byp_lo_v28_q ? byp_lo28_q : (n49564 ? sldc28_rdata0_q : slo28_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data28 = (n49510 ? {(n49563 ? (byp_lo_v28_q ? byp_hi28_q : shi28_rdata0_q) : 32'h00000000), (byp_lo_v28_q ? byp_lo28_q : (n49564 ? sldc28_rdata0_q : slo28_rdata0_q))} : 64'h0000000000000000);
   wire p_mask28 = n49510;
-  wire [63:0] p_data29 = (n49527 ? {(n49563 ? (byp_hi_v29_q ? byp_hi29_q : shi29_rdata0_q) : 32'h00000000), (byp_lo_v29_q ? byp_lo29_q : (n49564 ? sldc29_rdata0_q : slo29_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data29 = (n49527 ? {(n49563 ? (byp_lo_v29_q ? byp_hi29_q : shi29_rdata0_q) : 32'h00000000), (byp_lo_v29_q ? byp_lo29_q : (n49564 ? sldc29_rdata0_q : slo29_rdata0_q))} : 64'h0000000000000000);
   wire p_mask29 = n49527;
-  wire [63:0] p_data30 = (n49544 ? {(n49563 ? (byp_hi_v30_q ? byp_hi30_q : shi30_rdata0_q) : 32'h00000000), (byp_lo_v30_q ? byp_lo30_q : (n49564 ? sldc30_rdata0_q : slo30_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data30 = (n49544 ? {(n49563 ? (byp_lo_v30_q ? byp_hi30_q : shi30_rdata0_q) : 32'h00000000), (byp_lo_v30_q ? byp_lo30_q : (n49564 ? sldc30_rdata0_q : slo30_rdata0_q))} : 64'h0000000000000000);
   wire p_mask30 = n49544;
-  wire [63:0] p_data31 = (n49561 ? {(n49563 ? (byp_hi_v31_q ? byp_hi31_q : shi31_rdata0_q) : 32'h00000000), (byp_lo_v31_q ? byp_lo31_q : (n49564 ? sldc31_rdata0_q : slo31_rdata0_q))} : 64'h0000000000000000);
+  wire [63:0] p_data31 = (n49561 ? {(n49563 ? (byp_lo_v31_q ? byp_hi31_q : shi31_rdata0_q) : 32'h00000000), (byp_lo_v31_q ? byp_lo31_q : (n49564 ? sldc31_rdata0_q : slo31_rdata0_q))} : 64'h0000000000000000);
   wire p_mask31 = n49561;
-  wire n50534 = (~(((lsu_op_i == 7'h59) | (lsu_op_i == 7'h5d)) & n1015));
-  wire n51125 = (1'h0 | mask0_q);
-  wire n51128 = (n51125 | mask1_q);
-  wire n51131 = (n51128 | mask2_q);
-  wire n51134 = (n51131 | mask3_q);
-  wire n51137 = (n51134 | mask4_q);
-  wire n51140 = (n51137 | mask5_q);
-  wire n51143 = (n51140 | mask6_q);
-  wire n51146 = (n51143 | mask7_q);
-  wire n51149 = (n51146 | mask8_q);
-  wire n51152 = (n51149 | mask9_q);
-  wire n51155 = (n51152 | mask10_q);
-  wire n51158 = (n51155 | mask11_q);
-  wire n51161 = (n51158 | mask12_q);
-  wire n51164 = (n51161 | mask13_q);
-  wire n51167 = (n51164 | mask14_q);
-  wire n51170 = (n51167 | mask15_q);
-  wire n51173 = (n51170 | mask16_q);
-  wire n51176 = (n51173 | mask17_q);
-  wire n51179 = (n51176 | mask18_q);
-  wire n51182 = (n51179 | mask19_q);
-  wire n51185 = (n51182 | mask20_q);
-  wire n51188 = (n51185 | mask21_q);
-  wire n51191 = (n51188 | mask22_q);
-  wire n51194 = (n51191 | mask23_q);
-  wire n51197 = (n51194 | mask24_q);
-  wire n51200 = (n51197 | mask25_q);
-  wire n51203 = (n51200 | mask26_q);
-  wire n51206 = (n51203 | mask27_q);
-  wire n51209 = (n51206 | mask28_q);
-  wire n51212 = (n51209 | mask29_q);
-  wire n51350 = (n2591 & (~errv_q));
+  wire n50502 = (~(((lsu_op_i == 7'h59) | (lsu_op_i == 7'h5d)) & n1015));
+  wire n51093 = (1'h0 | mask0_q);
+  wire n51096 = (n51093 | mask1_q);
+  wire n51099 = (n51096 | mask2_q);
+  wire n51102 = (n51099 | mask3_q);
+  wire n51105 = (n51102 | mask4_q);
+  wire n51108 = (n51105 | mask5_q);
+  wire n51111 = (n51108 | mask6_q);
+  wire n51114 = (n51111 | mask7_q);
+  wire n51117 = (n51114 | mask8_q);
+  wire n51120 = (n51117 | mask9_q);
+  wire n51123 = (n51120 | mask10_q);
+  wire n51126 = (n51123 | mask11_q);
+  wire n51129 = (n51126 | mask12_q);
+  wire n51132 = (n51129 | mask13_q);
+  wire n51135 = (n51132 | mask14_q);
+  wire n51138 = (n51135 | mask15_q);
+  wire n51141 = (n51138 | mask16_q);
+  wire n51144 = (n51141 | mask17_q);
+  wire n51147 = (n51144 | mask18_q);
+  wire n51150 = (n51147 | mask19_q);
+  wire n51153 = (n51150 | mask20_q);
+  wire n51156 = (n51153 | mask21_q);
+  wire n51159 = (n51156 | mask22_q);
+  wire n51162 = (n51159 | mask23_q);
+  wire n51165 = (n51162 | mask24_q);
+  wire n51168 = (n51165 | mask25_q);
+  wire n51171 = (n51168 | mask26_q);
+  wire n51174 = (n51171 | mask27_q);
+  wire n51177 = (n51174 | mask28_q);
+  wire n51180 = (n51177 | mask29_q);
+  wire n51318 = (n2591 & (~errv_q));
   wire lsu_idle = (n275 & (~n429));
-  wire n51374 = (n280 & errv_q);
+  wire n51342 = (n280 & errv_q);
   assign pcount_d = ((param_we_i & (pcount_q < n984)) ? n984 : pcount_q);
   assign state_d = (accept ? (n1637 ? 3'h5 : (n1919 ? (n1010 ? 3'h5 : (n994 ? 3'h1 : (n999 ? 3'h3 : 3'h4))) : 3'h6)) : ((n276 & sm_ready_i) ? 3'h2 : (n2330 ? ((n2590 & (~sm_err_i)) ? 3'h1 : 3'h5) : ((n281 & (~n429)) ? ((op_q == 7'h5f) ? 3'h5 : ((((op_q == 7'h5c) | (op_q == 7'h5d)) | (op_q == 7'h5e)) ? 3'h1 : ((((op_q == 7'h58) | (op_q == 7'h59)) | (op_q == 7'h5a)) ? 3'h3 : 3'h4))) : (n278 ? ((~n12662) ? (own_q ? 3'h0 : 3'h5) : 3'h3) : (n279 ? ((~n12662) ? (own_q ? 3'h0 : 3'h5) : 3'h4) : ((n280 & lsu_res_ready_i) ? 3'h0 : state_q)))))));
   assign op_d = (accept ? lsu_op_i : op_q);
@@ -17544,9 +17448,9 @@ module lsu_w48_g32_line_s48_t48 (
   assign tag_d = (accept ? lsu_tag_i : tag_q);
   assign phase_d = (accept ? 1'h0 : ((n2330 & n2590) ? 1'h1 : phase_q));
   assign errv_d = (accept ? n1637 : (errv_q | n2591));
-  assign ecode_d = (accept ? (n1636 ? 8'h01 : (n1000 ? 8'h0d : (n994 ? 8'h07 : 8'h08))) : (n51350 ? 8'h07 : ecode_q));
-  assign elane_d = (accept ? (n1636 ? 5'h00 : (n1041 ? 5'h00 : (n1059 ? 5'h01 : (n1077 ? 5'h02 : (n1095 ? 5'h03 : (n1113 ? 5'h04 : (n1131 ? 5'h05 : (n1149 ? 5'h06 : (n1167 ? 5'h07 : (n1185 ? 5'h08 : (n1203 ? 5'h09 : (n1221 ? 5'h0a : (n1239 ? 5'h0b : (n1257 ? 5'h0c : (n1275 ? 5'h0d : (n1293 ? 5'h0e : (n1311 ? 5'h0f : (n1329 ? 5'h10 : (n1347 ? 5'h11 : (n1365 ? 5'h12 : (n1383 ? 5'h13 : (n1401 ? 5'h14 : (n1419 ? 5'h15 : (n1437 ? 5'h16 : (n1455 ? 5'h17 : (n1473 ? 5'h18 : (n1491 ? 5'h19 : (n1509 ? 5'h1a : (n1527 ? 5'h1b : (n1545 ? 5'h1c : (n1563 ? 5'h1d : (n1581 ? 5'h1e : (n1599 ? 5'h1f : 5'h00))))))))))))))))))))))))))))))))) : (n51350 ? (mask0_q ? 5'h00 : (mask1_q ? 5'h01 : (mask2_q ? 5'h02 : (mask3_q ? 5'h03 : (mask4_q ? 5'h04 : (mask5_q ? 5'h05 : (mask6_q ? 5'h06 : (mask7_q ? 5'h07 : (mask8_q ? 5'h08 : (mask9_q ? 5'h09 : (mask10_q ? 5'h0a : (mask11_q ? 5'h0b : (mask12_q ? 5'h0c : (mask13_q ? 5'h0d : (mask14_q ? 5'h0e : (mask15_q ? 5'h0f : (mask16_q ? 5'h10 : (mask17_q ? 5'h11 : (mask18_q ? 5'h12 : (mask19_q ? 5'h13 : (mask20_q ? 5'h14 : (mask21_q ? 5'h15 : (mask22_q ? 5'h16 : (mask23_q ? 5'h17 : (mask24_q ? 5'h18 : (mask25_q ? 5'h19 : (mask26_q ? 5'h1a : (mask27_q ? 5'h1b : (mask28_q ? 5'h1c : (mask29_q ? 5'h1d : (mask30_q ? 5'h1e : (mask31_q ? 5'h1f : 5'h00)))))))))))))))))))))))))))))))) : elane_q));
-  assign eaddr_d = (accept ? (n1636 ? 32'h00000000 : ((((((((((((((((((((((((((((((((32'h00000000 | ((n1041 & (~1'h0)) ? n1024 : 32'h00000000)) | ((n1059 & (~n1706)) ? n1042 : 32'h00000000)) | ((n1077 & (~n1709)) ? n1060 : 32'h00000000)) | ((n1095 & (~n1712)) ? n1078 : 32'h00000000)) | ((n1113 & (~n1715)) ? n1096 : 32'h00000000)) | ((n1131 & (~n1718)) ? n1114 : 32'h00000000)) | ((n1149 & (~n1721)) ? n1132 : 32'h00000000)) | ((n1167 & (~n1724)) ? n1150 : 32'h00000000)) | ((n1185 & (~n1727)) ? n1168 : 32'h00000000)) | ((n1203 & (~n1730)) ? n1186 : 32'h00000000)) | ((n1221 & (~n1733)) ? n1204 : 32'h00000000)) | ((n1239 & (~n1736)) ? n1222 : 32'h00000000)) | ((n1257 & (~n1739)) ? n1240 : 32'h00000000)) | ((n1275 & (~n1742)) ? n1258 : 32'h00000000)) | ((n1293 & (~n1745)) ? n1276 : 32'h00000000)) | ((n1311 & (~n1748)) ? n1294 : 32'h00000000)) | ((n1329 & (~n1751)) ? n1312 : 32'h00000000)) | ((n1347 & (~n1754)) ? n1330 : 32'h00000000)) | ((n1365 & (~n1757)) ? n1348 : 32'h00000000)) | ((n1383 & (~n1760)) ? n1366 : 32'h00000000)) | ((n1401 & (~n1763)) ? n1384 : 32'h00000000)) | ((n1419 & (~n1766)) ? n1402 : 32'h00000000)) | ((n1437 & (~n1769)) ? n1420 : 32'h00000000)) | ((n1455 & (~n1772)) ? n1438 : 32'h00000000)) | ((n1473 & (~n1775)) ? n1456 : 32'h00000000)) | ((n1491 & (~n1778)) ? n1474 : 32'h00000000)) | ((n1509 & (~n1781)) ? n1492 : 32'h00000000)) | ((n1527 & (~n1784)) ? n1510 : 32'h00000000)) | ((n1545 & (~n1787)) ? n1528 : 32'h00000000)) | ((n1563 & (~n1790)) ? n1546 : 32'h00000000)) | ((n1581 & (~n1793)) ? n1564 : 32'h00000000)) | ((n1599 & (~(n1793 | n1581))) ? n1582 : 32'h00000000))) : (n51350 ? ((((((((((((((((((((((((((((((((32'h00000000 | ((mask0_q & (~1'h0)) ? addr0_q : 32'h00000000)) | ((mask1_q & (~n51125)) ? addr1_q : 32'h00000000)) | ((mask2_q & (~n51128)) ? addr2_q : 32'h00000000)) | ((mask3_q & (~n51131)) ? addr3_q : 32'h00000000)) | ((mask4_q & (~n51134)) ? addr4_q : 32'h00000000)) | ((mask5_q & (~n51137)) ? addr5_q : 32'h00000000)) | ((mask6_q & (~n51140)) ? addr6_q : 32'h00000000)) | ((mask7_q & (~n51143)) ? addr7_q : 32'h00000000)) | ((mask8_q & (~n51146)) ? addr8_q : 32'h00000000)) | ((mask9_q & (~n51149)) ? addr9_q : 32'h00000000)) | ((mask10_q & (~n51152)) ? addr10_q : 32'h00000000)) | ((mask11_q & (~n51155)) ? addr11_q : 32'h00000000)) | ((mask12_q & (~n51158)) ? addr12_q : 32'h00000000)) | ((mask13_q & (~n51161)) ? addr13_q : 32'h00000000)) | ((mask14_q & (~n51164)) ? addr14_q : 32'h00000000)) | ((mask15_q & (~n51167)) ? addr15_q : 32'h00000000)) | ((mask16_q & (~n51170)) ? addr16_q : 32'h00000000)) | ((mask17_q & (~n51173)) ? addr17_q : 32'h00000000)) | ((mask18_q & (~n51176)) ? addr18_q : 32'h00000000)) | ((mask19_q & (~n51179)) ? addr19_q : 32'h00000000)) | ((mask20_q & (~n51182)) ? addr20_q : 32'h00000000)) | ((mask21_q & (~n51185)) ? addr21_q : 32'h00000000)) | ((mask22_q & (~n51188)) ? addr22_q : 32'h00000000)) | ((mask23_q & (~n51191)) ? addr23_q : 32'h00000000)) | ((mask24_q & (~n51194)) ? addr24_q : 32'h00000000)) | ((mask25_q & (~n51197)) ? addr25_q : 32'h00000000)) | ((mask26_q & (~n51200)) ? addr26_q : 32'h00000000)) | ((mask27_q & (~n51203)) ? addr27_q : 32'h00000000)) | ((mask28_q & (~n51206)) ? addr28_q : 32'h00000000)) | ((mask29_q & (~n51209)) ? addr29_q : 32'h00000000)) | ((mask30_q & (~n51212)) ? addr30_q : 32'h00000000)) | ((mask31_q & (~(n51212 | mask30_q))) ? addr31_q : 32'h00000000)) : eaddr_q));
+  assign ecode_d = (accept ? (n1636 ? 8'h01 : (n1000 ? 8'h0d : (n994 ? 8'h07 : 8'h08))) : (n51318 ? 8'h07 : ecode_q));
+  assign elane_d = (accept ? (n1636 ? 5'h00 : (n1041 ? 5'h00 : (n1059 ? 5'h01 : (n1077 ? 5'h02 : (n1095 ? 5'h03 : (n1113 ? 5'h04 : (n1131 ? 5'h05 : (n1149 ? 5'h06 : (n1167 ? 5'h07 : (n1185 ? 5'h08 : (n1203 ? 5'h09 : (n1221 ? 5'h0a : (n1239 ? 5'h0b : (n1257 ? 5'h0c : (n1275 ? 5'h0d : (n1293 ? 5'h0e : (n1311 ? 5'h0f : (n1329 ? 5'h10 : (n1347 ? 5'h11 : (n1365 ? 5'h12 : (n1383 ? 5'h13 : (n1401 ? 5'h14 : (n1419 ? 5'h15 : (n1437 ? 5'h16 : (n1455 ? 5'h17 : (n1473 ? 5'h18 : (n1491 ? 5'h19 : (n1509 ? 5'h1a : (n1527 ? 5'h1b : (n1545 ? 5'h1c : (n1563 ? 5'h1d : (n1581 ? 5'h1e : (n1599 ? 5'h1f : 5'h00))))))))))))))))))))))))))))))))) : (n51318 ? (mask0_q ? 5'h00 : (mask1_q ? 5'h01 : (mask2_q ? 5'h02 : (mask3_q ? 5'h03 : (mask4_q ? 5'h04 : (mask5_q ? 5'h05 : (mask6_q ? 5'h06 : (mask7_q ? 5'h07 : (mask8_q ? 5'h08 : (mask9_q ? 5'h09 : (mask10_q ? 5'h0a : (mask11_q ? 5'h0b : (mask12_q ? 5'h0c : (mask13_q ? 5'h0d : (mask14_q ? 5'h0e : (mask15_q ? 5'h0f : (mask16_q ? 5'h10 : (mask17_q ? 5'h11 : (mask18_q ? 5'h12 : (mask19_q ? 5'h13 : (mask20_q ? 5'h14 : (mask21_q ? 5'h15 : (mask22_q ? 5'h16 : (mask23_q ? 5'h17 : (mask24_q ? 5'h18 : (mask25_q ? 5'h19 : (mask26_q ? 5'h1a : (mask27_q ? 5'h1b : (mask28_q ? 5'h1c : (mask29_q ? 5'h1d : (mask30_q ? 5'h1e : (mask31_q ? 5'h1f : 5'h00)))))))))))))))))))))))))))))))) : elane_q));
+  assign eaddr_d = (accept ? (n1636 ? 32'h00000000 : ((((((((((((((((((((((((((((((((32'h00000000 | ((n1041 & (~1'h0)) ? n1024 : 32'h00000000)) | ((n1059 & (~n1706)) ? n1042 : 32'h00000000)) | ((n1077 & (~n1709)) ? n1060 : 32'h00000000)) | ((n1095 & (~n1712)) ? n1078 : 32'h00000000)) | ((n1113 & (~n1715)) ? n1096 : 32'h00000000)) | ((n1131 & (~n1718)) ? n1114 : 32'h00000000)) | ((n1149 & (~n1721)) ? n1132 : 32'h00000000)) | ((n1167 & (~n1724)) ? n1150 : 32'h00000000)) | ((n1185 & (~n1727)) ? n1168 : 32'h00000000)) | ((n1203 & (~n1730)) ? n1186 : 32'h00000000)) | ((n1221 & (~n1733)) ? n1204 : 32'h00000000)) | ((n1239 & (~n1736)) ? n1222 : 32'h00000000)) | ((n1257 & (~n1739)) ? n1240 : 32'h00000000)) | ((n1275 & (~n1742)) ? n1258 : 32'h00000000)) | ((n1293 & (~n1745)) ? n1276 : 32'h00000000)) | ((n1311 & (~n1748)) ? n1294 : 32'h00000000)) | ((n1329 & (~n1751)) ? n1312 : 32'h00000000)) | ((n1347 & (~n1754)) ? n1330 : 32'h00000000)) | ((n1365 & (~n1757)) ? n1348 : 32'h00000000)) | ((n1383 & (~n1760)) ? n1366 : 32'h00000000)) | ((n1401 & (~n1763)) ? n1384 : 32'h00000000)) | ((n1419 & (~n1766)) ? n1402 : 32'h00000000)) | ((n1437 & (~n1769)) ? n1420 : 32'h00000000)) | ((n1455 & (~n1772)) ? n1438 : 32'h00000000)) | ((n1473 & (~n1775)) ? n1456 : 32'h00000000)) | ((n1491 & (~n1778)) ? n1474 : 32'h00000000)) | ((n1509 & (~n1781)) ? n1492 : 32'h00000000)) | ((n1527 & (~n1784)) ? n1510 : 32'h00000000)) | ((n1545 & (~n1787)) ? n1528 : 32'h00000000)) | ((n1563 & (~n1790)) ? n1546 : 32'h00000000)) | ((n1581 & (~n1793)) ? n1564 : 32'h00000000)) | ((n1599 & (~(n1793 | n1581))) ? n1582 : 32'h00000000))) : (n51318 ? ((((((((((((((((((((((((((((((((32'h00000000 | ((mask0_q & (~1'h0)) ? addr0_q : 32'h00000000)) | ((mask1_q & (~n51093)) ? addr1_q : 32'h00000000)) | ((mask2_q & (~n51096)) ? addr2_q : 32'h00000000)) | ((mask3_q & (~n51099)) ? addr3_q : 32'h00000000)) | ((mask4_q & (~n51102)) ? addr4_q : 32'h00000000)) | ((mask5_q & (~n51105)) ? addr5_q : 32'h00000000)) | ((mask6_q & (~n51108)) ? addr6_q : 32'h00000000)) | ((mask7_q & (~n51111)) ? addr7_q : 32'h00000000)) | ((mask8_q & (~n51114)) ? addr8_q : 32'h00000000)) | ((mask9_q & (~n51117)) ? addr9_q : 32'h00000000)) | ((mask10_q & (~n51120)) ? addr10_q : 32'h00000000)) | ((mask11_q & (~n51123)) ? addr11_q : 32'h00000000)) | ((mask12_q & (~n51126)) ? addr12_q : 32'h00000000)) | ((mask13_q & (~n51129)) ? addr13_q : 32'h00000000)) | ((mask14_q & (~n51132)) ? addr14_q : 32'h00000000)) | ((mask15_q & (~n51135)) ? addr15_q : 32'h00000000)) | ((mask16_q & (~n51138)) ? addr16_q : 32'h00000000)) | ((mask17_q & (~n51141)) ? addr17_q : 32'h00000000)) | ((mask18_q & (~n51144)) ? addr18_q : 32'h00000000)) | ((mask19_q & (~n51147)) ? addr19_q : 32'h00000000)) | ((mask20_q & (~n51150)) ? addr20_q : 32'h00000000)) | ((mask21_q & (~n51153)) ? addr21_q : 32'h00000000)) | ((mask22_q & (~n51156)) ? addr22_q : 32'h00000000)) | ((mask23_q & (~n51159)) ? addr23_q : 32'h00000000)) | ((mask24_q & (~n51162)) ? addr24_q : 32'h00000000)) | ((mask25_q & (~n51165)) ? addr25_q : 32'h00000000)) | ((mask26_q & (~n51168)) ? addr26_q : 32'h00000000)) | ((mask27_q & (~n51171)) ? addr27_q : 32'h00000000)) | ((mask28_q & (~n51174)) ? addr28_q : 32'h00000000)) | ((mask29_q & (~n51177)) ? addr29_q : 32'h00000000)) | ((mask30_q & (~n51180)) ? addr30_q : 32'h00000000)) | ((mask31_q & (~(n51180 | mask30_q))) ? addr31_q : 32'h00000000)) : eaddr_q));
   assign issued_d = (accept ? 6'h00 : n12174);
   assign cnt_gm_d = (n12170 ? (cnt_gm_q + 32'h00000001) : cnt_gm_q);
   assign cnt_conf_d = (sm_conflict_i ? (cnt_conf_q + 32'h00000001) : cnt_conf_q);
@@ -17711,38 +17615,38 @@ module lsu_w48_g32_line_s48_t48 (
   assign lo29_d = (accept ? (n1009 ? 32'h00000000 : (n1000 ? 32'h00000000 : n99[31:0])) : ((n2565 & (~phase_q)) ? n223 : lo29_q));
   assign lo30_d = (accept ? (n1009 ? 32'h00000000 : (n1000 ? 32'h00000000 : n100[31:0])) : ((n2573 & (~phase_q)) ? n224 : lo30_q));
   assign lo31_d = (accept ? (n1009 ? 32'h00000000 : (n1000 ? 32'h00000000 : n101[31:0])) : ((n2581 & (~phase_q)) ? n225 : lo31_q));
-  assign hi0_d = (accept ? (n50534 ? 32'h00000000 : n70[63:32]) : ((n2333 & phase_q) ? n194 : hi0_q));
-  assign hi1_d = (accept ? (n50534 ? 32'h00000000 : n71[63:32]) : ((n2341 & phase_q) ? n195 : hi1_q));
-  assign hi2_d = (accept ? (n50534 ? 32'h00000000 : n72[63:32]) : ((n2349 & phase_q) ? n196 : hi2_q));
-  assign hi3_d = (accept ? (n50534 ? 32'h00000000 : n73[63:32]) : ((n2357 & phase_q) ? n197 : hi3_q));
-  assign hi4_d = (accept ? (n50534 ? 32'h00000000 : n74[63:32]) : ((n2365 & phase_q) ? n198 : hi4_q));
-  assign hi5_d = (accept ? (n50534 ? 32'h00000000 : n75[63:32]) : ((n2373 & phase_q) ? n199 : hi5_q));
-  assign hi6_d = (accept ? (n50534 ? 32'h00000000 : n76[63:32]) : ((n2381 & phase_q) ? n200 : hi6_q));
-  assign hi7_d = (accept ? (n50534 ? 32'h00000000 : n77[63:32]) : ((n2389 & phase_q) ? n201 : hi7_q));
-  assign hi8_d = (accept ? (n50534 ? 32'h00000000 : n78[63:32]) : ((n2397 & phase_q) ? n202 : hi8_q));
-  assign hi9_d = (accept ? (n50534 ? 32'h00000000 : n79[63:32]) : ((n2405 & phase_q) ? n203 : hi9_q));
-  assign hi10_d = (accept ? (n50534 ? 32'h00000000 : n80[63:32]) : ((n2413 & phase_q) ? n204 : hi10_q));
-  assign hi11_d = (accept ? (n50534 ? 32'h00000000 : n81[63:32]) : ((n2421 & phase_q) ? n205 : hi11_q));
-  assign hi12_d = (accept ? (n50534 ? 32'h00000000 : n82[63:32]) : ((n2429 & phase_q) ? n206 : hi12_q));
-  assign hi13_d = (accept ? (n50534 ? 32'h00000000 : n83[63:32]) : ((n2437 & phase_q) ? n207 : hi13_q));
-  assign hi14_d = (accept ? (n50534 ? 32'h00000000 : n84[63:32]) : ((n2445 & phase_q) ? n208 : hi14_q));
-  assign hi15_d = (accept ? (n50534 ? 32'h00000000 : n85[63:32]) : ((n2453 & phase_q) ? n209 : hi15_q));
-  assign hi16_d = (accept ? (n50534 ? 32'h00000000 : n86[63:32]) : ((n2461 & phase_q) ? n210 : hi16_q));
-  assign hi17_d = (accept ? (n50534 ? 32'h00000000 : n87[63:32]) : ((n2469 & phase_q) ? n211 : hi17_q));
-  assign hi18_d = (accept ? (n50534 ? 32'h00000000 : n88[63:32]) : ((n2477 & phase_q) ? n212 : hi18_q));
-  assign hi19_d = (accept ? (n50534 ? 32'h00000000 : n89[63:32]) : ((n2485 & phase_q) ? n213 : hi19_q));
-  assign hi20_d = (accept ? (n50534 ? 32'h00000000 : n90[63:32]) : ((n2493 & phase_q) ? n214 : hi20_q));
-  assign hi21_d = (accept ? (n50534 ? 32'h00000000 : n91[63:32]) : ((n2501 & phase_q) ? n215 : hi21_q));
-  assign hi22_d = (accept ? (n50534 ? 32'h00000000 : n92[63:32]) : ((n2509 & phase_q) ? n216 : hi22_q));
-  assign hi23_d = (accept ? (n50534 ? 32'h00000000 : n93[63:32]) : ((n2517 & phase_q) ? n217 : hi23_q));
-  assign hi24_d = (accept ? (n50534 ? 32'h00000000 : n94[63:32]) : ((n2525 & phase_q) ? n218 : hi24_q));
-  assign hi25_d = (accept ? (n50534 ? 32'h00000000 : n95[63:32]) : ((n2533 & phase_q) ? n219 : hi25_q));
-  assign hi26_d = (accept ? (n50534 ? 32'h00000000 : n96[63:32]) : ((n2541 & phase_q) ? n220 : hi26_q));
-  assign hi27_d = (accept ? (n50534 ? 32'h00000000 : n97[63:32]) : ((n2549 & phase_q) ? n221 : hi27_q));
-  assign hi28_d = (accept ? (n50534 ? 32'h00000000 : n98[63:32]) : ((n2557 & phase_q) ? n222 : hi28_q));
-  assign hi29_d = (accept ? (n50534 ? 32'h00000000 : n99[63:32]) : ((n2565 & phase_q) ? n223 : hi29_q));
-  assign hi30_d = (accept ? (n50534 ? 32'h00000000 : n100[63:32]) : ((n2573 & phase_q) ? n224 : hi30_q));
-  assign hi31_d = (accept ? (n50534 ? 32'h00000000 : n101[63:32]) : ((n2581 & phase_q) ? n225 : hi31_q));
+  assign hi0_d = (accept ? (n50502 ? 32'h00000000 : n70[63:32]) : ((n2333 & phase_q) ? n194 : hi0_q));
+  assign hi1_d = (accept ? (n50502 ? 32'h00000000 : n71[63:32]) : ((n2341 & phase_q) ? n195 : hi1_q));
+  assign hi2_d = (accept ? (n50502 ? 32'h00000000 : n72[63:32]) : ((n2349 & phase_q) ? n196 : hi2_q));
+  assign hi3_d = (accept ? (n50502 ? 32'h00000000 : n73[63:32]) : ((n2357 & phase_q) ? n197 : hi3_q));
+  assign hi4_d = (accept ? (n50502 ? 32'h00000000 : n74[63:32]) : ((n2365 & phase_q) ? n198 : hi4_q));
+  assign hi5_d = (accept ? (n50502 ? 32'h00000000 : n75[63:32]) : ((n2373 & phase_q) ? n199 : hi5_q));
+  assign hi6_d = (accept ? (n50502 ? 32'h00000000 : n76[63:32]) : ((n2381 & phase_q) ? n200 : hi6_q));
+  assign hi7_d = (accept ? (n50502 ? 32'h00000000 : n77[63:32]) : ((n2389 & phase_q) ? n201 : hi7_q));
+  assign hi8_d = (accept ? (n50502 ? 32'h00000000 : n78[63:32]) : ((n2397 & phase_q) ? n202 : hi8_q));
+  assign hi9_d = (accept ? (n50502 ? 32'h00000000 : n79[63:32]) : ((n2405 & phase_q) ? n203 : hi9_q));
+  assign hi10_d = (accept ? (n50502 ? 32'h00000000 : n80[63:32]) : ((n2413 & phase_q) ? n204 : hi10_q));
+  assign hi11_d = (accept ? (n50502 ? 32'h00000000 : n81[63:32]) : ((n2421 & phase_q) ? n205 : hi11_q));
+  assign hi12_d = (accept ? (n50502 ? 32'h00000000 : n82[63:32]) : ((n2429 & phase_q) ? n206 : hi12_q));
+  assign hi13_d = (accept ? (n50502 ? 32'h00000000 : n83[63:32]) : ((n2437 & phase_q) ? n207 : hi13_q));
+  assign hi14_d = (accept ? (n50502 ? 32'h00000000 : n84[63:32]) : ((n2445 & phase_q) ? n208 : hi14_q));
+  assign hi15_d = (accept ? (n50502 ? 32'h00000000 : n85[63:32]) : ((n2453 & phase_q) ? n209 : hi15_q));
+  assign hi16_d = (accept ? (n50502 ? 32'h00000000 : n86[63:32]) : ((n2461 & phase_q) ? n210 : hi16_q));
+  assign hi17_d = (accept ? (n50502 ? 32'h00000000 : n87[63:32]) : ((n2469 & phase_q) ? n211 : hi17_q));
+  assign hi18_d = (accept ? (n50502 ? 32'h00000000 : n88[63:32]) : ((n2477 & phase_q) ? n212 : hi18_q));
+  assign hi19_d = (accept ? (n50502 ? 32'h00000000 : n89[63:32]) : ((n2485 & phase_q) ? n213 : hi19_q));
+  assign hi20_d = (accept ? (n50502 ? 32'h00000000 : n90[63:32]) : ((n2493 & phase_q) ? n214 : hi20_q));
+  assign hi21_d = (accept ? (n50502 ? 32'h00000000 : n91[63:32]) : ((n2501 & phase_q) ? n215 : hi21_q));
+  assign hi22_d = (accept ? (n50502 ? 32'h00000000 : n92[63:32]) : ((n2509 & phase_q) ? n216 : hi22_q));
+  assign hi23_d = (accept ? (n50502 ? 32'h00000000 : n93[63:32]) : ((n2517 & phase_q) ? n217 : hi23_q));
+  assign hi24_d = (accept ? (n50502 ? 32'h00000000 : n94[63:32]) : ((n2525 & phase_q) ? n218 : hi24_q));
+  assign hi25_d = (accept ? (n50502 ? 32'h00000000 : n95[63:32]) : ((n2533 & phase_q) ? n219 : hi25_q));
+  assign hi26_d = (accept ? (n50502 ? 32'h00000000 : n96[63:32]) : ((n2541 & phase_q) ? n220 : hi26_q));
+  assign hi27_d = (accept ? (n50502 ? 32'h00000000 : n97[63:32]) : ((n2549 & phase_q) ? n221 : hi27_q));
+  assign hi28_d = (accept ? (n50502 ? 32'h00000000 : n98[63:32]) : ((n2557 & phase_q) ? n222 : hi28_q));
+  assign hi29_d = (accept ? (n50502 ? 32'h00000000 : n99[63:32]) : ((n2565 & phase_q) ? n223 : hi29_q));
+  assign hi30_d = (accept ? (n50502 ? 32'h00000000 : n100[63:32]) : ((n2573 & phase_q) ? n224 : hi30_q));
+  assign hi31_d = (accept ? (n50502 ? 32'h00000000 : n101[63:32]) : ((n2581 & phase_q) ? n225 : hi31_q));
   assign cmp0_d = (accept ? lsu_c_i[31:0] : cmp0_q);
   assign cmp1_d = (accept ? lsu_c_i[63:32] : cmp1_q);
   assign cmp2_d = (accept ? lsu_c_i[95:64] : cmp2_q);
@@ -22867,133 +22771,101 @@ module lsu_w48_g32_line_s48_t48 (
   assign t46_slot_d = (n21221 ? fslot_q : t46_slot_q);
   assign t47_slot_d = (n21231 ? fslot_q : t47_slot_q);
   assign byp_lo_v0_d = (n49673 | n49674);
-  assign byp_lo_v1_d = (n49698 | n49699);
-  assign byp_lo_v2_d = (n49723 | n49724);
-  assign byp_lo_v3_d = (n49748 | n49749);
-  assign byp_lo_v4_d = (n49773 | n49774);
-  assign byp_lo_v5_d = (n49798 | n49799);
-  assign byp_lo_v6_d = (n49823 | n49824);
-  assign byp_lo_v7_d = (n49848 | n49849);
-  assign byp_lo_v8_d = (n49873 | n49874);
-  assign byp_lo_v9_d = (n49898 | n49899);
-  assign byp_lo_v10_d = (n49923 | n49924);
-  assign byp_lo_v11_d = (n49948 | n49949);
-  assign byp_lo_v12_d = (n49973 | n49974);
-  assign byp_lo_v13_d = (n49998 | n49999);
-  assign byp_lo_v14_d = (n50023 | n50024);
-  assign byp_lo_v15_d = (n50048 | n50049);
-  assign byp_lo_v16_d = (n50073 | n50074);
-  assign byp_lo_v17_d = (n50098 | n50099);
-  assign byp_lo_v18_d = (n50123 | n50124);
-  assign byp_lo_v19_d = (n50148 | n50149);
-  assign byp_lo_v20_d = (n50173 | n50174);
-  assign byp_lo_v21_d = (n50198 | n50199);
-  assign byp_lo_v22_d = (n50223 | n50224);
-  assign byp_lo_v23_d = (n50248 | n50249);
-  assign byp_lo_v24_d = (n50273 | n50274);
-  assign byp_lo_v25_d = (n50298 | n50299);
-  assign byp_lo_v26_d = (n50323 | n50324);
-  assign byp_lo_v27_d = (n50348 | n50349);
-  assign byp_lo_v28_d = (n50373 | n50374);
-  assign byp_lo_v29_d = (n50398 | n50399);
-  assign byp_lo_v30_d = (n50423 | n50424);
-  assign byp_lo_v31_d = (n50448 | n50449);
-  assign byp_hi_v0_d = n49681;
-  assign byp_hi_v1_d = n49706;
-  assign byp_hi_v2_d = n49731;
-  assign byp_hi_v3_d = n49756;
-  assign byp_hi_v4_d = n49781;
-  assign byp_hi_v5_d = n49806;
-  assign byp_hi_v6_d = n49831;
-  assign byp_hi_v7_d = n49856;
-  assign byp_hi_v8_d = n49881;
-  assign byp_hi_v9_d = n49906;
-  assign byp_hi_v10_d = n49931;
-  assign byp_hi_v11_d = n49956;
-  assign byp_hi_v12_d = n49981;
-  assign byp_hi_v13_d = n50006;
-  assign byp_hi_v14_d = n50031;
-  assign byp_hi_v15_d = n50056;
-  assign byp_hi_v16_d = n50081;
-  assign byp_hi_v17_d = n50106;
-  assign byp_hi_v18_d = n50131;
-  assign byp_hi_v19_d = n50156;
-  assign byp_hi_v20_d = n50181;
-  assign byp_hi_v21_d = n50206;
-  assign byp_hi_v22_d = n50231;
-  assign byp_hi_v23_d = n50256;
-  assign byp_hi_v24_d = n50281;
-  assign byp_hi_v25_d = n50306;
-  assign byp_hi_v26_d = n50331;
-  assign byp_hi_v27_d = n50356;
-  assign byp_hi_v28_d = n50381;
-  assign byp_hi_v29_d = n50406;
-  assign byp_hi_v30_d = n50431;
-  assign byp_hi_v31_d = n50456;
+  assign byp_lo_v1_d = (n49697 | n49698);
+  assign byp_lo_v2_d = (n49721 | n49722);
+  assign byp_lo_v3_d = (n49745 | n49746);
+  assign byp_lo_v4_d = (n49769 | n49770);
+  assign byp_lo_v5_d = (n49793 | n49794);
+  assign byp_lo_v6_d = (n49817 | n49818);
+  assign byp_lo_v7_d = (n49841 | n49842);
+  assign byp_lo_v8_d = (n49865 | n49866);
+  assign byp_lo_v9_d = (n49889 | n49890);
+  assign byp_lo_v10_d = (n49913 | n49914);
+  assign byp_lo_v11_d = (n49937 | n49938);
+  assign byp_lo_v12_d = (n49961 | n49962);
+  assign byp_lo_v13_d = (n49985 | n49986);
+  assign byp_lo_v14_d = (n50009 | n50010);
+  assign byp_lo_v15_d = (n50033 | n50034);
+  assign byp_lo_v16_d = (n50057 | n50058);
+  assign byp_lo_v17_d = (n50081 | n50082);
+  assign byp_lo_v18_d = (n50105 | n50106);
+  assign byp_lo_v19_d = (n50129 | n50130);
+  assign byp_lo_v20_d = (n50153 | n50154);
+  assign byp_lo_v21_d = (n50177 | n50178);
+  assign byp_lo_v22_d = (n50201 | n50202);
+  assign byp_lo_v23_d = (n50225 | n50226);
+  assign byp_lo_v24_d = (n50249 | n50250);
+  assign byp_lo_v25_d = (n50273 | n50274);
+  assign byp_lo_v26_d = (n50297 | n50298);
+  assign byp_lo_v27_d = (n50321 | n50322);
+  assign byp_lo_v28_d = (n50345 | n50346);
+  assign byp_lo_v29_d = (n50369 | n50370);
+  assign byp_lo_v30_d = (n50393 | n50394);
+  assign byp_lo_v31_d = (n50417 | n50418);
   assign byp_lo0_d = ((n49673 | n49674) ? (n49673 ? n13683 : params_rdata0_q) : byp_lo0_q);
-  assign byp_lo1_d = ((n49698 | n49699) ? (n49698 ? n13910 : params_rdata0_q) : byp_lo1_q);
-  assign byp_lo2_d = ((n49723 | n49724) ? (n49723 ? n14137 : params_rdata0_q) : byp_lo2_q);
-  assign byp_lo3_d = ((n49748 | n49749) ? (n49748 ? n14364 : params_rdata0_q) : byp_lo3_q);
-  assign byp_lo4_d = ((n49773 | n49774) ? (n49773 ? n14591 : params_rdata0_q) : byp_lo4_q);
-  assign byp_lo5_d = ((n49798 | n49799) ? (n49798 ? n14818 : params_rdata0_q) : byp_lo5_q);
-  assign byp_lo6_d = ((n49823 | n49824) ? (n49823 ? n15045 : params_rdata0_q) : byp_lo6_q);
-  assign byp_lo7_d = ((n49848 | n49849) ? (n49848 ? n15272 : params_rdata0_q) : byp_lo7_q);
-  assign byp_lo8_d = ((n49873 | n49874) ? (n49873 ? n15499 : params_rdata0_q) : byp_lo8_q);
-  assign byp_lo9_d = ((n49898 | n49899) ? (n49898 ? n15726 : params_rdata0_q) : byp_lo9_q);
-  assign byp_lo10_d = ((n49923 | n49924) ? (n49923 ? n15953 : params_rdata0_q) : byp_lo10_q);
-  assign byp_lo11_d = ((n49948 | n49949) ? (n49948 ? n16180 : params_rdata0_q) : byp_lo11_q);
-  assign byp_lo12_d = ((n49973 | n49974) ? (n49973 ? n16407 : params_rdata0_q) : byp_lo12_q);
-  assign byp_lo13_d = ((n49998 | n49999) ? (n49998 ? n16634 : params_rdata0_q) : byp_lo13_q);
-  assign byp_lo14_d = ((n50023 | n50024) ? (n50023 ? n16861 : params_rdata0_q) : byp_lo14_q);
-  assign byp_lo15_d = ((n50048 | n50049) ? (n50048 ? n17088 : params_rdata0_q) : byp_lo15_q);
-  assign byp_lo16_d = ((n50073 | n50074) ? (n50073 ? n17315 : params_rdata0_q) : byp_lo16_q);
-  assign byp_lo17_d = ((n50098 | n50099) ? (n50098 ? n17542 : params_rdata0_q) : byp_lo17_q);
-  assign byp_lo18_d = ((n50123 | n50124) ? (n50123 ? n17769 : params_rdata0_q) : byp_lo18_q);
-  assign byp_lo19_d = ((n50148 | n50149) ? (n50148 ? n17996 : params_rdata0_q) : byp_lo19_q);
-  assign byp_lo20_d = ((n50173 | n50174) ? (n50173 ? n18223 : params_rdata0_q) : byp_lo20_q);
-  assign byp_lo21_d = ((n50198 | n50199) ? (n50198 ? n18450 : params_rdata0_q) : byp_lo21_q);
-  assign byp_lo22_d = ((n50223 | n50224) ? (n50223 ? n18677 : params_rdata0_q) : byp_lo22_q);
-  assign byp_lo23_d = ((n50248 | n50249) ? (n50248 ? n18904 : params_rdata0_q) : byp_lo23_q);
-  assign byp_lo24_d = ((n50273 | n50274) ? (n50273 ? n19131 : params_rdata0_q) : byp_lo24_q);
-  assign byp_lo25_d = ((n50298 | n50299) ? (n50298 ? n19358 : params_rdata0_q) : byp_lo25_q);
-  assign byp_lo26_d = ((n50323 | n50324) ? (n50323 ? n19585 : params_rdata0_q) : byp_lo26_q);
-  assign byp_lo27_d = ((n50348 | n50349) ? (n50348 ? n19812 : params_rdata0_q) : byp_lo27_q);
-  assign byp_lo28_d = ((n50373 | n50374) ? (n50373 ? n20039 : params_rdata0_q) : byp_lo28_q);
-  assign byp_lo29_d = ((n50398 | n50399) ? (n50398 ? n20266 : params_rdata0_q) : byp_lo29_q);
-  assign byp_lo30_d = ((n50423 | n50424) ? (n50423 ? n20493 : params_rdata0_q) : byp_lo30_q);
-  assign byp_lo31_d = ((n50448 | n50449) ? (n50448 ? n20720 : params_rdata0_q) : byp_lo31_q);
-  assign byp_hi0_d = (n49681 ? n13720 : byp_hi0_q);
-  assign byp_hi1_d = (n49706 ? n13947 : byp_hi1_q);
-  assign byp_hi2_d = (n49731 ? n14174 : byp_hi2_q);
-  assign byp_hi3_d = (n49756 ? n14401 : byp_hi3_q);
-  assign byp_hi4_d = (n49781 ? n14628 : byp_hi4_q);
-  assign byp_hi5_d = (n49806 ? n14855 : byp_hi5_q);
-  assign byp_hi6_d = (n49831 ? n15082 : byp_hi6_q);
-  assign byp_hi7_d = (n49856 ? n15309 : byp_hi7_q);
-  assign byp_hi8_d = (n49881 ? n15536 : byp_hi8_q);
-  assign byp_hi9_d = (n49906 ? n15763 : byp_hi9_q);
-  assign byp_hi10_d = (n49931 ? n15990 : byp_hi10_q);
-  assign byp_hi11_d = (n49956 ? n16217 : byp_hi11_q);
-  assign byp_hi12_d = (n49981 ? n16444 : byp_hi12_q);
-  assign byp_hi13_d = (n50006 ? n16671 : byp_hi13_q);
-  assign byp_hi14_d = (n50031 ? n16898 : byp_hi14_q);
-  assign byp_hi15_d = (n50056 ? n17125 : byp_hi15_q);
-  assign byp_hi16_d = (n50081 ? n17352 : byp_hi16_q);
-  assign byp_hi17_d = (n50106 ? n17579 : byp_hi17_q);
-  assign byp_hi18_d = (n50131 ? n17806 : byp_hi18_q);
-  assign byp_hi19_d = (n50156 ? n18033 : byp_hi19_q);
-  assign byp_hi20_d = (n50181 ? n18260 : byp_hi20_q);
-  assign byp_hi21_d = (n50206 ? n18487 : byp_hi21_q);
-  assign byp_hi22_d = (n50231 ? n18714 : byp_hi22_q);
-  assign byp_hi23_d = (n50256 ? n18941 : byp_hi23_q);
-  assign byp_hi24_d = (n50281 ? n19168 : byp_hi24_q);
-  assign byp_hi25_d = (n50306 ? n19395 : byp_hi25_q);
-  assign byp_hi26_d = (n50331 ? n19622 : byp_hi26_q);
-  assign byp_hi27_d = (n50356 ? n19849 : byp_hi27_q);
-  assign byp_hi28_d = (n50381 ? n20076 : byp_hi28_q);
-  assign byp_hi29_d = (n50406 ? n20303 : byp_hi29_q);
-  assign byp_hi30_d = (n50431 ? n20530 : byp_hi30_q);
-  assign byp_hi31_d = (n50456 ? n20757 : byp_hi31_q);
+  assign byp_lo1_d = ((n49697 | n49698) ? (n49697 ? n13910 : params_rdata0_q) : byp_lo1_q);
+  assign byp_lo2_d = ((n49721 | n49722) ? (n49721 ? n14137 : params_rdata0_q) : byp_lo2_q);
+  assign byp_lo3_d = ((n49745 | n49746) ? (n49745 ? n14364 : params_rdata0_q) : byp_lo3_q);
+  assign byp_lo4_d = ((n49769 | n49770) ? (n49769 ? n14591 : params_rdata0_q) : byp_lo4_q);
+  assign byp_lo5_d = ((n49793 | n49794) ? (n49793 ? n14818 : params_rdata0_q) : byp_lo5_q);
+  assign byp_lo6_d = ((n49817 | n49818) ? (n49817 ? n15045 : params_rdata0_q) : byp_lo6_q);
+  assign byp_lo7_d = ((n49841 | n49842) ? (n49841 ? n15272 : params_rdata0_q) : byp_lo7_q);
+  assign byp_lo8_d = ((n49865 | n49866) ? (n49865 ? n15499 : params_rdata0_q) : byp_lo8_q);
+  assign byp_lo9_d = ((n49889 | n49890) ? (n49889 ? n15726 : params_rdata0_q) : byp_lo9_q);
+  assign byp_lo10_d = ((n49913 | n49914) ? (n49913 ? n15953 : params_rdata0_q) : byp_lo10_q);
+  assign byp_lo11_d = ((n49937 | n49938) ? (n49937 ? n16180 : params_rdata0_q) : byp_lo11_q);
+  assign byp_lo12_d = ((n49961 | n49962) ? (n49961 ? n16407 : params_rdata0_q) : byp_lo12_q);
+  assign byp_lo13_d = ((n49985 | n49986) ? (n49985 ? n16634 : params_rdata0_q) : byp_lo13_q);
+  assign byp_lo14_d = ((n50009 | n50010) ? (n50009 ? n16861 : params_rdata0_q) : byp_lo14_q);
+  assign byp_lo15_d = ((n50033 | n50034) ? (n50033 ? n17088 : params_rdata0_q) : byp_lo15_q);
+  assign byp_lo16_d = ((n50057 | n50058) ? (n50057 ? n17315 : params_rdata0_q) : byp_lo16_q);
+  assign byp_lo17_d = ((n50081 | n50082) ? (n50081 ? n17542 : params_rdata0_q) : byp_lo17_q);
+  assign byp_lo18_d = ((n50105 | n50106) ? (n50105 ? n17769 : params_rdata0_q) : byp_lo18_q);
+  assign byp_lo19_d = ((n50129 | n50130) ? (n50129 ? n17996 : params_rdata0_q) : byp_lo19_q);
+  assign byp_lo20_d = ((n50153 | n50154) ? (n50153 ? n18223 : params_rdata0_q) : byp_lo20_q);
+  assign byp_lo21_d = ((n50177 | n50178) ? (n50177 ? n18450 : params_rdata0_q) : byp_lo21_q);
+  assign byp_lo22_d = ((n50201 | n50202) ? (n50201 ? n18677 : params_rdata0_q) : byp_lo22_q);
+  assign byp_lo23_d = ((n50225 | n50226) ? (n50225 ? n18904 : params_rdata0_q) : byp_lo23_q);
+  assign byp_lo24_d = ((n50249 | n50250) ? (n50249 ? n19131 : params_rdata0_q) : byp_lo24_q);
+  assign byp_lo25_d = ((n50273 | n50274) ? (n50273 ? n19358 : params_rdata0_q) : byp_lo25_q);
+  assign byp_lo26_d = ((n50297 | n50298) ? (n50297 ? n19585 : params_rdata0_q) : byp_lo26_q);
+  assign byp_lo27_d = ((n50321 | n50322) ? (n50321 ? n19812 : params_rdata0_q) : byp_lo27_q);
+  assign byp_lo28_d = ((n50345 | n50346) ? (n50345 ? n20039 : params_rdata0_q) : byp_lo28_q);
+  assign byp_lo29_d = ((n50369 | n50370) ? (n50369 ? n20266 : params_rdata0_q) : byp_lo29_q);
+  assign byp_lo30_d = ((n50393 | n50394) ? (n50393 ? n20493 : params_rdata0_q) : byp_lo30_q);
+  assign byp_lo31_d = ((n50417 | n50418) ? (n50417 ? n20720 : params_rdata0_q) : byp_lo31_q);
+  assign byp_hi0_d = ((n49669 & n49665) ? n13720 : byp_hi0_q);
+  assign byp_hi1_d = ((n49693 & n49665) ? n13947 : byp_hi1_q);
+  assign byp_hi2_d = ((n49717 & n49665) ? n14174 : byp_hi2_q);
+  assign byp_hi3_d = ((n49741 & n49665) ? n14401 : byp_hi3_q);
+  assign byp_hi4_d = ((n49765 & n49665) ? n14628 : byp_hi4_q);
+  assign byp_hi5_d = ((n49789 & n49665) ? n14855 : byp_hi5_q);
+  assign byp_hi6_d = ((n49813 & n49665) ? n15082 : byp_hi6_q);
+  assign byp_hi7_d = ((n49837 & n49665) ? n15309 : byp_hi7_q);
+  assign byp_hi8_d = ((n49861 & n49665) ? n15536 : byp_hi8_q);
+  assign byp_hi9_d = ((n49885 & n49665) ? n15763 : byp_hi9_q);
+  assign byp_hi10_d = ((n49909 & n49665) ? n15990 : byp_hi10_q);
+  assign byp_hi11_d = ((n49933 & n49665) ? n16217 : byp_hi11_q);
+  assign byp_hi12_d = ((n49957 & n49665) ? n16444 : byp_hi12_q);
+  assign byp_hi13_d = ((n49981 & n49665) ? n16671 : byp_hi13_q);
+  assign byp_hi14_d = ((n50005 & n49665) ? n16898 : byp_hi14_q);
+  assign byp_hi15_d = ((n50029 & n49665) ? n17125 : byp_hi15_q);
+  assign byp_hi16_d = ((n50053 & n49665) ? n17352 : byp_hi16_q);
+  assign byp_hi17_d = ((n50077 & n49665) ? n17579 : byp_hi17_q);
+  assign byp_hi18_d = ((n50101 & n49665) ? n17806 : byp_hi18_q);
+  assign byp_hi19_d = ((n50125 & n49665) ? n18033 : byp_hi19_q);
+  assign byp_hi20_d = ((n50149 & n49665) ? n18260 : byp_hi20_q);
+  assign byp_hi21_d = ((n50173 & n49665) ? n18487 : byp_hi21_q);
+  assign byp_hi22_d = ((n50197 & n49665) ? n18714 : byp_hi22_q);
+  assign byp_hi23_d = ((n50221 & n49665) ? n18941 : byp_hi23_q);
+  assign byp_hi24_d = ((n50245 & n49665) ? n19168 : byp_hi24_q);
+  assign byp_hi25_d = ((n50269 & n49665) ? n19395 : byp_hi25_q);
+  assign byp_hi26_d = ((n50293 & n49665) ? n19622 : byp_hi26_q);
+  assign byp_hi27_d = ((n50317 & n49665) ? n19849 : byp_hi27_q);
+  assign byp_hi28_d = ((n50341 & n49665) ? n20076 : byp_hi28_q);
+  assign byp_hi29_d = ((n50365 & n49665) ? n20303 : byp_hi29_q);
+  assign byp_hi30_d = ((n50389 & n49665) ? n20530 : byp_hi30_q);
+  assign byp_hi31_d = ((n50413 & n49665) ? n20757 : byp_hi31_q);
   assign lsu_ready_o = ready;
   assign sm_req_valid_o = n276;
   assign sm_op_o = (n276 ? (n738 ? ({{1{1'b0}}, aop_q} + 4'h2) : (n735 ? 4'h1 : 4'h0)) : 4'h0);
@@ -23013,17 +22885,17 @@ module lsu_w48_g32_line_s48_t48 (
   assign lsu_res_tag_o = (n280 ? tag_q : (n21717 ? s47_tag_q : (n21714 ? s46_tag_q : (n21711 ? s45_tag_q : (n21708 ? s44_tag_q : (n21705 ? s43_tag_q : (n21702 ? s42_tag_q : (n21699 ? s41_tag_q : (n21696 ? s40_tag_q : (n21693 ? s39_tag_q : (n21690 ? s38_tag_q : (n21687 ? s37_tag_q : (n21684 ? s36_tag_q : (n21681 ? s35_tag_q : (n21678 ? s34_tag_q : (n21675 ? s33_tag_q : (n21672 ? s32_tag_q : (n21669 ? s31_tag_q : (n21666 ? s30_tag_q : (n21663 ? s29_tag_q : (n21660 ? s28_tag_q : (n21657 ? s27_tag_q : (n21654 ? s26_tag_q : (n21651 ? s25_tag_q : (n21648 ? s24_tag_q : (n21645 ? s23_tag_q : (n21642 ? s22_tag_q : (n21639 ? s21_tag_q : (n21636 ? s20_tag_q : (n21633 ? s19_tag_q : (n21630 ? s18_tag_q : (n21627 ? s17_tag_q : (n21624 ? s16_tag_q : (n21621 ? s15_tag_q : (n21618 ? s14_tag_q : (n21615 ? s13_tag_q : (n21612 ? s12_tag_q : (n21609 ? s11_tag_q : (n21606 ? s10_tag_q : (n21603 ? s9_tag_q : (n21600 ? s8_tag_q : (n21597 ? s7_tag_q : (n21594 ? s6_tag_q : (n21591 ? s5_tag_q : (n21588 ? s4_tag_q : (n21585 ? s3_tag_q : (n21582 ? s2_tag_q : (n21579 ? s1_tag_q : (n21576 ? s0_tag_q : 32'h00000000)))))))))))))))))))))))))))))))))))))))))))))))));
   assign lsu_res_mask_o = {(n280 ? mask31_q : p_mask31), (n280 ? mask30_q : p_mask30), (n280 ? mask29_q : p_mask29), (n280 ? mask28_q : p_mask28), (n280 ? mask27_q : p_mask27), (n280 ? mask26_q : p_mask26), (n280 ? mask25_q : p_mask25), (n280 ? mask24_q : p_mask24), (n280 ? mask23_q : p_mask23), (n280 ? mask22_q : p_mask22), (n280 ? mask21_q : p_mask21), (n280 ? mask20_q : p_mask20), (n280 ? mask19_q : p_mask19), (n280 ? mask18_q : p_mask18), (n280 ? mask17_q : p_mask17), (n280 ? mask16_q : p_mask16), (n280 ? mask15_q : p_mask15), (n280 ? mask14_q : p_mask14), (n280 ? mask13_q : p_mask13), (n280 ? mask12_q : p_mask12), (n280 ? mask11_q : p_mask11), (n280 ? mask10_q : p_mask10), (n280 ? mask9_q : p_mask9), (n280 ? mask8_q : p_mask8), (n280 ? mask7_q : p_mask7), (n280 ? mask6_q : p_mask6), (n280 ? mask5_q : p_mask5), (n280 ? mask4_q : p_mask4), (n280 ? mask3_q : p_mask3), (n280 ? mask2_q : p_mask2), (n280 ? mask1_q : p_mask1), (n280 ? mask0_q : p_mask0)};
   assign lsu_res_data_o = {(n280 ? {hi31_q, lo31_q} : p_data31), (n280 ? {hi30_q, lo30_q} : p_data30), (n280 ? {hi29_q, lo29_q} : p_data29), (n280 ? {hi28_q, lo28_q} : p_data28), (n280 ? {hi27_q, lo27_q} : p_data27), (n280 ? {hi26_q, lo26_q} : p_data26), (n280 ? {hi25_q, lo25_q} : p_data25), (n280 ? {hi24_q, lo24_q} : p_data24), (n280 ? {hi23_q, lo23_q} : p_data23), (n280 ? {hi22_q, lo22_q} : p_data22), (n280 ? {hi21_q, lo21_q} : p_data21), (n280 ? {hi20_q, lo20_q} : p_data20), (n280 ? {hi19_q, lo19_q} : p_data19), (n280 ? {hi18_q, lo18_q} : p_data18), (n280 ? {hi17_q, lo17_q} : p_data17), (n280 ? {hi16_q, lo16_q} : p_data16), (n280 ? {hi15_q, lo15_q} : p_data15), (n280 ? {hi14_q, lo14_q} : p_data14), (n280 ? {hi13_q, lo13_q} : p_data13), (n280 ? {hi12_q, lo12_q} : p_data12), (n280 ? {hi11_q, lo11_q} : p_data11), (n280 ? {hi10_q, lo10_q} : p_data10), (n280 ? {hi9_q, lo9_q} : p_data9), (n280 ? {hi8_q, lo8_q} : p_data8), (n280 ? {hi7_q, lo7_q} : p_data7), (n280 ? {hi6_q, lo6_q} : p_data6), (n280 ? {hi5_q, lo5_q} : p_data5), (n280 ? {hi4_q, lo4_q} : p_data4), (n280 ? {hi3_q, lo3_q} : p_data3), (n280 ? {hi2_q, lo2_q} : p_data2), (n280 ? {hi1_q, lo1_q} : p_data1), (n280 ? {hi0_q, lo0_q} : p_data0)};
-  assign lsu_res_err_o = n51374;
-  assign lsu_res_err_code_o = (n51374 ? ecode_q : 8'h00);
+  assign lsu_res_err_o = n51342;
+  assign lsu_res_err_code_o = (n51342 ? ecode_q : 8'h00);
   assign lsu_idle_o = lsu_idle;
   assign cnt_gm_req_o = cnt_gm_q;
   assign cnt_sm_conf_o = cnt_conf_q;
   assign cnt_busy_o = cnt_busy_q;
-  assign err_o = n51374;
-  assign err_code_o = (n51374 ? ecode_q : 8'h00);
-  assign err_warp_o = (n51374 ? n1920 : 6'h00);
-  assign err_lane_o = (n51374 ? elane_q : 5'h00);
-  assign err_addr_o = (n51374 ? eaddr_q : 32'h00000000);
+  assign err_o = n51342;
+  assign err_code_o = (n51342 ? ecode_q : 8'h00);
+  assign err_warp_o = (n51342 ? n1920 : 6'h00);
+  assign err_lane_o = (n51342 ? elane_q : 5'h00);
+  assign err_addr_o = (n51342 ? eaddr_q : 32'h00000000);
 
   always @(posedge clk_core_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -28389,38 +28261,6 @@ module lsu_w48_g32_line_s48_t48 (
       byp_lo_v29_q <= 1'h0;
       byp_lo_v30_q <= 1'h0;
       byp_lo_v31_q <= 1'h0;
-      byp_hi_v0_q <= 1'h0;
-      byp_hi_v1_q <= 1'h0;
-      byp_hi_v2_q <= 1'h0;
-      byp_hi_v3_q <= 1'h0;
-      byp_hi_v4_q <= 1'h0;
-      byp_hi_v5_q <= 1'h0;
-      byp_hi_v6_q <= 1'h0;
-      byp_hi_v7_q <= 1'h0;
-      byp_hi_v8_q <= 1'h0;
-      byp_hi_v9_q <= 1'h0;
-      byp_hi_v10_q <= 1'h0;
-      byp_hi_v11_q <= 1'h0;
-      byp_hi_v12_q <= 1'h0;
-      byp_hi_v13_q <= 1'h0;
-      byp_hi_v14_q <= 1'h0;
-      byp_hi_v15_q <= 1'h0;
-      byp_hi_v16_q <= 1'h0;
-      byp_hi_v17_q <= 1'h0;
-      byp_hi_v18_q <= 1'h0;
-      byp_hi_v19_q <= 1'h0;
-      byp_hi_v20_q <= 1'h0;
-      byp_hi_v21_q <= 1'h0;
-      byp_hi_v22_q <= 1'h0;
-      byp_hi_v23_q <= 1'h0;
-      byp_hi_v24_q <= 1'h0;
-      byp_hi_v25_q <= 1'h0;
-      byp_hi_v26_q <= 1'h0;
-      byp_hi_v27_q <= 1'h0;
-      byp_hi_v28_q <= 1'h0;
-      byp_hi_v29_q <= 1'h0;
-      byp_hi_v30_q <= 1'h0;
-      byp_hi_v31_q <= 1'h0;
     end else begin
       pcount_q <= pcount_d;
       state_q <= state_d;
@@ -33784,38 +33624,6 @@ module lsu_w48_g32_line_s48_t48 (
       byp_lo_v29_q <= byp_lo_v29_d;
       byp_lo_v30_q <= byp_lo_v30_d;
       byp_lo_v31_q <= byp_lo_v31_d;
-      byp_hi_v0_q <= byp_hi_v0_d;
-      byp_hi_v1_q <= byp_hi_v1_d;
-      byp_hi_v2_q <= byp_hi_v2_d;
-      byp_hi_v3_q <= byp_hi_v3_d;
-      byp_hi_v4_q <= byp_hi_v4_d;
-      byp_hi_v5_q <= byp_hi_v5_d;
-      byp_hi_v6_q <= byp_hi_v6_d;
-      byp_hi_v7_q <= byp_hi_v7_d;
-      byp_hi_v8_q <= byp_hi_v8_d;
-      byp_hi_v9_q <= byp_hi_v9_d;
-      byp_hi_v10_q <= byp_hi_v10_d;
-      byp_hi_v11_q <= byp_hi_v11_d;
-      byp_hi_v12_q <= byp_hi_v12_d;
-      byp_hi_v13_q <= byp_hi_v13_d;
-      byp_hi_v14_q <= byp_hi_v14_d;
-      byp_hi_v15_q <= byp_hi_v15_d;
-      byp_hi_v16_q <= byp_hi_v16_d;
-      byp_hi_v17_q <= byp_hi_v17_d;
-      byp_hi_v18_q <= byp_hi_v18_d;
-      byp_hi_v19_q <= byp_hi_v19_d;
-      byp_hi_v20_q <= byp_hi_v20_d;
-      byp_hi_v21_q <= byp_hi_v21_d;
-      byp_hi_v22_q <= byp_hi_v22_d;
-      byp_hi_v23_q <= byp_hi_v23_d;
-      byp_hi_v24_q <= byp_hi_v24_d;
-      byp_hi_v25_q <= byp_hi_v25_d;
-      byp_hi_v26_q <= byp_hi_v26_d;
-      byp_hi_v27_q <= byp_hi_v27_d;
-      byp_hi_v28_q <= byp_hi_v28_d;
-      byp_hi_v29_q <= byp_hi_v29_d;
-      byp_hi_v30_q <= byp_hi_v30_d;
-      byp_hi_v31_q <= byp_hi_v31_d;
     end
   end
 
@@ -34435,7 +34243,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49694) shi1_q[n13106] <= n13947;
+    if (n49693) shi1_q[n13106] <= n13947;
   end
 
 `ifndef SYNTHESIS
@@ -34451,7 +34259,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49719) shi2_q[n13106] <= n14174;
+    if (n49717) shi2_q[n13106] <= n14174;
   end
 
 `ifndef SYNTHESIS
@@ -34467,7 +34275,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49744) shi3_q[n13106] <= n14401;
+    if (n49741) shi3_q[n13106] <= n14401;
   end
 
 `ifndef SYNTHESIS
@@ -34483,7 +34291,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49769) shi4_q[n13106] <= n14628;
+    if (n49765) shi4_q[n13106] <= n14628;
   end
 
 `ifndef SYNTHESIS
@@ -34499,7 +34307,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49794) shi5_q[n13106] <= n14855;
+    if (n49789) shi5_q[n13106] <= n14855;
   end
 
 `ifndef SYNTHESIS
@@ -34515,7 +34323,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49819) shi6_q[n13106] <= n15082;
+    if (n49813) shi6_q[n13106] <= n15082;
   end
 
 `ifndef SYNTHESIS
@@ -34531,7 +34339,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49844) shi7_q[n13106] <= n15309;
+    if (n49837) shi7_q[n13106] <= n15309;
   end
 
 `ifndef SYNTHESIS
@@ -34547,7 +34355,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49869) shi8_q[n13106] <= n15536;
+    if (n49861) shi8_q[n13106] <= n15536;
   end
 
 `ifndef SYNTHESIS
@@ -34563,7 +34371,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49894) shi9_q[n13106] <= n15763;
+    if (n49885) shi9_q[n13106] <= n15763;
   end
 
 `ifndef SYNTHESIS
@@ -34579,7 +34387,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49919) shi10_q[n13106] <= n15990;
+    if (n49909) shi10_q[n13106] <= n15990;
   end
 
 `ifndef SYNTHESIS
@@ -34595,7 +34403,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49944) shi11_q[n13106] <= n16217;
+    if (n49933) shi11_q[n13106] <= n16217;
   end
 
 `ifndef SYNTHESIS
@@ -34611,7 +34419,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49969) shi12_q[n13106] <= n16444;
+    if (n49957) shi12_q[n13106] <= n16444;
   end
 
 `ifndef SYNTHESIS
@@ -34627,7 +34435,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n49994) shi13_q[n13106] <= n16671;
+    if (n49981) shi13_q[n13106] <= n16671;
   end
 
 `ifndef SYNTHESIS
@@ -34643,7 +34451,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50019) shi14_q[n13106] <= n16898;
+    if (n50005) shi14_q[n13106] <= n16898;
   end
 
 `ifndef SYNTHESIS
@@ -34659,7 +34467,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50044) shi15_q[n13106] <= n17125;
+    if (n50029) shi15_q[n13106] <= n17125;
   end
 
 `ifndef SYNTHESIS
@@ -34675,7 +34483,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50069) shi16_q[n13106] <= n17352;
+    if (n50053) shi16_q[n13106] <= n17352;
   end
 
 `ifndef SYNTHESIS
@@ -34691,7 +34499,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50094) shi17_q[n13106] <= n17579;
+    if (n50077) shi17_q[n13106] <= n17579;
   end
 
 `ifndef SYNTHESIS
@@ -34707,7 +34515,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50119) shi18_q[n13106] <= n17806;
+    if (n50101) shi18_q[n13106] <= n17806;
   end
 
 `ifndef SYNTHESIS
@@ -34723,7 +34531,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50144) shi19_q[n13106] <= n18033;
+    if (n50125) shi19_q[n13106] <= n18033;
   end
 
 `ifndef SYNTHESIS
@@ -34739,7 +34547,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50169) shi20_q[n13106] <= n18260;
+    if (n50149) shi20_q[n13106] <= n18260;
   end
 
 `ifndef SYNTHESIS
@@ -34755,7 +34563,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50194) shi21_q[n13106] <= n18487;
+    if (n50173) shi21_q[n13106] <= n18487;
   end
 
 `ifndef SYNTHESIS
@@ -34771,7 +34579,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50219) shi22_q[n13106] <= n18714;
+    if (n50197) shi22_q[n13106] <= n18714;
   end
 
 `ifndef SYNTHESIS
@@ -34787,7 +34595,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50244) shi23_q[n13106] <= n18941;
+    if (n50221) shi23_q[n13106] <= n18941;
   end
 
 `ifndef SYNTHESIS
@@ -34803,7 +34611,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50269) shi24_q[n13106] <= n19168;
+    if (n50245) shi24_q[n13106] <= n19168;
   end
 
 `ifndef SYNTHESIS
@@ -34819,7 +34627,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50294) shi25_q[n13106] <= n19395;
+    if (n50269) shi25_q[n13106] <= n19395;
   end
 
 `ifndef SYNTHESIS
@@ -34835,7 +34643,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50319) shi26_q[n13106] <= n19622;
+    if (n50293) shi26_q[n13106] <= n19622;
   end
 
 `ifndef SYNTHESIS
@@ -34851,7 +34659,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50344) shi27_q[n13106] <= n19849;
+    if (n50317) shi27_q[n13106] <= n19849;
   end
 
 `ifndef SYNTHESIS
@@ -34867,7 +34675,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50369) shi28_q[n13106] <= n20076;
+    if (n50341) shi28_q[n13106] <= n20076;
   end
 
 `ifndef SYNTHESIS
@@ -34883,7 +34691,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50394) shi29_q[n13106] <= n20303;
+    if (n50365) shi29_q[n13106] <= n20303;
   end
 
 `ifndef SYNTHESIS
@@ -34899,7 +34707,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50419) shi30_q[n13106] <= n20530;
+    if (n50389) shi30_q[n13106] <= n20530;
   end
 
 `ifndef SYNTHESIS
@@ -34915,7 +34723,7 @@ module lsu_w48_g32_line_s48_t48 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n50444) shi31_q[n13106] <= n20757;
+    if (n50413) shi31_q[n13106] <= n20757;
   end
 
 `ifndef SYNTHESIS

@@ -248,10 +248,10 @@ pub struct Lsu<const MW: usize> {
     sldc: Vec<Mem<32, 6>>,
     /// The word written at the edge that read the same slot (the read
     /// gives the word before the write): low word (`slo` or `sldc`) and
-    /// high word, valid for the one cycle after that edge.
+    /// high word (`byp_lo_v` serves both), valid for the one cycle after
+    /// that edge.
     byp_lo_v: Vec<Reg<1>>,
     byp_lo: Vec<Reg<32>>,
-    byp_hi_v: Vec<Reg<1>>,
     byp_hi: Vec<Reg<32>>,
 }
 
@@ -363,7 +363,6 @@ impl<const MW: usize> Lsu<MW> {
         let shi = mems(&mut d, "shi");
         let sldc = mems(&mut d, "sldc");
         let byp_lo_v = lanes(&mut d, "byp_lo_v");
-        let byp_hi_v = lanes(&mut d, "byp_hi_v");
         let byp_lo = (0..LANES).map(|k| d.reg_noreset(&format!("byp_lo{k}"), core)).collect();
         let byp_hi = (0..LANES).map(|k| d.reg_noreset(&format!("byp_hi{k}"), core)).collect();
         Ok(Lsu {
@@ -404,7 +403,6 @@ impl<const MW: usize> Lsu<MW> {
             sldc,
             byp_lo_v,
             byp_lo,
-            byp_hi_v,
             byp_hi,
         })
     }
@@ -978,16 +976,18 @@ impl<const MW: usize> Block for Lsu<MW> {
             cx.d(self.byp_lo_v[k], bl_lo | bl_ldc);
             let bl = cx.q(self.byp_lo[k]);
             cx.d_en(self.byp_lo[k], bl_lo | bl_ldc, |_| bl_lo.mux(r_lo[k], pword));
+            // A wide slot writes its high word exactly when it writes its
+            // low word, so `byp_lo_v` also says whether `byp_hi` holds it
+            // (a slot that is not wide pulses no high word).
             let bh_v = we_hi & lo_here;
-            cx.d(self.byp_hi_v[k], bh_v);
             let bh = cx.q(self.byp_hi[k]);
             cx.d_en(self.byp_hi[k], bh_v, |_| r_hi[k]);
-            let (blv, bhv) = (cx.q(self.byp_lo_v[k]), cx.q(self.byp_hi_v[k]));
+            let blv = cx.q(self.byp_lo_v[k]);
             p_data[k] = cx.select(
                 p_mask[k],
                 |_| {
                     let l = blv.mux(bl, p_ldc.mux(rd_ldc, rd_lo));
-                    let h = bhv.mux(bh, rd_hi);
+                    let h = blv.mux(bh, rd_hi);
                     let hq = p_wide.mux(h, zero32);
                     hq.concat::<32, 64>(l)
                 },

@@ -58,41 +58,54 @@ pub fn decode_random(seed: u64, n: u64, fp64_ok: bool) -> Result<(u64, u64), Str
 }
 
 /// Random stimulus (the block's own `constrain`) on the scoreboard for
-/// `cycles` core cycles, every output compared with [`SbRef`] every cycle.
+/// `cycles` core cycles, every output compared with [`SbRef`] every cycle;
+/// random head instructions of every warp through [`SbQuery`] (the SM
+/// top's readiness logic, [`crate::units::scoreboard::head_ok`]) on the
+/// scoreboard's pending bits, compared with the reference's readiness.
 pub fn scoreboard_random<const MW: usize, const NS: usize>(seed: u64, cycles: u64) -> Result<(), String> {
     use crate::hdl::Block;
     use crate::testbenches::fe_ref::SbRef;
     use crate::testbenches::stimulus::random_inputs;
-    use crate::units::scoreboard::{SbIn, Scoreboard};
+    use crate::units::scoreboard::{SbIn, SbQuery, SbQueryIn, Scoreboard};
     use rand::{Rng, SeedableRng};
     let blk = Scoreboard::<MW, NS>::new();
     let mut sim = Sim::new(blk.clone()).map_err(|e| e.to_string())?;
+    let qblk = SbQuery::<MW>::new();
+    let mut qsim = Sim::new(qblk.clone()).map_err(|e| e.to_string())?;
     let mut rf = SbRef::new(MW);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let p = [0.2, 0.5, 0.8];
     for c in 0..cycles {
-        let mut i: SbIn<Concrete, MW, NS> = random_inputs(&mut rng, 0, &[], p[(c / 1000 % 3) as usize]);
+        let mut i: SbIn<Concrete, NS> = random_inputs(&mut rng, 0, &[], p[(c / 1000 % 3) as usize]);
         blk.constrain(rng.gen(), &mut i);
         let o = sim.step_core(&i);
+        let mut qi: SbQueryIn<Concrete, MW> = random_inputs(&mut rng, 0, &[], p[(c / 1000 % 3) as usize]);
+        qblk.constrain(rng.gen(), &mut qi);
+        qi.pend_i = o.pend_o;
+        qi.ppend_i = o.ppend_o;
+        let qo = qsim.step_core(&qi);
         for w in 0..MW {
             let d = Dec {
-                ra: i.q_ra_i[w].to_u64() as u8,
-                rb: i.q_rb_i[w].to_u64() as u8,
-                rc: i.q_rc_i[w].to_u64() as u8,
-                pair: i.q_pair_i[w].to_u64() as u8,
-                kind: i.q_kind_i[w].to_u64() as u8,
-                dst: i.q_dst_i[w].to_u64() as u8,
-                prd: i.q_prd_i[w].to_u64() as u8,
+                ra: qi.q_ra_i[w].to_u64() as u8,
+                rb: qi.q_rb_i[w].to_u64() as u8,
+                rc: qi.q_rc_i[w].to_u64() as u8,
+                pair: qi.q_pair_i[w].to_u64() as u8,
+                kind: qi.q_kind_i[w].to_u64() as u8,
+                dst: qi.q_dst_i[w].to_u64() as u8,
+                prd: qi.q_prd_i[w].to_u64() as u8,
                 ..Dec::default()
             };
-            let (ok, idle) = (o.ok_o[w].to_u64() == 1, o.idle_o[w].to_u64() == 1);
-            if ok != rf.ok(w, &d) || idle != rf.idle(w) {
+            let (ok, idle) = (qo.ok_o[w].to_u64() == 1, o.idle_o[w].to_u64() == 1);
+            let regs = o.pend_o[w].to_u128();
+            let preds = o.ppend_o[w].to_u64() as u8;
+            let want_regs = rf.regs[w].iter().fold(0u128, |a, &r| a | 1u128 << r);
+            let want_preds = rf.preds[w].iter().fold(0u8, |a, &p| a | 1 << p);
+            if ok != rf.ok(w, &d) || idle != rf.idle(w) || regs != want_regs || preds != want_preds {
                 return Err(format!(
-                    "scoreboard cycle {c} warp {w}: rtl ok={ok} idle={idle}, reference ok={} idle={} for {d:?}; pending {:?} {:?}",
+                    "scoreboard cycle {c} warp {w}: rtl ok={ok} idle={idle} pending {regs:032x}/{preds:x}, \
+                     reference ok={} idle={} pending {want_regs:032x}/{want_preds:x} for {d:?}",
                     rf.ok(w, &d),
                     rf.idle(w),
-                    rf.regs[w],
-                    rf.preds[w]
                 ));
             }
         }

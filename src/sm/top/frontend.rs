@@ -435,7 +435,7 @@ sm_impl! {
         so: &Scheds<C::B, NS>,
         ifo: &IfOut<C::B, MW, NS>,
     ) {
-        let (cta, ib, wb, simt) = (&r.cta, &r.ib, &r.wb, &r.simt);
+        let (cta, wb, simt) = (&r.cta, &r.wb, &r.simt);
         cx.instance_end_sink(
             r.h_ib,
             &self.ibuf,
@@ -472,20 +472,13 @@ sm_impl! {
         cx.instance_end_sink(
             r.h_sb,
             &self.sb,
-            &SbIn::<C::B, MW, NS> {
+            &SbIn::<C::B, NS> {
                 set_valid_i: std::array::from_fn(|s| so[s].iss_set_o),
                 set_tag_i: std::array::from_fn(|s| so[s].is_tag_o),
                 rel_valid_i: rel_valid,
                 rel_tag_i: rel_tag,
                 clr_valid_i: cta.st_valid_o,
                 clr_warp_i: cta.st_warp_o,
-                q_ra_i: ib.h_ra_o,
-                q_rb_i: ib.h_rb_o,
-                q_rc_i: ib.h_rc_o,
-                q_pair_i: ib.h_pair_o,
-                q_kind_i: ib.h_kind_o,
-                q_dst_i: ib.h_dst_o,
-                q_prd_i: ib.h_prd_o,
             },
         );
         cx.instance_end_sink(

@@ -607,16 +607,36 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                 if cx.known_low(arrived[c][r]) {
                     return None;
                 }
+                // The group's bits, low first: a mux tree on the encoded
+                // group (`place` gives a group below G, so every leaf is a
+                // bank group) where a one-hot AND-OR would take twice the
+                // LUTs per bit on an FPGA.
+                let gb: [S<C, 1>; 3] = [
+                    grp[c][r].slice::<0, 1>(),
+                    grp[c][r].slice::<1, 1>(),
+                    grp[c][r].slice::<2, 1>(),
+                ];
                 Some(std::array::from_fn(|l| {
-                    // pick(gsel, banks), written out: no array of
-                    // bank values per lane (same logic, same order).
-                    let zero = cx.lit::<32>(0);
-                    let mut fresh = zero;
-                    for k in 0..G {
-                        fresh = fresh | gsel[c][r][k].mux(rf_out.rd_data_o[k * LANES + l], zero);
+                    let mut layer = [z32; 8];
+                    for (k, v) in layer.iter_mut().enumerate().take(G) {
+                        *v = rf_out.rd_data_o[k * LANES + l];
+                    }
+                    let (mut len, mut bit) = (G, 0);
+                    // A last element without a pair passes up (G need not
+                    // be a power of two; the missing leaves are groups >= G).
+                    while len > 1 {
+                        for k in 0..len.div_ceil(2) {
+                            layer[k] = if 2 * k + 1 < len {
+                                gb[bit].mux(layer[2 * k + 1], layer[2 * k])
+                            } else {
+                                layer[2 * k]
+                            };
+                        }
+                        len = len.div_ceil(2);
+                        bit += 1;
                     }
                     let held = cx.q(self.colls[c].data[r][l]);
-                    arrived[c][r].mux(fresh, held)
+                    arrived[c][r].mux(layer[0], held)
                 }))
             })
             .collect();

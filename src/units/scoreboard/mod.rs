@@ -3,14 +3,16 @@
 //! order, so each destination is tracked on its own).
 //!
 //! ```text
-//!  set<s> (issue, tag) --+                       +--> ok_o[w]: the head of warp w
-//!  rel<s> (wb, tag) -----+--> pend_q[w] (128b)   |    reads and writes nothing
-//!  clr (warp start) -----+    ppend_q[w] (4b) ---+    pending
-//!  q_*[w] (head fields) -------------------------+--> idle_o[w]: nothing pending
+//!  set<s> (issue, tag) --+                          +--> pend_o[w], ppend_o[w]
+//!  rel<s> (wb, tag) -----+--> pend_q[w] (128b) -----+
+//!  clr (warp start) -----+    ppend_q[w] (4b)       +--> idle_o[w]: nothing pending
+//!
+//!  readiness (the SM top, per warp): head_ok(pend_o[w], ppend_o[w], head of w)
 //! ```
 //!
 //! * Clock domain: core. State: `pend<w>_q` (one bit per register R0..R127)
-//!   and `ppend<w>_q` (P0..P3) for each of the `max_warps` warps.
+//!   and `ppend<w>_q` (P0..P3) for each of the `max_warps` warps. No
+//!   combinational path from an input to an output (Moore).
 //! * `set_valid_i[s]`/`set_tag_i[s]` (one per scheduler): an issued
 //!   instruction's tag (docs/sm.md section 3); its destination (kind 1 a
 //!   register, 2 a pair, 3 a predicate) becomes pending at that edge.
@@ -19,30 +21,44 @@
 //!   bit at one edge: the set wins (cannot happen in the SM: an instruction
 //!   only issues when its destination is not pending).
 //! * `clr_valid_i`/`clr_warp_i`: warp start (cta), clears the warp.
-//! * Query (combinational): per warp the head instruction's `q_ra/rb/rc`
-//!   (255 = none), `q_pair` (a, b, c pairs), `q_kind`/`q_dst`, `q_prd`
-//!   (predicates read); `ok_o[w]` = none of them is pending (sources: no
-//!   RAW; destination: no WAW). RZ (255) and registers >= 128 are never
-//!   pending. A release at edge k lets the dependent instruction issue at
-//!   edge k+1 (docs/sm.md section 8).
-//! * `pend_o[w]`, `ppend_o[w]` (Moore): the pending bits themselves; the
-//!   SM top computes readiness from them with [`head_ok`] (the same
-//!   function as `ok_o`) so that the scoreboard has no combinational path
-//!   in the SM's issue ring.
+//! * `pend_o[w]`, `ppend_o[w]`: the pending bits; `idle_o[w]`: none set.
+//! * Readiness is not in this block: the SM top evaluates [`head_ok`] on
+//!   `pend_o`/`ppend_o` and each warp's head instruction (sources: no RAW;
+//!   destination: no WAW; RZ (255) and registers >= 128 are never pending),
+//!   so the scoreboard sits in the SM's issue ring without a combinational
+//!   path, and the logic exists once. A release at edge k lets the
+//!   dependent instruction issue at edge k+1 (docs/sm.md section 8).
+//!   [`SbQuery`] wraps `head_ok` as a block of its own for the reference
+//!   bench.
 //! * Sizes: `max_warps` (MW) warps, `warp_schedulers` (NS) set and release
 //!   channels; 128 register bits per warp (the ISA's R0..R127).
 
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 
 crate::ports! {
-    /// Set, release, clear and the per-warp query.
-    pub struct SbIn[MW, NS] {
+    /// Set, release and clear.
+    pub struct SbIn[NS] {
         set_valid_i: [1; NS] @ Core,
         set_tag_i: [32; NS] @ Core,
         rel_valid_i: [1; NS] @ Core,
         rel_tag_i: [32; NS] @ Core,
         clr_valid_i: 1 @ Core,
         clr_warp_i: 6 @ Core,
+    }
+}
+crate::ports! {
+    /// Every warp's pending state.
+    pub struct SbOut[MW] {
+        idle_o: [1; MW] @ Core,
+        pend_o: [128; MW] @ Core,
+        ppend_o: [4; MW] @ Core,
+    }
+}
+crate::ports! {
+    /// [`SbQuery`]'s inputs: every warp's pending state and head fields.
+    pub struct SbQueryIn[MW] {
+        pend_i: [128; MW] @ Core,
+        ppend_i: [4; MW] @ Core,
         q_ra_i: [8; MW] @ Core,
         q_rb_i: [8; MW] @ Core,
         q_rc_i: [8; MW] @ Core,
@@ -53,13 +69,8 @@ crate::ports! {
     }
 }
 crate::ports! {
-    /// Per-warp readiness.
-    pub struct SbOut[MW] {
-        ok_o: [1; MW] @ Core,
-        idle_o: [1; MW] @ Core,
-        pend_o: [128; MW] @ Core,
-        ppend_o: [4; MW] @ Core,
-    }
+    /// [`SbQuery`]'s output: per warp, the head may issue.
+    pub struct SbQueryOut[MW] { ok_o: [1; MW] @ Core }
 }
 
 /// The scoreboard of `MW` warps and `NS` channels.
@@ -123,9 +134,9 @@ pub struct Query<B: Backend> {
 }
 
 /// `ok`: the head `q` reads nothing pending in `pend`/`pp` (RAW, pairs,
-/// predicates) and its destination is not pending (WAW). Used by the block
-/// for `ok_o` and by the SM top, which computes readiness from the Moore
-/// `pend_o`/`ppend_o` so the scoreboard can sit in its ring.
+/// predicates) and its destination is not pending (WAW). The SM top
+/// computes readiness with it from the Moore `pend_o`/`ppend_o`, so the
+/// scoreboard can sit in its ring.
 pub fn head_ok<C: Ctx>(cx: &mut C, pend: S<C, 128>, pp: S<C, 4>, q: &Query<C::B>) -> S<C, 1> {
     let busy = reg_busy(cx, pend, q.ra, q.pair.slice::<0, 1>())
         | reg_busy(cx, pend, q.rb, q.pair.slice::<1, 1>())
@@ -138,7 +149,7 @@ pub fn head_ok<C: Ctx>(cx: &mut C, pend: S<C, 128>, pp: S<C, 4>, q: &Query<C::B>
 }
 
 impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
-    type In<B: Backend> = SbIn<B, MW, NS>;
+    type In<B: Backend> = SbIn<B, NS>;
     type Out<B: Backend> = SbOut<B, MW>;
     fn module_name(&self) -> String {
         format!("scoreboard_w{MW}_s{NS}")
@@ -146,9 +157,9 @@ impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
     fn decl(&self) -> &Decl {
         &self.decl
     }
-    /// Tags and queries on warps that exist, registers R0..R15 (so sets,
-    /// releases and queries collide), RZ now and then.
-    fn constrain(&self, r: u64, i: &mut SbIn<crate::hdl::Concrete, MW, NS>) {
+    /// Tags on warps that exist, registers R0..R15 (so sets and releases
+    /// collide); clears rare.
+    fn constrain(&self, r: u64, i: &mut SbIn<crate::hdl::Concrete, NS>) {
         use crate::hdl::Bits;
         let fix_tag = |t: u64, k: u64| (t & !0x3fff) | ((t >> 6) % 16) << 6 | ((t ^ k) % MW as u64);
         for s in 0..NS {
@@ -157,20 +168,12 @@ impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
         }
         i.clr_warp_i = Bits::new(i.clr_warp_i.to_u64() % MW as u64);
         i.clr_valid_i = Bits::new((r >> 40 & 15 == 0) as u64);
-        let reg = |v: u64| if v % 16 == 15 { 255 } else { v % 16 };
-        for w in 0..MW {
-            i.q_ra_i[w] = Bits::new(reg(i.q_ra_i[w].to_u64()));
-            i.q_rb_i[w] = Bits::new(reg(i.q_rb_i[w].to_u64()));
-            i.q_rc_i[w] = Bits::new(reg(i.q_rc_i[w].to_u64()));
-            i.q_dst_i[w] = Bits::new(reg(i.q_dst_i[w].to_u64()));
-        }
     }
-    fn eval<C: Ctx>(&self, cx: &mut C, i: &SbIn<C::B, MW, NS>) -> SbOut<C::B, MW> {
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &SbIn<C::B, NS>) -> SbOut<C::B, MW> {
         let z128 = cx.lit::<128>(0);
         let z4 = cx.lit::<4>(0);
         let sets: [(S<C, 128>, S<C, 4>); NS] = std::array::from_fn(|s| tag_masks(cx, i.set_tag_i[s]));
         let rels: [(S<C, 128>, S<C, 4>); NS] = std::array::from_fn(|s| tag_masks(cx, i.rel_tag_i[s]));
-        let mut ok = [cx.lit::<1>(0); MW];
         let mut idle = [cx.lit::<1>(0); MW];
         let mut pend_o = [z128; MW];
         let mut ppend_o = [z4; MW];
@@ -178,16 +181,6 @@ impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
             let wl = cx.lit::<6>(w as u64);
             let pend = cx.q(self.pend[w]);
             let pp = cx.q(self.ppend[w]);
-            let q = Query {
-                ra: i.q_ra_i[w],
-                rb: i.q_rb_i[w],
-                rc: i.q_rc_i[w],
-                pair: i.q_pair_i[w],
-                kind: i.q_kind_i[w],
-                dst: i.q_dst_i[w],
-                prd: i.q_prd_i[w],
-            };
-            ok[w] = head_ok(cx, pend, pp, &q);
             pend_o[w] = pend;
             ppend_o[w] = pp;
             idle[w] = !(pend.any() | pp.any());
@@ -205,11 +198,61 @@ impl<const MW: usize, const NS: usize> Block for Scoreboard<MW, NS> {
             cx.d(self.ppend[w], clr.mux(z4, (pp & !relp) | setp));
         }
         SbOut {
-            ok_o: ok,
             idle_o: idle,
             pend_o,
             ppend_o,
         }
+    }
+}
+
+/// The readiness query of the SM top ([`head_ok`] per warp) as a block of
+/// its own, combinational, for the reference bench: the scoreboard's state
+/// in, `ok_o` out. Not part of the SM's Verilog (the top holds the logic).
+#[derive(Debug, Clone, Default)]
+pub struct SbQuery<const MW: usize> {
+    decl: Decl,
+}
+
+impl<const MW: usize> SbQuery<MW> {
+    pub fn new() -> Self {
+        SbQuery { decl: Decl::new() }
+    }
+}
+
+impl<const MW: usize> Block for SbQuery<MW> {
+    type In<B: Backend> = SbQueryIn<B, MW>;
+    type Out<B: Backend> = SbQueryOut<B, MW>;
+    fn module_name(&self) -> String {
+        format!("sb_query_w{MW}")
+    }
+    fn decl(&self) -> &Decl {
+        &self.decl
+    }
+    /// Registers R0..R15 (so queries meet pending bits), RZ now and then.
+    fn constrain(&self, _r: u64, i: &mut SbQueryIn<crate::hdl::Concrete, MW>) {
+        use crate::hdl::Bits;
+        let reg = |v: u64| if v % 16 == 15 { 255 } else { v % 16 };
+        for w in 0..MW {
+            i.q_ra_i[w] = Bits::new(reg(i.q_ra_i[w].to_u64()));
+            i.q_rb_i[w] = Bits::new(reg(i.q_rb_i[w].to_u64()));
+            i.q_rc_i[w] = Bits::new(reg(i.q_rc_i[w].to_u64()));
+            i.q_dst_i[w] = Bits::new(reg(i.q_dst_i[w].to_u64()));
+        }
+    }
+    fn eval<C: Ctx>(&self, cx: &mut C, i: &SbQueryIn<C::B, MW>) -> SbQueryOut<C::B, MW> {
+        let ok = std::array::from_fn(|w| {
+            let q = Query {
+                ra: i.q_ra_i[w],
+                rb: i.q_rb_i[w],
+                rc: i.q_rc_i[w],
+                pair: i.q_pair_i[w],
+                kind: i.q_kind_i[w],
+                dst: i.q_dst_i[w],
+                prd: i.q_prd_i[w],
+            };
+            head_ok(cx, i.pend_i[w], i.ppend_i[w], &q)
+        });
+        SbQueryOut { ok_o: ok }
     }
 }
 

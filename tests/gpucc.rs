@@ -623,3 +623,36 @@ fn mapped_saxpy_matches_fma() {
         }
     }
 }
+
+/// The measurement variant `testbenches/kernels/gpucc/map/conv5x5_stream.s`
+/// (docs/gpucc.md section 9) maps onto 29 cores and 13 LSUs and computes
+/// what its header says: the host reference's 5x5 at rows 2..H-3, columns
+/// 2..W-3, bit for bit, on the golden model; the input and the weights are
+/// left as they were.
+#[test]
+fn stream_variant_of_the_5x5_computes_the_interior() {
+    use smrtl::golden::gpucc::map::{map_source, MapOptions};
+    let src = include_str!("../testbenches/kernels/gpucc/map/conv5x5_stream.s");
+    let (text, maps) = map_source(src, &MapOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!((maps[0].cores, maps[0].lsus), (29, 13), "{maps:?}");
+    let prog = assemble(&text, "conv5x5_stream.s").unwrap_or_else(|e| panic!("{}", e.render(&text)));
+    for (w, h, seed) in [(37u32, 21u32, 51u64), (9, 5, 52), (64, 9, 53)] {
+        let case = conv_gpucc(5, w, h, seed);
+        let p = |n: &str| case.params.iter().find(|x| x.0 == n).unwrap().1 as usize;
+        let (pin, pout) = (p("in"), p("out"));
+        let (out, _) = run_kernel(&gpucc(), &prog, &case.launch(), case.gmem.clone())
+            .unwrap_or_else(|e| panic!("{}: {e}", case.label));
+        let word = |img: &[u8], a: usize| u32::from_le_bytes(img[a..a + 4].try_into().unwrap());
+        let mut checked = 0;
+        for y in 2..h as usize - 2 {
+            for x in 2..w as usize - 2 {
+                let a = pout + 4 * (y * w as usize + x);
+                assert_eq!(word(&out, a), word(&case.expected, a), "{} at ({x}, {y})", case.label);
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, (h as usize - 4) * (w as usize - 4));
+        // Nothing but out is written: the input image and the weights.
+        assert_eq!(out[pin..pout], case.gmem[pin..pout], "{}", case.label);
+    }
+}

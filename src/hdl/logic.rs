@@ -12,6 +12,7 @@
 //! | [`or_all`], [`and_all`] | a chain of `\|` / `&` |
 //! | [`pick`] | `\|` of `sel[k] ? v[k] : 0` (one-hot or zero select) |
 //! | [`index`] | a binary mux tree on the index bits (0 beyond `v`) |
+//! | [`index_within`] | a binary mux tree on select bits, no padded leaves |
 //! | [`bit_of`] | `(v >> b)[0]` |
 //! | [`pack`] | `{v[31], ..., v[0]}` (lane k in bit k) |
 //! | [`first_one`] | lowest set element as a one-hot vector |
@@ -68,6 +69,56 @@ pub fn index<C: Ctx, const W: usize, const K: usize>(cx: &mut C, v: &[S<C, W>], 
     level[0]
 }
 
+/// `v[k]` for a select `k` given as its bits, low first, where the caller
+/// knows `k < v.len()` (the collectors' bank group, for one): the mux tree
+/// of [`index`], but an element without a pair passes up a level instead
+/// of meeting a zero leaf, so a length that is not a power of two costs no
+/// logic for the leaves it lacks. Uses the low `ceil(log2(v.len()))` bits
+/// of `sel`. The simulator reads the element when it knows the bits; for a
+/// `k` at or past the length it gives what the tree gives.
+pub fn index_within<C: Ctx, const W: usize>(cx: &mut C, v: &[S<C, W>], sel: &[S<C, 1>]) -> S<C, W> {
+    let levels = tree_levels(v.len());
+    assert!(
+        sel.len() >= levels,
+        "index_within: {} select bits for {} elements",
+        sel.len(),
+        v.len()
+    );
+    let mut k = 0usize;
+    for (b, &s) in sel[..levels].iter().enumerate() {
+        match cx.known(s) {
+            Some(x) => k |= (x as usize & 1) << b,
+            None => return pass_up_tree::<C::B, W>(v, sel),
+        }
+    }
+    match v.get(k) {
+        Some(&x) => x,
+        None => pass_up_tree::<C::B, W>(v, sel),
+    }
+}
+
+/// Levels of a tree over `n` leaves: `ceil(log2(n))`, 0 for one leaf.
+fn tree_levels(n: usize) -> usize {
+    assert!(n > 0, "a selection among no elements");
+    (usize::BITS - (n - 1).leading_zeros()) as usize
+}
+
+/// The logic of [`index_within`]: level by level, pairs `(2j, 2j+1)` meet
+/// in a 2:1 mux on the level's select bit; a last element without a pair
+/// goes up unchanged.
+fn pass_up_tree<B: crate::hdl::Backend, const W: usize>(v: &[B::S<W>], sel: &[B::S<1>]) -> B::S<W> {
+    let mut layer: Vec<B::S<W>> = v.to_vec();
+    let mut bit = 0;
+    while layer.len() > 1 {
+        layer = layer
+            .chunks(2)
+            .map(|p| if p.len() == 2 { sel[bit].mux(p[1], p[0]) } else { p[0] })
+            .collect();
+        bit += 1;
+    }
+    layer[0]
+}
+
 /// Bit `b` of `v`.
 pub fn bit_of<C: Ctx, const K: usize>(cx: &mut C, v: S<C, K>, b: usize) -> S<C, 1> {
     let k = cx.lit::<K>(b as u64);
@@ -105,7 +156,7 @@ mod tests {
     }
     crate::ports! {
         struct HOut { or_o: 1 @ Core, and_o: 1 @ Core, pick_o: 8 @ Core, index_o: 8 @ Core,
-                      bit_o: 1 @ Core, pack_o: 8 @ Core, first_o: 8 @ Core }
+                      bit_o: 1 @ Core, pack_o: 8 @ Core, first_o: 8 @ Core, within_o: 8 @ Core }
     }
     /// Every helper on one set of inputs (combinational only).
     struct Helpers(Decl);
@@ -128,8 +179,42 @@ mod tests {
                 bit_o: bit_of(cx, i.idx_i, 1),
                 pack_o: pack(cx, &i.a_i),
                 first_o: pack(cx, &f),
+                within_o: index_within(cx, &i.v_i, &[i.idx_i.slice::<0, 1>(), i.idx_i.slice::<1, 1>()]),
             }
         }
+    }
+
+    /// `index_within` against its definition for every length up to 8 and
+    /// every select, both its simulator shortcut and the tree the tracer
+    /// records (the tree evaluated on concrete values); the two agree past
+    /// the length too.
+    #[test]
+    fn index_within_selects_without_padding() {
+        let v: Vec<Bits<8>> = (0..8).map(|k| Bits::new(0x11 * (k + 1))).collect();
+        for n in 1..=8usize {
+            for k in 0..8u64 {
+                let sel: [Bits<1>; 3] = std::array::from_fn(|b| Bits::new(k >> b & 1));
+                let tree = pass_up_tree::<Concrete, 8>(&v[..n], &sel);
+                // The element a select reaches, walking down from the root:
+                // bit `lvl` takes the upper half of the subtree at `lo` where
+                // that half has leaves (k itself for k < n).
+                let mut lo = 0usize;
+                for lvl in (0..tree_levels(n)).rev() {
+                    let half = 1usize << lvl;
+                    if k >> lvl & 1 == 1 && lo + half < n {
+                        lo += half;
+                    }
+                }
+                let want = lo;
+                if (k as usize) < n {
+                    assert_eq!(want, k as usize);
+                }
+                assert_eq!(tree.to_u64(), v[want].to_u64(), "n {n} k {k}");
+            }
+        }
+        assert_eq!(tree_levels(1), 0);
+        assert_eq!(tree_levels(4), 2);
+        assert_eq!(tree_levels(5), 3);
     }
 
     /// Against plain integer definitions, on random inputs; the design
@@ -156,6 +241,8 @@ mod tests {
             let want_pick = (0..3).filter(|k| sel >> k & 1 == 1).map(|k| v[k]).next().unwrap_or(0);
             assert_eq!(o.pick_o.to_u64(), want_pick as u64);
             assert_eq!(o.index_o.to_u64(), v.get(idx as usize).copied().unwrap_or(0) as u64);
+            // Three elements: index 3 reaches the unpaired v[2].
+            assert_eq!(o.within_o.to_u64(), v[(idx as usize).min(2)] as u64);
             assert_eq!(o.bit_o.to_u64(), (idx >> 1 & 1) as u64);
             assert_eq!(o.pack_o.to_u64(), a as u64);
             assert_eq!(o.first_o.to_u64(), (a & a.wrapping_neg()) as u64);

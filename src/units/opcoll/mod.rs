@@ -62,7 +62,7 @@
 //!   12) and take precedence in the same cycle.
 //! * Sizes: see [`RfGeom`]; per-lane buses are 32 lanes.
 
-use crate::hdl::logic::{index, or_all, pick};
+use crate::hdl::logic::{index, index_within, or_all, pick};
 use crate::hdl::small::SmallBuf;
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::units::regfile::{place, Regfile, RegfileIn, RegfileOut, RfGeom, RfWr, LANES, RZ};
@@ -608,35 +608,19 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
                     return None;
                 }
                 // The group's bits, low first: a mux tree on the encoded
-                // group (`place` gives a group below G, so every leaf is a
-                // bank group) where a one-hot AND-OR would take twice the
-                // LUTs per bit on an FPGA.
+                // group (`place` gives a group below G, so no leaf is
+                // padded) where a one-hot AND-OR would take twice the LUTs
+                // per bit on an FPGA.
                 let gb: [S<C, 1>; 3] = [
                     grp[c][r].slice::<0, 1>(),
                     grp[c][r].slice::<1, 1>(),
                     grp[c][r].slice::<2, 1>(),
                 ];
                 Some(std::array::from_fn(|l| {
-                    let mut layer = [z32; 8];
-                    for (k, v) in layer.iter_mut().enumerate().take(G) {
-                        *v = rf_out.rd_data_o[k * LANES + l];
-                    }
-                    let (mut len, mut bit) = (G, 0);
-                    // A last element without a pair passes up (G need not
-                    // be a power of two; the missing leaves are groups >= G).
-                    while len > 1 {
-                        for k in 0..len.div_ceil(2) {
-                            layer[k] = if 2 * k + 1 < len {
-                                gb[bit].mux(layer[2 * k + 1], layer[2 * k])
-                            } else {
-                                layer[2 * k]
-                            };
-                        }
-                        len = len.div_ceil(2);
-                        bit += 1;
-                    }
+                    let leaves: [S<C, 32>; G] = std::array::from_fn(|k| rf_out.rd_data_o[k * LANES + l]);
+                    let fresh = index_within(cx, &leaves, &gb);
                     let held = cx.q(self.colls[c].data[r][l]);
-                    arrived[c][r].mux(layer[0], held)
+                    arrived[c][r].mux(fresh, held)
                 }))
             })
             .collect();

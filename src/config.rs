@@ -427,7 +427,7 @@ impl SmConfig {
         pow2("warp_size", self.warp_size)?;
         // Register banks: groups of 4 banks of 8 lanes hold one warp
         // register (docs/regfile.md), so any multiple of 4 works, 24 too.
-        if self.reg_banks % 4 != 0 || !(8..=32).contains(&self.reg_banks) {
+        if !self.reg_banks.is_multiple_of(4) || !(8..=32).contains(&self.reg_banks) {
             return Err(bad(
                 "reg_banks",
                 self.reg_banks,
@@ -439,13 +439,13 @@ impl SmConfig {
         if self.sfu_units == 0 {
             return Err(bad("sfu_units", 0, "an SM needs at least one SFU"));
         }
-        if self.warp_size % self.sp_lanes != 0 {
+        if !self.warp_size.is_multiple_of(self.sp_lanes) {
             return Err(bad("sp_lanes", self.sp_lanes, "must divide warp_size"));
         }
         if self.max_threads as u64 != self.max_warps as u64 * self.warp_size as u64 {
             return Err(bad("max_threads", self.max_threads, "must equal max_warps * warp_size"));
         }
-        if self.registers % 128 != 0 || (self.registers as u64) < self.reg_banks as u64 * 32 {
+        if !self.registers.is_multiple_of(128) || (self.registers as u64) < self.reg_banks as u64 * 32 {
             return Err(bad(
                 "registers",
                 self.registers,
@@ -459,7 +459,7 @@ impl SmConfig {
                 "must be >= 1 and <= max_regs_per_thread",
             ));
         }
-        if self.smem_bytes == 0 || self.smem_bytes as u64 % (4 * self.smem_banks as u64) != 0 {
+        if self.smem_bytes == 0 || !(self.smem_bytes as u64).is_multiple_of(4 * self.smem_banks as u64) {
             return Err(bad(
                 "smem_bytes",
                 self.smem_bytes,
@@ -473,7 +473,7 @@ impl SmConfig {
                 "must be <= warp_size",
             ));
         }
-        if self.warp_schedulers == 0 || self.max_warps % self.warp_schedulers != 0 {
+        if self.warp_schedulers == 0 || !self.max_warps.is_multiple_of(self.warp_schedulers) {
             return Err(bad(
                 "warp_schedulers",
                 self.warp_schedulers,
@@ -511,7 +511,7 @@ impl SmConfig {
         }
         pow2("reg_alloc_unit", self.reg_alloc_unit)?;
         pow2("smem_alloc_unit", self.smem_alloc_unit)?;
-        if self.warp_schedulers > 2 || self.sp_lanes % self.warp_schedulers != 0 {
+        if self.warp_schedulers > 2 || !self.sp_lanes.is_multiple_of(self.warp_schedulers) {
             return Err(bad(
                 "warp_schedulers",
                 self.warp_schedulers,
@@ -584,7 +584,7 @@ impl SmConfig {
         }
         if self.l1_bytes != 0 {
             let lines = self.l1_bytes / 128;
-            if self.l1_bytes % 128 != 0 || !lines.is_power_of_two() || lines < self.l1_ways {
+            if !self.l1_bytes.is_multiple_of(128) || !lines.is_power_of_two() || lines < self.l1_ways {
                 return Err(bad(
                     "l1_bytes",
                     self.l1_bytes,

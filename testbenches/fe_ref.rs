@@ -159,7 +159,7 @@ pub fn random_instr(h: u64) -> Instr {
         }
         let info = op.info();
         let u = info.form.uses();
-        let reg = |v: u64| if v % 16 == 0 { RZ } else { (v % 128) as u8 };
+        let reg = |v: u64| if v.is_multiple_of(16) { RZ } else { (v % 128) as u8 };
         let mut i = Instr::new(op);
         if op.takes_guard() && next(2) == 0 {
             i.guard.pred = next(4) as u8;

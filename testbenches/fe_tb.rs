@@ -484,7 +484,7 @@ pub fn ibuffer_random<const MW: usize, const NS: usize, const E: usize>(
         for w in 0..MW {
             let hv = o.hv_o[w].to_u64() == 1;
             let room = o.room_o[w].to_u64() == 1;
-            if hv != !q[w].is_empty() || room != (q[w].len() < E) {
+            if hv == q[w].is_empty() || room != (q[w].len() < E) {
                 return Err(format!(
                     "ibuffer cycle {c} warp {w}: rtl hv={hv} room={room}, reference {} entries",
                     q[w].len()

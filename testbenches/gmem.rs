@@ -179,7 +179,7 @@ impl Gmem {
             self.bytes += 4;
             let a = r.addr as usize;
             let op = AtomOp::from_bits(r.atom - 1);
-            if r.addr % 4 != 0 || a + 4 > self.mem.len() || op.is_none() || r.atom > 8 {
+            if !r.addr.is_multiple_of(4) || a + 4 > self.mem.len() || op.is_none() || r.atom > 8 {
                 self.errors.push(format!(
                     "cycle {}: atomic {} at {:#x} (image {} bytes)",
                     self.cycle,
@@ -215,7 +215,7 @@ impl Gmem {
         let words = bytes as usize / 4;
         let inside = |w: usize| base + 4 * w + 4 <= self.mem.len();
         let bad_write = r.write && (first..first + words).any(|w| r.wmask >> w & 1 == 1 && !inside(w));
-        if r.size > 2 || r.addr % bytes != 0 || lo >= self.mem.len() || bad_write {
+        if r.size > 2 || !r.addr.is_multiple_of(bytes) || lo >= self.mem.len() || bad_write {
             self.errors.push(format!(
                 "cycle {}: {} of size code {} at {:#x} (image {} bytes)",
                 self.cycle,

@@ -242,7 +242,7 @@ impl L1Ref {
         let mut store_inv = None;
         if let Some(r) = chosen {
             let (q, fill) = i.reqs[r].clone().expect("chosen");
-            let mid = (r as u16) << 8 | q.id as u16;
+            let mid = (r as u16) << 8 | q.id;
             if !q.write && q.atom == 0 {
                 ready[r] = can_take[0] && replay.is_none();
                 if ready[r] {

@@ -645,8 +645,8 @@ impl LsuRef {
             let a = self.addr[l] as u64;
             let bad = match kind {
                 Kind::Param => i.a[l] as u64 + i.off as u64 >= self.pcount as u64,
-                Kind::Shared => a % bytes != 0 || a + bytes > i.ssize as u64,
-                Kind::Global => a % bytes != 0 || a + bytes > i.gm_size as u64,
+                Kind::Shared => !a.is_multiple_of(bytes) || a + bytes > i.ssize as u64,
+                Kind::Global => !a.is_multiple_of(bytes) || a + bytes > i.gm_size as u64,
                 Kind::Fence => false,
             };
             if bad {

@@ -474,7 +474,7 @@ impl<const MW: usize, const LB: usize, const A: usize> LsuBench<MW, LB, A> {
             si.cmp_i[l] = Bits::new(got.sm_cmp[l] as u64);
         }
         self.smem.step_core(&si);
-        let req = (got.gm_req_valid && ins.gm_req_ready).then(|| GmReq {
+        let req = (got.gm_req_valid && ins.gm_req_ready).then_some(GmReq {
             id: got.gm_req_id as u16,
             write: got.gm_req_write,
             atom: got.gm_req_atom,

@@ -92,7 +92,7 @@ impl MadRfRef {
             rvalid: self.rvalid,
             conflict: self.conflict,
         };
-        if t % 2 == 0 {
+        if t.is_multiple_of(2) {
             let older = if t >= 4 {
                 Self::result_of(&self.hist[3])
             } else {

@@ -186,7 +186,7 @@ pub fn run_random(sim: &mut Sim<Sfu>, n: u64, p_offer: f64, rng: &mut impl Rng) 
             };
         }
         let o = sim.step(&inp);
-        let core_edge = t % 2 == 0;
+        let core_edge = t.is_multiple_of(2);
         let flat = (
             o.sfu_ready_o,
             o.sfu_res_valid_o,
@@ -197,7 +197,7 @@ pub fn run_random(sim: &mut Sim<Sfu>, n: u64, p_offer: f64, rng: &mut impl Rng) 
         );
         // Registers behind the outputs change at ph_q = 1 edges (ends of odd
         // hot cycles): an even cycle and the odd one after it agree.
-        if t % 2 == 0 {
+        if t.is_multiple_of(2) {
             prev_out = Some(flat);
         } else if let Some(p) = prev_out.take() {
             if p != flat {

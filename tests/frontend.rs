@@ -37,7 +37,7 @@ fn gt200_dual_issue_sp_and_sfu_alternate() {
     // SP takes a warp instruction every 2 core cycles (8 lanes, 4 hot
     // cycles), the SFU an FMUL every 2 core cycles too (seed 000).
     let units = UnitStandIn::new([2, 8, 16, 1], 2);
-    let mad_mul = |_w: usize, n: u64| instr(if n % 2 == 0 { Op::Fmad } else { Op::Fmul }, 4 + (n % 2) as u8);
+    let mad_mul = |_w: usize, n: u64| instr(if n.is_multiple_of(2) { Op::Fmad } else { Op::Fmul }, 4 + (n % 2) as u8);
     let t = run_schedulers::<32>(&cfg, 32, units.clone(), &mad_mul, 2_000).unwrap();
     assert_eq!(t.len(), 2_000, "an issue every core cycle");
     let sp = t.iter().filter(|x| x.unit == 0).count();
@@ -46,7 +46,7 @@ fn gt200_dual_issue_sp_and_sfu_alternate() {
     // After the first cycle the units alternate: SP, SFU, SP, SFU ...
     assert!(t.windows(2).all(|p| p[0].unit != p[1].unit), "SP and SFU alternate");
     // FMAD + RCP warps: SFU busy 8 cycles per op, SP every 2 cycles in between.
-    let mad_rcp = |w: usize, _n: u64| instr(if w % 4 == 0 { Op::Rcp } else { Op::Fmad }, 4);
+    let mad_rcp = |w: usize, _n: u64| instr(if w.is_multiple_of(4) { Op::Rcp } else { Op::Fmad }, 4);
     let t = run_schedulers::<32>(&cfg, 32, units, &mad_rcp, 1_600).unwrap();
     let sp = t.iter().filter(|x| x.unit == 0).count();
     let sfu = t.iter().filter(|x| x.unit == 1).count();
@@ -73,7 +73,7 @@ fn fermi_two_schedulers_odd_even_and_fp64_not_with_sp() {
     // Every warp alternates DADD and FFMA: whenever scheduler 0 issues
     // DPU, scheduler 1 issues no SP in that cycle (and vice versa).
     let mix = |_w: usize, n: u64| {
-        let mut i = instr(if n % 2 == 0 { Op::Dadd } else { Op::Ffma }, 4);
+        let mut i = instr(if n.is_multiple_of(2) { Op::Dadd } else { Op::Ffma }, 4);
         i.a = 2;
         i.b = Src::Reg(6);
         i

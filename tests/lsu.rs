@@ -96,8 +96,8 @@ fn loads<const MW: usize, const LB: usize, const A: usize>(b: &mut LsuBench<MW, 
         } else {
             [4u32, 4, 8, 4, 132][k as usize % 5]
         };
-        let base = (k * 389) % 4096 & !if one_request { 63 } else { 7 };
-        let a = std::array::from_fn(|l| (base + l as u32 * stride) % 8192 & if wide { !7 } else { !3 });
+        let base = ((k * 389) % 4096) & !if one_request { 63 } else { 7 };
+        let a = std::array::from_fn(|l| ((base + l as u32 * stride) % 8192) & if wide { !7 } else { !3 });
         b.push(Inst {
             op: Op::Ldg as u8,
             md: wide as u8,

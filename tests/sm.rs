@@ -386,8 +386,7 @@ fn lockstep_catches_a_wrong_verilog() {
             };
             let mut sim = LockstepSm::with_verilog(sm, Some(texts))?;
             let e = run_rtl(&mut sim, &cfg, &prog, &launch, vec![0; 1024], &RtlOptions::default())
-                .err()
-                .expect("the mutated Verilog must not pass");
+                .expect_err("the mutated Verilog must not pass");
             Ok(e.msg.clone())
         }
     }
@@ -584,8 +583,7 @@ fn sm_top_rejects_a_config_of_another_scheduler_count() {
     let gt200 = SmConfig::load("gt200").unwrap();
     // fermi's shape (two schedulers), gt200's config (one).
     let e = SmTop::<48, 2, 24, 2, 8, 8, 256, 7, 5, 9, 5>::new(&gt200)
-        .err()
-        .expect("a config of one scheduler on a top of two must be refused");
+        .expect_err("a config of one scheduler on a top of two must be refused");
     let msg = e.to_string();
     assert!(
         msg.contains("SM top for config `gt200`: warp_schedulers = 1 for an SM top of 2 schedulers"),
@@ -732,8 +730,7 @@ fn a_checker_plugs_into_the_runner() {
     };
     let e = with_sm(&cfg, &mut go)
         .unwrap()
-        .err()
-        .expect("the checker's error stops the run");
+        .expect_err("the checker's error stops the run");
     assert_eq!(e.msg, "the checker stops at issue 10");
     assert_eq!(e.report.issued.iter().sum::<u64>(), 10);
     assert!(e.cycle > 0 && e.cycle < r.report.core_cycles);

@@ -483,7 +483,7 @@ impl Verilated {
     /// The edge of hot cycle `t` (after [`pre_edge`](Self::pre_edge)).
     #[inline(always)]
     pub fn edge(&mut self, t: u64) {
-        self.set_clocks(t % 2 == 0, true, true);
+        self.set_clocks(t.is_multiple_of(2), true, true);
         self.eval();
     }
 

@@ -969,7 +969,7 @@ impl Instr {
             if !reg_ok(r) {
                 return Err(bad(op, format!("{name}: register {r} is not R0-R127 or RZ")));
             }
-            if pair && r != RZ && r % 2 != 0 {
+            if pair && r != RZ && !r.is_multiple_of(2) {
                 return Err(bad(
                     op,
                     format!("{name}: FP64 register pair must start at an even register, not R{r}"),

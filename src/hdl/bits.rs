@@ -58,7 +58,7 @@ pub struct Bits<const W: usize> {
 
 #[inline(always)]
 const fn top_mask(w: usize) -> u64 {
-    if w % 64 == 0 {
+    if w.is_multiple_of(64) {
         !0
     } else {
         (1u64 << (w % 64)) - 1
@@ -68,7 +68,7 @@ const fn top_mask(w: usize) -> u64 {
 /// Number of words a `w`-bit value occupies.
 #[inline(always)]
 pub const fn words_for(w: usize) -> usize {
-    (w + 63) / 64
+    w.div_ceil(64)
 }
 
 impl<const W: usize> Bits<W> {
@@ -439,7 +439,7 @@ impl<const W: usize> fmt::LowerHex for Bits<W> {
 /// Hex digits of a `width`-bit value held in little-endian words, no prefix,
 /// exactly `ceil(width/4)` digits.
 pub fn hex_words(w: &[u64], width: usize) -> String {
-    let digits = (width + 3) / 4;
+    let digits = width.div_ceil(4);
     let mut s = String::with_capacity(digits);
     for d in (0..digits).rev() {
         let nib = (w[d * 4 / 64] >> ((d * 4) % 64)) & 0xf;

@@ -62,7 +62,7 @@ impl Domain {
     #[inline(always)]
     pub const fn edge_at(self, t: u64) -> bool {
         match self {
-            Domain::Core => t % 2 == 0,
+            Domain::Core => t.is_multiple_of(2),
             Domain::Hot => true,
         }
     }

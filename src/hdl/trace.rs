@@ -465,7 +465,7 @@ impl Ctx for TraceCx<'_> {
         addr: Sym<A>,
     ) -> Sym<W> {
         match claim_port(
-            &self.decl,
+            self.decl,
             &mut self.errors,
             &mut self.mem_rd,
             m.idx,
@@ -503,7 +503,7 @@ impl Ctx for TraceCx<'_> {
         data: Sym<W>,
     ) {
         let v = (en.0, addr.0, data.0);
-        claim_port(&self.decl, &mut self.errors, &mut self.mem_wr, m.idx, port, "write", v);
+        claim_port(self.decl, &mut self.errors, &mut self.mem_wr, m.idx, port, "write", v);
     }
 
     fn name<const W: usize>(&mut self, name: &str, v: Sym<W>) -> Sym<W> {

@@ -93,10 +93,8 @@ impl<'a> Emit<'a> {
             let node = &m.nodes[id];
             e.ident[id] = if let Some(l) = leaf_name(m, d, id as Id) {
                 Some(l)
-            } else if let Some(name) = &node.name {
-                Some(name.clone())
             } else {
-                None
+                node.name.clone()
             };
         }
         for id in 0..n {

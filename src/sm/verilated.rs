@@ -151,7 +151,7 @@ where
             self.first = Some(format!(
                 "Verilator lock-step: hot cycle {t} (core cycle {}, {} half): output `{name}` Rust {r}, Verilog {v}",
                 t / 2,
-                if t % 2 == 0 { "first" } else { "second" },
+                if t.is_multiple_of(2) { "first" } else { "second" },
             ));
             return;
         }

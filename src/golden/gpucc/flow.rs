@@ -283,7 +283,7 @@ impl<'n> Flow<'n> {
     /// A done node drops the tokens of its delayed FIFOs that it did not
     /// read: `delay[k]` in all, its unread initial tokens first.
     fn settle(&mut self, n: usize) {
-        if !self.net.nodes[n].limit().is_some_and(|l| self.fired[n] >= l) {
+        if self.net.nodes[n].limit().is_none_or(|l| self.fired[n] < l) {
             return;
         }
         for k in 0..3 {

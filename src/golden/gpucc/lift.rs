@@ -1018,7 +1018,7 @@ fn cut(l: &Lifter, keep: &[usize]) -> LResult<Vec<(usize, usize)>> {
             let spill = xout.iter().any(|&q| q >= s);
             let m = m + reload as usize + spill as usize;
             // `c + 1`: the index core.
-            if c + 1 <= CORES && m <= lsus {
+            if c < CORES && m <= lsus {
                 best = Some(e);
             }
         }

@@ -168,7 +168,7 @@ impl<'a> Run<'a> {
                     self.checker.budget_note()
                 )));
             }
-            if opts.progress > 0 && cycle > 0 && cycle % opts.progress == 0 {
+            if opts.progress > 0 && cycle > 0 && cycle.is_multiple_of(opts.progress) {
                 eprintln!(
                     "  ... core cycle {cycle}, {} warp instructions",
                     self.rep.issued.iter().sum::<u64>()

@@ -299,7 +299,7 @@ impl<const MW: usize, const NC: usize, const NS: usize> Cta<MW, NC, NS> {
                 "{h} register groups per scheduler: the cta block supports 1..=16"
             ));
         }
-        let recip = (65536 + h - 1) / h;
+        let recip = 65536_u64.div_ceil(h);
         if (0..512u64).any(|x| (x * recip) >> 16 != x / h) {
             return Err(format!("row count: no exact reciprocal for {h} groups"));
         }
@@ -437,7 +437,7 @@ impl<const MW: usize, const NC: usize, const NS: usize> Block for Cta<MW, NC, NS
         i.launch.block_z = Bits::new(i.launch.block_z.to_u64() % 2 + (r >> 7 & 1));
         i.launch.nregs = Bits::new(i.launch.nregs.to_u64() % 70);
         i.launch.smem = Bits::new(i.launch.smem.to_u64() % 20000);
-        i.exit_valid_i = Bits::new((r >> 8 & 1) as u64);
+        i.exit_valid_i = Bits::new(r >> 8 & 1);
         i.exit_warp_i = Bits::new(i.exit_warp_i.to_u64() % mw);
         for k in 0..MW {
             i.idle_i[k] = Bits::new((r >> (9 + k % 8) & 7 != 0) as u64);

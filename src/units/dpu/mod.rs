@@ -239,7 +239,7 @@ pub struct DpuError(pub String);
 impl Dpu {
     /// A unit of `lanes` lanes (dividing 32) with `lat` stages.
     pub fn new(lanes: usize, lat: usize) -> Result<Self, DpuError> {
-        if lanes == 0 || WARP % lanes != 0 {
+        if lanes == 0 || !WARP.is_multiple_of(lanes) {
             return Err(DpuError(format!("{lanes} lanes must divide 32")));
         }
         if lat == 0 || lat > 64 {

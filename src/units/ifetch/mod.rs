@@ -170,7 +170,7 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Ifetch<
     pub fn new(ways: usize) -> Result<Self, String> {
         const {
             assert!(MW >= 2 && MW <= 64 && LW >= 2 && LW <= 64 && LW.is_power_of_two() && SB >= 1 && SB <= 10);
-            assert!(FP >= 1 && FP <= 2 && MW % FP == 0);
+            assert!(FP >= 1 && FP <= 2 && MW.is_multiple_of(FP));
         };
         if !(1..=8).contains(&ways) {
             return Err(format!("icache_ways = {ways}: the ifetch block supports 1..=8 ways"));

@@ -160,7 +160,7 @@ pub const fn mem_id_bits(rx: usize) -> usize {
 /// The memory id `{r, id}` of miss-table entry `k` (`ids` entries per
 /// requester).
 fn entry_key(k: usize, ids: usize) -> u64 {
-    ((k / ids) << 8 | k % ids) as u64
+    (((k / ids) << 8) | (k % ids)) as u64
 }
 
 /// Line address bits (32 - 7).
@@ -405,7 +405,7 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
         };
         shape(&mut i.lsu_req, r);
         let rid = i.gm_resp.id.to_u64();
-        i.gm_resp.id = Bits::new((rid >> 8) % (RX as u64 + 1) << 8 | (rid & 0xff) % ids);
+        i.gm_resp.id = Bits::new((((rid >> 8) % (RX as u64 + 1)) << 8) | ((rid & 0xff) % ids));
         for (k, q) in i.rq.iter_mut().enumerate() {
             shape(q, r.rotate_right(13 * (k as u32 + 1)));
         }

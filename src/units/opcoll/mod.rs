@@ -651,7 +651,7 @@ impl<const G: usize, const NL: usize, const A: usize> Block for Opcoll<G, NL, A>
         for (u, pool, ok) in ports {
             let mut cand = [zero1; 16];
             for c in 0..n {
-                let in_pool = pool.map_or(true, |p| p < g.scheds && c / psz == p);
+                let in_pool = pool.is_none_or(|p| p < g.scheds && c / psz == p);
                 if in_pool {
                     cand[c] = complete[c] & is_unit(cx, c, u) & ok;
                 }
@@ -994,6 +994,109 @@ pub fn with_opcoll<F: crate::blocks::BlockFn>(cfg: &crate::config::SmConfig, f: 
     }
 }
 
+/// A GTKWave save file for a VCD of the opcoll (`<vcd>.gtkw`), replacing
+/// the generic one: groups for the issue ports, each unit's dispatch port,
+/// counters and errors, one group per collector (valid, unit, tag, the 6
+/// reads' pending/granted/group/row, lane 0 of each read's data) and one
+/// group per bank (its 8 lane memories' read data) with its group's
+/// read-enable and done bits.
+pub fn write_gtkw(vcd: &std::path::Path, design: &crate::hdl::Design, g: &RfGeom) -> std::io::Result<()> {
+    use std::fmt::Write as _;
+    let top = &design.modules[design.top];
+    let t = &top.name;
+    let mut s = String::new();
+    let _ = writeln!(s, "{}[timestart] 0", crate::hdl::gtkw::Gtkw::new(vcd).text());
+    let width = |name: &str| -> usize {
+        top.inputs
+            .iter()
+            .chain(top.outputs.iter())
+            .find(|p| p.name == name)
+            .map(|p| p.bits())
+            .or_else(|| {
+                top.decl
+                    .regs
+                    .iter()
+                    .find(|r| format!("{}_q", r.name) == name)
+                    .map(|r| r.width)
+            })
+            .unwrap_or(32)
+    };
+    let sig = |s: &mut String, name: &str, w: usize| {
+        if w == 1 {
+            let _ = writeln!(s, "@28\n{t}.{name}");
+        } else {
+            let _ = writeln!(s, "@22\n{t}.{name}[{}:0]", w - 1);
+        }
+    };
+    let group = |s: &mut String, title: &str, sigs: &[(String, usize)]| {
+        let _ = writeln!(s, "@800200\n-{title}");
+        for (n, w) in sigs {
+            sig(s, n, *w);
+        }
+        let _ = writeln!(s, "@1000200\n-{title}");
+    };
+    let ports = |prefix: &str| -> Vec<(String, usize)> {
+        top.inputs
+            .iter()
+            .chain(top.outputs.iter())
+            .filter(|p| p.name.starts_with(prefix))
+            .map(|p| (p.name.clone(), p.bits()))
+            .collect()
+    };
+    group(
+        &mut s,
+        "clocks",
+        &[("clk_core_i".into(), 1), ("clk_hot_i".into(), 1), ("rst_ni".into(), 1)],
+    );
+    for s_ in 0..g.scheds {
+        group(&mut s, &format!("issue {s_}"), &ports(&format!("is{s_}_")));
+    }
+    for u in [
+        "sp0_", "sp1_", "sfu_", "dpu_", "lsu_", "wb_room", "rf_wr0", "rf_wr1", "al_", "cnt_", "err_",
+    ] {
+        if (u == "sp1_" || u == "rf_wr1") && g.scheds == 1 {
+            continue;
+        }
+        group(&mut s, u.trim_end_matches('_'), &ports(u));
+    }
+    for c in 0..g.collectors {
+        let mut v: Vec<(String, usize)> = ["valid", "unit", "op", "tag", "use_imm"]
+            .iter()
+            .map(|f| {
+                let n = format!("c{c}_{f}_q");
+                let w = width(&n);
+                (n, w)
+            })
+            .collect();
+        for r in 0..READS {
+            for f in ["pend", "got", "grp", "row"] {
+                let n = format!("c{c}_{f}{r}_q");
+                let w = width(&n);
+                v.push((n, w));
+            }
+            v.push((format!("c{c}_d{r}_0_q"), 32));
+        }
+        group(
+            &mut s,
+            &format!("collector {c} (pool {})", c / (g.collectors / g.scheds)),
+            &v,
+        );
+    }
+    for b in 0..g.groups * 4 {
+        let k = b / 4;
+        let mut v: Vec<(String, usize)> = vec![(format!("ren{k}_q"), 1), (format!("u_rf.done{k}_q"), 1)];
+        for l in 0..8 {
+            v.push((format!("u_rf.bank{b}_l{l}_rdata0_q"), 32));
+        }
+        group(
+            &mut s,
+            &format!("bank {b} (group {k}, lanes {}-{})", 8 * (b % 4), 8 * (b % 4) + 7),
+            &v,
+        );
+    }
+    std::fs::write(crate::hdl::gtkw::save_path(vcd), s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1229,107 +1332,4 @@ mod tests {
             });
         }
     }
-}
-
-/// A GTKWave save file for a VCD of the opcoll (`<vcd>.gtkw`), replacing
-/// the generic one: groups for the issue ports, each unit's dispatch port,
-/// counters and errors, one group per collector (valid, unit, tag, the 6
-/// reads' pending/granted/group/row, lane 0 of each read's data) and one
-/// group per bank (its 8 lane memories' read data) with its group's
-/// read-enable and done bits.
-pub fn write_gtkw(vcd: &std::path::Path, design: &crate::hdl::Design, g: &RfGeom) -> std::io::Result<()> {
-    use std::fmt::Write as _;
-    let top = &design.modules[design.top];
-    let t = &top.name;
-    let mut s = String::new();
-    let _ = writeln!(s, "{}[timestart] 0", crate::hdl::gtkw::Gtkw::new(vcd).text());
-    let width = |name: &str| -> usize {
-        top.inputs
-            .iter()
-            .chain(top.outputs.iter())
-            .find(|p| p.name == name)
-            .map(|p| p.bits())
-            .or_else(|| {
-                top.decl
-                    .regs
-                    .iter()
-                    .find(|r| format!("{}_q", r.name) == name)
-                    .map(|r| r.width)
-            })
-            .unwrap_or(32)
-    };
-    let sig = |s: &mut String, name: &str, w: usize| {
-        if w == 1 {
-            let _ = writeln!(s, "@28\n{t}.{name}");
-        } else {
-            let _ = writeln!(s, "@22\n{t}.{name}[{}:0]", w - 1);
-        }
-    };
-    let group = |s: &mut String, title: &str, sigs: &[(String, usize)]| {
-        let _ = writeln!(s, "@800200\n-{title}");
-        for (n, w) in sigs {
-            sig(s, n, *w);
-        }
-        let _ = writeln!(s, "@1000200\n-{title}");
-    };
-    let ports = |prefix: &str| -> Vec<(String, usize)> {
-        top.inputs
-            .iter()
-            .chain(top.outputs.iter())
-            .filter(|p| p.name.starts_with(prefix))
-            .map(|p| (p.name.clone(), p.bits()))
-            .collect()
-    };
-    group(
-        &mut s,
-        "clocks",
-        &[("clk_core_i".into(), 1), ("clk_hot_i".into(), 1), ("rst_ni".into(), 1)],
-    );
-    for s_ in 0..g.scheds {
-        group(&mut s, &format!("issue {s_}"), &ports(&format!("is{s_}_")));
-    }
-    for u in [
-        "sp0_", "sp1_", "sfu_", "dpu_", "lsu_", "wb_room", "rf_wr0", "rf_wr1", "al_", "cnt_", "err_",
-    ] {
-        if (u == "sp1_" || u == "rf_wr1") && g.scheds == 1 {
-            continue;
-        }
-        group(&mut s, u.trim_end_matches('_'), &ports(u));
-    }
-    for c in 0..g.collectors {
-        let mut v: Vec<(String, usize)> = ["valid", "unit", "op", "tag", "use_imm"]
-            .iter()
-            .map(|f| {
-                let n = format!("c{c}_{f}_q");
-                let w = width(&n);
-                (n, w)
-            })
-            .collect();
-        for r in 0..READS {
-            for f in ["pend", "got", "grp", "row"] {
-                let n = format!("c{c}_{f}{r}_q");
-                let w = width(&n);
-                v.push((n, w));
-            }
-            v.push((format!("c{c}_d{r}_0_q"), 32));
-        }
-        group(
-            &mut s,
-            &format!("collector {c} (pool {})", c / (g.collectors / g.scheds)),
-            &v,
-        );
-    }
-    for b in 0..g.groups * 4 {
-        let k = b / 4;
-        let mut v: Vec<(String, usize)> = vec![(format!("ren{k}_q"), 1), (format!("u_rf.done{k}_q"), 1)];
-        for l in 0..8 {
-            v.push((format!("u_rf.bank{b}_l{l}_rdata0_q"), 32));
-        }
-        group(
-            &mut s,
-            &format!("bank {b} (group {k}, lanes {}-{})", 8 * (b % 4), 8 * (b % 4) + 7),
-            &v,
-        );
-    }
-    std::fs::write(crate::hdl::gtkw::save_path(vcd), s)
 }

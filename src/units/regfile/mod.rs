@@ -134,7 +134,7 @@ impl RfGeom {
     pub fn from_config(c: &SmConfig) -> Result<Self, GeomError> {
         let banks = c.reg_banks as usize;
         let s = c.warp_schedulers as usize;
-        if banks % (GROUP_BANKS * s) != 0 || banks / GROUP_BANKS / s < 2 || banks > 32 {
+        if !banks.is_multiple_of(GROUP_BANKS * s) || banks / GROUP_BANKS / s < 2 || banks > 32 {
             return Err(GeomError(format!(
                 "reg_banks = {banks} must be a multiple of {} (4 banks per group, 2+ groups per scheduler) and at most 32",
                 2 * GROUP_BANKS * s
@@ -146,7 +146,7 @@ impl RfGeom {
             return Err(GeomError(format!("{rows} rows per bank (1..=256 supported)")));
         }
         let n = c.opcoll_units as usize;
-        if n % s != 0 || n / s < 1 {
+        if !n.is_multiple_of(s) || n / s < 1 {
             return Err(GeomError(format!(
                 "opcoll_units = {n} must be a multiple of warp_schedulers = {s}"
             )));
@@ -182,7 +182,7 @@ pub(crate) fn divmod<C: Ctx>(cx: &mut C, x: S<C, 8>, d: usize) -> (S<C, 8>, S<C,
         let m = cx.lit::<8>(d as u64 - 1);
         return (x.shr(sh), x & m);
     }
-    let m = cx.lit::<17>((65536 + d as u64 - 1) / d as u64);
+    let m = cx.lit::<17>(65536_u64.div_ceil(d as u64));
     let p: S<C, 25> = x.zext::<25>().mul::<25, 25>(m.zext::<25>());
     let q: S<C, 8> = p.slice::<16, 8>();
     let dq: S<C, 8> = q.mul::<8, 8>(cx.lit::<8>(d as u64));

@@ -320,7 +320,7 @@ pub fn pre<B: Backend>(f: B::S<3>, x: B::S<32>) -> Pre<B> {
         special,
         sin: None,
     };
-    if known.map_or(true, |k| k & 6 == 4) {
+    if known.is_none_or(|k| k & 6 == 4) {
         c.sin = Some(sin_fields::<B>(f, x, sign, special));
     }
     let br = match known {

@@ -202,7 +202,7 @@ impl SfuUnit {
     /// A unit whose input-to-result depth is `latency - 1` hot cycles.
     pub fn new(latency: usize) -> Result<Self, SfuError> {
         datapath::check_tables().map_err(SfuError)?;
-        if latency < 4 || latency % 2 != 0 {
+        if latency < 4 || !latency.is_multiple_of(2) {
             return Err(SfuError(format!(
                 "sfu_latency = {latency}: must be even and at least 4 (3 pipeline stages and the output edge)"
             )));
@@ -406,7 +406,7 @@ impl Sfu {
     /// `latency` hot cycles, with the FMUL co-issue multipliers when
     /// `fmul`.
     pub fn new(units: usize, lanes: usize, latency: usize, fmul: bool) -> Result<Self, SfuError> {
-        if units == 0 || lanes == 0 || LANES % lanes != 0 || lanes % units != 0 || units > 16 {
+        if units == 0 || lanes == 0 || !LANES.is_multiple_of(lanes) || !lanes.is_multiple_of(units) || units > 16 {
             return Err(SfuError(format!(
                 "{units} SFUs for {lanes} SP lanes: need 32 mod lanes = 0, lanes mod SFUs = 0, at most 16 SFUs"
             )));
@@ -418,7 +418,7 @@ impl Sfu {
             )));
         }
         let mpu = LANES / (FMUL_STREAM * units).max(1);
-        if fmul && (LANES % (FMUL_STREAM * units) != 0 || latency > FMUL_STREAM) {
+        if fmul && (!LANES.is_multiple_of(FMUL_STREAM * units) || latency > FMUL_STREAM) {
             return Err(SfuError(format!(
                 "sfu_fmul with {units} SFUs and sfu_latency = {latency}: FMUL streams a warp in {FMUL_STREAM} hot \
                  cycles, so 32 mod (4 * sfu_units) must be 0 and sfu_latency at most {FMUL_STREAM}"

@@ -115,7 +115,7 @@ impl<const LB: usize, const A: usize> Smem<LB, A> {
     /// A unit of `words` 32-bit words served per `group` lanes.
     pub fn new(words: usize, group: usize, multicast: bool) -> Result<Self, GeomError> {
         const { assert!(LB + A <= 16, "the 16-bit word address must cover the banks") };
-        if words == 0 || words % Self::BANKS != 0 || words / Self::BANKS > 1 << A {
+        if words == 0 || !words.is_multiple_of(Self::BANKS) || words / Self::BANKS > 1 << A {
             return Err(GeomError(format!(
                 "{words} words do not fit {} banks of {} entries",
                 Self::BANKS,

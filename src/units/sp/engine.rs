@@ -129,7 +129,7 @@ impl<const DW: usize> Engine<DW> {
     /// Declare the registers of an engine with `lanes` lanes (dividing 32)
     /// whose lanes have `lat` stages.
     pub fn new(d: &mut Decl, lanes: usize, lat: usize) -> Self {
-        assert!(lanes >= 1 && WARP % lanes == 0 && lat >= 1);
+        assert!(lanes >= 1 && WARP.is_multiple_of(lanes) && lat >= 1);
         let h = Domain::Hot;
         let v = |d: &mut Decl, n: &str, c: usize| -> Vec<Reg<1>> {
             (0..c).map(|i| d.reg(&format!("{n}{i}"), h, 0)).collect()

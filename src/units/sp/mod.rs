@@ -519,7 +519,7 @@ impl<const G: usize, const M: usize, const N: usize, const GM: usize, const GN: 
         if g.groups != G {
             return Err(SpError(format!("{} groups, this shape has {G}", g.groups)));
         }
-        if g.lanes == 0 || WARP % g.lanes != 0 {
+        if g.lanes == 0 || !WARP.is_multiple_of(g.lanes) {
             return Err(SpError(format!("{} lanes per group must divide 32", g.lanes)));
         }
         if g.lat == 0 || g.lat > 64 {
@@ -598,7 +598,7 @@ impl<const G: usize, const M: usize, const N: usize, const GM: usize, const GN: 
             // core edges only).
             let ph = (t + 96 * g as u64) % period;
             let lane = ph >= STIM_WARP_HOT + drain;
-            if t % 2 == 0 && ph >= STIM_WARP_HOT && !lane {
+            if t.is_multiple_of(2) && ph >= STIM_WARP_HOT && !lane {
                 i.sp[g].valid = Bits::new(0);
             }
             i.mode[g].ln_mode = Bits::new(lane as u64);

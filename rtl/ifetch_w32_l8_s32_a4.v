@@ -17,6 +17,7 @@ module ifetch_w32_l8_s32_a4 (
   input  wire im_req_ready_i,
   input  wire im_resp_valid_i,
   input  wire [511:0] im_resp_data_i,
+  input  wire hold_i,
   output wire push_valid_o,
   output wire [5:0] push_warp_o,
   output wire [15:0] push_pc_o,
@@ -531,447 +532,447 @@ module ifetch_w32_l8_s32_a4 (
   wire [63:0] n146 = im_resp_data_i[383:320];
   wire [63:0] n147 = im_resp_data_i[447:384];
   wire [63:0] n148 = im_resp_data_i[511:448];
-  wire n254 = (ms_q == 2'h1);
   wire fill = ((ms_q == 2'h2) & im_resp_valid_i);
-  wire n263 = (st_valid_i & (st_warp_i == 6'h00));
-  wire n266 = (n263 | (redir_valid_i & (redir_warp_i == 6'h00)));
-  wire n269 = (st_valid_i & (st_warp_i == 6'h01));
-  wire n272 = (n269 | (redir_valid_i & (redir_warp_i == 6'h01)));
-  wire n275 = (st_valid_i & (st_warp_i == 6'h02));
-  wire n278 = (n275 | (redir_valid_i & (redir_warp_i == 6'h02)));
-  wire n281 = (st_valid_i & (st_warp_i == 6'h03));
-  wire n284 = (n281 | (redir_valid_i & (redir_warp_i == 6'h03)));
-  wire n287 = (st_valid_i & (st_warp_i == 6'h04));
-  wire n290 = (n287 | (redir_valid_i & (redir_warp_i == 6'h04)));
-  wire n293 = (st_valid_i & (st_warp_i == 6'h05));
-  wire n296 = (n293 | (redir_valid_i & (redir_warp_i == 6'h05)));
-  wire n299 = (st_valid_i & (st_warp_i == 6'h06));
-  wire n302 = (n299 | (redir_valid_i & (redir_warp_i == 6'h06)));
-  wire n305 = (st_valid_i & (st_warp_i == 6'h07));
-  wire n308 = (n305 | (redir_valid_i & (redir_warp_i == 6'h07)));
-  wire n311 = (st_valid_i & (st_warp_i == 6'h08));
-  wire n314 = (n311 | (redir_valid_i & (redir_warp_i == 6'h08)));
-  wire n317 = (st_valid_i & (st_warp_i == 6'h09));
-  wire n320 = (n317 | (redir_valid_i & (redir_warp_i == 6'h09)));
-  wire n323 = (st_valid_i & (st_warp_i == 6'h0a));
-  wire n326 = (n323 | (redir_valid_i & (redir_warp_i == 6'h0a)));
-  wire n329 = (st_valid_i & (st_warp_i == 6'h0b));
-  wire n332 = (n329 | (redir_valid_i & (redir_warp_i == 6'h0b)));
-  wire n335 = (st_valid_i & (st_warp_i == 6'h0c));
-  wire n338 = (n335 | (redir_valid_i & (redir_warp_i == 6'h0c)));
-  wire n341 = (st_valid_i & (st_warp_i == 6'h0d));
-  wire n344 = (n341 | (redir_valid_i & (redir_warp_i == 6'h0d)));
-  wire n347 = (st_valid_i & (st_warp_i == 6'h0e));
-  wire n350 = (n347 | (redir_valid_i & (redir_warp_i == 6'h0e)));
-  wire n353 = (st_valid_i & (st_warp_i == 6'h0f));
-  wire n356 = (n353 | (redir_valid_i & (redir_warp_i == 6'h0f)));
-  wire n359 = (st_valid_i & (st_warp_i == 6'h10));
-  wire n362 = (n359 | (redir_valid_i & (redir_warp_i == 6'h10)));
-  wire n365 = (st_valid_i & (st_warp_i == 6'h11));
-  wire n368 = (n365 | (redir_valid_i & (redir_warp_i == 6'h11)));
-  wire n371 = (st_valid_i & (st_warp_i == 6'h12));
-  wire n374 = (n371 | (redir_valid_i & (redir_warp_i == 6'h12)));
-  wire n377 = (st_valid_i & (st_warp_i == 6'h13));
-  wire n380 = (n377 | (redir_valid_i & (redir_warp_i == 6'h13)));
-  wire n383 = (st_valid_i & (st_warp_i == 6'h14));
-  wire n386 = (n383 | (redir_valid_i & (redir_warp_i == 6'h14)));
-  wire n389 = (st_valid_i & (st_warp_i == 6'h15));
-  wire n392 = (n389 | (redir_valid_i & (redir_warp_i == 6'h15)));
-  wire n395 = (st_valid_i & (st_warp_i == 6'h16));
-  wire n398 = (n395 | (redir_valid_i & (redir_warp_i == 6'h16)));
-  wire n401 = (st_valid_i & (st_warp_i == 6'h17));
-  wire n404 = (n401 | (redir_valid_i & (redir_warp_i == 6'h17)));
-  wire n407 = (st_valid_i & (st_warp_i == 6'h18));
-  wire n410 = (n407 | (redir_valid_i & (redir_warp_i == 6'h18)));
-  wire n413 = (st_valid_i & (st_warp_i == 6'h19));
-  wire n416 = (n413 | (redir_valid_i & (redir_warp_i == 6'h19)));
-  wire n419 = (st_valid_i & (st_warp_i == 6'h1a));
-  wire n422 = (n419 | (redir_valid_i & (redir_warp_i == 6'h1a)));
-  wire n425 = (st_valid_i & (st_warp_i == 6'h1b));
-  wire n428 = (n425 | (redir_valid_i & (redir_warp_i == 6'h1b)));
-  wire n431 = (st_valid_i & (st_warp_i == 6'h1c));
-  wire n434 = (n431 | (redir_valid_i & (redir_warp_i == 6'h1c)));
-  wire n437 = (st_valid_i & (st_warp_i == 6'h1d));
-  wire n440 = (n437 | (redir_valid_i & (redir_warp_i == 6'h1d)));
-  wire n443 = (st_valid_i & (st_warp_i == 6'h1e));
-  wire n446 = (n443 | (redir_valid_i & (redir_warp_i == 6'h1e)));
-  wire n449 = (st_valid_i & (st_warp_i == 6'h1f));
-  wire n452 = (n449 | (redir_valid_i & (redir_warp_i == 6'h1f)));
-  wire n473 = ((((((n6 & n72) & (~wm0_q)) & (fpc0_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h00)))) & (~n266)) & (~fill));
-  wire n487 = ((((((n7 & n73) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h01)))) & (~n272)) & (~fill));
-  wire n501 = ((((((n8 & n74) & (~wm2_q)) & (fpc2_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h02)))) & (~n278)) & (~fill));
-  wire n515 = ((((((n9 & n75) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h03)))) & (~n284)) & (~fill));
-  wire n529 = ((((((n10 & n76) & (~wm4_q)) & (fpc4_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h04)))) & (~n290)) & (~fill));
-  wire n543 = ((((((n11 & n77) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h05)))) & (~n296)) & (~fill));
-  wire n557 = ((((((n12 & n78) & (~wm6_q)) & (fpc6_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h06)))) & (~n302)) & (~fill));
-  wire n571 = ((((((n13 & n79) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h07)))) & (~n308)) & (~fill));
-  wire n585 = ((((((n14 & n80) & (~wm8_q)) & (fpc8_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h08)))) & (~n314)) & (~fill));
-  wire n599 = ((((((n15 & n81) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h09)))) & (~n320)) & (~fill));
-  wire n613 = ((((((n16 & n82) & (~wm10_q)) & (fpc10_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0a)))) & (~n326)) & (~fill));
-  wire n627 = ((((((n17 & n83) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0b)))) & (~n332)) & (~fill));
-  wire n641 = ((((((n18 & n84) & (~wm12_q)) & (fpc12_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0c)))) & (~n338)) & (~fill));
-  wire n655 = ((((((n19 & n85) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0d)))) & (~n344)) & (~fill));
-  wire n669 = ((((((n20 & n86) & (~wm14_q)) & (fpc14_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0e)))) & (~n350)) & (~fill));
-  wire n683 = ((((((n21 & n87) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0f)))) & (~n356)) & (~fill));
-  wire n697 = ((((((n22 & n88) & (~wm16_q)) & (fpc16_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h10)))) & (~n362)) & (~fill));
-  wire n711 = ((((((n23 & n89) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h11)))) & (~n368)) & (~fill));
-  wire n725 = ((((((n24 & n90) & (~wm18_q)) & (fpc18_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h12)))) & (~n374)) & (~fill));
-  wire n739 = ((((((n25 & n91) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h13)))) & (~n380)) & (~fill));
-  wire n753 = ((((((n26 & n92) & (~wm20_q)) & (fpc20_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h14)))) & (~n386)) & (~fill));
-  wire n767 = ((((((n27 & n93) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h15)))) & (~n392)) & (~fill));
-  wire n781 = ((((((n28 & n94) & (~wm22_q)) & (fpc22_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h16)))) & (~n398)) & (~fill));
-  wire n795 = ((((((n29 & n95) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h17)))) & (~n404)) & (~fill));
-  wire n809 = ((((((n30 & n96) & (~wm24_q)) & (fpc24_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h18)))) & (~n410)) & (~fill));
-  wire n823 = ((((((n31 & n97) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h19)))) & (~n416)) & (~fill));
-  wire n837 = ((((((n32 & n98) & (~wm26_q)) & (fpc26_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1a)))) & (~n422)) & (~fill));
-  wire n851 = ((((((n33 & n99) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1b)))) & (~n428)) & (~fill));
-  wire n865 = ((((((n34 & n100) & (~wm28_q)) & (fpc28_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1c)))) & (~n434)) & (~fill));
-  wire n879 = ((((((n35 & n101) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1d)))) & (~n440)) & (~fill));
-  wire n893 = ((((((n36 & n102) & (~wm30_q)) & (fpc30_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1e)))) & (~n446)) & (~fill));
-  wire n907 = ((((((n37 & n103) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1f)))) & (~n452)) & (~fill));
-  wire n910 = (n487 & (rr_q < 6'h01));
-  wire n913 = (n501 & (rr_q < 6'h02));
-  wire n916 = (n515 & (rr_q < 6'h03));
-  wire n919 = (n529 & (rr_q < 6'h04));
-  wire n922 = (n543 & (rr_q < 6'h05));
-  wire n925 = (n557 & (rr_q < 6'h06));
-  wire n928 = (n571 & (rr_q < 6'h07));
-  wire n931 = (n585 & (rr_q < 6'h08));
-  wire n934 = (n599 & (rr_q < 6'h09));
-  wire n937 = (n613 & (rr_q < 6'h0a));
-  wire n940 = (n627 & (rr_q < 6'h0b));
-  wire n943 = (n641 & (rr_q < 6'h0c));
-  wire n946 = (n655 & (rr_q < 6'h0d));
-  wire n949 = (n669 & (rr_q < 6'h0e));
-  wire n952 = (n683 & (rr_q < 6'h0f));
-  wire n955 = (n697 & (rr_q < 6'h10));
-  wire n958 = (n711 & (rr_q < 6'h11));
-  wire n961 = (n725 & (rr_q < 6'h12));
-  wire n964 = (n739 & (rr_q < 6'h13));
-  wire n967 = (n753 & (rr_q < 6'h14));
-  wire n970 = (n767 & (rr_q < 6'h15));
-  wire n973 = (n781 & (rr_q < 6'h16));
-  wire n976 = (n795 & (rr_q < 6'h17));
-  wire n979 = (n809 & (rr_q < 6'h18));
-  wire n982 = (n823 & (rr_q < 6'h19));
-  wire n985 = (n837 & (rr_q < 6'h1a));
-  wire n988 = (n851 & (rr_q < 6'h1b));
-  wire n991 = (n865 & (rr_q < 6'h1c));
-  wire n994 = (n879 & (rr_q < 6'h1d));
-  wire n997 = (n893 & (rr_q < 6'h1e));
-  wire n1000 = (n907 & (rr_q < 6'h1f));
-  wire [5:0] pick_warp = (((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n910) | n913) | n916) | n919) | n922) | n925) | n928) | n931) | n934) | n937) | n940) | n943) | n946) | n949) | n952) | n955) | n958) | n961) | n964) | n967) | n970) | n973) | n976) | n979) | n982) | n985) | n988) | n991) | n994) | n997) | n1000) ? (1'h0 ? 6'h00 : (n910 ? 6'h01 : (n913 ? 6'h02 : (n916 ? 6'h03 : (n919 ? 6'h04 : (n922 ? 6'h05 : (n925 ? 6'h06 : (n928 ? 6'h07 : (n931 ? 6'h08 : (n934 ? 6'h09 : (n937 ? 6'h0a : (n940 ? 6'h0b : (n943 ? 6'h0c : (n946 ? 6'h0d : (n949 ? 6'h0e : (n952 ? 6'h0f : (n955 ? 6'h10 : (n958 ? 6'h11 : (n961 ? 6'h12 : (n964 ? 6'h13 : (n967 ? 6'h14 : (n970 ? 6'h15 : (n973 ? 6'h16 : (n976 ? 6'h17 : (n979 ? 6'h18 : (n982 ? 6'h19 : (n985 ? 6'h1a : (n988 ? 6'h1b : (n991 ? 6'h1c : (n994 ? 6'h1d : (n997 ? 6'h1e : (n1000 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))) : (n473 ? 6'h00 : (n487 ? 6'h01 : (n501 ? 6'h02 : (n515 ? 6'h03 : (n529 ? 6'h04 : (n543 ? 6'h05 : (n557 ? 6'h06 : (n571 ? 6'h07 : (n585 ? 6'h08 : (n599 ? 6'h09 : (n613 ? 6'h0a : (n627 ? 6'h0b : (n641 ? 6'h0c : (n655 ? 6'h0d : (n669 ? 6'h0e : (n683 ? 6'h0f : (n697 ? 6'h10 : (n711 ? 6'h11 : (n725 ? 6'h12 : (n739 ? 6'h13 : (n753 ? 6'h14 : (n767 ? 6'h15 : (n781 ? 6'h16 : (n795 ? 6'h17 : (n809 ? 6'h18 : (n823 ? 6'h19 : (n837 ? 6'h1a : (n851 ? 6'h1b : (n865 ? 6'h1c : (n879 ? 6'h1d : (n893 ? 6'h1e : (n907 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))));
-  wire pick_valid = ((((((((((((((((((((((((((((((((1'h0 | n473) | n487) | n501) | n515) | n529) | n543) | n557) | n571) | n585) | n599) | n613) | n627) | n641) | n655) | n669) | n683) | n697) | n711) | n725) | n739) | n753) | n767) | n781) | n795) | n809) | n823) | n837) | n851) | n865) | n879) | n893) | n907);
-  wire [5:0] n1200 = (pick_warp >> 6'h00);
-  wire n1201 = n1200[0];
-  wire [5:0] n1235 = (pick_warp >> 6'h01);
-  wire n1236 = n1235[0];
-  wire [5:0] n1254 = (pick_warp >> 6'h02);
-  wire n1255 = n1254[0];
-  wire [5:0] n1265 = (pick_warp >> 6'h03);
-  wire n1266 = n1265[0];
-  wire [5:0] n1272 = (pick_warp >> 6'h04);
-  wire n1273 = n1272[0];
-  wire [5:0] n1277 = (pick_warp >> 6'h05);
-  wire [15:0] n1279 = (n1277[0] ? (n1273 ? (n1266 ? (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000))) : (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)))) : (n1266 ? (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000))) : (n1255 ? (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000)) : (n1236 ? (n1201 ? 16'h0000 : 16'h0000) : (n1201 ? 16'h0000 : 16'h0000))))) : (n1273 ? (n1266 ? (n1255 ? (n1236 ? (n1201 ? fpc31_q : fpc30_q) : (n1201 ? fpc29_q : fpc28_q)) : (n1236 ? (n1201 ? fpc27_q : fpc26_q) : (n1201 ? fpc25_q : fpc24_q))) : (n1255 ? (n1236 ? (n1201 ? fpc23_q : fpc22_q) : (n1201 ? fpc21_q : fpc20_q)) : (n1236 ? (n1201 ? fpc19_q : fpc18_q) : (n1201 ? fpc17_q : fpc16_q)))) : (n1266 ? (n1255 ? (n1236 ? (n1201 ? fpc15_q : fpc14_q) : (n1201 ? fpc13_q : fpc12_q)) : (n1236 ? (n1201 ? fpc11_q : fpc10_q) : (n1201 ? fpc9_q : fpc8_q))) : (n1255 ? (n1236 ? (n1201 ? fpc7_q : fpc6_q) : (n1201 ? fpc5_q : fpc4_q)) : (n1236 ? (n1201 ? fpc3_q : fpc2_q) : (n1201 ? fpc1_q : fpc0_q))))));
-  wire [15:0] n1280 = (n1279 >> 4'h3);
-  wire [4:0] n1281 = n1280[4:0];
-  wire [15:0] n1288 = (((l1pc_q >> 4'h3) >> 4'h5) | 16'h8000);
-  wire [15:0] n1290 = (l1pc_q & 16'h0007);
-  wire [5:0] n1293 = (l1w_q >> 6'h00);
-  wire n1294 = n1293[0];
-  wire [5:0] n1328 = (l1w_q >> 6'h01);
-  wire n1329 = n1328[0];
-  wire [5:0] n1347 = (l1w_q >> 6'h02);
-  wire n1348 = n1347[0];
-  wire [5:0] n1358 = (l1w_q >> 6'h03);
-  wire n1359 = n1358[0];
-  wire [5:0] n1365 = (l1w_q >> 6'h04);
-  wire n1366 = n1365[0];
-  wire [5:0] n1370 = (l1w_q >> 6'h05);
-  wire [5:0] n1375 = (l1w_q >> 6'h00);
-  wire n1376 = n1375[0];
-  wire [5:0] n1410 = (l1w_q >> 6'h01);
-  wire n1411 = n1410[0];
-  wire [5:0] n1429 = (l1w_q >> 6'h02);
-  wire n1430 = n1429[0];
-  wire [5:0] n1440 = (l1w_q >> 6'h03);
-  wire n1441 = n1440[0];
-  wire [5:0] n1447 = (l1w_q >> 6'h04);
-  wire n1448 = n1447[0];
-  wire [5:0] n1452 = (l1w_q >> 6'h05);
-  wire n1456 = (l1v_q & (~(n1370[0] ? (n1366 ? (n1359 ? (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0))) : (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)))) : (n1359 ? (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0))) : (n1348 ? (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0)) : (n1329 ? (n1294 ? 1'h0 : 1'h0) : (n1294 ? 1'h0 : 1'h0))))) : (n1366 ? (n1359 ? (n1348 ? (n1329 ? (n1294 ? n452 : n446) : (n1294 ? n440 : n434)) : (n1329 ? (n1294 ? n428 : n422) : (n1294 ? n416 : n410))) : (n1348 ? (n1329 ? (n1294 ? n404 : n398) : (n1294 ? n392 : n386)) : (n1329 ? (n1294 ? n380 : n374) : (n1294 ? n368 : n362)))) : (n1359 ? (n1348 ? (n1329 ? (n1294 ? n356 : n350) : (n1294 ? n344 : n338)) : (n1329 ? (n1294 ? n332 : n326) : (n1294 ? n320 : n314))) : (n1348 ? (n1329 ? (n1294 ? n308 : n302) : (n1294 ? n296 : n290)) : (n1329 ? (n1294 ? n284 : n278) : (n1294 ? n272 : n266))))))));
-  wire n1459 = (tag0_rdata0_q == n1288);
-  wire n1496 = (tag1_rdata0_q == n1288);
-  wire n1533 = (tag2_rdata0_q == n1288);
-  wire n1570 = (tag3_rdata0_q == n1288);
-  wire n1605 = ((((1'h0 | n1459) | n1496) | n1533) | n1570);
-  wire hit = (n1456 & n1605);
-  wire push = (hit & (n1452[0] ? (n1448 ? (n1441 ? (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0))) : (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)))) : (n1441 ? (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0))) : (n1430 ? (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0)) : (n1411 ? (n1376 ? 1'h0 : 1'h0) : (n1376 ? 1'h0 : 1'h0))))) : (n1448 ? (n1441 ? (n1430 ? (n1411 ? (n1376 ? n103 : n102) : (n1376 ? n101 : n100)) : (n1411 ? (n1376 ? n99 : n98) : (n1376 ? n97 : n96))) : (n1430 ? (n1411 ? (n1376 ? n95 : n94) : (n1376 ? n93 : n92)) : (n1411 ? (n1376 ? n91 : n90) : (n1376 ? n89 : n88)))) : (n1441 ? (n1430 ? (n1411 ? (n1376 ? n87 : n86) : (n1376 ? n85 : n84)) : (n1411 ? (n1376 ? n83 : n82) : (n1376 ? n81 : n80))) : (n1430 ? (n1411 ? (n1376 ? n79 : n78) : (n1376 ? n77 : n76)) : (n1411 ? (n1376 ? n75 : n74) : (n1376 ? n73 : n72)))))));
-  wire miss = (n1456 & (~n1605));
-  wire [4:0] n1613 = mline_q[4:0];
-  wire [15:0] n1616 = ((mline_q >> 4'h5) | 16'h8000);
-  wire n1619 = (fill & (mway_q == 3'h0));
-  wire n1622 = (fill & (mway_q == 3'h1));
-  wire n1625 = (fill & (mway_q == 3'h2));
-  wire n1628 = (fill & (mway_q == 3'h3));
-  wire [15:0] n1632 = (miss ? (l1pc_q >> 4'h3) : 16'h0000);
-  wire n1633 = ((1'h0 | miss) & (ms_q == 2'h0));
-  wire [4:0] n1634 = n1632[4:0];
-  wire [2:0] n1644 = (vict0_q + 3'h1);
-  wire [2:0] n1658 = (vict1_q + 3'h1);
-  wire [2:0] n1672 = (vict2_q + 3'h1);
-  wire [2:0] n1686 = (vict3_q + 3'h1);
-  wire [2:0] n1700 = (vict4_q + 3'h1);
-  wire [2:0] n1714 = (vict5_q + 3'h1);
-  wire [2:0] n1728 = (vict6_q + 3'h1);
-  wire [2:0] n1742 = (vict7_q + 3'h1);
-  wire [2:0] n1756 = (vict8_q + 3'h1);
-  wire [2:0] n1770 = (vict9_q + 3'h1);
-  wire [2:0] n1784 = (vict10_q + 3'h1);
-  wire [2:0] n1798 = (vict11_q + 3'h1);
-  wire [2:0] n1812 = (vict12_q + 3'h1);
-  wire [2:0] n1826 = (vict13_q + 3'h1);
-  wire [2:0] n1840 = (vict14_q + 3'h1);
-  wire [2:0] n1854 = (vict15_q + 3'h1);
-  wire [2:0] n1868 = (vict16_q + 3'h1);
-  wire [2:0] n1882 = (vict17_q + 3'h1);
-  wire [2:0] n1896 = (vict18_q + 3'h1);
-  wire [2:0] n1910 = (vict19_q + 3'h1);
-  wire [2:0] n1924 = (vict20_q + 3'h1);
-  wire [2:0] n1938 = (vict21_q + 3'h1);
-  wire [2:0] n1952 = (vict22_q + 3'h1);
-  wire [2:0] n1966 = (vict23_q + 3'h1);
-  wire [2:0] n1980 = (vict24_q + 3'h1);
-  wire [2:0] n1994 = (vict25_q + 3'h1);
-  wire [2:0] n2008 = (vict26_q + 3'h1);
-  wire [2:0] n2022 = (vict27_q + 3'h1);
-  wire [2:0] n2036 = (vict28_q + 3'h1);
-  wire [2:0] n2050 = (vict29_q + 3'h1);
-  wire [2:0] n2064 = (vict30_q + 3'h1);
-  wire [2:0] n2078 = (vict31_q + 3'h1);
-  wire n2100 = (l1w_q == 6'h00);
-  wire n2127 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n266)) & (~rep0_q));
-  wire n2129 = (l1w_q == 6'h01);
-  wire n2156 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n272)) & (~rep1_q));
-  wire n2158 = (l1w_q == 6'h02);
-  wire n2185 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n278)) & (~rep2_q));
-  wire n2187 = (l1w_q == 6'h03);
-  wire n2214 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n284)) & (~rep3_q));
-  wire n2216 = (l1w_q == 6'h04);
-  wire n2243 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n290)) & (~rep4_q));
-  wire n2245 = (l1w_q == 6'h05);
-  wire n2272 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n296)) & (~rep5_q));
-  wire n2274 = (l1w_q == 6'h06);
-  wire n2301 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n302)) & (~rep6_q));
-  wire n2303 = (l1w_q == 6'h07);
-  wire n2330 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n308)) & (~rep7_q));
-  wire n2332 = (l1w_q == 6'h08);
-  wire n2359 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n314)) & (~rep8_q));
-  wire n2361 = (l1w_q == 6'h09);
-  wire n2388 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n320)) & (~rep9_q));
-  wire n2390 = (l1w_q == 6'h0a);
-  wire n2417 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n326)) & (~rep10_q));
-  wire n2419 = (l1w_q == 6'h0b);
-  wire n2446 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n332)) & (~rep11_q));
-  wire n2448 = (l1w_q == 6'h0c);
-  wire n2475 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n338)) & (~rep12_q));
-  wire n2477 = (l1w_q == 6'h0d);
-  wire n2504 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n344)) & (~rep13_q));
-  wire n2506 = (l1w_q == 6'h0e);
-  wire n2533 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n350)) & (~rep14_q));
-  wire n2535 = (l1w_q == 6'h0f);
-  wire n2562 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n356)) & (~rep15_q));
-  wire n2564 = (l1w_q == 6'h10);
-  wire n2591 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n362)) & (~rep16_q));
-  wire n2593 = (l1w_q == 6'h11);
-  wire n2620 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n368)) & (~rep17_q));
-  wire n2622 = (l1w_q == 6'h12);
-  wire n2649 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n374)) & (~rep18_q));
-  wire n2651 = (l1w_q == 6'h13);
-  wire n2678 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n380)) & (~rep19_q));
-  wire n2680 = (l1w_q == 6'h14);
-  wire n2707 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n386)) & (~rep20_q));
-  wire n2709 = (l1w_q == 6'h15);
-  wire n2736 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n392)) & (~rep21_q));
-  wire n2738 = (l1w_q == 6'h16);
-  wire n2765 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n398)) & (~rep22_q));
-  wire n2767 = (l1w_q == 6'h17);
-  wire n2794 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n404)) & (~rep23_q));
-  wire n2796 = (l1w_q == 6'h18);
-  wire n2823 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n410)) & (~rep24_q));
-  wire n2825 = (l1w_q == 6'h19);
-  wire n2852 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n416)) & (~rep25_q));
-  wire n2854 = (l1w_q == 6'h1a);
-  wire n2881 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n422)) & (~rep26_q));
-  wire n2883 = (l1w_q == 6'h1b);
-  wire n2910 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n428)) & (~rep27_q));
-  wire n2912 = (l1w_q == 6'h1c);
-  wire n2939 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n434)) & (~rep28_q));
-  wire n2941 = (l1w_q == 6'h1d);
-  wire n2968 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n440)) & (~rep29_q));
-  wire n2970 = (l1w_q == 6'h1e);
-  wire n2997 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n446)) & (~rep30_q));
-  wire n2999 = (l1w_q == 6'h1f);
-  wire n3026 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n452)) & (~rep31_q));
-  wire pc_err = ((((((((((((((((((((((((((((((((1'h0 | n2127) | n2156) | n2185) | n2214) | n2243) | n2272) | n2301) | n2330) | n2359) | n2388) | n2417) | n2446) | n2475) | n2504) | n2533) | n2562) | n2591) | n2620) | n2649) | n2678) | n2707) | n2736) | n2765) | n2794) | n2823) | n2852) | n2881) | n2910) | n2939) | n2968) | n2997) | n3026);
-  wire [5:0] n3124 = (n2127 ? 6'h00 : (n2156 ? 6'h01 : (n2185 ? 6'h02 : (n2214 ? 6'h03 : (n2243 ? 6'h04 : (n2272 ? 6'h05 : (n2301 ? 6'h06 : (n2330 ? 6'h07 : (n2359 ? 6'h08 : (n2388 ? 6'h09 : (n2417 ? 6'h0a : (n2446 ? 6'h0b : (n2475 ? 6'h0c : (n2504 ? 6'h0d : (n2533 ? 6'h0e : (n2562 ? 6'h0f : (n2591 ? 6'h10 : (n2620 ? 6'h11 : (n2649 ? 6'h12 : (n2678 ? 6'h13 : (n2707 ? 6'h14 : (n2736 ? 6'h15 : (n2765 ? 6'h16 : (n2794 ? 6'h17 : (n2823 ? 6'h18 : (n2852 ? 6'h19 : (n2881 ? 6'h1a : (n2910 ? 6'h1b : (n2939 ? 6'h1c : (n2968 ? 6'h1d : (n2997 ? 6'h1e : (n3026 ? 6'h1f : 6'h00))))))))))))))))))))))))))))))));
-  wire [5:0] n3319 = (n3124 >> 6'h00);
-  wire n3320 = n3319[0];
-  wire [5:0] n3354 = (n3124 >> 6'h01);
-  wire n3355 = n3354[0];
-  wire [5:0] n3373 = (n3124 >> 6'h02);
-  wire n3374 = n3373[0];
-  wire [5:0] n3384 = (n3124 >> 6'h03);
-  wire n3385 = n3384[0];
-  wire [5:0] n3391 = (n3124 >> 6'h04);
-  wire n3392 = n3391[0];
-  wire [5:0] n3396 = (n3124 >> 6'h05);
-  assign fpc0_d = (n263 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push & n2100) ? (l1pc_q + 16'h0001) : fpc0_q)));
-  assign fpc1_d = (n269 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push & n2129) ? (l1pc_q + 16'h0001) : fpc1_q)));
-  assign fpc2_d = (n275 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push & n2158) ? (l1pc_q + 16'h0001) : fpc2_q)));
-  assign fpc3_d = (n281 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push & n2187) ? (l1pc_q + 16'h0001) : fpc3_q)));
-  assign fpc4_d = (n287 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push & n2216) ? (l1pc_q + 16'h0001) : fpc4_q)));
-  assign fpc5_d = (n293 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push & n2245) ? (l1pc_q + 16'h0001) : fpc5_q)));
-  assign fpc6_d = (n299 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push & n2274) ? (l1pc_q + 16'h0001) : fpc6_q)));
-  assign fpc7_d = (n305 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push & n2303) ? (l1pc_q + 16'h0001) : fpc7_q)));
-  assign fpc8_d = (n311 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push & n2332) ? (l1pc_q + 16'h0001) : fpc8_q)));
-  assign fpc9_d = (n317 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push & n2361) ? (l1pc_q + 16'h0001) : fpc9_q)));
-  assign fpc10_d = (n323 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push & n2390) ? (l1pc_q + 16'h0001) : fpc10_q)));
-  assign fpc11_d = (n329 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push & n2419) ? (l1pc_q + 16'h0001) : fpc11_q)));
-  assign fpc12_d = (n335 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push & n2448) ? (l1pc_q + 16'h0001) : fpc12_q)));
-  assign fpc13_d = (n341 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push & n2477) ? (l1pc_q + 16'h0001) : fpc13_q)));
-  assign fpc14_d = (n347 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push & n2506) ? (l1pc_q + 16'h0001) : fpc14_q)));
-  assign fpc15_d = (n353 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push & n2535) ? (l1pc_q + 16'h0001) : fpc15_q)));
-  assign fpc16_d = (n359 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push & n2564) ? (l1pc_q + 16'h0001) : fpc16_q)));
-  assign fpc17_d = (n365 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push & n2593) ? (l1pc_q + 16'h0001) : fpc17_q)));
-  assign fpc18_d = (n371 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push & n2622) ? (l1pc_q + 16'h0001) : fpc18_q)));
-  assign fpc19_d = (n377 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push & n2651) ? (l1pc_q + 16'h0001) : fpc19_q)));
-  assign fpc20_d = (n383 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push & n2680) ? (l1pc_q + 16'h0001) : fpc20_q)));
-  assign fpc21_d = (n389 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push & n2709) ? (l1pc_q + 16'h0001) : fpc21_q)));
-  assign fpc22_d = (n395 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push & n2738) ? (l1pc_q + 16'h0001) : fpc22_q)));
-  assign fpc23_d = (n401 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push & n2767) ? (l1pc_q + 16'h0001) : fpc23_q)));
-  assign fpc24_d = (n407 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push & n2796) ? (l1pc_q + 16'h0001) : fpc24_q)));
-  assign fpc25_d = (n413 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push & n2825) ? (l1pc_q + 16'h0001) : fpc25_q)));
-  assign fpc26_d = (n419 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push & n2854) ? (l1pc_q + 16'h0001) : fpc26_q)));
-  assign fpc27_d = (n425 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push & n2883) ? (l1pc_q + 16'h0001) : fpc27_q)));
-  assign fpc28_d = (n431 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push & n2912) ? (l1pc_q + 16'h0001) : fpc28_q)));
-  assign fpc29_d = (n437 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push & n2941) ? (l1pc_q + 16'h0001) : fpc29_q)));
-  assign fpc30_d = (n443 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push & n2970) ? (l1pc_q + 16'h0001) : fpc30_q)));
-  assign fpc31_d = (n449 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push & n2999) ? (l1pc_q + 16'h0001) : fpc31_q)));
-  assign wm0_d = (((wm0_q & (~fill)) & (~n266)) | ((miss & n2100) & (~fill)));
-  assign wm1_d = (((wm1_q & (~fill)) & (~n272)) | ((miss & n2129) & (~fill)));
-  assign wm2_d = (((wm2_q & (~fill)) & (~n278)) | ((miss & n2158) & (~fill)));
-  assign wm3_d = (((wm3_q & (~fill)) & (~n284)) | ((miss & n2187) & (~fill)));
-  assign wm4_d = (((wm4_q & (~fill)) & (~n290)) | ((miss & n2216) & (~fill)));
-  assign wm5_d = (((wm5_q & (~fill)) & (~n296)) | ((miss & n2245) & (~fill)));
-  assign wm6_d = (((wm6_q & (~fill)) & (~n302)) | ((miss & n2274) & (~fill)));
-  assign wm7_d = (((wm7_q & (~fill)) & (~n308)) | ((miss & n2303) & (~fill)));
-  assign wm8_d = (((wm8_q & (~fill)) & (~n314)) | ((miss & n2332) & (~fill)));
-  assign wm9_d = (((wm9_q & (~fill)) & (~n320)) | ((miss & n2361) & (~fill)));
-  assign wm10_d = (((wm10_q & (~fill)) & (~n326)) | ((miss & n2390) & (~fill)));
-  assign wm11_d = (((wm11_q & (~fill)) & (~n332)) | ((miss & n2419) & (~fill)));
-  assign wm12_d = (((wm12_q & (~fill)) & (~n338)) | ((miss & n2448) & (~fill)));
-  assign wm13_d = (((wm13_q & (~fill)) & (~n344)) | ((miss & n2477) & (~fill)));
-  assign wm14_d = (((wm14_q & (~fill)) & (~n350)) | ((miss & n2506) & (~fill)));
-  assign wm15_d = (((wm15_q & (~fill)) & (~n356)) | ((miss & n2535) & (~fill)));
-  assign wm16_d = (((wm16_q & (~fill)) & (~n362)) | ((miss & n2564) & (~fill)));
-  assign wm17_d = (((wm17_q & (~fill)) & (~n368)) | ((miss & n2593) & (~fill)));
-  assign wm18_d = (((wm18_q & (~fill)) & (~n374)) | ((miss & n2622) & (~fill)));
-  assign wm19_d = (((wm19_q & (~fill)) & (~n380)) | ((miss & n2651) & (~fill)));
-  assign wm20_d = (((wm20_q & (~fill)) & (~n386)) | ((miss & n2680) & (~fill)));
-  assign wm21_d = (((wm21_q & (~fill)) & (~n392)) | ((miss & n2709) & (~fill)));
-  assign wm22_d = (((wm22_q & (~fill)) & (~n398)) | ((miss & n2738) & (~fill)));
-  assign wm23_d = (((wm23_q & (~fill)) & (~n404)) | ((miss & n2767) & (~fill)));
-  assign wm24_d = (((wm24_q & (~fill)) & (~n410)) | ((miss & n2796) & (~fill)));
-  assign wm25_d = (((wm25_q & (~fill)) & (~n416)) | ((miss & n2825) & (~fill)));
-  assign wm26_d = (((wm26_q & (~fill)) & (~n422)) | ((miss & n2854) & (~fill)));
-  assign wm27_d = (((wm27_q & (~fill)) & (~n428)) | ((miss & n2883) & (~fill)));
-  assign wm28_d = (((wm28_q & (~fill)) & (~n434)) | ((miss & n2912) & (~fill)));
-  assign wm29_d = (((wm29_q & (~fill)) & (~n440)) | ((miss & n2941) & (~fill)));
-  assign wm30_d = (((wm30_q & (~fill)) & (~n446)) | ((miss & n2970) & (~fill)));
-  assign wm31_d = (((wm31_q & (~fill)) & (~n452)) | ((miss & n2999) & (~fill)));
-  assign rep0_d = ((rep0_q & (~n266)) | (pc_err & (n3124 == 6'h00)));
-  assign rep1_d = ((rep1_q & (~n272)) | (pc_err & (n3124 == 6'h01)));
-  assign rep2_d = ((rep2_q & (~n278)) | (pc_err & (n3124 == 6'h02)));
-  assign rep3_d = ((rep3_q & (~n284)) | (pc_err & (n3124 == 6'h03)));
-  assign rep4_d = ((rep4_q & (~n290)) | (pc_err & (n3124 == 6'h04)));
-  assign rep5_d = ((rep5_q & (~n296)) | (pc_err & (n3124 == 6'h05)));
-  assign rep6_d = ((rep6_q & (~n302)) | (pc_err & (n3124 == 6'h06)));
-  assign rep7_d = ((rep7_q & (~n308)) | (pc_err & (n3124 == 6'h07)));
-  assign rep8_d = ((rep8_q & (~n314)) | (pc_err & (n3124 == 6'h08)));
-  assign rep9_d = ((rep9_q & (~n320)) | (pc_err & (n3124 == 6'h09)));
-  assign rep10_d = ((rep10_q & (~n326)) | (pc_err & (n3124 == 6'h0a)));
-  assign rep11_d = ((rep11_q & (~n332)) | (pc_err & (n3124 == 6'h0b)));
-  assign rep12_d = ((rep12_q & (~n338)) | (pc_err & (n3124 == 6'h0c)));
-  assign rep13_d = ((rep13_q & (~n344)) | (pc_err & (n3124 == 6'h0d)));
-  assign rep14_d = ((rep14_q & (~n350)) | (pc_err & (n3124 == 6'h0e)));
-  assign rep15_d = ((rep15_q & (~n356)) | (pc_err & (n3124 == 6'h0f)));
-  assign rep16_d = ((rep16_q & (~n362)) | (pc_err & (n3124 == 6'h10)));
-  assign rep17_d = ((rep17_q & (~n368)) | (pc_err & (n3124 == 6'h11)));
-  assign rep18_d = ((rep18_q & (~n374)) | (pc_err & (n3124 == 6'h12)));
-  assign rep19_d = ((rep19_q & (~n380)) | (pc_err & (n3124 == 6'h13)));
-  assign rep20_d = ((rep20_q & (~n386)) | (pc_err & (n3124 == 6'h14)));
-  assign rep21_d = ((rep21_q & (~n392)) | (pc_err & (n3124 == 6'h15)));
-  assign rep22_d = ((rep22_q & (~n398)) | (pc_err & (n3124 == 6'h16)));
-  assign rep23_d = ((rep23_q & (~n404)) | (pc_err & (n3124 == 6'h17)));
-  assign rep24_d = ((rep24_q & (~n410)) | (pc_err & (n3124 == 6'h18)));
-  assign rep25_d = ((rep25_q & (~n416)) | (pc_err & (n3124 == 6'h19)));
-  assign rep26_d = ((rep26_q & (~n422)) | (pc_err & (n3124 == 6'h1a)));
-  assign rep27_d = ((rep27_q & (~n428)) | (pc_err & (n3124 == 6'h1b)));
-  assign rep28_d = ((rep28_q & (~n434)) | (pc_err & (n3124 == 6'h1c)));
-  assign rep29_d = ((rep29_q & (~n440)) | (pc_err & (n3124 == 6'h1d)));
-  assign rep30_d = ((rep30_q & (~n446)) | (pc_err & (n3124 == 6'h1e)));
-  assign rep31_d = ((rep31_q & (~n452)) | (pc_err & (n3124 == 6'h1f)));
-  assign vict0_d = ((fill & (n1613 == 5'h00)) ? ((n1644 == 3'h4) ? 3'h0 : n1644) : vict0_q);
-  assign vict1_d = ((fill & (n1613 == 5'h01)) ? ((n1658 == 3'h4) ? 3'h0 : n1658) : vict1_q);
-  assign vict2_d = ((fill & (n1613 == 5'h02)) ? ((n1672 == 3'h4) ? 3'h0 : n1672) : vict2_q);
-  assign vict3_d = ((fill & (n1613 == 5'h03)) ? ((n1686 == 3'h4) ? 3'h0 : n1686) : vict3_q);
-  assign vict4_d = ((fill & (n1613 == 5'h04)) ? ((n1700 == 3'h4) ? 3'h0 : n1700) : vict4_q);
-  assign vict5_d = ((fill & (n1613 == 5'h05)) ? ((n1714 == 3'h4) ? 3'h0 : n1714) : vict5_q);
-  assign vict6_d = ((fill & (n1613 == 5'h06)) ? ((n1728 == 3'h4) ? 3'h0 : n1728) : vict6_q);
-  assign vict7_d = ((fill & (n1613 == 5'h07)) ? ((n1742 == 3'h4) ? 3'h0 : n1742) : vict7_q);
-  assign vict8_d = ((fill & (n1613 == 5'h08)) ? ((n1756 == 3'h4) ? 3'h0 : n1756) : vict8_q);
-  assign vict9_d = ((fill & (n1613 == 5'h09)) ? ((n1770 == 3'h4) ? 3'h0 : n1770) : vict9_q);
-  assign vict10_d = ((fill & (n1613 == 5'h0a)) ? ((n1784 == 3'h4) ? 3'h0 : n1784) : vict10_q);
-  assign vict11_d = ((fill & (n1613 == 5'h0b)) ? ((n1798 == 3'h4) ? 3'h0 : n1798) : vict11_q);
-  assign vict12_d = ((fill & (n1613 == 5'h0c)) ? ((n1812 == 3'h4) ? 3'h0 : n1812) : vict12_q);
-  assign vict13_d = ((fill & (n1613 == 5'h0d)) ? ((n1826 == 3'h4) ? 3'h0 : n1826) : vict13_q);
-  assign vict14_d = ((fill & (n1613 == 5'h0e)) ? ((n1840 == 3'h4) ? 3'h0 : n1840) : vict14_q);
-  assign vict15_d = ((fill & (n1613 == 5'h0f)) ? ((n1854 == 3'h4) ? 3'h0 : n1854) : vict15_q);
-  assign vict16_d = ((fill & (n1613 == 5'h10)) ? ((n1868 == 3'h4) ? 3'h0 : n1868) : vict16_q);
-  assign vict17_d = ((fill & (n1613 == 5'h11)) ? ((n1882 == 3'h4) ? 3'h0 : n1882) : vict17_q);
-  assign vict18_d = ((fill & (n1613 == 5'h12)) ? ((n1896 == 3'h4) ? 3'h0 : n1896) : vict18_q);
-  assign vict19_d = ((fill & (n1613 == 5'h13)) ? ((n1910 == 3'h4) ? 3'h0 : n1910) : vict19_q);
-  assign vict20_d = ((fill & (n1613 == 5'h14)) ? ((n1924 == 3'h4) ? 3'h0 : n1924) : vict20_q);
-  assign vict21_d = ((fill & (n1613 == 5'h15)) ? ((n1938 == 3'h4) ? 3'h0 : n1938) : vict21_q);
-  assign vict22_d = ((fill & (n1613 == 5'h16)) ? ((n1952 == 3'h4) ? 3'h0 : n1952) : vict22_q);
-  assign vict23_d = ((fill & (n1613 == 5'h17)) ? ((n1966 == 3'h4) ? 3'h0 : n1966) : vict23_q);
-  assign vict24_d = ((fill & (n1613 == 5'h18)) ? ((n1980 == 3'h4) ? 3'h0 : n1980) : vict24_q);
-  assign vict25_d = ((fill & (n1613 == 5'h19)) ? ((n1994 == 3'h4) ? 3'h0 : n1994) : vict25_q);
-  assign vict26_d = ((fill & (n1613 == 5'h1a)) ? ((n2008 == 3'h4) ? 3'h0 : n2008) : vict26_q);
-  assign vict27_d = ((fill & (n1613 == 5'h1b)) ? ((n2022 == 3'h4) ? 3'h0 : n2022) : vict27_q);
-  assign vict28_d = ((fill & (n1613 == 5'h1c)) ? ((n2036 == 3'h4) ? 3'h0 : n2036) : vict28_q);
-  assign vict29_d = ((fill & (n1613 == 5'h1d)) ? ((n2050 == 3'h4) ? 3'h0 : n2050) : vict29_q);
-  assign vict30_d = ((fill & (n1613 == 5'h1e)) ? ((n2064 == 3'h4) ? 3'h0 : n2064) : vict30_q);
-  assign vict31_d = ((fill & (n1613 == 5'h1f)) ? ((n2078 == 3'h4) ? 3'h0 : n2078) : vict31_q);
+  wire n264 = (st_valid_i & (st_warp_i == 6'h00));
+  wire n267 = (n264 | (redir_valid_i & (redir_warp_i == 6'h00)));
+  wire n270 = (st_valid_i & (st_warp_i == 6'h01));
+  wire n273 = (n270 | (redir_valid_i & (redir_warp_i == 6'h01)));
+  wire n276 = (st_valid_i & (st_warp_i == 6'h02));
+  wire n279 = (n276 | (redir_valid_i & (redir_warp_i == 6'h02)));
+  wire n282 = (st_valid_i & (st_warp_i == 6'h03));
+  wire n285 = (n282 | (redir_valid_i & (redir_warp_i == 6'h03)));
+  wire n288 = (st_valid_i & (st_warp_i == 6'h04));
+  wire n291 = (n288 | (redir_valid_i & (redir_warp_i == 6'h04)));
+  wire n294 = (st_valid_i & (st_warp_i == 6'h05));
+  wire n297 = (n294 | (redir_valid_i & (redir_warp_i == 6'h05)));
+  wire n300 = (st_valid_i & (st_warp_i == 6'h06));
+  wire n303 = (n300 | (redir_valid_i & (redir_warp_i == 6'h06)));
+  wire n306 = (st_valid_i & (st_warp_i == 6'h07));
+  wire n309 = (n306 | (redir_valid_i & (redir_warp_i == 6'h07)));
+  wire n312 = (st_valid_i & (st_warp_i == 6'h08));
+  wire n315 = (n312 | (redir_valid_i & (redir_warp_i == 6'h08)));
+  wire n318 = (st_valid_i & (st_warp_i == 6'h09));
+  wire n321 = (n318 | (redir_valid_i & (redir_warp_i == 6'h09)));
+  wire n324 = (st_valid_i & (st_warp_i == 6'h0a));
+  wire n327 = (n324 | (redir_valid_i & (redir_warp_i == 6'h0a)));
+  wire n330 = (st_valid_i & (st_warp_i == 6'h0b));
+  wire n333 = (n330 | (redir_valid_i & (redir_warp_i == 6'h0b)));
+  wire n336 = (st_valid_i & (st_warp_i == 6'h0c));
+  wire n339 = (n336 | (redir_valid_i & (redir_warp_i == 6'h0c)));
+  wire n342 = (st_valid_i & (st_warp_i == 6'h0d));
+  wire n345 = (n342 | (redir_valid_i & (redir_warp_i == 6'h0d)));
+  wire n348 = (st_valid_i & (st_warp_i == 6'h0e));
+  wire n351 = (n348 | (redir_valid_i & (redir_warp_i == 6'h0e)));
+  wire n354 = (st_valid_i & (st_warp_i == 6'h0f));
+  wire n357 = (n354 | (redir_valid_i & (redir_warp_i == 6'h0f)));
+  wire n360 = (st_valid_i & (st_warp_i == 6'h10));
+  wire n363 = (n360 | (redir_valid_i & (redir_warp_i == 6'h10)));
+  wire n366 = (st_valid_i & (st_warp_i == 6'h11));
+  wire n369 = (n366 | (redir_valid_i & (redir_warp_i == 6'h11)));
+  wire n372 = (st_valid_i & (st_warp_i == 6'h12));
+  wire n375 = (n372 | (redir_valid_i & (redir_warp_i == 6'h12)));
+  wire n378 = (st_valid_i & (st_warp_i == 6'h13));
+  wire n381 = (n378 | (redir_valid_i & (redir_warp_i == 6'h13)));
+  wire n384 = (st_valid_i & (st_warp_i == 6'h14));
+  wire n387 = (n384 | (redir_valid_i & (redir_warp_i == 6'h14)));
+  wire n390 = (st_valid_i & (st_warp_i == 6'h15));
+  wire n393 = (n390 | (redir_valid_i & (redir_warp_i == 6'h15)));
+  wire n396 = (st_valid_i & (st_warp_i == 6'h16));
+  wire n399 = (n396 | (redir_valid_i & (redir_warp_i == 6'h16)));
+  wire n402 = (st_valid_i & (st_warp_i == 6'h17));
+  wire n405 = (n402 | (redir_valid_i & (redir_warp_i == 6'h17)));
+  wire n408 = (st_valid_i & (st_warp_i == 6'h18));
+  wire n411 = (n408 | (redir_valid_i & (redir_warp_i == 6'h18)));
+  wire n414 = (st_valid_i & (st_warp_i == 6'h19));
+  wire n417 = (n414 | (redir_valid_i & (redir_warp_i == 6'h19)));
+  wire n420 = (st_valid_i & (st_warp_i == 6'h1a));
+  wire n423 = (n420 | (redir_valid_i & (redir_warp_i == 6'h1a)));
+  wire n426 = (st_valid_i & (st_warp_i == 6'h1b));
+  wire n429 = (n426 | (redir_valid_i & (redir_warp_i == 6'h1b)));
+  wire n432 = (st_valid_i & (st_warp_i == 6'h1c));
+  wire n435 = (n432 | (redir_valid_i & (redir_warp_i == 6'h1c)));
+  wire n438 = (st_valid_i & (st_warp_i == 6'h1d));
+  wire n441 = (n438 | (redir_valid_i & (redir_warp_i == 6'h1d)));
+  wire n444 = (st_valid_i & (st_warp_i == 6'h1e));
+  wire n447 = (n444 | (redir_valid_i & (redir_warp_i == 6'h1e)));
+  wire n450 = (st_valid_i & (st_warp_i == 6'h1f));
+  wire n453 = (n450 | (redir_valid_i & (redir_warp_i == 6'h1f)));
+  wire n474 = ((((((n6 & n72) & (~wm0_q)) & (fpc0_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h00)))) & (~n267)) & (~fill));
+  wire n488 = ((((((n7 & n73) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h01)))) & (~n273)) & (~fill));
+  wire n502 = ((((((n8 & n74) & (~wm2_q)) & (fpc2_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h02)))) & (~n279)) & (~fill));
+  wire n516 = ((((((n9 & n75) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h03)))) & (~n285)) & (~fill));
+  wire n530 = ((((((n10 & n76) & (~wm4_q)) & (fpc4_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h04)))) & (~n291)) & (~fill));
+  wire n544 = ((((((n11 & n77) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h05)))) & (~n297)) & (~fill));
+  wire n558 = ((((((n12 & n78) & (~wm6_q)) & (fpc6_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h06)))) & (~n303)) & (~fill));
+  wire n572 = ((((((n13 & n79) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h07)))) & (~n309)) & (~fill));
+  wire n586 = ((((((n14 & n80) & (~wm8_q)) & (fpc8_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h08)))) & (~n315)) & (~fill));
+  wire n600 = ((((((n15 & n81) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h09)))) & (~n321)) & (~fill));
+  wire n614 = ((((((n16 & n82) & (~wm10_q)) & (fpc10_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0a)))) & (~n327)) & (~fill));
+  wire n628 = ((((((n17 & n83) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0b)))) & (~n333)) & (~fill));
+  wire n642 = ((((((n18 & n84) & (~wm12_q)) & (fpc12_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0c)))) & (~n339)) & (~fill));
+  wire n656 = ((((((n19 & n85) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0d)))) & (~n345)) & (~fill));
+  wire n670 = ((((((n20 & n86) & (~wm14_q)) & (fpc14_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0e)))) & (~n351)) & (~fill));
+  wire n684 = ((((((n21 & n87) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h0f)))) & (~n357)) & (~fill));
+  wire n698 = ((((((n22 & n88) & (~wm16_q)) & (fpc16_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h10)))) & (~n363)) & (~fill));
+  wire n712 = ((((((n23 & n89) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h11)))) & (~n369)) & (~fill));
+  wire n726 = ((((((n24 & n90) & (~wm18_q)) & (fpc18_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h12)))) & (~n375)) & (~fill));
+  wire n740 = ((((((n25 & n91) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h13)))) & (~n381)) & (~fill));
+  wire n754 = ((((((n26 & n92) & (~wm20_q)) & (fpc20_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h14)))) & (~n387)) & (~fill));
+  wire n768 = ((((((n27 & n93) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h15)))) & (~n393)) & (~fill));
+  wire n782 = ((((((n28 & n94) & (~wm22_q)) & (fpc22_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h16)))) & (~n399)) & (~fill));
+  wire n796 = ((((((n29 & n95) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h17)))) & (~n405)) & (~fill));
+  wire n810 = ((((((n30 & n96) & (~wm24_q)) & (fpc24_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h18)))) & (~n411)) & (~fill));
+  wire n824 = ((((((n31 & n97) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h19)))) & (~n417)) & (~fill));
+  wire n838 = ((((((n32 & n98) & (~wm26_q)) & (fpc26_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1a)))) & (~n423)) & (~fill));
+  wire n852 = ((((((n33 & n99) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1b)))) & (~n429)) & (~fill));
+  wire n866 = ((((((n34 & n100) & (~wm28_q)) & (fpc28_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1c)))) & (~n435)) & (~fill));
+  wire n880 = ((((((n35 & n101) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1d)))) & (~n441)) & (~fill));
+  wire n894 = ((((((n36 & n102) & (~wm30_q)) & (fpc30_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1e)))) & (~n447)) & (~fill));
+  wire n908 = ((((((n37 & n103) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v_q & (l1w_q == 6'h1f)))) & (~n453)) & (~fill));
+  wire n911 = (n488 & (rr_q < 6'h01));
+  wire n914 = (n502 & (rr_q < 6'h02));
+  wire n917 = (n516 & (rr_q < 6'h03));
+  wire n920 = (n530 & (rr_q < 6'h04));
+  wire n923 = (n544 & (rr_q < 6'h05));
+  wire n926 = (n558 & (rr_q < 6'h06));
+  wire n929 = (n572 & (rr_q < 6'h07));
+  wire n932 = (n586 & (rr_q < 6'h08));
+  wire n935 = (n600 & (rr_q < 6'h09));
+  wire n938 = (n614 & (rr_q < 6'h0a));
+  wire n941 = (n628 & (rr_q < 6'h0b));
+  wire n944 = (n642 & (rr_q < 6'h0c));
+  wire n947 = (n656 & (rr_q < 6'h0d));
+  wire n950 = (n670 & (rr_q < 6'h0e));
+  wire n953 = (n684 & (rr_q < 6'h0f));
+  wire n956 = (n698 & (rr_q < 6'h10));
+  wire n959 = (n712 & (rr_q < 6'h11));
+  wire n962 = (n726 & (rr_q < 6'h12));
+  wire n965 = (n740 & (rr_q < 6'h13));
+  wire n968 = (n754 & (rr_q < 6'h14));
+  wire n971 = (n768 & (rr_q < 6'h15));
+  wire n974 = (n782 & (rr_q < 6'h16));
+  wire n977 = (n796 & (rr_q < 6'h17));
+  wire n980 = (n810 & (rr_q < 6'h18));
+  wire n983 = (n824 & (rr_q < 6'h19));
+  wire n986 = (n838 & (rr_q < 6'h1a));
+  wire n989 = (n852 & (rr_q < 6'h1b));
+  wire n992 = (n866 & (rr_q < 6'h1c));
+  wire n995 = (n880 & (rr_q < 6'h1d));
+  wire n998 = (n894 & (rr_q < 6'h1e));
+  wire n1001 = (n908 & (rr_q < 6'h1f));
+  wire [5:0] pick_warp = (((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n911) | n914) | n917) | n920) | n923) | n926) | n929) | n932) | n935) | n938) | n941) | n944) | n947) | n950) | n953) | n956) | n959) | n962) | n965) | n968) | n971) | n974) | n977) | n980) | n983) | n986) | n989) | n992) | n995) | n998) | n1001) ? (1'h0 ? 6'h00 : (n911 ? 6'h01 : (n914 ? 6'h02 : (n917 ? 6'h03 : (n920 ? 6'h04 : (n923 ? 6'h05 : (n926 ? 6'h06 : (n929 ? 6'h07 : (n932 ? 6'h08 : (n935 ? 6'h09 : (n938 ? 6'h0a : (n941 ? 6'h0b : (n944 ? 6'h0c : (n947 ? 6'h0d : (n950 ? 6'h0e : (n953 ? 6'h0f : (n956 ? 6'h10 : (n959 ? 6'h11 : (n962 ? 6'h12 : (n965 ? 6'h13 : (n968 ? 6'h14 : (n971 ? 6'h15 : (n974 ? 6'h16 : (n977 ? 6'h17 : (n980 ? 6'h18 : (n983 ? 6'h19 : (n986 ? 6'h1a : (n989 ? 6'h1b : (n992 ? 6'h1c : (n995 ? 6'h1d : (n998 ? 6'h1e : (n1001 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))) : (n474 ? 6'h00 : (n488 ? 6'h01 : (n502 ? 6'h02 : (n516 ? 6'h03 : (n530 ? 6'h04 : (n544 ? 6'h05 : (n558 ? 6'h06 : (n572 ? 6'h07 : (n586 ? 6'h08 : (n600 ? 6'h09 : (n614 ? 6'h0a : (n628 ? 6'h0b : (n642 ? 6'h0c : (n656 ? 6'h0d : (n670 ? 6'h0e : (n684 ? 6'h0f : (n698 ? 6'h10 : (n712 ? 6'h11 : (n726 ? 6'h12 : (n740 ? 6'h13 : (n754 ? 6'h14 : (n768 ? 6'h15 : (n782 ? 6'h16 : (n796 ? 6'h17 : (n810 ? 6'h18 : (n824 ? 6'h19 : (n838 ? 6'h1a : (n852 ? 6'h1b : (n866 ? 6'h1c : (n880 ? 6'h1d : (n894 ? 6'h1e : (n908 ? 6'h1f : 6'h00)))))))))))))))))))))))))))))))));
+  wire pick_valid = ((((((((((((((((((((((((((((((((1'h0 | n474) | n488) | n502) | n516) | n530) | n544) | n558) | n572) | n586) | n600) | n614) | n628) | n642) | n656) | n670) | n684) | n698) | n712) | n726) | n740) | n754) | n768) | n782) | n796) | n810) | n824) | n838) | n852) | n866) | n880) | n894) | n908);
+  wire [5:0] n1201 = (pick_warp >> 6'h00);
+  wire n1202 = n1201[0];
+  wire [5:0] n1236 = (pick_warp >> 6'h01);
+  wire n1237 = n1236[0];
+  wire [5:0] n1255 = (pick_warp >> 6'h02);
+  wire n1256 = n1255[0];
+  wire [5:0] n1266 = (pick_warp >> 6'h03);
+  wire n1267 = n1266[0];
+  wire [5:0] n1273 = (pick_warp >> 6'h04);
+  wire n1274 = n1273[0];
+  wire [5:0] n1278 = (pick_warp >> 6'h05);
+  wire [15:0] n1280 = (n1278[0] ? (n1274 ? (n1267 ? (n1256 ? (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000)) : (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000))) : (n1256 ? (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000)) : (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000)))) : (n1267 ? (n1256 ? (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000)) : (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000))) : (n1256 ? (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000)) : (n1237 ? (n1202 ? 16'h0000 : 16'h0000) : (n1202 ? 16'h0000 : 16'h0000))))) : (n1274 ? (n1267 ? (n1256 ? (n1237 ? (n1202 ? fpc31_q : fpc30_q) : (n1202 ? fpc29_q : fpc28_q)) : (n1237 ? (n1202 ? fpc27_q : fpc26_q) : (n1202 ? fpc25_q : fpc24_q))) : (n1256 ? (n1237 ? (n1202 ? fpc23_q : fpc22_q) : (n1202 ? fpc21_q : fpc20_q)) : (n1237 ? (n1202 ? fpc19_q : fpc18_q) : (n1202 ? fpc17_q : fpc16_q)))) : (n1267 ? (n1256 ? (n1237 ? (n1202 ? fpc15_q : fpc14_q) : (n1202 ? fpc13_q : fpc12_q)) : (n1237 ? (n1202 ? fpc11_q : fpc10_q) : (n1202 ? fpc9_q : fpc8_q))) : (n1256 ? (n1237 ? (n1202 ? fpc7_q : fpc6_q) : (n1202 ? fpc5_q : fpc4_q)) : (n1237 ? (n1202 ? fpc3_q : fpc2_q) : (n1202 ? fpc1_q : fpc0_q))))));
+  wire [15:0] n1281 = (n1280 >> 4'h3);
+  wire [4:0] n1282 = n1281[4:0];
+  wire [15:0] n1289 = (((l1pc_q >> 4'h3) >> 4'h5) | 16'h8000);
+  wire [15:0] n1291 = (l1pc_q & 16'h0007);
+  wire [5:0] n1294 = (l1w_q >> 6'h00);
+  wire n1295 = n1294[0];
+  wire [5:0] n1329 = (l1w_q >> 6'h01);
+  wire n1330 = n1329[0];
+  wire [5:0] n1348 = (l1w_q >> 6'h02);
+  wire n1349 = n1348[0];
+  wire [5:0] n1359 = (l1w_q >> 6'h03);
+  wire n1360 = n1359[0];
+  wire [5:0] n1366 = (l1w_q >> 6'h04);
+  wire n1367 = n1366[0];
+  wire [5:0] n1371 = (l1w_q >> 6'h05);
+  wire [5:0] n1376 = (l1w_q >> 6'h00);
+  wire n1377 = n1376[0];
+  wire [5:0] n1411 = (l1w_q >> 6'h01);
+  wire n1412 = n1411[0];
+  wire [5:0] n1430 = (l1w_q >> 6'h02);
+  wire n1431 = n1430[0];
+  wire [5:0] n1441 = (l1w_q >> 6'h03);
+  wire n1442 = n1441[0];
+  wire [5:0] n1448 = (l1w_q >> 6'h04);
+  wire n1449 = n1448[0];
+  wire [5:0] n1453 = (l1w_q >> 6'h05);
+  wire n1457 = (l1v_q & (~(n1371[0] ? (n1367 ? (n1360 ? (n1349 ? (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0)) : (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0))) : (n1349 ? (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0)) : (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0)))) : (n1360 ? (n1349 ? (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0)) : (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0))) : (n1349 ? (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0)) : (n1330 ? (n1295 ? 1'h0 : 1'h0) : (n1295 ? 1'h0 : 1'h0))))) : (n1367 ? (n1360 ? (n1349 ? (n1330 ? (n1295 ? n453 : n447) : (n1295 ? n441 : n435)) : (n1330 ? (n1295 ? n429 : n423) : (n1295 ? n417 : n411))) : (n1349 ? (n1330 ? (n1295 ? n405 : n399) : (n1295 ? n393 : n387)) : (n1330 ? (n1295 ? n381 : n375) : (n1295 ? n369 : n363)))) : (n1360 ? (n1349 ? (n1330 ? (n1295 ? n357 : n351) : (n1295 ? n345 : n339)) : (n1330 ? (n1295 ? n333 : n327) : (n1295 ? n321 : n315))) : (n1349 ? (n1330 ? (n1295 ? n309 : n303) : (n1295 ? n297 : n291)) : (n1330 ? (n1295 ? n285 : n279) : (n1295 ? n273 : n267))))))));
+  wire n1460 = (tag0_rdata0_q == n1289);
+  wire n1497 = (tag1_rdata0_q == n1289);
+  wire n1534 = (tag2_rdata0_q == n1289);
+  wire n1571 = (tag3_rdata0_q == n1289);
+  wire n1606 = ((((1'h0 | n1460) | n1497) | n1534) | n1571);
+  wire hit = (n1457 & n1606);
+  wire push = (hit & (n1453[0] ? (n1449 ? (n1442 ? (n1431 ? (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0)) : (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0))) : (n1431 ? (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0)) : (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0)))) : (n1442 ? (n1431 ? (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0)) : (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0))) : (n1431 ? (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0)) : (n1412 ? (n1377 ? 1'h0 : 1'h0) : (n1377 ? 1'h0 : 1'h0))))) : (n1449 ? (n1442 ? (n1431 ? (n1412 ? (n1377 ? n103 : n102) : (n1377 ? n101 : n100)) : (n1412 ? (n1377 ? n99 : n98) : (n1377 ? n97 : n96))) : (n1431 ? (n1412 ? (n1377 ? n95 : n94) : (n1377 ? n93 : n92)) : (n1412 ? (n1377 ? n91 : n90) : (n1377 ? n89 : n88)))) : (n1442 ? (n1431 ? (n1412 ? (n1377 ? n87 : n86) : (n1377 ? n85 : n84)) : (n1412 ? (n1377 ? n83 : n82) : (n1377 ? n81 : n80))) : (n1431 ? (n1412 ? (n1377 ? n79 : n78) : (n1377 ? n77 : n76)) : (n1412 ? (n1377 ? n75 : n74) : (n1377 ? n73 : n72)))))));
+  wire miss = (n1457 & (~n1606));
+  wire [4:0] n1614 = mline_q[4:0];
+  wire [15:0] n1617 = ((mline_q >> 4'h5) | 16'h8000);
+  wire n1620 = (fill & (mway_q == 3'h0));
+  wire n1623 = (fill & (mway_q == 3'h1));
+  wire n1626 = (fill & (mway_q == 3'h2));
+  wire n1629 = (fill & (mway_q == 3'h3));
+  wire [15:0] n1633 = (miss ? (l1pc_q >> 4'h3) : 16'h0000);
+  wire n1634 = ((1'h0 | miss) & (ms_q == 2'h0));
+  wire [4:0] n1635 = n1633[4:0];
+  wire [2:0] n1645 = (vict0_q + 3'h1);
+  wire [2:0] n1659 = (vict1_q + 3'h1);
+  wire [2:0] n1673 = (vict2_q + 3'h1);
+  wire [2:0] n1687 = (vict3_q + 3'h1);
+  wire [2:0] n1701 = (vict4_q + 3'h1);
+  wire [2:0] n1715 = (vict5_q + 3'h1);
+  wire [2:0] n1729 = (vict6_q + 3'h1);
+  wire [2:0] n1743 = (vict7_q + 3'h1);
+  wire [2:0] n1757 = (vict8_q + 3'h1);
+  wire [2:0] n1771 = (vict9_q + 3'h1);
+  wire [2:0] n1785 = (vict10_q + 3'h1);
+  wire [2:0] n1799 = (vict11_q + 3'h1);
+  wire [2:0] n1813 = (vict12_q + 3'h1);
+  wire [2:0] n1827 = (vict13_q + 3'h1);
+  wire [2:0] n1841 = (vict14_q + 3'h1);
+  wire [2:0] n1855 = (vict15_q + 3'h1);
+  wire [2:0] n1869 = (vict16_q + 3'h1);
+  wire [2:0] n1883 = (vict17_q + 3'h1);
+  wire [2:0] n1897 = (vict18_q + 3'h1);
+  wire [2:0] n1911 = (vict19_q + 3'h1);
+  wire [2:0] n1925 = (vict20_q + 3'h1);
+  wire [2:0] n1939 = (vict21_q + 3'h1);
+  wire [2:0] n1953 = (vict22_q + 3'h1);
+  wire [2:0] n1967 = (vict23_q + 3'h1);
+  wire [2:0] n1981 = (vict24_q + 3'h1);
+  wire [2:0] n1995 = (vict25_q + 3'h1);
+  wire [2:0] n2009 = (vict26_q + 3'h1);
+  wire [2:0] n2023 = (vict27_q + 3'h1);
+  wire [2:0] n2037 = (vict28_q + 3'h1);
+  wire [2:0] n2051 = (vict29_q + 3'h1);
+  wire [2:0] n2065 = (vict30_q + 3'h1);
+  wire [2:0] n2079 = (vict31_q + 3'h1);
+  wire im_req = ((ms_q == 2'h1) & (~hold_i));
+  wire n2104 = (l1w_q == 6'h00);
+  wire n2131 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n267)) & (~rep0_q));
+  wire n2133 = (l1w_q == 6'h01);
+  wire n2160 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n273)) & (~rep1_q));
+  wire n2162 = (l1w_q == 6'h02);
+  wire n2189 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n279)) & (~rep2_q));
+  wire n2191 = (l1w_q == 6'h03);
+  wire n2218 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n285)) & (~rep3_q));
+  wire n2220 = (l1w_q == 6'h04);
+  wire n2247 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n291)) & (~rep4_q));
+  wire n2249 = (l1w_q == 6'h05);
+  wire n2276 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n297)) & (~rep5_q));
+  wire n2278 = (l1w_q == 6'h06);
+  wire n2305 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n303)) & (~rep6_q));
+  wire n2307 = (l1w_q == 6'h07);
+  wire n2334 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n309)) & (~rep7_q));
+  wire n2336 = (l1w_q == 6'h08);
+  wire n2363 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n315)) & (~rep8_q));
+  wire n2365 = (l1w_q == 6'h09);
+  wire n2392 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n321)) & (~rep9_q));
+  wire n2394 = (l1w_q == 6'h0a);
+  wire n2421 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n327)) & (~rep10_q));
+  wire n2423 = (l1w_q == 6'h0b);
+  wire n2450 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n333)) & (~rep11_q));
+  wire n2452 = (l1w_q == 6'h0c);
+  wire n2479 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n339)) & (~rep12_q));
+  wire n2481 = (l1w_q == 6'h0d);
+  wire n2508 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n345)) & (~rep13_q));
+  wire n2510 = (l1w_q == 6'h0e);
+  wire n2537 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n351)) & (~rep14_q));
+  wire n2539 = (l1w_q == 6'h0f);
+  wire n2566 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n357)) & (~rep15_q));
+  wire n2568 = (l1w_q == 6'h10);
+  wire n2595 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n363)) & (~rep16_q));
+  wire n2597 = (l1w_q == 6'h11);
+  wire n2624 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n369)) & (~rep17_q));
+  wire n2626 = (l1w_q == 6'h12);
+  wire n2653 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n375)) & (~rep18_q));
+  wire n2655 = (l1w_q == 6'h13);
+  wire n2682 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n381)) & (~rep19_q));
+  wire n2684 = (l1w_q == 6'h14);
+  wire n2711 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n387)) & (~rep20_q));
+  wire n2713 = (l1w_q == 6'h15);
+  wire n2740 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n393)) & (~rep21_q));
+  wire n2742 = (l1w_q == 6'h16);
+  wire n2769 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n399)) & (~rep22_q));
+  wire n2771 = (l1w_q == 6'h17);
+  wire n2798 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n405)) & (~rep23_q));
+  wire n2800 = (l1w_q == 6'h18);
+  wire n2827 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n411)) & (~rep24_q));
+  wire n2829 = (l1w_q == 6'h19);
+  wire n2856 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n417)) & (~rep25_q));
+  wire n2858 = (l1w_q == 6'h1a);
+  wire n2885 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n423)) & (~rep26_q));
+  wire n2887 = (l1w_q == 6'h1b);
+  wire n2914 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n429)) & (~rep27_q));
+  wire n2916 = (l1w_q == 6'h1c);
+  wire n2943 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n435)) & (~rep28_q));
+  wire n2945 = (l1w_q == 6'h1d);
+  wire n2972 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n441)) & (~rep29_q));
+  wire n2974 = (l1w_q == 6'h1e);
+  wire n3001 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n447)) & (~rep30_q));
+  wire n3003 = (l1w_q == 6'h1f);
+  wire n3030 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n453)) & (~rep31_q));
+  wire pc_err = ((((((((((((((((((((((((((((((((1'h0 | n2131) | n2160) | n2189) | n2218) | n2247) | n2276) | n2305) | n2334) | n2363) | n2392) | n2421) | n2450) | n2479) | n2508) | n2537) | n2566) | n2595) | n2624) | n2653) | n2682) | n2711) | n2740) | n2769) | n2798) | n2827) | n2856) | n2885) | n2914) | n2943) | n2972) | n3001) | n3030);
+  wire [5:0] n3128 = (n2131 ? 6'h00 : (n2160 ? 6'h01 : (n2189 ? 6'h02 : (n2218 ? 6'h03 : (n2247 ? 6'h04 : (n2276 ? 6'h05 : (n2305 ? 6'h06 : (n2334 ? 6'h07 : (n2363 ? 6'h08 : (n2392 ? 6'h09 : (n2421 ? 6'h0a : (n2450 ? 6'h0b : (n2479 ? 6'h0c : (n2508 ? 6'h0d : (n2537 ? 6'h0e : (n2566 ? 6'h0f : (n2595 ? 6'h10 : (n2624 ? 6'h11 : (n2653 ? 6'h12 : (n2682 ? 6'h13 : (n2711 ? 6'h14 : (n2740 ? 6'h15 : (n2769 ? 6'h16 : (n2798 ? 6'h17 : (n2827 ? 6'h18 : (n2856 ? 6'h19 : (n2885 ? 6'h1a : (n2914 ? 6'h1b : (n2943 ? 6'h1c : (n2972 ? 6'h1d : (n3001 ? 6'h1e : (n3030 ? 6'h1f : 6'h00))))))))))))))))))))))))))))))));
+  wire [5:0] n3323 = (n3128 >> 6'h00);
+  wire n3324 = n3323[0];
+  wire [5:0] n3358 = (n3128 >> 6'h01);
+  wire n3359 = n3358[0];
+  wire [5:0] n3377 = (n3128 >> 6'h02);
+  wire n3378 = n3377[0];
+  wire [5:0] n3388 = (n3128 >> 6'h03);
+  wire n3389 = n3388[0];
+  wire [5:0] n3395 = (n3128 >> 6'h04);
+  wire n3396 = n3395[0];
+  wire [5:0] n3400 = (n3128 >> 6'h05);
+  assign fpc0_d = (n264 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push & n2104) ? (l1pc_q + 16'h0001) : fpc0_q)));
+  assign fpc1_d = (n270 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push & n2133) ? (l1pc_q + 16'h0001) : fpc1_q)));
+  assign fpc2_d = (n276 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push & n2162) ? (l1pc_q + 16'h0001) : fpc2_q)));
+  assign fpc3_d = (n282 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push & n2191) ? (l1pc_q + 16'h0001) : fpc3_q)));
+  assign fpc4_d = (n288 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push & n2220) ? (l1pc_q + 16'h0001) : fpc4_q)));
+  assign fpc5_d = (n294 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push & n2249) ? (l1pc_q + 16'h0001) : fpc5_q)));
+  assign fpc6_d = (n300 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push & n2278) ? (l1pc_q + 16'h0001) : fpc6_q)));
+  assign fpc7_d = (n306 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push & n2307) ? (l1pc_q + 16'h0001) : fpc7_q)));
+  assign fpc8_d = (n312 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push & n2336) ? (l1pc_q + 16'h0001) : fpc8_q)));
+  assign fpc9_d = (n318 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push & n2365) ? (l1pc_q + 16'h0001) : fpc9_q)));
+  assign fpc10_d = (n324 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push & n2394) ? (l1pc_q + 16'h0001) : fpc10_q)));
+  assign fpc11_d = (n330 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push & n2423) ? (l1pc_q + 16'h0001) : fpc11_q)));
+  assign fpc12_d = (n336 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push & n2452) ? (l1pc_q + 16'h0001) : fpc12_q)));
+  assign fpc13_d = (n342 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push & n2481) ? (l1pc_q + 16'h0001) : fpc13_q)));
+  assign fpc14_d = (n348 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push & n2510) ? (l1pc_q + 16'h0001) : fpc14_q)));
+  assign fpc15_d = (n354 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push & n2539) ? (l1pc_q + 16'h0001) : fpc15_q)));
+  assign fpc16_d = (n360 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push & n2568) ? (l1pc_q + 16'h0001) : fpc16_q)));
+  assign fpc17_d = (n366 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push & n2597) ? (l1pc_q + 16'h0001) : fpc17_q)));
+  assign fpc18_d = (n372 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push & n2626) ? (l1pc_q + 16'h0001) : fpc18_q)));
+  assign fpc19_d = (n378 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push & n2655) ? (l1pc_q + 16'h0001) : fpc19_q)));
+  assign fpc20_d = (n384 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push & n2684) ? (l1pc_q + 16'h0001) : fpc20_q)));
+  assign fpc21_d = (n390 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push & n2713) ? (l1pc_q + 16'h0001) : fpc21_q)));
+  assign fpc22_d = (n396 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push & n2742) ? (l1pc_q + 16'h0001) : fpc22_q)));
+  assign fpc23_d = (n402 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push & n2771) ? (l1pc_q + 16'h0001) : fpc23_q)));
+  assign fpc24_d = (n408 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push & n2800) ? (l1pc_q + 16'h0001) : fpc24_q)));
+  assign fpc25_d = (n414 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push & n2829) ? (l1pc_q + 16'h0001) : fpc25_q)));
+  assign fpc26_d = (n420 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push & n2858) ? (l1pc_q + 16'h0001) : fpc26_q)));
+  assign fpc27_d = (n426 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push & n2887) ? (l1pc_q + 16'h0001) : fpc27_q)));
+  assign fpc28_d = (n432 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push & n2916) ? (l1pc_q + 16'h0001) : fpc28_q)));
+  assign fpc29_d = (n438 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push & n2945) ? (l1pc_q + 16'h0001) : fpc29_q)));
+  assign fpc30_d = (n444 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push & n2974) ? (l1pc_q + 16'h0001) : fpc30_q)));
+  assign fpc31_d = (n450 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push & n3003) ? (l1pc_q + 16'h0001) : fpc31_q)));
+  assign wm0_d = (((wm0_q & (~fill)) & (~n267)) | ((miss & n2104) & (~fill)));
+  assign wm1_d = (((wm1_q & (~fill)) & (~n273)) | ((miss & n2133) & (~fill)));
+  assign wm2_d = (((wm2_q & (~fill)) & (~n279)) | ((miss & n2162) & (~fill)));
+  assign wm3_d = (((wm3_q & (~fill)) & (~n285)) | ((miss & n2191) & (~fill)));
+  assign wm4_d = (((wm4_q & (~fill)) & (~n291)) | ((miss & n2220) & (~fill)));
+  assign wm5_d = (((wm5_q & (~fill)) & (~n297)) | ((miss & n2249) & (~fill)));
+  assign wm6_d = (((wm6_q & (~fill)) & (~n303)) | ((miss & n2278) & (~fill)));
+  assign wm7_d = (((wm7_q & (~fill)) & (~n309)) | ((miss & n2307) & (~fill)));
+  assign wm8_d = (((wm8_q & (~fill)) & (~n315)) | ((miss & n2336) & (~fill)));
+  assign wm9_d = (((wm9_q & (~fill)) & (~n321)) | ((miss & n2365) & (~fill)));
+  assign wm10_d = (((wm10_q & (~fill)) & (~n327)) | ((miss & n2394) & (~fill)));
+  assign wm11_d = (((wm11_q & (~fill)) & (~n333)) | ((miss & n2423) & (~fill)));
+  assign wm12_d = (((wm12_q & (~fill)) & (~n339)) | ((miss & n2452) & (~fill)));
+  assign wm13_d = (((wm13_q & (~fill)) & (~n345)) | ((miss & n2481) & (~fill)));
+  assign wm14_d = (((wm14_q & (~fill)) & (~n351)) | ((miss & n2510) & (~fill)));
+  assign wm15_d = (((wm15_q & (~fill)) & (~n357)) | ((miss & n2539) & (~fill)));
+  assign wm16_d = (((wm16_q & (~fill)) & (~n363)) | ((miss & n2568) & (~fill)));
+  assign wm17_d = (((wm17_q & (~fill)) & (~n369)) | ((miss & n2597) & (~fill)));
+  assign wm18_d = (((wm18_q & (~fill)) & (~n375)) | ((miss & n2626) & (~fill)));
+  assign wm19_d = (((wm19_q & (~fill)) & (~n381)) | ((miss & n2655) & (~fill)));
+  assign wm20_d = (((wm20_q & (~fill)) & (~n387)) | ((miss & n2684) & (~fill)));
+  assign wm21_d = (((wm21_q & (~fill)) & (~n393)) | ((miss & n2713) & (~fill)));
+  assign wm22_d = (((wm22_q & (~fill)) & (~n399)) | ((miss & n2742) & (~fill)));
+  assign wm23_d = (((wm23_q & (~fill)) & (~n405)) | ((miss & n2771) & (~fill)));
+  assign wm24_d = (((wm24_q & (~fill)) & (~n411)) | ((miss & n2800) & (~fill)));
+  assign wm25_d = (((wm25_q & (~fill)) & (~n417)) | ((miss & n2829) & (~fill)));
+  assign wm26_d = (((wm26_q & (~fill)) & (~n423)) | ((miss & n2858) & (~fill)));
+  assign wm27_d = (((wm27_q & (~fill)) & (~n429)) | ((miss & n2887) & (~fill)));
+  assign wm28_d = (((wm28_q & (~fill)) & (~n435)) | ((miss & n2916) & (~fill)));
+  assign wm29_d = (((wm29_q & (~fill)) & (~n441)) | ((miss & n2945) & (~fill)));
+  assign wm30_d = (((wm30_q & (~fill)) & (~n447)) | ((miss & n2974) & (~fill)));
+  assign wm31_d = (((wm31_q & (~fill)) & (~n453)) | ((miss & n3003) & (~fill)));
+  assign rep0_d = ((rep0_q & (~n267)) | (pc_err & (n3128 == 6'h00)));
+  assign rep1_d = ((rep1_q & (~n273)) | (pc_err & (n3128 == 6'h01)));
+  assign rep2_d = ((rep2_q & (~n279)) | (pc_err & (n3128 == 6'h02)));
+  assign rep3_d = ((rep3_q & (~n285)) | (pc_err & (n3128 == 6'h03)));
+  assign rep4_d = ((rep4_q & (~n291)) | (pc_err & (n3128 == 6'h04)));
+  assign rep5_d = ((rep5_q & (~n297)) | (pc_err & (n3128 == 6'h05)));
+  assign rep6_d = ((rep6_q & (~n303)) | (pc_err & (n3128 == 6'h06)));
+  assign rep7_d = ((rep7_q & (~n309)) | (pc_err & (n3128 == 6'h07)));
+  assign rep8_d = ((rep8_q & (~n315)) | (pc_err & (n3128 == 6'h08)));
+  assign rep9_d = ((rep9_q & (~n321)) | (pc_err & (n3128 == 6'h09)));
+  assign rep10_d = ((rep10_q & (~n327)) | (pc_err & (n3128 == 6'h0a)));
+  assign rep11_d = ((rep11_q & (~n333)) | (pc_err & (n3128 == 6'h0b)));
+  assign rep12_d = ((rep12_q & (~n339)) | (pc_err & (n3128 == 6'h0c)));
+  assign rep13_d = ((rep13_q & (~n345)) | (pc_err & (n3128 == 6'h0d)));
+  assign rep14_d = ((rep14_q & (~n351)) | (pc_err & (n3128 == 6'h0e)));
+  assign rep15_d = ((rep15_q & (~n357)) | (pc_err & (n3128 == 6'h0f)));
+  assign rep16_d = ((rep16_q & (~n363)) | (pc_err & (n3128 == 6'h10)));
+  assign rep17_d = ((rep17_q & (~n369)) | (pc_err & (n3128 == 6'h11)));
+  assign rep18_d = ((rep18_q & (~n375)) | (pc_err & (n3128 == 6'h12)));
+  assign rep19_d = ((rep19_q & (~n381)) | (pc_err & (n3128 == 6'h13)));
+  assign rep20_d = ((rep20_q & (~n387)) | (pc_err & (n3128 == 6'h14)));
+  assign rep21_d = ((rep21_q & (~n393)) | (pc_err & (n3128 == 6'h15)));
+  assign rep22_d = ((rep22_q & (~n399)) | (pc_err & (n3128 == 6'h16)));
+  assign rep23_d = ((rep23_q & (~n405)) | (pc_err & (n3128 == 6'h17)));
+  assign rep24_d = ((rep24_q & (~n411)) | (pc_err & (n3128 == 6'h18)));
+  assign rep25_d = ((rep25_q & (~n417)) | (pc_err & (n3128 == 6'h19)));
+  assign rep26_d = ((rep26_q & (~n423)) | (pc_err & (n3128 == 6'h1a)));
+  assign rep27_d = ((rep27_q & (~n429)) | (pc_err & (n3128 == 6'h1b)));
+  assign rep28_d = ((rep28_q & (~n435)) | (pc_err & (n3128 == 6'h1c)));
+  assign rep29_d = ((rep29_q & (~n441)) | (pc_err & (n3128 == 6'h1d)));
+  assign rep30_d = ((rep30_q & (~n447)) | (pc_err & (n3128 == 6'h1e)));
+  assign rep31_d = ((rep31_q & (~n453)) | (pc_err & (n3128 == 6'h1f)));
+  assign vict0_d = ((fill & (n1614 == 5'h00)) ? ((n1645 == 3'h4) ? 3'h0 : n1645) : vict0_q);
+  assign vict1_d = ((fill & (n1614 == 5'h01)) ? ((n1659 == 3'h4) ? 3'h0 : n1659) : vict1_q);
+  assign vict2_d = ((fill & (n1614 == 5'h02)) ? ((n1673 == 3'h4) ? 3'h0 : n1673) : vict2_q);
+  assign vict3_d = ((fill & (n1614 == 5'h03)) ? ((n1687 == 3'h4) ? 3'h0 : n1687) : vict3_q);
+  assign vict4_d = ((fill & (n1614 == 5'h04)) ? ((n1701 == 3'h4) ? 3'h0 : n1701) : vict4_q);
+  assign vict5_d = ((fill & (n1614 == 5'h05)) ? ((n1715 == 3'h4) ? 3'h0 : n1715) : vict5_q);
+  assign vict6_d = ((fill & (n1614 == 5'h06)) ? ((n1729 == 3'h4) ? 3'h0 : n1729) : vict6_q);
+  assign vict7_d = ((fill & (n1614 == 5'h07)) ? ((n1743 == 3'h4) ? 3'h0 : n1743) : vict7_q);
+  assign vict8_d = ((fill & (n1614 == 5'h08)) ? ((n1757 == 3'h4) ? 3'h0 : n1757) : vict8_q);
+  assign vict9_d = ((fill & (n1614 == 5'h09)) ? ((n1771 == 3'h4) ? 3'h0 : n1771) : vict9_q);
+  assign vict10_d = ((fill & (n1614 == 5'h0a)) ? ((n1785 == 3'h4) ? 3'h0 : n1785) : vict10_q);
+  assign vict11_d = ((fill & (n1614 == 5'h0b)) ? ((n1799 == 3'h4) ? 3'h0 : n1799) : vict11_q);
+  assign vict12_d = ((fill & (n1614 == 5'h0c)) ? ((n1813 == 3'h4) ? 3'h0 : n1813) : vict12_q);
+  assign vict13_d = ((fill & (n1614 == 5'h0d)) ? ((n1827 == 3'h4) ? 3'h0 : n1827) : vict13_q);
+  assign vict14_d = ((fill & (n1614 == 5'h0e)) ? ((n1841 == 3'h4) ? 3'h0 : n1841) : vict14_q);
+  assign vict15_d = ((fill & (n1614 == 5'h0f)) ? ((n1855 == 3'h4) ? 3'h0 : n1855) : vict15_q);
+  assign vict16_d = ((fill & (n1614 == 5'h10)) ? ((n1869 == 3'h4) ? 3'h0 : n1869) : vict16_q);
+  assign vict17_d = ((fill & (n1614 == 5'h11)) ? ((n1883 == 3'h4) ? 3'h0 : n1883) : vict17_q);
+  assign vict18_d = ((fill & (n1614 == 5'h12)) ? ((n1897 == 3'h4) ? 3'h0 : n1897) : vict18_q);
+  assign vict19_d = ((fill & (n1614 == 5'h13)) ? ((n1911 == 3'h4) ? 3'h0 : n1911) : vict19_q);
+  assign vict20_d = ((fill & (n1614 == 5'h14)) ? ((n1925 == 3'h4) ? 3'h0 : n1925) : vict20_q);
+  assign vict21_d = ((fill & (n1614 == 5'h15)) ? ((n1939 == 3'h4) ? 3'h0 : n1939) : vict21_q);
+  assign vict22_d = ((fill & (n1614 == 5'h16)) ? ((n1953 == 3'h4) ? 3'h0 : n1953) : vict22_q);
+  assign vict23_d = ((fill & (n1614 == 5'h17)) ? ((n1967 == 3'h4) ? 3'h0 : n1967) : vict23_q);
+  assign vict24_d = ((fill & (n1614 == 5'h18)) ? ((n1981 == 3'h4) ? 3'h0 : n1981) : vict24_q);
+  assign vict25_d = ((fill & (n1614 == 5'h19)) ? ((n1995 == 3'h4) ? 3'h0 : n1995) : vict25_q);
+  assign vict26_d = ((fill & (n1614 == 5'h1a)) ? ((n2009 == 3'h4) ? 3'h0 : n2009) : vict26_q);
+  assign vict27_d = ((fill & (n1614 == 5'h1b)) ? ((n2023 == 3'h4) ? 3'h0 : n2023) : vict27_q);
+  assign vict28_d = ((fill & (n1614 == 5'h1c)) ? ((n2037 == 3'h4) ? 3'h0 : n2037) : vict28_q);
+  assign vict29_d = ((fill & (n1614 == 5'h1d)) ? ((n2051 == 3'h4) ? 3'h0 : n2051) : vict29_q);
+  assign vict30_d = ((fill & (n1614 == 5'h1e)) ? ((n2065 == 3'h4) ? 3'h0 : n2065) : vict30_q);
+  assign vict31_d = ((fill & (n1614 == 5'h1f)) ? ((n2079 == 3'h4) ? 3'h0 : n2079) : vict31_q);
   assign rr_d = (pick_valid ? pick_warp : rr_q);
   assign l1v_d = pick_valid;
   assign l1w_d = (pick_valid ? pick_warp : l1w_q);
-  assign l1pc_d = (pick_valid ? n1279 : l1pc_q);
-  assign ms_d = (fill ? 2'h0 : ((n254 & im_req_ready_i) ? 2'h2 : (n1633 ? 2'h1 : ms_q)));
-  assign mline_d = (n1633 ? n1632 : mline_q);
-  assign mway_d = (n1633 ? ((n1634 == 5'h1f) ? vict31_q : ((n1634 == 5'h1e) ? vict30_q : ((n1634 == 5'h1d) ? vict29_q : ((n1634 == 5'h1c) ? vict28_q : ((n1634 == 5'h1b) ? vict27_q : ((n1634 == 5'h1a) ? vict26_q : ((n1634 == 5'h19) ? vict25_q : ((n1634 == 5'h18) ? vict24_q : ((n1634 == 5'h17) ? vict23_q : ((n1634 == 5'h16) ? vict22_q : ((n1634 == 5'h15) ? vict21_q : ((n1634 == 5'h14) ? vict20_q : ((n1634 == 5'h13) ? vict19_q : ((n1634 == 5'h12) ? vict18_q : ((n1634 == 5'h11) ? vict17_q : ((n1634 == 5'h10) ? vict16_q : ((n1634 == 5'h0f) ? vict15_q : ((n1634 == 5'h0e) ? vict14_q : ((n1634 == 5'h0d) ? vict13_q : ((n1634 == 5'h0c) ? vict12_q : ((n1634 == 5'h0b) ? vict11_q : ((n1634 == 5'h0a) ? vict10_q : ((n1634 == 5'h09) ? vict9_q : ((n1634 == 5'h08) ? vict8_q : ((n1634 == 5'h07) ? vict7_q : ((n1634 == 5'h06) ? vict6_q : ((n1634 == 5'h05) ? vict5_q : ((n1634 == 5'h04) ? vict4_q : ((n1634 == 5'h03) ? vict3_q : ((n1634 == 5'h02) ? vict2_q : ((n1634 == 5'h01) ? vict1_q : ((n1634 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
+  assign l1pc_d = (pick_valid ? n1280 : l1pc_q);
+  assign ms_d = (fill ? 2'h0 : ((im_req & im_req_ready_i) ? 2'h2 : (n1634 ? 2'h1 : ms_q)));
+  assign mline_d = (n1634 ? n1633 : mline_q);
+  assign mway_d = (n1634 ? ((n1635 == 5'h1f) ? vict31_q : ((n1635 == 5'h1e) ? vict30_q : ((n1635 == 5'h1d) ? vict29_q : ((n1635 == 5'h1c) ? vict28_q : ((n1635 == 5'h1b) ? vict27_q : ((n1635 == 5'h1a) ? vict26_q : ((n1635 == 5'h19) ? vict25_q : ((n1635 == 5'h18) ? vict24_q : ((n1635 == 5'h17) ? vict23_q : ((n1635 == 5'h16) ? vict22_q : ((n1635 == 5'h15) ? vict21_q : ((n1635 == 5'h14) ? vict20_q : ((n1635 == 5'h13) ? vict19_q : ((n1635 == 5'h12) ? vict18_q : ((n1635 == 5'h11) ? vict17_q : ((n1635 == 5'h10) ? vict16_q : ((n1635 == 5'h0f) ? vict15_q : ((n1635 == 5'h0e) ? vict14_q : ((n1635 == 5'h0d) ? vict13_q : ((n1635 == 5'h0c) ? vict12_q : ((n1635 == 5'h0b) ? vict11_q : ((n1635 == 5'h0a) ? vict10_q : ((n1635 == 5'h09) ? vict9_q : ((n1635 == 5'h08) ? vict8_q : ((n1635 == 5'h07) ? vict7_q : ((n1635 == 5'h06) ? vict6_q : ((n1635 == 5'h05) ? vict5_q : ((n1635 == 5'h04) ? vict4_q : ((n1635 == 5'h03) ? vict3_q : ((n1635 == 5'h02) ? vict2_q : ((n1635 == 5'h01) ? vict1_q : ((n1635 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
   assign cnt_hit_d = (push ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
-  assign cnt_miss_d = (n1633 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
+  assign cnt_miss_d = (n1634 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
   assign err_v_d = pc_err;
-  assign err_warp_d = (pc_err ? n3124 : err_warp_q);
-  assign err_pc_d = (pc_err ? (n3396[0] ? (n3392 ? (n3385 ? (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000))) : (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)))) : (n3385 ? (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000))) : (n3374 ? (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000)) : (n3355 ? (n3320 ? 16'h0000 : 16'h0000) : (n3320 ? 16'h0000 : 16'h0000))))) : (n3392 ? (n3385 ? (n3374 ? (n3355 ? (n3320 ? fpc31_q : fpc30_q) : (n3320 ? fpc29_q : fpc28_q)) : (n3355 ? (n3320 ? fpc27_q : fpc26_q) : (n3320 ? fpc25_q : fpc24_q))) : (n3374 ? (n3355 ? (n3320 ? fpc23_q : fpc22_q) : (n3320 ? fpc21_q : fpc20_q)) : (n3355 ? (n3320 ? fpc19_q : fpc18_q) : (n3320 ? fpc17_q : fpc16_q)))) : (n3385 ? (n3374 ? (n3355 ? (n3320 ? fpc15_q : fpc14_q) : (n3320 ? fpc13_q : fpc12_q)) : (n3355 ? (n3320 ? fpc11_q : fpc10_q) : (n3320 ? fpc9_q : fpc8_q))) : (n3374 ? (n3355 ? (n3320 ? fpc7_q : fpc6_q) : (n3320 ? fpc5_q : fpc4_q)) : (n3355 ? (n3320 ? fpc3_q : fpc2_q) : (n3320 ? fpc1_q : fpc0_q)))))) : err_pc_q);
+  assign err_warp_d = (pc_err ? n3128 : err_warp_q);
+  assign err_pc_d = (pc_err ? (n3400[0] ? (n3396 ? (n3389 ? (n3378 ? (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000)) : (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000))) : (n3378 ? (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000)) : (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000)))) : (n3389 ? (n3378 ? (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000)) : (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000))) : (n3378 ? (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000)) : (n3359 ? (n3324 ? 16'h0000 : 16'h0000) : (n3324 ? 16'h0000 : 16'h0000))))) : (n3396 ? (n3389 ? (n3378 ? (n3359 ? (n3324 ? fpc31_q : fpc30_q) : (n3324 ? fpc29_q : fpc28_q)) : (n3359 ? (n3324 ? fpc27_q : fpc26_q) : (n3324 ? fpc25_q : fpc24_q))) : (n3378 ? (n3359 ? (n3324 ? fpc23_q : fpc22_q) : (n3324 ? fpc21_q : fpc20_q)) : (n3359 ? (n3324 ? fpc19_q : fpc18_q) : (n3324 ? fpc17_q : fpc16_q)))) : (n3389 ? (n3378 ? (n3359 ? (n3324 ? fpc15_q : fpc14_q) : (n3324 ? fpc13_q : fpc12_q)) : (n3359 ? (n3324 ? fpc11_q : fpc10_q) : (n3324 ? fpc9_q : fpc8_q))) : (n3378 ? (n3359 ? (n3324 ? fpc7_q : fpc6_q) : (n3324 ? fpc5_q : fpc4_q)) : (n3359 ? (n3324 ? fpc3_q : fpc2_q) : (n3324 ? fpc1_q : fpc0_q)))))) : err_pc_q);
   assign push_valid_o = {push};
   assign push_warp_o = {l1w_q};
   assign push_pc_o = {l1pc_q};
-  assign push_word_o = {(n1570 ? ((n1290 == 16'h0007) ? data3_7_rdata0_q : ((n1290 == 16'h0006) ? data3_6_rdata0_q : ((n1290 == 16'h0005) ? data3_5_rdata0_q : ((n1290 == 16'h0004) ? data3_4_rdata0_q : ((n1290 == 16'h0003) ? data3_3_rdata0_q : ((n1290 == 16'h0002) ? data3_2_rdata0_q : ((n1290 == 16'h0001) ? data3_1_rdata0_q : ((n1290 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1533 ? ((n1290 == 16'h0007) ? data2_7_rdata0_q : ((n1290 == 16'h0006) ? data2_6_rdata0_q : ((n1290 == 16'h0005) ? data2_5_rdata0_q : ((n1290 == 16'h0004) ? data2_4_rdata0_q : ((n1290 == 16'h0003) ? data2_3_rdata0_q : ((n1290 == 16'h0002) ? data2_2_rdata0_q : ((n1290 == 16'h0001) ? data2_1_rdata0_q : ((n1290 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1496 ? ((n1290 == 16'h0007) ? data1_7_rdata0_q : ((n1290 == 16'h0006) ? data1_6_rdata0_q : ((n1290 == 16'h0005) ? data1_5_rdata0_q : ((n1290 == 16'h0004) ? data1_4_rdata0_q : ((n1290 == 16'h0003) ? data1_3_rdata0_q : ((n1290 == 16'h0002) ? data1_2_rdata0_q : ((n1290 == 16'h0001) ? data1_1_rdata0_q : ((n1290 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1459 ? ((n1290 == 16'h0007) ? data0_7_rdata0_q : ((n1290 == 16'h0006) ? data0_6_rdata0_q : ((n1290 == 16'h0005) ? data0_5_rdata0_q : ((n1290 == 16'h0004) ? data0_4_rdata0_q : ((n1290 == 16'h0003) ? data0_3_rdata0_q : ((n1290 == 16'h0002) ? data0_2_rdata0_q : ((n1290 == 16'h0001) ? data0_1_rdata0_q : ((n1290 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
-  assign im_req_valid_o = n254;
+  assign push_word_o = {(n1571 ? ((n1291 == 16'h0007) ? data3_7_rdata0_q : ((n1291 == 16'h0006) ? data3_6_rdata0_q : ((n1291 == 16'h0005) ? data3_5_rdata0_q : ((n1291 == 16'h0004) ? data3_4_rdata0_q : ((n1291 == 16'h0003) ? data3_3_rdata0_q : ((n1291 == 16'h0002) ? data3_2_rdata0_q : ((n1291 == 16'h0001) ? data3_1_rdata0_q : ((n1291 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1534 ? ((n1291 == 16'h0007) ? data2_7_rdata0_q : ((n1291 == 16'h0006) ? data2_6_rdata0_q : ((n1291 == 16'h0005) ? data2_5_rdata0_q : ((n1291 == 16'h0004) ? data2_4_rdata0_q : ((n1291 == 16'h0003) ? data2_3_rdata0_q : ((n1291 == 16'h0002) ? data2_2_rdata0_q : ((n1291 == 16'h0001) ? data2_1_rdata0_q : ((n1291 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1497 ? ((n1291 == 16'h0007) ? data1_7_rdata0_q : ((n1291 == 16'h0006) ? data1_6_rdata0_q : ((n1291 == 16'h0005) ? data1_5_rdata0_q : ((n1291 == 16'h0004) ? data1_4_rdata0_q : ((n1291 == 16'h0003) ? data1_3_rdata0_q : ((n1291 == 16'h0002) ? data1_2_rdata0_q : ((n1291 == 16'h0001) ? data1_1_rdata0_q : ((n1291 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1460 ? ((n1291 == 16'h0007) ? data0_7_rdata0_q : ((n1291 == 16'h0006) ? data0_6_rdata0_q : ((n1291 == 16'h0005) ? data0_5_rdata0_q : ((n1291 == 16'h0004) ? data0_4_rdata0_q : ((n1291 == 16'h0003) ? data0_3_rdata0_q : ((n1291 == 16'h0002) ? data0_2_rdata0_q : ((n1291 == 16'h0001) ? data0_1_rdata0_q : ((n1291 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
+  assign im_req_valid_o = im_req;
   assign im_req_addr_o = mline_q;
   assign err_o = err_v_q;
   assign err_code_o = (err_v_q ? 8'h0a : 8'h00);
@@ -1268,11 +1269,11 @@ module ifetch_w32_l8_s32_a4 (
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag0_rdata0_q <= tag0_q[n1281];
+    if (pick_valid) tag0_rdata0_q <= tag0_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) tag0_q[n1613] <= n1616;
+    if (n1620) tag0_q[n1614] <= n1617;
   end
 
 `ifndef SYNTHESIS
@@ -1284,11 +1285,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag1_rdata0_q <= tag1_q[n1281];
+    if (pick_valid) tag1_rdata0_q <= tag1_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) tag1_q[n1613] <= n1616;
+    if (n1623) tag1_q[n1614] <= n1617;
   end
 
 `ifndef SYNTHESIS
@@ -1300,11 +1301,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag2_rdata0_q <= tag2_q[n1281];
+    if (pick_valid) tag2_rdata0_q <= tag2_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) tag2_q[n1613] <= n1616;
+    if (n1626) tag2_q[n1614] <= n1617;
   end
 
 `ifndef SYNTHESIS
@@ -1316,11 +1317,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) tag3_rdata0_q <= tag3_q[n1281];
+    if (pick_valid) tag3_rdata0_q <= tag3_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) tag3_q[n1613] <= n1616;
+    if (n1629) tag3_q[n1614] <= n1617;
   end
 
 `ifndef SYNTHESIS
@@ -1332,11 +1333,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_0_rdata0_q <= data0_0_q[n1281];
+    if (pick_valid) data0_0_rdata0_q <= data0_0_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_0_q[n1613] <= n141;
+    if (n1620) data0_0_q[n1614] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1348,11 +1349,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_1_rdata0_q <= data0_1_q[n1281];
+    if (pick_valid) data0_1_rdata0_q <= data0_1_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_1_q[n1613] <= n142;
+    if (n1620) data0_1_q[n1614] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1364,11 +1365,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_2_rdata0_q <= data0_2_q[n1281];
+    if (pick_valid) data0_2_rdata0_q <= data0_2_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_2_q[n1613] <= n143;
+    if (n1620) data0_2_q[n1614] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1380,11 +1381,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_3_rdata0_q <= data0_3_q[n1281];
+    if (pick_valid) data0_3_rdata0_q <= data0_3_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_3_q[n1613] <= n144;
+    if (n1620) data0_3_q[n1614] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1396,11 +1397,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_4_rdata0_q <= data0_4_q[n1281];
+    if (pick_valid) data0_4_rdata0_q <= data0_4_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_4_q[n1613] <= n145;
+    if (n1620) data0_4_q[n1614] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1412,11 +1413,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_5_rdata0_q <= data0_5_q[n1281];
+    if (pick_valid) data0_5_rdata0_q <= data0_5_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_5_q[n1613] <= n146;
+    if (n1620) data0_5_q[n1614] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1428,11 +1429,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_6_rdata0_q <= data0_6_q[n1281];
+    if (pick_valid) data0_6_rdata0_q <= data0_6_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_6_q[n1613] <= n147;
+    if (n1620) data0_6_q[n1614] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1444,11 +1445,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data0_7_rdata0_q <= data0_7_q[n1281];
+    if (pick_valid) data0_7_rdata0_q <= data0_7_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1619) data0_7_q[n1613] <= n148;
+    if (n1620) data0_7_q[n1614] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1460,11 +1461,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_0_rdata0_q <= data1_0_q[n1281];
+    if (pick_valid) data1_0_rdata0_q <= data1_0_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_0_q[n1613] <= n141;
+    if (n1623) data1_0_q[n1614] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1476,11 +1477,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_1_rdata0_q <= data1_1_q[n1281];
+    if (pick_valid) data1_1_rdata0_q <= data1_1_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_1_q[n1613] <= n142;
+    if (n1623) data1_1_q[n1614] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1492,11 +1493,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_2_rdata0_q <= data1_2_q[n1281];
+    if (pick_valid) data1_2_rdata0_q <= data1_2_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_2_q[n1613] <= n143;
+    if (n1623) data1_2_q[n1614] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1508,11 +1509,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_3_rdata0_q <= data1_3_q[n1281];
+    if (pick_valid) data1_3_rdata0_q <= data1_3_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_3_q[n1613] <= n144;
+    if (n1623) data1_3_q[n1614] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1524,11 +1525,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_4_rdata0_q <= data1_4_q[n1281];
+    if (pick_valid) data1_4_rdata0_q <= data1_4_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_4_q[n1613] <= n145;
+    if (n1623) data1_4_q[n1614] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1540,11 +1541,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_5_rdata0_q <= data1_5_q[n1281];
+    if (pick_valid) data1_5_rdata0_q <= data1_5_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_5_q[n1613] <= n146;
+    if (n1623) data1_5_q[n1614] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1556,11 +1557,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_6_rdata0_q <= data1_6_q[n1281];
+    if (pick_valid) data1_6_rdata0_q <= data1_6_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_6_q[n1613] <= n147;
+    if (n1623) data1_6_q[n1614] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1572,11 +1573,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data1_7_rdata0_q <= data1_7_q[n1281];
+    if (pick_valid) data1_7_rdata0_q <= data1_7_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1622) data1_7_q[n1613] <= n148;
+    if (n1623) data1_7_q[n1614] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1588,11 +1589,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_0_rdata0_q <= data2_0_q[n1281];
+    if (pick_valid) data2_0_rdata0_q <= data2_0_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_0_q[n1613] <= n141;
+    if (n1626) data2_0_q[n1614] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1604,11 +1605,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_1_rdata0_q <= data2_1_q[n1281];
+    if (pick_valid) data2_1_rdata0_q <= data2_1_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_1_q[n1613] <= n142;
+    if (n1626) data2_1_q[n1614] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1620,11 +1621,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_2_rdata0_q <= data2_2_q[n1281];
+    if (pick_valid) data2_2_rdata0_q <= data2_2_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_2_q[n1613] <= n143;
+    if (n1626) data2_2_q[n1614] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1636,11 +1637,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_3_rdata0_q <= data2_3_q[n1281];
+    if (pick_valid) data2_3_rdata0_q <= data2_3_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_3_q[n1613] <= n144;
+    if (n1626) data2_3_q[n1614] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1652,11 +1653,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_4_rdata0_q <= data2_4_q[n1281];
+    if (pick_valid) data2_4_rdata0_q <= data2_4_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_4_q[n1613] <= n145;
+    if (n1626) data2_4_q[n1614] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1668,11 +1669,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_5_rdata0_q <= data2_5_q[n1281];
+    if (pick_valid) data2_5_rdata0_q <= data2_5_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_5_q[n1613] <= n146;
+    if (n1626) data2_5_q[n1614] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1684,11 +1685,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_6_rdata0_q <= data2_6_q[n1281];
+    if (pick_valid) data2_6_rdata0_q <= data2_6_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_6_q[n1613] <= n147;
+    if (n1626) data2_6_q[n1614] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1700,11 +1701,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data2_7_rdata0_q <= data2_7_q[n1281];
+    if (pick_valid) data2_7_rdata0_q <= data2_7_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1625) data2_7_q[n1613] <= n148;
+    if (n1626) data2_7_q[n1614] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1716,11 +1717,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_0_rdata0_q <= data3_0_q[n1281];
+    if (pick_valid) data3_0_rdata0_q <= data3_0_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_0_q[n1613] <= n141;
+    if (n1629) data3_0_q[n1614] <= n141;
   end
 
 `ifndef SYNTHESIS
@@ -1732,11 +1733,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_1_rdata0_q <= data3_1_q[n1281];
+    if (pick_valid) data3_1_rdata0_q <= data3_1_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_1_q[n1613] <= n142;
+    if (n1629) data3_1_q[n1614] <= n142;
   end
 
 `ifndef SYNTHESIS
@@ -1748,11 +1749,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_2_rdata0_q <= data3_2_q[n1281];
+    if (pick_valid) data3_2_rdata0_q <= data3_2_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_2_q[n1613] <= n143;
+    if (n1629) data3_2_q[n1614] <= n143;
   end
 
 `ifndef SYNTHESIS
@@ -1764,11 +1765,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_3_rdata0_q <= data3_3_q[n1281];
+    if (pick_valid) data3_3_rdata0_q <= data3_3_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_3_q[n1613] <= n144;
+    if (n1629) data3_3_q[n1614] <= n144;
   end
 
 `ifndef SYNTHESIS
@@ -1780,11 +1781,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_4_rdata0_q <= data3_4_q[n1281];
+    if (pick_valid) data3_4_rdata0_q <= data3_4_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_4_q[n1613] <= n145;
+    if (n1629) data3_4_q[n1614] <= n145;
   end
 
 `ifndef SYNTHESIS
@@ -1796,11 +1797,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_5_rdata0_q <= data3_5_q[n1281];
+    if (pick_valid) data3_5_rdata0_q <= data3_5_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_5_q[n1613] <= n146;
+    if (n1629) data3_5_q[n1614] <= n146;
   end
 
 `ifndef SYNTHESIS
@@ -1812,11 +1813,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_6_rdata0_q <= data3_6_q[n1281];
+    if (pick_valid) data3_6_rdata0_q <= data3_6_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_6_q[n1613] <= n147;
+    if (n1629) data3_6_q[n1614] <= n147;
   end
 
 `ifndef SYNTHESIS
@@ -1828,11 +1829,11 @@ module ifetch_w32_l8_s32_a4 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid) data3_7_rdata0_q <= data3_7_q[n1281];
+    if (pick_valid) data3_7_rdata0_q <= data3_7_q[n1282];
   end
 
   always @(posedge clk_core_i) begin
-    if (n1628) data3_7_q[n1613] <= n148;
+    if (n1629) data3_7_q[n1614] <= n148;
   end
 
 `ifndef SYNTHESIS
@@ -1845,6 +1846,6 @@ module ifetch_w32_l8_s32_a4 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1200, n1235, n1254, n1265, n1272, n1277, n1280, n1293, n1328, n1347, n1358, n1365, n1370, n1375, n1410, n1429, n1440, n1447, n1452, n3319, n3354, n3373, n3384, n3391, n3396, room_i, run_i};
+  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1201, n1236, n1255, n1266, n1273, n1278, n1281, n1294, n1329, n1348, n1359, n1366, n1371, n1376, n1411, n1430, n1441, n1448, n1453, n3323, n3358, n3377, n3388, n3395, n3400, room_i, run_i};
 
 endmodule

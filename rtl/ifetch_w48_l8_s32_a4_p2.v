@@ -17,6 +17,7 @@ module ifetch_w48_l8_s32_a4_p2 (
   input  wire im_req_ready_i,
   input  wire im_resp_valid_i,
   input  wire [511:0] im_resp_data_i,
+  input  wire hold_i,
   output wire [1:0] push_valid_o,
   output wire [11:0] push_warp_o,
   output wire [31:0] push_pc_o,
@@ -703,692 +704,692 @@ module ifetch_w48_l8_s32_a4_p2 (
   wire [63:0] n210 = im_resp_data_i[383:320];
   wire [63:0] n211 = im_resp_data_i[447:384];
   wire [63:0] n212 = im_resp_data_i[511:448];
-  wire n366 = (ms_q == 2'h1);
   wire fill = ((ms_q == 2'h2) & im_resp_valid_i);
-  wire n375 = (st_valid_i & (st_warp_i == 6'h00));
-  wire n378 = (n375 | (redir_valid_i & (redir_warp_i == 6'h00)));
-  wire n381 = (st_valid_i & (st_warp_i == 6'h01));
-  wire n384 = (n381 | (redir_valid_i & (redir_warp_i == 6'h01)));
-  wire n387 = (st_valid_i & (st_warp_i == 6'h02));
-  wire n390 = (n387 | (redir_valid_i & (redir_warp_i == 6'h02)));
-  wire n393 = (st_valid_i & (st_warp_i == 6'h03));
-  wire n396 = (n393 | (redir_valid_i & (redir_warp_i == 6'h03)));
-  wire n399 = (st_valid_i & (st_warp_i == 6'h04));
-  wire n402 = (n399 | (redir_valid_i & (redir_warp_i == 6'h04)));
-  wire n405 = (st_valid_i & (st_warp_i == 6'h05));
-  wire n408 = (n405 | (redir_valid_i & (redir_warp_i == 6'h05)));
-  wire n411 = (st_valid_i & (st_warp_i == 6'h06));
-  wire n414 = (n411 | (redir_valid_i & (redir_warp_i == 6'h06)));
-  wire n417 = (st_valid_i & (st_warp_i == 6'h07));
-  wire n420 = (n417 | (redir_valid_i & (redir_warp_i == 6'h07)));
-  wire n423 = (st_valid_i & (st_warp_i == 6'h08));
-  wire n426 = (n423 | (redir_valid_i & (redir_warp_i == 6'h08)));
-  wire n429 = (st_valid_i & (st_warp_i == 6'h09));
-  wire n432 = (n429 | (redir_valid_i & (redir_warp_i == 6'h09)));
-  wire n435 = (st_valid_i & (st_warp_i == 6'h0a));
-  wire n438 = (n435 | (redir_valid_i & (redir_warp_i == 6'h0a)));
-  wire n441 = (st_valid_i & (st_warp_i == 6'h0b));
-  wire n444 = (n441 | (redir_valid_i & (redir_warp_i == 6'h0b)));
-  wire n447 = (st_valid_i & (st_warp_i == 6'h0c));
-  wire n450 = (n447 | (redir_valid_i & (redir_warp_i == 6'h0c)));
-  wire n453 = (st_valid_i & (st_warp_i == 6'h0d));
-  wire n456 = (n453 | (redir_valid_i & (redir_warp_i == 6'h0d)));
-  wire n459 = (st_valid_i & (st_warp_i == 6'h0e));
-  wire n462 = (n459 | (redir_valid_i & (redir_warp_i == 6'h0e)));
-  wire n465 = (st_valid_i & (st_warp_i == 6'h0f));
-  wire n468 = (n465 | (redir_valid_i & (redir_warp_i == 6'h0f)));
-  wire n471 = (st_valid_i & (st_warp_i == 6'h10));
-  wire n474 = (n471 | (redir_valid_i & (redir_warp_i == 6'h10)));
-  wire n477 = (st_valid_i & (st_warp_i == 6'h11));
-  wire n480 = (n477 | (redir_valid_i & (redir_warp_i == 6'h11)));
-  wire n483 = (st_valid_i & (st_warp_i == 6'h12));
-  wire n486 = (n483 | (redir_valid_i & (redir_warp_i == 6'h12)));
-  wire n489 = (st_valid_i & (st_warp_i == 6'h13));
-  wire n492 = (n489 | (redir_valid_i & (redir_warp_i == 6'h13)));
-  wire n495 = (st_valid_i & (st_warp_i == 6'h14));
-  wire n498 = (n495 | (redir_valid_i & (redir_warp_i == 6'h14)));
-  wire n501 = (st_valid_i & (st_warp_i == 6'h15));
-  wire n504 = (n501 | (redir_valid_i & (redir_warp_i == 6'h15)));
-  wire n507 = (st_valid_i & (st_warp_i == 6'h16));
-  wire n510 = (n507 | (redir_valid_i & (redir_warp_i == 6'h16)));
-  wire n513 = (st_valid_i & (st_warp_i == 6'h17));
-  wire n516 = (n513 | (redir_valid_i & (redir_warp_i == 6'h17)));
-  wire n519 = (st_valid_i & (st_warp_i == 6'h18));
-  wire n522 = (n519 | (redir_valid_i & (redir_warp_i == 6'h18)));
-  wire n525 = (st_valid_i & (st_warp_i == 6'h19));
-  wire n528 = (n525 | (redir_valid_i & (redir_warp_i == 6'h19)));
-  wire n531 = (st_valid_i & (st_warp_i == 6'h1a));
-  wire n534 = (n531 | (redir_valid_i & (redir_warp_i == 6'h1a)));
-  wire n537 = (st_valid_i & (st_warp_i == 6'h1b));
-  wire n540 = (n537 | (redir_valid_i & (redir_warp_i == 6'h1b)));
-  wire n543 = (st_valid_i & (st_warp_i == 6'h1c));
-  wire n546 = (n543 | (redir_valid_i & (redir_warp_i == 6'h1c)));
-  wire n549 = (st_valid_i & (st_warp_i == 6'h1d));
-  wire n552 = (n549 | (redir_valid_i & (redir_warp_i == 6'h1d)));
-  wire n555 = (st_valid_i & (st_warp_i == 6'h1e));
-  wire n558 = (n555 | (redir_valid_i & (redir_warp_i == 6'h1e)));
-  wire n561 = (st_valid_i & (st_warp_i == 6'h1f));
-  wire n564 = (n561 | (redir_valid_i & (redir_warp_i == 6'h1f)));
-  wire n567 = (st_valid_i & (st_warp_i == 6'h20));
-  wire n570 = (n567 | (redir_valid_i & (redir_warp_i == 6'h20)));
-  wire n573 = (st_valid_i & (st_warp_i == 6'h21));
-  wire n576 = (n573 | (redir_valid_i & (redir_warp_i == 6'h21)));
-  wire n579 = (st_valid_i & (st_warp_i == 6'h22));
-  wire n582 = (n579 | (redir_valid_i & (redir_warp_i == 6'h22)));
-  wire n585 = (st_valid_i & (st_warp_i == 6'h23));
-  wire n588 = (n585 | (redir_valid_i & (redir_warp_i == 6'h23)));
-  wire n591 = (st_valid_i & (st_warp_i == 6'h24));
-  wire n594 = (n591 | (redir_valid_i & (redir_warp_i == 6'h24)));
-  wire n597 = (st_valid_i & (st_warp_i == 6'h25));
-  wire n600 = (n597 | (redir_valid_i & (redir_warp_i == 6'h25)));
-  wire n603 = (st_valid_i & (st_warp_i == 6'h26));
-  wire n606 = (n603 | (redir_valid_i & (redir_warp_i == 6'h26)));
-  wire n609 = (st_valid_i & (st_warp_i == 6'h27));
-  wire n612 = (n609 | (redir_valid_i & (redir_warp_i == 6'h27)));
-  wire n615 = (st_valid_i & (st_warp_i == 6'h28));
-  wire n618 = (n615 | (redir_valid_i & (redir_warp_i == 6'h28)));
-  wire n621 = (st_valid_i & (st_warp_i == 6'h29));
-  wire n624 = (n621 | (redir_valid_i & (redir_warp_i == 6'h29)));
-  wire n627 = (st_valid_i & (st_warp_i == 6'h2a));
-  wire n630 = (n627 | (redir_valid_i & (redir_warp_i == 6'h2a)));
-  wire n633 = (st_valid_i & (st_warp_i == 6'h2b));
-  wire n636 = (n633 | (redir_valid_i & (redir_warp_i == 6'h2b)));
-  wire n639 = (st_valid_i & (st_warp_i == 6'h2c));
-  wire n642 = (n639 | (redir_valid_i & (redir_warp_i == 6'h2c)));
-  wire n645 = (st_valid_i & (st_warp_i == 6'h2d));
-  wire n648 = (n645 | (redir_valid_i & (redir_warp_i == 6'h2d)));
-  wire n651 = (st_valid_i & (st_warp_i == 6'h2e));
-  wire n654 = (n651 | (redir_valid_i & (redir_warp_i == 6'h2e)));
-  wire n657 = (st_valid_i & (st_warp_i == 6'h2f));
-  wire n660 = (n657 | (redir_valid_i & (redir_warp_i == 6'h2f)));
-  wire n681 = ((((((n6 & n104) & (~wm0_q)) & (fpc0_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h00)))) & (~n378)) & (~fill));
-  wire n695 = ((((((n8 & n106) & (~wm2_q)) & (fpc2_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h02)))) & (~n390)) & (~fill));
-  wire n709 = ((((((n10 & n108) & (~wm4_q)) & (fpc4_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h04)))) & (~n402)) & (~fill));
-  wire n723 = ((((((n12 & n110) & (~wm6_q)) & (fpc6_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h06)))) & (~n414)) & (~fill));
-  wire n737 = ((((((n14 & n112) & (~wm8_q)) & (fpc8_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h08)))) & (~n426)) & (~fill));
-  wire n751 = ((((((n16 & n114) & (~wm10_q)) & (fpc10_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h0a)))) & (~n438)) & (~fill));
-  wire n765 = ((((((n18 & n116) & (~wm12_q)) & (fpc12_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h0c)))) & (~n450)) & (~fill));
-  wire n779 = ((((((n20 & n118) & (~wm14_q)) & (fpc14_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h0e)))) & (~n462)) & (~fill));
-  wire n793 = ((((((n22 & n120) & (~wm16_q)) & (fpc16_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h10)))) & (~n474)) & (~fill));
-  wire n807 = ((((((n24 & n122) & (~wm18_q)) & (fpc18_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h12)))) & (~n486)) & (~fill));
-  wire n821 = ((((((n26 & n124) & (~wm20_q)) & (fpc20_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h14)))) & (~n498)) & (~fill));
-  wire n835 = ((((((n28 & n126) & (~wm22_q)) & (fpc22_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h16)))) & (~n510)) & (~fill));
-  wire n849 = ((((((n30 & n128) & (~wm24_q)) & (fpc24_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h18)))) & (~n522)) & (~fill));
-  wire n863 = ((((((n32 & n130) & (~wm26_q)) & (fpc26_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h1a)))) & (~n534)) & (~fill));
-  wire n877 = ((((((n34 & n132) & (~wm28_q)) & (fpc28_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h1c)))) & (~n546)) & (~fill));
-  wire n891 = ((((((n36 & n134) & (~wm30_q)) & (fpc30_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h1e)))) & (~n558)) & (~fill));
-  wire n905 = ((((((n38 & n136) & (~wm32_q)) & (fpc32_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h20)))) & (~n570)) & (~fill));
-  wire n919 = ((((((n40 & n138) & (~wm34_q)) & (fpc34_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h22)))) & (~n582)) & (~fill));
-  wire n933 = ((((((n42 & n140) & (~wm36_q)) & (fpc36_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h24)))) & (~n594)) & (~fill));
-  wire n947 = ((((((n44 & n142) & (~wm38_q)) & (fpc38_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h26)))) & (~n606)) & (~fill));
-  wire n961 = ((((((n46 & n144) & (~wm40_q)) & (fpc40_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h28)))) & (~n618)) & (~fill));
-  wire n975 = ((((((n48 & n146) & (~wm42_q)) & (fpc42_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h2a)))) & (~n630)) & (~fill));
-  wire n989 = ((((((n50 & n148) & (~wm44_q)) & (fpc44_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h2c)))) & (~n642)) & (~fill));
-  wire n1003 = ((((((n52 & n150) & (~wm46_q)) & (fpc46_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h2e)))) & (~n654)) & (~fill));
-  wire n1006 = (1'h0 & (rr0_q < 6'h01));
-  wire n1009 = (n695 & (rr0_q < 6'h02));
-  wire n1012 = (1'h0 & (rr0_q < 6'h03));
-  wire n1015 = (n709 & (rr0_q < 6'h04));
-  wire n1018 = (1'h0 & (rr0_q < 6'h05));
-  wire n1021 = (n723 & (rr0_q < 6'h06));
-  wire n1024 = (1'h0 & (rr0_q < 6'h07));
-  wire n1027 = (n737 & (rr0_q < 6'h08));
-  wire n1030 = (1'h0 & (rr0_q < 6'h09));
-  wire n1033 = (n751 & (rr0_q < 6'h0a));
-  wire n1036 = (1'h0 & (rr0_q < 6'h0b));
-  wire n1039 = (n765 & (rr0_q < 6'h0c));
-  wire n1042 = (1'h0 & (rr0_q < 6'h0d));
-  wire n1045 = (n779 & (rr0_q < 6'h0e));
-  wire n1048 = (1'h0 & (rr0_q < 6'h0f));
-  wire n1051 = (n793 & (rr0_q < 6'h10));
-  wire n1054 = (1'h0 & (rr0_q < 6'h11));
-  wire n1057 = (n807 & (rr0_q < 6'h12));
-  wire n1060 = (1'h0 & (rr0_q < 6'h13));
-  wire n1063 = (n821 & (rr0_q < 6'h14));
-  wire n1066 = (1'h0 & (rr0_q < 6'h15));
-  wire n1069 = (n835 & (rr0_q < 6'h16));
-  wire n1072 = (1'h0 & (rr0_q < 6'h17));
-  wire n1075 = (n849 & (rr0_q < 6'h18));
-  wire n1078 = (1'h0 & (rr0_q < 6'h19));
-  wire n1081 = (n863 & (rr0_q < 6'h1a));
-  wire n1084 = (1'h0 & (rr0_q < 6'h1b));
-  wire n1087 = (n877 & (rr0_q < 6'h1c));
-  wire n1090 = (1'h0 & (rr0_q < 6'h1d));
-  wire n1093 = (n891 & (rr0_q < 6'h1e));
-  wire n1096 = (1'h0 & (rr0_q < 6'h1f));
-  wire n1099 = (n905 & (rr0_q < 6'h20));
-  wire n1102 = (1'h0 & (rr0_q < 6'h21));
-  wire n1105 = (n919 & (rr0_q < 6'h22));
-  wire n1108 = (1'h0 & (rr0_q < 6'h23));
-  wire n1111 = (n933 & (rr0_q < 6'h24));
-  wire n1114 = (1'h0 & (rr0_q < 6'h25));
-  wire n1117 = (n947 & (rr0_q < 6'h26));
-  wire n1120 = (1'h0 & (rr0_q < 6'h27));
-  wire n1123 = (n961 & (rr0_q < 6'h28));
-  wire n1126 = (1'h0 & (rr0_q < 6'h29));
-  wire n1129 = (n975 & (rr0_q < 6'h2a));
-  wire n1132 = (1'h0 & (rr0_q < 6'h2b));
-  wire n1135 = (n989 & (rr0_q < 6'h2c));
-  wire n1138 = (1'h0 & (rr0_q < 6'h2d));
-  wire n1141 = (n1003 & (rr0_q < 6'h2e));
-  wire n1144 = (1'h0 & (rr0_q < 6'h2f));
-  wire [5:0] pick_warp0 = (((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n1006) | n1009) | n1012) | n1015) | n1018) | n1021) | n1024) | n1027) | n1030) | n1033) | n1036) | n1039) | n1042) | n1045) | n1048) | n1051) | n1054) | n1057) | n1060) | n1063) | n1066) | n1069) | n1072) | n1075) | n1078) | n1081) | n1084) | n1087) | n1090) | n1093) | n1096) | n1099) | n1102) | n1105) | n1108) | n1111) | n1114) | n1117) | n1120) | n1123) | n1126) | n1129) | n1132) | n1135) | n1138) | n1141) | n1144) ? (1'h0 ? 6'h00 : (n1006 ? 6'h01 : (n1009 ? 6'h02 : (n1012 ? 6'h03 : (n1015 ? 6'h04 : (n1018 ? 6'h05 : (n1021 ? 6'h06 : (n1024 ? 6'h07 : (n1027 ? 6'h08 : (n1030 ? 6'h09 : (n1033 ? 6'h0a : (n1036 ? 6'h0b : (n1039 ? 6'h0c : (n1042 ? 6'h0d : (n1045 ? 6'h0e : (n1048 ? 6'h0f : (n1051 ? 6'h10 : (n1054 ? 6'h11 : (n1057 ? 6'h12 : (n1060 ? 6'h13 : (n1063 ? 6'h14 : (n1066 ? 6'h15 : (n1069 ? 6'h16 : (n1072 ? 6'h17 : (n1075 ? 6'h18 : (n1078 ? 6'h19 : (n1081 ? 6'h1a : (n1084 ? 6'h1b : (n1087 ? 6'h1c : (n1090 ? 6'h1d : (n1093 ? 6'h1e : (n1096 ? 6'h1f : (n1099 ? 6'h20 : (n1102 ? 6'h21 : (n1105 ? 6'h22 : (n1108 ? 6'h23 : (n1111 ? 6'h24 : (n1114 ? 6'h25 : (n1117 ? 6'h26 : (n1120 ? 6'h27 : (n1123 ? 6'h28 : (n1126 ? 6'h29 : (n1129 ? 6'h2a : (n1132 ? 6'h2b : (n1135 ? 6'h2c : (n1138 ? 6'h2d : (n1141 ? 6'h2e : (n1144 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))) : (n681 ? 6'h00 : (1'h0 ? 6'h01 : (n695 ? 6'h02 : (1'h0 ? 6'h03 : (n709 ? 6'h04 : (1'h0 ? 6'h05 : (n723 ? 6'h06 : (1'h0 ? 6'h07 : (n737 ? 6'h08 : (1'h0 ? 6'h09 : (n751 ? 6'h0a : (1'h0 ? 6'h0b : (n765 ? 6'h0c : (1'h0 ? 6'h0d : (n779 ? 6'h0e : (1'h0 ? 6'h0f : (n793 ? 6'h10 : (1'h0 ? 6'h11 : (n807 ? 6'h12 : (1'h0 ? 6'h13 : (n821 ? 6'h14 : (1'h0 ? 6'h15 : (n835 ? 6'h16 : (1'h0 ? 6'h17 : (n849 ? 6'h18 : (1'h0 ? 6'h19 : (n863 ? 6'h1a : (1'h0 ? 6'h1b : (n877 ? 6'h1c : (1'h0 ? 6'h1d : (n891 ? 6'h1e : (1'h0 ? 6'h1f : (n905 ? 6'h20 : (1'h0 ? 6'h21 : (n919 ? 6'h22 : (1'h0 ? 6'h23 : (n933 ? 6'h24 : (1'h0 ? 6'h25 : (n947 ? 6'h26 : (1'h0 ? 6'h27 : (n961 ? 6'h28 : (1'h0 ? 6'h29 : (n975 ? 6'h2a : (1'h0 ? 6'h2b : (n989 ? 6'h2c : (1'h0 ? 6'h2d : (n1003 ? 6'h2e : (1'h0 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))));
-  wire pick_valid0 = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n681) | 1'h0) | n695) | 1'h0) | n709) | 1'h0) | n723) | 1'h0) | n737) | 1'h0) | n751) | 1'h0) | n765) | 1'h0) | n779) | 1'h0) | n793) | 1'h0) | n807) | 1'h0) | n821) | 1'h0) | n835) | 1'h0) | n849) | 1'h0) | n863) | 1'h0) | n877) | 1'h0) | n891) | 1'h0) | n905) | 1'h0) | n919) | 1'h0) | n933) | 1'h0) | n947) | 1'h0) | n961) | 1'h0) | n975) | 1'h0) | n989) | 1'h0) | n1003) | 1'h0);
-  wire [5:0] n1440 = (pick_warp0 >> 6'h00);
-  wire n1441 = n1440[0];
-  wire [5:0] n1475 = (pick_warp0 >> 6'h01);
-  wire n1476 = n1475[0];
-  wire [5:0] n1494 = (pick_warp0 >> 6'h02);
-  wire n1495 = n1494[0];
-  wire [5:0] n1505 = (pick_warp0 >> 6'h03);
-  wire n1506 = n1505[0];
-  wire [5:0] n1512 = (pick_warp0 >> 6'h04);
-  wire n1513 = n1512[0];
-  wire [5:0] n1517 = (pick_warp0 >> 6'h05);
-  wire [15:0] n1519 = (n1517[0] ? (n1513 ? (n1506 ? (n1495 ? (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000)) : (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000))) : (n1495 ? (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000)) : (n1476 ? (n1441 ? 16'h0000 : 16'h0000) : (n1441 ? 16'h0000 : 16'h0000)))) : (n1506 ? (n1495 ? (n1476 ? (n1441 ? fpc47_q : fpc46_q) : (n1441 ? fpc45_q : fpc44_q)) : (n1476 ? (n1441 ? fpc43_q : fpc42_q) : (n1441 ? fpc41_q : fpc40_q))) : (n1495 ? (n1476 ? (n1441 ? fpc39_q : fpc38_q) : (n1441 ? fpc37_q : fpc36_q)) : (n1476 ? (n1441 ? fpc35_q : fpc34_q) : (n1441 ? fpc33_q : fpc32_q))))) : (n1513 ? (n1506 ? (n1495 ? (n1476 ? (n1441 ? fpc31_q : fpc30_q) : (n1441 ? fpc29_q : fpc28_q)) : (n1476 ? (n1441 ? fpc27_q : fpc26_q) : (n1441 ? fpc25_q : fpc24_q))) : (n1495 ? (n1476 ? (n1441 ? fpc23_q : fpc22_q) : (n1441 ? fpc21_q : fpc20_q)) : (n1476 ? (n1441 ? fpc19_q : fpc18_q) : (n1441 ? fpc17_q : fpc16_q)))) : (n1506 ? (n1495 ? (n1476 ? (n1441 ? fpc15_q : fpc14_q) : (n1441 ? fpc13_q : fpc12_q)) : (n1476 ? (n1441 ? fpc11_q : fpc10_q) : (n1441 ? fpc9_q : fpc8_q))) : (n1495 ? (n1476 ? (n1441 ? fpc7_q : fpc6_q) : (n1441 ? fpc5_q : fpc4_q)) : (n1476 ? (n1441 ? fpc3_q : fpc2_q) : (n1441 ? fpc1_q : fpc0_q))))));
-  wire [15:0] n1520 = (n1519 >> 4'h3);
-  wire [4:0] n1521 = n1520[4:0];
-  wire [15:0] n1528 = (((l1pc0_q >> 4'h3) >> 4'h5) | 16'h8000);
-  wire [15:0] n1530 = (l1pc0_q & 16'h0007);
-  wire [5:0] n1533 = (l1w0_q >> 6'h00);
-  wire n1534 = n1533[0];
-  wire [5:0] n1568 = (l1w0_q >> 6'h01);
-  wire n1569 = n1568[0];
-  wire [5:0] n1587 = (l1w0_q >> 6'h02);
-  wire n1588 = n1587[0];
-  wire [5:0] n1598 = (l1w0_q >> 6'h03);
-  wire n1599 = n1598[0];
-  wire [5:0] n1605 = (l1w0_q >> 6'h04);
-  wire n1606 = n1605[0];
-  wire [5:0] n1610 = (l1w0_q >> 6'h05);
-  wire [5:0] n1615 = (l1w0_q >> 6'h00);
-  wire n1616 = n1615[0];
-  wire [5:0] n1650 = (l1w0_q >> 6'h01);
-  wire n1651 = n1650[0];
-  wire [5:0] n1669 = (l1w0_q >> 6'h02);
-  wire n1670 = n1669[0];
-  wire [5:0] n1680 = (l1w0_q >> 6'h03);
-  wire n1681 = n1680[0];
-  wire [5:0] n1687 = (l1w0_q >> 6'h04);
-  wire n1688 = n1687[0];
-  wire [5:0] n1692 = (l1w0_q >> 6'h05);
-  wire n1696 = (l1v0_q & (~(n1610[0] ? (n1606 ? (n1599 ? (n1588 ? (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0)) : (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0))) : (n1588 ? (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0)) : (n1569 ? (n1534 ? 1'h0 : 1'h0) : (n1534 ? 1'h0 : 1'h0)))) : (n1599 ? (n1588 ? (n1569 ? (n1534 ? n660 : n654) : (n1534 ? n648 : n642)) : (n1569 ? (n1534 ? n636 : n630) : (n1534 ? n624 : n618))) : (n1588 ? (n1569 ? (n1534 ? n612 : n606) : (n1534 ? n600 : n594)) : (n1569 ? (n1534 ? n588 : n582) : (n1534 ? n576 : n570))))) : (n1606 ? (n1599 ? (n1588 ? (n1569 ? (n1534 ? n564 : n558) : (n1534 ? n552 : n546)) : (n1569 ? (n1534 ? n540 : n534) : (n1534 ? n528 : n522))) : (n1588 ? (n1569 ? (n1534 ? n516 : n510) : (n1534 ? n504 : n498)) : (n1569 ? (n1534 ? n492 : n486) : (n1534 ? n480 : n474)))) : (n1599 ? (n1588 ? (n1569 ? (n1534 ? n468 : n462) : (n1534 ? n456 : n450)) : (n1569 ? (n1534 ? n444 : n438) : (n1534 ? n432 : n426))) : (n1588 ? (n1569 ? (n1534 ? n420 : n414) : (n1534 ? n408 : n402)) : (n1569 ? (n1534 ? n396 : n390) : (n1534 ? n384 : n378))))))));
-  wire n1699 = (tag0_rdata0_q == n1528);
-  wire n1736 = (tag1_rdata0_q == n1528);
-  wire n1773 = (tag2_rdata0_q == n1528);
-  wire n1810 = (tag3_rdata0_q == n1528);
-  wire n1845 = ((((1'h0 | n1699) | n1736) | n1773) | n1810);
-  wire hit0 = (n1696 & n1845);
-  wire push0 = (hit0 & (n1692[0] ? (n1688 ? (n1681 ? (n1670 ? (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0)) : (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0))) : (n1670 ? (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0)) : (n1651 ? (n1616 ? 1'h0 : 1'h0) : (n1616 ? 1'h0 : 1'h0)))) : (n1681 ? (n1670 ? (n1651 ? (n1616 ? n151 : n150) : (n1616 ? n149 : n148)) : (n1651 ? (n1616 ? n147 : n146) : (n1616 ? n145 : n144))) : (n1670 ? (n1651 ? (n1616 ? n143 : n142) : (n1616 ? n141 : n140)) : (n1651 ? (n1616 ? n139 : n138) : (n1616 ? n137 : n136))))) : (n1688 ? (n1681 ? (n1670 ? (n1651 ? (n1616 ? n135 : n134) : (n1616 ? n133 : n132)) : (n1651 ? (n1616 ? n131 : n130) : (n1616 ? n129 : n128))) : (n1670 ? (n1651 ? (n1616 ? n127 : n126) : (n1616 ? n125 : n124)) : (n1651 ? (n1616 ? n123 : n122) : (n1616 ? n121 : n120)))) : (n1681 ? (n1670 ? (n1651 ? (n1616 ? n119 : n118) : (n1616 ? n117 : n116)) : (n1651 ? (n1616 ? n115 : n114) : (n1616 ? n113 : n112))) : (n1670 ? (n1651 ? (n1616 ? n111 : n110) : (n1616 ? n109 : n108)) : (n1651 ? (n1616 ? n107 : n106) : (n1616 ? n105 : n104)))))));
-  wire miss0 = (n1696 & (~n1845));
-  wire n1870 = ((((((n7 & n105) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h01)))) & (~n384)) & (~fill));
-  wire n1884 = ((((((n9 & n107) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h03)))) & (~n396)) & (~fill));
-  wire n1898 = ((((((n11 & n109) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h05)))) & (~n408)) & (~fill));
-  wire n1912 = ((((((n13 & n111) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h07)))) & (~n420)) & (~fill));
-  wire n1926 = ((((((n15 & n113) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h09)))) & (~n432)) & (~fill));
-  wire n1940 = ((((((n17 & n115) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0b)))) & (~n444)) & (~fill));
-  wire n1954 = ((((((n19 & n117) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0d)))) & (~n456)) & (~fill));
-  wire n1968 = ((((((n21 & n119) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0f)))) & (~n468)) & (~fill));
-  wire n1982 = ((((((n23 & n121) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h11)))) & (~n480)) & (~fill));
-  wire n1996 = ((((((n25 & n123) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h13)))) & (~n492)) & (~fill));
-  wire n2010 = ((((((n27 & n125) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h15)))) & (~n504)) & (~fill));
-  wire n2024 = ((((((n29 & n127) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h17)))) & (~n516)) & (~fill));
-  wire n2038 = ((((((n31 & n129) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h19)))) & (~n528)) & (~fill));
-  wire n2052 = ((((((n33 & n131) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1b)))) & (~n540)) & (~fill));
-  wire n2066 = ((((((n35 & n133) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1d)))) & (~n552)) & (~fill));
-  wire n2080 = ((((((n37 & n135) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1f)))) & (~n564)) & (~fill));
-  wire n2094 = ((((((n39 & n137) & (~wm33_q)) & (fpc33_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h21)))) & (~n576)) & (~fill));
-  wire n2108 = ((((((n41 & n139) & (~wm35_q)) & (fpc35_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h23)))) & (~n588)) & (~fill));
-  wire n2122 = ((((((n43 & n141) & (~wm37_q)) & (fpc37_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h25)))) & (~n600)) & (~fill));
-  wire n2136 = ((((((n45 & n143) & (~wm39_q)) & (fpc39_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h27)))) & (~n612)) & (~fill));
-  wire n2150 = ((((((n47 & n145) & (~wm41_q)) & (fpc41_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h29)))) & (~n624)) & (~fill));
-  wire n2164 = ((((((n49 & n147) & (~wm43_q)) & (fpc43_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2b)))) & (~n636)) & (~fill));
-  wire n2178 = ((((((n51 & n149) & (~wm45_q)) & (fpc45_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2d)))) & (~n648)) & (~fill));
-  wire n2192 = ((((((n53 & n151) & (~wm47_q)) & (fpc47_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2f)))) & (~n660)) & (~fill));
-  wire n2195 = (n1870 & (rr1_q < 6'h01));
-  wire n2198 = (1'h0 & (rr1_q < 6'h02));
-  wire n2201 = (n1884 & (rr1_q < 6'h03));
-  wire n2204 = (1'h0 & (rr1_q < 6'h04));
-  wire n2207 = (n1898 & (rr1_q < 6'h05));
-  wire n2210 = (1'h0 & (rr1_q < 6'h06));
-  wire n2213 = (n1912 & (rr1_q < 6'h07));
-  wire n2216 = (1'h0 & (rr1_q < 6'h08));
-  wire n2219 = (n1926 & (rr1_q < 6'h09));
-  wire n2222 = (1'h0 & (rr1_q < 6'h0a));
-  wire n2225 = (n1940 & (rr1_q < 6'h0b));
-  wire n2228 = (1'h0 & (rr1_q < 6'h0c));
-  wire n2231 = (n1954 & (rr1_q < 6'h0d));
-  wire n2234 = (1'h0 & (rr1_q < 6'h0e));
-  wire n2237 = (n1968 & (rr1_q < 6'h0f));
-  wire n2240 = (1'h0 & (rr1_q < 6'h10));
-  wire n2243 = (n1982 & (rr1_q < 6'h11));
-  wire n2246 = (1'h0 & (rr1_q < 6'h12));
-  wire n2249 = (n1996 & (rr1_q < 6'h13));
-  wire n2252 = (1'h0 & (rr1_q < 6'h14));
-  wire n2255 = (n2010 & (rr1_q < 6'h15));
-  wire n2258 = (1'h0 & (rr1_q < 6'h16));
-  wire n2261 = (n2024 & (rr1_q < 6'h17));
-  wire n2264 = (1'h0 & (rr1_q < 6'h18));
-  wire n2267 = (n2038 & (rr1_q < 6'h19));
-  wire n2270 = (1'h0 & (rr1_q < 6'h1a));
-  wire n2273 = (n2052 & (rr1_q < 6'h1b));
-  wire n2276 = (1'h0 & (rr1_q < 6'h1c));
-  wire n2279 = (n2066 & (rr1_q < 6'h1d));
-  wire n2282 = (1'h0 & (rr1_q < 6'h1e));
-  wire n2285 = (n2080 & (rr1_q < 6'h1f));
-  wire n2288 = (1'h0 & (rr1_q < 6'h20));
-  wire n2291 = (n2094 & (rr1_q < 6'h21));
-  wire n2294 = (1'h0 & (rr1_q < 6'h22));
-  wire n2297 = (n2108 & (rr1_q < 6'h23));
-  wire n2300 = (1'h0 & (rr1_q < 6'h24));
-  wire n2303 = (n2122 & (rr1_q < 6'h25));
-  wire n2306 = (1'h0 & (rr1_q < 6'h26));
-  wire n2309 = (n2136 & (rr1_q < 6'h27));
-  wire n2312 = (1'h0 & (rr1_q < 6'h28));
-  wire n2315 = (n2150 & (rr1_q < 6'h29));
-  wire n2318 = (1'h0 & (rr1_q < 6'h2a));
-  wire n2321 = (n2164 & (rr1_q < 6'h2b));
-  wire n2324 = (1'h0 & (rr1_q < 6'h2c));
-  wire n2327 = (n2178 & (rr1_q < 6'h2d));
-  wire n2330 = (1'h0 & (rr1_q < 6'h2e));
-  wire n2333 = (n2192 & (rr1_q < 6'h2f));
-  wire [5:0] pick_warp1 = (((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n2195) | n2198) | n2201) | n2204) | n2207) | n2210) | n2213) | n2216) | n2219) | n2222) | n2225) | n2228) | n2231) | n2234) | n2237) | n2240) | n2243) | n2246) | n2249) | n2252) | n2255) | n2258) | n2261) | n2264) | n2267) | n2270) | n2273) | n2276) | n2279) | n2282) | n2285) | n2288) | n2291) | n2294) | n2297) | n2300) | n2303) | n2306) | n2309) | n2312) | n2315) | n2318) | n2321) | n2324) | n2327) | n2330) | n2333) ? (1'h0 ? 6'h00 : (n2195 ? 6'h01 : (n2198 ? 6'h02 : (n2201 ? 6'h03 : (n2204 ? 6'h04 : (n2207 ? 6'h05 : (n2210 ? 6'h06 : (n2213 ? 6'h07 : (n2216 ? 6'h08 : (n2219 ? 6'h09 : (n2222 ? 6'h0a : (n2225 ? 6'h0b : (n2228 ? 6'h0c : (n2231 ? 6'h0d : (n2234 ? 6'h0e : (n2237 ? 6'h0f : (n2240 ? 6'h10 : (n2243 ? 6'h11 : (n2246 ? 6'h12 : (n2249 ? 6'h13 : (n2252 ? 6'h14 : (n2255 ? 6'h15 : (n2258 ? 6'h16 : (n2261 ? 6'h17 : (n2264 ? 6'h18 : (n2267 ? 6'h19 : (n2270 ? 6'h1a : (n2273 ? 6'h1b : (n2276 ? 6'h1c : (n2279 ? 6'h1d : (n2282 ? 6'h1e : (n2285 ? 6'h1f : (n2288 ? 6'h20 : (n2291 ? 6'h21 : (n2294 ? 6'h22 : (n2297 ? 6'h23 : (n2300 ? 6'h24 : (n2303 ? 6'h25 : (n2306 ? 6'h26 : (n2309 ? 6'h27 : (n2312 ? 6'h28 : (n2315 ? 6'h29 : (n2318 ? 6'h2a : (n2321 ? 6'h2b : (n2324 ? 6'h2c : (n2327 ? 6'h2d : (n2330 ? 6'h2e : (n2333 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))) : (1'h0 ? 6'h00 : (n1870 ? 6'h01 : (1'h0 ? 6'h02 : (n1884 ? 6'h03 : (1'h0 ? 6'h04 : (n1898 ? 6'h05 : (1'h0 ? 6'h06 : (n1912 ? 6'h07 : (1'h0 ? 6'h08 : (n1926 ? 6'h09 : (1'h0 ? 6'h0a : (n1940 ? 6'h0b : (1'h0 ? 6'h0c : (n1954 ? 6'h0d : (1'h0 ? 6'h0e : (n1968 ? 6'h0f : (1'h0 ? 6'h10 : (n1982 ? 6'h11 : (1'h0 ? 6'h12 : (n1996 ? 6'h13 : (1'h0 ? 6'h14 : (n2010 ? 6'h15 : (1'h0 ? 6'h16 : (n2024 ? 6'h17 : (1'h0 ? 6'h18 : (n2038 ? 6'h19 : (1'h0 ? 6'h1a : (n2052 ? 6'h1b : (1'h0 ? 6'h1c : (n2066 ? 6'h1d : (1'h0 ? 6'h1e : (n2080 ? 6'h1f : (1'h0 ? 6'h20 : (n2094 ? 6'h21 : (1'h0 ? 6'h22 : (n2108 ? 6'h23 : (1'h0 ? 6'h24 : (n2122 ? 6'h25 : (1'h0 ? 6'h26 : (n2136 ? 6'h27 : (1'h0 ? 6'h28 : (n2150 ? 6'h29 : (1'h0 ? 6'h2a : (n2164 ? 6'h2b : (1'h0 ? 6'h2c : (n2178 ? 6'h2d : (1'h0 ? 6'h2e : (n2192 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))));
-  wire pick_valid1 = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n1870) | 1'h0) | n1884) | 1'h0) | n1898) | 1'h0) | n1912) | 1'h0) | n1926) | 1'h0) | n1940) | 1'h0) | n1954) | 1'h0) | n1968) | 1'h0) | n1982) | 1'h0) | n1996) | 1'h0) | n2010) | 1'h0) | n2024) | 1'h0) | n2038) | 1'h0) | n2052) | 1'h0) | n2066) | 1'h0) | n2080) | 1'h0) | n2094) | 1'h0) | n2108) | 1'h0) | n2122) | 1'h0) | n2136) | 1'h0) | n2150) | 1'h0) | n2164) | 1'h0) | n2178) | 1'h0) | n2192);
-  wire [5:0] n2629 = (pick_warp1 >> 6'h00);
-  wire n2630 = n2629[0];
-  wire [5:0] n2664 = (pick_warp1 >> 6'h01);
-  wire n2665 = n2664[0];
-  wire [5:0] n2683 = (pick_warp1 >> 6'h02);
-  wire n2684 = n2683[0];
-  wire [5:0] n2694 = (pick_warp1 >> 6'h03);
-  wire n2695 = n2694[0];
-  wire [5:0] n2701 = (pick_warp1 >> 6'h04);
-  wire n2702 = n2701[0];
-  wire [5:0] n2706 = (pick_warp1 >> 6'h05);
-  wire [15:0] n2708 = (n2706[0] ? (n2702 ? (n2695 ? (n2684 ? (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000)) : (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000))) : (n2684 ? (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000)) : (n2665 ? (n2630 ? 16'h0000 : 16'h0000) : (n2630 ? 16'h0000 : 16'h0000)))) : (n2695 ? (n2684 ? (n2665 ? (n2630 ? fpc47_q : fpc46_q) : (n2630 ? fpc45_q : fpc44_q)) : (n2665 ? (n2630 ? fpc43_q : fpc42_q) : (n2630 ? fpc41_q : fpc40_q))) : (n2684 ? (n2665 ? (n2630 ? fpc39_q : fpc38_q) : (n2630 ? fpc37_q : fpc36_q)) : (n2665 ? (n2630 ? fpc35_q : fpc34_q) : (n2630 ? fpc33_q : fpc32_q))))) : (n2702 ? (n2695 ? (n2684 ? (n2665 ? (n2630 ? fpc31_q : fpc30_q) : (n2630 ? fpc29_q : fpc28_q)) : (n2665 ? (n2630 ? fpc27_q : fpc26_q) : (n2630 ? fpc25_q : fpc24_q))) : (n2684 ? (n2665 ? (n2630 ? fpc23_q : fpc22_q) : (n2630 ? fpc21_q : fpc20_q)) : (n2665 ? (n2630 ? fpc19_q : fpc18_q) : (n2630 ? fpc17_q : fpc16_q)))) : (n2695 ? (n2684 ? (n2665 ? (n2630 ? fpc15_q : fpc14_q) : (n2630 ? fpc13_q : fpc12_q)) : (n2665 ? (n2630 ? fpc11_q : fpc10_q) : (n2630 ? fpc9_q : fpc8_q))) : (n2684 ? (n2665 ? (n2630 ? fpc7_q : fpc6_q) : (n2630 ? fpc5_q : fpc4_q)) : (n2665 ? (n2630 ? fpc3_q : fpc2_q) : (n2630 ? fpc1_q : fpc0_q))))));
-  wire [15:0] n2709 = (n2708 >> 4'h3);
-  wire [4:0] n2710 = n2709[4:0];
-  wire [15:0] n2717 = (((l1pc1_q >> 4'h3) >> 4'h5) | 16'h8000);
-  wire [15:0] n2719 = (l1pc1_q & 16'h0007);
-  wire [5:0] n2722 = (l1w1_q >> 6'h00);
-  wire n2723 = n2722[0];
-  wire [5:0] n2757 = (l1w1_q >> 6'h01);
-  wire n2758 = n2757[0];
-  wire [5:0] n2776 = (l1w1_q >> 6'h02);
-  wire n2777 = n2776[0];
-  wire [5:0] n2787 = (l1w1_q >> 6'h03);
-  wire n2788 = n2787[0];
-  wire [5:0] n2794 = (l1w1_q >> 6'h04);
-  wire n2795 = n2794[0];
-  wire [5:0] n2799 = (l1w1_q >> 6'h05);
-  wire [5:0] n2804 = (l1w1_q >> 6'h00);
-  wire n2805 = n2804[0];
-  wire [5:0] n2839 = (l1w1_q >> 6'h01);
-  wire n2840 = n2839[0];
-  wire [5:0] n2858 = (l1w1_q >> 6'h02);
-  wire n2859 = n2858[0];
-  wire [5:0] n2869 = (l1w1_q >> 6'h03);
-  wire n2870 = n2869[0];
-  wire [5:0] n2876 = (l1w1_q >> 6'h04);
-  wire n2877 = n2876[0];
-  wire [5:0] n2881 = (l1w1_q >> 6'h05);
-  wire n2885 = (l1v1_q & (~(n2799[0] ? (n2795 ? (n2788 ? (n2777 ? (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0)) : (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0))) : (n2777 ? (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0)) : (n2758 ? (n2723 ? 1'h0 : 1'h0) : (n2723 ? 1'h0 : 1'h0)))) : (n2788 ? (n2777 ? (n2758 ? (n2723 ? n660 : n654) : (n2723 ? n648 : n642)) : (n2758 ? (n2723 ? n636 : n630) : (n2723 ? n624 : n618))) : (n2777 ? (n2758 ? (n2723 ? n612 : n606) : (n2723 ? n600 : n594)) : (n2758 ? (n2723 ? n588 : n582) : (n2723 ? n576 : n570))))) : (n2795 ? (n2788 ? (n2777 ? (n2758 ? (n2723 ? n564 : n558) : (n2723 ? n552 : n546)) : (n2758 ? (n2723 ? n540 : n534) : (n2723 ? n528 : n522))) : (n2777 ? (n2758 ? (n2723 ? n516 : n510) : (n2723 ? n504 : n498)) : (n2758 ? (n2723 ? n492 : n486) : (n2723 ? n480 : n474)))) : (n2788 ? (n2777 ? (n2758 ? (n2723 ? n468 : n462) : (n2723 ? n456 : n450)) : (n2758 ? (n2723 ? n444 : n438) : (n2723 ? n432 : n426))) : (n2777 ? (n2758 ? (n2723 ? n420 : n414) : (n2723 ? n408 : n402)) : (n2758 ? (n2723 ? n396 : n390) : (n2723 ? n384 : n378))))))));
-  wire n2888 = (tag0_rdata1_q == n2717);
-  wire n2925 = (tag1_rdata1_q == n2717);
-  wire n2962 = (tag2_rdata1_q == n2717);
-  wire n2999 = (tag3_rdata1_q == n2717);
-  wire n3034 = ((((1'h0 | n2888) | n2925) | n2962) | n2999);
-  wire hit1 = (n2885 & n3034);
-  wire push1 = (hit1 & (n2881[0] ? (n2877 ? (n2870 ? (n2859 ? (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0)) : (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0))) : (n2859 ? (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0)) : (n2840 ? (n2805 ? 1'h0 : 1'h0) : (n2805 ? 1'h0 : 1'h0)))) : (n2870 ? (n2859 ? (n2840 ? (n2805 ? n151 : n150) : (n2805 ? n149 : n148)) : (n2840 ? (n2805 ? n147 : n146) : (n2805 ? n145 : n144))) : (n2859 ? (n2840 ? (n2805 ? n143 : n142) : (n2805 ? n141 : n140)) : (n2840 ? (n2805 ? n139 : n138) : (n2805 ? n137 : n136))))) : (n2877 ? (n2870 ? (n2859 ? (n2840 ? (n2805 ? n135 : n134) : (n2805 ? n133 : n132)) : (n2840 ? (n2805 ? n131 : n130) : (n2805 ? n129 : n128))) : (n2859 ? (n2840 ? (n2805 ? n127 : n126) : (n2805 ? n125 : n124)) : (n2840 ? (n2805 ? n123 : n122) : (n2805 ? n121 : n120)))) : (n2870 ? (n2859 ? (n2840 ? (n2805 ? n119 : n118) : (n2805 ? n117 : n116)) : (n2840 ? (n2805 ? n115 : n114) : (n2805 ? n113 : n112))) : (n2859 ? (n2840 ? (n2805 ? n111 : n110) : (n2805 ? n109 : n108)) : (n2840 ? (n2805 ? n107 : n106) : (n2805 ? n105 : n104)))))));
-  wire miss1 = (n2885 & (~n3034));
-  wire [4:0] n3042 = mline_q[4:0];
-  wire [15:0] n3045 = ((mline_q >> 4'h5) | 16'h8000);
-  wire n3048 = (fill & (mway_q == 3'h0));
-  wire n3051 = (fill & (mway_q == 3'h1));
-  wire n3054 = (fill & (mway_q == 3'h2));
-  wire n3057 = (fill & (mway_q == 3'h3));
-  wire [15:0] n3064 = (miss0 ? (l1pc0_q >> 4'h3) : (miss1 ? (l1pc1_q >> 4'h3) : 16'h0000));
-  wire n3065 = (((1'h0 | miss1) | miss0) & (ms_q == 2'h0));
-  wire [4:0] n3066 = n3064[4:0];
-  wire [2:0] n3076 = (vict0_q + 3'h1);
-  wire [2:0] n3090 = (vict1_q + 3'h1);
-  wire [2:0] n3104 = (vict2_q + 3'h1);
-  wire [2:0] n3118 = (vict3_q + 3'h1);
-  wire [2:0] n3132 = (vict4_q + 3'h1);
-  wire [2:0] n3146 = (vict5_q + 3'h1);
-  wire [2:0] n3160 = (vict6_q + 3'h1);
-  wire [2:0] n3174 = (vict7_q + 3'h1);
-  wire [2:0] n3188 = (vict8_q + 3'h1);
-  wire [2:0] n3202 = (vict9_q + 3'h1);
-  wire [2:0] n3216 = (vict10_q + 3'h1);
-  wire [2:0] n3230 = (vict11_q + 3'h1);
-  wire [2:0] n3244 = (vict12_q + 3'h1);
-  wire [2:0] n3258 = (vict13_q + 3'h1);
-  wire [2:0] n3272 = (vict14_q + 3'h1);
-  wire [2:0] n3286 = (vict15_q + 3'h1);
-  wire [2:0] n3300 = (vict16_q + 3'h1);
-  wire [2:0] n3314 = (vict17_q + 3'h1);
-  wire [2:0] n3328 = (vict18_q + 3'h1);
-  wire [2:0] n3342 = (vict19_q + 3'h1);
-  wire [2:0] n3356 = (vict20_q + 3'h1);
-  wire [2:0] n3370 = (vict21_q + 3'h1);
-  wire [2:0] n3384 = (vict22_q + 3'h1);
-  wire [2:0] n3398 = (vict23_q + 3'h1);
-  wire [2:0] n3412 = (vict24_q + 3'h1);
-  wire [2:0] n3426 = (vict25_q + 3'h1);
-  wire [2:0] n3440 = (vict26_q + 3'h1);
-  wire [2:0] n3454 = (vict27_q + 3'h1);
-  wire [2:0] n3468 = (vict28_q + 3'h1);
-  wire [2:0] n3482 = (vict29_q + 3'h1);
-  wire [2:0] n3496 = (vict30_q + 3'h1);
-  wire [2:0] n3510 = (vict31_q + 3'h1);
-  wire [31:0] n3527 = (push0 ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
-  wire n3534 = (l1w0_q == 6'h00);
-  wire n3561 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n378)) & (~rep0_q));
-  wire n3563 = (l1w1_q == 6'h01);
-  wire n3590 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n384)) & (~rep1_q));
-  wire n3592 = (l1w0_q == 6'h02);
-  wire n3619 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n390)) & (~rep2_q));
-  wire n3621 = (l1w1_q == 6'h03);
-  wire n3648 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n396)) & (~rep3_q));
-  wire n3650 = (l1w0_q == 6'h04);
-  wire n3677 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n402)) & (~rep4_q));
-  wire n3679 = (l1w1_q == 6'h05);
-  wire n3706 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n408)) & (~rep5_q));
-  wire n3708 = (l1w0_q == 6'h06);
-  wire n3735 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n414)) & (~rep6_q));
-  wire n3737 = (l1w1_q == 6'h07);
-  wire n3764 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n420)) & (~rep7_q));
-  wire n3766 = (l1w0_q == 6'h08);
-  wire n3793 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n426)) & (~rep8_q));
-  wire n3795 = (l1w1_q == 6'h09);
-  wire n3822 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n432)) & (~rep9_q));
-  wire n3824 = (l1w0_q == 6'h0a);
-  wire n3851 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n438)) & (~rep10_q));
-  wire n3853 = (l1w1_q == 6'h0b);
-  wire n3880 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n444)) & (~rep11_q));
-  wire n3882 = (l1w0_q == 6'h0c);
-  wire n3909 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n450)) & (~rep12_q));
-  wire n3911 = (l1w1_q == 6'h0d);
-  wire n3938 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n456)) & (~rep13_q));
-  wire n3940 = (l1w0_q == 6'h0e);
-  wire n3967 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n462)) & (~rep14_q));
-  wire n3969 = (l1w1_q == 6'h0f);
-  wire n3996 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n468)) & (~rep15_q));
-  wire n3998 = (l1w0_q == 6'h10);
-  wire n4025 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n474)) & (~rep16_q));
-  wire n4027 = (l1w1_q == 6'h11);
-  wire n4054 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n480)) & (~rep17_q));
-  wire n4056 = (l1w0_q == 6'h12);
-  wire n4083 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n486)) & (~rep18_q));
-  wire n4085 = (l1w1_q == 6'h13);
-  wire n4112 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n492)) & (~rep19_q));
-  wire n4114 = (l1w0_q == 6'h14);
-  wire n4141 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n498)) & (~rep20_q));
-  wire n4143 = (l1w1_q == 6'h15);
-  wire n4170 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n504)) & (~rep21_q));
-  wire n4172 = (l1w0_q == 6'h16);
-  wire n4199 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n510)) & (~rep22_q));
-  wire n4201 = (l1w1_q == 6'h17);
-  wire n4228 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n516)) & (~rep23_q));
-  wire n4230 = (l1w0_q == 6'h18);
-  wire n4257 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n522)) & (~rep24_q));
-  wire n4259 = (l1w1_q == 6'h19);
-  wire n4286 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n528)) & (~rep25_q));
-  wire n4288 = (l1w0_q == 6'h1a);
-  wire n4315 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n534)) & (~rep26_q));
-  wire n4317 = (l1w1_q == 6'h1b);
-  wire n4344 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n540)) & (~rep27_q));
-  wire n4346 = (l1w0_q == 6'h1c);
-  wire n4373 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n546)) & (~rep28_q));
-  wire n4375 = (l1w1_q == 6'h1d);
-  wire n4402 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n552)) & (~rep29_q));
-  wire n4404 = (l1w0_q == 6'h1e);
-  wire n4431 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n558)) & (~rep30_q));
-  wire n4433 = (l1w1_q == 6'h1f);
-  wire n4460 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n564)) & (~rep31_q));
-  wire n4462 = (l1w0_q == 6'h20);
-  wire n4489 = (((((n38 & (~busy_i[32])) & (~hv_i[32])) & (~(fpc32_q < plen_i))) & (~n570)) & (~rep32_q));
-  wire n4491 = (l1w1_q == 6'h21);
-  wire n4518 = (((((n39 & (~busy_i[33])) & (~hv_i[33])) & (~(fpc33_q < plen_i))) & (~n576)) & (~rep33_q));
-  wire n4520 = (l1w0_q == 6'h22);
-  wire n4547 = (((((n40 & (~busy_i[34])) & (~hv_i[34])) & (~(fpc34_q < plen_i))) & (~n582)) & (~rep34_q));
-  wire n4549 = (l1w1_q == 6'h23);
-  wire n4576 = (((((n41 & (~busy_i[35])) & (~hv_i[35])) & (~(fpc35_q < plen_i))) & (~n588)) & (~rep35_q));
-  wire n4578 = (l1w0_q == 6'h24);
-  wire n4605 = (((((n42 & (~busy_i[36])) & (~hv_i[36])) & (~(fpc36_q < plen_i))) & (~n594)) & (~rep36_q));
-  wire n4607 = (l1w1_q == 6'h25);
-  wire n4634 = (((((n43 & (~busy_i[37])) & (~hv_i[37])) & (~(fpc37_q < plen_i))) & (~n600)) & (~rep37_q));
-  wire n4636 = (l1w0_q == 6'h26);
-  wire n4663 = (((((n44 & (~busy_i[38])) & (~hv_i[38])) & (~(fpc38_q < plen_i))) & (~n606)) & (~rep38_q));
-  wire n4665 = (l1w1_q == 6'h27);
-  wire n4692 = (((((n45 & (~busy_i[39])) & (~hv_i[39])) & (~(fpc39_q < plen_i))) & (~n612)) & (~rep39_q));
-  wire n4694 = (l1w0_q == 6'h28);
-  wire n4721 = (((((n46 & (~busy_i[40])) & (~hv_i[40])) & (~(fpc40_q < plen_i))) & (~n618)) & (~rep40_q));
-  wire n4723 = (l1w1_q == 6'h29);
-  wire n4750 = (((((n47 & (~busy_i[41])) & (~hv_i[41])) & (~(fpc41_q < plen_i))) & (~n624)) & (~rep41_q));
-  wire n4752 = (l1w0_q == 6'h2a);
-  wire n4779 = (((((n48 & (~busy_i[42])) & (~hv_i[42])) & (~(fpc42_q < plen_i))) & (~n630)) & (~rep42_q));
-  wire n4781 = (l1w1_q == 6'h2b);
-  wire n4808 = (((((n49 & (~busy_i[43])) & (~hv_i[43])) & (~(fpc43_q < plen_i))) & (~n636)) & (~rep43_q));
-  wire n4810 = (l1w0_q == 6'h2c);
-  wire n4837 = (((((n50 & (~busy_i[44])) & (~hv_i[44])) & (~(fpc44_q < plen_i))) & (~n642)) & (~rep44_q));
-  wire n4839 = (l1w1_q == 6'h2d);
-  wire n4866 = (((((n51 & (~busy_i[45])) & (~hv_i[45])) & (~(fpc45_q < plen_i))) & (~n648)) & (~rep45_q));
-  wire n4868 = (l1w0_q == 6'h2e);
-  wire n4895 = (((((n52 & (~busy_i[46])) & (~hv_i[46])) & (~(fpc46_q < plen_i))) & (~n654)) & (~rep46_q));
-  wire n4897 = (l1w1_q == 6'h2f);
-  wire n4924 = (((((n53 & (~busy_i[47])) & (~hv_i[47])) & (~(fpc47_q < plen_i))) & (~n660)) & (~rep47_q));
-  wire pc_err = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n3561) | n3590) | n3619) | n3648) | n3677) | n3706) | n3735) | n3764) | n3793) | n3822) | n3851) | n3880) | n3909) | n3938) | n3967) | n3996) | n4025) | n4054) | n4083) | n4112) | n4141) | n4170) | n4199) | n4228) | n4257) | n4286) | n4315) | n4344) | n4373) | n4402) | n4431) | n4460) | n4489) | n4518) | n4547) | n4576) | n4605) | n4634) | n4663) | n4692) | n4721) | n4750) | n4779) | n4808) | n4837) | n4866) | n4895) | n4924);
-  wire [5:0] n5070 = (n3561 ? 6'h00 : (n3590 ? 6'h01 : (n3619 ? 6'h02 : (n3648 ? 6'h03 : (n3677 ? 6'h04 : (n3706 ? 6'h05 : (n3735 ? 6'h06 : (n3764 ? 6'h07 : (n3793 ? 6'h08 : (n3822 ? 6'h09 : (n3851 ? 6'h0a : (n3880 ? 6'h0b : (n3909 ? 6'h0c : (n3938 ? 6'h0d : (n3967 ? 6'h0e : (n3996 ? 6'h0f : (n4025 ? 6'h10 : (n4054 ? 6'h11 : (n4083 ? 6'h12 : (n4112 ? 6'h13 : (n4141 ? 6'h14 : (n4170 ? 6'h15 : (n4199 ? 6'h16 : (n4228 ? 6'h17 : (n4257 ? 6'h18 : (n4286 ? 6'h19 : (n4315 ? 6'h1a : (n4344 ? 6'h1b : (n4373 ? 6'h1c : (n4402 ? 6'h1d : (n4431 ? 6'h1e : (n4460 ? 6'h1f : (n4489 ? 6'h20 : (n4518 ? 6'h21 : (n4547 ? 6'h22 : (n4576 ? 6'h23 : (n4605 ? 6'h24 : (n4634 ? 6'h25 : (n4663 ? 6'h26 : (n4692 ? 6'h27 : (n4721 ? 6'h28 : (n4750 ? 6'h29 : (n4779 ? 6'h2a : (n4808 ? 6'h2b : (n4837 ? 6'h2c : (n4866 ? 6'h2d : (n4895 ? 6'h2e : (n4924 ? 6'h2f : 6'h00))))))))))))))))))))))))))))))))))))))))))))))));
-  wire [5:0] n5361 = (n5070 >> 6'h00);
-  wire n5362 = n5361[0];
-  wire [5:0] n5396 = (n5070 >> 6'h01);
-  wire n5397 = n5396[0];
-  wire [5:0] n5415 = (n5070 >> 6'h02);
-  wire n5416 = n5415[0];
-  wire [5:0] n5426 = (n5070 >> 6'h03);
-  wire n5427 = n5426[0];
-  wire [5:0] n5433 = (n5070 >> 6'h04);
-  wire n5434 = n5433[0];
-  wire [5:0] n5438 = (n5070 >> 6'h05);
-  assign fpc0_d = (n375 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push0 & n3534) ? (l1pc0_q + 16'h0001) : fpc0_q)));
-  assign fpc1_d = (n381 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push1 & n3563) ? (l1pc1_q + 16'h0001) : fpc1_q)));
-  assign fpc2_d = (n387 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push0 & n3592) ? (l1pc0_q + 16'h0001) : fpc2_q)));
-  assign fpc3_d = (n393 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push1 & n3621) ? (l1pc1_q + 16'h0001) : fpc3_q)));
-  assign fpc4_d = (n399 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push0 & n3650) ? (l1pc0_q + 16'h0001) : fpc4_q)));
-  assign fpc5_d = (n405 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push1 & n3679) ? (l1pc1_q + 16'h0001) : fpc5_q)));
-  assign fpc6_d = (n411 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push0 & n3708) ? (l1pc0_q + 16'h0001) : fpc6_q)));
-  assign fpc7_d = (n417 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push1 & n3737) ? (l1pc1_q + 16'h0001) : fpc7_q)));
-  assign fpc8_d = (n423 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push0 & n3766) ? (l1pc0_q + 16'h0001) : fpc8_q)));
-  assign fpc9_d = (n429 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push1 & n3795) ? (l1pc1_q + 16'h0001) : fpc9_q)));
-  assign fpc10_d = (n435 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push0 & n3824) ? (l1pc0_q + 16'h0001) : fpc10_q)));
-  assign fpc11_d = (n441 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push1 & n3853) ? (l1pc1_q + 16'h0001) : fpc11_q)));
-  assign fpc12_d = (n447 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push0 & n3882) ? (l1pc0_q + 16'h0001) : fpc12_q)));
-  assign fpc13_d = (n453 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push1 & n3911) ? (l1pc1_q + 16'h0001) : fpc13_q)));
-  assign fpc14_d = (n459 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push0 & n3940) ? (l1pc0_q + 16'h0001) : fpc14_q)));
-  assign fpc15_d = (n465 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push1 & n3969) ? (l1pc1_q + 16'h0001) : fpc15_q)));
-  assign fpc16_d = (n471 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push0 & n3998) ? (l1pc0_q + 16'h0001) : fpc16_q)));
-  assign fpc17_d = (n477 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push1 & n4027) ? (l1pc1_q + 16'h0001) : fpc17_q)));
-  assign fpc18_d = (n483 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push0 & n4056) ? (l1pc0_q + 16'h0001) : fpc18_q)));
-  assign fpc19_d = (n489 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push1 & n4085) ? (l1pc1_q + 16'h0001) : fpc19_q)));
-  assign fpc20_d = (n495 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push0 & n4114) ? (l1pc0_q + 16'h0001) : fpc20_q)));
-  assign fpc21_d = (n501 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push1 & n4143) ? (l1pc1_q + 16'h0001) : fpc21_q)));
-  assign fpc22_d = (n507 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push0 & n4172) ? (l1pc0_q + 16'h0001) : fpc22_q)));
-  assign fpc23_d = (n513 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push1 & n4201) ? (l1pc1_q + 16'h0001) : fpc23_q)));
-  assign fpc24_d = (n519 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push0 & n4230) ? (l1pc0_q + 16'h0001) : fpc24_q)));
-  assign fpc25_d = (n525 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push1 & n4259) ? (l1pc1_q + 16'h0001) : fpc25_q)));
-  assign fpc26_d = (n531 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push0 & n4288) ? (l1pc0_q + 16'h0001) : fpc26_q)));
-  assign fpc27_d = (n537 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push1 & n4317) ? (l1pc1_q + 16'h0001) : fpc27_q)));
-  assign fpc28_d = (n543 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push0 & n4346) ? (l1pc0_q + 16'h0001) : fpc28_q)));
-  assign fpc29_d = (n549 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push1 & n4375) ? (l1pc1_q + 16'h0001) : fpc29_q)));
-  assign fpc30_d = (n555 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push0 & n4404) ? (l1pc0_q + 16'h0001) : fpc30_q)));
-  assign fpc31_d = (n561 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push1 & n4433) ? (l1pc1_q + 16'h0001) : fpc31_q)));
-  assign fpc32_d = (n567 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h20)) ? redir_pc_i : ((push0 & n4462) ? (l1pc0_q + 16'h0001) : fpc32_q)));
-  assign fpc33_d = (n573 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h21)) ? redir_pc_i : ((push1 & n4491) ? (l1pc1_q + 16'h0001) : fpc33_q)));
-  assign fpc34_d = (n579 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h22)) ? redir_pc_i : ((push0 & n4520) ? (l1pc0_q + 16'h0001) : fpc34_q)));
-  assign fpc35_d = (n585 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h23)) ? redir_pc_i : ((push1 & n4549) ? (l1pc1_q + 16'h0001) : fpc35_q)));
-  assign fpc36_d = (n591 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h24)) ? redir_pc_i : ((push0 & n4578) ? (l1pc0_q + 16'h0001) : fpc36_q)));
-  assign fpc37_d = (n597 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h25)) ? redir_pc_i : ((push1 & n4607) ? (l1pc1_q + 16'h0001) : fpc37_q)));
-  assign fpc38_d = (n603 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h26)) ? redir_pc_i : ((push0 & n4636) ? (l1pc0_q + 16'h0001) : fpc38_q)));
-  assign fpc39_d = (n609 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h27)) ? redir_pc_i : ((push1 & n4665) ? (l1pc1_q + 16'h0001) : fpc39_q)));
-  assign fpc40_d = (n615 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h28)) ? redir_pc_i : ((push0 & n4694) ? (l1pc0_q + 16'h0001) : fpc40_q)));
-  assign fpc41_d = (n621 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h29)) ? redir_pc_i : ((push1 & n4723) ? (l1pc1_q + 16'h0001) : fpc41_q)));
-  assign fpc42_d = (n627 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2a)) ? redir_pc_i : ((push0 & n4752) ? (l1pc0_q + 16'h0001) : fpc42_q)));
-  assign fpc43_d = (n633 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2b)) ? redir_pc_i : ((push1 & n4781) ? (l1pc1_q + 16'h0001) : fpc43_q)));
-  assign fpc44_d = (n639 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2c)) ? redir_pc_i : ((push0 & n4810) ? (l1pc0_q + 16'h0001) : fpc44_q)));
-  assign fpc45_d = (n645 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2d)) ? redir_pc_i : ((push1 & n4839) ? (l1pc1_q + 16'h0001) : fpc45_q)));
-  assign fpc46_d = (n651 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2e)) ? redir_pc_i : ((push0 & n4868) ? (l1pc0_q + 16'h0001) : fpc46_q)));
-  assign fpc47_d = (n657 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2f)) ? redir_pc_i : ((push1 & n4897) ? (l1pc1_q + 16'h0001) : fpc47_q)));
-  assign wm0_d = (((wm0_q & (~fill)) & (~n378)) | ((miss0 & n3534) & (~fill)));
-  assign wm1_d = (((wm1_q & (~fill)) & (~n384)) | ((miss1 & n3563) & (~fill)));
-  assign wm2_d = (((wm2_q & (~fill)) & (~n390)) | ((miss0 & n3592) & (~fill)));
-  assign wm3_d = (((wm3_q & (~fill)) & (~n396)) | ((miss1 & n3621) & (~fill)));
-  assign wm4_d = (((wm4_q & (~fill)) & (~n402)) | ((miss0 & n3650) & (~fill)));
-  assign wm5_d = (((wm5_q & (~fill)) & (~n408)) | ((miss1 & n3679) & (~fill)));
-  assign wm6_d = (((wm6_q & (~fill)) & (~n414)) | ((miss0 & n3708) & (~fill)));
-  assign wm7_d = (((wm7_q & (~fill)) & (~n420)) | ((miss1 & n3737) & (~fill)));
-  assign wm8_d = (((wm8_q & (~fill)) & (~n426)) | ((miss0 & n3766) & (~fill)));
-  assign wm9_d = (((wm9_q & (~fill)) & (~n432)) | ((miss1 & n3795) & (~fill)));
-  assign wm10_d = (((wm10_q & (~fill)) & (~n438)) | ((miss0 & n3824) & (~fill)));
-  assign wm11_d = (((wm11_q & (~fill)) & (~n444)) | ((miss1 & n3853) & (~fill)));
-  assign wm12_d = (((wm12_q & (~fill)) & (~n450)) | ((miss0 & n3882) & (~fill)));
-  assign wm13_d = (((wm13_q & (~fill)) & (~n456)) | ((miss1 & n3911) & (~fill)));
-  assign wm14_d = (((wm14_q & (~fill)) & (~n462)) | ((miss0 & n3940) & (~fill)));
-  assign wm15_d = (((wm15_q & (~fill)) & (~n468)) | ((miss1 & n3969) & (~fill)));
-  assign wm16_d = (((wm16_q & (~fill)) & (~n474)) | ((miss0 & n3998) & (~fill)));
-  assign wm17_d = (((wm17_q & (~fill)) & (~n480)) | ((miss1 & n4027) & (~fill)));
-  assign wm18_d = (((wm18_q & (~fill)) & (~n486)) | ((miss0 & n4056) & (~fill)));
-  assign wm19_d = (((wm19_q & (~fill)) & (~n492)) | ((miss1 & n4085) & (~fill)));
-  assign wm20_d = (((wm20_q & (~fill)) & (~n498)) | ((miss0 & n4114) & (~fill)));
-  assign wm21_d = (((wm21_q & (~fill)) & (~n504)) | ((miss1 & n4143) & (~fill)));
-  assign wm22_d = (((wm22_q & (~fill)) & (~n510)) | ((miss0 & n4172) & (~fill)));
-  assign wm23_d = (((wm23_q & (~fill)) & (~n516)) | ((miss1 & n4201) & (~fill)));
-  assign wm24_d = (((wm24_q & (~fill)) & (~n522)) | ((miss0 & n4230) & (~fill)));
-  assign wm25_d = (((wm25_q & (~fill)) & (~n528)) | ((miss1 & n4259) & (~fill)));
-  assign wm26_d = (((wm26_q & (~fill)) & (~n534)) | ((miss0 & n4288) & (~fill)));
-  assign wm27_d = (((wm27_q & (~fill)) & (~n540)) | ((miss1 & n4317) & (~fill)));
-  assign wm28_d = (((wm28_q & (~fill)) & (~n546)) | ((miss0 & n4346) & (~fill)));
-  assign wm29_d = (((wm29_q & (~fill)) & (~n552)) | ((miss1 & n4375) & (~fill)));
-  assign wm30_d = (((wm30_q & (~fill)) & (~n558)) | ((miss0 & n4404) & (~fill)));
-  assign wm31_d = (((wm31_q & (~fill)) & (~n564)) | ((miss1 & n4433) & (~fill)));
-  assign wm32_d = (((wm32_q & (~fill)) & (~n570)) | ((miss0 & n4462) & (~fill)));
-  assign wm33_d = (((wm33_q & (~fill)) & (~n576)) | ((miss1 & n4491) & (~fill)));
-  assign wm34_d = (((wm34_q & (~fill)) & (~n582)) | ((miss0 & n4520) & (~fill)));
-  assign wm35_d = (((wm35_q & (~fill)) & (~n588)) | ((miss1 & n4549) & (~fill)));
-  assign wm36_d = (((wm36_q & (~fill)) & (~n594)) | ((miss0 & n4578) & (~fill)));
-  assign wm37_d = (((wm37_q & (~fill)) & (~n600)) | ((miss1 & n4607) & (~fill)));
-  assign wm38_d = (((wm38_q & (~fill)) & (~n606)) | ((miss0 & n4636) & (~fill)));
-  assign wm39_d = (((wm39_q & (~fill)) & (~n612)) | ((miss1 & n4665) & (~fill)));
-  assign wm40_d = (((wm40_q & (~fill)) & (~n618)) | ((miss0 & n4694) & (~fill)));
-  assign wm41_d = (((wm41_q & (~fill)) & (~n624)) | ((miss1 & n4723) & (~fill)));
-  assign wm42_d = (((wm42_q & (~fill)) & (~n630)) | ((miss0 & n4752) & (~fill)));
-  assign wm43_d = (((wm43_q & (~fill)) & (~n636)) | ((miss1 & n4781) & (~fill)));
-  assign wm44_d = (((wm44_q & (~fill)) & (~n642)) | ((miss0 & n4810) & (~fill)));
-  assign wm45_d = (((wm45_q & (~fill)) & (~n648)) | ((miss1 & n4839) & (~fill)));
-  assign wm46_d = (((wm46_q & (~fill)) & (~n654)) | ((miss0 & n4868) & (~fill)));
-  assign wm47_d = (((wm47_q & (~fill)) & (~n660)) | ((miss1 & n4897) & (~fill)));
-  assign rep0_d = ((rep0_q & (~n378)) | (pc_err & (n5070 == 6'h00)));
-  assign rep1_d = ((rep1_q & (~n384)) | (pc_err & (n5070 == 6'h01)));
-  assign rep2_d = ((rep2_q & (~n390)) | (pc_err & (n5070 == 6'h02)));
-  assign rep3_d = ((rep3_q & (~n396)) | (pc_err & (n5070 == 6'h03)));
-  assign rep4_d = ((rep4_q & (~n402)) | (pc_err & (n5070 == 6'h04)));
-  assign rep5_d = ((rep5_q & (~n408)) | (pc_err & (n5070 == 6'h05)));
-  assign rep6_d = ((rep6_q & (~n414)) | (pc_err & (n5070 == 6'h06)));
-  assign rep7_d = ((rep7_q & (~n420)) | (pc_err & (n5070 == 6'h07)));
-  assign rep8_d = ((rep8_q & (~n426)) | (pc_err & (n5070 == 6'h08)));
-  assign rep9_d = ((rep9_q & (~n432)) | (pc_err & (n5070 == 6'h09)));
-  assign rep10_d = ((rep10_q & (~n438)) | (pc_err & (n5070 == 6'h0a)));
-  assign rep11_d = ((rep11_q & (~n444)) | (pc_err & (n5070 == 6'h0b)));
-  assign rep12_d = ((rep12_q & (~n450)) | (pc_err & (n5070 == 6'h0c)));
-  assign rep13_d = ((rep13_q & (~n456)) | (pc_err & (n5070 == 6'h0d)));
-  assign rep14_d = ((rep14_q & (~n462)) | (pc_err & (n5070 == 6'h0e)));
-  assign rep15_d = ((rep15_q & (~n468)) | (pc_err & (n5070 == 6'h0f)));
-  assign rep16_d = ((rep16_q & (~n474)) | (pc_err & (n5070 == 6'h10)));
-  assign rep17_d = ((rep17_q & (~n480)) | (pc_err & (n5070 == 6'h11)));
-  assign rep18_d = ((rep18_q & (~n486)) | (pc_err & (n5070 == 6'h12)));
-  assign rep19_d = ((rep19_q & (~n492)) | (pc_err & (n5070 == 6'h13)));
-  assign rep20_d = ((rep20_q & (~n498)) | (pc_err & (n5070 == 6'h14)));
-  assign rep21_d = ((rep21_q & (~n504)) | (pc_err & (n5070 == 6'h15)));
-  assign rep22_d = ((rep22_q & (~n510)) | (pc_err & (n5070 == 6'h16)));
-  assign rep23_d = ((rep23_q & (~n516)) | (pc_err & (n5070 == 6'h17)));
-  assign rep24_d = ((rep24_q & (~n522)) | (pc_err & (n5070 == 6'h18)));
-  assign rep25_d = ((rep25_q & (~n528)) | (pc_err & (n5070 == 6'h19)));
-  assign rep26_d = ((rep26_q & (~n534)) | (pc_err & (n5070 == 6'h1a)));
-  assign rep27_d = ((rep27_q & (~n540)) | (pc_err & (n5070 == 6'h1b)));
-  assign rep28_d = ((rep28_q & (~n546)) | (pc_err & (n5070 == 6'h1c)));
-  assign rep29_d = ((rep29_q & (~n552)) | (pc_err & (n5070 == 6'h1d)));
-  assign rep30_d = ((rep30_q & (~n558)) | (pc_err & (n5070 == 6'h1e)));
-  assign rep31_d = ((rep31_q & (~n564)) | (pc_err & (n5070 == 6'h1f)));
-  assign rep32_d = ((rep32_q & (~n570)) | (pc_err & (n5070 == 6'h20)));
-  assign rep33_d = ((rep33_q & (~n576)) | (pc_err & (n5070 == 6'h21)));
-  assign rep34_d = ((rep34_q & (~n582)) | (pc_err & (n5070 == 6'h22)));
-  assign rep35_d = ((rep35_q & (~n588)) | (pc_err & (n5070 == 6'h23)));
-  assign rep36_d = ((rep36_q & (~n594)) | (pc_err & (n5070 == 6'h24)));
-  assign rep37_d = ((rep37_q & (~n600)) | (pc_err & (n5070 == 6'h25)));
-  assign rep38_d = ((rep38_q & (~n606)) | (pc_err & (n5070 == 6'h26)));
-  assign rep39_d = ((rep39_q & (~n612)) | (pc_err & (n5070 == 6'h27)));
-  assign rep40_d = ((rep40_q & (~n618)) | (pc_err & (n5070 == 6'h28)));
-  assign rep41_d = ((rep41_q & (~n624)) | (pc_err & (n5070 == 6'h29)));
-  assign rep42_d = ((rep42_q & (~n630)) | (pc_err & (n5070 == 6'h2a)));
-  assign rep43_d = ((rep43_q & (~n636)) | (pc_err & (n5070 == 6'h2b)));
-  assign rep44_d = ((rep44_q & (~n642)) | (pc_err & (n5070 == 6'h2c)));
-  assign rep45_d = ((rep45_q & (~n648)) | (pc_err & (n5070 == 6'h2d)));
-  assign rep46_d = ((rep46_q & (~n654)) | (pc_err & (n5070 == 6'h2e)));
-  assign rep47_d = ((rep47_q & (~n660)) | (pc_err & (n5070 == 6'h2f)));
-  assign vict0_d = ((fill & (n3042 == 5'h00)) ? ((n3076 == 3'h4) ? 3'h0 : n3076) : vict0_q);
-  assign vict1_d = ((fill & (n3042 == 5'h01)) ? ((n3090 == 3'h4) ? 3'h0 : n3090) : vict1_q);
-  assign vict2_d = ((fill & (n3042 == 5'h02)) ? ((n3104 == 3'h4) ? 3'h0 : n3104) : vict2_q);
-  assign vict3_d = ((fill & (n3042 == 5'h03)) ? ((n3118 == 3'h4) ? 3'h0 : n3118) : vict3_q);
-  assign vict4_d = ((fill & (n3042 == 5'h04)) ? ((n3132 == 3'h4) ? 3'h0 : n3132) : vict4_q);
-  assign vict5_d = ((fill & (n3042 == 5'h05)) ? ((n3146 == 3'h4) ? 3'h0 : n3146) : vict5_q);
-  assign vict6_d = ((fill & (n3042 == 5'h06)) ? ((n3160 == 3'h4) ? 3'h0 : n3160) : vict6_q);
-  assign vict7_d = ((fill & (n3042 == 5'h07)) ? ((n3174 == 3'h4) ? 3'h0 : n3174) : vict7_q);
-  assign vict8_d = ((fill & (n3042 == 5'h08)) ? ((n3188 == 3'h4) ? 3'h0 : n3188) : vict8_q);
-  assign vict9_d = ((fill & (n3042 == 5'h09)) ? ((n3202 == 3'h4) ? 3'h0 : n3202) : vict9_q);
-  assign vict10_d = ((fill & (n3042 == 5'h0a)) ? ((n3216 == 3'h4) ? 3'h0 : n3216) : vict10_q);
-  assign vict11_d = ((fill & (n3042 == 5'h0b)) ? ((n3230 == 3'h4) ? 3'h0 : n3230) : vict11_q);
-  assign vict12_d = ((fill & (n3042 == 5'h0c)) ? ((n3244 == 3'h4) ? 3'h0 : n3244) : vict12_q);
-  assign vict13_d = ((fill & (n3042 == 5'h0d)) ? ((n3258 == 3'h4) ? 3'h0 : n3258) : vict13_q);
-  assign vict14_d = ((fill & (n3042 == 5'h0e)) ? ((n3272 == 3'h4) ? 3'h0 : n3272) : vict14_q);
-  assign vict15_d = ((fill & (n3042 == 5'h0f)) ? ((n3286 == 3'h4) ? 3'h0 : n3286) : vict15_q);
-  assign vict16_d = ((fill & (n3042 == 5'h10)) ? ((n3300 == 3'h4) ? 3'h0 : n3300) : vict16_q);
-  assign vict17_d = ((fill & (n3042 == 5'h11)) ? ((n3314 == 3'h4) ? 3'h0 : n3314) : vict17_q);
-  assign vict18_d = ((fill & (n3042 == 5'h12)) ? ((n3328 == 3'h4) ? 3'h0 : n3328) : vict18_q);
-  assign vict19_d = ((fill & (n3042 == 5'h13)) ? ((n3342 == 3'h4) ? 3'h0 : n3342) : vict19_q);
-  assign vict20_d = ((fill & (n3042 == 5'h14)) ? ((n3356 == 3'h4) ? 3'h0 : n3356) : vict20_q);
-  assign vict21_d = ((fill & (n3042 == 5'h15)) ? ((n3370 == 3'h4) ? 3'h0 : n3370) : vict21_q);
-  assign vict22_d = ((fill & (n3042 == 5'h16)) ? ((n3384 == 3'h4) ? 3'h0 : n3384) : vict22_q);
-  assign vict23_d = ((fill & (n3042 == 5'h17)) ? ((n3398 == 3'h4) ? 3'h0 : n3398) : vict23_q);
-  assign vict24_d = ((fill & (n3042 == 5'h18)) ? ((n3412 == 3'h4) ? 3'h0 : n3412) : vict24_q);
-  assign vict25_d = ((fill & (n3042 == 5'h19)) ? ((n3426 == 3'h4) ? 3'h0 : n3426) : vict25_q);
-  assign vict26_d = ((fill & (n3042 == 5'h1a)) ? ((n3440 == 3'h4) ? 3'h0 : n3440) : vict26_q);
-  assign vict27_d = ((fill & (n3042 == 5'h1b)) ? ((n3454 == 3'h4) ? 3'h0 : n3454) : vict27_q);
-  assign vict28_d = ((fill & (n3042 == 5'h1c)) ? ((n3468 == 3'h4) ? 3'h0 : n3468) : vict28_q);
-  assign vict29_d = ((fill & (n3042 == 5'h1d)) ? ((n3482 == 3'h4) ? 3'h0 : n3482) : vict29_q);
-  assign vict30_d = ((fill & (n3042 == 5'h1e)) ? ((n3496 == 3'h4) ? 3'h0 : n3496) : vict30_q);
-  assign vict31_d = ((fill & (n3042 == 5'h1f)) ? ((n3510 == 3'h4) ? 3'h0 : n3510) : vict31_q);
+  wire n376 = (st_valid_i & (st_warp_i == 6'h00));
+  wire n379 = (n376 | (redir_valid_i & (redir_warp_i == 6'h00)));
+  wire n382 = (st_valid_i & (st_warp_i == 6'h01));
+  wire n385 = (n382 | (redir_valid_i & (redir_warp_i == 6'h01)));
+  wire n388 = (st_valid_i & (st_warp_i == 6'h02));
+  wire n391 = (n388 | (redir_valid_i & (redir_warp_i == 6'h02)));
+  wire n394 = (st_valid_i & (st_warp_i == 6'h03));
+  wire n397 = (n394 | (redir_valid_i & (redir_warp_i == 6'h03)));
+  wire n400 = (st_valid_i & (st_warp_i == 6'h04));
+  wire n403 = (n400 | (redir_valid_i & (redir_warp_i == 6'h04)));
+  wire n406 = (st_valid_i & (st_warp_i == 6'h05));
+  wire n409 = (n406 | (redir_valid_i & (redir_warp_i == 6'h05)));
+  wire n412 = (st_valid_i & (st_warp_i == 6'h06));
+  wire n415 = (n412 | (redir_valid_i & (redir_warp_i == 6'h06)));
+  wire n418 = (st_valid_i & (st_warp_i == 6'h07));
+  wire n421 = (n418 | (redir_valid_i & (redir_warp_i == 6'h07)));
+  wire n424 = (st_valid_i & (st_warp_i == 6'h08));
+  wire n427 = (n424 | (redir_valid_i & (redir_warp_i == 6'h08)));
+  wire n430 = (st_valid_i & (st_warp_i == 6'h09));
+  wire n433 = (n430 | (redir_valid_i & (redir_warp_i == 6'h09)));
+  wire n436 = (st_valid_i & (st_warp_i == 6'h0a));
+  wire n439 = (n436 | (redir_valid_i & (redir_warp_i == 6'h0a)));
+  wire n442 = (st_valid_i & (st_warp_i == 6'h0b));
+  wire n445 = (n442 | (redir_valid_i & (redir_warp_i == 6'h0b)));
+  wire n448 = (st_valid_i & (st_warp_i == 6'h0c));
+  wire n451 = (n448 | (redir_valid_i & (redir_warp_i == 6'h0c)));
+  wire n454 = (st_valid_i & (st_warp_i == 6'h0d));
+  wire n457 = (n454 | (redir_valid_i & (redir_warp_i == 6'h0d)));
+  wire n460 = (st_valid_i & (st_warp_i == 6'h0e));
+  wire n463 = (n460 | (redir_valid_i & (redir_warp_i == 6'h0e)));
+  wire n466 = (st_valid_i & (st_warp_i == 6'h0f));
+  wire n469 = (n466 | (redir_valid_i & (redir_warp_i == 6'h0f)));
+  wire n472 = (st_valid_i & (st_warp_i == 6'h10));
+  wire n475 = (n472 | (redir_valid_i & (redir_warp_i == 6'h10)));
+  wire n478 = (st_valid_i & (st_warp_i == 6'h11));
+  wire n481 = (n478 | (redir_valid_i & (redir_warp_i == 6'h11)));
+  wire n484 = (st_valid_i & (st_warp_i == 6'h12));
+  wire n487 = (n484 | (redir_valid_i & (redir_warp_i == 6'h12)));
+  wire n490 = (st_valid_i & (st_warp_i == 6'h13));
+  wire n493 = (n490 | (redir_valid_i & (redir_warp_i == 6'h13)));
+  wire n496 = (st_valid_i & (st_warp_i == 6'h14));
+  wire n499 = (n496 | (redir_valid_i & (redir_warp_i == 6'h14)));
+  wire n502 = (st_valid_i & (st_warp_i == 6'h15));
+  wire n505 = (n502 | (redir_valid_i & (redir_warp_i == 6'h15)));
+  wire n508 = (st_valid_i & (st_warp_i == 6'h16));
+  wire n511 = (n508 | (redir_valid_i & (redir_warp_i == 6'h16)));
+  wire n514 = (st_valid_i & (st_warp_i == 6'h17));
+  wire n517 = (n514 | (redir_valid_i & (redir_warp_i == 6'h17)));
+  wire n520 = (st_valid_i & (st_warp_i == 6'h18));
+  wire n523 = (n520 | (redir_valid_i & (redir_warp_i == 6'h18)));
+  wire n526 = (st_valid_i & (st_warp_i == 6'h19));
+  wire n529 = (n526 | (redir_valid_i & (redir_warp_i == 6'h19)));
+  wire n532 = (st_valid_i & (st_warp_i == 6'h1a));
+  wire n535 = (n532 | (redir_valid_i & (redir_warp_i == 6'h1a)));
+  wire n538 = (st_valid_i & (st_warp_i == 6'h1b));
+  wire n541 = (n538 | (redir_valid_i & (redir_warp_i == 6'h1b)));
+  wire n544 = (st_valid_i & (st_warp_i == 6'h1c));
+  wire n547 = (n544 | (redir_valid_i & (redir_warp_i == 6'h1c)));
+  wire n550 = (st_valid_i & (st_warp_i == 6'h1d));
+  wire n553 = (n550 | (redir_valid_i & (redir_warp_i == 6'h1d)));
+  wire n556 = (st_valid_i & (st_warp_i == 6'h1e));
+  wire n559 = (n556 | (redir_valid_i & (redir_warp_i == 6'h1e)));
+  wire n562 = (st_valid_i & (st_warp_i == 6'h1f));
+  wire n565 = (n562 | (redir_valid_i & (redir_warp_i == 6'h1f)));
+  wire n568 = (st_valid_i & (st_warp_i == 6'h20));
+  wire n571 = (n568 | (redir_valid_i & (redir_warp_i == 6'h20)));
+  wire n574 = (st_valid_i & (st_warp_i == 6'h21));
+  wire n577 = (n574 | (redir_valid_i & (redir_warp_i == 6'h21)));
+  wire n580 = (st_valid_i & (st_warp_i == 6'h22));
+  wire n583 = (n580 | (redir_valid_i & (redir_warp_i == 6'h22)));
+  wire n586 = (st_valid_i & (st_warp_i == 6'h23));
+  wire n589 = (n586 | (redir_valid_i & (redir_warp_i == 6'h23)));
+  wire n592 = (st_valid_i & (st_warp_i == 6'h24));
+  wire n595 = (n592 | (redir_valid_i & (redir_warp_i == 6'h24)));
+  wire n598 = (st_valid_i & (st_warp_i == 6'h25));
+  wire n601 = (n598 | (redir_valid_i & (redir_warp_i == 6'h25)));
+  wire n604 = (st_valid_i & (st_warp_i == 6'h26));
+  wire n607 = (n604 | (redir_valid_i & (redir_warp_i == 6'h26)));
+  wire n610 = (st_valid_i & (st_warp_i == 6'h27));
+  wire n613 = (n610 | (redir_valid_i & (redir_warp_i == 6'h27)));
+  wire n616 = (st_valid_i & (st_warp_i == 6'h28));
+  wire n619 = (n616 | (redir_valid_i & (redir_warp_i == 6'h28)));
+  wire n622 = (st_valid_i & (st_warp_i == 6'h29));
+  wire n625 = (n622 | (redir_valid_i & (redir_warp_i == 6'h29)));
+  wire n628 = (st_valid_i & (st_warp_i == 6'h2a));
+  wire n631 = (n628 | (redir_valid_i & (redir_warp_i == 6'h2a)));
+  wire n634 = (st_valid_i & (st_warp_i == 6'h2b));
+  wire n637 = (n634 | (redir_valid_i & (redir_warp_i == 6'h2b)));
+  wire n640 = (st_valid_i & (st_warp_i == 6'h2c));
+  wire n643 = (n640 | (redir_valid_i & (redir_warp_i == 6'h2c)));
+  wire n646 = (st_valid_i & (st_warp_i == 6'h2d));
+  wire n649 = (n646 | (redir_valid_i & (redir_warp_i == 6'h2d)));
+  wire n652 = (st_valid_i & (st_warp_i == 6'h2e));
+  wire n655 = (n652 | (redir_valid_i & (redir_warp_i == 6'h2e)));
+  wire n658 = (st_valid_i & (st_warp_i == 6'h2f));
+  wire n661 = (n658 | (redir_valid_i & (redir_warp_i == 6'h2f)));
+  wire n682 = ((((((n6 & n104) & (~wm0_q)) & (fpc0_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h00)))) & (~n379)) & (~fill));
+  wire n696 = ((((((n8 & n106) & (~wm2_q)) & (fpc2_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h02)))) & (~n391)) & (~fill));
+  wire n710 = ((((((n10 & n108) & (~wm4_q)) & (fpc4_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h04)))) & (~n403)) & (~fill));
+  wire n724 = ((((((n12 & n110) & (~wm6_q)) & (fpc6_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h06)))) & (~n415)) & (~fill));
+  wire n738 = ((((((n14 & n112) & (~wm8_q)) & (fpc8_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h08)))) & (~n427)) & (~fill));
+  wire n752 = ((((((n16 & n114) & (~wm10_q)) & (fpc10_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h0a)))) & (~n439)) & (~fill));
+  wire n766 = ((((((n18 & n116) & (~wm12_q)) & (fpc12_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h0c)))) & (~n451)) & (~fill));
+  wire n780 = ((((((n20 & n118) & (~wm14_q)) & (fpc14_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h0e)))) & (~n463)) & (~fill));
+  wire n794 = ((((((n22 & n120) & (~wm16_q)) & (fpc16_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h10)))) & (~n475)) & (~fill));
+  wire n808 = ((((((n24 & n122) & (~wm18_q)) & (fpc18_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h12)))) & (~n487)) & (~fill));
+  wire n822 = ((((((n26 & n124) & (~wm20_q)) & (fpc20_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h14)))) & (~n499)) & (~fill));
+  wire n836 = ((((((n28 & n126) & (~wm22_q)) & (fpc22_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h16)))) & (~n511)) & (~fill));
+  wire n850 = ((((((n30 & n128) & (~wm24_q)) & (fpc24_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h18)))) & (~n523)) & (~fill));
+  wire n864 = ((((((n32 & n130) & (~wm26_q)) & (fpc26_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h1a)))) & (~n535)) & (~fill));
+  wire n878 = ((((((n34 & n132) & (~wm28_q)) & (fpc28_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h1c)))) & (~n547)) & (~fill));
+  wire n892 = ((((((n36 & n134) & (~wm30_q)) & (fpc30_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h1e)))) & (~n559)) & (~fill));
+  wire n906 = ((((((n38 & n136) & (~wm32_q)) & (fpc32_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h20)))) & (~n571)) & (~fill));
+  wire n920 = ((((((n40 & n138) & (~wm34_q)) & (fpc34_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h22)))) & (~n583)) & (~fill));
+  wire n934 = ((((((n42 & n140) & (~wm36_q)) & (fpc36_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h24)))) & (~n595)) & (~fill));
+  wire n948 = ((((((n44 & n142) & (~wm38_q)) & (fpc38_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h26)))) & (~n607)) & (~fill));
+  wire n962 = ((((((n46 & n144) & (~wm40_q)) & (fpc40_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h28)))) & (~n619)) & (~fill));
+  wire n976 = ((((((n48 & n146) & (~wm42_q)) & (fpc42_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h2a)))) & (~n631)) & (~fill));
+  wire n990 = ((((((n50 & n148) & (~wm44_q)) & (fpc44_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h2c)))) & (~n643)) & (~fill));
+  wire n1004 = ((((((n52 & n150) & (~wm46_q)) & (fpc46_q < plen_i)) & (~(l1v0_q & (l1w0_q == 6'h2e)))) & (~n655)) & (~fill));
+  wire n1007 = (1'h0 & (rr0_q < 6'h01));
+  wire n1010 = (n696 & (rr0_q < 6'h02));
+  wire n1013 = (1'h0 & (rr0_q < 6'h03));
+  wire n1016 = (n710 & (rr0_q < 6'h04));
+  wire n1019 = (1'h0 & (rr0_q < 6'h05));
+  wire n1022 = (n724 & (rr0_q < 6'h06));
+  wire n1025 = (1'h0 & (rr0_q < 6'h07));
+  wire n1028 = (n738 & (rr0_q < 6'h08));
+  wire n1031 = (1'h0 & (rr0_q < 6'h09));
+  wire n1034 = (n752 & (rr0_q < 6'h0a));
+  wire n1037 = (1'h0 & (rr0_q < 6'h0b));
+  wire n1040 = (n766 & (rr0_q < 6'h0c));
+  wire n1043 = (1'h0 & (rr0_q < 6'h0d));
+  wire n1046 = (n780 & (rr0_q < 6'h0e));
+  wire n1049 = (1'h0 & (rr0_q < 6'h0f));
+  wire n1052 = (n794 & (rr0_q < 6'h10));
+  wire n1055 = (1'h0 & (rr0_q < 6'h11));
+  wire n1058 = (n808 & (rr0_q < 6'h12));
+  wire n1061 = (1'h0 & (rr0_q < 6'h13));
+  wire n1064 = (n822 & (rr0_q < 6'h14));
+  wire n1067 = (1'h0 & (rr0_q < 6'h15));
+  wire n1070 = (n836 & (rr0_q < 6'h16));
+  wire n1073 = (1'h0 & (rr0_q < 6'h17));
+  wire n1076 = (n850 & (rr0_q < 6'h18));
+  wire n1079 = (1'h0 & (rr0_q < 6'h19));
+  wire n1082 = (n864 & (rr0_q < 6'h1a));
+  wire n1085 = (1'h0 & (rr0_q < 6'h1b));
+  wire n1088 = (n878 & (rr0_q < 6'h1c));
+  wire n1091 = (1'h0 & (rr0_q < 6'h1d));
+  wire n1094 = (n892 & (rr0_q < 6'h1e));
+  wire n1097 = (1'h0 & (rr0_q < 6'h1f));
+  wire n1100 = (n906 & (rr0_q < 6'h20));
+  wire n1103 = (1'h0 & (rr0_q < 6'h21));
+  wire n1106 = (n920 & (rr0_q < 6'h22));
+  wire n1109 = (1'h0 & (rr0_q < 6'h23));
+  wire n1112 = (n934 & (rr0_q < 6'h24));
+  wire n1115 = (1'h0 & (rr0_q < 6'h25));
+  wire n1118 = (n948 & (rr0_q < 6'h26));
+  wire n1121 = (1'h0 & (rr0_q < 6'h27));
+  wire n1124 = (n962 & (rr0_q < 6'h28));
+  wire n1127 = (1'h0 & (rr0_q < 6'h29));
+  wire n1130 = (n976 & (rr0_q < 6'h2a));
+  wire n1133 = (1'h0 & (rr0_q < 6'h2b));
+  wire n1136 = (n990 & (rr0_q < 6'h2c));
+  wire n1139 = (1'h0 & (rr0_q < 6'h2d));
+  wire n1142 = (n1004 & (rr0_q < 6'h2e));
+  wire n1145 = (1'h0 & (rr0_q < 6'h2f));
+  wire [5:0] pick_warp0 = (((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n1007) | n1010) | n1013) | n1016) | n1019) | n1022) | n1025) | n1028) | n1031) | n1034) | n1037) | n1040) | n1043) | n1046) | n1049) | n1052) | n1055) | n1058) | n1061) | n1064) | n1067) | n1070) | n1073) | n1076) | n1079) | n1082) | n1085) | n1088) | n1091) | n1094) | n1097) | n1100) | n1103) | n1106) | n1109) | n1112) | n1115) | n1118) | n1121) | n1124) | n1127) | n1130) | n1133) | n1136) | n1139) | n1142) | n1145) ? (1'h0 ? 6'h00 : (n1007 ? 6'h01 : (n1010 ? 6'h02 : (n1013 ? 6'h03 : (n1016 ? 6'h04 : (n1019 ? 6'h05 : (n1022 ? 6'h06 : (n1025 ? 6'h07 : (n1028 ? 6'h08 : (n1031 ? 6'h09 : (n1034 ? 6'h0a : (n1037 ? 6'h0b : (n1040 ? 6'h0c : (n1043 ? 6'h0d : (n1046 ? 6'h0e : (n1049 ? 6'h0f : (n1052 ? 6'h10 : (n1055 ? 6'h11 : (n1058 ? 6'h12 : (n1061 ? 6'h13 : (n1064 ? 6'h14 : (n1067 ? 6'h15 : (n1070 ? 6'h16 : (n1073 ? 6'h17 : (n1076 ? 6'h18 : (n1079 ? 6'h19 : (n1082 ? 6'h1a : (n1085 ? 6'h1b : (n1088 ? 6'h1c : (n1091 ? 6'h1d : (n1094 ? 6'h1e : (n1097 ? 6'h1f : (n1100 ? 6'h20 : (n1103 ? 6'h21 : (n1106 ? 6'h22 : (n1109 ? 6'h23 : (n1112 ? 6'h24 : (n1115 ? 6'h25 : (n1118 ? 6'h26 : (n1121 ? 6'h27 : (n1124 ? 6'h28 : (n1127 ? 6'h29 : (n1130 ? 6'h2a : (n1133 ? 6'h2b : (n1136 ? 6'h2c : (n1139 ? 6'h2d : (n1142 ? 6'h2e : (n1145 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))) : (n682 ? 6'h00 : (1'h0 ? 6'h01 : (n696 ? 6'h02 : (1'h0 ? 6'h03 : (n710 ? 6'h04 : (1'h0 ? 6'h05 : (n724 ? 6'h06 : (1'h0 ? 6'h07 : (n738 ? 6'h08 : (1'h0 ? 6'h09 : (n752 ? 6'h0a : (1'h0 ? 6'h0b : (n766 ? 6'h0c : (1'h0 ? 6'h0d : (n780 ? 6'h0e : (1'h0 ? 6'h0f : (n794 ? 6'h10 : (1'h0 ? 6'h11 : (n808 ? 6'h12 : (1'h0 ? 6'h13 : (n822 ? 6'h14 : (1'h0 ? 6'h15 : (n836 ? 6'h16 : (1'h0 ? 6'h17 : (n850 ? 6'h18 : (1'h0 ? 6'h19 : (n864 ? 6'h1a : (1'h0 ? 6'h1b : (n878 ? 6'h1c : (1'h0 ? 6'h1d : (n892 ? 6'h1e : (1'h0 ? 6'h1f : (n906 ? 6'h20 : (1'h0 ? 6'h21 : (n920 ? 6'h22 : (1'h0 ? 6'h23 : (n934 ? 6'h24 : (1'h0 ? 6'h25 : (n948 ? 6'h26 : (1'h0 ? 6'h27 : (n962 ? 6'h28 : (1'h0 ? 6'h29 : (n976 ? 6'h2a : (1'h0 ? 6'h2b : (n990 ? 6'h2c : (1'h0 ? 6'h2d : (n1004 ? 6'h2e : (1'h0 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))));
+  wire pick_valid0 = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n682) | 1'h0) | n696) | 1'h0) | n710) | 1'h0) | n724) | 1'h0) | n738) | 1'h0) | n752) | 1'h0) | n766) | 1'h0) | n780) | 1'h0) | n794) | 1'h0) | n808) | 1'h0) | n822) | 1'h0) | n836) | 1'h0) | n850) | 1'h0) | n864) | 1'h0) | n878) | 1'h0) | n892) | 1'h0) | n906) | 1'h0) | n920) | 1'h0) | n934) | 1'h0) | n948) | 1'h0) | n962) | 1'h0) | n976) | 1'h0) | n990) | 1'h0) | n1004) | 1'h0);
+  wire [5:0] n1441 = (pick_warp0 >> 6'h00);
+  wire n1442 = n1441[0];
+  wire [5:0] n1476 = (pick_warp0 >> 6'h01);
+  wire n1477 = n1476[0];
+  wire [5:0] n1495 = (pick_warp0 >> 6'h02);
+  wire n1496 = n1495[0];
+  wire [5:0] n1506 = (pick_warp0 >> 6'h03);
+  wire n1507 = n1506[0];
+  wire [5:0] n1513 = (pick_warp0 >> 6'h04);
+  wire n1514 = n1513[0];
+  wire [5:0] n1518 = (pick_warp0 >> 6'h05);
+  wire [15:0] n1520 = (n1518[0] ? (n1514 ? (n1507 ? (n1496 ? (n1477 ? (n1442 ? 16'h0000 : 16'h0000) : (n1442 ? 16'h0000 : 16'h0000)) : (n1477 ? (n1442 ? 16'h0000 : 16'h0000) : (n1442 ? 16'h0000 : 16'h0000))) : (n1496 ? (n1477 ? (n1442 ? 16'h0000 : 16'h0000) : (n1442 ? 16'h0000 : 16'h0000)) : (n1477 ? (n1442 ? 16'h0000 : 16'h0000) : (n1442 ? 16'h0000 : 16'h0000)))) : (n1507 ? (n1496 ? (n1477 ? (n1442 ? fpc47_q : fpc46_q) : (n1442 ? fpc45_q : fpc44_q)) : (n1477 ? (n1442 ? fpc43_q : fpc42_q) : (n1442 ? fpc41_q : fpc40_q))) : (n1496 ? (n1477 ? (n1442 ? fpc39_q : fpc38_q) : (n1442 ? fpc37_q : fpc36_q)) : (n1477 ? (n1442 ? fpc35_q : fpc34_q) : (n1442 ? fpc33_q : fpc32_q))))) : (n1514 ? (n1507 ? (n1496 ? (n1477 ? (n1442 ? fpc31_q : fpc30_q) : (n1442 ? fpc29_q : fpc28_q)) : (n1477 ? (n1442 ? fpc27_q : fpc26_q) : (n1442 ? fpc25_q : fpc24_q))) : (n1496 ? (n1477 ? (n1442 ? fpc23_q : fpc22_q) : (n1442 ? fpc21_q : fpc20_q)) : (n1477 ? (n1442 ? fpc19_q : fpc18_q) : (n1442 ? fpc17_q : fpc16_q)))) : (n1507 ? (n1496 ? (n1477 ? (n1442 ? fpc15_q : fpc14_q) : (n1442 ? fpc13_q : fpc12_q)) : (n1477 ? (n1442 ? fpc11_q : fpc10_q) : (n1442 ? fpc9_q : fpc8_q))) : (n1496 ? (n1477 ? (n1442 ? fpc7_q : fpc6_q) : (n1442 ? fpc5_q : fpc4_q)) : (n1477 ? (n1442 ? fpc3_q : fpc2_q) : (n1442 ? fpc1_q : fpc0_q))))));
+  wire [15:0] n1521 = (n1520 >> 4'h3);
+  wire [4:0] n1522 = n1521[4:0];
+  wire [15:0] n1529 = (((l1pc0_q >> 4'h3) >> 4'h5) | 16'h8000);
+  wire [15:0] n1531 = (l1pc0_q & 16'h0007);
+  wire [5:0] n1534 = (l1w0_q >> 6'h00);
+  wire n1535 = n1534[0];
+  wire [5:0] n1569 = (l1w0_q >> 6'h01);
+  wire n1570 = n1569[0];
+  wire [5:0] n1588 = (l1w0_q >> 6'h02);
+  wire n1589 = n1588[0];
+  wire [5:0] n1599 = (l1w0_q >> 6'h03);
+  wire n1600 = n1599[0];
+  wire [5:0] n1606 = (l1w0_q >> 6'h04);
+  wire n1607 = n1606[0];
+  wire [5:0] n1611 = (l1w0_q >> 6'h05);
+  wire [5:0] n1616 = (l1w0_q >> 6'h00);
+  wire n1617 = n1616[0];
+  wire [5:0] n1651 = (l1w0_q >> 6'h01);
+  wire n1652 = n1651[0];
+  wire [5:0] n1670 = (l1w0_q >> 6'h02);
+  wire n1671 = n1670[0];
+  wire [5:0] n1681 = (l1w0_q >> 6'h03);
+  wire n1682 = n1681[0];
+  wire [5:0] n1688 = (l1w0_q >> 6'h04);
+  wire n1689 = n1688[0];
+  wire [5:0] n1693 = (l1w0_q >> 6'h05);
+  wire n1697 = (l1v0_q & (~(n1611[0] ? (n1607 ? (n1600 ? (n1589 ? (n1570 ? (n1535 ? 1'h0 : 1'h0) : (n1535 ? 1'h0 : 1'h0)) : (n1570 ? (n1535 ? 1'h0 : 1'h0) : (n1535 ? 1'h0 : 1'h0))) : (n1589 ? (n1570 ? (n1535 ? 1'h0 : 1'h0) : (n1535 ? 1'h0 : 1'h0)) : (n1570 ? (n1535 ? 1'h0 : 1'h0) : (n1535 ? 1'h0 : 1'h0)))) : (n1600 ? (n1589 ? (n1570 ? (n1535 ? n661 : n655) : (n1535 ? n649 : n643)) : (n1570 ? (n1535 ? n637 : n631) : (n1535 ? n625 : n619))) : (n1589 ? (n1570 ? (n1535 ? n613 : n607) : (n1535 ? n601 : n595)) : (n1570 ? (n1535 ? n589 : n583) : (n1535 ? n577 : n571))))) : (n1607 ? (n1600 ? (n1589 ? (n1570 ? (n1535 ? n565 : n559) : (n1535 ? n553 : n547)) : (n1570 ? (n1535 ? n541 : n535) : (n1535 ? n529 : n523))) : (n1589 ? (n1570 ? (n1535 ? n517 : n511) : (n1535 ? n505 : n499)) : (n1570 ? (n1535 ? n493 : n487) : (n1535 ? n481 : n475)))) : (n1600 ? (n1589 ? (n1570 ? (n1535 ? n469 : n463) : (n1535 ? n457 : n451)) : (n1570 ? (n1535 ? n445 : n439) : (n1535 ? n433 : n427))) : (n1589 ? (n1570 ? (n1535 ? n421 : n415) : (n1535 ? n409 : n403)) : (n1570 ? (n1535 ? n397 : n391) : (n1535 ? n385 : n379))))))));
+  wire n1700 = (tag0_rdata0_q == n1529);
+  wire n1737 = (tag1_rdata0_q == n1529);
+  wire n1774 = (tag2_rdata0_q == n1529);
+  wire n1811 = (tag3_rdata0_q == n1529);
+  wire n1846 = ((((1'h0 | n1700) | n1737) | n1774) | n1811);
+  wire hit0 = (n1697 & n1846);
+  wire push0 = (hit0 & (n1693[0] ? (n1689 ? (n1682 ? (n1671 ? (n1652 ? (n1617 ? 1'h0 : 1'h0) : (n1617 ? 1'h0 : 1'h0)) : (n1652 ? (n1617 ? 1'h0 : 1'h0) : (n1617 ? 1'h0 : 1'h0))) : (n1671 ? (n1652 ? (n1617 ? 1'h0 : 1'h0) : (n1617 ? 1'h0 : 1'h0)) : (n1652 ? (n1617 ? 1'h0 : 1'h0) : (n1617 ? 1'h0 : 1'h0)))) : (n1682 ? (n1671 ? (n1652 ? (n1617 ? n151 : n150) : (n1617 ? n149 : n148)) : (n1652 ? (n1617 ? n147 : n146) : (n1617 ? n145 : n144))) : (n1671 ? (n1652 ? (n1617 ? n143 : n142) : (n1617 ? n141 : n140)) : (n1652 ? (n1617 ? n139 : n138) : (n1617 ? n137 : n136))))) : (n1689 ? (n1682 ? (n1671 ? (n1652 ? (n1617 ? n135 : n134) : (n1617 ? n133 : n132)) : (n1652 ? (n1617 ? n131 : n130) : (n1617 ? n129 : n128))) : (n1671 ? (n1652 ? (n1617 ? n127 : n126) : (n1617 ? n125 : n124)) : (n1652 ? (n1617 ? n123 : n122) : (n1617 ? n121 : n120)))) : (n1682 ? (n1671 ? (n1652 ? (n1617 ? n119 : n118) : (n1617 ? n117 : n116)) : (n1652 ? (n1617 ? n115 : n114) : (n1617 ? n113 : n112))) : (n1671 ? (n1652 ? (n1617 ? n111 : n110) : (n1617 ? n109 : n108)) : (n1652 ? (n1617 ? n107 : n106) : (n1617 ? n105 : n104)))))));
+  wire miss0 = (n1697 & (~n1846));
+  wire n1871 = ((((((n7 & n105) & (~wm1_q)) & (fpc1_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h01)))) & (~n385)) & (~fill));
+  wire n1885 = ((((((n9 & n107) & (~wm3_q)) & (fpc3_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h03)))) & (~n397)) & (~fill));
+  wire n1899 = ((((((n11 & n109) & (~wm5_q)) & (fpc5_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h05)))) & (~n409)) & (~fill));
+  wire n1913 = ((((((n13 & n111) & (~wm7_q)) & (fpc7_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h07)))) & (~n421)) & (~fill));
+  wire n1927 = ((((((n15 & n113) & (~wm9_q)) & (fpc9_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h09)))) & (~n433)) & (~fill));
+  wire n1941 = ((((((n17 & n115) & (~wm11_q)) & (fpc11_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0b)))) & (~n445)) & (~fill));
+  wire n1955 = ((((((n19 & n117) & (~wm13_q)) & (fpc13_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0d)))) & (~n457)) & (~fill));
+  wire n1969 = ((((((n21 & n119) & (~wm15_q)) & (fpc15_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h0f)))) & (~n469)) & (~fill));
+  wire n1983 = ((((((n23 & n121) & (~wm17_q)) & (fpc17_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h11)))) & (~n481)) & (~fill));
+  wire n1997 = ((((((n25 & n123) & (~wm19_q)) & (fpc19_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h13)))) & (~n493)) & (~fill));
+  wire n2011 = ((((((n27 & n125) & (~wm21_q)) & (fpc21_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h15)))) & (~n505)) & (~fill));
+  wire n2025 = ((((((n29 & n127) & (~wm23_q)) & (fpc23_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h17)))) & (~n517)) & (~fill));
+  wire n2039 = ((((((n31 & n129) & (~wm25_q)) & (fpc25_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h19)))) & (~n529)) & (~fill));
+  wire n2053 = ((((((n33 & n131) & (~wm27_q)) & (fpc27_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1b)))) & (~n541)) & (~fill));
+  wire n2067 = ((((((n35 & n133) & (~wm29_q)) & (fpc29_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1d)))) & (~n553)) & (~fill));
+  wire n2081 = ((((((n37 & n135) & (~wm31_q)) & (fpc31_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h1f)))) & (~n565)) & (~fill));
+  wire n2095 = ((((((n39 & n137) & (~wm33_q)) & (fpc33_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h21)))) & (~n577)) & (~fill));
+  wire n2109 = ((((((n41 & n139) & (~wm35_q)) & (fpc35_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h23)))) & (~n589)) & (~fill));
+  wire n2123 = ((((((n43 & n141) & (~wm37_q)) & (fpc37_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h25)))) & (~n601)) & (~fill));
+  wire n2137 = ((((((n45 & n143) & (~wm39_q)) & (fpc39_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h27)))) & (~n613)) & (~fill));
+  wire n2151 = ((((((n47 & n145) & (~wm41_q)) & (fpc41_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h29)))) & (~n625)) & (~fill));
+  wire n2165 = ((((((n49 & n147) & (~wm43_q)) & (fpc43_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2b)))) & (~n637)) & (~fill));
+  wire n2179 = ((((((n51 & n149) & (~wm45_q)) & (fpc45_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2d)))) & (~n649)) & (~fill));
+  wire n2193 = ((((((n53 & n151) & (~wm47_q)) & (fpc47_q < plen_i)) & (~(l1v1_q & (l1w1_q == 6'h2f)))) & (~n661)) & (~fill));
+  wire n2196 = (n1871 & (rr1_q < 6'h01));
+  wire n2199 = (1'h0 & (rr1_q < 6'h02));
+  wire n2202 = (n1885 & (rr1_q < 6'h03));
+  wire n2205 = (1'h0 & (rr1_q < 6'h04));
+  wire n2208 = (n1899 & (rr1_q < 6'h05));
+  wire n2211 = (1'h0 & (rr1_q < 6'h06));
+  wire n2214 = (n1913 & (rr1_q < 6'h07));
+  wire n2217 = (1'h0 & (rr1_q < 6'h08));
+  wire n2220 = (n1927 & (rr1_q < 6'h09));
+  wire n2223 = (1'h0 & (rr1_q < 6'h0a));
+  wire n2226 = (n1941 & (rr1_q < 6'h0b));
+  wire n2229 = (1'h0 & (rr1_q < 6'h0c));
+  wire n2232 = (n1955 & (rr1_q < 6'h0d));
+  wire n2235 = (1'h0 & (rr1_q < 6'h0e));
+  wire n2238 = (n1969 & (rr1_q < 6'h0f));
+  wire n2241 = (1'h0 & (rr1_q < 6'h10));
+  wire n2244 = (n1983 & (rr1_q < 6'h11));
+  wire n2247 = (1'h0 & (rr1_q < 6'h12));
+  wire n2250 = (n1997 & (rr1_q < 6'h13));
+  wire n2253 = (1'h0 & (rr1_q < 6'h14));
+  wire n2256 = (n2011 & (rr1_q < 6'h15));
+  wire n2259 = (1'h0 & (rr1_q < 6'h16));
+  wire n2262 = (n2025 & (rr1_q < 6'h17));
+  wire n2265 = (1'h0 & (rr1_q < 6'h18));
+  wire n2268 = (n2039 & (rr1_q < 6'h19));
+  wire n2271 = (1'h0 & (rr1_q < 6'h1a));
+  wire n2274 = (n2053 & (rr1_q < 6'h1b));
+  wire n2277 = (1'h0 & (rr1_q < 6'h1c));
+  wire n2280 = (n2067 & (rr1_q < 6'h1d));
+  wire n2283 = (1'h0 & (rr1_q < 6'h1e));
+  wire n2286 = (n2081 & (rr1_q < 6'h1f));
+  wire n2289 = (1'h0 & (rr1_q < 6'h20));
+  wire n2292 = (n2095 & (rr1_q < 6'h21));
+  wire n2295 = (1'h0 & (rr1_q < 6'h22));
+  wire n2298 = (n2109 & (rr1_q < 6'h23));
+  wire n2301 = (1'h0 & (rr1_q < 6'h24));
+  wire n2304 = (n2123 & (rr1_q < 6'h25));
+  wire n2307 = (1'h0 & (rr1_q < 6'h26));
+  wire n2310 = (n2137 & (rr1_q < 6'h27));
+  wire n2313 = (1'h0 & (rr1_q < 6'h28));
+  wire n2316 = (n2151 & (rr1_q < 6'h29));
+  wire n2319 = (1'h0 & (rr1_q < 6'h2a));
+  wire n2322 = (n2165 & (rr1_q < 6'h2b));
+  wire n2325 = (1'h0 & (rr1_q < 6'h2c));
+  wire n2328 = (n2179 & (rr1_q < 6'h2d));
+  wire n2331 = (1'h0 & (rr1_q < 6'h2e));
+  wire n2334 = (n2193 & (rr1_q < 6'h2f));
+  wire [5:0] pick_warp1 = (((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n2196) | n2199) | n2202) | n2205) | n2208) | n2211) | n2214) | n2217) | n2220) | n2223) | n2226) | n2229) | n2232) | n2235) | n2238) | n2241) | n2244) | n2247) | n2250) | n2253) | n2256) | n2259) | n2262) | n2265) | n2268) | n2271) | n2274) | n2277) | n2280) | n2283) | n2286) | n2289) | n2292) | n2295) | n2298) | n2301) | n2304) | n2307) | n2310) | n2313) | n2316) | n2319) | n2322) | n2325) | n2328) | n2331) | n2334) ? (1'h0 ? 6'h00 : (n2196 ? 6'h01 : (n2199 ? 6'h02 : (n2202 ? 6'h03 : (n2205 ? 6'h04 : (n2208 ? 6'h05 : (n2211 ? 6'h06 : (n2214 ? 6'h07 : (n2217 ? 6'h08 : (n2220 ? 6'h09 : (n2223 ? 6'h0a : (n2226 ? 6'h0b : (n2229 ? 6'h0c : (n2232 ? 6'h0d : (n2235 ? 6'h0e : (n2238 ? 6'h0f : (n2241 ? 6'h10 : (n2244 ? 6'h11 : (n2247 ? 6'h12 : (n2250 ? 6'h13 : (n2253 ? 6'h14 : (n2256 ? 6'h15 : (n2259 ? 6'h16 : (n2262 ? 6'h17 : (n2265 ? 6'h18 : (n2268 ? 6'h19 : (n2271 ? 6'h1a : (n2274 ? 6'h1b : (n2277 ? 6'h1c : (n2280 ? 6'h1d : (n2283 ? 6'h1e : (n2286 ? 6'h1f : (n2289 ? 6'h20 : (n2292 ? 6'h21 : (n2295 ? 6'h22 : (n2298 ? 6'h23 : (n2301 ? 6'h24 : (n2304 ? 6'h25 : (n2307 ? 6'h26 : (n2310 ? 6'h27 : (n2313 ? 6'h28 : (n2316 ? 6'h29 : (n2319 ? 6'h2a : (n2322 ? 6'h2b : (n2325 ? 6'h2c : (n2328 ? 6'h2d : (n2331 ? 6'h2e : (n2334 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))) : (1'h0 ? 6'h00 : (n1871 ? 6'h01 : (1'h0 ? 6'h02 : (n1885 ? 6'h03 : (1'h0 ? 6'h04 : (n1899 ? 6'h05 : (1'h0 ? 6'h06 : (n1913 ? 6'h07 : (1'h0 ? 6'h08 : (n1927 ? 6'h09 : (1'h0 ? 6'h0a : (n1941 ? 6'h0b : (1'h0 ? 6'h0c : (n1955 ? 6'h0d : (1'h0 ? 6'h0e : (n1969 ? 6'h0f : (1'h0 ? 6'h10 : (n1983 ? 6'h11 : (1'h0 ? 6'h12 : (n1997 ? 6'h13 : (1'h0 ? 6'h14 : (n2011 ? 6'h15 : (1'h0 ? 6'h16 : (n2025 ? 6'h17 : (1'h0 ? 6'h18 : (n2039 ? 6'h19 : (1'h0 ? 6'h1a : (n2053 ? 6'h1b : (1'h0 ? 6'h1c : (n2067 ? 6'h1d : (1'h0 ? 6'h1e : (n2081 ? 6'h1f : (1'h0 ? 6'h20 : (n2095 ? 6'h21 : (1'h0 ? 6'h22 : (n2109 ? 6'h23 : (1'h0 ? 6'h24 : (n2123 ? 6'h25 : (1'h0 ? 6'h26 : (n2137 ? 6'h27 : (1'h0 ? 6'h28 : (n2151 ? 6'h29 : (1'h0 ? 6'h2a : (n2165 ? 6'h2b : (1'h0 ? 6'h2c : (n2179 ? 6'h2d : (1'h0 ? 6'h2e : (n2193 ? 6'h2f : 6'h00)))))))))))))))))))))))))))))))))))))))))))))))));
+  wire pick_valid1 = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | 1'h0) | n1871) | 1'h0) | n1885) | 1'h0) | n1899) | 1'h0) | n1913) | 1'h0) | n1927) | 1'h0) | n1941) | 1'h0) | n1955) | 1'h0) | n1969) | 1'h0) | n1983) | 1'h0) | n1997) | 1'h0) | n2011) | 1'h0) | n2025) | 1'h0) | n2039) | 1'h0) | n2053) | 1'h0) | n2067) | 1'h0) | n2081) | 1'h0) | n2095) | 1'h0) | n2109) | 1'h0) | n2123) | 1'h0) | n2137) | 1'h0) | n2151) | 1'h0) | n2165) | 1'h0) | n2179) | 1'h0) | n2193);
+  wire [5:0] n2630 = (pick_warp1 >> 6'h00);
+  wire n2631 = n2630[0];
+  wire [5:0] n2665 = (pick_warp1 >> 6'h01);
+  wire n2666 = n2665[0];
+  wire [5:0] n2684 = (pick_warp1 >> 6'h02);
+  wire n2685 = n2684[0];
+  wire [5:0] n2695 = (pick_warp1 >> 6'h03);
+  wire n2696 = n2695[0];
+  wire [5:0] n2702 = (pick_warp1 >> 6'h04);
+  wire n2703 = n2702[0];
+  wire [5:0] n2707 = (pick_warp1 >> 6'h05);
+  wire [15:0] n2709 = (n2707[0] ? (n2703 ? (n2696 ? (n2685 ? (n2666 ? (n2631 ? 16'h0000 : 16'h0000) : (n2631 ? 16'h0000 : 16'h0000)) : (n2666 ? (n2631 ? 16'h0000 : 16'h0000) : (n2631 ? 16'h0000 : 16'h0000))) : (n2685 ? (n2666 ? (n2631 ? 16'h0000 : 16'h0000) : (n2631 ? 16'h0000 : 16'h0000)) : (n2666 ? (n2631 ? 16'h0000 : 16'h0000) : (n2631 ? 16'h0000 : 16'h0000)))) : (n2696 ? (n2685 ? (n2666 ? (n2631 ? fpc47_q : fpc46_q) : (n2631 ? fpc45_q : fpc44_q)) : (n2666 ? (n2631 ? fpc43_q : fpc42_q) : (n2631 ? fpc41_q : fpc40_q))) : (n2685 ? (n2666 ? (n2631 ? fpc39_q : fpc38_q) : (n2631 ? fpc37_q : fpc36_q)) : (n2666 ? (n2631 ? fpc35_q : fpc34_q) : (n2631 ? fpc33_q : fpc32_q))))) : (n2703 ? (n2696 ? (n2685 ? (n2666 ? (n2631 ? fpc31_q : fpc30_q) : (n2631 ? fpc29_q : fpc28_q)) : (n2666 ? (n2631 ? fpc27_q : fpc26_q) : (n2631 ? fpc25_q : fpc24_q))) : (n2685 ? (n2666 ? (n2631 ? fpc23_q : fpc22_q) : (n2631 ? fpc21_q : fpc20_q)) : (n2666 ? (n2631 ? fpc19_q : fpc18_q) : (n2631 ? fpc17_q : fpc16_q)))) : (n2696 ? (n2685 ? (n2666 ? (n2631 ? fpc15_q : fpc14_q) : (n2631 ? fpc13_q : fpc12_q)) : (n2666 ? (n2631 ? fpc11_q : fpc10_q) : (n2631 ? fpc9_q : fpc8_q))) : (n2685 ? (n2666 ? (n2631 ? fpc7_q : fpc6_q) : (n2631 ? fpc5_q : fpc4_q)) : (n2666 ? (n2631 ? fpc3_q : fpc2_q) : (n2631 ? fpc1_q : fpc0_q))))));
+  wire [15:0] n2710 = (n2709 >> 4'h3);
+  wire [4:0] n2711 = n2710[4:0];
+  wire [15:0] n2718 = (((l1pc1_q >> 4'h3) >> 4'h5) | 16'h8000);
+  wire [15:0] n2720 = (l1pc1_q & 16'h0007);
+  wire [5:0] n2723 = (l1w1_q >> 6'h00);
+  wire n2724 = n2723[0];
+  wire [5:0] n2758 = (l1w1_q >> 6'h01);
+  wire n2759 = n2758[0];
+  wire [5:0] n2777 = (l1w1_q >> 6'h02);
+  wire n2778 = n2777[0];
+  wire [5:0] n2788 = (l1w1_q >> 6'h03);
+  wire n2789 = n2788[0];
+  wire [5:0] n2795 = (l1w1_q >> 6'h04);
+  wire n2796 = n2795[0];
+  wire [5:0] n2800 = (l1w1_q >> 6'h05);
+  wire [5:0] n2805 = (l1w1_q >> 6'h00);
+  wire n2806 = n2805[0];
+  wire [5:0] n2840 = (l1w1_q >> 6'h01);
+  wire n2841 = n2840[0];
+  wire [5:0] n2859 = (l1w1_q >> 6'h02);
+  wire n2860 = n2859[0];
+  wire [5:0] n2870 = (l1w1_q >> 6'h03);
+  wire n2871 = n2870[0];
+  wire [5:0] n2877 = (l1w1_q >> 6'h04);
+  wire n2878 = n2877[0];
+  wire [5:0] n2882 = (l1w1_q >> 6'h05);
+  wire n2886 = (l1v1_q & (~(n2800[0] ? (n2796 ? (n2789 ? (n2778 ? (n2759 ? (n2724 ? 1'h0 : 1'h0) : (n2724 ? 1'h0 : 1'h0)) : (n2759 ? (n2724 ? 1'h0 : 1'h0) : (n2724 ? 1'h0 : 1'h0))) : (n2778 ? (n2759 ? (n2724 ? 1'h0 : 1'h0) : (n2724 ? 1'h0 : 1'h0)) : (n2759 ? (n2724 ? 1'h0 : 1'h0) : (n2724 ? 1'h0 : 1'h0)))) : (n2789 ? (n2778 ? (n2759 ? (n2724 ? n661 : n655) : (n2724 ? n649 : n643)) : (n2759 ? (n2724 ? n637 : n631) : (n2724 ? n625 : n619))) : (n2778 ? (n2759 ? (n2724 ? n613 : n607) : (n2724 ? n601 : n595)) : (n2759 ? (n2724 ? n589 : n583) : (n2724 ? n577 : n571))))) : (n2796 ? (n2789 ? (n2778 ? (n2759 ? (n2724 ? n565 : n559) : (n2724 ? n553 : n547)) : (n2759 ? (n2724 ? n541 : n535) : (n2724 ? n529 : n523))) : (n2778 ? (n2759 ? (n2724 ? n517 : n511) : (n2724 ? n505 : n499)) : (n2759 ? (n2724 ? n493 : n487) : (n2724 ? n481 : n475)))) : (n2789 ? (n2778 ? (n2759 ? (n2724 ? n469 : n463) : (n2724 ? n457 : n451)) : (n2759 ? (n2724 ? n445 : n439) : (n2724 ? n433 : n427))) : (n2778 ? (n2759 ? (n2724 ? n421 : n415) : (n2724 ? n409 : n403)) : (n2759 ? (n2724 ? n397 : n391) : (n2724 ? n385 : n379))))))));
+  wire n2889 = (tag0_rdata1_q == n2718);
+  wire n2926 = (tag1_rdata1_q == n2718);
+  wire n2963 = (tag2_rdata1_q == n2718);
+  wire n3000 = (tag3_rdata1_q == n2718);
+  wire n3035 = ((((1'h0 | n2889) | n2926) | n2963) | n3000);
+  wire hit1 = (n2886 & n3035);
+  wire push1 = (hit1 & (n2882[0] ? (n2878 ? (n2871 ? (n2860 ? (n2841 ? (n2806 ? 1'h0 : 1'h0) : (n2806 ? 1'h0 : 1'h0)) : (n2841 ? (n2806 ? 1'h0 : 1'h0) : (n2806 ? 1'h0 : 1'h0))) : (n2860 ? (n2841 ? (n2806 ? 1'h0 : 1'h0) : (n2806 ? 1'h0 : 1'h0)) : (n2841 ? (n2806 ? 1'h0 : 1'h0) : (n2806 ? 1'h0 : 1'h0)))) : (n2871 ? (n2860 ? (n2841 ? (n2806 ? n151 : n150) : (n2806 ? n149 : n148)) : (n2841 ? (n2806 ? n147 : n146) : (n2806 ? n145 : n144))) : (n2860 ? (n2841 ? (n2806 ? n143 : n142) : (n2806 ? n141 : n140)) : (n2841 ? (n2806 ? n139 : n138) : (n2806 ? n137 : n136))))) : (n2878 ? (n2871 ? (n2860 ? (n2841 ? (n2806 ? n135 : n134) : (n2806 ? n133 : n132)) : (n2841 ? (n2806 ? n131 : n130) : (n2806 ? n129 : n128))) : (n2860 ? (n2841 ? (n2806 ? n127 : n126) : (n2806 ? n125 : n124)) : (n2841 ? (n2806 ? n123 : n122) : (n2806 ? n121 : n120)))) : (n2871 ? (n2860 ? (n2841 ? (n2806 ? n119 : n118) : (n2806 ? n117 : n116)) : (n2841 ? (n2806 ? n115 : n114) : (n2806 ? n113 : n112))) : (n2860 ? (n2841 ? (n2806 ? n111 : n110) : (n2806 ? n109 : n108)) : (n2841 ? (n2806 ? n107 : n106) : (n2806 ? n105 : n104)))))));
+  wire miss1 = (n2886 & (~n3035));
+  wire [4:0] n3043 = mline_q[4:0];
+  wire [15:0] n3046 = ((mline_q >> 4'h5) | 16'h8000);
+  wire n3049 = (fill & (mway_q == 3'h0));
+  wire n3052 = (fill & (mway_q == 3'h1));
+  wire n3055 = (fill & (mway_q == 3'h2));
+  wire n3058 = (fill & (mway_q == 3'h3));
+  wire [15:0] n3065 = (miss0 ? (l1pc0_q >> 4'h3) : (miss1 ? (l1pc1_q >> 4'h3) : 16'h0000));
+  wire n3066 = (((1'h0 | miss1) | miss0) & (ms_q == 2'h0));
+  wire [4:0] n3067 = n3065[4:0];
+  wire [2:0] n3077 = (vict0_q + 3'h1);
+  wire [2:0] n3091 = (vict1_q + 3'h1);
+  wire [2:0] n3105 = (vict2_q + 3'h1);
+  wire [2:0] n3119 = (vict3_q + 3'h1);
+  wire [2:0] n3133 = (vict4_q + 3'h1);
+  wire [2:0] n3147 = (vict5_q + 3'h1);
+  wire [2:0] n3161 = (vict6_q + 3'h1);
+  wire [2:0] n3175 = (vict7_q + 3'h1);
+  wire [2:0] n3189 = (vict8_q + 3'h1);
+  wire [2:0] n3203 = (vict9_q + 3'h1);
+  wire [2:0] n3217 = (vict10_q + 3'h1);
+  wire [2:0] n3231 = (vict11_q + 3'h1);
+  wire [2:0] n3245 = (vict12_q + 3'h1);
+  wire [2:0] n3259 = (vict13_q + 3'h1);
+  wire [2:0] n3273 = (vict14_q + 3'h1);
+  wire [2:0] n3287 = (vict15_q + 3'h1);
+  wire [2:0] n3301 = (vict16_q + 3'h1);
+  wire [2:0] n3315 = (vict17_q + 3'h1);
+  wire [2:0] n3329 = (vict18_q + 3'h1);
+  wire [2:0] n3343 = (vict19_q + 3'h1);
+  wire [2:0] n3357 = (vict20_q + 3'h1);
+  wire [2:0] n3371 = (vict21_q + 3'h1);
+  wire [2:0] n3385 = (vict22_q + 3'h1);
+  wire [2:0] n3399 = (vict23_q + 3'h1);
+  wire [2:0] n3413 = (vict24_q + 3'h1);
+  wire [2:0] n3427 = (vict25_q + 3'h1);
+  wire [2:0] n3441 = (vict26_q + 3'h1);
+  wire [2:0] n3455 = (vict27_q + 3'h1);
+  wire [2:0] n3469 = (vict28_q + 3'h1);
+  wire [2:0] n3483 = (vict29_q + 3'h1);
+  wire [2:0] n3497 = (vict30_q + 3'h1);
+  wire [2:0] n3511 = (vict31_q + 3'h1);
+  wire im_req = ((ms_q == 2'h1) & (~hold_i));
+  wire [31:0] n3531 = (push0 ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
+  wire n3538 = (l1w0_q == 6'h00);
+  wire n3565 = (((((n6 & (~busy_i[0])) & (~hv_i[0])) & (~(fpc0_q < plen_i))) & (~n379)) & (~rep0_q));
+  wire n3567 = (l1w1_q == 6'h01);
+  wire n3594 = (((((n7 & (~busy_i[1])) & (~hv_i[1])) & (~(fpc1_q < plen_i))) & (~n385)) & (~rep1_q));
+  wire n3596 = (l1w0_q == 6'h02);
+  wire n3623 = (((((n8 & (~busy_i[2])) & (~hv_i[2])) & (~(fpc2_q < plen_i))) & (~n391)) & (~rep2_q));
+  wire n3625 = (l1w1_q == 6'h03);
+  wire n3652 = (((((n9 & (~busy_i[3])) & (~hv_i[3])) & (~(fpc3_q < plen_i))) & (~n397)) & (~rep3_q));
+  wire n3654 = (l1w0_q == 6'h04);
+  wire n3681 = (((((n10 & (~busy_i[4])) & (~hv_i[4])) & (~(fpc4_q < plen_i))) & (~n403)) & (~rep4_q));
+  wire n3683 = (l1w1_q == 6'h05);
+  wire n3710 = (((((n11 & (~busy_i[5])) & (~hv_i[5])) & (~(fpc5_q < plen_i))) & (~n409)) & (~rep5_q));
+  wire n3712 = (l1w0_q == 6'h06);
+  wire n3739 = (((((n12 & (~busy_i[6])) & (~hv_i[6])) & (~(fpc6_q < plen_i))) & (~n415)) & (~rep6_q));
+  wire n3741 = (l1w1_q == 6'h07);
+  wire n3768 = (((((n13 & (~busy_i[7])) & (~hv_i[7])) & (~(fpc7_q < plen_i))) & (~n421)) & (~rep7_q));
+  wire n3770 = (l1w0_q == 6'h08);
+  wire n3797 = (((((n14 & (~busy_i[8])) & (~hv_i[8])) & (~(fpc8_q < plen_i))) & (~n427)) & (~rep8_q));
+  wire n3799 = (l1w1_q == 6'h09);
+  wire n3826 = (((((n15 & (~busy_i[9])) & (~hv_i[9])) & (~(fpc9_q < plen_i))) & (~n433)) & (~rep9_q));
+  wire n3828 = (l1w0_q == 6'h0a);
+  wire n3855 = (((((n16 & (~busy_i[10])) & (~hv_i[10])) & (~(fpc10_q < plen_i))) & (~n439)) & (~rep10_q));
+  wire n3857 = (l1w1_q == 6'h0b);
+  wire n3884 = (((((n17 & (~busy_i[11])) & (~hv_i[11])) & (~(fpc11_q < plen_i))) & (~n445)) & (~rep11_q));
+  wire n3886 = (l1w0_q == 6'h0c);
+  wire n3913 = (((((n18 & (~busy_i[12])) & (~hv_i[12])) & (~(fpc12_q < plen_i))) & (~n451)) & (~rep12_q));
+  wire n3915 = (l1w1_q == 6'h0d);
+  wire n3942 = (((((n19 & (~busy_i[13])) & (~hv_i[13])) & (~(fpc13_q < plen_i))) & (~n457)) & (~rep13_q));
+  wire n3944 = (l1w0_q == 6'h0e);
+  wire n3971 = (((((n20 & (~busy_i[14])) & (~hv_i[14])) & (~(fpc14_q < plen_i))) & (~n463)) & (~rep14_q));
+  wire n3973 = (l1w1_q == 6'h0f);
+  wire n4000 = (((((n21 & (~busy_i[15])) & (~hv_i[15])) & (~(fpc15_q < plen_i))) & (~n469)) & (~rep15_q));
+  wire n4002 = (l1w0_q == 6'h10);
+  wire n4029 = (((((n22 & (~busy_i[16])) & (~hv_i[16])) & (~(fpc16_q < plen_i))) & (~n475)) & (~rep16_q));
+  wire n4031 = (l1w1_q == 6'h11);
+  wire n4058 = (((((n23 & (~busy_i[17])) & (~hv_i[17])) & (~(fpc17_q < plen_i))) & (~n481)) & (~rep17_q));
+  wire n4060 = (l1w0_q == 6'h12);
+  wire n4087 = (((((n24 & (~busy_i[18])) & (~hv_i[18])) & (~(fpc18_q < plen_i))) & (~n487)) & (~rep18_q));
+  wire n4089 = (l1w1_q == 6'h13);
+  wire n4116 = (((((n25 & (~busy_i[19])) & (~hv_i[19])) & (~(fpc19_q < plen_i))) & (~n493)) & (~rep19_q));
+  wire n4118 = (l1w0_q == 6'h14);
+  wire n4145 = (((((n26 & (~busy_i[20])) & (~hv_i[20])) & (~(fpc20_q < plen_i))) & (~n499)) & (~rep20_q));
+  wire n4147 = (l1w1_q == 6'h15);
+  wire n4174 = (((((n27 & (~busy_i[21])) & (~hv_i[21])) & (~(fpc21_q < plen_i))) & (~n505)) & (~rep21_q));
+  wire n4176 = (l1w0_q == 6'h16);
+  wire n4203 = (((((n28 & (~busy_i[22])) & (~hv_i[22])) & (~(fpc22_q < plen_i))) & (~n511)) & (~rep22_q));
+  wire n4205 = (l1w1_q == 6'h17);
+  wire n4232 = (((((n29 & (~busy_i[23])) & (~hv_i[23])) & (~(fpc23_q < plen_i))) & (~n517)) & (~rep23_q));
+  wire n4234 = (l1w0_q == 6'h18);
+  wire n4261 = (((((n30 & (~busy_i[24])) & (~hv_i[24])) & (~(fpc24_q < plen_i))) & (~n523)) & (~rep24_q));
+  wire n4263 = (l1w1_q == 6'h19);
+  wire n4290 = (((((n31 & (~busy_i[25])) & (~hv_i[25])) & (~(fpc25_q < plen_i))) & (~n529)) & (~rep25_q));
+  wire n4292 = (l1w0_q == 6'h1a);
+  wire n4319 = (((((n32 & (~busy_i[26])) & (~hv_i[26])) & (~(fpc26_q < plen_i))) & (~n535)) & (~rep26_q));
+  wire n4321 = (l1w1_q == 6'h1b);
+  wire n4348 = (((((n33 & (~busy_i[27])) & (~hv_i[27])) & (~(fpc27_q < plen_i))) & (~n541)) & (~rep27_q));
+  wire n4350 = (l1w0_q == 6'h1c);
+  wire n4377 = (((((n34 & (~busy_i[28])) & (~hv_i[28])) & (~(fpc28_q < plen_i))) & (~n547)) & (~rep28_q));
+  wire n4379 = (l1w1_q == 6'h1d);
+  wire n4406 = (((((n35 & (~busy_i[29])) & (~hv_i[29])) & (~(fpc29_q < plen_i))) & (~n553)) & (~rep29_q));
+  wire n4408 = (l1w0_q == 6'h1e);
+  wire n4435 = (((((n36 & (~busy_i[30])) & (~hv_i[30])) & (~(fpc30_q < plen_i))) & (~n559)) & (~rep30_q));
+  wire n4437 = (l1w1_q == 6'h1f);
+  wire n4464 = (((((n37 & (~busy_i[31])) & (~hv_i[31])) & (~(fpc31_q < plen_i))) & (~n565)) & (~rep31_q));
+  wire n4466 = (l1w0_q == 6'h20);
+  wire n4493 = (((((n38 & (~busy_i[32])) & (~hv_i[32])) & (~(fpc32_q < plen_i))) & (~n571)) & (~rep32_q));
+  wire n4495 = (l1w1_q == 6'h21);
+  wire n4522 = (((((n39 & (~busy_i[33])) & (~hv_i[33])) & (~(fpc33_q < plen_i))) & (~n577)) & (~rep33_q));
+  wire n4524 = (l1w0_q == 6'h22);
+  wire n4551 = (((((n40 & (~busy_i[34])) & (~hv_i[34])) & (~(fpc34_q < plen_i))) & (~n583)) & (~rep34_q));
+  wire n4553 = (l1w1_q == 6'h23);
+  wire n4580 = (((((n41 & (~busy_i[35])) & (~hv_i[35])) & (~(fpc35_q < plen_i))) & (~n589)) & (~rep35_q));
+  wire n4582 = (l1w0_q == 6'h24);
+  wire n4609 = (((((n42 & (~busy_i[36])) & (~hv_i[36])) & (~(fpc36_q < plen_i))) & (~n595)) & (~rep36_q));
+  wire n4611 = (l1w1_q == 6'h25);
+  wire n4638 = (((((n43 & (~busy_i[37])) & (~hv_i[37])) & (~(fpc37_q < plen_i))) & (~n601)) & (~rep37_q));
+  wire n4640 = (l1w0_q == 6'h26);
+  wire n4667 = (((((n44 & (~busy_i[38])) & (~hv_i[38])) & (~(fpc38_q < plen_i))) & (~n607)) & (~rep38_q));
+  wire n4669 = (l1w1_q == 6'h27);
+  wire n4696 = (((((n45 & (~busy_i[39])) & (~hv_i[39])) & (~(fpc39_q < plen_i))) & (~n613)) & (~rep39_q));
+  wire n4698 = (l1w0_q == 6'h28);
+  wire n4725 = (((((n46 & (~busy_i[40])) & (~hv_i[40])) & (~(fpc40_q < plen_i))) & (~n619)) & (~rep40_q));
+  wire n4727 = (l1w1_q == 6'h29);
+  wire n4754 = (((((n47 & (~busy_i[41])) & (~hv_i[41])) & (~(fpc41_q < plen_i))) & (~n625)) & (~rep41_q));
+  wire n4756 = (l1w0_q == 6'h2a);
+  wire n4783 = (((((n48 & (~busy_i[42])) & (~hv_i[42])) & (~(fpc42_q < plen_i))) & (~n631)) & (~rep42_q));
+  wire n4785 = (l1w1_q == 6'h2b);
+  wire n4812 = (((((n49 & (~busy_i[43])) & (~hv_i[43])) & (~(fpc43_q < plen_i))) & (~n637)) & (~rep43_q));
+  wire n4814 = (l1w0_q == 6'h2c);
+  wire n4841 = (((((n50 & (~busy_i[44])) & (~hv_i[44])) & (~(fpc44_q < plen_i))) & (~n643)) & (~rep44_q));
+  wire n4843 = (l1w1_q == 6'h2d);
+  wire n4870 = (((((n51 & (~busy_i[45])) & (~hv_i[45])) & (~(fpc45_q < plen_i))) & (~n649)) & (~rep45_q));
+  wire n4872 = (l1w0_q == 6'h2e);
+  wire n4899 = (((((n52 & (~busy_i[46])) & (~hv_i[46])) & (~(fpc46_q < plen_i))) & (~n655)) & (~rep46_q));
+  wire n4901 = (l1w1_q == 6'h2f);
+  wire n4928 = (((((n53 & (~busy_i[47])) & (~hv_i[47])) & (~(fpc47_q < plen_i))) & (~n661)) & (~rep47_q));
+  wire pc_err = ((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | n3565) | n3594) | n3623) | n3652) | n3681) | n3710) | n3739) | n3768) | n3797) | n3826) | n3855) | n3884) | n3913) | n3942) | n3971) | n4000) | n4029) | n4058) | n4087) | n4116) | n4145) | n4174) | n4203) | n4232) | n4261) | n4290) | n4319) | n4348) | n4377) | n4406) | n4435) | n4464) | n4493) | n4522) | n4551) | n4580) | n4609) | n4638) | n4667) | n4696) | n4725) | n4754) | n4783) | n4812) | n4841) | n4870) | n4899) | n4928);
+  wire [5:0] n5074 = (n3565 ? 6'h00 : (n3594 ? 6'h01 : (n3623 ? 6'h02 : (n3652 ? 6'h03 : (n3681 ? 6'h04 : (n3710 ? 6'h05 : (n3739 ? 6'h06 : (n3768 ? 6'h07 : (n3797 ? 6'h08 : (n3826 ? 6'h09 : (n3855 ? 6'h0a : (n3884 ? 6'h0b : (n3913 ? 6'h0c : (n3942 ? 6'h0d : (n3971 ? 6'h0e : (n4000 ? 6'h0f : (n4029 ? 6'h10 : (n4058 ? 6'h11 : (n4087 ? 6'h12 : (n4116 ? 6'h13 : (n4145 ? 6'h14 : (n4174 ? 6'h15 : (n4203 ? 6'h16 : (n4232 ? 6'h17 : (n4261 ? 6'h18 : (n4290 ? 6'h19 : (n4319 ? 6'h1a : (n4348 ? 6'h1b : (n4377 ? 6'h1c : (n4406 ? 6'h1d : (n4435 ? 6'h1e : (n4464 ? 6'h1f : (n4493 ? 6'h20 : (n4522 ? 6'h21 : (n4551 ? 6'h22 : (n4580 ? 6'h23 : (n4609 ? 6'h24 : (n4638 ? 6'h25 : (n4667 ? 6'h26 : (n4696 ? 6'h27 : (n4725 ? 6'h28 : (n4754 ? 6'h29 : (n4783 ? 6'h2a : (n4812 ? 6'h2b : (n4841 ? 6'h2c : (n4870 ? 6'h2d : (n4899 ? 6'h2e : (n4928 ? 6'h2f : 6'h00))))))))))))))))))))))))))))))))))))))))))))))));
+  wire [5:0] n5365 = (n5074 >> 6'h00);
+  wire n5366 = n5365[0];
+  wire [5:0] n5400 = (n5074 >> 6'h01);
+  wire n5401 = n5400[0];
+  wire [5:0] n5419 = (n5074 >> 6'h02);
+  wire n5420 = n5419[0];
+  wire [5:0] n5430 = (n5074 >> 6'h03);
+  wire n5431 = n5430[0];
+  wire [5:0] n5437 = (n5074 >> 6'h04);
+  wire n5438 = n5437[0];
+  wire [5:0] n5442 = (n5074 >> 6'h05);
+  assign fpc0_d = (n376 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h00)) ? redir_pc_i : ((push0 & n3538) ? (l1pc0_q + 16'h0001) : fpc0_q)));
+  assign fpc1_d = (n382 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h01)) ? redir_pc_i : ((push1 & n3567) ? (l1pc1_q + 16'h0001) : fpc1_q)));
+  assign fpc2_d = (n388 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h02)) ? redir_pc_i : ((push0 & n3596) ? (l1pc0_q + 16'h0001) : fpc2_q)));
+  assign fpc3_d = (n394 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h03)) ? redir_pc_i : ((push1 & n3625) ? (l1pc1_q + 16'h0001) : fpc3_q)));
+  assign fpc4_d = (n400 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h04)) ? redir_pc_i : ((push0 & n3654) ? (l1pc0_q + 16'h0001) : fpc4_q)));
+  assign fpc5_d = (n406 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h05)) ? redir_pc_i : ((push1 & n3683) ? (l1pc1_q + 16'h0001) : fpc5_q)));
+  assign fpc6_d = (n412 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h06)) ? redir_pc_i : ((push0 & n3712) ? (l1pc0_q + 16'h0001) : fpc6_q)));
+  assign fpc7_d = (n418 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h07)) ? redir_pc_i : ((push1 & n3741) ? (l1pc1_q + 16'h0001) : fpc7_q)));
+  assign fpc8_d = (n424 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h08)) ? redir_pc_i : ((push0 & n3770) ? (l1pc0_q + 16'h0001) : fpc8_q)));
+  assign fpc9_d = (n430 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h09)) ? redir_pc_i : ((push1 & n3799) ? (l1pc1_q + 16'h0001) : fpc9_q)));
+  assign fpc10_d = (n436 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0a)) ? redir_pc_i : ((push0 & n3828) ? (l1pc0_q + 16'h0001) : fpc10_q)));
+  assign fpc11_d = (n442 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0b)) ? redir_pc_i : ((push1 & n3857) ? (l1pc1_q + 16'h0001) : fpc11_q)));
+  assign fpc12_d = (n448 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0c)) ? redir_pc_i : ((push0 & n3886) ? (l1pc0_q + 16'h0001) : fpc12_q)));
+  assign fpc13_d = (n454 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0d)) ? redir_pc_i : ((push1 & n3915) ? (l1pc1_q + 16'h0001) : fpc13_q)));
+  assign fpc14_d = (n460 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0e)) ? redir_pc_i : ((push0 & n3944) ? (l1pc0_q + 16'h0001) : fpc14_q)));
+  assign fpc15_d = (n466 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h0f)) ? redir_pc_i : ((push1 & n3973) ? (l1pc1_q + 16'h0001) : fpc15_q)));
+  assign fpc16_d = (n472 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h10)) ? redir_pc_i : ((push0 & n4002) ? (l1pc0_q + 16'h0001) : fpc16_q)));
+  assign fpc17_d = (n478 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h11)) ? redir_pc_i : ((push1 & n4031) ? (l1pc1_q + 16'h0001) : fpc17_q)));
+  assign fpc18_d = (n484 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h12)) ? redir_pc_i : ((push0 & n4060) ? (l1pc0_q + 16'h0001) : fpc18_q)));
+  assign fpc19_d = (n490 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h13)) ? redir_pc_i : ((push1 & n4089) ? (l1pc1_q + 16'h0001) : fpc19_q)));
+  assign fpc20_d = (n496 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h14)) ? redir_pc_i : ((push0 & n4118) ? (l1pc0_q + 16'h0001) : fpc20_q)));
+  assign fpc21_d = (n502 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h15)) ? redir_pc_i : ((push1 & n4147) ? (l1pc1_q + 16'h0001) : fpc21_q)));
+  assign fpc22_d = (n508 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h16)) ? redir_pc_i : ((push0 & n4176) ? (l1pc0_q + 16'h0001) : fpc22_q)));
+  assign fpc23_d = (n514 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h17)) ? redir_pc_i : ((push1 & n4205) ? (l1pc1_q + 16'h0001) : fpc23_q)));
+  assign fpc24_d = (n520 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h18)) ? redir_pc_i : ((push0 & n4234) ? (l1pc0_q + 16'h0001) : fpc24_q)));
+  assign fpc25_d = (n526 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h19)) ? redir_pc_i : ((push1 & n4263) ? (l1pc1_q + 16'h0001) : fpc25_q)));
+  assign fpc26_d = (n532 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1a)) ? redir_pc_i : ((push0 & n4292) ? (l1pc0_q + 16'h0001) : fpc26_q)));
+  assign fpc27_d = (n538 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1b)) ? redir_pc_i : ((push1 & n4321) ? (l1pc1_q + 16'h0001) : fpc27_q)));
+  assign fpc28_d = (n544 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1c)) ? redir_pc_i : ((push0 & n4350) ? (l1pc0_q + 16'h0001) : fpc28_q)));
+  assign fpc29_d = (n550 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1d)) ? redir_pc_i : ((push1 & n4379) ? (l1pc1_q + 16'h0001) : fpc29_q)));
+  assign fpc30_d = (n556 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1e)) ? redir_pc_i : ((push0 & n4408) ? (l1pc0_q + 16'h0001) : fpc30_q)));
+  assign fpc31_d = (n562 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h1f)) ? redir_pc_i : ((push1 & n4437) ? (l1pc1_q + 16'h0001) : fpc31_q)));
+  assign fpc32_d = (n568 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h20)) ? redir_pc_i : ((push0 & n4466) ? (l1pc0_q + 16'h0001) : fpc32_q)));
+  assign fpc33_d = (n574 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h21)) ? redir_pc_i : ((push1 & n4495) ? (l1pc1_q + 16'h0001) : fpc33_q)));
+  assign fpc34_d = (n580 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h22)) ? redir_pc_i : ((push0 & n4524) ? (l1pc0_q + 16'h0001) : fpc34_q)));
+  assign fpc35_d = (n586 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h23)) ? redir_pc_i : ((push1 & n4553) ? (l1pc1_q + 16'h0001) : fpc35_q)));
+  assign fpc36_d = (n592 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h24)) ? redir_pc_i : ((push0 & n4582) ? (l1pc0_q + 16'h0001) : fpc36_q)));
+  assign fpc37_d = (n598 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h25)) ? redir_pc_i : ((push1 & n4611) ? (l1pc1_q + 16'h0001) : fpc37_q)));
+  assign fpc38_d = (n604 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h26)) ? redir_pc_i : ((push0 & n4640) ? (l1pc0_q + 16'h0001) : fpc38_q)));
+  assign fpc39_d = (n610 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h27)) ? redir_pc_i : ((push1 & n4669) ? (l1pc1_q + 16'h0001) : fpc39_q)));
+  assign fpc40_d = (n616 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h28)) ? redir_pc_i : ((push0 & n4698) ? (l1pc0_q + 16'h0001) : fpc40_q)));
+  assign fpc41_d = (n622 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h29)) ? redir_pc_i : ((push1 & n4727) ? (l1pc1_q + 16'h0001) : fpc41_q)));
+  assign fpc42_d = (n628 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2a)) ? redir_pc_i : ((push0 & n4756) ? (l1pc0_q + 16'h0001) : fpc42_q)));
+  assign fpc43_d = (n634 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2b)) ? redir_pc_i : ((push1 & n4785) ? (l1pc1_q + 16'h0001) : fpc43_q)));
+  assign fpc44_d = (n640 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2c)) ? redir_pc_i : ((push0 & n4814) ? (l1pc0_q + 16'h0001) : fpc44_q)));
+  assign fpc45_d = (n646 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2d)) ? redir_pc_i : ((push1 & n4843) ? (l1pc1_q + 16'h0001) : fpc45_q)));
+  assign fpc46_d = (n652 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2e)) ? redir_pc_i : ((push0 & n4872) ? (l1pc0_q + 16'h0001) : fpc46_q)));
+  assign fpc47_d = (n658 ? 16'h0000 : ((redir_valid_i & (redir_warp_i == 6'h2f)) ? redir_pc_i : ((push1 & n4901) ? (l1pc1_q + 16'h0001) : fpc47_q)));
+  assign wm0_d = (((wm0_q & (~fill)) & (~n379)) | ((miss0 & n3538) & (~fill)));
+  assign wm1_d = (((wm1_q & (~fill)) & (~n385)) | ((miss1 & n3567) & (~fill)));
+  assign wm2_d = (((wm2_q & (~fill)) & (~n391)) | ((miss0 & n3596) & (~fill)));
+  assign wm3_d = (((wm3_q & (~fill)) & (~n397)) | ((miss1 & n3625) & (~fill)));
+  assign wm4_d = (((wm4_q & (~fill)) & (~n403)) | ((miss0 & n3654) & (~fill)));
+  assign wm5_d = (((wm5_q & (~fill)) & (~n409)) | ((miss1 & n3683) & (~fill)));
+  assign wm6_d = (((wm6_q & (~fill)) & (~n415)) | ((miss0 & n3712) & (~fill)));
+  assign wm7_d = (((wm7_q & (~fill)) & (~n421)) | ((miss1 & n3741) & (~fill)));
+  assign wm8_d = (((wm8_q & (~fill)) & (~n427)) | ((miss0 & n3770) & (~fill)));
+  assign wm9_d = (((wm9_q & (~fill)) & (~n433)) | ((miss1 & n3799) & (~fill)));
+  assign wm10_d = (((wm10_q & (~fill)) & (~n439)) | ((miss0 & n3828) & (~fill)));
+  assign wm11_d = (((wm11_q & (~fill)) & (~n445)) | ((miss1 & n3857) & (~fill)));
+  assign wm12_d = (((wm12_q & (~fill)) & (~n451)) | ((miss0 & n3886) & (~fill)));
+  assign wm13_d = (((wm13_q & (~fill)) & (~n457)) | ((miss1 & n3915) & (~fill)));
+  assign wm14_d = (((wm14_q & (~fill)) & (~n463)) | ((miss0 & n3944) & (~fill)));
+  assign wm15_d = (((wm15_q & (~fill)) & (~n469)) | ((miss1 & n3973) & (~fill)));
+  assign wm16_d = (((wm16_q & (~fill)) & (~n475)) | ((miss0 & n4002) & (~fill)));
+  assign wm17_d = (((wm17_q & (~fill)) & (~n481)) | ((miss1 & n4031) & (~fill)));
+  assign wm18_d = (((wm18_q & (~fill)) & (~n487)) | ((miss0 & n4060) & (~fill)));
+  assign wm19_d = (((wm19_q & (~fill)) & (~n493)) | ((miss1 & n4089) & (~fill)));
+  assign wm20_d = (((wm20_q & (~fill)) & (~n499)) | ((miss0 & n4118) & (~fill)));
+  assign wm21_d = (((wm21_q & (~fill)) & (~n505)) | ((miss1 & n4147) & (~fill)));
+  assign wm22_d = (((wm22_q & (~fill)) & (~n511)) | ((miss0 & n4176) & (~fill)));
+  assign wm23_d = (((wm23_q & (~fill)) & (~n517)) | ((miss1 & n4205) & (~fill)));
+  assign wm24_d = (((wm24_q & (~fill)) & (~n523)) | ((miss0 & n4234) & (~fill)));
+  assign wm25_d = (((wm25_q & (~fill)) & (~n529)) | ((miss1 & n4263) & (~fill)));
+  assign wm26_d = (((wm26_q & (~fill)) & (~n535)) | ((miss0 & n4292) & (~fill)));
+  assign wm27_d = (((wm27_q & (~fill)) & (~n541)) | ((miss1 & n4321) & (~fill)));
+  assign wm28_d = (((wm28_q & (~fill)) & (~n547)) | ((miss0 & n4350) & (~fill)));
+  assign wm29_d = (((wm29_q & (~fill)) & (~n553)) | ((miss1 & n4379) & (~fill)));
+  assign wm30_d = (((wm30_q & (~fill)) & (~n559)) | ((miss0 & n4408) & (~fill)));
+  assign wm31_d = (((wm31_q & (~fill)) & (~n565)) | ((miss1 & n4437) & (~fill)));
+  assign wm32_d = (((wm32_q & (~fill)) & (~n571)) | ((miss0 & n4466) & (~fill)));
+  assign wm33_d = (((wm33_q & (~fill)) & (~n577)) | ((miss1 & n4495) & (~fill)));
+  assign wm34_d = (((wm34_q & (~fill)) & (~n583)) | ((miss0 & n4524) & (~fill)));
+  assign wm35_d = (((wm35_q & (~fill)) & (~n589)) | ((miss1 & n4553) & (~fill)));
+  assign wm36_d = (((wm36_q & (~fill)) & (~n595)) | ((miss0 & n4582) & (~fill)));
+  assign wm37_d = (((wm37_q & (~fill)) & (~n601)) | ((miss1 & n4611) & (~fill)));
+  assign wm38_d = (((wm38_q & (~fill)) & (~n607)) | ((miss0 & n4640) & (~fill)));
+  assign wm39_d = (((wm39_q & (~fill)) & (~n613)) | ((miss1 & n4669) & (~fill)));
+  assign wm40_d = (((wm40_q & (~fill)) & (~n619)) | ((miss0 & n4698) & (~fill)));
+  assign wm41_d = (((wm41_q & (~fill)) & (~n625)) | ((miss1 & n4727) & (~fill)));
+  assign wm42_d = (((wm42_q & (~fill)) & (~n631)) | ((miss0 & n4756) & (~fill)));
+  assign wm43_d = (((wm43_q & (~fill)) & (~n637)) | ((miss1 & n4785) & (~fill)));
+  assign wm44_d = (((wm44_q & (~fill)) & (~n643)) | ((miss0 & n4814) & (~fill)));
+  assign wm45_d = (((wm45_q & (~fill)) & (~n649)) | ((miss1 & n4843) & (~fill)));
+  assign wm46_d = (((wm46_q & (~fill)) & (~n655)) | ((miss0 & n4872) & (~fill)));
+  assign wm47_d = (((wm47_q & (~fill)) & (~n661)) | ((miss1 & n4901) & (~fill)));
+  assign rep0_d = ((rep0_q & (~n379)) | (pc_err & (n5074 == 6'h00)));
+  assign rep1_d = ((rep1_q & (~n385)) | (pc_err & (n5074 == 6'h01)));
+  assign rep2_d = ((rep2_q & (~n391)) | (pc_err & (n5074 == 6'h02)));
+  assign rep3_d = ((rep3_q & (~n397)) | (pc_err & (n5074 == 6'h03)));
+  assign rep4_d = ((rep4_q & (~n403)) | (pc_err & (n5074 == 6'h04)));
+  assign rep5_d = ((rep5_q & (~n409)) | (pc_err & (n5074 == 6'h05)));
+  assign rep6_d = ((rep6_q & (~n415)) | (pc_err & (n5074 == 6'h06)));
+  assign rep7_d = ((rep7_q & (~n421)) | (pc_err & (n5074 == 6'h07)));
+  assign rep8_d = ((rep8_q & (~n427)) | (pc_err & (n5074 == 6'h08)));
+  assign rep9_d = ((rep9_q & (~n433)) | (pc_err & (n5074 == 6'h09)));
+  assign rep10_d = ((rep10_q & (~n439)) | (pc_err & (n5074 == 6'h0a)));
+  assign rep11_d = ((rep11_q & (~n445)) | (pc_err & (n5074 == 6'h0b)));
+  assign rep12_d = ((rep12_q & (~n451)) | (pc_err & (n5074 == 6'h0c)));
+  assign rep13_d = ((rep13_q & (~n457)) | (pc_err & (n5074 == 6'h0d)));
+  assign rep14_d = ((rep14_q & (~n463)) | (pc_err & (n5074 == 6'h0e)));
+  assign rep15_d = ((rep15_q & (~n469)) | (pc_err & (n5074 == 6'h0f)));
+  assign rep16_d = ((rep16_q & (~n475)) | (pc_err & (n5074 == 6'h10)));
+  assign rep17_d = ((rep17_q & (~n481)) | (pc_err & (n5074 == 6'h11)));
+  assign rep18_d = ((rep18_q & (~n487)) | (pc_err & (n5074 == 6'h12)));
+  assign rep19_d = ((rep19_q & (~n493)) | (pc_err & (n5074 == 6'h13)));
+  assign rep20_d = ((rep20_q & (~n499)) | (pc_err & (n5074 == 6'h14)));
+  assign rep21_d = ((rep21_q & (~n505)) | (pc_err & (n5074 == 6'h15)));
+  assign rep22_d = ((rep22_q & (~n511)) | (pc_err & (n5074 == 6'h16)));
+  assign rep23_d = ((rep23_q & (~n517)) | (pc_err & (n5074 == 6'h17)));
+  assign rep24_d = ((rep24_q & (~n523)) | (pc_err & (n5074 == 6'h18)));
+  assign rep25_d = ((rep25_q & (~n529)) | (pc_err & (n5074 == 6'h19)));
+  assign rep26_d = ((rep26_q & (~n535)) | (pc_err & (n5074 == 6'h1a)));
+  assign rep27_d = ((rep27_q & (~n541)) | (pc_err & (n5074 == 6'h1b)));
+  assign rep28_d = ((rep28_q & (~n547)) | (pc_err & (n5074 == 6'h1c)));
+  assign rep29_d = ((rep29_q & (~n553)) | (pc_err & (n5074 == 6'h1d)));
+  assign rep30_d = ((rep30_q & (~n559)) | (pc_err & (n5074 == 6'h1e)));
+  assign rep31_d = ((rep31_q & (~n565)) | (pc_err & (n5074 == 6'h1f)));
+  assign rep32_d = ((rep32_q & (~n571)) | (pc_err & (n5074 == 6'h20)));
+  assign rep33_d = ((rep33_q & (~n577)) | (pc_err & (n5074 == 6'h21)));
+  assign rep34_d = ((rep34_q & (~n583)) | (pc_err & (n5074 == 6'h22)));
+  assign rep35_d = ((rep35_q & (~n589)) | (pc_err & (n5074 == 6'h23)));
+  assign rep36_d = ((rep36_q & (~n595)) | (pc_err & (n5074 == 6'h24)));
+  assign rep37_d = ((rep37_q & (~n601)) | (pc_err & (n5074 == 6'h25)));
+  assign rep38_d = ((rep38_q & (~n607)) | (pc_err & (n5074 == 6'h26)));
+  assign rep39_d = ((rep39_q & (~n613)) | (pc_err & (n5074 == 6'h27)));
+  assign rep40_d = ((rep40_q & (~n619)) | (pc_err & (n5074 == 6'h28)));
+  assign rep41_d = ((rep41_q & (~n625)) | (pc_err & (n5074 == 6'h29)));
+  assign rep42_d = ((rep42_q & (~n631)) | (pc_err & (n5074 == 6'h2a)));
+  assign rep43_d = ((rep43_q & (~n637)) | (pc_err & (n5074 == 6'h2b)));
+  assign rep44_d = ((rep44_q & (~n643)) | (pc_err & (n5074 == 6'h2c)));
+  assign rep45_d = ((rep45_q & (~n649)) | (pc_err & (n5074 == 6'h2d)));
+  assign rep46_d = ((rep46_q & (~n655)) | (pc_err & (n5074 == 6'h2e)));
+  assign rep47_d = ((rep47_q & (~n661)) | (pc_err & (n5074 == 6'h2f)));
+  assign vict0_d = ((fill & (n3043 == 5'h00)) ? ((n3077 == 3'h4) ? 3'h0 : n3077) : vict0_q);
+  assign vict1_d = ((fill & (n3043 == 5'h01)) ? ((n3091 == 3'h4) ? 3'h0 : n3091) : vict1_q);
+  assign vict2_d = ((fill & (n3043 == 5'h02)) ? ((n3105 == 3'h4) ? 3'h0 : n3105) : vict2_q);
+  assign vict3_d = ((fill & (n3043 == 5'h03)) ? ((n3119 == 3'h4) ? 3'h0 : n3119) : vict3_q);
+  assign vict4_d = ((fill & (n3043 == 5'h04)) ? ((n3133 == 3'h4) ? 3'h0 : n3133) : vict4_q);
+  assign vict5_d = ((fill & (n3043 == 5'h05)) ? ((n3147 == 3'h4) ? 3'h0 : n3147) : vict5_q);
+  assign vict6_d = ((fill & (n3043 == 5'h06)) ? ((n3161 == 3'h4) ? 3'h0 : n3161) : vict6_q);
+  assign vict7_d = ((fill & (n3043 == 5'h07)) ? ((n3175 == 3'h4) ? 3'h0 : n3175) : vict7_q);
+  assign vict8_d = ((fill & (n3043 == 5'h08)) ? ((n3189 == 3'h4) ? 3'h0 : n3189) : vict8_q);
+  assign vict9_d = ((fill & (n3043 == 5'h09)) ? ((n3203 == 3'h4) ? 3'h0 : n3203) : vict9_q);
+  assign vict10_d = ((fill & (n3043 == 5'h0a)) ? ((n3217 == 3'h4) ? 3'h0 : n3217) : vict10_q);
+  assign vict11_d = ((fill & (n3043 == 5'h0b)) ? ((n3231 == 3'h4) ? 3'h0 : n3231) : vict11_q);
+  assign vict12_d = ((fill & (n3043 == 5'h0c)) ? ((n3245 == 3'h4) ? 3'h0 : n3245) : vict12_q);
+  assign vict13_d = ((fill & (n3043 == 5'h0d)) ? ((n3259 == 3'h4) ? 3'h0 : n3259) : vict13_q);
+  assign vict14_d = ((fill & (n3043 == 5'h0e)) ? ((n3273 == 3'h4) ? 3'h0 : n3273) : vict14_q);
+  assign vict15_d = ((fill & (n3043 == 5'h0f)) ? ((n3287 == 3'h4) ? 3'h0 : n3287) : vict15_q);
+  assign vict16_d = ((fill & (n3043 == 5'h10)) ? ((n3301 == 3'h4) ? 3'h0 : n3301) : vict16_q);
+  assign vict17_d = ((fill & (n3043 == 5'h11)) ? ((n3315 == 3'h4) ? 3'h0 : n3315) : vict17_q);
+  assign vict18_d = ((fill & (n3043 == 5'h12)) ? ((n3329 == 3'h4) ? 3'h0 : n3329) : vict18_q);
+  assign vict19_d = ((fill & (n3043 == 5'h13)) ? ((n3343 == 3'h4) ? 3'h0 : n3343) : vict19_q);
+  assign vict20_d = ((fill & (n3043 == 5'h14)) ? ((n3357 == 3'h4) ? 3'h0 : n3357) : vict20_q);
+  assign vict21_d = ((fill & (n3043 == 5'h15)) ? ((n3371 == 3'h4) ? 3'h0 : n3371) : vict21_q);
+  assign vict22_d = ((fill & (n3043 == 5'h16)) ? ((n3385 == 3'h4) ? 3'h0 : n3385) : vict22_q);
+  assign vict23_d = ((fill & (n3043 == 5'h17)) ? ((n3399 == 3'h4) ? 3'h0 : n3399) : vict23_q);
+  assign vict24_d = ((fill & (n3043 == 5'h18)) ? ((n3413 == 3'h4) ? 3'h0 : n3413) : vict24_q);
+  assign vict25_d = ((fill & (n3043 == 5'h19)) ? ((n3427 == 3'h4) ? 3'h0 : n3427) : vict25_q);
+  assign vict26_d = ((fill & (n3043 == 5'h1a)) ? ((n3441 == 3'h4) ? 3'h0 : n3441) : vict26_q);
+  assign vict27_d = ((fill & (n3043 == 5'h1b)) ? ((n3455 == 3'h4) ? 3'h0 : n3455) : vict27_q);
+  assign vict28_d = ((fill & (n3043 == 5'h1c)) ? ((n3469 == 3'h4) ? 3'h0 : n3469) : vict28_q);
+  assign vict29_d = ((fill & (n3043 == 5'h1d)) ? ((n3483 == 3'h4) ? 3'h0 : n3483) : vict29_q);
+  assign vict30_d = ((fill & (n3043 == 5'h1e)) ? ((n3497 == 3'h4) ? 3'h0 : n3497) : vict30_q);
+  assign vict31_d = ((fill & (n3043 == 5'h1f)) ? ((n3511 == 3'h4) ? 3'h0 : n3511) : vict31_q);
   assign rr0_d = (pick_valid0 ? pick_warp0 : rr0_q);
   assign rr1_d = (pick_valid1 ? pick_warp1 : rr1_q);
   assign l1v0_d = pick_valid0;
   assign l1v1_d = pick_valid1;
   assign l1w0_d = (pick_valid0 ? pick_warp0 : l1w0_q);
   assign l1w1_d = (pick_valid1 ? pick_warp1 : l1w1_q);
-  assign l1pc0_d = (pick_valid0 ? n1519 : l1pc0_q);
-  assign l1pc1_d = (pick_valid1 ? n2708 : l1pc1_q);
-  assign ms_d = (fill ? 2'h0 : ((n366 & im_req_ready_i) ? 2'h2 : (n3065 ? 2'h1 : ms_q)));
-  assign mline_d = (n3065 ? n3064 : mline_q);
-  assign mway_d = (n3065 ? ((n3066 == 5'h1f) ? vict31_q : ((n3066 == 5'h1e) ? vict30_q : ((n3066 == 5'h1d) ? vict29_q : ((n3066 == 5'h1c) ? vict28_q : ((n3066 == 5'h1b) ? vict27_q : ((n3066 == 5'h1a) ? vict26_q : ((n3066 == 5'h19) ? vict25_q : ((n3066 == 5'h18) ? vict24_q : ((n3066 == 5'h17) ? vict23_q : ((n3066 == 5'h16) ? vict22_q : ((n3066 == 5'h15) ? vict21_q : ((n3066 == 5'h14) ? vict20_q : ((n3066 == 5'h13) ? vict19_q : ((n3066 == 5'h12) ? vict18_q : ((n3066 == 5'h11) ? vict17_q : ((n3066 == 5'h10) ? vict16_q : ((n3066 == 5'h0f) ? vict15_q : ((n3066 == 5'h0e) ? vict14_q : ((n3066 == 5'h0d) ? vict13_q : ((n3066 == 5'h0c) ? vict12_q : ((n3066 == 5'h0b) ? vict11_q : ((n3066 == 5'h0a) ? vict10_q : ((n3066 == 5'h09) ? vict9_q : ((n3066 == 5'h08) ? vict8_q : ((n3066 == 5'h07) ? vict7_q : ((n3066 == 5'h06) ? vict6_q : ((n3066 == 5'h05) ? vict5_q : ((n3066 == 5'h04) ? vict4_q : ((n3066 == 5'h03) ? vict3_q : ((n3066 == 5'h02) ? vict2_q : ((n3066 == 5'h01) ? vict1_q : ((n3066 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
-  assign cnt_hit_d = (push1 ? (n3527 + 32'h00000001) : n3527);
-  assign cnt_miss_d = (n3065 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
+  assign l1pc0_d = (pick_valid0 ? n1520 : l1pc0_q);
+  assign l1pc1_d = (pick_valid1 ? n2709 : l1pc1_q);
+  assign ms_d = (fill ? 2'h0 : ((im_req & im_req_ready_i) ? 2'h2 : (n3066 ? 2'h1 : ms_q)));
+  assign mline_d = (n3066 ? n3065 : mline_q);
+  assign mway_d = (n3066 ? ((n3067 == 5'h1f) ? vict31_q : ((n3067 == 5'h1e) ? vict30_q : ((n3067 == 5'h1d) ? vict29_q : ((n3067 == 5'h1c) ? vict28_q : ((n3067 == 5'h1b) ? vict27_q : ((n3067 == 5'h1a) ? vict26_q : ((n3067 == 5'h19) ? vict25_q : ((n3067 == 5'h18) ? vict24_q : ((n3067 == 5'h17) ? vict23_q : ((n3067 == 5'h16) ? vict22_q : ((n3067 == 5'h15) ? vict21_q : ((n3067 == 5'h14) ? vict20_q : ((n3067 == 5'h13) ? vict19_q : ((n3067 == 5'h12) ? vict18_q : ((n3067 == 5'h11) ? vict17_q : ((n3067 == 5'h10) ? vict16_q : ((n3067 == 5'h0f) ? vict15_q : ((n3067 == 5'h0e) ? vict14_q : ((n3067 == 5'h0d) ? vict13_q : ((n3067 == 5'h0c) ? vict12_q : ((n3067 == 5'h0b) ? vict11_q : ((n3067 == 5'h0a) ? vict10_q : ((n3067 == 5'h09) ? vict9_q : ((n3067 == 5'h08) ? vict8_q : ((n3067 == 5'h07) ? vict7_q : ((n3067 == 5'h06) ? vict6_q : ((n3067 == 5'h05) ? vict5_q : ((n3067 == 5'h04) ? vict4_q : ((n3067 == 5'h03) ? vict3_q : ((n3067 == 5'h02) ? vict2_q : ((n3067 == 5'h01) ? vict1_q : ((n3067 == 5'h00) ? vict0_q : 3'h0)))))))))))))))))))))))))))))))) : mway_q);
+  assign cnt_hit_d = (push1 ? (n3531 + 32'h00000001) : n3531);
+  assign cnt_miss_d = (n3066 ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
   assign err_v_d = pc_err;
-  assign err_warp_d = (pc_err ? n5070 : err_warp_q);
-  assign err_pc_d = (pc_err ? (n5438[0] ? (n5434 ? (n5427 ? (n5416 ? (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000)) : (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000))) : (n5416 ? (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000)) : (n5397 ? (n5362 ? 16'h0000 : 16'h0000) : (n5362 ? 16'h0000 : 16'h0000)))) : (n5427 ? (n5416 ? (n5397 ? (n5362 ? fpc47_q : fpc46_q) : (n5362 ? fpc45_q : fpc44_q)) : (n5397 ? (n5362 ? fpc43_q : fpc42_q) : (n5362 ? fpc41_q : fpc40_q))) : (n5416 ? (n5397 ? (n5362 ? fpc39_q : fpc38_q) : (n5362 ? fpc37_q : fpc36_q)) : (n5397 ? (n5362 ? fpc35_q : fpc34_q) : (n5362 ? fpc33_q : fpc32_q))))) : (n5434 ? (n5427 ? (n5416 ? (n5397 ? (n5362 ? fpc31_q : fpc30_q) : (n5362 ? fpc29_q : fpc28_q)) : (n5397 ? (n5362 ? fpc27_q : fpc26_q) : (n5362 ? fpc25_q : fpc24_q))) : (n5416 ? (n5397 ? (n5362 ? fpc23_q : fpc22_q) : (n5362 ? fpc21_q : fpc20_q)) : (n5397 ? (n5362 ? fpc19_q : fpc18_q) : (n5362 ? fpc17_q : fpc16_q)))) : (n5427 ? (n5416 ? (n5397 ? (n5362 ? fpc15_q : fpc14_q) : (n5362 ? fpc13_q : fpc12_q)) : (n5397 ? (n5362 ? fpc11_q : fpc10_q) : (n5362 ? fpc9_q : fpc8_q))) : (n5416 ? (n5397 ? (n5362 ? fpc7_q : fpc6_q) : (n5362 ? fpc5_q : fpc4_q)) : (n5397 ? (n5362 ? fpc3_q : fpc2_q) : (n5362 ? fpc1_q : fpc0_q)))))) : err_pc_q);
+  assign err_warp_d = (pc_err ? n5074 : err_warp_q);
+  assign err_pc_d = (pc_err ? (n5442[0] ? (n5438 ? (n5431 ? (n5420 ? (n5401 ? (n5366 ? 16'h0000 : 16'h0000) : (n5366 ? 16'h0000 : 16'h0000)) : (n5401 ? (n5366 ? 16'h0000 : 16'h0000) : (n5366 ? 16'h0000 : 16'h0000))) : (n5420 ? (n5401 ? (n5366 ? 16'h0000 : 16'h0000) : (n5366 ? 16'h0000 : 16'h0000)) : (n5401 ? (n5366 ? 16'h0000 : 16'h0000) : (n5366 ? 16'h0000 : 16'h0000)))) : (n5431 ? (n5420 ? (n5401 ? (n5366 ? fpc47_q : fpc46_q) : (n5366 ? fpc45_q : fpc44_q)) : (n5401 ? (n5366 ? fpc43_q : fpc42_q) : (n5366 ? fpc41_q : fpc40_q))) : (n5420 ? (n5401 ? (n5366 ? fpc39_q : fpc38_q) : (n5366 ? fpc37_q : fpc36_q)) : (n5401 ? (n5366 ? fpc35_q : fpc34_q) : (n5366 ? fpc33_q : fpc32_q))))) : (n5438 ? (n5431 ? (n5420 ? (n5401 ? (n5366 ? fpc31_q : fpc30_q) : (n5366 ? fpc29_q : fpc28_q)) : (n5401 ? (n5366 ? fpc27_q : fpc26_q) : (n5366 ? fpc25_q : fpc24_q))) : (n5420 ? (n5401 ? (n5366 ? fpc23_q : fpc22_q) : (n5366 ? fpc21_q : fpc20_q)) : (n5401 ? (n5366 ? fpc19_q : fpc18_q) : (n5366 ? fpc17_q : fpc16_q)))) : (n5431 ? (n5420 ? (n5401 ? (n5366 ? fpc15_q : fpc14_q) : (n5366 ? fpc13_q : fpc12_q)) : (n5401 ? (n5366 ? fpc11_q : fpc10_q) : (n5366 ? fpc9_q : fpc8_q))) : (n5420 ? (n5401 ? (n5366 ? fpc7_q : fpc6_q) : (n5366 ? fpc5_q : fpc4_q)) : (n5401 ? (n5366 ? fpc3_q : fpc2_q) : (n5366 ? fpc1_q : fpc0_q)))))) : err_pc_q);
   assign push_valid_o = {push1, push0};
   assign push_warp_o = {l1w1_q, l1w0_q};
   assign push_pc_o = {l1pc1_q, l1pc0_q};
-  assign push_word_o = {(n2999 ? ((n2719 == 16'h0007) ? data3_7_rdata1_q : ((n2719 == 16'h0006) ? data3_6_rdata1_q : ((n2719 == 16'h0005) ? data3_5_rdata1_q : ((n2719 == 16'h0004) ? data3_4_rdata1_q : ((n2719 == 16'h0003) ? data3_3_rdata1_q : ((n2719 == 16'h0002) ? data3_2_rdata1_q : ((n2719 == 16'h0001) ? data3_1_rdata1_q : ((n2719 == 16'h0000) ? data3_0_rdata1_q : 64'h0000000000000000)))))))) : (n2962 ? ((n2719 == 16'h0007) ? data2_7_rdata1_q : ((n2719 == 16'h0006) ? data2_6_rdata1_q : ((n2719 == 16'h0005) ? data2_5_rdata1_q : ((n2719 == 16'h0004) ? data2_4_rdata1_q : ((n2719 == 16'h0003) ? data2_3_rdata1_q : ((n2719 == 16'h0002) ? data2_2_rdata1_q : ((n2719 == 16'h0001) ? data2_1_rdata1_q : ((n2719 == 16'h0000) ? data2_0_rdata1_q : 64'h0000000000000000)))))))) : (n2925 ? ((n2719 == 16'h0007) ? data1_7_rdata1_q : ((n2719 == 16'h0006) ? data1_6_rdata1_q : ((n2719 == 16'h0005) ? data1_5_rdata1_q : ((n2719 == 16'h0004) ? data1_4_rdata1_q : ((n2719 == 16'h0003) ? data1_3_rdata1_q : ((n2719 == 16'h0002) ? data1_2_rdata1_q : ((n2719 == 16'h0001) ? data1_1_rdata1_q : ((n2719 == 16'h0000) ? data1_0_rdata1_q : 64'h0000000000000000)))))))) : (n2888 ? ((n2719 == 16'h0007) ? data0_7_rdata1_q : ((n2719 == 16'h0006) ? data0_6_rdata1_q : ((n2719 == 16'h0005) ? data0_5_rdata1_q : ((n2719 == 16'h0004) ? data0_4_rdata1_q : ((n2719 == 16'h0003) ? data0_3_rdata1_q : ((n2719 == 16'h0002) ? data0_2_rdata1_q : ((n2719 == 16'h0001) ? data0_1_rdata1_q : ((n2719 == 16'h0000) ? data0_0_rdata1_q : 64'h0000000000000000)))))))) : 64'h0000000000000000)))), (n1810 ? ((n1530 == 16'h0007) ? data3_7_rdata0_q : ((n1530 == 16'h0006) ? data3_6_rdata0_q : ((n1530 == 16'h0005) ? data3_5_rdata0_q : ((n1530 == 16'h0004) ? data3_4_rdata0_q : ((n1530 == 16'h0003) ? data3_3_rdata0_q : ((n1530 == 16'h0002) ? data3_2_rdata0_q : ((n1530 == 16'h0001) ? data3_1_rdata0_q : ((n1530 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1773 ? ((n1530 == 16'h0007) ? data2_7_rdata0_q : ((n1530 == 16'h0006) ? data2_6_rdata0_q : ((n1530 == 16'h0005) ? data2_5_rdata0_q : ((n1530 == 16'h0004) ? data2_4_rdata0_q : ((n1530 == 16'h0003) ? data2_3_rdata0_q : ((n1530 == 16'h0002) ? data2_2_rdata0_q : ((n1530 == 16'h0001) ? data2_1_rdata0_q : ((n1530 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1736 ? ((n1530 == 16'h0007) ? data1_7_rdata0_q : ((n1530 == 16'h0006) ? data1_6_rdata0_q : ((n1530 == 16'h0005) ? data1_5_rdata0_q : ((n1530 == 16'h0004) ? data1_4_rdata0_q : ((n1530 == 16'h0003) ? data1_3_rdata0_q : ((n1530 == 16'h0002) ? data1_2_rdata0_q : ((n1530 == 16'h0001) ? data1_1_rdata0_q : ((n1530 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1699 ? ((n1530 == 16'h0007) ? data0_7_rdata0_q : ((n1530 == 16'h0006) ? data0_6_rdata0_q : ((n1530 == 16'h0005) ? data0_5_rdata0_q : ((n1530 == 16'h0004) ? data0_4_rdata0_q : ((n1530 == 16'h0003) ? data0_3_rdata0_q : ((n1530 == 16'h0002) ? data0_2_rdata0_q : ((n1530 == 16'h0001) ? data0_1_rdata0_q : ((n1530 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
-  assign im_req_valid_o = n366;
+  assign push_word_o = {(n3000 ? ((n2720 == 16'h0007) ? data3_7_rdata1_q : ((n2720 == 16'h0006) ? data3_6_rdata1_q : ((n2720 == 16'h0005) ? data3_5_rdata1_q : ((n2720 == 16'h0004) ? data3_4_rdata1_q : ((n2720 == 16'h0003) ? data3_3_rdata1_q : ((n2720 == 16'h0002) ? data3_2_rdata1_q : ((n2720 == 16'h0001) ? data3_1_rdata1_q : ((n2720 == 16'h0000) ? data3_0_rdata1_q : 64'h0000000000000000)))))))) : (n2963 ? ((n2720 == 16'h0007) ? data2_7_rdata1_q : ((n2720 == 16'h0006) ? data2_6_rdata1_q : ((n2720 == 16'h0005) ? data2_5_rdata1_q : ((n2720 == 16'h0004) ? data2_4_rdata1_q : ((n2720 == 16'h0003) ? data2_3_rdata1_q : ((n2720 == 16'h0002) ? data2_2_rdata1_q : ((n2720 == 16'h0001) ? data2_1_rdata1_q : ((n2720 == 16'h0000) ? data2_0_rdata1_q : 64'h0000000000000000)))))))) : (n2926 ? ((n2720 == 16'h0007) ? data1_7_rdata1_q : ((n2720 == 16'h0006) ? data1_6_rdata1_q : ((n2720 == 16'h0005) ? data1_5_rdata1_q : ((n2720 == 16'h0004) ? data1_4_rdata1_q : ((n2720 == 16'h0003) ? data1_3_rdata1_q : ((n2720 == 16'h0002) ? data1_2_rdata1_q : ((n2720 == 16'h0001) ? data1_1_rdata1_q : ((n2720 == 16'h0000) ? data1_0_rdata1_q : 64'h0000000000000000)))))))) : (n2889 ? ((n2720 == 16'h0007) ? data0_7_rdata1_q : ((n2720 == 16'h0006) ? data0_6_rdata1_q : ((n2720 == 16'h0005) ? data0_5_rdata1_q : ((n2720 == 16'h0004) ? data0_4_rdata1_q : ((n2720 == 16'h0003) ? data0_3_rdata1_q : ((n2720 == 16'h0002) ? data0_2_rdata1_q : ((n2720 == 16'h0001) ? data0_1_rdata1_q : ((n2720 == 16'h0000) ? data0_0_rdata1_q : 64'h0000000000000000)))))))) : 64'h0000000000000000)))), (n1811 ? ((n1531 == 16'h0007) ? data3_7_rdata0_q : ((n1531 == 16'h0006) ? data3_6_rdata0_q : ((n1531 == 16'h0005) ? data3_5_rdata0_q : ((n1531 == 16'h0004) ? data3_4_rdata0_q : ((n1531 == 16'h0003) ? data3_3_rdata0_q : ((n1531 == 16'h0002) ? data3_2_rdata0_q : ((n1531 == 16'h0001) ? data3_1_rdata0_q : ((n1531 == 16'h0000) ? data3_0_rdata0_q : 64'h0000000000000000)))))))) : (n1774 ? ((n1531 == 16'h0007) ? data2_7_rdata0_q : ((n1531 == 16'h0006) ? data2_6_rdata0_q : ((n1531 == 16'h0005) ? data2_5_rdata0_q : ((n1531 == 16'h0004) ? data2_4_rdata0_q : ((n1531 == 16'h0003) ? data2_3_rdata0_q : ((n1531 == 16'h0002) ? data2_2_rdata0_q : ((n1531 == 16'h0001) ? data2_1_rdata0_q : ((n1531 == 16'h0000) ? data2_0_rdata0_q : 64'h0000000000000000)))))))) : (n1737 ? ((n1531 == 16'h0007) ? data1_7_rdata0_q : ((n1531 == 16'h0006) ? data1_6_rdata0_q : ((n1531 == 16'h0005) ? data1_5_rdata0_q : ((n1531 == 16'h0004) ? data1_4_rdata0_q : ((n1531 == 16'h0003) ? data1_3_rdata0_q : ((n1531 == 16'h0002) ? data1_2_rdata0_q : ((n1531 == 16'h0001) ? data1_1_rdata0_q : ((n1531 == 16'h0000) ? data1_0_rdata0_q : 64'h0000000000000000)))))))) : (n1700 ? ((n1531 == 16'h0007) ? data0_7_rdata0_q : ((n1531 == 16'h0006) ? data0_6_rdata0_q : ((n1531 == 16'h0005) ? data0_5_rdata0_q : ((n1531 == 16'h0004) ? data0_4_rdata0_q : ((n1531 == 16'h0003) ? data0_3_rdata0_q : ((n1531 == 16'h0002) ? data0_2_rdata0_q : ((n1531 == 16'h0001) ? data0_1_rdata0_q : ((n1531 == 16'h0000) ? data0_0_rdata0_q : 64'h0000000000000000)))))))) : 64'h0000000000000000))))};
+  assign im_req_valid_o = im_req;
   assign im_req_addr_o = mline_q;
   assign err_o = err_v_q;
   assign err_code_o = (err_v_q ? 8'h0a : 8'h00);
@@ -1789,15 +1790,15 @@ module ifetch_w48_l8_s32_a4_p2 (
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag0_rdata0_q <= tag0_q[n1521];
+    if (pick_valid0) tag0_rdata0_q <= tag0_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag0_rdata1_q <= tag0_q[n2710];
+    if (pick_valid1) tag0_rdata1_q <= tag0_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) tag0_q[n3042] <= n3045;
+    if (n3049) tag0_q[n3043] <= n3046;
   end
 
 `ifndef SYNTHESIS
@@ -1810,15 +1811,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag1_rdata0_q <= tag1_q[n1521];
+    if (pick_valid0) tag1_rdata0_q <= tag1_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag1_rdata1_q <= tag1_q[n2710];
+    if (pick_valid1) tag1_rdata1_q <= tag1_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) tag1_q[n3042] <= n3045;
+    if (n3052) tag1_q[n3043] <= n3046;
   end
 
 `ifndef SYNTHESIS
@@ -1831,15 +1832,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag2_rdata0_q <= tag2_q[n1521];
+    if (pick_valid0) tag2_rdata0_q <= tag2_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag2_rdata1_q <= tag2_q[n2710];
+    if (pick_valid1) tag2_rdata1_q <= tag2_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) tag2_q[n3042] <= n3045;
+    if (n3055) tag2_q[n3043] <= n3046;
   end
 
 `ifndef SYNTHESIS
@@ -1852,15 +1853,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) tag3_rdata0_q <= tag3_q[n1521];
+    if (pick_valid0) tag3_rdata0_q <= tag3_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) tag3_rdata1_q <= tag3_q[n2710];
+    if (pick_valid1) tag3_rdata1_q <= tag3_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) tag3_q[n3042] <= n3045;
+    if (n3058) tag3_q[n3043] <= n3046;
   end
 
 `ifndef SYNTHESIS
@@ -1873,15 +1874,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_0_rdata0_q <= data0_0_q[n1521];
+    if (pick_valid0) data0_0_rdata0_q <= data0_0_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_0_rdata1_q <= data0_0_q[n2710];
+    if (pick_valid1) data0_0_rdata1_q <= data0_0_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_0_q[n3042] <= n205;
+    if (n3049) data0_0_q[n3043] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -1894,15 +1895,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_1_rdata0_q <= data0_1_q[n1521];
+    if (pick_valid0) data0_1_rdata0_q <= data0_1_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_1_rdata1_q <= data0_1_q[n2710];
+    if (pick_valid1) data0_1_rdata1_q <= data0_1_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_1_q[n3042] <= n206;
+    if (n3049) data0_1_q[n3043] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -1915,15 +1916,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_2_rdata0_q <= data0_2_q[n1521];
+    if (pick_valid0) data0_2_rdata0_q <= data0_2_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_2_rdata1_q <= data0_2_q[n2710];
+    if (pick_valid1) data0_2_rdata1_q <= data0_2_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_2_q[n3042] <= n207;
+    if (n3049) data0_2_q[n3043] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -1936,15 +1937,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_3_rdata0_q <= data0_3_q[n1521];
+    if (pick_valid0) data0_3_rdata0_q <= data0_3_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_3_rdata1_q <= data0_3_q[n2710];
+    if (pick_valid1) data0_3_rdata1_q <= data0_3_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_3_q[n3042] <= n208;
+    if (n3049) data0_3_q[n3043] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -1957,15 +1958,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_4_rdata0_q <= data0_4_q[n1521];
+    if (pick_valid0) data0_4_rdata0_q <= data0_4_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_4_rdata1_q <= data0_4_q[n2710];
+    if (pick_valid1) data0_4_rdata1_q <= data0_4_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_4_q[n3042] <= n209;
+    if (n3049) data0_4_q[n3043] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -1978,15 +1979,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_5_rdata0_q <= data0_5_q[n1521];
+    if (pick_valid0) data0_5_rdata0_q <= data0_5_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_5_rdata1_q <= data0_5_q[n2710];
+    if (pick_valid1) data0_5_rdata1_q <= data0_5_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_5_q[n3042] <= n210;
+    if (n3049) data0_5_q[n3043] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -1999,15 +2000,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_6_rdata0_q <= data0_6_q[n1521];
+    if (pick_valid0) data0_6_rdata0_q <= data0_6_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_6_rdata1_q <= data0_6_q[n2710];
+    if (pick_valid1) data0_6_rdata1_q <= data0_6_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_6_q[n3042] <= n211;
+    if (n3049) data0_6_q[n3043] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -2020,15 +2021,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data0_7_rdata0_q <= data0_7_q[n1521];
+    if (pick_valid0) data0_7_rdata0_q <= data0_7_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data0_7_rdata1_q <= data0_7_q[n2710];
+    if (pick_valid1) data0_7_rdata1_q <= data0_7_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3048) data0_7_q[n3042] <= n212;
+    if (n3049) data0_7_q[n3043] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -2041,15 +2042,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_0_rdata0_q <= data1_0_q[n1521];
+    if (pick_valid0) data1_0_rdata0_q <= data1_0_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_0_rdata1_q <= data1_0_q[n2710];
+    if (pick_valid1) data1_0_rdata1_q <= data1_0_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_0_q[n3042] <= n205;
+    if (n3052) data1_0_q[n3043] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -2062,15 +2063,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_1_rdata0_q <= data1_1_q[n1521];
+    if (pick_valid0) data1_1_rdata0_q <= data1_1_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_1_rdata1_q <= data1_1_q[n2710];
+    if (pick_valid1) data1_1_rdata1_q <= data1_1_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_1_q[n3042] <= n206;
+    if (n3052) data1_1_q[n3043] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -2083,15 +2084,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_2_rdata0_q <= data1_2_q[n1521];
+    if (pick_valid0) data1_2_rdata0_q <= data1_2_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_2_rdata1_q <= data1_2_q[n2710];
+    if (pick_valid1) data1_2_rdata1_q <= data1_2_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_2_q[n3042] <= n207;
+    if (n3052) data1_2_q[n3043] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -2104,15 +2105,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_3_rdata0_q <= data1_3_q[n1521];
+    if (pick_valid0) data1_3_rdata0_q <= data1_3_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_3_rdata1_q <= data1_3_q[n2710];
+    if (pick_valid1) data1_3_rdata1_q <= data1_3_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_3_q[n3042] <= n208;
+    if (n3052) data1_3_q[n3043] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -2125,15 +2126,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_4_rdata0_q <= data1_4_q[n1521];
+    if (pick_valid0) data1_4_rdata0_q <= data1_4_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_4_rdata1_q <= data1_4_q[n2710];
+    if (pick_valid1) data1_4_rdata1_q <= data1_4_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_4_q[n3042] <= n209;
+    if (n3052) data1_4_q[n3043] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -2146,15 +2147,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_5_rdata0_q <= data1_5_q[n1521];
+    if (pick_valid0) data1_5_rdata0_q <= data1_5_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_5_rdata1_q <= data1_5_q[n2710];
+    if (pick_valid1) data1_5_rdata1_q <= data1_5_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_5_q[n3042] <= n210;
+    if (n3052) data1_5_q[n3043] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -2167,15 +2168,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_6_rdata0_q <= data1_6_q[n1521];
+    if (pick_valid0) data1_6_rdata0_q <= data1_6_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_6_rdata1_q <= data1_6_q[n2710];
+    if (pick_valid1) data1_6_rdata1_q <= data1_6_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_6_q[n3042] <= n211;
+    if (n3052) data1_6_q[n3043] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -2188,15 +2189,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data1_7_rdata0_q <= data1_7_q[n1521];
+    if (pick_valid0) data1_7_rdata0_q <= data1_7_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data1_7_rdata1_q <= data1_7_q[n2710];
+    if (pick_valid1) data1_7_rdata1_q <= data1_7_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3051) data1_7_q[n3042] <= n212;
+    if (n3052) data1_7_q[n3043] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -2209,15 +2210,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_0_rdata0_q <= data2_0_q[n1521];
+    if (pick_valid0) data2_0_rdata0_q <= data2_0_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_0_rdata1_q <= data2_0_q[n2710];
+    if (pick_valid1) data2_0_rdata1_q <= data2_0_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_0_q[n3042] <= n205;
+    if (n3055) data2_0_q[n3043] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -2230,15 +2231,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_1_rdata0_q <= data2_1_q[n1521];
+    if (pick_valid0) data2_1_rdata0_q <= data2_1_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_1_rdata1_q <= data2_1_q[n2710];
+    if (pick_valid1) data2_1_rdata1_q <= data2_1_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_1_q[n3042] <= n206;
+    if (n3055) data2_1_q[n3043] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -2251,15 +2252,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_2_rdata0_q <= data2_2_q[n1521];
+    if (pick_valid0) data2_2_rdata0_q <= data2_2_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_2_rdata1_q <= data2_2_q[n2710];
+    if (pick_valid1) data2_2_rdata1_q <= data2_2_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_2_q[n3042] <= n207;
+    if (n3055) data2_2_q[n3043] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -2272,15 +2273,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_3_rdata0_q <= data2_3_q[n1521];
+    if (pick_valid0) data2_3_rdata0_q <= data2_3_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_3_rdata1_q <= data2_3_q[n2710];
+    if (pick_valid1) data2_3_rdata1_q <= data2_3_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_3_q[n3042] <= n208;
+    if (n3055) data2_3_q[n3043] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -2293,15 +2294,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_4_rdata0_q <= data2_4_q[n1521];
+    if (pick_valid0) data2_4_rdata0_q <= data2_4_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_4_rdata1_q <= data2_4_q[n2710];
+    if (pick_valid1) data2_4_rdata1_q <= data2_4_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_4_q[n3042] <= n209;
+    if (n3055) data2_4_q[n3043] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -2314,15 +2315,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_5_rdata0_q <= data2_5_q[n1521];
+    if (pick_valid0) data2_5_rdata0_q <= data2_5_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_5_rdata1_q <= data2_5_q[n2710];
+    if (pick_valid1) data2_5_rdata1_q <= data2_5_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_5_q[n3042] <= n210;
+    if (n3055) data2_5_q[n3043] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -2335,15 +2336,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_6_rdata0_q <= data2_6_q[n1521];
+    if (pick_valid0) data2_6_rdata0_q <= data2_6_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_6_rdata1_q <= data2_6_q[n2710];
+    if (pick_valid1) data2_6_rdata1_q <= data2_6_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_6_q[n3042] <= n211;
+    if (n3055) data2_6_q[n3043] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -2356,15 +2357,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data2_7_rdata0_q <= data2_7_q[n1521];
+    if (pick_valid0) data2_7_rdata0_q <= data2_7_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data2_7_rdata1_q <= data2_7_q[n2710];
+    if (pick_valid1) data2_7_rdata1_q <= data2_7_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3054) data2_7_q[n3042] <= n212;
+    if (n3055) data2_7_q[n3043] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -2377,15 +2378,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_0_rdata0_q <= data3_0_q[n1521];
+    if (pick_valid0) data3_0_rdata0_q <= data3_0_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_0_rdata1_q <= data3_0_q[n2710];
+    if (pick_valid1) data3_0_rdata1_q <= data3_0_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_0_q[n3042] <= n205;
+    if (n3058) data3_0_q[n3043] <= n205;
   end
 
 `ifndef SYNTHESIS
@@ -2398,15 +2399,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_1_rdata0_q <= data3_1_q[n1521];
+    if (pick_valid0) data3_1_rdata0_q <= data3_1_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_1_rdata1_q <= data3_1_q[n2710];
+    if (pick_valid1) data3_1_rdata1_q <= data3_1_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_1_q[n3042] <= n206;
+    if (n3058) data3_1_q[n3043] <= n206;
   end
 
 `ifndef SYNTHESIS
@@ -2419,15 +2420,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_2_rdata0_q <= data3_2_q[n1521];
+    if (pick_valid0) data3_2_rdata0_q <= data3_2_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_2_rdata1_q <= data3_2_q[n2710];
+    if (pick_valid1) data3_2_rdata1_q <= data3_2_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_2_q[n3042] <= n207;
+    if (n3058) data3_2_q[n3043] <= n207;
   end
 
 `ifndef SYNTHESIS
@@ -2440,15 +2441,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_3_rdata0_q <= data3_3_q[n1521];
+    if (pick_valid0) data3_3_rdata0_q <= data3_3_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_3_rdata1_q <= data3_3_q[n2710];
+    if (pick_valid1) data3_3_rdata1_q <= data3_3_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_3_q[n3042] <= n208;
+    if (n3058) data3_3_q[n3043] <= n208;
   end
 
 `ifndef SYNTHESIS
@@ -2461,15 +2462,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_4_rdata0_q <= data3_4_q[n1521];
+    if (pick_valid0) data3_4_rdata0_q <= data3_4_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_4_rdata1_q <= data3_4_q[n2710];
+    if (pick_valid1) data3_4_rdata1_q <= data3_4_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_4_q[n3042] <= n209;
+    if (n3058) data3_4_q[n3043] <= n209;
   end
 
 `ifndef SYNTHESIS
@@ -2482,15 +2483,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_5_rdata0_q <= data3_5_q[n1521];
+    if (pick_valid0) data3_5_rdata0_q <= data3_5_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_5_rdata1_q <= data3_5_q[n2710];
+    if (pick_valid1) data3_5_rdata1_q <= data3_5_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_5_q[n3042] <= n210;
+    if (n3058) data3_5_q[n3043] <= n210;
   end
 
 `ifndef SYNTHESIS
@@ -2503,15 +2504,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_6_rdata0_q <= data3_6_q[n1521];
+    if (pick_valid0) data3_6_rdata0_q <= data3_6_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_6_rdata1_q <= data3_6_q[n2710];
+    if (pick_valid1) data3_6_rdata1_q <= data3_6_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_6_q[n3042] <= n211;
+    if (n3058) data3_6_q[n3043] <= n211;
   end
 
 `ifndef SYNTHESIS
@@ -2524,15 +2525,15 @@ module ifetch_w48_l8_s32_a4_p2 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (pick_valid0) data3_7_rdata0_q <= data3_7_q[n1521];
+    if (pick_valid0) data3_7_rdata0_q <= data3_7_q[n1522];
   end
 
   always @(posedge clk_core_i) begin
-    if (pick_valid1) data3_7_rdata1_q <= data3_7_q[n2710];
+    if (pick_valid1) data3_7_rdata1_q <= data3_7_q[n2711];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3057) data3_7_q[n3042] <= n212;
+    if (n3058) data3_7_q[n3043] <= n212;
   end
 
 `ifndef SYNTHESIS
@@ -2546,6 +2547,6 @@ module ifetch_w48_l8_s32_a4_p2 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1440, n1475, n1494, n1505, n1512, n1517, n1520, n1533, n1568, n1587, n1598, n1605, n1610, n1615, n1650, n1669, n1680, n1687, n1692, n2629, n2664, n2683, n2694, n2701, n2706, n2709, n2722, n2757, n2776, n2787, n2794, n2799, n2804, n2839, n2858, n2869, n2876, n2881, n5361, n5396, n5415, n5426, n5433, n5438, room_i, run_i};
+  assign unused_signals = ^{busy_i, clk_hot_i, hv_i, im_resp_data_i, n1441, n1476, n1495, n1506, n1513, n1518, n1521, n1534, n1569, n1588, n1599, n1606, n1611, n1616, n1651, n1670, n1681, n1688, n1693, n2630, n2665, n2684, n2695, n2702, n2707, n2710, n2723, n2758, n2777, n2788, n2795, n2800, n2805, n2840, n2859, n2870, n2877, n2882, n5365, n5400, n5419, n5430, n5437, n5442, room_i, run_i};
 
 endmodule

@@ -6207,6 +6207,7 @@ module sm_gpucc (
     .im_req_ready_i (im_req_ready_i),
     .im_resp_valid_i (im_resp_valid_i),
     .im_resp_data_i ({im_resp_data_i[511:448], im_resp_data_i[447:384], im_resp_data_i[383:320], im_resp_data_i[319:256], im_resp_data_i[255:192], im_resp_data_i[191:128], im_resp_data_i[127:64], im_resp_data_i[63:0]}),
+    .hold_i (gc_mode_q),
     .push_valid_o (u_ifetch_push_valid_o),
     .push_warp_o (u_ifetch_push_warp_o),
     .push_pc_o (u_ifetch_push_pc_o),

@@ -18,6 +18,8 @@ pub struct IfStim {
     pub hv: u64,
     pub plen: u32,
     pub im_req_ready: bool,
+    /// GPU-CC mode: a miss keeps its request back.
+    pub hold: bool,
     /// The line answered in this cycle.
     pub im_resp: Option<Vec<u64>>,
 }
@@ -116,7 +118,7 @@ impl IfetchRef {
         let filling = matches!(self.miss, Miss::Wait(..)) && s.im_resp.is_some();
         let mut obs = IfObs {
             im_req: match self.miss {
-                Miss::Req(l, _) => Some(l),
+                Miss::Req(l, _) if !s.hold => Some(l),
                 _ => None,
             },
             err: self.err,
@@ -228,7 +230,7 @@ impl IfetchRef {
                 }
             }
             Miss::Req(l, v) => {
-                if s.im_req_ready {
+                if s.im_req_ready && !s.hold {
                     self.miss = Miss::Wait(l, v);
                 }
             }

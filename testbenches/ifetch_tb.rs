@@ -37,6 +37,7 @@ pub fn to_in<const MW: usize, const LW: usize>(s: &IfStim) -> IfIn<Concrete, MW,
     set_mask(&mut i.hv_i, s.hv);
     i.plen_i = Bits::new(s.plen as u64);
     i.im_req_ready_i = Bits::new(s.im_req_ready as u64);
+    i.hold_i = Bits::new(s.hold as u64);
     if let Some(l) = &s.im_resp {
         i.im_resp_valid_i = Bits::new(1);
         for (k, w) in l.iter().enumerate() {
@@ -139,6 +140,7 @@ pub fn ifetch_random<const MW: usize, const LW: usize, const SB: usize, const FP
     let mut busy = 0u64;
     let mut cnt = vec![0u32; MW];
     let mut room_p = 0.9;
+    let mut hold = false;
     for n in 0..cycles {
         if n % 20_000 == 19_999 {
             // A new program (the host reloads between runs): fresh block.
@@ -150,8 +152,14 @@ pub fn ifetch_random<const MW: usize, const LW: usize, const SB: usize, const FP
             cnt.iter_mut().for_each(|x| *x = 0);
             room_p = [0.3, 0.9, 1.0][rng.gen_range(0..3)];
         }
+        // GPU-CC mode now and then: stretches of a few hundred cycles in
+        // which a miss keeps its request back.
+        if rng.gen_bool(if hold { 0.01 } else { 0.002 }) {
+            hold = !hold;
+        }
         let mut s = IfStim {
             plen,
+            hold,
             im_req_ready: mem.ready() && rng.gen_bool(0.8),
             im_resp: mem.resp(),
             ..IfStim::default()

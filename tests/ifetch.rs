@@ -38,7 +38,21 @@ fn prog(n: u32) -> Vec<u64> {
 /// issue stops the warp (simt's `run_o` falls at that edge). Returns the
 /// cycles of the pushes and of the pc errors.
 fn one_warp(n: u32, latency: u32, cycles: u64, exit_at: Option<u32>) -> (Vec<(u64, u32)>, Vec<(u64, u32)>) {
+    one_warp_held(n, latency, cycles, exit_at, 0).0
+}
+
+/// [`one_warp`] with `hold_i` high in cycles `0..hold_until` (GPU-CC mode);
+/// also returns the cycles in which the line requests were taken.
+#[allow(clippy::type_complexity)]
+fn one_warp_held(
+    n: u32,
+    latency: u32,
+    cycles: u64,
+    exit_at: Option<u32>,
+    hold_until: u64,
+) -> ((Vec<(u64, u32)>, Vec<(u64, u32)>), Vec<u64>) {
     let words = prog(n);
+    let mut reqs = vec![];
     let mut c = IfCheck::<32, 8, 5, 1>::new(4).unwrap();
     let mut mem = Imem::new(words.clone(), 8, latency);
     let mut buf: std::collections::VecDeque<u32> = Default::default();
@@ -52,9 +66,13 @@ fn one_warp(n: u32, latency: u32, cycles: u64, exit_at: Option<u32>) -> (Vec<(u6
             plen: n,
             im_req_ready: mem.ready(),
             im_resp: mem.resp(),
+            hold: t < hold_until,
             ..IfStim::default()
         };
         let o = c.step(&s).unwrap();
+        if o.im_req.is_some() && s.im_req_ready {
+            reqs.push(t);
+        }
         mem.edge(o.im_req.filter(|_| s.im_req_ready));
         if let Some(pc) = buf.pop_front() {
             if Some(pc) == exit_at {
@@ -74,7 +92,22 @@ fn one_warp(n: u32, latency: u32, cycles: u64, exit_at: Option<u32>) -> (Vec<(u6
             run = true;
         }
     }
-    (pushes, errs)
+    ((pushes, errs), reqs)
+}
+
+/// GPU-CC mode (`hold_i`) keeps a miss's request back: the cold miss found
+/// in cycle 2 requests its line in cycle 50, the first cycle without the
+/// hold, instead of 3; the line arrives 20 cycles later and the warp's
+/// first push follows 2 cycles after it, as in the cold start above.
+#[test]
+fn hold_keeps_the_line_request_until_it_falls() {
+    let ((p, e), reqs) = one_warp_held(16, 20, 200, Some(15), 50);
+    assert!(e.is_empty(), "{e:?}");
+    assert_eq!(reqs[0], 50, "{reqs:?}");
+    assert_eq!(p[0], (72, 0), "request 50 + 20 + 2 cycles");
+    assert_eq!(p.len(), 16);
+    let ((p0, _), reqs0) = one_warp_held(16, 20, 200, Some(15), 0);
+    assert_eq!((reqs0[0], p0[0]), (3, (25, 0)));
 }
 
 /// Cold start: pick in cycle 1, miss found in 2, request in 3 (taken),

@@ -312,11 +312,14 @@ sm_impl! {
         gc_mode: Option<S<C, 1>>,
     ) -> IfOut<C::B, MW, NS> {
         let (simt, ib) = (&r.simt, &r.ib);
-        // In GPU-CC mode fetch stops (docs/gpucc.md section 11).
+        // In GPU-CC mode fetch stops (docs/gpucc.md section 12): no warp
+        // runs, and a miss looked up before the mode keeps its request of
+        // the line until the mode ends.
         let run = match gc_mode {
             Some(m) => std::array::from_fn(|w| simt.run_o[w] & !m),
             None => simt.run_o,
         };
+        let hold = gc_mode.unwrap_or_else(|| cx.lit::<1>(0));
         cx.instance(
             "u_ifetch",
             &self.ifetch,
@@ -334,6 +337,7 @@ sm_impl! {
                 im_req_ready_i: i.im_req_ready_i,
                 im_resp_valid_i: i.im_resp_valid_i,
                 im_resp_data_i: i.im_resp_data_i,
+                hold_i: hold,
             },
         )
     }

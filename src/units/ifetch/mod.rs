@@ -38,12 +38,16 @@
 //!   (simt `busy_o`), `room_i[w]` and `hv_i[w]` (ibuffer `room_o`, `hv_o`);
 //!   `plen_i[16]` (program length in instructions, constant during a run);
 //!   `im_req_ready_i`, `im_resp_valid_i`, `im_resp_data_i[64; LW]` (one
-//!   whole line per response, word k = instruction `line * LW + k`).
+//!   whole line per response, word k = instruction `line * LW + k`);
+//!   `hold_i` (GPU-CC mode, registered in the SM top: a miss waiting to
+//!   request its line keeps it until `hold_i` falls, so the instruction
+//!   memory sees no request in the mode; 0 on presets without GPU-CC).
 //! * Outputs: `push_valid_o[p]`, `push_warp_o[p]`, `push_pc_o[p]`,
 //!   `push_word_o[p]` (ibuffer push port p; at most one per port and core
 //!   cycle, only where `room_i` is high and not for a warp started or
 //!   redirected in that cycle);
-//!   `im_req_valid_o` (Moore), `im_req_addr_o[16]` (line address = pc / LW);
+//!   `im_req_valid_o` (the request state and not `hold_i`),
+//!   `im_req_addr_o[16]` (line address = pc / LW);
 //!   `err_o`, `err_code_o` (10), `err_warp_o`, `err_pc_o`; `cnt_hit_o[32]`
 //!   (words pushed), `cnt_miss_o[32]` (lines requested); `miss_o[w]` (Moore:
 //!   the warp waits for the line being fetched).
@@ -101,6 +105,7 @@ crate::ports! {
         im_req_ready_i: 1 @ Core,
         im_resp_valid_i: 1 @ Core,
         im_resp_data_i: [64; LW] @ Core,
+        hold_i: 1 @ Core,
     }
 }
 crate::ports! {
@@ -281,6 +286,7 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
             }
         }
         i.im_resp_valid_i = Bits::new((r >> 37 & 7 == 0) as u64);
+        i.hold_i = Bits::new((r >> 40 & 15 == 0) as u64);
     }
 
     fn eval<C: Ctx>(&self, cx: &mut C, i: &IfIn<C::B, MW, LW>) -> IfOut<C::B, MW, FP> {
@@ -415,7 +421,8 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
             cx.d(*v, fh.mux(nx, vq));
         }
         let ms_n = start_miss.mux(cx.lit::<2>(MS_REQ), ms);
-        let ms_n = (s_req & i.im_req_ready_i).mux(cx.lit::<2>(MS_WAIT), ms_n);
+        let req = cx.name("im_req", s_req & !i.hold_i);
+        let ms_n = (req & i.im_req_ready_i).mux(cx.lit::<2>(MS_WAIT), ms_n);
         let ms_n = fill.mux(cx.lit::<2>(MS_IDLE), ms_n);
         cx.d(self.ms, ms_n);
         cx.d(self.mline, start_miss.mux(line1, mline));
@@ -471,7 +478,7 @@ impl<const MW: usize, const LW: usize, const SB: usize, const FP: usize> Block f
             push_warp_o: push_warp,
             push_pc_o: push_pc,
             push_word_o: push_word,
-            im_req_valid_o: s_req,
+            im_req_valid_o: req,
             im_req_addr_o: mline,
             err_o: ev,
             err_code_o: ev.mux(code, z8),

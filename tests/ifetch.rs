@@ -37,20 +37,22 @@ fn prog(n: u32) -> Vec<u64> {
 /// popped every cycle it holds one (the "issue"), `exit_at`: the pc whose
 /// issue stops the warp (simt's `run_o` falls at that edge). Returns the
 /// cycles of the pushes and of the pc errors.
-fn one_warp(n: u32, latency: u32, cycles: u64, exit_at: Option<u32>) -> (Vec<(u64, u32)>, Vec<(u64, u32)>) {
+fn one_warp(n: u32, latency: u32, cycles: u64, exit_at: Option<u32>) -> (Events, Events) {
     one_warp_held(n, latency, cycles, exit_at, 0).0
 }
 
+/// (cycle, pc) pairs: pushes or pc errors.
+type Events = Vec<(u64, u32)>;
+
 /// [`one_warp`] with `hold_i` high in cycles `0..hold_until` (GPU-CC mode);
 /// also returns the cycles in which the line requests were taken.
-#[allow(clippy::type_complexity)]
 fn one_warp_held(
     n: u32,
     latency: u32,
     cycles: u64,
     exit_at: Option<u32>,
     hold_until: u64,
-) -> ((Vec<(u64, u32)>, Vec<(u64, u32)>), Vec<u64>) {
+) -> ((Events, Events), Vec<u64>) {
     let words = prog(n);
     let mut reqs = vec![];
     let mut c = IfCheck::<32, 8, 5, 1>::new(4).unwrap();

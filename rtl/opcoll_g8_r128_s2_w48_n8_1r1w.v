@@ -380,389 +380,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c0_row4_d;
   reg  [7:0] c0_row5_q;  // core clock, reset 8'h00
   wire [7:0] c0_row5_d;
-  reg  [31:0] c0_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_0_q;  // core clock, no reset
   wire [31:0] c0_d0_0_d;
-  reg  [31:0] c0_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_1_q;  // core clock, no reset
   wire [31:0] c0_d0_1_d;
-  reg  [31:0] c0_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_2_q;  // core clock, no reset
   wire [31:0] c0_d0_2_d;
-  reg  [31:0] c0_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_3_q;  // core clock, no reset
   wire [31:0] c0_d0_3_d;
-  reg  [31:0] c0_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_4_q;  // core clock, no reset
   wire [31:0] c0_d0_4_d;
-  reg  [31:0] c0_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_5_q;  // core clock, no reset
   wire [31:0] c0_d0_5_d;
-  reg  [31:0] c0_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_6_q;  // core clock, no reset
   wire [31:0] c0_d0_6_d;
-  reg  [31:0] c0_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_7_q;  // core clock, no reset
   wire [31:0] c0_d0_7_d;
-  reg  [31:0] c0_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_8_q;  // core clock, no reset
   wire [31:0] c0_d0_8_d;
-  reg  [31:0] c0_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_9_q;  // core clock, no reset
   wire [31:0] c0_d0_9_d;
-  reg  [31:0] c0_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_10_q;  // core clock, no reset
   wire [31:0] c0_d0_10_d;
-  reg  [31:0] c0_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_11_q;  // core clock, no reset
   wire [31:0] c0_d0_11_d;
-  reg  [31:0] c0_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_12_q;  // core clock, no reset
   wire [31:0] c0_d0_12_d;
-  reg  [31:0] c0_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_13_q;  // core clock, no reset
   wire [31:0] c0_d0_13_d;
-  reg  [31:0] c0_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_14_q;  // core clock, no reset
   wire [31:0] c0_d0_14_d;
-  reg  [31:0] c0_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_15_q;  // core clock, no reset
   wire [31:0] c0_d0_15_d;
-  reg  [31:0] c0_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_16_q;  // core clock, no reset
   wire [31:0] c0_d0_16_d;
-  reg  [31:0] c0_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_17_q;  // core clock, no reset
   wire [31:0] c0_d0_17_d;
-  reg  [31:0] c0_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_18_q;  // core clock, no reset
   wire [31:0] c0_d0_18_d;
-  reg  [31:0] c0_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_19_q;  // core clock, no reset
   wire [31:0] c0_d0_19_d;
-  reg  [31:0] c0_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_20_q;  // core clock, no reset
   wire [31:0] c0_d0_20_d;
-  reg  [31:0] c0_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_21_q;  // core clock, no reset
   wire [31:0] c0_d0_21_d;
-  reg  [31:0] c0_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_22_q;  // core clock, no reset
   wire [31:0] c0_d0_22_d;
-  reg  [31:0] c0_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_23_q;  // core clock, no reset
   wire [31:0] c0_d0_23_d;
-  reg  [31:0] c0_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_24_q;  // core clock, no reset
   wire [31:0] c0_d0_24_d;
-  reg  [31:0] c0_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_25_q;  // core clock, no reset
   wire [31:0] c0_d0_25_d;
-  reg  [31:0] c0_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_26_q;  // core clock, no reset
   wire [31:0] c0_d0_26_d;
-  reg  [31:0] c0_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_27_q;  // core clock, no reset
   wire [31:0] c0_d0_27_d;
-  reg  [31:0] c0_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_28_q;  // core clock, no reset
   wire [31:0] c0_d0_28_d;
-  reg  [31:0] c0_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_29_q;  // core clock, no reset
   wire [31:0] c0_d0_29_d;
-  reg  [31:0] c0_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_30_q;  // core clock, no reset
   wire [31:0] c0_d0_30_d;
-  reg  [31:0] c0_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d0_31_q;  // core clock, no reset
   wire [31:0] c0_d0_31_d;
-  reg  [31:0] c0_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_0_q;  // core clock, no reset
   wire [31:0] c0_d1_0_d;
-  reg  [31:0] c0_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_1_q;  // core clock, no reset
   wire [31:0] c0_d1_1_d;
-  reg  [31:0] c0_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_2_q;  // core clock, no reset
   wire [31:0] c0_d1_2_d;
-  reg  [31:0] c0_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_3_q;  // core clock, no reset
   wire [31:0] c0_d1_3_d;
-  reg  [31:0] c0_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_4_q;  // core clock, no reset
   wire [31:0] c0_d1_4_d;
-  reg  [31:0] c0_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_5_q;  // core clock, no reset
   wire [31:0] c0_d1_5_d;
-  reg  [31:0] c0_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_6_q;  // core clock, no reset
   wire [31:0] c0_d1_6_d;
-  reg  [31:0] c0_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_7_q;  // core clock, no reset
   wire [31:0] c0_d1_7_d;
-  reg  [31:0] c0_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_8_q;  // core clock, no reset
   wire [31:0] c0_d1_8_d;
-  reg  [31:0] c0_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_9_q;  // core clock, no reset
   wire [31:0] c0_d1_9_d;
-  reg  [31:0] c0_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_10_q;  // core clock, no reset
   wire [31:0] c0_d1_10_d;
-  reg  [31:0] c0_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_11_q;  // core clock, no reset
   wire [31:0] c0_d1_11_d;
-  reg  [31:0] c0_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_12_q;  // core clock, no reset
   wire [31:0] c0_d1_12_d;
-  reg  [31:0] c0_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_13_q;  // core clock, no reset
   wire [31:0] c0_d1_13_d;
-  reg  [31:0] c0_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_14_q;  // core clock, no reset
   wire [31:0] c0_d1_14_d;
-  reg  [31:0] c0_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_15_q;  // core clock, no reset
   wire [31:0] c0_d1_15_d;
-  reg  [31:0] c0_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_16_q;  // core clock, no reset
   wire [31:0] c0_d1_16_d;
-  reg  [31:0] c0_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_17_q;  // core clock, no reset
   wire [31:0] c0_d1_17_d;
-  reg  [31:0] c0_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_18_q;  // core clock, no reset
   wire [31:0] c0_d1_18_d;
-  reg  [31:0] c0_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_19_q;  // core clock, no reset
   wire [31:0] c0_d1_19_d;
-  reg  [31:0] c0_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_20_q;  // core clock, no reset
   wire [31:0] c0_d1_20_d;
-  reg  [31:0] c0_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_21_q;  // core clock, no reset
   wire [31:0] c0_d1_21_d;
-  reg  [31:0] c0_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_22_q;  // core clock, no reset
   wire [31:0] c0_d1_22_d;
-  reg  [31:0] c0_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_23_q;  // core clock, no reset
   wire [31:0] c0_d1_23_d;
-  reg  [31:0] c0_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_24_q;  // core clock, no reset
   wire [31:0] c0_d1_24_d;
-  reg  [31:0] c0_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_25_q;  // core clock, no reset
   wire [31:0] c0_d1_25_d;
-  reg  [31:0] c0_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_26_q;  // core clock, no reset
   wire [31:0] c0_d1_26_d;
-  reg  [31:0] c0_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_27_q;  // core clock, no reset
   wire [31:0] c0_d1_27_d;
-  reg  [31:0] c0_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_28_q;  // core clock, no reset
   wire [31:0] c0_d1_28_d;
-  reg  [31:0] c0_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_29_q;  // core clock, no reset
   wire [31:0] c0_d1_29_d;
-  reg  [31:0] c0_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_30_q;  // core clock, no reset
   wire [31:0] c0_d1_30_d;
-  reg  [31:0] c0_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d1_31_q;  // core clock, no reset
   wire [31:0] c0_d1_31_d;
-  reg  [31:0] c0_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_0_q;  // core clock, no reset
   wire [31:0] c0_d2_0_d;
-  reg  [31:0] c0_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_1_q;  // core clock, no reset
   wire [31:0] c0_d2_1_d;
-  reg  [31:0] c0_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_2_q;  // core clock, no reset
   wire [31:0] c0_d2_2_d;
-  reg  [31:0] c0_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_3_q;  // core clock, no reset
   wire [31:0] c0_d2_3_d;
-  reg  [31:0] c0_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_4_q;  // core clock, no reset
   wire [31:0] c0_d2_4_d;
-  reg  [31:0] c0_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_5_q;  // core clock, no reset
   wire [31:0] c0_d2_5_d;
-  reg  [31:0] c0_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_6_q;  // core clock, no reset
   wire [31:0] c0_d2_6_d;
-  reg  [31:0] c0_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_7_q;  // core clock, no reset
   wire [31:0] c0_d2_7_d;
-  reg  [31:0] c0_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_8_q;  // core clock, no reset
   wire [31:0] c0_d2_8_d;
-  reg  [31:0] c0_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_9_q;  // core clock, no reset
   wire [31:0] c0_d2_9_d;
-  reg  [31:0] c0_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_10_q;  // core clock, no reset
   wire [31:0] c0_d2_10_d;
-  reg  [31:0] c0_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_11_q;  // core clock, no reset
   wire [31:0] c0_d2_11_d;
-  reg  [31:0] c0_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_12_q;  // core clock, no reset
   wire [31:0] c0_d2_12_d;
-  reg  [31:0] c0_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_13_q;  // core clock, no reset
   wire [31:0] c0_d2_13_d;
-  reg  [31:0] c0_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_14_q;  // core clock, no reset
   wire [31:0] c0_d2_14_d;
-  reg  [31:0] c0_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_15_q;  // core clock, no reset
   wire [31:0] c0_d2_15_d;
-  reg  [31:0] c0_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_16_q;  // core clock, no reset
   wire [31:0] c0_d2_16_d;
-  reg  [31:0] c0_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_17_q;  // core clock, no reset
   wire [31:0] c0_d2_17_d;
-  reg  [31:0] c0_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_18_q;  // core clock, no reset
   wire [31:0] c0_d2_18_d;
-  reg  [31:0] c0_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_19_q;  // core clock, no reset
   wire [31:0] c0_d2_19_d;
-  reg  [31:0] c0_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_20_q;  // core clock, no reset
   wire [31:0] c0_d2_20_d;
-  reg  [31:0] c0_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_21_q;  // core clock, no reset
   wire [31:0] c0_d2_21_d;
-  reg  [31:0] c0_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_22_q;  // core clock, no reset
   wire [31:0] c0_d2_22_d;
-  reg  [31:0] c0_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_23_q;  // core clock, no reset
   wire [31:0] c0_d2_23_d;
-  reg  [31:0] c0_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_24_q;  // core clock, no reset
   wire [31:0] c0_d2_24_d;
-  reg  [31:0] c0_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_25_q;  // core clock, no reset
   wire [31:0] c0_d2_25_d;
-  reg  [31:0] c0_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_26_q;  // core clock, no reset
   wire [31:0] c0_d2_26_d;
-  reg  [31:0] c0_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_27_q;  // core clock, no reset
   wire [31:0] c0_d2_27_d;
-  reg  [31:0] c0_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_28_q;  // core clock, no reset
   wire [31:0] c0_d2_28_d;
-  reg  [31:0] c0_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_29_q;  // core clock, no reset
   wire [31:0] c0_d2_29_d;
-  reg  [31:0] c0_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_30_q;  // core clock, no reset
   wire [31:0] c0_d2_30_d;
-  reg  [31:0] c0_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d2_31_q;  // core clock, no reset
   wire [31:0] c0_d2_31_d;
-  reg  [31:0] c0_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_0_q;  // core clock, no reset
   wire [31:0] c0_d3_0_d;
-  reg  [31:0] c0_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_1_q;  // core clock, no reset
   wire [31:0] c0_d3_1_d;
-  reg  [31:0] c0_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_2_q;  // core clock, no reset
   wire [31:0] c0_d3_2_d;
-  reg  [31:0] c0_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_3_q;  // core clock, no reset
   wire [31:0] c0_d3_3_d;
-  reg  [31:0] c0_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_4_q;  // core clock, no reset
   wire [31:0] c0_d3_4_d;
-  reg  [31:0] c0_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_5_q;  // core clock, no reset
   wire [31:0] c0_d3_5_d;
-  reg  [31:0] c0_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_6_q;  // core clock, no reset
   wire [31:0] c0_d3_6_d;
-  reg  [31:0] c0_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_7_q;  // core clock, no reset
   wire [31:0] c0_d3_7_d;
-  reg  [31:0] c0_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_8_q;  // core clock, no reset
   wire [31:0] c0_d3_8_d;
-  reg  [31:0] c0_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_9_q;  // core clock, no reset
   wire [31:0] c0_d3_9_d;
-  reg  [31:0] c0_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_10_q;  // core clock, no reset
   wire [31:0] c0_d3_10_d;
-  reg  [31:0] c0_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_11_q;  // core clock, no reset
   wire [31:0] c0_d3_11_d;
-  reg  [31:0] c0_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_12_q;  // core clock, no reset
   wire [31:0] c0_d3_12_d;
-  reg  [31:0] c0_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_13_q;  // core clock, no reset
   wire [31:0] c0_d3_13_d;
-  reg  [31:0] c0_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_14_q;  // core clock, no reset
   wire [31:0] c0_d3_14_d;
-  reg  [31:0] c0_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_15_q;  // core clock, no reset
   wire [31:0] c0_d3_15_d;
-  reg  [31:0] c0_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_16_q;  // core clock, no reset
   wire [31:0] c0_d3_16_d;
-  reg  [31:0] c0_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_17_q;  // core clock, no reset
   wire [31:0] c0_d3_17_d;
-  reg  [31:0] c0_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_18_q;  // core clock, no reset
   wire [31:0] c0_d3_18_d;
-  reg  [31:0] c0_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_19_q;  // core clock, no reset
   wire [31:0] c0_d3_19_d;
-  reg  [31:0] c0_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_20_q;  // core clock, no reset
   wire [31:0] c0_d3_20_d;
-  reg  [31:0] c0_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_21_q;  // core clock, no reset
   wire [31:0] c0_d3_21_d;
-  reg  [31:0] c0_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_22_q;  // core clock, no reset
   wire [31:0] c0_d3_22_d;
-  reg  [31:0] c0_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_23_q;  // core clock, no reset
   wire [31:0] c0_d3_23_d;
-  reg  [31:0] c0_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_24_q;  // core clock, no reset
   wire [31:0] c0_d3_24_d;
-  reg  [31:0] c0_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_25_q;  // core clock, no reset
   wire [31:0] c0_d3_25_d;
-  reg  [31:0] c0_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_26_q;  // core clock, no reset
   wire [31:0] c0_d3_26_d;
-  reg  [31:0] c0_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_27_q;  // core clock, no reset
   wire [31:0] c0_d3_27_d;
-  reg  [31:0] c0_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_28_q;  // core clock, no reset
   wire [31:0] c0_d3_28_d;
-  reg  [31:0] c0_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_29_q;  // core clock, no reset
   wire [31:0] c0_d3_29_d;
-  reg  [31:0] c0_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_30_q;  // core clock, no reset
   wire [31:0] c0_d3_30_d;
-  reg  [31:0] c0_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d3_31_q;  // core clock, no reset
   wire [31:0] c0_d3_31_d;
-  reg  [31:0] c0_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_0_q;  // core clock, no reset
   wire [31:0] c0_d4_0_d;
-  reg  [31:0] c0_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_1_q;  // core clock, no reset
   wire [31:0] c0_d4_1_d;
-  reg  [31:0] c0_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_2_q;  // core clock, no reset
   wire [31:0] c0_d4_2_d;
-  reg  [31:0] c0_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_3_q;  // core clock, no reset
   wire [31:0] c0_d4_3_d;
-  reg  [31:0] c0_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_4_q;  // core clock, no reset
   wire [31:0] c0_d4_4_d;
-  reg  [31:0] c0_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_5_q;  // core clock, no reset
   wire [31:0] c0_d4_5_d;
-  reg  [31:0] c0_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_6_q;  // core clock, no reset
   wire [31:0] c0_d4_6_d;
-  reg  [31:0] c0_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_7_q;  // core clock, no reset
   wire [31:0] c0_d4_7_d;
-  reg  [31:0] c0_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_8_q;  // core clock, no reset
   wire [31:0] c0_d4_8_d;
-  reg  [31:0] c0_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_9_q;  // core clock, no reset
   wire [31:0] c0_d4_9_d;
-  reg  [31:0] c0_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_10_q;  // core clock, no reset
   wire [31:0] c0_d4_10_d;
-  reg  [31:0] c0_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_11_q;  // core clock, no reset
   wire [31:0] c0_d4_11_d;
-  reg  [31:0] c0_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_12_q;  // core clock, no reset
   wire [31:0] c0_d4_12_d;
-  reg  [31:0] c0_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_13_q;  // core clock, no reset
   wire [31:0] c0_d4_13_d;
-  reg  [31:0] c0_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_14_q;  // core clock, no reset
   wire [31:0] c0_d4_14_d;
-  reg  [31:0] c0_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_15_q;  // core clock, no reset
   wire [31:0] c0_d4_15_d;
-  reg  [31:0] c0_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_16_q;  // core clock, no reset
   wire [31:0] c0_d4_16_d;
-  reg  [31:0] c0_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_17_q;  // core clock, no reset
   wire [31:0] c0_d4_17_d;
-  reg  [31:0] c0_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_18_q;  // core clock, no reset
   wire [31:0] c0_d4_18_d;
-  reg  [31:0] c0_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_19_q;  // core clock, no reset
   wire [31:0] c0_d4_19_d;
-  reg  [31:0] c0_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_20_q;  // core clock, no reset
   wire [31:0] c0_d4_20_d;
-  reg  [31:0] c0_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_21_q;  // core clock, no reset
   wire [31:0] c0_d4_21_d;
-  reg  [31:0] c0_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_22_q;  // core clock, no reset
   wire [31:0] c0_d4_22_d;
-  reg  [31:0] c0_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_23_q;  // core clock, no reset
   wire [31:0] c0_d4_23_d;
-  reg  [31:0] c0_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_24_q;  // core clock, no reset
   wire [31:0] c0_d4_24_d;
-  reg  [31:0] c0_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_25_q;  // core clock, no reset
   wire [31:0] c0_d4_25_d;
-  reg  [31:0] c0_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_26_q;  // core clock, no reset
   wire [31:0] c0_d4_26_d;
-  reg  [31:0] c0_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_27_q;  // core clock, no reset
   wire [31:0] c0_d4_27_d;
-  reg  [31:0] c0_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_28_q;  // core clock, no reset
   wire [31:0] c0_d4_28_d;
-  reg  [31:0] c0_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_29_q;  // core clock, no reset
   wire [31:0] c0_d4_29_d;
-  reg  [31:0] c0_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_30_q;  // core clock, no reset
   wire [31:0] c0_d4_30_d;
-  reg  [31:0] c0_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d4_31_q;  // core clock, no reset
   wire [31:0] c0_d4_31_d;
-  reg  [31:0] c0_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_0_q;  // core clock, no reset
   wire [31:0] c0_d5_0_d;
-  reg  [31:0] c0_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_1_q;  // core clock, no reset
   wire [31:0] c0_d5_1_d;
-  reg  [31:0] c0_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_2_q;  // core clock, no reset
   wire [31:0] c0_d5_2_d;
-  reg  [31:0] c0_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_3_q;  // core clock, no reset
   wire [31:0] c0_d5_3_d;
-  reg  [31:0] c0_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_4_q;  // core clock, no reset
   wire [31:0] c0_d5_4_d;
-  reg  [31:0] c0_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_5_q;  // core clock, no reset
   wire [31:0] c0_d5_5_d;
-  reg  [31:0] c0_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_6_q;  // core clock, no reset
   wire [31:0] c0_d5_6_d;
-  reg  [31:0] c0_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_7_q;  // core clock, no reset
   wire [31:0] c0_d5_7_d;
-  reg  [31:0] c0_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_8_q;  // core clock, no reset
   wire [31:0] c0_d5_8_d;
-  reg  [31:0] c0_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_9_q;  // core clock, no reset
   wire [31:0] c0_d5_9_d;
-  reg  [31:0] c0_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_10_q;  // core clock, no reset
   wire [31:0] c0_d5_10_d;
-  reg  [31:0] c0_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_11_q;  // core clock, no reset
   wire [31:0] c0_d5_11_d;
-  reg  [31:0] c0_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_12_q;  // core clock, no reset
   wire [31:0] c0_d5_12_d;
-  reg  [31:0] c0_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_13_q;  // core clock, no reset
   wire [31:0] c0_d5_13_d;
-  reg  [31:0] c0_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_14_q;  // core clock, no reset
   wire [31:0] c0_d5_14_d;
-  reg  [31:0] c0_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_15_q;  // core clock, no reset
   wire [31:0] c0_d5_15_d;
-  reg  [31:0] c0_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_16_q;  // core clock, no reset
   wire [31:0] c0_d5_16_d;
-  reg  [31:0] c0_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_17_q;  // core clock, no reset
   wire [31:0] c0_d5_17_d;
-  reg  [31:0] c0_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_18_q;  // core clock, no reset
   wire [31:0] c0_d5_18_d;
-  reg  [31:0] c0_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_19_q;  // core clock, no reset
   wire [31:0] c0_d5_19_d;
-  reg  [31:0] c0_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_20_q;  // core clock, no reset
   wire [31:0] c0_d5_20_d;
-  reg  [31:0] c0_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_21_q;  // core clock, no reset
   wire [31:0] c0_d5_21_d;
-  reg  [31:0] c0_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_22_q;  // core clock, no reset
   wire [31:0] c0_d5_22_d;
-  reg  [31:0] c0_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_23_q;  // core clock, no reset
   wire [31:0] c0_d5_23_d;
-  reg  [31:0] c0_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_24_q;  // core clock, no reset
   wire [31:0] c0_d5_24_d;
-  reg  [31:0] c0_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_25_q;  // core clock, no reset
   wire [31:0] c0_d5_25_d;
-  reg  [31:0] c0_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_26_q;  // core clock, no reset
   wire [31:0] c0_d5_26_d;
-  reg  [31:0] c0_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_27_q;  // core clock, no reset
   wire [31:0] c0_d5_27_d;
-  reg  [31:0] c0_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_28_q;  // core clock, no reset
   wire [31:0] c0_d5_28_d;
-  reg  [31:0] c0_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_29_q;  // core clock, no reset
   wire [31:0] c0_d5_29_d;
-  reg  [31:0] c0_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_30_q;  // core clock, no reset
   wire [31:0] c0_d5_30_d;
-  reg  [31:0] c0_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c0_d5_31_q;  // core clock, no reset
   wire [31:0] c0_d5_31_d;
   reg  c1_mask0_q;  // core clock, reset 1'h0
   wire c1_mask0_d;
@@ -1024,389 +1024,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c1_row4_d;
   reg  [7:0] c1_row5_q;  // core clock, reset 8'h00
   wire [7:0] c1_row5_d;
-  reg  [31:0] c1_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_0_q;  // core clock, no reset
   wire [31:0] c1_d0_0_d;
-  reg  [31:0] c1_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_1_q;  // core clock, no reset
   wire [31:0] c1_d0_1_d;
-  reg  [31:0] c1_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_2_q;  // core clock, no reset
   wire [31:0] c1_d0_2_d;
-  reg  [31:0] c1_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_3_q;  // core clock, no reset
   wire [31:0] c1_d0_3_d;
-  reg  [31:0] c1_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_4_q;  // core clock, no reset
   wire [31:0] c1_d0_4_d;
-  reg  [31:0] c1_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_5_q;  // core clock, no reset
   wire [31:0] c1_d0_5_d;
-  reg  [31:0] c1_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_6_q;  // core clock, no reset
   wire [31:0] c1_d0_6_d;
-  reg  [31:0] c1_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_7_q;  // core clock, no reset
   wire [31:0] c1_d0_7_d;
-  reg  [31:0] c1_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_8_q;  // core clock, no reset
   wire [31:0] c1_d0_8_d;
-  reg  [31:0] c1_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_9_q;  // core clock, no reset
   wire [31:0] c1_d0_9_d;
-  reg  [31:0] c1_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_10_q;  // core clock, no reset
   wire [31:0] c1_d0_10_d;
-  reg  [31:0] c1_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_11_q;  // core clock, no reset
   wire [31:0] c1_d0_11_d;
-  reg  [31:0] c1_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_12_q;  // core clock, no reset
   wire [31:0] c1_d0_12_d;
-  reg  [31:0] c1_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_13_q;  // core clock, no reset
   wire [31:0] c1_d0_13_d;
-  reg  [31:0] c1_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_14_q;  // core clock, no reset
   wire [31:0] c1_d0_14_d;
-  reg  [31:0] c1_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_15_q;  // core clock, no reset
   wire [31:0] c1_d0_15_d;
-  reg  [31:0] c1_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_16_q;  // core clock, no reset
   wire [31:0] c1_d0_16_d;
-  reg  [31:0] c1_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_17_q;  // core clock, no reset
   wire [31:0] c1_d0_17_d;
-  reg  [31:0] c1_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_18_q;  // core clock, no reset
   wire [31:0] c1_d0_18_d;
-  reg  [31:0] c1_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_19_q;  // core clock, no reset
   wire [31:0] c1_d0_19_d;
-  reg  [31:0] c1_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_20_q;  // core clock, no reset
   wire [31:0] c1_d0_20_d;
-  reg  [31:0] c1_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_21_q;  // core clock, no reset
   wire [31:0] c1_d0_21_d;
-  reg  [31:0] c1_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_22_q;  // core clock, no reset
   wire [31:0] c1_d0_22_d;
-  reg  [31:0] c1_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_23_q;  // core clock, no reset
   wire [31:0] c1_d0_23_d;
-  reg  [31:0] c1_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_24_q;  // core clock, no reset
   wire [31:0] c1_d0_24_d;
-  reg  [31:0] c1_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_25_q;  // core clock, no reset
   wire [31:0] c1_d0_25_d;
-  reg  [31:0] c1_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_26_q;  // core clock, no reset
   wire [31:0] c1_d0_26_d;
-  reg  [31:0] c1_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_27_q;  // core clock, no reset
   wire [31:0] c1_d0_27_d;
-  reg  [31:0] c1_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_28_q;  // core clock, no reset
   wire [31:0] c1_d0_28_d;
-  reg  [31:0] c1_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_29_q;  // core clock, no reset
   wire [31:0] c1_d0_29_d;
-  reg  [31:0] c1_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_30_q;  // core clock, no reset
   wire [31:0] c1_d0_30_d;
-  reg  [31:0] c1_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d0_31_q;  // core clock, no reset
   wire [31:0] c1_d0_31_d;
-  reg  [31:0] c1_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_0_q;  // core clock, no reset
   wire [31:0] c1_d1_0_d;
-  reg  [31:0] c1_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_1_q;  // core clock, no reset
   wire [31:0] c1_d1_1_d;
-  reg  [31:0] c1_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_2_q;  // core clock, no reset
   wire [31:0] c1_d1_2_d;
-  reg  [31:0] c1_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_3_q;  // core clock, no reset
   wire [31:0] c1_d1_3_d;
-  reg  [31:0] c1_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_4_q;  // core clock, no reset
   wire [31:0] c1_d1_4_d;
-  reg  [31:0] c1_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_5_q;  // core clock, no reset
   wire [31:0] c1_d1_5_d;
-  reg  [31:0] c1_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_6_q;  // core clock, no reset
   wire [31:0] c1_d1_6_d;
-  reg  [31:0] c1_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_7_q;  // core clock, no reset
   wire [31:0] c1_d1_7_d;
-  reg  [31:0] c1_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_8_q;  // core clock, no reset
   wire [31:0] c1_d1_8_d;
-  reg  [31:0] c1_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_9_q;  // core clock, no reset
   wire [31:0] c1_d1_9_d;
-  reg  [31:0] c1_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_10_q;  // core clock, no reset
   wire [31:0] c1_d1_10_d;
-  reg  [31:0] c1_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_11_q;  // core clock, no reset
   wire [31:0] c1_d1_11_d;
-  reg  [31:0] c1_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_12_q;  // core clock, no reset
   wire [31:0] c1_d1_12_d;
-  reg  [31:0] c1_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_13_q;  // core clock, no reset
   wire [31:0] c1_d1_13_d;
-  reg  [31:0] c1_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_14_q;  // core clock, no reset
   wire [31:0] c1_d1_14_d;
-  reg  [31:0] c1_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_15_q;  // core clock, no reset
   wire [31:0] c1_d1_15_d;
-  reg  [31:0] c1_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_16_q;  // core clock, no reset
   wire [31:0] c1_d1_16_d;
-  reg  [31:0] c1_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_17_q;  // core clock, no reset
   wire [31:0] c1_d1_17_d;
-  reg  [31:0] c1_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_18_q;  // core clock, no reset
   wire [31:0] c1_d1_18_d;
-  reg  [31:0] c1_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_19_q;  // core clock, no reset
   wire [31:0] c1_d1_19_d;
-  reg  [31:0] c1_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_20_q;  // core clock, no reset
   wire [31:0] c1_d1_20_d;
-  reg  [31:0] c1_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_21_q;  // core clock, no reset
   wire [31:0] c1_d1_21_d;
-  reg  [31:0] c1_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_22_q;  // core clock, no reset
   wire [31:0] c1_d1_22_d;
-  reg  [31:0] c1_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_23_q;  // core clock, no reset
   wire [31:0] c1_d1_23_d;
-  reg  [31:0] c1_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_24_q;  // core clock, no reset
   wire [31:0] c1_d1_24_d;
-  reg  [31:0] c1_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_25_q;  // core clock, no reset
   wire [31:0] c1_d1_25_d;
-  reg  [31:0] c1_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_26_q;  // core clock, no reset
   wire [31:0] c1_d1_26_d;
-  reg  [31:0] c1_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_27_q;  // core clock, no reset
   wire [31:0] c1_d1_27_d;
-  reg  [31:0] c1_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_28_q;  // core clock, no reset
   wire [31:0] c1_d1_28_d;
-  reg  [31:0] c1_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_29_q;  // core clock, no reset
   wire [31:0] c1_d1_29_d;
-  reg  [31:0] c1_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_30_q;  // core clock, no reset
   wire [31:0] c1_d1_30_d;
-  reg  [31:0] c1_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d1_31_q;  // core clock, no reset
   wire [31:0] c1_d1_31_d;
-  reg  [31:0] c1_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_0_q;  // core clock, no reset
   wire [31:0] c1_d2_0_d;
-  reg  [31:0] c1_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_1_q;  // core clock, no reset
   wire [31:0] c1_d2_1_d;
-  reg  [31:0] c1_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_2_q;  // core clock, no reset
   wire [31:0] c1_d2_2_d;
-  reg  [31:0] c1_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_3_q;  // core clock, no reset
   wire [31:0] c1_d2_3_d;
-  reg  [31:0] c1_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_4_q;  // core clock, no reset
   wire [31:0] c1_d2_4_d;
-  reg  [31:0] c1_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_5_q;  // core clock, no reset
   wire [31:0] c1_d2_5_d;
-  reg  [31:0] c1_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_6_q;  // core clock, no reset
   wire [31:0] c1_d2_6_d;
-  reg  [31:0] c1_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_7_q;  // core clock, no reset
   wire [31:0] c1_d2_7_d;
-  reg  [31:0] c1_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_8_q;  // core clock, no reset
   wire [31:0] c1_d2_8_d;
-  reg  [31:0] c1_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_9_q;  // core clock, no reset
   wire [31:0] c1_d2_9_d;
-  reg  [31:0] c1_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_10_q;  // core clock, no reset
   wire [31:0] c1_d2_10_d;
-  reg  [31:0] c1_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_11_q;  // core clock, no reset
   wire [31:0] c1_d2_11_d;
-  reg  [31:0] c1_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_12_q;  // core clock, no reset
   wire [31:0] c1_d2_12_d;
-  reg  [31:0] c1_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_13_q;  // core clock, no reset
   wire [31:0] c1_d2_13_d;
-  reg  [31:0] c1_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_14_q;  // core clock, no reset
   wire [31:0] c1_d2_14_d;
-  reg  [31:0] c1_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_15_q;  // core clock, no reset
   wire [31:0] c1_d2_15_d;
-  reg  [31:0] c1_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_16_q;  // core clock, no reset
   wire [31:0] c1_d2_16_d;
-  reg  [31:0] c1_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_17_q;  // core clock, no reset
   wire [31:0] c1_d2_17_d;
-  reg  [31:0] c1_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_18_q;  // core clock, no reset
   wire [31:0] c1_d2_18_d;
-  reg  [31:0] c1_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_19_q;  // core clock, no reset
   wire [31:0] c1_d2_19_d;
-  reg  [31:0] c1_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_20_q;  // core clock, no reset
   wire [31:0] c1_d2_20_d;
-  reg  [31:0] c1_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_21_q;  // core clock, no reset
   wire [31:0] c1_d2_21_d;
-  reg  [31:0] c1_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_22_q;  // core clock, no reset
   wire [31:0] c1_d2_22_d;
-  reg  [31:0] c1_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_23_q;  // core clock, no reset
   wire [31:0] c1_d2_23_d;
-  reg  [31:0] c1_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_24_q;  // core clock, no reset
   wire [31:0] c1_d2_24_d;
-  reg  [31:0] c1_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_25_q;  // core clock, no reset
   wire [31:0] c1_d2_25_d;
-  reg  [31:0] c1_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_26_q;  // core clock, no reset
   wire [31:0] c1_d2_26_d;
-  reg  [31:0] c1_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_27_q;  // core clock, no reset
   wire [31:0] c1_d2_27_d;
-  reg  [31:0] c1_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_28_q;  // core clock, no reset
   wire [31:0] c1_d2_28_d;
-  reg  [31:0] c1_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_29_q;  // core clock, no reset
   wire [31:0] c1_d2_29_d;
-  reg  [31:0] c1_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_30_q;  // core clock, no reset
   wire [31:0] c1_d2_30_d;
-  reg  [31:0] c1_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d2_31_q;  // core clock, no reset
   wire [31:0] c1_d2_31_d;
-  reg  [31:0] c1_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_0_q;  // core clock, no reset
   wire [31:0] c1_d3_0_d;
-  reg  [31:0] c1_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_1_q;  // core clock, no reset
   wire [31:0] c1_d3_1_d;
-  reg  [31:0] c1_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_2_q;  // core clock, no reset
   wire [31:0] c1_d3_2_d;
-  reg  [31:0] c1_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_3_q;  // core clock, no reset
   wire [31:0] c1_d3_3_d;
-  reg  [31:0] c1_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_4_q;  // core clock, no reset
   wire [31:0] c1_d3_4_d;
-  reg  [31:0] c1_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_5_q;  // core clock, no reset
   wire [31:0] c1_d3_5_d;
-  reg  [31:0] c1_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_6_q;  // core clock, no reset
   wire [31:0] c1_d3_6_d;
-  reg  [31:0] c1_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_7_q;  // core clock, no reset
   wire [31:0] c1_d3_7_d;
-  reg  [31:0] c1_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_8_q;  // core clock, no reset
   wire [31:0] c1_d3_8_d;
-  reg  [31:0] c1_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_9_q;  // core clock, no reset
   wire [31:0] c1_d3_9_d;
-  reg  [31:0] c1_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_10_q;  // core clock, no reset
   wire [31:0] c1_d3_10_d;
-  reg  [31:0] c1_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_11_q;  // core clock, no reset
   wire [31:0] c1_d3_11_d;
-  reg  [31:0] c1_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_12_q;  // core clock, no reset
   wire [31:0] c1_d3_12_d;
-  reg  [31:0] c1_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_13_q;  // core clock, no reset
   wire [31:0] c1_d3_13_d;
-  reg  [31:0] c1_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_14_q;  // core clock, no reset
   wire [31:0] c1_d3_14_d;
-  reg  [31:0] c1_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_15_q;  // core clock, no reset
   wire [31:0] c1_d3_15_d;
-  reg  [31:0] c1_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_16_q;  // core clock, no reset
   wire [31:0] c1_d3_16_d;
-  reg  [31:0] c1_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_17_q;  // core clock, no reset
   wire [31:0] c1_d3_17_d;
-  reg  [31:0] c1_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_18_q;  // core clock, no reset
   wire [31:0] c1_d3_18_d;
-  reg  [31:0] c1_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_19_q;  // core clock, no reset
   wire [31:0] c1_d3_19_d;
-  reg  [31:0] c1_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_20_q;  // core clock, no reset
   wire [31:0] c1_d3_20_d;
-  reg  [31:0] c1_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_21_q;  // core clock, no reset
   wire [31:0] c1_d3_21_d;
-  reg  [31:0] c1_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_22_q;  // core clock, no reset
   wire [31:0] c1_d3_22_d;
-  reg  [31:0] c1_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_23_q;  // core clock, no reset
   wire [31:0] c1_d3_23_d;
-  reg  [31:0] c1_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_24_q;  // core clock, no reset
   wire [31:0] c1_d3_24_d;
-  reg  [31:0] c1_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_25_q;  // core clock, no reset
   wire [31:0] c1_d3_25_d;
-  reg  [31:0] c1_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_26_q;  // core clock, no reset
   wire [31:0] c1_d3_26_d;
-  reg  [31:0] c1_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_27_q;  // core clock, no reset
   wire [31:0] c1_d3_27_d;
-  reg  [31:0] c1_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_28_q;  // core clock, no reset
   wire [31:0] c1_d3_28_d;
-  reg  [31:0] c1_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_29_q;  // core clock, no reset
   wire [31:0] c1_d3_29_d;
-  reg  [31:0] c1_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_30_q;  // core clock, no reset
   wire [31:0] c1_d3_30_d;
-  reg  [31:0] c1_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d3_31_q;  // core clock, no reset
   wire [31:0] c1_d3_31_d;
-  reg  [31:0] c1_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_0_q;  // core clock, no reset
   wire [31:0] c1_d4_0_d;
-  reg  [31:0] c1_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_1_q;  // core clock, no reset
   wire [31:0] c1_d4_1_d;
-  reg  [31:0] c1_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_2_q;  // core clock, no reset
   wire [31:0] c1_d4_2_d;
-  reg  [31:0] c1_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_3_q;  // core clock, no reset
   wire [31:0] c1_d4_3_d;
-  reg  [31:0] c1_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_4_q;  // core clock, no reset
   wire [31:0] c1_d4_4_d;
-  reg  [31:0] c1_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_5_q;  // core clock, no reset
   wire [31:0] c1_d4_5_d;
-  reg  [31:0] c1_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_6_q;  // core clock, no reset
   wire [31:0] c1_d4_6_d;
-  reg  [31:0] c1_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_7_q;  // core clock, no reset
   wire [31:0] c1_d4_7_d;
-  reg  [31:0] c1_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_8_q;  // core clock, no reset
   wire [31:0] c1_d4_8_d;
-  reg  [31:0] c1_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_9_q;  // core clock, no reset
   wire [31:0] c1_d4_9_d;
-  reg  [31:0] c1_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_10_q;  // core clock, no reset
   wire [31:0] c1_d4_10_d;
-  reg  [31:0] c1_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_11_q;  // core clock, no reset
   wire [31:0] c1_d4_11_d;
-  reg  [31:0] c1_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_12_q;  // core clock, no reset
   wire [31:0] c1_d4_12_d;
-  reg  [31:0] c1_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_13_q;  // core clock, no reset
   wire [31:0] c1_d4_13_d;
-  reg  [31:0] c1_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_14_q;  // core clock, no reset
   wire [31:0] c1_d4_14_d;
-  reg  [31:0] c1_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_15_q;  // core clock, no reset
   wire [31:0] c1_d4_15_d;
-  reg  [31:0] c1_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_16_q;  // core clock, no reset
   wire [31:0] c1_d4_16_d;
-  reg  [31:0] c1_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_17_q;  // core clock, no reset
   wire [31:0] c1_d4_17_d;
-  reg  [31:0] c1_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_18_q;  // core clock, no reset
   wire [31:0] c1_d4_18_d;
-  reg  [31:0] c1_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_19_q;  // core clock, no reset
   wire [31:0] c1_d4_19_d;
-  reg  [31:0] c1_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_20_q;  // core clock, no reset
   wire [31:0] c1_d4_20_d;
-  reg  [31:0] c1_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_21_q;  // core clock, no reset
   wire [31:0] c1_d4_21_d;
-  reg  [31:0] c1_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_22_q;  // core clock, no reset
   wire [31:0] c1_d4_22_d;
-  reg  [31:0] c1_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_23_q;  // core clock, no reset
   wire [31:0] c1_d4_23_d;
-  reg  [31:0] c1_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_24_q;  // core clock, no reset
   wire [31:0] c1_d4_24_d;
-  reg  [31:0] c1_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_25_q;  // core clock, no reset
   wire [31:0] c1_d4_25_d;
-  reg  [31:0] c1_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_26_q;  // core clock, no reset
   wire [31:0] c1_d4_26_d;
-  reg  [31:0] c1_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_27_q;  // core clock, no reset
   wire [31:0] c1_d4_27_d;
-  reg  [31:0] c1_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_28_q;  // core clock, no reset
   wire [31:0] c1_d4_28_d;
-  reg  [31:0] c1_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_29_q;  // core clock, no reset
   wire [31:0] c1_d4_29_d;
-  reg  [31:0] c1_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_30_q;  // core clock, no reset
   wire [31:0] c1_d4_30_d;
-  reg  [31:0] c1_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d4_31_q;  // core clock, no reset
   wire [31:0] c1_d4_31_d;
-  reg  [31:0] c1_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_0_q;  // core clock, no reset
   wire [31:0] c1_d5_0_d;
-  reg  [31:0] c1_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_1_q;  // core clock, no reset
   wire [31:0] c1_d5_1_d;
-  reg  [31:0] c1_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_2_q;  // core clock, no reset
   wire [31:0] c1_d5_2_d;
-  reg  [31:0] c1_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_3_q;  // core clock, no reset
   wire [31:0] c1_d5_3_d;
-  reg  [31:0] c1_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_4_q;  // core clock, no reset
   wire [31:0] c1_d5_4_d;
-  reg  [31:0] c1_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_5_q;  // core clock, no reset
   wire [31:0] c1_d5_5_d;
-  reg  [31:0] c1_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_6_q;  // core clock, no reset
   wire [31:0] c1_d5_6_d;
-  reg  [31:0] c1_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_7_q;  // core clock, no reset
   wire [31:0] c1_d5_7_d;
-  reg  [31:0] c1_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_8_q;  // core clock, no reset
   wire [31:0] c1_d5_8_d;
-  reg  [31:0] c1_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_9_q;  // core clock, no reset
   wire [31:0] c1_d5_9_d;
-  reg  [31:0] c1_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_10_q;  // core clock, no reset
   wire [31:0] c1_d5_10_d;
-  reg  [31:0] c1_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_11_q;  // core clock, no reset
   wire [31:0] c1_d5_11_d;
-  reg  [31:0] c1_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_12_q;  // core clock, no reset
   wire [31:0] c1_d5_12_d;
-  reg  [31:0] c1_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_13_q;  // core clock, no reset
   wire [31:0] c1_d5_13_d;
-  reg  [31:0] c1_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_14_q;  // core clock, no reset
   wire [31:0] c1_d5_14_d;
-  reg  [31:0] c1_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_15_q;  // core clock, no reset
   wire [31:0] c1_d5_15_d;
-  reg  [31:0] c1_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_16_q;  // core clock, no reset
   wire [31:0] c1_d5_16_d;
-  reg  [31:0] c1_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_17_q;  // core clock, no reset
   wire [31:0] c1_d5_17_d;
-  reg  [31:0] c1_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_18_q;  // core clock, no reset
   wire [31:0] c1_d5_18_d;
-  reg  [31:0] c1_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_19_q;  // core clock, no reset
   wire [31:0] c1_d5_19_d;
-  reg  [31:0] c1_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_20_q;  // core clock, no reset
   wire [31:0] c1_d5_20_d;
-  reg  [31:0] c1_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_21_q;  // core clock, no reset
   wire [31:0] c1_d5_21_d;
-  reg  [31:0] c1_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_22_q;  // core clock, no reset
   wire [31:0] c1_d5_22_d;
-  reg  [31:0] c1_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_23_q;  // core clock, no reset
   wire [31:0] c1_d5_23_d;
-  reg  [31:0] c1_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_24_q;  // core clock, no reset
   wire [31:0] c1_d5_24_d;
-  reg  [31:0] c1_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_25_q;  // core clock, no reset
   wire [31:0] c1_d5_25_d;
-  reg  [31:0] c1_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_26_q;  // core clock, no reset
   wire [31:0] c1_d5_26_d;
-  reg  [31:0] c1_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_27_q;  // core clock, no reset
   wire [31:0] c1_d5_27_d;
-  reg  [31:0] c1_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_28_q;  // core clock, no reset
   wire [31:0] c1_d5_28_d;
-  reg  [31:0] c1_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_29_q;  // core clock, no reset
   wire [31:0] c1_d5_29_d;
-  reg  [31:0] c1_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_30_q;  // core clock, no reset
   wire [31:0] c1_d5_30_d;
-  reg  [31:0] c1_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c1_d5_31_q;  // core clock, no reset
   wire [31:0] c1_d5_31_d;
   reg  c2_mask0_q;  // core clock, reset 1'h0
   wire c2_mask0_d;
@@ -1668,389 +1668,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c2_row4_d;
   reg  [7:0] c2_row5_q;  // core clock, reset 8'h00
   wire [7:0] c2_row5_d;
-  reg  [31:0] c2_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_0_q;  // core clock, no reset
   wire [31:0] c2_d0_0_d;
-  reg  [31:0] c2_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_1_q;  // core clock, no reset
   wire [31:0] c2_d0_1_d;
-  reg  [31:0] c2_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_2_q;  // core clock, no reset
   wire [31:0] c2_d0_2_d;
-  reg  [31:0] c2_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_3_q;  // core clock, no reset
   wire [31:0] c2_d0_3_d;
-  reg  [31:0] c2_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_4_q;  // core clock, no reset
   wire [31:0] c2_d0_4_d;
-  reg  [31:0] c2_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_5_q;  // core clock, no reset
   wire [31:0] c2_d0_5_d;
-  reg  [31:0] c2_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_6_q;  // core clock, no reset
   wire [31:0] c2_d0_6_d;
-  reg  [31:0] c2_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_7_q;  // core clock, no reset
   wire [31:0] c2_d0_7_d;
-  reg  [31:0] c2_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_8_q;  // core clock, no reset
   wire [31:0] c2_d0_8_d;
-  reg  [31:0] c2_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_9_q;  // core clock, no reset
   wire [31:0] c2_d0_9_d;
-  reg  [31:0] c2_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_10_q;  // core clock, no reset
   wire [31:0] c2_d0_10_d;
-  reg  [31:0] c2_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_11_q;  // core clock, no reset
   wire [31:0] c2_d0_11_d;
-  reg  [31:0] c2_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_12_q;  // core clock, no reset
   wire [31:0] c2_d0_12_d;
-  reg  [31:0] c2_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_13_q;  // core clock, no reset
   wire [31:0] c2_d0_13_d;
-  reg  [31:0] c2_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_14_q;  // core clock, no reset
   wire [31:0] c2_d0_14_d;
-  reg  [31:0] c2_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_15_q;  // core clock, no reset
   wire [31:0] c2_d0_15_d;
-  reg  [31:0] c2_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_16_q;  // core clock, no reset
   wire [31:0] c2_d0_16_d;
-  reg  [31:0] c2_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_17_q;  // core clock, no reset
   wire [31:0] c2_d0_17_d;
-  reg  [31:0] c2_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_18_q;  // core clock, no reset
   wire [31:0] c2_d0_18_d;
-  reg  [31:0] c2_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_19_q;  // core clock, no reset
   wire [31:0] c2_d0_19_d;
-  reg  [31:0] c2_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_20_q;  // core clock, no reset
   wire [31:0] c2_d0_20_d;
-  reg  [31:0] c2_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_21_q;  // core clock, no reset
   wire [31:0] c2_d0_21_d;
-  reg  [31:0] c2_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_22_q;  // core clock, no reset
   wire [31:0] c2_d0_22_d;
-  reg  [31:0] c2_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_23_q;  // core clock, no reset
   wire [31:0] c2_d0_23_d;
-  reg  [31:0] c2_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_24_q;  // core clock, no reset
   wire [31:0] c2_d0_24_d;
-  reg  [31:0] c2_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_25_q;  // core clock, no reset
   wire [31:0] c2_d0_25_d;
-  reg  [31:0] c2_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_26_q;  // core clock, no reset
   wire [31:0] c2_d0_26_d;
-  reg  [31:0] c2_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_27_q;  // core clock, no reset
   wire [31:0] c2_d0_27_d;
-  reg  [31:0] c2_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_28_q;  // core clock, no reset
   wire [31:0] c2_d0_28_d;
-  reg  [31:0] c2_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_29_q;  // core clock, no reset
   wire [31:0] c2_d0_29_d;
-  reg  [31:0] c2_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_30_q;  // core clock, no reset
   wire [31:0] c2_d0_30_d;
-  reg  [31:0] c2_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d0_31_q;  // core clock, no reset
   wire [31:0] c2_d0_31_d;
-  reg  [31:0] c2_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_0_q;  // core clock, no reset
   wire [31:0] c2_d1_0_d;
-  reg  [31:0] c2_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_1_q;  // core clock, no reset
   wire [31:0] c2_d1_1_d;
-  reg  [31:0] c2_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_2_q;  // core clock, no reset
   wire [31:0] c2_d1_2_d;
-  reg  [31:0] c2_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_3_q;  // core clock, no reset
   wire [31:0] c2_d1_3_d;
-  reg  [31:0] c2_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_4_q;  // core clock, no reset
   wire [31:0] c2_d1_4_d;
-  reg  [31:0] c2_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_5_q;  // core clock, no reset
   wire [31:0] c2_d1_5_d;
-  reg  [31:0] c2_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_6_q;  // core clock, no reset
   wire [31:0] c2_d1_6_d;
-  reg  [31:0] c2_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_7_q;  // core clock, no reset
   wire [31:0] c2_d1_7_d;
-  reg  [31:0] c2_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_8_q;  // core clock, no reset
   wire [31:0] c2_d1_8_d;
-  reg  [31:0] c2_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_9_q;  // core clock, no reset
   wire [31:0] c2_d1_9_d;
-  reg  [31:0] c2_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_10_q;  // core clock, no reset
   wire [31:0] c2_d1_10_d;
-  reg  [31:0] c2_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_11_q;  // core clock, no reset
   wire [31:0] c2_d1_11_d;
-  reg  [31:0] c2_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_12_q;  // core clock, no reset
   wire [31:0] c2_d1_12_d;
-  reg  [31:0] c2_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_13_q;  // core clock, no reset
   wire [31:0] c2_d1_13_d;
-  reg  [31:0] c2_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_14_q;  // core clock, no reset
   wire [31:0] c2_d1_14_d;
-  reg  [31:0] c2_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_15_q;  // core clock, no reset
   wire [31:0] c2_d1_15_d;
-  reg  [31:0] c2_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_16_q;  // core clock, no reset
   wire [31:0] c2_d1_16_d;
-  reg  [31:0] c2_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_17_q;  // core clock, no reset
   wire [31:0] c2_d1_17_d;
-  reg  [31:0] c2_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_18_q;  // core clock, no reset
   wire [31:0] c2_d1_18_d;
-  reg  [31:0] c2_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_19_q;  // core clock, no reset
   wire [31:0] c2_d1_19_d;
-  reg  [31:0] c2_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_20_q;  // core clock, no reset
   wire [31:0] c2_d1_20_d;
-  reg  [31:0] c2_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_21_q;  // core clock, no reset
   wire [31:0] c2_d1_21_d;
-  reg  [31:0] c2_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_22_q;  // core clock, no reset
   wire [31:0] c2_d1_22_d;
-  reg  [31:0] c2_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_23_q;  // core clock, no reset
   wire [31:0] c2_d1_23_d;
-  reg  [31:0] c2_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_24_q;  // core clock, no reset
   wire [31:0] c2_d1_24_d;
-  reg  [31:0] c2_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_25_q;  // core clock, no reset
   wire [31:0] c2_d1_25_d;
-  reg  [31:0] c2_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_26_q;  // core clock, no reset
   wire [31:0] c2_d1_26_d;
-  reg  [31:0] c2_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_27_q;  // core clock, no reset
   wire [31:0] c2_d1_27_d;
-  reg  [31:0] c2_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_28_q;  // core clock, no reset
   wire [31:0] c2_d1_28_d;
-  reg  [31:0] c2_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_29_q;  // core clock, no reset
   wire [31:0] c2_d1_29_d;
-  reg  [31:0] c2_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_30_q;  // core clock, no reset
   wire [31:0] c2_d1_30_d;
-  reg  [31:0] c2_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d1_31_q;  // core clock, no reset
   wire [31:0] c2_d1_31_d;
-  reg  [31:0] c2_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_0_q;  // core clock, no reset
   wire [31:0] c2_d2_0_d;
-  reg  [31:0] c2_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_1_q;  // core clock, no reset
   wire [31:0] c2_d2_1_d;
-  reg  [31:0] c2_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_2_q;  // core clock, no reset
   wire [31:0] c2_d2_2_d;
-  reg  [31:0] c2_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_3_q;  // core clock, no reset
   wire [31:0] c2_d2_3_d;
-  reg  [31:0] c2_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_4_q;  // core clock, no reset
   wire [31:0] c2_d2_4_d;
-  reg  [31:0] c2_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_5_q;  // core clock, no reset
   wire [31:0] c2_d2_5_d;
-  reg  [31:0] c2_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_6_q;  // core clock, no reset
   wire [31:0] c2_d2_6_d;
-  reg  [31:0] c2_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_7_q;  // core clock, no reset
   wire [31:0] c2_d2_7_d;
-  reg  [31:0] c2_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_8_q;  // core clock, no reset
   wire [31:0] c2_d2_8_d;
-  reg  [31:0] c2_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_9_q;  // core clock, no reset
   wire [31:0] c2_d2_9_d;
-  reg  [31:0] c2_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_10_q;  // core clock, no reset
   wire [31:0] c2_d2_10_d;
-  reg  [31:0] c2_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_11_q;  // core clock, no reset
   wire [31:0] c2_d2_11_d;
-  reg  [31:0] c2_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_12_q;  // core clock, no reset
   wire [31:0] c2_d2_12_d;
-  reg  [31:0] c2_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_13_q;  // core clock, no reset
   wire [31:0] c2_d2_13_d;
-  reg  [31:0] c2_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_14_q;  // core clock, no reset
   wire [31:0] c2_d2_14_d;
-  reg  [31:0] c2_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_15_q;  // core clock, no reset
   wire [31:0] c2_d2_15_d;
-  reg  [31:0] c2_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_16_q;  // core clock, no reset
   wire [31:0] c2_d2_16_d;
-  reg  [31:0] c2_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_17_q;  // core clock, no reset
   wire [31:0] c2_d2_17_d;
-  reg  [31:0] c2_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_18_q;  // core clock, no reset
   wire [31:0] c2_d2_18_d;
-  reg  [31:0] c2_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_19_q;  // core clock, no reset
   wire [31:0] c2_d2_19_d;
-  reg  [31:0] c2_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_20_q;  // core clock, no reset
   wire [31:0] c2_d2_20_d;
-  reg  [31:0] c2_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_21_q;  // core clock, no reset
   wire [31:0] c2_d2_21_d;
-  reg  [31:0] c2_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_22_q;  // core clock, no reset
   wire [31:0] c2_d2_22_d;
-  reg  [31:0] c2_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_23_q;  // core clock, no reset
   wire [31:0] c2_d2_23_d;
-  reg  [31:0] c2_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_24_q;  // core clock, no reset
   wire [31:0] c2_d2_24_d;
-  reg  [31:0] c2_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_25_q;  // core clock, no reset
   wire [31:0] c2_d2_25_d;
-  reg  [31:0] c2_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_26_q;  // core clock, no reset
   wire [31:0] c2_d2_26_d;
-  reg  [31:0] c2_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_27_q;  // core clock, no reset
   wire [31:0] c2_d2_27_d;
-  reg  [31:0] c2_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_28_q;  // core clock, no reset
   wire [31:0] c2_d2_28_d;
-  reg  [31:0] c2_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_29_q;  // core clock, no reset
   wire [31:0] c2_d2_29_d;
-  reg  [31:0] c2_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_30_q;  // core clock, no reset
   wire [31:0] c2_d2_30_d;
-  reg  [31:0] c2_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d2_31_q;  // core clock, no reset
   wire [31:0] c2_d2_31_d;
-  reg  [31:0] c2_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_0_q;  // core clock, no reset
   wire [31:0] c2_d3_0_d;
-  reg  [31:0] c2_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_1_q;  // core clock, no reset
   wire [31:0] c2_d3_1_d;
-  reg  [31:0] c2_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_2_q;  // core clock, no reset
   wire [31:0] c2_d3_2_d;
-  reg  [31:0] c2_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_3_q;  // core clock, no reset
   wire [31:0] c2_d3_3_d;
-  reg  [31:0] c2_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_4_q;  // core clock, no reset
   wire [31:0] c2_d3_4_d;
-  reg  [31:0] c2_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_5_q;  // core clock, no reset
   wire [31:0] c2_d3_5_d;
-  reg  [31:0] c2_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_6_q;  // core clock, no reset
   wire [31:0] c2_d3_6_d;
-  reg  [31:0] c2_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_7_q;  // core clock, no reset
   wire [31:0] c2_d3_7_d;
-  reg  [31:0] c2_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_8_q;  // core clock, no reset
   wire [31:0] c2_d3_8_d;
-  reg  [31:0] c2_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_9_q;  // core clock, no reset
   wire [31:0] c2_d3_9_d;
-  reg  [31:0] c2_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_10_q;  // core clock, no reset
   wire [31:0] c2_d3_10_d;
-  reg  [31:0] c2_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_11_q;  // core clock, no reset
   wire [31:0] c2_d3_11_d;
-  reg  [31:0] c2_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_12_q;  // core clock, no reset
   wire [31:0] c2_d3_12_d;
-  reg  [31:0] c2_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_13_q;  // core clock, no reset
   wire [31:0] c2_d3_13_d;
-  reg  [31:0] c2_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_14_q;  // core clock, no reset
   wire [31:0] c2_d3_14_d;
-  reg  [31:0] c2_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_15_q;  // core clock, no reset
   wire [31:0] c2_d3_15_d;
-  reg  [31:0] c2_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_16_q;  // core clock, no reset
   wire [31:0] c2_d3_16_d;
-  reg  [31:0] c2_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_17_q;  // core clock, no reset
   wire [31:0] c2_d3_17_d;
-  reg  [31:0] c2_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_18_q;  // core clock, no reset
   wire [31:0] c2_d3_18_d;
-  reg  [31:0] c2_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_19_q;  // core clock, no reset
   wire [31:0] c2_d3_19_d;
-  reg  [31:0] c2_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_20_q;  // core clock, no reset
   wire [31:0] c2_d3_20_d;
-  reg  [31:0] c2_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_21_q;  // core clock, no reset
   wire [31:0] c2_d3_21_d;
-  reg  [31:0] c2_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_22_q;  // core clock, no reset
   wire [31:0] c2_d3_22_d;
-  reg  [31:0] c2_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_23_q;  // core clock, no reset
   wire [31:0] c2_d3_23_d;
-  reg  [31:0] c2_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_24_q;  // core clock, no reset
   wire [31:0] c2_d3_24_d;
-  reg  [31:0] c2_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_25_q;  // core clock, no reset
   wire [31:0] c2_d3_25_d;
-  reg  [31:0] c2_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_26_q;  // core clock, no reset
   wire [31:0] c2_d3_26_d;
-  reg  [31:0] c2_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_27_q;  // core clock, no reset
   wire [31:0] c2_d3_27_d;
-  reg  [31:0] c2_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_28_q;  // core clock, no reset
   wire [31:0] c2_d3_28_d;
-  reg  [31:0] c2_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_29_q;  // core clock, no reset
   wire [31:0] c2_d3_29_d;
-  reg  [31:0] c2_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_30_q;  // core clock, no reset
   wire [31:0] c2_d3_30_d;
-  reg  [31:0] c2_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d3_31_q;  // core clock, no reset
   wire [31:0] c2_d3_31_d;
-  reg  [31:0] c2_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_0_q;  // core clock, no reset
   wire [31:0] c2_d4_0_d;
-  reg  [31:0] c2_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_1_q;  // core clock, no reset
   wire [31:0] c2_d4_1_d;
-  reg  [31:0] c2_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_2_q;  // core clock, no reset
   wire [31:0] c2_d4_2_d;
-  reg  [31:0] c2_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_3_q;  // core clock, no reset
   wire [31:0] c2_d4_3_d;
-  reg  [31:0] c2_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_4_q;  // core clock, no reset
   wire [31:0] c2_d4_4_d;
-  reg  [31:0] c2_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_5_q;  // core clock, no reset
   wire [31:0] c2_d4_5_d;
-  reg  [31:0] c2_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_6_q;  // core clock, no reset
   wire [31:0] c2_d4_6_d;
-  reg  [31:0] c2_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_7_q;  // core clock, no reset
   wire [31:0] c2_d4_7_d;
-  reg  [31:0] c2_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_8_q;  // core clock, no reset
   wire [31:0] c2_d4_8_d;
-  reg  [31:0] c2_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_9_q;  // core clock, no reset
   wire [31:0] c2_d4_9_d;
-  reg  [31:0] c2_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_10_q;  // core clock, no reset
   wire [31:0] c2_d4_10_d;
-  reg  [31:0] c2_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_11_q;  // core clock, no reset
   wire [31:0] c2_d4_11_d;
-  reg  [31:0] c2_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_12_q;  // core clock, no reset
   wire [31:0] c2_d4_12_d;
-  reg  [31:0] c2_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_13_q;  // core clock, no reset
   wire [31:0] c2_d4_13_d;
-  reg  [31:0] c2_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_14_q;  // core clock, no reset
   wire [31:0] c2_d4_14_d;
-  reg  [31:0] c2_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_15_q;  // core clock, no reset
   wire [31:0] c2_d4_15_d;
-  reg  [31:0] c2_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_16_q;  // core clock, no reset
   wire [31:0] c2_d4_16_d;
-  reg  [31:0] c2_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_17_q;  // core clock, no reset
   wire [31:0] c2_d4_17_d;
-  reg  [31:0] c2_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_18_q;  // core clock, no reset
   wire [31:0] c2_d4_18_d;
-  reg  [31:0] c2_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_19_q;  // core clock, no reset
   wire [31:0] c2_d4_19_d;
-  reg  [31:0] c2_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_20_q;  // core clock, no reset
   wire [31:0] c2_d4_20_d;
-  reg  [31:0] c2_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_21_q;  // core clock, no reset
   wire [31:0] c2_d4_21_d;
-  reg  [31:0] c2_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_22_q;  // core clock, no reset
   wire [31:0] c2_d4_22_d;
-  reg  [31:0] c2_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_23_q;  // core clock, no reset
   wire [31:0] c2_d4_23_d;
-  reg  [31:0] c2_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_24_q;  // core clock, no reset
   wire [31:0] c2_d4_24_d;
-  reg  [31:0] c2_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_25_q;  // core clock, no reset
   wire [31:0] c2_d4_25_d;
-  reg  [31:0] c2_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_26_q;  // core clock, no reset
   wire [31:0] c2_d4_26_d;
-  reg  [31:0] c2_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_27_q;  // core clock, no reset
   wire [31:0] c2_d4_27_d;
-  reg  [31:0] c2_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_28_q;  // core clock, no reset
   wire [31:0] c2_d4_28_d;
-  reg  [31:0] c2_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_29_q;  // core clock, no reset
   wire [31:0] c2_d4_29_d;
-  reg  [31:0] c2_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_30_q;  // core clock, no reset
   wire [31:0] c2_d4_30_d;
-  reg  [31:0] c2_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d4_31_q;  // core clock, no reset
   wire [31:0] c2_d4_31_d;
-  reg  [31:0] c2_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_0_q;  // core clock, no reset
   wire [31:0] c2_d5_0_d;
-  reg  [31:0] c2_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_1_q;  // core clock, no reset
   wire [31:0] c2_d5_1_d;
-  reg  [31:0] c2_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_2_q;  // core clock, no reset
   wire [31:0] c2_d5_2_d;
-  reg  [31:0] c2_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_3_q;  // core clock, no reset
   wire [31:0] c2_d5_3_d;
-  reg  [31:0] c2_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_4_q;  // core clock, no reset
   wire [31:0] c2_d5_4_d;
-  reg  [31:0] c2_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_5_q;  // core clock, no reset
   wire [31:0] c2_d5_5_d;
-  reg  [31:0] c2_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_6_q;  // core clock, no reset
   wire [31:0] c2_d5_6_d;
-  reg  [31:0] c2_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_7_q;  // core clock, no reset
   wire [31:0] c2_d5_7_d;
-  reg  [31:0] c2_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_8_q;  // core clock, no reset
   wire [31:0] c2_d5_8_d;
-  reg  [31:0] c2_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_9_q;  // core clock, no reset
   wire [31:0] c2_d5_9_d;
-  reg  [31:0] c2_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_10_q;  // core clock, no reset
   wire [31:0] c2_d5_10_d;
-  reg  [31:0] c2_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_11_q;  // core clock, no reset
   wire [31:0] c2_d5_11_d;
-  reg  [31:0] c2_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_12_q;  // core clock, no reset
   wire [31:0] c2_d5_12_d;
-  reg  [31:0] c2_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_13_q;  // core clock, no reset
   wire [31:0] c2_d5_13_d;
-  reg  [31:0] c2_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_14_q;  // core clock, no reset
   wire [31:0] c2_d5_14_d;
-  reg  [31:0] c2_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_15_q;  // core clock, no reset
   wire [31:0] c2_d5_15_d;
-  reg  [31:0] c2_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_16_q;  // core clock, no reset
   wire [31:0] c2_d5_16_d;
-  reg  [31:0] c2_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_17_q;  // core clock, no reset
   wire [31:0] c2_d5_17_d;
-  reg  [31:0] c2_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_18_q;  // core clock, no reset
   wire [31:0] c2_d5_18_d;
-  reg  [31:0] c2_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_19_q;  // core clock, no reset
   wire [31:0] c2_d5_19_d;
-  reg  [31:0] c2_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_20_q;  // core clock, no reset
   wire [31:0] c2_d5_20_d;
-  reg  [31:0] c2_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_21_q;  // core clock, no reset
   wire [31:0] c2_d5_21_d;
-  reg  [31:0] c2_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_22_q;  // core clock, no reset
   wire [31:0] c2_d5_22_d;
-  reg  [31:0] c2_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_23_q;  // core clock, no reset
   wire [31:0] c2_d5_23_d;
-  reg  [31:0] c2_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_24_q;  // core clock, no reset
   wire [31:0] c2_d5_24_d;
-  reg  [31:0] c2_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_25_q;  // core clock, no reset
   wire [31:0] c2_d5_25_d;
-  reg  [31:0] c2_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_26_q;  // core clock, no reset
   wire [31:0] c2_d5_26_d;
-  reg  [31:0] c2_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_27_q;  // core clock, no reset
   wire [31:0] c2_d5_27_d;
-  reg  [31:0] c2_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_28_q;  // core clock, no reset
   wire [31:0] c2_d5_28_d;
-  reg  [31:0] c2_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_29_q;  // core clock, no reset
   wire [31:0] c2_d5_29_d;
-  reg  [31:0] c2_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_30_q;  // core clock, no reset
   wire [31:0] c2_d5_30_d;
-  reg  [31:0] c2_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c2_d5_31_q;  // core clock, no reset
   wire [31:0] c2_d5_31_d;
   reg  c3_mask0_q;  // core clock, reset 1'h0
   wire c3_mask0_d;
@@ -2312,389 +2312,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c3_row4_d;
   reg  [7:0] c3_row5_q;  // core clock, reset 8'h00
   wire [7:0] c3_row5_d;
-  reg  [31:0] c3_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_0_q;  // core clock, no reset
   wire [31:0] c3_d0_0_d;
-  reg  [31:0] c3_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_1_q;  // core clock, no reset
   wire [31:0] c3_d0_1_d;
-  reg  [31:0] c3_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_2_q;  // core clock, no reset
   wire [31:0] c3_d0_2_d;
-  reg  [31:0] c3_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_3_q;  // core clock, no reset
   wire [31:0] c3_d0_3_d;
-  reg  [31:0] c3_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_4_q;  // core clock, no reset
   wire [31:0] c3_d0_4_d;
-  reg  [31:0] c3_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_5_q;  // core clock, no reset
   wire [31:0] c3_d0_5_d;
-  reg  [31:0] c3_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_6_q;  // core clock, no reset
   wire [31:0] c3_d0_6_d;
-  reg  [31:0] c3_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_7_q;  // core clock, no reset
   wire [31:0] c3_d0_7_d;
-  reg  [31:0] c3_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_8_q;  // core clock, no reset
   wire [31:0] c3_d0_8_d;
-  reg  [31:0] c3_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_9_q;  // core clock, no reset
   wire [31:0] c3_d0_9_d;
-  reg  [31:0] c3_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_10_q;  // core clock, no reset
   wire [31:0] c3_d0_10_d;
-  reg  [31:0] c3_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_11_q;  // core clock, no reset
   wire [31:0] c3_d0_11_d;
-  reg  [31:0] c3_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_12_q;  // core clock, no reset
   wire [31:0] c3_d0_12_d;
-  reg  [31:0] c3_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_13_q;  // core clock, no reset
   wire [31:0] c3_d0_13_d;
-  reg  [31:0] c3_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_14_q;  // core clock, no reset
   wire [31:0] c3_d0_14_d;
-  reg  [31:0] c3_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_15_q;  // core clock, no reset
   wire [31:0] c3_d0_15_d;
-  reg  [31:0] c3_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_16_q;  // core clock, no reset
   wire [31:0] c3_d0_16_d;
-  reg  [31:0] c3_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_17_q;  // core clock, no reset
   wire [31:0] c3_d0_17_d;
-  reg  [31:0] c3_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_18_q;  // core clock, no reset
   wire [31:0] c3_d0_18_d;
-  reg  [31:0] c3_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_19_q;  // core clock, no reset
   wire [31:0] c3_d0_19_d;
-  reg  [31:0] c3_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_20_q;  // core clock, no reset
   wire [31:0] c3_d0_20_d;
-  reg  [31:0] c3_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_21_q;  // core clock, no reset
   wire [31:0] c3_d0_21_d;
-  reg  [31:0] c3_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_22_q;  // core clock, no reset
   wire [31:0] c3_d0_22_d;
-  reg  [31:0] c3_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_23_q;  // core clock, no reset
   wire [31:0] c3_d0_23_d;
-  reg  [31:0] c3_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_24_q;  // core clock, no reset
   wire [31:0] c3_d0_24_d;
-  reg  [31:0] c3_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_25_q;  // core clock, no reset
   wire [31:0] c3_d0_25_d;
-  reg  [31:0] c3_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_26_q;  // core clock, no reset
   wire [31:0] c3_d0_26_d;
-  reg  [31:0] c3_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_27_q;  // core clock, no reset
   wire [31:0] c3_d0_27_d;
-  reg  [31:0] c3_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_28_q;  // core clock, no reset
   wire [31:0] c3_d0_28_d;
-  reg  [31:0] c3_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_29_q;  // core clock, no reset
   wire [31:0] c3_d0_29_d;
-  reg  [31:0] c3_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_30_q;  // core clock, no reset
   wire [31:0] c3_d0_30_d;
-  reg  [31:0] c3_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d0_31_q;  // core clock, no reset
   wire [31:0] c3_d0_31_d;
-  reg  [31:0] c3_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_0_q;  // core clock, no reset
   wire [31:0] c3_d1_0_d;
-  reg  [31:0] c3_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_1_q;  // core clock, no reset
   wire [31:0] c3_d1_1_d;
-  reg  [31:0] c3_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_2_q;  // core clock, no reset
   wire [31:0] c3_d1_2_d;
-  reg  [31:0] c3_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_3_q;  // core clock, no reset
   wire [31:0] c3_d1_3_d;
-  reg  [31:0] c3_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_4_q;  // core clock, no reset
   wire [31:0] c3_d1_4_d;
-  reg  [31:0] c3_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_5_q;  // core clock, no reset
   wire [31:0] c3_d1_5_d;
-  reg  [31:0] c3_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_6_q;  // core clock, no reset
   wire [31:0] c3_d1_6_d;
-  reg  [31:0] c3_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_7_q;  // core clock, no reset
   wire [31:0] c3_d1_7_d;
-  reg  [31:0] c3_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_8_q;  // core clock, no reset
   wire [31:0] c3_d1_8_d;
-  reg  [31:0] c3_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_9_q;  // core clock, no reset
   wire [31:0] c3_d1_9_d;
-  reg  [31:0] c3_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_10_q;  // core clock, no reset
   wire [31:0] c3_d1_10_d;
-  reg  [31:0] c3_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_11_q;  // core clock, no reset
   wire [31:0] c3_d1_11_d;
-  reg  [31:0] c3_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_12_q;  // core clock, no reset
   wire [31:0] c3_d1_12_d;
-  reg  [31:0] c3_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_13_q;  // core clock, no reset
   wire [31:0] c3_d1_13_d;
-  reg  [31:0] c3_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_14_q;  // core clock, no reset
   wire [31:0] c3_d1_14_d;
-  reg  [31:0] c3_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_15_q;  // core clock, no reset
   wire [31:0] c3_d1_15_d;
-  reg  [31:0] c3_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_16_q;  // core clock, no reset
   wire [31:0] c3_d1_16_d;
-  reg  [31:0] c3_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_17_q;  // core clock, no reset
   wire [31:0] c3_d1_17_d;
-  reg  [31:0] c3_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_18_q;  // core clock, no reset
   wire [31:0] c3_d1_18_d;
-  reg  [31:0] c3_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_19_q;  // core clock, no reset
   wire [31:0] c3_d1_19_d;
-  reg  [31:0] c3_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_20_q;  // core clock, no reset
   wire [31:0] c3_d1_20_d;
-  reg  [31:0] c3_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_21_q;  // core clock, no reset
   wire [31:0] c3_d1_21_d;
-  reg  [31:0] c3_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_22_q;  // core clock, no reset
   wire [31:0] c3_d1_22_d;
-  reg  [31:0] c3_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_23_q;  // core clock, no reset
   wire [31:0] c3_d1_23_d;
-  reg  [31:0] c3_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_24_q;  // core clock, no reset
   wire [31:0] c3_d1_24_d;
-  reg  [31:0] c3_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_25_q;  // core clock, no reset
   wire [31:0] c3_d1_25_d;
-  reg  [31:0] c3_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_26_q;  // core clock, no reset
   wire [31:0] c3_d1_26_d;
-  reg  [31:0] c3_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_27_q;  // core clock, no reset
   wire [31:0] c3_d1_27_d;
-  reg  [31:0] c3_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_28_q;  // core clock, no reset
   wire [31:0] c3_d1_28_d;
-  reg  [31:0] c3_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_29_q;  // core clock, no reset
   wire [31:0] c3_d1_29_d;
-  reg  [31:0] c3_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_30_q;  // core clock, no reset
   wire [31:0] c3_d1_30_d;
-  reg  [31:0] c3_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d1_31_q;  // core clock, no reset
   wire [31:0] c3_d1_31_d;
-  reg  [31:0] c3_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_0_q;  // core clock, no reset
   wire [31:0] c3_d2_0_d;
-  reg  [31:0] c3_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_1_q;  // core clock, no reset
   wire [31:0] c3_d2_1_d;
-  reg  [31:0] c3_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_2_q;  // core clock, no reset
   wire [31:0] c3_d2_2_d;
-  reg  [31:0] c3_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_3_q;  // core clock, no reset
   wire [31:0] c3_d2_3_d;
-  reg  [31:0] c3_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_4_q;  // core clock, no reset
   wire [31:0] c3_d2_4_d;
-  reg  [31:0] c3_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_5_q;  // core clock, no reset
   wire [31:0] c3_d2_5_d;
-  reg  [31:0] c3_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_6_q;  // core clock, no reset
   wire [31:0] c3_d2_6_d;
-  reg  [31:0] c3_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_7_q;  // core clock, no reset
   wire [31:0] c3_d2_7_d;
-  reg  [31:0] c3_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_8_q;  // core clock, no reset
   wire [31:0] c3_d2_8_d;
-  reg  [31:0] c3_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_9_q;  // core clock, no reset
   wire [31:0] c3_d2_9_d;
-  reg  [31:0] c3_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_10_q;  // core clock, no reset
   wire [31:0] c3_d2_10_d;
-  reg  [31:0] c3_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_11_q;  // core clock, no reset
   wire [31:0] c3_d2_11_d;
-  reg  [31:0] c3_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_12_q;  // core clock, no reset
   wire [31:0] c3_d2_12_d;
-  reg  [31:0] c3_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_13_q;  // core clock, no reset
   wire [31:0] c3_d2_13_d;
-  reg  [31:0] c3_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_14_q;  // core clock, no reset
   wire [31:0] c3_d2_14_d;
-  reg  [31:0] c3_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_15_q;  // core clock, no reset
   wire [31:0] c3_d2_15_d;
-  reg  [31:0] c3_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_16_q;  // core clock, no reset
   wire [31:0] c3_d2_16_d;
-  reg  [31:0] c3_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_17_q;  // core clock, no reset
   wire [31:0] c3_d2_17_d;
-  reg  [31:0] c3_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_18_q;  // core clock, no reset
   wire [31:0] c3_d2_18_d;
-  reg  [31:0] c3_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_19_q;  // core clock, no reset
   wire [31:0] c3_d2_19_d;
-  reg  [31:0] c3_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_20_q;  // core clock, no reset
   wire [31:0] c3_d2_20_d;
-  reg  [31:0] c3_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_21_q;  // core clock, no reset
   wire [31:0] c3_d2_21_d;
-  reg  [31:0] c3_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_22_q;  // core clock, no reset
   wire [31:0] c3_d2_22_d;
-  reg  [31:0] c3_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_23_q;  // core clock, no reset
   wire [31:0] c3_d2_23_d;
-  reg  [31:0] c3_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_24_q;  // core clock, no reset
   wire [31:0] c3_d2_24_d;
-  reg  [31:0] c3_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_25_q;  // core clock, no reset
   wire [31:0] c3_d2_25_d;
-  reg  [31:0] c3_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_26_q;  // core clock, no reset
   wire [31:0] c3_d2_26_d;
-  reg  [31:0] c3_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_27_q;  // core clock, no reset
   wire [31:0] c3_d2_27_d;
-  reg  [31:0] c3_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_28_q;  // core clock, no reset
   wire [31:0] c3_d2_28_d;
-  reg  [31:0] c3_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_29_q;  // core clock, no reset
   wire [31:0] c3_d2_29_d;
-  reg  [31:0] c3_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_30_q;  // core clock, no reset
   wire [31:0] c3_d2_30_d;
-  reg  [31:0] c3_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d2_31_q;  // core clock, no reset
   wire [31:0] c3_d2_31_d;
-  reg  [31:0] c3_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_0_q;  // core clock, no reset
   wire [31:0] c3_d3_0_d;
-  reg  [31:0] c3_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_1_q;  // core clock, no reset
   wire [31:0] c3_d3_1_d;
-  reg  [31:0] c3_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_2_q;  // core clock, no reset
   wire [31:0] c3_d3_2_d;
-  reg  [31:0] c3_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_3_q;  // core clock, no reset
   wire [31:0] c3_d3_3_d;
-  reg  [31:0] c3_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_4_q;  // core clock, no reset
   wire [31:0] c3_d3_4_d;
-  reg  [31:0] c3_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_5_q;  // core clock, no reset
   wire [31:0] c3_d3_5_d;
-  reg  [31:0] c3_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_6_q;  // core clock, no reset
   wire [31:0] c3_d3_6_d;
-  reg  [31:0] c3_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_7_q;  // core clock, no reset
   wire [31:0] c3_d3_7_d;
-  reg  [31:0] c3_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_8_q;  // core clock, no reset
   wire [31:0] c3_d3_8_d;
-  reg  [31:0] c3_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_9_q;  // core clock, no reset
   wire [31:0] c3_d3_9_d;
-  reg  [31:0] c3_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_10_q;  // core clock, no reset
   wire [31:0] c3_d3_10_d;
-  reg  [31:0] c3_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_11_q;  // core clock, no reset
   wire [31:0] c3_d3_11_d;
-  reg  [31:0] c3_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_12_q;  // core clock, no reset
   wire [31:0] c3_d3_12_d;
-  reg  [31:0] c3_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_13_q;  // core clock, no reset
   wire [31:0] c3_d3_13_d;
-  reg  [31:0] c3_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_14_q;  // core clock, no reset
   wire [31:0] c3_d3_14_d;
-  reg  [31:0] c3_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_15_q;  // core clock, no reset
   wire [31:0] c3_d3_15_d;
-  reg  [31:0] c3_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_16_q;  // core clock, no reset
   wire [31:0] c3_d3_16_d;
-  reg  [31:0] c3_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_17_q;  // core clock, no reset
   wire [31:0] c3_d3_17_d;
-  reg  [31:0] c3_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_18_q;  // core clock, no reset
   wire [31:0] c3_d3_18_d;
-  reg  [31:0] c3_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_19_q;  // core clock, no reset
   wire [31:0] c3_d3_19_d;
-  reg  [31:0] c3_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_20_q;  // core clock, no reset
   wire [31:0] c3_d3_20_d;
-  reg  [31:0] c3_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_21_q;  // core clock, no reset
   wire [31:0] c3_d3_21_d;
-  reg  [31:0] c3_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_22_q;  // core clock, no reset
   wire [31:0] c3_d3_22_d;
-  reg  [31:0] c3_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_23_q;  // core clock, no reset
   wire [31:0] c3_d3_23_d;
-  reg  [31:0] c3_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_24_q;  // core clock, no reset
   wire [31:0] c3_d3_24_d;
-  reg  [31:0] c3_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_25_q;  // core clock, no reset
   wire [31:0] c3_d3_25_d;
-  reg  [31:0] c3_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_26_q;  // core clock, no reset
   wire [31:0] c3_d3_26_d;
-  reg  [31:0] c3_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_27_q;  // core clock, no reset
   wire [31:0] c3_d3_27_d;
-  reg  [31:0] c3_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_28_q;  // core clock, no reset
   wire [31:0] c3_d3_28_d;
-  reg  [31:0] c3_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_29_q;  // core clock, no reset
   wire [31:0] c3_d3_29_d;
-  reg  [31:0] c3_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_30_q;  // core clock, no reset
   wire [31:0] c3_d3_30_d;
-  reg  [31:0] c3_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d3_31_q;  // core clock, no reset
   wire [31:0] c3_d3_31_d;
-  reg  [31:0] c3_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_0_q;  // core clock, no reset
   wire [31:0] c3_d4_0_d;
-  reg  [31:0] c3_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_1_q;  // core clock, no reset
   wire [31:0] c3_d4_1_d;
-  reg  [31:0] c3_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_2_q;  // core clock, no reset
   wire [31:0] c3_d4_2_d;
-  reg  [31:0] c3_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_3_q;  // core clock, no reset
   wire [31:0] c3_d4_3_d;
-  reg  [31:0] c3_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_4_q;  // core clock, no reset
   wire [31:0] c3_d4_4_d;
-  reg  [31:0] c3_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_5_q;  // core clock, no reset
   wire [31:0] c3_d4_5_d;
-  reg  [31:0] c3_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_6_q;  // core clock, no reset
   wire [31:0] c3_d4_6_d;
-  reg  [31:0] c3_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_7_q;  // core clock, no reset
   wire [31:0] c3_d4_7_d;
-  reg  [31:0] c3_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_8_q;  // core clock, no reset
   wire [31:0] c3_d4_8_d;
-  reg  [31:0] c3_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_9_q;  // core clock, no reset
   wire [31:0] c3_d4_9_d;
-  reg  [31:0] c3_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_10_q;  // core clock, no reset
   wire [31:0] c3_d4_10_d;
-  reg  [31:0] c3_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_11_q;  // core clock, no reset
   wire [31:0] c3_d4_11_d;
-  reg  [31:0] c3_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_12_q;  // core clock, no reset
   wire [31:0] c3_d4_12_d;
-  reg  [31:0] c3_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_13_q;  // core clock, no reset
   wire [31:0] c3_d4_13_d;
-  reg  [31:0] c3_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_14_q;  // core clock, no reset
   wire [31:0] c3_d4_14_d;
-  reg  [31:0] c3_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_15_q;  // core clock, no reset
   wire [31:0] c3_d4_15_d;
-  reg  [31:0] c3_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_16_q;  // core clock, no reset
   wire [31:0] c3_d4_16_d;
-  reg  [31:0] c3_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_17_q;  // core clock, no reset
   wire [31:0] c3_d4_17_d;
-  reg  [31:0] c3_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_18_q;  // core clock, no reset
   wire [31:0] c3_d4_18_d;
-  reg  [31:0] c3_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_19_q;  // core clock, no reset
   wire [31:0] c3_d4_19_d;
-  reg  [31:0] c3_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_20_q;  // core clock, no reset
   wire [31:0] c3_d4_20_d;
-  reg  [31:0] c3_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_21_q;  // core clock, no reset
   wire [31:0] c3_d4_21_d;
-  reg  [31:0] c3_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_22_q;  // core clock, no reset
   wire [31:0] c3_d4_22_d;
-  reg  [31:0] c3_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_23_q;  // core clock, no reset
   wire [31:0] c3_d4_23_d;
-  reg  [31:0] c3_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_24_q;  // core clock, no reset
   wire [31:0] c3_d4_24_d;
-  reg  [31:0] c3_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_25_q;  // core clock, no reset
   wire [31:0] c3_d4_25_d;
-  reg  [31:0] c3_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_26_q;  // core clock, no reset
   wire [31:0] c3_d4_26_d;
-  reg  [31:0] c3_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_27_q;  // core clock, no reset
   wire [31:0] c3_d4_27_d;
-  reg  [31:0] c3_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_28_q;  // core clock, no reset
   wire [31:0] c3_d4_28_d;
-  reg  [31:0] c3_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_29_q;  // core clock, no reset
   wire [31:0] c3_d4_29_d;
-  reg  [31:0] c3_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_30_q;  // core clock, no reset
   wire [31:0] c3_d4_30_d;
-  reg  [31:0] c3_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d4_31_q;  // core clock, no reset
   wire [31:0] c3_d4_31_d;
-  reg  [31:0] c3_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_0_q;  // core clock, no reset
   wire [31:0] c3_d5_0_d;
-  reg  [31:0] c3_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_1_q;  // core clock, no reset
   wire [31:0] c3_d5_1_d;
-  reg  [31:0] c3_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_2_q;  // core clock, no reset
   wire [31:0] c3_d5_2_d;
-  reg  [31:0] c3_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_3_q;  // core clock, no reset
   wire [31:0] c3_d5_3_d;
-  reg  [31:0] c3_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_4_q;  // core clock, no reset
   wire [31:0] c3_d5_4_d;
-  reg  [31:0] c3_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_5_q;  // core clock, no reset
   wire [31:0] c3_d5_5_d;
-  reg  [31:0] c3_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_6_q;  // core clock, no reset
   wire [31:0] c3_d5_6_d;
-  reg  [31:0] c3_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_7_q;  // core clock, no reset
   wire [31:0] c3_d5_7_d;
-  reg  [31:0] c3_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_8_q;  // core clock, no reset
   wire [31:0] c3_d5_8_d;
-  reg  [31:0] c3_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_9_q;  // core clock, no reset
   wire [31:0] c3_d5_9_d;
-  reg  [31:0] c3_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_10_q;  // core clock, no reset
   wire [31:0] c3_d5_10_d;
-  reg  [31:0] c3_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_11_q;  // core clock, no reset
   wire [31:0] c3_d5_11_d;
-  reg  [31:0] c3_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_12_q;  // core clock, no reset
   wire [31:0] c3_d5_12_d;
-  reg  [31:0] c3_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_13_q;  // core clock, no reset
   wire [31:0] c3_d5_13_d;
-  reg  [31:0] c3_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_14_q;  // core clock, no reset
   wire [31:0] c3_d5_14_d;
-  reg  [31:0] c3_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_15_q;  // core clock, no reset
   wire [31:0] c3_d5_15_d;
-  reg  [31:0] c3_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_16_q;  // core clock, no reset
   wire [31:0] c3_d5_16_d;
-  reg  [31:0] c3_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_17_q;  // core clock, no reset
   wire [31:0] c3_d5_17_d;
-  reg  [31:0] c3_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_18_q;  // core clock, no reset
   wire [31:0] c3_d5_18_d;
-  reg  [31:0] c3_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_19_q;  // core clock, no reset
   wire [31:0] c3_d5_19_d;
-  reg  [31:0] c3_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_20_q;  // core clock, no reset
   wire [31:0] c3_d5_20_d;
-  reg  [31:0] c3_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_21_q;  // core clock, no reset
   wire [31:0] c3_d5_21_d;
-  reg  [31:0] c3_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_22_q;  // core clock, no reset
   wire [31:0] c3_d5_22_d;
-  reg  [31:0] c3_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_23_q;  // core clock, no reset
   wire [31:0] c3_d5_23_d;
-  reg  [31:0] c3_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_24_q;  // core clock, no reset
   wire [31:0] c3_d5_24_d;
-  reg  [31:0] c3_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_25_q;  // core clock, no reset
   wire [31:0] c3_d5_25_d;
-  reg  [31:0] c3_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_26_q;  // core clock, no reset
   wire [31:0] c3_d5_26_d;
-  reg  [31:0] c3_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_27_q;  // core clock, no reset
   wire [31:0] c3_d5_27_d;
-  reg  [31:0] c3_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_28_q;  // core clock, no reset
   wire [31:0] c3_d5_28_d;
-  reg  [31:0] c3_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_29_q;  // core clock, no reset
   wire [31:0] c3_d5_29_d;
-  reg  [31:0] c3_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_30_q;  // core clock, no reset
   wire [31:0] c3_d5_30_d;
-  reg  [31:0] c3_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c3_d5_31_q;  // core clock, no reset
   wire [31:0] c3_d5_31_d;
   reg  c4_mask0_q;  // core clock, reset 1'h0
   wire c4_mask0_d;
@@ -2956,389 +2956,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c4_row4_d;
   reg  [7:0] c4_row5_q;  // core clock, reset 8'h00
   wire [7:0] c4_row5_d;
-  reg  [31:0] c4_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_0_q;  // core clock, no reset
   wire [31:0] c4_d0_0_d;
-  reg  [31:0] c4_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_1_q;  // core clock, no reset
   wire [31:0] c4_d0_1_d;
-  reg  [31:0] c4_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_2_q;  // core clock, no reset
   wire [31:0] c4_d0_2_d;
-  reg  [31:0] c4_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_3_q;  // core clock, no reset
   wire [31:0] c4_d0_3_d;
-  reg  [31:0] c4_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_4_q;  // core clock, no reset
   wire [31:0] c4_d0_4_d;
-  reg  [31:0] c4_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_5_q;  // core clock, no reset
   wire [31:0] c4_d0_5_d;
-  reg  [31:0] c4_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_6_q;  // core clock, no reset
   wire [31:0] c4_d0_6_d;
-  reg  [31:0] c4_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_7_q;  // core clock, no reset
   wire [31:0] c4_d0_7_d;
-  reg  [31:0] c4_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_8_q;  // core clock, no reset
   wire [31:0] c4_d0_8_d;
-  reg  [31:0] c4_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_9_q;  // core clock, no reset
   wire [31:0] c4_d0_9_d;
-  reg  [31:0] c4_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_10_q;  // core clock, no reset
   wire [31:0] c4_d0_10_d;
-  reg  [31:0] c4_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_11_q;  // core clock, no reset
   wire [31:0] c4_d0_11_d;
-  reg  [31:0] c4_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_12_q;  // core clock, no reset
   wire [31:0] c4_d0_12_d;
-  reg  [31:0] c4_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_13_q;  // core clock, no reset
   wire [31:0] c4_d0_13_d;
-  reg  [31:0] c4_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_14_q;  // core clock, no reset
   wire [31:0] c4_d0_14_d;
-  reg  [31:0] c4_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_15_q;  // core clock, no reset
   wire [31:0] c4_d0_15_d;
-  reg  [31:0] c4_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_16_q;  // core clock, no reset
   wire [31:0] c4_d0_16_d;
-  reg  [31:0] c4_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_17_q;  // core clock, no reset
   wire [31:0] c4_d0_17_d;
-  reg  [31:0] c4_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_18_q;  // core clock, no reset
   wire [31:0] c4_d0_18_d;
-  reg  [31:0] c4_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_19_q;  // core clock, no reset
   wire [31:0] c4_d0_19_d;
-  reg  [31:0] c4_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_20_q;  // core clock, no reset
   wire [31:0] c4_d0_20_d;
-  reg  [31:0] c4_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_21_q;  // core clock, no reset
   wire [31:0] c4_d0_21_d;
-  reg  [31:0] c4_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_22_q;  // core clock, no reset
   wire [31:0] c4_d0_22_d;
-  reg  [31:0] c4_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_23_q;  // core clock, no reset
   wire [31:0] c4_d0_23_d;
-  reg  [31:0] c4_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_24_q;  // core clock, no reset
   wire [31:0] c4_d0_24_d;
-  reg  [31:0] c4_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_25_q;  // core clock, no reset
   wire [31:0] c4_d0_25_d;
-  reg  [31:0] c4_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_26_q;  // core clock, no reset
   wire [31:0] c4_d0_26_d;
-  reg  [31:0] c4_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_27_q;  // core clock, no reset
   wire [31:0] c4_d0_27_d;
-  reg  [31:0] c4_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_28_q;  // core clock, no reset
   wire [31:0] c4_d0_28_d;
-  reg  [31:0] c4_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_29_q;  // core clock, no reset
   wire [31:0] c4_d0_29_d;
-  reg  [31:0] c4_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_30_q;  // core clock, no reset
   wire [31:0] c4_d0_30_d;
-  reg  [31:0] c4_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d0_31_q;  // core clock, no reset
   wire [31:0] c4_d0_31_d;
-  reg  [31:0] c4_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_0_q;  // core clock, no reset
   wire [31:0] c4_d1_0_d;
-  reg  [31:0] c4_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_1_q;  // core clock, no reset
   wire [31:0] c4_d1_1_d;
-  reg  [31:0] c4_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_2_q;  // core clock, no reset
   wire [31:0] c4_d1_2_d;
-  reg  [31:0] c4_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_3_q;  // core clock, no reset
   wire [31:0] c4_d1_3_d;
-  reg  [31:0] c4_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_4_q;  // core clock, no reset
   wire [31:0] c4_d1_4_d;
-  reg  [31:0] c4_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_5_q;  // core clock, no reset
   wire [31:0] c4_d1_5_d;
-  reg  [31:0] c4_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_6_q;  // core clock, no reset
   wire [31:0] c4_d1_6_d;
-  reg  [31:0] c4_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_7_q;  // core clock, no reset
   wire [31:0] c4_d1_7_d;
-  reg  [31:0] c4_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_8_q;  // core clock, no reset
   wire [31:0] c4_d1_8_d;
-  reg  [31:0] c4_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_9_q;  // core clock, no reset
   wire [31:0] c4_d1_9_d;
-  reg  [31:0] c4_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_10_q;  // core clock, no reset
   wire [31:0] c4_d1_10_d;
-  reg  [31:0] c4_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_11_q;  // core clock, no reset
   wire [31:0] c4_d1_11_d;
-  reg  [31:0] c4_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_12_q;  // core clock, no reset
   wire [31:0] c4_d1_12_d;
-  reg  [31:0] c4_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_13_q;  // core clock, no reset
   wire [31:0] c4_d1_13_d;
-  reg  [31:0] c4_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_14_q;  // core clock, no reset
   wire [31:0] c4_d1_14_d;
-  reg  [31:0] c4_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_15_q;  // core clock, no reset
   wire [31:0] c4_d1_15_d;
-  reg  [31:0] c4_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_16_q;  // core clock, no reset
   wire [31:0] c4_d1_16_d;
-  reg  [31:0] c4_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_17_q;  // core clock, no reset
   wire [31:0] c4_d1_17_d;
-  reg  [31:0] c4_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_18_q;  // core clock, no reset
   wire [31:0] c4_d1_18_d;
-  reg  [31:0] c4_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_19_q;  // core clock, no reset
   wire [31:0] c4_d1_19_d;
-  reg  [31:0] c4_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_20_q;  // core clock, no reset
   wire [31:0] c4_d1_20_d;
-  reg  [31:0] c4_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_21_q;  // core clock, no reset
   wire [31:0] c4_d1_21_d;
-  reg  [31:0] c4_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_22_q;  // core clock, no reset
   wire [31:0] c4_d1_22_d;
-  reg  [31:0] c4_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_23_q;  // core clock, no reset
   wire [31:0] c4_d1_23_d;
-  reg  [31:0] c4_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_24_q;  // core clock, no reset
   wire [31:0] c4_d1_24_d;
-  reg  [31:0] c4_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_25_q;  // core clock, no reset
   wire [31:0] c4_d1_25_d;
-  reg  [31:0] c4_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_26_q;  // core clock, no reset
   wire [31:0] c4_d1_26_d;
-  reg  [31:0] c4_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_27_q;  // core clock, no reset
   wire [31:0] c4_d1_27_d;
-  reg  [31:0] c4_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_28_q;  // core clock, no reset
   wire [31:0] c4_d1_28_d;
-  reg  [31:0] c4_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_29_q;  // core clock, no reset
   wire [31:0] c4_d1_29_d;
-  reg  [31:0] c4_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_30_q;  // core clock, no reset
   wire [31:0] c4_d1_30_d;
-  reg  [31:0] c4_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d1_31_q;  // core clock, no reset
   wire [31:0] c4_d1_31_d;
-  reg  [31:0] c4_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_0_q;  // core clock, no reset
   wire [31:0] c4_d2_0_d;
-  reg  [31:0] c4_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_1_q;  // core clock, no reset
   wire [31:0] c4_d2_1_d;
-  reg  [31:0] c4_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_2_q;  // core clock, no reset
   wire [31:0] c4_d2_2_d;
-  reg  [31:0] c4_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_3_q;  // core clock, no reset
   wire [31:0] c4_d2_3_d;
-  reg  [31:0] c4_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_4_q;  // core clock, no reset
   wire [31:0] c4_d2_4_d;
-  reg  [31:0] c4_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_5_q;  // core clock, no reset
   wire [31:0] c4_d2_5_d;
-  reg  [31:0] c4_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_6_q;  // core clock, no reset
   wire [31:0] c4_d2_6_d;
-  reg  [31:0] c4_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_7_q;  // core clock, no reset
   wire [31:0] c4_d2_7_d;
-  reg  [31:0] c4_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_8_q;  // core clock, no reset
   wire [31:0] c4_d2_8_d;
-  reg  [31:0] c4_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_9_q;  // core clock, no reset
   wire [31:0] c4_d2_9_d;
-  reg  [31:0] c4_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_10_q;  // core clock, no reset
   wire [31:0] c4_d2_10_d;
-  reg  [31:0] c4_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_11_q;  // core clock, no reset
   wire [31:0] c4_d2_11_d;
-  reg  [31:0] c4_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_12_q;  // core clock, no reset
   wire [31:0] c4_d2_12_d;
-  reg  [31:0] c4_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_13_q;  // core clock, no reset
   wire [31:0] c4_d2_13_d;
-  reg  [31:0] c4_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_14_q;  // core clock, no reset
   wire [31:0] c4_d2_14_d;
-  reg  [31:0] c4_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_15_q;  // core clock, no reset
   wire [31:0] c4_d2_15_d;
-  reg  [31:0] c4_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_16_q;  // core clock, no reset
   wire [31:0] c4_d2_16_d;
-  reg  [31:0] c4_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_17_q;  // core clock, no reset
   wire [31:0] c4_d2_17_d;
-  reg  [31:0] c4_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_18_q;  // core clock, no reset
   wire [31:0] c4_d2_18_d;
-  reg  [31:0] c4_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_19_q;  // core clock, no reset
   wire [31:0] c4_d2_19_d;
-  reg  [31:0] c4_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_20_q;  // core clock, no reset
   wire [31:0] c4_d2_20_d;
-  reg  [31:0] c4_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_21_q;  // core clock, no reset
   wire [31:0] c4_d2_21_d;
-  reg  [31:0] c4_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_22_q;  // core clock, no reset
   wire [31:0] c4_d2_22_d;
-  reg  [31:0] c4_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_23_q;  // core clock, no reset
   wire [31:0] c4_d2_23_d;
-  reg  [31:0] c4_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_24_q;  // core clock, no reset
   wire [31:0] c4_d2_24_d;
-  reg  [31:0] c4_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_25_q;  // core clock, no reset
   wire [31:0] c4_d2_25_d;
-  reg  [31:0] c4_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_26_q;  // core clock, no reset
   wire [31:0] c4_d2_26_d;
-  reg  [31:0] c4_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_27_q;  // core clock, no reset
   wire [31:0] c4_d2_27_d;
-  reg  [31:0] c4_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_28_q;  // core clock, no reset
   wire [31:0] c4_d2_28_d;
-  reg  [31:0] c4_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_29_q;  // core clock, no reset
   wire [31:0] c4_d2_29_d;
-  reg  [31:0] c4_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_30_q;  // core clock, no reset
   wire [31:0] c4_d2_30_d;
-  reg  [31:0] c4_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d2_31_q;  // core clock, no reset
   wire [31:0] c4_d2_31_d;
-  reg  [31:0] c4_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_0_q;  // core clock, no reset
   wire [31:0] c4_d3_0_d;
-  reg  [31:0] c4_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_1_q;  // core clock, no reset
   wire [31:0] c4_d3_1_d;
-  reg  [31:0] c4_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_2_q;  // core clock, no reset
   wire [31:0] c4_d3_2_d;
-  reg  [31:0] c4_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_3_q;  // core clock, no reset
   wire [31:0] c4_d3_3_d;
-  reg  [31:0] c4_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_4_q;  // core clock, no reset
   wire [31:0] c4_d3_4_d;
-  reg  [31:0] c4_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_5_q;  // core clock, no reset
   wire [31:0] c4_d3_5_d;
-  reg  [31:0] c4_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_6_q;  // core clock, no reset
   wire [31:0] c4_d3_6_d;
-  reg  [31:0] c4_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_7_q;  // core clock, no reset
   wire [31:0] c4_d3_7_d;
-  reg  [31:0] c4_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_8_q;  // core clock, no reset
   wire [31:0] c4_d3_8_d;
-  reg  [31:0] c4_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_9_q;  // core clock, no reset
   wire [31:0] c4_d3_9_d;
-  reg  [31:0] c4_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_10_q;  // core clock, no reset
   wire [31:0] c4_d3_10_d;
-  reg  [31:0] c4_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_11_q;  // core clock, no reset
   wire [31:0] c4_d3_11_d;
-  reg  [31:0] c4_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_12_q;  // core clock, no reset
   wire [31:0] c4_d3_12_d;
-  reg  [31:0] c4_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_13_q;  // core clock, no reset
   wire [31:0] c4_d3_13_d;
-  reg  [31:0] c4_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_14_q;  // core clock, no reset
   wire [31:0] c4_d3_14_d;
-  reg  [31:0] c4_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_15_q;  // core clock, no reset
   wire [31:0] c4_d3_15_d;
-  reg  [31:0] c4_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_16_q;  // core clock, no reset
   wire [31:0] c4_d3_16_d;
-  reg  [31:0] c4_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_17_q;  // core clock, no reset
   wire [31:0] c4_d3_17_d;
-  reg  [31:0] c4_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_18_q;  // core clock, no reset
   wire [31:0] c4_d3_18_d;
-  reg  [31:0] c4_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_19_q;  // core clock, no reset
   wire [31:0] c4_d3_19_d;
-  reg  [31:0] c4_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_20_q;  // core clock, no reset
   wire [31:0] c4_d3_20_d;
-  reg  [31:0] c4_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_21_q;  // core clock, no reset
   wire [31:0] c4_d3_21_d;
-  reg  [31:0] c4_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_22_q;  // core clock, no reset
   wire [31:0] c4_d3_22_d;
-  reg  [31:0] c4_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_23_q;  // core clock, no reset
   wire [31:0] c4_d3_23_d;
-  reg  [31:0] c4_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_24_q;  // core clock, no reset
   wire [31:0] c4_d3_24_d;
-  reg  [31:0] c4_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_25_q;  // core clock, no reset
   wire [31:0] c4_d3_25_d;
-  reg  [31:0] c4_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_26_q;  // core clock, no reset
   wire [31:0] c4_d3_26_d;
-  reg  [31:0] c4_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_27_q;  // core clock, no reset
   wire [31:0] c4_d3_27_d;
-  reg  [31:0] c4_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_28_q;  // core clock, no reset
   wire [31:0] c4_d3_28_d;
-  reg  [31:0] c4_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_29_q;  // core clock, no reset
   wire [31:0] c4_d3_29_d;
-  reg  [31:0] c4_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_30_q;  // core clock, no reset
   wire [31:0] c4_d3_30_d;
-  reg  [31:0] c4_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d3_31_q;  // core clock, no reset
   wire [31:0] c4_d3_31_d;
-  reg  [31:0] c4_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_0_q;  // core clock, no reset
   wire [31:0] c4_d4_0_d;
-  reg  [31:0] c4_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_1_q;  // core clock, no reset
   wire [31:0] c4_d4_1_d;
-  reg  [31:0] c4_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_2_q;  // core clock, no reset
   wire [31:0] c4_d4_2_d;
-  reg  [31:0] c4_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_3_q;  // core clock, no reset
   wire [31:0] c4_d4_3_d;
-  reg  [31:0] c4_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_4_q;  // core clock, no reset
   wire [31:0] c4_d4_4_d;
-  reg  [31:0] c4_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_5_q;  // core clock, no reset
   wire [31:0] c4_d4_5_d;
-  reg  [31:0] c4_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_6_q;  // core clock, no reset
   wire [31:0] c4_d4_6_d;
-  reg  [31:0] c4_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_7_q;  // core clock, no reset
   wire [31:0] c4_d4_7_d;
-  reg  [31:0] c4_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_8_q;  // core clock, no reset
   wire [31:0] c4_d4_8_d;
-  reg  [31:0] c4_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_9_q;  // core clock, no reset
   wire [31:0] c4_d4_9_d;
-  reg  [31:0] c4_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_10_q;  // core clock, no reset
   wire [31:0] c4_d4_10_d;
-  reg  [31:0] c4_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_11_q;  // core clock, no reset
   wire [31:0] c4_d4_11_d;
-  reg  [31:0] c4_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_12_q;  // core clock, no reset
   wire [31:0] c4_d4_12_d;
-  reg  [31:0] c4_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_13_q;  // core clock, no reset
   wire [31:0] c4_d4_13_d;
-  reg  [31:0] c4_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_14_q;  // core clock, no reset
   wire [31:0] c4_d4_14_d;
-  reg  [31:0] c4_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_15_q;  // core clock, no reset
   wire [31:0] c4_d4_15_d;
-  reg  [31:0] c4_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_16_q;  // core clock, no reset
   wire [31:0] c4_d4_16_d;
-  reg  [31:0] c4_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_17_q;  // core clock, no reset
   wire [31:0] c4_d4_17_d;
-  reg  [31:0] c4_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_18_q;  // core clock, no reset
   wire [31:0] c4_d4_18_d;
-  reg  [31:0] c4_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_19_q;  // core clock, no reset
   wire [31:0] c4_d4_19_d;
-  reg  [31:0] c4_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_20_q;  // core clock, no reset
   wire [31:0] c4_d4_20_d;
-  reg  [31:0] c4_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_21_q;  // core clock, no reset
   wire [31:0] c4_d4_21_d;
-  reg  [31:0] c4_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_22_q;  // core clock, no reset
   wire [31:0] c4_d4_22_d;
-  reg  [31:0] c4_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_23_q;  // core clock, no reset
   wire [31:0] c4_d4_23_d;
-  reg  [31:0] c4_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_24_q;  // core clock, no reset
   wire [31:0] c4_d4_24_d;
-  reg  [31:0] c4_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_25_q;  // core clock, no reset
   wire [31:0] c4_d4_25_d;
-  reg  [31:0] c4_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_26_q;  // core clock, no reset
   wire [31:0] c4_d4_26_d;
-  reg  [31:0] c4_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_27_q;  // core clock, no reset
   wire [31:0] c4_d4_27_d;
-  reg  [31:0] c4_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_28_q;  // core clock, no reset
   wire [31:0] c4_d4_28_d;
-  reg  [31:0] c4_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_29_q;  // core clock, no reset
   wire [31:0] c4_d4_29_d;
-  reg  [31:0] c4_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_30_q;  // core clock, no reset
   wire [31:0] c4_d4_30_d;
-  reg  [31:0] c4_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d4_31_q;  // core clock, no reset
   wire [31:0] c4_d4_31_d;
-  reg  [31:0] c4_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_0_q;  // core clock, no reset
   wire [31:0] c4_d5_0_d;
-  reg  [31:0] c4_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_1_q;  // core clock, no reset
   wire [31:0] c4_d5_1_d;
-  reg  [31:0] c4_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_2_q;  // core clock, no reset
   wire [31:0] c4_d5_2_d;
-  reg  [31:0] c4_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_3_q;  // core clock, no reset
   wire [31:0] c4_d5_3_d;
-  reg  [31:0] c4_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_4_q;  // core clock, no reset
   wire [31:0] c4_d5_4_d;
-  reg  [31:0] c4_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_5_q;  // core clock, no reset
   wire [31:0] c4_d5_5_d;
-  reg  [31:0] c4_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_6_q;  // core clock, no reset
   wire [31:0] c4_d5_6_d;
-  reg  [31:0] c4_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_7_q;  // core clock, no reset
   wire [31:0] c4_d5_7_d;
-  reg  [31:0] c4_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_8_q;  // core clock, no reset
   wire [31:0] c4_d5_8_d;
-  reg  [31:0] c4_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_9_q;  // core clock, no reset
   wire [31:0] c4_d5_9_d;
-  reg  [31:0] c4_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_10_q;  // core clock, no reset
   wire [31:0] c4_d5_10_d;
-  reg  [31:0] c4_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_11_q;  // core clock, no reset
   wire [31:0] c4_d5_11_d;
-  reg  [31:0] c4_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_12_q;  // core clock, no reset
   wire [31:0] c4_d5_12_d;
-  reg  [31:0] c4_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_13_q;  // core clock, no reset
   wire [31:0] c4_d5_13_d;
-  reg  [31:0] c4_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_14_q;  // core clock, no reset
   wire [31:0] c4_d5_14_d;
-  reg  [31:0] c4_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_15_q;  // core clock, no reset
   wire [31:0] c4_d5_15_d;
-  reg  [31:0] c4_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_16_q;  // core clock, no reset
   wire [31:0] c4_d5_16_d;
-  reg  [31:0] c4_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_17_q;  // core clock, no reset
   wire [31:0] c4_d5_17_d;
-  reg  [31:0] c4_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_18_q;  // core clock, no reset
   wire [31:0] c4_d5_18_d;
-  reg  [31:0] c4_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_19_q;  // core clock, no reset
   wire [31:0] c4_d5_19_d;
-  reg  [31:0] c4_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_20_q;  // core clock, no reset
   wire [31:0] c4_d5_20_d;
-  reg  [31:0] c4_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_21_q;  // core clock, no reset
   wire [31:0] c4_d5_21_d;
-  reg  [31:0] c4_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_22_q;  // core clock, no reset
   wire [31:0] c4_d5_22_d;
-  reg  [31:0] c4_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_23_q;  // core clock, no reset
   wire [31:0] c4_d5_23_d;
-  reg  [31:0] c4_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_24_q;  // core clock, no reset
   wire [31:0] c4_d5_24_d;
-  reg  [31:0] c4_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_25_q;  // core clock, no reset
   wire [31:0] c4_d5_25_d;
-  reg  [31:0] c4_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_26_q;  // core clock, no reset
   wire [31:0] c4_d5_26_d;
-  reg  [31:0] c4_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_27_q;  // core clock, no reset
   wire [31:0] c4_d5_27_d;
-  reg  [31:0] c4_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_28_q;  // core clock, no reset
   wire [31:0] c4_d5_28_d;
-  reg  [31:0] c4_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_29_q;  // core clock, no reset
   wire [31:0] c4_d5_29_d;
-  reg  [31:0] c4_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_30_q;  // core clock, no reset
   wire [31:0] c4_d5_30_d;
-  reg  [31:0] c4_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c4_d5_31_q;  // core clock, no reset
   wire [31:0] c4_d5_31_d;
   reg  c5_mask0_q;  // core clock, reset 1'h0
   wire c5_mask0_d;
@@ -3600,389 +3600,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c5_row4_d;
   reg  [7:0] c5_row5_q;  // core clock, reset 8'h00
   wire [7:0] c5_row5_d;
-  reg  [31:0] c5_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_0_q;  // core clock, no reset
   wire [31:0] c5_d0_0_d;
-  reg  [31:0] c5_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_1_q;  // core clock, no reset
   wire [31:0] c5_d0_1_d;
-  reg  [31:0] c5_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_2_q;  // core clock, no reset
   wire [31:0] c5_d0_2_d;
-  reg  [31:0] c5_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_3_q;  // core clock, no reset
   wire [31:0] c5_d0_3_d;
-  reg  [31:0] c5_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_4_q;  // core clock, no reset
   wire [31:0] c5_d0_4_d;
-  reg  [31:0] c5_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_5_q;  // core clock, no reset
   wire [31:0] c5_d0_5_d;
-  reg  [31:0] c5_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_6_q;  // core clock, no reset
   wire [31:0] c5_d0_6_d;
-  reg  [31:0] c5_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_7_q;  // core clock, no reset
   wire [31:0] c5_d0_7_d;
-  reg  [31:0] c5_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_8_q;  // core clock, no reset
   wire [31:0] c5_d0_8_d;
-  reg  [31:0] c5_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_9_q;  // core clock, no reset
   wire [31:0] c5_d0_9_d;
-  reg  [31:0] c5_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_10_q;  // core clock, no reset
   wire [31:0] c5_d0_10_d;
-  reg  [31:0] c5_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_11_q;  // core clock, no reset
   wire [31:0] c5_d0_11_d;
-  reg  [31:0] c5_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_12_q;  // core clock, no reset
   wire [31:0] c5_d0_12_d;
-  reg  [31:0] c5_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_13_q;  // core clock, no reset
   wire [31:0] c5_d0_13_d;
-  reg  [31:0] c5_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_14_q;  // core clock, no reset
   wire [31:0] c5_d0_14_d;
-  reg  [31:0] c5_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_15_q;  // core clock, no reset
   wire [31:0] c5_d0_15_d;
-  reg  [31:0] c5_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_16_q;  // core clock, no reset
   wire [31:0] c5_d0_16_d;
-  reg  [31:0] c5_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_17_q;  // core clock, no reset
   wire [31:0] c5_d0_17_d;
-  reg  [31:0] c5_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_18_q;  // core clock, no reset
   wire [31:0] c5_d0_18_d;
-  reg  [31:0] c5_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_19_q;  // core clock, no reset
   wire [31:0] c5_d0_19_d;
-  reg  [31:0] c5_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_20_q;  // core clock, no reset
   wire [31:0] c5_d0_20_d;
-  reg  [31:0] c5_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_21_q;  // core clock, no reset
   wire [31:0] c5_d0_21_d;
-  reg  [31:0] c5_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_22_q;  // core clock, no reset
   wire [31:0] c5_d0_22_d;
-  reg  [31:0] c5_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_23_q;  // core clock, no reset
   wire [31:0] c5_d0_23_d;
-  reg  [31:0] c5_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_24_q;  // core clock, no reset
   wire [31:0] c5_d0_24_d;
-  reg  [31:0] c5_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_25_q;  // core clock, no reset
   wire [31:0] c5_d0_25_d;
-  reg  [31:0] c5_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_26_q;  // core clock, no reset
   wire [31:0] c5_d0_26_d;
-  reg  [31:0] c5_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_27_q;  // core clock, no reset
   wire [31:0] c5_d0_27_d;
-  reg  [31:0] c5_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_28_q;  // core clock, no reset
   wire [31:0] c5_d0_28_d;
-  reg  [31:0] c5_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_29_q;  // core clock, no reset
   wire [31:0] c5_d0_29_d;
-  reg  [31:0] c5_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_30_q;  // core clock, no reset
   wire [31:0] c5_d0_30_d;
-  reg  [31:0] c5_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d0_31_q;  // core clock, no reset
   wire [31:0] c5_d0_31_d;
-  reg  [31:0] c5_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_0_q;  // core clock, no reset
   wire [31:0] c5_d1_0_d;
-  reg  [31:0] c5_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_1_q;  // core clock, no reset
   wire [31:0] c5_d1_1_d;
-  reg  [31:0] c5_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_2_q;  // core clock, no reset
   wire [31:0] c5_d1_2_d;
-  reg  [31:0] c5_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_3_q;  // core clock, no reset
   wire [31:0] c5_d1_3_d;
-  reg  [31:0] c5_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_4_q;  // core clock, no reset
   wire [31:0] c5_d1_4_d;
-  reg  [31:0] c5_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_5_q;  // core clock, no reset
   wire [31:0] c5_d1_5_d;
-  reg  [31:0] c5_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_6_q;  // core clock, no reset
   wire [31:0] c5_d1_6_d;
-  reg  [31:0] c5_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_7_q;  // core clock, no reset
   wire [31:0] c5_d1_7_d;
-  reg  [31:0] c5_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_8_q;  // core clock, no reset
   wire [31:0] c5_d1_8_d;
-  reg  [31:0] c5_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_9_q;  // core clock, no reset
   wire [31:0] c5_d1_9_d;
-  reg  [31:0] c5_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_10_q;  // core clock, no reset
   wire [31:0] c5_d1_10_d;
-  reg  [31:0] c5_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_11_q;  // core clock, no reset
   wire [31:0] c5_d1_11_d;
-  reg  [31:0] c5_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_12_q;  // core clock, no reset
   wire [31:0] c5_d1_12_d;
-  reg  [31:0] c5_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_13_q;  // core clock, no reset
   wire [31:0] c5_d1_13_d;
-  reg  [31:0] c5_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_14_q;  // core clock, no reset
   wire [31:0] c5_d1_14_d;
-  reg  [31:0] c5_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_15_q;  // core clock, no reset
   wire [31:0] c5_d1_15_d;
-  reg  [31:0] c5_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_16_q;  // core clock, no reset
   wire [31:0] c5_d1_16_d;
-  reg  [31:0] c5_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_17_q;  // core clock, no reset
   wire [31:0] c5_d1_17_d;
-  reg  [31:0] c5_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_18_q;  // core clock, no reset
   wire [31:0] c5_d1_18_d;
-  reg  [31:0] c5_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_19_q;  // core clock, no reset
   wire [31:0] c5_d1_19_d;
-  reg  [31:0] c5_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_20_q;  // core clock, no reset
   wire [31:0] c5_d1_20_d;
-  reg  [31:0] c5_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_21_q;  // core clock, no reset
   wire [31:0] c5_d1_21_d;
-  reg  [31:0] c5_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_22_q;  // core clock, no reset
   wire [31:0] c5_d1_22_d;
-  reg  [31:0] c5_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_23_q;  // core clock, no reset
   wire [31:0] c5_d1_23_d;
-  reg  [31:0] c5_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_24_q;  // core clock, no reset
   wire [31:0] c5_d1_24_d;
-  reg  [31:0] c5_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_25_q;  // core clock, no reset
   wire [31:0] c5_d1_25_d;
-  reg  [31:0] c5_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_26_q;  // core clock, no reset
   wire [31:0] c5_d1_26_d;
-  reg  [31:0] c5_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_27_q;  // core clock, no reset
   wire [31:0] c5_d1_27_d;
-  reg  [31:0] c5_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_28_q;  // core clock, no reset
   wire [31:0] c5_d1_28_d;
-  reg  [31:0] c5_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_29_q;  // core clock, no reset
   wire [31:0] c5_d1_29_d;
-  reg  [31:0] c5_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_30_q;  // core clock, no reset
   wire [31:0] c5_d1_30_d;
-  reg  [31:0] c5_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d1_31_q;  // core clock, no reset
   wire [31:0] c5_d1_31_d;
-  reg  [31:0] c5_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_0_q;  // core clock, no reset
   wire [31:0] c5_d2_0_d;
-  reg  [31:0] c5_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_1_q;  // core clock, no reset
   wire [31:0] c5_d2_1_d;
-  reg  [31:0] c5_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_2_q;  // core clock, no reset
   wire [31:0] c5_d2_2_d;
-  reg  [31:0] c5_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_3_q;  // core clock, no reset
   wire [31:0] c5_d2_3_d;
-  reg  [31:0] c5_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_4_q;  // core clock, no reset
   wire [31:0] c5_d2_4_d;
-  reg  [31:0] c5_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_5_q;  // core clock, no reset
   wire [31:0] c5_d2_5_d;
-  reg  [31:0] c5_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_6_q;  // core clock, no reset
   wire [31:0] c5_d2_6_d;
-  reg  [31:0] c5_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_7_q;  // core clock, no reset
   wire [31:0] c5_d2_7_d;
-  reg  [31:0] c5_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_8_q;  // core clock, no reset
   wire [31:0] c5_d2_8_d;
-  reg  [31:0] c5_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_9_q;  // core clock, no reset
   wire [31:0] c5_d2_9_d;
-  reg  [31:0] c5_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_10_q;  // core clock, no reset
   wire [31:0] c5_d2_10_d;
-  reg  [31:0] c5_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_11_q;  // core clock, no reset
   wire [31:0] c5_d2_11_d;
-  reg  [31:0] c5_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_12_q;  // core clock, no reset
   wire [31:0] c5_d2_12_d;
-  reg  [31:0] c5_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_13_q;  // core clock, no reset
   wire [31:0] c5_d2_13_d;
-  reg  [31:0] c5_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_14_q;  // core clock, no reset
   wire [31:0] c5_d2_14_d;
-  reg  [31:0] c5_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_15_q;  // core clock, no reset
   wire [31:0] c5_d2_15_d;
-  reg  [31:0] c5_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_16_q;  // core clock, no reset
   wire [31:0] c5_d2_16_d;
-  reg  [31:0] c5_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_17_q;  // core clock, no reset
   wire [31:0] c5_d2_17_d;
-  reg  [31:0] c5_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_18_q;  // core clock, no reset
   wire [31:0] c5_d2_18_d;
-  reg  [31:0] c5_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_19_q;  // core clock, no reset
   wire [31:0] c5_d2_19_d;
-  reg  [31:0] c5_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_20_q;  // core clock, no reset
   wire [31:0] c5_d2_20_d;
-  reg  [31:0] c5_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_21_q;  // core clock, no reset
   wire [31:0] c5_d2_21_d;
-  reg  [31:0] c5_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_22_q;  // core clock, no reset
   wire [31:0] c5_d2_22_d;
-  reg  [31:0] c5_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_23_q;  // core clock, no reset
   wire [31:0] c5_d2_23_d;
-  reg  [31:0] c5_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_24_q;  // core clock, no reset
   wire [31:0] c5_d2_24_d;
-  reg  [31:0] c5_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_25_q;  // core clock, no reset
   wire [31:0] c5_d2_25_d;
-  reg  [31:0] c5_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_26_q;  // core clock, no reset
   wire [31:0] c5_d2_26_d;
-  reg  [31:0] c5_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_27_q;  // core clock, no reset
   wire [31:0] c5_d2_27_d;
-  reg  [31:0] c5_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_28_q;  // core clock, no reset
   wire [31:0] c5_d2_28_d;
-  reg  [31:0] c5_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_29_q;  // core clock, no reset
   wire [31:0] c5_d2_29_d;
-  reg  [31:0] c5_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_30_q;  // core clock, no reset
   wire [31:0] c5_d2_30_d;
-  reg  [31:0] c5_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d2_31_q;  // core clock, no reset
   wire [31:0] c5_d2_31_d;
-  reg  [31:0] c5_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_0_q;  // core clock, no reset
   wire [31:0] c5_d3_0_d;
-  reg  [31:0] c5_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_1_q;  // core clock, no reset
   wire [31:0] c5_d3_1_d;
-  reg  [31:0] c5_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_2_q;  // core clock, no reset
   wire [31:0] c5_d3_2_d;
-  reg  [31:0] c5_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_3_q;  // core clock, no reset
   wire [31:0] c5_d3_3_d;
-  reg  [31:0] c5_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_4_q;  // core clock, no reset
   wire [31:0] c5_d3_4_d;
-  reg  [31:0] c5_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_5_q;  // core clock, no reset
   wire [31:0] c5_d3_5_d;
-  reg  [31:0] c5_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_6_q;  // core clock, no reset
   wire [31:0] c5_d3_6_d;
-  reg  [31:0] c5_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_7_q;  // core clock, no reset
   wire [31:0] c5_d3_7_d;
-  reg  [31:0] c5_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_8_q;  // core clock, no reset
   wire [31:0] c5_d3_8_d;
-  reg  [31:0] c5_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_9_q;  // core clock, no reset
   wire [31:0] c5_d3_9_d;
-  reg  [31:0] c5_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_10_q;  // core clock, no reset
   wire [31:0] c5_d3_10_d;
-  reg  [31:0] c5_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_11_q;  // core clock, no reset
   wire [31:0] c5_d3_11_d;
-  reg  [31:0] c5_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_12_q;  // core clock, no reset
   wire [31:0] c5_d3_12_d;
-  reg  [31:0] c5_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_13_q;  // core clock, no reset
   wire [31:0] c5_d3_13_d;
-  reg  [31:0] c5_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_14_q;  // core clock, no reset
   wire [31:0] c5_d3_14_d;
-  reg  [31:0] c5_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_15_q;  // core clock, no reset
   wire [31:0] c5_d3_15_d;
-  reg  [31:0] c5_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_16_q;  // core clock, no reset
   wire [31:0] c5_d3_16_d;
-  reg  [31:0] c5_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_17_q;  // core clock, no reset
   wire [31:0] c5_d3_17_d;
-  reg  [31:0] c5_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_18_q;  // core clock, no reset
   wire [31:0] c5_d3_18_d;
-  reg  [31:0] c5_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_19_q;  // core clock, no reset
   wire [31:0] c5_d3_19_d;
-  reg  [31:0] c5_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_20_q;  // core clock, no reset
   wire [31:0] c5_d3_20_d;
-  reg  [31:0] c5_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_21_q;  // core clock, no reset
   wire [31:0] c5_d3_21_d;
-  reg  [31:0] c5_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_22_q;  // core clock, no reset
   wire [31:0] c5_d3_22_d;
-  reg  [31:0] c5_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_23_q;  // core clock, no reset
   wire [31:0] c5_d3_23_d;
-  reg  [31:0] c5_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_24_q;  // core clock, no reset
   wire [31:0] c5_d3_24_d;
-  reg  [31:0] c5_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_25_q;  // core clock, no reset
   wire [31:0] c5_d3_25_d;
-  reg  [31:0] c5_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_26_q;  // core clock, no reset
   wire [31:0] c5_d3_26_d;
-  reg  [31:0] c5_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_27_q;  // core clock, no reset
   wire [31:0] c5_d3_27_d;
-  reg  [31:0] c5_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_28_q;  // core clock, no reset
   wire [31:0] c5_d3_28_d;
-  reg  [31:0] c5_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_29_q;  // core clock, no reset
   wire [31:0] c5_d3_29_d;
-  reg  [31:0] c5_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_30_q;  // core clock, no reset
   wire [31:0] c5_d3_30_d;
-  reg  [31:0] c5_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d3_31_q;  // core clock, no reset
   wire [31:0] c5_d3_31_d;
-  reg  [31:0] c5_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_0_q;  // core clock, no reset
   wire [31:0] c5_d4_0_d;
-  reg  [31:0] c5_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_1_q;  // core clock, no reset
   wire [31:0] c5_d4_1_d;
-  reg  [31:0] c5_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_2_q;  // core clock, no reset
   wire [31:0] c5_d4_2_d;
-  reg  [31:0] c5_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_3_q;  // core clock, no reset
   wire [31:0] c5_d4_3_d;
-  reg  [31:0] c5_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_4_q;  // core clock, no reset
   wire [31:0] c5_d4_4_d;
-  reg  [31:0] c5_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_5_q;  // core clock, no reset
   wire [31:0] c5_d4_5_d;
-  reg  [31:0] c5_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_6_q;  // core clock, no reset
   wire [31:0] c5_d4_6_d;
-  reg  [31:0] c5_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_7_q;  // core clock, no reset
   wire [31:0] c5_d4_7_d;
-  reg  [31:0] c5_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_8_q;  // core clock, no reset
   wire [31:0] c5_d4_8_d;
-  reg  [31:0] c5_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_9_q;  // core clock, no reset
   wire [31:0] c5_d4_9_d;
-  reg  [31:0] c5_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_10_q;  // core clock, no reset
   wire [31:0] c5_d4_10_d;
-  reg  [31:0] c5_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_11_q;  // core clock, no reset
   wire [31:0] c5_d4_11_d;
-  reg  [31:0] c5_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_12_q;  // core clock, no reset
   wire [31:0] c5_d4_12_d;
-  reg  [31:0] c5_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_13_q;  // core clock, no reset
   wire [31:0] c5_d4_13_d;
-  reg  [31:0] c5_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_14_q;  // core clock, no reset
   wire [31:0] c5_d4_14_d;
-  reg  [31:0] c5_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_15_q;  // core clock, no reset
   wire [31:0] c5_d4_15_d;
-  reg  [31:0] c5_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_16_q;  // core clock, no reset
   wire [31:0] c5_d4_16_d;
-  reg  [31:0] c5_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_17_q;  // core clock, no reset
   wire [31:0] c5_d4_17_d;
-  reg  [31:0] c5_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_18_q;  // core clock, no reset
   wire [31:0] c5_d4_18_d;
-  reg  [31:0] c5_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_19_q;  // core clock, no reset
   wire [31:0] c5_d4_19_d;
-  reg  [31:0] c5_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_20_q;  // core clock, no reset
   wire [31:0] c5_d4_20_d;
-  reg  [31:0] c5_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_21_q;  // core clock, no reset
   wire [31:0] c5_d4_21_d;
-  reg  [31:0] c5_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_22_q;  // core clock, no reset
   wire [31:0] c5_d4_22_d;
-  reg  [31:0] c5_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_23_q;  // core clock, no reset
   wire [31:0] c5_d4_23_d;
-  reg  [31:0] c5_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_24_q;  // core clock, no reset
   wire [31:0] c5_d4_24_d;
-  reg  [31:0] c5_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_25_q;  // core clock, no reset
   wire [31:0] c5_d4_25_d;
-  reg  [31:0] c5_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_26_q;  // core clock, no reset
   wire [31:0] c5_d4_26_d;
-  reg  [31:0] c5_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_27_q;  // core clock, no reset
   wire [31:0] c5_d4_27_d;
-  reg  [31:0] c5_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_28_q;  // core clock, no reset
   wire [31:0] c5_d4_28_d;
-  reg  [31:0] c5_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_29_q;  // core clock, no reset
   wire [31:0] c5_d4_29_d;
-  reg  [31:0] c5_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_30_q;  // core clock, no reset
   wire [31:0] c5_d4_30_d;
-  reg  [31:0] c5_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d4_31_q;  // core clock, no reset
   wire [31:0] c5_d4_31_d;
-  reg  [31:0] c5_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_0_q;  // core clock, no reset
   wire [31:0] c5_d5_0_d;
-  reg  [31:0] c5_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_1_q;  // core clock, no reset
   wire [31:0] c5_d5_1_d;
-  reg  [31:0] c5_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_2_q;  // core clock, no reset
   wire [31:0] c5_d5_2_d;
-  reg  [31:0] c5_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_3_q;  // core clock, no reset
   wire [31:0] c5_d5_3_d;
-  reg  [31:0] c5_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_4_q;  // core clock, no reset
   wire [31:0] c5_d5_4_d;
-  reg  [31:0] c5_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_5_q;  // core clock, no reset
   wire [31:0] c5_d5_5_d;
-  reg  [31:0] c5_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_6_q;  // core clock, no reset
   wire [31:0] c5_d5_6_d;
-  reg  [31:0] c5_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_7_q;  // core clock, no reset
   wire [31:0] c5_d5_7_d;
-  reg  [31:0] c5_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_8_q;  // core clock, no reset
   wire [31:0] c5_d5_8_d;
-  reg  [31:0] c5_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_9_q;  // core clock, no reset
   wire [31:0] c5_d5_9_d;
-  reg  [31:0] c5_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_10_q;  // core clock, no reset
   wire [31:0] c5_d5_10_d;
-  reg  [31:0] c5_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_11_q;  // core clock, no reset
   wire [31:0] c5_d5_11_d;
-  reg  [31:0] c5_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_12_q;  // core clock, no reset
   wire [31:0] c5_d5_12_d;
-  reg  [31:0] c5_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_13_q;  // core clock, no reset
   wire [31:0] c5_d5_13_d;
-  reg  [31:0] c5_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_14_q;  // core clock, no reset
   wire [31:0] c5_d5_14_d;
-  reg  [31:0] c5_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_15_q;  // core clock, no reset
   wire [31:0] c5_d5_15_d;
-  reg  [31:0] c5_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_16_q;  // core clock, no reset
   wire [31:0] c5_d5_16_d;
-  reg  [31:0] c5_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_17_q;  // core clock, no reset
   wire [31:0] c5_d5_17_d;
-  reg  [31:0] c5_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_18_q;  // core clock, no reset
   wire [31:0] c5_d5_18_d;
-  reg  [31:0] c5_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_19_q;  // core clock, no reset
   wire [31:0] c5_d5_19_d;
-  reg  [31:0] c5_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_20_q;  // core clock, no reset
   wire [31:0] c5_d5_20_d;
-  reg  [31:0] c5_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_21_q;  // core clock, no reset
   wire [31:0] c5_d5_21_d;
-  reg  [31:0] c5_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_22_q;  // core clock, no reset
   wire [31:0] c5_d5_22_d;
-  reg  [31:0] c5_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_23_q;  // core clock, no reset
   wire [31:0] c5_d5_23_d;
-  reg  [31:0] c5_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_24_q;  // core clock, no reset
   wire [31:0] c5_d5_24_d;
-  reg  [31:0] c5_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_25_q;  // core clock, no reset
   wire [31:0] c5_d5_25_d;
-  reg  [31:0] c5_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_26_q;  // core clock, no reset
   wire [31:0] c5_d5_26_d;
-  reg  [31:0] c5_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_27_q;  // core clock, no reset
   wire [31:0] c5_d5_27_d;
-  reg  [31:0] c5_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_28_q;  // core clock, no reset
   wire [31:0] c5_d5_28_d;
-  reg  [31:0] c5_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_29_q;  // core clock, no reset
   wire [31:0] c5_d5_29_d;
-  reg  [31:0] c5_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_30_q;  // core clock, no reset
   wire [31:0] c5_d5_30_d;
-  reg  [31:0] c5_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c5_d5_31_q;  // core clock, no reset
   wire [31:0] c5_d5_31_d;
   reg  c6_mask0_q;  // core clock, reset 1'h0
   wire c6_mask0_d;
@@ -4244,389 +4244,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c6_row4_d;
   reg  [7:0] c6_row5_q;  // core clock, reset 8'h00
   wire [7:0] c6_row5_d;
-  reg  [31:0] c6_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_0_q;  // core clock, no reset
   wire [31:0] c6_d0_0_d;
-  reg  [31:0] c6_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_1_q;  // core clock, no reset
   wire [31:0] c6_d0_1_d;
-  reg  [31:0] c6_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_2_q;  // core clock, no reset
   wire [31:0] c6_d0_2_d;
-  reg  [31:0] c6_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_3_q;  // core clock, no reset
   wire [31:0] c6_d0_3_d;
-  reg  [31:0] c6_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_4_q;  // core clock, no reset
   wire [31:0] c6_d0_4_d;
-  reg  [31:0] c6_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_5_q;  // core clock, no reset
   wire [31:0] c6_d0_5_d;
-  reg  [31:0] c6_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_6_q;  // core clock, no reset
   wire [31:0] c6_d0_6_d;
-  reg  [31:0] c6_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_7_q;  // core clock, no reset
   wire [31:0] c6_d0_7_d;
-  reg  [31:0] c6_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_8_q;  // core clock, no reset
   wire [31:0] c6_d0_8_d;
-  reg  [31:0] c6_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_9_q;  // core clock, no reset
   wire [31:0] c6_d0_9_d;
-  reg  [31:0] c6_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_10_q;  // core clock, no reset
   wire [31:0] c6_d0_10_d;
-  reg  [31:0] c6_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_11_q;  // core clock, no reset
   wire [31:0] c6_d0_11_d;
-  reg  [31:0] c6_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_12_q;  // core clock, no reset
   wire [31:0] c6_d0_12_d;
-  reg  [31:0] c6_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_13_q;  // core clock, no reset
   wire [31:0] c6_d0_13_d;
-  reg  [31:0] c6_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_14_q;  // core clock, no reset
   wire [31:0] c6_d0_14_d;
-  reg  [31:0] c6_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_15_q;  // core clock, no reset
   wire [31:0] c6_d0_15_d;
-  reg  [31:0] c6_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_16_q;  // core clock, no reset
   wire [31:0] c6_d0_16_d;
-  reg  [31:0] c6_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_17_q;  // core clock, no reset
   wire [31:0] c6_d0_17_d;
-  reg  [31:0] c6_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_18_q;  // core clock, no reset
   wire [31:0] c6_d0_18_d;
-  reg  [31:0] c6_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_19_q;  // core clock, no reset
   wire [31:0] c6_d0_19_d;
-  reg  [31:0] c6_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_20_q;  // core clock, no reset
   wire [31:0] c6_d0_20_d;
-  reg  [31:0] c6_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_21_q;  // core clock, no reset
   wire [31:0] c6_d0_21_d;
-  reg  [31:0] c6_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_22_q;  // core clock, no reset
   wire [31:0] c6_d0_22_d;
-  reg  [31:0] c6_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_23_q;  // core clock, no reset
   wire [31:0] c6_d0_23_d;
-  reg  [31:0] c6_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_24_q;  // core clock, no reset
   wire [31:0] c6_d0_24_d;
-  reg  [31:0] c6_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_25_q;  // core clock, no reset
   wire [31:0] c6_d0_25_d;
-  reg  [31:0] c6_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_26_q;  // core clock, no reset
   wire [31:0] c6_d0_26_d;
-  reg  [31:0] c6_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_27_q;  // core clock, no reset
   wire [31:0] c6_d0_27_d;
-  reg  [31:0] c6_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_28_q;  // core clock, no reset
   wire [31:0] c6_d0_28_d;
-  reg  [31:0] c6_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_29_q;  // core clock, no reset
   wire [31:0] c6_d0_29_d;
-  reg  [31:0] c6_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_30_q;  // core clock, no reset
   wire [31:0] c6_d0_30_d;
-  reg  [31:0] c6_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d0_31_q;  // core clock, no reset
   wire [31:0] c6_d0_31_d;
-  reg  [31:0] c6_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_0_q;  // core clock, no reset
   wire [31:0] c6_d1_0_d;
-  reg  [31:0] c6_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_1_q;  // core clock, no reset
   wire [31:0] c6_d1_1_d;
-  reg  [31:0] c6_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_2_q;  // core clock, no reset
   wire [31:0] c6_d1_2_d;
-  reg  [31:0] c6_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_3_q;  // core clock, no reset
   wire [31:0] c6_d1_3_d;
-  reg  [31:0] c6_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_4_q;  // core clock, no reset
   wire [31:0] c6_d1_4_d;
-  reg  [31:0] c6_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_5_q;  // core clock, no reset
   wire [31:0] c6_d1_5_d;
-  reg  [31:0] c6_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_6_q;  // core clock, no reset
   wire [31:0] c6_d1_6_d;
-  reg  [31:0] c6_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_7_q;  // core clock, no reset
   wire [31:0] c6_d1_7_d;
-  reg  [31:0] c6_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_8_q;  // core clock, no reset
   wire [31:0] c6_d1_8_d;
-  reg  [31:0] c6_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_9_q;  // core clock, no reset
   wire [31:0] c6_d1_9_d;
-  reg  [31:0] c6_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_10_q;  // core clock, no reset
   wire [31:0] c6_d1_10_d;
-  reg  [31:0] c6_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_11_q;  // core clock, no reset
   wire [31:0] c6_d1_11_d;
-  reg  [31:0] c6_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_12_q;  // core clock, no reset
   wire [31:0] c6_d1_12_d;
-  reg  [31:0] c6_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_13_q;  // core clock, no reset
   wire [31:0] c6_d1_13_d;
-  reg  [31:0] c6_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_14_q;  // core clock, no reset
   wire [31:0] c6_d1_14_d;
-  reg  [31:0] c6_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_15_q;  // core clock, no reset
   wire [31:0] c6_d1_15_d;
-  reg  [31:0] c6_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_16_q;  // core clock, no reset
   wire [31:0] c6_d1_16_d;
-  reg  [31:0] c6_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_17_q;  // core clock, no reset
   wire [31:0] c6_d1_17_d;
-  reg  [31:0] c6_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_18_q;  // core clock, no reset
   wire [31:0] c6_d1_18_d;
-  reg  [31:0] c6_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_19_q;  // core clock, no reset
   wire [31:0] c6_d1_19_d;
-  reg  [31:0] c6_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_20_q;  // core clock, no reset
   wire [31:0] c6_d1_20_d;
-  reg  [31:0] c6_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_21_q;  // core clock, no reset
   wire [31:0] c6_d1_21_d;
-  reg  [31:0] c6_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_22_q;  // core clock, no reset
   wire [31:0] c6_d1_22_d;
-  reg  [31:0] c6_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_23_q;  // core clock, no reset
   wire [31:0] c6_d1_23_d;
-  reg  [31:0] c6_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_24_q;  // core clock, no reset
   wire [31:0] c6_d1_24_d;
-  reg  [31:0] c6_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_25_q;  // core clock, no reset
   wire [31:0] c6_d1_25_d;
-  reg  [31:0] c6_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_26_q;  // core clock, no reset
   wire [31:0] c6_d1_26_d;
-  reg  [31:0] c6_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_27_q;  // core clock, no reset
   wire [31:0] c6_d1_27_d;
-  reg  [31:0] c6_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_28_q;  // core clock, no reset
   wire [31:0] c6_d1_28_d;
-  reg  [31:0] c6_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_29_q;  // core clock, no reset
   wire [31:0] c6_d1_29_d;
-  reg  [31:0] c6_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_30_q;  // core clock, no reset
   wire [31:0] c6_d1_30_d;
-  reg  [31:0] c6_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d1_31_q;  // core clock, no reset
   wire [31:0] c6_d1_31_d;
-  reg  [31:0] c6_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_0_q;  // core clock, no reset
   wire [31:0] c6_d2_0_d;
-  reg  [31:0] c6_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_1_q;  // core clock, no reset
   wire [31:0] c6_d2_1_d;
-  reg  [31:0] c6_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_2_q;  // core clock, no reset
   wire [31:0] c6_d2_2_d;
-  reg  [31:0] c6_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_3_q;  // core clock, no reset
   wire [31:0] c6_d2_3_d;
-  reg  [31:0] c6_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_4_q;  // core clock, no reset
   wire [31:0] c6_d2_4_d;
-  reg  [31:0] c6_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_5_q;  // core clock, no reset
   wire [31:0] c6_d2_5_d;
-  reg  [31:0] c6_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_6_q;  // core clock, no reset
   wire [31:0] c6_d2_6_d;
-  reg  [31:0] c6_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_7_q;  // core clock, no reset
   wire [31:0] c6_d2_7_d;
-  reg  [31:0] c6_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_8_q;  // core clock, no reset
   wire [31:0] c6_d2_8_d;
-  reg  [31:0] c6_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_9_q;  // core clock, no reset
   wire [31:0] c6_d2_9_d;
-  reg  [31:0] c6_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_10_q;  // core clock, no reset
   wire [31:0] c6_d2_10_d;
-  reg  [31:0] c6_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_11_q;  // core clock, no reset
   wire [31:0] c6_d2_11_d;
-  reg  [31:0] c6_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_12_q;  // core clock, no reset
   wire [31:0] c6_d2_12_d;
-  reg  [31:0] c6_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_13_q;  // core clock, no reset
   wire [31:0] c6_d2_13_d;
-  reg  [31:0] c6_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_14_q;  // core clock, no reset
   wire [31:0] c6_d2_14_d;
-  reg  [31:0] c6_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_15_q;  // core clock, no reset
   wire [31:0] c6_d2_15_d;
-  reg  [31:0] c6_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_16_q;  // core clock, no reset
   wire [31:0] c6_d2_16_d;
-  reg  [31:0] c6_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_17_q;  // core clock, no reset
   wire [31:0] c6_d2_17_d;
-  reg  [31:0] c6_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_18_q;  // core clock, no reset
   wire [31:0] c6_d2_18_d;
-  reg  [31:0] c6_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_19_q;  // core clock, no reset
   wire [31:0] c6_d2_19_d;
-  reg  [31:0] c6_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_20_q;  // core clock, no reset
   wire [31:0] c6_d2_20_d;
-  reg  [31:0] c6_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_21_q;  // core clock, no reset
   wire [31:0] c6_d2_21_d;
-  reg  [31:0] c6_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_22_q;  // core clock, no reset
   wire [31:0] c6_d2_22_d;
-  reg  [31:0] c6_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_23_q;  // core clock, no reset
   wire [31:0] c6_d2_23_d;
-  reg  [31:0] c6_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_24_q;  // core clock, no reset
   wire [31:0] c6_d2_24_d;
-  reg  [31:0] c6_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_25_q;  // core clock, no reset
   wire [31:0] c6_d2_25_d;
-  reg  [31:0] c6_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_26_q;  // core clock, no reset
   wire [31:0] c6_d2_26_d;
-  reg  [31:0] c6_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_27_q;  // core clock, no reset
   wire [31:0] c6_d2_27_d;
-  reg  [31:0] c6_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_28_q;  // core clock, no reset
   wire [31:0] c6_d2_28_d;
-  reg  [31:0] c6_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_29_q;  // core clock, no reset
   wire [31:0] c6_d2_29_d;
-  reg  [31:0] c6_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_30_q;  // core clock, no reset
   wire [31:0] c6_d2_30_d;
-  reg  [31:0] c6_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d2_31_q;  // core clock, no reset
   wire [31:0] c6_d2_31_d;
-  reg  [31:0] c6_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_0_q;  // core clock, no reset
   wire [31:0] c6_d3_0_d;
-  reg  [31:0] c6_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_1_q;  // core clock, no reset
   wire [31:0] c6_d3_1_d;
-  reg  [31:0] c6_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_2_q;  // core clock, no reset
   wire [31:0] c6_d3_2_d;
-  reg  [31:0] c6_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_3_q;  // core clock, no reset
   wire [31:0] c6_d3_3_d;
-  reg  [31:0] c6_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_4_q;  // core clock, no reset
   wire [31:0] c6_d3_4_d;
-  reg  [31:0] c6_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_5_q;  // core clock, no reset
   wire [31:0] c6_d3_5_d;
-  reg  [31:0] c6_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_6_q;  // core clock, no reset
   wire [31:0] c6_d3_6_d;
-  reg  [31:0] c6_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_7_q;  // core clock, no reset
   wire [31:0] c6_d3_7_d;
-  reg  [31:0] c6_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_8_q;  // core clock, no reset
   wire [31:0] c6_d3_8_d;
-  reg  [31:0] c6_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_9_q;  // core clock, no reset
   wire [31:0] c6_d3_9_d;
-  reg  [31:0] c6_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_10_q;  // core clock, no reset
   wire [31:0] c6_d3_10_d;
-  reg  [31:0] c6_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_11_q;  // core clock, no reset
   wire [31:0] c6_d3_11_d;
-  reg  [31:0] c6_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_12_q;  // core clock, no reset
   wire [31:0] c6_d3_12_d;
-  reg  [31:0] c6_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_13_q;  // core clock, no reset
   wire [31:0] c6_d3_13_d;
-  reg  [31:0] c6_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_14_q;  // core clock, no reset
   wire [31:0] c6_d3_14_d;
-  reg  [31:0] c6_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_15_q;  // core clock, no reset
   wire [31:0] c6_d3_15_d;
-  reg  [31:0] c6_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_16_q;  // core clock, no reset
   wire [31:0] c6_d3_16_d;
-  reg  [31:0] c6_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_17_q;  // core clock, no reset
   wire [31:0] c6_d3_17_d;
-  reg  [31:0] c6_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_18_q;  // core clock, no reset
   wire [31:0] c6_d3_18_d;
-  reg  [31:0] c6_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_19_q;  // core clock, no reset
   wire [31:0] c6_d3_19_d;
-  reg  [31:0] c6_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_20_q;  // core clock, no reset
   wire [31:0] c6_d3_20_d;
-  reg  [31:0] c6_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_21_q;  // core clock, no reset
   wire [31:0] c6_d3_21_d;
-  reg  [31:0] c6_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_22_q;  // core clock, no reset
   wire [31:0] c6_d3_22_d;
-  reg  [31:0] c6_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_23_q;  // core clock, no reset
   wire [31:0] c6_d3_23_d;
-  reg  [31:0] c6_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_24_q;  // core clock, no reset
   wire [31:0] c6_d3_24_d;
-  reg  [31:0] c6_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_25_q;  // core clock, no reset
   wire [31:0] c6_d3_25_d;
-  reg  [31:0] c6_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_26_q;  // core clock, no reset
   wire [31:0] c6_d3_26_d;
-  reg  [31:0] c6_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_27_q;  // core clock, no reset
   wire [31:0] c6_d3_27_d;
-  reg  [31:0] c6_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_28_q;  // core clock, no reset
   wire [31:0] c6_d3_28_d;
-  reg  [31:0] c6_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_29_q;  // core clock, no reset
   wire [31:0] c6_d3_29_d;
-  reg  [31:0] c6_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_30_q;  // core clock, no reset
   wire [31:0] c6_d3_30_d;
-  reg  [31:0] c6_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d3_31_q;  // core clock, no reset
   wire [31:0] c6_d3_31_d;
-  reg  [31:0] c6_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_0_q;  // core clock, no reset
   wire [31:0] c6_d4_0_d;
-  reg  [31:0] c6_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_1_q;  // core clock, no reset
   wire [31:0] c6_d4_1_d;
-  reg  [31:0] c6_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_2_q;  // core clock, no reset
   wire [31:0] c6_d4_2_d;
-  reg  [31:0] c6_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_3_q;  // core clock, no reset
   wire [31:0] c6_d4_3_d;
-  reg  [31:0] c6_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_4_q;  // core clock, no reset
   wire [31:0] c6_d4_4_d;
-  reg  [31:0] c6_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_5_q;  // core clock, no reset
   wire [31:0] c6_d4_5_d;
-  reg  [31:0] c6_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_6_q;  // core clock, no reset
   wire [31:0] c6_d4_6_d;
-  reg  [31:0] c6_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_7_q;  // core clock, no reset
   wire [31:0] c6_d4_7_d;
-  reg  [31:0] c6_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_8_q;  // core clock, no reset
   wire [31:0] c6_d4_8_d;
-  reg  [31:0] c6_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_9_q;  // core clock, no reset
   wire [31:0] c6_d4_9_d;
-  reg  [31:0] c6_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_10_q;  // core clock, no reset
   wire [31:0] c6_d4_10_d;
-  reg  [31:0] c6_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_11_q;  // core clock, no reset
   wire [31:0] c6_d4_11_d;
-  reg  [31:0] c6_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_12_q;  // core clock, no reset
   wire [31:0] c6_d4_12_d;
-  reg  [31:0] c6_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_13_q;  // core clock, no reset
   wire [31:0] c6_d4_13_d;
-  reg  [31:0] c6_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_14_q;  // core clock, no reset
   wire [31:0] c6_d4_14_d;
-  reg  [31:0] c6_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_15_q;  // core clock, no reset
   wire [31:0] c6_d4_15_d;
-  reg  [31:0] c6_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_16_q;  // core clock, no reset
   wire [31:0] c6_d4_16_d;
-  reg  [31:0] c6_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_17_q;  // core clock, no reset
   wire [31:0] c6_d4_17_d;
-  reg  [31:0] c6_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_18_q;  // core clock, no reset
   wire [31:0] c6_d4_18_d;
-  reg  [31:0] c6_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_19_q;  // core clock, no reset
   wire [31:0] c6_d4_19_d;
-  reg  [31:0] c6_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_20_q;  // core clock, no reset
   wire [31:0] c6_d4_20_d;
-  reg  [31:0] c6_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_21_q;  // core clock, no reset
   wire [31:0] c6_d4_21_d;
-  reg  [31:0] c6_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_22_q;  // core clock, no reset
   wire [31:0] c6_d4_22_d;
-  reg  [31:0] c6_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_23_q;  // core clock, no reset
   wire [31:0] c6_d4_23_d;
-  reg  [31:0] c6_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_24_q;  // core clock, no reset
   wire [31:0] c6_d4_24_d;
-  reg  [31:0] c6_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_25_q;  // core clock, no reset
   wire [31:0] c6_d4_25_d;
-  reg  [31:0] c6_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_26_q;  // core clock, no reset
   wire [31:0] c6_d4_26_d;
-  reg  [31:0] c6_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_27_q;  // core clock, no reset
   wire [31:0] c6_d4_27_d;
-  reg  [31:0] c6_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_28_q;  // core clock, no reset
   wire [31:0] c6_d4_28_d;
-  reg  [31:0] c6_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_29_q;  // core clock, no reset
   wire [31:0] c6_d4_29_d;
-  reg  [31:0] c6_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_30_q;  // core clock, no reset
   wire [31:0] c6_d4_30_d;
-  reg  [31:0] c6_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d4_31_q;  // core clock, no reset
   wire [31:0] c6_d4_31_d;
-  reg  [31:0] c6_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_0_q;  // core clock, no reset
   wire [31:0] c6_d5_0_d;
-  reg  [31:0] c6_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_1_q;  // core clock, no reset
   wire [31:0] c6_d5_1_d;
-  reg  [31:0] c6_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_2_q;  // core clock, no reset
   wire [31:0] c6_d5_2_d;
-  reg  [31:0] c6_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_3_q;  // core clock, no reset
   wire [31:0] c6_d5_3_d;
-  reg  [31:0] c6_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_4_q;  // core clock, no reset
   wire [31:0] c6_d5_4_d;
-  reg  [31:0] c6_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_5_q;  // core clock, no reset
   wire [31:0] c6_d5_5_d;
-  reg  [31:0] c6_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_6_q;  // core clock, no reset
   wire [31:0] c6_d5_6_d;
-  reg  [31:0] c6_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_7_q;  // core clock, no reset
   wire [31:0] c6_d5_7_d;
-  reg  [31:0] c6_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_8_q;  // core clock, no reset
   wire [31:0] c6_d5_8_d;
-  reg  [31:0] c6_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_9_q;  // core clock, no reset
   wire [31:0] c6_d5_9_d;
-  reg  [31:0] c6_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_10_q;  // core clock, no reset
   wire [31:0] c6_d5_10_d;
-  reg  [31:0] c6_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_11_q;  // core clock, no reset
   wire [31:0] c6_d5_11_d;
-  reg  [31:0] c6_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_12_q;  // core clock, no reset
   wire [31:0] c6_d5_12_d;
-  reg  [31:0] c6_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_13_q;  // core clock, no reset
   wire [31:0] c6_d5_13_d;
-  reg  [31:0] c6_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_14_q;  // core clock, no reset
   wire [31:0] c6_d5_14_d;
-  reg  [31:0] c6_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_15_q;  // core clock, no reset
   wire [31:0] c6_d5_15_d;
-  reg  [31:0] c6_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_16_q;  // core clock, no reset
   wire [31:0] c6_d5_16_d;
-  reg  [31:0] c6_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_17_q;  // core clock, no reset
   wire [31:0] c6_d5_17_d;
-  reg  [31:0] c6_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_18_q;  // core clock, no reset
   wire [31:0] c6_d5_18_d;
-  reg  [31:0] c6_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_19_q;  // core clock, no reset
   wire [31:0] c6_d5_19_d;
-  reg  [31:0] c6_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_20_q;  // core clock, no reset
   wire [31:0] c6_d5_20_d;
-  reg  [31:0] c6_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_21_q;  // core clock, no reset
   wire [31:0] c6_d5_21_d;
-  reg  [31:0] c6_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_22_q;  // core clock, no reset
   wire [31:0] c6_d5_22_d;
-  reg  [31:0] c6_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_23_q;  // core clock, no reset
   wire [31:0] c6_d5_23_d;
-  reg  [31:0] c6_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_24_q;  // core clock, no reset
   wire [31:0] c6_d5_24_d;
-  reg  [31:0] c6_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_25_q;  // core clock, no reset
   wire [31:0] c6_d5_25_d;
-  reg  [31:0] c6_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_26_q;  // core clock, no reset
   wire [31:0] c6_d5_26_d;
-  reg  [31:0] c6_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_27_q;  // core clock, no reset
   wire [31:0] c6_d5_27_d;
-  reg  [31:0] c6_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_28_q;  // core clock, no reset
   wire [31:0] c6_d5_28_d;
-  reg  [31:0] c6_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_29_q;  // core clock, no reset
   wire [31:0] c6_d5_29_d;
-  reg  [31:0] c6_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_30_q;  // core clock, no reset
   wire [31:0] c6_d5_30_d;
-  reg  [31:0] c6_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c6_d5_31_q;  // core clock, no reset
   wire [31:0] c6_d5_31_d;
   reg  c7_mask0_q;  // core clock, reset 1'h0
   wire c7_mask0_d;
@@ -4888,389 +4888,389 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
   wire [7:0] c7_row4_d;
   reg  [7:0] c7_row5_q;  // core clock, reset 8'h00
   wire [7:0] c7_row5_d;
-  reg  [31:0] c7_d0_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_0_q;  // core clock, no reset
   wire [31:0] c7_d0_0_d;
-  reg  [31:0] c7_d0_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_1_q;  // core clock, no reset
   wire [31:0] c7_d0_1_d;
-  reg  [31:0] c7_d0_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_2_q;  // core clock, no reset
   wire [31:0] c7_d0_2_d;
-  reg  [31:0] c7_d0_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_3_q;  // core clock, no reset
   wire [31:0] c7_d0_3_d;
-  reg  [31:0] c7_d0_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_4_q;  // core clock, no reset
   wire [31:0] c7_d0_4_d;
-  reg  [31:0] c7_d0_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_5_q;  // core clock, no reset
   wire [31:0] c7_d0_5_d;
-  reg  [31:0] c7_d0_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_6_q;  // core clock, no reset
   wire [31:0] c7_d0_6_d;
-  reg  [31:0] c7_d0_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_7_q;  // core clock, no reset
   wire [31:0] c7_d0_7_d;
-  reg  [31:0] c7_d0_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_8_q;  // core clock, no reset
   wire [31:0] c7_d0_8_d;
-  reg  [31:0] c7_d0_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_9_q;  // core clock, no reset
   wire [31:0] c7_d0_9_d;
-  reg  [31:0] c7_d0_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_10_q;  // core clock, no reset
   wire [31:0] c7_d0_10_d;
-  reg  [31:0] c7_d0_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_11_q;  // core clock, no reset
   wire [31:0] c7_d0_11_d;
-  reg  [31:0] c7_d0_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_12_q;  // core clock, no reset
   wire [31:0] c7_d0_12_d;
-  reg  [31:0] c7_d0_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_13_q;  // core clock, no reset
   wire [31:0] c7_d0_13_d;
-  reg  [31:0] c7_d0_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_14_q;  // core clock, no reset
   wire [31:0] c7_d0_14_d;
-  reg  [31:0] c7_d0_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_15_q;  // core clock, no reset
   wire [31:0] c7_d0_15_d;
-  reg  [31:0] c7_d0_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_16_q;  // core clock, no reset
   wire [31:0] c7_d0_16_d;
-  reg  [31:0] c7_d0_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_17_q;  // core clock, no reset
   wire [31:0] c7_d0_17_d;
-  reg  [31:0] c7_d0_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_18_q;  // core clock, no reset
   wire [31:0] c7_d0_18_d;
-  reg  [31:0] c7_d0_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_19_q;  // core clock, no reset
   wire [31:0] c7_d0_19_d;
-  reg  [31:0] c7_d0_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_20_q;  // core clock, no reset
   wire [31:0] c7_d0_20_d;
-  reg  [31:0] c7_d0_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_21_q;  // core clock, no reset
   wire [31:0] c7_d0_21_d;
-  reg  [31:0] c7_d0_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_22_q;  // core clock, no reset
   wire [31:0] c7_d0_22_d;
-  reg  [31:0] c7_d0_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_23_q;  // core clock, no reset
   wire [31:0] c7_d0_23_d;
-  reg  [31:0] c7_d0_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_24_q;  // core clock, no reset
   wire [31:0] c7_d0_24_d;
-  reg  [31:0] c7_d0_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_25_q;  // core clock, no reset
   wire [31:0] c7_d0_25_d;
-  reg  [31:0] c7_d0_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_26_q;  // core clock, no reset
   wire [31:0] c7_d0_26_d;
-  reg  [31:0] c7_d0_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_27_q;  // core clock, no reset
   wire [31:0] c7_d0_27_d;
-  reg  [31:0] c7_d0_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_28_q;  // core clock, no reset
   wire [31:0] c7_d0_28_d;
-  reg  [31:0] c7_d0_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_29_q;  // core clock, no reset
   wire [31:0] c7_d0_29_d;
-  reg  [31:0] c7_d0_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_30_q;  // core clock, no reset
   wire [31:0] c7_d0_30_d;
-  reg  [31:0] c7_d0_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d0_31_q;  // core clock, no reset
   wire [31:0] c7_d0_31_d;
-  reg  [31:0] c7_d1_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_0_q;  // core clock, no reset
   wire [31:0] c7_d1_0_d;
-  reg  [31:0] c7_d1_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_1_q;  // core clock, no reset
   wire [31:0] c7_d1_1_d;
-  reg  [31:0] c7_d1_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_2_q;  // core clock, no reset
   wire [31:0] c7_d1_2_d;
-  reg  [31:0] c7_d1_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_3_q;  // core clock, no reset
   wire [31:0] c7_d1_3_d;
-  reg  [31:0] c7_d1_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_4_q;  // core clock, no reset
   wire [31:0] c7_d1_4_d;
-  reg  [31:0] c7_d1_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_5_q;  // core clock, no reset
   wire [31:0] c7_d1_5_d;
-  reg  [31:0] c7_d1_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_6_q;  // core clock, no reset
   wire [31:0] c7_d1_6_d;
-  reg  [31:0] c7_d1_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_7_q;  // core clock, no reset
   wire [31:0] c7_d1_7_d;
-  reg  [31:0] c7_d1_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_8_q;  // core clock, no reset
   wire [31:0] c7_d1_8_d;
-  reg  [31:0] c7_d1_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_9_q;  // core clock, no reset
   wire [31:0] c7_d1_9_d;
-  reg  [31:0] c7_d1_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_10_q;  // core clock, no reset
   wire [31:0] c7_d1_10_d;
-  reg  [31:0] c7_d1_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_11_q;  // core clock, no reset
   wire [31:0] c7_d1_11_d;
-  reg  [31:0] c7_d1_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_12_q;  // core clock, no reset
   wire [31:0] c7_d1_12_d;
-  reg  [31:0] c7_d1_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_13_q;  // core clock, no reset
   wire [31:0] c7_d1_13_d;
-  reg  [31:0] c7_d1_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_14_q;  // core clock, no reset
   wire [31:0] c7_d1_14_d;
-  reg  [31:0] c7_d1_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_15_q;  // core clock, no reset
   wire [31:0] c7_d1_15_d;
-  reg  [31:0] c7_d1_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_16_q;  // core clock, no reset
   wire [31:0] c7_d1_16_d;
-  reg  [31:0] c7_d1_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_17_q;  // core clock, no reset
   wire [31:0] c7_d1_17_d;
-  reg  [31:0] c7_d1_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_18_q;  // core clock, no reset
   wire [31:0] c7_d1_18_d;
-  reg  [31:0] c7_d1_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_19_q;  // core clock, no reset
   wire [31:0] c7_d1_19_d;
-  reg  [31:0] c7_d1_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_20_q;  // core clock, no reset
   wire [31:0] c7_d1_20_d;
-  reg  [31:0] c7_d1_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_21_q;  // core clock, no reset
   wire [31:0] c7_d1_21_d;
-  reg  [31:0] c7_d1_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_22_q;  // core clock, no reset
   wire [31:0] c7_d1_22_d;
-  reg  [31:0] c7_d1_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_23_q;  // core clock, no reset
   wire [31:0] c7_d1_23_d;
-  reg  [31:0] c7_d1_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_24_q;  // core clock, no reset
   wire [31:0] c7_d1_24_d;
-  reg  [31:0] c7_d1_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_25_q;  // core clock, no reset
   wire [31:0] c7_d1_25_d;
-  reg  [31:0] c7_d1_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_26_q;  // core clock, no reset
   wire [31:0] c7_d1_26_d;
-  reg  [31:0] c7_d1_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_27_q;  // core clock, no reset
   wire [31:0] c7_d1_27_d;
-  reg  [31:0] c7_d1_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_28_q;  // core clock, no reset
   wire [31:0] c7_d1_28_d;
-  reg  [31:0] c7_d1_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_29_q;  // core clock, no reset
   wire [31:0] c7_d1_29_d;
-  reg  [31:0] c7_d1_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_30_q;  // core clock, no reset
   wire [31:0] c7_d1_30_d;
-  reg  [31:0] c7_d1_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d1_31_q;  // core clock, no reset
   wire [31:0] c7_d1_31_d;
-  reg  [31:0] c7_d2_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_0_q;  // core clock, no reset
   wire [31:0] c7_d2_0_d;
-  reg  [31:0] c7_d2_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_1_q;  // core clock, no reset
   wire [31:0] c7_d2_1_d;
-  reg  [31:0] c7_d2_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_2_q;  // core clock, no reset
   wire [31:0] c7_d2_2_d;
-  reg  [31:0] c7_d2_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_3_q;  // core clock, no reset
   wire [31:0] c7_d2_3_d;
-  reg  [31:0] c7_d2_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_4_q;  // core clock, no reset
   wire [31:0] c7_d2_4_d;
-  reg  [31:0] c7_d2_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_5_q;  // core clock, no reset
   wire [31:0] c7_d2_5_d;
-  reg  [31:0] c7_d2_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_6_q;  // core clock, no reset
   wire [31:0] c7_d2_6_d;
-  reg  [31:0] c7_d2_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_7_q;  // core clock, no reset
   wire [31:0] c7_d2_7_d;
-  reg  [31:0] c7_d2_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_8_q;  // core clock, no reset
   wire [31:0] c7_d2_8_d;
-  reg  [31:0] c7_d2_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_9_q;  // core clock, no reset
   wire [31:0] c7_d2_9_d;
-  reg  [31:0] c7_d2_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_10_q;  // core clock, no reset
   wire [31:0] c7_d2_10_d;
-  reg  [31:0] c7_d2_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_11_q;  // core clock, no reset
   wire [31:0] c7_d2_11_d;
-  reg  [31:0] c7_d2_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_12_q;  // core clock, no reset
   wire [31:0] c7_d2_12_d;
-  reg  [31:0] c7_d2_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_13_q;  // core clock, no reset
   wire [31:0] c7_d2_13_d;
-  reg  [31:0] c7_d2_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_14_q;  // core clock, no reset
   wire [31:0] c7_d2_14_d;
-  reg  [31:0] c7_d2_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_15_q;  // core clock, no reset
   wire [31:0] c7_d2_15_d;
-  reg  [31:0] c7_d2_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_16_q;  // core clock, no reset
   wire [31:0] c7_d2_16_d;
-  reg  [31:0] c7_d2_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_17_q;  // core clock, no reset
   wire [31:0] c7_d2_17_d;
-  reg  [31:0] c7_d2_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_18_q;  // core clock, no reset
   wire [31:0] c7_d2_18_d;
-  reg  [31:0] c7_d2_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_19_q;  // core clock, no reset
   wire [31:0] c7_d2_19_d;
-  reg  [31:0] c7_d2_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_20_q;  // core clock, no reset
   wire [31:0] c7_d2_20_d;
-  reg  [31:0] c7_d2_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_21_q;  // core clock, no reset
   wire [31:0] c7_d2_21_d;
-  reg  [31:0] c7_d2_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_22_q;  // core clock, no reset
   wire [31:0] c7_d2_22_d;
-  reg  [31:0] c7_d2_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_23_q;  // core clock, no reset
   wire [31:0] c7_d2_23_d;
-  reg  [31:0] c7_d2_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_24_q;  // core clock, no reset
   wire [31:0] c7_d2_24_d;
-  reg  [31:0] c7_d2_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_25_q;  // core clock, no reset
   wire [31:0] c7_d2_25_d;
-  reg  [31:0] c7_d2_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_26_q;  // core clock, no reset
   wire [31:0] c7_d2_26_d;
-  reg  [31:0] c7_d2_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_27_q;  // core clock, no reset
   wire [31:0] c7_d2_27_d;
-  reg  [31:0] c7_d2_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_28_q;  // core clock, no reset
   wire [31:0] c7_d2_28_d;
-  reg  [31:0] c7_d2_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_29_q;  // core clock, no reset
   wire [31:0] c7_d2_29_d;
-  reg  [31:0] c7_d2_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_30_q;  // core clock, no reset
   wire [31:0] c7_d2_30_d;
-  reg  [31:0] c7_d2_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d2_31_q;  // core clock, no reset
   wire [31:0] c7_d2_31_d;
-  reg  [31:0] c7_d3_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_0_q;  // core clock, no reset
   wire [31:0] c7_d3_0_d;
-  reg  [31:0] c7_d3_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_1_q;  // core clock, no reset
   wire [31:0] c7_d3_1_d;
-  reg  [31:0] c7_d3_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_2_q;  // core clock, no reset
   wire [31:0] c7_d3_2_d;
-  reg  [31:0] c7_d3_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_3_q;  // core clock, no reset
   wire [31:0] c7_d3_3_d;
-  reg  [31:0] c7_d3_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_4_q;  // core clock, no reset
   wire [31:0] c7_d3_4_d;
-  reg  [31:0] c7_d3_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_5_q;  // core clock, no reset
   wire [31:0] c7_d3_5_d;
-  reg  [31:0] c7_d3_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_6_q;  // core clock, no reset
   wire [31:0] c7_d3_6_d;
-  reg  [31:0] c7_d3_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_7_q;  // core clock, no reset
   wire [31:0] c7_d3_7_d;
-  reg  [31:0] c7_d3_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_8_q;  // core clock, no reset
   wire [31:0] c7_d3_8_d;
-  reg  [31:0] c7_d3_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_9_q;  // core clock, no reset
   wire [31:0] c7_d3_9_d;
-  reg  [31:0] c7_d3_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_10_q;  // core clock, no reset
   wire [31:0] c7_d3_10_d;
-  reg  [31:0] c7_d3_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_11_q;  // core clock, no reset
   wire [31:0] c7_d3_11_d;
-  reg  [31:0] c7_d3_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_12_q;  // core clock, no reset
   wire [31:0] c7_d3_12_d;
-  reg  [31:0] c7_d3_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_13_q;  // core clock, no reset
   wire [31:0] c7_d3_13_d;
-  reg  [31:0] c7_d3_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_14_q;  // core clock, no reset
   wire [31:0] c7_d3_14_d;
-  reg  [31:0] c7_d3_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_15_q;  // core clock, no reset
   wire [31:0] c7_d3_15_d;
-  reg  [31:0] c7_d3_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_16_q;  // core clock, no reset
   wire [31:0] c7_d3_16_d;
-  reg  [31:0] c7_d3_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_17_q;  // core clock, no reset
   wire [31:0] c7_d3_17_d;
-  reg  [31:0] c7_d3_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_18_q;  // core clock, no reset
   wire [31:0] c7_d3_18_d;
-  reg  [31:0] c7_d3_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_19_q;  // core clock, no reset
   wire [31:0] c7_d3_19_d;
-  reg  [31:0] c7_d3_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_20_q;  // core clock, no reset
   wire [31:0] c7_d3_20_d;
-  reg  [31:0] c7_d3_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_21_q;  // core clock, no reset
   wire [31:0] c7_d3_21_d;
-  reg  [31:0] c7_d3_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_22_q;  // core clock, no reset
   wire [31:0] c7_d3_22_d;
-  reg  [31:0] c7_d3_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_23_q;  // core clock, no reset
   wire [31:0] c7_d3_23_d;
-  reg  [31:0] c7_d3_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_24_q;  // core clock, no reset
   wire [31:0] c7_d3_24_d;
-  reg  [31:0] c7_d3_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_25_q;  // core clock, no reset
   wire [31:0] c7_d3_25_d;
-  reg  [31:0] c7_d3_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_26_q;  // core clock, no reset
   wire [31:0] c7_d3_26_d;
-  reg  [31:0] c7_d3_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_27_q;  // core clock, no reset
   wire [31:0] c7_d3_27_d;
-  reg  [31:0] c7_d3_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_28_q;  // core clock, no reset
   wire [31:0] c7_d3_28_d;
-  reg  [31:0] c7_d3_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_29_q;  // core clock, no reset
   wire [31:0] c7_d3_29_d;
-  reg  [31:0] c7_d3_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_30_q;  // core clock, no reset
   wire [31:0] c7_d3_30_d;
-  reg  [31:0] c7_d3_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d3_31_q;  // core clock, no reset
   wire [31:0] c7_d3_31_d;
-  reg  [31:0] c7_d4_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_0_q;  // core clock, no reset
   wire [31:0] c7_d4_0_d;
-  reg  [31:0] c7_d4_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_1_q;  // core clock, no reset
   wire [31:0] c7_d4_1_d;
-  reg  [31:0] c7_d4_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_2_q;  // core clock, no reset
   wire [31:0] c7_d4_2_d;
-  reg  [31:0] c7_d4_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_3_q;  // core clock, no reset
   wire [31:0] c7_d4_3_d;
-  reg  [31:0] c7_d4_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_4_q;  // core clock, no reset
   wire [31:0] c7_d4_4_d;
-  reg  [31:0] c7_d4_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_5_q;  // core clock, no reset
   wire [31:0] c7_d4_5_d;
-  reg  [31:0] c7_d4_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_6_q;  // core clock, no reset
   wire [31:0] c7_d4_6_d;
-  reg  [31:0] c7_d4_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_7_q;  // core clock, no reset
   wire [31:0] c7_d4_7_d;
-  reg  [31:0] c7_d4_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_8_q;  // core clock, no reset
   wire [31:0] c7_d4_8_d;
-  reg  [31:0] c7_d4_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_9_q;  // core clock, no reset
   wire [31:0] c7_d4_9_d;
-  reg  [31:0] c7_d4_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_10_q;  // core clock, no reset
   wire [31:0] c7_d4_10_d;
-  reg  [31:0] c7_d4_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_11_q;  // core clock, no reset
   wire [31:0] c7_d4_11_d;
-  reg  [31:0] c7_d4_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_12_q;  // core clock, no reset
   wire [31:0] c7_d4_12_d;
-  reg  [31:0] c7_d4_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_13_q;  // core clock, no reset
   wire [31:0] c7_d4_13_d;
-  reg  [31:0] c7_d4_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_14_q;  // core clock, no reset
   wire [31:0] c7_d4_14_d;
-  reg  [31:0] c7_d4_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_15_q;  // core clock, no reset
   wire [31:0] c7_d4_15_d;
-  reg  [31:0] c7_d4_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_16_q;  // core clock, no reset
   wire [31:0] c7_d4_16_d;
-  reg  [31:0] c7_d4_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_17_q;  // core clock, no reset
   wire [31:0] c7_d4_17_d;
-  reg  [31:0] c7_d4_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_18_q;  // core clock, no reset
   wire [31:0] c7_d4_18_d;
-  reg  [31:0] c7_d4_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_19_q;  // core clock, no reset
   wire [31:0] c7_d4_19_d;
-  reg  [31:0] c7_d4_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_20_q;  // core clock, no reset
   wire [31:0] c7_d4_20_d;
-  reg  [31:0] c7_d4_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_21_q;  // core clock, no reset
   wire [31:0] c7_d4_21_d;
-  reg  [31:0] c7_d4_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_22_q;  // core clock, no reset
   wire [31:0] c7_d4_22_d;
-  reg  [31:0] c7_d4_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_23_q;  // core clock, no reset
   wire [31:0] c7_d4_23_d;
-  reg  [31:0] c7_d4_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_24_q;  // core clock, no reset
   wire [31:0] c7_d4_24_d;
-  reg  [31:0] c7_d4_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_25_q;  // core clock, no reset
   wire [31:0] c7_d4_25_d;
-  reg  [31:0] c7_d4_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_26_q;  // core clock, no reset
   wire [31:0] c7_d4_26_d;
-  reg  [31:0] c7_d4_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_27_q;  // core clock, no reset
   wire [31:0] c7_d4_27_d;
-  reg  [31:0] c7_d4_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_28_q;  // core clock, no reset
   wire [31:0] c7_d4_28_d;
-  reg  [31:0] c7_d4_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_29_q;  // core clock, no reset
   wire [31:0] c7_d4_29_d;
-  reg  [31:0] c7_d4_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_30_q;  // core clock, no reset
   wire [31:0] c7_d4_30_d;
-  reg  [31:0] c7_d4_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d4_31_q;  // core clock, no reset
   wire [31:0] c7_d4_31_d;
-  reg  [31:0] c7_d5_0_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_0_q;  // core clock, no reset
   wire [31:0] c7_d5_0_d;
-  reg  [31:0] c7_d5_1_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_1_q;  // core clock, no reset
   wire [31:0] c7_d5_1_d;
-  reg  [31:0] c7_d5_2_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_2_q;  // core clock, no reset
   wire [31:0] c7_d5_2_d;
-  reg  [31:0] c7_d5_3_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_3_q;  // core clock, no reset
   wire [31:0] c7_d5_3_d;
-  reg  [31:0] c7_d5_4_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_4_q;  // core clock, no reset
   wire [31:0] c7_d5_4_d;
-  reg  [31:0] c7_d5_5_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_5_q;  // core clock, no reset
   wire [31:0] c7_d5_5_d;
-  reg  [31:0] c7_d5_6_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_6_q;  // core clock, no reset
   wire [31:0] c7_d5_6_d;
-  reg  [31:0] c7_d5_7_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_7_q;  // core clock, no reset
   wire [31:0] c7_d5_7_d;
-  reg  [31:0] c7_d5_8_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_8_q;  // core clock, no reset
   wire [31:0] c7_d5_8_d;
-  reg  [31:0] c7_d5_9_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_9_q;  // core clock, no reset
   wire [31:0] c7_d5_9_d;
-  reg  [31:0] c7_d5_10_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_10_q;  // core clock, no reset
   wire [31:0] c7_d5_10_d;
-  reg  [31:0] c7_d5_11_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_11_q;  // core clock, no reset
   wire [31:0] c7_d5_11_d;
-  reg  [31:0] c7_d5_12_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_12_q;  // core clock, no reset
   wire [31:0] c7_d5_12_d;
-  reg  [31:0] c7_d5_13_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_13_q;  // core clock, no reset
   wire [31:0] c7_d5_13_d;
-  reg  [31:0] c7_d5_14_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_14_q;  // core clock, no reset
   wire [31:0] c7_d5_14_d;
-  reg  [31:0] c7_d5_15_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_15_q;  // core clock, no reset
   wire [31:0] c7_d5_15_d;
-  reg  [31:0] c7_d5_16_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_16_q;  // core clock, no reset
   wire [31:0] c7_d5_16_d;
-  reg  [31:0] c7_d5_17_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_17_q;  // core clock, no reset
   wire [31:0] c7_d5_17_d;
-  reg  [31:0] c7_d5_18_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_18_q;  // core clock, no reset
   wire [31:0] c7_d5_18_d;
-  reg  [31:0] c7_d5_19_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_19_q;  // core clock, no reset
   wire [31:0] c7_d5_19_d;
-  reg  [31:0] c7_d5_20_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_20_q;  // core clock, no reset
   wire [31:0] c7_d5_20_d;
-  reg  [31:0] c7_d5_21_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_21_q;  // core clock, no reset
   wire [31:0] c7_d5_21_d;
-  reg  [31:0] c7_d5_22_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_22_q;  // core clock, no reset
   wire [31:0] c7_d5_22_d;
-  reg  [31:0] c7_d5_23_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_23_q;  // core clock, no reset
   wire [31:0] c7_d5_23_d;
-  reg  [31:0] c7_d5_24_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_24_q;  // core clock, no reset
   wire [31:0] c7_d5_24_d;
-  reg  [31:0] c7_d5_25_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_25_q;  // core clock, no reset
   wire [31:0] c7_d5_25_d;
-  reg  [31:0] c7_d5_26_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_26_q;  // core clock, no reset
   wire [31:0] c7_d5_26_d;
-  reg  [31:0] c7_d5_27_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_27_q;  // core clock, no reset
   wire [31:0] c7_d5_27_d;
-  reg  [31:0] c7_d5_28_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_28_q;  // core clock, no reset
   wire [31:0] c7_d5_28_d;
-  reg  [31:0] c7_d5_29_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_29_q;  // core clock, no reset
   wire [31:0] c7_d5_29_d;
-  reg  [31:0] c7_d5_30_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_30_q;  // core clock, no reset
   wire [31:0] c7_d5_30_d;
-  reg  [31:0] c7_d5_31_q;  // core clock, reset 32'h00000000
+  reg  [31:0] c7_d5_31_q;  // core clock, no reset
   wire [31:0] c7_d5_31_d;
   reg  older0_1_q;  // core clock, reset 1'h0
   wire older0_1_d;
@@ -12608,198 +12608,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c0_row3_q <= 8'h00;
       c0_row4_q <= 8'h00;
       c0_row5_q <= 8'h00;
-      c0_d0_0_q <= 32'h00000000;
-      c0_d0_1_q <= 32'h00000000;
-      c0_d0_2_q <= 32'h00000000;
-      c0_d0_3_q <= 32'h00000000;
-      c0_d0_4_q <= 32'h00000000;
-      c0_d0_5_q <= 32'h00000000;
-      c0_d0_6_q <= 32'h00000000;
-      c0_d0_7_q <= 32'h00000000;
-      c0_d0_8_q <= 32'h00000000;
-      c0_d0_9_q <= 32'h00000000;
-      c0_d0_10_q <= 32'h00000000;
-      c0_d0_11_q <= 32'h00000000;
-      c0_d0_12_q <= 32'h00000000;
-      c0_d0_13_q <= 32'h00000000;
-      c0_d0_14_q <= 32'h00000000;
-      c0_d0_15_q <= 32'h00000000;
-      c0_d0_16_q <= 32'h00000000;
-      c0_d0_17_q <= 32'h00000000;
-      c0_d0_18_q <= 32'h00000000;
-      c0_d0_19_q <= 32'h00000000;
-      c0_d0_20_q <= 32'h00000000;
-      c0_d0_21_q <= 32'h00000000;
-      c0_d0_22_q <= 32'h00000000;
-      c0_d0_23_q <= 32'h00000000;
-      c0_d0_24_q <= 32'h00000000;
-      c0_d0_25_q <= 32'h00000000;
-      c0_d0_26_q <= 32'h00000000;
-      c0_d0_27_q <= 32'h00000000;
-      c0_d0_28_q <= 32'h00000000;
-      c0_d0_29_q <= 32'h00000000;
-      c0_d0_30_q <= 32'h00000000;
-      c0_d0_31_q <= 32'h00000000;
-      c0_d1_0_q <= 32'h00000000;
-      c0_d1_1_q <= 32'h00000000;
-      c0_d1_2_q <= 32'h00000000;
-      c0_d1_3_q <= 32'h00000000;
-      c0_d1_4_q <= 32'h00000000;
-      c0_d1_5_q <= 32'h00000000;
-      c0_d1_6_q <= 32'h00000000;
-      c0_d1_7_q <= 32'h00000000;
-      c0_d1_8_q <= 32'h00000000;
-      c0_d1_9_q <= 32'h00000000;
-      c0_d1_10_q <= 32'h00000000;
-      c0_d1_11_q <= 32'h00000000;
-      c0_d1_12_q <= 32'h00000000;
-      c0_d1_13_q <= 32'h00000000;
-      c0_d1_14_q <= 32'h00000000;
-      c0_d1_15_q <= 32'h00000000;
-      c0_d1_16_q <= 32'h00000000;
-      c0_d1_17_q <= 32'h00000000;
-      c0_d1_18_q <= 32'h00000000;
-      c0_d1_19_q <= 32'h00000000;
-      c0_d1_20_q <= 32'h00000000;
-      c0_d1_21_q <= 32'h00000000;
-      c0_d1_22_q <= 32'h00000000;
-      c0_d1_23_q <= 32'h00000000;
-      c0_d1_24_q <= 32'h00000000;
-      c0_d1_25_q <= 32'h00000000;
-      c0_d1_26_q <= 32'h00000000;
-      c0_d1_27_q <= 32'h00000000;
-      c0_d1_28_q <= 32'h00000000;
-      c0_d1_29_q <= 32'h00000000;
-      c0_d1_30_q <= 32'h00000000;
-      c0_d1_31_q <= 32'h00000000;
-      c0_d2_0_q <= 32'h00000000;
-      c0_d2_1_q <= 32'h00000000;
-      c0_d2_2_q <= 32'h00000000;
-      c0_d2_3_q <= 32'h00000000;
-      c0_d2_4_q <= 32'h00000000;
-      c0_d2_5_q <= 32'h00000000;
-      c0_d2_6_q <= 32'h00000000;
-      c0_d2_7_q <= 32'h00000000;
-      c0_d2_8_q <= 32'h00000000;
-      c0_d2_9_q <= 32'h00000000;
-      c0_d2_10_q <= 32'h00000000;
-      c0_d2_11_q <= 32'h00000000;
-      c0_d2_12_q <= 32'h00000000;
-      c0_d2_13_q <= 32'h00000000;
-      c0_d2_14_q <= 32'h00000000;
-      c0_d2_15_q <= 32'h00000000;
-      c0_d2_16_q <= 32'h00000000;
-      c0_d2_17_q <= 32'h00000000;
-      c0_d2_18_q <= 32'h00000000;
-      c0_d2_19_q <= 32'h00000000;
-      c0_d2_20_q <= 32'h00000000;
-      c0_d2_21_q <= 32'h00000000;
-      c0_d2_22_q <= 32'h00000000;
-      c0_d2_23_q <= 32'h00000000;
-      c0_d2_24_q <= 32'h00000000;
-      c0_d2_25_q <= 32'h00000000;
-      c0_d2_26_q <= 32'h00000000;
-      c0_d2_27_q <= 32'h00000000;
-      c0_d2_28_q <= 32'h00000000;
-      c0_d2_29_q <= 32'h00000000;
-      c0_d2_30_q <= 32'h00000000;
-      c0_d2_31_q <= 32'h00000000;
-      c0_d3_0_q <= 32'h00000000;
-      c0_d3_1_q <= 32'h00000000;
-      c0_d3_2_q <= 32'h00000000;
-      c0_d3_3_q <= 32'h00000000;
-      c0_d3_4_q <= 32'h00000000;
-      c0_d3_5_q <= 32'h00000000;
-      c0_d3_6_q <= 32'h00000000;
-      c0_d3_7_q <= 32'h00000000;
-      c0_d3_8_q <= 32'h00000000;
-      c0_d3_9_q <= 32'h00000000;
-      c0_d3_10_q <= 32'h00000000;
-      c0_d3_11_q <= 32'h00000000;
-      c0_d3_12_q <= 32'h00000000;
-      c0_d3_13_q <= 32'h00000000;
-      c0_d3_14_q <= 32'h00000000;
-      c0_d3_15_q <= 32'h00000000;
-      c0_d3_16_q <= 32'h00000000;
-      c0_d3_17_q <= 32'h00000000;
-      c0_d3_18_q <= 32'h00000000;
-      c0_d3_19_q <= 32'h00000000;
-      c0_d3_20_q <= 32'h00000000;
-      c0_d3_21_q <= 32'h00000000;
-      c0_d3_22_q <= 32'h00000000;
-      c0_d3_23_q <= 32'h00000000;
-      c0_d3_24_q <= 32'h00000000;
-      c0_d3_25_q <= 32'h00000000;
-      c0_d3_26_q <= 32'h00000000;
-      c0_d3_27_q <= 32'h00000000;
-      c0_d3_28_q <= 32'h00000000;
-      c0_d3_29_q <= 32'h00000000;
-      c0_d3_30_q <= 32'h00000000;
-      c0_d3_31_q <= 32'h00000000;
-      c0_d4_0_q <= 32'h00000000;
-      c0_d4_1_q <= 32'h00000000;
-      c0_d4_2_q <= 32'h00000000;
-      c0_d4_3_q <= 32'h00000000;
-      c0_d4_4_q <= 32'h00000000;
-      c0_d4_5_q <= 32'h00000000;
-      c0_d4_6_q <= 32'h00000000;
-      c0_d4_7_q <= 32'h00000000;
-      c0_d4_8_q <= 32'h00000000;
-      c0_d4_9_q <= 32'h00000000;
-      c0_d4_10_q <= 32'h00000000;
-      c0_d4_11_q <= 32'h00000000;
-      c0_d4_12_q <= 32'h00000000;
-      c0_d4_13_q <= 32'h00000000;
-      c0_d4_14_q <= 32'h00000000;
-      c0_d4_15_q <= 32'h00000000;
-      c0_d4_16_q <= 32'h00000000;
-      c0_d4_17_q <= 32'h00000000;
-      c0_d4_18_q <= 32'h00000000;
-      c0_d4_19_q <= 32'h00000000;
-      c0_d4_20_q <= 32'h00000000;
-      c0_d4_21_q <= 32'h00000000;
-      c0_d4_22_q <= 32'h00000000;
-      c0_d4_23_q <= 32'h00000000;
-      c0_d4_24_q <= 32'h00000000;
-      c0_d4_25_q <= 32'h00000000;
-      c0_d4_26_q <= 32'h00000000;
-      c0_d4_27_q <= 32'h00000000;
-      c0_d4_28_q <= 32'h00000000;
-      c0_d4_29_q <= 32'h00000000;
-      c0_d4_30_q <= 32'h00000000;
-      c0_d4_31_q <= 32'h00000000;
-      c0_d5_0_q <= 32'h00000000;
-      c0_d5_1_q <= 32'h00000000;
-      c0_d5_2_q <= 32'h00000000;
-      c0_d5_3_q <= 32'h00000000;
-      c0_d5_4_q <= 32'h00000000;
-      c0_d5_5_q <= 32'h00000000;
-      c0_d5_6_q <= 32'h00000000;
-      c0_d5_7_q <= 32'h00000000;
-      c0_d5_8_q <= 32'h00000000;
-      c0_d5_9_q <= 32'h00000000;
-      c0_d5_10_q <= 32'h00000000;
-      c0_d5_11_q <= 32'h00000000;
-      c0_d5_12_q <= 32'h00000000;
-      c0_d5_13_q <= 32'h00000000;
-      c0_d5_14_q <= 32'h00000000;
-      c0_d5_15_q <= 32'h00000000;
-      c0_d5_16_q <= 32'h00000000;
-      c0_d5_17_q <= 32'h00000000;
-      c0_d5_18_q <= 32'h00000000;
-      c0_d5_19_q <= 32'h00000000;
-      c0_d5_20_q <= 32'h00000000;
-      c0_d5_21_q <= 32'h00000000;
-      c0_d5_22_q <= 32'h00000000;
-      c0_d5_23_q <= 32'h00000000;
-      c0_d5_24_q <= 32'h00000000;
-      c0_d5_25_q <= 32'h00000000;
-      c0_d5_26_q <= 32'h00000000;
-      c0_d5_27_q <= 32'h00000000;
-      c0_d5_28_q <= 32'h00000000;
-      c0_d5_29_q <= 32'h00000000;
-      c0_d5_30_q <= 32'h00000000;
-      c0_d5_31_q <= 32'h00000000;
       c1_mask0_q <= 1'h0;
       c1_mask1_q <= 1'h0;
       c1_mask2_q <= 1'h0;
@@ -12930,198 +12738,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c1_row3_q <= 8'h00;
       c1_row4_q <= 8'h00;
       c1_row5_q <= 8'h00;
-      c1_d0_0_q <= 32'h00000000;
-      c1_d0_1_q <= 32'h00000000;
-      c1_d0_2_q <= 32'h00000000;
-      c1_d0_3_q <= 32'h00000000;
-      c1_d0_4_q <= 32'h00000000;
-      c1_d0_5_q <= 32'h00000000;
-      c1_d0_6_q <= 32'h00000000;
-      c1_d0_7_q <= 32'h00000000;
-      c1_d0_8_q <= 32'h00000000;
-      c1_d0_9_q <= 32'h00000000;
-      c1_d0_10_q <= 32'h00000000;
-      c1_d0_11_q <= 32'h00000000;
-      c1_d0_12_q <= 32'h00000000;
-      c1_d0_13_q <= 32'h00000000;
-      c1_d0_14_q <= 32'h00000000;
-      c1_d0_15_q <= 32'h00000000;
-      c1_d0_16_q <= 32'h00000000;
-      c1_d0_17_q <= 32'h00000000;
-      c1_d0_18_q <= 32'h00000000;
-      c1_d0_19_q <= 32'h00000000;
-      c1_d0_20_q <= 32'h00000000;
-      c1_d0_21_q <= 32'h00000000;
-      c1_d0_22_q <= 32'h00000000;
-      c1_d0_23_q <= 32'h00000000;
-      c1_d0_24_q <= 32'h00000000;
-      c1_d0_25_q <= 32'h00000000;
-      c1_d0_26_q <= 32'h00000000;
-      c1_d0_27_q <= 32'h00000000;
-      c1_d0_28_q <= 32'h00000000;
-      c1_d0_29_q <= 32'h00000000;
-      c1_d0_30_q <= 32'h00000000;
-      c1_d0_31_q <= 32'h00000000;
-      c1_d1_0_q <= 32'h00000000;
-      c1_d1_1_q <= 32'h00000000;
-      c1_d1_2_q <= 32'h00000000;
-      c1_d1_3_q <= 32'h00000000;
-      c1_d1_4_q <= 32'h00000000;
-      c1_d1_5_q <= 32'h00000000;
-      c1_d1_6_q <= 32'h00000000;
-      c1_d1_7_q <= 32'h00000000;
-      c1_d1_8_q <= 32'h00000000;
-      c1_d1_9_q <= 32'h00000000;
-      c1_d1_10_q <= 32'h00000000;
-      c1_d1_11_q <= 32'h00000000;
-      c1_d1_12_q <= 32'h00000000;
-      c1_d1_13_q <= 32'h00000000;
-      c1_d1_14_q <= 32'h00000000;
-      c1_d1_15_q <= 32'h00000000;
-      c1_d1_16_q <= 32'h00000000;
-      c1_d1_17_q <= 32'h00000000;
-      c1_d1_18_q <= 32'h00000000;
-      c1_d1_19_q <= 32'h00000000;
-      c1_d1_20_q <= 32'h00000000;
-      c1_d1_21_q <= 32'h00000000;
-      c1_d1_22_q <= 32'h00000000;
-      c1_d1_23_q <= 32'h00000000;
-      c1_d1_24_q <= 32'h00000000;
-      c1_d1_25_q <= 32'h00000000;
-      c1_d1_26_q <= 32'h00000000;
-      c1_d1_27_q <= 32'h00000000;
-      c1_d1_28_q <= 32'h00000000;
-      c1_d1_29_q <= 32'h00000000;
-      c1_d1_30_q <= 32'h00000000;
-      c1_d1_31_q <= 32'h00000000;
-      c1_d2_0_q <= 32'h00000000;
-      c1_d2_1_q <= 32'h00000000;
-      c1_d2_2_q <= 32'h00000000;
-      c1_d2_3_q <= 32'h00000000;
-      c1_d2_4_q <= 32'h00000000;
-      c1_d2_5_q <= 32'h00000000;
-      c1_d2_6_q <= 32'h00000000;
-      c1_d2_7_q <= 32'h00000000;
-      c1_d2_8_q <= 32'h00000000;
-      c1_d2_9_q <= 32'h00000000;
-      c1_d2_10_q <= 32'h00000000;
-      c1_d2_11_q <= 32'h00000000;
-      c1_d2_12_q <= 32'h00000000;
-      c1_d2_13_q <= 32'h00000000;
-      c1_d2_14_q <= 32'h00000000;
-      c1_d2_15_q <= 32'h00000000;
-      c1_d2_16_q <= 32'h00000000;
-      c1_d2_17_q <= 32'h00000000;
-      c1_d2_18_q <= 32'h00000000;
-      c1_d2_19_q <= 32'h00000000;
-      c1_d2_20_q <= 32'h00000000;
-      c1_d2_21_q <= 32'h00000000;
-      c1_d2_22_q <= 32'h00000000;
-      c1_d2_23_q <= 32'h00000000;
-      c1_d2_24_q <= 32'h00000000;
-      c1_d2_25_q <= 32'h00000000;
-      c1_d2_26_q <= 32'h00000000;
-      c1_d2_27_q <= 32'h00000000;
-      c1_d2_28_q <= 32'h00000000;
-      c1_d2_29_q <= 32'h00000000;
-      c1_d2_30_q <= 32'h00000000;
-      c1_d2_31_q <= 32'h00000000;
-      c1_d3_0_q <= 32'h00000000;
-      c1_d3_1_q <= 32'h00000000;
-      c1_d3_2_q <= 32'h00000000;
-      c1_d3_3_q <= 32'h00000000;
-      c1_d3_4_q <= 32'h00000000;
-      c1_d3_5_q <= 32'h00000000;
-      c1_d3_6_q <= 32'h00000000;
-      c1_d3_7_q <= 32'h00000000;
-      c1_d3_8_q <= 32'h00000000;
-      c1_d3_9_q <= 32'h00000000;
-      c1_d3_10_q <= 32'h00000000;
-      c1_d3_11_q <= 32'h00000000;
-      c1_d3_12_q <= 32'h00000000;
-      c1_d3_13_q <= 32'h00000000;
-      c1_d3_14_q <= 32'h00000000;
-      c1_d3_15_q <= 32'h00000000;
-      c1_d3_16_q <= 32'h00000000;
-      c1_d3_17_q <= 32'h00000000;
-      c1_d3_18_q <= 32'h00000000;
-      c1_d3_19_q <= 32'h00000000;
-      c1_d3_20_q <= 32'h00000000;
-      c1_d3_21_q <= 32'h00000000;
-      c1_d3_22_q <= 32'h00000000;
-      c1_d3_23_q <= 32'h00000000;
-      c1_d3_24_q <= 32'h00000000;
-      c1_d3_25_q <= 32'h00000000;
-      c1_d3_26_q <= 32'h00000000;
-      c1_d3_27_q <= 32'h00000000;
-      c1_d3_28_q <= 32'h00000000;
-      c1_d3_29_q <= 32'h00000000;
-      c1_d3_30_q <= 32'h00000000;
-      c1_d3_31_q <= 32'h00000000;
-      c1_d4_0_q <= 32'h00000000;
-      c1_d4_1_q <= 32'h00000000;
-      c1_d4_2_q <= 32'h00000000;
-      c1_d4_3_q <= 32'h00000000;
-      c1_d4_4_q <= 32'h00000000;
-      c1_d4_5_q <= 32'h00000000;
-      c1_d4_6_q <= 32'h00000000;
-      c1_d4_7_q <= 32'h00000000;
-      c1_d4_8_q <= 32'h00000000;
-      c1_d4_9_q <= 32'h00000000;
-      c1_d4_10_q <= 32'h00000000;
-      c1_d4_11_q <= 32'h00000000;
-      c1_d4_12_q <= 32'h00000000;
-      c1_d4_13_q <= 32'h00000000;
-      c1_d4_14_q <= 32'h00000000;
-      c1_d4_15_q <= 32'h00000000;
-      c1_d4_16_q <= 32'h00000000;
-      c1_d4_17_q <= 32'h00000000;
-      c1_d4_18_q <= 32'h00000000;
-      c1_d4_19_q <= 32'h00000000;
-      c1_d4_20_q <= 32'h00000000;
-      c1_d4_21_q <= 32'h00000000;
-      c1_d4_22_q <= 32'h00000000;
-      c1_d4_23_q <= 32'h00000000;
-      c1_d4_24_q <= 32'h00000000;
-      c1_d4_25_q <= 32'h00000000;
-      c1_d4_26_q <= 32'h00000000;
-      c1_d4_27_q <= 32'h00000000;
-      c1_d4_28_q <= 32'h00000000;
-      c1_d4_29_q <= 32'h00000000;
-      c1_d4_30_q <= 32'h00000000;
-      c1_d4_31_q <= 32'h00000000;
-      c1_d5_0_q <= 32'h00000000;
-      c1_d5_1_q <= 32'h00000000;
-      c1_d5_2_q <= 32'h00000000;
-      c1_d5_3_q <= 32'h00000000;
-      c1_d5_4_q <= 32'h00000000;
-      c1_d5_5_q <= 32'h00000000;
-      c1_d5_6_q <= 32'h00000000;
-      c1_d5_7_q <= 32'h00000000;
-      c1_d5_8_q <= 32'h00000000;
-      c1_d5_9_q <= 32'h00000000;
-      c1_d5_10_q <= 32'h00000000;
-      c1_d5_11_q <= 32'h00000000;
-      c1_d5_12_q <= 32'h00000000;
-      c1_d5_13_q <= 32'h00000000;
-      c1_d5_14_q <= 32'h00000000;
-      c1_d5_15_q <= 32'h00000000;
-      c1_d5_16_q <= 32'h00000000;
-      c1_d5_17_q <= 32'h00000000;
-      c1_d5_18_q <= 32'h00000000;
-      c1_d5_19_q <= 32'h00000000;
-      c1_d5_20_q <= 32'h00000000;
-      c1_d5_21_q <= 32'h00000000;
-      c1_d5_22_q <= 32'h00000000;
-      c1_d5_23_q <= 32'h00000000;
-      c1_d5_24_q <= 32'h00000000;
-      c1_d5_25_q <= 32'h00000000;
-      c1_d5_26_q <= 32'h00000000;
-      c1_d5_27_q <= 32'h00000000;
-      c1_d5_28_q <= 32'h00000000;
-      c1_d5_29_q <= 32'h00000000;
-      c1_d5_30_q <= 32'h00000000;
-      c1_d5_31_q <= 32'h00000000;
       c2_mask0_q <= 1'h0;
       c2_mask1_q <= 1'h0;
       c2_mask2_q <= 1'h0;
@@ -13252,198 +12868,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c2_row3_q <= 8'h00;
       c2_row4_q <= 8'h00;
       c2_row5_q <= 8'h00;
-      c2_d0_0_q <= 32'h00000000;
-      c2_d0_1_q <= 32'h00000000;
-      c2_d0_2_q <= 32'h00000000;
-      c2_d0_3_q <= 32'h00000000;
-      c2_d0_4_q <= 32'h00000000;
-      c2_d0_5_q <= 32'h00000000;
-      c2_d0_6_q <= 32'h00000000;
-      c2_d0_7_q <= 32'h00000000;
-      c2_d0_8_q <= 32'h00000000;
-      c2_d0_9_q <= 32'h00000000;
-      c2_d0_10_q <= 32'h00000000;
-      c2_d0_11_q <= 32'h00000000;
-      c2_d0_12_q <= 32'h00000000;
-      c2_d0_13_q <= 32'h00000000;
-      c2_d0_14_q <= 32'h00000000;
-      c2_d0_15_q <= 32'h00000000;
-      c2_d0_16_q <= 32'h00000000;
-      c2_d0_17_q <= 32'h00000000;
-      c2_d0_18_q <= 32'h00000000;
-      c2_d0_19_q <= 32'h00000000;
-      c2_d0_20_q <= 32'h00000000;
-      c2_d0_21_q <= 32'h00000000;
-      c2_d0_22_q <= 32'h00000000;
-      c2_d0_23_q <= 32'h00000000;
-      c2_d0_24_q <= 32'h00000000;
-      c2_d0_25_q <= 32'h00000000;
-      c2_d0_26_q <= 32'h00000000;
-      c2_d0_27_q <= 32'h00000000;
-      c2_d0_28_q <= 32'h00000000;
-      c2_d0_29_q <= 32'h00000000;
-      c2_d0_30_q <= 32'h00000000;
-      c2_d0_31_q <= 32'h00000000;
-      c2_d1_0_q <= 32'h00000000;
-      c2_d1_1_q <= 32'h00000000;
-      c2_d1_2_q <= 32'h00000000;
-      c2_d1_3_q <= 32'h00000000;
-      c2_d1_4_q <= 32'h00000000;
-      c2_d1_5_q <= 32'h00000000;
-      c2_d1_6_q <= 32'h00000000;
-      c2_d1_7_q <= 32'h00000000;
-      c2_d1_8_q <= 32'h00000000;
-      c2_d1_9_q <= 32'h00000000;
-      c2_d1_10_q <= 32'h00000000;
-      c2_d1_11_q <= 32'h00000000;
-      c2_d1_12_q <= 32'h00000000;
-      c2_d1_13_q <= 32'h00000000;
-      c2_d1_14_q <= 32'h00000000;
-      c2_d1_15_q <= 32'h00000000;
-      c2_d1_16_q <= 32'h00000000;
-      c2_d1_17_q <= 32'h00000000;
-      c2_d1_18_q <= 32'h00000000;
-      c2_d1_19_q <= 32'h00000000;
-      c2_d1_20_q <= 32'h00000000;
-      c2_d1_21_q <= 32'h00000000;
-      c2_d1_22_q <= 32'h00000000;
-      c2_d1_23_q <= 32'h00000000;
-      c2_d1_24_q <= 32'h00000000;
-      c2_d1_25_q <= 32'h00000000;
-      c2_d1_26_q <= 32'h00000000;
-      c2_d1_27_q <= 32'h00000000;
-      c2_d1_28_q <= 32'h00000000;
-      c2_d1_29_q <= 32'h00000000;
-      c2_d1_30_q <= 32'h00000000;
-      c2_d1_31_q <= 32'h00000000;
-      c2_d2_0_q <= 32'h00000000;
-      c2_d2_1_q <= 32'h00000000;
-      c2_d2_2_q <= 32'h00000000;
-      c2_d2_3_q <= 32'h00000000;
-      c2_d2_4_q <= 32'h00000000;
-      c2_d2_5_q <= 32'h00000000;
-      c2_d2_6_q <= 32'h00000000;
-      c2_d2_7_q <= 32'h00000000;
-      c2_d2_8_q <= 32'h00000000;
-      c2_d2_9_q <= 32'h00000000;
-      c2_d2_10_q <= 32'h00000000;
-      c2_d2_11_q <= 32'h00000000;
-      c2_d2_12_q <= 32'h00000000;
-      c2_d2_13_q <= 32'h00000000;
-      c2_d2_14_q <= 32'h00000000;
-      c2_d2_15_q <= 32'h00000000;
-      c2_d2_16_q <= 32'h00000000;
-      c2_d2_17_q <= 32'h00000000;
-      c2_d2_18_q <= 32'h00000000;
-      c2_d2_19_q <= 32'h00000000;
-      c2_d2_20_q <= 32'h00000000;
-      c2_d2_21_q <= 32'h00000000;
-      c2_d2_22_q <= 32'h00000000;
-      c2_d2_23_q <= 32'h00000000;
-      c2_d2_24_q <= 32'h00000000;
-      c2_d2_25_q <= 32'h00000000;
-      c2_d2_26_q <= 32'h00000000;
-      c2_d2_27_q <= 32'h00000000;
-      c2_d2_28_q <= 32'h00000000;
-      c2_d2_29_q <= 32'h00000000;
-      c2_d2_30_q <= 32'h00000000;
-      c2_d2_31_q <= 32'h00000000;
-      c2_d3_0_q <= 32'h00000000;
-      c2_d3_1_q <= 32'h00000000;
-      c2_d3_2_q <= 32'h00000000;
-      c2_d3_3_q <= 32'h00000000;
-      c2_d3_4_q <= 32'h00000000;
-      c2_d3_5_q <= 32'h00000000;
-      c2_d3_6_q <= 32'h00000000;
-      c2_d3_7_q <= 32'h00000000;
-      c2_d3_8_q <= 32'h00000000;
-      c2_d3_9_q <= 32'h00000000;
-      c2_d3_10_q <= 32'h00000000;
-      c2_d3_11_q <= 32'h00000000;
-      c2_d3_12_q <= 32'h00000000;
-      c2_d3_13_q <= 32'h00000000;
-      c2_d3_14_q <= 32'h00000000;
-      c2_d3_15_q <= 32'h00000000;
-      c2_d3_16_q <= 32'h00000000;
-      c2_d3_17_q <= 32'h00000000;
-      c2_d3_18_q <= 32'h00000000;
-      c2_d3_19_q <= 32'h00000000;
-      c2_d3_20_q <= 32'h00000000;
-      c2_d3_21_q <= 32'h00000000;
-      c2_d3_22_q <= 32'h00000000;
-      c2_d3_23_q <= 32'h00000000;
-      c2_d3_24_q <= 32'h00000000;
-      c2_d3_25_q <= 32'h00000000;
-      c2_d3_26_q <= 32'h00000000;
-      c2_d3_27_q <= 32'h00000000;
-      c2_d3_28_q <= 32'h00000000;
-      c2_d3_29_q <= 32'h00000000;
-      c2_d3_30_q <= 32'h00000000;
-      c2_d3_31_q <= 32'h00000000;
-      c2_d4_0_q <= 32'h00000000;
-      c2_d4_1_q <= 32'h00000000;
-      c2_d4_2_q <= 32'h00000000;
-      c2_d4_3_q <= 32'h00000000;
-      c2_d4_4_q <= 32'h00000000;
-      c2_d4_5_q <= 32'h00000000;
-      c2_d4_6_q <= 32'h00000000;
-      c2_d4_7_q <= 32'h00000000;
-      c2_d4_8_q <= 32'h00000000;
-      c2_d4_9_q <= 32'h00000000;
-      c2_d4_10_q <= 32'h00000000;
-      c2_d4_11_q <= 32'h00000000;
-      c2_d4_12_q <= 32'h00000000;
-      c2_d4_13_q <= 32'h00000000;
-      c2_d4_14_q <= 32'h00000000;
-      c2_d4_15_q <= 32'h00000000;
-      c2_d4_16_q <= 32'h00000000;
-      c2_d4_17_q <= 32'h00000000;
-      c2_d4_18_q <= 32'h00000000;
-      c2_d4_19_q <= 32'h00000000;
-      c2_d4_20_q <= 32'h00000000;
-      c2_d4_21_q <= 32'h00000000;
-      c2_d4_22_q <= 32'h00000000;
-      c2_d4_23_q <= 32'h00000000;
-      c2_d4_24_q <= 32'h00000000;
-      c2_d4_25_q <= 32'h00000000;
-      c2_d4_26_q <= 32'h00000000;
-      c2_d4_27_q <= 32'h00000000;
-      c2_d4_28_q <= 32'h00000000;
-      c2_d4_29_q <= 32'h00000000;
-      c2_d4_30_q <= 32'h00000000;
-      c2_d4_31_q <= 32'h00000000;
-      c2_d5_0_q <= 32'h00000000;
-      c2_d5_1_q <= 32'h00000000;
-      c2_d5_2_q <= 32'h00000000;
-      c2_d5_3_q <= 32'h00000000;
-      c2_d5_4_q <= 32'h00000000;
-      c2_d5_5_q <= 32'h00000000;
-      c2_d5_6_q <= 32'h00000000;
-      c2_d5_7_q <= 32'h00000000;
-      c2_d5_8_q <= 32'h00000000;
-      c2_d5_9_q <= 32'h00000000;
-      c2_d5_10_q <= 32'h00000000;
-      c2_d5_11_q <= 32'h00000000;
-      c2_d5_12_q <= 32'h00000000;
-      c2_d5_13_q <= 32'h00000000;
-      c2_d5_14_q <= 32'h00000000;
-      c2_d5_15_q <= 32'h00000000;
-      c2_d5_16_q <= 32'h00000000;
-      c2_d5_17_q <= 32'h00000000;
-      c2_d5_18_q <= 32'h00000000;
-      c2_d5_19_q <= 32'h00000000;
-      c2_d5_20_q <= 32'h00000000;
-      c2_d5_21_q <= 32'h00000000;
-      c2_d5_22_q <= 32'h00000000;
-      c2_d5_23_q <= 32'h00000000;
-      c2_d5_24_q <= 32'h00000000;
-      c2_d5_25_q <= 32'h00000000;
-      c2_d5_26_q <= 32'h00000000;
-      c2_d5_27_q <= 32'h00000000;
-      c2_d5_28_q <= 32'h00000000;
-      c2_d5_29_q <= 32'h00000000;
-      c2_d5_30_q <= 32'h00000000;
-      c2_d5_31_q <= 32'h00000000;
       c3_mask0_q <= 1'h0;
       c3_mask1_q <= 1'h0;
       c3_mask2_q <= 1'h0;
@@ -13574,198 +12998,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c3_row3_q <= 8'h00;
       c3_row4_q <= 8'h00;
       c3_row5_q <= 8'h00;
-      c3_d0_0_q <= 32'h00000000;
-      c3_d0_1_q <= 32'h00000000;
-      c3_d0_2_q <= 32'h00000000;
-      c3_d0_3_q <= 32'h00000000;
-      c3_d0_4_q <= 32'h00000000;
-      c3_d0_5_q <= 32'h00000000;
-      c3_d0_6_q <= 32'h00000000;
-      c3_d0_7_q <= 32'h00000000;
-      c3_d0_8_q <= 32'h00000000;
-      c3_d0_9_q <= 32'h00000000;
-      c3_d0_10_q <= 32'h00000000;
-      c3_d0_11_q <= 32'h00000000;
-      c3_d0_12_q <= 32'h00000000;
-      c3_d0_13_q <= 32'h00000000;
-      c3_d0_14_q <= 32'h00000000;
-      c3_d0_15_q <= 32'h00000000;
-      c3_d0_16_q <= 32'h00000000;
-      c3_d0_17_q <= 32'h00000000;
-      c3_d0_18_q <= 32'h00000000;
-      c3_d0_19_q <= 32'h00000000;
-      c3_d0_20_q <= 32'h00000000;
-      c3_d0_21_q <= 32'h00000000;
-      c3_d0_22_q <= 32'h00000000;
-      c3_d0_23_q <= 32'h00000000;
-      c3_d0_24_q <= 32'h00000000;
-      c3_d0_25_q <= 32'h00000000;
-      c3_d0_26_q <= 32'h00000000;
-      c3_d0_27_q <= 32'h00000000;
-      c3_d0_28_q <= 32'h00000000;
-      c3_d0_29_q <= 32'h00000000;
-      c3_d0_30_q <= 32'h00000000;
-      c3_d0_31_q <= 32'h00000000;
-      c3_d1_0_q <= 32'h00000000;
-      c3_d1_1_q <= 32'h00000000;
-      c3_d1_2_q <= 32'h00000000;
-      c3_d1_3_q <= 32'h00000000;
-      c3_d1_4_q <= 32'h00000000;
-      c3_d1_5_q <= 32'h00000000;
-      c3_d1_6_q <= 32'h00000000;
-      c3_d1_7_q <= 32'h00000000;
-      c3_d1_8_q <= 32'h00000000;
-      c3_d1_9_q <= 32'h00000000;
-      c3_d1_10_q <= 32'h00000000;
-      c3_d1_11_q <= 32'h00000000;
-      c3_d1_12_q <= 32'h00000000;
-      c3_d1_13_q <= 32'h00000000;
-      c3_d1_14_q <= 32'h00000000;
-      c3_d1_15_q <= 32'h00000000;
-      c3_d1_16_q <= 32'h00000000;
-      c3_d1_17_q <= 32'h00000000;
-      c3_d1_18_q <= 32'h00000000;
-      c3_d1_19_q <= 32'h00000000;
-      c3_d1_20_q <= 32'h00000000;
-      c3_d1_21_q <= 32'h00000000;
-      c3_d1_22_q <= 32'h00000000;
-      c3_d1_23_q <= 32'h00000000;
-      c3_d1_24_q <= 32'h00000000;
-      c3_d1_25_q <= 32'h00000000;
-      c3_d1_26_q <= 32'h00000000;
-      c3_d1_27_q <= 32'h00000000;
-      c3_d1_28_q <= 32'h00000000;
-      c3_d1_29_q <= 32'h00000000;
-      c3_d1_30_q <= 32'h00000000;
-      c3_d1_31_q <= 32'h00000000;
-      c3_d2_0_q <= 32'h00000000;
-      c3_d2_1_q <= 32'h00000000;
-      c3_d2_2_q <= 32'h00000000;
-      c3_d2_3_q <= 32'h00000000;
-      c3_d2_4_q <= 32'h00000000;
-      c3_d2_5_q <= 32'h00000000;
-      c3_d2_6_q <= 32'h00000000;
-      c3_d2_7_q <= 32'h00000000;
-      c3_d2_8_q <= 32'h00000000;
-      c3_d2_9_q <= 32'h00000000;
-      c3_d2_10_q <= 32'h00000000;
-      c3_d2_11_q <= 32'h00000000;
-      c3_d2_12_q <= 32'h00000000;
-      c3_d2_13_q <= 32'h00000000;
-      c3_d2_14_q <= 32'h00000000;
-      c3_d2_15_q <= 32'h00000000;
-      c3_d2_16_q <= 32'h00000000;
-      c3_d2_17_q <= 32'h00000000;
-      c3_d2_18_q <= 32'h00000000;
-      c3_d2_19_q <= 32'h00000000;
-      c3_d2_20_q <= 32'h00000000;
-      c3_d2_21_q <= 32'h00000000;
-      c3_d2_22_q <= 32'h00000000;
-      c3_d2_23_q <= 32'h00000000;
-      c3_d2_24_q <= 32'h00000000;
-      c3_d2_25_q <= 32'h00000000;
-      c3_d2_26_q <= 32'h00000000;
-      c3_d2_27_q <= 32'h00000000;
-      c3_d2_28_q <= 32'h00000000;
-      c3_d2_29_q <= 32'h00000000;
-      c3_d2_30_q <= 32'h00000000;
-      c3_d2_31_q <= 32'h00000000;
-      c3_d3_0_q <= 32'h00000000;
-      c3_d3_1_q <= 32'h00000000;
-      c3_d3_2_q <= 32'h00000000;
-      c3_d3_3_q <= 32'h00000000;
-      c3_d3_4_q <= 32'h00000000;
-      c3_d3_5_q <= 32'h00000000;
-      c3_d3_6_q <= 32'h00000000;
-      c3_d3_7_q <= 32'h00000000;
-      c3_d3_8_q <= 32'h00000000;
-      c3_d3_9_q <= 32'h00000000;
-      c3_d3_10_q <= 32'h00000000;
-      c3_d3_11_q <= 32'h00000000;
-      c3_d3_12_q <= 32'h00000000;
-      c3_d3_13_q <= 32'h00000000;
-      c3_d3_14_q <= 32'h00000000;
-      c3_d3_15_q <= 32'h00000000;
-      c3_d3_16_q <= 32'h00000000;
-      c3_d3_17_q <= 32'h00000000;
-      c3_d3_18_q <= 32'h00000000;
-      c3_d3_19_q <= 32'h00000000;
-      c3_d3_20_q <= 32'h00000000;
-      c3_d3_21_q <= 32'h00000000;
-      c3_d3_22_q <= 32'h00000000;
-      c3_d3_23_q <= 32'h00000000;
-      c3_d3_24_q <= 32'h00000000;
-      c3_d3_25_q <= 32'h00000000;
-      c3_d3_26_q <= 32'h00000000;
-      c3_d3_27_q <= 32'h00000000;
-      c3_d3_28_q <= 32'h00000000;
-      c3_d3_29_q <= 32'h00000000;
-      c3_d3_30_q <= 32'h00000000;
-      c3_d3_31_q <= 32'h00000000;
-      c3_d4_0_q <= 32'h00000000;
-      c3_d4_1_q <= 32'h00000000;
-      c3_d4_2_q <= 32'h00000000;
-      c3_d4_3_q <= 32'h00000000;
-      c3_d4_4_q <= 32'h00000000;
-      c3_d4_5_q <= 32'h00000000;
-      c3_d4_6_q <= 32'h00000000;
-      c3_d4_7_q <= 32'h00000000;
-      c3_d4_8_q <= 32'h00000000;
-      c3_d4_9_q <= 32'h00000000;
-      c3_d4_10_q <= 32'h00000000;
-      c3_d4_11_q <= 32'h00000000;
-      c3_d4_12_q <= 32'h00000000;
-      c3_d4_13_q <= 32'h00000000;
-      c3_d4_14_q <= 32'h00000000;
-      c3_d4_15_q <= 32'h00000000;
-      c3_d4_16_q <= 32'h00000000;
-      c3_d4_17_q <= 32'h00000000;
-      c3_d4_18_q <= 32'h00000000;
-      c3_d4_19_q <= 32'h00000000;
-      c3_d4_20_q <= 32'h00000000;
-      c3_d4_21_q <= 32'h00000000;
-      c3_d4_22_q <= 32'h00000000;
-      c3_d4_23_q <= 32'h00000000;
-      c3_d4_24_q <= 32'h00000000;
-      c3_d4_25_q <= 32'h00000000;
-      c3_d4_26_q <= 32'h00000000;
-      c3_d4_27_q <= 32'h00000000;
-      c3_d4_28_q <= 32'h00000000;
-      c3_d4_29_q <= 32'h00000000;
-      c3_d4_30_q <= 32'h00000000;
-      c3_d4_31_q <= 32'h00000000;
-      c3_d5_0_q <= 32'h00000000;
-      c3_d5_1_q <= 32'h00000000;
-      c3_d5_2_q <= 32'h00000000;
-      c3_d5_3_q <= 32'h00000000;
-      c3_d5_4_q <= 32'h00000000;
-      c3_d5_5_q <= 32'h00000000;
-      c3_d5_6_q <= 32'h00000000;
-      c3_d5_7_q <= 32'h00000000;
-      c3_d5_8_q <= 32'h00000000;
-      c3_d5_9_q <= 32'h00000000;
-      c3_d5_10_q <= 32'h00000000;
-      c3_d5_11_q <= 32'h00000000;
-      c3_d5_12_q <= 32'h00000000;
-      c3_d5_13_q <= 32'h00000000;
-      c3_d5_14_q <= 32'h00000000;
-      c3_d5_15_q <= 32'h00000000;
-      c3_d5_16_q <= 32'h00000000;
-      c3_d5_17_q <= 32'h00000000;
-      c3_d5_18_q <= 32'h00000000;
-      c3_d5_19_q <= 32'h00000000;
-      c3_d5_20_q <= 32'h00000000;
-      c3_d5_21_q <= 32'h00000000;
-      c3_d5_22_q <= 32'h00000000;
-      c3_d5_23_q <= 32'h00000000;
-      c3_d5_24_q <= 32'h00000000;
-      c3_d5_25_q <= 32'h00000000;
-      c3_d5_26_q <= 32'h00000000;
-      c3_d5_27_q <= 32'h00000000;
-      c3_d5_28_q <= 32'h00000000;
-      c3_d5_29_q <= 32'h00000000;
-      c3_d5_30_q <= 32'h00000000;
-      c3_d5_31_q <= 32'h00000000;
       c4_mask0_q <= 1'h0;
       c4_mask1_q <= 1'h0;
       c4_mask2_q <= 1'h0;
@@ -13896,198 +13128,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c4_row3_q <= 8'h00;
       c4_row4_q <= 8'h00;
       c4_row5_q <= 8'h00;
-      c4_d0_0_q <= 32'h00000000;
-      c4_d0_1_q <= 32'h00000000;
-      c4_d0_2_q <= 32'h00000000;
-      c4_d0_3_q <= 32'h00000000;
-      c4_d0_4_q <= 32'h00000000;
-      c4_d0_5_q <= 32'h00000000;
-      c4_d0_6_q <= 32'h00000000;
-      c4_d0_7_q <= 32'h00000000;
-      c4_d0_8_q <= 32'h00000000;
-      c4_d0_9_q <= 32'h00000000;
-      c4_d0_10_q <= 32'h00000000;
-      c4_d0_11_q <= 32'h00000000;
-      c4_d0_12_q <= 32'h00000000;
-      c4_d0_13_q <= 32'h00000000;
-      c4_d0_14_q <= 32'h00000000;
-      c4_d0_15_q <= 32'h00000000;
-      c4_d0_16_q <= 32'h00000000;
-      c4_d0_17_q <= 32'h00000000;
-      c4_d0_18_q <= 32'h00000000;
-      c4_d0_19_q <= 32'h00000000;
-      c4_d0_20_q <= 32'h00000000;
-      c4_d0_21_q <= 32'h00000000;
-      c4_d0_22_q <= 32'h00000000;
-      c4_d0_23_q <= 32'h00000000;
-      c4_d0_24_q <= 32'h00000000;
-      c4_d0_25_q <= 32'h00000000;
-      c4_d0_26_q <= 32'h00000000;
-      c4_d0_27_q <= 32'h00000000;
-      c4_d0_28_q <= 32'h00000000;
-      c4_d0_29_q <= 32'h00000000;
-      c4_d0_30_q <= 32'h00000000;
-      c4_d0_31_q <= 32'h00000000;
-      c4_d1_0_q <= 32'h00000000;
-      c4_d1_1_q <= 32'h00000000;
-      c4_d1_2_q <= 32'h00000000;
-      c4_d1_3_q <= 32'h00000000;
-      c4_d1_4_q <= 32'h00000000;
-      c4_d1_5_q <= 32'h00000000;
-      c4_d1_6_q <= 32'h00000000;
-      c4_d1_7_q <= 32'h00000000;
-      c4_d1_8_q <= 32'h00000000;
-      c4_d1_9_q <= 32'h00000000;
-      c4_d1_10_q <= 32'h00000000;
-      c4_d1_11_q <= 32'h00000000;
-      c4_d1_12_q <= 32'h00000000;
-      c4_d1_13_q <= 32'h00000000;
-      c4_d1_14_q <= 32'h00000000;
-      c4_d1_15_q <= 32'h00000000;
-      c4_d1_16_q <= 32'h00000000;
-      c4_d1_17_q <= 32'h00000000;
-      c4_d1_18_q <= 32'h00000000;
-      c4_d1_19_q <= 32'h00000000;
-      c4_d1_20_q <= 32'h00000000;
-      c4_d1_21_q <= 32'h00000000;
-      c4_d1_22_q <= 32'h00000000;
-      c4_d1_23_q <= 32'h00000000;
-      c4_d1_24_q <= 32'h00000000;
-      c4_d1_25_q <= 32'h00000000;
-      c4_d1_26_q <= 32'h00000000;
-      c4_d1_27_q <= 32'h00000000;
-      c4_d1_28_q <= 32'h00000000;
-      c4_d1_29_q <= 32'h00000000;
-      c4_d1_30_q <= 32'h00000000;
-      c4_d1_31_q <= 32'h00000000;
-      c4_d2_0_q <= 32'h00000000;
-      c4_d2_1_q <= 32'h00000000;
-      c4_d2_2_q <= 32'h00000000;
-      c4_d2_3_q <= 32'h00000000;
-      c4_d2_4_q <= 32'h00000000;
-      c4_d2_5_q <= 32'h00000000;
-      c4_d2_6_q <= 32'h00000000;
-      c4_d2_7_q <= 32'h00000000;
-      c4_d2_8_q <= 32'h00000000;
-      c4_d2_9_q <= 32'h00000000;
-      c4_d2_10_q <= 32'h00000000;
-      c4_d2_11_q <= 32'h00000000;
-      c4_d2_12_q <= 32'h00000000;
-      c4_d2_13_q <= 32'h00000000;
-      c4_d2_14_q <= 32'h00000000;
-      c4_d2_15_q <= 32'h00000000;
-      c4_d2_16_q <= 32'h00000000;
-      c4_d2_17_q <= 32'h00000000;
-      c4_d2_18_q <= 32'h00000000;
-      c4_d2_19_q <= 32'h00000000;
-      c4_d2_20_q <= 32'h00000000;
-      c4_d2_21_q <= 32'h00000000;
-      c4_d2_22_q <= 32'h00000000;
-      c4_d2_23_q <= 32'h00000000;
-      c4_d2_24_q <= 32'h00000000;
-      c4_d2_25_q <= 32'h00000000;
-      c4_d2_26_q <= 32'h00000000;
-      c4_d2_27_q <= 32'h00000000;
-      c4_d2_28_q <= 32'h00000000;
-      c4_d2_29_q <= 32'h00000000;
-      c4_d2_30_q <= 32'h00000000;
-      c4_d2_31_q <= 32'h00000000;
-      c4_d3_0_q <= 32'h00000000;
-      c4_d3_1_q <= 32'h00000000;
-      c4_d3_2_q <= 32'h00000000;
-      c4_d3_3_q <= 32'h00000000;
-      c4_d3_4_q <= 32'h00000000;
-      c4_d3_5_q <= 32'h00000000;
-      c4_d3_6_q <= 32'h00000000;
-      c4_d3_7_q <= 32'h00000000;
-      c4_d3_8_q <= 32'h00000000;
-      c4_d3_9_q <= 32'h00000000;
-      c4_d3_10_q <= 32'h00000000;
-      c4_d3_11_q <= 32'h00000000;
-      c4_d3_12_q <= 32'h00000000;
-      c4_d3_13_q <= 32'h00000000;
-      c4_d3_14_q <= 32'h00000000;
-      c4_d3_15_q <= 32'h00000000;
-      c4_d3_16_q <= 32'h00000000;
-      c4_d3_17_q <= 32'h00000000;
-      c4_d3_18_q <= 32'h00000000;
-      c4_d3_19_q <= 32'h00000000;
-      c4_d3_20_q <= 32'h00000000;
-      c4_d3_21_q <= 32'h00000000;
-      c4_d3_22_q <= 32'h00000000;
-      c4_d3_23_q <= 32'h00000000;
-      c4_d3_24_q <= 32'h00000000;
-      c4_d3_25_q <= 32'h00000000;
-      c4_d3_26_q <= 32'h00000000;
-      c4_d3_27_q <= 32'h00000000;
-      c4_d3_28_q <= 32'h00000000;
-      c4_d3_29_q <= 32'h00000000;
-      c4_d3_30_q <= 32'h00000000;
-      c4_d3_31_q <= 32'h00000000;
-      c4_d4_0_q <= 32'h00000000;
-      c4_d4_1_q <= 32'h00000000;
-      c4_d4_2_q <= 32'h00000000;
-      c4_d4_3_q <= 32'h00000000;
-      c4_d4_4_q <= 32'h00000000;
-      c4_d4_5_q <= 32'h00000000;
-      c4_d4_6_q <= 32'h00000000;
-      c4_d4_7_q <= 32'h00000000;
-      c4_d4_8_q <= 32'h00000000;
-      c4_d4_9_q <= 32'h00000000;
-      c4_d4_10_q <= 32'h00000000;
-      c4_d4_11_q <= 32'h00000000;
-      c4_d4_12_q <= 32'h00000000;
-      c4_d4_13_q <= 32'h00000000;
-      c4_d4_14_q <= 32'h00000000;
-      c4_d4_15_q <= 32'h00000000;
-      c4_d4_16_q <= 32'h00000000;
-      c4_d4_17_q <= 32'h00000000;
-      c4_d4_18_q <= 32'h00000000;
-      c4_d4_19_q <= 32'h00000000;
-      c4_d4_20_q <= 32'h00000000;
-      c4_d4_21_q <= 32'h00000000;
-      c4_d4_22_q <= 32'h00000000;
-      c4_d4_23_q <= 32'h00000000;
-      c4_d4_24_q <= 32'h00000000;
-      c4_d4_25_q <= 32'h00000000;
-      c4_d4_26_q <= 32'h00000000;
-      c4_d4_27_q <= 32'h00000000;
-      c4_d4_28_q <= 32'h00000000;
-      c4_d4_29_q <= 32'h00000000;
-      c4_d4_30_q <= 32'h00000000;
-      c4_d4_31_q <= 32'h00000000;
-      c4_d5_0_q <= 32'h00000000;
-      c4_d5_1_q <= 32'h00000000;
-      c4_d5_2_q <= 32'h00000000;
-      c4_d5_3_q <= 32'h00000000;
-      c4_d5_4_q <= 32'h00000000;
-      c4_d5_5_q <= 32'h00000000;
-      c4_d5_6_q <= 32'h00000000;
-      c4_d5_7_q <= 32'h00000000;
-      c4_d5_8_q <= 32'h00000000;
-      c4_d5_9_q <= 32'h00000000;
-      c4_d5_10_q <= 32'h00000000;
-      c4_d5_11_q <= 32'h00000000;
-      c4_d5_12_q <= 32'h00000000;
-      c4_d5_13_q <= 32'h00000000;
-      c4_d5_14_q <= 32'h00000000;
-      c4_d5_15_q <= 32'h00000000;
-      c4_d5_16_q <= 32'h00000000;
-      c4_d5_17_q <= 32'h00000000;
-      c4_d5_18_q <= 32'h00000000;
-      c4_d5_19_q <= 32'h00000000;
-      c4_d5_20_q <= 32'h00000000;
-      c4_d5_21_q <= 32'h00000000;
-      c4_d5_22_q <= 32'h00000000;
-      c4_d5_23_q <= 32'h00000000;
-      c4_d5_24_q <= 32'h00000000;
-      c4_d5_25_q <= 32'h00000000;
-      c4_d5_26_q <= 32'h00000000;
-      c4_d5_27_q <= 32'h00000000;
-      c4_d5_28_q <= 32'h00000000;
-      c4_d5_29_q <= 32'h00000000;
-      c4_d5_30_q <= 32'h00000000;
-      c4_d5_31_q <= 32'h00000000;
       c5_mask0_q <= 1'h0;
       c5_mask1_q <= 1'h0;
       c5_mask2_q <= 1'h0;
@@ -14218,198 +13258,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c5_row3_q <= 8'h00;
       c5_row4_q <= 8'h00;
       c5_row5_q <= 8'h00;
-      c5_d0_0_q <= 32'h00000000;
-      c5_d0_1_q <= 32'h00000000;
-      c5_d0_2_q <= 32'h00000000;
-      c5_d0_3_q <= 32'h00000000;
-      c5_d0_4_q <= 32'h00000000;
-      c5_d0_5_q <= 32'h00000000;
-      c5_d0_6_q <= 32'h00000000;
-      c5_d0_7_q <= 32'h00000000;
-      c5_d0_8_q <= 32'h00000000;
-      c5_d0_9_q <= 32'h00000000;
-      c5_d0_10_q <= 32'h00000000;
-      c5_d0_11_q <= 32'h00000000;
-      c5_d0_12_q <= 32'h00000000;
-      c5_d0_13_q <= 32'h00000000;
-      c5_d0_14_q <= 32'h00000000;
-      c5_d0_15_q <= 32'h00000000;
-      c5_d0_16_q <= 32'h00000000;
-      c5_d0_17_q <= 32'h00000000;
-      c5_d0_18_q <= 32'h00000000;
-      c5_d0_19_q <= 32'h00000000;
-      c5_d0_20_q <= 32'h00000000;
-      c5_d0_21_q <= 32'h00000000;
-      c5_d0_22_q <= 32'h00000000;
-      c5_d0_23_q <= 32'h00000000;
-      c5_d0_24_q <= 32'h00000000;
-      c5_d0_25_q <= 32'h00000000;
-      c5_d0_26_q <= 32'h00000000;
-      c5_d0_27_q <= 32'h00000000;
-      c5_d0_28_q <= 32'h00000000;
-      c5_d0_29_q <= 32'h00000000;
-      c5_d0_30_q <= 32'h00000000;
-      c5_d0_31_q <= 32'h00000000;
-      c5_d1_0_q <= 32'h00000000;
-      c5_d1_1_q <= 32'h00000000;
-      c5_d1_2_q <= 32'h00000000;
-      c5_d1_3_q <= 32'h00000000;
-      c5_d1_4_q <= 32'h00000000;
-      c5_d1_5_q <= 32'h00000000;
-      c5_d1_6_q <= 32'h00000000;
-      c5_d1_7_q <= 32'h00000000;
-      c5_d1_8_q <= 32'h00000000;
-      c5_d1_9_q <= 32'h00000000;
-      c5_d1_10_q <= 32'h00000000;
-      c5_d1_11_q <= 32'h00000000;
-      c5_d1_12_q <= 32'h00000000;
-      c5_d1_13_q <= 32'h00000000;
-      c5_d1_14_q <= 32'h00000000;
-      c5_d1_15_q <= 32'h00000000;
-      c5_d1_16_q <= 32'h00000000;
-      c5_d1_17_q <= 32'h00000000;
-      c5_d1_18_q <= 32'h00000000;
-      c5_d1_19_q <= 32'h00000000;
-      c5_d1_20_q <= 32'h00000000;
-      c5_d1_21_q <= 32'h00000000;
-      c5_d1_22_q <= 32'h00000000;
-      c5_d1_23_q <= 32'h00000000;
-      c5_d1_24_q <= 32'h00000000;
-      c5_d1_25_q <= 32'h00000000;
-      c5_d1_26_q <= 32'h00000000;
-      c5_d1_27_q <= 32'h00000000;
-      c5_d1_28_q <= 32'h00000000;
-      c5_d1_29_q <= 32'h00000000;
-      c5_d1_30_q <= 32'h00000000;
-      c5_d1_31_q <= 32'h00000000;
-      c5_d2_0_q <= 32'h00000000;
-      c5_d2_1_q <= 32'h00000000;
-      c5_d2_2_q <= 32'h00000000;
-      c5_d2_3_q <= 32'h00000000;
-      c5_d2_4_q <= 32'h00000000;
-      c5_d2_5_q <= 32'h00000000;
-      c5_d2_6_q <= 32'h00000000;
-      c5_d2_7_q <= 32'h00000000;
-      c5_d2_8_q <= 32'h00000000;
-      c5_d2_9_q <= 32'h00000000;
-      c5_d2_10_q <= 32'h00000000;
-      c5_d2_11_q <= 32'h00000000;
-      c5_d2_12_q <= 32'h00000000;
-      c5_d2_13_q <= 32'h00000000;
-      c5_d2_14_q <= 32'h00000000;
-      c5_d2_15_q <= 32'h00000000;
-      c5_d2_16_q <= 32'h00000000;
-      c5_d2_17_q <= 32'h00000000;
-      c5_d2_18_q <= 32'h00000000;
-      c5_d2_19_q <= 32'h00000000;
-      c5_d2_20_q <= 32'h00000000;
-      c5_d2_21_q <= 32'h00000000;
-      c5_d2_22_q <= 32'h00000000;
-      c5_d2_23_q <= 32'h00000000;
-      c5_d2_24_q <= 32'h00000000;
-      c5_d2_25_q <= 32'h00000000;
-      c5_d2_26_q <= 32'h00000000;
-      c5_d2_27_q <= 32'h00000000;
-      c5_d2_28_q <= 32'h00000000;
-      c5_d2_29_q <= 32'h00000000;
-      c5_d2_30_q <= 32'h00000000;
-      c5_d2_31_q <= 32'h00000000;
-      c5_d3_0_q <= 32'h00000000;
-      c5_d3_1_q <= 32'h00000000;
-      c5_d3_2_q <= 32'h00000000;
-      c5_d3_3_q <= 32'h00000000;
-      c5_d3_4_q <= 32'h00000000;
-      c5_d3_5_q <= 32'h00000000;
-      c5_d3_6_q <= 32'h00000000;
-      c5_d3_7_q <= 32'h00000000;
-      c5_d3_8_q <= 32'h00000000;
-      c5_d3_9_q <= 32'h00000000;
-      c5_d3_10_q <= 32'h00000000;
-      c5_d3_11_q <= 32'h00000000;
-      c5_d3_12_q <= 32'h00000000;
-      c5_d3_13_q <= 32'h00000000;
-      c5_d3_14_q <= 32'h00000000;
-      c5_d3_15_q <= 32'h00000000;
-      c5_d3_16_q <= 32'h00000000;
-      c5_d3_17_q <= 32'h00000000;
-      c5_d3_18_q <= 32'h00000000;
-      c5_d3_19_q <= 32'h00000000;
-      c5_d3_20_q <= 32'h00000000;
-      c5_d3_21_q <= 32'h00000000;
-      c5_d3_22_q <= 32'h00000000;
-      c5_d3_23_q <= 32'h00000000;
-      c5_d3_24_q <= 32'h00000000;
-      c5_d3_25_q <= 32'h00000000;
-      c5_d3_26_q <= 32'h00000000;
-      c5_d3_27_q <= 32'h00000000;
-      c5_d3_28_q <= 32'h00000000;
-      c5_d3_29_q <= 32'h00000000;
-      c5_d3_30_q <= 32'h00000000;
-      c5_d3_31_q <= 32'h00000000;
-      c5_d4_0_q <= 32'h00000000;
-      c5_d4_1_q <= 32'h00000000;
-      c5_d4_2_q <= 32'h00000000;
-      c5_d4_3_q <= 32'h00000000;
-      c5_d4_4_q <= 32'h00000000;
-      c5_d4_5_q <= 32'h00000000;
-      c5_d4_6_q <= 32'h00000000;
-      c5_d4_7_q <= 32'h00000000;
-      c5_d4_8_q <= 32'h00000000;
-      c5_d4_9_q <= 32'h00000000;
-      c5_d4_10_q <= 32'h00000000;
-      c5_d4_11_q <= 32'h00000000;
-      c5_d4_12_q <= 32'h00000000;
-      c5_d4_13_q <= 32'h00000000;
-      c5_d4_14_q <= 32'h00000000;
-      c5_d4_15_q <= 32'h00000000;
-      c5_d4_16_q <= 32'h00000000;
-      c5_d4_17_q <= 32'h00000000;
-      c5_d4_18_q <= 32'h00000000;
-      c5_d4_19_q <= 32'h00000000;
-      c5_d4_20_q <= 32'h00000000;
-      c5_d4_21_q <= 32'h00000000;
-      c5_d4_22_q <= 32'h00000000;
-      c5_d4_23_q <= 32'h00000000;
-      c5_d4_24_q <= 32'h00000000;
-      c5_d4_25_q <= 32'h00000000;
-      c5_d4_26_q <= 32'h00000000;
-      c5_d4_27_q <= 32'h00000000;
-      c5_d4_28_q <= 32'h00000000;
-      c5_d4_29_q <= 32'h00000000;
-      c5_d4_30_q <= 32'h00000000;
-      c5_d4_31_q <= 32'h00000000;
-      c5_d5_0_q <= 32'h00000000;
-      c5_d5_1_q <= 32'h00000000;
-      c5_d5_2_q <= 32'h00000000;
-      c5_d5_3_q <= 32'h00000000;
-      c5_d5_4_q <= 32'h00000000;
-      c5_d5_5_q <= 32'h00000000;
-      c5_d5_6_q <= 32'h00000000;
-      c5_d5_7_q <= 32'h00000000;
-      c5_d5_8_q <= 32'h00000000;
-      c5_d5_9_q <= 32'h00000000;
-      c5_d5_10_q <= 32'h00000000;
-      c5_d5_11_q <= 32'h00000000;
-      c5_d5_12_q <= 32'h00000000;
-      c5_d5_13_q <= 32'h00000000;
-      c5_d5_14_q <= 32'h00000000;
-      c5_d5_15_q <= 32'h00000000;
-      c5_d5_16_q <= 32'h00000000;
-      c5_d5_17_q <= 32'h00000000;
-      c5_d5_18_q <= 32'h00000000;
-      c5_d5_19_q <= 32'h00000000;
-      c5_d5_20_q <= 32'h00000000;
-      c5_d5_21_q <= 32'h00000000;
-      c5_d5_22_q <= 32'h00000000;
-      c5_d5_23_q <= 32'h00000000;
-      c5_d5_24_q <= 32'h00000000;
-      c5_d5_25_q <= 32'h00000000;
-      c5_d5_26_q <= 32'h00000000;
-      c5_d5_27_q <= 32'h00000000;
-      c5_d5_28_q <= 32'h00000000;
-      c5_d5_29_q <= 32'h00000000;
-      c5_d5_30_q <= 32'h00000000;
-      c5_d5_31_q <= 32'h00000000;
       c6_mask0_q <= 1'h0;
       c6_mask1_q <= 1'h0;
       c6_mask2_q <= 1'h0;
@@ -14540,198 +13388,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c6_row3_q <= 8'h00;
       c6_row4_q <= 8'h00;
       c6_row5_q <= 8'h00;
-      c6_d0_0_q <= 32'h00000000;
-      c6_d0_1_q <= 32'h00000000;
-      c6_d0_2_q <= 32'h00000000;
-      c6_d0_3_q <= 32'h00000000;
-      c6_d0_4_q <= 32'h00000000;
-      c6_d0_5_q <= 32'h00000000;
-      c6_d0_6_q <= 32'h00000000;
-      c6_d0_7_q <= 32'h00000000;
-      c6_d0_8_q <= 32'h00000000;
-      c6_d0_9_q <= 32'h00000000;
-      c6_d0_10_q <= 32'h00000000;
-      c6_d0_11_q <= 32'h00000000;
-      c6_d0_12_q <= 32'h00000000;
-      c6_d0_13_q <= 32'h00000000;
-      c6_d0_14_q <= 32'h00000000;
-      c6_d0_15_q <= 32'h00000000;
-      c6_d0_16_q <= 32'h00000000;
-      c6_d0_17_q <= 32'h00000000;
-      c6_d0_18_q <= 32'h00000000;
-      c6_d0_19_q <= 32'h00000000;
-      c6_d0_20_q <= 32'h00000000;
-      c6_d0_21_q <= 32'h00000000;
-      c6_d0_22_q <= 32'h00000000;
-      c6_d0_23_q <= 32'h00000000;
-      c6_d0_24_q <= 32'h00000000;
-      c6_d0_25_q <= 32'h00000000;
-      c6_d0_26_q <= 32'h00000000;
-      c6_d0_27_q <= 32'h00000000;
-      c6_d0_28_q <= 32'h00000000;
-      c6_d0_29_q <= 32'h00000000;
-      c6_d0_30_q <= 32'h00000000;
-      c6_d0_31_q <= 32'h00000000;
-      c6_d1_0_q <= 32'h00000000;
-      c6_d1_1_q <= 32'h00000000;
-      c6_d1_2_q <= 32'h00000000;
-      c6_d1_3_q <= 32'h00000000;
-      c6_d1_4_q <= 32'h00000000;
-      c6_d1_5_q <= 32'h00000000;
-      c6_d1_6_q <= 32'h00000000;
-      c6_d1_7_q <= 32'h00000000;
-      c6_d1_8_q <= 32'h00000000;
-      c6_d1_9_q <= 32'h00000000;
-      c6_d1_10_q <= 32'h00000000;
-      c6_d1_11_q <= 32'h00000000;
-      c6_d1_12_q <= 32'h00000000;
-      c6_d1_13_q <= 32'h00000000;
-      c6_d1_14_q <= 32'h00000000;
-      c6_d1_15_q <= 32'h00000000;
-      c6_d1_16_q <= 32'h00000000;
-      c6_d1_17_q <= 32'h00000000;
-      c6_d1_18_q <= 32'h00000000;
-      c6_d1_19_q <= 32'h00000000;
-      c6_d1_20_q <= 32'h00000000;
-      c6_d1_21_q <= 32'h00000000;
-      c6_d1_22_q <= 32'h00000000;
-      c6_d1_23_q <= 32'h00000000;
-      c6_d1_24_q <= 32'h00000000;
-      c6_d1_25_q <= 32'h00000000;
-      c6_d1_26_q <= 32'h00000000;
-      c6_d1_27_q <= 32'h00000000;
-      c6_d1_28_q <= 32'h00000000;
-      c6_d1_29_q <= 32'h00000000;
-      c6_d1_30_q <= 32'h00000000;
-      c6_d1_31_q <= 32'h00000000;
-      c6_d2_0_q <= 32'h00000000;
-      c6_d2_1_q <= 32'h00000000;
-      c6_d2_2_q <= 32'h00000000;
-      c6_d2_3_q <= 32'h00000000;
-      c6_d2_4_q <= 32'h00000000;
-      c6_d2_5_q <= 32'h00000000;
-      c6_d2_6_q <= 32'h00000000;
-      c6_d2_7_q <= 32'h00000000;
-      c6_d2_8_q <= 32'h00000000;
-      c6_d2_9_q <= 32'h00000000;
-      c6_d2_10_q <= 32'h00000000;
-      c6_d2_11_q <= 32'h00000000;
-      c6_d2_12_q <= 32'h00000000;
-      c6_d2_13_q <= 32'h00000000;
-      c6_d2_14_q <= 32'h00000000;
-      c6_d2_15_q <= 32'h00000000;
-      c6_d2_16_q <= 32'h00000000;
-      c6_d2_17_q <= 32'h00000000;
-      c6_d2_18_q <= 32'h00000000;
-      c6_d2_19_q <= 32'h00000000;
-      c6_d2_20_q <= 32'h00000000;
-      c6_d2_21_q <= 32'h00000000;
-      c6_d2_22_q <= 32'h00000000;
-      c6_d2_23_q <= 32'h00000000;
-      c6_d2_24_q <= 32'h00000000;
-      c6_d2_25_q <= 32'h00000000;
-      c6_d2_26_q <= 32'h00000000;
-      c6_d2_27_q <= 32'h00000000;
-      c6_d2_28_q <= 32'h00000000;
-      c6_d2_29_q <= 32'h00000000;
-      c6_d2_30_q <= 32'h00000000;
-      c6_d2_31_q <= 32'h00000000;
-      c6_d3_0_q <= 32'h00000000;
-      c6_d3_1_q <= 32'h00000000;
-      c6_d3_2_q <= 32'h00000000;
-      c6_d3_3_q <= 32'h00000000;
-      c6_d3_4_q <= 32'h00000000;
-      c6_d3_5_q <= 32'h00000000;
-      c6_d3_6_q <= 32'h00000000;
-      c6_d3_7_q <= 32'h00000000;
-      c6_d3_8_q <= 32'h00000000;
-      c6_d3_9_q <= 32'h00000000;
-      c6_d3_10_q <= 32'h00000000;
-      c6_d3_11_q <= 32'h00000000;
-      c6_d3_12_q <= 32'h00000000;
-      c6_d3_13_q <= 32'h00000000;
-      c6_d3_14_q <= 32'h00000000;
-      c6_d3_15_q <= 32'h00000000;
-      c6_d3_16_q <= 32'h00000000;
-      c6_d3_17_q <= 32'h00000000;
-      c6_d3_18_q <= 32'h00000000;
-      c6_d3_19_q <= 32'h00000000;
-      c6_d3_20_q <= 32'h00000000;
-      c6_d3_21_q <= 32'h00000000;
-      c6_d3_22_q <= 32'h00000000;
-      c6_d3_23_q <= 32'h00000000;
-      c6_d3_24_q <= 32'h00000000;
-      c6_d3_25_q <= 32'h00000000;
-      c6_d3_26_q <= 32'h00000000;
-      c6_d3_27_q <= 32'h00000000;
-      c6_d3_28_q <= 32'h00000000;
-      c6_d3_29_q <= 32'h00000000;
-      c6_d3_30_q <= 32'h00000000;
-      c6_d3_31_q <= 32'h00000000;
-      c6_d4_0_q <= 32'h00000000;
-      c6_d4_1_q <= 32'h00000000;
-      c6_d4_2_q <= 32'h00000000;
-      c6_d4_3_q <= 32'h00000000;
-      c6_d4_4_q <= 32'h00000000;
-      c6_d4_5_q <= 32'h00000000;
-      c6_d4_6_q <= 32'h00000000;
-      c6_d4_7_q <= 32'h00000000;
-      c6_d4_8_q <= 32'h00000000;
-      c6_d4_9_q <= 32'h00000000;
-      c6_d4_10_q <= 32'h00000000;
-      c6_d4_11_q <= 32'h00000000;
-      c6_d4_12_q <= 32'h00000000;
-      c6_d4_13_q <= 32'h00000000;
-      c6_d4_14_q <= 32'h00000000;
-      c6_d4_15_q <= 32'h00000000;
-      c6_d4_16_q <= 32'h00000000;
-      c6_d4_17_q <= 32'h00000000;
-      c6_d4_18_q <= 32'h00000000;
-      c6_d4_19_q <= 32'h00000000;
-      c6_d4_20_q <= 32'h00000000;
-      c6_d4_21_q <= 32'h00000000;
-      c6_d4_22_q <= 32'h00000000;
-      c6_d4_23_q <= 32'h00000000;
-      c6_d4_24_q <= 32'h00000000;
-      c6_d4_25_q <= 32'h00000000;
-      c6_d4_26_q <= 32'h00000000;
-      c6_d4_27_q <= 32'h00000000;
-      c6_d4_28_q <= 32'h00000000;
-      c6_d4_29_q <= 32'h00000000;
-      c6_d4_30_q <= 32'h00000000;
-      c6_d4_31_q <= 32'h00000000;
-      c6_d5_0_q <= 32'h00000000;
-      c6_d5_1_q <= 32'h00000000;
-      c6_d5_2_q <= 32'h00000000;
-      c6_d5_3_q <= 32'h00000000;
-      c6_d5_4_q <= 32'h00000000;
-      c6_d5_5_q <= 32'h00000000;
-      c6_d5_6_q <= 32'h00000000;
-      c6_d5_7_q <= 32'h00000000;
-      c6_d5_8_q <= 32'h00000000;
-      c6_d5_9_q <= 32'h00000000;
-      c6_d5_10_q <= 32'h00000000;
-      c6_d5_11_q <= 32'h00000000;
-      c6_d5_12_q <= 32'h00000000;
-      c6_d5_13_q <= 32'h00000000;
-      c6_d5_14_q <= 32'h00000000;
-      c6_d5_15_q <= 32'h00000000;
-      c6_d5_16_q <= 32'h00000000;
-      c6_d5_17_q <= 32'h00000000;
-      c6_d5_18_q <= 32'h00000000;
-      c6_d5_19_q <= 32'h00000000;
-      c6_d5_20_q <= 32'h00000000;
-      c6_d5_21_q <= 32'h00000000;
-      c6_d5_22_q <= 32'h00000000;
-      c6_d5_23_q <= 32'h00000000;
-      c6_d5_24_q <= 32'h00000000;
-      c6_d5_25_q <= 32'h00000000;
-      c6_d5_26_q <= 32'h00000000;
-      c6_d5_27_q <= 32'h00000000;
-      c6_d5_28_q <= 32'h00000000;
-      c6_d5_29_q <= 32'h00000000;
-      c6_d5_30_q <= 32'h00000000;
-      c6_d5_31_q <= 32'h00000000;
       c7_mask0_q <= 1'h0;
       c7_mask1_q <= 1'h0;
       c7_mask2_q <= 1'h0;
@@ -14862,198 +13518,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c7_row3_q <= 8'h00;
       c7_row4_q <= 8'h00;
       c7_row5_q <= 8'h00;
-      c7_d0_0_q <= 32'h00000000;
-      c7_d0_1_q <= 32'h00000000;
-      c7_d0_2_q <= 32'h00000000;
-      c7_d0_3_q <= 32'h00000000;
-      c7_d0_4_q <= 32'h00000000;
-      c7_d0_5_q <= 32'h00000000;
-      c7_d0_6_q <= 32'h00000000;
-      c7_d0_7_q <= 32'h00000000;
-      c7_d0_8_q <= 32'h00000000;
-      c7_d0_9_q <= 32'h00000000;
-      c7_d0_10_q <= 32'h00000000;
-      c7_d0_11_q <= 32'h00000000;
-      c7_d0_12_q <= 32'h00000000;
-      c7_d0_13_q <= 32'h00000000;
-      c7_d0_14_q <= 32'h00000000;
-      c7_d0_15_q <= 32'h00000000;
-      c7_d0_16_q <= 32'h00000000;
-      c7_d0_17_q <= 32'h00000000;
-      c7_d0_18_q <= 32'h00000000;
-      c7_d0_19_q <= 32'h00000000;
-      c7_d0_20_q <= 32'h00000000;
-      c7_d0_21_q <= 32'h00000000;
-      c7_d0_22_q <= 32'h00000000;
-      c7_d0_23_q <= 32'h00000000;
-      c7_d0_24_q <= 32'h00000000;
-      c7_d0_25_q <= 32'h00000000;
-      c7_d0_26_q <= 32'h00000000;
-      c7_d0_27_q <= 32'h00000000;
-      c7_d0_28_q <= 32'h00000000;
-      c7_d0_29_q <= 32'h00000000;
-      c7_d0_30_q <= 32'h00000000;
-      c7_d0_31_q <= 32'h00000000;
-      c7_d1_0_q <= 32'h00000000;
-      c7_d1_1_q <= 32'h00000000;
-      c7_d1_2_q <= 32'h00000000;
-      c7_d1_3_q <= 32'h00000000;
-      c7_d1_4_q <= 32'h00000000;
-      c7_d1_5_q <= 32'h00000000;
-      c7_d1_6_q <= 32'h00000000;
-      c7_d1_7_q <= 32'h00000000;
-      c7_d1_8_q <= 32'h00000000;
-      c7_d1_9_q <= 32'h00000000;
-      c7_d1_10_q <= 32'h00000000;
-      c7_d1_11_q <= 32'h00000000;
-      c7_d1_12_q <= 32'h00000000;
-      c7_d1_13_q <= 32'h00000000;
-      c7_d1_14_q <= 32'h00000000;
-      c7_d1_15_q <= 32'h00000000;
-      c7_d1_16_q <= 32'h00000000;
-      c7_d1_17_q <= 32'h00000000;
-      c7_d1_18_q <= 32'h00000000;
-      c7_d1_19_q <= 32'h00000000;
-      c7_d1_20_q <= 32'h00000000;
-      c7_d1_21_q <= 32'h00000000;
-      c7_d1_22_q <= 32'h00000000;
-      c7_d1_23_q <= 32'h00000000;
-      c7_d1_24_q <= 32'h00000000;
-      c7_d1_25_q <= 32'h00000000;
-      c7_d1_26_q <= 32'h00000000;
-      c7_d1_27_q <= 32'h00000000;
-      c7_d1_28_q <= 32'h00000000;
-      c7_d1_29_q <= 32'h00000000;
-      c7_d1_30_q <= 32'h00000000;
-      c7_d1_31_q <= 32'h00000000;
-      c7_d2_0_q <= 32'h00000000;
-      c7_d2_1_q <= 32'h00000000;
-      c7_d2_2_q <= 32'h00000000;
-      c7_d2_3_q <= 32'h00000000;
-      c7_d2_4_q <= 32'h00000000;
-      c7_d2_5_q <= 32'h00000000;
-      c7_d2_6_q <= 32'h00000000;
-      c7_d2_7_q <= 32'h00000000;
-      c7_d2_8_q <= 32'h00000000;
-      c7_d2_9_q <= 32'h00000000;
-      c7_d2_10_q <= 32'h00000000;
-      c7_d2_11_q <= 32'h00000000;
-      c7_d2_12_q <= 32'h00000000;
-      c7_d2_13_q <= 32'h00000000;
-      c7_d2_14_q <= 32'h00000000;
-      c7_d2_15_q <= 32'h00000000;
-      c7_d2_16_q <= 32'h00000000;
-      c7_d2_17_q <= 32'h00000000;
-      c7_d2_18_q <= 32'h00000000;
-      c7_d2_19_q <= 32'h00000000;
-      c7_d2_20_q <= 32'h00000000;
-      c7_d2_21_q <= 32'h00000000;
-      c7_d2_22_q <= 32'h00000000;
-      c7_d2_23_q <= 32'h00000000;
-      c7_d2_24_q <= 32'h00000000;
-      c7_d2_25_q <= 32'h00000000;
-      c7_d2_26_q <= 32'h00000000;
-      c7_d2_27_q <= 32'h00000000;
-      c7_d2_28_q <= 32'h00000000;
-      c7_d2_29_q <= 32'h00000000;
-      c7_d2_30_q <= 32'h00000000;
-      c7_d2_31_q <= 32'h00000000;
-      c7_d3_0_q <= 32'h00000000;
-      c7_d3_1_q <= 32'h00000000;
-      c7_d3_2_q <= 32'h00000000;
-      c7_d3_3_q <= 32'h00000000;
-      c7_d3_4_q <= 32'h00000000;
-      c7_d3_5_q <= 32'h00000000;
-      c7_d3_6_q <= 32'h00000000;
-      c7_d3_7_q <= 32'h00000000;
-      c7_d3_8_q <= 32'h00000000;
-      c7_d3_9_q <= 32'h00000000;
-      c7_d3_10_q <= 32'h00000000;
-      c7_d3_11_q <= 32'h00000000;
-      c7_d3_12_q <= 32'h00000000;
-      c7_d3_13_q <= 32'h00000000;
-      c7_d3_14_q <= 32'h00000000;
-      c7_d3_15_q <= 32'h00000000;
-      c7_d3_16_q <= 32'h00000000;
-      c7_d3_17_q <= 32'h00000000;
-      c7_d3_18_q <= 32'h00000000;
-      c7_d3_19_q <= 32'h00000000;
-      c7_d3_20_q <= 32'h00000000;
-      c7_d3_21_q <= 32'h00000000;
-      c7_d3_22_q <= 32'h00000000;
-      c7_d3_23_q <= 32'h00000000;
-      c7_d3_24_q <= 32'h00000000;
-      c7_d3_25_q <= 32'h00000000;
-      c7_d3_26_q <= 32'h00000000;
-      c7_d3_27_q <= 32'h00000000;
-      c7_d3_28_q <= 32'h00000000;
-      c7_d3_29_q <= 32'h00000000;
-      c7_d3_30_q <= 32'h00000000;
-      c7_d3_31_q <= 32'h00000000;
-      c7_d4_0_q <= 32'h00000000;
-      c7_d4_1_q <= 32'h00000000;
-      c7_d4_2_q <= 32'h00000000;
-      c7_d4_3_q <= 32'h00000000;
-      c7_d4_4_q <= 32'h00000000;
-      c7_d4_5_q <= 32'h00000000;
-      c7_d4_6_q <= 32'h00000000;
-      c7_d4_7_q <= 32'h00000000;
-      c7_d4_8_q <= 32'h00000000;
-      c7_d4_9_q <= 32'h00000000;
-      c7_d4_10_q <= 32'h00000000;
-      c7_d4_11_q <= 32'h00000000;
-      c7_d4_12_q <= 32'h00000000;
-      c7_d4_13_q <= 32'h00000000;
-      c7_d4_14_q <= 32'h00000000;
-      c7_d4_15_q <= 32'h00000000;
-      c7_d4_16_q <= 32'h00000000;
-      c7_d4_17_q <= 32'h00000000;
-      c7_d4_18_q <= 32'h00000000;
-      c7_d4_19_q <= 32'h00000000;
-      c7_d4_20_q <= 32'h00000000;
-      c7_d4_21_q <= 32'h00000000;
-      c7_d4_22_q <= 32'h00000000;
-      c7_d4_23_q <= 32'h00000000;
-      c7_d4_24_q <= 32'h00000000;
-      c7_d4_25_q <= 32'h00000000;
-      c7_d4_26_q <= 32'h00000000;
-      c7_d4_27_q <= 32'h00000000;
-      c7_d4_28_q <= 32'h00000000;
-      c7_d4_29_q <= 32'h00000000;
-      c7_d4_30_q <= 32'h00000000;
-      c7_d4_31_q <= 32'h00000000;
-      c7_d5_0_q <= 32'h00000000;
-      c7_d5_1_q <= 32'h00000000;
-      c7_d5_2_q <= 32'h00000000;
-      c7_d5_3_q <= 32'h00000000;
-      c7_d5_4_q <= 32'h00000000;
-      c7_d5_5_q <= 32'h00000000;
-      c7_d5_6_q <= 32'h00000000;
-      c7_d5_7_q <= 32'h00000000;
-      c7_d5_8_q <= 32'h00000000;
-      c7_d5_9_q <= 32'h00000000;
-      c7_d5_10_q <= 32'h00000000;
-      c7_d5_11_q <= 32'h00000000;
-      c7_d5_12_q <= 32'h00000000;
-      c7_d5_13_q <= 32'h00000000;
-      c7_d5_14_q <= 32'h00000000;
-      c7_d5_15_q <= 32'h00000000;
-      c7_d5_16_q <= 32'h00000000;
-      c7_d5_17_q <= 32'h00000000;
-      c7_d5_18_q <= 32'h00000000;
-      c7_d5_19_q <= 32'h00000000;
-      c7_d5_20_q <= 32'h00000000;
-      c7_d5_21_q <= 32'h00000000;
-      c7_d5_22_q <= 32'h00000000;
-      c7_d5_23_q <= 32'h00000000;
-      c7_d5_24_q <= 32'h00000000;
-      c7_d5_25_q <= 32'h00000000;
-      c7_d5_26_q <= 32'h00000000;
-      c7_d5_27_q <= 32'h00000000;
-      c7_d5_28_q <= 32'h00000000;
-      c7_d5_29_q <= 32'h00000000;
-      c7_d5_30_q <= 32'h00000000;
-      c7_d5_31_q <= 32'h00000000;
       older0_1_q <= 1'h0;
       older0_2_q <= 1'h0;
       older0_3_q <= 1'h0;
@@ -15256,198 +13720,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c0_row3_q <= c0_row3_d;
       c0_row4_q <= c0_row4_d;
       c0_row5_q <= c0_row5_d;
-      c0_d0_0_q <= c0_d0_0_d;
-      c0_d0_1_q <= c0_d0_1_d;
-      c0_d0_2_q <= c0_d0_2_d;
-      c0_d0_3_q <= c0_d0_3_d;
-      c0_d0_4_q <= c0_d0_4_d;
-      c0_d0_5_q <= c0_d0_5_d;
-      c0_d0_6_q <= c0_d0_6_d;
-      c0_d0_7_q <= c0_d0_7_d;
-      c0_d0_8_q <= c0_d0_8_d;
-      c0_d0_9_q <= c0_d0_9_d;
-      c0_d0_10_q <= c0_d0_10_d;
-      c0_d0_11_q <= c0_d0_11_d;
-      c0_d0_12_q <= c0_d0_12_d;
-      c0_d0_13_q <= c0_d0_13_d;
-      c0_d0_14_q <= c0_d0_14_d;
-      c0_d0_15_q <= c0_d0_15_d;
-      c0_d0_16_q <= c0_d0_16_d;
-      c0_d0_17_q <= c0_d0_17_d;
-      c0_d0_18_q <= c0_d0_18_d;
-      c0_d0_19_q <= c0_d0_19_d;
-      c0_d0_20_q <= c0_d0_20_d;
-      c0_d0_21_q <= c0_d0_21_d;
-      c0_d0_22_q <= c0_d0_22_d;
-      c0_d0_23_q <= c0_d0_23_d;
-      c0_d0_24_q <= c0_d0_24_d;
-      c0_d0_25_q <= c0_d0_25_d;
-      c0_d0_26_q <= c0_d0_26_d;
-      c0_d0_27_q <= c0_d0_27_d;
-      c0_d0_28_q <= c0_d0_28_d;
-      c0_d0_29_q <= c0_d0_29_d;
-      c0_d0_30_q <= c0_d0_30_d;
-      c0_d0_31_q <= c0_d0_31_d;
-      c0_d1_0_q <= c0_d1_0_d;
-      c0_d1_1_q <= c0_d1_1_d;
-      c0_d1_2_q <= c0_d1_2_d;
-      c0_d1_3_q <= c0_d1_3_d;
-      c0_d1_4_q <= c0_d1_4_d;
-      c0_d1_5_q <= c0_d1_5_d;
-      c0_d1_6_q <= c0_d1_6_d;
-      c0_d1_7_q <= c0_d1_7_d;
-      c0_d1_8_q <= c0_d1_8_d;
-      c0_d1_9_q <= c0_d1_9_d;
-      c0_d1_10_q <= c0_d1_10_d;
-      c0_d1_11_q <= c0_d1_11_d;
-      c0_d1_12_q <= c0_d1_12_d;
-      c0_d1_13_q <= c0_d1_13_d;
-      c0_d1_14_q <= c0_d1_14_d;
-      c0_d1_15_q <= c0_d1_15_d;
-      c0_d1_16_q <= c0_d1_16_d;
-      c0_d1_17_q <= c0_d1_17_d;
-      c0_d1_18_q <= c0_d1_18_d;
-      c0_d1_19_q <= c0_d1_19_d;
-      c0_d1_20_q <= c0_d1_20_d;
-      c0_d1_21_q <= c0_d1_21_d;
-      c0_d1_22_q <= c0_d1_22_d;
-      c0_d1_23_q <= c0_d1_23_d;
-      c0_d1_24_q <= c0_d1_24_d;
-      c0_d1_25_q <= c0_d1_25_d;
-      c0_d1_26_q <= c0_d1_26_d;
-      c0_d1_27_q <= c0_d1_27_d;
-      c0_d1_28_q <= c0_d1_28_d;
-      c0_d1_29_q <= c0_d1_29_d;
-      c0_d1_30_q <= c0_d1_30_d;
-      c0_d1_31_q <= c0_d1_31_d;
-      c0_d2_0_q <= c0_d2_0_d;
-      c0_d2_1_q <= c0_d2_1_d;
-      c0_d2_2_q <= c0_d2_2_d;
-      c0_d2_3_q <= c0_d2_3_d;
-      c0_d2_4_q <= c0_d2_4_d;
-      c0_d2_5_q <= c0_d2_5_d;
-      c0_d2_6_q <= c0_d2_6_d;
-      c0_d2_7_q <= c0_d2_7_d;
-      c0_d2_8_q <= c0_d2_8_d;
-      c0_d2_9_q <= c0_d2_9_d;
-      c0_d2_10_q <= c0_d2_10_d;
-      c0_d2_11_q <= c0_d2_11_d;
-      c0_d2_12_q <= c0_d2_12_d;
-      c0_d2_13_q <= c0_d2_13_d;
-      c0_d2_14_q <= c0_d2_14_d;
-      c0_d2_15_q <= c0_d2_15_d;
-      c0_d2_16_q <= c0_d2_16_d;
-      c0_d2_17_q <= c0_d2_17_d;
-      c0_d2_18_q <= c0_d2_18_d;
-      c0_d2_19_q <= c0_d2_19_d;
-      c0_d2_20_q <= c0_d2_20_d;
-      c0_d2_21_q <= c0_d2_21_d;
-      c0_d2_22_q <= c0_d2_22_d;
-      c0_d2_23_q <= c0_d2_23_d;
-      c0_d2_24_q <= c0_d2_24_d;
-      c0_d2_25_q <= c0_d2_25_d;
-      c0_d2_26_q <= c0_d2_26_d;
-      c0_d2_27_q <= c0_d2_27_d;
-      c0_d2_28_q <= c0_d2_28_d;
-      c0_d2_29_q <= c0_d2_29_d;
-      c0_d2_30_q <= c0_d2_30_d;
-      c0_d2_31_q <= c0_d2_31_d;
-      c0_d3_0_q <= c0_d3_0_d;
-      c0_d3_1_q <= c0_d3_1_d;
-      c0_d3_2_q <= c0_d3_2_d;
-      c0_d3_3_q <= c0_d3_3_d;
-      c0_d3_4_q <= c0_d3_4_d;
-      c0_d3_5_q <= c0_d3_5_d;
-      c0_d3_6_q <= c0_d3_6_d;
-      c0_d3_7_q <= c0_d3_7_d;
-      c0_d3_8_q <= c0_d3_8_d;
-      c0_d3_9_q <= c0_d3_9_d;
-      c0_d3_10_q <= c0_d3_10_d;
-      c0_d3_11_q <= c0_d3_11_d;
-      c0_d3_12_q <= c0_d3_12_d;
-      c0_d3_13_q <= c0_d3_13_d;
-      c0_d3_14_q <= c0_d3_14_d;
-      c0_d3_15_q <= c0_d3_15_d;
-      c0_d3_16_q <= c0_d3_16_d;
-      c0_d3_17_q <= c0_d3_17_d;
-      c0_d3_18_q <= c0_d3_18_d;
-      c0_d3_19_q <= c0_d3_19_d;
-      c0_d3_20_q <= c0_d3_20_d;
-      c0_d3_21_q <= c0_d3_21_d;
-      c0_d3_22_q <= c0_d3_22_d;
-      c0_d3_23_q <= c0_d3_23_d;
-      c0_d3_24_q <= c0_d3_24_d;
-      c0_d3_25_q <= c0_d3_25_d;
-      c0_d3_26_q <= c0_d3_26_d;
-      c0_d3_27_q <= c0_d3_27_d;
-      c0_d3_28_q <= c0_d3_28_d;
-      c0_d3_29_q <= c0_d3_29_d;
-      c0_d3_30_q <= c0_d3_30_d;
-      c0_d3_31_q <= c0_d3_31_d;
-      c0_d4_0_q <= c0_d4_0_d;
-      c0_d4_1_q <= c0_d4_1_d;
-      c0_d4_2_q <= c0_d4_2_d;
-      c0_d4_3_q <= c0_d4_3_d;
-      c0_d4_4_q <= c0_d4_4_d;
-      c0_d4_5_q <= c0_d4_5_d;
-      c0_d4_6_q <= c0_d4_6_d;
-      c0_d4_7_q <= c0_d4_7_d;
-      c0_d4_8_q <= c0_d4_8_d;
-      c0_d4_9_q <= c0_d4_9_d;
-      c0_d4_10_q <= c0_d4_10_d;
-      c0_d4_11_q <= c0_d4_11_d;
-      c0_d4_12_q <= c0_d4_12_d;
-      c0_d4_13_q <= c0_d4_13_d;
-      c0_d4_14_q <= c0_d4_14_d;
-      c0_d4_15_q <= c0_d4_15_d;
-      c0_d4_16_q <= c0_d4_16_d;
-      c0_d4_17_q <= c0_d4_17_d;
-      c0_d4_18_q <= c0_d4_18_d;
-      c0_d4_19_q <= c0_d4_19_d;
-      c0_d4_20_q <= c0_d4_20_d;
-      c0_d4_21_q <= c0_d4_21_d;
-      c0_d4_22_q <= c0_d4_22_d;
-      c0_d4_23_q <= c0_d4_23_d;
-      c0_d4_24_q <= c0_d4_24_d;
-      c0_d4_25_q <= c0_d4_25_d;
-      c0_d4_26_q <= c0_d4_26_d;
-      c0_d4_27_q <= c0_d4_27_d;
-      c0_d4_28_q <= c0_d4_28_d;
-      c0_d4_29_q <= c0_d4_29_d;
-      c0_d4_30_q <= c0_d4_30_d;
-      c0_d4_31_q <= c0_d4_31_d;
-      c0_d5_0_q <= c0_d5_0_d;
-      c0_d5_1_q <= c0_d5_1_d;
-      c0_d5_2_q <= c0_d5_2_d;
-      c0_d5_3_q <= c0_d5_3_d;
-      c0_d5_4_q <= c0_d5_4_d;
-      c0_d5_5_q <= c0_d5_5_d;
-      c0_d5_6_q <= c0_d5_6_d;
-      c0_d5_7_q <= c0_d5_7_d;
-      c0_d5_8_q <= c0_d5_8_d;
-      c0_d5_9_q <= c0_d5_9_d;
-      c0_d5_10_q <= c0_d5_10_d;
-      c0_d5_11_q <= c0_d5_11_d;
-      c0_d5_12_q <= c0_d5_12_d;
-      c0_d5_13_q <= c0_d5_13_d;
-      c0_d5_14_q <= c0_d5_14_d;
-      c0_d5_15_q <= c0_d5_15_d;
-      c0_d5_16_q <= c0_d5_16_d;
-      c0_d5_17_q <= c0_d5_17_d;
-      c0_d5_18_q <= c0_d5_18_d;
-      c0_d5_19_q <= c0_d5_19_d;
-      c0_d5_20_q <= c0_d5_20_d;
-      c0_d5_21_q <= c0_d5_21_d;
-      c0_d5_22_q <= c0_d5_22_d;
-      c0_d5_23_q <= c0_d5_23_d;
-      c0_d5_24_q <= c0_d5_24_d;
-      c0_d5_25_q <= c0_d5_25_d;
-      c0_d5_26_q <= c0_d5_26_d;
-      c0_d5_27_q <= c0_d5_27_d;
-      c0_d5_28_q <= c0_d5_28_d;
-      c0_d5_29_q <= c0_d5_29_d;
-      c0_d5_30_q <= c0_d5_30_d;
-      c0_d5_31_q <= c0_d5_31_d;
       c1_mask0_q <= c1_mask0_d;
       c1_mask1_q <= c1_mask1_d;
       c1_mask2_q <= c1_mask2_d;
@@ -15578,198 +13850,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c1_row3_q <= c1_row3_d;
       c1_row4_q <= c1_row4_d;
       c1_row5_q <= c1_row5_d;
-      c1_d0_0_q <= c1_d0_0_d;
-      c1_d0_1_q <= c1_d0_1_d;
-      c1_d0_2_q <= c1_d0_2_d;
-      c1_d0_3_q <= c1_d0_3_d;
-      c1_d0_4_q <= c1_d0_4_d;
-      c1_d0_5_q <= c1_d0_5_d;
-      c1_d0_6_q <= c1_d0_6_d;
-      c1_d0_7_q <= c1_d0_7_d;
-      c1_d0_8_q <= c1_d0_8_d;
-      c1_d0_9_q <= c1_d0_9_d;
-      c1_d0_10_q <= c1_d0_10_d;
-      c1_d0_11_q <= c1_d0_11_d;
-      c1_d0_12_q <= c1_d0_12_d;
-      c1_d0_13_q <= c1_d0_13_d;
-      c1_d0_14_q <= c1_d0_14_d;
-      c1_d0_15_q <= c1_d0_15_d;
-      c1_d0_16_q <= c1_d0_16_d;
-      c1_d0_17_q <= c1_d0_17_d;
-      c1_d0_18_q <= c1_d0_18_d;
-      c1_d0_19_q <= c1_d0_19_d;
-      c1_d0_20_q <= c1_d0_20_d;
-      c1_d0_21_q <= c1_d0_21_d;
-      c1_d0_22_q <= c1_d0_22_d;
-      c1_d0_23_q <= c1_d0_23_d;
-      c1_d0_24_q <= c1_d0_24_d;
-      c1_d0_25_q <= c1_d0_25_d;
-      c1_d0_26_q <= c1_d0_26_d;
-      c1_d0_27_q <= c1_d0_27_d;
-      c1_d0_28_q <= c1_d0_28_d;
-      c1_d0_29_q <= c1_d0_29_d;
-      c1_d0_30_q <= c1_d0_30_d;
-      c1_d0_31_q <= c1_d0_31_d;
-      c1_d1_0_q <= c1_d1_0_d;
-      c1_d1_1_q <= c1_d1_1_d;
-      c1_d1_2_q <= c1_d1_2_d;
-      c1_d1_3_q <= c1_d1_3_d;
-      c1_d1_4_q <= c1_d1_4_d;
-      c1_d1_5_q <= c1_d1_5_d;
-      c1_d1_6_q <= c1_d1_6_d;
-      c1_d1_7_q <= c1_d1_7_d;
-      c1_d1_8_q <= c1_d1_8_d;
-      c1_d1_9_q <= c1_d1_9_d;
-      c1_d1_10_q <= c1_d1_10_d;
-      c1_d1_11_q <= c1_d1_11_d;
-      c1_d1_12_q <= c1_d1_12_d;
-      c1_d1_13_q <= c1_d1_13_d;
-      c1_d1_14_q <= c1_d1_14_d;
-      c1_d1_15_q <= c1_d1_15_d;
-      c1_d1_16_q <= c1_d1_16_d;
-      c1_d1_17_q <= c1_d1_17_d;
-      c1_d1_18_q <= c1_d1_18_d;
-      c1_d1_19_q <= c1_d1_19_d;
-      c1_d1_20_q <= c1_d1_20_d;
-      c1_d1_21_q <= c1_d1_21_d;
-      c1_d1_22_q <= c1_d1_22_d;
-      c1_d1_23_q <= c1_d1_23_d;
-      c1_d1_24_q <= c1_d1_24_d;
-      c1_d1_25_q <= c1_d1_25_d;
-      c1_d1_26_q <= c1_d1_26_d;
-      c1_d1_27_q <= c1_d1_27_d;
-      c1_d1_28_q <= c1_d1_28_d;
-      c1_d1_29_q <= c1_d1_29_d;
-      c1_d1_30_q <= c1_d1_30_d;
-      c1_d1_31_q <= c1_d1_31_d;
-      c1_d2_0_q <= c1_d2_0_d;
-      c1_d2_1_q <= c1_d2_1_d;
-      c1_d2_2_q <= c1_d2_2_d;
-      c1_d2_3_q <= c1_d2_3_d;
-      c1_d2_4_q <= c1_d2_4_d;
-      c1_d2_5_q <= c1_d2_5_d;
-      c1_d2_6_q <= c1_d2_6_d;
-      c1_d2_7_q <= c1_d2_7_d;
-      c1_d2_8_q <= c1_d2_8_d;
-      c1_d2_9_q <= c1_d2_9_d;
-      c1_d2_10_q <= c1_d2_10_d;
-      c1_d2_11_q <= c1_d2_11_d;
-      c1_d2_12_q <= c1_d2_12_d;
-      c1_d2_13_q <= c1_d2_13_d;
-      c1_d2_14_q <= c1_d2_14_d;
-      c1_d2_15_q <= c1_d2_15_d;
-      c1_d2_16_q <= c1_d2_16_d;
-      c1_d2_17_q <= c1_d2_17_d;
-      c1_d2_18_q <= c1_d2_18_d;
-      c1_d2_19_q <= c1_d2_19_d;
-      c1_d2_20_q <= c1_d2_20_d;
-      c1_d2_21_q <= c1_d2_21_d;
-      c1_d2_22_q <= c1_d2_22_d;
-      c1_d2_23_q <= c1_d2_23_d;
-      c1_d2_24_q <= c1_d2_24_d;
-      c1_d2_25_q <= c1_d2_25_d;
-      c1_d2_26_q <= c1_d2_26_d;
-      c1_d2_27_q <= c1_d2_27_d;
-      c1_d2_28_q <= c1_d2_28_d;
-      c1_d2_29_q <= c1_d2_29_d;
-      c1_d2_30_q <= c1_d2_30_d;
-      c1_d2_31_q <= c1_d2_31_d;
-      c1_d3_0_q <= c1_d3_0_d;
-      c1_d3_1_q <= c1_d3_1_d;
-      c1_d3_2_q <= c1_d3_2_d;
-      c1_d3_3_q <= c1_d3_3_d;
-      c1_d3_4_q <= c1_d3_4_d;
-      c1_d3_5_q <= c1_d3_5_d;
-      c1_d3_6_q <= c1_d3_6_d;
-      c1_d3_7_q <= c1_d3_7_d;
-      c1_d3_8_q <= c1_d3_8_d;
-      c1_d3_9_q <= c1_d3_9_d;
-      c1_d3_10_q <= c1_d3_10_d;
-      c1_d3_11_q <= c1_d3_11_d;
-      c1_d3_12_q <= c1_d3_12_d;
-      c1_d3_13_q <= c1_d3_13_d;
-      c1_d3_14_q <= c1_d3_14_d;
-      c1_d3_15_q <= c1_d3_15_d;
-      c1_d3_16_q <= c1_d3_16_d;
-      c1_d3_17_q <= c1_d3_17_d;
-      c1_d3_18_q <= c1_d3_18_d;
-      c1_d3_19_q <= c1_d3_19_d;
-      c1_d3_20_q <= c1_d3_20_d;
-      c1_d3_21_q <= c1_d3_21_d;
-      c1_d3_22_q <= c1_d3_22_d;
-      c1_d3_23_q <= c1_d3_23_d;
-      c1_d3_24_q <= c1_d3_24_d;
-      c1_d3_25_q <= c1_d3_25_d;
-      c1_d3_26_q <= c1_d3_26_d;
-      c1_d3_27_q <= c1_d3_27_d;
-      c1_d3_28_q <= c1_d3_28_d;
-      c1_d3_29_q <= c1_d3_29_d;
-      c1_d3_30_q <= c1_d3_30_d;
-      c1_d3_31_q <= c1_d3_31_d;
-      c1_d4_0_q <= c1_d4_0_d;
-      c1_d4_1_q <= c1_d4_1_d;
-      c1_d4_2_q <= c1_d4_2_d;
-      c1_d4_3_q <= c1_d4_3_d;
-      c1_d4_4_q <= c1_d4_4_d;
-      c1_d4_5_q <= c1_d4_5_d;
-      c1_d4_6_q <= c1_d4_6_d;
-      c1_d4_7_q <= c1_d4_7_d;
-      c1_d4_8_q <= c1_d4_8_d;
-      c1_d4_9_q <= c1_d4_9_d;
-      c1_d4_10_q <= c1_d4_10_d;
-      c1_d4_11_q <= c1_d4_11_d;
-      c1_d4_12_q <= c1_d4_12_d;
-      c1_d4_13_q <= c1_d4_13_d;
-      c1_d4_14_q <= c1_d4_14_d;
-      c1_d4_15_q <= c1_d4_15_d;
-      c1_d4_16_q <= c1_d4_16_d;
-      c1_d4_17_q <= c1_d4_17_d;
-      c1_d4_18_q <= c1_d4_18_d;
-      c1_d4_19_q <= c1_d4_19_d;
-      c1_d4_20_q <= c1_d4_20_d;
-      c1_d4_21_q <= c1_d4_21_d;
-      c1_d4_22_q <= c1_d4_22_d;
-      c1_d4_23_q <= c1_d4_23_d;
-      c1_d4_24_q <= c1_d4_24_d;
-      c1_d4_25_q <= c1_d4_25_d;
-      c1_d4_26_q <= c1_d4_26_d;
-      c1_d4_27_q <= c1_d4_27_d;
-      c1_d4_28_q <= c1_d4_28_d;
-      c1_d4_29_q <= c1_d4_29_d;
-      c1_d4_30_q <= c1_d4_30_d;
-      c1_d4_31_q <= c1_d4_31_d;
-      c1_d5_0_q <= c1_d5_0_d;
-      c1_d5_1_q <= c1_d5_1_d;
-      c1_d5_2_q <= c1_d5_2_d;
-      c1_d5_3_q <= c1_d5_3_d;
-      c1_d5_4_q <= c1_d5_4_d;
-      c1_d5_5_q <= c1_d5_5_d;
-      c1_d5_6_q <= c1_d5_6_d;
-      c1_d5_7_q <= c1_d5_7_d;
-      c1_d5_8_q <= c1_d5_8_d;
-      c1_d5_9_q <= c1_d5_9_d;
-      c1_d5_10_q <= c1_d5_10_d;
-      c1_d5_11_q <= c1_d5_11_d;
-      c1_d5_12_q <= c1_d5_12_d;
-      c1_d5_13_q <= c1_d5_13_d;
-      c1_d5_14_q <= c1_d5_14_d;
-      c1_d5_15_q <= c1_d5_15_d;
-      c1_d5_16_q <= c1_d5_16_d;
-      c1_d5_17_q <= c1_d5_17_d;
-      c1_d5_18_q <= c1_d5_18_d;
-      c1_d5_19_q <= c1_d5_19_d;
-      c1_d5_20_q <= c1_d5_20_d;
-      c1_d5_21_q <= c1_d5_21_d;
-      c1_d5_22_q <= c1_d5_22_d;
-      c1_d5_23_q <= c1_d5_23_d;
-      c1_d5_24_q <= c1_d5_24_d;
-      c1_d5_25_q <= c1_d5_25_d;
-      c1_d5_26_q <= c1_d5_26_d;
-      c1_d5_27_q <= c1_d5_27_d;
-      c1_d5_28_q <= c1_d5_28_d;
-      c1_d5_29_q <= c1_d5_29_d;
-      c1_d5_30_q <= c1_d5_30_d;
-      c1_d5_31_q <= c1_d5_31_d;
       c2_mask0_q <= c2_mask0_d;
       c2_mask1_q <= c2_mask1_d;
       c2_mask2_q <= c2_mask2_d;
@@ -15900,198 +13980,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c2_row3_q <= c2_row3_d;
       c2_row4_q <= c2_row4_d;
       c2_row5_q <= c2_row5_d;
-      c2_d0_0_q <= c2_d0_0_d;
-      c2_d0_1_q <= c2_d0_1_d;
-      c2_d0_2_q <= c2_d0_2_d;
-      c2_d0_3_q <= c2_d0_3_d;
-      c2_d0_4_q <= c2_d0_4_d;
-      c2_d0_5_q <= c2_d0_5_d;
-      c2_d0_6_q <= c2_d0_6_d;
-      c2_d0_7_q <= c2_d0_7_d;
-      c2_d0_8_q <= c2_d0_8_d;
-      c2_d0_9_q <= c2_d0_9_d;
-      c2_d0_10_q <= c2_d0_10_d;
-      c2_d0_11_q <= c2_d0_11_d;
-      c2_d0_12_q <= c2_d0_12_d;
-      c2_d0_13_q <= c2_d0_13_d;
-      c2_d0_14_q <= c2_d0_14_d;
-      c2_d0_15_q <= c2_d0_15_d;
-      c2_d0_16_q <= c2_d0_16_d;
-      c2_d0_17_q <= c2_d0_17_d;
-      c2_d0_18_q <= c2_d0_18_d;
-      c2_d0_19_q <= c2_d0_19_d;
-      c2_d0_20_q <= c2_d0_20_d;
-      c2_d0_21_q <= c2_d0_21_d;
-      c2_d0_22_q <= c2_d0_22_d;
-      c2_d0_23_q <= c2_d0_23_d;
-      c2_d0_24_q <= c2_d0_24_d;
-      c2_d0_25_q <= c2_d0_25_d;
-      c2_d0_26_q <= c2_d0_26_d;
-      c2_d0_27_q <= c2_d0_27_d;
-      c2_d0_28_q <= c2_d0_28_d;
-      c2_d0_29_q <= c2_d0_29_d;
-      c2_d0_30_q <= c2_d0_30_d;
-      c2_d0_31_q <= c2_d0_31_d;
-      c2_d1_0_q <= c2_d1_0_d;
-      c2_d1_1_q <= c2_d1_1_d;
-      c2_d1_2_q <= c2_d1_2_d;
-      c2_d1_3_q <= c2_d1_3_d;
-      c2_d1_4_q <= c2_d1_4_d;
-      c2_d1_5_q <= c2_d1_5_d;
-      c2_d1_6_q <= c2_d1_6_d;
-      c2_d1_7_q <= c2_d1_7_d;
-      c2_d1_8_q <= c2_d1_8_d;
-      c2_d1_9_q <= c2_d1_9_d;
-      c2_d1_10_q <= c2_d1_10_d;
-      c2_d1_11_q <= c2_d1_11_d;
-      c2_d1_12_q <= c2_d1_12_d;
-      c2_d1_13_q <= c2_d1_13_d;
-      c2_d1_14_q <= c2_d1_14_d;
-      c2_d1_15_q <= c2_d1_15_d;
-      c2_d1_16_q <= c2_d1_16_d;
-      c2_d1_17_q <= c2_d1_17_d;
-      c2_d1_18_q <= c2_d1_18_d;
-      c2_d1_19_q <= c2_d1_19_d;
-      c2_d1_20_q <= c2_d1_20_d;
-      c2_d1_21_q <= c2_d1_21_d;
-      c2_d1_22_q <= c2_d1_22_d;
-      c2_d1_23_q <= c2_d1_23_d;
-      c2_d1_24_q <= c2_d1_24_d;
-      c2_d1_25_q <= c2_d1_25_d;
-      c2_d1_26_q <= c2_d1_26_d;
-      c2_d1_27_q <= c2_d1_27_d;
-      c2_d1_28_q <= c2_d1_28_d;
-      c2_d1_29_q <= c2_d1_29_d;
-      c2_d1_30_q <= c2_d1_30_d;
-      c2_d1_31_q <= c2_d1_31_d;
-      c2_d2_0_q <= c2_d2_0_d;
-      c2_d2_1_q <= c2_d2_1_d;
-      c2_d2_2_q <= c2_d2_2_d;
-      c2_d2_3_q <= c2_d2_3_d;
-      c2_d2_4_q <= c2_d2_4_d;
-      c2_d2_5_q <= c2_d2_5_d;
-      c2_d2_6_q <= c2_d2_6_d;
-      c2_d2_7_q <= c2_d2_7_d;
-      c2_d2_8_q <= c2_d2_8_d;
-      c2_d2_9_q <= c2_d2_9_d;
-      c2_d2_10_q <= c2_d2_10_d;
-      c2_d2_11_q <= c2_d2_11_d;
-      c2_d2_12_q <= c2_d2_12_d;
-      c2_d2_13_q <= c2_d2_13_d;
-      c2_d2_14_q <= c2_d2_14_d;
-      c2_d2_15_q <= c2_d2_15_d;
-      c2_d2_16_q <= c2_d2_16_d;
-      c2_d2_17_q <= c2_d2_17_d;
-      c2_d2_18_q <= c2_d2_18_d;
-      c2_d2_19_q <= c2_d2_19_d;
-      c2_d2_20_q <= c2_d2_20_d;
-      c2_d2_21_q <= c2_d2_21_d;
-      c2_d2_22_q <= c2_d2_22_d;
-      c2_d2_23_q <= c2_d2_23_d;
-      c2_d2_24_q <= c2_d2_24_d;
-      c2_d2_25_q <= c2_d2_25_d;
-      c2_d2_26_q <= c2_d2_26_d;
-      c2_d2_27_q <= c2_d2_27_d;
-      c2_d2_28_q <= c2_d2_28_d;
-      c2_d2_29_q <= c2_d2_29_d;
-      c2_d2_30_q <= c2_d2_30_d;
-      c2_d2_31_q <= c2_d2_31_d;
-      c2_d3_0_q <= c2_d3_0_d;
-      c2_d3_1_q <= c2_d3_1_d;
-      c2_d3_2_q <= c2_d3_2_d;
-      c2_d3_3_q <= c2_d3_3_d;
-      c2_d3_4_q <= c2_d3_4_d;
-      c2_d3_5_q <= c2_d3_5_d;
-      c2_d3_6_q <= c2_d3_6_d;
-      c2_d3_7_q <= c2_d3_7_d;
-      c2_d3_8_q <= c2_d3_8_d;
-      c2_d3_9_q <= c2_d3_9_d;
-      c2_d3_10_q <= c2_d3_10_d;
-      c2_d3_11_q <= c2_d3_11_d;
-      c2_d3_12_q <= c2_d3_12_d;
-      c2_d3_13_q <= c2_d3_13_d;
-      c2_d3_14_q <= c2_d3_14_d;
-      c2_d3_15_q <= c2_d3_15_d;
-      c2_d3_16_q <= c2_d3_16_d;
-      c2_d3_17_q <= c2_d3_17_d;
-      c2_d3_18_q <= c2_d3_18_d;
-      c2_d3_19_q <= c2_d3_19_d;
-      c2_d3_20_q <= c2_d3_20_d;
-      c2_d3_21_q <= c2_d3_21_d;
-      c2_d3_22_q <= c2_d3_22_d;
-      c2_d3_23_q <= c2_d3_23_d;
-      c2_d3_24_q <= c2_d3_24_d;
-      c2_d3_25_q <= c2_d3_25_d;
-      c2_d3_26_q <= c2_d3_26_d;
-      c2_d3_27_q <= c2_d3_27_d;
-      c2_d3_28_q <= c2_d3_28_d;
-      c2_d3_29_q <= c2_d3_29_d;
-      c2_d3_30_q <= c2_d3_30_d;
-      c2_d3_31_q <= c2_d3_31_d;
-      c2_d4_0_q <= c2_d4_0_d;
-      c2_d4_1_q <= c2_d4_1_d;
-      c2_d4_2_q <= c2_d4_2_d;
-      c2_d4_3_q <= c2_d4_3_d;
-      c2_d4_4_q <= c2_d4_4_d;
-      c2_d4_5_q <= c2_d4_5_d;
-      c2_d4_6_q <= c2_d4_6_d;
-      c2_d4_7_q <= c2_d4_7_d;
-      c2_d4_8_q <= c2_d4_8_d;
-      c2_d4_9_q <= c2_d4_9_d;
-      c2_d4_10_q <= c2_d4_10_d;
-      c2_d4_11_q <= c2_d4_11_d;
-      c2_d4_12_q <= c2_d4_12_d;
-      c2_d4_13_q <= c2_d4_13_d;
-      c2_d4_14_q <= c2_d4_14_d;
-      c2_d4_15_q <= c2_d4_15_d;
-      c2_d4_16_q <= c2_d4_16_d;
-      c2_d4_17_q <= c2_d4_17_d;
-      c2_d4_18_q <= c2_d4_18_d;
-      c2_d4_19_q <= c2_d4_19_d;
-      c2_d4_20_q <= c2_d4_20_d;
-      c2_d4_21_q <= c2_d4_21_d;
-      c2_d4_22_q <= c2_d4_22_d;
-      c2_d4_23_q <= c2_d4_23_d;
-      c2_d4_24_q <= c2_d4_24_d;
-      c2_d4_25_q <= c2_d4_25_d;
-      c2_d4_26_q <= c2_d4_26_d;
-      c2_d4_27_q <= c2_d4_27_d;
-      c2_d4_28_q <= c2_d4_28_d;
-      c2_d4_29_q <= c2_d4_29_d;
-      c2_d4_30_q <= c2_d4_30_d;
-      c2_d4_31_q <= c2_d4_31_d;
-      c2_d5_0_q <= c2_d5_0_d;
-      c2_d5_1_q <= c2_d5_1_d;
-      c2_d5_2_q <= c2_d5_2_d;
-      c2_d5_3_q <= c2_d5_3_d;
-      c2_d5_4_q <= c2_d5_4_d;
-      c2_d5_5_q <= c2_d5_5_d;
-      c2_d5_6_q <= c2_d5_6_d;
-      c2_d5_7_q <= c2_d5_7_d;
-      c2_d5_8_q <= c2_d5_8_d;
-      c2_d5_9_q <= c2_d5_9_d;
-      c2_d5_10_q <= c2_d5_10_d;
-      c2_d5_11_q <= c2_d5_11_d;
-      c2_d5_12_q <= c2_d5_12_d;
-      c2_d5_13_q <= c2_d5_13_d;
-      c2_d5_14_q <= c2_d5_14_d;
-      c2_d5_15_q <= c2_d5_15_d;
-      c2_d5_16_q <= c2_d5_16_d;
-      c2_d5_17_q <= c2_d5_17_d;
-      c2_d5_18_q <= c2_d5_18_d;
-      c2_d5_19_q <= c2_d5_19_d;
-      c2_d5_20_q <= c2_d5_20_d;
-      c2_d5_21_q <= c2_d5_21_d;
-      c2_d5_22_q <= c2_d5_22_d;
-      c2_d5_23_q <= c2_d5_23_d;
-      c2_d5_24_q <= c2_d5_24_d;
-      c2_d5_25_q <= c2_d5_25_d;
-      c2_d5_26_q <= c2_d5_26_d;
-      c2_d5_27_q <= c2_d5_27_d;
-      c2_d5_28_q <= c2_d5_28_d;
-      c2_d5_29_q <= c2_d5_29_d;
-      c2_d5_30_q <= c2_d5_30_d;
-      c2_d5_31_q <= c2_d5_31_d;
       c3_mask0_q <= c3_mask0_d;
       c3_mask1_q <= c3_mask1_d;
       c3_mask2_q <= c3_mask2_d;
@@ -16222,198 +14110,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c3_row3_q <= c3_row3_d;
       c3_row4_q <= c3_row4_d;
       c3_row5_q <= c3_row5_d;
-      c3_d0_0_q <= c3_d0_0_d;
-      c3_d0_1_q <= c3_d0_1_d;
-      c3_d0_2_q <= c3_d0_2_d;
-      c3_d0_3_q <= c3_d0_3_d;
-      c3_d0_4_q <= c3_d0_4_d;
-      c3_d0_5_q <= c3_d0_5_d;
-      c3_d0_6_q <= c3_d0_6_d;
-      c3_d0_7_q <= c3_d0_7_d;
-      c3_d0_8_q <= c3_d0_8_d;
-      c3_d0_9_q <= c3_d0_9_d;
-      c3_d0_10_q <= c3_d0_10_d;
-      c3_d0_11_q <= c3_d0_11_d;
-      c3_d0_12_q <= c3_d0_12_d;
-      c3_d0_13_q <= c3_d0_13_d;
-      c3_d0_14_q <= c3_d0_14_d;
-      c3_d0_15_q <= c3_d0_15_d;
-      c3_d0_16_q <= c3_d0_16_d;
-      c3_d0_17_q <= c3_d0_17_d;
-      c3_d0_18_q <= c3_d0_18_d;
-      c3_d0_19_q <= c3_d0_19_d;
-      c3_d0_20_q <= c3_d0_20_d;
-      c3_d0_21_q <= c3_d0_21_d;
-      c3_d0_22_q <= c3_d0_22_d;
-      c3_d0_23_q <= c3_d0_23_d;
-      c3_d0_24_q <= c3_d0_24_d;
-      c3_d0_25_q <= c3_d0_25_d;
-      c3_d0_26_q <= c3_d0_26_d;
-      c3_d0_27_q <= c3_d0_27_d;
-      c3_d0_28_q <= c3_d0_28_d;
-      c3_d0_29_q <= c3_d0_29_d;
-      c3_d0_30_q <= c3_d0_30_d;
-      c3_d0_31_q <= c3_d0_31_d;
-      c3_d1_0_q <= c3_d1_0_d;
-      c3_d1_1_q <= c3_d1_1_d;
-      c3_d1_2_q <= c3_d1_2_d;
-      c3_d1_3_q <= c3_d1_3_d;
-      c3_d1_4_q <= c3_d1_4_d;
-      c3_d1_5_q <= c3_d1_5_d;
-      c3_d1_6_q <= c3_d1_6_d;
-      c3_d1_7_q <= c3_d1_7_d;
-      c3_d1_8_q <= c3_d1_8_d;
-      c3_d1_9_q <= c3_d1_9_d;
-      c3_d1_10_q <= c3_d1_10_d;
-      c3_d1_11_q <= c3_d1_11_d;
-      c3_d1_12_q <= c3_d1_12_d;
-      c3_d1_13_q <= c3_d1_13_d;
-      c3_d1_14_q <= c3_d1_14_d;
-      c3_d1_15_q <= c3_d1_15_d;
-      c3_d1_16_q <= c3_d1_16_d;
-      c3_d1_17_q <= c3_d1_17_d;
-      c3_d1_18_q <= c3_d1_18_d;
-      c3_d1_19_q <= c3_d1_19_d;
-      c3_d1_20_q <= c3_d1_20_d;
-      c3_d1_21_q <= c3_d1_21_d;
-      c3_d1_22_q <= c3_d1_22_d;
-      c3_d1_23_q <= c3_d1_23_d;
-      c3_d1_24_q <= c3_d1_24_d;
-      c3_d1_25_q <= c3_d1_25_d;
-      c3_d1_26_q <= c3_d1_26_d;
-      c3_d1_27_q <= c3_d1_27_d;
-      c3_d1_28_q <= c3_d1_28_d;
-      c3_d1_29_q <= c3_d1_29_d;
-      c3_d1_30_q <= c3_d1_30_d;
-      c3_d1_31_q <= c3_d1_31_d;
-      c3_d2_0_q <= c3_d2_0_d;
-      c3_d2_1_q <= c3_d2_1_d;
-      c3_d2_2_q <= c3_d2_2_d;
-      c3_d2_3_q <= c3_d2_3_d;
-      c3_d2_4_q <= c3_d2_4_d;
-      c3_d2_5_q <= c3_d2_5_d;
-      c3_d2_6_q <= c3_d2_6_d;
-      c3_d2_7_q <= c3_d2_7_d;
-      c3_d2_8_q <= c3_d2_8_d;
-      c3_d2_9_q <= c3_d2_9_d;
-      c3_d2_10_q <= c3_d2_10_d;
-      c3_d2_11_q <= c3_d2_11_d;
-      c3_d2_12_q <= c3_d2_12_d;
-      c3_d2_13_q <= c3_d2_13_d;
-      c3_d2_14_q <= c3_d2_14_d;
-      c3_d2_15_q <= c3_d2_15_d;
-      c3_d2_16_q <= c3_d2_16_d;
-      c3_d2_17_q <= c3_d2_17_d;
-      c3_d2_18_q <= c3_d2_18_d;
-      c3_d2_19_q <= c3_d2_19_d;
-      c3_d2_20_q <= c3_d2_20_d;
-      c3_d2_21_q <= c3_d2_21_d;
-      c3_d2_22_q <= c3_d2_22_d;
-      c3_d2_23_q <= c3_d2_23_d;
-      c3_d2_24_q <= c3_d2_24_d;
-      c3_d2_25_q <= c3_d2_25_d;
-      c3_d2_26_q <= c3_d2_26_d;
-      c3_d2_27_q <= c3_d2_27_d;
-      c3_d2_28_q <= c3_d2_28_d;
-      c3_d2_29_q <= c3_d2_29_d;
-      c3_d2_30_q <= c3_d2_30_d;
-      c3_d2_31_q <= c3_d2_31_d;
-      c3_d3_0_q <= c3_d3_0_d;
-      c3_d3_1_q <= c3_d3_1_d;
-      c3_d3_2_q <= c3_d3_2_d;
-      c3_d3_3_q <= c3_d3_3_d;
-      c3_d3_4_q <= c3_d3_4_d;
-      c3_d3_5_q <= c3_d3_5_d;
-      c3_d3_6_q <= c3_d3_6_d;
-      c3_d3_7_q <= c3_d3_7_d;
-      c3_d3_8_q <= c3_d3_8_d;
-      c3_d3_9_q <= c3_d3_9_d;
-      c3_d3_10_q <= c3_d3_10_d;
-      c3_d3_11_q <= c3_d3_11_d;
-      c3_d3_12_q <= c3_d3_12_d;
-      c3_d3_13_q <= c3_d3_13_d;
-      c3_d3_14_q <= c3_d3_14_d;
-      c3_d3_15_q <= c3_d3_15_d;
-      c3_d3_16_q <= c3_d3_16_d;
-      c3_d3_17_q <= c3_d3_17_d;
-      c3_d3_18_q <= c3_d3_18_d;
-      c3_d3_19_q <= c3_d3_19_d;
-      c3_d3_20_q <= c3_d3_20_d;
-      c3_d3_21_q <= c3_d3_21_d;
-      c3_d3_22_q <= c3_d3_22_d;
-      c3_d3_23_q <= c3_d3_23_d;
-      c3_d3_24_q <= c3_d3_24_d;
-      c3_d3_25_q <= c3_d3_25_d;
-      c3_d3_26_q <= c3_d3_26_d;
-      c3_d3_27_q <= c3_d3_27_d;
-      c3_d3_28_q <= c3_d3_28_d;
-      c3_d3_29_q <= c3_d3_29_d;
-      c3_d3_30_q <= c3_d3_30_d;
-      c3_d3_31_q <= c3_d3_31_d;
-      c3_d4_0_q <= c3_d4_0_d;
-      c3_d4_1_q <= c3_d4_1_d;
-      c3_d4_2_q <= c3_d4_2_d;
-      c3_d4_3_q <= c3_d4_3_d;
-      c3_d4_4_q <= c3_d4_4_d;
-      c3_d4_5_q <= c3_d4_5_d;
-      c3_d4_6_q <= c3_d4_6_d;
-      c3_d4_7_q <= c3_d4_7_d;
-      c3_d4_8_q <= c3_d4_8_d;
-      c3_d4_9_q <= c3_d4_9_d;
-      c3_d4_10_q <= c3_d4_10_d;
-      c3_d4_11_q <= c3_d4_11_d;
-      c3_d4_12_q <= c3_d4_12_d;
-      c3_d4_13_q <= c3_d4_13_d;
-      c3_d4_14_q <= c3_d4_14_d;
-      c3_d4_15_q <= c3_d4_15_d;
-      c3_d4_16_q <= c3_d4_16_d;
-      c3_d4_17_q <= c3_d4_17_d;
-      c3_d4_18_q <= c3_d4_18_d;
-      c3_d4_19_q <= c3_d4_19_d;
-      c3_d4_20_q <= c3_d4_20_d;
-      c3_d4_21_q <= c3_d4_21_d;
-      c3_d4_22_q <= c3_d4_22_d;
-      c3_d4_23_q <= c3_d4_23_d;
-      c3_d4_24_q <= c3_d4_24_d;
-      c3_d4_25_q <= c3_d4_25_d;
-      c3_d4_26_q <= c3_d4_26_d;
-      c3_d4_27_q <= c3_d4_27_d;
-      c3_d4_28_q <= c3_d4_28_d;
-      c3_d4_29_q <= c3_d4_29_d;
-      c3_d4_30_q <= c3_d4_30_d;
-      c3_d4_31_q <= c3_d4_31_d;
-      c3_d5_0_q <= c3_d5_0_d;
-      c3_d5_1_q <= c3_d5_1_d;
-      c3_d5_2_q <= c3_d5_2_d;
-      c3_d5_3_q <= c3_d5_3_d;
-      c3_d5_4_q <= c3_d5_4_d;
-      c3_d5_5_q <= c3_d5_5_d;
-      c3_d5_6_q <= c3_d5_6_d;
-      c3_d5_7_q <= c3_d5_7_d;
-      c3_d5_8_q <= c3_d5_8_d;
-      c3_d5_9_q <= c3_d5_9_d;
-      c3_d5_10_q <= c3_d5_10_d;
-      c3_d5_11_q <= c3_d5_11_d;
-      c3_d5_12_q <= c3_d5_12_d;
-      c3_d5_13_q <= c3_d5_13_d;
-      c3_d5_14_q <= c3_d5_14_d;
-      c3_d5_15_q <= c3_d5_15_d;
-      c3_d5_16_q <= c3_d5_16_d;
-      c3_d5_17_q <= c3_d5_17_d;
-      c3_d5_18_q <= c3_d5_18_d;
-      c3_d5_19_q <= c3_d5_19_d;
-      c3_d5_20_q <= c3_d5_20_d;
-      c3_d5_21_q <= c3_d5_21_d;
-      c3_d5_22_q <= c3_d5_22_d;
-      c3_d5_23_q <= c3_d5_23_d;
-      c3_d5_24_q <= c3_d5_24_d;
-      c3_d5_25_q <= c3_d5_25_d;
-      c3_d5_26_q <= c3_d5_26_d;
-      c3_d5_27_q <= c3_d5_27_d;
-      c3_d5_28_q <= c3_d5_28_d;
-      c3_d5_29_q <= c3_d5_29_d;
-      c3_d5_30_q <= c3_d5_30_d;
-      c3_d5_31_q <= c3_d5_31_d;
       c4_mask0_q <= c4_mask0_d;
       c4_mask1_q <= c4_mask1_d;
       c4_mask2_q <= c4_mask2_d;
@@ -16544,198 +14240,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c4_row3_q <= c4_row3_d;
       c4_row4_q <= c4_row4_d;
       c4_row5_q <= c4_row5_d;
-      c4_d0_0_q <= c4_d0_0_d;
-      c4_d0_1_q <= c4_d0_1_d;
-      c4_d0_2_q <= c4_d0_2_d;
-      c4_d0_3_q <= c4_d0_3_d;
-      c4_d0_4_q <= c4_d0_4_d;
-      c4_d0_5_q <= c4_d0_5_d;
-      c4_d0_6_q <= c4_d0_6_d;
-      c4_d0_7_q <= c4_d0_7_d;
-      c4_d0_8_q <= c4_d0_8_d;
-      c4_d0_9_q <= c4_d0_9_d;
-      c4_d0_10_q <= c4_d0_10_d;
-      c4_d0_11_q <= c4_d0_11_d;
-      c4_d0_12_q <= c4_d0_12_d;
-      c4_d0_13_q <= c4_d0_13_d;
-      c4_d0_14_q <= c4_d0_14_d;
-      c4_d0_15_q <= c4_d0_15_d;
-      c4_d0_16_q <= c4_d0_16_d;
-      c4_d0_17_q <= c4_d0_17_d;
-      c4_d0_18_q <= c4_d0_18_d;
-      c4_d0_19_q <= c4_d0_19_d;
-      c4_d0_20_q <= c4_d0_20_d;
-      c4_d0_21_q <= c4_d0_21_d;
-      c4_d0_22_q <= c4_d0_22_d;
-      c4_d0_23_q <= c4_d0_23_d;
-      c4_d0_24_q <= c4_d0_24_d;
-      c4_d0_25_q <= c4_d0_25_d;
-      c4_d0_26_q <= c4_d0_26_d;
-      c4_d0_27_q <= c4_d0_27_d;
-      c4_d0_28_q <= c4_d0_28_d;
-      c4_d0_29_q <= c4_d0_29_d;
-      c4_d0_30_q <= c4_d0_30_d;
-      c4_d0_31_q <= c4_d0_31_d;
-      c4_d1_0_q <= c4_d1_0_d;
-      c4_d1_1_q <= c4_d1_1_d;
-      c4_d1_2_q <= c4_d1_2_d;
-      c4_d1_3_q <= c4_d1_3_d;
-      c4_d1_4_q <= c4_d1_4_d;
-      c4_d1_5_q <= c4_d1_5_d;
-      c4_d1_6_q <= c4_d1_6_d;
-      c4_d1_7_q <= c4_d1_7_d;
-      c4_d1_8_q <= c4_d1_8_d;
-      c4_d1_9_q <= c4_d1_9_d;
-      c4_d1_10_q <= c4_d1_10_d;
-      c4_d1_11_q <= c4_d1_11_d;
-      c4_d1_12_q <= c4_d1_12_d;
-      c4_d1_13_q <= c4_d1_13_d;
-      c4_d1_14_q <= c4_d1_14_d;
-      c4_d1_15_q <= c4_d1_15_d;
-      c4_d1_16_q <= c4_d1_16_d;
-      c4_d1_17_q <= c4_d1_17_d;
-      c4_d1_18_q <= c4_d1_18_d;
-      c4_d1_19_q <= c4_d1_19_d;
-      c4_d1_20_q <= c4_d1_20_d;
-      c4_d1_21_q <= c4_d1_21_d;
-      c4_d1_22_q <= c4_d1_22_d;
-      c4_d1_23_q <= c4_d1_23_d;
-      c4_d1_24_q <= c4_d1_24_d;
-      c4_d1_25_q <= c4_d1_25_d;
-      c4_d1_26_q <= c4_d1_26_d;
-      c4_d1_27_q <= c4_d1_27_d;
-      c4_d1_28_q <= c4_d1_28_d;
-      c4_d1_29_q <= c4_d1_29_d;
-      c4_d1_30_q <= c4_d1_30_d;
-      c4_d1_31_q <= c4_d1_31_d;
-      c4_d2_0_q <= c4_d2_0_d;
-      c4_d2_1_q <= c4_d2_1_d;
-      c4_d2_2_q <= c4_d2_2_d;
-      c4_d2_3_q <= c4_d2_3_d;
-      c4_d2_4_q <= c4_d2_4_d;
-      c4_d2_5_q <= c4_d2_5_d;
-      c4_d2_6_q <= c4_d2_6_d;
-      c4_d2_7_q <= c4_d2_7_d;
-      c4_d2_8_q <= c4_d2_8_d;
-      c4_d2_9_q <= c4_d2_9_d;
-      c4_d2_10_q <= c4_d2_10_d;
-      c4_d2_11_q <= c4_d2_11_d;
-      c4_d2_12_q <= c4_d2_12_d;
-      c4_d2_13_q <= c4_d2_13_d;
-      c4_d2_14_q <= c4_d2_14_d;
-      c4_d2_15_q <= c4_d2_15_d;
-      c4_d2_16_q <= c4_d2_16_d;
-      c4_d2_17_q <= c4_d2_17_d;
-      c4_d2_18_q <= c4_d2_18_d;
-      c4_d2_19_q <= c4_d2_19_d;
-      c4_d2_20_q <= c4_d2_20_d;
-      c4_d2_21_q <= c4_d2_21_d;
-      c4_d2_22_q <= c4_d2_22_d;
-      c4_d2_23_q <= c4_d2_23_d;
-      c4_d2_24_q <= c4_d2_24_d;
-      c4_d2_25_q <= c4_d2_25_d;
-      c4_d2_26_q <= c4_d2_26_d;
-      c4_d2_27_q <= c4_d2_27_d;
-      c4_d2_28_q <= c4_d2_28_d;
-      c4_d2_29_q <= c4_d2_29_d;
-      c4_d2_30_q <= c4_d2_30_d;
-      c4_d2_31_q <= c4_d2_31_d;
-      c4_d3_0_q <= c4_d3_0_d;
-      c4_d3_1_q <= c4_d3_1_d;
-      c4_d3_2_q <= c4_d3_2_d;
-      c4_d3_3_q <= c4_d3_3_d;
-      c4_d3_4_q <= c4_d3_4_d;
-      c4_d3_5_q <= c4_d3_5_d;
-      c4_d3_6_q <= c4_d3_6_d;
-      c4_d3_7_q <= c4_d3_7_d;
-      c4_d3_8_q <= c4_d3_8_d;
-      c4_d3_9_q <= c4_d3_9_d;
-      c4_d3_10_q <= c4_d3_10_d;
-      c4_d3_11_q <= c4_d3_11_d;
-      c4_d3_12_q <= c4_d3_12_d;
-      c4_d3_13_q <= c4_d3_13_d;
-      c4_d3_14_q <= c4_d3_14_d;
-      c4_d3_15_q <= c4_d3_15_d;
-      c4_d3_16_q <= c4_d3_16_d;
-      c4_d3_17_q <= c4_d3_17_d;
-      c4_d3_18_q <= c4_d3_18_d;
-      c4_d3_19_q <= c4_d3_19_d;
-      c4_d3_20_q <= c4_d3_20_d;
-      c4_d3_21_q <= c4_d3_21_d;
-      c4_d3_22_q <= c4_d3_22_d;
-      c4_d3_23_q <= c4_d3_23_d;
-      c4_d3_24_q <= c4_d3_24_d;
-      c4_d3_25_q <= c4_d3_25_d;
-      c4_d3_26_q <= c4_d3_26_d;
-      c4_d3_27_q <= c4_d3_27_d;
-      c4_d3_28_q <= c4_d3_28_d;
-      c4_d3_29_q <= c4_d3_29_d;
-      c4_d3_30_q <= c4_d3_30_d;
-      c4_d3_31_q <= c4_d3_31_d;
-      c4_d4_0_q <= c4_d4_0_d;
-      c4_d4_1_q <= c4_d4_1_d;
-      c4_d4_2_q <= c4_d4_2_d;
-      c4_d4_3_q <= c4_d4_3_d;
-      c4_d4_4_q <= c4_d4_4_d;
-      c4_d4_5_q <= c4_d4_5_d;
-      c4_d4_6_q <= c4_d4_6_d;
-      c4_d4_7_q <= c4_d4_7_d;
-      c4_d4_8_q <= c4_d4_8_d;
-      c4_d4_9_q <= c4_d4_9_d;
-      c4_d4_10_q <= c4_d4_10_d;
-      c4_d4_11_q <= c4_d4_11_d;
-      c4_d4_12_q <= c4_d4_12_d;
-      c4_d4_13_q <= c4_d4_13_d;
-      c4_d4_14_q <= c4_d4_14_d;
-      c4_d4_15_q <= c4_d4_15_d;
-      c4_d4_16_q <= c4_d4_16_d;
-      c4_d4_17_q <= c4_d4_17_d;
-      c4_d4_18_q <= c4_d4_18_d;
-      c4_d4_19_q <= c4_d4_19_d;
-      c4_d4_20_q <= c4_d4_20_d;
-      c4_d4_21_q <= c4_d4_21_d;
-      c4_d4_22_q <= c4_d4_22_d;
-      c4_d4_23_q <= c4_d4_23_d;
-      c4_d4_24_q <= c4_d4_24_d;
-      c4_d4_25_q <= c4_d4_25_d;
-      c4_d4_26_q <= c4_d4_26_d;
-      c4_d4_27_q <= c4_d4_27_d;
-      c4_d4_28_q <= c4_d4_28_d;
-      c4_d4_29_q <= c4_d4_29_d;
-      c4_d4_30_q <= c4_d4_30_d;
-      c4_d4_31_q <= c4_d4_31_d;
-      c4_d5_0_q <= c4_d5_0_d;
-      c4_d5_1_q <= c4_d5_1_d;
-      c4_d5_2_q <= c4_d5_2_d;
-      c4_d5_3_q <= c4_d5_3_d;
-      c4_d5_4_q <= c4_d5_4_d;
-      c4_d5_5_q <= c4_d5_5_d;
-      c4_d5_6_q <= c4_d5_6_d;
-      c4_d5_7_q <= c4_d5_7_d;
-      c4_d5_8_q <= c4_d5_8_d;
-      c4_d5_9_q <= c4_d5_9_d;
-      c4_d5_10_q <= c4_d5_10_d;
-      c4_d5_11_q <= c4_d5_11_d;
-      c4_d5_12_q <= c4_d5_12_d;
-      c4_d5_13_q <= c4_d5_13_d;
-      c4_d5_14_q <= c4_d5_14_d;
-      c4_d5_15_q <= c4_d5_15_d;
-      c4_d5_16_q <= c4_d5_16_d;
-      c4_d5_17_q <= c4_d5_17_d;
-      c4_d5_18_q <= c4_d5_18_d;
-      c4_d5_19_q <= c4_d5_19_d;
-      c4_d5_20_q <= c4_d5_20_d;
-      c4_d5_21_q <= c4_d5_21_d;
-      c4_d5_22_q <= c4_d5_22_d;
-      c4_d5_23_q <= c4_d5_23_d;
-      c4_d5_24_q <= c4_d5_24_d;
-      c4_d5_25_q <= c4_d5_25_d;
-      c4_d5_26_q <= c4_d5_26_d;
-      c4_d5_27_q <= c4_d5_27_d;
-      c4_d5_28_q <= c4_d5_28_d;
-      c4_d5_29_q <= c4_d5_29_d;
-      c4_d5_30_q <= c4_d5_30_d;
-      c4_d5_31_q <= c4_d5_31_d;
       c5_mask0_q <= c5_mask0_d;
       c5_mask1_q <= c5_mask1_d;
       c5_mask2_q <= c5_mask2_d;
@@ -16866,198 +14370,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c5_row3_q <= c5_row3_d;
       c5_row4_q <= c5_row4_d;
       c5_row5_q <= c5_row5_d;
-      c5_d0_0_q <= c5_d0_0_d;
-      c5_d0_1_q <= c5_d0_1_d;
-      c5_d0_2_q <= c5_d0_2_d;
-      c5_d0_3_q <= c5_d0_3_d;
-      c5_d0_4_q <= c5_d0_4_d;
-      c5_d0_5_q <= c5_d0_5_d;
-      c5_d0_6_q <= c5_d0_6_d;
-      c5_d0_7_q <= c5_d0_7_d;
-      c5_d0_8_q <= c5_d0_8_d;
-      c5_d0_9_q <= c5_d0_9_d;
-      c5_d0_10_q <= c5_d0_10_d;
-      c5_d0_11_q <= c5_d0_11_d;
-      c5_d0_12_q <= c5_d0_12_d;
-      c5_d0_13_q <= c5_d0_13_d;
-      c5_d0_14_q <= c5_d0_14_d;
-      c5_d0_15_q <= c5_d0_15_d;
-      c5_d0_16_q <= c5_d0_16_d;
-      c5_d0_17_q <= c5_d0_17_d;
-      c5_d0_18_q <= c5_d0_18_d;
-      c5_d0_19_q <= c5_d0_19_d;
-      c5_d0_20_q <= c5_d0_20_d;
-      c5_d0_21_q <= c5_d0_21_d;
-      c5_d0_22_q <= c5_d0_22_d;
-      c5_d0_23_q <= c5_d0_23_d;
-      c5_d0_24_q <= c5_d0_24_d;
-      c5_d0_25_q <= c5_d0_25_d;
-      c5_d0_26_q <= c5_d0_26_d;
-      c5_d0_27_q <= c5_d0_27_d;
-      c5_d0_28_q <= c5_d0_28_d;
-      c5_d0_29_q <= c5_d0_29_d;
-      c5_d0_30_q <= c5_d0_30_d;
-      c5_d0_31_q <= c5_d0_31_d;
-      c5_d1_0_q <= c5_d1_0_d;
-      c5_d1_1_q <= c5_d1_1_d;
-      c5_d1_2_q <= c5_d1_2_d;
-      c5_d1_3_q <= c5_d1_3_d;
-      c5_d1_4_q <= c5_d1_4_d;
-      c5_d1_5_q <= c5_d1_5_d;
-      c5_d1_6_q <= c5_d1_6_d;
-      c5_d1_7_q <= c5_d1_7_d;
-      c5_d1_8_q <= c5_d1_8_d;
-      c5_d1_9_q <= c5_d1_9_d;
-      c5_d1_10_q <= c5_d1_10_d;
-      c5_d1_11_q <= c5_d1_11_d;
-      c5_d1_12_q <= c5_d1_12_d;
-      c5_d1_13_q <= c5_d1_13_d;
-      c5_d1_14_q <= c5_d1_14_d;
-      c5_d1_15_q <= c5_d1_15_d;
-      c5_d1_16_q <= c5_d1_16_d;
-      c5_d1_17_q <= c5_d1_17_d;
-      c5_d1_18_q <= c5_d1_18_d;
-      c5_d1_19_q <= c5_d1_19_d;
-      c5_d1_20_q <= c5_d1_20_d;
-      c5_d1_21_q <= c5_d1_21_d;
-      c5_d1_22_q <= c5_d1_22_d;
-      c5_d1_23_q <= c5_d1_23_d;
-      c5_d1_24_q <= c5_d1_24_d;
-      c5_d1_25_q <= c5_d1_25_d;
-      c5_d1_26_q <= c5_d1_26_d;
-      c5_d1_27_q <= c5_d1_27_d;
-      c5_d1_28_q <= c5_d1_28_d;
-      c5_d1_29_q <= c5_d1_29_d;
-      c5_d1_30_q <= c5_d1_30_d;
-      c5_d1_31_q <= c5_d1_31_d;
-      c5_d2_0_q <= c5_d2_0_d;
-      c5_d2_1_q <= c5_d2_1_d;
-      c5_d2_2_q <= c5_d2_2_d;
-      c5_d2_3_q <= c5_d2_3_d;
-      c5_d2_4_q <= c5_d2_4_d;
-      c5_d2_5_q <= c5_d2_5_d;
-      c5_d2_6_q <= c5_d2_6_d;
-      c5_d2_7_q <= c5_d2_7_d;
-      c5_d2_8_q <= c5_d2_8_d;
-      c5_d2_9_q <= c5_d2_9_d;
-      c5_d2_10_q <= c5_d2_10_d;
-      c5_d2_11_q <= c5_d2_11_d;
-      c5_d2_12_q <= c5_d2_12_d;
-      c5_d2_13_q <= c5_d2_13_d;
-      c5_d2_14_q <= c5_d2_14_d;
-      c5_d2_15_q <= c5_d2_15_d;
-      c5_d2_16_q <= c5_d2_16_d;
-      c5_d2_17_q <= c5_d2_17_d;
-      c5_d2_18_q <= c5_d2_18_d;
-      c5_d2_19_q <= c5_d2_19_d;
-      c5_d2_20_q <= c5_d2_20_d;
-      c5_d2_21_q <= c5_d2_21_d;
-      c5_d2_22_q <= c5_d2_22_d;
-      c5_d2_23_q <= c5_d2_23_d;
-      c5_d2_24_q <= c5_d2_24_d;
-      c5_d2_25_q <= c5_d2_25_d;
-      c5_d2_26_q <= c5_d2_26_d;
-      c5_d2_27_q <= c5_d2_27_d;
-      c5_d2_28_q <= c5_d2_28_d;
-      c5_d2_29_q <= c5_d2_29_d;
-      c5_d2_30_q <= c5_d2_30_d;
-      c5_d2_31_q <= c5_d2_31_d;
-      c5_d3_0_q <= c5_d3_0_d;
-      c5_d3_1_q <= c5_d3_1_d;
-      c5_d3_2_q <= c5_d3_2_d;
-      c5_d3_3_q <= c5_d3_3_d;
-      c5_d3_4_q <= c5_d3_4_d;
-      c5_d3_5_q <= c5_d3_5_d;
-      c5_d3_6_q <= c5_d3_6_d;
-      c5_d3_7_q <= c5_d3_7_d;
-      c5_d3_8_q <= c5_d3_8_d;
-      c5_d3_9_q <= c5_d3_9_d;
-      c5_d3_10_q <= c5_d3_10_d;
-      c5_d3_11_q <= c5_d3_11_d;
-      c5_d3_12_q <= c5_d3_12_d;
-      c5_d3_13_q <= c5_d3_13_d;
-      c5_d3_14_q <= c5_d3_14_d;
-      c5_d3_15_q <= c5_d3_15_d;
-      c5_d3_16_q <= c5_d3_16_d;
-      c5_d3_17_q <= c5_d3_17_d;
-      c5_d3_18_q <= c5_d3_18_d;
-      c5_d3_19_q <= c5_d3_19_d;
-      c5_d3_20_q <= c5_d3_20_d;
-      c5_d3_21_q <= c5_d3_21_d;
-      c5_d3_22_q <= c5_d3_22_d;
-      c5_d3_23_q <= c5_d3_23_d;
-      c5_d3_24_q <= c5_d3_24_d;
-      c5_d3_25_q <= c5_d3_25_d;
-      c5_d3_26_q <= c5_d3_26_d;
-      c5_d3_27_q <= c5_d3_27_d;
-      c5_d3_28_q <= c5_d3_28_d;
-      c5_d3_29_q <= c5_d3_29_d;
-      c5_d3_30_q <= c5_d3_30_d;
-      c5_d3_31_q <= c5_d3_31_d;
-      c5_d4_0_q <= c5_d4_0_d;
-      c5_d4_1_q <= c5_d4_1_d;
-      c5_d4_2_q <= c5_d4_2_d;
-      c5_d4_3_q <= c5_d4_3_d;
-      c5_d4_4_q <= c5_d4_4_d;
-      c5_d4_5_q <= c5_d4_5_d;
-      c5_d4_6_q <= c5_d4_6_d;
-      c5_d4_7_q <= c5_d4_7_d;
-      c5_d4_8_q <= c5_d4_8_d;
-      c5_d4_9_q <= c5_d4_9_d;
-      c5_d4_10_q <= c5_d4_10_d;
-      c5_d4_11_q <= c5_d4_11_d;
-      c5_d4_12_q <= c5_d4_12_d;
-      c5_d4_13_q <= c5_d4_13_d;
-      c5_d4_14_q <= c5_d4_14_d;
-      c5_d4_15_q <= c5_d4_15_d;
-      c5_d4_16_q <= c5_d4_16_d;
-      c5_d4_17_q <= c5_d4_17_d;
-      c5_d4_18_q <= c5_d4_18_d;
-      c5_d4_19_q <= c5_d4_19_d;
-      c5_d4_20_q <= c5_d4_20_d;
-      c5_d4_21_q <= c5_d4_21_d;
-      c5_d4_22_q <= c5_d4_22_d;
-      c5_d4_23_q <= c5_d4_23_d;
-      c5_d4_24_q <= c5_d4_24_d;
-      c5_d4_25_q <= c5_d4_25_d;
-      c5_d4_26_q <= c5_d4_26_d;
-      c5_d4_27_q <= c5_d4_27_d;
-      c5_d4_28_q <= c5_d4_28_d;
-      c5_d4_29_q <= c5_d4_29_d;
-      c5_d4_30_q <= c5_d4_30_d;
-      c5_d4_31_q <= c5_d4_31_d;
-      c5_d5_0_q <= c5_d5_0_d;
-      c5_d5_1_q <= c5_d5_1_d;
-      c5_d5_2_q <= c5_d5_2_d;
-      c5_d5_3_q <= c5_d5_3_d;
-      c5_d5_4_q <= c5_d5_4_d;
-      c5_d5_5_q <= c5_d5_5_d;
-      c5_d5_6_q <= c5_d5_6_d;
-      c5_d5_7_q <= c5_d5_7_d;
-      c5_d5_8_q <= c5_d5_8_d;
-      c5_d5_9_q <= c5_d5_9_d;
-      c5_d5_10_q <= c5_d5_10_d;
-      c5_d5_11_q <= c5_d5_11_d;
-      c5_d5_12_q <= c5_d5_12_d;
-      c5_d5_13_q <= c5_d5_13_d;
-      c5_d5_14_q <= c5_d5_14_d;
-      c5_d5_15_q <= c5_d5_15_d;
-      c5_d5_16_q <= c5_d5_16_d;
-      c5_d5_17_q <= c5_d5_17_d;
-      c5_d5_18_q <= c5_d5_18_d;
-      c5_d5_19_q <= c5_d5_19_d;
-      c5_d5_20_q <= c5_d5_20_d;
-      c5_d5_21_q <= c5_d5_21_d;
-      c5_d5_22_q <= c5_d5_22_d;
-      c5_d5_23_q <= c5_d5_23_d;
-      c5_d5_24_q <= c5_d5_24_d;
-      c5_d5_25_q <= c5_d5_25_d;
-      c5_d5_26_q <= c5_d5_26_d;
-      c5_d5_27_q <= c5_d5_27_d;
-      c5_d5_28_q <= c5_d5_28_d;
-      c5_d5_29_q <= c5_d5_29_d;
-      c5_d5_30_q <= c5_d5_30_d;
-      c5_d5_31_q <= c5_d5_31_d;
       c6_mask0_q <= c6_mask0_d;
       c6_mask1_q <= c6_mask1_d;
       c6_mask2_q <= c6_mask2_d;
@@ -17188,198 +14500,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c6_row3_q <= c6_row3_d;
       c6_row4_q <= c6_row4_d;
       c6_row5_q <= c6_row5_d;
-      c6_d0_0_q <= c6_d0_0_d;
-      c6_d0_1_q <= c6_d0_1_d;
-      c6_d0_2_q <= c6_d0_2_d;
-      c6_d0_3_q <= c6_d0_3_d;
-      c6_d0_4_q <= c6_d0_4_d;
-      c6_d0_5_q <= c6_d0_5_d;
-      c6_d0_6_q <= c6_d0_6_d;
-      c6_d0_7_q <= c6_d0_7_d;
-      c6_d0_8_q <= c6_d0_8_d;
-      c6_d0_9_q <= c6_d0_9_d;
-      c6_d0_10_q <= c6_d0_10_d;
-      c6_d0_11_q <= c6_d0_11_d;
-      c6_d0_12_q <= c6_d0_12_d;
-      c6_d0_13_q <= c6_d0_13_d;
-      c6_d0_14_q <= c6_d0_14_d;
-      c6_d0_15_q <= c6_d0_15_d;
-      c6_d0_16_q <= c6_d0_16_d;
-      c6_d0_17_q <= c6_d0_17_d;
-      c6_d0_18_q <= c6_d0_18_d;
-      c6_d0_19_q <= c6_d0_19_d;
-      c6_d0_20_q <= c6_d0_20_d;
-      c6_d0_21_q <= c6_d0_21_d;
-      c6_d0_22_q <= c6_d0_22_d;
-      c6_d0_23_q <= c6_d0_23_d;
-      c6_d0_24_q <= c6_d0_24_d;
-      c6_d0_25_q <= c6_d0_25_d;
-      c6_d0_26_q <= c6_d0_26_d;
-      c6_d0_27_q <= c6_d0_27_d;
-      c6_d0_28_q <= c6_d0_28_d;
-      c6_d0_29_q <= c6_d0_29_d;
-      c6_d0_30_q <= c6_d0_30_d;
-      c6_d0_31_q <= c6_d0_31_d;
-      c6_d1_0_q <= c6_d1_0_d;
-      c6_d1_1_q <= c6_d1_1_d;
-      c6_d1_2_q <= c6_d1_2_d;
-      c6_d1_3_q <= c6_d1_3_d;
-      c6_d1_4_q <= c6_d1_4_d;
-      c6_d1_5_q <= c6_d1_5_d;
-      c6_d1_6_q <= c6_d1_6_d;
-      c6_d1_7_q <= c6_d1_7_d;
-      c6_d1_8_q <= c6_d1_8_d;
-      c6_d1_9_q <= c6_d1_9_d;
-      c6_d1_10_q <= c6_d1_10_d;
-      c6_d1_11_q <= c6_d1_11_d;
-      c6_d1_12_q <= c6_d1_12_d;
-      c6_d1_13_q <= c6_d1_13_d;
-      c6_d1_14_q <= c6_d1_14_d;
-      c6_d1_15_q <= c6_d1_15_d;
-      c6_d1_16_q <= c6_d1_16_d;
-      c6_d1_17_q <= c6_d1_17_d;
-      c6_d1_18_q <= c6_d1_18_d;
-      c6_d1_19_q <= c6_d1_19_d;
-      c6_d1_20_q <= c6_d1_20_d;
-      c6_d1_21_q <= c6_d1_21_d;
-      c6_d1_22_q <= c6_d1_22_d;
-      c6_d1_23_q <= c6_d1_23_d;
-      c6_d1_24_q <= c6_d1_24_d;
-      c6_d1_25_q <= c6_d1_25_d;
-      c6_d1_26_q <= c6_d1_26_d;
-      c6_d1_27_q <= c6_d1_27_d;
-      c6_d1_28_q <= c6_d1_28_d;
-      c6_d1_29_q <= c6_d1_29_d;
-      c6_d1_30_q <= c6_d1_30_d;
-      c6_d1_31_q <= c6_d1_31_d;
-      c6_d2_0_q <= c6_d2_0_d;
-      c6_d2_1_q <= c6_d2_1_d;
-      c6_d2_2_q <= c6_d2_2_d;
-      c6_d2_3_q <= c6_d2_3_d;
-      c6_d2_4_q <= c6_d2_4_d;
-      c6_d2_5_q <= c6_d2_5_d;
-      c6_d2_6_q <= c6_d2_6_d;
-      c6_d2_7_q <= c6_d2_7_d;
-      c6_d2_8_q <= c6_d2_8_d;
-      c6_d2_9_q <= c6_d2_9_d;
-      c6_d2_10_q <= c6_d2_10_d;
-      c6_d2_11_q <= c6_d2_11_d;
-      c6_d2_12_q <= c6_d2_12_d;
-      c6_d2_13_q <= c6_d2_13_d;
-      c6_d2_14_q <= c6_d2_14_d;
-      c6_d2_15_q <= c6_d2_15_d;
-      c6_d2_16_q <= c6_d2_16_d;
-      c6_d2_17_q <= c6_d2_17_d;
-      c6_d2_18_q <= c6_d2_18_d;
-      c6_d2_19_q <= c6_d2_19_d;
-      c6_d2_20_q <= c6_d2_20_d;
-      c6_d2_21_q <= c6_d2_21_d;
-      c6_d2_22_q <= c6_d2_22_d;
-      c6_d2_23_q <= c6_d2_23_d;
-      c6_d2_24_q <= c6_d2_24_d;
-      c6_d2_25_q <= c6_d2_25_d;
-      c6_d2_26_q <= c6_d2_26_d;
-      c6_d2_27_q <= c6_d2_27_d;
-      c6_d2_28_q <= c6_d2_28_d;
-      c6_d2_29_q <= c6_d2_29_d;
-      c6_d2_30_q <= c6_d2_30_d;
-      c6_d2_31_q <= c6_d2_31_d;
-      c6_d3_0_q <= c6_d3_0_d;
-      c6_d3_1_q <= c6_d3_1_d;
-      c6_d3_2_q <= c6_d3_2_d;
-      c6_d3_3_q <= c6_d3_3_d;
-      c6_d3_4_q <= c6_d3_4_d;
-      c6_d3_5_q <= c6_d3_5_d;
-      c6_d3_6_q <= c6_d3_6_d;
-      c6_d3_7_q <= c6_d3_7_d;
-      c6_d3_8_q <= c6_d3_8_d;
-      c6_d3_9_q <= c6_d3_9_d;
-      c6_d3_10_q <= c6_d3_10_d;
-      c6_d3_11_q <= c6_d3_11_d;
-      c6_d3_12_q <= c6_d3_12_d;
-      c6_d3_13_q <= c6_d3_13_d;
-      c6_d3_14_q <= c6_d3_14_d;
-      c6_d3_15_q <= c6_d3_15_d;
-      c6_d3_16_q <= c6_d3_16_d;
-      c6_d3_17_q <= c6_d3_17_d;
-      c6_d3_18_q <= c6_d3_18_d;
-      c6_d3_19_q <= c6_d3_19_d;
-      c6_d3_20_q <= c6_d3_20_d;
-      c6_d3_21_q <= c6_d3_21_d;
-      c6_d3_22_q <= c6_d3_22_d;
-      c6_d3_23_q <= c6_d3_23_d;
-      c6_d3_24_q <= c6_d3_24_d;
-      c6_d3_25_q <= c6_d3_25_d;
-      c6_d3_26_q <= c6_d3_26_d;
-      c6_d3_27_q <= c6_d3_27_d;
-      c6_d3_28_q <= c6_d3_28_d;
-      c6_d3_29_q <= c6_d3_29_d;
-      c6_d3_30_q <= c6_d3_30_d;
-      c6_d3_31_q <= c6_d3_31_d;
-      c6_d4_0_q <= c6_d4_0_d;
-      c6_d4_1_q <= c6_d4_1_d;
-      c6_d4_2_q <= c6_d4_2_d;
-      c6_d4_3_q <= c6_d4_3_d;
-      c6_d4_4_q <= c6_d4_4_d;
-      c6_d4_5_q <= c6_d4_5_d;
-      c6_d4_6_q <= c6_d4_6_d;
-      c6_d4_7_q <= c6_d4_7_d;
-      c6_d4_8_q <= c6_d4_8_d;
-      c6_d4_9_q <= c6_d4_9_d;
-      c6_d4_10_q <= c6_d4_10_d;
-      c6_d4_11_q <= c6_d4_11_d;
-      c6_d4_12_q <= c6_d4_12_d;
-      c6_d4_13_q <= c6_d4_13_d;
-      c6_d4_14_q <= c6_d4_14_d;
-      c6_d4_15_q <= c6_d4_15_d;
-      c6_d4_16_q <= c6_d4_16_d;
-      c6_d4_17_q <= c6_d4_17_d;
-      c6_d4_18_q <= c6_d4_18_d;
-      c6_d4_19_q <= c6_d4_19_d;
-      c6_d4_20_q <= c6_d4_20_d;
-      c6_d4_21_q <= c6_d4_21_d;
-      c6_d4_22_q <= c6_d4_22_d;
-      c6_d4_23_q <= c6_d4_23_d;
-      c6_d4_24_q <= c6_d4_24_d;
-      c6_d4_25_q <= c6_d4_25_d;
-      c6_d4_26_q <= c6_d4_26_d;
-      c6_d4_27_q <= c6_d4_27_d;
-      c6_d4_28_q <= c6_d4_28_d;
-      c6_d4_29_q <= c6_d4_29_d;
-      c6_d4_30_q <= c6_d4_30_d;
-      c6_d4_31_q <= c6_d4_31_d;
-      c6_d5_0_q <= c6_d5_0_d;
-      c6_d5_1_q <= c6_d5_1_d;
-      c6_d5_2_q <= c6_d5_2_d;
-      c6_d5_3_q <= c6_d5_3_d;
-      c6_d5_4_q <= c6_d5_4_d;
-      c6_d5_5_q <= c6_d5_5_d;
-      c6_d5_6_q <= c6_d5_6_d;
-      c6_d5_7_q <= c6_d5_7_d;
-      c6_d5_8_q <= c6_d5_8_d;
-      c6_d5_9_q <= c6_d5_9_d;
-      c6_d5_10_q <= c6_d5_10_d;
-      c6_d5_11_q <= c6_d5_11_d;
-      c6_d5_12_q <= c6_d5_12_d;
-      c6_d5_13_q <= c6_d5_13_d;
-      c6_d5_14_q <= c6_d5_14_d;
-      c6_d5_15_q <= c6_d5_15_d;
-      c6_d5_16_q <= c6_d5_16_d;
-      c6_d5_17_q <= c6_d5_17_d;
-      c6_d5_18_q <= c6_d5_18_d;
-      c6_d5_19_q <= c6_d5_19_d;
-      c6_d5_20_q <= c6_d5_20_d;
-      c6_d5_21_q <= c6_d5_21_d;
-      c6_d5_22_q <= c6_d5_22_d;
-      c6_d5_23_q <= c6_d5_23_d;
-      c6_d5_24_q <= c6_d5_24_d;
-      c6_d5_25_q <= c6_d5_25_d;
-      c6_d5_26_q <= c6_d5_26_d;
-      c6_d5_27_q <= c6_d5_27_d;
-      c6_d5_28_q <= c6_d5_28_d;
-      c6_d5_29_q <= c6_d5_29_d;
-      c6_d5_30_q <= c6_d5_30_d;
-      c6_d5_31_q <= c6_d5_31_d;
       c7_mask0_q <= c7_mask0_d;
       c7_mask1_q <= c7_mask1_d;
       c7_mask2_q <= c7_mask2_d;
@@ -17510,198 +14630,6 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       c7_row3_q <= c7_row3_d;
       c7_row4_q <= c7_row4_d;
       c7_row5_q <= c7_row5_d;
-      c7_d0_0_q <= c7_d0_0_d;
-      c7_d0_1_q <= c7_d0_1_d;
-      c7_d0_2_q <= c7_d0_2_d;
-      c7_d0_3_q <= c7_d0_3_d;
-      c7_d0_4_q <= c7_d0_4_d;
-      c7_d0_5_q <= c7_d0_5_d;
-      c7_d0_6_q <= c7_d0_6_d;
-      c7_d0_7_q <= c7_d0_7_d;
-      c7_d0_8_q <= c7_d0_8_d;
-      c7_d0_9_q <= c7_d0_9_d;
-      c7_d0_10_q <= c7_d0_10_d;
-      c7_d0_11_q <= c7_d0_11_d;
-      c7_d0_12_q <= c7_d0_12_d;
-      c7_d0_13_q <= c7_d0_13_d;
-      c7_d0_14_q <= c7_d0_14_d;
-      c7_d0_15_q <= c7_d0_15_d;
-      c7_d0_16_q <= c7_d0_16_d;
-      c7_d0_17_q <= c7_d0_17_d;
-      c7_d0_18_q <= c7_d0_18_d;
-      c7_d0_19_q <= c7_d0_19_d;
-      c7_d0_20_q <= c7_d0_20_d;
-      c7_d0_21_q <= c7_d0_21_d;
-      c7_d0_22_q <= c7_d0_22_d;
-      c7_d0_23_q <= c7_d0_23_d;
-      c7_d0_24_q <= c7_d0_24_d;
-      c7_d0_25_q <= c7_d0_25_d;
-      c7_d0_26_q <= c7_d0_26_d;
-      c7_d0_27_q <= c7_d0_27_d;
-      c7_d0_28_q <= c7_d0_28_d;
-      c7_d0_29_q <= c7_d0_29_d;
-      c7_d0_30_q <= c7_d0_30_d;
-      c7_d0_31_q <= c7_d0_31_d;
-      c7_d1_0_q <= c7_d1_0_d;
-      c7_d1_1_q <= c7_d1_1_d;
-      c7_d1_2_q <= c7_d1_2_d;
-      c7_d1_3_q <= c7_d1_3_d;
-      c7_d1_4_q <= c7_d1_4_d;
-      c7_d1_5_q <= c7_d1_5_d;
-      c7_d1_6_q <= c7_d1_6_d;
-      c7_d1_7_q <= c7_d1_7_d;
-      c7_d1_8_q <= c7_d1_8_d;
-      c7_d1_9_q <= c7_d1_9_d;
-      c7_d1_10_q <= c7_d1_10_d;
-      c7_d1_11_q <= c7_d1_11_d;
-      c7_d1_12_q <= c7_d1_12_d;
-      c7_d1_13_q <= c7_d1_13_d;
-      c7_d1_14_q <= c7_d1_14_d;
-      c7_d1_15_q <= c7_d1_15_d;
-      c7_d1_16_q <= c7_d1_16_d;
-      c7_d1_17_q <= c7_d1_17_d;
-      c7_d1_18_q <= c7_d1_18_d;
-      c7_d1_19_q <= c7_d1_19_d;
-      c7_d1_20_q <= c7_d1_20_d;
-      c7_d1_21_q <= c7_d1_21_d;
-      c7_d1_22_q <= c7_d1_22_d;
-      c7_d1_23_q <= c7_d1_23_d;
-      c7_d1_24_q <= c7_d1_24_d;
-      c7_d1_25_q <= c7_d1_25_d;
-      c7_d1_26_q <= c7_d1_26_d;
-      c7_d1_27_q <= c7_d1_27_d;
-      c7_d1_28_q <= c7_d1_28_d;
-      c7_d1_29_q <= c7_d1_29_d;
-      c7_d1_30_q <= c7_d1_30_d;
-      c7_d1_31_q <= c7_d1_31_d;
-      c7_d2_0_q <= c7_d2_0_d;
-      c7_d2_1_q <= c7_d2_1_d;
-      c7_d2_2_q <= c7_d2_2_d;
-      c7_d2_3_q <= c7_d2_3_d;
-      c7_d2_4_q <= c7_d2_4_d;
-      c7_d2_5_q <= c7_d2_5_d;
-      c7_d2_6_q <= c7_d2_6_d;
-      c7_d2_7_q <= c7_d2_7_d;
-      c7_d2_8_q <= c7_d2_8_d;
-      c7_d2_9_q <= c7_d2_9_d;
-      c7_d2_10_q <= c7_d2_10_d;
-      c7_d2_11_q <= c7_d2_11_d;
-      c7_d2_12_q <= c7_d2_12_d;
-      c7_d2_13_q <= c7_d2_13_d;
-      c7_d2_14_q <= c7_d2_14_d;
-      c7_d2_15_q <= c7_d2_15_d;
-      c7_d2_16_q <= c7_d2_16_d;
-      c7_d2_17_q <= c7_d2_17_d;
-      c7_d2_18_q <= c7_d2_18_d;
-      c7_d2_19_q <= c7_d2_19_d;
-      c7_d2_20_q <= c7_d2_20_d;
-      c7_d2_21_q <= c7_d2_21_d;
-      c7_d2_22_q <= c7_d2_22_d;
-      c7_d2_23_q <= c7_d2_23_d;
-      c7_d2_24_q <= c7_d2_24_d;
-      c7_d2_25_q <= c7_d2_25_d;
-      c7_d2_26_q <= c7_d2_26_d;
-      c7_d2_27_q <= c7_d2_27_d;
-      c7_d2_28_q <= c7_d2_28_d;
-      c7_d2_29_q <= c7_d2_29_d;
-      c7_d2_30_q <= c7_d2_30_d;
-      c7_d2_31_q <= c7_d2_31_d;
-      c7_d3_0_q <= c7_d3_0_d;
-      c7_d3_1_q <= c7_d3_1_d;
-      c7_d3_2_q <= c7_d3_2_d;
-      c7_d3_3_q <= c7_d3_3_d;
-      c7_d3_4_q <= c7_d3_4_d;
-      c7_d3_5_q <= c7_d3_5_d;
-      c7_d3_6_q <= c7_d3_6_d;
-      c7_d3_7_q <= c7_d3_7_d;
-      c7_d3_8_q <= c7_d3_8_d;
-      c7_d3_9_q <= c7_d3_9_d;
-      c7_d3_10_q <= c7_d3_10_d;
-      c7_d3_11_q <= c7_d3_11_d;
-      c7_d3_12_q <= c7_d3_12_d;
-      c7_d3_13_q <= c7_d3_13_d;
-      c7_d3_14_q <= c7_d3_14_d;
-      c7_d3_15_q <= c7_d3_15_d;
-      c7_d3_16_q <= c7_d3_16_d;
-      c7_d3_17_q <= c7_d3_17_d;
-      c7_d3_18_q <= c7_d3_18_d;
-      c7_d3_19_q <= c7_d3_19_d;
-      c7_d3_20_q <= c7_d3_20_d;
-      c7_d3_21_q <= c7_d3_21_d;
-      c7_d3_22_q <= c7_d3_22_d;
-      c7_d3_23_q <= c7_d3_23_d;
-      c7_d3_24_q <= c7_d3_24_d;
-      c7_d3_25_q <= c7_d3_25_d;
-      c7_d3_26_q <= c7_d3_26_d;
-      c7_d3_27_q <= c7_d3_27_d;
-      c7_d3_28_q <= c7_d3_28_d;
-      c7_d3_29_q <= c7_d3_29_d;
-      c7_d3_30_q <= c7_d3_30_d;
-      c7_d3_31_q <= c7_d3_31_d;
-      c7_d4_0_q <= c7_d4_0_d;
-      c7_d4_1_q <= c7_d4_1_d;
-      c7_d4_2_q <= c7_d4_2_d;
-      c7_d4_3_q <= c7_d4_3_d;
-      c7_d4_4_q <= c7_d4_4_d;
-      c7_d4_5_q <= c7_d4_5_d;
-      c7_d4_6_q <= c7_d4_6_d;
-      c7_d4_7_q <= c7_d4_7_d;
-      c7_d4_8_q <= c7_d4_8_d;
-      c7_d4_9_q <= c7_d4_9_d;
-      c7_d4_10_q <= c7_d4_10_d;
-      c7_d4_11_q <= c7_d4_11_d;
-      c7_d4_12_q <= c7_d4_12_d;
-      c7_d4_13_q <= c7_d4_13_d;
-      c7_d4_14_q <= c7_d4_14_d;
-      c7_d4_15_q <= c7_d4_15_d;
-      c7_d4_16_q <= c7_d4_16_d;
-      c7_d4_17_q <= c7_d4_17_d;
-      c7_d4_18_q <= c7_d4_18_d;
-      c7_d4_19_q <= c7_d4_19_d;
-      c7_d4_20_q <= c7_d4_20_d;
-      c7_d4_21_q <= c7_d4_21_d;
-      c7_d4_22_q <= c7_d4_22_d;
-      c7_d4_23_q <= c7_d4_23_d;
-      c7_d4_24_q <= c7_d4_24_d;
-      c7_d4_25_q <= c7_d4_25_d;
-      c7_d4_26_q <= c7_d4_26_d;
-      c7_d4_27_q <= c7_d4_27_d;
-      c7_d4_28_q <= c7_d4_28_d;
-      c7_d4_29_q <= c7_d4_29_d;
-      c7_d4_30_q <= c7_d4_30_d;
-      c7_d4_31_q <= c7_d4_31_d;
-      c7_d5_0_q <= c7_d5_0_d;
-      c7_d5_1_q <= c7_d5_1_d;
-      c7_d5_2_q <= c7_d5_2_d;
-      c7_d5_3_q <= c7_d5_3_d;
-      c7_d5_4_q <= c7_d5_4_d;
-      c7_d5_5_q <= c7_d5_5_d;
-      c7_d5_6_q <= c7_d5_6_d;
-      c7_d5_7_q <= c7_d5_7_d;
-      c7_d5_8_q <= c7_d5_8_d;
-      c7_d5_9_q <= c7_d5_9_d;
-      c7_d5_10_q <= c7_d5_10_d;
-      c7_d5_11_q <= c7_d5_11_d;
-      c7_d5_12_q <= c7_d5_12_d;
-      c7_d5_13_q <= c7_d5_13_d;
-      c7_d5_14_q <= c7_d5_14_d;
-      c7_d5_15_q <= c7_d5_15_d;
-      c7_d5_16_q <= c7_d5_16_d;
-      c7_d5_17_q <= c7_d5_17_d;
-      c7_d5_18_q <= c7_d5_18_d;
-      c7_d5_19_q <= c7_d5_19_d;
-      c7_d5_20_q <= c7_d5_20_d;
-      c7_d5_21_q <= c7_d5_21_d;
-      c7_d5_22_q <= c7_d5_22_d;
-      c7_d5_23_q <= c7_d5_23_d;
-      c7_d5_24_q <= c7_d5_24_d;
-      c7_d5_25_q <= c7_d5_25_d;
-      c7_d5_26_q <= c7_d5_26_d;
-      c7_d5_27_q <= c7_d5_27_d;
-      c7_d5_28_q <= c7_d5_28_d;
-      c7_d5_29_q <= c7_d5_29_d;
-      c7_d5_30_q <= c7_d5_30_d;
-      c7_d5_31_q <= c7_d5_31_d;
       older0_1_q <= older0_1_d;
       older0_2_q <= older0_2_d;
       older0_3_q <= older0_3_d;
@@ -17774,6 +14702,1545 @@ module opcoll_g8_r128_s2_w48_n8_1r1w (
       err_warp_q <= err_warp_d;
       err_reg_q <= err_reg_d;
     end
+  end
+
+  always @(posedge clk_core_i) begin
+    c0_d0_0_q <= c0_d0_0_d;
+    c0_d0_1_q <= c0_d0_1_d;
+    c0_d0_2_q <= c0_d0_2_d;
+    c0_d0_3_q <= c0_d0_3_d;
+    c0_d0_4_q <= c0_d0_4_d;
+    c0_d0_5_q <= c0_d0_5_d;
+    c0_d0_6_q <= c0_d0_6_d;
+    c0_d0_7_q <= c0_d0_7_d;
+    c0_d0_8_q <= c0_d0_8_d;
+    c0_d0_9_q <= c0_d0_9_d;
+    c0_d0_10_q <= c0_d0_10_d;
+    c0_d0_11_q <= c0_d0_11_d;
+    c0_d0_12_q <= c0_d0_12_d;
+    c0_d0_13_q <= c0_d0_13_d;
+    c0_d0_14_q <= c0_d0_14_d;
+    c0_d0_15_q <= c0_d0_15_d;
+    c0_d0_16_q <= c0_d0_16_d;
+    c0_d0_17_q <= c0_d0_17_d;
+    c0_d0_18_q <= c0_d0_18_d;
+    c0_d0_19_q <= c0_d0_19_d;
+    c0_d0_20_q <= c0_d0_20_d;
+    c0_d0_21_q <= c0_d0_21_d;
+    c0_d0_22_q <= c0_d0_22_d;
+    c0_d0_23_q <= c0_d0_23_d;
+    c0_d0_24_q <= c0_d0_24_d;
+    c0_d0_25_q <= c0_d0_25_d;
+    c0_d0_26_q <= c0_d0_26_d;
+    c0_d0_27_q <= c0_d0_27_d;
+    c0_d0_28_q <= c0_d0_28_d;
+    c0_d0_29_q <= c0_d0_29_d;
+    c0_d0_30_q <= c0_d0_30_d;
+    c0_d0_31_q <= c0_d0_31_d;
+    c0_d1_0_q <= c0_d1_0_d;
+    c0_d1_1_q <= c0_d1_1_d;
+    c0_d1_2_q <= c0_d1_2_d;
+    c0_d1_3_q <= c0_d1_3_d;
+    c0_d1_4_q <= c0_d1_4_d;
+    c0_d1_5_q <= c0_d1_5_d;
+    c0_d1_6_q <= c0_d1_6_d;
+    c0_d1_7_q <= c0_d1_7_d;
+    c0_d1_8_q <= c0_d1_8_d;
+    c0_d1_9_q <= c0_d1_9_d;
+    c0_d1_10_q <= c0_d1_10_d;
+    c0_d1_11_q <= c0_d1_11_d;
+    c0_d1_12_q <= c0_d1_12_d;
+    c0_d1_13_q <= c0_d1_13_d;
+    c0_d1_14_q <= c0_d1_14_d;
+    c0_d1_15_q <= c0_d1_15_d;
+    c0_d1_16_q <= c0_d1_16_d;
+    c0_d1_17_q <= c0_d1_17_d;
+    c0_d1_18_q <= c0_d1_18_d;
+    c0_d1_19_q <= c0_d1_19_d;
+    c0_d1_20_q <= c0_d1_20_d;
+    c0_d1_21_q <= c0_d1_21_d;
+    c0_d1_22_q <= c0_d1_22_d;
+    c0_d1_23_q <= c0_d1_23_d;
+    c0_d1_24_q <= c0_d1_24_d;
+    c0_d1_25_q <= c0_d1_25_d;
+    c0_d1_26_q <= c0_d1_26_d;
+    c0_d1_27_q <= c0_d1_27_d;
+    c0_d1_28_q <= c0_d1_28_d;
+    c0_d1_29_q <= c0_d1_29_d;
+    c0_d1_30_q <= c0_d1_30_d;
+    c0_d1_31_q <= c0_d1_31_d;
+    c0_d2_0_q <= c0_d2_0_d;
+    c0_d2_1_q <= c0_d2_1_d;
+    c0_d2_2_q <= c0_d2_2_d;
+    c0_d2_3_q <= c0_d2_3_d;
+    c0_d2_4_q <= c0_d2_4_d;
+    c0_d2_5_q <= c0_d2_5_d;
+    c0_d2_6_q <= c0_d2_6_d;
+    c0_d2_7_q <= c0_d2_7_d;
+    c0_d2_8_q <= c0_d2_8_d;
+    c0_d2_9_q <= c0_d2_9_d;
+    c0_d2_10_q <= c0_d2_10_d;
+    c0_d2_11_q <= c0_d2_11_d;
+    c0_d2_12_q <= c0_d2_12_d;
+    c0_d2_13_q <= c0_d2_13_d;
+    c0_d2_14_q <= c0_d2_14_d;
+    c0_d2_15_q <= c0_d2_15_d;
+    c0_d2_16_q <= c0_d2_16_d;
+    c0_d2_17_q <= c0_d2_17_d;
+    c0_d2_18_q <= c0_d2_18_d;
+    c0_d2_19_q <= c0_d2_19_d;
+    c0_d2_20_q <= c0_d2_20_d;
+    c0_d2_21_q <= c0_d2_21_d;
+    c0_d2_22_q <= c0_d2_22_d;
+    c0_d2_23_q <= c0_d2_23_d;
+    c0_d2_24_q <= c0_d2_24_d;
+    c0_d2_25_q <= c0_d2_25_d;
+    c0_d2_26_q <= c0_d2_26_d;
+    c0_d2_27_q <= c0_d2_27_d;
+    c0_d2_28_q <= c0_d2_28_d;
+    c0_d2_29_q <= c0_d2_29_d;
+    c0_d2_30_q <= c0_d2_30_d;
+    c0_d2_31_q <= c0_d2_31_d;
+    c0_d3_0_q <= c0_d3_0_d;
+    c0_d3_1_q <= c0_d3_1_d;
+    c0_d3_2_q <= c0_d3_2_d;
+    c0_d3_3_q <= c0_d3_3_d;
+    c0_d3_4_q <= c0_d3_4_d;
+    c0_d3_5_q <= c0_d3_5_d;
+    c0_d3_6_q <= c0_d3_6_d;
+    c0_d3_7_q <= c0_d3_7_d;
+    c0_d3_8_q <= c0_d3_8_d;
+    c0_d3_9_q <= c0_d3_9_d;
+    c0_d3_10_q <= c0_d3_10_d;
+    c0_d3_11_q <= c0_d3_11_d;
+    c0_d3_12_q <= c0_d3_12_d;
+    c0_d3_13_q <= c0_d3_13_d;
+    c0_d3_14_q <= c0_d3_14_d;
+    c0_d3_15_q <= c0_d3_15_d;
+    c0_d3_16_q <= c0_d3_16_d;
+    c0_d3_17_q <= c0_d3_17_d;
+    c0_d3_18_q <= c0_d3_18_d;
+    c0_d3_19_q <= c0_d3_19_d;
+    c0_d3_20_q <= c0_d3_20_d;
+    c0_d3_21_q <= c0_d3_21_d;
+    c0_d3_22_q <= c0_d3_22_d;
+    c0_d3_23_q <= c0_d3_23_d;
+    c0_d3_24_q <= c0_d3_24_d;
+    c0_d3_25_q <= c0_d3_25_d;
+    c0_d3_26_q <= c0_d3_26_d;
+    c0_d3_27_q <= c0_d3_27_d;
+    c0_d3_28_q <= c0_d3_28_d;
+    c0_d3_29_q <= c0_d3_29_d;
+    c0_d3_30_q <= c0_d3_30_d;
+    c0_d3_31_q <= c0_d3_31_d;
+    c0_d4_0_q <= c0_d4_0_d;
+    c0_d4_1_q <= c0_d4_1_d;
+    c0_d4_2_q <= c0_d4_2_d;
+    c0_d4_3_q <= c0_d4_3_d;
+    c0_d4_4_q <= c0_d4_4_d;
+    c0_d4_5_q <= c0_d4_5_d;
+    c0_d4_6_q <= c0_d4_6_d;
+    c0_d4_7_q <= c0_d4_7_d;
+    c0_d4_8_q <= c0_d4_8_d;
+    c0_d4_9_q <= c0_d4_9_d;
+    c0_d4_10_q <= c0_d4_10_d;
+    c0_d4_11_q <= c0_d4_11_d;
+    c0_d4_12_q <= c0_d4_12_d;
+    c0_d4_13_q <= c0_d4_13_d;
+    c0_d4_14_q <= c0_d4_14_d;
+    c0_d4_15_q <= c0_d4_15_d;
+    c0_d4_16_q <= c0_d4_16_d;
+    c0_d4_17_q <= c0_d4_17_d;
+    c0_d4_18_q <= c0_d4_18_d;
+    c0_d4_19_q <= c0_d4_19_d;
+    c0_d4_20_q <= c0_d4_20_d;
+    c0_d4_21_q <= c0_d4_21_d;
+    c0_d4_22_q <= c0_d4_22_d;
+    c0_d4_23_q <= c0_d4_23_d;
+    c0_d4_24_q <= c0_d4_24_d;
+    c0_d4_25_q <= c0_d4_25_d;
+    c0_d4_26_q <= c0_d4_26_d;
+    c0_d4_27_q <= c0_d4_27_d;
+    c0_d4_28_q <= c0_d4_28_d;
+    c0_d4_29_q <= c0_d4_29_d;
+    c0_d4_30_q <= c0_d4_30_d;
+    c0_d4_31_q <= c0_d4_31_d;
+    c0_d5_0_q <= c0_d5_0_d;
+    c0_d5_1_q <= c0_d5_1_d;
+    c0_d5_2_q <= c0_d5_2_d;
+    c0_d5_3_q <= c0_d5_3_d;
+    c0_d5_4_q <= c0_d5_4_d;
+    c0_d5_5_q <= c0_d5_5_d;
+    c0_d5_6_q <= c0_d5_6_d;
+    c0_d5_7_q <= c0_d5_7_d;
+    c0_d5_8_q <= c0_d5_8_d;
+    c0_d5_9_q <= c0_d5_9_d;
+    c0_d5_10_q <= c0_d5_10_d;
+    c0_d5_11_q <= c0_d5_11_d;
+    c0_d5_12_q <= c0_d5_12_d;
+    c0_d5_13_q <= c0_d5_13_d;
+    c0_d5_14_q <= c0_d5_14_d;
+    c0_d5_15_q <= c0_d5_15_d;
+    c0_d5_16_q <= c0_d5_16_d;
+    c0_d5_17_q <= c0_d5_17_d;
+    c0_d5_18_q <= c0_d5_18_d;
+    c0_d5_19_q <= c0_d5_19_d;
+    c0_d5_20_q <= c0_d5_20_d;
+    c0_d5_21_q <= c0_d5_21_d;
+    c0_d5_22_q <= c0_d5_22_d;
+    c0_d5_23_q <= c0_d5_23_d;
+    c0_d5_24_q <= c0_d5_24_d;
+    c0_d5_25_q <= c0_d5_25_d;
+    c0_d5_26_q <= c0_d5_26_d;
+    c0_d5_27_q <= c0_d5_27_d;
+    c0_d5_28_q <= c0_d5_28_d;
+    c0_d5_29_q <= c0_d5_29_d;
+    c0_d5_30_q <= c0_d5_30_d;
+    c0_d5_31_q <= c0_d5_31_d;
+    c1_d0_0_q <= c1_d0_0_d;
+    c1_d0_1_q <= c1_d0_1_d;
+    c1_d0_2_q <= c1_d0_2_d;
+    c1_d0_3_q <= c1_d0_3_d;
+    c1_d0_4_q <= c1_d0_4_d;
+    c1_d0_5_q <= c1_d0_5_d;
+    c1_d0_6_q <= c1_d0_6_d;
+    c1_d0_7_q <= c1_d0_7_d;
+    c1_d0_8_q <= c1_d0_8_d;
+    c1_d0_9_q <= c1_d0_9_d;
+    c1_d0_10_q <= c1_d0_10_d;
+    c1_d0_11_q <= c1_d0_11_d;
+    c1_d0_12_q <= c1_d0_12_d;
+    c1_d0_13_q <= c1_d0_13_d;
+    c1_d0_14_q <= c1_d0_14_d;
+    c1_d0_15_q <= c1_d0_15_d;
+    c1_d0_16_q <= c1_d0_16_d;
+    c1_d0_17_q <= c1_d0_17_d;
+    c1_d0_18_q <= c1_d0_18_d;
+    c1_d0_19_q <= c1_d0_19_d;
+    c1_d0_20_q <= c1_d0_20_d;
+    c1_d0_21_q <= c1_d0_21_d;
+    c1_d0_22_q <= c1_d0_22_d;
+    c1_d0_23_q <= c1_d0_23_d;
+    c1_d0_24_q <= c1_d0_24_d;
+    c1_d0_25_q <= c1_d0_25_d;
+    c1_d0_26_q <= c1_d0_26_d;
+    c1_d0_27_q <= c1_d0_27_d;
+    c1_d0_28_q <= c1_d0_28_d;
+    c1_d0_29_q <= c1_d0_29_d;
+    c1_d0_30_q <= c1_d0_30_d;
+    c1_d0_31_q <= c1_d0_31_d;
+    c1_d1_0_q <= c1_d1_0_d;
+    c1_d1_1_q <= c1_d1_1_d;
+    c1_d1_2_q <= c1_d1_2_d;
+    c1_d1_3_q <= c1_d1_3_d;
+    c1_d1_4_q <= c1_d1_4_d;
+    c1_d1_5_q <= c1_d1_5_d;
+    c1_d1_6_q <= c1_d1_6_d;
+    c1_d1_7_q <= c1_d1_7_d;
+    c1_d1_8_q <= c1_d1_8_d;
+    c1_d1_9_q <= c1_d1_9_d;
+    c1_d1_10_q <= c1_d1_10_d;
+    c1_d1_11_q <= c1_d1_11_d;
+    c1_d1_12_q <= c1_d1_12_d;
+    c1_d1_13_q <= c1_d1_13_d;
+    c1_d1_14_q <= c1_d1_14_d;
+    c1_d1_15_q <= c1_d1_15_d;
+    c1_d1_16_q <= c1_d1_16_d;
+    c1_d1_17_q <= c1_d1_17_d;
+    c1_d1_18_q <= c1_d1_18_d;
+    c1_d1_19_q <= c1_d1_19_d;
+    c1_d1_20_q <= c1_d1_20_d;
+    c1_d1_21_q <= c1_d1_21_d;
+    c1_d1_22_q <= c1_d1_22_d;
+    c1_d1_23_q <= c1_d1_23_d;
+    c1_d1_24_q <= c1_d1_24_d;
+    c1_d1_25_q <= c1_d1_25_d;
+    c1_d1_26_q <= c1_d1_26_d;
+    c1_d1_27_q <= c1_d1_27_d;
+    c1_d1_28_q <= c1_d1_28_d;
+    c1_d1_29_q <= c1_d1_29_d;
+    c1_d1_30_q <= c1_d1_30_d;
+    c1_d1_31_q <= c1_d1_31_d;
+    c1_d2_0_q <= c1_d2_0_d;
+    c1_d2_1_q <= c1_d2_1_d;
+    c1_d2_2_q <= c1_d2_2_d;
+    c1_d2_3_q <= c1_d2_3_d;
+    c1_d2_4_q <= c1_d2_4_d;
+    c1_d2_5_q <= c1_d2_5_d;
+    c1_d2_6_q <= c1_d2_6_d;
+    c1_d2_7_q <= c1_d2_7_d;
+    c1_d2_8_q <= c1_d2_8_d;
+    c1_d2_9_q <= c1_d2_9_d;
+    c1_d2_10_q <= c1_d2_10_d;
+    c1_d2_11_q <= c1_d2_11_d;
+    c1_d2_12_q <= c1_d2_12_d;
+    c1_d2_13_q <= c1_d2_13_d;
+    c1_d2_14_q <= c1_d2_14_d;
+    c1_d2_15_q <= c1_d2_15_d;
+    c1_d2_16_q <= c1_d2_16_d;
+    c1_d2_17_q <= c1_d2_17_d;
+    c1_d2_18_q <= c1_d2_18_d;
+    c1_d2_19_q <= c1_d2_19_d;
+    c1_d2_20_q <= c1_d2_20_d;
+    c1_d2_21_q <= c1_d2_21_d;
+    c1_d2_22_q <= c1_d2_22_d;
+    c1_d2_23_q <= c1_d2_23_d;
+    c1_d2_24_q <= c1_d2_24_d;
+    c1_d2_25_q <= c1_d2_25_d;
+    c1_d2_26_q <= c1_d2_26_d;
+    c1_d2_27_q <= c1_d2_27_d;
+    c1_d2_28_q <= c1_d2_28_d;
+    c1_d2_29_q <= c1_d2_29_d;
+    c1_d2_30_q <= c1_d2_30_d;
+    c1_d2_31_q <= c1_d2_31_d;
+    c1_d3_0_q <= c1_d3_0_d;
+    c1_d3_1_q <= c1_d3_1_d;
+    c1_d3_2_q <= c1_d3_2_d;
+    c1_d3_3_q <= c1_d3_3_d;
+    c1_d3_4_q <= c1_d3_4_d;
+    c1_d3_5_q <= c1_d3_5_d;
+    c1_d3_6_q <= c1_d3_6_d;
+    c1_d3_7_q <= c1_d3_7_d;
+    c1_d3_8_q <= c1_d3_8_d;
+    c1_d3_9_q <= c1_d3_9_d;
+    c1_d3_10_q <= c1_d3_10_d;
+    c1_d3_11_q <= c1_d3_11_d;
+    c1_d3_12_q <= c1_d3_12_d;
+    c1_d3_13_q <= c1_d3_13_d;
+    c1_d3_14_q <= c1_d3_14_d;
+    c1_d3_15_q <= c1_d3_15_d;
+    c1_d3_16_q <= c1_d3_16_d;
+    c1_d3_17_q <= c1_d3_17_d;
+    c1_d3_18_q <= c1_d3_18_d;
+    c1_d3_19_q <= c1_d3_19_d;
+    c1_d3_20_q <= c1_d3_20_d;
+    c1_d3_21_q <= c1_d3_21_d;
+    c1_d3_22_q <= c1_d3_22_d;
+    c1_d3_23_q <= c1_d3_23_d;
+    c1_d3_24_q <= c1_d3_24_d;
+    c1_d3_25_q <= c1_d3_25_d;
+    c1_d3_26_q <= c1_d3_26_d;
+    c1_d3_27_q <= c1_d3_27_d;
+    c1_d3_28_q <= c1_d3_28_d;
+    c1_d3_29_q <= c1_d3_29_d;
+    c1_d3_30_q <= c1_d3_30_d;
+    c1_d3_31_q <= c1_d3_31_d;
+    c1_d4_0_q <= c1_d4_0_d;
+    c1_d4_1_q <= c1_d4_1_d;
+    c1_d4_2_q <= c1_d4_2_d;
+    c1_d4_3_q <= c1_d4_3_d;
+    c1_d4_4_q <= c1_d4_4_d;
+    c1_d4_5_q <= c1_d4_5_d;
+    c1_d4_6_q <= c1_d4_6_d;
+    c1_d4_7_q <= c1_d4_7_d;
+    c1_d4_8_q <= c1_d4_8_d;
+    c1_d4_9_q <= c1_d4_9_d;
+    c1_d4_10_q <= c1_d4_10_d;
+    c1_d4_11_q <= c1_d4_11_d;
+    c1_d4_12_q <= c1_d4_12_d;
+    c1_d4_13_q <= c1_d4_13_d;
+    c1_d4_14_q <= c1_d4_14_d;
+    c1_d4_15_q <= c1_d4_15_d;
+    c1_d4_16_q <= c1_d4_16_d;
+    c1_d4_17_q <= c1_d4_17_d;
+    c1_d4_18_q <= c1_d4_18_d;
+    c1_d4_19_q <= c1_d4_19_d;
+    c1_d4_20_q <= c1_d4_20_d;
+    c1_d4_21_q <= c1_d4_21_d;
+    c1_d4_22_q <= c1_d4_22_d;
+    c1_d4_23_q <= c1_d4_23_d;
+    c1_d4_24_q <= c1_d4_24_d;
+    c1_d4_25_q <= c1_d4_25_d;
+    c1_d4_26_q <= c1_d4_26_d;
+    c1_d4_27_q <= c1_d4_27_d;
+    c1_d4_28_q <= c1_d4_28_d;
+    c1_d4_29_q <= c1_d4_29_d;
+    c1_d4_30_q <= c1_d4_30_d;
+    c1_d4_31_q <= c1_d4_31_d;
+    c1_d5_0_q <= c1_d5_0_d;
+    c1_d5_1_q <= c1_d5_1_d;
+    c1_d5_2_q <= c1_d5_2_d;
+    c1_d5_3_q <= c1_d5_3_d;
+    c1_d5_4_q <= c1_d5_4_d;
+    c1_d5_5_q <= c1_d5_5_d;
+    c1_d5_6_q <= c1_d5_6_d;
+    c1_d5_7_q <= c1_d5_7_d;
+    c1_d5_8_q <= c1_d5_8_d;
+    c1_d5_9_q <= c1_d5_9_d;
+    c1_d5_10_q <= c1_d5_10_d;
+    c1_d5_11_q <= c1_d5_11_d;
+    c1_d5_12_q <= c1_d5_12_d;
+    c1_d5_13_q <= c1_d5_13_d;
+    c1_d5_14_q <= c1_d5_14_d;
+    c1_d5_15_q <= c1_d5_15_d;
+    c1_d5_16_q <= c1_d5_16_d;
+    c1_d5_17_q <= c1_d5_17_d;
+    c1_d5_18_q <= c1_d5_18_d;
+    c1_d5_19_q <= c1_d5_19_d;
+    c1_d5_20_q <= c1_d5_20_d;
+    c1_d5_21_q <= c1_d5_21_d;
+    c1_d5_22_q <= c1_d5_22_d;
+    c1_d5_23_q <= c1_d5_23_d;
+    c1_d5_24_q <= c1_d5_24_d;
+    c1_d5_25_q <= c1_d5_25_d;
+    c1_d5_26_q <= c1_d5_26_d;
+    c1_d5_27_q <= c1_d5_27_d;
+    c1_d5_28_q <= c1_d5_28_d;
+    c1_d5_29_q <= c1_d5_29_d;
+    c1_d5_30_q <= c1_d5_30_d;
+    c1_d5_31_q <= c1_d5_31_d;
+    c2_d0_0_q <= c2_d0_0_d;
+    c2_d0_1_q <= c2_d0_1_d;
+    c2_d0_2_q <= c2_d0_2_d;
+    c2_d0_3_q <= c2_d0_3_d;
+    c2_d0_4_q <= c2_d0_4_d;
+    c2_d0_5_q <= c2_d0_5_d;
+    c2_d0_6_q <= c2_d0_6_d;
+    c2_d0_7_q <= c2_d0_7_d;
+    c2_d0_8_q <= c2_d0_8_d;
+    c2_d0_9_q <= c2_d0_9_d;
+    c2_d0_10_q <= c2_d0_10_d;
+    c2_d0_11_q <= c2_d0_11_d;
+    c2_d0_12_q <= c2_d0_12_d;
+    c2_d0_13_q <= c2_d0_13_d;
+    c2_d0_14_q <= c2_d0_14_d;
+    c2_d0_15_q <= c2_d0_15_d;
+    c2_d0_16_q <= c2_d0_16_d;
+    c2_d0_17_q <= c2_d0_17_d;
+    c2_d0_18_q <= c2_d0_18_d;
+    c2_d0_19_q <= c2_d0_19_d;
+    c2_d0_20_q <= c2_d0_20_d;
+    c2_d0_21_q <= c2_d0_21_d;
+    c2_d0_22_q <= c2_d0_22_d;
+    c2_d0_23_q <= c2_d0_23_d;
+    c2_d0_24_q <= c2_d0_24_d;
+    c2_d0_25_q <= c2_d0_25_d;
+    c2_d0_26_q <= c2_d0_26_d;
+    c2_d0_27_q <= c2_d0_27_d;
+    c2_d0_28_q <= c2_d0_28_d;
+    c2_d0_29_q <= c2_d0_29_d;
+    c2_d0_30_q <= c2_d0_30_d;
+    c2_d0_31_q <= c2_d0_31_d;
+    c2_d1_0_q <= c2_d1_0_d;
+    c2_d1_1_q <= c2_d1_1_d;
+    c2_d1_2_q <= c2_d1_2_d;
+    c2_d1_3_q <= c2_d1_3_d;
+    c2_d1_4_q <= c2_d1_4_d;
+    c2_d1_5_q <= c2_d1_5_d;
+    c2_d1_6_q <= c2_d1_6_d;
+    c2_d1_7_q <= c2_d1_7_d;
+    c2_d1_8_q <= c2_d1_8_d;
+    c2_d1_9_q <= c2_d1_9_d;
+    c2_d1_10_q <= c2_d1_10_d;
+    c2_d1_11_q <= c2_d1_11_d;
+    c2_d1_12_q <= c2_d1_12_d;
+    c2_d1_13_q <= c2_d1_13_d;
+    c2_d1_14_q <= c2_d1_14_d;
+    c2_d1_15_q <= c2_d1_15_d;
+    c2_d1_16_q <= c2_d1_16_d;
+    c2_d1_17_q <= c2_d1_17_d;
+    c2_d1_18_q <= c2_d1_18_d;
+    c2_d1_19_q <= c2_d1_19_d;
+    c2_d1_20_q <= c2_d1_20_d;
+    c2_d1_21_q <= c2_d1_21_d;
+    c2_d1_22_q <= c2_d1_22_d;
+    c2_d1_23_q <= c2_d1_23_d;
+    c2_d1_24_q <= c2_d1_24_d;
+    c2_d1_25_q <= c2_d1_25_d;
+    c2_d1_26_q <= c2_d1_26_d;
+    c2_d1_27_q <= c2_d1_27_d;
+    c2_d1_28_q <= c2_d1_28_d;
+    c2_d1_29_q <= c2_d1_29_d;
+    c2_d1_30_q <= c2_d1_30_d;
+    c2_d1_31_q <= c2_d1_31_d;
+    c2_d2_0_q <= c2_d2_0_d;
+    c2_d2_1_q <= c2_d2_1_d;
+    c2_d2_2_q <= c2_d2_2_d;
+    c2_d2_3_q <= c2_d2_3_d;
+    c2_d2_4_q <= c2_d2_4_d;
+    c2_d2_5_q <= c2_d2_5_d;
+    c2_d2_6_q <= c2_d2_6_d;
+    c2_d2_7_q <= c2_d2_7_d;
+    c2_d2_8_q <= c2_d2_8_d;
+    c2_d2_9_q <= c2_d2_9_d;
+    c2_d2_10_q <= c2_d2_10_d;
+    c2_d2_11_q <= c2_d2_11_d;
+    c2_d2_12_q <= c2_d2_12_d;
+    c2_d2_13_q <= c2_d2_13_d;
+    c2_d2_14_q <= c2_d2_14_d;
+    c2_d2_15_q <= c2_d2_15_d;
+    c2_d2_16_q <= c2_d2_16_d;
+    c2_d2_17_q <= c2_d2_17_d;
+    c2_d2_18_q <= c2_d2_18_d;
+    c2_d2_19_q <= c2_d2_19_d;
+    c2_d2_20_q <= c2_d2_20_d;
+    c2_d2_21_q <= c2_d2_21_d;
+    c2_d2_22_q <= c2_d2_22_d;
+    c2_d2_23_q <= c2_d2_23_d;
+    c2_d2_24_q <= c2_d2_24_d;
+    c2_d2_25_q <= c2_d2_25_d;
+    c2_d2_26_q <= c2_d2_26_d;
+    c2_d2_27_q <= c2_d2_27_d;
+    c2_d2_28_q <= c2_d2_28_d;
+    c2_d2_29_q <= c2_d2_29_d;
+    c2_d2_30_q <= c2_d2_30_d;
+    c2_d2_31_q <= c2_d2_31_d;
+    c2_d3_0_q <= c2_d3_0_d;
+    c2_d3_1_q <= c2_d3_1_d;
+    c2_d3_2_q <= c2_d3_2_d;
+    c2_d3_3_q <= c2_d3_3_d;
+    c2_d3_4_q <= c2_d3_4_d;
+    c2_d3_5_q <= c2_d3_5_d;
+    c2_d3_6_q <= c2_d3_6_d;
+    c2_d3_7_q <= c2_d3_7_d;
+    c2_d3_8_q <= c2_d3_8_d;
+    c2_d3_9_q <= c2_d3_9_d;
+    c2_d3_10_q <= c2_d3_10_d;
+    c2_d3_11_q <= c2_d3_11_d;
+    c2_d3_12_q <= c2_d3_12_d;
+    c2_d3_13_q <= c2_d3_13_d;
+    c2_d3_14_q <= c2_d3_14_d;
+    c2_d3_15_q <= c2_d3_15_d;
+    c2_d3_16_q <= c2_d3_16_d;
+    c2_d3_17_q <= c2_d3_17_d;
+    c2_d3_18_q <= c2_d3_18_d;
+    c2_d3_19_q <= c2_d3_19_d;
+    c2_d3_20_q <= c2_d3_20_d;
+    c2_d3_21_q <= c2_d3_21_d;
+    c2_d3_22_q <= c2_d3_22_d;
+    c2_d3_23_q <= c2_d3_23_d;
+    c2_d3_24_q <= c2_d3_24_d;
+    c2_d3_25_q <= c2_d3_25_d;
+    c2_d3_26_q <= c2_d3_26_d;
+    c2_d3_27_q <= c2_d3_27_d;
+    c2_d3_28_q <= c2_d3_28_d;
+    c2_d3_29_q <= c2_d3_29_d;
+    c2_d3_30_q <= c2_d3_30_d;
+    c2_d3_31_q <= c2_d3_31_d;
+    c2_d4_0_q <= c2_d4_0_d;
+    c2_d4_1_q <= c2_d4_1_d;
+    c2_d4_2_q <= c2_d4_2_d;
+    c2_d4_3_q <= c2_d4_3_d;
+    c2_d4_4_q <= c2_d4_4_d;
+    c2_d4_5_q <= c2_d4_5_d;
+    c2_d4_6_q <= c2_d4_6_d;
+    c2_d4_7_q <= c2_d4_7_d;
+    c2_d4_8_q <= c2_d4_8_d;
+    c2_d4_9_q <= c2_d4_9_d;
+    c2_d4_10_q <= c2_d4_10_d;
+    c2_d4_11_q <= c2_d4_11_d;
+    c2_d4_12_q <= c2_d4_12_d;
+    c2_d4_13_q <= c2_d4_13_d;
+    c2_d4_14_q <= c2_d4_14_d;
+    c2_d4_15_q <= c2_d4_15_d;
+    c2_d4_16_q <= c2_d4_16_d;
+    c2_d4_17_q <= c2_d4_17_d;
+    c2_d4_18_q <= c2_d4_18_d;
+    c2_d4_19_q <= c2_d4_19_d;
+    c2_d4_20_q <= c2_d4_20_d;
+    c2_d4_21_q <= c2_d4_21_d;
+    c2_d4_22_q <= c2_d4_22_d;
+    c2_d4_23_q <= c2_d4_23_d;
+    c2_d4_24_q <= c2_d4_24_d;
+    c2_d4_25_q <= c2_d4_25_d;
+    c2_d4_26_q <= c2_d4_26_d;
+    c2_d4_27_q <= c2_d4_27_d;
+    c2_d4_28_q <= c2_d4_28_d;
+    c2_d4_29_q <= c2_d4_29_d;
+    c2_d4_30_q <= c2_d4_30_d;
+    c2_d4_31_q <= c2_d4_31_d;
+    c2_d5_0_q <= c2_d5_0_d;
+    c2_d5_1_q <= c2_d5_1_d;
+    c2_d5_2_q <= c2_d5_2_d;
+    c2_d5_3_q <= c2_d5_3_d;
+    c2_d5_4_q <= c2_d5_4_d;
+    c2_d5_5_q <= c2_d5_5_d;
+    c2_d5_6_q <= c2_d5_6_d;
+    c2_d5_7_q <= c2_d5_7_d;
+    c2_d5_8_q <= c2_d5_8_d;
+    c2_d5_9_q <= c2_d5_9_d;
+    c2_d5_10_q <= c2_d5_10_d;
+    c2_d5_11_q <= c2_d5_11_d;
+    c2_d5_12_q <= c2_d5_12_d;
+    c2_d5_13_q <= c2_d5_13_d;
+    c2_d5_14_q <= c2_d5_14_d;
+    c2_d5_15_q <= c2_d5_15_d;
+    c2_d5_16_q <= c2_d5_16_d;
+    c2_d5_17_q <= c2_d5_17_d;
+    c2_d5_18_q <= c2_d5_18_d;
+    c2_d5_19_q <= c2_d5_19_d;
+    c2_d5_20_q <= c2_d5_20_d;
+    c2_d5_21_q <= c2_d5_21_d;
+    c2_d5_22_q <= c2_d5_22_d;
+    c2_d5_23_q <= c2_d5_23_d;
+    c2_d5_24_q <= c2_d5_24_d;
+    c2_d5_25_q <= c2_d5_25_d;
+    c2_d5_26_q <= c2_d5_26_d;
+    c2_d5_27_q <= c2_d5_27_d;
+    c2_d5_28_q <= c2_d5_28_d;
+    c2_d5_29_q <= c2_d5_29_d;
+    c2_d5_30_q <= c2_d5_30_d;
+    c2_d5_31_q <= c2_d5_31_d;
+    c3_d0_0_q <= c3_d0_0_d;
+    c3_d0_1_q <= c3_d0_1_d;
+    c3_d0_2_q <= c3_d0_2_d;
+    c3_d0_3_q <= c3_d0_3_d;
+    c3_d0_4_q <= c3_d0_4_d;
+    c3_d0_5_q <= c3_d0_5_d;
+    c3_d0_6_q <= c3_d0_6_d;
+    c3_d0_7_q <= c3_d0_7_d;
+    c3_d0_8_q <= c3_d0_8_d;
+    c3_d0_9_q <= c3_d0_9_d;
+    c3_d0_10_q <= c3_d0_10_d;
+    c3_d0_11_q <= c3_d0_11_d;
+    c3_d0_12_q <= c3_d0_12_d;
+    c3_d0_13_q <= c3_d0_13_d;
+    c3_d0_14_q <= c3_d0_14_d;
+    c3_d0_15_q <= c3_d0_15_d;
+    c3_d0_16_q <= c3_d0_16_d;
+    c3_d0_17_q <= c3_d0_17_d;
+    c3_d0_18_q <= c3_d0_18_d;
+    c3_d0_19_q <= c3_d0_19_d;
+    c3_d0_20_q <= c3_d0_20_d;
+    c3_d0_21_q <= c3_d0_21_d;
+    c3_d0_22_q <= c3_d0_22_d;
+    c3_d0_23_q <= c3_d0_23_d;
+    c3_d0_24_q <= c3_d0_24_d;
+    c3_d0_25_q <= c3_d0_25_d;
+    c3_d0_26_q <= c3_d0_26_d;
+    c3_d0_27_q <= c3_d0_27_d;
+    c3_d0_28_q <= c3_d0_28_d;
+    c3_d0_29_q <= c3_d0_29_d;
+    c3_d0_30_q <= c3_d0_30_d;
+    c3_d0_31_q <= c3_d0_31_d;
+    c3_d1_0_q <= c3_d1_0_d;
+    c3_d1_1_q <= c3_d1_1_d;
+    c3_d1_2_q <= c3_d1_2_d;
+    c3_d1_3_q <= c3_d1_3_d;
+    c3_d1_4_q <= c3_d1_4_d;
+    c3_d1_5_q <= c3_d1_5_d;
+    c3_d1_6_q <= c3_d1_6_d;
+    c3_d1_7_q <= c3_d1_7_d;
+    c3_d1_8_q <= c3_d1_8_d;
+    c3_d1_9_q <= c3_d1_9_d;
+    c3_d1_10_q <= c3_d1_10_d;
+    c3_d1_11_q <= c3_d1_11_d;
+    c3_d1_12_q <= c3_d1_12_d;
+    c3_d1_13_q <= c3_d1_13_d;
+    c3_d1_14_q <= c3_d1_14_d;
+    c3_d1_15_q <= c3_d1_15_d;
+    c3_d1_16_q <= c3_d1_16_d;
+    c3_d1_17_q <= c3_d1_17_d;
+    c3_d1_18_q <= c3_d1_18_d;
+    c3_d1_19_q <= c3_d1_19_d;
+    c3_d1_20_q <= c3_d1_20_d;
+    c3_d1_21_q <= c3_d1_21_d;
+    c3_d1_22_q <= c3_d1_22_d;
+    c3_d1_23_q <= c3_d1_23_d;
+    c3_d1_24_q <= c3_d1_24_d;
+    c3_d1_25_q <= c3_d1_25_d;
+    c3_d1_26_q <= c3_d1_26_d;
+    c3_d1_27_q <= c3_d1_27_d;
+    c3_d1_28_q <= c3_d1_28_d;
+    c3_d1_29_q <= c3_d1_29_d;
+    c3_d1_30_q <= c3_d1_30_d;
+    c3_d1_31_q <= c3_d1_31_d;
+    c3_d2_0_q <= c3_d2_0_d;
+    c3_d2_1_q <= c3_d2_1_d;
+    c3_d2_2_q <= c3_d2_2_d;
+    c3_d2_3_q <= c3_d2_3_d;
+    c3_d2_4_q <= c3_d2_4_d;
+    c3_d2_5_q <= c3_d2_5_d;
+    c3_d2_6_q <= c3_d2_6_d;
+    c3_d2_7_q <= c3_d2_7_d;
+    c3_d2_8_q <= c3_d2_8_d;
+    c3_d2_9_q <= c3_d2_9_d;
+    c3_d2_10_q <= c3_d2_10_d;
+    c3_d2_11_q <= c3_d2_11_d;
+    c3_d2_12_q <= c3_d2_12_d;
+    c3_d2_13_q <= c3_d2_13_d;
+    c3_d2_14_q <= c3_d2_14_d;
+    c3_d2_15_q <= c3_d2_15_d;
+    c3_d2_16_q <= c3_d2_16_d;
+    c3_d2_17_q <= c3_d2_17_d;
+    c3_d2_18_q <= c3_d2_18_d;
+    c3_d2_19_q <= c3_d2_19_d;
+    c3_d2_20_q <= c3_d2_20_d;
+    c3_d2_21_q <= c3_d2_21_d;
+    c3_d2_22_q <= c3_d2_22_d;
+    c3_d2_23_q <= c3_d2_23_d;
+    c3_d2_24_q <= c3_d2_24_d;
+    c3_d2_25_q <= c3_d2_25_d;
+    c3_d2_26_q <= c3_d2_26_d;
+    c3_d2_27_q <= c3_d2_27_d;
+    c3_d2_28_q <= c3_d2_28_d;
+    c3_d2_29_q <= c3_d2_29_d;
+    c3_d2_30_q <= c3_d2_30_d;
+    c3_d2_31_q <= c3_d2_31_d;
+    c3_d3_0_q <= c3_d3_0_d;
+    c3_d3_1_q <= c3_d3_1_d;
+    c3_d3_2_q <= c3_d3_2_d;
+    c3_d3_3_q <= c3_d3_3_d;
+    c3_d3_4_q <= c3_d3_4_d;
+    c3_d3_5_q <= c3_d3_5_d;
+    c3_d3_6_q <= c3_d3_6_d;
+    c3_d3_7_q <= c3_d3_7_d;
+    c3_d3_8_q <= c3_d3_8_d;
+    c3_d3_9_q <= c3_d3_9_d;
+    c3_d3_10_q <= c3_d3_10_d;
+    c3_d3_11_q <= c3_d3_11_d;
+    c3_d3_12_q <= c3_d3_12_d;
+    c3_d3_13_q <= c3_d3_13_d;
+    c3_d3_14_q <= c3_d3_14_d;
+    c3_d3_15_q <= c3_d3_15_d;
+    c3_d3_16_q <= c3_d3_16_d;
+    c3_d3_17_q <= c3_d3_17_d;
+    c3_d3_18_q <= c3_d3_18_d;
+    c3_d3_19_q <= c3_d3_19_d;
+    c3_d3_20_q <= c3_d3_20_d;
+    c3_d3_21_q <= c3_d3_21_d;
+    c3_d3_22_q <= c3_d3_22_d;
+    c3_d3_23_q <= c3_d3_23_d;
+    c3_d3_24_q <= c3_d3_24_d;
+    c3_d3_25_q <= c3_d3_25_d;
+    c3_d3_26_q <= c3_d3_26_d;
+    c3_d3_27_q <= c3_d3_27_d;
+    c3_d3_28_q <= c3_d3_28_d;
+    c3_d3_29_q <= c3_d3_29_d;
+    c3_d3_30_q <= c3_d3_30_d;
+    c3_d3_31_q <= c3_d3_31_d;
+    c3_d4_0_q <= c3_d4_0_d;
+    c3_d4_1_q <= c3_d4_1_d;
+    c3_d4_2_q <= c3_d4_2_d;
+    c3_d4_3_q <= c3_d4_3_d;
+    c3_d4_4_q <= c3_d4_4_d;
+    c3_d4_5_q <= c3_d4_5_d;
+    c3_d4_6_q <= c3_d4_6_d;
+    c3_d4_7_q <= c3_d4_7_d;
+    c3_d4_8_q <= c3_d4_8_d;
+    c3_d4_9_q <= c3_d4_9_d;
+    c3_d4_10_q <= c3_d4_10_d;
+    c3_d4_11_q <= c3_d4_11_d;
+    c3_d4_12_q <= c3_d4_12_d;
+    c3_d4_13_q <= c3_d4_13_d;
+    c3_d4_14_q <= c3_d4_14_d;
+    c3_d4_15_q <= c3_d4_15_d;
+    c3_d4_16_q <= c3_d4_16_d;
+    c3_d4_17_q <= c3_d4_17_d;
+    c3_d4_18_q <= c3_d4_18_d;
+    c3_d4_19_q <= c3_d4_19_d;
+    c3_d4_20_q <= c3_d4_20_d;
+    c3_d4_21_q <= c3_d4_21_d;
+    c3_d4_22_q <= c3_d4_22_d;
+    c3_d4_23_q <= c3_d4_23_d;
+    c3_d4_24_q <= c3_d4_24_d;
+    c3_d4_25_q <= c3_d4_25_d;
+    c3_d4_26_q <= c3_d4_26_d;
+    c3_d4_27_q <= c3_d4_27_d;
+    c3_d4_28_q <= c3_d4_28_d;
+    c3_d4_29_q <= c3_d4_29_d;
+    c3_d4_30_q <= c3_d4_30_d;
+    c3_d4_31_q <= c3_d4_31_d;
+    c3_d5_0_q <= c3_d5_0_d;
+    c3_d5_1_q <= c3_d5_1_d;
+    c3_d5_2_q <= c3_d5_2_d;
+    c3_d5_3_q <= c3_d5_3_d;
+    c3_d5_4_q <= c3_d5_4_d;
+    c3_d5_5_q <= c3_d5_5_d;
+    c3_d5_6_q <= c3_d5_6_d;
+    c3_d5_7_q <= c3_d5_7_d;
+    c3_d5_8_q <= c3_d5_8_d;
+    c3_d5_9_q <= c3_d5_9_d;
+    c3_d5_10_q <= c3_d5_10_d;
+    c3_d5_11_q <= c3_d5_11_d;
+    c3_d5_12_q <= c3_d5_12_d;
+    c3_d5_13_q <= c3_d5_13_d;
+    c3_d5_14_q <= c3_d5_14_d;
+    c3_d5_15_q <= c3_d5_15_d;
+    c3_d5_16_q <= c3_d5_16_d;
+    c3_d5_17_q <= c3_d5_17_d;
+    c3_d5_18_q <= c3_d5_18_d;
+    c3_d5_19_q <= c3_d5_19_d;
+    c3_d5_20_q <= c3_d5_20_d;
+    c3_d5_21_q <= c3_d5_21_d;
+    c3_d5_22_q <= c3_d5_22_d;
+    c3_d5_23_q <= c3_d5_23_d;
+    c3_d5_24_q <= c3_d5_24_d;
+    c3_d5_25_q <= c3_d5_25_d;
+    c3_d5_26_q <= c3_d5_26_d;
+    c3_d5_27_q <= c3_d5_27_d;
+    c3_d5_28_q <= c3_d5_28_d;
+    c3_d5_29_q <= c3_d5_29_d;
+    c3_d5_30_q <= c3_d5_30_d;
+    c3_d5_31_q <= c3_d5_31_d;
+    c4_d0_0_q <= c4_d0_0_d;
+    c4_d0_1_q <= c4_d0_1_d;
+    c4_d0_2_q <= c4_d0_2_d;
+    c4_d0_3_q <= c4_d0_3_d;
+    c4_d0_4_q <= c4_d0_4_d;
+    c4_d0_5_q <= c4_d0_5_d;
+    c4_d0_6_q <= c4_d0_6_d;
+    c4_d0_7_q <= c4_d0_7_d;
+    c4_d0_8_q <= c4_d0_8_d;
+    c4_d0_9_q <= c4_d0_9_d;
+    c4_d0_10_q <= c4_d0_10_d;
+    c4_d0_11_q <= c4_d0_11_d;
+    c4_d0_12_q <= c4_d0_12_d;
+    c4_d0_13_q <= c4_d0_13_d;
+    c4_d0_14_q <= c4_d0_14_d;
+    c4_d0_15_q <= c4_d0_15_d;
+    c4_d0_16_q <= c4_d0_16_d;
+    c4_d0_17_q <= c4_d0_17_d;
+    c4_d0_18_q <= c4_d0_18_d;
+    c4_d0_19_q <= c4_d0_19_d;
+    c4_d0_20_q <= c4_d0_20_d;
+    c4_d0_21_q <= c4_d0_21_d;
+    c4_d0_22_q <= c4_d0_22_d;
+    c4_d0_23_q <= c4_d0_23_d;
+    c4_d0_24_q <= c4_d0_24_d;
+    c4_d0_25_q <= c4_d0_25_d;
+    c4_d0_26_q <= c4_d0_26_d;
+    c4_d0_27_q <= c4_d0_27_d;
+    c4_d0_28_q <= c4_d0_28_d;
+    c4_d0_29_q <= c4_d0_29_d;
+    c4_d0_30_q <= c4_d0_30_d;
+    c4_d0_31_q <= c4_d0_31_d;
+    c4_d1_0_q <= c4_d1_0_d;
+    c4_d1_1_q <= c4_d1_1_d;
+    c4_d1_2_q <= c4_d1_2_d;
+    c4_d1_3_q <= c4_d1_3_d;
+    c4_d1_4_q <= c4_d1_4_d;
+    c4_d1_5_q <= c4_d1_5_d;
+    c4_d1_6_q <= c4_d1_6_d;
+    c4_d1_7_q <= c4_d1_7_d;
+    c4_d1_8_q <= c4_d1_8_d;
+    c4_d1_9_q <= c4_d1_9_d;
+    c4_d1_10_q <= c4_d1_10_d;
+    c4_d1_11_q <= c4_d1_11_d;
+    c4_d1_12_q <= c4_d1_12_d;
+    c4_d1_13_q <= c4_d1_13_d;
+    c4_d1_14_q <= c4_d1_14_d;
+    c4_d1_15_q <= c4_d1_15_d;
+    c4_d1_16_q <= c4_d1_16_d;
+    c4_d1_17_q <= c4_d1_17_d;
+    c4_d1_18_q <= c4_d1_18_d;
+    c4_d1_19_q <= c4_d1_19_d;
+    c4_d1_20_q <= c4_d1_20_d;
+    c4_d1_21_q <= c4_d1_21_d;
+    c4_d1_22_q <= c4_d1_22_d;
+    c4_d1_23_q <= c4_d1_23_d;
+    c4_d1_24_q <= c4_d1_24_d;
+    c4_d1_25_q <= c4_d1_25_d;
+    c4_d1_26_q <= c4_d1_26_d;
+    c4_d1_27_q <= c4_d1_27_d;
+    c4_d1_28_q <= c4_d1_28_d;
+    c4_d1_29_q <= c4_d1_29_d;
+    c4_d1_30_q <= c4_d1_30_d;
+    c4_d1_31_q <= c4_d1_31_d;
+    c4_d2_0_q <= c4_d2_0_d;
+    c4_d2_1_q <= c4_d2_1_d;
+    c4_d2_2_q <= c4_d2_2_d;
+    c4_d2_3_q <= c4_d2_3_d;
+    c4_d2_4_q <= c4_d2_4_d;
+    c4_d2_5_q <= c4_d2_5_d;
+    c4_d2_6_q <= c4_d2_6_d;
+    c4_d2_7_q <= c4_d2_7_d;
+    c4_d2_8_q <= c4_d2_8_d;
+    c4_d2_9_q <= c4_d2_9_d;
+    c4_d2_10_q <= c4_d2_10_d;
+    c4_d2_11_q <= c4_d2_11_d;
+    c4_d2_12_q <= c4_d2_12_d;
+    c4_d2_13_q <= c4_d2_13_d;
+    c4_d2_14_q <= c4_d2_14_d;
+    c4_d2_15_q <= c4_d2_15_d;
+    c4_d2_16_q <= c4_d2_16_d;
+    c4_d2_17_q <= c4_d2_17_d;
+    c4_d2_18_q <= c4_d2_18_d;
+    c4_d2_19_q <= c4_d2_19_d;
+    c4_d2_20_q <= c4_d2_20_d;
+    c4_d2_21_q <= c4_d2_21_d;
+    c4_d2_22_q <= c4_d2_22_d;
+    c4_d2_23_q <= c4_d2_23_d;
+    c4_d2_24_q <= c4_d2_24_d;
+    c4_d2_25_q <= c4_d2_25_d;
+    c4_d2_26_q <= c4_d2_26_d;
+    c4_d2_27_q <= c4_d2_27_d;
+    c4_d2_28_q <= c4_d2_28_d;
+    c4_d2_29_q <= c4_d2_29_d;
+    c4_d2_30_q <= c4_d2_30_d;
+    c4_d2_31_q <= c4_d2_31_d;
+    c4_d3_0_q <= c4_d3_0_d;
+    c4_d3_1_q <= c4_d3_1_d;
+    c4_d3_2_q <= c4_d3_2_d;
+    c4_d3_3_q <= c4_d3_3_d;
+    c4_d3_4_q <= c4_d3_4_d;
+    c4_d3_5_q <= c4_d3_5_d;
+    c4_d3_6_q <= c4_d3_6_d;
+    c4_d3_7_q <= c4_d3_7_d;
+    c4_d3_8_q <= c4_d3_8_d;
+    c4_d3_9_q <= c4_d3_9_d;
+    c4_d3_10_q <= c4_d3_10_d;
+    c4_d3_11_q <= c4_d3_11_d;
+    c4_d3_12_q <= c4_d3_12_d;
+    c4_d3_13_q <= c4_d3_13_d;
+    c4_d3_14_q <= c4_d3_14_d;
+    c4_d3_15_q <= c4_d3_15_d;
+    c4_d3_16_q <= c4_d3_16_d;
+    c4_d3_17_q <= c4_d3_17_d;
+    c4_d3_18_q <= c4_d3_18_d;
+    c4_d3_19_q <= c4_d3_19_d;
+    c4_d3_20_q <= c4_d3_20_d;
+    c4_d3_21_q <= c4_d3_21_d;
+    c4_d3_22_q <= c4_d3_22_d;
+    c4_d3_23_q <= c4_d3_23_d;
+    c4_d3_24_q <= c4_d3_24_d;
+    c4_d3_25_q <= c4_d3_25_d;
+    c4_d3_26_q <= c4_d3_26_d;
+    c4_d3_27_q <= c4_d3_27_d;
+    c4_d3_28_q <= c4_d3_28_d;
+    c4_d3_29_q <= c4_d3_29_d;
+    c4_d3_30_q <= c4_d3_30_d;
+    c4_d3_31_q <= c4_d3_31_d;
+    c4_d4_0_q <= c4_d4_0_d;
+    c4_d4_1_q <= c4_d4_1_d;
+    c4_d4_2_q <= c4_d4_2_d;
+    c4_d4_3_q <= c4_d4_3_d;
+    c4_d4_4_q <= c4_d4_4_d;
+    c4_d4_5_q <= c4_d4_5_d;
+    c4_d4_6_q <= c4_d4_6_d;
+    c4_d4_7_q <= c4_d4_7_d;
+    c4_d4_8_q <= c4_d4_8_d;
+    c4_d4_9_q <= c4_d4_9_d;
+    c4_d4_10_q <= c4_d4_10_d;
+    c4_d4_11_q <= c4_d4_11_d;
+    c4_d4_12_q <= c4_d4_12_d;
+    c4_d4_13_q <= c4_d4_13_d;
+    c4_d4_14_q <= c4_d4_14_d;
+    c4_d4_15_q <= c4_d4_15_d;
+    c4_d4_16_q <= c4_d4_16_d;
+    c4_d4_17_q <= c4_d4_17_d;
+    c4_d4_18_q <= c4_d4_18_d;
+    c4_d4_19_q <= c4_d4_19_d;
+    c4_d4_20_q <= c4_d4_20_d;
+    c4_d4_21_q <= c4_d4_21_d;
+    c4_d4_22_q <= c4_d4_22_d;
+    c4_d4_23_q <= c4_d4_23_d;
+    c4_d4_24_q <= c4_d4_24_d;
+    c4_d4_25_q <= c4_d4_25_d;
+    c4_d4_26_q <= c4_d4_26_d;
+    c4_d4_27_q <= c4_d4_27_d;
+    c4_d4_28_q <= c4_d4_28_d;
+    c4_d4_29_q <= c4_d4_29_d;
+    c4_d4_30_q <= c4_d4_30_d;
+    c4_d4_31_q <= c4_d4_31_d;
+    c4_d5_0_q <= c4_d5_0_d;
+    c4_d5_1_q <= c4_d5_1_d;
+    c4_d5_2_q <= c4_d5_2_d;
+    c4_d5_3_q <= c4_d5_3_d;
+    c4_d5_4_q <= c4_d5_4_d;
+    c4_d5_5_q <= c4_d5_5_d;
+    c4_d5_6_q <= c4_d5_6_d;
+    c4_d5_7_q <= c4_d5_7_d;
+    c4_d5_8_q <= c4_d5_8_d;
+    c4_d5_9_q <= c4_d5_9_d;
+    c4_d5_10_q <= c4_d5_10_d;
+    c4_d5_11_q <= c4_d5_11_d;
+    c4_d5_12_q <= c4_d5_12_d;
+    c4_d5_13_q <= c4_d5_13_d;
+    c4_d5_14_q <= c4_d5_14_d;
+    c4_d5_15_q <= c4_d5_15_d;
+    c4_d5_16_q <= c4_d5_16_d;
+    c4_d5_17_q <= c4_d5_17_d;
+    c4_d5_18_q <= c4_d5_18_d;
+    c4_d5_19_q <= c4_d5_19_d;
+    c4_d5_20_q <= c4_d5_20_d;
+    c4_d5_21_q <= c4_d5_21_d;
+    c4_d5_22_q <= c4_d5_22_d;
+    c4_d5_23_q <= c4_d5_23_d;
+    c4_d5_24_q <= c4_d5_24_d;
+    c4_d5_25_q <= c4_d5_25_d;
+    c4_d5_26_q <= c4_d5_26_d;
+    c4_d5_27_q <= c4_d5_27_d;
+    c4_d5_28_q <= c4_d5_28_d;
+    c4_d5_29_q <= c4_d5_29_d;
+    c4_d5_30_q <= c4_d5_30_d;
+    c4_d5_31_q <= c4_d5_31_d;
+    c5_d0_0_q <= c5_d0_0_d;
+    c5_d0_1_q <= c5_d0_1_d;
+    c5_d0_2_q <= c5_d0_2_d;
+    c5_d0_3_q <= c5_d0_3_d;
+    c5_d0_4_q <= c5_d0_4_d;
+    c5_d0_5_q <= c5_d0_5_d;
+    c5_d0_6_q <= c5_d0_6_d;
+    c5_d0_7_q <= c5_d0_7_d;
+    c5_d0_8_q <= c5_d0_8_d;
+    c5_d0_9_q <= c5_d0_9_d;
+    c5_d0_10_q <= c5_d0_10_d;
+    c5_d0_11_q <= c5_d0_11_d;
+    c5_d0_12_q <= c5_d0_12_d;
+    c5_d0_13_q <= c5_d0_13_d;
+    c5_d0_14_q <= c5_d0_14_d;
+    c5_d0_15_q <= c5_d0_15_d;
+    c5_d0_16_q <= c5_d0_16_d;
+    c5_d0_17_q <= c5_d0_17_d;
+    c5_d0_18_q <= c5_d0_18_d;
+    c5_d0_19_q <= c5_d0_19_d;
+    c5_d0_20_q <= c5_d0_20_d;
+    c5_d0_21_q <= c5_d0_21_d;
+    c5_d0_22_q <= c5_d0_22_d;
+    c5_d0_23_q <= c5_d0_23_d;
+    c5_d0_24_q <= c5_d0_24_d;
+    c5_d0_25_q <= c5_d0_25_d;
+    c5_d0_26_q <= c5_d0_26_d;
+    c5_d0_27_q <= c5_d0_27_d;
+    c5_d0_28_q <= c5_d0_28_d;
+    c5_d0_29_q <= c5_d0_29_d;
+    c5_d0_30_q <= c5_d0_30_d;
+    c5_d0_31_q <= c5_d0_31_d;
+    c5_d1_0_q <= c5_d1_0_d;
+    c5_d1_1_q <= c5_d1_1_d;
+    c5_d1_2_q <= c5_d1_2_d;
+    c5_d1_3_q <= c5_d1_3_d;
+    c5_d1_4_q <= c5_d1_4_d;
+    c5_d1_5_q <= c5_d1_5_d;
+    c5_d1_6_q <= c5_d1_6_d;
+    c5_d1_7_q <= c5_d1_7_d;
+    c5_d1_8_q <= c5_d1_8_d;
+    c5_d1_9_q <= c5_d1_9_d;
+    c5_d1_10_q <= c5_d1_10_d;
+    c5_d1_11_q <= c5_d1_11_d;
+    c5_d1_12_q <= c5_d1_12_d;
+    c5_d1_13_q <= c5_d1_13_d;
+    c5_d1_14_q <= c5_d1_14_d;
+    c5_d1_15_q <= c5_d1_15_d;
+    c5_d1_16_q <= c5_d1_16_d;
+    c5_d1_17_q <= c5_d1_17_d;
+    c5_d1_18_q <= c5_d1_18_d;
+    c5_d1_19_q <= c5_d1_19_d;
+    c5_d1_20_q <= c5_d1_20_d;
+    c5_d1_21_q <= c5_d1_21_d;
+    c5_d1_22_q <= c5_d1_22_d;
+    c5_d1_23_q <= c5_d1_23_d;
+    c5_d1_24_q <= c5_d1_24_d;
+    c5_d1_25_q <= c5_d1_25_d;
+    c5_d1_26_q <= c5_d1_26_d;
+    c5_d1_27_q <= c5_d1_27_d;
+    c5_d1_28_q <= c5_d1_28_d;
+    c5_d1_29_q <= c5_d1_29_d;
+    c5_d1_30_q <= c5_d1_30_d;
+    c5_d1_31_q <= c5_d1_31_d;
+    c5_d2_0_q <= c5_d2_0_d;
+    c5_d2_1_q <= c5_d2_1_d;
+    c5_d2_2_q <= c5_d2_2_d;
+    c5_d2_3_q <= c5_d2_3_d;
+    c5_d2_4_q <= c5_d2_4_d;
+    c5_d2_5_q <= c5_d2_5_d;
+    c5_d2_6_q <= c5_d2_6_d;
+    c5_d2_7_q <= c5_d2_7_d;
+    c5_d2_8_q <= c5_d2_8_d;
+    c5_d2_9_q <= c5_d2_9_d;
+    c5_d2_10_q <= c5_d2_10_d;
+    c5_d2_11_q <= c5_d2_11_d;
+    c5_d2_12_q <= c5_d2_12_d;
+    c5_d2_13_q <= c5_d2_13_d;
+    c5_d2_14_q <= c5_d2_14_d;
+    c5_d2_15_q <= c5_d2_15_d;
+    c5_d2_16_q <= c5_d2_16_d;
+    c5_d2_17_q <= c5_d2_17_d;
+    c5_d2_18_q <= c5_d2_18_d;
+    c5_d2_19_q <= c5_d2_19_d;
+    c5_d2_20_q <= c5_d2_20_d;
+    c5_d2_21_q <= c5_d2_21_d;
+    c5_d2_22_q <= c5_d2_22_d;
+    c5_d2_23_q <= c5_d2_23_d;
+    c5_d2_24_q <= c5_d2_24_d;
+    c5_d2_25_q <= c5_d2_25_d;
+    c5_d2_26_q <= c5_d2_26_d;
+    c5_d2_27_q <= c5_d2_27_d;
+    c5_d2_28_q <= c5_d2_28_d;
+    c5_d2_29_q <= c5_d2_29_d;
+    c5_d2_30_q <= c5_d2_30_d;
+    c5_d2_31_q <= c5_d2_31_d;
+    c5_d3_0_q <= c5_d3_0_d;
+    c5_d3_1_q <= c5_d3_1_d;
+    c5_d3_2_q <= c5_d3_2_d;
+    c5_d3_3_q <= c5_d3_3_d;
+    c5_d3_4_q <= c5_d3_4_d;
+    c5_d3_5_q <= c5_d3_5_d;
+    c5_d3_6_q <= c5_d3_6_d;
+    c5_d3_7_q <= c5_d3_7_d;
+    c5_d3_8_q <= c5_d3_8_d;
+    c5_d3_9_q <= c5_d3_9_d;
+    c5_d3_10_q <= c5_d3_10_d;
+    c5_d3_11_q <= c5_d3_11_d;
+    c5_d3_12_q <= c5_d3_12_d;
+    c5_d3_13_q <= c5_d3_13_d;
+    c5_d3_14_q <= c5_d3_14_d;
+    c5_d3_15_q <= c5_d3_15_d;
+    c5_d3_16_q <= c5_d3_16_d;
+    c5_d3_17_q <= c5_d3_17_d;
+    c5_d3_18_q <= c5_d3_18_d;
+    c5_d3_19_q <= c5_d3_19_d;
+    c5_d3_20_q <= c5_d3_20_d;
+    c5_d3_21_q <= c5_d3_21_d;
+    c5_d3_22_q <= c5_d3_22_d;
+    c5_d3_23_q <= c5_d3_23_d;
+    c5_d3_24_q <= c5_d3_24_d;
+    c5_d3_25_q <= c5_d3_25_d;
+    c5_d3_26_q <= c5_d3_26_d;
+    c5_d3_27_q <= c5_d3_27_d;
+    c5_d3_28_q <= c5_d3_28_d;
+    c5_d3_29_q <= c5_d3_29_d;
+    c5_d3_30_q <= c5_d3_30_d;
+    c5_d3_31_q <= c5_d3_31_d;
+    c5_d4_0_q <= c5_d4_0_d;
+    c5_d4_1_q <= c5_d4_1_d;
+    c5_d4_2_q <= c5_d4_2_d;
+    c5_d4_3_q <= c5_d4_3_d;
+    c5_d4_4_q <= c5_d4_4_d;
+    c5_d4_5_q <= c5_d4_5_d;
+    c5_d4_6_q <= c5_d4_6_d;
+    c5_d4_7_q <= c5_d4_7_d;
+    c5_d4_8_q <= c5_d4_8_d;
+    c5_d4_9_q <= c5_d4_9_d;
+    c5_d4_10_q <= c5_d4_10_d;
+    c5_d4_11_q <= c5_d4_11_d;
+    c5_d4_12_q <= c5_d4_12_d;
+    c5_d4_13_q <= c5_d4_13_d;
+    c5_d4_14_q <= c5_d4_14_d;
+    c5_d4_15_q <= c5_d4_15_d;
+    c5_d4_16_q <= c5_d4_16_d;
+    c5_d4_17_q <= c5_d4_17_d;
+    c5_d4_18_q <= c5_d4_18_d;
+    c5_d4_19_q <= c5_d4_19_d;
+    c5_d4_20_q <= c5_d4_20_d;
+    c5_d4_21_q <= c5_d4_21_d;
+    c5_d4_22_q <= c5_d4_22_d;
+    c5_d4_23_q <= c5_d4_23_d;
+    c5_d4_24_q <= c5_d4_24_d;
+    c5_d4_25_q <= c5_d4_25_d;
+    c5_d4_26_q <= c5_d4_26_d;
+    c5_d4_27_q <= c5_d4_27_d;
+    c5_d4_28_q <= c5_d4_28_d;
+    c5_d4_29_q <= c5_d4_29_d;
+    c5_d4_30_q <= c5_d4_30_d;
+    c5_d4_31_q <= c5_d4_31_d;
+    c5_d5_0_q <= c5_d5_0_d;
+    c5_d5_1_q <= c5_d5_1_d;
+    c5_d5_2_q <= c5_d5_2_d;
+    c5_d5_3_q <= c5_d5_3_d;
+    c5_d5_4_q <= c5_d5_4_d;
+    c5_d5_5_q <= c5_d5_5_d;
+    c5_d5_6_q <= c5_d5_6_d;
+    c5_d5_7_q <= c5_d5_7_d;
+    c5_d5_8_q <= c5_d5_8_d;
+    c5_d5_9_q <= c5_d5_9_d;
+    c5_d5_10_q <= c5_d5_10_d;
+    c5_d5_11_q <= c5_d5_11_d;
+    c5_d5_12_q <= c5_d5_12_d;
+    c5_d5_13_q <= c5_d5_13_d;
+    c5_d5_14_q <= c5_d5_14_d;
+    c5_d5_15_q <= c5_d5_15_d;
+    c5_d5_16_q <= c5_d5_16_d;
+    c5_d5_17_q <= c5_d5_17_d;
+    c5_d5_18_q <= c5_d5_18_d;
+    c5_d5_19_q <= c5_d5_19_d;
+    c5_d5_20_q <= c5_d5_20_d;
+    c5_d5_21_q <= c5_d5_21_d;
+    c5_d5_22_q <= c5_d5_22_d;
+    c5_d5_23_q <= c5_d5_23_d;
+    c5_d5_24_q <= c5_d5_24_d;
+    c5_d5_25_q <= c5_d5_25_d;
+    c5_d5_26_q <= c5_d5_26_d;
+    c5_d5_27_q <= c5_d5_27_d;
+    c5_d5_28_q <= c5_d5_28_d;
+    c5_d5_29_q <= c5_d5_29_d;
+    c5_d5_30_q <= c5_d5_30_d;
+    c5_d5_31_q <= c5_d5_31_d;
+    c6_d0_0_q <= c6_d0_0_d;
+    c6_d0_1_q <= c6_d0_1_d;
+    c6_d0_2_q <= c6_d0_2_d;
+    c6_d0_3_q <= c6_d0_3_d;
+    c6_d0_4_q <= c6_d0_4_d;
+    c6_d0_5_q <= c6_d0_5_d;
+    c6_d0_6_q <= c6_d0_6_d;
+    c6_d0_7_q <= c6_d0_7_d;
+    c6_d0_8_q <= c6_d0_8_d;
+    c6_d0_9_q <= c6_d0_9_d;
+    c6_d0_10_q <= c6_d0_10_d;
+    c6_d0_11_q <= c6_d0_11_d;
+    c6_d0_12_q <= c6_d0_12_d;
+    c6_d0_13_q <= c6_d0_13_d;
+    c6_d0_14_q <= c6_d0_14_d;
+    c6_d0_15_q <= c6_d0_15_d;
+    c6_d0_16_q <= c6_d0_16_d;
+    c6_d0_17_q <= c6_d0_17_d;
+    c6_d0_18_q <= c6_d0_18_d;
+    c6_d0_19_q <= c6_d0_19_d;
+    c6_d0_20_q <= c6_d0_20_d;
+    c6_d0_21_q <= c6_d0_21_d;
+    c6_d0_22_q <= c6_d0_22_d;
+    c6_d0_23_q <= c6_d0_23_d;
+    c6_d0_24_q <= c6_d0_24_d;
+    c6_d0_25_q <= c6_d0_25_d;
+    c6_d0_26_q <= c6_d0_26_d;
+    c6_d0_27_q <= c6_d0_27_d;
+    c6_d0_28_q <= c6_d0_28_d;
+    c6_d0_29_q <= c6_d0_29_d;
+    c6_d0_30_q <= c6_d0_30_d;
+    c6_d0_31_q <= c6_d0_31_d;
+    c6_d1_0_q <= c6_d1_0_d;
+    c6_d1_1_q <= c6_d1_1_d;
+    c6_d1_2_q <= c6_d1_2_d;
+    c6_d1_3_q <= c6_d1_3_d;
+    c6_d1_4_q <= c6_d1_4_d;
+    c6_d1_5_q <= c6_d1_5_d;
+    c6_d1_6_q <= c6_d1_6_d;
+    c6_d1_7_q <= c6_d1_7_d;
+    c6_d1_8_q <= c6_d1_8_d;
+    c6_d1_9_q <= c6_d1_9_d;
+    c6_d1_10_q <= c6_d1_10_d;
+    c6_d1_11_q <= c6_d1_11_d;
+    c6_d1_12_q <= c6_d1_12_d;
+    c6_d1_13_q <= c6_d1_13_d;
+    c6_d1_14_q <= c6_d1_14_d;
+    c6_d1_15_q <= c6_d1_15_d;
+    c6_d1_16_q <= c6_d1_16_d;
+    c6_d1_17_q <= c6_d1_17_d;
+    c6_d1_18_q <= c6_d1_18_d;
+    c6_d1_19_q <= c6_d1_19_d;
+    c6_d1_20_q <= c6_d1_20_d;
+    c6_d1_21_q <= c6_d1_21_d;
+    c6_d1_22_q <= c6_d1_22_d;
+    c6_d1_23_q <= c6_d1_23_d;
+    c6_d1_24_q <= c6_d1_24_d;
+    c6_d1_25_q <= c6_d1_25_d;
+    c6_d1_26_q <= c6_d1_26_d;
+    c6_d1_27_q <= c6_d1_27_d;
+    c6_d1_28_q <= c6_d1_28_d;
+    c6_d1_29_q <= c6_d1_29_d;
+    c6_d1_30_q <= c6_d1_30_d;
+    c6_d1_31_q <= c6_d1_31_d;
+    c6_d2_0_q <= c6_d2_0_d;
+    c6_d2_1_q <= c6_d2_1_d;
+    c6_d2_2_q <= c6_d2_2_d;
+    c6_d2_3_q <= c6_d2_3_d;
+    c6_d2_4_q <= c6_d2_4_d;
+    c6_d2_5_q <= c6_d2_5_d;
+    c6_d2_6_q <= c6_d2_6_d;
+    c6_d2_7_q <= c6_d2_7_d;
+    c6_d2_8_q <= c6_d2_8_d;
+    c6_d2_9_q <= c6_d2_9_d;
+    c6_d2_10_q <= c6_d2_10_d;
+    c6_d2_11_q <= c6_d2_11_d;
+    c6_d2_12_q <= c6_d2_12_d;
+    c6_d2_13_q <= c6_d2_13_d;
+    c6_d2_14_q <= c6_d2_14_d;
+    c6_d2_15_q <= c6_d2_15_d;
+    c6_d2_16_q <= c6_d2_16_d;
+    c6_d2_17_q <= c6_d2_17_d;
+    c6_d2_18_q <= c6_d2_18_d;
+    c6_d2_19_q <= c6_d2_19_d;
+    c6_d2_20_q <= c6_d2_20_d;
+    c6_d2_21_q <= c6_d2_21_d;
+    c6_d2_22_q <= c6_d2_22_d;
+    c6_d2_23_q <= c6_d2_23_d;
+    c6_d2_24_q <= c6_d2_24_d;
+    c6_d2_25_q <= c6_d2_25_d;
+    c6_d2_26_q <= c6_d2_26_d;
+    c6_d2_27_q <= c6_d2_27_d;
+    c6_d2_28_q <= c6_d2_28_d;
+    c6_d2_29_q <= c6_d2_29_d;
+    c6_d2_30_q <= c6_d2_30_d;
+    c6_d2_31_q <= c6_d2_31_d;
+    c6_d3_0_q <= c6_d3_0_d;
+    c6_d3_1_q <= c6_d3_1_d;
+    c6_d3_2_q <= c6_d3_2_d;
+    c6_d3_3_q <= c6_d3_3_d;
+    c6_d3_4_q <= c6_d3_4_d;
+    c6_d3_5_q <= c6_d3_5_d;
+    c6_d3_6_q <= c6_d3_6_d;
+    c6_d3_7_q <= c6_d3_7_d;
+    c6_d3_8_q <= c6_d3_8_d;
+    c6_d3_9_q <= c6_d3_9_d;
+    c6_d3_10_q <= c6_d3_10_d;
+    c6_d3_11_q <= c6_d3_11_d;
+    c6_d3_12_q <= c6_d3_12_d;
+    c6_d3_13_q <= c6_d3_13_d;
+    c6_d3_14_q <= c6_d3_14_d;
+    c6_d3_15_q <= c6_d3_15_d;
+    c6_d3_16_q <= c6_d3_16_d;
+    c6_d3_17_q <= c6_d3_17_d;
+    c6_d3_18_q <= c6_d3_18_d;
+    c6_d3_19_q <= c6_d3_19_d;
+    c6_d3_20_q <= c6_d3_20_d;
+    c6_d3_21_q <= c6_d3_21_d;
+    c6_d3_22_q <= c6_d3_22_d;
+    c6_d3_23_q <= c6_d3_23_d;
+    c6_d3_24_q <= c6_d3_24_d;
+    c6_d3_25_q <= c6_d3_25_d;
+    c6_d3_26_q <= c6_d3_26_d;
+    c6_d3_27_q <= c6_d3_27_d;
+    c6_d3_28_q <= c6_d3_28_d;
+    c6_d3_29_q <= c6_d3_29_d;
+    c6_d3_30_q <= c6_d3_30_d;
+    c6_d3_31_q <= c6_d3_31_d;
+    c6_d4_0_q <= c6_d4_0_d;
+    c6_d4_1_q <= c6_d4_1_d;
+    c6_d4_2_q <= c6_d4_2_d;
+    c6_d4_3_q <= c6_d4_3_d;
+    c6_d4_4_q <= c6_d4_4_d;
+    c6_d4_5_q <= c6_d4_5_d;
+    c6_d4_6_q <= c6_d4_6_d;
+    c6_d4_7_q <= c6_d4_7_d;
+    c6_d4_8_q <= c6_d4_8_d;
+    c6_d4_9_q <= c6_d4_9_d;
+    c6_d4_10_q <= c6_d4_10_d;
+    c6_d4_11_q <= c6_d4_11_d;
+    c6_d4_12_q <= c6_d4_12_d;
+    c6_d4_13_q <= c6_d4_13_d;
+    c6_d4_14_q <= c6_d4_14_d;
+    c6_d4_15_q <= c6_d4_15_d;
+    c6_d4_16_q <= c6_d4_16_d;
+    c6_d4_17_q <= c6_d4_17_d;
+    c6_d4_18_q <= c6_d4_18_d;
+    c6_d4_19_q <= c6_d4_19_d;
+    c6_d4_20_q <= c6_d4_20_d;
+    c6_d4_21_q <= c6_d4_21_d;
+    c6_d4_22_q <= c6_d4_22_d;
+    c6_d4_23_q <= c6_d4_23_d;
+    c6_d4_24_q <= c6_d4_24_d;
+    c6_d4_25_q <= c6_d4_25_d;
+    c6_d4_26_q <= c6_d4_26_d;
+    c6_d4_27_q <= c6_d4_27_d;
+    c6_d4_28_q <= c6_d4_28_d;
+    c6_d4_29_q <= c6_d4_29_d;
+    c6_d4_30_q <= c6_d4_30_d;
+    c6_d4_31_q <= c6_d4_31_d;
+    c6_d5_0_q <= c6_d5_0_d;
+    c6_d5_1_q <= c6_d5_1_d;
+    c6_d5_2_q <= c6_d5_2_d;
+    c6_d5_3_q <= c6_d5_3_d;
+    c6_d5_4_q <= c6_d5_4_d;
+    c6_d5_5_q <= c6_d5_5_d;
+    c6_d5_6_q <= c6_d5_6_d;
+    c6_d5_7_q <= c6_d5_7_d;
+    c6_d5_8_q <= c6_d5_8_d;
+    c6_d5_9_q <= c6_d5_9_d;
+    c6_d5_10_q <= c6_d5_10_d;
+    c6_d5_11_q <= c6_d5_11_d;
+    c6_d5_12_q <= c6_d5_12_d;
+    c6_d5_13_q <= c6_d5_13_d;
+    c6_d5_14_q <= c6_d5_14_d;
+    c6_d5_15_q <= c6_d5_15_d;
+    c6_d5_16_q <= c6_d5_16_d;
+    c6_d5_17_q <= c6_d5_17_d;
+    c6_d5_18_q <= c6_d5_18_d;
+    c6_d5_19_q <= c6_d5_19_d;
+    c6_d5_20_q <= c6_d5_20_d;
+    c6_d5_21_q <= c6_d5_21_d;
+    c6_d5_22_q <= c6_d5_22_d;
+    c6_d5_23_q <= c6_d5_23_d;
+    c6_d5_24_q <= c6_d5_24_d;
+    c6_d5_25_q <= c6_d5_25_d;
+    c6_d5_26_q <= c6_d5_26_d;
+    c6_d5_27_q <= c6_d5_27_d;
+    c6_d5_28_q <= c6_d5_28_d;
+    c6_d5_29_q <= c6_d5_29_d;
+    c6_d5_30_q <= c6_d5_30_d;
+    c6_d5_31_q <= c6_d5_31_d;
+    c7_d0_0_q <= c7_d0_0_d;
+    c7_d0_1_q <= c7_d0_1_d;
+    c7_d0_2_q <= c7_d0_2_d;
+    c7_d0_3_q <= c7_d0_3_d;
+    c7_d0_4_q <= c7_d0_4_d;
+    c7_d0_5_q <= c7_d0_5_d;
+    c7_d0_6_q <= c7_d0_6_d;
+    c7_d0_7_q <= c7_d0_7_d;
+    c7_d0_8_q <= c7_d0_8_d;
+    c7_d0_9_q <= c7_d0_9_d;
+    c7_d0_10_q <= c7_d0_10_d;
+    c7_d0_11_q <= c7_d0_11_d;
+    c7_d0_12_q <= c7_d0_12_d;
+    c7_d0_13_q <= c7_d0_13_d;
+    c7_d0_14_q <= c7_d0_14_d;
+    c7_d0_15_q <= c7_d0_15_d;
+    c7_d0_16_q <= c7_d0_16_d;
+    c7_d0_17_q <= c7_d0_17_d;
+    c7_d0_18_q <= c7_d0_18_d;
+    c7_d0_19_q <= c7_d0_19_d;
+    c7_d0_20_q <= c7_d0_20_d;
+    c7_d0_21_q <= c7_d0_21_d;
+    c7_d0_22_q <= c7_d0_22_d;
+    c7_d0_23_q <= c7_d0_23_d;
+    c7_d0_24_q <= c7_d0_24_d;
+    c7_d0_25_q <= c7_d0_25_d;
+    c7_d0_26_q <= c7_d0_26_d;
+    c7_d0_27_q <= c7_d0_27_d;
+    c7_d0_28_q <= c7_d0_28_d;
+    c7_d0_29_q <= c7_d0_29_d;
+    c7_d0_30_q <= c7_d0_30_d;
+    c7_d0_31_q <= c7_d0_31_d;
+    c7_d1_0_q <= c7_d1_0_d;
+    c7_d1_1_q <= c7_d1_1_d;
+    c7_d1_2_q <= c7_d1_2_d;
+    c7_d1_3_q <= c7_d1_3_d;
+    c7_d1_4_q <= c7_d1_4_d;
+    c7_d1_5_q <= c7_d1_5_d;
+    c7_d1_6_q <= c7_d1_6_d;
+    c7_d1_7_q <= c7_d1_7_d;
+    c7_d1_8_q <= c7_d1_8_d;
+    c7_d1_9_q <= c7_d1_9_d;
+    c7_d1_10_q <= c7_d1_10_d;
+    c7_d1_11_q <= c7_d1_11_d;
+    c7_d1_12_q <= c7_d1_12_d;
+    c7_d1_13_q <= c7_d1_13_d;
+    c7_d1_14_q <= c7_d1_14_d;
+    c7_d1_15_q <= c7_d1_15_d;
+    c7_d1_16_q <= c7_d1_16_d;
+    c7_d1_17_q <= c7_d1_17_d;
+    c7_d1_18_q <= c7_d1_18_d;
+    c7_d1_19_q <= c7_d1_19_d;
+    c7_d1_20_q <= c7_d1_20_d;
+    c7_d1_21_q <= c7_d1_21_d;
+    c7_d1_22_q <= c7_d1_22_d;
+    c7_d1_23_q <= c7_d1_23_d;
+    c7_d1_24_q <= c7_d1_24_d;
+    c7_d1_25_q <= c7_d1_25_d;
+    c7_d1_26_q <= c7_d1_26_d;
+    c7_d1_27_q <= c7_d1_27_d;
+    c7_d1_28_q <= c7_d1_28_d;
+    c7_d1_29_q <= c7_d1_29_d;
+    c7_d1_30_q <= c7_d1_30_d;
+    c7_d1_31_q <= c7_d1_31_d;
+    c7_d2_0_q <= c7_d2_0_d;
+    c7_d2_1_q <= c7_d2_1_d;
+    c7_d2_2_q <= c7_d2_2_d;
+    c7_d2_3_q <= c7_d2_3_d;
+    c7_d2_4_q <= c7_d2_4_d;
+    c7_d2_5_q <= c7_d2_5_d;
+    c7_d2_6_q <= c7_d2_6_d;
+    c7_d2_7_q <= c7_d2_7_d;
+    c7_d2_8_q <= c7_d2_8_d;
+    c7_d2_9_q <= c7_d2_9_d;
+    c7_d2_10_q <= c7_d2_10_d;
+    c7_d2_11_q <= c7_d2_11_d;
+    c7_d2_12_q <= c7_d2_12_d;
+    c7_d2_13_q <= c7_d2_13_d;
+    c7_d2_14_q <= c7_d2_14_d;
+    c7_d2_15_q <= c7_d2_15_d;
+    c7_d2_16_q <= c7_d2_16_d;
+    c7_d2_17_q <= c7_d2_17_d;
+    c7_d2_18_q <= c7_d2_18_d;
+    c7_d2_19_q <= c7_d2_19_d;
+    c7_d2_20_q <= c7_d2_20_d;
+    c7_d2_21_q <= c7_d2_21_d;
+    c7_d2_22_q <= c7_d2_22_d;
+    c7_d2_23_q <= c7_d2_23_d;
+    c7_d2_24_q <= c7_d2_24_d;
+    c7_d2_25_q <= c7_d2_25_d;
+    c7_d2_26_q <= c7_d2_26_d;
+    c7_d2_27_q <= c7_d2_27_d;
+    c7_d2_28_q <= c7_d2_28_d;
+    c7_d2_29_q <= c7_d2_29_d;
+    c7_d2_30_q <= c7_d2_30_d;
+    c7_d2_31_q <= c7_d2_31_d;
+    c7_d3_0_q <= c7_d3_0_d;
+    c7_d3_1_q <= c7_d3_1_d;
+    c7_d3_2_q <= c7_d3_2_d;
+    c7_d3_3_q <= c7_d3_3_d;
+    c7_d3_4_q <= c7_d3_4_d;
+    c7_d3_5_q <= c7_d3_5_d;
+    c7_d3_6_q <= c7_d3_6_d;
+    c7_d3_7_q <= c7_d3_7_d;
+    c7_d3_8_q <= c7_d3_8_d;
+    c7_d3_9_q <= c7_d3_9_d;
+    c7_d3_10_q <= c7_d3_10_d;
+    c7_d3_11_q <= c7_d3_11_d;
+    c7_d3_12_q <= c7_d3_12_d;
+    c7_d3_13_q <= c7_d3_13_d;
+    c7_d3_14_q <= c7_d3_14_d;
+    c7_d3_15_q <= c7_d3_15_d;
+    c7_d3_16_q <= c7_d3_16_d;
+    c7_d3_17_q <= c7_d3_17_d;
+    c7_d3_18_q <= c7_d3_18_d;
+    c7_d3_19_q <= c7_d3_19_d;
+    c7_d3_20_q <= c7_d3_20_d;
+    c7_d3_21_q <= c7_d3_21_d;
+    c7_d3_22_q <= c7_d3_22_d;
+    c7_d3_23_q <= c7_d3_23_d;
+    c7_d3_24_q <= c7_d3_24_d;
+    c7_d3_25_q <= c7_d3_25_d;
+    c7_d3_26_q <= c7_d3_26_d;
+    c7_d3_27_q <= c7_d3_27_d;
+    c7_d3_28_q <= c7_d3_28_d;
+    c7_d3_29_q <= c7_d3_29_d;
+    c7_d3_30_q <= c7_d3_30_d;
+    c7_d3_31_q <= c7_d3_31_d;
+    c7_d4_0_q <= c7_d4_0_d;
+    c7_d4_1_q <= c7_d4_1_d;
+    c7_d4_2_q <= c7_d4_2_d;
+    c7_d4_3_q <= c7_d4_3_d;
+    c7_d4_4_q <= c7_d4_4_d;
+    c7_d4_5_q <= c7_d4_5_d;
+    c7_d4_6_q <= c7_d4_6_d;
+    c7_d4_7_q <= c7_d4_7_d;
+    c7_d4_8_q <= c7_d4_8_d;
+    c7_d4_9_q <= c7_d4_9_d;
+    c7_d4_10_q <= c7_d4_10_d;
+    c7_d4_11_q <= c7_d4_11_d;
+    c7_d4_12_q <= c7_d4_12_d;
+    c7_d4_13_q <= c7_d4_13_d;
+    c7_d4_14_q <= c7_d4_14_d;
+    c7_d4_15_q <= c7_d4_15_d;
+    c7_d4_16_q <= c7_d4_16_d;
+    c7_d4_17_q <= c7_d4_17_d;
+    c7_d4_18_q <= c7_d4_18_d;
+    c7_d4_19_q <= c7_d4_19_d;
+    c7_d4_20_q <= c7_d4_20_d;
+    c7_d4_21_q <= c7_d4_21_d;
+    c7_d4_22_q <= c7_d4_22_d;
+    c7_d4_23_q <= c7_d4_23_d;
+    c7_d4_24_q <= c7_d4_24_d;
+    c7_d4_25_q <= c7_d4_25_d;
+    c7_d4_26_q <= c7_d4_26_d;
+    c7_d4_27_q <= c7_d4_27_d;
+    c7_d4_28_q <= c7_d4_28_d;
+    c7_d4_29_q <= c7_d4_29_d;
+    c7_d4_30_q <= c7_d4_30_d;
+    c7_d4_31_q <= c7_d4_31_d;
+    c7_d5_0_q <= c7_d5_0_d;
+    c7_d5_1_q <= c7_d5_1_d;
+    c7_d5_2_q <= c7_d5_2_d;
+    c7_d5_3_q <= c7_d5_3_d;
+    c7_d5_4_q <= c7_d5_4_d;
+    c7_d5_5_q <= c7_d5_5_d;
+    c7_d5_6_q <= c7_d5_6_d;
+    c7_d5_7_q <= c7_d5_7_d;
+    c7_d5_8_q <= c7_d5_8_d;
+    c7_d5_9_q <= c7_d5_9_d;
+    c7_d5_10_q <= c7_d5_10_d;
+    c7_d5_11_q <= c7_d5_11_d;
+    c7_d5_12_q <= c7_d5_12_d;
+    c7_d5_13_q <= c7_d5_13_d;
+    c7_d5_14_q <= c7_d5_14_d;
+    c7_d5_15_q <= c7_d5_15_d;
+    c7_d5_16_q <= c7_d5_16_d;
+    c7_d5_17_q <= c7_d5_17_d;
+    c7_d5_18_q <= c7_d5_18_d;
+    c7_d5_19_q <= c7_d5_19_d;
+    c7_d5_20_q <= c7_d5_20_d;
+    c7_d5_21_q <= c7_d5_21_d;
+    c7_d5_22_q <= c7_d5_22_d;
+    c7_d5_23_q <= c7_d5_23_d;
+    c7_d5_24_q <= c7_d5_24_d;
+    c7_d5_25_q <= c7_d5_25_d;
+    c7_d5_26_q <= c7_d5_26_d;
+    c7_d5_27_q <= c7_d5_27_d;
+    c7_d5_28_q <= c7_d5_28_d;
+    c7_d5_29_q <= c7_d5_29_d;
+    c7_d5_30_q <= c7_d5_30_d;
+    c7_d5_31_q <= c7_d5_31_d;
   end
 
   regfile_g8_r128_s2_w48_1r1w u_rf (

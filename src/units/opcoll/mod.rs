@@ -55,6 +55,9 @@
 //!   Collectors past `opcoll_units`: 0 / 255.
 //! * Operands: RZ (255) and unread halves deliver 0; `use_imm` puts `imm`
 //!   in `b` (all lanes); `lsu_off_o = imm`; 64-bit buses get `hi:lo`.
+//!   The operand registers (`c<c>_d<r>_<l>`) have no reset: an issue
+//!   clears its collector's operands, and a bus carries only the
+//!   dispatching collector's (0 when none dispatches).
 //! * Errors at issue: a register beyond the warp's allocation (3) or an odd
 //!   FP64 register (4) is not read (delivers 0) and raises `err_o` in the
 //!   next cycle with `err_warp_o` (tag bits 5:0) and `err_reg_o`; the
@@ -272,7 +275,11 @@ impl<const G: usize, const NL: usize, const A: usize> Opcoll<G, NL, A> {
                     grp: (0..READS).map(|r| d.reg(&format!("c{c}_grp{r}"), core, 0)).collect(),
                     row: (0..READS).map(|r| d.reg(&format!("c{c}_row{r}"), core, 0)).collect(),
                     data: (0..READS)
-                        .map(|r| (0..LANES).map(|l| d.reg(&format!("c{c}_d{r}_{l}"), core, 0)).collect())
+                        .map(|r| {
+                            (0..LANES)
+                                .map(|l| d.reg_noreset(&format!("c{c}_d{r}_{l}"), core))
+                                .collect()
+                        })
                         .collect(),
                 }
             })

@@ -12,6 +12,7 @@ module l1_l128_w4_h4_i64 (
   input  wire [1:0] lsu_req_size_i,
   input  wire [31:0] lsu_req_wmask_i,
   input  wire [1023:0] lsu_req_wdata_i,
+  input  wire lsu_req_refresh_i,
   input  wire gm_req_ready_i,
   input  wire gm_resp_valid_i,
   input  wire [7:0] gm_resp_id_i,
@@ -1427,1179 +1428,1179 @@ module l1_l128_w4_h4_i64 (
   reg  [31:0] data_w31_rdata0_q;
 
   // Combinational logic
-  wire [31:0] n76 = gm_resp_rdata_i[31:0];
-  wire [31:0] n77 = gm_resp_rdata_i[63:32];
-  wire [31:0] n78 = gm_resp_rdata_i[95:64];
-  wire [31:0] n79 = gm_resp_rdata_i[127:96];
-  wire [31:0] n80 = gm_resp_rdata_i[159:128];
-  wire [31:0] n81 = gm_resp_rdata_i[191:160];
-  wire [31:0] n82 = gm_resp_rdata_i[223:192];
-  wire [31:0] n83 = gm_resp_rdata_i[255:224];
-  wire [31:0] n84 = gm_resp_rdata_i[287:256];
-  wire [31:0] n85 = gm_resp_rdata_i[319:288];
-  wire [31:0] n86 = gm_resp_rdata_i[351:320];
-  wire [31:0] n87 = gm_resp_rdata_i[383:352];
-  wire [31:0] n88 = gm_resp_rdata_i[415:384];
-  wire [31:0] n89 = gm_resp_rdata_i[447:416];
-  wire [31:0] n90 = gm_resp_rdata_i[479:448];
-  wire [31:0] n91 = gm_resp_rdata_i[511:480];
-  wire [31:0] n92 = gm_resp_rdata_i[543:512];
-  wire [31:0] n93 = gm_resp_rdata_i[575:544];
-  wire [31:0] n94 = gm_resp_rdata_i[607:576];
-  wire [31:0] n95 = gm_resp_rdata_i[639:608];
-  wire [31:0] n96 = gm_resp_rdata_i[671:640];
-  wire [31:0] n97 = gm_resp_rdata_i[703:672];
-  wire [31:0] n98 = gm_resp_rdata_i[735:704];
-  wire [31:0] n99 = gm_resp_rdata_i[767:736];
-  wire [31:0] n100 = gm_resp_rdata_i[799:768];
-  wire [31:0] n101 = gm_resp_rdata_i[831:800];
-  wire [31:0] n102 = gm_resp_rdata_i[863:832];
-  wire [31:0] n103 = gm_resp_rdata_i[895:864];
-  wire [31:0] n104 = gm_resp_rdata_i[927:896];
-  wire [31:0] n105 = gm_resp_rdata_i[959:928];
-  wire [31:0] n106 = gm_resp_rdata_i[991:960];
-  wire [31:0] n107 = gm_resp_rdata_i[1023:992];
-  wire [24:0] n743 = s3_addr_q[31:7];
-  wire [6:0] n745 = (n743[6:0] & 7'h1f);
-  wire n747 = (s3_size_q == 2'h2);
-  wire n943 = (((n745 == 7'h1f) ? val31_q : ((n745 == 7'h1e) ? val30_q : ((n745 == 7'h1d) ? val29_q : ((n745 == 7'h1c) ? val28_q : ((n745 == 7'h1b) ? val27_q : ((n745 == 7'h1a) ? val26_q : ((n745 == 7'h19) ? val25_q : ((n745 == 7'h18) ? val24_q : ((n745 == 7'h17) ? val23_q : ((n745 == 7'h16) ? val22_q : ((n745 == 7'h15) ? val21_q : ((n745 == 7'h14) ? val20_q : ((n745 == 7'h13) ? val19_q : ((n745 == 7'h12) ? val18_q : ((n745 == 7'h11) ? val17_q : ((n745 == 7'h10) ? val16_q : ((n745 == 7'h0f) ? val15_q : ((n745 == 7'h0e) ? val14_q : ((n745 == 7'h0d) ? val13_q : ((n745 == 7'h0c) ? val12_q : ((n745 == 7'h0b) ? val11_q : ((n745 == 7'h0a) ? val10_q : ((n745 == 7'h09) ? val9_q : ((n745 == 7'h08) ? val8_q : ((n745 == 7'h07) ? val7_q : ((n745 == 7'h06) ? val6_q : ((n745 == 7'h05) ? val5_q : ((n745 == 7'h04) ? val4_q : ((n745 == 7'h03) ? val3_q : ((n745 == 7'h02) ? val2_q : ((n745 == 7'h01) ? val1_q : ((n745 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag31_q : ((n745 == 7'h1e) ? tag30_q : ((n745 == 7'h1d) ? tag29_q : ((n745 == 7'h1c) ? tag28_q : ((n745 == 7'h1b) ? tag27_q : ((n745 == 7'h1a) ? tag26_q : ((n745 == 7'h19) ? tag25_q : ((n745 == 7'h18) ? tag24_q : ((n745 == 7'h17) ? tag23_q : ((n745 == 7'h16) ? tag22_q : ((n745 == 7'h15) ? tag21_q : ((n745 == 7'h14) ? tag20_q : ((n745 == 7'h13) ? tag19_q : ((n745 == 7'h12) ? tag18_q : ((n745 == 7'h11) ? tag17_q : ((n745 == 7'h10) ? tag16_q : ((n745 == 7'h0f) ? tag15_q : ((n745 == 7'h0e) ? tag14_q : ((n745 == 7'h0d) ? tag13_q : ((n745 == 7'h0c) ? tag12_q : ((n745 == 7'h0b) ? tag11_q : ((n745 == 7'h0a) ? tag10_q : ((n745 == 7'h09) ? tag9_q : ((n745 == 7'h08) ? tag8_q : ((n745 == 7'h07) ? tag7_q : ((n745 == 7'h06) ? tag6_q : ((n745 == 7'h05) ? tag5_q : ((n745 == 7'h04) ? tag4_q : ((n745 == 7'h03) ? tag3_q : ((n745 == 7'h02) ? tag2_q : ((n745 == 7'h01) ? tag1_q : ((n745 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
-  wire n1139 = (((n745 == 7'h1f) ? val63_q : ((n745 == 7'h1e) ? val62_q : ((n745 == 7'h1d) ? val61_q : ((n745 == 7'h1c) ? val60_q : ((n745 == 7'h1b) ? val59_q : ((n745 == 7'h1a) ? val58_q : ((n745 == 7'h19) ? val57_q : ((n745 == 7'h18) ? val56_q : ((n745 == 7'h17) ? val55_q : ((n745 == 7'h16) ? val54_q : ((n745 == 7'h15) ? val53_q : ((n745 == 7'h14) ? val52_q : ((n745 == 7'h13) ? val51_q : ((n745 == 7'h12) ? val50_q : ((n745 == 7'h11) ? val49_q : ((n745 == 7'h10) ? val48_q : ((n745 == 7'h0f) ? val47_q : ((n745 == 7'h0e) ? val46_q : ((n745 == 7'h0d) ? val45_q : ((n745 == 7'h0c) ? val44_q : ((n745 == 7'h0b) ? val43_q : ((n745 == 7'h0a) ? val42_q : ((n745 == 7'h09) ? val41_q : ((n745 == 7'h08) ? val40_q : ((n745 == 7'h07) ? val39_q : ((n745 == 7'h06) ? val38_q : ((n745 == 7'h05) ? val37_q : ((n745 == 7'h04) ? val36_q : ((n745 == 7'h03) ? val35_q : ((n745 == 7'h02) ? val34_q : ((n745 == 7'h01) ? val33_q : ((n745 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag63_q : ((n745 == 7'h1e) ? tag62_q : ((n745 == 7'h1d) ? tag61_q : ((n745 == 7'h1c) ? tag60_q : ((n745 == 7'h1b) ? tag59_q : ((n745 == 7'h1a) ? tag58_q : ((n745 == 7'h19) ? tag57_q : ((n745 == 7'h18) ? tag56_q : ((n745 == 7'h17) ? tag55_q : ((n745 == 7'h16) ? tag54_q : ((n745 == 7'h15) ? tag53_q : ((n745 == 7'h14) ? tag52_q : ((n745 == 7'h13) ? tag51_q : ((n745 == 7'h12) ? tag50_q : ((n745 == 7'h11) ? tag49_q : ((n745 == 7'h10) ? tag48_q : ((n745 == 7'h0f) ? tag47_q : ((n745 == 7'h0e) ? tag46_q : ((n745 == 7'h0d) ? tag45_q : ((n745 == 7'h0c) ? tag44_q : ((n745 == 7'h0b) ? tag43_q : ((n745 == 7'h0a) ? tag42_q : ((n745 == 7'h09) ? tag41_q : ((n745 == 7'h08) ? tag40_q : ((n745 == 7'h07) ? tag39_q : ((n745 == 7'h06) ? tag38_q : ((n745 == 7'h05) ? tag37_q : ((n745 == 7'h04) ? tag36_q : ((n745 == 7'h03) ? tag35_q : ((n745 == 7'h02) ? tag34_q : ((n745 == 7'h01) ? tag33_q : ((n745 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
-  wire n1335 = (((n745 == 7'h1f) ? val95_q : ((n745 == 7'h1e) ? val94_q : ((n745 == 7'h1d) ? val93_q : ((n745 == 7'h1c) ? val92_q : ((n745 == 7'h1b) ? val91_q : ((n745 == 7'h1a) ? val90_q : ((n745 == 7'h19) ? val89_q : ((n745 == 7'h18) ? val88_q : ((n745 == 7'h17) ? val87_q : ((n745 == 7'h16) ? val86_q : ((n745 == 7'h15) ? val85_q : ((n745 == 7'h14) ? val84_q : ((n745 == 7'h13) ? val83_q : ((n745 == 7'h12) ? val82_q : ((n745 == 7'h11) ? val81_q : ((n745 == 7'h10) ? val80_q : ((n745 == 7'h0f) ? val79_q : ((n745 == 7'h0e) ? val78_q : ((n745 == 7'h0d) ? val77_q : ((n745 == 7'h0c) ? val76_q : ((n745 == 7'h0b) ? val75_q : ((n745 == 7'h0a) ? val74_q : ((n745 == 7'h09) ? val73_q : ((n745 == 7'h08) ? val72_q : ((n745 == 7'h07) ? val71_q : ((n745 == 7'h06) ? val70_q : ((n745 == 7'h05) ? val69_q : ((n745 == 7'h04) ? val68_q : ((n745 == 7'h03) ? val67_q : ((n745 == 7'h02) ? val66_q : ((n745 == 7'h01) ? val65_q : ((n745 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag95_q : ((n745 == 7'h1e) ? tag94_q : ((n745 == 7'h1d) ? tag93_q : ((n745 == 7'h1c) ? tag92_q : ((n745 == 7'h1b) ? tag91_q : ((n745 == 7'h1a) ? tag90_q : ((n745 == 7'h19) ? tag89_q : ((n745 == 7'h18) ? tag88_q : ((n745 == 7'h17) ? tag87_q : ((n745 == 7'h16) ? tag86_q : ((n745 == 7'h15) ? tag85_q : ((n745 == 7'h14) ? tag84_q : ((n745 == 7'h13) ? tag83_q : ((n745 == 7'h12) ? tag82_q : ((n745 == 7'h11) ? tag81_q : ((n745 == 7'h10) ? tag80_q : ((n745 == 7'h0f) ? tag79_q : ((n745 == 7'h0e) ? tag78_q : ((n745 == 7'h0d) ? tag77_q : ((n745 == 7'h0c) ? tag76_q : ((n745 == 7'h0b) ? tag75_q : ((n745 == 7'h0a) ? tag74_q : ((n745 == 7'h09) ? tag73_q : ((n745 == 7'h08) ? tag72_q : ((n745 == 7'h07) ? tag71_q : ((n745 == 7'h06) ? tag70_q : ((n745 == 7'h05) ? tag69_q : ((n745 == 7'h04) ? tag68_q : ((n745 == 7'h03) ? tag67_q : ((n745 == 7'h02) ? tag66_q : ((n745 == 7'h01) ? tag65_q : ((n745 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
-  wire n1531 = (((n745 == 7'h1f) ? val127_q : ((n745 == 7'h1e) ? val126_q : ((n745 == 7'h1d) ? val125_q : ((n745 == 7'h1c) ? val124_q : ((n745 == 7'h1b) ? val123_q : ((n745 == 7'h1a) ? val122_q : ((n745 == 7'h19) ? val121_q : ((n745 == 7'h18) ? val120_q : ((n745 == 7'h17) ? val119_q : ((n745 == 7'h16) ? val118_q : ((n745 == 7'h15) ? val117_q : ((n745 == 7'h14) ? val116_q : ((n745 == 7'h13) ? val115_q : ((n745 == 7'h12) ? val114_q : ((n745 == 7'h11) ? val113_q : ((n745 == 7'h10) ? val112_q : ((n745 == 7'h0f) ? val111_q : ((n745 == 7'h0e) ? val110_q : ((n745 == 7'h0d) ? val109_q : ((n745 == 7'h0c) ? val108_q : ((n745 == 7'h0b) ? val107_q : ((n745 == 7'h0a) ? val106_q : ((n745 == 7'h09) ? val105_q : ((n745 == 7'h08) ? val104_q : ((n745 == 7'h07) ? val103_q : ((n745 == 7'h06) ? val102_q : ((n745 == 7'h05) ? val101_q : ((n745 == 7'h04) ? val100_q : ((n745 == 7'h03) ? val99_q : ((n745 == 7'h02) ? val98_q : ((n745 == 7'h01) ? val97_q : ((n745 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n745 == 7'h1f) ? tag127_q : ((n745 == 7'h1e) ? tag126_q : ((n745 == 7'h1d) ? tag125_q : ((n745 == 7'h1c) ? tag124_q : ((n745 == 7'h1b) ? tag123_q : ((n745 == 7'h1a) ? tag122_q : ((n745 == 7'h19) ? tag121_q : ((n745 == 7'h18) ? tag120_q : ((n745 == 7'h17) ? tag119_q : ((n745 == 7'h16) ? tag118_q : ((n745 == 7'h15) ? tag117_q : ((n745 == 7'h14) ? tag116_q : ((n745 == 7'h13) ? tag115_q : ((n745 == 7'h12) ? tag114_q : ((n745 == 7'h11) ? tag113_q : ((n745 == 7'h10) ? tag112_q : ((n745 == 7'h0f) ? tag111_q : ((n745 == 7'h0e) ? tag110_q : ((n745 == 7'h0d) ? tag109_q : ((n745 == 7'h0c) ? tag108_q : ((n745 == 7'h0b) ? tag107_q : ((n745 == 7'h0a) ? tag106_q : ((n745 == 7'h09) ? tag105_q : ((n745 == 7'h08) ? tag104_q : ((n745 == 7'h07) ? tag103_q : ((n745 == 7'h06) ? tag102_q : ((n745 == 7'h05) ? tag101_q : ((n745 == 7'h04) ? tag100_q : ((n745 == 7'h03) ? tag99_q : ((n745 == 7'h02) ? tag98_q : ((n745 == 7'h01) ? tag97_q : ((n745 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n743));
-  wire n1536 = (n747 & ((((1'h0 | n943) | n1139) | n1335) | n1531));
-  wire n1541 = ((s3_v_q & n1536) & ((~o_v_q) | (~gm_resp_valid_i)));
-  wire n1543 = (s3_v_q & (~n1536));
-  wire n1801 = ((n1543 & n747) & ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | ((mrd0_q & mfill0_q) & (mline0_q == n743))) | ((mrd1_q & mfill1_q) & (mline1_q == n743))) | ((mrd2_q & mfill2_q) & (mline2_q == n743))) | ((mrd3_q & mfill3_q) & (mline3_q == n743))) | ((mrd4_q & mfill4_q) & (mline4_q == n743))) | ((mrd5_q & mfill5_q) & (mline5_q == n743))) | ((mrd6_q & mfill6_q) & (mline6_q == n743))) | ((mrd7_q & mfill7_q) & (mline7_q == n743))) | ((mrd8_q & mfill8_q) & (mline8_q == n743))) | ((mrd9_q & mfill9_q) & (mline9_q == n743))) | ((mrd10_q & mfill10_q) & (mline10_q == n743))) | ((mrd11_q & mfill11_q) & (mline11_q == n743))) | ((mrd12_q & mfill12_q) & (mline12_q == n743))) | ((mrd13_q & mfill13_q) & (mline13_q == n743))) | ((mrd14_q & mfill14_q) & (mline14_q == n743))) | ((mrd15_q & mfill15_q) & (mline15_q == n743))) | ((mrd16_q & mfill16_q) & (mline16_q == n743))) | ((mrd17_q & mfill17_q) & (mline17_q == n743))) | ((mrd18_q & mfill18_q) & (mline18_q == n743))) | ((mrd19_q & mfill19_q) & (mline19_q == n743))) | ((mrd20_q & mfill20_q) & (mline20_q == n743))) | ((mrd21_q & mfill21_q) & (mline21_q == n743))) | ((mrd22_q & mfill22_q) & (mline22_q == n743))) | ((mrd23_q & mfill23_q) & (mline23_q == n743))) | ((mrd24_q & mfill24_q) & (mline24_q == n743))) | ((mrd25_q & mfill25_q) & (mline25_q == n743))) | ((mrd26_q & mfill26_q) & (mline26_q == n743))) | ((mrd27_q & mfill27_q) & (mline27_q == n743))) | ((mrd28_q & mfill28_q) & (mline28_q == n743))) | ((mrd29_q & mfill29_q) & (mline29_q == n743))) | ((mrd30_q & mfill30_q) & (mline30_q == n743))) | ((mrd31_q & mfill31_q) & (mline31_q == n743))) | ((mrd32_q & mfill32_q) & (mline32_q == n743))) | ((mrd33_q & mfill33_q) & (mline33_q == n743))) | ((mrd34_q & mfill34_q) & (mline34_q == n743))) | ((mrd35_q & mfill35_q) & (mline35_q == n743))) | ((mrd36_q & mfill36_q) & (mline36_q == n743))) | ((mrd37_q & mfill37_q) & (mline37_q == n743))) | ((mrd38_q & mfill38_q) & (mline38_q == n743))) | ((mrd39_q & mfill39_q) & (mline39_q == n743))) | ((mrd40_q & mfill40_q) & (mline40_q == n743))) | ((mrd41_q & mfill41_q) & (mline41_q == n743))) | ((mrd42_q & mfill42_q) & (mline42_q == n743))) | ((mrd43_q & mfill43_q) & (mline43_q == n743))) | ((mrd44_q & mfill44_q) & (mline44_q == n743))) | ((mrd45_q & mfill45_q) & (mline45_q == n743))) | ((mrd46_q & mfill46_q) & (mline46_q == n743))) | ((mrd47_q & mfill47_q) & (mline47_q == n743))) | ((mrd48_q & mfill48_q) & (mline48_q == n743))) | ((mrd49_q & mfill49_q) & (mline49_q == n743))) | ((mrd50_q & mfill50_q) & (mline50_q == n743))) | ((mrd51_q & mfill51_q) & (mline51_q == n743))) | ((mrd52_q & mfill52_q) & (mline52_q == n743))) | ((mrd53_q & mfill53_q) & (mline53_q == n743))) | ((mrd54_q & mfill54_q) & (mline54_q == n743))) | ((mrd55_q & mfill55_q) & (mline55_q == n743))) | ((mrd56_q & mfill56_q) & (mline56_q == n743))) | ((mrd57_q & mfill57_q) & (mline57_q == n743))) | ((mrd58_q & mfill58_q) & (mline58_q == n743))) | ((mrd59_q & mfill59_q) & (mline59_q == n743))) | ((mrd60_q & mfill60_q) & (mline60_q == n743))) | ((mrd61_q & mfill61_q) & (mline61_q == n743))) | ((mrd62_q & mfill62_q) & (mline62_q == n743))) | ((mrd63_q & mfill63_q) & (mline63_q == n743))));
-  wire n1803 = (n1543 & (~n1801));
-  wire n1804 = (n1803 & gm_req_ready_i);
-  wire n1809 = (mr0_q & (~1'h0));
-  wire n1813 = (1'h0 | mr0_q);
-  wire n1815 = (mr1_q & (~n1813));
-  wire n1819 = (n1813 | mr1_q);
-  wire n1821 = (mr2_q & (~n1819));
-  wire n1825 = (n1819 | mr2_q);
-  wire n1827 = (mr3_q & (~n1825));
-  wire n1831 = (n1825 | mr3_q);
-  wire n1833 = (mr4_q & (~n1831));
-  wire n1837 = (n1831 | mr4_q);
-  wire n1839 = (mr5_q & (~n1837));
-  wire n1843 = (n1837 | mr5_q);
-  wire n1845 = (mr6_q & (~n1843));
-  wire n1849 = (n1843 | mr6_q);
-  wire n1851 = (mr7_q & (~n1849));
-  wire n1855 = (n1849 | mr7_q);
-  wire n1857 = (mr8_q & (~n1855));
-  wire n1861 = (n1855 | mr8_q);
-  wire n1863 = (mr9_q & (~n1861));
-  wire n1867 = (n1861 | mr9_q);
-  wire n1869 = (mr10_q & (~n1867));
-  wire n1873 = (n1867 | mr10_q);
-  wire n1875 = (mr11_q & (~n1873));
-  wire n1879 = (n1873 | mr11_q);
-  wire n1881 = (mr12_q & (~n1879));
-  wire n1885 = (n1879 | mr12_q);
-  wire n1887 = (mr13_q & (~n1885));
-  wire n1891 = (n1885 | mr13_q);
-  wire n1893 = (mr14_q & (~n1891));
-  wire n1897 = (n1891 | mr14_q);
-  wire n1899 = (mr15_q & (~n1897));
-  wire n1903 = (n1897 | mr15_q);
-  wire n1905 = (mr16_q & (~n1903));
-  wire n1909 = (n1903 | mr16_q);
-  wire n1911 = (mr17_q & (~n1909));
-  wire n1915 = (n1909 | mr17_q);
-  wire n1917 = (mr18_q & (~n1915));
-  wire n1921 = (n1915 | mr18_q);
-  wire n1923 = (mr19_q & (~n1921));
-  wire n1927 = (n1921 | mr19_q);
-  wire n1929 = (mr20_q & (~n1927));
-  wire n1933 = (n1927 | mr20_q);
-  wire n1935 = (mr21_q & (~n1933));
-  wire n1939 = (n1933 | mr21_q);
-  wire n1941 = (mr22_q & (~n1939));
-  wire n1945 = (n1939 | mr22_q);
-  wire n1947 = (mr23_q & (~n1945));
-  wire n1951 = (n1945 | mr23_q);
-  wire n1953 = (mr24_q & (~n1951));
-  wire n1957 = (n1951 | mr24_q);
-  wire n1959 = (mr25_q & (~n1957));
-  wire n1963 = (n1957 | mr25_q);
-  wire n1965 = (mr26_q & (~n1963));
-  wire n1969 = (n1963 | mr26_q);
-  wire n1971 = (mr27_q & (~n1969));
-  wire n1975 = (n1969 | mr27_q);
-  wire n1977 = (mr28_q & (~n1975));
-  wire n1981 = (n1975 | mr28_q);
-  wire n1983 = (mr29_q & (~n1981));
-  wire n1987 = (n1981 | mr29_q);
-  wire n1989 = (mr30_q & (~n1987));
-  wire n1993 = (n1987 | mr30_q);
-  wire n1995 = (mr31_q & (~n1993));
-  wire n1999 = (n1993 | mr31_q);
-  wire n2001 = (mr32_q & (~n1999));
-  wire n2005 = (n1999 | mr32_q);
-  wire n2007 = (mr33_q & (~n2005));
-  wire n2011 = (n2005 | mr33_q);
-  wire n2013 = (mr34_q & (~n2011));
-  wire n2017 = (n2011 | mr34_q);
-  wire n2019 = (mr35_q & (~n2017));
-  wire n2023 = (n2017 | mr35_q);
-  wire n2025 = (mr36_q & (~n2023));
-  wire n2029 = (n2023 | mr36_q);
-  wire n2031 = (mr37_q & (~n2029));
-  wire n2035 = (n2029 | mr37_q);
-  wire n2037 = (mr38_q & (~n2035));
-  wire n2041 = (n2035 | mr38_q);
-  wire n2043 = (mr39_q & (~n2041));
-  wire n2047 = (n2041 | mr39_q);
-  wire n2049 = (mr40_q & (~n2047));
-  wire n2053 = (n2047 | mr40_q);
-  wire n2055 = (mr41_q & (~n2053));
-  wire n2059 = (n2053 | mr41_q);
-  wire n2061 = (mr42_q & (~n2059));
-  wire n2065 = (n2059 | mr42_q);
-  wire n2067 = (mr43_q & (~n2065));
-  wire n2071 = (n2065 | mr43_q);
-  wire n2073 = (mr44_q & (~n2071));
-  wire n2077 = (n2071 | mr44_q);
-  wire n2079 = (mr45_q & (~n2077));
-  wire n2083 = (n2077 | mr45_q);
-  wire n2085 = (mr46_q & (~n2083));
-  wire n2089 = (n2083 | mr46_q);
-  wire n2091 = (mr47_q & (~n2089));
-  wire n2095 = (n2089 | mr47_q);
-  wire n2097 = (mr48_q & (~n2095));
-  wire n2101 = (n2095 | mr48_q);
-  wire n2103 = (mr49_q & (~n2101));
-  wire n2107 = (n2101 | mr49_q);
-  wire n2109 = (mr50_q & (~n2107));
-  wire n2113 = (n2107 | mr50_q);
-  wire n2115 = (mr51_q & (~n2113));
-  wire n2119 = (n2113 | mr51_q);
-  wire n2121 = (mr52_q & (~n2119));
-  wire n2125 = (n2119 | mr52_q);
-  wire n2127 = (mr53_q & (~n2125));
-  wire n2131 = (n2125 | mr53_q);
-  wire n2133 = (mr54_q & (~n2131));
-  wire n2137 = (n2131 | mr54_q);
-  wire n2139 = (mr55_q & (~n2137));
-  wire n2143 = (n2137 | mr55_q);
-  wire n2145 = (mr56_q & (~n2143));
-  wire n2149 = (n2143 | mr56_q);
-  wire n2151 = (mr57_q & (~n2149));
-  wire n2155 = (n2149 | mr57_q);
-  wire n2157 = (mr58_q & (~n2155));
-  wire n2161 = (n2155 | mr58_q);
-  wire n2163 = (mr59_q & (~n2161));
-  wire n2167 = (n2161 | mr59_q);
-  wire n2169 = (mr60_q & (~n2167));
-  wire n2173 = (n2167 | mr60_q);
-  wire n2175 = (mr61_q & (~n2173));
-  wire n2179 = (n2173 | mr61_q);
-  wire n2181 = (mr62_q & (~n2179));
-  wire n2185 = (n2179 | mr62_q);
-  wire n2187 = (mr63_q & (~n2185));
-  wire n2191 = (n2185 | mr63_q);
-  wire n2195 = ((~s3_v_q) | ((n1541 | n1804) | n1801));
-  wire n2198 = ((~s2_v_q) | (s2_v_q & n2195));
-  wire n2201 = ((~s1_v_q) | (s1_v_q & n2198));
-  wire n2204 = ((~s0_v_q) | (s0_v_q & n2201));
-  wire n2208 = ((~lsu_req_write_i) & (~(|lsu_req_atom_i)));
-  wire [24:0] n2209 = lsu_req_addr_i[31:7];
-  wire n2472 = ((~((((1'h0 | s0_v_q) | s1_v_q) | s2_v_q) | s3_v_q)) & (~((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | ((mw0_q | mr0_q) & (mline0_q == n2209))) | ((mw1_q | mr1_q) & (mline1_q == n2209))) | ((mw2_q | mr2_q) & (mline2_q == n2209))) | ((mw3_q | mr3_q) & (mline3_q == n2209))) | ((mw4_q | mr4_q) & (mline4_q == n2209))) | ((mw5_q | mr5_q) & (mline5_q == n2209))) | ((mw6_q | mr6_q) & (mline6_q == n2209))) | ((mw7_q | mr7_q) & (mline7_q == n2209))) | ((mw8_q | mr8_q) & (mline8_q == n2209))) | ((mw9_q | mr9_q) & (mline9_q == n2209))) | ((mw10_q | mr10_q) & (mline10_q == n2209))) | ((mw11_q | mr11_q) & (mline11_q == n2209))) | ((mw12_q | mr12_q) & (mline12_q == n2209))) | ((mw13_q | mr13_q) & (mline13_q == n2209))) | ((mw14_q | mr14_q) & (mline14_q == n2209))) | ((mw15_q | mr15_q) & (mline15_q == n2209))) | ((mw16_q | mr16_q) & (mline16_q == n2209))) | ((mw17_q | mr17_q) & (mline17_q == n2209))) | ((mw18_q | mr18_q) & (mline18_q == n2209))) | ((mw19_q | mr19_q) & (mline19_q == n2209))) | ((mw20_q | mr20_q) & (mline20_q == n2209))) | ((mw21_q | mr21_q) & (mline21_q == n2209))) | ((mw22_q | mr22_q) & (mline22_q == n2209))) | ((mw23_q | mr23_q) & (mline23_q == n2209))) | ((mw24_q | mr24_q) & (mline24_q == n2209))) | ((mw25_q | mr25_q) & (mline25_q == n2209))) | ((mw26_q | mr26_q) & (mline26_q == n2209))) | ((mw27_q | mr27_q) & (mline27_q == n2209))) | ((mw28_q | mr28_q) & (mline28_q == n2209))) | ((mw29_q | mr29_q) & (mline29_q == n2209))) | ((mw30_q | mr30_q) & (mline30_q == n2209))) | ((mw31_q | mr31_q) & (mline31_q == n2209))) | ((mw32_q | mr32_q) & (mline32_q == n2209))) | ((mw33_q | mr33_q) & (mline33_q == n2209))) | ((mw34_q | mr34_q) & (mline34_q == n2209))) | ((mw35_q | mr35_q) & (mline35_q == n2209))) | ((mw36_q | mr36_q) & (mline36_q == n2209))) | ((mw37_q | mr37_q) & (mline37_q == n2209))) | ((mw38_q | mr38_q) & (mline38_q == n2209))) | ((mw39_q | mr39_q) & (mline39_q == n2209))) | ((mw40_q | mr40_q) & (mline40_q == n2209))) | ((mw41_q | mr41_q) & (mline41_q == n2209))) | ((mw42_q | mr42_q) & (mline42_q == n2209))) | ((mw43_q | mr43_q) & (mline43_q == n2209))) | ((mw44_q | mr44_q) & (mline44_q == n2209))) | ((mw45_q | mr45_q) & (mline45_q == n2209))) | ((mw46_q | mr46_q) & (mline46_q == n2209))) | ((mw47_q | mr47_q) & (mline47_q == n2209))) | ((mw48_q | mr48_q) & (mline48_q == n2209))) | ((mw49_q | mr49_q) & (mline49_q == n2209))) | ((mw50_q | mr50_q) & (mline50_q == n2209))) | ((mw51_q | mr51_q) & (mline51_q == n2209))) | ((mw52_q | mr52_q) & (mline52_q == n2209))) | ((mw53_q | mr53_q) & (mline53_q == n2209))) | ((mw54_q | mr54_q) & (mline54_q == n2209))) | ((mw55_q | mr55_q) & (mline55_q == n2209))) | ((mw56_q | mr56_q) & (mline56_q == n2209))) | ((mw57_q | mr57_q) & (mline57_q == n2209))) | ((mw58_q | mr58_q) & (mline58_q == n2209))) | ((mw59_q | mr59_q) & (mline59_q == n2209))) | ((mw60_q | mr60_q) & (mline60_q == n2209))) | ((mw61_q | mr61_q) & (mline61_q == n2209))) | ((mw62_q | mr62_q) & (mline62_q == n2209))) | ((mw63_q | mr63_q) & (mline63_q == n2209)))));
-  wire n2473 = (n2191 & n2204);
-  wire n2480 = ((lsu_req_valid_i & (~n2208)) & n2472);
-  wire n2481 = (n2480 & gm_req_ready_i);
-  wire n2486 = ((((lsu_req_valid_i & n2208) & n2204) & (~n2191)) | n2473);
-  wire n2491 = (n2204 & n2486);
-  wire n2497 = (n2201 & s0_v_q);
-  wire n2503 = (n2198 & s1_v_q);
-  wire n2509 = (n2195 & s2_v_q);
-  wire n2515 = (n1803 | n2480);
-  wire n2587 = (n2481 & (|lsu_req_atom_i));
-  wire n2590 = (n1804 & (s3_id_q == 8'h00));
-  wire n2605 = (n1804 & (s3_id_q == 8'h01));
-  wire n2620 = (n1804 & (s3_id_q == 8'h02));
-  wire n2635 = (n1804 & (s3_id_q == 8'h03));
-  wire n2650 = (n1804 & (s3_id_q == 8'h04));
-  wire n2665 = (n1804 & (s3_id_q == 8'h05));
-  wire n2680 = (n1804 & (s3_id_q == 8'h06));
-  wire n2695 = (n1804 & (s3_id_q == 8'h07));
-  wire n2710 = (n1804 & (s3_id_q == 8'h08));
-  wire n2725 = (n1804 & (s3_id_q == 8'h09));
-  wire n2740 = (n1804 & (s3_id_q == 8'h0a));
-  wire n2755 = (n1804 & (s3_id_q == 8'h0b));
-  wire n2770 = (n1804 & (s3_id_q == 8'h0c));
-  wire n2785 = (n1804 & (s3_id_q == 8'h0d));
-  wire n2800 = (n1804 & (s3_id_q == 8'h0e));
-  wire n2815 = (n1804 & (s3_id_q == 8'h0f));
-  wire n2830 = (n1804 & (s3_id_q == 8'h10));
-  wire n2845 = (n1804 & (s3_id_q == 8'h11));
-  wire n2860 = (n1804 & (s3_id_q == 8'h12));
-  wire n2875 = (n1804 & (s3_id_q == 8'h13));
-  wire n2890 = (n1804 & (s3_id_q == 8'h14));
-  wire n2905 = (n1804 & (s3_id_q == 8'h15));
-  wire n2920 = (n1804 & (s3_id_q == 8'h16));
-  wire n2935 = (n1804 & (s3_id_q == 8'h17));
-  wire n2950 = (n1804 & (s3_id_q == 8'h18));
-  wire n2965 = (n1804 & (s3_id_q == 8'h19));
-  wire n2980 = (n1804 & (s3_id_q == 8'h1a));
-  wire n2995 = (n1804 & (s3_id_q == 8'h1b));
-  wire n3010 = (n1804 & (s3_id_q == 8'h1c));
-  wire n3025 = (n1804 & (s3_id_q == 8'h1d));
-  wire n3040 = (n1804 & (s3_id_q == 8'h1e));
-  wire n3055 = (n1804 & (s3_id_q == 8'h1f));
-  wire n3070 = (n1804 & (s3_id_q == 8'h20));
-  wire n3085 = (n1804 & (s3_id_q == 8'h21));
-  wire n3100 = (n1804 & (s3_id_q == 8'h22));
-  wire n3115 = (n1804 & (s3_id_q == 8'h23));
-  wire n3130 = (n1804 & (s3_id_q == 8'h24));
-  wire n3145 = (n1804 & (s3_id_q == 8'h25));
-  wire n3160 = (n1804 & (s3_id_q == 8'h26));
-  wire n3175 = (n1804 & (s3_id_q == 8'h27));
-  wire n3190 = (n1804 & (s3_id_q == 8'h28));
-  wire n3205 = (n1804 & (s3_id_q == 8'h29));
-  wire n3220 = (n1804 & (s3_id_q == 8'h2a));
-  wire n3235 = (n1804 & (s3_id_q == 8'h2b));
-  wire n3250 = (n1804 & (s3_id_q == 8'h2c));
-  wire n3265 = (n1804 & (s3_id_q == 8'h2d));
-  wire n3280 = (n1804 & (s3_id_q == 8'h2e));
-  wire n3295 = (n1804 & (s3_id_q == 8'h2f));
-  wire n3310 = (n1804 & (s3_id_q == 8'h30));
-  wire n3325 = (n1804 & (s3_id_q == 8'h31));
-  wire n3340 = (n1804 & (s3_id_q == 8'h32));
-  wire n3355 = (n1804 & (s3_id_q == 8'h33));
-  wire n3370 = (n1804 & (s3_id_q == 8'h34));
-  wire n3385 = (n1804 & (s3_id_q == 8'h35));
-  wire n3400 = (n1804 & (s3_id_q == 8'h36));
-  wire n3415 = (n1804 & (s3_id_q == 8'h37));
-  wire n3430 = (n1804 & (s3_id_q == 8'h38));
-  wire n3445 = (n1804 & (s3_id_q == 8'h39));
-  wire n3460 = (n1804 & (s3_id_q == 8'h3a));
-  wire n3475 = (n1804 & (s3_id_q == 8'h3b));
-  wire n3490 = (n1804 & (s3_id_q == 8'h3c));
-  wire n3505 = (n1804 & (s3_id_q == 8'h3d));
-  wire n3520 = (n1804 & (s3_id_q == 8'h3e));
-  wire n3535 = (n1804 & (s3_id_q == 8'h3f));
-  wire [24:0] n3740 = ((gm_resp_id_i == 8'h3f) ? mline63_q : ((gm_resp_id_i == 8'h3e) ? mline62_q : ((gm_resp_id_i == 8'h3d) ? mline61_q : ((gm_resp_id_i == 8'h3c) ? mline60_q : ((gm_resp_id_i == 8'h3b) ? mline59_q : ((gm_resp_id_i == 8'h3a) ? mline58_q : ((gm_resp_id_i == 8'h39) ? mline57_q : ((gm_resp_id_i == 8'h38) ? mline56_q : ((gm_resp_id_i == 8'h37) ? mline55_q : ((gm_resp_id_i == 8'h36) ? mline54_q : ((gm_resp_id_i == 8'h35) ? mline53_q : ((gm_resp_id_i == 8'h34) ? mline52_q : ((gm_resp_id_i == 8'h33) ? mline51_q : ((gm_resp_id_i == 8'h32) ? mline50_q : ((gm_resp_id_i == 8'h31) ? mline49_q : ((gm_resp_id_i == 8'h30) ? mline48_q : ((gm_resp_id_i == 8'h2f) ? mline47_q : ((gm_resp_id_i == 8'h2e) ? mline46_q : ((gm_resp_id_i == 8'h2d) ? mline45_q : ((gm_resp_id_i == 8'h2c) ? mline44_q : ((gm_resp_id_i == 8'h2b) ? mline43_q : ((gm_resp_id_i == 8'h2a) ? mline42_q : ((gm_resp_id_i == 8'h29) ? mline41_q : ((gm_resp_id_i == 8'h28) ? mline40_q : ((gm_resp_id_i == 8'h27) ? mline39_q : ((gm_resp_id_i == 8'h26) ? mline38_q : ((gm_resp_id_i == 8'h25) ? mline37_q : ((gm_resp_id_i == 8'h24) ? mline36_q : ((gm_resp_id_i == 8'h23) ? mline35_q : ((gm_resp_id_i == 8'h22) ? mline34_q : ((gm_resp_id_i == 8'h21) ? mline33_q : ((gm_resp_id_i == 8'h20) ? mline32_q : ((gm_resp_id_i == 8'h1f) ? mline31_q : ((gm_resp_id_i == 8'h1e) ? mline30_q : ((gm_resp_id_i == 8'h1d) ? mline29_q : ((gm_resp_id_i == 8'h1c) ? mline28_q : ((gm_resp_id_i == 8'h1b) ? mline27_q : ((gm_resp_id_i == 8'h1a) ? mline26_q : ((gm_resp_id_i == 8'h19) ? mline25_q : ((gm_resp_id_i == 8'h18) ? mline24_q : ((gm_resp_id_i == 8'h17) ? mline23_q : ((gm_resp_id_i == 8'h16) ? mline22_q : ((gm_resp_id_i == 8'h15) ? mline21_q : ((gm_resp_id_i == 8'h14) ? mline20_q : ((gm_resp_id_i == 8'h13) ? mline19_q : ((gm_resp_id_i == 8'h12) ? mline18_q : ((gm_resp_id_i == 8'h11) ? mline17_q : ((gm_resp_id_i == 8'h10) ? mline16_q : ((gm_resp_id_i == 8'h0f) ? mline15_q : ((gm_resp_id_i == 8'h0e) ? mline14_q : ((gm_resp_id_i == 8'h0d) ? mline13_q : ((gm_resp_id_i == 8'h0c) ? mline12_q : ((gm_resp_id_i == 8'h0b) ? mline11_q : ((gm_resp_id_i == 8'h0a) ? mline10_q : ((gm_resp_id_i == 8'h09) ? mline9_q : ((gm_resp_id_i == 8'h08) ? mline8_q : ((gm_resp_id_i == 8'h07) ? mline7_q : ((gm_resp_id_i == 8'h06) ? mline6_q : ((gm_resp_id_i == 8'h05) ? mline5_q : ((gm_resp_id_i == 8'h04) ? mline4_q : ((gm_resp_id_i == 8'h03) ? mline3_q : ((gm_resp_id_i == 8'h02) ? mline2_q : ((gm_resp_id_i == 8'h01) ? mline1_q : ((gm_resp_id_i == 8'h00) ? mline0_q : 25'h0000000))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))));
-  wire n3938 = ((gm_resp_valid_i & ((gm_resp_id_i == 8'h3f) ? mfill63_q : ((gm_resp_id_i == 8'h3e) ? mfill62_q : ((gm_resp_id_i == 8'h3d) ? mfill61_q : ((gm_resp_id_i == 8'h3c) ? mfill60_q : ((gm_resp_id_i == 8'h3b) ? mfill59_q : ((gm_resp_id_i == 8'h3a) ? mfill58_q : ((gm_resp_id_i == 8'h39) ? mfill57_q : ((gm_resp_id_i == 8'h38) ? mfill56_q : ((gm_resp_id_i == 8'h37) ? mfill55_q : ((gm_resp_id_i == 8'h36) ? mfill54_q : ((gm_resp_id_i == 8'h35) ? mfill53_q : ((gm_resp_id_i == 8'h34) ? mfill52_q : ((gm_resp_id_i == 8'h33) ? mfill51_q : ((gm_resp_id_i == 8'h32) ? mfill50_q : ((gm_resp_id_i == 8'h31) ? mfill49_q : ((gm_resp_id_i == 8'h30) ? mfill48_q : ((gm_resp_id_i == 8'h2f) ? mfill47_q : ((gm_resp_id_i == 8'h2e) ? mfill46_q : ((gm_resp_id_i == 8'h2d) ? mfill45_q : ((gm_resp_id_i == 8'h2c) ? mfill44_q : ((gm_resp_id_i == 8'h2b) ? mfill43_q : ((gm_resp_id_i == 8'h2a) ? mfill42_q : ((gm_resp_id_i == 8'h29) ? mfill41_q : ((gm_resp_id_i == 8'h28) ? mfill40_q : ((gm_resp_id_i == 8'h27) ? mfill39_q : ((gm_resp_id_i == 8'h26) ? mfill38_q : ((gm_resp_id_i == 8'h25) ? mfill37_q : ((gm_resp_id_i == 8'h24) ? mfill36_q : ((gm_resp_id_i == 8'h23) ? mfill35_q : ((gm_resp_id_i == 8'h22) ? mfill34_q : ((gm_resp_id_i == 8'h21) ? mfill33_q : ((gm_resp_id_i == 8'h20) ? mfill32_q : ((gm_resp_id_i == 8'h1f) ? mfill31_q : ((gm_resp_id_i == 8'h1e) ? mfill30_q : ((gm_resp_id_i == 8'h1d) ? mfill29_q : ((gm_resp_id_i == 8'h1c) ? mfill28_q : ((gm_resp_id_i == 8'h1b) ? mfill27_q : ((gm_resp_id_i == 8'h1a) ? mfill26_q : ((gm_resp_id_i == 8'h19) ? mfill25_q : ((gm_resp_id_i == 8'h18) ? mfill24_q : ((gm_resp_id_i == 8'h17) ? mfill23_q : ((gm_resp_id_i == 8'h16) ? mfill22_q : ((gm_resp_id_i == 8'h15) ? mfill21_q : ((gm_resp_id_i == 8'h14) ? mfill20_q : ((gm_resp_id_i == 8'h13) ? mfill19_q : ((gm_resp_id_i == 8'h12) ? mfill18_q : ((gm_resp_id_i == 8'h11) ? mfill17_q : ((gm_resp_id_i == 8'h10) ? mfill16_q : ((gm_resp_id_i == 8'h0f) ? mfill15_q : ((gm_resp_id_i == 8'h0e) ? mfill14_q : ((gm_resp_id_i == 8'h0d) ? mfill13_q : ((gm_resp_id_i == 8'h0c) ? mfill12_q : ((gm_resp_id_i == 8'h0b) ? mfill11_q : ((gm_resp_id_i == 8'h0a) ? mfill10_q : ((gm_resp_id_i == 8'h09) ? mfill9_q : ((gm_resp_id_i == 8'h08) ? mfill8_q : ((gm_resp_id_i == 8'h07) ? mfill7_q : ((gm_resp_id_i == 8'h06) ? mfill6_q : ((gm_resp_id_i == 8'h05) ? mfill5_q : ((gm_resp_id_i == 8'h04) ? mfill4_q : ((gm_resp_id_i == 8'h03) ? mfill3_q : ((gm_resp_id_i == 8'h02) ? mfill2_q : ((gm_resp_id_i == 8'h01) ? mfill1_q : ((gm_resp_id_i == 8'h00) ? mfill0_q : 1'h0))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) & (~(n2481 & (n3740 == n2209))));
-  wire [6:0] n3940 = (n3740[6:0] & 7'h1f);
-  wire n4136 = (((n3940 == 7'h1f) ? val31_q : ((n3940 == 7'h1e) ? val30_q : ((n3940 == 7'h1d) ? val29_q : ((n3940 == 7'h1c) ? val28_q : ((n3940 == 7'h1b) ? val27_q : ((n3940 == 7'h1a) ? val26_q : ((n3940 == 7'h19) ? val25_q : ((n3940 == 7'h18) ? val24_q : ((n3940 == 7'h17) ? val23_q : ((n3940 == 7'h16) ? val22_q : ((n3940 == 7'h15) ? val21_q : ((n3940 == 7'h14) ? val20_q : ((n3940 == 7'h13) ? val19_q : ((n3940 == 7'h12) ? val18_q : ((n3940 == 7'h11) ? val17_q : ((n3940 == 7'h10) ? val16_q : ((n3940 == 7'h0f) ? val15_q : ((n3940 == 7'h0e) ? val14_q : ((n3940 == 7'h0d) ? val13_q : ((n3940 == 7'h0c) ? val12_q : ((n3940 == 7'h0b) ? val11_q : ((n3940 == 7'h0a) ? val10_q : ((n3940 == 7'h09) ? val9_q : ((n3940 == 7'h08) ? val8_q : ((n3940 == 7'h07) ? val7_q : ((n3940 == 7'h06) ? val6_q : ((n3940 == 7'h05) ? val5_q : ((n3940 == 7'h04) ? val4_q : ((n3940 == 7'h03) ? val3_q : ((n3940 == 7'h02) ? val2_q : ((n3940 == 7'h01) ? val1_q : ((n3940 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag31_q : ((n3940 == 7'h1e) ? tag30_q : ((n3940 == 7'h1d) ? tag29_q : ((n3940 == 7'h1c) ? tag28_q : ((n3940 == 7'h1b) ? tag27_q : ((n3940 == 7'h1a) ? tag26_q : ((n3940 == 7'h19) ? tag25_q : ((n3940 == 7'h18) ? tag24_q : ((n3940 == 7'h17) ? tag23_q : ((n3940 == 7'h16) ? tag22_q : ((n3940 == 7'h15) ? tag21_q : ((n3940 == 7'h14) ? tag20_q : ((n3940 == 7'h13) ? tag19_q : ((n3940 == 7'h12) ? tag18_q : ((n3940 == 7'h11) ? tag17_q : ((n3940 == 7'h10) ? tag16_q : ((n3940 == 7'h0f) ? tag15_q : ((n3940 == 7'h0e) ? tag14_q : ((n3940 == 7'h0d) ? tag13_q : ((n3940 == 7'h0c) ? tag12_q : ((n3940 == 7'h0b) ? tag11_q : ((n3940 == 7'h0a) ? tag10_q : ((n3940 == 7'h09) ? tag9_q : ((n3940 == 7'h08) ? tag8_q : ((n3940 == 7'h07) ? tag7_q : ((n3940 == 7'h06) ? tag6_q : ((n3940 == 7'h05) ? tag5_q : ((n3940 == 7'h04) ? tag4_q : ((n3940 == 7'h03) ? tag3_q : ((n3940 == 7'h02) ? tag2_q : ((n3940 == 7'h01) ? tag1_q : ((n3940 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
-  wire n4332 = (((n3940 == 7'h1f) ? val63_q : ((n3940 == 7'h1e) ? val62_q : ((n3940 == 7'h1d) ? val61_q : ((n3940 == 7'h1c) ? val60_q : ((n3940 == 7'h1b) ? val59_q : ((n3940 == 7'h1a) ? val58_q : ((n3940 == 7'h19) ? val57_q : ((n3940 == 7'h18) ? val56_q : ((n3940 == 7'h17) ? val55_q : ((n3940 == 7'h16) ? val54_q : ((n3940 == 7'h15) ? val53_q : ((n3940 == 7'h14) ? val52_q : ((n3940 == 7'h13) ? val51_q : ((n3940 == 7'h12) ? val50_q : ((n3940 == 7'h11) ? val49_q : ((n3940 == 7'h10) ? val48_q : ((n3940 == 7'h0f) ? val47_q : ((n3940 == 7'h0e) ? val46_q : ((n3940 == 7'h0d) ? val45_q : ((n3940 == 7'h0c) ? val44_q : ((n3940 == 7'h0b) ? val43_q : ((n3940 == 7'h0a) ? val42_q : ((n3940 == 7'h09) ? val41_q : ((n3940 == 7'h08) ? val40_q : ((n3940 == 7'h07) ? val39_q : ((n3940 == 7'h06) ? val38_q : ((n3940 == 7'h05) ? val37_q : ((n3940 == 7'h04) ? val36_q : ((n3940 == 7'h03) ? val35_q : ((n3940 == 7'h02) ? val34_q : ((n3940 == 7'h01) ? val33_q : ((n3940 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag63_q : ((n3940 == 7'h1e) ? tag62_q : ((n3940 == 7'h1d) ? tag61_q : ((n3940 == 7'h1c) ? tag60_q : ((n3940 == 7'h1b) ? tag59_q : ((n3940 == 7'h1a) ? tag58_q : ((n3940 == 7'h19) ? tag57_q : ((n3940 == 7'h18) ? tag56_q : ((n3940 == 7'h17) ? tag55_q : ((n3940 == 7'h16) ? tag54_q : ((n3940 == 7'h15) ? tag53_q : ((n3940 == 7'h14) ? tag52_q : ((n3940 == 7'h13) ? tag51_q : ((n3940 == 7'h12) ? tag50_q : ((n3940 == 7'h11) ? tag49_q : ((n3940 == 7'h10) ? tag48_q : ((n3940 == 7'h0f) ? tag47_q : ((n3940 == 7'h0e) ? tag46_q : ((n3940 == 7'h0d) ? tag45_q : ((n3940 == 7'h0c) ? tag44_q : ((n3940 == 7'h0b) ? tag43_q : ((n3940 == 7'h0a) ? tag42_q : ((n3940 == 7'h09) ? tag41_q : ((n3940 == 7'h08) ? tag40_q : ((n3940 == 7'h07) ? tag39_q : ((n3940 == 7'h06) ? tag38_q : ((n3940 == 7'h05) ? tag37_q : ((n3940 == 7'h04) ? tag36_q : ((n3940 == 7'h03) ? tag35_q : ((n3940 == 7'h02) ? tag34_q : ((n3940 == 7'h01) ? tag33_q : ((n3940 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
-  wire n4528 = (((n3940 == 7'h1f) ? val95_q : ((n3940 == 7'h1e) ? val94_q : ((n3940 == 7'h1d) ? val93_q : ((n3940 == 7'h1c) ? val92_q : ((n3940 == 7'h1b) ? val91_q : ((n3940 == 7'h1a) ? val90_q : ((n3940 == 7'h19) ? val89_q : ((n3940 == 7'h18) ? val88_q : ((n3940 == 7'h17) ? val87_q : ((n3940 == 7'h16) ? val86_q : ((n3940 == 7'h15) ? val85_q : ((n3940 == 7'h14) ? val84_q : ((n3940 == 7'h13) ? val83_q : ((n3940 == 7'h12) ? val82_q : ((n3940 == 7'h11) ? val81_q : ((n3940 == 7'h10) ? val80_q : ((n3940 == 7'h0f) ? val79_q : ((n3940 == 7'h0e) ? val78_q : ((n3940 == 7'h0d) ? val77_q : ((n3940 == 7'h0c) ? val76_q : ((n3940 == 7'h0b) ? val75_q : ((n3940 == 7'h0a) ? val74_q : ((n3940 == 7'h09) ? val73_q : ((n3940 == 7'h08) ? val72_q : ((n3940 == 7'h07) ? val71_q : ((n3940 == 7'h06) ? val70_q : ((n3940 == 7'h05) ? val69_q : ((n3940 == 7'h04) ? val68_q : ((n3940 == 7'h03) ? val67_q : ((n3940 == 7'h02) ? val66_q : ((n3940 == 7'h01) ? val65_q : ((n3940 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag95_q : ((n3940 == 7'h1e) ? tag94_q : ((n3940 == 7'h1d) ? tag93_q : ((n3940 == 7'h1c) ? tag92_q : ((n3940 == 7'h1b) ? tag91_q : ((n3940 == 7'h1a) ? tag90_q : ((n3940 == 7'h19) ? tag89_q : ((n3940 == 7'h18) ? tag88_q : ((n3940 == 7'h17) ? tag87_q : ((n3940 == 7'h16) ? tag86_q : ((n3940 == 7'h15) ? tag85_q : ((n3940 == 7'h14) ? tag84_q : ((n3940 == 7'h13) ? tag83_q : ((n3940 == 7'h12) ? tag82_q : ((n3940 == 7'h11) ? tag81_q : ((n3940 == 7'h10) ? tag80_q : ((n3940 == 7'h0f) ? tag79_q : ((n3940 == 7'h0e) ? tag78_q : ((n3940 == 7'h0d) ? tag77_q : ((n3940 == 7'h0c) ? tag76_q : ((n3940 == 7'h0b) ? tag75_q : ((n3940 == 7'h0a) ? tag74_q : ((n3940 == 7'h09) ? tag73_q : ((n3940 == 7'h08) ? tag72_q : ((n3940 == 7'h07) ? tag71_q : ((n3940 == 7'h06) ? tag70_q : ((n3940 == 7'h05) ? tag69_q : ((n3940 == 7'h04) ? tag68_q : ((n3940 == 7'h03) ? tag67_q : ((n3940 == 7'h02) ? tag66_q : ((n3940 == 7'h01) ? tag65_q : ((n3940 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
-  wire n4724 = (((n3940 == 7'h1f) ? val127_q : ((n3940 == 7'h1e) ? val126_q : ((n3940 == 7'h1d) ? val125_q : ((n3940 == 7'h1c) ? val124_q : ((n3940 == 7'h1b) ? val123_q : ((n3940 == 7'h1a) ? val122_q : ((n3940 == 7'h19) ? val121_q : ((n3940 == 7'h18) ? val120_q : ((n3940 == 7'h17) ? val119_q : ((n3940 == 7'h16) ? val118_q : ((n3940 == 7'h15) ? val117_q : ((n3940 == 7'h14) ? val116_q : ((n3940 == 7'h13) ? val115_q : ((n3940 == 7'h12) ? val114_q : ((n3940 == 7'h11) ? val113_q : ((n3940 == 7'h10) ? val112_q : ((n3940 == 7'h0f) ? val111_q : ((n3940 == 7'h0e) ? val110_q : ((n3940 == 7'h0d) ? val109_q : ((n3940 == 7'h0c) ? val108_q : ((n3940 == 7'h0b) ? val107_q : ((n3940 == 7'h0a) ? val106_q : ((n3940 == 7'h09) ? val105_q : ((n3940 == 7'h08) ? val104_q : ((n3940 == 7'h07) ? val103_q : ((n3940 == 7'h06) ? val102_q : ((n3940 == 7'h05) ? val101_q : ((n3940 == 7'h04) ? val100_q : ((n3940 == 7'h03) ? val99_q : ((n3940 == 7'h02) ? val98_q : ((n3940 == 7'h01) ? val97_q : ((n3940 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3940 == 7'h1f) ? tag127_q : ((n3940 == 7'h1e) ? tag126_q : ((n3940 == 7'h1d) ? tag125_q : ((n3940 == 7'h1c) ? tag124_q : ((n3940 == 7'h1b) ? tag123_q : ((n3940 == 7'h1a) ? tag122_q : ((n3940 == 7'h19) ? tag121_q : ((n3940 == 7'h18) ? tag120_q : ((n3940 == 7'h17) ? tag119_q : ((n3940 == 7'h16) ? tag118_q : ((n3940 == 7'h15) ? tag117_q : ((n3940 == 7'h14) ? tag116_q : ((n3940 == 7'h13) ? tag115_q : ((n3940 == 7'h12) ? tag114_q : ((n3940 == 7'h11) ? tag113_q : ((n3940 == 7'h10) ? tag112_q : ((n3940 == 7'h0f) ? tag111_q : ((n3940 == 7'h0e) ? tag110_q : ((n3940 == 7'h0d) ? tag109_q : ((n3940 == 7'h0c) ? tag108_q : ((n3940 == 7'h0b) ? tag107_q : ((n3940 == 7'h0a) ? tag106_q : ((n3940 == 7'h09) ? tag105_q : ((n3940 == 7'h08) ? tag104_q : ((n3940 == 7'h07) ? tag103_q : ((n3940 == 7'h06) ? tag102_q : ((n3940 == 7'h05) ? tag101_q : ((n3940 == 7'h04) ? tag100_q : ((n3940 == 7'h03) ? tag99_q : ((n3940 == 7'h02) ? tag98_q : ((n3940 == 7'h01) ? tag97_q : ((n3940 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3740));
-  wire [2:0] n4825 = ((n3940 == 7'h1f) ? vict31_q : ((n3940 == 7'h1e) ? vict30_q : ((n3940 == 7'h1d) ? vict29_q : ((n3940 == 7'h1c) ? vict28_q : ((n3940 == 7'h1b) ? vict27_q : ((n3940 == 7'h1a) ? vict26_q : ((n3940 == 7'h19) ? vict25_q : ((n3940 == 7'h18) ? vict24_q : ((n3940 == 7'h17) ? vict23_q : ((n3940 == 7'h16) ? vict22_q : ((n3940 == 7'h15) ? vict21_q : ((n3940 == 7'h14) ? vict20_q : ((n3940 == 7'h13) ? vict19_q : ((n3940 == 7'h12) ? vict18_q : ((n3940 == 7'h11) ? vict17_q : ((n3940 == 7'h10) ? vict16_q : ((n3940 == 7'h0f) ? vict15_q : ((n3940 == 7'h0e) ? vict14_q : ((n3940 == 7'h0d) ? vict13_q : ((n3940 == 7'h0c) ? vict12_q : ((n3940 == 7'h0b) ? vict11_q : ((n3940 == 7'h0a) ? vict10_q : ((n3940 == 7'h09) ? vict9_q : ((n3940 == 7'h08) ? vict8_q : ((n3940 == 7'h07) ? vict7_q : ((n3940 == 7'h06) ? vict6_q : ((n3940 == 7'h05) ? vict5_q : ((n3940 == 7'h04) ? vict4_q : ((n3940 == 7'h03) ? vict3_q : ((n3940 == 7'h02) ? vict2_q : ((n3940 == 7'h01) ? vict1_q : ((n3940 == 7'h00) ? vict0_q : 3'h0))))))))))))))))))))))))))))))));
-  wire n4831 = (1'h0 | n4136);
-  wire n4837 = (n4831 | n4332);
-  wire n4843 = (n4837 | n4528);
-  wire [6:0] n4870 = ((n4843 | n4724) ? ((n4724 & (~n4843)) ? (n3940 | 7'h60) : ((n4528 & (~n4837)) ? (n3940 | 7'h40) : ((n4332 & (~n4831)) ? (n3940 | 7'h20) : ((n4136 & (~1'h0)) ? (n3940 | 7'h00) : n3940)))) : ((n4825 == 3'h3) ? (n3940 | 7'h60) : ((n4825 == 3'h2) ? (n3940 | 7'h40) : ((n4825 == 3'h1) ? (n3940 | 7'h20) : ((n4825 == 3'h0) ? (n3940 | 7'h00) : n3940)))));
-  wire n4877 = (1'h0 | n943);
-  wire n4883 = (n4877 | n1139);
-  wire n4889 = (n4883 | n1335);
-  wire [6:0] n4916 = ((n4889 | n1531) ? ((n1531 & (~n4889)) ? (n745 | 7'h60) : ((n1335 & (~n4883)) ? (n745 | 7'h40) : ((n1139 & (~n4877)) ? (n745 | 7'h20) : ((n943 & (~1'h0)) ? (n745 | 7'h00) : n745)))) : ((3'h0 == 3'h3) ? (n745 | 7'h60) : ((3'h0 == 3'h2) ? (n745 | 7'h40) : ((3'h0 == 3'h1) ? (n745 | 7'h20) : ((3'h0 == 3'h0) ? (n745 | 7'h00) : n745)))));
-  wire n4950 = (n3938 & (~((((1'h0 | n4136) | n4332) | n4528) | n4724)));
-  wire [6:0] n5241 = (n2209[6:0] & 7'h1f);
-  wire n5244 = (n3938 & (n4870 == 7'h00));
-  wire n5255 = (n3938 & (n4870 == 7'h01));
-  wire n5266 = (n3938 & (n4870 == 7'h02));
-  wire n5277 = (n3938 & (n4870 == 7'h03));
-  wire n5288 = (n3938 & (n4870 == 7'h04));
-  wire n5299 = (n3938 & (n4870 == 7'h05));
-  wire n5310 = (n3938 & (n4870 == 7'h06));
-  wire n5321 = (n3938 & (n4870 == 7'h07));
-  wire n5332 = (n3938 & (n4870 == 7'h08));
-  wire n5343 = (n3938 & (n4870 == 7'h09));
-  wire n5354 = (n3938 & (n4870 == 7'h0a));
-  wire n5365 = (n3938 & (n4870 == 7'h0b));
-  wire n5376 = (n3938 & (n4870 == 7'h0c));
-  wire n5387 = (n3938 & (n4870 == 7'h0d));
-  wire n5398 = (n3938 & (n4870 == 7'h0e));
-  wire n5409 = (n3938 & (n4870 == 7'h0f));
-  wire n5420 = (n3938 & (n4870 == 7'h10));
-  wire n5431 = (n3938 & (n4870 == 7'h11));
-  wire n5442 = (n3938 & (n4870 == 7'h12));
-  wire n5453 = (n3938 & (n4870 == 7'h13));
-  wire n5464 = (n3938 & (n4870 == 7'h14));
-  wire n5475 = (n3938 & (n4870 == 7'h15));
-  wire n5486 = (n3938 & (n4870 == 7'h16));
-  wire n5497 = (n3938 & (n4870 == 7'h17));
-  wire n5508 = (n3938 & (n4870 == 7'h18));
-  wire n5519 = (n3938 & (n4870 == 7'h19));
-  wire n5530 = (n3938 & (n4870 == 7'h1a));
-  wire n5541 = (n3938 & (n4870 == 7'h1b));
-  wire n5552 = (n3938 & (n4870 == 7'h1c));
-  wire n5563 = (n3938 & (n4870 == 7'h1d));
-  wire n5574 = (n3938 & (n4870 == 7'h1e));
-  wire n5585 = (n3938 & (n4870 == 7'h1f));
-  wire n5596 = (n3938 & (n4870 == 7'h20));
-  wire n5607 = (n3938 & (n4870 == 7'h21));
-  wire n5618 = (n3938 & (n4870 == 7'h22));
-  wire n5629 = (n3938 & (n4870 == 7'h23));
-  wire n5640 = (n3938 & (n4870 == 7'h24));
-  wire n5651 = (n3938 & (n4870 == 7'h25));
-  wire n5662 = (n3938 & (n4870 == 7'h26));
-  wire n5673 = (n3938 & (n4870 == 7'h27));
-  wire n5684 = (n3938 & (n4870 == 7'h28));
-  wire n5695 = (n3938 & (n4870 == 7'h29));
-  wire n5706 = (n3938 & (n4870 == 7'h2a));
-  wire n5717 = (n3938 & (n4870 == 7'h2b));
-  wire n5728 = (n3938 & (n4870 == 7'h2c));
-  wire n5739 = (n3938 & (n4870 == 7'h2d));
-  wire n5750 = (n3938 & (n4870 == 7'h2e));
-  wire n5761 = (n3938 & (n4870 == 7'h2f));
-  wire n5772 = (n3938 & (n4870 == 7'h30));
-  wire n5783 = (n3938 & (n4870 == 7'h31));
-  wire n5794 = (n3938 & (n4870 == 7'h32));
-  wire n5805 = (n3938 & (n4870 == 7'h33));
-  wire n5816 = (n3938 & (n4870 == 7'h34));
-  wire n5827 = (n3938 & (n4870 == 7'h35));
-  wire n5838 = (n3938 & (n4870 == 7'h36));
-  wire n5849 = (n3938 & (n4870 == 7'h37));
-  wire n5860 = (n3938 & (n4870 == 7'h38));
-  wire n5871 = (n3938 & (n4870 == 7'h39));
-  wire n5882 = (n3938 & (n4870 == 7'h3a));
-  wire n5893 = (n3938 & (n4870 == 7'h3b));
-  wire n5904 = (n3938 & (n4870 == 7'h3c));
-  wire n5915 = (n3938 & (n4870 == 7'h3d));
-  wire n5926 = (n3938 & (n4870 == 7'h3e));
-  wire n5937 = (n3938 & (n4870 == 7'h3f));
-  wire n5948 = (n3938 & (n4870 == 7'h40));
-  wire n5959 = (n3938 & (n4870 == 7'h41));
-  wire n5970 = (n3938 & (n4870 == 7'h42));
-  wire n5981 = (n3938 & (n4870 == 7'h43));
-  wire n5992 = (n3938 & (n4870 == 7'h44));
-  wire n6003 = (n3938 & (n4870 == 7'h45));
-  wire n6014 = (n3938 & (n4870 == 7'h46));
-  wire n6025 = (n3938 & (n4870 == 7'h47));
-  wire n6036 = (n3938 & (n4870 == 7'h48));
-  wire n6047 = (n3938 & (n4870 == 7'h49));
-  wire n6058 = (n3938 & (n4870 == 7'h4a));
-  wire n6069 = (n3938 & (n4870 == 7'h4b));
-  wire n6080 = (n3938 & (n4870 == 7'h4c));
-  wire n6091 = (n3938 & (n4870 == 7'h4d));
-  wire n6102 = (n3938 & (n4870 == 7'h4e));
-  wire n6113 = (n3938 & (n4870 == 7'h4f));
-  wire n6124 = (n3938 & (n4870 == 7'h50));
-  wire n6135 = (n3938 & (n4870 == 7'h51));
-  wire n6146 = (n3938 & (n4870 == 7'h52));
-  wire n6157 = (n3938 & (n4870 == 7'h53));
-  wire n6168 = (n3938 & (n4870 == 7'h54));
-  wire n6179 = (n3938 & (n4870 == 7'h55));
-  wire n6190 = (n3938 & (n4870 == 7'h56));
-  wire n6201 = (n3938 & (n4870 == 7'h57));
-  wire n6212 = (n3938 & (n4870 == 7'h58));
-  wire n6223 = (n3938 & (n4870 == 7'h59));
-  wire n6234 = (n3938 & (n4870 == 7'h5a));
-  wire n6245 = (n3938 & (n4870 == 7'h5b));
-  wire n6256 = (n3938 & (n4870 == 7'h5c));
-  wire n6267 = (n3938 & (n4870 == 7'h5d));
-  wire n6278 = (n3938 & (n4870 == 7'h5e));
-  wire n6289 = (n3938 & (n4870 == 7'h5f));
-  wire n6300 = (n3938 & (n4870 == 7'h60));
-  wire n6311 = (n3938 & (n4870 == 7'h61));
-  wire n6322 = (n3938 & (n4870 == 7'h62));
-  wire n6333 = (n3938 & (n4870 == 7'h63));
-  wire n6344 = (n3938 & (n4870 == 7'h64));
-  wire n6355 = (n3938 & (n4870 == 7'h65));
-  wire n6366 = (n3938 & (n4870 == 7'h66));
-  wire n6377 = (n3938 & (n4870 == 7'h67));
-  wire n6388 = (n3938 & (n4870 == 7'h68));
-  wire n6399 = (n3938 & (n4870 == 7'h69));
-  wire n6410 = (n3938 & (n4870 == 7'h6a));
-  wire n6421 = (n3938 & (n4870 == 7'h6b));
-  wire n6432 = (n3938 & (n4870 == 7'h6c));
-  wire n6443 = (n3938 & (n4870 == 7'h6d));
-  wire n6454 = (n3938 & (n4870 == 7'h6e));
-  wire n6465 = (n3938 & (n4870 == 7'h6f));
-  wire n6476 = (n3938 & (n4870 == 7'h70));
-  wire n6487 = (n3938 & (n4870 == 7'h71));
-  wire n6498 = (n3938 & (n4870 == 7'h72));
-  wire n6509 = (n3938 & (n4870 == 7'h73));
-  wire n6520 = (n3938 & (n4870 == 7'h74));
-  wire n6531 = (n3938 & (n4870 == 7'h75));
-  wire n6542 = (n3938 & (n4870 == 7'h76));
-  wire n6553 = (n3938 & (n4870 == 7'h77));
-  wire n6564 = (n3938 & (n4870 == 7'h78));
-  wire n6575 = (n3938 & (n4870 == 7'h79));
-  wire n6586 = (n3938 & (n4870 == 7'h7a));
-  wire n6597 = (n3938 & (n4870 == 7'h7b));
-  wire n6608 = (n3938 & (n4870 == 7'h7c));
-  wire n6619 = (n3938 & (n4870 == 7'h7d));
-  wire n6630 = (n3938 & (n4870 == 7'h7e));
-  wire n6641 = (n3938 & (n4870 == 7'h7f));
-  wire n7099 = (n3938 & (n3740 == n743));
-  wire n7102 = (n1801 & (s3_id_q == 8'h00));
-  wire n7105 = ((mw0_q & n3938) & (mline0_q == n3740));
-  wire n7115 = (n1801 & (s3_id_q == 8'h01));
-  wire n7118 = ((mw1_q & n3938) & (mline1_q == n3740));
-  wire n7128 = (n1801 & (s3_id_q == 8'h02));
-  wire n7131 = ((mw2_q & n3938) & (mline2_q == n3740));
-  wire n7141 = (n1801 & (s3_id_q == 8'h03));
-  wire n7144 = ((mw3_q & n3938) & (mline3_q == n3740));
-  wire n7154 = (n1801 & (s3_id_q == 8'h04));
-  wire n7157 = ((mw4_q & n3938) & (mline4_q == n3740));
-  wire n7167 = (n1801 & (s3_id_q == 8'h05));
-  wire n7170 = ((mw5_q & n3938) & (mline5_q == n3740));
-  wire n7180 = (n1801 & (s3_id_q == 8'h06));
-  wire n7183 = ((mw6_q & n3938) & (mline6_q == n3740));
-  wire n7193 = (n1801 & (s3_id_q == 8'h07));
-  wire n7196 = ((mw7_q & n3938) & (mline7_q == n3740));
-  wire n7206 = (n1801 & (s3_id_q == 8'h08));
-  wire n7209 = ((mw8_q & n3938) & (mline8_q == n3740));
-  wire n7219 = (n1801 & (s3_id_q == 8'h09));
-  wire n7222 = ((mw9_q & n3938) & (mline9_q == n3740));
-  wire n7232 = (n1801 & (s3_id_q == 8'h0a));
-  wire n7235 = ((mw10_q & n3938) & (mline10_q == n3740));
-  wire n7245 = (n1801 & (s3_id_q == 8'h0b));
-  wire n7248 = ((mw11_q & n3938) & (mline11_q == n3740));
-  wire n7258 = (n1801 & (s3_id_q == 8'h0c));
-  wire n7261 = ((mw12_q & n3938) & (mline12_q == n3740));
-  wire n7271 = (n1801 & (s3_id_q == 8'h0d));
-  wire n7274 = ((mw13_q & n3938) & (mline13_q == n3740));
-  wire n7284 = (n1801 & (s3_id_q == 8'h0e));
-  wire n7287 = ((mw14_q & n3938) & (mline14_q == n3740));
-  wire n7297 = (n1801 & (s3_id_q == 8'h0f));
-  wire n7300 = ((mw15_q & n3938) & (mline15_q == n3740));
-  wire n7310 = (n1801 & (s3_id_q == 8'h10));
-  wire n7313 = ((mw16_q & n3938) & (mline16_q == n3740));
-  wire n7323 = (n1801 & (s3_id_q == 8'h11));
-  wire n7326 = ((mw17_q & n3938) & (mline17_q == n3740));
-  wire n7336 = (n1801 & (s3_id_q == 8'h12));
-  wire n7339 = ((mw18_q & n3938) & (mline18_q == n3740));
-  wire n7349 = (n1801 & (s3_id_q == 8'h13));
-  wire n7352 = ((mw19_q & n3938) & (mline19_q == n3740));
-  wire n7362 = (n1801 & (s3_id_q == 8'h14));
-  wire n7365 = ((mw20_q & n3938) & (mline20_q == n3740));
-  wire n7375 = (n1801 & (s3_id_q == 8'h15));
-  wire n7378 = ((mw21_q & n3938) & (mline21_q == n3740));
-  wire n7388 = (n1801 & (s3_id_q == 8'h16));
-  wire n7391 = ((mw22_q & n3938) & (mline22_q == n3740));
-  wire n7401 = (n1801 & (s3_id_q == 8'h17));
-  wire n7404 = ((mw23_q & n3938) & (mline23_q == n3740));
-  wire n7414 = (n1801 & (s3_id_q == 8'h18));
-  wire n7417 = ((mw24_q & n3938) & (mline24_q == n3740));
-  wire n7427 = (n1801 & (s3_id_q == 8'h19));
-  wire n7430 = ((mw25_q & n3938) & (mline25_q == n3740));
-  wire n7440 = (n1801 & (s3_id_q == 8'h1a));
-  wire n7443 = ((mw26_q & n3938) & (mline26_q == n3740));
-  wire n7453 = (n1801 & (s3_id_q == 8'h1b));
-  wire n7456 = ((mw27_q & n3938) & (mline27_q == n3740));
-  wire n7466 = (n1801 & (s3_id_q == 8'h1c));
-  wire n7469 = ((mw28_q & n3938) & (mline28_q == n3740));
-  wire n7479 = (n1801 & (s3_id_q == 8'h1d));
-  wire n7482 = ((mw29_q & n3938) & (mline29_q == n3740));
-  wire n7492 = (n1801 & (s3_id_q == 8'h1e));
-  wire n7495 = ((mw30_q & n3938) & (mline30_q == n3740));
-  wire n7505 = (n1801 & (s3_id_q == 8'h1f));
-  wire n7508 = ((mw31_q & n3938) & (mline31_q == n3740));
-  wire n7518 = (n1801 & (s3_id_q == 8'h20));
-  wire n7521 = ((mw32_q & n3938) & (mline32_q == n3740));
-  wire n7531 = (n1801 & (s3_id_q == 8'h21));
-  wire n7534 = ((mw33_q & n3938) & (mline33_q == n3740));
-  wire n7544 = (n1801 & (s3_id_q == 8'h22));
-  wire n7547 = ((mw34_q & n3938) & (mline34_q == n3740));
-  wire n7557 = (n1801 & (s3_id_q == 8'h23));
-  wire n7560 = ((mw35_q & n3938) & (mline35_q == n3740));
-  wire n7570 = (n1801 & (s3_id_q == 8'h24));
-  wire n7573 = ((mw36_q & n3938) & (mline36_q == n3740));
-  wire n7583 = (n1801 & (s3_id_q == 8'h25));
-  wire n7586 = ((mw37_q & n3938) & (mline37_q == n3740));
-  wire n7596 = (n1801 & (s3_id_q == 8'h26));
-  wire n7599 = ((mw38_q & n3938) & (mline38_q == n3740));
-  wire n7609 = (n1801 & (s3_id_q == 8'h27));
-  wire n7612 = ((mw39_q & n3938) & (mline39_q == n3740));
-  wire n7622 = (n1801 & (s3_id_q == 8'h28));
-  wire n7625 = ((mw40_q & n3938) & (mline40_q == n3740));
-  wire n7635 = (n1801 & (s3_id_q == 8'h29));
-  wire n7638 = ((mw41_q & n3938) & (mline41_q == n3740));
-  wire n7648 = (n1801 & (s3_id_q == 8'h2a));
-  wire n7651 = ((mw42_q & n3938) & (mline42_q == n3740));
-  wire n7661 = (n1801 & (s3_id_q == 8'h2b));
-  wire n7664 = ((mw43_q & n3938) & (mline43_q == n3740));
-  wire n7674 = (n1801 & (s3_id_q == 8'h2c));
-  wire n7677 = ((mw44_q & n3938) & (mline44_q == n3740));
-  wire n7687 = (n1801 & (s3_id_q == 8'h2d));
-  wire n7690 = ((mw45_q & n3938) & (mline45_q == n3740));
-  wire n7700 = (n1801 & (s3_id_q == 8'h2e));
-  wire n7703 = ((mw46_q & n3938) & (mline46_q == n3740));
-  wire n7713 = (n1801 & (s3_id_q == 8'h2f));
-  wire n7716 = ((mw47_q & n3938) & (mline47_q == n3740));
-  wire n7726 = (n1801 & (s3_id_q == 8'h30));
-  wire n7729 = ((mw48_q & n3938) & (mline48_q == n3740));
-  wire n7739 = (n1801 & (s3_id_q == 8'h31));
-  wire n7742 = ((mw49_q & n3938) & (mline49_q == n3740));
-  wire n7752 = (n1801 & (s3_id_q == 8'h32));
-  wire n7755 = ((mw50_q & n3938) & (mline50_q == n3740));
-  wire n7765 = (n1801 & (s3_id_q == 8'h33));
-  wire n7768 = ((mw51_q & n3938) & (mline51_q == n3740));
-  wire n7778 = (n1801 & (s3_id_q == 8'h34));
-  wire n7781 = ((mw52_q & n3938) & (mline52_q == n3740));
-  wire n7791 = (n1801 & (s3_id_q == 8'h35));
-  wire n7794 = ((mw53_q & n3938) & (mline53_q == n3740));
-  wire n7804 = (n1801 & (s3_id_q == 8'h36));
-  wire n7807 = ((mw54_q & n3938) & (mline54_q == n3740));
-  wire n7817 = (n1801 & (s3_id_q == 8'h37));
-  wire n7820 = ((mw55_q & n3938) & (mline55_q == n3740));
-  wire n7830 = (n1801 & (s3_id_q == 8'h38));
-  wire n7833 = ((mw56_q & n3938) & (mline56_q == n3740));
-  wire n7843 = (n1801 & (s3_id_q == 8'h39));
-  wire n7846 = ((mw57_q & n3938) & (mline57_q == n3740));
-  wire n7856 = (n1801 & (s3_id_q == 8'h3a));
-  wire n7859 = ((mw58_q & n3938) & (mline58_q == n3740));
-  wire n7869 = (n1801 & (s3_id_q == 8'h3b));
-  wire n7872 = ((mw59_q & n3938) & (mline59_q == n3740));
-  wire n7882 = (n1801 & (s3_id_q == 8'h3c));
-  wire n7885 = ((mw60_q & n3938) & (mline60_q == n3740));
-  wire n7895 = (n1801 & (s3_id_q == 8'h3d));
-  wire n7898 = ((mw61_q & n3938) & (mline61_q == n3740));
-  wire n7908 = (n1801 & (s3_id_q == 8'h3e));
-  wire n7911 = ((mw62_q & n3938) & (mline62_q == n3740));
-  wire n7921 = (n1801 & (s3_id_q == 8'h3f));
-  wire n7924 = ((mw63_q & n3938) & (mline63_q == n3740));
-  assign s0_v_d = (n2204 ? n2486 : s0_v_q);
-  assign s0_id_d = (n2491 ? (n2191 ? (n2187 ? 8'h3f : (n2181 ? 8'h3e : (n2175 ? 8'h3d : (n2169 ? 8'h3c : (n2163 ? 8'h3b : (n2157 ? 8'h3a : (n2151 ? 8'h39 : (n2145 ? 8'h38 : (n2139 ? 8'h37 : (n2133 ? 8'h36 : (n2127 ? 8'h35 : (n2121 ? 8'h34 : (n2115 ? 8'h33 : (n2109 ? 8'h32 : (n2103 ? 8'h31 : (n2097 ? 8'h30 : (n2091 ? 8'h2f : (n2085 ? 8'h2e : (n2079 ? 8'h2d : (n2073 ? 8'h2c : (n2067 ? 8'h2b : (n2061 ? 8'h2a : (n2055 ? 8'h29 : (n2049 ? 8'h28 : (n2043 ? 8'h27 : (n2037 ? 8'h26 : (n2031 ? 8'h25 : (n2025 ? 8'h24 : (n2019 ? 8'h23 : (n2013 ? 8'h22 : (n2007 ? 8'h21 : (n2001 ? 8'h20 : (n1995 ? 8'h1f : (n1989 ? 8'h1e : (n1983 ? 8'h1d : (n1977 ? 8'h1c : (n1971 ? 8'h1b : (n1965 ? 8'h1a : (n1959 ? 8'h19 : (n1953 ? 8'h18 : (n1947 ? 8'h17 : (n1941 ? 8'h16 : (n1935 ? 8'h15 : (n1929 ? 8'h14 : (n1923 ? 8'h13 : (n1917 ? 8'h12 : (n1911 ? 8'h11 : (n1905 ? 8'h10 : (n1899 ? 8'h0f : (n1893 ? 8'h0e : (n1887 ? 8'h0d : (n1881 ? 8'h0c : (n1875 ? 8'h0b : (n1869 ? 8'h0a : (n1863 ? 8'h09 : (n1857 ? 8'h08 : (n1851 ? 8'h07 : (n1845 ? 8'h06 : (n1839 ? 8'h05 : (n1833 ? 8'h04 : (n1827 ? 8'h03 : (n1821 ? 8'h02 : (n1815 ? 8'h01 : (n1809 ? 8'h00 : 8'h00)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) : lsu_req_id_i) : s0_id_q);
-  assign s0_addr_d = (n2491 ? (n2191 ? {(n2187 ? mline63_q : (n2181 ? mline62_q : (n2175 ? mline61_q : (n2169 ? mline60_q : (n2163 ? mline59_q : (n2157 ? mline58_q : (n2151 ? mline57_q : (n2145 ? mline56_q : (n2139 ? mline55_q : (n2133 ? mline54_q : (n2127 ? mline53_q : (n2121 ? mline52_q : (n2115 ? mline51_q : (n2109 ? mline50_q : (n2103 ? mline49_q : (n2097 ? mline48_q : (n2091 ? mline47_q : (n2085 ? mline46_q : (n2079 ? mline45_q : (n2073 ? mline44_q : (n2067 ? mline43_q : (n2061 ? mline42_q : (n2055 ? mline41_q : (n2049 ? mline40_q : (n2043 ? mline39_q : (n2037 ? mline38_q : (n2031 ? mline37_q : (n2025 ? mline36_q : (n2019 ? mline35_q : (n2013 ? mline34_q : (n2007 ? mline33_q : (n2001 ? mline32_q : (n1995 ? mline31_q : (n1989 ? mline30_q : (n1983 ? mline29_q : (n1977 ? mline28_q : (n1971 ? mline27_q : (n1965 ? mline26_q : (n1959 ? mline25_q : (n1953 ? mline24_q : (n1947 ? mline23_q : (n1941 ? mline22_q : (n1935 ? mline21_q : (n1929 ? mline20_q : (n1923 ? mline19_q : (n1917 ? mline18_q : (n1911 ? mline17_q : (n1905 ? mline16_q : (n1899 ? mline15_q : (n1893 ? mline14_q : (n1887 ? mline13_q : (n1881 ? mline12_q : (n1875 ? mline11_q : (n1869 ? mline10_q : (n1863 ? mline9_q : (n1857 ? mline8_q : (n1851 ? mline7_q : (n1845 ? mline6_q : (n1839 ? mline5_q : (n1833 ? mline4_q : (n1827 ? mline3_q : (n1821 ? mline2_q : (n1815 ? mline1_q : (n1809 ? mline0_q : 25'h0000000)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))), 7'h00} : lsu_req_addr_i) : s0_addr_q);
-  assign s0_size_d = (n2491 ? (n2191 ? 2'h2 : lsu_req_size_i) : s0_size_q);
-  assign s0_rp_d = (n2491 ? n2191 : s0_rp_q);
-  assign s1_v_d = (n2201 ? s0_v_q : s1_v_q);
-  assign s1_id_d = (n2497 ? s0_id_q : s1_id_q);
-  assign s1_addr_d = (n2497 ? s0_addr_q : s1_addr_q);
-  assign s1_size_d = (n2497 ? s0_size_q : s1_size_q);
-  assign s1_rp_d = (n2497 ? s0_rp_q : s1_rp_q);
-  assign s2_v_d = (n2198 ? s1_v_q : s2_v_q);
-  assign s2_id_d = (n2503 ? s1_id_q : s2_id_q);
-  assign s2_addr_d = (n2503 ? s1_addr_q : s2_addr_q);
-  assign s2_size_d = (n2503 ? s1_size_q : s2_size_q);
-  assign s2_rp_d = (n2503 ? s1_rp_q : s2_rp_q);
-  assign s3_v_d = (n2195 ? s2_v_q : s3_v_q);
-  assign s3_id_d = (n2509 ? s2_id_q : s3_id_q);
-  assign s3_addr_d = (n2509 ? s2_addr_q : s3_addr_q);
-  assign s3_size_d = (n2509 ? s2_size_q : s3_size_q);
-  assign s3_rp_d = (n2509 ? s2_rp_q : s3_rp_q);
-  assign o_v_d = (n1541 | (o_v_q & gm_resp_valid_i));
-  assign o_id_d = (n1541 ? s3_id_q : o_id_q);
-  assign val0_d = (n5244 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag0_q == n2209)) ? 1'h0 : val0_q));
-  assign val1_d = (n5255 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag1_q == n2209)) ? 1'h0 : val1_q));
-  assign val2_d = (n5266 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag2_q == n2209)) ? 1'h0 : val2_q));
-  assign val3_d = (n5277 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag3_q == n2209)) ? 1'h0 : val3_q));
-  assign val4_d = (n5288 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag4_q == n2209)) ? 1'h0 : val4_q));
-  assign val5_d = (n5299 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag5_q == n2209)) ? 1'h0 : val5_q));
-  assign val6_d = (n5310 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag6_q == n2209)) ? 1'h0 : val6_q));
-  assign val7_d = (n5321 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag7_q == n2209)) ? 1'h0 : val7_q));
-  assign val8_d = (n5332 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag8_q == n2209)) ? 1'h0 : val8_q));
-  assign val9_d = (n5343 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag9_q == n2209)) ? 1'h0 : val9_q));
-  assign val10_d = (n5354 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag10_q == n2209)) ? 1'h0 : val10_q));
-  assign val11_d = (n5365 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag11_q == n2209)) ? 1'h0 : val11_q));
-  assign val12_d = (n5376 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag12_q == n2209)) ? 1'h0 : val12_q));
-  assign val13_d = (n5387 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag13_q == n2209)) ? 1'h0 : val13_q));
-  assign val14_d = (n5398 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag14_q == n2209)) ? 1'h0 : val14_q));
-  assign val15_d = (n5409 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag15_q == n2209)) ? 1'h0 : val15_q));
-  assign val16_d = (n5420 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag16_q == n2209)) ? 1'h0 : val16_q));
-  assign val17_d = (n5431 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag17_q == n2209)) ? 1'h0 : val17_q));
-  assign val18_d = (n5442 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag18_q == n2209)) ? 1'h0 : val18_q));
-  assign val19_d = (n5453 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag19_q == n2209)) ? 1'h0 : val19_q));
-  assign val20_d = (n5464 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag20_q == n2209)) ? 1'h0 : val20_q));
-  assign val21_d = (n5475 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag21_q == n2209)) ? 1'h0 : val21_q));
-  assign val22_d = (n5486 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag22_q == n2209)) ? 1'h0 : val22_q));
-  assign val23_d = (n5497 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag23_q == n2209)) ? 1'h0 : val23_q));
-  assign val24_d = (n5508 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag24_q == n2209)) ? 1'h0 : val24_q));
-  assign val25_d = (n5519 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag25_q == n2209)) ? 1'h0 : val25_q));
-  assign val26_d = (n5530 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag26_q == n2209)) ? 1'h0 : val26_q));
-  assign val27_d = (n5541 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag27_q == n2209)) ? 1'h0 : val27_q));
-  assign val28_d = (n5552 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag28_q == n2209)) ? 1'h0 : val28_q));
-  assign val29_d = (n5563 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag29_q == n2209)) ? 1'h0 : val29_q));
-  assign val30_d = (n5574 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag30_q == n2209)) ? 1'h0 : val30_q));
-  assign val31_d = (n5585 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag31_q == n2209)) ? 1'h0 : val31_q));
-  assign val32_d = (n5596 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag32_q == n2209)) ? 1'h0 : val32_q));
-  assign val33_d = (n5607 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag33_q == n2209)) ? 1'h0 : val33_q));
-  assign val34_d = (n5618 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag34_q == n2209)) ? 1'h0 : val34_q));
-  assign val35_d = (n5629 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag35_q == n2209)) ? 1'h0 : val35_q));
-  assign val36_d = (n5640 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag36_q == n2209)) ? 1'h0 : val36_q));
-  assign val37_d = (n5651 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag37_q == n2209)) ? 1'h0 : val37_q));
-  assign val38_d = (n5662 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag38_q == n2209)) ? 1'h0 : val38_q));
-  assign val39_d = (n5673 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag39_q == n2209)) ? 1'h0 : val39_q));
-  assign val40_d = (n5684 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag40_q == n2209)) ? 1'h0 : val40_q));
-  assign val41_d = (n5695 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag41_q == n2209)) ? 1'h0 : val41_q));
-  assign val42_d = (n5706 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag42_q == n2209)) ? 1'h0 : val42_q));
-  assign val43_d = (n5717 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag43_q == n2209)) ? 1'h0 : val43_q));
-  assign val44_d = (n5728 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag44_q == n2209)) ? 1'h0 : val44_q));
-  assign val45_d = (n5739 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag45_q == n2209)) ? 1'h0 : val45_q));
-  assign val46_d = (n5750 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag46_q == n2209)) ? 1'h0 : val46_q));
-  assign val47_d = (n5761 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag47_q == n2209)) ? 1'h0 : val47_q));
-  assign val48_d = (n5772 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag48_q == n2209)) ? 1'h0 : val48_q));
-  assign val49_d = (n5783 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag49_q == n2209)) ? 1'h0 : val49_q));
-  assign val50_d = (n5794 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag50_q == n2209)) ? 1'h0 : val50_q));
-  assign val51_d = (n5805 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag51_q == n2209)) ? 1'h0 : val51_q));
-  assign val52_d = (n5816 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag52_q == n2209)) ? 1'h0 : val52_q));
-  assign val53_d = (n5827 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag53_q == n2209)) ? 1'h0 : val53_q));
-  assign val54_d = (n5838 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag54_q == n2209)) ? 1'h0 : val54_q));
-  assign val55_d = (n5849 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag55_q == n2209)) ? 1'h0 : val55_q));
-  assign val56_d = (n5860 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag56_q == n2209)) ? 1'h0 : val56_q));
-  assign val57_d = (n5871 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag57_q == n2209)) ? 1'h0 : val57_q));
-  assign val58_d = (n5882 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag58_q == n2209)) ? 1'h0 : val58_q));
-  assign val59_d = (n5893 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag59_q == n2209)) ? 1'h0 : val59_q));
-  assign val60_d = (n5904 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag60_q == n2209)) ? 1'h0 : val60_q));
-  assign val61_d = (n5915 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag61_q == n2209)) ? 1'h0 : val61_q));
-  assign val62_d = (n5926 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag62_q == n2209)) ? 1'h0 : val62_q));
-  assign val63_d = (n5937 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag63_q == n2209)) ? 1'h0 : val63_q));
-  assign val64_d = (n5948 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag64_q == n2209)) ? 1'h0 : val64_q));
-  assign val65_d = (n5959 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag65_q == n2209)) ? 1'h0 : val65_q));
-  assign val66_d = (n5970 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag66_q == n2209)) ? 1'h0 : val66_q));
-  assign val67_d = (n5981 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag67_q == n2209)) ? 1'h0 : val67_q));
-  assign val68_d = (n5992 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag68_q == n2209)) ? 1'h0 : val68_q));
-  assign val69_d = (n6003 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag69_q == n2209)) ? 1'h0 : val69_q));
-  assign val70_d = (n6014 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag70_q == n2209)) ? 1'h0 : val70_q));
-  assign val71_d = (n6025 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag71_q == n2209)) ? 1'h0 : val71_q));
-  assign val72_d = (n6036 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag72_q == n2209)) ? 1'h0 : val72_q));
-  assign val73_d = (n6047 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag73_q == n2209)) ? 1'h0 : val73_q));
-  assign val74_d = (n6058 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag74_q == n2209)) ? 1'h0 : val74_q));
-  assign val75_d = (n6069 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag75_q == n2209)) ? 1'h0 : val75_q));
-  assign val76_d = (n6080 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag76_q == n2209)) ? 1'h0 : val76_q));
-  assign val77_d = (n6091 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag77_q == n2209)) ? 1'h0 : val77_q));
-  assign val78_d = (n6102 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag78_q == n2209)) ? 1'h0 : val78_q));
-  assign val79_d = (n6113 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag79_q == n2209)) ? 1'h0 : val79_q));
-  assign val80_d = (n6124 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag80_q == n2209)) ? 1'h0 : val80_q));
-  assign val81_d = (n6135 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag81_q == n2209)) ? 1'h0 : val81_q));
-  assign val82_d = (n6146 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag82_q == n2209)) ? 1'h0 : val82_q));
-  assign val83_d = (n6157 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag83_q == n2209)) ? 1'h0 : val83_q));
-  assign val84_d = (n6168 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag84_q == n2209)) ? 1'h0 : val84_q));
-  assign val85_d = (n6179 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag85_q == n2209)) ? 1'h0 : val85_q));
-  assign val86_d = (n6190 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag86_q == n2209)) ? 1'h0 : val86_q));
-  assign val87_d = (n6201 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag87_q == n2209)) ? 1'h0 : val87_q));
-  assign val88_d = (n6212 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag88_q == n2209)) ? 1'h0 : val88_q));
-  assign val89_d = (n6223 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag89_q == n2209)) ? 1'h0 : val89_q));
-  assign val90_d = (n6234 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag90_q == n2209)) ? 1'h0 : val90_q));
-  assign val91_d = (n6245 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag91_q == n2209)) ? 1'h0 : val91_q));
-  assign val92_d = (n6256 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag92_q == n2209)) ? 1'h0 : val92_q));
-  assign val93_d = (n6267 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag93_q == n2209)) ? 1'h0 : val93_q));
-  assign val94_d = (n6278 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag94_q == n2209)) ? 1'h0 : val94_q));
-  assign val95_d = (n6289 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag95_q == n2209)) ? 1'h0 : val95_q));
-  assign val96_d = (n6300 ? 1'h1 : (((n2481 & (n5241 == 7'h00)) & (tag96_q == n2209)) ? 1'h0 : val96_q));
-  assign val97_d = (n6311 ? 1'h1 : (((n2481 & (n5241 == 7'h01)) & (tag97_q == n2209)) ? 1'h0 : val97_q));
-  assign val98_d = (n6322 ? 1'h1 : (((n2481 & (n5241 == 7'h02)) & (tag98_q == n2209)) ? 1'h0 : val98_q));
-  assign val99_d = (n6333 ? 1'h1 : (((n2481 & (n5241 == 7'h03)) & (tag99_q == n2209)) ? 1'h0 : val99_q));
-  assign val100_d = (n6344 ? 1'h1 : (((n2481 & (n5241 == 7'h04)) & (tag100_q == n2209)) ? 1'h0 : val100_q));
-  assign val101_d = (n6355 ? 1'h1 : (((n2481 & (n5241 == 7'h05)) & (tag101_q == n2209)) ? 1'h0 : val101_q));
-  assign val102_d = (n6366 ? 1'h1 : (((n2481 & (n5241 == 7'h06)) & (tag102_q == n2209)) ? 1'h0 : val102_q));
-  assign val103_d = (n6377 ? 1'h1 : (((n2481 & (n5241 == 7'h07)) & (tag103_q == n2209)) ? 1'h0 : val103_q));
-  assign val104_d = (n6388 ? 1'h1 : (((n2481 & (n5241 == 7'h08)) & (tag104_q == n2209)) ? 1'h0 : val104_q));
-  assign val105_d = (n6399 ? 1'h1 : (((n2481 & (n5241 == 7'h09)) & (tag105_q == n2209)) ? 1'h0 : val105_q));
-  assign val106_d = (n6410 ? 1'h1 : (((n2481 & (n5241 == 7'h0a)) & (tag106_q == n2209)) ? 1'h0 : val106_q));
-  assign val107_d = (n6421 ? 1'h1 : (((n2481 & (n5241 == 7'h0b)) & (tag107_q == n2209)) ? 1'h0 : val107_q));
-  assign val108_d = (n6432 ? 1'h1 : (((n2481 & (n5241 == 7'h0c)) & (tag108_q == n2209)) ? 1'h0 : val108_q));
-  assign val109_d = (n6443 ? 1'h1 : (((n2481 & (n5241 == 7'h0d)) & (tag109_q == n2209)) ? 1'h0 : val109_q));
-  assign val110_d = (n6454 ? 1'h1 : (((n2481 & (n5241 == 7'h0e)) & (tag110_q == n2209)) ? 1'h0 : val110_q));
-  assign val111_d = (n6465 ? 1'h1 : (((n2481 & (n5241 == 7'h0f)) & (tag111_q == n2209)) ? 1'h0 : val111_q));
-  assign val112_d = (n6476 ? 1'h1 : (((n2481 & (n5241 == 7'h10)) & (tag112_q == n2209)) ? 1'h0 : val112_q));
-  assign val113_d = (n6487 ? 1'h1 : (((n2481 & (n5241 == 7'h11)) & (tag113_q == n2209)) ? 1'h0 : val113_q));
-  assign val114_d = (n6498 ? 1'h1 : (((n2481 & (n5241 == 7'h12)) & (tag114_q == n2209)) ? 1'h0 : val114_q));
-  assign val115_d = (n6509 ? 1'h1 : (((n2481 & (n5241 == 7'h13)) & (tag115_q == n2209)) ? 1'h0 : val115_q));
-  assign val116_d = (n6520 ? 1'h1 : (((n2481 & (n5241 == 7'h14)) & (tag116_q == n2209)) ? 1'h0 : val116_q));
-  assign val117_d = (n6531 ? 1'h1 : (((n2481 & (n5241 == 7'h15)) & (tag117_q == n2209)) ? 1'h0 : val117_q));
-  assign val118_d = (n6542 ? 1'h1 : (((n2481 & (n5241 == 7'h16)) & (tag118_q == n2209)) ? 1'h0 : val118_q));
-  assign val119_d = (n6553 ? 1'h1 : (((n2481 & (n5241 == 7'h17)) & (tag119_q == n2209)) ? 1'h0 : val119_q));
-  assign val120_d = (n6564 ? 1'h1 : (((n2481 & (n5241 == 7'h18)) & (tag120_q == n2209)) ? 1'h0 : val120_q));
-  assign val121_d = (n6575 ? 1'h1 : (((n2481 & (n5241 == 7'h19)) & (tag121_q == n2209)) ? 1'h0 : val121_q));
-  assign val122_d = (n6586 ? 1'h1 : (((n2481 & (n5241 == 7'h1a)) & (tag122_q == n2209)) ? 1'h0 : val122_q));
-  assign val123_d = (n6597 ? 1'h1 : (((n2481 & (n5241 == 7'h1b)) & (tag123_q == n2209)) ? 1'h0 : val123_q));
-  assign val124_d = (n6608 ? 1'h1 : (((n2481 & (n5241 == 7'h1c)) & (tag124_q == n2209)) ? 1'h0 : val124_q));
-  assign val125_d = (n6619 ? 1'h1 : (((n2481 & (n5241 == 7'h1d)) & (tag125_q == n2209)) ? 1'h0 : val125_q));
-  assign val126_d = (n6630 ? 1'h1 : (((n2481 & (n5241 == 7'h1e)) & (tag126_q == n2209)) ? 1'h0 : val126_q));
-  assign val127_d = (n6641 ? 1'h1 : (((n2481 & (n5241 == 7'h1f)) & (tag127_q == n2209)) ? 1'h0 : val127_q));
-  assign tag0_d = (n5244 ? n3740 : tag0_q);
-  assign tag1_d = (n5255 ? n3740 : tag1_q);
-  assign tag2_d = (n5266 ? n3740 : tag2_q);
-  assign tag3_d = (n5277 ? n3740 : tag3_q);
-  assign tag4_d = (n5288 ? n3740 : tag4_q);
-  assign tag5_d = (n5299 ? n3740 : tag5_q);
-  assign tag6_d = (n5310 ? n3740 : tag6_q);
-  assign tag7_d = (n5321 ? n3740 : tag7_q);
-  assign tag8_d = (n5332 ? n3740 : tag8_q);
-  assign tag9_d = (n5343 ? n3740 : tag9_q);
-  assign tag10_d = (n5354 ? n3740 : tag10_q);
-  assign tag11_d = (n5365 ? n3740 : tag11_q);
-  assign tag12_d = (n5376 ? n3740 : tag12_q);
-  assign tag13_d = (n5387 ? n3740 : tag13_q);
-  assign tag14_d = (n5398 ? n3740 : tag14_q);
-  assign tag15_d = (n5409 ? n3740 : tag15_q);
-  assign tag16_d = (n5420 ? n3740 : tag16_q);
-  assign tag17_d = (n5431 ? n3740 : tag17_q);
-  assign tag18_d = (n5442 ? n3740 : tag18_q);
-  assign tag19_d = (n5453 ? n3740 : tag19_q);
-  assign tag20_d = (n5464 ? n3740 : tag20_q);
-  assign tag21_d = (n5475 ? n3740 : tag21_q);
-  assign tag22_d = (n5486 ? n3740 : tag22_q);
-  assign tag23_d = (n5497 ? n3740 : tag23_q);
-  assign tag24_d = (n5508 ? n3740 : tag24_q);
-  assign tag25_d = (n5519 ? n3740 : tag25_q);
-  assign tag26_d = (n5530 ? n3740 : tag26_q);
-  assign tag27_d = (n5541 ? n3740 : tag27_q);
-  assign tag28_d = (n5552 ? n3740 : tag28_q);
-  assign tag29_d = (n5563 ? n3740 : tag29_q);
-  assign tag30_d = (n5574 ? n3740 : tag30_q);
-  assign tag31_d = (n5585 ? n3740 : tag31_q);
-  assign tag32_d = (n5596 ? n3740 : tag32_q);
-  assign tag33_d = (n5607 ? n3740 : tag33_q);
-  assign tag34_d = (n5618 ? n3740 : tag34_q);
-  assign tag35_d = (n5629 ? n3740 : tag35_q);
-  assign tag36_d = (n5640 ? n3740 : tag36_q);
-  assign tag37_d = (n5651 ? n3740 : tag37_q);
-  assign tag38_d = (n5662 ? n3740 : tag38_q);
-  assign tag39_d = (n5673 ? n3740 : tag39_q);
-  assign tag40_d = (n5684 ? n3740 : tag40_q);
-  assign tag41_d = (n5695 ? n3740 : tag41_q);
-  assign tag42_d = (n5706 ? n3740 : tag42_q);
-  assign tag43_d = (n5717 ? n3740 : tag43_q);
-  assign tag44_d = (n5728 ? n3740 : tag44_q);
-  assign tag45_d = (n5739 ? n3740 : tag45_q);
-  assign tag46_d = (n5750 ? n3740 : tag46_q);
-  assign tag47_d = (n5761 ? n3740 : tag47_q);
-  assign tag48_d = (n5772 ? n3740 : tag48_q);
-  assign tag49_d = (n5783 ? n3740 : tag49_q);
-  assign tag50_d = (n5794 ? n3740 : tag50_q);
-  assign tag51_d = (n5805 ? n3740 : tag51_q);
-  assign tag52_d = (n5816 ? n3740 : tag52_q);
-  assign tag53_d = (n5827 ? n3740 : tag53_q);
-  assign tag54_d = (n5838 ? n3740 : tag54_q);
-  assign tag55_d = (n5849 ? n3740 : tag55_q);
-  assign tag56_d = (n5860 ? n3740 : tag56_q);
-  assign tag57_d = (n5871 ? n3740 : tag57_q);
-  assign tag58_d = (n5882 ? n3740 : tag58_q);
-  assign tag59_d = (n5893 ? n3740 : tag59_q);
-  assign tag60_d = (n5904 ? n3740 : tag60_q);
-  assign tag61_d = (n5915 ? n3740 : tag61_q);
-  assign tag62_d = (n5926 ? n3740 : tag62_q);
-  assign tag63_d = (n5937 ? n3740 : tag63_q);
-  assign tag64_d = (n5948 ? n3740 : tag64_q);
-  assign tag65_d = (n5959 ? n3740 : tag65_q);
-  assign tag66_d = (n5970 ? n3740 : tag66_q);
-  assign tag67_d = (n5981 ? n3740 : tag67_q);
-  assign tag68_d = (n5992 ? n3740 : tag68_q);
-  assign tag69_d = (n6003 ? n3740 : tag69_q);
-  assign tag70_d = (n6014 ? n3740 : tag70_q);
-  assign tag71_d = (n6025 ? n3740 : tag71_q);
-  assign tag72_d = (n6036 ? n3740 : tag72_q);
-  assign tag73_d = (n6047 ? n3740 : tag73_q);
-  assign tag74_d = (n6058 ? n3740 : tag74_q);
-  assign tag75_d = (n6069 ? n3740 : tag75_q);
-  assign tag76_d = (n6080 ? n3740 : tag76_q);
-  assign tag77_d = (n6091 ? n3740 : tag77_q);
-  assign tag78_d = (n6102 ? n3740 : tag78_q);
-  assign tag79_d = (n6113 ? n3740 : tag79_q);
-  assign tag80_d = (n6124 ? n3740 : tag80_q);
-  assign tag81_d = (n6135 ? n3740 : tag81_q);
-  assign tag82_d = (n6146 ? n3740 : tag82_q);
-  assign tag83_d = (n6157 ? n3740 : tag83_q);
-  assign tag84_d = (n6168 ? n3740 : tag84_q);
-  assign tag85_d = (n6179 ? n3740 : tag85_q);
-  assign tag86_d = (n6190 ? n3740 : tag86_q);
-  assign tag87_d = (n6201 ? n3740 : tag87_q);
-  assign tag88_d = (n6212 ? n3740 : tag88_q);
-  assign tag89_d = (n6223 ? n3740 : tag89_q);
-  assign tag90_d = (n6234 ? n3740 : tag90_q);
-  assign tag91_d = (n6245 ? n3740 : tag91_q);
-  assign tag92_d = (n6256 ? n3740 : tag92_q);
-  assign tag93_d = (n6267 ? n3740 : tag93_q);
-  assign tag94_d = (n6278 ? n3740 : tag94_q);
-  assign tag95_d = (n6289 ? n3740 : tag95_q);
-  assign tag96_d = (n6300 ? n3740 : tag96_q);
-  assign tag97_d = (n6311 ? n3740 : tag97_q);
-  assign tag98_d = (n6322 ? n3740 : tag98_q);
-  assign tag99_d = (n6333 ? n3740 : tag99_q);
-  assign tag100_d = (n6344 ? n3740 : tag100_q);
-  assign tag101_d = (n6355 ? n3740 : tag101_q);
-  assign tag102_d = (n6366 ? n3740 : tag102_q);
-  assign tag103_d = (n6377 ? n3740 : tag103_q);
-  assign tag104_d = (n6388 ? n3740 : tag104_q);
-  assign tag105_d = (n6399 ? n3740 : tag105_q);
-  assign tag106_d = (n6410 ? n3740 : tag106_q);
-  assign tag107_d = (n6421 ? n3740 : tag107_q);
-  assign tag108_d = (n6432 ? n3740 : tag108_q);
-  assign tag109_d = (n6443 ? n3740 : tag109_q);
-  assign tag110_d = (n6454 ? n3740 : tag110_q);
-  assign tag111_d = (n6465 ? n3740 : tag111_q);
-  assign tag112_d = (n6476 ? n3740 : tag112_q);
-  assign tag113_d = (n6487 ? n3740 : tag113_q);
-  assign tag114_d = (n6498 ? n3740 : tag114_q);
-  assign tag115_d = (n6509 ? n3740 : tag115_q);
-  assign tag116_d = (n6520 ? n3740 : tag116_q);
-  assign tag117_d = (n6531 ? n3740 : tag117_q);
-  assign tag118_d = (n6542 ? n3740 : tag118_q);
-  assign tag119_d = (n6553 ? n3740 : tag119_q);
-  assign tag120_d = (n6564 ? n3740 : tag120_q);
-  assign tag121_d = (n6575 ? n3740 : tag121_q);
-  assign tag122_d = (n6586 ? n3740 : tag122_q);
-  assign tag123_d = (n6597 ? n3740 : tag123_q);
-  assign tag124_d = (n6608 ? n3740 : tag124_q);
-  assign tag125_d = (n6619 ? n3740 : tag125_q);
-  assign tag126_d = (n6630 ? n3740 : tag126_q);
-  assign tag127_d = (n6641 ? n3740 : tag127_q);
-  assign vict0_d = ((n4950 & (n3940 == 7'h00)) ? ((vict0_q == 3'h3) ? 3'h0 : (vict0_q + 3'h1)) : vict0_q);
-  assign vict1_d = ((n4950 & (n3940 == 7'h01)) ? ((vict1_q == 3'h3) ? 3'h0 : (vict1_q + 3'h1)) : vict1_q);
-  assign vict2_d = ((n4950 & (n3940 == 7'h02)) ? ((vict2_q == 3'h3) ? 3'h0 : (vict2_q + 3'h1)) : vict2_q);
-  assign vict3_d = ((n4950 & (n3940 == 7'h03)) ? ((vict3_q == 3'h3) ? 3'h0 : (vict3_q + 3'h1)) : vict3_q);
-  assign vict4_d = ((n4950 & (n3940 == 7'h04)) ? ((vict4_q == 3'h3) ? 3'h0 : (vict4_q + 3'h1)) : vict4_q);
-  assign vict5_d = ((n4950 & (n3940 == 7'h05)) ? ((vict5_q == 3'h3) ? 3'h0 : (vict5_q + 3'h1)) : vict5_q);
-  assign vict6_d = ((n4950 & (n3940 == 7'h06)) ? ((vict6_q == 3'h3) ? 3'h0 : (vict6_q + 3'h1)) : vict6_q);
-  assign vict7_d = ((n4950 & (n3940 == 7'h07)) ? ((vict7_q == 3'h3) ? 3'h0 : (vict7_q + 3'h1)) : vict7_q);
-  assign vict8_d = ((n4950 & (n3940 == 7'h08)) ? ((vict8_q == 3'h3) ? 3'h0 : (vict8_q + 3'h1)) : vict8_q);
-  assign vict9_d = ((n4950 & (n3940 == 7'h09)) ? ((vict9_q == 3'h3) ? 3'h0 : (vict9_q + 3'h1)) : vict9_q);
-  assign vict10_d = ((n4950 & (n3940 == 7'h0a)) ? ((vict10_q == 3'h3) ? 3'h0 : (vict10_q + 3'h1)) : vict10_q);
-  assign vict11_d = ((n4950 & (n3940 == 7'h0b)) ? ((vict11_q == 3'h3) ? 3'h0 : (vict11_q + 3'h1)) : vict11_q);
-  assign vict12_d = ((n4950 & (n3940 == 7'h0c)) ? ((vict12_q == 3'h3) ? 3'h0 : (vict12_q + 3'h1)) : vict12_q);
-  assign vict13_d = ((n4950 & (n3940 == 7'h0d)) ? ((vict13_q == 3'h3) ? 3'h0 : (vict13_q + 3'h1)) : vict13_q);
-  assign vict14_d = ((n4950 & (n3940 == 7'h0e)) ? ((vict14_q == 3'h3) ? 3'h0 : (vict14_q + 3'h1)) : vict14_q);
-  assign vict15_d = ((n4950 & (n3940 == 7'h0f)) ? ((vict15_q == 3'h3) ? 3'h0 : (vict15_q + 3'h1)) : vict15_q);
-  assign vict16_d = ((n4950 & (n3940 == 7'h10)) ? ((vict16_q == 3'h3) ? 3'h0 : (vict16_q + 3'h1)) : vict16_q);
-  assign vict17_d = ((n4950 & (n3940 == 7'h11)) ? ((vict17_q == 3'h3) ? 3'h0 : (vict17_q + 3'h1)) : vict17_q);
-  assign vict18_d = ((n4950 & (n3940 == 7'h12)) ? ((vict18_q == 3'h3) ? 3'h0 : (vict18_q + 3'h1)) : vict18_q);
-  assign vict19_d = ((n4950 & (n3940 == 7'h13)) ? ((vict19_q == 3'h3) ? 3'h0 : (vict19_q + 3'h1)) : vict19_q);
-  assign vict20_d = ((n4950 & (n3940 == 7'h14)) ? ((vict20_q == 3'h3) ? 3'h0 : (vict20_q + 3'h1)) : vict20_q);
-  assign vict21_d = ((n4950 & (n3940 == 7'h15)) ? ((vict21_q == 3'h3) ? 3'h0 : (vict21_q + 3'h1)) : vict21_q);
-  assign vict22_d = ((n4950 & (n3940 == 7'h16)) ? ((vict22_q == 3'h3) ? 3'h0 : (vict22_q + 3'h1)) : vict22_q);
-  assign vict23_d = ((n4950 & (n3940 == 7'h17)) ? ((vict23_q == 3'h3) ? 3'h0 : (vict23_q + 3'h1)) : vict23_q);
-  assign vict24_d = ((n4950 & (n3940 == 7'h18)) ? ((vict24_q == 3'h3) ? 3'h0 : (vict24_q + 3'h1)) : vict24_q);
-  assign vict25_d = ((n4950 & (n3940 == 7'h19)) ? ((vict25_q == 3'h3) ? 3'h0 : (vict25_q + 3'h1)) : vict25_q);
-  assign vict26_d = ((n4950 & (n3940 == 7'h1a)) ? ((vict26_q == 3'h3) ? 3'h0 : (vict26_q + 3'h1)) : vict26_q);
-  assign vict27_d = ((n4950 & (n3940 == 7'h1b)) ? ((vict27_q == 3'h3) ? 3'h0 : (vict27_q + 3'h1)) : vict27_q);
-  assign vict28_d = ((n4950 & (n3940 == 7'h1c)) ? ((vict28_q == 3'h3) ? 3'h0 : (vict28_q + 3'h1)) : vict28_q);
-  assign vict29_d = ((n4950 & (n3940 == 7'h1d)) ? ((vict29_q == 3'h3) ? 3'h0 : (vict29_q + 3'h1)) : vict29_q);
-  assign vict30_d = ((n4950 & (n3940 == 7'h1e)) ? ((vict30_q == 3'h3) ? 3'h0 : (vict30_q + 3'h1)) : vict30_q);
-  assign vict31_d = ((n4950 & (n3940 == 7'h1f)) ? ((vict31_q == 3'h3) ? 3'h0 : (vict31_q + 3'h1)) : vict31_q);
-  assign mline0_d = ((n2590 | (n1801 & (s3_id_q == 8'h00))) ? n743 : mline0_q);
-  assign mline1_d = ((n2605 | (n1801 & (s3_id_q == 8'h01))) ? n743 : mline1_q);
-  assign mline2_d = ((n2620 | (n1801 & (s3_id_q == 8'h02))) ? n743 : mline2_q);
-  assign mline3_d = ((n2635 | (n1801 & (s3_id_q == 8'h03))) ? n743 : mline3_q);
-  assign mline4_d = ((n2650 | (n1801 & (s3_id_q == 8'h04))) ? n743 : mline4_q);
-  assign mline5_d = ((n2665 | (n1801 & (s3_id_q == 8'h05))) ? n743 : mline5_q);
-  assign mline6_d = ((n2680 | (n1801 & (s3_id_q == 8'h06))) ? n743 : mline6_q);
-  assign mline7_d = ((n2695 | (n1801 & (s3_id_q == 8'h07))) ? n743 : mline7_q);
-  assign mline8_d = ((n2710 | (n1801 & (s3_id_q == 8'h08))) ? n743 : mline8_q);
-  assign mline9_d = ((n2725 | (n1801 & (s3_id_q == 8'h09))) ? n743 : mline9_q);
-  assign mline10_d = ((n2740 | (n1801 & (s3_id_q == 8'h0a))) ? n743 : mline10_q);
-  assign mline11_d = ((n2755 | (n1801 & (s3_id_q == 8'h0b))) ? n743 : mline11_q);
-  assign mline12_d = ((n2770 | (n1801 & (s3_id_q == 8'h0c))) ? n743 : mline12_q);
-  assign mline13_d = ((n2785 | (n1801 & (s3_id_q == 8'h0d))) ? n743 : mline13_q);
-  assign mline14_d = ((n2800 | (n1801 & (s3_id_q == 8'h0e))) ? n743 : mline14_q);
-  assign mline15_d = ((n2815 | (n1801 & (s3_id_q == 8'h0f))) ? n743 : mline15_q);
-  assign mline16_d = ((n2830 | (n1801 & (s3_id_q == 8'h10))) ? n743 : mline16_q);
-  assign mline17_d = ((n2845 | (n1801 & (s3_id_q == 8'h11))) ? n743 : mline17_q);
-  assign mline18_d = ((n2860 | (n1801 & (s3_id_q == 8'h12))) ? n743 : mline18_q);
-  assign mline19_d = ((n2875 | (n1801 & (s3_id_q == 8'h13))) ? n743 : mline19_q);
-  assign mline20_d = ((n2890 | (n1801 & (s3_id_q == 8'h14))) ? n743 : mline20_q);
-  assign mline21_d = ((n2905 | (n1801 & (s3_id_q == 8'h15))) ? n743 : mline21_q);
-  assign mline22_d = ((n2920 | (n1801 & (s3_id_q == 8'h16))) ? n743 : mline22_q);
-  assign mline23_d = ((n2935 | (n1801 & (s3_id_q == 8'h17))) ? n743 : mline23_q);
-  assign mline24_d = ((n2950 | (n1801 & (s3_id_q == 8'h18))) ? n743 : mline24_q);
-  assign mline25_d = ((n2965 | (n1801 & (s3_id_q == 8'h19))) ? n743 : mline25_q);
-  assign mline26_d = ((n2980 | (n1801 & (s3_id_q == 8'h1a))) ? n743 : mline26_q);
-  assign mline27_d = ((n2995 | (n1801 & (s3_id_q == 8'h1b))) ? n743 : mline27_q);
-  assign mline28_d = ((n3010 | (n1801 & (s3_id_q == 8'h1c))) ? n743 : mline28_q);
-  assign mline29_d = ((n3025 | (n1801 & (s3_id_q == 8'h1d))) ? n743 : mline29_q);
-  assign mline30_d = ((n3040 | (n1801 & (s3_id_q == 8'h1e))) ? n743 : mline30_q);
-  assign mline31_d = ((n3055 | (n1801 & (s3_id_q == 8'h1f))) ? n743 : mline31_q);
-  assign mline32_d = ((n3070 | (n1801 & (s3_id_q == 8'h20))) ? n743 : mline32_q);
-  assign mline33_d = ((n3085 | (n1801 & (s3_id_q == 8'h21))) ? n743 : mline33_q);
-  assign mline34_d = ((n3100 | (n1801 & (s3_id_q == 8'h22))) ? n743 : mline34_q);
-  assign mline35_d = ((n3115 | (n1801 & (s3_id_q == 8'h23))) ? n743 : mline35_q);
-  assign mline36_d = ((n3130 | (n1801 & (s3_id_q == 8'h24))) ? n743 : mline36_q);
-  assign mline37_d = ((n3145 | (n1801 & (s3_id_q == 8'h25))) ? n743 : mline37_q);
-  assign mline38_d = ((n3160 | (n1801 & (s3_id_q == 8'h26))) ? n743 : mline38_q);
-  assign mline39_d = ((n3175 | (n1801 & (s3_id_q == 8'h27))) ? n743 : mline39_q);
-  assign mline40_d = ((n3190 | (n1801 & (s3_id_q == 8'h28))) ? n743 : mline40_q);
-  assign mline41_d = ((n3205 | (n1801 & (s3_id_q == 8'h29))) ? n743 : mline41_q);
-  assign mline42_d = ((n3220 | (n1801 & (s3_id_q == 8'h2a))) ? n743 : mline42_q);
-  assign mline43_d = ((n3235 | (n1801 & (s3_id_q == 8'h2b))) ? n743 : mline43_q);
-  assign mline44_d = ((n3250 | (n1801 & (s3_id_q == 8'h2c))) ? n743 : mline44_q);
-  assign mline45_d = ((n3265 | (n1801 & (s3_id_q == 8'h2d))) ? n743 : mline45_q);
-  assign mline46_d = ((n3280 | (n1801 & (s3_id_q == 8'h2e))) ? n743 : mline46_q);
-  assign mline47_d = ((n3295 | (n1801 & (s3_id_q == 8'h2f))) ? n743 : mline47_q);
-  assign mline48_d = ((n3310 | (n1801 & (s3_id_q == 8'h30))) ? n743 : mline48_q);
-  assign mline49_d = ((n3325 | (n1801 & (s3_id_q == 8'h31))) ? n743 : mline49_q);
-  assign mline50_d = ((n3340 | (n1801 & (s3_id_q == 8'h32))) ? n743 : mline50_q);
-  assign mline51_d = ((n3355 | (n1801 & (s3_id_q == 8'h33))) ? n743 : mline51_q);
-  assign mline52_d = ((n3370 | (n1801 & (s3_id_q == 8'h34))) ? n743 : mline52_q);
-  assign mline53_d = ((n3385 | (n1801 & (s3_id_q == 8'h35))) ? n743 : mline53_q);
-  assign mline54_d = ((n3400 | (n1801 & (s3_id_q == 8'h36))) ? n743 : mline54_q);
-  assign mline55_d = ((n3415 | (n1801 & (s3_id_q == 8'h37))) ? n743 : mline55_q);
-  assign mline56_d = ((n3430 | (n1801 & (s3_id_q == 8'h38))) ? n743 : mline56_q);
-  assign mline57_d = ((n3445 | (n1801 & (s3_id_q == 8'h39))) ? n743 : mline57_q);
-  assign mline58_d = ((n3460 | (n1801 & (s3_id_q == 8'h3a))) ? n743 : mline58_q);
-  assign mline59_d = ((n3475 | (n1801 & (s3_id_q == 8'h3b))) ? n743 : mline59_q);
-  assign mline60_d = ((n3490 | (n1801 & (s3_id_q == 8'h3c))) ? n743 : mline60_q);
-  assign mline61_d = ((n3505 | (n1801 & (s3_id_q == 8'h3d))) ? n743 : mline61_q);
-  assign mline62_d = ((n3520 | (n1801 & (s3_id_q == 8'h3e))) ? n743 : mline62_q);
-  assign mline63_d = ((n3535 | (n1801 & (s3_id_q == 8'h3f))) ? n743 : mline63_q);
-  assign mfill0_d = (n2590 ? n747 : (((n2587 & (lsu_req_id_i == 8'h00)) | ((n2481 & mrd0_q) & (mline0_q == n2209))) ? 1'h0 : mfill0_q));
-  assign mfill1_d = (n2605 ? n747 : (((n2587 & (lsu_req_id_i == 8'h01)) | ((n2481 & mrd1_q) & (mline1_q == n2209))) ? 1'h0 : mfill1_q));
-  assign mfill2_d = (n2620 ? n747 : (((n2587 & (lsu_req_id_i == 8'h02)) | ((n2481 & mrd2_q) & (mline2_q == n2209))) ? 1'h0 : mfill2_q));
-  assign mfill3_d = (n2635 ? n747 : (((n2587 & (lsu_req_id_i == 8'h03)) | ((n2481 & mrd3_q) & (mline3_q == n2209))) ? 1'h0 : mfill3_q));
-  assign mfill4_d = (n2650 ? n747 : (((n2587 & (lsu_req_id_i == 8'h04)) | ((n2481 & mrd4_q) & (mline4_q == n2209))) ? 1'h0 : mfill4_q));
-  assign mfill5_d = (n2665 ? n747 : (((n2587 & (lsu_req_id_i == 8'h05)) | ((n2481 & mrd5_q) & (mline5_q == n2209))) ? 1'h0 : mfill5_q));
-  assign mfill6_d = (n2680 ? n747 : (((n2587 & (lsu_req_id_i == 8'h06)) | ((n2481 & mrd6_q) & (mline6_q == n2209))) ? 1'h0 : mfill6_q));
-  assign mfill7_d = (n2695 ? n747 : (((n2587 & (lsu_req_id_i == 8'h07)) | ((n2481 & mrd7_q) & (mline7_q == n2209))) ? 1'h0 : mfill7_q));
-  assign mfill8_d = (n2710 ? n747 : (((n2587 & (lsu_req_id_i == 8'h08)) | ((n2481 & mrd8_q) & (mline8_q == n2209))) ? 1'h0 : mfill8_q));
-  assign mfill9_d = (n2725 ? n747 : (((n2587 & (lsu_req_id_i == 8'h09)) | ((n2481 & mrd9_q) & (mline9_q == n2209))) ? 1'h0 : mfill9_q));
-  assign mfill10_d = (n2740 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0a)) | ((n2481 & mrd10_q) & (mline10_q == n2209))) ? 1'h0 : mfill10_q));
-  assign mfill11_d = (n2755 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0b)) | ((n2481 & mrd11_q) & (mline11_q == n2209))) ? 1'h0 : mfill11_q));
-  assign mfill12_d = (n2770 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0c)) | ((n2481 & mrd12_q) & (mline12_q == n2209))) ? 1'h0 : mfill12_q));
-  assign mfill13_d = (n2785 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0d)) | ((n2481 & mrd13_q) & (mline13_q == n2209))) ? 1'h0 : mfill13_q));
-  assign mfill14_d = (n2800 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0e)) | ((n2481 & mrd14_q) & (mline14_q == n2209))) ? 1'h0 : mfill14_q));
-  assign mfill15_d = (n2815 ? n747 : (((n2587 & (lsu_req_id_i == 8'h0f)) | ((n2481 & mrd15_q) & (mline15_q == n2209))) ? 1'h0 : mfill15_q));
-  assign mfill16_d = (n2830 ? n747 : (((n2587 & (lsu_req_id_i == 8'h10)) | ((n2481 & mrd16_q) & (mline16_q == n2209))) ? 1'h0 : mfill16_q));
-  assign mfill17_d = (n2845 ? n747 : (((n2587 & (lsu_req_id_i == 8'h11)) | ((n2481 & mrd17_q) & (mline17_q == n2209))) ? 1'h0 : mfill17_q));
-  assign mfill18_d = (n2860 ? n747 : (((n2587 & (lsu_req_id_i == 8'h12)) | ((n2481 & mrd18_q) & (mline18_q == n2209))) ? 1'h0 : mfill18_q));
-  assign mfill19_d = (n2875 ? n747 : (((n2587 & (lsu_req_id_i == 8'h13)) | ((n2481 & mrd19_q) & (mline19_q == n2209))) ? 1'h0 : mfill19_q));
-  assign mfill20_d = (n2890 ? n747 : (((n2587 & (lsu_req_id_i == 8'h14)) | ((n2481 & mrd20_q) & (mline20_q == n2209))) ? 1'h0 : mfill20_q));
-  assign mfill21_d = (n2905 ? n747 : (((n2587 & (lsu_req_id_i == 8'h15)) | ((n2481 & mrd21_q) & (mline21_q == n2209))) ? 1'h0 : mfill21_q));
-  assign mfill22_d = (n2920 ? n747 : (((n2587 & (lsu_req_id_i == 8'h16)) | ((n2481 & mrd22_q) & (mline22_q == n2209))) ? 1'h0 : mfill22_q));
-  assign mfill23_d = (n2935 ? n747 : (((n2587 & (lsu_req_id_i == 8'h17)) | ((n2481 & mrd23_q) & (mline23_q == n2209))) ? 1'h0 : mfill23_q));
-  assign mfill24_d = (n2950 ? n747 : (((n2587 & (lsu_req_id_i == 8'h18)) | ((n2481 & mrd24_q) & (mline24_q == n2209))) ? 1'h0 : mfill24_q));
-  assign mfill25_d = (n2965 ? n747 : (((n2587 & (lsu_req_id_i == 8'h19)) | ((n2481 & mrd25_q) & (mline25_q == n2209))) ? 1'h0 : mfill25_q));
-  assign mfill26_d = (n2980 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1a)) | ((n2481 & mrd26_q) & (mline26_q == n2209))) ? 1'h0 : mfill26_q));
-  assign mfill27_d = (n2995 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1b)) | ((n2481 & mrd27_q) & (mline27_q == n2209))) ? 1'h0 : mfill27_q));
-  assign mfill28_d = (n3010 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1c)) | ((n2481 & mrd28_q) & (mline28_q == n2209))) ? 1'h0 : mfill28_q));
-  assign mfill29_d = (n3025 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1d)) | ((n2481 & mrd29_q) & (mline29_q == n2209))) ? 1'h0 : mfill29_q));
-  assign mfill30_d = (n3040 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1e)) | ((n2481 & mrd30_q) & (mline30_q == n2209))) ? 1'h0 : mfill30_q));
-  assign mfill31_d = (n3055 ? n747 : (((n2587 & (lsu_req_id_i == 8'h1f)) | ((n2481 & mrd31_q) & (mline31_q == n2209))) ? 1'h0 : mfill31_q));
-  assign mfill32_d = (n3070 ? n747 : (((n2587 & (lsu_req_id_i == 8'h20)) | ((n2481 & mrd32_q) & (mline32_q == n2209))) ? 1'h0 : mfill32_q));
-  assign mfill33_d = (n3085 ? n747 : (((n2587 & (lsu_req_id_i == 8'h21)) | ((n2481 & mrd33_q) & (mline33_q == n2209))) ? 1'h0 : mfill33_q));
-  assign mfill34_d = (n3100 ? n747 : (((n2587 & (lsu_req_id_i == 8'h22)) | ((n2481 & mrd34_q) & (mline34_q == n2209))) ? 1'h0 : mfill34_q));
-  assign mfill35_d = (n3115 ? n747 : (((n2587 & (lsu_req_id_i == 8'h23)) | ((n2481 & mrd35_q) & (mline35_q == n2209))) ? 1'h0 : mfill35_q));
-  assign mfill36_d = (n3130 ? n747 : (((n2587 & (lsu_req_id_i == 8'h24)) | ((n2481 & mrd36_q) & (mline36_q == n2209))) ? 1'h0 : mfill36_q));
-  assign mfill37_d = (n3145 ? n747 : (((n2587 & (lsu_req_id_i == 8'h25)) | ((n2481 & mrd37_q) & (mline37_q == n2209))) ? 1'h0 : mfill37_q));
-  assign mfill38_d = (n3160 ? n747 : (((n2587 & (lsu_req_id_i == 8'h26)) | ((n2481 & mrd38_q) & (mline38_q == n2209))) ? 1'h0 : mfill38_q));
-  assign mfill39_d = (n3175 ? n747 : (((n2587 & (lsu_req_id_i == 8'h27)) | ((n2481 & mrd39_q) & (mline39_q == n2209))) ? 1'h0 : mfill39_q));
-  assign mfill40_d = (n3190 ? n747 : (((n2587 & (lsu_req_id_i == 8'h28)) | ((n2481 & mrd40_q) & (mline40_q == n2209))) ? 1'h0 : mfill40_q));
-  assign mfill41_d = (n3205 ? n747 : (((n2587 & (lsu_req_id_i == 8'h29)) | ((n2481 & mrd41_q) & (mline41_q == n2209))) ? 1'h0 : mfill41_q));
-  assign mfill42_d = (n3220 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2a)) | ((n2481 & mrd42_q) & (mline42_q == n2209))) ? 1'h0 : mfill42_q));
-  assign mfill43_d = (n3235 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2b)) | ((n2481 & mrd43_q) & (mline43_q == n2209))) ? 1'h0 : mfill43_q));
-  assign mfill44_d = (n3250 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2c)) | ((n2481 & mrd44_q) & (mline44_q == n2209))) ? 1'h0 : mfill44_q));
-  assign mfill45_d = (n3265 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2d)) | ((n2481 & mrd45_q) & (mline45_q == n2209))) ? 1'h0 : mfill45_q));
-  assign mfill46_d = (n3280 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2e)) | ((n2481 & mrd46_q) & (mline46_q == n2209))) ? 1'h0 : mfill46_q));
-  assign mfill47_d = (n3295 ? n747 : (((n2587 & (lsu_req_id_i == 8'h2f)) | ((n2481 & mrd47_q) & (mline47_q == n2209))) ? 1'h0 : mfill47_q));
-  assign mfill48_d = (n3310 ? n747 : (((n2587 & (lsu_req_id_i == 8'h30)) | ((n2481 & mrd48_q) & (mline48_q == n2209))) ? 1'h0 : mfill48_q));
-  assign mfill49_d = (n3325 ? n747 : (((n2587 & (lsu_req_id_i == 8'h31)) | ((n2481 & mrd49_q) & (mline49_q == n2209))) ? 1'h0 : mfill49_q));
-  assign mfill50_d = (n3340 ? n747 : (((n2587 & (lsu_req_id_i == 8'h32)) | ((n2481 & mrd50_q) & (mline50_q == n2209))) ? 1'h0 : mfill50_q));
-  assign mfill51_d = (n3355 ? n747 : (((n2587 & (lsu_req_id_i == 8'h33)) | ((n2481 & mrd51_q) & (mline51_q == n2209))) ? 1'h0 : mfill51_q));
-  assign mfill52_d = (n3370 ? n747 : (((n2587 & (lsu_req_id_i == 8'h34)) | ((n2481 & mrd52_q) & (mline52_q == n2209))) ? 1'h0 : mfill52_q));
-  assign mfill53_d = (n3385 ? n747 : (((n2587 & (lsu_req_id_i == 8'h35)) | ((n2481 & mrd53_q) & (mline53_q == n2209))) ? 1'h0 : mfill53_q));
-  assign mfill54_d = (n3400 ? n747 : (((n2587 & (lsu_req_id_i == 8'h36)) | ((n2481 & mrd54_q) & (mline54_q == n2209))) ? 1'h0 : mfill54_q));
-  assign mfill55_d = (n3415 ? n747 : (((n2587 & (lsu_req_id_i == 8'h37)) | ((n2481 & mrd55_q) & (mline55_q == n2209))) ? 1'h0 : mfill55_q));
-  assign mfill56_d = (n3430 ? n747 : (((n2587 & (lsu_req_id_i == 8'h38)) | ((n2481 & mrd56_q) & (mline56_q == n2209))) ? 1'h0 : mfill56_q));
-  assign mfill57_d = (n3445 ? n747 : (((n2587 & (lsu_req_id_i == 8'h39)) | ((n2481 & mrd57_q) & (mline57_q == n2209))) ? 1'h0 : mfill57_q));
-  assign mfill58_d = (n3460 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3a)) | ((n2481 & mrd58_q) & (mline58_q == n2209))) ? 1'h0 : mfill58_q));
-  assign mfill59_d = (n3475 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3b)) | ((n2481 & mrd59_q) & (mline59_q == n2209))) ? 1'h0 : mfill59_q));
-  assign mfill60_d = (n3490 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3c)) | ((n2481 & mrd60_q) & (mline60_q == n2209))) ? 1'h0 : mfill60_q));
-  assign mfill61_d = (n3505 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3d)) | ((n2481 & mrd61_q) & (mline61_q == n2209))) ? 1'h0 : mfill61_q));
-  assign mfill62_d = (n3520 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3e)) | ((n2481 & mrd62_q) & (mline62_q == n2209))) ? 1'h0 : mfill62_q));
-  assign mfill63_d = (n3535 ? n747 : (((n2587 & (lsu_req_id_i == 8'h3f)) | ((n2481 & mrd63_q) & (mline63_q == n2209))) ? 1'h0 : mfill63_q));
-  assign mrd0_d = ((n1804 & (s3_id_q == 8'h00)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h00)) ? 1'h0 : mrd0_q));
-  assign mrd1_d = ((n1804 & (s3_id_q == 8'h01)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h01)) ? 1'h0 : mrd1_q));
-  assign mrd2_d = ((n1804 & (s3_id_q == 8'h02)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h02)) ? 1'h0 : mrd2_q));
-  assign mrd3_d = ((n1804 & (s3_id_q == 8'h03)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h03)) ? 1'h0 : mrd3_q));
-  assign mrd4_d = ((n1804 & (s3_id_q == 8'h04)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h04)) ? 1'h0 : mrd4_q));
-  assign mrd5_d = ((n1804 & (s3_id_q == 8'h05)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h05)) ? 1'h0 : mrd5_q));
-  assign mrd6_d = ((n1804 & (s3_id_q == 8'h06)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h06)) ? 1'h0 : mrd6_q));
-  assign mrd7_d = ((n1804 & (s3_id_q == 8'h07)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h07)) ? 1'h0 : mrd7_q));
-  assign mrd8_d = ((n1804 & (s3_id_q == 8'h08)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h08)) ? 1'h0 : mrd8_q));
-  assign mrd9_d = ((n1804 & (s3_id_q == 8'h09)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h09)) ? 1'h0 : mrd9_q));
-  assign mrd10_d = ((n1804 & (s3_id_q == 8'h0a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0a)) ? 1'h0 : mrd10_q));
-  assign mrd11_d = ((n1804 & (s3_id_q == 8'h0b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0b)) ? 1'h0 : mrd11_q));
-  assign mrd12_d = ((n1804 & (s3_id_q == 8'h0c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0c)) ? 1'h0 : mrd12_q));
-  assign mrd13_d = ((n1804 & (s3_id_q == 8'h0d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0d)) ? 1'h0 : mrd13_q));
-  assign mrd14_d = ((n1804 & (s3_id_q == 8'h0e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0e)) ? 1'h0 : mrd14_q));
-  assign mrd15_d = ((n1804 & (s3_id_q == 8'h0f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0f)) ? 1'h0 : mrd15_q));
-  assign mrd16_d = ((n1804 & (s3_id_q == 8'h10)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h10)) ? 1'h0 : mrd16_q));
-  assign mrd17_d = ((n1804 & (s3_id_q == 8'h11)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h11)) ? 1'h0 : mrd17_q));
-  assign mrd18_d = ((n1804 & (s3_id_q == 8'h12)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h12)) ? 1'h0 : mrd18_q));
-  assign mrd19_d = ((n1804 & (s3_id_q == 8'h13)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h13)) ? 1'h0 : mrd19_q));
-  assign mrd20_d = ((n1804 & (s3_id_q == 8'h14)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h14)) ? 1'h0 : mrd20_q));
-  assign mrd21_d = ((n1804 & (s3_id_q == 8'h15)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h15)) ? 1'h0 : mrd21_q));
-  assign mrd22_d = ((n1804 & (s3_id_q == 8'h16)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h16)) ? 1'h0 : mrd22_q));
-  assign mrd23_d = ((n1804 & (s3_id_q == 8'h17)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h17)) ? 1'h0 : mrd23_q));
-  assign mrd24_d = ((n1804 & (s3_id_q == 8'h18)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h18)) ? 1'h0 : mrd24_q));
-  assign mrd25_d = ((n1804 & (s3_id_q == 8'h19)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h19)) ? 1'h0 : mrd25_q));
-  assign mrd26_d = ((n1804 & (s3_id_q == 8'h1a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1a)) ? 1'h0 : mrd26_q));
-  assign mrd27_d = ((n1804 & (s3_id_q == 8'h1b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1b)) ? 1'h0 : mrd27_q));
-  assign mrd28_d = ((n1804 & (s3_id_q == 8'h1c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1c)) ? 1'h0 : mrd28_q));
-  assign mrd29_d = ((n1804 & (s3_id_q == 8'h1d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1d)) ? 1'h0 : mrd29_q));
-  assign mrd30_d = ((n1804 & (s3_id_q == 8'h1e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1e)) ? 1'h0 : mrd30_q));
-  assign mrd31_d = ((n1804 & (s3_id_q == 8'h1f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1f)) ? 1'h0 : mrd31_q));
-  assign mrd32_d = ((n1804 & (s3_id_q == 8'h20)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h20)) ? 1'h0 : mrd32_q));
-  assign mrd33_d = ((n1804 & (s3_id_q == 8'h21)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h21)) ? 1'h0 : mrd33_q));
-  assign mrd34_d = ((n1804 & (s3_id_q == 8'h22)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h22)) ? 1'h0 : mrd34_q));
-  assign mrd35_d = ((n1804 & (s3_id_q == 8'h23)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h23)) ? 1'h0 : mrd35_q));
-  assign mrd36_d = ((n1804 & (s3_id_q == 8'h24)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h24)) ? 1'h0 : mrd36_q));
-  assign mrd37_d = ((n1804 & (s3_id_q == 8'h25)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h25)) ? 1'h0 : mrd37_q));
-  assign mrd38_d = ((n1804 & (s3_id_q == 8'h26)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h26)) ? 1'h0 : mrd38_q));
-  assign mrd39_d = ((n1804 & (s3_id_q == 8'h27)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h27)) ? 1'h0 : mrd39_q));
-  assign mrd40_d = ((n1804 & (s3_id_q == 8'h28)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h28)) ? 1'h0 : mrd40_q));
-  assign mrd41_d = ((n1804 & (s3_id_q == 8'h29)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h29)) ? 1'h0 : mrd41_q));
-  assign mrd42_d = ((n1804 & (s3_id_q == 8'h2a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2a)) ? 1'h0 : mrd42_q));
-  assign mrd43_d = ((n1804 & (s3_id_q == 8'h2b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2b)) ? 1'h0 : mrd43_q));
-  assign mrd44_d = ((n1804 & (s3_id_q == 8'h2c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2c)) ? 1'h0 : mrd44_q));
-  assign mrd45_d = ((n1804 & (s3_id_q == 8'h2d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2d)) ? 1'h0 : mrd45_q));
-  assign mrd46_d = ((n1804 & (s3_id_q == 8'h2e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2e)) ? 1'h0 : mrd46_q));
-  assign mrd47_d = ((n1804 & (s3_id_q == 8'h2f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2f)) ? 1'h0 : mrd47_q));
-  assign mrd48_d = ((n1804 & (s3_id_q == 8'h30)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h30)) ? 1'h0 : mrd48_q));
-  assign mrd49_d = ((n1804 & (s3_id_q == 8'h31)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h31)) ? 1'h0 : mrd49_q));
-  assign mrd50_d = ((n1804 & (s3_id_q == 8'h32)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h32)) ? 1'h0 : mrd50_q));
-  assign mrd51_d = ((n1804 & (s3_id_q == 8'h33)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h33)) ? 1'h0 : mrd51_q));
-  assign mrd52_d = ((n1804 & (s3_id_q == 8'h34)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h34)) ? 1'h0 : mrd52_q));
-  assign mrd53_d = ((n1804 & (s3_id_q == 8'h35)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h35)) ? 1'h0 : mrd53_q));
-  assign mrd54_d = ((n1804 & (s3_id_q == 8'h36)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h36)) ? 1'h0 : mrd54_q));
-  assign mrd55_d = ((n1804 & (s3_id_q == 8'h37)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h37)) ? 1'h0 : mrd55_q));
-  assign mrd56_d = ((n1804 & (s3_id_q == 8'h38)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h38)) ? 1'h0 : mrd56_q));
-  assign mrd57_d = ((n1804 & (s3_id_q == 8'h39)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h39)) ? 1'h0 : mrd57_q));
-  assign mrd58_d = ((n1804 & (s3_id_q == 8'h3a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3a)) ? 1'h0 : mrd58_q));
-  assign mrd59_d = ((n1804 & (s3_id_q == 8'h3b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3b)) ? 1'h0 : mrd59_q));
-  assign mrd60_d = ((n1804 & (s3_id_q == 8'h3c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3c)) ? 1'h0 : mrd60_q));
-  assign mrd61_d = ((n1804 & (s3_id_q == 8'h3d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3d)) ? 1'h0 : mrd61_q));
-  assign mrd62_d = ((n1804 & (s3_id_q == 8'h3e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3e)) ? 1'h0 : mrd62_q));
-  assign mrd63_d = ((n1804 & (s3_id_q == 8'h3f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3f)) ? 1'h0 : mrd63_q));
-  assign mw0_d = (n7102 ? (~n7099) : (n7105 ? 1'h0 : mw0_q));
-  assign mw1_d = (n7115 ? (~n7099) : (n7118 ? 1'h0 : mw1_q));
-  assign mw2_d = (n7128 ? (~n7099) : (n7131 ? 1'h0 : mw2_q));
-  assign mw3_d = (n7141 ? (~n7099) : (n7144 ? 1'h0 : mw3_q));
-  assign mw4_d = (n7154 ? (~n7099) : (n7157 ? 1'h0 : mw4_q));
-  assign mw5_d = (n7167 ? (~n7099) : (n7170 ? 1'h0 : mw5_q));
-  assign mw6_d = (n7180 ? (~n7099) : (n7183 ? 1'h0 : mw6_q));
-  assign mw7_d = (n7193 ? (~n7099) : (n7196 ? 1'h0 : mw7_q));
-  assign mw8_d = (n7206 ? (~n7099) : (n7209 ? 1'h0 : mw8_q));
-  assign mw9_d = (n7219 ? (~n7099) : (n7222 ? 1'h0 : mw9_q));
-  assign mw10_d = (n7232 ? (~n7099) : (n7235 ? 1'h0 : mw10_q));
-  assign mw11_d = (n7245 ? (~n7099) : (n7248 ? 1'h0 : mw11_q));
-  assign mw12_d = (n7258 ? (~n7099) : (n7261 ? 1'h0 : mw12_q));
-  assign mw13_d = (n7271 ? (~n7099) : (n7274 ? 1'h0 : mw13_q));
-  assign mw14_d = (n7284 ? (~n7099) : (n7287 ? 1'h0 : mw14_q));
-  assign mw15_d = (n7297 ? (~n7099) : (n7300 ? 1'h0 : mw15_q));
-  assign mw16_d = (n7310 ? (~n7099) : (n7313 ? 1'h0 : mw16_q));
-  assign mw17_d = (n7323 ? (~n7099) : (n7326 ? 1'h0 : mw17_q));
-  assign mw18_d = (n7336 ? (~n7099) : (n7339 ? 1'h0 : mw18_q));
-  assign mw19_d = (n7349 ? (~n7099) : (n7352 ? 1'h0 : mw19_q));
-  assign mw20_d = (n7362 ? (~n7099) : (n7365 ? 1'h0 : mw20_q));
-  assign mw21_d = (n7375 ? (~n7099) : (n7378 ? 1'h0 : mw21_q));
-  assign mw22_d = (n7388 ? (~n7099) : (n7391 ? 1'h0 : mw22_q));
-  assign mw23_d = (n7401 ? (~n7099) : (n7404 ? 1'h0 : mw23_q));
-  assign mw24_d = (n7414 ? (~n7099) : (n7417 ? 1'h0 : mw24_q));
-  assign mw25_d = (n7427 ? (~n7099) : (n7430 ? 1'h0 : mw25_q));
-  assign mw26_d = (n7440 ? (~n7099) : (n7443 ? 1'h0 : mw26_q));
-  assign mw27_d = (n7453 ? (~n7099) : (n7456 ? 1'h0 : mw27_q));
-  assign mw28_d = (n7466 ? (~n7099) : (n7469 ? 1'h0 : mw28_q));
-  assign mw29_d = (n7479 ? (~n7099) : (n7482 ? 1'h0 : mw29_q));
-  assign mw30_d = (n7492 ? (~n7099) : (n7495 ? 1'h0 : mw30_q));
-  assign mw31_d = (n7505 ? (~n7099) : (n7508 ? 1'h0 : mw31_q));
-  assign mw32_d = (n7518 ? (~n7099) : (n7521 ? 1'h0 : mw32_q));
-  assign mw33_d = (n7531 ? (~n7099) : (n7534 ? 1'h0 : mw33_q));
-  assign mw34_d = (n7544 ? (~n7099) : (n7547 ? 1'h0 : mw34_q));
-  assign mw35_d = (n7557 ? (~n7099) : (n7560 ? 1'h0 : mw35_q));
-  assign mw36_d = (n7570 ? (~n7099) : (n7573 ? 1'h0 : mw36_q));
-  assign mw37_d = (n7583 ? (~n7099) : (n7586 ? 1'h0 : mw37_q));
-  assign mw38_d = (n7596 ? (~n7099) : (n7599 ? 1'h0 : mw38_q));
-  assign mw39_d = (n7609 ? (~n7099) : (n7612 ? 1'h0 : mw39_q));
-  assign mw40_d = (n7622 ? (~n7099) : (n7625 ? 1'h0 : mw40_q));
-  assign mw41_d = (n7635 ? (~n7099) : (n7638 ? 1'h0 : mw41_q));
-  assign mw42_d = (n7648 ? (~n7099) : (n7651 ? 1'h0 : mw42_q));
-  assign mw43_d = (n7661 ? (~n7099) : (n7664 ? 1'h0 : mw43_q));
-  assign mw44_d = (n7674 ? (~n7099) : (n7677 ? 1'h0 : mw44_q));
-  assign mw45_d = (n7687 ? (~n7099) : (n7690 ? 1'h0 : mw45_q));
-  assign mw46_d = (n7700 ? (~n7099) : (n7703 ? 1'h0 : mw46_q));
-  assign mw47_d = (n7713 ? (~n7099) : (n7716 ? 1'h0 : mw47_q));
-  assign mw48_d = (n7726 ? (~n7099) : (n7729 ? 1'h0 : mw48_q));
-  assign mw49_d = (n7739 ? (~n7099) : (n7742 ? 1'h0 : mw49_q));
-  assign mw50_d = (n7752 ? (~n7099) : (n7755 ? 1'h0 : mw50_q));
-  assign mw51_d = (n7765 ? (~n7099) : (n7768 ? 1'h0 : mw51_q));
-  assign mw52_d = (n7778 ? (~n7099) : (n7781 ? 1'h0 : mw52_q));
-  assign mw53_d = (n7791 ? (~n7099) : (n7794 ? 1'h0 : mw53_q));
-  assign mw54_d = (n7804 ? (~n7099) : (n7807 ? 1'h0 : mw54_q));
-  assign mw55_d = (n7817 ? (~n7099) : (n7820 ? 1'h0 : mw55_q));
-  assign mw56_d = (n7830 ? (~n7099) : (n7833 ? 1'h0 : mw56_q));
-  assign mw57_d = (n7843 ? (~n7099) : (n7846 ? 1'h0 : mw57_q));
-  assign mw58_d = (n7856 ? (~n7099) : (n7859 ? 1'h0 : mw58_q));
-  assign mw59_d = (n7869 ? (~n7099) : (n7872 ? 1'h0 : mw59_q));
-  assign mw60_d = (n7882 ? (~n7099) : (n7885 ? 1'h0 : mw60_q));
-  assign mw61_d = (n7895 ? (~n7099) : (n7898 ? 1'h0 : mw61_q));
-  assign mw62_d = (n7908 ? (~n7099) : (n7911 ? 1'h0 : mw62_q));
-  assign mw63_d = (n7921 ? (~n7099) : (n7924 ? 1'h0 : mw63_q));
-  assign mr0_d = (n7102 ? n7099 : (n7105 ? 1'h1 : ((n2473 & n1809) ? 1'h0 : mr0_q)));
-  assign mr1_d = (n7115 ? n7099 : (n7118 ? 1'h1 : ((n2473 & n1815) ? 1'h0 : mr1_q)));
-  assign mr2_d = (n7128 ? n7099 : (n7131 ? 1'h1 : ((n2473 & n1821) ? 1'h0 : mr2_q)));
-  assign mr3_d = (n7141 ? n7099 : (n7144 ? 1'h1 : ((n2473 & n1827) ? 1'h0 : mr3_q)));
-  assign mr4_d = (n7154 ? n7099 : (n7157 ? 1'h1 : ((n2473 & n1833) ? 1'h0 : mr4_q)));
-  assign mr5_d = (n7167 ? n7099 : (n7170 ? 1'h1 : ((n2473 & n1839) ? 1'h0 : mr5_q)));
-  assign mr6_d = (n7180 ? n7099 : (n7183 ? 1'h1 : ((n2473 & n1845) ? 1'h0 : mr6_q)));
-  assign mr7_d = (n7193 ? n7099 : (n7196 ? 1'h1 : ((n2473 & n1851) ? 1'h0 : mr7_q)));
-  assign mr8_d = (n7206 ? n7099 : (n7209 ? 1'h1 : ((n2473 & n1857) ? 1'h0 : mr8_q)));
-  assign mr9_d = (n7219 ? n7099 : (n7222 ? 1'h1 : ((n2473 & n1863) ? 1'h0 : mr9_q)));
-  assign mr10_d = (n7232 ? n7099 : (n7235 ? 1'h1 : ((n2473 & n1869) ? 1'h0 : mr10_q)));
-  assign mr11_d = (n7245 ? n7099 : (n7248 ? 1'h1 : ((n2473 & n1875) ? 1'h0 : mr11_q)));
-  assign mr12_d = (n7258 ? n7099 : (n7261 ? 1'h1 : ((n2473 & n1881) ? 1'h0 : mr12_q)));
-  assign mr13_d = (n7271 ? n7099 : (n7274 ? 1'h1 : ((n2473 & n1887) ? 1'h0 : mr13_q)));
-  assign mr14_d = (n7284 ? n7099 : (n7287 ? 1'h1 : ((n2473 & n1893) ? 1'h0 : mr14_q)));
-  assign mr15_d = (n7297 ? n7099 : (n7300 ? 1'h1 : ((n2473 & n1899) ? 1'h0 : mr15_q)));
-  assign mr16_d = (n7310 ? n7099 : (n7313 ? 1'h1 : ((n2473 & n1905) ? 1'h0 : mr16_q)));
-  assign mr17_d = (n7323 ? n7099 : (n7326 ? 1'h1 : ((n2473 & n1911) ? 1'h0 : mr17_q)));
-  assign mr18_d = (n7336 ? n7099 : (n7339 ? 1'h1 : ((n2473 & n1917) ? 1'h0 : mr18_q)));
-  assign mr19_d = (n7349 ? n7099 : (n7352 ? 1'h1 : ((n2473 & n1923) ? 1'h0 : mr19_q)));
-  assign mr20_d = (n7362 ? n7099 : (n7365 ? 1'h1 : ((n2473 & n1929) ? 1'h0 : mr20_q)));
-  assign mr21_d = (n7375 ? n7099 : (n7378 ? 1'h1 : ((n2473 & n1935) ? 1'h0 : mr21_q)));
-  assign mr22_d = (n7388 ? n7099 : (n7391 ? 1'h1 : ((n2473 & n1941) ? 1'h0 : mr22_q)));
-  assign mr23_d = (n7401 ? n7099 : (n7404 ? 1'h1 : ((n2473 & n1947) ? 1'h0 : mr23_q)));
-  assign mr24_d = (n7414 ? n7099 : (n7417 ? 1'h1 : ((n2473 & n1953) ? 1'h0 : mr24_q)));
-  assign mr25_d = (n7427 ? n7099 : (n7430 ? 1'h1 : ((n2473 & n1959) ? 1'h0 : mr25_q)));
-  assign mr26_d = (n7440 ? n7099 : (n7443 ? 1'h1 : ((n2473 & n1965) ? 1'h0 : mr26_q)));
-  assign mr27_d = (n7453 ? n7099 : (n7456 ? 1'h1 : ((n2473 & n1971) ? 1'h0 : mr27_q)));
-  assign mr28_d = (n7466 ? n7099 : (n7469 ? 1'h1 : ((n2473 & n1977) ? 1'h0 : mr28_q)));
-  assign mr29_d = (n7479 ? n7099 : (n7482 ? 1'h1 : ((n2473 & n1983) ? 1'h0 : mr29_q)));
-  assign mr30_d = (n7492 ? n7099 : (n7495 ? 1'h1 : ((n2473 & n1989) ? 1'h0 : mr30_q)));
-  assign mr31_d = (n7505 ? n7099 : (n7508 ? 1'h1 : ((n2473 & n1995) ? 1'h0 : mr31_q)));
-  assign mr32_d = (n7518 ? n7099 : (n7521 ? 1'h1 : ((n2473 & n2001) ? 1'h0 : mr32_q)));
-  assign mr33_d = (n7531 ? n7099 : (n7534 ? 1'h1 : ((n2473 & n2007) ? 1'h0 : mr33_q)));
-  assign mr34_d = (n7544 ? n7099 : (n7547 ? 1'h1 : ((n2473 & n2013) ? 1'h0 : mr34_q)));
-  assign mr35_d = (n7557 ? n7099 : (n7560 ? 1'h1 : ((n2473 & n2019) ? 1'h0 : mr35_q)));
-  assign mr36_d = (n7570 ? n7099 : (n7573 ? 1'h1 : ((n2473 & n2025) ? 1'h0 : mr36_q)));
-  assign mr37_d = (n7583 ? n7099 : (n7586 ? 1'h1 : ((n2473 & n2031) ? 1'h0 : mr37_q)));
-  assign mr38_d = (n7596 ? n7099 : (n7599 ? 1'h1 : ((n2473 & n2037) ? 1'h0 : mr38_q)));
-  assign mr39_d = (n7609 ? n7099 : (n7612 ? 1'h1 : ((n2473 & n2043) ? 1'h0 : mr39_q)));
-  assign mr40_d = (n7622 ? n7099 : (n7625 ? 1'h1 : ((n2473 & n2049) ? 1'h0 : mr40_q)));
-  assign mr41_d = (n7635 ? n7099 : (n7638 ? 1'h1 : ((n2473 & n2055) ? 1'h0 : mr41_q)));
-  assign mr42_d = (n7648 ? n7099 : (n7651 ? 1'h1 : ((n2473 & n2061) ? 1'h0 : mr42_q)));
-  assign mr43_d = (n7661 ? n7099 : (n7664 ? 1'h1 : ((n2473 & n2067) ? 1'h0 : mr43_q)));
-  assign mr44_d = (n7674 ? n7099 : (n7677 ? 1'h1 : ((n2473 & n2073) ? 1'h0 : mr44_q)));
-  assign mr45_d = (n7687 ? n7099 : (n7690 ? 1'h1 : ((n2473 & n2079) ? 1'h0 : mr45_q)));
-  assign mr46_d = (n7700 ? n7099 : (n7703 ? 1'h1 : ((n2473 & n2085) ? 1'h0 : mr46_q)));
-  assign mr47_d = (n7713 ? n7099 : (n7716 ? 1'h1 : ((n2473 & n2091) ? 1'h0 : mr47_q)));
-  assign mr48_d = (n7726 ? n7099 : (n7729 ? 1'h1 : ((n2473 & n2097) ? 1'h0 : mr48_q)));
-  assign mr49_d = (n7739 ? n7099 : (n7742 ? 1'h1 : ((n2473 & n2103) ? 1'h0 : mr49_q)));
-  assign mr50_d = (n7752 ? n7099 : (n7755 ? 1'h1 : ((n2473 & n2109) ? 1'h0 : mr50_q)));
-  assign mr51_d = (n7765 ? n7099 : (n7768 ? 1'h1 : ((n2473 & n2115) ? 1'h0 : mr51_q)));
-  assign mr52_d = (n7778 ? n7099 : (n7781 ? 1'h1 : ((n2473 & n2121) ? 1'h0 : mr52_q)));
-  assign mr53_d = (n7791 ? n7099 : (n7794 ? 1'h1 : ((n2473 & n2127) ? 1'h0 : mr53_q)));
-  assign mr54_d = (n7804 ? n7099 : (n7807 ? 1'h1 : ((n2473 & n2133) ? 1'h0 : mr54_q)));
-  assign mr55_d = (n7817 ? n7099 : (n7820 ? 1'h1 : ((n2473 & n2139) ? 1'h0 : mr55_q)));
-  assign mr56_d = (n7830 ? n7099 : (n7833 ? 1'h1 : ((n2473 & n2145) ? 1'h0 : mr56_q)));
-  assign mr57_d = (n7843 ? n7099 : (n7846 ? 1'h1 : ((n2473 & n2151) ? 1'h0 : mr57_q)));
-  assign mr58_d = (n7856 ? n7099 : (n7859 ? 1'h1 : ((n2473 & n2157) ? 1'h0 : mr58_q)));
-  assign mr59_d = (n7869 ? n7099 : (n7872 ? 1'h1 : ((n2473 & n2163) ? 1'h0 : mr59_q)));
-  assign mr60_d = (n7882 ? n7099 : (n7885 ? 1'h1 : ((n2473 & n2169) ? 1'h0 : mr60_q)));
-  assign mr61_d = (n7895 ? n7099 : (n7898 ? 1'h1 : ((n2473 & n2175) ? 1'h0 : mr61_q)));
-  assign mr62_d = (n7908 ? n7099 : (n7911 ? 1'h1 : ((n2473 & n2181) ? 1'h0 : mr62_q)));
-  assign mr63_d = (n7921 ? n7099 : (n7924 ? 1'h1 : ((n2473 & n2187) ? 1'h0 : mr63_q)));
-  assign cnt_hit_d = ((n1541 & (~s3_rp_q)) ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
-  assign cnt_miss_d = ((((n1804 & n747) | n1801) & (~s3_rp_q)) ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
-  assign lsu_req_ready_o = (n2208 ? (n2204 & (~n2191)) : (n2472 & gm_req_ready_i));
+  wire [31:0] n77 = gm_resp_rdata_i[31:0];
+  wire [31:0] n78 = gm_resp_rdata_i[63:32];
+  wire [31:0] n79 = gm_resp_rdata_i[95:64];
+  wire [31:0] n80 = gm_resp_rdata_i[127:96];
+  wire [31:0] n81 = gm_resp_rdata_i[159:128];
+  wire [31:0] n82 = gm_resp_rdata_i[191:160];
+  wire [31:0] n83 = gm_resp_rdata_i[223:192];
+  wire [31:0] n84 = gm_resp_rdata_i[255:224];
+  wire [31:0] n85 = gm_resp_rdata_i[287:256];
+  wire [31:0] n86 = gm_resp_rdata_i[319:288];
+  wire [31:0] n87 = gm_resp_rdata_i[351:320];
+  wire [31:0] n88 = gm_resp_rdata_i[383:352];
+  wire [31:0] n89 = gm_resp_rdata_i[415:384];
+  wire [31:0] n90 = gm_resp_rdata_i[447:416];
+  wire [31:0] n91 = gm_resp_rdata_i[479:448];
+  wire [31:0] n92 = gm_resp_rdata_i[511:480];
+  wire [31:0] n93 = gm_resp_rdata_i[543:512];
+  wire [31:0] n94 = gm_resp_rdata_i[575:544];
+  wire [31:0] n95 = gm_resp_rdata_i[607:576];
+  wire [31:0] n96 = gm_resp_rdata_i[639:608];
+  wire [31:0] n97 = gm_resp_rdata_i[671:640];
+  wire [31:0] n98 = gm_resp_rdata_i[703:672];
+  wire [31:0] n99 = gm_resp_rdata_i[735:704];
+  wire [31:0] n100 = gm_resp_rdata_i[767:736];
+  wire [31:0] n101 = gm_resp_rdata_i[799:768];
+  wire [31:0] n102 = gm_resp_rdata_i[831:800];
+  wire [31:0] n103 = gm_resp_rdata_i[863:832];
+  wire [31:0] n104 = gm_resp_rdata_i[895:864];
+  wire [31:0] n105 = gm_resp_rdata_i[927:896];
+  wire [31:0] n106 = gm_resp_rdata_i[959:928];
+  wire [31:0] n107 = gm_resp_rdata_i[991:960];
+  wire [31:0] n108 = gm_resp_rdata_i[1023:992];
+  wire [24:0] n744 = s3_addr_q[31:7];
+  wire [6:0] n746 = (n744[6:0] & 7'h1f);
+  wire n748 = (s3_size_q == 2'h2);
+  wire n944 = (((n746 == 7'h1f) ? val31_q : ((n746 == 7'h1e) ? val30_q : ((n746 == 7'h1d) ? val29_q : ((n746 == 7'h1c) ? val28_q : ((n746 == 7'h1b) ? val27_q : ((n746 == 7'h1a) ? val26_q : ((n746 == 7'h19) ? val25_q : ((n746 == 7'h18) ? val24_q : ((n746 == 7'h17) ? val23_q : ((n746 == 7'h16) ? val22_q : ((n746 == 7'h15) ? val21_q : ((n746 == 7'h14) ? val20_q : ((n746 == 7'h13) ? val19_q : ((n746 == 7'h12) ? val18_q : ((n746 == 7'h11) ? val17_q : ((n746 == 7'h10) ? val16_q : ((n746 == 7'h0f) ? val15_q : ((n746 == 7'h0e) ? val14_q : ((n746 == 7'h0d) ? val13_q : ((n746 == 7'h0c) ? val12_q : ((n746 == 7'h0b) ? val11_q : ((n746 == 7'h0a) ? val10_q : ((n746 == 7'h09) ? val9_q : ((n746 == 7'h08) ? val8_q : ((n746 == 7'h07) ? val7_q : ((n746 == 7'h06) ? val6_q : ((n746 == 7'h05) ? val5_q : ((n746 == 7'h04) ? val4_q : ((n746 == 7'h03) ? val3_q : ((n746 == 7'h02) ? val2_q : ((n746 == 7'h01) ? val1_q : ((n746 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n746 == 7'h1f) ? tag31_q : ((n746 == 7'h1e) ? tag30_q : ((n746 == 7'h1d) ? tag29_q : ((n746 == 7'h1c) ? tag28_q : ((n746 == 7'h1b) ? tag27_q : ((n746 == 7'h1a) ? tag26_q : ((n746 == 7'h19) ? tag25_q : ((n746 == 7'h18) ? tag24_q : ((n746 == 7'h17) ? tag23_q : ((n746 == 7'h16) ? tag22_q : ((n746 == 7'h15) ? tag21_q : ((n746 == 7'h14) ? tag20_q : ((n746 == 7'h13) ? tag19_q : ((n746 == 7'h12) ? tag18_q : ((n746 == 7'h11) ? tag17_q : ((n746 == 7'h10) ? tag16_q : ((n746 == 7'h0f) ? tag15_q : ((n746 == 7'h0e) ? tag14_q : ((n746 == 7'h0d) ? tag13_q : ((n746 == 7'h0c) ? tag12_q : ((n746 == 7'h0b) ? tag11_q : ((n746 == 7'h0a) ? tag10_q : ((n746 == 7'h09) ? tag9_q : ((n746 == 7'h08) ? tag8_q : ((n746 == 7'h07) ? tag7_q : ((n746 == 7'h06) ? tag6_q : ((n746 == 7'h05) ? tag5_q : ((n746 == 7'h04) ? tag4_q : ((n746 == 7'h03) ? tag3_q : ((n746 == 7'h02) ? tag2_q : ((n746 == 7'h01) ? tag1_q : ((n746 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n744));
+  wire n1140 = (((n746 == 7'h1f) ? val63_q : ((n746 == 7'h1e) ? val62_q : ((n746 == 7'h1d) ? val61_q : ((n746 == 7'h1c) ? val60_q : ((n746 == 7'h1b) ? val59_q : ((n746 == 7'h1a) ? val58_q : ((n746 == 7'h19) ? val57_q : ((n746 == 7'h18) ? val56_q : ((n746 == 7'h17) ? val55_q : ((n746 == 7'h16) ? val54_q : ((n746 == 7'h15) ? val53_q : ((n746 == 7'h14) ? val52_q : ((n746 == 7'h13) ? val51_q : ((n746 == 7'h12) ? val50_q : ((n746 == 7'h11) ? val49_q : ((n746 == 7'h10) ? val48_q : ((n746 == 7'h0f) ? val47_q : ((n746 == 7'h0e) ? val46_q : ((n746 == 7'h0d) ? val45_q : ((n746 == 7'h0c) ? val44_q : ((n746 == 7'h0b) ? val43_q : ((n746 == 7'h0a) ? val42_q : ((n746 == 7'h09) ? val41_q : ((n746 == 7'h08) ? val40_q : ((n746 == 7'h07) ? val39_q : ((n746 == 7'h06) ? val38_q : ((n746 == 7'h05) ? val37_q : ((n746 == 7'h04) ? val36_q : ((n746 == 7'h03) ? val35_q : ((n746 == 7'h02) ? val34_q : ((n746 == 7'h01) ? val33_q : ((n746 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n746 == 7'h1f) ? tag63_q : ((n746 == 7'h1e) ? tag62_q : ((n746 == 7'h1d) ? tag61_q : ((n746 == 7'h1c) ? tag60_q : ((n746 == 7'h1b) ? tag59_q : ((n746 == 7'h1a) ? tag58_q : ((n746 == 7'h19) ? tag57_q : ((n746 == 7'h18) ? tag56_q : ((n746 == 7'h17) ? tag55_q : ((n746 == 7'h16) ? tag54_q : ((n746 == 7'h15) ? tag53_q : ((n746 == 7'h14) ? tag52_q : ((n746 == 7'h13) ? tag51_q : ((n746 == 7'h12) ? tag50_q : ((n746 == 7'h11) ? tag49_q : ((n746 == 7'h10) ? tag48_q : ((n746 == 7'h0f) ? tag47_q : ((n746 == 7'h0e) ? tag46_q : ((n746 == 7'h0d) ? tag45_q : ((n746 == 7'h0c) ? tag44_q : ((n746 == 7'h0b) ? tag43_q : ((n746 == 7'h0a) ? tag42_q : ((n746 == 7'h09) ? tag41_q : ((n746 == 7'h08) ? tag40_q : ((n746 == 7'h07) ? tag39_q : ((n746 == 7'h06) ? tag38_q : ((n746 == 7'h05) ? tag37_q : ((n746 == 7'h04) ? tag36_q : ((n746 == 7'h03) ? tag35_q : ((n746 == 7'h02) ? tag34_q : ((n746 == 7'h01) ? tag33_q : ((n746 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n744));
+  wire n1336 = (((n746 == 7'h1f) ? val95_q : ((n746 == 7'h1e) ? val94_q : ((n746 == 7'h1d) ? val93_q : ((n746 == 7'h1c) ? val92_q : ((n746 == 7'h1b) ? val91_q : ((n746 == 7'h1a) ? val90_q : ((n746 == 7'h19) ? val89_q : ((n746 == 7'h18) ? val88_q : ((n746 == 7'h17) ? val87_q : ((n746 == 7'h16) ? val86_q : ((n746 == 7'h15) ? val85_q : ((n746 == 7'h14) ? val84_q : ((n746 == 7'h13) ? val83_q : ((n746 == 7'h12) ? val82_q : ((n746 == 7'h11) ? val81_q : ((n746 == 7'h10) ? val80_q : ((n746 == 7'h0f) ? val79_q : ((n746 == 7'h0e) ? val78_q : ((n746 == 7'h0d) ? val77_q : ((n746 == 7'h0c) ? val76_q : ((n746 == 7'h0b) ? val75_q : ((n746 == 7'h0a) ? val74_q : ((n746 == 7'h09) ? val73_q : ((n746 == 7'h08) ? val72_q : ((n746 == 7'h07) ? val71_q : ((n746 == 7'h06) ? val70_q : ((n746 == 7'h05) ? val69_q : ((n746 == 7'h04) ? val68_q : ((n746 == 7'h03) ? val67_q : ((n746 == 7'h02) ? val66_q : ((n746 == 7'h01) ? val65_q : ((n746 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n746 == 7'h1f) ? tag95_q : ((n746 == 7'h1e) ? tag94_q : ((n746 == 7'h1d) ? tag93_q : ((n746 == 7'h1c) ? tag92_q : ((n746 == 7'h1b) ? tag91_q : ((n746 == 7'h1a) ? tag90_q : ((n746 == 7'h19) ? tag89_q : ((n746 == 7'h18) ? tag88_q : ((n746 == 7'h17) ? tag87_q : ((n746 == 7'h16) ? tag86_q : ((n746 == 7'h15) ? tag85_q : ((n746 == 7'h14) ? tag84_q : ((n746 == 7'h13) ? tag83_q : ((n746 == 7'h12) ? tag82_q : ((n746 == 7'h11) ? tag81_q : ((n746 == 7'h10) ? tag80_q : ((n746 == 7'h0f) ? tag79_q : ((n746 == 7'h0e) ? tag78_q : ((n746 == 7'h0d) ? tag77_q : ((n746 == 7'h0c) ? tag76_q : ((n746 == 7'h0b) ? tag75_q : ((n746 == 7'h0a) ? tag74_q : ((n746 == 7'h09) ? tag73_q : ((n746 == 7'h08) ? tag72_q : ((n746 == 7'h07) ? tag71_q : ((n746 == 7'h06) ? tag70_q : ((n746 == 7'h05) ? tag69_q : ((n746 == 7'h04) ? tag68_q : ((n746 == 7'h03) ? tag67_q : ((n746 == 7'h02) ? tag66_q : ((n746 == 7'h01) ? tag65_q : ((n746 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n744));
+  wire n1532 = (((n746 == 7'h1f) ? val127_q : ((n746 == 7'h1e) ? val126_q : ((n746 == 7'h1d) ? val125_q : ((n746 == 7'h1c) ? val124_q : ((n746 == 7'h1b) ? val123_q : ((n746 == 7'h1a) ? val122_q : ((n746 == 7'h19) ? val121_q : ((n746 == 7'h18) ? val120_q : ((n746 == 7'h17) ? val119_q : ((n746 == 7'h16) ? val118_q : ((n746 == 7'h15) ? val117_q : ((n746 == 7'h14) ? val116_q : ((n746 == 7'h13) ? val115_q : ((n746 == 7'h12) ? val114_q : ((n746 == 7'h11) ? val113_q : ((n746 == 7'h10) ? val112_q : ((n746 == 7'h0f) ? val111_q : ((n746 == 7'h0e) ? val110_q : ((n746 == 7'h0d) ? val109_q : ((n746 == 7'h0c) ? val108_q : ((n746 == 7'h0b) ? val107_q : ((n746 == 7'h0a) ? val106_q : ((n746 == 7'h09) ? val105_q : ((n746 == 7'h08) ? val104_q : ((n746 == 7'h07) ? val103_q : ((n746 == 7'h06) ? val102_q : ((n746 == 7'h05) ? val101_q : ((n746 == 7'h04) ? val100_q : ((n746 == 7'h03) ? val99_q : ((n746 == 7'h02) ? val98_q : ((n746 == 7'h01) ? val97_q : ((n746 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n746 == 7'h1f) ? tag127_q : ((n746 == 7'h1e) ? tag126_q : ((n746 == 7'h1d) ? tag125_q : ((n746 == 7'h1c) ? tag124_q : ((n746 == 7'h1b) ? tag123_q : ((n746 == 7'h1a) ? tag122_q : ((n746 == 7'h19) ? tag121_q : ((n746 == 7'h18) ? tag120_q : ((n746 == 7'h17) ? tag119_q : ((n746 == 7'h16) ? tag118_q : ((n746 == 7'h15) ? tag117_q : ((n746 == 7'h14) ? tag116_q : ((n746 == 7'h13) ? tag115_q : ((n746 == 7'h12) ? tag114_q : ((n746 == 7'h11) ? tag113_q : ((n746 == 7'h10) ? tag112_q : ((n746 == 7'h0f) ? tag111_q : ((n746 == 7'h0e) ? tag110_q : ((n746 == 7'h0d) ? tag109_q : ((n746 == 7'h0c) ? tag108_q : ((n746 == 7'h0b) ? tag107_q : ((n746 == 7'h0a) ? tag106_q : ((n746 == 7'h09) ? tag105_q : ((n746 == 7'h08) ? tag104_q : ((n746 == 7'h07) ? tag103_q : ((n746 == 7'h06) ? tag102_q : ((n746 == 7'h05) ? tag101_q : ((n746 == 7'h04) ? tag100_q : ((n746 == 7'h03) ? tag99_q : ((n746 == 7'h02) ? tag98_q : ((n746 == 7'h01) ? tag97_q : ((n746 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n744));
+  wire n1537 = (n748 & ((((1'h0 | n944) | n1140) | n1336) | n1532));
+  wire n1542 = ((s3_v_q & n1537) & ((~o_v_q) | (~gm_resp_valid_i)));
+  wire n1544 = (s3_v_q & (~n1537));
+  wire n1802 = ((n1544 & n748) & ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | ((mrd0_q & mfill0_q) & (mline0_q == n744))) | ((mrd1_q & mfill1_q) & (mline1_q == n744))) | ((mrd2_q & mfill2_q) & (mline2_q == n744))) | ((mrd3_q & mfill3_q) & (mline3_q == n744))) | ((mrd4_q & mfill4_q) & (mline4_q == n744))) | ((mrd5_q & mfill5_q) & (mline5_q == n744))) | ((mrd6_q & mfill6_q) & (mline6_q == n744))) | ((mrd7_q & mfill7_q) & (mline7_q == n744))) | ((mrd8_q & mfill8_q) & (mline8_q == n744))) | ((mrd9_q & mfill9_q) & (mline9_q == n744))) | ((mrd10_q & mfill10_q) & (mline10_q == n744))) | ((mrd11_q & mfill11_q) & (mline11_q == n744))) | ((mrd12_q & mfill12_q) & (mline12_q == n744))) | ((mrd13_q & mfill13_q) & (mline13_q == n744))) | ((mrd14_q & mfill14_q) & (mline14_q == n744))) | ((mrd15_q & mfill15_q) & (mline15_q == n744))) | ((mrd16_q & mfill16_q) & (mline16_q == n744))) | ((mrd17_q & mfill17_q) & (mline17_q == n744))) | ((mrd18_q & mfill18_q) & (mline18_q == n744))) | ((mrd19_q & mfill19_q) & (mline19_q == n744))) | ((mrd20_q & mfill20_q) & (mline20_q == n744))) | ((mrd21_q & mfill21_q) & (mline21_q == n744))) | ((mrd22_q & mfill22_q) & (mline22_q == n744))) | ((mrd23_q & mfill23_q) & (mline23_q == n744))) | ((mrd24_q & mfill24_q) & (mline24_q == n744))) | ((mrd25_q & mfill25_q) & (mline25_q == n744))) | ((mrd26_q & mfill26_q) & (mline26_q == n744))) | ((mrd27_q & mfill27_q) & (mline27_q == n744))) | ((mrd28_q & mfill28_q) & (mline28_q == n744))) | ((mrd29_q & mfill29_q) & (mline29_q == n744))) | ((mrd30_q & mfill30_q) & (mline30_q == n744))) | ((mrd31_q & mfill31_q) & (mline31_q == n744))) | ((mrd32_q & mfill32_q) & (mline32_q == n744))) | ((mrd33_q & mfill33_q) & (mline33_q == n744))) | ((mrd34_q & mfill34_q) & (mline34_q == n744))) | ((mrd35_q & mfill35_q) & (mline35_q == n744))) | ((mrd36_q & mfill36_q) & (mline36_q == n744))) | ((mrd37_q & mfill37_q) & (mline37_q == n744))) | ((mrd38_q & mfill38_q) & (mline38_q == n744))) | ((mrd39_q & mfill39_q) & (mline39_q == n744))) | ((mrd40_q & mfill40_q) & (mline40_q == n744))) | ((mrd41_q & mfill41_q) & (mline41_q == n744))) | ((mrd42_q & mfill42_q) & (mline42_q == n744))) | ((mrd43_q & mfill43_q) & (mline43_q == n744))) | ((mrd44_q & mfill44_q) & (mline44_q == n744))) | ((mrd45_q & mfill45_q) & (mline45_q == n744))) | ((mrd46_q & mfill46_q) & (mline46_q == n744))) | ((mrd47_q & mfill47_q) & (mline47_q == n744))) | ((mrd48_q & mfill48_q) & (mline48_q == n744))) | ((mrd49_q & mfill49_q) & (mline49_q == n744))) | ((mrd50_q & mfill50_q) & (mline50_q == n744))) | ((mrd51_q & mfill51_q) & (mline51_q == n744))) | ((mrd52_q & mfill52_q) & (mline52_q == n744))) | ((mrd53_q & mfill53_q) & (mline53_q == n744))) | ((mrd54_q & mfill54_q) & (mline54_q == n744))) | ((mrd55_q & mfill55_q) & (mline55_q == n744))) | ((mrd56_q & mfill56_q) & (mline56_q == n744))) | ((mrd57_q & mfill57_q) & (mline57_q == n744))) | ((mrd58_q & mfill58_q) & (mline58_q == n744))) | ((mrd59_q & mfill59_q) & (mline59_q == n744))) | ((mrd60_q & mfill60_q) & (mline60_q == n744))) | ((mrd61_q & mfill61_q) & (mline61_q == n744))) | ((mrd62_q & mfill62_q) & (mline62_q == n744))) | ((mrd63_q & mfill63_q) & (mline63_q == n744))));
+  wire n1804 = (n1544 & (~n1802));
+  wire n1805 = (n1804 & gm_req_ready_i);
+  wire n1810 = (mr0_q & (~1'h0));
+  wire n1814 = (1'h0 | mr0_q);
+  wire n1816 = (mr1_q & (~n1814));
+  wire n1820 = (n1814 | mr1_q);
+  wire n1822 = (mr2_q & (~n1820));
+  wire n1826 = (n1820 | mr2_q);
+  wire n1828 = (mr3_q & (~n1826));
+  wire n1832 = (n1826 | mr3_q);
+  wire n1834 = (mr4_q & (~n1832));
+  wire n1838 = (n1832 | mr4_q);
+  wire n1840 = (mr5_q & (~n1838));
+  wire n1844 = (n1838 | mr5_q);
+  wire n1846 = (mr6_q & (~n1844));
+  wire n1850 = (n1844 | mr6_q);
+  wire n1852 = (mr7_q & (~n1850));
+  wire n1856 = (n1850 | mr7_q);
+  wire n1858 = (mr8_q & (~n1856));
+  wire n1862 = (n1856 | mr8_q);
+  wire n1864 = (mr9_q & (~n1862));
+  wire n1868 = (n1862 | mr9_q);
+  wire n1870 = (mr10_q & (~n1868));
+  wire n1874 = (n1868 | mr10_q);
+  wire n1876 = (mr11_q & (~n1874));
+  wire n1880 = (n1874 | mr11_q);
+  wire n1882 = (mr12_q & (~n1880));
+  wire n1886 = (n1880 | mr12_q);
+  wire n1888 = (mr13_q & (~n1886));
+  wire n1892 = (n1886 | mr13_q);
+  wire n1894 = (mr14_q & (~n1892));
+  wire n1898 = (n1892 | mr14_q);
+  wire n1900 = (mr15_q & (~n1898));
+  wire n1904 = (n1898 | mr15_q);
+  wire n1906 = (mr16_q & (~n1904));
+  wire n1910 = (n1904 | mr16_q);
+  wire n1912 = (mr17_q & (~n1910));
+  wire n1916 = (n1910 | mr17_q);
+  wire n1918 = (mr18_q & (~n1916));
+  wire n1922 = (n1916 | mr18_q);
+  wire n1924 = (mr19_q & (~n1922));
+  wire n1928 = (n1922 | mr19_q);
+  wire n1930 = (mr20_q & (~n1928));
+  wire n1934 = (n1928 | mr20_q);
+  wire n1936 = (mr21_q & (~n1934));
+  wire n1940 = (n1934 | mr21_q);
+  wire n1942 = (mr22_q & (~n1940));
+  wire n1946 = (n1940 | mr22_q);
+  wire n1948 = (mr23_q & (~n1946));
+  wire n1952 = (n1946 | mr23_q);
+  wire n1954 = (mr24_q & (~n1952));
+  wire n1958 = (n1952 | mr24_q);
+  wire n1960 = (mr25_q & (~n1958));
+  wire n1964 = (n1958 | mr25_q);
+  wire n1966 = (mr26_q & (~n1964));
+  wire n1970 = (n1964 | mr26_q);
+  wire n1972 = (mr27_q & (~n1970));
+  wire n1976 = (n1970 | mr27_q);
+  wire n1978 = (mr28_q & (~n1976));
+  wire n1982 = (n1976 | mr28_q);
+  wire n1984 = (mr29_q & (~n1982));
+  wire n1988 = (n1982 | mr29_q);
+  wire n1990 = (mr30_q & (~n1988));
+  wire n1994 = (n1988 | mr30_q);
+  wire n1996 = (mr31_q & (~n1994));
+  wire n2000 = (n1994 | mr31_q);
+  wire n2002 = (mr32_q & (~n2000));
+  wire n2006 = (n2000 | mr32_q);
+  wire n2008 = (mr33_q & (~n2006));
+  wire n2012 = (n2006 | mr33_q);
+  wire n2014 = (mr34_q & (~n2012));
+  wire n2018 = (n2012 | mr34_q);
+  wire n2020 = (mr35_q & (~n2018));
+  wire n2024 = (n2018 | mr35_q);
+  wire n2026 = (mr36_q & (~n2024));
+  wire n2030 = (n2024 | mr36_q);
+  wire n2032 = (mr37_q & (~n2030));
+  wire n2036 = (n2030 | mr37_q);
+  wire n2038 = (mr38_q & (~n2036));
+  wire n2042 = (n2036 | mr38_q);
+  wire n2044 = (mr39_q & (~n2042));
+  wire n2048 = (n2042 | mr39_q);
+  wire n2050 = (mr40_q & (~n2048));
+  wire n2054 = (n2048 | mr40_q);
+  wire n2056 = (mr41_q & (~n2054));
+  wire n2060 = (n2054 | mr41_q);
+  wire n2062 = (mr42_q & (~n2060));
+  wire n2066 = (n2060 | mr42_q);
+  wire n2068 = (mr43_q & (~n2066));
+  wire n2072 = (n2066 | mr43_q);
+  wire n2074 = (mr44_q & (~n2072));
+  wire n2078 = (n2072 | mr44_q);
+  wire n2080 = (mr45_q & (~n2078));
+  wire n2084 = (n2078 | mr45_q);
+  wire n2086 = (mr46_q & (~n2084));
+  wire n2090 = (n2084 | mr46_q);
+  wire n2092 = (mr47_q & (~n2090));
+  wire n2096 = (n2090 | mr47_q);
+  wire n2098 = (mr48_q & (~n2096));
+  wire n2102 = (n2096 | mr48_q);
+  wire n2104 = (mr49_q & (~n2102));
+  wire n2108 = (n2102 | mr49_q);
+  wire n2110 = (mr50_q & (~n2108));
+  wire n2114 = (n2108 | mr50_q);
+  wire n2116 = (mr51_q & (~n2114));
+  wire n2120 = (n2114 | mr51_q);
+  wire n2122 = (mr52_q & (~n2120));
+  wire n2126 = (n2120 | mr52_q);
+  wire n2128 = (mr53_q & (~n2126));
+  wire n2132 = (n2126 | mr53_q);
+  wire n2134 = (mr54_q & (~n2132));
+  wire n2138 = (n2132 | mr54_q);
+  wire n2140 = (mr55_q & (~n2138));
+  wire n2144 = (n2138 | mr55_q);
+  wire n2146 = (mr56_q & (~n2144));
+  wire n2150 = (n2144 | mr56_q);
+  wire n2152 = (mr57_q & (~n2150));
+  wire n2156 = (n2150 | mr57_q);
+  wire n2158 = (mr58_q & (~n2156));
+  wire n2162 = (n2156 | mr58_q);
+  wire n2164 = (mr59_q & (~n2162));
+  wire n2168 = (n2162 | mr59_q);
+  wire n2170 = (mr60_q & (~n2168));
+  wire n2174 = (n2168 | mr60_q);
+  wire n2176 = (mr61_q & (~n2174));
+  wire n2180 = (n2174 | mr61_q);
+  wire n2182 = (mr62_q & (~n2180));
+  wire n2186 = (n2180 | mr62_q);
+  wire n2188 = (mr63_q & (~n2186));
+  wire n2192 = (n2186 | mr63_q);
+  wire n2196 = ((~s3_v_q) | ((n1542 | n1805) | n1802));
+  wire n2199 = ((~s2_v_q) | (s2_v_q & n2196));
+  wire n2202 = ((~s1_v_q) | (s1_v_q & n2199));
+  wire n2205 = ((~s0_v_q) | (s0_v_q & n2202));
+  wire n2209 = ((~lsu_req_write_i) & (~(|lsu_req_atom_i)));
+  wire [24:0] n2210 = lsu_req_addr_i[31:7];
+  wire n2473 = ((~((((1'h0 | s0_v_q) | s1_v_q) | s2_v_q) | s3_v_q)) & (~((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1'h0 | ((mw0_q | mr0_q) & (mline0_q == n2210))) | ((mw1_q | mr1_q) & (mline1_q == n2210))) | ((mw2_q | mr2_q) & (mline2_q == n2210))) | ((mw3_q | mr3_q) & (mline3_q == n2210))) | ((mw4_q | mr4_q) & (mline4_q == n2210))) | ((mw5_q | mr5_q) & (mline5_q == n2210))) | ((mw6_q | mr6_q) & (mline6_q == n2210))) | ((mw7_q | mr7_q) & (mline7_q == n2210))) | ((mw8_q | mr8_q) & (mline8_q == n2210))) | ((mw9_q | mr9_q) & (mline9_q == n2210))) | ((mw10_q | mr10_q) & (mline10_q == n2210))) | ((mw11_q | mr11_q) & (mline11_q == n2210))) | ((mw12_q | mr12_q) & (mline12_q == n2210))) | ((mw13_q | mr13_q) & (mline13_q == n2210))) | ((mw14_q | mr14_q) & (mline14_q == n2210))) | ((mw15_q | mr15_q) & (mline15_q == n2210))) | ((mw16_q | mr16_q) & (mline16_q == n2210))) | ((mw17_q | mr17_q) & (mline17_q == n2210))) | ((mw18_q | mr18_q) & (mline18_q == n2210))) | ((mw19_q | mr19_q) & (mline19_q == n2210))) | ((mw20_q | mr20_q) & (mline20_q == n2210))) | ((mw21_q | mr21_q) & (mline21_q == n2210))) | ((mw22_q | mr22_q) & (mline22_q == n2210))) | ((mw23_q | mr23_q) & (mline23_q == n2210))) | ((mw24_q | mr24_q) & (mline24_q == n2210))) | ((mw25_q | mr25_q) & (mline25_q == n2210))) | ((mw26_q | mr26_q) & (mline26_q == n2210))) | ((mw27_q | mr27_q) & (mline27_q == n2210))) | ((mw28_q | mr28_q) & (mline28_q == n2210))) | ((mw29_q | mr29_q) & (mline29_q == n2210))) | ((mw30_q | mr30_q) & (mline30_q == n2210))) | ((mw31_q | mr31_q) & (mline31_q == n2210))) | ((mw32_q | mr32_q) & (mline32_q == n2210))) | ((mw33_q | mr33_q) & (mline33_q == n2210))) | ((mw34_q | mr34_q) & (mline34_q == n2210))) | ((mw35_q | mr35_q) & (mline35_q == n2210))) | ((mw36_q | mr36_q) & (mline36_q == n2210))) | ((mw37_q | mr37_q) & (mline37_q == n2210))) | ((mw38_q | mr38_q) & (mline38_q == n2210))) | ((mw39_q | mr39_q) & (mline39_q == n2210))) | ((mw40_q | mr40_q) & (mline40_q == n2210))) | ((mw41_q | mr41_q) & (mline41_q == n2210))) | ((mw42_q | mr42_q) & (mline42_q == n2210))) | ((mw43_q | mr43_q) & (mline43_q == n2210))) | ((mw44_q | mr44_q) & (mline44_q == n2210))) | ((mw45_q | mr45_q) & (mline45_q == n2210))) | ((mw46_q | mr46_q) & (mline46_q == n2210))) | ((mw47_q | mr47_q) & (mline47_q == n2210))) | ((mw48_q | mr48_q) & (mline48_q == n2210))) | ((mw49_q | mr49_q) & (mline49_q == n2210))) | ((mw50_q | mr50_q) & (mline50_q == n2210))) | ((mw51_q | mr51_q) & (mline51_q == n2210))) | ((mw52_q | mr52_q) & (mline52_q == n2210))) | ((mw53_q | mr53_q) & (mline53_q == n2210))) | ((mw54_q | mr54_q) & (mline54_q == n2210))) | ((mw55_q | mr55_q) & (mline55_q == n2210))) | ((mw56_q | mr56_q) & (mline56_q == n2210))) | ((mw57_q | mr57_q) & (mline57_q == n2210))) | ((mw58_q | mr58_q) & (mline58_q == n2210))) | ((mw59_q | mr59_q) & (mline59_q == n2210))) | ((mw60_q | mr60_q) & (mline60_q == n2210))) | ((mw61_q | mr61_q) & (mline61_q == n2210))) | ((mw62_q | mr62_q) & (mline62_q == n2210))) | ((mw63_q | mr63_q) & (mline63_q == n2210)))));
+  wire n2474 = (n2192 & n2205);
+  wire n2481 = ((lsu_req_valid_i & (~n2209)) & n2473);
+  wire n2482 = (n2481 & gm_req_ready_i);
+  wire n2487 = ((((lsu_req_valid_i & n2209) & n2205) & (~n2192)) | n2474);
+  wire n2492 = (n2205 & n2487);
+  wire n2498 = (n2202 & s0_v_q);
+  wire n2504 = (n2199 & s1_v_q);
+  wire n2510 = (n2196 & s2_v_q);
+  wire n2516 = (n1804 | n2481);
+  wire n2588 = (n2482 & (|lsu_req_atom_i));
+  wire n2591 = (n1805 & (s3_id_q == 8'h00));
+  wire n2606 = (n1805 & (s3_id_q == 8'h01));
+  wire n2621 = (n1805 & (s3_id_q == 8'h02));
+  wire n2636 = (n1805 & (s3_id_q == 8'h03));
+  wire n2651 = (n1805 & (s3_id_q == 8'h04));
+  wire n2666 = (n1805 & (s3_id_q == 8'h05));
+  wire n2681 = (n1805 & (s3_id_q == 8'h06));
+  wire n2696 = (n1805 & (s3_id_q == 8'h07));
+  wire n2711 = (n1805 & (s3_id_q == 8'h08));
+  wire n2726 = (n1805 & (s3_id_q == 8'h09));
+  wire n2741 = (n1805 & (s3_id_q == 8'h0a));
+  wire n2756 = (n1805 & (s3_id_q == 8'h0b));
+  wire n2771 = (n1805 & (s3_id_q == 8'h0c));
+  wire n2786 = (n1805 & (s3_id_q == 8'h0d));
+  wire n2801 = (n1805 & (s3_id_q == 8'h0e));
+  wire n2816 = (n1805 & (s3_id_q == 8'h0f));
+  wire n2831 = (n1805 & (s3_id_q == 8'h10));
+  wire n2846 = (n1805 & (s3_id_q == 8'h11));
+  wire n2861 = (n1805 & (s3_id_q == 8'h12));
+  wire n2876 = (n1805 & (s3_id_q == 8'h13));
+  wire n2891 = (n1805 & (s3_id_q == 8'h14));
+  wire n2906 = (n1805 & (s3_id_q == 8'h15));
+  wire n2921 = (n1805 & (s3_id_q == 8'h16));
+  wire n2936 = (n1805 & (s3_id_q == 8'h17));
+  wire n2951 = (n1805 & (s3_id_q == 8'h18));
+  wire n2966 = (n1805 & (s3_id_q == 8'h19));
+  wire n2981 = (n1805 & (s3_id_q == 8'h1a));
+  wire n2996 = (n1805 & (s3_id_q == 8'h1b));
+  wire n3011 = (n1805 & (s3_id_q == 8'h1c));
+  wire n3026 = (n1805 & (s3_id_q == 8'h1d));
+  wire n3041 = (n1805 & (s3_id_q == 8'h1e));
+  wire n3056 = (n1805 & (s3_id_q == 8'h1f));
+  wire n3071 = (n1805 & (s3_id_q == 8'h20));
+  wire n3086 = (n1805 & (s3_id_q == 8'h21));
+  wire n3101 = (n1805 & (s3_id_q == 8'h22));
+  wire n3116 = (n1805 & (s3_id_q == 8'h23));
+  wire n3131 = (n1805 & (s3_id_q == 8'h24));
+  wire n3146 = (n1805 & (s3_id_q == 8'h25));
+  wire n3161 = (n1805 & (s3_id_q == 8'h26));
+  wire n3176 = (n1805 & (s3_id_q == 8'h27));
+  wire n3191 = (n1805 & (s3_id_q == 8'h28));
+  wire n3206 = (n1805 & (s3_id_q == 8'h29));
+  wire n3221 = (n1805 & (s3_id_q == 8'h2a));
+  wire n3236 = (n1805 & (s3_id_q == 8'h2b));
+  wire n3251 = (n1805 & (s3_id_q == 8'h2c));
+  wire n3266 = (n1805 & (s3_id_q == 8'h2d));
+  wire n3281 = (n1805 & (s3_id_q == 8'h2e));
+  wire n3296 = (n1805 & (s3_id_q == 8'h2f));
+  wire n3311 = (n1805 & (s3_id_q == 8'h30));
+  wire n3326 = (n1805 & (s3_id_q == 8'h31));
+  wire n3341 = (n1805 & (s3_id_q == 8'h32));
+  wire n3356 = (n1805 & (s3_id_q == 8'h33));
+  wire n3371 = (n1805 & (s3_id_q == 8'h34));
+  wire n3386 = (n1805 & (s3_id_q == 8'h35));
+  wire n3401 = (n1805 & (s3_id_q == 8'h36));
+  wire n3416 = (n1805 & (s3_id_q == 8'h37));
+  wire n3431 = (n1805 & (s3_id_q == 8'h38));
+  wire n3446 = (n1805 & (s3_id_q == 8'h39));
+  wire n3461 = (n1805 & (s3_id_q == 8'h3a));
+  wire n3476 = (n1805 & (s3_id_q == 8'h3b));
+  wire n3491 = (n1805 & (s3_id_q == 8'h3c));
+  wire n3506 = (n1805 & (s3_id_q == 8'h3d));
+  wire n3521 = (n1805 & (s3_id_q == 8'h3e));
+  wire n3536 = (n1805 & (s3_id_q == 8'h3f));
+  wire [24:0] n3741 = ((gm_resp_id_i == 8'h3f) ? mline63_q : ((gm_resp_id_i == 8'h3e) ? mline62_q : ((gm_resp_id_i == 8'h3d) ? mline61_q : ((gm_resp_id_i == 8'h3c) ? mline60_q : ((gm_resp_id_i == 8'h3b) ? mline59_q : ((gm_resp_id_i == 8'h3a) ? mline58_q : ((gm_resp_id_i == 8'h39) ? mline57_q : ((gm_resp_id_i == 8'h38) ? mline56_q : ((gm_resp_id_i == 8'h37) ? mline55_q : ((gm_resp_id_i == 8'h36) ? mline54_q : ((gm_resp_id_i == 8'h35) ? mline53_q : ((gm_resp_id_i == 8'h34) ? mline52_q : ((gm_resp_id_i == 8'h33) ? mline51_q : ((gm_resp_id_i == 8'h32) ? mline50_q : ((gm_resp_id_i == 8'h31) ? mline49_q : ((gm_resp_id_i == 8'h30) ? mline48_q : ((gm_resp_id_i == 8'h2f) ? mline47_q : ((gm_resp_id_i == 8'h2e) ? mline46_q : ((gm_resp_id_i == 8'h2d) ? mline45_q : ((gm_resp_id_i == 8'h2c) ? mline44_q : ((gm_resp_id_i == 8'h2b) ? mline43_q : ((gm_resp_id_i == 8'h2a) ? mline42_q : ((gm_resp_id_i == 8'h29) ? mline41_q : ((gm_resp_id_i == 8'h28) ? mline40_q : ((gm_resp_id_i == 8'h27) ? mline39_q : ((gm_resp_id_i == 8'h26) ? mline38_q : ((gm_resp_id_i == 8'h25) ? mline37_q : ((gm_resp_id_i == 8'h24) ? mline36_q : ((gm_resp_id_i == 8'h23) ? mline35_q : ((gm_resp_id_i == 8'h22) ? mline34_q : ((gm_resp_id_i == 8'h21) ? mline33_q : ((gm_resp_id_i == 8'h20) ? mline32_q : ((gm_resp_id_i == 8'h1f) ? mline31_q : ((gm_resp_id_i == 8'h1e) ? mline30_q : ((gm_resp_id_i == 8'h1d) ? mline29_q : ((gm_resp_id_i == 8'h1c) ? mline28_q : ((gm_resp_id_i == 8'h1b) ? mline27_q : ((gm_resp_id_i == 8'h1a) ? mline26_q : ((gm_resp_id_i == 8'h19) ? mline25_q : ((gm_resp_id_i == 8'h18) ? mline24_q : ((gm_resp_id_i == 8'h17) ? mline23_q : ((gm_resp_id_i == 8'h16) ? mline22_q : ((gm_resp_id_i == 8'h15) ? mline21_q : ((gm_resp_id_i == 8'h14) ? mline20_q : ((gm_resp_id_i == 8'h13) ? mline19_q : ((gm_resp_id_i == 8'h12) ? mline18_q : ((gm_resp_id_i == 8'h11) ? mline17_q : ((gm_resp_id_i == 8'h10) ? mline16_q : ((gm_resp_id_i == 8'h0f) ? mline15_q : ((gm_resp_id_i == 8'h0e) ? mline14_q : ((gm_resp_id_i == 8'h0d) ? mline13_q : ((gm_resp_id_i == 8'h0c) ? mline12_q : ((gm_resp_id_i == 8'h0b) ? mline11_q : ((gm_resp_id_i == 8'h0a) ? mline10_q : ((gm_resp_id_i == 8'h09) ? mline9_q : ((gm_resp_id_i == 8'h08) ? mline8_q : ((gm_resp_id_i == 8'h07) ? mline7_q : ((gm_resp_id_i == 8'h06) ? mline6_q : ((gm_resp_id_i == 8'h05) ? mline5_q : ((gm_resp_id_i == 8'h04) ? mline4_q : ((gm_resp_id_i == 8'h03) ? mline3_q : ((gm_resp_id_i == 8'h02) ? mline2_q : ((gm_resp_id_i == 8'h01) ? mline1_q : ((gm_resp_id_i == 8'h00) ? mline0_q : 25'h0000000))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))));
+  wire n3939 = ((gm_resp_valid_i & ((gm_resp_id_i == 8'h3f) ? mfill63_q : ((gm_resp_id_i == 8'h3e) ? mfill62_q : ((gm_resp_id_i == 8'h3d) ? mfill61_q : ((gm_resp_id_i == 8'h3c) ? mfill60_q : ((gm_resp_id_i == 8'h3b) ? mfill59_q : ((gm_resp_id_i == 8'h3a) ? mfill58_q : ((gm_resp_id_i == 8'h39) ? mfill57_q : ((gm_resp_id_i == 8'h38) ? mfill56_q : ((gm_resp_id_i == 8'h37) ? mfill55_q : ((gm_resp_id_i == 8'h36) ? mfill54_q : ((gm_resp_id_i == 8'h35) ? mfill53_q : ((gm_resp_id_i == 8'h34) ? mfill52_q : ((gm_resp_id_i == 8'h33) ? mfill51_q : ((gm_resp_id_i == 8'h32) ? mfill50_q : ((gm_resp_id_i == 8'h31) ? mfill49_q : ((gm_resp_id_i == 8'h30) ? mfill48_q : ((gm_resp_id_i == 8'h2f) ? mfill47_q : ((gm_resp_id_i == 8'h2e) ? mfill46_q : ((gm_resp_id_i == 8'h2d) ? mfill45_q : ((gm_resp_id_i == 8'h2c) ? mfill44_q : ((gm_resp_id_i == 8'h2b) ? mfill43_q : ((gm_resp_id_i == 8'h2a) ? mfill42_q : ((gm_resp_id_i == 8'h29) ? mfill41_q : ((gm_resp_id_i == 8'h28) ? mfill40_q : ((gm_resp_id_i == 8'h27) ? mfill39_q : ((gm_resp_id_i == 8'h26) ? mfill38_q : ((gm_resp_id_i == 8'h25) ? mfill37_q : ((gm_resp_id_i == 8'h24) ? mfill36_q : ((gm_resp_id_i == 8'h23) ? mfill35_q : ((gm_resp_id_i == 8'h22) ? mfill34_q : ((gm_resp_id_i == 8'h21) ? mfill33_q : ((gm_resp_id_i == 8'h20) ? mfill32_q : ((gm_resp_id_i == 8'h1f) ? mfill31_q : ((gm_resp_id_i == 8'h1e) ? mfill30_q : ((gm_resp_id_i == 8'h1d) ? mfill29_q : ((gm_resp_id_i == 8'h1c) ? mfill28_q : ((gm_resp_id_i == 8'h1b) ? mfill27_q : ((gm_resp_id_i == 8'h1a) ? mfill26_q : ((gm_resp_id_i == 8'h19) ? mfill25_q : ((gm_resp_id_i == 8'h18) ? mfill24_q : ((gm_resp_id_i == 8'h17) ? mfill23_q : ((gm_resp_id_i == 8'h16) ? mfill22_q : ((gm_resp_id_i == 8'h15) ? mfill21_q : ((gm_resp_id_i == 8'h14) ? mfill20_q : ((gm_resp_id_i == 8'h13) ? mfill19_q : ((gm_resp_id_i == 8'h12) ? mfill18_q : ((gm_resp_id_i == 8'h11) ? mfill17_q : ((gm_resp_id_i == 8'h10) ? mfill16_q : ((gm_resp_id_i == 8'h0f) ? mfill15_q : ((gm_resp_id_i == 8'h0e) ? mfill14_q : ((gm_resp_id_i == 8'h0d) ? mfill13_q : ((gm_resp_id_i == 8'h0c) ? mfill12_q : ((gm_resp_id_i == 8'h0b) ? mfill11_q : ((gm_resp_id_i == 8'h0a) ? mfill10_q : ((gm_resp_id_i == 8'h09) ? mfill9_q : ((gm_resp_id_i == 8'h08) ? mfill8_q : ((gm_resp_id_i == 8'h07) ? mfill7_q : ((gm_resp_id_i == 8'h06) ? mfill6_q : ((gm_resp_id_i == 8'h05) ? mfill5_q : ((gm_resp_id_i == 8'h04) ? mfill4_q : ((gm_resp_id_i == 8'h03) ? mfill3_q : ((gm_resp_id_i == 8'h02) ? mfill2_q : ((gm_resp_id_i == 8'h01) ? mfill1_q : ((gm_resp_id_i == 8'h00) ? mfill0_q : 1'h0))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) & (~(n2482 & (n3741 == n2210))));
+  wire [6:0] n3941 = (n3741[6:0] & 7'h1f);
+  wire n4137 = (((n3941 == 7'h1f) ? val31_q : ((n3941 == 7'h1e) ? val30_q : ((n3941 == 7'h1d) ? val29_q : ((n3941 == 7'h1c) ? val28_q : ((n3941 == 7'h1b) ? val27_q : ((n3941 == 7'h1a) ? val26_q : ((n3941 == 7'h19) ? val25_q : ((n3941 == 7'h18) ? val24_q : ((n3941 == 7'h17) ? val23_q : ((n3941 == 7'h16) ? val22_q : ((n3941 == 7'h15) ? val21_q : ((n3941 == 7'h14) ? val20_q : ((n3941 == 7'h13) ? val19_q : ((n3941 == 7'h12) ? val18_q : ((n3941 == 7'h11) ? val17_q : ((n3941 == 7'h10) ? val16_q : ((n3941 == 7'h0f) ? val15_q : ((n3941 == 7'h0e) ? val14_q : ((n3941 == 7'h0d) ? val13_q : ((n3941 == 7'h0c) ? val12_q : ((n3941 == 7'h0b) ? val11_q : ((n3941 == 7'h0a) ? val10_q : ((n3941 == 7'h09) ? val9_q : ((n3941 == 7'h08) ? val8_q : ((n3941 == 7'h07) ? val7_q : ((n3941 == 7'h06) ? val6_q : ((n3941 == 7'h05) ? val5_q : ((n3941 == 7'h04) ? val4_q : ((n3941 == 7'h03) ? val3_q : ((n3941 == 7'h02) ? val2_q : ((n3941 == 7'h01) ? val1_q : ((n3941 == 7'h00) ? val0_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3941 == 7'h1f) ? tag31_q : ((n3941 == 7'h1e) ? tag30_q : ((n3941 == 7'h1d) ? tag29_q : ((n3941 == 7'h1c) ? tag28_q : ((n3941 == 7'h1b) ? tag27_q : ((n3941 == 7'h1a) ? tag26_q : ((n3941 == 7'h19) ? tag25_q : ((n3941 == 7'h18) ? tag24_q : ((n3941 == 7'h17) ? tag23_q : ((n3941 == 7'h16) ? tag22_q : ((n3941 == 7'h15) ? tag21_q : ((n3941 == 7'h14) ? tag20_q : ((n3941 == 7'h13) ? tag19_q : ((n3941 == 7'h12) ? tag18_q : ((n3941 == 7'h11) ? tag17_q : ((n3941 == 7'h10) ? tag16_q : ((n3941 == 7'h0f) ? tag15_q : ((n3941 == 7'h0e) ? tag14_q : ((n3941 == 7'h0d) ? tag13_q : ((n3941 == 7'h0c) ? tag12_q : ((n3941 == 7'h0b) ? tag11_q : ((n3941 == 7'h0a) ? tag10_q : ((n3941 == 7'h09) ? tag9_q : ((n3941 == 7'h08) ? tag8_q : ((n3941 == 7'h07) ? tag7_q : ((n3941 == 7'h06) ? tag6_q : ((n3941 == 7'h05) ? tag5_q : ((n3941 == 7'h04) ? tag4_q : ((n3941 == 7'h03) ? tag3_q : ((n3941 == 7'h02) ? tag2_q : ((n3941 == 7'h01) ? tag1_q : ((n3941 == 7'h00) ? tag0_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3741));
+  wire n4333 = (((n3941 == 7'h1f) ? val63_q : ((n3941 == 7'h1e) ? val62_q : ((n3941 == 7'h1d) ? val61_q : ((n3941 == 7'h1c) ? val60_q : ((n3941 == 7'h1b) ? val59_q : ((n3941 == 7'h1a) ? val58_q : ((n3941 == 7'h19) ? val57_q : ((n3941 == 7'h18) ? val56_q : ((n3941 == 7'h17) ? val55_q : ((n3941 == 7'h16) ? val54_q : ((n3941 == 7'h15) ? val53_q : ((n3941 == 7'h14) ? val52_q : ((n3941 == 7'h13) ? val51_q : ((n3941 == 7'h12) ? val50_q : ((n3941 == 7'h11) ? val49_q : ((n3941 == 7'h10) ? val48_q : ((n3941 == 7'h0f) ? val47_q : ((n3941 == 7'h0e) ? val46_q : ((n3941 == 7'h0d) ? val45_q : ((n3941 == 7'h0c) ? val44_q : ((n3941 == 7'h0b) ? val43_q : ((n3941 == 7'h0a) ? val42_q : ((n3941 == 7'h09) ? val41_q : ((n3941 == 7'h08) ? val40_q : ((n3941 == 7'h07) ? val39_q : ((n3941 == 7'h06) ? val38_q : ((n3941 == 7'h05) ? val37_q : ((n3941 == 7'h04) ? val36_q : ((n3941 == 7'h03) ? val35_q : ((n3941 == 7'h02) ? val34_q : ((n3941 == 7'h01) ? val33_q : ((n3941 == 7'h00) ? val32_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3941 == 7'h1f) ? tag63_q : ((n3941 == 7'h1e) ? tag62_q : ((n3941 == 7'h1d) ? tag61_q : ((n3941 == 7'h1c) ? tag60_q : ((n3941 == 7'h1b) ? tag59_q : ((n3941 == 7'h1a) ? tag58_q : ((n3941 == 7'h19) ? tag57_q : ((n3941 == 7'h18) ? tag56_q : ((n3941 == 7'h17) ? tag55_q : ((n3941 == 7'h16) ? tag54_q : ((n3941 == 7'h15) ? tag53_q : ((n3941 == 7'h14) ? tag52_q : ((n3941 == 7'h13) ? tag51_q : ((n3941 == 7'h12) ? tag50_q : ((n3941 == 7'h11) ? tag49_q : ((n3941 == 7'h10) ? tag48_q : ((n3941 == 7'h0f) ? tag47_q : ((n3941 == 7'h0e) ? tag46_q : ((n3941 == 7'h0d) ? tag45_q : ((n3941 == 7'h0c) ? tag44_q : ((n3941 == 7'h0b) ? tag43_q : ((n3941 == 7'h0a) ? tag42_q : ((n3941 == 7'h09) ? tag41_q : ((n3941 == 7'h08) ? tag40_q : ((n3941 == 7'h07) ? tag39_q : ((n3941 == 7'h06) ? tag38_q : ((n3941 == 7'h05) ? tag37_q : ((n3941 == 7'h04) ? tag36_q : ((n3941 == 7'h03) ? tag35_q : ((n3941 == 7'h02) ? tag34_q : ((n3941 == 7'h01) ? tag33_q : ((n3941 == 7'h00) ? tag32_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3741));
+  wire n4529 = (((n3941 == 7'h1f) ? val95_q : ((n3941 == 7'h1e) ? val94_q : ((n3941 == 7'h1d) ? val93_q : ((n3941 == 7'h1c) ? val92_q : ((n3941 == 7'h1b) ? val91_q : ((n3941 == 7'h1a) ? val90_q : ((n3941 == 7'h19) ? val89_q : ((n3941 == 7'h18) ? val88_q : ((n3941 == 7'h17) ? val87_q : ((n3941 == 7'h16) ? val86_q : ((n3941 == 7'h15) ? val85_q : ((n3941 == 7'h14) ? val84_q : ((n3941 == 7'h13) ? val83_q : ((n3941 == 7'h12) ? val82_q : ((n3941 == 7'h11) ? val81_q : ((n3941 == 7'h10) ? val80_q : ((n3941 == 7'h0f) ? val79_q : ((n3941 == 7'h0e) ? val78_q : ((n3941 == 7'h0d) ? val77_q : ((n3941 == 7'h0c) ? val76_q : ((n3941 == 7'h0b) ? val75_q : ((n3941 == 7'h0a) ? val74_q : ((n3941 == 7'h09) ? val73_q : ((n3941 == 7'h08) ? val72_q : ((n3941 == 7'h07) ? val71_q : ((n3941 == 7'h06) ? val70_q : ((n3941 == 7'h05) ? val69_q : ((n3941 == 7'h04) ? val68_q : ((n3941 == 7'h03) ? val67_q : ((n3941 == 7'h02) ? val66_q : ((n3941 == 7'h01) ? val65_q : ((n3941 == 7'h00) ? val64_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3941 == 7'h1f) ? tag95_q : ((n3941 == 7'h1e) ? tag94_q : ((n3941 == 7'h1d) ? tag93_q : ((n3941 == 7'h1c) ? tag92_q : ((n3941 == 7'h1b) ? tag91_q : ((n3941 == 7'h1a) ? tag90_q : ((n3941 == 7'h19) ? tag89_q : ((n3941 == 7'h18) ? tag88_q : ((n3941 == 7'h17) ? tag87_q : ((n3941 == 7'h16) ? tag86_q : ((n3941 == 7'h15) ? tag85_q : ((n3941 == 7'h14) ? tag84_q : ((n3941 == 7'h13) ? tag83_q : ((n3941 == 7'h12) ? tag82_q : ((n3941 == 7'h11) ? tag81_q : ((n3941 == 7'h10) ? tag80_q : ((n3941 == 7'h0f) ? tag79_q : ((n3941 == 7'h0e) ? tag78_q : ((n3941 == 7'h0d) ? tag77_q : ((n3941 == 7'h0c) ? tag76_q : ((n3941 == 7'h0b) ? tag75_q : ((n3941 == 7'h0a) ? tag74_q : ((n3941 == 7'h09) ? tag73_q : ((n3941 == 7'h08) ? tag72_q : ((n3941 == 7'h07) ? tag71_q : ((n3941 == 7'h06) ? tag70_q : ((n3941 == 7'h05) ? tag69_q : ((n3941 == 7'h04) ? tag68_q : ((n3941 == 7'h03) ? tag67_q : ((n3941 == 7'h02) ? tag66_q : ((n3941 == 7'h01) ? tag65_q : ((n3941 == 7'h00) ? tag64_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3741));
+  wire n4725 = (((n3941 == 7'h1f) ? val127_q : ((n3941 == 7'h1e) ? val126_q : ((n3941 == 7'h1d) ? val125_q : ((n3941 == 7'h1c) ? val124_q : ((n3941 == 7'h1b) ? val123_q : ((n3941 == 7'h1a) ? val122_q : ((n3941 == 7'h19) ? val121_q : ((n3941 == 7'h18) ? val120_q : ((n3941 == 7'h17) ? val119_q : ((n3941 == 7'h16) ? val118_q : ((n3941 == 7'h15) ? val117_q : ((n3941 == 7'h14) ? val116_q : ((n3941 == 7'h13) ? val115_q : ((n3941 == 7'h12) ? val114_q : ((n3941 == 7'h11) ? val113_q : ((n3941 == 7'h10) ? val112_q : ((n3941 == 7'h0f) ? val111_q : ((n3941 == 7'h0e) ? val110_q : ((n3941 == 7'h0d) ? val109_q : ((n3941 == 7'h0c) ? val108_q : ((n3941 == 7'h0b) ? val107_q : ((n3941 == 7'h0a) ? val106_q : ((n3941 == 7'h09) ? val105_q : ((n3941 == 7'h08) ? val104_q : ((n3941 == 7'h07) ? val103_q : ((n3941 == 7'h06) ? val102_q : ((n3941 == 7'h05) ? val101_q : ((n3941 == 7'h04) ? val100_q : ((n3941 == 7'h03) ? val99_q : ((n3941 == 7'h02) ? val98_q : ((n3941 == 7'h01) ? val97_q : ((n3941 == 7'h00) ? val96_q : 1'h0)))))))))))))))))))))))))))))))) & (((n3941 == 7'h1f) ? tag127_q : ((n3941 == 7'h1e) ? tag126_q : ((n3941 == 7'h1d) ? tag125_q : ((n3941 == 7'h1c) ? tag124_q : ((n3941 == 7'h1b) ? tag123_q : ((n3941 == 7'h1a) ? tag122_q : ((n3941 == 7'h19) ? tag121_q : ((n3941 == 7'h18) ? tag120_q : ((n3941 == 7'h17) ? tag119_q : ((n3941 == 7'h16) ? tag118_q : ((n3941 == 7'h15) ? tag117_q : ((n3941 == 7'h14) ? tag116_q : ((n3941 == 7'h13) ? tag115_q : ((n3941 == 7'h12) ? tag114_q : ((n3941 == 7'h11) ? tag113_q : ((n3941 == 7'h10) ? tag112_q : ((n3941 == 7'h0f) ? tag111_q : ((n3941 == 7'h0e) ? tag110_q : ((n3941 == 7'h0d) ? tag109_q : ((n3941 == 7'h0c) ? tag108_q : ((n3941 == 7'h0b) ? tag107_q : ((n3941 == 7'h0a) ? tag106_q : ((n3941 == 7'h09) ? tag105_q : ((n3941 == 7'h08) ? tag104_q : ((n3941 == 7'h07) ? tag103_q : ((n3941 == 7'h06) ? tag102_q : ((n3941 == 7'h05) ? tag101_q : ((n3941 == 7'h04) ? tag100_q : ((n3941 == 7'h03) ? tag99_q : ((n3941 == 7'h02) ? tag98_q : ((n3941 == 7'h01) ? tag97_q : ((n3941 == 7'h00) ? tag96_q : 25'h0000000)))))))))))))))))))))))))))))))) == n3741));
+  wire [2:0] n4826 = ((n3941 == 7'h1f) ? vict31_q : ((n3941 == 7'h1e) ? vict30_q : ((n3941 == 7'h1d) ? vict29_q : ((n3941 == 7'h1c) ? vict28_q : ((n3941 == 7'h1b) ? vict27_q : ((n3941 == 7'h1a) ? vict26_q : ((n3941 == 7'h19) ? vict25_q : ((n3941 == 7'h18) ? vict24_q : ((n3941 == 7'h17) ? vict23_q : ((n3941 == 7'h16) ? vict22_q : ((n3941 == 7'h15) ? vict21_q : ((n3941 == 7'h14) ? vict20_q : ((n3941 == 7'h13) ? vict19_q : ((n3941 == 7'h12) ? vict18_q : ((n3941 == 7'h11) ? vict17_q : ((n3941 == 7'h10) ? vict16_q : ((n3941 == 7'h0f) ? vict15_q : ((n3941 == 7'h0e) ? vict14_q : ((n3941 == 7'h0d) ? vict13_q : ((n3941 == 7'h0c) ? vict12_q : ((n3941 == 7'h0b) ? vict11_q : ((n3941 == 7'h0a) ? vict10_q : ((n3941 == 7'h09) ? vict9_q : ((n3941 == 7'h08) ? vict8_q : ((n3941 == 7'h07) ? vict7_q : ((n3941 == 7'h06) ? vict6_q : ((n3941 == 7'h05) ? vict5_q : ((n3941 == 7'h04) ? vict4_q : ((n3941 == 7'h03) ? vict3_q : ((n3941 == 7'h02) ? vict2_q : ((n3941 == 7'h01) ? vict1_q : ((n3941 == 7'h00) ? vict0_q : 3'h0))))))))))))))))))))))))))))))));
+  wire n4832 = (1'h0 | n4137);
+  wire n4838 = (n4832 | n4333);
+  wire n4844 = (n4838 | n4529);
+  wire [6:0] n4871 = ((n4844 | n4725) ? ((n4725 & (~n4844)) ? (n3941 | 7'h60) : ((n4529 & (~n4838)) ? (n3941 | 7'h40) : ((n4333 & (~n4832)) ? (n3941 | 7'h20) : ((n4137 & (~1'h0)) ? (n3941 | 7'h00) : n3941)))) : ((n4826 == 3'h3) ? (n3941 | 7'h60) : ((n4826 == 3'h2) ? (n3941 | 7'h40) : ((n4826 == 3'h1) ? (n3941 | 7'h20) : ((n4826 == 3'h0) ? (n3941 | 7'h00) : n3941)))));
+  wire n4878 = (1'h0 | n944);
+  wire n4884 = (n4878 | n1140);
+  wire n4890 = (n4884 | n1336);
+  wire [6:0] n4917 = ((n4890 | n1532) ? ((n1532 & (~n4890)) ? (n746 | 7'h60) : ((n1336 & (~n4884)) ? (n746 | 7'h40) : ((n1140 & (~n4878)) ? (n746 | 7'h20) : ((n944 & (~1'h0)) ? (n746 | 7'h00) : n746)))) : ((3'h0 == 3'h3) ? (n746 | 7'h60) : ((3'h0 == 3'h2) ? (n746 | 7'h40) : ((3'h0 == 3'h1) ? (n746 | 7'h20) : ((3'h0 == 3'h0) ? (n746 | 7'h00) : n746)))));
+  wire n4951 = (n3939 & (~((((1'h0 | n4137) | n4333) | n4529) | n4725)));
+  wire [6:0] n5242 = (n2210[6:0] & 7'h1f);
+  wire n5245 = (n3939 & (n4871 == 7'h00));
+  wire n5256 = (n3939 & (n4871 == 7'h01));
+  wire n5267 = (n3939 & (n4871 == 7'h02));
+  wire n5278 = (n3939 & (n4871 == 7'h03));
+  wire n5289 = (n3939 & (n4871 == 7'h04));
+  wire n5300 = (n3939 & (n4871 == 7'h05));
+  wire n5311 = (n3939 & (n4871 == 7'h06));
+  wire n5322 = (n3939 & (n4871 == 7'h07));
+  wire n5333 = (n3939 & (n4871 == 7'h08));
+  wire n5344 = (n3939 & (n4871 == 7'h09));
+  wire n5355 = (n3939 & (n4871 == 7'h0a));
+  wire n5366 = (n3939 & (n4871 == 7'h0b));
+  wire n5377 = (n3939 & (n4871 == 7'h0c));
+  wire n5388 = (n3939 & (n4871 == 7'h0d));
+  wire n5399 = (n3939 & (n4871 == 7'h0e));
+  wire n5410 = (n3939 & (n4871 == 7'h0f));
+  wire n5421 = (n3939 & (n4871 == 7'h10));
+  wire n5432 = (n3939 & (n4871 == 7'h11));
+  wire n5443 = (n3939 & (n4871 == 7'h12));
+  wire n5454 = (n3939 & (n4871 == 7'h13));
+  wire n5465 = (n3939 & (n4871 == 7'h14));
+  wire n5476 = (n3939 & (n4871 == 7'h15));
+  wire n5487 = (n3939 & (n4871 == 7'h16));
+  wire n5498 = (n3939 & (n4871 == 7'h17));
+  wire n5509 = (n3939 & (n4871 == 7'h18));
+  wire n5520 = (n3939 & (n4871 == 7'h19));
+  wire n5531 = (n3939 & (n4871 == 7'h1a));
+  wire n5542 = (n3939 & (n4871 == 7'h1b));
+  wire n5553 = (n3939 & (n4871 == 7'h1c));
+  wire n5564 = (n3939 & (n4871 == 7'h1d));
+  wire n5575 = (n3939 & (n4871 == 7'h1e));
+  wire n5586 = (n3939 & (n4871 == 7'h1f));
+  wire n5597 = (n3939 & (n4871 == 7'h20));
+  wire n5608 = (n3939 & (n4871 == 7'h21));
+  wire n5619 = (n3939 & (n4871 == 7'h22));
+  wire n5630 = (n3939 & (n4871 == 7'h23));
+  wire n5641 = (n3939 & (n4871 == 7'h24));
+  wire n5652 = (n3939 & (n4871 == 7'h25));
+  wire n5663 = (n3939 & (n4871 == 7'h26));
+  wire n5674 = (n3939 & (n4871 == 7'h27));
+  wire n5685 = (n3939 & (n4871 == 7'h28));
+  wire n5696 = (n3939 & (n4871 == 7'h29));
+  wire n5707 = (n3939 & (n4871 == 7'h2a));
+  wire n5718 = (n3939 & (n4871 == 7'h2b));
+  wire n5729 = (n3939 & (n4871 == 7'h2c));
+  wire n5740 = (n3939 & (n4871 == 7'h2d));
+  wire n5751 = (n3939 & (n4871 == 7'h2e));
+  wire n5762 = (n3939 & (n4871 == 7'h2f));
+  wire n5773 = (n3939 & (n4871 == 7'h30));
+  wire n5784 = (n3939 & (n4871 == 7'h31));
+  wire n5795 = (n3939 & (n4871 == 7'h32));
+  wire n5806 = (n3939 & (n4871 == 7'h33));
+  wire n5817 = (n3939 & (n4871 == 7'h34));
+  wire n5828 = (n3939 & (n4871 == 7'h35));
+  wire n5839 = (n3939 & (n4871 == 7'h36));
+  wire n5850 = (n3939 & (n4871 == 7'h37));
+  wire n5861 = (n3939 & (n4871 == 7'h38));
+  wire n5872 = (n3939 & (n4871 == 7'h39));
+  wire n5883 = (n3939 & (n4871 == 7'h3a));
+  wire n5894 = (n3939 & (n4871 == 7'h3b));
+  wire n5905 = (n3939 & (n4871 == 7'h3c));
+  wire n5916 = (n3939 & (n4871 == 7'h3d));
+  wire n5927 = (n3939 & (n4871 == 7'h3e));
+  wire n5938 = (n3939 & (n4871 == 7'h3f));
+  wire n5949 = (n3939 & (n4871 == 7'h40));
+  wire n5960 = (n3939 & (n4871 == 7'h41));
+  wire n5971 = (n3939 & (n4871 == 7'h42));
+  wire n5982 = (n3939 & (n4871 == 7'h43));
+  wire n5993 = (n3939 & (n4871 == 7'h44));
+  wire n6004 = (n3939 & (n4871 == 7'h45));
+  wire n6015 = (n3939 & (n4871 == 7'h46));
+  wire n6026 = (n3939 & (n4871 == 7'h47));
+  wire n6037 = (n3939 & (n4871 == 7'h48));
+  wire n6048 = (n3939 & (n4871 == 7'h49));
+  wire n6059 = (n3939 & (n4871 == 7'h4a));
+  wire n6070 = (n3939 & (n4871 == 7'h4b));
+  wire n6081 = (n3939 & (n4871 == 7'h4c));
+  wire n6092 = (n3939 & (n4871 == 7'h4d));
+  wire n6103 = (n3939 & (n4871 == 7'h4e));
+  wire n6114 = (n3939 & (n4871 == 7'h4f));
+  wire n6125 = (n3939 & (n4871 == 7'h50));
+  wire n6136 = (n3939 & (n4871 == 7'h51));
+  wire n6147 = (n3939 & (n4871 == 7'h52));
+  wire n6158 = (n3939 & (n4871 == 7'h53));
+  wire n6169 = (n3939 & (n4871 == 7'h54));
+  wire n6180 = (n3939 & (n4871 == 7'h55));
+  wire n6191 = (n3939 & (n4871 == 7'h56));
+  wire n6202 = (n3939 & (n4871 == 7'h57));
+  wire n6213 = (n3939 & (n4871 == 7'h58));
+  wire n6224 = (n3939 & (n4871 == 7'h59));
+  wire n6235 = (n3939 & (n4871 == 7'h5a));
+  wire n6246 = (n3939 & (n4871 == 7'h5b));
+  wire n6257 = (n3939 & (n4871 == 7'h5c));
+  wire n6268 = (n3939 & (n4871 == 7'h5d));
+  wire n6279 = (n3939 & (n4871 == 7'h5e));
+  wire n6290 = (n3939 & (n4871 == 7'h5f));
+  wire n6301 = (n3939 & (n4871 == 7'h60));
+  wire n6312 = (n3939 & (n4871 == 7'h61));
+  wire n6323 = (n3939 & (n4871 == 7'h62));
+  wire n6334 = (n3939 & (n4871 == 7'h63));
+  wire n6345 = (n3939 & (n4871 == 7'h64));
+  wire n6356 = (n3939 & (n4871 == 7'h65));
+  wire n6367 = (n3939 & (n4871 == 7'h66));
+  wire n6378 = (n3939 & (n4871 == 7'h67));
+  wire n6389 = (n3939 & (n4871 == 7'h68));
+  wire n6400 = (n3939 & (n4871 == 7'h69));
+  wire n6411 = (n3939 & (n4871 == 7'h6a));
+  wire n6422 = (n3939 & (n4871 == 7'h6b));
+  wire n6433 = (n3939 & (n4871 == 7'h6c));
+  wire n6444 = (n3939 & (n4871 == 7'h6d));
+  wire n6455 = (n3939 & (n4871 == 7'h6e));
+  wire n6466 = (n3939 & (n4871 == 7'h6f));
+  wire n6477 = (n3939 & (n4871 == 7'h70));
+  wire n6488 = (n3939 & (n4871 == 7'h71));
+  wire n6499 = (n3939 & (n4871 == 7'h72));
+  wire n6510 = (n3939 & (n4871 == 7'h73));
+  wire n6521 = (n3939 & (n4871 == 7'h74));
+  wire n6532 = (n3939 & (n4871 == 7'h75));
+  wire n6543 = (n3939 & (n4871 == 7'h76));
+  wire n6554 = (n3939 & (n4871 == 7'h77));
+  wire n6565 = (n3939 & (n4871 == 7'h78));
+  wire n6576 = (n3939 & (n4871 == 7'h79));
+  wire n6587 = (n3939 & (n4871 == 7'h7a));
+  wire n6598 = (n3939 & (n4871 == 7'h7b));
+  wire n6609 = (n3939 & (n4871 == 7'h7c));
+  wire n6620 = (n3939 & (n4871 == 7'h7d));
+  wire n6631 = (n3939 & (n4871 == 7'h7e));
+  wire n6642 = (n3939 & (n4871 == 7'h7f));
+  wire n7100 = (n3939 & (n3741 == n744));
+  wire n7103 = (n1802 & (s3_id_q == 8'h00));
+  wire n7106 = ((mw0_q & n3939) & (mline0_q == n3741));
+  wire n7116 = (n1802 & (s3_id_q == 8'h01));
+  wire n7119 = ((mw1_q & n3939) & (mline1_q == n3741));
+  wire n7129 = (n1802 & (s3_id_q == 8'h02));
+  wire n7132 = ((mw2_q & n3939) & (mline2_q == n3741));
+  wire n7142 = (n1802 & (s3_id_q == 8'h03));
+  wire n7145 = ((mw3_q & n3939) & (mline3_q == n3741));
+  wire n7155 = (n1802 & (s3_id_q == 8'h04));
+  wire n7158 = ((mw4_q & n3939) & (mline4_q == n3741));
+  wire n7168 = (n1802 & (s3_id_q == 8'h05));
+  wire n7171 = ((mw5_q & n3939) & (mline5_q == n3741));
+  wire n7181 = (n1802 & (s3_id_q == 8'h06));
+  wire n7184 = ((mw6_q & n3939) & (mline6_q == n3741));
+  wire n7194 = (n1802 & (s3_id_q == 8'h07));
+  wire n7197 = ((mw7_q & n3939) & (mline7_q == n3741));
+  wire n7207 = (n1802 & (s3_id_q == 8'h08));
+  wire n7210 = ((mw8_q & n3939) & (mline8_q == n3741));
+  wire n7220 = (n1802 & (s3_id_q == 8'h09));
+  wire n7223 = ((mw9_q & n3939) & (mline9_q == n3741));
+  wire n7233 = (n1802 & (s3_id_q == 8'h0a));
+  wire n7236 = ((mw10_q & n3939) & (mline10_q == n3741));
+  wire n7246 = (n1802 & (s3_id_q == 8'h0b));
+  wire n7249 = ((mw11_q & n3939) & (mline11_q == n3741));
+  wire n7259 = (n1802 & (s3_id_q == 8'h0c));
+  wire n7262 = ((mw12_q & n3939) & (mline12_q == n3741));
+  wire n7272 = (n1802 & (s3_id_q == 8'h0d));
+  wire n7275 = ((mw13_q & n3939) & (mline13_q == n3741));
+  wire n7285 = (n1802 & (s3_id_q == 8'h0e));
+  wire n7288 = ((mw14_q & n3939) & (mline14_q == n3741));
+  wire n7298 = (n1802 & (s3_id_q == 8'h0f));
+  wire n7301 = ((mw15_q & n3939) & (mline15_q == n3741));
+  wire n7311 = (n1802 & (s3_id_q == 8'h10));
+  wire n7314 = ((mw16_q & n3939) & (mline16_q == n3741));
+  wire n7324 = (n1802 & (s3_id_q == 8'h11));
+  wire n7327 = ((mw17_q & n3939) & (mline17_q == n3741));
+  wire n7337 = (n1802 & (s3_id_q == 8'h12));
+  wire n7340 = ((mw18_q & n3939) & (mline18_q == n3741));
+  wire n7350 = (n1802 & (s3_id_q == 8'h13));
+  wire n7353 = ((mw19_q & n3939) & (mline19_q == n3741));
+  wire n7363 = (n1802 & (s3_id_q == 8'h14));
+  wire n7366 = ((mw20_q & n3939) & (mline20_q == n3741));
+  wire n7376 = (n1802 & (s3_id_q == 8'h15));
+  wire n7379 = ((mw21_q & n3939) & (mline21_q == n3741));
+  wire n7389 = (n1802 & (s3_id_q == 8'h16));
+  wire n7392 = ((mw22_q & n3939) & (mline22_q == n3741));
+  wire n7402 = (n1802 & (s3_id_q == 8'h17));
+  wire n7405 = ((mw23_q & n3939) & (mline23_q == n3741));
+  wire n7415 = (n1802 & (s3_id_q == 8'h18));
+  wire n7418 = ((mw24_q & n3939) & (mline24_q == n3741));
+  wire n7428 = (n1802 & (s3_id_q == 8'h19));
+  wire n7431 = ((mw25_q & n3939) & (mline25_q == n3741));
+  wire n7441 = (n1802 & (s3_id_q == 8'h1a));
+  wire n7444 = ((mw26_q & n3939) & (mline26_q == n3741));
+  wire n7454 = (n1802 & (s3_id_q == 8'h1b));
+  wire n7457 = ((mw27_q & n3939) & (mline27_q == n3741));
+  wire n7467 = (n1802 & (s3_id_q == 8'h1c));
+  wire n7470 = ((mw28_q & n3939) & (mline28_q == n3741));
+  wire n7480 = (n1802 & (s3_id_q == 8'h1d));
+  wire n7483 = ((mw29_q & n3939) & (mline29_q == n3741));
+  wire n7493 = (n1802 & (s3_id_q == 8'h1e));
+  wire n7496 = ((mw30_q & n3939) & (mline30_q == n3741));
+  wire n7506 = (n1802 & (s3_id_q == 8'h1f));
+  wire n7509 = ((mw31_q & n3939) & (mline31_q == n3741));
+  wire n7519 = (n1802 & (s3_id_q == 8'h20));
+  wire n7522 = ((mw32_q & n3939) & (mline32_q == n3741));
+  wire n7532 = (n1802 & (s3_id_q == 8'h21));
+  wire n7535 = ((mw33_q & n3939) & (mline33_q == n3741));
+  wire n7545 = (n1802 & (s3_id_q == 8'h22));
+  wire n7548 = ((mw34_q & n3939) & (mline34_q == n3741));
+  wire n7558 = (n1802 & (s3_id_q == 8'h23));
+  wire n7561 = ((mw35_q & n3939) & (mline35_q == n3741));
+  wire n7571 = (n1802 & (s3_id_q == 8'h24));
+  wire n7574 = ((mw36_q & n3939) & (mline36_q == n3741));
+  wire n7584 = (n1802 & (s3_id_q == 8'h25));
+  wire n7587 = ((mw37_q & n3939) & (mline37_q == n3741));
+  wire n7597 = (n1802 & (s3_id_q == 8'h26));
+  wire n7600 = ((mw38_q & n3939) & (mline38_q == n3741));
+  wire n7610 = (n1802 & (s3_id_q == 8'h27));
+  wire n7613 = ((mw39_q & n3939) & (mline39_q == n3741));
+  wire n7623 = (n1802 & (s3_id_q == 8'h28));
+  wire n7626 = ((mw40_q & n3939) & (mline40_q == n3741));
+  wire n7636 = (n1802 & (s3_id_q == 8'h29));
+  wire n7639 = ((mw41_q & n3939) & (mline41_q == n3741));
+  wire n7649 = (n1802 & (s3_id_q == 8'h2a));
+  wire n7652 = ((mw42_q & n3939) & (mline42_q == n3741));
+  wire n7662 = (n1802 & (s3_id_q == 8'h2b));
+  wire n7665 = ((mw43_q & n3939) & (mline43_q == n3741));
+  wire n7675 = (n1802 & (s3_id_q == 8'h2c));
+  wire n7678 = ((mw44_q & n3939) & (mline44_q == n3741));
+  wire n7688 = (n1802 & (s3_id_q == 8'h2d));
+  wire n7691 = ((mw45_q & n3939) & (mline45_q == n3741));
+  wire n7701 = (n1802 & (s3_id_q == 8'h2e));
+  wire n7704 = ((mw46_q & n3939) & (mline46_q == n3741));
+  wire n7714 = (n1802 & (s3_id_q == 8'h2f));
+  wire n7717 = ((mw47_q & n3939) & (mline47_q == n3741));
+  wire n7727 = (n1802 & (s3_id_q == 8'h30));
+  wire n7730 = ((mw48_q & n3939) & (mline48_q == n3741));
+  wire n7740 = (n1802 & (s3_id_q == 8'h31));
+  wire n7743 = ((mw49_q & n3939) & (mline49_q == n3741));
+  wire n7753 = (n1802 & (s3_id_q == 8'h32));
+  wire n7756 = ((mw50_q & n3939) & (mline50_q == n3741));
+  wire n7766 = (n1802 & (s3_id_q == 8'h33));
+  wire n7769 = ((mw51_q & n3939) & (mline51_q == n3741));
+  wire n7779 = (n1802 & (s3_id_q == 8'h34));
+  wire n7782 = ((mw52_q & n3939) & (mline52_q == n3741));
+  wire n7792 = (n1802 & (s3_id_q == 8'h35));
+  wire n7795 = ((mw53_q & n3939) & (mline53_q == n3741));
+  wire n7805 = (n1802 & (s3_id_q == 8'h36));
+  wire n7808 = ((mw54_q & n3939) & (mline54_q == n3741));
+  wire n7818 = (n1802 & (s3_id_q == 8'h37));
+  wire n7821 = ((mw55_q & n3939) & (mline55_q == n3741));
+  wire n7831 = (n1802 & (s3_id_q == 8'h38));
+  wire n7834 = ((mw56_q & n3939) & (mline56_q == n3741));
+  wire n7844 = (n1802 & (s3_id_q == 8'h39));
+  wire n7847 = ((mw57_q & n3939) & (mline57_q == n3741));
+  wire n7857 = (n1802 & (s3_id_q == 8'h3a));
+  wire n7860 = ((mw58_q & n3939) & (mline58_q == n3741));
+  wire n7870 = (n1802 & (s3_id_q == 8'h3b));
+  wire n7873 = ((mw59_q & n3939) & (mline59_q == n3741));
+  wire n7883 = (n1802 & (s3_id_q == 8'h3c));
+  wire n7886 = ((mw60_q & n3939) & (mline60_q == n3741));
+  wire n7896 = (n1802 & (s3_id_q == 8'h3d));
+  wire n7899 = ((mw61_q & n3939) & (mline61_q == n3741));
+  wire n7909 = (n1802 & (s3_id_q == 8'h3e));
+  wire n7912 = ((mw62_q & n3939) & (mline62_q == n3741));
+  wire n7922 = (n1802 & (s3_id_q == 8'h3f));
+  wire n7925 = ((mw63_q & n3939) & (mline63_q == n3741));
+  assign s0_v_d = (n2205 ? n2487 : s0_v_q);
+  assign s0_id_d = (n2492 ? (n2192 ? (n2188 ? 8'h3f : (n2182 ? 8'h3e : (n2176 ? 8'h3d : (n2170 ? 8'h3c : (n2164 ? 8'h3b : (n2158 ? 8'h3a : (n2152 ? 8'h39 : (n2146 ? 8'h38 : (n2140 ? 8'h37 : (n2134 ? 8'h36 : (n2128 ? 8'h35 : (n2122 ? 8'h34 : (n2116 ? 8'h33 : (n2110 ? 8'h32 : (n2104 ? 8'h31 : (n2098 ? 8'h30 : (n2092 ? 8'h2f : (n2086 ? 8'h2e : (n2080 ? 8'h2d : (n2074 ? 8'h2c : (n2068 ? 8'h2b : (n2062 ? 8'h2a : (n2056 ? 8'h29 : (n2050 ? 8'h28 : (n2044 ? 8'h27 : (n2038 ? 8'h26 : (n2032 ? 8'h25 : (n2026 ? 8'h24 : (n2020 ? 8'h23 : (n2014 ? 8'h22 : (n2008 ? 8'h21 : (n2002 ? 8'h20 : (n1996 ? 8'h1f : (n1990 ? 8'h1e : (n1984 ? 8'h1d : (n1978 ? 8'h1c : (n1972 ? 8'h1b : (n1966 ? 8'h1a : (n1960 ? 8'h19 : (n1954 ? 8'h18 : (n1948 ? 8'h17 : (n1942 ? 8'h16 : (n1936 ? 8'h15 : (n1930 ? 8'h14 : (n1924 ? 8'h13 : (n1918 ? 8'h12 : (n1912 ? 8'h11 : (n1906 ? 8'h10 : (n1900 ? 8'h0f : (n1894 ? 8'h0e : (n1888 ? 8'h0d : (n1882 ? 8'h0c : (n1876 ? 8'h0b : (n1870 ? 8'h0a : (n1864 ? 8'h09 : (n1858 ? 8'h08 : (n1852 ? 8'h07 : (n1846 ? 8'h06 : (n1840 ? 8'h05 : (n1834 ? 8'h04 : (n1828 ? 8'h03 : (n1822 ? 8'h02 : (n1816 ? 8'h01 : (n1810 ? 8'h00 : 8'h00)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) : lsu_req_id_i) : s0_id_q);
+  assign s0_addr_d = (n2492 ? (n2192 ? {(n2188 ? mline63_q : (n2182 ? mline62_q : (n2176 ? mline61_q : (n2170 ? mline60_q : (n2164 ? mline59_q : (n2158 ? mline58_q : (n2152 ? mline57_q : (n2146 ? mline56_q : (n2140 ? mline55_q : (n2134 ? mline54_q : (n2128 ? mline53_q : (n2122 ? mline52_q : (n2116 ? mline51_q : (n2110 ? mline50_q : (n2104 ? mline49_q : (n2098 ? mline48_q : (n2092 ? mline47_q : (n2086 ? mline46_q : (n2080 ? mline45_q : (n2074 ? mline44_q : (n2068 ? mline43_q : (n2062 ? mline42_q : (n2056 ? mline41_q : (n2050 ? mline40_q : (n2044 ? mline39_q : (n2038 ? mline38_q : (n2032 ? mline37_q : (n2026 ? mline36_q : (n2020 ? mline35_q : (n2014 ? mline34_q : (n2008 ? mline33_q : (n2002 ? mline32_q : (n1996 ? mline31_q : (n1990 ? mline30_q : (n1984 ? mline29_q : (n1978 ? mline28_q : (n1972 ? mline27_q : (n1966 ? mline26_q : (n1960 ? mline25_q : (n1954 ? mline24_q : (n1948 ? mline23_q : (n1942 ? mline22_q : (n1936 ? mline21_q : (n1930 ? mline20_q : (n1924 ? mline19_q : (n1918 ? mline18_q : (n1912 ? mline17_q : (n1906 ? mline16_q : (n1900 ? mline15_q : (n1894 ? mline14_q : (n1888 ? mline13_q : (n1882 ? mline12_q : (n1876 ? mline11_q : (n1870 ? mline10_q : (n1864 ? mline9_q : (n1858 ? mline8_q : (n1852 ? mline7_q : (n1846 ? mline6_q : (n1840 ? mline5_q : (n1834 ? mline4_q : (n1828 ? mline3_q : (n1822 ? mline2_q : (n1816 ? mline1_q : (n1810 ? mline0_q : 25'h0000000)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))), 7'h00} : lsu_req_addr_i) : s0_addr_q);
+  assign s0_size_d = (n2492 ? (n2192 ? 2'h2 : lsu_req_size_i) : s0_size_q);
+  assign s0_rp_d = (n2492 ? n2192 : s0_rp_q);
+  assign s1_v_d = (n2202 ? s0_v_q : s1_v_q);
+  assign s1_id_d = (n2498 ? s0_id_q : s1_id_q);
+  assign s1_addr_d = (n2498 ? s0_addr_q : s1_addr_q);
+  assign s1_size_d = (n2498 ? s0_size_q : s1_size_q);
+  assign s1_rp_d = (n2498 ? s0_rp_q : s1_rp_q);
+  assign s2_v_d = (n2199 ? s1_v_q : s2_v_q);
+  assign s2_id_d = (n2504 ? s1_id_q : s2_id_q);
+  assign s2_addr_d = (n2504 ? s1_addr_q : s2_addr_q);
+  assign s2_size_d = (n2504 ? s1_size_q : s2_size_q);
+  assign s2_rp_d = (n2504 ? s1_rp_q : s2_rp_q);
+  assign s3_v_d = (n2196 ? s2_v_q : s3_v_q);
+  assign s3_id_d = (n2510 ? s2_id_q : s3_id_q);
+  assign s3_addr_d = (n2510 ? s2_addr_q : s3_addr_q);
+  assign s3_size_d = (n2510 ? s2_size_q : s3_size_q);
+  assign s3_rp_d = (n2510 ? s2_rp_q : s3_rp_q);
+  assign o_v_d = (n1542 | (o_v_q & gm_resp_valid_i));
+  assign o_id_d = (n1542 ? s3_id_q : o_id_q);
+  assign val0_d = (n5245 ? 1'h1 : (((n2482 & (n5242 == 7'h00)) & (tag0_q == n2210)) ? 1'h0 : val0_q));
+  assign val1_d = (n5256 ? 1'h1 : (((n2482 & (n5242 == 7'h01)) & (tag1_q == n2210)) ? 1'h0 : val1_q));
+  assign val2_d = (n5267 ? 1'h1 : (((n2482 & (n5242 == 7'h02)) & (tag2_q == n2210)) ? 1'h0 : val2_q));
+  assign val3_d = (n5278 ? 1'h1 : (((n2482 & (n5242 == 7'h03)) & (tag3_q == n2210)) ? 1'h0 : val3_q));
+  assign val4_d = (n5289 ? 1'h1 : (((n2482 & (n5242 == 7'h04)) & (tag4_q == n2210)) ? 1'h0 : val4_q));
+  assign val5_d = (n5300 ? 1'h1 : (((n2482 & (n5242 == 7'h05)) & (tag5_q == n2210)) ? 1'h0 : val5_q));
+  assign val6_d = (n5311 ? 1'h1 : (((n2482 & (n5242 == 7'h06)) & (tag6_q == n2210)) ? 1'h0 : val6_q));
+  assign val7_d = (n5322 ? 1'h1 : (((n2482 & (n5242 == 7'h07)) & (tag7_q == n2210)) ? 1'h0 : val7_q));
+  assign val8_d = (n5333 ? 1'h1 : (((n2482 & (n5242 == 7'h08)) & (tag8_q == n2210)) ? 1'h0 : val8_q));
+  assign val9_d = (n5344 ? 1'h1 : (((n2482 & (n5242 == 7'h09)) & (tag9_q == n2210)) ? 1'h0 : val9_q));
+  assign val10_d = (n5355 ? 1'h1 : (((n2482 & (n5242 == 7'h0a)) & (tag10_q == n2210)) ? 1'h0 : val10_q));
+  assign val11_d = (n5366 ? 1'h1 : (((n2482 & (n5242 == 7'h0b)) & (tag11_q == n2210)) ? 1'h0 : val11_q));
+  assign val12_d = (n5377 ? 1'h1 : (((n2482 & (n5242 == 7'h0c)) & (tag12_q == n2210)) ? 1'h0 : val12_q));
+  assign val13_d = (n5388 ? 1'h1 : (((n2482 & (n5242 == 7'h0d)) & (tag13_q == n2210)) ? 1'h0 : val13_q));
+  assign val14_d = (n5399 ? 1'h1 : (((n2482 & (n5242 == 7'h0e)) & (tag14_q == n2210)) ? 1'h0 : val14_q));
+  assign val15_d = (n5410 ? 1'h1 : (((n2482 & (n5242 == 7'h0f)) & (tag15_q == n2210)) ? 1'h0 : val15_q));
+  assign val16_d = (n5421 ? 1'h1 : (((n2482 & (n5242 == 7'h10)) & (tag16_q == n2210)) ? 1'h0 : val16_q));
+  assign val17_d = (n5432 ? 1'h1 : (((n2482 & (n5242 == 7'h11)) & (tag17_q == n2210)) ? 1'h0 : val17_q));
+  assign val18_d = (n5443 ? 1'h1 : (((n2482 & (n5242 == 7'h12)) & (tag18_q == n2210)) ? 1'h0 : val18_q));
+  assign val19_d = (n5454 ? 1'h1 : (((n2482 & (n5242 == 7'h13)) & (tag19_q == n2210)) ? 1'h0 : val19_q));
+  assign val20_d = (n5465 ? 1'h1 : (((n2482 & (n5242 == 7'h14)) & (tag20_q == n2210)) ? 1'h0 : val20_q));
+  assign val21_d = (n5476 ? 1'h1 : (((n2482 & (n5242 == 7'h15)) & (tag21_q == n2210)) ? 1'h0 : val21_q));
+  assign val22_d = (n5487 ? 1'h1 : (((n2482 & (n5242 == 7'h16)) & (tag22_q == n2210)) ? 1'h0 : val22_q));
+  assign val23_d = (n5498 ? 1'h1 : (((n2482 & (n5242 == 7'h17)) & (tag23_q == n2210)) ? 1'h0 : val23_q));
+  assign val24_d = (n5509 ? 1'h1 : (((n2482 & (n5242 == 7'h18)) & (tag24_q == n2210)) ? 1'h0 : val24_q));
+  assign val25_d = (n5520 ? 1'h1 : (((n2482 & (n5242 == 7'h19)) & (tag25_q == n2210)) ? 1'h0 : val25_q));
+  assign val26_d = (n5531 ? 1'h1 : (((n2482 & (n5242 == 7'h1a)) & (tag26_q == n2210)) ? 1'h0 : val26_q));
+  assign val27_d = (n5542 ? 1'h1 : (((n2482 & (n5242 == 7'h1b)) & (tag27_q == n2210)) ? 1'h0 : val27_q));
+  assign val28_d = (n5553 ? 1'h1 : (((n2482 & (n5242 == 7'h1c)) & (tag28_q == n2210)) ? 1'h0 : val28_q));
+  assign val29_d = (n5564 ? 1'h1 : (((n2482 & (n5242 == 7'h1d)) & (tag29_q == n2210)) ? 1'h0 : val29_q));
+  assign val30_d = (n5575 ? 1'h1 : (((n2482 & (n5242 == 7'h1e)) & (tag30_q == n2210)) ? 1'h0 : val30_q));
+  assign val31_d = (n5586 ? 1'h1 : (((n2482 & (n5242 == 7'h1f)) & (tag31_q == n2210)) ? 1'h0 : val31_q));
+  assign val32_d = (n5597 ? 1'h1 : (((n2482 & (n5242 == 7'h00)) & (tag32_q == n2210)) ? 1'h0 : val32_q));
+  assign val33_d = (n5608 ? 1'h1 : (((n2482 & (n5242 == 7'h01)) & (tag33_q == n2210)) ? 1'h0 : val33_q));
+  assign val34_d = (n5619 ? 1'h1 : (((n2482 & (n5242 == 7'h02)) & (tag34_q == n2210)) ? 1'h0 : val34_q));
+  assign val35_d = (n5630 ? 1'h1 : (((n2482 & (n5242 == 7'h03)) & (tag35_q == n2210)) ? 1'h0 : val35_q));
+  assign val36_d = (n5641 ? 1'h1 : (((n2482 & (n5242 == 7'h04)) & (tag36_q == n2210)) ? 1'h0 : val36_q));
+  assign val37_d = (n5652 ? 1'h1 : (((n2482 & (n5242 == 7'h05)) & (tag37_q == n2210)) ? 1'h0 : val37_q));
+  assign val38_d = (n5663 ? 1'h1 : (((n2482 & (n5242 == 7'h06)) & (tag38_q == n2210)) ? 1'h0 : val38_q));
+  assign val39_d = (n5674 ? 1'h1 : (((n2482 & (n5242 == 7'h07)) & (tag39_q == n2210)) ? 1'h0 : val39_q));
+  assign val40_d = (n5685 ? 1'h1 : (((n2482 & (n5242 == 7'h08)) & (tag40_q == n2210)) ? 1'h0 : val40_q));
+  assign val41_d = (n5696 ? 1'h1 : (((n2482 & (n5242 == 7'h09)) & (tag41_q == n2210)) ? 1'h0 : val41_q));
+  assign val42_d = (n5707 ? 1'h1 : (((n2482 & (n5242 == 7'h0a)) & (tag42_q == n2210)) ? 1'h0 : val42_q));
+  assign val43_d = (n5718 ? 1'h1 : (((n2482 & (n5242 == 7'h0b)) & (tag43_q == n2210)) ? 1'h0 : val43_q));
+  assign val44_d = (n5729 ? 1'h1 : (((n2482 & (n5242 == 7'h0c)) & (tag44_q == n2210)) ? 1'h0 : val44_q));
+  assign val45_d = (n5740 ? 1'h1 : (((n2482 & (n5242 == 7'h0d)) & (tag45_q == n2210)) ? 1'h0 : val45_q));
+  assign val46_d = (n5751 ? 1'h1 : (((n2482 & (n5242 == 7'h0e)) & (tag46_q == n2210)) ? 1'h0 : val46_q));
+  assign val47_d = (n5762 ? 1'h1 : (((n2482 & (n5242 == 7'h0f)) & (tag47_q == n2210)) ? 1'h0 : val47_q));
+  assign val48_d = (n5773 ? 1'h1 : (((n2482 & (n5242 == 7'h10)) & (tag48_q == n2210)) ? 1'h0 : val48_q));
+  assign val49_d = (n5784 ? 1'h1 : (((n2482 & (n5242 == 7'h11)) & (tag49_q == n2210)) ? 1'h0 : val49_q));
+  assign val50_d = (n5795 ? 1'h1 : (((n2482 & (n5242 == 7'h12)) & (tag50_q == n2210)) ? 1'h0 : val50_q));
+  assign val51_d = (n5806 ? 1'h1 : (((n2482 & (n5242 == 7'h13)) & (tag51_q == n2210)) ? 1'h0 : val51_q));
+  assign val52_d = (n5817 ? 1'h1 : (((n2482 & (n5242 == 7'h14)) & (tag52_q == n2210)) ? 1'h0 : val52_q));
+  assign val53_d = (n5828 ? 1'h1 : (((n2482 & (n5242 == 7'h15)) & (tag53_q == n2210)) ? 1'h0 : val53_q));
+  assign val54_d = (n5839 ? 1'h1 : (((n2482 & (n5242 == 7'h16)) & (tag54_q == n2210)) ? 1'h0 : val54_q));
+  assign val55_d = (n5850 ? 1'h1 : (((n2482 & (n5242 == 7'h17)) & (tag55_q == n2210)) ? 1'h0 : val55_q));
+  assign val56_d = (n5861 ? 1'h1 : (((n2482 & (n5242 == 7'h18)) & (tag56_q == n2210)) ? 1'h0 : val56_q));
+  assign val57_d = (n5872 ? 1'h1 : (((n2482 & (n5242 == 7'h19)) & (tag57_q == n2210)) ? 1'h0 : val57_q));
+  assign val58_d = (n5883 ? 1'h1 : (((n2482 & (n5242 == 7'h1a)) & (tag58_q == n2210)) ? 1'h0 : val58_q));
+  assign val59_d = (n5894 ? 1'h1 : (((n2482 & (n5242 == 7'h1b)) & (tag59_q == n2210)) ? 1'h0 : val59_q));
+  assign val60_d = (n5905 ? 1'h1 : (((n2482 & (n5242 == 7'h1c)) & (tag60_q == n2210)) ? 1'h0 : val60_q));
+  assign val61_d = (n5916 ? 1'h1 : (((n2482 & (n5242 == 7'h1d)) & (tag61_q == n2210)) ? 1'h0 : val61_q));
+  assign val62_d = (n5927 ? 1'h1 : (((n2482 & (n5242 == 7'h1e)) & (tag62_q == n2210)) ? 1'h0 : val62_q));
+  assign val63_d = (n5938 ? 1'h1 : (((n2482 & (n5242 == 7'h1f)) & (tag63_q == n2210)) ? 1'h0 : val63_q));
+  assign val64_d = (n5949 ? 1'h1 : (((n2482 & (n5242 == 7'h00)) & (tag64_q == n2210)) ? 1'h0 : val64_q));
+  assign val65_d = (n5960 ? 1'h1 : (((n2482 & (n5242 == 7'h01)) & (tag65_q == n2210)) ? 1'h0 : val65_q));
+  assign val66_d = (n5971 ? 1'h1 : (((n2482 & (n5242 == 7'h02)) & (tag66_q == n2210)) ? 1'h0 : val66_q));
+  assign val67_d = (n5982 ? 1'h1 : (((n2482 & (n5242 == 7'h03)) & (tag67_q == n2210)) ? 1'h0 : val67_q));
+  assign val68_d = (n5993 ? 1'h1 : (((n2482 & (n5242 == 7'h04)) & (tag68_q == n2210)) ? 1'h0 : val68_q));
+  assign val69_d = (n6004 ? 1'h1 : (((n2482 & (n5242 == 7'h05)) & (tag69_q == n2210)) ? 1'h0 : val69_q));
+  assign val70_d = (n6015 ? 1'h1 : (((n2482 & (n5242 == 7'h06)) & (tag70_q == n2210)) ? 1'h0 : val70_q));
+  assign val71_d = (n6026 ? 1'h1 : (((n2482 & (n5242 == 7'h07)) & (tag71_q == n2210)) ? 1'h0 : val71_q));
+  assign val72_d = (n6037 ? 1'h1 : (((n2482 & (n5242 == 7'h08)) & (tag72_q == n2210)) ? 1'h0 : val72_q));
+  assign val73_d = (n6048 ? 1'h1 : (((n2482 & (n5242 == 7'h09)) & (tag73_q == n2210)) ? 1'h0 : val73_q));
+  assign val74_d = (n6059 ? 1'h1 : (((n2482 & (n5242 == 7'h0a)) & (tag74_q == n2210)) ? 1'h0 : val74_q));
+  assign val75_d = (n6070 ? 1'h1 : (((n2482 & (n5242 == 7'h0b)) & (tag75_q == n2210)) ? 1'h0 : val75_q));
+  assign val76_d = (n6081 ? 1'h1 : (((n2482 & (n5242 == 7'h0c)) & (tag76_q == n2210)) ? 1'h0 : val76_q));
+  assign val77_d = (n6092 ? 1'h1 : (((n2482 & (n5242 == 7'h0d)) & (tag77_q == n2210)) ? 1'h0 : val77_q));
+  assign val78_d = (n6103 ? 1'h1 : (((n2482 & (n5242 == 7'h0e)) & (tag78_q == n2210)) ? 1'h0 : val78_q));
+  assign val79_d = (n6114 ? 1'h1 : (((n2482 & (n5242 == 7'h0f)) & (tag79_q == n2210)) ? 1'h0 : val79_q));
+  assign val80_d = (n6125 ? 1'h1 : (((n2482 & (n5242 == 7'h10)) & (tag80_q == n2210)) ? 1'h0 : val80_q));
+  assign val81_d = (n6136 ? 1'h1 : (((n2482 & (n5242 == 7'h11)) & (tag81_q == n2210)) ? 1'h0 : val81_q));
+  assign val82_d = (n6147 ? 1'h1 : (((n2482 & (n5242 == 7'h12)) & (tag82_q == n2210)) ? 1'h0 : val82_q));
+  assign val83_d = (n6158 ? 1'h1 : (((n2482 & (n5242 == 7'h13)) & (tag83_q == n2210)) ? 1'h0 : val83_q));
+  assign val84_d = (n6169 ? 1'h1 : (((n2482 & (n5242 == 7'h14)) & (tag84_q == n2210)) ? 1'h0 : val84_q));
+  assign val85_d = (n6180 ? 1'h1 : (((n2482 & (n5242 == 7'h15)) & (tag85_q == n2210)) ? 1'h0 : val85_q));
+  assign val86_d = (n6191 ? 1'h1 : (((n2482 & (n5242 == 7'h16)) & (tag86_q == n2210)) ? 1'h0 : val86_q));
+  assign val87_d = (n6202 ? 1'h1 : (((n2482 & (n5242 == 7'h17)) & (tag87_q == n2210)) ? 1'h0 : val87_q));
+  assign val88_d = (n6213 ? 1'h1 : (((n2482 & (n5242 == 7'h18)) & (tag88_q == n2210)) ? 1'h0 : val88_q));
+  assign val89_d = (n6224 ? 1'h1 : (((n2482 & (n5242 == 7'h19)) & (tag89_q == n2210)) ? 1'h0 : val89_q));
+  assign val90_d = (n6235 ? 1'h1 : (((n2482 & (n5242 == 7'h1a)) & (tag90_q == n2210)) ? 1'h0 : val90_q));
+  assign val91_d = (n6246 ? 1'h1 : (((n2482 & (n5242 == 7'h1b)) & (tag91_q == n2210)) ? 1'h0 : val91_q));
+  assign val92_d = (n6257 ? 1'h1 : (((n2482 & (n5242 == 7'h1c)) & (tag92_q == n2210)) ? 1'h0 : val92_q));
+  assign val93_d = (n6268 ? 1'h1 : (((n2482 & (n5242 == 7'h1d)) & (tag93_q == n2210)) ? 1'h0 : val93_q));
+  assign val94_d = (n6279 ? 1'h1 : (((n2482 & (n5242 == 7'h1e)) & (tag94_q == n2210)) ? 1'h0 : val94_q));
+  assign val95_d = (n6290 ? 1'h1 : (((n2482 & (n5242 == 7'h1f)) & (tag95_q == n2210)) ? 1'h0 : val95_q));
+  assign val96_d = (n6301 ? 1'h1 : (((n2482 & (n5242 == 7'h00)) & (tag96_q == n2210)) ? 1'h0 : val96_q));
+  assign val97_d = (n6312 ? 1'h1 : (((n2482 & (n5242 == 7'h01)) & (tag97_q == n2210)) ? 1'h0 : val97_q));
+  assign val98_d = (n6323 ? 1'h1 : (((n2482 & (n5242 == 7'h02)) & (tag98_q == n2210)) ? 1'h0 : val98_q));
+  assign val99_d = (n6334 ? 1'h1 : (((n2482 & (n5242 == 7'h03)) & (tag99_q == n2210)) ? 1'h0 : val99_q));
+  assign val100_d = (n6345 ? 1'h1 : (((n2482 & (n5242 == 7'h04)) & (tag100_q == n2210)) ? 1'h0 : val100_q));
+  assign val101_d = (n6356 ? 1'h1 : (((n2482 & (n5242 == 7'h05)) & (tag101_q == n2210)) ? 1'h0 : val101_q));
+  assign val102_d = (n6367 ? 1'h1 : (((n2482 & (n5242 == 7'h06)) & (tag102_q == n2210)) ? 1'h0 : val102_q));
+  assign val103_d = (n6378 ? 1'h1 : (((n2482 & (n5242 == 7'h07)) & (tag103_q == n2210)) ? 1'h0 : val103_q));
+  assign val104_d = (n6389 ? 1'h1 : (((n2482 & (n5242 == 7'h08)) & (tag104_q == n2210)) ? 1'h0 : val104_q));
+  assign val105_d = (n6400 ? 1'h1 : (((n2482 & (n5242 == 7'h09)) & (tag105_q == n2210)) ? 1'h0 : val105_q));
+  assign val106_d = (n6411 ? 1'h1 : (((n2482 & (n5242 == 7'h0a)) & (tag106_q == n2210)) ? 1'h0 : val106_q));
+  assign val107_d = (n6422 ? 1'h1 : (((n2482 & (n5242 == 7'h0b)) & (tag107_q == n2210)) ? 1'h0 : val107_q));
+  assign val108_d = (n6433 ? 1'h1 : (((n2482 & (n5242 == 7'h0c)) & (tag108_q == n2210)) ? 1'h0 : val108_q));
+  assign val109_d = (n6444 ? 1'h1 : (((n2482 & (n5242 == 7'h0d)) & (tag109_q == n2210)) ? 1'h0 : val109_q));
+  assign val110_d = (n6455 ? 1'h1 : (((n2482 & (n5242 == 7'h0e)) & (tag110_q == n2210)) ? 1'h0 : val110_q));
+  assign val111_d = (n6466 ? 1'h1 : (((n2482 & (n5242 == 7'h0f)) & (tag111_q == n2210)) ? 1'h0 : val111_q));
+  assign val112_d = (n6477 ? 1'h1 : (((n2482 & (n5242 == 7'h10)) & (tag112_q == n2210)) ? 1'h0 : val112_q));
+  assign val113_d = (n6488 ? 1'h1 : (((n2482 & (n5242 == 7'h11)) & (tag113_q == n2210)) ? 1'h0 : val113_q));
+  assign val114_d = (n6499 ? 1'h1 : (((n2482 & (n5242 == 7'h12)) & (tag114_q == n2210)) ? 1'h0 : val114_q));
+  assign val115_d = (n6510 ? 1'h1 : (((n2482 & (n5242 == 7'h13)) & (tag115_q == n2210)) ? 1'h0 : val115_q));
+  assign val116_d = (n6521 ? 1'h1 : (((n2482 & (n5242 == 7'h14)) & (tag116_q == n2210)) ? 1'h0 : val116_q));
+  assign val117_d = (n6532 ? 1'h1 : (((n2482 & (n5242 == 7'h15)) & (tag117_q == n2210)) ? 1'h0 : val117_q));
+  assign val118_d = (n6543 ? 1'h1 : (((n2482 & (n5242 == 7'h16)) & (tag118_q == n2210)) ? 1'h0 : val118_q));
+  assign val119_d = (n6554 ? 1'h1 : (((n2482 & (n5242 == 7'h17)) & (tag119_q == n2210)) ? 1'h0 : val119_q));
+  assign val120_d = (n6565 ? 1'h1 : (((n2482 & (n5242 == 7'h18)) & (tag120_q == n2210)) ? 1'h0 : val120_q));
+  assign val121_d = (n6576 ? 1'h1 : (((n2482 & (n5242 == 7'h19)) & (tag121_q == n2210)) ? 1'h0 : val121_q));
+  assign val122_d = (n6587 ? 1'h1 : (((n2482 & (n5242 == 7'h1a)) & (tag122_q == n2210)) ? 1'h0 : val122_q));
+  assign val123_d = (n6598 ? 1'h1 : (((n2482 & (n5242 == 7'h1b)) & (tag123_q == n2210)) ? 1'h0 : val123_q));
+  assign val124_d = (n6609 ? 1'h1 : (((n2482 & (n5242 == 7'h1c)) & (tag124_q == n2210)) ? 1'h0 : val124_q));
+  assign val125_d = (n6620 ? 1'h1 : (((n2482 & (n5242 == 7'h1d)) & (tag125_q == n2210)) ? 1'h0 : val125_q));
+  assign val126_d = (n6631 ? 1'h1 : (((n2482 & (n5242 == 7'h1e)) & (tag126_q == n2210)) ? 1'h0 : val126_q));
+  assign val127_d = (n6642 ? 1'h1 : (((n2482 & (n5242 == 7'h1f)) & (tag127_q == n2210)) ? 1'h0 : val127_q));
+  assign tag0_d = (n5245 ? n3741 : tag0_q);
+  assign tag1_d = (n5256 ? n3741 : tag1_q);
+  assign tag2_d = (n5267 ? n3741 : tag2_q);
+  assign tag3_d = (n5278 ? n3741 : tag3_q);
+  assign tag4_d = (n5289 ? n3741 : tag4_q);
+  assign tag5_d = (n5300 ? n3741 : tag5_q);
+  assign tag6_d = (n5311 ? n3741 : tag6_q);
+  assign tag7_d = (n5322 ? n3741 : tag7_q);
+  assign tag8_d = (n5333 ? n3741 : tag8_q);
+  assign tag9_d = (n5344 ? n3741 : tag9_q);
+  assign tag10_d = (n5355 ? n3741 : tag10_q);
+  assign tag11_d = (n5366 ? n3741 : tag11_q);
+  assign tag12_d = (n5377 ? n3741 : tag12_q);
+  assign tag13_d = (n5388 ? n3741 : tag13_q);
+  assign tag14_d = (n5399 ? n3741 : tag14_q);
+  assign tag15_d = (n5410 ? n3741 : tag15_q);
+  assign tag16_d = (n5421 ? n3741 : tag16_q);
+  assign tag17_d = (n5432 ? n3741 : tag17_q);
+  assign tag18_d = (n5443 ? n3741 : tag18_q);
+  assign tag19_d = (n5454 ? n3741 : tag19_q);
+  assign tag20_d = (n5465 ? n3741 : tag20_q);
+  assign tag21_d = (n5476 ? n3741 : tag21_q);
+  assign tag22_d = (n5487 ? n3741 : tag22_q);
+  assign tag23_d = (n5498 ? n3741 : tag23_q);
+  assign tag24_d = (n5509 ? n3741 : tag24_q);
+  assign tag25_d = (n5520 ? n3741 : tag25_q);
+  assign tag26_d = (n5531 ? n3741 : tag26_q);
+  assign tag27_d = (n5542 ? n3741 : tag27_q);
+  assign tag28_d = (n5553 ? n3741 : tag28_q);
+  assign tag29_d = (n5564 ? n3741 : tag29_q);
+  assign tag30_d = (n5575 ? n3741 : tag30_q);
+  assign tag31_d = (n5586 ? n3741 : tag31_q);
+  assign tag32_d = (n5597 ? n3741 : tag32_q);
+  assign tag33_d = (n5608 ? n3741 : tag33_q);
+  assign tag34_d = (n5619 ? n3741 : tag34_q);
+  assign tag35_d = (n5630 ? n3741 : tag35_q);
+  assign tag36_d = (n5641 ? n3741 : tag36_q);
+  assign tag37_d = (n5652 ? n3741 : tag37_q);
+  assign tag38_d = (n5663 ? n3741 : tag38_q);
+  assign tag39_d = (n5674 ? n3741 : tag39_q);
+  assign tag40_d = (n5685 ? n3741 : tag40_q);
+  assign tag41_d = (n5696 ? n3741 : tag41_q);
+  assign tag42_d = (n5707 ? n3741 : tag42_q);
+  assign tag43_d = (n5718 ? n3741 : tag43_q);
+  assign tag44_d = (n5729 ? n3741 : tag44_q);
+  assign tag45_d = (n5740 ? n3741 : tag45_q);
+  assign tag46_d = (n5751 ? n3741 : tag46_q);
+  assign tag47_d = (n5762 ? n3741 : tag47_q);
+  assign tag48_d = (n5773 ? n3741 : tag48_q);
+  assign tag49_d = (n5784 ? n3741 : tag49_q);
+  assign tag50_d = (n5795 ? n3741 : tag50_q);
+  assign tag51_d = (n5806 ? n3741 : tag51_q);
+  assign tag52_d = (n5817 ? n3741 : tag52_q);
+  assign tag53_d = (n5828 ? n3741 : tag53_q);
+  assign tag54_d = (n5839 ? n3741 : tag54_q);
+  assign tag55_d = (n5850 ? n3741 : tag55_q);
+  assign tag56_d = (n5861 ? n3741 : tag56_q);
+  assign tag57_d = (n5872 ? n3741 : tag57_q);
+  assign tag58_d = (n5883 ? n3741 : tag58_q);
+  assign tag59_d = (n5894 ? n3741 : tag59_q);
+  assign tag60_d = (n5905 ? n3741 : tag60_q);
+  assign tag61_d = (n5916 ? n3741 : tag61_q);
+  assign tag62_d = (n5927 ? n3741 : tag62_q);
+  assign tag63_d = (n5938 ? n3741 : tag63_q);
+  assign tag64_d = (n5949 ? n3741 : tag64_q);
+  assign tag65_d = (n5960 ? n3741 : tag65_q);
+  assign tag66_d = (n5971 ? n3741 : tag66_q);
+  assign tag67_d = (n5982 ? n3741 : tag67_q);
+  assign tag68_d = (n5993 ? n3741 : tag68_q);
+  assign tag69_d = (n6004 ? n3741 : tag69_q);
+  assign tag70_d = (n6015 ? n3741 : tag70_q);
+  assign tag71_d = (n6026 ? n3741 : tag71_q);
+  assign tag72_d = (n6037 ? n3741 : tag72_q);
+  assign tag73_d = (n6048 ? n3741 : tag73_q);
+  assign tag74_d = (n6059 ? n3741 : tag74_q);
+  assign tag75_d = (n6070 ? n3741 : tag75_q);
+  assign tag76_d = (n6081 ? n3741 : tag76_q);
+  assign tag77_d = (n6092 ? n3741 : tag77_q);
+  assign tag78_d = (n6103 ? n3741 : tag78_q);
+  assign tag79_d = (n6114 ? n3741 : tag79_q);
+  assign tag80_d = (n6125 ? n3741 : tag80_q);
+  assign tag81_d = (n6136 ? n3741 : tag81_q);
+  assign tag82_d = (n6147 ? n3741 : tag82_q);
+  assign tag83_d = (n6158 ? n3741 : tag83_q);
+  assign tag84_d = (n6169 ? n3741 : tag84_q);
+  assign tag85_d = (n6180 ? n3741 : tag85_q);
+  assign tag86_d = (n6191 ? n3741 : tag86_q);
+  assign tag87_d = (n6202 ? n3741 : tag87_q);
+  assign tag88_d = (n6213 ? n3741 : tag88_q);
+  assign tag89_d = (n6224 ? n3741 : tag89_q);
+  assign tag90_d = (n6235 ? n3741 : tag90_q);
+  assign tag91_d = (n6246 ? n3741 : tag91_q);
+  assign tag92_d = (n6257 ? n3741 : tag92_q);
+  assign tag93_d = (n6268 ? n3741 : tag93_q);
+  assign tag94_d = (n6279 ? n3741 : tag94_q);
+  assign tag95_d = (n6290 ? n3741 : tag95_q);
+  assign tag96_d = (n6301 ? n3741 : tag96_q);
+  assign tag97_d = (n6312 ? n3741 : tag97_q);
+  assign tag98_d = (n6323 ? n3741 : tag98_q);
+  assign tag99_d = (n6334 ? n3741 : tag99_q);
+  assign tag100_d = (n6345 ? n3741 : tag100_q);
+  assign tag101_d = (n6356 ? n3741 : tag101_q);
+  assign tag102_d = (n6367 ? n3741 : tag102_q);
+  assign tag103_d = (n6378 ? n3741 : tag103_q);
+  assign tag104_d = (n6389 ? n3741 : tag104_q);
+  assign tag105_d = (n6400 ? n3741 : tag105_q);
+  assign tag106_d = (n6411 ? n3741 : tag106_q);
+  assign tag107_d = (n6422 ? n3741 : tag107_q);
+  assign tag108_d = (n6433 ? n3741 : tag108_q);
+  assign tag109_d = (n6444 ? n3741 : tag109_q);
+  assign tag110_d = (n6455 ? n3741 : tag110_q);
+  assign tag111_d = (n6466 ? n3741 : tag111_q);
+  assign tag112_d = (n6477 ? n3741 : tag112_q);
+  assign tag113_d = (n6488 ? n3741 : tag113_q);
+  assign tag114_d = (n6499 ? n3741 : tag114_q);
+  assign tag115_d = (n6510 ? n3741 : tag115_q);
+  assign tag116_d = (n6521 ? n3741 : tag116_q);
+  assign tag117_d = (n6532 ? n3741 : tag117_q);
+  assign tag118_d = (n6543 ? n3741 : tag118_q);
+  assign tag119_d = (n6554 ? n3741 : tag119_q);
+  assign tag120_d = (n6565 ? n3741 : tag120_q);
+  assign tag121_d = (n6576 ? n3741 : tag121_q);
+  assign tag122_d = (n6587 ? n3741 : tag122_q);
+  assign tag123_d = (n6598 ? n3741 : tag123_q);
+  assign tag124_d = (n6609 ? n3741 : tag124_q);
+  assign tag125_d = (n6620 ? n3741 : tag125_q);
+  assign tag126_d = (n6631 ? n3741 : tag126_q);
+  assign tag127_d = (n6642 ? n3741 : tag127_q);
+  assign vict0_d = ((n4951 & (n3941 == 7'h00)) ? ((vict0_q == 3'h3) ? 3'h0 : (vict0_q + 3'h1)) : vict0_q);
+  assign vict1_d = ((n4951 & (n3941 == 7'h01)) ? ((vict1_q == 3'h3) ? 3'h0 : (vict1_q + 3'h1)) : vict1_q);
+  assign vict2_d = ((n4951 & (n3941 == 7'h02)) ? ((vict2_q == 3'h3) ? 3'h0 : (vict2_q + 3'h1)) : vict2_q);
+  assign vict3_d = ((n4951 & (n3941 == 7'h03)) ? ((vict3_q == 3'h3) ? 3'h0 : (vict3_q + 3'h1)) : vict3_q);
+  assign vict4_d = ((n4951 & (n3941 == 7'h04)) ? ((vict4_q == 3'h3) ? 3'h0 : (vict4_q + 3'h1)) : vict4_q);
+  assign vict5_d = ((n4951 & (n3941 == 7'h05)) ? ((vict5_q == 3'h3) ? 3'h0 : (vict5_q + 3'h1)) : vict5_q);
+  assign vict6_d = ((n4951 & (n3941 == 7'h06)) ? ((vict6_q == 3'h3) ? 3'h0 : (vict6_q + 3'h1)) : vict6_q);
+  assign vict7_d = ((n4951 & (n3941 == 7'h07)) ? ((vict7_q == 3'h3) ? 3'h0 : (vict7_q + 3'h1)) : vict7_q);
+  assign vict8_d = ((n4951 & (n3941 == 7'h08)) ? ((vict8_q == 3'h3) ? 3'h0 : (vict8_q + 3'h1)) : vict8_q);
+  assign vict9_d = ((n4951 & (n3941 == 7'h09)) ? ((vict9_q == 3'h3) ? 3'h0 : (vict9_q + 3'h1)) : vict9_q);
+  assign vict10_d = ((n4951 & (n3941 == 7'h0a)) ? ((vict10_q == 3'h3) ? 3'h0 : (vict10_q + 3'h1)) : vict10_q);
+  assign vict11_d = ((n4951 & (n3941 == 7'h0b)) ? ((vict11_q == 3'h3) ? 3'h0 : (vict11_q + 3'h1)) : vict11_q);
+  assign vict12_d = ((n4951 & (n3941 == 7'h0c)) ? ((vict12_q == 3'h3) ? 3'h0 : (vict12_q + 3'h1)) : vict12_q);
+  assign vict13_d = ((n4951 & (n3941 == 7'h0d)) ? ((vict13_q == 3'h3) ? 3'h0 : (vict13_q + 3'h1)) : vict13_q);
+  assign vict14_d = ((n4951 & (n3941 == 7'h0e)) ? ((vict14_q == 3'h3) ? 3'h0 : (vict14_q + 3'h1)) : vict14_q);
+  assign vict15_d = ((n4951 & (n3941 == 7'h0f)) ? ((vict15_q == 3'h3) ? 3'h0 : (vict15_q + 3'h1)) : vict15_q);
+  assign vict16_d = ((n4951 & (n3941 == 7'h10)) ? ((vict16_q == 3'h3) ? 3'h0 : (vict16_q + 3'h1)) : vict16_q);
+  assign vict17_d = ((n4951 & (n3941 == 7'h11)) ? ((vict17_q == 3'h3) ? 3'h0 : (vict17_q + 3'h1)) : vict17_q);
+  assign vict18_d = ((n4951 & (n3941 == 7'h12)) ? ((vict18_q == 3'h3) ? 3'h0 : (vict18_q + 3'h1)) : vict18_q);
+  assign vict19_d = ((n4951 & (n3941 == 7'h13)) ? ((vict19_q == 3'h3) ? 3'h0 : (vict19_q + 3'h1)) : vict19_q);
+  assign vict20_d = ((n4951 & (n3941 == 7'h14)) ? ((vict20_q == 3'h3) ? 3'h0 : (vict20_q + 3'h1)) : vict20_q);
+  assign vict21_d = ((n4951 & (n3941 == 7'h15)) ? ((vict21_q == 3'h3) ? 3'h0 : (vict21_q + 3'h1)) : vict21_q);
+  assign vict22_d = ((n4951 & (n3941 == 7'h16)) ? ((vict22_q == 3'h3) ? 3'h0 : (vict22_q + 3'h1)) : vict22_q);
+  assign vict23_d = ((n4951 & (n3941 == 7'h17)) ? ((vict23_q == 3'h3) ? 3'h0 : (vict23_q + 3'h1)) : vict23_q);
+  assign vict24_d = ((n4951 & (n3941 == 7'h18)) ? ((vict24_q == 3'h3) ? 3'h0 : (vict24_q + 3'h1)) : vict24_q);
+  assign vict25_d = ((n4951 & (n3941 == 7'h19)) ? ((vict25_q == 3'h3) ? 3'h0 : (vict25_q + 3'h1)) : vict25_q);
+  assign vict26_d = ((n4951 & (n3941 == 7'h1a)) ? ((vict26_q == 3'h3) ? 3'h0 : (vict26_q + 3'h1)) : vict26_q);
+  assign vict27_d = ((n4951 & (n3941 == 7'h1b)) ? ((vict27_q == 3'h3) ? 3'h0 : (vict27_q + 3'h1)) : vict27_q);
+  assign vict28_d = ((n4951 & (n3941 == 7'h1c)) ? ((vict28_q == 3'h3) ? 3'h0 : (vict28_q + 3'h1)) : vict28_q);
+  assign vict29_d = ((n4951 & (n3941 == 7'h1d)) ? ((vict29_q == 3'h3) ? 3'h0 : (vict29_q + 3'h1)) : vict29_q);
+  assign vict30_d = ((n4951 & (n3941 == 7'h1e)) ? ((vict30_q == 3'h3) ? 3'h0 : (vict30_q + 3'h1)) : vict30_q);
+  assign vict31_d = ((n4951 & (n3941 == 7'h1f)) ? ((vict31_q == 3'h3) ? 3'h0 : (vict31_q + 3'h1)) : vict31_q);
+  assign mline0_d = ((n2591 | (n1802 & (s3_id_q == 8'h00))) ? n744 : mline0_q);
+  assign mline1_d = ((n2606 | (n1802 & (s3_id_q == 8'h01))) ? n744 : mline1_q);
+  assign mline2_d = ((n2621 | (n1802 & (s3_id_q == 8'h02))) ? n744 : mline2_q);
+  assign mline3_d = ((n2636 | (n1802 & (s3_id_q == 8'h03))) ? n744 : mline3_q);
+  assign mline4_d = ((n2651 | (n1802 & (s3_id_q == 8'h04))) ? n744 : mline4_q);
+  assign mline5_d = ((n2666 | (n1802 & (s3_id_q == 8'h05))) ? n744 : mline5_q);
+  assign mline6_d = ((n2681 | (n1802 & (s3_id_q == 8'h06))) ? n744 : mline6_q);
+  assign mline7_d = ((n2696 | (n1802 & (s3_id_q == 8'h07))) ? n744 : mline7_q);
+  assign mline8_d = ((n2711 | (n1802 & (s3_id_q == 8'h08))) ? n744 : mline8_q);
+  assign mline9_d = ((n2726 | (n1802 & (s3_id_q == 8'h09))) ? n744 : mline9_q);
+  assign mline10_d = ((n2741 | (n1802 & (s3_id_q == 8'h0a))) ? n744 : mline10_q);
+  assign mline11_d = ((n2756 | (n1802 & (s3_id_q == 8'h0b))) ? n744 : mline11_q);
+  assign mline12_d = ((n2771 | (n1802 & (s3_id_q == 8'h0c))) ? n744 : mline12_q);
+  assign mline13_d = ((n2786 | (n1802 & (s3_id_q == 8'h0d))) ? n744 : mline13_q);
+  assign mline14_d = ((n2801 | (n1802 & (s3_id_q == 8'h0e))) ? n744 : mline14_q);
+  assign mline15_d = ((n2816 | (n1802 & (s3_id_q == 8'h0f))) ? n744 : mline15_q);
+  assign mline16_d = ((n2831 | (n1802 & (s3_id_q == 8'h10))) ? n744 : mline16_q);
+  assign mline17_d = ((n2846 | (n1802 & (s3_id_q == 8'h11))) ? n744 : mline17_q);
+  assign mline18_d = ((n2861 | (n1802 & (s3_id_q == 8'h12))) ? n744 : mline18_q);
+  assign mline19_d = ((n2876 | (n1802 & (s3_id_q == 8'h13))) ? n744 : mline19_q);
+  assign mline20_d = ((n2891 | (n1802 & (s3_id_q == 8'h14))) ? n744 : mline20_q);
+  assign mline21_d = ((n2906 | (n1802 & (s3_id_q == 8'h15))) ? n744 : mline21_q);
+  assign mline22_d = ((n2921 | (n1802 & (s3_id_q == 8'h16))) ? n744 : mline22_q);
+  assign mline23_d = ((n2936 | (n1802 & (s3_id_q == 8'h17))) ? n744 : mline23_q);
+  assign mline24_d = ((n2951 | (n1802 & (s3_id_q == 8'h18))) ? n744 : mline24_q);
+  assign mline25_d = ((n2966 | (n1802 & (s3_id_q == 8'h19))) ? n744 : mline25_q);
+  assign mline26_d = ((n2981 | (n1802 & (s3_id_q == 8'h1a))) ? n744 : mline26_q);
+  assign mline27_d = ((n2996 | (n1802 & (s3_id_q == 8'h1b))) ? n744 : mline27_q);
+  assign mline28_d = ((n3011 | (n1802 & (s3_id_q == 8'h1c))) ? n744 : mline28_q);
+  assign mline29_d = ((n3026 | (n1802 & (s3_id_q == 8'h1d))) ? n744 : mline29_q);
+  assign mline30_d = ((n3041 | (n1802 & (s3_id_q == 8'h1e))) ? n744 : mline30_q);
+  assign mline31_d = ((n3056 | (n1802 & (s3_id_q == 8'h1f))) ? n744 : mline31_q);
+  assign mline32_d = ((n3071 | (n1802 & (s3_id_q == 8'h20))) ? n744 : mline32_q);
+  assign mline33_d = ((n3086 | (n1802 & (s3_id_q == 8'h21))) ? n744 : mline33_q);
+  assign mline34_d = ((n3101 | (n1802 & (s3_id_q == 8'h22))) ? n744 : mline34_q);
+  assign mline35_d = ((n3116 | (n1802 & (s3_id_q == 8'h23))) ? n744 : mline35_q);
+  assign mline36_d = ((n3131 | (n1802 & (s3_id_q == 8'h24))) ? n744 : mline36_q);
+  assign mline37_d = ((n3146 | (n1802 & (s3_id_q == 8'h25))) ? n744 : mline37_q);
+  assign mline38_d = ((n3161 | (n1802 & (s3_id_q == 8'h26))) ? n744 : mline38_q);
+  assign mline39_d = ((n3176 | (n1802 & (s3_id_q == 8'h27))) ? n744 : mline39_q);
+  assign mline40_d = ((n3191 | (n1802 & (s3_id_q == 8'h28))) ? n744 : mline40_q);
+  assign mline41_d = ((n3206 | (n1802 & (s3_id_q == 8'h29))) ? n744 : mline41_q);
+  assign mline42_d = ((n3221 | (n1802 & (s3_id_q == 8'h2a))) ? n744 : mline42_q);
+  assign mline43_d = ((n3236 | (n1802 & (s3_id_q == 8'h2b))) ? n744 : mline43_q);
+  assign mline44_d = ((n3251 | (n1802 & (s3_id_q == 8'h2c))) ? n744 : mline44_q);
+  assign mline45_d = ((n3266 | (n1802 & (s3_id_q == 8'h2d))) ? n744 : mline45_q);
+  assign mline46_d = ((n3281 | (n1802 & (s3_id_q == 8'h2e))) ? n744 : mline46_q);
+  assign mline47_d = ((n3296 | (n1802 & (s3_id_q == 8'h2f))) ? n744 : mline47_q);
+  assign mline48_d = ((n3311 | (n1802 & (s3_id_q == 8'h30))) ? n744 : mline48_q);
+  assign mline49_d = ((n3326 | (n1802 & (s3_id_q == 8'h31))) ? n744 : mline49_q);
+  assign mline50_d = ((n3341 | (n1802 & (s3_id_q == 8'h32))) ? n744 : mline50_q);
+  assign mline51_d = ((n3356 | (n1802 & (s3_id_q == 8'h33))) ? n744 : mline51_q);
+  assign mline52_d = ((n3371 | (n1802 & (s3_id_q == 8'h34))) ? n744 : mline52_q);
+  assign mline53_d = ((n3386 | (n1802 & (s3_id_q == 8'h35))) ? n744 : mline53_q);
+  assign mline54_d = ((n3401 | (n1802 & (s3_id_q == 8'h36))) ? n744 : mline54_q);
+  assign mline55_d = ((n3416 | (n1802 & (s3_id_q == 8'h37))) ? n744 : mline55_q);
+  assign mline56_d = ((n3431 | (n1802 & (s3_id_q == 8'h38))) ? n744 : mline56_q);
+  assign mline57_d = ((n3446 | (n1802 & (s3_id_q == 8'h39))) ? n744 : mline57_q);
+  assign mline58_d = ((n3461 | (n1802 & (s3_id_q == 8'h3a))) ? n744 : mline58_q);
+  assign mline59_d = ((n3476 | (n1802 & (s3_id_q == 8'h3b))) ? n744 : mline59_q);
+  assign mline60_d = ((n3491 | (n1802 & (s3_id_q == 8'h3c))) ? n744 : mline60_q);
+  assign mline61_d = ((n3506 | (n1802 & (s3_id_q == 8'h3d))) ? n744 : mline61_q);
+  assign mline62_d = ((n3521 | (n1802 & (s3_id_q == 8'h3e))) ? n744 : mline62_q);
+  assign mline63_d = ((n3536 | (n1802 & (s3_id_q == 8'h3f))) ? n744 : mline63_q);
+  assign mfill0_d = (n2591 ? n748 : (((n2588 & (lsu_req_id_i == 8'h00)) | ((n2482 & mrd0_q) & (mline0_q == n2210))) ? 1'h0 : mfill0_q));
+  assign mfill1_d = (n2606 ? n748 : (((n2588 & (lsu_req_id_i == 8'h01)) | ((n2482 & mrd1_q) & (mline1_q == n2210))) ? 1'h0 : mfill1_q));
+  assign mfill2_d = (n2621 ? n748 : (((n2588 & (lsu_req_id_i == 8'h02)) | ((n2482 & mrd2_q) & (mline2_q == n2210))) ? 1'h0 : mfill2_q));
+  assign mfill3_d = (n2636 ? n748 : (((n2588 & (lsu_req_id_i == 8'h03)) | ((n2482 & mrd3_q) & (mline3_q == n2210))) ? 1'h0 : mfill3_q));
+  assign mfill4_d = (n2651 ? n748 : (((n2588 & (lsu_req_id_i == 8'h04)) | ((n2482 & mrd4_q) & (mline4_q == n2210))) ? 1'h0 : mfill4_q));
+  assign mfill5_d = (n2666 ? n748 : (((n2588 & (lsu_req_id_i == 8'h05)) | ((n2482 & mrd5_q) & (mline5_q == n2210))) ? 1'h0 : mfill5_q));
+  assign mfill6_d = (n2681 ? n748 : (((n2588 & (lsu_req_id_i == 8'h06)) | ((n2482 & mrd6_q) & (mline6_q == n2210))) ? 1'h0 : mfill6_q));
+  assign mfill7_d = (n2696 ? n748 : (((n2588 & (lsu_req_id_i == 8'h07)) | ((n2482 & mrd7_q) & (mline7_q == n2210))) ? 1'h0 : mfill7_q));
+  assign mfill8_d = (n2711 ? n748 : (((n2588 & (lsu_req_id_i == 8'h08)) | ((n2482 & mrd8_q) & (mline8_q == n2210))) ? 1'h0 : mfill8_q));
+  assign mfill9_d = (n2726 ? n748 : (((n2588 & (lsu_req_id_i == 8'h09)) | ((n2482 & mrd9_q) & (mline9_q == n2210))) ? 1'h0 : mfill9_q));
+  assign mfill10_d = (n2741 ? n748 : (((n2588 & (lsu_req_id_i == 8'h0a)) | ((n2482 & mrd10_q) & (mline10_q == n2210))) ? 1'h0 : mfill10_q));
+  assign mfill11_d = (n2756 ? n748 : (((n2588 & (lsu_req_id_i == 8'h0b)) | ((n2482 & mrd11_q) & (mline11_q == n2210))) ? 1'h0 : mfill11_q));
+  assign mfill12_d = (n2771 ? n748 : (((n2588 & (lsu_req_id_i == 8'h0c)) | ((n2482 & mrd12_q) & (mline12_q == n2210))) ? 1'h0 : mfill12_q));
+  assign mfill13_d = (n2786 ? n748 : (((n2588 & (lsu_req_id_i == 8'h0d)) | ((n2482 & mrd13_q) & (mline13_q == n2210))) ? 1'h0 : mfill13_q));
+  assign mfill14_d = (n2801 ? n748 : (((n2588 & (lsu_req_id_i == 8'h0e)) | ((n2482 & mrd14_q) & (mline14_q == n2210))) ? 1'h0 : mfill14_q));
+  assign mfill15_d = (n2816 ? n748 : (((n2588 & (lsu_req_id_i == 8'h0f)) | ((n2482 & mrd15_q) & (mline15_q == n2210))) ? 1'h0 : mfill15_q));
+  assign mfill16_d = (n2831 ? n748 : (((n2588 & (lsu_req_id_i == 8'h10)) | ((n2482 & mrd16_q) & (mline16_q == n2210))) ? 1'h0 : mfill16_q));
+  assign mfill17_d = (n2846 ? n748 : (((n2588 & (lsu_req_id_i == 8'h11)) | ((n2482 & mrd17_q) & (mline17_q == n2210))) ? 1'h0 : mfill17_q));
+  assign mfill18_d = (n2861 ? n748 : (((n2588 & (lsu_req_id_i == 8'h12)) | ((n2482 & mrd18_q) & (mline18_q == n2210))) ? 1'h0 : mfill18_q));
+  assign mfill19_d = (n2876 ? n748 : (((n2588 & (lsu_req_id_i == 8'h13)) | ((n2482 & mrd19_q) & (mline19_q == n2210))) ? 1'h0 : mfill19_q));
+  assign mfill20_d = (n2891 ? n748 : (((n2588 & (lsu_req_id_i == 8'h14)) | ((n2482 & mrd20_q) & (mline20_q == n2210))) ? 1'h0 : mfill20_q));
+  assign mfill21_d = (n2906 ? n748 : (((n2588 & (lsu_req_id_i == 8'h15)) | ((n2482 & mrd21_q) & (mline21_q == n2210))) ? 1'h0 : mfill21_q));
+  assign mfill22_d = (n2921 ? n748 : (((n2588 & (lsu_req_id_i == 8'h16)) | ((n2482 & mrd22_q) & (mline22_q == n2210))) ? 1'h0 : mfill22_q));
+  assign mfill23_d = (n2936 ? n748 : (((n2588 & (lsu_req_id_i == 8'h17)) | ((n2482 & mrd23_q) & (mline23_q == n2210))) ? 1'h0 : mfill23_q));
+  assign mfill24_d = (n2951 ? n748 : (((n2588 & (lsu_req_id_i == 8'h18)) | ((n2482 & mrd24_q) & (mline24_q == n2210))) ? 1'h0 : mfill24_q));
+  assign mfill25_d = (n2966 ? n748 : (((n2588 & (lsu_req_id_i == 8'h19)) | ((n2482 & mrd25_q) & (mline25_q == n2210))) ? 1'h0 : mfill25_q));
+  assign mfill26_d = (n2981 ? n748 : (((n2588 & (lsu_req_id_i == 8'h1a)) | ((n2482 & mrd26_q) & (mline26_q == n2210))) ? 1'h0 : mfill26_q));
+  assign mfill27_d = (n2996 ? n748 : (((n2588 & (lsu_req_id_i == 8'h1b)) | ((n2482 & mrd27_q) & (mline27_q == n2210))) ? 1'h0 : mfill27_q));
+  assign mfill28_d = (n3011 ? n748 : (((n2588 & (lsu_req_id_i == 8'h1c)) | ((n2482 & mrd28_q) & (mline28_q == n2210))) ? 1'h0 : mfill28_q));
+  assign mfill29_d = (n3026 ? n748 : (((n2588 & (lsu_req_id_i == 8'h1d)) | ((n2482 & mrd29_q) & (mline29_q == n2210))) ? 1'h0 : mfill29_q));
+  assign mfill30_d = (n3041 ? n748 : (((n2588 & (lsu_req_id_i == 8'h1e)) | ((n2482 & mrd30_q) & (mline30_q == n2210))) ? 1'h0 : mfill30_q));
+  assign mfill31_d = (n3056 ? n748 : (((n2588 & (lsu_req_id_i == 8'h1f)) | ((n2482 & mrd31_q) & (mline31_q == n2210))) ? 1'h0 : mfill31_q));
+  assign mfill32_d = (n3071 ? n748 : (((n2588 & (lsu_req_id_i == 8'h20)) | ((n2482 & mrd32_q) & (mline32_q == n2210))) ? 1'h0 : mfill32_q));
+  assign mfill33_d = (n3086 ? n748 : (((n2588 & (lsu_req_id_i == 8'h21)) | ((n2482 & mrd33_q) & (mline33_q == n2210))) ? 1'h0 : mfill33_q));
+  assign mfill34_d = (n3101 ? n748 : (((n2588 & (lsu_req_id_i == 8'h22)) | ((n2482 & mrd34_q) & (mline34_q == n2210))) ? 1'h0 : mfill34_q));
+  assign mfill35_d = (n3116 ? n748 : (((n2588 & (lsu_req_id_i == 8'h23)) | ((n2482 & mrd35_q) & (mline35_q == n2210))) ? 1'h0 : mfill35_q));
+  assign mfill36_d = (n3131 ? n748 : (((n2588 & (lsu_req_id_i == 8'h24)) | ((n2482 & mrd36_q) & (mline36_q == n2210))) ? 1'h0 : mfill36_q));
+  assign mfill37_d = (n3146 ? n748 : (((n2588 & (lsu_req_id_i == 8'h25)) | ((n2482 & mrd37_q) & (mline37_q == n2210))) ? 1'h0 : mfill37_q));
+  assign mfill38_d = (n3161 ? n748 : (((n2588 & (lsu_req_id_i == 8'h26)) | ((n2482 & mrd38_q) & (mline38_q == n2210))) ? 1'h0 : mfill38_q));
+  assign mfill39_d = (n3176 ? n748 : (((n2588 & (lsu_req_id_i == 8'h27)) | ((n2482 & mrd39_q) & (mline39_q == n2210))) ? 1'h0 : mfill39_q));
+  assign mfill40_d = (n3191 ? n748 : (((n2588 & (lsu_req_id_i == 8'h28)) | ((n2482 & mrd40_q) & (mline40_q == n2210))) ? 1'h0 : mfill40_q));
+  assign mfill41_d = (n3206 ? n748 : (((n2588 & (lsu_req_id_i == 8'h29)) | ((n2482 & mrd41_q) & (mline41_q == n2210))) ? 1'h0 : mfill41_q));
+  assign mfill42_d = (n3221 ? n748 : (((n2588 & (lsu_req_id_i == 8'h2a)) | ((n2482 & mrd42_q) & (mline42_q == n2210))) ? 1'h0 : mfill42_q));
+  assign mfill43_d = (n3236 ? n748 : (((n2588 & (lsu_req_id_i == 8'h2b)) | ((n2482 & mrd43_q) & (mline43_q == n2210))) ? 1'h0 : mfill43_q));
+  assign mfill44_d = (n3251 ? n748 : (((n2588 & (lsu_req_id_i == 8'h2c)) | ((n2482 & mrd44_q) & (mline44_q == n2210))) ? 1'h0 : mfill44_q));
+  assign mfill45_d = (n3266 ? n748 : (((n2588 & (lsu_req_id_i == 8'h2d)) | ((n2482 & mrd45_q) & (mline45_q == n2210))) ? 1'h0 : mfill45_q));
+  assign mfill46_d = (n3281 ? n748 : (((n2588 & (lsu_req_id_i == 8'h2e)) | ((n2482 & mrd46_q) & (mline46_q == n2210))) ? 1'h0 : mfill46_q));
+  assign mfill47_d = (n3296 ? n748 : (((n2588 & (lsu_req_id_i == 8'h2f)) | ((n2482 & mrd47_q) & (mline47_q == n2210))) ? 1'h0 : mfill47_q));
+  assign mfill48_d = (n3311 ? n748 : (((n2588 & (lsu_req_id_i == 8'h30)) | ((n2482 & mrd48_q) & (mline48_q == n2210))) ? 1'h0 : mfill48_q));
+  assign mfill49_d = (n3326 ? n748 : (((n2588 & (lsu_req_id_i == 8'h31)) | ((n2482 & mrd49_q) & (mline49_q == n2210))) ? 1'h0 : mfill49_q));
+  assign mfill50_d = (n3341 ? n748 : (((n2588 & (lsu_req_id_i == 8'h32)) | ((n2482 & mrd50_q) & (mline50_q == n2210))) ? 1'h0 : mfill50_q));
+  assign mfill51_d = (n3356 ? n748 : (((n2588 & (lsu_req_id_i == 8'h33)) | ((n2482 & mrd51_q) & (mline51_q == n2210))) ? 1'h0 : mfill51_q));
+  assign mfill52_d = (n3371 ? n748 : (((n2588 & (lsu_req_id_i == 8'h34)) | ((n2482 & mrd52_q) & (mline52_q == n2210))) ? 1'h0 : mfill52_q));
+  assign mfill53_d = (n3386 ? n748 : (((n2588 & (lsu_req_id_i == 8'h35)) | ((n2482 & mrd53_q) & (mline53_q == n2210))) ? 1'h0 : mfill53_q));
+  assign mfill54_d = (n3401 ? n748 : (((n2588 & (lsu_req_id_i == 8'h36)) | ((n2482 & mrd54_q) & (mline54_q == n2210))) ? 1'h0 : mfill54_q));
+  assign mfill55_d = (n3416 ? n748 : (((n2588 & (lsu_req_id_i == 8'h37)) | ((n2482 & mrd55_q) & (mline55_q == n2210))) ? 1'h0 : mfill55_q));
+  assign mfill56_d = (n3431 ? n748 : (((n2588 & (lsu_req_id_i == 8'h38)) | ((n2482 & mrd56_q) & (mline56_q == n2210))) ? 1'h0 : mfill56_q));
+  assign mfill57_d = (n3446 ? n748 : (((n2588 & (lsu_req_id_i == 8'h39)) | ((n2482 & mrd57_q) & (mline57_q == n2210))) ? 1'h0 : mfill57_q));
+  assign mfill58_d = (n3461 ? n748 : (((n2588 & (lsu_req_id_i == 8'h3a)) | ((n2482 & mrd58_q) & (mline58_q == n2210))) ? 1'h0 : mfill58_q));
+  assign mfill59_d = (n3476 ? n748 : (((n2588 & (lsu_req_id_i == 8'h3b)) | ((n2482 & mrd59_q) & (mline59_q == n2210))) ? 1'h0 : mfill59_q));
+  assign mfill60_d = (n3491 ? n748 : (((n2588 & (lsu_req_id_i == 8'h3c)) | ((n2482 & mrd60_q) & (mline60_q == n2210))) ? 1'h0 : mfill60_q));
+  assign mfill61_d = (n3506 ? n748 : (((n2588 & (lsu_req_id_i == 8'h3d)) | ((n2482 & mrd61_q) & (mline61_q == n2210))) ? 1'h0 : mfill61_q));
+  assign mfill62_d = (n3521 ? n748 : (((n2588 & (lsu_req_id_i == 8'h3e)) | ((n2482 & mrd62_q) & (mline62_q == n2210))) ? 1'h0 : mfill62_q));
+  assign mfill63_d = (n3536 ? n748 : (((n2588 & (lsu_req_id_i == 8'h3f)) | ((n2482 & mrd63_q) & (mline63_q == n2210))) ? 1'h0 : mfill63_q));
+  assign mrd0_d = ((n1805 & (s3_id_q == 8'h00)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h00)) ? 1'h0 : mrd0_q));
+  assign mrd1_d = ((n1805 & (s3_id_q == 8'h01)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h01)) ? 1'h0 : mrd1_q));
+  assign mrd2_d = ((n1805 & (s3_id_q == 8'h02)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h02)) ? 1'h0 : mrd2_q));
+  assign mrd3_d = ((n1805 & (s3_id_q == 8'h03)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h03)) ? 1'h0 : mrd3_q));
+  assign mrd4_d = ((n1805 & (s3_id_q == 8'h04)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h04)) ? 1'h0 : mrd4_q));
+  assign mrd5_d = ((n1805 & (s3_id_q == 8'h05)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h05)) ? 1'h0 : mrd5_q));
+  assign mrd6_d = ((n1805 & (s3_id_q == 8'h06)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h06)) ? 1'h0 : mrd6_q));
+  assign mrd7_d = ((n1805 & (s3_id_q == 8'h07)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h07)) ? 1'h0 : mrd7_q));
+  assign mrd8_d = ((n1805 & (s3_id_q == 8'h08)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h08)) ? 1'h0 : mrd8_q));
+  assign mrd9_d = ((n1805 & (s3_id_q == 8'h09)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h09)) ? 1'h0 : mrd9_q));
+  assign mrd10_d = ((n1805 & (s3_id_q == 8'h0a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0a)) ? 1'h0 : mrd10_q));
+  assign mrd11_d = ((n1805 & (s3_id_q == 8'h0b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0b)) ? 1'h0 : mrd11_q));
+  assign mrd12_d = ((n1805 & (s3_id_q == 8'h0c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0c)) ? 1'h0 : mrd12_q));
+  assign mrd13_d = ((n1805 & (s3_id_q == 8'h0d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0d)) ? 1'h0 : mrd13_q));
+  assign mrd14_d = ((n1805 & (s3_id_q == 8'h0e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0e)) ? 1'h0 : mrd14_q));
+  assign mrd15_d = ((n1805 & (s3_id_q == 8'h0f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h0f)) ? 1'h0 : mrd15_q));
+  assign mrd16_d = ((n1805 & (s3_id_q == 8'h10)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h10)) ? 1'h0 : mrd16_q));
+  assign mrd17_d = ((n1805 & (s3_id_q == 8'h11)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h11)) ? 1'h0 : mrd17_q));
+  assign mrd18_d = ((n1805 & (s3_id_q == 8'h12)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h12)) ? 1'h0 : mrd18_q));
+  assign mrd19_d = ((n1805 & (s3_id_q == 8'h13)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h13)) ? 1'h0 : mrd19_q));
+  assign mrd20_d = ((n1805 & (s3_id_q == 8'h14)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h14)) ? 1'h0 : mrd20_q));
+  assign mrd21_d = ((n1805 & (s3_id_q == 8'h15)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h15)) ? 1'h0 : mrd21_q));
+  assign mrd22_d = ((n1805 & (s3_id_q == 8'h16)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h16)) ? 1'h0 : mrd22_q));
+  assign mrd23_d = ((n1805 & (s3_id_q == 8'h17)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h17)) ? 1'h0 : mrd23_q));
+  assign mrd24_d = ((n1805 & (s3_id_q == 8'h18)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h18)) ? 1'h0 : mrd24_q));
+  assign mrd25_d = ((n1805 & (s3_id_q == 8'h19)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h19)) ? 1'h0 : mrd25_q));
+  assign mrd26_d = ((n1805 & (s3_id_q == 8'h1a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1a)) ? 1'h0 : mrd26_q));
+  assign mrd27_d = ((n1805 & (s3_id_q == 8'h1b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1b)) ? 1'h0 : mrd27_q));
+  assign mrd28_d = ((n1805 & (s3_id_q == 8'h1c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1c)) ? 1'h0 : mrd28_q));
+  assign mrd29_d = ((n1805 & (s3_id_q == 8'h1d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1d)) ? 1'h0 : mrd29_q));
+  assign mrd30_d = ((n1805 & (s3_id_q == 8'h1e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1e)) ? 1'h0 : mrd30_q));
+  assign mrd31_d = ((n1805 & (s3_id_q == 8'h1f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h1f)) ? 1'h0 : mrd31_q));
+  assign mrd32_d = ((n1805 & (s3_id_q == 8'h20)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h20)) ? 1'h0 : mrd32_q));
+  assign mrd33_d = ((n1805 & (s3_id_q == 8'h21)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h21)) ? 1'h0 : mrd33_q));
+  assign mrd34_d = ((n1805 & (s3_id_q == 8'h22)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h22)) ? 1'h0 : mrd34_q));
+  assign mrd35_d = ((n1805 & (s3_id_q == 8'h23)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h23)) ? 1'h0 : mrd35_q));
+  assign mrd36_d = ((n1805 & (s3_id_q == 8'h24)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h24)) ? 1'h0 : mrd36_q));
+  assign mrd37_d = ((n1805 & (s3_id_q == 8'h25)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h25)) ? 1'h0 : mrd37_q));
+  assign mrd38_d = ((n1805 & (s3_id_q == 8'h26)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h26)) ? 1'h0 : mrd38_q));
+  assign mrd39_d = ((n1805 & (s3_id_q == 8'h27)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h27)) ? 1'h0 : mrd39_q));
+  assign mrd40_d = ((n1805 & (s3_id_q == 8'h28)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h28)) ? 1'h0 : mrd40_q));
+  assign mrd41_d = ((n1805 & (s3_id_q == 8'h29)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h29)) ? 1'h0 : mrd41_q));
+  assign mrd42_d = ((n1805 & (s3_id_q == 8'h2a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2a)) ? 1'h0 : mrd42_q));
+  assign mrd43_d = ((n1805 & (s3_id_q == 8'h2b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2b)) ? 1'h0 : mrd43_q));
+  assign mrd44_d = ((n1805 & (s3_id_q == 8'h2c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2c)) ? 1'h0 : mrd44_q));
+  assign mrd45_d = ((n1805 & (s3_id_q == 8'h2d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2d)) ? 1'h0 : mrd45_q));
+  assign mrd46_d = ((n1805 & (s3_id_q == 8'h2e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2e)) ? 1'h0 : mrd46_q));
+  assign mrd47_d = ((n1805 & (s3_id_q == 8'h2f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h2f)) ? 1'h0 : mrd47_q));
+  assign mrd48_d = ((n1805 & (s3_id_q == 8'h30)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h30)) ? 1'h0 : mrd48_q));
+  assign mrd49_d = ((n1805 & (s3_id_q == 8'h31)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h31)) ? 1'h0 : mrd49_q));
+  assign mrd50_d = ((n1805 & (s3_id_q == 8'h32)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h32)) ? 1'h0 : mrd50_q));
+  assign mrd51_d = ((n1805 & (s3_id_q == 8'h33)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h33)) ? 1'h0 : mrd51_q));
+  assign mrd52_d = ((n1805 & (s3_id_q == 8'h34)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h34)) ? 1'h0 : mrd52_q));
+  assign mrd53_d = ((n1805 & (s3_id_q == 8'h35)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h35)) ? 1'h0 : mrd53_q));
+  assign mrd54_d = ((n1805 & (s3_id_q == 8'h36)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h36)) ? 1'h0 : mrd54_q));
+  assign mrd55_d = ((n1805 & (s3_id_q == 8'h37)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h37)) ? 1'h0 : mrd55_q));
+  assign mrd56_d = ((n1805 & (s3_id_q == 8'h38)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h38)) ? 1'h0 : mrd56_q));
+  assign mrd57_d = ((n1805 & (s3_id_q == 8'h39)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h39)) ? 1'h0 : mrd57_q));
+  assign mrd58_d = ((n1805 & (s3_id_q == 8'h3a)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3a)) ? 1'h0 : mrd58_q));
+  assign mrd59_d = ((n1805 & (s3_id_q == 8'h3b)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3b)) ? 1'h0 : mrd59_q));
+  assign mrd60_d = ((n1805 & (s3_id_q == 8'h3c)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3c)) ? 1'h0 : mrd60_q));
+  assign mrd61_d = ((n1805 & (s3_id_q == 8'h3d)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3d)) ? 1'h0 : mrd61_q));
+  assign mrd62_d = ((n1805 & (s3_id_q == 8'h3e)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3e)) ? 1'h0 : mrd62_q));
+  assign mrd63_d = ((n1805 & (s3_id_q == 8'h3f)) ? 1'h1 : ((gm_resp_valid_i & (gm_resp_id_i == 8'h3f)) ? 1'h0 : mrd63_q));
+  assign mw0_d = (n7103 ? (~n7100) : (n7106 ? 1'h0 : mw0_q));
+  assign mw1_d = (n7116 ? (~n7100) : (n7119 ? 1'h0 : mw1_q));
+  assign mw2_d = (n7129 ? (~n7100) : (n7132 ? 1'h0 : mw2_q));
+  assign mw3_d = (n7142 ? (~n7100) : (n7145 ? 1'h0 : mw3_q));
+  assign mw4_d = (n7155 ? (~n7100) : (n7158 ? 1'h0 : mw4_q));
+  assign mw5_d = (n7168 ? (~n7100) : (n7171 ? 1'h0 : mw5_q));
+  assign mw6_d = (n7181 ? (~n7100) : (n7184 ? 1'h0 : mw6_q));
+  assign mw7_d = (n7194 ? (~n7100) : (n7197 ? 1'h0 : mw7_q));
+  assign mw8_d = (n7207 ? (~n7100) : (n7210 ? 1'h0 : mw8_q));
+  assign mw9_d = (n7220 ? (~n7100) : (n7223 ? 1'h0 : mw9_q));
+  assign mw10_d = (n7233 ? (~n7100) : (n7236 ? 1'h0 : mw10_q));
+  assign mw11_d = (n7246 ? (~n7100) : (n7249 ? 1'h0 : mw11_q));
+  assign mw12_d = (n7259 ? (~n7100) : (n7262 ? 1'h0 : mw12_q));
+  assign mw13_d = (n7272 ? (~n7100) : (n7275 ? 1'h0 : mw13_q));
+  assign mw14_d = (n7285 ? (~n7100) : (n7288 ? 1'h0 : mw14_q));
+  assign mw15_d = (n7298 ? (~n7100) : (n7301 ? 1'h0 : mw15_q));
+  assign mw16_d = (n7311 ? (~n7100) : (n7314 ? 1'h0 : mw16_q));
+  assign mw17_d = (n7324 ? (~n7100) : (n7327 ? 1'h0 : mw17_q));
+  assign mw18_d = (n7337 ? (~n7100) : (n7340 ? 1'h0 : mw18_q));
+  assign mw19_d = (n7350 ? (~n7100) : (n7353 ? 1'h0 : mw19_q));
+  assign mw20_d = (n7363 ? (~n7100) : (n7366 ? 1'h0 : mw20_q));
+  assign mw21_d = (n7376 ? (~n7100) : (n7379 ? 1'h0 : mw21_q));
+  assign mw22_d = (n7389 ? (~n7100) : (n7392 ? 1'h0 : mw22_q));
+  assign mw23_d = (n7402 ? (~n7100) : (n7405 ? 1'h0 : mw23_q));
+  assign mw24_d = (n7415 ? (~n7100) : (n7418 ? 1'h0 : mw24_q));
+  assign mw25_d = (n7428 ? (~n7100) : (n7431 ? 1'h0 : mw25_q));
+  assign mw26_d = (n7441 ? (~n7100) : (n7444 ? 1'h0 : mw26_q));
+  assign mw27_d = (n7454 ? (~n7100) : (n7457 ? 1'h0 : mw27_q));
+  assign mw28_d = (n7467 ? (~n7100) : (n7470 ? 1'h0 : mw28_q));
+  assign mw29_d = (n7480 ? (~n7100) : (n7483 ? 1'h0 : mw29_q));
+  assign mw30_d = (n7493 ? (~n7100) : (n7496 ? 1'h0 : mw30_q));
+  assign mw31_d = (n7506 ? (~n7100) : (n7509 ? 1'h0 : mw31_q));
+  assign mw32_d = (n7519 ? (~n7100) : (n7522 ? 1'h0 : mw32_q));
+  assign mw33_d = (n7532 ? (~n7100) : (n7535 ? 1'h0 : mw33_q));
+  assign mw34_d = (n7545 ? (~n7100) : (n7548 ? 1'h0 : mw34_q));
+  assign mw35_d = (n7558 ? (~n7100) : (n7561 ? 1'h0 : mw35_q));
+  assign mw36_d = (n7571 ? (~n7100) : (n7574 ? 1'h0 : mw36_q));
+  assign mw37_d = (n7584 ? (~n7100) : (n7587 ? 1'h0 : mw37_q));
+  assign mw38_d = (n7597 ? (~n7100) : (n7600 ? 1'h0 : mw38_q));
+  assign mw39_d = (n7610 ? (~n7100) : (n7613 ? 1'h0 : mw39_q));
+  assign mw40_d = (n7623 ? (~n7100) : (n7626 ? 1'h0 : mw40_q));
+  assign mw41_d = (n7636 ? (~n7100) : (n7639 ? 1'h0 : mw41_q));
+  assign mw42_d = (n7649 ? (~n7100) : (n7652 ? 1'h0 : mw42_q));
+  assign mw43_d = (n7662 ? (~n7100) : (n7665 ? 1'h0 : mw43_q));
+  assign mw44_d = (n7675 ? (~n7100) : (n7678 ? 1'h0 : mw44_q));
+  assign mw45_d = (n7688 ? (~n7100) : (n7691 ? 1'h0 : mw45_q));
+  assign mw46_d = (n7701 ? (~n7100) : (n7704 ? 1'h0 : mw46_q));
+  assign mw47_d = (n7714 ? (~n7100) : (n7717 ? 1'h0 : mw47_q));
+  assign mw48_d = (n7727 ? (~n7100) : (n7730 ? 1'h0 : mw48_q));
+  assign mw49_d = (n7740 ? (~n7100) : (n7743 ? 1'h0 : mw49_q));
+  assign mw50_d = (n7753 ? (~n7100) : (n7756 ? 1'h0 : mw50_q));
+  assign mw51_d = (n7766 ? (~n7100) : (n7769 ? 1'h0 : mw51_q));
+  assign mw52_d = (n7779 ? (~n7100) : (n7782 ? 1'h0 : mw52_q));
+  assign mw53_d = (n7792 ? (~n7100) : (n7795 ? 1'h0 : mw53_q));
+  assign mw54_d = (n7805 ? (~n7100) : (n7808 ? 1'h0 : mw54_q));
+  assign mw55_d = (n7818 ? (~n7100) : (n7821 ? 1'h0 : mw55_q));
+  assign mw56_d = (n7831 ? (~n7100) : (n7834 ? 1'h0 : mw56_q));
+  assign mw57_d = (n7844 ? (~n7100) : (n7847 ? 1'h0 : mw57_q));
+  assign mw58_d = (n7857 ? (~n7100) : (n7860 ? 1'h0 : mw58_q));
+  assign mw59_d = (n7870 ? (~n7100) : (n7873 ? 1'h0 : mw59_q));
+  assign mw60_d = (n7883 ? (~n7100) : (n7886 ? 1'h0 : mw60_q));
+  assign mw61_d = (n7896 ? (~n7100) : (n7899 ? 1'h0 : mw61_q));
+  assign mw62_d = (n7909 ? (~n7100) : (n7912 ? 1'h0 : mw62_q));
+  assign mw63_d = (n7922 ? (~n7100) : (n7925 ? 1'h0 : mw63_q));
+  assign mr0_d = (n7103 ? n7100 : (n7106 ? 1'h1 : ((n2474 & n1810) ? 1'h0 : mr0_q)));
+  assign mr1_d = (n7116 ? n7100 : (n7119 ? 1'h1 : ((n2474 & n1816) ? 1'h0 : mr1_q)));
+  assign mr2_d = (n7129 ? n7100 : (n7132 ? 1'h1 : ((n2474 & n1822) ? 1'h0 : mr2_q)));
+  assign mr3_d = (n7142 ? n7100 : (n7145 ? 1'h1 : ((n2474 & n1828) ? 1'h0 : mr3_q)));
+  assign mr4_d = (n7155 ? n7100 : (n7158 ? 1'h1 : ((n2474 & n1834) ? 1'h0 : mr4_q)));
+  assign mr5_d = (n7168 ? n7100 : (n7171 ? 1'h1 : ((n2474 & n1840) ? 1'h0 : mr5_q)));
+  assign mr6_d = (n7181 ? n7100 : (n7184 ? 1'h1 : ((n2474 & n1846) ? 1'h0 : mr6_q)));
+  assign mr7_d = (n7194 ? n7100 : (n7197 ? 1'h1 : ((n2474 & n1852) ? 1'h0 : mr7_q)));
+  assign mr8_d = (n7207 ? n7100 : (n7210 ? 1'h1 : ((n2474 & n1858) ? 1'h0 : mr8_q)));
+  assign mr9_d = (n7220 ? n7100 : (n7223 ? 1'h1 : ((n2474 & n1864) ? 1'h0 : mr9_q)));
+  assign mr10_d = (n7233 ? n7100 : (n7236 ? 1'h1 : ((n2474 & n1870) ? 1'h0 : mr10_q)));
+  assign mr11_d = (n7246 ? n7100 : (n7249 ? 1'h1 : ((n2474 & n1876) ? 1'h0 : mr11_q)));
+  assign mr12_d = (n7259 ? n7100 : (n7262 ? 1'h1 : ((n2474 & n1882) ? 1'h0 : mr12_q)));
+  assign mr13_d = (n7272 ? n7100 : (n7275 ? 1'h1 : ((n2474 & n1888) ? 1'h0 : mr13_q)));
+  assign mr14_d = (n7285 ? n7100 : (n7288 ? 1'h1 : ((n2474 & n1894) ? 1'h0 : mr14_q)));
+  assign mr15_d = (n7298 ? n7100 : (n7301 ? 1'h1 : ((n2474 & n1900) ? 1'h0 : mr15_q)));
+  assign mr16_d = (n7311 ? n7100 : (n7314 ? 1'h1 : ((n2474 & n1906) ? 1'h0 : mr16_q)));
+  assign mr17_d = (n7324 ? n7100 : (n7327 ? 1'h1 : ((n2474 & n1912) ? 1'h0 : mr17_q)));
+  assign mr18_d = (n7337 ? n7100 : (n7340 ? 1'h1 : ((n2474 & n1918) ? 1'h0 : mr18_q)));
+  assign mr19_d = (n7350 ? n7100 : (n7353 ? 1'h1 : ((n2474 & n1924) ? 1'h0 : mr19_q)));
+  assign mr20_d = (n7363 ? n7100 : (n7366 ? 1'h1 : ((n2474 & n1930) ? 1'h0 : mr20_q)));
+  assign mr21_d = (n7376 ? n7100 : (n7379 ? 1'h1 : ((n2474 & n1936) ? 1'h0 : mr21_q)));
+  assign mr22_d = (n7389 ? n7100 : (n7392 ? 1'h1 : ((n2474 & n1942) ? 1'h0 : mr22_q)));
+  assign mr23_d = (n7402 ? n7100 : (n7405 ? 1'h1 : ((n2474 & n1948) ? 1'h0 : mr23_q)));
+  assign mr24_d = (n7415 ? n7100 : (n7418 ? 1'h1 : ((n2474 & n1954) ? 1'h0 : mr24_q)));
+  assign mr25_d = (n7428 ? n7100 : (n7431 ? 1'h1 : ((n2474 & n1960) ? 1'h0 : mr25_q)));
+  assign mr26_d = (n7441 ? n7100 : (n7444 ? 1'h1 : ((n2474 & n1966) ? 1'h0 : mr26_q)));
+  assign mr27_d = (n7454 ? n7100 : (n7457 ? 1'h1 : ((n2474 & n1972) ? 1'h0 : mr27_q)));
+  assign mr28_d = (n7467 ? n7100 : (n7470 ? 1'h1 : ((n2474 & n1978) ? 1'h0 : mr28_q)));
+  assign mr29_d = (n7480 ? n7100 : (n7483 ? 1'h1 : ((n2474 & n1984) ? 1'h0 : mr29_q)));
+  assign mr30_d = (n7493 ? n7100 : (n7496 ? 1'h1 : ((n2474 & n1990) ? 1'h0 : mr30_q)));
+  assign mr31_d = (n7506 ? n7100 : (n7509 ? 1'h1 : ((n2474 & n1996) ? 1'h0 : mr31_q)));
+  assign mr32_d = (n7519 ? n7100 : (n7522 ? 1'h1 : ((n2474 & n2002) ? 1'h0 : mr32_q)));
+  assign mr33_d = (n7532 ? n7100 : (n7535 ? 1'h1 : ((n2474 & n2008) ? 1'h0 : mr33_q)));
+  assign mr34_d = (n7545 ? n7100 : (n7548 ? 1'h1 : ((n2474 & n2014) ? 1'h0 : mr34_q)));
+  assign mr35_d = (n7558 ? n7100 : (n7561 ? 1'h1 : ((n2474 & n2020) ? 1'h0 : mr35_q)));
+  assign mr36_d = (n7571 ? n7100 : (n7574 ? 1'h1 : ((n2474 & n2026) ? 1'h0 : mr36_q)));
+  assign mr37_d = (n7584 ? n7100 : (n7587 ? 1'h1 : ((n2474 & n2032) ? 1'h0 : mr37_q)));
+  assign mr38_d = (n7597 ? n7100 : (n7600 ? 1'h1 : ((n2474 & n2038) ? 1'h0 : mr38_q)));
+  assign mr39_d = (n7610 ? n7100 : (n7613 ? 1'h1 : ((n2474 & n2044) ? 1'h0 : mr39_q)));
+  assign mr40_d = (n7623 ? n7100 : (n7626 ? 1'h1 : ((n2474 & n2050) ? 1'h0 : mr40_q)));
+  assign mr41_d = (n7636 ? n7100 : (n7639 ? 1'h1 : ((n2474 & n2056) ? 1'h0 : mr41_q)));
+  assign mr42_d = (n7649 ? n7100 : (n7652 ? 1'h1 : ((n2474 & n2062) ? 1'h0 : mr42_q)));
+  assign mr43_d = (n7662 ? n7100 : (n7665 ? 1'h1 : ((n2474 & n2068) ? 1'h0 : mr43_q)));
+  assign mr44_d = (n7675 ? n7100 : (n7678 ? 1'h1 : ((n2474 & n2074) ? 1'h0 : mr44_q)));
+  assign mr45_d = (n7688 ? n7100 : (n7691 ? 1'h1 : ((n2474 & n2080) ? 1'h0 : mr45_q)));
+  assign mr46_d = (n7701 ? n7100 : (n7704 ? 1'h1 : ((n2474 & n2086) ? 1'h0 : mr46_q)));
+  assign mr47_d = (n7714 ? n7100 : (n7717 ? 1'h1 : ((n2474 & n2092) ? 1'h0 : mr47_q)));
+  assign mr48_d = (n7727 ? n7100 : (n7730 ? 1'h1 : ((n2474 & n2098) ? 1'h0 : mr48_q)));
+  assign mr49_d = (n7740 ? n7100 : (n7743 ? 1'h1 : ((n2474 & n2104) ? 1'h0 : mr49_q)));
+  assign mr50_d = (n7753 ? n7100 : (n7756 ? 1'h1 : ((n2474 & n2110) ? 1'h0 : mr50_q)));
+  assign mr51_d = (n7766 ? n7100 : (n7769 ? 1'h1 : ((n2474 & n2116) ? 1'h0 : mr51_q)));
+  assign mr52_d = (n7779 ? n7100 : (n7782 ? 1'h1 : ((n2474 & n2122) ? 1'h0 : mr52_q)));
+  assign mr53_d = (n7792 ? n7100 : (n7795 ? 1'h1 : ((n2474 & n2128) ? 1'h0 : mr53_q)));
+  assign mr54_d = (n7805 ? n7100 : (n7808 ? 1'h1 : ((n2474 & n2134) ? 1'h0 : mr54_q)));
+  assign mr55_d = (n7818 ? n7100 : (n7821 ? 1'h1 : ((n2474 & n2140) ? 1'h0 : mr55_q)));
+  assign mr56_d = (n7831 ? n7100 : (n7834 ? 1'h1 : ((n2474 & n2146) ? 1'h0 : mr56_q)));
+  assign mr57_d = (n7844 ? n7100 : (n7847 ? 1'h1 : ((n2474 & n2152) ? 1'h0 : mr57_q)));
+  assign mr58_d = (n7857 ? n7100 : (n7860 ? 1'h1 : ((n2474 & n2158) ? 1'h0 : mr58_q)));
+  assign mr59_d = (n7870 ? n7100 : (n7873 ? 1'h1 : ((n2474 & n2164) ? 1'h0 : mr59_q)));
+  assign mr60_d = (n7883 ? n7100 : (n7886 ? 1'h1 : ((n2474 & n2170) ? 1'h0 : mr60_q)));
+  assign mr61_d = (n7896 ? n7100 : (n7899 ? 1'h1 : ((n2474 & n2176) ? 1'h0 : mr61_q)));
+  assign mr62_d = (n7909 ? n7100 : (n7912 ? 1'h1 : ((n2474 & n2182) ? 1'h0 : mr62_q)));
+  assign mr63_d = (n7922 ? n7100 : (n7925 ? 1'h1 : ((n2474 & n2188) ? 1'h0 : mr63_q)));
+  assign cnt_hit_d = ((n1542 & (~s3_rp_q)) ? (cnt_hit_q + 32'h00000001) : cnt_hit_q);
+  assign cnt_miss_d = ((((n1805 & n748) | n1802) & (~s3_rp_q)) ? (cnt_miss_q + 32'h00000001) : cnt_miss_q);
+  assign lsu_req_ready_o = (n2209 ? (n2205 & (~n2192)) : (n2473 & gm_req_ready_i));
   assign lsu_resp_valid_o = (gm_resp_valid_i | o_v_q);
   assign lsu_resp_id_o = (gm_resp_valid_i ? gm_resp_id_i : (o_v_q ? o_id_q : 8'h00));
-  assign lsu_resp_rdata_o = {(gm_resp_valid_i ? n107 : (o_v_q ? data_w31_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n106 : (o_v_q ? data_w30_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n105 : (o_v_q ? data_w29_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n104 : (o_v_q ? data_w28_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n103 : (o_v_q ? data_w27_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n102 : (o_v_q ? data_w26_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n101 : (o_v_q ? data_w25_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n100 : (o_v_q ? data_w24_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n99 : (o_v_q ? data_w23_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n98 : (o_v_q ? data_w22_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n97 : (o_v_q ? data_w21_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n96 : (o_v_q ? data_w20_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n95 : (o_v_q ? data_w19_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n94 : (o_v_q ? data_w18_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n93 : (o_v_q ? data_w17_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n92 : (o_v_q ? data_w16_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n91 : (o_v_q ? data_w15_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n90 : (o_v_q ? data_w14_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n89 : (o_v_q ? data_w13_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n88 : (o_v_q ? data_w12_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n87 : (o_v_q ? data_w11_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n86 : (o_v_q ? data_w10_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n85 : (o_v_q ? data_w9_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n84 : (o_v_q ? data_w8_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n83 : (o_v_q ? data_w7_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n82 : (o_v_q ? data_w6_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n81 : (o_v_q ? data_w5_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n80 : (o_v_q ? data_w4_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n79 : (o_v_q ? data_w3_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n78 : (o_v_q ? data_w2_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n77 : (o_v_q ? data_w1_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n76 : (o_v_q ? data_w0_rdata0_q : 32'h00000000))};
-  assign gm_req_valid_o = n2515;
-  assign gm_req_id_o = (n2515 ? (n2480 ? lsu_req_id_i : s3_id_q) : 8'h00);
-  assign gm_req_write_o = (n2480 & lsu_req_write_i);
-  assign gm_req_atom_o = (n2480 ? lsu_req_atom_i : 4'h0);
-  assign gm_req_addr_o = (n2515 ? (n2480 ? lsu_req_addr_i : s3_addr_q) : 32'h00000000);
-  assign gm_req_size_o = (n2515 ? (n2480 ? lsu_req_size_i : s3_size_q) : 2'h0);
-  assign gm_req_wmask_o = {(n2480 & lsu_req_wmask_i[31]), (n2480 & lsu_req_wmask_i[30]), (n2480 & lsu_req_wmask_i[29]), (n2480 & lsu_req_wmask_i[28]), (n2480 & lsu_req_wmask_i[27]), (n2480 & lsu_req_wmask_i[26]), (n2480 & lsu_req_wmask_i[25]), (n2480 & lsu_req_wmask_i[24]), (n2480 & lsu_req_wmask_i[23]), (n2480 & lsu_req_wmask_i[22]), (n2480 & lsu_req_wmask_i[21]), (n2480 & lsu_req_wmask_i[20]), (n2480 & lsu_req_wmask_i[19]), (n2480 & lsu_req_wmask_i[18]), (n2480 & lsu_req_wmask_i[17]), (n2480 & lsu_req_wmask_i[16]), (n2480 & lsu_req_wmask_i[15]), (n2480 & lsu_req_wmask_i[14]), (n2480 & lsu_req_wmask_i[13]), (n2480 & lsu_req_wmask_i[12]), (n2480 & lsu_req_wmask_i[11]), (n2480 & lsu_req_wmask_i[10]), (n2480 & lsu_req_wmask_i[9]), (n2480 & lsu_req_wmask_i[8]), (n2480 & lsu_req_wmask_i[7]), (n2480 & lsu_req_wmask_i[6]), (n2480 & lsu_req_wmask_i[5]), (n2480 & lsu_req_wmask_i[4]), (n2480 & lsu_req_wmask_i[3]), (n2480 & lsu_req_wmask_i[2]), (n2480 & lsu_req_wmask_i[1]), (n2480 & lsu_req_wmask_i[0])};
-  assign gm_req_wdata_o = {(n2480 ? lsu_req_wdata_i[1023:992] : 32'h00000000), (n2480 ? lsu_req_wdata_i[991:960] : 32'h00000000), (n2480 ? lsu_req_wdata_i[959:928] : 32'h00000000), (n2480 ? lsu_req_wdata_i[927:896] : 32'h00000000), (n2480 ? lsu_req_wdata_i[895:864] : 32'h00000000), (n2480 ? lsu_req_wdata_i[863:832] : 32'h00000000), (n2480 ? lsu_req_wdata_i[831:800] : 32'h00000000), (n2480 ? lsu_req_wdata_i[799:768] : 32'h00000000), (n2480 ? lsu_req_wdata_i[767:736] : 32'h00000000), (n2480 ? lsu_req_wdata_i[735:704] : 32'h00000000), (n2480 ? lsu_req_wdata_i[703:672] : 32'h00000000), (n2480 ? lsu_req_wdata_i[671:640] : 32'h00000000), (n2480 ? lsu_req_wdata_i[639:608] : 32'h00000000), (n2480 ? lsu_req_wdata_i[607:576] : 32'h00000000), (n2480 ? lsu_req_wdata_i[575:544] : 32'h00000000), (n2480 ? lsu_req_wdata_i[543:512] : 32'h00000000), (n2480 ? lsu_req_wdata_i[511:480] : 32'h00000000), (n2480 ? lsu_req_wdata_i[479:448] : 32'h00000000), (n2480 ? lsu_req_wdata_i[447:416] : 32'h00000000), (n2480 ? lsu_req_wdata_i[415:384] : 32'h00000000), (n2480 ? lsu_req_wdata_i[383:352] : 32'h00000000), (n2480 ? lsu_req_wdata_i[351:320] : 32'h00000000), (n2480 ? lsu_req_wdata_i[319:288] : 32'h00000000), (n2480 ? lsu_req_wdata_i[287:256] : 32'h00000000), (n2480 ? lsu_req_wdata_i[255:224] : 32'h00000000), (n2480 ? lsu_req_wdata_i[223:192] : 32'h00000000), (n2480 ? lsu_req_wdata_i[191:160] : 32'h00000000), (n2480 ? lsu_req_wdata_i[159:128] : 32'h00000000), (n2480 ? lsu_req_wdata_i[127:96] : 32'h00000000), (n2480 ? lsu_req_wdata_i[95:64] : 32'h00000000), (n2480 ? lsu_req_wdata_i[63:32] : 32'h00000000), (n2480 ? lsu_req_wdata_i[31:0] : 32'h00000000)};
+  assign lsu_resp_rdata_o = {(gm_resp_valid_i ? n108 : (o_v_q ? data_w31_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n107 : (o_v_q ? data_w30_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n106 : (o_v_q ? data_w29_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n105 : (o_v_q ? data_w28_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n104 : (o_v_q ? data_w27_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n103 : (o_v_q ? data_w26_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n102 : (o_v_q ? data_w25_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n101 : (o_v_q ? data_w24_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n100 : (o_v_q ? data_w23_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n99 : (o_v_q ? data_w22_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n98 : (o_v_q ? data_w21_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n97 : (o_v_q ? data_w20_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n96 : (o_v_q ? data_w19_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n95 : (o_v_q ? data_w18_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n94 : (o_v_q ? data_w17_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n93 : (o_v_q ? data_w16_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n92 : (o_v_q ? data_w15_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n91 : (o_v_q ? data_w14_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n90 : (o_v_q ? data_w13_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n89 : (o_v_q ? data_w12_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n88 : (o_v_q ? data_w11_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n87 : (o_v_q ? data_w10_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n86 : (o_v_q ? data_w9_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n85 : (o_v_q ? data_w8_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n84 : (o_v_q ? data_w7_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n83 : (o_v_q ? data_w6_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n82 : (o_v_q ? data_w5_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n81 : (o_v_q ? data_w4_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n80 : (o_v_q ? data_w3_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n79 : (o_v_q ? data_w2_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n78 : (o_v_q ? data_w1_rdata0_q : 32'h00000000)), (gm_resp_valid_i ? n77 : (o_v_q ? data_w0_rdata0_q : 32'h00000000))};
+  assign gm_req_valid_o = n2516;
+  assign gm_req_id_o = (n2516 ? (n2481 ? lsu_req_id_i : s3_id_q) : 8'h00);
+  assign gm_req_write_o = (n2481 & lsu_req_write_i);
+  assign gm_req_atom_o = (n2481 ? lsu_req_atom_i : 4'h0);
+  assign gm_req_addr_o = (n2516 ? (n2481 ? lsu_req_addr_i : s3_addr_q) : 32'h00000000);
+  assign gm_req_size_o = (n2516 ? (n2481 ? lsu_req_size_i : s3_size_q) : 2'h0);
+  assign gm_req_wmask_o = {(n2481 & lsu_req_wmask_i[31]), (n2481 & lsu_req_wmask_i[30]), (n2481 & lsu_req_wmask_i[29]), (n2481 & lsu_req_wmask_i[28]), (n2481 & lsu_req_wmask_i[27]), (n2481 & lsu_req_wmask_i[26]), (n2481 & lsu_req_wmask_i[25]), (n2481 & lsu_req_wmask_i[24]), (n2481 & lsu_req_wmask_i[23]), (n2481 & lsu_req_wmask_i[22]), (n2481 & lsu_req_wmask_i[21]), (n2481 & lsu_req_wmask_i[20]), (n2481 & lsu_req_wmask_i[19]), (n2481 & lsu_req_wmask_i[18]), (n2481 & lsu_req_wmask_i[17]), (n2481 & lsu_req_wmask_i[16]), (n2481 & lsu_req_wmask_i[15]), (n2481 & lsu_req_wmask_i[14]), (n2481 & lsu_req_wmask_i[13]), (n2481 & lsu_req_wmask_i[12]), (n2481 & lsu_req_wmask_i[11]), (n2481 & lsu_req_wmask_i[10]), (n2481 & lsu_req_wmask_i[9]), (n2481 & lsu_req_wmask_i[8]), (n2481 & lsu_req_wmask_i[7]), (n2481 & lsu_req_wmask_i[6]), (n2481 & lsu_req_wmask_i[5]), (n2481 & lsu_req_wmask_i[4]), (n2481 & lsu_req_wmask_i[3]), (n2481 & lsu_req_wmask_i[2]), (n2481 & lsu_req_wmask_i[1]), (n2481 & lsu_req_wmask_i[0])};
+  assign gm_req_wdata_o = {(n2481 ? lsu_req_wdata_i[1023:992] : 32'h00000000), (n2481 ? lsu_req_wdata_i[991:960] : 32'h00000000), (n2481 ? lsu_req_wdata_i[959:928] : 32'h00000000), (n2481 ? lsu_req_wdata_i[927:896] : 32'h00000000), (n2481 ? lsu_req_wdata_i[895:864] : 32'h00000000), (n2481 ? lsu_req_wdata_i[863:832] : 32'h00000000), (n2481 ? lsu_req_wdata_i[831:800] : 32'h00000000), (n2481 ? lsu_req_wdata_i[799:768] : 32'h00000000), (n2481 ? lsu_req_wdata_i[767:736] : 32'h00000000), (n2481 ? lsu_req_wdata_i[735:704] : 32'h00000000), (n2481 ? lsu_req_wdata_i[703:672] : 32'h00000000), (n2481 ? lsu_req_wdata_i[671:640] : 32'h00000000), (n2481 ? lsu_req_wdata_i[639:608] : 32'h00000000), (n2481 ? lsu_req_wdata_i[607:576] : 32'h00000000), (n2481 ? lsu_req_wdata_i[575:544] : 32'h00000000), (n2481 ? lsu_req_wdata_i[543:512] : 32'h00000000), (n2481 ? lsu_req_wdata_i[511:480] : 32'h00000000), (n2481 ? lsu_req_wdata_i[479:448] : 32'h00000000), (n2481 ? lsu_req_wdata_i[447:416] : 32'h00000000), (n2481 ? lsu_req_wdata_i[415:384] : 32'h00000000), (n2481 ? lsu_req_wdata_i[383:352] : 32'h00000000), (n2481 ? lsu_req_wdata_i[351:320] : 32'h00000000), (n2481 ? lsu_req_wdata_i[319:288] : 32'h00000000), (n2481 ? lsu_req_wdata_i[287:256] : 32'h00000000), (n2481 ? lsu_req_wdata_i[255:224] : 32'h00000000), (n2481 ? lsu_req_wdata_i[223:192] : 32'h00000000), (n2481 ? lsu_req_wdata_i[191:160] : 32'h00000000), (n2481 ? lsu_req_wdata_i[159:128] : 32'h00000000), (n2481 ? lsu_req_wdata_i[127:96] : 32'h00000000), (n2481 ? lsu_req_wdata_i[95:64] : 32'h00000000), (n2481 ? lsu_req_wdata_i[63:32] : 32'h00000000), (n2481 ? lsu_req_wdata_i[31:0] : 32'h00000000)};
   assign cnt_l1_hit_o = cnt_hit_q;
   assign cnt_l1_miss_o = cnt_miss_q;
 
@@ -3874,11 +3875,11 @@ module l1_l128_w4_h4_i64 (
   end
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w0_rdata0_q <= data_w0_q[n4916];
+    if (n1542) data_w0_rdata0_q <= data_w0_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w0_q[n4870] <= n76;
+    if (n3939) data_w0_q[n4871] <= n77;
   end
 
 `ifndef SYNTHESIS
@@ -3890,11 +3891,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w1_rdata0_q <= data_w1_q[n4916];
+    if (n1542) data_w1_rdata0_q <= data_w1_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w1_q[n4870] <= n77;
+    if (n3939) data_w1_q[n4871] <= n78;
   end
 
 `ifndef SYNTHESIS
@@ -3906,11 +3907,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w2_rdata0_q <= data_w2_q[n4916];
+    if (n1542) data_w2_rdata0_q <= data_w2_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w2_q[n4870] <= n78;
+    if (n3939) data_w2_q[n4871] <= n79;
   end
 
 `ifndef SYNTHESIS
@@ -3922,11 +3923,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w3_rdata0_q <= data_w3_q[n4916];
+    if (n1542) data_w3_rdata0_q <= data_w3_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w3_q[n4870] <= n79;
+    if (n3939) data_w3_q[n4871] <= n80;
   end
 
 `ifndef SYNTHESIS
@@ -3938,11 +3939,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w4_rdata0_q <= data_w4_q[n4916];
+    if (n1542) data_w4_rdata0_q <= data_w4_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w4_q[n4870] <= n80;
+    if (n3939) data_w4_q[n4871] <= n81;
   end
 
 `ifndef SYNTHESIS
@@ -3954,11 +3955,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w5_rdata0_q <= data_w5_q[n4916];
+    if (n1542) data_w5_rdata0_q <= data_w5_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w5_q[n4870] <= n81;
+    if (n3939) data_w5_q[n4871] <= n82;
   end
 
 `ifndef SYNTHESIS
@@ -3970,11 +3971,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w6_rdata0_q <= data_w6_q[n4916];
+    if (n1542) data_w6_rdata0_q <= data_w6_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w6_q[n4870] <= n82;
+    if (n3939) data_w6_q[n4871] <= n83;
   end
 
 `ifndef SYNTHESIS
@@ -3986,11 +3987,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w7_rdata0_q <= data_w7_q[n4916];
+    if (n1542) data_w7_rdata0_q <= data_w7_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w7_q[n4870] <= n83;
+    if (n3939) data_w7_q[n4871] <= n84;
   end
 
 `ifndef SYNTHESIS
@@ -4002,11 +4003,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w8_rdata0_q <= data_w8_q[n4916];
+    if (n1542) data_w8_rdata0_q <= data_w8_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w8_q[n4870] <= n84;
+    if (n3939) data_w8_q[n4871] <= n85;
   end
 
 `ifndef SYNTHESIS
@@ -4018,11 +4019,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w9_rdata0_q <= data_w9_q[n4916];
+    if (n1542) data_w9_rdata0_q <= data_w9_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w9_q[n4870] <= n85;
+    if (n3939) data_w9_q[n4871] <= n86;
   end
 
 `ifndef SYNTHESIS
@@ -4034,11 +4035,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w10_rdata0_q <= data_w10_q[n4916];
+    if (n1542) data_w10_rdata0_q <= data_w10_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w10_q[n4870] <= n86;
+    if (n3939) data_w10_q[n4871] <= n87;
   end
 
 `ifndef SYNTHESIS
@@ -4050,11 +4051,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w11_rdata0_q <= data_w11_q[n4916];
+    if (n1542) data_w11_rdata0_q <= data_w11_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w11_q[n4870] <= n87;
+    if (n3939) data_w11_q[n4871] <= n88;
   end
 
 `ifndef SYNTHESIS
@@ -4066,11 +4067,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w12_rdata0_q <= data_w12_q[n4916];
+    if (n1542) data_w12_rdata0_q <= data_w12_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w12_q[n4870] <= n88;
+    if (n3939) data_w12_q[n4871] <= n89;
   end
 
 `ifndef SYNTHESIS
@@ -4082,11 +4083,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w13_rdata0_q <= data_w13_q[n4916];
+    if (n1542) data_w13_rdata0_q <= data_w13_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w13_q[n4870] <= n89;
+    if (n3939) data_w13_q[n4871] <= n90;
   end
 
 `ifndef SYNTHESIS
@@ -4098,11 +4099,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w14_rdata0_q <= data_w14_q[n4916];
+    if (n1542) data_w14_rdata0_q <= data_w14_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w14_q[n4870] <= n90;
+    if (n3939) data_w14_q[n4871] <= n91;
   end
 
 `ifndef SYNTHESIS
@@ -4114,11 +4115,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w15_rdata0_q <= data_w15_q[n4916];
+    if (n1542) data_w15_rdata0_q <= data_w15_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w15_q[n4870] <= n91;
+    if (n3939) data_w15_q[n4871] <= n92;
   end
 
 `ifndef SYNTHESIS
@@ -4130,11 +4131,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w16_rdata0_q <= data_w16_q[n4916];
+    if (n1542) data_w16_rdata0_q <= data_w16_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w16_q[n4870] <= n92;
+    if (n3939) data_w16_q[n4871] <= n93;
   end
 
 `ifndef SYNTHESIS
@@ -4146,11 +4147,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w17_rdata0_q <= data_w17_q[n4916];
+    if (n1542) data_w17_rdata0_q <= data_w17_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w17_q[n4870] <= n93;
+    if (n3939) data_w17_q[n4871] <= n94;
   end
 
 `ifndef SYNTHESIS
@@ -4162,11 +4163,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w18_rdata0_q <= data_w18_q[n4916];
+    if (n1542) data_w18_rdata0_q <= data_w18_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w18_q[n4870] <= n94;
+    if (n3939) data_w18_q[n4871] <= n95;
   end
 
 `ifndef SYNTHESIS
@@ -4178,11 +4179,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w19_rdata0_q <= data_w19_q[n4916];
+    if (n1542) data_w19_rdata0_q <= data_w19_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w19_q[n4870] <= n95;
+    if (n3939) data_w19_q[n4871] <= n96;
   end
 
 `ifndef SYNTHESIS
@@ -4194,11 +4195,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w20_rdata0_q <= data_w20_q[n4916];
+    if (n1542) data_w20_rdata0_q <= data_w20_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w20_q[n4870] <= n96;
+    if (n3939) data_w20_q[n4871] <= n97;
   end
 
 `ifndef SYNTHESIS
@@ -4210,11 +4211,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w21_rdata0_q <= data_w21_q[n4916];
+    if (n1542) data_w21_rdata0_q <= data_w21_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w21_q[n4870] <= n97;
+    if (n3939) data_w21_q[n4871] <= n98;
   end
 
 `ifndef SYNTHESIS
@@ -4226,11 +4227,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w22_rdata0_q <= data_w22_q[n4916];
+    if (n1542) data_w22_rdata0_q <= data_w22_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w22_q[n4870] <= n98;
+    if (n3939) data_w22_q[n4871] <= n99;
   end
 
 `ifndef SYNTHESIS
@@ -4242,11 +4243,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w23_rdata0_q <= data_w23_q[n4916];
+    if (n1542) data_w23_rdata0_q <= data_w23_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w23_q[n4870] <= n99;
+    if (n3939) data_w23_q[n4871] <= n100;
   end
 
 `ifndef SYNTHESIS
@@ -4258,11 +4259,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w24_rdata0_q <= data_w24_q[n4916];
+    if (n1542) data_w24_rdata0_q <= data_w24_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w24_q[n4870] <= n100;
+    if (n3939) data_w24_q[n4871] <= n101;
   end
 
 `ifndef SYNTHESIS
@@ -4274,11 +4275,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w25_rdata0_q <= data_w25_q[n4916];
+    if (n1542) data_w25_rdata0_q <= data_w25_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w25_q[n4870] <= n101;
+    if (n3939) data_w25_q[n4871] <= n102;
   end
 
 `ifndef SYNTHESIS
@@ -4290,11 +4291,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w26_rdata0_q <= data_w26_q[n4916];
+    if (n1542) data_w26_rdata0_q <= data_w26_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w26_q[n4870] <= n102;
+    if (n3939) data_w26_q[n4871] <= n103;
   end
 
 `ifndef SYNTHESIS
@@ -4306,11 +4307,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w27_rdata0_q <= data_w27_q[n4916];
+    if (n1542) data_w27_rdata0_q <= data_w27_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w27_q[n4870] <= n103;
+    if (n3939) data_w27_q[n4871] <= n104;
   end
 
 `ifndef SYNTHESIS
@@ -4322,11 +4323,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w28_rdata0_q <= data_w28_q[n4916];
+    if (n1542) data_w28_rdata0_q <= data_w28_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w28_q[n4870] <= n104;
+    if (n3939) data_w28_q[n4871] <= n105;
   end
 
 `ifndef SYNTHESIS
@@ -4338,11 +4339,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w29_rdata0_q <= data_w29_q[n4916];
+    if (n1542) data_w29_rdata0_q <= data_w29_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w29_q[n4870] <= n105;
+    if (n3939) data_w29_q[n4871] <= n106;
   end
 
 `ifndef SYNTHESIS
@@ -4354,11 +4355,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w30_rdata0_q <= data_w30_q[n4916];
+    if (n1542) data_w30_rdata0_q <= data_w30_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w30_q[n4870] <= n106;
+    if (n3939) data_w30_q[n4871] <= n107;
   end
 
 `ifndef SYNTHESIS
@@ -4370,11 +4371,11 @@ module l1_l128_w4_h4_i64 (
 `endif
 
   always @(posedge clk_core_i) begin
-    if (n1541) data_w31_rdata0_q <= data_w31_q[n4916];
+    if (n1542) data_w31_rdata0_q <= data_w31_q[n4917];
   end
 
   always @(posedge clk_core_i) begin
-    if (n3938) data_w31_q[n4870] <= n107;
+    if (n3939) data_w31_q[n4871] <= n108;
   end
 
 `ifndef SYNTHESIS
@@ -4387,6 +4388,6 @@ module l1_l128_w4_h4_i64 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{clk_hot_i, gm_resp_rdata_i, lsu_req_wdata_i, lsu_req_wmask_i};
+  assign unused_signals = ^{clk_hot_i, gm_resp_rdata_i, lsu_req_refresh_i, lsu_req_wdata_i, lsu_req_wmask_i};
 
 endmodule

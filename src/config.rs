@@ -47,6 +47,11 @@ pub struct GpuccConfig {
     /// that is out (or sent in the same cycle) instead of asking the L1
     /// again (ours: the LSUs reading one image row read the same lines).
     pub join_reads: bool,
+    /// A prefetch of the memory front end that hits in the L1 makes its
+    /// line the youngest of its set, as a fill does (ours: the L1 stays
+    /// FIFO otherwise, and in SIMT mode exactly as on fermi; docs/gpucc.md
+    /// section 12.1).
+    pub l1_refresh: bool,
 }
 
 /// Every size of one SM.

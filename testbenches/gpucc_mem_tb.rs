@@ -103,6 +103,7 @@ impl Block for GpuccSys {
             &self.l1,
             &L1In {
                 lsu_req: mo.l1_req,
+                lsu_req_refresh_i: mo.l1_req_refresh_o,
                 gm_req_ready_i: i.gm_req_ready_i,
                 gm_resp: i.gm_resp,
                 rq: [],

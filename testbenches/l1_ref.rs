@@ -12,7 +12,10 @@
 //! `(line, woken)`: the fill of the line wakes them, and a woken one
 //! replays into the pipeline's first slot (the smallest memory id first,
 //! before any requester), where it is looked up again without being
-//! counted.
+//! counted. Replacement: per set the ways in age order, oldest first;
+//! a fill that allocates takes the oldest and makes it the youngest (FIFO),
+//! and in the refresh mode a hit of a refreshing read (requester 0's,
+//! `refresh` with its request) makes its way the youngest too.
 
 use super::gmem::{GmReq, GmResp};
 use std::collections::HashMap;
@@ -28,6 +31,8 @@ struct Rd {
     pf: bool,
     /// A merged read replaying.
     replay: bool,
+    /// A refreshing read (the refresh mode).
+    refresh: bool,
 }
 
 /// Inputs of one core cycle.
@@ -39,6 +44,9 @@ pub struct L1RefIn {
     pub gm_ready: bool,
     /// The memory's response this cycle (memory id).
     pub resp: Option<GmResp>,
+    /// Requester 0's request refreshes its line when it hits (the refresh
+    /// mode).
+    pub refresh: bool,
 }
 
 /// Outputs of one core cycle.
@@ -75,7 +83,10 @@ pub struct L1Ref {
     out: Option<GmResp>,
     /// `cache[set][way]`.
     cache: Vec<Vec<Option<(u32, [u32; 32])>>>,
-    next_victim: Vec<usize>,
+    /// Per set its ways, oldest first.
+    age_order: Vec<Vec<usize>>,
+    /// The refresh mode.
+    refresh: bool,
     /// Per memory id: the last read or atomic sent with it.
     table: HashMap<u16, Out>,
     /// Merged reads by memory id: their line, and whether its fill has
@@ -104,7 +115,8 @@ impl L1Ref {
             pipe: vec![None; latency],
             out: None,
             cache: vec![vec![None; ways]; sets],
-            next_victim: vec![0; sets],
+            age_order: vec![(0..ways).collect(); sets],
+            refresh: false,
             table: HashMap::new(),
             merged: HashMap::new(),
             first: 0,
@@ -113,6 +125,19 @@ impl L1Ref {
             merges: 0,
             replay_misses: 0,
         }
+    }
+
+    /// The same model with the refresh mode.
+    pub fn with_refresh(mut self, refresh: bool) -> L1Ref {
+        self.refresh = refresh;
+        self
+    }
+
+    /// Way `w` of `set` becomes the youngest.
+    fn make_young(&mut self, set: usize, w: usize) {
+        let o = &mut self.age_order[set];
+        o.retain(|&x| x != w);
+        o.push(w);
     }
 
     fn find(&self, line: u32) -> Option<usize> {
@@ -162,6 +187,9 @@ impl L1Ref {
                     new_out = Some(GmResp { id: r.id, rdata: words });
                     head_leaves = true;
                     self.hits += counted;
+                    if self.refresh && r.refresh {
+                        self.make_young(set, w);
+                    }
                 }
             } else if r.pf && self.out_in_mem(r.id) {
                 // A fill whose id is still out: dropped.
@@ -229,6 +257,7 @@ impl L1Ref {
                     size: 2,
                     pf: false,
                     replay: true,
+                    refresh: false,
                 });
             }
         }
@@ -252,6 +281,7 @@ impl L1Ref {
                         size: q.size,
                         pf: fill,
                         replay: false,
+                        refresh: r == 0 && i.refresh,
                     });
                 }
             } else {
@@ -317,8 +347,8 @@ impl L1Ref {
                     let w = match self.find(line) {
                         Some(w) => w,
                         None => {
-                            let w = self.next_victim[set];
-                            self.next_victim[set] = (w + 1) % self.ways;
+                            let w = self.age_order[set][0];
+                            self.make_young(set, w);
                             w
                         }
                     };

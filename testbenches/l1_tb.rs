@@ -210,6 +210,11 @@ pub struct L1Bench {
     /// Distinct lines used (0: three times the cache's lines). Few lines
     /// and a long memory latency make many misses merge.
     pub pool: u32,
+    /// The block's refresh mode; requester 0 marks every third id's reads
+    /// refreshing (`lsu_req_refresh_i`).
+    pub refresh: bool,
+    /// The reference's refresh mode (a wrong reference must be caught).
+    pub ref_refresh: bool,
 }
 
 /// Run `instrs` random instructions on an L1 of `2^LA` lines, `ways`
@@ -264,6 +269,8 @@ pub fn l1_against<const LA: usize>(
         instrs,
         slots,
         pool: 0,
+        refresh: false,
+        ref_refresh: false,
     })
 }
 
@@ -414,10 +421,10 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
     }
     let lines = 1usize << LA;
     let pool = if p.pool == 0 { 3 * lines as u32 } else { p.pool };
-    let blk = L1::<LA, RX, IW>::new(p.ways, p.latency, p.slots).map_err(|e| e.to_string())?;
+    let blk = L1::<LA, RX, IW>::new_refresh(p.ways, p.latency, p.slots, p.refresh).map_err(|e| e.to_string())?;
     let ids = blk.ids();
     let mut sim = Sim::new(blk).map_err(|e| e.to_string())?;
-    let mut rf = L1Ref::new(lines, p.ways, p.ref_latency, n);
+    let mut rf = L1Ref::new(lines, p.ways, p.ref_latency, n).with_refresh(p.ref_refresh);
     let mut rng = SmallRng::seed_from_u64(p.seed);
     let image: Vec<u8> = (0..pool as usize * 128).map(|_| rng.gen()).collect();
     let mut gm = Gmem::new(
@@ -474,11 +481,19 @@ pub fn l1_bench<const LA: usize, const RX: usize, const IW: usize>(p: L1Bench) -
         st.contended += (reqs.iter().flatten().count() > 1) as u64;
         let gm_ready = gm.ready();
         let gresp = gm.response().cloned();
-        let i = to_in::<RX, IW>(&reqs, gm_ready, gresp.as_ref());
+        let mut i = to_in::<RX, IW>(&reqs, gm_ready, gresp.as_ref());
+        // Every third id of requester 0 refreshes (with no request the bit
+        // is drawn at random: it must not matter).
+        let refresh = match &reqs[0] {
+            Some((q, _)) => q.id % 3 == 0,
+            None => p.refresh && rng.gen_bool(0.5),
+        };
+        i.lsu_req_refresh_i = Bits::new(refresh as u64);
         let want = rf.step(&L1RefIn {
             reqs: reqs.clone(),
             gm_ready,
             resp: gresp.clone(),
+            refresh,
         });
         let o = sim.step_core(&i);
         let (gv, greq) = gm_req_of(&o.gm_req);

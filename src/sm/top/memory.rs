@@ -73,11 +73,18 @@ sm_impl! {
         };
         let lsu_mode = gc.map(|g| !g.mode);
         let l1o = self.l1.as_ref().map(|c| {
+            // The front end's prefetches refresh their lines in the L1 (an
+            // L1 built without the refresh mode ignores it).
+            let refresh = match gc {
+                Some(g) => g.mode & g.mem.l1_req_refresh_o,
+                None => cx.lit::<1>(0),
+            };
             cx.instance(
                 "u_l1",
                 c,
                 &L1In {
                     lsu_req: req,
+                    lsu_req_refresh_i: refresh,
                     gm_req_ready_i: i.gm_req_ready_i,
                     gm_resp: i.gm_resp,
                     rq: [],

@@ -32,7 +32,9 @@
 //!   domain: `gm_size_i` (bytes of global memory: no prefetch or
 //!   read-ahead at or past it); `l1_req_*_o` ([`GmReq`]: valid, id[8], write, atom[4] = 0,
 //!   addr[32] (line base), size[2] = 2, wmask[32], wdata[32 x 32]) with
-//!   `l1_req_ready_i`; `l1_resp_*_i` ([`GmResp`]); the counters
+//!   `l1_req_ready_i` and `l1_req_refresh_o` (the request is a prefetch:
+//!   the L1's refresh mode keeps a line a prefetch finds, docs/gpucc.md
+//!   12.1); `l1_resp_*_i` ([`GmResp`]); the counters
 //!   `cnt_loads_o`, `cnt_stores_o` (requests taken from the LSUs),
 //!   `cnt_line_reads_o`, `cnt_line_writes_o` (requests sent for loads and
 //!   stores), `cnt_prefetch_o` (hints sent), `cnt_buf_hits_o` (loads whose
@@ -123,6 +125,7 @@ crate::ports! {
         mem_resp_data_o: [32; 16] @ Hot,
         idle_o: 1 @ Hot,
         l1_req: GmReq @ out,
+        l1_req_refresh_o: 1 @ Core,
         cnt_loads_o: 32 @ Core,
         cnt_stores_o: 32 @ Core,
         cnt_line_reads_o: 32 @ Core,
@@ -506,6 +509,9 @@ impl Block for GpuccMem {
             mem_resp_data_o: rsd,
             idle_o: cx.name("idle", idle),
             l1_req,
+            // A prefetch: if its line is in the L1, it stays (the L1's
+            // refresh mode).
+            l1_req_refresh_o: cx.cross(v & !any_main, core),
             cnt_loads_o: outs[0],
             cnt_stores_o: outs[1],
             cnt_line_reads_o: outs[2],

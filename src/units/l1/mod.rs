@@ -16,8 +16,9 @@
 //!
 //! * Ports. Requester 0 (the LSU): `lsu_req_*_i` ([`GmReq`]: valid, id[8],
 //!   write, atom[4], addr[32], size[2], wmask[32], wdata[32 x 32]),
-//!   `lsu_req_ready_o`, `lsu_resp_*_o` (valid, id[8], rdata[32 x 32]).
-//!   Requesters r = 1 .. R-1: the same as `rq<r>_req_*_i` plus
+//!   `lsu_req_ready_o`, `lsu_resp_*_o` (valid, id[8], rdata[32 x 32]),
+//!   `lsu_req_refresh_i` (the refresh mode, below). Requesters r = 1 ..
+//!   the same as `rq<r>_req_*_i` plus
 //!   `rq<r>_req_fill_i`, `rq<r>_req_ready_o`, `rq<r>_resp_*_o`. Memory:
 //!   `gm_req_*_o` and `gm_resp_*_i` with ids of `IW = 8 + clog2(R)` bits,
 //!   `{r, id}`, and `gm_req_ready_i`. Counters `cnt_l1_hit_o`,
@@ -114,6 +115,18 @@
 //! * A fill of a line already present rewrites that way; otherwise it
 //!   takes `vict<set>` and advances it. Fills and hits of the same edge
 //!   are consistent (read-first RAMs: a hit reads the line it looked up).
+//! * Refresh mode (built with `refresh`, module name ending `_rf`; the
+//!   gpucc preset's `gpucc.l1_refresh`): the victim pointers become an age
+//!   per line, `age<line>` (0 the youngest of its set, `ways - 1` the
+//!   victim; way `w` starts at `ways - 1 - w`). A fill that allocates takes
+//!   the oldest way and makes it the youngest, which is the pointer's FIFO
+//!   order exactly; in addition a line read of requester 0 taken with
+//!   `lsu_req_refresh_i` = 1 (carried as `s<k>_rf`) that hits at the head
+//!   makes its line the youngest, before a fill of the same edge picks its
+//!   victim. With `lsu_req_refresh_i` = 0 the block behaves as the FIFO
+//!   cache, cycle for cycle; without the mode the port is unused. GPU-CC's
+//!   memory front end sets it for its prefetches (docs/gpucc.md 12.1): a
+//!   prefetch that finds its line keeps it until the load comes.
 //! * The host must reset the SM after changing global memory behind it
 //!   (the cache is not told).
 //! * Counters: `cnt_l1_hit_o` / `cnt_l1_miss_o`, line reads (fill-only
@@ -133,6 +146,7 @@ crate::ports! {
     /// the memory's ready and responses (ids of `IW` bits).
     pub struct L1In[RX, IW] {
         lsu_req: GmReq @ in,
+        lsu_req_refresh_i: 1 @ Core,
         gm_req_ready_i: 1 @ Core,
         gm_resp: (GmRespW, IW) @ in,
         rq: [GmReq; RX] @ in "rq{+1}_req",
@@ -177,6 +191,8 @@ struct Stage<const IW: usize> {
     pf: Option<Reg<1>>,
     /// A merged read replaying (not counted again at the head).
     rp: Reg<1>,
+    /// A refreshing read (with the refresh mode only).
+    rf: Option<Reg<1>>,
 }
 
 /// An L1 data cache of `2^LA` 128-byte lines with `RX + 1` requesters and
@@ -194,6 +210,10 @@ pub struct L1<const LA: usize, const RX: usize = 0, const IW: usize = 8> {
     val: Vec<Reg<1>>,
     tag: Vec<Reg<LW>>,
     vict: Vec<Reg<3>>,
+    /// With the refresh mode (`refresh`): per line its age in its set (0
+    /// the youngest, `ways - 1` the victim), in place of `vict`.
+    age: Vec<Reg<3>>,
+    refresh: bool,
     /// Request ids per requester (a multiple of 32 covering the LSU's
     /// `lsu_tags`); the miss table has this many entries per requester.
     ids: usize,
@@ -226,6 +246,18 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     /// `ways` ways, `latency` stages before the tag check's answer, a miss
     /// table for `32 * blocks` request ids (`blocks` 1..=8) per requester.
     pub fn new(ways: usize, latency: usize, blocks: usize) -> Result<Self, L1Error> {
+        Self::build(ways, latency, blocks, false)
+    }
+
+    /// As [`L1::new`], with the refresh mode when `refresh` (module name
+    /// ending `_rf`): a line read of requester 0 taken with
+    /// `lsu_req_refresh_i` that hits makes its line the youngest of its
+    /// set, as a fill does.
+    pub fn new_refresh(ways: usize, latency: usize, blocks: usize, refresh: bool) -> Result<Self, L1Error> {
+        Self::build(ways, latency, blocks, refresh)
+    }
+
+    fn build(ways: usize, latency: usize, blocks: usize, refresh: bool) -> Result<Self, L1Error> {
         const { assert!(LA >= 1 && LA <= 12, "2..=4096 lines") };
         const {
             assert!(
@@ -258,13 +290,28 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
                 size: d.reg(&format!("s{k}_size"), c, 0),
                 pf: (RX > 0).then(|| d.reg(&format!("s{k}_pf"), c, 0)),
                 rp: d.reg(&format!("s{k}_rp"), c, 0),
+                rf: refresh.then(|| d.reg(&format!("s{k}_rf"), c, 0)),
             })
             .collect();
         let o_v = d.reg("o_v", c, 0);
         let o_id = d.reg("o_id", c, 0);
         let val = (0..lines).map(|l| d.reg(&format!("val{l}"), c, 0)).collect();
         let tag = (0..lines).map(|l| d.reg(&format!("tag{l}"), c, 0)).collect();
-        let vict = (0..sets).map(|s| d.reg(&format!("vict{s}"), c, 0)).collect();
+        // FIFO replacement: a victim pointer per set. With the refresh mode
+        // the ages of the lines (way `w` starts at age `ways - 1 - w`, so the
+        // first fills take ways 0, 1, ... as the pointer does).
+        let vict = if refresh {
+            vec![]
+        } else {
+            (0..sets).map(|s| d.reg(&format!("vict{s}"), c, 0)).collect()
+        };
+        let age = if refresh {
+            (0..lines)
+                .map(|l| d.reg(&format!("age{l}"), c, (ways - 1 - l / sets) as u64))
+                .collect()
+        } else {
+            vec![]
+        };
         let mline = (0..entries).map(|i| d.reg(&format!("mline{i}"), c, 0)).collect();
         let mfill = (0..entries).map(|i| d.reg(&format!("mfill{i}"), c, 0)).collect();
         let mrd = (0..entries).map(|i| d.reg(&format!("mrd{i}"), c, 0)).collect();
@@ -286,6 +333,8 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
             val,
             tag,
             vict,
+            age,
+            refresh,
             ids,
             mline,
             mfill,
@@ -325,7 +374,8 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
         // The LSU's ids are its request tags, below `lsu_tags`: blocks of
         // 32 ids cover them.
         let blocks = (cfg.lsu_tags as usize).div_ceil(32);
-        Self::new(cfg.l1_ways as usize, cfg.l1_latency as usize, blocks).map(Some)
+        let refresh = cfg.gpucc.as_ref().is_some_and(|g| g.l1_refresh);
+        Self::build(cfg.l1_ways as usize, cfg.l1_latency as usize, blocks, refresh).map(Some)
     }
 
     /// Sets (lines / ways).
@@ -346,6 +396,23 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     pub fn ids(&self) -> usize {
         self.ids
     }
+}
+
+/// The ages of one set's ways after a use of way `hit` (one-hot) when
+/// `en`: the used way becomes 0, the ways younger than it age by one.
+fn touch<C: Ctx>(cx: &mut C, ages: &[S<C, 3>], hit: &[S<C, 1>], en: S<C, 1>) -> Vec<S<C, 3>> {
+    let mut ta = cx.lit::<3>(0);
+    for (&a, &h) in ages.iter().zip(hit) {
+        ta = h.mux(a, ta);
+    }
+    let (z3, o3) = (cx.lit::<3>(0), cx.lit::<3>(1));
+    ages.iter()
+        .zip(hit)
+        .map(|(&a, &h)| {
+            let n = h.mux(z3, a.ult(ta).mux(a + o3, a));
+            en.mux(n, a)
+        })
+        .collect()
 }
 
 /// `v[k]` for `idx == k` (0 when out of range), a mux chain.
@@ -372,8 +439,9 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
     type Out<B: Backend> = L1Out<B, RX, IW>;
     fn module_name(&self) -> String {
         let rq = if RX > 0 { format!("_r{}", RX + 1) } else { String::new() };
+        let rf = if self.refresh { "_rf" } else { "" };
         format!(
-            "l1_l{}_w{}_h{}_i{}{rq}",
+            "l1_l{}_w{}_h{}_i{}{rq}{rf}",
             1 << LA,
             self.ways,
             self.stages.len(),
@@ -438,6 +506,7 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
         let spf: Vec<Option<S<C, 1>>> = self.stages.iter().map(|s| s.pf.map(|r| cx.q(r))).collect();
         let mpf: Vec<S<C, 1>> = self.mpf.iter().map(|r| cx.q(*r)).collect();
         let srp: Vec<S<C, 1>> = self.stages.iter().map(|s| cx.q(s.rp)).collect();
+        let srf: Vec<Option<S<C, 1>>> = self.stages.iter().map(|s| s.rf.map(|r| cx.q(r))).collect();
         let mw: Vec<S<C, 1>> = self.mw.iter().map(|r| cx.q(*r)).collect();
         let mr: Vec<S<C, 1>> = self.mr.iter().map(|r| cx.q(*r)).collect();
         // Per way: which ways of `set` hold `line` (valid).
@@ -608,6 +677,16 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
             cx.d(st.addr, take.mux(na, saddr[k]));
             cx.d(st.size, take.mux(ns, ssize[k]));
             cx.d(st.rp, take.mux(nrp, srp[k]));
+            if let (Some(r), Some(cur)) = (st.rf, srf[k]) {
+                // Requester 0's read (not a replay) carries its refresh bit.
+                let rf0 = grant.first().map_or(i.lsu_req_refresh_i, |&g| g & i.lsu_req_refresh_i);
+                let n = if k == 0 {
+                    !rp_any & rf0
+                } else {
+                    srf[k - 1].unwrap_or(z1)
+                };
+                cx.d(r, take.mux(n, cur));
+            }
             if let (Some(r), Some(n), Some(cur)) = (st.pf, npf, spf[k]) {
                 cx.d(r, take.mux(n, cur));
             }
@@ -652,6 +731,39 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
         for &x in &fhits {
             fany = fany | x;
         }
+        // Refresh mode: the head's hit of a refreshing read (leaving with
+        // its data) makes its line the youngest of its set, before the fill
+        // of the same edge picks its victim.
+        let ages: Vec<S<C, 3>> = self.age.iter().map(|r| cx.q(*r)).collect();
+        let ages1: Vec<S<C, 3>> = if let Some(hrf) = srf[h - 1] {
+            let en = hrf & head_hit_go;
+            let mut a1 = ages.clone();
+            for s in 0..sets {
+                let here = en & hset.eq(cx.lit::<LA>(s as u64));
+                let set_ages: Vec<S<C, 3>> = (0..ways).map(|w| ages[w * sets + s]).collect();
+                for (w, x) in touch(cx, &set_ages, &hhits, here).into_iter().enumerate() {
+                    a1[w * sets + s] = x;
+                }
+            }
+            a1
+        } else {
+            vec![]
+        };
+        let vict: Vec<S<C, 3>> = if self.refresh {
+            // The victim of each set: its oldest way.
+            let oldest = cx.lit::<3>(ways as u64 - 1);
+            (0..sets)
+                .map(|s| {
+                    let mut v = cx.lit::<3>(0);
+                    for w in 1..ways {
+                        v = ages1[w * sets + s].eq(oldest).mux(cx.lit::<3>(w as u64), v);
+                    }
+                    v
+                })
+                .collect()
+        } else {
+            vict
+        };
         let fvict = sel(cx, fset, &vict);
         let faddr = ram_addr(cx, &fhits, fvict, fset);
         let w0 = cx.lit::<3>(0);
@@ -661,13 +773,27 @@ impl<const LA: usize, const RX: usize, const IW: usize> Block for L1<LA, RX, IW>
             rdata[k] = cx.mem_read(self.data[k], 0, head_hit_go, haddr_ram);
             cx.mem_write(self.data[k], 0, ffill, faddr, i.gm_resp.rdata[k]);
         }
-        // Victim pointers advance on an allocating fill.
+        // Victim pointers advance on an allocating fill. With the refresh
+        // mode an allocating fill makes its way the youngest (FIFO order, as
+        // the pointer).
         let alloc = ffill & !fany;
-        let wmax = cx.lit::<3>(ways as u64 - 1);
-        for s in 0..sets {
-            let hs = alloc & fset.eq(cx.lit::<LA>(s as u64));
-            let nx = vict[s].eq(wmax).mux(cx.lit::<3>(0), vict[s] + cx.lit::<3>(1));
-            cx.d(self.vict[s], hs.mux(nx, vict[s]));
+        if self.refresh {
+            let fw: Vec<S<C, 1>> = (0..ways).map(|w| fvict.eq(cx.lit::<3>(w as u64))).collect();
+            let en = alloc;
+            for s in 0..sets {
+                let here = en & fset.eq(cx.lit::<LA>(s as u64));
+                let set_ages: Vec<S<C, 3>> = (0..ways).map(|w| ages1[w * sets + s]).collect();
+                for (w, x) in touch(cx, &set_ages, &fw, here).into_iter().enumerate() {
+                    cx.d(self.age[w * sets + s], x);
+                }
+            }
+        } else {
+            let wmax = cx.lit::<3>(ways as u64 - 1);
+            for s in 0..sets {
+                let hs = alloc & fset.eq(cx.lit::<LA>(s as u64));
+                let nx = vict[s].eq(wmax).mux(cx.lit::<3>(0), vict[s] + cx.lit::<3>(1));
+                cx.d(self.vict[s], hs.mux(nx, vict[s]));
+            }
         }
         // Tags: fill writes, store/atomic invalidates.
         let iset = set_of(iline);

@@ -17,6 +17,8 @@ fn bench(seed: u64, ways: usize, latency: usize, mem_latency: u32, ooo: bool, sl
         instrs: 300,
         slots,
         pool,
+        refresh: false,
+        ref_refresh: false,
     }
 }
 
@@ -206,8 +208,13 @@ struct Directed {
 
 impl Directed {
     fn new(lat: u64) -> Directed {
+        Directed::with_refresh(lat, false)
+    }
+    /// With the refresh mode when `refresh`: requests of ids 32 and above
+    /// are sent with `lsu_req_refresh_i` (in either mode).
+    fn with_refresh(lat: u64, refresh: bool) -> Directed {
         Directed {
-            sim: crate::hdl::Sim::new(L1::<7>::new(4, 4, 2).unwrap()).unwrap(),
+            sim: crate::hdl::Sim::new(L1::<7>::new_refresh(4, 4, 2, refresh).unwrap()).unwrap(),
             mem: Default::default(),
             flight: Default::default(),
             lat,
@@ -233,6 +240,7 @@ impl Directed {
         if let Some((id, write, line, v)) = q {
             i.lsu_req.valid = Bits::new(1);
             i.lsu_req.id = Bits::new(id);
+            i.lsu_req_refresh_i = Bits::new((id >= 32) as u64);
             i.lsu_req.write = Bits::new(write as u64);
             i.lsu_req.addr = Bits::new(line << 7);
             i.lsu_req.size = Bits::new(2);
@@ -397,4 +405,74 @@ fn merging_under_random_traffic() {
     let s = l1_bench::<7, 0, 8>(bench(38, 4, 4, 300, true, 8, 40)).unwrap();
     eprintln!("l1 merging fermi shape: {s:?}");
     assert!(s.merges > 100, "{s:?}");
+}
+
+/// Directed, refresh mode: four lines fill the four ways of set 0, a
+/// refreshing read hits the oldest (line 0), so the fifth line's fill
+/// evicts line 32 instead; a plain hit (line 32 read again first) does not
+/// protect its line. Without the refresh mode (FIFO) line 0 is evicted.
+#[test]
+fn a_refreshing_hit_keeps_its_line() {
+    // (id, write, line, value); the reads of each step run alone.
+    let steps: [&[(u64, bool, u64, u64)]; 6] = [
+        &[
+            (1, false, 0, 0),
+            (2, false, 32, 0),
+            (3, false, 64, 0),
+            (4, false, 96, 0),
+        ],
+        &[(5, false, 32, 0)],
+        &[(40, false, 0, 0)],
+        &[(6, false, 128, 0)],
+        &[(7, false, 0, 0)],
+        &[(8, false, 32, 0)],
+    ];
+    let reads_of = |refresh: bool| {
+        let mut d = Directed::with_refresh(10, refresh);
+        let mut end = 0;
+        for st in steps {
+            end += 40;
+            d.run(st, end);
+        }
+        assert_eq!(d.got.len(), 9, "every read answered: {:?}", d.got);
+        let mut lines: Vec<u64> = d.sent.iter().map(|s| s.3).collect();
+        lines.sort_unstable();
+        lines
+    };
+    // Refresh: 0, 32, 64, 96, 128 once each, then 32 again (evicted).
+    assert_eq!(reads_of(true), vec![0, 32, 32, 64, 96, 128]);
+    // FIFO: line 0 (the oldest fill) is evicted; read again, it evicts
+    // line 32, which is read again too.
+    assert_eq!(reads_of(false), vec![0, 0, 32, 32, 64, 96, 128]);
+}
+
+/// Random traffic with the refresh mode (every third id of requester 0
+/// refreshing) against the reference; a block or a reference without it
+/// is caught.
+#[test]
+fn refresh_mode_matches_reference() {
+    use crate::testbenches::l1_tb::l1_bench;
+    for (seed, ways, h, lat, ooo, slots) in [(31, 2, 1, 3, false, 1), (32, 4, 4, 20, true, 4), (33, 8, 2, 9, true, 2)] {
+        let mut b = bench(seed, ways, h, lat, ooo, slots, 0);
+        b.refresh = true;
+        b.ref_refresh = true;
+        let s = l1_bench::<3, 0, 8>(b).unwrap();
+        eprintln!("l1 refresh seed {seed}: {s:?}");
+        assert!(
+            s.hits > 50 && s.misses > 50 && s.evictions_seen && s.checked > 300,
+            "{s:?}"
+        );
+    }
+    let mut b = bench(34, 4, 2, 6, false, 2, 0);
+    b.refresh = true;
+    b.ref_refresh = true;
+    let s = l1_bench::<3, 1, 9>(b).unwrap();
+    assert!(s.hits > 50 && s.fills_to_memory > 20, "{s:?}");
+    for (blk, rf) in [(false, true), (true, false)] {
+        let mut b = bench(35, 2, 2, 6, false, 2, 0);
+        b.refresh = blk;
+        b.ref_refresh = rf;
+        let e = l1_bench::<3, 0, 8>(b).unwrap_err();
+        assert!(e.contains("l1 cycle"), "{e}");
+    }
 }

@@ -246,7 +246,7 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     /// `ways` ways, `latency` stages before the tag check's answer, a miss
     /// table for `32 * blocks` request ids (`blocks` 1..=8) per requester.
     pub fn new(ways: usize, latency: usize, blocks: usize) -> Result<Self, L1Error> {
-        Self::build(ways, latency, blocks, false)
+        Self::new_refresh(ways, latency, blocks, false)
     }
 
     /// As [`L1::new`], with the refresh mode when `refresh` (module name
@@ -254,10 +254,6 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
     /// `lsu_req_refresh_i` that hits makes its line the youngest of its
     /// set, as a fill does.
     pub fn new_refresh(ways: usize, latency: usize, blocks: usize, refresh: bool) -> Result<Self, L1Error> {
-        Self::build(ways, latency, blocks, refresh)
-    }
-
-    fn build(ways: usize, latency: usize, blocks: usize, refresh: bool) -> Result<Self, L1Error> {
         const { assert!(LA >= 1 && LA <= 12, "2..=4096 lines") };
         const {
             assert!(
@@ -375,7 +371,7 @@ impl<const LA: usize, const RX: usize, const IW: usize> L1<LA, RX, IW> {
         // 32 ids cover them.
         let blocks = (cfg.lsu_tags as usize).div_ceil(32);
         let refresh = cfg.gpucc.as_ref().is_some_and(|g| g.l1_refresh);
-        Self::build(cfg.l1_ways as usize, cfg.l1_latency as usize, blocks, refresh).map(Some)
+        Self::new_refresh(cfg.l1_ways as usize, cfg.l1_latency as usize, blocks, refresh).map(Some)
     }
 
     /// Sets (lines / ways).

@@ -60,8 +60,6 @@ module gpucc_lsu_a256_d16 (
   wire [31:0] req_wdata_d;
   reg  tok_valid_q;  // hot clock, reset 1'h0
   wire tok_valid_d;
-  reg  [31:0] tok_q;  // hot clock, no reset
-  wire [31:0] tok_d;
   reg  [8:0] inflight_q;  // hot clock, reset 9'h000
   wire [8:0] inflight_d;
   reg  pf_valid_q;  // hot clock, reset 1'h0
@@ -104,74 +102,74 @@ module gpucc_lsu_a256_d16 (
   wire n75 = (req_valid_q & mem_req_ready_i);
   wire n77 = ((~req_valid_q) | n75);
   wire n79 = ((~s1_valid_q) | n77);
-  wire n82 = ((~n71) | (inflight_q < space_i));
-  wire n87 = ((~u_addr_empty_o) & ((~n69) | (~u_data_empty_o)));
-  wire n92 = (((run_i & cfg_on) & (~done)) & (n71 | n69));
-  wire fire = (((n92 & n87) & n79) & n82);
-  wire n100 = (n39 == 3'h1);
-  wire n104 = (n39 == 3'h2);
-  wire n108 = (n39 == 3'h3);
-  wire n112 = (n39 == 3'h4);
-  wire n116 = (n39 == 3'h5);
-  wire n117 = (n116 ? n10 : (n112 ? n9 : (n108 ? n8 : (n104 ? n7 : (n100 ? n6 : 1'h0)))));
-  wire [31:0] n118 = (n116 ? n16 : (n112 ? n15 : (n108 ? n14 : (n104 ? n13 : (n100 ? n12 : 32'h00000000)))));
-  wire n128 = (n40 == 3'h1);
-  wire n132 = (n40 == 3'h2);
-  wire n136 = (n40 == 3'h3);
-  wire n140 = (n40 == 3'h4);
-  wire n144 = (n40 == 3'h5);
-  wire [31:0] n188 = (xcnt_q + 32'h00000001);
-  wire n189 = (n188 == cfg_nx_q);
-  wire [1:0] n200 = n35[1:0];
-  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n200));
-  wire n204 = (s1_valid_q & n77);
-  wire [31:0] n215 = (cfg_imm_q + (n118 << n200));
-  wire [24:0] n216 = n215[31:7];
-  wire n226 = (((n117 & n71) & (~clear_i)) & ((~pf_last_v_q) | (~(n216 == pf_line_q))));
-  wire [8:0] n254 = {{4{1'b0}}, u_data_count_o};
-  wire [8:0] n260 = (9'h100 - u_addr_count_o);
-  wire [8:0] n265 = (((n39 == 3'h1) & (n260 < 9'h1ff)) ? n260 : 9'h1ff);
-  wire [8:0] n267 = (9'h010 - n254);
-  wire [8:0] n275 = (9'h100 - u_addr_count_o);
-  wire [8:0] n280 = (((n39 == 3'h2) & (n275 < 9'h1ff)) ? n275 : 9'h1ff);
-  wire [8:0] n282 = (9'h010 - n254);
-  wire [8:0] n290 = (9'h100 - u_addr_count_o);
-  wire [8:0] n295 = (((n39 == 3'h3) & (n290 < 9'h1ff)) ? n290 : 9'h1ff);
-  wire [8:0] n297 = (9'h010 - n254);
-  wire [8:0] n305 = (9'h100 - u_addr_count_o);
-  wire [8:0] n310 = (((n39 == 3'h4) & (n305 < 9'h1ff)) ? n305 : 9'h1ff);
-  wire [8:0] n312 = (9'h010 - n254);
-  wire [8:0] n320 = (9'h100 - u_addr_count_o);
-  wire [8:0] n325 = (((n39 == 3'h5) & (n320 < 9'h1ff)) ? n320 : 9'h1ff);
-  wire [8:0] n327 = (9'h010 - n254);
-  wire idle = ((~cfg_on) | ((((((~n26) | done) & (u_addr_empty_o & u_data_empty_o)) & (~s1_valid_q)) & (~req_valid_q)) & (inflight_q == 9'h000)));
+  wire n85 = ((~n71) | (inflight_q < (9'h010 - {{4{1'b0}}, u_data_count_o})));
+  wire n90 = ((~u_addr_empty_o) & ((~n69) | (~u_data_empty_o)));
+  wire n95 = (((run_i & cfg_on) & (~done)) & (n71 | n69));
+  wire fire = (((n95 & n90) & n79) & n85);
+  wire n103 = (n39 == 3'h1);
+  wire n107 = (n39 == 3'h2);
+  wire n111 = (n39 == 3'h3);
+  wire n115 = (n39 == 3'h4);
+  wire n119 = (n39 == 3'h5);
+  wire n120 = (n119 ? n10 : (n115 ? n9 : (n111 ? n8 : (n107 ? n7 : (n103 ? n6 : 1'h0)))));
+  wire [31:0] n121 = (n119 ? n16 : (n115 ? n15 : (n111 ? n14 : (n107 ? n13 : (n103 ? n12 : 32'h00000000)))));
+  wire n132 = ((n71 & (~u_data_empty_o)) & ({{8{1'b0}}, tok_valid_q} < space_i));
+  wire n137 = (n40 == 3'h1);
+  wire n141 = (n40 == 3'h2);
+  wire n145 = (n40 == 3'h3);
+  wire n149 = (n40 == 3'h4);
+  wire n153 = (n40 == 3'h5);
+  wire [31:0] n200 = (xcnt_q + 32'h00000001);
+  wire n201 = (n200 == cfg_nx_q);
+  wire [1:0] n212 = n35[1:0];
+  wire [31:0] addr = (cfg_imm_q + (u_addr_rdata_o << n212));
+  wire n216 = (s1_valid_q & n77);
+  wire [31:0] n227 = (cfg_imm_q + (n121 << n212));
+  wire [24:0] n228 = n227[31:7];
+  wire n238 = (((n120 & n71) & (~clear_i)) & ((~pf_last_v_q) | (~(n228 == pf_line_q))));
+  wire [8:0] n265 = {{4{1'b0}}, u_data_count_o};
+  wire [8:0] n270 = (9'h100 - u_addr_count_o);
+  wire [8:0] n275 = (((n39 == 3'h1) & (n270 < 9'h1ff)) ? n270 : 9'h1ff);
+  wire [8:0] n277 = (9'h010 - n265);
+  wire [8:0] n285 = (9'h100 - u_addr_count_o);
+  wire [8:0] n290 = (((n39 == 3'h2) & (n285 < 9'h1ff)) ? n285 : 9'h1ff);
+  wire [8:0] n292 = (9'h010 - n265);
+  wire [8:0] n300 = (9'h100 - u_addr_count_o);
+  wire [8:0] n305 = (((n39 == 3'h3) & (n300 < 9'h1ff)) ? n300 : 9'h1ff);
+  wire [8:0] n307 = (9'h010 - n265);
+  wire [8:0] n315 = (9'h100 - u_addr_count_o);
+  wire [8:0] n320 = (((n39 == 3'h4) & (n315 < 9'h1ff)) ? n315 : 9'h1ff);
+  wire [8:0] n322 = (9'h010 - n265);
+  wire [8:0] n330 = (9'h100 - u_addr_count_o);
+  wire [8:0] n335 = (((n39 == 3'h5) & (n330 < 9'h1ff)) ? n330 : 9'h1ff);
+  wire [8:0] n337 = (9'h010 - n265);
+  wire idle = ((~cfg_on) | (((((((~n26) | done) & (u_addr_empty_o & u_data_empty_o)) & (~s1_valid_q)) & (~req_valid_q)) & (inflight_q == 9'h000)) & (~tok_valid_q)));
   assign cfg_op_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h0)) ? cfg_data_i : cfg_op_q));
   assign cfg_ctr_d = (clear_i ? 17'h00000 : ((cfg_we_i & (cfg_sel_i == 3'h1)) ? cfg_data_i[16:0] : cfg_ctr_q));
   assign cfg_imm_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h2)) ? cfg_data_i : cfg_imm_q));
   assign cfg_nx_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h3)) ? cfg_data_i : cfg_nx_q));
   assign cfg_ny_d = (clear_i ? 32'h00000000 : ((cfg_we_i & (cfg_sel_i == 3'h4)) ? cfg_data_i : cfg_ny_q));
-  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n189 ? 32'h00000000 : n188) : xcnt_q));
-  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n189 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
+  assign xcnt_d = (clear_i ? 32'h00000000 : (fire ? (n201 ? 32'h00000000 : n200) : xcnt_q));
+  assign ycnt_d = (clear_i ? 32'h00000000 : (fire ? (n201 ? (ycnt_q + 32'h00000001) : ycnt_q) : ycnt_q));
   assign s1_valid_d = (fire | (s1_valid_q & (~n77)));
-  assign req_valid_d = (n204 | (req_valid_q & (~n75)));
-  assign req_we_d = (n204 ? n69 : req_we_q);
-  assign req_addr_d = (n204 ? addr : req_addr_q);
-  assign req_wdata_d = (n204 ? u_data_rdata_o : req_wdata_q);
-  assign tok_valid_d = mem_resp_valid_i;
-  assign tok_d = (mem_resp_valid_i ? mem_resp_data_i : tok_q);
-  assign inflight_d = ((inflight_q + ((fire & n71) ? 9'h001 : 9'h000)) - (tok_valid_q ? 9'h001 : 9'h000));
-  assign pf_valid_d = n226;
-  assign pf_line_d = (n226 ? n216 : pf_line_q);
-  assign pf_last_v_d = ((~clear_i) & (pf_last_v_q | n226));
+  assign req_valid_d = (n216 | (req_valid_q & (~n75)));
+  assign req_we_d = (n216 ? n69 : req_we_q);
+  assign req_addr_d = (n216 ? addr : req_addr_q);
+  assign req_wdata_d = (n216 ? u_data_rdata_o : req_wdata_q);
+  assign tok_valid_d = n132;
+  assign inflight_d = ((inflight_q + ((fire & n71) ? 9'h001 : 9'h000)) - (mem_resp_valid_i ? 9'h001 : 9'h000));
+  assign pf_valid_d = n238;
+  assign pf_line_d = (n238 ? n228 : pf_line_q);
+  assign pf_last_v_d = ((~clear_i) & (pf_last_v_q | n238));
   assign out_lane_o = cfg_op_q[31:29];
   assign tok_valid_o = tok_valid_q;
-  assign tok_o = (tok_valid_q ? tok_q : 32'h00000000);
-  assign free_o = {(((n40 == 3'h5) & (n327 < n325)) ? n327 : n325), (((n40 == 3'h4) & (n312 < n310)) ? n312 : n310), (((n40 == 3'h3) & (n297 < n295)) ? n297 : n295), (((n40 == 3'h2) & (n282 < n280)) ? n282 : n280), (((n40 == 3'h1) & (n267 < n265)) ? n267 : n265)};
+  assign tok_o = (tok_valid_q ? u_data_rdata_o : 32'h00000000);
+  assign free_o = {(((n40 == 3'h5) & (n337 < n335)) ? n337 : n335), (((n40 == 3'h4) & (n322 < n320)) ? n322 : n320), (((n40 == 3'h3) & (n307 < n305)) ? n307 : n305), (((n40 == 3'h2) & (n292 < n290)) ? n292 : n290), (((n40 == 3'h1) & (n277 < n275)) ? n277 : n275)};
   assign fire_o = fire;
-  assign stall_in_o = (n92 & (~n87));
-  assign stall_out_o = ((n92 & n87) & (~(n79 & n82)));
+  assign stall_in_o = (n95 & (~n90));
+  assign stall_out_o = ((n95 & n90) & (~(n79 & n85)));
   assign idle_o = idle;
-  assign level_o = {9'h000, n254, u_addr_count_o};
+  assign level_o = {9'h000, n265, u_addr_count_o};
   assign err_o = 1'h0;
   assign mem_req_valid_o = req_valid_q;
   assign mem_req_we_o = (req_valid_q & req_we_q);
@@ -218,15 +216,14 @@ module gpucc_lsu_a256_d16 (
     req_we_q <= req_we_d;
     req_addr_q <= req_addr_d;
     req_wdata_q <= req_wdata_d;
-    tok_q <= tok_d;
   end
 
   fifo_w32_d256_hot u_addr (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i (n117),
-    .wdata_i (n118),
+    .push_i (n120),
+    .wdata_i (n121),
     .pop_i (fire),
     .rdata_o (u_addr_rdata_o),
     .rvalid_o (u_addr_rvalid_o),
@@ -239,9 +236,9 @@ module gpucc_lsu_a256_d16 (
     .clk_core_i (clk_core_i),
     .clk_hot_i  (clk_hot_i),
     .rst_ni     (rst_ni),
-    .push_i ((n144 ? n10 : (n140 ? n9 : (n136 ? n8 : (n132 ? n7 : (n128 ? n6 : 1'h0)))))),
-    .wdata_i ((n144 ? n16 : (n140 ? n15 : (n136 ? n14 : (n132 ? n13 : (n128 ? n12 : 32'h00000000)))))),
-    .pop_i ((fire & n69)),
+    .push_i ((n71 ? mem_resp_valid_i : (n153 ? n10 : (n149 ? n9 : (n145 ? n8 : (n141 ? n7 : (n137 ? n6 : 1'h0))))))),
+    .wdata_i ((n71 ? mem_resp_data_i : (n153 ? n16 : (n149 ? n15 : (n145 ? n14 : (n141 ? n13 : (n137 ? n12 : 32'h00000000))))))),
+    .pop_i ((n71 ? n132 : (fire & n69))),
     .rdata_o (u_data_rdata_o),
     .rvalid_o (u_data_rvalid_o),
     .full_o (u_data_full_o),
@@ -251,6 +248,6 @@ module gpucc_lsu_a256_d16 (
 
   // Signals (or bits of them) that no logic reads.
   wire unused_signals;
-  assign unused_signals = ^{lane_data_i, lane_valid_i, n215, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
+  assign unused_signals = ^{lane_data_i, lane_valid_i, n227, n35, u_addr_full_o, u_addr_rvalid_o, u_data_full_o, u_data_rvalid_o};
 
 endmodule

@@ -8,8 +8,11 @@
 //!   the golden model's reference arithmetic (`golden::arith`, the preset's
 //!   lane flavour), and pushes the result into every reader's FIFO.
 //! * An LSU's load reads the word at `imm + (index << shift)` when it fires
-//!   (in order per LSU: its address FIFO is a FIFO); a store writes the
-//!   data token there. Accesses of different LSUs are not ordered against
+//!   (in order per LSU: its address FIFO is a FIFO) into the LSU's data
+//!   FIFO; a load LSU fires when its data FIFO has space (not its
+//!   readers), and the data FIFO's head moves on to every reader's FIFO
+//!   when all of them have space (the RTL's buffer of loaded words,
+//!   docs/gpucc.md section 5). A store writes the data token there. Accesses of different LSUs are not ordered against
 //!   each other: a configuration that reads what it writes in the same run
 //!   has no defined result (the model sweeps the nodes in line order).
 //! * Initial tokens (`NodeCfg::delay`): a core's first `delay[k]` reads of
@@ -98,6 +101,7 @@ impl<'n> Flow<'n> {
             let mut any = false;
             for pos in 0..NODES {
                 let n = node_at(pos);
+                any |= self.drain(n);
                 if self.blocked(n).is_some() {
                     continue;
                 }
@@ -161,6 +165,15 @@ impl<'n> Flow<'n> {
                 ));
             }
         }
+        if self.is_load(n) {
+            return (self.fifos[n][1].len() >= self.net.depth[n][1]).then(|| {
+                format!(
+                    "output full (its data FIFO holds {}/{} loaded words)",
+                    self.fifos[n][1].len(),
+                    self.net.depth[n][1]
+                )
+            });
+        }
         for &(m, k) in &self.net.readers[n] {
             if self.fifos[m][k].len() >= self.net.depth[m][k] {
                 return Some(format!(
@@ -185,7 +198,7 @@ impl<'n> Flow<'n> {
             }
             let op = Op::from_code(c.op).map_or("?".into(), |o| o.to_string());
             let levels: Vec<String> = (0..3)
-                .filter(|&k| c.fifo_lane[k] != 0)
+                .filter(|&k| c.fifo_lane[k] != 0 || (k == 1 && self.is_load(n)))
                 .map(|k| {
                     let ins = self.ins[n][k];
                     let ins = if ins > 0 {
@@ -269,15 +282,48 @@ impl<'n> Flow<'n> {
         } else {
             firing.result = Some(lane_eval(op, c.m, ops, self.flavor));
         }
-        if let Some(v) = firing.result {
-            for &(m, k) in &self.net.readers[n] {
-                self.fifos[m][k].push_back(v);
-                self.settle(m);
-            }
+        match firing.result {
+            Some(v) if self.is_load(n) => self.fifos[n][1].push_back(v),
+            Some(v) => self.send(n, v),
+            None => {}
         }
         self.fired[n] += 1;
         self.settle(n);
         Ok(firing)
+    }
+
+    /// A load LSU: it fires into its data FIFO.
+    fn is_load(&self, n: usize) -> bool {
+        is_lsu(n) && self.net.nodes[n].op == Op::Ldg as u8
+    }
+
+    /// Push `v` into the FIFO of every reader of node `n`.
+    fn send(&mut self, n: usize, v: u32) {
+        for &(m, k) in &self.net.readers[n] {
+            self.fifos[m][k].push_back(v);
+            self.settle(m);
+        }
+    }
+
+    /// A load LSU's data FIFO: move its head on to the readers while every
+    /// reader has space. Whether anything moved.
+    fn drain(&mut self, n: usize) -> bool {
+        if !self.is_load(n) {
+            return false;
+        }
+        let mut moved = false;
+        while let Some(&v) = self.fifos[n][1].front() {
+            if self.net.readers[n]
+                .iter()
+                .any(|&(m, k)| self.fifos[m][k].len() >= self.net.depth[m][k])
+            {
+                break;
+            }
+            self.fifos[n][1].pop_front();
+            self.send(n, v);
+            moved = true;
+        }
+        moved
     }
 
     /// A done node drops the tokens of its delayed FIFOs that it did not

@@ -6,15 +6,18 @@
 //!  lane_valid_i[5] lane_data_i[5]               cfg_* clear_i run_i
 //!     | 5:1 per FIFO                                  |
 //!  +--v---------------+ +------------------+    +-----v------------+
-//!  | u_addr 256 x 32  | | u_data 16 x 32   |    | cfg regs, counter|
-//!  +--+---------------+ +--+---------------+    +------------------+
+//!  | u_addr 256 x 32  | | u_data 16 x 32   |<-+ | cfg regs, counter|
+//!  +--+---------------+ +--+---------------+  | +------------------+
+//!     |   STG: data word --^  LDG: loaded word --+ (mem_resp_*_i)
 //!     | fire = run & on & !done & addr non-empty & (STG: data non-empty)
-//!     |        & stage free or moving on & (LDG: space_i > inflight_q)
+//!     |        & stage free or moving on
+//!     |        & (LDG: inflight_q < 16 - data FIFO count)
 //!     v  (the cycle after the pop)
 //!  addr = imm + (index << m[1:0])    s1_valid_q
 //!     v
 //!  req_valid_q req_we_q req_addr_q req_wdata_q --> mem_req_*_o  (held until mem_req_ready_i)
-//!  mem_resp_valid_i mem_resp_data_i --> tok_valid_q tok_q --> tok_*_o (the output lane)
+//!  LDG: data FIFO head, popped when space_i > tok_valid_q --> tok_valid_q,
+//!       u_data.rdata_o --> tok_*_o (the output lane)
 //! ```
 //!
 //! * Clock domain: hot, every port and register.
@@ -29,16 +32,22 @@
 //!   differs from the previous hint's (none after `clear_i`), one cycle
 //!   after the push, for one cycle (`gpucc_mem` reads the line ahead).
 //! * Operation (opcode in the configuration): `LDG` takes an index from
-//!   FIFO 0 and drives the loaded word on its output lane; `STG` takes an
-//!   index from FIFO 0 and a word from FIFO 1 and writes it. The byte
-//!   address is `imm + (index << shift)`, `shift` = modifier bits 1..0.
+//!   FIFO 0, loads the word into the data FIFO and drives it on its output
+//!   lane from there; `STG` takes an index from FIFO 0 and a word from
+//!   FIFO 1 (the data FIFO, fed by a lane) and writes it. The byte address
+//!   is `imm + (index << shift)`, `shift` = modifier bits 1..0.
 //! * Stalls: `stall_in_o` (work left, an input FIFO empty), `stall_out_o`
-//!   (inputs there, but no output space or the request path busy).
-//! * Credits: a load fires only while `space_i` exceeds `inflight_q`, its
-//!   loads not yet in the listeners' FIFOs, so a response always has room:
-//!   the load's word leaves the LSU the cycle after it returns.
+//!   (inputs there, but the data FIFO has no word free beyond the loads in
+//!   flight, or the request path is busy).
+//! * Credits: a load fires only while `inflight_q` (loads requested and
+//!   not yet answered) is below the data FIFO's free words, so every
+//!   response has a place; the data FIFO's head leaves for the lane when
+//!   the listeners' space (`space_i`) exceeds the token on the lane now
+//!   (`tok_valid_q`). So a load LSU has its 16 words of slack besides its
+//!   listeners' FIFOs (docs/gpucc.md section 9: what the 5x5 needs).
 //! * Latency: fire in `t`, address in `t + 1`, request on `mem_req_*_o`
-//!   from `t + 2`; a response in cycle `r` is on `tok_o` in `r + 1`. A
+//!   from `t + 2`; a response in cycle `r` is in the data FIFO in `r + 1`,
+//!   popped then if the listeners have space, and on `tok_o` in `r + 2`. A
 //!   two-stage pipeline (address stage `s1_valid_q`, request register
 //!   `req_valid_q`): the stage moves on when the request register is empty
 //!   or taken in that cycle, and a firing enters the stage when it is empty
@@ -105,7 +114,6 @@ pub struct GpuccLsu {
     req_addr: Reg<32>,
     req_wdata: Reg<32>,
     tok_valid: Reg<1>,
-    tok: Reg<32>,
     inflight: Reg<9>,
     pf_valid: Reg<1>,
     pf_line: Reg<25>,
@@ -128,8 +136,8 @@ impl GpuccLsu {
         let req_addr = d.reg_noreset::<32>("req_addr", Domain::Hot);
         let req_wdata = d.reg_noreset::<32>("req_wdata", Domain::Hot);
         let tok_valid = d.reg::<1>("tok_valid", Domain::Hot, 0);
-        let tok = d.reg_noreset::<32>("tok", Domain::Hot);
-        // Loads in flight: bounded by the listeners' space, at most 256.
+        // Loads in flight (requested, not yet in the data FIFO): at most
+        // the data FIFO's free words, so at most 16.
         let inflight = d.reg::<9>("inflight", Domain::Hot, 0);
         // Prefetch hint: the line of the last index pushed (`pf_line_q`,
         // valid since the clear when `pf_last_v_q`), raised in `pf_valid_q`.
@@ -147,7 +155,6 @@ impl GpuccLsu {
             req_addr,
             req_wdata,
             tok_valid,
-            tok,
             inflight,
             pf_valid,
             pf_line,
@@ -184,7 +191,10 @@ impl Block for GpuccLsu {
         let taken = req_v & i.mem_req_ready_i;
         let adv = !req_v | taken;
         let path_free = !s1 | adv;
-        let space_ok = !is_ld | inflight.ult(i.space_i);
+        // A load may have as many loads out as its data FIFO has free
+        // words: the loaded words wait there for the listeners.
+        let dfree = k::<C::B, 9>(16) - fd.count_o.zext::<9>();
+        let space_ok = !is_ld | inflight.ult(dfree);
         let inputs = !fa.empty_o & (!is_st | !fd.empty_o);
         let want = i.run_i & c.on & !c.done & (is_ld | is_st);
         let fire = cx.name("fire", want & inputs & path_free & space_ok);
@@ -199,7 +209,19 @@ impl Block for GpuccLsu {
         };
         let addr_in = fifo_in(c.fifo_lane[0], fire);
         cx.instance_end(ha, &self.addr_fifo, &addr_in);
-        cx.instance_end(hd, &self.data_fifo, &fifo_in(c.fifo_lane[1], fire & is_st));
+        // A load's responses go into the data FIFO (a store's data words
+        // come from its lane); a load pops the head when the listeners
+        // have space beyond the token on the lane now, and the popped word
+        // (`rdata_o`, registered) drives the lane in the next cycle.
+        let tok_valid = cx.q(self.tok_valid);
+        let drive = is_ld & !fd.empty_o & tok_valid.zext::<9>().ult(i.space_i);
+        let st_in = fifo_in(c.fifo_lane[1], fire & is_st);
+        let d_in = FifoIn {
+            push_i: is_ld.mux(i.mem_resp_valid_i, st_in.push_i),
+            wdata_i: is_ld.mux(i.mem_resp_data_i, st_in.wdata_i),
+            pop_i: is_ld.mux(drive, st_in.pop_i),
+        };
+        cx.instance_end(hd, &self.data_fifo, &d_in);
         self.cfg
             .update(cx, i.cfg_we_i, i.cfg_sel_i, i.cfg_data_i, i.clear_i, fire);
         cx.d(self.s1_valid, fire | (s1 & !adv));
@@ -221,24 +243,21 @@ impl Block for GpuccLsu {
         cx.d(self.pf_valid, hint);
         cx.d_en(self.pf_line, hint, |_| pf_line);
         cx.d(self.pf_last_v, !i.clear_i & (last_v | hint));
-        // Responses become the token.
-        cx.d(self.tok_valid, i.mem_resp_valid_i);
-        cx.d_en(self.tok, i.mem_resp_valid_i, |_| i.mem_resp_data_i);
-        let tok_valid = cx.q(self.tok_valid);
+        cx.d(self.tok_valid, drive);
         let one = k::<C::B, 9>(1);
         let z = k::<C::B, 9>(0);
         let inc = (fire & is_ld).mux(one, z);
-        let dec = tok_valid.mux(one, z);
+        let dec = i.mem_resp_valid_i.mux(one, z);
         cx.d(self.inflight, inflight + inc - dec);
         let empty = fa.empty_o & fd.empty_o;
-        let idle = !c.on | ((!c.ctr_on | c.done) & empty & !s1 & !req_v & inflight.eq(z));
+        let idle = !c.on | ((!c.ctr_on | c.done) & empty & !s1 & !req_v & inflight.eq(z) & !tok_valid);
         let counts = [fa.count_o, fd.count_o.zext::<9>(), z];
         LsuOut {
             out_lane_o: c.out_lane,
             tok_valid_o: tok_valid,
             // Zero between tokens and requests (datapath registers without
             // reset: no X on the ports in a 4-state simulator).
-            tok_o: tok_valid.mux(cx.q(self.tok), k::<C::B, 32>(0)),
+            tok_o: tok_valid.mux(fd.rdata_o, k::<C::B, 32>(0)),
             free_o: free_space::<C::B>(&c.fifo_lane, &counts, [256, 16, 0]),
             fire_o: fire,
             stall_in_o: want & !inputs,

@@ -12,9 +12,10 @@
 //!   FIFO; a load LSU fires when its data FIFO has space (not its
 //!   readers), and the data FIFO's head moves on to every reader's FIFO
 //!   when all of them have space (the RTL's buffer of loaded words,
-//!   docs/gpucc.md section 5). A store writes the data token there. Accesses of different LSUs are not ordered against
-//!   each other: a configuration that reads what it writes in the same run
-//!   has no defined result (the model sweeps the nodes in line order).
+//!   docs/gpucc.md section 5). A store writes the data token there.
+//!   Accesses of different LSUs are not ordered against each other: a
+//!   configuration that reads what it writes in the same run has no
+//!   defined result (the model sweeps the nodes in line order).
 //! * Initial tokens (`NodeCfg::delay`): a core's first `delay[k]` reads of
 //!   FIFO k give 0 without popping; once the core is done it drops
 //!   `delay[k]` tokens of that FIFO, its unread initial tokens first, then

@@ -32,6 +32,12 @@ pub struct RtlReport {
     pub uninit: UninitReads,
     /// What simulated the SM ([`super::SmSim::engine`]).
     pub engine: String,
+    /// Register-file words the issued instructions read and write, per
+    /// thread, summed over warp instructions ([`crate::golden::isa::Instr::reg_words`]:
+    /// counted from the instructions the issue monitors show, not by the
+    /// register file).
+    pub rf_reads: u64,
+    pub rf_writes: u64,
     pub rf_read_conflicts: u64,
     pub rf_write_preempt: u64,
     pub oc_dispatch_stalls: u64,
@@ -244,8 +250,8 @@ impl RtlReport {
         let _ = writeln!(s);
         let _ = writeln!(
             s,
-            "  register file: {} bank-conflict read cycles, {} reads pre-empted by writes; {} dispatch stalls; {} write-back waits",
-            self.rf_read_conflicts, self.rf_write_preempt, self.oc_dispatch_stalls, self.wb_waits
+            "  register file: {} warp register reads and {} writes (the issued instructions' operands); {} bank-conflict read cycles, {} reads pre-empted by writes; {} dispatch stalls; {} write-back waits",
+            self.rf_reads, self.rf_writes, self.rf_read_conflicts, self.rf_write_preempt, self.oc_dispatch_stalls, self.wb_waits
         );
         let _ = writeln!(
             s,

@@ -352,7 +352,12 @@ impl<'a> Run<'a> {
             }
             self.rep.issued[s] += 1;
             self.rep.thread_instrs += m.count_ones() as u64;
-            let op = self.prog.code.get(pc as usize).map(|x| x.op).unwrap_or(Op::Nop);
+            let ins = self.prog.code.get(pc as usize);
+            let op = ins.map(|x| x.op).unwrap_or(Op::Nop);
+            if let Some((r, w)) = ins.map(|x| x.reg_words()) {
+                self.rep.rf_reads += r as u64;
+                self.rep.rf_writes += w as u64;
+            }
             let at_issue = op.unit() == Unit::Ctrl && op != Op::S2r;
             let ev = Issue {
                 cycle,

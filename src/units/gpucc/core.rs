@@ -528,7 +528,7 @@ impl<const X: usize> Block for GpuccCore<X> {
             tok_valid_o: tok_valid,
             // Zero between tokens (the lane's registers hold no reset).
             tok_o: tok_valid.mux(lane_res.0, z),
-            free_o: free_space::<C::B>(&c.fifo_lane, &counts, [DEPTH; 3]),
+            free_o: free_space::<C::B>(&c.fifo_lane, &counts.map(|n| Some(k::<C::B, 9>(DEPTH) - n))),
             fire_o: fire,
             stall_in_o: want & !ready,
             stall_out_o: ready & !space_ok,

@@ -258,7 +258,7 @@ impl Block for GpuccLsu {
             // Zero between tokens and requests (datapath registers without
             // reset: no X on the ports in a 4-state simulator).
             tok_o: tok_valid.mux(fd.rdata_o, k::<C::B, 32>(0)),
-            free_o: free_space::<C::B>(&c.fifo_lane, &counts, [256, 16, 0]),
+            free_o: free_space::<C::B>(&c.fifo_lane, &[Some(k::<C::B, 9>(256) - fa.count_o), Some(dfree), None]),
             fire_o: fire,
             stall_in_o: want & !inputs,
             stall_out_o: want & inputs & !(path_free & space_ok),

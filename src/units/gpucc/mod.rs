@@ -98,16 +98,15 @@ pub(crate) fn lane_pick<B: Backend>(lane: S<B, 3>, v: &[S<B, 1>; 5], d: &[S<B, 3
     (pv, pd)
 }
 
-/// Per lane, the least free space (`depth - count`) of the FIFOs that
-/// listen on it, [`SPACE_NONE`] when none does.
-pub(crate) fn free_space<B: Backend>(fifo_lane: &[S<B, 3>; 3], count: &[S<B, 9>; 3], depth: [u64; 3]) -> [S<B, 9>; 5] {
+/// Per lane, the least free space of the FIFOs that listen on it,
+/// [`SPACE_NONE`] when none does. `free[f]` is FIFO `f`'s free space
+/// (`depth - count`, computed once by the caller), `None` for a FIFO the
+/// node does not have.
+pub(crate) fn free_space<B: Backend>(fifo_lane: &[S<B, 3>; 3], free: &[Option<S<B, 9>>; 3]) -> [S<B, 9>; 5] {
     std::array::from_fn(|l| {
         let mut m = k::<B, 9>(SPACE_NONE);
         for f in 0..3 {
-            if depth[f] == 0 {
-                continue;
-            }
-            let free = k::<B, 9>(depth[f]) - count[f];
+            let Some(free) = free[f] else { continue };
             let hit = fifo_lane[f].eq(k::<B, 3>(l as u64 + 1));
             m = (hit & free.ult(m)).mux(free, m);
         }

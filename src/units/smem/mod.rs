@@ -26,8 +26,10 @@
 //!   without (compute 1.x) only the word of the lowest pending lane is
 //!   broadcast and the other banks serve one lane each. Atomics serve one
 //!   lane per bank per pass, so lanes hitting one word are serialized in
-//!   lane order and each gets the old value of that order. When several
-//!   served lanes store one word, the highest lane's value is written.
+//!   lane order and each gets the old value of that order; the new value
+//!   comes from one ALU per bank, whose operand is the bank's store-data
+//!   select (the served lane's data). When several served lanes store one
+//!   word, the highest lane's value is written.
 //! * Out-of-range lanes (address >= words) and every lane of an unknown op
 //!   are not performed, read 0 and raise `err_o` with the response.
 //! * Timing: a request is accepted at the core edge where `req_valid_i &&
@@ -46,7 +48,7 @@
 //!   unreachable since their addresses are out of range), `group` =
 //!   `smem_request_threads`, `multicast` = `smem_multicast`.
 
-use crate::hdl::logic::{or_all, pick};
+use crate::hdl::logic::{index, or_all, pick};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Mem, Reg, Sig, S};
 
 /// Lanes per warp request.
@@ -270,28 +272,34 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
             }
         }
 
-        // Per bank: lowest eligible lane (one-hot) and its word.
+        // Per bank: lowest eligible lane (one-hot, and its number) and its
+        // word. A bank without an eligible lane (`has` low) takes lane 0's
+        // word, which nothing uses: its ports are off and no lane of it is
+        // eligible.
+        let lane_no: [S<C, 5>; LANES] = std::array::from_fn(|k| cx.lit::<5>(k as u64));
         let mut first_lane = [zero1; LANES];
         let mut has = [zero1; LANES];
         let mut word = [zero16; LANES];
         for b in 0..nb {
             let mut seen = zero1;
-            let mut first = [zero1; LANES];
+            let mut low = lane_no[0];
+            for k in (0..LANES).rev() {
+                let cand = elig[k] & in_bank[b][k];
+                low = cand.mux(lane_no[k], low);
+            }
             for k in 0..LANES {
                 let cand = elig[k] & in_bank[b][k];
-                first[k] = cand & !seen;
+                first_lane[k] = first_lane[k] | (cand & !seen);
                 seen = seen | cand;
-                first_lane[k] = first_lane[k] | first[k];
             }
-            word[b] = pick(cx, &first, &addr);
+            word[b] = index(cx, &addr, low);
             has[b] = seen;
         }
-        let bank_sel = |k: usize| -> [S<C, 1>; LANES] { std::array::from_fn(|b| in_bank[b][k]) };
 
         // Served lanes under the broadcast rule of this configuration.
         let served: [S<C, 1>; LANES] = if self.multicast {
             std::array::from_fn(|k| {
-                let lane_word = pick(cx, &bank_sel(k)[..nb], &word[..nb]);
+                let lane_word = index(cx, &word[..nb], addr[k].slice::<0, LB>());
                 elig[k] & addr[k].eq(lane_word)
             })
         } else {
@@ -321,31 +329,41 @@ impl<const LB: usize, const A: usize> Block for Smem<LB, A> {
             let entry: S<C, A> = word[b].slice::<LB, A>();
             bank_rdata[b] = cx.mem_read(self.banks[b], 0, rd_any & has[b], entry);
         }
-        // Per lane: old value (its bank's read data) and atomic result.
-        let old_val: [S<C, 32>; LANES] = std::array::from_fn(|k| pick(cx, &bank_sel(k)[..nb], &bank_rdata[..nb]));
+        // Per lane: old value (its bank's read data, a mux on the lane's
+        // bank bits) and whether it equals the lane's CAS compare value.
+        let old_val: [S<C, 32>; LANES] =
+            std::array::from_fn(|k| index(cx, &bank_rdata[..nb], addr[k].slice::<0, LB>()));
+        let cas_eq: [S<C, 1>; LANES] = std::array::from_fn(|k| old_val[k].eq(cmp[k]));
         let opl: [S<C, 4>; 10] = std::array::from_fn(|v| cx.lit::<4>(v as u64));
         let is_op: [S<C, 1>; 10] = std::array::from_fn(|v| op.eq(opl[v]));
-        let new_val: [S<C, 32>; LANES] = std::array::from_fn(|k| {
-            let (old, d, c) = (old_val[k], data[k], cmp[k]);
+        // Bank write ports: stores (the highest served lane of the bank
+        // wins) and the write phase of atomics. An atomic pass serves the
+        // lowest eligible lane of each bank, and that lane is still the
+        // served one in the write phase (pending does not change between
+        // the two cycles), so the store select gives the bank's atomic
+        // lane's operand in that phase: one ALU per bank, on the bank's
+        // read data, that operand and that lane's CAS compare.
+        for b in 0..nb {
+            let entry: S<C, A> = word[b].slice::<LB, A>();
+            // The highest served lane of the bank (lane 0 when none is:
+            // then the bank does not write).
+            let mut high = lane_no[0];
+            let mut succ = zero1;
+            for k in 0..LANES {
+                let sel = served[k] & in_bank[b][k];
+                high = sel.mux(lane_no[k], high);
+                succ = succ | (sel & cas_eq[k]);
+            }
+            let sdata = index(cx, &data, high);
+            let (old, d) = (bank_rdata[b], sdata);
             let v = old ^ d; // xor, and the default
             let v = is_op[8].mux(old | d, v);
             let v = is_op[7].mux(old & d, v);
-            let v = is_op[6].mux(old.eq(c).mux(d, old), v);
+            let v = is_op[6].mux(succ.mux(d, old), v);
             let v = is_op[5].mux(d, v);
             let v = is_op[4].mux(old.slt(d).mux(d, old), v);
             let v = is_op[3].mux(d.slt(old).mux(d, old), v);
-            is_op[2].mux(old + d, v)
-        });
-        // Bank write ports: stores (highest served lane of the bank wins)
-        // and the write phase of atomics (the bank's single atomic lane).
-        for b in 0..nb {
-            let entry: S<C, A> = word[b].slice::<LB, A>();
-            let mut sdata = zero32;
-            for k in 0..LANES {
-                sdata = (served[k] & in_bank[b][k]).mux(data[k], sdata);
-            }
-            let asel: [S<C, 1>; LANES] = std::array::from_fn(|k| atom[k] & in_bank[b][k]);
-            let adata = pick(cx, &asel, &new_val);
+            let adata = is_op[2].mux(old + d, v);
             let we = (wr_store | atomb) & has[b];
             let wdata = atomb.mux(adata, sdata);
             cx.mem_write(self.banks[b], 0, we, entry, wdata);

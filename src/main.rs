@@ -363,6 +363,16 @@ enum Cmd {
         /// Core-clock constraint in MHz; the hot clock gets twice this.
         #[arg(long, default_value_t = 50.0)]
         core_mhz: f64,
+        /// Register every input and output port on a clock (a wrapper
+        /// NAME_regio around the module), so the logic between the ports
+        /// and the module's registers is timed; `auto` takes the hot clock
+        /// when the module has hot-clock registers. Adds the ports' flip-flops.
+        #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "auto")]
+        register_ports: Option<smrtl::fpga::PortClock>,
+        /// Let Yosys retime: move flip-flops through the logic (ABC with
+        /// -dff -D 1), e.g. an SP lane's latency registers into its datapath.
+        #[arg(long)]
+        retime: bool,
     },
     /// Regenerate the SFU coefficient tables (src/golden/arith/sfu/tables.rs).
     GenSfuTables {
@@ -729,6 +739,8 @@ fn run(cli: Cli) -> Result<i32> {
             out,
             timeout,
             core_mhz,
+            register_ports,
+            retime,
         } => {
             let out = out.unwrap_or_else(|| PathBuf::from("target/fpga").join(&module));
             let o = smrtl::fpga::Options {
@@ -739,6 +751,8 @@ fn run(cli: Cli) -> Result<i32> {
                 out,
                 timeout: std::time::Duration::from_secs(timeout),
                 core_mhz,
+                register_ports,
+                retime,
             };
             smrtl::fpga::run(&o)?;
             Ok(0)

@@ -35,8 +35,11 @@
 //!   operation's result and predicate are 0.
 //! * Latency: `LAT` (= `sp_latency`) hot cycles: inputs in hot cycle `t`
 //!   show on the outputs in hot cycle `t + LAT`. The datapath is one
-//!   combinational cloud followed by `LAT` register stages (synthesis
-//!   retimes them into the cloud).
+//!   combinational cloud followed by `LAT` register stages. Yosys 0.23
+//!   does not retime those stages into the cloud (`synth_ecp5 -retime`
+//!   moves a few flip-flops, not them): with its ports registered the
+//!   lane's hot clock is about 9 MHz on an ECP5 (docs/fpga.md, "What
+//!   limits Fmax"); a faster lane needs the cloud cut across the stages.
 //! * Clock domain: hot; no reset on the datapath registers.
 
 use crate::golden::isa::{ModKind, Op, Unit};

@@ -96,8 +96,8 @@ pub enum FpgaError {
     Timeout { tool: String, secs: u64, log: String },
     #[error("{what}: {err}")]
     Io { what: String, err: std::io::Error },
-    #[error("cannot register the ports of {module}: {why}")]
-    Wrapper { module: String, why: String },
+    #[error("cannot read the ports of {module}: {why}")]
+    Ports { module: String, why: String },
 }
 
 fn close_hint(close: &[String]) -> String {
@@ -569,20 +569,23 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
     // Yosys takes the output paths unquoted: make them absolute.
     let out = std::fs::canonicalize(&o.out).map_err(io(format!("cannot resolve {}", o.out.display())))?;
     let mut files = files;
+    // The module's ports, read once: its clocks and, with
+    // `--register-ports`, the wrapper's ports.
+    let src = std::fs::read_to_string(&files[0]).map_err(io(format!("cannot read {}", files[0].display())))?;
+    let perr = |why: String| FpgaError::Ports {
+        module: o.module.clone(),
+        why,
+    };
+    let ports = module_ports(&src, &o.module).map_err(perr)?;
     // The top: the module, or the port wrapper around it.
     let (m, wrapped) = match o.register_ports {
         None => (o.module.clone(), None),
         Some(want) => {
-            let srcs = files
-                .iter()
-                .map(|f| std::fs::read_to_string(f).map_err(io(format!("cannot read {}", f.display()))))
-                .collect::<Result<Vec<String>, FpgaError>>()?;
-            let werr = |why: String| FpgaError::Wrapper {
-                module: o.module.clone(),
-                why,
-            };
-            let ports = module_ports(&srcs[0], &o.module).map_err(werr)?;
-            let clk = wrapper_clock(want, &ports, &srcs).map_err(werr)?;
+            let mut srcs = vec![src];
+            for f in &files[1..] {
+                srcs.push(std::fs::read_to_string(f).map_err(io(format!("cannot read {}", f.display())))?);
+            }
+            let clk = wrapper_clock(want, &ports, &srcs).map_err(perr)?;
             let name = format!("{}_regio", o.module);
             let f = out.join(format!("{name}.v"));
             std::fs::write(&f, port_wrapper(&o.module, &ports, clk))
@@ -592,17 +595,9 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
         }
     };
     let m = &m;
-    let top_src = std::fs::read_to_string(&files[0]).map_err(io(format!("cannot read {}", files[0].display())))?;
-    let has_port = |p: &str| {
-        top_src.lines().any(|l| {
-            l.trim_start().starts_with("input")
-                && l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .any(|w| w == p)
-        })
-    };
     let clocks: Vec<(&str, f64)> = [("clk_core_i", o.core_mhz), ("clk_hot_i", 2.0 * o.core_mhz)]
         .into_iter()
-        .filter(|(c, _)| has_port(c))
+        .filter(|(c, _)| ports.iter().any(|p| p.input && p.name == *c))
         .collect();
 
     let mut s = String::new();

@@ -71,6 +71,15 @@ pub fn module_ports(src: &str, module: &str) -> Result<Vec<Port>, String> {
 /// wrapper the logic from the ports to the first registers and from the
 /// last registers to the ports is on such paths.
 pub fn port_wrapper(module: &str, ports: &[Port], clk: &str) -> String {
+    // `[31:0] ` or nothing, before a declared name.
+    let range = |p: &Port| {
+        if p.range.is_empty() {
+            String::new()
+        } else {
+            format!("{} ", p.range)
+        }
+    };
+    let through = |p: &Port| p.name.starts_with("clk_") || p.name == "rst_ni";
     let mut v = String::new();
     let name = format!("{module}_regio");
     let _ = writeln!(
@@ -82,21 +91,11 @@ pub fn port_wrapper(module: &str, ports: &[Port], clk: &str) -> String {
     for (k, p) in ports.iter().enumerate() {
         let dir = if p.input { "input " } else { "output" };
         let sep = if k + 1 < ports.len() { "," } else { "" };
-        let r = if p.range.is_empty() {
-            String::new()
-        } else {
-            format!("{} ", p.range)
-        };
-        let _ = writeln!(v, "  {dir} wire {r}{}{sep}", p.name);
+        let _ = writeln!(v, "  {dir} wire {}{}{sep}", range(p), p.name);
     }
     let _ = writeln!(v, ");\n");
-    let through = |p: &Port| p.name.starts_with("clk_") || p.name == "rst_ni";
     for p in ports.iter().filter(|p| !through(p)) {
-        let r = if p.range.is_empty() {
-            String::new()
-        } else {
-            format!("{} ", p.range)
-        };
+        let r = range(p);
         let _ = writeln!(v, "  reg  {r}{}_q;", p.name);
         if !p.input {
             let _ = writeln!(v, "  wire {r}{}_w;", p.name);
@@ -157,6 +156,21 @@ mod tests {
     use super::*;
     use std::path::Path;
     use std::process::Command;
+
+    /// Every exported module's header parses (the flow reads each top's
+    /// clocks from it), and has ports.
+    #[test]
+    fn every_rtl_header_parses() {
+        let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("rtl");
+        let mut n = 0;
+        for m in crate::fpga::modules_in(&rtl) {
+            let src = std::fs::read_to_string(rtl.join(format!("{m}.v"))).unwrap();
+            let ports = module_ports(&src, &m).unwrap_or_else(|e| panic!("{m}: {e}"));
+            assert!(ports.iter().any(|p| p.input) && ports.iter().any(|p| !p.input), "{m}");
+            n += 1;
+        }
+        assert!(n > 50, "{n} modules");
+    }
 
     /// The FIFO's header parsed; its wrapper registers every port but the
     /// clocks and the reset, on the clock asked for (auto: the FIFO has no

@@ -18,7 +18,7 @@
 # same way before.
 set -u
 if [ "${1:-}" = "--compare" ]; then
-  A=$2; B=$3; same=0; diff=0; only=0
+  A=$(realpath "$2"); B=$(realpath "$3"); same=0; diff=0; only=0
   while IFS= read -r f; do
     if [ ! -f "$B/$f" ]; then echo "only before: $f"; only=$((only + 1))
     elif cmp -s "$A/$f" "$B/$f"; then same=$((same + 1))

@@ -6,6 +6,8 @@
 //! * [`trace`]: the tracing backend and the elaborator (design checks).
 //! * [`sim`]: the cycle simulator and its two-clock scheduler.
 //! * [`logic`]: shared combinational helpers (`or_all`, `pick`, `index`, ...).
+//! * [`pipe`]: pipeline cuts (`pipe_stage!`), a datapath's stages run with
+//!   or without their registers.
 //! * [`small`]: `SmallBuf`, inline short lists for block code.
 //! * [`vcd`]: the VCD writer; [`gtkw`]: GTKWave save files.
 //! * [`verilog`]: the Verilog-2005 emitter.
@@ -15,6 +17,7 @@ pub mod block;
 pub mod fifo;
 pub mod gtkw;
 pub mod logic;
+pub mod pipe;
 pub mod signal;
 pub mod sim;
 pub mod small;

@@ -27,7 +27,9 @@
 //!   (1: not an FP64 op or a bad modifier; the data are 0).
 //! * Modifiers as the ISA: bits 1..0 rounding; DADD/DMUL bit 2 negates
 //!   `a`, bit 3 `b`; DFMA bit 2 `a`, bit 3 `c`; conversions bit 2 unsigned.
-//! * Latency: `dpu_latency` = `LAT` lane stages; the result is sampled at
+//! * Latency: `dpu_latency` = `LAT` lane stages (the FMA's 6 stages cut
+//!   apart as far as `LAT` allows, the rest output registers: [`DpuLane`]);
+//!   the result is sampled at
 //!   the core edge `t0 + passes + LAT + 1` (LAT odd) or `+ 2` (LAT even),
 //!   `t0` the accepting core edge (see the engine).
 
@@ -35,9 +37,11 @@ pub mod waves;
 
 use crate::config::SmConfig;
 use crate::golden::isa::{Op, Unit};
+use crate::hdl::pipe::{Clocked, Comb, Cutter};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig, S};
 use crate::units::fp::{self, k, S as BS};
 use crate::units::sp::engine::{EngIn, Engine, LaneOps, LaneUnit, WARP};
+use crate::units::sp::lane::{LaneCtl, LaneCtlRegs};
 
 crate::ports! {
     /// One FP64 lane's operation and operands.
@@ -59,18 +63,84 @@ crate::ports! {
     }
 }
 
-/// The FP64 lane's combinational datapath: (result, predicate, error code).
+crate::pipe_stage! {
+    /// The non-FMA side of an FP64 lane stage: the conversion result (from
+    /// stage 2) and the DSETP predicate (from stage 1).
+    pub struct DpuSide, DpuSideRegs { dres: 64, dpred: 1 }
+}
+
+crate::pipe_stage! {
+    /// A conversion between its halves (stage 2 to 3): the window `dx`
+    /// (I2D, F2D 109 bits; D2F 51; D2I the shifted significand, 64), the
+    /// exponent `de`, flags `dfl` (bit 0 sign, 1 zero, 2 infinite or too
+    /// big for D2I, 3 NaN).
+    pub struct DpuWide, DpuWideRegs { dx: 109, de: 16, dfl: 4 }
+}
+
+/// A conversion's first half as the [`DpuWide`] cut carries it.
 #[inline(always)]
-pub fn dpu_comb<B: Backend>(
-    op: BS<B, 7>,
-    md: BS<B, 4>,
-    a: BS<B, 64>,
-    b: BS<B, 64>,
-    c: BS<B, 64>,
-) -> (BS<B, 64>, BS<B, 1>, BS<B, 2>) {
+fn cvt_wide<B: Backend, const D: usize>(h: fp::CvtHalf<B, D>) -> DpuWide<B> {
+    DpuWide {
+        dx: h.x.zext::<109>(),
+        de: h.e,
+        dfl: h
+            .nan
+            .concat::<3, 4>(h.inf.concat::<2, 3>(h.zero.concat::<1, 2>(h.sign))),
+    }
+}
+
+/// Computing stages of the FP64 lane (the IEEE FMA's, [`fp::units`]).
+pub const DPU_STAGES: usize = 6;
+
+/// The registers of the FP64 lane's internal cuts (index `k - 1`: after
+/// stage `k`; `None` where the latency leaves none).
+#[derive(Debug, Clone, Default)]
+struct DpuCuts {
+    ctl: Vec<Option<LaneCtlRegs>>,
+    side: Vec<Option<DpuSideRegs>>,
+    wide: Option<DpuWideRegs>,
+    mul: Option<fp::FpMulRegs<64, 106>>,
+    pl: Option<fp::FmaPlacedRegs<64, 109>>,
+    al: Option<fp::FpAlignedRegs<64, 109>>,
+    sum: Option<fp::FpSumRegs<64, 109>>,
+    rnd: Option<fp::FpRoundRegs<64, 109>>,
+}
+
+impl DpuCuts {
+    fn new(d: &mut Decl, cuts: usize) -> Self {
+        let mut c = DpuCuts {
+            ctl: vec![None; DPU_STAGES - 1],
+            side: vec![None; DPU_STAGES - 1],
+            ..Default::default()
+        };
+        let h = Domain::Hot;
+        for k in 1..=cuts {
+            let p = format!("s{k}");
+            c.ctl[k - 1] = Some(LaneCtlRegs::new(d, &p, h));
+            c.side[k - 1] = Some(DpuSideRegs::new(d, &p, h));
+            match k {
+                1 => c.mul = Some(fp::FpMulRegs::new(d, &p, h)),
+                2 => {
+                    c.wide = Some(DpuWideRegs::new(d, &p, h));
+                    c.pl = Some(fp::FmaPlacedRegs::new(d, &p, h));
+                }
+                3 => c.al = Some(fp::FpAlignedRegs::new(d, &p, h)),
+                4 => c.sum = Some(fp::FpSumRegs::new(d, &p, h)),
+                _ => c.rnd = Some(fp::FpRoundRegs::new(d, &p, h)),
+            }
+        }
+        c
+    }
+    fn count(&self) -> usize {
+        self.ctl.iter().filter(|c| c.is_some()).count()
+    }
+}
+
+/// The FP64 lane's error code: 1 for a non-FP64 opcode or a modifier the
+/// ISA does not define for it.
+#[inline(always)]
+fn dpu_err<B: Backend>(op: BS<B, 7>, md: BS<B, 4>) -> BS<B, 2> {
     let is = |o: Op| op.eq(k::<B, 7>(o as u64));
-    let bit = |i: usize| fp::field::<B, 4, 1>(md, i);
-    let rm: BS<B, 2> = md.slice::<0, 2>();
     let mut known = k::<B, 1>(0);
     let mut mod_bad = k::<B, 1>(0);
     for &o in Op::ALL.iter().filter(|o| o.unit() == Unit::Dpu) {
@@ -80,24 +150,218 @@ pub fn dpu_comb<B: Backend>(
         known = known | hit;
         mod_bad = mod_bad | (hit & !k::<B, 16>(ok_mask).shr(md).slice::<0, 1>());
     }
-    let err = (!known | mod_bad).mux(k::<B, 2>(1), k::<B, 2>(0));
+    (!known | mod_bad).mux(k::<B, 2>(1), k::<B, 2>(0))
+}
+
+/// The FP64 lane's datapath as stages run through `x` (one cycle through
+/// [`Comb`], or with the registers of `cuts`): (result, predicate, error
+/// code) of the last stage.
+///
+/// * Stage 1: decode, DSETP, FP negations and operand mapping, the 53 x 53
+///   significand product.
+/// * Stage 2: the conversions' first half (I2D D2I F2D D2F, on cut 1's
+///   `a`: unpack, normalize, D2I's shift), FMA stage 2.
+/// * Stage 3: the conversions' second half (round, pack), FMA stage 3.
+/// * Stages 4 .. 6: FMA stages; the conversion result waits.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn dpu_pipe<B: Backend, X: Cutter<B>>(
+    x: &mut X,
+    cuts: &DpuCuts,
+    op: BS<B, 7>,
+    md: BS<B, 4>,
+    a: BS<B, 64>,
+    b: BS<B, 64>,
+    c: BS<B, 64>,
+) -> (BS<B, 64>, BS<B, 1>, BS<B, 2>) {
+    let t = k::<B, 1>(1);
     let z = k::<B, 64>(0);
-    let sign = k::<B, 64>(1 << 63);
-    let fma = is(Op::Dfma);
-    let fa = a ^ bit(2).mux(sign, z);
-    let fb = b ^ (bit(3) & !fma).mux(sign, z);
-    let fc = c ^ (bit(3) & fma).mux(sign, z);
-    let arith = fp::f64_op::<B>(is(Op::Dadd), is(Op::Dmul), fa, fb, fc, rm);
-    let uns = bit(2);
-    let a32: BS<B, 32> = a.slice::<0, 32>();
-    let res = (is(Op::Dadd) | is(Op::Dmul) | fma).mux(arith, z)
-        | is(Op::I2d).mux(fp::i2d::<B>(a32, !uns), z)
-        | is(Op::D2i).mux(fp::d2i::<B>(a, !uns, rm).zext::<64>(), z)
-        | is(Op::F2d).mux(fp::f2d::<B>(a32), z)
-        | is(Op::D2f).mux(fp::d2f::<B>(a, rm).zext::<64>(), z);
-    let pred = is(Op::Dsetp) & fp::fsetp::<B, 64, 11, 52>(md, a, b);
-    let ok = err.eq(k::<B, 2>(0));
-    (ok.mux(res, z), ok & pred, err)
+    let is = |c: &LaneCtl<B>, o: Op| c.op.eq(k::<B, 7>(o as u64));
+    let classes = |c: &LaneCtl<B>| {
+        let ok = c.err.eq(k::<B, 2>(0));
+        let fp = is(c, Op::Dadd) | is(c, Op::Dmul) | is(c, Op::Dfma);
+        let cvt = is(c, Op::I2d) | is(c, Op::D2i) | is(c, Op::F2d) | is(c, Op::D2f);
+        (ok & fp, ok & cvt)
+    };
+    let rm = |c: &LaneCtl<B>| -> BS<B, 2> { c.md.slice::<0, 2>() };
+    let bit = |c: &LaneCtl<B>, i: usize| fp::field::<B, 4, 1>(c.md, i);
+
+    // Stage 1.
+    let c0 = LaneCtl {
+        op,
+        md,
+        err: dpu_err::<B>(op, md),
+    };
+    let (fp0, cvt0) = classes(&c0);
+    let s1 = x.cut(cuts.side[0].as_ref(), t, || DpuSide {
+        dres: z,
+        dpred: is(&c0, Op::Dsetp) & fp::fsetp::<B, 64, 11, 52>(md, a, b),
+    });
+    let m1 = x.cut(cuts.mul.as_ref(), fp0 | cvt0, || {
+        let sign = k::<B, 64>(1 << 63);
+        let fma = is(&c0, Op::Dfma);
+        let fa = a ^ (fp0 & bit(&c0, 2)).mux(sign, z);
+        let fb = b ^ (fp0 & bit(&c0, 3) & !fma).mux(sign, z);
+        let fc = c ^ (fp0 & bit(&c0, 3) & fma).mux(sign, z);
+        let (fa, fb, fc) = fp::fma_operands::<B, 64>(fp0 & is(&c0, Op::Dadd), fa, fb, fc, 0x3ff0_0000_0000_0000);
+        fp::fp_mul::<B, 64, 11, 52, 53, 106>(fa, fb, fc, false)
+    });
+    let c1 = x.cut(cuts.ctl[0].as_ref(), t, || c0);
+
+    // Stage 2: the conversions' first half (unpack/normalize, F2I shift).
+    let (fp1, cvt1) = classes(&c1);
+    let w2 = x.cut(cuts.wide.as_ref(), cvt1, || {
+        let a = m1.a;
+        let a32: BS<B, 32> = a.slice::<0, 32>();
+        let signed = !bit(&c1, 2);
+        let i2d = || {
+            let (neg, zero, e, xn) = fp::int_to_fp_norm::<B, 109>(a32, signed);
+            cvt_wide::<B, 109>(fp::CvtHalf {
+                sign: neg,
+                zero,
+                inf: k::<B, 1>(0),
+                nan: k::<B, 1>(0),
+                e,
+                x: xn,
+            })
+        };
+        let d2i = || {
+            // F2I's "too big" rides in `inf`.
+            let (v, big, nan, neg) = fp::fp_to_int_shift::<B, 64, 11, 52, 53>(a);
+            cvt_wide::<B, 64>(fp::CvtHalf {
+                sign: neg,
+                zero: k::<B, 1>(0),
+                inf: big,
+                nan,
+                e: k::<B, 16>(0),
+                x: v,
+            })
+        };
+        let f2d = || cvt_wide::<B, 109>(fp::f2d_norm::<B>(a32));
+        let d2f = || cvt_wide::<B, 51>(fp::d2f_norm::<B>(a));
+        let ops = [
+            (Op::I2d, &i2d as &dyn Fn() -> DpuWide<B>),
+            (Op::D2i, &d2i),
+            (Op::F2d, &f2d),
+            (Op::D2f, &d2f),
+        ];
+        if let Some(o) = c1.op.known() {
+            // Simulation only: the selected conversion alone.
+            return ops.iter().find(|(op, _)| *op as u64 == o).map_or(
+                DpuWide {
+                    dx: k::<B, 109>(0),
+                    de: k::<B, 16>(0),
+                    dfl: k::<B, 4>(0),
+                },
+                |(_, f)| f(),
+            );
+        }
+        let mut w = DpuWide {
+            dx: k::<B, 109>(0),
+            de: k::<B, 16>(0),
+            dfl: k::<B, 4>(0),
+        };
+        for (op, f) in ops {
+            let v = f();
+            let hit = is(&c1, op);
+            w = DpuWide {
+                dx: w.dx | hit.mux(v.dx, k::<B, 109>(0)),
+                de: w.de | hit.mux(v.de, k::<B, 16>(0)),
+                dfl: w.dfl | hit.mux(v.dfl, k::<B, 4>(0)),
+            };
+        }
+        w
+    });
+    let s2 = x.cut(cuts.side[1].as_ref(), t, || s1);
+    let f2 = x.cut(cuts.pl.as_ref(), fp1, || {
+        fp::fma_place::<B, 64, 11, 52, 53, 106, 109>(m1, rm(&c1), is(&c1, Op::Dmul))
+    });
+    let c2 = x.cut(cuts.ctl[1].as_ref(), t, || c1);
+
+    // Stage 3: the conversions' second half (round, pack, specials).
+    let cvt2 = classes(&c2).1;
+    let s3 = x.cut(cuts.side[2].as_ref(), t, || {
+        let fl = |i: usize| fp::field::<B, 4, 1>(w2.dfl, i);
+        let h109 = || fp::CvtHalf {
+            sign: fl(0),
+            zero: fl(1),
+            inf: fl(2),
+            nan: fl(3),
+            e: w2.de,
+            x: w2.dx,
+        };
+        let h51 = || fp::CvtHalf {
+            sign: fl(0),
+            zero: fl(1),
+            inf: fl(2),
+            nan: fl(3),
+            e: w2.de,
+            x: w2.dx.slice::<0, 51>(),
+        };
+        let r = rm(&c2);
+        let uns = bit(&c2, 2);
+        let i2d = || fp::int_to_fp_round::<B, 64, 11, 52, 109, 80>(fl(0), fl(1), w2.de, w2.dx, k::<B, 2>(0));
+        let d2i = || fp::fp_to_int_round::<B>(w2.dx.slice::<0, 64>(), fl(2), fl(3), fl(0), !uns, r).zext::<64>();
+        let f2d = || fp::f2d_round::<B>(h109());
+        let d2f = || fp::d2f_round::<B>(h51(), r).zext::<64>();
+        let ops = [
+            (Op::I2d, &i2d as &dyn Fn() -> BS<B, 64>),
+            (Op::D2i, &d2i),
+            (Op::F2d, &f2d),
+            (Op::D2f, &d2f),
+        ];
+        let dres = if cvt2.known() == Some(0) {
+            z
+        } else if let Some(o) = c2.op.known() {
+            ops.iter().find(|(op, _)| *op as u64 == o).map_or(z, |(_, f)| f())
+        } else {
+            let mut d = z;
+            for (op, f) in ops {
+                d = d | is(&c2, op).mux(f(), z);
+            }
+            cvt2.mux(d, z)
+        };
+        DpuSide { dres, dpred: s2.dpred }
+    });
+    let c3 = x.cut(cuts.ctl[2].as_ref(), t, || c2);
+
+    // FMA stages 3 .. 6; the conversion result waits.
+    let f3 = x.cut(cuts.al.as_ref(), classes(&c2).0, || fp::fma_align::<B, 64, 109>(f2));
+    let f4 = x.cut(cuts.sum.as_ref(), classes(&c3).0, || fp::fp_sum::<B, 64, 109>(f3));
+    let s4 = x.cut(cuts.side[3].as_ref(), t, || s3);
+    let c4 = x.cut(cuts.ctl[3].as_ref(), t, || c3);
+    let f5 = x.cut(cuts.rnd.as_ref(), classes(&c4).0, || {
+        fp::fp_round_shift::<B, 64, 11, 109>(f4, t)
+    });
+    let s5 = x.cut(cuts.side[4].as_ref(), t, || s4);
+    let c5 = x.cut(cuts.ctl[4].as_ref(), t, || c4);
+    let fp5 = classes(&c5).0;
+    let fres = if fp5.known() == Some(0) {
+        z
+    } else {
+        let r = rm(&c5);
+        fp::fp_fin::<B, 64, 11, 52, 109, 80>(f5, r, !t, fp::fma_zero::<B, 64>(r))
+    };
+    let ok = c5.err.eq(k::<B, 2>(0));
+    (ok.mux(fp5.mux(fres, s5.dres), z), ok & s5.dpred, c5.err)
+}
+
+/// The FP64 lane's whole datapath in one cycle: (result, predicate,
+/// error code).
+#[inline(always)]
+pub fn dpu_comb<B: Backend>(
+    op: BS<B, 7>,
+    md: BS<B, 4>,
+    a: BS<B, 64>,
+    b: BS<B, 64>,
+    c: BS<B, 64>,
+) -> (BS<B, 64>, BS<B, 1>, BS<B, 2>) {
+    let none = DpuCuts {
+        ctl: vec![None; DPU_STAGES - 1],
+        side: vec![None; DPU_STAGES - 1],
+        ..Default::default()
+    };
+    dpu_pipe::<B, Comb>(&mut Comb, &none, op, md, a, b, c)
 }
 
 /// The FP64 lane's datapath as a function of integers (concrete backend).
@@ -116,10 +380,14 @@ pub fn dpu_fn(op: u8, m: u8, a: u64, b: u64, c: u64) -> crate::testbenches::sp_r
     }
 }
 
-/// One FP64 lane with `LAT` pipeline stages (`dpu_lane_l<LAT>`).
+/// One FP64 lane with `LAT` pipeline registers (`dpu_lane_l<LAT>`): the
+/// internal cuts after the first `min(LAT, 6) - 1` stages, then the
+/// output registers `res_s<j>`, `pred_s<j>`, `err_s<j>` (`j` = cuts ..
+/// `LAT`-1).
 #[derive(Debug, Clone)]
 pub struct DpuLane {
     decl: Decl,
+    cuts: DpuCuts,
     res: Vec<Reg<64>>,
     pred: Vec<Reg<1>>,
     err: Vec<Reg<2>>,
@@ -133,20 +401,33 @@ impl DpuLane {
     pub fn new(lat: usize) -> Self {
         assert!(lat >= 1);
         let mut d = Decl::new();
-        let res = (0..lat)
+        let ncut = (DPU_STAGES - 1).min(lat - 1);
+        let cuts = DpuCuts::new(&mut d, ncut);
+        let res = (ncut..lat)
             .map(|s| d.reg_noreset(&format!("res_s{s}"), Domain::Hot))
             .collect();
-        let pred = (0..lat)
+        let pred = (ncut..lat)
             .map(|s| d.reg_noreset(&format!("pred_s{s}"), Domain::Hot))
             .collect();
-        let err = (0..lat).map(|s| d.reg(&format!("err_s{s}"), Domain::Hot, 0)).collect();
+        let err = (ncut..lat)
+            .map(|s| d.reg(&format!("err_s{s}"), Domain::Hot, 0))
+            .collect();
         DpuLane {
             decl: d,
+            cuts,
             res,
             pred,
             err,
             names: (0..32).map(|i| format!("u_lane{i}")).collect(),
         }
+    }
+    /// Internal cuts (the first output register is `res_s<cuts>`).
+    pub fn cuts(&self) -> usize {
+        self.cuts.count()
+    }
+    /// Pipeline depth in hot cycles.
+    pub fn lat(&self) -> usize {
+        self.cuts.count() + self.res.len()
     }
 }
 
@@ -154,13 +435,14 @@ impl Block for DpuLane {
     type In<B: Backend> = DpuLaneIn<B>;
     type Out<B: Backend> = DpuLaneOut<B>;
     fn module_name(&self) -> String {
-        format!("dpu_lane_l{}", self.res.len())
+        format!("dpu_lane_l{}", self.lat())
     }
     fn decl(&self) -> &Decl {
         &self.decl
     }
     fn eval<C: Ctx>(&self, cx: &mut C, i: &DpuLaneIn<C::B>) -> DpuLaneOut<C::B> {
-        let (mut r, mut p, mut e) = dpu_comb::<C::B>(i.op_i, i.mod_i, i.a_i, i.b_i, i.c_i);
+        let (mut r, mut p, mut e) =
+            dpu_pipe::<C::B, _>(&mut Clocked(cx), &self.cuts, i.op_i, i.mod_i, i.a_i, i.b_i, i.c_i);
         for s in 0..self.res.len() {
             cx.d(self.res[s], r);
             cx.d(self.pred[s], p);
@@ -191,7 +473,7 @@ impl<C: Ctx> LaneUnit<C, 64> for DpuLane {
         (o.res_o, o.pred_o, o.err_code_o)
     }
     fn latency(&self) -> usize {
-        self.res.len()
+        self.lat()
     }
 }
 
@@ -279,7 +561,11 @@ impl Dpu {
     }
     /// Pipeline depth.
     pub fn latency(&self) -> usize {
-        self.lane.res.len()
+        self.lane.lat()
+    }
+    /// Internal cuts of a lane (its first output register is `res_s<cuts>`).
+    pub fn lane_cuts(&self) -> usize {
+        self.lane.cuts()
     }
 }
 

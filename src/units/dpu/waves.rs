@@ -14,5 +14,12 @@ use std::path::Path;
 pub fn dpu_waves(cfg: &SmConfig, core_cycles: u64, seed: u64, vcd: &Path) -> Result<String> {
     let d = Dpu::of(cfg)?;
     let (lanes, lat) = (d.lanes(), d.latency());
-    warp_unit_waves(d, core_cycles, seed, vcd, (&[String::new()], &["dpu"], lanes, lat, 64))
+    let cuts = d.lane_cuts();
+    warp_unit_waves(
+        d,
+        core_cycles,
+        seed,
+        vcd,
+        (&[String::new()], &["dpu"], lanes, (lat, cuts), 64),
+    )
 }

@@ -62,6 +62,9 @@
 
 use crate::hdl::{Backend, Bits, Sig};
 
+mod units;
+pub use units::*;
+
 /// Signal of width `W` in backend `B`.
 pub type S<B, const W: usize> = <B as Backend>::S<W>;
 
@@ -189,6 +192,9 @@ pub fn unpack<B: Backend, const N: usize, const E: usize, const F: usize, const 
 ///   subnormal position (IEEE, and FMAD's subnormal grid); otherwise the
 ///   exponent is unbounded.
 /// * `flush`: a rounded result below 2^emin becomes a zero of its sign.
+///
+/// Two halves, a pipeline cut apart in the SP lane: [`round_shift`] and
+/// [`round_fin`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn round_pack<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize, const MW: usize>(
@@ -199,15 +205,41 @@ pub fn round_pack<B: Backend, const N: usize, const E: usize, const F: usize, co
     denorm: S<B, 1>,
     flush: S<B, 1>,
 ) -> S<B, N> {
-    const { assert!(D <= 256 && N + 16 == MW && D >= N && D - 2 > F + 1) };
-    let t = D - 2;
-    let rb = t - F;
+    let (be, r) = round_shift::<B, E, D>(e, r, denorm);
+    round_fin::<B, N, E, F, D, MW>(sign, be, r, rm, flush)
+}
+
+/// First half of [`round_pack`]: the biased exponent and, with `denorm`,
+/// the shift of a value below the normal range to the subnormal position.
+/// Returns `(be, r)` for [`round_fin`].
+#[inline(always)]
+pub fn round_shift<B: Backend, const E: usize, const D: usize>(
+    e: S<B, XW>,
+    r: S<B, D>,
+    denorm: S<B, 1>,
+) -> (S<B, XW>, S<B, D>) {
     let bias = (1i64 << (E - 1)) - 1;
     let be = e + kx::<B>(bias);
     let tiny = be.slt(kx::<B>(1));
     let do_den = denorm & tiny;
     let r = do_den.mux(shr_jam::<B, D>(r, kx::<B>(1) - be), r);
-    let be = do_den.mux(kx::<B>(1), be);
+    (do_den.mux(kx::<B>(1), be), r)
+}
+
+/// Second half of [`round_pack`]: increment by mode, tie-to-even, pack,
+/// overflow and flush, from the biased exponent `be` and window `r` of
+/// [`round_shift`].
+#[inline(always)]
+pub fn round_fin<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize, const MW: usize>(
+    sign: S<B, 1>,
+    be: S<B, XW>,
+    r: S<B, D>,
+    rm: S<B, 2>,
+    flush: S<B, 1>,
+) -> S<B, N> {
+    const { assert!(D <= 256 && N + 16 == MW && D >= N && D - 2 > F + 1) };
+    let t = D - 2;
+    let rb = t - F;
     let mask = k::<B, D>((1u64 << rb) - 1);
     let half = k::<B, D>(1u64 << (rb - 1));
     let rbits = r & mask;
@@ -232,7 +264,8 @@ pub fn round_pack<B: Backend, const N: usize, const E: usize, const F: usize, co
 /// Exact sum of two values `(-1)^s * x * 2^(e - T)` in a `D`-bit window
 /// (leading ones at `T = D-2`); operand 2 reads as zero when `z2`. Returns
 /// `(sign, e, r, zero)`: the sum normalized with its leading one at `T`
-/// (sticky in bit 0), and whether it is exactly zero.
+/// (sticky in bit 0), and whether it is exactly zero. Two halves, a
+/// pipeline cut apart in the SP lane: [`add_align`] and [`add_sum`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn add_core<B: Backend, const D: usize>(
@@ -244,25 +277,65 @@ pub fn add_core<B: Backend, const D: usize>(
     x2: S<B, D>,
     z2: S<B, 1>,
 ) -> (S<B, 1>, S<B, XW>, S<B, D>, S<B, 1>) {
+    add_sum::<B, D>(add_align::<B, D>(s1, e1, x1, s2, e2, x2, z2))
+}
+
+/// The two addends of [`add_core`] after alignment.
+#[derive(Clone, Copy)]
+pub struct Aligned<B: Backend, const D: usize> {
+    /// Sign of the larger magnitude (the sum's sign).
+    pub sign: S<B, 1>,
+    /// Exponent of the larger magnitude.
+    pub e: S<B, XW>,
+    /// The larger magnitude.
+    pub hi: S<B, D>,
+    /// The smaller magnitude shifted to `hi`'s exponent (sticky in bit 0).
+    pub lo: S<B, D>,
+    /// Effective subtraction.
+    pub sub: S<B, 1>,
+}
+
+/// First half of [`add_core`]: order the addends by magnitude and shift
+/// the smaller one right with sticky.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn add_align<B: Backend, const D: usize>(
+    s1: S<B, 1>,
+    e1: S<B, XW>,
+    x1: S<B, D>,
+    s2: S<B, 1>,
+    e2: S<B, XW>,
+    x2: S<B, D>,
+    z2: S<B, 1>,
+) -> Aligned<B, D> {
     let swap = !z2 & (e1.slt(e2) | (e1.eq(e2) & x1.ult(x2)));
-    let hi = swap.mux(x2, x1);
     let lo = swap.mux(x1, x2);
     let ehi = swap.mux(e2, e1);
     let elo = swap.mux(e1, e2);
-    let sign = swap.mux(s2, s1);
-    let lo = z2.mux(k::<B, D>(0), shr_jam::<B, D>(lo, ehi - elo));
-    let sub = s1 ^ s2;
-    let sum = sub.mux(hi - lo, hi + lo);
+    Aligned {
+        sign: swap.mux(s2, s1),
+        e: ehi,
+        hi: swap.mux(x2, x1),
+        lo: z2.mux(k::<B, D>(0), shr_jam::<B, D>(lo, ehi - elo)),
+        sub: s1 ^ s2,
+    }
+}
+
+/// Second half of [`add_core`]: add or subtract, detect an exact zero,
+/// normalize (leading one at `T`).
+#[inline(always)]
+pub fn add_sum<B: Backend, const D: usize>(x: Aligned<B, D>) -> (S<B, 1>, S<B, XW>, S<B, D>, S<B, 1>) {
+    let sum = x.sub.mux(x.hi - x.lo, x.hi + x.lo);
     let zero = sum.eq(k::<B, D>(0));
     let (xn, lz) = normalize::<B, D>(sum);
-    (sign, ehi + kx::<B>(1) - lz, shr1_jam::<B, D>(xn), zero)
+    (x.sign, x.e + kx::<B>(1) - lz, shr1_jam::<B, D>(xn), zero)
 }
 
 /// A `P`-bit significand placed in the window with its leading one at `T`
 /// (normalized with the LZC, so subnormal significands work), and the
 /// exponent adjustment (`-shift`) to add to its exponent.
 #[inline(always)]
-fn place<B: Backend, const P: usize, const D: usize>(sig: S<B, P>) -> (S<B, D>, S<B, XW>) {
+pub(crate) fn place<B: Backend, const P: usize, const D: usize>(sig: S<B, P>) -> (S<B, D>, S<B, XW>) {
     let (xn, lz) = normalize::<B, D>(sig.zext::<D>());
     // The leading one lands at D-1; T = D-2 is one below, and the bit
     // shifted out is a shifted-in zero. A normal significand has lz = D-P.
@@ -271,225 +344,14 @@ fn place<B: Backend, const P: usize, const D: usize>(sig: S<B, P>) -> (S<B, D>, 
 
 /// `{sign, 0...}`.
 #[inline(always)]
-fn signed_zero<B: Backend, const N: usize>(sign: S<B, 1>) -> S<B, N> {
+pub(crate) fn signed_zero<B: Backend, const N: usize>(sign: S<B, 1>) -> S<B, N> {
     shl_c::<B, N>(sign.zext::<N>(), N - 1)
 }
 
 /// `{sign, inf}`.
 #[inline(always)]
-fn signed_inf<B: Backend, const N: usize, const E: usize, const F: usize>(sign: S<B, 1>) -> S<B, N> {
+pub(crate) fn signed_inf<B: Backend, const N: usize, const E: usize, const F: usize>(sign: S<B, 1>) -> S<B, N> {
     signed_zero::<B, N>(sign) | k::<B, N>(((1u64 << E) - 1) << F)
-}
-
-/// IEEE 754-2008 fused multiply-add `a * b + c` with one rounding in mode
-/// `rm`; with `mul_only` the addend is absent (an exact `a * b`, so FMUL
-/// has its own zero signs). FADD is `fma(a, 1.0, b)`. Subnormals in and
-/// out; every NaN result is the canonical NaN.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub fn fma<
-    B: Backend,
-    const N: usize,
-    const E: usize,
-    const F: usize,
-    const P: usize,
-    const P2: usize,
-    const D: usize,
-    const MW: usize,
->(
-    a: S<B, N>,
-    b: S<B, N>,
-    c: S<B, N>,
-    rm: S<B, 2>,
-    mul_only: S<B, 1>,
-) -> S<B, N> {
-    const { assert!(P2 == 2 * P && D == 2 * P + 3) };
-    let bias = (1i64 << (E - 1)) - 1;
-    let ua = unpack::<B, N, E, F, P>(a, false);
-    let ub = unpack::<B, N, E, F, P>(b, false);
-    let uc = unpack::<B, N, E, F, P>(c, false);
-    let sp = ua.sign ^ ub.sign;
-    // Multiplier array and product normalization.
-    let prod: S<B, P2> = ua.sig.mul::<P, P2>(ub.sig);
-    let (xp, adj_p) = place::<B, P2, D>(prod);
-    // Leading product bit 2P-1 weighs 2^(ea + eb - 2 bias + 1).
-    let ep = ua.exp + ub.exp - kx::<B>(2 * bias - 1) + adj_p;
-    let (xc, adj_c) = place::<B, P, D>(uc.sig);
-    let ec = uc.exp - kx::<B>(bias) + adj_c;
-    let c_zero = mul_only | uc.zero;
-    let sc = mul_only.mux(sp, uc.sign);
-    let (s, e, r, z) = add_core::<B, D>(sp, ep, xp, sc, ec, xc, c_zero);
-    let one = k::<B, 1>(1);
-    let fin = round_pack::<B, N, E, F, D, MW>(s, e, r, rm, one, !one);
-    let rm_rm = rm.eq(k::<B, 2>(2));
-    let fin = z.mux(signed_zero::<B, N>(rm_rm), fin);
-    // Special operands.
-    let c_inf = !mul_only & uc.inf;
-    let p_inf = ua.inf | ub.inf;
-    let p_zero = ua.zero | ub.zero;
-    let nan = ua.nan | ub.nan | (!mul_only & uc.nan) | (p_inf & p_zero) | (p_inf & c_inf & (sp ^ uc.sign));
-    let zsign = (sp ^ sc).mux(rm_rm, sp);
-    let zero_prod = c_zero.mux(signed_zero::<B, N>(zsign), c);
-    let r = p_zero.mux(zero_prod, fin);
-    let r = c_inf.mux(signed_inf::<B, N, E, F>(uc.sign), r);
-    let r = p_inf.mux(signed_inf::<B, N, E, F>(sp), r);
-    nan.mux(k::<B, N>((1u64 << (N - 1)) - 1), r)
-}
-
-/// IEEE FP32 FMA (FFMA; FADD and FMUL through [`f32_op`]).
-#[inline(always)]
-pub fn f32_fma<B: Backend>(a: S<B, 32>, b: S<B, 32>, c: S<B, 32>, rm: S<B, 2>, mul_only: S<B, 1>) -> S<B, 32> {
-    fma::<B, 32, 8, 23, 24, 48, 51, 48>(a, b, c, rm, mul_only)
-}
-
-/// IEEE FP64 FMA (DFMA; DADD and DMUL through [`f64_op`]).
-#[inline(always)]
-pub fn f64_fma<B: Backend>(a: S<B, 64>, b: S<B, 64>, c: S<B, 64>, rm: S<B, 2>, mul_only: S<B, 1>) -> S<B, 64> {
-    fma::<B, 64, 11, 52, 53, 106, 109, 80>(a, b, c, rm, mul_only)
-}
-
-/// One shared IEEE FP32 datapath for FADD (`add`), FMUL (`mul`) and FFMA
-/// (neither): FADD feeds `a * 1.0 + b`, FMUL drops the addend.
-#[inline(always)]
-pub fn f32_op<B: Backend>(add: S<B, 1>, mul: S<B, 1>, a: S<B, 32>, b: S<B, 32>, c: S<B, 32>, rm: S<B, 2>) -> S<B, 32> {
-    let one = k::<B, 32>(0x3f80_0000);
-    f32_fma::<B>(a, add.mux(one, b), add.mux(b, c), rm, mul)
-}
-
-/// FP64 counterpart of [`f32_op`] (DADD, DMUL, DFMA).
-#[inline(always)]
-pub fn f64_op<B: Backend>(add: S<B, 1>, mul: S<B, 1>, a: S<B, 64>, b: S<B, 64>, c: S<B, 64>, rm: S<B, 2>) -> S<B, 64> {
-    let one = k::<B, 64>(0x3ff0_0000_0000_0000);
-    f64_fma::<B>(a, add.mux(one, b), add.mux(b, c), rm, mul)
-}
-
-// ------------------------------------------------------------------ Tesla
-
-/// Tesla FP32 unpack: denormals read as zero.
-#[inline(always)]
-fn tunpack<B: Backend>(x: S<B, 32>) -> Unpacked<B, 24> {
-    unpack::<B, 32, 8, 23, 24>(x, true)
-}
-
-/// The window exponent and significand of a Tesla operand (normal).
-#[inline(always)]
-fn tplace<B: Backend>(u: &Unpacked<B, 24>) -> (S<B, XW>, S<B, 51>) {
-    // Leading one at T = 49: shift the 24-bit significand up by 26.
-    (u.exp - kx::<B>(127), shl_c::<B, 51>(u.sig.zext::<51>(), 26))
-}
-
-/// Tesla FMUL: `a * b` in mode `rm`, denormal inputs flushed, canonical
-/// NaN, rounded with an unbounded exponent, results below 2^-126 flushed
-/// to a signed zero. The SFU's co-issued FMUL reuses this datapath.
-#[inline(always)]
-pub fn tesla_fmul<B: Backend>(a: S<B, 32>, b: S<B, 32>, rm: S<B, 2>) -> S<B, 32> {
-    let ua = tunpack::<B>(a);
-    let ub = tunpack::<B>(b);
-    tesla_fmul_u::<B>(&ua, &ub, rm).0
-}
-
-/// Tesla FMUL on unpacked operands; also returns the exact 48-bit product
-/// (FMAD truncates it).
-#[inline(always)]
-fn tesla_fmul_u<B: Backend>(ua: &Unpacked<B, 24>, ub: &Unpacked<B, 24>, rm: S<B, 2>) -> (S<B, 32>, S<B, 48>) {
-    let sp = ua.sign ^ ub.sign;
-    let prod: S<B, 48> = ua.sig.mul::<24, 48>(ub.sig);
-    // Both significands are normal: the product's top bit is 47 or 46.
-    let top = prod.slice::<47, 1>();
-    let x0 = shl_c::<B, 51>(prod.zext::<51>(), 2);
-    let xp = top.mux(x0, shl_c::<B, 51>(x0, 1));
-    let ep = ua.exp + ub.exp - kx::<B>(253) - (!top).zext::<XW>();
-    let one = k::<B, 1>(1);
-    let fin = round_pack::<B, 32, 8, 23, 51, 48>(sp, ep, xp, rm, !one, one);
-    let nan = ua.nan | ub.nan | ((ua.inf | ub.inf) & (ua.zero | ub.zero));
-    let r = (ua.zero | ub.zero).mux(signed_zero::<B, 32>(sp), fin);
-    let r = (ua.inf | ub.inf).mux(signed_inf::<B, 32, 8, 23>(sp), r);
-    (nan.mux(k::<B, 32>(NAN32), r), prod)
-}
-
-/// Tesla FADD: `a + b` in mode `rm` (flushed inputs, canonical NaN,
-/// unbounded-exponent rounding then flush; an exact zero sum of nonzero
-/// operands is +0 in every mode).
-#[inline(always)]
-pub fn tesla_fadd<B: Backend>(a: S<B, 32>, b: S<B, 32>, rm: S<B, 2>) -> S<B, 32> {
-    let c = k::<B, 32>(0);
-    let z = k::<B, 1>(0);
-    tesla_fp32::<B>(z, z, a, b, c, rm).0
-}
-
-/// Tesla FMAD `a * b + c` (nearest even only; the caller raises the error
-/// for other modes).
-#[inline(always)]
-pub fn tesla_fmad<B: Backend>(a: S<B, 32>, b: S<B, 32>, c: S<B, 32>) -> S<B, 32> {
-    let rn = k::<B, 2>(0);
-    tesla_fp32::<B>(k::<B, 1>(0), k::<B, 1>(1), a, b, c, rn).0
-}
-
-/// The Tesla FP32 unit of an SP lane: one multiplier (FMUL, and FMAD's
-/// product), one aligned adder and rounder shared by FADD (`a + b`, mode
-/// `rm`) and FMAD (truncated product + `c`, RN on the subnormal grid).
-/// Selects: `mul` FMUL, `mad` FMAD, neither FADD. Returns the result and the
-/// FMUL result alone.
-#[inline(always)]
-pub fn tesla_fp32<B: Backend>(
-    mul: S<B, 1>,
-    mad: S<B, 1>,
-    a: S<B, 32>,
-    b: S<B, 32>,
-    c: S<B, 32>,
-    rm: S<B, 2>,
-) -> (S<B, 32>, S<B, 32>) {
-    let ua = tunpack::<B>(a);
-    let ub = tunpack::<B>(b);
-    let uc = tunpack::<B>(c);
-    let rn = k::<B, 2>(0);
-    let (fm, prod) = tesla_fmul_u::<B>(&ua, &ub, mad.mux(rn, rm));
-    let sp = ua.sign ^ ub.sign;
-    // FMAD: the product truncated toward zero to 24 bits (normalized).
-    let top = prod.slice::<47, 1>();
-    let pm: S<B, 24> = top.mux(prod.slice::<24, 24>(), prod.slice::<23, 24>());
-    let ep = ua.exp + ub.exp - kx::<B>(253) - (!top).zext::<XW>();
-    let xpm = shl_c::<B, 51>(pm.zext::<51>(), 26);
-    // Adder operands: FADD a + b, FMAD product + c.
-    let (ea, xa) = tplace::<B>(&ua);
-    let (eb, xb) = tplace::<B>(&ub);
-    let (ec, xc) = tplace::<B>(&uc);
-    let s1 = mad.mux(sp, ua.sign);
-    let e1 = mad.mux(ep, ea);
-    let x1 = mad.mux(xpm, xa);
-    let s2 = mad.mux(uc.sign, ub.sign);
-    let e2 = mad.mux(ec, eb);
-    let x2 = mad.mux(xc, xb);
-    let (s, e, r, z) = add_core::<B, 51>(s1, e1, x1, s2, e2, x2, k::<B, 1>(0));
-    let sum = round_pack::<B, 32, 8, 23, 51, 48>(s, e, r, mad.mux(rn, rm), mad, k::<B, 1>(1));
-    // An exact zero needs opposite signs: +0.
-    let sum = z.mux(k::<B, 32>(0), sum);
-    let nan_c = k::<B, 32>(NAN32);
-
-    // FADD specials.
-    let fadd_nan = ua.nan | ub.nan | (ua.inf & ub.inf & (ua.sign ^ ub.sign));
-    let fadd = (ua.zero & ub.zero).mux(
-        signed_zero::<B, 32>(ua.sign & ub.sign),
-        ua.zero.mux(b, ub.zero.mux(a, sum)),
-    );
-    let fadd = ub.inf.mux(signed_inf::<B, 32, 8, 23>(ub.sign), fadd);
-    let fadd = ua.inf.mux(signed_inf::<B, 32, 8, 23>(ua.sign), fadd);
-    let fadd = fadd_nan.mux(nan_c, fadd);
-
-    // FMAD specials.
-    let p_inf = ua.inf | ub.inf;
-    let p_zero = ua.zero | ub.zero;
-    let mad_nan = ua.nan | ub.nan | uc.nan | (p_inf & p_zero) | (p_inf & uc.inf & (sp ^ uc.sign));
-    let zc = signed_zero::<B, 32>(sp & uc.sign);
-    // A zero operand: rounded multiply then rounded add.
-    let fm_zero = fm.slice::<0, 31>().eq(k::<B, 31>(0));
-    let zero_path = p_zero.mux(uc.zero.mux(zc, c), fm_zero.mux(zc, fm));
-    let fmad = (p_zero | uc.zero).mux(zero_path, sum);
-    let fmad = p_inf.mux(signed_inf::<B, 32, 8, 23>(sp), fmad);
-    let fmad = uc.inf.mux(signed_inf::<B, 32, 8, 23>(uc.sign), fmad);
-    let fmad = mad_nan.mux(nan_c, fmad);
-
-    (mul.mux(fm, mad.mux(fmad, fadd)), fm)
 }
 
 // ------------------------------------------------------ compare, min/max
@@ -552,30 +414,67 @@ pub fn f32_minmax<B: Backend>(max: S<B, 1>, a: S<B, 32>, b: S<B, 32>) -> S<B, 32
 // ----------------------------------------------------------- conversions
 
 /// 32-bit integer (signed when `signed`) to format `(N, E, F)`, rounded in
-/// `rm`.
+/// `rm`. Two halves, a pipeline cut apart in the SP lane:
+/// [`int_to_fp_norm`] and [`int_to_fp_round`].
 #[inline(always)]
 pub fn int_to_fp<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize, const MW: usize>(
     x: S<B, 32>,
     signed: S<B, 1>,
     rm: S<B, 2>,
 ) -> S<B, N> {
+    let (neg, zero, e, xn) = int_to_fp_norm::<B, D>(x, signed);
+    int_to_fp_round::<B, N, E, F, D, MW>(neg, zero, e, xn, rm)
+}
+
+/// First half of [`int_to_fp`]: the magnitude normalized in the window
+/// (leading one at the top bit). Returns `(negative, zero, exponent,
+/// window)`.
+#[inline(always)]
+pub fn int_to_fp_norm<B: Backend, const D: usize>(
+    x: S<B, 32>,
+    signed: S<B, 1>,
+) -> (S<B, 1>, S<B, 1>, S<B, XW>, S<B, D>) {
     let neg = signed & x.slice::<31, 1>();
     let mag = neg.mux(k::<B, 32>(0) - x, x);
     let (xn, lz) = normalize::<B, D>(mag.zext::<D>());
-    let e = kx::<B>(D as i64 - 1) - lz;
+    (neg, mag.eq(k::<B, 32>(0)), kx::<B>(D as i64 - 1) - lz, xn)
+}
+
+/// Second half of [`int_to_fp`]: round and pack (0 for a zero input).
+#[inline(always)]
+pub fn int_to_fp_round<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize, const MW: usize>(
+    neg: S<B, 1>,
+    zero: S<B, 1>,
+    e: S<B, XW>,
+    xn: S<B, D>,
+    rm: S<B, 2>,
+) -> S<B, N> {
     let one = k::<B, 1>(1);
     let r = round_pack::<B, N, E, F, D, MW>(neg, e, shr_c::<B, D>(xn, 1), rm, one, !one);
-    mag.eq(k::<B, 32>(0)).mux(k::<B, N>(0), r)
+    zero.mux(k::<B, N>(0), r)
 }
 
 /// Format `(N, E, F)` to a 32-bit integer, GPU semantics: rounded in `rm`,
-/// saturated to the destination range (signed or unsigned), NaN -> 0.
+/// saturated to the destination range (signed or unsigned), NaN -> 0. Two
+/// halves, a pipeline cut apart in the SP lane: [`fp_to_int_shift`] and
+/// [`fp_to_int_round`].
 #[inline(always)]
 pub fn fp_to_int<B: Backend, const N: usize, const E: usize, const F: usize, const P: usize>(
     x: S<B, N>,
     signed: S<B, 1>,
     rm: S<B, 2>,
 ) -> S<B, 32> {
+    let (v, big, nan, neg) = fp_to_int_shift::<B, N, E, F, P>(x);
+    fp_to_int_round::<B>(v, big, nan, neg, signed, rm)
+}
+
+/// First half of [`fp_to_int`]: the significand shifted to the integer
+/// position with two guard bits (round, sticky). Returns `(v, too big,
+/// NaN, negative)`.
+#[inline(always)]
+pub fn fp_to_int_shift<B: Backend, const N: usize, const E: usize, const F: usize, const P: usize>(
+    x: S<B, N>,
+) -> (S<B, 64>, S<B, 1>, S<B, 1>, S<B, 1>) {
     let u = unpack::<B, N, E, F, P>(x, false);
     let bias = (1i64 << (E - 1)) - 1;
     let e = u.exp - kx::<B>(bias); // value = sig * 2^(e - F)
@@ -583,11 +482,22 @@ pub fn fp_to_int<B: Backend, const N: usize, const E: usize, const F: usize, con
     let x64 = shl_c::<B, 64>(u.sig.zext::<64>(), 2);
     let left = x64.shl(e - kx::<B>(F as i64));
     let right = shr_jam::<B, 64>(x64, kx::<B>(F as i64) - e);
-    let v = e.slt(kx::<B>(F as i64 + 1)).mux(right, left);
+    (e.slt(kx::<B>(F as i64 + 1)).mux(right, left), big, u.nan, u.sign)
+}
+
+/// Second half of [`fp_to_int`]: round in `rm`, saturate, NaN -> 0.
+#[inline(always)]
+pub fn fp_to_int_round<B: Backend>(
+    v: S<B, 64>,
+    big: S<B, 1>,
+    nan: S<B, 1>,
+    neg: S<B, 1>,
+    signed: S<B, 1>,
+    rm: S<B, 2>,
+) -> S<B, 32> {
     let int = shr_c::<B, 64>(v, 2);
     let g = v.slice::<1, 1>();
     let st = v.slice::<0, 1>();
-    let neg = u.sign;
     let up = rm.eq(k::<B, 2>(0)).mux(
         g & (st | int.slice::<0, 1>()),
         rm.eq(k::<B, 2>(2))
@@ -599,7 +509,7 @@ pub fn fp_to_int<B: Backend, const N: usize, const E: usize, const F: usize, con
     let neg_s = k::<B, 64>(0) - sat(0x8000_0000);
     let pos_u = sat(0xffff_ffff);
     let r = signed.mux(neg.mux(neg_s, pos_s), neg.mux(k::<B, 64>(0), pos_u));
-    u.nan.mux(k::<B, 32>(0), r.slice::<0, 32>())
+    nan.mux(k::<B, 32>(0), r.slice::<0, 32>())
 }
 
 /// I2F: integer to FP32.
@@ -626,37 +536,86 @@ pub fn d2i<B: Backend>(x: S<B, 64>, signed: S<B, 1>, rm: S<B, 2>) -> S<B, 32> {
     fp_to_int::<B, 64, 11, 52, 53>(x, signed, rm)
 }
 
-/// F2D: FP32 to FP64 (exact; NaN -> canonical).
+/// A conversion between its two halves (a pipeline cut apart in the FP64
+/// lane): sign, the operand's class, exponent and the value normalized in
+/// a `D`-bit window.
+#[derive(Clone, Copy)]
+pub struct CvtHalf<B: Backend, const D: usize> {
+    pub sign: S<B, 1>,
+    pub zero: S<B, 1>,
+    pub inf: S<B, 1>,
+    pub nan: S<B, 1>,
+    pub e: S<B, XW>,
+    pub x: S<B, D>,
+}
+
+/// F2D: FP32 to FP64 (exact; NaN -> canonical). Two halves:
+/// [`f2d_norm`], [`f2d_round`].
 #[inline(always)]
 pub fn f2d<B: Backend>(x: S<B, 32>) -> S<B, 64> {
+    f2d_round::<B>(f2d_norm::<B>(x))
+}
+
+/// First half of [`f2d`]: unpack, the significand normalized in the FP64
+/// window (D = 109, T = 107).
+#[inline(always)]
+pub fn f2d_norm<B: Backend>(x: S<B, 32>) -> CvtHalf<B, 109> {
     let u = unpack::<B, 32, 8, 23, 24>(x, false);
-    // Significand into the FP64 window (D = 109, T = 107).
     let (xn, lz) = normalize::<B, 109>(u.sig.zext::<109>());
     // A normal significand has its leading one at bit 23 (lz = 85 before
     // the window's one-bit drop to T).
-    let e = u.exp - kx::<B>(127) + kx::<B>(85) - lz;
+    CvtHalf {
+        sign: u.sign,
+        zero: u.zero,
+        inf: u.inf,
+        nan: u.nan,
+        e: u.exp - kx::<B>(127) + kx::<B>(85) - lz,
+        x: xn,
+    }
+}
+
+/// Second half of [`f2d`]: round (exact), pack, special operands.
+#[inline(always)]
+pub fn f2d_round<B: Backend>(h: CvtHalf<B, 109>) -> S<B, 64> {
     let one = k::<B, 1>(1);
-    let r = round_pack::<B, 64, 11, 52, 109, 80>(u.sign, e, shr_c::<B, 109>(xn, 1), k::<B, 2>(0), one, !one);
-    let r = u.zero.mux(signed_zero::<B, 64>(u.sign), r);
-    let r = u.inf.mux(signed_inf::<B, 64, 11, 52>(u.sign), r);
-    u.nan.mux(k::<B, 64>(NAN64), r)
+    let r = round_pack::<B, 64, 11, 52, 109, 80>(h.sign, h.e, shr_c::<B, 109>(h.x, 1), k::<B, 2>(0), one, !one);
+    let r = h.zero.mux(signed_zero::<B, 64>(h.sign), r);
+    let r = h.inf.mux(signed_inf::<B, 64, 11, 52>(h.sign), r);
+    h.nan.mux(k::<B, 64>(NAN64), r)
 }
 
 /// D2F: FP64 to FP32 rounded in `rm` (subnormal results; NaN ->
-/// canonical).
+/// canonical). Two halves: [`d2f_norm`], [`d2f_round`].
 #[inline(always)]
 pub fn d2f<B: Backend>(x: S<B, 64>, rm: S<B, 2>) -> S<B, 32> {
+    d2f_round::<B>(d2f_norm::<B>(x), rm)
+}
+
+/// First half of [`d2f`]: unpack, normalize, the FP32 window (T = 49).
+#[inline(always)]
+pub fn d2f_norm<B: Backend>(x: S<B, 64>) -> CvtHalf<B, 51> {
     let u = unpack::<B, 64, 11, 52, 53>(x, false);
     let (xn, lz) = normalize::<B, 64>(u.sig.zext::<64>());
     // Leading one at 63 -> window T = 49: shift right 14 with sticky.
-    let w: S<B, 51> = shr_jam::<B, 64>(xn, kx::<B>(14)).slice::<0, 51>();
     // A normal significand has its leading one at bit 52 (lz = 11).
-    let e = u.exp - kx::<B>(1023) + kx::<B>(11) - lz;
+    CvtHalf {
+        sign: u.sign,
+        zero: u.zero,
+        inf: u.inf,
+        nan: u.nan,
+        e: u.exp - kx::<B>(1023) + kx::<B>(11) - lz,
+        x: shr_jam::<B, 64>(xn, kx::<B>(14)).slice::<0, 51>(),
+    }
+}
+
+/// Second half of [`d2f`]: round in `rm`, pack, special operands.
+#[inline(always)]
+pub fn d2f_round<B: Backend>(h: CvtHalf<B, 51>, rm: S<B, 2>) -> S<B, 32> {
     let one = k::<B, 1>(1);
-    let r = round_pack::<B, 32, 8, 23, 51, 48>(u.sign, e, w, rm, one, !one);
-    let r = u.zero.mux(signed_zero::<B, 32>(u.sign), r);
-    let r = u.inf.mux(signed_inf::<B, 32, 8, 23>(u.sign), r);
-    u.nan.mux(k::<B, 32>(NAN32), r)
+    let r = round_pack::<B, 32, 8, 23, 51, 48>(h.sign, h.e, h.x, rm, one, !one);
+    let r = h.zero.mux(signed_zero::<B, 32>(h.sign), r);
+    let r = h.inf.mux(signed_inf::<B, 32, 8, 23>(h.sign), r);
+    h.nan.mux(k::<B, 32>(NAN32), r)
 }
 
 #[cfg(test)]

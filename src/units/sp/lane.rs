@@ -5,17 +5,18 @@
 //! ```text
 //!  op_i mod_i a_i b_i c_i pa_i  (hot domain)
 //!     |
-//!  decode (ISA table: Op::unit() == Sp, ModKind::accepts) --> err
-//!     |
-//!  +--------------------+  +--------------------------+  +-------------+
-//!  | integer ALU: add,  |  | FP32 unit: Tesla (FADD,  |  | compares,   |
-//!  | 64-bit multiplier  |  | FMUL, FMAD; flushed) or  |  | min/max,    |
-//!  | (IMUL/IMAD modes), |  | IEEE (FADD, FMUL, FFMA   |  | conversions |
-//!  | min/max, shifts,   |  | through one FMA)         |  | I2F F2I     |
-//!  | logic, SEL, IABS   |  +--------------------------+  +-------------+
-//!  +--------------------+
-//!     | result mux by opcode
-//!  [LAT pipeline registers: res, pred, err code]
+//!  1  decode (ISA table) -> err; one-cycle ops (add, logic, shifts,
+//!     min/max, SEL, IABS, MOV, FMIN/FMAX, ISETP/FSETP); FP negations;
+//!     FP significand product (24 x 24)
+//!     [cut 1: s1_op s1_md s1_err | s1_ires s1_ipred | s1_a s1_b s1_c s1_prod]
+//!  2  integer side: IMUL/IMAD 64-bit product (lo/hi/24-bit modes), I2F
+//!     normalize, F2I shift; FP stage 2   [cut 2: .. s2_iw s2_ie s2_iflag]
+//!  3  integer side: IMUL word select + c, I2F round, F2I round and
+//!     saturate; FP stage 3               [cut 3]
+//!  4 .. 5 (Tesla) / 6 (IEEE): FP stages (fp::units); the integer result
+//!     and the control wait beside them [cuts 4 .. 5]
+//!  last: result by class (FP unit or integer side), 0 on error
+//!     [output registers res_s<j> pred_s<j> err_s<j>, up to LAT in all]
 //!  res_o[32] pred_o err_o err_code_o[8]
 //! ```
 //!
@@ -34,15 +35,19 @@
 //!   for it; code 2 for FMAD with a rounding mode other than RN. An erring
 //!   operation's result and predicate are 0.
 //! * Latency: `LAT` (= `sp_latency`) hot cycles: inputs in hot cycle `t`
-//!   show on the outputs in hot cycle `t + LAT`. The datapath is one
-//!   combinational cloud followed by `LAT` register stages. Yosys 0.23
-//!   does not retime those stages into the cloud (`synth_ecp5 -retime`
-//!   moves a few flip-flops, not them): with its ports registered the
-//!   lane's hot clock is about 9 MHz on an ECP5 (docs/fpga.md, "What
-//!   limits Fmax"); a faster lane needs the cloud cut across the stages.
+//!   show on the outputs in hot cycle `t + LAT`. The datapath is cut into
+//!   [`stages`] stages (5 Tesla, 6 IEEE; the FP unit's, [`fp::units`]);
+//!   a register goes after each of the first `min(LAT, stages) - 1` stages,
+//!   the rest after the last stage (`LAT` = 8: all cuts, then 4 or 3
+//!   output registers). A shorter `LAT` runs the uncut stages in one hot
+//!   cycle; the behaviour at the ports depends on `LAT` only. Each cut's FP
+//!   registers load only for an FP operation (the IMUL and conversion
+//!   operands ride in cut 1's), so they hold while the lane runs integer
+//!   code (an FPGA flip-flop's clock enable).
 //! * Clock domain: hot; no reset on the datapath registers.
 
 use crate::golden::isa::{ModKind, Op, Unit};
+use crate::hdl::pipe::{Clocked, Comb, Cutter};
 use crate::hdl::{Backend, Block, Ctx, Decl, Domain, Reg, Sig};
 use crate::units::fp::{self, k, S};
 
@@ -94,7 +99,7 @@ impl Flavor {
     }
 }
 
-/// Result of the lane's combinational datapath.
+/// Result of the lane's datapath.
 pub struct LaneOut<B: Backend> {
     pub res: S<B, 32>,
     pub pred: S<B, 1>,
@@ -102,23 +107,125 @@ pub struct LaneOut<B: Backend> {
     pub err: S<B, 2>,
 }
 
-/// The lane's combinational datapath (what the `LAT` registers delay).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub fn lane_comb<B: Backend>(
-    flavor: Flavor,
-    op: S<B, 7>,
-    md: S<B, 4>,
-    a: S<B, 32>,
-    b: S<B, 32>,
-    c: S<B, 32>,
-    pa: S<B, 1>,
-) -> LaneOut<B> {
-    let is = |o: Op| op.eq(k::<B, 7>(o as u64));
-    let m = |i: usize| field::<B>(md, i);
-    let z32 = k::<B, 32>(0);
-    let rm: S<B, 2> = md.slice::<0, 2>();
+crate::pipe_stage! {
+    /// The lane's control beside the datapath: opcode, modifier and error
+    /// code of the operation in a stage.
+    pub struct LaneCtl, LaneCtlRegs { op: 7, md: 4, err: 2 = 0 }
+}
 
+crate::pipe_stage! {
+    /// The integer side of a stage: from stage 1 the result of the
+    /// one-cycle operations, from stage 2 also IMUL/IMAD and the
+    /// conversions; the predicate of ISETP/FSETP.
+    pub struct LaneInt, LaneIntRegs { ires: 32, ipred: 1 }
+}
+
+crate::pipe_stage! {
+    /// The integer side's wide work value between stages 2 and 3: the
+    /// 64-bit IMUL/IMAD product; I2F's normalized window (`iw[50:0]`),
+    /// exponent `ie` and flags (`iflag` bit 0 negative, bit 1 zero); or
+    /// F2I's shifted significand `iw` (bit 0 negative, 1 too big, 2 NaN).
+    pub struct LaneWide, LaneWideRegs { iw: 64, ie: 16, iflag: 3 }
+}
+
+/// Computing stages of a lane's datapath (the FP unit's depth, see
+/// [`fp::units`]): 5 for the Tesla unit, 6 for the IEEE one. A lane with
+/// `LAT` pipeline registers puts one after each of the first
+/// `min(LAT, STAGES) - 1` stages and the rest after the last one.
+pub fn stages(flavor: Flavor) -> usize {
+    match flavor {
+        Flavor::Tesla => 5,
+        Flavor::Ieee => 6,
+    }
+}
+
+/// The registers of a lane's internal cuts: index `k - 1` is the cut after
+/// stage `k`; `None` where the latency leaves no register (the stages on
+/// either side run in one hot cycle).
+#[derive(Debug, Clone, Default)]
+pub struct LaneCuts {
+    ctl: Vec<Option<LaneCtlRegs>>,
+    int: Vec<Option<LaneIntRegs>>,
+    /// Cut 2: the integer side's wide work value.
+    wide: Option<LaneWideRegs>,
+    /// Cut 1: operands and significand product.
+    mul: Option<fp::FpMulRegs<32, 48>>,
+    /// Tesla cut 2.
+    t_al: Option<fp::TeslaAlignedRegs>,
+    /// IEEE cut 2.
+    pl: Option<fp::FmaPlacedRegs<32, 51>>,
+    /// IEEE cut 3.
+    al: Option<fp::FpAlignedRegs<32, 51>>,
+    /// Tesla cut 3, IEEE cut 4.
+    sum: Option<fp::FpSumRegs<32, 51>>,
+    /// Tesla cut 4, IEEE cut 5.
+    rnd: Option<fp::FpRoundRegs<32, 51>>,
+}
+
+impl LaneCuts {
+    /// No registers: the whole datapath in one cycle.
+    pub fn none(flavor: Flavor) -> Self {
+        let n = stages(flavor) - 1;
+        LaneCuts {
+            ctl: vec![None; n],
+            int: vec![None; n],
+            ..Default::default()
+        }
+    }
+
+    /// Declare the registers of the first `cuts` cuts (`s<k>_<field>`).
+    fn new(d: &mut Decl, flavor: Flavor, cuts: usize) -> Self {
+        let mut c = Self::none(flavor);
+        let h = Domain::Hot;
+        for k in 1..=cuts {
+            let p = format!("s{k}");
+            c.ctl[k - 1] = Some(LaneCtlRegs::new(d, &p, h));
+            c.int[k - 1] = Some(LaneIntRegs::new(d, &p, h));
+            match (flavor, k) {
+                (_, 1) => c.mul = Some(fp::FpMulRegs::new(d, &p, h)),
+                (Flavor::Tesla, 2) => {
+                    c.wide = Some(LaneWideRegs::new(d, &p, h));
+                    c.t_al = Some(fp::TeslaAlignedRegs::new(d, &p, h));
+                }
+                (Flavor::Ieee, 2) => {
+                    c.wide = Some(LaneWideRegs::new(d, &p, h));
+                    c.pl = Some(fp::FmaPlacedRegs::new(d, &p, h));
+                }
+                (Flavor::Tesla, 3) | (Flavor::Ieee, 4) => c.sum = Some(fp::FpSumRegs::new(d, &p, h)),
+                (Flavor::Tesla, 4) | (Flavor::Ieee, 5) => c.rnd = Some(fp::FpRoundRegs::new(d, &p, h)),
+                (Flavor::Ieee, 3) => c.al = Some(fp::FpAlignedRegs::new(d, &p, h)),
+                _ => unreachable!("cut {k} beyond the stages of {flavor:?}"),
+            }
+        }
+        c
+    }
+
+    /// Registered cuts.
+    pub fn count(&self) -> usize {
+        self.ctl.iter().filter(|c| c.is_some()).count()
+    }
+}
+
+/// The operation classes a stage decodes from its control: the FP unit,
+/// IMUL/IMAD, the conversions (all low for an erring operation; the rest
+/// are the one-cycle operations).
+#[inline(always)]
+fn classes<B: Backend>(c: &LaneCtl<B>) -> (S<B, 1>, S<B, 1>, S<B, 1>) {
+    let is = |o: Op| c.op.eq(k::<B, 7>(o as u64));
+    let ok = c.err.eq(k::<B, 2>(0));
+    let fp = is(Op::Fadd) | is(Op::Fmul) | is(Op::Fmad) | is(Op::Ffma);
+    (
+        ok & fp,
+        ok & (is(Op::Imul) | is(Op::Imad)),
+        ok & (is(Op::I2f) | is(Op::F2i)),
+    )
+}
+
+/// The error code of an operation (decoder of the ISA table): 1 for an
+/// opcode the lane does not implement or a modifier the ISA does not
+/// define for it, 2 for FMAD with a rounding mode other than RN.
+#[inline(always)]
+fn lane_err<B: Backend>(flavor: Flavor, op: S<B, 7>, md: S<B, 4>) -> S<B, 2> {
     if let (Some(o), Some(mv)) = (op.known(), md.known()) {
         // Simulation only: decode the known opcode and modifier from the
         // ISA table directly (the loop below is the decoder's logic).
@@ -135,10 +242,9 @@ pub fn lane_comb<B: Backend>(
                 }
             }
         };
-        return lane_known::<B>(flavor, o, k::<B, 2>(e), md, a, b, c, pa);
+        return k::<B, 2>(e);
     }
-
-    // Decode: implemented ops and their modifier rules, from the ISA table.
+    let is = |o: Op| op.eq(k::<B, 7>(o as u64));
     let mut known = k::<B, 1>(0);
     let mut mod_bad = k::<B, 1>(0);
     for &o in Op::ALL.iter().filter(|o| flavor.implements(**o)) {
@@ -151,84 +257,286 @@ pub fn lane_comb<B: Backend>(
         let okbit = k::<B, 16>(ok_mask).shr(md).slice::<0, 1>();
         mod_bad = mod_bad | (hit & !okbit);
     }
-    let fmad_rm = is(Op::Fmad) & rm.ne(k::<B, 2>(0));
-    let err1 = !known | mod_bad;
-    let err: S<B, 2> = err1.mux(k::<B, 2>(1), fmad_rm.mux(k::<B, 2>(2), k::<B, 2>(0)));
+    let fmad_rm = is(Op::Fmad) & md.slice::<0, 2>().ne(k::<B, 2>(0));
+    (!known | mod_bad).mux(k::<B, 2>(1), fmad_rm.mux(k::<B, 2>(2), k::<B, 2>(0)))
+}
 
-    let mulr = int_mul::<B>(md, a, b);
-    let imad = mulr + c;
-
-    // Integer ALU.
-    let flag = m(0);
-    let ilt = flag.mux(a.ult(b), a.slt(b));
-    let imin = ilt.mux(a, b);
-    let imax = ilt.mux(b, a);
-    let shl = a.shl(b);
-    let shr = flag.mux(a.sar(b), a.shr(b));
-    let iabs = a.slice::<31, 1>().mux(z32 - a, a);
-    let isetp = int_setp::<B>(md, a, b);
-    let sel = (pa ^ m(3)).mux(a, b);
-
-    // FP32: negations from the modifier (bit 2: a; bit 3: b of two-operand
-    // ops, c of multiply-adds).
-    let sign = k::<B, 32>(0x8000_0000);
-    let three = is(Op::Fmad) | is(Op::Ffma);
-    let fa = a ^ m(2).mux(sign, z32);
-    let fb = b ^ (m(3) & !three).mux(sign, z32);
-    let fc = c ^ (m(3) & three).mux(sign, z32);
-    let fpr = match flavor {
-        Flavor::Tesla => fp::tesla_fp32::<B>(is(Op::Fmul), is(Op::Fmad), fa, fb, fc, rm).0,
-        Flavor::Ieee => fp::f32_op::<B>(is(Op::Fadd), is(Op::Fmul), fa, fb, fc, rm),
+/// The one-cycle operations (stage 1): integer add, logic, shifts,
+/// min/max, SEL, IABS, MOV, FP min/max, and the ISETP/FSETP predicate.
+/// Any other opcode gives 0.
+#[inline(always)]
+fn simple<B: Backend>(op: S<B, 7>, md: S<B, 4>, a: S<B, 32>, b: S<B, 32>, pa: S<B, 1>) -> LaneInt<B> {
+    let m = |i: usize| field::<B>(md, i);
+    let z32 = k::<B, 32>(0);
+    let f = k::<B, 1>(0);
+    let ilt = || m(0).mux(a.ult(b), a.slt(b));
+    let one = |o: Op| -> (S<B, 32>, S<B, 1>) {
+        match o {
+            Op::Iadd => (a + b, f),
+            Op::Isub => (a - b, f),
+            Op::Imin => (ilt().mux(a, b), f),
+            Op::Imax => (ilt().mux(b, a), f),
+            Op::Shl => (a.shl(b), f),
+            Op::Shr => (m(0).mux(a.sar(b), a.shr(b)), f),
+            Op::And => (a & b, f),
+            Op::Or => (a | b, f),
+            Op::Xor => (a ^ b, f),
+            Op::Not => (!b, f),
+            Op::Sel => ((pa ^ m(3)).mux(a, b), f),
+            Op::Iabs => (a.slice::<31, 1>().mux(z32 - a, a), f),
+            Op::Fmin => (fp::f32_minmax::<B>(f, a, b), f),
+            Op::Fmax => (fp::f32_minmax::<B>(!f, a, b), f),
+            Op::Mov => (b, f),
+            Op::Isetp => (z32, int_setp::<B>(md, a, b)),
+            Op::Fsetp => (z32, fp::fsetp::<B, 32, 8, 23>(md, a, b)),
+            _ => (z32, f),
+        }
     };
-    let fmm = fp::f32_minmax::<B>(is(Op::Fmax), a, b);
-    let fset = fp::fsetp::<B, 32, 8, 23>(md, a, b);
-    let unsigned_cvt = m(2);
-    let i2f = fp::i2f::<B>(a, !unsigned_cvt, rm);
-    let f2i = fp::f2i::<B>(a, !unsigned_cvt, rm);
-
-    // Result mux by opcode (one-hot select over the ops).
-    let table: [(Op, S<B, 32>); 21] = [
-        (Op::Iadd, a + b),
-        (Op::Isub, a - b),
-        (Op::Imul, mulr),
-        (Op::Imad, imad),
-        (Op::Imin, imin),
-        (Op::Imax, imax),
-        (Op::Shl, shl),
-        (Op::Shr, shr),
-        (Op::And, a & b),
-        (Op::Or, a | b),
-        (Op::Xor, a ^ b),
-        (Op::Not, !b),
-        (Op::Sel, sel),
-        (Op::Iabs, iabs),
-        (Op::Fadd, fpr),
-        (Op::Fmul, fpr),
-        (Op::Fmad, fpr),
-        (Op::Ffma, fpr),
-        (Op::Fmin, fmm),
-        (Op::Fmax, fmm),
-        (Op::Mov, b),
+    const SIMPLE: [Op; 17] = [
+        Op::Iadd,
+        Op::Isub,
+        Op::Imin,
+        Op::Imax,
+        Op::Shl,
+        Op::Shr,
+        Op::And,
+        Op::Or,
+        Op::Xor,
+        Op::Not,
+        Op::Sel,
+        Op::Iabs,
+        Op::Fmin,
+        Op::Fmax,
+        Op::Mov,
+        Op::Isetp,
+        Op::Fsetp,
     ];
-    let mut res = z32;
-    for (o, v) in table {
-        res = res | is(o).mux(v, z32);
+    if let Some(o) = op.known() {
+        // Simulation only: the selected operation alone.
+        let (ires, ipred) = Op::from_code(o as u8).map_or((z32, f), one);
+        return LaneInt { ires, ipred };
     }
-    res = res | is(Op::I2f).mux(i2f, z32) | is(Op::F2i).mux(f2i, z32);
-    let pred = (is(Op::Isetp) & isetp) | (is(Op::Fsetp) & fset);
-    let ok = err.eq(k::<B, 2>(0));
-    LaneOut {
-        res: ok.mux(res, z32),
-        pred: ok & pred,
-        err,
+    // One-hot select over the operations (shared comparators: IMIN/IMAX
+    // use one, FMIN/FMAX one min/max unit).
+    let is = |o: Op| op.eq(k::<B, 7>(o as u64));
+    let lt = ilt();
+    let fmm = fp::f32_minmax::<B>(is(Op::Fmax), a, b);
+    let mut ires = z32;
+    let mut ipred = f;
+    for o in SIMPLE {
+        let (r, p) = match o {
+            Op::Imin => (lt.mux(a, b), f),
+            Op::Imax => (lt.mux(b, a), f),
+            Op::Fmin | Op::Fmax => (fmm, f),
+            _ => one(o),
+        };
+        ires = ires | is(o).mux(r, z32);
+        ipred = ipred | (is(o) & p);
+    }
+    LaneInt { ires, ipred }
+}
+
+/// Stage 2 of the integer side: the first half of IMUL/IMAD (the 64-bit
+/// product), I2F (normalize) or F2I (shift) on the operands of cut 1.
+#[inline(always)]
+fn int_wide<B: Backend>(c: &LaneCtl<B>, mul: S<B, 1>, cvt: S<B, 1>, x: &fp::FpMul<B, 32, 48>) -> LaneWide<B> {
+    let i2f = c.op.eq(k::<B, 7>(Op::I2f as u64));
+    let unsigned_cvt = field::<B>(c.md, 2);
+    let wm = || LaneWide {
+        iw: int_mul_prod::<B>(c.md, x.a, x.b),
+        ie: k::<B, 16>(0),
+        iflag: k::<B, 3>(0),
+    };
+    let wi = || {
+        let (neg, zero, e, xn) = fp::int_to_fp_norm::<B, 51>(x.a, !unsigned_cvt);
+        LaneWide {
+            iw: xn.zext::<64>(),
+            ie: e,
+            iflag: k::<B, 1>(0).concat::<2, 3>(zero.concat::<1, 2>(neg)),
+        }
+    };
+    let wf = || {
+        let (v, big, nan, neg) = fp::fp_to_int_shift::<B, 32, 8, 23, 24>(x.a);
+        LaneWide {
+            iw: v,
+            ie: k::<B, 16>(0),
+            iflag: nan.concat::<2, 3>(big.concat::<1, 2>(neg)),
+        }
+    };
+    let pick = |a: LaneWide<B>, b: LaneWide<B>, s: S<B, 1>| LaneWide {
+        iw: s.mux(a.iw, b.iw),
+        ie: s.mux(a.ie, b.ie),
+        iflag: s.mux(a.iflag, b.iflag),
+    };
+    match (mul.known(), cvt.known(), i2f.known()) {
+        (Some(1), _, _) => wm(),
+        (_, Some(1), Some(1)) => wi(),
+        (_, Some(1), Some(0)) => wf(),
+        _ => pick(wm(), pick(wi(), wf(), i2f), mul),
     }
 }
 
-/// Integer multiplier: 64-bit product of sign- or zero-extended operands,
-/// the low or high word. Modes (MulMode): 0 lo, 1 hi signed, 2 hi unsigned,
-/// 3 u24, 4 s24.
+/// Stage 3 of the integer side: the second half of IMUL/IMAD (word select,
+/// `+ c`: IMAD's `c` rides in `i.ires`), I2F (round) or F2I (round,
+/// saturate), else the one-cycle result.
 #[inline(always)]
-fn int_mul<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> S<B, 32> {
+fn int_finish<B: Backend>(c: &LaneCtl<B>, mul: S<B, 1>, cvt: S<B, 1>, i: LaneInt<B>, w: &LaneWide<B>) -> LaneInt<B> {
+    let i2f = c.op.eq(k::<B, 7>(Op::I2f as u64));
+    let rm: S<B, 2> = c.md.slice::<0, 2>();
+    let unsigned_cvt = field::<B>(c.md, 2);
+    let fl = |b: usize| fp::field::<B, 3, 1>(w.iflag, b);
+    let mr = || int_mul_sel::<B>(c.md, w.iw) + i.ires;
+    let ri = || fp::int_to_fp_round::<B, 32, 8, 23, 51, 48>(fl(0), fl(1), w.ie, w.iw.slice::<0, 51>(), rm);
+    let rf = || fp::fp_to_int_round::<B>(w.iw, fl(1), fl(2), fl(0), !unsigned_cvt, rm);
+    let ires = match (mul.known(), cvt.known(), i2f.known()) {
+        (Some(1), _, _) => mr(),
+        (_, Some(1), Some(1)) => ri(),
+        (_, Some(1), Some(0)) => rf(),
+        (Some(0), Some(0), _) => i.ires,
+        _ => mul.mux(mr(), cvt.mux(i2f.mux(ri(), rf()), i.ires)),
+    };
+    LaneInt { ires, ipred: i.ipred }
+}
+
+/// The lane's datapath as stages, run through `x`: combinationally
+/// ([`pipe::Comb`], one cycle) or with the registers of `cuts`
+/// ([`pipe::Clocked`]). Returns the last stage's output (before the
+/// lane's output registers).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn lane_pipe<B: Backend, X: Cutter<B>>(
+    x: &mut X,
+    flavor: Flavor,
+    cuts: &LaneCuts,
+    op: S<B, 7>,
+    md: S<B, 4>,
+    a: S<B, 32>,
+    b: S<B, 32>,
+    c: S<B, 32>,
+    pa: S<B, 1>,
+) -> LaneOut<B> {
+    let t = k::<B, 1>(1);
+    // Stage 1: decode, the one-cycle operations, the FP negations (bit 2:
+    // a; bit 3: b of two-operand ops, c of multiply-adds) and operand
+    // mapping, the significand product.
+    let err = lane_err::<B>(flavor, op, md);
+    let c0 = LaneCtl { op, md, err };
+    let (fp1, mul1, cvt1) = classes::<B>(&c0);
+    let i1 = x.cut(cuts.int[0].as_ref(), t, || simple::<B>(op, md, a, b, pa));
+    let m1 = x.cut(cuts.mul.as_ref(), fp1 | mul1 | cvt1, || {
+        let is = |o: Op| op.eq(k::<B, 7>(o as u64));
+        let m = |i: usize| field::<B>(md, i);
+        let z32 = k::<B, 32>(0);
+        let sign = k::<B, 32>(0x8000_0000);
+        let three = is(Op::Fmad) | is(Op::Ffma);
+        let fa = a ^ (fp1 & m(2)).mux(sign, z32);
+        let fb = b ^ (fp1 & m(3) & !three).mux(sign, z32);
+        let fc = c ^ (fp1 & m(3) & three).mux(sign, z32);
+        match flavor {
+            Flavor::Tesla => fp::fp_mul::<B, 32, 8, 23, 24, 48>(fa, fb, fc, true),
+            Flavor::Ieee => {
+                let (fa, fb, fc) = fp::fma_operands::<B, 32>(fp1 & is(Op::Fadd), fa, fb, fc, 0x3f80_0000);
+                fp::fp_mul::<B, 32, 8, 23, 24, 48>(fa, fb, fc, false)
+            }
+        }
+    });
+    let c1 = x.cut(cuts.ctl[0].as_ref(), t, || c0);
+
+    // Stage 2: the integer side's first half (IMAD's `c` rides in `ires`);
+    // FP stage 2.
+    let (fp, mul, cvt) = classes::<B>(&c1);
+    let is = |c: &LaneCtl<B>, o: Op| c.op.eq(k::<B, 7>(o as u64));
+    let rm = |c: &LaneCtl<B>| -> S<B, 2> { c.md.slice::<0, 2>() };
+    let w2 = x.cut(cuts.wide.as_ref(), mul | cvt, || int_wide::<B>(&c1, mul, cvt, &m1));
+    let i2 = x.cut(cuts.int[1].as_ref(), t, || LaneInt {
+        ires: mul.mux(is(&c1, Op::Imad).mux(m1.c, k::<B, 32>(0)), i1.ires),
+        ipred: i1.ipred,
+    });
+    let c2 = x.cut(cuts.ctl[1].as_ref(), t, || c1);
+    // Stage 3: the integer side's second half; FP stage 3. From here the
+    // integer result and the control wait beside the FP stages.
+    let (_, mul2, cvt2) = classes::<B>(&c2);
+    let i3 = x.cut(cuts.int[2].as_ref(), t, || int_finish::<B>(&c2, mul2, cvt2, i2, &w2));
+    let c3 = x.cut(cuts.ctl[2].as_ref(), t, || c2);
+    let (fres, cl) = match flavor {
+        Flavor::Tesla => {
+            let f2 = x.cut(cuts.t_al.as_ref(), fp, || {
+                fp::tesla_align::<B>(m1, is(&c1, Op::Fmad), rm(&c1))
+            });
+            let fp = classes::<B>(&c2).0;
+            let f3 = x.cut(cuts.sum.as_ref(), fp, || {
+                fp::tesla_sum::<B>(f2, is(&c2, Op::Fmul), is(&c2, Op::Fmad))
+            });
+            let fp = classes::<B>(&c3).0;
+            let f4 = x.cut(cuts.rnd.as_ref(), fp, || {
+                fp::fp_round_shift::<B, 32, 8, 51>(f3, is(&c3, Op::Fmad))
+            });
+            let i4 = x.cut(cuts.int[3].as_ref(), t, || i3);
+            let c4 = x.cut(cuts.ctl[3].as_ref(), t, || c3);
+            let fp = classes::<B>(&c4).0;
+            let fres = if fp.known() == Some(0) {
+                k::<B, 32>(0)
+            } else {
+                fp::tesla_fin::<B>(f4, is(&c4, Op::Fmad), rm(&c4))
+            };
+            (fres, (c4, i4, fp))
+        }
+        Flavor::Ieee => {
+            let f2 = x.cut(cuts.pl.as_ref(), fp, || {
+                fp::fma_place::<B, 32, 8, 23, 24, 48, 51>(m1, rm(&c1), is(&c1, Op::Fmul))
+            });
+            let fp = classes::<B>(&c2).0;
+            let f3 = x.cut(cuts.al.as_ref(), fp, || fp::fma_align::<B, 32, 51>(f2));
+            let fp = classes::<B>(&c3).0;
+            let f4 = x.cut(cuts.sum.as_ref(), fp, || fp::fp_sum::<B, 32, 51>(f3));
+            let i4 = x.cut(cuts.int[3].as_ref(), t, || i3);
+            let c4 = x.cut(cuts.ctl[3].as_ref(), t, || c3);
+            let fp = classes::<B>(&c4).0;
+            let f5 = x.cut(cuts.rnd.as_ref(), fp, || fp::fp_round_shift::<B, 32, 8, 51>(f4, t));
+            let i5 = x.cut(cuts.int[4].as_ref(), t, || i4);
+            let c5 = x.cut(cuts.ctl[4].as_ref(), t, || c4);
+            let fp = classes::<B>(&c5).0;
+            let fres = if fp.known() == Some(0) {
+                k::<B, 32>(0)
+            } else {
+                let r = rm(&c5);
+                fp::fp_fin::<B, 32, 8, 23, 51, 48>(f5, r, !t, fp::fma_zero::<B, 32>(r))
+            };
+            (fres, (c5, i5, fp))
+        }
+    };
+    // Last stage: the result by class; an erring operation gives 0.
+    let (cl, il, fpl) = cl;
+    let ok = cl.err.eq(k::<B, 2>(0));
+    let res = fpl.mux(fres, il.ires);
+    LaneOut {
+        res: ok.mux(res, k::<B, 32>(0)),
+        pred: ok & il.ipred,
+        err: cl.err,
+    }
+}
+
+/// The lane's whole datapath in one cycle (what the `LAT` registers of a
+/// lane too short for the cuts delay; what the bit-exact sweeps drive).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn lane_comb<B: Backend>(
+    flavor: Flavor,
+    op: S<B, 7>,
+    md: S<B, 4>,
+    a: S<B, 32>,
+    b: S<B, 32>,
+    c: S<B, 32>,
+    pa: S<B, 1>,
+) -> LaneOut<B> {
+    lane_pipe::<B, Comb>(&mut Comb, flavor, &LaneCuts::none(flavor), op, md, a, b, c, pa)
+}
+
+/// Integer multiplier, first half: the 64-bit product of the operands
+/// sign- or zero-extended by the mode (MulMode: 0 lo, 1 hi signed, 2 hi
+/// unsigned, 3 u24, 4 s24).
+#[inline(always)]
+fn int_mul_prod<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> S<B, 64> {
     let mmode: S<B, 3> = md.slice::<0, 3>();
     let is24 = mmode.eq(k::<B, 3>(3)) | mmode.eq(k::<B, 3>(4));
     let sgn = mmode.eq(k::<B, 3>(1)) | mmode.eq(k::<B, 3>(4));
@@ -238,7 +546,14 @@ fn int_mul<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> S<B, 32> {
         let s32 = x.sext::<64>();
         is24.mux(sgn.mux(s24, x24.zext::<64>()), sgn.mux(s32, x.zext::<64>()))
     };
-    let prod: S<B, 64> = ext(a).mul::<64, 64>(ext(b));
+    ext(a).mul::<64, 64>(ext(b))
+}
+
+/// Integer multiplier, second half: the low or the high word of the
+/// product by the mode.
+#[inline(always)]
+fn int_mul_sel<B: Backend>(md: S<B, 4>, prod: S<B, 64>) -> S<B, 32> {
+    let mmode: S<B, 3> = md.slice::<0, 3>();
     let hi = mmode.eq(k::<B, 3>(1)) | mmode.eq(k::<B, 3>(2));
     hi.mux(prod.slice::<32, 32>(), prod.slice::<0, 32>())
 }
@@ -260,73 +575,6 @@ fn int_setp<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> S<B, 1> {
             ),
         ),
     )
-}
-
-/// [`lane_comb`] for a known opcode `o` (simulation only): the same result,
-/// predicate and error, evaluating only the datapath `o` selects. The full
-/// logic (what the Verilog has) is checked against it every cycle by the
-/// co-simulation, and both against `golden::arith` by the sweeps.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn lane_known<B: Backend>(
-    flavor: Flavor,
-    o: u64,
-    err: S<B, 2>,
-    md: S<B, 4>,
-    a: S<B, 32>,
-    b: S<B, 32>,
-    c: S<B, 32>,
-    pa: S<B, 1>,
-) -> LaneOut<B> {
-    let z32 = k::<B, 32>(0);
-    let (f, t) = (k::<B, 1>(0), k::<B, 1>(1));
-    if err.known() != Some(0) {
-        return LaneOut { res: z32, pred: f, err };
-    }
-    let Some(op) = Op::from_code(o as u8) else {
-        // Not reached: an unknown opcode is an error above.
-        return LaneOut { res: z32, pred: f, err };
-    };
-    let m = |i: usize| field::<B>(md, i);
-    let rm: S<B, 2> = md.slice::<0, 2>();
-    let bit = |x: bool| if x { t } else { f };
-    let ilt = || m(0).mux(a.ult(b), a.slt(b));
-    let fp = || {
-        let sign = k::<B, 32>(0x8000_0000);
-        let three = matches!(op, Op::Fmad | Op::Ffma);
-        let fa = a ^ m(2).mux(sign, z32);
-        let fb = b ^ (m(3) & bit(!three)).mux(sign, z32);
-        let fc = c ^ (m(3) & bit(three)).mux(sign, z32);
-        match flavor {
-            Flavor::Tesla => fp::tesla_fp32::<B>(bit(op == Op::Fmul), bit(op == Op::Fmad), fa, fb, fc, rm).0,
-            Flavor::Ieee => fp::f32_op::<B>(bit(op == Op::Fadd), bit(op == Op::Fmul), fa, fb, fc, rm),
-        }
-    };
-    let (res, pred) = match op {
-        Op::Iadd => (a + b, f),
-        Op::Isub => (a - b, f),
-        Op::Imul => (int_mul::<B>(md, a, b), f),
-        Op::Imad => (int_mul::<B>(md, a, b) + c, f),
-        Op::Imin => (ilt().mux(a, b), f),
-        Op::Imax => (ilt().mux(b, a), f),
-        Op::Shl => (a.shl(b), f),
-        Op::Shr => (m(0).mux(a.sar(b), a.shr(b)), f),
-        Op::And => (a & b, f),
-        Op::Or => (a | b, f),
-        Op::Xor => (a ^ b, f),
-        Op::Not => (!b, f),
-        Op::Sel => ((pa ^ m(3)).mux(a, b), f),
-        Op::Iabs => (a.slice::<31, 1>().mux(z32 - a, a), f),
-        Op::Fadd | Op::Fmul | Op::Fmad | Op::Ffma => (fp(), f),
-        Op::Fmin | Op::Fmax => (fp::f32_minmax::<B>(bit(op == Op::Fmax), a, b), f),
-        Op::Mov => (b, f),
-        Op::I2f => (fp::i2f::<B>(a, !m(2), rm), f),
-        Op::F2i => (fp::f2i::<B>(a, !m(2), rm), f),
-        Op::Isetp => (z32, int_setp::<B>(md, a, b)),
-        Op::Fsetp => (z32, fp::fsetp::<B, 32, 8, 23>(md, a, b)),
-        _ => (z32, f),
-    };
-    LaneOut { res, pred, err }
 }
 
 /// The lane's datapath as a function of plain integers (concrete backend):
@@ -357,11 +605,15 @@ fn field<B: Backend>(md: S<B, 4>, i: usize) -> S<B, 1> {
     fp::field::<B, 4, 1>(md, i)
 }
 
-/// One SP lane with `LAT` hot-cycle pipeline registers.
+/// One SP lane with `LAT` hot-cycle pipeline registers: the internal
+/// cuts of [`LaneCuts`] (as many as `LAT` allows), then the output
+/// registers `res_s<j>`, `pred_s<j>`, `err_s<j>` for the remaining stages
+/// (`j` = cuts .. `LAT`-1).
 #[derive(Debug, Clone)]
 pub struct SpLane {
     decl: Decl,
     flavor: Flavor,
+    cuts: LaneCuts,
     res: Vec<Reg<32>>,
     pred: Vec<Reg<1>>,
     err: Vec<Reg<2>>,
@@ -375,16 +627,21 @@ impl SpLane {
             "sp_lane latency must be at least 1 (SmConfig::validate checks it)"
         );
         let mut d = Decl::new();
-        let res = (0..lat)
+        let ncut = (stages(flavor) - 1).min(lat - 1);
+        let cuts = LaneCuts::new(&mut d, flavor, ncut);
+        let res = (ncut..lat)
             .map(|s| d.reg_noreset(&format!("res_s{s}"), Domain::Hot))
             .collect();
-        let pred = (0..lat)
+        let pred = (ncut..lat)
             .map(|s| d.reg_noreset(&format!("pred_s{s}"), Domain::Hot))
             .collect();
-        let err = (0..lat).map(|s| d.reg(&format!("err_s{s}"), Domain::Hot, 0)).collect();
+        let err = (ncut..lat)
+            .map(|s| d.reg(&format!("err_s{s}"), Domain::Hot, 0))
+            .collect();
         SpLane {
             decl: d,
             flavor,
+            cuts,
             res,
             pred,
             err,
@@ -392,7 +649,11 @@ impl SpLane {
     }
     /// Pipeline depth in hot cycles.
     pub fn latency(&self) -> usize {
-        self.res.len()
+        self.cuts.count() + self.res.len()
+    }
+    /// Internal cuts (the first output register is `res_s<cuts>`).
+    pub fn cuts(&self) -> usize {
+        self.cuts.count()
     }
 }
 
@@ -409,9 +670,19 @@ impl Block for SpLane {
     }
 
     fn eval<C: Ctx>(&self, cx: &mut C, i: &SpLaneIn<C::B>) -> SpLaneOut<C::B> {
-        let o = lane_comb::<C::B>(self.flavor, i.op_i, i.mod_i, i.a_i, i.b_i, i.c_i, i.pa_i);
+        let o = lane_pipe::<C::B, _>(
+            &mut Clocked(cx),
+            self.flavor,
+            &self.cuts,
+            i.op_i,
+            i.mod_i,
+            i.a_i,
+            i.b_i,
+            i.c_i,
+            i.pa_i,
+        );
         let (mut r, mut p, mut e) = (o.res, o.pred, o.err);
-        for s in 0..self.latency() {
+        for s in 0..self.res.len() {
             cx.d(self.res[s], r);
             cx.d(self.pred[s], p);
             cx.d(self.err[s], e);

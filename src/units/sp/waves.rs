@@ -21,7 +21,7 @@ fn write_gtkw(
     grps: &[String],
     port: &[&str],
     lanes: usize,
-    lat: usize,
+    (lat, cuts): (usize, usize),
     dw: usize,
 ) -> Result<()> {
     let mut s = String::new();
@@ -74,7 +74,17 @@ fn write_gtkw(
         }
         for j in 0..lanes {
             group(&mut s, &format!("group {g} lane {j}"));
-            for st in 0..lat {
+            // The lane's internal cuts (opcode, error code, integer side),
+            // then its output registers.
+            // (the SP lane's integer side `ires`, the FP64 lane's
+            // conversion side `dres`).
+            let (side, sw) = if dw == 64 { ("dres", 64) } else { ("ires", 32) };
+            for k in 1..=cuts {
+                sig(&mut s, &format!("{grp}.u_lane{j}.s{k}_op_q"), 7);
+                sig(&mut s, &format!("{grp}.u_lane{j}.s{k}_err_q"), 2);
+                sig(&mut s, &format!("{grp}.u_lane{j}.s{k}_{side}_q"), sw);
+            }
+            for st in cuts..lat {
                 sig(&mut s, &format!("{grp}.u_lane{j}.res_s{st}_q"), dw);
             }
             sig(&mut s, &format!("{grp}.u_lane{j}.pred_s{}_q", lat - 1), 1);
@@ -94,13 +104,13 @@ fn write_gtkw(
 
 /// Run the checking testbench on `u` for `core_cycles`, write the VCD and
 /// its save file; `layout` = (group scopes under the top, port prefixes,
-/// lanes per group, lane latency, data width).
+/// lanes per group, (lane latency, the lane's internal cuts), data width).
 pub fn warp_unit_waves<U: WarpUnit>(
     u: U,
     core_cycles: u64,
     seed: u64,
     vcd: &Path,
-    layout: (&[String], &[&str], usize, usize, usize),
+    layout: (&[String], &[&str], usize, (usize, usize), usize),
 ) -> Result<String> {
     let mut sim = Sim::new(u)?;
     let top = sim.design().modules[sim.design().top].name.clone();
@@ -130,6 +140,7 @@ pub fn warp_unit_waves<U: WarpUnit>(
 /// Run the waves testbench on the SP array of `cfg`.
 pub fn sp_waves(cfg: &SmConfig, core_cycles: u64, seed: u64, vcd: &Path) -> Result<String> {
     let g = SpGeom::of(cfg);
+    let cuts = (super::lane::stages(g.flavor) - 1).min(g.lat - 1);
     match g.groups {
         1 => {
             let b = SpArray1::new(g)?;
@@ -139,7 +150,7 @@ pub fn sp_waves(cfg: &SmConfig, core_cycles: u64, seed: u64, vcd: &Path) -> Resu
                 core_cycles,
                 seed,
                 vcd,
-                (&[".u_grp0".into()], &["sp0"], g.lanes, g.lat, 32),
+                (&[".u_grp0".into()], &["sp0"], g.lanes, (g.lat, cuts), 32),
             )
         }
         _ => warp_unit_waves(
@@ -151,7 +162,7 @@ pub fn sp_waves(cfg: &SmConfig, core_cycles: u64, seed: u64, vcd: &Path) -> Resu
                 &[".u_grp0".into(), ".u_grp1".into()],
                 &["sp0", "sp1"],
                 g.lanes,
-                g.lat,
+                (g.lat, cuts),
                 32,
             ),
         ),

@@ -65,6 +65,18 @@ crate::pipe_stage! {
     pub struct FpRound, FpRoundRegs [N, D] { spec: 1, sval: N, sign: 1, z: 1, be: XW, r: D }
 }
 
+/// The [`Aligned`] addends carried flat in a cut.
+#[inline(always)]
+fn aligned<B: Backend, const D: usize>(
+    sign: S<B, 1>,
+    e: S<B, XW>,
+    hi: S<B, D>,
+    lo: S<B, D>,
+    sub: S<B, 1>,
+) -> Aligned<B, D> {
+    Aligned { sign, e, hi, lo, sub }
+}
+
 /// Stage 1: the significand product of `a` and `b` (with `flush`, Tesla,
 /// a denormal's significand is still multiplied; its zero flag wins later).
 #[inline(always)]
@@ -155,13 +167,7 @@ pub fn fma_align<B: Backend, const N: usize, const D: usize>(x: FmaPlaced<B, N, 
 /// IEEE stage 4: add and normalize.
 #[inline(always)]
 pub fn fp_sum<B: Backend, const N: usize, const D: usize>(x: FpAligned<B, N, D>) -> FpSum<B, N, D> {
-    let (sign, e, r, z) = add_sum::<B, D>(Aligned {
-        sign: x.sign,
-        e: x.e,
-        hi: x.hi,
-        lo: x.lo,
-        sub: x.sub,
-    });
+    let (sign, e, r, z) = add_sum::<B, D>(aligned::<B, D>(x.sign, x.e, x.hi, x.lo, x.sub));
     FpSum {
         spec: x.spec,
         sval: x.sval,
@@ -392,13 +398,7 @@ pub fn tesla_align<B: Backend>(x: FpMul<B, 32, 48>, mad: S<B, 1>, rm: S<B, 2>) -
 /// from the adder (FMUL, and FADD's and FMAD's special operands).
 #[inline(always)]
 pub fn tesla_sum<B: Backend>(x: TeslaAligned<B>, mul: S<B, 1>, mad: S<B, 1>) -> FpSum<B, 32, 51> {
-    let (sign, e, r, z) = add_sum::<B, 51>(Aligned {
-        sign: x.sign,
-        e: x.e,
-        hi: x.hi,
-        lo: x.lo,
-        sub: x.sub,
-    });
+    let (sign, e, r, z) = add_sum::<B, 51>(aligned::<B, 51>(x.sign, x.e, x.hi, x.lo, x.sub));
     let ua = tunpack::<B>(x.a);
     let ub = tunpack::<B>(x.b);
     let uc = tunpack::<B>(x.c);

@@ -140,7 +140,8 @@ pub fn warp_unit_waves<U: WarpUnit>(
 /// Run the waves testbench on the SP array of `cfg`.
 pub fn sp_waves(cfg: &SmConfig, core_cycles: u64, seed: u64, vcd: &Path) -> Result<String> {
     let g = SpGeom::of(cfg);
-    let cuts = (super::lane::stages(g.flavor) - 1).min(g.lat - 1);
+    // The lane's own count (the rule lives in `SpLane::new`).
+    let cuts = super::lane::SpLane::new(g.flavor, g.lat).cuts();
     match g.groups {
         1 => {
             let b = SpArray1::new(g)?;

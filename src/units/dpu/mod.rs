@@ -27,10 +27,9 @@
 //!   (1: not an FP64 op or a bad modifier; the data are 0).
 //! * Modifiers as the ISA: bits 1..0 rounding; DADD/DMUL bit 2 negates
 //!   `a`, bit 3 `b`; DFMA bit 2 `a`, bit 3 `c`; conversions bit 2 unsigned.
-//! * Latency: `dpu_latency` = `LAT` lane stages (the FMA's 6 stages cut
-//!   apart as far as `LAT` allows, the rest output registers: [`DpuLane`]);
-//!   the result is sampled at
-//!   the core edge `t0 + passes + LAT + 1` (LAT odd) or `+ 2` (LAT even),
+//! * Latency: `dpu_latency` = `LAT` lane stages (the FMA's 8 stages cut
+//!   apart as far as `LAT` allows, the rest output registers:
+//!   [`DpuLane`]); the result is sampled at the core edge `t0 + passes + LAT + 1` (LAT odd) or `+ 2` (LAT even),
 //!   `t0` the accepting core edge (see the engine).
 
 pub mod waves;
@@ -90,7 +89,7 @@ fn cvt_wide<B: Backend, const D: usize>(h: fp::CvtHalf<B, D>) -> DpuWide<B> {
 }
 
 /// Computing stages of the FP64 lane (the IEEE FMA's, [`fp::units`]).
-pub const DPU_STAGES: usize = 6;
+pub const DPU_STAGES: usize = 8;
 
 /// The registers of the FP64 lane's internal cuts (index `k - 1`: after
 /// stage `k`; `None` where the latency leaves none).
@@ -98,10 +97,15 @@ pub const DPU_STAGES: usize = 6;
 struct DpuCuts {
     ctl: Vec<Option<LaneCtlRegs>>,
     side: Vec<Option<DpuSideRegs>>,
+    /// Cut 2: a conversion's first half.
     wide: Option<DpuWideRegs>,
+    /// Cut 3: a conversion after D2F's subnormal shift.
+    wide3: Option<DpuWideRegs>,
     mul: Option<fp::FpMulRegs<64, 106>>,
     pl: Option<fp::FmaPlacedRegs<64, 109>>,
+    sw: Option<fp::FpSwappedRegs<64, 109>>,
     al: Option<fp::FpAlignedRegs<64, 109>>,
+    add: Option<fp::FpAddedRegs<64, 109>>,
     sum: Option<fp::FpSumRegs<64, 109>>,
     rnd: Option<fp::FpRoundRegs<64, 109>>,
 }
@@ -124,8 +128,13 @@ impl DpuCuts {
                     c.wide = Some(DpuWideRegs::new(d, &p, h));
                     c.pl = Some(fp::FmaPlacedRegs::new(d, &p, h));
                 }
-                3 => c.al = Some(fp::FpAlignedRegs::new(d, &p, h)),
-                4 => c.sum = Some(fp::FpSumRegs::new(d, &p, h)),
+                3 => {
+                    c.wide3 = Some(DpuWideRegs::new(d, &p, h));
+                    c.sw = Some(fp::FpSwappedRegs::new(d, &p, h));
+                }
+                4 => c.al = Some(fp::FpAlignedRegs::new(d, &p, h)),
+                5 => c.add = Some(fp::FpAddedRegs::new(d, &p, h)),
+                6 => c.sum = Some(fp::FpSumRegs::new(d, &p, h)),
                 _ => c.rnd = Some(fp::FpRoundRegs::new(d, &p, h)),
             }
         }
@@ -161,8 +170,10 @@ fn dpu_err<B: Backend>(op: BS<B, 7>, md: BS<B, 4>) -> BS<B, 2> {
 ///   significand product.
 /// * Stage 2: the conversions' first half (I2D D2I F2D D2F, on cut 1's
 ///   `a`: unpack, normalize, D2I's shift), FMA stage 2.
-/// * Stage 3: the conversions' second half (round, pack), FMA stage 3.
-/// * Stages 4 .. 6: FMA stages; the conversion result waits.
+/// * Stage 3: D2F's subnormal shift, FMA stage 3.
+/// * Stage 4: the conversions' last part (round, pack, specials), FMA
+///   stage 4.
+/// * Stages 5 .. 8: FMA stages; the conversion result waits.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn dpu_pipe<B: Backend, X: Cutter<B>>(
@@ -200,10 +211,14 @@ fn dpu_pipe<B: Backend, X: Cutter<B>>(
     let m1 = x.cut(cuts.mul.as_ref(), fp0 | cvt0, || {
         let sign = k::<B, 64>(1 << 63);
         let fma = is(&c0, Op::Dfma);
-        let fa = a ^ (fp0 & bit(&c0, 2)).mux(sign, z);
-        let fb = b ^ (fp0 & bit(&c0, 3) & !fma).mux(sign, z);
-        let fc = c ^ (fp0 & bit(&c0, 3) & fma).mux(sign, z);
-        let (fa, fb, fc) = fp::fma_operands::<B, 64>(fp0 & is(&c0, Op::Dadd), fa, fb, fc, 0x3ff0_0000_0000_0000);
+        // The FP64 opcodes without the error decode (an erring
+        // operation's result is dropped at the end), so the decoder is not
+        // in front of the multiplier.
+        let fpop = is(&c0, Op::Dadd) | is(&c0, Op::Dmul) | fma;
+        let fa = a ^ (fpop & bit(&c0, 2)).mux(sign, z);
+        let fb = b ^ (fpop & bit(&c0, 3) & !fma).mux(sign, z);
+        let fc = c ^ (fpop & bit(&c0, 3) & fma).mux(sign, z);
+        let (fa, fb, fc) = fp::fma_operands::<B, 64>(is(&c0, Op::Dadd), fa, fb, fc, 0x3ff0_0000_0000_0000);
         fp::fp_mul::<B, 64, 11, 52, 53, 106>(fa, fb, fc, false)
     });
     let c1 = x.cut(cuts.ctl[0].as_ref(), t, || c0);
@@ -278,72 +293,103 @@ fn dpu_pipe<B: Backend, X: Cutter<B>>(
     });
     let c2 = x.cut(cuts.ctl[1].as_ref(), t, || c1);
 
-    // Stage 3: the conversions' second half (round, pack, specials).
-    let cvt2 = classes(&c2).1;
-    let s3 = x.cut(cuts.side[2].as_ref(), t, || {
-        let fl = |i: usize| fp::field::<B, 4, 1>(w2.dfl, i);
+    // Stage 3: D2F's subnormal shift (the others' halves wait); FMA
+    // stage 3.
+    let (fp2, cvt2) = classes(&c2);
+    let fl = |w: &DpuWide<B>, i: usize| fp::field::<B, 4, 1>(w.dfl, i);
+    let h51 = |w: &DpuWide<B>| fp::CvtHalf {
+        sign: fl(w, 0),
+        zero: fl(w, 1),
+        inf: fl(w, 2),
+        nan: fl(w, 3),
+        e: w.de,
+        x: w.dx.slice::<0, 51>(),
+    };
+    let w3 = x.cut(cuts.wide3.as_ref(), cvt2, || {
+        let d2f = is(&c2, Op::D2f);
+        let sh = || cvt_wide::<B, 51>(fp::d2f_shift::<B>(h51(&w2)));
+        match d2f.known() {
+            Some(1) => sh(),
+            Some(_) => w2,
+            None => {
+                let v = sh();
+                DpuWide {
+                    dx: d2f.mux(v.dx, w2.dx),
+                    de: d2f.mux(v.de, w2.de),
+                    dfl: w2.dfl,
+                }
+            }
+        }
+    });
+    let s3 = x.cut(cuts.side[2].as_ref(), t, || s2);
+    let f3 = x.cut(cuts.sw.as_ref(), fp2, || fp::fma_swap::<B, 64, 109>(f2));
+    let c3 = x.cut(cuts.ctl[2].as_ref(), t, || c2);
+
+    // Stage 4: the conversions' last part (round, pack, specials); FMA
+    // stage 4.
+    let cvt3 = classes(&c3).1;
+    let s4 = x.cut(cuts.side[3].as_ref(), t, || {
         let h109 = || fp::CvtHalf {
-            sign: fl(0),
-            zero: fl(1),
-            inf: fl(2),
-            nan: fl(3),
-            e: w2.de,
-            x: w2.dx,
+            sign: fl(&w3, 0),
+            zero: fl(&w3, 1),
+            inf: fl(&w3, 2),
+            nan: fl(&w3, 3),
+            e: w3.de,
+            x: w3.dx,
         };
-        let h51 = || fp::CvtHalf {
-            sign: fl(0),
-            zero: fl(1),
-            inf: fl(2),
-            nan: fl(3),
-            e: w2.de,
-            x: w2.dx.slice::<0, 51>(),
+        let r = rm(&c3);
+        let uns = bit(&c3, 2);
+        let i2d = || fp::int_to_fp_exact::<B, 64, 11, 52, 109>(fl(&w3, 0), fl(&w3, 1), w3.de, w3.dx);
+        let d2i = || {
+            fp::fp_to_int_round::<B>(w3.dx.slice::<0, 64>(), fl(&w3, 2), fl(&w3, 3), fl(&w3, 0), !uns, r).zext::<64>()
         };
-        let r = rm(&c2);
-        let uns = bit(&c2, 2);
-        let i2d = || fp::int_to_fp_round::<B, 64, 11, 52, 109, 80>(fl(0), fl(1), w2.de, w2.dx, k::<B, 2>(0));
-        let d2i = || fp::fp_to_int_round::<B>(w2.dx.slice::<0, 64>(), fl(2), fl(3), fl(0), !uns, r).zext::<64>();
         let f2d = || fp::f2d_round::<B>(h109());
-        let d2f = || fp::d2f_round::<B>(h51(), r).zext::<64>();
+        let d2f = || fp::d2f_fin::<B>(h51(&w3), r).zext::<64>();
         let ops = [
             (Op::I2d, &i2d as &dyn Fn() -> BS<B, 64>),
             (Op::D2i, &d2i),
             (Op::F2d, &f2d),
             (Op::D2f, &d2f),
         ];
-        let dres = if cvt2.known() == Some(0) {
+        let dres = if cvt3.known() == Some(0) {
             z
-        } else if let Some(o) = c2.op.known() {
+        } else if let Some(o) = c3.op.known() {
             ops.iter().find(|(op, _)| *op as u64 == o).map_or(z, |(_, f)| f())
         } else {
             let mut d = z;
             for (op, f) in ops {
-                d = d | is(&c2, op).mux(f(), z);
+                d = d | is(&c3, op).mux(f(), z);
             }
-            cvt2.mux(d, z)
+            cvt3.mux(d, z)
         };
-        DpuSide { dres, dpred: s2.dpred }
+        DpuSide { dres, dpred: s3.dpred }
     });
-    let c3 = x.cut(cuts.ctl[2].as_ref(), t, || c2);
-
-    // FMA stages 3 .. 6; the conversion result waits.
-    let f3 = x.cut(cuts.al.as_ref(), classes(&c2).0, || fp::fma_align::<B, 64, 109>(f2));
-    let f4 = x.cut(cuts.sum.as_ref(), classes(&c3).0, || fp::fp_sum::<B, 64, 109>(f3));
-    let s4 = x.cut(cuts.side[3].as_ref(), t, || s3);
+    let f4 = x.cut(cuts.al.as_ref(), classes(&c3).0, || fp::fp_shift::<B, 64, 109>(f3));
     let c4 = x.cut(cuts.ctl[3].as_ref(), t, || c3);
-    let f5 = x.cut(cuts.rnd.as_ref(), classes(&c4).0, || {
-        fp::fp_round_shift::<B, 64, 11, 109>(f4, t)
+
+    // FMA stages 5 .. 8; the conversion result waits.
+    let ride = |x: &mut X, k: usize, s: DpuSide<B>, c: LaneCtl<B>| {
+        let s = x.cut(cuts.side[k - 1].as_ref(), t, || s);
+        let c = x.cut(cuts.ctl[k - 1].as_ref(), t, || c);
+        (s, c)
+    };
+    let f5 = x.cut(cuts.add.as_ref(), classes(&c4).0, || fp::fp_add::<B, 64, 109>(f4));
+    let (s5, c5) = ride(x, 5, s4, c4);
+    let f6 = x.cut(cuts.sum.as_ref(), classes(&c5).0, || fp::fp_norm::<B, 64, 109>(f5));
+    let (s6, c6) = ride(x, 6, s5, c5);
+    let f7 = x.cut(cuts.rnd.as_ref(), classes(&c6).0, || {
+        fp::fp_round_shift::<B, 64, 11, 109>(f6, t)
     });
-    let s5 = x.cut(cuts.side[4].as_ref(), t, || s4);
-    let c5 = x.cut(cuts.ctl[4].as_ref(), t, || c4);
-    let fp5 = classes(&c5).0;
-    let fres = if fp5.known() == Some(0) {
+    let (s7, c7) = ride(x, 7, s6, c6);
+    let fp7 = classes(&c7).0;
+    let fres = if fp7.known() == Some(0) {
         z
     } else {
-        let r = rm(&c5);
-        fp::fp_fin::<B, 64, 11, 52, 109, 80>(f5, r, !t, fp::fma_zero::<B, 64>(r))
+        let r = rm(&c7);
+        fp::fp_fin::<B, 64, 11, 52, 109, 80>(f7, r, !t, fp::fma_zero::<B, 64>(r))
     };
-    let ok = c5.err.eq(k::<B, 2>(0));
-    (ok.mux(fp5.mux(fres, s5.dres), z), ok & s5.dpred, c5.err)
+    let ok = c7.err.eq(k::<B, 2>(0));
+    (ok.mux(fp7.mux(fres, s7.dres), z), ok & s7.dpred, c7.err)
 }
 
 /// The FP64 lane's whole datapath in one cycle: (result, predicate,
@@ -381,7 +427,7 @@ pub fn dpu_fn(op: u8, m: u8, a: u64, b: u64, c: u64) -> crate::testbenches::sp_r
 }
 
 /// One FP64 lane with `LAT` pipeline registers (`dpu_lane_l<LAT>`): the
-/// internal cuts after the first `min(LAT, 6) - 1` stages, then the
+/// internal cuts after the first `min(LAT, 8) - 1` stages, then the
 /// output registers `res_s<j>`, `pred_s<j>`, `err_s<j>` (`j` = cuts ..
 /// `LAT`-1).
 #[derive(Debug, Clone)]

@@ -296,7 +296,7 @@ pub struct Aligned<B: Backend, const D: usize> {
 }
 
 /// First half of [`add_core`]: order the addends by magnitude and shift
-/// the smaller one right with sticky.
+/// the smaller one right with sticky ([`add_swap`], then [`add_shift`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn add_align<B: Backend, const D: usize>(
@@ -308,27 +308,69 @@ pub fn add_align<B: Backend, const D: usize>(
     x2: S<B, D>,
     z2: S<B, 1>,
 ) -> Aligned<B, D> {
+    let (al, d) = add_swap::<B, D>(s1, e1, x1, s2, e2, x2, z2);
+    add_shift::<B, D>(al, d)
+}
+
+/// The alignment's first part: order the addends by magnitude (compare
+/// exponents, then significands). Returns the addends with `lo` not yet
+/// shifted (0 when `z2`) and the shift, `hi`'s exponent minus `lo`'s.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn add_swap<B: Backend, const D: usize>(
+    s1: S<B, 1>,
+    e1: S<B, XW>,
+    x1: S<B, D>,
+    s2: S<B, 1>,
+    e2: S<B, XW>,
+    x2: S<B, D>,
+    z2: S<B, 1>,
+) -> (Aligned<B, D>, S<B, XW>) {
     let swap = !z2 & (e1.slt(e2) | (e1.eq(e2) & x1.ult(x2)));
-    let lo = swap.mux(x1, x2);
     let ehi = swap.mux(e2, e1);
     let elo = swap.mux(e1, e2);
-    Aligned {
+    let al = Aligned {
         sign: swap.mux(s2, s1),
         e: ehi,
         hi: swap.mux(x2, x1),
-        lo: z2.mux(k::<B, D>(0), shr_jam::<B, D>(lo, ehi - elo)),
+        lo: z2.mux(k::<B, D>(0), swap.mux(x1, x2)),
         sub: s1 ^ s2,
+    };
+    (al, ehi - elo)
+}
+
+/// The alignment's second part: `lo` shifted right by `d` with sticky.
+#[inline(always)]
+pub fn add_shift<B: Backend, const D: usize>(x: Aligned<B, D>, d: S<B, XW>) -> Aligned<B, D> {
+    Aligned {
+        lo: shr_jam::<B, D>(x.lo, d),
+        ..x
     }
 }
 
 /// Second half of [`add_core`]: add or subtract, detect an exact zero,
-/// normalize (leading one at `T`).
+/// normalize (leading one at `T`) ([`add_add`], then [`add_norm`]).
 #[inline(always)]
 pub fn add_sum<B: Backend, const D: usize>(x: Aligned<B, D>) -> (S<B, 1>, S<B, XW>, S<B, D>, S<B, 1>) {
-    let sum = x.sub.mux(x.hi - x.lo, x.hi + x.lo);
+    let (sign, e) = (x.sign, x.e);
+    let (e, r, zero) = add_norm::<B, D>(e, add_add::<B, D>(x));
+    (sign, e, r, zero)
+}
+
+/// The aligned addends' sum (`hi - lo` for an effective subtraction).
+#[inline(always)]
+pub fn add_add<B: Backend, const D: usize>(x: Aligned<B, D>) -> S<B, D> {
+    x.sub.mux(x.hi - x.lo, x.hi + x.lo)
+}
+
+/// The sum normalized: `(e, r, zero)`, the exponent adjusted by the
+/// leading-zero count, the window with its leading one at `T` (sticky in
+/// bit 0), and whether the sum is exactly zero.
+#[inline(always)]
+pub fn add_norm<B: Backend, const D: usize>(e: S<B, XW>, sum: S<B, D>) -> (S<B, XW>, S<B, D>, S<B, 1>) {
     let zero = sum.eq(k::<B, D>(0));
     let (xn, lz) = normalize::<B, D>(sum);
-    (x.sign, x.e + kx::<B>(1) - lz, shr1_jam::<B, D>(xn), zero)
+    (e + kx::<B>(1) - lz, shr1_jam::<B, D>(xn), zero)
 }
 
 /// A `P`-bit significand placed in the window with its leading one at `T`
@@ -449,9 +491,43 @@ pub fn int_to_fp_round<B: Backend, const N: usize, const E: usize, const F: usiz
     xn: S<B, D>,
     rm: S<B, 2>,
 ) -> S<B, N> {
-    let one = k::<B, 1>(1);
-    let r = round_pack::<B, N, E, F, D, MW>(neg, e, shr_c::<B, D>(xn, 1), rm, one, !one);
+    // A nonzero 32-bit integer is at least 1, never below the normal
+    // range of FP32 or FP64: no subnormal shift (`denorm` 0).
+    let z = k::<B, 1>(0);
+    let r = round_pack::<B, N, E, F, D, MW>(neg, e, shr_c::<B, D>(xn, 1), rm, z, z);
     zero.mux(k::<B, N>(0), r)
+}
+
+/// [`int_to_fp_round`] where the format holds every 32-bit integer
+/// exactly (FP64: I2D): no rounding, [`pack_exact`].
+#[inline(always)]
+pub fn int_to_fp_exact<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize>(
+    neg: S<B, 1>,
+    zero: S<B, 1>,
+    e: S<B, XW>,
+    xn: S<B, D>,
+) -> S<B, N> {
+    const { assert!(F >= 31) };
+    zero.mux(k::<B, N>(0), pack_exact::<B, N, E, F, D>(neg, e, shr_c::<B, D>(xn, 1)))
+}
+
+/// Pack a nonzero value the format holds exactly and in its normal range
+/// (a 32-bit integer or an FP32 value in FP64): the window `r` has its
+/// leading one at `T = D-2` and no bits below the fraction, so rounding in
+/// any mode changes nothing and the fields are wiring: the biased exponent
+/// `e + bias` and the `F` bits below the leading one ([`round_pack`] of
+/// such a value, without its adders and range checks).
+#[inline(always)]
+pub fn pack_exact<B: Backend, const N: usize, const E: usize, const F: usize, const D: usize>(
+    sign: S<B, 1>,
+    e: S<B, XW>,
+    r: S<B, D>,
+) -> S<B, N> {
+    const { assert!(D >= N && D - 2 > F && E + F + 1 == N) };
+    let bias = (1i64 << (E - 1)) - 1;
+    let be: S<B, E> = (e + kx::<B>(bias)).slice::<0, E>();
+    let frac: S<B, N> = shr_c::<B, D>(r, D - 2 - F).slice::<0, N>() & k::<B, N>((1u64 << F) - 1);
+    signed_zero::<B, N>(sign) | shl_c::<B, N>(be.zext::<N>(), F) | frac
 }
 
 /// Format `(N, E, F)` to a 32-bit integer, GPU semantics: rounded in `rm`,
@@ -477,12 +553,14 @@ pub fn fp_to_int_shift<B: Backend, const N: usize, const E: usize, const F: usiz
 ) -> (S<B, 64>, S<B, 1>, S<B, 1>, S<B, 1>) {
     let u = unpack::<B, N, E, F, P>(x, false);
     let bias = (1i64 << (E - 1)) - 1;
-    let e = u.exp - kx::<B>(bias); // value = sig * 2^(e - F)
-    let big = !e.slt(kx::<B>(33)) | u.inf;
+    // value = sig * 2^(e - F), e = exp - bias; the shift right is F - e,
+    // taken from the biased exponent in one subtraction.
+    let d = kx::<B>(F as i64 + bias) - u.exp;
+    let big = !u.exp.slt(kx::<B>(33 + bias)) | u.inf;
     let x64 = shl_c::<B, 64>(u.sig.zext::<64>(), 2);
-    let left = x64.shl(e - kx::<B>(F as i64));
-    let right = shr_jam::<B, 64>(x64, kx::<B>(F as i64) - e);
-    (e.slt(kx::<B>(F as i64 + 1)).mux(right, left), big, u.nan, u.sign)
+    let left = x64.shl(kx::<B>(0) - d);
+    let right = shr_jam::<B, 64>(x64, d);
+    (d.slt(kx::<B>(0)).mux(left, right), big, u.nan, u.sign)
 }
 
 /// Second half of [`fp_to_int`]: round in `rm`, saturate, NaN -> 0.
@@ -521,7 +599,8 @@ pub fn i2f<B: Backend>(x: S<B, 32>, signed: S<B, 1>, rm: S<B, 2>) -> S<B, 32> {
 /// I2D: integer to FP64 (exact).
 #[inline(always)]
 pub fn i2d<B: Backend>(x: S<B, 32>, signed: S<B, 1>) -> S<B, 64> {
-    int_to_fp::<B, 64, 11, 52, 109, 80>(x, signed, k::<B, 2>(0))
+    let (neg, zero, e, xn) = int_to_fp_norm::<B, 109>(x, signed);
+    int_to_fp_exact::<B, 64, 11, 52, 109>(neg, zero, e, xn)
 }
 
 /// F2I: FP32 to integer.
@@ -574,11 +653,11 @@ pub fn f2d_norm<B: Backend>(x: S<B, 32>) -> CvtHalf<B, 109> {
     }
 }
 
-/// Second half of [`f2d`]: round (exact), pack, special operands.
+/// Second half of [`f2d`]: pack (exact, [`pack_exact`]), special operands.
 #[inline(always)]
 pub fn f2d_round<B: Backend>(h: CvtHalf<B, 109>) -> S<B, 64> {
-    let one = k::<B, 1>(1);
-    let r = round_pack::<B, 64, 11, 52, 109, 80>(h.sign, h.e, shr_c::<B, 109>(h.x, 1), k::<B, 2>(0), one, !one);
+    // Every FP32 value is an FP64 normal: exact.
+    let r = pack_exact::<B, 64, 11, 52, 109>(h.sign, h.e, shr_c::<B, 109>(h.x, 1));
     let r = h.zero.mux(signed_zero::<B, 64>(h.sign), r);
     let r = h.inf.mux(signed_inf::<B, 64, 11, 52>(h.sign), r);
     h.nan.mux(k::<B, 64>(NAN64), r)
@@ -608,11 +687,27 @@ pub fn d2f_norm<B: Backend>(x: S<B, 64>) -> CvtHalf<B, 51> {
     }
 }
 
-/// Second half of [`d2f`]: round in `rm`, pack, special operands.
+/// Second half of [`d2f`]: round in `rm`, pack, special operands
+/// ([`d2f_shift`], then [`d2f_fin`]).
 #[inline(always)]
 pub fn d2f_round<B: Backend>(h: CvtHalf<B, 51>, rm: S<B, 2>) -> S<B, 32> {
-    let one = k::<B, 1>(1);
-    let r = round_pack::<B, 32, 8, 23, 51, 48>(h.sign, h.e, h.x, rm, one, !one);
+    d2f_fin::<B>(d2f_shift::<B>(h), rm)
+}
+
+/// [`d2f_round`], first part: the biased exponent and the shift of a
+/// result below the FP32 normal range to the subnormal position
+/// ([`round_shift`]); `e` becomes the biased exponent.
+#[inline(always)]
+pub fn d2f_shift<B: Backend>(h: CvtHalf<B, 51>) -> CvtHalf<B, 51> {
+    let (be, x) = round_shift::<B, 8, 51>(h.e, h.x, k::<B, 1>(1));
+    CvtHalf { e: be, x, ..h }
+}
+
+/// [`d2f_round`], second part: round in `rm` and pack ([`round_fin`]),
+/// special operands.
+#[inline(always)]
+pub fn d2f_fin<B: Backend>(h: CvtHalf<B, 51>, rm: S<B, 2>) -> S<B, 32> {
+    let r = round_fin::<B, 32, 8, 23, 51, 48>(h.sign, h.e, h.x, rm, k::<B, 1>(0));
     let r = h.zero.mux(signed_zero::<B, 32>(h.sign), r);
     let r = h.inf.mux(signed_inf::<B, 32, 8, 23>(h.sign), r);
     h.nan.mux(k::<B, 32>(NAN32), r)

@@ -9,22 +9,25 @@
 //!  stage  IEEE (fma)                         Tesla (tesla_fp32)
 //!  1      unpack, significand product         unpack, significand product
 //!         -> FpMul {a b c prod}                -> FpMul {a b c prod}
-//!  2      place product and addend (LZC),     FMUL round and pack, FMAD
-//!         special operands                    truncation, adder alignment
-//!         -> FmaPlaced                         -> TeslaAligned {a b c fm ..}
-//!  3      adder alignment (swap, shift)       add, normalize, specials
-//!         -> FpAligned                         -> FpSum
-//!  4      add, normalize -> FpSum             subnormal shift -> FpRound
-//!  5      subnormal shift -> FpRound          increment, pack, specials
-//!  6      increment, pack, specials
+//!  2      place product and addend (LZC),     FMUL placed, FMAD truncation,
+//!         special operands -> FmaPlaced       adder operands ordered
+//!  3      adder operands ordered (exponent    -> TeslaSwapped
+//!         and magnitude compare, swap)        FMUL round and pack, adder
+//!         -> FpSwapped                        alignment shift -> TeslaAligned
+//!  4      alignment shift with sticky         add; specials -> FpAdded
+//!         -> FpAligned
+//!  5      add -> FpAdded                      normalize -> FpSum
+//!  6      normalize -> FpSum                  subnormal shift -> FpRound
+//!  7      subnormal shift -> FpRound          increment, pack, specials
+//!  8      increment, pack, specials
 //! ```
 //!
 //! Signals keep the names of the one-cycle datapath documented in the
 //! module above ([`super`]).
 
 use super::{
-    add_align, add_sum, k, kx, place, round_fin, round_shift, signed_inf, signed_zero, unpack, Aligned, Unpacked,
-    NAN32, S, XW,
+    add_add, add_norm, add_shift, add_swap, k, kx, place, round_fin, round_shift, signed_inf, signed_zero, unpack,
+    Aligned, Unpacked, NAN32, S, XW,
 };
 use crate::hdl::{Backend, Sig};
 
@@ -43,6 +46,15 @@ crate::pipe_stage! {
 }
 
 crate::pipe_stage! {
+    /// Tesla: the operands (for the special cases), FMUL placed for
+    /// rounding (`fsg`, `fe`, `fx`), and the adder's ordered addends
+    /// (`lo` not yet shifted; `d` the shift).
+    pub struct TeslaSwapped, TeslaSwappedRegs {
+        a: 32, b: 32, c: 32, fsg: 1, fe: XW, fx: 51, sign: 1, e: XW, d: XW, hi: 51, lo: 51, sub: 1
+    }
+}
+
+crate::pipe_stage! {
     /// Tesla: the operands (for the special cases), the rounded FMUL
     /// result, and the adder's aligned addends.
     pub struct TeslaAligned, TeslaAlignedRegs {
@@ -51,8 +63,21 @@ crate::pipe_stage! {
 }
 
 crate::pipe_stage! {
+    /// IEEE: the ordered addends (`lo` not yet shifted, `d` the shift) and
+    /// the special result.
+    pub struct FpSwapped, FpSwappedRegs [N, D] {
+        spec: 1, sval: N, sign: 1, e: XW, d: XW, hi: D, lo: D, sub: 1
+    }
+}
+
+crate::pipe_stage! {
     /// IEEE: the aligned addends ([`Aligned`]) and the special result.
     pub struct FpAligned, FpAlignedRegs [N, D] { spec: 1, sval: N, sign: 1, e: XW, hi: D, lo: D, sub: 1 }
+}
+
+crate::pipe_stage! {
+    /// Both: the sum before normalization and the special result.
+    pub struct FpAdded, FpAddedRegs [N, D] { spec: 1, sval: N, sign: 1, e: XW, s: D }
 }
 
 crate::pipe_stage! {
@@ -149,10 +174,26 @@ pub fn fma_place<
     }
 }
 
-/// IEEE stage 3: the adder's alignment.
+/// IEEE stage 3: order the adder's operands.
 #[inline(always)]
-pub fn fma_align<B: Backend, const N: usize, const D: usize>(x: FmaPlaced<B, N, D>) -> FpAligned<B, N, D> {
-    let al = add_align::<B, D>(x.sp, x.ep, x.xp, x.sc, x.ec, x.xc, x.cz);
+pub fn fma_swap<B: Backend, const N: usize, const D: usize>(x: FmaPlaced<B, N, D>) -> FpSwapped<B, N, D> {
+    let (al, d) = add_swap::<B, D>(x.sp, x.ep, x.xp, x.sc, x.ec, x.xc, x.cz);
+    FpSwapped {
+        spec: x.spec,
+        sval: x.sval,
+        sign: al.sign,
+        e: al.e,
+        d,
+        hi: al.hi,
+        lo: al.lo,
+        sub: al.sub,
+    }
+}
+
+/// IEEE stage 4: the alignment shift.
+#[inline(always)]
+pub fn fp_shift<B: Backend, const N: usize, const D: usize>(x: FpSwapped<B, N, D>) -> FpAligned<B, N, D> {
+    let al = add_shift::<B, D>(aligned::<B, D>(x.sign, x.e, x.hi, x.lo, x.sub), x.d);
     FpAligned {
         spec: x.spec,
         sval: x.sval,
@@ -164,21 +205,33 @@ pub fn fma_align<B: Backend, const N: usize, const D: usize>(x: FmaPlaced<B, N, 
     }
 }
 
-/// IEEE stage 4: add and normalize.
+/// IEEE stage 5: add.
 #[inline(always)]
-pub fn fp_sum<B: Backend, const N: usize, const D: usize>(x: FpAligned<B, N, D>) -> FpSum<B, N, D> {
-    let (sign, e, r, z) = add_sum::<B, D>(aligned::<B, D>(x.sign, x.e, x.hi, x.lo, x.sub));
+pub fn fp_add<B: Backend, const N: usize, const D: usize>(x: FpAligned<B, N, D>) -> FpAdded<B, N, D> {
+    FpAdded {
+        spec: x.spec,
+        sval: x.sval,
+        sign: x.sign,
+        e: x.e,
+        s: add_add::<B, D>(aligned::<B, D>(x.sign, x.e, x.hi, x.lo, x.sub)),
+    }
+}
+
+/// Stage 6 (IEEE; Tesla's 5): normalize the sum.
+#[inline(always)]
+pub fn fp_norm<B: Backend, const N: usize, const D: usize>(x: FpAdded<B, N, D>) -> FpSum<B, N, D> {
+    let (e, r, z) = add_norm::<B, D>(x.e, x.s);
     FpSum {
         spec: x.spec,
         sval: x.sval,
-        sign,
+        sign: x.sign,
         e,
         r,
         z,
     }
 }
 
-/// Stage 5 (IEEE; Tesla's 4): the biased exponent and, with `denorm`, the
+/// Stage 7 (IEEE; Tesla's 6): the biased exponent and, with `denorm`, the
 /// shift to the subnormal position.
 #[inline(always)]
 pub fn fp_round_shift<B: Backend, const N: usize, const E: usize, const D: usize>(
@@ -212,7 +265,7 @@ pub fn fp_fin<B: Backend, const N: usize, const E: usize, const F: usize, const 
 /// IEEE 754-2008 fused multiply-add `a * b + c` with one rounding in mode
 /// `rm`; with `mul_only` the addend is absent (an exact `a * b`, so FMUL
 /// has its own zero signs). FADD is `fma(a, 1.0, b)`. Subnormals in and
-/// out; every NaN result is the canonical NaN. The six stages composed.
+/// out; every NaN result is the canonical NaN. The eight stages composed.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn fma<
@@ -233,7 +286,7 @@ pub fn fma<
 ) -> S<B, N> {
     let m = fp_mul::<B, N, E, F, P, P2>(a, b, c, false);
     let pl = fma_place::<B, N, E, F, P, P2, D>(m, rm, mul_only);
-    let s = fp_sum::<B, N, D>(fma_align::<B, N, D>(pl));
+    let s = fp_norm::<B, N, D>(fp_add::<B, N, D>(fp_shift::<B, N, D>(fma_swap::<B, N, D>(pl))));
     let r = fp_round_shift::<B, N, E, D>(s, k::<B, 1>(1));
     fp_fin::<B, N, E, F, D, MW>(r, rm, k::<B, 1>(0), fma_zero::<B, N>(rm))
 }
@@ -314,12 +367,37 @@ pub fn tesla_fmul<B: Backend>(a: S<B, 32>, b: S<B, 32>, rm: S<B, 2>) -> S<B, 32>
 /// product.
 #[inline(always)]
 fn tesla_fmul_p<B: Backend>(ua: &Unpacked<B, 24>, ub: &Unpacked<B, 24>, prod: S<B, 48>, rm: S<B, 2>) -> S<B, 32> {
+    let (sp, ep, xp) = tesla_fmul_place::<B>(ua, ub, prod);
+    tesla_fmul_fin::<B>(ua, ub, sp, ep, xp, rm)
+}
+
+/// Tesla FMUL, first part: the product's sign, exponent and window.
+#[inline(always)]
+fn tesla_fmul_place<B: Backend>(
+    ua: &Unpacked<B, 24>,
+    ub: &Unpacked<B, 24>,
+    prod: S<B, 48>,
+) -> (S<B, 1>, S<B, XW>, S<B, 51>) {
     let sp = ua.sign ^ ub.sign;
     // Both significands are normal: the product's top bit is 47 or 46.
     let top = prod.slice::<47, 1>();
     let x0 = super::shl_c::<B, 51>(prod.zext::<51>(), 2);
     let xp = top.mux(x0, super::shl_c::<B, 51>(x0, 1));
     let ep = ua.exp + ub.exp - kx::<B>(253) - (!top).zext::<XW>();
+    (sp, ep, xp)
+}
+
+/// Tesla FMUL, second part: round in `rm` (unbounded exponent, flush),
+/// special operands.
+#[inline(always)]
+fn tesla_fmul_fin<B: Backend>(
+    ua: &Unpacked<B, 24>,
+    ub: &Unpacked<B, 24>,
+    sp: S<B, 1>,
+    ep: S<B, XW>,
+    xp: S<B, 51>,
+    rm: S<B, 2>,
+) -> S<B, 32> {
     let one = k::<B, 1>(1);
     let fin = super::round_pack::<B, 32, 8, 23, 51, 48>(sp, ep, xp, rm, !one, one);
     let nan = ua.nan | ub.nan | ((ua.inf | ub.inf) & (ua.zero | ub.zero));
@@ -353,16 +431,16 @@ pub fn tesla_rm<B: Backend>(mad: S<B, 1>, rm: S<B, 2>) -> S<B, 2> {
     mad.mux(k::<B, 2>(0), rm)
 }
 
-/// Tesla stage 2: FMUL rounded and packed; FMAD's product truncated toward
-/// zero to 24 bits; the adder's operands (FADD `a + b`, FMAD product +
-/// `c`) selected and aligned.
+/// Tesla stage 2: FMUL placed for rounding; FMAD's product truncated
+/// toward zero to 24 bits; the adder's operands (FADD `a + b`, FMAD
+/// product + `c`) selected and ordered.
 #[inline(always)]
-pub fn tesla_align<B: Backend>(x: FpMul<B, 32, 48>, mad: S<B, 1>, rm: S<B, 2>) -> TeslaAligned<B> {
+pub fn tesla_swap<B: Backend>(x: FpMul<B, 32, 48>, mad: S<B, 1>) -> TeslaSwapped<B> {
     let ua = tunpack::<B>(x.a);
     let ub = tunpack::<B>(x.b);
     let uc = tunpack::<B>(x.c);
     let prod = x.prod;
-    let fm = tesla_fmul_p::<B>(&ua, &ub, prod, tesla_rm::<B>(mad, rm));
+    let (fsg, fe, fx) = tesla_fmul_place::<B>(&ua, &ub, prod);
     let sp = ua.sign ^ ub.sign;
     // FMAD: the product truncated toward zero to 24 bits (normalized).
     let top = prod.slice::<47, 1>();
@@ -372,7 +450,7 @@ pub fn tesla_align<B: Backend>(x: FpMul<B, 32, 48>, mad: S<B, 1>, rm: S<B, 2>) -
     let (ea, xa) = tplace::<B>(&ua);
     let (eb, xb) = tplace::<B>(&ub);
     let (ec, xc) = tplace::<B>(&uc);
-    let al = add_align::<B, 51>(
+    let (al, d) = add_swap::<B, 51>(
         mad.mux(sp, ua.sign),
         mad.mux(ep, ea),
         mad.mux(xpm, xa),
@@ -381,6 +459,30 @@ pub fn tesla_align<B: Backend>(x: FpMul<B, 32, 48>, mad: S<B, 1>, rm: S<B, 2>) -
         mad.mux(xc, xb),
         k::<B, 1>(0),
     );
+    TeslaSwapped {
+        a: x.a,
+        b: x.b,
+        c: x.c,
+        fsg,
+        fe,
+        fx,
+        sign: al.sign,
+        e: al.e,
+        d,
+        hi: al.hi,
+        lo: al.lo,
+        sub: al.sub,
+    }
+}
+
+/// Tesla stage 3: FMUL rounded and packed (mode `rm`, RN for FMAD); the
+/// adder's alignment shift.
+#[inline(always)]
+pub fn tesla_shift<B: Backend>(x: TeslaSwapped<B>, mad: S<B, 1>, rm: S<B, 2>) -> TeslaAligned<B> {
+    let ua = tunpack::<B>(x.a);
+    let ub = tunpack::<B>(x.b);
+    let fm = tesla_fmul_fin::<B>(&ua, &ub, x.fsg, x.fe, x.fx, tesla_rm::<B>(mad, rm));
+    let al = add_shift::<B, 51>(aligned::<B, 51>(x.sign, x.e, x.hi, x.lo, x.sub), x.d);
     TeslaAligned {
         a: x.a,
         b: x.b,
@@ -394,11 +496,11 @@ pub fn tesla_align<B: Backend>(x: FpMul<B, 32, 48>, mad: S<B, 1>, rm: S<B, 2>) -
     }
 }
 
-/// Tesla stage 3: add and normalize; decide the results that do not come
-/// from the adder (FMUL, and FADD's and FMAD's special operands).
+/// Tesla stage 4: add; decide the results that do not come from the adder
+/// (FMUL, and FADD's and FMAD's special operands).
 #[inline(always)]
-pub fn tesla_sum<B: Backend>(x: TeslaAligned<B>, mul: S<B, 1>, mad: S<B, 1>) -> FpSum<B, 32, 51> {
-    let (sign, e, r, z) = add_sum::<B, 51>(aligned::<B, 51>(x.sign, x.e, x.hi, x.lo, x.sub));
+pub fn tesla_add<B: Backend>(x: TeslaAligned<B>, mul: S<B, 1>, mad: S<B, 1>) -> FpAdded<B, 32, 51> {
+    let sum = add_add::<B, 51>(aligned::<B, 51>(x.sign, x.e, x.hi, x.lo, x.sub));
     let ua = tunpack::<B>(x.a);
     let ub = tunpack::<B>(x.b);
     let uc = tunpack::<B>(x.c);
@@ -426,13 +528,12 @@ pub fn tesla_sum<B: Backend>(x: TeslaAligned<B>, mul: S<B, 1>, mad: S<B, 1>) -> 
     let fmad = uc.inf.mux(signed_inf::<B, 32, 8, 23>(uc.sign), fmad);
     let fmad = mad_nan.mux(nan_c, fmad);
 
-    FpSum {
+    FpAdded {
         spec: mul | mad.mux(mad_spec, fadd_spec),
         sval: mul.mux(x.fm, mad.mux(fmad, fadd)),
-        sign,
-        e,
-        r,
-        z,
+        sign: x.sign,
+        e: x.e,
+        s: sum,
     }
 }
 
@@ -448,7 +549,7 @@ pub fn tesla_fin<B: Backend>(x: FpRound<B, 32, 51>, mad: S<B, 1>, rm: S<B, 2>) -
 /// product), one aligned adder and rounder shared by FADD (`a + b`, mode
 /// `rm`) and FMAD (truncated product + `c`, RN on the subnormal grid).
 /// Selects: `mul` FMUL, `mad` FMAD, neither FADD. Returns the result and the
-/// FMUL result alone. The five stages composed.
+/// FMUL result alone. The seven stages composed.
 #[inline(always)]
 pub fn tesla_fp32<B: Backend>(
     mul: S<B, 1>,
@@ -458,9 +559,10 @@ pub fn tesla_fp32<B: Backend>(
     c: S<B, 32>,
     rm: S<B, 2>,
 ) -> (S<B, 32>, S<B, 32>) {
-    let al = tesla_align::<B>(fp_mul::<B, 32, 8, 23, 24, 48>(a, b, c, true), mad, rm);
+    let sw = tesla_swap::<B>(fp_mul::<B, 32, 8, 23, 24, 48>(a, b, c, true), mad);
+    let al = tesla_shift::<B>(sw, mad, rm);
     let fm = al.fm;
-    let s = tesla_sum::<B>(al, mul, mad);
+    let s = fp_norm::<B, 32, 51>(tesla_add::<B>(al, mul, mad));
     let r = fp_round_shift::<B, 32, 8, 51>(s, mad);
     (tesla_fin::<B>(r, mad, rm), fm)
 }

@@ -9,12 +9,18 @@
 //!     min/max, SEL, IABS, MOV, FMIN/FMAX, ISETP/FSETP); FP negations;
 //!     FP significand product (24 x 24)
 //!     [cut 1: s1_op s1_md s1_err | s1_ires s1_ipred | s1_a s1_b s1_c s1_prod]
-//!  2  integer side: IMUL/IMAD 64-bit product (lo/hi/24-bit modes), I2F
-//!     normalize, F2I shift; FP stage 2   [cut 2: .. s2_iw s2_ie s2_iflag]
-//!  3  integer side: IMUL word select + c, I2F round, F2I round and
-//!     saturate; FP stage 3               [cut 3]
-//!  4 .. 5 (Tesla) / 6 (IEEE): FP stages (fp::units); the integer result
-//!     and the control wait beside them [cuts 4 .. 5]
+//!  2  integer side: IMUL/IMAD's four 16 x 16 partial products of the
+//!     operands as the mode extends them (lo/hi/24-bit), I2F normalize,
+//!     F2I shift; FP stage 2 (Tesla: FMUL placed, adder operands
+//!     ordered; IEEE: product and addend placed)
+//!                 [cut 2: .. s2_p00 .. s2_p11 s2_corr | s2_iw s2_ie s2_iflag]
+//!  3  integer side: IMUL's 64-bit product, I2F round, F2I round and
+//!     saturate; FP stage 3 (Tesla: FMUL rounded, alignment shift; IEEE:
+//!     adder operands ordered)            [cut 3: .. s3_ip]
+//!  4  integer side: IMUL word select + c; FP stage 4
+//!  5 .. 6 (Tesla) / 7 (IEEE): FP stages (fp::units: add, normalize,
+//!     subnormal shift); the integer result and the control wait beside
+//!     them                               [cuts 4 .. 6 / 7]
 //!  last: result by class (FP unit or integer side), 0 on error
 //!     [output registers res_s<j> pred_s<j> err_s<j>, up to LAT in all]
 //!  res_o[32] pred_o err_o err_code_o[8]
@@ -36,9 +42,9 @@
 //!   operation's result and predicate are 0.
 //! * Latency: `LAT` (= `sp_latency`) hot cycles: inputs in hot cycle `t`
 //!   show on the outputs in hot cycle `t + LAT`. The datapath is cut into
-//!   [`stages`] stages (5 Tesla, 6 IEEE; the FP unit's, [`fp::units`]);
+//!   [`stages`] stages (7 Tesla, 8 IEEE; the FP unit's, [`fp::units`]);
 //!   a register goes after each of the first `min(LAT, stages) - 1` stages,
-//!   the rest after the last stage (`LAT` = 8: all cuts, then 4 or 3
+//!   the rest after the last stage (`LAT` = 8: all cuts, then 2 or 1
 //!   output registers). A shorter `LAT` runs the uncut stages in one hot
 //!   cycle; the behaviour at the ports depends on `LAT` only. Each cut's FP
 //!   registers load only for an FP operation (the IMUL and conversion
@@ -121,21 +127,35 @@ crate::pipe_stage! {
 }
 
 crate::pipe_stage! {
-    /// The integer side's wide work value between stages 2 and 3: the
-    /// 64-bit IMUL/IMAD product; I2F's normalized window (`iw[50:0]`),
-    /// exponent `ie` and flags (`iflag` bit 0 negative, bit 1 zero); or
-    /// F2I's shifted significand `iw` (bit 0 negative, 1 too big, 2 NaN).
+    /// A conversion between stages 2 and 3: I2F's normalized window
+    /// (`iw[50:0]`), exponent `ie` and flags (`iflag` bit 0 negative, bit 1
+    /// zero); or F2I's shifted significand `iw` (bit 0 negative, 1 too
+    /// big, 2 NaN).
     pub struct LaneWide, LaneWideRegs { iw: 64, ie: 16, iflag: 3 }
 }
 
+crate::pipe_stage! {
+    /// IMUL/IMAD between stages 2 and 3: the four 16 x 16 partial products
+    /// `p<i><j>` (halves `i` of `a`, `j` of `b`) of the operands' low
+    /// words as the mode extends them, and the sign correction `corr`: the
+    /// product of the 64-bit extensions is `a * b - corr * 2^32` modulo
+    /// 2^64.
+    pub struct LaneMul, LaneMulRegs { p00: 32, p01: 32, p10: 32, p11: 32, corr: 33 }
+}
+
+crate::pipe_stage! {
+    /// IMUL/IMAD between stages 3 and 4: the 64-bit product.
+    pub struct LaneProd, LaneProdRegs { ip: 64 }
+}
+
 /// Computing stages of a lane's datapath (the FP unit's depth, see
-/// [`fp::units`]): 5 for the Tesla unit, 6 for the IEEE one. A lane with
+/// [`fp::units`]): 7 for the Tesla unit, 8 for the IEEE one. A lane with
 /// `LAT` pipeline registers puts one after each of the first
 /// `min(LAT, STAGES) - 1` stages and the rest after the last one.
 pub fn stages(flavor: Flavor) -> usize {
     match flavor {
-        Flavor::Tesla => 5,
-        Flavor::Ieee => 6,
+        Flavor::Tesla => 7,
+        Flavor::Ieee => 8,
     }
 }
 
@@ -146,19 +166,29 @@ pub fn stages(flavor: Flavor) -> usize {
 pub struct LaneCuts {
     ctl: Vec<Option<LaneCtlRegs>>,
     int: Vec<Option<LaneIntRegs>>,
-    /// Cut 2: the integer side's wide work value.
+    /// Cut 2: a conversion's first half.
     wide: Option<LaneWideRegs>,
+    /// Cut 2: IMUL's partial products.
+    imul: Option<LaneMulRegs>,
+    /// Cut 3: IMUL's product.
+    prod: Option<LaneProdRegs>,
     /// Cut 1: operands and significand product.
     mul: Option<fp::FpMulRegs<32, 48>>,
     /// Tesla cut 2.
-    t_al: Option<fp::TeslaAlignedRegs>,
+    t_sw: Option<fp::TeslaSwappedRegs>,
     /// IEEE cut 2.
     pl: Option<fp::FmaPlacedRegs<32, 51>>,
+    /// Tesla cut 3.
+    t_al: Option<fp::TeslaAlignedRegs>,
     /// IEEE cut 3.
+    sw: Option<fp::FpSwappedRegs<32, 51>>,
+    /// IEEE cut 4.
     al: Option<fp::FpAlignedRegs<32, 51>>,
-    /// Tesla cut 3, IEEE cut 4.
-    sum: Option<fp::FpSumRegs<32, 51>>,
     /// Tesla cut 4, IEEE cut 5.
+    add: Option<fp::FpAddedRegs<32, 51>>,
+    /// Tesla cut 5, IEEE cut 6.
+    sum: Option<fp::FpSumRegs<32, 51>>,
+    /// Tesla cut 6, IEEE cut 7.
     rnd: Option<fp::FpRoundRegs<32, 51>>,
 }
 
@@ -181,19 +211,27 @@ impl LaneCuts {
             let p = format!("s{k}");
             c.ctl[k - 1] = Some(LaneCtlRegs::new(d, &p, h));
             c.int[k - 1] = Some(LaneIntRegs::new(d, &p, h));
-            match (flavor, k) {
+            if k == 2 {
+                c.wide = Some(LaneWideRegs::new(d, &p, h));
+                c.imul = Some(LaneMulRegs::new(d, &p, h));
+            }
+            if k == 3 {
+                c.prod = Some(LaneProdRegs::new(d, &p, h));
+            }
+            // The FP unit's cut after stage k. Tesla's cuts 4 .. 6 carry
+            // what IEEE's 5 .. 7 do: the Tesla unit orders and shifts its
+            // addends in stages 2 and 3, the IEEE one in stages 3 and 4.
+            let j = if flavor == Flavor::Tesla && k >= 4 { k + 1 } else { k };
+            match (flavor, j) {
                 (_, 1) => c.mul = Some(fp::FpMulRegs::new(d, &p, h)),
-                (Flavor::Tesla, 2) => {
-                    c.wide = Some(LaneWideRegs::new(d, &p, h));
-                    c.t_al = Some(fp::TeslaAlignedRegs::new(d, &p, h));
-                }
-                (Flavor::Ieee, 2) => {
-                    c.wide = Some(LaneWideRegs::new(d, &p, h));
-                    c.pl = Some(fp::FmaPlacedRegs::new(d, &p, h));
-                }
-                (Flavor::Tesla, 3) | (Flavor::Ieee, 4) => c.sum = Some(fp::FpSumRegs::new(d, &p, h)),
-                (Flavor::Tesla, 4) | (Flavor::Ieee, 5) => c.rnd = Some(fp::FpRoundRegs::new(d, &p, h)),
-                (Flavor::Ieee, 3) => c.al = Some(fp::FpAlignedRegs::new(d, &p, h)),
+                (Flavor::Tesla, 2) => c.t_sw = Some(fp::TeslaSwappedRegs::new(d, &p, h)),
+                (Flavor::Ieee, 2) => c.pl = Some(fp::FmaPlacedRegs::new(d, &p, h)),
+                (Flavor::Tesla, 3) => c.t_al = Some(fp::TeslaAlignedRegs::new(d, &p, h)),
+                (Flavor::Ieee, 3) => c.sw = Some(fp::FpSwappedRegs::new(d, &p, h)),
+                (Flavor::Ieee, 4) => c.al = Some(fp::FpAlignedRegs::new(d, &p, h)),
+                (_, 5) => c.add = Some(fp::FpAddedRegs::new(d, &p, h)),
+                (_, 6) => c.sum = Some(fp::FpSumRegs::new(d, &p, h)),
+                (_, 7) => c.rnd = Some(fp::FpRoundRegs::new(d, &p, h)),
                 _ => unreachable!("cut {k} beyond the stages of {flavor:?}"),
             }
         }
@@ -336,17 +374,12 @@ fn simple<B: Backend>(op: S<B, 7>, md: S<B, 4>, a: S<B, 32>, b: S<B, 32>, pa: S<
     LaneInt { ires, ipred }
 }
 
-/// Stage 2 of the integer side: the first half of IMUL/IMAD (the 64-bit
-/// product), I2F (normalize) or F2I (shift) on the operands of cut 1.
+/// Stage 2 of the integer side for a conversion: I2F (normalize) or F2I
+/// (shift) on the operands of cut 1.
 #[inline(always)]
-fn int_wide<B: Backend>(c: &LaneCtl<B>, mul: S<B, 1>, cvt: S<B, 1>, x: &fp::FpMul<B, 32, 48>) -> LaneWide<B> {
+fn int_wide<B: Backend>(c: &LaneCtl<B>, x: &fp::FpMul<B, 32, 48>) -> LaneWide<B> {
     let i2f = c.op.eq(k::<B, 7>(Op::I2f as u64));
     let unsigned_cvt = field::<B>(c.md, 2);
-    let wm = || LaneWide {
-        iw: int_mul_prod::<B>(c.md, x.a, x.b),
-        ie: k::<B, 16>(0),
-        iflag: k::<B, 3>(0),
-    };
     let wi = || {
         let (neg, zero, e, xn) = fp::int_to_fp_norm::<B, 51>(x.a, !unsigned_cvt);
         LaneWide {
@@ -363,37 +396,35 @@ fn int_wide<B: Backend>(c: &LaneCtl<B>, mul: S<B, 1>, cvt: S<B, 1>, x: &fp::FpMu
             iflag: nan.concat::<2, 3>(big.concat::<1, 2>(neg)),
         }
     };
-    let pick = |a: LaneWide<B>, b: LaneWide<B>, s: S<B, 1>| LaneWide {
-        iw: s.mux(a.iw, b.iw),
-        ie: s.mux(a.ie, b.ie),
-        iflag: s.mux(a.iflag, b.iflag),
-    };
-    match (mul.known(), cvt.known(), i2f.known()) {
-        (Some(1), _, _) => wm(),
-        (_, Some(1), Some(1)) => wi(),
-        (_, Some(1), Some(0)) => wf(),
-        _ => pick(wm(), pick(wi(), wf(), i2f), mul),
+    match i2f.known() {
+        Some(1) => wi(),
+        Some(_) => wf(),
+        None => {
+            let (a, b) = (wi(), wf());
+            LaneWide {
+                iw: i2f.mux(a.iw, b.iw),
+                ie: i2f.mux(a.ie, b.ie),
+                iflag: i2f.mux(a.iflag, b.iflag),
+            }
+        }
     }
 }
 
-/// Stage 3 of the integer side: the second half of IMUL/IMAD (word select,
-/// `+ c`: IMAD's `c` rides in `i.ires`), I2F (round) or F2I (round,
-/// saturate), else the one-cycle result.
+/// Stage 3 of the integer side: I2F (round) or F2I (round, saturate),
+/// else the value of stage 2 (the one-cycle result, or IMAD's `c`).
 #[inline(always)]
-fn int_finish<B: Backend>(c: &LaneCtl<B>, mul: S<B, 1>, cvt: S<B, 1>, i: LaneInt<B>, w: &LaneWide<B>) -> LaneInt<B> {
+fn int_finish<B: Backend>(c: &LaneCtl<B>, cvt: S<B, 1>, i: LaneInt<B>, w: &LaneWide<B>) -> LaneInt<B> {
     let i2f = c.op.eq(k::<B, 7>(Op::I2f as u64));
     let rm: S<B, 2> = c.md.slice::<0, 2>();
     let unsigned_cvt = field::<B>(c.md, 2);
     let fl = |b: usize| fp::field::<B, 3, 1>(w.iflag, b);
-    let mr = || int_mul_sel::<B>(c.md, w.iw) + i.ires;
     let ri = || fp::int_to_fp_round::<B, 32, 8, 23, 51, 48>(fl(0), fl(1), w.ie, w.iw.slice::<0, 51>(), rm);
     let rf = || fp::fp_to_int_round::<B>(w.iw, fl(1), fl(2), fl(0), !unsigned_cvt, rm);
-    let ires = match (mul.known(), cvt.known(), i2f.known()) {
-        (Some(1), _, _) => mr(),
-        (_, Some(1), Some(1)) => ri(),
-        (_, Some(1), Some(0)) => rf(),
-        (Some(0), Some(0), _) => i.ires,
-        _ => mul.mux(mr(), cvt.mux(i2f.mux(ri(), rf()), i.ires)),
+    let ires = match (cvt.known(), i2f.known()) {
+        (Some(1), Some(1)) => ri(),
+        (Some(1), Some(0)) => rf(),
+        (Some(0), _) => i.ires,
+        _ => cvt.mux(i2f.mux(ri(), rf()), i.ires),
     };
     LaneInt { ires, ipred: i.ipred }
 }
@@ -429,80 +460,106 @@ pub fn lane_pipe<B: Backend, X: Cutter<B>>(
         let z32 = k::<B, 32>(0);
         let sign = k::<B, 32>(0x8000_0000);
         let three = is(Op::Fmad) | is(Op::Ffma);
-        let fa = a ^ (fp1 & m(2)).mux(sign, z32);
-        let fb = b ^ (fp1 & m(3) & !three).mux(sign, z32);
-        let fc = c ^ (fp1 & m(3) & three).mux(sign, z32);
+        // The FP opcodes without the error decode (an erring operation's
+        // FP result is dropped at the end), so the decoder is not in front
+        // of the multiplier.
+        let fpop = is(Op::Fadd) | is(Op::Fmul) | three;
+        let fa = a ^ (fpop & m(2)).mux(sign, z32);
+        let fb = b ^ (fpop & m(3) & !three).mux(sign, z32);
+        let fc = c ^ (fpop & m(3) & three).mux(sign, z32);
         match flavor {
             Flavor::Tesla => fp::fp_mul::<B, 32, 8, 23, 24, 48>(fa, fb, fc, true),
             Flavor::Ieee => {
-                let (fa, fb, fc) = fp::fma_operands::<B, 32>(fp1 & is(Op::Fadd), fa, fb, fc, 0x3f80_0000);
+                let (fa, fb, fc) = fp::fma_operands::<B, 32>(is(Op::Fadd), fa, fb, fc, 0x3f80_0000);
                 fp::fp_mul::<B, 32, 8, 23, 24, 48>(fa, fb, fc, false)
             }
         }
     });
     let c1 = x.cut(cuts.ctl[0].as_ref(), t, || c0);
 
-    // Stage 2: the integer side's first half (IMAD's `c` rides in `ires`);
-    // FP stage 2.
+    // Stage 2: IMUL's partial products, a conversion's first half (IMAD's
+    // `c` rides in `ires`); FP stage 2.
     let (fp, mul, cvt) = classes::<B>(&c1);
     let is = |c: &LaneCtl<B>, o: Op| c.op.eq(k::<B, 7>(o as u64));
     let rm = |c: &LaneCtl<B>| -> S<B, 2> { c.md.slice::<0, 2>() };
-    let w2 = x.cut(cuts.wide.as_ref(), mul | cvt, || int_wide::<B>(&c1, mul, cvt, &m1));
+    let p2 = x.cut(cuts.imul.as_ref(), mul, || int_mul_pp::<B>(c1.md, m1.a, m1.b));
+    let w2 = x.cut(cuts.wide.as_ref(), cvt, || int_wide::<B>(&c1, &m1));
     let i2 = x.cut(cuts.int[1].as_ref(), t, || LaneInt {
         ires: mul.mux(is(&c1, Op::Imad).mux(m1.c, k::<B, 32>(0)), i1.ires),
         ipred: i1.ipred,
     });
     let c2 = x.cut(cuts.ctl[1].as_ref(), t, || c1);
-    // Stage 3: the integer side's second half; FP stage 3. From here the
-    // integer result and the control wait beside the FP stages.
+    // Stage 3: IMUL's product, a conversion's second half; FP stage 3.
     let (_, mul2, cvt2) = classes::<B>(&c2);
-    let i3 = x.cut(cuts.int[2].as_ref(), t, || int_finish::<B>(&c2, mul2, cvt2, i2, &w2));
+    let p3 = x.cut(cuts.prod.as_ref(), mul2, || LaneProd {
+        ip: int_mul_sum::<B>(p2),
+    });
+    let i3 = x.cut(cuts.int[2].as_ref(), t, || int_finish::<B>(&c2, cvt2, i2, &w2));
     let c3 = x.cut(cuts.ctl[2].as_ref(), t, || c2);
+    // Stage 4: IMUL's word select and `+ c`. From here the integer result
+    // and the control wait beside the FP stages: `ride(k, ..)` crosses cut
+    // k.
+    let mul3 = classes::<B>(&c3).1;
+    let i3 = match mul3.known() {
+        Some(0) => i3,
+        _ => LaneInt {
+            ires: mul3.mux(int_mul_sel::<B>(c3.md, p3.ip) + i3.ires, i3.ires),
+            ipred: i3.ipred,
+        },
+    };
+    let ride = |x: &mut X, k: usize, i: LaneInt<B>, c: LaneCtl<B>| {
+        let i = x.cut(cuts.int[k - 1].as_ref(), t, || i);
+        let c = x.cut(cuts.ctl[k - 1].as_ref(), t, || c);
+        (i, c)
+    };
+    let fp_of = |c: &LaneCtl<B>| classes::<B>(c).0;
     let (fres, cl) = match flavor {
         Flavor::Tesla => {
-            let f2 = x.cut(cuts.t_al.as_ref(), fp, || {
-                fp::tesla_align::<B>(m1, is(&c1, Op::Fmad), rm(&c1))
+            let f2 = x.cut(cuts.t_sw.as_ref(), fp, || fp::tesla_swap::<B>(m1, is(&c1, Op::Fmad)));
+            let f3 = x.cut(cuts.t_al.as_ref(), fp_of(&c2), || {
+                fp::tesla_shift::<B>(f2, is(&c2, Op::Fmad), rm(&c2))
             });
-            let fp = classes::<B>(&c2).0;
-            let f3 = x.cut(cuts.sum.as_ref(), fp, || {
-                fp::tesla_sum::<B>(f2, is(&c2, Op::Fmul), is(&c2, Op::Fmad))
+            let f4 = x.cut(cuts.add.as_ref(), fp_of(&c3), || {
+                fp::tesla_add::<B>(f3, is(&c3, Op::Fmul), is(&c3, Op::Fmad))
             });
-            let fp = classes::<B>(&c3).0;
-            let f4 = x.cut(cuts.rnd.as_ref(), fp, || {
-                fp::fp_round_shift::<B, 32, 8, 51>(f3, is(&c3, Op::Fmad))
+            let (i4, c4) = ride(x, 4, i3, c3);
+            let f5 = x.cut(cuts.sum.as_ref(), fp_of(&c4), || fp::fp_norm::<B, 32, 51>(f4));
+            let (i5, c5) = ride(x, 5, i4, c4);
+            let f6 = x.cut(cuts.rnd.as_ref(), fp_of(&c5), || {
+                fp::fp_round_shift::<B, 32, 8, 51>(f5, is(&c5, Op::Fmad))
             });
-            let i4 = x.cut(cuts.int[3].as_ref(), t, || i3);
-            let c4 = x.cut(cuts.ctl[3].as_ref(), t, || c3);
-            let fp = classes::<B>(&c4).0;
+            let (i6, c6) = ride(x, 6, i5, c5);
+            let fp = fp_of(&c6);
             let fres = if fp.known() == Some(0) {
                 k::<B, 32>(0)
             } else {
-                fp::tesla_fin::<B>(f4, is(&c4, Op::Fmad), rm(&c4))
+                fp::tesla_fin::<B>(f6, is(&c6, Op::Fmad), rm(&c6))
             };
-            (fres, (c4, i4, fp))
+            (fres, (c6, i6, fp))
         }
         Flavor::Ieee => {
             let f2 = x.cut(cuts.pl.as_ref(), fp, || {
                 fp::fma_place::<B, 32, 8, 23, 24, 48, 51>(m1, rm(&c1), is(&c1, Op::Fmul))
             });
-            let fp = classes::<B>(&c2).0;
-            let f3 = x.cut(cuts.al.as_ref(), fp, || fp::fma_align::<B, 32, 51>(f2));
-            let fp = classes::<B>(&c3).0;
-            let f4 = x.cut(cuts.sum.as_ref(), fp, || fp::fp_sum::<B, 32, 51>(f3));
-            let i4 = x.cut(cuts.int[3].as_ref(), t, || i3);
-            let c4 = x.cut(cuts.ctl[3].as_ref(), t, || c3);
-            let fp = classes::<B>(&c4).0;
-            let f5 = x.cut(cuts.rnd.as_ref(), fp, || fp::fp_round_shift::<B, 32, 8, 51>(f4, t));
-            let i5 = x.cut(cuts.int[4].as_ref(), t, || i4);
-            let c5 = x.cut(cuts.ctl[4].as_ref(), t, || c4);
-            let fp = classes::<B>(&c5).0;
+            let f3 = x.cut(cuts.sw.as_ref(), fp_of(&c2), || fp::fma_swap::<B, 32, 51>(f2));
+            let f4 = x.cut(cuts.al.as_ref(), fp_of(&c3), || fp::fp_shift::<B, 32, 51>(f3));
+            let (i4, c4) = ride(x, 4, i3, c3);
+            let f5 = x.cut(cuts.add.as_ref(), fp_of(&c4), || fp::fp_add::<B, 32, 51>(f4));
+            let (i5, c5) = ride(x, 5, i4, c4);
+            let f6 = x.cut(cuts.sum.as_ref(), fp_of(&c5), || fp::fp_norm::<B, 32, 51>(f5));
+            let (i6, c6) = ride(x, 6, i5, c5);
+            let f7 = x.cut(cuts.rnd.as_ref(), fp_of(&c6), || {
+                fp::fp_round_shift::<B, 32, 8, 51>(f6, t)
+            });
+            let (i7, c7) = ride(x, 7, i6, c6);
+            let fp = fp_of(&c7);
             let fres = if fp.known() == Some(0) {
                 k::<B, 32>(0)
             } else {
-                let r = rm(&c5);
-                fp::fp_fin::<B, 32, 8, 23, 51, 48>(f5, r, !t, fp::fma_zero::<B, 32>(r))
+                let r = rm(&c7);
+                fp::fp_fin::<B, 32, 8, 23, 51, 48>(f7, r, !t, fp::fma_zero::<B, 32>(r))
             };
-            (fres, (c5, i5, fp))
+            (fres, (c7, i7, fp))
         }
     };
     // Last stage: the result by class; an erring operation gives 0.
@@ -532,25 +589,54 @@ pub fn lane_comb<B: Backend>(
     lane_pipe::<B, Comb>(&mut Comb, flavor, &LaneCuts::none(flavor), op, md, a, b, c, pa)
 }
 
-/// Integer multiplier, first half: the 64-bit product of the operands
-/// sign- or zero-extended by the mode (MulMode: 0 lo, 1 hi signed, 2 hi
-/// unsigned, 3 u24, 4 s24).
+/// Integer multiplier, first part: the operands' low words as the mode
+/// extends them (MulMode: 0 lo, 1 hi signed, 2 hi unsigned, 3 u24, 4 s24),
+/// their four 16 x 16 partial products and the sign correction. With `x`
+/// the word and `s` its sign (0 unsigned), the 64-bit extension is `x - s
+/// * 2^32` modulo 2^64, so the product is `xa * xb - (sa * xb + sb * xa)
+/// * 2^32`.
 #[inline(always)]
-fn int_mul_prod<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> S<B, 64> {
+fn int_mul_pp<B: Backend>(md: S<B, 4>, a: S<B, 32>, b: S<B, 32>) -> LaneMul<B> {
     let mmode: S<B, 3> = md.slice::<0, 3>();
     let is24 = mmode.eq(k::<B, 3>(3)) | mmode.eq(k::<B, 3>(4));
     let sgn = mmode.eq(k::<B, 3>(1)) | mmode.eq(k::<B, 3>(4));
-    let ext = |x: S<B, 32>| -> S<B, 64> {
+    let ext = |x: S<B, 32>| -> (S<B, 32>, S<B, 1>) {
         let x24 = x & k::<B, 32>(0xff_ffff);
-        let s24 = x.slice::<0, 24>().sext::<64>();
-        let s32 = x.sext::<64>();
-        is24.mux(sgn.mux(s24, x24.zext::<64>()), sgn.mux(s32, x.zext::<64>()))
+        let s24 = x.slice::<0, 24>().sext::<32>();
+        let w = is24.mux(sgn.mux(s24, x24), x);
+        (w, sgn & w.slice::<31, 1>())
     };
-    ext(a).mul::<64, 64>(ext(b))
+    let (xa, sa) = ext(a);
+    let (xb, sb) = ext(b);
+    let h = |x: S<B, 32>, i: usize| -> S<B, 16> {
+        if i == 0 {
+            x.slice::<0, 16>()
+        } else {
+            x.slice::<16, 16>()
+        }
+    };
+    let pp = |i: usize, j: usize| h(xa, i).mul::<16, 32>(h(xb, j));
+    let z = k::<B, 33>(0);
+    LaneMul {
+        p00: pp(0, 0),
+        p01: pp(0, 1),
+        p10: pp(1, 0),
+        p11: pp(1, 1),
+        corr: sa.mux(xb.zext::<33>(), z) + sb.mux(xa.zext::<33>(), z),
+    }
 }
 
-/// Integer multiplier, second half: the low or the high word of the
-/// product by the mode.
+/// Integer multiplier, second part: the 64-bit product from the partial
+/// products and the sign correction.
+#[inline(always)]
+fn int_mul_sum<B: Backend>(m: LaneMul<B>) -> S<B, 64> {
+    let w = |x: S<B, 32>| x.zext::<64>();
+    let mid = w(m.p01) + w(m.p10);
+    w(m.p00) + fp::shl_c::<B, 64>(mid, 16) + fp::shl_c::<B, 64>(w(m.p11) - m.corr.zext::<64>(), 32)
+}
+
+/// Integer multiplier, last part: the low or the high word of the product
+/// by the mode.
 #[inline(always)]
 fn int_mul_sel<B: Backend>(md: S<B, 4>, prod: S<B, 64>) -> S<B, 32> {
     let mmode: S<B, 3> = md.slice::<0, 3>();

@@ -64,15 +64,16 @@ crate::ports! {
 
 crate::pipe_stage! {
     /// The non-FMA side of an FP64 lane stage: the conversion result (from
-    /// stage 2) and the DSETP predicate (from stage 1).
+    /// stage 4) and the DSETP predicate (from stage 1).
     pub struct DpuSide, DpuSideRegs { dres: 64, dpred: 1 }
 }
 
 crate::pipe_stage! {
-    /// A conversion between its halves (stage 2 to 3): the window `dx`
+    /// A conversion between its stages (cuts 2 and 3): the window `dx`
     /// (I2D, F2D 109 bits; D2F 51; D2I the shifted significand, 64), the
     /// exponent `de`, flags `dfl` (bit 0 sign, 1 zero, 2 infinite or too
-    /// big for D2I, 3 NaN).
+    /// big for D2I, 3 NaN). At cut 3 a D2F's `de` is the biased exponent
+    /// and `dx` the window after the subnormal shift.
     pub struct DpuWide, DpuWideRegs { dx: 109, de: 16, dfl: 4 }
 }
 

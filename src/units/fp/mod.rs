@@ -261,26 +261,13 @@ pub fn round_fin<B: Backend, const N: usize, const E: usize, const F: usize, con
     shl_c::<B, N>(sign.zext::<N>(), N - 1) | m
 }
 
-/// Exact sum of two values `(-1)^s * x * 2^(e - T)` in a `D`-bit window
-/// (leading ones at `T = D-2`); operand 2 reads as zero when `z2`. Returns
-/// `(sign, e, r, zero)`: the sum normalized with its leading one at `T`
-/// (sticky in bit 0), and whether it is exactly zero. Two halves, a
-/// pipeline cut apart in the SP lane: [`add_align`] and [`add_sum`].
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub fn add_core<B: Backend, const D: usize>(
-    s1: S<B, 1>,
-    e1: S<B, XW>,
-    x1: S<B, D>,
-    s2: S<B, 1>,
-    e2: S<B, XW>,
-    x2: S<B, D>,
-    z2: S<B, 1>,
-) -> (S<B, 1>, S<B, XW>, S<B, D>, S<B, 1>) {
-    add_sum::<B, D>(add_align::<B, D>(s1, e1, x1, s2, e2, x2, z2))
-}
+// The exact sum of two values `(-1)^s * x * 2^(e - T)` in a `D`-bit window
+// (leading ones at `T = D-2`; operand 2 reads as zero when `z2`), as the
+// four pipeline stages of the FP units (`units.rs`): [`add_swap`],
+// [`add_shift`], [`add_add`], [`add_norm`].
 
-/// The two addends of [`add_core`] after alignment.
+/// The two addends of the sum, ordered by magnitude ([`add_swap`]) and
+/// aligned ([`add_shift`]).
 #[derive(Clone, Copy)]
 pub struct Aligned<B: Backend, const D: usize> {
     /// Sign of the larger magnitude (the sum's sign).
@@ -293,23 +280,6 @@ pub struct Aligned<B: Backend, const D: usize> {
     pub lo: S<B, D>,
     /// Effective subtraction.
     pub sub: S<B, 1>,
-}
-
-/// First half of [`add_core`]: order the addends by magnitude and shift
-/// the smaller one right with sticky ([`add_swap`], then [`add_shift`]).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub fn add_align<B: Backend, const D: usize>(
-    s1: S<B, 1>,
-    e1: S<B, XW>,
-    x1: S<B, D>,
-    s2: S<B, 1>,
-    e2: S<B, XW>,
-    x2: S<B, D>,
-    z2: S<B, 1>,
-) -> Aligned<B, D> {
-    let (al, d) = add_swap::<B, D>(s1, e1, x1, s2, e2, x2, z2);
-    add_shift::<B, D>(al, d)
 }
 
 /// The alignment's first part: order the addends by magnitude (compare
@@ -346,15 +316,6 @@ pub fn add_shift<B: Backend, const D: usize>(x: Aligned<B, D>, d: S<B, XW>) -> A
         lo: shr_jam::<B, D>(x.lo, d),
         ..x
     }
-}
-
-/// Second half of [`add_core`]: add or subtract, detect an exact zero,
-/// normalize (leading one at `T`) ([`add_add`], then [`add_norm`]).
-#[inline(always)]
-pub fn add_sum<B: Backend, const D: usize>(x: Aligned<B, D>) -> (S<B, 1>, S<B, XW>, S<B, D>, S<B, 1>) {
-    let (sign, e) = (x.sign, x.e);
-    let (e, r, zero) = add_norm::<B, D>(e, add_add::<B, D>(x));
-    (sign, e, r, zero)
 }
 
 /// The aligned addends' sum (`hi - lo` for an effective subtraction).

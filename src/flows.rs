@@ -264,6 +264,23 @@ impl BlockFn for Export {
     }
 }
 
+/// [`Export`] that also names the top module: what `smrtl fpga --config`
+/// exports before it synthesizes.
+pub struct ExportTop {
+    pub out: PathBuf,
+}
+
+impl BlockFn for ExportTop {
+    type Out = (String, Vec<PathBuf>);
+    fn call<K: Block + Clone>(&mut self, blk: K) -> Result<(String, Vec<PathBuf>)> {
+        let d = crate::hdl::elaborate(&blk)?;
+        let top = d.modules[d.top].name.clone();
+        let files = cosim::write_rtl(&verilog::emit(&d), &self.out)
+            .with_context(|| format!("cannot write Verilog into {}", self.out.display()))?;
+        Ok((top, files))
+    }
+}
+
 /// `smrtl sim`: random stimulus, VCD, activity report.
 pub struct Simulate {
     pub hot_cycles: u64,
@@ -642,8 +659,14 @@ impl BlockFn for SmemPatterns {
 /// lacks, [`crate::golden::model::preset_lacks`]; a block over `max_threads`) are listed
 /// as skipped. With `cases_dir`, also writes each case's input
 /// image, reference image and the `smrtl run` command line that reproduces
-/// it.
-pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) -> Result<(String, bool)> {
+/// it, with `--config config_arg` (the preset name or file the config was
+/// loaded from, so a case of a config file reruns as it is).
+pub fn kernel_suite(
+    cfg: &SmConfig,
+    config_arg: &str,
+    names: &[String],
+    cases_dir: Option<&Path>,
+) -> Result<(String, bool)> {
     use crate::golden::{asm, model};
     use crate::testbenches::kernels::{self, Fp32};
     // A preset with the GPU-CC network also runs the GPU-CC kernels.
@@ -709,7 +732,7 @@ pub fn kernel_suite(cfg: &SmConfig, names: &[String], cases_dir: Option<&Path>) 
                 std::fs::write(p("expected.bin"), &case.expected)?;
                 let args = case.cli_args(
                     &format!("testbenches/kernels/{}", k.file),
-                    &cfg.name,
+                    config_arg,
                     &p("gmem.bin").display().to_string(),
                     &p("out.bin").display().to_string(),
                 );

@@ -338,14 +338,20 @@ enum Cmd {
     /// or lock-step failure of a valid program with a reproducer file (exit
     /// 2 on a finding). docs/fuzz.md.
     Fuzz(FuzzArgs),
-    /// FPGA flow on one module of rtl/ and the modules below it: Yosys
-    /// synth_ecp5 and nextpnr-ecp5 place and route (LUT4/FF/RAM/DSP use
-    /// against the device, Fmax per clock), or Yosys synth_xilinx counts.
-    /// docs/fpga.md.
+    /// FPGA flow on one module of rtl/ and the modules below it, or on the
+    /// whole SM of a config: Yosys synth_ecp5 and nextpnr-ecp5 place and
+    /// route (LUT4/FF/RAM/DSP use against the device, Fmax per clock), or
+    /// Yosys synth_xilinx counts. docs/fpga.md.
     Fpga {
-        /// Module name (rtl/NAME.v), e.g. fifo_w32_d16.
-        #[arg(long)]
-        module: String,
+        /// Module name (rtl/NAME.v), e.g. fifo_w32_d16; with --config, a
+        /// module of that config's SM (default: the SM top, sm_NAME).
+        #[arg(long, required_unless_present = "config")]
+        module: Option<String>,
+        /// Export the SM of this preset or TOML file into OUT/rtl first and
+        /// run the flow on it (any config the SM builds for, e.g.
+        /// configs/tesla_min.toml).
+        #[arg(long, conflicts_with = "rtl")]
+        config: Option<String>,
         #[arg(long, default_value = "rtl")]
         rtl: PathBuf,
         #[arg(long, value_enum, default_value = "ecp5")]
@@ -373,6 +379,10 @@ enum Cmd {
         /// -dff -D 1), e.g. an SP lane's latency registers into its datapath.
         #[arg(long)]
         retime: bool,
+        /// Map LUTs with Yosys' ABC9 (-abc9), which gives fewer LUTs on
+        /// the SM's blocks (docs/fpga.md).
+        #[arg(long)]
+        abc9: bool,
     },
     /// Regenerate the SFU coefficient tables (src/golden/arith/sfu/tables.rs).
     GenSfuTables {
@@ -626,7 +636,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Kernels { names, config, cases } => {
             let cfg = SmConfig::load(&config)?;
-            let (report, ok) = flows::kernel_suite(&cfg, &names, cases.as_deref())?;
+            let (report, ok) = flows::kernel_suite(&cfg, &config, &names, cases.as_deref())?;
             print!("{report}");
             Ok(if ok { 0 } else { 2 })
         }
@@ -733,6 +743,7 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Fuzz(a) => fuzz(a),
         Cmd::Fpga {
             module,
+            config,
             rtl,
             family,
             part,
@@ -741,8 +752,30 @@ fn run(cli: Cli) -> Result<i32> {
             core_mhz,
             register_ports,
             retime,
+            abc9,
         } => {
-            let out = out.unwrap_or_else(|| PathBuf::from("target/fpga").join(&module));
+            let (rtl, module, out) = match (config, module) {
+                (Some(c), m) => {
+                    let cfg = SmConfig::load(&c)?;
+                    let out = out.unwrap_or_else(|| PathBuf::from("target/fpga").join(format!("sm_{}", cfg.name)));
+                    let dir = out.join("rtl");
+                    flows::writable_dir(&dir)?;
+                    let (top, files) =
+                        flows::with_block(BlockName::Sm, &cfg, &mut flows::ExportTop { out: dir.clone() })?;
+                    println!(
+                        "exported the SM of config `{}` ({top} and {} modules below it) into {}",
+                        cfg.name,
+                        files.len() - 1,
+                        dir.display()
+                    );
+                    (dir, m.unwrap_or(top), out)
+                }
+                (None, Some(m)) => {
+                    let out = out.unwrap_or_else(|| PathBuf::from("target/fpga").join(&m));
+                    (rtl, m, out)
+                }
+                (None, None) => anyhow::bail!("give --module M (a module of --rtl) or --config P (the SM of a preset or file)"),
+            };
             let o = smrtl::fpga::Options {
                 module,
                 rtl,
@@ -753,6 +786,7 @@ fn run(cli: Cli) -> Result<i32> {
                 core_mhz,
                 register_ports,
                 retime,
+                abc9,
             };
             smrtl::fpga::run(&o)?;
             Ok(0)

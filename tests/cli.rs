@@ -568,3 +568,46 @@ fn gpucc_kernels_run_on_the_rtl_network() {
     ]);
     assert_clean_failure(&o, &["--gpucc-rtl", "no GPU-CC network"]);
 }
+
+/// `smrtl fpga` needs a module or a config, takes them apart from `--rtl`
+/// as documented, and names a config it cannot load, before any tool runs.
+#[test]
+fn fpga_needs_a_module_or_a_config() {
+    let o = smrtl(&["fpga"]);
+    assert_clean_failure(&o, &["--module"]);
+    let o = smrtl(&["fpga", "--config", "gt300"]);
+    assert_clean_failure(&o, &["gt300", "tesla, gt200, fermi, gpucc"]);
+    let o = smrtl(&["fpga", "--config", "tesla", "--rtl", "rtl"]);
+    assert_clean_failure(&o, &["--rtl", "cannot be used with"]);
+}
+
+/// The smallest Tesla-shaped config (configs/tesla_min.toml, the FPGA
+/// flow's lower bound): a case written by `smrtl kernels --cases` for a
+/// config file reruns as written, on the RTL SM lock-step against the
+/// golden model, and gives the host reference's image.
+#[test]
+fn tesla_min_runs_a_kernel_case_on_the_rtl_sm() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let cfg = format!("{root}/configs/tesla_min.toml");
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    let o = smrtl(&["kernels", "vadd", "--config", &cfg, "--cases", cases.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("preset tesla_min") && out.contains("0 failed"), "{out}");
+    let cmd = std::fs::read_to_string(cases.join("vadd-tesla_min-2.cmd")).unwrap();
+    assert!(cmd.contains(&format!("--config {cfg} ")), "{cmd}");
+    let args: Vec<&str> = cmd.trim().split(' ').skip(2).collect();
+    let kernel = format!("{root}/testbenches/kernels/vadd.s");
+    let report = dir.path().join("report.txt");
+    let mut run = vec!["run", kernel.as_str()];
+    run.extend(&args[1..]);
+    run.extend(["--rtl", "--report", report.to_str().unwrap()]);
+    let r = smrtl(&run);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let got = std::fs::read(cases.join("vadd-tesla_min-2.out.bin")).unwrap();
+    let want = std::fs::read(cases.join("vadd-tesla_min-2.expected.bin")).unwrap();
+    assert!(got == want, "the RTL SM's image differs from the host reference");
+    let rep = std::fs::read_to_string(&report).unwrap();
+    assert!(rep.contains("on the RTL SM `tesla_min`"), "{rep}");
+}

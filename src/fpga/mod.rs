@@ -63,6 +63,10 @@ pub struct Options {
     /// Let Yosys move flip-flops through the logic (`synth_ecp5 -retime`,
     /// `synth_xilinx -retime`: ABC with `-dff -D 1`).
     pub retime: bool,
+    /// Map with ABC9 (`synth_ecp5 -abc9`, `synth_xilinx -abc9`): Yosys'
+    /// timing-driven LUT mapper (the gt200 scoreboard on ECP5: 15,410 LUT4
+    /// against 21,746 with the default ABC).
+    pub abc9: bool,
 }
 
 /// Every way the flow stops short.
@@ -417,6 +421,107 @@ pub struct Ecp5Part {
     pub name: String,
     pub device_flag: &'static str,
     pub package: String,
+    /// What the device holds, as nextpnr-ecp5 counts it.
+    pub cap: Ecp5Capacity,
+}
+
+/// An ECP5 device's resources in nextpnr-ecp5's utilisation units, as
+/// nextpnr-0.11 reports them for each size (measured with the FIFO on
+/// `--12k`..`--um5g-85k`; the 12k device is the 25k die to nextpnr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ecp5Capacity {
+    /// TRELLIS_COMB: LUT4 slots (carry and RAM logic included).
+    pub comb: u64,
+    pub ff: u64,
+    /// TRELLIS_RAMW: write ports of distributed RAM.
+    pub ramw: u64,
+    /// DP16KD: 18-Kb block RAMs.
+    pub dp16kd: u64,
+    pub mult18: u64,
+}
+
+impl Ecp5Capacity {
+    /// By size: 12 and 25 (24K LUT), 45 (44K), 85 (84K).
+    pub fn of_size(kluts: u32) -> Option<Self> {
+        let c = |comb, ramw, dp16kd, mult18| Ecp5Capacity {
+            comb,
+            ff: comb,
+            ramw,
+            dp16kd,
+            mult18,
+        };
+        match kluts {
+            12 | 25 => Some(c(24_288, 3_036, 56, 28)),
+            45 => Some(c(43_848, 5_481, 108, 72)),
+            85 => Some(c(83_640, 10_455, 208, 156)),
+            _ => None,
+        }
+    }
+}
+
+/// One resource of the check after Yosys: at least `need` of the device's
+/// `avail`, and how `need` was counted from Yosys' cells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FitRow {
+    pub resource: &'static str,
+    pub need: u64,
+    pub avail: u64,
+    pub how: String,
+}
+
+/// What Yosys' `synth_ecp5` cells need of the device at the least, before
+/// nextpnr packs them: each LUT4 takes a TRELLIS_COMB, each CCU2C (two
+/// bits of carry chain) two, each TRELLIS_DPR16X4 (16 x 4 distributed RAM)
+/// four (its storage LUTs) and a TRELLIS_RAMW; flip-flops, block RAMs and
+/// multipliers one each. Packing only adds to these (the FIFO: 70 by this
+/// count, 87 TRELLIS_COMB placed; an SP lane 6,519 and 6,745), so a
+/// design over any of them cannot fit, and nextpnr need not be run to
+/// find that out.
+pub fn ecp5_need(cells: &BTreeMap<String, u64>, cap: &Ecp5Capacity) -> Vec<FitRow> {
+    let n = |k: &str| cells.get(k).copied().unwrap_or(0);
+    let (lut, ccu, dpr) = (n("LUT4"), n("CCU2C"), n("TRELLIS_DPR16X4"));
+    vec![
+        FitRow {
+            resource: "TRELLIS_COMB",
+            need: lut + 2 * ccu + 4 * dpr,
+            avail: cap.comb,
+            how: format!("{lut} LUT4 + 2 x {ccu} CCU2C + 4 x {dpr} TRELLIS_DPR16X4"),
+        },
+        FitRow {
+            resource: "TRELLIS_FF",
+            need: n("TRELLIS_FF"),
+            avail: cap.ff,
+            how: "TRELLIS_FF".into(),
+        },
+        FitRow {
+            resource: "TRELLIS_RAMW",
+            need: dpr,
+            avail: cap.ramw,
+            how: "TRELLIS_DPR16X4".into(),
+        },
+        FitRow {
+            resource: "DP16KD",
+            need: n("DP16KD"),
+            avail: cap.dp16kd,
+            how: "DP16KD".into(),
+        },
+        FitRow {
+            resource: "MULT18X18D",
+            need: n("MULT18X18D"),
+            avail: cap.mult18,
+            how: "MULT18X18D".into(),
+        },
+    ]
+}
+
+/// The rows of [`ecp5_need`] as a table (resource, at least, available, %).
+pub fn need_table(rows: &[FitRow]) -> String {
+    let mut s = format!("{:<14} {:>10} {:>10} {:>7}  counted as\n", "resource", "at least", "available", "%");
+    for r in rows {
+        let pct = 100.0 * r.need as f64 / r.avail.max(1) as f64;
+        let _ = writeln!(s, "{:<14} {:>10} {:>10} {:>7.1}  {}", r.resource, r.need, r.avail, pct, r.how);
+    }
+    s
 }
 
 /// Parse `LFE5UM-85F[-PACKAGE]` (also LFE5U, LFE5UM5G; 12/25/45/85; the
@@ -451,10 +556,12 @@ pub fn ecp5_part(part: &str) -> Result<Ecp5Part, FpgaError> {
             ))
         }
     };
+    let kluts = size.trim_end_matches('F').parse().unwrap_or(0);
     Ok(Ecp5Part {
         name: format!("{family}-{size}-{package}"),
         device_flag: flag,
         package,
+        cap: Ecp5Capacity::of_size(kluts).expect("a size matched above"),
     })
 }
 
@@ -535,10 +642,24 @@ fn run_tool_in(
     } else {
         Err(FpgaError::ToolFailed {
             tool: tool.into(),
-            status: status.to_string(),
+            status: status_words(&status),
             log: log.display().to_string(),
             tail: tail(&text, 15),
         })
+    }
+}
+
+/// A failed tool's exit status, with what a kill by signal 9 usually
+/// means (Yosys synthesizing a whole SM flat was stopped so, by the
+/// out-of-memory killer, at 23 GB on a 24 GB machine: docs/fpga.md).
+fn status_words(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status.signal() {
+        Some(9) => format!(
+            "{status}: killed, most often by the out-of-memory killer (the design needs more memory than the \
+             machine has; synthesize it per block, or on a larger machine)"
+        ),
+        _ => status.to_string(),
     }
 }
 
@@ -610,6 +731,9 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
     if o.retime {
         let _ = writeln!(s, "retiming on (-retime: flip-flops moved through the logic by ABC)");
     }
+    if o.abc9 {
+        let _ = writeln!(s, "LUT mapping by ABC9 (-abc9)");
+    }
     if let Some(clk) = wrapped {
         let _ = writeln!(
             s,
@@ -625,7 +749,7 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
         let _ = write!(script, "read_verilog {}; ", quote(f));
     }
     let stat = out.join("yosys_stat.txt");
-    let rt = if o.retime { " -retime" } else { "" };
+    let rt = format!("{}{}", if o.retime { " -retime" } else { "" }, if o.abc9 { " -abc9" } else { "" });
     let json = out.join(format!("{m}.json"));
     match o.family {
         Family::Ecp5 => {
@@ -680,8 +804,31 @@ pub fn run(o: &Options) -> Result<Summary, FpgaError> {
         Family::Ecp5 => {
             let list: Vec<String> = cells.iter().map(|(k, v)| format!("{k} {v}")).collect();
             let _ = writeln!(s, "yosys cells: {}", list.join(", "));
-            // Stage 2: nextpnr.
             let part = part.expect("ecp5 part");
+            // What the cells need at the least, against the device: a
+            // design over it is reported now, not after hours of placement.
+            let need = ecp5_need(&cells, &part.cap);
+            let _ = writeln!(s, "{} needs at least (from the Yosys cells):", part.name);
+            s.push_str(&need_table(&need));
+            if let Some(r) = need.iter().find(|r| r.need > r.avail) {
+                let _ = writeln!(s, "does not fit: {} needs at least {} of {}; nextpnr not run", r.resource, r.need, r.avail);
+                let sum = o.out.join("summary.txt");
+                std::fs::write(&sum, &s).map_err(io(format!("cannot write {}", sum.display())))?;
+                print!("{}", s.split_once('\n').map(|x| x.1).unwrap_or(""));
+                return Err(FpgaError::DoesNotFit {
+                    device: part.name.clone(),
+                    resource: r.resource.to_string(),
+                    detail: format!(
+                        "at least {} needed after Yosys ({}), {} available, {:.1}x the device; nextpnr not run",
+                        r.need,
+                        r.how,
+                        r.avail,
+                        r.need as f64 / r.avail.max(1) as f64
+                    ),
+                    log: stat.display().to_string(),
+                });
+            }
+            // Stage 2: nextpnr.
             let nextpnr = nextpnr.expect("ecp5 nextpnr");
             let lpf = o.out.join(format!("{m}.lpf"));
             let mut lpf_text = String::from("# clock constraints written by smrtl fpga (hot = 2 x core)\n");
@@ -897,6 +1044,36 @@ Info: Max frequency for clock 'clk_core_i': 278.40 MHz (PASS at 50.00 MHz)\n";
     }
 
     #[test]
+    fn need_after_yosys_bounds_what_nextpnr_placed() {
+        // The FIFO: 38 LUT4 + 8 DPR16X4 -> at least 70 TRELLIS_COMB; nextpnr
+        // placed 87 (its log above), 42 FF, 8 RAMW.
+        let cap = ecp5_part("LFE5UM-85F").unwrap().cap;
+        let rows = ecp5_need(&parse_yosys_stat(ECP5_STAT), &cap);
+        let row = |r: &str| rows.iter().find(|x| x.resource == r).unwrap().clone();
+        assert_eq!((row("TRELLIS_COMB").need, row("TRELLIS_COMB").avail), (70, 83_640));
+        assert!(row("TRELLIS_COMB").need <= 87);
+        assert_eq!(row("TRELLIS_FF").need, 42);
+        assert_eq!(row("TRELLIS_RAMW").need, 8);
+        assert_eq!((row("DP16KD").avail, row("MULT18X18D").avail), (208, 156));
+        assert!(rows.iter().all(|r| r.need <= r.avail));
+        let t = need_table(&rows);
+        assert!(t.contains("38 LUT4 + 2 x 0 CCU2C + 4 x 8 TRELLIS_DPR16X4"), "{t}");
+        // A design over the 25k device's multipliers and LUTs.
+        let big: BTreeMap<String, u64> = [("LUT4", 20_000), ("CCU2C", 3_000), ("MULT18X18D", 29)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let small = ecp5_part("LFE5U-25F").unwrap().cap;
+        let over: Vec<_> = ecp5_need(&big, &small).into_iter().filter(|r| r.need > r.avail).collect();
+        assert_eq!(over.iter().map(|r| r.resource).collect::<Vec<_>>(), ["TRELLIS_COMB", "MULT18X18D"]);
+        assert_eq!((over[0].need, over[0].avail), (26_000, 24_288));
+        // The sizes nextpnr-0.11 reports.
+        for (p, comb) in [("LFE5U-12F", 24_288), ("LFE5UM-45F", 43_848), ("LFE5UM5G-85F", 83_640)] {
+            assert_eq!(ecp5_part(p).unwrap().cap.comb, comb, "{p}");
+        }
+    }
+
+    #[test]
     fn overflow_names_the_resource() {
         let log = "Info: Packing IOs..\nERROR: Unable to place cell 'x$DPRAM_COMB0', no BELs remaining to implement cell type 'TRELLIS_COMB'\n";
         let (r, d) = overflow(log).unwrap();
@@ -1025,6 +1202,7 @@ Info: Max frequency for clock 'clk_core_i': 278.40 MHz (PASS at 50.00 MHz)\n";
             core_mhz: 50.0,
             register_ports: None,
             retime: false,
+            abc9: false,
         };
         let s = run(&o).unwrap();
         assert!(s.text.contains("TRELLIS_FF"), "{}", s.text);
